@@ -1,0 +1,21 @@
+"""gpu-advisor: the cheapest GPU mix for an ML training workload, and why.
+
+    import advisor
+    wl = advisor.load_workload("examples/article-office.yaml")
+    p = advisor.plan(wl)            # a dict with the keys of `advisor plan --format json`
+    print(p["purchase"], p["total_cost_usd"])
+    advisor.estimate(model="gpt2-124m", gpu="rtx-4090")
+"""
+__version__ = "0.1.0"
+
+# The functions share their modules' names (advisor.plan, advisor.estimate); importing them here,
+# once, makes the package attribute the function for good.
+from .catalog import load_catalog  # noqa: E402
+from .errors import AdvisorError, InfeasibleError, InputError  # noqa: E402
+from .estimate import estimate  # noqa: E402
+from .plan import plan  # noqa: E402
+from .rules import load_rules  # noqa: E402
+from .workload import load_workload, parse_workload  # noqa: E402
+
+__all__ = ["__version__", "load_workload", "parse_workload", "plan", "load_catalog", "load_rules",
+           "estimate", "InputError", "InfeasibleError", "AdvisorError"]

@@ -1,0 +1,4 @@
+"""python -m advisor"""
+from .cli import main
+
+main()

@@ -1,0 +1,345 @@
+"""The catalog: accelerators, prices, model presets and operating assumptions, every figure sourced.
+
+Loads catalog/*.yaml (shipped with the package), merges a user's override file over it
+(`--catalog FILE`: a negotiated price, a GPU we lack) and checks that every `source` id
+resolves to a URL. Unknown figures stay `null` with a note; nothing is guessed.
+"""
+from __future__ import annotations
+
+import copy
+import datetime as dt
+import hashlib
+import json
+import re
+from functools import cached_property
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from .errors import InputError
+from .loader import load_yaml_file
+from .resources import data_dir
+
+PRECISIONS = ("bf16", "fp16", "fp8")
+_DATE = re.compile(r"^\d{4}(-\d{2}(-\d{2})?)?$")
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+def parse_as_of(text: str | None) -> dt.date | None:
+    """'2023-08' -> 2023-08-01; '2024' -> 2024-01-01; None stays None."""
+    if text is None:
+        return None
+    parts = [int(p) for p in text.split("-")] + [1, 1]
+    return dt.date(parts[0], parts[1], parts[2])
+
+
+def _check_date(value: str | None) -> str | None:
+    if value is not None and not _DATE.match(value):
+        raise ValueError(f"a date is written YYYY, YYYY-MM or YYYY-MM-DD, got {value!r}")
+    if value is not None:
+        parse_as_of(value)  # raises on month 13 and the like
+    return value
+
+
+class Figure(_Strict):
+    """One number with where it came from. `value: null` needs a note saying why it is unknown."""
+
+    value: float | None
+    source: list[str] = Field(min_length=1)
+    note: str | None = None
+
+    @model_validator(mode="after")
+    def _null_needs_note(self):
+        if self.value is None and not self.note:
+            raise ValueError("value is null, so a note must say why it is unknown")
+        return self
+
+
+class FlagFigure(_Strict):
+    value: bool | None
+    source: list[str] = Field(min_length=1)
+    note: str | None = None
+
+
+class DateFigure(_Strict):
+    value: str | None
+    source: list[str] = Field(min_length=1)
+    note: str | None = None
+
+    _v = field_validator("value")(_check_date)
+
+
+class Purchase(_Strict):
+    """What one unit costs to buy, when it was that price and who said so."""
+
+    usd: float | None = Field(gt=0)
+    as_of: str | None
+    kind: Literal["msrp", "list", "street", "estimate", "quote"] | None = None
+    source: list[str] = Field(min_length=1)
+    note: str | None = None
+
+    _v = field_validator("as_of")(_check_date)
+
+    @model_validator(mode="after")
+    def _dated(self):
+        if self.usd is not None and self.as_of is None:
+            raise ValueError("a purchase price needs as_of (the date it was valid)")
+        if self.usd is None and not self.note:
+            raise ValueError("usd is null, so a note must say why it is unknown")
+        return self
+
+
+class RentalOffer(_Strict):
+    provider: str
+    usd_per_gpu_hour: float = Field(gt=0)
+    as_of: str
+    pricing: Literal["on_demand", "interruptible", "marketplace", "capacity_block", "reserved"]
+    source: list[str] = Field(min_length=1)
+    note: str | None = None
+
+    _v = field_validator("as_of")(_check_date)
+
+
+class Prices(_Strict):
+    purchase: Purchase | None = None
+    rent: list[RentalOffer] = []
+
+
+class Interconnect(_Strict):
+    link: Literal["nvlink", "infinity_fabric", "roce", "ici", "none"]
+    link_gbps: Figure
+    link_domain: Figure
+    p2p: FlagFigure
+    pcie_gen: int | None = None
+    pcie_gbps: Figure
+
+
+class GPU(_Strict):
+    """One accelerator as the estimate, the rules and the optimizer see it."""
+
+    id: str = Field(pattern=r"^[a-z0-9]+(-[a-z0-9.]+)*$")
+    name: str
+    vendor: str
+    architecture: str | None = None
+    product_class: Literal["consumer", "workstation", "datacenter", "cloud_only"]
+    brand: str | None = None
+    form_factor: Literal["pcie", "sxm", "oam", "cloud"]
+    launch: DateFigure
+    memory_gb: Figure
+    memory_bandwidth_gbps: Figure
+    tensor_tflops: dict[str, Figure]
+    fp32_tflops: Figure
+    interconnect: Interconnect
+    tdp_w: Figure
+    die_area_mm2: Figure
+    tpp: Figure
+    performance_density: Figure
+    prices: Prices
+
+    def dense_tflops(self, precision: str) -> float | None:
+        """Dense tensor rate a training job gets at `precision` (FP32 accumulate), or None."""
+        fig = self.tensor_tflops.get(precision)
+        return fig.value if fig else None
+
+    @property
+    def purchase_usd(self) -> float | None:
+        p = self.prices.purchase
+        return p.usd if p else None
+
+    @property
+    def rental(self) -> RentalOffer | None:
+        """The cheapest on-demand offer (interruptible bids and marketplace medians are not plans)."""
+        offers = [o for o in self.prices.rent if o.pricing == "on_demand"]
+        return min(offers, key=lambda o: (o.usd_per_gpu_hour, o.provider)) if offers else None
+
+
+class ModelPreset(_Strict):
+    params: int = Field(gt=0)
+    layers: int = Field(gt=0)
+    hidden: int = Field(gt=0)
+    heads: int = Field(gt=0)
+    kv_heads: int | None = None
+    ffn: int | None = None
+    vocab: int = Field(gt=0)
+    seq_len: int = Field(gt=0)
+    tied_embeddings: bool = False
+    source: list[str] = Field(min_length=1)
+
+
+class Source(_Strict):
+    url: str
+    title: str | None = None
+    kind: str | None = None
+
+
+class Assumption(Figure):
+    """An operating assumption (electricity price, PUE, hosting rate) a workload may override."""
+
+    as_of: str | None = None
+    unit: str
+
+    _v = field_validator("as_of")(_check_date)
+
+
+class Catalog(_Strict):
+    gpus: dict[str, GPU]
+    models: dict[str, ModelPreset]
+    sources: dict[str, Source]
+    assumptions: dict[str, Assumption]
+    estimator: dict
+    digest: str
+
+    def gpu(self, gpu_id: str) -> GPU:
+        try:
+            return self.gpus[gpu_id]
+        except KeyError:
+            raise InputError(f"unknown GPU id {gpu_id!r}{suggest(gpu_id, self.gpus)}; "
+                             f"known ids: {', '.join(sorted(self.gpus))}", field="gpu") from None
+
+    def assumption(self, key: str) -> Assumption:
+        return self.assumptions[key]
+
+    def source_refs(self, ids) -> list[dict]:
+        """[{id, url, title}] for the given source ids, sorted, unknown ids skipped."""
+        out = []
+        for sid in sorted(set(ids)):
+            src = self.sources.get(sid)
+            if src is not None:
+                out.append({"id": sid, "url": src.url, "title": src.title})
+        return out
+
+
+def suggest(word: str, choices) -> str:
+    """' (did you mean x?)' for a near miss, else ''."""
+    import difflib
+
+    close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
+    return f" (did you mean {close[0]}?)" if close else ""
+
+
+# ----------------------------------------------------------------------------- loading
+
+_FILES = ("gpus.yaml", "models.yaml", "sources.yaml", "assumptions.yaml", "estimator.yaml")
+
+
+def _builtin_raw() -> dict:
+    folder = data_dir("catalog")
+    raw: dict = {"gpus": {}, "models": {}, "sources": {}, "assumptions": {}, "estimator": {}}
+    for name in _FILES:
+        doc = load_yaml_file(folder / name, "catalog file") or {}
+        _merge_document(raw, doc, str(folder / name), builtin=True)
+    return raw
+
+
+def _merge_document(raw: dict, doc, name: str, builtin: bool = False) -> None:
+    """Merge one catalog document (built-in file or user override) into `raw`."""
+    if not isinstance(doc, dict):
+        raise InputError(f"{name}: a catalog file is a mapping with keys gpus, models, sources, "
+                         "assumptions", file=name)
+    if name.endswith("sources.yaml") and builtin:
+        doc = {"sources": doc}
+    allowed = {"schema_version", "gpus", "models", "sources", "assumptions", "estimator"}
+    for key in doc:
+        if key not in allowed:
+            raise InputError(f"{name}: unknown top-level key {key!r}{suggest(str(key), allowed)}; "
+                             f"allowed: {', '.join(sorted(allowed))}", file=name, field=str(key))
+    for entry_index, entry in enumerate(doc.get("gpus") or []):
+        if not isinstance(entry, dict) or not isinstance(entry.get("id"), str):
+            raise InputError(f"{name}: gpus[{entry_index}] must be a mapping with an `id`", file=name,
+                             field=f"gpus[{entry_index}]")
+        gid = entry["id"]
+        if gid in raw["gpus"] and not builtin:
+            raw["gpus"][gid] = _deep_merge(raw["gpus"][gid], entry)
+        else:
+            raw["gpus"][gid] = copy.deepcopy(entry)
+    for key in ("models", "sources", "assumptions", "estimator"):
+        section = doc.get(key) or {}
+        if not isinstance(section, dict):
+            raise InputError(f"{name}: `{key}` must be a mapping of id to entry", file=name, field=key)
+        for item_id, entry in section.items():
+            if item_id in raw[key] and isinstance(entry, dict) and not builtin:
+                raw[key][item_id] = _deep_merge(raw[key][item_id], entry)
+            else:
+                raw[key][item_id] = copy.deepcopy(entry)
+
+
+def _deep_merge(base, over):
+    """Mappings merge key by key; anything else (numbers, lists) replaces."""
+    if isinstance(base, dict) and isinstance(over, dict):
+        out = dict(base)
+        for k, v in over.items():
+            out[k] = _deep_merge(base[k], v) if k in base else copy.deepcopy(v)
+        return out
+    return copy.deepcopy(over)
+
+
+def _loc(loc: tuple) -> str:
+    text = ""
+    for part in loc:
+        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
+    return text
+
+
+def _validate(raw: dict, name: str) -> Catalog:
+    gpus: dict[str, GPU] = {}
+    for gid, entry in sorted(raw["gpus"].items()):
+        try:
+            gpus[gid] = GPU.model_validate(entry)
+        except ValidationError as exc:
+            err = exc.errors()[0]
+            where = _loc(err["loc"])
+            raise InputError(f"{name}: GPU {gid!r}, field {where or '(entry)'}: {err['msg']} "
+                             f"(given {err.get('input')!r})", file=name, field=f"gpus[{gid}].{where}") from None
+    sections = {}
+    for key, model in (("models", ModelPreset), ("sources", Source), ("assumptions", Assumption)):
+        sections[key] = {}
+        for item_id, entry in sorted(raw[key].items()):
+            try:
+                sections[key][item_id] = model.model_validate(entry)
+            except ValidationError as exc:
+                err = exc.errors()[0]
+                where = _loc(err["loc"])
+                raise InputError(f"{name}: {key} entry {item_id!r}, field {where or '(entry)'}: {err['msg']}",
+                                 file=name, field=f"{key}[{item_id}].{where}") from None
+    for gid, entry in raw["gpus"].items():
+        for path, sid in _source_ids(entry, f"gpus[{gid}]"):
+            if sid not in sections["sources"]:
+                raise InputError(f"{name}: {path} cites source {sid!r}, which is not in the sources table"
+                                 f"{suggest(sid, sections['sources'])}", file=name, field=path)
+    for key in ("models", "assumptions"):
+        for item_id, entry in raw[key].items():
+            for path, sid in _source_ids(entry, f"{key}[{item_id}]"):
+                if sid not in sections["sources"]:
+                    raise InputError(f"{name}: {path} cites source {sid!r}, which is not in the sources table",
+                                     file=name, field=path)
+    digest = hashlib.sha256(json.dumps(raw, sort_keys=True, default=str).encode()).hexdigest()[:16]
+    return Catalog(gpus=gpus, digest=digest, estimator=raw["estimator"], **sections)
+
+
+def _source_ids(node, path: str):
+    """Yield (path, source id) for every `source:` list inside an entry."""
+    if isinstance(node, dict):
+        for k, v in node.items():
+            if k == "source":
+                for sid in v if isinstance(v, list) else [v]:
+                    yield f"{path}.source", sid
+            else:
+                yield from _source_ids(v, f"{path}.{k}")
+    elif isinstance(node, list):
+        for i, v in enumerate(node):
+            yield from _source_ids(v, f"{path}[{i}]")
+
+
+def load_catalog(override: str | Path | None = None) -> Catalog:
+    """The built-in catalog, with `override` (a user's YAML file) merged over it."""
+    raw = _builtin_raw()
+    name = "built-in catalog"
+    if override is not None:
+        doc = load_yaml_file(override, "catalog file")
+        name = str(override)
+        _merge_document(raw, doc or {}, name)
+    return _validate(raw, name)

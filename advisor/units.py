@@ -1,0 +1,71 @@
+"""Quantities with units as people write them: "124M" parameters, "10B" tokens, "7d", "3.6kW".
+
+Every parser is strict: a value it cannot read raises ValueError with what is allowed, and
+pydantic turns that into an error naming the field.
+"""
+from __future__ import annotations
+
+import math
+import re
+
+_NUMBER = r"([0-9]+(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?)"
+
+COUNT_SUFFIXES = {"": 1.0, "K": 1e3, "M": 1e6, "B": 1e9, "T": 1e12}
+DURATION_HOURS = {"h": 1.0, "d": 24.0, "w": 168.0}
+POWER_KW = {"W": 1e-3, "kW": 1.0, "MW": 1e3}
+
+
+def _finite_positive(x: float, what: str) -> float:
+    if not math.isfinite(x):
+        raise ValueError(f"{what} must be a finite number, got {x!r}")
+    if x <= 0:
+        raise ValueError(f"{what} must be greater than zero, got {x!r}")
+    return x
+
+
+def _parse(value, table: dict[str, float], what: str, example: str, bare_ok: bool) -> float:
+    if isinstance(value, bool):
+        raise ValueError(f"{what} must be a number, got {value!r}; write it like {example}")
+    if isinstance(value, (int, float)):
+        if not bare_ok:
+            raise ValueError(f"{what} needs a unit; write it like {example} (allowed units: {', '.join(u for u in table if u)})")
+        return _finite_positive(float(value), what)
+    if not isinstance(value, str):
+        raise ValueError(f"{what} must be a number or a string like {example}, got {type(value).__name__}")
+    text = value.strip().replace(",", "").replace("_", "")
+    m = re.fullmatch(_NUMBER + r"\s*([A-Za-z]*)", text)
+    if not m:
+        raise ValueError(f"cannot read {value!r} as {what}; write it like {example}")
+    number, unit = m.group(1), m.group(2)
+    if unit not in table:
+        allowed = ", ".join(u for u in table if u) or "none"
+        if unit == "" and not bare_ok:
+            raise ValueError(f"{what} needs a unit; write it like {example} (allowed units: {allowed})")
+        raise ValueError(f"unknown unit {unit!r} in {value!r} for {what}; allowed units: {allowed} (e.g. {example})")
+    if unit == "" and not bare_ok:
+        raise ValueError(f"{what} needs a unit; write it like {example}")
+    return _finite_positive(float(number) * table[unit], what)
+
+
+def parse_count(value, what: str = "a count") -> float:
+    """'124M' -> 124e6, '10B' -> 1e10, '1T' -> 1e12; plain numbers pass through."""
+    return _parse(value, COUNT_SUFFIXES, what, "124M, 10B or 1T", bare_ok=True)
+
+
+def parse_duration_hours(value, what: str = "a duration") -> float:
+    """'36h' -> 36, '7d' -> 168, '2w' -> 336 (hours). A bare number is refused: hours or days?"""
+    return _parse(value, DURATION_HOURS, what, "36h, 7d or 2w", bare_ok=False)
+
+
+def parse_power_kw(value, what: str = "a power") -> float:
+    """'3.6kW' -> 3.6, '1500W' -> 1.5, '2MW' -> 2000 (kW). A bare number is read as kW."""
+    return _parse(value, POWER_KW, what, "3.6kW or 1500W", bare_ok=True)
+
+
+def format_count(x: float) -> str:
+    """124e6 -> '124M'; the inverse of parse_count for display."""
+    for suffix, scale in (("T", 1e12), ("B", 1e9), ("M", 1e6), ("K", 1e3)):
+        if x >= scale:
+            v = x / scale
+            return f"{v:.3g}{suffix}"
+    return f"{x:.3g}"

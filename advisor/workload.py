@@ -1,0 +1,279 @@
+"""The workload file: what the user wants trained, where, by when, and within what limits.
+
+Pydantic models of DESIGN.md §5 are the schema (`advisor schema` prints it). Units are strict
+("10B" tokens, "7d", "3.6kW"), unknown fields are errors, and the shorthand in the user's own
+words is accepted: `model`/`tokens`/`precision`/`deadline`/`kind` at the top level are one job,
+`gpus: 8` means `gpus: {count: 8}`, `deployment: datacenter` means `{context: datacenter}`.
+"""
+from __future__ import annotations
+
+import datetime as dt
+import math
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+from pydantic import (BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, WithJsonSchema,
+                      field_validator, model_validator)
+
+from . import units
+from .errors import InputError
+from .loader import load_yaml_file
+
+MAX_TOKENS = 1e15          # 1,000T: far beyond any training run published so far
+MAX_GPUS = 100_000         # the largest clusters reported hold about this many GPUs
+MAX_PARAMS = 1e14          # 100T parameters
+MAX_JOBS = 5_000
+JOB_SHORTHAND = ("model", "tokens", "precision", "deadline", "kind", "micro_batch", "checkpointing",
+                 "global_batch_tokens", "lora_rank", "optimizer")
+
+
+def _bounded(parse, upper: float, what: str):
+    def check(value):
+        x = parse(value, what)
+        if x > upper:
+            raise ValueError(f"{what} of {x:.3g} is beyond the {upper:.3g} this tool accepts")
+        return x
+    return check
+
+
+Count = Annotated[float, BeforeValidator(_bounded(units.parse_count, MAX_TOKENS, "a count")),
+                  WithJsonSchema({"anyOf": [{"type": "number", "exclusiveMinimum": 0},
+                                            {"type": "string", "pattern": r"^[0-9.]+\s*[KMBT]?$"}],
+                                  "description": "a count: a number or 124M, 10B, 1T"})]
+Params = Annotated[float, BeforeValidator(_bounded(units.parse_count, MAX_PARAMS, "a parameter count")),
+                   WithJsonSchema({"anyOf": [{"type": "number", "exclusiveMinimum": 0},
+                                             {"type": "string", "pattern": r"^[0-9.]+\s*[KMBT]?$"}],
+                                   "description": "parameters: a number or 124M, 7B"})]
+Hours = Annotated[float, BeforeValidator(_bounded(units.parse_duration_hours, 24 * 365 * 20, "a duration")),
+                  WithJsonSchema({"type": "string", "pattern": r"^[0-9.]+\s*[hdw]$",
+                                  "description": "a duration: 36h, 7d or 2w"})]
+PowerKW = Annotated[float, BeforeValidator(_bounded(units.parse_power_kw, 1e6, "a power")),
+                    WithJsonSchema({"anyOf": [{"type": "number", "exclusiveMinimum": 0},
+                                              {"type": "string", "pattern": r"^[0-9.]+\s*(W|kW|MW)$"}],
+                                    "description": "power in kW: 3.6, 3.6kW or 1500W"})]
+
+
+def _usd(value):
+    if isinstance(value, str):
+        return units.parse_count(value.replace("$", ""), "an amount in USD")
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ValueError("an amount in USD is a number such as 30000 or a string such as 30K")
+    if not math.isfinite(value) or value <= 0:
+        raise ValueError(f"an amount in USD must be a finite number above zero, got {value!r}")
+    return float(value)
+
+
+USD = Annotated[float, BeforeValidator(_usd),
+                WithJsonSchema({"anyOf": [{"type": "number", "exclusiveMinimum": 0}, {"type": "string"}],
+                                "description": "US dollars: 30000 or 30K"})]
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class ModelShape(_Strict):
+    """A model given by its size (and, better, its shape) instead of a preset name."""
+
+    params: Params = Field(description="parameter count, e.g. 124M or 7B")
+    layers: int | None = Field(None, gt=0, le=1000)
+    hidden: int | None = Field(None, gt=0, le=200_000)
+    heads: int | None = Field(None, gt=0, le=2048)
+    kv_heads: int | None = Field(None, gt=0, le=2048)
+    ffn: int | None = Field(None, gt=0, le=1_000_000)
+    vocab: int | None = Field(None, gt=0, le=10_000_000)
+    seq_len: int | None = Field(None, gt=0, le=10_000_000)
+
+
+class Job(_Strict):
+    name: str | None = Field(None, min_length=1, max_length=200)
+    kind: Literal["pretrain", "finetune", "lora"] = "pretrain"
+    model: str | ModelShape = Field(description="a preset id (advisor models) or {params: 124M, layers: 12, ...}")
+    tokens: Count = Field(description="token budget: 10B")
+    precision: Literal["bf16", "fp16", "fp8"] = "bf16"
+    deadline: Hours | None = Field(None, description="wall-clock limit: 36h, 7d, 2w")
+    micro_batch: int | None = Field(None, gt=0, le=4096)
+    checkpointing: bool | None = Field(None, description="activation checkpointing; chosen automatically when absent")
+    global_batch_tokens: Count | None = None
+    seq_len: int | None = Field(None, gt=0, le=10_000_000, description="overrides the preset's sequence length")
+    lora_rank: int = Field(16, gt=0, le=4096)
+    optimizer: Literal["adamw", "adamw-8bit"] = "adamw"
+
+    @field_validator("tokens")
+    @classmethod
+    def _tokens_bound(cls, v):
+        if v < 1e3:
+            raise ValueError(f"a token budget of {v:.0f} is too small to plan hardware for; write e.g. 10B")
+        return v
+
+
+class Deployment(_Strict):
+    context: Literal["office", "datacenter", "cloud"] = Field(description="where the GPUs run")
+    region: str = Field("US", description="ISO 3166 alpha-2 country code; drives export-control rules")
+    ownership: Literal["buy", "rent", "any"] = "any"
+    power_limit_kw: PowerKW | None = None
+    electricity_usd_per_kwh: float | None = Field(None, gt=0, le=5)
+    pue: float | None = Field(None, ge=1.0, le=3.0)
+    hosting_usd_per_kw_month: float | None = Field(None, ge=0, le=10_000)
+    horizon_months: float = Field(36, gt=0, le=240)
+
+    @field_validator("region", mode="before")
+    @classmethod
+    def _region(cls, v):
+        if not isinstance(v, str) or len(v.strip()) != 2 or not v.strip().isalpha():
+            raise ValueError("a region is a two-letter ISO 3166 country code such as US, DE or CN")
+        return v.strip().upper()
+
+
+class GpuSelection(_Strict):
+    count: int | None = Field(None, gt=0, le=MAX_GPUS, description="exactly this many GPUs in the plan")
+    min: int | None = Field(None, gt=0, le=MAX_GPUS)
+    max: int | None = Field(None, gt=0, le=MAX_GPUS)
+    allow: list[str] | None = Field(None, description="candidate GPU ids; all catalog GPUs when absent")
+    deny: list[str] = []
+
+    @model_validator(mode="after")
+    def _consistent(self):
+        if self.count is not None and (self.min is not None or self.max is not None):
+            raise ValueError("give either count, or min and/or max, not both")
+        if self.min is not None and self.max is not None and self.min > self.max:
+            raise ValueError(f"min ({self.min}) is above max ({self.max})")
+        if self.allow is not None and not self.allow:
+            raise ValueError("allow is empty, so no GPU could be chosen; remove it to consider every GPU")
+        return self
+
+    @property
+    def lower(self) -> int | None:
+        return self.count if self.count is not None else self.min
+
+    @property
+    def upper(self) -> int | None:
+        return self.count if self.count is not None else self.max
+
+
+class Workload(_Strict):
+    """A workload file, after the shorthand has been expanded."""
+
+    name: str | None = Field(None, max_length=200)
+    deployment: Deployment
+    jobs: list[Job] = Field(min_length=1, max_length=MAX_JOBS)
+    gpus: GpuSelection = GpuSelection()
+    budget_usd: USD | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _expand_shorthand(cls, data: Any):
+        if not isinstance(data, dict):
+            return data
+        data = dict(data)
+        top = {k: data.pop(k) for k in JOB_SHORTHAND if k in data}
+        if top:
+            if "jobs" in data:
+                raise ValueError(f"write the job either at the top level ({', '.join(top)}) or under "
+                                 "jobs:, not both")
+            data["jobs"] = [top]
+        if isinstance(data.get("gpus"), int) and not isinstance(data.get("gpus"), bool):
+            data["gpus"] = {"count": data["gpus"]}
+        if isinstance(data.get("deployment"), str):
+            data["deployment"] = {"context": data["deployment"]}
+        return data
+
+    @model_validator(mode="after")
+    def _job_names(self):
+        names = [j.name for j in self.jobs if j.name]
+        dup = sorted({n for n in names if names.count(n) > 1})
+        if dup:
+            raise ValueError(f"job names must be unique; repeated: {', '.join(dup)}")
+        return self
+
+    def job_name(self, index: int) -> str:
+        job = self.jobs[index]
+        return job.name or ("job" if len(self.jobs) == 1 else f"job-{index + 1}")
+
+
+# ------------------------------------------------------------------ errors users can act on
+
+def _clean_loc(loc) -> tuple:
+    """Drop pydantic's union/validator tags ('str', 'ModelShape', 'function-after[...]')."""
+    return tuple(p for p in loc if isinstance(p, int) or not (
+        p in ("str", "ModelShape") or str(p).startswith(("function-", "lax-"))))
+
+
+def _loc(loc) -> str:
+    text = ""
+    for part in _clean_loc(loc):
+        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
+    return text
+
+
+def _fields_at(model, loc) -> list[str]:
+    """Field names valid at `loc` (for 'did you mean' on an unknown field)."""
+    for part in _clean_loc(loc)[:-1]:
+        if isinstance(part, int):
+            continue
+        field = model.model_fields.get(part)
+        if field is None:
+            return []
+        ann = field.annotation
+        found = None
+        for candidate in getattr(ann, "__args__", ()) + (ann,):
+            inner = getattr(candidate, "__args__", ())
+            for c in (candidate,) + inner:
+                if isinstance(c, type) and issubclass(c, BaseModel):
+                    found = c
+        if found is None:
+            return []
+        model = found
+    names = list(model.model_fields)
+    if model is Workload:
+        names += list(JOB_SHORTHAND)
+    return names
+
+
+def _format_error(err: dict, name: str) -> InputError:
+    from .catalog import suggest
+
+    loc = err["loc"]
+    where = _loc(loc)
+    given = err.get("input")
+    if err["type"] == "extra_forbidden":
+        field = str(loc[-1])
+        hint = suggest(field, _fields_at(Workload, loc))
+        allowed = ", ".join(f for f in _fields_at(Workload, loc) if f) or "none"
+        return InputError(f"{name}: unknown field `{where}`{hint}. Allowed here: {allowed}.",
+                          file=name, field=where)
+    msg = err["msg"]
+    for prefix in ("Value error, ", "Assertion failed, "):
+        msg = msg.replace(prefix, "")
+    if err["type"] == "missing":
+        return InputError(f"{name}: `{where}` is required but missing.", file=name, field=where)
+    shown = "" if isinstance(given, (dict, list)) else f" (given {given!r})"
+    return InputError(f"{name}: `{where or 'the file'}`: {msg}{shown}.", file=name, field=where or None)
+
+
+def parse_workload(data: Any, name: str = "<workload>") -> Workload:
+    """Validate a workload document (already parsed YAML or a dict from Python)."""
+    if data is None:
+        raise InputError(f"{name}: the workload file is empty; it needs at least deployment, model and tokens.",
+                         file=name)
+    if not isinstance(data, dict):
+        raise InputError(f"{name}: a workload file is a mapping (deployment:, jobs: or model:/tokens:, ...), "
+                         f"got a {type(data).__name__}.", file=name)
+    try:
+        return Workload.model_validate(data)
+    except ValidationError as exc:
+        errors = sorted(exc.errors(), key=lambda e: (e["type"] != "extra_forbidden", [str(p) for p in e["loc"]]))
+        raise _format_error(errors[0], name) from None
+
+
+def load_workload(path: str | Path) -> Workload:
+    """Read and validate a workload file."""
+    return parse_workload(load_yaml_file(path, "workload file"), str(path))
+
+
+def workload_json_schema() -> dict:
+    return Workload.model_json_schema()
+
+
+def default_as_of() -> dt.date:
+    return dt.date.today()

@@ -1,0 +1,55 @@
+"""Shared fixtures: the built-in catalog and rules are loaded once per session."""
+from __future__ import annotations
+
+import datetime as dt
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from advisor.catalog import load_catalog
+from advisor.cli import main
+from advisor.rules import load_rules
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLES = ROOT / "examples"
+AS_OF = dt.date(2026, 12, 1)
+
+
+@pytest.fixture(scope="session")
+def catalog():
+    return load_catalog()
+
+
+@pytest.fixture(scope="session")
+def rules():
+    return load_rules()
+
+
+@pytest.fixture
+def run():
+    """Invoke the CLI; returns (exit code, stdout, stderr)."""
+    def invoke(*args):
+        result = CliRunner().invoke(main, [str(a) for a in args])
+        return result.exit_code, result.stdout, result.stderr
+    return invoke
+
+
+@pytest.fixture
+def run_json(run):
+    def invoke(*args):
+        code, out, err = run(*args, "--format", "json")
+        assert code in (0, 3), err
+        return code, json.loads(out)
+    return invoke
+
+
+@pytest.fixture
+def write(tmp_path):
+    """Write a YAML (or any text) file and return its path."""
+    def make(text: str, name: str = "workload.yaml") -> Path:
+        path = tmp_path / name
+        path.write_text(text, encoding="utf-8")
+        return path
+    return make

@@ -1,0 +1,94 @@
+"""`advisor plan` end to end on the article's two scenarios, through the CLI."""
+from __future__ import annotations
+
+from conftest import AS_OF, EXAMPLES
+
+CONTRACT_KEYS = {"schema_version", "status", "total_cost_usd", "cost_breakdown", "purchase", "jobs", "rejected",
+                 "binding", "diagnosis", "sources"}
+
+
+def test_office_buys_rtx_4090(run_json):
+    code, plan = run_json("plan", EXAMPLES / "article-office.yaml", "--as-of", AS_OF)
+    assert code == 0
+    assert plan["status"] == "optimal"
+    assert [(p["gpu"], p["count"], p["ownership"]) for p in plan["purchase"]] == [("rtx-4090", 1, "buy")]
+    assert plan["jobs"][0]["gpu"] == "rtx-4090"
+    assert plan["jobs"][0]["wall_days"] <= 7
+    # $1,599 MSRP plus a few dollars of electricity
+    assert 1599 <= plan["total_cost_usd"] <= 1650
+    rejected = {r["gpu"]: r for r in plan["rejected"]}
+    # the H100 is allowed in an office here (no DEP rule yet) but costs more: its forced cost says how much
+    assert rejected["h100-sxm"]["forced_cost_usd"] > plan["total_cost_usd"]
+
+
+def test_datacenter_rejects_4090_with_lic001_and_buys_a_datacenter_gpu(run_json):
+    code, plan = run_json("plan", EXAMPLES / "article-datacenter.yaml", "--as-of", AS_OF)
+    assert code == 0
+    assert plan["purchase"][0]["gpu"] in {"a100-80gb-sxm", "h100-sxm"}
+    assert plan["purchase"][0]["ownership"] == "buy"
+    rejected = {r["gpu"]: r for r in plan["rejected"]}
+    assert [r["rule"] for r in rejected["rtx-4090"]["reasons"]] == ["LIC001"]
+    assert "not licensed for datacenter deployment" in rejected["rtx-4090"]["reasons"][0]["message"]
+    assert rejected["rtx-4090"]["forced_cost_usd"] is None
+    assert any(s["id"] == "LIC001" and "nvidia" in s["url"] for s in plan["sources"])
+
+
+def test_json_carries_every_contract_key(run_json):
+    _, plan = run_json("plan", EXAMPLES / "article-office.yaml", "--as-of", AS_OF)
+    assert CONTRACT_KEYS <= set(plan)
+    assert set(plan["cost_breakdown"]) == {"purchase_usd", "servers_usd", "energy_usd", "hosting_usd", "rental_usd"}
+    assert {"gpu", "count", "ownership", "unit_price_usd", "gpu_hours"} <= set(plan["purchase"][0])
+    assert {"name", "gpu", "gpu_count", "tokens_per_s", "wall_days", "memory_per_gpu_gb"} <= set(plan["jobs"][0])
+    for r in plan["rejected"]:
+        assert {"gpu", "reasons", "forced_cost_usd"} <= set(r)
+    for s in plan["sources"]:
+        assert {"id", "url", "as_of"} <= set(s) and s["url"].startswith("http")
+
+
+def test_table_names_choice_and_rejection(run):
+    code, out, _ = run("plan", EXAMPLES / "article-datacenter.yaml", "--as-of", AS_OF)
+    assert code == 0
+    assert "h100-sxm" in out and "LIC001" in out
+
+
+def test_same_input_gives_identical_bytes(run):
+    first = run("plan", EXAMPLES / "article-office.yaml", "--format", "json", "--as-of", AS_OF)
+    second = run("plan", EXAMPLES / "article-office.yaml", "--format", "json", "--as-of", AS_OF)
+    assert first == second
+
+
+def test_stale_price_is_flagged(run_json):
+    _, plan = run_json("plan", EXAMPLES / "article-office.yaml", "--as-of", AS_OF)
+    assert any(w.get("code") == "stale-price" and "RTX 4090" in w["message"] for w in plan["warnings"])
+
+
+def test_infeasible_workload_exits_3_with_diagnosis(run, write):
+    path = write("deployment: {context: office, ownership: buy}\nmodel: gpt2-124m\ntokens: 10B\ndeadline: 7d\n"
+                 "budget_usd: 100\n"
+                 "gpus: {allow: [rtx-4090]}\n")
+    code, out, _ = run("plan", path, "--format", "json", "--as-of", AS_OF)
+    assert code == 3
+    import json
+    plan = json.loads(out)
+    assert plan["status"] == "infeasible" and plan["total_cost_usd"] is None
+    assert plan["diagnosis"][0]["constraint"] == "budget"
+
+
+def test_bad_file_exits_2_naming_the_field(run, write):
+    path = write("deployment: office\nmodel: gpt2-124m\ntokens: ten billion\n")
+    code, out, err = run("plan", path)
+    assert code == 2
+    assert "tokens" in err and str(path) in err
+    assert "Traceback" not in err + out
+
+
+def test_missing_file_exits_2(run, tmp_path):
+    code, _, err = run("plan", tmp_path / "nope.yaml")
+    assert code == 2 and "no such workload file" in err
+
+
+def test_python_module_entry_point():
+    import subprocess
+    import sys
+    out = subprocess.run([sys.executable, "-m", "advisor", "--help"], capture_output=True, text=True)
+    assert out.returncode == 0 and "plan" in out.stdout
