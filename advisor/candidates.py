@@ -17,6 +17,7 @@ from .rules import RuleSet, gpu_context
 from .workload import Job, Workload
 
 HOURS_PER_MONTH = 730.0   # 8,760 h / 12
+MAX_GPUS_PER_JOB = 65_536
 
 
 @dataclass(frozen=True)
@@ -32,19 +33,49 @@ class Costs:
 
 @dataclass
 class Candidate:
-    job: int
+    """One way to run a job class: `count` GPUs of type `gpu`, bought or rented."""
+
+    cls: int                        # index into Problem.classes
     gpu: str
     count: int
     ownership: str                  # buy | rent
     tokens_per_s: float
-    hours: float                    # wall-clock hours for the job's tokens
-    run_cost_usd: float             # energy (buy) or rental (rent) for this job
+    hours: float                    # wall-clock hours for one job's tokens
+    run_cost_usd: float             # one job's energy (buy) or rental (rent) cost
     estimate: Estimate
     warnings: list = field(default_factory=list)
 
     @property
     def gpu_hours(self) -> float:
         return self.count * self.hours
+
+
+@dataclass
+class JobClass:
+    """Identical jobs (same model, kind, tokens, deadline...) are planned together: the MILP
+    chooses how many of them run on each candidate instead of one binary per job."""
+
+    jobs: list                      # workload job indices (a job with repeat: n appears once, counted n times)
+    multiplicity: int
+    spec: JobSpec
+    tokens: float
+    deadline: float | None          # hours
+
+    def name(self, workload: Workload) -> str:
+        names = [workload.job_name(j) for j in self.jobs]
+        return names[0] if len(names) == 1 else f"{names[0]} (+{len(names) - 1} identical)"
+
+
+@dataclass(frozen=True)
+class ServerOption:
+    """A platform an owned GPU type can be installed in (catalog/servers.yaml)."""
+
+    id: str
+    slots: int
+    filled: bool                    # GPUs come with the board (HGX, OAM): N = slots x servers
+    price_usd: float
+    overhead_kw: float
+    network_usd: float              # NICs and switch ports per server when a job spans servers
 
 
 @dataclass
@@ -60,15 +91,22 @@ class Problem:
     workload: Workload
     catalog: Catalog
     rules: RuleSet
-    specs: list                     # JobSpec per job
-    candidates: list                # list[list[Candidate]] per job
+    classes: list                   # JobClass
+    candidates: list                # list[list[Candidate]] per class
     rejected: dict                  # gpu id -> Rejection (GPU unusable for every job)
     considered: list                # GPU ids considered (after allow/deny)
     costs: Costs
-    gpu_kw: dict                    # gpu id -> kW drawn per owned GPU
+    gpu_kw: dict                    # gpu id -> kW drawn per GPU
     unit_price: dict                # gpu id -> purchase USD per GPU (None if unknown)
+    rent_rate: dict                 # gpu id -> USD per GPU-hour (None if unknown)
+    servers: dict                   # gpu id -> [ServerOption] for owned GPUs
+    power_limit_kw: float | None
     as_of: dt.date
     notes: list = field(default_factory=list)
+
+    @property
+    def job_count(self) -> int:
+        return sum(c.multiplicity for c in self.classes)
 
 
 def resolve_model(job: Job, catalog: Catalog, where: str) -> ModelSpec:
@@ -129,21 +167,13 @@ def deployment_costs(workload: Workload, catalog: Catalog) -> Costs:
 
 def candidate_counts(n_min: int, upper: int) -> list[int]:
     """GPU counts worth offering: every count to 8, then multiples of 8 to 64, then powers of two."""
-    counts = set(range(n_min, min(8, upper) + 1))
-    counts |= {c for c in range(8, 65, 8) if n_min <= c <= upper}
-    c = 128
-    while c <= upper:
-        if c >= n_min:
-            counts.add(c)
-        c *= 2
-    if n_min <= upper:
-        counts |= {n_min, upper}
-    return sorted(counts)
+    counts = {c for c in range(n_min, 9)} | set(range(16, 65, 8)) | {2 ** k for k in range(7, 18)} | {n_min, upper}
+    return sorted(c for c in counts if n_min <= c <= upper)
 
 
 def considered_gpus(workload: Workload, catalog: Catalog) -> list[str]:
     sel = workload.gpus
-    for where, ids in (("gpus.allow", sel.allow or []), ("gpus.deny", sel.deny)):
+    for where, ids in (("gpus.allow", sel.allow or []), ("gpus.deny", sel.deny), ("gpus.stock", sel.stock or {})):
         for gid in ids:
             if gid not in catalog.gpus:
                 from .catalog import suggest
@@ -153,111 +183,160 @@ def considered_gpus(workload: Workload, catalog: Catalog) -> list[str]:
     return [g for g in dict.fromkeys(ids) if g not in set(sel.deny)]
 
 
+def job_classes(workload: Workload, catalog: Catalog) -> list[JobClass]:
+    """Group identical jobs; order follows the first job of each class."""
+    classes: dict[tuple, JobClass] = {}
+    for i, job in enumerate(workload.jobs):
+        spec = job_spec(job, resolve_model(job, catalog, f"jobs[{i}]"))
+        key = (spec, job.tokens, job.deadline)
+        if key in classes:
+            classes[key].jobs.append(i)
+            classes[key].multiplicity += job.repeat
+        else:
+            classes[key] = JobClass([i], job.repeat, spec, job.tokens, job.deadline)
+    return list(classes.values())
+
+
+def server_options(catalog: Catalog, gpu: GPU, context: str) -> list[ServerOption]:
+    """Owned GPUs need a host: the catalog's compatible platforms for this deployment context."""
+    finder = getattr(catalog, "servers_for", None)
+    if finder is None:
+        return []
+    out = []
+    for s in finder(gpu.id, context):
+        out.append(ServerOption(
+            id=s.id, slots=s.gpu_slots, filled=s.kind in ("hgx", "oam-platform"),
+            price_usd=(s.purchase.usd if s.purchase and s.purchase.usd is not None else 0.0),
+            overhead_kw=(s.power_overhead_w.value or 0.0) / 1000.0,
+            network_usd=s.network_usd_per_server.value or 0.0))
+    return out
+
+
 def build_problem(workload: Workload, catalog: Catalog, rules: RuleSet, params: Params, as_of: dt.date) -> Problem:
     d = workload.deployment
     if d.context == "cloud" and d.ownership == "buy":
         raise InputError("deployment: context cloud means renting GPUs; to buy GPUs and host them, use "
                          "context: datacenter", field="deployment.ownership")
     costs = deployment_costs(workload, catalog)
-    specs = [job_spec(job, resolve_model(job, catalog, f"jobs[{i}]")) for i, job in enumerate(workload.jobs)]
+    classes = job_classes(workload, catalog)
     gpu_ids = considered_gpus(workload, catalog)
     ownerships = ["buy", "rent"] if d.ownership == "any" else [d.ownership]
     if d.context == "cloud":
         ownerships = ["rent"]
-    upper_fleet = workload.gpus.upper or 100_000
-    candidates: list[list[Candidate]] = [[] for _ in workload.jobs]
+    # counts beyond gpus.min/max are generated too: the optimizer filters them, and the
+    # infeasibility diagnosis needs them to say how many GPUs would do
+    upper = MAX_GPUS_PER_JOB
+    candidates: list[list[Candidate]] = [[] for _ in classes]
     reasons: dict[str, list] = {g: [] for g in gpu_ids}
-    gpu_kw, unit_price = {}, {}
+    gpu_kw, unit_price, rent_rate, servers = {}, {}, {}, {}
     for gid in gpu_ids:
         gpu = catalog.gpus[gid]
         gpu_kw[gid] = (gpu.tdp_w.value or 0.0) / 1000.0
         unit_price[gid] = gpu.purchase_usd
-        offers = _offers(gpu, ownerships, reasons[gid], d.context)
-        for j, (job, spec) in enumerate(zip(workload.jobs, specs)):
-            n_min = min_gpus(spec, gpu, params, limit=upper_fleet)
+        rent_rate[gid] = gpu.rental.usd_per_gpu_hour if gpu.rental else None
+        offers = _offers(gpu, ownerships, reasons[gid])
+        if any(o == "buy" for o, _ in offers):
+            servers[gid] = server_options(catalog, gpu, d.context)
+            if not servers[gid] and gpu.form_factor in ("sxm", "oam") and hasattr(catalog, "servers_for"):
+                _add(reasons[gid], None, "no-server",
+                     f"{gpu.name} is a {gpu.form_factor.upper()} module: it is bought inside a server platform, "
+                     f"and the catalog has none for it in a {d.context}")
+                offers = [o for o in offers if o[0] != "buy"]
+        per_slot_kw = min((s.overhead_kw / s.slots for s in servers.get(gid, [])), default=0.0)
+        cache: dict[tuple, Estimate] = {}
+        for k, cls in enumerate(classes):
+            name = cls.name(workload)
+            n_min = min_gpus(cls.spec, gpu, params, limit=upper)
             if n_min is None:
-                _add(reasons[gid], None, "memory", _memory_reason(spec, gpu, params, upper_fleet, workload, j))
+                _add(reasons[gid], None, "memory", _memory_reason(cls.spec, gpu, params, upper, name))
                 continue
             for ownership, rate in offers:
-                context = _rule_context(gpu, workload, job, spec, ownership)
-                findings = rules.evaluate(context, as_of)
+                findings = rules.evaluate(_rule_context(gpu, workload, cls, ownership), as_of)
                 forbids = [f for f in findings if f.severity == "forbid"]
                 if forbids:
                     for f in forbids:
                         _add(reasons[gid], f.rule, f.rule, f.message)
                     continue
                 warnings = [{"rule": f.rule, "message": f.message} for f in findings if f.severity == "warn"]
-                for n in candidate_counts(n_min, upper_fleet):
-                    if workload.gpus.lower and len(workload.jobs) == 1 and n < workload.gpus.lower:
+                best, batch = 0.0, None
+                for n in candidate_counts(n_min, upper):
+                    key = (cls.spec, n)
+                    if key not in cache:
+                        cache[key] = evaluate(cls.spec, gpu, n, params)
+                    est = cache[key]
+                    step_tokens = est.layout.get("global_batch_tokens") if est.fits else None
+                    batch = batch or step_tokens
+                    if step_tokens and step_tokens > batch * 1.0001:
+                        break  # the step's batch would have to grow to feed more GPUs: not the same training run
+                    if not est.fits or est.tokens_per_s <= best * 1.02:
+                        if est.fits and n > n_min:
+                            break  # more GPUs no longer make the job faster
                         continue
-                    est = evaluate(spec, gpu, n, params)
-                    if not est.fits or est.tokens_per_s <= 0:
-                        continue
-                    hours = job.tokens / est.tokens_per_s / 3600.0
+                    best = est.tokens_per_s
+                    hours = cls.tokens / est.tokens_per_s / 3600.0
                     if ownership == "rent":
                         run_cost = n * hours * rate
                     else:
-                        run_cost = n * hours * gpu_kw[gid] * costs.pue * costs.electricity_usd_per_kwh
-                    candidates[j].append(Candidate(j, gid, n, ownership, est.tokens_per_s, hours, run_cost,
+                        run_cost = (n * hours * (gpu_kw[gid] + per_slot_kw) * costs.pue
+                                    * costs.electricity_usd_per_kwh)
+                    candidates[k].append(Candidate(k, gid, n, ownership, est.tokens_per_s, hours, run_cost,
                                                    est, warnings))
-                    if (job.deadline is None or hours <= job.deadline) and n >= (workload.gpus.lower or 0):
-                        break  # more GPUs only cost more once the deadline and the GPU floor are met
-                if job.deadline is not None and not any(
-                        c.gpu == gid and c.ownership == ownership and c.hours <= job.deadline for c in candidates[j]):
-                    fastest = max((c for c in candidates[j] if c.gpu == gid and c.ownership == ownership),
-                                  key=lambda c: c.tokens_per_s, default=None)
-                    if fastest is not None:
-                        _add(reasons[gid], None, "deadline",
-                             f"{workload.job_name(j)}: even {fastest.count} GPUs take {fastest.hours / 24:.1f} days, "
-                             f"past the {job.deadline / 24:g}-day deadline")
-                    candidates[j] = [c for c in candidates[j]
-                                     if not (c.gpu == gid and c.ownership == ownership and c.hours > job.deadline)]
+                    if hours * 24 < 1 / 60 and (cls.deadline is None or hours <= cls.deadline):
+                        break  # under a minute already: faster options only add cost
+                mine = [c for c in candidates[k] if c.gpu == gid and c.ownership == ownership]
+                if cls.deadline is not None and mine and not any(c.hours <= cls.deadline for c in mine):
+                    fastest = min(mine, key=lambda c: c.hours)
+                    _add(reasons[gid], None, "deadline",
+                         f"{name}: even {fastest.count} GPUs ({ownership}) take {fastest.hours / 24:.1f} days, "
+                         f"past the {cls.deadline / 24:g}-day deadline")
     rejected = {}
     for gid in gpu_ids:
-        usable = any(any(c.gpu == gid for c in cands) for cands in candidates)
+        usable = any(c.gpu == gid and (cls.deadline is None or c.hours <= cls.deadline)
+                     for cls, cands in zip(classes, candidates) for c in cands)
         if not usable:
             rejected[gid] = Rejection(gid, reasons[gid] or [{"rule": None, "code": "none",
                                                               "message": "no usable configuration"}])
-    return Problem(workload=workload, catalog=catalog, rules=rules, specs=specs, candidates=candidates, rejected=rejected,
-                   considered=gpu_ids, costs=costs, gpu_kw=gpu_kw, unit_price=unit_price, as_of=as_of)
+    return Problem(workload=workload, catalog=catalog, rules=rules, classes=classes, candidates=candidates,
+                   rejected=rejected, considered=gpu_ids, costs=costs, gpu_kw=gpu_kw, unit_price=unit_price,
+                   rent_rate=rent_rate, servers=servers, power_limit_kw=d.power_limit_kw, as_of=as_of)
 
 
-def _offers(gpu: GPU, ownerships: list[str], reasons: list, context: str) -> list[tuple[str, float | None]]:
+def _offers(gpu: GPU, ownerships: list[str], reasons: list) -> list[tuple[str, float | None]]:
     offers = []
     for ownership in ownerships:
         if ownership == "buy":
             if gpu.purchase_usd is None:
                 _add(reasons, None, "no-purchase-price",
-                     f"{gpu.name} has no sourced purchase price in the catalog, so it cannot be bought "
-                     "here (give a quote with --catalog)")
+                     f"{gpu.name} has no sourced purchase price in the catalog, so it can only be rented "
+                     "(give a quote with --catalog)")
             else:
                 offers.append(("buy", None))
         else:
             offer = gpu.rental
             if offer is None:
-                _add(reasons, None, "no-rental-price", f"{gpu.name} has no sourced on-demand rental price in the catalog")
+                _add(reasons, None, "no-rental-price",
+                     f"{gpu.name} has no sourced on-demand rental price in the catalog, so it can only be bought")
             else:
                 offers.append(("rent", offer.usd_per_gpu_hour))
     return offers
 
 
-def _rule_context(gpu: GPU, workload: Workload, job: Job, spec: JobSpec, ownership: str) -> dict:
+def _rule_context(gpu: GPU, workload: Workload, cls: JobClass, ownership: str) -> dict:
     d = workload.deployment
+    job = workload.jobs[cls.jobs[0]]
     return {
         "gpu": gpu_context(gpu),
         "deployment": {"context": d.context, "region": d.region, "ownership": d.ownership},
         "offer": {"ownership": ownership, "site": "cloud" if ownership == "rent" else d.context},
-        "job": {"kind": job.kind, "precision": job.precision, "params": spec.model.params},
+        "job": {"kind": job.kind, "precision": job.precision, "params": cls.spec.model.params},
     }
 
 
-def _memory_reason(spec: JobSpec, gpu: GPU, params: Params, upper: int, workload: Workload, j: int) -> str:
+def _memory_reason(spec: JobSpec, gpu: GPU, params: Params, upper: int, name: str) -> str:
     est = evaluate(spec, gpu, 1, params)
-    name = workload.job_name(j)
     if est.reason and "tensor rate" in est.reason:
         return f"{name}: {est.reason}"
-    return (f"{name}: does not fit in {gpu.memory_gb.value:g} GB per GPU even sharded over the "
-            f"{upper:,} GPUs allowed")
+    return f"{name}: does not fit in {gpu.memory_gb.value:g} GB per GPU even sharded over {upper:,} GPUs"
 
 
 def _add(reasons: list, rule: str | None, code: str, message: str) -> None:

@@ -76,10 +76,12 @@ def main():
 @main.command()
 @click.argument("workload_file", type=click.Path(dir_okay=False))
 @click.option("--format", "fmt", type=FORMATS, default="table", show_default=True, help="Output format.")
+@click.option("--objective", type=click.Choice(["cost", "time"]), default="cost", show_default=True,
+              help="cost: the cheapest plan meeting every constraint; time: the shortest makespan within the budget.")
 @click.option("--time-limit", type=click.FloatRange(min=0.1), default=30.0, show_default=True,
               help="Seconds the solver may spend on each solve.")
 @common
-def plan(workload_file, fmt, time_limit, catalog_file, rules_files, as_of, debug):
+def plan(workload_file, fmt, objective, time_limit, catalog_file, rules_files, as_of, debug):
     """Choose the cheapest GPU mix for WORKLOAD_FILE and explain the choice.
 
     \b
@@ -96,9 +98,39 @@ def plan(workload_file, fmt, time_limit, catalog_file, rules_files, as_of, debug
 
     workload = load_workload(workload_file)
     catalog, rules = _load(catalog_file, rules_files)
-    result = make_plan(workload, catalog=catalog, rules=rules, as_of=as_of, time_limit=time_limit)
+    result = make_plan(workload, catalog=catalog, rules=rules, as_of=as_of, objective=objective,
+                       time_limit=time_limit)
     click.echo(result.to_json() if fmt == "json" else plan_text(result), nl=False)
     if not result.feasible:
+        sys.exit(3)
+
+
+@main.command()
+@click.argument("workload_file", type=click.Path(dir_okay=False))
+@click.option("--format", "fmt", type=FORMATS, default="table", show_default=True, help="Output format.")
+@click.option("--points", type=click.IntRange(min=2, max=200), default=24, show_default=True,
+              help="Makespan caps to try (sampled from the candidates' wall times).")
+@click.option("--time-limit", type=click.FloatRange(min=0.1), default=30.0, show_default=True,
+              help="Seconds the solver may spend on each solve.")
+@common
+def frontier(workload_file, fmt, points, time_limit, catalog_file, rules_files, as_of, debug):
+    """The cost-versus-time Pareto front of WORKLOAD_FILE: for each makespan, the cheapest plan.
+
+    \b
+    Examples:
+      advisor frontier examples/article-office.yaml
+      advisor frontier examples/article-datacenter.yaml --format json
+    """
+    from .plan import pareto
+    from .render import frontier_text
+    from .workload import load_workload
+
+    workload = load_workload(workload_file)
+    catalog, rules = _load(catalog_file, rules_files)
+    result = pareto(workload, catalog=catalog, rules=rules, as_of=as_of, time_limit=time_limit)
+    click.echo(json.dumps(result, indent=2, ensure_ascii=False) if fmt == "json" else frontier_text(result),
+               nl=fmt != "json")
+    if not result["points"]:
         sys.exit(3)
 
 

@@ -1,40 +1,69 @@
-"""The MILP: which candidate configuration each job runs on, and how many GPUs of each type to buy.
+"""The MILP: how many jobs of each class run on each candidate configuration, and how many GPUs
+and servers of each type to buy. Names follow docs/model.md §2:
 
-Names follow docs/model.md:
-  x[j,c]   binary, job j runs on candidate c (GPU type, count, buy|rent)
-  N[g]     integer, GPUs of type g bought
-  assign_j           sum_c x[j,c] = 1
-  fleet_j_g          N[g] >= n_c * x[j,c] summed over j's buy candidates on g
-  capacity_g_D       owned GPU-hours of jobs due by D fit in N[g] * D hours
-  gpu_count_min/max  bought GPUs + rented GPUs within gpus.min/max (or = gpus.count)
-  power              kW of owned GPUs <= power_limit_kw
-  budget             total cost <= budget_usd
-Objective: purchase + hosting over the horizon for owned GPUs, plus each chosen candidate's
-energy (buy) or rental (rent) cost. Solved with HiGHS through PuLP; CBC when highspy is missing.
+  y[k,c]   jobs of class k run on candidate c (integer 0..m_k; continuous when allow_mixed)
+  z[g,n]   binary: some owned job uses n GPUs of type g
+  N[g]     integer GPUs of type g bought;  S[g,s] servers of platform s holding them
+  W[g]     servers of type g that need networking (a job spans several servers)
+
+  assign_k          sum_c y[k,c] = m_k
+  use_k_c           y[k,c] <= m_k z[g,n]                      (owned candidates)
+  fleet_g_n         N[g] >= n z[g,n]
+  capacity_g_l      owned GPU-hours of jobs due by L_l <= L_l N[g]
+  slots_g           N[g] = (or <=) sum_s slots_s S[g,s]        (= for HGX/OAM boards)
+  network_g_n       W[g] >= ceil(n / slots) z[g,n]            (n larger than one server)
+  stock_g           N[g] <= stock[g]
+  gpu_count_min/max sum_g N[g] + GPUs of rented jobs within gpus.min/max (= gpus.count)
+  power             kW of owned GPUs and their servers <= power limit
+  budget            total cost <= budget_usd
+  objective         purchase + servers + networking + hosting over the horizon (owned),
+                    + energy (owned) or rent of every chosen candidate, + a tie-break
+                    that prefers sooner finishes among equal-cost plans.
+
+HiGHS through PuLP (one thread: deterministic, and it honours its time limit); CBC when highspy
+is missing. A solution found but not proven optimal is reported with its gap, never as optimal.
 """
 from __future__ import annotations
 
 import contextlib
+import math
 import os
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import pulp
 
 from .candidates import Candidate, Problem
 from .errors import SolverError
 
-TIE_BREAK_USD_PER_HOUR = 1e-6   # among equal-cost plans, prefer the one that finishes sooner
+TIE_BREAK_USD_PER_HOUR = 1e-6
 
 
 @dataclass
 class Solution:
     status: str                          # optimal | feasible | infeasible
     objective_usd: float | None
-    chosen: list                         # Candidate per job
-    bought: dict                         # gpu -> count
-    cost_breakdown: dict
-    solver: dict
+    assignment: list = field(default_factory=list)    # (Candidate, jobs) with jobs > 0, class order
+    bought: dict = field(default_factory=dict)        # gpu -> GPUs bought
+    servers: dict = field(default_factory=dict)       # gpu -> {server id: count}
+    networked: dict = field(default_factory=dict)     # gpu -> networked servers
+    cost_breakdown: dict = field(default_factory=dict)
+    solver: dict = field(default_factory=dict)
+
+    @property
+    def feasible(self) -> bool:
+        return self.objective_usd is not None
+
+    @property
+    def chosen(self) -> list[Candidate]:
+        return [c for c, _ in self.assignment]
+
+    @property
+    def makespan_hours(self) -> float:
+        return max((c.hours for c in self.chosen), default=0.0)
+
+    def gpu_types(self) -> set[str]:
+        return {c.gpu for c in self.chosen}
 
 
 def _solver(time_limit: float | None):
@@ -45,71 +74,140 @@ def _solver(time_limit: float | None):
         return "cbc", pulp.PULP_CBC_CMD(msg=False, timeLimit=time_limit, threads=1)
 
 
+def usable_candidates(problem: Problem, *, only_gpu=None, makespan_hours=None, deadline_scale=1.0,
+                      deadline_extra_hours=0.0, lower=None, upper=None) -> list[list[Candidate]]:
+    """Per class: candidates meeting the (scaled) deadline, the makespan cap and the GPU-type
+    restriction, without those another candidate of the same type and ownership dominates."""
+    out = []
+    stock = problem.workload.gpus.stock or {}
+    for cls, cands in zip(problem.classes, problem.candidates):
+        limit = math.inf if cls.deadline is None else cls.deadline * deadline_scale + deadline_extra_hours
+        if makespan_hours is not None:
+            limit = min(limit, makespan_hours)
+        keep = [c for c in cands if c.hours <= limit * (1 + 1e-9)
+                and (only_gpu is None or c.gpu == only_gpu)
+                and (upper is None or c.count <= upper) and (lower is None or c.count >= lower)
+                and c.count <= stock.get(c.gpu, math.inf)]
+        out.append(_undominated(keep))
+    return out
+
+
+def _undominated(cands: list[Candidate]) -> list[Candidate]:
+    """Drop c' when a candidate of the same GPU and ownership needs no more GPUs, GPU-hours or
+    run cost (the cost objective can never prefer c')."""
+    keep = []
+    for c in cands:
+        dominated = any(o is not c and o.gpu == c.gpu and o.ownership == c.ownership and o.count <= c.count
+                        and o.gpu_hours <= c.gpu_hours and o.run_cost_usd <= c.run_cost_usd
+                        and (o.count, o.gpu_hours, o.run_cost_usd) != (c.count, c.gpu_hours, c.run_cost_usd)
+                        for o in cands)
+        if not dominated:
+            keep.append(c)
+    return keep
+
+
 def solve(problem: Problem, *, only_gpu: str | None = None, deadline_scale: float = 1.0,
-          budget_usd: float | None | bool = False, fix_prices: dict | None = None,
-          time_limit: float | None = 30.0) -> Solution:
-    """Solve the plan MILP. `only_gpu` restricts every job to one GPU type (forced-cost
-    explanations); `deadline_scale`, `budget_usd` and `fix_prices` re-solve counterfactuals."""
+          deadline_extra_hours: float = 0.0, makespan_hours: float | None = None, budget_usd: float | None | bool = False,
+          power_limit_kw: float | None | bool = False, gpu_upper: int | None | bool = False,
+          price_factor: dict | None = None, time_limit: float | None = 30.0) -> Solution:
+    """Least-cost plan. Keyword arguments re-solve counterfactuals for explanations: one GPU type
+    only, scaled deadlines, a makespan cap, another budget / power limit / GPU-count cap, or
+    GPU prices (purchase and rent) multiplied by a factor per type. False means 'as the workload says'."""
     wl = problem.workload
     budget = wl.budget_usd if budget_usd is False else budget_usd
-    prices = dict(problem.unit_price)
-    prices.update(fix_prices or {})
+    power = problem.power_limit_kw if power_limit_kw is False else power_limit_kw
+    upper = wl.gpus.upper if gpu_upper is False else gpu_upper
+    lower = wl.gpus.lower
+    factor = price_factor or {}
     costs = problem.costs
-    horizon_months = costs.horizon_hours / 730.0
-
-    cands: list[list[Candidate]] = []
-    for j, job_cands in enumerate(problem.candidates):
-        keep = []
-        for c in job_cands:
-            if only_gpu is not None and c.gpu != only_gpu:
-                continue
-            deadline = wl.jobs[j].deadline
-            if deadline is not None and c.hours > deadline * deadline_scale:
-                continue
-            keep.append(c)
-        cands.append(keep)
+    months = costs.horizon_hours / 730.0
+    single_job = problem.job_count == 1
+    cands = usable_candidates(problem, only_gpu=only_gpu, makespan_hours=makespan_hours,
+                              deadline_scale=deadline_scale, deadline_extra_hours=deadline_extra_hours,
+                              lower=lower if single_job else None, upper=upper if single_job else None)
     if any(not cs for cs in cands):
-        return Solution("infeasible", None, [], {}, {}, {"name": None})
+        return Solution("infeasible", None, solver={"name": None, "reason": "a job has no usable candidate"})
 
     prob = pulp.LpProblem("gpu_plan", pulp.LpMinimize)
-    x = {(j, k): prob.add_variable(f"x_{j}_{k}", cat="Binary") for j, cs in enumerate(cands) for k in range(len(cs))}
-    owned_types = sorted({c.gpu for cs in cands for c in cs if c.ownership == "buy"})
-    big = {g: max(c.count for cs in cands for c in cs if c.gpu == g and c.ownership == "buy") * max(1, len(cands))
-           for g in owned_types}
-    N = {g: prob.add_variable(f"N_{_safe(g)}", lowBound=0, upBound=big[g], cat="Integer") for g in owned_types}
+    integral = not wl.allow_mixed
+    y = {}
+    for k, cs in enumerate(cands):
+        m = problem.classes[k].multiplicity
+        for i in range(len(cs)):
+            cat = "Binary" if integral and m == 1 else ("Integer" if integral else "Continuous")
+            y[k, i] = prob.add_variable(f"y_{k}_{i}", lowBound=0, upBound=m, cat=cat)
 
-    per_gpu_owned = {g: prices[g] + problem.gpu_kw[g] * costs.hosting_usd_per_kw_month * horizon_months
-                     for g in owned_types}
-    run = pulp.lpSum(c.run_cost_usd * x[j, k] for j, cs in enumerate(cands) for k, c in enumerate(cs))
-    owned = pulp.lpSum(per_gpu_owned[g] * N[g] for g in owned_types)
-    tie = pulp.lpSum(TIE_BREAK_USD_PER_HOUR * c.hours * x[j, k] for j, cs in enumerate(cands) for k, c in enumerate(cs))
-    prob += owned + run + tie
+    def run_cost(c: Candidate) -> float:
+        return c.run_cost_usd * (factor.get(c.gpu, 1.0) if c.ownership == "rent" else 1.0)
 
-    for j, cs in enumerate(cands):
-        prob += pulp.lpSum(x[j, k] for k in range(len(cs))) == 1, f"assign_{j}"
-        for g in owned_types:
-            terms = [c.count * x[j, k] for k, c in enumerate(cs) if c.gpu == g and c.ownership == "buy"]
+    owned = sorted({c.gpu for cs in cands for c in cs if c.ownership == "buy"})
+    total_jobs = problem.job_count
+    N, S, W, z = {}, {}, {}, {}
+    owned_cost_terms, kw_terms = [], []
+    for g in owned:
+        sizes = sorted({c.count for cs in cands for c in cs if c.gpu == g and c.ownership == "buy"})
+        cap = min(upper or math.inf, (wl.gpus.stock or {}).get(g, math.inf), max(sizes) * total_jobs)
+        N[g] = prob.add_variable(f"N_{_safe(g)}", lowBound=0, upBound=cap, cat="Integer")
+        for n in sizes:
+            z[g, n] = prob.add_variable(f"z_{_safe(g)}_{n}", cat="Binary")
+            prob += N[g] >= n * z[g, n], f"fleet_{_safe(g)}_{n}"
+        price = problem.unit_price[g] * factor.get(g, 1.0)
+        owned_cost_terms.append(price * N[g])
+        kw_terms.append(problem.gpu_kw[g] * N[g])
+        options = problem.servers.get(g, [])
+        if options:
+            for s in options:
+                S[g, s.id] = prob.add_variable(f"S_{_safe(g)}_{_safe(s.id)}", lowBound=0,
+                                               upBound=math.ceil(cap / s.slots) if cap < math.inf else None,
+                                               cat="Integer")
+                owned_cost_terms.append(s.price_usd * S[g, s.id])
+                kw_terms.append(s.overhead_kw * S[g, s.id])
+            slots = pulp.lpSum(s.slots * S[g, s.id] for s in options)
+            if all(s.filled for s in options):
+                prob += N[g] == slots, f"slots_{_safe(g)}"
+            else:
+                prob += N[g] <= slots, f"slots_{_safe(g)}"
+            per_server = max(s.slots for s in options)
+            multi = [n for n in sizes if n > per_server]
+            if multi:
+                W[g] = prob.add_variable(f"W_{_safe(g)}", lowBound=0, cat="Integer")
+                prob += W[g] <= pulp.lpSum(S[g, s.id] for s in options), f"network_servers_{_safe(g)}"
+                for n in multi:
+                    prob += W[g] >= math.ceil(n / per_server) * z[g, n], f"network_{_safe(g)}_{n}"
+                owned_cost_terms.append(max(s.network_usd for s in options) * W[g])
+    kw = pulp.lpSum(kw_terms)
+    hosting = costs.hosting_usd_per_kw_month * months * kw
+    run = pulp.lpSum(run_cost(c) * y[k, i] for k, cs in enumerate(cands) for i, c in enumerate(cs))
+    total = pulp.lpSum(owned_cost_terms) + hosting + run
+    tie = pulp.lpSum(TIE_BREAK_USD_PER_HOUR * c.hours * y[k, i] for k, cs in enumerate(cands) for i, c in enumerate(cs))
+    prob += total + tie
+
+    for k, cs in enumerate(cands):
+        m = problem.classes[k].multiplicity
+        prob += pulp.lpSum(y[k, i] for i in range(len(cs))) == m, f"assign_{k}"
+        for i, c in enumerate(cs):
+            if c.ownership == "buy":
+                prob += y[k, i] <= m * z[c.gpu, c.count], f"use_{k}_{i}"
+    due = [problem.classes[k].deadline * deadline_scale + deadline_extra_hours if problem.classes[k].deadline
+           else costs.horizon_hours for k in range(len(cands))]
+    if makespan_hours is not None:
+        due = [min(d, makespan_hours) for d in due]
+    for g in owned:
+        for level, limit in enumerate(sorted(set(due))):
+            terms = [c.gpu_hours * y[k, i] for k, cs in enumerate(cands) for i, c in enumerate(cs)
+                     if c.gpu == g and c.ownership == "buy" and due[k] <= limit]
             if terms:
-                prob += N[g] >= pulp.lpSum(terms), f"fleet_{j}_{_safe(g)}"
-    deadlines = sorted({(wl.jobs[j].deadline * deadline_scale if wl.jobs[j].deadline else costs.horizon_hours)
-                        for j in range(len(cands))})
-    for g in owned_types:
-        for level, due in enumerate(deadlines):
-            terms = [c.gpu_hours * x[j, k] for j, cs in enumerate(cands) for k, c in enumerate(cs)
-                     if c.gpu == g and c.ownership == "buy"
-                     and (wl.jobs[j].deadline * deadline_scale if wl.jobs[j].deadline else costs.horizon_hours) <= due]
-            if terms:
-                prob += pulp.lpSum(terms) <= due * N[g], f"capacity_{_safe(g)}_{level}"
+                prob += pulp.lpSum(terms) <= limit * N[g], f"capacity_{_safe(g)}_{level}"
     fleet = pulp.lpSum(N.values()) + pulp.lpSum(
-        c.count * x[j, k] for j, cs in enumerate(cands) for k, c in enumerate(cs) if c.ownership == "rent")
-    if wl.gpus.lower is not None:
-        prob += fleet >= wl.gpus.lower, "gpu_count_min"
-    if wl.gpus.upper is not None:
-        prob += fleet <= wl.gpus.upper, "gpu_count_max"
-    if wl.deployment.power_limit_kw is not None and owned_types:
-        prob += pulp.lpSum(problem.gpu_kw[g] * N[g] for g in owned_types) <= wl.deployment.power_limit_kw, "power"
+        c.count * y[k, i] for k, cs in enumerate(cands) for i, c in enumerate(cs) if c.ownership == "rent")
+    if lower is not None:
+        prob += fleet >= lower, "gpu_count_min"
+    if upper is not None:
+        prob += fleet <= upper, "gpu_count_max"
+    if power is not None and owned:
+        prob += kw <= power, "power"
     if budget is not None:
-        prob += owned + run <= budget, "budget"
+        prob += total <= budget, "budget"
 
     name, solver = _solver(time_limit)
     try:
@@ -118,29 +216,38 @@ def solve(problem: Problem, *, only_gpu: str | None = None, deadline_scale: floa
     except pulp.PulpSolverError as exc:
         raise SolverError(f"the {name} solver failed: {exc}") from None
     status = pulp.LpStatus[prob.status]
-    if status == "Infeasible" or (status != "Optimal" and prob.sol_status not in (1, 2)):
-        return Solution("infeasible", None, [], {}, {}, {"name": name, "status": status})
-    if prob.sol_status not in (1, 2):
-        raise SolverError(f"the {name} solver stopped without a usable plan (status {status}); "
-                          "raise --time-limit or simplify the workload")
+    if prob.sol_status == pulp.LpSolutionInfeasible or status == "Infeasible":
+        return Solution("infeasible", None, solver={"name": name, "status": status})
+    if prob.sol_status not in (pulp.LpSolutionOptimal, pulp.LpSolutionIntegerFeasible):
+        limit = f" within the {time_limit:g} s time limit" if time_limit is not None else ""
+        raise SolverError(f"the {name} solver found no plan{limit} (status {status}); raise --time-limit "
+                          "or simplify the workload")
     proven = prob.sol_status == 1
-    gap = _gap(prob, name) if proven else None
-
-    chosen = []
-    for j, cs in enumerate(cands):
-        k = max(range(len(cs)), key=lambda k: (x[j, k].value() or 0, -k))
-        chosen.append(cs[k])
-    bought = {g: int(round(N[g].value() or 0)) for g in owned_types if round(N[g].value() or 0) > 0}
+    assignment = []
+    for k, cs in enumerate(cands):
+        for i, c in enumerate(cs):
+            jobs = y[k, i].value() or 0.0
+            if jobs > 1e-6:
+                assignment.append((c, round(jobs) if integral else jobs))
+    bought = {g: int(round(N[g].value() or 0)) for g in owned if round(N[g].value() or 0) > 0}
+    servers = {g: {sid: int(round(v.value() or 0)) for (gg, sid), v in S.items() if gg == g and round(v.value() or 0) > 0}
+               for g in bought}
+    servers = {g: d for g, d in servers.items() if d}
+    networked = {g: int(round(W[g].value() or 0)) for g in W if round(W[g].value() or 0) > 0}
+    opts = {g: {s.id: s for s in problem.servers.get(g, [])} for g in bought}
+    server_kw = sum(opts[g][sid].overhead_kw * n for g, d in servers.items() for sid, n in d.items())
+    gpu_kw = sum(problem.gpu_kw[g] * n for g, n in bought.items())
     breakdown = {
-        "purchase_usd": float(sum(prices[g] * n for g, n in bought.items())),
-        "servers_usd": 0.0,
-        "energy_usd": float(sum(c.run_cost_usd for c in chosen if c.ownership == "buy")),
-        "hosting_usd": float(sum(problem.gpu_kw[g] * costs.hosting_usd_per_kw_month * horizon_months * n
-                                 for g, n in bought.items())),
-        "rental_usd": float(sum(c.run_cost_usd for c in chosen if c.ownership == "rent")),
+        "purchase_usd": float(sum(problem.unit_price[g] * factor.get(g, 1.0) * n for g, n in bought.items())),
+        "servers_usd": float(sum(opts[g][sid].price_usd * n for g, d in servers.items() for sid, n in d.items())
+                             + sum(max(s.network_usd for s in problem.servers[g]) * n for g, n in networked.items())),
+        "energy_usd": float(sum(run_cost(c) * n for c, n in assignment if c.ownership == "buy")),
+        "hosting_usd": float(costs.hosting_usd_per_kw_month * months * (gpu_kw + server_kw)),
+        "rental_usd": float(sum(run_cost(c) * n for c, n in assignment if c.ownership == "rent")),
     }
-    total = sum(breakdown.values())
-    return Solution("optimal" if proven else "feasible", total, chosen, bought, breakdown,
+    gap = _gap(prob, name) if proven else _gap(prob, name, proven=False)
+    return Solution("optimal" if proven else "feasible", sum(breakdown.values()), assignment, bought, servers,
+                    networked, breakdown,
                     {"name": name, "status": status, "proven_optimal": proven, "gap": gap})
 
 
@@ -167,10 +274,55 @@ def _safe(name: str) -> str:
     return name.replace("-", "_").replace(".", "_")
 
 
-def _gap(prob, name: str) -> float | None:
+def _gap(prob, name: str, proven: bool = True) -> float | None:
     if name != "highs":
-        return None
+        return 0.0 if proven else None
     try:
-        return float(prob.solverModel.getInfo().mip_gap)
-    except Exception:  # the LP-only or presolved-away case has no gap to report
-        return 0.0
+        return round(float(prob.solverModel.getInfo().mip_gap), 6)
+    except Exception:  # an LP, or a model presolve solved outright, has no MIP gap
+        return 0.0 if proven else None
+
+
+def candidate_hours(problem: Problem) -> list[float]:
+    """Distinct wall times of all candidates that meet their deadlines: the makespans worth trying."""
+    hours = {round(c.hours, 9) for cls, cs in zip(problem.classes, problem.candidates) for c in cs
+             if cls.deadline is None or c.hours <= cls.deadline}
+    return sorted(hours)
+
+
+def solve_fastest(problem: Problem, *, time_limit: float | None = 30.0, **kwargs) -> Solution:
+    """--objective time: the shortest makespan any plan within the budget reaches, then the
+    cheapest plan at that makespan. Binary search over the candidates' distinct wall times
+    (the optimal makespan is one of them), one cost MILP per probe."""
+    hours = candidate_hours(problem)
+    if not hours:
+        return solve(problem, time_limit=time_limit, **kwargs)
+    best = solve(problem, makespan_hours=hours[-1], time_limit=time_limit, **kwargs)
+    if not best.feasible:
+        return best
+    lo, hi = 0, len(hours) - 1
+    while lo < hi:
+        mid = (lo + hi) // 2
+        trial = solve(problem, makespan_hours=hours[mid], time_limit=time_limit, **kwargs)
+        if trial.feasible:
+            best, hi = trial, mid
+        else:
+            lo = mid + 1
+    if best.makespan_hours > hours[lo] * (1 + 1e-9):
+        best = solve(problem, makespan_hours=hours[lo], time_limit=time_limit, **kwargs)
+    return best
+
+
+def frontier(problem: Problem, *, points: int = 24, time_limit: float | None = 30.0) -> list[Solution]:
+    """The cost-versus-time Pareto front: cheapest plan under a sweep of makespan caps, keeping
+    plans no other plan beats on both cost and makespan. Sorted by makespan."""
+    hours = candidate_hours(problem)
+    if len(hours) > points:  # sample evenly in log-time, always keeping both ends
+        step = (len(hours) - 1) / (points - 1)
+        hours = sorted({hours[round(i * step)] for i in range(points)})
+    sols = [solve(problem, makespan_hours=h, time_limit=time_limit) for h in reversed(hours)]
+    front = []
+    for sol in sorted((s for s in sols if s.feasible), key=lambda s: (s.makespan_hours, s.objective_usd)):
+        if not front or sol.objective_usd < front[-1].objective_usd - 1e-6:
+            front.append(sol)
+    return front

@@ -13,8 +13,8 @@ from . import __version__  # noqa: F401  (set before this module loads)
 from .candidates import Problem, build_problem
 from .catalog import Catalog, load_catalog, parse_as_of
 from .estimate import params_from
-from .explain import alternatives, binding, diagnose
-from .optimize import solve
+from .explain import alternatives, binding, break_even, diagnose, marginal_values
+from .optimize import Solution, frontier, solve, solve_fastest
 from .rules import RuleSet, load_rules
 from .workload import Workload
 
@@ -33,65 +33,91 @@ class Plan(dict):
         return json.dumps(self, indent=2, ensure_ascii=False) + "\n"
 
 
-def plan(workload: Workload, *, catalog: Catalog | None = None, rules: RuleSet | None = None,
-         as_of: dt.date | None = None, time_limit: float | None = 30.0, explain: bool = True) -> Plan:
-    """Choose the cheapest GPU mix for `workload` and say why."""
+def prepare(workload: Workload, catalog: Catalog | None = None, rules: RuleSet | None = None,
+            as_of: dt.date | None = None) -> Problem:
+    """Candidates for every job: rules and estimates applied, nothing solved yet."""
     catalog = catalog or load_catalog()
     rules = rules or load_rules()
-    as_of = as_of or dt.date.today()
-    problem = build_problem(workload, catalog, rules, params_from(catalog), as_of)
-    sol = solve(problem, time_limit=time_limit)
-    return assemble(problem, sol, time_limit=time_limit, explain=explain)
+    return build_problem(workload, catalog, rules, params_from(catalog), as_of or dt.date.today())
 
 
-def assemble(problem: Problem, sol, *, time_limit: float | None, explain: bool = True) -> Plan:
+def plan(workload: Workload, *, catalog: Catalog | None = None, rules: RuleSet | None = None,
+         as_of: dt.date | None = None, objective: str = "cost", time_limit: float | None = 30.0,
+         explain: bool = True) -> Plan:
+    """Choose the cheapest GPU mix for `workload` (or, with objective='time', the fastest one
+    within the budget) and say why."""
+    if objective not in ("cost", "time"):
+        raise ValueError("objective is 'cost' or 'time'")
+    problem = prepare(workload, catalog, rules, as_of)
+    sol = solve(problem, time_limit=time_limit) if objective == "cost" else solve_fastest(problem, time_limit=time_limit)
+    return assemble(problem, sol, objective=objective, time_limit=time_limit, explain=explain)
+
+
+def pareto(workload: Workload, *, catalog: Catalog | None = None, rules: RuleSet | None = None,
+           as_of: dt.date | None = None, time_limit: float | None = 30.0) -> dict:
+    """The cost-versus-time Pareto front (`advisor frontier`)."""
+    problem = prepare(workload, catalog, rules, as_of)
+    points = []
+    for sol in frontier(problem, time_limit=time_limit):
+        points.append({"makespan_days": sol.makespan_hours / 24, "total_cost_usd": sol.objective_usd,
+                       "purchase": _purchase(problem, sol), "status": sol.status})
+    return _rounded({"schema_version": SCHEMA_VERSION, "name": workload.name, "as_of": problem.as_of.isoformat(),
+                     "points": points})
+
+
+def _rebuilder(problem: Problem):
+    def rebuild(**deployment_changes):
+        d = problem.workload.deployment.model_copy(update=deployment_changes)
+        if d.context == "cloud" and d.ownership == "buy":
+            d = d.model_copy(update={"ownership": "any"})
+        wl = problem.workload.model_copy(update={"deployment": d})
+        return build_problem(wl, problem.catalog, problem.rules, params_from(problem.catalog), problem.as_of)
+    return rebuild
+
+
+def assemble(problem: Problem, sol: Solution, *, objective: str = "cost", time_limit: float | None = 30.0,
+             explain: bool = True) -> Plan:
     wl, catalog = problem.workload, problem.catalog
-    feasible = sol.objective_usd is not None
     rejected = {gid: {"gpu": gid, "reasons": r.reasons, "forced_cost_usd": None}
                 for gid, r in problem.rejected.items()}
-    if feasible and explain:
-        for gid, alt in alternatives(problem, sol, time_limit).items():
+    sensitivity = {"break_even": [], "marginal": []}
+    if sol.feasible and explain:
+        alts = alternatives(problem, sol, time_limit)
+        for gid, alt in alts.items():
             rejected[gid] = {"gpu": gid, **alt}
-    purchase = []
-    for gid, n in sorted(sol.bought.items()):
-        purchase.append({"gpu": gid, "count": n, "ownership": "buy", "unit_price_usd": problem.unit_price[gid],
-                         "gpu_hours": None})
-    rented: dict[str, dict] = {}
-    for c in sol.chosen:
-        if c.ownership == "rent":
-            rate = catalog.gpus[c.gpu].rental
-            entry = rented.setdefault(c.gpu, {"gpu": c.gpu, "count": 0, "ownership": "rent",
-                                              "unit_price_usd": rate.usd_per_gpu_hour, "gpu_hours": 0.0,
-                                              "provider": rate.provider})
-            entry["count"] = max(entry["count"], c.count)
-            entry["gpu_hours"] += c.gpu_hours
-    purchase += [rented[g] for g in sorted(rented)]
+        if objective == "cost":
+            sensitivity = {"break_even": break_even(problem, sol, alts, time_limit),
+                           "marginal": marginal_values(problem, sol, time_limit)}
     jobs = []
-    for c in sol.chosen:
+    for c, n in sol.assignment:
         e = c.estimate
-        jobs.append({"name": wl.job_name(c.job), "gpu": c.gpu, "gpu_count": c.count, "ownership": c.ownership,
-                     "tokens_per_s": e.tokens_per_s, "wall_days": c.hours / 24,
+        cls = problem.classes[c.cls]
+        jobs.append({"name": cls.name(wl), "gpu": c.gpu, "gpu_count": c.count, "ownership": c.ownership,
+                     "copies": n, "tokens_per_s": e.tokens_per_s, "wall_days": c.hours / 24,
                      "memory_per_gpu_gb": e.memory_per_gpu_gb, "mfu": e.mfu, "binding_factor": e.binding,
                      "step_breakdown": e.step_breakdown, "layout": e.layout})
-    warnings = _warnings(problem, sol)
     data = {
         "schema_version": SCHEMA_VERSION,
         "name": wl.name,
+        "objective": objective,
         "status": sol.status,
         "total_cost_usd": sol.objective_usd,
-        "cost_breakdown": sol.cost_breakdown or {k: None for k in
-                                                 ("purchase_usd", "servers_usd", "energy_usd", "hosting_usd", "rental_usd")},
-        "purchase": purchase,
+        "cost_breakdown": sol.cost_breakdown or dict.fromkeys(
+            ("purchase_usd", "servers_usd", "energy_usd", "hosting_usd", "rental_usd")),
+        "purchase": _purchase(problem, sol),
+        "servers": _servers(problem, sol),
         "jobs": jobs,
         "rejected": [rejected[g] for g in sorted(rejected)],
-        "binding": binding(problem, sol) if feasible else [],
-        "diagnosis": [] if feasible else diagnose(problem, time_limit),
-        "warnings": warnings,
+        "binding": binding(problem, sol) if sol.feasible else [],
+        "sensitivity": sensitivity,
+        "diagnosis": [] if sol.feasible else diagnose(problem, time_limit, _rebuilder(problem) if explain else None),
+        "warnings": _warnings(problem, sol),
         "assumptions": {
             "deployment": wl.deployment.context, "region": wl.deployment.region,
-            "horizon_months": wl.deployment.horizon_months,
+            "ownership": wl.deployment.ownership, "horizon_months": wl.deployment.horizon_months,
             "electricity_usd_per_kwh": problem.costs.electricity_usd_per_kwh, "pue": problem.costs.pue,
             "hosting_usd_per_kw_month": problem.costs.hosting_usd_per_kw_month,
+            "power_limit_kw": problem.power_limit_kw,
         },
         "solver": {k: v for k, v in sol.solver.items() if k != "status"},
         "sources": _sources(problem, sol),
@@ -102,37 +128,67 @@ def assemble(problem: Problem, sol, *, time_limit: float | None, explain: bool =
     return Plan(_rounded(data))
 
 
-def _warnings(problem: Problem, sol) -> list[dict]:
+def _purchase(problem: Problem, sol: Solution) -> list[dict]:
+    items = [{"gpu": g, "count": n, "ownership": "buy", "unit_price_usd": problem.unit_price[g], "gpu_hours": None}
+             for g, n in sorted(sol.bought.items())]
+    rented: dict[str, dict] = {}
+    for c, n in sol.assignment:
+        if c.ownership == "rent":
+            rate = problem.catalog.gpus[c.gpu].rental
+            entry = rented.setdefault(c.gpu, {"gpu": c.gpu, "count": 0, "ownership": "rent",
+                                              "unit_price_usd": rate.usd_per_gpu_hour, "gpu_hours": 0.0,
+                                              "provider": rate.provider, "as_of": rate.as_of})
+            entry["count"] = max(entry["count"], c.count)
+            entry["gpu_hours"] += c.gpu_hours * n
+    return items + [rented[g] for g in sorted(rented)]
+
+
+def _servers(problem: Problem, sol: Solution) -> list[dict]:
     out = []
+    for g, servers in sorted(sol.servers.items()):
+        opts = {s.id: s for s in problem.servers.get(g, [])}
+        for sid, n in sorted(servers.items()):
+            out.append({"server": sid, "gpu": g, "count": n, "unit_price_usd": opts[sid].price_usd,
+                        "networked": min(n, sol.networked.get(g, 0))})
+    return out
+
+
+def _warnings(problem: Problem, sol: Solution) -> list[dict]:
+    out = []
+
+    def add(entry):
+        if entry not in out:
+            out.append(entry)
+
     for c in sol.chosen:
         for w in c.warnings:
-            if w not in out:
-                out.append(w)
+            add(w)
         for note in c.estimate.notes:
-            entry = {"rule": None, "message": note}
-            if entry not in out:
-                out.append(entry)
-    for gid in sorted({c.gpu for c in sol.chosen}):
+            add({"rule": None, "code": "estimate", "message": note})
+    for gid in sorted(sol.gpu_types()):
         gpu = problem.catalog.gpus[gid]
-        ownerships = {c.ownership for c in sol.chosen if c.gpu == gid}
         dated = []
-        if "buy" in ownerships and gpu.prices.purchase:
+        if gid in sol.bought and gpu.prices.purchase:
             dated.append(("purchase price", gpu.prices.purchase.as_of))
-        if "rent" in ownerships and gpu.rental:
+        if any(c.gpu == gid and c.ownership == "rent" for c in sol.chosen) and gpu.rental:
             dated.append(("rental rate", gpu.rental.as_of))
         for what, as_of in dated:
             day = parse_as_of(as_of)
             months = (problem.as_of.year - day.year) * 12 + problem.as_of.month - day.month
             if months > STALE_MONTHS:
-                out.append({"rule": None, "code": "stale-price",
-                            "message": f"{gpu.name}'s {what} is from {as_of}, {months} months before "
-                                       f"{problem.as_of.isoformat()}; get a current quote"})
+                add({"rule": None, "code": "stale-price",
+                     "message": f"{gpu.name}'s {what} is from {as_of}, {months} months before "
+                                f"{problem.as_of.isoformat()}; get a current quote"})
+    if sol.solver.get("proven_optimal") is False:
+        add({"rule": None, "code": "not-proven-optimal",
+             "message": f"the solver stopped at its time limit with a plan not proven optimal "
+                        f"(gap {sol.solver.get('gap')}); raise --time-limit for a proof"})
     return out
 
 
-def _sources(problem: Problem, sol) -> list[dict]:
+def _sources(problem: Problem, sol: Solution) -> list[dict]:
     """Every source behind the chosen GPUs' figures and prices, the cost assumptions and the
-    rules cited in `rejected`, with the date of each dated figure."""
+    rules cited, with the date of each dated figure."""
     catalog = problem.catalog
     dated: dict[str, str | None] = {}
 
@@ -143,19 +199,25 @@ def _sources(problem: Problem, sol) -> list[dict]:
             else:
                 dated.setdefault(sid, None)
 
-    for gid in sorted({c.gpu for c in sol.chosen}):
+    for gid in sorted(sol.gpu_types()):
         gpu = catalog.gpus[gid]
         for fig in (gpu.memory_gb, gpu.memory_bandwidth_gbps, gpu.tdp_w, gpu.interconnect.link_gbps,
                     gpu.interconnect.p2p, gpu.interconnect.pcie_gbps):
             add(fig.source)
         for fig in gpu.tensor_tflops.values():
             add(fig.source)
-        ownerships = {c.ownership for c in sol.chosen if c.gpu == gid}
-        if "buy" in ownerships:
+        if gid in sol.bought:
             add(gpu.prices.purchase.source, gpu.prices.purchase.as_of)
-        if "rent" in ownerships:
+        if any(c.gpu == gid and c.ownership == "rent" for c in sol.chosen):
             add(gpu.rental.source, gpu.rental.as_of)
-    if any(c.ownership == "buy" for c in sol.chosen):
+    server_defs = getattr(catalog, "servers", {}) or {}
+    for servers in sol.servers.values():
+        for sid in servers:
+            s = server_defs.get(sid)
+            if s is not None and s.purchase is not None:
+                add(s.purchase.source, s.purchase.as_of)
+                add(s.power_overhead_w.source)
+    if sol.bought:
         for a in catalog.assumptions.values():
             if set(a.source) & set(problem.costs.sources):
                 add(a.source, a.as_of)

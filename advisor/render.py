@@ -46,7 +46,10 @@ def plan_text(p: dict) -> str:
             else:
                 rows.append([item["gpu"], item["count"], "rent", f"${item['unit_price_usd']:.2f}/GPU-hour",
                              f"{item['gpu_hours']:,.0f} GPU-hours ({item.get('provider', '')})"])
-        out.append(table(["GPU", "count", "", "price", "usage"], rows))
+        for srv in p.get("servers", []):
+            rows.append([srv["server"], srv["count"], "buy", usd(srv["unit_price_usd"]) + " each",
+                         f"holds {srv['gpu']}" + (f", {srv['networked']} networked" if srv["networked"] else "")])
+        out.append(table(["item", "count", "", "price", "usage"], rows))
         cb = p["cost_breakdown"]
         out.append("\nCost breakdown")
         out.append(table(["purchase", "servers", "energy", "hosting", "rental", "total"],
@@ -62,6 +65,11 @@ def plan_text(p: dict) -> str:
         rows = [[b["constraint"], "BINDING" if b["binding"] else f"slack {b['slack']:,.2f} {b['unit']}", b["message"]]
                 for b in p["binding"]]
         out.append(table(["constraint", "status", "detail"], rows))
+    sens = p.get("sensitivity") or {}
+    if sens.get("break_even") or sens.get("marginal"):
+        out.append("\nSensitivity")
+        for item in sens.get("break_even", []) + sens.get("marginal", []):
+            out.append(f"  {item['message']}")
     if p["rejected"]:
         out.append("\nNot chosen")
         rows = []
@@ -103,4 +111,17 @@ def estimate_text(e: dict) -> str:
     out.append(f"  minimum GPUs that fit: {e['min_gpus']}")
     for note in e["notes"]:
         out.append(f"  note: {note}")
+    return "\n".join(out) + "\n"
+
+
+def frontier_text(f: dict) -> str:
+    out = [f"Cost versus time{': ' + f['name'] if f.get('name') else ''}  (prices as of {f['as_of']})"]
+    if not f["points"]:
+        out.append("no feasible plan at any makespan")
+        return "\n".join(out) + "\n"
+    rows = []
+    for pt in f["points"]:
+        what = ", ".join(f"{i['count']}x {i['gpu']} ({i['ownership']})" for i in pt["purchase"])
+        rows.append([f"{pt['makespan_days']:.2f}", usd(pt["total_cost_usd"]), what])
+    out.append(table(["days", "total cost", "plan"], rows))
     return "\n".join(out) + "\n"

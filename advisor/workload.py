@@ -24,7 +24,7 @@ MAX_GPUS = 100_000         # the largest clusters reported hold about this many 
 MAX_PARAMS = 1e14          # 100T parameters
 MAX_JOBS = 5_000
 JOB_SHORTHAND = ("model", "tokens", "precision", "deadline", "kind", "micro_batch", "checkpointing",
-                 "global_batch_tokens", "lora_rank", "optimizer")
+                 "global_batch_tokens", "lora_rank", "optimizer", "seq_len")
 
 
 def _bounded(parse, upper: float, what: str):
@@ -98,6 +98,7 @@ class Job(_Strict):
     seq_len: int | None = Field(None, gt=0, le=10_000_000, description="overrides the preset's sequence length")
     lora_rank: int = Field(16, gt=0, le=4096)
     optimizer: Literal["adamw", "adamw-8bit"] = "adamw"
+    repeat: int = Field(1, gt=0, le=MAX_JOBS, description="this many identical copies of the job")
 
     @field_validator("tokens")
     @classmethod
@@ -131,6 +132,15 @@ class GpuSelection(_Strict):
     max: int | None = Field(None, gt=0, le=MAX_GPUS)
     allow: list[str] | None = Field(None, description="candidate GPU ids; all catalog GPUs when absent")
     deny: list[str] = []
+    stock: dict[str, int] | None = Field(None, description="most units of a GPU type that can be bought or rented")
+
+    @field_validator("stock")
+    @classmethod
+    def _stock(cls, v):
+        for gid, n in (v or {}).items():
+            if n < 0 or n > MAX_GPUS:
+                raise ValueError(f"stock of {gid} must be between 0 and {MAX_GPUS}, got {n}")
+        return v
 
     @model_validator(mode="after")
     def _consistent(self):
@@ -159,6 +169,7 @@ class Workload(_Strict):
     jobs: list[Job] = Field(min_length=1, max_length=MAX_JOBS)
     gpus: GpuSelection = GpuSelection()
     budget_usd: USD | None = None
+    allow_mixed: bool = Field(False, description="let one job's tokens be split across GPU types")
 
     @model_validator(mode="before")
     @classmethod
@@ -180,6 +191,8 @@ class Workload(_Strict):
 
     @model_validator(mode="after")
     def _job_names(self):
+        if sum(j.repeat for j in self.jobs) > MAX_JOBS:
+            raise ValueError(f"at most {MAX_JOBS:,} jobs (counting repeat) in one workload")
         names = [j.name for j in self.jobs if j.name]
         dup = sorted({n for n in names if names.count(n) > 1})
         if dup:

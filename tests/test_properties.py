@@ -5,6 +5,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from advisor.plan import plan
+from test_optimize import CATALOG, RULES
 from advisor.workload import parse_workload
 from conftest import AS_OF
 
@@ -23,25 +24,25 @@ workloads = st.fixed_dictionaries({
 SETTINGS = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
-def cost(doc, catalog, rules):
-    p = plan(parse_workload(doc), catalog=catalog, rules=rules, as_of=AS_OF, explain=False)
+def cost(doc):
+    p = plan(parse_workload(doc), catalog=CATALOG(), rules=RULES(), as_of=AS_OF, explain=False)
     return p["total_cost_usd"]
 
 
 @SETTINGS
 @given(doc=workloads, subset=st.lists(st.sampled_from(GPUS), min_size=1, max_size=2, unique=True),
        extra=st.sampled_from(GPUS))
-def test_adding_a_gpu_option_never_raises_the_optimal_cost(doc, subset, extra, catalog, rules):
-    small = cost({**doc, "gpus": {"allow": subset}}, catalog, rules)
-    large = cost({**doc, "gpus": {"allow": sorted(set(subset) | {extra})}}, catalog, rules)
+def test_adding_a_gpu_option_never_raises_the_optimal_cost(doc, subset, extra):
+    small = cost({**doc, "gpus": {"allow": subset}})
+    large = cost({**doc, "gpus": {"allow": sorted(set(subset) | {extra})}})
     if small is not None:
         assert large is not None and large <= small * (1 + 1e-6) + 1e-3
 
 
 @SETTINGS
 @given(doc=workloads, budget=st.sampled_from([50, 500, 5_000, 50_000]), factor=st.sampled_from([1.5, 2, 10]))
-def test_a_looser_budget_never_makes_a_feasible_workload_infeasible(doc, budget, factor, catalog, rules):
-    tight = cost({**doc, "budget_usd": budget}, catalog, rules)
-    loose = cost({**doc, "budget_usd": budget * factor}, catalog, rules)
+def test_a_looser_budget_never_makes_a_feasible_workload_infeasible(doc, budget, factor):
+    tight = cost({**doc, "budget_usd": budget})
+    loose = cost({**doc, "budget_usd": budget * factor})
     if tight is not None:
         assert loose is not None and loose <= tight + 1e-3

@@ -1,0 +1,257 @@
+"""The optimizer: exact against brute force, fleets share GPUs, explanations re-solve honestly."""
+from __future__ import annotations
+
+import functools
+import itertools
+import math
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from advisor.catalog import load_catalog
+from advisor.optimize import solve, solve_fastest
+from advisor.rules import load_rules
+from advisor.plan import plan, prepare
+from advisor.workload import parse_workload
+from conftest import AS_OF
+
+SETTINGS = settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+GPUS = ["rtx-4090", "a100-80gb-sxm", "h100-sxm"]
+
+
+def problem_for(doc, catalog=None, rules=None):
+    return prepare(parse_workload(doc), catalog or CATALOG(), rules or RULES(), AS_OF)
+
+
+@functools.lru_cache(maxsize=1)
+def CATALOG():
+    return load_catalog()
+
+
+@functools.lru_cache(maxsize=1)
+def RULES():
+    return load_rules()
+
+
+def brute_force(problem) -> float | None:
+    """Cheapest plan by enumerating every candidate for every job: an independent implementation
+    of docs/model.md §2 (fleet = largest owned job, capacity by deadline, servers, limits)."""
+    wl = problem.workload
+    horizon = problem.costs.horizon_hours
+    months = horizon / 730.0
+    per_class = []   # one entry per job: identical jobs choose independently
+    for cls, cands in zip(problem.classes, problem.candidates):
+        usable = [c for c in cands if cls.deadline is None or c.hours <= cls.deadline]
+        per_class += [usable] * cls.multiplicity
+    best = None
+    for combo in itertools.product(*per_class):
+        cost = sum(c.run_cost_usd for c in combo)
+        kw = 0.0
+        fleet = sum(c.count for c in combo if c.ownership == "rent")
+        if len(combo) == 1 and wl.gpus.lower is not None and combo[0].count < wl.gpus.lower:
+            continue
+        if len(combo) == 1 and wl.gpus.upper is not None and combo[0].count > wl.gpus.upper:
+            continue
+        ok = True
+        for g in {c.gpu for c in combo if c.ownership == "buy"}:
+            mine = [(c, problem.classes[c.cls].deadline or horizon) for c in combo
+                    if c.gpu == g and c.ownership == "buy"]
+            need = max(c.count for c, _ in mine)
+            for _, level in mine:
+                need = max(need, math.ceil(sum(c.gpu_hours for c, due in mine if due <= level) / level - 1e-9))
+            if (wl.gpus.stock or {}).get(g, math.inf) < need:
+                ok = False
+            options = problem.servers.get(g, [])
+            n, server_cost, server_kw = need, 0.0, 0.0
+            if options:
+                best_opt = None
+                for s in options:
+                    count = math.ceil(need / s.slots)
+                    gpus = count * s.slots if s.filled else need
+                    multi = [c.count for c, _ in mine if c.count > s.slots]
+                    net = max((math.ceil(m / s.slots) for m in multi), default=0) * s.network_usd
+                    total = (gpus * problem.unit_price[g] + count * s.price_usd + net
+                             + problem.costs.hosting_usd_per_kw_month * months
+                             * (gpus * problem.gpu_kw[g] + count * s.overhead_kw))
+                    if best_opt is None or total < best_opt[0]:
+                        best_opt = (total, gpus, count * s.overhead_kw)
+                server_cost, n, server_kw = best_opt[0] - n * 0, best_opt[1], best_opt[2]
+                cost += server_cost
+            else:
+                cost += n * problem.unit_price[g] + problem.costs.hosting_usd_per_kw_month * months * n * problem.gpu_kw[g]
+            kw += n * problem.gpu_kw[g] + server_kw
+            fleet += n
+        if not ok:
+            continue
+        if wl.gpus.lower is not None and fleet < wl.gpus.lower:
+            continue
+        if wl.gpus.upper is not None and fleet > wl.gpus.upper:
+            continue
+        if problem.power_limit_kw is not None and kw > problem.power_limit_kw + 1e-9:
+            continue
+        if wl.budget_usd is not None and cost > wl.budget_usd + 1e-6:
+            continue
+        best = cost if best is None else min(best, cost)
+    return best
+
+
+jobs = st.lists(st.fixed_dictionaries({
+    "model": st.sampled_from(["gpt2-124m", "gpt2-350m", "gpt2-774m"]),
+    "tokens": st.sampled_from(["2B", "10B", "40B"]),
+    "deadline": st.sampled_from(["2d", "7d", "30d"]),
+}), min_size=1, max_size=2)
+
+
+@SETTINGS
+@given(jobs=jobs, gpus=st.lists(st.sampled_from(GPUS), min_size=1, max_size=3, unique=True),
+       context=st.sampled_from(["office", "datacenter"]), ownership=st.sampled_from(["buy", "rent", "any"]),
+       budget=st.sampled_from([None, 3_000, 40_000]), upper=st.sampled_from([None, 2, 8]))
+def test_milp_optimum_equals_brute_force(jobs, gpus, context, ownership, budget, upper):
+    doc = {"deployment": {"context": context, "ownership": ownership},
+           "jobs": [dict(j, name=f"j{i}") for i, j in enumerate(jobs)], "gpus": {"allow": gpus}}
+    if budget:
+        doc["budget_usd"] = budget
+    if upper:
+        doc["gpus"]["max"] = upper
+    problem = problem_for(doc)
+    expected = brute_force(problem)
+    got = solve(problem)
+    if expected is None:
+        assert not got.feasible
+    else:
+        assert got.feasible and got.objective_usd == pytest.approx(expected, rel=1e-6, abs=0.05)
+
+
+@SETTINGS
+@given(jobs=jobs, ownership=st.sampled_from(["buy", "any"]), scale=st.sampled_from([1.5, 3.0]))
+def test_a_later_deadline_never_costs_more_or_makes_a_workload_infeasible(jobs, ownership, scale):
+    doc = {"deployment": {"context": "office", "ownership": ownership},
+           "jobs": [dict(j, name=f"j{i}") for i, j in enumerate(jobs)], "gpus": {"allow": GPUS}}
+    problem = problem_for(doc)
+    tight, loose = solve(problem), solve(problem, deadline_scale=scale)
+    if tight.feasible:
+        assert loose.feasible and loose.objective_usd <= tight.objective_usd + 1e-3
+
+
+def test_forced_cost_is_at_least_the_optimum_and_equals_a_replan_on_that_gpu(catalog, rules):
+    doc = {"deployment": {"context": "office", "ownership": "any"}, "model": "gpt2-350m", "tokens": "20B",
+           "deadline": "7d", "gpus": {"allow": GPUS}}
+    p = plan(parse_workload(doc), catalog=catalog, rules=rules, as_of=AS_OF)
+    forced = [r for r in p["rejected"] if r["forced_cost_usd"] is not None]
+    assert forced
+    for r in forced:
+        assert r["forced_cost_usd"] >= p["total_cost_usd"]
+        alone = plan(parse_workload({**doc, "gpus": {"allow": [r["gpu"]]}}), catalog=catalog, rules=rules,
+                     as_of=AS_OF, explain=False)
+        assert alone["total_cost_usd"] == pytest.approx(r["forced_cost_usd"], rel=1e-5)
+
+
+def test_identical_jobs_share_owned_gpus_over_time(catalog, rules):
+    """Three one-day jobs due in a week run one after another on one owned GPU."""
+    doc = {"deployment": {"context": "office", "ownership": "buy"}, "gpus": {"allow": ["rtx-4090"]},
+           "jobs": [{"name": "sweep", "model": "gpt2-124m", "tokens": "5B", "deadline": "7d", "repeat": 3}]}
+    p = plan(parse_workload(doc), catalog=catalog, rules=rules, as_of=AS_OF, explain=False)
+    assert p["purchase"] == [{"gpu": "rtx-4090", "count": 1, "ownership": "buy", "unit_price_usd": 1599.0,
+                              "gpu_hours": None}]
+    assert sum(j["copies"] for j in p["jobs"]) == 3
+
+
+def test_deadline_too_short_for_one_gpu_buys_enough_for_all_jobs_in_time(catalog, rules):
+    one = plan(parse_workload({"deployment": {"context": "office", "ownership": "buy"}, "gpus": {"allow": ["rtx-4090"]},
+                               "model": "gpt2-124m", "tokens": "10B", "deadline": "7d"}),
+               catalog=catalog, rules=rules, as_of=AS_OF, explain=False)
+    days = one["jobs"][0]["wall_days"]
+    doc = {"deployment": {"context": "office", "ownership": "buy"}, "gpus": {"allow": ["rtx-4090"]},
+           "jobs": [{"name": "a", "model": "gpt2-124m", "tokens": "10B", "deadline": f"{days * 1.5:.3f}d", "repeat": 2}]}
+    p = plan(parse_workload(doc), catalog=catalog, rules=rules, as_of=AS_OF, explain=False)
+    # two jobs of `days` each cannot run one after the other within 1.5 x days on one GPU
+    assert p["purchase"][0]["count"] == 2
+
+
+def test_stock_limit_is_honoured(catalog, rules):
+    doc = {"deployment": {"context": "office", "ownership": "buy"}, "model": "gpt2-124m", "tokens": "10B",
+           "deadline": "12h", "gpus": {"allow": ["rtx-4090", "h100-sxm"], "stock": {"rtx-4090": 2}}}
+    p = plan(parse_workload(doc), catalog=catalog, rules=rules, as_of=AS_OF)
+    bought = {i["gpu"]: i["count"] for i in p["purchase"]}
+    assert bought.get("rtx-4090", 0) <= 2
+    assert any(b["constraint"] == "stock:rtx-4090" for b in p["binding"]) or "rtx-4090" not in bought
+
+
+def test_objective_time_is_fastest_within_budget(catalog, rules):
+    doc = {"deployment": {"context": "office", "ownership": "buy"}, "model": "gpt2-124m", "tokens": "10B",
+           "gpus": {"allow": ["rtx-4090"], "max": 8}, "budget_usd": 8000}
+    problem = problem_for(doc, catalog, rules)
+    fast = solve_fastest(problem)
+    cheap = solve(problem)
+    assert fast.objective_usd <= 8000
+    assert fast.makespan_hours < cheap.makespan_hours
+    # 5 x $1,599 plus electricity fits in $8,000; a sixth card would not
+    assert fast.bought == {"rtx-4090": 5}
+
+
+def test_frontier_is_pareto(run_json):
+    from conftest import EXAMPLES
+    code, f = run_json("frontier", EXAMPLES / "article-office.yaml", "--as-of", AS_OF)
+    pts = f["points"]
+    assert code == 0 and len(pts) >= 3
+    for a, b in zip(pts, pts[1:]):
+        assert a["makespan_days"] < b["makespan_days"] and a["total_cost_usd"] > b["total_cost_usd"]
+
+
+@pytest.mark.parametrize("extra,group,field", [
+    ({"budget_usd": 1000}, "budget", "budget_usd"),
+    ({"deadline": "6h"}, "deadline", "deadline_scale"),
+    ({"deployment": {"context": "office", "ownership": "buy", "power_limit_kw": 0.3}}, "power", "power_limit_kw"),
+])
+def test_infeasible_diagnosis_finds_a_relaxation_that_works(extra, group, field, catalog, rules):
+    doc = {"deployment": {"context": "office", "ownership": "buy"}, "model": "gpt2-124m", "tokens": "10B",
+           "deadline": "7d", "gpus": {"allow": ["rtx-4090"], "max": 4}}
+    doc.update(extra)
+    p = plan(parse_workload(doc), catalog=catalog, rules=rules, as_of=AS_OF)
+    assert p["status"] == "infeasible"
+    found = {d["constraint"]: d for d in p["diagnosis"]}
+    assert group in found
+    value = found[group]["relaxation"][field]
+    fixed = dict(doc)
+    if field == "budget_usd":
+        fixed["budget_usd"] = value
+    elif field == "deadline_scale":
+        fixed["deadline"] = f"{6 * value:.4f}h"
+    else:
+        fixed["deployment"] = {**doc["deployment"], "power_limit_kw": value}
+    again = plan(parse_workload(fixed), catalog=catalog, rules=rules, as_of=AS_OF, explain=False)
+    assert again["status"] != "infeasible"
+
+
+def test_gpu_count_diagnosis(catalog, rules):
+    doc = {"deployment": {"context": "office", "ownership": "buy"}, "model": "gpt2-124m", "tokens": "10B",
+           "deadline": "4h", "gpus": {"allow": ["rtx-4090"], "max": 2}}
+    p = plan(parse_workload(doc), catalog=catalog, rules=rules, as_of=AS_OF)
+    found = {d["constraint"]: d for d in p["diagnosis"]}
+    n = found["gpu_count"]["relaxation"]["gpus.max"]
+    ok = plan(parse_workload({**doc, "gpus": {"allow": ["rtx-4090"], "max": n}}), catalog=catalog, rules=rules,
+              as_of=AS_OF, explain=False)
+    worse = plan(parse_workload({**doc, "gpus": {"allow": ["rtx-4090"], "max": n - 1}}), catalog=catalog,
+                 rules=rules, as_of=AS_OF, explain=False)
+    assert ok["status"] != "infeasible" and worse["status"] == "infeasible"
+
+
+def test_break_even_price_actually_flips_the_choice(catalog, rules):
+    doc = {"deployment": {"context": "office", "ownership": "buy"}, "model": "gpt2-124m", "tokens": "10B",
+           "deadline": "7d", "gpus": {"allow": ["rtx-4090", "h100-sxm"]}}
+    p = plan(parse_workload(doc), catalog=catalog, rules=rules, as_of=AS_OF)
+    rise = next(b for b in p["sensitivity"]["break_even"] if b["direction"] == "rise")
+    problem = problem_for(doc, catalog, rules)
+    assert rise["gpu"] in solve(problem, price_factor={rise["gpu"]: rise["factor"] * 0.97}).gpu_types()
+    assert rise["gpu"] not in solve(problem, price_factor={rise["gpu"]: rise["factor"] * 1.03}).gpu_types()
+
+
+def test_allow_mixed_never_costs_more(catalog, rules):
+    base = {"deployment": {"context": "office", "ownership": "any"}, "gpus": {"allow": GPUS, "max": 3},
+            "jobs": [{"name": "big", "model": "gpt2-350m", "tokens": "40B", "deadline": "10d"}]}
+    whole = problem_for(base, catalog, rules)
+    mixed = problem_for({**base, "allow_mixed": True}, catalog, rules)
+    a, b = solve(whole), solve(mixed)
+    if a.feasible:
+        assert b.feasible and b.objective_usd <= a.objective_usd + 1e-6
