@@ -71,7 +71,15 @@ def _solver(time_limit: float | None):
         import highspy  # noqa: F401
         return "highs", pulp.HiGHS(msg=False, timeLimit=time_limit, threads=1, random_seed=0)
     except ImportError:
-        return "cbc", pulp.PULP_CBC_CMD(msg=False, timeLimit=time_limit, threads=1)
+        return "cbc", cbc_solver(time_limit)
+
+
+def cbc_solver(time_limit: float | None):
+    """The CBC binary bundled with PuLP 3 (PuLP 4 will want `pulp[cbc]` and COIN_CMD)."""
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        return pulp.PULP_CBC_CMD(msg=False, timeLimit=time_limit, threads=1)
 
 
 def usable_candidates(problem: Problem, *, only_gpu=None, makespan_hours=None, deadline_scale=1.0,

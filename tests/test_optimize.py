@@ -255,3 +255,16 @@ def test_allow_mixed_never_costs_more(catalog, rules):
     a, b = solve(whole), solve(mixed)
     if a.feasible:
         assert b.feasible and b.objective_usd <= a.objective_usd + 1e-6
+
+
+def test_cbc_fallback_gives_the_same_optimum(monkeypatch):
+    """When highspy is missing the bundled CBC solves the same model to the same cost."""
+    import advisor.optimize as opt
+    doc = {"deployment": {"context": "office", "ownership": "any"}, "model": "gpt2-350m", "tokens": "20B",
+           "deadline": "3d", "gpus": {"allow": GPUS, "max": 8}}
+    problem = problem_for(doc)
+    highs = solve(problem)
+    monkeypatch.setattr(opt, "_solver", lambda limit: ("cbc", opt.cbc_solver(limit)))
+    cbc = solve(problem)
+    assert highs.solver["name"] == "highs" and cbc.solver["name"] == "cbc"
+    assert cbc.objective_usd == pytest.approx(highs.objective_usd, rel=1e-6)
