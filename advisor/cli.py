@@ -182,3 +182,92 @@ def estimate(preset, params, layers, hidden, seq_len, gpu, count, precision, kin
         return
     from .render import estimate_text
     click.echo(estimate_text(result), nl=False)
+
+
+def _prices(ctx, param, values):
+    out = {}
+    for item in values:
+        gid, sep, usd = item.partition("=")
+        try:
+            value = float(usd.replace(",", "").replace("$", "")) if sep else None
+        except ValueError:
+            value = None
+        if not gid or value is None or not value > 0 or value == float("inf"):
+            raise click.BadParameter(f"{item!r}: write GPU=USD, e.g. --price rtx-4090=1749")
+        out[gid.strip()] = value
+    return out
+
+
+@main.command()
+@click.argument("gpus", nargs=-1, required=True)
+@click.option("--model", "preset", default=None, help="Model preset, e.g. gpt2-124m (default when no --params).")
+@click.option("--params", default=None, help="Parameter count instead of a preset, e.g. 7B.")
+@click.option("--layers", type=click.IntRange(min=1), default=None)
+@click.option("--hidden", type=click.IntRange(min=1), default=None)
+@click.option("--seq-len", type=click.IntRange(min=1), default=None)
+@click.option("--precision", type=click.Choice(["bf16", "fp16", "fp8"]), default="bf16", show_default=True)
+@click.option("--price", "prices", multiple=True, callback=_prices, metavar="GPU=USD",
+              help="Override a purchase price, e.g. --price rtx-4090=1749 (repeatable).")
+@click.option("--deployment", type=click.Choice(["office", "datacenter", "cloud"]), default=None,
+              help="Also show which rules allow each GPU there.")
+@click.option("--region", default="US", show_default=True, help="ISO country code for export rules.")
+@click.option("--format", "fmt", type=click.Choice(["table", "json", "markdown"]), default="table", show_default=True)
+@common
+def compare(gpus, preset, params, layers, hidden, seq_len, precision, prices, deployment, region, fmt,
+            catalog_file, rules_files, as_of, debug):
+    """Compare GPUs for one model: price, TFLOPs, memory, links, tokens/s and tokens/s per $1,000.
+
+    The first GPU is the reference for the price and speed ratios. For GPT-2 124M on the
+    article's three GPUs the article's own claims are shown beside the estimates.
+
+    \b
+    Examples:
+      advisor compare rtx-4090 a100-80gb-sxm h100-sxm --model gpt2-124m
+      advisor compare rtx-4090 h100-sxm --params 7B --layers 32 --hidden 4096 --format json
+      advisor compare rtx-4090 a100-80gb-sxm --price a100-80gb-sxm=20000 --deployment datacenter
+    """
+    from .compare import compare as run_compare
+    from .render import compare_text
+
+    catalog, rules = _load(catalog_file, rules_files)
+    if preset is None and params is None:
+        preset = "gpt2-124m"
+    result = run_compare(list(gpus), model=preset, params=params, layers=layers, hidden=hidden, seq_len=seq_len,
+                         precision=precision, prices=prices, deployment=deployment, region=region.upper(),
+                         catalog=catalog, rules=rules, as_of=as_of)
+    click.echo(json.dumps(result, indent=2, ensure_ascii=False) if fmt == "json" else compare_text(result, fmt),
+               nl=fmt == "json")
+
+
+@main.command()
+@click.option("--tokens", default="10B", show_default=True, help="Token budget of every model in the sweep.")
+@click.option("--max-gpus", type=click.IntRange(min=1, max=100_000), default=8, show_default=True)
+@click.option("--gpu", "gpus", multiple=True, help="GPUs to choose among [rtx-4090, a100-80gb-sxm, h100-sxm].")
+@click.option("--model", "models", multiple=True, help="Model presets to sweep [every preset, by size].")
+@click.option("--deployment", type=click.Choice(["office", "datacenter", "cloud"]), default="office", show_default=True)
+@click.option("--ownership", type=click.Choice(["buy", "rent", "any"]), default="buy", show_default=True)
+@click.option("--deadline", default=None, help="Deadline for every model, e.g. 30d.")
+@click.option("--focus", default="rtx-4090", show_default=True, help="The GPU whose crossover is explained.")
+@click.option("--format", "fmt", type=click.Choice(["table", "json", "markdown"]), default="table", show_default=True)
+@common
+def crossover(tokens, max_gpus, gpus, models, deployment, ownership, deadline, focus, fmt, catalog_file,
+              rules_files, as_of, debug):
+    """Where the RTX 4090 stops being the cheapest way to train as models grow, and why.
+
+    For each model size: the cheapest plan among the GPUs, and for the focus GPU its cost or
+    the factor that rules it out (memory size, memory bandwidth or GPU-to-GPU bandwidth).
+
+    \b
+    Examples:
+      advisor crossover
+      advisor crossover --tokens 50B --max-gpus 16 --deadline 30d --format markdown
+    """
+    from .compare import crossover as run_crossover
+    from .render import crossover_text
+
+    catalog, rules = _load(catalog_file, rules_files)
+    result = run_crossover(tokens=tokens, max_gpus=max_gpus, gpus=list(gpus) or None, models=list(models) or None,
+                           deployment=deployment, ownership=ownership, deadline=deadline, focus=focus,
+                           catalog=catalog, rules=rules, as_of=as_of)
+    click.echo(json.dumps(result, indent=2, ensure_ascii=False) if fmt == "json" else crossover_text(result, fmt),
+               nl=fmt == "json")

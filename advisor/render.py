@@ -125,3 +125,64 @@ def frontier_text(f: dict) -> str:
         rows.append([f"{pt['makespan_days']:.2f}", usd(pt["total_cost_usd"]), what])
     out.append(table(["days", "total cost", "plan"], rows))
     return "\n".join(out) + "\n"
+
+
+def _grid(headers, rows, fmt):
+    if fmt == "markdown":
+        lines = ["| " + " | ".join(headers) + " |", "|" + "---|" * len(headers)]
+        lines += ["| " + " | ".join("" if v is None else str(v) for v in row) + " |" for row in rows]
+        return "\n".join(lines)
+    return table(headers, rows)
+
+
+def _ratio(x):
+    return "n/a" if x is None else f"{x:.2f}x"
+
+
+def compare_text(r: dict, fmt: str = "table") -> str:
+    m = r["model"]
+    title = m["name"] or f"{m['params'] / 1e9:.3g}B parameters"
+    out = [f"{title} ({r['precision']}), estimated on the fewest GPUs that hold it; prices as of {r['as_of']}"]
+    rows = []
+    for row in r["rows"]:
+        tflops = f"{row['dense_tflops']:g}" if row["dense_tflops"] else "n/a"
+        if row["fp16_fp16acc_tflops"]:
+            tflops += f" ({row['fp16_fp16acc_tflops']:g} FP16-acc)"
+        link = "none" if row["link"] == "none" else f"{row['link']} {row['link_gbps']:g} GB/s"
+        link += "" if row["p2p"] else (", no P2P" if row["p2p"] is False else ", P2P unknown")
+        rows.append([row["gpu"], usd(row["price_usd"]), tflops, f"{row['memory_gb']:g} GB",
+                     f"{row['memory_bandwidth_gbps']:g} GB/s", link, row["gpu_count"] or "n/a",
+                     tokens(row["tokens_per_s"]),
+                     tokens(row["tokens_per_s_per_1k_usd"]) if row["tokens_per_s_per_1k_usd"] else "n/a",
+                     _ratio(row["price_ratio"]), _ratio(row["speed_ratio"])])
+    out.append(_grid(["GPU", "price", "dense TFLOPs", "memory", "bandwidth", "GPU-to-GPU", "GPUs", "tokens/s",
+                      "tokens/s per $1k", "price x", "speed x"], rows, fmt))
+    claims = [row for row in r["rows"] if row.get("article")]
+    if claims:
+        out.append("\nThe article's claims beside the estimates (see docs/article.md):")
+        out.append(_grid(["GPU", "article price", "our price", "article TFLOPs", "article tokens/s", "our estimate"],
+                         [[row["gpu"], usd(row["article"]["price_usd"]), usd(row["price_usd"]),
+                           row["article"]["fp16_tflops"], tokens(row["article"]["tokens_per_s"]),
+                           tokens(row["tokens_per_s"])] for row in claims], fmt))
+    ruled = [(row["gpu"], f) for row in r["rows"] for f in row.get("rules", [])]
+    if ruled:
+        out.append(f"\nRules in a {r['deployment']}:")
+        out += [f"  {gid}: [{f['rule']}] {f['message']}" for gid, f in ruled]
+    sources = [(row["gpu"], row["price_source"], row["price_as_of"]) for row in r["rows"] if row["price_source"]]
+    if sources:
+        out.append("\nPrice sources:")
+        out += [f"  {gid}: {src} ({date})" for gid, src, date in sources]
+    return "\n".join(out) + "\n"
+
+
+def crossover_text(x: dict, fmt: str = "table") -> str:
+    out = [f"{x['tokens']} tokens, at most {x['max_gpus']} GPUs, {x['deployment']}, among {', '.join(x['gpus'])}"]
+    rows = []
+    for p in x["points"]:
+        rows.append([p["model"], f"{p['params'] / 1e9:.3g}B", p["cheapest"] or "no plan", usd(p["total_cost_usd"]),
+                     usd(p["focus_cost_usd"]), p[f"{x['focus']}_min_gpus"] or "n/a", p["factor_text"] or "-"])
+    out.append(_grid(["model", "params", "cheapest", "cost", f"{x['focus']} cost", f"{x['focus']} GPUs needed",
+                      f"why not {x['focus']}"], rows, fmt))
+    if x["crossover_model"]:
+        out.append(f"\n{x['focus']} stops being the cheapest at {x['crossover_model']}.")
+    return "\n".join(out) + "\n"

@@ -1,0 +1,150 @@
+"""`advisor compare`: the article's table for any model and GPUs, sourced and estimated; and the
+crossover sweep that shows where the RTX 4090 stops being the cheapest way to train, and why.
+"""
+from __future__ import annotations
+
+import datetime as dt
+
+from .candidates import job_spec, resolve_model
+from .catalog import Catalog, load_catalog
+from .errors import InputError
+from .estimate import evaluate, min_gpus, params_from
+from .loader import load_yaml_file
+from .resources import data_dir
+from .rules import RuleSet, gpu_context, load_rules
+from .workload import Job, parse_workload
+
+FACTORS = {
+    "memory_size": "memory size: the model does not fit in the allowed number of cards",
+    "memory_bandwidth": "memory bandwidth: memory-bound work dominates its step time",
+    "interconnect": "GPU-to-GPU bandwidth: gradient and parameter traffic between cards dominates",
+    "compute": "tensor throughput per dollar",
+}
+
+
+def article_claims() -> dict:
+    """The seed article's claims (catalog/article.yaml)."""
+    return load_yaml_file(data_dir("catalog") / "article.yaml", "catalog file")
+
+
+def compare(gpus: list[str], *, model: str | None = None, params=None, layers=None, hidden=None, seq_len=None,
+            precision: str = "bf16", prices: dict | None = None, deployment: str | None = None,
+            region: str = "US", catalog: Catalog | None = None, rules: RuleSet | None = None,
+            as_of: dt.date | None = None) -> dict:
+    """One row per GPU: price and its source, dense TFLOPs, memory, links, estimated tokens/s on
+    the fewest cards that hold the model, tokens/s per $1,000 and ratios to the first GPU."""
+    catalog = catalog or load_catalog()
+    rules = rules or load_rules()
+    as_of = as_of or dt.date.today()
+    prices = prices or {}
+    if not gpus:
+        raise InputError("name at least one GPU id to compare, e.g. rtx-4090 a100-80gb-sxm h100-sxm", field="gpus")
+    for gid in prices:
+        catalog.gpu(gid)
+        if gid not in gpus:
+            raise InputError(f"--price {gid}=...: {gid} is not among the GPUs compared ({', '.join(gpus)})",
+                             field="price")
+    if (model is None) == (params is None):
+        raise InputError("give either --model PRESET or --params N", field="model")
+    shape = model if model is not None else {k: v for k, v in dict(
+        params=params, layers=layers, hidden=hidden, seq_len=seq_len).items() if v is not None}
+    job = Job(model=shape, tokens=1e9, precision=precision, seq_len=seq_len if model else None)
+    spec = job_spec(job, resolve_model(job, catalog, "compare"))
+    p = params_from(catalog)
+    claims = article_claims()
+    show_claims = model == claims["model"] and precision == "bf16" and seq_len is None
+    rows = []
+    for gid in gpus:
+        g = catalog.gpu(gid)
+        n = min_gpus(spec, g, p, limit=65_536)
+        est = evaluate(spec, g, n, p) if n else None
+        if gid in prices:
+            price, price_src, price_date = float(prices[gid]), "--price", as_of.isoformat()
+        else:
+            purchase = g.prices.purchase
+            price = purchase.usd if purchase else None
+            price_src = ", ".join(catalog.sources[s].url for s in purchase.source) if purchase and price else None
+            price_date = purchase.as_of if purchase else None
+        tps = est.tokens_per_s if est and est.fits else None
+        row = {
+            "gpu": gid, "name": g.name, "price_usd": price, "price_source": price_src, "price_as_of": price_date,
+            "rent_usd_per_hour": g.rental.usd_per_gpu_hour if g.rental else None,
+            "dense_tflops": g.dense_tflops(precision),
+            "fp16_fp16acc_tflops": (g.tensor_tflops.get("fp16_fp16acc").value
+                                    if g.tensor_tflops.get("fp16_fp16acc") else None),
+            "memory_gb": g.memory_gb.value, "memory_bandwidth_gbps": g.memory_bandwidth_gbps.value,
+            "link": g.interconnect.link, "link_gbps": g.interconnect.link_gbps.value,
+            "p2p": g.interconnect.p2p.value, "gpu_count": n, "tokens_per_s": tps,
+            "tokens_per_s_per_gpu": est.tokens_per_s_per_gpu if tps else None,
+            "mfu": est.mfu if tps else None, "limited_by": est.binding if tps else None,
+            "tokens_per_s_per_1k_usd": (tps / (price * n / 1000.0)) if tps and price else None,
+        }
+        if deployment is not None:
+            ctx = {"gpu": gpu_context(g), "deployment": {"context": deployment, "region": region, "ownership": "buy"},
+                   "offer": {"ownership": "buy", "site": deployment},
+                   "job": {"kind": "pretrain", "precision": precision, "params": spec.model.params}}
+            row["rules"] = [{"rule": f.rule, "severity": f.severity, "message": f.message}
+                            for f in rules.evaluate(ctx, as_of)]
+        if show_claims and gid in claims["claims"]:
+            row["article"] = claims["claims"][gid]
+        rows.append(row)
+    first = rows[0]
+    for row in rows:
+        row["price_ratio"] = (row["price_usd"] * row["gpu_count"] / (first["price_usd"] * first["gpu_count"])
+                              if row["price_usd"] and first["price_usd"] and row["gpu_count"] and first["gpu_count"]
+                              else None)
+        row["speed_ratio"] = (row["tokens_per_s"] / first["tokens_per_s"]
+                              if row["tokens_per_s"] and first["tokens_per_s"] else None)
+    return {"model": {"name": model, "params": spec.model.params, "layers": spec.model.layers,
+                      "hidden": spec.model.hidden, "seq_len": spec.model.seq_len,
+                      "shape_inferred": spec.model.shape_inferred},
+            "precision": precision, "deployment": deployment, "as_of": as_of.isoformat(), "rows": rows,
+            "article_source": "docs/article.md" if show_claims else None}
+
+
+def crossover(*, tokens: str = "10B", max_gpus: int = 8, gpus: list[str] | None = None, models: list[str] | None = None,
+              deployment: str = "office", ownership: str = "buy", deadline: str | None = None, focus: str = "rtx-4090",
+              catalog: Catalog | None = None, rules: RuleSet | None = None, as_of: dt.date | None = None) -> dict:
+    """Sweep model size at a fixed token budget and GPU-count limit: the cheapest plan per size,
+    and for `focus` (the 4090) its cost or why it cannot run, with the factor that decides."""
+    from .plan import plan
+
+    catalog = catalog or load_catalog()
+    rules = rules or load_rules()
+    as_of = as_of or dt.date.today()
+    gpus = gpus or ["rtx-4090", "a100-80gb-sxm", "h100-sxm"]
+    if focus not in gpus:
+        raise InputError(f"--focus {focus} must be one of the GPUs swept ({', '.join(gpus)})", field="focus")
+    models = models or sorted(catalog.models, key=lambda m: catalog.models[m].params)
+    p = params_from(catalog)
+    focus_gpu = catalog.gpu(focus)
+    points, crossed = [], None
+    for name in models:
+        doc = {"name": f"crossover {name}", "deployment": {"context": deployment, "ownership": ownership},
+               "model": name, "tokens": tokens, "gpus": {"allow": gpus, "max": max_gpus}}
+        if deadline:
+            doc["deadline"] = deadline
+        result = plan(parse_workload(doc), catalog=catalog, rules=rules, as_of=as_of)
+        winner = result["purchase"][0]["gpu"] if result["purchase"] else None
+        row = {"model": name, "params": catalog.models[name].params, "cheapest": winner,
+               "total_cost_usd": result["total_cost_usd"]}
+        rej = next((r for r in result["rejected"] if r["gpu"] == focus), None)
+        spec = job_spec(Job(model=name, tokens=1e9), resolve_model(Job(model=name, tokens=1e9), catalog, "sweep"))
+        n = min_gpus(spec, focus_gpu, p, limit=65_536)
+        row[f"{focus}_min_gpus"] = n
+        if winner == focus:
+            row["focus_cost_usd"], row["factor"] = result["total_cost_usd"], None
+        else:
+            row["focus_cost_usd"] = rej["forced_cost_usd"] if rej else None
+            if n is None or n > max_gpus:
+                row["factor"] = "memory_size"
+            elif rej and any(r["rule"] for r in rej["reasons"]):
+                row["factor"] = "rule:" + ",".join(r["rule"] for r in rej["reasons"] if r["rule"])
+            else:
+                row["factor"] = evaluate(spec, focus_gpu, n, p).binding
+            if crossed is None:
+                crossed = name
+        row["factor_text"] = FACTORS.get(row["factor"], row["factor"]) if row["factor"] else None
+        points.append(row)
+    return {"tokens": tokens, "max_gpus": max_gpus, "gpus": gpus, "deployment": deployment, "focus": focus,
+            "crossover_model": crossed, "points": points, "as_of": as_of.isoformat()}

@@ -1,0 +1,59 @@
+"""`advisor compare` and `advisor crossover`: the article's table for any model, and where the 4090 stops winning."""
+from __future__ import annotations
+
+import pytest
+
+from conftest import AS_OF
+
+ARTICLE = ["rtx-4090", "a100-80gb-sxm", "h100-sxm"]
+
+
+def test_compare_json_rows_carry_the_contract_and_the_articles_claims(run_json):
+    code, r = run_json("compare", *ARTICLE, "--model", "gpt2-124m", "--as-of", AS_OF)
+    assert code == 0
+    rows = {row["gpu"]: row for row in r["rows"]}
+    for row in rows.values():
+        assert {"gpu", "price_usd", "tokens_per_s", "tokens_per_s_per_1k_usd", "price_ratio", "speed_ratio"} <= set(row)
+    assert [rows[g]["article"]["tokens_per_s"] for g in ARTICLE] == [153000, 195000, 481000]
+    # both accumulate modes for GeForce: 165.2 for bf16 training, 330.3 with FP16 accumulate
+    assert rows["rtx-4090"]["dense_tflops"] == pytest.approx(165.2)
+    assert rows["rtx-4090"]["fp16_fp16acc_tflops"] == pytest.approx(330.3)
+    assert rows["rtx-4090"]["price_ratio"] == 1.0 and rows["rtx-4090"]["speed_ratio"] == 1.0
+    # the article's conclusion holds per dollar: the 4090 gives the most tokens/s per $1,000
+    assert rows["rtx-4090"]["tokens_per_s_per_1k_usd"] > rows["h100-sxm"]["tokens_per_s_per_1k_usd"]
+
+
+def test_price_override_changes_the_ratio(run_json):
+    _, base = run_json("compare", "rtx-4090", "h100-sxm", "--as-of", AS_OF)
+    _, quoted = run_json("compare", "rtx-4090", "h100-sxm", "--price", "rtx-4090=1749", "--as-of", AS_OF)
+    b, q = base["rows"][1]["price_ratio"], quoted["rows"][1]["price_ratio"]
+    assert q == pytest.approx(b * 1599 / 1749)
+    assert quoted["rows"][0]["price_source"] == "--price"
+
+
+def test_deployment_shows_the_licence_rule(run_json):
+    _, r = run_json("compare", *ARTICLE, "--deployment", "datacenter", "--as-of", AS_OF)
+    assert [f["rule"] for f in r["rows"][0]["rules"]] == ["LIC001"]
+
+
+def test_bad_price_flag_exits_2(run):
+    code, _, err = run("compare", "rtx-4090", "--price", "rtx-4090=cheap")
+    assert code == 2 and "GPU=USD" in err
+
+
+def test_markdown_table(run):
+    code, out, _ = run("compare", *ARTICLE, "--format", "markdown", "--as-of", AS_OF)
+    assert code == 0 and out.startswith("gpt2-124m") and "| rtx-4090 |" in out
+
+
+def test_crossover_names_the_model_and_the_factor(run_json):
+    code, x = run_json("crossover", "--tokens", "10B", "--max-gpus", "8", "--as-of", AS_OF)
+    assert code == 0
+    points = {p["model"]: p for p in x["points"]}
+    assert points["gpt2-124m"]["cheapest"] == "rtx-4090"
+    crossed = points[x["crossover_model"]]
+    assert crossed["cheapest"] != "rtx-4090"
+    assert crossed["params"] > points["gpt2-124m"]["params"]
+    assert crossed["factor"] in {"memory_size", "memory_bandwidth", "interconnect", "compute"}
+    # the largest models cannot fit on eight 24 GB cards at all
+    assert points["llama-3-70b"]["factor"] == "memory_size"
