@@ -112,9 +112,15 @@ def _warnings(problem: Problem, sol) -> list[dict]:
             entry = {"rule": None, "message": note}
             if entry not in out:
                 out.append(entry)
+    d = problem.workload.deployment
     for gid in sorted({c.gpu for c in sol.chosen}):
         gpu = problem.catalog.gpus[gid]
         ownerships = {c.ownership for c in sol.chosen if c.gpu == gid}
+        if d.ownership == "any" and d.context != "cloud" and gpu.availability in ("rent only", "buy only"):
+            missing = "purchase price" if gpu.availability == "rent only" else "on-demand rental rate"
+            out.append({"rule": None, "code": gpu.availability.replace(" ", "-"),
+                        "message": f"{gpu.name} is {gpu.availability}: the catalog holds no sourced {missing} "
+                                   "for it (give a quote with --catalog)"})
         dated = []
         if "buy" in ownerships and gpu.prices.purchase:
             dated.append(("purchase price", gpu.prices.purchase.as_of))
