@@ -197,19 +197,20 @@ def job_classes(workload: Workload, catalog: Catalog) -> list[JobClass]:
     return list(classes.values())
 
 
-def server_options(catalog: Catalog, gpu: GPU, context: str) -> list[ServerOption]:
-    """Owned GPUs need a host: the catalog's compatible platforms for this deployment context."""
-    finder = getattr(catalog, "servers_for", None)
-    if finder is None:
-        return []
-    out = []
-    for s in finder(gpu.id, context):
-        out.append(ServerOption(
-            id=s.id, slots=s.gpu_slots, filled=s.kind in ("hgx", "oam-platform"),
-            price_usd=(s.purchase.usd if s.purchase and s.purchase.usd is not None else 0.0),
-            overhead_kw=(s.power_overhead_w.value or 0.0) / 1000.0,
-            network_usd=s.network_usd_per_server.value or 0.0))
-    return out
+def server_options(catalog: Catalog, gpu: GPU, context: str) -> tuple[list[ServerOption], list[str]]:
+    """Owned GPUs need a host: the catalog's compatible platforms for this deployment context that
+    have a known price and power draw (a platform with either unknown cannot be costed, so it is
+    left out and named in the second list)."""
+    out, unknown = [], []
+    for s in catalog.servers_for(gpu.id, context):
+        price = s.purchase.usd if s.purchase else None
+        if price is None or s.power_overhead_w.value is None:
+            unknown.append(s.id)
+            continue
+        out.append(ServerOption(id=s.id, slots=s.gpu_slots, filled=s.kind in ("hgx", "oam-platform"),
+                                price_usd=price, overhead_kw=s.power_overhead_w.value / 1000.0,
+                                network_usd=s.network_usd_per_server.value))
+    return out, unknown
 
 
 def build_problem(workload: Workload, catalog: Catalog, rules: RuleSet, params: Params, as_of: dt.date) -> Problem:
@@ -236,11 +237,12 @@ def build_problem(workload: Workload, catalog: Catalog, rules: RuleSet, params: 
         rent_rate[gid] = gpu.rental.usd_per_gpu_hour if gpu.rental else None
         offers = _offers(gpu, ownerships, reasons[gid])
         if any(o == "buy" for o, _ in offers):
-            servers[gid] = server_options(catalog, gpu, d.context)
-            if not servers[gid] and gpu.form_factor in ("sxm", "oam") and hasattr(catalog, "servers_for"):
+            servers[gid], unpriced = server_options(catalog, gpu, d.context)
+            if not servers[gid]:
+                why = (f"its platforms ({', '.join(unpriced)}) have no sourced price or power draw; give a quote "
+                       "with --catalog" if unpriced else f"the catalog has no platform for it in {d.context} use")
                 _add(reasons[gid], None, "no-server",
-                     f"{gpu.name} is a {gpu.form_factor.upper()} module: it is bought inside a server platform, "
-                     f"and the catalog has none for it in a {d.context}")
+                     f"{gpu.name} cannot be bought as a working unit: it needs a host server and {why}")
                 offers = [o for o in offers if o[0] != "buy"]
         per_slot_kw = min((s.overhead_kw / s.slots for s in servers.get(gid, [])), default=0.0)
         cache: dict[tuple, Estimate] = {}

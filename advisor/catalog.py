@@ -1,8 +1,10 @@
-"""The catalog: accelerators, prices, model presets and operating assumptions, every figure sourced.
+"""The catalog: accelerators, servers, prices, model presets and operating assumptions, every
+figure sourced.
 
 Loads catalog/*.yaml (shipped with the package), merges a user's override file over it
-(`--catalog FILE`: a negotiated price, a GPU we lack) and checks that every `source` id
-resolves to a URL. Unknown figures stay `null` with a note; nothing is guessed.
+(`--catalog FILE`: a negotiated price, a GPU we lack; mappings merge key by key, lists replace)
+and checks that every `source` id resolves to a URL. Unknown figures stay `null` with a note;
+nothing is guessed. `Catalog.servers_for(gpu, context)` says which servers a bought GPU goes into.
 """
 from __future__ import annotations
 
@@ -45,32 +47,42 @@ def _check_date(value: str | None) -> str | None:
     return value
 
 
-class Figure(_Strict):
-    """One number with where it came from. `value: null` needs a note saying why it is unknown."""
+class _Sourced(_Strict):
+    """A value with where it came from. A known value cites at least one source; `value: null`
+    needs a note saying why it is unknown (and may cite where it was looked for)."""
 
-    value: float | None
-    source: list[str] = Field(min_length=1)
+    source: list[str] = []
     note: str | None = None
 
     @model_validator(mode="after")
-    def _null_needs_note(self):
+    def _sourced(self):
         if self.value is None and not self.note:
             raise ValueError("value is null, so a note must say why it is unknown")
+        if self.value is not None and not self.source:
+            raise ValueError("a known value must cite at least one source id")
         return self
 
 
-class FlagFigure(_Strict):
+class Figure(_Sourced):
+    """One number with where it came from."""
+
+    value: float | None
+
+
+class FlagFigure(_Sourced):
     value: bool | None
-    source: list[str] = Field(min_length=1)
-    note: str | None = None
 
 
-class DateFigure(_Strict):
+class DateFigure(_Sourced):
     value: str | None
-    source: list[str] = Field(min_length=1)
-    note: str | None = None
 
     _v = field_validator("value")(_check_date)
+
+
+def _positive_figure(fig: Figure) -> Figure:
+    if fig.value is not None and fig.value <= 0:
+        raise ValueError(f"must be positive, got {fig.value:g}")
+    return fig
 
 
 class Purchase(_Strict):
@@ -79,7 +91,7 @@ class Purchase(_Strict):
     usd: float | None = Field(gt=0)
     as_of: str | None
     kind: Literal["msrp", "list", "street", "estimate", "quote"] | None = None
-    source: list[str] = Field(min_length=1)
+    source: list[str] = []
     note: str | None = None
 
     _v = field_validator("as_of")(_check_date)
@@ -88,20 +100,31 @@ class Purchase(_Strict):
     def _dated(self):
         if self.usd is not None and self.as_of is None:
             raise ValueError("a purchase price needs as_of (the date it was valid)")
+        if self.usd is not None and not self.source:
+            raise ValueError("a purchase price must cite at least one source id")
         if self.usd is None and not self.note:
             raise ValueError("usd is null, so a note must say why it is unknown")
         return self
 
 
 class RentalOffer(_Strict):
+    """One provider's price for a GPU-hour. An undated listing (`as_of: null`, with a note) is kept
+    as documentation but never planned on: its age, and so its staleness, is unknown."""
+
     provider: str
     usd_per_gpu_hour: float = Field(gt=0)
-    as_of: str
+    as_of: str | None
     pricing: Literal["on_demand", "interruptible", "marketplace", "capacity_block", "reserved"]
     source: list[str] = Field(min_length=1)
     note: str | None = None
 
     _v = field_validator("as_of")(_check_date)
+
+    @model_validator(mode="after")
+    def _undated_needs_note(self):
+        if self.as_of is None and not self.note:
+            raise ValueError("as_of is null, so a note must say why the offer is undated")
+        return self
 
 
 class Prices(_Strict):
@@ -116,6 +139,18 @@ class Interconnect(_Strict):
     p2p: FlagFigure
     pcie_gen: int | None = None
     pcie_gbps: Figure
+
+    @field_validator("link_gbps", "pcie_gbps")
+    @classmethod
+    def _positive(cls, fig: Figure) -> Figure:
+        return _positive_figure(fig)
+
+    @field_validator("link_domain")
+    @classmethod
+    def _at_least_one(cls, fig: Figure) -> Figure:
+        if fig.value is not None and fig.value < 1:
+            raise ValueError(f"must be at least 1, got {fig.value:g}")
+        return fig
 
 
 class GPU(_Strict):
@@ -139,6 +174,21 @@ class GPU(_Strict):
     tpp: Figure
     performance_density: Figure
     prices: Prices
+    note: str | None = None
+
+    @field_validator("memory_gb", "memory_bandwidth_gbps", "fp32_tflops", "tdp_w", "die_area_mm2", "tpp",
+                     "performance_density")
+    @classmethod
+    def _positive(cls, fig: Figure) -> Figure:
+        return _positive_figure(fig)
+
+    @field_validator("tensor_tflops")
+    @classmethod
+    def _positive_rates(cls, rates: dict) -> dict:
+        for key, fig in rates.items():
+            if fig.value is not None and fig.value <= 0:
+                raise ValueError(f"{key} must be positive, got {fig.value:g}")
+        return rates
 
     def dense_tflops(self, precision: str) -> float | None:
         """Dense tensor rate a training job gets at `precision` (FP32 accumulate), or None."""
@@ -152,9 +202,17 @@ class GPU(_Strict):
 
     @property
     def rental(self) -> RentalOffer | None:
-        """The cheapest on-demand offer (interruptible bids and marketplace medians are not plans)."""
-        offers = [o for o in self.prices.rent if o.pricing == "on_demand"]
+        """The cheapest dated on-demand offer (interruptible bids, marketplace medians and undated
+        listings are not plans)."""
+        offers = [o for o in self.prices.rent if o.pricing == "on_demand" and o.as_of is not None]
         return min(offers, key=lambda o: (o.usd_per_gpu_hour, o.provider)) if offers else None
+
+    @property
+    def availability(self) -> str:
+        """'buy and rent', 'buy only', 'rent only' or 'neither', from the prices the catalog holds."""
+        buy, rent = self.purchase_usd is not None, self.rental is not None
+        return {(True, True): "buy and rent", (True, False): "buy only",
+                (False, True): "rent only", (False, False): "neither"}[(buy, rent)]
 
 
 class ModelPreset(_Strict):
@@ -185,8 +243,47 @@ class Assumption(Figure):
     _v = field_validator("as_of")(_check_date)
 
 
+class Server(_Strict):
+    """What surrounds purchased GPUs: a workstation, a PCIe server, an HGX (SXM) or OAM platform.
+
+    `purchase` is the price WITHOUT GPUs (the GPUs are priced in gpus.yaml); a GPU is bought as a
+    usable unit only together with a server that takes it (`Catalog.servers_for`). `gpu_slots` is
+    how many GPUs one server holds; `compatible_gpus` lists the GPU ids it takes (null: any GPU of
+    `gpu_form_factor`). `power_overhead_w` is the non-GPU draw of one server at full load;
+    `network_usd_per_server` and `network_gbps_per_server` (GB/s, total bidirectional, like every
+    bandwidth in the catalog) are the scale-out network each server needs when a job spans servers.
+    """
+
+    id: str = Field(pattern=r"^[a-z0-9]+(-[a-z0-9.]+)*$")
+    name: str
+    kind: Literal["workstation", "pcie-server", "hgx", "oam-platform"]
+    gpu_form_factor: Literal["pcie", "sxm", "oam"]
+    gpu_slots: int = Field(gt=0)
+    compatible_gpus: list[str] | None = None
+    contexts: list[Literal["office", "datacenter"]] = Field(min_length=1)
+    purchase: Purchase
+    power_overhead_w: Figure
+    network_usd_per_server: Figure
+    network_gbps_per_server: Figure
+    note: str | None = None
+
+    @field_validator("power_overhead_w", "network_usd_per_server", "network_gbps_per_server")
+    @classmethod
+    def _not_negative(cls, fig: Figure) -> Figure:
+        if fig.value is not None and fig.value < 0:
+            raise ValueError(f"must not be negative, got {fig.value:g}")
+        return fig
+
+    def takes(self, gpu: GPU) -> bool:
+        """Whether this server holds `gpu` (form factor, and the compatibility list when given)."""
+        if gpu.form_factor != self.gpu_form_factor:
+            return False
+        return self.compatible_gpus is None or gpu.id in self.compatible_gpus
+
+
 class Catalog(_Strict):
     gpus: dict[str, GPU]
+    servers: dict[str, Server] = {}
     models: dict[str, ModelPreset]
     sources: dict[str, Source]
     assumptions: dict[str, Assumption]
@@ -202,6 +299,13 @@ class Catalog(_Strict):
 
     def assumption(self, key: str) -> Assumption:
         return self.assumptions[key]
+
+    def servers_for(self, gpu_id: str, context: str) -> list[Server]:
+        """Servers that take GPU `gpu_id` and may stand in `context` (office | datacenter), by id.
+        Empty for a GPU no catalog server takes: it cannot be bought as a usable unit."""
+        gpu = self.gpu(gpu_id)
+        return [self.servers[sid] for sid in sorted(self.servers)
+                if context in self.servers[sid].contexts and self.servers[sid].takes(gpu)]
 
     def source_refs(self, ids) -> list[dict]:
         """[{id, url, title}] for the given source ids, sorted, unknown ids skipped."""
@@ -223,12 +327,14 @@ def suggest(word: str, choices) -> str:
 
 # ----------------------------------------------------------------------------- loading
 
-_FILES = ("gpus.yaml", "models.yaml", "sources.yaml", "assumptions.yaml", "estimator.yaml")
+_FILES = ("gpus.yaml", "servers.yaml", "models.yaml", "sources.yaml", "assumptions.yaml", "estimator.yaml")
+_LISTS = ("gpus", "servers")                    # lists of entries, each with an `id`
+_MAPPINGS = ("models", "sources", "assumptions", "estimator")   # mappings of id to entry
 
 
 def _builtin_raw() -> dict:
     folder = data_dir("catalog")
-    raw: dict = {"gpus": {}, "models": {}, "sources": {}, "assumptions": {}, "estimator": {}}
+    raw: dict = {key: {} for key in _LISTS + _MAPPINGS}
     for name in _FILES:
         doc = load_yaml_file(folder / name, "catalog file") or {}
         _merge_document(raw, doc, str(folder / name), builtin=True)
@@ -238,25 +344,29 @@ def _builtin_raw() -> dict:
 def _merge_document(raw: dict, doc, name: str, builtin: bool = False) -> None:
     """Merge one catalog document (built-in file or user override) into `raw`."""
     if not isinstance(doc, dict):
-        raise InputError(f"{name}: a catalog file is a mapping with keys gpus, models, sources, "
+        raise InputError(f"{name}: a catalog file is a mapping with keys gpus, servers, models, sources, "
                          "assumptions", file=name)
     if name.endswith("sources.yaml") and builtin:
         doc = {"sources": doc}
-    allowed = {"schema_version", "gpus", "models", "sources", "assumptions", "estimator"}
+    allowed = {"schema_version", *_LISTS, *_MAPPINGS}
     for key in doc:
         if key not in allowed:
             raise InputError(f"{name}: unknown top-level key {key!r}{suggest(str(key), allowed)}; "
                              f"allowed: {', '.join(sorted(allowed))}", file=name, field=str(key))
-    for entry_index, entry in enumerate(doc.get("gpus") or []):
-        if not isinstance(entry, dict) or not isinstance(entry.get("id"), str):
-            raise InputError(f"{name}: gpus[{entry_index}] must be a mapping with an `id`", file=name,
-                             field=f"gpus[{entry_index}]")
-        gid = entry["id"]
-        if gid in raw["gpus"] and not builtin:
-            raw["gpus"][gid] = _deep_merge(raw["gpus"][gid], entry)
-        else:
-            raw["gpus"][gid] = copy.deepcopy(entry)
-    for key in ("models", "sources", "assumptions", "estimator"):
+    for key in _LISTS:
+        section = doc.get(key) or []
+        if not isinstance(section, list):
+            raise InputError(f"{name}: `{key}` must be a list of entries, each with an `id`", file=name, field=key)
+        for entry_index, entry in enumerate(section):
+            if not isinstance(entry, dict) or not isinstance(entry.get("id"), str):
+                raise InputError(f"{name}: {key}[{entry_index}] must be a mapping with an `id`", file=name,
+                                 field=f"{key}[{entry_index}]")
+            item_id = entry["id"]
+            if item_id in raw[key] and not builtin:
+                raw[key][item_id] = _deep_merge(raw[key][item_id], entry)
+            else:
+                raw[key][item_id] = copy.deepcopy(entry)
+    for key in _MAPPINGS:
         section = doc.get(key) or {}
         if not isinstance(section, dict):
             raise InputError(f"{name}: `{key}` must be a mapping of id to entry", file=name, field=key)
@@ -285,15 +395,30 @@ def _loc(loc: tuple) -> str:
 
 
 def _validate(raw: dict, name: str) -> Catalog:
-    gpus: dict[str, GPU] = {}
-    for gid, entry in sorted(raw["gpus"].items()):
-        try:
-            gpus[gid] = GPU.model_validate(entry)
-        except ValidationError as exc:
-            err = exc.errors()[0]
-            where = _loc(err["loc"])
-            raise InputError(f"{name}: GPU {gid!r}, field {where or '(entry)'}: {err['msg']} "
-                             f"(given {err.get('input')!r})", file=name, field=f"gpus[{gid}].{where}") from None
+    listed: dict[str, dict] = {}
+    for key, model, label in (("gpus", GPU, "GPU"), ("servers", Server, "server")):
+        listed[key] = {}
+        for item_id, entry in sorted(raw[key].items()):
+            try:
+                listed[key][item_id] = model.model_validate(entry)
+            except ValidationError as exc:
+                err = exc.errors()[0]
+                where = _loc(err["loc"])
+                given = err.get("input")
+                given = "" if isinstance(given, (dict, list)) else f" (given {given!r})"
+                raise InputError(f"{name}: {label} {item_id!r}, field {where or '(entry)'}: {err['msg']}{given}",
+                                 file=name, field=f"{key}[{item_id}].{where}") from None
+    gpus = listed["gpus"]
+    for sid, server in listed["servers"].items():
+        for i, gid in enumerate(server.compatible_gpus or []):
+            where = f"servers[{sid}].compatible_gpus[{i}]"
+            if gid not in gpus:
+                raise InputError(f"{name}: server {sid!r}, field compatible_gpus[{i}]: unknown GPU id {gid!r}"
+                                 f"{suggest(gid, gpus)}", file=name, field=where)
+            if gpus[gid].form_factor != server.gpu_form_factor:
+                raise InputError(f"{name}: server {sid!r}, field compatible_gpus[{i}]: {gid} is a "
+                                 f"{gpus[gid].form_factor} part, but the server takes {server.gpu_form_factor} GPUs",
+                                 file=name, field=where)
     sections = {}
     for key, model in (("models", ModelPreset), ("sources", Source), ("assumptions", Assumption)):
         sections[key] = {}
@@ -305,19 +430,14 @@ def _validate(raw: dict, name: str) -> Catalog:
                 where = _loc(err["loc"])
                 raise InputError(f"{name}: {key} entry {item_id!r}, field {where or '(entry)'}: {err['msg']}",
                                  file=name, field=f"{key}[{item_id}].{where}") from None
-    for gid, entry in raw["gpus"].items():
-        for path, sid in _source_ids(entry, f"gpus[{gid}]"):
-            if sid not in sections["sources"]:
-                raise InputError(f"{name}: {path} cites source {sid!r}, which is not in the sources table"
-                                 f"{suggest(sid, sections['sources'])}", file=name, field=path)
-    for key in ("models", "assumptions"):
-        for item_id, entry in raw[key].items():
+    for key in ("gpus", "servers", "models", "assumptions"):
+        for item_id, entry in sorted(raw[key].items()):
             for path, sid in _source_ids(entry, f"{key}[{item_id}]"):
                 if sid not in sections["sources"]:
-                    raise InputError(f"{name}: {path} cites source {sid!r}, which is not in the sources table",
-                                     file=name, field=path)
+                    raise InputError(f"{name}: {path} cites source {sid!r}, which is not in the sources table"
+                                     f"{suggest(str(sid), sections['sources'])}", file=name, field=path)
     digest = hashlib.sha256(json.dumps(raw, sort_keys=True, default=str).encode()).hexdigest()[:16]
-    return Catalog(gpus=gpus, digest=digest, estimator=raw["estimator"], **sections)
+    return Catalog(gpus=gpus, servers=listed["servers"], digest=digest, estimator=raw["estimator"], **sections)
 
 
 def _source_ids(node, path: str):

@@ -271,3 +271,85 @@ def crossover(tokens, max_gpus, gpus, models, deployment, ownership, deadline, f
                            catalog=catalog, rules=rules, as_of=as_of)
     click.echo(json.dumps(result, indent=2, ensure_ascii=False) if fmt == "json" else crossover_text(result, fmt),
                nl=fmt == "json")
+
+# ----------------------------------------------------------------------------- advisor catalog ...
+
+@main.group("catalog")
+def catalog_group():
+    """The catalog: GPUs, servers and prices, every figure with its source.
+
+    \b
+    Examples:
+      advisor catalog list
+      advisor catalog show h100-sxm
+      advisor catalog validate quotes.yaml
+
+    --catalog FILE merges FILE over the built-in catalog on every command: mappings merge key by
+    key, lists (a GPU's rental offers, a source list) replace. See catalog/README.md.
+    """
+
+
+@catalog_group.command("list")
+@click.option("--format", "fmt", type=FORMATS, default="table", show_default=True, help="Output format.")
+@common
+def catalog_list(fmt, catalog_file, rules_files, as_of, debug):
+    """Every GPU and server with its prices and their ages (against --as-of, default today).
+
+    \b
+    Examples:
+      advisor catalog list
+      advisor catalog list --format json --as-of 2026-06-30
+    """
+    from .catalog_view import listing
+    from .render import catalog_list_text
+
+    catalog, _ = _load(catalog_file, rules_files)
+    data = listing(catalog, as_of or dt.date.today())
+    click.echo(json.dumps(data, indent=2) if fmt == "json" else catalog_list_text(data), nl=fmt == "json")
+
+
+@catalog_group.command("show")
+@click.argument("item_id", metavar="ID")
+@click.option("--format", "fmt", type=FORMATS, default="table", show_default=True, help="Output format.")
+@common
+def catalog_show(item_id, fmt, catalog_file, rules_files, as_of, debug):
+    """Every figure of one GPU or server with its sources and their URLs; whether a GPU can be
+    bought, rented or both; price ages.
+
+    \b
+    Examples:
+      advisor catalog show rtx-4090
+      advisor catalog show hgx-h100-8gpu --format json
+
+    Exit status: 0 shown, 2 unknown ID or invalid --catalog file.
+    """
+    from .catalog_view import record
+    from .render import catalog_show_text
+
+    catalog, _ = _load(catalog_file, rules_files)
+    data = record(catalog, item_id, as_of or dt.date.today())
+    click.echo(json.dumps(data, indent=2) if fmt == "json" else catalog_show_text(data), nl=fmt == "json")
+
+
+@catalog_group.command("validate")
+@click.argument("file", required=False, type=click.Path(dir_okay=False))
+@click.option("--format", "fmt", type=FORMATS, default="table", show_default=True, help="Output format.")
+@common
+def catalog_validate(file, fmt, catalog_file, rules_files, as_of, debug):
+    """Check the built-in catalog, or FILE merged over it: schema, units, dates, and that every
+    source id resolves. Exit status 0 valid, 2 invalid (naming file, entry and field).
+
+    \b
+    Examples:
+      advisor catalog validate
+      advisor catalog validate quotes.yaml
+    """
+    from .catalog_view import summary
+    from .render import catalog_validate_text
+
+    if file and catalog_file and file != catalog_file:
+        raise click.UsageError("give the file to validate as FILE or as --catalog, not both")
+    path = file or catalog_file
+    catalog, _ = _load(path, rules_files)
+    data = summary(catalog, path or "built-in catalog")
+    click.echo(json.dumps(data, indent=2) if fmt == "json" else catalog_validate_text(data), nl=fmt == "json")

@@ -230,7 +230,8 @@ def _deployment_changes(problem: Problem, rebuild, time_limit) -> list[dict]:
     if rebuild is None:
         return []
     d = problem.workload.deployment
-    trials = [({"context": c}, f"deploying in a {c} instead of a {d.context} gives a plan")
+    article = {"office": "an office", "datacenter": "a datacenter", "cloud": "the cloud"}
+    trials = [({"context": c}, f"deploying in {article[c]} instead of {article[d.context]} gives a plan")
               for c in ("office", "datacenter", "cloud") if c != d.context]
     if d.ownership != "any" and d.context != "cloud":
         trials.append(({"ownership": "any"}, f"allowing rented as well as bought GPUs (ownership: any) gives a plan"))

@@ -154,7 +154,9 @@ def solve(problem: Problem, *, only_gpu: str | None = None, deadline_scale: floa
     owned_cost_terms, kw_terms = [], []
     for g in owned:
         sizes = sorted({c.count for cs in cands for c in cs if c.gpu == g and c.ownership == "buy"})
-        cap = min(upper or math.inf, (wl.gpus.stock or {}).get(g, math.inf), max(sizes) * total_jobs)
+        board = max((s.slots for s in problem.servers.get(g, [])), default=1)
+        cap = min(upper or math.inf, (wl.gpus.stock or {}).get(g, math.inf),
+                  math.ceil(max(sizes) * total_jobs / board) * board)
         N[g] = prob.add_variable(f"N_{_safe(g)}", lowBound=0, upBound=cap, cat="Integer")
         for n in sizes:
             z[g, n] = prob.add_variable(f"z_{_safe(g)}_{n}", cat="Binary")
@@ -177,12 +179,16 @@ def solve(problem: Problem, *, only_gpu: str | None = None, deadline_scale: floa
                 prob += N[g] <= slots, f"slots_{_safe(g)}"
             per_server = max(s.slots for s in options)
             multi = [n for n in sizes if n > per_server]
-            if multi:
+            network_usd = max((s.network_usd for s in options if s.network_usd is not None), default=None)
+            if multi and network_usd is None:  # the network joining these servers cannot be costed
+                for n in multi:
+                    prob += z[g, n] == 0, f"network_unknown_{_safe(g)}_{n}"
+            elif multi:
                 W[g] = prob.add_variable(f"W_{_safe(g)}", lowBound=0, cat="Integer")
                 prob += W[g] <= pulp.lpSum(S[g, s.id] for s in options), f"network_servers_{_safe(g)}"
                 for n in multi:
                     prob += W[g] >= math.ceil(n / per_server) * z[g, n], f"network_{_safe(g)}_{n}"
-                owned_cost_terms.append(max(s.network_usd for s in options) * W[g])
+                owned_cost_terms.append(network_usd * W[g])
     kw = pulp.lpSum(kw_terms)
     hosting = costs.hosting_usd_per_kw_month * months * kw
     run = pulp.lpSum(run_cost(c) * y[k, i] for k, cs in enumerate(cands) for i, c in enumerate(cs))
@@ -248,7 +254,8 @@ def solve(problem: Problem, *, only_gpu: str | None = None, deadline_scale: floa
     breakdown = {
         "purchase_usd": float(sum(problem.unit_price[g] * factor.get(g, 1.0) * n for g, n in bought.items())),
         "servers_usd": float(sum(opts[g][sid].price_usd * n for g, d in servers.items() for sid, n in d.items())
-                             + sum(max(s.network_usd for s in problem.servers[g]) * n for g, n in networked.items())),
+                             + sum(max(s.network_usd or 0.0 for s in problem.servers[g]) * n
+                                   for g, n in networked.items())),
         "energy_usd": float(sum(run_cost(c) * n for c, n in assignment if c.ownership == "buy")),
         "hosting_usd": float(costs.hosting_usd_per_kw_month * months * (gpu_kw + server_kw)),
         "rental_usd": float(sum(run_cost(c) * n for c, n in assignment if c.ownership == "rent")),

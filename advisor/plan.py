@@ -165,8 +165,14 @@ def _warnings(problem: Problem, sol: Solution) -> list[dict]:
             add(w)
         for note in c.estimate.notes:
             add({"rule": None, "code": "estimate", "message": note})
+    d = problem.workload.deployment
     for gid in sorted(sol.gpu_types()):
         gpu = problem.catalog.gpus[gid]
+        if d.ownership == "any" and d.context != "cloud" and gpu.availability in ("rent only", "buy only"):
+            missing = "purchase price" if gpu.availability == "rent only" else "on-demand rental rate"
+            add({"rule": None, "code": gpu.availability.replace(" ", "-"),
+                 "message": f"{gpu.name} is {gpu.availability}: the catalog holds no sourced {missing} "
+                            "for it (give a quote with --catalog)"})
         dated = []
         if gid in sol.bought and gpu.prices.purchase:
             dated.append(("purchase price", gpu.prices.purchase.as_of))
@@ -210,7 +216,7 @@ def _sources(problem: Problem, sol: Solution) -> list[dict]:
             add(gpu.prices.purchase.source, gpu.prices.purchase.as_of)
         if any(c.gpu == gid and c.ownership == "rent" for c in sol.chosen):
             add(gpu.rental.source, gpu.rental.as_of)
-    server_defs = getattr(catalog, "servers", {}) or {}
+    server_defs = catalog.servers
     for servers in sol.servers.values():
         for sid in servers:
             s = server_defs.get(sid)

@@ -186,3 +186,110 @@ def crossover_text(x: dict, fmt: str = "table") -> str:
     if x["crossover_model"]:
         out.append(f"\n{x['focus']} stops being the cheapest at {x['crossover_model']}.")
     return "\n".join(out) + "\n"
+
+# ----------------------------------------------------------------------------- catalog commands
+
+def _num(v, unit: str = "") -> str:
+    if v is None:
+        return "unknown"
+    if isinstance(v, bool):
+        return "yes" if v else "no"
+    if isinstance(v, str):
+        return v
+    text = f"{v:,.0f}" if float(v).is_integer() and abs(v) >= 1000 else f"{v:g}"
+    return f"{text} {unit}".rstrip() if unit not in ("date", "yes/no") else text
+
+
+def _age(d: dict | None) -> str:
+    """'2023-08, 40 mo STALE' for a dated price; 'undated' otherwise."""
+    if d is None:
+        return ""
+    if d.get("age_months") is None:
+        return "undated"
+    return f"{d['as_of']}, {d['age_months']} mo" + (" STALE" if d["stale"] else "")
+
+
+def catalog_list_text(data: dict) -> str:
+    out = [f"GPUs ({len(data['gpus'])}); prices as of {data['as_of']}, STALE = older than "
+           f"{data['stale_after_months']} months"]
+    rows = []
+    for g in data["gpus"]:
+        p, r = g["purchase"], g["rent"]
+        rows.append([g["id"], g["product_class"], g["form_factor"], _num(g["memory_gb"]), _num(g["bf16_tflops"]),
+                     _num(g["tdp_w"]),
+                     f"{usd(p['usd'])} ({_age(p)})" if p else "-",
+                     f"${r['usd_per_gpu_hour']:.2f}/h ({_age(r)})" if r else "-",
+                     g["availability"]])
+    out.append(table(["id", "class", "form", "GB", "bf16 TFLOPS", "TDP W", "buy (price as of, age)",
+                      "rent on demand (as of, age)", "availability"], rows))
+    out.append(f"\nServers ({len(data['servers'])}): what bought GPUs go into; prices without GPUs")
+    rows = []
+    for s in data["servers"]:
+        p = s["purchase"]
+        rows.append([s["id"], s["kind"], f"{s['gpu_slots']} x {s['gpu_form_factor']}", ", ".join(s["contexts"]),
+                     f"{usd(p['usd'])} ({_age(p)})" if p else "unknown", _num(s["power_overhead_w"]),
+                     usd(s["network_usd_per_server"]) if s["network_usd_per_server"] is not None else "unknown"])
+    out.append(table(["id", "kind", "GPUs", "contexts", "price (as of, age)", "overhead W", "network $"], rows))
+    out.append("\n`advisor catalog show ID` prints every figure of one entry with its sources.")
+    return "\n".join(out) + "\n"
+
+
+def catalog_show_text(rec: dict) -> str:
+    if rec["type"] == "gpu":
+        out = [f"{rec['id']}  {rec['name']}",
+               f"  {rec['vendor']}, {rec['architecture']}; {rec['product_class']}"
+               + (f" ({rec['brand']})" if rec["brand"] else "") + f", {rec['form_factor']}",
+               f"  Availability: {rec['availability_message']}"]
+    else:
+        out = [f"{rec['id']}  {rec['name']}",
+               f"  {rec['kind']}: {rec['gpu_slots']} x {rec['gpu_form_factor']} GPUs; contexts: "
+               f"{', '.join(rec['contexts'])}",
+               f"  Takes: {', '.join(rec['takes']) or 'no GPU in the catalog'}"]
+    if rec["note"]:
+        out.append(f"  Note: {rec['note']}")
+    cited: dict[str, dict] = {}
+
+    def ids(sources: list[dict]) -> str:
+        for s in sources:
+            cited.setdefault(s["id"], s)
+        return "[" + ", ".join(s["id"] for s in sources) + "]" if sources else "[no source]"
+
+    out.append("\nFigures")
+    width = max(len(f["field"]) for f in rec["figures"])
+    for f in rec["figures"]:
+        out.append(f"  {f['field'].ljust(width)}  {_num(f['value'], f['unit']).ljust(16)}  {ids(f['sources'])}")
+        if f["note"]:
+            out.append(f"  {' ' * width}    note: {f['note']}")
+    out.append(f"\nPrices (ages as of {rec['as_of']}; STALE = older than {rec['stale_after_months']} months)")
+    p = rec["prices"]["purchase"]
+    if p is None or p["usd"] is None:
+        out.append(f"  buy   unknown  {ids(p['sources']) if p else ''}")
+    else:
+        kind = f" {p['kind']}" if p["kind"] else ""
+        out.append(f"  buy   {usd(p['usd'], 2 if p['usd'] % 1 else 0)}{kind} ({_age(p)})  {ids(p['sources'])}")
+    if p and p["note"]:
+        out.append(f"        note: {p['note']}")
+    if rec["type"] == "gpu":
+        if not rec["prices"]["rent"]:
+            out.append("  rent  no sourced rental rate")
+        for o in rec["prices"]["rent"]:
+            used = "  <- used for plans" if o["used_for_plans"] else ""
+            out.append(f"  rent  ${o['usd_per_gpu_hour']:.3g}/GPU-hour {o['pricing']}, {o['provider']} "
+                       f"({_age(o)})  {ids(o['sources'])}{used}")
+            if o["note"]:
+                out.append(f"        note: {o['note']}")
+        servers = "; ".join(f"{ctx}: {', '.join(v) or 'none'}" for ctx, v in rec["servers"].items())
+        out.append(f"\nServers that take it  {servers}")
+    out.append("\nSources")
+    rows = [[sid, s["url"] or "(not in the sources table)"] for sid, s in sorted(cited.items())]
+    out.append(table(["id", "url"], rows))
+    return "\n".join(out) + "\n"
+
+
+def catalog_validate_text(s: dict) -> str:
+    a = s["availability"]
+    return (f"{s['file']}: valid. {s['gpus']} GPUs, {s['servers']} servers, {s['models']} model presets, "
+            f"{s['assumptions']} assumptions; {s['figures']} figures ({s['unknown']} unknown, each with a note; "
+            f"{s['derived']} derived), citing {s['sources_cited']} of {s['sources']} sources, every one resolved.\n"
+            f"GPUs: {a['buy and rent']} buy and rent, {a['buy only']} buy only, {a['rent only']} rent only, "
+            f"{a['neither']} neither. Digest {s['digest']}.\n")

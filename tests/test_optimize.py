@@ -70,13 +70,18 @@ def brute_force(problem) -> float | None:
                     count = math.ceil(need / s.slots)
                     gpus = count * s.slots if s.filled else need
                     multi = [c.count for c, _ in mine if c.count > s.slots]
-                    net = max((math.ceil(m / s.slots) for m in multi), default=0) * s.network_usd
+                    if multi and s.network_usd is None:
+                        continue  # a network that cannot be costed is not offered
+                    net = max((math.ceil(m / s.slots) for m in multi), default=0) * (s.network_usd or 0.0)
                     total = (gpus * problem.unit_price[g] + count * s.price_usd + net
                              + problem.costs.hosting_usd_per_kw_month * months
                              * (gpus * problem.gpu_kw[g] + count * s.overhead_kw))
                     if best_opt is None or total < best_opt[0]:
                         best_opt = (total, gpus, count * s.overhead_kw)
-                server_cost, n, server_kw = best_opt[0] - n * 0, best_opt[1], best_opt[2]
+                if best_opt is None:
+                    ok = False
+                    continue
+                server_cost, n, server_kw = best_opt
                 cost += server_cost
             else:
                 cost += n * problem.unit_price[g] + problem.costs.hosting_usd_per_kw_month * months * n * problem.gpu_kw[g]
@@ -186,8 +191,9 @@ def test_objective_time_is_fastest_within_budget(catalog, rules):
     cheap = solve(problem)
     assert fast.objective_usd <= 8000
     assert fast.makespan_hours < cheap.makespan_hours
-    # 5 x $1,599 plus electricity fits in $8,000; a sixth card would not
-    assert fast.bought == {"rtx-4090": 5}
+    # cards go into a 4-slot workstation ($2,630): 3 x $1,599 + $2,630 fits in $8,000, a fourth card does not
+    assert fast.bought == {"rtx-4090": 3}
+    assert fast.servers == {"rtx-4090": {"workstation-4x-pcie": 1}}
 
 
 def test_frontier_is_pareto(run_json):
@@ -226,7 +232,7 @@ def test_infeasible_diagnosis_finds_a_relaxation_that_works(extra, group, field,
 
 def test_gpu_count_diagnosis(catalog, rules):
     doc = {"deployment": {"context": "office", "ownership": "buy"}, "model": "gpt2-124m", "tokens": "10B",
-           "deadline": "4h", "gpus": {"allow": ["rtx-4090"], "max": 2}}
+           "deadline": "14h", "gpus": {"allow": ["rtx-4090"], "max": 2}}
     p = plan(parse_workload(doc), catalog=catalog, rules=rules, as_of=AS_OF)
     found = {d["constraint"]: d for d in p["diagnosis"]}
     n = found["gpu_count"]["relaxation"]["gpus.max"]
@@ -238,8 +244,8 @@ def test_gpu_count_diagnosis(catalog, rules):
 
 
 def test_break_even_price_actually_flips_the_choice(catalog, rules):
-    doc = {"deployment": {"context": "office", "ownership": "buy"}, "model": "gpt2-124m", "tokens": "10B",
-           "deadline": "7d", "gpus": {"allow": ["rtx-4090", "h100-sxm"]}}
+    doc = {"deployment": {"context": "datacenter", "ownership": "buy"}, "model": "gpt2-124m", "tokens": "10B",
+           "deadline": "7d", "gpus": {"allow": ["a100-80gb-sxm", "h100-sxm"]}}
     p = plan(parse_workload(doc), catalog=catalog, rules=rules, as_of=AS_OF)
     rise = next(b for b in p["sensitivity"]["break_even"] if b["direction"] == "rise")
     problem = problem_for(doc, catalog, rules)

@@ -14,11 +14,14 @@ def test_office_buys_rtx_4090(run_json):
     assert [(p["gpu"], p["count"], p["ownership"]) for p in plan["purchase"]] == [("rtx-4090", 1, "buy")]
     assert plan["jobs"][0]["gpu"] == "rtx-4090"
     assert plan["jobs"][0]["wall_days"] <= 7
-    # $1,599 MSRP plus a few dollars of electricity
-    assert 1599 <= plan["total_cost_usd"] <= 1650
+    # the card goes into a workstation: $1,599 MSRP + $2,630 host + a few dollars of electricity
+    assert [(s["server"], s["count"]) for s in plan["servers"]] == [("workstation-4x-pcie", 1)]
+    assert 1599 + 2630 <= plan["total_cost_usd"] <= 1599 + 2630 + 50
     rejected = {r["gpu"]: r for r in plan["rejected"]}
-    # the H100 is allowed in an office here (no DEP rule yet) but costs more: its forced cost says how much
-    assert rejected["h100-sxm"]["forced_cost_usd"] > plan["total_cost_usd"]
+    # SXM modules are sold on HGX boards that only datacenters host, so neither can be bought here
+    for gid in ("a100-80gb-sxm", "h100-sxm"):
+        assert rejected[gid]["forced_cost_usd"] is None
+        assert any(r["code"] in {"no-server", "DEP001"} or r["rule"] == "DEP001" for r in rejected[gid]["reasons"])
 
 
 def test_datacenter_rejects_4090_with_lic001_and_buys_a_datacenter_gpu(run_json):

@@ -1,0 +1,213 @@
+"""What `advisor catalog list|show|validate` report, as plain data (render.py lays it out).
+
+Every figure comes with its sources resolved to URLs; every price with its age in months against
+an as-of date and a stale flag (older than plan.STALE_MONTHS); every GPU with what can be done
+with it: bought (and in which servers), rented, both or neither.
+"""
+from __future__ import annotations
+
+import datetime as dt
+
+from .catalog import GPU, Catalog, Purchase, RentalOffer, parse_as_of, suggest
+from .errors import InputError
+from .plan import STALE_MONTHS
+
+CONTEXTS = ("office", "datacenter")
+
+# (path in the GPU entry, unit) for every figure of a GPU, in display order
+_GPU_FIGURES = (
+    ("launch", "date"), ("memory_gb", "GB"), ("memory_bandwidth_gbps", "GB/s"), ("fp32_tflops", "TFLOPS"),
+    ("interconnect.link_gbps", "GB/s"), ("interconnect.link_domain", "GPU(s)"), ("interconnect.p2p", "yes/no"),
+    ("interconnect.pcie_gbps", "GB/s"), ("tdp_w", "W"), ("die_area_mm2", "mm^2"), ("tpp", "TPP"),
+    ("performance_density", "TPP/mm^2"),
+)
+_SERVER_FIGURES = (("power_overhead_w", "W"), ("network_usd_per_server", "USD"), ("network_gbps_per_server", "GB/s"))
+
+
+def age_months(as_of: str | None, today: dt.date) -> int | None:
+    """Whole calendar months from a YYYY[-MM[-DD]] date to `today` (None when undated)."""
+    day = parse_as_of(as_of)
+    if day is None:
+        return None
+    return (today.year - day.year) * 12 + today.month - day.month
+
+
+def _dated(as_of: str | None, today: dt.date) -> dict:
+    months = age_months(as_of, today)
+    return {"as_of": as_of, "age_months": months, "stale": months is not None and months > STALE_MONTHS}
+
+
+def _sources(catalog: Catalog, ids) -> list[dict]:
+    out = []
+    for sid in ids:
+        src = catalog.sources.get(sid)
+        out.append({"id": sid, "url": src.url if src else None, "title": src.title if src else None,
+                    "kind": src.kind if src else None})
+    return out
+
+
+def _figure(catalog: Catalog, field: str, fig, unit: str) -> dict:
+    return {"field": field, "value": fig.value, "unit": unit, "sources": _sources(catalog, fig.source),
+            "note": fig.note}
+
+
+def _gpu_figures(catalog: Catalog, gpu: GPU) -> list[dict]:
+    out = []
+    for path, unit in _GPU_FIGURES:
+        obj = gpu
+        for part in path.split("."):
+            obj = getattr(obj, part)
+        out.append(_figure(catalog, path, obj, unit))
+        if path == "fp32_tflops":
+            for key, fig in gpu.tensor_tflops.items():
+                out.append(_figure(catalog, f"tensor_tflops.{key}", fig, "TOPS" if key == "int8" else "TFLOPS"))
+    return out
+
+
+def _purchase(catalog: Catalog, p: Purchase | None, today: dt.date) -> dict | None:
+    if p is None:
+        return None
+    return {"usd": p.usd, "kind": p.kind, **_dated(p.as_of, today), "sources": _sources(catalog, p.source),
+            "note": p.note}
+
+
+def _offer(catalog: Catalog, o: RentalOffer, chosen: RentalOffer | None, today: dt.date) -> dict:
+    return {"provider": o.provider, "usd_per_gpu_hour": o.usd_per_gpu_hour, "pricing": o.pricing,
+            **_dated(o.as_of, today), "used_for_plans": o is chosen, "sources": _sources(catalog, o.source),
+            "note": o.note}
+
+
+def _server_ids(catalog: Catalog, gpu_id: str) -> dict:
+    return {ctx: [s.id for s in catalog.servers_for(gpu_id, ctx)] for ctx in CONTEXTS}
+
+
+def availability_message(catalog: Catalog, gpu: GPU) -> str:
+    """One sentence: can this GPU be bought (and into which servers), rented, both or neither?"""
+    servers = _server_ids(catalog, gpu.id)
+    where = sorted({s for ids in servers.values() for s in ids})
+    priced = [s for s in where if catalog.servers[s].purchase.usd is not None]
+    text = {"buy and rent": "can be bought or rented",
+            "buy only": "buy only: the catalog holds no sourced on-demand rental rate for it",
+            "rent only": "rent only: the catalog holds no sourced purchase price for it",
+            "neither": "neither bought nor rented here: the catalog holds no sourced purchase price or "
+                       "dated on-demand rental rate for it"}[gpu.availability]
+    if gpu.purchase_usd is not None:
+        if not where:
+            text += "; no server in the catalog takes it, so it cannot be bought as a usable unit"
+        elif not priced:
+            text += f"; it needs a server ({', '.join(where)}) whose price is unknown"
+        else:
+            text += f"; bought GPUs go into {', '.join(where)}"
+    return f"{gpu.name} {text}."
+
+
+def gpu_record(catalog: Catalog, gpu_id: str, today: dt.date) -> dict:
+    gpu = catalog.gpu(gpu_id)
+    chosen = gpu.rental
+    return {
+        "type": "gpu", "id": gpu.id, "name": gpu.name, "vendor": gpu.vendor, "architecture": gpu.architecture,
+        "product_class": gpu.product_class, "brand": gpu.brand, "form_factor": gpu.form_factor, "note": gpu.note,
+        "as_of": today.isoformat(), "stale_after_months": STALE_MONTHS,
+        "availability": gpu.availability, "availability_message": availability_message(catalog, gpu),
+        "servers": _server_ids(catalog, gpu.id),
+        "figures": _gpu_figures(catalog, gpu),
+        "prices": {"purchase": _purchase(catalog, gpu.prices.purchase, today),
+                   "rent": [_offer(catalog, o, chosen, today) for o in gpu.prices.rent]},
+    }
+
+
+def server_record(catalog: Catalog, server_id: str, today: dt.date) -> dict:
+    s = catalog.servers[server_id]
+    takes = [g for g in sorted(catalog.gpus) if s.takes(catalog.gpus[g])]
+    return {
+        "type": "server", "id": s.id, "name": s.name, "kind": s.kind, "gpu_form_factor": s.gpu_form_factor,
+        "gpu_slots": s.gpu_slots, "compatible_gpus": s.compatible_gpus, "takes": takes, "contexts": list(s.contexts),
+        "note": s.note, "as_of": today.isoformat(), "stale_after_months": STALE_MONTHS,
+        "figures": [_figure(catalog, name, getattr(s, name), unit) for name, unit in _SERVER_FIGURES],
+        "prices": {"purchase": _purchase(catalog, s.purchase, today), "rent": []},
+    }
+
+
+def record(catalog: Catalog, item_id: str, today: dt.date) -> dict:
+    """`catalog show ID`: a GPU or a server, every figure with its sources."""
+    if item_id in catalog.gpus:
+        return gpu_record(catalog, item_id, today)
+    if item_id in catalog.servers:
+        return server_record(catalog, item_id, today)
+    known = list(catalog.gpus) + list(catalog.servers)
+    raise InputError(f"unknown catalog id {item_id!r}{suggest(item_id, known)}; see `advisor catalog list`",
+                     field="ID")
+
+
+def listing(catalog: Catalog, today: dt.date) -> dict:
+    """`catalog list`: one row per GPU and per server, with prices and their ages."""
+    gpus = []
+    for gid in sorted(catalog.gpus):
+        g = catalog.gpus[gid]
+        p, r = g.prices.purchase, g.rental
+        gpus.append({
+            "id": gid, "name": g.name, "vendor": g.vendor, "product_class": g.product_class,
+            "form_factor": g.form_factor, "memory_gb": g.memory_gb.value, "bf16_tflops": g.dense_tflops("bf16"),
+            "tdp_w": g.tdp_w.value, "availability": g.availability,
+            "purchase": {"usd": p.usd, **_dated(p.as_of, today)} if p and p.usd is not None else None,
+            "rent": {"usd_per_gpu_hour": r.usd_per_gpu_hour, "provider": r.provider, **_dated(r.as_of, today)}
+            if r else None,
+            "servers": sorted({s for ids in _server_ids(catalog, gid).values() for s in ids}),
+        })
+    servers = []
+    for sid in sorted(catalog.servers):
+        s = catalog.servers[sid]
+        servers.append({
+            "id": sid, "name": s.name, "kind": s.kind, "gpu_form_factor": s.gpu_form_factor, "gpu_slots": s.gpu_slots,
+            "contexts": list(s.contexts),
+            "purchase": {"usd": s.purchase.usd, **_dated(s.purchase.as_of, today)} if s.purchase.usd is not None
+            else None,
+            "power_overhead_w": s.power_overhead_w.value, "network_usd_per_server": s.network_usd_per_server.value,
+            "network_gbps_per_server": s.network_gbps_per_server.value,
+        })
+    return {"as_of": today.isoformat(), "stale_after_months": STALE_MONTHS, "gpus": gpus, "servers": servers}
+
+
+def _entry_figures(catalog: Catalog):
+    """(entry, field, figure-like) for every sourced value in GPUs, servers and assumptions."""
+    for gid in sorted(catalog.gpus):
+        g = catalog.gpus[gid]
+        for f in _gpu_figures(catalog, g):
+            yield gid, f["field"], f
+        p = g.prices.purchase
+        if p is not None:
+            yield gid, "prices.purchase", {"value": p.usd, "sources": _sources(catalog, p.source), "note": p.note}
+        for i, o in enumerate(g.prices.rent):
+            yield gid, f"prices.rent[{i}]", {"value": o.usd_per_gpu_hour, "sources": _sources(catalog, o.source),
+                                             "note": o.note}
+    for sid in sorted(catalog.servers):
+        s = catalog.servers[sid]
+        yield sid, "purchase", {"value": s.purchase.usd, "sources": _sources(catalog, s.purchase.source),
+                                "note": s.purchase.note}
+        for name, unit in _SERVER_FIGURES:
+            yield sid, name, _figure(catalog, name, getattr(s, name), unit)
+    for key in sorted(catalog.assumptions):
+        a = catalog.assumptions[key]
+        yield key, "value", _figure(catalog, "value", a, a.unit)
+
+
+def unknown_figures(catalog: Catalog) -> list[dict]:
+    """Every figure left null, with the note saying why: the list a closing note quotes."""
+    return [{"entry": entry, "field": field, "note": f["note"]}
+            for entry, field, f in _entry_figures(catalog) if f["value"] is None]
+
+
+def summary(catalog: Catalog, name: str) -> dict:
+    """`catalog validate`: what was checked, in numbers."""
+    figures = list(_entry_figures(catalog))
+    cited = {s["id"] for _, _, f in figures for s in f["sources"]}
+    derived = sum(1 for _, _, f in figures if any(s["kind"] == "derived" for s in f["sources"]))
+    return {
+        "file": name, "valid": True, "gpus": len(catalog.gpus), "servers": len(catalog.servers),
+        "models": len(catalog.models), "assumptions": len(catalog.assumptions), "sources": len(catalog.sources),
+        "sources_cited": len(cited), "figures": len(figures),
+        "unknown": sum(1 for _, _, f in figures if f["value"] is None), "derived": derived,
+        "availability": {k: sum(1 for g in catalog.gpus.values() if g.availability == k)
+                         for k in ("buy and rent", "buy only", "rent only", "neither")},
+        "digest": catalog.digest,
+    }

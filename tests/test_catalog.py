@@ -1,0 +1,392 @@
+"""The catalog: coverage, sources, units, override semantics, the `advisor catalog` commands."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from advisor.catalog import load_catalog
+from advisor.catalog_view import unknown_figures
+from advisor.errors import InputError
+from advisor.plan import plan
+from advisor.workload import load_workload
+from conftest import AS_OF, EXAMPLES
+
+DESIGN_IDS = ["rtx-3090", "rtx-4090", "rtx-4090d", "rtx-5090", "rtx-a6000", "rtx-6000-ada", "l4", "l40s", "a10", "t4",
+              "v100-32gb-sxm2", "a100-40gb-sxm", "a100-80gb-sxm", "a100-80gb-pcie", "a800-80gb-sxm", "h100-sxm",
+              "h100-pcie", "h100-nvl", "h800-sxm", "h20", "h200-sxm", "b200", "mi250x", "mi300x", "mi325x", "gaudi2",
+              "gaudi3", "rx-7900-xtx"]
+BITS = {"bf16": 16, "fp16": 16, "fp16_fp16acc": 16, "fp8": 8, "fp8_fp16acc": 8, "int8": 8, "fp4": 4}
+
+
+def _sourced(node, path=""):
+    """(path, source ids, value) of every mapping with a `source` list in a raw catalog entry."""
+    if isinstance(node, dict):
+        if "source" in node:
+            yield path, node["source"], node.get("value", node.get("usd", node.get("usd_per_gpu_hour")))
+        for k, v in node.items():
+            if k != "source":
+                yield from _sourced(v, f"{path}.{k}" if path else k)
+    elif isinstance(node, list):
+        for i, v in enumerate(node):
+            yield from _sourced(v, f"{path}[{i}]")
+
+
+# ----------------------------------------------------------------------------- coverage and sources
+
+def test_all_28_design_ids_and_nothing_else(catalog):
+    assert sorted(catalog.gpus) == sorted(DESIGN_IDS)
+
+
+def test_every_cited_source_resolves_to_a_url_or_a_documented_kind(catalog):
+    entries = [g.model_dump() for g in catalog.gpus.values()] + [s.model_dump() for s in catalog.servers.values()]
+    entries += [a.model_dump() for a in catalog.assumptions.values()] + [m.model_dump() for m in catalog.models.values()]
+    checked = 0
+    for entry in entries:
+        for path, ids, _ in _sourced(entry):
+            for sid in ids:
+                src = catalog.sources[sid]
+                assert src.url.startswith("http") or src.kind in ("derived", "assumption"), (path, sid, src.url)
+                checked += 1
+    assert checked > 500
+
+
+def test_every_known_value_cites_a_source_and_every_null_says_why(catalog):
+    for g in catalog.gpus.values():
+        for path, ids, value in _sourced(g.model_dump()):
+            assert value is None or ids, (g.id, path)
+    for u in unknown_figures(catalog):
+        assert u["note"], u
+
+
+def test_derived_figures_explain_their_formula(catalog):
+    for g in catalog.gpus.values():
+        for path, ids, value in _sourced(g.model_dump()):
+            if "derived" in ids and value is not None:
+                node = g.model_dump()
+                for part in path.replace("]", "").replace("[", ".").split("."):
+                    node = node[int(part)] if part.isdigit() else node[part]
+                assert node.get("note"), (g.id, path)
+
+
+# ----------------------------------------------------------------------------- units and orderings
+
+@pytest.mark.parametrize("gid", DESIGN_IDS)
+def test_units_and_orderings(catalog, gid):
+    g = catalog.gpus[gid]
+    assert g.memory_gb.value > 0
+    assert g.memory_bandwidth_gbps.value is None or g.memory_bandwidth_gbps.value > 0
+    assert g.tdp_w.value > 0
+    assert {"bf16", "fp16", "fp8"} <= set(g.tensor_tflops) <= set(BITS)
+    t = {k: f.value for k, f in g.tensor_tflops.items() if f.value is not None}
+    assert all(v > 0 for v in t.values())
+    for fast, slow in (("fp8", "bf16"), ("fp8", "fp16"), ("fp16_fp16acc", "fp16"), ("fp8_fp16acc", "fp8")):
+        if fast in t and slow in t:
+            assert t[fast] >= t[slow], (fast, slow)
+    # vendor TFLOPs are far above any bandwidth/TFLOP mixup and below a single-GPU sanity bound
+    assert all(1 <= v <= 20000 for v in t.values())
+    assert g.memory_gb.value <= 512 and g.tdp_w.value <= 1500
+    ic = g.interconnect
+    assert ic.link_domain.value in (None, 1, 2, 8)
+    if ic.link == "none":
+        assert ic.link_gbps.value is None and ic.link_domain.value == 1
+    else:
+        assert ic.link_gbps.value > ic.pcie_gbps.value / 2
+    assert {3: 32, 4: 64, 5: 128}[ic.pcie_gen] == ic.pcie_gbps.value
+
+
+@pytest.mark.parametrize("gid", DESIGN_IDS)
+def test_tpp_matches_tensor_rates_times_bit_length(catalog, gid):
+    g = catalog.gpus[gid]
+    best = max(f.value * BITS[k] for k, f in g.tensor_tflops.items() if f.value is not None)
+    assert abs(g.tpp.value - best) <= 0.02 * best
+    if g.performance_density.value is not None:
+        assert abs(g.performance_density.value - g.tpp.value / g.die_area_mm2.value) <= 0.01 * g.performance_density.value
+
+
+def test_rtx_4090_carries_both_the_fp32_and_fp16_accumulate_rates(catalog):
+    t = catalog.gpus["rtx-4090"].tensor_tflops
+    assert t["bf16"].value == t["fp16"].value == 165.2
+    assert t["fp16_fp16acc"].value == 330.3
+    assert catalog.gpus["rtx-4090"].dense_tflops("bf16") == 165.2
+
+
+def test_classes_brands_and_link_domains(catalog):
+    g = catalog.gpus
+    assert {i for i in g if g[i].brand == "geforce"} == {"rtx-3090", "rtx-4090", "rtx-4090d", "rtx-5090"}
+    assert g["rx-7900-xtx"].brand == "radeon" and g["rx-7900-xtx"].product_class == "consumer"
+    assert {i for i in g if g[i].product_class == "workstation"} == {"rtx-a6000", "rtx-6000-ada"}
+    assert {i for i in g if g[i].interconnect.link_domain.value == 2} == {
+        "rtx-3090", "rtx-a6000", "a100-80gb-pcie", "h100-pcie", "h100-nvl"}
+    for i in ("rtx-4090", "rtx-4090d", "rtx-5090"):
+        assert g[i].interconnect.p2p.value is False
+    for i in ("mi300x", "mi325x", "gaudi2", "gaudi3", "h100-sxm", "a100-80gb-sxm", "b200"):
+        assert g[i].interconnect.link_domain.value == 8
+
+
+def test_prices_are_dated_and_plausible(catalog):
+    for g in catalog.gpus.values():
+        p = g.prices.purchase
+        if p is not None and p.usd is not None:
+            assert p.as_of and 300 <= p.usd <= 60000, g.id
+        for o in g.prices.rent:
+            assert 0.05 <= o.usd_per_gpu_hour <= 20, (g.id, o.provider)
+        r = g.rental
+        assert r is None or (r.pricing == "on_demand" and r.as_of is not None)
+
+
+def test_undated_offers_are_never_planned_on(catalog):
+    nvl = catalog.gpus["h100-nvl"]
+    assert nvl.prices.rent and all(o.as_of is None for o in nvl.prices.rent)
+    assert nvl.rental is None and nvl.availability == "neither"
+
+
+def test_availability(catalog):
+    assert catalog.gpus["a10"].availability == "rent only"
+    assert catalog.gpus["rx-7900-xtx"].availability == "buy only"
+    assert catalog.gpus["h100-sxm"].availability == "buy and rent"
+    assert catalog.gpus["gaudi2"].availability == "neither"
+
+
+# ----------------------------------------------------------------------------- servers
+
+def test_servers_cover_the_required_kinds(catalog):
+    s = catalog.servers
+    assert len(s) >= 6
+    assert {x.kind for x in s.values()} == {"workstation", "pcie-server", "hgx", "oam-platform"}
+    ws = [x for x in s.values() if x.kind == "workstation"]
+    assert ws and all(x.gpu_slots == 4 and set(x.contexts) == {"office", "datacenter"} for x in ws)
+    assert sorted(x.gpu_slots for x in s.values() if x.kind == "pcie-server") == [4, 8]
+    assert {"a100-80gb-sxm", "h100-sxm", "h200-sxm", "mi300x"} <= {
+        g for x in s.values() if x.kind in ("hgx", "oam-platform") for g in x.compatible_gpus}
+    for x in s.values():
+        assert x.purchase.usd is not None or x.purchase.note
+        if x.purchase.usd is not None:
+            assert x.purchase.as_of and x.purchase.source
+
+
+def test_servers_for(catalog):
+    assert [x.id for x in catalog.servers_for("h100-sxm", "datacenter")] == ["hgx-h100-8gpu"]
+    assert catalog.servers_for("h100-sxm", "office") == []
+    assert [x.id for x in catalog.servers_for("rtx-4090", "office")] == ["workstation-4x-pcie"]
+    ids = [x.id for x in catalog.servers_for("rtx-4090", "datacenter")]
+    assert ids == sorted(ids) and {"pcie-server-4gpu", "pcie-server-8gpu", "workstation-4x-pcie"} == set(ids)
+    assert catalog.servers_for("v100-32gb-sxm2", "datacenter") == []      # no SXM2 server: not a usable purchase
+    with pytest.raises(InputError):
+        catalog.servers_for("h100", "datacenter")
+
+
+def test_derived_hgx_h100_platform_price(catalog):
+    s = catalog.servers["hgx-h100-8gpu"]
+    assert s.purchase.usd == 296644 - 8 * catalog.gpus["h100-sxm"].purchase_usd
+    assert "derived" in s.purchase.source and "296,644" in s.purchase.note
+
+
+# ----------------------------------------------------------------------------- override semantics
+
+def test_override_mappings_merge_key_by_key(write):
+    path = write("gpus:\n  - id: h100-sxm\n    prices:\n      purchase: {usd: 21500, as_of: '2026-11-20', kind: quote}\n",
+                 "quote.yaml")
+    c = load_catalog(path)
+    p = c.gpus["h100-sxm"].prices.purchase
+    assert (p.usd, p.as_of, p.kind) == (21500, "2026-11-20", "quote")
+    assert p.source == ["techspot_h100_price", "epoch_h100_cost"]     # keys not given are kept
+    assert c.gpus["h100-sxm"].prices.rent == load_catalog().gpus["h100-sxm"].prices.rent
+    assert c.gpus["h100-sxm"].memory_gb.value == 80
+
+
+def test_override_lists_replace(write):
+    path = write("gpus:\n  - id: h100-sxm\n    prices:\n      rent:\n"
+                 "        - {provider: ACME, usd_per_gpu_hour: 1.25, as_of: '2026-11-01', pricing: on_demand,"
+                 " source: [acme]}\n"
+                 "sources:\n  acme: {url: 'https://example.com/acme', title: ACME price list}\n", "rent.yaml")
+    c = load_catalog(path)
+    assert [o.provider for o in c.gpus["h100-sxm"].prices.rent] == ["ACME"]
+    assert c.gpus["h100-sxm"].rental.usd_per_gpu_hour == 1.25
+
+
+def test_override_adds_a_gpu_and_a_server(write, catalog):
+    entry = catalog.gpus["h100-sxm"].model_dump()
+    entry.update(id="h100-sxm-custom", name="Our H100")
+    server = catalog.servers["hgx-h100-8gpu"].model_dump()
+    server.update(id="our-hgx", compatible_gpus=["h100-sxm-custom"])
+    path = write(json.dumps({"gpus": [entry], "servers": [server]}), "add.yaml")
+    c = load_catalog(path)
+    assert "h100-sxm-custom" in c.gpus and len(c.gpus) == 29
+    assert [x.id for x in c.servers_for("h100-sxm-custom", "datacenter")] == ["our-hgx"]
+
+
+def test_override_server_price(write):
+    path = write("servers:\n  - id: pcie-server-8gpu\n    purchase: {usd: 9000, as_of: '2026-10', kind: quote,"
+                 " source: [q]}\nsources:\n  q: {url: 'https://example.com/q'}\n", "srv.yaml")
+    c = load_catalog(path)
+    assert c.servers["pcie-server-8gpu"].purchase.usd == 9000
+    assert c.servers["pcie-server-8gpu"].gpu_slots == 8
+
+
+@pytest.mark.parametrize("text, field", [
+    ("gpus:\n  - id: h100-sxm\n    memory_gb: {value: eighty}\n", "memory_gb.value"),
+    ("gpus:\n  - id: h100-sxm\n    prices: {purchase: {usd: 9000, as_of: null}}\n", "prices.purchase"),
+    ("gpus:\n  - id: h100-sxm\n    tdp_w: {value: 700, source: [nowhere]}\n", "tdp_w.source"),
+    ("servers:\n  - id: hgx-h100-8gpu\n    compatible_gpus: [rtx-4090]\n", "compatible_gpus[0]"),
+    ("servers:\n  - id: oam-8gpu\n    gpu_slots: 0\n", "gpu_slots"),
+    ("gpus:\n  - id: h100-sxm\n    tdp_w: {value: -700, source: [nv_h100_page_copies]}\n", "field tdp_w: Value error, must be positive"),
+    ("servers:\n  - id: oam-8gpu\n    power_overhead_w: {value: -1, source: [derived], note: x}\n",
+     "field power_overhead_w: Value error, must not be negative"),
+    ("gpu:\n  - id: h100-sxm\n", "gpu"),
+])
+def test_override_errors_name_file_entry_and_field(write, text, field):
+    path = write(text, "broken.yaml")
+    with pytest.raises(InputError) as exc:
+        load_catalog(path)
+    msg = str(exc.value)
+    assert str(path) in msg and field in msg
+
+
+# ----------------------------------------------------------------------------- a negotiated price changes a plan
+
+QUOTES = """
+gpus:
+  - id: h100-sxm
+    prices:
+      purchase: {usd: 5000, as_of: "2026-11-20", kind: quote, source: [acme_quote], note: "negotiated"}
+servers:
+  - id: hgx-h100-8gpu
+    purchase: {usd: 10000, as_of: "2026-11-20", kind: quote, source: [acme_quote], note: "negotiated"}
+sources:
+  acme_quote: {url: "https://example.com/quotes/4711", title: "ACME quote 4711", kind: quote}
+"""
+
+
+def test_negotiated_h100_quote_changes_the_datacenter_plan(write, rules):
+    workload = load_workload(EXAMPLES / "article-datacenter.yaml")
+    before = plan(workload, rules=rules, as_of=AS_OF)
+    after = plan(workload, catalog=load_catalog(write(QUOTES, "quotes.yaml")), rules=rules, as_of=AS_OF)
+    # SXM modules come eight to an HGX board: the board and its eight GPUs are the purchase
+    assert [(p["gpu"], p["count"], p["ownership"], p["unit_price_usd"]) for p in before["purchase"]] == [
+        ("a100-80gb-sxm", 8, "buy", 15000)]
+    assert [(s["server"], s["count"]) for s in before["servers"]] == [("hgx-a100-8gpu", 1)]
+    assert [(p["gpu"], p["count"], p["ownership"], p["unit_price_usd"]) for p in after["purchase"]] == [
+        ("h100-sxm", 8, "buy", 5000)]
+    assert [(s["server"], s["count"], s["unit_price_usd"]) for s in after["servers"]] == [("hgx-h100-8gpu", 1, 10000)]
+    assert after["cost_breakdown"]["purchase_usd"] == 8 * 5000
+    assert after["cost_breakdown"]["servers_usd"] == 10000
+    assert after["total_cost_usd"] < before["total_cost_usd"]
+    assert any(s["id"] == "acme_quote" and s["as_of"] == "2026-11-20" for s in after["sources"])
+    assert not any(w.get("code") == "stale-price" and "H100" in w["message"] for w in after["warnings"])
+
+
+def test_plan_says_rent_only(write, run_json):
+    path = write("deployment: {context: datacenter, ownership: any}\nmodel: gpt2-124m\ntokens: 1B\n"
+                 "deadline: 7d\ngpus: {allow: [a10]}\n")
+    _, p = run_json("plan", path, "--as-of", AS_OF)
+    assert p["purchase"][0]["ownership"] == "rent"
+    assert any(w.get("code") == "rent-only" and "A10" in w["message"] for w in p["warnings"])
+
+
+def test_plan_names_a_gpu_it_cannot_buy(write, run_json):
+    path = write("deployment: {context: datacenter, ownership: buy}\nmodel: gpt2-124m\ntokens: 1B\n"
+                 "deadline: 7d\ngpus: {allow: [a10, h100-sxm]}\n")
+    _, p = run_json("plan", path, "--as-of", AS_OF)
+    reasons = {r["gpu"]: r["reasons"] for r in p["rejected"]}
+    assert any(x.get("code") == "no-purchase-price" for x in reasons["a10"])
+
+
+# ----------------------------------------------------------------------------- advisor catalog ...
+
+def test_catalog_list_table_and_json(run):
+    code, out, _ = run("catalog", "list", "--as-of", AS_OF)
+    assert code == 0
+    for gid in DESIGN_IDS:
+        assert gid in out
+    assert "STALE" in out and "rent only" in out and "hgx-h100-8gpu" in out
+    code, out, _ = run("catalog", "list", "--format", "json", "--as-of", AS_OF)
+    data = json.loads(out)
+    assert code == 0 and len(data["gpus"]) == 28 and data["servers"]
+    h100 = next(g for g in data["gpus"] if g["id"] == "h100-sxm")
+    assert h100["purchase"] == {"usd": 25000, "as_of": "2023-08", "age_months": 40, "stale": True}
+    assert h100["rent"]["age_months"] == 3 and h100["rent"]["stale"] is False
+
+
+def test_catalog_show_prints_every_figure_with_its_url(run):
+    code, out, _ = run("catalog", "show", "rtx-4090", "--as-of", AS_OF)
+    assert code == 0
+    assert "165.2" in out and "330.3" in out and "fp16_fp16acc" in out
+    assert "https://images.nvidia.com/aem-dam/Solutions/geforce/ada/nvidia-ada-gpu-architecture.pdf" in out
+    assert "50 mo STALE" in out and "workstation-4x-pcie" in out
+
+
+def test_catalog_show_json_resolves_sources_and_ages(run):
+    code, out, _ = run("catalog", "show", "h100-sxm", "--format", "json", "--as-of", AS_OF)
+    rec = json.loads(out)
+    assert code == 0 and rec["availability"] == "buy and rent" and rec["servers"]["datacenter"] == ["hgx-h100-8gpu"]
+    for f in rec["figures"]:
+        for s in f["sources"]:
+            assert s["url"].startswith("http") or s["kind"] in ("derived", "assumption")
+    assert rec["prices"]["purchase"]["age_months"] == 40 and rec["prices"]["purchase"]["stale"]
+    assert sum(o["used_for_plans"] for o in rec["prices"]["rent"]) == 1
+
+
+@pytest.mark.parametrize("gid, words", [
+    ("a10", "rent only"), ("rx-7900-xtx", "buy only"), ("gaudi2", "neither"),
+    ("v100-32gb-sxm2", "cannot be bought as a usable unit"), ("b200", "whose price is unknown"),
+])
+def test_catalog_show_says_how_a_gpu_can_be_had(run, gid, words):
+    code, out, _ = run("catalog", "show", gid, "--as-of", AS_OF)
+    assert code == 0 and words in out
+
+
+def test_catalog_show_server(run):
+    code, out, _ = run("catalog", "show", "hgx-h100-8gpu", "--as-of", AS_OF)
+    assert code == 0 and "$96,644" in out and "h200-sxm" in out and "docs.nvidia.com" in out
+
+
+def test_catalog_show_unknown_id_exits_2(run):
+    code, _, err = run("catalog", "show", "h100sxm")
+    assert code == 2 and "did you mean h100-sxm" in err
+
+
+def test_catalog_show_honours_override(run, write):
+    path = write(QUOTES, "quotes.yaml")
+    code, out, _ = run("catalog", "show", "h100-sxm", "--catalog", path, "--as-of", AS_OF)
+    assert code == 0 and "$5,000 quote" in out and "https://example.com/quotes/4711" in out
+
+
+def test_catalog_validate_builtin(run):
+    code, out, _ = run("catalog", "validate")
+    assert code == 0 and "built-in catalog: valid" in out and "28 GPUs" in out
+    code, out, _ = run("catalog", "validate", "--format", "json")
+    assert code == 0 and json.loads(out)["gpus"] == 28
+
+
+def test_catalog_validate_file(run, write):
+    path = write(QUOTES, "quotes.yaml")
+    code, out, _ = run("catalog", "validate", path)
+    assert code == 0 and f"{path}: valid" in out
+
+
+def test_catalog_validate_broken_file_exits_2_naming_file_entry_and_field(run, write):
+    path = write("gpus:\n  - id: h100-sxm\n    prices:\n      purchase: {usd: 21000, as_of: '2026-13'}\n",
+                 "broken.yaml")
+    code, out, err = run("catalog", "validate", path)
+    assert code == 2 and out == ""
+    assert str(path) in err and "'h100-sxm'" in err and "prices.purchase.as_of" in err
+    assert "Traceback" not in err
+
+
+def test_catalog_validate_errors(run, write, tmp_path):
+    code, _, err = run("catalog", "validate", tmp_path / "missing.yaml")
+    assert code == 2 and "no such catalog file" in err
+    code, _, err = run("catalog", "validate", write("- just a list\n", "list.yaml"))
+    assert code == 2 and "mapping" in err
+    a, b = write(QUOTES, "a.yaml"), write(QUOTES, "b.yaml")
+    code, _, err = run("catalog", "validate", a, "--catalog", b)
+    assert code == 2 and "not both" in err
+
+
+def test_every_command_takes_catalog(run, write):
+    bad = write("gpus:\n  - id: h100-sxm\n    memory_gb: {value: null}\n", "bad.yaml")
+    for args in (("catalog", "list"), ("catalog", "show", "h100-sxm"),
+                 ("plan", EXAMPLES / "article-office.yaml"), ("estimate", "--model", "gpt2-124m", "--gpu", "h100-sxm")):
+        code, _, err = run(*args, "--catalog", bad)
+        assert code == 2 and "memory_gb" in err, args
