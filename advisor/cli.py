@@ -160,22 +160,37 @@ def schema():
 @click.option("--micro-batch", type=click.IntRange(min=1), default=None, help="Per-GPU micro-batch [chosen].")
 @click.option("--checkpointing/--no-checkpointing", default=None, help="Activation checkpointing [chosen].")
 @click.option("--global-batch-tokens", default=None, help="Tokens per optimizer step, e.g. 524288 or 4M.")
+@click.option("--optimizer", type=click.Choice(["adamw", "adamw-8bit"]), default="adamw", show_default=True)
+@click.option("--lora-rank", type=click.IntRange(min=1, max=4096), default=16, show_default=True,
+              help="Adapter rank with --kind lora.")
+@click.option("--strategy", type=click.Choice(["ddp", "zero1", "zero2", "zero3", "fsdp"]), default=None,
+              help="Data-parallel sharding (fsdp = zero3) [chosen].")
+@click.option("--tensor-parallel", type=click.IntRange(min=1, max=64), default=None,
+              help="Tensor parallelism [chosen].")
+@click.option("--pipeline-parallel", type=click.IntRange(min=1, max=1024), default=None,
+              help="Pipeline parallelism [chosen].")
 @click.option("--format", "fmt", type=FORMATS, default="table", show_default=True)
 @common
 def estimate(preset, params, layers, hidden, seq_len, gpu, count, precision, kind, micro_batch, checkpointing,
-             global_batch_tokens, fmt, catalog_file, rules_files, as_of, debug):
-    """Memory and tokens/s of one training job on COUNT GPUs of one type.
+             global_batch_tokens, optimizer, lora_rank, strategy, tensor_parallel, pipeline_parallel, fmt,
+             catalog_file, rules_files, as_of, debug):
+    """Memory and tokens/s of one training job on COUNT GPUs of one type, in the fastest layout
+    that fits (or the one --strategy/--tensor-parallel/--pipeline-parallel fix).
 
     \b
     Examples:
       advisor estimate --model gpt2-124m --gpu rtx-4090
       advisor estimate --params 124M --seq-len 1024 --gpu a100-80gb-sxm --count 8 --format json
+      advisor estimate --model llama-3-8b --kind lora --gpu rtx-4090 --seq-len 2048
+      advisor estimate --model llama-3-70b --gpu h100-sxm --count 64 --tensor-parallel 8
     """
     from .estimate import estimate as run_estimate
 
     result = run_estimate(model=preset, params=params, layers=layers, hidden=hidden, seq_len=seq_len, gpu=gpu,
                           count=count, precision=precision, kind=kind, micro_batch=micro_batch,
                           checkpointing=checkpointing, global_batch_tokens=global_batch_tokens,
+                          optimizer=optimizer, lora_rank=lora_rank, strategy=strategy,
+                          tensor_parallel=tensor_parallel, pipeline_parallel=pipeline_parallel,
                           catalog=catalog_file)
     if fmt == "json":
         click.echo(json.dumps(result, indent=2))

@@ -105,8 +105,11 @@ def estimate_text(e: dict) -> str:
     out.append(table(["tokens/s", "per GPU", "MFU", "GB/GPU", "limited by"],
                      [[tokens(e["tokens_per_s"]), tokens(e["tokens_per_s_per_gpu"]), f"{100 * e['mfu']:.1f}%",
                        f"{e['memory_per_gpu_gb']:.1f}", e["binding"]]]))
+    split = "".join(f" x {k[0].upper()}P{lay[k + '_parallel']}" for k in ("tensor", "pipeline")
+                    if lay.get(k + "_parallel", 1) > 1)
     out.append(table(["step: compute s", "memory s", "comm s", "layout", "micro-batch", "checkpointing", "link"],
-                     [[f"{sb['compute_s']:.4f}", f"{sb['memory_s']:.4f}", f"{sb['comm_s']:.4f}", lay["strategy"],
+                     [[f"{sb['compute_s']:.4f}", f"{sb['memory_s']:.4f}", f"{sb['comm_s']:.4f}",
+                       lay["strategy"] + split,
                        lay["micro_batch"], lay["checkpointing"], lay["interconnect"]]]))
     out.append(f"  minimum GPUs that fit: {e['min_gpus']}")
     for note in e["notes"]:

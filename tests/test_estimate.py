@@ -1,10 +1,46 @@
-"""The performance model's first cut: the article's anchor, the 4090's real tensor rate, memory."""
+"""The performance model: memory worked examples, layouts, monotonicity, the 4090's missing
+peer-to-peer, and the `advisor estimate` command. Accuracy against measured runs is not tested
+here: bench/accuracy.py measures it (docs/accuracy.md)."""
 from __future__ import annotations
 
+import json
+from dataclasses import replace
+
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import advisor
+from advisor.estimate import (GB, JobSpec, ModelSpec, activation_bytes_per_layer, evaluate, memory_per_gpu,
+                              min_gpus, params_from, trainable_params)
 
+SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+@pytest.fixture(scope="module")
+def p(catalog):
+    return params_from(catalog)
+
+
+def gpt(layers: int, hidden: int, seq_len: int = 2048, vocab: int = 50257) -> ModelSpec:
+    """A GPT-style shape: 12*L*h^2 in the blocks plus the (tied) embedding."""
+    return ModelSpec(params=12 * layers * hidden ** 2 + vocab * hidden, layers=layers, hidden=hidden,
+                     heads=max(1, hidden // 128), vocab=vocab, seq_len=seq_len, tied_embeddings=True)
+
+
+def _preset(catalog, name: str) -> ModelSpec:
+    m = catalog.models[name]
+    return ModelSpec(params=m.params, layers=m.layers, hidden=m.hidden, heads=m.heads, vocab=m.vocab,
+                     seq_len=m.seq_len, ffn=m.ffn, kv_heads=m.kv_heads, tied_embeddings=m.tied_embeddings, name=name)
+
+
+def with_p2p(gpu, value: bool):
+    ic = gpu.interconnect
+    p2p = ic.p2p.model_copy(update={"value": value})
+    return gpu.model_copy(update={"interconnect": ic.model_copy(update={"p2p": p2p})})
+
+
+# --------------------------------------------------------------------------- the article's anchor
 
 def test_gpt2_small_on_one_a100_is_within_30_percent_of_195k():
     e = advisor.estimate(model="gpt2-124m", gpu="a100-80gb-sxm")
@@ -20,6 +56,31 @@ def test_rtx_4090_uses_fp32_accumulate_rate_not_330(catalog):
     assert e["dense_tflops"] == pytest.approx(165.2)
 
 
+def test_memory_bound_share_grows_as_models_shrink():
+    small = advisor.estimate(model="gpt2-124m", gpu="h100-sxm")["step_breakdown"]
+    large = advisor.estimate(model="gpt2-1558m", gpu="h100-sxm")["step_breakdown"]
+    share = lambda sb: sb["memory_s"] / (sb["compute_s"] + sb["memory_s"])  # noqa: E731
+    assert share(small) > share(large)
+
+
+# --------------------------------------------------------------------------- memory
+
+def test_7b_full_finetune_with_adam_worked_example(catalog, p):
+    """7B parameters x 16 bytes (bf16 weights 2 + bf16 gradients 2 + fp32 master, m, v 12) = 112 GB:
+    more than one 80 GB GPU holds; sharded eight ways by ZeRO-3 the states are 14 GB per GPU."""
+    model = ModelSpec(params=7e9, layers=32, hidden=4096, heads=32, vocab=32000, seq_len=2048)
+    job = JobSpec(model=model, kind="finetune")
+    one = memory_per_gpu(job, 1, 1, True, p, strategy="ddp")
+    assert one["weights"] + one["gradients"] + one["optimizer"] == pytest.approx(112 * GB)
+    a100 = catalog.gpus["a100-80gb-sxm"]
+    assert not evaluate(job, a100, 1, p).fits
+    eight = evaluate(replace(job, strategy="zero3"), a100, 8, p)
+    assert eight.fits and eight.layout["shards"] == 8
+    mem = eight.memory_breakdown
+    assert mem["gradients"] + mem["optimizer"] == pytest.approx(14 * 7 / 8, abs=0.01)   # (2 + 12) B x 7e9 / 8
+    assert mem["weights"] == pytest.approx(2 * 7 / 8 + 2 * 2 * 7 / 32, abs=0.01)        # shard + two gathered layers
+
+
 def test_a_7b_model_needs_several_24gb_cards():
     e = advisor.estimate(params="7B", layers=32, hidden=4096, seq_len=2048, gpu="rtx-4090")
     assert not e["fits"] and e["min_gpus"] > 1
@@ -27,21 +88,218 @@ def test_a_7b_model_needs_several_24gb_cards():
     assert more["fits"] and more["layout"]["strategy"] == "zero3"
 
 
-def test_multi_gpu_4090_pays_for_missing_peer_to_peer():
+def test_lora_trains_adapters_only_and_needs_far_less_memory(p):
+    model = gpt(32, 4096)
+    full = JobSpec(model=model, kind="finetune")
+    lora = JobSpec(model=model, kind="lora", lora_rank=16)
+    assert trainable_params(lora) < 0.01 * model.params
+    m_full = memory_per_gpu(full, 1, 1, True, p)
+    m_lora = memory_per_gpu(lora, 1, 1, True, p)
+    assert m_lora["weights"] == m_full["weights"]            # the frozen base stays in bf16
+    assert m_lora["gradients"] + m_lora["optimizer"] < 0.01 * (m_full["gradients"] + m_full["optimizer"])
+    assert sum(m_lora.values()) < 0.3 * sum(m_full.values())
+    e = advisor.estimate(params="7B", layers=32, hidden=4096, seq_len=2048, gpu="a100-80gb-sxm", kind="lora")
+    assert e["fits"] and e["gpu_count"] == 1 and e["job"]["trainable_params"] < 0.01 * e["model"]["params"]
+
+
+def test_lora_skips_weight_gradients_so_it_is_faster(catalog, p):
+    model = gpt(24, 2048)
+    g = catalog.gpus["a100-80gb-sxm"]
+    full = evaluate(JobSpec(model=model, kind="finetune", micro_batch=4, checkpointing=False), g, 1, p)
+    lora = evaluate(JobSpec(model=model, kind="lora", micro_batch=4, checkpointing=False), g, 1, p)
+    assert 1.2 < lora.tokens_per_s / full.tokens_per_s < 1.6   # 4N instead of 6N FLOPs per token
+
+
+def test_8bit_optimizer_keeps_6_bytes_per_parameter_instead_of_12(p):
+    model = gpt(12, 768)
+    adam = memory_per_gpu(JobSpec(model=model), 1, 1, False, p)["optimizer"]
+    eight = memory_per_gpu(JobSpec(model=model, optimizer="adamw-8bit"), 1, 1, False, p)["optimizer"]
+    assert adam == pytest.approx(12 * model.params) and eight == pytest.approx(6 * model.params)
+
+
+def test_activations_follow_korthikanti_with_and_without_checkpointing():
+    """Flash attention, no dropout: 32*s*b*h bytes per layer for a 4h GELU MLP (the paper's 34 less
+    two dropout masks); full checkpointing keeps the 2*s*b*h input; sequence parallelism divides by t."""
+    job = JobSpec(model=gpt(24, 2048, seq_len=4096))
+    sbh = 4096 * 8 * 2048
+    assert activation_bytes_per_layer(job, 8, False) == pytest.approx(32 * sbh)
+    assert activation_bytes_per_layer(job, 8, True) == pytest.approx(2 * sbh)
+    assert activation_bytes_per_layer(job, 8, False, tp=4) == pytest.approx(8 * sbh)
+
+
+def test_zero_stages_shard_more_and_more(p):
+    job = JobSpec(model=gpt(32, 4096))
+    parts = {s: memory_per_gpu(job, 8, 1, True, p, strategy=s) for s in ("ddp", "zero1", "zero2", "zero3")}
+    total = {s: sum(m.values()) for s, m in parts.items()}
+    assert total["ddp"] > total["zero1"] > total["zero2"] > total["zero3"]
+    assert parts["zero1"]["optimizer"] == pytest.approx(parts["ddp"]["optimizer"] / 8)
+    assert parts["zero2"]["gradients"] == pytest.approx(parts["ddp"]["gradients"] / 8)
+
+
+def test_checkpointing_trades_memory_for_speed():
+    on = advisor.estimate(model="gpt2-124m", gpu="rtx-4090", micro_batch=16, checkpointing=True)
+    off = advisor.estimate(model="gpt2-124m", gpu="rtx-4090", micro_batch=16, checkpointing=False)
+    assert on["memory_per_gpu_gb"] < off["memory_per_gpu_gb"]
+    assert 0.6 < on["tokens_per_s"] / off["tokens_per_s"] < 0.9    # a recomputed forward: ~4/3 the work
+
+
+def test_min_gpus_is_the_smallest_count_that_fits(catalog, p):
+    for model in ("gpt2-1558m", "llama-3-8b"):
+        job = JobSpec(model=_preset(catalog, model))
+        for gid in ("rtx-4090", "a100-80gb-sxm"):
+            g = catalog.gpus[gid]
+            n = min_gpus(job, g, p)
+            assert n is not None and evaluate(job, g, n, p).fits
+            assert n == 1 or not any(evaluate(job, g, k, p).fits for k in range(1, n))
+
+
+# --------------------------------------------------------------------------- layouts and links
+
+def test_the_4090_pays_for_missing_peer_to_peer(catalog, p):
     one = advisor.estimate(model="gpt2-350m", gpu="rtx-4090")
     four = advisor.estimate(model="gpt2-350m", gpu="rtx-4090", count=4)
     assert four["layout"]["interconnect"] == "pcie-via-host"
     assert four["tokens_per_s_per_gpu"] < one["tokens_per_s_per_gpu"]
+    # the same card with peer-to-peer on: a sharded job (gradients and weights cross PCIe every
+    # micro-batch) runs clearly faster, a once-per-step all-reduce barely notices
+    stock = catalog.gpus["rtx-4090"]
+    patched = with_p2p(stock, True)
+    sharded = JobSpec(model=_preset(catalog, "gpt2-1558m"), strategy="zero3")
+    slow, fast = evaluate(sharded, stock, 4, p), evaluate(sharded, patched, 4, p)
+    assert fast.layout["interconnect"] == "pcie-p2p" and slow.layout["interconnect"] == "pcie-via-host"
+    assert slow.tokens_per_s < 0.95 * fast.tokens_per_s
+    assert slow.step_breakdown["comm_s"] > 1.5 * fast.step_breakdown["comm_s"]
 
+
+def test_tensor_parallelism_is_flagged_when_the_job_needs_it(catalog, p):
+    g = catalog.gpus["rtx-4090"]
+    big = evaluate(JobSpec(model=_preset(catalog, "llama-3-8b")), g, 8, p)
+    assert big.fits and big.layout["tensor_parallel"] > 1 and big.layout["needs_tensor_parallel"]
+    assert not evaluate(JobSpec(model=_preset(catalog, "llama-3-8b"), tensor_parallel=1), g, 8, p).fits
+    small = evaluate(JobSpec(model=_preset(catalog, "gpt2-124m")), g, 8, p)
+    assert small.layout["tensor_parallel"] == 1 and not small.layout["needs_tensor_parallel"]
+
+
+@SETTINGS
+@given(layers=st.integers(4, 48), hidden=st.sampled_from([1024, 2048, 3072, 4096, 5120]),
+       count=st.sampled_from([2, 4, 8]), seq=st.sampled_from([1024, 2048, 4096]))
+def test_without_peer_to_peer_a_layout_without_tensor_parallelism_wins_if_one_fits(catalog, p, layers, hidden,
+                                                                                     count, seq):
+    g = catalog.gpus["rtx-4090"]
+    job = JobSpec(model=gpt(layers, hidden, seq))
+    if evaluate(replace(job, tensor_parallel=1), g, count, p).fits:
+        e = evaluate(job, g, count, p)
+        assert e.layout["tensor_parallel"] == 1 and not e.layout["needs_tensor_parallel"]
+
+
+def test_pipeline_parallelism_reports_its_bubble(catalog, p):
+    job = JobSpec(model=_preset(catalog, "llama-3-70b"), tensor_parallel=8, pipeline_parallel=4, micro_batch=1,
+                  global_batch_tokens=4 * 2 ** 20)
+    e = evaluate(job, catalog.gpus["h100-sxm"], 64, p)
+    m = e.layout["gradient_accumulation"]           # micro-batches per pipeline per step
+    assert e.layout["pipeline_bubble"] == pytest.approx(3 / (m * p.pipeline_virtual_stages), abs=1e-4)
+    assert e.layout["interconnect"] == "nvlink+network"
+
+
+# --------------------------------------------------------------------------- monotonicity
+
+@SETTINGS
+@given(layers=st.integers(2, 60), hidden=st.integers(4, 48).map(lambda k: 128 * k),
+       more_layers=st.integers(0, 24), more_hidden=st.integers(0, 16).map(lambda k: 128 * k),
+       gpu=st.sampled_from(["rtx-4090", "a100-80gb-sxm", "h100-sxm"]), count=st.sampled_from([1, 2, 4, 8]))
+def test_a_larger_model_never_gets_more_tokens_per_s(catalog, p, layers, hidden, more_layers, more_hidden, gpu,
+                                                     count):
+    g = catalog.gpus[gpu]
+    small = JobSpec(model=gpt(layers, hidden), global_batch_tokens=2 ** 21)
+    large = replace(small, model=gpt(layers + more_layers, hidden + more_hidden))
+    e_small, e_large = evaluate(small, g, count, p), evaluate(large, g, count, p)
+    if e_large.fits:
+        assert e_small.fits
+        assert e_large.tokens_per_s <= e_small.tokens_per_s * (1 + 1e-9)
+
+
+@SETTINGS
+@given(model=st.sampled_from(["gpt2-124m", "gpt2-350m", "gpt2-774m", "gpt2-1558m", "llama-3-8b"]),
+       gpu=st.sampled_from(["a100-80gb-sxm", "a100-40gb-sxm", "h100-sxm"]), n=st.integers(1, 7),
+       kind=st.sampled_from(["pretrain", "lora"]), batch=st.sampled_from([2 ** 19, 2 ** 21, 2 ** 23]))
+def test_more_nvlink_gpus_never_give_fewer_total_tokens_per_s(catalog, p, model, gpu, n, kind, batch):
+    g = catalog.gpus[gpu]
+    job = JobSpec(model=_preset(catalog, model), kind=kind, global_batch_tokens=batch)
+    a, b = evaluate(job, g, n, p), evaluate(job, g, n + 1, p)
+    if a.fits:
+        assert b.fits and b.tokens_per_s >= a.tokens_per_s * (1 - 1e-9)
+        assert b.layout["interconnect"] == "nvlink"
+
+
+@SETTINGS
+@given(model=st.sampled_from(["gpt2-124m", "gpt2-774m", "llama-3-8b", "llama-3-70b"]),
+       gpu=st.sampled_from(["rtx-4090", "a100-40gb-sxm", "h100-sxm"]), count=st.sampled_from([1, 3, 8, 16, 64, 256]),
+       precision=st.sampled_from(["bf16", "fp8"]))
+def test_every_estimate_is_physical(catalog, p, model, gpu, count, precision):
+    g = catalog.gpus[gpu]
+    e = evaluate(JobSpec(model=_preset(catalog, model), precision=precision), g, count, p)
+    if not e.fits:
+        assert e.reason
+        return
+    assert 0 < e.mfu < 1
+    assert all(v >= 0 for v in e.step_breakdown.values())
+    assert e.memory_per_gpu_gb <= g.memory_gb.value
+    assert e.binding in ("compute", "memory_bandwidth", "interconnect")
+    lay = e.layout
+    assert lay["data_parallel"] * lay["tensor_parallel"] * lay["pipeline_parallel"] + lay["idle_gpus"] == count
+    assert lay["idle_gpus"] == 0 or lay["tensor_parallel"] * lay["pipeline_parallel"] > 1
+
+
+# --------------------------------------------------------------------------- the command
 
 def test_estimate_cli_json(run):
-    import json
     code, out, _ = run("estimate", "--model", "gpt2-124m", "--gpu", "h100-sxm", "--format", "json")
     e = json.loads(out)
     assert code == 0
     assert {"gpu", "gpu_count", "fits", "memory_per_gpu_gb", "tokens_per_s", "tokens_per_s_per_gpu", "mfu",
             "step_breakdown"} <= set(e)
     assert set(e["step_breakdown"]) == {"compute_s", "memory_s", "comm_s"}
+    assert {"strategy", "shards", "micro_batch", "checkpointing", "data_parallel", "tensor_parallel",
+            "interconnect", "global_batch_tokens", "needs_tensor_parallel"} <= set(e["layout"])
+
+
+def test_estimate_cli_flags(run):
+    code, out, _ = run("estimate", "--model", "gpt2-350m", "--gpu", "a100-80gb-sxm", "--count", "2", "--kind",
+                       "finetune", "--micro-batch", "4", "--checkpointing", "--global-batch-tokens", "1M",
+                       "--format", "json")
+    e = json.loads(out)
+    assert code == 0 and e["fits"]
+    assert e["layout"]["micro_batch"] == 4 and e["layout"]["checkpointing"] is True
+    assert e["layout"]["global_batch_tokens"] == 1e6 and e["job"]["kind"] == "finetune"
+    code, out, _ = run("estimate", "--params", "1.3B", "--layers", "24", "--hidden", "2048", "--seq-len", "2048",
+                       "--gpu", "h100-sxm", "--count", "8", "--strategy", "fsdp", "--no-checkpointing",
+                       "--kind", "lora", "--optimizer", "adamw-8bit", "--format", "json")
+    e = json.loads(out)
+    assert code == 0 and e["layout"]["strategy"] == "zero3" and e["layout"]["checkpointing"] is False
+    code, out, _ = run("estimate", "--model", "llama-3-70b", "--gpu", "h100-sxm", "--count", "64",
+                       "--tensor-parallel", "8", "--pipeline-parallel", "2")
+    assert code == 0 and "TP8 x PP2" in out
+
+
+@pytest.mark.parametrize("args, words", [
+    (["--micro-batch", "0"], "--micro-batch"),
+    (["--kind", "pretraining"], "--kind"),
+    (["--global-batch-tokens", "12X"], "--global-batch-tokens"),
+    (["--tensor-parallel", "5", "--count", "5"], "--tensor-parallel"),
+    (["--tensor-parallel", "2", "--count", "3"], "--count"),
+    (["--pipeline-parallel", "13"], "--pipeline-parallel"),
+    (["--strategy", "zero4"], "--strategy"),
+    (["--params", "7B"], "either --model"),
+    (["--count", "0"], "--count"),
+])
+def test_estimate_cli_bad_flags_exit_2_naming_the_flag(run, args, words):
+    code, _, err = run("estimate", "--model", "gpt2-124m", "--gpu", "rtx-4090", *args)
+    assert code == 2 and words in err
+
+
+def test_estimate_cli_needs_a_model(run):
+    code, _, err = run("estimate", "--gpu", "rtx-4090")
+    assert code == 2 and "either --model" in err
 
 
 def test_estimate_cli_unknown_gpu_suggests(run):
