@@ -245,10 +245,13 @@ def build_problem(workload: Workload, catalog: Catalog, rules: RuleSet, params: 
                      f"{gpu.name} cannot be bought as a working unit: it needs a host server and {why}")
                 offers = [o for o in offers if o[0] != "buy"]
         per_slot_kw = min((s.overhead_kw / s.slots for s in servers.get(gid, [])), default=0.0)
-        cache: dict[tuple, Estimate] = {}
+        cache: dict[tuple, Estimate] = {}     # (spec, count) -> estimate: identical shapes share it
+        smallest: dict[JobSpec, int | None] = {}
         for k, cls in enumerate(classes):
             name = cls.name(workload)
-            n_min = min_gpus(cls.spec, gpu, params, limit=upper)
+            if cls.spec not in smallest:
+                smallest[cls.spec] = min_gpus(cls.spec, gpu, params, limit=upper)
+            n_min = smallest[cls.spec]
             if n_min is None:
                 _add(reasons[gid], None, "memory", _memory_reason(cls.spec, gpu, params, upper, name))
                 continue
@@ -260,8 +263,10 @@ def build_problem(workload: Workload, catalog: Catalog, rules: RuleSet, params: 
                         _add(reasons[gid], f.rule, f.rule, f.message)
                     continue
                 warnings = [{"rule": f.rule, "message": f.message} for f in findings if f.severity == "warn"]
-                best, batch = 0.0, None
+                best, batch, last = 0.0, None, n_min
                 for n in candidate_counts(n_min, upper):
+                    if n > 2 * last:
+                        break  # no speed-up since half this count: larger counts will not help either
                     key = (cls.spec, n)
                     if key not in cache:
                         cache[key] = evaluate(cls.spec, gpu, n, params)
@@ -271,10 +276,8 @@ def build_problem(workload: Workload, catalog: Catalog, rules: RuleSet, params: 
                     if step_tokens and step_tokens > batch * 1.0001:
                         break  # the step's batch would have to grow to feed more GPUs: not the same training run
                     if not est.fits or est.tokens_per_s <= best * 1.02:
-                        if est.fits and n > n_min:
-                            break  # more GPUs no longer make the job faster
-                        continue
-                    best = est.tokens_per_s
+                        continue  # no faster than a smaller count (e.g. a count tensor parallelism cannot use)
+                    best, last = est.tokens_per_s, n
                     hours = cls.tokens / est.tokens_per_s / 3600.0
                     if ownership == "rent":
                         run_cost = n * hours * rate

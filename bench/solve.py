@@ -57,8 +57,13 @@ def naive(problem, time_limit: float) -> tuple[float, float | None, float | None
     prob = pulp.LpProblem("naive", pulp.LpMinimize)
     months = problem.costs.horizon_hours / 730.0
     jobs = []
+    per_server = {g: max(s.slots for s in opts) for g, opts in problem.servers.items() if opts}
+    network = {g: max((s.network_usd for s in opts if s.network_usd is not None), default=None)
+               for g, opts in problem.servers.items() if opts}
     for k, cls in enumerate(problem.classes):
-        usable = [c for c in problem.candidates[k] if cls.deadline is None or c.hours <= cls.deadline]
+        usable = [c for c in problem.candidates[k] if (cls.deadline is None or c.hours <= cls.deadline)
+                  and not (c.ownership == "buy" and c.count > per_server.get(c.gpu, 10**9)
+                           and network.get(c.gpu) is None)]
         jobs += [(cls, usable)] * cls.multiplicity
     x = {(j, i): prob.add_variable(f"x_{j}_{i}", cat="Binary") for j, (_, cs) in enumerate(jobs) for i in range(len(cs))}
     owned = sorted({c.gpu for _, cs in jobs for c in cs if c.ownership == "buy"})
@@ -74,6 +79,14 @@ def naive(problem, time_limit: float) -> tuple[float, float | None, float | None
             kw += [s.overhead_kw * S[s.id] for s in opts]
             slots = pulp.lpSum(s.slots * S[s.id] for s in opts)
             prob += (N[g] == slots) if all(s.filled for s in opts) else (N[g] <= slots)
+            if network.get(g) is not None:
+                W = prob.add_variable(f"W_{_safe(g)}", lowBound=0, cat="Integer")
+                prob += W <= pulp.lpSum(S.values())
+                terms.append(network[g] * W)
+                for j, (_, cs) in enumerate(jobs):
+                    for i, c in enumerate(cs):
+                        if c.gpu == g and c.ownership == "buy" and c.count > per_server[g]:
+                            prob += W >= math.ceil(c.count / per_server[g]) * x[j, i]
     run = pulp.lpSum(c.run_cost_usd * x[j, i] for j, (_, cs) in enumerate(jobs) for i, c in enumerate(cs))
     prob += pulp.lpSum(terms) + problem.costs.hosting_usd_per_kw_month * months * pulp.lpSum(kw) + run
     for j, (cls, cs) in enumerate(jobs):
