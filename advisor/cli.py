@@ -205,8 +205,8 @@ def memo(workload_file, output, fmt, date, time_limit, catalog_file, rules_files
       advisor memo examples/article-datacenter.yaml -o memo.html --date 2026-12-01
       advisor memo my.yaml -o memo.pdf        # needs: pip install 'gpu-advisor[pdf]'
 
-    Exit status as for `advisor plan`: 0, 2 invalid input, 3 no feasible plan (the memo, written
-    all the same, explains why).
+    Exit status as for `advisor plan`: 0 memo written, 2 invalid input, 3 no feasible plan (the
+    memo is written all the same and explains why), 1 anything else (e.g. PDF without WeasyPrint).
     """
     from pathlib import Path
 
