@@ -5,17 +5,19 @@
     p = advisor.plan(wl)            # a dict with the keys of `advisor plan --format json`
     print(p["purchase"], p["total_cost_usd"])
     advisor.estimate(model="gpt2-124m", gpu="rtx-4090")
+    advisor.memo(p, "examples/article-office.yaml", fmt="html").write("memo.html")
 """
 __version__ = "0.1.0"
 
-# The functions share their modules' names (advisor.plan, advisor.estimate); importing them here,
-# once, makes the package attribute the function for good.
+# The functions share their modules' names (advisor.plan, advisor.estimate, advisor.memo);
+# importing them here, once, makes the package attribute the function for good.
 from .catalog import load_catalog  # noqa: E402
 from .errors import AdvisorError, InfeasibleError, InputError  # noqa: E402
 from .estimate import estimate  # noqa: E402
+from .memo import memo  # noqa: E402
 from .plan import plan  # noqa: E402
 from .rules import load_rules  # noqa: E402
 from .workload import load_workload, parse_workload  # noqa: E402
 
 __all__ = ["__version__", "load_workload", "parse_workload", "plan", "load_catalog", "load_rules",
-           "estimate", "InputError", "InfeasibleError", "AdvisorError"]
+           "estimate", "memo", "InputError", "InfeasibleError", "AdvisorError"]

@@ -368,3 +368,46 @@ def catalog_validate(file, fmt, catalog_file, rules_files, as_of, debug):
     catalog, _ = _load(path, rules_files)
     data = summary(catalog, path or "built-in catalog")
     click.echo(json.dumps(data, indent=2) if fmt == "json" else catalog_validate_text(data), nl=fmt == "json")
+
+@main.command()
+@click.argument("workload_file", type=click.Path(dir_okay=False))
+@click.option("-o", "--output", required=True, type=click.Path(dir_okay=False),
+              help="File to write: memo.md (charts in memo_files/ beside it), memo.html or memo.pdf.")
+@click.option("--format", "fmt", type=click.Choice(["md", "html", "pdf"]), default=None,
+              help="Memo format [from the suffix of --output].")
+@click.option("--date", callback=_as_of, default=None, metavar="YYYY-MM-DD",
+              help="Date printed on the memo [none, so that reruns give identical files].")
+@click.option("--time-limit", type=click.FloatRange(min=0.1), default=30.0, show_default=True,
+              help="Seconds the solver may spend on each solve.")
+@common
+def memo(workload_file, output, fmt, date, time_limit, catalog_file, rules_files, as_of, debug):
+    """Write a justification memo for WORKLOAD_FILE: the recommendation, bill of materials,
+    costs, alternatives with the rules that excluded them, sensitivity, charts and sources.
+
+    \b
+    Examples:
+      advisor memo examples/article-office.yaml -o memo.md
+      advisor memo examples/article-datacenter.yaml -o memo.html --date 2026-12-01
+      advisor memo my.yaml -o memo.pdf        # needs: pip install 'gpu-advisor[pdf]'
+
+    Exit status as for `advisor plan`: 0 memo written, 2 invalid input, 3 no feasible plan (the
+    memo is written all the same and explains why), 1 anything else (e.g. PDF without WeasyPrint).
+    """
+    from pathlib import Path
+
+    from .memo import format_for
+    from .memo import memo as make_memo
+    from .plan import plan as make_plan
+    from .workload import load_workload
+
+    fmt = format_for(output, fmt)
+    workload = load_workload(workload_file)
+    catalog, rules = _load(catalog_file, rules_files)
+    result = make_plan(workload, catalog=catalog, rules=rules, as_of=as_of, time_limit=time_limit)
+    doc = make_memo(result, workload_file, fmt=fmt, catalog=catalog, rules=rules, date=date,
+                    name=Path(output).stem, time_limit=time_limit)
+    files = doc.write(output)
+    click.echo(f"wrote {', '.join(str(f) for f in files)}")
+    if not result.feasible:
+        click.echo("no plan meets every requirement; the memo explains why", err=True)
+        sys.exit(3)

@@ -1,0 +1,229 @@
+"""Justification memos: contents, charts, sources, determinism, well-formed HTML, exit codes."""
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import xml.etree.ElementTree as ET
+from html.parser import HTMLParser
+
+import pytest
+
+import advisor
+from advisor.memo import Memo, _accuracy_table, estimator_accuracy, format_for
+
+from conftest import AS_OF, EXAMPLES
+
+CHOSEN = {"article-office": "NVIDIA GeForce RTX 4090", "article-datacenter": "NVIDIA H100 SXM5 80GB"}
+
+
+def _weasyprint() -> bool:
+    try:
+        import weasyprint  # noqa: F401
+    except (ImportError, OSError):  # OSError: installed, but Pango is missing
+        return False
+    return True
+
+
+@pytest.fixture(scope="module")
+def memos(tmp_path_factory):
+    """Markdown and HTML memos of both examples, written once through the CLI."""
+    from click.testing import CliRunner
+
+    from advisor.cli import main
+
+    out = tmp_path_factory.mktemp("memos")
+    result = {}
+    for example in CHOSEN:
+        for fmt in ("md", "html"):
+            path = out / f"{example}.{fmt}"
+            run = CliRunner().invoke(main, ["memo", str(EXAMPLES / f"{example}.yaml"), "-o", str(path),
+                                            "--as-of", AS_OF.isoformat()])
+            assert run.exit_code == 0, run.output
+            result[example, fmt] = path
+    return result
+
+
+@pytest.mark.parametrize("example", sorted(CHOSEN))
+@pytest.mark.parametrize("fmt", ["md", "html"])
+def test_memo_names_the_chosen_gpu_and_every_plan_source(memos, run_json, example, fmt):
+    text = memos[example, fmt].read_text(encoding="utf-8")
+    assert CHOSEN[example] in text.split("Recommendation", 1)[1][:600]
+    _, plan = run_json("plan", EXAMPLES / f"{example}.yaml", "--as-of", AS_OF.isoformat())
+    for src in plan["sources"]:
+        assert src["url"] in text, src
+    data = (EXAMPLES / f"{example}.yaml").read_bytes()
+    assert hashlib.sha256(data).hexdigest() in text
+    assert plan["catalog_digest"] in text
+    for heading in ("Recommendation", "requirement as given", "Bill of materials", "Cost over 36 months",
+                    "How long the work takes", "Alternatives considered", "Sensitivity",
+                    "Assumptions and warnings", "Sources"):
+        assert heading in text, heading
+
+
+def test_datacenter_memo_cites_lic001_with_its_source(memos, rules):
+    rule = rules.get("LIC001")
+    for fmt in ("md", "html"):
+        text = memos["article-datacenter", fmt].read_text(encoding="utf-8")
+        assert "Excluded by rule LIC001" in text
+        assert rule.source.url in text
+        assert rule.source.title in text
+        assert "is not licensed for datacenter deployment" in text  # the clause, quoted
+
+
+def test_markdown_memo_links_its_charts_beside_it(memos):
+    path = memos["article-office", "md"]
+    links = re.findall(r"!\[[^\]]*\]\(([^)]+)\)", path.read_text(encoding="utf-8"))
+    assert links == ["article-office_files/cost-vs-time.svg", "article-office_files/value-by-gpu.svg"]
+    for link in links:
+        svg = ET.parse(path.parent / link).getroot()
+        assert svg.tag.endswith("svg")
+
+
+def test_html_memo_is_well_formed_with_inline_charts(memos):
+    for example in CHOSEN:
+        text = memos[example, "html"].read_text(encoding="utf-8")
+        root = ET.fromstring(text.split("\n", 1)[1])  # everything after <!DOCTYPE html> is XML
+        svgs = root.findall(".//{http://www.w3.org/2000/svg}svg")
+        assert len(svgs) == 2
+        ids = [el.get("id") for el in root.iter() if el.get("id")]
+        assert len(ids) == len(set(ids)), "two charts share an SVG id"
+        _Balanced().check(text)
+
+
+class _Balanced(HTMLParser):
+    """html.parser's view: every opened element is closed, in order."""
+
+    VOID = {"meta", "br", "img", "hr", "link", "input"}
+
+    def check(self, text):
+        self.stack = []
+        self.feed(text)
+        self.close()
+        assert not self.stack, f"unclosed: {self.stack}"
+
+    def handle_starttag(self, tag, attrs):
+        if tag not in self.VOID:
+            self.stack.append(tag)
+
+    def handle_startendtag(self, tag, attrs):
+        pass
+
+    def handle_endtag(self, tag):
+        assert self.stack and self.stack[-1] == tag, f"</{tag}> closes {self.stack[-1:]}"
+        self.stack.pop()
+
+
+@pytest.mark.parametrize("fmt", ["md", "html", "pdf"])
+def test_two_runs_give_identical_bytes(run, tmp_path, fmt):
+    if fmt == "pdf" and not _weasyprint():
+        pytest.skip("WeasyPrint (pip install 'gpu-advisor[pdf]') or its Pango libraries are not installed")
+    digests = []
+    for n in (1, 2):
+        folder = tmp_path / str(n)
+        code, _, err = run("memo", EXAMPLES / "article-datacenter.yaml", "-o", folder / f"memo.{fmt}",
+                           "--as-of", AS_OF.isoformat())
+        assert code == 0, err
+        digests.append({p.relative_to(folder).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
+                        for p in sorted(folder.rglob("*")) if p.is_file()})
+    assert digests[0] == digests[1]
+    if fmt == "pdf":
+        pdf = (tmp_path / "1" / "memo.pdf").read_bytes()
+        assert pdf.startswith(b"%PDF") and b"/CreationDate" not in pdf
+
+
+def test_date_is_printed_only_when_given(run, tmp_path):
+    path = tmp_path / "memo.md"
+    assert run("memo", EXAMPLES / "article-office.yaml", "-o", path, "--as-of", "2026-12-01")[0] == 0
+    assert "Date:" not in path.read_text(encoding="utf-8")
+    assert run("memo", EXAMPLES / "article-office.yaml", "-o", path, "--as-of", "2026-12-01",
+               "--date", "2027-01-15")[0] == 0
+    assert "Date: 2027-01-15" in path.read_text(encoding="utf-8")
+
+
+def test_infeasible_workload_gets_a_memo_and_exit_3(run, write, tmp_path):
+    # one 4090 in its workstation draws 0.575 kW and needs 1.6 days; two would finish in time but draw 1.03 kW
+    wl = write("name: too fast\ndeployment: {context: office, ownership: buy, power_limit_kw: 0.6}\n"
+               "model: gpt2-124m\ntokens: 10B\ndeadline: 1d\ngpus: {allow: [rtx-4090, h100-sxm]}\n")
+    path = tmp_path / "memo.html"
+    code, _, err = run("memo", wl, "-o", path, "--as-of", AS_OF.isoformat())
+    assert code == 3
+    assert "no plan" in err
+    text = path.read_text(encoding="utf-8")
+    assert "Why no plan exists" in text and "power limit" in text
+    ET.fromstring(text.split("\n", 1)[1])
+
+
+def test_format_comes_from_the_suffix_or_the_option(run, tmp_path):
+    code, _, err = run("memo", EXAMPLES / "article-office.yaml", "-o", tmp_path / "memo.txt")
+    assert code == 2 and "--format" in err
+    code, _, _ = run("memo", EXAMPLES / "article-office.yaml", "-o", tmp_path / "memo.txt", "--format", "html",
+                     "--as-of", AS_OF.isoformat())
+    assert code == 0
+    assert (tmp_path / "memo.txt").read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
+    assert format_for("a/b.MD") == "md" and format_for("x.htm") == "html" and format_for("x.pdf") == "pdf"
+
+
+def test_bad_workload_exits_2(run, write, tmp_path):
+    code, _, err = run("memo", write("deployment: office\nmodel: gpt2-124m\ntokens: lots\n"), "-o",
+                       tmp_path / "memo.md")
+    assert code == 2 and "tokens" in err
+
+
+def test_python_api(catalog, rules):
+    path = EXAMPLES / "article-office.yaml"
+    p = advisor.plan(advisor.load_workload(path), catalog=catalog, rules=rules, as_of=AS_OF)
+    m = advisor.memo(p, path, fmt="md", catalog=catalog, rules=rules, charts=False)
+    assert isinstance(m, Memo) and m.attachments == {}
+    assert "NVIDIA GeForce RTX 4090" in m.text
+    # a Workload object works too; its input hash is that of its canonical JSON
+    m2 = advisor.memo(p, advisor.load_workload(path), fmt="html", catalog=catalog, rules=rules, charts=False)
+    assert "canonical JSON" in m2.text
+    # the plan dict may come back from JSON
+    m3 = advisor.memo(json.loads(p.to_json()), path, fmt="md", catalog=catalog, rules=rules, charts=False)
+    assert m3.content == m.content
+
+
+def test_plan_from_another_catalog_is_refused(catalog, rules, write):
+    path = EXAMPLES / "article-office.yaml"
+    p = dict(advisor.plan(advisor.load_workload(path), catalog=catalog, rules=rules, as_of=AS_OF))
+    p["catalog_digest"] = "0" * 16
+    with pytest.raises(advisor.InputError, match="catalog"):
+        advisor.memo(p, path, catalog=catalog, rules=rules, charts=False)
+
+
+def test_pdf_without_weasyprint_says_how_to_get_it(monkeypatch, catalog, rules):
+    import builtins
+
+    real_import = builtins.__import__
+
+    def no_weasyprint(name, *args, **kwargs):
+        if name == "weasyprint":
+            raise ImportError("No module named 'weasyprint'")
+        return real_import(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", no_weasyprint)
+    path = EXAMPLES / "article-office.yaml"
+    p = advisor.plan(advisor.load_workload(path), catalog=catalog, rules=rules, as_of=AS_OF)
+    with pytest.raises(advisor.AdvisorError, match=r"gpu-advisor\[pdf\]"):
+        advisor.memo(p, path, fmt="pdf", catalog=catalog, rules=rules, charts=False)
+
+
+ACCURACY_MD = """# Accuracy of the performance model
+
+## Summary
+
+| rows | n | MAPE | median | worst |
+|---|---|---|---|---|
+| measured rows, in-sample (fitted on all of them) | 40 | 8.1% | 6.0% | 25.0% |
+| measured rows, leave-one-source-out | 40 | 11.2% | 9.0% | 31.0% |
+"""
+
+
+def test_error_band_is_quoted_from_the_accuracy_report_never_invented(tmp_path):
+    assert _accuracy_table(ACCURACY_MD) == {"mape": "11.2%", "median": "9.0%", "worst": "31.0%", "n": "40",
+                                            "basis": "measured rows, leave-one-source-out"}
+    assert estimator_accuracy(tmp_path) == {}
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "accuracy.md").write_text(ACCURACY_MD, encoding="utf-8")
+    assert estimator_accuracy(tmp_path)["mape"] == "11.2%"
