@@ -37,6 +37,7 @@ from .candidates import Candidate, Problem
 from .errors import SolverError
 
 TIE_BREAK_USD_PER_HOUR = 1e-6
+IDLE_GPU_TOLERANCE = 0.001    # idle bought GPUs are put to work when that costs < 0.1% of the plan (or $1)
 
 
 @dataclass
@@ -49,6 +50,7 @@ class Solution:
     networked: dict = field(default_factory=dict)     # gpu -> networked servers
     cost_breakdown: dict = field(default_factory=dict)
     solver: dict = field(default_factory=dict)
+    mip_objective_usd: float | None = None            # the MILP's optimum, before idle GPUs are put to work
 
     @property
     def feasible(self) -> bool:
@@ -248,6 +250,9 @@ def solve(problem: Problem, *, only_gpu: str | None = None, deadline_scale: floa
                for g in bought}
     servers = {g: d for g, d in servers.items() if d}
     networked = {g: int(round(W[g].value() or 0)) for g in W if round(W[g].value() or 0) > 0}
+    mip_objective = pulp.value(total)
+    assignment = _use_idle_gpus(problem, assignment, bought, networked, run_cost,
+                                max(1.0, IDLE_GPU_TOLERANCE * mip_objective))
     opts = {g: {s.id: s for s in problem.servers.get(g, [])} for g in bought}
     server_kw = sum(opts[g][sid].overhead_kw * n for g, d in servers.items() for sid, n in d.items())
     gpu_kw = sum(problem.gpu_kw[g] * n for g, n in bought.items())
@@ -263,7 +268,31 @@ def solve(problem: Problem, *, only_gpu: str | None = None, deadline_scale: floa
     gap = _gap(prob, name) if proven else _gap(prob, name, proven=False)
     return Solution("optimal" if proven else "feasible", sum(breakdown.values()), assignment, bought, servers,
                     networked, breakdown,
-                    {"name": name, "status": status, "proven_optimal": proven, "gap": gap})
+                    {"name": name, "status": status, "proven_optimal": proven, "gap": gap}, mip_objective)
+
+
+def _use_idle_gpus(problem: Problem, assignment, bought, networked, run_cost, allowance):
+    """GPUs often come in boards of eight: a lone job that needs one of them would leave seven idle.
+    When a single job owns a GPU type alone, move it to the fastest of its candidates that fits in
+    the GPUs (and networked servers) already bought, if that costs at most `allowance` more."""
+    owners: dict[str, list] = {}
+    for c, n in assignment:
+        if c.ownership == "buy":
+            owners.setdefault(c.gpu, []).append((c, n))
+    moves = {}
+    for g, items in owners.items():
+        if len(items) != 1 or items[0][1] != 1:
+            continue  # GPUs shared over time by several jobs: the capacity constraints decide
+        c = items[0][0]
+        per_server = max((s.slots for s in problem.servers.get(g, [])), default=bought[g])
+        reach = max(per_server, per_server * networked.get(g, 0))
+        # faster than c, so within every deadline and makespan cap c meets; no fewer GPUs than c
+        faster = [o for o in problem.candidates[c.cls] if o.gpu == g and o.ownership == "buy"
+                  and o.hours < c.hours and c.count <= o.count <= min(bought[g], reach)
+                  and run_cost(o) - run_cost(c) <= allowance]
+        if faster:
+            moves[id(c)] = min(faster, key=lambda o: (o.hours, o.count))
+    return [(moves.get(id(c), c), n) for c, n in assignment]
 
 
 @contextlib.contextmanager
