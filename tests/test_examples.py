@@ -1,0 +1,52 @@
+"""Every example runs, opens with the question it answers, and gives the plan its comment promises."""
+from __future__ import annotations
+
+import pytest
+
+from conftest import AS_OF, EXAMPLES
+
+ALL = sorted(EXAMPLES.glob("*.yaml"))
+
+
+def test_there_are_the_articles_two_and_at_least_six_more():
+    names = {p.name for p in ALL}
+    assert {"article-office.yaml", "article-datacenter.yaml"} <= names and len(names) >= 8
+
+
+@pytest.mark.parametrize("path", ALL, ids=lambda p: p.name)
+def test_example_opens_with_its_question_and_plans(path, run_json):
+    first = path.read_text(encoding="utf-8").lstrip().splitlines()[0]
+    assert first.startswith("#") and "?" in path.read_text(encoding="utf-8").split("\n\n")[0]
+    code, plan = run_json("plan", path, "--as-of", AS_OF)
+    assert code == 0, plan["diagnosis"]
+    assert plan["purchase"] and plan["jobs"]
+
+
+def test_exactly_eight_gpus(run_json):
+    _, plan = run_json("plan", EXAMPLES / "continued-pretraining-8x.yaml", "--as-of", AS_OF)
+    assert sum(i["count"] for i in plan["purchase"]) == 8
+    assert all(j["gpu_count"] == 8 for j in plan["jobs"])
+
+
+def test_budget_cap_is_reported_and_a_lower_cap_is_diagnosed(run_json, write):
+    _, plan = run_json("plan", EXAMPLES / "llama-70b-budget.yaml", "--as-of", AS_OF)
+    budget = next(b for b in plan["binding"] if b["constraint"] == "budget")
+    assert plan["total_cost_usd"] <= 2.5e6 and budget["slack"] == pytest.approx(2.5e6 - plan["total_cost_usd"], abs=1)
+    text = (EXAMPLES / "llama-70b-budget.yaml").read_text().replace("budget_usd: 2.5M", "budget_usd: 2M")
+    code, low = run_json("plan", write(text), "--as-of", AS_OF)
+    assert code == 3
+    fix = next(d for d in low["diagnosis"] if d["constraint"] == "budget")
+    assert fix["relaxation"]["budget_usd"] == pytest.approx(plan["total_cost_usd"], rel=1e-4)
+
+
+def test_fleet_jobs_all_planned(run_json):
+    _, plan = run_json("plan", EXAMPLES / "team-fleet.yaml", "--as-of", AS_OF)
+    assert sum(j["copies"] for j in plan["jobs"]) == 6 + 1 + 4 + 10 + 1
+
+
+def test_rent_vs_buy_answers_with_both_costs(run_json, write):
+    _, plan = run_json("plan", EXAMPLES / "rent-vs-buy-3y.yaml", "--as-of", AS_OF)
+    text = (EXAMPLES / "rent-vs-buy-3y.yaml").read_text()
+    _, bought = run_json("plan", write(text.replace("ownership: any", "ownership: buy")), "--as-of", AS_OF)
+    _, rented = run_json("plan", write(text.replace("ownership: any", "ownership: rent"), "r.yaml"), "--as-of", AS_OF)
+    assert plan["total_cost_usd"] == pytest.approx(min(bought["total_cost_usd"], rented["total_cost_usd"]), rel=1e-6)
