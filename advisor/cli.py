@@ -257,7 +257,8 @@ def compare(gpus, preset, params, layers, hidden, seq_len, precision, prices, de
 @main.command()
 @click.option("--tokens", default="10B", show_default=True, help="Token budget of every model in the sweep.")
 @click.option("--max-gpus", type=click.IntRange(min=1, max=100_000), default=8, show_default=True)
-@click.option("--gpu", "gpus", multiple=True, help="GPUs to choose among [rtx-4090, a100-80gb-sxm, h100-sxm].")
+@click.option("--gpu", "gpus", multiple=True,
+              help="GPUs to choose among [rtx-4090, a100-80gb-sxm, h100-sxm, a100-80gb-pcie, h100-pcie].")
 @click.option("--model", "models", multiple=True, help="Model presets to sweep [every preset, by size].")
 @click.option("--deployment", type=click.Choice(["office", "datacenter", "cloud"]), default="office", show_default=True)
 @click.option("--ownership", type=click.Choice(["buy", "rent", "any"]), default="buy", show_default=True)

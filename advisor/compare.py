@@ -16,10 +16,26 @@ from .workload import Job, parse_workload
 
 FACTORS = {
     "memory_size": "memory size: the model does not fit in the allowed number of cards",
+    "memory_size_hosting": "memory size: it needs several cards to hold the model, and no allowed machine "
+                           "(or costed network between machines) holds that many",
     "memory_bandwidth": "memory bandwidth: memory-bound work dominates its step time",
     "interconnect": "GPU-to-GPU bandwidth: gradient and parameter traffic between cards dominates",
     "compute": "tensor throughput per dollar",
 }
+
+
+CROSSOVER_GPUS = ("rtx-4090", "a100-80gb-sxm", "h100-sxm", "a100-80gb-pcie", "h100-pcie")
+
+
+def _losing_factor(spec, focus, winner, p, n: int) -> str:
+    """Which part of the focus GPU's step time is most out of proportion to the winner's, per
+    GPU-second of work: that is the factor of the article that decides."""
+    mine, theirs = evaluate(spec, focus, n, p), evaluate(spec, winner, n, p)
+    if not (mine.fits and theirs.fits):
+        return mine.binding
+    parts = {"compute": "compute_s", "memory_bandwidth": "memory_s", "interconnect": "comm_s"}
+    excess = {f: mine.step_breakdown[k] - theirs.step_breakdown[k] for f, k in parts.items()}
+    return max(sorted(excess), key=excess.get)
 
 
 def article_claims() -> dict:
@@ -112,7 +128,7 @@ def crossover(*, tokens: str = "10B", max_gpus: int = 8, gpus: list[str] | None 
     catalog = catalog or load_catalog()
     rules = rules or load_rules()
     as_of = as_of or dt.date.today()
-    gpus = gpus or ["rtx-4090", "a100-80gb-sxm", "h100-sxm"]
+    gpus = gpus or list(CROSSOVER_GPUS)
     if focus not in gpus:
         raise InputError(f"--focus {focus} must be one of the GPUs swept ({', '.join(gpus)})", field="focus")
     models = models or sorted(catalog.models, key=lambda m: catalog.models[m].params)
@@ -140,8 +156,10 @@ def crossover(*, tokens: str = "10B", max_gpus: int = 8, gpus: list[str] | None 
                 row["factor"] = "memory_size"
             elif rej and any(r["rule"] for r in rej["reasons"]):
                 row["factor"] = "rule:" + ",".join(r["rule"] for r in rej["reasons"] if r["rule"])
+            elif row["focus_cost_usd"] is None and n > 1:
+                row["factor"] = "memory_size_hosting"  # it needs several cards and no allowed setup holds them
             else:
-                row["factor"] = evaluate(spec, focus_gpu, n, p).binding
+                row["factor"] = _losing_factor(spec, focus_gpu, catalog.gpu(winner), p, n) if winner else "compute"
             if crossed is None:
                 crossed = name
         row["factor_text"] = FACTORS.get(row["factor"], row["factor"]) if row["factor"] else None
