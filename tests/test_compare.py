@@ -54,6 +54,7 @@ def test_crossover_names_the_model_and_the_factor(run_json):
     crossed = points[x["crossover_model"]]
     assert crossed["cheapest"] != "rtx-4090"
     assert crossed["params"] > points["gpt2-124m"]["params"]
-    assert crossed["factor"] in {"memory_size", "memory_bandwidth", "interconnect", "compute"}
+    assert crossed["factor"] in {"memory_size", "memory_size_hosting", "memory_bandwidth", "interconnect", "compute"}
+    assert crossed["rtx-4090_min_gpus"] > 1   # in an office it stops winning once one card cannot hold the model
     # the largest models cannot fit on eight 24 GB cards at all
     assert points["llama-3-70b"]["factor"] == "memory_size"
