@@ -265,8 +265,10 @@ def compare(gpus, preset, params, layers, hidden, seq_len, precision, prices, de
 @click.option("--deadline", default=None, help="Deadline for every model, e.g. 30d.")
 @click.option("--focus", default="rtx-4090", show_default=True, help="The GPU whose crossover is explained.")
 @click.option("--format", "fmt", type=click.Choice(["table", "json", "markdown"]), default="table", show_default=True)
+@click.option("--chart", type=click.Path(dir_okay=False), default=None, metavar="FILE.svg",
+              help="Also draw cost against model size, with the crossover marked, as an SVG file.")
 @common
-def crossover(tokens, max_gpus, gpus, models, deployment, ownership, deadline, focus, fmt, catalog_file,
+def crossover(tokens, max_gpus, gpus, models, deployment, ownership, deadline, focus, fmt, chart, catalog_file,
               rules_files, as_of, debug):
     """Where the RTX 4090 stops being the cheapest way to train as models grow, and why.
 
@@ -276,6 +278,7 @@ def crossover(tokens, max_gpus, gpus, models, deployment, ownership, deadline, f
     \b
     Examples:
       advisor crossover
+      advisor crossover --chart crossover.svg
       advisor crossover --tokens 50B --max-gpus 16 --deadline 30d --format markdown
     """
     from .compare import crossover as run_crossover
@@ -287,6 +290,12 @@ def crossover(tokens, max_gpus, gpus, models, deployment, ownership, deadline, f
                            catalog=catalog, rules=rules, as_of=as_of)
     click.echo(json.dumps(result, indent=2, ensure_ascii=False) if fmt == "json" else crossover_text(result, fmt),
                nl=fmt == "json")
+    if chart:
+        from pathlib import Path
+
+        from .charts import crossover_svg
+        Path(chart).write_text(crossover_svg(result), encoding="utf-8")
+        click.echo(f"wrote {chart}", err=True)
 
 # ----------------------------------------------------------------------------- advisor catalog ...
 

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
-import io
 import json
 import math
 import re
@@ -24,6 +23,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import __version__
+from .charts import rc_context as _rc
+from .charts import svg_text as _svg
 from .errors import AdvisorError, InputError
 
 FORMATS = ("md", "html", "pdf")
@@ -31,7 +32,6 @@ SUFFIXES = {".md": "md", ".markdown": "md", ".html": "html", ".htm": "html", ".p
 PDF_HINT = ("PDF output needs WeasyPrint and its Pango libraries: pip install 'gpu-advisor[pdf]' "
             "(Debian/Ubuntu: apt-get install libpango-1.0-0 libpangoft2-1.0-0); "
             "or write HTML (-o memo.html) and print it from a browser")
-SVG_SALT = "gpu-advisor"
 MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
 PRICE_KIND = {"msrp": "launch list price (MSRP)", "list": "list price", "street": "street price",
               "estimate": "analyst estimate", "quote": "quote"}
@@ -771,33 +771,6 @@ def _join(items: list[str]) -> str:
 
 
 # ----------------------------------------------------------------------------- charts
-
-def _prefix_ids(svg: str, prefix: str) -> str:
-    """Give every id of one SVG a prefix, so that two charts inlined in one HTML page never
-    share an id (matplotlib names glyphs and clip paths the same in every figure)."""
-    svg = re.sub(r'\bid="([^"]+)"', lambda m: f'id="{prefix}-{m.group(1)}"', svg)
-    svg = re.sub(r'xlink:href="#([^"]+)"', lambda m: f'xlink:href="#{prefix}-{m.group(1)}"', svg)
-    return re.sub(r"url\(#([^)]+)\)", lambda m: f"url(#{prefix}-{m.group(1)})", svg)
-
-
-def _svg(fig, prefix: str) -> tuple[str, str]:
-    """(a standalone SVG file, the same SVG for inlining in HTML), byte-for-byte reproducible."""
-    buf = io.BytesIO()
-    fig.savefig(buf, format="svg", metadata={"Date": None, "Creator": "gpu-advisor"})
-    text = _prefix_ids(buf.getvalue().decode("utf-8"), prefix)
-    inline = re.sub(r"^<\?xml[^>]*>\s*(<!DOCTYPE[^>]*>\s*)?", "", text)
-    return text, inline
-
-
-def _rc():
-    import matplotlib
-
-    return matplotlib.rc_context({
-        "svg.hashsalt": SVG_SALT, "svg.fonttype": "path", "font.family": "DejaVu Sans", "font.size": 9,
-        "axes.spines.top": False, "axes.spines.right": False, "axes.titlesize": 10, "axes.titleweight": "bold",
-        "legend.frameon": False, "figure.dpi": 72, "savefig.bbox": None,
-    })
-
 
 def _sample(values: list, n: int) -> list:
     if len(values) <= n:

@@ -162,7 +162,7 @@ def compare_text(r: dict, fmt: str = "table") -> str:
                       "tokens/s per $1k", "price x", "speed x"], rows, fmt))
     claims = [row for row in r["rows"] if row.get("article")]
     if claims:
-        out.append("\nThe article's claims beside the estimates (see docs/article.md):")
+        out.append("\nThe article's claims beside the estimates (see docs/article.md):" + ("\n" if fmt == "markdown" else ""))
         out.append(_grid(["GPU", "article price", "our price", "article TFLOPs", "article tokens/s", "our estimate"],
                          [[row["gpu"], usd(row["article"]["price_usd"]), usd(row["price_usd"]),
                            row["article"]["fp16_tflops"], tokens(row["article"]["tokens_per_s"]),

@@ -58,3 +58,11 @@ def test_crossover_names_the_model_and_the_factor(run_json):
     assert crossed["rtx-4090_min_gpus"] > 1   # in an office it stops winning once one card cannot hold the model
     # the largest models cannot fit on eight 24 GB cards at all
     assert points["llama-3-70b"]["factor"] == "memory_size"
+
+
+def test_crossover_chart_is_an_svg_and_reproducible(run, tmp_path):
+    a, b = tmp_path / "a.svg", tmp_path / "b.svg"
+    assert run("crossover", "--chart", a, "--as-of", AS_OF)[0] == 0
+    assert run("crossover", "--chart", b, "--as-of", AS_OF)[0] == 0
+    text = a.read_text()
+    assert text.startswith("<?xml") and "<svg" in text and a.read_bytes() == b.read_bytes()
