@@ -276,6 +276,7 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--fit", action="store_true", help="refit the free parameters on the fit=yes rows and use them")
     ap.add_argument("--out", help="write the report (Markdown) to this file")
+    ap.add_argument("--band", help="write the error band memos quote (YAML), e.g. catalog/accuracy.yaml")
     args = ap.parse_args(argv)
     catalog = load_catalog()
     p = params_from(catalog)
@@ -294,7 +295,25 @@ def main(argv=None) -> int:
         print(f"wrote {args.out}")
     else:
         print(text)
+    if args.band:
+        write_band(args.band, rows, held)
+        print(f"wrote {args.band}")
     return 0
+
+
+def write_band(path: str, rows, held) -> None:
+    """The leave-one-source-out error on the measured rows the parameters are fitted to: the band
+    a memo quotes beside its time estimates (advisor/memo.py reads it from catalog/accuracy.yaml)."""
+    fit_rows = [r for r in rows if r["fit"] == "yes"]
+    s = summary([error(held[r["id"]], measured(r)) for r in fit_rows])
+    every = summary([error(held[r["id"]], measured(r)) for r in rows if r["basis"] == "measured"])
+    Path(path).write_text(
+        "# Written by `python bench/accuracy.py --band catalog/accuracy.yaml` (details: docs/accuracy.md).\n"
+        "# The estimator's measured error, quoted by memos beside every time estimate.\n"
+        f"mape: \"{pct(s['mape'])}\"\nmedian: \"{pct(s['median'])}\"\nworst: \"{pct(s['worst'])}\"\nn: {s['n']}\n"
+        "basis: \"leave-one-source-out on the MosaicML llm-foundry runs the parameters are fitted to; over every "
+        f"measured run, incl. MT-NLG 530B (2021 software): MAPE {pct(every['mape'])}, worst {pct(every['worst'])}\"\n",
+        encoding="utf-8")
 
 
 if __name__ == "__main__":
