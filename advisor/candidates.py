@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from .catalog import GPU, Catalog
 from .errors import InputError
 from .estimate import Estimate, JobSpec, ModelSpec, Params, evaluate, min_gpus
-from .rules import RuleSet, gpu_context
+from .rules import RuleSet, deployment_context, gpu_context
 from .workload import Job, Workload
 
 HOURS_PER_MONTH = 730.0   # 8,760 h / 12
@@ -81,7 +81,17 @@ class ServerOption:
 @dataclass
 class Rejection:
     gpu: str
-    reasons: list                   # [{rule, code, message}]
+    reasons: list                   # [{rule, code, message}], + severity for a rule's finding
+
+
+@dataclass(frozen=True)
+class PowerLimit:
+    """The power limit a plan's `power` constraint enforces, and where it comes from: the workload
+    (rule None) or a `limit` rule's default for the deployment (PWR001 for an office)."""
+
+    kw: float
+    rule: str | None
+    message: str
 
 
 @dataclass
@@ -100,13 +110,19 @@ class Problem:
     unit_price: dict                # gpu id -> purchase USD per GPU (None if unknown)
     rent_rate: dict                 # gpu id -> USD per GPU-hour (None if unknown)
     servers: dict                   # gpu id -> [ServerOption] for owned GPUs
-    power_limit_kw: float | None
+    power_limit_kw: float | None    # what the `power` constraint enforces (None: no limit)
+    power_limit: PowerLimit | None  # ... and where it comes from (the workload, or a rule such as PWR001)
     as_of: dt.date
     notes: list = field(default_factory=list)
 
     @property
     def job_count(self) -> int:
         return sum(c.multiplicity for c in self.classes)
+
+    @property
+    def power_rule(self) -> str | None:
+        """The rule that set the power limit (PWR001 for an office default), None if the workload did."""
+        return self.power_limit.rule if self.power_limit else None
 
 
 def resolve_model(job: Job, catalog: Catalog, where: str) -> ModelSpec:
@@ -236,18 +252,28 @@ def build_problem(workload: Workload, catalog: Catalog, rules: RuleSet, params: 
         unit_price[gid] = gpu.purchase_usd
         rent_rate[gid] = gpu.rental.usd_per_gpu_hour if gpu.rental else None
         offers = _offers(gpu, ownerships, reasons[gid])
-        if any(o == "buy" for o, _ in offers):
+        # rules first: a rule that removes an option is the reason a plan shows for it, before
+        # the catalog's 'no server' or the estimate's 'does not fit'
+        contexts = {(k, o): _rule_context(gpu, workload, cls, o) for k, cls in enumerate(classes) for o, _ in offers}
+        findings = {key: rules.evaluate(ctx, as_of, per_count=False) for key, ctx in contexts.items()}
+        allowed = {key for key, found in findings.items() if not _forbids(found)}
+        for key in sorted(set(findings) - allowed):
+            _add_findings(reasons[gid], findings[key])
+        if any(k_o[1] == "buy" for k_o in allowed):
             servers[gid], unpriced = server_options(catalog, gpu, d.context)
             if not servers[gid]:
                 why = (f"its platforms ({', '.join(unpriced)}) have no sourced price or power draw; give a quote "
                        "with --catalog" if unpriced else f"the catalog has no platform for it in {d.context} use")
                 _add(reasons[gid], None, "no-server",
                      f"{gpu.name} cannot be bought as a working unit: it needs a host server and {why}")
-                offers = [o for o in offers if o[0] != "buy"]
+                allowed = {key for key in allowed if key[1] != "buy"}
         per_slot_kw = min((s.overhead_kw / s.slots for s in servers.get(gid, [])), default=0.0)
         cache: dict[tuple, Estimate] = {}     # (spec, count) -> estimate: identical shapes share it
         smallest: dict[JobSpec, int | None] = {}
         for k, cls in enumerate(classes):
+            mine_offers = [(o, rate) for o, rate in offers if (k, o) in allowed]
+            if not mine_offers:
+                continue
             name = cls.name(workload)
             if cls.spec not in smallest:
                 smallest[cls.spec] = min_gpus(cls.spec, gpu, params, limit=upper)
@@ -255,14 +281,8 @@ def build_problem(workload: Workload, catalog: Catalog, rules: RuleSet, params: 
             if n_min is None:
                 _add(reasons[gid], None, "memory", _memory_reason(cls.spec, gpu, params, upper, name))
                 continue
-            for ownership, rate in offers:
-                findings = rules.evaluate(_rule_context(gpu, workload, cls, ownership), as_of)
-                forbids = [f for f in findings if f.severity == "forbid"]
-                if forbids:
-                    for f in forbids:
-                        _add(reasons[gid], f.rule, f.rule, f.message)
-                    continue
-                warnings = [{"rule": f.rule, "message": f.message} for f in findings if f.severity == "warn"]
+            for ownership, rate in mine_offers:
+                static = findings[k, ownership]
                 best, batch, last = 0.0, None, n_min
                 for n in candidate_counts(n_min, upper):
                     if n > 2 * last:
@@ -277,6 +297,11 @@ def build_problem(workload: Workload, catalog: Catalog, rules: RuleSet, params: 
                         break  # the step's batch would have to grow to feed more GPUs: not the same training run
                     if not est.fits or est.tokens_per_s <= best * 1.02:
                         continue  # no faster than a smaller count (e.g. a count tensor parallelism cannot use)
+                    # rules that depend on the count: the layout this count needs (INT001)
+                    per_count = rules.evaluate(_count_context(contexts[k, ownership], n, est), as_of, per_count=True)
+                    if _forbids(per_count):
+                        _add_findings(reasons[gid], per_count, once=True)
+                        continue
                     best, last = est.tokens_per_s, n
                     hours = cls.tokens / est.tokens_per_s / 3600.0
                     if ownership == "rent":
@@ -284,6 +309,7 @@ def build_problem(workload: Workload, catalog: Catalog, rules: RuleSet, params: 
                     else:
                         run_cost = (n * hours * (gpu_kw[gid] + per_slot_kw) * costs.pue
                                     * costs.electricity_usd_per_kwh)
+                    warnings = [{"rule": f.rule, "code": f.rule, "message": f.message} for f in static + per_count]
                     candidates[k].append(Candidate(k, gid, n, ownership, est.tokens_per_s, hours, run_cost,
                                                    est, warnings))
                     if hours * 24 < 1 / 60 and (cls.deadline is None or hours <= cls.deadline):
@@ -301,9 +327,11 @@ def build_problem(workload: Workload, catalog: Catalog, rules: RuleSet, params: 
         if not usable:
             rejected[gid] = Rejection(gid, reasons[gid] or [{"rule": None, "code": "none",
                                                               "message": "no usable configuration"}])
+    power = power_limit(workload, rules, as_of)
     return Problem(workload=workload, catalog=catalog, rules=rules, classes=classes, candidates=candidates,
                    rejected=rejected, considered=gpu_ids, costs=costs, gpu_kw=gpu_kw, unit_price=unit_price,
-                   rent_rate=rent_rate, servers=servers, power_limit_kw=d.power_limit_kw, as_of=as_of)
+                   rent_rate=rent_rate, servers=servers, power_limit_kw=power.kw if power else None,
+                   power_limit=power, as_of=as_of)
 
 
 def _offers(gpu: GPU, ownerships: list[str], reasons: list) -> list[tuple[str, float | None]]:
@@ -327,14 +355,51 @@ def _offers(gpu: GPU, ownerships: list[str], reasons: list) -> list[tuple[str, f
 
 
 def _rule_context(gpu: GPU, workload: Workload, cls: JobClass, ownership: str) -> dict:
+    """What the rules see for one (job class, GPU, buy or rent) option; a rented GPU runs in the
+    provider's building (offer.site cloud). The per-count facts are added by _count_context."""
     d = workload.deployment
     job = workload.jobs[cls.jobs[0]]
     return {
         "gpu": gpu_context(gpu),
-        "deployment": {"context": d.context, "region": d.region, "ownership": d.ownership},
+        "deployment": deployment_context(d),
         "offer": {"ownership": ownership, "site": "cloud" if ownership == "rent" else d.context},
         "job": {"kind": job.kind, "precision": job.precision, "params": cls.spec.model.params},
     }
+
+
+def _count_context(context: dict, count: int, est: Estimate) -> dict:
+    """The option's context for `count` GPUs: whether that count's layout needs tensor parallelism
+    (the estimate says so in its layout; absent means no)."""
+    job = {**context["job"], "gpu_count": count,
+           "needs_tensor_parallel": bool(est.layout.get("needs_tensor_parallel", False))}
+    return {**context, "job": job}
+
+
+def _forbids(findings: list) -> bool:
+    return any(f.severity == "forbid" for f in findings)
+
+
+def _add_findings(reasons: list, findings: list, once: bool = False) -> None:
+    """A forbidden option's reasons: the forbidding rules, then the warnings that came with them
+    (e.g. EXP006: a licence may be obtainable). once: skip a rule already cited (per-count rules
+    fire once per GPU count; the first, smallest count is the one worth reading)."""
+    cited = {r["rule"] for r in reasons}
+    for f in sorted(findings, key=lambda f: f.severity != "forbid"):
+        if not (once and f.rule in cited):
+            _add(reasons, f.rule, f.rule, f.message, f.severity)
+
+
+def power_limit(workload: Workload, rules: RuleSet, as_of: dt.date) -> PowerLimit | None:
+    """The workload's own `deployment.power_limit_kw`; else the smallest power_kw any limit rule
+    in force sets for this deployment; else none."""
+    d = workload.deployment
+    if d.power_limit_kw is not None:
+        return PowerLimit(d.power_limit_kw, None, "deployment.power_limit_kw in the workload")
+    found = [lim for lim in rules.limits({"deployment": deployment_context(d)}, as_of) if lim.limit == "power_kw"]
+    if not found:
+        return None
+    lim = min(found, key=lambda lim: (lim.value, lim.rule))
+    return PowerLimit(lim.value, lim.rule, lim.message)
 
 
 def _memory_reason(spec: JobSpec, gpu: GPU, params: Params, upper: int, name: str) -> str:
@@ -344,7 +409,9 @@ def _memory_reason(spec: JobSpec, gpu: GPU, params: Params, upper: int, name: st
     return f"{name}: does not fit in {gpu.memory_gb.value:g} GB per GPU even sharded over {upper:,} GPUs"
 
 
-def _add(reasons: list, rule: str | None, code: str, message: str) -> None:
+def _add(reasons: list, rule: str | None, code: str, message: str, severity: str | None = None) -> None:
     entry = {"rule": rule, "code": code, "message": message}
+    if severity is not None:
+        entry["severity"] = severity
     if entry not in reasons:
         reasons.append(entry)

@@ -421,3 +421,63 @@ def memo(workload_file, output, fmt, date, time_limit, catalog_file, rules_files
     if not result.feasible:
         click.echo("no plan meets every requirement; the memo explains why", err=True)
         sys.exit(3)
+
+# ----------------------------------------------------------------------------- advisor rules ...
+
+@main.group("rules")
+def rules_group():
+    """The rules every plan applies: licences, export controls, deployment, power, interconnect.
+
+    Each rule has a code (LIC001), a severity (forbid: the option is removed; warn: kept, with a
+    warning; limit: a deployment-wide bound such as PWR001's office power), a condition over the
+    GPU, the deployment, the offer and the job, why it exists and its source. Rules are data
+    (rules/*.yaml); --rules FILE adds an organisation's own (see examples/rules/).
+
+    \b
+    Examples:
+      advisor rules list
+      advisor rules show EXP001
+      advisor rules list --rules examples/rules/no-amd.yaml --format json
+    """
+
+
+@rules_group.command("list")
+@click.option("--format", "fmt", type=FORMATS, default="table", show_default=True, help="Output format.")
+@common
+def rules_list(fmt, catalog_file, rules_files, as_of, debug):
+    """Every rule with its severity, whether it is in force (as of --as-of, default today) and its title.
+
+    \b
+    Examples:
+      advisor rules list
+      advisor rules list --as-of 2025-01-01 --format json
+    """
+    from .render import rules_list_text
+
+    _, rules = _load(catalog_file, rules_files)
+    day = as_of or dt.date.today()
+    data = {"as_of": day.isoformat(), "rules": rules.listing(day)}
+    click.echo(json.dumps(data, indent=2, ensure_ascii=False) if fmt == "json" else rules_list_text(data),
+               nl=fmt == "json")
+
+
+@rules_group.command("show")
+@click.argument("rule_id", metavar="ID")
+@click.option("--format", "fmt", type=FORMATS, default="table", show_default=True, help="Output format.")
+@common
+def rules_show(rule_id, fmt, catalog_file, rules_files, as_of, debug):
+    """What rule ID does, why, an example, and its source with the clause quoted (like `ruff rule`).
+
+    \b
+    Examples:
+      advisor rules show LIC001
+      advisor rules show EXP001 --format json
+
+    Exit status: 0 shown, 2 unknown ID or invalid --rules file.
+    """
+    from .render import rules_show_text
+
+    _, rules = _load(catalog_file, rules_files)
+    data = rules.record(rules.get(rule_id), as_of or dt.date.today())
+    click.echo(json.dumps(data, indent=2, ensure_ascii=False) if fmt == "json" else rules_show_text(data),
+               nl=fmt == "json")

@@ -35,8 +35,8 @@ def binding(problem: Problem, sol: Solution) -> list[dict]:
         kw = owned_kw(problem, sol)
         limit = problem.power_limit_kw
         out.append({"constraint": "power", "binding": limit - kw < 0.05 * limit,
-                    "message": f"owned GPUs and servers draw {kw:.2f} of {limit:g} kW",
-                    "slack": round(limit - kw, 4), "unit": "kW"})
+                    "message": f"owned GPUs and servers draw {kw:.2f} of {limit:g} kW{_power_origin(problem)}",
+                    "slack": round(limit - kw, 4), "unit": "kW", "rule": problem.power_rule})
     fleet = fleet_size(sol)
     sel = wl.gpus
     if sel.count is not None:
@@ -55,6 +55,11 @@ def binding(problem: Problem, sol: Solution) -> list[dict]:
             out.append({"constraint": f"stock:{gid}", "binding": used >= limit, "unit": "GPUs",
                         "message": f"{used} of the {limit} {gid} in stock bought", "slack": limit - used})
     return out
+
+
+def _power_origin(problem: Problem) -> str:
+    """' (PWR001: the office default, ...)' when a rule, not the workload, set the power limit."""
+    return f" ({problem.power_rule}: {problem.power_limit.message})" if problem.power_rule else ""
 
 
 def owned_kw(problem: Problem, sol: Solution) -> float:
@@ -214,7 +219,9 @@ def diagnose(problem: Problem, time_limit: float | None, rebuild=None) -> list[d
         need = _smallest(lambda kw: solve(problem, power_limit_kw=kw, time_limit=time_limit).feasible,
                          problem.power_limit_kw, problem.power_limit_kw * 2)
         out.append({"constraint": "power", "relaxation": {"power_limit_kw": round(need, 2)},
-                    "message": f"raise the power limit from {problem.power_limit_kw:g} kW to {need:.2f} kW"})
+                    "rule": problem.power_rule,
+                    "message": f"raise the power limit from {problem.power_limit_kw:g} kW to {need:.2f} kW "
+                               f"(deployment.power_limit_kw){_power_origin(problem)}"})
     if wl.gpus.upper is not None and solve(problem, gpu_upper=None, time_limit=time_limit).feasible:
         n = _smallest_int(lambda u: solve(problem, gpu_upper=u, time_limit=time_limit).feasible, wl.gpus.upper)
         out.append({"constraint": "gpu_count", "relaxation": {"gpus.max": n},

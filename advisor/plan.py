@@ -118,6 +118,7 @@ def assemble(problem: Problem, sol: Solution, *, objective: str = "cost", time_l
             "electricity_usd_per_kwh": problem.costs.electricity_usd_per_kwh, "pue": problem.costs.pue,
             "hosting_usd_per_kw_month": problem.costs.hosting_usd_per_kw_month,
             "power_limit_kw": problem.power_limit_kw,
+            "power_limit_rule": problem.power_rule,
         },
         "solver": {k: v for k, v in sol.solver.items() if k != "status"},
         "sources": _sources(problem, sol),
@@ -233,7 +234,8 @@ def _sources(problem: Problem, sol: Solution) -> list[dict]:
         if src is not None and src.kind not in ("derived", "assumption"):
             out.append({"id": sid, "url": src.url, "as_of": dated[sid]})
     cited = sorted({r["rule"] for rej in problem.rejected.values() for r in rej.reasons if r["rule"]}
-                   | {w["rule"] for c in sol.chosen for w in c.warnings})
+                   | {w["rule"] for c in sol.chosen for w in c.warnings}
+                   | ({problem.power_rule} - {None}))
     for rule_id in cited:
         rule = problem.rules.get(rule_id)
         out.append({"id": rule_id, "url": rule.source.url,

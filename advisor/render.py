@@ -76,6 +76,8 @@ def plan_text(p: dict) -> str:
         for r in p["rejected"]:
             for i, reason in enumerate(r["reasons"]):
                 code = reason["rule"] or reason.get("code", "")
+                if reason.get("severity") == "warn":
+                    code += " (warn)"
                 rows.append([r["gpu"] if i == 0 else "", code, reason["message"]])
         out.append(table(["GPU", "why", "detail"], rows))
     if p["diagnosis"]:
@@ -296,3 +298,51 @@ def catalog_validate_text(s: dict) -> str:
             f"{s['derived']} derived), citing {s['sources_cited']} of {s['sources']} sources, every one resolved.\n"
             f"GPUs: {a['buy and rent']} buy and rent, {a['buy only']} buy only, {a['rent only']} rent only, "
             f"{a['neither']} neither. Digest {s['digest']}.\n")
+
+# ----------------------------------------------------------------------------- rules commands
+
+_VERB = {"forbid": "Forbids an option when", "warn": "Warns (keeps the option) when",
+         "limit": "Sets a deployment-wide limit when"}
+
+
+def rules_list_text(data: dict) -> str:
+    rows = [[r["id"], r["severity"], "yes" if r["in_force"] else "no", r["effective"], r["title"]]
+            for r in data["rules"]]
+    out = [f"Rules ({len(data['rules'])}), in force as of {data['as_of']}",
+           table(["id", "severity", "in force", "effective", "title"], rows),
+           "\n`advisor rules show ID` prints what a rule does, why, an example and its source."]
+    return "\n".join(out) + "\n"
+
+
+def rules_show_text(r: dict) -> str:
+    import textwrap
+
+    def para(text: str) -> list[str]:
+        return textwrap.wrap(text, width=98, initial_indent="  ", subsequent_indent="  ",
+                             break_on_hyphens=False, break_long_words=False) or ["  -"]
+
+    eff = r["effective"]
+    span = (f"from {eff['from']}" if eff["from"] else "") + (f" until {eff['until']}" if eff["until"] else "")
+    state = "in force" if r["in_force"] else "NOT in force"
+    out = [f"{r['id']} ({r['name']}): {r['severity']}, {state} as of {r['as_of']}"
+           + (f" (effective {span.strip()})" if span else ""),
+           f"  {r['title']}", f"  Defined in {r['file']}", "", "What it does"]
+    verb = _VERB[r["severity"]]
+    out += para(f"{verb}: {r['condition']}.")
+    if r["effect"]:
+        out += para(f"Effect: {r['effect']['limit']} = {r['effect']['value']:g} (a workload's own setting "
+                    "overrides it).")
+    out += para(f"Message: {r['message']}")
+    out += ["", "Why"] + para(r["why"])
+    if r["example"]:
+        out += ["", "Example"] + para(r["example"])
+    src = r["source"]
+    out += ["", "Source", f"  {src['title']}", f"  {src['url']}"]
+    if src["clause"]:
+        out += para(f'"{src["clause"]}"')
+    for extra in src["also"]:
+        out += textwrap.wrap(extra, width=98, initial_indent="  also: ", subsequent_indent="        ",
+                             break_on_hyphens=False, break_long_words=False)
+    for name, values in r["lists"].items():
+        out += ["", f"List {name} ({len(values)})"] + para(", ".join(str(v) for v in values))
+    return "\n".join(out) + "\n"

@@ -5,11 +5,20 @@ template, why the rule exists and its source. A condition is built only from the
 below; the interpreter looks values up by dotted name and compares them. Nothing in a rule
 file is ever executed.
 
-    {field: gpu.brand, in: [geforce, titan]}        equals | in | not_in | gte | lte
+    {field: gpu.brand, in: [geforce, titan]}        equals | in | not_in | gte | lte | gt | lt
     {all: [cond, ...]}   {any: [cond, ...]}          combine
-    in/not_in also take {list: NAME}, a named list from the file's `lists:` section.
+    in/not_in also take {list: NAME}, a named list from a rules file's `lists:` section.
 
-A comparison against an unknown (null) value is false, so a rule never fires on a guess.
+`gt`/`lt` are the strict forms the regulations need ("a TPP of less than 4800"). A comparison
+against an unknown (null) value is false, so a rule never fires on a guess; `equals: null`
+asks "is it unknown?", for the rules that say a classification could not be computed.
+
+Severities: `forbid` removes the option, `warn` keeps it and says why a reviewer should look,
+`limit` sets a deployment-wide bound the optimizer enforces (`effect: {limit: power_kw,
+value: 1.44}`); a limit rule's condition may read only `deployment.*`.
+
+Field names are checked when a file is loaded: a rule reading `gpu.brnad` is refused (exit 2,
+naming the file and the rule), as is an unknown operator or an unknown key.
 """
 from __future__ import annotations
 
@@ -25,9 +34,25 @@ from .errors import InputError
 from .loader import load_yaml_file
 from .resources import data_dir
 
-COMPARATORS = ("equals", "in", "not_in", "gte", "lte")
+COMPARATORS = ("equals", "in", "not_in", "gte", "lte", "gt", "lt")
 COMBINATORS = ("all", "any")
 _PLACEHOLDER = re.compile(r"\{([a-z_]+(?:\.[a-z_0-9]+)*)\}")
+
+# The names a condition or a message may read. `gpu.*` is a catalog GPU (gpu_context);
+# `deployment.*` the workload's deployment; `offer.*` one way of getting the GPU (bought, or
+# rented, in which case it runs in the provider's building: site cloud); `job.*` the job class,
+# and, per candidate GPU count, `job.gpu_count` and `job.needs_tensor_parallel` (the estimate's
+# layout for that count).
+FIELDS = {
+    "gpu": ("id", "name", "vendor", "brand", "product_class", "form_factor", "memory_gb",
+            "memory_bandwidth_gbps", "tdp_w", "tpp", "performance_density", "link", "link_gbps", "p2p"),
+    "deployment": ("context", "region", "ownership", "power_limit_kw"),
+    "offer": ("ownership", "site"),
+    "job": ("kind", "precision", "params", "gpu_count", "needs_tensor_parallel"),
+}
+PER_COUNT_FIELDS = frozenset({"job.gpu_count", "job.needs_tensor_parallel"})
+EFFECT_FIELDS = ("effect.limit", "effect.value")
+KNOWN_FIELDS = frozenset(f"{ns}.{name}" for ns, names in FIELDS.items() for name in names)
 
 
 class _Strict(BaseModel):
@@ -36,7 +61,7 @@ class _Strict(BaseModel):
 
 class RuleSource(_Strict):
     title: str
-    url: str
+    url: str = Field(pattern=r"^https?://")
     clause: str | None = None
     also: list[str] = []
 
@@ -50,14 +75,29 @@ class Effective(_Strict):
     def covers(self, day: dt.date) -> bool:
         return (self.from_ is None or day >= self.from_) and (self.until is None or day < self.until)
 
+    def text(self) -> str:
+        if self.from_ and self.until:
+            return f"from {self.from_} until {self.until} (exclusive)"
+        if self.from_:
+            return f"from {self.from_}"
+        return f"until {self.until} (exclusive)" if self.until else "always"
+
+
+class Effect(_Strict):
+    """What a `limit` rule sets: a bound the optimizer enforces (power_kw: kW of owned hardware)."""
+
+    limit: Literal["power_kw"]
+    value: float = Field(gt=0)
+
 
 class Rule(_Strict):
     id: str = Field(pattern=r"^[A-Z]{2,5}[0-9]{3}$")
     name: str = Field(pattern=r"^[a-z0-9]+(-[a-z0-9]+)*$")
     title: str
-    severity: Literal["forbid", "warn"]
+    severity: Literal["forbid", "warn", "limit"]
     effective: Effective = Effective()
     when: dict
+    effect: Effect | None = None
     message: str
     why: str
     example: str | None = None
@@ -68,6 +108,33 @@ class Rule(_Strict):
     def _condition(cls, v):
         check_condition(v, "when")
         return v
+
+    @model_validator(mode="after")
+    def _consistent(self):
+        read = set(condition_fields(self.when))
+        if self.severity == "limit":
+            if self.effect is None:
+                raise ValueError("a `limit` rule needs `effect: {limit: power_kw, value: N}`")
+            outside = sorted(f for f in read if not f.startswith("deployment."))
+            if outside:
+                raise ValueError(f"a `limit` rule applies to the whole deployment, so its condition may read "
+                                 f"only deployment.* fields, not {', '.join(outside)}")
+        elif self.effect is not None:
+            raise ValueError("`effect` belongs to rules of severity `limit`")
+        allowed = KNOWN_FIELDS | (set(EFFECT_FIELDS) if self.effect else set())
+        for name in sorted(read | set(_PLACEHOLDER.findall(self.message))):
+            if name not in allowed:
+                from .catalog import suggest
+                raise ValueError(f"unknown field {name!r}{suggest(name, sorted(allowed))}; known fields: "
+                                 f"{', '.join(sorted(allowed))}")
+        return self
+
+    @property
+    def per_count(self) -> bool:
+        """Whether the rule reads (in its condition or its message) a fact that depends on the
+        candidate's GPU count."""
+        read = set(condition_fields(self.when)) | set(_PLACEHOLDER.findall(self.message))
+        return bool(read & PER_COUNT_FIELDS)
 
 
 class RuleFile(_Strict):
@@ -107,8 +174,26 @@ def check_condition(cond, path: str) -> None:
     value = cond[op]
     if op in ("in", "not_in") and not (isinstance(value, list) or (isinstance(value, dict) and set(value) == {"list"})):
         raise ValueError(f"{path}.{op}: a list of values or {{list: NAME}}")
-    if op in ("gte", "lte") and (isinstance(value, bool) or not isinstance(value, (int, float))):
+    if op in ("gte", "lte", "gt", "lt") and (isinstance(value, bool) or not isinstance(value, (int, float))):
         raise ValueError(f"{path}.{op}: a number")
+
+
+def condition_fields(cond: dict):
+    """Every field name a condition reads."""
+    for op in COMBINATORS:
+        for part in cond.get(op, []):
+            yield from condition_fields(part)
+    if "field" in cond:
+        yield cond["field"]
+
+
+def _list_refs(cond: dict):
+    for op in COMBINATORS:
+        for part in cond.get(op, []):
+            yield from _list_refs(part)
+    for op in ("in", "not_in"):
+        if isinstance(cond.get(op), dict):
+            yield cond[op]["list"]
 
 
 # ------------------------------------------------------------------------------ evaluation
@@ -122,20 +207,28 @@ def lookup(context: dict, name: str):
     return node
 
 
+def _number(value) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
 def holds(cond: dict, context: dict, lists: dict) -> bool:
     if "all" in cond:
         return all(holds(c, context, lists) for c in cond["all"])
     if "any" in cond:
         return any(holds(c, context, lists) for c in cond["any"])
     value = lookup(context, cond["field"])
-    if value is None and "equals" not in cond:
-        return False
     if "equals" in cond:
         return value == cond["equals"]
+    if value is None:
+        return False
     if "gte" in cond:
-        return isinstance(value, (int, float)) and value >= cond["gte"]
+        return _number(value) and value >= cond["gte"]
     if "lte" in cond:
-        return isinstance(value, (int, float)) and value <= cond["lte"]
+        return _number(value) and value <= cond["lte"]
+    if "gt" in cond:
+        return _number(value) and value > cond["gt"]
+    if "lt" in cond:
+        return _number(value) and value < cond["lt"]
     options = cond.get("in", cond.get("not_in"))
     if isinstance(options, dict):
         options = lists[options["list"]]
@@ -151,10 +244,47 @@ def render(template: str, context: dict) -> str:
     return _PLACEHOLDER.sub(sub, template)
 
 
+_SYMBOL = {"gte": "≥", "lte": "≤", "gt": ">", "lt": "<"}
+
+
+def describe(cond: dict, lists: dict | None = None, _nested: bool = False) -> str:
+    """A condition in words: `gpu.tpp ≥ 4800 and deployment.region is in list eccn_3a090_destinations (47)`."""
+    for op, word in (("all", " and "), ("any", " or ")):
+        if op in cond:
+            text = word.join(describe(c, lists, True) for c in cond[op])
+            return f"({text})" if _nested and len(cond[op]) > 1 else text
+    name = cond["field"]
+    op = next(k for k in cond if k != "field")
+    value = cond[op]
+    if op == "equals":
+        return f"{name} is unknown" if value is None else f"{name} is {_word(value)}"
+    if op in _SYMBOL:
+        return f"{name} {_SYMBOL[op]} {value:g}"
+    neg = "not " if op == "not_in" else ""
+    if isinstance(value, dict):
+        size = len((lists or {}).get(value["list"], []))
+        return f"{name} is {neg}in list {value['list']} ({size} entries)"
+    return f"{name} is {neg}one of {', '.join(_word(v) for v in value)}"
+
+
+def _word(value) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return f"{value:g}" if isinstance(value, float) else str(value)
+
+
 @dataclass(frozen=True)
 class Finding:
     rule: str
     severity: str
+    message: str
+
+
+@dataclass(frozen=True)
+class Limit:
+    rule: str
+    limit: str
+    value: float
     message: str
 
 
@@ -163,6 +293,7 @@ class RuleSet:
     rules: list[Rule]
     lists: dict[str, list]
     origin: dict[str, str] = field(default_factory=dict)   # rule id -> file
+    _memo: dict = field(default_factory=dict, repr=False)
 
     def get(self, rule_id: str) -> Rule:
         for r in self.rules:
@@ -172,13 +303,63 @@ class RuleSet:
         raise InputError(f"unknown rule {rule_id!r}{suggest(rule_id.upper(), [r.id for r in self.rules])}; "
                          f"known: {', '.join(r.id for r in self.rules)}", field="rule")
 
-    def evaluate(self, context: dict, as_of: dt.date) -> list[Finding]:
-        """Every rule in force on `as_of` whose condition holds for `context`, in id order."""
-        found = []
-        for rule in self.rules:
-            if rule.effective.covers(as_of) and holds(rule.when, context, self.lists):
-                found.append(Finding(rule.id, rule.severity, render(rule.message, context)))
+    def _scope(self, per_count: bool | None) -> tuple[list[Rule], tuple[str, ...]]:
+        """The option rules (forbid/warn) in a scope, and every field they read (conditions and messages)."""
+        key = ("scope", per_count)
+        if key not in self._memo:
+            chosen = [r for r in self.rules
+                      if r.severity != "limit" and (per_count is None or r.per_count == per_count)]
+            names = set()
+            for r in chosen:
+                names |= set(condition_fields(r.when)) | set(_PLACEHOLDER.findall(r.message))
+            self._memo[key] = (chosen, tuple(sorted(names)))
+        return self._memo[key]
+
+    def evaluate(self, context: dict, as_of: dt.date, per_count: bool | None = None) -> list[Finding]:
+        """Every forbid/warn rule in force on `as_of` whose condition holds for `context`, in id
+        order. per_count=False evaluates only the rules that do not depend on the GPU count,
+        True only those that do, None all. Results are memoised on the values the rules read."""
+        chosen, names = self._scope(per_count)
+        key = (as_of, per_count, tuple(lookup(context, n) for n in names))
+        try:
+            return self._memo[key]
+        except KeyError:
+            pass
+        except TypeError:  # an unhashable value in the context: evaluate without the memo
+            key = None
+        found = [Finding(r.id, r.severity, render(r.message, context)) for r in chosen
+                 if r.effective.covers(as_of) and holds(r.when, context, self.lists)]
+        if key is not None:
+            self._memo[key] = found
         return found
+
+    def limits(self, context: dict, as_of: dt.date) -> list[Limit]:
+        """The `limit` rules in force whose condition holds for the deployment `context`."""
+        out = []
+        for r in self.rules:
+            if r.severity == "limit" and r.effective.covers(as_of) and holds(r.when, context, self.lists):
+                ctx = {**context, "effect": {"limit": r.effect.limit, "value": r.effect.value}}
+                out.append(Limit(r.id, r.effect.limit, r.effect.value, render(r.message, ctx)))
+        return out
+
+    def record(self, rule: Rule, as_of: dt.date) -> dict:
+        """Everything about one rule, for `advisor rules show` and scripts."""
+        used = sorted(set(_list_refs(rule.when)))
+        return {
+            "id": rule.id, "name": rule.name, "title": rule.title, "severity": rule.severity,
+            "effective": {"from": rule.effective.from_.isoformat() if rule.effective.from_ else None,
+                          "until": rule.effective.until.isoformat() if rule.effective.until else None},
+            "in_force": rule.effective.covers(as_of), "as_of": as_of.isoformat(),
+            "file": self.origin.get(rule.id), "when": rule.when, "condition": describe(rule.when, self.lists),
+            "effect": rule.effect.model_dump() if rule.effect else None,
+            "message": rule.message, "why": " ".join(rule.why.split()), "example": rule.example,
+            "source": rule.source.model_dump(), "lists": {name: self.lists[name] for name in used},
+        }
+
+    def listing(self, as_of: dt.date) -> list[dict]:
+        return [{"id": r.id, "name": r.name, "severity": r.severity, "title": r.title,
+                 "in_force": r.effective.covers(as_of), "effective": r.effective.text(),
+                 "file": self.origin.get(r.id), "source": r.source.url} for r in self.rules]
 
 
 def _validate_file(doc, name: str) -> RuleFile:
@@ -196,8 +377,9 @@ def _validate_file(doc, name: str) -> RuleFile:
                 msg = err["msg"].replace("Value error, ", "")
                 if err["type"] == "extra_forbidden":
                     msg = f"unknown field (allowed: {', '.join(Rule.model_fields)})"
-                raise InputError(f"{name}: rule {rid}, field `{where}`: {msg}", file=name,
-                                 field=f"{rid}.{where}") from None
+                at = f", field `{where}`" if where else ""
+                raise InputError(f"{name}: rule {rid}{at}: {msg}", file=name,
+                                 field=f"{rid}.{where}" if where else rid) from None
     try:
         return RuleFile.model_validate(doc)
     except ValidationError as exc:
@@ -208,12 +390,13 @@ def _validate_file(doc, name: str) -> RuleFile:
 
 def load_rules(extra: list[str | Path] | None = None) -> RuleSet:
     """The built-in rules plus an organisation's own files (`--rules FILE`)."""
-    files = sorted(data_dir("rules").glob("*.yaml")) + [Path(p) for p in (extra or [])]
+    builtin = sorted(data_dir("rules").glob("*.yaml"))
+    files = builtin + [Path(p) for p in (extra or [])]
     rules: list[Rule] = []
     lists: dict[str, list] = {}
     origin: dict[str, str] = {}
     for path in files:
-        name = str(path)
+        name = f"rules/{path.name}" if path in builtin else str(path)
         parsed = _validate_file(load_yaml_file(path, "rules file"), name)
         for key, values in parsed.lists.items():
             if key in lists and lists[key] != values:
@@ -235,15 +418,6 @@ def load_rules(extra: list[str | Path] | None = None) -> RuleSet:
     return RuleSet(rules=rules, lists=lists, origin=origin)
 
 
-def _list_refs(cond: dict):
-    for op in COMBINATORS:
-        for part in cond.get(op, []):
-            yield from _list_refs(part)
-    for op in ("in", "not_in"):
-        if isinstance(cond.get(op), dict):
-            yield cond[op]["list"]
-
-
 def gpu_context(gpu) -> dict:
     """The flat view of a catalog GPU that rule conditions and messages see as `gpu.*`."""
     ic = gpu.interconnect
@@ -254,3 +428,9 @@ def gpu_context(gpu) -> dict:
         "tdp_w": gpu.tdp_w.value, "tpp": gpu.tpp.value, "performance_density": gpu.performance_density.value,
         "link": ic.link, "link_gbps": ic.link_gbps.value, "p2p": ic.p2p.value,
     }
+
+
+def deployment_context(deployment) -> dict:
+    """`deployment.*` as rules see it (a workload's Deployment)."""
+    return {"context": deployment.context, "region": deployment.region, "ownership": deployment.ownership,
+            "power_limit_kw": deployment.power_limit_kw}

@@ -186,8 +186,10 @@ def test_stock_limit_is_honoured(catalog, rules):
 
 
 def test_objective_time_is_fastest_within_budget(catalog, rules):
-    doc = {"deployment": {"context": "office", "ownership": "buy"}, "model": "gpt2-124m", "tokens": "10B",
-           "gpus": {"allow": ["rtx-4090"], "max": 8}, "budget_usd": 8000}
+    # a 3.6 kW room (the workload's own limit replaces PWR001's 1.44 kW office default, which
+    # would stop at two cards before the budget binds)
+    doc = {"deployment": {"context": "office", "ownership": "buy", "power_limit_kw": 3.6}, "model": "gpt2-124m",
+           "tokens": "10B", "gpus": {"allow": ["rtx-4090"], "max": 8}, "budget_usd": 8000}
     problem = problem_for(doc, catalog, rules)
     fast = solve_fastest(problem)
     cheap = solve(problem)
@@ -198,13 +200,19 @@ def test_objective_time_is_fastest_within_budget(catalog, rules):
     assert fast.servers == {"rtx-4090": {"workstation-4x-pcie": 1}}
 
 
-def test_frontier_is_pareto(run_json):
+def test_frontier_is_pareto(run_json, write):
     from conftest import EXAMPLES
-    code, f = run_json("frontier", EXAMPLES / "article-office.yaml", "--as-of", AS_OF)
+    # the article's office job in a room with a 3.6 kW circuit: the 1.44 kW office default
+    # (PWR001) would stop the front at two cards
+    text = (EXAMPLES / "article-office.yaml").read_text().replace("ownership: buy",
+                                                                  "ownership: buy\n  power_limit_kw: 3.6")
+    code, f = run_json("frontier", write(text), "--as-of", AS_OF)
     pts = f["points"]
     assert code == 0 and len(pts) >= 3
     for a, b in zip(pts, pts[1:]):
         assert a["makespan_days"] < b["makespan_days"] and a["total_cost_usd"] > b["total_cost_usd"]
+    _, office = run_json("frontier", EXAMPLES / "article-office.yaml", "--as-of", AS_OF)
+    assert max(i["count"] for p in office["points"] for i in p["purchase"]) == 2
 
 
 @pytest.mark.parametrize("extra,group,field", [
@@ -233,8 +241,9 @@ def test_infeasible_diagnosis_finds_a_relaxation_that_works(extra, group, field,
 
 
 def test_gpu_count_diagnosis(catalog, rules):
-    doc = {"deployment": {"context": "office", "ownership": "buy"}, "model": "gpt2-124m", "tokens": "10B",
-           "deadline": "14h", "gpus": {"allow": ["rtx-4090"], "max": 2}}
+    # 3.6 kW, so the GPU count binds alone (PWR001's 1.44 kW office default would bind too)
+    doc = {"deployment": {"context": "office", "ownership": "buy", "power_limit_kw": 3.6}, "model": "gpt2-124m",
+           "tokens": "10B", "deadline": "14h", "gpus": {"allow": ["rtx-4090"], "max": 2}}
     p = plan(parse_workload(doc), catalog=catalog, rules=rules, as_of=AS_OF)
     found = {d["constraint"]: d for d in p["diagnosis"]}
     n = found["gpu_count"]["relaxation"]["gpus.max"]
