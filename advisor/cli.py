@@ -53,6 +53,10 @@ def common(f):
     return wrapper
 
 
+time_limit_option = click.option("--time-limit", type=click.FloatRange(min=0.1), default=30.0, show_default=True,
+                                 help="Seconds the solver may spend on each solve.")
+
+
 def _load(catalog_file, rules_files):
     from .catalog import load_catalog
     from .rules import load_rules
@@ -78,8 +82,7 @@ def main():
 @click.option("--format", "fmt", type=FORMATS, default="table", show_default=True, help="Output format.")
 @click.option("--objective", type=click.Choice(["cost", "time"]), default="cost", show_default=True,
               help="cost: the cheapest plan meeting every constraint; time: the shortest makespan within the budget.")
-@click.option("--time-limit", type=click.FloatRange(min=0.1), default=30.0, show_default=True,
-              help="Seconds the solver may spend on each solve.")
+@time_limit_option
 @common
 def plan(workload_file, fmt, objective, time_limit, catalog_file, rules_files, as_of, debug):
     """Choose the cheapest GPU mix for WORKLOAD_FILE and explain the choice.
@@ -110,8 +113,7 @@ def plan(workload_file, fmt, objective, time_limit, catalog_file, rules_files, a
 @click.option("--format", "fmt", type=FORMATS, default="table", show_default=True, help="Output format.")
 @click.option("--points", type=click.IntRange(min=2, max=200), default=24, show_default=True,
               help="Makespan caps to try (sampled from the candidates' wall times).")
-@click.option("--time-limit", type=click.FloatRange(min=0.1), default=30.0, show_default=True,
-              help="Seconds the solver may spend on each solve.")
+@time_limit_option
 @common
 def frontier(workload_file, fmt, points, time_limit, catalog_file, rules_files, as_of, debug):
     """The cost-versus-time Pareto front of WORKLOAD_FILE: for each makespan, the cheapest plan.
@@ -387,8 +389,7 @@ def catalog_validate(file, fmt, catalog_file, rules_files, as_of, debug):
               help="Memo format [from the suffix of --output].")
 @click.option("--date", callback=_as_of, default=None, metavar="YYYY-MM-DD",
               help="Date printed on the memo [none, so that reruns give identical files].")
-@click.option("--time-limit", type=click.FloatRange(min=0.1), default=30.0, show_default=True,
-              help="Seconds the solver may spend on each solve.")
+@time_limit_option
 @common
 def memo(workload_file, output, fmt, date, time_limit, catalog_file, rules_files, as_of, debug):
     """Write a justification memo for WORKLOAD_FILE: the recommendation, bill of materials,

@@ -131,10 +131,7 @@ def break_even(problem: Problem, sol: Solution, alts: dict, time_limit: float | 
                     "message": f"{chosen} stays the choice even at 64x its {what}: no allowed alternative "
                                "meets the constraints"})
     else:
-        lo = hi / 2 if hi > 2 else 1.0
-        for _ in range(BISECTION_STEPS):
-            mid = (lo + hi) / 2
-            lo, hi = (mid, hi) if still_chosen(mid) else (lo, mid)
+        _, hi = _boundary(still_chosen, hi / 2 if hi > 2 else 1.0, hi)
         out.append({"gpu": chosen, "direction": "rise", "what": what, "factor": round(hi, 3),
                     "price": round(price * hi, 2) if price else None,
                     "message": f"{chosen} stays the choice until its {what} rises about {100 * (hi - 1):.0f}%"
@@ -155,15 +152,20 @@ def break_even(problem: Problem, sol: Solution, alts: dict, time_limit: float | 
                         "message": f"{runner} (runner-up) would not be chosen even if its GPUs were free: "
                                    "other costs of its plan (servers, energy, hosting) stay higher"})
         else:
-            lo, hi = 0.0, 1.0
-            for _ in range(BISECTION_STEPS):
-                mid = (lo + hi) / 2
-                lo, hi = (mid, hi) if wins(mid) else (lo, mid)
+            lo, _ = _boundary(wins, 0.0, 1.0)
             out.append({"gpu": runner, "direction": "fall", "what": r_what, "factor": round(lo, 3),
                         "price": round(r_price * lo, 2) if r_price else None,
                         "message": f"{runner} (runner-up) becomes the choice if its {r_what} falls about "
                                    f"{100 * (1 - lo):.0f}%" + (f" (to ${r_price * lo:,.2f})" if r_price else "")})
     return out
+
+
+def _boundary(ok, lo: float, hi: float) -> tuple[float, float]:
+    """Bisection between lo (ok) and hi (not ok): the last ok and first not-ok factor found."""
+    for _ in range(BISECTION_STEPS):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if ok(mid) else (lo, mid)
+    return lo, hi
 
 
 def marginal_values(problem: Problem, sol: Solution, time_limit: float | None) -> list[dict]:
