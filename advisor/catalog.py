@@ -17,16 +17,18 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from .errors import InputError
+from .errors import InputError, describe, first_error, show
 from .loader import load_yaml_file
 from .resources import data_dir
 
 PRECISIONS = ("bf16", "fp16", "fp8")
+MAX_FIGURE = 1e9   # no sourced figure (GB, GB/s, TFLOPs, W, mm², TPP) comes near this
+MAX_USD = 1e8      # per GPU, or per GPU-hour
 _DATE = re.compile(r"^\d{4}(-\d{2}(-\d{2})?)?$")
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
 
 def parse_as_of(text: str | None) -> dt.date | None:
@@ -48,7 +50,7 @@ def _check_date(value: str | None) -> str | None:
 class Figure(_Strict):
     """One number with where it came from. `value: null` needs a note saying why it is unknown."""
 
-    value: float | None
+    value: float | None = Field(ge=0, le=MAX_FIGURE)
     source: list[str] = Field(min_length=1)
     note: str | None = None
 
@@ -76,7 +78,7 @@ class DateFigure(_Strict):
 class Purchase(_Strict):
     """What one unit costs to buy, when it was that price and who said so."""
 
-    usd: float | None = Field(gt=0)
+    usd: float | None = Field(gt=0, le=MAX_USD)
     as_of: str | None
     kind: Literal["msrp", "list", "street", "estimate", "quote"] | None = None
     source: list[str] = Field(min_length=1)
@@ -95,7 +97,7 @@ class Purchase(_Strict):
 
 class RentalOffer(_Strict):
     provider: str
-    usd_per_gpu_hour: float = Field(gt=0)
+    usd_per_gpu_hour: float = Field(gt=0, le=MAX_USD)
     as_of: str
     pricing: Literal["on_demand", "interruptible", "marketplace", "capacity_block", "reserved"]
     source: list[str] = Field(min_length=1)
@@ -217,8 +219,9 @@ def suggest(word: str, choices) -> str:
     """' (did you mean x?)' for a near miss, else ''."""
     import difflib
 
-    close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
-    return f" (did you mean {close[0]}?)" if close else ""
+    by_lower = {str(c).lower(): c for c in sorted(choices, key=str)}
+    close = difflib.get_close_matches(str(word).lower(), list(by_lower), n=1, cutoff=0.6)
+    return f" (did you mean {by_lower[close[0]]}?)" if close else ""
 
 
 # ----------------------------------------------------------------------------- loading
@@ -247,11 +250,16 @@ def _merge_document(raw: dict, doc, name: str, builtin: bool = False) -> None:
         if key not in allowed:
             raise InputError(f"{name}: unknown top-level key {key!r}{suggest(str(key), allowed)}; "
                              f"allowed: {', '.join(sorted(allowed))}", file=name, field=str(key))
+    if not isinstance(doc.get("gpus") or [], list):
+        raise InputError(f"{name}: `gpus` must be a list of entries, each with an `id`", file=name, field="gpus")
     for entry_index, entry in enumerate(doc.get("gpus") or []):
         if not isinstance(entry, dict) or not isinstance(entry.get("id"), str):
             raise InputError(f"{name}: gpus[{entry_index}] must be a mapping with an `id`", file=name,
                              field=f"gpus[{entry_index}]")
         gid = entry["id"]
+        if any(isinstance(e, dict) and e.get("id") == gid for e in doc["gpus"][:entry_index]):
+            raise InputError(f"{name}: gpus[{entry_index}]: GPU {gid!r} is listed twice; merge the two entries",
+                             file=name, field=f"gpus[{entry_index}]")
         if gid in raw["gpus"] and not builtin:
             raw["gpus"][gid] = _deep_merge(raw["gpus"][gid], entry)
         else:
@@ -290,10 +298,10 @@ def _validate(raw: dict, name: str) -> Catalog:
         try:
             gpus[gid] = GPU.model_validate(entry)
         except ValidationError as exc:
-            err = exc.errors()[0]
+            err = first_error(exc.errors())
             where = _loc(err["loc"])
-            raise InputError(f"{name}: GPU {gid!r}, field {where or '(entry)'}: {err['msg']} "
-                             f"(given {err.get('input')!r})", file=name, field=f"gpus[{gid}].{where}") from None
+            raise InputError(f"{name}: GPU {gid!r}, field {where or '(entry)'}: {describe(err)}",
+                             file=name, field=f"gpus[{gid}].{where}") from None
     sections = {}
     for key, model in (("models", ModelPreset), ("sources", Source), ("assumptions", Assumption)):
         sections[key] = {}
@@ -301,9 +309,9 @@ def _validate(raw: dict, name: str) -> Catalog:
             try:
                 sections[key][item_id] = model.model_validate(entry)
             except ValidationError as exc:
-                err = exc.errors()[0]
+                err = first_error(exc.errors())
                 where = _loc(err["loc"])
-                raise InputError(f"{name}: {key} entry {item_id!r}, field {where or '(entry)'}: {err['msg']}",
+                raise InputError(f"{name}: {key} entry {item_id!r}, field {where or '(entry)'}: {describe(err)}",
                                  file=name, field=f"{key}[{item_id}].{where}") from None
     for gid, entry in raw["gpus"].items():
         for path, sid in _source_ids(entry, f"gpus[{gid}]"):
@@ -316,8 +324,38 @@ def _validate(raw: dict, name: str) -> Catalog:
                 if sid not in sections["sources"]:
                     raise InputError(f"{name}: {path} cites source {sid!r}, which is not in the sources table",
                                      file=name, field=path)
+    _check_estimator(raw["estimator"], name)
     digest = hashlib.sha256(json.dumps(raw, sort_keys=True, default=str).encode()).hexdigest()[:16]
     return Catalog(gpus=gpus, digest=digest, estimator=raw["estimator"], **sections)
+
+
+def _check_estimator(values: dict, name: str) -> None:
+    """The estimator's parameters have the kinds estimate.Params declares: finite numbers at or above
+    zero, whole numbers above zero, mappings of such numbers, lists of [number, number] pairs."""
+    import dataclasses
+    import math
+
+    from .estimate import Params
+
+    def number(x):
+        return not isinstance(x, bool) and isinstance(x, (int, float)) and math.isfinite(x) and 0 <= x <= 1e18
+
+    checks = {"float": ("a finite number at or above zero", number),
+              "int": ("a whole number above zero", lambda x: number(x) and isinstance(x, int) and x >= 1),
+              "dict": ("a mapping of names to finite numbers",
+                       lambda x: isinstance(x, dict) and all(map(number, x.values()))),
+              "list": ("a list of [number, number] pairs",
+                       lambda x: isinstance(x, list) and all(isinstance(p, list) and len(p) == 2
+                                                             and all(map(number, p)) for p in x))}
+    kinds = {f.name: str(f.type) for f in dataclasses.fields(Params)}
+    for key, value in values.items():
+        if key not in kinds:
+            raise InputError(f"{name}: `estimator.{key}` is not a parameter of the estimator{suggest(key, kinds)}; "
+                             f"parameters: {', '.join(kinds)}", file=name, field=f"estimator.{key}")
+        what, ok = checks.get(kinds[key], (None, lambda x: True))
+        if not ok(value):
+            raise InputError(f"{name}: `estimator.{key}` must be {what} (given {show(value)})",
+                             file=name, field=f"estimator.{key}")
 
 
 def _source_ids(node, path: str):

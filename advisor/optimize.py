@@ -118,11 +118,12 @@ def solve(problem: Problem, *, only_gpu: str | None = None, deadline_scale: floa
     except pulp.PulpSolverError as exc:
         raise SolverError(f"the {name} solver failed: {exc}") from None
     status = pulp.LpStatus[prob.status]
-    if status == "Infeasible" or (status != "Optimal" and prob.sol_status not in (1, 2)):
+    if prob.sol_status == pulp.LpSolutionInfeasible or status == "Infeasible":
         return Solution("infeasible", None, [], {}, {}, {"name": name, "status": status})
-    if prob.sol_status not in (1, 2):
-        raise SolverError(f"the {name} solver stopped without a usable plan (status {status}); "
-                          "raise --time-limit or simplify the workload")
+    if prob.sol_status not in (pulp.LpSolutionOptimal, pulp.LpSolutionIntegerFeasible):
+        limit = f" within the {time_limit:g} s time limit" if time_limit is not None else ""
+        raise SolverError(f"the {name} solver found no plan{limit} (status {status}); raise --time-limit "
+                          "or simplify the workload")
     proven = prob.sol_status == 1
     gap = _gap(prob, name) if proven else None
 
