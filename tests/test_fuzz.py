@@ -103,16 +103,20 @@ def render(doc: dict, extra: dict, cuts: list) -> bytes:
     return text.encode("utf-8", "surrogatepass")
 
 
-_folder = Path(tempfile.mkdtemp(prefix="advisor-fuzz-"))
 exit_codes: collections.Counter = collections.Counter()
 
 
 def check(data: bytes) -> int:
     """Run `advisor plan` on `data`; assert the exit contract. Returns the exit code."""
-    path = _folder / f"workload-{os.getpid()}.yaml"   # bench/fuzz.py runs several processes
-    path.write_bytes(data)
-    result = CliRunner().invoke(main, ["plan", str(path), "--format", "json", "--as-of", str(AS_OF),
-                                       "--time-limit", "10"])
+    fd, name = tempfile.mkstemp(prefix="advisor-fuzz-", suffix=".yaml")
+    path = Path(name)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        result = CliRunner().invoke(main, ["plan", name, "--format", "json", "--as-of", str(AS_OF),
+                                           "--time-limit", "10"])
+    finally:
+        path.unlink()
     out, err = result.stdout, result.stderr
     exit_codes[result.exit_code] += 1
     assert result.exit_code in (0, 2, 3), f"exit {result.exit_code}: {err or result.exception!r}"
