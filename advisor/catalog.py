@@ -19,16 +19,18 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from .errors import InputError
+from .errors import InputError, describe, first_error, show
 from .loader import load_yaml_file
 from .resources import data_dir
 
 PRECISIONS = ("bf16", "fp16", "fp8")
+MAX_FIGURE = 1e9   # no sourced figure (GB, GB/s, TFLOPs, W, mm², TPP) comes near this
+MAX_USD = 1e8      # per GPU, or per GPU-hour
 _DATE = re.compile(r"^\d{4}(-\d{2}(-\d{2})?)?$")
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
 
 def parse_as_of(text: str | None) -> dt.date | None:
@@ -66,7 +68,7 @@ class _Sourced(_Strict):
 class Figure(_Sourced):
     """One number with where it came from."""
 
-    value: float | None
+    value: float | None = Field(ge=0, le=MAX_FIGURE)
 
 
 class FlagFigure(_Sourced):
@@ -88,7 +90,7 @@ def _positive_figure(fig: Figure) -> Figure:
 class Purchase(_Strict):
     """What one unit costs to buy, when it was that price and who said so."""
 
-    usd: float | None = Field(gt=0)
+    usd: float | None = Field(gt=0, le=MAX_USD)
     as_of: str | None
     kind: Literal["msrp", "list", "street", "estimate", "quote"] | None = None
     source: list[str] = []
@@ -112,7 +114,7 @@ class RentalOffer(_Strict):
     as documentation but never planned on: its age, and so its staleness, is unknown."""
 
     provider: str
-    usd_per_gpu_hour: float = Field(gt=0)
+    usd_per_gpu_hour: float = Field(gt=0, le=MAX_USD)
     as_of: str | None
     pricing: Literal["on_demand", "interruptible", "marketplace", "capacity_block", "reserved"]
     source: list[str] = Field(min_length=1)
@@ -321,8 +323,9 @@ def suggest(word: str, choices) -> str:
     """' (did you mean x?)' for a near miss, else ''."""
     import difflib
 
-    close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
-    return f" (did you mean {close[0]}?)" if close else ""
+    by_lower = {str(c).lower(): c for c in sorted(choices, key=str)}
+    close = difflib.get_close_matches(str(word).lower(), list(by_lower), n=1, cutoff=0.6)
+    return f" (did you mean {by_lower[close[0]]}?)" if close else ""
 
 
 # ----------------------------------------------------------------------------- loading
@@ -362,6 +365,9 @@ def _merge_document(raw: dict, doc, name: str, builtin: bool = False) -> None:
                 raise InputError(f"{name}: {key}[{entry_index}] must be a mapping with an `id`", file=name,
                                  field=f"{key}[{entry_index}]")
             item_id = entry["id"]
+            if any(isinstance(e, dict) and e.get("id") == item_id for e in section[:entry_index]):
+                raise InputError(f"{name}: {key}[{entry_index}]: {item_id!r} is listed twice; merge the two entries",
+                                 file=name, field=f"{key}[{entry_index}]")
             if item_id in raw[key] and not builtin:
                 raw[key][item_id] = _deep_merge(raw[key][item_id], entry)
             else:
@@ -402,11 +408,9 @@ def _validate(raw: dict, name: str) -> Catalog:
             try:
                 listed[key][item_id] = model.model_validate(entry)
             except ValidationError as exc:
-                err = exc.errors()[0]
+                err = first_error(exc.errors())
                 where = _loc(err["loc"])
-                given = err.get("input")
-                given = "" if isinstance(given, (dict, list)) else f" (given {given!r})"
-                raise InputError(f"{name}: {label} {item_id!r}, field {where or '(entry)'}: {err['msg']}{given}",
+                raise InputError(f"{name}: {label} {item_id!r}, field {where or '(entry)'}: {describe(err)}",
                                  file=name, field=f"{key}[{item_id}].{where}") from None
     gpus = listed["gpus"]
     for sid, server in listed["servers"].items():
@@ -426,9 +430,9 @@ def _validate(raw: dict, name: str) -> Catalog:
             try:
                 sections[key][item_id] = model.model_validate(entry)
             except ValidationError as exc:
-                err = exc.errors()[0]
+                err = first_error(exc.errors())
                 where = _loc(err["loc"])
-                raise InputError(f"{name}: {key} entry {item_id!r}, field {where or '(entry)'}: {err['msg']}",
+                raise InputError(f"{name}: {key} entry {item_id!r}, field {where or '(entry)'}: {describe(err)}",
                                  file=name, field=f"{key}[{item_id}].{where}") from None
     for key in ("gpus", "servers", "models", "assumptions"):
         for item_id, entry in sorted(raw[key].items()):
@@ -436,8 +440,40 @@ def _validate(raw: dict, name: str) -> Catalog:
                 if sid not in sections["sources"]:
                     raise InputError(f"{name}: {path} cites source {sid!r}, which is not in the sources table"
                                      f"{suggest(str(sid), sections['sources'])}", file=name, field=path)
+    _check_estimator(raw["estimator"], name)
     digest = hashlib.sha256(json.dumps(raw, sort_keys=True, default=str).encode()).hexdigest()[:16]
     return Catalog(gpus=gpus, servers=listed["servers"], digest=digest, estimator=raw["estimator"], **sections)
+
+
+def _check_estimator(values: dict, name: str) -> None:
+    """The estimator's parameters have the kinds estimate.Params declares: whole numbers above zero,
+    lists of [number, number] pairs, and otherwise finite numbers at or above zero or (nested)
+    mappings of them."""
+    import dataclasses
+    import math
+
+    from .estimate import Params
+
+    def number(x):
+        return not isinstance(x, bool) and isinstance(x, (int, float)) and math.isfinite(x) and 0 <= x <= 1e18
+
+    def tree(x):  # a number, or a mapping (per GPU family, id or precision) of such trees
+        return number(x) or (isinstance(x, dict) and bool(x) and all(map(tree, x.values())))
+
+    checks = {"int": ("a whole number above zero", lambda x: number(x) and isinstance(x, int) and x >= 1),
+              "list": ("a list of [number, number] pairs",
+                       lambda x: isinstance(x, list) and all(isinstance(p, list) and len(p) == 2
+                                                             and all(map(number, p)) for p in x))}
+    numbers = ("a finite number at or above zero, or a mapping of names to such numbers", tree)
+    kinds = {f.name: str(f.type) for f in dataclasses.fields(Params)}
+    for key, value in values.items():
+        if key not in kinds:
+            raise InputError(f"{name}: `estimator.{key}` is not a parameter of the estimator{suggest(key, kinds)}; "
+                             f"parameters: {', '.join(kinds)}", file=name, field=f"estimator.{key}")
+        what, ok = checks.get(kinds[key], numbers)
+        if not ok(value):
+            raise InputError(f"{name}: `estimator.{key}` must be {what} (given {show(value)})",
+                             file=name, field=f"estimator.{key}")
 
 
 def _source_ids(node, path: str):

@@ -4,9 +4,11 @@ Exit codes (DESIGN.md §5): 0 success, 2 invalid input, 3 no feasible plan, 1 an
 """
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import functools
 import json
+import os
 import sys
 
 import click
@@ -24,37 +26,49 @@ def _as_of(ctx, param, value):
 
 
 def common(f):
-    """--catalog, --rules, --as-of and --debug, on every command that reads data."""
-    @click.option("--catalog", "catalog_file", type=click.Path(dir_okay=False), default=None,
+    """--catalog, --rules, --as-of and --debug, on every command that reads data; and the mapping of
+    failures to exit codes (2 bad input, 3 infeasible, 1 anything else), one paragraph on stderr,
+    a traceback only with --debug."""
+    @click.option("--catalog", "catalog_file", type=click.Path(), default=None,
                   help="YAML file merged over the built-in catalog (a negotiated price, a GPU we lack).")
-    @click.option("--rules", "rules_files", type=click.Path(dir_okay=False), multiple=True,
+    @click.option("--rules", "rules_files", type=click.Path(), multiple=True,
                   help="YAML rules file added to the built-in rules (repeatable).")
     @click.option("--as-of", callback=_as_of, default=None, metavar="YYYY-MM-DD",
                   help="Evaluate rules and price ages as of this date [today].")
-    @click.option("--debug", is_flag=True, help="Show the Python traceback of an internal error.")
+    @click.option("--debug", is_flag=True, help="Show the Python traceback of an error.")
     @functools.wraps(f)
     def wrapper(*args, **kwargs):
-        debug = kwargs.get("debug", False)
         try:
-            return f(*args, **kwargs)
-        except click.exceptions.Exit:
+            result = f(*args, **kwargs)
+            sys.stdout.flush()
+            return result
+        except (click.exceptions.Exit, click.ClickException):
             raise
-        except click.ClickException:
-            raise
-        except Exception as exc:  # mapped to exit codes; tracebacks only on --debug
-            from .errors import AdvisorError
-            if debug:
-                raise
-            if isinstance(exc, AdvisorError):
-                click.echo(f"error: {exc}", err=True)
-                sys.exit(exc.exit_code)
-            click.echo(f"internal error: {type(exc).__name__}: {exc} (run with --debug for the traceback)", err=True)
+        except BrokenPipeError:  # `advisor plan ... | head`: the reader left; say nothing more
+            with contextlib.suppress(Exception):
+                os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
             sys.exit(1)
+        except Exception as exc:  # mapped to exit codes; tracebacks only on --debug
+            from .errors import AdvisorError, InputError
+            if kwargs.get("debug"):
+                raise
+            if isinstance(exc, InputError):  # found after reading, e.g. a GPU id the catalog lacks
+                exc = exc.in_file(kwargs.get("workload_file"))
+            if isinstance(exc, AdvisorError):
+                _fail(f"error: {exc}", exc.exit_code)
+            _fail(f"internal error: {type(exc).__name__}: {exc} (please report it; run with --debug for "
+                  "the traceback)", 1)
     return wrapper
 
 
 time_limit_option = click.option("--time-limit", type=click.FloatRange(min=0.1), default=30.0, show_default=True,
                                  help="Seconds the solver may spend on each solve.")
+
+
+def _fail(message: str, code: int):
+    from .errors import printable
+    click.echo(printable(" ".join(message.split())), err=True)   # one paragraph, no terminal controls
+    sys.exit(code)
 
 
 def _load(catalog_file, rules_files):

@@ -1,5 +1,12 @@
-"""Errors the library raises on purpose; the CLI maps each to an exit code (DESIGN.md §5)."""
+"""Errors the library raises on purpose; the CLI maps each to an exit code (DESIGN.md §5).
+
+Also the small helpers every input check shares, so that workload, catalog and rules files get
+messages of one shape: the file, the location, the value given and what is allowed.
+"""
 from __future__ import annotations
+
+import datetime as dt
+import unicodedata
 
 
 class AdvisorError(Exception):
@@ -18,6 +25,16 @@ class InputError(AdvisorError):
         self.field = field
         super().__init__(message)
 
+    def in_file(self, file: str | None) -> InputError:
+        """This error, attributed to `file` if it names none yet (a check that needed the catalog
+        found the problem after the workload was read)."""
+        if self.file is not None or file is None:
+            return self
+        message = str(self)
+        if self.field and message.startswith(f"{self.field}:"):
+            message = f"`{self.field}`" + message[len(self.field):]
+        return InputError(f"{file}: {message}", file=file, field=self.field)
+
 
 class InfeasibleError(AdvisorError):
     """Valid input, but no plan meets every constraint (exit 3). Carries the diagnosis."""
@@ -33,3 +50,85 @@ class SolverError(AdvisorError):
     """The solver failed or ran out of time without a usable answer (exit 1)."""
 
     exit_code = 1
+
+
+# ------------------------------------------------------------------ message helpers
+
+def show(value, limit: int = 60) -> str:
+    """A value as the user wrote it, short enough for a one-paragraph message."""
+    if isinstance(value, bool):
+        text = "true" if value else "false"
+    elif value is None:
+        text = "null"
+    elif isinstance(value, (dt.date, dt.datetime)):
+        text = value.isoformat()
+    elif isinstance(value, bytes):
+        return f"{len(value):,} bytes of binary data"
+    elif isinstance(value, dict):
+        return "a mapping" if value else "an empty mapping"
+    elif isinstance(value, (list, tuple)):
+        return f"a list of {len(value)}" if value else "an empty list"
+    elif isinstance(value, str):
+        text = repr(value)
+    elif isinstance(value, int):
+        text = str(value) if len(str(value)) <= limit else f"a {len(str(value)):,}-digit number"
+    else:
+        text = repr(value)
+    if len(text) > limit:
+        text = f"{text[:limit - 20]}... ({len(text):,} characters)"
+    return text
+
+
+# pydantic's "wrong kind of value" errors, and what the value should have been
+KINDS = {"dict_type": "a mapping", "model_type": "a mapping", "model_attributes_type": "a mapping",
+         "list_type": "a list", "string_type": "text", "int_type": "a whole number", "float_type": "a number",
+         "bool_type": "true or false"}
+
+
+def describe(err: dict, reason: str | None = None) -> str:
+    """One pydantic error in the user's terms rather than Python's: what is wrong, why the bound
+    is where it is (`reason`), and the value given."""
+    kind = err["type"]
+    given = err.get("input")
+    if kind == "int_parsing_size" or (kind == "float_type" and isinstance(given, int)):
+        return f"the number is far too large (given {show(given)})"
+    if kind in KINDS:
+        return f"must be {KINDS[kind]}, got {show(given)}"
+    msg = err["msg"]
+    for prefix in ("Value error, ", "Assertion failed, "):
+        msg = msg.replace(prefix, "")
+    if reason:
+        msg += f" ({reason})"
+    return msg if kind == "missing" else f"{msg} (given {show(given)})"
+
+
+def first_error(errors: list[dict], clean=tuple) -> dict:
+    """The pydantic error to report: an unknown field first (the likeliest typo), then the first in
+    field order; a union branch's type error gives way to another branch's error deeper inside the value.
+    `clean` drops the union tags from a location."""
+    locs = [clean(e["loc"]) for e in errors]
+
+    def key(i):
+        deeper = any(len(other) > len(locs[i]) and other[:len(locs[i])] == locs[i] for other in locs)
+        return errors[i]["type"] != "extra_forbidden", deeper, i
+    return errors[min(range(len(errors)), key=key)]
+
+
+def loc_text(loc) -> str:
+    """('jobs', 0, 'tokens') -> 'jobs[0].tokens'; an empty key shows as ''."""
+    text = ""
+    for part in loc:
+        part = part if isinstance(part, int) or part else "''"
+        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
+    return text
+
+
+def is_control(c: str) -> bool:
+    """Control, format (bidirectional overrides), unassigned or line-separator characters."""
+    return unicodedata.category(c) in ("Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp")
+
+
+def printable(text: str) -> str:
+    """`text` with control characters but newlines escaped (\\x1b, \\u202e), so that a value echoed
+    from a hostile file cannot drive the terminal."""
+    return "".join(ascii(c)[1:-1] if is_control(c) and c != "\n" else c for c in text)

@@ -603,10 +603,10 @@ def estimate(*, gpu: str, count: int = 1, model: str | None = None, params: floa
         from pydantic import ValidationError
         if not isinstance(exc, ValidationError):
             raise
-        err = exc.errors()[0]
+        from .errors import describe, first_error
+        err = first_error(exc.errors(), lambda loc: tuple(p for p in loc if p not in ("str", "ModelShape")))
         field = ".".join(str(p) for p in err["loc"] if p not in ("str", "ModelShape"))
-        raise InputError(f"--{field.replace('model.', '').replace('_', '-')}: {err['msg']} "
-                         f"(given {err.get('input')!r})", field=field) from None
+        raise InputError(f"--{field.replace('model.', '').replace('_', '-')}: {describe(err)}", field=field) from None
     spec = job_spec(job, resolve_model(job, catalog, "estimate"))
     spec = replace(spec, strategy=_check_layout_flags(spec, count, strategy, tensor_parallel, pipeline_parallel),
                    tensor_parallel=tensor_parallel, pipeline_parallel=pipeline_parallel)

@@ -1,80 +1,180 @@
 """Reads the YAML files a user hands us (workloads, catalog and rules overrides) defensively.
 
-Safe loading only (no object tags), duplicate keys refused, alias expansion bounded (a
-"billion laughs" file fails fast), a size limit, and text that is not UTF-8 refused. Every
-failure is an InputError naming the file.
+Safe loading only (no object tags, no merge keys); duplicate keys refused; mapping keys must be
+text; no control characters in text; nesting and alias expansion bounded (a "billion laughs" file
+or a self-referencing alias fails fast, and deep nesting cannot exhaust Python's stack); a size
+limit, also on devices and pipes; text that is not UTF-8 refused. Dates stay the text the user
+wrote. Every failure is an InputError naming the file and, where it has one, the location.
 """
 from __future__ import annotations
 
+import codecs
 from pathlib import Path
 
 import yaml
 
-from .errors import InputError
+from .errors import InputError, is_control, loc_text
 
 MAX_BYTES = 1_000_000          # a workload is a few hundred bytes; a catalog a few hundred KB
 MAX_EXPANDED_NODES = 200_000   # nodes after alias expansion
+MAX_DEPTH = 50                 # levels of nesting (the built-in catalog and rules use fewer than 10)
+MAX_INT_DIGITS = 4000          # Python refuses to read longer integers (sys.get_int_max_str_digits)
+
+_STR = "tag:yaml.org,2002:str"
+_MERGE = "tag:yaml.org,2002:merge"
+_BOMS = ((codecs.BOM_UTF32_LE, "UTF-32"), (codecs.BOM_UTF32_BE, "UTF-32"),
+         (codecs.BOM_UTF16_LE, "UTF-16"), (codecs.BOM_UTF16_BE, "UTF-16"))
 
 
-class _StrictLoader(yaml.SafeLoader):
-    """SafeLoader that refuses duplicate mapping keys."""
-
-    def construct_mapping(self, node, deep=False):
-        seen: dict = {}
-        for key_node, _ in node.value:
-            key = self.construct_object(key_node, deep=deep)
-            try:
-                hash(key)
-            except TypeError:
-                raise yaml.constructor.ConstructorError(
-                    None, None, f"a mapping key must be a plain value, got {type(key).__name__}", key_node.start_mark)
-            if key in seen:
-                raise yaml.constructor.ConstructorError(
-                    None, None,
-                    f"duplicate key {key!r} (first at line {seen[key].line + 1})", key_node.start_mark)
-            seen[key] = key_node.start_mark
-        return super().construct_mapping(node, deep=deep)
+class _TooDeep(Exception):
+    def __init__(self, mark):
+        self.mark = mark
 
 
-def _expanded_size(node, memo: dict) -> int:
-    """Number of nodes the document would have with every alias expanded."""
-    key = id(node)
-    if key in memo:
-        return memo[key]
-    memo[key] = 1  # guards against recursive structures
+class _SafeLoader(yaml.SafeLoader):
+    """SafeLoader whose composer stops at MAX_DEPTH before Python's stack does, which reads
+    dates as the text written and absurdly long integers as text (rejected later, by field)."""
+
+    _depth = 0
+
+    def compose_node(self, parent, index):
+        self._depth += 1
+        try:
+            if self._depth > MAX_DEPTH:
+                raise _TooDeep(self.peek_event().start_mark)
+            return super().compose_node(parent, index)
+        finally:
+            self._depth -= 1
+
+    def construct_yaml_int(self, node):
+        if len(node.value) > MAX_INT_DIGITS:
+            return node.value
+        return super().construct_yaml_int(node)
+
+
+_SafeLoader.add_constructor("tag:yaml.org,2002:timestamp", yaml.SafeLoader.construct_yaml_str)
+_SafeLoader.add_constructor("tag:yaml.org,2002:int", _SafeLoader.construct_yaml_int)
+
+
+def _at(mark) -> str:
+    return f"line {mark.line + 1}, column {mark.column + 1}"
+
+
+def _where(parts: tuple) -> str:
+    return f"`{loc_text(parts)}`" if parts else "at the top level"
+
+
+_KEY_KINDS = {"tag:yaml.org,2002:int": "a number", "tag:yaml.org,2002:float": "a number",
+              "tag:yaml.org,2002:bool": "true/false", "tag:yaml.org,2002:null": "null",
+              "tag:yaml.org,2002:timestamp": "a date"}
+
+
+def _bad_key(node) -> str:
+    if not isinstance(node, yaml.ScalarNode):
+        return f"a {node.id} is used as a key"
+    return f"the key {node.value} is read as {_KEY_KINDS.get(node.tag, node.tag)}, not text"
+
+
+def _check_text(node, path: tuple, name: str) -> None:
+    """Text with terminal controls (an escape sequence, a right-to-left override) is refused: names
+    and messages from input files end up on the user's terminal."""
+    bad = next((c for c in node.value if is_control(c) and c not in "\t\n\r"), None)
+    if bad is not None:
+        raise InputError(f"{name}: {_where(path)}: the text at {_at(node.start_mark)} holds the control character "
+                         f"U+{ord(bad):04X}; write plain text.", file=name, field=loc_text(path) or None)
+
+
+def _children(node, path: tuple, name: str) -> list:
+    """(child, path) of a node, refusing merge keys, keys that are not text, repeated keys and text
+    with control characters."""
+    if isinstance(node, yaml.ScalarNode):
+        _check_text(node, path, name)
     if isinstance(node, yaml.SequenceNode):
-        size = 1 + sum(_expanded_size(child, memo) for child in node.value)
-    elif isinstance(node, yaml.MappingNode):
-        size = 1 + sum(_expanded_size(k, memo) + _expanded_size(v, memo) for k, v in node.value)
-    else:
-        size = 1
-    size = min(size, MAX_EXPANDED_NODES + 1)
-    memo[key] = size
-    return size
+        return [(child, path + (i,)) for i, child in enumerate(node.value)]
+    if not isinstance(node, yaml.MappingNode):
+        return []
+    children, seen = [], {}
+    for k, v in node.value:
+        if k.tag == _MERGE:
+            raise InputError(f"{name}: {_where(path)}: YAML merge keys (<<, {_at(k.start_mark)}) are not "
+                             "supported; write the fields out.", file=name, field=loc_text(path) or None)
+        if not isinstance(k, yaml.ScalarNode) or k.tag != _STR:
+            raise InputError(f"{name}: {_where(path)}: {_bad_key(k)} ({_at(k.start_mark)}); field names "
+                             "and ids are text (quote a key such as '1' or 'yes' if you mean the text).",
+                             file=name, field=loc_text(path) or None)
+        _check_text(k, path, name)
+        if k.value in seen:
+            where = loc_text(path + (k.value,))
+            raise InputError(f"{name}: `{where}` is given twice (lines {seen[k.value].line + 1} and "
+                             f"{k.start_mark.line + 1}); keep one.", file=name, field=where)
+        seen[k.value] = k.start_mark
+        children.append((v, path + (k.value,)))
+    return children
+
+
+def check_nodes(root, name: str) -> None:
+    """Walk the composed document once, without recursion: refuse self-referencing aliases,
+    more than MAX_EXPANDED_NODES values or MAX_DEPTH levels once aliases are expanded, and the
+    keys _children refuses. Raises InputError naming the location."""
+    size: dict[int, int] = {}     # id(node) -> values in its expansion (capped)
+    depth: dict[int, int] = {}    # id(node) -> levels in its expansion
+    open_: set[int] = set()       # the nodes on the path being walked
+    stack = [(root, (), None)]
+    while stack:
+        node, path, children = stack.pop()
+        if children is not None:  # every child is done: this node is too
+            open_.discard(id(node))
+            size[id(node)] = min(1 + sum(size[id(c)] for c, _ in children), MAX_EXPANDED_NODES + 1)
+            depth[id(node)] = 1 + max((depth[id(c)] for c, _ in children), default=0)
+            continue
+        if id(node) in size:      # reached again through an alias
+            continue
+        children = _children(node, path, name)
+        open_.add(id(node))
+        stack.append((node, path, children))
+        for child, child_path in reversed(children):
+            if id(child) in open_:
+                raise InputError(f"{name}: `{loc_text(child_path)}`: an alias refers to the value that contains it "
+                                 f"({_at(child.start_mark)}); a value cannot include itself.", file=name,
+                                 field=loc_text(child_path))
+            stack.append((child, child_path, None))
+    if size[id(root)] > MAX_EXPANDED_NODES:
+        raise InputError(f"{name}: the document expands to more than {MAX_EXPANDED_NODES:,} values through YAML "
+                         "aliases; write the values out instead of nesting anchors.", file=name)
+    if depth[id(root)] > MAX_DEPTH:
+        raise InputError(f"{name}: the document nests more than {MAX_DEPTH} levels deep once its YAML aliases "
+                         "are expanded; no file this tool reads needs that.", file=name)
 
 
 def parse_yaml_text(text: str, name: str):
     """Parse YAML text from `name` (used in messages) under the rules above."""
-    loader = _StrictLoader(text)
+    loader = None
     try:
+        loader = _SafeLoader(text)
         node = loader.get_single_node()
         if node is None:
             return None
-        if _expanded_size(node, {}) > MAX_EXPANDED_NODES:
-            raise InputError(
-                file=name, message=f"{name}: the document expands to more than {MAX_EXPANDED_NODES:,} nodes through "
-                "YAML aliases; write the values out instead of nesting anchors.")
+        check_nodes(node, name)
         return loader.construct_document(node)
+    except _TooDeep as exc:
+        raise InputError(f"{name}: nested more than {MAX_DEPTH} levels deep at {_at(exc.mark)}; no file this "
+                         "tool reads needs that.", file=name) from None
+    except yaml.reader.ReaderError as exc:
+        line = text.count("\n", 0, exc.position) + 1
+        column = exc.position - (text.rfind("\n", 0, exc.position) + 1) + 1
+        raise InputError(f"{name}: not valid YAML at line {line}, column {column}: the control character "
+                         f"U+{exc.character:04X} is not allowed in a YAML file.", file=name) from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
-        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+        where = f" at {_at(mark)}" if mark else ""
         problem = getattr(exc, "problem", None) or str(exc)
         if "could not determine a constructor" in str(exc):
             problem = ("it uses a YAML tag that names a Python object or custom type; only plain "
                        "mappings, lists, strings and numbers are allowed")
-        raise InputError(file=name, message=f"{name}: not valid YAML{where}: {problem}.") from None
+        raise InputError(f"{name}: not valid YAML{where}: {problem}.", file=name) from None
     finally:
-        loader.dispose()
+        if loader is not None:
+            loader.dispose()
 
 
 def load_yaml_file(path: str | Path, what: str = "file"):
@@ -83,21 +183,27 @@ def load_yaml_file(path: str | Path, what: str = "file"):
     name = str(path)
     try:
         if path.is_dir():
-            raise InputError(file=name, message=f"{name}: is a folder, not a {what}.")
+            raise InputError(f"{name}: is a folder, not a {what}.", file=name)
         size = path.stat().st_size
-        if size > MAX_BYTES:
-            raise InputError(
-                file=name, message=f"{name}: the {what} is {size:,} bytes; the limit is {MAX_BYTES:,} bytes.")
-        raw = path.read_bytes()
+        with open(path, "rb") as f:   # at most the limit, whatever stat said: /dev/zero has size 0
+            raw = f.read(MAX_BYTES + 1) if size <= MAX_BYTES else b""
+        if size > MAX_BYTES or len(raw) > MAX_BYTES:
+            how = f"{size:,} bytes" if size > MAX_BYTES else f"more than {MAX_BYTES:,} bytes"
+            raise InputError(f"{name}: the {what} is {how}; the limit is {MAX_BYTES:,} bytes.", file=name)
     except FileNotFoundError:
-        raise InputError(file=name, message=f"{name}: no such {what}.") from None
+        raise InputError(f"{name}: no such {what}.", file=name) from None
     except PermissionError:
-        raise InputError(file=name, message=f"{name}: cannot read the {what} (permission denied).") from None
+        raise InputError(f"{name}: cannot read the {what} (permission denied).", file=name) from None
+    except OSError as exc:  # a name too long, a broken device, a FIFO that fails to read
+        raise InputError(f"{name}: cannot read the {what} ({exc.strerror or exc}).", file=name) from None
+    for bom, encoding in _BOMS:
+        if raw.startswith(bom):
+            raise InputError(f"{name}: is {encoding} text; save the {what} as UTF-8 YAML.", file=name)
     if b"\x00" in raw:
-        raise InputError(file=name, message=f"{name}: looks like a binary file; a {what} is UTF-8 YAML text.")
+        raise InputError(f"{name}: looks like a binary file; a {what} is UTF-8 YAML text.", file=name)
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        raise InputError(
-            file=name, message=f"{name}: is not UTF-8 text (byte {exc.start}); save the {what} as UTF-8 YAML.") from None
+        raise InputError(f"{name}: is not UTF-8 text (byte {exc.start}); save the {what} as UTF-8 YAML.",
+                         file=name) from None
     return parse_yaml_text(text, name)

@@ -23,6 +23,7 @@ naming the file and the rule), as is an unknown operator or an unknown key.
 from __future__ import annotations
 
 import datetime as dt
+import math
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,7 +31,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from .errors import InputError
+from .errors import InputError, first_error, show
+from .errors import describe as describe_error
 from .loader import load_yaml_file
 from .resources import data_dir
 
@@ -151,7 +153,7 @@ def check_condition(cond, path: str) -> None:
     combinators = keys & set(COMBINATORS)
     if combinators:
         if len(keys) != 1:
-            raise ValueError(f"{path}: `{next(iter(combinators))}` stands alone, got keys {sorted(keys)}")
+            raise ValueError(f"{path}: `{min(combinators)}` stands alone, got keys {sorted(keys)}")
         op = next(iter(combinators))
         parts = cond[op]
         if not isinstance(parts, list) or not parts:
@@ -172,10 +174,12 @@ def check_condition(cond, path: str) -> None:
         raise ValueError(f"{path}: field is a dotted name such as gpu.brand, got {cond['field']!r}")
     op = next(iter(ops))
     value = cond[op]
-    if op in ("in", "not_in") and not (isinstance(value, list) or (isinstance(value, dict) and set(value) == {"list"})):
+    if op in ("in", "not_in") and not (isinstance(value, list) or (isinstance(value, dict) and set(value) == {"list"}
+                                                                   and isinstance(value["list"], str))):
         raise ValueError(f"{path}.{op}: a list of values or {{list: NAME}}")
-    if op in ("gte", "lte", "gt", "lt") and (isinstance(value, bool) or not isinstance(value, (int, float))):
-        raise ValueError(f"{path}.{op}: a number")
+    if op in ("gte", "lte", "gt", "lt") and (isinstance(value, bool) or not isinstance(value, (int, float))
+                                             or not math.isfinite(value)):
+        raise ValueError(f"{path}.{op}: a finite number, got {show(value)}")
 
 
 def condition_fields(cond: dict):
@@ -372,20 +376,22 @@ def _validate_file(doc, name: str) -> RuleFile:
             try:
                 Rule.model_validate(raw)
             except ValidationError as exc:
-                err = exc.errors()[0]
+                err = first_error(exc.errors())
                 where = ".".join(str(p) for p in err["loc"])
-                msg = err["msg"].replace("Value error, ", "")
+                msg = describe_error(err)
                 if err["type"] == "extra_forbidden":
-                    msg = f"unknown field (allowed: {', '.join(Rule.model_fields)})"
+                    from .catalog import suggest
+                    msg = (f"unknown field{suggest(str(err['loc'][-1]), Rule.model_fields)} "
+                           f"(allowed: {', '.join(Rule.model_fields)})")
                 at = f", field `{where}`" if where else ""
                 raise InputError(f"{name}: rule {rid}{at}: {msg}", file=name,
                                  field=f"{rid}.{where}" if where else rid) from None
     try:
         return RuleFile.model_validate(doc)
     except ValidationError as exc:
-        err = exc.errors()[0]
+        err = first_error(exc.errors())
         where = ".".join(str(p) for p in err["loc"])
-        raise InputError(f"{name}: field `{where}`: {err['msg']}", file=name, field=where) from None
+        raise InputError(f"{name}: field `{where}`: {describe_error(err)}", file=name, field=where) from None
 
 
 def load_rules(extra: list[str | Path] | None = None) -> RuleSet:

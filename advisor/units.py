@@ -8,6 +8,8 @@ from __future__ import annotations
 import math
 import re
 
+from .errors import show
+
 _NUMBER = r"([0-9]+(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?)"
 
 COUNT_SUFFIXES = {"": 1.0, "K": 1e3, "M": 1e6, "B": 1e9, "T": 1e12}
@@ -27,24 +29,27 @@ def _parse(value, table: dict[str, float], what: str, example: str, bare_ok: boo
     if isinstance(value, bool):
         raise ValueError(f"{what} must be a number, got {value!r}; write it like {example}")
     if isinstance(value, (int, float)):
-        if not bare_ok:
+        try:
+            x = float(value)
+        except OverflowError:  # an integer of hundreds of digits
+            raise ValueError(f"{what} of {len(str(value)):,} digits is far too large") from None
+        if not bare_ok and math.isfinite(x):
             raise ValueError(f"{what} needs a unit; write it like {example} (allowed units: {', '.join(u for u in table if u)})")
-        return _finite_positive(float(value), what)
+        return _finite_positive(x, what)
     if not isinstance(value, str):
-        raise ValueError(f"{what} must be a number or a string like {example}, got {type(value).__name__}")
+        raise ValueError(f"{what} must be a number or a string like {example}, got {show(value)}")
     text = value.strip().replace(",", "").replace("_", "")
     m = re.fullmatch(_NUMBER + r"\s*([A-Za-z]*)", text)
     if not m:
-        raise ValueError(f"cannot read {value!r} as {what}; write it like {example}")
+        raise ValueError(f"cannot read {show(value)} as {what}; write it like {example}")
     number, unit = m.group(1), m.group(2)
-    if unit not in table:
-        allowed = ", ".join(u for u in table if u) or "none"
-        if unit == "" and not bare_ok:
-            raise ValueError(f"{what} needs a unit; write it like {example} (allowed units: {allowed})")
-        raise ValueError(f"unknown unit {unit!r} in {value!r} for {what}; allowed units: {allowed} (e.g. {example})")
+    allowed = ", ".join(u for u in table if u) or "none"
     if unit == "" and not bare_ok:
-        raise ValueError(f"{what} needs a unit; write it like {example}")
-    return _finite_positive(float(number) * table[unit], what)
+        raise ValueError(f"{what} needs a unit; write it like {example} (allowed units: {allowed})")
+    if unit not in table and unit != "":
+        raise ValueError(f"unknown unit {unit!r} in {show(value)} for {what}; allowed units: {allowed} "
+                         f"(e.g. {example})")
+    return _finite_positive(float(number) * table.get(unit, 1.0), what)
 
 
 def parse_count(value, what: str = "a count") -> float:

@@ -8,7 +8,7 @@ words is accepted: `model`/`tokens`/`precision`/`deadline`/`kind` at the top lev
 from __future__ import annotations
 
 import datetime as dt
-import math
+import typing
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -16,13 +16,14 @@ from pydantic import (BaseModel, BeforeValidator, ConfigDict, Field, ValidationE
                       field_validator, model_validator)
 
 from . import units
-from .errors import InputError
+from .errors import KINDS, InputError, describe, first_error, loc_text, show
 from .loader import load_yaml_file
 
 MAX_TOKENS = 1e15          # 1,000T: far beyond any training run published so far
 MAX_GPUS = 100_000         # the largest clusters reported hold about this many GPUs
 MAX_PARAMS = 1e14          # 100T parameters
 MAX_JOBS = 5_000
+MAX_BUDGET_USD = 1e12    # a trillion dollars
 JOB_SHORTHAND = ("model", "tokens", "precision", "deadline", "kind", "micro_batch", "checkpointing",
                  "global_batch_tokens", "lora_rank", "optimizer", "seq_len")
 
@@ -53,23 +54,29 @@ PowerKW = Annotated[float, BeforeValidator(_bounded(units.parse_power_kw, 1e6, "
                                     "description": "power in kW: 3.6, 3.6kW or 1500W"})]
 
 
-def _usd(value):
-    if isinstance(value, str):
-        return units.parse_count(value.replace("$", ""), "an amount in USD")
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise ValueError("an amount in USD is a number such as 30000 or a string such as 30K")
-    if not math.isfinite(value) or value <= 0:
-        raise ValueError(f"an amount in USD must be a finite number above zero, got {value!r}")
-    return float(value)
+def _usd(value, what: str) -> float:
+    """30000, '30K' or '$30K'."""
+    return units.parse_count(value.replace("$", "") if isinstance(value, str) else value, what)
 
 
-USD = Annotated[float, BeforeValidator(_usd),
+USD = Annotated[float, BeforeValidator(_bounded(_usd, MAX_BUDGET_USD, "an amount in USD")),
                 WithJsonSchema({"anyOf": [{"type": "number", "exclusiveMinimum": 0}, {"type": "string"}],
                                 "description": "US dollars: 30000 or 30K"})]
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
+
+    @field_validator("*", mode="before")
+    @classmethod
+    def _no_bool_numbers(cls, value, info):
+        """YAML reads `yes`, `on` and `true` as booleans, which pydantic would take for the number 1."""
+        if isinstance(value, bool):
+            ann = cls.model_fields[info.field_name].annotation
+            types = set(typing.get_args(ann)) | {ann}
+            if bool not in types and types & {int, float}:
+                raise ValueError("must be a number, not true or false")
+        return value
 
 
 class ModelShape(_Strict):
@@ -117,6 +124,12 @@ class Deployment(_Strict):
     pue: float | None = Field(None, ge=1.0, le=3.0)
     hosting_usd_per_kw_month: float | None = Field(None, ge=0, le=10_000)
     horizon_months: float = Field(36, gt=0, le=240)
+
+    @model_validator(mode="after")
+    def _cloud_is_rented(self):
+        if self.context == "cloud" and self.ownership == "buy":
+            raise ValueError("context cloud means renting GPUs; to buy GPUs and host them, use context: datacenter")
+        return self
 
     @field_validator("region", mode="before")
     @classmethod
@@ -183,7 +196,7 @@ class Workload(_Strict):
                 raise ValueError(f"write the job either at the top level ({', '.join(top)}) or under "
                                  "jobs:, not both")
             data["jobs"] = [top]
-        if isinstance(data.get("gpus"), int) and not isinstance(data.get("gpus"), bool):
+        if isinstance(data.get("gpus"), (int, float)) and not isinstance(data.get("gpus"), bool):
             data["gpus"] = {"count": data["gpus"]}
         if isinstance(data.get("deployment"), str):
             data["deployment"] = {"context": data["deployment"]}
@@ -206,17 +219,28 @@ class Workload(_Strict):
 
 # ------------------------------------------------------------------ errors users can act on
 
+_UNION_TAGS = ("str", "ModelShape")
+# What a field holds, for a value of the wrong kind ("`gpus` must be ..., got a list").
+_SHAPES = {
+    "deployment": "office, datacenter or cloud, or a mapping such as {context: office, region: US}",
+    "gpus": "a number of GPUs (gpus: 8) or a mapping such as {count: 8, allow: [h100-sxm]}",
+    "jobs": "a list of jobs, each a mapping such as {model: gpt2-124m, tokens: 10B}",
+    "job": "a mapping such as {model: gpt2-124m, tokens: 10B}",
+    "model": "a preset name such as gpt2-124m or a mapping such as {params: 7B, layers: 32, hidden: 4096}",
+    "allow": "a list of GPU ids such as [h100-sxm, a100-80gb-sxm]",
+    "deny": "a list of GPU ids such as [rtx-4090]",
+}
+# Why an upper bound is where it is.
+_LARGEST_CLUSTERS = f"the largest clusters reported hold about {MAX_GPUS:,} GPUs"
+_REASONS = {"count": _LARGEST_CLUSTERS, "min": _LARGEST_CLUSTERS, "max": _LARGEST_CLUSTERS,
+            "horizon_months": "owned hardware is costed over at most 20 years",
+            "jobs": f"a workload holds at most {MAX_JOBS:,} jobs"}
+
+
 def _clean_loc(loc) -> tuple:
     """Drop pydantic's union/validator tags ('str', 'ModelShape', 'function-after[...]')."""
     return tuple(p for p in loc if isinstance(p, int) or not (
-        p in ("str", "ModelShape") or str(p).startswith(("function-", "lax-"))))
-
-
-def _loc(loc) -> str:
-    text = ""
-    for part in _clean_loc(loc):
-        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
-    return text
+        p in _UNION_TAGS or str(p).startswith(("function-", "lax-"))))
 
 
 def _fields_at(model, loc) -> list[str]:
@@ -246,22 +270,26 @@ def _fields_at(model, loc) -> list[str]:
 def _format_error(err: dict, name: str) -> InputError:
     from .catalog import suggest
 
-    loc = err["loc"]
-    where = _loc(loc)
+    loc = _clean_loc(err["loc"])
+    where = loc_text(loc)
     given = err.get("input")
     if err["type"] == "extra_forbidden":
         field = str(loc[-1])
-        hint = suggest(field, _fields_at(Workload, loc))
-        allowed = ", ".join(f for f in _fields_at(Workload, loc) if f) or "none"
-        return InputError(f"{name}: unknown field `{where}`{hint}. Allowed here: {allowed}.",
-                          file=name, field=where)
-    msg = err["msg"]
-    for prefix in ("Value error, ", "Assertion failed, "):
-        msg = msg.replace(prefix, "")
+        valid = _fields_at(Workload, loc)
+        return InputError(f"{name}: unknown field `{where}`{suggest(field, valid)}. "
+                          f"Allowed here: {', '.join(valid) or 'none'}.", file=name, field=where)
     if err["type"] == "missing":
-        return InputError(f"{name}: `{where}` is required but missing.", file=name, field=where)
-    shown = "" if isinstance(given, (dict, list)) else f" (given {given!r})"
-    return InputError(f"{name}: `{where or 'the file'}`: {msg}{shown}.", file=name, field=where or None)
+        what = ("; give the job as model: and tokens: at the top level, or a list under jobs:"
+                if where == "jobs" else "")
+        return InputError(f"{name}: `{where}` is required but missing{what}.", file=name, field=where)
+    if not where:
+        return InputError(f"{name}: {describe(err)}.", file=name)
+    last = loc[-1] if not isinstance(loc[-1], int) else ("job" if loc[:-1] == ("jobs",) else None)
+    if err["type"] in KINDS and last in _SHAPES:
+        return InputError(f"{name}: `{where}` must be {_SHAPES[last]}, got {show(given)}.", file=name, field=where)
+    bound = err["type"].startswith(("less_than", "too_long"))
+    return InputError(f"{name}: `{where}`: {describe(err, _REASONS.get(last) if bound else None)}.",
+                      file=name, field=where)
 
 
 def parse_workload(data: Any, name: str = "<workload>") -> Workload:
@@ -271,12 +299,11 @@ def parse_workload(data: Any, name: str = "<workload>") -> Workload:
                          file=name)
     if not isinstance(data, dict):
         raise InputError(f"{name}: a workload file is a mapping (deployment:, jobs: or model:/tokens:, ...), "
-                         f"got a {type(data).__name__}.", file=name)
+                         f"got {show(data)}.", file=name)
     try:
         return Workload.model_validate(data)
     except ValidationError as exc:
-        errors = sorted(exc.errors(), key=lambda e: (e["type"] != "extra_forbidden", [str(p) for p in e["loc"]]))
-        raise _format_error(errors[0], name) from None
+        raise _format_error(first_error(exc.errors(), _clean_loc), name) from None
 
 
 def load_workload(path: str | Path) -> Workload:

@@ -230,9 +230,9 @@ def test_override_server_price(write):
     ("gpus:\n  - id: h100-sxm\n    tdp_w: {value: 700, source: [nowhere]}\n", "tdp_w.source"),
     ("servers:\n  - id: hgx-h100-8gpu\n    compatible_gpus: [rtx-4090]\n", "compatible_gpus[0]"),
     ("servers:\n  - id: oam-8gpu\n    gpu_slots: 0\n", "gpu_slots"),
-    ("gpus:\n  - id: h100-sxm\n    tdp_w: {value: -700, source: [nv_h100_page_copies]}\n", "field tdp_w: Value error, must be positive"),
+    ("gpus:\n  - id: h100-sxm\n    tdp_w: {value: -700, source: [nv_h100_page_copies]}\n", "field tdp_w.value: Input should be greater than or equal to 0 (given -700)"),
     ("servers:\n  - id: oam-8gpu\n    power_overhead_w: {value: -1, source: [derived], note: x}\n",
-     "field power_overhead_w: Value error, must not be negative"),
+     "field power_overhead_w.value: Input should be greater than or equal to 0 (given -1)"),
     ("gpu:\n  - id: h100-sxm\n", "gpu"),
 ])
 def test_override_errors_name_file_entry_and_field(write, text, field):
