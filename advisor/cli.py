@@ -61,8 +61,15 @@ def common(f):
     return wrapper
 
 
-time_limit_option = click.option("--time-limit", type=click.FloatRange(min=0.1), default=30.0, show_default=True,
-                                 help="Seconds the solver may spend on each solve.")
+def _seconds(ctx, param, value):
+    if value != value or value == float("inf"):  # click's range lets NaN and infinity through
+        raise click.BadParameter(f"{value} is not a number of seconds; give e.g. 30")
+    return value
+
+
+time_limit_option = click.option("--time-limit", type=click.FloatRange(min=0.1, max=86_400), default=30.0,
+                                 show_default=True, callback=_seconds,
+                                 help="Seconds the solver may spend on each solve (0.1 to 86400).")
 
 
 def _fail(message: str, code: int):

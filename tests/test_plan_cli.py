@@ -95,3 +95,9 @@ def test_python_module_entry_point():
     import sys
     out = subprocess.run([sys.executable, "-m", "advisor", "--help"], capture_output=True, text=True)
     assert out.returncode == 0 and "plan" in out.stdout
+
+
+def test_time_limit_must_be_a_real_number_of_seconds(run):
+    for bad in ("nan", "inf", "0", "-5"):
+        code, _, err = run("plan", EXAMPLES / "article-office.yaml", "--time-limit", bad)
+        assert code == 2 and "--time-limit" in err
