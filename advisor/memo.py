@@ -101,12 +101,20 @@ def format_for(path: str | Path, fmt: str | None = None) -> str:
     return SUFFIXES[suffix]
 
 
-def memo(plan: dict, workload, *, fmt: str = "md", catalog=None, rules=None, date: dt.date | None = None,
+def memo(plan: dict, workload=None, *, fmt: str = "md", catalog=None, rules=None, date: dt.date | None = None,
          charts: bool = True, name: str = "memo", time_limit: float | None = 30.0) -> Memo:
-    """The justification memo for `plan`, made from `workload` (a workload file's path, or a
-    Workload). `catalog` and `rules` must be those the plan was made with (built-in by default).
-    `date` is printed on the memo (none by default, so reruns give identical bytes). Markdown
-    links its charts as `<name>_files/*.svg`, which Memo.write puts beside the memo."""
+    """The justification memo for `plan`, made from `workload` (a workload file's path, whose bytes
+    the memo quotes and hashes, or a Workload). `workload`, `catalog` and `rules` default to what a
+    plan made by advisor.plan() was made from; otherwise they must be those the plan used (built-in
+    catalog and rules by default). `date` is printed on the memo (none by default, so reruns give
+    identical bytes). Markdown links its charts as `<name>_files/*.svg`, which Memo.write puts
+    beside the memo."""
+    workload = workload if workload is not None else getattr(plan, "workload", None)
+    if workload is None:
+        raise InputError("advisor.memo needs the workload the plan was made from: memo(plan, 'workload.yaml')",
+                         field="workload")
+    catalog = catalog if catalog is not None else getattr(plan, "catalog", None)
+    rules = rules if rules is not None else getattr(plan, "rules", None)
     fmt = format_for("", fmt)
     ctx = memo_context(plan, workload, catalog=catalog, rules=rules, date=date, charts=charts,
                        time_limit=time_limit)

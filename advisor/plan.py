@@ -23,7 +23,13 @@ STALE_MONTHS = 18
 
 
 class Plan(dict):
-    """The plan as the JSON contract's mapping, with helpers for scripts."""
+    """The plan as the JSON contract's mapping, with helpers for scripts. A plan made by `plan()`
+    also keeps what it was made from (`workload`, `catalog`, `rules`), so `advisor.memo(plan)`
+    needs nothing else; these are attributes, not JSON keys."""
+
+    workload = None
+    catalog = None
+    rules = None
 
     @property
     def feasible(self) -> bool:
@@ -126,7 +132,9 @@ def assemble(problem: Problem, sol: Solution, *, objective: str = "cost", time_l
         "tool_version": __version__,
         "catalog_digest": catalog.digest,
     }
-    return Plan(_rounded(data))
+    result = Plan(_rounded(data))
+    result.workload, result.catalog, result.rules = wl, catalog, problem.rules
+    return result
 
 
 def _purchase(problem: Problem, sol: Solution) -> list[dict]:

@@ -227,3 +227,12 @@ def test_error_band_is_quoted_from_the_accuracy_report_never_invented(tmp_path):
     (tmp_path / "docs").mkdir()
     (tmp_path / "docs" / "accuracy.md").write_text(ACCURACY_MD, encoding="utf-8")
     assert estimator_accuracy(tmp_path)["mape"] == "11.2%"
+
+
+def test_memo_of_a_plan_needs_nothing_else():
+    """DESIGN.md §1: advisor.memo(plan) -- the plan remembers its workload, catalog and rules."""
+    import advisor
+    p = advisor.plan(advisor.load_workload(EXAMPLES / "article-datacenter.yaml"), as_of=AS_OF)
+    html = advisor.memo(p, fmt="html").content.decode("utf-8")
+    assert "a100-80gb-sxm" in html.lower() or "A100 80GB" in html
+    assert "LIC001" in html
