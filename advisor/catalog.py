@@ -13,7 +13,6 @@ import datetime as dt
 import hashlib
 import json
 import re
-from functools import cached_property
 from pathlib import Path
 from typing import Literal
 

@@ -53,7 +53,6 @@ def fleet(n: int, seed: int = 7) -> dict:
 
 def naive(problem, time_limit: float) -> tuple[float, float | None, float | None, str]:
     """Per-job binaries over the same candidates (no classes, no dominance pruning)."""
-    wl = problem.workload
     prob = pulp.LpProblem("naive", pulp.LpMinimize)
     months = problem.costs.horizon_hours / 730.0
     jobs = []
