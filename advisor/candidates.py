@@ -312,7 +312,7 @@ def build_problem(workload: Workload, catalog: Catalog, rules: RuleSet, params: 
                     warnings = [{"rule": f.rule, "code": f.rule, "message": f.message} for f in static + per_count]
                     candidates[k].append(Candidate(k, gid, n, ownership, est.tokens_per_s, hours, run_cost,
                                                    est, warnings))
-                    if hours * 24 < 1 / 60 and (cls.deadline is None or hours <= cls.deadline):
+                    if hours < 1 / 60 and (cls.deadline is None or hours <= cls.deadline):
                         break  # under a minute already: faster options only add cost
                 mine = [c for c in candidates[k] if c.gpu == gid and c.ownership == ownership]
                 if cls.deadline is not None and mine and not any(c.hours <= cls.deadline for c in mine):
