@@ -500,7 +500,8 @@ def _alternatives(plan: dict, problem, refs: _Refs) -> tuple[list, tuple | None,
         cited_rules += [x for x in rule_ids if x not in cited_rules]
         forced = r.get("forced_cost_usd")
         if forced is None:
-            status = f"Excluded by rule {', '.join(rule_ids)}" if rule_ids else _STATUS.get(
+            blocking = [x["rule"] for x in r["reasons"] if x.get("rule") and x.get("severity") != "warn"]
+            status = f"Excluded by rule {', '.join(blocking)}" if blocking else _STATUS.get(
                 r["reasons"][0].get("code"), "Excluded")
             alternatives.append(((2, 0.0, g.name), {
                 "gpu": g.name, "status": status, "cost": "n/a",
@@ -764,7 +765,10 @@ def _recommendation(plan, wl, problem, best_alt, finish_h, cited_rules, upfront)
         text += (f"The next-best option, the {best_alt[0]} alone, would cost {usd(best_alt[1])} "
                  f"({usd(best_alt[1] - plan['total_cost_usd'])} more). ")
     for rid in cited_rules:
-        excluded = [gpus[r["gpu"]].name for r in plan["rejected"] if any(x.get("rule") == rid for x in r["reasons"])]
+        if rules.get(rid).severity != "forbid":
+            continue  # a warning does not exclude anything
+        excluded = [gpus[r["gpu"]].name for r in plan["rejected"]
+                    if r.get("forced_cost_usd") is None and any(x.get("rule") == rid for x in r["reasons"])]
         if excluded:
             text += (f"The {_join(excluded)} {'is' if len(excluded) == 1 else 'are'} excluded by rule {rid} "
                      f"({rules.get(rid).title}). ")
