@@ -322,6 +322,7 @@ def crossover(tokens, max_gpus, gpus, models, deployment, ownership, deadline, f
 
 # ----------------------------------------------------------------------------- advisor catalog ...
 
+
 @main.group("catalog")
 def catalog_group():
     """The catalog: GPUs, servers and prices, every figure with its source.
@@ -402,6 +403,7 @@ def catalog_validate(file, fmt, catalog_file, rules_files, as_of, debug):
     data = summary(catalog, path or "built-in catalog")
     click.echo(json.dumps(data, indent=2) if fmt == "json" else catalog_validate_text(data), nl=fmt == "json")
 
+
 @main.command()
 @click.argument("workload_file", type=click.Path(dir_okay=False))
 @click.option("-o", "--output", required=True, type=click.Path(dir_okay=False),
@@ -445,6 +447,7 @@ def memo(workload_file, output, fmt, date, time_limit, catalog_file, rules_files
         sys.exit(3)
 
 # ----------------------------------------------------------------------------- advisor rules ...
+
 
 @main.group("rules")
 def rules_group():

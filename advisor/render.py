@@ -194,6 +194,7 @@ def crossover_text(x: dict, fmt: str = "table") -> str:
 
 # ----------------------------------------------------------------------------- catalog commands
 
+
 def _num(v, unit: str = "") -> str:
     if v is None:
         return "unknown"
@@ -300,6 +301,7 @@ def catalog_validate_text(s: dict) -> str:
             f"{a['neither']} neither. Digest {s['digest']}.\n")
 
 # ----------------------------------------------------------------------------- rules commands
+
 
 _VERB = {"forbid": "Forbids an option when", "warn": "Warns (keeps the option) when",
          "limit": "Sets a deployment-wide limit when"}
