@@ -84,6 +84,12 @@ def _load(catalog_file, rules_files):
     return load_catalog(catalog_file), load_rules(list(rules_files))
 
 
+def _inputs(workload_file, catalog_file, rules_files):
+    """The workload, catalog and rules a plan-making command reads, in that order of checking."""
+    from .workload import load_workload
+    return (load_workload(workload_file), *_load(catalog_file, rules_files))
+
+
 @click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
 @click.version_option(package_name="gpu-advisor", prog_name="advisor")
 def main():
@@ -118,10 +124,8 @@ def plan(workload_file, fmt, objective, time_limit, catalog_file, rules_files, a
     """
     from .plan import plan as make_plan
     from .render import plan_text
-    from .workload import load_workload
 
-    workload = load_workload(workload_file)
-    catalog, rules = _load(catalog_file, rules_files)
+    workload, catalog, rules = _inputs(workload_file, catalog_file, rules_files)
     result = make_plan(workload, catalog=catalog, rules=rules, as_of=as_of, objective=objective,
                        time_limit=time_limit)
     click.echo(result.to_json() if fmt == "json" else plan_text(result), nl=False)
@@ -146,13 +150,11 @@ def frontier(workload_file, fmt, points, time_limit, catalog_file, rules_files, 
     """
     from .plan import pareto
     from .render import frontier_text
-    from .workload import load_workload
 
-    workload = load_workload(workload_file)
-    catalog, rules = _load(catalog_file, rules_files)
-    result = pareto(workload, catalog=catalog, rules=rules, as_of=as_of, time_limit=time_limit)
+    workload, catalog, rules = _inputs(workload_file, catalog_file, rules_files)
+    result = pareto(workload, catalog=catalog, rules=rules, as_of=as_of, points=points, time_limit=time_limit)
     click.echo(json.dumps(result, indent=2, ensure_ascii=False) if fmt == "json" else frontier_text(result),
-               nl=fmt != "json")
+               nl=fmt == "json")
     if not result["points"]:
         sys.exit(3)
 
@@ -432,11 +434,9 @@ def memo(workload_file, output, fmt, date, time_limit, catalog_file, rules_files
     from .memo import format_for
     from .memo import memo as make_memo
     from .plan import plan as make_plan
-    from .workload import load_workload
 
     fmt = format_for(output, fmt)
-    workload = load_workload(workload_file)
-    catalog, rules = _load(catalog_file, rules_files)
+    workload, catalog, rules = _inputs(workload_file, catalog_file, rules_files)
     result = make_plan(workload, catalog=catalog, rules=rules, as_of=as_of, time_limit=time_limit)
     doc = make_memo(result, workload_file, fmt=fmt, catalog=catalog, rules=rules, date=date,
                     name=Path(output).stem, time_limit=time_limit)

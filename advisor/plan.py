@@ -60,15 +60,15 @@ def plan(workload: Workload, *, catalog: Catalog | None = None, rules: RuleSet |
 
 
 def pareto(workload: Workload, *, catalog: Catalog | None = None, rules: RuleSet | None = None,
-           as_of: dt.date | None = None, time_limit: float | None = 30.0) -> dict:
-    """The cost-versus-time Pareto front (`advisor frontier`)."""
+           as_of: dt.date | None = None, points: int = 24, time_limit: float | None = 30.0) -> dict:
+    """The cost-versus-time Pareto front (`advisor frontier`), from up to `points` makespan caps."""
     problem = prepare(workload, catalog, rules, as_of)
-    points = []
-    for sol in frontier(problem, time_limit=time_limit):
-        points.append({"makespan_days": sol.makespan_hours / 24, "total_cost_usd": sol.objective_usd,
-                       "purchase": _purchase(problem, sol), "status": sol.status})
+    front = []
+    for sol in frontier(problem, points=points, time_limit=time_limit):
+        front.append({"makespan_days": sol.makespan_hours / 24, "total_cost_usd": sol.objective_usd,
+                      "purchase": _purchase(problem, sol), "status": sol.status})
     return _rounded({"schema_version": SCHEMA_VERSION, "name": workload.name, "as_of": problem.as_of.isoformat(),
-                     "points": points})
+                     "points": front})
 
 
 def _rebuilder(problem: Problem):

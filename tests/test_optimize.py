@@ -213,6 +213,10 @@ def test_frontier_is_pareto(run_json, write):
         assert a["makespan_days"] < b["makespan_days"] and a["total_cost_usd"] > b["total_cost_usd"]
     _, office = run_json("frontier", EXAMPLES / "article-office.yaml", "--as-of", AS_OF)
     assert max(i["count"] for p in office["points"] for i in p["purchase"]) == 2
+    # --points caps the makespans tried: two caps give at most two points, both ends of the front
+    _, two = run_json("frontier", write(text, "two.yaml"), "--points", "2", "--as-of", AS_OF)
+    assert 1 <= len(two["points"]) <= 2 < len(pts)
+    assert two["points"][-1]["total_cost_usd"] == pts[-1]["total_cost_usd"]
 
 
 @pytest.mark.parametrize("extra,group,field", [
