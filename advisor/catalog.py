@@ -400,19 +400,20 @@ def _loc(loc: tuple) -> str:
 
 
 def _validate(raw: dict, name: str) -> Catalog:
-    listed: dict[str, dict] = {}
-    for key, model, label in (("gpus", GPU, "GPU"), ("servers", Server, "server")):
-        listed[key] = {}
+    sections: dict[str, dict] = {}
+    for key, model, label in (("gpus", GPU, "GPU"), ("servers", Server, "server"), ("models", ModelPreset, None),
+                              ("sources", Source, None), ("assumptions", Assumption, None)):
+        sections[key] = {}
         for item_id, entry in sorted(raw[key].items()):
             try:
-                listed[key][item_id] = model.model_validate(entry)
+                sections[key][item_id] = model.model_validate(entry)
             except ValidationError as exc:
                 err = first_error(exc.errors())
                 where = _loc(err["loc"])
-                raise InputError(f"{name}: {label} {item_id!r}, field {where or '(entry)'}: {describe(err)}",
-                                 file=name, field=f"{key}[{item_id}].{where}") from None
-    gpus = listed["gpus"]
-    for sid, server in listed["servers"].items():
+                raise InputError(f"{name}: {label or key + ' entry'} {item_id!r}, field {where or '(entry)'}: "
+                                 f"{describe(err)}", file=name, field=f"{key}[{item_id}].{where}") from None
+    gpus = sections["gpus"]
+    for sid, server in sections["servers"].items():
         for i, gid in enumerate(server.compatible_gpus or []):
             where = f"servers[{sid}].compatible_gpus[{i}]"
             if gid not in gpus:
@@ -422,17 +423,6 @@ def _validate(raw: dict, name: str) -> Catalog:
                 raise InputError(f"{name}: server {sid!r}, field compatible_gpus[{i}]: {gid} is a "
                                  f"{gpus[gid].form_factor} part, but the server takes {server.gpu_form_factor} GPUs",
                                  file=name, field=where)
-    sections = {}
-    for key, model in (("models", ModelPreset), ("sources", Source), ("assumptions", Assumption)):
-        sections[key] = {}
-        for item_id, entry in sorted(raw[key].items()):
-            try:
-                sections[key][item_id] = model.model_validate(entry)
-            except ValidationError as exc:
-                err = first_error(exc.errors())
-                where = _loc(err["loc"])
-                raise InputError(f"{name}: {key} entry {item_id!r}, field {where or '(entry)'}: {describe(err)}",
-                                 file=name, field=f"{key}[{item_id}].{where}") from None
     for key in ("gpus", "servers", "models", "assumptions"):
         for item_id, entry in sorted(raw[key].items()):
             for path, sid in _source_ids(entry, f"{key}[{item_id}]"):
@@ -441,7 +431,7 @@ def _validate(raw: dict, name: str) -> Catalog:
                                      f"{suggest(str(sid), sections['sources'])}", file=name, field=path)
     _check_estimator(raw["estimator"], name)
     digest = hashlib.sha256(json.dumps(raw, sort_keys=True, default=str).encode()).hexdigest()[:16]
-    return Catalog(gpus=gpus, servers=listed["servers"], digest=digest, estimator=raw["estimator"], **sections)
+    return Catalog(digest=digest, estimator=raw["estimator"], **sections)
 
 
 def _check_estimator(values: dict, name: str) -> None:
