@@ -40,6 +40,17 @@ def parse_as_of(text: str | None) -> dt.date | None:
     return dt.date(parts[0], parts[1], parts[2])
 
 
+STALE_MONTHS = 18   # a price older than this, against the as-of date, is flagged
+
+
+def age_months(as_of: str | None, today: dt.date) -> int | None:
+    """Whole calendar months from a YYYY[-MM[-DD]] date to `today` (None when undated)."""
+    day = parse_as_of(as_of)
+    if day is None:
+        return None
+    return (today.year - day.year) * 12 + today.month - day.month
+
+
 def _check_date(value: str | None) -> str | None:
     if value is not None and not _DATE.match(value):
         raise ValueError(f"a date is written YYYY, YYYY-MM or YYYY-MM-DD, got {value!r}")

@@ -1,16 +1,15 @@
 """What `advisor catalog list|show|validate` report, as plain data (render.py lays it out).
 
 Every figure comes with its sources resolved to URLs; every price with its age in months against
-an as-of date and a stale flag (older than plan.STALE_MONTHS); every GPU with what can be done
+an as-of date and a stale flag (older than catalog.STALE_MONTHS); every GPU with what can be done
 with it: bought (and in which servers), rented, both or neither.
 """
 from __future__ import annotations
 
 import datetime as dt
 
-from .catalog import GPU, Catalog, Purchase, RentalOffer, parse_as_of, suggest
+from .catalog import STALE_MONTHS, GPU, Catalog, Purchase, RentalOffer, age_months, suggest
 from .errors import InputError
-from .plan import STALE_MONTHS
 
 CONTEXTS = ("office", "datacenter")
 
@@ -22,14 +21,6 @@ _GPU_FIGURES = (
     ("performance_density", "TPP/mm^2"),
 )
 _SERVER_FIGURES = (("power_overhead_w", "W"), ("network_usd_per_server", "USD"), ("network_gbps_per_server", "GB/s"))
-
-
-def age_months(as_of: str | None, today: dt.date) -> int | None:
-    """Whole calendar months from a YYYY[-MM[-DD]] date to `today` (None when undated)."""
-    day = parse_as_of(as_of)
-    if day is None:
-        return None
-    return (today.year - day.year) * 12 + today.month - day.month
 
 
 def _dated(as_of: str | None, today: dt.date) -> dict:

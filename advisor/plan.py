@@ -11,7 +11,7 @@ import json
 
 from . import __version__  # noqa: F401  (set before this module loads)
 from .candidates import Problem, build_problem
-from .catalog import Catalog, load_catalog, parse_as_of
+from .catalog import STALE_MONTHS, Catalog, age_months, load_catalog
 from .estimate import params_from
 from .explain import alternatives, binding, break_even, diagnose, marginal_values
 from .optimize import Solution, frontier, solve, solve_fastest
@@ -19,7 +19,6 @@ from .rules import RuleSet, load_rules
 from .workload import Workload
 
 SCHEMA_VERSION = 1
-STALE_MONTHS = 18
 
 
 class Plan(dict):
@@ -169,6 +168,13 @@ def _warnings(problem: Problem, sol: Solution) -> list[dict]:
         if entry not in out:
             out.append(entry)
 
+    def stale(what: str, price: str, as_of: str | None):
+        months = age_months(as_of, problem.as_of)
+        if months is not None and months > STALE_MONTHS:
+            add({"rule": None, "code": "stale-price",
+                 "message": f"{what}'s {price} is from {as_of}, {months} months before "
+                            f"{problem.as_of.isoformat()}; get a current quote"})
+
     for c in sol.chosen:
         for w in c.warnings:
             add(w)
@@ -188,12 +194,11 @@ def _warnings(problem: Problem, sol: Solution) -> list[dict]:
         if any(c.gpu == gid and c.ownership == "rent" for c in sol.chosen) and gpu.rental:
             dated.append(("rental rate", gpu.rental.as_of))
         for what, as_of in dated:
-            day = parse_as_of(as_of)
-            months = (problem.as_of.year - day.year) * 12 + problem.as_of.month - day.month
-            if months > STALE_MONTHS:
-                add({"rule": None, "code": "stale-price",
-                     "message": f"{gpu.name}'s {what} is from {as_of}, {months} months before "
-                                f"{problem.as_of.isoformat()}; get a current quote"})
+            stale(gpu.name, what, as_of)
+    for servers in sol.servers.values():
+        for sid in sorted(servers):
+            server = problem.catalog.servers[sid]
+            stale(server.name, "purchase price", server.purchase.as_of)
     if sol.solver.get("proven_optimal") is False:
         add({"rule": None, "code": "not-proven-optimal",
              "message": f"the solver stopped at its time limit with a plan not proven optimal "

@@ -63,6 +63,9 @@ def test_same_input_gives_identical_bytes(run):
 def test_stale_price_is_flagged(run_json):
     _, plan = run_json("plan", EXAMPLES / "article-office.yaml", "--as-of", AS_OF)
     assert any(w.get("code") == "stale-price" and "RTX 4090" in w["message"] for w in plan["warnings"])
+    # the workstation's price (2019) is as old, and a price too
+    assert any(w.get("code") == "stale-price" and "workstation" in w["message"].lower()
+               and "2019-01-31" in w["message"] for w in plan["warnings"])
 
 
 def test_infeasible_workload_exits_3_with_diagnosis(run, write):
