@@ -154,6 +154,32 @@ def resolve_model(job: Job, catalog: Catalog, where: str) -> ModelSpec:
                      shape_inferred=inferred, name=None)
 
 
+def spec_from_flags(catalog: Catalog, *, model: str | None = None, params=None, layers=None, hidden=None,
+                    seq_len=None, **job_fields) -> JobSpec:
+    """A JobSpec from command-line style arguments (a preset, or params with an optional shape),
+    with every invalid value reported as the flag that carries it (`--params: ...`, exit 2)."""
+    from pydantic import ValidationError
+
+    from .errors import describe, first_error
+
+    if (model is None) == (params is None):
+        raise InputError("give either --model PRESET or --params N (with optional --layers/--hidden/--seq-len)",
+                         field="model")
+    if model is not None and model not in catalog.models:
+        from .catalog import suggest
+        raise InputError(f"--model: unknown model preset {model!r}{suggest(model, catalog.models)}; presets: "
+                         f"{', '.join(sorted(catalog.models))}", field="model")
+    shape = model if model is not None else {k: v for k, v in dict(
+        params=params, layers=layers, hidden=hidden, seq_len=seq_len).items() if v is not None}
+    try:
+        job = Job(model=shape, tokens=1e9, seq_len=seq_len if model is not None else None, **job_fields)
+    except ValidationError as exc:
+        err = first_error(exc.errors(), lambda loc: tuple(p for p in loc if p not in ("str", "ModelShape")))
+        field = ".".join(str(p) for p in err["loc"] if p not in ("str", "ModelShape"))
+        raise InputError(f"--{field.replace('model.', '').replace('_', '-')}: {describe(err)}", field=field) from None
+    return job_spec(job, resolve_model(job, catalog, "model"))
+
+
 def job_spec(job: Job, model: ModelSpec) -> JobSpec:
     return JobSpec(model=model, kind=job.kind, precision=job.precision, micro_batch=job.micro_batch,
                    checkpointing=job.checkpointing, global_batch_tokens=job.global_batch_tokens,

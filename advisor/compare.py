@@ -5,14 +5,15 @@ from __future__ import annotations
 
 import datetime as dt
 
-from .candidates import job_spec, resolve_model
+from . import units
+from .candidates import spec_from_flags
 from .catalog import Catalog, load_catalog
 from .errors import InputError
 from .estimate import evaluate, min_gpus, params_from
 from .loader import load_yaml_file
 from .resources import data_dir
 from .rules import RuleSet, gpu_context, load_rules
-from .workload import Job, parse_workload
+from .workload import parse_workload
 
 FACTORS = {
     "memory_size": "memory size: the model does not fit in the allowed number of cards",
@@ -38,6 +39,13 @@ def _losing_factor(spec, focus, winner, p, n: int) -> str:
     return max(sorted(excess), key=excess.get)
 
 
+def _flag(parse, value, flag: str):
+    try:
+        return parse(value)
+    except ValueError as exc:
+        raise InputError(f"{flag}: {exc}", field=flag.lstrip("-")) from None
+
+
 def article_claims() -> dict:
     """The seed article's claims (catalog/article.yaml)."""
     return load_yaml_file(data_dir("catalog") / "article.yaml", "catalog file")
@@ -60,12 +68,8 @@ def compare(gpus: list[str], *, model: str | None = None, params=None, layers=No
         if gid not in gpus:
             raise InputError(f"--price {gid}=...: {gid} is not among the GPUs compared ({', '.join(gpus)})",
                              field="price")
-    if (model is None) == (params is None):
-        raise InputError("give either --model PRESET or --params N", field="model")
-    shape = model if model is not None else {k: v for k, v in dict(
-        params=params, layers=layers, hidden=hidden, seq_len=seq_len).items() if v is not None}
-    job = Job(model=shape, tokens=1e9, precision=precision, seq_len=seq_len if model else None)
-    spec = job_spec(job, resolve_model(job, catalog, "compare"))
+    spec = spec_from_flags(catalog, model=model, params=params, layers=layers, hidden=hidden, seq_len=seq_len,
+                           precision=precision)
     p = params_from(catalog)
     claims = article_claims()
     show_claims = model == claims["model"] and precision == "bf16" and seq_len is None
@@ -129,8 +133,15 @@ def crossover(*, tokens: str = "10B", max_gpus: int = 8, gpus: list[str] | None 
     rules = rules or load_rules()
     as_of = as_of or dt.date.today()
     gpus = gpus or list(CROSSOVER_GPUS)
+    _flag(units.parse_count, tokens, "--tokens")
+    if deadline is not None:
+        _flag(units.parse_duration_hours, deadline, "--deadline")
+    for gid in gpus:
+        catalog.gpu(gid)
     if focus not in gpus:
         raise InputError(f"--focus {focus} must be one of the GPUs swept ({', '.join(gpus)})", field="focus")
+    for name in models or []:
+        spec_from_flags(catalog, model=name)   # an unknown preset is reported as --model
     models = models or sorted(catalog.models, key=lambda m: catalog.models[m].params)
     p = params_from(catalog)
     focus_gpu = catalog.gpu(focus)
@@ -145,7 +156,7 @@ def crossover(*, tokens: str = "10B", max_gpus: int = 8, gpus: list[str] | None 
         row = {"model": name, "params": catalog.models[name].params, "cheapest": winner,
                "total_cost_usd": result["total_cost_usd"]}
         rej = next((r for r in result["rejected"] if r["gpu"] == focus), None)
-        spec = job_spec(Job(model=name, tokens=1e9), resolve_model(Job(model=name, tokens=1e9), catalog, "sweep"))
+        spec = spec_from_flags(catalog, model=name)
         n = min_gpus(spec, focus_gpu, p, limit=65_536)
         row[f"{focus}_min_gpus"] = n
         if winner == focus:

@@ -583,31 +583,14 @@ def estimate(*, gpu: str, count: int = 1, model: str | None = None, params: floa
     `advisor estimate --format json` (DESIGN.md §5). `catalog` is a Catalog, a path to an
     override file, or None for the built-in one. `strategy` (ddp, zero1, zero2, zero3 or fsdp),
     `tensor_parallel` and `pipeline_parallel` fix the layout; by default the fastest is chosen."""
-    from .candidates import job_spec, resolve_model
+    from .candidates import spec_from_flags
     from .catalog import Catalog, load_catalog
-    from .errors import InputError
-    from .workload import Job
 
     if not isinstance(catalog, Catalog):
         catalog = load_catalog(catalog)
-    if (model is None) == (params is None):
-        raise InputError("give either --model PRESET or --params N (with optional --layers/--hidden/--seq-len)",
-                         field="model")
-    shape = model if model is not None else {k: v for k, v in dict(
-        params=params, layers=layers, hidden=hidden, seq_len=seq_len).items() if v is not None}
-    try:
-        job = Job(model=shape, tokens=1e9, precision=precision, kind=kind, micro_batch=micro_batch,
-                  checkpointing=checkpointing, global_batch_tokens=global_batch_tokens,
-                  seq_len=seq_len if model is not None else None, optimizer=optimizer, lora_rank=lora_rank)
-    except Exception as exc:  # pydantic's ValidationError, reworded for flags
-        from pydantic import ValidationError
-        if not isinstance(exc, ValidationError):
-            raise
-        from .errors import describe, first_error
-        err = first_error(exc.errors(), lambda loc: tuple(p for p in loc if p not in ("str", "ModelShape")))
-        field = ".".join(str(p) for p in err["loc"] if p not in ("str", "ModelShape"))
-        raise InputError(f"--{field.replace('model.', '').replace('_', '-')}: {describe(err)}", field=field) from None
-    spec = job_spec(job, resolve_model(job, catalog, "estimate"))
+    spec = spec_from_flags(catalog, model=model, params=params, layers=layers, hidden=hidden, seq_len=seq_len,
+                           precision=precision, kind=kind, micro_batch=micro_batch, checkpointing=checkpointing,
+                           global_batch_tokens=global_batch_tokens, optimizer=optimizer, lora_rank=lora_rank)
     spec = replace(spec, strategy=_check_layout_flags(spec, count, strategy, tensor_parallel, pipeline_parallel),
                    tensor_parallel=tensor_parallel, pipeline_parallel=pipeline_parallel)
     p = params_from(catalog)

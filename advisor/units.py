@@ -65,12 +65,3 @@ def parse_duration_hours(value, what: str = "a duration") -> float:
 def parse_power_kw(value, what: str = "a power") -> float:
     """'3.6kW' -> 3.6, '1500W' -> 1.5, '2MW' -> 2000 (kW). A bare number is read as kW."""
     return _parse(value, POWER_KW, what, "3.6kW or 1500W", bare_ok=True)
-
-
-def format_count(x: float) -> str:
-    """124e6 -> '124M'; the inverse of parse_count for display."""
-    for suffix, scale in (("T", 1e12), ("B", 1e9), ("M", 1e6), ("K", 1e3)):
-        if x >= scale:
-            v = x / scale
-            return f"{v:.3g}{suffix}"
-    return f"{x:.3g}"

@@ -7,7 +7,6 @@ words is accepted: `model`/`tokens`/`precision`/`deadline`/`kind` at the top lev
 """
 from __future__ import annotations
 
-import datetime as dt
 import typing
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -313,7 +312,3 @@ def load_workload(path: str | Path) -> Workload:
 
 def workload_json_schema() -> dict:
     return Workload.model_json_schema()
-
-
-def default_as_of() -> dt.date:
-    return dt.date.today()

@@ -66,3 +66,16 @@ def test_crossover_chart_is_an_svg_and_reproducible(run, tmp_path):
     assert run("crossover", "--chart", b, "--as-of", AS_OF)[0] == 0
     text = a.read_text()
     assert text.startswith("<?xml") and "<svg" in text and a.read_bytes() == b.read_bytes()
+
+
+@pytest.mark.parametrize("args,flag", [
+    (("compare", "rtx-4090", "--params", "1e400"), "--params"),
+    (("compare", "rtx-4090", "--model", "gpt2-12m"), "--model"),
+    (("crossover", "--tokens", "lots"), "--tokens"),
+    (("crossover", "--deadline", "5"), "--deadline"),
+    (("crossover", "--model", "gpt2-12m"), "--model"),
+    (("crossover", "--gpu", "h100-sx"), "h100-sxm"),
+])
+def test_bad_flags_exit_2_naming_the_flag(run, args, flag):
+    code, out, err = run(*args)
+    assert code == 2 and flag in err and "Traceback" not in out + err and "internal error" not in err
