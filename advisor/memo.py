@@ -26,6 +26,7 @@ from . import __version__
 from .charts import rc_context as _rc
 from .charts import svg_text as _svg
 from .errors import AdvisorError, InputError
+from .render import usd
 
 FORMATS = ("md", "html", "pdf")
 SUFFIXES = {".md": "md", ".markdown": "md", ".html": "html", ".htm": "html", ".pdf": "pdf"}
@@ -137,15 +138,6 @@ def html_to_pdf(html: str) -> bytes:
 
 
 # ----------------------------------------------------------------------------- formatting
-
-def usd(x) -> str:
-    """Whole dollars, with cents only for small amounts that have them: $1,601, $2.13."""
-    if x is None:
-        return "n/a"
-    if 0 < abs(x) < 10 and round(x) != x:
-        return f"${x:,.2f}"
-    return f"${x:,.0f}"
-
 
 def count_words(x: float) -> str:
     """10e9 -> '10 billion'."""

@@ -12,6 +12,7 @@ import json
 from . import __version__  # noqa: F401  (set before this module loads)
 from .candidates import Problem, build_problem
 from .catalog import STALE_MONTHS, Catalog, age_months, load_catalog
+from .errors import InputError
 from .estimate import params_from
 from .explain import alternatives, binding, break_even, diagnose, marginal_values
 from .optimize import Solution, frontier, solve, solve_fastest
@@ -52,7 +53,7 @@ def plan(workload: Workload, *, catalog: Catalog | None = None, rules: RuleSet |
     """Choose the cheapest GPU mix for `workload` (or, with objective='time', the fastest one
     within the budget) and say why."""
     if objective not in ("cost", "time"):
-        raise ValueError("objective is 'cost' or 'time'")
+        raise InputError(f"objective is 'cost' or 'time', got {objective!r}", field="objective")
     problem = prepare(workload, catalog, rules, as_of)
     sol = solve(problem, time_limit=time_limit) if objective == "cost" else solve_fastest(problem, time_limit=time_limit)
     return assemble(problem, sol, objective=objective, time_limit=time_limit, explain=explain)

@@ -13,10 +13,13 @@ def table(headers: list[str], rows: list[list], indent: str = "  ") -> str:
     return "\n".join(lines)
 
 
-def usd(x, digits: int = 0) -> str:
+def usd(x) -> str:
+    """Whole dollars, with cents only for small amounts that have them: $1,601, $2.13."""
     if x is None:
         return "n/a"
-    return f"${x:,.{digits}f}"
+    if 0 < abs(x) < 10 and round(x) != x:
+        return f"${x:,.2f}"
+    return f"${x:,.0f}"
 
 
 def tokens(x) -> str:
@@ -272,7 +275,8 @@ def catalog_show_text(rec: dict) -> str:
         out.append(f"  buy   unknown  {ids(p['sources']) if p else ''}")
     else:
         kind = f" {p['kind']}" if p["kind"] else ""
-        out.append(f"  buy   {usd(p['usd'], 2 if p['usd'] % 1 else 0)}{kind} ({_age(p)})  {ids(p['sources'])}")
+        exact = f"${p['usd']:,.2f}" if p["usd"] % 1 else usd(p["usd"])   # the catalog's figure as written
+        out.append(f"  buy   {exact}{kind} ({_age(p)})  {ids(p['sources'])}")
     if p and p["note"]:
         out.append(f"        note: {p['note']}")
     if rec["type"] == "gpu":
