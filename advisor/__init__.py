@@ -11,13 +11,13 @@ __version__ = "0.1.0"
 
 # The functions share their modules' names (advisor.plan, advisor.estimate, advisor.memo);
 # importing them here, once, makes the package attribute the function for good.
-from .catalog import load_catalog  # noqa: E402
-from .errors import AdvisorError, InfeasibleError, InputError  # noqa: E402
-from .estimate import estimate  # noqa: E402
-from .memo import memo  # noqa: E402
-from .plan import plan  # noqa: E402
-from .rules import load_rules  # noqa: E402
-from .workload import load_workload, parse_workload  # noqa: E402
+from advisor.data.catalog import load_catalog  # noqa: E402
+from advisor.data.rules import load_rules  # noqa: E402
+from advisor.errors import AdvisorError, InfeasibleError, InputError  # noqa: E402
+from advisor.inputs.workload import load_workload, parse_workload  # noqa: E402
+from advisor.perf.estimate import estimate  # noqa: E402
+from advisor.plan import plan  # noqa: E402
+from advisor.present.memo import memo  # noqa: E402
 
 __all__ = ["__version__", "load_workload", "parse_workload", "plan", "load_catalog", "load_rules",
            "estimate", "memo", "InputError", "InfeasibleError", "AdvisorError"]

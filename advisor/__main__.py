@@ -1,4 +1,4 @@
 """python -m advisor"""
-from .cli import main
+from advisor.cli import main
 
 main()

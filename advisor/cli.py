@@ -49,7 +49,7 @@ def common(f):
                 os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
             sys.exit(1)
         except Exception as exc:  # mapped to exit codes; tracebacks only on --debug
-            from .errors import AdvisorError, InputError
+            from advisor.errors import AdvisorError, InputError
             if kwargs.get("debug"):
                 raise
             if isinstance(exc, InputError):  # found after reading, e.g. a GPU id the catalog lacks
@@ -73,20 +73,20 @@ time_limit_option = click.option("--time-limit", type=click.FloatRange(min=0.1, 
 
 
 def _fail(message: str, code: int):
-    from .errors import printable
+    from advisor.errors import printable
     click.echo(printable(" ".join(message.split())), err=True)   # one paragraph, no terminal controls
     sys.exit(code)
 
 
 def _load(catalog_file, rules_files):
-    from .catalog import load_catalog
-    from .rules import load_rules
+    from advisor.data.catalog import load_catalog
+    from advisor.data.rules import load_rules
     return load_catalog(catalog_file), load_rules(list(rules_files))
 
 
 def _inputs(workload_file, catalog_file, rules_files):
     """The workload, catalog and rules a plan-making command reads, in that order of checking."""
-    from .workload import load_workload
+    from advisor.inputs.workload import load_workload
     return (load_workload(workload_file), *_load(catalog_file, rules_files))
 
 
@@ -122,8 +122,8 @@ def plan(workload_file, fmt, objective, time_limit, catalog_file, rules_files, a
 
     Exit status: 0 a plan was found, 2 the input is invalid, 3 no plan meets every constraint.
     """
-    from .plan import plan as make_plan
-    from .render import plan_text
+    from advisor.plan import plan as make_plan
+    from advisor.present.tables import plan_text
 
     workload, catalog, rules = _inputs(workload_file, catalog_file, rules_files)
     result = make_plan(workload, catalog=catalog, rules=rules, as_of=as_of, objective=objective,
@@ -148,8 +148,8 @@ def frontier(workload_file, fmt, points, time_limit, catalog_file, rules_files, 
       advisor frontier examples/article-office.yaml
       advisor frontier examples/article-datacenter.yaml --format json
     """
-    from .plan import pareto
-    from .render import frontier_text
+    from advisor.plan import pareto
+    from advisor.present.tables import frontier_text
 
     workload, catalog, rules = _inputs(workload_file, catalog_file, rules_files)
     result = pareto(workload, catalog=catalog, rules=rules, as_of=as_of, points=points, time_limit=time_limit)
@@ -167,7 +167,7 @@ def schema():
     Example:
       advisor schema > workload.schema.json
     """
-    from .workload import workload_json_schema
+    from advisor.inputs.workload import workload_json_schema
 
     click.echo(json.dumps(workload_json_schema(), indent=2, sort_keys=True))
 
@@ -209,7 +209,7 @@ def estimate(preset, params, layers, hidden, seq_len, gpu, count, precision, kin
       advisor estimate --model llama-3-8b --kind lora --gpu rtx-4090 --seq-len 2048
       advisor estimate --model llama-3-70b --gpu h100-sxm --count 64 --tensor-parallel 8
     """
-    from .estimate import estimate as run_estimate
+    from advisor.perf.estimate import estimate as run_estimate
 
     result = run_estimate(model=preset, params=params, layers=layers, hidden=hidden, seq_len=seq_len, gpu=gpu,
                           count=count, precision=precision, kind=kind, micro_batch=micro_batch,
@@ -220,7 +220,7 @@ def estimate(preset, params, layers, hidden, seq_len, gpu, count, precision, kin
     if fmt == "json":
         click.echo(json.dumps(result, indent=2))
         return
-    from .render import estimate_text
+    from advisor.present.tables import estimate_text
     click.echo(estimate_text(result), nl=False)
 
 
@@ -266,8 +266,8 @@ def compare(gpus, preset, params, layers, hidden, seq_len, precision, prices, de
       advisor compare rtx-4090 h100-sxm --params 7B --layers 32 --hidden 4096 --format json
       advisor compare rtx-4090 a100-80gb-sxm --price a100-80gb-sxm=20000 --deployment datacenter
     """
-    from .compare import compare as run_compare
-    from .render import compare_text
+    from advisor.compare import compare as run_compare
+    from advisor.present.tables import compare_text
 
     catalog, rules = _load(catalog_file, rules_files)
     if preset is None and params is None:
@@ -306,8 +306,8 @@ def crossover(tokens, max_gpus, gpus, models, deployment, ownership, deadline, f
       advisor crossover --chart crossover.svg
       advisor crossover --tokens 50B --max-gpus 16 --deadline 30d --format markdown
     """
-    from .compare import crossover as run_crossover
-    from .render import crossover_text
+    from advisor.compare import crossover as run_crossover
+    from advisor.present.tables import crossover_text
 
     catalog, rules = _load(catalog_file, rules_files)
     result = run_crossover(tokens=tokens, max_gpus=max_gpus, gpus=list(gpus) or None, models=list(models) or None,
@@ -318,7 +318,7 @@ def crossover(tokens, max_gpus, gpus, models, deployment, ownership, deadline, f
     if chart:
         from pathlib import Path
 
-        from .charts import crossover_svg
+        from advisor.present.charts import crossover_svg
         Path(chart).write_text(crossover_svg(result), encoding="utf-8")
         click.echo(f"wrote {chart}", err=True)
 
@@ -351,8 +351,8 @@ def catalog_list(fmt, catalog_file, rules_files, as_of, debug):
       advisor catalog list
       advisor catalog list --format json --as-of 2026-06-30
     """
-    from .catalog_view import listing
-    from .render import catalog_list_text
+    from advisor.data.catalog_view import listing
+    from advisor.present.tables import catalog_list_text
 
     catalog, _ = _load(catalog_file, rules_files)
     data = listing(catalog, as_of or dt.date.today())
@@ -374,8 +374,8 @@ def catalog_show(item_id, fmt, catalog_file, rules_files, as_of, debug):
 
     Exit status: 0 shown, 2 unknown ID or invalid --catalog file.
     """
-    from .catalog_view import record
-    from .render import catalog_show_text
+    from advisor.data.catalog_view import record
+    from advisor.present.tables import catalog_show_text
 
     catalog, _ = _load(catalog_file, rules_files)
     data = record(catalog, item_id, as_of or dt.date.today())
@@ -395,8 +395,8 @@ def catalog_validate(file, fmt, catalog_file, rules_files, as_of, debug):
       advisor catalog validate
       advisor catalog validate quotes.yaml
     """
-    from .catalog_view import summary
-    from .render import catalog_validate_text
+    from advisor.data.catalog_view import summary
+    from advisor.present.tables import catalog_validate_text
 
     if file and catalog_file and file != catalog_file:
         raise click.UsageError("give the file to validate as FILE or as --catalog, not both")
@@ -431,9 +431,9 @@ def memo(workload_file, output, fmt, date, time_limit, catalog_file, rules_files
     """
     from pathlib import Path
 
-    from .memo import format_for
-    from .memo import memo as make_memo
-    from .plan import plan as make_plan
+    from advisor.plan import plan as make_plan
+    from advisor.present.memo import format_for
+    from advisor.present.memo import memo as make_memo
 
     fmt = format_for(output, fmt)
     workload, catalog, rules = _inputs(workload_file, catalog_file, rules_files)
@@ -477,7 +477,7 @@ def rules_list(fmt, catalog_file, rules_files, as_of, debug):
       advisor rules list
       advisor rules list --as-of 2025-01-01 --format json
     """
-    from .render import rules_list_text
+    from advisor.present.tables import rules_list_text
 
     _, rules = _load(catalog_file, rules_files)
     day = as_of or dt.date.today()
@@ -500,7 +500,7 @@ def rules_show(rule_id, fmt, catalog_file, rules_files, as_of, debug):
 
     Exit status: 0 shown, 2 unknown ID or invalid --rules file.
     """
-    from .render import rules_show_text
+    from advisor.present.tables import rules_show_text
 
     _, rules = _load(catalog_file, rules_files)
     data = rules.record(rules.get(rule_id), as_of or dt.date.today())

@@ -5,15 +5,14 @@ from __future__ import annotations
 
 import datetime as dt
 
-from . import units
-from .candidates import spec_from_flags
-from .catalog import Catalog, load_catalog
-from .errors import InputError
-from .estimate import evaluate, min_gpus, params_from
-from .loader import load_yaml_file
-from .resources import data_dir
-from .rules import RuleSet, gpu_context, load_rules
-from .workload import parse_workload
+from advisor.data.catalog import Catalog, load_catalog
+from advisor.data.resources import data_dir
+from advisor.data.rules import RuleSet, gpu_context, load_rules
+from advisor.errors import InputError
+from advisor.inputs import units
+from advisor.inputs.loader import load_yaml_file
+from advisor.inputs.workload import parse_workload
+from advisor.perf import evaluate, min_gpus, params_from, spec_from_flags
 
 FACTORS = {
     "memory_size": "memory size: the model does not fit in the allowed number of cards",
@@ -127,7 +126,7 @@ def crossover(*, tokens: str = "10B", max_gpus: int = 8, gpus: list[str] | None 
               catalog: Catalog | None = None, rules: RuleSet | None = None, as_of: dt.date | None = None) -> dict:
     """Sweep model size at a fixed token budget and GPU-count limit: the cheapest plan per size,
     and for `focus` (the 4090) its cost or why it cannot run, with the factor that decides."""
-    from .plan import plan
+    from advisor.plan import plan
 
     catalog = catalog or load_catalog()
     rules = rules or load_rules()

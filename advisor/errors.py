@@ -54,6 +54,15 @@ class SolverError(AdvisorError):
 
 # ------------------------------------------------------------------ message helpers
 
+def suggest(word: str, choices) -> str:
+    """' (did you mean x?)' for a near miss, else ''."""
+    import difflib
+
+    by_lower = {str(c).lower(): c for c in sorted(choices, key=str)}
+    close = difflib.get_close_matches(str(word).lower(), list(by_lower), n=1, cutoff=0.6)
+    return f" (did you mean {by_lower[close[0]]}?)" if close else ""
+
+
 def show(value, limit: int = 60) -> str:
     """A value as the user wrote it, short enough for a one-paragraph message."""
     if isinstance(value, bool):

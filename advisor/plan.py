@@ -9,15 +9,21 @@ from __future__ import annotations
 import datetime as dt
 import json
 
-from . import __version__  # noqa: F401  (set before this module loads)
-from .candidates import Problem, build_problem
-from .catalog import STALE_MONTHS, Catalog, age_months, load_catalog
-from .errors import InputError
-from .estimate import params_from
-from .explain import alternatives, binding, break_even, diagnose, marginal_values
-from .optimize import Solution, frontier, solve, solve_fastest
-from .rules import RuleSet, load_rules
-from .workload import Workload
+from advisor import __version__  # noqa: F401  (set before this module loads)
+from advisor.data.catalog import STALE_MONTHS, Catalog, age_months, load_catalog
+from advisor.data.rules import RuleSet, load_rules
+from advisor.errors import InputError
+from advisor.explain.reasons import (
+    alternatives,
+    binding,
+    break_even,
+    diagnose,
+    marginal_values,
+)
+from advisor.inputs.workload import Workload
+from advisor.perf import params_from
+from advisor.solve.candidates import Problem, build_problem
+from advisor.solve.milp import Solution, frontier, solve, solve_fastest
 
 SCHEMA_VERSION = 1
 

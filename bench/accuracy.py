@@ -26,8 +26,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from advisor.catalog import load_catalog  # noqa: E402
-from advisor.estimate import JobSpec, ModelSpec, evaluate, mfu_flops_per_token, params_from  # noqa: E402
+from advisor.data.catalog import load_catalog  # noqa: E402
+from advisor.perf import JobSpec, ModelSpec, evaluate, mfu_flops_per_token, params_from  # noqa: E402
 
 CALIBRATION = ROOT / "catalog" / "calibration.csv"
 # free parameters and their bounds (each has a physical meaning: docs/model.md §1)
@@ -234,8 +234,8 @@ def report(rows, catalog, p, preds, held, fitted) -> str:
 
 def article(catalog, p) -> list[dict]:
     """GPT-2 124M on one GPU of each of the article's types, with tokens/s per purchase dollar."""
-    from advisor.candidates import job_spec, resolve_model
-    from advisor.workload import Job
+    from advisor.inputs.workload import Job
+    from advisor.perf import job_spec, resolve_model
 
     job = Job(model="gpt2-124m", tokens=1e9)
     spec = job_spec(job, resolve_model(job, catalog, "article"))

@@ -23,10 +23,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
 
 def shard(kind: str, examples: int, seed: int) -> dict:
+    import test_fuzz as fuzz
     from hypothesis import given, settings
     from hypothesis import seed as with_seed
-
-    import test_fuzz as fuzz
 
     @with_seed(seed)
     @settings(max_examples=examples, **fuzz.FUZZ)

@@ -25,11 +25,11 @@ import pulp
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from advisor.catalog import load_catalog  # noqa: E402
-from advisor.optimize import _quiet_stdout, _safe, solve  # noqa: E402
+from advisor.data.catalog import load_catalog  # noqa: E402
+from advisor.data.rules import load_rules  # noqa: E402
+from advisor.inputs.workload import parse_workload  # noqa: E402
 from advisor.plan import prepare  # noqa: E402
-from advisor.rules import load_rules  # noqa: E402
-from advisor.workload import parse_workload  # noqa: E402
+from advisor.solve.milp import _quiet_stdout, _safe, solve  # noqa: E402
 
 AS_OF = dt.date(2026, 12, 1)
 MODELS = ["gpt2-124m", "gpt2-350m", "gpt2-774m", "gpt2-1558m", "llama-3-8b"]

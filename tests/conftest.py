@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from advisor.catalog import load_catalog
 from advisor.cli import main
-from advisor.rules import load_rules
+from advisor.data.catalog import load_catalog
+from advisor.data.rules import load_rules
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import pytest
-
 from conftest import AS_OF
 
 ARTICLE = ["rtx-4090", "a100-80gb-sxm", "h100-sxm"]

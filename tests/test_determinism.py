@@ -8,7 +8,6 @@ import subprocess
 import sys
 
 import pytest
-
 from conftest import AS_OF, EXAMPLES
 
 # Several jobs, every GPU of the catalog, buy or rent, a budget: many sets and dicts on the way.

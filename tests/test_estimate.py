@@ -11,8 +11,17 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import advisor
-from advisor.estimate import (GB, JobSpec, ModelSpec, activation_bytes_per_layer, evaluate, memory_per_gpu,
-                              min_gpus, params_from, trainable_params)
+from advisor.perf import (
+    GB,
+    JobSpec,
+    ModelSpec,
+    activation_bytes_per_layer,
+    evaluate,
+    memory_per_gpu,
+    min_gpus,
+    params_from,
+    trainable_params,
+)
 
 SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

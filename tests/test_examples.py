@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import pytest
-
 from conftest import AS_OF, EXAMPLES
 
 ALL = sorted(EXAMPLES.glob("*.yaml"))

@@ -19,11 +19,11 @@ from pathlib import Path
 
 import yaml
 from click.testing import CliRunner
+from conftest import AS_OF
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from advisor.cli import main
-from conftest import AS_OF
 
 GPUS = ["rtx-4090", "a100-80gb-sxm", "h100-sxm", "l4", "mi300x", "h20"]   # ids the catalog may lack, too
 PRESETS = ["gpt2-124m", "gpt2-350m", "gpt2-774m", "llama-3-8b"]

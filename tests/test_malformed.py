@@ -11,10 +11,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from conftest import AS_OF, EXAMPLES
 
 import advisor
 from advisor.errors import InputError
-from conftest import AS_OF, EXAMPLES
 
 CORPUS = Path(__file__).parent / "malformed"
 FILES = sorted(CORPUS.glob("*.yaml"))

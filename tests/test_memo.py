@@ -8,11 +8,10 @@ import xml.etree.ElementTree as ET
 from html.parser import HTMLParser
 
 import pytest
+from conftest import AS_OF, EXAMPLES
 
 import advisor
-from advisor.memo import Memo, _accuracy_table, estimator_accuracy, format_for
-
-from conftest import AS_OF, EXAMPLES
+from advisor.present.memo import Memo, _accuracy_table, estimator_accuracy, format_for
 
 CHOSEN = {"article-office": "NVIDIA GeForce RTX 4090", "article-datacenter": "NVIDIA H100 SXM5 80GB"}
 

@@ -6,15 +6,15 @@ import itertools
 import math
 
 import pytest
+from conftest import AS_OF
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from advisor.catalog import load_catalog
-from advisor.optimize import solve, solve_fastest
-from advisor.rules import load_rules
+from advisor.data.catalog import load_catalog
+from advisor.data.rules import load_rules
+from advisor.inputs.workload import parse_workload
 from advisor.plan import plan, prepare
-from advisor.workload import parse_workload
-from conftest import AS_OF
+from advisor.solve.milp import solve, solve_fastest
 
 SETTINGS = settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 GPUS = ["rtx-4090", "a100-80gb-sxm", "h100-sxm"]
@@ -280,7 +280,7 @@ def test_allow_mixed_never_costs_more(catalog, rules):
 
 def test_cbc_fallback_gives_the_same_optimum(monkeypatch):
     """When highspy is missing the bundled CBC solves the same model to the same cost."""
-    import advisor.optimize as opt
+    import advisor.solve.milp as opt
     doc = {"deployment": {"context": "office", "ownership": "any"}, "model": "gpt2-350m", "tokens": "20B",
            "deadline": "3d", "gpus": {"allow": GPUS, "max": 8}}
     problem = problem_for(doc)

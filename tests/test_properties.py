@@ -1,13 +1,13 @@
 """Invariants of the optimizer on small random workloads (hypothesis)."""
 from __future__ import annotations
 
+from conftest import AS_OF
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
-from advisor.plan import plan
 from test_optimize import CATALOG, RULES
-from advisor.workload import parse_workload
-from conftest import AS_OF
+
+from advisor.inputs.workload import parse_workload
+from advisor.plan import plan
 
 GPUS = ["rtx-4090", "a100-80gb-sxm", "h100-sxm"]
 

@@ -5,13 +5,13 @@ from __future__ import annotations
 import datetime as dt
 
 import pytest
-
-from advisor.candidates import power_limit
-from advisor.errors import InputError
-from advisor.plan import plan
-from advisor.rules import describe, gpu_context, load_rules
-from advisor.workload import parse_workload
 from conftest import AS_OF, EXAMPLES
+
+from advisor.data.rules import describe, gpu_context, load_rules
+from advisor.errors import InputError
+from advisor.inputs.workload import parse_workload
+from advisor.plan import plan
+from advisor.solve.candidates import power_limit
 
 
 def ctx(catalog, gpu, site="office", ownership="buy", region="US", tp=None, count=None):
@@ -292,7 +292,7 @@ def test_pwr001_bounds_an_office_plan_and_is_cited(catalog, rules):
 def _tensor_parallel_above_one(monkeypatch):
     """Make the estimate say every count above one needs tensor parallelism (the estimator
     reports it in Estimate.layout)."""
-    import advisor.candidates as candidates
+    import advisor.solve.candidates as candidates
     real = candidates.evaluate
 
     def patched(spec, gpu, n, params):

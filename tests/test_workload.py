@@ -5,7 +5,7 @@ import pytest
 
 from advisor import units
 from advisor.errors import InputError
-from advisor.workload import parse_workload
+from advisor.inputs.workload import parse_workload
 
 
 @pytest.mark.parametrize("text,value", [("124M", 124e6), ("10B", 1e10), ("1T", 1e12), ("2.5K", 2500),

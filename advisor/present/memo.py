@@ -22,11 +22,11 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import __version__
-from .charts import rc_context as _rc
-from .charts import svg_text as _svg
-from .errors import AdvisorError, InputError
-from .render import usd
+from advisor import __version__
+from advisor.errors import AdvisorError, InputError
+from advisor.present.charts import rc_context as _rc
+from advisor.present.charts import svg_text as _svg
+from advisor.present.tables import usd
 
 FORMATS = ("md", "html", "pdf")
 SUFFIXES = {".md": "md", ".markdown": "md", ".html": "html", ".htm": "html", ".pdf": "pdf"}
@@ -266,17 +266,17 @@ def estimator_accuracy(root: Path | None = None) -> dict:
     """The estimator's measured error band, quoted from where the estimator's maintainers
     publish it, never invented: `catalog/accuracy.yaml` (keys mape, median, worst, n, basis) if
     the catalog ships one, else the summary table of `docs/accuracy.md` in a source checkout."""
-    from .resources import data_dir
+    from advisor.data.resources import data_dir
 
     data_file = data_dir("catalog") / "accuracy.yaml"
     if root is None and data_file.is_file():
-        from .loader import load_yaml_file
+        from advisor.inputs.loader import load_yaml_file
 
         doc = load_yaml_file(data_file, "catalog file") or {}
         band = {k: doc.get(k) for k in ("mape", "median", "worst", "n", "basis")}
         if band["mape"] is not None:
             return dict(band, source="catalog/accuracy.yaml")
-    root = root or Path(__file__).resolve().parent.parent
+    root = root or Path(__file__).resolve().parents[2]
     report = root / "docs" / "accuracy.md"
     if report.is_file():
         band = _accuracy_table(report.read_text(encoding="utf-8"))
@@ -312,11 +312,11 @@ def memo_context(plan: dict, workload, *, catalog=None, rules=None, date: dt.dat
                  charts: bool = True, time_limit: float | None = 30.0) -> dict:
     """Everything the templates print, as display text (no markup): the one place where the
     memo's figures are chosen and worded."""
-    from .catalog import load_catalog
-    from .estimate import params_from
-    from .plan import prepare
-    from .rules import load_rules
-    from .workload import Workload, load_workload
+    from advisor.data.catalog import load_catalog
+    from advisor.data.rules import load_rules
+    from advisor.inputs.workload import Workload, load_workload
+    from advisor.perf import params_from
+    from advisor.plan import prepare
 
     catalog = catalog or load_catalog()
     rules = rules or load_rules()
@@ -425,7 +425,7 @@ def _bill_of_materials(plan: dict, problem, refs: _Refs) -> tuple[list, list]:
 
 def _jobs(plan: dict, problem, params, refs: _Refs) -> list[dict]:
     """Each job's time and its basis: tokens/s, MFU, the step's parts and what binds."""
-    from .estimate import min_gpus
+    from advisor.perf import min_gpus
 
     wl, gpus = problem.workload, problem.catalog.gpus
     jobs = []
@@ -786,7 +786,7 @@ def _sample(values: list, n: int) -> list:
 def cost_time_points(problem, time_limit: float | None = 30.0, per_gpu: int = 10) -> dict:
     """For the cost-time chart: per allowed GPU type, the cheapest plan using only it under a
     sweep of completion-time caps (hours, USD, GPU count), and the Pareto front of all of them."""
-    from .optimize import frontier, solve
+    from advisor.solve.milp import frontier, solve
 
     series = {}
     for gid in problem.considered:
@@ -811,7 +811,7 @@ def value_points(problem, params) -> dict:
     """For the value chart: tokens/s per $1,000 of purchase price (or, when the workload rents,
     million tokens per $1 of rent) of each considered GPU on the first job, on the fewest GPUs
     that hold it."""
-    from .estimate import evaluate, min_gpus
+    from advisor.perf import evaluate, min_gpus
 
     renting = problem.workload.deployment.ownership == "rent" or problem.workload.deployment.context == "cloud"
     cls = problem.classes[0]

@@ -33,8 +33,8 @@ from dataclasses import dataclass, field
 
 import pulp
 
-from .candidates import Candidate, Problem
-from .errors import SolverError
+from advisor.errors import SolverError
+from advisor.solve.candidates import Candidate, Problem
 
 TIE_BREAK_USD_PER_HOUR = 1e-6
 IDLE_GPU_TOLERANCE = 0.001    # idle bought GPUs are put to work when that costs < 0.1% of the plan (or $1)

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import math
 
-from .candidates import Problem
-from .optimize import Solution, solve
+from advisor.solve.candidates import Problem
+from advisor.solve.milp import Solution, solve
 
 BISECTION_STEPS = 12
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import yaml
 
-from .errors import InputError, is_control, loc_text
+from advisor.errors import InputError, is_control, loc_text
 
 MAX_BYTES = 1_000_000          # a workload is a few hundred bytes; a catalog a few hundred KB
 MAX_EXPANDED_NODES = 200_000   # nodes after alias expansion

@@ -16,11 +16,18 @@ import re
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
-from .errors import InputError, describe, first_error, show
-from .loader import load_yaml_file
-from .resources import data_dir
+from advisor.data.resources import data_dir
+from advisor.errors import InputError, describe, first_error, show, suggest
+from advisor.inputs.loader import load_yaml_file
 
 PRECISIONS = ("bf16", "fp16", "fp8")
 MAX_FIGURE = 1e9   # no sourced figure (GB, GB/s, TFLOPs, W, mm², TPP) comes near this
@@ -329,15 +336,6 @@ class Catalog(_Strict):
         return out
 
 
-def suggest(word: str, choices) -> str:
-    """' (did you mean x?)' for a near miss, else ''."""
-    import difflib
-
-    by_lower = {str(c).lower(): c for c in sorted(choices, key=str)}
-    close = difflib.get_close_matches(str(word).lower(), list(by_lower), n=1, cutoff=0.6)
-    return f" (did you mean {by_lower[close[0]]}?)" if close else ""
-
-
 # ----------------------------------------------------------------------------- loading
 
 _FILES = ("gpus.yaml", "servers.yaml", "models.yaml", "sources.yaml", "assumptions.yaml", "estimator.yaml")
@@ -452,7 +450,7 @@ def _check_estimator(values: dict, name: str) -> None:
     import dataclasses
     import math
 
-    from .estimate import Params
+    from advisor.data.estimator import Params
 
     def number(x):
         return not isinstance(x, bool) and isinstance(x, (int, float)) and math.isfinite(x) and 0 <= x <= 1e18

@@ -8,8 +8,15 @@ from __future__ import annotations
 
 import datetime as dt
 
-from .catalog import STALE_MONTHS, GPU, Catalog, Purchase, RentalOffer, age_months, suggest
-from .errors import InputError
+from advisor.data.catalog import (
+    GPU,
+    STALE_MONTHS,
+    Catalog,
+    Purchase,
+    RentalOffer,
+    age_months,
+)
+from advisor.errors import InputError, suggest
 
 CONTEXTS = ("office", "datacenter")
 

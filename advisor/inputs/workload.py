@@ -11,12 +11,20 @@ import typing
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import (BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, WithJsonSchema,
-                      field_validator, model_validator)
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    ValidationError,
+    WithJsonSchema,
+    field_validator,
+    model_validator,
+)
 
-from . import units
-from .errors import KINDS, InputError, describe, first_error, loc_text, show
-from .loader import load_yaml_file
+from advisor.errors import KINDS, InputError, describe, first_error, loc_text, show
+from advisor.inputs import units
+from advisor.inputs.loader import load_yaml_file
 
 MAX_TOKENS = 1e15          # 1,000T: far beyond any training run published so far
 MAX_GPUS = 100_000         # the largest clusters reported hold about this many GPUs
@@ -267,7 +275,7 @@ def _fields_at(model, loc) -> list[str]:
 
 
 def _format_error(err: dict, name: str) -> InputError:
-    from .catalog import suggest
+    from advisor.errors import suggest
 
     loc = _clean_loc(err["loc"])
     where = loc_text(loc)

@@ -29,12 +29,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
-from .errors import InputError, first_error, show
-from .errors import describe as describe_error
-from .loader import load_yaml_file
-from .resources import data_dir
+from advisor.data.resources import data_dir
+from advisor.errors import InputError, first_error, show
+from advisor.errors import describe as describe_error
+from advisor.inputs.loader import load_yaml_file
 
 COMPARATORS = ("equals", "in", "not_in", "gte", "lte", "gt", "lt")
 COMBINATORS = ("all", "any")
@@ -126,7 +133,7 @@ class Rule(_Strict):
         allowed = KNOWN_FIELDS | (set(EFFECT_FIELDS) if self.effect else set())
         for name in sorted(read | set(_PLACEHOLDER.findall(self.message))):
             if name not in allowed:
-                from .catalog import suggest
+                from advisor.errors import suggest
                 raise ValueError(f"unknown field {name!r}{suggest(name, sorted(allowed))}; known fields: "
                                  f"{', '.join(sorted(allowed))}")
         return self
@@ -303,7 +310,7 @@ class RuleSet:
         for r in self.rules:
             if r.id == rule_id.upper():
                 return r
-        from .catalog import suggest
+        from advisor.errors import suggest
         raise InputError(f"unknown rule {rule_id!r}{suggest(rule_id.upper(), [r.id for r in self.rules])}; "
                          f"known: {', '.join(r.id for r in self.rules)}", field="rule")
 
@@ -380,7 +387,7 @@ def _validate_file(doc, name: str) -> RuleFile:
                 where = ".".join(str(p) for p in err["loc"])
                 msg = describe_error(err)
                 if err["type"] == "extra_forbidden":
-                    from .catalog import suggest
+                    from advisor.errors import suggest
                     msg = (f"unknown field{suggest(str(err['loc'][-1]), Rule.model_fields)} "
                            f"(allowed: {', '.join(Rule.model_fields)})")
                 at = f", field `{where}`" if where else ""

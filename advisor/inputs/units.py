@@ -8,7 +8,7 @@ from __future__ import annotations
 import math
 import re
 
-from .errors import show
+from advisor.errors import show
 
 _NUMBER = r"([0-9]+(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?)"
 

@@ -7,28 +7,19 @@ what is built here, and every option left out is recorded with its reason.
 from __future__ import annotations
 
 import datetime as dt
-import math
 from dataclasses import dataclass, field
 
-from .catalog import GPU, Catalog
-from .errors import InputError
-from .estimate import Estimate, JobSpec, ModelSpec, Params, evaluate, min_gpus
-from .rules import RuleSet, deployment_context, gpu_context
-from .workload import Job, Workload
+from advisor.data.catalog import GPU, Catalog
+from advisor.data.estimator import Params
+from advisor.data.rules import RuleSet, deployment_context, gpu_context
+from advisor.economics.costs import Costs, deployment_costs
+from advisor.errors import InputError
+from advisor.inputs.workload import Workload
+from advisor.perf.estimate import Estimate, evaluate
+from advisor.perf.jobspec import JobSpec, job_spec, resolve_model
+from advisor.perf.layout import min_gpus
 
-HOURS_PER_MONTH = 730.0   # 8,760 h / 12
 MAX_GPUS_PER_JOB = 65_536
-
-
-@dataclass(frozen=True)
-class Costs:
-    """Per-deployment rates, from the catalog's assumptions or the workload's overrides."""
-
-    electricity_usd_per_kwh: float
-    pue: float
-    hosting_usd_per_kw_month: float
-    horizon_hours: float
-    sources: tuple
 
 
 @dataclass
@@ -125,88 +116,6 @@ class Problem:
         return self.power_limit.rule if self.power_limit else None
 
 
-def resolve_model(job: Job, catalog: Catalog, where: str) -> ModelSpec:
-    """A preset name or an explicit shape -> ModelSpec; a missing shape is inferred and said so."""
-    if isinstance(job.model, str):
-        preset = catalog.models.get(job.model)
-        if preset is None:
-            from .catalog import suggest
-            raise InputError(f"{where}.model: unknown model preset {job.model!r}{suggest(job.model, catalog.models)}; "
-                             f"presets: {', '.join(sorted(catalog.models))}; or give {{params: 7B, layers: 32, hidden: 4096}}",
-                             field=f"{where}.model")
-        return ModelSpec(params=preset.params, layers=preset.layers, hidden=preset.hidden, heads=preset.heads,
-                         vocab=preset.vocab, seq_len=job.seq_len or preset.seq_len, ffn=preset.ffn,
-                         kv_heads=preset.kv_heads, tied_embeddings=preset.tied_embeddings, name=job.model)
-    shape = job.model
-    inferred = shape.layers is None or shape.hidden is None
-    hidden = shape.hidden
-    layers = shape.layers
-    if hidden is None and layers is not None:
-        hidden = max(64, int(round(math.sqrt(shape.params / (12 * layers)) / 64)) * 64)
-    elif hidden is None:
-        # GPT-3 family aspect ratio hidden/layers = 128 with params = 12 * layers * hidden^2
-        hidden = max(64, int(round((128 * shape.params / 12) ** (1 / 3) / 64)) * 64)
-    if layers is None:
-        layers = max(1, int(round(shape.params / (12 * hidden * hidden))))
-    heads = shape.heads or max(1, hidden // 128)
-    return ModelSpec(params=shape.params, layers=layers, hidden=hidden, heads=heads, vocab=shape.vocab or 50257,
-                     seq_len=job.seq_len or shape.seq_len or 2048, ffn=shape.ffn, kv_heads=shape.kv_heads,
-                     shape_inferred=inferred, name=None)
-
-
-def spec_from_flags(catalog: Catalog, *, model: str | None = None, params=None, layers=None, hidden=None,
-                    seq_len=None, **job_fields) -> JobSpec:
-    """A JobSpec from command-line style arguments (a preset, or params with an optional shape),
-    with every invalid value reported as the flag that carries it (`--params: ...`, exit 2)."""
-    from pydantic import ValidationError
-
-    from .errors import describe, first_error
-
-    if (model is None) == (params is None):
-        raise InputError("give either --model PRESET or --params N (with optional --layers/--hidden/--seq-len)",
-                         field="model")
-    if model is not None and model not in catalog.models:
-        from .catalog import suggest
-        raise InputError(f"--model: unknown model preset {model!r}{suggest(model, catalog.models)}; presets: "
-                         f"{', '.join(sorted(catalog.models))}", field="model")
-    shape = model if model is not None else {k: v for k, v in dict(
-        params=params, layers=layers, hidden=hidden, seq_len=seq_len).items() if v is not None}
-    try:
-        job = Job(model=shape, tokens=1e9, seq_len=seq_len if model is not None else None, **job_fields)
-    except ValidationError as exc:
-        err = first_error(exc.errors(), lambda loc: tuple(p for p in loc if p not in ("str", "ModelShape")))
-        field = ".".join(str(p) for p in err["loc"] if p not in ("str", "ModelShape"))
-        raise InputError(f"--{field.replace('model.', '').replace('_', '-')}: {describe(err)}", field=field) from None
-    return job_spec(job, resolve_model(job, catalog, "model"))
-
-
-def job_spec(job: Job, model: ModelSpec) -> JobSpec:
-    return JobSpec(model=model, kind=job.kind, precision=job.precision, micro_batch=job.micro_batch,
-                   checkpointing=job.checkpointing, global_batch_tokens=job.global_batch_tokens,
-                   lora_rank=job.lora_rank, optimizer=job.optimizer)
-
-
-def deployment_costs(workload: Workload, catalog: Catalog) -> Costs:
-    d = workload.deployment
-    site = "datacenter" if d.context == "cloud" else d.context
-    sources = []
-
-    def pick(override, key):
-        if override is not None:
-            return override
-        a = catalog.assumption(f"{key}_{site}")
-        sources.extend(a.source)
-        return a.value
-
-    return Costs(
-        electricity_usd_per_kwh=pick(d.electricity_usd_per_kwh, "electricity_usd_per_kwh"),
-        pue=pick(d.pue, "pue"),
-        hosting_usd_per_kw_month=pick(d.hosting_usd_per_kw_month, "hosting_usd_per_kw_month"),
-        horizon_hours=d.horizon_months * HOURS_PER_MONTH,
-        sources=tuple(sorted(set(sources))),
-    )
-
-
 def candidate_counts(n_min: int, upper: int) -> list[int]:
     """GPU counts worth offering: every count to 8, then multiples of 8 to 64, then powers of two."""
     counts = {c for c in range(n_min, 9)} | set(range(16, 65, 8)) | {2 ** k for k in range(7, 18)} | {n_min, upper}
@@ -218,7 +127,7 @@ def considered_gpus(workload: Workload, catalog: Catalog) -> list[str]:
     for where, ids in (("gpus.allow", sel.allow or []), ("gpus.deny", sel.deny), ("gpus.stock", sel.stock or {})):
         for gid in ids:
             if gid not in catalog.gpus:
-                from .catalog import suggest
+                from advisor.errors import suggest
                 raise InputError(f"{where}: unknown GPU id {gid!r}{suggest(gid, catalog.gpus)}; "
                                  f"see `advisor catalog list`", field=where)
     ids = sel.allow if sel.allow is not None else sorted(catalog.gpus)

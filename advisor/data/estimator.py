@@ -1,0 +1,26 @@
+"""The training estimator's parameters (catalog/estimator.yaml) as a typed record: the data layer
+checks a catalog override against it, and perf/ reads it."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Params:
+    """Parameters of the model; values, fit and meaning in catalog/estimator.yaml and docs/model.md §1."""
+
+    matmul_efficiency_max: float           # fitted: share of the GPU's best GEMM rate a step's matmuls reach
+    matmul_efficiency_half_hidden: float   # fixed at 0: h0 of an extra size factor h / (h + h0)
+    architecture_efficiency: dict          # measured: best GEMM rate / dense peak, by GPU id or family, precision
+    attention_efficiency: float | dict     # fitted: causal flash attention's share of the bf16 peak, by family
+    memory_bytes_per_layer_element: float  # fitted: bytes moved per activation element (h + f), layer and token
+    memory_bytes_per_vocab_element: float  # assumption: bytes moved per logit per token (softmax, loss)
+    comm_overlap: float                    # assumption: share of data-parallel traffic compute can hide
+    link_efficiency: float                 # assumption: achieved / nominal per-direction link bandwidth
+    no_p2p_factor: float                   # assumption: PCIe bandwidth multiplier when peer-to-peer is off
+    network_gbps_per_gpu: float | dict     # assumption: GB/s per GPU per direction between servers, by family
+    pipeline_virtual_stages: int           # assumption: model chunks per GPU (interleaved 1F1B)
+    server_gpus: int                       # GPUs per server when the link domain does not say
+    overhead_gb: float                     # CUDA context, allocator fragmentation, buffers
+    usable_memory_fraction: float          # share of memory the allocator can actually hand out
+    batch_tokens_by_params: list           # [[max_params, global_batch_tokens], ...]

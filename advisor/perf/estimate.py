@@ -1,0 +1,171 @@
+"""The training estimate of one job on n GPUs (`evaluate`), and `advisor.estimate(...)`, its public
+form: memory, tokens/s, MFU, the layout and the step split into compute, memory and communication."""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field, replace
+
+from advisor.data.catalog import GPU
+from advisor.data.estimator import Params
+from advisor.errors import InputError
+from advisor.perf.jobspec import JobSpec, spec_from_flags
+from advisor.perf.layout import (
+    STRATEGIES,
+    TENSOR_PARALLEL,
+    _batch,
+    _strategy,
+    choose_layout,
+    min_gpus,
+)
+from advisor.perf.memory import (
+    GB,
+    Layout,
+    _memory,
+    default_batch_tokens,
+    trainable_params,
+)
+from advisor.perf.training import mfu_flops_per_token
+
+
+@dataclass
+class Estimate:
+    gpu: str
+    gpu_count: int
+    fits: bool
+    memory_per_gpu_gb: float
+    tokens_per_s: float
+    tokens_per_s_per_gpu: float
+    mfu: float
+    step_breakdown: dict
+    memory_breakdown: dict
+    layout: dict
+    binding: str
+    reason: str | None = None
+    notes: list = field(default_factory=list)
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+
+def evaluate(job: JobSpec, gpu: GPU, count: int, p: Params) -> Estimate:
+    """Memory and speed of `job` on `count` GPUs of type `gpu`, in the fastest layout that fits."""
+    m = job.model
+    peak = gpu.dense_tflops(job.precision)
+    notes = []
+    if m.shape_inferred:
+        notes.append("layers and hidden size were inferred from the parameter count; give them for a better estimate")
+    if m.params < 2 * m.embedding_params and not m.tied_embeddings:
+        notes.append(f"{m.params:.3g} parameters hardly cover untied input and output embeddings of "
+                     f"{m.vocab:,} x {m.hidden:,}: check params, vocab and hidden")
+    empty = dict(gpu=gpu.id, gpu_count=count, memory_per_gpu_gb=0.0, tokens_per_s=0.0, tokens_per_s_per_gpu=0.0,
+                 mfu=0.0, step_breakdown={"compute_s": 0.0, "memory_s": 0.0, "comm_s": 0.0},
+                 memory_breakdown={}, layout={}, binding="none", notes=notes)
+    if not peak:
+        return Estimate(fits=False, reason=f"{gpu.name} has no {job.precision} tensor rate in the catalog", **empty)
+    if gpu.memory_bandwidth_gbps.value is None or gpu.memory_gb.value is None:
+        return Estimate(fits=False, reason=f"{gpu.name}'s memory size or bandwidth is unknown", **empty)
+    chosen = choose_layout(job, gpu, count, p)
+    if chosen is None:
+        tp = max([t for t in TENSOR_PARALLEL if count % t == 0 and m.heads % t == 0], default=1)
+        batch = job.global_batch_tokens or default_batch_tokens(m, p)
+        lay = Layout("zero3" if count > tp else "ddp", max(1, count // tp), tp, 1, job.micro_batch or 1, True)
+        need = sum(_memory(job, lay, p, batch).values()) / GB
+        empty["memory_per_gpu_gb"] = round(need, 3)
+        split = f" sharded over {count} GPUs" + (f" with tensor parallelism {tp}" if tp > 1 else "")
+        return Estimate(fits=False, reason=(
+            f"needs {need:.1f} GB per GPU even{split} and checkpointing; {gpu.name} has "
+            f"{gpu.memory_gb.value:g} GB"), **empty)
+    lay, t, tps, needs_tp = chosen
+    batch = _batch(job, lay, p)
+    mem = _memory(job, lay, p, batch)
+    parts = {"compute": t["compute_s"], "memory_bandwidth": t["memory_s"], "interconnect": t["comm_s"]}
+    binding = max(parts, key=parts.get)
+    mfu = tps / count * mfu_flops_per_token(m, job.kind) / (peak * 1e12)
+    if lay.count < count:
+        notes.append(f"{count - lay.count} of {count} GPUs idle: tensor x pipeline parallelism "
+                     f"{lay.tp} x {lay.pp} on {lay.count} is faster than any layout using all {count}")
+    if needs_tp and gpu.interconnect.p2p.value is not True and gpu.interconnect.link == "none":
+        notes.append(f"only fits with tensor parallelism {lay.tp}, whose per-layer all-reduces cross PCIe "
+                     f"without peer-to-peer on {gpu.name}")
+    if lay.pp > 1:
+        notes.append(f"pipeline parallelism {lay.pp}: {100 * t['bubble']:.0f}% of each step is pipeline bubble")
+    strategy = "single" if count == 1 else lay.strategy
+    layout = {"strategy": strategy, "shards": lay.dp if lay.strategy == "zero3" else 1,
+              "micro_batch": lay.micro_batch, "checkpointing": lay.checkpointing, "data_parallel": lay.dp,
+              "tensor_parallel": lay.tp, "pipeline_parallel": lay.pp, "needs_tensor_parallel": needs_tp,
+              "idle_gpus": count - lay.count,
+              "gradient_accumulation": round(t["micro_batches"], 2), "pipeline_bubble": round(t["bubble"], 4),
+              "interconnect": t["tier"], "global_batch_tokens": batch}
+    return Estimate(
+        gpu=gpu.id, gpu_count=count, fits=True,
+        memory_per_gpu_gb=round(sum(mem.values()) / GB, 3),
+        tokens_per_s=tps, tokens_per_s_per_gpu=tps / count, mfu=mfu,
+        step_breakdown={k: t[k] for k in ("compute_s", "memory_s", "comm_s")},
+        memory_breakdown={k: round(v / GB, 3) for k, v in mem.items()},
+        layout=layout, binding=binding, notes=notes)
+
+
+def params_from(catalog) -> Params:
+    """The estimator's parameters from the catalog (catalog/estimator.yaml, or an override)."""
+    try:
+        return Params(**catalog.estimator)
+    except TypeError as exc:
+        raise InputError(f"catalog estimator parameters: {exc}", field="estimator") from None
+
+
+def estimate(*, gpu: str, count: int = 1, model: str | None = None, params: float | str | None = None,
+             layers: int | None = None, hidden: int | None = None, seq_len: int | None = None,
+             precision: str = "bf16", kind: str = "pretrain", micro_batch: int | None = None,
+             checkpointing: bool | None = None, global_batch_tokens: float | str | None = None,
+             optimizer: str = "adamw", lora_rank: int = 16, strategy: str | None = None,
+             tensor_parallel: int | None = None, pipeline_parallel: int | None = None,
+             catalog=None) -> dict:
+    """advisor.estimate(...): memory and speed of one job on `count` GPUs, as the JSON of
+    `advisor estimate --format json` (DESIGN.md §5). `catalog` is a Catalog, a path to an
+    override file, or None for the built-in one. `strategy` (ddp, zero1, zero2, zero3 or fsdp),
+    `tensor_parallel` and `pipeline_parallel` fix the layout; by default the fastest is chosen."""
+    from advisor.data.catalog import Catalog, load_catalog
+
+    if not isinstance(catalog, Catalog):
+        catalog = load_catalog(catalog)
+    spec = spec_from_flags(catalog, model=model, params=params, layers=layers, hidden=hidden, seq_len=seq_len,
+                           precision=precision, kind=kind, micro_batch=micro_batch, checkpointing=checkpointing,
+                           global_batch_tokens=global_batch_tokens, optimizer=optimizer, lora_rank=lora_rank)
+    spec = replace(spec, strategy=_check_layout_flags(spec, count, strategy, tensor_parallel, pipeline_parallel),
+                   tensor_parallel=tensor_parallel, pipeline_parallel=pipeline_parallel)
+    p = params_from(catalog)
+    g = catalog.gpu(gpu)
+    e = evaluate(spec, g, count, p)
+    return {
+        "gpu": e.gpu, "gpu_count": e.gpu_count, "fits": e.fits, "memory_per_gpu_gb": e.memory_per_gpu_gb,
+        "tokens_per_s": round(e.tokens_per_s, 1), "tokens_per_s_per_gpu": round(e.tokens_per_s_per_gpu, 1),
+        "mfu": round(e.mfu, 4),
+        "step_breakdown": {k: round(v, 6) for k, v in e.step_breakdown.items()},
+        "memory_breakdown_gb": e.memory_breakdown, "layout": e.layout, "binding": e.binding,
+        "min_gpus": min_gpus(spec, g, p), "dense_tflops": g.dense_tflops(precision),
+        "model": {"params": spec.model.params, "layers": spec.model.layers, "hidden": spec.model.hidden,
+                  "seq_len": spec.model.seq_len, "shape_inferred": spec.model.shape_inferred},
+        "job": {"kind": spec.kind, "precision": spec.precision, "optimizer": spec.optimizer,
+                "trainable_params": trainable_params(spec)},
+        "reason": e.reason, "notes": e.notes,
+    }
+
+
+def _check_layout_flags(spec: JobSpec, count: int, strategy, tp, pp) -> str | None:
+    """Reject a fixed layout that cannot exist, naming the flag (exit 2)."""
+
+    name = _strategy(strategy)
+    if name is not None and name not in STRATEGIES:
+        raise InputError(f"--strategy: {strategy!r} is not one of {', '.join(STRATEGIES)} (or fsdp)",
+                         field="strategy")
+    m = spec.model
+    if tp is not None and (tp < 1 or m.heads % tp):
+        raise InputError(f"--tensor-parallel: {tp} must divide the model's {m.heads} attention heads",
+                         field="tensor_parallel")
+    if pp is not None and (pp < 1 or pp > m.layers):
+        raise InputError(f"--pipeline-parallel: {pp} must be between 1 and the model's {m.layers} layers",
+                         field="pipeline_parallel")
+    if count % ((tp or 1) * (pp or 1)):
+        raise InputError(f"--count {count} is not a multiple of tensor x pipeline parallelism "
+                         f"({tp or 1} x {pp or 1})", field="count")
+    return name

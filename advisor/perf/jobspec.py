@@ -1,0 +1,131 @@
+"""What the estimators need from a job: the model's shape (ModelSpec) and the job's settings
+(JobSpec), resolved from a workload job, a preset, or command-line style fields."""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from advisor.data.catalog import Catalog
+from advisor.errors import InputError
+from advisor.inputs.workload import Job
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    """A transformer's shape. `shape_inferred` is True when layers/hidden were derived from params."""
+
+    params: float
+    layers: int
+    hidden: int
+    heads: int
+    vocab: int
+    seq_len: int
+    ffn: int | None = None
+    kv_heads: int | None = None
+    tied_embeddings: bool = False
+    shape_inferred: bool = False
+    name: str | None = None
+
+    @property
+    def embedding_params(self) -> float:
+        return self.vocab * self.hidden
+
+    @property
+    def matmul_params(self) -> float:
+        """Parameters that take part in a matrix multiply per token (the input lookup does not;
+        a tied output head does)."""
+        return max(0.0, self.params - (0 if self.tied_embeddings else self.embedding_params))
+
+    @property
+    def ffn_width(self) -> int:
+        return self.ffn or 4 * self.hidden
+
+    @property
+    def gated_mlp(self) -> bool:
+        """A SwiGLU-style MLP (Llama): assumed when the MLP width is given and is not 4 x hidden."""
+        return self.ffn is not None and self.ffn != 4 * self.hidden
+
+    @property
+    def kv_width(self) -> float:
+        return self.hidden * (self.kv_heads or self.heads) / self.heads
+
+
+@dataclass(frozen=True)
+class JobSpec:
+    """What the estimator needs from a job (the workload's Job, resolved). `strategy`,
+    `tensor_parallel` and `pipeline_parallel` fix the layout; None lets `evaluate` choose."""
+
+    model: ModelSpec
+    kind: str = "pretrain"                 # pretrain | finetune | lora
+    precision: str = "bf16"
+    micro_batch: int | None = None
+    checkpointing: bool | None = None
+    global_batch_tokens: float | None = None
+    lora_rank: int = 16
+    optimizer: str = "adamw"               # adamw | adamw-8bit
+    strategy: str | None = None            # ddp | zero1 | zero2 | zero3 (= fsdp)
+    tensor_parallel: int | None = None
+    pipeline_parallel: int | None = None
+    grad_reduce_bytes: float = 2.0         # bytes per gradient reduced: 2 (bf16), 4 (fp32, FSDP's default)
+
+
+
+def resolve_model(job: Job, catalog: Catalog, where: str) -> ModelSpec:
+    """A preset name or an explicit shape -> ModelSpec; a missing shape is inferred and said so."""
+    if isinstance(job.model, str):
+        preset = catalog.models.get(job.model)
+        if preset is None:
+            from advisor.errors import suggest
+            raise InputError(f"{where}.model: unknown model preset {job.model!r}{suggest(job.model, catalog.models)}; "
+                             f"presets: {', '.join(sorted(catalog.models))}; or give {{params: 7B, layers: 32, hidden: 4096}}",
+                             field=f"{where}.model")
+        return ModelSpec(params=preset.params, layers=preset.layers, hidden=preset.hidden, heads=preset.heads,
+                         vocab=preset.vocab, seq_len=job.seq_len or preset.seq_len, ffn=preset.ffn,
+                         kv_heads=preset.kv_heads, tied_embeddings=preset.tied_embeddings, name=job.model)
+    shape = job.model
+    inferred = shape.layers is None or shape.hidden is None
+    hidden = shape.hidden
+    layers = shape.layers
+    if hidden is None and layers is not None:
+        hidden = max(64, int(round(math.sqrt(shape.params / (12 * layers)) / 64)) * 64)
+    elif hidden is None:
+        # GPT-3 family aspect ratio hidden/layers = 128 with params = 12 * layers * hidden^2
+        hidden = max(64, int(round((128 * shape.params / 12) ** (1 / 3) / 64)) * 64)
+    if layers is None:
+        layers = max(1, int(round(shape.params / (12 * hidden * hidden))))
+    heads = shape.heads or max(1, hidden // 128)
+    return ModelSpec(params=shape.params, layers=layers, hidden=hidden, heads=heads, vocab=shape.vocab or 50257,
+                     seq_len=job.seq_len or shape.seq_len or 2048, ffn=shape.ffn, kv_heads=shape.kv_heads,
+                     shape_inferred=inferred, name=None)
+
+
+def spec_from_flags(catalog: Catalog, *, model: str | None = None, params=None, layers=None, hidden=None,
+                    seq_len=None, **job_fields) -> JobSpec:
+    """A JobSpec from command-line style arguments (a preset, or params with an optional shape),
+    with every invalid value reported as the flag that carries it (`--params: ...`, exit 2)."""
+    from pydantic import ValidationError
+
+    from advisor.errors import describe, first_error
+
+    if (model is None) == (params is None):
+        raise InputError("give either --model PRESET or --params N (with optional --layers/--hidden/--seq-len)",
+                         field="model")
+    if model is not None and model not in catalog.models:
+        from advisor.errors import suggest
+        raise InputError(f"--model: unknown model preset {model!r}{suggest(model, catalog.models)}; presets: "
+                         f"{', '.join(sorted(catalog.models))}", field="model")
+    shape = model if model is not None else {k: v for k, v in dict(
+        params=params, layers=layers, hidden=hidden, seq_len=seq_len).items() if v is not None}
+    try:
+        job = Job(model=shape, tokens=1e9, seq_len=seq_len if model is not None else None, **job_fields)
+    except ValidationError as exc:
+        err = first_error(exc.errors(), lambda loc: tuple(p for p in loc if p not in ("str", "ModelShape")))
+        field = ".".join(str(p) for p in err["loc"] if p not in ("str", "ModelShape"))
+        raise InputError(f"--{field.replace('model.', '').replace('_', '-')}: {describe(err)}", field=field) from None
+    return job_spec(job, resolve_model(job, catalog, "model"))
+
+
+def job_spec(job: Job, model: ModelSpec) -> JobSpec:
+    return JobSpec(model=model, kind=job.kind, precision=job.precision, micro_batch=job.micro_batch,
+                   checkpointing=job.checkpointing, global_batch_tokens=job.global_batch_tokens,
+                   lora_rank=job.lora_rank, optimizer=job.optimizer)

@@ -1,0 +1,159 @@
+"""The layout search: data parallel (DDP, ZeRO-1/2/3 = FSDP) x tensor parallel x pipeline parallel,
+micro-batch and activation checkpointing; the fastest layout that fits, and the fewest GPUs that hold a job."""
+from __future__ import annotations
+
+from dataclasses import replace
+
+from advisor.data.catalog import GPU
+from advisor.data.estimator import Params
+from advisor.perf.jobspec import JobSpec
+from advisor.perf.memory import Layout, _memory, default_batch_tokens, usable_bytes
+from advisor.perf.training import _server_size, _time
+
+STRATEGIES = ("ddp", "zero1", "zero2", "zero3")
+STRATEGY_ALIASES = {"fsdp": "zero3", "full_shard": "zero3", "shard_grad_op": "zero2"}
+TENSOR_PARALLEL = (1, 2, 4, 8)
+PIPELINE_PARALLEL = (1, 2, 4, 8, 16, 32, 64, 128)
+MICRO_BATCHES = (128, 64, 48, 32, 24, 16, 12, 8, 6, 4, 3, 2, 1)
+MAX_MICRO_BATCH_TOKENS = 65_536       # larger micro-batches buy nothing once the matrices are large
+TP_MARGIN = 0.10                      # tensor parallelism only if >10% faster than any layout without it
+
+
+def _strategy(name: str | None) -> str | None:
+    if name is None:
+        return None
+    return STRATEGY_ALIASES.get(name.lower(), name.lower())
+
+
+def _parallel_sizes(job: JobSpec, gpu: GPU, p: Params) -> tuple[list[int], list[int]]:
+    """Tensor-parallel sizes (within a server, dividing the heads) and pipeline sizes to consider."""
+    m = job.model
+    server = _server_size(gpu, p)
+    tps = [job.tensor_parallel] if job.tensor_parallel else [
+        t for t in TENSOR_PARALLEL if t <= server and m.heads % t == 0]
+    pps = [job.pipeline_parallel] if job.pipeline_parallel else [q for q in PIPELINE_PARALLEL if q <= m.layers]
+    return tps, pps
+
+
+def _options(job: JobSpec, gpu: GPU, count: int, p: Params) -> list[tuple[str, int, int, int]]:
+    """(strategy, tp, pp, dp) combinations for `count` GPUs, honouring what the job fixes. When
+    tp x pp does not divide `count` the remainder idles (5 GPUs can run tensor parallelism 2 on
+    4); such combinations come last, so they win only by being faster."""
+    tps, pps = _parallel_sizes(job, gpu, p)
+    strategies = [_strategy(job.strategy)] if job.strategy else list(STRATEGIES)
+    out = []
+    for t in tps:
+        for q in pps:
+            dp = count // (t * q)
+            if dp < 1 or (count % (t * q) and (job.tensor_parallel or job.pipeline_parallel)):
+                continue
+            for s in strategies:
+                if dp == 1 and s != strategies[0] and job.strategy is None:
+                    continue  # sharding over one GPU is no sharding
+                out.append((s, t, q, dp))
+    return sorted(out, key=lambda c: c[1] * c[2] * c[3] < count)  # stable: exact combinations first
+
+
+def _micro_batch_options(job: JobSpec, dp: int, batch: float) -> list[int]:
+    if job.micro_batch:
+        return [job.micro_batch]
+    s = job.model.seq_len
+    cap = max(1.0, min(MAX_MICRO_BATCH_TOKENS / s, batch / (dp * s)))
+    return [b for b in MICRO_BATCHES if b <= cap] or [1]
+
+
+def _fitting(job: JobSpec, gpu: GPU, count: int, p: Params, batch: float, combos) -> list[Layout]:
+    """For each (strategy, tp, pp) and checkpointing choice, the largest micro-batch that fits
+    (with pipelining every one that fits: smaller ones shrink the bubble)."""
+    cap = usable_bytes(gpu, p)
+    ckpts = [job.checkpointing] if job.checkpointing is not None else [False, True]
+    out = []
+    for s, t, q, dp in combos:
+        for ckpt in ckpts:
+            for mb in _micro_batch_options(job, dp, batch):
+                lay = Layout(s, dp, t, q, mb, ckpt)
+                if sum(_memory(job, lay, p, batch).values()) <= cap:
+                    out.append(lay)
+                    if q == 1:
+                        break
+    return out
+
+
+def _batch(job: JobSpec, lay: Layout, p: Params) -> float:
+    batch = job.global_batch_tokens or default_batch_tokens(job.model, p)
+    return max(batch, lay.dp * lay.micro_batch * job.model.seq_len)
+
+
+def _best(job: JobSpec, gpu: GPU, layouts: list[Layout], p: Params):
+    """The fastest layout; a more complex one (listed later) must be over 1% faster to win."""
+    best = None
+    for lay in layouts:
+        t = _time(job, gpu, lay, _batch(job, lay, p), p)
+        tps = _batch(job, lay, p) / (t["compute_s"] + t["memory_s"] + t["comm_s"])
+        if best is None or tps > best[2] * 1.01:
+            best = (lay, t, tps)
+    return best
+
+
+def choose_layout(job: JobSpec, gpu: GPU, count: int, p: Params):
+    """The fastest layout that fits on `count` GPUs, as (layout, times, tokens/s, needs_tensor_parallel),
+    or None. Pipeline parallelism is tried only when nothing fits without it. Tensor parallelism is
+    chosen only when the job cannot run without it or runs more than TP_MARGIN slower; over PCIe
+    without peer-to-peer, only when no layout without it (pipelined or not) fits."""
+    if usable_bytes(gpu, p) is None:
+        return None
+    base = job.global_batch_tokens or default_batch_tokens(job.model, p)
+    combos = _options(job, gpu, count, p)
+    p2p = gpu.interconnect.p2p.value is True or gpu.interconnect.link != "none"
+    if p2p:
+        phases = [(None, False), (None, True)]
+    else:
+        phases = [(False, False), (False, True), (True, False), (True, True)]
+    for tensor, pipeline in phases:
+        stage = [c for c in combos if (c[2] > 1) == pipeline and (tensor is None or (c[1] > 1) == tensor)]
+        fits = _fitting(job, gpu, count, p, base, stage) if stage else []
+        if not fits:
+            continue
+        no_tp = _best(job, gpu, [lay for lay in fits if lay.tp == 1], p)
+        with_tp = _best(job, gpu, [lay for lay in fits if lay.tp > 1], p)
+        if no_tp and (with_tp is None or with_tp[2] <= no_tp[2] * (1 + TP_MARGIN)):
+            return no_tp + (False,)
+        if job.tensor_parallel:  # fixed by the caller: would the job run (well) without it?
+            alt = choose_layout(replace(job, tensor_parallel=1), gpu, count, p)
+            return with_tp + (alt is None or with_tp[2] > alt[2] * (1 + TP_MARGIN),)
+        return with_tp + (True,)
+    return None
+
+
+def _frugal_fits(job: JobSpec, gpu: GPU, dp: int, t: int, q: int, p: Params, cap: float, batch: float) -> bool:
+    """Does the least memory-hungry layout with this (dp, tp, pp) fit?"""
+    strategies = [_strategy(job.strategy)] if job.strategy else ["zero3" if dp > 1 else "ddp"]
+    ckpt = job.checkpointing if job.checkpointing is not None else True
+    mb = job.micro_batch or 1
+    return any(sum(_memory(job, Layout(s, dp, t, q, mb, ckpt), p, batch).values()) <= cap for s in strategies)
+
+
+def min_gpus(job: JobSpec, gpu: GPU, p: Params, limit: int = 100_000) -> int | None:
+    """Smallest GPU count on which some layout holds the job, or None (within `limit`)."""
+    cap = usable_bytes(gpu, p)
+    if cap is None:
+        return None
+    batch = job.global_batch_tokens or default_batch_tokens(job.model, p)
+    tps, pps = _parallel_sizes(job, gpu, p)
+    best = None
+    for t in tps:
+        for q in pps:
+            top = limit // (t * q)
+            if top < 1 or not _frugal_fits(job, gpu, top, t, q, p, cap, batch):
+                continue
+            lo, hi = 1, top
+            while lo < hi:  # memory per GPU falls as the data-parallel group grows
+                mid = (lo + hi) // 2
+                if _frugal_fits(job, gpu, mid, t, q, p, cap, batch):
+                    hi = mid
+                else:
+                    lo = mid + 1
+            n = lo * t * q
+            if best is None or n < best:
+                best = n
+    return best

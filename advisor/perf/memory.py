@@ -1,0 +1,109 @@
+"""Bytes per GPU of a training job in a given layout: weights, gradients, optimizer state,
+activations and overhead (docs/model.md §1)."""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from advisor.data.catalog import GPU
+from advisor.data.estimator import Params
+from advisor.perf.jobspec import JobSpec, ModelSpec
+
+GB = 1e9
+
+
+@dataclass(frozen=True)
+class Layout:
+    strategy: str            # ddp | zero1 | zero2 | zero3 (data-parallel sharding)
+    dp: int
+    tp: int
+    pp: int
+    micro_batch: int
+    checkpointing: bool
+
+    @property
+    def count(self) -> int:
+        return self.dp * self.tp * self.pp
+
+
+
+def bytes_per_param(job: JobSpec) -> dict:
+    """Bytes per parameter for weights, gradients and optimizer state (mixed-precision Adam:
+    2 + 2 + 12 = 16 unsharded; an 8-bit optimizer keeps 2 bytes of moments instead of 8)."""
+    master_and_moments = 4 + (2 if job.optimizer == "adamw-8bit" else 8)
+    return {"weights": 2.0, "gradients": 2.0, "optimizer": float(master_and_moments)}
+
+
+def trainable_params(job: JobSpec) -> float:
+    m = job.model
+    if job.kind != "lora":
+        return m.params
+    # LoRA adapters of rank r on the attention projections (q, k, v, o) of every layer: A is
+    # in x r, B is r x out; k and v are narrower with grouped-query attention
+    per_layer = job.lora_rank * (2 * (m.hidden + m.hidden) + 2 * (m.hidden + m.kv_width))
+    return m.layers * per_layer
+
+
+def activation_bytes_per_layer(job: JobSpec, micro_batch: int, checkpointing: bool, tp: int = 1) -> float:
+    """Activations one layer keeps for the backward pass (Korthikanti et al. 2022, §4): with flash
+    attention (no s^2 score matrices) and no dropout (p = 0 in LLM pretraining, so the paper's two
+    s*b*h masks go), a 4h GELU MLP layer keeps 32*s*b*h bytes of the paper's 34; with full activation
+    checkpointing only the layer's 2*s*b*h input. Tensor parallelism with sequence parallelism
+    divides both by t."""
+    m = job.model
+    sb = m.seq_len * micro_batch
+    if checkpointing:
+        return 2.0 * sb * m.hidden / tp
+    attention = 6 * m.hidden + 4 * m.kv_width        # qkv input, q, k, v, projection input (bf16)
+    mlp = 2 * m.hidden + (6 if m.gated_mlp else 4) * m.ffn_width   # fc1 input, activation input and output
+    norms = 4 * m.hidden
+    return sb * (attention + mlp + norms) / tp
+
+
+def _micro_batches(job: JobSpec, lay: Layout, batch: float) -> float:
+    return max(1.0, batch / (lay.dp * lay.micro_batch * job.model.seq_len))
+
+
+def _memory(job: JobSpec, lay: Layout, p: Params, batch: float) -> dict:
+    """Bytes per GPU for one layout: the model's state split by tensor and pipeline parallelism
+    and sharded over the data-parallel group by ZeRO, plus activations and overhead."""
+    m = job.model
+    bpp = bytes_per_param(job)
+    split = lay.tp * lay.pp
+    stage_params = m.params / split
+    stage_train = trainable_params(job) / split
+    shard = {"ddp": (1, 1, 1), "zero1": (1, 1, lay.dp), "zero2": (1, lay.dp, lay.dp),
+             "zero3": (lay.dp, lay.dp, lay.dp)}[lay.strategy]
+    weights = stage_params * bpp["weights"] / shard[0]
+    if shard[0] > 1:  # the layer being computed and the next one are gathered in full
+        weights += 2 * m.params / m.layers / lay.tp * bpp["weights"]
+    gradients = stage_train * bpp["gradients"] / shard[1]
+    optimizer = stage_train * bpp["optimizer"] / shard[2]
+    layers_here = math.ceil(m.layers / lay.pp)
+    in_flight = min(lay.pp, math.ceil(_micro_batches(job, lay, batch)))  # 1F1B: the first stage holds pp micro-batches
+    act = activation_bytes_per_layer(job, lay.micro_batch, lay.checkpointing, lay.tp) * layers_here * in_flight
+    if lay.checkpointing:  # plus one layer's full activations while it is recomputed
+        act += activation_bytes_per_layer(job, lay.micro_batch, False, lay.tp)
+    logits = 4.0 * m.seq_len * lay.micro_batch * m.vocab / lay.tp  # fp32 logits for the loss
+    return {"weights": weights, "gradients": gradients, "optimizer": optimizer,
+            "activations": act + logits, "overhead": p.overhead_gb * GB}
+
+
+def memory_per_gpu(job: JobSpec, shards: int, micro_batch: int, checkpointing: bool, p: Params,
+                   strategy: str = "zero3", tensor_parallel: int = 1, pipeline_parallel: int = 1) -> dict:
+    """Bytes per GPU by part, for `shards` data-parallel GPUs (1 = unsharded) with `strategy`."""
+    lay = Layout(strategy if shards > 1 else "ddp", shards, tensor_parallel, pipeline_parallel, micro_batch,
+                 checkpointing)
+    return _memory(job, lay, p, job.global_batch_tokens or default_batch_tokens(job.model, p))
+
+
+def usable_bytes(gpu: GPU, p: Params) -> float | None:
+    cap = gpu.memory_gb.value
+    return None if cap is None else cap * GB * p.usable_memory_fraction
+
+
+def default_batch_tokens(m: ModelSpec, p: Params) -> float:
+    for max_params, tokens in p.batch_tokens_by_params:
+        if m.params <= float(max_params):
+            return float(tokens)
+    return float(p.batch_tokens_by_params[-1][1])

@@ -1,0 +1,156 @@
+"""The performance model: memory per GPU, the minimum GPU count, the layout, and tokens/s on n GPUs.
+
+Pure functions of the model's shape, the GPU's catalog figures and a handful of parameters
+(catalog/estimator.yaml; the formulation, fitted values and their meaning are in docs/model.md §1,
+the accuracy against measured runs in docs/accuracy.md). A step's time has three parts, reported
+separately so explanations can say which of the article's factors binds:
+  compute_s  matrix FLOPs (6N per token plus causal attention) against the dense tensor rate at the
+             job's precision, at a share of it that grows with the matrices' size;
+  memory_s   memory-bound work (norms, activations, residuals, the logits, the optimizer update)
+             against memory bandwidth: its share grows as models shrink;
+  comm_s     data-parallel traffic over the interconnect tier actually crossed (NVLink, PCIe with or
+             without peer-to-peer, the network between servers) that compute does not hide, plus
+             tensor-parallel traffic, which sits on the critical path.
+A layout is data parallel (DDP, ZeRO-1/2/3 = FSDP) x tensor parallel x pipeline parallel, with a
+micro-batch and activation checkpointing; `evaluate` chooses the fastest that fits.
+"""
+from __future__ import annotations
+
+import math
+
+from advisor.data.catalog import GPU
+from advisor.data.estimator import Params
+from advisor.perf.jobspec import JobSpec, ModelSpec
+from advisor.perf.memory import GB, Layout, _micro_batches, trainable_params
+
+OPTIMIZER_STEP_BYTES = 32.0           # bytes one AdamW update reads and writes per parameter (master, m, v, grad)
+
+
+
+def mfu_flops_per_token(m: ModelSpec, kind: str = "pretrain") -> float:
+    """Model FLOPs per token in the PaLM/MosaicML MFU convention (attention counted non-causally)."""
+    return (4.0 if kind == "lora" else 6.0) * m.matmul_params + 12.0 * m.layers * m.seq_len * m.hidden
+
+
+def _lookup(table, gpu: GPU, default=None):
+    """A per-GPU value: the GPU id, then its architecture family ('ampere', 'hopper'), then default."""
+    if not isinstance(table, dict):
+        return table
+    family = (gpu.architecture or "").split()[0].lower() if gpu.architecture else ""
+    for key in (gpu.id, family, "default"):
+        if key in table:
+            return table[key]
+    return default
+
+
+def achievable_fraction(gpu: GPU, precision: str, p: Params) -> float:
+    """Best measured GEMM rate / dense peak for this GPU and precision (MAMF, docs/model.md §1)."""
+    entry = _lookup(p.architecture_efficiency, gpu, 1.0)
+    if isinstance(entry, dict):
+        return float(entry.get(precision, entry.get("bf16", 1.0)))
+    return float(entry)
+
+
+def matmul_efficiency(m: ModelSpec, gpu: GPU, p: Params, precision: str = "bf16") -> float:
+    """Share of the dense rate the step's matrix multiplies reach: the GPU's best GEMM share x the
+    framework's share of it x a saturating function of the matrices' size (the hidden size)."""
+    size = m.hidden / (m.hidden + p.matmul_efficiency_half_hidden)
+    return p.matmul_efficiency_max * achievable_fraction(gpu, precision, p) * size
+
+
+
+def _server_size(gpu: GPU, p: Params) -> int:
+    ic = gpu.interconnect
+    domain = int(ic.link_domain.value or 1)
+    return domain if ic.link != "none" and domain >= p.server_gpus else p.server_gpus
+
+
+def _group_tier(gpu: GPU, group: int, stride: int, p: Params) -> dict:
+    """Links crossed by a collective over `group` GPUs placed `stride` apart (tensor parallel
+    innermost, then data parallel, then pipeline): GB/s per direction inside a server and between
+    servers, how many of the group share a server, and how many servers it spans."""
+    ic = gpu.interconnect
+    server = _server_size(gpu, p)
+    domain = int(ic.link_domain.value or 1)
+    per_server = max(1, min(group, server // stride)) if stride <= server else 1
+    servers = math.ceil(group / per_server)
+    link = (ic.link_gbps.value or 0) / 2 * p.link_efficiency
+    if ic.link != "none" and link > 0 and per_server * stride <= domain:
+        intra, name = link, ic.link
+    else:
+        intra = (ic.pcie_gbps.value or 0) / 2 * p.link_efficiency
+        if ic.p2p.value is not True:
+            intra *= p.no_p2p_factor
+        name = "pcie-p2p" if ic.p2p.value is True else "pcie-via-host"
+    if servers > 1:
+        name += "+network"
+    net = float(_lookup(p.network_gbps_per_gpu, gpu, 25.0))
+    return {"tier": name, "intra_gbps": intra, "network_gbps": net, "per_server": per_server, "servers": servers}
+
+
+def _collective_seconds(volume: float, tier: dict) -> float:
+    """Ring collective moving `volume` bytes per GPU (hierarchically: inside the server, then each
+    GPU's share over its own network link)."""
+    k, s = tier["per_server"], tier["servers"]
+    t = 0.0
+    if k > 1 and tier["intra_gbps"] > 0:
+        t += (k - 1) / k * volume / (tier["intra_gbps"] * GB)
+    if s > 1:
+        t += (s - 1) / s * volume / k / (tier["network_gbps"] * GB)
+    return t
+
+
+def _time(job: JobSpec, gpu: GPU, lay: Layout, batch: float, p: Params) -> dict:
+    """Seconds per optimizer step, by part, for one layout."""
+    m = job.model
+    count = lay.count
+    peak = gpu.dense_tflops(job.precision) * 1e12
+    # fp8 recipes (Transformer Engine) keep attention in bf16
+    attn_peak = (gpu.dense_tflops("bf16") or gpu.dense_tflops(job.precision)) * 1e12
+    ckpt = 1.0 if lay.checkpointing else 0.0
+    passes = (2.0 if job.kind == "lora" else 3.0) + ckpt          # forward, backward (data, weights), recompute
+    tokens_per_gpu = batch / count
+    imbalance = math.ceil(m.layers / lay.pp) * lay.pp / m.layers  # the slowest pipeline stage sets the pace
+    dense = 2.0 * m.matmul_params * passes / (peak * matmul_efficiency(m, gpu, p, job.precision))
+    attn_eff = float(_lookup(p.attention_efficiency, gpu, 0.3))
+    attention = 2.0 * m.layers * m.seq_len * m.hidden * (3.0 + ckpt) / (attn_peak * attn_eff)
+    compute_s = tokens_per_gpu * (dense + attention) * imbalance
+    bw = gpu.memory_bandwidth_gbps.value * GB
+    elementwise = (p.memory_bytes_per_layer_element * m.layers * (m.hidden + m.ffn_width)
+                   + p.memory_bytes_per_vocab_element * m.vocab) * (3.0 + ckpt) / 3.0
+    opt_shards = lay.dp if lay.strategy != "ddp" else 1
+    optimizer = OPTIMIZER_STEP_BYTES * trainable_params(job) / (lay.tp * lay.pp * opt_shards)
+    memory_s = (tokens_per_gpu * elementwise * imbalance + optimizer) / bw
+    micro = _micro_batches(job, lay, batch)
+    chunks = max(1, min(p.pipeline_virtual_stages, m.layers // lay.pp)) if lay.pp > 1 else 1
+    bubble = (lay.pp - 1) / (micro * chunks)
+    core = compute_s + memory_s
+
+    # data parallel: gradients (and ZeRO-3's parameter gathers) over the data-parallel group
+    dp_s = 0.0
+    tier = {"tier": "none"}
+    if lay.dp > 1:
+        tier = _group_tier(gpu, lay.dp, lay.tp, p)
+        grads = job.grad_reduce_bytes * trainable_params(job) / (lay.tp * lay.pp)
+        weights = 2.0 * m.params / (lay.tp * lay.pp)
+        if lay.strategy in ("ddp", "zero1"):
+            volume, window = 2.0 * grads, core / micro * 2.0 / 3.0   # once per step, behind the last backward
+        elif lay.strategy == "zero2":
+            volume, window = micro * grads + weights, core           # reduce-scatter every micro-batch
+        else:
+            volume, window = micro * (2.0 * weights + grads), core   # gather twice, reduce-scatter, per micro-batch
+        raw = _collective_seconds(volume, tier)
+        dp_s = max(raw - window, (1.0 - p.comm_overlap) * raw)
+    # tensor parallel: two all-reduces of the activations per layer forward, two backward (and two
+    # more when recomputing); they sit on the critical path
+    tp_s = 0.0
+    if lay.tp > 1:
+        tp_tier = _group_tier(gpu, lay.tp, 1, p)
+        per_token = (4.0 + 2.0 * ckpt) * 2.0 * (lay.tp - 1) / lay.tp * 2.0 * m.hidden
+        tp_s = (batch / lay.dp) * math.ceil(m.layers / lay.pp) * per_token / (tp_tier["intra_gbps"] * GB)
+        if tier["tier"] == "none":
+            tier = tp_tier
+    if lay.pp > 1 and tier["tier"] == "none":
+        tier = _group_tier(gpu, lay.pp, lay.tp * lay.dp, p)
+    return {"compute_s": compute_s * (1 + bubble), "memory_s": memory_s * (1 + bubble), "comm_s": dp_s + tp_s,
+            "bubble": bubble, "tier": tier["tier"], "micro_batches": micro}
