@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from advisor import units
+from advisor.inputs import units
 from advisor.errors import InputError
 from advisor.inputs.workload import parse_workload
 
