@@ -5,9 +5,9 @@
     p = advisor.plan(wl)            # a dict with the keys of `advisor plan --format json`
     print(p["purchase"], p["total_cost_usd"])
     advisor.estimate(model="gpt2-124m", gpu="rtx-4090")
-    advisor.memo(p, "examples/article-office.yaml", fmt="html").write("memo.html")
+    advisor.memo(p, fmt="html").write("memo.html")
 """
-__version__ = "0.1.0"
+from advisor._version import __version__
 
 # The functions share their modules' names (advisor.plan, advisor.estimate, advisor.memo);
 # importing them here, once, makes the package attribute the function for good.
@@ -17,7 +17,7 @@ from advisor.errors import AdvisorError, InfeasibleError, InputError  # noqa: E4
 from advisor.inputs.workload import load_workload, parse_workload  # noqa: E402
 from advisor.perf.estimate import estimate  # noqa: E402
 from advisor.plan import plan  # noqa: E402
-from advisor.present.memo import memo  # noqa: E402
+from advisor.report import memo  # noqa: E402
 
 __all__ = ["__version__", "load_workload", "parse_workload", "plan", "load_catalog", "load_rules",
            "estimate", "memo", "InputError", "InfeasibleError", "AdvisorError"]

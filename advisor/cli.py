@@ -433,11 +433,11 @@ def memo(workload_file, output, fmt, date, time_limit, catalog_file, rules_files
 
     from advisor.plan import plan as make_plan
     from advisor.present.memo import format_for
-    from advisor.present.memo import memo as make_memo
+    from advisor.report import memo as make_memo
 
     fmt = format_for(output, fmt)
     workload, catalog, rules = _inputs(workload_file, catalog_file, rules_files)
-    result = make_plan(workload, catalog=catalog, rules=rules, as_of=as_of, time_limit=time_limit)
+    result = make_plan(workload, catalog=catalog, rules=rules, as_of=as_of, time_limit=time_limit, charts=True)
     doc = make_memo(result, workload_file, fmt=fmt, catalog=catalog, rules=rules, date=date,
                     name=Path(output).stem, time_limit=time_limit)
     files = doc.write(output)

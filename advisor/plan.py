@@ -9,7 +9,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 
-from advisor import __version__  # noqa: F401  (set before this module loads)
+from advisor._version import __version__
 from advisor.data.catalog import STALE_MONTHS, Catalog, age_months, load_catalog
 from advisor.data.rules import RuleSet, load_rules
 from advisor.errors import InputError
@@ -20,8 +20,9 @@ from advisor.explain.reasons import (
     diagnose,
     marginal_values,
 )
+from advisor.explain.tradeoffs import cost_time_points, value_points
 from advisor.inputs.workload import Workload
-from advisor.perf import params_from
+from advisor.perf import min_gpus, params_from
 from advisor.solve.candidates import Problem, build_problem
 from advisor.solve.milp import Solution, frontier, solve, solve_fastest
 
@@ -36,6 +37,8 @@ class Plan(dict):
     workload = None
     catalog = None
     rules = None
+    problem = None        # the candidates the plan was chosen from (advisor.memo renders from it)
+    chart_data = None     # cost-time and value-per-dollar points, when plan(..., charts=True)
 
     @property
     def feasible(self) -> bool:
@@ -55,14 +58,35 @@ def prepare(workload: Workload, catalog: Catalog | None = None, rules: RuleSet |
 
 def plan(workload: Workload, *, catalog: Catalog | None = None, rules: RuleSet | None = None,
          as_of: dt.date | None = None, objective: str = "cost", time_limit: float | None = 30.0,
-         explain: bool = True) -> Plan:
+         explain: bool = True, charts: bool = False) -> Plan:
     """Choose the cheapest GPU mix for `workload` (or, with objective='time', the fastest one
-    within the budget) and say why."""
+    within the budget) and say why. charts=True also computes what a memo's charts show (the
+    cheapest plan per GPU type under a sweep of completion times, speed per dollar), once."""
     if objective not in ("cost", "time"):
         raise InputError(f"objective is 'cost' or 'time', got {objective!r}", field="objective")
     problem = prepare(workload, catalog, rules, as_of)
     sol = solve(problem, time_limit=time_limit) if objective == "cost" else solve_fastest(problem, time_limit=time_limit)
-    return assemble(problem, sol, objective=objective, time_limit=time_limit, explain=explain)
+    result = assemble(problem, sol, objective=objective, time_limit=time_limit, explain=explain)
+    if charts:
+        result.chart_data = chart_data(problem, time_limit)
+    return result
+
+
+def chart_data(problem: Problem, time_limit: float | None = 30.0) -> dict:
+    """What a memo's charts show, computed by re-solving and estimating (explain/tradeoffs.py)."""
+    return {"cost_time": cost_time_points(problem, time_limit),
+            "value": value_points(problem, params_from(problem.catalog))}
+
+
+def min_gpus_by_job(problem: Problem, plan: dict) -> dict:
+    """Job name -> the fewest GPUs of its chosen type that hold it (the memo says whether memory
+    size set the GPU count)."""
+    params = params_from(problem.catalog)
+    out = {}
+    for j in plan["jobs"]:
+        cls = next((c for c in problem.classes if c.name(problem.workload) == j["name"]), problem.classes[0])
+        out[j["name"]] = min_gpus(cls.spec, problem.catalog.gpus[j["gpu"]], params)
+    return out
 
 
 def pareto(workload: Workload, *, catalog: Catalog | None = None, rules: RuleSet | None = None,
@@ -139,7 +163,7 @@ def assemble(problem: Problem, sol: Solution, *, objective: str = "cost", time_l
         "catalog_digest": catalog.digest,
     }
     result = Plan(_rounded(data))
-    result.workload, result.catalog, result.rules = wl, catalog, problem.rules
+    result.workload, result.catalog, result.rules, result.problem = wl, catalog, problem.rules, problem
     return result
 
 

@@ -11,7 +11,7 @@ import pytest
 from conftest import AS_OF, EXAMPLES
 
 import advisor
-from advisor.present.memo import Memo, _accuracy_table, estimator_accuracy, format_for
+from advisor.present.memo import Memo, format_for
 
 CHOSEN = {"article-office": "NVIDIA GeForce RTX 4090", "article-datacenter": "NVIDIA H100 SXM5 80GB"}
 
@@ -208,24 +208,19 @@ def test_pdf_without_weasyprint_says_how_to_get_it(monkeypatch, catalog, rules):
         advisor.memo(p, path, fmt="pdf", catalog=catalog, rules=rules, charts=False)
 
 
-ACCURACY_MD = """# Accuracy of the performance model
+def test_error_band_is_quoted_from_the_catalog_never_invented(catalog, rules):
+    """The memo's accuracy line quotes catalog/accuracy.yaml (written by bench/accuracy.py)."""
+    import yaml
 
-## Summary
+    from advisor.data.accuracy import estimator_band
+    from advisor.data.resources import data_dir
 
-| rows | n | MAPE | median | worst |
-|---|---|---|---|---|
-| measured rows, in-sample (fitted on all of them) | 40 | 8.1% | 6.0% | 25.0% |
-| measured rows, leave-one-source-out | 40 | 11.2% | 9.0% | 31.0% |
-"""
-
-
-def test_error_band_is_quoted_from_the_accuracy_report_never_invented(tmp_path):
-    assert _accuracy_table(ACCURACY_MD) == {"mape": "11.2%", "median": "9.0%", "worst": "31.0%", "n": "40",
-                                            "basis": "measured rows, leave-one-source-out"}
-    assert estimator_accuracy(tmp_path) == {}
-    (tmp_path / "docs").mkdir()
-    (tmp_path / "docs" / "accuracy.md").write_text(ACCURACY_MD, encoding="utf-8")
-    assert estimator_accuracy(tmp_path)["mape"] == "11.2%"
+    shipped = yaml.safe_load((data_dir("catalog") / "accuracy.yaml").read_text(encoding="utf-8"))
+    band = estimator_band()
+    assert band["mape"] == shipped["mape"] and band["source"] == "catalog/accuracy.yaml"
+    path = EXAMPLES / "article-office.yaml"
+    p = advisor.plan(advisor.load_workload(path), catalog=catalog, rules=rules, as_of=AS_OF)
+    assert f"MAPE) {shipped['mape']}" in advisor.memo(p, charts=False).text
 
 
 def test_memo_of_a_plan_needs_nothing_else():

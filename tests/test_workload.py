@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import pytest
 
-from advisor.inputs import units
 from advisor.errors import InputError
+from advisor.inputs import units
 from advisor.inputs.workload import parse_workload
 
 

@@ -1,6 +1,8 @@
 """Plain-text tables for the terminal. Library output is data (dicts); this only lays it out."""
 from __future__ import annotations
 
+from advisor.present.words import tokens, usd
+
 
 def table(headers: list[str], rows: list[list], indent: str = "  ") -> str:
     cells = [[str(h) for h in headers]] + [["" if v is None else str(v) for v in row] for row in rows]
@@ -11,21 +13,6 @@ def table(headers: list[str], rows: list[list], indent: str = "  ") -> str:
         if n == 0:
             lines.append(indent + "  ".join("-" * w for w in widths))
     return "\n".join(lines)
-
-
-def usd(x) -> str:
-    """Whole dollars, with cents only for small amounts that have them: $1,601, $2.13."""
-    if x is None:
-        return "n/a"
-    if 0 < abs(x) < 10 and round(x) != x:
-        return f"${x:,.2f}"
-    return f"${x:,.0f}"
-
-
-def tokens(x) -> str:
-    if x is None:
-        return "n/a"
-    return f"{x / 1e3:,.1f}K" if x < 1e6 else f"{x / 1e6:,.2f}M"
 
 
 def plan_text(p: dict) -> str:

@@ -1,0 +1,226 @@
+"""Everything a memo prints, as display text: the recommendation, key figures, sections, the
+sensitivity and the footer. `memo_context` is the one place where the memo's figures are chosen
+and worded; it reads the plan and the Problem it was made from and never solves or estimates."""
+from __future__ import annotations
+
+import datetime as dt
+import re
+
+from advisor._version import __version__
+from advisor.present.memo_charts import charts as draw_charts
+from advisor.present.memo_refs import Refs, rules_digest
+from advisor.present.memo_sections import (
+    alternative_rows,
+    assumption_rows,
+    bill_of_materials,
+    cost_rows,
+    job_rows,
+    requirement,
+    rule_card,
+)
+from advisor.present.words import (
+    deadline_phrase,
+    duration,
+    join,
+    pct,
+    sentence,
+    unit_rate,
+    usd,
+)
+
+GLOSSARY = [
+    ("Token", "a word piece of training text; the amount of training is counted in tokens"),
+    ("Tokens/s", "training throughput: tokens processed per second by all the job's GPUs together"),
+    ("MFU", "model FLOPs utilisation: the share of the GPUs' peak matrix-math rate that training "
+            "actually uses"),
+    ("GPU-hour", "one GPU used (or rented) for one hour"),
+    ("PUE", "power usage effectiveness: a building's total power per unit of power the computers draw "
+            "(1.58 means 58% extra for cooling and power conversion)"),
+    ("Memory bandwidth", "how fast a GPU moves data between its memory and its compute units"),
+    ("GPU-to-GPU bandwidth", "how fast GPUs exchange data when one job runs on several of them "
+                             "(NVLink, PCIe or the network)"),
+    ("Pareto front", "the plans for which no other plan is both cheaper and faster"),
+    ("Break-even price", "the price at which the recommendation would change"),
+    ("MILP", "mixed-integer linear program: the optimisation method that proves the plan is the "
+             "cheapest of all the options considered"),
+]
+
+
+def memo_context(plan: dict, problem, source: tuple[str, str, bytes | None], *, date: dt.date | None = None,
+                 chart_data: dict | None = None, band: dict | None = None, min_gpus: dict | None = None) -> dict:
+    """Everything the templates print, as display text (no markup): the one place where the
+    memo's figures are chosen and worded."""
+    catalog, rules, wl = problem.catalog, problem.rules, problem.workload
+    label, digest, raw = source
+    refs = Refs(catalog, rules, plan.get("sources", []))
+    feasible = plan["status"] != "infeasible"
+    months = plan["assumptions"]["horizon_months"]
+    cb = plan["cost_breakdown"]
+    upfront = (cb["purchase_usd"] or 0) + (cb["servers_usd"] or 0)
+    bom, bom_notes = bill_of_materials(plan, problem, refs)
+    alternatives, best_alt, cited_rules = alternative_rows(plan, problem, refs)
+    sensitivity = plan.get("sensitivity") or {}
+    summary, constraints = requirement(wl, catalog, plan)
+    finish_h = max((j["wall_days"] * 24 for j in plan["jobs"]), default=None)
+    key_figures = []
+    owned = any(i["ownership"] == "buy" for i in plan["purchase"])
+    cost_title = f"Cost over {months:g} months" if owned else "Cost"
+    if feasible:
+        key_figures = [(f"Total {cost_title.lower()}", usd(plan["total_cost_usd"])),
+                       ("Paid upfront", usd(upfront)) if upfront else ("Paid as used (rental)", usd(cb["rental_usd"])),
+                       ("Work finishes after", duration(finish_h, short=True))]
+        if best_alt:
+            key_figures.append(("Saving against the next-best GPU", usd(best_alt[1] - plan["total_cost_usd"])))
+    text = raw.decode("utf-8", "replace") if raw is not None else None
+    name = plan.get("name") or wl.name or "training workload"
+    return {
+        "title": f"GPU purchase justification: {name}",
+        "date": date.isoformat() if date else None,
+        "as_of": plan["as_of"],
+        "feasible": feasible,
+        "recommendation": _recommendation(plan, wl, problem, best_alt, finish_h, cited_rules, upfront),
+        "key_figures": key_figures,
+        "requirement": {"file": label, "text": text, "fence": _fence(text or ""), "summary": summary,
+                        "constraints": constraints},
+        "bom": bom, "bom_notes": bom_notes,
+        "bom_total": usd(upfront + (cb["rental_usd"] or 0)) if feasible else None,
+        "costs": cost_rows(plan, months) if feasible else [],
+        "total": usd(plan["total_cost_usd"]), "cost_title": cost_title,
+        "jobs": job_rows(plan, problem, min_gpus or {}, refs),
+        "alternatives": alternatives,
+        "rules": [rule_card(rules.get(rid), refs) for rid in cited_rules],
+        "sensitivity": [_sensitivity_line(x, catalog.gpus) for x in sensitivity.get("break_even", [])]
+                       + [_marginal_line(x) for x in sensitivity.get("marginal", [])],
+        "diagnosis": [sentence(d["message"]) for d in plan.get("diagnosis", [])],
+        "assumptions": assumption_rows(wl, catalog, plan["assumptions"], refs),
+        "warnings": [sentence(w["message"]) for w in plan.get("warnings", [])],
+        "accuracy": _accuracy_line(band or {}),
+        "charts": draw_charts(plan, problem, chart_data) if chart_data else [],
+        "glossary": GLOSSARY,
+        "sources": refs.listing(),
+        "footer": {"version": plan.get("tool_version", __version__), "catalog": catalog.digest,
+                   "rules": rules_digest(rules), "input": label, "input_sha256": digest,
+                   "solver": _solver_line(plan)},
+    }
+
+
+def _fence(text: str) -> str:
+    longest = max((len(m) for m in re.findall(r"`{3,}", text)), default=2)
+    return "`" * max(3, longest + 1)
+
+
+def _solver_line(plan: dict) -> str:
+    s = plan.get("solver") or {}
+    if plan["status"] == "infeasible":
+        return f"{s.get('name') or 'solver'}: no feasible plan"
+    proof = "proven optimal" if s.get("proven_optimal") else f"best found, not proven optimal (gap {s.get('gap')})"
+    return f"{s.get('name')}, {proof}"
+
+
+def _accuracy_line(band: dict) -> str:
+    if not band:
+        return ("No measured error band for the time estimates ships with this installation "
+                "(the estimator's accuracy report, docs/accuracy.md, is absent), so none is stated: "
+                "confirm the times on a short trial run before committing.")
+    parts = [f"mean absolute percentage error (MAPE) {band['mape']}"]
+    if band.get("median"):
+        parts.append(f"median {band['median']}")
+    if band.get("worst"):
+        parts.append(f"worst {band['worst']}")
+    where = f" over {band['n']} measured training runs" if band.get("n") else ""
+    basis = f" ({band['basis']})" if band.get("basis") else ""
+    return (f"Measured accuracy of the time estimates{where}{basis}: {', '.join(parts)} "
+            f"(from {band['source']}). Times and costs that depend on them carry that uncertainty.")
+
+
+def _sensitivity_line(s: dict, gpus) -> str:
+    name = gpus[s["gpu"]].name if s["gpu"] in gpus else s["gpu"]
+    if s["direction"] == "rise":
+        if s.get("factor") is None:
+            return (f"The {name} stays the choice even at 64 times its {s['what']}: no allowed alternative meets "
+                    "the requirements.")
+        if s["factor"] >= 2:
+            rise = f"to about {s['factor']:.1f} times its current level" + (
+                f" ({usd(s['price'])})" if s.get("price") else "")
+        else:
+            rise = f"by about {pct(100 * (s['factor'] - 1))}" + (
+                f" (to about {usd(s['price'])})" if s.get("price") else "")
+        return f"The {name} stays the cheapest choice until its {s['what']} rises {rise}."
+    if s.get("factor") is None:
+        return (f"The runner-up, {name}, would not be chosen even if its GPUs were free: the other costs of "
+                "its plan (servers, energy, hosting) stay higher.")
+    price = f" (to about {usd(s['price'])})" if s.get("price") else ""
+    return (f"The runner-up, {name}, becomes the cheaper choice only if its {s['what']} falls by about "
+            f"{pct(100 * (1 - s['factor']))}{price}.")
+
+
+def _marginal_line(m: dict) -> str:
+    if m["change"].startswith("deadline"):
+        if m["saving_usd"] > 0.5:
+            return f"One more day on every deadline would save {usd(m['saving_usd'])}."
+        return "One more day on the deadline would save nothing: the deadline does not limit the choice."
+    if m["saving_usd"] > 0.5:
+        return f"A budget 10% higher would allow a plan {usd(m['saving_usd'])} cheaper overall."
+    return "A higher budget would change nothing: the budget does not limit the choice."
+
+
+def _recommendation(plan, wl, problem, best_alt, finish_h, cited_rules, upfront) -> str:
+    gpus, rules = problem.catalog.gpus, problem.rules
+    name = plan.get("name") or wl.name or "the workload"
+    if plan["status"] == "infeasible":
+        fixes = [d["message"] for d in plan.get("diagnosis", []) if d.get("relaxation")]
+        text = (f"No combination of the allowed GPUs meets every requirement of the workload '{name}', so "
+                "nothing should be bought or rented as specified.")
+        if fixes:
+            text += (f" Any one of the {len(fixes)} changes listed under 'Why no plan exists' would make a plan "
+                     f"possible; the first: {fixes[0].rstrip('.')}." if len(fixes) > 1
+                     else f" This change would make a plan possible: {fixes[0].rstrip('.')}.")
+        return text
+    parts = []
+    for item in plan["purchase"]:
+        g, n = gpus[item["gpu"]], item["count"]
+        if item["ownership"] == "buy":
+            parts.append(f"buy {n:,} {g.name} GPU" + (f"s at {usd(item['unit_price_usd'])} each" if n != 1
+                                                       else f" for {usd(item['unit_price_usd'])}"))
+        else:
+            parts.append(f"rent {g.name} GPUs on demand from {item.get('provider')}: {item['gpu_hours']:,.0f} "
+                         f"GPU-hours at {unit_rate(item['unit_price_usd'])} per GPU-hour, up to {n:,} at once")
+    for srv in plan.get("servers", []):
+        parts.append(f"{srv['count']:,} {srv['server']} server{'s' if srv['count'] != 1 else ''} to hold them")
+    text = join(parts)
+    a, cb = plan["assumptions"], plan["cost_breakdown"]
+    running = [f"{usd(cb[key])} for {what}" for key, what in (("energy_usd", "electricity"), ("hosting_usd", "hosting"),
+                                                              ("rental_usd", "rental")) if cb[key]]
+    text = f"{text[:1].upper()}{text[1:]}. "
+    if upfront:
+        text += (f"Over the {a['horizon_months']:g} months the hardware is costed for, the total is "
+                 f"{usd(plan['total_cost_usd'])}" + (f": {usd(upfront)} upfront and {join(running)}. " if running
+                                                     else ". "))
+    else:
+        text += f"The total cost is {usd(plan['total_cost_usd'])}, all of it rental. "
+    hostless = [gpus[g].name for g in sorted({i["gpu"] for i in plan["purchase"] if i["ownership"] == "buy"})
+                if not problem.servers.get(g)]
+    if hostless:
+        text += (f"This excludes the machine that hosts the {join(hostless)}, which the catalog does not price. ")
+    jobs = plan["jobs"]
+    deadlines = [c.deadline for c in problem.classes]
+    if len(jobs) == 1 and jobs[0].get("copies", 1) == 1:
+        spare = (f", {duration(deadlines[0] - finish_h)} before its {deadline_phrase(deadlines[0])}"
+                 if deadlines and deadlines[0] else "")
+        text += f"The training run finishes after about {duration(finish_h)} of running time{spare}. "
+    else:
+        count = sum(j.get("copies", 1) for j in jobs)
+        text += (f"{'Both jobs' if count == 2 else f'All {count:,} jobs'} finish within {duration(finish_h)} "
+                 "of running time, each within its deadline. ")
+    if best_alt:
+        text += (f"The next-best option, the {best_alt[0]} alone, would cost {usd(best_alt[1])} "
+                 f"({usd(best_alt[1] - plan['total_cost_usd'])} more). ")
+    for rid in cited_rules:
+        if rules.get(rid).severity != "forbid":
+            continue  # a warning does not exclude anything
+        excluded = [gpus[r["gpu"]].name for r in plan["rejected"]
+                    if r.get("forced_cost_usd") is None and any(x.get("rule") == rid for x in r["reasons"])]
+        if excluded:
+            text += (f"The {join(excluded)} {'is' if len(excluded) == 1 else 'are'} excluded by rule {rid} "
+                     f"({rules.get(rid).title}). ")
+    return text.strip()

@@ -1,0 +1,278 @@
+"""The memo's sections as display text: bill of materials, jobs, alternatives, rule cards, cost
+rows, the requirement and the assumptions. Everything comes from the plan and what it was made
+from; nothing is solved or estimated here."""
+from __future__ import annotations
+
+from advisor.present.memo_refs import Refs
+from advisor.present.words import (
+    count_words,
+    day,
+    duration,
+    job_label,
+    pct,
+    plural,
+    rate,
+    sentence,
+    unit_rate,
+    usd,
+)
+
+PRICE_KIND = {"msrp": "launch list price (MSRP)", "list": "list price", "street": "street price",
+              "estimate": "analyst estimate", "quote": "quote"}
+LIMITED_BY = {"compute": "matrix math (the GPU's compute rate)",
+              "memory_bandwidth": "memory bandwidth (moving data in and out of GPU memory)",
+              "interconnect": "GPU-to-GPU bandwidth (exchanging results between GPUs)",
+              "none": "nothing measured"}
+
+
+def bill_of_materials(plan: dict, problem, refs: Refs) -> tuple[list, list]:
+    """Rows (GPUs bought or rented, servers, networking) with unit prices, dates and sources;
+    notes on the prices and on what the catalog does not price."""
+    gpus = problem.catalog.gpus
+    bom, bom_notes = [], []
+    for item in plan["purchase"]:
+        g = gpus[item["gpu"]]
+        if item["ownership"] == "buy":
+            p = g.prices.purchase
+            bom.append({"item": f"{g.name} GPU", "qty": f"{item['count']:,}", "unit": usd(item["unit_price_usd"]),
+                        "extended": usd(item["count"] * item["unit_price_usd"]),
+                        "basis": PRICE_KIND.get(p.kind, p.kind or "price"), "dated": day(p.as_of),
+                        "refs": refs.cite(p.source, p.as_of)})
+            if p.note:
+                bom_notes.append(f"{g.name}: {p.note}.")
+            if not problem.servers.get(g.id):
+                bom_notes.append(f"The catalog lists no server or workstation to hold the {g.name}, so none is "
+                                 "costed: budget the host machine separately.")
+        else:
+            r = g.rental
+            bom.append({"item": f"{g.name} rental, {item.get('provider') or r.provider}",
+                        "qty": f"{item['gpu_hours']:,.0f} GPU-hours (up to {item['count']:,} GPUs at once)",
+                        "unit": f"{unit_rate(item['unit_price_usd'])} per GPU-hour",
+                        "extended": usd(item["gpu_hours"] * item["unit_price_usd"]),
+                        "basis": "on-demand rate", "dated": day(item.get("as_of") or r.as_of),
+                        "refs": refs.cite(r.source, r.as_of)})
+    server_defs = getattr(problem.catalog, "servers", None) or {}
+    for srv in plan.get("servers", []):
+        s = server_defs.get(srv["server"])
+        p = getattr(s, "purchase", None)
+        bom.append({"item": f"{getattr(s, 'name', None) or srv['server']} server for {gpus[srv['gpu']].name}",
+                    "qty": f"{srv['count']:,}", "unit": usd(srv["unit_price_usd"]),
+                    "extended": usd(srv["count"] * srv["unit_price_usd"]),
+                    "basis": PRICE_KIND.get(getattr(p, "kind", None), "price"), "dated": day(getattr(p, "as_of", None)),
+                    "refs": refs.cite(p.source, p.as_of) if p is not None else []})
+        if srv.get("networked"):
+            per = max((o.network_usd for o in problem.servers.get(srv["gpu"], [])), default=0.0)
+            net = getattr(s, "network_usd_per_server", None)
+            bom.append({"item": "Networking (NICs and switch ports) per server", "qty": f"{srv['networked']:,}",
+                        "unit": usd(per), "extended": usd(per * srv["networked"]), "basis": "per server",
+                        "dated": "", "refs": refs.cite(net.source) if net is not None else []})
+    return bom, bom_notes
+
+
+def job_rows(plan: dict, problem, min_gpus: dict, refs: Refs) -> list[dict]:
+    """Each job's time and its basis: tokens/s, MFU, the step's parts and what binds."""
+    wl, gpus = problem.workload, problem.catalog.gpus
+    jobs = []
+    for j in plan["jobs"]:
+        g = gpus[j["gpu"]]
+        cls = next((c for c in problem.classes if c.name(wl) == j["name"]), problem.classes[0])
+        n_min = min_gpus.get(j["name"])
+        sb, lay = j["step_breakdown"], j["layout"]
+        step = sb["compute_s"] + sb["memory_s"] + sb["comm_s"]
+        tf = g.tensor_tflops.get(cls.spec.precision)
+        spec_refs = refs.cite((tf.source if tf else []) + g.memory_bandwidth_gbps.source + g.memory_gb.source)
+        memory = (f"{j['memory_per_gpu_gb']:.1f} GB of the {g.memory_gb.value:g} GB on each GPU"
+                  + (f", the model's training state sharded over {lay.get('shards')} GPUs"
+                     if (lay.get("shards") or 1) > 1 else ""))
+        if n_min and n_min > 1:
+            memory_binds = (f"Memory size sets the minimum: the job needs at least {plural(n_min, 'GPU')} "
+                            "to hold its model, gradients and optimizer state.")
+        else:
+            memory_binds = "Memory size does not constrain the choice: one GPU holds the whole job."
+        limited_by = LIMITED_BY.get(j["binding_factor"], j["binding_factor"])
+        jobs.append({
+            "name": job_label(j["name"], wl) + (f" (×{j['copies']:g} copies)" if j.get("copies", 1) != 1 else ""),
+            "gpus": f"{j['gpu_count']:,} × {g.name} ({'bought' if j['ownership'] == 'buy' else 'rented'})",
+            "tokens": f"{count_words(cls.tokens)} tokens", "speed": f"{rate(j['tokens_per_s'])} tokens/s",
+            "time": duration(j["wall_days"] * 24),
+            "deadline": duration(cls.deadline) if cls.deadline else "none",
+            "mfu": pct(100 * j["mfu"]), "memory": memory, "limited_by": limited_by,
+            "basis": (f"Each training step processes {lay.get('global_batch_tokens', 0):,.0f} tokens and takes "
+                      f"{step:.3g} s: {sb['compute_s']:.3g} s of matrix math at the GPU's "
+                      f"{tf.value if tf else 'unknown'} TFLOPS {cls.spec.precision} rate, {sb['memory_s']:.3g} s of "
+                      f"memory traffic at {g.memory_bandwidth_gbps.value:,.0f} GB/s and {sb['comm_s']:.3g} s of "
+                      "GPU-to-GPU communication that computation does not hide. The largest part, "
+                      f"{limited_by}, limits the speed. "
+                      f"{memory_binds}"),
+            "refs": spec_refs,
+        })
+    return jobs
+
+
+def alternative_rows(plan: dict, problem, refs: Refs) -> tuple[list, tuple | None, list]:
+    """Every GPU type of the workload: the recommendation first, then the costed alternatives
+    from the cheapest, then those excluded. Also the cheapest alternative (name, cost) and the
+    rule ids cited, by exclusions and by warnings."""
+    gpus = problem.catalog.gpus
+    rejected = {r["gpu"]: r for r in plan["rejected"]}
+    chosen = {j["gpu"] for j in plan["jobs"]}
+    a = plan["assumptions"]
+    best_alt = None
+    alternatives, cited_rules = [], []
+    for gid in problem.considered:
+        g = gpus[gid]
+        r = rejected.get(gid)
+        if gid in chosen:
+            alternatives.append(((0, 0.0, g.name), {"gpu": g.name, "status": "Recommended",
+                                                    "cost": usd(plan["total_cost_usd"]), "detail": "The plan above.",
+                                                    "refs": []}))
+            continue
+        if r is None:  # allowed, but the plan is infeasible and no forced cost was computed
+            alternatives.append(((2, 0.0, g.name), {"gpu": g.name, "status": "No plan", "cost": "n/a",
+                                                    "detail": "Allowed, but no plan meets every requirement "
+                                                              "(see why no plan exists).", "refs": []}))
+            continue
+        rule_ids = [x["rule"] for x in r["reasons"] if x.get("rule")]
+        cited_rules += [x for x in rule_ids if x not in cited_rules]
+        forced = r.get("forced_cost_usd")
+        if forced is None:
+            blocking = [x["rule"] for x in r["reasons"] if x.get("rule") and x.get("severity") != "warn"]
+            status = f"Excluded by rule {', '.join(blocking)}" if blocking else _STATUS.get(
+                r["reasons"][0].get("code"), "Excluded")
+            alternatives.append(((2, 0.0, g.name), {
+                "gpu": g.name, "status": status, "cost": "n/a",
+                "detail": " ".join(sentence(x["message"]) for x in r["reasons"]), "refs": refs.cite(rule_ids)}))
+            continue
+        if best_alt is None or forced < best_alt[1]:
+            best_alt = (g.name, forced)
+        extra = forced - plan["total_cost_usd"]
+        p = g.prices.purchase
+        if a["ownership"] != "rent" and p is not None and p.usd:
+            price, price_refs = (f"{usd(p.usd)} per GPU ({PRICE_KIND.get(p.kind, 'price')}, {day(p.as_of)})",
+                                 refs.cite(p.source, p.as_of))
+        elif g.rental is not None:
+            price, price_refs = (f"{unit_rate(g.rental.usd_per_gpu_hour)} per GPU-hour ({g.rental.provider}, "
+                                 f"{day(g.rental.as_of)})", refs.cite(g.rental.source, g.rental.as_of))
+        else:
+            price, price_refs = "", []
+        alternatives.append(((1, forced, g.name), {
+            "gpu": g.name, "status": "Costs more", "cost": usd(forced),
+            "detail": f"The cheapest plan using only this GPU costs {usd(extra)} "
+                      f"({pct(100 * extra / plan['total_cost_usd'], True)}) more than the recommendation"
+                      + (f"; priced at {price}." if price else "."),
+            "refs": price_refs}))
+    alternatives = [row for _, row in sorted(alternatives, key=lambda x: x[0])]
+    for w in plan.get("warnings", []):
+        if w.get("rule") and w["rule"] not in cited_rules:
+            cited_rules.append(w["rule"])
+    return alternatives, best_alt, cited_rules
+
+
+def rule_card(rule, refs: Refs) -> dict:
+    return {"id": rule.id, "title": rule.title, "why": " ".join(rule.why.split()), "source": rule.source.title,
+            "clause": rule.source.clause, "url": rule.source.url, "refs": refs.cite([rule.id])}
+
+
+_CONSTRAINT = {"deadline": "Deadline", "budget": "Budget", "power": "Power limit", "gpu_count": "GPU count",
+               "gpu_count_min": "Minimum GPU count", "gpu_count_max": "Maximum GPU count", "stock": "Stock"}
+_STATUS = {"no-purchase-price": "No purchase price", "no-rental-price": "No rental price",
+           "memory": "Does not fit", "deadline": "Too slow for the deadline", "no-server": "No server platform",
+           "no-feasible-plan": "No plan meets the limits", "none": "Excluded"}
+
+
+def cost_rows(plan: dict, months: float) -> list[dict]:
+    cb, a = plan["cost_breakdown"], plan["assumptions"]
+    bought = [i for i in plan["purchase"] if i["ownership"] == "buy"]
+    rented = [i for i in plan["purchase"] if i["ownership"] == "rent"]
+    rate_kwh, pue, host = a["electricity_usd_per_kwh"], a["pue"], a["hosting_usd_per_kw_month"]
+    energy = cb["energy_usd"] or 0.0
+    hosting = cb["hosting_usd"] or 0.0
+    rows = [
+        {"category": "GPUs", "when": "upfront", "amount": usd(cb["purchase_usd"]),
+         "basis": "; ".join(f"{i['count']:,} × {usd(i['unit_price_usd'])}" for i in bought) or "none bought"},
+        {"category": "Servers and networking", "when": "upfront", "amount": usd(cb["servers_usd"]),
+         "basis": ("; ".join(f"{s['count']:,} × {s['server']} at {usd(s['unit_price_usd'])}"
+                             for s in plan.get("servers", []))
+                   or ("none priced (see the bill of materials)" if bought else "none: no owned GPUs"))},
+        {"category": "Electricity", "when": "while the jobs run", "amount": usd(energy),
+         "basis": (f"{energy / rate_kwh:,.0f} kWh at {unit_rate(rate_kwh)} per kWh, including the building "
+                   f"overhead (PUE {pue:.2f})" if bought and rate_kwh else "none: no owned GPUs")},
+        {"category": "Hosting (space and power capacity)", "when": f"over {months:g} months", "amount": usd(hosting),
+         "basis": (f"{hosting / (host * months):,.2f} kW × {unit_rate(host)} per kW-month × {months:g} months "
+                   f"= {usd(hosting / months)} per month" if host and bought
+                   else "none: no hosting charge for this deployment" if bought else "none: no owned GPUs")},
+        {"category": "GPU rental", "when": "while the jobs run", "amount": usd(cb["rental_usd"]),
+         "basis": "; ".join(f"{i['gpu_hours']:,.0f} GPU-hours × {unit_rate(i['unit_price_usd'])}"
+                            for i in rented) or "none rented"},
+    ]
+    return rows
+
+
+def requirement(wl, catalog, plan) -> tuple[list, list]:
+    d = wl.deployment
+    rows = []
+    for i, job in enumerate(wl.jobs):
+        if isinstance(job.model, str):
+            m = catalog.models.get(job.model)
+            model = f"{job.model} ({count_words(m.params)} parameters)" if m else job.model
+        else:
+            model = f"a {count_words(job.model.params)}-parameter model"
+        what = (f"{job.kind} {model} on {count_words(job.tokens)} tokens in {job.precision}, "
+                f"deadline {duration(job.deadline) if job.deadline else 'none'}"
+                + (f", {job.repeat} copies" if job.repeat > 1 else ""))
+        rows.append(("Training run" if len(wl.jobs) == 1 and not job.name else f"Job '{wl.job_name(i)}'", what))
+    if d.context == "cloud":
+        rows.append(("Deployment", f"cloud, region {d.region}: GPUs rented by the hour"))
+    else:
+        owner = {"buy": "buy the GPUs", "rent": "rent the GPUs",
+                 "any": "buy or rent, whichever is cheaper"}[d.ownership]
+        rows.append(("Deployment", f"{d.context}, region {d.region}; {owner}; owned hardware costed over "
+                                   f"{d.horizon_months:g} months"))
+    sel = wl.gpus
+    gpus = ", ".join(catalog.gpus[g].name for g in sel.allow) if sel.allow else "any GPU in the catalog"
+    rows.append(("GPUs considered", gpus + (f"; never {', '.join(sel.deny)}" if sel.deny else "")))
+    if sel.count is not None:
+        rows.append(("GPU count", f"exactly {sel.count:,}"))
+    elif sel.min is not None or sel.max is not None:
+        rows.append(("GPU count", " and ".join(x for x in (f"at least {sel.min:,}" if sel.min else "",
+                                                             f"at most {sel.max:,}" if sel.max else "") if x)))
+    if wl.budget_usd is not None:
+        rows.append(("Budget", usd(wl.budget_usd)))
+    if d.power_limit_kw is not None:
+        rows.append(("Power limit", f"{d.power_limit_kw:g} kW"))
+    constraints = []
+    for b in plan.get("binding", []):
+        margin = "none: binding" if b["binding"] else f"{b['slack']:,.2f} {b['unit']} to spare"
+        kind, _, what = b["constraint"].partition(":")
+        label = _CONSTRAINT.get(kind, kind.replace("_", " ").capitalize())
+        constraints.append({"constraint": f"{label} ({job_label(what, wl)})" if what else label,
+                            "plan": sentence(b["message"]),
+                            "margin": margin})
+    return rows, constraints
+
+
+def assumption_rows(wl, catalog, a, refs) -> list[dict]:
+    d = wl.deployment
+    site = "datacenter" if d.context == "cloud" else d.context
+    out = []
+    for key, given, text in (
+            ("electricity_usd_per_kwh", d.electricity_usd_per_kwh,
+             f"Electricity costs {unit_rate(a['electricity_usd_per_kwh'])} per kWh"),
+            ("pue", d.pue, f"The building's PUE is {a['pue']:.2f}"),
+            ("hosting_usd_per_kw_month", d.hosting_usd_per_kw_month,
+             f"Hosting costs {unit_rate(a['hosting_usd_per_kw_month'])} per kW of capacity per month"
+             if a["hosting_usd_per_kw_month"] else "No hosting is charged")):
+        if given is not None:
+            out.append({"text": f"{text} (given in the workload).", "refs": []})
+            continue
+        assumption = catalog.assumptions.get(f"{key}_{site}")
+        note = f": {assumption.note}" if assumption is not None and assumption.note else ""
+        out.append({"text": f"{text}{note}.", "refs": refs.cite(assumption.source, assumption.as_of)
+                    if assumption is not None else []})
+    out.append({"text": f"Owned hardware is costed over {a['horizon_months']:g} months with no resale value; "
+                        "energy is costed only for the hours the jobs run, not for idle time.", "refs": []})
+    out.append({"text": "Rented GPUs run in the provider's datacenter; their energy and hosting are in the "
+                        "hourly rate.", "refs": []})
+    out.append({"text": "Training times are estimates from the tool's performance model (docs/model.md), not "
+                        "measurements of this job.", "refs": []})
+    return out

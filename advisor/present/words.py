@@ -1,0 +1,104 @@
+"""Numbers in words for people: durations, rates, counts, dates, percentages, dollars. One
+formatter per kind of number, shared by tables and memos."""
+from __future__ import annotations
+
+import math
+
+MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
+
+
+def count_words(x: float) -> str:
+    """10e9 -> '10 billion'."""
+    for scale, word in ((1e12, "trillion"), (1e9, "billion"), (1e6, "million"), (1e3, "thousand")):
+        if x >= scale:
+            return f"{x / scale:,.3g} {word}"
+    return f"{x:,.0f}"
+
+
+def rate(x: float) -> str:
+    """Three significant figures with separators: 72948 -> '72,900'."""
+    if x <= 0:
+        return "0"
+    digits = max(0, 2 - int(math.floor(math.log10(x))))
+    return f"{round(x, -int(math.floor(math.log10(x))) + 2):,.{digits}f}"
+
+
+def _num(x: float) -> str:
+    """One decimal, none when it is zero: 7.0 -> '7', 1.58 -> '1.6'."""
+    text = f"{x:,.1f}"
+    return text[:-2] if text.endswith(".0") else text
+
+
+def duration(hours: float, short: bool = False) -> str:
+    """'45 minutes', '38.1 hours (1.6 days)' ('38.1 hours' when short), '7 days'."""
+    if hours < 1:
+        return f"{max(1, round(hours * 60))} minutes"
+    if hours < 48:
+        return f"{_num(hours)} hours" + ("" if short else f" ({_num(hours / 24)} days)")
+    return f"{_num(hours / 24)} days"
+
+
+def deadline_phrase(hours: float) -> str:
+    """168 -> '7-day deadline', 36 -> '36-hour deadline'."""
+    return f"{_num(hours)}-hour deadline" if hours < 48 else f"{_num(hours / 24)}-day deadline"
+
+
+def unit_rate(x: float) -> str:
+    """A rate in dollars with the digits that matter: $0.1241, $184.06, $2.99."""
+    if x >= 1:
+        return f"${x:,.2f}"
+    digits = f"{x:.4f}".rstrip("0")
+    return "$" + digits + "0" * max(0, 4 - len(digits))  # at least two decimals: $0.50, $0.0806
+
+
+def pct(x: float, signed: bool = False) -> str:
+    return f"{x:+,.0f}%" if signed else f"{x:,.0f}%"
+
+
+def day(text: str | None) -> str:
+    """'2022-10-12' -> '12 Oct 2022', '2023-08' -> 'Aug 2023', '2022' -> '2022'."""
+    if not text:
+        return "undated"
+    parts = str(text).split("-")
+    if len(parts) == 3:
+        return f"{int(parts[2])} {MONTHS[int(parts[1]) - 1]} {parts[0]}"
+    if len(parts) == 2:
+        return f"{MONTHS[int(parts[1]) - 1]} {parts[0]}"
+    return parts[0]
+
+
+def plural(n, word: str) -> str:
+    return f"{n:,} {word}" + ("" if n == 1 else "s")
+
+
+def job_label(name: str, wl) -> str:
+    """A workload's single unnamed job is called 'job' in the plan; the memo says 'training run'."""
+    return "Training run" if len(wl.jobs) == 1 and not wl.jobs[0].name and name == "job" else name
+
+
+def sentence(text: str) -> str:
+    text = text.strip()
+    text = text[:1].upper() + text[1:]
+    return text if text.endswith((".", "!", "?")) else text + "."
+
+
+def join(items: list[str]) -> str:
+    items = list(items)
+    if len(items) <= 1:
+        return "".join(items)
+    return ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def usd(x) -> str:
+    """Whole dollars, with cents only for small amounts that have them: $1,601, $2.13."""
+    if x is None:
+        return "n/a"
+    if 0 < abs(x) < 10 and round(x) != x:
+        return f"${x:,.2f}"
+    return f"${x:,.0f}"
+
+
+def tokens(x) -> str:
+    if x is None:
+        return "n/a"
+    return f"{x / 1e3:,.1f}K" if x < 1e6 else f"{x / 1e6:,.2f}M"

@@ -1,0 +1,58 @@
+"""advisor.memo(plan): the flow from a plan to its justification memo. It gathers what the memo
+shows -- the Problem the plan was made from, chart data (re-solves, unless the plan already
+carries them from `plan(..., charts=True)`), each job's minimum GPU count, the estimator's error
+band -- and hands it to present/, which only renders."""
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import json
+from pathlib import Path
+
+from advisor.data.accuracy import estimator_band
+from advisor.data.catalog import Catalog
+from advisor.data.rules import RuleSet
+from advisor.errors import InputError
+from advisor.inputs.workload import Workload, load_workload
+from advisor.plan import chart_data, min_gpus_by_job, prepare
+from advisor.present.memo import Memo, format_for, render
+
+
+def input_digest(workload) -> tuple[str, str, bytes | None]:
+    """(label, sha256, file bytes): of the workload file's bytes, or of a Workload's JSON."""
+    if isinstance(workload, (str, Path)):
+        data = Path(workload).read_bytes()
+        return Path(workload).name, hashlib.sha256(data).hexdigest(), data
+    data = json.dumps(workload.model_dump(mode="json"), sort_keys=True).encode()
+    return "workload given in Python (canonical JSON)", hashlib.sha256(data).hexdigest(), None
+
+
+def memo(plan: dict, workload=None, *, fmt: str = "md", catalog: Catalog | None = None, rules: RuleSet | None = None,
+         date: dt.date | None = None, charts: bool = True, name: str = "memo", time_limit: float | None = 30.0) -> Memo:
+    """The justification memo for `plan`, made from `workload` (a workload file's path, whose bytes
+    the memo quotes and hashes, or a Workload). `workload`, `catalog` and `rules` default to what a
+    plan made by advisor.plan() was made from; otherwise they must be those the plan used (built-in
+    catalog and rules by default). `date` is printed on the memo (none by default, so reruns give
+    identical bytes)."""
+    from advisor.data.catalog import load_catalog
+    from advisor.data.rules import load_rules
+
+    workload = workload if workload is not None else getattr(plan, "workload", None)
+    if workload is None:
+        raise InputError("advisor.memo needs the workload the plan was made from: memo(plan, 'workload.yaml')",
+                         field="workload")
+    catalog = catalog if catalog is not None else getattr(plan, "catalog", None) or load_catalog()
+    rules = rules if rules is not None else getattr(plan, "rules", None) or load_rules()
+    fmt = format_for("", fmt)
+    if plan.get("catalog_digest") not in (None, catalog.digest):
+        raise InputError(f"the plan was made with catalog {plan['catalog_digest']}, not {catalog.digest}: "
+                         "give the memo the same --catalog as the plan", field="catalog")
+    wl = workload if isinstance(workload, Workload) else load_workload(workload)
+    problem = getattr(plan, "problem", None)
+    if problem is None or problem.workload != wl or problem.catalog is not catalog or problem.rules is not rules:
+        problem = prepare(wl, catalog, rules, dt.date.fromisoformat(plan["as_of"]))
+    data = None
+    if charts:
+        data = getattr(plan, "chart_data", None) or chart_data(problem, time_limit)
+    return render(plan, problem, input_digest(workload), fmt=fmt, date=date, chart_data=data, band=estimator_band(),
+                  min_gpus=min_gpus_by_job(problem, plan), name=name)
