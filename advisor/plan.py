@@ -24,7 +24,8 @@ from advisor.explain.tradeoffs import cost_time_points, value_points
 from advisor.inputs.workload import Workload
 from advisor.perf import min_gpus, params_from
 from advisor.solve.candidates import Problem, build_problem
-from advisor.solve.milp import Solution, frontier, solve, solve_fastest
+from advisor.solve.milp import Solution, solve
+from advisor.solve.sweeps import frontier, solve_fastest
 
 SCHEMA_VERSION = 1
 

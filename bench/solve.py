@@ -29,7 +29,8 @@ from advisor.data.catalog import load_catalog  # noqa: E402
 from advisor.data.rules import load_rules  # noqa: E402
 from advisor.inputs.workload import parse_workload  # noqa: E402
 from advisor.plan import prepare  # noqa: E402
-from advisor.solve.milp import _quiet_stdout, _safe, solve  # noqa: E402
+from advisor.solve.milp import _safe, solve  # noqa: E402
+from advisor.solve.run import quiet_stdout as _quiet_stdout  # noqa: E402
 
 AS_OF = dt.date(2026, 12, 1)
 MODELS = ["gpt2-124m", "gpt2-350m", "gpt2-774m", "gpt2-1558m", "llama-3-8b"]

@@ -14,7 +14,9 @@ from advisor.data.catalog import load_catalog
 from advisor.data.rules import load_rules
 from advisor.inputs.workload import parse_workload
 from advisor.plan import plan, prepare
-from advisor.solve.milp import solve, solve_fastest
+from advisor.solve.milp import solve
+from advisor.solve.scenario import baseline
+from advisor.solve.sweeps import solve_fastest
 
 SETTINGS = settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 GPUS = ["rtx-4090", "a100-80gb-sxm", "h100-sxm"]
@@ -136,7 +138,7 @@ def test_a_later_deadline_never_costs_more_or_makes_a_workload_infeasible(jobs, 
     doc = {"deployment": {"context": "office", "ownership": ownership},
            "jobs": [dict(j, name=f"j{i}") for i, j in enumerate(jobs)], "gpus": {"allow": GPUS}}
     problem = problem_for(doc)
-    tight, loose = solve(problem), solve(problem, deadline_scale=scale)
+    tight, loose = solve(problem), solve(problem, baseline(problem).but(deadline_scale=scale))
     if tight.feasible:
         assert loose.feasible and loose.objective_usd <= tight.objective_usd + 1e-3
 
@@ -264,8 +266,8 @@ def test_break_even_price_actually_flips_the_choice(catalog, rules):
     p = plan(parse_workload(doc), catalog=catalog, rules=rules, as_of=AS_OF)
     rise = next(b for b in p["sensitivity"]["break_even"] if b["direction"] == "rise")
     problem = problem_for(doc, catalog, rules)
-    assert rise["gpu"] in solve(problem, price_factor={rise["gpu"]: rise["factor"] * 0.97}).gpu_types()
-    assert rise["gpu"] not in solve(problem, price_factor={rise["gpu"]: rise["factor"] * 1.03}).gpu_types()
+    assert rise["gpu"] in solve(problem, baseline(problem).but(price_factor={rise["gpu"]: rise["factor"] * 0.97})).gpu_types()
+    assert rise["gpu"] not in solve(problem, baseline(problem).but(price_factor={rise["gpu"]: rise["factor"] * 1.03})).gpu_types()
 
 
 def test_allow_mixed_never_costs_more(catalog, rules):
@@ -281,11 +283,12 @@ def test_allow_mixed_never_costs_more(catalog, rules):
 def test_cbc_fallback_gives_the_same_optimum(monkeypatch):
     """When highspy is missing the bundled CBC solves the same model to the same cost."""
     import advisor.solve.milp as opt
+    from advisor.solve.run import cbc_solver
     doc = {"deployment": {"context": "office", "ownership": "any"}, "model": "gpt2-350m", "tokens": "20B",
            "deadline": "3d", "gpus": {"allow": GPUS, "max": 8}}
     problem = problem_for(doc)
     highs = solve(problem)
-    monkeypatch.setattr(opt, "_solver", lambda limit: ("cbc", opt.cbc_solver(limit)))
+    monkeypatch.setattr(opt, "solver_for", lambda limit: ("cbc", cbc_solver(limit)))
     cbc = solve(problem)
     assert highs.solver["name"] == "highs" and cbc.solver["name"] == "cbc"
     assert cbc.objective_usd == pytest.approx(highs.objective_usd, rel=1e-6)

@@ -9,6 +9,7 @@ import math
 
 from advisor.solve.candidates import Problem
 from advisor.solve.milp import Solution, solve
+from advisor.solve.scenario import baseline
 
 BISECTION_STEPS = 12
 
@@ -81,7 +82,7 @@ def alternatives(problem: Problem, sol: Solution, time_limit: float | None) -> d
     for gid in problem.considered:
         if gid in used or gid in problem.rejected:
             continue
-        forced = solve(problem, only_gpu=gid, time_limit=time_limit)
+        forced = solve(problem, baseline(problem).but(only_gpu=gid), time_limit=time_limit)
         name = problem.catalog.gpus[gid].name
         if not forced.feasible:
             reason = {"rule": None, "code": "no-feasible-plan",
@@ -120,7 +121,7 @@ def break_even(problem: Problem, sol: Solution, alts: dict, time_limit: float | 
     what, price = _price(problem, chosen, sol)
 
     def still_chosen(f):
-        s = solve(problem, price_factor={chosen: f}, time_limit=time_limit)
+        s = solve(problem, baseline(problem).but(price_factor={chosen: f}), time_limit=time_limit)
         return s.feasible and chosen in s.gpu_types()
 
     hi = 2.0
@@ -144,7 +145,7 @@ def break_even(problem: Problem, sol: Solution, alts: dict, time_limit: float | 
         r_price = problem.unit_price[runner] if r_what == "purchase price" else problem.rent_rate.get(runner)
 
         def wins(f):
-            s = solve(problem, price_factor={runner: f}, time_limit=time_limit)
+            s = solve(problem, baseline(problem).but(price_factor={runner: f}), time_limit=time_limit)
             return s.feasible and runner in s.gpu_types()
 
         if not wins(0.0):
@@ -175,13 +176,13 @@ def marginal_values(problem: Problem, sol: Solution, time_limit: float | None) -
     if not sol.feasible:
         return out
     if any(cls.deadline for cls in problem.classes):
-        s = solve(problem, deadline_extra_hours=24.0, time_limit=time_limit)
+        s = solve(problem, baseline(problem).but(deadline_extra_hours=24.0), time_limit=time_limit)
         saving = sol.objective_usd - s.objective_usd if s.feasible else 0.0
         out.append({"change": "deadline +1 day", "saving_usd": round(max(saving, 0.0), 2),
                     "message": (f"one more day on every deadline saves ${saving:,.0f}" if saving > 0.5
                                 else "one more day on the deadline saves nothing: the deadline does not bind")})
     if wl.budget_usd is not None:
-        s = solve(problem, budget_usd=wl.budget_usd * 1.1, time_limit=time_limit)
+        s = solve(problem, baseline(problem).but(budget_usd=wl.budget_usd * 1.1), time_limit=time_limit)
         saving = sol.objective_usd - s.objective_usd if s.feasible else 0.0
         out.append({"change": "budget +10%", "saving_usd": round(max(saving, 0.0), 2),
                     "message": (f"10% more budget saves ${saving:,.0f}" if saving > 0.5
@@ -195,7 +196,8 @@ def diagnose(problem: Problem, time_limit: float | None, rebuild=None) -> list[d
     problem again for another deployment context (candidates depend on it)."""
     wl = problem.workload
     out = []
-    base_ok = solve(problem, deadline_scale=1e9, budget_usd=None, power_limit_kw=None, gpu_upper=None,
+    base = baseline(problem)
+    base_ok = solve(problem, base.but(deadline_scale=1e9, budget_usd=None, power_limit_kw=None, gpu_upper=None),
                     time_limit=time_limit).feasible
     for k, cls in enumerate(problem.classes):
         if not problem.candidates[k]:
@@ -206,26 +208,26 @@ def diagnose(problem: Problem, time_limit: float | None, rebuild=None) -> list[d
         out += _deployment_changes(problem, rebuild, time_limit)
         return out or [{"constraint": "combined", "relaxation": None,
                         "message": "no plan exists even without the deadline, budget, power and GPU-count limits"}]
-    if any(cls.deadline for cls in problem.classes) and solve(problem, deadline_scale=1e9, time_limit=time_limit).feasible:
-        scale = _smallest(lambda f: solve(problem, deadline_scale=f, time_limit=time_limit).feasible, 1.0, 2.0)
+    if any(cls.deadline for cls in problem.classes) and solve(problem, base.but(deadline_scale=1e9), time_limit=time_limit).feasible:
+        scale = _smallest(lambda f: solve(problem, base.but(deadline_scale=f), time_limit=time_limit).feasible, 1.0, 2.0)
         shortest = min(cls.deadline for cls in problem.classes if cls.deadline)
         out.append({"constraint": "deadline", "relaxation": {"deadline_scale": round(scale, 3)},
                     "message": f"extend the deadlines by {100 * (scale - 1):.0f}% "
                                f"(the {shortest / 24:g}-day deadline to {shortest * scale / 24:.1f} days)"})
     if wl.budget_usd is not None:
-        free = solve(problem, budget_usd=None, time_limit=time_limit)
+        free = solve(problem, base.but(budget_usd=None), time_limit=time_limit)
         if free.feasible:
             out.append({"constraint": "budget", "relaxation": {"budget_usd": math.ceil(free.objective_usd)},
                         "message": f"raise the budget from ${wl.budget_usd:,.0f} to ${math.ceil(free.objective_usd):,}"})
-    if problem.power_limit_kw is not None and solve(problem, power_limit_kw=None, time_limit=time_limit).feasible:
-        need = _smallest(lambda kw: solve(problem, power_limit_kw=kw, time_limit=time_limit).feasible,
+    if problem.power_limit_kw is not None and solve(problem, base.but(power_limit_kw=None), time_limit=time_limit).feasible:
+        need = _smallest(lambda kw: solve(problem, base.but(power_limit_kw=kw), time_limit=time_limit).feasible,
                          problem.power_limit_kw, problem.power_limit_kw * 2)
         out.append({"constraint": "power", "relaxation": {"power_limit_kw": round(need, 2)},
                     "rule": problem.power_rule,
                     "message": f"raise the power limit from {problem.power_limit_kw:g} kW to {need:.2f} kW "
                                f"(deployment.power_limit_kw){_power_origin(problem)}"})
-    if wl.gpus.upper is not None and solve(problem, gpu_upper=None, time_limit=time_limit).feasible:
-        n = _smallest_int(lambda u: solve(problem, gpu_upper=u, time_limit=time_limit).feasible, wl.gpus.upper)
+    if wl.gpus.upper is not None and solve(problem, base.but(gpu_upper=None), time_limit=time_limit).feasible:
+        n = _smallest_int(lambda u: solve(problem, base.but(gpu_upper=u), time_limit=time_limit).feasible, wl.gpus.upper)
         out.append({"constraint": "gpu_count", "relaxation": {"gpus.max": n},
                     "message": f"allow {n} GPUs instead of at most {wl.gpus.upper}"})
     out += _deployment_changes(problem, rebuild, time_limit)

@@ -6,7 +6,9 @@ from __future__ import annotations
 from advisor.data.estimator import Params
 from advisor.perf import evaluate, min_gpus
 from advisor.solve.candidates import Problem
-from advisor.solve.milp import frontier, solve
+from advisor.solve.milp import solve
+from advisor.solve.scenario import baseline
+from advisor.solve.sweeps import frontier
 
 
 def _sample(values: list, n: int) -> list:
@@ -26,7 +28,7 @@ def cost_time_points(problem: Problem, time_limit: float | None = 30.0, per_gpu:
         hours = sorted({round(c.hours, 9) for cs in problem.candidates for c in cs if c.gpu == gid})
         points = []
         for h in _sample(hours, per_gpu):
-            s = solve(problem, only_gpu=gid, makespan_hours=h, time_limit=time_limit)
+            s = solve(problem, baseline(problem).but(only_gpu=gid, makespan_hours=h), time_limit=time_limit)
             if s.feasible:
                 n = sum(s.bought.values()) or max((c.count for c in s.chosen), default=0)
                 point = (s.makespan_hours, s.objective_usd, n)

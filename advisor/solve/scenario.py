@@ -1,0 +1,61 @@
+"""What one solve enforces: the workload's own limits, or a counterfactual an explanation asks
+about ("without the budget", "with the deadlines doubled", "only H100s", "rent 6% dearer").
+
+A Scenario holds the values to enforce, never "as the workload says" markers: `baseline(problem)`
+reads them from the workload once, and a counterfactual is `baseline(problem).but(budget_usd=None)`.
+"""
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any
+
+from advisor.solve.candidates import Problem
+
+
+@dataclass(frozen=True)
+class Scenario:
+    budget_usd: float | None                 # total cost cap (None: no cap)
+    power_limit_kw: float | None             # owned kW cap (None: no cap)
+    gpu_lower: int | None                    # fleet size bounds (gpus.min / gpus.count)
+    gpu_upper: int | None                    # (gpus.max / gpus.count)
+    deadline_scale: float = 1.0              # every deadline x this ...
+    deadline_extra_hours: float = 0.0        # ... + this
+    makespan_hours: float | None = None      # every job done within this (frontier, --objective time)
+    only_gpu: str | None = None              # every job on this GPU type (forced cost of an alternative)
+    price_factor: Mapping[str, float] = field(default_factory=lambda: MappingProxyType({}))
+    # GPU id -> factor on its purchase price and rental rate (break-even prices)
+    rent_factor: Mapping[str, float] = field(default_factory=lambda: MappingProxyType({}))
+    # GPU id -> factor on its rental rate only (switching between buying and renting one type)
+    buy_factor: Mapping[str, float] = field(default_factory=lambda: MappingProxyType({}))
+    # GPU id -> factor on its purchase price only
+
+    def but(self, **changes: Any) -> Scenario:
+        """This scenario with some values changed."""
+        for key in ("price_factor", "rent_factor", "buy_factor"):
+            if key in changes:
+                changes[key] = MappingProxyType(dict(changes[key]))
+        return dataclasses.replace(self, **changes)
+
+    def deadline(self, hours: float | None) -> float | None:
+        """A job's deadline under this scenario (hours), the makespan cap included."""
+        due = None if hours is None else hours * self.deadline_scale + self.deadline_extra_hours
+        if self.makespan_hours is not None:
+            due = self.makespan_hours if due is None else min(due, self.makespan_hours)
+        return due
+
+    def rent_price(self, gpu: str) -> float:
+        return self.price_factor.get(gpu, 1.0) * self.rent_factor.get(gpu, 1.0)
+
+    def buy_price(self, gpu: str) -> float:
+        return self.price_factor.get(gpu, 1.0) * self.buy_factor.get(gpu, 1.0)
+
+
+def baseline(problem: Problem) -> Scenario:
+    """The workload as written: its budget, the power limit in force (its own or a rule's), its
+    GPU-count bounds."""
+    wl = problem.workload
+    return Scenario(budget_usd=wl.budget_usd, power_limit_kw=problem.power_limit_kw,
+                    gpu_lower=wl.gpus.lower, gpu_upper=wl.gpus.upper)
