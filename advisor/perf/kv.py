@@ -87,11 +87,13 @@ class Memory:
 def memory(model: ServeModel, precision: str, memory_gb: float, tp: int, pp: int, context: float,
            usable_fraction: float, overhead_gb: float) -> Memory:
     """Per-GPU memory of one replica (tp x pp GPUs) and the largest batch at `context` tokens of KV per
-    sequence. Weights split evenly over the tp x pp GPUs; each pipeline stage caches its own layers."""
+    sequence. Weights split evenly over the tp x pp GPUs; each pipeline stage caches its own layers. The
+    KV cache gets `usable_fraction` of what weights and overhead leave (TensorRT-LLM's
+    kv_cache_free_gpu_mem_fraction)."""
     w = weight_bytes(model, precision) / (tp * pp) / 1e9
     stage_layers = math.ceil(model.layers / pp)
     kv_seq = kv_bytes_per_token(model, precision, tp, stage_layers) * context / 1e9
-    capacity = memory_gb * usable_fraction - overhead_gb - w
+    capacity = (memory_gb - overhead_gb - w) * usable_fraction   # engines give the KV cache a share of what is free
     batch = int(capacity // kv_seq) if capacity > 0 and kv_seq > 0 else 0
     return Memory(w, overhead_gb, capacity, kv_seq, max(batch, 0))
 
