@@ -28,8 +28,7 @@ from advisor.perf.serve import Setup, decode_step, operating_point, prefill  # n
 from advisor.perf.serving import hardware, load_params, serve_estimate  # noqa: E402
 
 CSV = ROOT / "catalog" / "serving_calibration.csv"
-FREE = ("decode_bandwidth_efficiency", "decode_compute_efficiency", "prefill_compute_efficiency", "step_overhead_ms",
-        "allreduce_latency_us")
+FREE = ("decode_bandwidth_efficiency", "decode_compute_efficiency", "prefill_compute_efficiency", "step_overhead_ms")
 BOUNDS = {"step_overhead_ms": (0.0, 50.0), "allreduce_latency_us": (0.0, 200.0)}
 ENGINES = ("vllm", "tgi-gaudi", "llama.cpp", "mlc-llm")
 BEGIN, END = "<!-- serving-accuracy:begin -->", "<!-- serving-accuracy:end -->"
