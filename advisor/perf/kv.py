@@ -65,7 +65,7 @@ def kv_bytes_per_token(model: ServeModel, precision: str, tp: int = 1, layers: i
     """KV-cache bytes one token occupies on ONE GPU of a tensor-parallel group of `tp`: each GPU keeps
     its share of the KV heads (at least one head when tp > kv_heads: the head is replicated)."""
     layers = model.layers if layers is None else layers
-    per_layer = model.kv_elements_per_layer
+    per_layer: float = model.kv_elements_per_layer
     if model.kv_split_by_tp and tp > 1:
         per_layer = per_layer * math.ceil(model.kv_heads / tp) / model.kv_heads
     return layers * per_layer * KV_BYTES[precision]
