@@ -1,0 +1,135 @@
+"""Serving memory: weight bytes at the serving precision, the KV cache per token, and from them the
+largest batch a tensor/pipeline-parallel replica holds (docs/model.md, "Serving").
+
+Plain numbers and dataclasses only, so the arithmetic is testable without the catalog.
+"""
+from __future__ import annotations
+
+import difflib
+import math
+from dataclasses import dataclass
+from functools import lru_cache
+
+from advisor.errors import InputError
+from advisor.loader import load_yaml_file
+from advisor.resources import data_dir
+
+SERVE_PRECISIONS = ("bf16", "fp16", "fp8", "fp4", "int8", "int4")
+
+# Bytes per weight. int4/int8 are weight-only formats with group scales: llama.cpp Q4_0 stores 32
+# weights in 18 bytes (4.5 bits), Q8_0 in 34 (8.5 bits); GPTQ/AWQ group-128 is 4.25 bits. fp4 is
+# NVFP4/MXFP4: 4-bit values plus one 8-bit scale per 16 (NVFP4) or 32 (MXFP4) values.
+WEIGHT_BYTES = {"bf16": 2.0, "fp16": 2.0, "fp8": 1.0, "fp4": 0.5625, "int8": 1.0625, "int4": 0.5625}
+# KV-cache element bytes: fp8 and fp4 deployments keep an fp8 cache (TensorRT-LLM's FP8 KV, the
+# MLPerf configs); weight-only int8/int4 keep activations and cache in fp16.
+KV_BYTES = {"bf16": 2.0, "fp16": 2.0, "fp8": 1.0, "fp4": 1.0, "int8": 2.0, "int4": 2.0}
+
+
+@dataclass(frozen=True)
+class ServeModel:
+    """A decoder-only transformer's shape as serving sees it (catalog/serving_models.yaml)."""
+
+    name: str
+    params: float                 # total parameters: what memory holds
+    active_params: float          # parameters one token multiplies through: what compute costs
+    layers: int
+    hidden: int
+    heads: int
+    kv_heads: int
+    head_dim: int
+    vocab: int
+    ffn: int = 0
+    experts: int = 0              # routed experts per MoE layer (0: dense)
+    experts_per_token: int = 0
+    expert_params: float = 0.0    # parameters in all routed experts of all layers
+    kv_elements: int | None = None  # KV elements per token and layer (default 2 kv_heads head_dim)
+    kv_split_by_tp: bool = True   # False: one latent vector per token, replicated by tensor parallelism
+    max_context: int | None = None
+
+    @property
+    def kv_elements_per_layer(self) -> int:
+        return self.kv_elements if self.kv_elements is not None else 2 * self.kv_heads * self.head_dim
+
+    @property
+    def matmul_active(self) -> float:
+        """Active parameters in matrix multiplies: less the input embedding (a table lookup)."""
+        return max(self.active_params - self.vocab * self.hidden, 0.0)
+
+
+def weight_bytes(model: ServeModel, precision: str) -> float:
+    """All weights at `precision` (MoE: every expert is resident)."""
+    return model.params * WEIGHT_BYTES[precision]
+
+
+def kv_bytes_per_token(model: ServeModel, precision: str, tp: int = 1, layers: int | None = None) -> float:
+    """KV-cache bytes one token occupies on ONE GPU of a tensor-parallel group of `tp`: each GPU keeps
+    its share of the KV heads (at least one head when tp > kv_heads: the head is replicated)."""
+    layers = model.layers if layers is None else layers
+    per_layer: float = model.kv_elements_per_layer
+    if model.kv_split_by_tp and tp > 1:
+        per_layer = per_layer * math.ceil(model.kv_heads / tp) / model.kv_heads
+    return layers * per_layer * KV_BYTES[precision]
+
+
+@dataclass(frozen=True)
+class Memory:
+    weights_gb: float        # per GPU
+    overhead_gb: float       # per GPU: CUDA context, activations workspace, allocator slack
+    kv_capacity_gb: float    # per GPU, left for the KV cache (negative: the weights do not fit)
+    kv_per_seq_gb: float     # per GPU, one sequence at the average context
+    max_batch: int           # sequences the replica can hold (0: does not fit)
+
+    @property
+    def fits(self) -> bool:
+        return self.max_batch >= 1
+
+
+def memory(model: ServeModel, precision: str, memory_gb: float, tp: int, pp: int, context: float,
+           usable_fraction: float, overhead_gb: float) -> Memory:
+    """Per-GPU memory of one replica (tp x pp GPUs) and the largest batch at `context` tokens of KV per
+    sequence. Weights split evenly over the tp x pp GPUs; each pipeline stage caches its own layers. The
+    KV cache gets `usable_fraction` of what weights and overhead leave (TensorRT-LLM's
+    kv_cache_free_gpu_mem_fraction)."""
+    w = weight_bytes(model, precision) / (tp * pp) / 1e9
+    stage_layers = math.ceil(model.layers / pp)
+    kv_seq = kv_bytes_per_token(model, precision, tp, stage_layers) * context / 1e9
+    capacity = (memory_gb - overhead_gb - w) * usable_fraction   # engines give the KV cache a share of what is free
+    batch = int(capacity // kv_seq) if capacity > 0 and kv_seq > 0 else 0
+    return Memory(w, overhead_gb, capacity, kv_seq, max(batch, 0))
+
+
+# ----------------------------------------------------------------------------- presets
+
+@lru_cache(maxsize=1)
+def _presets_raw() -> dict:
+    return load_yaml_file(data_dir("catalog") / "serving_models.yaml", "catalog file") or {}
+
+
+def serving_sources() -> dict:
+    """{source id: {url, title}} for the serving presets."""
+    return dict(_presets_raw().get("sources") or {})
+
+
+def preset_names() -> list[str]:
+    return sorted(_presets_raw()["models"])
+
+
+def load_model(name: str) -> ServeModel:
+    """A preset (or a benchmark alias of one) from catalog/serving_models.yaml."""
+    raw = _presets_raw()
+    key = str(name).lower()
+    key = (raw.get("aliases") or {}).get(key, key)
+    if key not in raw["models"]:
+        close = difflib.get_close_matches(key, list(raw["models"]), n=1, cutoff=0.6)
+        hint = f" (did you mean {close[0]}?)" if close else ""
+        raise InputError(f"model: unknown serving model {name!r}{hint}; "
+                         f"known: {', '.join(preset_names())}", field="model")
+    entry = {k: v for k, v in raw["models"][key].items() if k != "source"}
+    return ServeModel(name=key, **entry)
+
+
+def check_precision(precision: str) -> str:
+    if precision not in SERVE_PRECISIONS:
+        raise InputError(f"precision: {precision!r} is not a serving precision; allowed: "
+                         f"{', '.join(SERVE_PRECISIONS)} (int8/int4 are weight-only)", field="precision")
+    return precision

@@ -1,0 +1,263 @@
+"""LLM serving speed: prefill and decode step times, continuous batching, and the queue that turns a
+request rate into p-th percentile TTFT and TPOT (docs/model.md, "Serving").
+
+Everything here takes plain numbers and dataclasses (`ServeModel`, `Hardware`, `ServeParams`); the
+catalog adapter and the public `serve_estimate` live in advisor/perf/serving.py.
+
+Operating point of one replica at mean concurrency B (sequences decoding at once):
+    D(B)    = pp * stage decode step for B/pp sequences      time for every sequence to gain a token
+    c_pre   = stage prefill compute + communication           replica time one prompt displaces
+    lambda  = B / (O D(B) + B c_pre)                          requests/s (Little's law with chunked prefill)
+    TPOT_p  = D(B) + (B + z_p sqrt(B)) c_pre / O              prefills landing in a request's lifetime (Poisson)
+    TTFT_p  = D(B) + W_p + pp * prefill latency,   W_p from M/D/1 with service c_pre and load rho = lambda c_pre
+Every quantity rises with B and lambda rises with B, so the sustainable rate is the largest B whose
+latencies meet the SLO: higher rates never lower latency, tighter SLOs never raise the rate.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from statistics import NormalDist
+
+from advisor.perf.kv import KV_BYTES, WEIGHT_BYTES, ServeModel, kv_bytes_per_token, memory
+
+ACT_BYTES = 2.0   # activations cross the tensor-parallel all-reduce in bf16/fp16
+
+
+@dataclass(frozen=True)
+class Hardware:
+    """One GPU's figures as the serving model needs them (from advisor.catalog.GPU)."""
+
+    name: str
+    memory_gb: float
+    bandwidth_gbps: float                 # GB/s
+    tflops: dict                          # precision -> dense TFLOPs (None/absent: unsupported)
+    link_gbps: float = 0.0                # scale-up link, GB/s both directions together (0: none)
+    link_domain: int = 1                  # GPUs that share that link
+    pcie_gbps: float = 64.0               # GB/s both directions together
+    p2p: bool = True
+    vendor: str = ""
+
+
+@dataclass(frozen=True)
+class ServeParams:
+    """Efficiency parameters; values and fit in catalog/serving_estimator.yaml."""
+
+    decode_bandwidth_efficiency: float    # fitted: achieved / peak memory bandwidth in decode
+    decode_compute_efficiency: float      # fitted: achieved / dense peak for decode GEMMs
+    prefill_compute_efficiency: float     # fitted: achieved / dense peak in prefill
+    engine_factor: dict                   # fitted: software speed relative to TensorRT-LLM, by engine
+    step_overhead_ms: float               # assumption/fitted: fixed time per decode step (launch, scheduler)
+    usable_memory_fraction: float         # assumption
+    overhead_gb: float                    # assumption
+    link_efficiency: float                # assumption
+    allreduce_latency_us: float           # assumption
+    no_p2p_factor: float                  # assumption
+    max_batch: dict                       # assumption: engine's default sequence cap, by engine
+    default_engine: dict                  # which engine a vendor's GPU is assumed to run
+    notes: dict = field(default_factory=dict)
+
+    def factor(self, engine: str) -> float:
+        return float(self.engine_factor.get(engine, self.engine_factor.get("default", 1.0)))
+
+    def batch_cap(self, engine: str) -> int:
+        return int(self.max_batch.get(engine, self.max_batch.get("default", 2048)))
+
+
+def compute_tflops(hw: Hardware, precision: str) -> tuple[float | None, str]:
+    """Dense rate the GEMMs run at, and the precision that rate belongs to. fp8/fp4 fall back to the
+    next wider rate the GPU has (weights de-quantised on the fly, as weight-only kernels do);
+    int8/int4 are weight-only, so they compute at bf16/fp16."""
+    order = {"fp4": ["fp4", "fp8", "bf16", "fp16"], "fp8": ["fp8", "bf16", "fp16"],
+             "bf16": ["bf16", "fp16"], "fp16": ["fp16", "bf16"],
+             "int8": ["bf16", "fp16"], "int4": ["bf16", "fp16"]}[precision]
+    for p in order:
+        v = hw.tflops.get(p)
+        if v:
+            return float(v), p
+    return None, ""
+
+
+def link_gbps_per_direction(hw: Hardware, tp: int, p: ServeParams) -> float:
+    """All-reduce bandwidth per direction: the scale-up link inside its domain, else PCIe."""
+    if hw.link_gbps > 0 and tp <= hw.link_domain:
+        return hw.link_gbps / 2 * p.link_efficiency
+    return hw.pcie_gbps / 2 * p.link_efficiency * (1.0 if hw.p2p else p.no_p2p_factor)
+
+
+def _allreduce_s(tokens: float, model: ServeModel, hw: Hardware, tp: int, pp: int, p: ServeParams) -> float:
+    """Two all-reduces per layer (after attention and after the MLP) on the critical path."""
+    if tp <= 1:
+        return 0.0
+    bw = link_gbps_per_direction(hw, tp, p) * 1e9
+    per = 2 * (tp - 1) / tp * tokens * model.hidden * ACT_BYTES / bw + p.allreduce_latency_us * 1e-6
+    return math.ceil(model.layers / pp) * 2 * per
+
+
+def experts_touched(model: ServeModel, tokens: float) -> float:
+    """Share of routed experts a step of `tokens` tokens reads (uniform routing): 1 - (1 - k/E)^tokens."""
+    if model.experts <= 0:
+        return 0.0
+    return 1.0 - (1.0 - model.experts_per_token / model.experts) ** max(tokens, 0.0)
+
+
+@dataclass(frozen=True)
+class Setup:
+    """A replica: model, GPU, precision, tensor x pipeline parallel, engine and parameters."""
+
+    model: ServeModel
+    hw: Hardware
+    precision: str
+    tp: int
+    pp: int
+    engine: str
+    params: ServeParams
+
+    @property
+    def gpus(self) -> int:
+        return self.tp * self.pp
+
+    def rate(self) -> float:
+        tf, _ = compute_tflops(self.hw, self.precision)
+        return (tf or 0.0) * 1e12 * self.params.factor(self.engine)
+
+    def bandwidth(self) -> float:
+        return self.hw.bandwidth_gbps * 1e9 * self.params.decode_bandwidth_efficiency * self.params.factor(self.engine)
+
+
+def decode_step(s: Setup, batch: float, context: float) -> dict:
+    """One pipeline stage's decode step for `batch` sequences at mean KV `context` (seconds)."""
+    m, pp, tp = s.model, s.pp, s.tp
+    wb = WEIGHT_BYTES[s.precision]
+    dense = (m.params - m.expert_params) * wb
+    experts = m.expert_params * wb * experts_touched(m, batch)
+    stage_layers = math.ceil(m.layers / pp)
+    kv = batch * context * kv_bytes_per_token(m, s.precision, tp, stage_layers)
+    memory_s = ((dense + experts) / (tp * pp) + kv) / s.bandwidth()
+    flops = batch * (2 * m.matmul_active + 4 * m.layers * context * m.heads * m.head_dim) / (tp * pp)
+    compute_s = flops / (s.rate() * s.params.decode_compute_efficiency)
+    comm_s = _allreduce_s(batch, m, s.hw, tp, pp, s.params)
+    step = max(compute_s, memory_s) + comm_s + s.params.step_overhead_ms * 1e-3
+    return {"compute_s": compute_s, "memory_s": memory_s, "comm_s": comm_s, "step_s": step}
+
+
+def prefill(s: Setup, tokens: float) -> dict:
+    """One prompt of `tokens` tokens through one stage: compute (incl. causal attention), the weight read
+    it needs when alone, and the all-reduces. `busy_s` is what it displaces inside a running batch
+    (the weights are read by the decode step anyway), `latency_s` its time alone."""
+    m, pp, tp = s.model, s.pp, s.tp
+    flops = (2 * m.matmul_active * tokens + 2 * m.layers * tokens ** 2 * m.heads * m.head_dim) / (tp * pp)
+    compute_s = flops / (s.rate() * s.params.prefill_compute_efficiency)
+    wb = WEIGHT_BYTES[s.precision]
+    read = ((m.params - m.expert_params) + m.expert_params * experts_touched(m, tokens)) * wb / (tp * pp)
+    memory_s = read / s.bandwidth()
+    comm_s = _allreduce_s(tokens, m, s.hw, tp, pp, s.params)
+    return {"compute_s": compute_s, "memory_s": memory_s, "comm_s": comm_s,
+            "busy_s": compute_s + comm_s, "latency_s": max(compute_s, memory_s) + comm_s}
+
+
+def z_score(percentile: float) -> float:
+    return NormalDist().inv_cdf(min(max(percentile / 100.0, 0.5), 0.99999))
+
+
+def mdl_wait_quantile(rho: float, service_s: float, percentile: float) -> float:
+    """p-th percentile wait in an M/D/1 queue: P(W > w) ~ rho exp(-w / w1), w1 = service / (2 (1 - rho))
+    (exponential tail with the M/D/1 mean wait rho service / (2 (1 - rho)) among all arrivals)."""
+    if rho <= 0:
+        return 0.0
+    if rho >= 1:
+        return math.inf
+    tail = 1 - percentile / 100.0
+    if rho <= tail:
+        return 0.0
+    return service_s / (2 * (1 - rho)) * math.log(rho / tail)
+
+
+def operating_point(s: Setup, input_len: float, output_len: float, batch: float, percentile: float = 99) -> dict:
+    """Rate, latencies and step breakdown of one replica at mean concurrency `batch` (formulas above)."""
+    context = input_len + output_len / 2
+    dec = decode_step(s, batch / s.pp, context)
+    pre = prefill(s, input_len)
+    d = s.pp * dec["step_s"]
+    c = pre["busy_s"]
+    lam = batch / (output_len * d + batch * c)
+    rho = lam * c
+    z = z_score(percentile)
+    tpot_mean = d + batch * c / output_len
+    tpot_p = d + (batch + z * math.sqrt(batch)) * c / output_len
+    ttft_mean = d + rho * c / (2 * (1 - rho)) + s.pp * pre["latency_s"]
+    ttft_p = d + mdl_wait_quantile(rho, c, percentile) + s.pp * pre["latency_s"]
+    return {"requests_per_s": lam, "batch": batch, "rho_prefill": rho, "tpot_s": tpot_p, "ttft_s": ttft_p,
+            "tpot_mean_s": tpot_mean, "ttft_mean_s": ttft_mean, "decode": dec, "prefill": pre}
+
+
+@dataclass
+class ReplicaResult:
+    """What one replica sustains: the optimizer's unit (requests/s per replica of `gpus` GPUs)."""
+
+    requests_per_s: float
+    gpus: int
+    tp: int
+    pp: int
+    batch: float
+    max_batch: int
+    ttft_ms: float
+    tpot_ms: float
+    limited_by: str
+    point: dict
+    kv_cache_gb_per_gpu: float
+    weights_gb_per_gpu: float
+    engine: str
+
+
+def _limit_of_step(dec: dict) -> str:
+    return "compute" if dec["compute_s"] >= dec["memory_s"] else "memory-bandwidth"
+
+
+def replica_capacity(s: Setup, input_len: float, output_len: float, ttft_ms: float | None = None,
+                     tpot_ms: float | None = None, percentile: float = 99,
+                     max_batch: int | None = None) -> ReplicaResult | None:
+    """Largest request rate one replica sustains with p-th percentile TTFT <= ttft_ms and TPOT <=
+    tpot_ms (None: no limit; both None: offline peak). None when the model does not fit or the GPU
+    lacks a rate for the precision. A zero rate means the SLO cannot be met even when idle."""
+    if s.rate() <= 0:
+        return None
+    p = s.params
+    mem = memory(s.model, s.precision, s.hw.memory_gb, s.tp, s.pp, input_len + output_len / 2,
+                 p.usable_memory_fraction, p.overhead_gb)
+    if not mem.fits:
+        return None
+    cap = min(mem.max_batch, max_batch or p.batch_cap(s.engine))
+    kv_bound = mem.max_batch <= (max_batch or p.batch_cap(s.engine))
+
+    def ok(b: float) -> tuple[bool, bool]:
+        pt = operating_point(s, input_len, output_len, b, percentile)
+        t_ok = tpot_ms is None or pt["tpot_s"] * 1e3 <= tpot_ms
+        f_ok = ttft_ms is None or pt["ttft_s"] * 1e3 <= ttft_ms
+        return t_ok, f_ok
+
+    if all(ok(cap)):
+        best, limit = float(cap), ("kv-memory" if kv_bound else None)
+    else:
+        lo, hi = 0.0, float(cap)
+        t_ok, f_ok = ok(1e-6)
+        if not (t_ok and f_ok):
+            best = 0.0
+            limit = "ttft-queue" if not f_ok else None
+        else:
+            for _ in range(50):
+                mid = (lo + hi) / 2
+                lo, hi = (mid, hi) if all(ok(mid)) else (lo, mid)
+            best = lo
+            t_ok, f_ok = ok(min(hi * 1.001, cap))
+            limit = "ttft-queue" if not f_ok and t_ok else None
+    if best <= 0:
+        pt = operating_point(s, input_len, output_len, 1e-6, percentile)
+        lam = 0.0
+    else:
+        pt = operating_point(s, input_len, output_len, best, percentile)
+        lam = pt["requests_per_s"]
+    limit = limit or _limit_of_step(pt["decode"])
+    kv_gb = best * mem.kv_per_seq_gb   # each stage caches its own layers for every sequence
+    return ReplicaResult(lam, s.gpus, s.tp, s.pp, best, mem.max_batch, pt["ttft_s"] * 1e3, pt["tpot_s"] * 1e3,
+                         limit, pt, kv_gb, mem.weights_gb, s.engine)

@@ -1,0 +1,168 @@
+"""Public serving estimates: a model on `count` GPUs of one type at a request class and SLO.
+
+`serve_estimate` answers `advisor estimate --kind serve` (DESIGN.md §5); `replica_rate` is what the
+optimizer calls per (model, GPU, TP, precision, request class, SLO): requests/s one replica sustains
+and the GPUs it takes. The math is in advisor/perf/serve.py and kv.py.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import fields
+from functools import lru_cache
+
+from advisor.catalog import load_catalog   # the one catalog import (moves to advisor.data.catalog)
+from advisor.errors import InputError
+from advisor.loader import load_yaml_file
+from advisor.perf.kv import ServeModel, check_precision, load_model, memory
+from advisor.perf.serve import Hardware, ReplicaResult, ServeParams, Setup, compute_tflops, replica_capacity
+
+TP_SIZES = (1, 2, 4, 8, 16, 32, 64)
+# Catalog memory sizes are the vendors' "GB", which for HBM and GDDR parts are binary: an "80 GB" H100
+# shows 81,559 MiB in nvidia-smi. The serving model counts bytes in 1e9, so it converts.
+GIB = 1.073741824
+
+
+@lru_cache(maxsize=4)
+def load_params(path: str | None = None) -> ServeParams:
+    """Parameters from catalog/serving_estimator.yaml (or `path`)."""
+    from advisor.resources import data_dir
+    doc = load_yaml_file(path or data_dir("catalog") / "serving_estimator.yaml", "catalog file") or {}
+    values = dict(doc.get("serving_estimator") or {})
+    names = {f.name for f in fields(ServeParams)} - {"notes"}
+    missing = names - set(values)
+    unknown = set(values) - names
+    if missing or unknown:
+        raise InputError(f"serving_estimator.yaml: missing {sorted(missing)}, unknown {sorted(unknown)}",
+                         field="serving_estimator")
+    return ServeParams(**values)
+
+
+def hardware(gpu) -> Hardware:
+    """The serving model's view of a catalog GPU (advisor.catalog.GPU): figures, never guesses."""
+    ic = gpu.interconnect
+    tflops = {k: f.value for k, f in gpu.tensor_tflops.items() if f.value}
+    return Hardware(name=gpu.id, memory_gb=(gpu.memory_gb.value or 0.0) * GIB,
+                    bandwidth_gbps=gpu.memory_bandwidth_gbps.value or 0.0, tflops=tflops,
+                    link_gbps=(ic.link_gbps.value or 0.0) if ic.link != "none" else 0.0,
+                    link_domain=int(ic.link_domain.value or 1), pcie_gbps=ic.pcie_gbps.value or 32.0,
+                    p2p=bool(ic.p2p.value) if ic.p2p.value is not None else True, vendor=gpu.vendor)
+
+
+def default_engine(hw: Hardware, params: ServeParams) -> str:
+    vendor = hw.vendor.lower()
+    for key, engine in params.default_engine.items():
+        if key != "default" and key in vendor:
+            return engine
+    return params.default_engine.get("default", "vllm")
+
+
+def _model(model: str | ServeModel) -> ServeModel:
+    return model if isinstance(model, ServeModel) else load_model(model)
+
+
+def _check_lengths(input_len, output_len, model: ServeModel) -> None:
+    for name, v in (("input_len", input_len), ("output_len", output_len)):
+        if not isinstance(v, (int, float)) or isinstance(v, bool) or not math.isfinite(v) or v < 1:
+            raise InputError(f"{name}: must be a whole number of tokens of at least 1 (given {v!r})", field=name)
+    if model.max_context and input_len + output_len > model.max_context:
+        raise InputError(f"input_len + output_len = {input_len + output_len:g} exceeds {model.name}'s context "
+                         f"window of {model.max_context} tokens", field="input_len")
+
+
+def replica_rate(model: str | ServeModel, hw: Hardware, tp: int, precision: str, input_len: float,
+                 output_len: float, ttft_ms: float | None = None, tpot_ms: float | None = None,
+                 percentile: float = 99, pp: int = 1, engine: str | None = None,
+                 params: ServeParams | None = None, max_batch: int | None = None) -> ReplicaResult | None:
+    """For the optimizer: requests/s one replica of tp x pp GPUs sustains under the SLO (`.requests_per_s`,
+    `.gpus`), or None when the model does not fit or the GPU has no rate for the precision."""
+    params = params or load_params()
+    m = _model(model)
+    check_precision(precision)
+    setup = Setup(m, hw, precision, tp, pp, engine or default_engine(hw, params), params)
+    return replica_capacity(setup, input_len, output_len, ttft_ms, tpot_ms, percentile, max_batch)
+
+
+def best_layout(model: ServeModel, hw: Hardware, count: int, precision: str, input_len: float, output_len: float,
+                ttft_ms=None, tpot_ms=None, percentile=99, tensor_parallel=None, engine=None,
+                params: ServeParams | None = None, max_batch=None) -> ReplicaResult | None:
+    """The tensor-parallel size (and pipeline depth, only when no TP alone fits) that gives `count` GPUs
+    the highest total rate; ties go to the smaller TP. None when nothing fits."""
+    params = params or load_params()
+    tps = [tensor_parallel] if tensor_parallel else [t for t in TP_SIZES if t <= count]
+    best: tuple[float, ReplicaResult] | None = None
+    for pp in (1, 2, 4, 8):
+        for tp in tps:
+            if tp * pp > count or (pp > 1 and tp < min(count // pp, hw.link_domain or 1, 8)):
+                continue
+            r = replica_rate(model, hw, tp, precision, input_len, output_len, ttft_ms, tpot_ms, percentile,
+                             pp, engine, params, max_batch)
+            if r is None:
+                continue
+            total = (count // r.gpus) * r.requests_per_s
+            if best is None or total > best[0] * 1.0001:
+                best = (total, r)
+        if best is not None:
+            break
+    return best[1] if best else None
+
+
+def serve_estimate(model: str | ServeModel, gpu, count: int, precision: str, input_len: int, output_len: int,
+                   ttft_ms: float | None = None, tpot_ms: float | None = None, percentile: float = 99,
+                   tensor_parallel: int | None = None, catalog=None, engine: str | None = None,
+                   max_batch: int | None = None, params: ServeParams | None = None) -> dict:
+    """Serving a model on `count` GPUs (a catalog GPU, its id, or a `Hardware`): whole-system output
+    tokens/s under the SLO when one is given, else the offline peak; JSON-able."""
+    m = _model(model)
+    check_precision(precision)
+    _check_lengths(input_len, output_len, m)
+    if not isinstance(count, int) or isinstance(count, bool) or count < 1:
+        raise InputError(f"count: must be a whole number of GPUs of at least 1 (given {count!r})", field="count")
+    if tensor_parallel is not None and (tensor_parallel not in TP_SIZES or tensor_parallel > count):
+        raise InputError(f"tensor_parallel: must be one of {', '.join(map(str, TP_SIZES))} and at most count "
+                         f"({count}); given {tensor_parallel!r}", field="tensor_parallel")
+    for name, v in (("ttft_ms", ttft_ms), ("tpot_ms", tpot_ms)):
+        if v is not None and (isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 < v < 1e9):
+            raise InputError(f"{name}: a latency limit is a positive number of milliseconds (given {v!r})", field=name)
+    if not 50 <= percentile < 100:
+        raise InputError(f"percentile: must be at least 50 and below 100 (given {percentile!r})", field="percentile")
+    if isinstance(gpu, str):
+        gpu = (catalog or load_catalog()).gpu(gpu)
+    hw = gpu if isinstance(gpu, Hardware) else hardware(gpu)
+    params = params or load_params()
+    slo = ttft_ms is not None or tpot_ms is not None
+    r = best_layout(m, hw, count, precision, input_len, output_len, ttft_ms, tpot_ms, percentile,
+                    tensor_parallel, engine, params, max_batch)
+    tf, rate_precision = compute_tflops(hw, precision)
+    out = {"kind": "serve", "model": m.name, "gpu": hw.name, "gpu_count": count, "precision": precision,
+           "input_len": input_len, "output_len": output_len,
+           "slo": {"ttft_ms": ttft_ms, "tpot_ms": tpot_ms, "percentile": percentile} if slo else None,
+           "engine": engine or default_engine(hw, params), "compute_precision": rate_precision or None}
+    if r is None:
+        mem = memory(m, precision, hw.memory_gb, tensor_parallel or min(count, 8), 1, input_len + output_len / 2,
+                     params.usable_memory_fraction, params.overhead_gb)
+        reason = (f"{hw.name} has no tensor rate for {precision} or a wider format" if not tf else
+                  f"{m.name} at {precision} needs {mem.weights_gb:.1f} GB of weights per GPU plus "
+                  f"{params.overhead_gb:g} GB overhead and KV cache; {count} x {hw.memory_gb:g} GB is not enough")
+        return {**out, "fits": False, "reason": reason, "output_tokens_per_s": 0.0, "requests_per_s": 0.0,
+                "ttft_ms": None, "tpot_ms": None, "max_batch": 0, "kv_cache_gb_per_gpu": 0.0,
+                "weights_gb_per_gpu": round(mem.weights_gb, 3), "step_breakdown": None, "limited_by": None,
+                "tensor_parallel": None, "pipeline_parallel": None, "replicas": 0, "idle_gpus": count}
+    replicas = count // r.gpus
+    pt = r.point
+    dec, pre = pt["decode"], pt["prefill"]
+    rnd = lambda x, n=6: round(float(x), n)  # noqa: E731
+    return {**out, "fits": True,
+            "output_tokens_per_s": rnd(replicas * r.requests_per_s * output_len, 3),
+            "requests_per_s": rnd(replicas * r.requests_per_s, 5),
+            "requests_per_s_per_replica": rnd(r.requests_per_s, 5),
+            "ttft_ms": rnd(r.ttft_ms, 3), "tpot_ms": rnd(r.tpot_ms, 3),
+            "ttft_mean_ms": rnd(pt["ttft_mean_s"] * 1e3, 3), "tpot_mean_ms": rnd(pt["tpot_mean_s"] * 1e3, 3),
+            "batch_per_replica": rnd(r.batch, 2), "max_batch": r.max_batch,
+            "kv_cache_gb_per_gpu": rnd(r.kv_cache_gb_per_gpu, 3), "weights_gb_per_gpu": rnd(r.weights_gb_per_gpu, 3),
+            "step_breakdown": {
+                "prefill": {"compute_s": rnd(pre["compute_s"]), "memory_s": rnd(pre["memory_s"]),
+                            "comm_s": rnd(pre["comm_s"])},
+                "decode": {"compute_s": rnd(dec["compute_s"]), "memory_s": rnd(dec["memory_s"]),
+                           "comm_s": rnd(dec["comm_s"]), "step_s": rnd(dec["step_s"])}},
+            "limited_by": r.limited_by, "tensor_parallel": r.tp, "pipeline_parallel": r.pp,
+            "replicas": replicas, "idle_gpus": count - replicas * r.gpus}

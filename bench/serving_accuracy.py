@@ -1,0 +1,210 @@
+"""Accuracy of the serving model (advisor/perf/serve.py) against catalog/serving_calibration.csv.
+
+    python bench/serving_accuracy.py                 # in-sample and leave-one-source-out errors
+    python bench/serving_accuracy.py --fit           # refit; print the values for catalog/serving_estimator.yaml
+    python bench/serving_accuracy.py --out docs/accuracy.md   # replace the generated "Serving" tables
+
+A source (for leave-one-source-out) is one publisher and round: an MLPerf submitter in one round
+(mlperf41-nvidia, mlperf41-amd, ...), one TensorRT-LLM perf-overview version, AMD's ROCm page,
+Oracle's blog, llama.cpp's and MLC's posts. Rows never fitted (fit=no with a measured figure) are
+listed apart; excluded rows say why in the CSV.
+"""
+from __future__ import annotations
+
+import argparse
+import csv
+import dataclasses
+import math
+import statistics
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from advisor.catalog import load_catalog  # noqa: E402
+from advisor.perf.kv import load_model  # noqa: E402
+from advisor.perf.serve import Setup, decode_step, operating_point, prefill  # noqa: E402
+from advisor.perf.serving import hardware, load_params, serve_estimate  # noqa: E402
+
+CSV = ROOT / "catalog" / "serving_calibration.csv"
+FREE = ("decode_bandwidth_efficiency", "decode_compute_efficiency", "prefill_compute_efficiency", "step_overhead_ms")
+BOUNDS = {"step_overhead_ms": (0.0, 50.0), "allreduce_latency_us": (0.0, 200.0)}
+ENGINES = ("vllm", "tgi-gaudi", "llama.cpp", "mlc-llm")
+BEGIN, END = "<!-- serving-accuracy:begin -->", "<!-- serving-accuracy:end -->"
+
+
+def rows() -> list[dict]:
+    with open(CSV, newline="") as f:
+        return [r for r in csv.DictReader(f) if r["kind"] and r["measured"] and not r["excluded_because"]]
+
+
+def _f(x):
+    return float(x) if x not in ("", None) else None
+
+
+def predict(r: dict, params, catalog) -> float | None:
+    """The model's figure for the row's kind, in the row's units."""
+    gpu = catalog.gpu(r["gpu"])
+    hw = hardware(gpu)
+    model = load_model(r["model"])
+    count, tp = int(r["gpu_count"]), int(r["tensor_parallel"]) if r["tensor_parallel"] else None
+    I, O = _f(r["input_len"]), _f(r["output_len"])
+    cap = int(float(r["max_batch"])) if r["max_batch"] else None
+    if r["kind"] in ("offline", "server"):
+        slo = r["kind"] == "server"
+        est = serve_estimate(model, hw, count, r["precision"], I, O,
+                             ttft_ms=_f(r["slo_ttft_ms"]) if slo else None, tpot_ms=_f(r["slo_tpot_ms"]) if slo else None,
+                             percentile=_f(r["slo_percentile"]) or 99, tensor_parallel=tp, engine=r["engine"],
+                             max_batch=cap, params=params)
+        return est["output_tokens_per_s"] if est["fits"] else 0.0
+    s = Setup(model, hw, r["precision"], tp or count, 1, r["engine"], params)
+    if r["kind"] == "batch1_ttft_ms":
+        return prefill(s, I)["latency_s"] * 1e3
+    if r["kind"] == "batch1_decode_tokens_per_s":
+        return 1.0 / decode_step(s, 1, I + O / 2)["step_s"]
+    if r["kind"] == "at_rate_tpot_mean":
+        rate, lo, hi = _f(r["offered_requests_per_s"]), 1e-6, 4096.0
+        for _ in range(40):
+            mid = (lo + hi) / 2
+            lo, hi = (mid, hi) if operating_point(s, I, O, mid)["requests_per_s"] < rate else (lo, mid)
+        return operating_point(s, I, O, lo)["tpot_mean_s"] * 1e3
+    return None
+
+
+def with_values(params, x) -> object:
+    vals = dict(zip(FREE, x[:len(FREE)]))
+    eng = dict(params.engine_factor)
+    eng.update(dict(zip(ENGINES, x[len(FREE):])))
+    return dataclasses.replace(params, engine_factor=eng, **vals)
+
+
+def vector(params) -> list[float]:
+    return [getattr(params, k) for k in FREE] + [params.engine_factor.get(e, 1.0) for e in ENGINES]
+
+
+def fit(train: list[dict], params, catalog):
+    import numpy as np
+    from scipy.optimize import least_squares
+
+    engines = {r["engine"] for r in train}
+
+    def res(x):
+        p = with_values(params, x)
+        return np.array([math.log(max(predict(r, p, catalog), 1e-9) / float(r["measured"])) for r in train])
+
+    x0 = np.array(vector(params))
+    lb = [BOUNDS.get(k, (0.05, 1.0))[0] for k in FREE] + [0.05 if e in engines else x0[len(FREE) + i] - 1e-9 for i, e in enumerate(ENGINES)]
+    ub = [BOUNDS.get(k, (0.05, 1.0))[1] for k in FREE] + [3.0 if e in engines else x0[len(FREE) + i] + 1e-9 for i, e in enumerate(ENGINES)]
+    x0 = np.clip(x0, lb, ub)
+    sol = least_squares(res, x0, bounds=(lb, ub), loss="soft_l1", f_scale=0.1, diff_step=1e-3, max_nfev=60)
+    # engines without a training row keep the reference factor 1.0 (what a held-out engine gets)
+    x = [v if i < len(FREE) or ENGINES[i - len(FREE)] in engines else 1.0 for i, v in enumerate(sol.x)]
+    return with_values(params, x)
+
+
+def ape(pred: float, meas: float) -> float:
+    return abs(pred / meas - 1) * 100
+
+
+def report(params, catalog, loso: bool) -> dict:
+    data = rows()
+    fitted = [r for r in data if r["fit"] == "yes"]
+    out = {"in": {}, "loso": {}}
+    for r in data:
+        out["in"][r["id"]] = predict(r, params, catalog)
+    if loso:
+        for g in sorted({r["source_group"] for r in fitted}):
+            train = [r for r in fitted if r["source_group"] != g]
+            p = fit(train, params, catalog)
+            for r in data:
+                if r["source_group"] == g:
+                    out["loso"][r["id"]] = predict(r, p, catalog)
+            print(f"  held out {g}: done", file=sys.stderr)
+    return out
+
+
+def summarise(res: dict, loso: bool) -> str:
+    data = rows()
+    lines = ["| kind | rows | in-sample MAPE | leave-one-source-out MAPE | LOSO median | worst LOSO |", "|---|---|---|---|---|---|"]
+    for kind in ("offline", "server", "batch1_decode_tokens_per_s", "batch1_ttft_ms", "at_rate_tpot_mean"):
+        for label, rs in ((kind, [r for r in data if r["kind"] == kind and r["fit"] == "yes"]),
+                          (f"{kind}, never fitted", [r for r in data if r["kind"] == kind and r["fit"] != "yes"])):
+            if rs:
+                lines.append(_line(label, rs, res, loso))
+    lines += ["", "| row | source | kind | fit | GPU x n | measured | in-sample | LOSO |", "|---|---|---|---|---|---|---|---|"]
+    for r in data:
+        m, p = float(r["measured"]), res["in"][r["id"]]
+        q = res["loso"].get(r["id"])
+        lines.append(f"| {r['id']} | {r['source_group']} | {r['kind']} | {r['fit']} | {r['gpu']} x {r['gpu_count']} | "
+                     f"{m:,.1f} | {p:,.1f} ({(p / m - 1) * 100:+.0f}%) | "
+                     + (f"{q:,.1f} ({(q / m - 1) * 100:+.0f}%)" if q is not None else "-") + " |")
+    return "\n".join(lines)
+
+
+def _line(label: str, rs: list[dict], res: dict, loso: bool) -> str:
+    ins = [ape(res["in"][r["id"]], float(r["measured"])) for r in rs]
+    lo = [ape(res["loso"].get(r["id"], res["in"][r["id"]]), float(r["measured"])) for r in rs] if loso else []
+    worst = max(zip(lo, [r["id"] for r in rs])) if lo else None
+    return (f"| {label} | {len(rs)} | {statistics.mean(ins):.1f}% | "
+            + (f"{statistics.mean(lo):.1f}% | {statistics.median(lo):.1f}% | {worst[0]:.0f}% ({worst[1]})"
+               if lo else "- | - | -") + " |")
+
+
+def ranks(res: dict) -> str:
+    """Rank agreement of GPU types on the same model, kind and SLO where the measured gap exceeds 10%
+    (per-GPU throughput, so systems of different size compare)."""
+    data = [r for r in rows() if r["kind"] in ("offline", "server")]
+    agree = total = 0
+    bad = []
+    for i, a in enumerate(data):
+        for b in data[i + 1:]:
+            same = (a["model"], a["kind"], a["slo_ttft_ms"], a["slo_tpot_ms"], a["input_len"], a["output_len"])
+            if same != (b["model"], b["kind"], b["slo_ttft_ms"], b["slo_tpot_ms"], b["input_len"], b["output_len"]):
+                continue
+            if a["gpu"] == b["gpu"]:
+                continue
+            ma, mb = float(a["measured"]) / int(a["gpu_count"]), float(b["measured"]) / int(b["gpu_count"])
+            if max(ma, mb) / min(ma, mb) < 1.10:
+                continue
+            pa = res["loso"].get(a["id"], res["in"][a["id"]]) / int(a["gpu_count"])
+            pb = res["loso"].get(b["id"], res["in"][b["id"]]) / int(b["gpu_count"])
+            total += 1
+            if (ma > mb) == (pa > pb):
+                agree += 1
+            else:
+                bad.append(f"{a['id']} vs {b['id']}")
+    text = f"Rank agreement (per-GPU throughput, pairs of different GPU types on the same model, kind, lengths and SLO, measured gap > 10%, leave-one-source-out predictions): **{agree} of {total}**."
+    if bad:
+        text += " Disagreeing pairs: " + "; ".join(bad) + "."
+    return text
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--fit", action="store_true")
+    ap.add_argument("--no-loso", action="store_true")
+    ap.add_argument("--out")
+    a = ap.parse_args()
+    catalog, params = load_catalog(), load_params()
+    if a.fit:
+        p = fit([r for r in rows() if r["fit"] == "yes"], params, catalog)
+        for k in FREE:
+            print(f"{k}: {getattr(p, k):.4f}")
+        print("engine_factor:", {e: round(p.engine_factor[e], 4) for e in ENGINES})
+        return
+    res = report(params, catalog, not a.no_loso)
+    text = summarise(res, not a.no_loso) + "\n\n" + ranks(res)
+    print(text)
+    if a.out:
+        doc = Path(a.out).read_text()
+        block = f"{BEGIN}\n{text}\n{END}"
+        if BEGIN in doc:
+            doc = doc[:doc.index(BEGIN)] + block + doc[doc.index(END) + len(END):]
+        else:
+            doc = doc.rstrip("\n") + "\n\n" + block + "\n"
+        Path(a.out).write_text(doc)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,129 @@
+"""The serving model (advisor/perf/serve.py, kv.py, serving.py): memory by hand, and the monotone
+behaviour the optimizer relies on."""
+from __future__ import annotations
+
+import dataclasses
+import math
+
+import pytest
+
+from advisor.errors import InputError
+from advisor.perf.kv import kv_bytes_per_token, load_model, memory, weight_bytes
+from advisor.perf.serve import Hardware, Setup, decode_step, prefill
+from advisor.perf.serving import load_params, replica_rate, serve_estimate
+
+# A plain H100-like GPU, stated here so the tests do not depend on catalog figures.
+H100 = Hardware(name="test-h100", memory_gb=85.9, bandwidth_gbps=3350, tflops={"bf16": 989.4, "fp8": 1978.9},
+                link_gbps=900, link_domain=8, pcie_gbps=128, vendor="NVIDIA")
+CARD24 = Hardware(name="test-24gb", memory_gb=25.8, bandwidth_gbps=1008, tflops={"bf16": 165.2, "fp8": 330.3},
+                  vendor="NVIDIA")
+
+
+def test_kv_cache_llama31_70b_at_8k_matches_hand_count():
+    m = load_model("llama-3.1-70b")
+    tokens = 8192
+    by_hand = 80 * 8 * 128 * 2 * 2 * tokens          # layers x KV heads x head dim x (K, V) x bf16 bytes x tokens
+    assert kv_bytes_per_token(m, "bf16") * tokens == by_hand
+    assert by_hand / 2**30 == pytest.approx(2.5)       # 2.5 GiB per 8K-token sequence
+    fp8 = 80 * 8 * 128 * 2 * 1 * tokens
+    assert kv_bytes_per_token(m, "fp8") * tokens == fp8
+    # tensor parallel 4 splits the 8 KV heads 2 per GPU; at TP 16 each GPU still keeps one (replicated)
+    assert kv_bytes_per_token(m, "bf16", tp=4) * tokens == by_hand / 4
+    assert kv_bytes_per_token(m, "bf16", tp=16) * tokens == by_hand / 8
+
+
+def test_fp8_weights_take_half_the_bf16_memory():
+    m = load_model("llama-3.1-70b")
+    assert weight_bytes(m, "fp8") == pytest.approx(weight_bytes(m, "bf16") / 2)
+    assert weight_bytes(m, "bf16") == 2 * 70553706496
+
+
+def test_70b_bf16_does_not_fit_one_24gb_card():
+    m = load_model("llama-3.1-70b")
+    mem = memory(m, "bf16", 25.8, tp=1, pp=1, context=1300, usable_fraction=0.9, overhead_gb=2)
+    assert not mem.fits and mem.weights_gb > 140
+    assert replica_rate(m, CARD24, 1, "bf16", 1000, 300) is None
+    est = serve_estimate("llama-3.1-70b", CARD24, 1, "bf16", 1000, 300)
+    assert est["fits"] is False and est["output_tokens_per_s"] == 0
+
+
+def test_moe_memory_uses_total_params_and_compute_active_params():
+    mix = load_model("mixtral-8x7b")
+    assert weight_bytes(mix, "bf16") == 2 * mix.params                 # every expert resident
+    assert mix.active_params < mix.params / 3
+    # a dense model with Mixtral's total size but the same shape otherwise
+    dense = dataclasses.replace(mix, active_params=mix.params, experts=0, experts_per_token=0, expert_params=0.0)
+    p = load_params()
+    s_moe, s_dense = Setup(mix, H100, "bf16", 2, 1, "tensorrt-llm", p), Setup(dense, H100, "bf16", 2, 1, "tensorrt-llm", p)
+    ratio = prefill(s_moe, 1000)["compute_s"] / prefill(s_dense, 1000)["compute_s"]
+    matmul_moe = mix.active_params - mix.vocab * mix.hidden
+    matmul_dense = mix.params - mix.vocab * mix.hidden
+    attn = 2 * mix.layers * 1000 * mix.heads * mix.head_dim
+    assert ratio == pytest.approx((2 * matmul_moe + attn) / (2 * matmul_dense + attn), rel=1e-9)
+    # one token reads 2 of 8 experts per layer: the weight read of a batch-1 decode step is the active share
+    read_moe = decode_step(s_moe, 1, 0)["memory_s"]
+    read_dense = decode_step(s_dense, 1, 0)["memory_s"]
+    dense_part = mix.params - mix.expert_params
+    assert read_moe / read_dense == pytest.approx((dense_part + mix.expert_params * 2 / 8) / mix.params, rel=1e-9)
+
+
+def test_doubled_rate_needs_at_least_as_many_gpus():
+    def gpus_for(demand):   # smallest GPU count whose whole system sustains `demand` requests/s under the SLO
+        for n in range(1, 65):
+            est = serve_estimate("llama-3.1-70b", H100, n, "fp8", 1000, 300, ttft_ms=2000, tpot_ms=100)
+            if est["requests_per_s"] >= demand:
+                return n, est["replicas"]
+        return None
+    for demand in (2.0, 9.0, 25.0):
+        (n1, r1), (n2, r2) = gpus_for(demand), gpus_for(2 * demand)
+        assert n2 >= n1 and r2 >= r1
+
+
+@pytest.mark.parametrize("model,precision,tp", [("llama-3.1-70b", "fp8", 2), ("llama-3.1-8b", "bf16", 1),
+                                                ("mixtral-8x7b", "fp8", 2)])
+def test_tighter_tpot_never_raises_the_sustainable_rate(model, precision, tp):
+    rates = [replica_rate(model, H100, tp, precision, 1000, 300, ttft_ms=2000, tpot_ms=t).requests_per_s
+             for t in (400, 200, 100, 60, 40, 25, 15, 8)]
+    assert all(a >= b for a, b in zip(rates, rates[1:])), rates
+    assert rates[-1] < rates[0]
+
+
+def test_higher_rate_never_lowers_latency():
+    from advisor.perf.serve import operating_point
+    s = Setup(load_model("llama-3.1-70b"), H100, "fp8", 2, 1, "tensorrt-llm", load_params())
+    pts = [operating_point(s, 1000, 300, b) for b in (1, 4, 16, 64, 128, 256)]
+    for a, b in zip(pts, pts[1:]):
+        assert b["requests_per_s"] > a["requests_per_s"]
+        assert b["ttft_s"] >= a["ttft_s"] and b["tpot_s"] >= a["tpot_s"]
+
+
+def test_offline_output_holds_the_contract_fields():
+    est = serve_estimate("llama-3.1-70b", H100, 8, "fp8", 1000, 300, ttft_ms=2000, tpot_ms=100)
+    for key in ("output_tokens_per_s", "requests_per_s", "ttft_ms", "tpot_ms", "max_batch", "kv_cache_gb_per_gpu",
+                "step_breakdown", "fits", "limited_by", "tensor_parallel", "replicas"):
+        assert key in est
+    assert est["limited_by"] in ("kv-memory", "memory-bandwidth", "compute", "ttft-queue")
+    assert est["ttft_ms"] <= 2000 and est["tpot_ms"] <= 100 + 1e-6
+    assert est["output_tokens_per_s"] == pytest.approx(est["requests_per_s"] * 300, rel=1e-4)
+    assert est["replicas"] * est["tensor_parallel"] <= 8
+    offline = serve_estimate("llama-3.1-70b", H100, 8, "fp8", 1000, 300)
+    assert offline["output_tokens_per_s"] >= est["output_tokens_per_s"]
+
+
+def test_catalog_gpu_by_id_and_bad_input():
+    est = serve_estimate("llama-3.1-8b", "h100-sxm", 1, "bf16", 1000, 1000)
+    assert est["fits"] and est["output_tokens_per_s"] > 0
+    with pytest.raises(InputError, match="precision"):
+        serve_estimate("llama-3.1-8b", "h100-sxm", 1, "fp7", 1000, 1000)
+    with pytest.raises(InputError, match="did you mean llama-3.1-8b"):
+        serve_estimate("llama-3.1-8", "h100-sxm", 1, "bf16", 1000, 1000)
+    with pytest.raises(InputError, match="tensor_parallel"):
+        serve_estimate("llama-3.1-8b", "h100-sxm", 2, "bf16", 1000, 1000, tensor_parallel=4)
+    with pytest.raises(InputError, match="input_len"):
+        serve_estimate("llama-3.1-8b", "h100-sxm", 1, "bf16", 0, 1000)
+
+
+def test_deterministic():
+    a = serve_estimate("deepseek-v3", "h200-sxm", 8, "fp8", 2000, 500, ttft_ms=3000, tpot_ms=80)
+    b = serve_estimate("deepseek-v3", "h200-sxm", 8, "fp8", 2000, 500, ttft_ms=3000, tpot_ms=80)
+    assert a == b
