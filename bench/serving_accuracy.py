@@ -22,7 +22,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from advisor.catalog import load_catalog  # noqa: E402
+from advisor.data.catalog import load_catalog  # noqa: E402
 from advisor.perf.kv import load_model  # noqa: E402
 from advisor.perf.serve import Setup, decode_step, operating_point, prefill  # noqa: E402
 from advisor.perf.serving import hardware, load_params, serve_estimate  # noqa: E402

@@ -11,8 +11,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from advisor.errors import InputError
-from advisor.loader import load_yaml_file
-from advisor.resources import data_dir
+from advisor.inputs.loader import load_yaml_file
+from advisor.data.resources import data_dir
 
 SERVE_PRECISIONS = ("bf16", "fp16", "fp8", "fp4", "int8", "int4")
 

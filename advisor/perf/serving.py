@@ -10,9 +10,9 @@ import math
 from dataclasses import fields
 from functools import lru_cache
 
-from advisor.catalog import load_catalog   # the one catalog import (moves to advisor.data.catalog)
+from advisor.data.catalog import load_catalog
 from advisor.errors import InputError
-from advisor.loader import load_yaml_file
+from advisor.inputs.loader import load_yaml_file
 from advisor.perf.kv import ServeModel, check_precision, load_model, memory
 from advisor.perf.serve import Hardware, ReplicaResult, ServeParams, Setup, compute_tflops, replica_capacity
 
@@ -25,7 +25,7 @@ GIB = 1.073741824
 @lru_cache(maxsize=4)
 def load_params(path: str | None = None) -> ServeParams:
     """Parameters from catalog/serving_estimator.yaml (or `path`)."""
-    from advisor.resources import data_dir
+    from advisor.data.resources import data_dir
     doc = load_yaml_file(path or data_dir("catalog") / "serving_estimator.yaml", "catalog file") or {}
     values = dict(doc.get("serving_estimator") or {})
     names = {f.name for f in fields(ServeParams)} - {"notes"}
