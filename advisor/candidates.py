@@ -256,6 +256,7 @@ def server_options(catalog: Catalog, gpu: GPU, context: str) -> tuple[list[Serve
 
 
 def build_problem(workload: Workload, catalog: Catalog, rules: RuleSet, params: Params, as_of: dt.date) -> Problem:
+    catalog = catalog.at(as_of)   # prices and parts dated after as_of are left out (catalog.ignored_after_as_of)
     d = workload.deployment
     if d.context == "cloud" and d.ownership == "buy":
         raise InputError("deployment: context cloud means renting GPUs; to buy GPUs and host them, use "
