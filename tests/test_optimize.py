@@ -159,7 +159,7 @@ def test_identical_jobs_share_owned_gpus_over_time(catalog, rules):
     doc = {"deployment": {"context": "office", "ownership": "buy"}, "gpus": {"allow": ["rtx-4090"]},
            "jobs": [{"name": "sweep", "model": "gpt2-124m", "tokens": "5B", "deadline": "7d", "repeat": 3}]}
     p = plan(parse_workload(doc), catalog=catalog, rules=rules, as_of=AS_OF, explain=False)
-    assert p["purchase"] == [{"gpu": "rtx-4090", "count": 1, "ownership": "buy", "unit_price_usd": 1599.0,
+    assert p["purchase"] == [{"gpu": "rtx-4090", "count": 1, "ownership": "buy", "unit_price_usd": catalog.gpus["rtx-4090"].purchase_usd,
                               "gpu_hours": None}]
     assert sum(j["copies"] for j in p["jobs"]) == 3
 
