@@ -148,7 +148,7 @@ def _pick(current, others: list, day: dt.date, eol_new_unavailable: bool):
 
     if current is not None and (current.usd is None or ok(current)):
         return current
-    earlier = sorted((p for p in others if ok(p)), key=lambda p: parse_as_of(p.as_of), reverse=True)
+    earlier = sorted((p for p in others if ok(p)), key=lambda p: parse_as_of(p.as_of) or dt.date.min, reverse=True)
     same = [p for p in earlier if current is None or p.condition == current.condition]
     return (same or earlier or [None])[0]
 
