@@ -165,6 +165,7 @@ def server_options(catalog: Catalog, gpu: GPU, context: str) -> tuple[list[Serve
 
 
 def build_problem(workload: Workload, catalog: Catalog, rules: RuleSet, params: Params, as_of: dt.date) -> Problem:
+    catalog = catalog.at(as_of)   # prices and parts dated after as_of are left out (catalog.ignored_after_as_of)
     d = workload.deployment
     costs = deployment_costs(workload, catalog)
     classes = job_classes(workload, catalog)
