@@ -124,8 +124,6 @@ class Job(_Strict):
         return v
 
 
-# ------------------------------------------------------------------ serving jobs (issue 17)
-
 class RequestClass(_Strict):
     """One kind of request in a serving mix: prompt and answer lengths, share of requests."""
     name: str | None = Field(None, min_length=1, max_length=200)
