@@ -339,3 +339,26 @@ def rules_show_text(r: dict) -> str:
     for name, values in r["lists"].items():
         out += ["", f"List {name} ({len(values)})"] + para(", ".join(str(v) for v in values))
     return "\n".join(out) + "\n"
+
+
+def serve_estimate_text(e: dict) -> str:
+    """`advisor estimate --kind serve` as text (or the preset list with --list-models)."""
+    if "models" in e:
+        rows = [[m["id"], f"{m['params'] / 1e9:.3g}B", f"{m['active_params'] / 1e9:.3g}B", m["layers"], m["hidden"],
+                 f"{m['heads']}/{m['kv_heads']}", m.get("experts") or "-", ", ".join(s["id"] for s in m["sources"])]
+                for m in e["models"]]
+        return table(["preset", "params", "active", "layers", "hidden", "heads/kv", "experts", "sources"], rows) + "\n"
+    head = (f"{e['gpu']} x{e['gpu_count']}: {e['model']} at {e['precision']}, {e['input_len']} in / "
+            f"{e['output_len']} out tokens, engine {e['engine']}")
+    if not e["fits"]:
+        return f"{head}\ndoes not run: {e['reason']}\n"
+    slo = e["slo"]
+    limits = (f"p{slo['percentile']:g} TTFT <= {slo['ttft_ms']} ms, TPOT <= {slo['tpot_ms']} ms" if slo
+              else "no latency limit (offline peak)")
+    out = [head, f"  {limits}",
+           table(["output tok/s", "requests/s", "replicas", "TP", "TTFT ms", "TPOT ms", "batch", "max batch",
+                  "KV GB/GPU", "limited by"],
+                 [[tokens(e["output_tokens_per_s"]), f"{e['requests_per_s']:.3g}", e["replicas"],
+                   e["tensor_parallel"], f"{e['ttft_ms']:.0f}", f"{e['tpot_ms']:.1f}", f"{e['batch_per_replica']:.0f}",
+                   e["max_batch"], f"{e['kv_cache_gb_per_gpu']:.1f}", e["limited_by"]]])]
+    return "\n".join(out) + "\n"
