@@ -94,7 +94,8 @@ def alternatives(problem: Problem, sol: Solution, time_limit: float | None) -> d
         delta = forced.objective_usd - sol.objective_usd
         pct = 100 * delta / sol.objective_usd if sol.objective_usd else 0.0
         what = ", ".join(sorted({f"{c.count}x {c.ownership}" for c in forced.chosen}
-                                | {f"{c.gpus * n}x {c.ownership} serving" for c, n in forced.serving}))
+                                | {f"{sum(c.gpus * n for c, n in forced.serving if c.ownership == o)}x {o} serving"
+                                   for o in {c.ownership for c, _ in forced.serving}}))
         reason = {"rule": None, "code": "cost",
                   "message": f"the best plan using only {name} ({what}) costs ${forced.objective_usd:,.0f}, "
                              f"${delta:,.0f} ({pct:+.1f}%) more than the chosen plan"}

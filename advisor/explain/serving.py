@@ -124,7 +124,9 @@ def serving_insights(problem: Problem, sol: Solution, time_limit: float | None) 
         added = sum(n for _, n in more.serving) - replicas
         extra = more.objective_usd - sol.objective_usd
         traffic = {"change": step, "replicas_added": added, "extra_cost_usd": round(extra, 2),
-                   "message": f"{step} adds {added} replica{'s' if added != 1 else ''}, ${extra:,.0f}"}
+                   "message": (f"{step} adds {added} replica{'s' if added != 1 else ''}, ${extra:,.0f}" if added > 0 else
+                               f"{step} needs no more replicas" + (f" but a dearer layout, ${extra:,.0f}" if extra > 0.5
+                                                                   else " and costs nothing more"))}
     else:
         traffic = {"change": step, "replicas_added": None, "extra_cost_usd": None,
                    "message": f"{step} has no plan within the workload's limits"}
