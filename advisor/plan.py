@@ -76,6 +76,8 @@ def plan(workload: Workload, *, catalog: Catalog | None = None, rules: RuleSet |
 
 def chart_data(problem: Problem, time_limit: float | None = 30.0) -> dict:
     """What a memo's charts show, computed by re-solving and estimating (explain/tradeoffs.py)."""
+    if not problem.classes:
+        return {}  # the charts are about training time; a serving-only workload has none
     return {"cost_time": cost_time_points(problem, time_limit),
             "value": value_points(problem, params_from(problem.catalog))}
 
