@@ -6,6 +6,7 @@ saves against the best single type (Mélange's comparison).
 from __future__ import annotations
 
 import csv
+from typing import Any
 from functools import lru_cache
 
 from advisor.data.resources import data_dir
@@ -122,7 +123,7 @@ def serving_insights(problem: Problem, sol: Solution, time_limit: float | None) 
     step = f"+{round(100 * (TRAFFIC_STEP - 1))}% traffic"
     if more.feasible:
         added = sum(n for _, n in more.serving) - replicas
-        extra = more.objective_usd - sol.objective_usd
+        extra = float(more.objective_usd or 0.0) - float(sol.objective_usd or 0.0)
         traffic = {"change": step, "replicas_added": added, "extra_cost_usd": round(extra, 2),
                    "message": (f"{step} adds {added} replica{'s' if added != 1 else ''}, ${extra:,.0f}" if added > 0 else
                                f"{step} needs no more replicas" + (f" but a dearer layout, ${extra:,.0f}" if extra > 0.5
@@ -134,12 +135,12 @@ def serving_insights(problem: Problem, sol: Solution, time_limit: float | None) 
     for gid in sorted({c.gpu for cs in problem.serve_candidates for c in cs}):
         s = solve(problem, base.but(only_gpu=gid), time_limit=time_limit)
         if s.feasible:
-            singles.append((s.objective_usd, gid))
+            singles.append((float(s.objective_usd or 0.0), gid))
     types = sorted(sol.gpu_types())
-    mix = {"gpu_types": types, "cost_usd": sol.objective_usd}
+    mix: dict[str, Any] = {"gpu_types": types, "cost_usd": sol.objective_usd}
     if singles:
         cost, gid = min(singles)
-        saving = cost - sol.objective_usd
+        saving = cost - float(sol.objective_usd or 0.0)
         mix.update({"best_single_gpu": gid, "best_single_cost_usd": cost, "saving_usd": round(saving, 2),
                     "saving_pct": round(100 * saving / cost, 2) if cost else 0.0,
                     "message": (f"the mix of {', '.join(types)} costs ${saving:,.0f} ({100 * saving / cost:.1f}%) "

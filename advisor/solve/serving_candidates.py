@@ -126,7 +126,7 @@ def add_serving(problem: Problem) -> Problem:
         return problem
     params = load_params()
     d = wl.deployment
-    ownerships = ["rent"] if d.context == "cloud" else (["buy", "rent"] if d.ownership == "any" else [d.ownership])
+    ownerships: list[str] = ["rent"] if d.context == "cloud" else (["buy", "rent"] if d.ownership == "any" else [d.ownership])
     costs = problem.costs
     reasons: dict[str, list] = {}
     for gid in problem.considered:
@@ -139,7 +139,7 @@ def add_serving(problem: Problem) -> Problem:
         hw = hardware(gpu)
         base = {"gpu": gpu_context(gpu), "deployment": deployment_context(d)}
         for k, cls in enumerate(classes):
-            layouts = None
+            layouts: list[ReplicaResult] | None = None
             for ownership, rate in offers:
                 ctx = {**base, "offer": {"ownership": ownership, "site": "cloud" if ownership == "rent" else d.context},
                        "job": {"kind": "serve", "precision": cls.precision, "params": cls.model.params}}
@@ -170,7 +170,7 @@ def add_serving(problem: Problem) -> Problem:
                         _add_findings(why, per_count, once=True)
                         continue
                     if ownership == "rent":
-                        cost = r.gpus * cls.hours * rate
+                        cost = r.gpus * cls.hours * (rate or 0.0)
                     else:
                         cost = (r.gpus * cls.hours * (problem.gpu_kw[gid] + per_slot_kw) * costs.pue
                                 * costs.electricity_usd_per_kwh)
