@@ -66,6 +66,7 @@ class JobSpec:
     strategy: str | None = None            # ddp | zero1 | zero2 | zero3 (= fsdp)
     tensor_parallel: int | None = None
     pipeline_parallel: int | None = None
+    context_parallel: int | None = None
     grad_reduce_bytes: float = 2.0         # bytes per gradient reduced: 2 (bf16), 4 (fp32, FSDP's default)
 
 

@@ -20,10 +20,16 @@ class Layout:
     pp: int
     micro_batch: int
     checkpointing: bool
+    cp: int = 1              # context parallel: each sequence split over cp GPUs (ring attention)
 
     @property
     def count(self) -> int:
-        return self.dp * self.tp * self.pp
+        return self.dp * self.tp * self.pp * self.cp
+
+    @property
+    def shard_group(self) -> int:
+        """GPUs that hold the same model slice: ZeRO shards and gradients reduce over dp x cp."""
+        return self.dp * self.cp
 
 
 
@@ -72,8 +78,8 @@ def _memory(job: JobSpec, lay: Layout, p: Params, batch: float) -> dict:
     split = lay.tp * lay.pp
     stage_params = m.params / split
     stage_train = trainable_params(job) / split
-    shard = {"ddp": (1, 1, 1), "zero1": (1, 1, lay.dp), "zero2": (1, lay.dp, lay.dp),
-             "zero3": (lay.dp, lay.dp, lay.dp)}[lay.strategy]
+    z = lay.shard_group
+    shard = {"ddp": (1, 1, 1), "zero1": (1, 1, z), "zero2": (1, z, z), "zero3": (z, z, z)}[lay.strategy]
     weights = stage_params * bpp["weights"] / shard[0]
     if shard[0] > 1:  # the layer being computed and the next one are gathered in full
         weights += 2 * m.params / m.layers / lay.tp * bpp["weights"]
@@ -84,7 +90,8 @@ def _memory(job: JobSpec, lay: Layout, p: Params, batch: float) -> dict:
     act = activation_bytes_per_layer(job, lay.micro_batch, lay.checkpointing, lay.tp) * layers_here * in_flight
     if lay.checkpointing:  # plus one layer's full activations while it is recomputed
         act += activation_bytes_per_layer(job, lay.micro_batch, False, lay.tp)
-    logits = 4.0 * m.seq_len * lay.micro_batch * m.vocab / lay.tp  # fp32 logits for the loss
+    act /= lay.cp
+    logits = 4.0 * m.seq_len * lay.micro_batch * m.vocab / lay.tp / lay.cp  # fp32 logits for the loss
     return {"weights": weights, "gradients": gradients, "optimizer": optimizer,
             "activations": act + logits, "overhead": p.overhead_gb * GB}
 
