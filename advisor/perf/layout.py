@@ -17,7 +17,7 @@ PIPELINE_PARALLEL = (1, 2, 4, 8, 16, 32, 64, 128)
 MICRO_BATCHES = (128, 64, 48, 32, 24, 16, 12, 8, 6, 4, 3, 2, 1)
 MAX_MICRO_BATCH_TOKENS = 65_536       # larger micro-batches buy nothing once the matrices are large
 LONG_SEQUENCE = 16_384                # context parallelism is searched from this sequence length up
-TP_MARGIN = 0.10                      # tensor parallelism only if >10% faster than any layout without it
+TP_MARGIN = 0.10                      # tensor parallelism is "needed" (rule INT001) only if >10% faster than without
 
 
 def _strategy(name: str | None) -> str | None:
@@ -63,6 +63,8 @@ def _options(job: JobSpec, gpu: GPU, count: int, p: Params) -> list[tuple[str, i
                 for s in strategies:
                     if dp * c == 1 and s != strategies[0] and job.strategy is None:
                         continue  # sharding over one GPU is no sharding
+                    if dp * c == 1 < count and job.strategy and s != "ddp":
+                        continue  # a sharding strategy the caller asked for needs a group to shard over
                     out.append((s, t, q, dp, c))
     # stable: exact combinations first, then simpler ones (pipelining, then context parallelism last)
     return sorted(out, key=lambda o: (o[1] * o[2] * o[3] * o[4] < count, o[2] > 1, o[4] > 1))
@@ -114,9 +116,9 @@ def choose_layout(job: JobSpec, gpu: GPU, count: int, p: Params):
     tokens/s, needs_tensor_parallel), or None. Only when no layout holds the batch (too few
     sequences for the data-parallel groups) may the batch grow; `evaluate` says so. Pipelining
     and context parallelism are chosen whenever they are over 1% faster (so a larger model never
-    runs faster than a smaller one on the same GPUs). Tensor parallelism is chosen only when the
-    job cannot run without it or runs more than TP_MARGIN slower; over PCIe without peer-to-peer,
-    only when no layout without it fits."""
+    runs faster than a smaller one on the same GPUs), and so is tensor parallelism over NVLink; it
+    counts as needed (rule INT001) when the job cannot run without it or runs more than TP_MARGIN
+    slower. Over PCIe without peer-to-peer, tensor parallelism only when no layout without it fits."""
     if usable_bytes(gpu, p) is None:
         return None
     base = job.global_batch_tokens or default_batch_tokens(job.model, p)
@@ -130,12 +132,13 @@ def choose_layout(job: JobSpec, gpu: GPU, count: int, p: Params):
             continue
         no_tp = _best(job, gpu, [lay for lay in fits if lay.tp == 1], p)
         with_tp = _best(job, gpu, [lay for lay in fits if lay.tp > 1], p)
-        if no_tp and (with_tp is None or not p2p or with_tp[2] <= no_tp[2] * (1 + TP_MARGIN)):
-            return no_tp + (False,)
-        if job.tensor_parallel:  # fixed by the caller: would the job run (well) without it?
+        needs = no_tp is None or (with_tp is not None and with_tp[2] > no_tp[2] * (1 + TP_MARGIN))
+        if job.tensor_parallel and with_tp is not None:  # fixed by the caller: would the job run (well) without it?
             alt = choose_layout(replace(job, tensor_parallel=1), gpu, count, p)
             return with_tp + (alt is None or with_tp[2] > alt[2] * (1 + TP_MARGIN),)
-        return with_tp + (True,)
+        if no_tp and (with_tp is None or not p2p or with_tp[2] <= no_tp[2] * 1.01):
+            return no_tp + (False,)
+        return with_tp + (needs,)
     return None
 
 
