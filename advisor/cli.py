@@ -181,13 +181,13 @@ def schema():
 @click.option("--gpu", required=True, help="GPU id, e.g. a100-80gb-sxm (see the catalog).")
 @click.option("--count", type=click.IntRange(min=1, max=100_000), default=1, show_default=True)
 @click.option("--precision", type=click.Choice(["bf16", "fp16", "fp8"]), default="bf16", show_default=True)
-@click.option("--kind", type=click.Choice(["pretrain", "finetune", "lora"]), default="pretrain", show_default=True)
+@click.option("--kind", type=click.Choice(["pretrain", "finetune", "lora", "qlora"]), default="pretrain", show_default=True)
 @click.option("--micro-batch", type=click.IntRange(min=1), default=None, help="Per-GPU micro-batch [chosen].")
 @click.option("--checkpointing/--no-checkpointing", default=None, help="Activation checkpointing [chosen].")
 @click.option("--global-batch-tokens", default=None, help="Tokens per optimizer step, e.g. 524288 or 4M.")
 @click.option("--optimizer", type=click.Choice(["adamw", "adamw-8bit"]), default="adamw", show_default=True)
 @click.option("--lora-rank", type=click.IntRange(min=1, max=4096), default=16, show_default=True,
-              help="Adapter rank with --kind lora.")
+              help="Adapter rank with --kind lora or qlora.")
 @click.option("--strategy", type=click.Choice(["ddp", "zero1", "zero2", "zero3", "fsdp"]), default=None,
               help="Data-parallel sharding (fsdp = zero3) [chosen].")
 @click.option("--tensor-parallel", type=click.IntRange(min=1, max=64), default=None,

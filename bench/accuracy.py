@@ -40,7 +40,6 @@ FREE = {
     "attention_efficiency.ampere": (0.05, 1.0),
     "attention_efficiency.hopper": (0.05, 1.0),
     "memory_bytes_per_layer_element": (0.0, 1000.0),
-    "software_factor.gaudi": (0.1, 1.5),
     "matmul_efficiency_half_hidden": (0.0, 2000.0),
     "step_jitter": (0.0, 0.2),
 }
@@ -186,7 +185,7 @@ def fit(rows: list[dict], catalog, p, starts: int = 3):
 
 def without_caps_of(p, ids: set):
     """Params without the MFU caps read from the rows `ids` (a held-out source must not cap its
-    own prediction); the shared default becomes the highest remaining bf16 cap."""
+    own prediction); the shared default stays the Hopper value (its source is never held out)."""
     drop = [key for key, rid in CAP_ROWS.items() if rid in ids]
     if not drop:
         return p
@@ -196,7 +195,6 @@ def without_caps_of(p, ids: set):
         caps.get(gen, {}).pop(prec, None)
         if not caps.get(gen):
             caps.pop(gen, None)
-    caps["default"] = {"bf16": max(v["bf16"] for g, v in caps.items() if g != "default" and "bf16" in v)}
     return replace(p, mfu_cap=caps)
 
 

@@ -157,7 +157,7 @@ def estimate(*, gpu: str, count: int = 1, model: str | None = None, params: floa
         "step_breakdown": {k: round(v, 6) for k, v in e.step_breakdown.items()},
         "memory_breakdown_gb": e.memory_breakdown, "layout": e.layout, "binding": e.binding,
         "min_gpus": min_gpus(spec, g, p), "dense_tflops": g.dense_tflops(precision),
-        "generation": generation(g), "accuracy_band": band(g),
+        "generation": generation(g), "accuracy_band": band(g, precision),
         "model": {"params": spec.model.params, "layers": spec.model.layers, "hidden": spec.model.hidden,
                   "seq_len": spec.model.seq_len, "shape_inferred": spec.model.shape_inferred},
         "job": {"kind": spec.kind, "precision": spec.precision, "optimizer": spec.optimizer,

@@ -56,7 +56,7 @@ class JobSpec:
     `tensor_parallel` and `pipeline_parallel` fix the layout; None lets `evaluate` choose."""
 
     model: ModelSpec
-    kind: str = "pretrain"                 # pretrain | finetune | lora
+    kind: str = "pretrain"                 # pretrain | finetune | lora | qlora
     precision: str = "bf16"
     micro_batch: int | None = None
     checkpointing: bool | None = None

@@ -10,6 +10,9 @@ from advisor.data.estimator import Params
 from advisor.perf.jobspec import JobSpec, ModelSpec
 
 GB = 1e9
+# QLoRA (Dettmers et al. 2023, arXiv:2305.14314, §3): 4-bit NormalFloat base weights with double
+# quantization cost 4.127 bits per parameter (0.5 byte plus 0.127 bit of block constants)
+QLORA_WEIGHT_BYTES = 4.127 / 8
 
 
 @dataclass(frozen=True)
@@ -37,16 +40,19 @@ def bytes_per_param(job: JobSpec) -> dict:
     """Bytes per parameter for weights, gradients and optimizer state (mixed-precision Adam:
     2 + 2 + 12 = 16 unsharded; an 8-bit optimizer keeps 2 bytes of moments instead of 8)."""
     master_and_moments = 4 + (2 if job.optimizer == "adamw-8bit" else 8)
-    return {"weights": 2.0, "gradients": 2.0, "optimizer": float(master_and_moments)}
+    weights = QLORA_WEIGHT_BYTES if job.kind == "qlora" else 2.0
+    return {"weights": weights, "gradients": 2.0, "optimizer": float(master_and_moments)}
 
 
 def trainable_params(job: JobSpec) -> float:
     m = job.model
-    if job.kind != "lora":
+    if job.kind not in ("lora", "qlora"):
         return m.params
     # LoRA adapters of rank r on the attention projections (q, k, v, o) of every layer: A is
     # in x r, B is r x out; k and v are narrower with grouped-query attention
     per_layer = job.lora_rank * (2 * (m.hidden + m.hidden) + 2 * (m.hidden + m.kv_width))
+    if job.kind == "qlora":  # QLoRA puts adapters on every linear layer, the MLP's too (paper §3)
+        per_layer += job.lora_rank * (3 if m.gated_mlp else 2) * (m.hidden + m.ffn_width)
     return m.layers * per_layer
 
 

@@ -23,13 +23,14 @@ from advisor.data.estimator import Params
 from advisor.perf.jobspec import JobSpec, ModelSpec
 from advisor.perf.memory import GB, Layout, _micro_batches, trainable_params
 
+DEQUANT_BYTES = 4.127 / 8 + 2.0 + 2.0  # read NF4 weights, write and re-read them in bf16, per parameter and pass
 OPTIMIZER_STEP_BYTES = 32.0           # bytes one AdamW update reads and writes per parameter (master, m, v, grad)
 
 
 
 def mfu_flops_per_token(m: ModelSpec, kind: str = "pretrain") -> float:
     """Model FLOPs per token in the PaLM/MosaicML MFU convention (attention counted non-causally)."""
-    return (4.0 if kind == "lora" else 6.0) * m.matmul_params + 12.0 * m.layers * m.seq_len * m.hidden
+    return (4.0 if kind in ("lora", "qlora") else 6.0) * m.matmul_params + 12.0 * m.layers * m.seq_len * m.hidden
 
 
 def generation(gpu: GPU) -> str:
@@ -161,7 +162,7 @@ def _time(job: JobSpec, gpu: GPU, lay: Layout, batch: float, p: Params) -> dict:
     # fp8 recipes (Transformer Engine) keep attention in bf16
     attn_peak = (gpu.dense_tflops("bf16") or gpu.dense_tflops(job.precision)) * 1e12
     ckpt = 1.0 if lay.checkpointing else 0.0
-    passes = (2.0 if job.kind == "lora" else 3.0) + ckpt          # forward, backward (data, weights), recompute
+    passes = (2.0 if job.kind in ("lora", "qlora") else 3.0) + ckpt          # forward, backward (data, weights), recompute
     tokens_per_gpu = batch / count
     imbalance = math.ceil(m.layers / lay.pp) * lay.pp / m.layers  # the slowest pipeline stage sets the pace
     dense = 2.0 * m.matmul_params * passes / (peak * matmul_efficiency(m, gpu, p, job.precision, lay.tp))
@@ -173,8 +174,11 @@ def _time(job: JobSpec, gpu: GPU, lay: Layout, batch: float, p: Params) -> dict:
                    + p.memory_bytes_per_vocab_element * m.vocab) * (3.0 + ckpt) / 3.0
     opt_shards = lay.shard_group if lay.strategy != "ddp" else 1
     optimizer = OPTIMIZER_STEP_BYTES * trainable_params(job) / (lay.tp * lay.pp * opt_shards)
-    memory_s = (tokens_per_gpu * elementwise * imbalance + optimizer) / bw
     micro = _micro_batches(job, lay, batch)
+    dequant = 0.0
+    if job.kind == "qlora":  # every pass dequantizes the 4-bit weights it uses into a bf16 buffer the GEMM reads
+        dequant = DEQUANT_BYTES * m.params / (lay.tp * lay.pp) * (2.0 + ckpt) * micro * imbalance
+    memory_s = (tokens_per_gpu * elementwise * imbalance + optimizer + dequant) / bw
     chunks = max(1, min(p.pipeline_virtual_stages, m.layers // lay.pp)) if lay.pp > 1 else 1
     bubble = (lay.pp - 1) / (micro * chunks)
     core = compute_s + memory_s
