@@ -73,6 +73,7 @@ def job_of(row: dict) -> JobSpec:
                    strategy=row["strategy"] or None, tensor_parallel=_int(row["tensor_parallel"]),
                    pipeline_parallel=_int(row["pipeline_parallel"]),
                    context_parallel=_int(row.get("context_parallel")),
+                   attention_kernel=row.get("attention_kernel") or None,
                    grad_reduce_bytes=float(row["grad_reduce_bytes"] or 2))
 
 

@@ -124,7 +124,7 @@ def report(rows, catalog, p, preds, held, fitted) -> str:
         g = catalog.gpus[r["gpu"]]
         e = evaluate(job_of(r), g, int(r["gpu_count"]), p)
         lay = e.layout
-        cap = mfu_cap(g, r["precision"], p)
+        cap = mfu_cap(g, r["precision"], p, int(r["gpu_count"]))
         above += bool(cap is not None and e.mfu > cap + 1e-9)
         where = (f"{lay.get('strategy')} tp{lay.get('tensor_parallel')} pp{lay.get('pipeline_parallel')}"
                  f"{' cp' + str(lay['context_parallel']) if lay.get('context_parallel', 1) > 1 else ''}"

@@ -404,7 +404,7 @@ def test_predicted_mfu_never_above_the_generation_cap(catalog, p):
             if not g.dense_tflops(precision):
                 continue
             e = evaluate(JobSpec(model=gpt(40, 5120), precision=precision, global_batch_tokens=2 ** 21), g, 8, p)
-            cap = mfu_cap(g, precision, p)
+            cap = mfu_cap(g, precision, p, 8)
             assert e.fits and cap is not None and e.mfu <= cap + 1e-9
 
 

@@ -85,7 +85,7 @@ def evaluate(job: JobSpec, gpu: GPU, count: int, p: Params) -> Estimate:
     binding = max(parts, key=parts.get)
     flops = mfu_flops_per_token(m, job.kind)
     mfu = tps / count * flops / (peak * 1e12)
-    cap = mfu_cap(gpu, job.precision, p)
+    cap = mfu_cap(gpu, job.precision, p, lay.count)
     if cap is not None and mfu > cap:  # never above the best published run of the generation
         notes.append(f"capped at {100 * cap:.1f}% MFU, the best published {job.precision} run on "
                      f"{generation(gpu).title()} GPUs (model: {100 * mfu:.1f}%)")

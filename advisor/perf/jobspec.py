@@ -67,6 +67,7 @@ class JobSpec:
     tensor_parallel: int | None = None
     pipeline_parallel: int | None = None
     context_parallel: int | None = None
+    attention_kernel: str | None = None    # None: today's kernels; "fa2": FlashAttention-2-era (calibration rows)
     grad_reduce_bytes: float = 2.0         # bytes per gradient reduced: 2 (bf16), 4 (fp32, FSDP's default)
 
 

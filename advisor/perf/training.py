@@ -89,12 +89,15 @@ def software_factor(gpu: GPU, p: Params) -> float:
     return float(_lookup(p.software_factor or {}, gpu, 1.0))
 
 
-def mfu_cap(gpu: GPU, precision: str, p: Params) -> float | None:
+def mfu_cap(gpu: GPU, precision: str, p: Params, count: int = 1) -> float | None:
     """The best published MFU for the GPU's generation at `precision` (catalog/estimator.yaml
-    `mfu_cap`, each with its source); predictions never exceed it."""
+    `mfu_cap`, each with its source); predictions never exceed it. A job spanning servers takes
+    the best published multi-server run (`<precision>_multiserver`) when there is one."""
     if not p.mfu_cap:
         return None
     entry = _lookup(p.mfu_cap, gpu)
+    if isinstance(entry, dict) and count > _server_size(gpu, p) and f"{precision}_multiserver" in entry:
+        return float(entry[f"{precision}_multiserver"])
     if isinstance(entry, dict) and precision not in entry and "bf16" in entry:
         # no published run at this precision: the bf16 cap scaled by how much less of its own
         # peak the GPU's best GEMM reaches at this precision (fp8 0.709 vs bf16 0.803 on an H100)
@@ -167,6 +170,8 @@ def _time(job: JobSpec, gpu: GPU, lay: Layout, batch: float, p: Params) -> dict:
     imbalance = math.ceil(m.layers / lay.pp) * lay.pp / m.layers  # the slowest pipeline stage sets the pace
     dense = 2.0 * m.matmul_params * passes / (peak * matmul_efficiency(m, gpu, p, job.precision, lay.tp))
     attn_eff = float(_lookup(p.attention_efficiency, gpu, 0.3)) * software_factor(gpu, p)
+    if job.attention_kernel != "fa2":  # today's kernels (FlashAttention-3 on Hopper) over the calibrated FA2 era
+        attn_eff *= float(_lookup(p.attention_kernel_speedup or {}, gpu, 1.0))
     attention = 2.0 * m.layers * m.seq_len * m.hidden * (3.0 + ckpt) / (attn_peak * attn_eff)
     compute_s = tokens_per_gpu * (dense + attention) * imbalance
     bw = gpu.memory_bandwidth_gbps.value * GB
