@@ -26,10 +26,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from advisor.data.catalog import load_catalog  # noqa: E402
-from advisor.perf import JobSpec, ModelSpec, evaluate, mfu_flops_per_token, params_from  # noqa: E402
-from advisor.perf.goodput import goodput  # noqa: E402
-from advisor.perf.training import generation  # noqa: E402
+from advisor.data.catalog import load_catalog
+from advisor.perf import JobSpec, ModelSpec, evaluate, params_from
+from advisor.perf.goodput import goodput
+from advisor.perf.training import generation
 
 CALIBRATION = ROOT / "catalog" / "calibration.csv"
 # free parameters and their bounds (each has a physical meaning: docs/model.md §1)

@@ -5,8 +5,19 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
-from accuracy import (ARTICLE, FREE, PENDING_PRICES, error, get, group_of, job_of, measured, predicted_rows,
-                      size_bin, summary)
+from accuracy import (
+    ARTICLE,
+    FREE,
+    PENDING_PRICES,
+    error,
+    get,
+    group_of,
+    job_of,
+    measured,
+    predicted_rows,
+    size_bin,
+    summary,
+)
 
 from advisor.perf import evaluate, mfu_flops_per_token
 from advisor.perf.training import generation, mfu_cap

@@ -7,6 +7,7 @@ from dataclasses import asdict, dataclass, field, replace
 from advisor.data.catalog import GPU
 from advisor.data.estimator import Params
 from advisor.errors import InputError
+from advisor.perf.band import NO_MEASURED_RUN, band
 from advisor.perf.jobspec import JobSpec, spec_from_flags
 from advisor.perf.layout import (
     STRATEGIES,
@@ -23,7 +24,6 @@ from advisor.perf.memory import (
     default_batch_tokens,
     trainable_params,
 )
-from advisor.perf.band import NO_MEASURED_RUN, band
 from advisor.perf.training import generation, mfu_cap, mfu_flops_per_token
 
 
