@@ -182,7 +182,7 @@ def schema():
 @click.option("--count", type=click.IntRange(min=1, max=100_000), default=1, show_default=True)
 @click.option("--precision", type=click.Choice(["bf16", "fp16", "fp8", "fp4", "int8", "int4"]), default="bf16",
               show_default=True, help="fp4/int8/int4 with --kind serve only (int8/int4: weight-only).")
-@click.option("--kind", type=click.Choice(["pretrain", "finetune", "lora", "serve"]), default="pretrain",
+@click.option("--kind", type=click.Choice(["pretrain", "finetune", "lora", "qlora", "serve"]), default="pretrain",
               show_default=True)
 @click.option("--heads", type=click.IntRange(min=1), default=None, help="Attention heads (--kind serve, custom model).")
 @click.option("--kv-heads", type=click.IntRange(min=1), default=None, help="Key/value heads (GQA) [--heads].")
@@ -199,7 +199,7 @@ def schema():
 @click.option("--global-batch-tokens", default=None, help="Tokens per optimizer step, e.g. 524288 or 4M.")
 @click.option("--optimizer", type=click.Choice(["adamw", "adamw-8bit"]), default="adamw", show_default=True)
 @click.option("--lora-rank", type=click.IntRange(min=1, max=4096), default=16, show_default=True,
-              help="Adapter rank with --kind lora.")
+              help="Adapter rank with --kind lora or qlora.")
 @click.option("--strategy", type=click.Choice(["ddp", "zero1", "zero2", "zero3", "fsdp"]), default=None,
               help="Data-parallel sharding (fsdp = zero3) [chosen].")
 @click.option("--tensor-parallel", type=click.IntRange(min=1, max=64), default=None,

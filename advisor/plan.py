@@ -135,6 +135,8 @@ def assemble(problem: Problem, sol: Solution, *, objective: str = "cost", time_l
         cls = problem.classes[c.cls]
         jobs.append({"name": cls.name(wl), "gpu": c.gpu, "gpu_count": c.count, "ownership": c.ownership,
                      "copies": n, "tokens_per_s": e.tokens_per_s, "wall_days": c.hours / 24,
+                     "goodput": {"fraction": c.goodput, "lost_days": c.hours * (1 - c.goodput) / 24,
+                                 "source": "workload" if cls.goodput is not None else "model (docs/model.md §1.6)"},
                      "memory_per_gpu_gb": e.memory_per_gpu_gb, "mfu": e.mfu, "binding_factor": e.binding,
                      "step_breakdown": e.step_breakdown, "layout": e.layout})
     data = {

@@ -34,7 +34,7 @@ MAX_PARAMS = 1e14          # 100T parameters
 MAX_JOBS = 5_000
 MAX_BUDGET_USD = 1e12    # a trillion dollars
 JOB_SHORTHAND = ("model", "tokens", "precision", "deadline", "kind", "micro_batch", "checkpointing",
-                 "global_batch_tokens", "lora_rank", "optimizer", "seq_len")
+                 "global_batch_tokens", "lora_rank", "optimizer", "seq_len", "goodput")
 
 
 def _bounded(parse, upper: float, what: str):
@@ -103,7 +103,7 @@ class ModelShape(_Strict):
 
 class Job(_Strict):
     name: str | None = Field(None, min_length=1, max_length=200)
-    kind: Literal["pretrain", "finetune", "lora"] = "pretrain"
+    kind: Literal["pretrain", "finetune", "lora", "qlora"] = "pretrain"
     model: str | ModelShape = Field(description="a preset id (advisor models) or {params: 124M, layers: 12, ...}")
     tokens: Count = Field(description="token budget: 10B")
     precision: Literal["bf16", "fp16", "fp8"] = "bf16"
@@ -114,6 +114,8 @@ class Job(_Strict):
     seq_len: int | None = Field(None, gt=0, le=10_000_000, description="overrides the preset's sequence length")
     lora_rank: int = Field(16, gt=0, le=4096)
     optimizer: Literal["adamw", "adamw-8bit"] = "adamw"
+    goodput: float | None = Field(None, gt=0, le=1, description="share of wall time spent training (failures, "
+                                  "restarts, checkpoints, evaluation); by default from GPU count and job length")
     repeat: int = Field(1, gt=0, le=MAX_JOBS, description="this many identical copies of the job")
 
     @field_validator("tokens")

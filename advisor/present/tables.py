@@ -50,6 +50,15 @@ def plan_text(p: dict) -> str:
         rows = [[j["name"], j["gpu"], j["gpu_count"], tokens(j["tokens_per_s"]), f"{j['wall_days']:.2f}",
                  f"{j['memory_per_gpu_gb']:.1f}", f"{100 * j['mfu']:.0f}%", j["binding_factor"]] for j in p["jobs"]]
         out.append(table(["job", "GPU", "GPUs", "tokens/s", "days", "GB/GPU", "MFU", "limited by"], rows))
+        for j in p["jobs"]:
+            lay, g = j.get("layout") or {}, j.get("goodput") or {}
+            split = " x ".join(f"{k[0].upper()}P{lay[k + '_parallel']}" for k in ("data", "tensor", "pipeline", "context")
+                               if lay.get(k + "_parallel", 1) > 1) or "one GPU"
+            line = f"  {j['name']}: layout {split}, global batch {lay.get('global_batch_tokens', 0):,.0f} tokens"
+            if g:
+                line += (f"; goodput {100 * g['fraction']:.1f}%: {24 * g['lost_days']:,.1f} h of the "
+                         f"{24 * j['wall_days']:,.1f} h lost to failures, restarts and checkpoints")
+            out.append(line)
     out += serving_lines(p)
     if p["binding"]:
         out.append("\nConstraints")
@@ -98,12 +107,18 @@ def estimate_text(e: dict) -> str:
     out.append(table(["tokens/s", "per GPU", "MFU", "GB/GPU", "limited by"],
                      [[tokens(e["tokens_per_s"]), tokens(e["tokens_per_s_per_gpu"]), f"{100 * e['mfu']:.1f}%",
                        f"{e['memory_per_gpu_gb']:.1f}", e["binding"]]]))
-    split = "".join(f" x {k[0].upper()}P{lay[k + '_parallel']}" for k in ("tensor", "pipeline")
+    split = "".join(f" x {k[0].upper()}P{lay[k + '_parallel']}" for k in ("data", "tensor", "pipeline", "context")
                     if lay.get(k + "_parallel", 1) > 1)
     out.append(table(["step: compute s", "memory s", "comm s", "layout", "micro-batch", "checkpointing", "link"],
                      [[f"{sb['compute_s']:.4f}", f"{sb['memory_s']:.4f}", f"{sb['comm_s']:.4f}",
                        lay["strategy"] + split,
                        lay["micro_batch"], lay["checkpointing"], lay["interconnect"]]]))
+    out.append(f"  global batch: {lay['global_batch_tokens']:,.0f} tokens of sequence {m['seq_len']:,}"
+               + (" (raised to feed every GPU)" if lay.get("batch_changed") else ""))
+    band = e.get("accuracy_band")
+    if band:
+        out.append(f"  measured error for {band['generation']} GPUs (leave-one-source-out): MAPE "
+                   f"{100 * band['mape']:.1f}%, worst {100 * band['worst']:.1f}% over {band['n']} runs")
     out.append(f"  minimum GPUs that fit: {e['min_gpus']}")
     for note in e["notes"]:
         out.append(f"  note: {note}")

@@ -16,6 +16,7 @@ from advisor.economics.costs import Costs, deployment_costs
 from advisor.errors import InputError
 from advisor.inputs.workload import Workload
 from advisor.perf.estimate import Estimate, evaluate
+from advisor.perf.goodput import wall_hours
 from advisor.perf.jobspec import JobSpec, job_spec, resolve_model
 from advisor.perf.layout import min_gpus
 
@@ -31,10 +32,11 @@ class Candidate:
     count: int
     ownership: str                  # buy | rent
     tokens_per_s: float
-    hours: float                    # wall-clock hours for one job's tokens
+    hours: float                    # wall-clock hours for one job's tokens, after goodput losses
     run_cost_usd: float             # one job's energy (buy) or rental (rent) cost
     estimate: Estimate
     warnings: list = field(default_factory=list)
+    goodput: float = 1.0            # share of wall time spent training (advisor/perf/goodput.py)
 
     @property
     def gpu_hours(self) -> float:
@@ -51,6 +53,7 @@ class JobClass:
     spec: JobSpec
     tokens: float
     deadline: float | None          # hours
+    goodput: float | None = None    # the workload's override (job field `goodput`)
 
     def name(self, workload: Workload) -> str:
         names = [workload.job_name(j) for j in self.jobs]
@@ -143,12 +146,12 @@ def job_classes(workload: Workload, catalog: Catalog) -> list[JobClass]:
         if job.kind == "serve":
             continue  # serving jobs: advisor/solve/serving_candidates.py
         spec = job_spec(job, resolve_model(job, catalog, f"jobs[{i}]"))
-        key = (spec, job.tokens, job.deadline)
+        key = (spec, job.tokens, job.deadline, job.goodput)
         if key in classes:
             classes[key].jobs.append(i)
             classes[key].multiplicity += job.repeat
         else:
-            classes[key] = JobClass([i], job.repeat, spec, job.tokens, job.deadline)
+            classes[key] = JobClass([i], job.repeat, spec, job.tokens, job.deadline, job.goodput)
     return list(classes.values())
 
 
@@ -238,7 +241,8 @@ def build_problem(workload: Workload, catalog: Catalog, rules: RuleSet, params: 
                         _add_findings(reasons[gid], per_count, once=True)
                         continue
                     best, last = est.tokens_per_s, n
-                    hours = cls.tokens / est.tokens_per_s / 3600.0
+                    # wall clock: failure-free training time over goodput (failures, restarts, checkpoints)
+                    hours, good = wall_hours(n, cls.tokens / est.tokens_per_s / 3600.0, params, cls.goodput)
                     if ownership == "rent":
                         run_cost = n * hours * rate
                     else:
@@ -246,7 +250,7 @@ def build_problem(workload: Workload, catalog: Catalog, rules: RuleSet, params: 
                                     * costs.electricity_usd_per_kwh)
                     warnings = [{"rule": f.rule, "code": f.rule, "message": f.message} for f in static + per_count]
                     candidates[k].append(Candidate(k, gid, n, ownership, est.tokens_per_s, hours, run_cost,
-                                                   est, warnings))
+                                                   est, warnings, good))
                     if hours < 1 / 60 and (cls.deadline is None or hours <= cls.deadline):
                         break  # under a minute already: faster options only add cost
                 mine = [c for c in candidates[k] if c.gpu == gid and c.ownership == ownership]
