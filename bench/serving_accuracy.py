@@ -63,6 +63,10 @@ def predict(r: dict, params, catalog) -> float | None:
         return prefill(s, I)["latency_s"] * 1e3
     if r["kind"] == "batch1_decode_tokens_per_s":
         return 1.0 / decode_step(s, 1, I + O / 2)["step_s"]
+    if r["kind"] == "static_batch_latency_s":   # B prompts prefilled together, then O steps at batch B
+        b = float(r["max_batch"])
+        pre = prefill(s, I)
+        return b * pre["busy_s"] + max(pre["memory_s"] - pre["compute_s"], 0.0) + O * decode_step(s, b, I + O / 2)["step_s"]
     if r["kind"] == "at_rate_tpot_mean":
         rate, lo, hi = _f(r["offered_requests_per_s"]), 1e-6, 4096.0
         for _ in range(40):
@@ -127,7 +131,8 @@ def report(params, catalog, loso: bool) -> dict:
 def summarise(res: dict, loso: bool) -> str:
     data = rows()
     lines = ["| kind | rows | in-sample MAPE | leave-one-source-out MAPE | LOSO median | worst LOSO |", "|---|---|---|---|---|---|"]
-    for kind in ("offline", "server", "batch1_decode_tokens_per_s", "batch1_ttft_ms", "at_rate_tpot_mean"):
+    for kind in ("offline", "server", "batch1_decode_tokens_per_s", "batch1_ttft_ms", "static_batch_latency_s",
+                 "at_rate_tpot_mean"):
         for label, rs in ((kind, [r for r in data if r["kind"] == kind and r["fit"] == "yes"]),
                           (f"{kind}, never fitted", [r for r in data if r["kind"] == kind and r["fit"] != "yes"])):
             if rs:
