@@ -299,3 +299,13 @@ def _rounded(obj):
     if isinstance(obj, (list, tuple)):
         return [_rounded(v) for v in obj]
     return obj
+
+
+class _CallableModule(__import__("types").ModuleType):
+    """`advisor.plan` names both this module and its function: calling the module calls plan()."""
+
+    def __call__(self, *args, **kwargs) -> Plan:
+        return plan(*args, **kwargs)
+
+
+__import__("sys").modules[__name__].__class__ = _CallableModule
