@@ -105,6 +105,8 @@ class Problem:
     power_limit: PowerLimit | None  # ... and where it comes from (the workload, or a rule such as PWR001)
     as_of: dt.date
     notes: list = field(default_factory=list)
+    solver_cache: dict = field(default_factory=dict, repr=False, compare=False)
+    # built solver models and filtered candidates, reused by every re-solve (solve/fast.py)
 
     @property
     def job_count(self) -> int:

@@ -270,32 +270,76 @@ class _Model:
         return int(round(var.value() or 0))
 
 
-def solve(problem: Problem, scenario: Scenario | None = None, *, time_limit: float | None = 30.0) -> Solution:
-    """The least-cost plan under `scenario` (the workload as written by default)."""
+DEFAULT_GAP = 1e-4        # HiGHS's own default relative MIP gap: a plan is proven optimal within 0.01%
+FLEET_GAP = 0.01          # fleets (FLEET_JOBS jobs or more) default to 1%: proven in seconds, not minutes
+FLEET_JOBS = 50
+EXPLAIN_GAP = 0.01        # explanation re-solves (alternatives, break-evens, marginal values)
+EXPLAIN_TIME_LIMIT = 10.0
+
+
+def default_gap(problem: Problem) -> float:
+    return FLEET_GAP if problem.job_count >= FLEET_JOBS else DEFAULT_GAP
+
+
+def solve(problem: Problem, scenario: Scenario | None = None, *, time_limit: float | None = 30.0,
+          gap: float | None = None) -> Solution:
+    """The least-cost plan under `scenario` (the workload as written by default), proven optimal
+    within the relative `gap` (default_gap when None). While a plan's explanations run
+    (`explaining`), every solve uses their gap and time limit and is counted."""
     sc = scenario or baseline(problem)
+    explaining = problem.solver_cache.get("explaining")
+    if explaining is not None:
+        gap = max(gap or 0.0, explaining["gap"])
+        time_limit = explaining["time_limit"] if time_limit is None else min(time_limit, explaining["time_limit"])
+    gap = default_gap(problem) if gap is None else gap
+    try:
+        import highspy  # noqa: F401
+        from advisor.solve.fast import solve_fast
+        sol = solve_fast(problem, sc, time_limit, gap)
+    except ImportError:
+        sol = _solve_pulp(problem, sc, time_limit, gap)
+    if explaining is not None:
+        explaining["solves"] += 1
+        if sol.feasible and not sol.solver.get("proven_optimal"):
+            explaining["unproven"] += 1
+    return sol
+
+
+def _check(status: str, name: str, time_limit: float | None) -> None:
+    if status == "none":
+        limit = f" within the {time_limit:g} s time limit" if time_limit is not None else ""
+        raise SolverError(f"the {name} solver found no plan{limit}; raise --time-limit or simplify the workload")
+
+
+def _solve_pulp(problem: Problem, sc: Scenario, time_limit: float | None, gap: float) -> Solution:
+    """A fresh PuLP build and solve (CBC when highspy is missing; the reference the fast path is tested against)."""
     cands = usable_candidates(problem, sc)
     if any(not cs for cs in cands):
         return Solution("infeasible", None, solver={"name": None, "reason": "a job has no usable candidate"})
     model = _Model(problem, sc, cands)
     model.build()
-    name, status, proven = _run(model.prob, time_limit)
+    name, status, proven = _run(model.prob, time_limit, gap)
     if status == "Infeasible":
         return Solution("infeasible", None, solver={"name": name, "status": status})
     mip_objective = pulp.value(model.total)
-    gap = read_gap(model.prob, name, proven)
+    mip_gap = read_gap(model.prob, name, proven)
     if _idle_owned_gpus(model):
         used = {(c.gpu, c.ownership) for k, i, c in model.pairs() if (model.y[k, i].value() or 0) > 1e-6}
-        polished = _put_idle_gpus_to_work(problem, sc, used, mip_objective, time_limit)
-        if polished is not None:
-            model, name, status, proven_again = polished
-            proven = proven and proven_again
-    return _solution(model, name, status, proven, gap, mip_objective)
+        cands = [[c for c in cs if (c.gpu, c.ownership) in used] for cs in usable_candidates(problem, sc, faster_too=True)]
+        polish = _polish_model(problem, sc, cands, mip_objective)
+        try:
+            name2, status2, proven2 = _run(polish.prob, time_limit, gap)
+        except SolverError:
+            status2 = "Infeasible"
+        if status2 != "Infeasible":
+            model, name, status, proven = polish, name2, status2, proven and proven2
+    return _solution(model, name, status, proven, mip_gap, mip_objective)
 
 
-def _run(prob: pulp.LpProblem, time_limit: float | None) -> tuple[str, str, bool]:
+def _run(prob: pulp.LpProblem, time_limit: float | None, gap: float | None = None) -> tuple[str, str, bool]:
     """Solve; (solver name, PuLP status, proven optimal). Raises SolverError when no plan was found
     for a reason other than infeasibility."""
-    name, solver = solver_for(time_limit)
+    name, solver = solver_for(time_limit, gap)
     try:
         with quiet_stdout():
             prob.solve(solver)
@@ -305,9 +349,7 @@ def _run(prob: pulp.LpProblem, time_limit: float | None) -> tuple[str, str, bool
     if prob.sol_status == pulp.LpSolutionInfeasible or status == "Infeasible":
         return name, "Infeasible", False
     if prob.sol_status not in (pulp.LpSolutionOptimal, pulp.LpSolutionIntegerFeasible):
-        limit = f" within the {time_limit:g} s time limit" if time_limit is not None else ""
-        raise SolverError(f"the {name} solver found no plan{limit} (status {status}); raise --time-limit "
-                          "or simplify the workload")
+        _check("none", name, time_limit)
     return name, status, prob.sol_status == pulp.LpSolutionOptimal
 
 
@@ -322,24 +364,18 @@ def _idle_owned_gpus(model: _Model) -> bool:
     return False
 
 
-def _put_idle_gpus_to_work(problem: Problem, sc: Scenario, used: set[tuple[str, str]], least_cost: float,
-                           time_limit: float | None):
+def _polish_model(problem: Problem, sc: Scenario, cands: list[list[Candidate]], least_cost: float) -> _Model:
     """GPUs often come in boards of eight: a lone job that needs one of them would leave seven
     idle. Among plans that cost at most 0.1% (or $1) more than the least cost -- and keep every
     constraint, the budget included -- take the one whose jobs finish soonest on the GPU types
     (and ownerships) the least-cost plan uses: a second MILP over their candidates that are faster
-    as well as those that are cheaper. When it finds nothing, the least-cost plan stands (None)."""
-    cands = [[c for c in cs if (c.gpu, c.ownership) in used] for cs in usable_candidates(problem, sc, faster_too=True)]
+    as well as those that are cheaper. When it finds nothing, the least-cost plan stands."""
     model = _Model(problem, sc, cands)
     model.build()
-    allowance = max(1.0, IDLE_GPU_TOLERANCE * least_cost)
+    allowance = max(1.0, IDLE_GPU_TOLERANCE * least_cost) if least_cost < 1e20 else 0.0
     model.prob += model.total <= least_cost + allowance, "idle_gpus_cost"
     model.prob.setObjective(pulp.lpSum(c.hours * model.y[k, i] for k, i, c in model.pairs()) + 1e-6 * model.total)
-    try:
-        name, status, proven = _run(model.prob, time_limit)
-    except SolverError:
-        return None
-    return None if status == "Infeasible" else (model, name, status, proven)
+    return model
 
 
 def _solution(model: _Model, name: str, status: str, proven: bool, gap, mip_objective: float) -> Solution:
