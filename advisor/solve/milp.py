@@ -91,17 +91,19 @@ def usable_candidates(problem: Problem, sc: Scenario, faster_too: bool = False) 
 
 def _undominated(cands: list[Candidate], faster_too: bool = False) -> list[Candidate]:
     """Drop c' when a candidate of the same GPU and ownership needs no more GPUs, GPU-hours or
-    run cost (the cost objective can never prefer c'), and with `faster_too` no more wall time."""
-    keep = []
-    for c in cands:
-        dominated = any(o is not c and o.gpu == c.gpu and o.ownership == c.ownership and o.count <= c.count
-                        and o.gpu_hours <= c.gpu_hours and o.run_cost_usd <= c.run_cost_usd
-                        and (not faster_too or o.hours <= c.hours)
-                        and (o.count, o.gpu_hours, o.run_cost_usd) != (c.count, c.gpu_hours, c.run_cost_usd)
-                        for o in cands)
-        if not dominated:
-            keep.append(c)
-    return keep
+    run cost (the cost objective can never prefer c'), and with `faster_too` no more wall time.
+    Sort and sweep per (GPU, ownership): a dominator sorts before what it dominates, and
+    dominance is transitive, so each candidate is compared with the kept ones of its group only."""
+    groups: dict[tuple[str, str], list[Candidate]] = {}
+    for c in sorted(cands, key=lambda c: (c.count, c.gpu_hours, c.run_cost_usd, c.hours)):
+        kept = groups.setdefault((c.gpu, c.ownership), [])
+        if not any(o.count <= c.count and o.gpu_hours <= c.gpu_hours and o.run_cost_usd <= c.run_cost_usd
+                   and (not faster_too or o.hours <= c.hours)
+                   and (o.count, o.gpu_hours, o.run_cost_usd) != (c.count, c.gpu_hours, c.run_cost_usd)
+                   for o in kept):
+            kept.append(c)
+    keep = {id(c) for group in groups.values() for c in group}
+    return [c for c in cands if id(c) in keep]
 
 
 class _Model:
@@ -197,10 +199,13 @@ class _Model:
     def capacity(self) -> None:
         p = self.problem
         due = [self.sc.deadline(cls.deadline) or p.costs.horizon_hours for cls in p.classes]
+        owned: dict[str, list] = {g: [] for g in self.owned}
+        for k, i, c in self.pairs():
+            if c.ownership == "buy":
+                owned[c.gpu].append((k, i, c))
         for g in self.owned:
             for level, limit in enumerate(sorted(set(due))):
-                terms = [c.gpu_hours * self.y[k, i] for k, i, c in self.pairs()
-                         if c.gpu == g and c.ownership == "buy" and due[k] <= limit]
+                terms = [c.gpu_hours * self.y[k, i] for k, i, c in owned[g] if due[k] <= limit]
                 if terms:
                     self.prob += pulp.lpSum(terms) <= limit * self.N[g], f"capacity_{_safe(g)}_{level}"
 
