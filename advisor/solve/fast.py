@@ -21,6 +21,7 @@ from advisor.solve.scenario import Scenario
 
 KEEP_MODELS = 6          # structures kept per problem (sweeps build many, explanations reuse few)
 _INF = math.inf
+POLISH_SHARE = 0.2       # of the time limit, for the idle-GPU polish (it only refines a found plan)
 UNBOUNDED = 1e30         # PuLP refuses an infinite right-hand side; HiGHS reads >= 1e20 as infinite
 
 
@@ -61,7 +62,7 @@ class HighsModel:
         self.ub0 = upper.copy()
         starts, index, value, rlo, rhi = [], [], [], [], []
         self.row: dict[str, int] = {}
-        for r, (name, con) in enumerate(prob.constraints.items()):
+        for r, (name, con) in enumerate(prob._constraints.items()):  # (name -> constraint, in order)
             self.row[name] = r
             starts.append(len(index))
             for v, a in con.items():
@@ -247,7 +248,7 @@ def solve_fast(problem: Problem, sc: Scenario, time_limit: float | None, gap: fl
             pm = HighsModel(polish, {j: c.hours for j, c in _columns(polish)}, 1e-6, ("budget", "idle_gpus_cost"))
         remember(problem, pkey, pm)
         pm.apply(sc, limit_rows(sc, mip_objective, max(1.0, IDLE_GPU_TOLERANCE * mip_objective)))
-        p_status, p_proven, _ = pm.run(time_limit, gap)
+        p_status, p_proven, _ = pm.run(None if time_limit is None else time_limit * POLISH_SHARE, gap)
         if p_status in ("optimal", "feasible"):
             model, proven = pm.model, proven and p_proven
     return _solution(model, "highs", "Optimal", proven, mip_gap, mip_objective)
