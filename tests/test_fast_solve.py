@@ -18,7 +18,7 @@ GAP = 1e-4
 def _scenarios(problem):
     base = baseline(problem)
     first = solve(problem)
-    chosen = sorted(first.gpu_types())[0]
+    chosen = min(first.gpu_types())
     others = [g for g in problem.considered if g not in problem.rejected and g != chosen][:3]
     out = [base, base.but(price_factor={chosen: 1.5}), base.but(price_factor={chosen: 4.0}),
            base.but(price_factor={chosen: 0.5}), base.but(budget_usd=None),

@@ -64,7 +64,7 @@ def compiled(kind: str, files: list[Path], build: Callable[[], T]) -> T:
             stored_key, value = pickle.load(f)
         if stored_key == key:
             return value
-    except Exception:  # missing, truncated, from another version: rebuild
+    except Exception:  # noqa: BLE001, S110 -- missing, truncated, from another version: rebuild
         pass
     value = build()
     _store(folder, path, key, value)
@@ -73,6 +73,7 @@ def compiled(kind: str, files: list[Path], build: Callable[[], T]) -> T:
 
 def _store(folder: Path, path: Path, key: str, value: Any) -> None:
     """Write atomically (a temporary file renamed into place); failures are ignored."""
+    tmp = None
     try:
         folder.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=folder, prefix=".tmp-", suffix=".pickle")
@@ -82,8 +83,6 @@ def _store(folder: Path, path: Path, key: str, value: Any) -> None:
         stale = sorted(folder.glob(path.name.split("-")[0] + "-*.pickle"), key=lambda p: p.stat().st_mtime)
         for old in stale[:-8]:   # keep the newest few (several checkouts may share the folder)
             old.unlink(missing_ok=True)
-    except Exception:
-        try:
-            os.unlink(tmp)  # noqa: F821 -- may not exist
-        except Exception:
-            pass
+    except Exception:  # noqa: BLE001 -- a read-only or full disk: parse every time instead
+        if tmp is not None:
+            Path(tmp).unlink(missing_ok=True)

@@ -60,7 +60,11 @@ class HighsModel:
         lower = np.array([-_INF if v.lowBound is None else v.lowBound for v in self.vars], dtype=float)
         upper = np.array([_INF if v.upBound is None else v.upBound for v in self.vars], dtype=float)
         self.ub0 = upper.copy()
-        starts, index, value, rlo, rhi = [], [], [], [], []
+        starts: list[int] = []
+        index: list[int] = []
+        value: list[float] = []
+        rlo: list[float] = []
+        rhi: list[float] = []
         self.row: dict[str, int] = {}
         for r, (name, con) in enumerate(prob._constraints.items()):  # (name -> constraint, in order)
             self.row[name] = r
@@ -191,16 +195,14 @@ class HighsModel:
         for v, x in zip(self.vars, values):
             v.varValue = x
         proven = status == S.kOptimal
-        try:
-            mip_gap = round(float(info.mip_gap), 6)
-        except Exception:
-            mip_gap = 0.0 if proven else None
-        if proven and (mip_gap is None or mip_gap > 1e9):
+        gap_now = float(info.mip_gap)
+        mip_gap: float | None = round(gap_now, 6) if math.isfinite(gap_now) and gap_now < 1e9 else None
+        if proven and mip_gap is None:
             mip_gap = 0.0
         return ("optimal" if proven else "feasible"), proven, mip_gap
 
 
-def solve_fast(problem: Problem, sc: Scenario, time_limit: float | None, gap: float) -> Solution:
+def solve_fast(problem: Problem, sc: Scenario, time_limit: float | None, gap: float):
     """milp.solve through the problem's cached HiGHS model of this structure."""
     from advisor.solve.milp import (
         FLEET_JOBS,

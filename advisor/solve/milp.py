@@ -28,7 +28,6 @@ reported with its gap, never as optimal.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
 
 import pulp
 
@@ -36,37 +35,10 @@ from advisor.errors import SolverError
 from advisor.solve.candidates import Candidate, Problem
 from advisor.solve.run import quiet_stdout, read_gap, solver_for
 from advisor.solve.scenario import Scenario, baseline
+from advisor.solve.solution import Solution, _solution
 
 TIE_BREAK_USD_PER_HOUR = 1e-6
 IDLE_GPU_TOLERANCE = 0.001    # idle bought GPUs are put to work when that costs < 0.1% of the plan (or $1)
-
-
-@dataclass
-class Solution:
-    status: str                          # optimal | feasible | infeasible
-    objective_usd: float | None
-    assignment: list = field(default_factory=list)    # (Candidate, jobs) with jobs > 0, class order
-    bought: dict = field(default_factory=dict)        # gpu -> GPUs bought
-    servers: dict = field(default_factory=dict)       # gpu -> {server id: count}
-    networked: dict = field(default_factory=dict)     # gpu -> networked servers
-    cost_breakdown: dict = field(default_factory=dict)
-    solver: dict = field(default_factory=dict)
-    mip_objective_usd: float | None = None            # the least cost, before idle GPUs are put to work
-
-    @property
-    def feasible(self) -> bool:
-        return self.objective_usd is not None
-
-    @property
-    def chosen(self) -> list[Candidate]:
-        return [c for c, _ in self.assignment]
-
-    @property
-    def makespan_hours(self) -> float:
-        return max((c.hours for c in self.chosen), default=0.0)
-
-    def gpu_types(self) -> set[str]:
-        return {c.gpu for c in self.chosen}
 
 
 def usable_candidates(problem: Problem, sc: Scenario, faster_too: bool = False) -> list[list[Candidate]]:
@@ -297,11 +269,10 @@ def solve(problem: Problem, scenario: Scenario | None = None, *, time_limit: flo
         gap = max(gap or 0.0, explaining["gap"])
         time_limit = explaining["time_limit"] if time_limit is None else min(time_limit, explaining["time_limit"])
     gap = default_gap(problem) if gap is None else gap
-    try:
-        import highspy  # noqa: F401
+    if solver_for(time_limit, gap)[0] == "highs":
         from advisor.solve.fast import solve_fast
         sol = solve_fast(problem, sc, time_limit, gap)
-    except ImportError:
+    else:   # highspy missing: CBC through PuLP
         sol = _solve_pulp(problem, sc, time_limit, gap)
     if explaining is not None:
         explaining["solves"] += 1
@@ -381,35 +352,6 @@ def _polish_model(problem: Problem, sc: Scenario, cands: list[list[Candidate]], 
     model.prob += model.total <= least_cost + allowance, "idle_gpus_cost"
     model.prob.setObjective(pulp.lpSum(c.hours * model.y[k, i] for k, i, c in model.pairs()) + 1e-6 * model.total)
     return model
-
-
-def _solution(model: _Model, name: str, status: str, proven: bool, gap, mip_objective: float) -> Solution:
-    p, sc = model.problem, model.sc
-    assignment = []
-    for k, i, c in model.pairs():
-        jobs = model.y[k, i].value() or 0.0
-        if jobs > 1e-6:
-            assignment.append((c, round(jobs) if model.integral else jobs))
-    bought = {g: model.value(v) for g, v in model.N.items() if model.value(v) > 0}
-    servers = {g: {sid: model.value(v) for (gg, sid), v in model.S.items() if gg == g and model.value(v) > 0}
-               for g in bought}
-    servers = {g: d for g, d in servers.items() if d}
-    networked = {g: model.value(v) for g, v in model.W.items() if model.value(v) > 0}
-    opts = {g: {s.id: s for s in p.servers.get(g, [])} for g in bought}
-    server_kw = sum(opts[g][sid].overhead_kw * n for g, d in servers.items() for sid, n in d.items())
-    gpu_kw = sum(p.gpu_kw[g] * n for g, n in bought.items())
-    months = p.costs.horizon_hours / 730.0
-    breakdown = {
-        "purchase_usd": float(sum(p.unit_price[g] * sc.buy_price(g) * n for g, n in bought.items())),
-        "servers_usd": float(sum(opts[g][sid].price_usd * n for g, d in servers.items() for sid, n in d.items())
-                             + sum(max(s.network_usd or 0.0 for s in p.servers[g]) * n for g, n in networked.items())),
-        "energy_usd": float(sum(model.run_cost(c) * n for c, n in assignment if c.ownership == "buy")),
-        "hosting_usd": float(p.costs.hosting_usd_per_kw_month * months * (gpu_kw + server_kw)),
-        "rental_usd": float(sum(model.run_cost(c) * n for c, n in assignment if c.ownership == "rent")),
-    }
-    return Solution("optimal" if proven else "feasible", sum(breakdown.values()), assignment, bought, servers,
-                    networked, breakdown, {"name": name, "status": status, "proven_optimal": proven, "gap": gap},
-                    mip_objective)
 
 
 def _safe(name: str) -> str:
