@@ -150,7 +150,8 @@ def crossover(*, tokens: str = "10B", max_gpus: int = 8, gpus: list[str] | None 
                "model": name, "tokens": tokens, "gpus": {"allow": gpus, "max": max_gpus}}
         if deadline:
             doc["deadline"] = deadline
-        result = plan(parse_workload(doc), catalog=catalog, rules=rules, as_of=as_of)
+        result = plan(parse_workload(doc), catalog=catalog, rules=rules, as_of=as_of,
+                      explain="alternatives")   # forced costs only: no break-evens are shown
         winner = result["purchase"][0]["gpu"] if result["purchase"] else None
         row = {"model": name, "params": catalog.models[name].params, "cheapest": winner,
                "total_cost_usd": result["total_cost_usd"]}

@@ -25,7 +25,7 @@ from advisor.explain.tradeoffs import cost_time_points, value_points
 from advisor.inputs.workload import Workload
 from advisor.perf import min_gpus, params_from
 from advisor.solve.candidates import Problem, build_problem
-from advisor.solve.milp import Solution, solve
+from advisor.solve.milp import EXPLAIN_GAP, EXPLAIN_TIME_LIMIT, Solution, default_gap, solve
 from advisor.solve.sweeps import frontier, solve_fastest
 
 SCHEMA_VERSION = 1
@@ -58,17 +58,32 @@ def prepare(workload: Workload, catalog: Catalog | None = None, rules: RuleSet |
     return build_problem(workload, catalog, rules, params_from(catalog), as_of or dt.date.today())
 
 
+EXPLAIN_LEVELS = ("none", "alternatives", "full")
+
+
 def plan(workload: Workload, *, catalog: Catalog | None = None, rules: RuleSet | None = None,
          as_of: dt.date | None = None, objective: str = "cost", time_limit: float | None = 30.0,
-         explain: bool = True, charts: bool = False) -> Plan:
+         explain: bool | str = True, charts: bool = False, gap: float | None = None) -> Plan:
     """Choose the cheapest GPU mix for `workload` (or, with objective='time', the fastest one
     within the budget) and say why. charts=True also computes what a memo's charts show (the
-    cheapest plan per GPU type under a sweep of completion times, speed per dollar), once."""
+    cheapest plan per GPU type under a sweep of completion times, speed per dollar), once.
+
+    explain: "full" (or True) computes every explanation; "alternatives" the forced cost of each
+    unchosen GPU but no break-evens or marginal values (what `crossover` reads); "none" (or False)
+    none. gap: the relative MIP gap the plan is proven within (None: 0.01% for a few jobs, 1% for
+    fleets of 50 jobs or more; milp.default_gap)."""
     if objective not in ("cost", "time"):
         raise InputError(f"objective is 'cost' or 'time', got {objective!r}", field="objective")
+    level = {True: "full", False: "none"}.get(explain, explain) if isinstance(explain, bool) else explain
+    if level not in EXPLAIN_LEVELS:
+        raise InputError(f"explain is one of {', '.join(EXPLAIN_LEVELS)} (or true/false), got {explain!r}",
+                         field="explain")
+    if gap is not None and not 0 <= gap < 1:
+        raise InputError(f"gap is a fraction from 0 to below 1 (0.01 = 1%), got {gap!r}", field="gap")
     problem = prepare(workload, catalog, rules, as_of)
-    sol = solve(problem, time_limit=time_limit) if objective == "cost" else solve_fastest(problem, time_limit=time_limit)
-    result = assemble(problem, sol, objective=objective, time_limit=time_limit, explain=explain)
+    sol = (solve(problem, time_limit=time_limit, gap=gap) if objective == "cost"
+           else solve_fastest(problem, time_limit=time_limit, gap=gap))
+    result = assemble(problem, sol, objective=objective, time_limit=time_limit, explain=level, gap=gap)
     if charts:
         result.chart_data = chart_data(problem, time_limit)
     return result
@@ -114,19 +129,28 @@ def _rebuilder(problem: Problem):
 
 
 def assemble(problem: Problem, sol: Solution, *, objective: str = "cost", time_limit: float | None = 30.0,
-             explain: bool = True) -> Plan:
+             explain: bool | str = True, gap: float | None = None) -> Plan:
     wl, catalog = problem.workload, problem.catalog
+    level = {True: "full", False: "none"}.get(explain, explain) if isinstance(explain, bool) else explain
     rejected = {gid: {"gpu": gid, "reasons": r.reasons, "forced_cost_usd": None}
                 for gid, r in problem.rejected.items()}
     sensitivity = {"break_even": [], "marginal": []}
-    if sol.feasible and explain:
-        alts = alternatives(problem, sol, time_limit)
-        for gid, alt in alts.items():
-            rejected[gid] = {"gpu": gid, **alt}
-        if objective == "cost":
-            sensitivity = {"break_even": break_even(problem, sol, alts, time_limit),
-                           "marginal": marginal_values(problem, sol, time_limit)}
-    insights = serving_insights(problem, sol, time_limit) if explain and objective == "cost" else {}
+    explaining = {"gap": max(EXPLAIN_GAP, gap or 0.0), "solves": 0, "unproven": 0,
+                  "time_limit": EXPLAIN_TIME_LIMIT if time_limit is None else min(time_limit, EXPLAIN_TIME_LIMIT)}
+    problem.solver_cache["explaining"] = explaining   # every re-solve below uses its gap and limit
+    try:
+        if sol.feasible and level != "none":
+            alts = alternatives(problem, sol, time_limit)
+            for gid, alt in alts.items():
+                rejected[gid] = {"gpu": gid, **alt}
+            if objective == "cost" and level == "full":
+                sensitivity = {"break_even": break_even(problem, sol, alts, time_limit),
+                               "marginal": marginal_values(problem, sol, time_limit)}
+        diagnosis = [] if sol.feasible else diagnose(problem, time_limit,
+                                                     _rebuilder(problem) if level != "none" else None)
+    finally:
+        del problem.solver_cache["explaining"]
+    insights = serving_insights(problem, sol, time_limit) if level != "none" and objective == "cost" else {}
     if insights:
         sensitivity["traffic"] = [insights["traffic"]]
     jobs = []
@@ -155,8 +179,8 @@ def assemble(problem: Problem, sol: Solution, *, objective: str = "cost", time_l
         "rejected": [rejected[g] for g in sorted(rejected)],
         "binding": binding(problem, sol) + serving_binding(problem, sol) if sol.feasible else [],
         "sensitivity": sensitivity,
-        "diagnosis": [] if sol.feasible else diagnose(problem, time_limit, _rebuilder(problem) if explain else None),
-        "warnings": _warnings(problem, sol) + serving_warnings(problem, sol),
+        "diagnosis": diagnosis,
+        "warnings": _warnings(problem, sol, explaining) + serving_warnings(problem, sol),
         "assumptions": {
             "deployment": wl.deployment.context, "region": wl.deployment.region,
             "ownership": wl.deployment.ownership, "horizon_months": wl.deployment.horizon_months,
@@ -165,7 +189,11 @@ def assemble(problem: Problem, sol: Solution, *, objective: str = "cost", time_l
             "power_limit_kw": problem.power_limit_kw,
             "power_limit_rule": problem.power_rule,
         },
-        "solver": {k: v for k, v in sol.solver.items() if k != "status"},
+        "solver": {**{k: v for k, v in sol.solver.items() if k != "status"},
+                   "gap_limit": default_gap(problem) if gap is None else gap,
+                   "explanations": {"solves": explaining["solves"], "gap_limit": explaining["gap"],
+                                    "time_limit_s": explaining["time_limit"],
+                                    "approximate": explaining["unproven"] > 0}},
         "sources": _sources(problem, sol),
         "as_of": problem.as_of.isoformat(),
         "tool_version": __version__,
@@ -209,7 +237,7 @@ def _servers(problem: Problem, sol: Solution) -> list[dict]:
     return out
 
 
-def _warnings(problem: Problem, sol: Solution) -> list[dict]:
+def _warnings(problem: Problem, sol: Solution, explaining: dict | None = None) -> list[dict]:
     out = []
 
     def add(entry):
@@ -251,6 +279,11 @@ def _warnings(problem: Problem, sol: Solution) -> list[dict]:
         add({"rule": None, "code": "not-proven-optimal",
              "message": f"the solver stopped at its time limit with a plan not proven optimal "
                         f"(gap {sol.solver.get('gap')}); raise --time-limit for a proof"})
+    if explaining and explaining["unproven"]:
+        add({"rule": None, "code": "explanations-approximate",
+             "message": f"{explaining['unproven']} of the {explaining['solves']} re-solves behind the explanations "
+                        f"stopped at their {explaining['time_limit']:g} s limit before proving a "
+                        f"{100 * explaining['gap']:g}% gap; their numbers are approximate"})
     return out
 
 
@@ -315,3 +348,13 @@ def _rounded(obj):
     if isinstance(obj, (list, tuple)):
         return [_rounded(v) for v in obj]
     return obj
+
+
+class _CallableModule(__import__("types").ModuleType):
+    """`advisor.plan` names both this module and its function: calling the module calls plan()."""
+
+    def __call__(self, *args, **kwargs) -> Plan:
+        return plan(*args, **kwargs)
+
+
+__import__("sys").modules[__name__].__class__ = _CallableModule

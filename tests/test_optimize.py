@@ -291,7 +291,7 @@ def test_cbc_fallback_gives_the_same_optimum(monkeypatch):
            "deadline": "3d", "gpus": {"allow": GPUS, "max": 8}}
     problem = problem_for(doc)
     highs = solve(problem)
-    monkeypatch.setattr(opt, "solver_for", lambda limit: ("cbc", cbc_solver(limit)))
+    monkeypatch.setattr(opt, "solver_for", lambda limit, gap=None: ("cbc", cbc_solver(limit, gap)))
     cbc = solve(problem)
     assert highs.solver["name"] == "highs" and cbc.solver["name"] == "cbc"
     assert cbc.objective_usd == pytest.approx(highs.objective_usd, rel=1e-6)

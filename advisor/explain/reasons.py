@@ -12,6 +12,7 @@ from advisor.solve.milp import Solution, solve
 from advisor.solve.scenario import baseline
 
 BISECTION_STEPS = 12
+BISECTION_PRECISION = 0.01   # price-factor bisections stop within 1% of the price (each step is a re-solve)
 
 
 def binding(problem: Problem, sol: Solution) -> list[dict]:
@@ -168,6 +169,8 @@ def break_even(problem: Problem, sol: Solution, alts: dict, time_limit: float | 
 def _boundary(ok, lo: float, hi: float) -> tuple[float, float]:
     """Bisection between lo (ok) and hi (not ok): the last ok and first not-ok factor found."""
     for _ in range(BISECTION_STEPS):
+        if hi - lo <= BISECTION_PRECISION:
+            break
         mid = (lo + hi) / 2
         lo, hi = (mid, hi) if ok(mid) else (lo, mid)
     return lo, hi

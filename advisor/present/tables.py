@@ -24,7 +24,9 @@ def plan_text(p: dict) -> str:
     if p["status"] == "infeasible":
         out.append("Status: NO FEASIBLE PLAN")
     else:
-        proof = "proven optimal" if solver.get("proven_optimal") else f"best found, gap {solver.get('gap')}"
+        limit = solver.get("gap_limit") or 0.0
+        proof = ((f"proven within {100 * limit:g}% of optimal" if limit > 1e-4 else "proven optimal")
+                 if solver.get("proven_optimal") else f"best found, gap {solver.get('gap')}")
         out.append(f"Status: {p['status']} ({solver.get('name')}, {proof})   "
                    f"Total cost over {a['horizon_months']:g} months: {usd(p['total_cost_usd'])}")
     if p["purchase"]:

@@ -110,6 +110,8 @@ class Problem:
     notes: list = field(default_factory=list)
     serve_classes: list = field(default_factory=list)      # ServeClass per serving request class
     serve_candidates: list = field(default_factory=list)   # list[list[ServeCandidate]] per serve class
+    solver_cache: dict = field(default_factory=dict, repr=False, compare=False)
+    # built solver models and filtered candidates, reused by every re-solve (solve/fast.py)
 
     @property
     def job_count(self) -> int:

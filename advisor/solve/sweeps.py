@@ -14,27 +14,28 @@ def candidate_hours(problem: Problem) -> list[float]:
     return sorted(hours)
 
 
-def solve_fastest(problem: Problem, scenario: Scenario | None = None, *, time_limit: float | None = 30.0) -> Solution:
+def solve_fastest(problem: Problem, scenario: Scenario | None = None, *, time_limit: float | None = 30.0,
+                  gap: float | None = None) -> Solution:
     """--objective time: the shortest makespan any plan within the budget reaches, then the
     cheapest plan at that makespan. Binary search over the candidates' distinct wall times
     (the optimal makespan is one of them), one cost MILP per probe."""
     sc = scenario or baseline(problem)
     hours = candidate_hours(problem)
     if not hours:
-        return solve(problem, sc, time_limit=time_limit)
-    best = solve(problem, sc.but(makespan_hours=hours[-1]), time_limit=time_limit)
+        return solve(problem, sc, time_limit=time_limit, gap=gap)
+    best = solve(problem, sc.but(makespan_hours=hours[-1]), time_limit=time_limit, gap=gap)
     if not best.feasible:
         return best
     lo, hi = 0, len(hours) - 1
     while lo < hi:
         mid = (lo + hi) // 2
-        trial = solve(problem, sc.but(makespan_hours=hours[mid]), time_limit=time_limit)
+        trial = solve(problem, sc.but(makespan_hours=hours[mid]), time_limit=time_limit, gap=gap)
         if trial.feasible:
             best, hi = trial, mid
         else:
             lo = mid + 1
     if best.makespan_hours > hours[lo] * (1 + 1e-9):
-        best = solve(problem, sc.but(makespan_hours=hours[lo]), time_limit=time_limit)
+        best = solve(problem, sc.but(makespan_hours=hours[lo]), time_limit=time_limit, gap=gap)
     return best
 
 
