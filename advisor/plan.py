@@ -13,16 +13,14 @@ from advisor._version import __version__
 from advisor.data.catalog import STALE_MONTHS, Catalog, age_months, load_catalog
 from advisor.data.rules import RuleSet, load_rules
 from advisor.errors import InputError
-from advisor.explain.reasons import (
-    alternatives,
-    binding,
-    break_even,
-    diagnose,
-    marginal_values,
-)
+from advisor.explain.alternatives import alternatives, ordered
+from advisor.explain.binding import binding
+from advisor.explain.diagnosis import diagnose
+from advisor.explain.sensitivity import break_even, marginal_values
 from advisor.explain.tradeoffs import cost_time_points, value_points
 from advisor.inputs.workload import Workload
 from advisor.perf import min_gpus, params_from
+from advisor.perf.memory import default_batch_tokens
 from advisor.solve.candidates import Problem, build_problem
 from advisor.solve.milp import Solution, solve
 from advisor.solve.sweeps import frontier, solve_fastest
@@ -103,11 +101,20 @@ def pareto(workload: Workload, *, catalog: Catalog | None = None, rules: RuleSet
 
 
 def _rebuilder(problem: Problem):
-    def rebuild(**deployment_changes):
+    def rebuild(batch_scale: float | None = None, **deployment_changes):
+        """The problem again with another deployment, or every job's global batch x batch_scale."""
         d = problem.workload.deployment.model_copy(update=deployment_changes)
         if d.context == "cloud" and d.ownership == "buy":
             d = d.model_copy(update={"ownership": "any"})
         wl = problem.workload.model_copy(update={"deployment": d})
+        if batch_scale is not None:
+            p = params_from(problem.catalog)
+            jobs = [job.model_copy(update={"global_batch_tokens": batch_scale * (
+                        cls.spec.global_batch_tokens or default_batch_tokens(cls.spec.model, p))})
+                    for job, cls in ((wl.jobs[j], c) for c in problem.classes for j in c.jobs)]
+            order = [j for c in problem.classes for j in c.jobs]
+            by_index = dict(zip(order, jobs))
+            wl = wl.model_copy(update={"jobs": [by_index.get(i, job) for i, job in enumerate(wl.jobs)]})
         return build_problem(wl, problem.catalog, problem.rules, params_from(problem.catalog), problem.as_of)
     return rebuild
 
@@ -115,7 +122,7 @@ def _rebuilder(problem: Problem):
 def assemble(problem: Problem, sol: Solution, *, objective: str = "cost", time_limit: float | None = 30.0,
              explain: bool = True) -> Plan:
     wl, catalog = problem.workload, problem.catalog
-    rejected = {gid: {"gpu": gid, "reasons": r.reasons, "forced_cost_usd": None}
+    rejected = {gid: {"gpu": gid, "reasons": ordered(problem, gid, r.reasons), "forced_cost_usd": None}
                 for gid, r in problem.rejected.items()}
     sensitivity = {"break_even": [], "marginal": []}
     if sol.feasible and explain:
