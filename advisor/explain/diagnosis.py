@@ -66,7 +66,7 @@ def shortfall(problem: Problem, free: Solution) -> list[dict]:
         best = min(sorted(need), key=need.get)
         out.append({"constraint": "shortfall:work", "relaxation": None, "kind": "shortfall", "gpu": best,
                     "gpu_hours": round(need[best]),
-                    "message": f"the work needs about {_si(need[best])} {problem.catalog.gpus[best].name} GPU-hours "
+                    "message": f"the work needs about {_si(need[best])} GPU-hours on {problem.catalog.gpus[best].name} "
                                "(the fewest of any allowed GPU)"})
     if not free.feasible:
         return out
@@ -152,33 +152,54 @@ def _workload_levers(problem: Problem, rebuild, run) -> list[dict]:
 
 
 def _combined(problem: Problem, free: Solution, run) -> list[dict]:
-    """No single lever works: the limits the cheapest unconstrained plan needs, all at once,
-    re-solved to confirm."""
-    wl, base = problem.workload, baseline(problem)
+    """No single lever works: keep one limit as written and lift the others to what the cheapest
+    plan under that one limit needs (e.g. keep the deadline, raise the budget and the power
+    limit); else lift them all to what the cheapest unconstrained plan needs. Each re-solved."""
+    base, out = baseline(problem), []
+    lifted = _relaxed(base)
+    keeps = [("deadline", {"deadline_scale": 1.0}), ("budget", {"budget_usd": base.budget_usd}),
+             ("power limit", {"power_limit_kw": base.power_limit_kw}), ("GPU count", {"gpu_upper": base.gpu_upper})]
+    for what, keep in keeps:
+        if next(iter(keep.values())) is None or (what == "deadline" and not any(c.deadline for c in problem.classes)):
+            continue
+        s = run(problem, lifted.but(**keep))
+        if s.feasible:
+            entry = _combination(problem, s, run, f"keep the {what} as written and raise ")
+            if entry:
+                out.append(entry)
+    if not out:
+        entry = _combination(problem, free, run, "raise ")
+        out = [entry] if entry else []
+    return out
+
+
+def _combination(problem: Problem, plan: Solution, run, lead: str) -> dict | None:
+    """The limits `plan` needs beyond the workload's, applied together and re-solved."""
+    wl, sc = problem.workload, baseline(problem)
     change, words = {}, []
-    sc = base
     dl = [c.deadline for c in problem.classes if c.deadline]
-    if dl and free.makespan_hours > min(dl):
-        scale = free.makespan_hours / min(dl) * (1 + 1e-6)
+    if dl and plan.makespan_hours > min(dl):
+        scale = plan.makespan_hours / min(dl) * (1 + 1e-6)
         sc, change["deadline_scale"] = sc.but(deadline_scale=scale), round(scale, 4)
-        words.append(f"the deadline to {free.makespan_hours / 24:.1f} days")
-    if wl.budget_usd is not None and free.objective_usd > wl.budget_usd:
-        need = math.ceil(free.objective_usd)
+        words.append(f"the deadline to {plan.makespan_hours / 24:,.1f} days")
+    if wl.budget_usd is not None and plan.objective_usd > wl.budget_usd:
+        need = math.ceil(plan.objective_usd)
         sc, change["budget_usd"] = sc.but(budget_usd=need), need
         words.append(f"the budget to ${need:,}")
-    kw = owned_kw(problem, free)
+    kw = owned_kw(problem, plan)
     if problem.power_limit_kw is not None and kw > problem.power_limit_kw:
-        sc, change["power_limit_kw"] = sc.but(power_limit_kw=round(kw + 0.005, 2)), round(kw + 0.005, 2)
-        words.append(f"the power limit to {kw + 0.005:.2f} kW")
-    n = fleet_size(free)
+        need_kw = round(kw + 0.005, 2)
+        sc, change["power_limit_kw"] = sc.but(power_limit_kw=need_kw), need_kw
+        words.append(f"the power limit to {need_kw:.2f} kW")
+    n = fleet_size(plan)
     if wl.gpus.upper is not None and n > wl.gpus.upper:
         sc, change["gpus.max"] = sc.but(gpu_upper=n), n
         words.append(f"the GPU count to {n:,}")
     if not change or not run(problem, sc).feasible:
-        return []
-    return [{"constraint": "combined", "relaxation": change, "kind": "lever",
-             "message": "no single change is enough; the smallest combined change found: raise "
-                        + ", ".join(words) + " (re-solved: a plan exists)"}]
+        return None
+    return {"constraint": "combined", "relaxation": change, "kind": "lever",
+            "message": f"no single change is enough; together: {lead}" + ", ".join(words)
+                       + " (re-solved: a plan exists)"}
 
 
 def _combined_elsewhere(problem: Problem, rebuild, run) -> list[dict]:
