@@ -109,9 +109,10 @@ def main():
 @click.option("--format", "fmt", type=FORMATS, default="table", show_default=True, help="Output format.")
 @click.option("--objective", type=click.Choice(["cost", "time"]), default="cost", show_default=True,
               help="cost: the cheapest plan meeting every constraint; time: the shortest makespan within the budget.")
+@click.option("--verbose", is_flag=True, help="List every reason each GPU was not chosen, not only the primary one.")
 @time_limit_option
 @common
-def plan(workload_file, fmt, objective, time_limit, catalog_file, rules_files, as_of, debug):
+def plan(workload_file, fmt, objective, verbose, time_limit, catalog_file, rules_files, as_of, debug):
     """Choose the cheapest GPU mix for WORKLOAD_FILE and explain the choice.
 
     \b
@@ -128,7 +129,7 @@ def plan(workload_file, fmt, objective, time_limit, catalog_file, rules_files, a
     workload, catalog, rules = _inputs(workload_file, catalog_file, rules_files)
     result = make_plan(workload, catalog=catalog, rules=rules, as_of=as_of, objective=objective,
                        time_limit=time_limit)
-    click.echo(result.to_json() if fmt == "json" else plan_text(result), nl=False)
+    click.echo(result.to_json() if fmt == "json" else plan_text(result, verbose=verbose), nl=False)
     if not result.feasible:
         sys.exit(3)
 

@@ -124,6 +124,12 @@ def assemble(problem: Problem, sol: Solution, *, objective: str = "cost", time_l
     wl, catalog = problem.workload, problem.catalog
     rejected = {gid: {"gpu": gid, "reasons": ordered(problem, gid, r.reasons), "forced_cost_usd": None}
                 for gid, r in problem.rejected.items()}
+    if not sol.feasible:  # allowed GPUs that could run the job: no plan meets the limits (see diagnosis)
+        for gid in problem.considered:
+            if gid not in rejected:
+                rejected[gid] = {"gpu": gid, "forced_cost_usd": None, "reasons": [
+                    {"rule": None, "code": "no-plan", "primary": True,
+                     "message": "it can run the jobs, but no plan meets every limit (see why no plan exists)"}]}
     sensitivity = {"break_even": [], "marginal": []}
     if sol.feasible and explain:
         alts = alternatives(problem, sol, time_limit)
@@ -151,7 +157,7 @@ def assemble(problem: Problem, sol: Solution, *, objective: str = "cost", time_l
         "purchase": _purchase(problem, sol),
         "servers": _servers(problem, sol),
         "jobs": jobs,
-        "rejected": [rejected[g] for g in sorted(rejected)],
+        "rejected": [{**rejected[g], "name": catalog.gpus[g].name} for g in sorted(rejected)],
         "binding": binding(problem, sol) if sol.feasible else [],
         "sensitivity": sensitivity,
         "diagnosis": [] if sol.feasible else diagnose(problem, time_limit, _rebuilder(problem) if explain else None),

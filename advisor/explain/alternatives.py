@@ -10,6 +10,8 @@ first in `reasons` and carries `primary: true`.
 """
 from __future__ import annotations
 
+import math
+
 from advisor.perf import evaluate, min_gpus, params_from
 from advisor.solve.candidates import Problem
 from advisor.solve.milp import Solution, solve
@@ -54,6 +56,15 @@ def ordered(problem: Problem, gid: str, reasons: list[dict]) -> list[dict]:
         out.append({"rule": None, "code": "no-price",
                     "message": f"{gpu.name} has neither a sourced purchase price nor a sourced rental rate in "
                                "the catalog, so it can be neither bought nor rented (give a quote with --catalog)"})
+    if unavailable and len(allowed) == 1:
+        only = next(iter(allowed))
+        missing_code = "no-purchase-price" if only == "buy" else "no-rental-price"
+        for r in out:
+            if r.get("code") == missing_code:
+                what = "purchase price" if only == "buy" else "on-demand rental rate"
+                r["message"] = (f"{gpu.name} has no sourced {what} in the catalog, and this workload only "
+                                f"{'buys' if only == 'buy' else 'rents'} (deployment.ownership: {only}); give a "
+                                "quote with --catalog")
     if not out:
         out.append(_unexplained(problem, gid))
     out.sort(key=lambda r: _rank(r, unavailable))
@@ -139,13 +150,13 @@ def infeasible_reasons(problem: Problem, sc: Scenario, name: str, time_limit: fl
                                    f"the budget is ${sc.budget_usd:,.0f}"})
     deadlines = [c.deadline for c in problem.classes if c.deadline]
     if deadlines:
-        free = ok(sc.but(deadline_scale=1e9))
-        if free.feasible:
-            days = free.makespan_hours / 24
+        if ok(sc.but(deadline_scale=1e9)).feasible:
+            scale = smallest(lambda f: ok(sc.but(deadline_scale=f)).feasible, 1.0, 2.0)
+            days = min(deadlines) * scale / 24
             out.append({"rule": None, "code": "deadline_limit", "needed": round(days, 3),
                         "limit": min(deadlines) / 24,
-                        "message": f"without the deadline, the cheapest plan using only {name} takes {days:.1f} "
-                                   f"days; the deadline is {min(deadlines) / 24:g} days"})
+                        "message": f"{name} needs >= {days:.1f} days even at its fastest allowed plan; "
+                                   f"the deadline is {min(deadlines) / 24:g} days"})
     if out:
         return [{k: v for k, v in r.items() if v is not None or k == "rule"} for r in out]
     relaxed = sc.but(gpu_upper=None, power_limit_kw=None, budget_usd=None, deadline_scale=1e9)
@@ -156,6 +167,20 @@ def infeasible_reasons(problem: Problem, sc: Scenario, name: str, time_limit: fl
     return [{"rule": None, "code": "slots",
              "message": f"even without the deadline, budget, power and GPU-count limits no plan uses only {name}: "
                         "no allowed machine (or costed network between machines) holds the GPUs it needs"}]
+
+
+def smallest(ok, lo: float, hi: float, steps: int = 12) -> float:
+    """Smallest x >= lo with ok(x) (ok monotone), to 0.5%: grow hi until ok, then bisect."""
+    while not ok(hi):
+        lo, hi = hi, hi * 2
+        if hi > 1e12:
+            return math.inf
+    for _ in range(steps):
+        mid = (lo + hi) / 2
+        lo, hi = (lo, mid) if ok(mid) else (mid, hi)
+        if hi - lo <= 0.005 * hi:
+            break
+    return hi
 
 
 def smallest_int(ok, lo: int, hi: int) -> int:

@@ -13,9 +13,9 @@ from advisor.solve.candidates import Problem
 from advisor.solve.milp import Solution, solve
 from advisor.solve.scenario import Scenario, baseline
 
+from advisor.explain.alternatives import smallest
 from advisor.explain.binding import fleet_size, owned_kw, power_origin
 
-BISECTION_STEPS = 12
 NO_DEADLINE = 1e9          # deadline_scale that removes every deadline
 BATCH_SCALES = (2.0, 4.0)  # the batch-size lever: each job's global batch this many times larger
 ARTICLE = {"office": "an office", "datacenter": "a datacenter", "cloud": "the cloud"}
@@ -228,20 +228,6 @@ def _si(x: float) -> str:
         if x >= div:
             return f"{x / div:,.3g}{unit}"
     return f"{x:,.0f}"
-
-
-def smallest(ok, lo: float, hi: float) -> float:
-    """Smallest x >= lo with ok(x) (ok monotone), to 0.5%: grow hi until ok, then bisect."""
-    while not ok(hi):
-        lo, hi = hi, hi * 2
-        if hi > 1e12:
-            return math.inf
-    for _ in range(BISECTION_STEPS):
-        mid = (lo + hi) / 2
-        lo, hi = (lo, mid) if ok(mid) else (mid, hi)
-        if hi - lo <= 0.005 * hi:
-            break
-    return hi
 
 
 def smallest_int(ok, lo: int) -> int:
