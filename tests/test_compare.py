@@ -53,10 +53,25 @@ def test_crossover_names_the_model_and_the_factor(run_json):
     crossed = points[x["crossover_model"]]
     assert crossed["cheapest"] != "rtx-4090"
     assert crossed["params"] > points["gpt2-124m"]["params"]
-    assert crossed["factor"] in {"memory_size", "memory_size_hosting", "memory_bandwidth", "interconnect", "compute"}
+    assert crossed["factor"] in {"memory_size", "slots", "power", "licence", "memory_bandwidth", "interconnect", "compute"}
     assert crossed["rtx-4090_min_gpus"] > 1   # in an office it stops winning once one card cannot hold the model
     # the largest models cannot fit on eight 24 GB cards at all
     assert points["llama-3-70b"]["factor"] == "memory_size"
+
+
+def test_crossover_factor_is_the_plans_own_reason(run_json, write):
+    """mpt-3b needs three 4090s; with the workstation they draw more than the office's 1.44 kW
+    (PWR001): the crossover says power, as `advisor plan` on the same job does."""
+    _, x = run_json("crossover", "--model", "mpt-3b", "--as-of", AS_OF)
+    row = x["points"][0]
+    assert row["factor"] == "power" and row["rtx-4090_min_gpus"] == 3
+    path = write("deployment: {context: office, ownership: buy}\nmodel: mpt-3b\ntokens: 10B\n"
+                 "gpus: {allow: [rtx-4090], max: 8}\n")
+    code, plan = run_json("plan", path, "--as-of", AS_OF)
+    assert code == 3
+    assert any(d["constraint"] == "power" and d["kind"] == "lever" for d in plan["diagnosis"])
+    # three cards (450 W each) and the workstation exceed 1.44 kW; two cards do not
+    assert plan["rejected"][0]["reasons"][0]["code"] == "no-plan"
 
 
 def test_crossover_chart_is_an_svg_and_reproducible(run, tmp_path):
