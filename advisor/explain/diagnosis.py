@@ -78,18 +78,18 @@ def shortfall(problem: Problem, free: Solution) -> list[dict]:
     kw = owned_kw(problem, free)
     if problem.power_limit_kw is not None and kw > problem.power_limit_kw:
         out.append({"constraint": "shortfall:power", "relaxation": None, "kind": "shortfall", "needed": round(kw, 3),
-                    "message": f"that plan draws {kw:.2f} kW; the power limit is {problem.power_limit_kw:g} kW"
+                    "message": f"the cheapest plan with no limits draws {kw:.2f} kW; the power limit is {problem.power_limit_kw:g} kW"
                                f"{power_origin(problem)}"})
     dl = [c.deadline for c in problem.classes if c.deadline]
     if dl and free.makespan_hours > min(dl):
         out.append({"constraint": "shortfall:deadline", "relaxation": None, "kind": "shortfall",
                     "needed": round(free.makespan_hours / 24, 3),
-                    "message": f"that plan takes {free.makespan_hours / 24:.1f} days; the deadline is "
+                    "message": f"the cheapest plan with no limits takes {free.makespan_hours / 24:.1f} days; the deadline is "
                                f"{min(dl) / 24:g} days"})
     n = fleet_size(free)
     if wl.gpus.upper is not None and n > wl.gpus.upper:
         out.append({"constraint": "shortfall:gpu_count", "relaxation": None, "kind": "shortfall", "needed": n,
-                    "message": f"that plan uses {n:,} GPUs; at most {wl.gpus.upper:,} are allowed"})
+                    "message": f"the cheapest plan with no limits uses {n:,} GPUs; at most {wl.gpus.upper:,} are allowed"})
     return out
 
 

@@ -84,15 +84,16 @@ def break_even(problem: Problem, sol: Solution, alts: dict, time_limit: float | 
             s = run(gpu, own, mid)
             lo, hi, flipped = (mid, hi, flipped) if uses(s, gpu, own) else (lo, mid, s)
         after = run(gpu, own, hi * (1 + STEP))
-        ok = uses(run(gpu, own, hi * (1 - STEP)), gpu, own) and after.feasible and not uses(after, gpu, own)
+        ok = uses(run(gpu, own, hi * (1 - STEP)), gpu, own) and not uses(after, gpu, own)
         runner = main_choice(problem, after) if after.feasible else None
-        then = _pair_words(runner)
+        then = _pair_words(runner) if runner else "no plan meets every constraint (the budget)"
         entry = {"gpu": gpu, "ownership": own, "direction": "rise", "what": what, "verified": ok,
                  "then": {"gpu": runner[0], "ownership": runner[1]} if runner else None}
         if ok:
             entry.update(factor=round(hi, 3), price=round(price * hi, 2) if price else None,
                          message=f"{label} stays the choice until its {what} rises about {100 * (hi - 1):.1f}%"
-                                 + (f" (to ${price * hi:,.2f})" if price else "") + f"; then {then} is cheaper")
+                                 + (f" (to ${price * hi:,.2f})" if price else "")
+                                 + (f"; then {then} is cheaper" if runner else f"; then {then}"))
         else:
             entry.update(factor=None, price=None,
                          message=f"{label} stops being the choice somewhere between {lo:.3g}x and {hi:.3g}x its "

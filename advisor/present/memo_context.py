@@ -176,7 +176,8 @@ def _sensitivity_line(s: dict, gpus) -> str:
             rise = f"by about {pct(100 * (s['factor'] - 1))}" + (
                 f" (to about {usd(s['price'])})" if s.get("price") else "")
         then = s.get("then")
-        after = f"; beyond that, {called(then['gpu'], then['ownership'])} is cheaper" if then else ""
+        after = (f"; beyond that, {called(then['gpu'], then['ownership'])} is cheaper" if then
+                 else "; beyond that, no plan fits the budget")
         return f"{who[:1].upper()}{who[1:]} stays the cheapest choice until its {s['what']} rises {rise}{after}."
     if s.get("factor") is None:
         if not s.get("verified", True):
