@@ -14,7 +14,7 @@ ARTICLE = (ROOT / "docs" / "article.md").read_text(encoding="utf-8")
 def blocks() -> list[tuple[list[str], list[str]]]:
     """(command arguments, table lines) of each generated block."""
     found = re.findall(r"<!-- generated: advisor (.+?) \(tests/test_article\.py checks it\) -->\n(.*?)<!-- /generated -->",
-                       ARTICLE, flags=re.S)
+                       ARTICLE, flags=re.DOTALL)
     return [(cmd.split(), [line for line in body.splitlines() if line.startswith("|")]) for cmd, body in found]
 
 

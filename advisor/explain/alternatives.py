@@ -11,13 +11,13 @@ first in `reasons` and carries `primary: true`.
 from __future__ import annotations
 
 import math
+from typing import Any
 
+from advisor.explain.binding import fleet_size, owned_kw, power_origin
 from advisor.perf import evaluate, min_gpus, params_from
 from advisor.solve.candidates import Problem
 from advisor.solve.milp import Solution, solve
 from advisor.solve.scenario import Scenario, baseline
-
-from advisor.explain.binding import fleet_size, owned_kw, power_origin
 
 AVAILABILITY = ("no-price", "no-purchase-price", "no-rental-price", "no-server")
 CAPABILITY = ("memory", "estimate", "deadline")
@@ -90,7 +90,7 @@ def alternatives(problem: Problem, sol: Solution, time_limit: float | None) -> d
     """gpu id -> {forced_cost_usd, forced_ownership, reasons} for every considered GPU type the plan
     did not use (rejected ones included), primary reason first."""
     used = sol.gpu_types()
-    out = {}
+    out: dict[str, dict[str, Any]] = {}
     for gid in problem.considered:
         if gid in used:
             continue
@@ -104,8 +104,9 @@ def alternatives(problem: Problem, sol: Solution, time_limit: float | None) -> d
             out[gid] = {"forced_cost_usd": None,
                         "reasons": ordered(problem, gid, infeasible_reasons(problem, base, name, time_limit))}
             continue
-        delta = forced.objective_usd - sol.objective_usd
-        pct = 100 * delta / sol.objective_usd if sol.objective_usd else 0.0
+        cost, chosen = forced.objective_usd or 0.0, sol.objective_usd or 0.0
+        delta = cost - chosen
+        pct = 100 * delta / chosen if chosen else 0.0
         what = ", ".join(sorted({f"{c.count}x {c.ownership}" for c in forced.chosen}))
         reason = {"rule": None, "code": "cost",
                   "message": f"the best plan using only {name} ({what}) costs ${forced.objective_usd:,.0f}, "
@@ -125,7 +126,7 @@ def infeasible_reasons(problem: Problem, sc: Scenario, name: str, time_limit: fl
     def ok(s: Scenario) -> Solution:
         return solve(problem, s, time_limit=time_limit)
 
-    out = []
+    out: list[dict[str, Any]] = []
     if sc.gpu_upper is not None:
         free = ok(sc.but(gpu_upper=None))
         if free.feasible:
@@ -145,18 +146,18 @@ def infeasible_reasons(problem: Problem, sc: Scenario, name: str, time_limit: fl
     if sc.budget_usd is not None:
         free = ok(sc.but(budget_usd=None))
         if free.feasible:
-            out.append({"rule": None, "code": "budget", "needed": round(free.objective_usd, 2), "limit": sc.budget_usd,
-                        "message": f"the cheapest plan using only {name} costs ${free.objective_usd:,.0f}; "
+            cost = free.objective_usd or 0.0
+            out.append({"rule": None, "code": "budget", "needed": round(cost, 2), "limit": sc.budget_usd,
+                        "message": f"the cheapest plan using only {name} costs ${cost:,.0f}; "
                                    f"the budget is ${sc.budget_usd:,.0f}"})
     deadlines = [c.deadline for c in problem.classes if c.deadline]
-    if deadlines:
-        if ok(sc.but(deadline_scale=1e9)).feasible:
-            scale = smallest(lambda f: ok(sc.but(deadline_scale=f)).feasible, 1.0, 2.0)
-            days = min(deadlines) * scale / 24
-            out.append({"rule": None, "code": "deadline_limit", "needed": round(days, 3),
-                        "limit": min(deadlines) / 24,
-                        "message": f"{name} needs >= {days:.1f} days even at its fastest allowed plan; "
-                                   f"the deadline is {min(deadlines) / 24:g} days"})
+    if deadlines and ok(sc.but(deadline_scale=1e9)).feasible:
+        scale = smallest(lambda f: ok(sc.but(deadline_scale=f)).feasible, 1.0, 2.0)
+        days = min(deadlines) * scale / 24
+        out.append({"rule": None, "code": "deadline_limit", "needed": round(days, 3),
+                    "limit": min(deadlines) / 24,
+                    "message": f"{name} needs >= {days:.1f} days even at its fastest allowed plan; "
+                               f"the deadline is {min(deadlines) / 24:g} days"})
     if out:
         return [{k: v for k, v in r.items() if v is not None or k == "rule"} for r in out]
     relaxed = sc.but(gpu_upper=None, power_limit_kw=None, budget_usd=None, deadline_scale=1e9)

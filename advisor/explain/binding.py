@@ -82,7 +82,8 @@ def deadline_slack_days(problem: Problem, sol: Solution) -> float | None:
 
 def power_origin(problem: Problem) -> str:
     """' (PWR001: the office default, ...)' when a rule, not the workload, set the power limit."""
-    return f" ({problem.power_rule}: {problem.power_limit.message})" if problem.power_rule else ""
+    limit = problem.power_limit
+    return f" ({problem.power_rule}: {limit.message})" if problem.power_rule and limit else ""
 
 
 def owned_kw(problem: Problem, sol: Solution) -> float:

@@ -8,13 +8,13 @@ tried helps, a plain statement of those bounds. Never an empty list.
 from __future__ import annotations
 
 import math
-
-from advisor.solve.candidates import Problem
-from advisor.solve.milp import Solution, solve
-from advisor.solve.scenario import Scenario, baseline
+from typing import Any
 
 from advisor.explain.alternatives import smallest
 from advisor.explain.binding import fleet_size, owned_kw, power_origin
+from advisor.solve.candidates import Problem
+from advisor.solve.milp import Solution, solve
+from advisor.solve.scenario import Scenario, baseline
 
 NO_DEADLINE = 1e9          # deadline_scale that removes every deadline
 BATCH_SCALES = (2.0, 4.0)  # the batch-size lever: each job's global batch this many times larger
@@ -55,7 +55,8 @@ def diagnose(problem: Problem, time_limit: float | None, rebuild=None) -> list[d
 def shortfall(problem: Problem, free: Solution) -> list[dict]:
     """What the work needs against what the workload allows, from the candidates and from the
     cheapest plan with every limit removed (`free`)."""
-    wl, out = problem.workload, []
+    wl = problem.workload
+    out: list[dict[str, Any]] = []
     need: dict[str, float] = {}
     for gid in problem.considered:
         per_class = [min((c.gpu_hours for c in cs if c.gpu == gid), default=math.inf) * cls.multiplicity
@@ -63,14 +64,14 @@ def shortfall(problem: Problem, free: Solution) -> list[dict]:
         if all(h < math.inf for h in per_class):
             need[gid] = sum(per_class)
     if need:
-        best = min(sorted(need), key=need.get)
+        best = min(sorted(need), key=lambda g: need[g])
         out.append({"constraint": "shortfall:work", "relaxation": None, "kind": "shortfall", "gpu": best,
                     "gpu_hours": round(need[best]),
                     "message": f"the work needs about {_si(need[best])} GPU-hours on {problem.catalog.gpus[best].name} "
                                "(the fewest of any allowed GPU)"})
     if not free.feasible:
         return out
-    cost = free.objective_usd
+    cost = free.objective_usd or 0.0
     if wl.budget_usd is not None and cost > wl.budget_usd:
         out.append({"constraint": "shortfall:budget", "relaxation": None, "kind": "shortfall", "needed": round(cost, 2),
                     "message": f"the cheapest plan with no limits costs ${cost:,.0f}; the ${wl.budget_usd:,.0f} budget "
@@ -95,8 +96,9 @@ def shortfall(problem: Problem, free: Solution) -> list[dict]:
 
 def _single_levers(problem: Problem, base: Scenario, free: Solution, run) -> list[dict]:
     """Each limit of the workload relaxed alone, to the least value that gives a plan (re-solved)."""
-    wl, out = problem.workload, []
-    ok = lambda s: run(problem, s).feasible  # noqa: E731
+    wl = problem.workload
+    out: list[dict[str, Any]] = []
+    ok = lambda s: run(problem, s).feasible
     if any(c.deadline for c in problem.classes) and ok(base.but(deadline_scale=NO_DEADLINE)):
         scale = smallest(lambda f: ok(base.but(deadline_scale=f)), 1.0, 2.0)
         shortest = min(c.deadline for c in problem.classes if c.deadline)
@@ -106,7 +108,7 @@ def _single_levers(problem: Problem, base: Scenario, free: Solution, run) -> lis
     if wl.budget_usd is not None:
         s = run(problem, base.but(budget_usd=None))
         if s.feasible:
-            need = math.ceil(s.objective_usd)
+            need = math.ceil(s.objective_usd or 0.0)
             out.append({"constraint": "budget", "relaxation": {"budget_usd": need}, "kind": "lever",
                         "message": f"raise the budget from ${wl.budget_usd:,.0f} to ${need:,} (the budget is "
                                    f"{_share(wl.budget_usd, need)} of the cheapest plan)"})
@@ -131,14 +133,14 @@ def _workload_levers(problem: Problem, rebuild, run) -> list[dict]:
     if rebuild is None:
         return []
     d = problem.workload.deployment
-    trials = [({"context": c}, f"deploying in {ARTICLE[c]} instead of {ARTICLE[d.context]} gives a plan")
+    trials: list[tuple[dict[str, Any], str]] = [({"context": c}, f"deploying in {ARTICLE[c]} instead of {ARTICLE[d.context]} gives a plan")
               for c in ("office", "datacenter", "cloud") if c != d.context]
     if d.ownership != "any" and d.context != "cloud":
         trials.append(({"ownership": "any"}, "allowing rented as well as bought GPUs (ownership: any) gives a plan"))
     if any(c.deadline for c in problem.classes):
-        trials += [({"batch_scale": f}, f"a global batch {f:g}x larger (jobs[].global_batch_tokens) lets more GPUs "
-                                        "share each step and gives a plan") for f in BATCH_SCALES]
-    out = []
+        trials += [({"batch_scale": f}, (f"a global batch {f:g}x larger (jobs[].global_batch_tokens) lets more GPUs "
+                                         "share each step and gives a plan")) for f in BATCH_SCALES]
+    out: list[dict[str, Any]] = []
     for change, message in trials:
         other = rebuild(**change)
         if other is not None and run(other).feasible:
@@ -157,7 +159,7 @@ def _combined(problem: Problem, free: Solution, run) -> list[dict]:
     limit); else lift them all to what the cheapest unconstrained plan needs. Each re-solved."""
     base, out = baseline(problem), []
     lifted = _relaxed(base)
-    keeps = [("deadline", {"deadline_scale": 1.0}), ("budget", {"budget_usd": base.budget_usd}),
+    keeps: list[tuple[str, dict[str, Any]]] = [("deadline", {"deadline_scale": 1.0}), ("budget", {"budget_usd": base.budget_usd}),
              ("power limit", {"power_limit_kw": base.power_limit_kw}), ("GPU count", {"gpu_upper": base.gpu_upper})]
     for what, keep in keeps:
         if next(iter(keep.values())) is None or (what == "deadline" and not any(c.deadline for c in problem.classes)):
@@ -176,14 +178,15 @@ def _combined(problem: Problem, free: Solution, run) -> list[dict]:
 def _combination(problem: Problem, plan: Solution, run, lead: str) -> dict | None:
     """The limits `plan` needs beyond the workload's, applied together and re-solved."""
     wl, sc = problem.workload, baseline(problem)
-    change, words = {}, []
+    change: dict[str, Any] = {}
+    words: list[str] = []
     dl = [c.deadline for c in problem.classes if c.deadline]
     if dl and plan.makespan_hours > min(dl):
         scale = plan.makespan_hours / min(dl) * (1 + 1e-6)
         sc, change["deadline_scale"] = sc.but(deadline_scale=scale), round(scale, 4)
         words.append(f"the deadline to {plan.makespan_hours / 24:,.1f} days")
-    if wl.budget_usd is not None and plan.objective_usd > wl.budget_usd:
-        need = math.ceil(plan.objective_usd)
+    if wl.budget_usd is not None and (plan.objective_usd or 0.0) > wl.budget_usd:
+        need = math.ceil(plan.objective_usd or 0.0)
         sc, change["budget_usd"] = sc.but(budget_usd=need), need
         words.append(f"the budget to ${need:,}")
     kw = owned_kw(problem, plan)

@@ -10,11 +10,12 @@ the re-solve at 64x confirms it.
 """
 from __future__ import annotations
 
+from typing import Any
+
+from advisor.explain.binding import BINDING_TOLERANCE, binding
 from advisor.solve.candidates import Problem
 from advisor.solve.milp import Solution, solve
 from advisor.solve.scenario import Scenario, baseline
-
-from advisor.explain.binding import BINDING_TOLERANCE, binding
 
 CAP = 64.0            # the largest price factor tried
 STEP = 0.01           # each break-even claim is verified at x(1 - STEP) and x(1 + STEP)
@@ -59,7 +60,7 @@ def break_even(problem: Problem, sol: Solution, alts: dict, time_limit: float | 
 
     gpu, own = main_choice(problem, sol)
     what, price = PRICE[own], base_price(problem, gpu, own)
-    out = []
+    out: list[dict[str, Any]] = []
     label = f"{gpu} ({OWN[own]})"
     lo, hi, flipped = 1.0, 2.0, None
     while True:
@@ -87,7 +88,7 @@ def break_even(problem: Problem, sol: Solution, alts: dict, time_limit: float | 
         ok = uses(run(gpu, own, hi * (1 - STEP)), gpu, own) and not uses(after, gpu, own)
         runner = main_choice(problem, after) if after.feasible else None
         then = _pair_words(runner) if runner else "no plan meets every constraint (the budget)"
-        entry = {"gpu": gpu, "ownership": own, "direction": "rise", "what": what, "verified": ok,
+        entry: dict[str, Any] = {"gpu": gpu, "ownership": own, "direction": "rise", "what": what, "verified": ok,
                  "then": {"gpu": runner[0], "ownership": runner[1]} if runner else None}
         if ok:
             entry.update(factor=round(hi, 3), price=round(price * hi, 2) if price else None,
@@ -157,7 +158,7 @@ def marginal_values(problem: Problem, sol: Solution, time_limit: float | None) -
     deadlines = [b for b in table if b["constraint"].startswith("deadline:")]
     if deadlines:
         s = solve(problem, baseline(problem).but(deadline_extra_hours=24.0), time_limit=time_limit)
-        saving = max(sol.objective_usd - s.objective_usd if s.feasible else 0.0, 0.0)
+        saving = max((sol.objective_usd or 0.0) - (s.objective_usd or 0.0) if s.feasible else 0.0, 0.0)
         binds = any(b["binding"] for b in deadlines)
         slack = min(b["slack"] for b in deadlines)
         if saving > 0.5:
@@ -171,7 +172,7 @@ def marginal_values(problem: Problem, sol: Solution, time_limit: float | None) -
         out.append({"change": "deadline +1 day", "saving_usd": round(saving, 2), "binding": binds, "message": msg})
     if wl.budget_usd is not None:
         s = solve(problem, baseline(problem).but(budget_usd=wl.budget_usd * 1.1), time_limit=time_limit)
-        saving = max(sol.objective_usd - s.objective_usd if s.feasible else 0.0, 0.0)
+        saving = max((sol.objective_usd or 0.0) - (s.objective_usd or 0.0) if s.feasible else 0.0, 0.0)
         b = next(b for b in table if b["constraint"] == "budget")
         if saving > 0.5:
             msg = f"10% more budget saves ${saving:,.0f}"
