@@ -204,13 +204,20 @@ def _recommendation(plan, wl, problem, best_alt, finish_h, cited_rules, upfront)
     gpus, rules = problem.catalog.gpus, problem.rules
     name = plan.get("name") or wl.name or "the workload"
     if plan["status"] == "infeasible":
-        fixes = [d["message"] for d in plan.get("diagnosis", []) if d.get("relaxation")]
+        levers = [d for d in plan.get("diagnosis", []) if d.get("relaxation")]
+        fixes = [d["message"] for d in levers if d["constraint"] != "combined"]
+        combined = [d["message"] for d in levers if d["constraint"] == "combined"]
         text = (f"No combination of the allowed GPUs meets every requirement of the workload '{name}', so "
                 "nothing should be bought or rented as specified.")
         if fixes:
             text += (f" Any one of the {len(fixes)} changes listed under 'Why no plan exists' would make a plan "
                      f"possible; the first: {fixes[0].rstrip('.')}." if len(fixes) > 1
                      else f" This change would make a plan possible: {fixes[0].rstrip('.')}.")
+        elif combined:
+            text += f" {sentence(combined[0])}"
+        else:
+            nothing = [d["message"] for d in plan.get("diagnosis", []) if d.get("kind") == "nothing"]
+            text += f" {sentence(nothing[0])}" if nothing else ""
         return text
     parts = []
     for item in plan["purchase"]:
