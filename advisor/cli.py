@@ -109,9 +109,10 @@ def main():
 @click.option("--format", "fmt", type=FORMATS, default="table", show_default=True, help="Output format.")
 @click.option("--objective", type=click.Choice(["cost", "time"]), default="cost", show_default=True,
               help="cost: the cheapest plan meeting every constraint; time: the shortest makespan within the budget.")
+@click.option("--verbose", is_flag=True, help="List every reason each GPU was not chosen, not only the primary one.")
 @time_limit_option
 @common
-def plan(workload_file, fmt, objective, time_limit, catalog_file, rules_files, as_of, debug):
+def plan(workload_file, fmt, objective, verbose, time_limit, catalog_file, rules_files, as_of, debug):
     """Choose the cheapest GPU mix for WORKLOAD_FILE and explain the choice.
 
     \b
@@ -128,7 +129,7 @@ def plan(workload_file, fmt, objective, time_limit, catalog_file, rules_files, a
     workload, catalog, rules = _inputs(workload_file, catalog_file, rules_files)
     result = make_plan(workload, catalog=catalog, rules=rules, as_of=as_of, objective=objective,
                        time_limit=time_limit)
-    click.echo(result.to_json() if fmt == "json" else plan_text(result), nl=False)
+    click.echo(result.to_json() if fmt == "json" else plan_text(result, verbose=verbose), nl=False)
     if not result.feasible:
         sys.exit(3)
 
@@ -445,9 +446,11 @@ def catalog_validate(file, fmt, catalog_file, rules_files, as_of, debug):
               help="Memo format [from the suffix of --output].")
 @click.option("--date", callback=_as_of, default=None, metavar="YYYY-MM-DD",
               help="Date printed on the memo [none, so that reruns give identical files].")
+@click.option("--paper", type=click.Choice(["a4", "letter"]), default="a4", show_default=True,
+              help="Page size of the PDF (and of the HTML when printed).")
 @time_limit_option
 @common
-def memo(workload_file, output, fmt, date, time_limit, catalog_file, rules_files, as_of, debug):
+def memo(workload_file, output, fmt, date, paper, time_limit, catalog_file, rules_files, as_of, debug):
     """Write a justification memo for WORKLOAD_FILE: the recommendation, bill of materials,
     costs, alternatives with the rules that excluded them, sensitivity, charts and sources.
 
@@ -470,7 +473,7 @@ def memo(workload_file, output, fmt, date, time_limit, catalog_file, rules_files
     workload, catalog, rules = _inputs(workload_file, catalog_file, rules_files)
     result = make_plan(workload, catalog=catalog, rules=rules, as_of=as_of, time_limit=time_limit, charts=True)
     doc = make_memo(result, workload_file, fmt=fmt, catalog=catalog, rules=rules, date=date,
-                    name=Path(output).stem, time_limit=time_limit)
+                    name=Path(output).stem, time_limit=time_limit, paper=paper)
     files = doc.write(output)
     click.echo(f"wrote {', '.join(str(f) for f in files)}")
     if not result.feasible:

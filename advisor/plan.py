@@ -13,17 +13,15 @@ from advisor._version import __version__
 from advisor.data.catalog import STALE_MONTHS, Catalog, age_months, load_catalog
 from advisor.data.rules import RuleSet, load_rules
 from advisor.errors import InputError
-from advisor.explain.reasons import (
-    alternatives,
-    binding,
-    break_even,
-    diagnose,
-    marginal_values,
-)
+from advisor.explain.alternatives import alternatives, ordered
+from advisor.explain.binding import binding
+from advisor.explain.diagnosis import diagnose
+from advisor.explain.sensitivity import break_even, marginal_values
 from advisor.explain.serving import serving_binding, serving_insights, serving_rows, serving_warnings
 from advisor.explain.tradeoffs import cost_time_points, value_points
 from advisor.inputs.workload import Workload
 from advisor.perf import min_gpus, params_from
+from advisor.perf.memory import default_batch_tokens
 from advisor.solve.candidates import Problem, build_problem
 from advisor.solve.milp import EXPLAIN_GAP, EXPLAIN_TIME_LIMIT, Solution, default_gap, solve
 from advisor.solve.sweeps import frontier, solve_fastest
@@ -121,9 +119,18 @@ def pareto(workload: Workload, *, catalog: Catalog | None = None, rules: RuleSet
 
 
 def _rebuilder(problem: Problem):
-    def rebuild(**deployment_changes):
+    def rebuild(batch_scale: float | None = None, **deployment_changes):
+        """The problem again with another deployment, or every job's global batch x batch_scale."""
         d = problem.workload.deployment.moved_to(**deployment_changes)
         wl = problem.workload.model_copy(update={"deployment": d})
+        if batch_scale is not None:
+            p = params_from(problem.catalog)
+            jobs = [job.model_copy(update={"global_batch_tokens": batch_scale * (
+                        cls.spec.global_batch_tokens or default_batch_tokens(cls.spec.model, p))})
+                    for job, cls in ((wl.jobs[j], c) for c in problem.classes for j in c.jobs)]
+            order = [j for c in problem.classes for j in c.jobs]
+            by_index = dict(zip(order, jobs))
+            wl = wl.model_copy(update={"jobs": [by_index.get(i, job) for i, job in enumerate(wl.jobs)]})
         return build_problem(wl, problem.catalog, problem.rules, params_from(problem.catalog), problem.as_of)
     return rebuild
 
@@ -132,8 +139,14 @@ def assemble(problem: Problem, sol: Solution, *, objective: str = "cost", time_l
              explain: bool | str = True, gap: float | None = None) -> Plan:
     wl, catalog = problem.workload, problem.catalog
     level = {True: "full", False: "none"}.get(explain, explain) if isinstance(explain, bool) else explain
-    rejected = {gid: {"gpu": gid, "reasons": r.reasons, "forced_cost_usd": None}
+    rejected = {gid: {"gpu": gid, "reasons": ordered(problem, gid, r.reasons), "forced_cost_usd": None}
                 for gid, r in problem.rejected.items()}
+    if not sol.feasible:  # allowed GPUs that could run the job: no plan meets the limits (see diagnosis)
+        for gid in problem.considered:
+            if gid not in rejected:
+                rejected[gid] = {"gpu": gid, "forced_cost_usd": None, "reasons": [
+                    {"rule": None, "code": "no-plan", "primary": True,
+                     "message": "it can run the jobs, but no plan meets every limit (see why no plan exists)"}]}
     sensitivity = {"break_even": [], "marginal": []}
     explaining = {"gap": max(EXPLAIN_GAP, gap or 0.0), "solves": 0, "unproven": 0,
                   "time_limit": EXPLAIN_TIME_LIMIT if time_limit is None else min(time_limit, EXPLAIN_TIME_LIMIT)}
@@ -176,7 +189,7 @@ def assemble(problem: Problem, sol: Solution, *, objective: str = "cost", time_l
         "jobs": jobs,
         "serving": serving_rows(problem, sol),
         "serving_mix": insights.get("mix"),
-        "rejected": [rejected[g] for g in sorted(rejected)],
+        "rejected": [{**rejected[g], "name": catalog.gpus[g].name} for g in sorted(rejected)],
         "binding": binding(problem, sol) + serving_binding(problem, sol) if sol.feasible else [],
         "sensitivity": sensitivity,
         "diagnosis": diagnosis,

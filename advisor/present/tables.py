@@ -15,7 +15,34 @@ def table(headers: list[str], rows: list[list], indent: str = "  ") -> str:
     return "\n".join(lines)
 
 
-def plan_text(p: dict) -> str:
+def _why(reason: dict) -> str:
+    code = reason["rule"] or reason.get("code", "")
+    return code + (" (warn)" if reason.get("severity") == "warn" else "")
+
+
+def not_chosen_rows(rejected: list[dict], verbose: bool = False) -> list[list]:
+    """One row per primary reason, GPUs with the same reason grouped into one row (the GPU's own
+    name in a message becomes "each"); with verbose, every reason of every GPU."""
+    if verbose:
+        return [[r["gpu"] if i == 0 else "", _why(x), x["message"]] for r in rejected for i, x in enumerate(r["reasons"])]
+    groups: dict[tuple[str, str], list[str]] = {}
+    for r in rejected:
+        first = r["reasons"][0]
+        name = r.get("name")
+        text = first["message"].replace(name, "each") if name and name in first["message"] else first["message"]
+        groups.setdefault((_why(first), text), []).append(r["gpu"])
+    rows = []
+    for (why, text), gids in groups.items():
+        if len(gids) == 1:
+            r = next(x for x in rejected if x["gpu"] == gids[0])
+            text = r["reasons"][0]["message"]
+        rows.append([", ".join(gids), why, text])
+    return rows
+
+
+def plan_text(p: dict, *, verbose: bool = False) -> str:
+    """The plan as terminal tables; GPUs not chosen for the same primary reason share a row,
+    and verbose lists every reason of every GPU."""
     out = []
     a = p["assumptions"]
     title = p.get("name") or "GPU plan"
@@ -73,18 +100,16 @@ def plan_text(p: dict) -> str:
         for item in sens.get("break_even", []) + sens.get("marginal", []) + sens.get("traffic", []):
             out.append(f"  {item['message']}")
     if p["rejected"]:
-        out.append("\nNot chosen")
-        rows = []
-        for r in p["rejected"]:
-            for i, reason in enumerate(r["reasons"]):
-                code = reason["rule"] or reason.get("code", "")
-                if reason.get("severity") == "warn":
-                    code += " (warn)"
-                rows.append([r["gpu"] if i == 0 else "", code, reason["message"]])
-        out.append(table(["GPU", "why", "detail"], rows))
+        out.append("\nNot chosen" + ("" if verbose else " (primary reason; --verbose for all)"))
+        out.append(table(["GPU", "why", "detail"], not_chosen_rows(p["rejected"], verbose)))
     if p["diagnosis"]:
         out.append("\nWhy no plan exists")
-        out.append(table(["constraint", "detail"], [[d["constraint"], d["message"]] for d in p["diagnosis"]]))
+        need = [d for d in p["diagnosis"] if d.get("kind") == "shortfall"]
+        fixes = [d for d in p["diagnosis"] if d.get("kind") != "shortfall"]
+        if need:
+            out.append(table(["shortfall", "detail"], [[d["constraint"].partition(":")[2] or d["constraint"],
+                                                        d["message"]] for d in need]))
+        out.append(table(["change", "detail"], [[d["constraint"], d["message"]] for d in fixes]))
     if p["warnings"]:
         out.append("\nWarnings")
         for w in p["warnings"]:
