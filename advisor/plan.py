@@ -12,6 +12,7 @@ import json
 from advisor._version import __version__
 from advisor.data.catalog import STALE_MONTHS, Catalog, age_months, load_catalog
 from advisor.data.rules import RuleSet, load_rules
+from advisor.data.uncertainty import basis as uncertainty_basis
 from advisor.errors import InputError
 from advisor.explain.reasons import (
     alternatives,
@@ -20,6 +21,8 @@ from advisor.explain.reasons import (
     diagnose,
     marginal_values,
 )
+from advisor.explain.ranges import speed_sensitivity
+from advisor.explain.robustness import plan_ranges, range_points
 from advisor.explain.tradeoffs import cost_time_points, value_points
 from advisor.inputs.workload import Workload
 from advisor.perf import min_gpus, params_from
@@ -76,7 +79,8 @@ def plan(workload: Workload, *, catalog: Catalog | None = None, rules: RuleSet |
 def chart_data(problem: Problem, time_limit: float | None = 30.0) -> dict:
     """What a memo's charts show, computed by re-solving and estimating (explain/tradeoffs.py)."""
     return {"cost_time": cost_time_points(problem, time_limit),
-            "value": value_points(problem, params_from(problem.catalog))}
+            "value": value_points(problem, params_from(problem.catalog)),
+            "ranges": range_points(problem, time_limit)}
 
 
 def min_gpus_by_job(problem: Problem, plan: dict) -> dict:
@@ -122,7 +126,8 @@ def assemble(problem: Problem, sol: Solution, *, objective: str = "cost", time_l
             rejected[gid] = {"gpu": gid, **alt}
         if objective == "cost":
             sensitivity = {"break_even": break_even(problem, sol, alts, time_limit),
-                           "marginal": marginal_values(problem, sol, time_limit)}
+                           "marginal": marginal_values(problem, sol, time_limit),
+                           "speed": speed_sensitivity(problem, sol, alts, time_limit)}
     jobs = []
     for c, n in sol.assignment:
         e = c.estimate
@@ -161,6 +166,8 @@ def assemble(problem: Problem, sol: Solution, *, objective: str = "cost", time_l
         "tool_version": __version__,
         "catalog_digest": catalog.digest,
     }
+    data.update(plan_ranges(problem, sol, jobs, robust=explain and objective == "cost", time_limit=time_limit))
+    data["assumptions"]["uncertainty"] = uncertainty_basis()
     result = Plan(_rounded(data))
     result.workload, result.catalog, result.rules, result.problem = wl, catalog, problem.rules, problem
     return result

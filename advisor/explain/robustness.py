@@ -11,9 +11,9 @@ from __future__ import annotations
 import random
 from collections import Counter
 
-from advisor.explain.ranges import SEED, gpu_prices, gpu_speed, normal
+from advisor.explain.ranges import SEED, cost_range, gpu_prices, gpu_speed, job_ranges, normal
 from advisor.solve.candidates import Problem
-from advisor.solve.milp import Solution
+from advisor.solve.milp import Solution, solve
 from advisor.solve.redraw import Redraw, describe, signature
 from advisor.solve.scenario import baseline
 
@@ -65,3 +65,38 @@ def robustness(problem: Problem, sol: Solution, time_limit: float | None = 30.0,
         msg += f"; otherwise {alts[0]['purchase']} ({100 * alts[0]['share']:.0f}%)"
     return {"draws": draws, "seed": seed, "holds": held, "holds_share": share, "alternatives": alts[:5],
             "reused_model": redraw.model is not None, "message": msg}
+
+
+def plan_ranges(problem: Problem, sol: Solution, jobs: list[dict], *, robust: bool,
+                time_limit: float | None = 30.0) -> dict:
+    """The range keys of a plan (DESIGN.md §5): each job's `wall_days_range` and `wall_days_planned`
+    (added to `jobs` in place), `total_cost_usd_range`, the `confidence` deadlines were held at, and
+    (robust=True) the `robustness` verdict. Existing keys are left as they are."""
+    level = problem.workload.confidence
+    out: dict = {"confidence": {"level": level, "quantile": f"P{round(100 * level)}",
+                                "message": f"every deadline holds at the P{round(100 * level)} job time "
+                                           f"(workload confidence {level:g}; default 0.8)"}}
+    if not sol.feasible:
+        return out
+    for job, extra in zip(jobs, job_ranges(problem, sol)):
+        job.update(extra)
+    out["total_cost_usd_range"] = cost_range(problem, sol)
+    if robust:
+        out["robustness"] = robustness(problem, sol, time_limit)
+    return out
+
+
+def range_points(problem: Problem, time_limit: float | None = 30.0) -> list[dict]:
+    """For the memo's cost-time chart with whiskers: per allowed GPU type, its cheapest plan using
+    only that type, with P10/P50/P90 completion days and total cost."""
+    out = []
+    for gid in problem.considered:
+        if gid in problem.rejected:
+            continue
+        s = solve(problem, baseline(problem).but(only_gpu=gid), time_limit=time_limit)
+        if not s.feasible:
+            continue
+        spans = job_ranges(problem, s)
+        days = {k: max(r["wall_days_range"][k] for r in spans) for k in ("p10", "p50", "p90")}
+        out.append({"gpu": gid, "days": days, "cost_usd": s.objective_usd, "cost_usd_range": cost_range(problem, s)})
+    return out
