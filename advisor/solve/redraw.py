@@ -45,7 +45,8 @@ class Redraw:
         self.cap_rows = []     # (row, k, i, coefficient at the fastest speed)
         self.budget_row = None
         where = {m.y[k, i].name: (k, i) for k, i, _ in m.pairs()}
-        for name, con in m.prob.constraints.items():
+        for con in m.prob.constraints():
+            name = con.name
             if name.startswith("capacity_"):
                 self.cap_rows += [(con.index, *where[v.name], a) for v, a in con.items() if v.name in where and a]
             elif name == "budget":
