@@ -30,11 +30,11 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-import accuracy  # noqa: E402  (bench/accuracy.py: rows, predictions, leave-one-source-out)
-import yaml  # noqa: E402
+import accuracy  # bench/accuracy.py: calibration rows, predictions, leave-one-source-out
+import yaml
 
-from advisor.data.catalog import load_catalog  # noqa: E402
-from advisor.perf import params_from  # noqa: E402
+from advisor.data.catalog import load_catalog
+from advisor.perf import params_from
 
 MIN_ROWS = 8               # rows a (generation, precision) group needs to keep its own quantiles
 UNMEASURED_WIDEN = 2.0     # assumption: a generation with no measured run gets the pooled spread x 2
@@ -199,9 +199,9 @@ def write_report(path: Path, doc: dict) -> None:
     for k, v in entries:
         lines.append(f"| {k} | {v['n']} | {_pct(v['q10'])} | {_pct(v['q50'])} | {_pct(v['q90'])} | {v['basis']} |")
     c = s["coverage_p10_p90"]
-    lines += ["", f"Coverage of P10-P90 (measured speed inside the interval): in-sample {_share(c['in_sample'])}, "
-              f"nested leave-one-source-out {_share(c['nested_leave_one_source_out'])} "
-              f"(by source: {', '.join(f'{k} {v}' for k, v in c['nested_by_source'].items())}).", "",
+    lines += ["", (f"Coverage of P10-P90 (measured speed inside the interval): in-sample {_share(c['in_sample'])}, "
+                   f"nested leave-one-source-out {_share(c['nested_leave_one_source_out'])} "
+                   f"(by source: {', '.join(f'{k} {v}' for k, v in c['nested_by_source'].items())})."), "",
               "| price confidence | P10-P90 width | basis |", "|---|---|---|"]
     for k, v in doc["price"]["by_confidence"].items():
         lines.append(f"| {k} | x{math.exp(v['log_width']):.2f} | {v['basis']} |")

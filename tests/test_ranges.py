@@ -92,8 +92,8 @@ def test_speed_sensitivity_claim_flips_beyond_and_holds_short(catalog, rules):
         assert x is not None and 1 <= x <= 100
         sign = -1 if item["direction"] == "slower" else 1
 
-        def pairs(pct):
-            s = solve(problem, baseline(problem).but(speed_factor={item["gpu"]: 1 + sign * pct / 100}))
+        def pairs(pct, sign=sign, gpu=item["gpu"]):
+            s = solve(problem, baseline(problem).but(speed_factor={gpu: 1 + sign * pct / 100}))
             return {(c.gpu, c.ownership) for c in s.chosen} if s.feasible else set()
 
         assert pairs(x - 1) == chosen, item["message"]

@@ -120,7 +120,7 @@ def speed_sensitivity(problem: Problem, sol: Solution, alts: dict, time_limit: f
     def at(g: str, f: float) -> Solution:
         return solve(problem, base.but(speed_factor={g: f}), time_limit=time_limit)
 
-    out = []
+    out: list[dict] = []
     slow = at(gid, SLOWEST)
     if slow.feasible and chosen in _pairs(slow):
         out.append({"gpu": gid, "ownership": own, "direction": "slower", "what": "speed", "factor": None,

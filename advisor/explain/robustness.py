@@ -11,7 +11,14 @@ from __future__ import annotations
 import random
 from collections import Counter
 
-from advisor.explain.ranges import SEED, cost_range, gpu_prices, gpu_speed, job_ranges, normal
+from advisor.explain.ranges import (
+    SEED,
+    cost_range,
+    gpu_prices,
+    gpu_speed,
+    job_ranges,
+    normal,
+)
 from advisor.solve.candidates import Problem
 from advisor.solve.milp import Solution, solve
 from advisor.solve.redraw import Redraw, describe, signature
@@ -50,14 +57,15 @@ def robustness(problem: Problem, sol: Solution, time_limit: float | None = 30.0,
     redraw = Redraw(problem, baseline(problem), fastest, time_limit)
     chosen = frozenset((c.gpu, c.ownership) for c in sol.chosen)
     names = {g: problem.catalog.gpus[g].name for g in gids}
-    held, other = 0, Counter()
+    held, other = 0, Counter[str]()
     for speed, buy, rent in samples:
         got = redraw.choice(speed, buy, rent)
         if got is not None and got[0] == chosen:
             held += 1
         else:
             other[describe(got[1], names) if got else "no feasible plan"] += 1
-    alts = [{"purchase": k, "share": v / draws} for k, v in sorted(other.items(), key=lambda kv: (-kv[1], kv[0]))]
+    ranked = sorted(other.items(), key=lambda kv: (-kv[1], kv[0]))
+    alts: list[dict] = [{"purchase": k, "share": v / draws} for k, v in ranked]
     share = held / draws
     mine = describe(signature(sol.bought, sol.assignment), names)
     msg = f"the choice ({mine}) holds in {100 * share:.0f}% of {draws} draws of speed and price"

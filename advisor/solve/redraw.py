@@ -13,7 +13,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from advisor.solve.candidates import Candidate, Problem
-from advisor.solve.milp import TIE_BREAK_USD_PER_HOUR, _Model, _run, solve, usable_candidates
+from advisor.solve.milp import (
+    TIE_BREAK_USD_PER_HOUR,
+    _Model,
+    _run,
+    solve,
+    usable_candidates,
+)
 from advisor.solve.scenario import Scenario
 
 
@@ -25,7 +31,7 @@ class Redraw:
         self.problem, self.sc, self.time_limit = problem, sc, time_limit
         self.fastest = dict(fastest)
         self.cands = usable_candidates(problem, sc.but(speed_factor=self.fastest), faster_too=True)
-        self.model = None
+        self.model: _Model | None = None
         if any(not cs for cs in self.cands):
             return
         model = _Model(problem, sc, self.cands)
@@ -38,6 +44,7 @@ class Redraw:
 
     def _index(self) -> None:
         m = self.model
+        assert m is not None
         self.ycol = {(k, i): m.y[k, i].index for k, i, _ in m.pairs()}
         self.ncol = {g: v.index for g, v in m.N.items()}
         self.bounds = {(k, i): (m.y[k, i].lowBound or 0, m.y[k, i].upBound) for k, i, _ in m.pairs()}
@@ -77,6 +84,7 @@ class Redraw:
         import numpy as np
 
         h, m, p = self.h, self.model, self.problem
+        assert m is not None
         rel = {g: speed.get(g, 1.0) / self.fastest.get(g, 1.0) for g in self.fastest}
         # at this draw's speeds: candidates that meet their deadlines, less those another dominates on
         # cost (speed scales a GPU type's candidates alike, so dominance among them is unchanged)
