@@ -12,12 +12,15 @@ import json
 from advisor._version import __version__
 from advisor.data.catalog import STALE_MONTHS, Catalog, age_months, load_catalog
 from advisor.data.rules import RuleSet, load_rules
+from advisor.data.uncertainty import basis as uncertainty_basis
 from advisor.errors import InputError
 from advisor.explain.alternatives import alternatives, ordered
 from advisor.explain.binding import binding
 from advisor.explain.diagnosis import diagnose
 from advisor.explain.sensitivity import break_even, marginal_values
 from advisor.explain.serving import serving_binding, serving_insights, serving_rows, serving_warnings
+from advisor.explain.ranges import speed_sensitivity
+from advisor.explain.robustness import plan_ranges, range_points
 from advisor.explain.tradeoffs import cost_time_points, value_points
 from advisor.inputs.workload import Workload
 from advisor.perf import min_gpus, params_from
@@ -92,7 +95,8 @@ def chart_data(problem: Problem, time_limit: float | None = 30.0) -> dict:
     if not problem.classes:
         return {}  # the charts are about training time; a serving-only workload has none
     return {"cost_time": cost_time_points(problem, time_limit),
-            "value": value_points(problem, params_from(problem.catalog))}
+            "value": value_points(problem, params_from(problem.catalog)),
+            "ranges": range_points(problem, time_limit)}
 
 
 def min_gpus_by_job(problem: Problem, plan: dict) -> dict:
@@ -158,7 +162,8 @@ def assemble(problem: Problem, sol: Solution, *, objective: str = "cost", time_l
                 rejected[gid] = {"gpu": gid, **alt}
             if objective == "cost" and level == "full":
                 sensitivity = {"break_even": break_even(problem, sol, alts, time_limit),
-                               "marginal": marginal_values(problem, sol, time_limit)}
+                               "marginal": marginal_values(problem, sol, time_limit),
+                               "speed": speed_sensitivity(problem, sol, alts, time_limit)}
         diagnosis = [] if sol.feasible else diagnose(problem, time_limit,
                                                      _rebuilder(problem) if level != "none" else None)
     finally:
@@ -212,6 +217,8 @@ def assemble(problem: Problem, sol: Solution, *, objective: str = "cost", time_l
         "tool_version": __version__,
         "catalog_digest": catalog.digest,
     }
+    data.update(plan_ranges(problem, sol, jobs, robust=explain and objective == "cost", time_limit=time_limit))
+    data["assumptions"]["uncertainty"] = uncertainty_basis()
     result = Plan(_rounded(data))
     result.workload, result.catalog, result.rules, result.problem = wl, catalog, problem.rules, problem
     return result

@@ -73,7 +73,8 @@ def test_datacenter_memo_cites_lic001_with_its_source(memos, rules):
 def test_markdown_memo_links_its_charts_beside_it(memos):
     path = memos["article-office", "md"]
     links = re.findall(r"!\[[^\]]*\]\(([^)]+)\)", path.read_text(encoding="utf-8"))
-    assert links == ["article-office_files/cost-vs-time.svg", "article-office_files/value-by-gpu.svg"]
+    assert links == ["article-office_files/cost-vs-time.svg", "article-office_files/value-by-gpu.svg",
+                     "article-office_files/cost-vs-time-ranges.svg"]
     for link in links:
         svg = ET.parse(path.parent / link).getroot()
         assert svg.tag.endswith("svg")
@@ -84,7 +85,7 @@ def test_html_memo_is_well_formed_with_inline_charts(memos):
         text = memos[example, "html"].read_text(encoding="utf-8")
         root = ET.fromstring(text.split("\n", 1)[1])  # everything after <!DOCTYPE html> is XML
         svgs = root.findall(".//{http://www.w3.org/2000/svg}svg")
-        assert len(svgs) == 2
+        assert len(svgs) == 3      # cost-time, value per dollar, cost-time with P10-P90 whiskers
         ids = [el.get("id") for el in root.iter() if el.get("id")]
         assert len(ids) == len(set(ids)), "two charts share an SVG id"
         _Balanced().check(text)

@@ -287,6 +287,9 @@ class Workload(_Strict):
     gpus: GpuSelection = GpuSelection()
     budget_usd: USD | None = None
     allow_mixed: bool = Field(False, description="let one job's tokens be split across GPU types")
+    confidence: float = Field(0.8, ge=0.5, le=0.99, description=(
+        "every deadline must hold at this quantile of the job's time (the estimator's measured error, "
+        "catalog/uncertainty.yaml): 0.5 plans on the median, 0.9 on the time 9 runs in 10 beat [0.8]"))
 
     @model_validator(mode="before")
     @classmethod
@@ -338,7 +341,8 @@ _SHAPES = {
 _LARGEST_CLUSTERS = f"the largest clusters reported hold about {MAX_GPUS:,} GPUs"
 _REASONS = {"count": _LARGEST_CLUSTERS, "min": _LARGEST_CLUSTERS, "max": _LARGEST_CLUSTERS,
             "horizon_months": "owned hardware is costed over at most 20 years",
-            "jobs": f"a workload holds at most {MAX_JOBS:,} jobs"}
+            "jobs": f"a workload holds at most {MAX_JOBS:,} jobs",
+            "confidence": "a quantile between 0.5 (the median job time) and 0.99; the default is 0.8"}
 
 
 def _clean_loc(loc) -> tuple:

@@ -8,6 +8,7 @@ import re
 
 from advisor._version import __version__
 from advisor.present.memo_charts import charts as draw_charts
+from advisor.present.memo_ranges import assumption_row, range_sentence, ranges_chart
 from advisor.present.memo_refs import Refs, rules_digest
 from advisor.present.memo_serving import serving_context
 from advisor.present.memo_sections import (
@@ -83,7 +84,8 @@ def memo_context(plan: dict, problem, source: tuple[str, str, bytes | None], *, 
         "date": date.isoformat() if date else None,
         "as_of": plan["as_of"],
         "feasible": feasible,
-        "recommendation": _recommendation(plan, wl, problem, best_alt, finish_h, cited_rules, upfront),
+        "recommendation": " ".join(x for x in (_recommendation(plan, wl, problem, best_alt, finish_h, cited_rules,
+                                                                upfront), range_sentence(plan)) if x),
         "key_figures": key_figures,
         "requirement": {"file": label, "text": text, "fence": _fence(text or ""), "summary": summary,
                         "constraints": constraints},
@@ -98,10 +100,12 @@ def memo_context(plan: dict, problem, source: tuple[str, str, bytes | None], *, 
         "sensitivity": [_sensitivity_line(x, catalog.gpus) for x in sensitivity.get("break_even", [])]
                        + [_marginal_line(x) for x in sensitivity.get("marginal", [])],
         "diagnosis": [sentence(d["message"]) for d in plan.get("diagnosis", [])],
-        "assumptions": assumption_rows(wl, catalog, plan["assumptions"], refs),
+        "assumptions": assumption_rows(wl, catalog, plan["assumptions"], refs) + [
+            r for r in [assumption_row(plan)] if r],
         "warnings": [sentence(w["message"]) for w in plan.get("warnings", [])],
         "accuracy": _accuracy_line(band or {}),
-        "charts": draw_charts(plan, problem, chart_data) if chart_data else [],
+        "charts": (draw_charts(plan, problem, chart_data) + [c for c in [ranges_chart(
+            plan, problem, chart_data.get("ranges"))] if c]) if chart_data else [],
         "glossary": GLOSSARY,
         "sources": refs.listing(),
         "footer": {"version": plan.get("tool_version", __version__), "catalog": catalog.digest,

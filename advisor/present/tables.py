@@ -55,7 +55,10 @@ def plan_text(p: dict, *, verbose: bool = False) -> str:
         proof = ((f"proven within {100 * limit:g}% of optimal" if limit > 1e-4 else "proven optimal")
                  if solver.get("proven_optimal") else f"best found, gap {solver.get('gap')}")
         out.append(f"Status: {p['status']} ({solver.get('name')}, {proof})   "
-                   f"Total cost over {a['horizon_months']:g} months: {usd(p['total_cost_usd'])}")
+                   f"Total cost over {a['horizon_months']:g} months: {usd(p['total_cost_usd'])}"
+                   + _span(p.get("total_cost_usd_range"), usd))
+        if p.get("confidence"):
+            out.append(f"Deadlines held at {p['confidence']['quantile']} of each job's time; ranges are P10–P90")
     if p["purchase"]:
         out.append("\nBuy / rent")
         rows = []
@@ -76,7 +79,8 @@ def plan_text(p: dict, *, verbose: bool = False) -> str:
                            usd(cb["hosting_usd"]), usd(cb["rental_usd"]), usd(p["total_cost_usd"])]]))
     if p["jobs"]:
         out.append("\nJobs")
-        rows = [[j["name"], j["gpu"], j["gpu_count"], tokens(j["tokens_per_s"]), f"{j['wall_days']:.2f}",
+        rows = [[j["name"], j["gpu"], j["gpu_count"], tokens(j["tokens_per_s"]),
+                 f"{j['wall_days']:.2f}" + _span(j.get("wall_days_range"), lambda v: f"{v:.2f}"),
                  f"{j['memory_per_gpu_gb']:.1f}", f"{100 * j['mfu']:.0f}%", j["binding_factor"]] for j in p["jobs"]]
         out.append(table(["job", "GPU", "GPUs", "tokens/s", "days", "GB/GPU", "MFU", "limited by"], rows))
         for j in p["jobs"]:
@@ -97,8 +101,10 @@ def plan_text(p: dict, *, verbose: bool = False) -> str:
     sens = p.get("sensitivity") or {}
     if sens.get("break_even") or sens.get("marginal") or sens.get("traffic"):
         out.append("\nSensitivity")
-        for item in sens.get("break_even", []) + sens.get("marginal", []) + sens.get("traffic", []):
+        for item in sens.get("break_even", []) + sens.get("speed", []) + sens.get("marginal", []) + sens.get("traffic", []):
             out.append(f"  {item['message']}")
+    if p.get("robustness"):
+        out.append(f"\nRobustness: {p['robustness']['message']}")
     if p["rejected"]:
         out.append("\nNot chosen" + ("" if verbose else " (primary reason; --verbose for all)"))
         out.append(table(["GPU", "why", "detail"], not_chosen_rows(p["rejected"], verbose)))
@@ -118,6 +124,11 @@ def plan_text(p: dict, *, verbose: bool = False) -> str:
     out.append(f"\nSources: {len(p['sources'])} cited (see --format json); catalog {p['catalog_digest']}, "
                f"gpu-advisor {p['tool_version']}")
     return "\n".join(out) + "\n"
+
+
+def _span(r: dict | None, fmt) -> str:
+    """' (P10–P90)' beside a point value, e.g. '18.9 (15.7–23.4)'."""
+    return f" ({fmt(r['p10'])}–{fmt(r['p90'])})" if r else ""
 
 
 def estimate_text(e: dict) -> str:

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from advisor.data.catalog import GPU, Catalog
 from advisor.data.estimator import Params
 from advisor.data.rules import RuleSet, deployment_context, gpu_context
+from advisor.data.uncertainty import speed_dist
 from advisor.economics.costs import Costs, deployment_costs
 from advisor.errors import InputError
 from advisor.inputs.workload import Workload
@@ -37,10 +38,20 @@ class Candidate:
     estimate: Estimate
     warnings: list = field(default_factory=list)
     goodput: float = 1.0            # share of wall time spent training (advisor/perf/goodput.py)
+    time_factor: float = 1.0        # the workload's confidence quantile of wall time / the estimate's
 
     @property
     def gpu_hours(self) -> float:
         return self.count * self.hours
+
+    @property
+    def planned_hours(self) -> float:
+        """Wall time at the workload's confidence: what deadlines and owned capacity must hold."""
+        return self.hours * self.time_factor
+
+    @property
+    def planned_gpu_hours(self) -> float:
+        return self.count * self.planned_hours
 
 
 @dataclass
@@ -218,6 +229,8 @@ def build_problem(workload: Workload, catalog: Catalog, rules: RuleSet, params: 
             if cls.spec not in smallest:
                 smallest[cls.spec] = min_gpus(cls.spec, gpu, params, limit=upper)
             n_min = smallest[cls.spec]
+            # real speed at the (1 - confidence) quantile of the estimator's error: time at `confidence`
+            time_factor = 1.0 / speed_dist(gpu, cls.spec.precision).factor(1.0 - workload.confidence)
             if n_min is None:
                 _add(reasons[gid], None, "memory", _memory_reason(cls.spec, gpu, params, upper, name))
                 continue
@@ -252,18 +265,19 @@ def build_problem(workload: Workload, catalog: Catalog, rules: RuleSet, params: 
                                     * costs.electricity_usd_per_kwh)
                     warnings = [{"rule": f.rule, "code": f.rule, "message": f.message} for f in static + per_count]
                     candidates[k].append(Candidate(k, gid, n, ownership, est.tokens_per_s, hours, run_cost,
-                                                   est, warnings, good))
-                    if hours < 1 / 60 and (cls.deadline is None or hours <= cls.deadline):
+                                                   est, warnings, good, time_factor))
+                    if hours < 1 / 60 and (cls.deadline is None or hours * time_factor <= cls.deadline):
                         break  # under a minute already: faster options only add cost
                 mine = [c for c in candidates[k] if c.gpu == gid and c.ownership == ownership]
-                if cls.deadline is not None and mine and not any(c.hours <= cls.deadline for c in mine):
+                if cls.deadline is not None and mine and not any(c.planned_hours <= cls.deadline for c in mine):
                     fastest = min(mine, key=lambda c: c.hours)
                     _add(reasons[gid], None, "deadline",
-                         f"{name}: even {fastest.count} GPUs ({ownership}) take {fastest.hours / 24:.1f} days, "
+                         f"{name}: even {fastest.count} GPUs ({ownership}) take {fastest.planned_hours / 24:.1f} days "
+                         f"at confidence {workload.confidence:g} ({fastest.hours / 24:.1f} estimated), "
                          f"past the {cls.deadline / 24:g}-day deadline")
     rejected = {}
     for gid in gpu_ids:
-        usable = any(c.gpu == gid and (cls.deadline is None or c.hours <= cls.deadline)
+        usable = any(c.gpu == gid and (cls.deadline is None or c.planned_hours <= cls.deadline)
                      for cls, cands in zip(classes, candidates) for c in cands)
         if not usable:
             rejected[gid] = Rejection(gid, reasons[gid] or [{"rule": None, "code": "none",

@@ -29,7 +29,8 @@ def structure_key(problem: Problem, sc: Scenario) -> tuple:
     """What decides the model's rows and columns (everything else is a coefficient or a bound)."""
     single = problem.job_count == 1
     return (sc.deadline_scale, sc.deadline_extra_hours, sc.makespan_hours,
-            sc.gpu_lower if single else None, sc.gpu_upper if single else None)
+            sc.gpu_lower if single else None, sc.gpu_upper if single else None,
+            tuple(sorted(sc.speed_factor.items())))   # a speed change rescales candidates' hours and costs
 
 
 def sentinel(sc: Scenario) -> Scenario:

@@ -27,6 +27,7 @@ reported with its gap, never as optimal.
 """
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import pulp
@@ -52,14 +53,24 @@ def usable_candidates(problem: Problem, sc: Scenario, faster_too: bool = False) 
     lower = sc.gpu_lower if single_job else None
     upper = sc.gpu_upper if single_job else None
     for cls, cands in zip(problem.classes, problem.candidates):
-        due = sc.deadline(cls.deadline)
-        limit = math.inf if due is None else due
-        keep = [c for c in cands if c.hours <= limit * (1 + 1e-9)
+        due, cap = sc.job_deadline(cls.deadline), sc.makespan_hours
+        limit = math.inf if due is None else due            # held at the confidence quantile (planned_hours)
+        cap = math.inf if cap is None else cap              # the makespan cap is on the estimate
+        cands = [_at_speed(c, sc.speed_factor.get(c.gpu, 1.0)) for c in cands]
+        keep = [c for c in cands if c.planned_hours <= limit * (1 + 1e-9) and c.hours <= cap * (1 + 1e-9)
                 and (sc.only_gpu is None or c.gpu == sc.only_gpu)
                 and (upper is None or c.count <= upper) and (lower is None or c.count >= lower)
                 and c.count <= stock.get(c.gpu, math.inf)]
         out.append(_undominated(keep, faster_too))
     return out
+
+
+def _at_speed(c: Candidate, factor: float) -> Candidate:
+    """The candidate if its GPU's real speed is `factor` x the estimate (Scenario.speed_factor)."""
+    if factor == 1.0:
+        return c
+    return dataclasses.replace(c, tokens_per_s=c.tokens_per_s * factor, hours=c.hours / factor,
+                               run_cost_usd=c.run_cost_usd / factor)
 
 
 def _undominated(cands: list[Candidate], faster_too: bool = False) -> list[Candidate]:
@@ -175,13 +186,16 @@ class _Model(ServingSection):
     def capacity(self) -> None:
         p = self.problem
         due = [self.sc.deadline(cls.deadline) or p.costs.horizon_hours for cls in p.classes]
+        # GPU-hours at the confidence quantile against a job's own deadline; the estimate's against a makespan cap
+        own = [self.sc.job_deadline(cls.deadline) or p.costs.horizon_hours for cls in p.classes]
         owned: dict[str, list] = {g: [] for g in self.owned}
         for k, i, c in self.pairs():
             if c.ownership == "buy":
                 owned[c.gpu].append((k, i, c))
         for g in self.owned:
             for level, limit in enumerate(sorted(set(due))):
-                terms = [c.gpu_hours * self.y[k, i] for k, i, c in owned[g] if due[k] <= limit]
+                terms = [(c.planned_gpu_hours if own[k] <= due[k] else c.gpu_hours) * self.y[k, i]
+                         for k, i, c in owned[g] if due[k] <= limit]
                 if terms:
                     self.prob += pulp.lpSum(terms) <= limit * self.N[g], f"capacity_{_safe(g)}_{level}"
 

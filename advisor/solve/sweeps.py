@@ -10,7 +10,7 @@ from advisor.solve.scenario import Scenario, baseline
 def candidate_hours(problem: Problem) -> list[float]:
     """Distinct wall times of all candidates that meet their deadlines: the makespans worth trying."""
     hours = {round(c.hours, 9) for cls, cs in zip(problem.classes, problem.candidates) for c in cs
-             if cls.deadline is None or c.hours <= cls.deadline}
+             if cls.deadline is None or c.planned_hours <= cls.deadline}
     return sorted(hours)
 
 
