@@ -34,6 +34,7 @@ import pulp
 
 from advisor.errors import SolverError
 from advisor.solve.candidates import Candidate, Problem
+from advisor.solve.costing import breakdowns
 from advisor.solve.run import quiet_stdout, read_gap, solver_for
 from advisor.solve.scenario import Scenario, baseline
 
@@ -52,6 +53,8 @@ class Solution:
     cost_breakdown: dict = field(default_factory=dict)
     solver: dict = field(default_factory=dict)
     mip_objective_usd: float | None = None            # the least cost, before idle GPUs are put to work
+    cost_breakdown_pv: dict = field(default_factory=dict)   # present value, resale as residual_usd (solve/costing.py)
+    residual_value_usd: float = 0.0                   # nominal resale value of the bought GPUs at the horizon's end
 
     @property
     def feasible(self) -> bool:
@@ -162,7 +165,7 @@ class _Model:
         p = self.problem
         owned_cost, kw = [], []
         for g in self.owned:
-            owned_cost.append(p.unit_price[g] * self.sc.buy_price(g) * self.N[g])
+            owned_cost.append(p.unit_cost.get(g, p.unit_price[g]) * self.sc.buy_price(g) * self.N[g])
             kw.append(p.gpu_kw[g] * self.N[g])
             for s in p.servers.get(g, []):
                 owned_cost.append(s.price_usd * self.S[g, s.id])
@@ -170,8 +173,7 @@ class _Model:
             if g in self.W:
                 owned_cost.append(self._network_usd(g) * self.W[g])
         self.kw = pulp.lpSum(kw)
-        months = p.costs.horizon_hours / 730.0
-        hosting = p.costs.hosting_usd_per_kw_month * months * self.kw
+        hosting = p.costs.owned_pv_per_kw * self.kw     # hosting (and energy at a given utilization), PV
         run = pulp.lpSum(self.run_cost(c) * self.y[k, i] for k, i, c in self.pairs())
         self.total = pulp.lpSum(owned_cost) + hosting + run
         return self.total, self.kw
@@ -354,21 +356,10 @@ def _solution(model: _Model, name: str, status: str, proven: bool, gap, mip_obje
                for g in bought}
     servers = {g: d for g, d in servers.items() if d}
     networked = {g: model.value(v) for g, v in model.W.items() if model.value(v) > 0}
-    opts = {g: {s.id: s for s in p.servers.get(g, [])} for g in bought}
-    server_kw = sum(opts[g][sid].overhead_kw * n for g, d in servers.items() for sid, n in d.items())
-    gpu_kw = sum(p.gpu_kw[g] * n for g, n in bought.items())
-    months = p.costs.horizon_hours / 730.0
-    breakdown = {
-        "purchase_usd": float(sum(p.unit_price[g] * sc.buy_price(g) * n for g, n in bought.items())),
-        "servers_usd": float(sum(opts[g][sid].price_usd * n for g, d in servers.items() for sid, n in d.items())
-                             + sum(max(s.network_usd or 0.0 for s in p.servers[g]) * n for g, n in networked.items())),
-        "energy_usd": float(sum(model.run_cost(c) * n for c, n in assignment if c.ownership == "buy")),
-        "hosting_usd": float(p.costs.hosting_usd_per_kw_month * months * (gpu_kw + server_kw)),
-        "rental_usd": float(sum(model.run_cost(c) * n for c, n in assignment if c.ownership == "rent")),
-    }
-    return Solution("optimal" if proven else "feasible", sum(breakdown.values()), assignment, bought, servers,
+    breakdown, pv, resale = breakdowns(p, sc, assignment, bought, servers, networked, model.run_cost)
+    return Solution("optimal" if proven else "feasible", sum(pv.values()), assignment, bought, servers,
                     networked, breakdown, {"name": name, "status": status, "proven_optimal": proven, "gap": gap},
-                    mip_objective)
+                    mip_objective, pv, resale)
 
 
 def _safe(name: str) -> str:
