@@ -286,7 +286,7 @@ def _sources(problem: Problem, sol: Solution) -> list[dict]:
         if src is not None and src.kind not in ("derived", "assumption"):
             out.append({"id": sid, "url": src.url, "as_of": dated[sid]})
     cited = sorted({r["rule"] for rej in problem.rejected.values() for r in rej.reasons if r["rule"]}
-                   | {w["rule"] for c in sol.chosen for w in c.warnings}
+                   | {w["rule"] for c in sol.chosen for w in c.warnings if w["rule"]}
                    | ({problem.power_rule} - {None}))
     for rule_id in cited:
         rule = problem.rules.get(rule_id)
