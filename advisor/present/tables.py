@@ -45,6 +45,11 @@ def plan_text(p: dict) -> str:
         out.append(table(["purchase", "servers", "energy", "hosting", "rental", "total"],
                          [[usd(cb["purchase_usd"]), usd(cb["servers_usd"]), usd(cb["energy_usd"]),
                            usd(cb["hosting_usd"]), usd(cb["rental_usd"]), usd(p["total_cost_usd"])]]))
+        if p.get("cost_breakdown_pv"):
+            a = p["assumptions"]
+            out.append(f"  total = present value at {100 * (a.get('discount_rate') or 0):.1f}%/year, what the plan minimises; "
+                       f"the columns are undiscounted. Resale of bought GPUs after {a['horizon_months']:g} months: "
+                       f"{usd(p.get('residual_value_usd') or 0)}; paid less resale, undiscounted: {usd(p.get('nominal_cost_usd'))}")
     if p["jobs"]:
         out.append("\nJobs")
         rows = [[j["name"], j["gpu"], j["gpu_count"], tokens(j["tokens_per_s"]), f"{j['wall_days']:.2f}",
@@ -56,9 +61,9 @@ def plan_text(p: dict) -> str:
                 for b in p["binding"]]
         out.append(table(["constraint", "status", "detail"], rows))
     sens = p.get("sensitivity") or {}
-    if sens.get("break_even") or sens.get("marginal"):
+    if sens.get("break_even") or sens.get("marginal") or p.get("break_even_months"):
         out.append("\nSensitivity")
-        for item in sens.get("break_even", []) + sens.get("marginal", []):
+        for item in sens.get("break_even", []) + sens.get("marginal", []) + (p.get("break_even_months") or []):
             out.append(f"  {item['message']}")
     if p["rejected"]:
         out.append("\nNot chosen")
