@@ -80,7 +80,7 @@ def fabric_lines(gpus: int, nodes: int, node_gpus: int, econ: Economics | None) 
     cross = f" (a single 64-port NDR switch lists at ${unit_fig.value:,.0f}-{unit_fig.high:,.0f})" if unit_fig else ""
     return [
         line("NICs (400 Gb/s, one per GPU)", nodes * per_node, None, nic.source if nic else (), "low",
-             "no sourced NIC unit price: listed, not costed"),
+             "no sourced NIC unit price: listed, not costed (server prices derived from complete systems may include them)"),
         line(f"InfiniBand NDR switches ({leaves} leaf + {spines} spine)", leaves + spines, switch_unit, f.source, "low",
              f"the 1,024-GPU fat-tree band's midpoint per switch{cross}; a 400G Ethernet/RoCEv2 fabric is said "
              "to be cheaper but no sourced price exists"),
