@@ -13,7 +13,12 @@ from conftest import AS_OF
 import advisor
 from advisor.data.catalog import load_catalog
 from advisor.economics import bom
-from advisor.economics.ownership import depreciation_schedule, discount, residual, stream_factor
+from advisor.economics.ownership import (
+    depreciation_schedule,
+    discount,
+    residual,
+    stream_factor,
+)
 from advisor.economics.rental import RentOption, rental_cost
 from advisor.inputs.workload import parse_workload
 from advisor.plan import plan

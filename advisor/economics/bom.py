@@ -41,8 +41,11 @@ class Fabric:
         return self.switches_per_gpu + self.optics_per_gpu
 
 
-def _mid(fig: EconFigure) -> float:
-    return fig.value if fig.value is not None else (fig.low + fig.high) / 2
+def _band(fig: EconFigure) -> tuple[float, float, float]:
+    """(low, middle, high) of a figure known as a value or a band."""
+    low = fig.low if fig.low is not None else (fig.value or 0.0)
+    high = fig.high if fig.high is not None else (fig.value if fig.value is not None else low)
+    return low, (fig.value if fig.value is not None else (low + high) / 2), high
 
 
 def fabric(econ: Economics | None) -> Fabric | None:
@@ -51,8 +54,9 @@ def fabric(econ: Economics | None) -> Fabric | None:
     count = net.get("leaf_spine_switches_per_1024_gpus")
     if sw is None or op is None or sw.low is None or op.low is None:
         return None
-    return Fabric(_mid(sw) / FABRIC_GPUS, _mid(op) / FABRIC_GPUS, (sw.low + op.low) / FABRIC_GPUS,
-                  (sw.high + op.high) / FABRIC_GPUS, count.value if count and count.value else 48.0,
+    (s_lo, s_mid, s_hi), (o_lo, o_mid, o_hi) = _band(sw), _band(op)
+    return Fabric(s_mid / FABRIC_GPUS, o_mid / FABRIC_GPUS, (s_lo + o_lo) / FABRIC_GPUS,
+                  (s_hi + o_hi) / FABRIC_GPUS, count.value if count and count.value else 48.0,
                   tuple(dict.fromkeys(sw.source + op.source)))
 
 
@@ -69,7 +73,7 @@ def switch_count(gpus: int) -> tuple[int, int]:
 def fabric_lines(gpus: int, nodes: int, node_gpus: int, econ: Economics | None) -> list[dict]:
     """NICs, switches and optics for `gpus` GPUs on `nodes` networked nodes."""
     f = fabric(econ)
-    if f is None or nodes <= 1:
+    if f is None or econ is None or nodes <= 1:
         return []
     net = econ.network
     nic = net.get("nics_per_8gpu_node")

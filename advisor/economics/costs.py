@@ -77,7 +77,7 @@ def deployment_costs(workload: Workload, catalog: Catalog) -> Costs:
     if d.hosting_usd_per_kw_month is not None:
         hosting = d.hosting_usd_per_kw_month
     elif site == "datacenter" and (fig := colocation(catalog.economics, d.region)) is not None:
-        hosting = fig.value     # economics.yaml's colocation rate: the one source of truth
+        hosting = float(fig.value or 0.0)     # economics.yaml's colocation rate: the one source of truth
         sources.extend(fig.source)
     else:
         hosting = pick(None, "hosting_usd_per_kw_month")

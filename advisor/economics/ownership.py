@@ -7,6 +7,7 @@ paid while the hardware runs (energy, hosting, rent) are discounted as paid even
 duration. Without these, buying looks worse than it is (issue 14)."""
 from __future__ import annotations
 
+import itertools
 import math
 from dataclasses import dataclass
 
@@ -38,7 +39,7 @@ def finance_for(workload: Workload, catalog: Catalog) -> Finance:
         rate, src = f.discount_rate, "workload: finance.discount_rate"
     elif econ is not None:
         fig = econ.cost_of_capital["default"]
-        rate, src = float(fig.value), "catalog: economics.cost_of_capital.default (" + ", ".join(fig.source) + ")"
+        rate, src = float(fig.value or 0.0), "catalog: economics.cost_of_capital.default (" + ", ".join(fig.source) + ")"
     else:
         rate, src = 0.0, "none: the catalog has no economics section"
     if f.utilization is not None and d.utilization is not None and f.utilization != d.utilization:
@@ -47,8 +48,8 @@ def finance_for(workload: Workload, catalog: Catalog) -> Finance:
                          field="finance.utilization")
     util = f.utilization if f.utilization is not None else d.utilization
     life = econ.useful_life_years if econ is not None else None
-    return Finance(rate, src, util, float(life.value) if life and life.value else 5.0,
-                   tuple(life.source) if life else ())
+    years = life.value if life is not None and life.value is not None else 5.0
+    return Finance(rate, src, util, float(years), tuple(life.source) if life else ())
 
 
 def discount(years: float, rate: float) -> float:
@@ -84,8 +85,8 @@ def residual(catalog: Catalog, gpu_id: str, years: float, age_years: float = 0.0
     for name, curve in sorted((econ.residual_value if econ else {}).items()):
         if gpu_id not in curve.gpus:
             continue
-        pts = [(p.years, p.fraction if p.fraction is not None else p.low) for p in curve.points]
-        pts = [(y, f) for y, f in pts if f is not None]
+        pts: list[tuple[float, float]] = [(p.years, f) for p in curve.points
+                                          if (f := p.fraction if p.fraction is not None else p.low) is not None]
         if not pts:
             break
         start = max(0.0, _interpolate(pts, age_years)) if age_years > 0 else 1.0
@@ -102,7 +103,7 @@ def residual(catalog: Catalog, gpu_id: str, years: float, age_years: float = 0.0
 def _interpolate(pts: list[tuple[float, float]], x: float) -> float:
     if len(pts) == 1:
         return pts[0][1]
-    for (x0, y0), (x1, y1) in zip(pts, pts[1:]):
+    for (x0, y0), (x1, y1) in itertools.pairwise(pts):
         if x <= x1:
             return y0 + (y1 - y0) * (max(x, x0) - x0) / (x1 - x0)
     (x0, y0), (x1, y1) = pts[-2], pts[-1]

@@ -14,8 +14,18 @@ from advisor.data.estimator import Params
 from advisor.data.rules import RuleSet, deployment_context, gpu_context
 from advisor.economics.bom import fabric
 from advisor.economics.costs import Costs, deployment_costs
-from advisor.economics.ownership import HOURS_PER_YEAR, Residual, net_unit_cost, residual, stream_factor
-from advisor.economics.rental import RentOption, capacity_warning, rent_options, rental_cost
+from advisor.economics.ownership import (
+    HOURS_PER_YEAR,
+    net_unit_cost,
+    residual,
+    stream_factor,
+)
+from advisor.economics.rental import (
+    RentOption,
+    capacity_warning,
+    rent_options,
+    rental_cost,
+)
 from advisor.errors import InputError
 from advisor.inputs.workload import Workload
 from advisor.perf.estimate import Estimate, evaluate

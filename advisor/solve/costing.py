@@ -7,7 +7,7 @@ streams (energy, hosting, rent) discounted as paid evenly over their duration, a
 the horizon's end as a negative `residual_usd`; its sum is what the MILP minimises."""
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 
 def breakdowns(problem, sc, assignment: list, bought: dict, servers: dict, networked: dict,

@@ -7,7 +7,11 @@ from __future__ import annotations
 
 from advisor.economics import bom
 from advisor.economics.costs import HOURS_PER_MONTH
-from advisor.economics.ownership import break_even_months, depreciation_schedule, residual
+from advisor.economics.ownership import (
+    break_even_months,
+    depreciation_schedule,
+    residual,
+)
 from advisor.solve.candidates import Problem, purchase_age_years
 from advisor.solve.milp import Solution
 
@@ -17,6 +21,7 @@ def purchase_items(problem: Problem, sol: Solution) -> list[dict]:
     items = []
     for g, n in sorted(sol.bought.items()):
         p = problem.catalog.gpus[g].prices.purchase
+        assert p is not None   # a bought GPU has a purchase price
         items.append({"gpu": g, "count": n, "ownership": "buy", "unit_price_usd": problem.unit_price[g],
                       "gpu_hours": None, "rent_kind": None, "confidence": p.confidence, "condition": p.condition,
                       "as_of": p.as_of})
@@ -25,6 +30,7 @@ def purchase_items(problem: Problem, sol: Solution) -> list[dict]:
         if c.ownership != "rent":
             continue
         offer = c.offer.offer if c.offer else problem.catalog.gpus[c.gpu].rental
+        assert offer is not None   # a rented candidate was priced from an offer
         kind = c.kind or "on_demand"
         entry = rented.setdefault((c.gpu, kind), {
             "gpu": c.gpu, "count": 0, "ownership": "rent", "unit_price_usd": offer.usd_per_gpu_hour,
@@ -42,6 +48,7 @@ def bill_of_materials(problem: Problem, sol: Solution) -> list[dict]:
     out = []
     for g, n in sorted(sol.bought.items()):
         p = cat.gpus[g].prices.purchase
+        assert p is not None
         note = f"{p.kind or 'price'} as of {p.as_of}" + (f"; {p.condition}: {p.warranty}" if p.condition != "new" else "")
         out.append(bom.line(f"{cat.gpus[g].name} GPU", n, p.usd, p.source, p.confidence or "low", note))
     nodes_total, node_kw = 0, 0.0
@@ -107,7 +114,7 @@ def break_even(problem: Problem, sol: Solution) -> list[dict]:
         monthly_rent = n * HOURS_PER_MONTH * offer.usd_per_gpu_hour
         price = problem.unit_price[g] * n
         age = purchase_age_years(gpu, problem.as_of)
-        months = break_even_months(upfront, lambda y, g=g: price * residual(problem.catalog, g, y, age).fraction,
+        months = break_even_months(upfront, lambda y, g=g, price=price, age=age: price * residual(problem.catalog, g, y, age).fraction,
                                    monthly_own, monthly_rent, costs.discount_rate)
         rate = f"${offer.usd_per_gpu_hour:g}/GPU-hour on demand ({offer.provider}, {offer.confidence} confidence)"
         msg = (f"buying {n} {gpu.name} pays for itself after {months:.1f} months of continuous use against renting at {rate}"
@@ -155,7 +162,8 @@ def price_warnings(problem: Problem, sol: Solution) -> list[dict]:
                                    f"{item['as_of']}); get a quote before committing"})
         if item["ownership"] == "buy" and item.get("condition", "new") != "new":
             out.append({"rule": None, "code": "used-part",
-                        "message": f"{gpu.name} is bought {item['condition']}: {gpu.prices.purchase.warranty}"})
+                        "message": f"{gpu.name} is bought {item['condition']}: "
+                                   f"{gpu.prices.purchase.warranty if gpu.prices.purchase else ''}"})
     for servers in sol.servers.values():
         for sid in sorted(servers):
             s = problem.catalog.servers[sid]
