@@ -7,11 +7,12 @@ paid while the hardware runs (energy, hosting, rent) are discounted as paid even
 duration. Without these, buying looks worse than it is (issue 14)."""
 from __future__ import annotations
 
+import datetime as dt
 import itertools
 import math
 from dataclasses import dataclass
 
-from advisor.data.catalog import Catalog
+from advisor.data.catalog import GPU, Catalog, parse_as_of
 from advisor.errors import InputError
 from advisor.inputs.workload import Workload
 
@@ -108,6 +109,18 @@ def _interpolate(pts: list[tuple[float, float]], x: float) -> float:
             return y0 + (y1 - y0) * (max(x, x0) - x0) / (x1 - x0)
     (x0, y0), (x1, y1) = pts[-2], pts[-1]
     return y1 + (y1 - y0) * (x - x1) / (x1 - x0)
+
+
+def purchase_age_years(gpu: GPU, day: dt.date) -> float:
+    """How old a part bought used (or refurbished) is on `day`, from its launch (or its earliest new
+    price record); 0 when bought new."""
+    p, launch = gpu.prices.purchase, parse_as_of(gpu.launch.value)
+    if launch is None:   # launch not verified: the earliest new price record stands in for it
+        launch = min((d for q in gpu.prices.other_purchases if q.condition == "new"
+                      and (d := parse_as_of(q.as_of)) is not None), default=None)
+    if p is None or p.condition == "new" or launch is None:
+        return 0.0
+    return max(0.0, (day - launch).days / 365.25)
 
 
 def net_unit_cost(price: float, fraction: float, years: float, rate: float) -> float:

@@ -17,6 +17,7 @@ from advisor.economics.costs import Costs, deployment_costs
 from advisor.economics.ownership import (
     HOURS_PER_YEAR,
     net_unit_cost,
+    purchase_age_years,
     residual,
     stream_factor,
 )
@@ -183,20 +184,6 @@ def server_options(catalog: Catalog, gpu: GPU, context: str) -> tuple[list[Serve
                                 price_usd=price, overhead_kw=s.power_overhead_w.value / 1000.0,
                                 network_usd=_network_usd(s, fab)))
     return out, unknown
-
-
-def purchase_age_years(gpu: GPU, day: dt.date) -> float:
-    """How old a part bought used (or refurbished) is on `day`, from its launch (or its earliest new
-    price record); 0 when bought new."""
-    from advisor.data.catalog import parse_as_of
-
-    p, launch = gpu.prices.purchase, parse_as_of(gpu.launch.value)
-    if launch is None:   # launch not verified: the earliest new price record stands in for it
-        launch = min((d for q in gpu.prices.other_purchases if q.condition == "new"
-                      and (d := parse_as_of(q.as_of)) is not None), default=None)
-    if p is None or p.condition == "new" or launch is None:
-        return 0.0
-    return max(0.0, (day - launch).days / 365.25)
 
 
 def _network_usd(server, fab) -> float | None:

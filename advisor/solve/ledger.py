@@ -10,9 +10,10 @@ from advisor.economics.costs import HOURS_PER_MONTH
 from advisor.economics.ownership import (
     break_even_months,
     depreciation_schedule,
+    purchase_age_years,
     residual,
 )
-from advisor.solve.candidates import Problem, purchase_age_years
+from advisor.solve.candidates import Problem
 from advisor.solve.milp import Solution
 
 
