@@ -25,6 +25,7 @@ from advisor.explain.tradeoffs import cost_time_points, value_points
 from advisor.inputs.workload import Workload
 from advisor.perf import min_gpus, params_from
 from advisor.perf.memory import default_batch_tokens
+from advisor.solve import ledger
 from advisor.solve.candidates import Problem, build_problem
 from advisor.solve.milp import EXPLAIN_GAP, EXPLAIN_TIME_LIMIT, Solution, default_gap, solve
 from advisor.solve.sweeps import frontier, solve_fastest
@@ -189,8 +190,16 @@ def assemble(problem: Problem, sol: Solution, *, objective: str = "cost", time_l
         "total_cost_usd": sol.objective_usd,
         "cost_breakdown": sol.cost_breakdown or dict.fromkeys(
             ("purchase_usd", "servers_usd", "energy_usd", "hosting_usd", "rental_usd")),
+        "present_value_usd": sol.objective_usd,
+        "nominal_cost_usd": ledger.nominal_total(sol),
+        "residual_value_usd": sol.residual_value_usd if sol.feasible else None,
+        "cost_breakdown_pv": sol.cost_breakdown_pv or None,
         "purchase": _purchase(problem, sol),
         "servers": _servers(problem, sol),
+        "bill_of_materials": ledger.bill_of_materials(problem, sol) if sol.feasible else [],
+        "break_even_months": ledger.break_even(problem, sol) if sol.feasible else [],
+        "depreciation": ledger.depreciation(problem, sol) if sol.feasible else [],
+        "utilization": ledger.utilization(problem, sol) if sol.feasible else None,
         "jobs": jobs,
         "serving": serving_rows(problem, sol),
         "serving_mix": insights.get("mix"),
@@ -206,6 +215,11 @@ def assemble(problem: Problem, sol: Solution, *, objective: str = "cost", time_l
             "hosting_usd_per_kw_month": problem.costs.hosting_usd_per_kw_month,
             "power_limit_kw": problem.power_limit_kw,
             "power_limit_rule": problem.power_rule,
+            "discount_rate": problem.costs.discount_rate, "discount_rate_source": problem.costs.discount_source,
+            "utilization": problem.costs.utilization, "useful_life_years": problem.costs.useful_life_years,
+            "rent_kinds": list(wl.deployment.rent_kinds),
+            "residual_value": {g: {"fraction": r.fraction, "curve": r.curve, "confidence": r.confidence,
+                                   "note": r.note} for g, r in sorted(problem.residual.items()) if g in sol.bought},
         },
         "solver": {**{k: v for k, v in sol.solver.items() if k != "status"},
                    "gap_limit": default_gap(problem) if gap is None else gap,
@@ -225,23 +239,15 @@ def assemble(problem: Problem, sol: Solution, *, objective: str = "cost", time_l
 
 
 def _purchase(problem: Problem, sol: Solution) -> list[dict]:
-    items = [{"gpu": g, "count": n, "ownership": "buy", "unit_price_usd": problem.unit_price[g], "gpu_hours": None}
-             for g, n in sorted(sol.bought.items())]
+    items = ledger.purchase_items(problem, sol)
     rented: dict[str, dict] = {}
-    for c, n in sol.assignment:
+    for c, n in sol.serving:   # serving replicas rented on demand for the serving months
         if c.ownership == "rent":
             rate = problem.catalog.gpus[c.gpu].rental
             entry = rented.setdefault(c.gpu, {"gpu": c.gpu, "count": 0, "ownership": "rent",
                                               "unit_price_usd": rate.usd_per_gpu_hour, "gpu_hours": 0.0,
-                                              "provider": rate.provider, "as_of": rate.as_of})
-            entry["count"] = max(entry["count"], c.count)
-            entry["gpu_hours"] += c.gpu_hours * n
-    for c, n in sol.serving:
-        if c.ownership == "rent":
-            rate = problem.catalog.gpus[c.gpu].rental
-            entry = rented.setdefault(c.gpu, {"gpu": c.gpu, "count": 0, "ownership": "rent",
-                                              "unit_price_usd": rate.usd_per_gpu_hour, "gpu_hours": 0.0,
-                                              "provider": rate.provider, "as_of": rate.as_of})
+                                              "provider": rate.provider, "as_of": rate.as_of,
+                                              "rent_kind": "on_demand", "use": "serving"})
             entry["count"] += c.gpus * n
             entry["gpu_hours"] += c.gpu_hours * n
     return items + [rented[g] for g in sorted(rented)]
@@ -287,7 +293,9 @@ def _warnings(problem: Problem, sol: Solution, explaining: dict | None = None) -
         dated = []
         if gid in sol.bought and gpu.prices.purchase:
             dated.append(("purchase price", gpu.prices.purchase.as_of))
-        if any(c.gpu == gid and c.ownership == "rent" for c in sol.chosen + [c for c, _ in sol.serving]) and gpu.rental:
+        for offer in {id(c.offer): c.offer.offer for c in sol.chosen if c.gpu == gid and c.offer}.values():
+            dated.append((f"{offer.pricing.replace('_', '-')} rental rate", offer.as_of))
+        if any(c.gpu == gid and c.ownership == "rent" for c, _ in sol.serving) and gpu.rental:
             dated.append(("rental rate", gpu.rental.as_of))
         for what, as_of in dated:
             stale(gpu.name, what, as_of)
@@ -295,6 +303,8 @@ def _warnings(problem: Problem, sol: Solution, explaining: dict | None = None) -
         for sid in sorted(servers):
             server = problem.catalog.servers[sid]
             stale(server.name, "purchase price", server.purchase.as_of)
+    for entry in ledger.price_warnings(problem, sol) if sol.feasible else []:
+        add(entry)
     if sol.solver.get("proven_optimal") is False:
         add({"rule": None, "code": "not-proven-optimal",
              "message": f"the solver stopped at its time limit with a plan not proven optimal "
@@ -329,8 +339,14 @@ def _sources(problem: Problem, sol: Solution) -> list[dict]:
             add(fig.source)
         if gid in sol.bought:
             add(gpu.prices.purchase.source, gpu.prices.purchase.as_of)
-        if any(c.gpu == gid and c.ownership == "rent" for c in sol.chosen + [c for c, _ in sol.serving]):
+        for c in sol.chosen:
+            if c.gpu == gid and c.offer is not None:
+                add(c.offer.offer.source, c.offer.offer.as_of)
+        if any(c.gpu == gid and c.ownership == "rent" for c, _ in sol.serving) and gpu.rental:
             add(gpu.rental.source, gpu.rental.as_of)
+    if sol.feasible:
+        for item in ledger.bill_of_materials(problem, sol):
+            add([s for s in item["source"] if s in catalog.sources])
     server_defs = catalog.servers
     for servers in sol.servers.values():
         for sid in servers:

@@ -38,10 +38,12 @@ def RULES():
 
 def brute_force(problem) -> float | None:
     """Cheapest plan by enumerating every candidate for every job: an independent implementation
-    of docs/model.md §2 (fleet = largest owned job, capacity by deadline, servers, limits)."""
+    of docs/model.md §2 (fleet = largest owned job, capacity by deadline, servers, limits). A GPU
+    costs its price less its discounted resale (`unit_cost`); an owned kW its hosting over the
+    horizon in present value (`owned_pv_per_kw`), both computed in advisor/economics."""
     wl = problem.workload
     horizon = problem.costs.horizon_hours
-    months = horizon / 730.0
+    per_kw = problem.costs.owned_pv_per_kw
     per_class = []   # one entry per job: identical jobs choose independently
     for cls, cands in zip(problem.classes, problem.candidates):
         usable = [c for c in cands if cls.deadline is None or c.planned_hours <= cls.deadline]  # at the confidence
@@ -75,9 +77,8 @@ def brute_force(problem) -> float | None:
                     if multi and s.network_usd is None:
                         continue  # a network that cannot be costed is not offered
                     net = max((math.ceil(m / s.slots) for m in multi), default=0) * (s.network_usd or 0.0)
-                    total = (gpus * problem.unit_price[g] + count * s.price_usd + net
-                             + problem.costs.hosting_usd_per_kw_month * months
-                             * (gpus * problem.gpu_kw[g] + count * s.overhead_kw))
+                    total = (gpus * problem.unit_cost[g] + count * s.price_usd + net
+                             + per_kw * (gpus * problem.gpu_kw[g] + count * s.overhead_kw))
                     if best_opt is None or total < best_opt[0]:
                         best_opt = (total, gpus, count * s.overhead_kw)
                 if best_opt is None:
@@ -86,7 +87,7 @@ def brute_force(problem) -> float | None:
                 server_cost, n, server_kw = best_opt
                 cost += server_cost
             else:
-                cost += n * problem.unit_price[g] + problem.costs.hosting_usd_per_kw_month * months * n * problem.gpu_kw[g]
+                cost += n * problem.unit_cost[g] + per_kw * n * problem.gpu_kw[g]
             kw += n * problem.gpu_kw[g] + server_kw
             fleet += n
         if not ok:
@@ -161,8 +162,10 @@ def test_identical_jobs_share_owned_gpus_over_time(catalog, rules):
     doc = {"deployment": {"context": "office", "ownership": "buy"}, "gpus": {"allow": ["rtx-4090"]},
            "jobs": [{"name": "sweep", "model": "gpt2-124m", "tokens": "5B", "deadline": "7d", "repeat": 3}]}
     p = plan(parse_workload(doc), catalog=catalog, rules=rules, as_of=AS_OF, explain=False)
-    assert p["purchase"] == [{"gpu": "rtx-4090", "count": 1, "ownership": "buy", "unit_price_usd": catalog.gpus["rtx-4090"].purchase_usd,
-                              "gpu_hours": None}]
+    contract = ("gpu", "count", "ownership", "unit_price_usd", "gpu_hours", "rent_kind")
+    assert [{k: item[k] for k in contract} for item in p["purchase"]] == [
+        {"gpu": "rtx-4090", "count": 1, "ownership": "buy", "unit_price_usd": catalog.gpus["rtx-4090"].purchase_usd,
+         "gpu_hours": None, "rent_kind": None}]
     assert sum(j["copies"] for j in p["jobs"]) == 3
 
 

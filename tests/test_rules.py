@@ -30,7 +30,7 @@ def fired(rules, context, day=AS_OF):
 
 def synthetic(catalog, **changes):
     """A catalog GPU's rule view with some figures changed (a part the catalog lacks)."""
-    return {**gpu_context(catalog.gpus["l4"]), "id": "x", "name": "Test part", **changes}
+    return {**gpu_context(catalog.gpus["l4"]), "id": "x", "name": "Test part", "cooling": None, **changes}
 
 
 # ----------------------------------------------------------------------------- licence
@@ -92,7 +92,7 @@ def test_exp001_not_in_force_before_the_october_2023_rule(catalog, rules):
 def test_exp002_density_band_for_datacenter_parts_only(catalog, rules):
     assert fired(rules, ctx(catalog, "l4", "datacenter", region="CN")).get("EXP002") == "forbid"   # TPP 1936, PD 6.59
     assert "EXP002" not in fired(rules, ctx(catalog, "l4", "datacenter", region="US"))
-    consumer = {**gpu_context(catalog.gpus["l4"]), "product_class": "consumer"}
+    consumer = {**gpu_context(catalog.gpus["l4"]), "product_class": "consumer", "cooling": "active"}  # a card with fans
     assert not fired(rules, ctx(catalog, consumer, region="CN"))                                   # Note 2
     assert "EXP002" not in fired(rules, ctx(catalog, "a100-80gb-sxm", "datacenter", region="CN"))  # .a.1 instead
 

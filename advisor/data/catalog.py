@@ -93,6 +93,13 @@ class FlagFigure(_Sourced):
     value: bool | None
 
 
+class CoolingFigure(_Sourced):
+    """How the card is cooled, as its datasheet says: passive (a heat sink that needs a server's
+    airflow), active (its own fans) or liquid (needs a facility with liquid cooling)."""
+
+    value: Literal["passive", "active", "liquid"] | None
+
+
 class DateFigure(_Sourced):
     value: str | None
 
@@ -267,6 +274,7 @@ class GPU(_Strict):
     performance_density: Figure
     prices: Prices
     end_of_life: EndOfLife | None = None
+    cooling: CoolingFigure | None = None
     note: str | None = None
 
     @field_validator("memory_gb", "memory_bandwidth_gbps", "fp32_tflops", "tdp_w", "die_area_mm2", "tpp",

@@ -54,8 +54,8 @@ _PLACEHOLDER = re.compile(r"\{([a-z_]+(?:\.[a-z_0-9]+)*)\}")
 # layout for that count).
 FIELDS = {
     "gpu": ("id", "name", "vendor", "brand", "product_class", "form_factor", "memory_gb",
-            "memory_bandwidth_gbps", "tdp_w", "tpp", "performance_density", "link", "link_gbps", "p2p"),
-    "deployment": ("context", "region", "ownership", "power_limit_kw"),
+            "memory_bandwidth_gbps", "tdp_w", "tpp", "performance_density", "link", "link_gbps", "p2p", "cooling"),
+    "deployment": ("context", "region", "ownership", "power_limit_kw", "liquid_cooling"),
     "offer": ("ownership", "site"),
     "job": ("kind", "precision", "params", "gpu_count", "needs_tensor_parallel"),
 }
@@ -481,10 +481,12 @@ def gpu_context(gpu) -> dict:
         "memory_gb": gpu.memory_gb.value, "memory_bandwidth_gbps": gpu.memory_bandwidth_gbps.value,
         "tdp_w": gpu.tdp_w.value, "tpp": gpu.tpp.value, "performance_density": gpu.performance_density.value,
         "link": ic.link, "link_gbps": ic.link_gbps.value, "p2p": ic.p2p.value,
+        "cooling": gpu.cooling.value if getattr(gpu, "cooling", None) else None,
     }
 
 
 def deployment_context(deployment) -> dict:
     """`deployment.*` as rules see it (a workload's Deployment)."""
     return {"context": deployment.context, "region": deployment.region, "ownership": deployment.ownership,
-            "power_limit_kw": deployment.power_limit_kw}
+            "power_limit_kw": deployment.power_limit_kw,
+            "liquid_cooling": bool(getattr(deployment, "liquid_cooling", False))}

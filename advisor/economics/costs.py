@@ -1,10 +1,14 @@
-"""Per-deployment cost rates (electricity, PUE, hosting per kW-month, the horizon), from the
-catalog's sourced assumptions or the workload's own overrides."""
+"""Per-deployment cost rates (electricity, PUE, hosting per kW-month, the horizon, the discount rate,
+utilization), from the catalog's sourced assumptions and economics or the workload's overrides, and
+the per-kW coefficients the optimizer charges owned hardware over the horizon (nominal and present
+value)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 from advisor.data.catalog import Catalog
+from advisor.economics.bom import colocation
+from advisor.economics.ownership import HOURS_PER_YEAR, finance_for, stream_factor
 from advisor.inputs.workload import Workload
 
 HOURS_PER_MONTH = 730.0   # 8,760 h / 12
@@ -19,6 +23,43 @@ class Costs:
     hosting_usd_per_kw_month: float
     horizon_hours: float
     sources: tuple
+    discount_rate: float = 0.0
+    discount_source: str = ""
+    utilization: float | None = None      # share of the horizon owned GPUs run (None: the jobs' own hours)
+    useful_life_years: float = 5.0
+
+    @property
+    def horizon_years(self) -> float:
+        return self.horizon_hours / HOURS_PER_YEAR
+
+    @property
+    def horizon_factor(self) -> float:
+        """PV of $1 spread evenly over the horizon."""
+        return stream_factor(self.horizon_years, self.discount_rate)
+
+    @property
+    def hosting_per_kw(self) -> float:
+        """Nominal hosting of one owned kW over the horizon."""
+        return self.hosting_usd_per_kw_month * self.horizon_hours / HOURS_PER_MONTH
+
+    @property
+    def energy_per_kw(self) -> float:
+        """Nominal energy of one owned kW over the horizon when `utilization` is given (else 0:
+        energy is then charged per job, for the hours the jobs run)."""
+        if self.utilization is None:
+            return 0.0
+        return self.horizon_hours * self.utilization * self.pue * self.electricity_usd_per_kwh
+
+    @property
+    def owned_pv_per_kw(self) -> float:
+        """What the optimizer charges per owned kW: hosting (and energy at `utilization`) in PV."""
+        return (self.hosting_per_kw + self.energy_per_kw) * self.horizon_factor
+
+    def job_energy_usd(self, gpu_hours: float, kw_per_gpu: float) -> float:
+        """Nominal energy of one job on owned GPUs (0 when utilization charges energy per kW)."""
+        if self.utilization is not None:
+            return 0.0
+        return gpu_hours * kw_per_gpu * self.pue * self.electricity_usd_per_kwh
 
 
 def deployment_costs(workload: Workload, catalog: Catalog) -> Costs:
@@ -33,10 +74,22 @@ def deployment_costs(workload: Workload, catalog: Catalog) -> Costs:
         sources.extend(a.source)
         return a.value
 
+    if d.hosting_usd_per_kw_month is not None:
+        hosting = d.hosting_usd_per_kw_month
+    elif site == "datacenter" and (fig := colocation(catalog.economics, d.region)) is not None:
+        hosting = float(fig.value or 0.0)     # economics.yaml's colocation rate: the one source of truth
+        sources.extend(fig.source)
+    else:
+        hosting = pick(None, "hosting_usd_per_kw_month")
+    fin = finance_for(workload, catalog)
     return Costs(
         electricity_usd_per_kwh=pick(d.electricity_usd_per_kwh, "electricity_usd_per_kwh"),
         pue=pick(d.pue, "pue"),
-        hosting_usd_per_kw_month=pick(d.hosting_usd_per_kw_month, "hosting_usd_per_kw_month"),
+        hosting_usd_per_kw_month=hosting,
         horizon_hours=d.horizon_months * HOURS_PER_MONTH,
         sources=tuple(sorted(set(sources))),
+        discount_rate=fin.discount_rate,
+        discount_source=fin.discount_source,
+        utilization=fin.utilization,
+        useful_life_years=fin.useful_life_years,
     )

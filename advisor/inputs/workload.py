@@ -205,6 +205,13 @@ class Deployment(_Strict):
     pue: float | None = Field(None, ge=1.0, le=3.0)
     hosting_usd_per_kw_month: float | None = Field(None, ge=0, le=10_000)
     horizon_months: float = Field(36, gt=0, le=240)
+    # issue 14 (economics): rental kinds allowed, owned-GPU utilization, facility, storage
+    rent_kinds: list[Literal["on_demand", "reserved_1y", "reserved_3y", "spot", "capacity_block"]] = Field(
+        ["on_demand"], min_length=1, description="rental kinds a plan may use [on_demand]")
+    utilization: float | None = Field(None, gt=0, le=1, description=(
+        "share of the horizon owned GPUs run (energy is costed for it); default: the planned jobs' own hours"))
+    liquid_cooling: bool = Field(False, description="the facility offers liquid cooling (needed by liquid-only systems)")
+    storage_tb: float | None = Field(None, ge=0, le=1e7, description="training storage to cost, TB [none]")
 
     @property
     def site(self) -> str:
@@ -241,6 +248,15 @@ class Deployment(_Strict):
         if not isinstance(v, str) or len(v.strip()) != 2 or not v.strip().isalpha():
             raise ValueError("a region is a two-letter ISO 3166 country code such as US, DE or CN")
         return v.strip().upper()
+
+
+class Finance(_Strict):
+    """How money is valued over time (issue 14): the buyer's discount rate (cost of capital) and how
+    much of the horizon owned GPUs are used."""
+
+    discount_rate: float | None = Field(None, ge=0, le=1, description=(
+        "cost of capital per year as a fraction (0.10 = 10%); default: the catalog's sourced economics.cost_of_capital"))
+    utilization: float | None = Field(None, gt=0, le=1, description="as deployment.utilization")
 
 
 class GpuSelection(_Strict):
@@ -290,6 +306,7 @@ class Workload(_Strict):
     confidence: float = Field(0.8, ge=0.5, le=0.99, description=(
         "every deadline must hold at this quantile of the job's time (the estimator's measured error, "
         "catalog/uncertainty.yaml): 0.5 plans on the median, 0.9 on the time 9 runs in 10 beat [0.8]"))
+    finance: Finance = Finance()
 
     @model_validator(mode="before")
     @classmethod

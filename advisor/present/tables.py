@@ -77,6 +77,11 @@ def plan_text(p: dict, *, verbose: bool = False) -> str:
         out.append(table(["purchase", "servers", "energy", "hosting", "rental", "total"],
                          [[usd(cb["purchase_usd"]), usd(cb["servers_usd"]), usd(cb["energy_usd"]),
                            usd(cb["hosting_usd"]), usd(cb["rental_usd"]), usd(p["total_cost_usd"])]]))
+        if p.get("cost_breakdown_pv"):
+            a = p["assumptions"]
+            out.append(f"  total = present value at {100 * (a.get('discount_rate') or 0):.1f}%/year, what the plan minimises; "
+                       f"the columns are undiscounted. Resale of bought GPUs after {a['horizon_months']:g} months: "
+                       f"{usd(p.get('residual_value_usd') or 0)}; paid less resale, undiscounted: {usd(p.get('nominal_cost_usd'))}")
     if p["jobs"]:
         out.append("\nJobs")
         rows = [[j["name"], j["gpu"], j["gpu_count"], tokens(j["tokens_per_s"]),
@@ -99,9 +104,10 @@ def plan_text(p: dict, *, verbose: bool = False) -> str:
                 for b in p["binding"]]
         out.append(table(["constraint", "status", "detail"], rows))
     sens = p.get("sensitivity") or {}
-    if sens.get("break_even") or sens.get("marginal") or sens.get("traffic"):
+    if sens.get("break_even") or sens.get("marginal") or sens.get("traffic") or p.get("break_even_months"):
         out.append("\nSensitivity")
-        for item in sens.get("break_even", []) + sens.get("speed", []) + sens.get("marginal", []) + sens.get("traffic", []):
+        for item in (sens.get("break_even", []) + sens.get("speed", []) + sens.get("marginal", [])
+                     + sens.get("traffic", []) + (p.get("break_even_months") or [])):
             out.append(f"  {item['message']}")
     if p.get("robustness"):
         out.append(f"\nRobustness: {p['robustness']['message']}")

@@ -13,7 +13,21 @@ from advisor.data.catalog import GPU, Catalog
 from advisor.data.estimator import Params
 from advisor.data.rules import RuleSet, deployment_context, gpu_context
 from advisor.data.uncertainty import speed_dist
+from advisor.economics.bom import fabric
 from advisor.economics.costs import Costs, deployment_costs
+from advisor.economics.ownership import (
+    HOURS_PER_YEAR,
+    net_unit_cost,
+    purchase_age_years,
+    residual,
+    stream_factor,
+)
+from advisor.economics.rental import (
+    RentOption,
+    capacity_warning,
+    rent_options,
+    rental_cost,
+)
 from advisor.errors import InputError
 from advisor.inputs.workload import Workload
 from advisor.perf.estimate import Estimate, evaluate
@@ -39,6 +53,10 @@ class Candidate:
     warnings: list = field(default_factory=list)
     goodput: float = 1.0            # share of wall time spent training (advisor/perf/goodput.py)
     time_factor: float = 1.0        # the workload's confidence quantile of wall time / the estimate's
+    kind: str | None = None         # rental kind (on_demand, reserved_1y, reserved_3y, spot, capacity_block); None when bought
+    run_cost_nominal: float | None = None   # the same cost undiscounted (None: equal to run_cost_usd)
+    offer: RentOption | None = None         # the rental offer priced (rent)
+    billed_gpus: int | None = None          # GPUs billed (whole nodes, the minimum block), rent
 
     @property
     def gpu_hours(self) -> float:
@@ -80,7 +98,7 @@ class ServerOption:
     filled: bool                    # GPUs come with the board (HGX, OAM): N = slots x servers
     price_usd: float
     overhead_kw: float
-    network_usd: float              # NICs and switch ports per server when a job spans servers
+    network_usd: float | None       # fabric (switches, optics) per server when a job spans servers
 
 
 @dataclass
@@ -123,6 +141,8 @@ class Problem:
     serve_candidates: list = field(default_factory=list)   # list[list[ServeCandidate]] per serve class
     solver_cache: dict = field(default_factory=dict, repr=False, compare=False)
     # built solver models and filtered candidates, reused by every re-solve (solve/fast.py)
+    unit_cost: dict = field(default_factory=dict)   # gpu id -> purchase less discounted resale per GPU (PV)
+    residual: dict = field(default_factory=dict)    # gpu id -> Residual at the horizon's end
 
     @property
     def job_count(self) -> int:
@@ -171,8 +191,10 @@ def job_classes(workload: Workload, catalog: Catalog) -> list[JobClass]:
 def server_options(catalog: Catalog, gpu: GPU, context: str) -> tuple[list[ServerOption], list[str]]:
     """Owned GPUs need a host: the catalog's compatible platforms for this deployment context that
     have a known price and power draw (a platform with either unknown cannot be costed, so it is
-    left out and named in the second list)."""
+    left out and named in the second list). A server that can be networked is charged the sourced
+    fabric per GPU (economics/bom.py) for its slots; one with no sourced network cannot be."""
     out, unknown = [], []
+    fab = fabric(catalog.economics)
     for s in catalog.servers_for(gpu.id, context):
         price = s.purchase.usd if s.purchase else None
         if price is None or s.power_overhead_w.value is None:
@@ -180,8 +202,14 @@ def server_options(catalog: Catalog, gpu: GPU, context: str) -> tuple[list[Serve
             continue
         out.append(ServerOption(id=s.id, slots=s.gpu_slots, filled=s.kind in ("hgx", "oam-platform"),
                                 price_usd=price, overhead_kw=s.power_overhead_w.value / 1000.0,
-                                network_usd=s.network_usd_per_server.value))
+                                network_usd=_network_usd(s, fab)))
     return out, unknown
+
+
+def _network_usd(server, fab) -> float | None:
+    if server.network_usd_per_server.value is None:
+        return None
+    return fab.per_gpu * server.gpu_slots if fab is not None else server.network_usd_per_server.value
 
 
 def build_problem(workload: Workload, catalog: Catalog, rules: RuleSet, params: Params, as_of: dt.date) -> Problem:
@@ -196,13 +224,18 @@ def build_problem(workload: Workload, catalog: Catalog, rules: RuleSet, params: 
     upper = MAX_GPUS_PER_JOB
     candidates: list[list[Candidate]] = [[] for _ in classes]
     reasons: dict[str, list] = {g: [] for g in gpu_ids}
-    gpu_kw, unit_price, rent_rate, servers = {}, {}, {}, {}
+    gpu_kw, unit_price, rent_rate, servers, unit_cost, resid = {}, {}, {}, {}, {}, {}
+    econ, r = catalog.economics, costs.discount_rate
     for gid in gpu_ids:
         gpu = catalog.gpus[gid]
         gpu_kw[gid] = (gpu.tdp_w.value or 0.0) / 1000.0
         unit_price[gid] = gpu.purchase_usd
-        rent_rate[gid] = gpu.rental.usd_per_gpu_hour if gpu.rental else None
-        offers = _offers(gpu, ownerships, reasons[gid])
+        if gpu.purchase_usd is not None:
+            resid[gid] = residual(catalog, gid, costs.horizon_years, purchase_age_years(gpu, as_of))
+            unit_cost[gid] = net_unit_cost(gpu.purchase_usd, resid[gid].fraction, costs.horizon_years, r)
+        options = rent_options(gpu, d.rent_kinds, econ)
+        rent_rate[gid] = min((o.rate for o in options), default=None)
+        offers = _offers(gpu, ownerships, reasons[gid], options, d.rent_kinds)
         # rules first: a rule that removes an option is the reason a plan shows for it, before
         # the catalog's 'no server' or the estimate's 'does not fit'
         contexts = {(k, o): _rule_context(gpu, workload, cls, o) for k, cls in enumerate(classes) for o, _ in offers}
@@ -222,7 +255,7 @@ def build_problem(workload: Workload, catalog: Catalog, rules: RuleSet, params: 
         cache: dict[tuple, Estimate] = {}     # (spec, count) -> estimate: identical shapes share it
         smallest: dict[JobSpec, int | None] = {}
         for k, cls in enumerate(classes):
-            mine_offers = [(o, rate) for o, rate in offers if (k, o) in allowed]
+            mine_offers = [(o, opt) for o, opt in offers if (k, o) in allowed]
             if not mine_offers:
                 continue
             name = cls.name(workload)
@@ -234,7 +267,7 @@ def build_problem(workload: Workload, catalog: Catalog, rules: RuleSet, params: 
             if n_min is None:
                 _add(reasons[gid], None, "memory", _memory_reason(cls.spec, gpu, params, upper, name))
                 continue
-            for ownership, rate in mine_offers:
+            for ownership, opt in mine_offers:
                 static = findings[k, ownership]
                 best, batch, last = 0.0, None, n_min
                 for n in candidate_counts(n_min, upper):
@@ -258,17 +291,26 @@ def build_problem(workload: Workload, catalog: Catalog, rules: RuleSet, params: 
                     best, last = est.tokens_per_s, n
                     # wall clock: failure-free training time over goodput (failures, restarts, checkpoints)
                     hours, good = wall_hours(n, cls.tokens / est.tokens_per_s / 3600.0, params, cls.goodput)
-                    if ownership == "rent":
-                        run_cost = n * hours * rate
-                    else:
-                        run_cost = (n * hours * (gpu_kw[gid] + per_slot_kw) * costs.pue
-                                    * costs.electricity_usd_per_kwh)
                     warnings = [{"rule": f.rule, "code": f.rule, "message": f.message} for f in static + per_count]
+                    billed = None
+                    if ownership == "rent":
+                        rc = rental_cost(opt, n, hours, r, econ)
+                        if rc is None:
+                            continue   # spot interruptions would destroy more than half the work
+                        run_cost, nominal, hours, billed = rc.pv_usd, rc.nominal_usd, rc.wall_hours, rc.billed_gpus
+                        cap = capacity_warning(opt, n, econ)
+                        warnings += [{"rule": None, "code": "capacity", "message": cap}] if cap else []
+                        warnings += [{"rule": None, "code": "rent-terms", "message": m} for m in rc.notes]
+                    else:
+                        nominal = costs.job_energy_usd(n * hours, gpu_kw[gid] + per_slot_kw)
+                        run_cost = nominal * stream_factor(hours / HOURS_PER_YEAR, r)
                     candidates[k].append(Candidate(k, gid, n, ownership, est.tokens_per_s, hours, run_cost,
-                                                   est, warnings, good, time_factor))
+                                                   est, warnings, good, time_factor, opt.kind if opt else None, nominal,
+                                                   opt, billed))
                     if hours < 1 / 60 and (cls.deadline is None or hours * time_factor <= cls.deadline):
                         break  # under a minute already: faster options only add cost
-                mine = [c for c in candidates[k] if c.gpu == gid and c.ownership == ownership]
+                mine = [c for c in candidates[k] if c.gpu == gid and c.ownership == ownership
+                        and (opt is None or c.kind == opt.kind)]
                 if cls.deadline is not None and mine and not any(c.planned_hours <= cls.deadline for c in mine):
                     fastest = min(mine, key=lambda c: c.hours)
                     _add(reasons[gid], None, "deadline",
@@ -287,11 +329,13 @@ def build_problem(workload: Workload, catalog: Catalog, rules: RuleSet, params: 
     return add_serving(Problem(workload=workload, catalog=catalog, rules=rules, classes=classes, candidates=candidates,
                    rejected=rejected, considered=gpu_ids, costs=costs, gpu_kw=gpu_kw, unit_price=unit_price,
                    rent_rate=rent_rate, servers=servers, power_limit_kw=power.kw if power else None,
-                   power_limit=power, as_of=as_of))
+                   power_limit=power, as_of=as_of, unit_cost=unit_cost, residual=resid))
 
 
-def _offers(gpu: GPU, ownerships: list[str], reasons: list) -> list[tuple[str, float | None]]:
-    offers = []
+def _offers(gpu: GPU, ownerships: list[str], reasons: list, options: list[RentOption],
+            kinds: list[str]) -> list[tuple[str, RentOption | None]]:
+    """(ownership, rental option) pairs: one for buying, one per allowed rental kind with an offer."""
+    offers: list[tuple[str, RentOption | None]] = []
     for ownership in ownerships:
         if ownership == "buy":
             if gpu.purchase_usd is None:
@@ -301,12 +345,11 @@ def _offers(gpu: GPU, ownerships: list[str], reasons: list) -> list[tuple[str, f
             else:
                 offers.append(("buy", None))
         else:
-            offer = gpu.rental
-            if offer is None:
+            if not options:
+                what = "on-demand" if kinds == ["on_demand"] else " or ".join(k.replace("_", "-") for k in kinds)
                 _add(reasons, None, "no-rental-price",
-                     f"{gpu.name} has no sourced on-demand rental price in the catalog, so it can only be bought")
-            else:
-                offers.append(("rent", offer.usd_per_gpu_hour))
+                     f"{gpu.name} has no sourced {what} rental price in the catalog, so it can only be bought")
+            offers += [("rent", o) for o in options]
     return offers
 
 

@@ -119,9 +119,8 @@ class HighsModel:
         m, p = self.model, self.model.problem
         out = {}
         if g in m.N:
-            months = p.costs.horizon_hours / 730.0
-            out[self.col[m.N[g].name]] = (p.unit_price[g] * m.sc.buy_price(g)
-                                          + p.costs.hosting_usd_per_kw_month * months * p.gpu_kw[g])
+            out[self.col[m.N[g].name]] = (p.unit_cost.get(g, p.unit_price[g]) * m.sc.buy_price(g)
+                                          + p.costs.owned_pv_per_kw * p.gpu_kw[g])
         for k, i, c in m.pairs():
             if c.gpu == g:
                 out[self.col[m.y[k, i].name]] = m.run_cost(c)
@@ -265,13 +264,12 @@ def _columns(model):
 def _owned_value(model) -> float:
     """Purchase, servers, networking and hosting of the model's current values, at its scenario's prices."""
     p, sc = model.problem, model.sc
-    months = p.costs.horizon_hours / 730.0
     total = 0.0
     for g, n in model.N.items():
         x = n.value() or 0.0
-        total += (p.unit_price[g] * sc.buy_price(g) + p.costs.hosting_usd_per_kw_month * months * p.gpu_kw[g]) * x
+        total += (p.unit_cost.get(g, p.unit_price[g]) * sc.buy_price(g) + p.costs.owned_pv_per_kw * p.gpu_kw[g]) * x
         for s in p.servers.get(g, []):
-            total += (s.price_usd + p.costs.hosting_usd_per_kw_month * months * s.overhead_kw) * (model.S[g, s.id].value() or 0.0)
+            total += (s.price_usd + p.costs.owned_pv_per_kw * s.overhead_kw) * (model.S[g, s.id].value() or 0.0)
         if g in model.W:
             total += model._network_usd(g) * (model.W[g].value() or 0.0)
     return total

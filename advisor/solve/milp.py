@@ -69,8 +69,9 @@ def _at_speed(c: Candidate, factor: float) -> Candidate:
     """The candidate if its GPU's real speed is `factor` x the estimate (Scenario.speed_factor)."""
     if factor == 1.0:
         return c
+    nominal = None if c.run_cost_nominal is None else c.run_cost_nominal / factor
     return dataclasses.replace(c, tokens_per_s=c.tokens_per_s * factor, hours=c.hours / factor,
-                               run_cost_usd=c.run_cost_usd / factor)
+                               run_cost_usd=c.run_cost_usd / factor, run_cost_nominal=nominal)
 
 
 def _undominated(cands: list[Candidate], faster_too: bool = False) -> list[Candidate]:
@@ -151,7 +152,7 @@ class _Model(ServingSection):
         p = self.problem
         owned_cost, kw = [], []
         for g in self.owned:
-            owned_cost.append(p.unit_price[g] * self.sc.buy_price(g) * self.N[g])
+            owned_cost.append(p.unit_cost.get(g, p.unit_price[g]) * self.sc.buy_price(g) * self.N[g])
             kw.append(p.gpu_kw[g] * self.N[g])
             for s in p.servers.get(g, []):
                 owned_cost.append(s.price_usd * self.S[g, s.id])
@@ -159,8 +160,7 @@ class _Model(ServingSection):
             if g in self.W:
                 owned_cost.append(self._network_usd(g) * self.W[g])
         self.kw = pulp.lpSum(kw)
-        months = p.costs.horizon_hours / 730.0
-        hosting = p.costs.hosting_usd_per_kw_month * months * self.kw
+        hosting = p.costs.owned_pv_per_kw * self.kw     # hosting (and energy at a given utilization), PV
         run = pulp.lpSum(self.run_cost(c) * self.y[k, i] for k, i, c in self.pairs()) + self.serving_cost()
         self.total = pulp.lpSum(owned_cost) + hosting + run
         return self.total, self.kw

@@ -126,7 +126,7 @@ def add_serving(problem: Problem) -> Problem:
         return problem
     params = load_params()
     d = wl.deployment
-    ownerships: list[str] = ["rent"] if d.context == "cloud" else (["buy", "rent"] if d.ownership == "any" else [d.ownership])
+    ownerships = d.ownerships
     costs = problem.costs
     reasons: dict[str, list] = {}
     for gid in problem.considered:
@@ -135,7 +135,7 @@ def add_serving(problem: Problem) -> Problem:
         problem.gpu_kw.setdefault(gid, (gpu.tdp_w.value or 0.0) / 1000.0)
         problem.unit_price.setdefault(gid, gpu.purchase_usd)
         problem.rent_rate.setdefault(gid, gpu.rental.usd_per_gpu_hour if gpu.rental else None)
-        offers = _offers(gpu, ownerships, why)
+        offers = _serving_offers(gpu, ownerships, why)
         hw = hardware(gpu)
         base = {"gpu": gpu_context(gpu), "deployment": deployment_context(d)}
         for k, cls in enumerate(classes):
@@ -197,3 +197,18 @@ def _merge_rejections(problem: Problem, reasons: dict) -> None:
             problem.rejected[gid] = Rejection(gid, merged or [{"rule": None, "code": "none",
                                                                "message": "no usable configuration"}])
 
+
+def _serving_offers(gpu, ownerships: list[str], why: list) -> list[tuple[str, float | None]]:
+    """(ownership, on-demand $/GPU-hour) pairs a serving replica can use: bought at the catalog
+    price, or rented on demand for the serving months (reserved and spot serving are not modelled)."""
+    offers: list[tuple[str, float | None]] = []
+    for opt, _ in _offers(gpu, [o for o in ownerships if o == "buy"], why, [], []):
+        if opt == "buy":
+            offers.append(("buy", None))
+    if "rent" in ownerships:
+        if gpu.rental is None:
+            _add(why, None, "no-rental-price",
+                 f"{gpu.name} has no sourced on-demand rental price in the catalog, so it can only be bought")
+        else:
+            offers.append(("rent", gpu.rental.usd_per_gpu_hour))
+    return offers

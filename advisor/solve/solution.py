@@ -4,6 +4,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from advisor.solve.candidates import Candidate
+from advisor.solve.costing import breakdowns
 
 
 @dataclass
@@ -18,6 +19,8 @@ class Solution:
     solver: dict = field(default_factory=dict)
     mip_objective_usd: float | None = None            # the least cost, before idle GPUs are put to work
     serving: list = field(default_factory=list)       # (ServeCandidate, replicas) with replicas > 0
+    cost_breakdown_pv: dict = field(default_factory=dict)   # present value, resale as residual_usd (solve/costing.py)
+    residual_value_usd: float = 0.0                   # nominal resale value of the bought GPUs at the horizon's end
 
     @property
     def feasible(self) -> bool:
@@ -50,20 +53,10 @@ def _solution(model, name: str, status: str, proven: bool, gap, mip_objective: f
     serving = model.serving_solution()
     serve_usd = {o: sum(c.run_cost_usd * (sc.rent_price(c.gpu) if o == "rent" else 1.0) * n
                         for c, n in serving if c.ownership == o) for o in ("buy", "rent")}
-    opts = {g: {s.id: s for s in p.servers.get(g, [])} for g in bought}
-    server_kw = sum(opts[g][sid].overhead_kw * n for g, d in servers.items() for sid, n in d.items())
-    gpu_kw = sum(p.gpu_kw[g] * n for g, n in bought.items())
-    months = p.costs.horizon_hours / 730.0
-    breakdown = {
-        "purchase_usd": float(sum(p.unit_price[g] * sc.buy_price(g) * n for g, n in bought.items())),
-        "servers_usd": float(sum(opts[g][sid].price_usd * n for g, d in servers.items() for sid, n in d.items())
-                             + sum(max(s.network_usd or 0.0 for s in p.servers[g]) * n for g, n in networked.items())),
-        "energy_usd": float(sum(model.run_cost(c) * n for c, n in assignment if c.ownership == "buy")
-                            + serve_usd["buy"]),
-        "hosting_usd": float(p.costs.hosting_usd_per_kw_month * months * (gpu_kw + server_kw)),
-        "rental_usd": float(sum(model.run_cost(c) * n for c, n in assignment if c.ownership == "rent")
-                            + serve_usd["rent"]),
-    }
-    return Solution("optimal" if proven else "feasible", sum(breakdown.values()), assignment, bought, servers,
+    breakdown, pv, resale = breakdowns(p, sc, assignment, bought, servers, networked, model.run_cost)
+    for bd in (breakdown, pv):   # serving replicas: energy of owned ones, rent of rented ones (undiscounted)
+        bd["energy_usd"] += serve_usd["buy"]
+        bd["rental_usd"] += serve_usd["rent"]
+    return Solution("optimal" if proven else "feasible", sum(pv.values()), assignment, bought, servers,
                     networked, breakdown, {"name": name, "status": status, "proven_optimal": proven, "gap": gap},
-                    mip_objective, serving)
+                    mip_objective, serving, pv, resale)

@@ -1,0 +1,199 @@
+"""What a solved plan buys and rents, as a finance reader checks it: purchase items with their
+price's confidence and rental kind, the bill of materials (GPUs, servers, fabric, storage, racks,
+colocation; every line sourced or flagged), the break-even months of owning against renting, the
+depreciation schedule, utilization, and the warnings prices deserve (low confidence, used parts,
+what --as-of left out). Computed from the catalog and the solution; nothing is re-solved."""
+from __future__ import annotations
+
+from advisor.economics import bom
+from advisor.economics.costs import HOURS_PER_MONTH
+from advisor.economics.ownership import (
+    break_even_months,
+    depreciation_schedule,
+    purchase_age_years,
+    residual,
+)
+from advisor.solve.candidates import Problem
+from advisor.solve.milp import Solution
+
+
+def purchase_items(problem: Problem, sol: Solution) -> list[dict]:
+    """The plan's `purchase` list: bought GPUs, then rentals by (GPU, kind)."""
+    items = []
+    for g, n in sorted(sol.bought.items()):
+        p = problem.catalog.gpus[g].prices.purchase
+        assert p is not None   # a bought GPU has a purchase price
+        items.append({"gpu": g, "count": n, "ownership": "buy", "unit_price_usd": problem.unit_price[g],
+                      "gpu_hours": None, "rent_kind": None, "confidence": p.confidence, "condition": p.condition,
+                      "as_of": p.as_of})
+    rented: dict[tuple, dict] = {}
+    for c, n in sol.assignment:
+        if c.ownership != "rent":
+            continue
+        offer = c.offer.offer if c.offer else problem.catalog.gpus[c.gpu].rental
+        assert offer is not None   # a rented candidate was priced from an offer
+        kind = c.kind or "on_demand"
+        entry = rented.setdefault((c.gpu, kind), {
+            "gpu": c.gpu, "count": 0, "ownership": "rent", "unit_price_usd": offer.usd_per_gpu_hour,
+            "gpu_hours": 0.0, "rent_kind": kind, "provider": offer.provider, "as_of": offer.as_of,
+            "confidence": offer.confidence, "billed_gpus": 0})
+        entry["count"] = max(entry["count"], c.count)
+        entry["billed_gpus"] = max(entry["billed_gpus"], c.billed_gpus or c.count)
+        entry["gpu_hours"] += c.gpu_hours * n
+    return items + [rented[k] for k in sorted(rented)]
+
+
+def bill_of_materials(problem: Problem, sol: Solution) -> list[dict]:
+    """[{item, quantity, unit_usd, total_usd, source, confidence, note}] for the plan."""
+    cat, econ, costs = problem.catalog, problem.catalog.economics, problem.costs
+    out = []
+    for g, n in sorted(sol.bought.items()):
+        p = cat.gpus[g].prices.purchase
+        assert p is not None
+        note = f"{p.kind or 'price'} as of {p.as_of}" + (f"; {p.condition}: {p.warranty}" if p.condition != "new" else "")
+        out.append(bom.line(f"{cat.gpus[g].name} GPU", n, p.usd, p.source, p.confidence or "low", note))
+    nodes_total, node_kw = 0, 0.0
+    for g, servers in sorted(sol.servers.items()):
+        opts = {s.id: s for s in problem.servers.get(g, [])}
+        for sid, n in sorted(servers.items()):
+            s = cat.servers[sid]
+            out.append(bom.line(s.name, n, s.purchase.usd, s.purchase.source, s.purchase.confidence or "low",
+                                f"without GPUs, as of {s.purchase.as_of}"))
+            nodes_total += n
+            node_kw = max(node_kw, opts[sid].overhead_kw + opts[sid].slots * problem.gpu_kw[g])
+        if sol.networked.get(g):
+            slots = max(o.slots for o in opts.values())
+            nodes = sol.networked[g]
+            out += bom.fabric_lines(nodes * slots, nodes, slots, econ)
+    rack, _ = bom.racks(node_kw, nodes_total, econ) if problem.workload.deployment.site == "datacenter" else (None, None)
+    if rack:
+        out.append(rack)
+    kw = _owned_kw(problem, sol)
+    if kw and costs.hosting_usd_per_kw_month:
+        fig = bom.colocation(econ, problem.workload.deployment.region)
+        overridden = problem.workload.deployment.hosting_usd_per_kw_month is not None
+        out.append(bom.line(f"colocation, {kw:.1f} kW for {costs.horizon_hours / HOURS_PER_MONTH:g} months",
+                            kw * costs.horizon_hours / HOURS_PER_MONTH, costs.hosting_usd_per_kw_month,
+                            ["workload"] if overridden or fig is None else fig.source,
+                            "high" if overridden or fig is None else fig.confidence, "USD per kW-month; electricity on top"))
+    for item in purchase_items(problem, sol):
+        if item["ownership"] == "rent":
+            offer = next(c.offer.offer for c, _ in sol.assignment if c.gpu == item["gpu"] and c.offer
+                         and c.kind == item["rent_kind"])
+            out.append(bom.line(f"{item['gpu']} rented ({item['rent_kind']}, {item['provider']})", item["gpu_hours"],
+                                item["unit_price_usd"], offer.source, offer.confidence, f"GPU-hours, as of {offer.as_of}"))
+    store = bom.storage_line(problem.workload.deployment.storage_tb, costs.horizon_years, econ)
+    if store:
+        out.append(store)
+    return out
+
+
+def _owned_kw(problem: Problem, sol: Solution) -> float:
+    kw = sum(problem.gpu_kw[g] * n for g, n in sol.bought.items())
+    for g, servers in sol.servers.items():
+        opts = {s.id: s for s in problem.servers.get(g, [])}
+        kw += sum(opts[sid].overhead_kw * n for sid, n in servers.items())
+    return kw
+
+
+def break_even(problem: Problem, sol: Solution) -> list[dict]:
+    """For each GPU type the plan buys: the months of continuous use after which owning its fleet
+    (GPUs, servers, fabric; less the resale value; plus hosting and energy at full power) costs no
+    more, in present value, than renting as many GPUs on demand at the cheapest sourced rate."""
+    out, costs = [], problem.costs
+    for g, n in sorted(sol.bought.items()):
+        gpu = problem.catalog.gpus[g]
+        offer = gpu.rental
+        if offer is None:
+            continue
+        opts = {s.id: s for s in problem.servers.get(g, [])}
+        servers = sol.servers.get(g, {})
+        upfront = problem.unit_price[g] * n + sum(opts[sid].price_usd * k for sid, k in servers.items())
+        upfront += max((s.network_usd or 0.0 for s in opts.values()), default=0.0) * sol.networked.get(g, 0)
+        kw = problem.gpu_kw[g] * n + sum(opts[sid].overhead_kw * k for sid, k in servers.items())
+        monthly_own = kw * (costs.hosting_usd_per_kw_month + HOURS_PER_MONTH * costs.pue * costs.electricity_usd_per_kwh)
+        monthly_rent = n * HOURS_PER_MONTH * offer.usd_per_gpu_hour
+        price = problem.unit_price[g] * n
+        age = purchase_age_years(gpu, problem.as_of)
+        months = break_even_months(upfront, lambda y, g=g, price=price, age=age: price * residual(problem.catalog, g, y, age).fraction,
+                                   monthly_own, monthly_rent, costs.discount_rate)
+        rate = f"${offer.usd_per_gpu_hour:g}/GPU-hour on demand ({offer.provider}, {offer.confidence} confidence)"
+        msg = (f"buying {n} {gpu.name} pays for itself after {months:.1f} months of continuous use against renting at {rate}"
+               if months is not None else f"renting {n} {gpu.name} at {rate} stays cheaper than buying for 10 years")
+        out.append({"gpu": g, "count": n, "months": months, "rent_usd_per_gpu_hour": offer.usd_per_gpu_hour,
+                    "message": msg})
+    return out
+
+
+def depreciation(problem: Problem, sol: Solution) -> list[dict]:
+    """Straight-line depreciation of what is bought (GPUs and servers) over the useful life."""
+    amount = sum(problem.unit_price[g] * n for g, n in sol.bought.items())
+    for g, servers in sol.servers.items():
+        opts = {s.id: s for s in problem.servers.get(g, [])}
+        amount += sum(opts[sid].price_usd * n for sid, n in servers.items())
+    if not amount:
+        return []
+    return depreciation_schedule(amount, problem.costs.useful_life_years, problem.costs.horizon_years)
+
+
+def utilization(problem: Problem, sol: Solution) -> float | None:
+    """The share of the horizon owned GPUs run: the workload's figure, else the planned jobs' GPU-hours
+    over the bought GPUs' hours in the horizon."""
+    if problem.costs.utilization is not None:
+        return problem.costs.utilization
+    owned = sum(sol.bought.values())
+    if not owned:
+        return None
+    used = sum(c.gpu_hours * n for c, n in sol.assignment if c.ownership == "buy")
+    return min(1.0, used / (owned * problem.costs.horizon_hours))
+
+
+def price_warnings(problem: Problem, sol: Solution) -> list[dict]:
+    """low-confidence-price, used-part, capacity (from the candidates), rack and as-of warnings."""
+    out = []
+    for item in purchase_items(problem, sol):
+        gpu = problem.catalog.gpus[item["gpu"]]
+        what = ("purchase price" if item["ownership"] == "buy" else
+                f"{item['rent_kind'].replace('_', '-')} rate at {item['provider']}")
+        if item["confidence"] == "low":
+            price = (f"${item['unit_price_usd']:,.0f}" if item["ownership"] == "buy"
+                     else f"${item['unit_price_usd']:g}/GPU-hour")
+            out.append({"rule": None, "code": "low-confidence-price",
+                        "message": f"the plan rests on a low-confidence price: {gpu.name}'s {what} ({price}, as of "
+                                   f"{item['as_of']}); get a quote before committing"})
+        if item["ownership"] == "buy" and item.get("condition", "new") != "new":
+            out.append({"rule": None, "code": "used-part",
+                        "message": f"{gpu.name} is bought {item['condition']}: "
+                                   f"{gpu.prices.purchase.warranty if gpu.prices.purchase else ''}"})
+    for servers in sol.servers.values():
+        for sid in sorted(servers):
+            s = problem.catalog.servers[sid]
+            if s.purchase.confidence == "low":
+                out.append({"rule": None, "code": "low-confidence-price",
+                            "message": f"the plan rests on a low-confidence price: {s.name} (${s.purchase.usd:,.0f}, "
+                                       f"as of {s.purchase.as_of}); get a quote before committing"})
+    if sol.networked:
+        out.append({"rule": None, "code": "low-confidence-price",
+                    "message": "the network fabric is costed from a 1,024-GPU band (switches and optics), low "
+                               "confidence; NICs are not costed (no sourced unit price)"})
+    nodes = sum(n for d in sol.servers.values() for n in d.values())
+    if nodes and problem.workload.deployment.site == "datacenter":
+        node_kw = max((o.overhead_kw + o.slots * problem.gpu_kw[g] for g, d in sol.servers.items()
+                       for o in problem.servers.get(g, []) if o.id in d), default=0.0)
+        _, warn = bom.racks(node_kw, nodes, problem.catalog.economics)
+        if warn:
+            out.append({"rule": None, "code": "rack-power", "message": warn})
+    considered = set(problem.considered) | {sid for g in problem.considered for sid in
+                                            (s.id for s in problem.servers.get(g, []))}
+    for item in problem.catalog.ignored_after_as_of:
+        if item["entry"] in considered:
+            out.append({"rule": None, "code": "as-of", "message": f"{item['entry']}: {item['message']}"})
+    return out
+
+
+def nominal_total(sol: Solution) -> float | None:
+    """What is paid, undiscounted, less the resale value at the horizon's end."""
+    if not sol.feasible:
+        return None
+    return sum(sol.cost_breakdown.values()) - sol.residual_value_usd
+
