@@ -26,6 +26,7 @@ from advisor.perf import min_gpus, params_from
 from advisor.solve.candidates import Problem, build_problem
 from advisor.solve.milp import Solution, solve
 from advisor.solve.sweeps import frontier, solve_fastest
+from advisor.solve.verify import check
 
 SCHEMA_VERSION = 1
 
@@ -67,6 +68,7 @@ def plan(workload: Workload, *, catalog: Catalog | None = None, rules: RuleSet |
         raise InputError(f"objective is 'cost' or 'time', got {objective!r}", field="objective")
     problem = prepare(workload, catalog, rules, as_of)
     sol = solve(problem, time_limit=time_limit) if objective == "cost" else solve_fastest(problem, time_limit=time_limit)
+    check(problem, sol)   # every hard constraint holds, or the plan is refused (solve/verify.py)
     result = assemble(problem, sol, objective=objective, time_limit=time_limit, explain=explain)
     if charts:
         result.chart_data = chart_data(problem, time_limit)
@@ -96,6 +98,7 @@ def pareto(workload: Workload, *, catalog: Catalog | None = None, rules: RuleSet
     problem = prepare(workload, catalog, rules, as_of)
     front = []
     for sol in frontier(problem, points=points, time_limit=time_limit):
+        check(problem, sol)
         front.append({"makespan_days": sol.makespan_hours / 24, "total_cost_usd": sol.objective_usd,
                       "purchase": _purchase(problem, sol), "status": sol.status})
     return _rounded({"schema_version": SCHEMA_VERSION, "name": workload.name, "as_of": problem.as_of.isoformat(),
@@ -164,6 +167,9 @@ def assemble(problem: Problem, sol: Solution, *, objective: str = "cost", time_l
         "catalog_digest": catalog.digest,
     }
     result = Plan(_rounded(data))
+    if sol.feasible:  # money to the cent: 6 significant digits could print a total above the budget
+        result["total_cost_usd"] = round(sol.objective_usd, 2)
+        result["cost_breakdown"] = {k: round(v, 2) for k, v in sol.cost_breakdown.items()}
     result.workload, result.catalog, result.rules, result.problem = wl, catalog, problem.rules, problem
     return result
 
