@@ -167,9 +167,9 @@ def assemble(problem: Problem, sol: Solution, *, objective: str = "cost", time_l
         "catalog_digest": catalog.digest,
     }
     result = Plan(_rounded(data))
-    if sol.feasible:  # money to the cent: 6 significant digits could print a total above the budget
-        result["total_cost_usd"] = round(sol.objective_usd, 2)
-        result["cost_breakdown"] = {k: round(v, 2) for k, v in sol.cost_breakdown.items()}
+    if sol.feasible:  # money to the cent at least: 6 significant digits could print a total above the budget
+        result["total_cost_usd"] = _money(sol.objective_usd)
+        result["cost_breakdown"] = {k: _money(v) for k, v in sol.cost_breakdown.items()}
     result.workload, result.catalog, result.rules, result.problem = wl, catalog, problem.rules, problem
     return result
 
@@ -292,6 +292,10 @@ def _sources(problem: Problem, sol: Solution) -> list[dict]:
         out.append({"id": rule_id, "url": rule.source.url,
                     "as_of": rule.effective.from_.isoformat() if rule.effective.from_ else None})
     return out
+
+
+def _money(usd: float) -> float:
+    return _rounded(usd) if abs(usd) < 1e4 else round(usd, 2)
 
 
 def _rounded(obj):
