@@ -39,7 +39,8 @@ def common(f):
     @functools.wraps(f)
     def wrapper(*args, **kwargs):
         try:
-            result = f(*args, **kwargs)
+            with _progress():
+                result = f(*args, **kwargs)
             sys.stdout.flush()
             return result
         except (click.exceptions.Exit, click.ClickException):
@@ -59,6 +60,14 @@ def common(f):
             _fail(f"internal error: {type(exc).__name__}: {exc} (please report it; run with --debug for "
                   "the traceback)", 1)
     return wrapper
+
+
+def _progress():
+    """On a terminal, a status line on stderr every few seconds while planning runs long."""
+    if not sys.stderr.isatty():
+        return contextlib.nullcontext()
+    from advisor.solve.run import progress
+    return progress(lambda line: click.echo(line, err=True))
 
 
 def _seconds(ctx, param, value):

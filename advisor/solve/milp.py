@@ -34,7 +34,7 @@ import pulp
 
 from advisor.errors import SolverError
 from advisor.solve.candidates import Candidate, Problem
-from advisor.solve.run import quiet_stdout, read_gap, solver_for
+from advisor.solve.run import count_solve, quiet_stdout, read_gap, solver_for
 from advisor.solve.scenario import Scenario, baseline
 
 TIE_BREAK_USD_PER_HOUR = 1e-6
@@ -296,6 +296,7 @@ def _run(prob: pulp.LpProblem, time_limit: float | None) -> tuple[str, str, bool
     """Solve; (solver name, PuLP status, proven optimal). Raises SolverError when no plan was found
     for a reason other than infeasibility."""
     name, solver = solver_for(time_limit)
+    count_solve()
     try:
         with quiet_stdout():
             prob.solve(solver)
