@@ -18,7 +18,10 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from markupsafe import Markup
+
 from advisor.errors import AdvisorError, InputError
+from advisor.present import escape
 from advisor.present.memo_context import memo_context
 
 FORMATS = ("md", "html", "pdf")
@@ -108,9 +111,16 @@ def html_to_pdf(html: str) -> bytes:
 def _render(template: str, ctx: dict, autoescape: bool) -> str:
     import jinja2
 
+    # Markdown has no autoescape: every {{ value }} goes through escape.md (finalize) unless it is
+    # Markup the template chose on purpose (the verbatim workload in its fence, a checked link)
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(Path(__file__).parent / "templates")),
                              autoescape=autoescape, trim_blocks=True, lstrip_blocks=True,
-                             keep_trailing_newline=True, undefined=jinja2.StrictUndefined)
-    env.filters["cell"] = lambda v: str(v).replace("|", "\\|").replace("\n", " ")
-    env.filters["refs"] = lambda ns: "".join(f"[{n}]" for n in ns)
+                             keep_trailing_newline=True, undefined=jinja2.StrictUndefined,
+                             finalize=None if autoescape else escape.md)
+    env.filters["cell"] = lambda v: " ".join(str(v).split())
+    env.filters["refs"] = lambda ns: Markup("".join(f"[{int(n)}]" for n in ns))
+    env.filters["verbatim"] = Markup
+    env.filters["md_url"] = escape.md_url
+    env.filters["md_path"] = escape.md_path
+    env.tests["linkable"] = escape.linkable
     return env.get_template(template).render(**ctx)

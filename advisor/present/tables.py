@@ -1,6 +1,7 @@
 """Plain-text tables for the terminal. Library output is data (dicts); this only lays it out."""
 from __future__ import annotations
 
+from advisor.present.escape import md
 from advisor.present.words import tokens, usd
 
 
@@ -124,8 +125,8 @@ def frontier_text(f: dict) -> str:
 
 def _grid(headers, rows, fmt):
     if fmt == "markdown":
-        lines = ["| " + " | ".join(headers) + " |", "|" + "---|" * len(headers)]
-        lines += ["| " + " | ".join("" if v is None else str(v) for v in row) + " |" for row in rows]
+        lines = ["| " + " | ".join(md(h) for h in headers) + " |", "|" + "---|" * len(headers)]
+        lines += ["| " + " | ".join("" if v is None else md(v) for v in row) + " |" for row in rows]
         return "\n".join(lines)
     return table(headers, rows)
 

@@ -75,7 +75,9 @@ def progress(write: Callable[[str], None], after: float = 3.0, every: float = 5.
     def loop() -> None:
         wait = after
         while not stop.wait(wait):
-            write(f"still planning: {_SOLVES[0] - first:,} solves in {time.monotonic() - start:.0f} s "
+            done = _SOLVES[0] - first
+            write(f"still planning: {f'{done:,} solves' if done else 'building the options'} in "
+                  f"{time.monotonic() - start:.0f} s "
                   "(each solve stops at --time-limit)")
             wait = every
 
