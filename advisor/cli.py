@@ -423,9 +423,10 @@ def catalog_validate(file, fmt, catalog_file, rules_files, as_of, debug):
               help="Memo format [from the suffix of --output].")
 @click.option("--date", callback=_as_of, default=None, metavar="YYYY-MM-DD",
               help="Date printed on the memo [none, so that reruns give identical files].")
+@click.option("--force", is_flag=True, help="Replace the output file (and its charts) if they exist.")
 @time_limit_option
 @common
-def memo(workload_file, output, fmt, date, time_limit, catalog_file, rules_files, as_of, debug):
+def memo(workload_file, output, fmt, date, force, time_limit, catalog_file, rules_files, as_of, debug):
     """Write a justification memo for WORKLOAD_FILE: the recommendation, bill of materials,
     costs, alternatives with the rules that excluded them, sensitivity, charts and sources.
 
@@ -449,7 +450,7 @@ def memo(workload_file, output, fmt, date, time_limit, catalog_file, rules_files
     result = make_plan(workload, catalog=catalog, rules=rules, as_of=as_of, time_limit=time_limit, charts=True)
     doc = make_memo(result, workload_file, fmt=fmt, catalog=catalog, rules=rules, date=date,
                     name=Path(output).stem, time_limit=time_limit)
-    files = doc.write(output)
+    files = doc.write(output, force=force)
     click.echo(f"wrote {', '.join(str(f) for f in files)}")
     if not result.feasible:
         click.echo("no plan meets every requirement; the memo explains why", err=True)
