@@ -25,6 +25,7 @@ from advisor.present.words import (
     pct,
     sentence,
     unit_rate,
+    unproven,
     usd,
 )
 
@@ -74,7 +75,7 @@ def memo_context(plan: dict, problem, source: tuple[str, str, bytes | None], *, 
     text = raw.decode("utf-8", "replace") if raw is not None else None
     name = plan.get("name") or wl.name or "training workload"
     return {
-        "title": f"GPU purchase justification: {name}",
+        "title": f"GPU purchase justification: {name}" + (f" ({unproven(plan)})" if unproven(plan) else ""),
         "date": date.isoformat() if date else None,
         "as_of": plan["as_of"],
         "feasible": feasible,

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from advisor.present.escape import md
-from advisor.present.words import tokens, usd
+from advisor.present.words import tokens, unproven, usd
 
 
 def table(headers: list[str], rows: list[list], indent: str = "  ") -> str:
@@ -20,7 +20,9 @@ def plan_text(p: dict) -> str:
     out = []
     a = p["assumptions"]
     title = p.get("name") or "GPU plan"
-    out.append(f"{title}  ({a['deployment']}, region {a['region']}, prices as of {p['as_of']})")
+    caveat = unproven(p)
+    out.append(f"{title}  ({a['deployment']}, region {a['region']}, prices as of {p['as_of']})"
+               + (f"  [{caveat}]" if caveat else ""))
     solver = p["solver"]
     if p["status"] == "infeasible":
         out.append("Status: NO FEASIBLE PLAN")
