@@ -107,9 +107,7 @@ def pareto(workload: Workload, *, catalog: Catalog | None = None, rules: RuleSet
 
 def _rebuilder(problem: Problem):
     def rebuild(**deployment_changes):
-        d = problem.workload.deployment.model_copy(update=deployment_changes)
-        if d.context == "cloud" and d.ownership == "buy":
-            d = d.model_copy(update={"ownership": "any"})
+        d = problem.workload.deployment.moved_to(**deployment_changes)
         wl = problem.workload.model_copy(update={"deployment": d})
         return build_problem(wl, problem.catalog, problem.rules, params_from(problem.catalog), problem.as_of)
     return rebuild
@@ -221,7 +219,7 @@ def _warnings(problem: Problem, sol: Solution) -> list[dict]:
     d = problem.workload.deployment
     for gid in sorted(sol.gpu_types()):
         gpu = problem.catalog.gpus[gid]
-        if d.ownership == "any" and d.context != "cloud" and gpu.availability in ("rent only", "buy only"):
+        if len(d.ownerships) == 2 and gpu.availability in ("rent only", "buy only"):
             missing = "purchase price" if gpu.availability == "rent only" else "on-demand rental rate"
             add({"rule": None, "code": gpu.availability.replace(" ", "-"),
                  "message": f"{gpu.name} is {gpu.availability}: the catalog holds no sourced {missing} "

@@ -177,20 +177,26 @@ def test_servers_for(catalog):
 
 
 def test_derived_hgx_h100_platform_price(catalog):
+    import datetime as dt
+
     s = catalog.servers["hgx-h100-8gpu"]
-    assert s.purchase.usd == 296644 - 8 * catalog.gpus["h100-sxm"].purchase_usd
+    # the split uses the H100 price in force on the day of the system price (2024-03-21)
+    then = catalog.at(dt.date(2024, 3, 21)).gpus["h100-sxm"].purchase_usd
+    assert s.purchase.usd == 296644 - 8 * then
     assert "derived" in s.purchase.source and "296,644" in s.purchase.note
 
 
 # ----------------------------------------------------------------------------- override semantics
 
-def test_override_mappings_merge_key_by_key(write):
+def test_override_price_replaces_the_whole_record(write):
     path = write("gpus:\n  - id: h100-sxm\n    prices:\n      purchase: {usd: 21500, as_of: '2026-11-20', kind: quote}\n",
                  "quote.yaml")
     c = load_catalog(path)
     p = c.gpus["h100-sxm"].prices.purchase
     assert (p.usd, p.as_of, p.kind) == (21500, "2026-11-20", "quote")
-    assert p.source == ["techspot_h100_price", "epoch_h100_cost"]     # keys not given are kept
+    # the quote replaces the whole record: its source is the override file, not the built-in's
+    assert p.source == ["override:quote.yaml"] and p.condition == "new" and p.usd_range is None
+    assert c.sources["override:quote.yaml"].kind == "primary" and "quote.yaml" in c.sources["override:quote.yaml"].title
     assert c.gpus["h100-sxm"].prices.rent == load_catalog().gpus["h100-sxm"].prices.rent
     assert c.gpus["h100-sxm"].memory_gb.value == 80
 
@@ -199,7 +205,7 @@ def test_override_lists_replace(write):
     path = write("gpus:\n  - id: h100-sxm\n    prices:\n      rent:\n"
                  "        - {provider: ACME, usd_per_gpu_hour: 1.25, as_of: '2026-11-01', pricing: on_demand,"
                  " source: [acme]}\n"
-                 "sources:\n  acme: {url: 'https://example.com/acme', title: ACME price list}\n", "rent.yaml")
+                 "sources:\n  acme: {url: 'https://example.com/acme', title: ACME price list, kind: primary}\n", "rent.yaml")
     c = load_catalog(path)
     assert [o.provider for o in c.gpus["h100-sxm"].prices.rent] == ["ACME"]
     assert c.gpus["h100-sxm"].rental.usd_per_gpu_hour == 1.25
@@ -218,7 +224,7 @@ def test_override_adds_a_gpu_and_a_server(write, catalog):
 
 def test_override_server_price(write):
     path = write("servers:\n  - id: pcie-server-8gpu\n    purchase: {usd: 9000, as_of: '2026-10', kind: quote,"
-                 " source: [q]}\nsources:\n  q: {url: 'https://example.com/q'}\n", "srv.yaml")
+                 " source: [q]}\nsources:\n  q: {url: 'https://example.com/q', kind: primary}\n", "srv.yaml")
     c = load_catalog(path)
     assert c.servers["pcie-server-8gpu"].purchase.usd == 9000
     assert c.servers["pcie-server-8gpu"].gpu_slots == 8
@@ -264,7 +270,7 @@ def test_negotiated_h100_quote_changes_the_datacenter_plan(write, rules):
     after = plan(workload, catalog=load_catalog(write(QUOTES, "quotes.yaml")), rules=rules, as_of=AS_OF)
     # SXM modules come eight to an HGX board: the board and its eight GPUs are the purchase
     assert [(p["gpu"], p["count"], p["ownership"], p["unit_price_usd"]) for p in before["purchase"]] == [
-        ("a100-80gb-sxm", 8, "buy", 15000)]
+        ("a100-80gb-sxm", 8, "buy", load_catalog().gpus["a100-80gb-sxm"].purchase_usd)]
     assert [(s["server"], s["count"]) for s in before["servers"]] == [("hgx-a100-8gpu", 1)]
     assert [(p["gpu"], p["count"], p["ownership"], p["unit_price_usd"]) for p in after["purchase"]] == [
         ("h100-sxm", 8, "buy", 5000)]
@@ -304,7 +310,10 @@ def test_catalog_list_table_and_json(run):
     data = json.loads(out)
     assert code == 0 and len(data["gpus"]) == 28 and data["servers"]
     h100 = next(g for g in data["gpus"] if g["id"] == "h100-sxm")
-    assert h100["purchase"] == {"usd": 25000, "as_of": "2023-08", "age_months": 40, "stale": True}
+    # ages by hand from AS_OF = 2026-12-01: 2026-06 -> 6 months; 2020-09-02 -> 6 * 12 + 3 = 75 months
+    assert h100["purchase"] == {"usd": 30000, "as_of": "2026-06", "age_months": 6, "stale": False}
+    rtx3090 = next(g for g in data["gpus"] if g["id"] == "rtx-3090")
+    assert rtx3090["purchase"] == {"usd": 1499, "as_of": "2020-09-02", "age_months": 75, "stale": True}
     assert h100["rent"]["age_months"] == 3 and h100["rent"]["stale"] is False
 
 
@@ -313,7 +322,7 @@ def test_catalog_show_prints_every_figure_with_its_url(run):
     assert code == 0
     assert "165.2" in out and "330.3" in out and "fp16_fp16acc" in out
     assert "https://images.nvidia.com/aem-dam/Solutions/geforce/ada/nvidia-ada-gpu-architecture.pdf" in out
-    assert "50 mo STALE" in out and "workstation-4x-pcie" in out
+    assert "37 mo STALE" in out and "workstation-4x-pcie" in out   # street price of 2023-11-23
 
 
 def test_catalog_show_json_resolves_sources_and_ages(run):
@@ -323,13 +332,15 @@ def test_catalog_show_json_resolves_sources_and_ages(run):
     for f in rec["figures"]:
         for s in f["sources"]:
             assert s["url"].startswith("http") or s["kind"] in ("derived", "assumption")
-    assert rec["prices"]["purchase"]["age_months"] == 40 and rec["prices"]["purchase"]["stale"]
+    assert rec["prices"]["purchase"]["age_months"] == 6 and not rec["prices"]["purchase"]["stale"]
+    older = {p["as_of"]: p for p in rec["prices"]["other_purchases"]}
+    assert older["2023-08"]["age_months"] == 40 and older["2023-08"]["stale"]   # 3 * 12 + 4 months
     assert sum(o["used_for_plans"] for o in rec["prices"]["rent"]) == 1
 
 
 @pytest.mark.parametrize("gid, words", [
     ("a10", "rent only"), ("rx-7900-xtx", "buy only"), ("gaudi2", "neither"),
-    ("v100-32gb-sxm2", "cannot be bought as a usable unit"), ("b200", "whose price is unknown"),
+    ("v100-32gb-sxm2", "cannot be bought as a usable unit"), ("mi300x", "whose price is unknown"), ("b200", "bought GPUs go into hgx-b200-8gpu"),
 ])
 def test_catalog_show_says_how_a_gpu_can_be_had(run, gid, words):
     code, out, _ = run("catalog", "show", gid, "--as-of", AS_OF)

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 from conftest import AS_OF, EXAMPLES
 
+from advisor.data.catalog import load_catalog
+
 CONTRACT_KEYS = {"schema_version", "status", "total_cost_usd", "cost_breakdown", "purchase", "jobs", "rejected",
                  "binding", "diagnosis", "sources"}
 
@@ -14,9 +16,11 @@ def test_office_buys_rtx_4090(run_json):
     assert [(p["gpu"], p["count"], p["ownership"]) for p in plan["purchase"]] == [("rtx-4090", 1, "buy")]
     assert plan["jobs"][0]["gpu"] == "rtx-4090"
     assert plan["jobs"][0]["wall_days"] <= 7
-    # the card goes into a workstation: $1,599 MSRP + $2,630 host + a few dollars of electricity
+    # the card goes into a workstation: the catalog's card price + the host + a few dollars of electricity
+    c = load_catalog()
+    card, host = c.gpus["rtx-4090"].purchase_usd, c.servers["workstation-4x-pcie"].purchase.usd
     assert [(s["server"], s["count"]) for s in plan["servers"]] == [("workstation-4x-pcie", 1)]
-    assert 1599 + 2630 <= plan["total_cost_usd"] <= 1599 + 2630 + 50
+    assert card + host <= plan["total_cost_usd"] <= card + host + 50
     rejected = {r["gpu"]: r for r in plan["rejected"]}
     # SXM modules are sold on HGX boards that only datacenters host, so neither can be bought here
     for gid in ("a100-80gb-sxm", "h100-sxm"):

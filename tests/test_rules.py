@@ -364,3 +364,44 @@ def test_rules_show_unknown_id_exits_2_with_a_suggestion(run):
     code, _, err = run("rules", "show", "LIC01")
     assert code == 2 and "LIC001" in err
 
+
+
+# ----------------------------------------------------------------------------- runnable examples
+
+def _examples():
+    from advisor.data.rules import RuleExample
+
+    return [(r.id, r.example) for r in load_rules().rules if isinstance(r.example, RuleExample)]
+
+
+def test_every_built_in_rule_has_a_runnable_example():
+    runnable = {rid for rid, _ in _examples()}
+    assert runnable == {r.id for r in load_rules().rules}
+
+
+@pytest.mark.parametrize("rule_id,example", _examples(), ids=[rid for rid, _ in _examples()])
+def test_rule_example_shows_the_rule(rule_id, example, catalog, rules):
+    """Each rule's `example:` planned (or evaluated) as written: the rule is cited as it says."""
+    from advisor.data.rules import deployment_context, gpu_context
+    from advisor.inputs.workload import Deployment
+
+    expect = example.expect
+    if example.context is not None:
+        ctx = dict(example.context)
+        gpu = dict(gpu_context(catalog.gpus[ctx["gpu"]["id"]]), **ctx["gpu"])
+        dep = deployment_context(Deployment(**ctx["deployment"]))
+        context = {"gpu": gpu, "deployment": dep, "offer": {"ownership": "buy", "site": dep["context"]},
+                   "job": {"kind": "pretrain", "precision": "bf16", "params": 1e9}}
+        fired = {f.rule for f in rules.evaluate(context, AS_OF)}
+        assert (rule_id in fired) is expect.fires
+        return
+    p = plan(parse_workload(dict(example.workload, name=f"{rule_id} example")), catalog=catalog, rules=rules,
+             as_of=AS_OF, explain=False)
+    cited = {r["gpu"]: {x.get("rule") for x in r["reasons"]} for r in p["rejected"]}
+    for gid in expect.rejects:
+        assert rule_id in cited.get(gid, set()), f"{gid} should be rejected by {rule_id}: {cited}"
+    for gid in expect.warns:
+        warned = {w.get("rule") for w in p["warnings"]} if gid in {j["gpu"] for j in p["jobs"]} else cited.get(gid, set())
+        assert rule_id in warned, f"{gid} should carry {rule_id}'s warning"
+    if expect.limits:
+        assert p["assumptions"]["power_limit_rule"] == rule_id

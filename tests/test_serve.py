@@ -3,7 +3,6 @@ behaviour the optimizer relies on."""
 from __future__ import annotations
 
 import dataclasses
-import math
 
 import pytest
 

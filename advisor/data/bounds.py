@@ -79,6 +79,8 @@ def check_catalog(sections: dict, name: str) -> None:
             _check(getattr(g.interconnect, fld).value, bounds, f"gpus[{gid}].interconnect.{fld}.value", name)
         if g.prices.purchase is not None:
             _check(g.prices.purchase.usd, PURCHASE_USD, f"gpus[{gid}].prices.purchase.usd", name)
+        for i, other in enumerate(getattr(g.prices, "other_purchases", [])):
+            _check(other.usd, PURCHASE_USD, f"gpus[{gid}].prices.other_purchases[{i}].usd", name)
         for i, offer in enumerate(g.prices.rent):
             _check(offer.usd_per_gpu_hour, RENT_USD_PER_HOUR, f"gpus[{gid}].prices.rent[{i}].usd_per_gpu_hour", name)
     for sid, s in sorted(sections["servers"].items()):

@@ -26,6 +26,7 @@ from pydantic import (
 )
 
 from advisor.data.bounds import check_catalog, check_sizes
+from advisor.data.economics import Economics
 from advisor.data.resources import data_dir
 from advisor.errors import InputError, describe, first_error, show, suggest
 from advisor.inputs.loader import load_yaml_file
@@ -105,12 +106,24 @@ def _positive_figure(fig: Figure) -> Figure:
     return fig
 
 
+CONFIDENCE = ("high", "medium", "low")
+Confidence = Literal["high", "medium", "low"]
+RENT_KINDS = ("on_demand", "reserved_1y", "reserved_3y", "spot", "capacity_block", "marketplace", "serverless")
+_RENT_ALIASES = {"interruptible": "spot", "reserved": "reserved_1y"}   # names used before issue 14
+
+
 class Purchase(_Strict):
-    """What one unit costs to buy, when it was that price and who said so."""
+    """What one unit costs to buy, when, in what condition and who said so. `confidence`: how far
+    a finance reader may trust it (high: vendor or price catalog; medium: trade press, analyst
+    data; low: aggregator, forum, single unsourced estimate)."""
 
     usd: float | None = Field(gt=0, le=MAX_USD)
     as_of: str | None
     kind: Literal["msrp", "list", "street", "estimate", "quote"] | None = None
+    condition: Literal["new", "used", "refurbished"] = "new"
+    confidence: Confidence | None = None
+    usd_range: tuple[float, float] | None = None
+    warranty: str | None = None
     source: list[str] = []
     note: str | None = None
 
@@ -118,37 +131,97 @@ class Purchase(_Strict):
 
     @model_validator(mode="after")
     def _dated(self):
-        if self.usd is not None and self.as_of is None:
-            raise ValueError("a purchase price needs as_of (the date it was valid)")
-        if self.usd is not None and not self.source:
-            raise ValueError("a purchase price must cite at least one source id")
-        if self.usd is None and not self.note:
+        if self.usd is not None:
+            if self.as_of is None:
+                raise ValueError("a purchase price needs as_of (the date it was valid)")
+            if not self.source:
+                raise ValueError("a purchase price must cite at least one source id")
+            if self.confidence is None:
+                raise ValueError("a purchase price needs confidence: high, medium or low")
+            if self.condition != "new" and not self.warranty:
+                raise ValueError(f"a {self.condition} purchase needs a warranty caveat (who, if anyone, warrants it)")
+        elif not self.note:
             raise ValueError("usd is null, so a note must say why it is unknown")
+        if self.usd_range is not None and not 0 < self.usd_range[0] <= self.usd_range[1] <= MAX_USD:
+            raise ValueError("usd_range is [low, high] with 0 < low <= high")
         return self
 
 
-class RentalOffer(_Strict):
-    """One provider's price for a GPU-hour. An undated listing (`as_of: null`, with a note) is kept
-    as documentation but never planned on: its age, and so its staleness, is unknown."""
+class Interruption(_Strict):
+    """How often a spot instance is taken back: the band of the share of instances interrupted per
+    `period_days`, as a provider's spot advisor prints it."""
 
-    provider: str
-    usd_per_gpu_hour: float = Field(gt=0, le=MAX_USD)
-    as_of: str | None
-    pricing: Literal["on_demand", "interruptible", "marketplace", "capacity_block", "reserved"]
+    rate_low: float = Field(ge=0, le=1)
+    rate_high: float = Field(ge=0, le=1)
+    period_days: float = Field(gt=0, le=366)
+    as_of: str | None = None
+    confidence: Confidence
     source: list[str] = Field(min_length=1)
     note: str | None = None
 
     _v = field_validator("as_of")(_check_date)
 
+
+class RentalOffer(_Strict):
+    """One provider's price for a GPU-hour, of one kind (`pricing`). An undated listing (`as_of:
+    null`, with a note) is documentation, never planned on. The smallest rentable block is
+    `gpus_per_node` x `min_nodes`; `billing_hours` is the billing granularity (null: not sourced)."""
+
+    provider: str
+    usd_per_gpu_hour: float = Field(gt=0, le=MAX_USD)
+    as_of: str | None
+    pricing: Literal["on_demand", "reserved_1y", "reserved_3y", "spot", "capacity_block", "marketplace",
+                     "serverless"]
+    confidence: Confidence
+    source: list[str] = Field(min_length=1)
+    region: str | None = None
+    gpus_per_node: int | None = Field(default=None, ge=1, le=1024)
+    min_nodes: int = Field(default=1, ge=1, le=100_000)
+    billing_hours: float | None = Field(default=None, gt=0, le=8784)
+    interruption: Interruption | None = None
+    note: str | None = None
+
+    _v = field_validator("as_of")(_check_date)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _old_kind_names(cls, data):
+        if isinstance(data, dict) and data.get("pricing") in _RENT_ALIASES:
+            data = {**data, "pricing": _RENT_ALIASES[data["pricing"]]}
+        return data
+
     @model_validator(mode="after")
-    def _undated_needs_note(self):
+    def _checks(self):
         if self.as_of is None and not self.note:
             raise ValueError("as_of is null, so a note must say why the offer is undated")
+        if self.interruption is not None and self.pricing not in ("spot", "marketplace"):
+            raise ValueError("only a spot or marketplace offer has an interruption rate")
         return self
+
+    @property
+    def min_gpus(self) -> int:
+        """The smallest number of GPUs one can rent at this price."""
+        return (self.gpus_per_node or 1) * self.min_nodes
+
+
+class EndOfLife(_Strict):
+    """A part no longer made: since when, and whether it can still be bought new."""
+
+    value: str | None
+    new_purchase: Literal["available", "limited", "unavailable"]
+    confidence: Confidence
+    source: list[str] = Field(min_length=1)
+    note: str | None = None
+
+    _v = field_validator("value")(_check_date)
 
 
 class Prices(_Strict):
+    """`purchase` is the record plans use; `other_purchases` holds earlier and used-market records
+    (`--as-of` falls back to them); `rent` holds rental offers of every kind."""
+
     purchase: Purchase | None = None
+    other_purchases: list[Purchase] = []
     rent: list[RentalOffer] = []
 
 
@@ -194,6 +267,7 @@ class GPU(_Strict):
     tpp: Figure
     performance_density: Figure
     prices: Prices
+    end_of_life: EndOfLife | None = None
     note: str | None = None
 
     @field_validator("memory_gb", "memory_bandwidth_gbps", "fp32_tflops", "tdp_w", "die_area_mm2", "tpp",
@@ -227,6 +301,12 @@ class GPU(_Strict):
         offers = [o for o in self.prices.rent if o.pricing == "on_demand" and o.as_of is not None]
         return min(offers, key=lambda o: (o.usd_per_gpu_hour, o.provider)) if offers else None
 
+    def rentals(self, pricing: str) -> list[RentalOffer]:
+        """Dated offers of one kind (on_demand, reserved_1y, reserved_3y, spot, capacity_block, ...),
+        cheapest first: what the economics layer prices rental kinds with."""
+        offers = [o for o in self.prices.rent if o.pricing == pricing and o.as_of is not None]
+        return sorted(offers, key=lambda o: (o.usd_per_gpu_hour, o.provider))
+
     @property
     def availability(self) -> str:
         """'buy and rent', 'buy only', 'rent only' or 'neither', from the prices the catalog holds."""
@@ -248,10 +328,28 @@ class ModelPreset(_Strict):
     source: list[str] = Field(min_length=1)
 
 
+SOURCE_KINDS = ("primary", "secondary", "tertiary", "derived", "assumption")
+
+
 class Source(_Strict):
+    """Where figures were read. `kind` grades it (catalog/README.md, "Sources"): primary = vendor
+    document, price catalog, filing, official statistics; secondary = trade press, analyst data;
+    tertiary = aggregator, forum, a page that merely mentions the figure; derived / assumption for
+    our own arithmetic and assumptions. `form` keeps the finer description (vendor_copy, ...)."""
+
     url: str
     title: str | None = None
-    kind: str | None = None
+    kind: Literal["primary", "secondary", "tertiary", "derived", "assumption"]
+    form: str | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _legacy_kind(cls, data):
+        from advisor.data.market import LEGACY_KINDS
+
+        if isinstance(data, dict) and data.get("kind") in LEGACY_KINDS:
+            data = {**data, "kind": LEGACY_KINDS[data["kind"]], "form": data.get("form") or data["kind"]}
+        return data
 
 
 class Assumption(Figure):
@@ -282,6 +380,7 @@ class Server(_Strict):
     compatible_gpus: list[str] | None = None
     contexts: list[Literal["office", "datacenter"]] = Field(min_length=1)
     purchase: Purchase
+    other_purchases: list[Purchase] = []
     power_overhead_w: Figure
     network_usd_per_server: Figure
     network_gbps_per_server: Figure
@@ -309,6 +408,16 @@ class Catalog(_Strict):
     assumptions: dict[str, Assumption]
     estimator: dict
     digest: str
+    economics: Economics | None = None
+    as_of: dt.date | None = None                 # set by at(): the day prices were cut off
+    ignored_after_as_of: list[dict] = []         # what at() dropped: [{entry, field, as_of, message}]
+
+    def at(self, day: dt.date | None) -> "Catalog":
+        """The catalog as it stood on `day`: prices and parts dated later are dropped (a price falls
+        back to the newest earlier record), and `ignored_after_as_of` says which."""
+        from advisor.data.market import catalog_at
+
+        return self if day is None or day == self.as_of else catalog_at(self, day)
 
     def gpu(self, gpu_id: str) -> GPU:
         try:
@@ -339,7 +448,8 @@ class Catalog(_Strict):
 
 # ----------------------------------------------------------------------------- loading
 
-_FILES = ("gpus.yaml", "servers.yaml", "models.yaml", "sources.yaml", "assumptions.yaml", "estimator.yaml")
+_FILES = ("gpus.yaml", "servers.yaml", "models.yaml", "sources.yaml", "assumptions.yaml", "estimator.yaml",
+          "economics.yaml")
 _LISTS = ("gpus", "servers")                    # lists of entries, each with an `id`
 _MAPPINGS = ("models", "sources", "assumptions", "estimator")   # mappings of id to entry
 
@@ -349,6 +459,9 @@ def _builtin_raw() -> dict:
     raw: dict = {key: {} for key in _LISTS + _MAPPINGS}
     for name in _FILES:
         doc = load_yaml_file(folder / name, "catalog file") or {}
+        if name == "economics.yaml":
+            raw["economics"] = doc.get("economics") if isinstance(doc, dict) else doc
+            continue
         _merge_document(raw, doc, str(folder / name), builtin=True)
     return raw
 
@@ -365,6 +478,10 @@ def _merge_document(raw: dict, doc, name: str, builtin: bool = False) -> None:
         if key not in allowed:
             raise InputError(f"{name}: unknown top-level key {key!r}{suggest(str(key), allowed)}; "
                              f"allowed: {', '.join(sorted(allowed))}", file=name, field=str(key))
+    if not builtin:
+        from advisor.data.market import normalize_override
+
+        doc = normalize_override(doc, name)
     for key in _LISTS:
         section = doc.get(key) or []
         if not isinstance(section, list):
@@ -378,7 +495,9 @@ def _merge_document(raw: dict, doc, name: str, builtin: bool = False) -> None:
                 raise InputError(f"{name}: {key}[{entry_index}]: {item_id!r} is listed twice; merge the two entries",
                                  file=name, field=f"{key}[{entry_index}]")
             if item_id in raw[key] and not builtin:
-                raw[key][item_id] = _deep_merge(raw[key][item_id], entry)
+                from advisor.data.market import replace_price_records
+
+                raw[key][item_id] = replace_price_records(_deep_merge(raw[key][item_id], entry), entry)
             else:
                 raw[key][item_id] = copy.deepcopy(entry)
     for key in _MAPPINGS:
@@ -440,10 +559,26 @@ def _validate(raw: dict, name: str) -> Catalog:
                 if sid not in sections["sources"]:
                     raise InputError(f"{name}: {path} cites source {sid!r}, which is not in the sources table"
                                      f"{suggest(str(sid), sections['sources'])}", file=name, field=path)
+    from advisor.data.market import check_price_sources
+
+    check_price_sources(sections, name)
+    economics = None
+    if raw.get("economics") is not None:
+        try:
+            economics = Economics.model_validate(raw["economics"])
+        except ValidationError as exc:
+            err = first_error(exc.errors())
+            where = _loc(err["loc"])
+            raise InputError(f"{name}: economics, field {where or '(entry)'}: {describe(err)}", file=name,
+                             field=f"economics.{where}") from None
+        for path, sid in _source_ids(raw["economics"], "economics"):
+            if sid not in sections["sources"]:
+                raise InputError(f"{name}: {path} cites source {sid!r}, which is not in the sources table"
+                                 f"{suggest(str(sid), sections['sources'])}", file=name, field=path)
     _check_estimator(raw["estimator"], name)
     check_catalog(sections, name)
     digest = hashlib.sha256(json.dumps(raw, sort_keys=True, default=str).encode()).hexdigest()[:16]
-    return Catalog(digest=digest, estimator=raw["estimator"], **sections)
+    return Catalog(digest=digest, estimator=raw["estimator"], economics=economics, **sections)
 
 
 def _check_estimator(values: dict, name: str) -> None:

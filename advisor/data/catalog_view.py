@@ -65,13 +65,15 @@ def _gpu_figures(catalog: Catalog, gpu: GPU) -> list[dict]:
 def _purchase(catalog: Catalog, p: Purchase | None, today: dt.date) -> dict | None:
     if p is None:
         return None
-    return {"usd": p.usd, "kind": p.kind, **_dated(p.as_of, today), "sources": _sources(catalog, p.source),
-            "note": p.note}
+    return {"usd": p.usd, "kind": p.kind, "condition": p.condition, "confidence": p.confidence,
+            "usd_range": list(p.usd_range) if p.usd_range else None, "warranty": p.warranty,
+            **_dated(p.as_of, today), "sources": _sources(catalog, p.source), "note": p.note}
 
 
 def _offer(catalog: Catalog, o: RentalOffer, chosen: RentalOffer | None, today: dt.date) -> dict:
     return {"provider": o.provider, "usd_per_gpu_hour": o.usd_per_gpu_hour, "pricing": o.pricing,
-            **_dated(o.as_of, today), "used_for_plans": o is chosen, "sources": _sources(catalog, o.source),
+            "confidence": o.confidence, "min_gpus": o.min_gpus, "billing_hours": o.billing_hours,
+            "interruption": o.interruption.model_dump() if o.interruption else None, **_dated(o.as_of, today), "used_for_plans": o is chosen, "sources": _sources(catalog, o.source),
             "note": o.note}
 
 
@@ -110,7 +112,9 @@ def gpu_record(catalog: Catalog, gpu_id: str, today: dt.date) -> dict:
         "servers": _server_ids(catalog, gpu.id),
         "figures": _gpu_figures(catalog, gpu),
         "prices": {"purchase": _purchase(catalog, gpu.prices.purchase, today),
+                   "other_purchases": [_purchase(catalog, p, today) for p in gpu.prices.other_purchases],
                    "rent": [_offer(catalog, o, chosen, today) for o in gpu.prices.rent]},
+        "end_of_life": gpu.end_of_life.model_dump() if gpu.end_of_life else None,
     }
 
 
@@ -127,7 +131,8 @@ def server_record(catalog: Catalog, server_id: str, today: dt.date) -> dict:
 
 
 def record(catalog: Catalog, item_id: str, today: dt.date) -> dict:
-    """`catalog show ID`: a GPU or a server, every figure with its sources."""
+    """`catalog show ID`: a GPU or a server, every figure with its sources, as of `today`."""
+    catalog = catalog.at(today)
     if item_id in catalog.gpus:
         return gpu_record(catalog, item_id, today)
     if item_id in catalog.servers:
@@ -138,7 +143,9 @@ def record(catalog: Catalog, item_id: str, today: dt.date) -> dict:
 
 
 def listing(catalog: Catalog, today: dt.date) -> dict:
-    """`catalog list`: one row per GPU and per server, with prices and their ages."""
+    """`catalog list`: one row per GPU and per server, with prices and their ages, as of `today`
+    (prices dated later are left out and listed under `ignored_after_as_of`)."""
+    catalog = catalog.at(today)
     gpus = []
     for gid in sorted(catalog.gpus):
         g = catalog.gpus[gid]
@@ -163,7 +170,8 @@ def listing(catalog: Catalog, today: dt.date) -> dict:
             "power_overhead_w": s.power_overhead_w.value, "network_usd_per_server": s.network_usd_per_server.value,
             "network_gbps_per_server": s.network_gbps_per_server.value,
         })
-    return {"as_of": today.isoformat(), "stale_after_months": STALE_MONTHS, "gpus": gpus, "servers": servers}
+    return {"as_of": today.isoformat(), "stale_after_months": STALE_MONTHS, "gpus": gpus, "servers": servers,
+            "ignored_after_as_of": catalog.ignored_after_as_of}
 
 
 def _entry_figures(catalog: Catalog):
@@ -196,8 +204,12 @@ def unknown_figures(catalog: Catalog) -> list[dict]:
 
 
 def summary(catalog: Catalog, name: str) -> dict:
-    """`catalog validate`: what was checked, in numbers."""
+    """`catalog validate`: what was checked, in numbers (sources by kind, prices by confidence)."""
+    from advisor.data.catalog import SOURCE_KINDS
+    from advisor.data.market import price_records, tertiary_only
+
     figures = list(_entry_figures(catalog))
+    prices = [rec for _, rec in price_records({"gpus": catalog.gpus, "servers": catalog.servers})]
     cited = {s["id"] for _, _, f in figures for s in f["sources"]}
     derived = sum(1 for _, _, f in figures if any(s["kind"] == "derived" for s in f["sources"]))
     return {
@@ -207,5 +219,21 @@ def summary(catalog: Catalog, name: str) -> dict:
         "unknown": sum(1 for _, _, f in figures if f["value"] is None), "derived": derived,
         "availability": {k: sum(1 for g in catalog.gpus.values() if g.availability == k)
                          for k in ("buy and rent", "buy only", "rent only", "neither")},
+        "sources_by_kind": {k: sum(1 for s in catalog.sources.values() if s.kind == k) for k in SOURCE_KINDS},
+        "sources_without_kind": sum(1 for s in catalog.sources.values() if s.kind not in SOURCE_KINDS),
+        "prices": len(prices),
+        "prices_by_confidence": {k: sum(1 for p in prices if p.confidence == k) for k in ("high", "medium", "low")},
+        "prices_tertiary_only": sum(1 for p in prices if tertiary_only(p, catalog.sources)),
+        "economics_figures": _economics_count(catalog),
         "digest": catalog.digest,
     }
+
+
+def _economics_count(catalog: Catalog) -> int:
+    e = catalog.economics
+    if e is None:
+        return 0
+    maps = (e.cost_of_capital, e.colocation_usd_per_kw_month, e.power_and_cooling, e.network, e.storage,
+            e.reliability, e.rental_terms)
+    return (len(e.residual_value) + 1 + len(e.useful_life_filings) + sum(len(m) for m in maps)
+            + len(e.liquid_only_systems) + len(e.spot_interruption))

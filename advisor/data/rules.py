@@ -100,6 +100,34 @@ class Effect(_Strict):
     value: float = Field(gt=0)
 
 
+class ExampleExpect(_Strict):
+    """What a rule's example shows: the GPUs the rule removes from the plan (cited in `rejected`),
+    the GPUs it warns about (a plan warning, or a note beside another rule's exclusion), that it
+    sets the deployment's limit, or -- for an example given as a rule context -- that it fires."""
+
+    rejects: list[str] = []
+    warns: list[str] = []
+    limits: bool = False
+    fires: bool | None = None
+
+
+class RuleExample(_Strict):
+    """A runnable example (tests/test_rules.py runs every built-in one): a workload to plan, or,
+    when no catalog part shows the rule, a rule context (`gpu.id` names the catalog GPU whose
+    facts are the base, the other `gpu` keys override them) to evaluate."""
+
+    text: str
+    workload: dict | None = None
+    context: dict | None = None
+    expect: ExampleExpect
+
+    @model_validator(mode="after")
+    def _one_subject(self):
+        if (self.workload is None) == (self.context is None):
+            raise ValueError("an example gives either `workload` (planned) or `context` (evaluated), not both")
+        return self
+
+
 class Rule(_Strict):
     id: str = Field(pattern=r"^[A-Z]{2,5}[0-9]{3}$")
     name: str = Field(pattern=r"^[a-z0-9]+(-[a-z0-9]+)*$")
@@ -110,7 +138,7 @@ class Rule(_Strict):
     effect: Effect | None = None
     message: str
     why: str
-    example: str | None = None
+    example: RuleExample | str | None = None
     source: RuleSource
 
     @field_validator("when")
@@ -364,7 +392,8 @@ class RuleSet:
             "in_force": rule.effective.covers(as_of), "as_of": as_of.isoformat(),
             "file": self.origin.get(rule.id), "when": rule.when, "condition": describe(rule.when, self.lists),
             "effect": rule.effect.model_dump() if rule.effect else None,
-            "message": rule.message, "why": " ".join(rule.why.split()), "example": rule.example,
+            "message": rule.message, "why": " ".join(rule.why.split()),
+            "example": rule.example.text if isinstance(rule.example, RuleExample) else rule.example,
             "source": rule.source.model_dump(), "lists": {name: self.lists[name] for name in used},
         }
 

@@ -23,7 +23,7 @@ class Costs:
 
 def deployment_costs(workload: Workload, catalog: Catalog) -> Costs:
     d = workload.deployment
-    site = "datacenter" if d.context == "cloud" else d.context
+    site = d.site
     sources = []
 
     def pick(override, key):

@@ -244,7 +244,7 @@ def _deployment_changes(problem: Problem, rebuild, time_limit) -> list[dict]:
     article = {"office": "an office", "datacenter": "a datacenter", "cloud": "the cloud"}
     trials = [({"context": c}, f"deploying in {article[c]} instead of {article[d.context]} gives a plan")
               for c in ("office", "datacenter", "cloud") if c != d.context]
-    if d.ownership != "any" and d.context != "cloud":
+    if len(d.ownerships) == 1 and d.context != "cloud":
         trials.append(({"ownership": "any"}, "allowing rented as well as bought GPUs (ownership: any) gives a plan"))
     out = []
     for change, message in trials:

@@ -44,7 +44,7 @@ def value_points(problem: Problem, params: Params) -> dict:
     """For the value chart: tokens/s per $1,000 of purchase price (or, when the workload rents,
     million tokens per $1 of rent) of each considered GPU on the first job, on the fewest GPUs
     that hold it."""
-    renting = problem.workload.deployment.ownership == "rent" or problem.workload.deployment.context == "cloud"
+    renting = problem.workload.deployment.renting_only
     cls = problem.classes[0]
     rows = []
     for gid in problem.considered:

@@ -133,6 +133,29 @@ class Deployment(_Strict):
     hosting_usd_per_kw_month: float | None = Field(None, ge=0, le=10_000)
     horizon_months: float = Field(36, gt=0, le=240)
 
+    @property
+    def site(self) -> str:
+        """Whose building the owned hardware's costs follow: the cloud is rented hardware in a
+        datacenter, so its rates are the datacenter's. The one place this is decided."""
+        return "datacenter" if self.context == "cloud" else self.context
+
+    @property
+    def ownerships(self) -> list[str]:
+        """The ownerships a plan may use: the cloud rents; otherwise as the workload says."""
+        if self.context == "cloud":
+            return ["rent"]
+        return ["buy", "rent"] if self.ownership == "any" else [self.ownership]
+
+    @property
+    def renting_only(self) -> bool:
+        return self.ownerships == ["rent"]
+
+    def moved_to(self, **changes) -> Deployment:
+        """This deployment with another context or ownership (a diagnosis lever); moving to the
+        cloud turns `buy` into `any`, since the cloud only rents."""
+        d = self.model_copy(update=changes)
+        return d.model_copy(update={"ownership": "any"}) if d.context == "cloud" and d.ownership == "buy" else d
+
     @model_validator(mode="after")
     def _cloud_is_rented(self):
         if self.context == "cloud" and self.ownership == "buy":

@@ -10,9 +10,9 @@ import math
 from dataclasses import dataclass
 from functools import lru_cache
 
+from advisor.data.resources import data_dir
 from advisor.errors import InputError
 from advisor.inputs.loader import load_yaml_file
-from advisor.data.resources import data_dir
 
 SERVE_PRECISIONS = ("bf16", "fp16", "fp8", "fp4", "int8", "int4")
 

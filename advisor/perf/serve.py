@@ -19,7 +19,12 @@ import math
 from dataclasses import dataclass, field
 from statistics import NormalDist
 
-from advisor.perf.kv import KV_BYTES, WEIGHT_BYTES, ServeModel, kv_bytes_per_token, memory
+from advisor.perf.kv import (
+    WEIGHT_BYTES,
+    ServeModel,
+    kv_bytes_per_token,
+    memory,
+)
 
 ACT_BYTES = 2.0   # activations cross the tensor-parallel all-reduce in bf16/fp16
 

@@ -14,7 +14,14 @@ from advisor.data.catalog import load_catalog
 from advisor.errors import InputError
 from advisor.inputs.loader import load_yaml_file
 from advisor.perf.kv import ServeModel, check_precision, load_model, memory
-from advisor.perf.serve import Hardware, ReplicaResult, ServeParams, Setup, compute_tflops, replica_capacity
+from advisor.perf.serve import (
+    Hardware,
+    ReplicaResult,
+    ServeParams,
+    Setup,
+    compute_tflops,
+    replica_capacity,
+)
 
 TP_SIZES = (1, 2, 4, 8, 16, 32, 64)
 # Catalog memory sizes are the vendors' "GB", which for HBM and GDDR parts are binary: an "80 GB" H100

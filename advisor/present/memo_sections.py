@@ -253,7 +253,7 @@ def requirement(wl, catalog, plan) -> tuple[list, list]:
 
 def assumption_rows(wl, catalog, a, refs) -> list[dict]:
     d = wl.deployment
-    site = "datacenter" if d.context == "cloud" else d.context
+    site = d.site
     out = []
     for key, given, text in (
             ("electricity_usd_per_kwh", d.electricity_usd_per_kwh,

@@ -292,7 +292,18 @@ def catalog_validate_text(s: dict) -> str:
             f"{s['assumptions']} assumptions; {s['figures']} figures ({s['unknown']} unknown, each with a note; "
             f"{s['derived']} derived), citing {s['sources_cited']} of {s['sources']} sources, every one resolved.\n"
             f"GPUs: {a['buy and rent']} buy and rent, {a['buy only']} buy only, {a['rent only']} rent only, "
-            f"{a['neither']} neither. Digest {s['digest']}.\n")
+            f"{a['neither']} neither. Digest {s['digest']}.\n"
+            + _kinds_text(s))
+
+
+def _kinds_text(s: dict) -> str:
+    if "sources_by_kind" not in s:
+        return ""
+    kinds = ", ".join(f"{n} {k}" for k, n in s["sources_by_kind"].items())
+    conf = ", ".join(f"{n} {k}" for k, n in s["prices_by_confidence"].items())
+    return (f"Sources by kind: {kinds}; {s['sources_without_kind']} without a kind.\n"
+            f"Prices: {s['prices']} ({conf} confidence; {s['prices_tertiary_only']} resting only on tertiary "
+            f"sources, each marked low). Economics: {s['economics_figures']} figures.\n")
 
 # ----------------------------------------------------------------------------- rules commands
 

@@ -166,16 +166,12 @@ def server_options(catalog: Catalog, gpu: GPU, context: str) -> tuple[list[Serve
 
 
 def build_problem(workload: Workload, catalog: Catalog, rules: RuleSet, params: Params, as_of: dt.date) -> Problem:
+    catalog = catalog.at(as_of)   # prices and parts dated after as_of are left out (catalog.ignored_after_as_of)
     d = workload.deployment
-    if d.context == "cloud" and d.ownership == "buy":
-        raise InputError("deployment: context cloud means renting GPUs; to buy GPUs and host them, use "
-                         "context: datacenter", field="deployment.ownership")
     costs = deployment_costs(workload, catalog)
     classes = job_classes(workload, catalog)
     gpu_ids = considered_gpus(workload, catalog)
-    ownerships = ["buy", "rent"] if d.ownership == "any" else [d.ownership]
-    if d.context == "cloud":
-        ownerships = ["rent"]
+    ownerships = d.ownerships
     # counts beyond gpus.min/max are generated too: the optimizer filters them, and the
     # infeasibility diagnosis needs them to say how many GPUs would do
     upper = MAX_GPUS_PER_JOB
