@@ -38,7 +38,7 @@ def test_codes_are_accepted_in_any_case(given, expected):
 
 
 @pytest.mark.parametrize("given, says", [
-    ("ZZ", "'ZZ' is not an ISO 3166-1 alpha-2 country code"),
+    ("ZZ", "'ZZ' is not a two-letter ISO 3166-1 (alpha-2) country code"),
     ("USA", "did you mean US?"),
     ("\u0423\u0405", "U+0423 CYRILLIC CAPITAL LETTER U"),      # Cyrillic У and Ѕ: looks like US
     ("\u0423\u0405", "did you mean US, United States?"),

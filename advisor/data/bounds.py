@@ -47,14 +47,19 @@ MAX_SOURCES = 5000
 MAX_RULES = 500           # the built-in rules number a few dozen
 
 
+def num(x: float) -> str:
+    """10000000 -> '10,000,000', 0.001 -> '0.001' (never 1e+07)."""
+    return f"{int(x):,}" if float(x).is_integer() else f"{x:,g}"
+
+
 def _range_text(lo, hi, unit) -> str:
-    return f"between {lo:,g} and {hi:,g} {unit}".rstrip()
+    return f"between {num(lo)} and {num(hi)} {unit}".rstrip()
 
 
 def _check(value, bounds, where: str, name: str) -> None:
     lo, hi, unit = bounds
     if value is not None and not lo <= value <= hi:
-        raise InputError(f"{name}: {where} is {value:,g}, outside the physical range this tool accepts: it must be "
+        raise InputError(f"{name}: {where} is {value:g}, outside the physical range this tool accepts: it must be "
                          f"{_range_text(lo, hi, unit)} (or null with a note when unknown)", file=name, field=where)
 
 

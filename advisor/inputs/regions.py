@@ -52,4 +52,4 @@ def check_region(value) -> str:
     hint = suggest(code, known)
     if not hint and len(code) == 3:
         hint = next((f" (did you mean {c}?)" for c in known if code.startswith(c)), "")
-    raise ValueError(f"{text!r} is not an ISO 3166-1 alpha-2 country code{hint}; write e.g. US, DE or CN{tail}")
+    raise ValueError(f"{text!r} is not a two-letter ISO 3166-1 (alpha-2) country code{hint}; write e.g. US, DE or CN{tail}")
