@@ -31,3 +31,37 @@ def test_progress_is_reported_only_while_work_runs_long():
     with progress(quiet.append, after=5):
         pass
     assert quiet == []
+
+
+EXTREMES = [   # figures at the edges of their ranges: valid, so a plan or a diagnosis, never a crash
+    "gpus:\n  - id: rtx-4090\n    memory_bandwidth_gbps: {value: 1, source: [tomsguide_4090]}\n",
+    "gpus:\n  - id: rtx-4090\n    memory_bandwidth_gbps: {value: 100000, source: [tomsguide_4090]}\n",
+    "gpus:\n  - id: rtx-4090\n    tensor_tflops: {bf16: {value: 0.01, source: [tomsguide_4090]}}\n",
+    "gpus:\n  - id: rtx-4090\n    tdp_w: {value: 20000, source: [tomsguide_4090]}\n",
+    "gpus:\n  - id: rtx-4090\n    memory_gb: {value: 1, source: [tomsguide_4090]}\n",
+    "assumptions:\n  pue_office: {value: 3.0, unit: ratio, source: [tomsguide_4090]}\n",
+    "assumptions:\n  electricity_usd_per_kwh_office: {value: 0, unit: USD/kWh, source: [tomsguide_4090]}\n",
+    "gpus:\n  - id: rtx-4090\n    interconnect: {pcie_gbps: {value: 0.1, source: [tomsguide_4090]}}\n",
+]
+
+
+def test_overrides_at_the_edges_of_their_ranges_plan_or_diagnose(run, write):
+    from conftest import AS_OF, EXAMPLES
+
+    for i, text in enumerate(EXTREMES):
+        code, out, err = run("plan", EXAMPLES / "article-office.yaml", "--catalog", write(text, f"c{i}.yaml"),
+                             "--as-of", AS_OF, "--format", "json", "--time-limit", "10")
+        assert code in (0, 3), (text, err)
+        assert "internal error" not in err and "Traceback" not in err
+
+
+def test_a_catalog_of_1000_gpu_types_is_refused_at_once(run, write):
+    import time as clock
+
+    from conftest import EXAMPLES
+
+    text = "gpus:\n" + "".join(f"  - {{id: clone-{i}}}\n" for i in range(1000))
+    started = clock.perf_counter()
+    code, _, err = run("plan", EXAMPLES / "article-office.yaml", "--catalog", write(text, "big.yaml"))
+    assert code == 2 and "the limit is 120" in err
+    assert clock.perf_counter() - started < 60
