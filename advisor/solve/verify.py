@@ -35,6 +35,7 @@ def violations(problem: Problem, sol, scenario: Scenario | None = None) -> list[
     sc = scenario or baseline(problem)
     wl, out = problem.workload, []
     sel = wl.gpus
+    stock: dict[str, int] = dict(sel.stock or {})
     # every job placed exactly once, on a GPU the lists, the ownership and the rules allow
     placed = [0.0] * len(problem.classes)
     for c, n in sol.assignment:
@@ -65,8 +66,8 @@ def violations(problem: Problem, sol, scenario: Scenario | None = None) -> list[
     # owned fleet: capacity by deadline level, stock, servers' slots
     horizon = problem.costs.horizon_hours
     for g, n in sol.bought.items():
-        if n > (sel.stock or {}).get(g, math.inf):
-            out.append(f"{n} {g} bought, above the stock of {sel.stock[g]}")
+        if n > stock.get(g, math.inf):
+            out.append(f"{n} {g} bought, above the stock of {stock[g]}")
         used = [c for c, _ in sol.assignment if c.gpu == g and c.ownership == "buy"]
         if used and max(c.count for c in used) > n:
             out.append(f"a job uses {max(c.count for c in used)} {g} but only {n} are bought")
@@ -80,8 +81,8 @@ def violations(problem: Problem, sol, scenario: Scenario | None = None) -> list[
         if problem.servers.get(g) and slots < n:
             out.append(f"{n} {g} bought but servers hold only {slots}")
     for c, _ in sol.assignment:
-        if c.ownership == "rent" and c.count > (sel.stock or {}).get(c.gpu, math.inf):
-            out.append(f"{c.count} {c.gpu} rented at once, above the stock of {sel.stock[c.gpu]}")
+        if c.ownership == "rent" and c.count > stock.get(c.gpu, math.inf):
+            out.append(f"{c.count} {c.gpu} rented at once, above the stock of {stock[c.gpu]}")
     # fleet size, as the gpu_count constraint counts it
     fleet = sum(sol.bought.values()) + sum(c.count * n for c, n in sol.assignment if c.ownership == "rent")
     if sc.gpu_lower is not None and fleet < sc.gpu_lower - 1e-6:
