@@ -187,10 +187,22 @@ def schema():
 @click.option("--layers", type=click.IntRange(min=1), default=None)
 @click.option("--hidden", type=click.IntRange(min=1), default=None)
 @click.option("--seq-len", type=click.IntRange(min=1), default=None)
-@click.option("--gpu", required=True, help="GPU id, e.g. a100-80gb-sxm (see the catalog).")
+@click.option("--gpu", default=None, help="GPU id, e.g. a100-80gb-sxm (see the catalog). Required.")
 @click.option("--count", type=click.IntRange(min=1, max=100_000), default=1, show_default=True)
-@click.option("--precision", type=click.Choice(["bf16", "fp16", "fp8"]), default="bf16", show_default=True)
-@click.option("--kind", type=click.Choice(["pretrain", "finetune", "lora"]), default="pretrain", show_default=True)
+@click.option("--precision", type=click.Choice(["bf16", "fp16", "fp8", "fp4", "int8", "int4"]), default="bf16",
+              show_default=True, help="fp4/int8/int4 with --kind serve only (int8/int4: weight-only).")
+@click.option("--kind", type=click.Choice(["pretrain", "finetune", "lora", "serve"]), default="pretrain",
+              show_default=True)
+@click.option("--heads", type=click.IntRange(min=1), default=None, help="Attention heads (--kind serve, custom model).")
+@click.option("--kv-heads", type=click.IntRange(min=1), default=None, help="Key/value heads (GQA) [--heads].")
+@click.option("--experts", type=click.IntRange(min=1), default=None, help="Routed experts (MoE; with --active-params).")
+@click.option("--active-params", default=None, help="Parameters one token multiplies through (MoE), e.g. 13B.")
+@click.option("--input-len", type=click.IntRange(min=1), default=None, help="Prompt tokens per request (--kind serve).")
+@click.option("--output-len", type=click.IntRange(min=1), default=None, help="Output tokens per request (--kind serve).")
+@click.option("--ttft-ms", type=float, default=None, help="Time-to-first-token limit, ms [none: offline peak].")
+@click.option("--tpot-ms", type=float, default=None, help="Time-per-output-token limit, ms [none].")
+@click.option("--percentile", type=float, default=99, show_default=True, help="Percentile the limits hold at.")
+@click.option("--list-models", is_flag=True, help="With --kind serve: list the serving presets, shapes and sources.")
 @click.option("--micro-batch", type=click.IntRange(min=1), default=None, help="Per-GPU micro-batch [chosen].")
 @click.option("--checkpointing/--no-checkpointing", default=None, help="Activation checkpointing [chosen].")
 @click.option("--global-batch-tokens", default=None, help="Tokens per optimizer step, e.g. 524288 or 4M.")
@@ -205,9 +217,10 @@ def schema():
               help="Pipeline parallelism [chosen].")
 @click.option("--format", "fmt", type=FORMATS, default="table", show_default=True)
 @common
-def estimate(preset, params, layers, hidden, seq_len, gpu, count, precision, kind, micro_batch, checkpointing,
-             global_batch_tokens, optimizer, lora_rank, strategy, tensor_parallel, pipeline_parallel, fmt,
-             catalog_file, rules_files, as_of, debug):
+def estimate(preset, params, layers, hidden, seq_len, gpu, count, precision, kind, heads, kv_heads, experts,
+             active_params, input_len, output_len, ttft_ms, tpot_ms, percentile, list_models, micro_batch,
+             checkpointing, global_batch_tokens, optimizer, lora_rank, strategy, tensor_parallel, pipeline_parallel,
+             fmt, catalog_file, rules_files, as_of, debug):
     """Memory and tokens/s of one training job on COUNT GPUs of one type, in the fastest layout
     that fits (or the one --strategy/--tensor-parallel/--pipeline-parallel fix).
 
@@ -217,7 +230,25 @@ def estimate(preset, params, layers, hidden, seq_len, gpu, count, precision, kin
       advisor estimate --params 124M --seq-len 1024 --gpu a100-80gb-sxm --count 8 --format json
       advisor estimate --model llama-3-8b --kind lora --gpu rtx-4090 --seq-len 2048
       advisor estimate --model llama-3-70b --gpu h100-sxm --count 64 --tensor-parallel 8
+      advisor estimate --kind serve --model llama-3.3-70b --gpu b200 --precision fp4 --input-len 1000
+        --output-len 1000 --ttft-ms 2000 --tpot-ms 200 --format json
     """
+    from advisor.errors import InputError
+
+    if gpu is None and not (kind == "serve" and list_models):
+        raise InputError("--gpu: give a GPU id such as h100-sxm (see `advisor catalog list`)", field="gpu")
+    if kind == "serve":
+        from advisor.perf.serving import run_serve_estimate
+        from advisor.present.tables import serve_estimate_text
+
+        result = run_serve_estimate(preset, params, layers, hidden, heads, kv_heads, experts, active_params, gpu,
+                                    count, precision, input_len, output_len, ttft_ms, tpot_ms, percentile,
+                                    tensor_parallel, catalog_file, list_models)
+        click.echo(json.dumps(result, indent=2) if fmt == "json" else serve_estimate_text(result).rstrip("\n"))
+        return
+    if precision in ("fp4", "int8", "int4"):
+        raise InputError(f"--precision {precision} is a serving precision; training takes bf16, fp16 or fp8 "
+                         "(add --kind serve to estimate serving)", field="precision")
     from advisor.perf.estimate import estimate as run_estimate
 
     result = run_estimate(model=preset, params=params, layers=layers, hidden=hidden, seq_len=seq_len, gpu=gpu,

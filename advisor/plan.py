@@ -20,6 +20,7 @@ from advisor.explain.reasons import (
     diagnose,
     marginal_values,
 )
+from advisor.explain.serving import serving_binding, serving_insights, serving_rows, serving_warnings
 from advisor.explain.tradeoffs import cost_time_points, value_points
 from advisor.inputs.workload import Workload
 from advisor.perf import min_gpus, params_from
@@ -77,6 +78,8 @@ def plan(workload: Workload, *, catalog: Catalog | None = None, rules: RuleSet |
 
 def chart_data(problem: Problem, time_limit: float | None = 30.0) -> dict:
     """What a memo's charts show, computed by re-solving and estimating (explain/tradeoffs.py)."""
+    if not problem.classes:
+        return {}  # the charts are about training time; a serving-only workload has none
     return {"cost_time": cost_time_points(problem, time_limit),
             "value": value_points(problem, params_from(problem.catalog))}
 
@@ -126,6 +129,9 @@ def assemble(problem: Problem, sol: Solution, *, objective: str = "cost", time_l
         if objective == "cost":
             sensitivity = {"break_even": break_even(problem, sol, alts, time_limit),
                            "marginal": marginal_values(problem, sol, time_limit)}
+    insights = serving_insights(problem, sol, time_limit) if explain and objective == "cost" else {}
+    if insights:
+        sensitivity["traffic"] = [insights["traffic"]]
     jobs = []
     for c, n in sol.assignment:
         e = c.estimate
@@ -145,11 +151,13 @@ def assemble(problem: Problem, sol: Solution, *, objective: str = "cost", time_l
         "purchase": _purchase(problem, sol),
         "servers": _servers(problem, sol),
         "jobs": jobs,
+        "serving": serving_rows(problem, sol),
+        "serving_mix": insights.get("mix"),
         "rejected": [rejected[g] for g in sorted(rejected)],
-        "binding": binding(problem, sol) if sol.feasible else [],
+        "binding": binding(problem, sol) + serving_binding(problem, sol) if sol.feasible else [],
         "sensitivity": sensitivity,
         "diagnosis": [] if sol.feasible else diagnose(problem, time_limit, _rebuilder(problem) if explain else None),
-        "warnings": _warnings(problem, sol),
+        "warnings": _warnings(problem, sol) + serving_warnings(problem, sol),
         "assumptions": {
             "deployment": wl.deployment.context, "region": wl.deployment.region,
             "ownership": wl.deployment.ownership, "horizon_months": wl.deployment.horizon_months,
@@ -183,6 +191,14 @@ def _purchase(problem: Problem, sol: Solution) -> list[dict]:
                                               "unit_price_usd": rate.usd_per_gpu_hour, "gpu_hours": 0.0,
                                               "provider": rate.provider, "as_of": rate.as_of})
             entry["count"] = max(entry["count"], c.count)
+            entry["gpu_hours"] += c.gpu_hours * n
+    for c, n in sol.serving:
+        if c.ownership == "rent":
+            rate = problem.catalog.gpus[c.gpu].rental
+            entry = rented.setdefault(c.gpu, {"gpu": c.gpu, "count": 0, "ownership": "rent",
+                                              "unit_price_usd": rate.usd_per_gpu_hour, "gpu_hours": 0.0,
+                                              "provider": rate.provider, "as_of": rate.as_of})
+            entry["count"] += c.gpus * n
             entry["gpu_hours"] += c.gpu_hours * n
     return items + [rented[g] for g in sorted(rented)]
 
@@ -227,7 +243,7 @@ def _warnings(problem: Problem, sol: Solution) -> list[dict]:
         dated = []
         if gid in sol.bought and gpu.prices.purchase:
             dated.append(("purchase price", gpu.prices.purchase.as_of))
-        if any(c.gpu == gid and c.ownership == "rent" for c in sol.chosen) and gpu.rental:
+        if any(c.gpu == gid and c.ownership == "rent" for c in sol.chosen + [c for c, _ in sol.serving]) and gpu.rental:
             dated.append(("rental rate", gpu.rental.as_of))
         for what, as_of in dated:
             stale(gpu.name, what, as_of)
@@ -264,7 +280,7 @@ def _sources(problem: Problem, sol: Solution) -> list[dict]:
             add(fig.source)
         if gid in sol.bought:
             add(gpu.prices.purchase.source, gpu.prices.purchase.as_of)
-        if any(c.gpu == gid and c.ownership == "rent" for c in sol.chosen):
+        if any(c.gpu == gid and c.ownership == "rent" for c in sol.chosen + [c for c, _ in sol.serving]):
             add(gpu.rental.source, gpu.rental.as_of)
     server_defs = catalog.servers
     for servers in sol.servers.values():
@@ -283,7 +299,7 @@ def _sources(problem: Problem, sol: Solution) -> list[dict]:
         if src is not None and src.kind not in ("derived", "assumption"):
             out.append({"id": sid, "url": src.url, "as_of": dated[sid]})
     cited = sorted({r["rule"] for rej in problem.rejected.values() for r in rej.reasons if r["rule"]}
-                   | {w["rule"] for c in sol.chosen for w in c.warnings}
+                   | {w["rule"] for c in sol.chosen + [c for c, _ in sol.serving] for w in c.warnings if w["rule"]}
                    | ({problem.power_rule} - {None}))
     for rule_id in cited:
         rule = problem.rules.get(rule_id)

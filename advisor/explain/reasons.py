@@ -72,7 +72,8 @@ def owned_kw(problem: Problem, sol: Solution) -> float:
 
 
 def fleet_size(sol: Solution) -> int:
-    return sum(sol.bought.values()) + sum(c.count * round(n) for c, n in sol.assignment if c.ownership == "rent")
+    return (sum(sol.bought.values()) + sum(c.count * round(n) for c, n in sol.assignment if c.ownership == "rent")
+            + sum(c.gpus * n for c, n in sol.serving if c.ownership == "rent"))
 
 
 def alternatives(problem: Problem, sol: Solution, time_limit: float | None) -> dict:
@@ -92,7 +93,9 @@ def alternatives(problem: Problem, sol: Solution, time_limit: float | None) -> d
             continue
         delta = forced.objective_usd - sol.objective_usd
         pct = 100 * delta / sol.objective_usd if sol.objective_usd else 0.0
-        what = ", ".join(sorted({f"{c.count}x {c.ownership}" for c in forced.chosen}))
+        what = ", ".join(sorted({f"{c.count}x {c.ownership}" for c in forced.chosen}
+                                | {f"{sum(c.gpus * n for c, n in forced.serving if c.ownership == o)}x {o} serving"
+                                   for o in {c.ownership for c, _ in forced.serving}}))
         reason = {"rule": None, "code": "cost",
                   "message": f"the best plan using only {name} ({what}) costs ${forced.objective_usd:,.0f}, "
                              f"${delta:,.0f} ({pct:+.1f}%) more than the chosen plan"}
@@ -113,7 +116,7 @@ def break_even(problem: Problem, sol: Solution, alts: dict, time_limit: float | 
     if not sol.feasible:
         return out
     spend = {}
-    for c, n in sol.assignment:
+    for c, n in list(sol.assignment) + list(sol.serving):
         spend[c.gpu] = spend.get(c.gpu, 0.0) + c.run_cost_usd * n
     for g, n in sol.bought.items():
         spend[g] = spend.get(g, 0.0) + (problem.unit_price[g] or 0.0) * n
@@ -141,7 +144,8 @@ def break_even(problem: Problem, sol: Solution, alts: dict, time_limit: float | 
     if costed:
         runner = min(sorted(costed), key=lambda g: costed[g])
         r_what = "purchase price" if problem.unit_price.get(runner) and any(
-            c.gpu == runner and c.ownership == "buy" for cs in problem.candidates for c in cs) else "rental rate"
+            c.gpu == runner and c.ownership == "buy" for cs in problem.candidates + problem.serve_candidates
+            for c in cs) else "rental rate"
         r_price = problem.unit_price[runner] if r_what == "purchase price" else problem.rent_rate.get(runner)
 
         def wins(f):

@@ -9,13 +9,15 @@ from __future__ import annotations
 
 import typing
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, Union
 
 from pydantic import (
     BaseModel,
     BeforeValidator,
     ConfigDict,
+    Discriminator,
     Field,
+    Tag,
     ValidationError,
     WithJsonSchema,
     field_validator,
@@ -123,6 +125,76 @@ class Job(_Strict):
         return v
 
 
+class RequestClass(_Strict):
+    """One kind of request in a serving mix: prompt and answer lengths, share of requests."""
+    name: str | None = Field(None, min_length=1, max_length=200)
+    input_tokens: int = Field(gt=0, le=10_000_000, description="mean prompt length in tokens")
+    output_tokens: int = Field(gt=0, le=10_000_000, description="mean generated tokens per request")
+    share: float = Field(gt=0, le=1, description="share of all requests (the shares sum to 1)")
+
+
+class Traffic(_Strict):
+    """Requests a serving job must sustain: one request size, or a `mix` of request classes."""
+    requests_per_s: float = Field(gt=0, le=1e7, description="average requests per second over the day")
+    input_tokens: int | None = Field(None, gt=0, le=10_000_000, description="mean prompt length (without mix)")
+    output_tokens: int | None = Field(None, gt=0, le=10_000_000, description="mean output length (without mix)")
+    mix: list[RequestClass] | None = Field(None, min_length=1, max_length=50)
+    peak_factor: float = Field(1.0, ge=1, le=100, description="daily profile: peak rate / average rate; "
+                               "capacity is sized for the peak")
+
+    @model_validator(mode="after")
+    def _one_shape(self):
+        sizes = self.input_tokens is not None or self.output_tokens is not None
+        if self.mix is not None and sizes:
+            raise ValueError("give either input_tokens and output_tokens, or a mix of request classes, not both")
+        if self.mix is None and (self.input_tokens is None or self.output_tokens is None):
+            raise ValueError("give input_tokens and output_tokens (mean request size), or a mix: "
+                             "[{input_tokens, output_tokens, share}, ...]")
+        if self.mix is not None and abs(sum(c.share for c in self.mix) - 1.0) > 1e-3:
+            raise ValueError(f"the shares of the mix sum to {sum(c.share for c in self.mix):.4g}; they must sum to 1")
+        return self
+
+    def classes(self) -> list[tuple[str, int, int, float]]:
+        """(name, input tokens, output tokens, peak requests/s) per request class."""
+        peak = self.requests_per_s * self.peak_factor
+        if self.mix is None:
+            return [("all", int(self.input_tokens or 0), int(self.output_tokens or 0), peak)]
+        return [(c.name or f"{c.input_tokens}/{c.output_tokens}", c.input_tokens, c.output_tokens, peak * c.share)
+                for c in self.mix]
+
+
+class Slo(_Strict):
+    """Latency limits at a percentile of requests (none: the offline peak rate)."""
+    ttft_ms: float | None = Field(None, gt=0, le=1e7, description="time to first token limit, ms")
+    tpot_ms: float | None = Field(None, gt=0, le=1e7, description="time per output token limit, ms")
+    percentile: float = Field(99, ge=50, lt=100)
+
+
+class ServeJob(_Strict):
+    """A model served to traffic under a latency SLO, for the horizon (or `months`)."""
+    name: str | None = Field(None, min_length=1, max_length=200)
+    kind: Literal["serve"]
+    model: str = Field(description="a serving preset (advisor estimate --kind serve --help lists them)")
+    precision: Literal["bf16", "fp16", "fp8", "fp4", "int8", "int4"] = "bf16"
+    traffic: Traffic
+    slo: Slo = Slo()
+    months: float | None = Field(None, gt=0, le=240, description="months of serving [the horizon]")
+    off_peak_training_hours: float = Field(0, ge=0, le=24, description="hours a day (low traffic) in which "
+                                           "training jobs may use this job's owned GPUs [0: never]")
+
+    @property
+    def repeat(self) -> int:
+        return 1
+
+
+def _job_kind(value: Any) -> str:
+    kind = value.get("kind") if isinstance(value, dict) else getattr(value, "kind", None)
+    return "serve" if kind == "serve" else "train"
+
+
+AnyJob = Annotated[Union[Annotated[Job, Tag("train")], Annotated[ServeJob, Tag("serve")]], Discriminator(_job_kind)]
+
+
 class Deployment(_Strict):
     context: Literal["office", "datacenter", "cloud"] = Field(description="where the GPUs run")
     region: str = Field("US", description="ISO 3166 alpha-2 country code; drives export-control rules")
@@ -208,7 +280,7 @@ class Workload(_Strict):
 
     name: str | None = Field(None, max_length=200)
     deployment: Deployment
-    jobs: list[Job] = Field(min_length=1, max_length=MAX_JOBS)
+    jobs: list[AnyJob] = Field(min_length=1, max_length=MAX_JOBS)
     gpus: GpuSelection = GpuSelection()
     budget_usd: USD | None = None
     allow_mixed: bool = Field(False, description="let one job's tokens be split across GPU types")
@@ -248,7 +320,7 @@ class Workload(_Strict):
 
 # ------------------------------------------------------------------ errors users can act on
 
-_UNION_TAGS = ("str", "ModelShape")
+_UNION_TAGS = ("str", "ModelShape", "train", "serve")
 # What a field holds, for a value of the wrong kind ("`gpus` must be ..., got a list").
 _SHAPES = {
     "deployment": "office, datacenter or cloud, or a mapping such as {context: office, region: US}",
@@ -274,8 +346,10 @@ def _clean_loc(loc) -> tuple:
 
 def _fields_at(model, loc) -> list[str]:
     """Field names valid at `loc` (for 'did you mean' on an unknown field)."""
-    for part in _clean_loc(loc)[:-1]:
-        if isinstance(part, int):
+    for part in loc[:-1]:
+        if part in ("jobs", "train", "serve") and model in (Workload, Job):  # the union's tag: which kind
+            model = ServeJob if part == "serve" else Job
+        if isinstance(part, int) or part not in _clean_loc((part,)) or part in ("jobs", "train", "serve"):
             continue
         field = model.model_fields.get(part)
         if field is None:
@@ -304,7 +378,7 @@ def _format_error(err: dict, name: str) -> InputError:
     given = err.get("input")
     if err["type"] == "extra_forbidden":
         field = str(loc[-1])
-        valid = _fields_at(Workload, loc)
+        valid = _fields_at(Workload, err["loc"])
         return InputError(f"{name}: unknown field `{where}`{suggest(field, valid)}. "
                           f"Allowed here: {', '.join(valid) or 'none'}.", file=name, field=where)
     if err["type"] == "missing":
@@ -316,6 +390,9 @@ def _format_error(err: dict, name: str) -> InputError:
     last = loc[-1] if not isinstance(loc[-1], int) else ("job" if loc[:-1] == ("jobs",) else None)
     if err["type"] in KINDS and last in _SHAPES:
         return InputError(f"{name}: `{where}` must be {_SHAPES[last]}, got {show(given)}.", file=name, field=where)
+    if err["type"] == "literal_error" and loc[0] == "jobs" and last == "kind":
+        return InputError(f"{name}: `{where}` must be pretrain, finetune, lora or serve, got {show(given)}.",
+                          file=name, field=where)
     bound = err["type"].startswith(("less_than", "too_long"))
     return InputError(f"{name}: `{where}`: {describe(err, _REASONS.get(last) if bound else None)}.",
                       file=name, field=where)

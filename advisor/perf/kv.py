@@ -133,3 +133,21 @@ def check_precision(precision: str) -> str:
         raise InputError(f"precision: {precision!r} is not a serving precision; allowed: "
                          f"{', '.join(SERVE_PRECISIONS)} (int8/int4 are weight-only)", field="precision")
     return precision
+
+
+def custom_model(params: float, layers: int, hidden: int, heads: int, kv_heads: int | None = None,
+                 active_params: float | None = None, experts: int | None = None) -> ServeModel:
+    """A model given by its shape (advisor estimate --kind serve --params ...). The embedding is not
+    subtracted (no vocabulary given) and a mixture of experts is served as if every weight were read
+    each decode step (exact at large batch, pessimistic at batch 1): only its compute uses active_params."""
+    if hidden % heads:
+        raise InputError(f"heads: {heads} must divide hidden ({hidden})", field="heads")
+    if kv_heads is not None and heads % kv_heads:
+        raise InputError(f"kv_heads: {kv_heads} must divide heads ({heads})", field="kv_heads")
+    if active_params is not None and active_params > params:
+        raise InputError("active_params: cannot exceed params", field="active_params")
+    if experts is not None and active_params is None:
+        raise InputError("experts: give --active-params too (the parameters one token multiplies through)",
+                         field="experts")
+    return ServeModel(name="custom", params=params, active_params=active_params or params, layers=layers,
+                      hidden=hidden, heads=heads, kv_heads=kv_heads or heads, head_dim=hidden // heads, vocab=0)

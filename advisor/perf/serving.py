@@ -173,3 +173,41 @@ def serve_estimate(model: str | ServeModel, gpu, count: int, precision: str, inp
                            "comm_s": rnd(dec["comm_s"]), "step_s": rnd(dec["step_s"])}},
             "limited_by": r.limited_by, "tensor_parallel": r.tp, "pipeline_parallel": r.pp,
             "replicas": replicas, "idle_gpus": count - replicas * r.gpus}
+
+
+def run_serve_estimate(preset, params, layers, hidden, heads, kv_heads, experts, active_params, gpu, count,
+                       precision, input_len, output_len, ttft_ms, tpot_ms, percentile, tensor_parallel,
+                       catalog_file=None, list_models=False) -> dict:
+    """`advisor estimate --kind serve`: flags to serve_estimate (or the preset list), bad flags as InputError."""
+    from advisor.inputs.units import parse_count
+    from advisor.perf.kv import _presets_raw, custom_model, serving_sources
+    if list_models:
+        raw = _presets_raw()["models"]
+        src = serving_sources()
+        return {"models": [{"id": k, **{f: v for f, v in raw[k].items() if f != "source"},
+                            "sources": [{"id": s, "url": (src.get(s) or {}).get("url")} for s in raw[k].get("source", [])]}
+                           for k in sorted(raw)]}
+    if input_len is None or output_len is None:
+        raise InputError("--input-len and --output-len: give the request's prompt and output tokens, "
+                         "e.g. --input-len 1000 --output-len 300", field="input_len")
+    if preset and params:
+        raise InputError("give either --model (a serving preset) or --params with --layers --hidden --heads",
+                         field="model")
+    if params:
+        missing = [f"--{n}" for n, v in (("layers", layers), ("hidden", hidden), ("heads", heads)) if v is None]
+        if missing:
+            raise InputError(f"--params: a custom serving model needs {', '.join(missing)} too", field="params")
+        try:
+            total, active = parse_count(params, "--params"), parse_count(active_params, "--active-params") \
+                if active_params else None
+        except ValueError as exc:
+            raise InputError(f"--params/--active-params: {exc}", field="params") from None
+        model = custom_model(total, layers, hidden, heads, kv_heads, active, experts)
+    else:
+        model = _model(preset or "")
+    catalog = load_catalog(catalog_file) if catalog_file else load_catalog()
+    if gpu not in catalog.gpus:
+        from advisor.errors import suggest
+        raise InputError(f"--gpu: unknown GPU id {gpu!r}{suggest(gpu, catalog.gpus)}", field="gpu")
+    return serve_estimate(model, catalog.gpus[gpu], count, precision, input_len, output_len, ttft_ms, tpot_ms,
+                          percentile, tensor_parallel, catalog)

@@ -9,6 +9,7 @@ import re
 from advisor._version import __version__
 from advisor.present.memo_charts import charts as draw_charts
 from advisor.present.memo_refs import Refs, rules_digest
+from advisor.present.memo_serving import serving_context
 from advisor.present.memo_sections import (
     alternative_rows,
     assumption_rows,
@@ -69,7 +70,8 @@ def memo_context(plan: dict, problem, source: tuple[str, str, bytes | None], *, 
     if feasible:
         key_figures = [(f"Total {cost_title.lower()}", usd(plan["total_cost_usd"])),
                        ("Paid upfront", usd(upfront)) if upfront else ("Paid as used (rental)", usd(cb["rental_usd"])),
-                       ("Work finishes after", duration(finish_h, short=True))]
+                       ("Work finishes after", duration(finish_h, short=True) if finish_h is not None else "")]
+        key_figures = [kf for kf in key_figures if kf[1]]
         if best_alt:
             key_figures.append(("Saving against the next-best GPU", usd(best_alt[1] - plan["total_cost_usd"])))
     text = raw.decode("utf-8", "replace") if raw is not None else None
@@ -88,6 +90,7 @@ def memo_context(plan: dict, problem, source: tuple[str, str, bytes | None], *, 
         "costs": cost_rows(plan, months) if feasible else [],
         "total": usd(plan["total_cost_usd"]), "cost_title": cost_title,
         "jobs": job_rows(plan, problem, min_gpus or {}, refs),
+        "serving": serving_context(plan),
         "alternatives": alternatives,
         "rules": [rule_card(rules.get(rid), refs) for rid in cited_rules],
         "sensitivity": [_sensitivity_line(x, catalog.gpus) for x in sensitivity.get("break_even", [])]
@@ -205,7 +208,9 @@ def _recommendation(plan, wl, problem, best_alt, finish_h, cited_rules, upfront)
         text += (f"This excludes the machine that hosts the {join(hostless)}, which the catalog does not price. ")
     jobs = plan["jobs"]
     deadlines = [c.deadline for c in problem.classes]
-    if len(jobs) == 1 and jobs[0].get("copies", 1) == 1:
+    if not jobs:
+        pass  # serving only: the serving section says what runs
+    elif len(jobs) == 1 and jobs[0].get("copies", 1) == 1:
         spare = (f", {duration(deadlines[0] - finish_h)} before its {deadline_phrase(deadlines[0])}"
                  if deadlines and deadlines[0] else "")
         text += f"The training run finishes after about {duration(finish_h)} of running time{spare}. "

@@ -212,6 +212,11 @@ def requirement(wl, catalog, plan) -> tuple[list, list]:
     d = wl.deployment
     rows = []
     for i, job in enumerate(wl.jobs):
+        if job.kind == "serve":
+            t = job.traffic
+            rows.append((f"Serving job '{wl.job_name(i)}'", f"serve {job.model} in {job.precision} to "
+                         f"{t.requests_per_s:g} requests/s (peak ×{t.peak_factor:g})"))
+            continue
         if isinstance(job.model, str):
             m = catalog.models.get(job.model)
             model = f"{job.model} ({count_words(m.params)} parameters)" if m else job.model

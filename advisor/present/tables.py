@@ -53,15 +53,16 @@ def plan_text(p: dict) -> str:
         rows = [[j["name"], j["gpu"], j["gpu_count"], tokens(j["tokens_per_s"]), f"{j['wall_days']:.2f}",
                  f"{j['memory_per_gpu_gb']:.1f}", f"{100 * j['mfu']:.0f}%", j["binding_factor"]] for j in p["jobs"]]
         out.append(table(["job", "GPU", "GPUs", "tokens/s", "days", "GB/GPU", "MFU", "limited by"], rows))
+    out += serving_lines(p)
     if p["binding"]:
         out.append("\nConstraints")
         rows = [[b["constraint"], "BINDING" if b["binding"] else f"slack {b['slack']:,.2f} {b['unit']}", b["message"]]
                 for b in p["binding"]]
         out.append(table(["constraint", "status", "detail"], rows))
     sens = p.get("sensitivity") or {}
-    if sens.get("break_even") or sens.get("marginal"):
+    if sens.get("break_even") or sens.get("marginal") or sens.get("traffic"):
         out.append("\nSensitivity")
-        for item in sens.get("break_even", []) + sens.get("marginal", []):
+        for item in sens.get("break_even", []) + sens.get("marginal", []) + sens.get("traffic", []):
             out.append(f"  {item['message']}")
     if p["rejected"]:
         out.append("\nNot chosen")
@@ -353,3 +354,42 @@ def rules_show_text(r: dict) -> str:
     for name, values in r["lists"].items():
         out += ["", f"List {name} ({len(values)})"] + para(", ".join(str(v) for v in values))
     return "\n".join(out) + "\n"
+
+
+def serve_estimate_text(e: dict) -> str:
+    """`advisor estimate --kind serve` as text (or the preset list with --list-models)."""
+    if "models" in e:
+        rows = [[m["id"], f"{m['params'] / 1e9:.3g}B", f"{m['active_params'] / 1e9:.3g}B", m["layers"], m["hidden"],
+                 f"{m['heads']}/{m['kv_heads']}", m.get("experts") or "-", ", ".join(s["id"] for s in m["sources"])]
+                for m in e["models"]]
+        return table(["preset", "params", "active", "layers", "hidden", "heads/kv", "experts", "sources"], rows) + "\n"
+    head = (f"{e['gpu']} x{e['gpu_count']}: {e['model']} at {e['precision']}, {e['input_len']} in / "
+            f"{e['output_len']} out tokens, engine {e['engine']}")
+    if not e["fits"]:
+        return f"{head}\ndoes not run: {e['reason']}\n"
+    slo = e["slo"]
+    limits = (f"p{slo['percentile']:g} TTFT <= {slo['ttft_ms']} ms, TPOT <= {slo['tpot_ms']} ms" if slo
+              else "no latency limit (offline peak)")
+    out = [head, f"  {limits}",
+           table(["output tok/s", "requests/s", "replicas", "TP", "TTFT ms", "TPOT ms", "batch", "max batch",
+                  "KV GB/GPU", "limited by"],
+                 [[tokens(e["output_tokens_per_s"]), f"{e['requests_per_s']:.3g}", e["replicas"],
+                   e["tensor_parallel"], f"{e['ttft_ms']:.0f}", f"{e['tpot_ms']:.1f}", f"{e['batch_per_replica']:.0f}",
+                   e["max_batch"], f"{e['kv_cache_gb_per_gpu']:.1f}", e["limited_by"]]])]
+    return "\n".join(out) + "\n"
+
+
+def serving_lines(p: dict) -> list[str]:
+    """The plan's serving replicas: rate per replica, latency at peak, what limits it; the mix's saving."""
+    if not p.get("serving"):
+        return []
+    rows = [[r["name"], r["gpu"], f"TP{r['tensor_parallel']}" + (f"xPP{r['pipeline_parallel']}" if r["pipeline_parallel"] > 1
+                                                                  else ""),
+             r["replicas"], r["ownership"], f"{r['requests_per_s_per_replica']:.3g}", f"{r['ttft_ms']:.0f}",
+             f"{r['tpot_ms']:.1f}", r["limited_by"]] for r in p["serving"]]
+    out = ["\nServing (latency at peak traffic, p%g)" % p["serving"][0]["slo"]["percentile"],
+           table(["class", "GPU", "layout", "replicas", "", "req/s each", "TTFT ms", "TPOT ms", "limited by"], rows)]
+    out += [f"  {r['name']} on {r['gpu']}: {r['shared_with_training']}" for r in p["serving"] if r.get("shared_with_training")]
+    if (p.get("serving_mix") or {}).get("message"):
+        out.append(f"  {p['serving_mix']['message']}")
+    return out

@@ -106,6 +106,8 @@ class Problem:
     power_limit: PowerLimit | None  # ... and where it comes from (the workload, or a rule such as PWR001)
     as_of: dt.date
     notes: list = field(default_factory=list)
+    serve_classes: list = field(default_factory=list)      # ServeClass per serving request class
+    serve_candidates: list = field(default_factory=list)   # list[list[ServeCandidate]] per serve class
 
     @property
     def job_count(self) -> int:
@@ -139,6 +141,8 @@ def job_classes(workload: Workload, catalog: Catalog) -> list[JobClass]:
     """Group identical jobs; order follows the first job of each class."""
     classes: dict[tuple, JobClass] = {}
     for i, job in enumerate(workload.jobs):
+        if job.kind == "serve":
+            continue  # serving jobs: advisor/solve/serving_candidates.py
         spec = job_spec(job, resolve_model(job, catalog, f"jobs[{i}]"))
         key = (spec, job.tokens, job.deadline)
         if key in classes:
@@ -265,10 +269,11 @@ def build_problem(workload: Workload, catalog: Catalog, rules: RuleSet, params: 
             rejected[gid] = Rejection(gid, reasons[gid] or [{"rule": None, "code": "none",
                                                               "message": "no usable configuration"}])
     power = power_limit(workload, rules, as_of)
-    return Problem(workload=workload, catalog=catalog, rules=rules, classes=classes, candidates=candidates,
+    from advisor.solve.serving_candidates import add_serving
+    return add_serving(Problem(workload=workload, catalog=catalog, rules=rules, classes=classes, candidates=candidates,
                    rejected=rejected, considered=gpu_ids, costs=costs, gpu_kw=gpu_kw, unit_price=unit_price,
                    rent_rate=rent_rate, servers=servers, power_limit_kw=power.kw if power else None,
-                   power_limit=power, as_of=as_of)
+                   power_limit=power, as_of=as_of))
 
 
 def _offers(gpu: GPU, ownerships: list[str], reasons: list) -> list[tuple[str, float | None]]:

@@ -34,6 +34,7 @@ import pulp
 
 from advisor.errors import SolverError
 from advisor.solve.candidates import Candidate, Problem
+from advisor.solve.milp_serving import ServingSection, usable_serving
 from advisor.solve.run import count_solve, quiet_stdout, read_gap, solver_for
 from advisor.solve.scenario import Scenario, baseline
 
@@ -52,6 +53,7 @@ class Solution:
     cost_breakdown: dict = field(default_factory=dict)
     solver: dict = field(default_factory=dict)
     mip_objective_usd: float | None = None            # the least cost, before idle GPUs are put to work
+    serving: list = field(default_factory=list)       # (ServeCandidate, replicas) with replicas > 0
 
     @property
     def feasible(self) -> bool:
@@ -66,7 +68,7 @@ class Solution:
         return max((c.hours for c in self.chosen), default=0.0)
 
     def gpu_types(self) -> set[str]:
-        return {c.gpu for c in self.chosen}
+        return {c.gpu for c in self.chosen} | {c.gpu for c, _ in self.serving}
 
 
 def usable_candidates(problem: Problem, sc: Scenario, faster_too: bool = False) -> list[list[Candidate]]:
@@ -104,14 +106,16 @@ def _undominated(cands: list[Candidate], faster_too: bool = False) -> list[Candi
     return keep
 
 
-class _Model:
-    """The PuLP model of one scenario, built section by section as docs/model.md §2.2 reads."""
+class _Model(ServingSection):
+    """The PuLP model of one scenario, built section by section as docs/model.md §2.2 reads
+    (the serving sections: solve/milp_serving.py)."""
 
     def __init__(self, problem: Problem, sc: Scenario, cands: list[list[Candidate]]):
         self.problem, self.sc, self.cands = problem, sc, cands
         self.prob = pulp.LpProblem("gpu_plan", pulp.LpMinimize)
         self.integral = not problem.workload.allow_mixed
-        self.owned = sorted({c.gpu for cs in cands for c in cs if c.ownership == "buy"})
+        self.serving_init()
+        self.owned = sorted({c.gpu for cs in cands for c in cs if c.ownership == "buy"} | self.serving_owned())
         self.y: dict[tuple[int, int], pulp.LpVariable] = {}
         self.z: dict[tuple[str, int], pulp.LpVariable] = {}
         self.N: dict[str, pulp.LpVariable] = {}
@@ -135,7 +139,8 @@ class _Model:
         for g in self.owned:
             sizes = self.sizes[g] = sorted({c.count for _, _, c in self.pairs() if c.gpu == g and c.ownership == "buy"})
             board = max((s.slots for s in p.servers.get(g, [])), default=1)
-            cap = min(self.sc.gpu_upper or math.inf, math.ceil(max(sizes) * p.job_count / board) * board)
+            want = max(sizes, default=0) * p.job_count + self.serving_gpu_cap(g)
+            cap = min(self.sc.gpu_upper or math.inf, math.ceil(want / board) * board)
             self.N[g] = prob.add_variable(f"N_{_safe(g)}", lowBound=0, upBound=cap, cat="Integer")
             for n in sizes:
                 self.z[g, n] = prob.add_variable(f"z_{_safe(g)}_{n}", cat="Binary")
@@ -172,7 +177,7 @@ class _Model:
         self.kw = pulp.lpSum(kw)
         months = p.costs.horizon_hours / 730.0
         hosting = p.costs.hosting_usd_per_kw_month * months * self.kw
-        run = pulp.lpSum(self.run_cost(c) * self.y[k, i] for k, i, c in self.pairs())
+        run = pulp.lpSum(self.run_cost(c) * self.y[k, i] for k, i, c in self.pairs()) + self.serving_cost()
         self.total = pulp.lpSum(owned_cost) + hosting + run
         return self.total, self.kw
 
@@ -237,7 +242,7 @@ class _Model:
 
     def gpu_count(self) -> None:
         fleet = pulp.lpSum(self.N.values()) + pulp.lpSum(
-            c.count * self.y[k, i] for k, i, c in self.pairs() if c.ownership == "rent")
+            c.count * self.y[k, i] for k, i, c in self.pairs() if c.ownership == "rent") + self.serving_rented_gpus()
         if self.sc.gpu_lower is not None:
             self.prob += fleet >= self.sc.gpu_lower, "gpu_count_min"
         if self.sc.gpu_upper is not None:
@@ -254,11 +259,13 @@ class _Model:
     # ------------------------------------------------------------------ build and solve
     def build(self) -> None:
         self.variables()
+        self.serving_variables()
         total, _ = self.cost_terms()
         self.prob += total + self.tie_break()
         self.assign()
         self.use_and_fleet()
         self.capacity()
+        self.serving()
         self.slots()
         self.network()
         self.stock()
@@ -274,7 +281,7 @@ def solve(problem: Problem, scenario: Scenario | None = None, *, time_limit: flo
     """The least-cost plan under `scenario` (the workload as written by default)."""
     sc = scenario or baseline(problem)
     cands = usable_candidates(problem, sc)
-    if any(not cs for cs in cands):
+    if any(not cs for cs in cands + usable_serving(problem, sc)):
         return Solution("infeasible", None, solver={"name": None, "reason": "a job has no usable candidate"})
     model = _Model(problem, sc, cands)
     model.build()
@@ -355,6 +362,9 @@ def _solution(model: _Model, name: str, status: str, proven: bool, gap, mip_obje
                for g in bought}
     servers = {g: d for g, d in servers.items() if d}
     networked = {g: model.value(v) for g, v in model.W.items() if model.value(v) > 0}
+    serving = model.serving_solution()
+    serve_usd = {o: sum(c.run_cost_usd * (sc.rent_price(c.gpu) if o == "rent" else 1.0) * n
+                        for c, n in serving if c.ownership == o) for o in ("buy", "rent")}
     opts = {g: {s.id: s for s in p.servers.get(g, [])} for g in bought}
     server_kw = sum(opts[g][sid].overhead_kw * n for g, d in servers.items() for sid, n in d.items())
     gpu_kw = sum(p.gpu_kw[g] * n for g, n in bought.items())
@@ -363,13 +373,13 @@ def _solution(model: _Model, name: str, status: str, proven: bool, gap, mip_obje
         "purchase_usd": float(sum(p.unit_price[g] * sc.buy_price(g) * n for g, n in bought.items())),
         "servers_usd": float(sum(opts[g][sid].price_usd * n for g, d in servers.items() for sid, n in d.items())
                              + sum(max(s.network_usd or 0.0 for s in p.servers[g]) * n for g, n in networked.items())),
-        "energy_usd": float(sum(model.run_cost(c) * n for c, n in assignment if c.ownership == "buy")),
+        "energy_usd": float(sum(model.run_cost(c) * n for c, n in assignment if c.ownership == "buy") + serve_usd["buy"]),
         "hosting_usd": float(p.costs.hosting_usd_per_kw_month * months * (gpu_kw + server_kw)),
-        "rental_usd": float(sum(model.run_cost(c) * n for c, n in assignment if c.ownership == "rent")),
+        "rental_usd": float(sum(model.run_cost(c) * n for c, n in assignment if c.ownership == "rent") + serve_usd["rent"]),
     }
     return Solution("optimal" if proven else "feasible", sum(breakdown.values()), assignment, bought, servers,
                     networked, breakdown, {"name": name, "status": status, "proven_optimal": proven, "gap": gap},
-                    mip_objective)
+                    mip_objective, serving)
 
 
 def _safe(name: str) -> str:

@@ -31,6 +31,7 @@ class Scenario:
     # GPU id -> factor on its rental rate only (switching between buying and renting one type)
     buy_factor: Mapping[str, float] = field(default_factory=lambda: MappingProxyType({}))
     # GPU id -> factor on its purchase price only
+    traffic_factor: float = 1.0              # every serving class's peak rate x this (traffic sensitivity)
 
     def but(self, **changes: Any) -> Scenario:
         """This scenario with some values changed."""

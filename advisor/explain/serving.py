@@ -1,0 +1,150 @@
+"""What a plan says about its serving jobs (issue 17): per chosen replica layout the rate it
+sustains, the latency at peak and what limits it; whether its owned GPUs are lent to training;
+the constraint slack; and, by re-solving, what more traffic costs and what the mix of GPU types
+saves against the best single type (Mélange's comparison).
+"""
+from __future__ import annotations
+
+import csv
+from typing import Any
+from functools import lru_cache
+
+from advisor.data.resources import data_dir
+from advisor.inputs.loader import load_yaml_file
+from advisor.perf.serve import Setup, operating_point
+from advisor.perf.serving import hardware, load_params
+from advisor.solve.candidates import Problem
+from advisor.solve.milp import Solution, solve
+from advisor.solve.scenario import baseline
+
+TRAFFIC_STEP = 1.3           # "+30% traffic"
+
+
+@lru_cache(maxsize=1)
+def measured_gpus() -> frozenset:
+    """GPU ids with at least one measured serving run the model is fitted to (catalog/serving_calibration.csv)."""
+    with open(data_dir("catalog") / "serving_calibration.csv", newline="", encoding="utf-8") as f:
+        return frozenset(r["gpu"] for r in csv.DictReader(f) if r.get("fit") == "yes")
+
+
+@lru_cache(maxsize=1)
+def serving_band() -> dict:
+    """The serving model's measured error (catalog/serving_accuracy.yaml, from docs/accuracy.md)."""
+    return dict(load_yaml_file(data_dir("catalog") / "serving_accuracy.yaml", "catalog file") or {})
+
+
+def _latency_at(problem: Problem, c, load: float) -> tuple[float, float]:
+    """p-th percentile (TTFT, TPOT) in ms of one replica of `c` receiving `load` requests/s (<= its rate):
+    the batch whose Little's-law rate is `load`, found by bisection (the rate rises with the batch)."""
+    cls = problem.serve_classes[c.cls]
+    r = c.result
+    if load >= r.requests_per_s * 0.9999 or r.batch <= 0:
+        return r.ttft_ms, r.tpot_ms
+    s = Setup(cls.model, hardware(problem.catalog.gpus[c.gpu]), cls.precision, c.tp, c.pp, r.engine, load_params())
+    lo, hi = 1e-6, r.batch
+    for _ in range(40):
+        mid = (lo + hi) / 2
+        if operating_point(s, cls.input_len, cls.output_len, mid, cls.percentile)["requests_per_s"] < load:
+            lo = mid
+        else:
+            hi = mid
+    pt = operating_point(s, cls.input_len, cls.output_len, hi, cls.percentile)
+    return pt["ttft_s"] * 1e3, pt["tpot_s"] * 1e3
+
+
+def serving_rows(problem: Problem, sol: Solution) -> list[dict]:
+    """`serving` in the plan: one row per (class, chosen layout)."""
+    out = []
+    lent_to = _lending(problem, sol)
+    for c, n in sol.serving:
+        cls = problem.serve_classes[c.cls]
+        capacity = sum(o.requests_per_s * m for o, m in sol.serving if o.cls == c.cls)
+        load = min(cls.peak_rps / capacity, 1.0) if capacity else 1.0
+        ttft, tpot = _latency_at(problem, c, c.requests_per_s * load)
+        r = c.result
+        out.append({
+            "name": cls.name, "job": cls.job_name, "model": cls.model.name, "precision": cls.precision,
+            "input_tokens": cls.input_len, "output_tokens": cls.output_len,
+            "gpu": c.gpu, "tensor_parallel": c.tp, "pipeline_parallel": c.pp, "replicas": n,
+            "gpu_count": n * c.gpus, "ownership": c.ownership, "engine": r.engine,
+            "requests_per_s_per_replica": c.requests_per_s, "peak_requests_per_s": cls.peak_rps,
+            "utilization_at_peak": load, "ttft_ms": ttft, "tpot_ms": tpot,
+            "slo": {"ttft_ms": cls.ttft_ms, "tpot_ms": cls.tpot_ms, "percentile": cls.percentile},
+            "limited_by": r.limited_by, "max_batch": r.max_batch, "kv_cache_gb_per_gpu": r.kv_cache_gb_per_gpu,
+            "months": cls.hours / 730.0, "measured_gpu": c.gpu in measured_gpus(),
+            "shared_with_training": lent_to.get((cls.job, c.gpu)) if c.ownership == "buy" else None,
+        })
+    return out
+
+
+def _lending(problem: Problem, sol: Solution) -> dict:
+    """(serving job, GPU) -> how its owned GPUs are shared with training jobs on the same type."""
+    out = {}
+    train = {c.gpu for c in sol.chosen if c.ownership == "buy"}
+    for c, n in sol.serving:
+        cls = problem.serve_classes[c.cls]
+        if c.ownership == "buy" and c.gpu in train and cls.off_peak_hours > 0:
+            out[cls.job, c.gpu] = (f"training jobs on {c.gpu} may use these GPUs {cls.off_peak_hours:g} h a day "
+                                   "(off_peak_training_hours); serving has them the rest of the day")
+    return out
+
+
+def serving_binding(problem: Problem, sol: Solution) -> list[dict]:
+    out = []
+    for k, cls in enumerate(problem.serve_classes):
+        cap = sum(c.requests_per_s * n for c, n in sol.serving if c.cls == k)
+        out.append({"constraint": f"serve:{cls.name}", "binding": cap - cls.peak_rps < 0.05 * cls.peak_rps,
+                    "message": f"{cls.name}: replicas sustain {cap:,.2f} requests/s under the SLO at a peak of "
+                               f"{cls.peak_rps:,.2f}", "slack": round(cap - cls.peak_rps, 4), "unit": "requests/s"})
+    return out
+
+
+def serving_warnings(problem: Problem, sol: Solution) -> list[dict]:
+    out = []
+    band = serving_band()
+    for c, _ in sol.serving:
+        out += [w for w in c.warnings if w not in out]
+    for gid in sorted({c.gpu for c, _ in sol.serving} - measured_gpus()):
+        w = {"rule": None, "code": "no-measured-serving-run",
+             "message": f"no measured serving run on {gid} is in the calibration set: its serving rate is the "
+                        f"model's extrapolation (leave-one-source-out error {band.get('offline_mape', 'unknown')} "
+                        f"offline, {band.get('server_mape', 'unknown')} under an SLO, on the GPUs that were measured)"}
+        out.append(w)
+    return out
+
+
+def serving_insights(problem: Problem, sol: Solution, time_limit: float | None) -> dict:
+    """Re-solves: +30% traffic, and the best plan on one GPU type for the mix's saving."""
+    if not sol.serving or not sol.feasible:
+        return {}
+    base = baseline(problem)
+    replicas = sum(n for _, n in sol.serving)
+    more = solve(problem, base.but(traffic_factor=TRAFFIC_STEP), time_limit=time_limit)
+    step = f"+{round(100 * (TRAFFIC_STEP - 1))}% traffic"
+    if more.feasible:
+        added = sum(n for _, n in more.serving) - replicas
+        extra = float(more.objective_usd or 0.0) - float(sol.objective_usd or 0.0)
+        traffic = {"change": step, "replicas_added": added, "extra_cost_usd": round(extra, 2),
+                   "message": (f"{step} adds {added} replica{'s' if added != 1 else ''}, ${extra:,.0f}" if added > 0 else
+                               f"{step} needs no more replicas" + (f" but a dearer layout, ${extra:,.0f}" if extra > 0.5
+                                                                   else " and costs nothing more"))}
+    else:
+        traffic = {"change": step, "replicas_added": None, "extra_cost_usd": None,
+                   "message": f"{step} has no plan within the workload's limits"}
+    singles = []
+    for gid in sorted({c.gpu for cs in problem.serve_candidates for c in cs}):
+        s = solve(problem, base.but(only_gpu=gid), time_limit=time_limit)
+        if s.feasible:
+            singles.append((float(s.objective_usd or 0.0), gid))
+    types = sorted(sol.gpu_types())
+    mix: dict[str, Any] = {"gpu_types": types, "cost_usd": sol.objective_usd}
+    if singles:
+        cost, gid = min(singles)
+        saving = cost - float(sol.objective_usd or 0.0)
+        mix.update({"best_single_gpu": gid, "best_single_cost_usd": cost, "saving_usd": round(saving, 2),
+                    "saving_pct": round(100 * saving / cost, 2) if cost else 0.0,
+                    "message": (f"the mix of {', '.join(types)} costs ${saving:,.0f} ({100 * saving / cost:.1f}%) "
+                                f"less than the best plan on one GPU type ({gid}, ${cost:,.0f})"
+                                if len(types) > 1 and saving > 0.5 else
+                                f"one GPU type ({', '.join(types)}) is the cheapest; no mix saves money")})
+    return {"traffic": traffic, "mix": mix}

@@ -1,0 +1,199 @@
+"""Serving candidates (issue 17): for each serving job's request class, every (GPU type, tensor
+parallel size, buy or rent) the rules allow and the serving model says fits, with the requests/s
+one replica sustains under the SLO (advisor/perf/serving.py) and its cost over the serving months.
+
+The MILP (solve/milp_serving.py) chooses how many replicas of each to run, as Mélange does; this
+module only builds the options and records why a GPU type was left out.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from advisor.data.rules import deployment_context, gpu_context
+from advisor.economics.costs import HOURS_PER_MONTH
+from advisor.errors import InputError
+from advisor.perf.kv import ServeModel, load_model
+from advisor.perf.serve import ReplicaResult
+from advisor.perf.serving import hardware, load_params, replica_rate
+from advisor.solve.candidates import (
+    Problem,
+    Rejection,
+    _add,
+    _add_findings,
+    _forbids,
+    _offers,
+    server_options,
+)
+
+SERVE_TP = (1, 2, 4, 8)           # inside one server; deeper models add pipeline stages of 8
+SERVE_PP = (2, 4)
+
+
+@dataclass
+class ServeClass:
+    """One request class of one serving job: what the capacity constraint serve_k_q covers."""
+
+    job: int                        # index in workload.jobs
+    job_name: str
+    name: str                       # job name, or job/class for a mix
+    model: ServeModel
+    precision: str
+    input_len: int
+    output_len: int
+    peak_rps: float                 # requests/s the replicas must sustain (peak of the daily profile)
+    ttft_ms: float | None
+    tpot_ms: float | None
+    percentile: float
+    hours: float                    # serving hours over the horizon
+    off_peak_hours: float           # hours a day training may borrow this job's owned GPUs
+
+
+@dataclass
+class ServeCandidate:
+    """One replica layout: `gpus` GPUs of type `gpu` (tp x pp), bought or rented, sustaining
+    `requests_per_s` of its class under the SLO."""
+
+    cls: int                        # index into Problem.serve_classes
+    gpu: str
+    tp: int
+    pp: int
+    ownership: str
+    requests_per_s: float
+    hours: float
+    run_cost_usd: float             # one replica's energy (buy) or rent (rent) over the serving hours
+    result: ReplicaResult
+    warnings: list = field(default_factory=list)
+
+    @property
+    def gpus(self) -> int:
+        return self.tp * self.pp
+
+    @property
+    def gpu_hours(self) -> float:
+        return self.gpus * self.hours
+
+
+def serve_classes(problem: Problem) -> list[ServeClass]:
+    wl = problem.workload
+    horizon_months = wl.deployment.horizon_months
+    out = []
+    for i, job in enumerate(wl.jobs):
+        if job.kind != "serve":
+            continue
+        model = load_model(job.model)
+        if job.months is not None and job.months > horizon_months:
+            raise InputError(f"jobs[{i}].months: {job.months:g} months of serving is longer than the "
+                             f"{horizon_months:g}-month horizon (deployment.horizon_months)", field=f"jobs[{i}].months")
+        hours = (job.months or horizon_months) * HOURS_PER_MONTH
+        name = wl.job_name(i)
+        mix = job.traffic.classes()
+        for cname, inp, outp, peak in mix:
+            if model.max_context and inp + outp > model.max_context:
+                raise InputError(f"jobs[{i}].traffic: {inp} + {outp} tokens exceed {model.name}'s context window "
+                                 f"of {model.max_context} tokens", field=f"jobs[{i}].traffic")
+            out.append(ServeClass(i, name, name if len(mix) == 1 else f"{name}/{cname}", model, job.precision,
+                                  inp, outp, peak, job.slo.ttft_ms, job.slo.tpot_ms, job.slo.percentile,
+                                  hours, job.off_peak_training_hours))
+    return out
+
+
+def _layouts(cls: ServeClass, hw, params) -> list[ReplicaResult]:
+    """Replica layouts worth offering: tensor parallel sizes inside a server (pipeline stages of 8
+    only when none fits), without those a smaller layout beats on requests/s per GPU (same GPUs,
+    same cost, at least the rate: the larger one can never be cheaper)."""
+    out: list[ReplicaResult] = []
+    for pp in (1,) + SERVE_PP:
+        for tp in (SERVE_TP if pp == 1 else (8,)):
+            r = replica_rate(cls.model, hw, tp, cls.precision, cls.input_len, cls.output_len, cls.ttft_ms,
+                             cls.tpot_ms, cls.percentile, pp, None, params)
+            if r is None or r.requests_per_s <= 0:
+                continue
+            if all(r.requests_per_s / r.gpus > o.requests_per_s / o.gpus * 1.0001 for o in out):
+                out.append(r)
+        if out:
+            break
+    return out
+
+
+def add_serving(problem: Problem) -> Problem:
+    """Fill problem.serve_classes and problem.serve_candidates, and fold serving into `rejected`
+    (a GPU type is rejected when neither a training job nor a serving class can use it)."""
+    wl, catalog, rules = problem.workload, problem.catalog, problem.rules
+    classes = serve_classes(problem)
+    problem.serve_classes = classes
+    problem.serve_candidates = [[] for _ in classes]
+    if not classes:
+        return problem
+    params = load_params()
+    d = wl.deployment
+    ownerships: list[str] = ["rent"] if d.context == "cloud" else (["buy", "rent"] if d.ownership == "any" else [d.ownership])
+    costs = problem.costs
+    reasons: dict[str, list] = {}
+    for gid in problem.considered:
+        gpu = catalog.gpus[gid]
+        why = reasons[gid] = []
+        problem.gpu_kw.setdefault(gid, (gpu.tdp_w.value or 0.0) / 1000.0)
+        problem.unit_price.setdefault(gid, gpu.purchase_usd)
+        problem.rent_rate.setdefault(gid, gpu.rental.usd_per_gpu_hour if gpu.rental else None)
+        offers = _offers(gpu, ownerships, why)
+        hw = hardware(gpu)
+        base = {"gpu": gpu_context(gpu), "deployment": deployment_context(d)}
+        for k, cls in enumerate(classes):
+            layouts: list[ReplicaResult] | None = None
+            for ownership, rate in offers:
+                ctx = {**base, "offer": {"ownership": ownership, "site": "cloud" if ownership == "rent" else d.context},
+                       "job": {"kind": "serve", "precision": cls.precision, "params": cls.model.params}}
+                static = rules.evaluate(ctx, problem.as_of, per_count=False)
+                if _forbids(static):
+                    _add_findings(why, static)
+                    continue
+                if ownership == "buy" and gid not in problem.servers:
+                    problem.servers[gid], _ = server_options(catalog, gpu, d.context)
+                if ownership == "buy" and not problem.servers.get(gid):
+                    _add(why, None, "no-server", f"{gpu.name} cannot be bought as a working unit: no priced host "
+                                                 f"server for {d.context} use in the catalog")
+                    continue
+                if layouts is None and (hw.bandwidth_gbps <= 0 or hw.memory_gb <= 0):
+                    layouts = []
+                    _add(why, None, "unknown-figure", f"{gpu.name} has no sourced memory size or bandwidth in the "
+                                                      "catalog, which the serving model needs")
+                if layouts is None:
+                    layouts = _layouts(cls, hw, params)
+                    if not layouts:
+                        _add(why, None, "memory", f"{cls.name}: {cls.model.name} at {cls.precision} does not fit, "
+                                                  f"or cannot meet the latency limits, on up to 32 x {gpu.name}")
+                per_slot_kw = min((s.overhead_kw / s.slots for s in problem.servers.get(gid, [])), default=0.0)
+                for r in layouts:
+                    job_ctx = {**ctx["job"], "gpu_count": r.gpus, "needs_tensor_parallel": r.tp > 1}
+                    per_count = rules.evaluate({**ctx, "job": job_ctx}, problem.as_of, per_count=True)
+                    if _forbids(per_count):
+                        _add_findings(why, per_count, once=True)
+                        continue
+                    if ownership == "rent":
+                        cost = r.gpus * cls.hours * (rate or 0.0)
+                    else:
+                        cost = (r.gpus * cls.hours * (problem.gpu_kw[gid] + per_slot_kw) * costs.pue
+                                * costs.electricity_usd_per_kwh)
+                    warnings = [{"rule": f.rule, "code": f.rule, "message": f.message} for f in static + per_count]
+                    problem.serve_candidates[k].append(ServeCandidate(k, gid, r.tp, r.pp, ownership, r.requests_per_s,
+                                                                      cls.hours, cost, r, warnings))
+    _merge_rejections(problem, reasons)
+    return problem
+
+
+def _merge_rejections(problem: Problem, reasons: dict) -> None:
+    used = {c.gpu for cs in problem.serve_candidates for c in cs}
+    train_usable = {c.gpu for cls, cs in zip(problem.classes, problem.candidates) for c in cs
+                    if cls.deadline is None or c.hours <= cls.deadline}
+    for gid in problem.considered:
+        if gid in used:
+            problem.rejected.pop(gid, None)
+        elif gid not in train_usable:
+            old = problem.rejected.get(gid)
+            merged = [r for r in (old.reasons if old else []) if r.get("code") != "none"]
+            for r in reasons.get(gid, []):
+                if r not in merged:
+                    merged.append(r)
+            problem.rejected[gid] = Rejection(gid, merged or [{"rule": None, "code": "none",
+                                                               "message": "no usable configuration"}])
+

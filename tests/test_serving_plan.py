@@ -1,0 +1,137 @@
+"""Serving jobs in plans (issue 17): capacity per request class, more traffic never needs fewer GPUs,
+a mix of GPU types beats the best single type where the example says so, the GeForce licence, and
+`advisor estimate --kind serve`."""
+from __future__ import annotations
+
+import pytest
+from conftest import AS_OF, EXAMPLES
+
+from advisor.inputs.workload import load_workload
+from advisor.plan import prepare
+from advisor.solve.milp import solve
+from advisor.solve.scenario import baseline
+
+SERVE_70B = """
+name: t
+deployment: {{context: cloud, horizon_months: 12}}
+gpus: {{allow: [h100-sxm, a100-80gb-sxm, l40s]}}
+jobs:
+  - name: chat
+    kind: serve
+    model: llama-3.1-70b
+    precision: fp8
+    traffic: {{requests_per_s: {rate}, input_tokens: 1000, output_tokens: 300}}
+    slo: {{ttft_ms: 2000, tpot_ms: 100, percentile: 99}}
+"""
+
+
+def _gpus(plan: dict) -> int:
+    return sum(r["replicas"] * r["tensor_parallel"] * r["pipeline_parallel"] for r in plan["serving"])
+
+
+def test_each_class_has_capacity_for_its_peak_and_rent_is_priced_by_hand(run_json, catalog):
+    path = EXAMPLES / "serve-mixed-requests.yaml"
+    _, plan = run_json("plan", path, "--as-of", AS_OF)
+    traffic = load_workload(path).jobs[0].traffic
+    for c in traffic.mix:
+        peak = traffic.requests_per_s * traffic.peak_factor * c.share
+        rows = [r for r in plan["serving"] if r["name"] == f"assistant/{c.name}"]
+        assert sum(r["replicas"] * r["requests_per_s_per_replica"] for r in rows) >= peak * (1 - 1e-6)
+        assert all(r["ttft_ms"] <= 3000 and r["tpot_ms"] <= 60 for r in rows)
+    hours = 12 * 730
+    by_hand = sum(r["gpu_count"] * hours * catalog.gpus[r["gpu"]].rental.usd_per_gpu_hour for r in plan["serving"])
+    assert plan["cost_breakdown"]["rental_usd"] == pytest.approx(by_hand, rel=1e-5)
+
+
+def test_a_rate_that_doubles_needs_at_least_as_many_gpus(run_json, write):
+    gpus = []
+    for rate in (10, 20, 40):
+        code, plan = run_json("plan", write(SERVE_70B.format(rate=rate)), "--as-of", AS_OF)
+        assert code == 0
+        gpus.append(_gpus(plan))
+    assert gpus[0] <= gpus[1] <= gpus[2] and gpus[2] > gpus[0]
+
+
+def test_the_mixed_request_example_mix_beats_every_single_type(run_json, catalog, rules):
+    path = EXAMPLES / "serve-mixed-requests.yaml"
+    _, plan = run_json("plan", path, "--as-of", AS_OF)
+    assert len({r["gpu"] for r in plan["serving"]}) >= 2
+    problem = prepare(load_workload(path), catalog, rules, AS_OF)
+    singles = [solve(problem, baseline(problem).but(only_gpu=g)) for g in
+               sorted({c.gpu for cs in problem.serve_candidates for c in cs})]
+    best = min(s.objective_usd for s in singles if s.feasible)
+    assert plan["total_cost_usd"] < best
+    assert plan["serving_mix"]["best_single_cost_usd"] == pytest.approx(best, rel=1e-5)
+    assert plan["serving_mix"]["saving_usd"] == pytest.approx(best - plan["total_cost_usd"], rel=1e-4, abs=1)
+
+
+def test_geforce_serving_in_a_datacenter_is_rejected_with_lic001(run_json, write):
+    text = """
+deployment: {context: datacenter, ownership: buy}
+gpus: {allow: [rtx-4090]}
+jobs:
+  - {name: bot, kind: serve, model: llama-3.1-8b, precision: fp8,
+     traffic: {requests_per_s: 2, input_tokens: 500, output_tokens: 200}}
+"""
+    code, plan = run_json("plan", write(text), "--as-of", AS_OF)
+    assert code == 3
+    reasons = next(r for r in plan["rejected"] if r["gpu"] == "rtx-4090")["reasons"]
+    assert "LIC001" in {r["rule"] for r in reasons}
+    code, office = run_json("plan", write(text.replace("datacenter", "office"), "o.yaml"), "--as-of", AS_OF)
+    assert code == 0 and office["serving"][0]["gpu"] == "rtx-4090"
+
+
+def test_training_and_serving_share_owned_gpus_only_when_allowed(run_json, write):
+    text = (EXAMPLES / "train-and-serve.yaml").read_text(encoding="utf-8")
+    _, shared = run_json("plan", write(text), "--as-of", AS_OF)
+    _, apart = run_json("plan", write(text.replace("off_peak_training_hours: 8", "off_peak_training_hours: 0"),
+                                      "b.yaml"), "--as-of", AS_OF)
+    for plan in (shared, apart):
+        assert plan["serving"] and plan["jobs"]
+    owned = {p["gpu"]: p["count"] for p in apart["purchase"] if p["ownership"] == "buy"}
+    for job in apart["jobs"]:
+        serving = sum(r["gpu_count"] for r in apart["serving"] if r["gpu"] == job["gpu"] and r["ownership"] == "buy")
+        assert owned[job["gpu"]] >= job["gpu_count"] + serving
+    assert shared["total_cost_usd"] <= apart["total_cost_usd"] + 1e-6
+    if any(r["shared_with_training"] for r in shared["serving"]):
+        assert "8 h a day" in next(r["shared_with_training"] for r in shared["serving"] if r["shared_with_training"])
+
+
+def test_more_traffic_is_re_solved(run_json):
+    _, plan = run_json("plan", EXAMPLES / "serve-70b-datacenter.yaml", "--as-of", AS_OF)
+    step = plan["sensitivity"]["traffic"][0]
+    assert step["change"] == "+30% traffic" and step["replicas_added"] >= 0 and step["extra_cost_usd"] >= 0
+
+
+def test_serve_job_errors_name_the_field(run, write):
+    bad = "deployment: cloud\njobs:\n  - {kind: serve, model: llama-3.1-8b, traffic: {requests_per_s: 5}}\n"
+    code, _, err = run("plan", write(bad))
+    assert code == 2 and "jobs[0].traffic" in err and "input_tokens" in err
+    mix = ("deployment: cloud\njobs:\n  - {kind: serve, model: llama-3.1-8b, traffic: {requests_per_s: 5, mix: "
+           "[{input_tokens: 100, output_tokens: 10, share: 0.5}]}}\n")
+    code, _, err = run("plan", write(mix, "m.yaml"))
+    assert code == 2 and "sum to 1" in err
+
+
+def test_estimate_serve_json_has_the_contract_keys(run_json):
+    code, e = run_json("estimate", "--kind", "serve", "--model", "llama-3.3-70b", "--gpu", "b200", "--count", "1",
+                       "--precision", "fp4", "--input-len", "1000", "--output-len", "1000", "--ttft-ms", "2000",
+                       "--tpot-ms", "200")
+    for key in ("output_tokens_per_s", "requests_per_s", "ttft_ms", "tpot_ms", "max_batch", "kv_cache_gb_per_gpu",
+                "step_breakdown"):
+        assert key in e
+    assert e["output_tokens_per_s"] == pytest.approx(e["requests_per_s"] * 1000, rel=1e-4)
+    assert e["ttft_ms"] <= 2000 and e["tpot_ms"] <= 200
+
+
+def test_estimate_serve_custom_shape_and_preset_list(run, run_json):
+    code, e = run_json("estimate", "--kind", "serve", "--params", "8B", "--layers", "32", "--hidden", "4096",
+                       "--heads", "32", "--kv-heads", "8", "--gpu", "l40s", "--input-len", "500", "--output-len", "100")
+    # KV per sequence by hand: 32 layers x 2 (K, V) x 8 heads x 128 x 2 bytes x (500 + 100/2) tokens
+    per_seq_gb = 32 * 2 * 8 * 128 * 2 * 550 / 1e9
+    assert e["kv_cache_gb_per_gpu"] == pytest.approx(e["batch_per_replica"] * per_seq_gb, rel=1e-3)
+    code, out, _ = run("estimate", "--kind", "serve", "--list-models")
+    assert code == 0 and "llama-3.1-70b" in out and "hf_llama31_70b_config" in out
+    code, _, err = run("estimate", "--kind", "serve", "--params", "8B", "--gpu", "l40s", "--input-len", "5",
+                       "--output-len", "5")
+    assert code == 2 and "--layers" in err
