@@ -118,3 +118,19 @@ def test_no_plan_breaks_a_hard_constraint_even_with_the_budget_at_the_optimum(do
     p = plan(parse_workload(doc), catalog=catalog, rules=rules, as_of=AS_OF, explain=False)
     assert p["status"] != "infeasible"
     holds(doc, p, catalog)
+
+
+@pytest.mark.parametrize("example", ["serve-8b-office", "train-and-serve", "serve-mixed-requests"])
+def test_serving_plans_keep_every_constraint_with_the_budget_at_the_optimum(example, catalog, rules):
+    import yaml
+    from conftest import EXAMPLES
+
+    doc = yaml.safe_load((EXAMPLES / f"{example}.yaml").read_text(encoding="utf-8"))
+    best = least_cost(doc, catalog, rules)
+    if best is None:
+        pytest.skip(f"{example} has no plan")
+    at = {**doc, "budget_usd": best}
+    p = plan(parse_workload(at), catalog=catalog, rules=rules, as_of=AS_OF, explain=False)
+    assert p["status"] != "infeasible"
+    assert p["total_cost_usd"] <= best * (1 + 1e-7) + 0.01
+    assert violations(p.problem, solve(p.problem, time_limit=30)) == []

@@ -63,20 +63,42 @@ def violations(problem: Problem, sol, scenario: Scenario | None = None) -> list[
     for k, cls in enumerate(problem.classes):
         if abs(placed[k] - cls.multiplicity) > 1e-6:
             out.append(f"{cls.name(wl)}: {placed[k]:g} of {cls.multiplicity} jobs placed")
+    # serving: every request class's peak rate sustained, on allowed GPUs and ownership
+    serving = list(getattr(sol, "serving", []))
+    serve_classes = list(getattr(problem, "serve_classes", []))
+    rate = [0.0] * len(serve_classes)
+    for c, n in serving:
+        rate[c.cls] += c.requests_per_s * n
+        if (sel.allow is not None and c.gpu not in sel.allow) or c.gpu in sel.deny:
+            out.append(f"{c.gpu} serves {serve_classes[c.cls].name} against gpus.allow/deny")
+        if c.ownership == "buy" and wl.deployment.ownership == "rent" or (
+                c.ownership == "rent" and wl.deployment.ownership == "buy"):
+            out.append(f"{c.gpu} serving is {c.ownership} against deployment.ownership {wl.deployment.ownership}")
+    for k, sc_k in enumerate(serve_classes):
+        peak = sc_k.peak_rps * getattr(sc, "traffic_factor", 1.0)
+        if rate[k] < peak * (1 - 1e-9) - 1e-9:
+            out.append(f"{sc_k.name}: replicas sustain {rate[k]:.6g} requests/s of the {peak:.6g} at peak")
     # owned fleet: capacity by deadline level, stock, servers' slots
     horizon = problem.costs.horizon_hours
     for g, n in sol.bought.items():
         if n > stock.get(g, math.inf):
             out.append(f"{n} {g} bought, above the stock of {stock[g]}")
         used = [c for c, _ in sol.assignment if c.gpu == g and c.ownership == "buy"]
-        if used and max(c.count for c in used) > n:
-            out.append(f"a job uses {max(c.count for c in used)} {g} but only {n} are bought")
+        mine = [(c, m) for c, m in serving if c.gpu == g and c.ownership == "buy"]
+        serve_gpus = sum(c.gpus * m for c, m in mine)
+        lent = sum(c.gpus * m * serve_classes[c.cls].off_peak_hours / 24.0 for c, m in mine)
+        kept = sum(c.gpus * m for c, m in mine if serve_classes[c.cls].off_peak_hours <= 0)
+        if serve_gpus > n:
+            out.append(f"serving uses {serve_gpus} {g} but only {n} are bought")
+        if used and max(c.count for c in used) + kept > n:
+            out.append(f"a job uses {max(c.count for c in used)} {g} beside {kept} serving, but only {n} are bought")
         dues = sorted({sc.deadline(problem.classes[c.cls].deadline) or horizon for c in used})
         for limit in dues:
             hours = sum(c.gpu_hours * m for c, m in sol.assignment if c.gpu == g and c.ownership == "buy"
                         and (sc.deadline(problem.classes[c.cls].deadline) or horizon) <= limit)
-            if _over(hours, limit * n, HOUR_TOLERANCE * max(1.0, limit * n)):
-                out.append(f"{g}: {hours:.6g} GPU-hours due within {limit:.6g} h on {n} GPUs")
+            room = limit * (n - serve_gpus + lent)
+            if _over(hours, room, HOUR_TOLERANCE * max(1.0, room)):
+                out.append(f"{g}: {hours:.6g} GPU-hours due within {limit:.6g} h on {n} GPUs ({serve_gpus} serving)")
         slots = sum(s.slots * sol.servers.get(g, {}).get(s.id, 0) for s in problem.servers.get(g, []))
         if problem.servers.get(g) and slots < n:
             out.append(f"{n} {g} bought but servers hold only {slots}")
@@ -84,7 +106,8 @@ def violations(problem: Problem, sol, scenario: Scenario | None = None) -> list[
         if c.ownership == "rent" and c.count > stock.get(c.gpu, math.inf):
             out.append(f"{c.count} {c.gpu} rented at once, above the stock of {stock[c.gpu]}")
     # fleet size, as the gpu_count constraint counts it
-    fleet = sum(sol.bought.values()) + sum(c.count * n for c, n in sol.assignment if c.ownership == "rent")
+    fleet = sum(sol.bought.values()) + sum(c.count * n for c, n in sol.assignment if c.ownership == "rent") \
+        + sum(c.gpus * n for c, n in serving if c.ownership == "rent")
     if sc.gpu_lower is not None and fleet < sc.gpu_lower - 1e-6:
         out.append(f"{fleet:g} GPUs, below the {sc.gpu_lower} asked for")
     if sc.gpu_upper is not None and _over(fleet, sc.gpu_upper, 1e-6):
