@@ -39,6 +39,7 @@ HOSTILE = [
     "$\\frac{1}{0}$ and $x^2$",
     "=HYPERLINK(\"https://evil.example\",\"x\")",
     "line one\n# line two",
+    "--><script>alert(2)</script><!--",
 ]
 BAD_HTML = re.compile(r"<\s*(script|img|svg\s+onload|iframe|object|embed)|\bon[a-z]+\s*=|javascript:", re.I)
 
@@ -133,7 +134,7 @@ def html_text(found: _Elements) -> str:
 
 
 def test_hostile_names_are_inert_in_the_svg_charts(tmp_path):
-    text = " ".join(HOSTILE[:3] + HOSTILE[12:14])
+    text = " ".join(HOSTILE[:3] + HOSTILE[12:14] + HOSTILE[-1:])
     p, wl_path, catalog, rules = make_plan(tmp_path, text, charts=True)
     m = advisor.memo(p, wl_path, fmt="md", catalog=catalog, rules=rules)
     assert m.attachments
