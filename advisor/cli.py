@@ -118,9 +118,10 @@ def main():
 @click.option("--format", "fmt", type=FORMATS, default="table", show_default=True, help="Output format.")
 @click.option("--objective", type=click.Choice(["cost", "time"]), default="cost", show_default=True,
               help="cost: the cheapest plan meeting every constraint; time: the shortest makespan within the budget.")
+@click.option("--verbose", is_flag=True, help="List every reason each GPU was not chosen, not only the primary one.")
 @time_limit_option
 @common
-def plan(workload_file, fmt, objective, time_limit, catalog_file, rules_files, as_of, debug):
+def plan(workload_file, fmt, objective, verbose, time_limit, catalog_file, rules_files, as_of, debug):
     """Choose the cheapest GPU mix for WORKLOAD_FILE and explain the choice.
 
     \b
@@ -137,7 +138,7 @@ def plan(workload_file, fmt, objective, time_limit, catalog_file, rules_files, a
     workload, catalog, rules = _inputs(workload_file, catalog_file, rules_files)
     result = make_plan(workload, catalog=catalog, rules=rules, as_of=as_of, objective=objective,
                        time_limit=time_limit)
-    click.echo(result.to_json() if fmt == "json" else plan_text(result), nl=False)
+    click.echo(result.to_json() if fmt == "json" else plan_text(result, verbose=verbose), nl=False)
     if not result.feasible:
         sys.exit(3)
 
@@ -191,7 +192,7 @@ def schema():
 @click.option("--count", type=click.IntRange(min=1, max=100_000), default=1, show_default=True)
 @click.option("--precision", type=click.Choice(["bf16", "fp16", "fp8", "fp4", "int8", "int4"]), default="bf16",
               show_default=True, help="fp4/int8/int4 with --kind serve only (int8/int4: weight-only).")
-@click.option("--kind", type=click.Choice(["pretrain", "finetune", "lora", "serve"]), default="pretrain",
+@click.option("--kind", type=click.Choice(["pretrain", "finetune", "lora", "qlora", "serve"]), default="pretrain",
               show_default=True)
 @click.option("--heads", type=click.IntRange(min=1), default=None, help="Attention heads (--kind serve, custom model).")
 @click.option("--kv-heads", type=click.IntRange(min=1), default=None, help="Key/value heads (GQA) [--heads].")
@@ -208,7 +209,7 @@ def schema():
 @click.option("--global-batch-tokens", default=None, help="Tokens per optimizer step, e.g. 524288 or 4M.")
 @click.option("--optimizer", type=click.Choice(["adamw", "adamw-8bit"]), default="adamw", show_default=True)
 @click.option("--lora-rank", type=click.IntRange(min=1, max=4096), default=16, show_default=True,
-              help="Adapter rank with --kind lora.")
+              help="Adapter rank with --kind lora or qlora.")
 @click.option("--strategy", type=click.Choice(["ddp", "zero1", "zero2", "zero3", "fsdp"]), default=None,
               help="Data-parallel sharding (fsdp = zero3) [chosen].")
 @click.option("--tensor-parallel", type=click.IntRange(min=1, max=64), default=None,
@@ -454,10 +455,12 @@ def catalog_validate(file, fmt, catalog_file, rules_files, as_of, debug):
               help="Memo format [from the suffix of --output].")
 @click.option("--date", callback=_as_of, default=None, metavar="YYYY-MM-DD",
               help="Date printed on the memo [none, so that reruns give identical files].")
+@click.option("--paper", type=click.Choice(["a4", "letter"]), default="a4", show_default=True,
+              help="Page size of the PDF (and of the HTML when printed).")
 @click.option("--force", is_flag=True, help="Replace the output file (and its charts) if they exist.")
 @time_limit_option
 @common
-def memo(workload_file, output, fmt, date, force, time_limit, catalog_file, rules_files, as_of, debug):
+def memo(workload_file, output, fmt, date, paper, force, time_limit, catalog_file, rules_files, as_of, debug):
     """Write a justification memo for WORKLOAD_FILE: the recommendation, bill of materials,
     costs, alternatives with the rules that excluded them, sensitivity, charts and sources.
 
@@ -480,7 +483,7 @@ def memo(workload_file, output, fmt, date, force, time_limit, catalog_file, rule
     workload, catalog, rules = _inputs(workload_file, catalog_file, rules_files)
     result = make_plan(workload, catalog=catalog, rules=rules, as_of=as_of, time_limit=time_limit, charts=True)
     doc = make_memo(result, workload_file, fmt=fmt, catalog=catalog, rules=rules, date=date,
-                    name=Path(output).stem, time_limit=time_limit)
+                    name=Path(output).stem, time_limit=time_limit, paper=paper)
     files = doc.write(output, force=force)
     click.echo(f"wrote {', '.join(str(f) for f in files)}")
     if not result.feasible:

@@ -16,8 +16,14 @@ from advisor.perf import evaluate, min_gpus, params_from, spec_from_flags
 
 FACTORS = {
     "memory_size": "memory size: the model does not fit in the allowed number of cards",
-    "memory_size_hosting": "memory size: it needs several cards to hold the model, and no allowed machine "
-                           "(or costed network between machines) holds that many",
+    "slots": "slots: it needs several cards to hold the model, and no allowed machine "
+             "(or costed network between machines) holds that many",
+    "power": "power: the cards it needs draw more than the power limit",
+    "licence": "licence: a rule forbids it for this deployment",
+    "deadline": "time: even its fastest allowed plan misses the deadline",
+    "budget": "budget: its cheapest plan costs more than the budget",
+    "availability": "availability: the catalog has no price for it under the allowed ownership",
+    "no_plan": "no plan with any allowed GPU meets the limits",
     "memory_bandwidth": "memory bandwidth: memory-bound work dominates its step time",
     "interconnect": "GPU-to-GPU bandwidth: gradient and parameter traffic between cards dominates",
     "compute": "tensor throughput per dollar",
@@ -36,6 +42,22 @@ def _losing_factor(spec, focus, winner, p, n: int) -> str:
     parts = {"compute": "compute_s", "memory_bandwidth": "memory_s", "interconnect": "comm_s"}
     excess = {f: mine.step_breakdown[k] - theirs.step_breakdown[k] for f, k in parts.items()}
     return max(sorted(excess), key=excess.get)
+
+
+def factor_of(primary: dict, n_min: int | None, max_gpus: int) -> str:
+    """The article's deciding factor from the plan's own primary reason for not choosing the
+    focus GPU (explain/alternatives.py): a rule, the GPU count memory needs, power, slots, the
+    deadline, the budget, availability; "cost" when it runs but costs more (the step-time
+    comparison then says which part of the step)."""
+    code, rule = primary.get("code"), primary.get("rule")
+    if code == "memory" or n_min is None or n_min > max_gpus:
+        return "memory_size"  # no allowed count holds the model, whatever else also rules it out
+    if rule:
+        return "licence" if rule.startswith("LIC") else f"rule:{rule}"
+    return {"power": "power", "slots": "slots", "combined": "slots", "deadline_limit": "deadline",
+            "deadline": "deadline", "budget": "budget", "gpu_count": "memory_size", "cost": "cost",
+            "no-price": "availability", "no-purchase-price": "availability", "no-rental-price": "availability",
+            "no-server": "availability", "no-plan": "no_plan"}.get(code, code or "cost")
 
 
 def _flag(parse, value, flag: str):
@@ -150,7 +172,8 @@ def crossover(*, tokens: str = "10B", max_gpus: int = 8, gpus: list[str] | None 
                "model": name, "tokens": tokens, "gpus": {"allow": gpus, "max": max_gpus}}
         if deadline:
             doc["deadline"] = deadline
-        result = plan(parse_workload(doc), catalog=catalog, rules=rules, as_of=as_of)
+        result = plan(parse_workload(doc), catalog=catalog, rules=rules, as_of=as_of,
+                      explain="alternatives")   # forced costs only: no break-evens are shown
         winner = result["purchase"][0]["gpu"] if result["purchase"] else None
         row = {"model": name, "params": catalog.models[name].params, "cheapest": winner,
                "total_cost_usd": result["total_cost_usd"]}
@@ -162,13 +185,10 @@ def crossover(*, tokens: str = "10B", max_gpus: int = 8, gpus: list[str] | None 
             row["focus_cost_usd"], row["factor"] = result["total_cost_usd"], None
         else:
             row["focus_cost_usd"] = rej["forced_cost_usd"] if rej else None
-            if n is None or n > max_gpus:
-                row["factor"] = "memory_size"
-            elif rej and any(r["rule"] for r in rej["reasons"]):
-                row["factor"] = "rule:" + ",".join(r["rule"] for r in rej["reasons"] if r["rule"])
-            elif row["focus_cost_usd"] is None and n > 1:
-                row["factor"] = "memory_size_hosting"  # it needs several cards and no allowed setup holds them
-            else:
+            primary = rej["reasons"][0] if rej else {"code": "cost", "rule": None}
+            row["focus_reason"] = primary.get("message")
+            row["factor"] = factor_of(primary, n, max_gpus)
+            if row["factor"] == "cost":
                 row["factor"] = _losing_factor(spec, focus_gpu, catalog.gpu(winner), p, n) if winner else "compute"
             if crossed is None:
                 crossed = name

@@ -12,20 +12,21 @@ import json
 from advisor._version import __version__
 from advisor.data.catalog import STALE_MONTHS, Catalog, age_months, load_catalog
 from advisor.data.rules import RuleSet, load_rules
+from advisor.data.uncertainty import basis as uncertainty_basis
 from advisor.errors import InputError
-from advisor.explain.reasons import (
-    alternatives,
-    binding,
-    break_even,
-    diagnose,
-    marginal_values,
-)
+from advisor.explain.alternatives import alternatives, ordered
+from advisor.explain.binding import binding
+from advisor.explain.diagnosis import diagnose
+from advisor.explain.sensitivity import break_even, marginal_values
 from advisor.explain.serving import serving_binding, serving_insights, serving_rows, serving_warnings
+from advisor.explain.ranges import speed_sensitivity
+from advisor.explain.robustness import plan_ranges, range_points
 from advisor.explain.tradeoffs import cost_time_points, value_points
 from advisor.inputs.workload import Workload
 from advisor.perf import min_gpus, params_from
+from advisor.perf.memory import default_batch_tokens
 from advisor.solve.candidates import Problem, build_problem
-from advisor.solve.milp import Solution, solve
+from advisor.solve.milp import EXPLAIN_GAP, EXPLAIN_TIME_LIMIT, Solution, default_gap, solve
 from advisor.solve.sweeps import frontier, solve_fastest
 from advisor.solve.verify import check
 
@@ -59,18 +60,33 @@ def prepare(workload: Workload, catalog: Catalog | None = None, rules: RuleSet |
     return build_problem(workload, catalog, rules, params_from(catalog), as_of or dt.date.today())
 
 
+EXPLAIN_LEVELS = ("none", "alternatives", "full")
+
+
 def plan(workload: Workload, *, catalog: Catalog | None = None, rules: RuleSet | None = None,
          as_of: dt.date | None = None, objective: str = "cost", time_limit: float | None = 30.0,
-         explain: bool = True, charts: bool = False) -> Plan:
+         explain: bool | str = True, charts: bool = False, gap: float | None = None) -> Plan:
     """Choose the cheapest GPU mix for `workload` (or, with objective='time', the fastest one
     within the budget) and say why. charts=True also computes what a memo's charts show (the
-    cheapest plan per GPU type under a sweep of completion times, speed per dollar), once."""
+    cheapest plan per GPU type under a sweep of completion times, speed per dollar), once.
+
+    explain: "full" (or True) computes every explanation; "alternatives" the forced cost of each
+    unchosen GPU but no break-evens or marginal values (what `crossover` reads); "none" (or False)
+    none. gap: the relative MIP gap the plan is proven within (None: 0.01% for a few jobs, 1% for
+    fleets of 50 jobs or more; milp.default_gap)."""
     if objective not in ("cost", "time"):
         raise InputError(f"objective is 'cost' or 'time', got {objective!r}", field="objective")
+    level = {True: "full", False: "none"}.get(explain, explain) if isinstance(explain, bool) else explain
+    if level not in EXPLAIN_LEVELS:
+        raise InputError(f"explain is one of {', '.join(EXPLAIN_LEVELS)} (or true/false), got {explain!r}",
+                         field="explain")
+    if gap is not None and not 0 <= gap < 1:
+        raise InputError(f"gap is a fraction from 0 to below 1 (0.01 = 1%), got {gap!r}", field="gap")
     problem = prepare(workload, catalog, rules, as_of)
-    sol = solve(problem, time_limit=time_limit) if objective == "cost" else solve_fastest(problem, time_limit=time_limit)
+    sol = (solve(problem, time_limit=time_limit, gap=gap) if objective == "cost"
+           else solve_fastest(problem, time_limit=time_limit, gap=gap))
     check(problem, sol)   # every hard constraint holds, or the plan is refused (solve/verify.py)
-    result = assemble(problem, sol, objective=objective, time_limit=time_limit, explain=explain)
+    result = assemble(problem, sol, objective=objective, time_limit=time_limit, explain=level, gap=gap)
     if charts:
         result.chart_data = chart_data(problem, time_limit)
     return result
@@ -81,7 +97,8 @@ def chart_data(problem: Problem, time_limit: float | None = 30.0) -> dict:
     if not problem.classes:
         return {}  # the charts are about training time; a serving-only workload has none
     return {"cost_time": cost_time_points(problem, time_limit),
-            "value": value_points(problem, params_from(problem.catalog))}
+            "value": value_points(problem, params_from(problem.catalog)),
+            "ranges": range_points(problem, time_limit)}
 
 
 def min_gpus_by_job(problem: Problem, plan: dict) -> dict:
@@ -109,27 +126,52 @@ def pareto(workload: Workload, *, catalog: Catalog | None = None, rules: RuleSet
 
 
 def _rebuilder(problem: Problem):
-    def rebuild(**deployment_changes):
+    def rebuild(batch_scale: float | None = None, **deployment_changes):
+        """The problem again with another deployment, or every job's global batch x batch_scale."""
         d = problem.workload.deployment.moved_to(**deployment_changes)
         wl = problem.workload.model_copy(update={"deployment": d})
+        if batch_scale is not None:
+            p = params_from(problem.catalog)
+            jobs = [job.model_copy(update={"global_batch_tokens": batch_scale * (
+                        cls.spec.global_batch_tokens or default_batch_tokens(cls.spec.model, p))})
+                    for job, cls in ((wl.jobs[j], c) for c in problem.classes for j in c.jobs)]
+            order = [j for c in problem.classes for j in c.jobs]
+            by_index = dict(zip(order, jobs))
+            wl = wl.model_copy(update={"jobs": [by_index.get(i, job) for i, job in enumerate(wl.jobs)]})
         return build_problem(wl, problem.catalog, problem.rules, params_from(problem.catalog), problem.as_of)
     return rebuild
 
 
 def assemble(problem: Problem, sol: Solution, *, objective: str = "cost", time_limit: float | None = 30.0,
-             explain: bool = True) -> Plan:
+             explain: bool | str = True, gap: float | None = None) -> Plan:
     wl, catalog = problem.workload, problem.catalog
-    rejected = {gid: {"gpu": gid, "reasons": r.reasons, "forced_cost_usd": None}
+    level = {True: "full", False: "none"}.get(explain, explain) if isinstance(explain, bool) else explain
+    rejected = {gid: {"gpu": gid, "reasons": ordered(problem, gid, r.reasons), "forced_cost_usd": None}
                 for gid, r in problem.rejected.items()}
+    if not sol.feasible:  # allowed GPUs that could run the job: no plan meets the limits (see diagnosis)
+        for gid in problem.considered:
+            if gid not in rejected:
+                rejected[gid] = {"gpu": gid, "forced_cost_usd": None, "reasons": [
+                    {"rule": None, "code": "no-plan", "primary": True,
+                     "message": "it can run the jobs, but no plan meets every limit (see why no plan exists)"}]}
     sensitivity = {"break_even": [], "marginal": []}
-    if sol.feasible and explain:
-        alts = alternatives(problem, sol, time_limit)
-        for gid, alt in alts.items():
-            rejected[gid] = {"gpu": gid, **alt}
-        if objective == "cost":
-            sensitivity = {"break_even": break_even(problem, sol, alts, time_limit),
-                           "marginal": marginal_values(problem, sol, time_limit)}
-    insights = serving_insights(problem, sol, time_limit) if explain and objective == "cost" else {}
+    explaining = {"gap": max(EXPLAIN_GAP, gap or 0.0), "solves": 0, "unproven": 0,
+                  "time_limit": EXPLAIN_TIME_LIMIT if time_limit is None else min(time_limit, EXPLAIN_TIME_LIMIT)}
+    problem.solver_cache["explaining"] = explaining   # every re-solve below uses its gap and limit
+    try:
+        if sol.feasible and level != "none":
+            alts = alternatives(problem, sol, time_limit)
+            for gid, alt in alts.items():
+                rejected[gid] = {"gpu": gid, **alt}
+            if objective == "cost" and level == "full":
+                sensitivity = {"break_even": break_even(problem, sol, alts, time_limit),
+                               "marginal": marginal_values(problem, sol, time_limit),
+                               "speed": speed_sensitivity(problem, sol, alts, time_limit)}
+        diagnosis = [] if sol.feasible else diagnose(problem, time_limit,
+                                                     _rebuilder(problem) if level != "none" else None)
+    finally:
+        del problem.solver_cache["explaining"]
+    insights = serving_insights(problem, sol, time_limit) if level != "none" and objective == "cost" else {}
     if insights:
         sensitivity["traffic"] = [insights["traffic"]]
     jobs = []
@@ -138,6 +180,8 @@ def assemble(problem: Problem, sol: Solution, *, objective: str = "cost", time_l
         cls = problem.classes[c.cls]
         jobs.append({"name": cls.name(wl), "gpu": c.gpu, "gpu_count": c.count, "ownership": c.ownership,
                      "copies": n, "tokens_per_s": e.tokens_per_s, "wall_days": c.hours / 24,
+                     "goodput": {"fraction": c.goodput, "lost_days": c.hours * (1 - c.goodput) / 24,
+                                 "source": "workload" if cls.goodput is not None else "model (docs/model.md §1.6)"},
                      "memory_per_gpu_gb": e.memory_per_gpu_gb, "mfu": e.mfu, "binding_factor": e.binding,
                      "step_breakdown": e.step_breakdown, "layout": e.layout})
     data = {
@@ -153,11 +197,11 @@ def assemble(problem: Problem, sol: Solution, *, objective: str = "cost", time_l
         "jobs": jobs,
         "serving": serving_rows(problem, sol),
         "serving_mix": insights.get("mix"),
-        "rejected": [rejected[g] for g in sorted(rejected)],
+        "rejected": [{**rejected[g], "name": catalog.gpus[g].name} for g in sorted(rejected)],
         "binding": binding(problem, sol) + serving_binding(problem, sol) if sol.feasible else [],
         "sensitivity": sensitivity,
-        "diagnosis": [] if sol.feasible else diagnose(problem, time_limit, _rebuilder(problem) if explain else None),
-        "warnings": _warnings(problem, sol) + serving_warnings(problem, sol),
+        "diagnosis": diagnosis,
+        "warnings": _warnings(problem, sol, explaining) + serving_warnings(problem, sol),
         "assumptions": {
             "deployment": wl.deployment.context, "region": wl.deployment.region,
             "ownership": wl.deployment.ownership, "horizon_months": wl.deployment.horizon_months,
@@ -166,12 +210,18 @@ def assemble(problem: Problem, sol: Solution, *, objective: str = "cost", time_l
             "power_limit_kw": problem.power_limit_kw,
             "power_limit_rule": problem.power_rule,
         },
-        "solver": {k: v for k, v in sol.solver.items() if k != "status"},
+        "solver": {**{k: v for k, v in sol.solver.items() if k != "status"},
+                   "gap_limit": default_gap(problem) if gap is None else gap,
+                   "explanations": {"solves": explaining["solves"], "gap_limit": explaining["gap"],
+                                    "time_limit_s": explaining["time_limit"],
+                                    "approximate": explaining["unproven"] > 0}},
         "sources": _sources(problem, sol),
         "as_of": problem.as_of.isoformat(),
         "tool_version": __version__,
         "catalog_digest": catalog.digest,
     }
+    data.update(plan_ranges(problem, sol, jobs, robust=explain and objective == "cost", time_limit=time_limit))
+    data["assumptions"]["uncertainty"] = uncertainty_basis()
     result = Plan(_rounded(data))
     if sol.feasible:  # money to the cent at least: 6 significant digits could print a total above the budget
         result["total_cost_usd"] = _money(sol.objective_usd)
@@ -213,7 +263,7 @@ def _servers(problem: Problem, sol: Solution) -> list[dict]:
     return out
 
 
-def _warnings(problem: Problem, sol: Solution) -> list[dict]:
+def _warnings(problem: Problem, sol: Solution, explaining: dict | None = None) -> list[dict]:
     out = []
 
     def add(entry):
@@ -255,6 +305,11 @@ def _warnings(problem: Problem, sol: Solution) -> list[dict]:
         add({"rule": None, "code": "not-proven-optimal",
              "message": f"the solver stopped at its time limit with a plan not proven optimal "
                         f"(gap {sol.solver.get('gap')}); raise --time-limit for a proof"})
+    if explaining and explaining["unproven"]:
+        add({"rule": None, "code": "explanations-approximate",
+             "message": f"{explaining['unproven']} of the {explaining['solves']} re-solves behind the explanations "
+                        f"stopped at their {explaining['time_limit']:g} s limit before proving a "
+                        f"{100 * explaining['gap']:g}% gap; their numbers are approximate"})
     return out
 
 
@@ -323,3 +378,13 @@ def _rounded(obj):
     if isinstance(obj, (list, tuple)):
         return [_rounded(v) for v in obj]
     return obj
+
+
+class _CallableModule(__import__("types").ModuleType):
+    """`advisor.plan` names both this module and its function: calling the module calls plan()."""
+
+    def __call__(self, *args, **kwargs) -> Plan:
+        return plan(*args, **kwargs)
+
+
+__import__("sys").modules[__name__].__class__ = _CallableModule

@@ -28,12 +28,13 @@ def input_digest(workload) -> tuple[str, str, bytes | None]:
 
 
 def memo(plan: dict, workload=None, *, fmt: str = "md", catalog: Catalog | None = None, rules: RuleSet | None = None,
-         date: dt.date | None = None, charts: bool = True, name: str = "memo", time_limit: float | None = 30.0) -> Memo:
+         date: dt.date | None = None, charts: bool = True, name: str = "memo", time_limit: float | None = 30.0,
+         paper: str = "a4") -> Memo:
     """The justification memo for `plan`, made from `workload` (a workload file's path, whose bytes
     the memo quotes and hashes, or a Workload). `workload`, `catalog` and `rules` default to what a
     plan made by advisor.plan() was made from; otherwise they must be those the plan used (built-in
     catalog and rules by default). `date` is printed on the memo (none by default, so reruns give
-    identical bytes)."""
+    identical bytes). `paper` is the PDF/print page size: a4 or letter."""
     from advisor.data.catalog import load_catalog
     from advisor.data.rules import load_rules
 
@@ -55,4 +56,4 @@ def memo(plan: dict, workload=None, *, fmt: str = "md", catalog: Catalog | None 
     if charts:
         data = getattr(plan, "chart_data", None) or chart_data(problem, time_limit)
     return render(plan, problem, input_digest(workload), fmt=fmt, date=date, chart_data=data, band=estimator_band(),
-                  min_gpus=min_gpus_by_job(problem, plan), name=name)
+                  min_gpus=min_gpus_by_job(problem, plan), name=name, paper=paper)

@@ -28,9 +28,11 @@ from advisor.perf.serve import Setup, decode_step, operating_point, prefill  # n
 from advisor.perf.serving import hardware, load_params, serve_estimate  # noqa: E402
 
 CSV = ROOT / "catalog" / "serving_calibration.csv"
-FREE = ("decode_bandwidth_efficiency", "decode_compute_efficiency", "prefill_compute_efficiency", "step_overhead_ms")
-BOUNDS = {"step_overhead_ms": (0.0, 50.0), "allreduce_latency_us": (0.0, 200.0)}
+FREE = ("decode_bandwidth_efficiency", "decode_compute_efficiency", "prefill_compute_efficiency", "step_overhead_ms",
+        "seq_overhead_us")
+BOUNDS = {"step_overhead_ms": (0.0, 50.0), "allreduce_latency_us": (0.0, 200.0), "seq_overhead_us": (0.0, 100.0)}
 ENGINES = ("vllm", "tgi-gaudi", "llama.cpp", "mlc-llm")
+COMPUTE_ENGINES = ("vllm",)   # engines with their own compute-only factor
 BEGIN, END = "<!-- serving-accuracy:begin -->", "<!-- serving-accuracy:end -->"
 
 
@@ -63,6 +65,10 @@ def predict(r: dict, params, catalog) -> float | None:
         return prefill(s, I)["latency_s"] * 1e3
     if r["kind"] == "batch1_decode_tokens_per_s":
         return 1.0 / decode_step(s, 1, I + O / 2)["step_s"]
+    if r["kind"] == "static_batch_latency_s":   # B prompts prefilled together, then O steps at batch B
+        b = float(r["max_batch"])
+        pre = prefill(s, I)
+        return b * pre["busy_s"] + max(pre["memory_s"] - pre["compute_s"], 0.0) + O * decode_step(s, b, I + O / 2)["step_s"]
     if r["kind"] == "at_rate_tpot_mean":
         rate, lo, hi = _f(r["offered_requests_per_s"]), 1e-6, 4096.0
         for _ in range(40):
@@ -75,12 +81,15 @@ def predict(r: dict, params, catalog) -> float | None:
 def with_values(params, x) -> object:
     vals = dict(zip(FREE, x[:len(FREE)]))
     eng = dict(params.engine_factor)
-    eng.update(dict(zip(ENGINES, x[len(FREE):])))
-    return dataclasses.replace(params, engine_factor=eng, **vals)
+    eng.update(dict(zip(ENGINES, x[len(FREE):len(FREE) + len(ENGINES)])))
+    comp = dict(params.engine_compute_factor)
+    comp.update(dict(zip(COMPUTE_ENGINES, x[len(FREE) + len(ENGINES):])))
+    return dataclasses.replace(params, engine_factor=eng, engine_compute_factor=comp, **vals)
 
 
 def vector(params) -> list[float]:
-    return [getattr(params, k) for k in FREE] + [params.engine_factor.get(e, 1.0) for e in ENGINES]
+    return ([getattr(params, k) for k in FREE] + [params.engine_factor.get(e, 1.0) for e in ENGINES]
+            + [params.engine_compute_factor.get(e, 1.0) for e in COMPUTE_ENGINES])
 
 
 def fit(train: list[dict], params, catalog):
@@ -88,18 +97,20 @@ def fit(train: list[dict], params, catalog):
     from scipy.optimize import least_squares
 
     engines = {r["engine"] for r in train}
+    keys = list(ENGINES) + list(COMPUTE_ENGINES)
 
     def res(x):
         p = with_values(params, x)
         return np.array([math.log(max(predict(r, p, catalog), 1e-9) / float(r["measured"])) for r in train])
 
     x0 = np.array(vector(params))
-    lb = [BOUNDS.get(k, (0.05, 1.0))[0] for k in FREE] + [0.05 if e in engines else x0[len(FREE) + i] - 1e-9 for i, e in enumerate(ENGINES)]
-    ub = [BOUNDS.get(k, (0.05, 1.0))[1] for k in FREE] + [3.0 if e in engines else x0[len(FREE) + i] + 1e-9 for i, e in enumerate(ENGINES)]
+    n = len(FREE)
+    lb = [BOUNDS.get(k, (0.05, 1.0))[0] for k in FREE] + [0.05 if e in engines else x0[n + i] - 1e-9 for i, e in enumerate(keys)]
+    ub = [BOUNDS.get(k, (0.05, 1.0))[1] for k in FREE] + [3.0 if e in engines else x0[n + i] + 1e-9 for i, e in enumerate(keys)]
     x0 = np.clip(x0, lb, ub)
     sol = least_squares(res, x0, bounds=(lb, ub), loss="soft_l1", f_scale=0.1, diff_step=1e-3, max_nfev=60)
     # engines without a training row keep the reference factor 1.0 (what a held-out engine gets)
-    x = [v if i < len(FREE) or ENGINES[i - len(FREE)] in engines else 1.0 for i, v in enumerate(sol.x)]
+    x = [v if i < n or keys[i - n] in engines else 1.0 for i, v in enumerate(sol.x)]
     return with_values(params, x)
 
 
@@ -127,7 +138,8 @@ def report(params, catalog, loso: bool) -> dict:
 def summarise(res: dict, loso: bool) -> str:
     data = rows()
     lines = ["| kind | rows | in-sample MAPE | leave-one-source-out MAPE | LOSO median | worst LOSO |", "|---|---|---|---|---|---|"]
-    for kind in ("offline", "server", "batch1_decode_tokens_per_s", "batch1_ttft_ms", "at_rate_tpot_mean"):
+    for kind in ("offline", "server", "batch1_decode_tokens_per_s", "batch1_ttft_ms", "static_batch_latency_s",
+                 "at_rate_tpot_mean"):
         for label, rs in ((kind, [r for r in data if r["kind"] == kind and r["fit"] == "yes"]),
                           (f"{kind}, never fitted", [r for r in data if r["kind"] == kind and r["fit"] != "yes"])):
             if rs:
@@ -192,6 +204,7 @@ def main() -> None:
         for k in FREE:
             print(f"{k}: {getattr(p, k):.4f}")
         print("engine_factor:", {e: round(p.engine_factor[e], 4) for e in ENGINES})
+        print("engine_compute_factor:", {e: round(p.engine_compute_factor.get(e, 1.0), 4) for e in COMPUTE_ENGINES})
         return
     res = report(params, catalog, not a.no_loso)
     text = summarise(res, not a.no_loso) + "\n\n" + ranks(res)

@@ -1,6 +1,8 @@
 """`advisor compare` and `advisor crossover`: the article's table for any model, and where the 4090 stops winning."""
 from __future__ import annotations
 
+import datetime as dt
+
 import pytest
 from conftest import AS_OF
 
@@ -22,11 +24,12 @@ def test_compare_json_rows_carry_the_contract_and_the_articles_claims(run_json):
     assert rows["rtx-4090"]["tokens_per_s_per_1k_usd"] > rows["h100-sxm"]["tokens_per_s_per_1k_usd"]
 
 
-def test_price_override_changes_the_ratio(run_json):
+def test_price_override_changes_the_ratio(run_json, catalog):
     _, base = run_json("compare", "rtx-4090", "h100-sxm", "--as-of", AS_OF)
     _, quoted = run_json("compare", "rtx-4090", "h100-sxm", "--price", "rtx-4090=1749", "--as-of", AS_OF)
     b, q = base["rows"][1]["price_ratio"], quoted["rows"][1]["price_ratio"]
-    assert q == pytest.approx(b * 1599 / 1749)
+    catalog_price = catalog.at(dt.date.fromisoformat(str(AS_OF))).gpus["rtx-4090"].purchase_usd
+    assert q == pytest.approx(b * catalog_price / 1749)
     assert quoted["rows"][0]["price_source"] == "--price"
 
 
@@ -53,10 +56,25 @@ def test_crossover_names_the_model_and_the_factor(run_json):
     crossed = points[x["crossover_model"]]
     assert crossed["cheapest"] != "rtx-4090"
     assert crossed["params"] > points["gpt2-124m"]["params"]
-    assert crossed["factor"] in {"memory_size", "memory_size_hosting", "memory_bandwidth", "interconnect", "compute"}
+    assert crossed["factor"] in {"memory_size", "slots", "power", "licence", "memory_bandwidth", "interconnect", "compute"}
     assert crossed["rtx-4090_min_gpus"] > 1   # in an office it stops winning once one card cannot hold the model
     # the largest models cannot fit on eight 24 GB cards at all
     assert points["llama-3-70b"]["factor"] == "memory_size"
+
+
+def test_crossover_factor_is_the_plans_own_reason(run_json, write):
+    """mpt-3b needs three 4090s; with the workstation they draw more than the office's 1.44 kW
+    (PWR001): the crossover says power, as `advisor plan` on the same job does."""
+    _, x = run_json("crossover", "--model", "mpt-3b", "--as-of", AS_OF)
+    row = x["points"][0]
+    assert row["factor"] == "power" and row["rtx-4090_min_gpus"] == 3
+    path = write("deployment: {context: office, ownership: buy}\nmodel: mpt-3b\ntokens: 10B\n"
+                 "gpus: {allow: [rtx-4090], max: 8}\n")
+    code, plan = run_json("plan", path, "--as-of", AS_OF)
+    assert code == 3
+    assert any(d["constraint"] == "power" and d["kind"] == "lever" for d in plan["diagnosis"])
+    # three cards (450 W each) and the workstation exceed 1.44 kW; two cards do not
+    assert plan["rejected"][0]["reasons"][0]["code"] == "no-plan"
 
 
 def test_crossover_chart_is_an_svg_and_reproducible(run, tmp_path):

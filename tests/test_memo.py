@@ -73,7 +73,8 @@ def test_datacenter_memo_cites_lic001_with_its_source(memos, rules):
 def test_markdown_memo_links_its_charts_beside_it(memos):
     path = memos["article-office", "md"]
     links = re.findall(r"!\[[^\]]*\]\(([^)]+)\)", path.read_text(encoding="utf-8"))
-    assert links == ["article-office_files/cost-vs-time.svg", "article-office_files/value-by-gpu.svg"]
+    assert links == ["article-office_files/cost-vs-time.svg", "article-office_files/value-by-gpu.svg",
+                     "article-office_files/cost-vs-time-ranges.svg"]
     for link in links:
         svg = ET.parse(path.parent / link).getroot()
         assert svg.tag.endswith("svg")
@@ -84,7 +85,7 @@ def test_html_memo_is_well_formed_with_inline_charts(memos):
         text = memos[example, "html"].read_text(encoding="utf-8")
         root = ET.fromstring(text.split("\n", 1)[1])  # everything after <!DOCTYPE html> is XML
         svgs = root.findall(".//{http://www.w3.org/2000/svg}svg")
-        assert len(svgs) == 2
+        assert len(svgs) == 3      # cost-time, value per dollar, cost-time with P10-P90 whiskers
         ids = [el.get("id") for el in root.iter() if el.get("id")]
         assert len(ids) == len(set(ids)), "two charts share an SVG id"
         _Balanced().check(text)
@@ -231,3 +232,63 @@ def test_memo_of_a_plan_needs_nothing_else():
     html = advisor.memo(p, fmt="html").content.decode("utf-8")
     assert "a100-80gb-sxm" in html.lower() or "A100 80GB" in html
     assert "LIC001" in html
+
+
+def _memo_text(workload_doc: dict, catalog, rules, fmt: str = "md", **kw) -> tuple[dict, str]:
+    p = advisor.plan(advisor.parse_workload(workload_doc), catalog=catalog, rules=rules, as_of=AS_OF)
+    return p, advisor.memo(p, charts=False, fmt=fmt, **kw).content.decode("utf-8")
+
+
+@pytest.mark.parametrize("ownership,title", [("buy", "GPU purchase justification"), ("rent", "GPU rental justification")])
+def test_memo_title_follows_the_decision(catalog, rules, ownership, title):
+    doc = {"name": "t", "deployment": {"context": "datacenter", "ownership": ownership}, "model": "gpt2-124m",
+           "tokens": "10B", "deadline": "7d", "gpus": {"allow": ["a100-80gb-sxm", "h100-sxm"]}}
+    p, text = _memo_text(doc, catalog, rules)
+    assert {i["ownership"] for i in p["purchase"]} == {ownership}
+    assert text.startswith(f"# {title}: t")
+    other = "GPU rental justification" if ownership == "buy" else "GPU purchase justification"
+    assert other not in text
+
+
+def test_memo_prose_uses_display_names_without_doubled_words(catalog, rules):
+    doc = {"name": "t", "deployment": {"context": "datacenter", "ownership": "buy"}, "model": "gpt2-124m",
+           "tokens": "10B", "deadline": "7d", "gpus": {"allow": ["a100-80gb-sxm"]}}
+    p, text = _memo_text(doc, catalog, rules)
+    recommendation = text.split("Recommendation", 1)[1].split("\n## ", 1)[0]
+    for srv in p["servers"]:
+        assert srv["server"] not in recommendation                      # no internal id in prose
+        assert catalog.servers[srv["server"]].name in recommendation
+    prose = [line for line in text.splitlines() if line and not line.startswith(("|", "```", "    "))]
+    doubled = [m.group(0) for line in prose for m in re.finditer(r"\b(\w+) \1\b", line, flags=re.I)]
+    assert not doubled, doubled
+    for srv in p["servers"]:   # "HGX A100 8-GPU server (SXM4, NVSwitch) server for" nowhere, tables included
+        name = catalog.servers[srv["server"]].name
+        assert "server" in name.lower() and f"{name} server" not in text
+
+
+def test_memo_paper_size(catalog, rules):
+    doc = {"name": "t", "deployment": {"context": "office", "ownership": "buy"}, "model": "gpt2-124m", "tokens": "10B"}
+    _, a4 = _memo_text(doc, catalog, rules, fmt="html")
+    _, letter = _memo_text(doc, catalog, rules, fmt="html", paper="letter")
+    assert "size: A4;" in a4 and "size: letter;" in letter
+    from advisor.errors import InputError
+    with pytest.raises(InputError, match="paper"):
+        _memo_text(doc, catalog, rules, fmt="html", paper="a3")
+
+
+def test_cli_memo_paper_option(run, tmp_path):
+    out = tmp_path / "m.html"
+    code, _, _ = run("memo", EXAMPLES / "article-office.yaml", "-o", out, "--paper", "letter", "--as-of",
+                     AS_OF.isoformat())
+    assert code == 0 and "size: letter;" in out.read_text()
+    code, _, err = run("memo", EXAMPLES / "article-office.yaml", "-o", out, "--paper", "a3")
+    assert code == 2 and "--paper" in err
+
+
+def test_value_chart_marks_excluded_gpus():
+    from advisor.present.memo_charts import excluded_labels
+    plan = {"rejected": [
+        {"gpu": "rtx-4090", "forced_cost_usd": None, "reasons": [{"rule": "LIC001", "code": "LIC001", "message": "m"}]},
+        {"gpu": "b200", "forced_cost_usd": None, "reasons": [{"rule": None, "code": "no-server", "message": "m"}]},
+        {"gpu": "h100-sxm", "forced_cost_usd": 1000.0, "reasons": [{"rule": None, "code": "cost", "message": "m"}]}]}
+    assert excluded_labels(plan) == {"rtx-4090": "rule LIC001", "b200": "no priced server"}

@@ -44,7 +44,7 @@ def brute_force(problem) -> float | None:
     months = horizon / 730.0
     per_class = []   # one entry per job: identical jobs choose independently
     for cls, cands in zip(problem.classes, problem.candidates):
-        usable = [c for c in cands if cls.deadline is None or c.hours <= cls.deadline]
+        usable = [c for c in cands if cls.deadline is None or c.planned_hours <= cls.deadline]  # at the confidence
         per_class += [usable] * cls.multiplicity
     best = None
     for combo in itertools.product(*per_class):
@@ -61,7 +61,7 @@ def brute_force(problem) -> float | None:
                     if c.gpu == g and c.ownership == "buy"]
             need = max(c.count for c, _ in mine)
             for _, level in mine:
-                need = max(need, math.ceil(sum(c.gpu_hours for c, due in mine if due <= level) / level - 1e-9))
+                need = max(need, math.ceil(sum(c.planned_gpu_hours for c, due in mine if due <= level) / level - 1e-9))
             if (wl.gpus.stock or {}).get(g, math.inf) < need:
                 ok = False
             options = problem.servers.get(g, [])
@@ -291,7 +291,7 @@ def test_cbc_fallback_gives_the_same_optimum(monkeypatch):
            "deadline": "3d", "gpus": {"allow": GPUS, "max": 8}}
     problem = problem_for(doc)
     highs = solve(problem)
-    monkeypatch.setattr(opt, "solver_for", lambda limit: ("cbc", cbc_solver(limit)))
+    monkeypatch.setattr(opt, "solver_for", lambda limit, gap=None: ("cbc", cbc_solver(limit, gap)))
     cbc = solve(problem)
     assert highs.solver["name"] == "highs" and cbc.solver["name"] == "cbc"
     assert cbc.objective_usd == pytest.approx(highs.objective_usd, rel=1e-6)

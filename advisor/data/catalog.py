@@ -458,12 +458,25 @@ def _builtin_raw() -> dict:
     folder = data_dir("catalog")
     raw: dict = {key: {} for key in _LISTS + _MAPPINGS}
     for name in _FILES:
-        doc = load_yaml_file(folder / name, "catalog file") or {}
+        doc = load_yaml_file(folder / name, "catalog file", shipped=True) or {}
         if name == "economics.yaml":
             raw["economics"] = doc.get("economics") if isinstance(doc, dict) else doc
             continue
         _merge_document(raw, doc, str(folder / name), builtin=True)
     return raw
+
+
+def _builtin() -> tuple[dict, Catalog]:
+    """(the merged raw documents, the validated catalog) of the shipped files, compiled once
+    (data/compiled.py); the raw form is what a --catalog override merges over."""
+    from advisor.data.compiled import compiled
+
+    def build() -> tuple[dict, Catalog]:
+        raw = _builtin_raw()
+        return raw, _validate(copy.deepcopy(raw), "built-in catalog")
+
+    folder = data_dir("catalog")
+    return compiled("catalog", [folder / name for name in _FILES], build)
 
 
 def _merge_document(raw: dict, doc, name: str, builtin: bool = False) -> None:
@@ -628,10 +641,10 @@ def _source_ids(node, path: str):
 
 def load_catalog(override: str | Path | None = None) -> Catalog:
     """The built-in catalog, with `override` (a user's YAML file) merged over it."""
-    raw = _builtin_raw()
-    name = "built-in catalog"
-    if override is not None:
-        doc = load_yaml_file(override, "catalog file")
-        name = str(override)
-        _merge_document(raw, doc or {}, name)
+    raw, builtin = _builtin()
+    if override is None:
+        return builtin
+    doc = load_yaml_file(override, "catalog file")
+    name = str(override)
+    _merge_document(raw, doc or {}, name)
     return _validate(raw, name)

@@ -9,7 +9,8 @@ from dataclasses import dataclass
 class Params:
     """Parameters of the model; values, fit and meaning in catalog/estimator.yaml and docs/model.md §1."""
 
-    matmul_efficiency_max: float           # fitted: share of the GPU's best GEMM rate a step's matmuls reach
+    matmul_efficiency_max: float           # (kept for old catalogs; framework_efficiency replaces it)
+    # fitted: share of the GPU's best GEMM rate a step's matmuls reach
     matmul_efficiency_half_hidden: float   # fixed at 0: h0 of an extra size factor h / (h + h0)
     architecture_efficiency: dict          # measured: best GEMM rate / dense peak, by GPU id or family, precision
     attention_efficiency: float | dict     # fitted: causal flash attention's share of the bf16 peak, by family
@@ -24,3 +25,11 @@ class Params:
     overhead_gb: float                     # CUDA context, allocator fragmentation, buffers
     usable_memory_fraction: float          # share of memory the allocator can actually hand out
     batch_tokens_by_params: list           # [[max_params, global_batch_tokens], ...]
+    framework_efficiency: dict | None = None   # fitted: share of MAMF a step's matmuls reach, by generation, precision
+    fp8_framework_ratio: float = 1.0       # fitted: fp8's framework share / bf16's (generations without fp8 rows)
+    software_factor: dict | None = None    # vendor software factor on compute (AMD, Intel), by generation
+    mfu_cap: dict | None = None            # measured: best published MFU by generation and precision
+    attention_kernel_speedup: dict | None = None  # measured: today's attention kernels over the FA2 era, by generation
+    step_jitter: float = 0.0               # fitted: per-GPU step-time jitter (share of a step) behind the sync loss
+    context_parallel_max: int = 8          # largest context-parallel group searched (long sequences)
+    goodput: dict | None = None            # failure, restart, checkpoint and evaluation figures (perf/goodput.py)

@@ -431,16 +431,28 @@ def _validate_file(doc, name: str) -> RuleFile:
         raise InputError(f"{name}: field `{where}`: {describe_error(err)}", file=name, field=where) from None
 
 
+def _builtin_files(paths: list[Path]) -> list[tuple[str, RuleFile | None]]:
+    """The shipped rules files, parsed and validated once (data/compiled.py)."""
+    from advisor.data.compiled import compiled
+
+    def build() -> list[tuple[str, RuleFile | None]]:
+        return [(f"rules/{p.name}", _validate_file(load_yaml_file(p, "rules file", shipped=True), f"rules/{p.name}"))
+                for p in paths]
+
+    return compiled("rules", paths, build)
+
+
 def load_rules(extra: list[str | Path] | None = None) -> RuleSet:
     """The built-in rules plus an organisation's own files (`--rules FILE`)."""
     builtin = sorted(data_dir("rules").glob("*.yaml"))
-    files = builtin + [Path(p) for p in (extra or [])]
+    parsed_files = _builtin_files(builtin)
+    parsed_files += [(str(p), None) for p in (extra or [])]
     rules: list[Rule] = []
     lists: dict[str, list] = {}
     origin: dict[str, str] = {}
-    for path in files:
-        name = f"rules/{path.name}" if path in builtin else str(path)
-        parsed = _validate_file(load_yaml_file(path, "rules file"), name)
+    for name, parsed in parsed_files:
+        if parsed is None:   # a user's file: read defensively every time
+            parsed = _validate_file(load_yaml_file(name, "rules file"), name)
         for key, values in parsed.lists.items():
             if key in lists and lists[key] != values:
                 raise InputError(f"{name}: list {key!r} is already defined differently in another rules file",

@@ -35,7 +35,7 @@ MAX_PARAMS = 1e14          # 100T parameters
 MAX_JOBS = 5_000
 MAX_BUDGET_USD = 1e12    # a trillion dollars
 JOB_SHORTHAND = ("model", "tokens", "precision", "deadline", "kind", "micro_batch", "checkpointing",
-                 "global_batch_tokens", "lora_rank", "optimizer", "seq_len")
+                 "global_batch_tokens", "lora_rank", "optimizer", "seq_len", "goodput")
 
 
 def _bounded(parse, upper: float, what: str):
@@ -104,7 +104,7 @@ class ModelShape(_Strict):
 
 class Job(_Strict):
     name: str | None = Field(None, min_length=1, max_length=200)
-    kind: Literal["pretrain", "finetune", "lora"] = "pretrain"
+    kind: Literal["pretrain", "finetune", "lora", "qlora"] = "pretrain"
     model: str | ModelShape = Field(description="a preset id (advisor models) or {params: 124M, layers: 12, ...}")
     tokens: Count = Field(description="token budget: 10B")
     precision: Literal["bf16", "fp16", "fp8"] = "bf16"
@@ -115,6 +115,8 @@ class Job(_Strict):
     seq_len: int | None = Field(None, gt=0, le=10_000_000, description="overrides the preset's sequence length")
     lora_rank: int = Field(16, gt=0, le=4096)
     optimizer: Literal["adamw", "adamw-8bit"] = "adamw"
+    goodput: float | None = Field(None, gt=0, le=1, description="share of wall time spent training (failures, "
+                                  "restarts, checkpoints, evaluation); by default from GPU count and job length")
     repeat: int = Field(1, gt=0, le=MAX_JOBS, description="this many identical copies of the job")
 
     @field_validator("tokens")
@@ -284,6 +286,9 @@ class Workload(_Strict):
     gpus: GpuSelection = GpuSelection()
     budget_usd: USD | None = None
     allow_mixed: bool = Field(False, description="let one job's tokens be split across GPU types")
+    confidence: float = Field(0.8, ge=0.5, le=0.99, description=(
+        "every deadline must hold at this quantile of the job's time (the estimator's measured error, "
+        "catalog/uncertainty.yaml): 0.5 plans on the median, 0.9 on the time 9 runs in 10 beat [0.8]"))
 
     @model_validator(mode="before")
     @classmethod
@@ -335,7 +340,8 @@ _SHAPES = {
 _LARGEST_CLUSTERS = f"the largest clusters reported hold about {MAX_GPUS:,} GPUs"
 _REASONS = {"count": _LARGEST_CLUSTERS, "min": _LARGEST_CLUSTERS, "max": _LARGEST_CLUSTERS,
             "horizon_months": "owned hardware is costed over at most 20 years",
-            "jobs": f"a workload holds at most {MAX_JOBS:,} jobs"}
+            "jobs": f"a workload holds at most {MAX_JOBS:,} jobs",
+            "confidence": "a quantile between 0.5 (the median job time) and 0.99; the default is 0.8"}
 
 
 def _clean_loc(loc) -> tuple:

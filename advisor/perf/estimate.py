@@ -7,6 +7,7 @@ from dataclasses import asdict, dataclass, field, replace
 from advisor.data.catalog import GPU
 from advisor.data.estimator import Params
 from advisor.errors import InputError
+from advisor.perf.band import NO_MEASURED_RUN, band
 from advisor.perf.jobspec import JobSpec, spec_from_flags
 from advisor.perf.layout import (
     STRATEGIES,
@@ -23,7 +24,7 @@ from advisor.perf.memory import (
     default_batch_tokens,
     trainable_params,
 )
-from advisor.perf.training import mfu_flops_per_token
+from advisor.perf.training import generation, mfu_cap, mfu_flops_per_token
 
 
 @dataclass
@@ -60,6 +61,8 @@ def evaluate(job: JobSpec, gpu: GPU, count: int, p: Params) -> Estimate:
     empty = dict(gpu=gpu.id, gpu_count=count, memory_per_gpu_gb=0.0, tokens_per_s=0.0, tokens_per_s_per_gpu=0.0,
                  mfu=0.0, step_breakdown={"compute_s": 0.0, "memory_s": 0.0, "comm_s": 0.0},
                  memory_breakdown={}, layout={}, binding="none", notes=notes)
+    if band(gpu) is None:
+        notes.append(NO_MEASURED_RUN)
     if not peak:
         return Estimate(fits=False, reason=f"{gpu.name} has no {job.precision} tensor rate in the catalog", **empty)
     if gpu.memory_bandwidth_gbps.value is None or gpu.memory_gb.value is None:
@@ -80,7 +83,17 @@ def evaluate(job: JobSpec, gpu: GPU, count: int, p: Params) -> Estimate:
     mem = _memory(job, lay, p, batch)
     parts = {"compute": t["compute_s"], "memory_bandwidth": t["memory_s"], "interconnect": t["comm_s"]}
     binding = max(parts, key=parts.get)
-    mfu = tps / count * mfu_flops_per_token(m, job.kind) / (peak * 1e12)
+    flops = mfu_flops_per_token(m, job.kind)
+    mfu = tps / count * flops / (peak * 1e12)
+    cap = mfu_cap(gpu, job.precision, p, lay.count)
+    if cap is not None and mfu > cap:  # never above the best published run of the generation
+        notes.append(f"capped at {100 * cap:.1f}% MFU, the best published {job.precision} run on "
+                     f"{generation(gpu).title()} GPUs (model: {100 * mfu:.1f}%)")
+        tps, mfu = tps * cap / mfu, cap
+    asked = job.global_batch_tokens or default_batch_tokens(m, p)
+    if batch > asked * 1.0001:
+        notes.append(f"global batch raised from {asked:,.0f} to {batch:,.0f} tokens: {count} GPUs need at "
+                     f"least one sequence each per step in this layout")
     if lay.count < count:
         notes.append(f"{count - lay.count} of {count} GPUs idle: tensor x pipeline parallelism "
                      f"{lay.tp} x {lay.pp} on {lay.count} is faster than any layout using all {count}")
@@ -90,12 +103,13 @@ def evaluate(job: JobSpec, gpu: GPU, count: int, p: Params) -> Estimate:
     if lay.pp > 1:
         notes.append(f"pipeline parallelism {lay.pp}: {100 * t['bubble']:.0f}% of each step is pipeline bubble")
     strategy = "single" if count == 1 else lay.strategy
-    layout = {"strategy": strategy, "shards": lay.dp if lay.strategy == "zero3" else 1,
+    layout = {"strategy": strategy, "shards": lay.shard_group if lay.strategy == "zero3" else 1,
               "micro_batch": lay.micro_batch, "checkpointing": lay.checkpointing, "data_parallel": lay.dp,
               "tensor_parallel": lay.tp, "pipeline_parallel": lay.pp, "needs_tensor_parallel": needs_tp,
               "idle_gpus": count - lay.count,
               "gradient_accumulation": round(t["micro_batches"], 2), "pipeline_bubble": round(t["bubble"], 4),
-              "interconnect": t["tier"], "global_batch_tokens": batch}
+              "context_parallel": lay.cp, "interconnect": t["tier"], "global_batch_tokens": batch,
+              "seq_len": m.seq_len, "batch_changed": batch > asked * 1.0001}
     return Estimate(
         gpu=gpu.id, gpu_count=count, fits=True,
         memory_per_gpu_gb=round(sum(mem.values()) / GB, 3),
@@ -143,6 +157,7 @@ def estimate(*, gpu: str, count: int = 1, model: str | None = None, params: floa
         "step_breakdown": {k: round(v, 6) for k, v in e.step_breakdown.items()},
         "memory_breakdown_gb": e.memory_breakdown, "layout": e.layout, "binding": e.binding,
         "min_gpus": min_gpus(spec, g, p), "dense_tflops": g.dense_tflops(precision),
+        "generation": generation(g), "accuracy_band": band(g, precision),
         "model": {"params": spec.model.params, "layers": spec.model.layers, "hidden": spec.model.hidden,
                   "seq_len": spec.model.seq_len, "shape_inferred": spec.model.shape_inferred},
         "job": {"kind": spec.kind, "precision": spec.precision, "optimizer": spec.optimizer,

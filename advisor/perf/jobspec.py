@@ -56,7 +56,7 @@ class JobSpec:
     `tensor_parallel` and `pipeline_parallel` fix the layout; None lets `evaluate` choose."""
 
     model: ModelSpec
-    kind: str = "pretrain"                 # pretrain | finetune | lora
+    kind: str = "pretrain"                 # pretrain | finetune | lora | qlora
     precision: str = "bf16"
     micro_batch: int | None = None
     checkpointing: bool | None = None
@@ -66,6 +66,8 @@ class JobSpec:
     strategy: str | None = None            # ddp | zero1 | zero2 | zero3 (= fsdp)
     tensor_parallel: int | None = None
     pipeline_parallel: int | None = None
+    context_parallel: int | None = None
+    attention_kernel: str | None = None    # None: today's kernels; "fa2": FlashAttention-2-era (calibration rows)
     grad_reduce_bytes: float = 2.0         # bytes per gradient reduced: 2 (bf16), 4 (fp32, FSDP's default)
 
 

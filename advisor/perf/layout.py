@@ -16,7 +16,8 @@ TENSOR_PARALLEL = (1, 2, 4, 8)
 PIPELINE_PARALLEL = (1, 2, 4, 8, 16, 32, 64, 128)
 MICRO_BATCHES = (128, 64, 48, 32, 24, 16, 12, 8, 6, 4, 3, 2, 1)
 MAX_MICRO_BATCH_TOKENS = 65_536       # larger micro-batches buy nothing once the matrices are large
-TP_MARGIN = 0.10                      # tensor parallelism only if >10% faster than any layout without it
+LONG_SEQUENCE = 16_384                # context parallelism is searched from this sequence length up
+TP_MARGIN = 0.10                      # tensor parallelism is "needed" (rule INT001) only if >10% faster than without
 
 
 def _strategy(name: str | None) -> str | None:
@@ -35,23 +36,38 @@ def _parallel_sizes(job: JobSpec, gpu: GPU, p: Params) -> tuple[list[int], list[
     return tps, pps
 
 
-def _options(job: JobSpec, gpu: GPU, count: int, p: Params) -> list[tuple[str, int, int, int]]:
-    """(strategy, tp, pp, dp) combinations for `count` GPUs, honouring what the job fixes. When
-    tp x pp does not divide `count` the remainder idles (5 GPUs can run tensor parallelism 2 on
-    4); such combinations come last, so they win only by being faster."""
+def _context_sizes(job: JobSpec, p: Params) -> list[int]:
+    """Context-parallel sizes: only for long sequences (each GPU keeps at least 2,048 tokens of one)."""
+    if job.context_parallel:
+        return [job.context_parallel]
+    s = job.model.seq_len
+    if s < LONG_SEQUENCE:
+        return [1]
+    return [c for c in (1, 2, 4, 8, 16, 32) if c <= p.context_parallel_max and s // c >= 2048]
+
+
+def _options(job: JobSpec, gpu: GPU, count: int, p: Params) -> list[tuple[str, int, int, int, int]]:
+    """(strategy, tp, pp, dp, cp) combinations for `count` GPUs, honouring what the job fixes. When
+    tp x pp x cp does not divide `count` the remainder idles (5 GPUs can run tensor parallelism 2
+    on 4); such combinations come last, so they win only by being faster."""
     tps, pps = _parallel_sizes(job, gpu, p)
     strategies = [_strategy(job.strategy)] if job.strategy else list(STRATEGIES)
+    fixed = job.tensor_parallel or job.pipeline_parallel or job.context_parallel
     out = []
-    for t in tps:
-        for q in pps:
-            dp = count // (t * q)
-            if dp < 1 or (count % (t * q) and (job.tensor_parallel or job.pipeline_parallel)):
-                continue
-            for s in strategies:
-                if dp == 1 and s != strategies[0] and job.strategy is None:
-                    continue  # sharding over one GPU is no sharding
-                out.append((s, t, q, dp))
-    return sorted(out, key=lambda c: c[1] * c[2] * c[3] < count)  # stable: exact combinations first
+    for c in _context_sizes(job, p):
+        for t in tps:
+            for q in pps:
+                dp = count // (t * q * c)
+                if dp < 1 or (count % (t * q * c) and fixed):
+                    continue
+                for s in strategies:
+                    if dp * c == 1 and s != strategies[0] and job.strategy is None:
+                        continue  # sharding over one GPU is no sharding
+                    if dp * c == 1 < count and job.strategy and s != "ddp":
+                        continue  # a sharding strategy the caller asked for needs a group to shard over
+                    out.append((s, t, q, dp, c))
+    # stable: exact combinations first, then simpler ones (pipelining, then context parallelism last)
+    return sorted(out, key=lambda o: (o[1] * o[2] * o[3] * o[4] < count, o[2] > 1, o[4] > 1))
 
 
 def _micro_batch_options(job: JobSpec, dp: int, batch: float) -> list[int]:
@@ -63,15 +79,15 @@ def _micro_batch_options(job: JobSpec, dp: int, batch: float) -> list[int]:
 
 
 def _fitting(job: JobSpec, gpu: GPU, count: int, p: Params, batch: float, combos) -> list[Layout]:
-    """For each (strategy, tp, pp) and checkpointing choice, the largest micro-batch that fits
+    """For each (strategy, tp, pp, cp) and checkpointing choice, the largest micro-batch that fits
     (with pipelining every one that fits: smaller ones shrink the bubble)."""
     cap = usable_bytes(gpu, p)
     ckpts = [job.checkpointing] if job.checkpointing is not None else [False, True]
     out = []
-    for s, t, q, dp in combos:
+    for s, t, q, dp, c in combos:
         for ckpt in ckpts:
             for mb in _micro_batch_options(job, dp, batch):
-                lay = Layout(s, dp, t, q, mb, ckpt)
+                lay = Layout(s, dp, t, q, mb, ckpt, c)
                 if sum(_memory(job, lay, p, batch).values()) <= cap:
                     out.append(lay)
                     if q == 1:
@@ -96,32 +112,33 @@ def _best(job: JobSpec, gpu: GPU, layouts: list[Layout], p: Params):
 
 
 def choose_layout(job: JobSpec, gpu: GPU, count: int, p: Params):
-    """The fastest layout that fits on `count` GPUs, as (layout, times, tokens/s, needs_tensor_parallel),
-    or None. Pipeline parallelism is tried only when nothing fits without it. Tensor parallelism is
-    chosen only when the job cannot run without it or runs more than TP_MARGIN slower; over PCIe
-    without peer-to-peer, only when no layout without it (pipelined or not) fits."""
+    """The fastest layout that fits on `count` GPUs at the job's global batch, as (layout, times,
+    tokens/s, needs_tensor_parallel), or None. Only when no layout holds the batch (too few
+    sequences for the data-parallel groups) may the batch grow; `evaluate` says so. Pipelining
+    and context parallelism are chosen whenever they are over 1% faster (so a larger model never
+    runs faster than a smaller one on the same GPUs), and so is tensor parallelism over NVLink; it
+    counts as needed (rule INT001) when the job cannot run without it or runs more than TP_MARGIN
+    slower. Over PCIe without peer-to-peer, tensor parallelism only when no layout without it fits."""
     if usable_bytes(gpu, p) is None:
         return None
     base = job.global_batch_tokens or default_batch_tokens(job.model, p)
+    s = job.model.seq_len
     combos = _options(job, gpu, count, p)
     p2p = gpu.interconnect.p2p.value is True or gpu.interconnect.link != "none"
-    if p2p:
-        phases = [(None, False), (None, True)]
-    else:
-        phases = [(False, False), (False, True), (True, False), (True, True)]
-    for tensor, pipeline in phases:
-        stage = [c for c in combos if (c[2] > 1) == pipeline and (tensor is None or (c[1] > 1) == tensor)]
+    held = [c for c in combos if c[3] * s <= base * 1.0001]   # the batch feeds every data-parallel group
+    for stage in (held, [c for c in combos if c not in held]):
         fits = _fitting(job, gpu, count, p, base, stage) if stage else []
         if not fits:
             continue
         no_tp = _best(job, gpu, [lay for lay in fits if lay.tp == 1], p)
         with_tp = _best(job, gpu, [lay for lay in fits if lay.tp > 1], p)
-        if no_tp and (with_tp is None or with_tp[2] <= no_tp[2] * (1 + TP_MARGIN)):
-            return no_tp + (False,)
-        if job.tensor_parallel:  # fixed by the caller: would the job run (well) without it?
+        needs = no_tp is None or (with_tp is not None and with_tp[2] > no_tp[2] * (1 + TP_MARGIN))
+        if job.tensor_parallel and with_tp is not None:  # fixed by the caller: would the job run (well) without it?
             alt = choose_layout(replace(job, tensor_parallel=1), gpu, count, p)
             return with_tp + (alt is None or with_tp[2] > alt[2] * (1 + TP_MARGIN),)
-        return with_tp + (True,)
+        if no_tp and (with_tp is None or not p2p or with_tp[2] <= no_tp[2] * 1.01):
+            return no_tp + (False,)
+        return with_tp + (needs,)
     return None
 
 

@@ -10,6 +10,9 @@ from advisor.data.estimator import Params
 from advisor.perf.jobspec import JobSpec, ModelSpec
 
 GB = 1e9
+# QLoRA (Dettmers et al. 2023, arXiv:2305.14314, §3): 4-bit NormalFloat base weights with double
+# quantization cost 4.127 bits per parameter (0.5 byte plus 0.127 bit of block constants)
+QLORA_WEIGHT_BYTES = 4.127 / 8
 
 
 @dataclass(frozen=True)
@@ -20,10 +23,16 @@ class Layout:
     pp: int
     micro_batch: int
     checkpointing: bool
+    cp: int = 1              # context parallel: each sequence split over cp GPUs (ring attention)
 
     @property
     def count(self) -> int:
-        return self.dp * self.tp * self.pp
+        return self.dp * self.tp * self.pp * self.cp
+
+    @property
+    def shard_group(self) -> int:
+        """GPUs that hold the same model slice: ZeRO shards and gradients reduce over dp x cp."""
+        return self.dp * self.cp
 
 
 
@@ -31,16 +40,19 @@ def bytes_per_param(job: JobSpec) -> dict:
     """Bytes per parameter for weights, gradients and optimizer state (mixed-precision Adam:
     2 + 2 + 12 = 16 unsharded; an 8-bit optimizer keeps 2 bytes of moments instead of 8)."""
     master_and_moments = 4 + (2 if job.optimizer == "adamw-8bit" else 8)
-    return {"weights": 2.0, "gradients": 2.0, "optimizer": float(master_and_moments)}
+    weights = QLORA_WEIGHT_BYTES if job.kind == "qlora" else 2.0
+    return {"weights": weights, "gradients": 2.0, "optimizer": float(master_and_moments)}
 
 
 def trainable_params(job: JobSpec) -> float:
     m = job.model
-    if job.kind != "lora":
+    if job.kind not in ("lora", "qlora"):
         return m.params
     # LoRA adapters of rank r on the attention projections (q, k, v, o) of every layer: A is
     # in x r, B is r x out; k and v are narrower with grouped-query attention
     per_layer = job.lora_rank * (2 * (m.hidden + m.hidden) + 2 * (m.hidden + m.kv_width))
+    if job.kind == "qlora":  # QLoRA puts adapters on every linear layer, the MLP's too (paper §3)
+        per_layer += job.lora_rank * (3 if m.gated_mlp else 2) * (m.hidden + m.ffn_width)
     return m.layers * per_layer
 
 
@@ -72,8 +84,8 @@ def _memory(job: JobSpec, lay: Layout, p: Params, batch: float) -> dict:
     split = lay.tp * lay.pp
     stage_params = m.params / split
     stage_train = trainable_params(job) / split
-    shard = {"ddp": (1, 1, 1), "zero1": (1, 1, lay.dp), "zero2": (1, lay.dp, lay.dp),
-             "zero3": (lay.dp, lay.dp, lay.dp)}[lay.strategy]
+    z = lay.shard_group
+    shard = {"ddp": (1, 1, 1), "zero1": (1, 1, z), "zero2": (1, z, z), "zero3": (z, z, z)}[lay.strategy]
     weights = stage_params * bpp["weights"] / shard[0]
     if shard[0] > 1:  # the layer being computed and the next one are gathered in full
         weights += 2 * m.params / m.layers / lay.tp * bpp["weights"]
@@ -84,7 +96,8 @@ def _memory(job: JobSpec, lay: Layout, p: Params, batch: float) -> dict:
     act = activation_bytes_per_layer(job, lay.micro_batch, lay.checkpointing, lay.tp) * layers_here * in_flight
     if lay.checkpointing:  # plus one layer's full activations while it is recomputed
         act += activation_bytes_per_layer(job, lay.micro_batch, False, lay.tp)
-    logits = 4.0 * m.seq_len * lay.micro_batch * m.vocab / lay.tp  # fp32 logits for the loss
+    act /= lay.cp
+    logits = 4.0 * m.seq_len * lay.micro_batch * m.vocab / lay.tp / lay.cp  # fp32 logits for the loss
     return {"weights": weights, "gradients": gradients, "optimizer": optimizer,
             "activations": act + logits, "overhead": p.overhead_gb * GB}
 

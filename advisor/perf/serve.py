@@ -60,10 +60,16 @@ class ServeParams:
     no_p2p_factor: float                  # assumption
     max_batch: dict                       # assumption: engine's default sequence cap, by engine
     default_engine: dict                  # which engine a vendor's GPU is assumed to run
+    engine_compute_factor: dict = field(default_factory=dict)  # fitted: extra factor on compute only, by engine
+    seq_overhead_us: float = 0.0          # fitted: host time per sequence per decode step (scheduling, sampling)
     notes: dict = field(default_factory=dict)
 
     def factor(self, engine: str) -> float:
         return float(self.engine_factor.get(engine, self.engine_factor.get("default", 1.0)))
+
+    def compute_factor(self, engine: str) -> float:
+        """Engine speed on the GEMMs: the common factor times a compute-only one (1.0 unless fitted)."""
+        return self.factor(engine) * float(self.engine_compute_factor.get(engine, 1.0))
 
     def batch_cap(self, engine: str) -> int:
         return int(self.max_batch.get(engine, self.max_batch.get("default", 2048)))
@@ -124,7 +130,7 @@ class Setup:
 
     def rate(self) -> float:
         tf, _ = compute_tflops(self.hw, self.precision)
-        return (tf or 0.0) * 1e12 * self.params.factor(self.engine)
+        return (tf or 0.0) * 1e12 * self.params.compute_factor(self.engine)
 
     def bandwidth(self) -> float:
         return self.hw.bandwidth_gbps * 1e9 * self.params.decode_bandwidth_efficiency * self.params.factor(self.engine)
@@ -142,7 +148,8 @@ def decode_step(s: Setup, batch: float, context: float) -> dict:
     flops = batch * (2 * m.matmul_active + 4 * m.layers * context * m.heads * m.head_dim) / (tp * pp)
     compute_s = flops / (s.rate() * s.params.decode_compute_efficiency)
     comm_s = _allreduce_s(batch, m, s.hw, tp, pp, s.params)
-    step = max(compute_s, memory_s) + comm_s + s.params.step_overhead_ms * 1e-3
+    host_s = (s.params.step_overhead_ms + s.params.seq_overhead_us * 1e-3 * batch) * 1e-3
+    step = max(compute_s, memory_s) + comm_s + host_s
     return {"compute_s": compute_s, "memory_s": memory_s, "comm_s": comm_s, "step_s": step}
 
 

@@ -23,39 +23,96 @@ from advisor.data.estimator import Params
 from advisor.perf.jobspec import JobSpec, ModelSpec
 from advisor.perf.memory import GB, Layout, _micro_batches, trainable_params
 
+DEQUANT_BYTES = 4.127 / 8 + 2.0 + 2.0  # read NF4 weights, write and re-read them in bf16, per parameter and pass
 OPTIMIZER_STEP_BYTES = 32.0           # bytes one AdamW update reads and writes per parameter (master, m, v, grad)
 
 
 
 def mfu_flops_per_token(m: ModelSpec, kind: str = "pretrain") -> float:
     """Model FLOPs per token in the PaLM/MosaicML MFU convention (attention counted non-causally)."""
-    return (4.0 if kind == "lora" else 6.0) * m.matmul_params + 12.0 * m.layers * m.seq_len * m.hidden
+    return (4.0 if kind in ("lora", "qlora") else 6.0) * m.matmul_params + 12.0 * m.layers * m.seq_len * m.hidden
+
+
+def generation(gpu: GPU) -> str:
+    """The GPU's generation as the estimator's tables key it: volta, turing, ampere, ada, hopper,
+    blackwell, cdna2, cdna3, rdna3, gaudi (the first word of the catalog's architecture)."""
+    words = (gpu.architecture or "").lower().replace("(", " ").split()
+    if not words:
+        return "default"
+    if words[0] in ("cdna", "rdna") and len(words) > 1 and words[1][:1].isdigit():
+        return words[0] + words[1][0]
+    return words[0]
 
 
 def _lookup(table, gpu: GPU, default=None):
-    """A per-GPU value: the GPU id, then its architecture family ('ampere', 'hopper'), then default."""
+    """A per-GPU value: the GPU id, then its generation ('ampere', 'cdna3'), its family word
+    ('cdna'), then default."""
     if not isinstance(table, dict):
         return table
-    family = (gpu.architecture or "").split()[0].lower() if gpu.architecture else ""
-    for key in (gpu.id, family, "default"):
+    gen = generation(gpu)
+    for key in (gpu.id, gen, gen.rstrip("0123456789"), "default"):
         if key in table:
             return table[key]
     return default
 
 
+def _by_precision(entry, precision: str, fp8_ratio: float = 1.0) -> float | None:
+    """A {bf16: x, fp8: y} entry at `precision`; fp8 falls back to bf16 x `fp8_ratio`."""
+    if not isinstance(entry, dict):
+        return None if entry is None else float(entry)
+    if precision in entry:
+        return float(entry[precision])
+    if precision == "fp8" and "bf16" in entry:
+        return float(entry["bf16"]) * fp8_ratio
+    return float(entry["bf16"]) if "bf16" in entry else None
+
+
 def achievable_fraction(gpu: GPU, precision: str, p: Params) -> float:
     """Best measured GEMM rate / dense peak for this GPU and precision (MAMF, docs/model.md §1)."""
-    entry = _lookup(p.architecture_efficiency, gpu, 1.0)
-    if isinstance(entry, dict):
-        return float(entry.get(precision, entry.get("bf16", 1.0)))
-    return float(entry)
+    v = _by_precision(_lookup(p.architecture_efficiency, gpu, 1.0), precision)
+    return 1.0 if v is None else v
 
 
-def matmul_efficiency(m: ModelSpec, gpu: GPU, p: Params, precision: str = "bf16") -> float:
+def framework_efficiency(gpu: GPU, precision: str, p: Params) -> float:
+    """Share of the GPU's MAMF a training step's matrix multiplies reach, by generation and
+    precision (fitted where calibration rows exist, the shared default elsewhere), times the
+    vendor software factor (AMD, Intel: docs/model.md §1.5)."""
+    table = p.framework_efficiency or {"default": {"bf16": p.matmul_efficiency_max}}
+    entry = _lookup(table, gpu, table.get("default"))
+    v = _by_precision(entry, precision, p.fp8_framework_ratio)
+    if v is None:
+        v = _by_precision(table["default"], precision, p.fp8_framework_ratio) or 1.0
+    return v * software_factor(gpu, p)
+
+
+def software_factor(gpu: GPU, p: Params) -> float:
+    return float(_lookup(p.software_factor or {}, gpu, 1.0))
+
+
+def mfu_cap(gpu: GPU, precision: str, p: Params, count: int = 1) -> float | None:
+    """The best published MFU for the GPU's generation at `precision` (catalog/estimator.yaml
+    `mfu_cap`, each with its source); predictions never exceed it. A job spanning servers takes
+    the best published multi-server run (`<precision>_multiserver`) when there is one."""
+    if not p.mfu_cap:
+        return None
+    entry = _lookup(p.mfu_cap, gpu)
+    if isinstance(entry, dict) and count > _server_size(gpu, p) and f"{precision}_multiserver" in entry:
+        return float(entry[f"{precision}_multiserver"])
+    if isinstance(entry, dict) and precision not in entry and "bf16" in entry:
+        # no published run at this precision: the bf16 cap scaled by how much less of its own
+        # peak the GPU's best GEMM reaches at this precision (fp8 0.709 vs bf16 0.803 on an H100)
+        ratio = achievable_fraction(gpu, precision, p) / achievable_fraction(gpu, "bf16", p)
+        return float(entry["bf16"]) * ratio
+    return _by_precision(entry, precision)
+
+
+def matmul_efficiency(m: ModelSpec, gpu: GPU, p: Params, precision: str = "bf16", tp: int = 1) -> float:
     """Share of the dense rate the step's matrix multiplies reach: the GPU's best GEMM share x the
-    framework's share of it x a saturating function of the matrices' size (the hidden size)."""
-    size = m.hidden / (m.hidden + p.matmul_efficiency_half_hidden)
-    return p.matmul_efficiency_max * achievable_fraction(gpu, precision, p) * size
+    framework's share of it (by generation and precision) x a saturating function of the
+    matrices' size (the hidden size per tensor-parallel shard, h / t)."""
+    width = m.hidden / tp            # tensor parallelism shards the matrices: each GPU's are narrower
+    size = width / (width + p.matmul_efficiency_half_hidden)
+    return achievable_fraction(gpu, precision, p) * framework_efficiency(gpu, precision, p) * size
 
 
 
@@ -108,20 +165,25 @@ def _time(job: JobSpec, gpu: GPU, lay: Layout, batch: float, p: Params) -> dict:
     # fp8 recipes (Transformer Engine) keep attention in bf16
     attn_peak = (gpu.dense_tflops("bf16") or gpu.dense_tflops(job.precision)) * 1e12
     ckpt = 1.0 if lay.checkpointing else 0.0
-    passes = (2.0 if job.kind == "lora" else 3.0) + ckpt          # forward, backward (data, weights), recompute
+    passes = (2.0 if job.kind in ("lora", "qlora") else 3.0) + ckpt          # forward, backward (data, weights), recompute
     tokens_per_gpu = batch / count
     imbalance = math.ceil(m.layers / lay.pp) * lay.pp / m.layers  # the slowest pipeline stage sets the pace
-    dense = 2.0 * m.matmul_params * passes / (peak * matmul_efficiency(m, gpu, p, job.precision))
-    attn_eff = float(_lookup(p.attention_efficiency, gpu, 0.3))
+    dense = 2.0 * m.matmul_params * passes / (peak * matmul_efficiency(m, gpu, p, job.precision, lay.tp))
+    attn_eff = float(_lookup(p.attention_efficiency, gpu, 0.3)) * software_factor(gpu, p)
+    if job.attention_kernel != "fa2":  # today's kernels (FlashAttention-3 on Hopper) over the calibrated FA2 era
+        attn_eff *= float(_lookup(p.attention_kernel_speedup or {}, gpu, 1.0))
     attention = 2.0 * m.layers * m.seq_len * m.hidden * (3.0 + ckpt) / (attn_peak * attn_eff)
     compute_s = tokens_per_gpu * (dense + attention) * imbalance
     bw = gpu.memory_bandwidth_gbps.value * GB
     elementwise = (p.memory_bytes_per_layer_element * m.layers * (m.hidden + m.ffn_width)
                    + p.memory_bytes_per_vocab_element * m.vocab) * (3.0 + ckpt) / 3.0
-    opt_shards = lay.dp if lay.strategy != "ddp" else 1
+    opt_shards = lay.shard_group if lay.strategy != "ddp" else 1
     optimizer = OPTIMIZER_STEP_BYTES * trainable_params(job) / (lay.tp * lay.pp * opt_shards)
-    memory_s = (tokens_per_gpu * elementwise * imbalance + optimizer) / bw
     micro = _micro_batches(job, lay, batch)
+    dequant = 0.0
+    if job.kind == "qlora":  # every pass dequantizes the 4-bit weights it uses into a bf16 buffer the GEMM reads
+        dequant = DEQUANT_BYTES * m.params / (lay.tp * lay.pp) * (2.0 + ckpt) * micro * imbalance
+    memory_s = (tokens_per_gpu * elementwise * imbalance + optimizer + dequant) / bw
     chunks = max(1, min(p.pipeline_virtual_stages, m.layers // lay.pp)) if lay.pp > 1 else 1
     bubble = (lay.pp - 1) / (micro * chunks)
     core = compute_s + memory_s
@@ -129,8 +191,8 @@ def _time(job: JobSpec, gpu: GPU, lay: Layout, batch: float, p: Params) -> dict:
     # data parallel: gradients (and ZeRO-3's parameter gathers) over the data-parallel group
     dp_s = 0.0
     tier = {"tier": "none"}
-    if lay.dp > 1:
-        tier = _group_tier(gpu, lay.dp, lay.tp, p)
+    if lay.shard_group > 1:
+        tier = _group_tier(gpu, lay.shard_group, lay.tp, p)
         grads = job.grad_reduce_bytes * trainable_params(job) / (lay.tp * lay.pp)
         weights = 2.0 * m.params / (lay.tp * lay.pp)
         if lay.strategy in ("ddp", "zero1"):
@@ -147,10 +209,27 @@ def _time(job: JobSpec, gpu: GPU, lay: Layout, batch: float, p: Params) -> dict:
     if lay.tp > 1:
         tp_tier = _group_tier(gpu, lay.tp, 1, p)
         per_token = (4.0 + 2.0 * ckpt) * 2.0 * (lay.tp - 1) / lay.tp * 2.0 * m.hidden
-        tp_s = (batch / lay.dp) * math.ceil(m.layers / lay.pp) * per_token / (tp_tier["intra_gbps"] * GB)
+        tp_s = (batch / lay.shard_group) * math.ceil(m.layers / lay.pp) * per_token / (tp_tier["intra_gbps"] * GB)
         if tier["tier"] == "none":
             tier = tp_tier
+    # context parallel: a ring passes each chunk's keys and values (and their gradients backward)
+    # to the other cp - 1 GPUs per layer; it hides behind the attention it feeds
+    cp_s = 0.0
+    if lay.cp > 1:
+        cp_tier = _group_tier(gpu, lay.cp, lay.tp, p)
+        kv = (batch / lay.shard_group) * math.ceil(m.layers / lay.pp) * 2.0 * m.kv_width * 2.0 / lay.tp
+        raw = (lay.cp - 1) / lay.cp * kv * (3.0 + ckpt) / (cp_tier["intra_gbps"] * GB if cp_tier["servers"] == 1
+                                                           else cp_tier["network_gbps"] * GB)
+        cp_s = max(0.0, raw - tokens_per_gpu * attention * imbalance)
+        if tier["tier"] == "none":
+            tier = cp_tier
     if lay.pp > 1 and tier["tier"] == "none":
         tier = _group_tier(gpu, lay.pp, lay.tp * lay.dp, p)
-    return {"compute_s": compute_s * (1 + bubble), "memory_s": memory_s * (1 + bubble), "comm_s": dp_s + tp_s,
+    # every step waits for the slowest of S servers: with per-server step-time jitter sigma the
+    # expected maximum of S is about sigma sqrt(2 ln S) above the mean (Gumbel), so the loss grows
+    # with scale (GPUs inside one server run in NVLink lockstep)
+    servers = math.ceil(count / _server_size(gpu, p))
+    sync_s = p.step_jitter * math.sqrt(2.0 * math.log(servers)) * core * (1 + bubble) if servers > 1 else 0.0
+    return {"compute_s": compute_s * (1 + bubble), "memory_s": memory_s * (1 + bubble),
+            "comm_s": dp_s + tp_s + cp_s + sync_s,
             "bubble": bubble, "tier": tier["tier"], "micro_batches": micro}

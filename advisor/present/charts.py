@@ -1,5 +1,6 @@
 """Charts drawn with matplotlib, reproducible to the byte: fixed SVG hash salt, no dates in the
-metadata, text as paths in the font matplotlib ships. matplotlib is imported only when a chart is
+metadata, text kept as text (svg.fonttype none: 1.7 s less than drawing glyphs as paths, and the
+words stay searchable) in a fixed font stack measured with the font matplotlib ships. matplotlib is imported only when a chart is
 drawn (it adds ~0.35 s to start-up).
 """
 from __future__ import annotations
@@ -32,7 +33,8 @@ def rc_context():
 
     return matplotlib.rc_context({
         "svg.hashsalt": SVG_SALT, "text.parse_math": False,   # a '$' in a name is text, not TeX
-        "svg.fonttype": "path", "font.family": "DejaVu Sans", "font.size": 9,
+        "svg.fonttype": "none", "font.family": "sans-serif",
+        "font.sans-serif": ["DejaVu Sans", "Bitstream Vera Sans", "Verdana", "Arial"], "font.size": 9,
         "axes.spines.top": False, "axes.spines.right": False, "axes.titlesize": 10, "axes.titleweight": "bold",
         "legend.frameon": False, "figure.dpi": 72, "savefig.bbox": None,
     })

@@ -26,6 +26,7 @@ from advisor.present import escape
 from advisor.present.memo_context import memo_context
 
 FORMATS = ("md", "html", "pdf")
+PAPERS = ("a4", "letter")
 SUFFIXES = {".md": "md", ".markdown": "md", ".html": "html", ".htm": "html", ".pdf": "pdf"}
 PDF_HINT = ("PDF output needs WeasyPrint and its Pango libraries: pip install 'gpu-advisor[pdf]' "
             "(Debian/Ubuntu: apt-get install libpango-1.0-0 libpangoft2-1.0-0); "
@@ -124,13 +125,16 @@ def format_for(path: str | Path, fmt: str | None = None) -> str:
 
 def render(plan: dict, problem, source: tuple[str, str, bytes | None], *, fmt: str = "md",
            date: dt.date | None = None, chart_data: dict | None = None, band: dict | None = None,
-           min_gpus: dict | None = None, name: str = "memo") -> Memo:
+           min_gpus: dict | None = None, name: str = "memo", paper: str = "a4") -> Memo:
     """The memo for `plan`, drawn from what the plan's flow computed: the Problem it was made from,
     the workload file's (label, sha256, bytes), chart data, the estimator's error band and each
     job's minimum GPU count. Markdown links its charts as `<name>_files/*.svg`, which Memo.write
     puts beside the memo."""
     fmt = format_for("", fmt)
-    ctx = memo_context(plan, problem, source, date=date, chart_data=chart_data, band=band, min_gpus=min_gpus)
+    if paper not in PAPERS:
+        raise InputError(f"paper size {paper!r} is not one of {', '.join(PAPERS)}", field="paper")
+    ctx = memo_context(plan, problem, source, date=date, chart_data=chart_data, band=band, min_gpus=min_gpus,
+                       paper=paper)
     if fmt == "md":
         attachments = {}
         for chart in ctx["charts"]:

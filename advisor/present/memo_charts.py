@@ -13,8 +13,32 @@ def charts(plan, problem, data: dict) -> list[dict]:
     """The memo's charts (those with something to show), each as SVG for a file and for inlining."""
     colour = {gid: COLOURS[i % len(COLOURS)] for i, gid in enumerate(problem.considered)}
     with _rc():
-        drawn = [_cost_time_chart(plan, problem, colour, data["cost_time"]), _value_chart(problem, colour, data["value"])]
+        excluded = excluded_labels(plan)
+        drawn = [_cost_time_chart(plan, problem, colour, data["cost_time"]),
+                 _value_chart(problem, colour, data["value"], excluded)]
     return [c for c in drawn if c is not None]
+
+
+def excluded_labels(plan) -> dict[str, str]:
+    """GPU id -> why the plan cannot use it at all (a rule, no price, no server...), for marking
+    bars: a chart must not make an excluded GPU look like the best buy."""
+    out = {}
+    for r in plan.get("rejected", []):
+        if r.get("forced_cost_usd") is not None or not r.get("reasons"):
+            continue
+        first = r["reasons"][0]
+        if first.get("code") == "cost":
+            continue
+        out[r["gpu"]] = (f"rule {first['rule']}" if first.get("rule")
+                         else EXCLUSION.get(first.get("code"), "no plan meets the limits with it"))
+    return out
+
+
+EXCLUSION = {"no-price": "no price", "no-purchase-price": "no purchase price", "no-rental-price": "no rental price",
+             "no-server": "no priced server", "memory": "does not fit", "estimate": "speed unknown",
+             "deadline": "misses the deadline", "deadline_limit": "misses the deadline", "gpu_count": "too many GPUs needed",
+             "power": "over the power limit", "budget": "over budget", "slots": "no machine holds it",
+             "combined": "limits conflict", "no-plan": "no plan meets the limits"}
 
 
 def _figure(height: float):
@@ -82,7 +106,7 @@ def _cost_time_chart(plan, problem, colour, data: dict) -> dict | None:
             "alt": "Chart of total cost against completion time for each GPU type"}
 
 
-def _value_chart(problem, colour, value: dict) -> dict | None:
+def _value_chart(problem, colour, value: dict, excluded: dict[str, str]) -> dict | None:
     from matplotlib.ticker import FuncFormatter
 
     rows = value["rows"]
@@ -94,13 +118,14 @@ def _value_chart(problem, colour, value: dict) -> dict | None:
     for i, r in enumerate(order):
         y = len(order) - 1 - i
         if r["value"] is not None:
-            allowed = not r["rules"]
+            allowed = not r["rules"] and r["gpu"] not in excluded
             ax.barh(y, r["value"], color=colour[r["gpu"]] if allowed else "#d9d9d9",
                     hatch=None if allowed else "//", edgecolor=None if allowed else "#999999", height=0.6)
             ax.text(r["value"] + top * 0.01, y, f"{r['value']:,.0f}" if r["value"] >= 10
                     else f"{r['value']:,.2f}", va="center", fontsize=8)
-            if r["rules"]:
-                ax.text(top * 0.02, y, f"not allowed here: rule {', '.join(r['rules'])}", va="center",
+            if not allowed:
+                why = f"rule {', '.join(r['rules'])}" if r["rules"] else excluded[r["gpu"]]
+                ax.text(top * 0.02, y, f"excluded here: {why}", va="center",
                         fontsize=8, color="#333333", bbox={"facecolor": "white", "edgecolor": "none",
                                                            "pad": 1.5})
         else:
@@ -119,7 +144,8 @@ def _value_chart(problem, colour, value: dict) -> dict | None:
                "on each GPU type divided by "
                + ("its cheapest on-demand rental rate" if value["renting"] else "its purchase price")
                + ", on the fewest GPUs that hold the job. It compares value for money; it ignores "
-                 "servers, power and the deadline, which the plan accounts for.")
+                 "servers, power and the deadline, which the plan accounts for. Grey hatched bars are GPUs "
+                 "the plan cannot use here, with the reason.")
     file_svg, inline = _svg(fig, "c2")
     return {"slug": "value-by-gpu", "title": "Training speed per dollar, by GPU", "caption": caption,
             "svg_file": file_svg, "svg": inline, "alt": f"Bar chart of {value['unit']} by GPU"}

@@ -8,6 +8,7 @@ import re
 
 from advisor._version import __version__
 from advisor.present.memo_charts import charts as draw_charts
+from advisor.present.memo_ranges import assumption_row, range_sentence, ranges_chart
 from advisor.present.memo_refs import Refs, rules_digest
 from advisor.present.memo_serving import serving_context
 from advisor.present.memo_sections import (
@@ -18,6 +19,7 @@ from advisor.present.memo_sections import (
     job_rows,
     requirement,
     rule_card,
+    server_name,
 )
 from advisor.present.words import (
     deadline_phrase,
@@ -49,7 +51,8 @@ GLOSSARY = [
 
 
 def memo_context(plan: dict, problem, source: tuple[str, str, bytes | None], *, date: dt.date | None = None,
-                 chart_data: dict | None = None, band: dict | None = None, min_gpus: dict | None = None) -> dict:
+                 chart_data: dict | None = None, band: dict | None = None, min_gpus: dict | None = None,
+                 paper: str = "a4") -> dict:
     """Everything the templates print, as display text (no markup): the one place where the
     memo's figures are chosen and worded."""
     catalog, rules, wl = problem.catalog, problem.rules, problem.workload
@@ -77,17 +80,19 @@ def memo_context(plan: dict, problem, source: tuple[str, str, bytes | None], *, 
     text = raw.decode("utf-8", "replace") if raw is not None else None
     name = plan.get("name") or wl.name or "training workload"
     return {
-        "title": f"GPU purchase justification: {name}" + (f" ({unproven(plan)})" if unproven(plan) else ""),
+        "title": f"{_title(plan)}: {name}" + (f" ({unproven(plan)})" if unproven(plan) else ""),
+        "paper": PAPER[paper],
         "date": date.isoformat() if date else None,
         "as_of": plan["as_of"],
         "feasible": feasible,
-        "recommendation": _recommendation(plan, wl, problem, best_alt, finish_h, cited_rules, upfront),
+        "recommendation": " ".join(x for x in (_recommendation(plan, wl, problem, best_alt, finish_h, cited_rules,
+                                                                upfront), range_sentence(plan)) if x),
         "key_figures": key_figures,
         "requirement": {"file": label, "text": text, "fence": _fence(text or ""), "summary": summary,
                         "constraints": constraints},
         "bom": bom, "bom_notes": bom_notes,
         "bom_total": usd(upfront + (cb["rental_usd"] or 0)) if feasible else None,
-        "costs": cost_rows(plan, months) if feasible else [],
+        "costs": cost_rows(plan, months, catalog) if feasible else [],
         "total": usd(plan["total_cost_usd"]), "cost_title": cost_title,
         "jobs": job_rows(plan, problem, min_gpus or {}, refs),
         "serving": serving_context(plan),
@@ -96,16 +101,33 @@ def memo_context(plan: dict, problem, source: tuple[str, str, bytes | None], *, 
         "sensitivity": [_sensitivity_line(x, catalog.gpus) for x in sensitivity.get("break_even", [])]
                        + [_marginal_line(x) for x in sensitivity.get("marginal", [])],
         "diagnosis": [sentence(d["message"]) for d in plan.get("diagnosis", [])],
-        "assumptions": assumption_rows(wl, catalog, plan["assumptions"], refs),
+        "assumptions": assumption_rows(wl, catalog, plan["assumptions"], refs) + [
+            r for r in [assumption_row(plan)] if r],
         "warnings": [sentence(w["message"]) for w in plan.get("warnings", [])],
         "accuracy": _accuracy_line(band or {}),
-        "charts": draw_charts(plan, problem, chart_data) if chart_data else [],
+        "charts": (draw_charts(plan, problem, chart_data) + [c for c in [ranges_chart(
+            plan, problem, chart_data.get("ranges"))] if c]) if chart_data else [],
         "glossary": GLOSSARY,
         "sources": refs.listing(),
         "footer": {"version": plan.get("tool_version", __version__), "catalog": catalog.digest,
                    "rules": rules_digest(rules), "input": label, "input_sha256": digest,
                    "solver": _solver_line(plan)},
     }
+
+
+PAPER = {"a4": "A4", "letter": "letter"}
+
+
+def _title(plan: dict) -> str:
+    """The memo's title follows the decision: buy, rent, both, or nothing."""
+    kinds = {i["ownership"] for i in plan["purchase"]}
+    if plan["status"] == "infeasible" or not kinds:
+        return "GPU plan review (no feasible plan)"
+    if kinds == {"buy"}:
+        return "GPU purchase justification"
+    if kinds == {"rent"}:
+        return "GPU rental justification"
+    return "GPU purchase and rental justification"
 
 
 def _fence(text: str) -> str:
@@ -137,48 +159,73 @@ def _accuracy_line(band: dict) -> str:
             f"(from {band['source']}). Times and costs that depend on them carry that uncertainty.")
 
 
+_VERB = {"buy": "buying", "rent": "renting"}
+
+
 def _sensitivity_line(s: dict, gpus) -> str:
-    name = gpus[s["gpu"]].name if s["gpu"] in gpus else s["gpu"]
+    """A break-even in words, with display names; only what the plan verified is stated."""
+    def called(gid, own):
+        name = gpus[gid].name if gid in gpus else gid
+        return f"{_VERB[own]} the {name}" if own in _VERB else f"the {name}"
+
+    own = s.get("ownership")
+    who = called(s["gpu"], own)
     if s["direction"] == "rise":
         if s.get("factor") is None:
-            return (f"The {name} stays the choice even at 64 times its {s['what']}: no allowed alternative meets "
-                    "the requirements.")
+            if not s.get("verified", True):
+                return sentence(s["message"])
+            return (f"{who[:1].upper()}{who[1:]} stays the choice even at 64 times its {s['what']} (re-solved): no "
+                    "allowed alternative, including the other way of acquiring the same GPU, meets the requirements "
+                    "for less.")
         if s["factor"] >= 2:
             rise = f"to about {s['factor']:.1f} times its current level" + (
                 f" ({usd(s['price'])})" if s.get("price") else "")
         else:
             rise = f"by about {pct(100 * (s['factor'] - 1))}" + (
                 f" (to about {usd(s['price'])})" if s.get("price") else "")
-        return f"The {name} stays the cheapest choice until its {s['what']} rises {rise}."
+        then = s.get("then")
+        after = (f"; beyond that, {called(then['gpu'], then['ownership'])} is cheaper" if then
+                 else "; beyond that, no plan fits the budget")
+        return f"{who[:1].upper()}{who[1:]} stays the cheapest choice until its {s['what']} rises {rise}{after}."
     if s.get("factor") is None:
-        return (f"The runner-up, {name}, would not be chosen even if its GPUs were free: the other costs of "
+        if not s.get("verified", True):
+            return sentence(s["message"])
+        return (f"The runner-up, {who}, would not be chosen even if its {s['what']} were zero: the other costs of "
                 "its plan (servers, energy, hosting) stay higher.")
     price = f" (to about {usd(s['price'])})" if s.get("price") else ""
-    return (f"The runner-up, {name}, becomes the cheaper choice only if its {s['what']} falls by about "
+    return (f"The runner-up, {who}, becomes the cheaper choice only if its {s['what']} falls by about "
             f"{pct(100 * (1 - s['factor']))}{price}.")
 
 
 def _marginal_line(m: dict) -> str:
-    if m["change"].startswith("deadline"):
-        if m["saving_usd"] > 0.5:
-            return f"One more day on every deadline would save {usd(m['saving_usd'])}."
-        return "One more day on the deadline would save nothing: the deadline does not limit the choice."
-    if m["saving_usd"] > 0.5:
-        return f"A budget 10% higher would allow a plan {usd(m['saving_usd'])} cheaper overall."
-    return "A higher budget would change nothing: the budget does not limit the choice."
+    """The plan's own wording (it uses the one binding test of explain/binding.py)."""
+    return sentence(m["message"])
+
+
+def server_phrase(catalog, sid: str, n: int) -> str:
+    """'one HGX A100 8-GPU server (SXM4, NVSwitch)', '2 x Workstation ...' (display names only)."""
+    name = server_name(catalog, sid)
+    return f"one {name}" if n == 1 else f"{n:,} x {name}"
 
 
 def _recommendation(plan, wl, problem, best_alt, finish_h, cited_rules, upfront) -> str:
     gpus, rules = problem.catalog.gpus, problem.rules
     name = plan.get("name") or wl.name or "the workload"
     if plan["status"] == "infeasible":
-        fixes = [d["message"] for d in plan.get("diagnosis", []) if d.get("relaxation")]
+        levers = [d for d in plan.get("diagnosis", []) if d.get("relaxation")]
+        fixes = [d["message"] for d in levers if d["constraint"] != "combined"]
+        combined = [d["message"] for d in levers if d["constraint"] == "combined"]
         text = (f"No combination of the allowed GPUs meets every requirement of the workload '{name}', so "
                 "nothing should be bought or rented as specified.")
         if fixes:
             text += (f" Any one of the {len(fixes)} changes listed under 'Why no plan exists' would make a plan "
                      f"possible; the first: {fixes[0].rstrip('.')}." if len(fixes) > 1
                      else f" This change would make a plan possible: {fixes[0].rstrip('.')}.")
+        elif combined:
+            text += f" {sentence(combined[0])}"
+        else:
+            nothing = [d["message"] for d in plan.get("diagnosis", []) if d.get("kind") == "nothing"]
+            text += f" {sentence(nothing[0])}" if nothing else ""
         return text
     parts = []
     for item in plan["purchase"]:
@@ -190,7 +237,7 @@ def _recommendation(plan, wl, problem, best_alt, finish_h, cited_rules, upfront)
             parts.append(f"rent {g.name} GPUs on demand from {item.get('provider')}: {item['gpu_hours']:,.0f} "
                          f"GPU-hours at {unit_rate(item['unit_price_usd'])} per GPU-hour, up to {n:,} at once")
     for srv in plan.get("servers", []):
-        parts.append(f"{srv['count']:,} {srv['server']} server{'s' if srv['count'] != 1 else ''} to hold them")
+        parts.append(f"{server_phrase(problem.catalog, srv['server'], srv['count'])} to hold them")
     text = join(parts)
     a, cb = plan["assumptions"], plan["cost_breakdown"]
     running = [f"{usd(cb[key])} for {what}" for key, what in (("energy_usd", "electricity"), ("hosting_usd", "hosting"),

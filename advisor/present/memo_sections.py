@@ -25,6 +25,16 @@ LIMITED_BY = {"compute": "matrix math (the GPU's compute rate)",
               "none": "nothing measured"}
 
 
+def server_name(catalog, sid: str) -> str:
+    """A server's display name, with 'server' added only when the name does not say what it is
+    (no 'HGX A100 8-GPU server (SXM4, NVSwitch) server')."""
+    server = (getattr(catalog, "servers", None) or {}).get(sid)
+    name = getattr(server, "name", None) or sid
+    if not any(w in name.lower() for w in ("server", "workstation", "platform", "chassis", "node")):
+        name += " server"
+    return name
+
+
 def bill_of_materials(plan: dict, problem, refs: Refs) -> tuple[list, list]:
     """Rows (GPUs bought or rented, servers, networking) with unit prices, dates and sources;
     notes on the prices and on what the catalog does not price."""
@@ -55,7 +65,7 @@ def bill_of_materials(plan: dict, problem, refs: Refs) -> tuple[list, list]:
     for srv in plan.get("servers", []):
         s = server_defs.get(srv["server"])
         p = getattr(s, "purchase", None)
-        bom.append({"item": f"{getattr(s, 'name', None) or srv['server']} server for {gpus[srv['gpu']].name}",
+        bom.append({"item": f"{server_name(problem.catalog, srv['server'])} for {gpus[srv['gpu']].name}",
                     "qty": f"{srv['count']:,}", "unit": usd(srv["unit_price_usd"]),
                     "extended": usd(srv["count"] * srv["unit_price_usd"]),
                     "basis": PRICE_KIND.get(getattr(p, "kind", None), "price"), "dated": day(getattr(p, "as_of", None)),
@@ -180,7 +190,7 @@ _STATUS = {"no-purchase-price": "No purchase price", "no-rental-price": "No rent
            "no-feasible-plan": "No plan meets the limits", "none": "Excluded"}
 
 
-def cost_rows(plan: dict, months: float) -> list[dict]:
+def cost_rows(plan: dict, months: float, catalog=None) -> list[dict]:
     cb, a = plan["cost_breakdown"], plan["assumptions"]
     bought = [i for i in plan["purchase"] if i["ownership"] == "buy"]
     rented = [i for i in plan["purchase"] if i["ownership"] == "rent"]
@@ -191,7 +201,7 @@ def cost_rows(plan: dict, months: float) -> list[dict]:
         {"category": "GPUs", "when": "upfront", "amount": usd(cb["purchase_usd"]),
          "basis": "; ".join(f"{i['count']:,} × {usd(i['unit_price_usd'])}" for i in bought) or "none bought"},
         {"category": "Servers and networking", "when": "upfront", "amount": usd(cb["servers_usd"]),
-         "basis": ("; ".join(f"{s['count']:,} × {s['server']} at {usd(s['unit_price_usd'])}"
+         "basis": ("; ".join(f"{s['count']:,} × {server_name(catalog, s['server'])} at {usd(s['unit_price_usd'])}"
                              for s in plan.get("servers", []))
                    or ("none priced (see the bill of materials)" if bought else "none: no owned GPUs"))},
         {"category": "Electricity", "when": "while the jobs run", "amount": usd(energy),
@@ -247,7 +257,9 @@ def requirement(wl, catalog, plan) -> tuple[list, list]:
         rows.append(("Power limit", f"{d.power_limit_kw:g} kW"))
     constraints = []
     for b in plan.get("binding", []):
-        margin = "none: binding" if b["binding"] else f"{b['slack']:,.2f} {b['unit']} to spare"
+        spare = f"{b['slack']:,.2f} {b['unit']} to spare"
+        margin = (f"binding ({spare}, under 1% of the limit)" if b["slack"] else "none: binding") if b["binding"] \
+            else spare
         kind, _, what = b["constraint"].partition(":")
         label = _CONSTRAINT.get(kind, kind.replace("_", " ").capitalize())
         constraints.append({"constraint": f"{label} ({job_label(what, wl)})" if what else label,

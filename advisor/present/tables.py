@@ -16,7 +16,34 @@ def table(headers: list[str], rows: list[list], indent: str = "  ") -> str:
     return "\n".join(lines)
 
 
-def plan_text(p: dict) -> str:
+def _why(reason: dict) -> str:
+    code = reason["rule"] or reason.get("code", "")
+    return code + (" (warn)" if reason.get("severity") == "warn" else "")
+
+
+def not_chosen_rows(rejected: list[dict], verbose: bool = False) -> list[list]:
+    """One row per primary reason, GPUs with the same reason grouped into one row (the GPU's own
+    name in a message becomes "each"); with verbose, every reason of every GPU."""
+    if verbose:
+        return [[r["gpu"] if i == 0 else "", _why(x), x["message"]] for r in rejected for i, x in enumerate(r["reasons"])]
+    groups: dict[tuple[str, str], list[str]] = {}
+    for r in rejected:
+        first = r["reasons"][0]
+        name = r.get("name")
+        text = first["message"].replace(name, "each") if name and name in first["message"] else first["message"]
+        groups.setdefault((_why(first), text), []).append(r["gpu"])
+    rows = []
+    for (why, text), gids in groups.items():
+        if len(gids) == 1:
+            r = next(x for x in rejected if x["gpu"] == gids[0])
+            text = r["reasons"][0]["message"]
+        rows.append([", ".join(gids), why, text])
+    return rows
+
+
+def plan_text(p: dict, *, verbose: bool = False) -> str:
+    """The plan as terminal tables; GPUs not chosen for the same primary reason share a row,
+    and verbose lists every reason of every GPU."""
     out = []
     a = p["assumptions"]
     title = p.get("name") or "GPU plan"
@@ -27,9 +54,14 @@ def plan_text(p: dict) -> str:
     if p["status"] == "infeasible":
         out.append("Status: NO FEASIBLE PLAN")
     else:
-        proof = "proven optimal" if solver.get("proven_optimal") else f"best found, gap {solver.get('gap')}"
+        limit = solver.get("gap_limit") or 0.0
+        proof = ((f"proven within {100 * limit:g}% of optimal" if limit > 1e-4 else "proven optimal")
+                 if solver.get("proven_optimal") else f"best found, gap {solver.get('gap')}")
         out.append(f"Status: {p['status']} ({solver.get('name')}, {proof})   "
-                   f"Total cost over {a['horizon_months']:g} months: {usd(p['total_cost_usd'])}")
+                   f"Total cost over {a['horizon_months']:g} months: {usd(p['total_cost_usd'])}"
+                   + _span(p.get("total_cost_usd_range"), usd))
+        if p.get("confidence"):
+            out.append(f"Deadlines held at {p['confidence']['quantile']} of each job's time; ranges are P10–P90")
     if p["purchase"]:
         out.append("\nBuy / rent")
         rows = []
@@ -50,9 +82,19 @@ def plan_text(p: dict) -> str:
                            usd(cb["hosting_usd"]), usd(cb["rental_usd"]), usd(p["total_cost_usd"])]]))
     if p["jobs"]:
         out.append("\nJobs")
-        rows = [[j["name"], j["gpu"], j["gpu_count"], tokens(j["tokens_per_s"]), f"{j['wall_days']:.2f}",
+        rows = [[j["name"], j["gpu"], j["gpu_count"], tokens(j["tokens_per_s"]),
+                 f"{j['wall_days']:.2f}" + _span(j.get("wall_days_range"), lambda v: f"{v:.2f}"),
                  f"{j['memory_per_gpu_gb']:.1f}", f"{100 * j['mfu']:.0f}%", j["binding_factor"]] for j in p["jobs"]]
         out.append(table(["job", "GPU", "GPUs", "tokens/s", "days", "GB/GPU", "MFU", "limited by"], rows))
+        for j in p["jobs"]:
+            lay, g = j.get("layout") or {}, j.get("goodput") or {}
+            split = " x ".join(f"{k[0].upper()}P{lay[k + '_parallel']}" for k in ("data", "tensor", "pipeline", "context")
+                               if lay.get(k + "_parallel", 1) > 1) or "one GPU"
+            line = f"  {j['name']}: layout {split}, global batch {lay.get('global_batch_tokens', 0):,.0f} tokens"
+            if g:
+                line += (f"; goodput {100 * g['fraction']:.1f}%: {24 * g['lost_days']:,.1f} h of the "
+                         f"{24 * j['wall_days']:,.1f} h lost to failures, restarts and checkpoints")
+            out.append(line)
     out += serving_lines(p)
     if p["binding"]:
         out.append("\nConstraints")
@@ -62,21 +104,21 @@ def plan_text(p: dict) -> str:
     sens = p.get("sensitivity") or {}
     if sens.get("break_even") or sens.get("marginal") or sens.get("traffic"):
         out.append("\nSensitivity")
-        for item in sens.get("break_even", []) + sens.get("marginal", []) + sens.get("traffic", []):
+        for item in sens.get("break_even", []) + sens.get("speed", []) + sens.get("marginal", []) + sens.get("traffic", []):
             out.append(f"  {item['message']}")
+    if p.get("robustness"):
+        out.append(f"\nRobustness: {p['robustness']['message']}")
     if p["rejected"]:
-        out.append("\nNot chosen")
-        rows = []
-        for r in p["rejected"]:
-            for i, reason in enumerate(r["reasons"]):
-                code = reason["rule"] or reason.get("code", "")
-                if reason.get("severity") == "warn":
-                    code += " (warn)"
-                rows.append([r["gpu"] if i == 0 else "", code, reason["message"]])
-        out.append(table(["GPU", "why", "detail"], rows))
+        out.append("\nNot chosen" + ("" if verbose else " (primary reason; --verbose for all)"))
+        out.append(table(["GPU", "why", "detail"], not_chosen_rows(p["rejected"], verbose)))
     if p["diagnosis"]:
         out.append("\nWhy no plan exists")
-        out.append(table(["constraint", "detail"], [[d["constraint"], d["message"]] for d in p["diagnosis"]]))
+        need = [d for d in p["diagnosis"] if d.get("kind") == "shortfall"]
+        fixes = [d for d in p["diagnosis"] if d.get("kind") != "shortfall"]
+        if need:
+            out.append(table(["shortfall", "detail"], [[d["constraint"].partition(":")[2] or d["constraint"],
+                                                        d["message"]] for d in need]))
+        out.append(table(["change", "detail"], [[d["constraint"], d["message"]] for d in fixes]))
     if p["warnings"]:
         out.append("\nWarnings")
         for w in p["warnings"]:
@@ -85,6 +127,11 @@ def plan_text(p: dict) -> str:
     out.append(f"\nSources: {len(p['sources'])} cited (see --format json); catalog {p['catalog_digest']}, "
                f"gpu-advisor {p['tool_version']}")
     return "\n".join(out) + "\n"
+
+
+def _span(r: dict | None, fmt) -> str:
+    """' (P10–P90)' beside a point value, e.g. '18.9 (15.7–23.4)'."""
+    return f" ({fmt(r['p10'])}–{fmt(r['p90'])})" if r else ""
 
 
 def estimate_text(e: dict) -> str:
@@ -101,12 +148,18 @@ def estimate_text(e: dict) -> str:
     out.append(table(["tokens/s", "per GPU", "MFU", "GB/GPU", "limited by"],
                      [[tokens(e["tokens_per_s"]), tokens(e["tokens_per_s_per_gpu"]), f"{100 * e['mfu']:.1f}%",
                        f"{e['memory_per_gpu_gb']:.1f}", e["binding"]]]))
-    split = "".join(f" x {k[0].upper()}P{lay[k + '_parallel']}" for k in ("tensor", "pipeline")
+    split = "".join(f" x {k[0].upper()}P{lay[k + '_parallel']}" for k in ("data", "tensor", "pipeline", "context")
                     if lay.get(k + "_parallel", 1) > 1)
     out.append(table(["step: compute s", "memory s", "comm s", "layout", "micro-batch", "checkpointing", "link"],
                      [[f"{sb['compute_s']:.4f}", f"{sb['memory_s']:.4f}", f"{sb['comm_s']:.4f}",
                        lay["strategy"] + split,
                        lay["micro_batch"], lay["checkpointing"], lay["interconnect"]]]))
+    out.append(f"  global batch: {lay['global_batch_tokens']:,.0f} tokens of sequence {m['seq_len']:,}"
+               + (" (raised to feed every GPU)" if lay.get("batch_changed") else ""))
+    band = e.get("accuracy_band")
+    if band:
+        out.append(f"  measured error for {band['generation']} GPUs (leave-one-source-out): MAPE "
+                   f"{100 * band['mape']:.1f}%, worst {100 * band['worst']:.1f}% over {band['n']} runs")
     out.append(f"  minimum GPUs that fit: {e['min_gpus']}")
     for note in e["notes"]:
         out.append(f"  note: {note}")

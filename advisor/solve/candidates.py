@@ -12,10 +12,12 @@ from dataclasses import dataclass, field
 from advisor.data.catalog import GPU, Catalog
 from advisor.data.estimator import Params
 from advisor.data.rules import RuleSet, deployment_context, gpu_context
+from advisor.data.uncertainty import speed_dist
 from advisor.economics.costs import Costs, deployment_costs
 from advisor.errors import InputError
 from advisor.inputs.workload import Workload
 from advisor.perf.estimate import Estimate, evaluate
+from advisor.perf.goodput import wall_hours
 from advisor.perf.jobspec import JobSpec, job_spec, resolve_model
 from advisor.perf.layout import min_gpus
 
@@ -32,14 +34,25 @@ class Candidate:
     count: int
     ownership: str                  # buy | rent
     tokens_per_s: float
-    hours: float                    # wall-clock hours for one job's tokens
+    hours: float                    # wall-clock hours for one job's tokens, after goodput losses
     run_cost_usd: float             # one job's energy (buy) or rental (rent) cost
     estimate: Estimate
     warnings: list = field(default_factory=list)
+    goodput: float = 1.0            # share of wall time spent training (advisor/perf/goodput.py)
+    time_factor: float = 1.0        # the workload's confidence quantile of wall time / the estimate's
 
     @property
     def gpu_hours(self) -> float:
         return self.count * self.hours
+
+    @property
+    def planned_hours(self) -> float:
+        """Wall time at the workload's confidence: what deadlines and owned capacity must hold."""
+        return self.hours * self.time_factor
+
+    @property
+    def planned_gpu_hours(self) -> float:
+        return self.count * self.planned_hours
 
 
 @dataclass
@@ -52,6 +65,7 @@ class JobClass:
     spec: JobSpec
     tokens: float
     deadline: float | None          # hours
+    goodput: float | None = None    # the workload's override (job field `goodput`)
 
     def name(self, workload: Workload) -> str:
         names = [workload.job_name(j) for j in self.jobs]
@@ -108,6 +122,8 @@ class Problem:
     notes: list = field(default_factory=list)
     serve_classes: list = field(default_factory=list)      # ServeClass per serving request class
     serve_candidates: list = field(default_factory=list)   # list[list[ServeCandidate]] per serve class
+    solver_cache: dict = field(default_factory=dict, repr=False, compare=False)
+    # built solver models and filtered candidates, reused by every re-solve (solve/fast.py)
 
     @property
     def job_count(self) -> int:
@@ -144,12 +160,12 @@ def job_classes(workload: Workload, catalog: Catalog) -> list[JobClass]:
         if job.kind == "serve":
             continue  # serving jobs: advisor/solve/serving_candidates.py
         spec = job_spec(job, resolve_model(job, catalog, f"jobs[{i}]"))
-        key = (spec, job.tokens, job.deadline)
+        key = (spec, job.tokens, job.deadline, job.goodput)
         if key in classes:
             classes[key].jobs.append(i)
             classes[key].multiplicity += job.repeat
         else:
-            classes[key] = JobClass([i], job.repeat, spec, job.tokens, job.deadline)
+            classes[key] = JobClass([i], job.repeat, spec, job.tokens, job.deadline, job.goodput)
     return list(classes.values())
 
 
@@ -214,6 +230,8 @@ def build_problem(workload: Workload, catalog: Catalog, rules: RuleSet, params: 
             if cls.spec not in smallest:
                 smallest[cls.spec] = min_gpus(cls.spec, gpu, params, limit=upper)
             n_min = smallest[cls.spec]
+            # real speed at the (1 - confidence) quantile of the estimator's error: time at `confidence`
+            time_factor = 1.0 / speed_dist(gpu, cls.spec.precision).factor(1.0 - workload.confidence)
             if n_min is None:
                 _add(reasons[gid], None, "memory", _memory_reason(cls.spec, gpu, params, upper, name))
                 continue
@@ -239,7 +257,8 @@ def build_problem(workload: Workload, catalog: Catalog, rules: RuleSet, params: 
                         _add_findings(reasons[gid], per_count, once=True)
                         continue
                     best, last = est.tokens_per_s, n
-                    hours = cls.tokens / est.tokens_per_s / 3600.0
+                    # wall clock: failure-free training time over goodput (failures, restarts, checkpoints)
+                    hours, good = wall_hours(n, cls.tokens / est.tokens_per_s / 3600.0, params, cls.goodput)
                     if ownership == "rent":
                         run_cost = n * hours * rate
                     else:
@@ -247,14 +266,15 @@ def build_problem(workload: Workload, catalog: Catalog, rules: RuleSet, params: 
                                     * costs.electricity_usd_per_kwh)
                     warnings = [{"rule": f.rule, "code": f.rule, "message": f.message} for f in static + per_count]
                     candidates[k].append(Candidate(k, gid, n, ownership, est.tokens_per_s, hours, run_cost,
-                                                   est, warnings))
-                    if hours < 1 / 60 and (cls.deadline is None or hours <= cls.deadline):
+                                                   est, warnings, good, time_factor))
+                    if hours < 1 / 60 and (cls.deadline is None or hours * time_factor <= cls.deadline):
                         break  # under a minute already: faster options only add cost
                 mine = [c for c in candidates[k] if c.gpu == gid and c.ownership == ownership]
-                if cls.deadline is not None and mine and not any(c.hours <= cls.deadline for c in mine):
+                if cls.deadline is not None and mine and not any(c.planned_hours <= cls.deadline for c in mine):
                     fastest = min(mine, key=lambda c: c.hours)
                     _add(reasons[gid], None, "deadline",
-                         f"{name}: even {fastest.count} GPUs ({ownership}) take {fastest.hours / 24:.1f} days, "
+                         f"{name}: even {fastest.count} GPUs ({ownership}) take {fastest.planned_hours / 24:.1f} days "
+                         f"at confidence {workload.confidence:g} ({fastest.hours / 24:.1f} estimated), "
                          f"past the {cls.deadline / 24:g}-day deadline")
     total = sum(map(len, candidates))
     if total > MAX_CANDIDATES:
@@ -263,7 +283,7 @@ def build_problem(workload: Workload, catalog: Catalog, rules: RuleSet, params: 
                          "gpus.allow, or give identical jobs as one job with repeat:", field="jobs")
     rejected = {}
     for gid in gpu_ids:
-        usable = any(c.gpu == gid and (cls.deadline is None or c.hours <= cls.deadline)
+        usable = any(c.gpu == gid and (cls.deadline is None or c.planned_hours <= cls.deadline)
                      for cls, cands in zip(classes, candidates) for c in cands)
         if not usable:
             rejected[gid] = Rejection(gid, reasons[gid] or [{"rule": None, "code": "none",

@@ -27,8 +27,8 @@ reported with its gap, never as optimal.
 """
 from __future__ import annotations
 
+import dataclasses
 import math
-from dataclasses import dataclass, field
 
 import pulp
 
@@ -37,38 +37,10 @@ from advisor.solve.candidates import Candidate, Problem
 from advisor.solve.milp_serving import ServingSection, usable_serving
 from advisor.solve.run import count_solve, quiet_stdout, read_gap, solver_for
 from advisor.solve.scenario import Scenario, baseline
+from advisor.solve.solution import Solution, _solution
 
 TIE_BREAK_USD_PER_HOUR = 1e-6
 IDLE_GPU_TOLERANCE = 0.001    # idle bought GPUs are put to work when that costs < 0.1% of the plan (or $1)
-
-
-@dataclass
-class Solution:
-    status: str                          # optimal | feasible | infeasible
-    objective_usd: float | None
-    assignment: list = field(default_factory=list)    # (Candidate, jobs) with jobs > 0, class order
-    bought: dict = field(default_factory=dict)        # gpu -> GPUs bought
-    servers: dict = field(default_factory=dict)       # gpu -> {server id: count}
-    networked: dict = field(default_factory=dict)     # gpu -> networked servers
-    cost_breakdown: dict = field(default_factory=dict)
-    solver: dict = field(default_factory=dict)
-    mip_objective_usd: float | None = None            # the least cost, before idle GPUs are put to work
-    serving: list = field(default_factory=list)       # (ServeCandidate, replicas) with replicas > 0
-
-    @property
-    def feasible(self) -> bool:
-        return self.objective_usd is not None
-
-    @property
-    def chosen(self) -> list[Candidate]:
-        return [c for c, _ in self.assignment]
-
-    @property
-    def makespan_hours(self) -> float:
-        return max((c.hours for c in self.chosen), default=0.0)
-
-    def gpu_types(self) -> set[str]:
-        return {c.gpu for c in self.chosen} | {c.gpu for c, _ in self.serving}
 
 
 def usable_candidates(problem: Problem, sc: Scenario, faster_too: bool = False) -> list[list[Candidate]]:
@@ -81,9 +53,11 @@ def usable_candidates(problem: Problem, sc: Scenario, faster_too: bool = False) 
     lower = sc.gpu_lower if single_job else None
     upper = sc.gpu_upper if single_job else None
     for cls, cands in zip(problem.classes, problem.candidates):
-        due = sc.deadline(cls.deadline)
-        limit = math.inf if due is None else due
-        keep = [c for c in cands if c.hours <= limit * (1 + 1e-9)
+        due, cap = sc.job_deadline(cls.deadline), sc.makespan_hours
+        limit = math.inf if due is None else due            # held at the confidence quantile (planned_hours)
+        cap = math.inf if cap is None else cap              # the makespan cap is on the estimate
+        cands = [_at_speed(c, sc.speed_factor.get(c.gpu, 1.0)) for c in cands]
+        keep = [c for c in cands if c.planned_hours <= limit * (1 + 1e-9) and c.hours <= cap * (1 + 1e-9)
                 and (sc.only_gpu is None or c.gpu == sc.only_gpu)
                 and (upper is None or c.count <= upper) and (lower is None or c.count >= lower)
                 and c.count <= stock.get(c.gpu, math.inf)]
@@ -91,19 +65,29 @@ def usable_candidates(problem: Problem, sc: Scenario, faster_too: bool = False) 
     return out
 
 
+def _at_speed(c: Candidate, factor: float) -> Candidate:
+    """The candidate if its GPU's real speed is `factor` x the estimate (Scenario.speed_factor)."""
+    if factor == 1.0:
+        return c
+    return dataclasses.replace(c, tokens_per_s=c.tokens_per_s * factor, hours=c.hours / factor,
+                               run_cost_usd=c.run_cost_usd / factor)
+
+
 def _undominated(cands: list[Candidate], faster_too: bool = False) -> list[Candidate]:
     """Drop c' when a candidate of the same GPU and ownership needs no more GPUs, GPU-hours or
-    run cost (the cost objective can never prefer c'), and with `faster_too` no more wall time."""
-    keep = []
-    for c in cands:
-        dominated = any(o is not c and o.gpu == c.gpu and o.ownership == c.ownership and o.count <= c.count
-                        and o.gpu_hours <= c.gpu_hours and o.run_cost_usd <= c.run_cost_usd
-                        and (not faster_too or o.hours <= c.hours)
-                        and (o.count, o.gpu_hours, o.run_cost_usd) != (c.count, c.gpu_hours, c.run_cost_usd)
-                        for o in cands)
-        if not dominated:
-            keep.append(c)
-    return keep
+    run cost (the cost objective can never prefer c'), and with `faster_too` no more wall time.
+    Sort and sweep per (GPU, ownership): a dominator sorts before what it dominates, and
+    dominance is transitive, so each candidate is compared with the kept ones of its group only."""
+    groups: dict[tuple[str, str], list[Candidate]] = {}
+    for c in sorted(cands, key=lambda c: (c.count, c.gpu_hours, c.run_cost_usd, c.hours)):
+        kept = groups.setdefault((c.gpu, c.ownership), [])
+        if not any(o.count <= c.count and o.gpu_hours <= c.gpu_hours and o.run_cost_usd <= c.run_cost_usd
+                   and (not faster_too or o.hours <= c.hours)
+                   and (o.count, o.gpu_hours, o.run_cost_usd) != (c.count, c.gpu_hours, c.run_cost_usd)
+                   for o in kept):
+            kept.append(c)
+    keep = {id(c) for group in groups.values() for c in group}
+    return [c for c in cands if id(c) in keep]
 
 
 class _Model(ServingSection):
@@ -202,10 +186,16 @@ class _Model(ServingSection):
     def capacity(self) -> None:
         p = self.problem
         due = [self.sc.deadline(cls.deadline) or p.costs.horizon_hours for cls in p.classes]
+        # GPU-hours at the confidence quantile against a job's own deadline; the estimate's against a makespan cap
+        own = [self.sc.job_deadline(cls.deadline) or p.costs.horizon_hours for cls in p.classes]
+        owned: dict[str, list] = {g: [] for g in self.owned}
+        for k, i, c in self.pairs():
+            if c.ownership == "buy":
+                owned[c.gpu].append((k, i, c))
         for g in self.owned:
             for level, limit in enumerate(sorted(set(due))):
-                terms = [c.gpu_hours * self.y[k, i] for k, i, c in self.pairs()
-                         if c.gpu == g and c.ownership == "buy" and due[k] <= limit]
+                terms = [(c.planned_gpu_hours if own[k] <= due[k] else c.gpu_hours) * self.y[k, i]
+                         for k, i, c in owned[g] if due[k] <= limit]
                 if terms:
                     self.prob += pulp.lpSum(terms) <= limit * self.N[g], f"capacity_{_safe(g)}_{level}"
 
@@ -277,33 +267,77 @@ class _Model(ServingSection):
         return int(round(var.value() or 0))
 
 
-def solve(problem: Problem, scenario: Scenario | None = None, *, time_limit: float | None = 30.0) -> Solution:
-    """The least-cost plan under `scenario` (the workload as written by default)."""
+DEFAULT_GAP = 1e-4        # HiGHS's own default relative MIP gap: a plan is proven optimal within 0.01%
+FLEET_GAP = 0.01          # fleets (FLEET_JOBS jobs or more) default to 1%: proven in seconds, not minutes
+FLEET_JOBS = 50
+EXPLAIN_GAP = 0.01        # explanation re-solves (alternatives, break-evens, marginal values)
+EXPLAIN_TIME_LIMIT = 10.0
+
+
+def default_gap(problem: Problem) -> float:
+    return FLEET_GAP if problem.job_count >= FLEET_JOBS else DEFAULT_GAP
+
+
+def solve(problem: Problem, scenario: Scenario | None = None, *, time_limit: float | None = 30.0,
+          gap: float | None = None) -> Solution:
+    """The least-cost plan under `scenario` (the workload as written by default), proven optimal
+    within the relative `gap` (default_gap when None). While a plan's explanations run
+    (`explaining`), every solve uses their gap and time limit and is counted."""
     sc = scenario or baseline(problem)
+    count_solve()   # for the progress hook (solve/run.progress)
+    explaining = problem.solver_cache.get("explaining")
+    if explaining is not None:
+        gap = max(gap or 0.0, explaining["gap"])
+        time_limit = explaining["time_limit"] if time_limit is None else min(time_limit, explaining["time_limit"])
+    gap = default_gap(problem) if gap is None else gap
+    if solver_for(time_limit, gap)[0] == "highs" and not problem.serve_classes:
+        # the fast path changes training coefficients in place; serving sections are rebuilt each time
+        from advisor.solve.fast import solve_fast
+        sol = solve_fast(problem, sc, time_limit, gap)
+    else:   # highspy missing: CBC through PuLP
+        sol = _solve_pulp(problem, sc, time_limit, gap)
+    if explaining is not None:
+        explaining["solves"] += 1
+        if sol.feasible and not sol.solver.get("proven_optimal"):
+            explaining["unproven"] += 1
+    return sol
+
+
+def _check(status: str, name: str, time_limit: float | None) -> None:
+    if status == "none":
+        limit = f" within the {time_limit:g} s time limit" if time_limit is not None else ""
+        raise SolverError(f"the {name} solver found no plan{limit}; raise --time-limit or simplify the workload")
+
+
+def _solve_pulp(problem: Problem, sc: Scenario, time_limit: float | None, gap: float) -> Solution:
+    """A fresh PuLP build and solve (CBC when highspy is missing; the reference the fast path is tested against)."""
     cands = usable_candidates(problem, sc)
     if any(not cs for cs in cands + usable_serving(problem, sc)):
         return Solution("infeasible", None, solver={"name": None, "reason": "a job has no usable candidate"})
     model = _Model(problem, sc, cands)
     model.build()
-    name, status, proven = _run(model.prob, time_limit)
+    name, status, proven = _run(model.prob, time_limit, gap)
     if status == "Infeasible":
         return Solution("infeasible", None, solver={"name": name, "status": status})
     mip_objective = pulp.value(model.total)
-    gap = read_gap(model.prob, name, proven)
+    mip_gap = read_gap(model.prob, name, proven)
     if _idle_owned_gpus(model):
         used = {(c.gpu, c.ownership) for k, i, c in model.pairs() if (model.y[k, i].value() or 0) > 1e-6}
-        polished = _put_idle_gpus_to_work(problem, sc, used, mip_objective, time_limit)
-        if polished is not None:
-            model, name, status, proven_again = polished
-            proven = proven and proven_again
-    return _solution(model, name, status, proven, gap, mip_objective)
+        cands = [[c for c in cs if (c.gpu, c.ownership) in used] for cs in usable_candidates(problem, sc, faster_too=True)]
+        polish = _polish_model(problem, sc, cands, mip_objective)
+        try:
+            name2, status2, proven2 = _run(polish.prob, time_limit, gap)
+        except SolverError:
+            status2 = "Infeasible"
+        if status2 != "Infeasible":
+            model, name, status, proven = polish, name2, status2, proven and proven2
+    return _solution(model, name, status, proven, mip_gap, mip_objective)
 
 
-def _run(prob: pulp.LpProblem, time_limit: float | None) -> tuple[str, str, bool]:
+def _run(prob: pulp.LpProblem, time_limit: float | None, gap: float | None = None) -> tuple[str, str, bool]:
     """Solve; (solver name, PuLP status, proven optimal). Raises SolverError when no plan was found
     for a reason other than infeasibility."""
-    name, solver = solver_for(time_limit)
-    count_solve()
+    name, solver = solver_for(time_limit, gap)
     try:
         with quiet_stdout():
             prob.solve(solver)
@@ -313,9 +347,7 @@ def _run(prob: pulp.LpProblem, time_limit: float | None) -> tuple[str, str, bool
     if prob.sol_status == pulp.LpSolutionInfeasible or status == "Infeasible":
         return name, "Infeasible", False
     if prob.sol_status not in (pulp.LpSolutionOptimal, pulp.LpSolutionIntegerFeasible):
-        limit = f" within the {time_limit:g} s time limit" if time_limit is not None else ""
-        raise SolverError(f"the {name} solver found no plan{limit} (status {status}); raise --time-limit "
-                          "or simplify the workload")
+        _check("none", name, time_limit)
     return name, status, prob.sol_status == pulp.LpSolutionOptimal
 
 
@@ -330,56 +362,18 @@ def _idle_owned_gpus(model: _Model) -> bool:
     return False
 
 
-def _put_idle_gpus_to_work(problem: Problem, sc: Scenario, used: set[tuple[str, str]], least_cost: float,
-                           time_limit: float | None):
+def _polish_model(problem: Problem, sc: Scenario, cands: list[list[Candidate]], least_cost: float) -> _Model:
     """GPUs often come in boards of eight: a lone job that needs one of them would leave seven
     idle. Among plans that cost at most 0.1% (or $1) more than the least cost -- and keep every
     constraint, the budget included -- take the one whose jobs finish soonest on the GPU types
     (and ownerships) the least-cost plan uses: a second MILP over their candidates that are faster
-    as well as those that are cheaper. When it finds nothing, the least-cost plan stands (None)."""
-    cands = [[c for c in cs if (c.gpu, c.ownership) in used] for cs in usable_candidates(problem, sc, faster_too=True)]
+    as well as those that are cheaper. When it finds nothing, the least-cost plan stands."""
     model = _Model(problem, sc, cands)
     model.build()
-    allowance = max(1.0, IDLE_GPU_TOLERANCE * least_cost)
+    allowance = max(1.0, IDLE_GPU_TOLERANCE * least_cost) if least_cost < 1e20 else 0.0
     model.prob += model.total <= least_cost + allowance, "idle_gpus_cost"
     model.prob.setObjective(pulp.lpSum(c.hours * model.y[k, i] for k, i, c in model.pairs()) + 1e-6 * model.total)
-    try:
-        name, status, proven = _run(model.prob, time_limit)
-    except SolverError:
-        return None
-    return None if status == "Infeasible" else (model, name, status, proven)
-
-
-def _solution(model: _Model, name: str, status: str, proven: bool, gap, mip_objective: float) -> Solution:
-    p, sc = model.problem, model.sc
-    assignment = []
-    for k, i, c in model.pairs():
-        jobs = model.y[k, i].value() or 0.0
-        if jobs > 1e-6:
-            assignment.append((c, round(jobs) if model.integral else jobs))
-    bought = {g: model.value(v) for g, v in model.N.items() if model.value(v) > 0}
-    servers = {g: {sid: model.value(v) for (gg, sid), v in model.S.items() if gg == g and model.value(v) > 0}
-               for g in bought}
-    servers = {g: d for g, d in servers.items() if d}
-    networked = {g: model.value(v) for g, v in model.W.items() if model.value(v) > 0}
-    serving = model.serving_solution()
-    serve_usd = {o: sum(c.run_cost_usd * (sc.rent_price(c.gpu) if o == "rent" else 1.0) * n
-                        for c, n in serving if c.ownership == o) for o in ("buy", "rent")}
-    opts = {g: {s.id: s for s in p.servers.get(g, [])} for g in bought}
-    server_kw = sum(opts[g][sid].overhead_kw * n for g, d in servers.items() for sid, n in d.items())
-    gpu_kw = sum(p.gpu_kw[g] * n for g, n in bought.items())
-    months = p.costs.horizon_hours / 730.0
-    breakdown = {
-        "purchase_usd": float(sum(p.unit_price[g] * sc.buy_price(g) * n for g, n in bought.items())),
-        "servers_usd": float(sum(opts[g][sid].price_usd * n for g, d in servers.items() for sid, n in d.items())
-                             + sum(max(s.network_usd or 0.0 for s in p.servers[g]) * n for g, n in networked.items())),
-        "energy_usd": float(sum(model.run_cost(c) * n for c, n in assignment if c.ownership == "buy") + serve_usd["buy"]),
-        "hosting_usd": float(p.costs.hosting_usd_per_kw_month * months * (gpu_kw + server_kw)),
-        "rental_usd": float(sum(model.run_cost(c) * n for c, n in assignment if c.ownership == "rent") + serve_usd["rent"]),
-    }
-    return Solution("optimal" if proven else "feasible", sum(breakdown.values()), assignment, bought, servers,
-                    networked, breakdown, {"name": name, "status": status, "proven_optimal": proven, "gap": gap},
-                    mip_objective, serving)
+    return model
 
 
 def _safe(name: str) -> str:

@@ -14,20 +14,20 @@ from collections.abc import Callable, Iterator
 import pulp
 
 
-def solver_for(time_limit: float | None) -> tuple[str, pulp.LpSolver]:
+def solver_for(time_limit: float | None, gap: float | None = None) -> tuple[str, pulp.LpSolver]:
     try:
         import highspy  # noqa: F401
-        return "highs", pulp.HiGHS(msg=False, timeLimit=time_limit, threads=1, random_seed=0)
+        return "highs", pulp.HiGHS(msg=False, timeLimit=time_limit, threads=1, random_seed=0, gapRel=gap)
     except ImportError:
-        return "cbc", cbc_solver(time_limit)
+        return "cbc", cbc_solver(time_limit, gap)
 
 
-def cbc_solver(time_limit: float | None) -> pulp.LpSolver:
+def cbc_solver(time_limit: float | None, gap: float | None = None) -> pulp.LpSolver:
     """The CBC binary bundled with PuLP 3 (PuLP 4 will want `pulp[cbc]` and COIN_CMD)."""
     import warnings
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DeprecationWarning)
-        return pulp.PULP_CBC_CMD(msg=False, timeLimit=time_limit, threads=1)
+        return pulp.PULP_CBC_CMD(msg=False, timeLimit=time_limit, threads=1, gapRel=gap)
 
 
 @contextlib.contextmanager

@@ -32,10 +32,12 @@ class Scenario:
     buy_factor: Mapping[str, float] = field(default_factory=lambda: MappingProxyType({}))
     # GPU id -> factor on its purchase price only
     traffic_factor: float = 1.0              # every serving class's peak rate x this (traffic sensitivity)
+    speed_factor: Mapping[str, float] = field(default_factory=lambda: MappingProxyType({}))
+    # GPU id -> real speed / estimated speed: hours, GPU-hours and run cost scale by 1 / factor
 
     def but(self, **changes: Any) -> Scenario:
         """This scenario with some values changed."""
-        for key in ("price_factor", "rent_factor", "buy_factor"):
+        for key in ("price_factor", "rent_factor", "buy_factor", "speed_factor"):
             if key in changes:
                 changes[key] = MappingProxyType(dict(changes[key]))
         return dataclasses.replace(self, **changes)
@@ -46,6 +48,10 @@ class Scenario:
         if self.makespan_hours is not None:
             due = self.makespan_hours if due is None else min(due, self.makespan_hours)
         return due
+
+    def job_deadline(self, hours: float | None) -> float | None:
+        """A job's own deadline under this scenario (hours), without the makespan cap."""
+        return None if hours is None else hours * self.deadline_scale + self.deadline_extra_hours
 
     def rent_price(self, gpu: str) -> float:
         return self.price_factor.get(gpu, 1.0) * self.rent_factor.get(gpu, 1.0)

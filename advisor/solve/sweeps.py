@@ -10,31 +10,32 @@ from advisor.solve.scenario import Scenario, baseline
 def candidate_hours(problem: Problem) -> list[float]:
     """Distinct wall times of all candidates that meet their deadlines: the makespans worth trying."""
     hours = {round(c.hours, 9) for cls, cs in zip(problem.classes, problem.candidates) for c in cs
-             if cls.deadline is None or c.hours <= cls.deadline}
+             if cls.deadline is None or c.planned_hours <= cls.deadline}
     return sorted(hours)
 
 
-def solve_fastest(problem: Problem, scenario: Scenario | None = None, *, time_limit: float | None = 30.0) -> Solution:
+def solve_fastest(problem: Problem, scenario: Scenario | None = None, *, time_limit: float | None = 30.0,
+                  gap: float | None = None) -> Solution:
     """--objective time: the shortest makespan any plan within the budget reaches, then the
     cheapest plan at that makespan. Binary search over the candidates' distinct wall times
     (the optimal makespan is one of them), one cost MILP per probe."""
     sc = scenario or baseline(problem)
     hours = candidate_hours(problem)
     if not hours:
-        return solve(problem, sc, time_limit=time_limit)
-    best = solve(problem, sc.but(makespan_hours=hours[-1]), time_limit=time_limit)
+        return solve(problem, sc, time_limit=time_limit, gap=gap)
+    best = solve(problem, sc.but(makespan_hours=hours[-1]), time_limit=time_limit, gap=gap)
     if not best.feasible:
         return best
     lo, hi = 0, len(hours) - 1
     while lo < hi:
         mid = (lo + hi) // 2
-        trial = solve(problem, sc.but(makespan_hours=hours[mid]), time_limit=time_limit)
+        trial = solve(problem, sc.but(makespan_hours=hours[mid]), time_limit=time_limit, gap=gap)
         if trial.feasible:
             best, hi = trial, mid
         else:
             lo = mid + 1
     if best.makespan_hours > hours[lo] * (1 + 1e-9):
-        best = solve(problem, sc.but(makespan_hours=hours[lo]), time_limit=time_limit)
+        best = solve(problem, sc.but(makespan_hours=hours[lo]), time_limit=time_limit, gap=gap)
     return best
 
 

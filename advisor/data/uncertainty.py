@@ -1,0 +1,100 @@
+"""How wrong a speed estimate or a catalog price may be: the error distributions of
+catalog/uncertainty.yaml (written by bench/uncertainty.py from the estimator's out-of-sample
+residuals and the catalog's quote bands), as quantile functions plans and re-solves use.
+
+Each distribution is a log-ratio given by its P10, P50 and P90, read as a two-piece normal: below
+the median with the spread (P50 - P10) / z90, above it with (P90 - P50) / z90. So its P10/P50/P90
+are exactly the stored ones, any other quantile is defined, and a draw is one standard normal.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from functools import lru_cache
+from statistics import NormalDist
+
+from advisor.data.catalog import GPU
+from advisor.data.resources import data_dir
+from advisor.inputs.loader import load_yaml_file
+
+Z90 = NormalDist().inv_cdf(0.9)
+DEFAULT_CONFIDENCE = 0.8
+
+
+@dataclass(frozen=True)
+class LogDist:
+    """A log-ratio with quantiles q10 <= q50 <= q90 (two-piece normal between and beyond them)."""
+
+    q10: float
+    q50: float
+    q90: float
+    basis: str = ""
+
+    def at_z(self, z: float) -> float:
+        return self.q50 + z * ((self.q50 - self.q10) if z < 0 else (self.q90 - self.q50)) / Z90
+
+    def quantile(self, p: float) -> float:
+        return self.at_z(NormalDist().inv_cdf(p))
+
+    def factor_at(self, z: float) -> float:
+        """The multiplier on the point value at standard-normal draw z."""
+        return math.exp(self.at_z(z))
+
+    def factor(self, p: float) -> float:
+        """exp(quantile p): the multiplier on the point value at probability level p."""
+        return math.exp(self.quantile(p))
+
+
+NONE = LogDist(0.0, 0.0, 0.0, "no spread")
+
+
+@lru_cache(maxsize=1)
+def _doc() -> dict:
+    path = data_dir("catalog") / "uncertainty.yaml"
+    return (load_yaml_file(path, "catalog file") or {}) if path.is_file() else {}
+
+
+def family(gpu: GPU) -> str:
+    """The GPU's generation as the estimator's per-family parameters name it ('ampere', 'hopper')."""
+    return gpu.architecture.split()[0].lower() if gpu.architecture else "unknown"
+
+
+def _dist(entry: dict) -> LogDist:
+    return LogDist(float(entry["q10"]), float(entry["q50"]), float(entry["q90"]), str(entry.get("basis", "")))
+
+
+def speed_dist(gpu: GPU, precision: str) -> LogDist:
+    """log(real / estimated tokens/s) for this GPU's generation and precision; the wider default
+    for a generation with no measured run; no spread if the installation ships no distributions."""
+    speed = _doc().get("speed")
+    if not speed:
+        return NONE
+    fam = family(gpu)
+    entry = speed["groups"].get(f"{fam}/{precision}") or speed["families"].get(fam)
+    return _dist(entry) if entry else _dist(speed["unmeasured"])
+
+
+def price_dist(confidence: str | None, usd: float | None = None,
+               usd_range: tuple[float, float] | None = None) -> LogDist:
+    """log(real / catalog price) for a price of this confidence grade: its own usd_range as P10-P90
+    when it has one (a side with no room takes half the grade's width), else the grade's band
+    centred on the point."""
+    grades = (_doc().get("price") or {}).get("by_confidence") or {}
+    width = float(grades.get(confidence or "low", {}).get("log_width", 0.0))
+    if usd and usd_range:
+        lo = math.log(usd_range[0] / usd) if usd_range[0] < usd else -width / 2
+        hi = math.log(usd_range[1] / usd) if usd_range[1] > usd else width / 2
+        return LogDist(min(lo, 0.0), 0.0, max(hi, 0.0), f"{confidence} confidence, quoted band")
+    return LogDist(-width / 2, 0.0, width / 2, f"{confidence} confidence")
+
+
+def basis() -> dict:
+    """Where the distributions come from (for a plan's assumptions)."""
+    doc = _doc()
+    if not doc:
+        return {"source": None, "note": "no catalog/uncertainty.yaml: ranges have no spread"}
+    speed = doc["speed"]
+    return {"source": "catalog/uncertainty.yaml", "generated_by": doc.get("generated_by"),
+            "speed": speed["source"], "speed_rows": speed["rows"],
+            "speed_coverage_p10_p90": speed["coverage_p10_p90"]["nested_leave_one_source_out"],
+            "price": doc["price"]["source"]}

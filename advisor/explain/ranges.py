@@ -1,0 +1,166 @@
+"""Ranges, not points: each job's time and the plan's total cost as P10/P50/P90, and how far the
+real speed may be from the estimate before the choice flips (re-solved, as price break-evens are).
+
+Job times are analytic (time = tokens / speed, so its quantiles are the speed's, reversed). The
+total cost of the chosen plan is a seeded Monte Carlo over speeds (energy and rent scale with
+time) and prices (purchase and rent, by each price's confidence; catalog/uncertainty.yaml):
+same input, same numbers.
+"""
+from __future__ import annotations
+
+import random
+from statistics import NormalDist
+
+from advisor.data.uncertainty import NONE, LogDist, price_dist, speed_dist
+from advisor.solve.candidates import Problem
+from advisor.solve.milp import Solution, solve
+from advisor.solve.redraw import describe, signature
+from advisor.solve.scenario import baseline
+
+COST_DRAWS = 2000
+SEED = 16
+SLOWEST = 0.2          # speed sensitivity searches down to 80% below the estimate ...
+FASTEST = 3.0          # ... and up to 200% above it
+STEPS = 9              # bisection steps: brackets the break-even within 0.4 points, so the rounded
+                       # claim holds 1 point short of it and flips 1 point beyond it
+
+
+def quantile(xs: list[float], q: float) -> float:
+    s = sorted(xs)
+    pos = q * (len(s) - 1)
+    lo = int(pos)
+    hi = min(lo + 1, len(s) - 1)
+    return s[lo] + (s[hi] - s[lo]) * (pos - lo)
+
+
+def normal(rng: random.Random) -> float:
+    """One standard-normal draw from a seeded generator (inverse CDF: the same on every platform)."""
+    return NormalDist().inv_cdf(min(max(rng.random(), 1e-12), 1 - 1e-12))
+
+
+def triple(lo: float, mid: float, hi: float) -> dict:
+    return {"p10": lo, "p50": mid, "p90": hi}
+
+
+def gpu_speed(problem: Problem, gid: str) -> LogDist:
+    """The speed error of a GPU type for this workload (its first training job's precision). A
+    serving-only workload has no training speed to vary: its serving capacity is sized, not timed."""
+    if not problem.classes:
+        return NONE
+    return speed_dist(problem.catalog.gpus[gid], problem.classes[0].spec.precision)
+
+
+def gpu_prices(problem: Problem, gid: str) -> tuple[LogDist, LogDist]:
+    """(purchase, rent) price errors of a GPU type, by each price record's confidence."""
+    gpu = problem.catalog.gpus[gid]
+    p = gpu.prices.purchase
+    buy = price_dist(p.confidence, p.usd, p.usd_range) if p and p.usd else price_dist("low")
+    rent = price_dist(gpu.rental.confidence) if gpu.rental else price_dist("low")
+    return buy, rent
+
+
+def job_ranges(problem: Problem, sol: Solution) -> list[dict]:
+    """Per assigned job (plan order): wall days at P10/P50/P90 and at the workload's confidence."""
+    out = []
+    for c, _ in sol.assignment:
+        d = speed_dist(problem.catalog.gpus[c.gpu], problem.classes[c.cls].spec.precision)
+        days = c.hours / 24
+        out.append({"wall_days_range": triple(days / d.factor(0.9), days / d.factor(0.5), days / d.factor(0.1)),
+                    "wall_days_planned": c.planned_hours / 24})
+    return out
+
+
+def cost_range(problem: Problem, sol: Solution, draws: int = COST_DRAWS, seed: int = SEED) -> dict:
+    """P10/P50/P90 of the chosen plan's total cost when speeds and GPU prices are drawn from their
+    distributions (servers, hosting and the fleet stay as planned)."""
+    fixed = sol.objective_usd or 0.0
+    buy_usd = {g: (problem.unit_price[g] or 0.0) * n for g, n in sol.bought.items()}
+    run: dict[tuple[str, str], float] = {}
+    for c, n in sol.assignment:
+        run[c.gpu, c.ownership] = run.get((c.gpu, c.ownership), 0.0) + c.run_cost_usd * n
+    fixed -= sum(buy_usd.values()) + sum(run.values())
+    gids = sorted(set(buy_usd) | {g for g, _ in run})
+    dists = {g: (gpu_speed(problem, g),) + gpu_prices(problem, g) for g in gids}
+    rng = random.Random(seed)
+    totals = []
+    for _ in range(draws):
+        total = fixed
+        for g in gids:
+            speed, buy, rent = (d.factor_at(normal(rng)) for d in dists[g])
+            total += buy_usd.get(g, 0.0) * buy + run.get((g, "buy"), 0.0) / speed
+            total += run.get((g, "rent"), 0.0) * rent / speed
+        totals.append(total)
+    return triple(quantile(totals, 0.1), quantile(totals, 0.5), quantile(totals, 0.9))
+
+
+def _pairs(s: Solution) -> set:
+    return {(c.gpu, c.ownership) for c in s.chosen}
+
+
+def _what(problem: Problem, s: Solution) -> str:
+    if not s.feasible:
+        return "no plan meets the constraints"
+    return describe(signature(s.bought, s.assignment))
+
+
+def speed_sensitivity(problem: Problem, sol: Solution, alts: dict, time_limit: float | None) -> list[dict]:
+    """How much slower than estimated the chosen GPU may really be, and how much faster the
+    runner-up would have to be, before the choice changes: bisection on Scenario.speed_factor,
+    re-solving each step. The choice is (GPU, buy or rent), so renting instead of buying the same
+    GPU counts as a change. `percent` is rounded: the choice holds 1 point short of it and flips
+    1 point beyond it."""
+    if not sol.feasible or not sol.chosen:
+        return []
+    spend: dict[tuple[str, str], float] = {}
+    for c, n in sol.assignment:
+        spend[c.gpu, c.ownership] = spend.get((c.gpu, c.ownership), 0.0) + c.run_cost_usd * n
+    for g, n in sol.bought.items():
+        spend[g, "buy"] = spend.get((g, "buy"), 0.0) + (problem.unit_price[g] or 0.0) * n
+    chosen = max(sorted(spend), key=lambda k: spend[k])
+    gid, own = chosen
+    base = baseline(problem)
+
+    def at(g: str, f: float) -> Solution:
+        return solve(problem, base.but(speed_factor={g: f}), time_limit=time_limit)
+
+    out: list[dict] = []
+    slow = at(gid, SLOWEST)
+    if slow.feasible and chosen in _pairs(slow):
+        out.append({"gpu": gid, "ownership": own, "direction": "slower", "what": "speed", "factor": None,
+                    "percent": None, "switches_to": None,
+                    "message": f"{gid} ({own}) stays the choice even if its real speed is "
+                               f"{100 * (1 - SLOWEST):.0f}% below the estimate"})
+    else:
+        ok, flip = 1.0, SLOWEST
+        for _ in range(STEPS):
+            mid = (ok + flip) / 2
+            s = at(gid, mid)
+            ok, flip = (mid, flip) if s.feasible and chosen in _pairs(s) else (ok, mid)
+        pct = round(100 * (1 - (ok + flip) / 2))
+        to = _what(problem, at(gid, 1 - (pct + 1) / 100))
+        out.append({"gpu": gid, "ownership": own, "direction": "slower", "what": "speed",
+                    "factor": round(1 - pct / 100, 2), "percent": pct, "switches_to": to,
+                    "message": f"{gid} ({own}) stays the choice unless its real speed is \u2265 {pct}% below "
+                               f"the estimate (then: {to})"})
+    costed = {g: a["forced_cost_usd"] for g, a in alts.items() if a.get("forced_cost_usd") is not None}
+    if costed:
+        runner = min(sorted(costed), key=lambda g: costed[g])
+        fast = at(runner, FASTEST)
+        if not (fast.feasible and runner in fast.gpu_types()):
+            out.append({"gpu": runner, "ownership": None, "direction": "faster", "what": "speed", "factor": None,
+                        "percent": None, "switches_to": None,
+                        "message": f"{runner} (runner-up) would not become the choice even at "
+                                   f"{100 * (FASTEST - 1):.0f}% above its estimated speed"})
+        else:
+            lose, win = 1.0, FASTEST
+            for _ in range(STEPS):
+                mid = (lose + win) / 2
+                s = at(runner, mid)
+                lose, win = (lose, mid) if s.feasible and runner in s.gpu_types() else (mid, win)
+            pct = round(100 * ((lose + win) / 2 - 1))
+            to = _what(problem, at(runner, 1 + (pct + 1) / 100))
+            out.append({"gpu": runner, "ownership": None, "direction": "faster", "what": "speed",
+                        "factor": round(1 + pct / 100, 2), "percent": pct, "switches_to": to,
+                        "message": f"{runner} becomes the choice if its real speed is \u2265 {pct}% above "
+                                   f"the estimate (then: {to})"})
+    return out

@@ -1,0 +1,186 @@
+"""How far prices may move before the choice changes, and what one more day or 10% more budget
+is worth -- every number from re-solving, and every printed claim checked by a re-solve.
+
+The choice is a (GPU type, ownership) pair: "rent H100s" loses to "buy H100s" when only the
+rental rate rises, so the rise re-solves with Scenario.rent_factor (or buy_factor) on the chosen
+pair alone, and every alternative -- another GPU, or the same GPU bought instead of rented --
+stays in the model. A break-even factor x is printed only when the re-solves at x(1 - STEP)
+(still chosen) and x(1 + STEP) (not chosen) confirm it; "stays the choice even at 64x" only when
+the re-solve at 64x confirms it.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from advisor.explain.binding import BINDING_TOLERANCE, binding
+from advisor.solve.candidates import Problem
+from advisor.solve.milp import Solution, solve
+from advisor.solve.scenario import Scenario, baseline
+
+CAP = 64.0            # the largest price factor tried
+STEP = 0.01           # each break-even claim is verified at x(1 - STEP) and x(1 + STEP)
+RESOLUTION = 0.004    # bisection stops when hi/lo (rise) or hi - lo (fall) is within this
+OWN = {"buy": "bought", "rent": "rented"}
+PRICE = {"buy": "purchase price", "rent": "rental rate"}
+VERB = {"buy": "buying", "rent": "renting"}
+
+
+def main_choice(problem: Problem, sol: Solution) -> tuple[str, str]:
+    """The (GPU, ownership) the plan spends most on."""
+    spend: dict[tuple[str, str], float] = {}
+    for c, n in list(sol.assignment) + list(sol.serving):
+        spend[c.gpu, c.ownership] = spend.get((c.gpu, c.ownership), 0.0) + c.run_cost_usd * n
+    for g, n in sol.bought.items():
+        spend[g, "buy"] = spend.get((g, "buy"), 0.0) + (problem.unit_price[g] or 0.0) * n
+    return max(sorted(spend), key=lambda k: spend[k])
+
+
+def uses(sol: Solution, gpu: str, ownership: str) -> bool:
+    return sol.feasible and any(c.gpu == gpu and c.ownership == ownership
+                                for c in sol.chosen + [s for s, _ in sol.serving])
+
+
+def priced(problem: Problem, gpu: str, ownership: str, factor: float) -> Scenario:
+    """The workload with only `ownership`'s price of `gpu` multiplied by `factor`."""
+    key = "rent_factor" if ownership == "rent" else "buy_factor"
+    return baseline(problem).but(**{key: {gpu: factor}})
+
+
+def base_price(problem: Problem, gpu: str, ownership: str) -> float | None:
+    return problem.rent_rate.get(gpu) if ownership == "rent" else problem.unit_price.get(gpu)
+
+
+def break_even(problem: Problem, sol: Solution, alts: dict, time_limit: float | None) -> list[dict]:
+    """The chosen pair's price rise that changes the choice (and what wins then), and the price
+    fall that makes the runner-up win."""
+    if not sol.feasible:
+        return []
+
+    def run(gpu, own, f):
+        return solve(problem, priced(problem, gpu, own, f), time_limit=time_limit)
+
+    gpu, own = main_choice(problem, sol)
+    what, price = PRICE[own], base_price(problem, gpu, own)
+    out: list[dict[str, Any]] = []
+    label = f"{gpu} ({OWN[own]})"
+    lo, hi, flipped = 1.0, 2.0, None
+    while True:
+        s = run(gpu, own, hi)
+        if not uses(s, gpu, own):
+            flipped = s
+            break
+        if hi >= CAP:
+            break
+        lo, hi = hi, min(hi * 2, CAP)
+    runner = None
+    if flipped is None:
+        out.append({"gpu": gpu, "ownership": own, "direction": "rise", "what": what, "factor": None,
+                    "price": None, "verified": True,
+                    "message": f"{label} stays the choice even at {CAP:g}x its {what} (re-solved at {CAP:g}x): "
+                               "no allowed alternative -- another GPU, or "
+                               f"{VERB['rent' if own == 'buy' else 'buy']} the same one -- meets the constraints "
+                               "for less"})
+    else:
+        while hi / lo > 1 + RESOLUTION:
+            mid = (lo * hi) ** 0.5
+            s = run(gpu, own, mid)
+            lo, hi, flipped = (mid, hi, flipped) if uses(s, gpu, own) else (lo, mid, s)
+        after = run(gpu, own, hi * (1 + STEP))
+        ok = uses(run(gpu, own, hi * (1 - STEP)), gpu, own) and not uses(after, gpu, own)
+        runner = main_choice(problem, after) if after.feasible else None
+        then = _pair_words(runner) if runner else "no plan meets every constraint (the budget)"
+        entry: dict[str, Any] = {"gpu": gpu, "ownership": own, "direction": "rise", "what": what, "verified": ok,
+                 "then": {"gpu": runner[0], "ownership": runner[1]} if runner else None}
+        if ok:
+            entry.update(factor=round(hi, 3), price=round(price * hi, 2) if price else None,
+                         message=f"{label} stays the choice until its {what} rises about {100 * (hi - 1):.1f}%"
+                                 + (f" (to ${price * hi:,.2f})" if price else "")
+                                 + (f"; then {then} is cheaper" if runner else f"; then {then}"))
+        else:
+            entry.update(factor=None, price=None,
+                         message=f"{label} stops being the choice somewhere between {lo:.3g}x and {hi:.3g}x its "
+                                 f"{what}, but not at a single price (re-solves disagree); no break-even is stated")
+        out.append(entry)
+    if runner is None:
+        costed = {g: a for g, a in alts.items() if a.get("forced_cost_usd") is not None}
+        if costed:
+            g = min(sorted(costed), key=lambda k: costed[k]["forced_cost_usd"])
+            o = costed[g].get("forced_ownership", "buy")
+            runner = (g, o if o in ("buy", "rent") else "buy")
+    if runner is not None and base_price(problem, *runner):
+        out.append(_fall(problem, runner, time_limit))
+    return out
+
+
+def _pair_words(pair: tuple[str, str] | None) -> str:
+    return f"{VERB[pair[1]]} {pair[0]}" if pair else "no plan"
+
+
+def _fall(problem: Problem, pair: tuple[str, str], time_limit: float | None) -> dict:
+    """How far the runner-up pair's own price must fall for it to be chosen (bisection on [0, 1])."""
+    gpu, own = pair
+    what, price = PRICE[own], base_price(problem, gpu, own)
+
+    def wins(f: float) -> bool:
+        return uses(solve(problem, priced(problem, gpu, own, f), time_limit=time_limit), gpu, own)
+
+    words = _pair_words(pair)
+    base = {"gpu": gpu, "ownership": own, "direction": "fall", "what": what}
+    if not wins(0.0):
+        return {**base, "factor": None, "price": None, "verified": True,
+                "message": f"{words} (runner-up) would not be chosen even if its {what} were zero (re-solved): "
+                           "the other costs of its plan (servers, energy, hosting, or the deadline) stay higher"}
+    if wins(1.0):  # a tie the solver broke the other way: no fall needed
+        return {**base, "factor": 1.0, "price": price, "verified": True,
+                "message": f"{words} (runner-up) costs the same as the chosen plan at its current {what}"}
+    lo, hi = 0.0, 1.0
+    while hi - lo > RESOLUTION:
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if wins(mid) else (lo, mid)
+    ok = wins(lo * (1 - STEP)) and not wins(min(1.0, lo * (1 + STEP) + 1e-9))
+    if not ok:
+        return {**base, "factor": None, "price": None, "verified": False,
+                "message": f"{words} (runner-up) becomes the choice somewhere below {hi:.3g}x its {what}, but not "
+                           "at a single price (re-solves disagree); no break-even is stated"}
+    return {**base, "factor": round(lo, 3), "price": round(price * lo, 2) if price else None, "verified": True,
+            "message": f"{words} (runner-up) becomes the choice if its {what} falls about {100 * (1 - lo):.1f}%"
+                       + (f" (to ${price * lo:,.2f})" if price else "")}
+
+
+def marginal_values(problem: Problem, sol: Solution, time_limit: float | None) -> list[dict]:
+    """Savings from one more day on every deadline and from 10% more budget (re-solved), worded
+    with the same binding flag as the constraint table."""
+    wl = problem.workload
+    out: list[dict] = []
+    if not sol.feasible:
+        return out
+    table = binding(problem, sol)
+    tol = f"{100 * BINDING_TOLERANCE:g}%"
+    deadlines = [b for b in table if b["constraint"].startswith("deadline:")]
+    if deadlines:
+        s = solve(problem, baseline(problem).but(deadline_extra_hours=24.0), time_limit=time_limit)
+        saving = max((sol.objective_usd or 0.0) - (s.objective_usd or 0.0) if s.feasible else 0.0, 0.0)
+        binds = any(b["binding"] for b in deadlines)
+        slack = min(b["slack"] for b in deadlines)
+        if saving > 0.5:
+            msg = f"one more day on every deadline saves ${saving:,.0f}" + (
+                "" if binds else f" (the plan has {slack:.2f} days of slack, but a cheaper plan needs up to a day more)")
+        elif binds:
+            msg = (f"one more day on the deadline saves nothing: the deadline binds ({slack:.2f} days of slack, under "
+                   f"{tol}), but no cheaper plan finishes within a day more")
+        else:
+            msg = f"one more day on the deadline saves nothing: the deadline does not bind ({slack:.2f} days of slack)"
+        out.append({"change": "deadline +1 day", "saving_usd": round(saving, 2), "binding": binds, "message": msg})
+    if wl.budget_usd is not None:
+        s = solve(problem, baseline(problem).but(budget_usd=wl.budget_usd * 1.1), time_limit=time_limit)
+        saving = max((sol.objective_usd or 0.0) - (s.objective_usd or 0.0) if s.feasible else 0.0, 0.0)
+        b = next(b for b in table if b["constraint"] == "budget")
+        if saving > 0.5:
+            msg = f"10% more budget saves ${saving:,.0f}"
+        elif b["binding"]:
+            msg = f"10% more budget changes nothing: the budget binds (under {tol} left), but no cheaper plan needs more"
+        else:
+            msg = f"10% more budget changes nothing: the budget does not bind (${b['slack']:,.0f} left)"
+        out.append({"change": "budget +10%", "saving_usd": round(saving, 2), "binding": b["binding"],
+                    "message": msg})
+    return out

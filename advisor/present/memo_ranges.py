@@ -1,0 +1,78 @@
+"""The memo's ranges (issue 16), rendered from what plan() computed: one sentence for the
+recommendation (P10-P90 cost and time, the confidence deadlines hold at, the robustness verdict),
+one assumptions row (where the distributions come from) and a cost-time chart with P10-P90 whiskers
+per GPU type (chart data: plan.chart_data["ranges"]). Renders only."""
+from __future__ import annotations
+
+from advisor.present.charts import rc_context, svg_text
+from advisor.present.words import duration, usd
+
+
+def range_sentence(plan: dict) -> str:
+    """'' for an infeasible plan or one made without ranges."""
+    cost = plan.get("total_cost_usd_range")
+    if plan.get("status") == "infeasible" or not cost:
+        return ""
+    days = [j["wall_days_range"] for j in plan["jobs"] if j.get("wall_days_range")]
+    text = f"Allowing for the estimator's measured error and each price's confidence, the total is likely " \
+           f"{usd(cost['p10'])} to {usd(cost['p90'])} (P10\u2013P90)"
+    if days:
+        lo, hi = max(d["p10"] for d in days), max(d["p90"] for d in days)
+        text += f" and the work takes {duration(24 * lo)} to {duration(24 * hi)} of running time"
+    conf = plan.get("confidence") or {}
+    if conf:
+        text += f"; every deadline is met at {conf['quantile']} of the job time"
+    text += "."
+    robust = plan.get("robustness")
+    if robust:
+        share = f"{100 * robust['holds_share']:.0f}%"
+        text += f" The choice stays the cheapest in {share} of {robust['draws']} draws of speeds and prices"
+        if robust["alternatives"]:
+            alt = robust["alternatives"][0]
+            text += f"; otherwise {alt['purchase']} ({100 * alt['share']:.0f}%)"
+        text += "."
+    return text
+
+
+def assumption_row(plan: dict) -> dict | None:
+    u = (plan.get("assumptions") or {}).get("uncertainty") or {}
+    if not u.get("source"):
+        return None
+    return {"text": f"Ranges (P10\u2013P90) come from {u['source']}: speed errors from the estimator's out-of-sample "
+                    f"error on {u['speed_rows']} published training runs by GPU generation and precision "
+                    f"(P10\u2013P90 covers {u['speed_coverage_p10_p90']} held-out runs), wider for generations with "
+                    "no measured run; price errors from the spread of the catalog's quote bands by each price's "
+                    "confidence. Draws are seeded, so the same input gives the same ranges.", "refs": []}
+
+
+def ranges_chart(plan: dict, problem, points: list[dict] | None) -> dict | None:
+    """Cost against completion time, one point per GPU type (its cheapest plan), P10-P90 whiskers."""
+    if not points:
+        return None
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    with rc_context():
+        fig = Figure(figsize=(7.2, 4.0), layout="constrained")
+        FigureCanvasAgg(fig)
+        ax = fig.add_subplot()
+        chosen = {j["gpu"] for j in plan.get("jobs", [])}
+        for pt in points:
+            d, c = pt["days"], pt["cost_usd_range"]
+            name = problem.catalog.gpus[pt["gpu"]].name
+            ax.errorbar([d["p50"]], [c["p50"]], xerr=[[d["p50"] - d["p10"]], [d["p90"] - d["p50"]]],
+                        yerr=[[c["p50"] - c["p10"]], [c["p90"] - c["p50"]]], fmt="*" if pt["gpu"] in chosen else "o",
+                        ms=12 if pt["gpu"] in chosen else 6, capsize=3, label=name + (" (chosen)" if pt["gpu"] in chosen
+                                                                                      else ""))
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_xlabel("Days until the work is done (P50, whiskers P10\u2013P90; log scale)")
+        ax.set_ylabel("Total cost, USD (log scale)")
+        ax.grid(True, which="major", color="#dddddd", lw=0.6)
+        fig.legend(loc="outside lower center", ncol=2, fontsize=8)
+        file_svg, inline = svg_text(fig, "c3")
+    return {"slug": "cost-vs-time-ranges", "title": "Cost against completion time, with ranges",
+            "caption": "Each marker is the cheapest plan using only one GPU type, at its median time and cost; the "
+                       "whiskers span P10 to P90 of the estimator's measured speed error and of the prices' "
+                       "confidence. The star is the recommendation.",
+            "svg_file": file_svg, "svg": inline, "alt": "Chart of cost against completion time with P10-P90 whiskers"}

@@ -1,0 +1,301 @@
+"""Re-solving one problem many times, fast: the MILP of a structure is built once (through
+milp._Model, so there is one formulation) and handed to HiGHS; a later scenario that differs only
+in prices, budget, power limit, GPU-count bounds or a GPU-type restriction becomes changes to
+column costs, bounds and coefficients of that same HiGHS model, warm-started from the previous
+solution. A scenario that changes the structure (deadlines, a makespan cap, and for a single job
+the GPU-count bounds, which filter its candidates) gets its own model; a few are kept per problem.
+
+Equivalence with a fresh build is tested (tests/test_fast_solve.py): status and objective agree
+within the gap for price factors, no budget, scaled deadlines, one GPU type and makespan caps.
+"""
+from __future__ import annotations
+
+import math
+from collections import OrderedDict
+
+import numpy as np
+
+from advisor.solve.candidates import Problem
+from advisor.solve.run import quiet_stdout
+from advisor.solve.scenario import Scenario
+
+KEEP_MODELS = 6          # structures kept per problem (sweeps build many, explanations reuse few)
+_INF = math.inf
+POLISH_SHARE = 0.2       # of the time limit, for the idle-GPU polish (it only refines a found plan)
+UNBOUNDED = 1e30         # PuLP refuses an infinite right-hand side; HiGHS reads >= 1e20 as infinite
+
+
+def structure_key(problem: Problem, sc: Scenario) -> tuple:
+    """What decides the model's rows and columns (everything else is a coefficient or a bound)."""
+    single = problem.job_count == 1
+    return (sc.deadline_scale, sc.deadline_extra_hours, sc.makespan_hours,
+            sc.gpu_lower if single else None, sc.gpu_upper if single else None,
+            tuple(sorted(sc.speed_factor.items())))   # a speed change rescales candidates' hours and costs
+
+
+def sentinel(sc: Scenario) -> Scenario:
+    """The scenario a shared model is built under: every optional row present with an unbounded
+    right-hand side, prices at catalog values, every GPU type."""
+    return sc.but(only_gpu=None, price_factor={}, rent_factor={}, buy_factor={}, budget_usd=UNBOUNDED,
+                  power_limit_kw=UNBOUNDED, gpu_lower=0 if sc.gpu_lower is None else sc.gpu_lower,
+                  gpu_upper=UNBOUNDED)
+
+
+class HighsModel:
+    """A built _Model mirrored in a highspy.Highs object, with the indices needed to re-price and
+    re-bound it. `cost_rows` carry the total cost (budget, and the idle-GPU cost cap); the
+    objective is cost_weight x total + `extra` (the tie-break, or the polish's wall time)."""
+
+    def __init__(self, model, extra: dict, cost_weight: float, cost_rows: tuple[str, ...]):
+        import highspy
+
+        self.model, self.cost_weight = model, cost_weight
+        prob = model.prob
+        self.vars = prob.variables()
+        self.col = {v.name: j for j, v in enumerate(self.vars)}
+        self.extra = {self.col[name]: w for name, w in extra.items()}
+        n = len(self.vars)
+        cost = np.zeros(n)
+        for v, a in prob.objective.items():
+            cost[self.col[v.name]] = a
+        lower = np.array([-_INF if v.lowBound is None else v.lowBound for v in self.vars], dtype=float)
+        upper = np.array([_INF if v.upBound is None else v.upBound for v in self.vars], dtype=float)
+        self.ub0 = upper.copy()
+        starts: list[int] = []
+        index: list[int] = []
+        value: list[float] = []
+        rlo: list[float] = []
+        rhi: list[float] = []
+        self.row: dict[str, int] = {}
+        for r, (name, con) in enumerate(prob._constraints.items()):  # (name -> constraint, in order)
+            self.row[name] = r
+            starts.append(len(index))
+            for v, a in con.items():
+                if a != 0:
+                    index.append(self.col[v.name])
+                    value.append(a)
+            rhs = -con.constant
+            rlo.append(rhs if con.sense >= 0 and rhs > -UNBOUNDED else -_INF)
+            rhi.append(rhs if con.sense <= 0 and rhs < UNBOUNDED else _INF)
+        with quiet_stdout():
+            h = self.h = highspy.Highs()
+        h.setOptionValue("output_flag", False)
+        h.setOptionValue("threads", 1)
+        h.setOptionValue("random_seed", 0)
+        h.addCols(n, cost, lower, upper, 0, np.array([], dtype=np.int32), np.array([], dtype=np.int32),
+                  np.array([], dtype=float))
+        if self.row:
+            h.addRows(len(rlo), np.array(rlo), np.array(rhi), len(index), np.array(starts, dtype=np.int32),
+                      np.array(index, dtype=np.int32), np.array(value, dtype=float))
+        ints = np.array([j for j, v in enumerate(self.vars) if v.cat == "Integer"], dtype=np.int32)
+        if len(ints):
+            h.changeColsIntegrality(len(ints), ints, np.full(len(ints), highspy.HighsVarType.kInteger))
+        self.cost = cost
+        self.factors: tuple = ((), (), ())
+        self.bounds = upper.copy()
+        self.row_bounds = {name: (rlo[r], rhi[r]) for name, r in self.row.items()}
+        self.only_gpu: str | None = None
+        self.gpu_upper: float = _INF
+
+    # ------------------------------------------------------------------ scenario -> changes
+    def apply(self, sc: Scenario, rows: dict[str, tuple[float, float]]) -> None:
+        m = self.model
+        factors = (tuple(sorted(sc.price_factor.items())), tuple(sorted(sc.rent_factor.items())),
+                   tuple(sorted(sc.buy_factor.items())))
+        m.sc = sc
+        if factors != self.factors:
+            changed = {g for f in factors + self.factors for g, _ in f}
+            self._reprice(changed)
+            self.factors = factors
+        if sc.only_gpu != self.only_gpu or (sc.gpu_upper or _INF) != self.gpu_upper:
+            self._rebound(sc)
+        for name, (lo, hi) in rows.items():
+            if name in self.row and self.row_bounds[name] != (lo, hi):
+                self.h.changeRowBounds(self.row[name], lo, hi)
+                self.row_bounds[name] = (lo, hi)
+
+    def _total_coefs(self, g: str) -> dict[int, float]:
+        """Column -> coefficient in the total cost, for the columns whose price depends on GPU g."""
+        m, p = self.model, self.model.problem
+        out = {}
+        if g in m.N:
+            months = p.costs.horizon_hours / 730.0
+            out[self.col[m.N[g].name]] = (p.unit_price[g] * m.sc.buy_price(g)
+                                          + p.costs.hosting_usd_per_kw_month * months * p.gpu_kw[g])
+        for k, i, c in m.pairs():
+            if c.gpu == g:
+                out[self.col[m.y[k, i].name]] = m.run_cost(c)
+        return out
+
+    def _reprice(self, gpus: set[str]) -> None:
+        cost_rows = [self.row[r] for r in ("budget", "idle_gpus_cost") if r in self.row]
+        for g in sorted(gpus):
+            coefs = self._total_coefs(g)
+            if not coefs:
+                continue
+            idx = np.array(sorted(coefs), dtype=np.int32)
+            total = np.array([coefs[j] for j in idx])
+            obj = self.cost_weight * total + np.array([self.extra.get(int(j), 0.0) for j in idx])
+            self.h.changeColsCost(len(idx), idx, obj)
+            for r in cost_rows:
+                for j, a in zip(idx, total):
+                    self.h.changeCoeff(r, int(j), float(a))
+
+    def _rebound(self, sc: Scenario) -> None:
+        m, p = self.model, self.model.problem
+        ub = self.ub0.copy()
+        if sc.only_gpu is not None:
+            for (k, i), v in m.y.items():
+                if m.cands[k][i].gpu != sc.only_gpu:
+                    ub[self.col[v.name]] = 0.0
+            for group in (m.N, m.W):
+                for g, v in group.items():
+                    if g != sc.only_gpu:
+                        ub[self.col[v.name]] = 0.0
+            for group2 in (m.z, m.S):
+                for (g, _), v in group2.items():
+                    if g != sc.only_gpu:
+                        ub[self.col[v.name]] = 0.0
+        upper = sc.gpu_upper or _INF
+        for g, v in m.N.items():
+            j = self.col[v.name]
+            ub[j] = min(ub[j], upper)
+            for s in p.servers.get(g, []):
+                js = self.col[m.S[g, s.id].name]
+                ub[js] = min(ub[js], math.ceil(ub[j] / s.slots) if ub[j] < _INF else _INF)
+        diff = np.nonzero(ub != self.bounds)[0].astype(np.int32)
+        if len(diff):
+            lower = np.array([0.0 if self.vars[j].lowBound is None else self.vars[j].lowBound for j in diff])
+            self.h.changeColsBounds(len(diff), diff, lower, ub[diff])
+            self.bounds = ub
+        self.only_gpu, self.gpu_upper = sc.only_gpu, upper
+
+    # ------------------------------------------------------------------ run
+    def run(self, time_limit: float | None, gap: float) -> tuple[str, bool, float | None]:
+        """('optimal'|'feasible'|'infeasible'|'none', proven within the gap, gap); the PuLP
+        variables get the solution's values, so milp's readers work unchanged."""
+        import highspy
+
+        h = self.h
+        h.setOptionValue("time_limit", float(time_limit) if time_limit is not None else _INF)
+        h.setOptionValue("mip_rel_gap", float(gap))
+        # No warm start: highspy 1.16 given the previous plan through setSolution after a cost
+        # change returned it as "optimal" with objective 0 and no search (lora-7b-workstation's
+        # break-even); a fresh MIP search on the modified model is correct and still fast.
+        with quiet_stdout():
+            h.run()
+        status = h.getModelStatus()
+        S = highspy.HighsModelStatus
+        if status in (S.kInfeasible, S.kUnboundedOrInfeasible):
+            return "infeasible", False, None
+        info = h.getInfo()
+        has_solution = info.primal_solution_status == 2 or (status == S.kOptimal)
+        if not has_solution or info.objective_function_value == _INF:
+            return "none", False, None
+        values = list(h.getSolution().col_value)
+        for v, x in zip(self.vars, values):
+            v.varValue = x
+        proven = status == S.kOptimal
+        gap_now = float(info.mip_gap)
+        mip_gap: float | None = round(gap_now, 6) if math.isfinite(gap_now) and gap_now < 1e9 else None
+        if proven and mip_gap is None:
+            mip_gap = 0.0
+        return ("optimal" if proven else "feasible"), proven, mip_gap
+
+
+def solve_fast(problem: Problem, sc: Scenario, time_limit: float | None, gap: float):
+    """milp.solve through the problem's cached HiGHS model of this structure."""
+    from advisor.solve.milp import (
+        FLEET_JOBS,
+        IDLE_GPU_TOLERANCE,
+        TIE_BREAK_USD_PER_HOUR,
+        Solution,
+        _check,
+        _idle_owned_gpus,
+        _Model,
+        _polish_model,
+        _solution,
+        usable_candidates,
+    )
+
+    key = structure_key(problem, sc)
+    cache = cache_of(problem)
+    hm = cache.get(key)
+    if hm is None:
+        model = _Model(problem, sentinel(sc), usable_candidates(problem, sc.but(only_gpu=None)))
+        model.build()
+        extra = {name: TIE_BREAK_USD_PER_HOUR * c.hours for name, c in _columns(model)}
+        hm = HighsModel(model, extra, 1.0, ("budget",))
+    remember(problem, key, hm)
+    model = hm.model
+    if any(not cs or (sc.only_gpu is not None and all(c.gpu != sc.only_gpu for c in cs)) for cs in model.cands):
+        return Solution("infeasible", None, solver={"name": None, "reason": "a job has no usable candidate"})
+    hm.apply(sc, limit_rows(sc))
+    status, proven, mip_gap = hm.run(time_limit, gap)
+    _check(status, "highs", time_limit)
+    if status == "infeasible":
+        return Solution("infeasible", None, solver={"name": "highs", "status": "Infeasible"})
+    mip_objective = float(sum(model.run_cost(c) * (model.y[k, i].value() or 0.0) for k, i, c in model.pairs())
+                          + _owned_value(model))
+    explaining = problem.solver_cache.get("explaining")
+    if _idle_owned_gpus(model) and not (explaining and problem.job_count >= FLEET_JOBS):
+        # (a fleet's explanation re-solves skip the idle-GPU polish: it moves the cost by at most
+        # IDLE_GPU_TOLERANCE, 0.1%, inside their 1% gap, and its model differs per plan)
+        used = {(c.gpu, c.ownership) for k, i, c in model.pairs() if (model.y[k, i].value() or 0) > 1e-6}
+        pkey = key + ("polish", frozenset(used))
+        pm = cache.get(pkey)
+        if pm is None:
+            cands = [[c for c in cs if (c.gpu, c.ownership) in used]
+                     for cs in usable_candidates(problem, sc.but(only_gpu=None), faster_too=True)]
+            polish = _polish_model(problem, sentinel(sc), cands, UNBOUNDED)
+            pm = HighsModel(polish, {j: c.hours for j, c in _columns(polish)}, 1e-6, ("budget", "idle_gpus_cost"))
+        remember(problem, pkey, pm)
+        pm.apply(sc, limit_rows(sc, mip_objective, max(1.0, IDLE_GPU_TOLERANCE * mip_objective)))
+        p_status, p_proven, _ = pm.run(None if time_limit is None else time_limit * POLISH_SHARE, gap)
+        if p_status in ("optimal", "feasible"):
+            model, proven = pm.model, proven and p_proven
+    return _solution(model, "highs", "Optimal", proven, mip_gap, mip_objective)
+
+
+def _columns(model):
+    """(PuLP variable name of y[k,i], candidate) of a model: the columns the tie-break weighs."""
+    return [(model.y[k, i].name, c) for k, i, c in model.pairs()]
+
+
+def _owned_value(model) -> float:
+    """Purchase, servers, networking and hosting of the model's current values, at its scenario's prices."""
+    p, sc = model.problem, model.sc
+    months = p.costs.horizon_hours / 730.0
+    total = 0.0
+    for g, n in model.N.items():
+        x = n.value() or 0.0
+        total += (p.unit_price[g] * sc.buy_price(g) + p.costs.hosting_usd_per_kw_month * months * p.gpu_kw[g]) * x
+        for s in p.servers.get(g, []):
+            total += (s.price_usd + p.costs.hosting_usd_per_kw_month * months * s.overhead_kw) * (model.S[g, s.id].value() or 0.0)
+        if g in model.W:
+            total += model._network_usd(g) * (model.W[g].value() or 0.0)
+    return total
+
+
+def cache_of(problem: Problem) -> OrderedDict:
+    """The problem's built models, least recently used first."""
+    return problem.solver_cache.setdefault("models", OrderedDict())
+
+
+def remember(problem: Problem, key: tuple, model: HighsModel) -> None:
+    cache = cache_of(problem)
+    cache[key] = model
+    cache.move_to_end(key)
+    while len(cache) > KEEP_MODELS:
+        cache.popitem(last=False)
+
+
+def limit_rows(sc: Scenario, least_cost: float | None = None, allowance: float = 0.0) -> dict:
+    """The right-hand sides the scenario sets on the rows built unbounded."""
+    rows = {"budget": (-_INF, _INF if sc.budget_usd is None else sc.budget_usd),
+            "power": (-_INF, _INF if sc.power_limit_kw is None else sc.power_limit_kw),
+            "gpu_count_min": (-_INF if sc.gpu_lower is None else sc.gpu_lower, _INF),
+            "gpu_count_max": (-_INF, _INF if sc.gpu_upper is None else sc.gpu_upper)}
+    if least_cost is not None:
+        rows["idle_gpus_cost"] = (-_INF, least_cost + allowance)
+    return rows

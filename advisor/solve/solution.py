@@ -1,0 +1,69 @@
+"""A solved plan (Solution) and how one is read off a solved model (milp._Model or the fast path's)."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from advisor.solve.candidates import Candidate
+
+
+@dataclass
+class Solution:
+    status: str                          # optimal | feasible | infeasible
+    objective_usd: float | None
+    assignment: list = field(default_factory=list)    # (Candidate, jobs) with jobs > 0, class order
+    bought: dict = field(default_factory=dict)        # gpu -> GPUs bought
+    servers: dict = field(default_factory=dict)       # gpu -> {server id: count}
+    networked: dict = field(default_factory=dict)     # gpu -> networked servers
+    cost_breakdown: dict = field(default_factory=dict)
+    solver: dict = field(default_factory=dict)
+    mip_objective_usd: float | None = None            # the least cost, before idle GPUs are put to work
+    serving: list = field(default_factory=list)       # (ServeCandidate, replicas) with replicas > 0
+
+    @property
+    def feasible(self) -> bool:
+        return self.objective_usd is not None
+
+    @property
+    def chosen(self) -> list[Candidate]:
+        return [c for c, _ in self.assignment]
+
+    @property
+    def makespan_hours(self) -> float:
+        return max((c.hours for c in self.chosen), default=0.0)
+
+    def gpu_types(self) -> set[str]:
+        return {c.gpu for c in self.chosen} | {c.gpu for c, _ in self.serving}
+
+
+def _solution(model, name: str, status: str, proven: bool, gap, mip_objective: float) -> Solution:
+    p, sc = model.problem, model.sc
+    assignment = []
+    for k, i, c in model.pairs():
+        jobs = model.y[k, i].value() or 0.0
+        if jobs > 1e-6:
+            assignment.append((c, round(jobs) if model.integral else jobs))
+    bought = {g: model.value(v) for g, v in model.N.items() if model.value(v) > 0}
+    servers = {g: {sid: model.value(v) for (gg, sid), v in model.S.items() if gg == g and model.value(v) > 0}
+               for g in bought}
+    servers = {g: d for g, d in servers.items() if d}
+    networked = {g: model.value(v) for g, v in model.W.items() if model.value(v) > 0}
+    serving = model.serving_solution()
+    serve_usd = {o: sum(c.run_cost_usd * (sc.rent_price(c.gpu) if o == "rent" else 1.0) * n
+                        for c, n in serving if c.ownership == o) for o in ("buy", "rent")}
+    opts = {g: {s.id: s for s in p.servers.get(g, [])} for g in bought}
+    server_kw = sum(opts[g][sid].overhead_kw * n for g, d in servers.items() for sid, n in d.items())
+    gpu_kw = sum(p.gpu_kw[g] * n for g, n in bought.items())
+    months = p.costs.horizon_hours / 730.0
+    breakdown = {
+        "purchase_usd": float(sum(p.unit_price[g] * sc.buy_price(g) * n for g, n in bought.items())),
+        "servers_usd": float(sum(opts[g][sid].price_usd * n for g, d in servers.items() for sid, n in d.items())
+                             + sum(max(s.network_usd or 0.0 for s in p.servers[g]) * n for g, n in networked.items())),
+        "energy_usd": float(sum(model.run_cost(c) * n for c, n in assignment if c.ownership == "buy")
+                            + serve_usd["buy"]),
+        "hosting_usd": float(p.costs.hosting_usd_per_kw_month * months * (gpu_kw + server_kw)),
+        "rental_usd": float(sum(model.run_cost(c) * n for c, n in assignment if c.ownership == "rent")
+                            + serve_usd["rent"]),
+    }
+    return Solution("optimal" if proven else "feasible", sum(breakdown.values()), assignment, bought, servers,
+                    networked, breakdown, {"name": name, "status": status, "proven_optimal": proven, "gap": gap},
+                    mip_objective, serving)

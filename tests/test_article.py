@@ -1,0 +1,39 @@
+"""docs/article.md's numbers come from the tool: every generated table equals what the command
+prints now, and the prose's crossover claims match the crossover's own reasons."""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from conftest import AS_OF
+
+ROOT = Path(__file__).resolve().parent.parent
+ARTICLE = (ROOT / "docs" / "article.md").read_text(encoding="utf-8")
+
+
+def blocks() -> list[tuple[list[str], list[str]]]:
+    """(command arguments, table lines) of each generated block."""
+    found = re.findall(r"<!-- generated: advisor (.+?) \(tests/test_article\.py checks it\) -->\n(.*?)<!-- /generated -->",
+                       ARTICLE, flags=re.DOTALL)
+    return [(cmd.split(), [line for line in body.splitlines() if line.startswith("|")]) for cmd, body in found]
+
+
+def test_the_generated_tables_are_what_the_tool_prints(run):
+    found = blocks()
+    assert {args[0] for args, _ in found} == {"compare", "crossover"}
+    for args, table in found:
+        assert "--as-of" in args and AS_OF.isoformat() in args
+        code, out, _ = run(*args, "--format", "markdown")
+        assert code == 0
+        printed = [line for line in out.splitlines() if line.startswith("|")]
+        assert table == printed[:len(table)] and len(table) >= 3, f"docs/article.md drifted from `advisor {' '.join(args)}`"
+
+
+def test_the_prose_names_the_crossover_the_tool_finds(run_json):
+    _, x = run_json("crossover", "--as-of", AS_OF.isoformat())
+    assert f"rtx-4090 stops being the cheapest at {x['crossover_model']}." in ARTICLE
+    crossed = next(p for p in x["points"] if p["model"] == x["crossover_model"])
+    # the prose says power decides there, with the plan's own numbers
+    assert crossed["factor"] == "power"
+    kw = re.findall(r"(\d+\.\d+) kW", crossed["focus_reason"])
+    assert kw and all(f"{v} kW" in ARTICLE for v in kw)

@@ -1,0 +1,95 @@
+"""Explanations agree with each other and with a re-solve: one binding test everywhere, one
+primary reason per GPU with its number, grouped rows and --verbose, diagnoses that quantify."""
+from __future__ import annotations
+
+import re
+
+from conftest import AS_OF
+
+from advisor.explain.binding import BINDING_TOLERANCE
+from advisor.inputs.workload import parse_workload
+from advisor.plan import plan
+from advisor.solve.milp import solve
+from advisor.solve.scenario import baseline
+
+
+def test_one_binding_test_for_table_sensitivity_and_memo(catalog, rules):
+    """A buy-only 7B job finishing with a day or so to spare: the table, the +1 day line and the
+    memo's margin all say the same thing about the deadline."""
+    doc = {"name": "t", "deployment": {"context": "datacenter", "ownership": "buy"}, "model": "mpt-7b",
+           "tokens": "100B", "deadline": "30d"}
+    p = plan(parse_workload(doc), catalog=catalog, rules=rules, as_of=AS_OF)
+    dl = next(b for b in p["binding"] if b["constraint"].startswith("deadline:"))
+    days = float(re.search(r"finishes in ([\d.]+) of", dl["message"]).group(1))
+    assert dl["binding"] == ((30 - days) < BINDING_TOLERANCE * 30)        # recomputed from the stated days
+    day = next(m for m in p["sensitivity"]["marginal"] if m["change"] == "deadline +1 day")
+    assert day["binding"] == dl["binding"]
+    if not dl["binding"]:
+        assert "binds (" not in day["message"]
+    elif day["saving_usd"] == 0:
+        assert "does not bind" not in day["message"]
+    from advisor.report import memo
+    text = memo(p, charts=False).text
+    row = next(line for line in text.splitlines() if line.startswith("| Deadline"))
+    assert ("binding" in row) == dl["binding"]
+
+
+def test_a_gpu_that_cannot_meet_the_deadline_within_gpus_max_says_how_many_it_needs(catalog, rules):
+    doc = {"deployment": {"context": "cloud", "ownership": "rent"}, "model": "gpt2-350m", "tokens": "40B",
+           "deadline": "1d", "gpus": {"allow": ["h100-sxm", "rtx-4090"], "max": 4}}
+    p = plan(parse_workload(doc), catalog=catalog, rules=rules, as_of=AS_OF)
+    r = next(r for r in p["rejected"] if r["gpu"] == "rtx-4090")
+    first = r["reasons"][0]
+    assert first["code"] == "gpu_count" and first["primary"] and "gpus.max is 4" in first["message"]
+    n = first["needed"]
+    assert f">= {n} GPUs" in first["message"]
+    problem = p.problem
+    only = baseline(problem).but(only_gpu="rtx-4090")
+    assert solve(problem, only.but(gpu_upper=n)).feasible and not solve(problem, only.but(gpu_upper=n - 1)).feasible
+
+
+def test_no_contradictory_availability_and_grouped_rows(run, run_json, write):
+    """Without gpus.allow and with renting allowed, a GPU with no price at all gets one reason, not
+    'can only be rented' and 'can only be bought'; identical primary reasons share one row."""
+    path = write("deployment: {context: datacenter, ownership: any}\nmodel: gpt2-124m\ntokens: 10B\n")
+    _, p = run_json("plan", path, "--as-of", AS_OF.isoformat())
+    for r in p["rejected"]:
+        codes = [x["code"] for x in r["reasons"]]
+        assert not {"no-purchase-price", "no-rental-price"} <= set(codes), r
+        assert "none" not in codes
+        assert r["reasons"][0]["primary"] and not any(x.get("primary") for x in r["reasons"][1:])
+    buy = write("deployment: {context: datacenter, ownership: buy}\nmodel: gpt2-124m\ntokens: 10B\n", "buy.yaml")
+    _, p = run_json("plan", buy, "--as-of", AS_OF.isoformat())
+    groups: dict = {}
+    for r in p["rejected"]:
+        first = r["reasons"][0]
+        groups.setdefault((first["rule"] or first["code"], first["message"].replace(r["name"], "each")), []).append(r["gpu"])
+    shared = [gids for gids in groups.values() if len(gids) > 1]
+    assert shared
+    _, out, _ = run("plan", buy, "--as-of", AS_OF.isoformat())
+    section = out.split("Not chosen", 1)[1].split("\n\n", 1)[0].splitlines()
+    assert len(section) - 3 == len(groups)            # title, header, rule: then one row per reason
+    for gids in shared:
+        assert sum(", ".join(gids) in line for line in section) == 1
+    _, verbose, _ = run("plan", buy, "--as-of", AS_OF.isoformat(), "--verbose")
+    full = verbose.split("Not chosen", 1)[1].split("\n\n", 1)[0].splitlines()
+    assert len(full) - 3 == sum(len(r["reasons"]) for r in p["rejected"])
+
+
+def test_diagnosis_quantifies_and_is_never_empty(catalog, rules):
+    """An office job far beyond a $10,000 budget and a 7-day deadline: the shortfall is stated in
+    GPU-hours, dollars and days, and each change offered gives a plan."""
+    doc = {"deployment": {"context": "office", "ownership": "any"}, "model": "mpt-7b", "tokens": "300B",
+           "deadline": "7d", "budget_usd": 10_000, "gpus": {"allow": ["rtx-4090", "h100-sxm", "a100-80gb-sxm"]}}
+    p = plan(parse_workload(doc), catalog=catalog, rules=rules, as_of=AS_OF)
+    assert not p.feasible
+    kinds = {d["constraint"] for d in p["diagnosis"]}
+    assert "shortfall:work" in kinds
+    work = next(d for d in p["diagnosis"] if d["constraint"] == "shortfall:work")
+    assert work["gpu_hours"] > 0 and "GPU-hours" in work["message"]
+    levers = [d for d in p["diagnosis"] if d.get("kind") == "lever"]
+    assert levers or any(d.get("kind") == "nothing" for d in p["diagnosis"])
+    budget = [d for d in p["diagnosis"] if d["constraint"] == "shortfall:budget"]
+    for d in budget:  # "the $10,000 budget is X% of it", X recomputed
+        share = 100 * 10_000 / d["needed"]
+        assert f"{share:.2g}%" in d["message"] or f"{share:.0f}%" in d["message"]
