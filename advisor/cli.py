@@ -39,7 +39,8 @@ def common(f):
     @functools.wraps(f)
     def wrapper(*args, **kwargs):
         try:
-            result = f(*args, **kwargs)
+            with _progress():
+                result = f(*args, **kwargs)
             sys.stdout.flush()
             return result
         except (click.exceptions.Exit, click.ClickException):
@@ -59,6 +60,14 @@ def common(f):
             _fail(f"internal error: {type(exc).__name__}: {exc} (please report it; run with --debug for "
                   "the traceback)", 1)
     return wrapper
+
+
+def _progress():
+    """On a terminal, a status line on stderr every few seconds while planning runs long."""
+    if not sys.stderr.isatty():
+        return contextlib.nullcontext()
+    from advisor.solve.run import progress
+    return progress(lambda line: click.echo(line, err=True))
 
 
 def _seconds(ctx, param, value):
@@ -448,9 +457,10 @@ def catalog_validate(file, fmt, catalog_file, rules_files, as_of, debug):
               help="Date printed on the memo [none, so that reruns give identical files].")
 @click.option("--paper", type=click.Choice(["a4", "letter"]), default="a4", show_default=True,
               help="Page size of the PDF (and of the HTML when printed).")
+@click.option("--force", is_flag=True, help="Replace the output file (and its charts) if they exist.")
 @time_limit_option
 @common
-def memo(workload_file, output, fmt, date, paper, time_limit, catalog_file, rules_files, as_of, debug):
+def memo(workload_file, output, fmt, date, paper, force, time_limit, catalog_file, rules_files, as_of, debug):
     """Write a justification memo for WORKLOAD_FILE: the recommendation, bill of materials,
     costs, alternatives with the rules that excluded them, sensitivity, charts and sources.
 
@@ -474,7 +484,7 @@ def memo(workload_file, output, fmt, date, paper, time_limit, catalog_file, rule
     result = make_plan(workload, catalog=catalog, rules=rules, as_of=as_of, time_limit=time_limit, charts=True)
     doc = make_memo(result, workload_file, fmt=fmt, catalog=catalog, rules=rules, date=date,
                     name=Path(output).stem, time_limit=time_limit, paper=paper)
-    files = doc.write(output)
+    files = doc.write(output, force=force)
     click.echo(f"wrote {', '.join(str(f) for f in files)}")
     if not result.feasible:
         click.echo("no plan meets every requirement; the memo explains why", err=True)

@@ -29,6 +29,7 @@ from advisor.solve import ledger
 from advisor.solve.candidates import Problem, build_problem
 from advisor.solve.milp import EXPLAIN_GAP, EXPLAIN_TIME_LIMIT, Solution, default_gap, solve
 from advisor.solve.sweeps import frontier, solve_fastest
+from advisor.solve.verify import check
 
 SCHEMA_VERSION = 1
 
@@ -85,6 +86,7 @@ def plan(workload: Workload, *, catalog: Catalog | None = None, rules: RuleSet |
     problem = prepare(workload, catalog, rules, as_of)
     sol = (solve(problem, time_limit=time_limit, gap=gap) if objective == "cost"
            else solve_fastest(problem, time_limit=time_limit, gap=gap))
+    check(problem, sol)   # every hard constraint holds, or the plan is refused (solve/verify.py)
     result = assemble(problem, sol, objective=objective, time_limit=time_limit, explain=level, gap=gap)
     if charts:
         result.chart_data = chart_data(problem, time_limit)
@@ -117,6 +119,7 @@ def pareto(workload: Workload, *, catalog: Catalog | None = None, rules: RuleSet
     problem = prepare(workload, catalog, rules, as_of)
     front = []
     for sol in frontier(problem, points=points, time_limit=time_limit):
+        check(problem, sol)
         front.append({"makespan_days": sol.makespan_hours / 24, "total_cost_usd": sol.objective_usd,
                       "purchase": _purchase(problem, sol), "status": sol.status})
     return _rounded({"schema_version": SCHEMA_VERSION, "name": workload.name, "as_of": problem.as_of.isoformat(),
@@ -234,6 +237,9 @@ def assemble(problem: Problem, sol: Solution, *, objective: str = "cost", time_l
     data.update(plan_ranges(problem, sol, jobs, robust=explain and objective == "cost", time_limit=time_limit))
     data["assumptions"]["uncertainty"] = uncertainty_basis()
     result = Plan(_rounded(data))
+    if sol.feasible:  # money to the cent at least: 6 significant digits could print a total above the budget
+        result["total_cost_usd"] = _money(sol.objective_usd)
+        result["cost_breakdown"] = {k: _money(v) for k, v in sol.cost_breakdown.items()}
     result.workload, result.catalog, result.rules, result.problem = wl, catalog, problem.rules, problem
     return result
 
@@ -371,6 +377,10 @@ def _sources(problem: Problem, sol: Solution) -> list[dict]:
         out.append({"id": rule_id, "url": rule.source.url,
                     "as_of": rule.effective.from_.isoformat() if rule.effective.from_ else None})
     return out
+
+
+def _money(usd: float) -> float:
+    return _rounded(usd) if abs(usd) < 1e4 else round(usd, 2)
 
 
 def _rounded(obj):

@@ -69,7 +69,7 @@ def workloads(wild: bool):
     }
     deployment = st.one_of(st.sampled_from(["office", "datacenter", "cloud"]), fields(
         {"context": st.sampled_from(["office", "datacenter", "cloud"])},
-        {"region": st.sampled_from(["US", "DE", "CN", "us"]), "ownership": st.sampled_from(["buy", "rent", "any"]),
+        {"region": st.sampled_from(["US", "DE", "CN", "us", "ZZ", "USA", "\u0423\u0405", "\uff35\uff33", "HK"]), "ownership": st.sampled_from(["buy", "rent", "any"]),
          "power_limit_kw": st.sampled_from([3.6, "1500W", "2kW", 50]), "electricity_usd_per_kwh": st.just(0.15),
          "pue": st.sampled_from([1.1, 1.5]), "hosting_usd_per_kw_month": st.just(150.0),
          "horizon_months": st.sampled_from([12, 36])}))

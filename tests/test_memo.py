@@ -121,6 +121,7 @@ def test_two_runs_give_identical_bytes(run, tmp_path, fmt):
     digests = []
     for n in (1, 2):
         folder = tmp_path / str(n)
+        folder.mkdir()
         code, _, err = run("memo", EXAMPLES / "article-datacenter.yaml", "-o", folder / f"memo.{fmt}",
                            "--as-of", AS_OF.isoformat())
         assert code == 0, err
@@ -137,7 +138,7 @@ def test_date_is_printed_only_when_given(run, tmp_path):
     assert run("memo", EXAMPLES / "article-office.yaml", "-o", path, "--as-of", "2026-12-01")[0] == 0
     assert "Date:" not in path.read_text(encoding="utf-8")
     assert run("memo", EXAMPLES / "article-office.yaml", "-o", path, "--as-of", "2026-12-01",
-               "--date", "2027-01-15")[0] == 0
+               "--date", "2027-01-15", "--force")[0] == 0
     assert "Date: 2027-01-15" in path.read_text(encoding="utf-8")
 
 

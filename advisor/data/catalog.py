@@ -25,6 +25,7 @@ from pydantic import (
     model_validator,
 )
 
+from advisor.data.bounds import check_catalog, check_sizes
 from advisor.data.economics import Economics
 from advisor.data.resources import data_dir
 from advisor.errors import InputError, describe, first_error, show, suggest
@@ -549,6 +550,7 @@ def _loc(loc: tuple) -> str:
 
 
 def _validate(raw: dict, name: str) -> Catalog:
+    check_sizes(raw, name)
     sections: dict[str, dict] = {}
     for key, model, label in (("gpus", GPU, "GPU"), ("servers", Server, "server"), ("models", ModelPreset, None),
                               ("sources", Source, None), ("assumptions", Assumption, None)):
@@ -595,6 +597,7 @@ def _validate(raw: dict, name: str) -> Catalog:
                 raise InputError(f"{name}: {path} cites source {sid!r}, which is not in the sources table"
                                  f"{suggest(str(sid), sections['sources'])}", file=name, field=path)
     _check_estimator(raw["estimator"], name)
+    check_catalog(sections, name)
     digest = hashlib.sha256(json.dumps(raw, sort_keys=True, default=str).encode()).hexdigest()[:16]
     return Catalog(digest=digest, estimator=raw["estimator"], economics=economics, **sections)
 

@@ -38,6 +38,7 @@ from pydantic import (
     model_validator,
 )
 
+from advisor.data.bounds import MAX_RULES
 from advisor.data.resources import data_dir
 from advisor.errors import InputError, first_error, show
 from advisor.errors import describe as describe_error
@@ -463,6 +464,9 @@ def load_rules(extra: list[str | Path] | None = None) -> RuleSet:
                                  file=name, field=rule.id)
             origin[rule.id] = name
             rules.append(rule)
+        if len(rules) > MAX_RULES:
+            raise InputError(f"{name}: more than {MAX_RULES:,} rules in all; the limit is {MAX_RULES:,} (every "
+                             "option of every job is checked against each; see docs/limits.md)", file=name)
     for rule in rules:
         for list_name in _list_refs(rule.when):
             if list_name not in lists:

@@ -17,6 +17,8 @@ from advisor.errors import InputError, is_control, loc_text
 
 MAX_BYTES = 1_000_000          # a workload is a few hundred bytes; a catalog a few hundred KB
 MAX_EXPANDED_NODES = 200_000   # nodes after alias expansion
+MAX_EXPANDED_CHARS = 4 * MAX_BYTES   # characters of text after alias expansion (a 1 MB file re-used 1,000 times
+                                     # through an alias would otherwise become gigabytes once copied or hashed)
 MAX_DEPTH = 50                 # levels of nesting (the built-in catalog and rules use fewer than 10)
 MAX_INT_DIGITS = 4000          # Python refuses to read longer integers (sys.get_int_max_str_digits)
 
@@ -134,6 +136,7 @@ def check_nodes(root, name: str) -> None:
     more than MAX_EXPANDED_NODES values or MAX_DEPTH levels once aliases are expanded, and the
     keys _children refuses. Raises InputError naming the location."""
     size: dict[int, int] = {}     # id(node) -> values in its expansion (capped)
+    chars: dict[int, int] = {}    # id(node) -> characters of text in its expansion (capped)
     depth: dict[int, int] = {}    # id(node) -> levels in its expansion
     open_: set[int] = set()       # the nodes on the path being walked
     stack = [(root, (), None)]
@@ -142,6 +145,9 @@ def check_nodes(root, name: str) -> None:
         if children is not None:  # every child is done: this node is too
             open_.discard(id(node))
             size[id(node)] = min(1 + sum(size[id(c)] for c, _ in children), MAX_EXPANDED_NODES + 1)
+            own = len(node.value) if isinstance(node, yaml.ScalarNode) else 0
+            keys = sum(len(k.value) for k, _ in node.value) if isinstance(node, yaml.MappingNode) else 0
+            chars[id(node)] = min(own + keys + sum(chars[id(c)] for c, _ in children), MAX_EXPANDED_CHARS + 1)
             depth[id(node)] = 1 + max((depth[id(c)] for c, _ in children), default=0)
             continue
         if id(node) in size:      # reached again through an alias
@@ -158,6 +164,10 @@ def check_nodes(root, name: str) -> None:
     if size[id(root)] > MAX_EXPANDED_NODES:
         raise InputError(f"{name}: the document expands to more than {MAX_EXPANDED_NODES:,} values through YAML "
                          "aliases; write the values out instead of nesting anchors.", file=name)
+    if chars[id(root)] > MAX_EXPANDED_CHARS:
+        raise InputError(f"{name}: the document expands to more than {MAX_EXPANDED_CHARS:,} characters of text "
+                         "through YAML aliases; write the values out instead of repeating a long one by alias.",
+                         file=name)
     if depth[id(root)] > MAX_DEPTH:
         raise InputError(f"{name}: the document nests more than {MAX_DEPTH} levels deep once its YAML aliases "
                          "are expanded; no file this tool reads needs that.", file=name)

@@ -27,6 +27,7 @@ from pydantic import (
 from advisor.errors import KINDS, InputError, describe, first_error, loc_text, show
 from advisor.inputs import units
 from advisor.inputs.loader import load_yaml_file
+from advisor.inputs.regions import check_region
 
 MAX_TOKENS = 1e15          # 1,000T: far beyond any training run published so far
 MAX_GPUS = 100_000         # the largest clusters reported hold about this many GPUs
@@ -245,9 +246,7 @@ class Deployment(_Strict):
     @field_validator("region", mode="before")
     @classmethod
     def _region(cls, v):
-        if not isinstance(v, str) or len(v.strip()) != 2 or not v.strip().isalpha():
-            raise ValueError("a region is a two-letter ISO 3166 country code such as US, DE or CN")
-        return v.strip().upper()
+        return check_region(v)
 
 
 class Finance(_Strict):

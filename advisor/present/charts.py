@@ -32,7 +32,8 @@ def rc_context():
     import matplotlib
 
     return matplotlib.rc_context({
-        "svg.hashsalt": SVG_SALT, "svg.fonttype": "none", "font.family": "sans-serif",
+        "svg.hashsalt": SVG_SALT, "text.parse_math": False,   # a '$' in a name is text, not TeX
+        "svg.fonttype": "none", "font.family": "sans-serif",
         "font.sans-serif": ["DejaVu Sans", "Bitstream Vera Sans", "Verdana", "Arial"], "font.size": 9,
         "axes.spines.top": False, "axes.spines.right": False, "axes.titlesize": 10, "axes.titleweight": "bold",
         "legend.frameon": False, "figure.dpi": 72, "savefig.bbox": None,

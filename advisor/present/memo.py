@@ -13,12 +13,16 @@ hash salt, file metadata carry no dates.
 """
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from markupsafe import Markup
+
 from advisor.errors import AdvisorError, InputError
+from advisor.present import escape
 from advisor.present.memo_context import memo_context
 
 FORMATS = ("md", "html", "pdf")
@@ -44,18 +48,66 @@ class Memo:
             raise ValueError("a PDF memo is bytes; use .content")
         return self.content.decode("utf-8")
 
-    def write(self, path: str | Path) -> list[Path]:
-        """Write the memo to `path` and its attachments beside it; returns the files written."""
+    def write(self, path: str | Path, *, force: bool = False) -> list[Path]:
+        """Write the memo to `path` and its attachments beside it (in `<stem>_files/`, so two memos
+        in one folder never share one); returns the files written. Nothing is half-written: each
+        file goes to a temporary file in its folder first and is renamed into place, charts before
+        the memo. The folder must exist, and an existing file is replaced only with force=True."""
         path = Path(path)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(self.content)
-        written = [path]
+        if str(path) == "-":
+            raise InputError("a memo is written to a file (and Markdown to a folder beside it); give a file name "
+                             "such as memo.md, not '-'", field="output")
+        if not path.parent.is_dir():
+            raise InputError(f"{path}: the folder {str(path.parent)!r} does not exist; create it first (a memo is "
+                             "never written into a folder made up from a mistyped path)", field="output")
+        targets = [path] + [path.parent / rel for rel in sorted(self.attachments)]
+        if path.is_dir():
+            raise InputError(f"{path}: is a folder; give a file name such as memo.md", field="output")
+        folders = {rel.split("/", 1)[0] for rel in self.attachments}
+        if folders - {f"{path.stem}_files"}:
+            raise InputError(f"{path}: this memo links its charts in {', '.join(sorted(folders))}/, which is not named "
+                             f"after the file; render it with name={path.stem!r} (the CLI does)", field="output")
+        existing = [t for t in targets if t.exists()]
+        if existing and not force:
+            raise InputError(f"{existing[0]}: already exists; pass --force (force=True) to replace "
+                             f"{'it' if len(existing) == 1 else f'it and {len(existing) - 1} more'}", field="output")
         for rel, data in sorted(self.attachments.items()):
-            target = path.parent / rel
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_bytes(data)
-            written.append(target)
-        return written
+            (path.parent / rel).parent.mkdir(exist_ok=True)
+            _replace(path.parent / rel, data)
+        _replace(path, self.content)
+        return targets
+
+
+def _replace(target: Path, data: bytes) -> None:
+    """Write `data` to a temporary file beside `target`, then rename it over `target` (atomic on
+    one filesystem): a reader sees the old file or the new one, never a part."""
+    import tempfile
+
+    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.chmod(tmp, 0o666 & ~_umask())   # as a plain open() would have made it
+        os.replace(tmp, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+def _umask() -> int:
+    """The process umask, read without changing it where the system allows (os.umask sets it)."""
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("Umask:"):
+                return int(line.split()[1], 8)
+    except OSError:
+        pass
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
 
 
 def format_for(path: str | Path, fmt: str | None = None) -> str:
@@ -112,9 +164,16 @@ def html_to_pdf(html: str) -> bytes:
 def _render(template: str, ctx: dict, autoescape: bool) -> str:
     import jinja2
 
+    # Markdown has no autoescape: every {{ value }} goes through escape.md (finalize) unless it is
+    # Markup the template chose on purpose (the verbatim workload in its fence, a checked link)
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(Path(__file__).parent / "templates")),
                              autoescape=autoescape, trim_blocks=True, lstrip_blocks=True,
-                             keep_trailing_newline=True, undefined=jinja2.StrictUndefined)
-    env.filters["cell"] = lambda v: str(v).replace("|", "\\|").replace("\n", " ")
-    env.filters["refs"] = lambda ns: "".join(f"[{n}]" for n in ns)
+                             keep_trailing_newline=True, undefined=jinja2.StrictUndefined,
+                             finalize=None if autoescape else escape.md)
+    env.filters["cell"] = lambda v: " ".join(str(v).split())
+    env.filters["refs"] = lambda ns: Markup("".join(f"[{int(n)}]" for n in ns))
+    env.filters["verbatim"] = Markup
+    env.filters["md_url"] = escape.md_url
+    env.filters["md_path"] = escape.md_path
+    env.tests["linkable"] = escape.linkable
     return env.get_template(template).render(**ctx)

@@ -28,6 +28,7 @@ from advisor.present.words import (
     pct,
     sentence,
     unit_rate,
+    unproven,
     usd,
 )
 
@@ -79,7 +80,7 @@ def memo_context(plan: dict, problem, source: tuple[str, str, bytes | None], *, 
     text = raw.decode("utf-8", "replace") if raw is not None else None
     name = plan.get("name") or wl.name or "training workload"
     return {
-        "title": f"{_title(plan)}: {name}",
+        "title": f"{_title(plan)}: {name}" + (f" ({unproven(plan)})" if unproven(plan) else ""),
         "paper": PAPER[paper],
         "date": date.isoformat() if date else None,
         "as_of": plan["as_of"],

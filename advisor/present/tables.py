@@ -1,7 +1,8 @@
 """Plain-text tables for the terminal. Library output is data (dicts); this only lays it out."""
 from __future__ import annotations
 
-from advisor.present.words import tokens, usd
+from advisor.present.escape import md
+from advisor.present.words import tokens, unproven, usd
 
 
 def table(headers: list[str], rows: list[list], indent: str = "  ") -> str:
@@ -46,7 +47,9 @@ def plan_text(p: dict, *, verbose: bool = False) -> str:
     out = []
     a = p["assumptions"]
     title = p.get("name") or "GPU plan"
-    out.append(f"{title}  ({a['deployment']}, region {a['region']}, prices as of {p['as_of']})")
+    caveat = unproven(p)
+    out.append(f"{title}  ({a['deployment']}, region {a['region']}, prices as of {p['as_of']})"
+               + (f"  [{caveat}]" if caveat else ""))
     solver = p["solver"]
     if p["status"] == "infeasible":
         out.append("Status: NO FEASIBLE PLAN")
@@ -184,8 +187,8 @@ def frontier_text(f: dict) -> str:
 
 def _grid(headers, rows, fmt):
     if fmt == "markdown":
-        lines = ["| " + " | ".join(headers) + " |", "|" + "---|" * len(headers)]
-        lines += ["| " + " | ".join("" if v is None else str(v) for v in row) + " |" for row in rows]
+        lines = ["| " + " | ".join(md(h) for h in headers) + " |", "|" + "---|" * len(headers)]
+        lines += ["| " + " | ".join("" if v is None else md(v) for v in row) + " |" for row in rows]
         return "\n".join(lines)
     return table(headers, rows)
 

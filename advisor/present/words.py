@@ -55,6 +55,19 @@ def pct(x: float, signed: bool = False) -> str:
     return f"{x:+,.0f}%" if signed else f"{x:,.0f}%"
 
 
+def unproven(plan: dict) -> str | None:
+    """'best found, within 0.14% of optimal' for a feasible plan the solver did not prove optimal
+    (its time limit ran out), None otherwise: every format's first line says it."""
+    solver = plan.get("solver") or {}
+    if plan.get("status") == "infeasible" or solver.get("proven_optimal") is not False:
+        return None
+    gap = solver.get("gap")
+    if gap is None:
+        return "best found, not proven optimal (the solver reported no gap)"
+    within = f"{100 * gap:.2g}" if 100 * gap < 10 else f"{100 * gap:,.0f}"
+    return f"best found, within {within}% of optimal"
+
+
 def day(text: str | None) -> str:
     """'2022-10-12' -> '12 Oct 2022', '2023-08' -> 'Aug 2023', '2022' -> '2022'."""
     if not text:

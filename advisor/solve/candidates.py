@@ -36,6 +36,7 @@ from advisor.perf.jobspec import JobSpec, job_spec, resolve_model
 from advisor.perf.layout import min_gpus
 
 MAX_GPUS_PER_JOB = 65_536
+MAX_CANDIDATES = 200_000   # MILP columns: beyond this a solve's time and memory are unbounded (docs/limits.md)
 
 
 @dataclass
@@ -317,6 +318,11 @@ def build_problem(workload: Workload, catalog: Catalog, rules: RuleSet, params: 
                          f"{name}: even {fastest.count} GPUs ({ownership}) take {fastest.planned_hours / 24:.1f} days "
                          f"at confidence {workload.confidence:g} ({fastest.hours / 24:.1f} estimated), "
                          f"past the {cls.deadline / 24:g}-day deadline")
+    total = sum(map(len, candidates))
+    if total > MAX_CANDIDATES:
+        raise InputError(f"the workload gives {total:,} candidate configurations ({len(classes):,} distinct jobs x "
+                         f"{len(gpu_ids):,} GPU types x GPU counts); the limit is {MAX_CANDIDATES:,}. Narrow it with "
+                         "gpus.allow, or give identical jobs as one job with repeat:", field="jobs")
     rejected = {}
     for gid in gpu_ids:
         usable = any(c.gpu == gid and (cls.deadline is None or c.planned_hours <= cls.deadline)

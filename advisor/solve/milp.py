@@ -35,7 +35,7 @@ import pulp
 from advisor.errors import SolverError
 from advisor.solve.candidates import Candidate, Problem
 from advisor.solve.milp_serving import ServingSection, usable_serving
-from advisor.solve.run import quiet_stdout, read_gap, solver_for
+from advisor.solve.run import count_solve, quiet_stdout, read_gap, solver_for
 from advisor.solve.scenario import Scenario, baseline
 from advisor.solve.solution import Solution, _solution
 
@@ -284,6 +284,7 @@ def solve(problem: Problem, scenario: Scenario | None = None, *, time_limit: flo
     within the relative `gap` (default_gap when None). While a plan's explanations run
     (`explaining`), every solve uses their gap and time limit and is counted."""
     sc = scenario or baseline(problem)
+    count_solve()   # for the progress hook (solve/run.progress)
     explaining = problem.solver_cache.get("explaining")
     if explaining is not None:
         gap = max(gap or 0.0, explaining["gap"])

@@ -1,11 +1,15 @@
 """Running a PuLP model: the solver (HiGHS through highspy, one thread and a seed for
-deterministic results; CBC when highspy is missing), quiet stdout, and the MIP gap."""
+deterministic results; CBC when highspy is missing), quiet stdout, the MIP gap, and a progress
+hook (`progress`): solves are counted, and a caller that wants to (the CLI, on a terminal) gets a
+line every few seconds while planning runs long."""
 from __future__ import annotations
 
 import contextlib
 import os
 import sys
-from collections.abc import Iterator
+import threading
+import time
+from collections.abc import Callable, Iterator
 
 import pulp
 
@@ -52,3 +56,35 @@ def read_gap(prob: pulp.LpProblem, name: str, proven: bool = True) -> float | No
         return round(float(prob.solverModel.getInfo().mip_gap), 6)
     except Exception:  # an LP, or a model presolve solved outright, has no MIP gap
         return 0.0 if proven else None
+
+
+_SOLVES = [0]   # solver runs so far in this process (read by the progress hook only)
+
+
+def count_solve() -> None:
+    _SOLVES[0] += 1
+
+
+@contextlib.contextmanager
+def progress(write: Callable[[str], None], after: float = 3.0, every: float = 5.0) -> Iterator[None]:
+    """While the block runs longer than `after` seconds, call `write` with a one-line status every
+    `every` seconds (solves so far, seconds elapsed). Output is the caller's: nothing is printed
+    unless it asks."""
+    start, first, stop = time.monotonic(), _SOLVES[0], threading.Event()
+
+    def loop() -> None:
+        wait = after
+        while not stop.wait(wait):
+            done = _SOLVES[0] - first
+            write(f"still planning: {f'{done:,} solves' if done else 'building the options'} in "
+                  f"{time.monotonic() - start:.0f} s "
+                  "(each solve stops at --time-limit)")
+            wait = every
+
+    ticker = threading.Thread(target=loop, name="advisor-progress", daemon=True)
+    ticker.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        ticker.join()

@@ -1,0 +1,68 @@
+"""Text from a user's files (a workload's name, a catalog's GPU and provider names, a rule's title
+and message, a source's URL) made inert for the format it is printed in. HTML goes through
+Jinja2's autoescape; this module holds the rest: Markdown (HTML tags, entities, link and emphasis
+syntax, table pipes, line breaks), links (only http(s) or a relative path becomes one) and CSV
+(quoting, and no cell a spreadsheet would run as a formula)."""
+from __future__ import annotations
+
+import re
+from urllib.parse import quote
+
+from markupsafe import Markup
+
+# CommonMark lets a backslash escape any ASCII punctuation; these can make markup anywhere in a
+# line (emphasis, code, links, images, tables, strikethrough; < > & become entities) ...
+_MD_INLINE = re.compile(r"([\\`*_\[\]|~])")
+# ... and these only at the start of one (headings, list items, setext underlines, block quotes)
+_MD_LEAD = re.compile(r"(\s*)([-+=#]+|\d{1,9}[.)])(\s|$)")
+_SCHEME = re.compile(r"^([^/?#]*?):")
+_AUTOLINK = re.compile(r"^https?://[^\s<>\"'`\\]+$", re.IGNORECASE)
+CSV_FORMULA = ("=", "+", "-", "@", "\t", "\r")
+
+
+def md(text) -> str:
+    """`text` as Markdown that renders as exactly that text: no tag, link, emphasis, heading or
+    table cell boundary can come out of it, and it stays on one line."""
+    if isinstance(text, Markup):
+        return str(text)
+    s = " ".join(str(text).split()) if any(c in str(text) for c in "\n\r\t\f\v") else str(text)
+    s = s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    s = _MD_INLINE.sub(r"\\\1", s)
+    lead = _MD_LEAD.match(s)
+    if lead:  # escape the marker's first character, or a number's closing . or )
+        at = lead.end(1) + (len(lead.group(2)) - 1 if lead.group(2)[0].isdigit() else 0)
+        s = s[:at] + "\\" + s[at:]
+    return s
+
+
+def linkable(url) -> bool:
+    """A URL safe to make a link of: http(s), or a relative path (no other scheme: javascript:,
+    data:, file: ...)."""
+    url = str(url or "").strip()
+    if not url or any(c.isspace() or c in "<>\"'`\\" for c in url):
+        return False
+    scheme = _SCHEME.match(url)
+    return scheme is None or scheme.group(1).lower() in ("http", "https")
+
+
+def md_url(url) -> Markup:
+    """An http(s) URL as a Markdown autolink `<url>`; anything else as escaped text."""
+    url = str(url or "")
+    return Markup(f"<{url}>") if _AUTOLINK.match(url) else Markup(md(url))
+
+
+def md_path(path: str) -> Markup:
+    """A relative file path as a Markdown link destination (spaces and brackets percent-encoded)."""
+    return Markup(quote(path, safe="/._-"))
+
+
+def csv_cell(value):
+    """A value for a CSV cell: numbers as they are; text that a spreadsheet would read as a
+    formula (=, +, -, @, tab, CR first) gets a leading apostrophe. Quoting is the csv module's."""
+    if isinstance(value, str) and value.startswith(CSV_FORMULA):
+        try:
+            float(value)
+            return value       # a negative number written as text stays a number
+        except ValueError:
+            return "'" + value
+    return value

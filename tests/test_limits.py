@@ -1,0 +1,67 @@
+"""docs/limits.md states the limits the code enforces, and the progress hook reports (issue 20)."""
+from __future__ import annotations
+
+import time
+
+from conftest import ROOT
+
+from advisor.data import bounds
+from advisor.inputs import loader, workload
+from advisor.solve import candidates
+from advisor.solve.run import progress
+
+DOC = (ROOT / "docs" / "limits.md").read_text(encoding="utf-8")
+
+
+def test_every_limit_in_the_code_is_on_the_page():
+    for value in (loader.MAX_BYTES, loader.MAX_EXPANDED_NODES, loader.MAX_EXPANDED_CHARS, loader.MAX_DEPTH,
+                  workload.MAX_JOBS, bounds.MAX_GPU_TYPES, bounds.MAX_RULES, candidates.MAX_CANDIDATES):
+        assert f"{value:,}" in DOC, value
+    assert f"{bounds.MAX_SERVERS:,} / {bounds.MAX_MODELS:,} / {bounds.MAX_SOURCES:,}" in DOC
+    for lo, hi, _ in list(bounds.GPU_RANGES.values()) + list(bounds.INTERCONNECT_RANGES.values()):
+        assert f"{bounds.num(lo)} to {bounds.num(hi)}" in DOC, (lo, hi)
+
+
+def test_progress_is_reported_only_while_work_runs_long():
+    lines: list[str] = []
+    with progress(lines.append, after=0.05, every=0.05):
+        time.sleep(0.3)
+    assert lines and lines[0].startswith("still planning: ")
+    quiet: list[str] = []
+    with progress(quiet.append, after=5):
+        pass
+    assert quiet == []
+
+
+EXTREMES = [   # figures at the edges of their ranges: valid, so a plan or a diagnosis, never a crash
+    "gpus:\n  - id: rtx-4090\n    memory_bandwidth_gbps: {value: 1, source: [tomsguide_4090]}\n",
+    "gpus:\n  - id: rtx-4090\n    memory_bandwidth_gbps: {value: 100000, source: [tomsguide_4090]}\n",
+    "gpus:\n  - id: rtx-4090\n    tensor_tflops: {bf16: {value: 0.01, source: [tomsguide_4090]}}\n",
+    "gpus:\n  - id: rtx-4090\n    tdp_w: {value: 20000, source: [tomsguide_4090]}\n",
+    "gpus:\n  - id: rtx-4090\n    memory_gb: {value: 1, source: [tomsguide_4090]}\n",
+    "assumptions:\n  pue_office: {value: 3.0, unit: ratio, source: [tomsguide_4090]}\n",
+    "assumptions:\n  electricity_usd_per_kwh_office: {value: 0, unit: USD/kWh, source: [tomsguide_4090]}\n",
+    "gpus:\n  - id: rtx-4090\n    interconnect: {pcie_gbps: {value: 0.1, source: [tomsguide_4090]}}\n",
+]
+
+
+def test_overrides_at_the_edges_of_their_ranges_plan_or_diagnose(run, write):
+    from conftest import AS_OF, EXAMPLES
+
+    for i, text in enumerate(EXTREMES):
+        code, out, err = run("plan", EXAMPLES / "article-office.yaml", "--catalog", write(text, f"c{i}.yaml"),
+                             "--as-of", AS_OF, "--format", "json", "--time-limit", "10")
+        assert code in (0, 3), (text, err)
+        assert "internal error" not in err and "Traceback" not in err
+
+
+def test_a_catalog_of_1000_gpu_types_is_refused_at_once(run, write):
+    import time as clock
+
+    from conftest import EXAMPLES
+
+    text = "gpus:\n" + "".join(f"  - {{id: clone-{i}}}\n" for i in range(1000))
+    started = clock.perf_counter()
+    code, _, err = run("plan", EXAMPLES / "article-office.yaml", "--catalog", write(text, "big.yaml"))
+    assert code == 2 and "the limit is 120" in err
+    assert clock.perf_counter() - started < 60
