@@ -23,13 +23,26 @@ class InputError(AdvisorError):
     def __init__(self, message: str, *, file: str | None = None, field: str | None = None):
         self.file = file
         self.field = field
+        self.errors: list[InputError] = [self]   # every mistake found, when a file has several
         super().__init__(message)
+
+    @classmethod
+    def many(cls, errors: list[InputError]) -> InputError:
+        """One error carrying several: its message has one line per mistake; `file` and `field`
+        are the first's."""
+        if len(errors) == 1:
+            return errors[0]
+        out = cls("\n".join(str(e) for e in errors), file=errors[0].file, field=errors[0].field)
+        out.errors = list(errors)
+        return out
 
     def in_file(self, file: str | None) -> InputError:
         """This error, attributed to `file` if it names none yet (a check that needed the catalog
         found the problem after the workload was read)."""
         if self.file is not None or file is None:
             return self
+        if len(self.errors) > 1:
+            return InputError.many([e.in_file(file) for e in self.errors])
         message = str(self)
         if self.field and message.startswith(f"{self.field}:"):
             message = f"`{self.field}`" + message[len(self.field):]

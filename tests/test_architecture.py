@@ -21,7 +21,7 @@ LAYERS = [
     {"advisor.explain"},
     {"advisor.plan", "advisor.compare"},
     {"advisor.present"},
-    {"advisor.report"},
+    {"advisor.report", "advisor.api"},
     {"advisor.cli", "advisor.__main__", "advisor"},
 ]
 # present/ renders only: it may read data types, never call what computes
@@ -85,7 +85,7 @@ def test_imports_go_down_the_layers_only(path):
 
 
 # modules still over the limit, each to be split by concern; the list may only shrink
-KNOWN_LONG = {"advisor.cli", "advisor.data.catalog", "advisor.data.rules"}
+KNOWN_LONG = {"advisor.data.catalog", "advisor.data.rules"}
 
 
 def test_no_module_is_over_400_lines():
