@@ -107,6 +107,15 @@ KINDS = {"dict_type": "a mapping", "model_type": "a mapping", "model_attributes_
          "bool_type": "true or false"}
 
 
+# what a field's pattern means, in words (a user should never see a regex)
+PATTERNS = {
+    r"^[A-Z]{2,5}[0-9]{3}$": "2 to 5 capital letters and 3 digits, such as LIC001 or ORG001",
+    r"^[a-z0-9]+(-[a-z0-9]+)*$": "lowercase words joined by hyphens, such as no-amd",
+    r"^[a-z0-9]+(-[a-z0-9.]+)*$": "lowercase words joined by hyphens, such as h100-sxm",
+    r"^https?://": "a URL starting with https:// (or give `document:` or a quote instead)",
+}
+
+
 def describe(err: dict, reason: str | None = None) -> str:
     """One pydantic error in the user's terms rather than Python's: what is wrong, why the bound
     is where it is (`reason`), and the value given."""
@@ -116,6 +125,9 @@ def describe(err: dict, reason: str | None = None) -> str:
         return f"the number is far too large (given {show(given)})"
     if kind in KINDS:
         return f"must be {KINDS[kind]}, got {show(given)}"
+    if kind == "string_pattern_mismatch":
+        pattern = (err.get("ctx") or {}).get("pattern", "")
+        return f"must be {PATTERNS.get(pattern, 'written in the expected form')}, got {show(given)}"
     msg = err["msg"]
     for prefix in ("Value error, ", "Assertion failed, "):
         msg = msg.replace(prefix, "")

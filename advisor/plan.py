@@ -291,7 +291,8 @@ def _sources(problem: Problem, sol: Solution) -> list[dict]:
     for rule_id in cited:
         rule = problem.rules.get(rule_id)
         out.append({"id": rule_id, "url": rule.source.url,
-                    "as_of": rule.effective.from_.isoformat() if rule.effective.from_ else None})
+                    "as_of": rule.effective.from_.isoformat() if rule.effective.from_ else None}
+                   | ({} if rule.source.url else {"reference": rule.source.cite}))
     return out
 
 

@@ -113,7 +113,7 @@ class _Balanced(HTMLParser):
         self.stack.pop()
 
 
-@pytest.mark.parametrize("fmt", ["md", "html", "pdf"])
+@pytest.mark.parametrize("fmt", ["md", "html", pytest.param("pdf", marks=pytest.mark.slow)])
 def test_two_runs_give_identical_bytes(run, tmp_path, fmt):
     if fmt == "pdf" and not _weasyprint():
         pytest.skip("WeasyPrint (pip install 'gpu-advisor[pdf]') or its Pango libraries are not installed")

@@ -360,7 +360,7 @@ def parse_workload(data: Any, name: str = "<workload>") -> Workload:
 
 def load_workload(path: str | Path) -> Workload:
     """Read and validate a workload file."""
-    return parse_workload(load_yaml_file(path, "workload file"), str(path))
+    return parse_workload(load_yaml_file(path, "workload file"), "<stdin>" if str(path) == "-" else str(path))
 
 
 def workload_json_schema() -> dict:

@@ -173,7 +173,8 @@ def rules_show_text(r: dict) -> str:
     if r["example"]:
         out += ["", "Example"] + para(r["example"])
     src = r["source"]
-    out += ["", "Source", f"  {src['title']}", f"  {src['url']}"]
+    cite = src.get("url") or src.get("document") or f"quote from {src.get('by')}, {src.get('date')}"
+    out += ["", "Source", f"  {src['title']}", f"  {cite}"]
     if src["clause"]:
         out += para(f'"{src["clause"]}"')
     for extra in src["also"]:
