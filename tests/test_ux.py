@@ -22,8 +22,13 @@ MALFORMED = sorted((Path(__file__).parent / "malformed").glob("wl-*.yaml"))
 # Valid for a schema; refused by the loader for a reason listed in advisor.inputs.schema.LOADER_ONLY
 # (bounds after units are read, cross-field rules, YAML hygiene).
 LOADER_ONLY = {
-    "wl-tokens-tiny.yaml", "wl-tokens-absurd.yaml", "wl-tokens-1e400.yaml", "wl-gpus-min-above-max.yaml",
-    "wl-cloud-buy.yaml", "wl-duplicate-job-names.yaml", "wl-duplicate-key.yaml", "wl-deadline-inf.yaml",
+    # bounds that apply once units are read (10B, $30K, 1e400, a 4,000-digit number read as text)
+    "wl-tokens-tiny.yaml", "wl-tokens-absurd.yaml", "wl-tokens-1e400.yaml", "wl-tokens-10pow4000.yaml",
+    "wl-budget-10pow5000.yaml", "wl-budget-absurd.yaml",
+    # NaN and infinity: YAML has them, JSON (and so JSON Schema) does not
+    "wl-tokens-nan.yaml", "wl-params-nan.yaml", "wl-pue-nan.yaml", "wl-power-inf.yaml", "wl-deadline-inf.yaml",
+    # rules across fields
+    "wl-min-above-max.yaml", "wl-cloud-buy.yaml", "wl-duplicate-job-names.yaml",
 }
 
 
@@ -64,10 +69,11 @@ def test_every_readme_workload_validates_against_the_schema(validator):
 
 @pytest.mark.parametrize("path", MALFORMED, ids=lambda p: p.name)
 def test_malformed_workloads_fail_the_schema_or_a_documented_loader_check(validator, path):
+    from advisor.inputs.loader import load_yaml_file
     try:
-        doc = yaml.safe_load(path.read_bytes().decode("utf-8"))
-    except (UnicodeDecodeError, yaml.YAMLError):
-        return   # not YAML text at all: no schema applies; the loader refuses it (test_malformed.py)
+        doc = load_yaml_file(path, "workload file")
+    except InputError:
+        return   # not safe YAML text (binary, aliases, tags, duplicate keys): refused before any schema applies
     if path.name in LOADER_ONLY or doc is None:
         with pytest.raises(InputError):
             advisor.load_workload(path)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import copy
 
-from advisor.inputs.workload import JOB_SHORTHAND, Workload
+from advisor.inputs.workload import JOB_SHORTHAND, MAX_GPUS, Workload
 
 DIALECT = "https://json-schema.org/draft/2020-12/schema"
 WORKLOAD_ID = "urn:gpu-advisor:schema:workload:1"
@@ -60,7 +60,8 @@ LOADER_ONLY = [
     "a token budget below 1,000 (too small to plan hardware for)",
     "counts, durations, powers and dollar amounts beyond the tool's bounds once their units are read "
     "(e.g. 1000T tokens, 20 years)",
-    "gpus: count together with min or max, and min above max",
+    "NaN and infinity (YAML .nan and .inf; JSON has neither, so a JSON Schema cannot refuse them)",
+    "gpus: min above max",
     "context cloud with ownership buy",
     "job names that repeat, and more than 5,000 jobs counting repeat",
     "YAML that is not safe to read: duplicate keys, non-text keys, tags, deep nesting, control characters, "
@@ -106,7 +107,11 @@ def workload_schema(gpus: list[str] | None = None, presets: list[str] | None = N
     props = base["properties"]
     props["deployment"] = {"anyOf": [{"type": "string", "enum": ["office", "datacenter", "cloud"]},
                                      {"$ref": "#/$defs/Deployment"}]}
-    props["gpus"] = {"anyOf": [{"type": "integer", "exclusiveMinimum": 0}, {"$ref": "#/$defs/GpuSelection"}]}
+    props["gpus"] = {"anyOf": [{"type": "integer", "exclusiveMinimum": 0, "maximum": MAX_GPUS},
+                               {"$ref": "#/$defs/GpuSelection"}]}
+    defs["GpuSelection"]["not"] = {"anyOf": [{"required": ["count", "min"]}, {"required": ["count", "max"]}]}
+    dep = defs["Deployment"]["properties"]
+    dep["region"] = {"type": "string", "pattern": "^\\s*[A-Za-z]{2}\\s*$", "default": "US"}
     for key in JOB_SHORTHAND:             # one job, written at the top level
         props[key] = copy.deepcopy(job["properties"][key])
     base["required"] = ["deployment"]
