@@ -100,7 +100,7 @@ def test_library_gets_every_error_too(write):
 
 def test_plan_fits_80_columns_and_has_no_colour_off_a_terminal(monkeypatch):
     monkeypatch.setenv("COLUMNS", "80")
-    result = CliRunner().invoke(main, ["plan", EXAMPLES / "article-datacenter.yaml", "--as-of", AS_OF])
+    result = CliRunner().invoke(main, ["plan", str(EXAMPLES / "article-datacenter.yaml"), "--as-of", str(AS_OF)])
     assert result.exit_code == 0
     assert max(len(line) for line in result.stdout.splitlines()) <= 80
     assert "\x1b[" not in result.stdout and "LIC001" in result.stdout
