@@ -120,6 +120,7 @@ def test_two_runs_give_identical_bytes(run, tmp_path, fmt):
     digests = []
     for n in (1, 2):
         folder = tmp_path / str(n)
+        folder.mkdir()   # advisor memo refuses a missing folder rather than creating it
         code, _, err = run("memo", EXAMPLES / "article-datacenter.yaml", "-o", folder / f"memo.{fmt}",
                            "--as-of", AS_OF.isoformat())
         assert code == 0, err
