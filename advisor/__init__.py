@@ -1,41 +1,54 @@
 """gpu-advisor: the cheapest GPU mix for an ML training workload, and why.
 
     import advisor
-    wl = advisor.load_workload("examples/article-office.yaml")
-    p = advisor.plan(wl)            # a dict with the keys of `advisor plan --format json`
-    print(p["purchase"], p["total_cost_usd"])
+    p = advisor.plan("examples/article-office.yaml")   # a path, a dict or a Workload
+    print(p["purchase"], p["total_cost_usd"])           # the keys of `advisor plan --format json`
     advisor.estimate(model="gpt2-124m", gpu="rtx-4090")
     advisor.memo(p, fmt="html").write("memo.html")
 
-The public functions are imported on first use (PEP 562), so that `import advisor` and
-`advisor --version` stay fast; `advisor.plan` is also a module, made callable (plan.py).
+Nothing heavy is imported until it is used (`advisor --version` stays fast): the names below are
+resolved on first access, and plan/estimate/memo are thin functions in advisor.api.
 """
 from __future__ import annotations
 
 import importlib
-from typing import Any
+import sys
+import types
 
 from advisor._version import __version__
 
-_PUBLIC = {
-    "load_catalog": "advisor.data.catalog", "load_rules": "advisor.data.rules",
-    "AdvisorError": "advisor.errors", "InfeasibleError": "advisor.errors", "InputError": "advisor.errors",
+_LAZY = {
     "load_workload": "advisor.inputs.workload", "parse_workload": "advisor.inputs.workload",
-    "estimate": "advisor.perf.estimate", "plan": "advisor.plan", "memo": "advisor.report",
+    "load_catalog": "advisor.data.catalog", "load_rules": "advisor.data.rules",
+    "InputError": "advisor.errors", "InfeasibleError": "advisor.errors", "AdvisorError": "advisor.errors",
+    "plan": "advisor.api", "estimate": "advisor.api", "memo": "advisor.api",
 }
+# advisor.plan, advisor.estimate and advisor.memo are functions; importing a submodule of the same
+# name (advisor.plan) must not replace the function on the package.
+_FUNCTIONS = ("plan", "estimate", "memo")
+
+
+class _Package(types.ModuleType):
+    def __setattr__(self, name: str, value) -> None:
+        if name in _FUNCTIONS and isinstance(value, types.ModuleType):
+            return
+        super().__setattr__(name, value)
+
+
+sys.modules[__name__].__class__ = _Package
+
+
+def __getattr__(name: str):
+    if name in _LAZY:
+        value = getattr(importlib.import_module(_LAZY[name]), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'advisor' has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_LAZY))
+
 
 __all__ = ["__version__", "load_workload", "parse_workload", "plan", "load_catalog", "load_rules",
            "estimate", "memo", "InputError", "InfeasibleError", "AdvisorError"]
-
-
-def __getattr__(name: str) -> Any:
-    if name not in _PUBLIC:
-        raise AttributeError(f"module 'advisor' has no attribute {name!r}")
-    module = importlib.import_module(_PUBLIC[name])
-    value = module if name == "plan" else getattr(module, name)   # the plan module is callable
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_PUBLIC))

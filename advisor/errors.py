@@ -23,13 +23,26 @@ class InputError(AdvisorError):
     def __init__(self, message: str, *, file: str | None = None, field: str | None = None):
         self.file = file
         self.field = field
+        self.errors: list[InputError] = [self]   # every mistake found, when a file has several
         super().__init__(message)
+
+    @classmethod
+    def many(cls, errors: list[InputError]) -> InputError:
+        """One error carrying several: its message has one line per mistake; `file` and `field`
+        are the first's."""
+        if len(errors) == 1:
+            return errors[0]
+        out = cls("\n".join(str(e) for e in errors), file=errors[0].file, field=errors[0].field)
+        out.errors = list(errors)
+        return out
 
     def in_file(self, file: str | None) -> InputError:
         """This error, attributed to `file` if it names none yet (a check that needed the catalog
         found the problem after the workload was read)."""
         if self.file is not None or file is None:
             return self
+        if len(self.errors) > 1:
+            return InputError.many([e.in_file(file) for e in self.errors])
         message = str(self)
         if self.field and message.startswith(f"{self.field}:"):
             message = f"`{self.field}`" + message[len(self.field):]
@@ -94,6 +107,15 @@ KINDS = {"dict_type": "a mapping", "model_type": "a mapping", "model_attributes_
          "bool_type": "true or false"}
 
 
+# what a field's pattern means, in words (a user should never see a regex)
+PATTERNS = {
+    r"^[A-Z]{2,5}[0-9]{3}$": "2 to 5 capital letters and 3 digits, such as LIC001 or ORG001",
+    r"^[a-z0-9]+(-[a-z0-9]+)*$": "lowercase words joined by hyphens, such as no-amd",
+    r"^[a-z0-9]+(-[a-z0-9.]+)*$": "lowercase words joined by hyphens, such as h100-sxm",
+    r"^https?://": "a URL starting with https:// (or give `document:` or a quote instead)",
+}
+
+
 def describe(err: dict, reason: str | None = None) -> str:
     """One pydantic error in the user's terms rather than Python's: what is wrong, why the bound
     is where it is (`reason`), and the value given."""
@@ -103,6 +125,9 @@ def describe(err: dict, reason: str | None = None) -> str:
         return f"the number is far too large (given {show(given)})"
     if kind in KINDS:
         return f"must be {KINDS[kind]}, got {show(given)}"
+    if kind == "string_pattern_mismatch":
+        pattern = (err.get("ctx") or {}).get("pattern", "")
+        return f"must be {PATTERNS.get(pattern, 'written in the expected form')}, got {show(given)}"
     msg = err["msg"]
     for prefix in ("Value error, ", "Assertion failed, "):
         msg = msg.replace(prefix, "")

@@ -44,6 +44,14 @@ class Plan(dict):
     rules = None
     problem = None        # the candidates the plan was chosen from (advisor.memo renders from it)
     chart_data = None     # cost-time and value-per-dollar points, when plan(..., charts=True)
+    workload_file = None  # the file's path, when advisor.plan() was given one (the memo quotes it)
+
+    def __repr__(self) -> str:
+        """Short: the status, the cost and what to buy or rent (the mapping itself is long)."""
+        items = ", ".join(f"{i['count']}x {i['gpu']} ({i['ownership']})" for i in self.get("purchase", []))
+        cost = self.get("total_cost_usd")
+        money = f" ${cost:,.0f}" if isinstance(cost, (int, float)) else ""
+        return f"<Plan {self.get('status')}{money}{': ' + items if items else ''}>"
 
     @property
     def feasible(self) -> bool:
@@ -375,7 +383,8 @@ def _sources(problem: Problem, sol: Solution) -> list[dict]:
     for rule_id in cited:
         rule = problem.rules.get(rule_id)
         out.append({"id": rule_id, "url": rule.source.url,
-                    "as_of": rule.effective.from_.isoformat() if rule.effective.from_ else None})
+                    "as_of": rule.effective.from_.isoformat() if rule.effective.from_ else None}
+                   | ({} if rule.source.url else {"reference": rule.source.cite}))
     return out
 
 

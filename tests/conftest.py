@@ -3,14 +3,24 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import os
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from hypothesis import HealthCheck, settings
 
 from advisor.cli import main
 from advisor.data.catalog import load_catalog
 from advisor.data.rules import load_rules
+
+# Property tests run a fixed, derandomized set of examples, so CI takes a bounded time and fails the
+# same way twice; HYPOTHESIS_PROFILE=long runs many more (bench/, or by hand before a release).
+settings.register_profile("ci", derandomize=True, max_examples=25, deadline=None, database=None,
+                          suppress_health_check=list(HealthCheck))
+settings.register_profile("long", derandomize=False, max_examples=2_000, deadline=None,
+                          suppress_health_check=list(HealthCheck))
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"

@@ -21,7 +21,7 @@ LAYERS = [
     {"advisor.explain"},
     {"advisor.plan", "advisor.compare"},
     {"advisor.present"},
-    {"advisor.report"},
+    {"advisor.report", "advisor.api"},
     {"advisor.cli", "advisor.__main__", "advisor"},
 ]
 # present/ renders only: it may read data types, never call what computes
@@ -85,7 +85,7 @@ def test_imports_go_down_the_layers_only(path):
 
 
 # modules still over the limit, each to be split by concern; the list may only shrink
-KNOWN_LONG = {"advisor.cli", "advisor.data.catalog", "advisor.data.rules", "advisor.inputs.workload", "advisor.present.tables",
+KNOWN_LONG = {"advisor.data.catalog", "advisor.data.rules", "advisor.inputs.workload", "advisor.present.tables",
               "advisor.solve.candidates", "advisor.plan"}
 
 

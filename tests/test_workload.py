@@ -61,12 +61,12 @@ def test_shorthand_and_jobs_together_refused():
     ({"deployment": "office", "model": "gpt2-124m", "tokens": "10B", "deadlin": "7d"}, "deadlin", "did you mean deadline"),
     ({"deployment": {"context": "office", "regon": "US"}, "model": "gpt2-124m", "tokens": "1B"},
      "deployment.regon", "did you mean region"),
-    ({"deployment": "office", "model": "gpt2-124m", "tokens": "10Q"}, "jobs[0].tokens", "unknown unit"),
-    ({"deployment": "spaceship", "model": "gpt2-124m", "tokens": "1B"}, "deployment.context", "office"),
+    ({"deployment": "office", "model": "gpt2-124m", "tokens": "10Q"}, "tokens", "unknown unit"),
+    ({"deployment": "spaceship", "model": "gpt2-124m", "tokens": "1B"}, "deployment", "office"),
     ({"deployment": "office", "model": "gpt2-124m", "tokens": "1B", "gpus": {"min": 9, "max": 2}}, "gpus",
      "above max"),
     ({"model": "gpt2-124m", "tokens": "1B"}, "deployment", "required"),
-    ({"deployment": "office", "model": "gpt2-124m", "tokens": "1B", "gpus": 1000000}, "gpus.count", "less than"),
+    ({"deployment": "office", "model": "gpt2-124m", "tokens": "1B", "gpus": 1000000}, "gpus", "less than"),
 ])
 def test_errors_name_file_field_and_what_is_allowed(doc, field, words):
     with pytest.raises(InputError) as info:

@@ -237,3 +237,41 @@ def _economics_count(catalog: Catalog) -> int:
             e.reliability, e.rental_terms)
     return (len(e.residual_value) + 1 + len(e.useful_life_filings) + sum(len(m) for m in maps)
             + len(e.liquid_only_systems) + len(e.spot_interruption))
+
+
+def presets(catalog: Catalog) -> dict:
+    """`advisor models`: every model preset with its figures and sources."""
+    out = []
+    for mid in sorted(catalog.models, key=lambda k: (catalog.models[k].params, k)):
+        m = catalog.models[mid]
+        fig = m.model_dump(exclude={"source"})
+        out.append({"id": mid, **fig, "sources": _sources(catalog, m.source)})
+    return {"models": out}
+
+
+def select(data: dict, *, name: str | None = None, vendor: str | None = None, min_memory: float | None = None,
+           buyable: bool = False, rentable: bool = False, sort: str = "id") -> dict:
+    """A listing() narrowed like `sky show-gpus A100`: a name fragment (id or product name), a
+    vendor, a least memory, buy or rent availability; sorted by id, memory, tflops, price or rent."""
+    gpus = data["gpus"]
+    if name:
+        gpus = [g for g in gpus if name.lower() in g["id"].lower() or name.lower() in (g.get("name") or "").lower()]
+    if vendor:
+        gpus = [g for g in gpus if (g.get("vendor") or "").lower() == vendor.lower()]
+    if min_memory is not None:
+        gpus = [g for g in gpus if (g.get("memory_gb") or 0) >= min_memory]
+    if buyable:
+        gpus = [g for g in gpus if g["purchase"]]
+    if rentable:
+        gpus = [g for g in gpus if g["rent"]]
+    keys = {"id": lambda g: (g["id"],),
+            "memory": lambda g: (-(g.get("memory_gb") or 0), g["id"]),
+            "tflops": lambda g: (-(g.get("bf16_tflops") or 0), g["id"]),
+            "price": lambda g: ((g["purchase"] or {}).get("usd") is None, (g["purchase"] or {}).get("usd") or 0, g["id"]),
+            "rent": lambda g: (g["rent"] is None, (g["rent"] or {}).get("usd_per_gpu_hour") or 0, g["id"])}
+    gpus = sorted(gpus, key=keys[sort])
+    servers = data["servers"]
+    if any((name, vendor, min_memory is not None, buyable, rentable)):
+        kept = {s for g in gpus for s in g.get("servers", [])}
+        servers = [s for s in servers if s["id"] in kept] if gpus else []
+    return {**data, "gpus": gpus, "servers": servers}

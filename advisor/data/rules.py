@@ -70,10 +70,36 @@ class _Strict(BaseModel):
 
 
 class RuleSource(_Strict):
+    """Where a rule comes from: a URL, a document reference (an internal policy, a contract), or a
+    quote (`kind: quote, by: ..., date: ...`, e.g. an emailed statement)."""
+
     title: str
-    url: str = Field(pattern=r"^https?://")
+    url: str | None = Field(None, pattern=r"^https?://")
+    document: str | None = None
+    kind: Literal["url", "document", "quote"] | None = None
+    by: str | None = None
+    date: dt.date | None = None
     clause: str | None = None
     also: list[str] = []
+
+    @model_validator(mode="after")
+    def _cited(self):
+        if self.kind == "quote":
+            if not self.by or self.date is None:
+                raise ValueError("a quote names who said it and when: {kind: quote, by: NAME, date: YYYY-MM-DD}")
+        elif self.url is None and self.document is None:
+            raise ValueError("a source is a URL (url: https://...), a document reference (document: "
+                             "'IT policy 12, section 3'), or a quote ({kind: quote, by: NAME, date: YYYY-MM-DD})")
+        return self
+
+    @property
+    def cite(self) -> str:
+        """The source in one line: its URL, the document, or who said it and when."""
+        if self.url:
+            return self.url
+        if self.document:
+            return self.document
+        return f"quote from {self.by}, {self.date}"
 
 
 class Effective(_Strict):
@@ -392,15 +418,17 @@ class RuleSet:
             "in_force": rule.effective.covers(as_of), "as_of": as_of.isoformat(),
             "file": self.origin.get(rule.id), "when": rule.when, "condition": describe(rule.when, self.lists),
             "effect": rule.effect.model_dump() if rule.effect else None,
-            "message": rule.message, "why": " ".join(rule.why.split()),
+            "message": rule.message, "why": " ".join(rule.why.split()), 
             "example": rule.example.text if isinstance(rule.example, RuleExample) else rule.example,
-            "source": rule.source.model_dump(), "lists": {name: self.lists[name] for name in used},
+            "source": {k: v for k, v in rule.source.model_dump(mode="json").items()
+                       if v is not None or k not in ("document", "kind", "by", "date")},
+            "lists": {name: self.lists[name] for name in used},
         }
 
     def listing(self, as_of: dt.date) -> list[dict]:
         return [{"id": r.id, "name": r.name, "severity": r.severity, "title": r.title,
                  "in_force": r.effective.covers(as_of), "effective": r.effective.text(),
-                 "file": self.origin.get(r.id), "source": r.source.url} for r in self.rules]
+                 "file": self.origin.get(r.id), "source": r.source.cite} for r in self.rules]
 
 
 def _validate_file(doc, name: str) -> RuleFile:

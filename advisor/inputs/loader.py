@@ -208,9 +208,18 @@ def parse_yaml_text(text: str, name: str, shipped: bool = False):
 
 def load_yaml_file(path: str | Path, what: str = "file", shipped: bool = False):
     """Read and parse one YAML file, refusing what a hand-written input file should never be.
-    shipped: one of the package's own data files (see parse_yaml_text)."""
-    path = Path(path)
+    `-` reads standard input (named `<stdin>` in messages). shipped: one of the package's own data
+    files (see parse_yaml_text)."""
     name = str(path)
+    if name == "-":
+        import sys
+
+        raw = sys.stdin.buffer.read(MAX_BYTES + 1)
+        if len(raw) > MAX_BYTES:
+            raise InputError(f"<stdin>: the {what} is more than {MAX_BYTES:,} bytes; the limit is {MAX_BYTES:,} "
+                             "bytes.", file="<stdin>")
+        return _parse_bytes(raw, "<stdin>", what)
+    path = Path(path)
     try:
         if path.is_dir():
             raise InputError(f"{name}: is a folder, not a {what}.", file=name)
@@ -226,6 +235,10 @@ def load_yaml_file(path: str | Path, what: str = "file", shipped: bool = False):
         raise InputError(f"{name}: cannot read the {what} (permission denied).", file=name) from None
     except OSError as exc:  # a name too long, a broken device, a FIFO that fails to read
         raise InputError(f"{name}: cannot read the {what} ({exc.strerror or exc}).", file=name) from None
+    return _parse_bytes(raw, name, what, shipped)
+
+
+def _parse_bytes(raw: bytes, name: str, what: str, shipped: bool = False):
     for bom, encoding in _BOMS:
         if raw.startswith(bom):
             raise InputError(f"{name}: is {encoding} text; save the {what} as UTF-8 YAML.", file=name)

@@ -393,10 +393,11 @@ def _fields_at(model, loc) -> list[str]:
     return names
 
 
-def _format_error(err: dict, name: str) -> InputError:
+def _format_error(err: dict, name: str, mapped=lambda loc: loc) -> InputError:
     from advisor.errors import suggest
 
-    loc = _clean_loc(err["loc"])
+    real = _clean_loc(err["loc"])
+    loc = mapped(real)
     where = loc_text(loc)
     given = err.get("input")
     if err["type"] == "extra_forbidden":
@@ -410,7 +411,7 @@ def _format_error(err: dict, name: str) -> InputError:
         return InputError(f"{name}: `{where}` is required but missing{what}.", file=name, field=where)
     if not where:
         return InputError(f"{name}: {describe(err)}.", file=name)
-    last = loc[-1] if not isinstance(loc[-1], int) else ("job" if loc[:-1] == ("jobs",) else None)
+    last = real[-1] if not isinstance(real[-1], int) else ("job" if real[:-1] == ("jobs",) else None)
     if err["type"] in KINDS and last in _SHAPES:
         return InputError(f"{name}: `{where}` must be {_SHAPES[last]}, got {show(given)}.", file=name, field=where)
     if err["type"] == "literal_error" and loc[0] == "jobs" and last == "kind":
@@ -421,8 +422,50 @@ def _format_error(err: dict, name: str) -> InputError:
                       file=name, field=where)
 
 
+def _as_written(data: dict):
+    """A function mapping a location in the expanded document back to where the user wrote it:
+    `jobs[0].kind` is `kind` when the job was written at the top level, `gpus.count` is `gpus`
+    for `gpus: 8`, `deployment.context` is `deployment` for `deployment: office`."""
+    top_job = "jobs" not in data and any(k in data for k in JOB_SHORTHAND)
+    gpus_scalar = isinstance(data.get("gpus"), (int, float)) and not isinstance(data.get("gpus"), bool)
+    deployment_scalar = isinstance(data.get("deployment"), str)
+
+    def mapped(loc: tuple) -> tuple:
+        if top_job and loc[:2] == ("jobs", 0) and len(loc) > 2:
+            return loc[2:]
+        if gpus_scalar and loc == ("gpus", "count"):
+            return ("gpus",)
+        if deployment_scalar and loc == ("deployment", "context"):
+            return ("deployment",)
+        return loc
+    return mapped
+
+
+def _distinct_errors(errors: list[dict]) -> list[dict]:
+    """One error per location, in file order; a union branch's type error (`model` is neither text
+    nor a mapping) gives way to the other branch's errors deeper inside the same value."""
+    groups: dict[tuple, list[dict]] = {}
+    for err in errors:
+        groups.setdefault(_clean_loc(err["loc"]), []).append(err)
+    import difflib
+
+    typos = {loc for loc, errs in groups.items() if any(e["type"] == "extra_forbidden" for e in errs)}
+    out = []
+    for loc, errs in groups.items():
+        deeper = any(len(other) > len(loc) and other[:len(loc)] == loc for other in groups)
+        if deeper and all(e["type"] in KINDS for e in errs):
+            continue
+        if all(e["type"] == "missing" for e in errs) and any(   # `tokenz` given: `tokens` missing says nothing new
+                t[:-1] == loc[:-1] and difflib.get_close_matches(str(t[-1]).lower(), [str(loc[-1])], n=1, cutoff=0.6)
+                for t in typos):
+            continue
+        out.append(first_error(errs, _clean_loc))
+    return sorted(out, key=lambda e: e["type"] != "extra_forbidden")
+
+
 def parse_workload(data: Any, name: str = "<workload>") -> Workload:
-    """Validate a workload document (already parsed YAML or a dict from Python)."""
+    """Validate a workload document (already parsed YAML or a dict from Python). Every mistake is
+    reported at once (InputError.errors), each at its location as written in the file."""
     if data is None:
         raise InputError(f"{name}: the workload file is empty; it needs at least deployment, model and tokens.",
                          file=name)
@@ -432,12 +475,14 @@ def parse_workload(data: Any, name: str = "<workload>") -> Workload:
     try:
         return Workload.model_validate(data)
     except ValidationError as exc:
-        raise _format_error(first_error(exc.errors(), _clean_loc), name) from None
+        mapped = _as_written(data)
+        found = [_format_error(err, name, mapped) for err in _distinct_errors(exc.errors())]
+        raise InputError.many(found) from None
 
 
 def load_workload(path: str | Path) -> Workload:
     """Read and validate a workload file."""
-    return parse_workload(load_yaml_file(path, "workload file"), str(path))
+    return parse_workload(load_yaml_file(path, "workload file"), "<stdin>" if str(path) == "-" else str(path))
 
 
 def workload_json_schema() -> dict:

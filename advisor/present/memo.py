@@ -42,6 +42,11 @@ class Memo:
     content: bytes
     attachments: dict = field(default_factory=dict)
 
+    def __repr__(self) -> str:
+        """Short: the format and sizes, never the content (an HTML memo is over 100 KB)."""
+        extra = f", {len(self.attachments)} attachments" if self.attachments else ""
+        return f"<Memo {self.format}, {len(self.content):,} bytes{extra}>"
+
     @property
     def text(self) -> str:
         if self.format == "pdf":

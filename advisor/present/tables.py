@@ -1,19 +1,32 @@
-"""Plain-text tables for the terminal. Library output is data (dicts); this only lays it out."""
+"""Text, Markdown and CSV views of plans, estimates, frontiers and comparisons. Library output is
+data (dicts); this only lays it out (present/grid.py draws the tables)."""
 from __future__ import annotations
 
 from advisor.present.escape import md
-from advisor.present.words import tokens, unproven, usd
+from advisor.present.grid import csv_text, grid, para, table
+from advisor.present.words import duration, tokens, unit_rate, unproven, usd
 
 
-def table(headers: list[str], rows: list[list], indent: str = "  ") -> str:
-    cells = [[str(h) for h in headers]] + [["" if v is None else str(v) for v in row] for row in rows]
-    widths = [max(len(r[i]) for r in cells) for i in range(len(headers))]
-    lines = []
-    for n, row in enumerate(cells):
-        lines.append(indent + "  ".join(v.ljust(w) for v, w in zip(row, widths)).rstrip())
-        if n == 0:
-            lines.append(indent + "  ".join("-" * w for w in widths))
-    return "\n".join(lines)
+def _heading(title: str, fmt: str) -> str:
+    return f"\n### {title}\n" if fmt == "markdown" else f"\n{title}"
+
+
+def _line(text: str, fmt: str) -> str:
+    return f"- {text}" if fmt == "markdown" else para(text, "  ", "    ")
+
+
+def _bill(p: dict) -> list[list]:
+    rows = []
+    for item in p["purchase"]:
+        if item["ownership"] == "buy":
+            rows.append([item["gpu"], item["count"], "buy", usd(item["unit_price_usd"]) + " each", ""])
+        else:
+            rows.append([item["gpu"], item["count"], "rent", f"{unit_rate(item['unit_price_usd'])}/GPU-hour",
+                         f"{item['gpu_hours']:,.0f} GPU-hours ({item.get('provider', '')})"])
+    for srv in p.get("servers", []):
+        rows.append([srv["server"], srv["count"], "buy", usd(srv["unit_price_usd"]) + " each",
+                     f"holds {srv['gpu']}" + (f", {srv['networked']} networked" if srv["networked"] else "")])
+    return rows
 
 
 def _why(reason: dict) -> str:
@@ -41,15 +54,16 @@ def not_chosen_rows(rejected: list[dict], verbose: bool = False) -> list[list]:
     return rows
 
 
-def plan_text(p: dict, *, verbose: bool = False) -> str:
-    """The plan as terminal tables; GPUs not chosen for the same primary reason share a row,
-    and verbose lists every reason of every GPU."""
+def plan_text(p: dict, fmt: str = "table", *, verbose: bool = False) -> str:
+    """The plan for a terminal (fmt='table', fitted to its width) or a document (fmt='markdown').
+    GPUs not chosen for the same primary reason share a row; verbose lists every reason."""
     out = []
     a = p["assumptions"]
     title = p.get("name") or "GPU plan"
     caveat = unproven(p)
-    out.append(f"{title}  ({a['deployment']}, region {a['region']}, prices as of {p['as_of']})"
-               + (f"  [{caveat}]" if caveat else ""))
+    head = (f"{title}  ({a['deployment']}, region {a['region']}, prices as of {p['as_of']})"
+            + (f"  [{caveat}]" if caveat else ""))
+    out.append(f"## {md(head)}\n" if fmt == "markdown" else para(head))
     solver = p["solver"]
     if p["status"] == "infeasible":
         out.append("Status: NO FEASIBLE PLAN")
@@ -57,81 +71,72 @@ def plan_text(p: dict, *, verbose: bool = False) -> str:
         limit = solver.get("gap_limit") or 0.0
         proof = ((f"proven within {100 * limit:g}% of optimal" if limit > 1e-4 else "proven optimal")
                  if solver.get("proven_optimal") else f"best found, gap {solver.get('gap')}")
-        out.append(f"Status: {p['status']} ({solver.get('name')}, {proof})   "
-                   f"Total cost over {a['horizon_months']:g} months: {usd(p['total_cost_usd'])}"
-                   + _span(p.get("total_cost_usd_range"), usd))
+        out.append(para(f"Status: {p['status']} ({solver.get('name')}, {proof})   "
+                        f"Total cost over {a['horizon_months']:g} months: {usd(p['total_cost_usd'])}"
+                        + _span(p.get("total_cost_usd_range"), usd)))
         if p.get("confidence"):
-            out.append(f"Deadlines held at {p['confidence']['quantile']} of each job's time; ranges are P10–P90")
+            out.append(para(f"Deadlines held at {p['confidence']['quantile']} of each job's time; ranges are P10–P90"))
     if p["purchase"]:
-        out.append("\nBuy / rent")
-        rows = []
-        for item in p["purchase"]:
-            if item["ownership"] == "buy":
-                rows.append([item["gpu"], item["count"], "buy", usd(item["unit_price_usd"]) + " each", ""])
-            else:
-                rows.append([item["gpu"], item["count"], "rent", f"${item['unit_price_usd']:.2f}/GPU-hour",
-                             f"{item['gpu_hours']:,.0f} GPU-hours ({item.get('provider', '')})"])
-        for srv in p.get("servers", []):
-            rows.append([srv["server"], srv["count"], "buy", usd(srv["unit_price_usd"]) + " each",
-                         f"holds {srv['gpu']}" + (f", {srv['networked']} networked" if srv["networked"] else "")])
-        out.append(table(["item", "count", "", "price", "usage"], rows))
+        out.append(_heading("Buy / rent", fmt))
+        out.append(grid(["item", "count", "", "price", "usage"], _bill(p), fmt, wrap=(4,)))
         cb = p["cost_breakdown"]
-        out.append("\nCost breakdown")
-        out.append(table(["purchase", "servers", "energy", "hosting", "rental", "total"],
-                         [[usd(cb["purchase_usd"]), usd(cb["servers_usd"]), usd(cb["energy_usd"]),
-                           usd(cb["hosting_usd"]), usd(cb["rental_usd"]), usd(p["total_cost_usd"])]]))
+        out.append(_heading("Cost breakdown", fmt))
+        out.append(grid(["purchase", "servers", "energy", "hosting", "rental", "total"],
+                        [[usd(cb["purchase_usd"]), usd(cb["servers_usd"]), usd(cb["energy_usd"]),
+                          usd(cb["hosting_usd"]), usd(cb["rental_usd"]), usd(p["total_cost_usd"])]], fmt))
         if p.get("cost_breakdown_pv"):
-            a = p["assumptions"]
-            out.append(f"  total = present value at {100 * (a.get('discount_rate') or 0):.1f}%/year, what the plan minimises; "
-                       f"the columns are undiscounted. Resale of bought GPUs after {a['horizon_months']:g} months: "
-                       f"{usd(p.get('residual_value_usd') or 0)}; paid less resale, undiscounted: {usd(p.get('nominal_cost_usd'))}")
+            out.append(_line(f"total = present value at {100 * (a.get('discount_rate') or 0):.1f}%/year, what the plan "
+                             f"minimises; the columns are undiscounted. Resale of bought GPUs after "
+                             f"{a['horizon_months']:g} months: {usd(p.get('residual_value_usd') or 0)}; paid less resale, "
+                             f"undiscounted: {usd(p.get('nominal_cost_usd'))}", fmt))
     if p["jobs"]:
-        out.append("\nJobs")
+        out.append(_heading("Jobs", fmt))
         rows = [[j["name"], j["gpu"], j["gpu_count"], tokens(j["tokens_per_s"]),
-                 f"{j['wall_days']:.2f}" + _span(j.get("wall_days_range"), lambda v: f"{v:.2f}"),
+                 duration(j["wall_days"] * 24, short=True)
+                 + _span(j.get("wall_days_range"), lambda v: duration(v * 24, short=True)),
                  f"{j['memory_per_gpu_gb']:.1f}", f"{100 * j['mfu']:.0f}%", j["binding_factor"]] for j in p["jobs"]]
-        out.append(table(["job", "GPU", "GPUs", "tokens/s", "days", "GB/GPU", "MFU", "limited by"], rows))
+        out.append(grid(["job", "GPU", "GPUs", "tokens/s", "time (P10–P90)", "GB/GPU", "MFU", "limited by"], rows, fmt,
+                        wrap=(4, 7)))
         for j in p["jobs"]:
             lay, g = j.get("layout") or {}, j.get("goodput") or {}
             split = " x ".join(f"{k[0].upper()}P{lay[k + '_parallel']}" for k in ("data", "tensor", "pipeline", "context")
                                if lay.get(k + "_parallel", 1) > 1) or "one GPU"
-            line = f"  {j['name']}: layout {split}, global batch {lay.get('global_batch_tokens', 0):,.0f} tokens"
+            line = f"{j['name']}: layout {split}, global batch {lay.get('global_batch_tokens', 0):,.0f} tokens"
             if g:
                 line += (f"; goodput {100 * g['fraction']:.1f}%: {24 * g['lost_days']:,.1f} h of the "
                          f"{24 * j['wall_days']:,.1f} h lost to failures, restarts and checkpoints")
-            out.append(line)
-    out += serving_lines(p)
+            out.append(_line(line, fmt))
+    out += serving_lines(p, fmt)
     if p["binding"]:
-        out.append("\nConstraints")
+        out.append(_heading("Constraints", fmt))
         rows = [[b["constraint"], "BINDING" if b["binding"] else f"slack {b['slack']:,.2f} {b['unit']}", b["message"]]
                 for b in p["binding"]]
-        out.append(table(["constraint", "status", "detail"], rows))
+        out.append(grid(["constraint", "status", "detail"], rows, fmt, wrap=(1, 2)))
     sens = p.get("sensitivity") or {}
-    if sens.get("break_even") or sens.get("marginal") or sens.get("traffic") or p.get("break_even_months"):
-        out.append("\nSensitivity")
-        for item in (sens.get("break_even", []) + sens.get("speed", []) + sens.get("marginal", [])
-                     + sens.get("traffic", []) + (p.get("break_even_months") or [])):
-            out.append(f"  {item['message']}")
+    lines = (sens.get("break_even", []) + sens.get("speed", []) + sens.get("marginal", [])
+             + sens.get("traffic", []) + (p.get("break_even_months") or []))
+    if lines:
+        out.append(_heading("Sensitivity", fmt))
+        out += [_line(item["message"], fmt) for item in lines]
     if p.get("robustness"):
-        out.append(f"\nRobustness: {p['robustness']['message']}")
+        out.append(_heading("Robustness", fmt))
+        out.append(_line(p["robustness"]["message"], fmt))
     if p["rejected"]:
-        out.append("\nNot chosen" + ("" if verbose else " (primary reason; --verbose for all)"))
-        out.append(table(["GPU", "why", "detail"], not_chosen_rows(p["rejected"], verbose)))
+        out.append(_heading("Not chosen" + ("" if verbose else " (primary reason; --verbose for all)"), fmt))
+        out.append(grid(["GPU", "why", "detail"], not_chosen_rows(p["rejected"], verbose), fmt, wrap=(0, 2)))
     if p["diagnosis"]:
-        out.append("\nWhy no plan exists")
+        out.append(_heading("Why no plan exists", fmt))
         need = [d for d in p["diagnosis"] if d.get("kind") == "shortfall"]
         fixes = [d for d in p["diagnosis"] if d.get("kind") != "shortfall"]
         if need:
-            out.append(table(["shortfall", "detail"], [[d["constraint"].partition(":")[2] or d["constraint"],
-                                                        d["message"]] for d in need]))
-        out.append(table(["change", "detail"], [[d["constraint"], d["message"]] for d in fixes]))
+            out.append(grid(["shortfall", "detail"], [[d["constraint"].partition(":")[2] or d["constraint"],
+                                                       d["message"]] for d in need], fmt, wrap=(1,)))
+        out.append(grid(["change", "detail"], [[d["constraint"], d["message"]] for d in fixes], fmt, wrap=(1,)))
     if p["warnings"]:
-        out.append("\nWarnings")
-        for w in p["warnings"]:
-            tag = w.get("rule") or w.get("code") or "note"
-            out.append(f"  [{tag}] {w['message']}")
-    out.append(f"\nSources: {len(p['sources'])} cited (see --format json); catalog {p['catalog_digest']}, "
-               f"gpu-advisor {p['tool_version']}")
+        out.append(_heading("Warnings", fmt))
+        out += [_line(f"[{w.get('rule') or w.get('code') or 'note'}] {w['message']}", fmt) for w in p["warnings"]]
+    out.append("\n" + para(f"Sources: {len(p['sources'])} cited (see --format json); catalog {p['catalog_digest']}, "
+                           f"gpu-advisor {p['tool_version']}"))
     return "\n".join(out) + "\n"
 
 
@@ -140,12 +145,20 @@ def _span(r: dict | None, fmt) -> str:
     return f" ({fmt(r['p10'])}–{fmt(r['p90'])})" if r else ""
 
 
+def plan_csv(p: dict) -> str:
+    """The bill of materials, one row per item bought or rented (GPUs and servers), plain numbers."""
+    rows = [["gpu", i["gpu"], i["count"], i["ownership"], i["unit_price_usd"],
+             "usd" if i["ownership"] == "buy" else "usd_per_gpu_hour", i.get("gpu_hours")] for i in p["purchase"]]
+    rows += [["server", s["server"], s["count"], "buy", s["unit_price_usd"], "usd", None] for s in p.get("servers", [])]
+    return csv_text(["type", "item", "count", "ownership", "unit_price", "unit", "gpu_hours"], rows)
+
+
 def estimate_text(e: dict) -> str:
     m = e["model"]
-    out = [f"{e['gpu']} x{e['gpu_count']}: model {m['params'] / 1e9:.3g}B params, {m['layers']} layers, "
-           f"hidden {m['hidden']}, sequence {m['seq_len']}"]
+    out = [para(f"{e['gpu']} x{e['gpu_count']}: model {m['params'] / 1e9:.3g}B params, {m['layers']} layers, "
+                f"hidden {m['hidden']}, sequence {m['seq_len']}")]
     if not e["fits"]:
-        out.append(f"does not run: {e['reason']}")
+        out.append(para(f"does not run: {e['reason']}"))
         if e.get("min_gpus"):
             out.append(f"minimum GPUs that fit: {e['min_gpus']}")
         return "\n".join(out) + "\n"
@@ -158,39 +171,34 @@ def estimate_text(e: dict) -> str:
                     if lay.get(k + "_parallel", 1) > 1)
     out.append(table(["step: compute s", "memory s", "comm s", "layout", "micro-batch", "checkpointing", "link"],
                      [[f"{sb['compute_s']:.4f}", f"{sb['memory_s']:.4f}", f"{sb['comm_s']:.4f}",
-                       lay["strategy"] + split,
-                       lay["micro_batch"], lay["checkpointing"], lay["interconnect"]]]))
-    out.append(f"  global batch: {lay['global_batch_tokens']:,.0f} tokens of sequence {m['seq_len']:,}"
-               + (" (raised to feed every GPU)" if lay.get("batch_changed") else ""))
+                       lay["strategy"] + split, lay["micro_batch"], lay["checkpointing"], lay["interconnect"]]]))
+    out.append(para(f"global batch: {lay['global_batch_tokens']:,.0f} tokens of sequence {m['seq_len']:,}"
+                    + (" (raised to feed every GPU)" if lay.get("batch_changed") else ""), "  ", "    "))
     band = e.get("accuracy_band")
     if band:
-        out.append(f"  measured error for {band['generation']} GPUs (leave-one-source-out): MAPE "
-                   f"{100 * band['mape']:.1f}%, worst {100 * band['worst']:.1f}% over {band['n']} runs")
+        out.append(para(f"measured error for {band['generation']} GPUs (leave-one-source-out): MAPE "
+                        f"{100 * band['mape']:.1f}%, worst {100 * band['worst']:.1f}% over {band['n']} runs", "  ", "    "))
     out.append(f"  minimum GPUs that fit: {e['min_gpus']}")
-    for note in e["notes"]:
-        out.append(f"  note: {note}")
+    out += [para(f"note: {note}", "  ", "        ") for note in e["notes"]]
     return "\n".join(out) + "\n"
 
 
-def frontier_text(f: dict) -> str:
-    out = [f"Cost versus time{': ' + f['name'] if f.get('name') else ''}  (prices as of {f['as_of']})"]
+def _frontier_rows(f: dict) -> list[list]:
+    return [[duration(pt["makespan_days"] * 24, short=True), usd(pt["total_cost_usd"]),
+             ", ".join(f"{i['count']}x {i['gpu']} ({i['ownership']})" for i in pt["purchase"])] for pt in f["points"]]
+
+
+def frontier_text(f: dict, fmt: str = "table") -> str:
+    if fmt == "csv":
+        return csv_text(["makespan_days", "total_cost_usd", "plan"],
+                        [[pt["makespan_days"], pt["total_cost_usd"], row[2]]
+                         for pt, row in zip(f["points"], _frontier_rows(f))])
+    out = [para(f"Cost versus time{': ' + f['name'] if f.get('name') else ''}  (prices as of {f['as_of']})")]
     if not f["points"]:
         out.append("no feasible plan at any makespan")
         return "\n".join(out) + "\n"
-    rows = []
-    for pt in f["points"]:
-        what = ", ".join(f"{i['count']}x {i['gpu']} ({i['ownership']})" for i in pt["purchase"])
-        rows.append([f"{pt['makespan_days']:.2f}", usd(pt["total_cost_usd"]), what])
-    out.append(table(["days", "total cost", "plan"], rows))
+    out.append(grid(["time", "total cost", "plan"], _frontier_rows(f), fmt, wrap=(2,)))
     return "\n".join(out) + "\n"
-
-
-def _grid(headers, rows, fmt):
-    if fmt == "markdown":
-        lines = ["| " + " | ".join(md(h) for h in headers) + " |", "|" + "---|" * len(headers)]
-        lines += ["| " + " | ".join("" if v is None else md(v) for v in row) + " |" for row in rows]
-        return "\n".join(lines)
-    return table(headers, rows)
 
 
 def _ratio(x):
@@ -198,9 +206,13 @@ def _ratio(x):
 
 
 def compare_text(r: dict, fmt: str = "table") -> str:
+    if fmt == "csv":
+        keys = ["gpu", "price_usd", "dense_tflops", "memory_gb", "memory_bandwidth_gbps", "link", "link_gbps", "p2p",
+                "gpu_count", "tokens_per_s", "tokens_per_s_per_1k_usd", "price_ratio", "speed_ratio"]
+        return csv_text(keys, [[row.get(k) for k in keys] for row in r["rows"]])
     m = r["model"]
     title = m["name"] or f"{m['params'] / 1e9:.3g}B parameters"
-    out = [f"{title} ({r['precision']}), estimated on the fewest GPUs that hold it; prices as of {r['as_of']}"]
+    out = [para(f"{title} ({r['precision']}), estimated on the fewest GPUs that hold it; prices as of {r['as_of']}")]
     rows = []
     for row in r["rows"]:
         tflops = f"{row['dense_tflops']:g}" if row["dense_tflops"] else "n/a"
@@ -213,12 +225,12 @@ def compare_text(r: dict, fmt: str = "table") -> str:
                      tokens(row["tokens_per_s"]),
                      tokens(row["tokens_per_s_per_1k_usd"]) if row["tokens_per_s_per_1k_usd"] else "n/a",
                      _ratio(row["price_ratio"]), _ratio(row["speed_ratio"])])
-    out.append(_grid(["GPU", "price", "dense TFLOPs", "memory", "bandwidth", "GPU-to-GPU", "GPUs", "tokens/s",
+    out.append(grid(["GPU", "price", "dense TFLOPs", "memory", "bandwidth", "GPU-to-GPU", "GPUs", "tokens/s",
                       "tokens/s per $1k", "price x", "speed x"], rows, fmt))
     claims = [row for row in r["rows"] if row.get("article")]
     if claims:
         out.append("\nThe article's claims beside the estimates (see docs/article.md):" + ("\n" if fmt == "markdown" else ""))
-        out.append(_grid(["GPU", "article price", "our price", "article TFLOPs", "article tokens/s", "our estimate"],
+        out.append(grid(["GPU", "article price", "our price", "article TFLOPs", "article tokens/s", "our estimate"],
                          [[row["gpu"], usd(row["article"]["price_usd"]), usd(row["price_usd"]),
                            row["article"]["fp16_tflops"], tokens(row["article"]["tokens_per_s"]),
                            tokens(row["tokens_per_s"])] for row in claims], fmt))
@@ -234,184 +246,15 @@ def compare_text(r: dict, fmt: str = "table") -> str:
 
 
 def crossover_text(x: dict, fmt: str = "table") -> str:
-    out = [f"{x['tokens']} tokens, at most {x['max_gpus']} GPUs, {x['deployment']}, among {', '.join(x['gpus'])}"]
+    out = [para(f"{x['tokens']} tokens, at most {x['max_gpus']} GPUs, {x['deployment']}, among {', '.join(x['gpus'])}")]
     rows = []
     for p in x["points"]:
         rows.append([p["model"], f"{p['params'] / 1e9:.3g}B", p["cheapest"] or "no plan", usd(p["total_cost_usd"]),
                      usd(p["focus_cost_usd"]), p[f"{x['focus']}_min_gpus"] or "n/a", p["factor_text"] or "-"])
-    out.append(_grid(["model", "params", "cheapest", "cost", f"{x['focus']} cost", f"{x['focus']} GPUs needed",
+    out.append(grid(["model", "params", "cheapest", "cost", f"{x['focus']} cost", f"{x['focus']} GPUs needed",
                       f"why not {x['focus']}"], rows, fmt))
     if x["crossover_model"]:
         out.append(f"\n{x['focus']} stops being the cheapest at {x['crossover_model']}.")
-    return "\n".join(out) + "\n"
-
-# ----------------------------------------------------------------------------- catalog commands
-
-
-def _num(v, unit: str = "") -> str:
-    if v is None:
-        return "unknown"
-    if isinstance(v, bool):
-        return "yes" if v else "no"
-    if isinstance(v, str):
-        return v
-    text = f"{v:,.0f}" if float(v).is_integer() and abs(v) >= 1000 else f"{v:g}"
-    return f"{text} {unit}".rstrip() if unit not in ("date", "yes/no") else text
-
-
-def _age(d: dict | None) -> str:
-    """'2023-08, 40 mo STALE' for a dated price; 'undated' otherwise."""
-    if d is None:
-        return ""
-    if d.get("age_months") is None:
-        return "undated"
-    return f"{d['as_of']}, {d['age_months']} mo" + (" STALE" if d["stale"] else "")
-
-
-def catalog_list_text(data: dict) -> str:
-    out = [f"GPUs ({len(data['gpus'])}); prices as of {data['as_of']}, STALE = older than "
-           f"{data['stale_after_months']} months"]
-    rows = []
-    for g in data["gpus"]:
-        p, r = g["purchase"], g["rent"]
-        rows.append([g["id"], g["product_class"], g["form_factor"], _num(g["memory_gb"]), _num(g["bf16_tflops"]),
-                     _num(g["tdp_w"]),
-                     f"{usd(p['usd'])} ({_age(p)})" if p else "-",
-                     f"${r['usd_per_gpu_hour']:.2f}/h ({_age(r)})" if r else "-",
-                     g["availability"]])
-    out.append(table(["id", "class", "form", "GB", "bf16 TFLOPS", "TDP W", "buy (price as of, age)",
-                      "rent on demand (as of, age)", "availability"], rows))
-    out.append(f"\nServers ({len(data['servers'])}): what bought GPUs go into; prices without GPUs")
-    rows = []
-    for s in data["servers"]:
-        p = s["purchase"]
-        rows.append([s["id"], s["kind"], f"{s['gpu_slots']} x {s['gpu_form_factor']}", ", ".join(s["contexts"]),
-                     f"{usd(p['usd'])} ({_age(p)})" if p else "unknown", _num(s["power_overhead_w"]),
-                     usd(s["network_usd_per_server"]) if s["network_usd_per_server"] is not None else "unknown"])
-    out.append(table(["id", "kind", "GPUs", "contexts", "price (as of, age)", "overhead W", "network $"], rows))
-    out.append("\n`advisor catalog show ID` prints every figure of one entry with its sources.")
-    return "\n".join(out) + "\n"
-
-
-def catalog_show_text(rec: dict) -> str:
-    if rec["type"] == "gpu":
-        out = [f"{rec['id']}  {rec['name']}",
-               f"  {rec['vendor']}, {rec['architecture']}; {rec['product_class']}"
-               + (f" ({rec['brand']})" if rec["brand"] else "") + f", {rec['form_factor']}",
-               f"  Availability: {rec['availability_message']}"]
-    else:
-        out = [f"{rec['id']}  {rec['name']}",
-               f"  {rec['kind']}: {rec['gpu_slots']} x {rec['gpu_form_factor']} GPUs; contexts: "
-               f"{', '.join(rec['contexts'])}",
-               f"  Takes: {', '.join(rec['takes']) or 'no GPU in the catalog'}"]
-    if rec["note"]:
-        out.append(f"  Note: {rec['note']}")
-    cited: dict[str, dict] = {}
-
-    def ids(sources: list[dict]) -> str:
-        for s in sources:
-            cited.setdefault(s["id"], s)
-        return "[" + ", ".join(s["id"] for s in sources) + "]" if sources else "[no source]"
-
-    out.append("\nFigures")
-    width = max(len(f["field"]) for f in rec["figures"])
-    for f in rec["figures"]:
-        out.append(f"  {f['field'].ljust(width)}  {_num(f['value'], f['unit']).ljust(16)}  {ids(f['sources'])}")
-        if f["note"]:
-            out.append(f"  {' ' * width}    note: {f['note']}")
-    out.append(f"\nPrices (ages as of {rec['as_of']}; STALE = older than {rec['stale_after_months']} months)")
-    p = rec["prices"]["purchase"]
-    if p is None or p["usd"] is None:
-        out.append(f"  buy   unknown  {ids(p['sources']) if p else ''}")
-    else:
-        kind = f" {p['kind']}" if p["kind"] else ""
-        exact = f"${p['usd']:,.2f}" if p["usd"] % 1 else usd(p["usd"])   # the catalog's figure as written
-        out.append(f"  buy   {exact}{kind} ({_age(p)})  {ids(p['sources'])}")
-    if p and p["note"]:
-        out.append(f"        note: {p['note']}")
-    if rec["type"] == "gpu":
-        if not rec["prices"]["rent"]:
-            out.append("  rent  no sourced rental rate")
-        for o in rec["prices"]["rent"]:
-            used = "  <- used for plans" if o["used_for_plans"] else ""
-            out.append(f"  rent  ${o['usd_per_gpu_hour']:.3g}/GPU-hour {o['pricing']}, {o['provider']} "
-                       f"({_age(o)})  {ids(o['sources'])}{used}")
-            if o["note"]:
-                out.append(f"        note: {o['note']}")
-        servers = "; ".join(f"{ctx}: {', '.join(v) or 'none'}" for ctx, v in rec["servers"].items())
-        out.append(f"\nServers that take it  {servers}")
-    out.append("\nSources")
-    rows = [[sid, s["url"] or "(not in the sources table)"] for sid, s in sorted(cited.items())]
-    out.append(table(["id", "url"], rows))
-    return "\n".join(out) + "\n"
-
-
-def catalog_validate_text(s: dict) -> str:
-    a = s["availability"]
-    return (f"{s['file']}: valid. {s['gpus']} GPUs, {s['servers']} servers, {s['models']} model presets, "
-            f"{s['assumptions']} assumptions; {s['figures']} figures ({s['unknown']} unknown, each with a note; "
-            f"{s['derived']} derived), citing {s['sources_cited']} of {s['sources']} sources, every one resolved.\n"
-            f"GPUs: {a['buy and rent']} buy and rent, {a['buy only']} buy only, {a['rent only']} rent only, "
-            f"{a['neither']} neither. Digest {s['digest']}.\n"
-            + _kinds_text(s))
-
-
-def _kinds_text(s: dict) -> str:
-    if "sources_by_kind" not in s:
-        return ""
-    kinds = ", ".join(f"{n} {k}" for k, n in s["sources_by_kind"].items())
-    conf = ", ".join(f"{n} {k}" for k, n in s["prices_by_confidence"].items())
-    return (f"Sources by kind: {kinds}; {s['sources_without_kind']} without a kind.\n"
-            f"Prices: {s['prices']} ({conf} confidence; {s['prices_tertiary_only']} resting only on tertiary "
-            f"sources, each marked low). Economics: {s['economics_figures']} figures.\n")
-
-# ----------------------------------------------------------------------------- rules commands
-
-
-_VERB = {"forbid": "Forbids an option when", "warn": "Warns (keeps the option) when",
-         "limit": "Sets a deployment-wide limit when"}
-
-
-def rules_list_text(data: dict) -> str:
-    rows = [[r["id"], r["severity"], "yes" if r["in_force"] else "no", r["effective"], r["title"]]
-            for r in data["rules"]]
-    out = [f"Rules ({len(data['rules'])}), in force as of {data['as_of']}",
-           table(["id", "severity", "in force", "effective", "title"], rows),
-           "\n`advisor rules show ID` prints what a rule does, why, an example and its source."]
-    return "\n".join(out) + "\n"
-
-
-def rules_show_text(r: dict) -> str:
-    import textwrap
-
-    def para(text: str) -> list[str]:
-        return textwrap.wrap(text, width=98, initial_indent="  ", subsequent_indent="  ",
-                             break_on_hyphens=False, break_long_words=False) or ["  -"]
-
-    eff = r["effective"]
-    span = (f"from {eff['from']}" if eff["from"] else "") + (f" until {eff['until']}" if eff["until"] else "")
-    state = "in force" if r["in_force"] else "NOT in force"
-    out = [f"{r['id']} ({r['name']}): {r['severity']}, {state} as of {r['as_of']}"
-           + (f" (effective {span.strip()})" if span else ""),
-           f"  {r['title']}", f"  Defined in {r['file']}", "", "What it does"]
-    verb = _VERB[r["severity"]]
-    out += para(f"{verb}: {r['condition']}.")
-    if r["effect"]:
-        out += para(f"Effect: {r['effect']['limit']} = {r['effect']['value']:g} (a workload's own setting "
-                    "overrides it).")
-    out += para(f"Message: {r['message']}")
-    out += ["", "Why"] + para(r["why"])
-    if r["example"]:
-        out += ["", "Example"] + para(r["example"])
-    src = r["source"]
-    out += ["", "Source", f"  {src['title']}", f"  {src['url']}"]
-    if src["clause"]:
-        out += para(f'"{src["clause"]}"')
-    for extra in src["also"]:
-        out += textwrap.wrap(extra, width=98, initial_indent="  also: ", subsequent_indent="        ",
-                             break_on_hyphens=False, break_long_words=False)
-    for name, values in r["lists"].items():
-        out += ["", f"List {name} ({len(values)})"] + para(", ".join(str(v) for v in values))
     return "\n".join(out) + "\n"
 
 
@@ -421,7 +264,7 @@ def serve_estimate_text(e: dict) -> str:
         rows = [[m["id"], f"{m['params'] / 1e9:.3g}B", f"{m['active_params'] / 1e9:.3g}B", m["layers"], m["hidden"],
                  f"{m['heads']}/{m['kv_heads']}", m.get("experts") or "-", ", ".join(s["id"] for s in m["sources"])]
                 for m in e["models"]]
-        return table(["preset", "params", "active", "layers", "hidden", "heads/kv", "experts", "sources"], rows) + "\n"
+        return grid(["preset", "params", "active", "layers", "hidden", "heads/kv", "experts", "sources"], rows) + "\n"
     head = (f"{e['gpu']} x{e['gpu_count']}: {e['model']} at {e['precision']}, {e['input_len']} in / "
             f"{e['output_len']} out tokens, engine {e['engine']}")
     if not e["fits"]:
@@ -438,7 +281,7 @@ def serve_estimate_text(e: dict) -> str:
     return "\n".join(out) + "\n"
 
 
-def serving_lines(p: dict) -> list[str]:
+def serving_lines(p: dict, fmt: str = "table") -> list[str]:
     """The plan's serving replicas: rate per replica, latency at peak, what limits it; the mix's saving."""
     if not p.get("serving"):
         return []
@@ -446,9 +289,11 @@ def serving_lines(p: dict) -> list[str]:
                                                                   else ""),
              r["replicas"], r["ownership"], f"{r['requests_per_s_per_replica']:.3g}", f"{r['ttft_ms']:.0f}",
              f"{r['tpot_ms']:.1f}", r["limited_by"]] for r in p["serving"]]
-    out = ["\nServing (latency at peak traffic, p%g)" % p["serving"][0]["slo"]["percentile"],
-           table(["class", "GPU", "layout", "replicas", "", "req/s each", "TTFT ms", "TPOT ms", "limited by"], rows)]
-    out += [f"  {r['name']} on {r['gpu']}: {r['shared_with_training']}" for r in p["serving"] if r.get("shared_with_training")]
+    out = [_heading("Serving (latency at peak traffic, p%g)" % p["serving"][0]["slo"]["percentile"], fmt),
+           grid(["class", "GPU", "layout", "replicas", "", "req/s each", "TTFT ms", "TPOT ms", "limited by"], rows, fmt,
+                wrap=(8,))]
+    out += [_line(f"{r['name']} on {r['gpu']}: {r['shared_with_training']}", fmt)
+            for r in p["serving"] if r.get("shared_with_training")]
     if (p.get("serving_mix") or {}).get("message"):
-        out.append(f"  {p['serving_mix']['message']}")
+        out.append(_line(p["serving_mix"]["message"], fmt))
     return out

@@ -112,6 +112,9 @@ def usd(x) -> str:
 
 
 def tokens(x) -> str:
+    """A rate in tokens: 612, 72.9K, 1.23M (three significant figures, never '0.6K')."""
     if x is None:
         return "n/a"
-    return f"{x / 1e3:,.1f}K" if x < 1e6 else f"{x / 1e6:,.2f}M"
+    if x < 1e3:
+        return rate(x)
+    return f"{x / 1e3:,.3g}K" if x < 1e6 else f"{x / 1e6:,.3g}M"

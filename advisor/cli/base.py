@@ -1,0 +1,199 @@
+"""What every command shares: the group, option decorators (declared once, put only on the
+commands that use them), the mapping of failures to exit codes, one emit() for every format, the
+progress line, and checks made before any work (output folder, optional dependencies).
+
+Exit codes (DESIGN.md §5): 0 success, 2 invalid input, 3 no feasible plan, 1 anything else.
+"""
+from __future__ import annotations
+
+import contextlib
+import datetime as dt
+import functools
+import json
+import os
+import re
+import sys
+import threading
+import time
+
+import click
+
+
+def _as_of(ctx, param, value):
+    if value is None:
+        return None
+    try:
+        return dt.date.fromisoformat(value)
+    except ValueError:
+        raise click.BadParameter(f"{value!r} is not a date; write YYYY-MM-DD") from None
+
+
+date_callback = _as_of
+
+
+def _seconds(ctx, param, value):
+    if value != value or value == float("inf"):  # click's range lets NaN and infinity through
+        raise click.BadParameter(f"{value} is not a number of seconds; give e.g. 30")
+    return value
+
+
+def complete_gpus(ctx, param, incomplete):
+    """Shell completion of GPU ids from the built-in catalog."""
+    from advisor.data.catalog import load_catalog
+    return [g for g in sorted(load_catalog().gpus) if g.startswith(incomplete)]
+
+
+def complete_presets(ctx, param, incomplete):
+    from advisor.data.catalog import load_catalog
+    return [m for m in sorted(load_catalog().models) if m.startswith(incomplete)]
+
+
+catalog_option = click.option("--catalog", "catalog_file", type=click.Path(), default=None,
+                              help="YAML file merged over the built-in catalog (a negotiated price, a GPU we lack).")
+rules_option = click.option("--rules", "rules_files", type=click.Path(), multiple=True,
+                            help="YAML rules file added to the built-in rules (repeatable).")
+as_of_option = click.option("--as-of", callback=_as_of, default=None, metavar="YYYY-MM-DD",
+                            help="Evaluate rules and price ages as of this date [today].")
+time_limit_option = click.option("--time-limit", type=click.FloatRange(min=0.1, max=86_400), default=30.0,
+                                 show_default=True, callback=_seconds,
+                                 help="Seconds the solver may spend on each solve (0.1 to 86400).")
+workload_argument = click.argument("workload_file", type=click.Path(dir_okay=False, allow_dash=True))
+
+
+def format_option(*choices: str, default: str = "table"):
+    return click.option("--format", "fmt", type=click.Choice(list(choices)), default=default, show_default=True,
+                        help="Output format.")
+
+
+def _fail(lines: list[str], code: int):
+    from advisor.errors import printable
+    for line in lines:   # one paragraph per mistake, no terminal controls
+        click.echo(printable(" ".join(line.split())), err=True)
+    sys.exit(code)
+
+
+def _flags(message: str, command: click.Command | None) -> str:
+    """The library names fields (tensor_parallel); the user typed flags (--tensor-parallel)."""
+    if command is None:
+        return message
+    for p in command.params:
+        longs = [o for o in getattr(p, "opts", []) if o.startswith("--")]
+        if longs and p.name:
+            message = re.sub(rf"(?<![\w`.-])`?{re.escape(p.name)}`?(?=:|\s|$)", longs[0], message)
+    return message
+
+
+def handled(f):
+    """--debug, and the mapping of failures to exit codes (2 bad input, 3 infeasible, 1 anything
+    else): one paragraph per error on stderr, a traceback only with --debug."""
+    @click.option("--debug", is_flag=True, help="Show the Python traceback of an error.")
+    @functools.wraps(f)
+    def wrapper(*args, **kwargs):
+        try:
+            result = f(*args, **kwargs)
+            sys.stdout.flush()
+            return result
+        except (click.exceptions.Exit, click.ClickException):
+            raise
+        except BrokenPipeError:  # `advisor plan ... | head`: the reader left; say nothing more
+            with contextlib.suppress(Exception):
+                os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            sys.exit(1)
+        except Exception as exc:  # mapped to exit codes; tracebacks only on --debug
+            from advisor.errors import AdvisorError, InputError
+            if kwargs.get("debug"):
+                raise
+            if isinstance(exc, InputError):  # found after reading, e.g. a GPU id the catalog lacks
+                workload = kwargs.get("workload_file")
+                exc = exc.in_file("<stdin>" if workload == "-" else workload)
+                command = click.get_current_context(silent=True)
+                lines = [str(e) if e.file else _flags(str(e), command and command.command) for e in exc.errors]
+                _fail([f"error: {line}" for line in lines], exc.exit_code)
+            if isinstance(exc, AdvisorError):
+                _fail([f"error: {exc}"], exc.exit_code)
+            _fail([f"internal error: {type(exc).__name__}: {exc} (please report it; run with --debug for "
+                   "the traceback)"], 1)
+    return wrapper
+
+
+def emit(data, fmt: str, render=None) -> None:
+    """Print `data`: JSON (the same bytes for the same input; UTF-8, not \\u escapes) or
+    render(data, fmt) for every other format."""
+    if fmt == "json":
+        text = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+    else:
+        text = render(data, fmt)
+    click.echo(text, nl=not text.endswith("\n"))
+
+
+@contextlib.contextmanager
+def working(what: str):
+    """A progress line on stderr while a solve runs longer than a second (on a terminal only)."""
+    if not sys.stderr.isatty():
+        yield
+        return
+    done = threading.Event()
+    start = time.monotonic()
+
+    def spin():
+        frames = "|/-\\"
+        i = 0
+        while not done.wait(1.0 if i == 0 else 0.2):
+            sys.stderr.write(f"\r{frames[i % 4]} {what} ... {time.monotonic() - start:.0f}s ")
+            sys.stderr.flush()
+            i += 1
+        if i:
+            sys.stderr.write("\r" + " " * (len(what) + 16) + "\r")
+            sys.stderr.flush()
+    thread = threading.Thread(target=spin, daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        done.set()
+        thread.join()
+
+
+def check_output(path: str | None) -> None:
+    """Refuse, before any work, an output file whose folder does not exist (exit 2 naming it)."""
+    from pathlib import Path
+
+    from advisor.errors import InputError
+    if not path or path == "-":
+        return
+    parent = Path(path).parent
+    if not parent.is_dir():
+        raise InputError(f"{path}: the folder {parent} does not exist; create it first or write elsewhere",
+                         file=str(path), field="output")
+
+
+def load(catalog_file=None, rules_files=()):
+    """The catalog and the rules a command reads."""
+    from advisor.data.catalog import load_catalog
+    from advisor.data.rules import load_rules
+    return load_catalog(catalog_file), load_rules(list(rules_files))
+
+
+def today(as_of):
+    return as_of or dt.date.today()
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+@click.version_option(None, "-V", "--version", package_name="gpu-advisor", prog_name="advisor")
+@click.option("--no-color", is_flag=True, help="No colour in tables (also: the NO_COLOR environment variable).")
+def main(no_color):
+    """gpu-advisor: which GPUs to buy or rent for a training workload, and why.
+
+    \b
+    Examples:
+      advisor plan examples/article-office.yaml
+      advisor plan examples/article-datacenter.yaml --format json
+      advisor validate my.yaml
+      advisor estimate --model gpt2-124m --gpu a100-80gb-sxm --count 1
+      advisor schema > workload.schema.json
+
+    Input files may be `-` for standard input. Shell completion (GPU ids, presets):
+    eval "$(_ADVISOR_COMPLETE=bash_source advisor)" (zsh_source, fish_source for other shells).
+    """
+    from advisor.present.grid import configure
+    configure(color=False if no_color else None)

@@ -1,0 +1,188 @@
+"""The data commands: `advisor catalog list|show|validate`, `advisor rules list|show|validate`."""
+from __future__ import annotations
+
+import click
+
+from advisor.cli.base import (
+    as_of_option, catalog_option, complete_gpus, emit, format_option, handled, load, main, rules_option, today,
+)
+
+
+@main.group("catalog")
+def catalog_group():
+    """The catalog: GPUs, servers and prices, every figure with its source.
+
+    \b
+    Examples:
+      advisor catalog list
+      advisor catalog show h100-sxm
+      advisor catalog validate quotes.yaml
+
+    --catalog FILE merges FILE over the built-in catalog on every command: mappings merge key by
+    key, lists (a GPU's rental offers, a source list) replace. See catalog/README.md.
+    """
+
+
+@catalog_group.command("list")
+@click.argument("name", required=False)
+@click.option("--vendor", default=None, help="Only this vendor (NVIDIA, AMD, Intel).")
+@click.option("--min-memory", type=click.FloatRange(min=0), default=None, metavar="GB",
+              help="Only GPUs with at least this much memory.")
+@click.option("--buyable", is_flag=True, help="Only GPUs with a sourced purchase price.")
+@click.option("--rentable", is_flag=True, help="Only GPUs with a sourced rental rate.")
+@click.option("--sort", type=click.Choice(["id", "memory", "tflops", "price", "rent"]), default="id",
+              show_default=True, help="Order of the GPUs (memory and tflops: largest first; prices: cheapest first).")
+@format_option("table", "json", "csv", "markdown")
+@catalog_option
+@as_of_option
+@handled
+def catalog_list(name, vendor, min_memory, buyable, rentable, sort, fmt, catalog_file, as_of, debug):
+    """Every GPU (whose id or name contains NAME) and the servers they go into, with prices and
+    their ages (against --as-of, default today).
+
+    \b
+    Examples:
+      advisor catalog list
+      advisor catalog list a100
+      advisor catalog list --vendor AMD --min-memory 128 --sort price
+      advisor catalog list --rentable --sort rent --format csv
+      advisor catalog list --format json --as-of 2026-06-30
+    """
+    from advisor.data.catalog_view import listing, select
+    from advisor.present.listings import catalog_list_text
+
+    catalog, _ = load(catalog_file)
+    data = select(listing(catalog, today(as_of)), name=name, vendor=vendor, min_memory=min_memory, buyable=buyable,
+                  rentable=rentable, sort=sort)
+    emit(data, fmt, catalog_list_text)
+
+
+@catalog_group.command("show")
+@click.argument("item_id", metavar="ID", shell_complete=complete_gpus)
+@format_option("table", "json")
+@catalog_option
+@as_of_option
+@handled
+def catalog_show(item_id, fmt, catalog_file, as_of, debug):
+    """Every figure of one GPU or server with its sources and their URLs; whether a GPU can be
+    bought, rented or both; price ages.
+
+    \b
+    Examples:
+      advisor catalog show rtx-4090
+      advisor catalog show hgx-h100-8gpu --format json
+
+    Exit status: 0 shown, 2 unknown ID or invalid --catalog file.
+    """
+    from advisor.data.catalog_view import record
+    from advisor.present.listings import catalog_show_text
+
+    catalog, _ = load(catalog_file)
+    emit(record(catalog, item_id, today(as_of)), fmt, lambda data, _: catalog_show_text(data))
+
+
+@catalog_group.command("validate")
+@click.argument("file", required=False, type=click.Path(dir_okay=False))
+@format_option("table", "json")
+@catalog_option
+@handled
+def catalog_validate(file, fmt, catalog_file, debug):
+    """Check the built-in catalog, or FILE merged over it: schema, units, dates, and that every
+    source id resolves. Exit status 0 valid, 2 invalid (naming file, entry and field).
+
+    \b
+    Examples:
+      advisor catalog validate
+      advisor catalog validate quotes.yaml
+    """
+    from advisor.data.catalog_view import summary
+    from advisor.present.listings import catalog_validate_text
+
+    if file and catalog_file and file != catalog_file:
+        raise click.UsageError("give the file to validate as FILE or as --catalog, not both")
+    path = file or catalog_file
+    catalog, _ = load(path)
+    emit(summary(catalog, path or "built-in catalog"), fmt, lambda data, _: catalog_validate_text(data))
+
+
+
+@main.group("rules")
+def rules_group():
+    """The rules every plan applies: licences, export controls, deployment, power, interconnect.
+
+    Each rule has a code (LIC001), a severity (forbid: the option is removed; warn: kept, with a
+    warning; limit: a deployment-wide bound such as PWR001's office power), a condition over the
+    GPU, the deployment, the offer and the job, why it exists and its source. Rules are data
+    (rules/*.yaml); --rules FILE adds an organisation's own (see examples/rules/).
+
+    \b
+    Examples:
+      advisor rules list
+      advisor rules show EXP001
+      advisor rules list --rules examples/rules/no-amd.yaml --format json
+    """
+
+
+@rules_group.command("list")
+@format_option("table", "json", "csv", "markdown")
+@rules_option
+@as_of_option
+@handled
+def rules_list(fmt, rules_files, as_of, debug):
+    """Every rule with its severity, whether it is in force (as of --as-of, default today) and its title.
+
+    \b
+    Examples:
+      advisor rules list
+      advisor rules list --as-of 2025-01-01 --format json
+    """
+    from advisor.present.listings import rules_list_text
+
+    _, rules = load(None, rules_files)
+    day = today(as_of)
+    emit({"as_of": day.isoformat(), "rules": rules.listing(day)}, fmt, rules_list_text)
+
+
+@rules_group.command("show")
+@click.argument("rule_id", metavar="ID")
+@format_option("table", "json")
+@rules_option
+@as_of_option
+@handled
+def rules_show(rule_id, fmt, rules_files, as_of, debug):
+    """What rule ID does, why, an example, and its source with the clause quoted (like `ruff rule`).
+
+    \b
+    Examples:
+      advisor rules show LIC001
+      advisor rules show EXP001 --format json
+
+    Exit status: 0 shown, 2 unknown ID or invalid --rules file.
+    """
+    from advisor.present.listings import rules_show_text
+
+    _, rules = load(None, rules_files)
+    emit(rules.record(rules.get(rule_id), today(as_of)), fmt, lambda data, _: rules_show_text(data))
+
+
+@rules_group.command("validate")
+@click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False))
+@as_of_option
+@handled
+def rules_validate(files, as_of, debug):
+    """Check rules FILES (an organisation's own) against the rule format and the built-in rules:
+    every field and operator known, ids unique, each rule's example consistent.
+
+    \b
+    Examples:
+      advisor rules validate examples/rules/no-amd.yaml
+      advisor rules validate policy.yaml approved-vendors.yaml
+
+    Exit status: 0 valid, 2 invalid (naming the file, the rule and the field).
+    """
+    _, rules = load(None, files)
+    day = today(as_of)
+    mine = [r for r in rules.listing(day) if r["file"] and any(str(r["file"]).endswith(str(f)) or str(f).endswith(
+        str(r["file"])) for f in files)]
+    click.echo(f"{', '.join(files)}: valid; {len(mine)} rule{'s' if len(mine) != 1 else ''} "
+               f"({', '.join(r['id'] for r in mine) or 'none'}) beside the built-in ones.")

@@ -1,0 +1,216 @@
+"""Commands that read a workload: plan, frontier, memo, validate, schema."""
+from __future__ import annotations
+
+import sys
+
+import click
+
+from advisor.cli.base import (
+    as_of_option, catalog_option, date_callback, check_output, emit, format_option, handled, load, main, rules_option,
+    time_limit_option, workload_argument, working,
+)
+
+
+def _inputs(workload_file, catalog_file, rules_files):
+    """The workload, catalog and rules a plan-making command reads, in that order of checking."""
+    from advisor.inputs.workload import load_workload
+    return (load_workload(workload_file), *load(catalog_file, rules_files))
+
+
+def _plan_render(data, fmt, verbose: bool = False):
+    from advisor.present.tables import plan_csv, plan_text
+    return plan_csv(data) if fmt == "csv" else plan_text(data, fmt, verbose=verbose)
+
+
+@main.command()
+@workload_argument
+@format_option("table", "json", "csv", "markdown")
+@click.option("--objective", type=click.Choice(["cost", "time"]), default="cost", show_default=True,
+              help="cost: the cheapest plan meeting every constraint; time: the shortest makespan within the budget.")
+@click.option("--verbose", is_flag=True, help="List every reason each GPU was not chosen, not only the primary one.")
+@click.option("--gap", type=click.FloatRange(min=0, max=0.5), default=None,
+              help="Relative MIP gap the optimum is proven within [0.0001; 0.01 for fleets of 50+ jobs].")
+@time_limit_option
+@catalog_option
+@rules_option
+@as_of_option
+@handled
+def plan(workload_file, fmt, objective, verbose, gap, time_limit, catalog_file, rules_files, as_of, debug):
+    """Choose the cheapest GPU mix for WORKLOAD_FILE (`-` for standard input) and explain the choice.
+
+    \b
+    Examples:
+      advisor plan examples/article-office.yaml
+      advisor plan examples/article-datacenter.yaml --format json
+      advisor plan my.yaml --catalog quotes.yaml --as-of 2026-06-30
+      cat my.yaml | advisor plan - --format csv
+
+    --format csv prints the bill of materials (one row per GPU or server bought or rented);
+    markdown and table print the whole plan. Exit status: 0 a plan was found, 2 the input is
+    invalid, 3 no plan meets every constraint.
+    """
+    from advisor.plan import plan as make_plan
+
+    workload, catalog, rules = _inputs(workload_file, catalog_file, rules_files)
+    with working("solving"):
+        result = make_plan(workload, catalog=catalog, rules=rules, as_of=as_of, objective=objective,
+                           time_limit=time_limit, gap=gap)
+    emit(result, fmt, lambda data, f: _plan_render(data, f, verbose))
+    if not result.feasible:
+        sys.exit(3)
+
+
+@main.command()
+@workload_argument
+@format_option("table", "json", "csv", "markdown")
+@click.option("--points", type=click.IntRange(min=2, max=200), default=24, show_default=True,
+              help="Makespan caps to try (sampled from the candidates' wall times).")
+@time_limit_option
+@catalog_option
+@rules_option
+@as_of_option
+@handled
+def frontier(workload_file, fmt, points, time_limit, catalog_file, rules_files, as_of, debug):
+    """The cost-versus-time Pareto front of WORKLOAD_FILE: for each makespan, the cheapest plan.
+
+    \b
+    Examples:
+      advisor frontier examples/article-office.yaml
+      advisor frontier examples/article-datacenter.yaml --format json
+    """
+    from advisor.plan import pareto
+    from advisor.present.tables import frontier_text
+
+    workload, catalog, rules = _inputs(workload_file, catalog_file, rules_files)
+    with working("sweeping completion times"):
+        result = pareto(workload, catalog=catalog, rules=rules, as_of=as_of, points=points, time_limit=time_limit)
+    emit(result, fmt, frontier_text)
+    if not result["points"]:
+        sys.exit(3)
+
+
+@main.command()
+@workload_argument
+@catalog_option
+@rules_option
+@handled
+def validate(workload_file, catalog_file, rules_files, debug):
+    """Check WORKLOAD_FILE without solving: every mistake at once, each with its location as
+    written, the value given and what is allowed; GPU ids and presets against the catalog.
+
+    \b
+    Examples:
+      advisor validate my.yaml
+      advisor validate my.yaml --catalog quotes.yaml
+
+    Exit status: 0 valid, 2 invalid.
+    """
+    from advisor.plan import prepare
+
+    workload, catalog, rules = _inputs(workload_file, catalog_file, rules_files)
+    prepare(workload, catalog, rules)   # resolves GPU ids and presets; solves nothing
+    name = "<stdin>" if workload_file == "-" else workload_file
+    jobs = sum(j.repeat for j in workload.jobs)
+    click.echo(f"{name}: valid ({jobs} job{'s' if jobs != 1 else ''}, {workload.deployment.context}, "
+               f"region {workload.deployment.region}).")
+
+
+@main.command()
+@click.option("--output", "what", type=click.Choice(["workload", "plan"]), default="workload", show_default=True,
+              help="workload: what users may write (shorthand included); plan: the JSON a plan prints.")
+@catalog_option
+@handled
+def schema(what, catalog_file, debug):
+    """Print the JSON Schema of workload files, for editor autocompletion and checks.
+
+    GPU ids and model presets are listed from the catalog (--catalog adds yours).
+
+    \b
+    Examples:
+      advisor schema > workload.schema.json
+      advisor schema --catalog quotes.yaml > workload.schema.json
+    """
+    import json
+
+    from advisor.inputs.schema import workload_schema
+
+    catalog, _ = load(catalog_file)
+    if what == "plan":
+        from advisor.inputs.schema import plan_schema
+        doc = plan_schema()
+    else:
+        doc = workload_schema(gpus=sorted(catalog.gpus), presets=sorted(catalog.models))
+    click.echo(json.dumps(doc, indent=2, sort_keys=True, ensure_ascii=False))
+
+
+def _pdf_ready() -> None:
+    """Fail before solving when a PDF cannot be written (no WeasyPrint or no Pango)."""
+    from advisor.errors import AdvisorError
+    try:
+        import weasyprint  # noqa: F401
+    except Exception as exc:   # ImportError, or OSError when Pango is missing
+        raise AdvisorError(f"a PDF memo needs WeasyPrint and Pango ({type(exc).__name__}: {exc}); "
+                           "pip install 'gpu-advisor[pdf]' and, on Debian/Ubuntu, apt-get install "
+                           "libpango-1.0-0 libpangoft2-1.0-0; or write HTML (-o memo.html) and print it") from None
+
+
+@main.command()
+@workload_argument
+@click.option("-o", "--output", required=True, type=click.Path(dir_okay=False, allow_dash=True),
+              help="File to write: memo.md (charts in memo_files/ beside it), memo.html or memo.pdf; "
+                   "`-` for standard output (give --format).")
+@click.option("--format", "fmt", type=click.Choice(["md", "html", "pdf"]), default=None,
+              help="Memo format [from the suffix of --output].")
+@click.option("--date", callback=date_callback, default=None, metavar="YYYY-MM-DD",
+              help="Date printed on the memo [none, so that reruns give identical files].")
+@click.option("--paper", type=click.Choice(["a4", "letter"]), default="a4", show_default=True,
+              help="Page size of the PDF (and of the HTML when printed).")
+@click.option("--force", is_flag=True, help="Replace the output file (and its charts) if they exist.")
+@time_limit_option
+@catalog_option
+@rules_option
+@as_of_option
+@handled
+def memo(workload_file, output, fmt, date, paper, force, time_limit, catalog_file, rules_files, as_of, debug):
+    """Write a justification memo for WORKLOAD_FILE: the recommendation, bill of materials,
+    costs, alternatives with the rules that excluded them, sensitivity, charts and sources.
+
+    \b
+    Examples:
+      advisor memo examples/article-office.yaml -o memo.md
+      advisor memo examples/article-datacenter.yaml -o memo.html --date 2026-12-01
+      advisor memo my.yaml -o memo.pdf        # needs: pip install 'gpu-advisor[pdf]'
+      advisor memo my.yaml -o - --format html > memo.html
+
+    The output folder must exist. Exit status as for `advisor plan`: 0 memo written, 2 invalid
+    input, 3 no feasible plan (the memo is written all the same and explains why), 1 anything
+    else (e.g. PDF without WeasyPrint, checked before solving).
+    """
+    from pathlib import Path
+
+    from advisor.present.memo import format_for
+
+    if output == "-" and fmt is None:
+        raise click.UsageError("with -o - give --format md, html or pdf")
+    fmt = format_for(output if output != "-" else f"memo.{fmt}", fmt)
+    check_output(output)
+    if fmt == "pdf":
+        _pdf_ready()
+    from advisor.plan import plan as make_plan
+    from advisor.report import memo as make_memo
+
+    workload, catalog, rules = _inputs(workload_file, catalog_file, rules_files)
+    with working("solving and drawing"):
+        result = make_plan(workload, catalog=catalog, rules=rules, as_of=as_of, time_limit=time_limit, charts=True)
+        doc = make_memo(result, workload if workload_file == "-" else workload_file, fmt=fmt, catalog=catalog,
+                        rules=rules, date=date, name="memo" if output == "-" else Path(output).stem,
+                        time_limit=time_limit, charts=not (output == "-" and fmt == "md"), paper=paper)
+    if output == "-":
+        sys.stdout.buffer.write(doc.content)
+        sys.stdout.flush()
+    else:
+        files = doc.write(output, force=force)
+        click.echo(f"wrote {', '.join(str(f) for f in files)}")
+    if not result.feasible:
+        click.echo("no plan meets every requirement; the memo explains why", err=True)
+        sys.exit(3)

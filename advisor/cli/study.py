@@ -1,0 +1,289 @@
+"""Commands about one job or a few GPUs: estimate, compare, crossover, models."""
+from __future__ import annotations
+
+import sys
+
+import click
+
+from advisor.cli.base import (
+    as_of_option, catalog_option, check_output, complete_gpus, complete_presets, emit, format_option, handled,
+    load, main, rules_option, working,
+)
+
+
+@main.command()
+@click.option("--model", "preset", default=None, help="Model preset (see `advisor models`), e.g. gpt2-124m.",
+              shell_complete=complete_presets)
+@click.option("--params", default=None, help="Parameter count, e.g. 124M or 7B (instead of --model).")
+@click.option("--layers", type=click.IntRange(min=1), default=None)
+@click.option("--hidden", type=click.IntRange(min=1), default=None)
+@click.option("--seq-len", type=click.IntRange(min=1), default=None)
+@click.option("--gpu", default=None, help="GPU id, e.g. a100-80gb-sxm (see `advisor catalog list`). Required.",
+              shell_complete=complete_gpus)
+@click.option("--count", type=click.IntRange(min=1, max=100_000), default=1, show_default=True)
+@click.option("--precision", type=click.Choice(["bf16", "fp16", "fp8", "fp4", "int8", "int4"]), default="bf16",
+              show_default=True, help="fp4/int8/int4 with --kind serve only (int8/int4: weight-only).")
+@click.option("--kind", type=click.Choice(["pretrain", "finetune", "lora", "qlora", "serve"]), default="pretrain",
+              show_default=True)
+@click.option("--heads", type=click.IntRange(min=1), default=None, help="Attention heads (--kind serve, custom model).")
+@click.option("--kv-heads", type=click.IntRange(min=1), default=None, help="Key/value heads (GQA) [--heads].")
+@click.option("--experts", type=click.IntRange(min=1), default=None, help="Routed experts (MoE; with --active-params).")
+@click.option("--active-params", default=None, help="Parameters one token multiplies through (MoE), e.g. 13B.")
+@click.option("--input-len", type=click.IntRange(min=1), default=None, help="Prompt tokens per request (--kind serve).")
+@click.option("--output-len", type=click.IntRange(min=1), default=None, help="Output tokens per request (--kind serve).")
+@click.option("--ttft-ms", type=float, default=None, help="Time-to-first-token limit, ms [none: offline peak].")
+@click.option("--tpot-ms", type=float, default=None, help="Time-per-output-token limit, ms [none].")
+@click.option("--percentile", type=float, default=99, show_default=True, help="Percentile the limits hold at.")
+@click.option("--list-models", is_flag=True, help="With --kind serve: list the serving presets, shapes and sources.")
+@click.option("--micro-batch", type=click.IntRange(min=1), default=None, help="Per-GPU micro-batch [chosen].")
+@click.option("--checkpointing/--no-checkpointing", default=None, help="Activation checkpointing [chosen].")
+@click.option("--global-batch-tokens", default=None, help="Tokens per optimizer step, e.g. 524288 or 4M.")
+@click.option("--optimizer", type=click.Choice(["adamw", "adamw-8bit"]), default="adamw", show_default=True)
+@click.option("--lora-rank", type=click.IntRange(min=1, max=4096), default=16, show_default=True,
+              help="Adapter rank with --kind lora or qlora.")
+@click.option("--strategy", type=click.Choice(["ddp", "zero1", "zero2", "zero3", "fsdp"]), default=None,
+              help="Data-parallel sharding (fsdp = zero3) [chosen].")
+@click.option("--tensor-parallel", type=click.IntRange(min=1, max=64), default=None,
+              help="Tensor parallelism [chosen].")
+@click.option("--pipeline-parallel", type=click.IntRange(min=1, max=1024), default=None,
+              help="Pipeline parallelism [chosen].")
+@format_option("table", "json")
+@catalog_option
+@handled
+def estimate(preset, params, layers, hidden, seq_len, gpu, count, precision, kind, heads, kv_heads, experts,
+             active_params, input_len, output_len, ttft_ms, tpot_ms, percentile, list_models, micro_batch,
+             checkpointing, global_batch_tokens, optimizer, lora_rank, strategy, tensor_parallel, pipeline_parallel,
+             fmt, catalog_file, debug):
+    """Memory and tokens/s of one training job on COUNT GPUs of one type, in the fastest layout
+    that fits (or the one --strategy/--tensor-parallel/--pipeline-parallel fix).
+
+    \b
+    Examples:
+      advisor estimate --model gpt2-124m --gpu rtx-4090
+      advisor estimate --params 124M --seq-len 1024 --gpu a100-80gb-sxm --count 8 --format json
+      advisor estimate --model llama-3-8b --kind lora --gpu rtx-4090 --seq-len 2048
+      advisor estimate --model llama-3-70b --gpu h100-sxm --count 64 --tensor-parallel 8
+      advisor estimate --kind serve --model llama-3.3-70b --gpu b200 --precision fp4 --input-len 1000
+        --output-len 1000 --ttft-ms 2000 --tpot-ms 200 --format json
+
+    Exit status: 0 the job runs, 2 invalid input, 3 it does not fit on COUNT GPUs (the output says
+    why and the fewest that fit).
+    """
+    from advisor.errors import InputError
+
+    if gpu is None and not (kind == "serve" and list_models):
+        raise InputError("--gpu: give a GPU id such as h100-sxm (see `advisor catalog list`)", field="gpu")
+    if kind == "serve":
+        from advisor.perf.serving import run_serve_estimate
+
+        served = run_serve_estimate(preset, params, layers, hidden, heads, kv_heads, experts, active_params, gpu,
+                                    count, precision, input_len, output_len, ttft_ms, tpot_ms, percentile,
+                                    tensor_parallel, catalog_file, list_models)
+        emit(served, fmt, _serve_render)
+        if "models" not in served and not served["fits"]:
+            sys.exit(3)
+        return
+    if precision in ("fp4", "int8", "int4"):
+        raise InputError(f"--precision {precision} is a serving precision; training takes bf16, fp16 or fp8 "
+                         "(add --kind serve to estimate serving)", field="precision")
+    from advisor.api import estimate as run_estimate
+
+    result = run_estimate(model=preset, params=params, layers=layers, hidden=hidden, seq_len=seq_len, gpu=gpu,
+                          count=count, precision=precision, kind=kind, micro_batch=micro_batch,
+                          checkpointing=checkpointing, global_batch_tokens=global_batch_tokens,
+                          optimizer=optimizer, lora_rank=lora_rank, strategy=strategy,
+                          tensor_parallel=tensor_parallel, pipeline_parallel=pipeline_parallel,
+                          catalog=catalog_file)
+    emit(result, fmt, _estimate_render)
+    if not result["fits"]:
+        sys.exit(3)
+
+
+def _serve_render(data, fmt):
+    from advisor.present.tables import serve_estimate_text
+    return serve_estimate_text(data)
+
+
+def _estimate_render(data, fmt):
+    from advisor.present.tables import estimate_text
+    return estimate_text(data)
+
+
+def _prices(ctx, param, values):
+    out = {}
+    for item in values:
+        gid, sep, usd = item.partition("=")
+        try:
+            value = float(usd.replace(",", "").replace("$", "")) if sep else None
+        except ValueError:
+            value = None
+        if not gid or value is None or not value > 0 or value == float("inf"):
+            raise click.BadParameter(f"{item!r}: write GPU=USD, e.g. --price rtx-4090=1749")
+        out[gid.strip()] = value
+    return out
+
+
+def _serve_render(data, fmt):
+    from advisor.present.tables import serve_estimate_text
+    return serve_estimate_text(data)
+
+
+def _estimate_render(data, fmt):
+    from advisor.present.tables import estimate_text
+    return estimate_text(data)
+
+
+def _prices(ctx, param, values):
+    out = {}
+    for item in values:
+        gid, sep, usd = item.partition("=")
+        try:
+            value = float(usd.replace(",", "").replace("$", "")) if sep else None
+        except ValueError:
+            value = None
+        if not gid or value is None or not value > 0 or value == float("inf"):
+            raise click.BadParameter(f"{item!r}: write GPU=USD, e.g. --price rtx-4090=1749")
+        out[gid.strip()] = value
+    return out
+
+
+@main.command()
+@click.argument("gpus", nargs=-1, required=True, shell_complete=complete_gpus)
+@click.option("--model", "preset", default=None, help="Model preset, e.g. gpt2-124m (default when no --params).")
+@click.option("--params", default=None, help="Parameter count instead of a preset, e.g. 7B.")
+@click.option("--layers", type=click.IntRange(min=1), default=None)
+@click.option("--hidden", type=click.IntRange(min=1), default=None)
+@click.option("--seq-len", type=click.IntRange(min=1), default=None)
+@click.option("--precision", type=click.Choice(["bf16", "fp16", "fp8"]), default="bf16", show_default=True)
+@click.option("--price", "prices", multiple=True, callback=_prices, metavar="GPU=USD",
+              help="Override a purchase price, e.g. --price rtx-4090=1749 (repeatable).")
+@click.option("--deployment", type=click.Choice(["office", "datacenter", "cloud"]), default=None,
+              help="Also show which rules allow each GPU there.")
+@click.option("--region", default="US", show_default=True, help="ISO country code for export rules.")
+@format_option("table", "json", "csv", "markdown")
+@catalog_option
+@rules_option
+@as_of_option
+@handled
+def compare(gpus, preset, params, layers, hidden, seq_len, precision, prices, deployment, region, fmt,
+            catalog_file, rules_files, as_of, debug):
+    """Compare GPUs for one model: price, TFLOPs, memory, links, tokens/s and tokens/s per $1,000.
+
+    The first GPU is the reference for the price and speed ratios. For GPT-2 124M on the
+    article's three GPUs the article's own claims are shown beside the estimates.
+
+    \b
+    Examples:
+      advisor compare rtx-4090 a100-80gb-sxm h100-sxm --model gpt2-124m
+      advisor compare rtx-4090 h100-sxm --params 7B --layers 32 --hidden 4096 --format json
+      advisor compare rtx-4090 a100-80gb-sxm --price a100-80gb-sxm=20000 --deployment datacenter
+    """
+    from advisor.compare import compare as run_compare
+    from advisor.present.tables import compare_text
+
+    catalog, rules = load(catalog_file, rules_files)
+    if preset is None and params is None:
+        preset = "gpt2-124m"
+    result = run_compare(list(gpus), model=preset, params=params, layers=layers, hidden=hidden, seq_len=seq_len,
+                         precision=precision, prices=prices, deployment=deployment, region=region.upper(),
+                         catalog=catalog, rules=rules, as_of=as_of)
+    emit(result, fmt, compare_text)
+
+
+@main.command()
+@click.option("--tokens", default="10B", show_default=True, help="Token budget of every model in the sweep.")
+@click.option("--max-gpus", type=click.IntRange(min=1, max=100_000), default=8, show_default=True)
+@click.option("--gpu", "gpus", multiple=True,
+              help="GPUs to choose among [rtx-4090, a100-80gb-sxm, h100-sxm, a100-80gb-pcie, h100-pcie].")
+@click.option("--model", "models", multiple=True, help="Model presets to sweep [every preset, by size].")
+@click.option("--deployment", type=click.Choice(["office", "datacenter", "cloud"]), default="office", show_default=True)
+@click.option("--ownership", type=click.Choice(["buy", "rent", "any"]), default="buy", show_default=True)
+@click.option("--deadline", default=None, help="Deadline for every model, e.g. 30d.")
+@click.option("--focus", default="rtx-4090", show_default=True, help="The GPU whose crossover is explained.")
+@format_option("table", "json", "markdown")
+@click.option("--chart", type=click.Path(dir_okay=False), default=None, metavar="FILE.svg",
+              help="Also draw cost against model size, with the crossover marked, as an SVG file.")
+@catalog_option
+@rules_option
+@as_of_option
+@handled
+def crossover(tokens, max_gpus, gpus, models, deployment, ownership, deadline, focus, fmt, chart, catalog_file,
+              rules_files, as_of, debug):
+    """Where the RTX 4090 stops being the cheapest way to train as models grow, and why.
+
+    For each model size: the cheapest plan among the GPUs, and for the focus GPU its cost or
+    the factor that rules it out (memory size, memory bandwidth or GPU-to-GPU bandwidth).
+
+    \b
+    Examples:
+      advisor crossover
+      advisor crossover --chart crossover.svg
+      advisor crossover --tokens 50B --max-gpus 16 --deadline 30d --format markdown
+    """
+    from advisor.compare import crossover as run_crossover
+    from advisor.present.tables import crossover_text
+
+    check_output(chart)
+    catalog, rules = load(catalog_file, rules_files)
+    with working("solving"):
+        result = run_crossover(tokens=tokens, max_gpus=max_gpus, gpus=list(gpus) or None,
+                               models=list(models) or None,
+                               deployment=deployment, ownership=ownership, deadline=deadline, focus=focus,
+                               catalog=catalog, rules=rules, as_of=as_of)
+    emit(result, fmt, crossover_text)
+    if chart:
+        from pathlib import Path
+
+        from advisor.present.charts import crossover_svg
+        Path(chart).write_text(crossover_svg(result), encoding="utf-8")
+        click.echo(f"wrote {chart}", err=True)
+
+
+@main.group("models", invoke_without_command=True)
+@click.pass_context
+def models_group(ctx):
+    """Model presets (what `model: NAME` in a workload and `--model` mean), with their sources.
+
+    \b
+    Examples:
+      advisor models
+      advisor models show llama-3-8b --format json
+    """
+    if ctx.invoked_subcommand is None:
+        ctx.invoke(models_list)
+
+
+@models_group.command("list")
+@format_option("table", "json", "csv", "markdown")
+@catalog_option
+@handled
+def models_list(fmt="table", catalog_file=None, debug=False):
+    """Every preset: parameters, shape, sequence length and the sources of its figures."""
+    from advisor.data.catalog_view import presets
+    from advisor.present.listings import models_text
+
+    catalog, _ = load(catalog_file)
+    emit(presets(catalog), fmt, models_text)
+
+
+@models_group.command("show")
+@click.argument("preset", shell_complete=complete_presets)
+@format_option("table", "json")
+@catalog_option
+@handled
+def models_show(preset, fmt, catalog_file, debug):
+    """Every figure of one preset and the sources it was read from.
+
+    Exit status: 0 shown, 2 unknown preset.
+    """
+    from advisor.data.catalog_view import presets
+    from advisor.errors import InputError, suggest
+    from advisor.present.listings import models_text
+
+    catalog, _ = load(catalog_file)
+    data = presets(catalog)
+    found = [m for m in data["models"] if m["id"] == preset]
+    if not found:
+        raise InputError(f"unknown model preset {preset!r}{suggest(preset, catalog.models)}; "
+                         "`advisor models` lists them", field="preset")
+    emit(found[0], fmt, lambda rec, f: models_text({"models": [rec]}, "show"))

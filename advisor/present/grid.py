@@ -1,0 +1,106 @@
+"""Tables for people and for programs: one layout for every command.
+
+`table()` draws with rich (imported on first use) to the terminal's width -- COLUMNS when set,
+else the terminal's, else unlimited when the output is a file or a pipe -- wrapping long cells;
+colour only on a terminal and never with NO_COLOR or --no-color. `markdown()` and `csv_text()`
+give the same rows to documents and spreadsheets.
+"""
+from __future__ import annotations
+
+import csv
+import io
+import os
+import shutil
+import sys
+import textwrap
+
+_STATE: dict = {"color": None, "width": None}
+
+
+def configure(*, color: bool | None = None, width: int | None = None) -> None:
+    """Set by the CLI: colour on or off (None: decide from the terminal), a fixed width."""
+    _STATE["color"] = color
+    _STATE["width"] = width
+
+
+def width() -> int | None:
+    """Columns to fit: a fixed one, COLUMNS, the terminal's, or None (no limit) off a terminal."""
+    if _STATE["width"]:
+        return int(_STATE["width"])
+    cols = os.environ.get("COLUMNS", "")
+    if cols.strip().isdigit() and int(cols) >= 20:
+        return int(cols)
+    if sys.stdout.isatty():
+        return shutil.get_terminal_size((100, 24)).columns
+    return None
+
+
+def color() -> bool:
+    if _STATE["color"] is not None:
+        return bool(_STATE["color"])
+    return sys.stdout.isatty() and "NO_COLOR" not in os.environ and os.environ.get("TERM") != "dumb"
+
+
+def _cell(v) -> str:
+    if v is None:
+        return ""
+    if isinstance(v, bool):
+        return "yes" if v else "no"
+    return str(v)
+
+
+def table(headers: list[str], rows: list[list], indent: str = "  ", wrap: tuple[int, ...] = ()) -> str:
+    """A text table: a header row, a rule under it, one line per row (more when a cell wraps).
+    Columns listed in `wrap` (and, if the table is still too wide, any but the first) wrap."""
+    from rich import box
+    from rich.console import Console
+    from rich.table import Table
+
+    limit = width()
+    t = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, padding=(0, 1), collapse_padding=True,
+              header_style="bold" if color() else "", safe_box=True)
+    for i, h in enumerate(headers):
+        t.add_column(str(h), no_wrap=(i == 0), overflow="fold" if i in wrap else "ellipsis",
+                     ratio=1 if i in wrap else None)
+    for row in rows:
+        t.add_row(*[_cell(v) for v in row])
+    inner = (limit - len(indent)) if limit else 10_000
+    t.expand = False
+    console = Console(file=io.StringIO(), width=max(20, inner), color_system="standard" if color() else None,
+                      force_terminal=color(), no_color=not color(), highlight=False, emoji=False,
+                      legacy_windows=False, markup=False)
+    console.print(t)
+    lines = console.file.getvalue().splitlines()
+    return "\n".join((indent + line).rstrip() for line in lines if line.strip())
+
+
+def para(text: str, indent: str = "", subsequent: str | None = None) -> str:
+    """A paragraph wrapped to the output width (unchanged off a terminal)."""
+    limit = width()
+    if not limit:
+        return indent + text
+    return "\n".join(textwrap.wrap(text, width=limit, initial_indent=indent,
+                                   subsequent_indent=indent if subsequent is None else subsequent,
+                                   break_on_hyphens=False)) or indent
+
+
+def markdown(headers: list[str], rows: list[list]) -> str:
+    def esc(v) -> str:
+        return _cell(v).replace("|", "\\|").replace("\n", " ")
+    lines = ["| " + " | ".join(esc(h) for h in headers) + " |", "|" + "---|" * len(headers)]
+    lines += ["| " + " | ".join(esc(v) for v in row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+def csv_text(headers: list[str], rows: list[list]) -> str:
+    """RFC 4180 CSV; numbers as numbers (no $ or separators), empty for unknown."""
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(headers)
+    for row in rows:
+        w.writerow(["" if v is None else v for v in row])
+    return buf.getvalue()
+
+
+def grid(headers: list[str], rows: list[list], fmt: str = "table", wrap: tuple[int, ...] = ()) -> str:
+    return markdown(headers, rows) if fmt == "markdown" else table(headers, rows, wrap=wrap)

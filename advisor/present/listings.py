@@ -1,0 +1,225 @@
+"""Text, Markdown and CSV views of the catalog and the rules (`advisor catalog ...`, `advisor rules ...`)."""
+from __future__ import annotations
+
+from advisor.present.grid import csv_text, grid, table
+from advisor.present.words import usd
+
+# ----------------------------------------------------------------------------- catalog commands
+
+
+def _num(v, unit: str = "") -> str:
+    if v is None:
+        return "unknown"
+    if isinstance(v, bool):
+        return "yes" if v else "no"
+    if isinstance(v, str):
+        return v
+    if unit == "USD":
+        return usd(v)
+    text = f"{v:,.0f}" if float(v).is_integer() and abs(v) >= 1000 else f"{v:g}"
+    return f"{text} {unit}".rstrip() if unit not in ("date", "yes/no") else text
+
+
+def _age(d: dict | None) -> str:
+    """'2023-08, 40 mo STALE' for a dated price; 'undated' otherwise."""
+    if d is None:
+        return ""
+    if d.get("age_months") is None:
+        return "undated"
+    return f"{d['as_of']}, {d['age_months']} mo" + (" STALE" if d["stale"] else "")
+
+
+def catalog_list_csv(data: dict) -> str:
+    """One row per GPU, plain numbers: what a spreadsheet needs to sort and filter."""
+    keys = ["id", "vendor", "product_class", "form_factor", "memory_gb", "bf16_tflops", "tdp_w", "availability"]
+    rows = []
+    for g in data["gpus"]:
+        p, r = g["purchase"] or {}, g["rent"] or {}
+        rows.append([g.get(k) for k in keys] + [p.get("usd"), p.get("as_of"), r.get("usd_per_gpu_hour"),
+                                                 r.get("as_of")])
+    return csv_text(keys + ["buy_usd", "buy_as_of", "rent_usd_per_gpu_hour", "rent_as_of"], rows)
+
+
+def catalog_list_text(data: dict, fmt: str = "table") -> str:
+    if fmt == "csv":
+        return catalog_list_csv(data)
+    out = [f"GPUs ({len(data['gpus'])}); prices as of {data['as_of']}, STALE = older than "
+           f"{data['stale_after_months']} months"]
+    rows = []
+    for g in data["gpus"]:
+        p, r = g["purchase"], g["rent"]
+        rows.append([g["id"], g["product_class"], g["form_factor"], _num(g["memory_gb"]), _num(g["bf16_tflops"]),
+                     _num(g["tdp_w"]),
+                     f"{usd(p['usd'])} ({_age(p)})" if p else "-",
+                     f"${r['usd_per_gpu_hour']:.2f}/h ({_age(r)})" if r else "-",
+                     g["availability"]])
+    out.append(grid(["id", "class", "form", "GB", "bf16 TFLOPS", "TDP W", "buy (price as of, age)",
+                     "rent on demand (as of, age)", "availability"], rows, fmt, wrap=(6, 7)))
+    out.append(f"\nServers ({len(data['servers'])}): what bought GPUs go into; prices without GPUs")
+    rows = []
+    for s in data["servers"]:
+        p = s["purchase"]
+        rows.append([s["id"], s["kind"], f"{s['gpu_slots']} x {s['gpu_form_factor']}", ", ".join(s["contexts"]),
+                     f"{usd(p['usd'])} ({_age(p)})" if p else "unknown", _num(s["power_overhead_w"]),
+                     usd(s["network_usd_per_server"]) if s["network_usd_per_server"] is not None else "unknown"])
+    if data["servers"]:
+        out.append(grid(["id", "kind", "GPUs", "contexts", "price (as of, age)", "overhead W", "network $"], rows, fmt,
+                        wrap=(3, 4)))
+    out.append("\n`advisor catalog show ID` prints every figure of one entry with its sources.")
+    return "\n".join(out) + "\n"
+
+
+def catalog_show_text(rec: dict) -> str:
+    if rec["type"] == "gpu":
+        out = [f"{rec['id']}  {rec['name']}",
+               f"  {rec['vendor']}, {rec['architecture']}; {rec['product_class']}"
+               + (f" ({rec['brand']})" if rec["brand"] else "") + f", {rec['form_factor']}",
+               f"  Availability: {rec['availability_message']}"]
+    else:
+        out = [f"{rec['id']}  {rec['name']}",
+               f"  {rec['kind']}: {rec['gpu_slots']} x {rec['gpu_form_factor']} GPUs; contexts: "
+               f"{', '.join(rec['contexts'])}",
+               f"  Takes: {', '.join(rec['takes']) or 'no GPU in the catalog'}"]
+    if rec["note"]:
+        out.append(f"  Note: {rec['note']}")
+    cited: dict[str, dict] = {}
+
+    def ids(sources: list[dict]) -> str:
+        for s in sources:
+            cited.setdefault(s["id"], s)
+        return "[" + ", ".join(s["id"] for s in sources) + "]" if sources else "[no source]"
+
+    out.append("\nFigures")
+    width = max(len(f["field"]) for f in rec["figures"])
+    for f in rec["figures"]:
+        out.append(f"  {f['field'].ljust(width)}  {_num(f['value'], f['unit']).ljust(16)}  {ids(f['sources'])}")
+        if f["note"]:
+            out.append(f"  {' ' * width}    note: {f['note']}")
+    out.append(f"\nPrices (ages as of {rec['as_of']}; STALE = older than {rec['stale_after_months']} months)")
+    p = rec["prices"]["purchase"]
+    if p is None or p["usd"] is None:
+        out.append(f"  buy   unknown  {ids(p['sources']) if p else ''}")
+    else:
+        kind = f" {p['kind']}" if p["kind"] else ""
+        exact = f"${p['usd']:,.2f}" if p["usd"] % 1 else usd(p["usd"])   # the catalog's figure as written
+        out.append(f"  buy   {exact}{kind} ({_age(p)})  {ids(p['sources'])}")
+    if p and p["note"]:
+        out.append(f"        note: {p['note']}")
+    if rec["type"] == "gpu":
+        if not rec["prices"]["rent"]:
+            out.append("  rent  no sourced rental rate")
+        for o in rec["prices"]["rent"]:
+            used = "  <- used for plans" if o["used_for_plans"] else ""
+            out.append(f"  rent  ${o['usd_per_gpu_hour']:.3g}/GPU-hour {o['pricing']}, {o['provider']} "
+                       f"({_age(o)})  {ids(o['sources'])}{used}")
+            if o["note"]:
+                out.append(f"        note: {o['note']}")
+        servers = "; ".join(f"{ctx}: {', '.join(v) or 'none'}" for ctx, v in rec["servers"].items())
+        out.append(f"\nServers that take it  {servers}")
+    out.append("\nSources")
+    rows = [[sid, s["url"] or "(not in the sources table)"] for sid, s in sorted(cited.items())]
+    out.append(table(["id", "url"], rows))
+    return "\n".join(out) + "\n"
+
+
+def catalog_validate_text(s: dict) -> str:
+    a = s["availability"]
+    return (f"{s['file']}: valid. {s['gpus']} GPUs, {s['servers']} servers, {s['models']} model presets, "
+            f"{s['assumptions']} assumptions; {s['figures']} figures ({s['unknown']} unknown, each with a note; "
+            f"{s['derived']} derived), citing {s['sources_cited']} of {s['sources']} sources, every one resolved.\n"
+            f"GPUs: {a['buy and rent']} buy and rent, {a['buy only']} buy only, {a['rent only']} rent only, "
+            f"{a['neither']} neither. Digest {s['digest']}.\n"
+            + _kinds_text(s))
+
+def _kinds_text(s: dict) -> str:
+    if "sources_by_kind" not in s:
+        return ""
+    kinds = ", ".join(f"{n} {k}" for k, n in s["sources_by_kind"].items())
+    conf = ", ".join(f"{n} {k}" for k, n in s["prices_by_confidence"].items())
+    return (f"Sources by kind: {kinds}; {s['sources_without_kind']} without a kind.\n"
+            f"Prices: {s['prices']} ({conf} confidence; {s['prices_tertiary_only']} resting only on tertiary "
+            f"sources, each marked low). Economics: {s['economics_figures']} figures.\n")
+
+# ----------------------------------------------------------------------------- rules commands
+
+
+_VERB = {"forbid": "Forbids an option when", "warn": "Warns (keeps the option) when",
+         "limit": "Sets a deployment-wide limit when"}
+
+
+# ----------------------------------------------------------------------------- rules commands
+
+
+_VERB = {"forbid": "Forbids an option when", "warn": "Warns (keeps the option) when",
+         "limit": "Sets a deployment-wide limit when"}
+
+
+def rules_list_text(data: dict, fmt: str = "table") -> str:
+    rows = [[r["id"], r["severity"], "yes" if r["in_force"] else "no", r["effective"], r["title"]]
+            for r in data["rules"]]
+    if fmt == "csv":
+        return csv_text(["id", "severity", "in_force", "effective", "title", "source"],
+                        [[r["id"], r["severity"], r["in_force"], r["effective"], r["title"], r["source"]]
+                         for r in data["rules"]])
+    out = [f"Rules ({len(data['rules'])}), in force as of {data['as_of']}",
+           grid(["id", "severity", "in force", "effective", "title"], rows, fmt, wrap=(4,)),
+           "\n`advisor rules show ID` prints what a rule does, why, an example and its source."]
+    return "\n".join(out) + "\n"
+
+
+def rules_show_text(r: dict) -> str:
+    import textwrap
+
+    def para(text: str) -> list[str]:
+        return textwrap.wrap(text, width=98, initial_indent="  ", subsequent_indent="  ",
+                             break_on_hyphens=False, break_long_words=False) or ["  -"]
+
+    eff = r["effective"]
+    span = (f"from {eff['from']}" if eff["from"] else "") + (f" until {eff['until']}" if eff["until"] else "")
+    state = "in force" if r["in_force"] else "NOT in force"
+    out = [f"{r['id']} ({r['name']}): {r['severity']}, {state} as of {r['as_of']}"
+           + (f" (effective {span.strip()})" if span else ""),
+           f"  {r['title']}", f"  Defined in {r['file']}", "", "What it does"]
+    verb = _VERB[r["severity"]]
+    out += para(f"{verb}: {r['condition']}.")
+    if r["effect"]:
+        out += para(f"Effect: {r['effect']['limit']} = {r['effect']['value']:g} (a workload's own setting "
+                    "overrides it).")
+    out += para(f"Message: {r['message']}")
+    out += ["", "Why"] + para(r["why"])
+    if r["example"]:
+        out += ["", "Example"] + para(r["example"])
+    src = r["source"]
+    cite = src.get("url") or src.get("document") or f"quote from {src.get('by')}, {src.get('date')}"
+    out += ["", "Source", f"  {src['title']}", f"  {cite}"]
+    if src["clause"]:
+        out += para(f'"{src["clause"]}"')
+    for extra in src["also"]:
+        out += textwrap.wrap(extra, width=98, initial_indent="  also: ", subsequent_indent="        ",
+                             break_on_hyphens=False, break_long_words=False)
+    for name, values in r["lists"].items():
+        out += ["", f"List {name} ({len(values)})"] + para(", ".join(str(v) for v in values))
+    return "\n".join(out) + "\n"
+
+# ----------------------------------------------------------------------------- model presets
+
+
+def models_text(data: dict, fmt: str = "table") -> str:
+    """`advisor models`: one row per preset (fmt table, markdown, csv) or one preset in full ('show')."""
+    keys = ["id", "params", "layers", "hidden", "heads", "kv_heads", "ffn", "vocab", "seq_len"]
+    if fmt == "csv":
+        return csv_text(keys + ["sources"], [[m.get(k) for k in keys] + [" ".join(s["url"] or s["id"] for s in m["sources"])]
+                                             for m in data["models"]])
+    if fmt == "show":
+        m = data["models"][0]
+        out = [f"{m['id']}  {m['params'] / 1e9:.3g}B parameters"]
+        out += [f"  {k.ljust(8)}  {m[k]:,}" for k in keys[2:] if m.get(k) is not None]
+        out.append("\nSources")
+        out.append(table(["id", "url"], [[s["id"], s["url"] or s["title"]] for s in m["sources"]], wrap=(1,)))
+        return "\n".join(out) + "\n"
+    rows = [[m["id"], f"{m['params'] / 1e9:.3g}B", m["layers"], m["hidden"], m["seq_len"],
+             ", ".join(s["id"] for s in m["sources"])] for m in data["models"]]
+    out = [f"Model presets ({len(rows)}): write `model: ID` in a workload or `--model ID`",
+           grid(["id", "params", "layers", "hidden", "seq_len", "sources"], rows, fmt, wrap=(5,)),
+           "\n`advisor models show ID` prints a preset's figures with its source URLs."]
+    return "\n".join(out) + "\n"
