@@ -186,6 +186,15 @@ def crossover(*, tokens: str = "10B", max_gpus: int = 8, gpus: list[str] | None 
         else:
             row["focus_cost_usd"] = rej["forced_cost_usd"] if rej else None
             primary = rej["reasons"][0] if rej else {"code": "cost", "rule": None}
+            if primary.get("code") == "no-plan":   # no plan at all: the plan's own diagnosis says what binds
+                lever = next((d for d in result["diagnosis"] if d.get("kind") != "shortfall" and d.get("relaxation")
+                              and d["constraint"] in ("power", "deadline", "budget", "gpu_count")), None)
+                slots = max((s.gpu_slots for s in catalog.servers_for(focus, deployment)), default=0)
+                if lever is not None:
+                    primary = {"code": lever["constraint"], "rule": None, "message": lever["message"]}
+                elif n is not None and n > slots:   # more cards than any host of this deployment holds
+                    primary = {"code": "slots", "rule": None,
+                               "message": f"it needs at least {n} cards and no {deployment} machine holds more than {slots}"}
             row["focus_reason"] = primary.get("message")
             row["factor"] = factor_of(primary, n, max_gpus)
             if row["factor"] == "cost":

@@ -116,17 +116,20 @@ def test_every_explanation_is_confirmed_by_a_re_solve(doc, catalog, rules):
         check_diagnosis(problem, p, doc)
 
 
-def test_renting_loses_to_buying_the_same_gpu_when_only_its_rent_rises(catalog, rules):
-    """8 H100s for nearly two years: renting wins by a little; the rise names buying the same GPU."""
+def test_the_other_ownership_of_the_same_gpu_wins_when_only_its_price_rises(catalog, rules):
+    """8 H100s for nearly two years: one ownership wins (buying, with resale and discounting); the
+    rise of its own price names the other ownership of the same GPU, and a re-solve confirms it."""
     doc = {"deployment": {"context": "datacenter", "ownership": "any", "horizon_months": 24}, "model": "mpt-7b",
-           "tokens": "5.5T", "deadline": "730d", "gpus": {"allow": ["h100-sxm"], "count": 8}}
+           "tokens": "4.5T", "deadline": "730d", "gpus": {"allow": ["h100-sxm"], "count": 8}}
     p = plan(parse_workload(doc), catalog=catalog, rules=rules, as_of=AS_OF)
     rise = p["sensitivity"]["break_even"][0]
-    assert (rise["gpu"], rise["ownership"]) == ("h100-sxm", "rent") and rise["factor"] is not None
-    assert rise["then"] == {"gpu": "h100-sxm", "ownership": "buy"}
+    own, other = rise["ownership"], "rent" if rise["ownership"] == "buy" else "buy"
+    assert rise["gpu"] == "h100-sxm" and rise["factor"] is not None
+    assert rise["then"] == {"gpu": "h100-sxm", "ownership": other}
     problem = p.problem
-    flipped = solve(problem, baseline(problem).but(rent_factor={"h100-sxm": rise["factor"] * 1.02}))
-    assert uses(flipped, "h100-sxm", "buy") and not uses(flipped, "h100-sxm", "rent")
+    key = "rent_factor" if own == "rent" else "buy_factor"
+    flipped = solve(problem, baseline(problem).but(**{key: {"h100-sxm": rise["factor"] * 1.02}}))
+    assert uses(flipped, "h100-sxm", other) and not uses(flipped, "h100-sxm", own)
 
 
 def test_diagnosis_levers_for_a_rebuilt_problem_give_a_plan(catalog, rules):

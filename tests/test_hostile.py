@@ -20,7 +20,7 @@ import advisor
 from advisor.data.catalog import load_catalog
 from advisor.data.rules import load_rules
 from advisor.present.escape import csv_cell, linkable, md, md_url
-from advisor.present.tables import _grid
+from advisor.present.grid import grid
 
 HOSTILE = [
     "<script>alert(1)</script> [x](javascript:alert(1))",
@@ -155,7 +155,7 @@ def test_csv_cells_and_markdown_tables_stay_text(text):
     assert row[1] == "-12.5"
     line = md(text)
     assert "\n" not in line and not re.search(r"(?<!\\)[|<>\[\]`*_]", line)
-    out = _grid(["GPU", "cost"], [[text, "$1,000"]], "markdown").splitlines()[2]
+    out = grid(["GPU", "cost"], [[text, "$1,000"]], "markdown").splitlines()[2]
     assert len(re.findall(r"(?<!\\)\|", out)) == 3 and "<" not in out
 
 

@@ -7,6 +7,8 @@ import math
 
 import pytest
 import yaml
+
+from advisor.present.words import duration
 from conftest import AS_OF
 
 from advisor.data.resources import data_dir
@@ -152,8 +154,9 @@ def test_table_shows_ranges_compactly(run, write):
     _, out, _ = run("plan", f, "--as-of", AS_OF.isoformat())
     data = json.loads(run("plan", f, "--as-of", AS_OF.isoformat(), "--format", "json")[1])
     r = data["jobs"][0]["wall_days_range"]
-    assert f"{data['jobs'][0]['wall_days']:.2f} ({r['p10']:.2f}\u2013{r['p90']:.2f})" in out
-    assert "Deadlines held at P80" in out and "Robustness: " in out
+    hours = [duration(24 * v, short=True) for v in (data["jobs"][0]["wall_days"], r["p10"], r["p90"])]
+    assert f"{hours[0]} ({hours[1]}\u2013{hours[2]})" in out
+    assert "Deadlines held at P80" in out and "\nRobustness" in out
 
 
 def test_confidence_out_of_range_is_an_input_error(run, write):

@@ -111,7 +111,9 @@ def workload_schema(gpus: list[str] | None = None, presets: list[str] | None = N
                                {"$ref": "#/$defs/GpuSelection"}]}
     defs["GpuSelection"]["not"] = {"anyOf": [{"required": ["count", "min"]}, {"required": ["count", "max"]}]}
     dep = defs["Deployment"]["properties"]
-    dep["region"] = {"type": "string", "pattern": "^\\s*[A-Za-z]{2}\\s*$", "default": "US"}
+    from advisor.inputs.regions import codes
+    dep["region"] = {"type": "string", "default": "US",   # ISO 3166-1 alpha-2 (the loader also takes lower case)
+                     "enum": sorted(set(codes()) | {c.lower() for c in codes()})}
     for key in JOB_SHORTHAND:             # one job, written at the top level
         props[key] = copy.deepcopy(job["properties"][key])
     base["required"] = ["deployment"]

@@ -85,20 +85,25 @@ def para(text: str, indent: str = "", subsequent: str | None = None) -> str:
 
 
 def markdown(headers: list[str], rows: list[list]) -> str:
-    def esc(v) -> str:
-        return _cell(v).replace("|", "\\|").replace("\n", " ")
+    from advisor.present.escape import md
+
+    def esc(v) -> str:   # user text stays text: no tag, link or cell boundary comes out of it
+        return md(_cell(v))
     lines = ["| " + " | ".join(esc(h) for h in headers) + " |", "|" + "---|" * len(headers)]
     lines += ["| " + " | ".join(esc(v) for v in row) + " |" for row in rows]
     return "\n".join(lines)
 
 
 def csv_text(headers: list[str], rows: list[list]) -> str:
-    """RFC 4180 CSV; numbers as numbers (no $ or separators), empty for unknown."""
+    """RFC 4180 CSV; numbers as numbers (no $ or separators), empty for unknown; text a spreadsheet
+    would run as a formula is made inert (escape.csv_cell)."""
+    from advisor.present.escape import csv_cell
+
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
     w.writerow(headers)
     for row in rows:
-        w.writerow(["" if v is None else v for v in row])
+        w.writerow(["" if v is None else csv_cell(v) for v in row])
     return buf.getvalue()
 
 
