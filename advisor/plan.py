@@ -17,17 +17,28 @@ from advisor.errors import InputError
 from advisor.explain.alternatives import alternatives, ordered
 from advisor.explain.binding import binding
 from advisor.explain.diagnosis import diagnose
-from advisor.explain.sensitivity import break_even, marginal_values
-from advisor.explain.serving import serving_binding, serving_insights, serving_rows, serving_warnings
 from advisor.explain.ranges import speed_sensitivity
 from advisor.explain.robustness import plan_ranges, range_points
+from advisor.explain.sensitivity import break_even, marginal_values
+from advisor.explain.serving import (
+    serving_binding,
+    serving_insights,
+    serving_rows,
+    serving_warnings,
+)
 from advisor.explain.tradeoffs import cost_time_points, value_points
 from advisor.inputs.workload import Workload
 from advisor.perf import min_gpus, params_from
 from advisor.perf.memory import default_batch_tokens
 from advisor.solve import ledger
 from advisor.solve.candidates import Problem, build_problem
-from advisor.solve.milp import EXPLAIN_GAP, EXPLAIN_TIME_LIMIT, Solution, default_gap, solve
+from advisor.solve.milp import (
+    EXPLAIN_GAP,
+    EXPLAIN_TIME_LIMIT,
+    Solution,
+    default_gap,
+    solve,
+)
 from advisor.solve.sweeps import frontier, solve_fastest
 from advisor.solve.verify import check
 

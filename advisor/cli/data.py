@@ -4,7 +4,16 @@ from __future__ import annotations
 import click
 
 from advisor.cli.base import (
-    as_of_option, catalog_option, complete_gpus, emit, format_option, handled, load, main, rules_option, today,
+    as_of_option,
+    catalog_option,
+    complete_gpus,
+    emit,
+    format_option,
+    handled,
+    load,
+    main,
+    rules_option,
+    today,
 )
 
 

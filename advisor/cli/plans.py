@@ -6,8 +6,19 @@ import sys
 import click
 
 from advisor.cli.base import (
-    as_of_option, catalog_option, date_callback, check_output, emit, format_option, handled, load, main, rules_option,
-    time_limit_option, workload_argument, working,
+    as_of_option,
+    catalog_option,
+    check_output,
+    date_callback,
+    emit,
+    format_option,
+    handled,
+    load,
+    main,
+    rules_option,
+    time_limit_option,
+    working,
+    workload_argument,
 )
 
 

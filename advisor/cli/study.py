@@ -6,8 +6,18 @@ import sys
 import click
 
 from advisor.cli.base import (
-    as_of_option, catalog_option, check_output, complete_gpus, complete_presets, emit, format_option, handled,
-    load, main, rules_option, working,
+    as_of_option,
+    catalog_option,
+    check_output,
+    complete_gpus,
+    complete_presets,
+    emit,
+    format_option,
+    handled,
+    load,
+    main,
+    rules_option,
+    working,
 )
 
 
@@ -97,30 +107,6 @@ def estimate(preset, params, layers, hidden, seq_len, gpu, count, precision, kin
     emit(result, fmt, _estimate_render)
     if not result["fits"]:
         sys.exit(3)
-
-
-def _serve_render(data, fmt):
-    from advisor.present.tables import serve_estimate_text
-    return serve_estimate_text(data)
-
-
-def _estimate_render(data, fmt):
-    from advisor.present.tables import estimate_text
-    return estimate_text(data)
-
-
-def _prices(ctx, param, values):
-    out = {}
-    for item in values:
-        gid, sep, usd = item.partition("=")
-        try:
-            value = float(usd.replace(",", "").replace("$", "")) if sep else None
-        except ValueError:
-            value = None
-        if not gid or value is None or not value > 0 or value == float("inf"):
-            raise click.BadParameter(f"{item!r}: write GPU=USD, e.g. --price rtx-4090=1749")
-        out[gid.strip()] = value
-    return out
 
 
 def _serve_render(data, fmt):

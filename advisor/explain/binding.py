@@ -9,6 +9,7 @@ to contradict this flag.
 """
 from __future__ import annotations
 
+from advisor.solve import ledger
 from advisor.solve.candidates import Problem
 from advisor.solve.milp import Solution
 
@@ -87,11 +88,8 @@ def power_origin(problem: Problem) -> str:
 
 
 def owned_kw(problem: Problem, sol: Solution) -> float:
-    kw = sum(problem.gpu_kw[g] * n for g, n in sol.bought.items())
-    for g, servers in sol.servers.items():
-        opts = {s.id: s for s in problem.servers.get(g, [])}
-        kw += sum(opts[sid].overhead_kw * n for sid, n in servers.items())
-    return kw
+    """kW drawn by the bought GPUs and their servers (the `power` row's left-hand side)."""
+    return ledger.owned_kw(problem, sol)
 
 
 def fleet_size(sol: Solution) -> int:

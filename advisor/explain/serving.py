@@ -6,8 +6,8 @@ saves against the best single type (Mélange's comparison).
 from __future__ import annotations
 
 import csv
-from typing import Any
 from functools import lru_cache
+from typing import Any
 
 from advisor.data.resources import data_dir
 from advisor.inputs.loader import load_yaml_file

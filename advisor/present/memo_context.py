@@ -10,7 +10,6 @@ from advisor._version import __version__
 from advisor.present.memo_charts import charts as draw_charts
 from advisor.present.memo_ranges import assumption_row, range_sentence, ranges_chart
 from advisor.present.memo_refs import Refs, rules_digest
-from advisor.present.memo_serving import serving_context
 from advisor.present.memo_sections import (
     alternative_rows,
     assumption_rows,
@@ -21,6 +20,7 @@ from advisor.present.memo_sections import (
     rule_card,
     server_name,
 )
+from advisor.present.memo_serving import serving_context
 from advisor.present.words import (
     deadline_phrase,
     duration,

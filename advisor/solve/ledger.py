@@ -68,7 +68,7 @@ def bill_of_materials(problem: Problem, sol: Solution) -> list[dict]:
     rack, _ = bom.racks(node_kw, nodes_total, econ) if problem.workload.deployment.site == "datacenter" else (None, None)
     if rack:
         out.append(rack)
-    kw = _owned_kw(problem, sol)
+    kw = owned_kw(problem, sol)
     if kw and costs.hosting_usd_per_kw_month:
         fig = bom.colocation(econ, problem.workload.deployment.region)
         overridden = problem.workload.deployment.hosting_usd_per_kw_month is not None
@@ -88,7 +88,7 @@ def bill_of_materials(problem: Problem, sol: Solution) -> list[dict]:
     return out
 
 
-def _owned_kw(problem: Problem, sol: Solution) -> float:
+def owned_kw(problem: Problem, sol: Solution) -> float:
     kw = sum(problem.gpu_kw[g] * n for g, n in sol.bought.items())
     for g, servers in sol.servers.items():
         opts = {s.id: s for s in problem.servers.get(g, [])}
