@@ -103,6 +103,15 @@ def _what(problem: Problem, s: Solution) -> str:
     return describe(signature(s.bought, s.assignment))
 
 
+def _edge(holds, good: float, bad: float) -> tuple[float, float]:
+    """Bisection between a speed factor where `holds` is true (good) and one where it is not (bad):
+    the last good and first bad factor after STEPS re-solves."""
+    for _ in range(STEPS):
+        mid = (good + bad) / 2
+        good, bad = (mid, bad) if holds(mid) else (good, mid)
+    return good, bad
+
+
 def speed_sensitivity(problem: Problem, sol: Solution, alts: dict, time_limit: float | None) -> list[dict]:
     """How much slower than estimated the chosen GPU may really be, and how much faster the
     runner-up would have to be, before the choice changes: bisection on Scenario.speed_factor,
@@ -131,11 +140,7 @@ def speed_sensitivity(problem: Problem, sol: Solution, alts: dict, time_limit: f
                     "message": f"{gid} ({own}) stays the choice even if its real speed is "
                                f"{100 * (1 - SLOWEST):.0f}% below the estimate"})
     else:
-        ok, flip = 1.0, SLOWEST
-        for _ in range(STEPS):
-            mid = (ok + flip) / 2
-            s = at(gid, mid)
-            ok, flip = (mid, flip) if s.feasible and chosen in _pairs(s) else (ok, mid)
+        ok, flip = _edge(lambda f: (s := at(gid, f)).feasible and chosen in _pairs(s), 1.0, SLOWEST)
         pct = round(100 * (1 - (ok + flip) / 2))
         to = _what(problem, at(gid, 1 - (pct + 1) / 100))
         out.append({"gpu": gid, "ownership": own, "direction": "slower", "what": "speed",
@@ -152,11 +157,8 @@ def speed_sensitivity(problem: Problem, sol: Solution, alts: dict, time_limit: f
                         "message": f"{runner} (runner-up) would not become the choice even at "
                                    f"{100 * (FASTEST - 1):.0f}% above its estimated speed"})
         else:
-            lose, win = 1.0, FASTEST
-            for _ in range(STEPS):
-                mid = (lose + win) / 2
-                s = at(runner, mid)
-                lose, win = (lose, mid) if s.feasible and runner in s.gpu_types() else (mid, win)
+            lose, win = _edge(lambda f: not ((s := at(runner, f)).feasible and runner in s.gpu_types()),
+                              1.0, FASTEST)
             pct = round(100 * ((lose + win) / 2 - 1))
             to = _what(problem, at(runner, 1 + (pct + 1) / 100))
             out.append({"gpu": runner, "ownership": None, "direction": "faster", "what": "speed",
