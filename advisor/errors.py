@@ -7,6 +7,10 @@ from __future__ import annotations
 
 import datetime as dt
 import unicodedata
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, TypeVar
+
+Error = TypeVar("Error", bound=Mapping[str, Any])   # a pydantic error (ErrorDetails) or a plain dict
 
 
 class AdvisorError(Exception):
@@ -116,7 +120,7 @@ PATTERNS = {
 }
 
 
-def describe(err: dict, reason: str | None = None) -> str:
+def describe(err: Mapping[str, Any], reason: str | None = None) -> str:
     """One pydantic error in the user's terms rather than Python's: what is wrong, why the bound
     is where it is (`reason`), and the value given."""
     kind = err["type"]
@@ -136,7 +140,7 @@ def describe(err: dict, reason: str | None = None) -> str:
     return msg if kind == "missing" else f"{msg} (given {show(given)})"
 
 
-def first_error(errors: list[dict], clean=tuple) -> dict:
+def first_error(errors: Sequence[Error], clean: Callable[..., tuple[Any, ...]] = tuple) -> Error:
     """The pydantic error to report: an unknown field first (the likeliest typo), then the first in
     field order; a union branch's type error gives way to another branch's error deeper inside the value.
     `clean` drops the union tags from a location."""

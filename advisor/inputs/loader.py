@@ -54,7 +54,8 @@ class _SafeLoader(yaml.SafeLoader):
         return super().construct_yaml_int(node)
 
 
-_SafeLoader.add_constructor("tag:yaml.org,2002:timestamp", yaml.SafeLoader.construct_yaml_str)
+# the stubs type a constructor's first argument as the loader's own class, which a SafeLoader method is not
+_SafeLoader.add_constructor("tag:yaml.org,2002:timestamp", yaml.SafeLoader.construct_yaml_str)  # type: ignore[type-var]
 _SafeLoader.add_constructor("tag:yaml.org,2002:int", _SafeLoader.construct_yaml_int)
 
 _CLoader = getattr(yaml, "CSafeLoader", None)
@@ -112,7 +113,8 @@ def _children(node, path: tuple, name: str) -> list:
         return [(child, path + (i,)) for i, child in enumerate(node.value)]
     if not isinstance(node, yaml.MappingNode):
         return []
-    children, seen = [], {}
+    children: list[tuple[yaml.Node, tuple[int | str, ...]]] = []
+    seen: dict[str, yaml.Mark] = {}
     for k, v in node.value:
         if k.tag == _MERGE:
             raise InputError(f"{name}: {_where(path)}: YAML merge keys (<<, {_at(k.start_mark)}) are not "
@@ -139,6 +141,7 @@ def check_nodes(root, name: str) -> None:
     chars: dict[int, int] = {}    # id(node) -> characters of text in its expansion (capped)
     depth: dict[int, int] = {}    # id(node) -> levels in its expansion
     open_: set[int] = set()       # the nodes on the path being walked
+    stack: list[tuple[yaml.Node, tuple[int | str, ...], list[tuple[yaml.Node, tuple[int | str, ...]]] | None]]
     stack = [(root, (), None)]
     while stack:
         node, path, children = stack.pop()

@@ -8,6 +8,7 @@ fields at the top level, `gpus: 8`, `deployment: office`), enums of GPU ids and 
 from __future__ import annotations
 
 import copy
+from typing import Any
 
 from advisor.inputs.workload import JOB_SHORTHAND, MAX_GPUS, Workload
 
@@ -92,10 +93,10 @@ def workload_schema(gpus: list[str] | None = None, presets: list[str] | None = N
     base = Workload.model_json_schema()
     defs = base.pop("$defs")
     job = defs["Job"]
-    gpu_id = {"type": "string", "description": "a GPU id (`advisor catalog list`)"}
+    gpu_id: dict[str, Any] = {"type": "string", "description": "a GPU id (`advisor catalog list`)"}
     if gpus:
         gpu_id["enum"] = sorted(gpus)
-    preset = {"type": "string", "description": "a model preset (`advisor models`)"}
+    preset: dict[str, Any] = {"type": "string", "description": "a model preset (`advisor models`)"}
     if presets:
         preset["enum"] = sorted(presets)
     job["properties"]["model"] = {"anyOf": [preset, {"$ref": "#/$defs/ModelShape"}]}

@@ -1,0 +1,107 @@
+"""Where and how a workload runs: the deployment (site, region, ownership, power, facility), the
+finance terms, and which GPUs a plan may choose. `Deployment` decides site and ownerships in one place."""
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field, field_validator, model_validator
+
+from advisor.inputs.quantities import MAX_GPUS, PowerKW
+from advisor.inputs.regions import check_region
+from advisor.inputs.strict import Strict
+
+
+class Deployment(Strict):
+    context: Literal["office", "datacenter", "cloud"] = Field(description="where the GPUs run")
+    region: str = Field(default="US", description="ISO 3166 alpha-2 country code; drives export-control rules")
+    ownership: Literal["buy", "rent", "any"] = "any"
+    power_limit_kw: PowerKW | None = None
+    electricity_usd_per_kwh: float | None = Field(default=None, gt=0, le=5)
+    pue: float | None = Field(default=None, ge=1.0, le=3.0)
+    hosting_usd_per_kw_month: float | None = Field(default=None, ge=0, le=10_000)
+    horizon_months: float = Field(default=36, gt=0, le=240)
+    # issue 14 (economics): rental kinds allowed, owned-GPU utilization, facility, storage
+    rent_kinds: list[Literal["on_demand", "reserved_1y", "reserved_3y", "spot", "capacity_block"]] = Field(
+        default=["on_demand"], min_length=1, description="rental kinds a plan may use [on_demand]")
+    utilization: float | None = Field(default=None, gt=0, le=1, description=(
+        "share of the horizon owned GPUs run (energy is costed for it); default: the planned jobs' own hours"))
+    liquid_cooling: bool = Field(default=False, description="the facility offers liquid cooling (needed by liquid-only systems)")
+    storage_tb: float | None = Field(default=None, ge=0, le=1e7, description="training storage to cost, TB [none]")
+
+    @property
+    def site(self) -> str:
+        """Whose building the owned hardware's costs follow: the cloud is rented hardware in a
+        datacenter, so its rates are the datacenter's. The one place this is decided."""
+        return "datacenter" if self.context == "cloud" else self.context
+
+    @property
+    def ownerships(self) -> list[str]:
+        """The ownerships a plan may use: the cloud rents; otherwise as the workload says."""
+        if self.context == "cloud":
+            return ["rent"]
+        return ["buy", "rent"] if self.ownership == "any" else [self.ownership]
+
+    @property
+    def renting_only(self) -> bool:
+        return self.ownerships == ["rent"]
+
+    def moved_to(self, **changes) -> Deployment:
+        """This deployment with another context or ownership (a diagnosis lever); moving to the
+        cloud turns `buy` into `any`, since the cloud only rents."""
+        d = self.model_copy(update=changes)
+        return d.model_copy(update={"ownership": "any"}) if d.context == "cloud" and d.ownership == "buy" else d
+
+    @model_validator(mode="after")
+    def _cloud_is_rented(self):
+        if self.context == "cloud" and self.ownership == "buy":
+            raise ValueError("context cloud means renting GPUs; to buy GPUs and host them, use context: datacenter")
+        return self
+
+    @field_validator("region", mode="before")
+    @classmethod
+    def _region(cls, v):
+        return check_region(v)
+
+
+class Finance(Strict):
+    """How money is valued over time (issue 14): the buyer's discount rate (cost of capital) and how
+    much of the horizon owned GPUs are used."""
+
+    discount_rate: float | None = Field(default=None, ge=0, le=1, description=(
+        "cost of capital per year as a fraction (0.10 = 10%); default: the catalog's sourced economics.cost_of_capital"))
+    utilization: float | None = Field(default=None, gt=0, le=1, description="as deployment.utilization")
+
+
+class GpuSelection(Strict):
+    count: int | None = Field(default=None, gt=0, le=MAX_GPUS, description="exactly this many GPUs in the plan")
+    min: int | None = Field(default=None, gt=0, le=MAX_GPUS)
+    max: int | None = Field(default=None, gt=0, le=MAX_GPUS)
+    allow: list[str] | None = Field(default=None, description="candidate GPU ids; all catalog GPUs when absent")
+    deny: list[str] = []
+    stock: dict[str, int] | None = Field(default=None, description="most units of a GPU type that can be bought or rented")
+
+    @field_validator("stock")
+    @classmethod
+    def _stock(cls, v):
+        for gid, n in (v or {}).items():
+            if n < 0 or n > MAX_GPUS:
+                raise ValueError(f"stock of {gid} must be between 0 and {MAX_GPUS}, got {n}")
+        return v
+
+    @model_validator(mode="after")
+    def _consistent(self):
+        if self.count is not None and (self.min is not None or self.max is not None):
+            raise ValueError("give either count, or min and/or max, not both")
+        if self.min is not None and self.max is not None and self.min > self.max:
+            raise ValueError(f"min ({self.min}) is above max ({self.max})")
+        if self.allow is not None and not self.allow:
+            raise ValueError("allow is empty, so no GPU could be chosen; remove it to consider every GPU")
+        return self
+
+    @property
+    def lower(self) -> int | None:
+        return self.count if self.count is not None else self.min
+
+    @property
+    def upper(self) -> int | None:
+        return self.count if self.count is not None else self.max

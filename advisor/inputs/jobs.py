@@ -1,0 +1,122 @@
+"""The jobs of a workload: a training job (`Job`, with its model given by preset or by shape) or a
+serving job (`ServeJob`: traffic, request mix, latency SLO), told apart by `kind`."""
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal, Union
+
+from pydantic import Discriminator, Field, Tag, field_validator, model_validator
+
+from advisor.inputs.quantities import MAX_JOBS, Count, Hours, Params
+from advisor.inputs.strict import Strict
+
+# a job's fields that may be written at the top level of a workload (one job, in the user's words)
+JOB_SHORTHAND = ("model", "tokens", "precision", "deadline", "kind", "micro_batch", "checkpointing",
+                 "global_batch_tokens", "lora_rank", "optimizer", "seq_len", "goodput")
+
+
+class ModelShape(Strict):
+    """A model given by its size (and, better, its shape) instead of a preset name."""
+
+    params: Params = Field(description="parameter count, e.g. 124M or 7B")
+    layers: int | None = Field(default=None, gt=0, le=1000)
+    hidden: int | None = Field(default=None, gt=0, le=200_000)
+    heads: int | None = Field(default=None, gt=0, le=2048)
+    kv_heads: int | None = Field(default=None, gt=0, le=2048)
+    ffn: int | None = Field(default=None, gt=0, le=1_000_000)
+    vocab: int | None = Field(default=None, gt=0, le=10_000_000)
+    seq_len: int | None = Field(default=None, gt=0, le=10_000_000)
+
+
+class Job(Strict):
+    name: str | None = Field(default=None, min_length=1, max_length=200)
+    kind: Literal["pretrain", "finetune", "lora", "qlora"] = "pretrain"
+    model: str | ModelShape = Field(description="a preset id (advisor models) or {params: 124M, layers: 12, ...}")
+    tokens: Count = Field(description="token budget: 10B")
+    precision: Literal["bf16", "fp16", "fp8"] = "bf16"
+    deadline: Hours | None = Field(default=None, description="wall-clock limit: 36h, 7d, 2w")
+    micro_batch: int | None = Field(default=None, gt=0, le=4096)
+    checkpointing: bool | None = Field(default=None, description="activation checkpointing; chosen automatically when absent")
+    global_batch_tokens: Count | None = None
+    seq_len: int | None = Field(default=None, gt=0, le=10_000_000, description="overrides the preset's sequence length")
+    lora_rank: int = Field(default=16, gt=0, le=4096)
+    optimizer: Literal["adamw", "adamw-8bit"] = "adamw"
+    goodput: float | None = Field(default=None, gt=0, le=1, description="share of wall time spent training (failures, "
+                                  "restarts, checkpoints, evaluation); by default from GPU count and job length")
+    repeat: int = Field(default=1, gt=0, le=MAX_JOBS, description="this many identical copies of the job")
+
+    @field_validator("tokens")
+    @classmethod
+    def _tokens_bound(cls, v):
+        if v < 1e3:
+            raise ValueError(f"a token budget of {v:.0f} is too small to plan hardware for; write e.g. 10B")
+        return v
+
+
+class RequestClass(Strict):
+    """One kind of request in a serving mix: prompt and answer lengths, share of requests."""
+    name: str | None = Field(default=None, min_length=1, max_length=200)
+    input_tokens: int = Field(gt=0, le=10_000_000, description="mean prompt length in tokens")
+    output_tokens: int = Field(gt=0, le=10_000_000, description="mean generated tokens per request")
+    share: float = Field(gt=0, le=1, description="share of all requests (the shares sum to 1)")
+
+
+class Traffic(Strict):
+    """Requests a serving job must sustain: one request size, or a `mix` of request classes."""
+    requests_per_s: float = Field(gt=0, le=1e7, description="average requests per second over the day")
+    input_tokens: int | None = Field(default=None, gt=0, le=10_000_000, description="mean prompt length (without mix)")
+    output_tokens: int | None = Field(default=None, gt=0, le=10_000_000, description="mean output length (without mix)")
+    mix: list[RequestClass] | None = Field(default=None, min_length=1, max_length=50)
+    peak_factor: float = Field(default=1.0, ge=1, le=100, description="daily profile: peak rate / average rate; "
+                               "capacity is sized for the peak")
+
+    @model_validator(mode="after")
+    def _one_shape(self):
+        sizes = self.input_tokens is not None or self.output_tokens is not None
+        if self.mix is not None and sizes:
+            raise ValueError("give either input_tokens and output_tokens, or a mix of request classes, not both")
+        if self.mix is None and (self.input_tokens is None or self.output_tokens is None):
+            raise ValueError("give input_tokens and output_tokens (mean request size), or a mix: "
+                             "[{input_tokens, output_tokens, share}, ...]")
+        if self.mix is not None and abs(sum(c.share for c in self.mix) - 1.0) > 1e-3:
+            raise ValueError(f"the shares of the mix sum to {sum(c.share for c in self.mix):.4g}; they must sum to 1")
+        return self
+
+    def classes(self) -> list[tuple[str, int, int, float]]:
+        """(name, input tokens, output tokens, peak requests/s) per request class."""
+        peak = self.requests_per_s * self.peak_factor
+        if self.mix is None:
+            return [("all", int(self.input_tokens or 0), int(self.output_tokens or 0), peak)]
+        return [(c.name or f"{c.input_tokens}/{c.output_tokens}", c.input_tokens, c.output_tokens, peak * c.share)
+                for c in self.mix]
+
+
+class Slo(Strict):
+    """Latency limits at a percentile of requests (none: the offline peak rate)."""
+    ttft_ms: float | None = Field(default=None, gt=0, le=1e7, description="time to first token limit, ms")
+    tpot_ms: float | None = Field(default=None, gt=0, le=1e7, description="time per output token limit, ms")
+    percentile: float = Field(default=99, ge=50, lt=100)
+
+
+class ServeJob(Strict):
+    """A model served to traffic under a latency SLO, for the horizon (or `months`)."""
+    name: str | None = Field(default=None, min_length=1, max_length=200)
+    kind: Literal["serve"]
+    model: str = Field(description="a serving preset (advisor estimate --kind serve --help lists them)")
+    precision: Literal["bf16", "fp16", "fp8", "fp4", "int8", "int4"] = "bf16"
+    traffic: Traffic
+    slo: Slo = Slo()
+    months: float | None = Field(default=None, gt=0, le=240, description="months of serving [the horizon]")
+    off_peak_training_hours: float = Field(default=0, ge=0, le=24, description="hours a day (low traffic) in which "
+                                           "training jobs may use this job's owned GPUs [0: never]")
+
+    @property
+    def repeat(self) -> int:
+        return 1
+
+
+def _job_kind(value: Any) -> str:
+    kind = value.get("kind") if isinstance(value, dict) else getattr(value, "kind", None)
+    return "serve" if kind == "serve" else "train"
+
+
+AnyJob = Annotated[Union[Annotated[Job, Tag("train")], Annotated[ServeJob, Tag("serve")]], Discriminator(_job_kind)]
