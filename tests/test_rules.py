@@ -216,6 +216,102 @@ def test_bad_rule_file_exits_2_on_the_cli(write, run):
     assert code == 2 and "ORG001" in err and "org.yaml" in err
 
 
+MISTAKES = """\
+lists:
+  big_gpus: h100-sxm
+rules:
+  - id: ORG001
+    name: no-amd
+    title: t
+    severity: forbidd
+    when: {field: gpu.vendor, matches: AMD}
+    message: m
+    why: w
+    source: {title: t, url: 'https://example.org'}
+  - id: ORG2
+    name: two
+    title: t
+    severity: warn
+    when: {field: gpu.vendor, equals: AMD}
+    message: m
+    why: w
+    source: {title: t, url: 'https://example.org'}
+  - id: ORG003
+    name: three
+    title: t
+    severity: forbid
+    when: {all: [{field: gpu.tdp_w, gte: 500}, {field: gpu.brnad, equals: geforce}]}
+    message: m
+    why: w
+    source: {title: t, url: 'https://example.org'}
+  - id: ORG004
+    name: four
+    title: t
+    severity: forbid
+    when: {field: gpu.tdp_w, gte: 500}
+    mesage: m
+    why: w
+    source: {title: t, url: 'https://example.org'}
+  - id: ORG005
+    name: five
+    title: t
+    severity: forbid
+    when: {any: [{field: gpu.tdp_w, lt: .nan}]}
+    message: m
+    why: w
+    source: {title: t}
+"""
+# (InputError.field, words the message holds), one per mistake above, in file order
+FOUND = [
+    ("ORG001.severity", ["rule ORG001", "`severity`", "'forbidd'"]),
+    ("ORG001.when", ["rule ORG001", "`when`", "unknown operator 'matches'"]),
+    ("ORG2.id", ["rule ORG2", "2 to 5 capital letters and 3 digits"]),
+    ("ORG003.when", ["rule ORG003", "unknown field 'gpu.brnad'", "did you mean gpu.brand"]),
+    ("ORG004.mesage", ["rule ORG004", "unknown field (did you mean message?)"]),
+    ("ORG005.when.any[0]", ["rule ORG005", "`when.any[0]`", "lt: a finite number, got nan"]),
+    ("ORG005.source", ["rule ORG005", "`source`", "a source is a URL"]),
+    ("lists.big_gpus", ["field `lists.big_gpus`", "must be a list"]),
+]
+
+
+def test_every_mistake_in_a_rules_file_is_reported_at_once(write, run):
+    """Eight independent mistakes in five rules and the lists come back in one run: exit 2,
+    one line each, no traceback -- through the library and through `rules validate` and `--rules`."""
+    path = write(MISTAKES, "org.yaml")
+    with pytest.raises(InputError) as info:
+        load_rules([path])
+    found = sorted(info.value.errors, key=lambda e: [f for f, _ in FOUND].index(e.field))
+    assert [e.field for e in found] == [f for f, _ in FOUND]
+    for error, (_, words) in zip(found, FOUND):
+        assert str(error).startswith(f"{path}: ")
+        for word in words:
+            assert word in str(error), (word, str(error))
+    for args in (("rules", "validate", path), ("rules", "list", "--rules", path)):
+        code, out, err = run(*args)
+        assert code == 2 and out == "" and "Traceback" not in err
+        lines = err.strip().splitlines()
+        assert len(lines) == len(FOUND), err
+        assert all(str(path) in line for line in lines)
+
+
+def test_a_rule_mistake_does_not_hide_a_duplicate_id_or_a_missing_list(write):
+    """Checks across rules still run when one rule is wrong: the duplicate and the missing list are
+    reported with it."""
+    rule = ("  - id: {id}\n    name: r\n    title: t\n    severity: {severity}\n    when: {when}\n"
+            "    message: m\n    why: w\n    source: {{title: t, url: 'https://example.org'}}\n")
+    text = "rules:\n" + "".join(rule.format(id=i, severity=s, when=w) for i, s, w in (
+        ("ORG001", "forbid", "{field: gpu.id, in: {list: nowhere}}"),
+        ("LIC001", "forbid", "{field: gpu.tdp_w, gte: 500}"),
+        ("ORG003", "sometimes", "{field: gpu.tdp_w, gte: 500}")))
+    with pytest.raises(InputError) as info:
+        load_rules([write(text, "org.yaml")])
+    messages = [str(e) for e in info.value.errors]
+    assert len(messages) == 3, messages
+    assert any("rule ORG003" in m and "'sometimes'" in m for m in messages)
+    assert any("rule LIC001 is already defined" in m for m in messages)
+    assert any("refers to list 'nowhere'" in m for m in messages)
+
+
 def test_organisation_rule_file_adds_a_rule(write, catalog):
     path = write("rules:\n  - id: ORG001\n    name: no-hopper\n    title: No Hopper parts\n    severity: forbid\n"
                  "    when: {field: gpu.id, in: [h100-sxm]}\n    message: '{gpu.name} is not on our approved list'\n"

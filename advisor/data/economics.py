@@ -7,7 +7,9 @@ from __future__ import annotations
 import re
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import Field, field_validator, model_validator
+
+from advisor.inputs.strict import Strict
 
 _DATE = re.compile(r"^\d{4}(-\d{2}(-\d{2})?)?$")
 
@@ -20,11 +22,7 @@ UNIT_RANGES = {
 }
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
-
-
-class EconFigure(_Strict):
+class EconFigure(Strict):
     """One sourced figure: `value` (null = unknown, with a note), optional `low`/`high` band."""
 
     value: float | None
@@ -66,14 +64,14 @@ class EconFigure(_Strict):
         return self
 
 
-class ResidualPoint(_Strict):
+class ResidualPoint(Strict):
     years: float = Field(ge=0, le=30)
     fraction: float | None = Field(ge=0, le=1.5)
     low: float | None = Field(default=None, ge=0, le=1.5)
     high: float | None = Field(default=None, ge=0, le=1.5)
 
 
-class ResidualCurve(_Strict):
+class ResidualCurve(Strict):
     """Fraction of the new price a GPU of this generation fetches used after `years`."""
 
     gpus: list[str] = Field(min_length=1)
@@ -91,7 +89,7 @@ class ResidualCurve(_Strict):
         return self
 
 
-class UsefulLifePoint(_Strict):
+class UsefulLifePoint(Strict):
     company: str
     years: float = Field(gt=0, le=30)
     as_of: str
@@ -100,7 +98,7 @@ class UsefulLifePoint(_Strict):
     note: str | None = None
 
 
-class LiquidOnly(_Strict):
+class LiquidOnly(Strict):
     system: str
     kw_per_rack: float | None = Field(gt=0, le=1_000)
     gpus: list[str] = []
@@ -109,7 +107,7 @@ class LiquidOnly(_Strict):
     note: str | None = None
 
 
-class SpotInterruption(_Strict):
+class SpotInterruption(Strict):
     instance: str
     gpu: str
     rate_low: float = Field(ge=0, le=1)
@@ -121,7 +119,7 @@ class SpotInterruption(_Strict):
     note: str | None = None
 
 
-class Economics(_Strict):
+class Economics(Strict):
     residual_value: dict[str, ResidualCurve]
     useful_life_years: EconFigure
     useful_life_filings: list[UsefulLifePoint]

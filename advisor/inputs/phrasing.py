@@ -125,12 +125,14 @@ def as_written(data: dict[str, Any]) -> Callable[[Loc], Loc]:
     return mapped
 
 
-def distinct_errors(errors: Sequence[ErrorDetails]) -> list[ErrorDetails]:
+def distinct_errors(errors: Sequence[ErrorDetails], clean: Callable[[Sequence[int | str]], Loc] = clean_loc,
+                    ) -> list[ErrorDetails]:
     """One error per location, in file order; a union branch's type error (`model` is neither text
-    nor a mapping) gives way to the other branch's errors deeper inside the same value."""
+    nor a mapping) gives way to the other branch's errors deeper inside the same value. `clean`
+    drops the union tags from a location (the workload's by default)."""
     groups: dict[Loc, list[ErrorDetails]] = {}
     for err in errors:
-        groups.setdefault(clean_loc(err["loc"]), []).append(err)
+        groups.setdefault(clean(err["loc"]), []).append(err)
 
     typos = {loc for loc, errs in groups.items() if any(e["type"] == "extra_forbidden" for e in errs)}
     out: list[ErrorDetails] = []
@@ -142,5 +144,5 @@ def distinct_errors(errors: Sequence[ErrorDetails]) -> list[ErrorDetails]:
                 t[:-1] == loc[:-1] and difflib.get_close_matches(str(t[-1]).lower(), [str(loc[-1])], n=1, cutoff=0.6)
                 for t in typos):
             continue
-        out.append(first_error(errs, clean_loc))
+        out.append(first_error(errs, clean))
     return sorted(out, key=lambda e: e["type"] != "extra_forbidden")

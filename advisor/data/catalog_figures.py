@@ -1,0 +1,93 @@
+"""The catalog's smallest pieces: a figure with where it came from (`_Sourced`: a known value cites
+a source, an unknown one is null with a note), dates written YYYY[-MM[-DD]] and their ages, bounds."""
+from __future__ import annotations
+
+import datetime as dt
+import re
+from typing import Literal
+
+from pydantic import Field, field_validator, model_validator
+
+from advisor.inputs.strict import Strict
+
+PRECISIONS = ("bf16", "fp16", "fp8")
+MAX_FIGURE = 1e9   # no sourced figure (GB, GB/s, TFLOPs, W, mm², TPP) comes near this
+MAX_USD = 1e8      # per GPU, or per GPU-hour
+_DATE = re.compile(r"^\d{4}(-\d{2}(-\d{2})?)?$")
+
+
+def parse_as_of(text: str | None) -> dt.date | None:
+    """'2023-08' -> 2023-08-01; '2024' -> 2024-01-01; None stays None."""
+    if text is None:
+        return None
+    parts = [int(p) for p in text.split("-")] + [1, 1]
+    return dt.date(parts[0], parts[1], parts[2])
+
+
+STALE_MONTHS = 18   # a price older than this, against the as-of date, is flagged
+
+
+def age_months(as_of: str | None, today: dt.date) -> int | None:
+    """Whole calendar months from a YYYY[-MM[-DD]] date to `today` (None when undated)."""
+    day = parse_as_of(as_of)
+    if day is None:
+        return None
+    return (today.year - day.year) * 12 + today.month - day.month
+
+
+def check_date(value: str | None) -> str | None:
+    if value is not None and not _DATE.match(value):
+        raise ValueError(f"a date is written YYYY, YYYY-MM or YYYY-MM-DD, got {value!r}")
+    if value is not None:
+        parse_as_of(value)  # raises on month 13 and the like
+    return value
+
+
+class _Sourced(Strict):
+    """A value with where it came from. A known value cites at least one source; `value: null`
+    needs a note saying why it is unknown (and may cite where it was looked for)."""
+
+    source: list[str] = []
+    note: str | None = None
+
+    @model_validator(mode="after")
+    def _sourced(self) -> _Sourced:
+        value = getattr(self, "value", None)   # each subclass declares `value` with its own type
+        if value is None and not self.note:
+            raise ValueError("value is null, so a note must say why it is unknown")
+        if value is not None and not self.source:
+            raise ValueError("a known value must cite at least one source id")
+        return self
+
+
+class Figure(_Sourced):
+    """One number with where it came from."""
+
+    value: float | None = Field(ge=0, le=MAX_FIGURE)
+
+
+class FlagFigure(_Sourced):
+    value: bool | None
+
+
+class CoolingFigure(_Sourced):
+    """How the card is cooled, as its datasheet says: passive (a heat sink that needs a server's
+    airflow), active (its own fans) or liquid (needs a facility with liquid cooling)."""
+
+    value: Literal["passive", "active", "liquid"] | None
+
+
+class DateFigure(_Sourced):
+    value: str | None
+
+    _v = field_validator("value")(check_date)
+
+
+def positive_figure(fig: Figure) -> Figure:
+    if fig.value is not None and fig.value <= 0:
+        raise ValueError(f"must be positive, got {fig.value:g}")
+    return fig
+
+
+CONFIDENCE = ("high", "medium", "low")
+Confidence = Literal["high", "medium", "low"]

@@ -1,0 +1,234 @@
+"""Loading the catalog: the shipped catalog/*.yaml files (compiled once, data/compiled.py), a user's
+override merged over them (`--catalog FILE`: mappings merge key by key, lists replace), and the
+checks across entries: every `source` id resolves, servers name real GPUs, estimator parameters
+have the kinds the estimator declares, figures lie in physical ranges (bounds.py)."""
+from __future__ import annotations
+
+import copy
+import hashlib
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from advisor.data.bounds import check_catalog, check_sizes
+from advisor.data.catalog_parts import (
+    GPU,
+    Assumption,
+    Catalog,
+    ModelPreset,
+    Server,
+    Source,
+)
+from advisor.data.economics import Economics
+from advisor.data.resources import data_dir
+from advisor.errors import InputError, describe, first_error, show, suggest
+from advisor.inputs.loader import load_yaml_file
+
+_FILES = ("gpus.yaml", "servers.yaml", "models.yaml", "sources.yaml", "assumptions.yaml", "estimator.yaml",
+          "economics.yaml")
+_LISTS = ("gpus", "servers")                    # lists of entries, each with an `id`
+_MAPPINGS = ("models", "sources", "assumptions", "estimator")   # mappings of id to entry
+
+
+Raw = dict[str, Any]   # the merged documents, before validation
+
+
+def _builtin_raw() -> Raw:
+    folder = data_dir("catalog")
+    raw: Raw = {key: {} for key in _LISTS + _MAPPINGS}
+    for name in _FILES:
+        doc = load_yaml_file(folder / name, "catalog file", shipped=True) or {}
+        if name == "economics.yaml":
+            raw["economics"] = doc.get("economics") if isinstance(doc, dict) else doc
+            continue
+        _merge_document(raw, doc, str(folder / name), builtin=True)
+    return raw
+
+
+def _builtin() -> tuple[Raw, Catalog]:
+    """(the merged raw documents, the validated catalog) of the shipped files, compiled once
+    (data/compiled.py); the raw form is what a --catalog override merges over."""
+    from advisor.data.compiled import compiled
+
+    def build() -> tuple[Raw, Catalog]:
+        raw = _builtin_raw()
+        return raw, _validate(copy.deepcopy(raw), "built-in catalog")
+
+    folder = data_dir("catalog")
+    return compiled("catalog", [folder / name for name in _FILES], build)
+
+
+def _merge_document(raw: Raw, doc: Any, name: str, builtin: bool = False) -> None:
+    """Merge one catalog document (built-in file or user override) into `raw`."""
+    if not isinstance(doc, dict):
+        raise InputError(f"{name}: a catalog file is a mapping with keys gpus, servers, models, sources, "
+                         "assumptions", file=name)
+    if name.endswith("sources.yaml") and builtin:
+        doc = {"sources": doc}
+    allowed = {"schema_version", *_LISTS, *_MAPPINGS}
+    for key in doc:
+        if key not in allowed:
+            raise InputError(f"{name}: unknown top-level key {key!r}{suggest(str(key), allowed)}; "
+                             f"allowed: {', '.join(sorted(allowed))}", file=name, field=str(key))
+    if not builtin:
+        from advisor.data.market import normalize_override
+
+        doc = normalize_override(doc, name)
+    for key in _LISTS:
+        section = doc.get(key) or []
+        if not isinstance(section, list):
+            raise InputError(f"{name}: `{key}` must be a list of entries, each with an `id`", file=name, field=key)
+        for entry_index, entry in enumerate(section):
+            if not isinstance(entry, dict) or not isinstance(entry.get("id"), str):
+                raise InputError(f"{name}: {key}[{entry_index}] must be a mapping with an `id`", file=name,
+                                 field=f"{key}[{entry_index}]")
+            item_id = entry["id"]
+            if any(isinstance(e, dict) and e.get("id") == item_id for e in section[:entry_index]):
+                raise InputError(f"{name}: {key}[{entry_index}]: {item_id!r} is listed twice; merge the two entries",
+                                 file=name, field=f"{key}[{entry_index}]")
+            if item_id in raw[key] and not builtin:
+                from advisor.data.market import replace_price_records
+
+                raw[key][item_id] = replace_price_records(_deep_merge(raw[key][item_id], entry), entry)
+            else:
+                raw[key][item_id] = copy.deepcopy(entry)
+    for key in _MAPPINGS:
+        section = doc.get(key) or {}
+        if not isinstance(section, dict):
+            raise InputError(f"{name}: `{key}` must be a mapping of id to entry", file=name, field=key)
+        for item_id, entry in section.items():
+            if item_id in raw[key] and isinstance(entry, dict) and not builtin:
+                raw[key][item_id] = _deep_merge(raw[key][item_id], entry)
+            else:
+                raw[key][item_id] = copy.deepcopy(entry)
+
+
+def _deep_merge(base: Any, over: Any) -> Any:
+    """Mappings merge key by key; anything else (numbers, lists) replaces."""
+    if isinstance(base, dict) and isinstance(over, dict):
+        out = dict(base)
+        for k, v in over.items():
+            out[k] = _deep_merge(base[k], v) if k in base else copy.deepcopy(v)
+        return out
+    return copy.deepcopy(over)
+
+
+def _loc(loc: tuple[int | str, ...]) -> str:
+    text = ""
+    for part in loc:
+        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
+    return text
+
+
+def _validate(raw: Raw, name: str) -> Catalog:
+    check_sizes(raw, name)
+    sections: dict[str, dict[str, Any]] = {}
+    for key, model, label in (("gpus", GPU, "GPU"), ("servers", Server, "server"), ("models", ModelPreset, None),
+                              ("sources", Source, None), ("assumptions", Assumption, None)):
+        sections[key] = {}
+        for item_id, entry in sorted(raw[key].items()):
+            try:
+                sections[key][item_id] = model.model_validate(entry)
+            except ValidationError as exc:
+                err = first_error(exc.errors())
+                where = _loc(err["loc"])
+                raise InputError(f"{name}: {label or key + ' entry'} {item_id!r}, field {where or '(entry)'}: "
+                                 f"{describe(err)}", file=name, field=f"{key}[{item_id}].{where}") from None
+    gpus = sections["gpus"]
+    for sid, server in sections["servers"].items():
+        for i, gid in enumerate(server.compatible_gpus or []):
+            where = f"servers[{sid}].compatible_gpus[{i}]"
+            if gid not in gpus:
+                raise InputError(f"{name}: server {sid!r}, field compatible_gpus[{i}]: unknown GPU id {gid!r}"
+                                 f"{suggest(gid, gpus)}", file=name, field=where)
+            if gpus[gid].form_factor != server.gpu_form_factor:
+                raise InputError(f"{name}: server {sid!r}, field compatible_gpus[{i}]: {gid} is a "
+                                 f"{gpus[gid].form_factor} part, but the server takes {server.gpu_form_factor} GPUs",
+                                 file=name, field=where)
+    for key in ("gpus", "servers", "models", "assumptions"):
+        for item_id, entry in sorted(raw[key].items()):
+            for path, sid in _source_ids(entry, f"{key}[{item_id}]"):
+                if sid not in sections["sources"]:
+                    raise InputError(f"{name}: {path} cites source {sid!r}, which is not in the sources table"
+                                     f"{suggest(str(sid), sections['sources'])}", file=name, field=path)
+    from advisor.data.market import check_price_sources
+
+    check_price_sources(sections, name)
+    economics = None
+    if raw.get("economics") is not None:
+        try:
+            economics = Economics.model_validate(raw["economics"])
+        except ValidationError as exc:
+            err = first_error(exc.errors())
+            where = _loc(err["loc"])
+            raise InputError(f"{name}: economics, field {where or '(entry)'}: {describe(err)}", file=name,
+                             field=f"economics.{where}") from None
+        for path, sid in _source_ids(raw["economics"], "economics"):
+            if sid not in sections["sources"]:
+                raise InputError(f"{name}: {path} cites source {sid!r}, which is not in the sources table"
+                                 f"{suggest(str(sid), sections['sources'])}", file=name, field=path)
+    _check_estimator(raw["estimator"], name)
+    check_catalog(sections, name)
+    digest = hashlib.sha256(json.dumps(raw, sort_keys=True, default=str).encode()).hexdigest()[:16]
+    return Catalog(digest=digest, estimator=raw["estimator"], economics=economics, gpus=sections["gpus"],
+                   servers=sections["servers"], models=sections["models"], sources=sections["sources"],
+                   assumptions=sections["assumptions"])
+
+
+def _check_estimator(values: dict[str, Any], name: str) -> None:
+    """The estimator's parameters have the kinds estimate.Params declares: whole numbers above zero,
+    lists of [number, number] pairs, and otherwise finite numbers at or above zero or (nested)
+    mappings of them."""
+    import dataclasses
+    import math
+
+    from advisor.data.estimator import Params
+
+    def number(x: Any) -> bool:
+        return not isinstance(x, bool) and isinstance(x, (int, float)) and math.isfinite(x) and 0 <= x <= 1e18
+
+    def tree(x: Any) -> bool:  # a number, or a mapping (per GPU family, id or precision) of such trees
+        return number(x) or (isinstance(x, dict) and bool(x) and all(map(tree, x.values())))
+
+    checks = {"int": ("a whole number above zero", lambda x: number(x) and isinstance(x, int) and x >= 1),
+              "list": ("a list of [number, number] pairs",
+                       lambda x: isinstance(x, list) and all(isinstance(p, list) and len(p) == 2
+                                                             and all(map(number, p)) for p in x))}
+    numbers = ("a finite number at or above zero, or a mapping of names to such numbers", tree)
+    kinds = {f.name: str(f.type) for f in dataclasses.fields(Params)}
+    for key, value in values.items():
+        if key not in kinds:
+            raise InputError(f"{name}: `estimator.{key}` is not a parameter of the estimator{suggest(key, kinds)}; "
+                             f"parameters: {', '.join(kinds)}", file=name, field=f"estimator.{key}")
+        what, ok = checks.get(kinds[key], numbers)
+        if not ok(value):
+            raise InputError(f"{name}: `estimator.{key}` must be {what} (given {show(value)})",
+                             file=name, field=f"estimator.{key}")
+
+
+def _source_ids(node: Any, path: str) -> Iterator[tuple[str, Any]]:
+    """Yield (path, source id) for every `source:` list inside an entry."""
+    if isinstance(node, dict):
+        for k, v in node.items():
+            if k == "source":
+                for sid in v if isinstance(v, list) else [v]:
+                    yield f"{path}.source", sid
+            else:
+                yield from _source_ids(v, f"{path}.{k}")
+    elif isinstance(node, list):
+        for i, v in enumerate(node):
+            yield from _source_ids(v, f"{path}[{i}]")
+
+
+def load_catalog(override: str | Path | None = None) -> Catalog:
+    """The built-in catalog, with `override` (a user's YAML file) merged over it."""
+    raw, builtin = _builtin()
+    if override is None:
+        return builtin
+    doc = load_yaml_file(override, "catalog file")
+    name = str(override)
+    _merge_document(raw, doc or {}, name)
+    return _validate(raw, name)

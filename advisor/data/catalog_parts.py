@@ -1,0 +1,245 @@
+"""The catalog's entries and the catalog itself: GPUs (with their interconnect and prices), servers
+that hold them, model presets, sources, operating assumptions; and the queries plans make of it
+(`Catalog.gpu`, `servers_for`, `source_refs`, `at`)."""
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Iterable
+from typing import Any, Literal
+
+from pydantic import Field, field_validator, model_validator
+
+from advisor.data.catalog_figures import (
+    CoolingFigure,
+    DateFigure,
+    Figure,
+    FlagFigure,
+    check_date,
+    positive_figure,
+)
+from advisor.data.catalog_prices import EndOfLife, Prices, Purchase, RentalOffer
+from advisor.data.economics import Economics
+from advisor.errors import InputError, suggest
+from advisor.inputs.strict import Strict
+
+
+class Interconnect(Strict):
+    link: Literal["nvlink", "infinity_fabric", "roce", "ici", "none"]
+    link_gbps: Figure
+    link_domain: Figure
+    p2p: FlagFigure
+    pcie_gen: int | None = None
+    pcie_gbps: Figure
+
+    @field_validator("link_gbps", "pcie_gbps")
+    @classmethod
+    def _positive(cls, fig: Figure) -> Figure:
+        return positive_figure(fig)
+
+    @field_validator("link_domain")
+    @classmethod
+    def _at_least_one(cls, fig: Figure) -> Figure:
+        if fig.value is not None and fig.value < 1:
+            raise ValueError(f"must be at least 1, got {fig.value:g}")
+        return fig
+
+
+class GPU(Strict):
+    """One accelerator as the estimate, the rules and the optimizer see it."""
+
+    id: str = Field(pattern=r"^[a-z0-9]+(-[a-z0-9.]+)*$")
+    name: str
+    vendor: str
+    architecture: str | None = None
+    product_class: Literal["consumer", "workstation", "datacenter", "cloud_only"]
+    brand: str | None = None
+    form_factor: Literal["pcie", "sxm", "oam", "cloud"]
+    launch: DateFigure
+    memory_gb: Figure
+    memory_bandwidth_gbps: Figure
+    tensor_tflops: dict[str, Figure]
+    fp32_tflops: Figure
+    interconnect: Interconnect
+    tdp_w: Figure
+    die_area_mm2: Figure
+    tpp: Figure
+    performance_density: Figure
+    prices: Prices
+    end_of_life: EndOfLife | None = None
+    cooling: CoolingFigure | None = None
+    note: str | None = None
+
+    @field_validator("memory_gb", "memory_bandwidth_gbps", "fp32_tflops", "tdp_w", "die_area_mm2", "tpp",
+                     "performance_density")
+    @classmethod
+    def _positive(cls, fig: Figure) -> Figure:
+        return positive_figure(fig)
+
+    @field_validator("tensor_tflops")
+    @classmethod
+    def _positive_rates(cls, rates: dict[str, Figure]) -> dict[str, Figure]:
+        for key, fig in rates.items():
+            if fig.value is not None and fig.value <= 0:
+                raise ValueError(f"{key} must be positive, got {fig.value:g}")
+        return rates
+
+    def dense_tflops(self, precision: str) -> float | None:
+        """Dense tensor rate a training job gets at `precision` (FP32 accumulate), or None."""
+        fig = self.tensor_tflops.get(precision)
+        return fig.value if fig else None
+
+    @property
+    def purchase_usd(self) -> float | None:
+        p = self.prices.purchase
+        return p.usd if p else None
+
+    @property
+    def rental(self) -> RentalOffer | None:
+        """The cheapest dated on-demand offer (interruptible bids, marketplace medians and undated
+        listings are not plans)."""
+        offers = [o for o in self.prices.rent if o.pricing == "on_demand" and o.as_of is not None]
+        return min(offers, key=lambda o: (o.usd_per_gpu_hour, o.provider)) if offers else None
+
+    def rentals(self, pricing: str) -> list[RentalOffer]:
+        """Dated offers of one kind (on_demand, reserved_1y, reserved_3y, spot, capacity_block, ...),
+        cheapest first: what the economics layer prices rental kinds with."""
+        offers = [o for o in self.prices.rent if o.pricing == pricing and o.as_of is not None]
+        return sorted(offers, key=lambda o: (o.usd_per_gpu_hour, o.provider))
+
+    @property
+    def availability(self) -> str:
+        """'buy and rent', 'buy only', 'rent only' or 'neither', from the prices the catalog holds."""
+        buy, rent = self.purchase_usd is not None, self.rental is not None
+        return {(True, True): "buy and rent", (True, False): "buy only",
+                (False, True): "rent only", (False, False): "neither"}[(buy, rent)]
+
+
+class ModelPreset(Strict):
+    params: int = Field(gt=0)
+    layers: int = Field(gt=0)
+    hidden: int = Field(gt=0)
+    heads: int = Field(gt=0)
+    kv_heads: int | None = None
+    ffn: int | None = None
+    vocab: int = Field(gt=0)
+    seq_len: int = Field(gt=0)
+    tied_embeddings: bool = False
+    source: list[str] = Field(min_length=1)
+
+
+SOURCE_KINDS = ("primary", "secondary", "tertiary", "derived", "assumption")
+
+
+class Source(Strict):
+    """Where figures were read. `kind` grades it (catalog/README.md, "Sources"): primary = vendor
+    document, price catalog, filing, official statistics; secondary = trade press, analyst data;
+    tertiary = aggregator, forum, a page that merely mentions the figure; derived / assumption for
+    our own arithmetic and assumptions. `form` keeps the finer description (vendor_copy, ...)."""
+
+    url: str
+    title: str | None = None
+    kind: Literal["primary", "secondary", "tertiary", "derived", "assumption"]
+    form: str | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _legacy_kind(cls, data: Any) -> Any:
+        from advisor.data.market import LEGACY_KINDS
+
+        if isinstance(data, dict) and data.get("kind") in LEGACY_KINDS:
+            data = {**data, "kind": LEGACY_KINDS[data["kind"]], "form": data.get("form") or data["kind"]}
+        return data
+
+
+class Assumption(Figure):
+    """An operating assumption (electricity price, PUE, hosting rate) a workload may override."""
+
+    as_of: str | None = None
+    unit: str
+
+    _v = field_validator("as_of")(check_date)
+
+
+class Server(Strict):
+    """What surrounds purchased GPUs: a workstation, a PCIe server, an HGX (SXM) or OAM platform.
+
+    `purchase` is the price WITHOUT GPUs (the GPUs are priced in gpus.yaml); a GPU is bought as a
+    usable unit only together with a server that takes it (`Catalog.servers_for`). `gpu_slots` is
+    how many GPUs one server holds; `compatible_gpus` lists the GPU ids it takes (null: any GPU of
+    `gpu_form_factor`). `power_overhead_w` is the non-GPU draw of one server at full load;
+    `network_usd_per_server` and `network_gbps_per_server` (GB/s, total bidirectional, like every
+    bandwidth in the catalog) are the scale-out network each server needs when a job spans servers.
+    """
+
+    id: str = Field(pattern=r"^[a-z0-9]+(-[a-z0-9.]+)*$")
+    name: str
+    kind: Literal["workstation", "pcie-server", "hgx", "oam-platform"]
+    gpu_form_factor: Literal["pcie", "sxm", "oam"]
+    gpu_slots: int = Field(gt=0)
+    compatible_gpus: list[str] | None = None
+    contexts: list[Literal["office", "datacenter"]] = Field(min_length=1)
+    purchase: Purchase
+    other_purchases: list[Purchase] = []
+    power_overhead_w: Figure
+    network_usd_per_server: Figure
+    network_gbps_per_server: Figure
+    note: str | None = None
+
+    @field_validator("power_overhead_w", "network_usd_per_server", "network_gbps_per_server")
+    @classmethod
+    def _not_negative(cls, fig: Figure) -> Figure:
+        if fig.value is not None and fig.value < 0:
+            raise ValueError(f"must not be negative, got {fig.value:g}")
+        return fig
+
+    def takes(self, gpu: GPU) -> bool:
+        """Whether this server holds `gpu` (form factor, and the compatibility list when given)."""
+        if gpu.form_factor != self.gpu_form_factor:
+            return False
+        return self.compatible_gpus is None or gpu.id in self.compatible_gpus
+
+
+class Catalog(Strict):
+    gpus: dict[str, GPU]
+    servers: dict[str, Server] = {}
+    models: dict[str, ModelPreset]
+    sources: dict[str, Source]
+    assumptions: dict[str, Assumption]
+    estimator: dict[str, Any]
+    digest: str
+    economics: Economics | None = None
+    as_of: dt.date | None = None                 # set by at(): the day prices were cut off
+    ignored_after_as_of: list[dict[str, Any]] = []         # what at() dropped: [{entry, field, as_of, message}]
+
+    def at(self, day: dt.date | None) -> Catalog:
+        """The catalog as it stood on `day`: prices and parts dated later are dropped (a price falls
+        back to the newest earlier record), and `ignored_after_as_of` says which."""
+        from advisor.data.market import catalog_at
+
+        return self if day is None or day == self.as_of else catalog_at(self, day)
+
+    def gpu(self, gpu_id: str) -> GPU:
+        try:
+            return self.gpus[gpu_id]
+        except KeyError:
+            raise InputError(f"unknown GPU id {gpu_id!r}{suggest(gpu_id, self.gpus)}; "
+                             f"known ids: {', '.join(sorted(self.gpus))}", field="gpu") from None
+
+    def assumption(self, key: str) -> Assumption:
+        return self.assumptions[key]
+
+    def servers_for(self, gpu_id: str, context: str) -> list[Server]:
+        """Servers that take GPU `gpu_id` and may stand in `context` (office | datacenter), by id.
+        Empty for a GPU no catalog server takes: it cannot be bought as a usable unit."""
+        gpu = self.gpu(gpu_id)
+        return [self.servers[sid] for sid in sorted(self.servers)
+                if context in self.servers[sid].contexts and self.servers[sid].takes(gpu)]
+
+    def source_refs(self, ids: Iterable[str]) -> list[dict[str, str | None]]:
+        """[{id, url, title}] for the given source ids, sorted, unknown ids skipped."""
+        out = []
+        for sid in sorted(set(ids)):
+            src = self.sources.get(sid)
+            if src is not None:
+                out.append({"id": sid, "url": src.url, "title": src.title})
+        return out
