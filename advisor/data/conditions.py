@@ -154,7 +154,7 @@ Condition = Annotated[Union[Annotated[AllOf, Tag("all-of")], Annotated[AnyOf, Ta
                                                          "{field: gpu.vendor, equals: AMD}, {all: [...]} or {any: [...]}")]
 AllOf.model_rebuild()
 AnyOf.model_rebuild()
-AnyCondition = Union[AllOf, AnyOf, Comparison]
+AnyCondition = AllOf | AnyOf | Comparison
 
 
 # ------------------------------------------------------------------------------ reading a condition
