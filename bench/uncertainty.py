@@ -238,7 +238,8 @@ def main(argv=None) -> int:
                         "a lower grade is never narrower than a higher one; a price without a grade is read as low"],
             "rule": "a record with its own usd_range uses it as P10-P90 (a side where the point sits at the band's "
                     "end takes half the grade's width); others take the grade's width centred on the point. "
-                    "Rental rates use the grade of the offer; server prices are not varied",
+                    "Rental rates (every rental kind) use the grade of the GPU's cheapest on-demand offer; server "
+                    "prices are not varied",
             "by_confidence": price_spreads(catalog),
         },
     }
