@@ -300,11 +300,13 @@ def timing(repeats: int = 3) -> str:
             t = time.perf_counter()
             p = plan(wl, as_of=dt.date(2026, 12, 1))
             total = time.perf_counter() - t
+            assert p.problem is not None, f"{name} did not plan"
             t = time.perf_counter()
             sol = solve(p.problem)
             best["solve"] = min(best["solve"], time.perf_counter() - t)
             t = time.perf_counter()
             r = robustness(p.problem, sol)
+            assert r is not None
             rob = time.perf_counter() - t
             best["robust"] = min(best["robust"], rob)
             best["plan"] = min(best["plan"], total - rob)

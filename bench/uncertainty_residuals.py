@@ -41,7 +41,7 @@ def strict_residuals(rows, catalog, p, progress: bool = True) -> list[dict]:
     rows = [r for r in rows if r["basis"] in PREDICTED]
     fitted = sorted({r["group"] for r in rows if r["fit"] == "yes"})
     sources = sorted({r["group"] for r in rows})
-    fits = {frozenset(): p}
+    fits: dict[frozenset, object] = {frozenset(): p}
     for g in fitted:
         fits[frozenset([g])] = _fit_without(rows, catalog, p, frozenset([g]))
     pairs = list(combinations(fitted, 2))
