@@ -96,5 +96,5 @@ def basis() -> dict:
     speed = doc["speed"]
     return {"source": "catalog/uncertainty.yaml", "generated_by": doc.get("generated_by"),
             "speed": speed["source"], "speed_rows": speed["rows"],
-            "speed_coverage_p10_p90": speed["coverage_p10_p90"]["nested_leave_one_source_out"],
+            "speed_coverage_p10_p90": speed["coverage_p10_p90"]["strict_leave_one_source_out"],
             "price": doc["price"]["source"]}

@@ -38,11 +38,13 @@ def assumption_row(plan: dict) -> dict | None:
     u = (plan.get("assumptions") or {}).get("uncertainty") or {}
     if not u.get("source"):
         return None
-    return {"text": f"Ranges (P10\u2013P90) come from {u['source']}: speed errors from the estimator's out-of-sample "
-                    f"error on {u['speed_rows']} published training runs by GPU generation and precision "
-                    f"(P10\u2013P90 covers {u['speed_coverage_p10_p90']} held-out runs), wider for generations with "
-                    "no measured run; price errors from the spread of the catalog's quote bands by each price's "
-                    "confidence. Draws are seeded, so the same input gives the same ranges.", "refs": []}
+    return {"text": f"Ranges (P10\u2013P90) come from {u['source']}: speed errors from the estimator's error on "
+                    f"{u['speed_rows']} published training runs, each predicted with its own source left out of the "
+                    "fit, by GPU generation and precision (rank quantiles, small groups shrunk towards all runs "
+                    f"pooled; with each source also left out of the derivation, P10\u2013P90 held "
+                    f"{u['speed_coverage_p10_p90']} of the runs), wider for generations with no measured run; price "
+                    "errors from the spread of the catalog's quote bands by each price's confidence. Draws are "
+                    "seeded, so the same input gives the same ranges.", "refs": []}
 
 
 def ranges_chart(plan: dict, problem, points: list[dict] | None) -> dict | None:

@@ -1,0 +1,64 @@
+"""Out-of-sample speed residuals for bench/uncertainty.py, strictly nested (issue 16).
+
+Every row gets `outer`: log(measured / predicted) tokens/s with its own source left out of the
+estimator's fit (bench/accuracy.py cross_validate; never-fitted sources take the full fit). For the
+coverage check each source S also needs the residuals the distribution would have been built from
+had S never been published: `inner[S]` is the row's log-ratio when the fit leaves out both S and
+the row's own source T (one refit per pair {S, T}; a never-fitted T takes the fit without S). So
+a held-out source never touches the distribution it is scored against: not its rows, not its
+residuals, not the parameters the other residuals come from, not its MFU caps.
+"""
+from __future__ import annotations
+
+import math
+import sys
+from itertools import combinations
+
+import accuracy  # bench/accuracy.py
+
+PREDICTED = ("measured", "goodput", "derived")   # basis=excluded rows are not predicted
+
+
+def family(catalog, gpu_id: str) -> str:
+    """The GPU's generation as advisor/data/uncertainty.py names it (architecture's first word)."""
+    arch = catalog.gpus[gpu_id].architecture or ""
+    return arch.split()[0].lower() if arch else "unknown"
+
+
+def _fit_without(rows, catalog, p, drop: frozenset):
+    """The estimator refitted without the sources in `drop` (their MFU-cap rows dropped too)."""
+    q = accuracy.without_caps_of(p, {r["id"] for r in rows if r["group"] in drop})
+    return accuracy.fit([r for r in rows if r["fit"] == "yes" and r["group"] not in drop], catalog, q, starts=1)
+
+
+def _log_ratio(row, catalog, q) -> float:
+    pred = accuracy.predict(row, catalog, q)
+    return math.log(accuracy.measured(row) / pred) if pred and not math.isnan(pred) else float("nan")
+
+
+def strict_residuals(rows, catalog, p, progress: bool = True) -> list[dict]:
+    """[{id, group, family, precision, basis, outer, inner: {S: log-ratio}}] for predicted rows."""
+    rows = [r for r in rows if r["basis"] in PREDICTED]
+    fitted = sorted({r["group"] for r in rows if r["fit"] == "yes"})
+    sources = sorted({r["group"] for r in rows})
+    fits: dict[frozenset, object] = {frozenset(): p}
+    for g in fitted:
+        fits[frozenset([g])] = _fit_without(rows, catalog, p, frozenset([g]))
+    pairs = list(combinations(fitted, 2))
+    for i, (a, b) in enumerate(pairs):
+        if progress:
+            print(f"\rnested refits {i + 1}/{len(pairs)}", end="", file=sys.stderr, flush=True)
+        fits[frozenset([a, b])] = _fit_without(rows, catalog, p, frozenset([a, b]))
+    if progress:
+        print(file=sys.stderr)
+
+    def params(drop: set):
+        return fits[frozenset(g for g in drop if g in fitted)]
+
+    out = []
+    for r in rows:
+        out.append({"id": r["id"], "group": r["group"], "family": family(catalog, r["gpu"]),
+                    "precision": r["precision"], "basis": r["basis"],
+                    "outer": _log_ratio(r, catalog, params({r["group"]})),
+                    "inner": {s: _log_ratio(r, catalog, params({s, r["group"]})) for s in sources if s != r["group"]}})
+    return [x for x in out if not math.isnan(x["outer"])]
