@@ -126,3 +126,39 @@ def test_deterministic():
     a = serve_estimate("deepseek-v3", "h200-sxm", 8, "fp8", 2000, 500, ttft_ms=3000, tpot_ms=80)
     b = serve_estimate("deepseek-v3", "h200-sxm", 8, "fp8", 2000, 500, ttft_ms=3000, tpot_ms=80)
     assert a == b
+
+
+def test_slot_wait_matches_the_halfin_whitt_formula_by_hand():
+    """100 sequences busy on average of 120 slots, each held 10 s: beta = 20 / sqrt(100) = 2,
+    P(wait) = 1 / (1 + beta Phi(beta) / phi(beta)), p99 wait = hold / (c - a) ln(P(wait) / 0.01)."""
+    import math
+
+    from advisor.perf.serve import slot_wait_quantile
+    phi = math.exp(-2.0) / math.sqrt(2 * math.pi)
+    big_phi = 0.5 * (1 + math.erf(2 / math.sqrt(2)))
+    p_wait = 1 / (1 + 2 * big_phi / phi)
+    assert p_wait == pytest.approx(0.0269, abs=5e-4)     # phi(2) = 0.0540, Phi(2) = 0.9772
+    assert slot_wait_quantile(100, 120, 10.0, 99) == pytest.approx(10.0 / 20 * math.log(p_wait / 0.01), rel=1e-9)
+    assert slot_wait_quantile(100, 120, 10.0, 90) == 0.0            # P(wait) 2.7% < 10%: the p90 does not wait
+    assert slot_wait_quantile(120, 120, 10.0, 99) == math.inf        # every slot busy: the queue grows without bound
+
+
+def test_a_ttft_limit_keeps_slots_free_that_offline_fills():
+    """Offline fills every sequence slot; with a TTFT limit Poisson bursts need spare slots, so the
+    mean concurrency stays below the cap and the rate below the offline peak."""
+    off = replica_rate("llama-3.1-8b", H100, 1, "fp8", 1000, 300, max_batch=64)
+    on = replica_rate("llama-3.1-8b", H100, 1, "fp8", 1000, 300, ttft_ms=2000, max_batch=64)
+    assert off.batch == 64 and on.batch < 64
+    assert on.requests_per_s < off.requests_per_s
+
+
+def test_compute_runs_at_the_measured_matmul_fraction():
+    """The GEMM rate is the dense peak x the GPU's measured best-GEMM share (MAMF): a GPU that reaches
+    half its peak computes a prefill twice as long."""
+    half = dataclasses.replace(H100, matmul_fraction={"bf16": 0.4, "fp8": 0.35})
+    full = dataclasses.replace(H100, matmul_fraction={"bf16": 0.8, "fp8": 0.7})
+    p = load_params()
+    m = load_model("llama-3.1-8b")
+    slow = prefill(Setup(m, half, "fp8", 1, 1, "tensorrt-llm", p), 2000)["compute_s"]
+    fast = prefill(Setup(m, full, "fp8", 1, 1, "tensorrt-llm", p), 2000)["compute_s"]
+    assert slow == pytest.approx(2 * fast, rel=1e-12)

@@ -3,6 +3,8 @@ a mix of GPU types beats the best single type where the example says so, the GeF
 `advisor estimate --kind serve`."""
 from __future__ import annotations
 
+import math
+
 import pytest
 from conftest import AS_OF, EXAMPLES
 
@@ -135,3 +137,33 @@ def test_estimate_serve_custom_shape_and_preset_list(run, run_json):
     code, _, err = run("estimate", "--kind", "serve", "--params", "8B", "--gpu", "l40s", "--input-len", "5",
                        "--output-len", "5")
     assert code == 2 and "--layers" in err
+
+
+def test_serving_rent_enters_the_objective_in_present_value_by_hand(run_json, write, catalog):
+    """A serving-only job renting for 36 months: the plan's present value is the monthly rent paid
+    evenly over the months, discounted at finance.discount_rate (hand-worked here, closed form and a
+    month-by-month sum), while cost_breakdown keeps the undiscounted rent."""
+    months, rate = 36, 0.10
+    text = f"""
+deployment: {{context: cloud, horizon_months: {months}}}
+finance: {{discount_rate: {rate}}}
+gpus: {{allow: [h100-sxm]}}
+jobs:
+  - {{name: bot, kind: serve, model: llama-3.1-8b, precision: fp8, months: {months},
+     traffic: {{requests_per_s: 2, input_tokens: 500, output_tokens: 200}}}}
+"""
+    code, plan = run_json("plan", write(text), "--as-of", AS_OF)
+    assert code == 0
+    gpus = _gpus(plan)
+    assert gpus >= 1 and plan["purchase"] and all(p["ownership"] == "rent" for p in plan["purchase"])
+    monthly = gpus * 730 * catalog.gpus["h100-sxm"].rental.usd_per_gpu_hour     # 8,760 h / 12 a month
+    assert plan["cost_breakdown"]["rental_usd"] == pytest.approx(monthly * months, rel=1e-6)
+    # paid evenly: PV = 12 M (1 - (1 + r)^-Y) / ln(1 + r) over Y = 3 years
+    years = months / 12
+    closed = 12 * monthly * (1 - (1 + rate) ** -years) / math.log(1 + rate)
+    # the same, month by month, each month's rent counted at its middle
+    by_month = sum(monthly * (1 + rate) ** (-(m + 0.5) / 12) for m in range(months))
+    assert closed == pytest.approx(by_month, rel=1e-4)
+    assert plan["cost_breakdown_pv"]["rental_usd"] == pytest.approx(closed, rel=1e-6)
+    assert plan["present_value_usd"] == pytest.approx(closed, rel=1e-6)
+    assert plan["present_value_usd"] < 0.88 * monthly * months     # 3 years at 10% is worth ~13.9% less

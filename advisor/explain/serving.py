@@ -40,7 +40,9 @@ def _latency_at(problem: Problem, c, load: float) -> tuple[float, float]:
     r = c.result
     if load >= r.requests_per_s * 0.9999 or r.batch <= 0:
         return r.ttft_ms, r.tpot_ms
-    s = Setup(cls.model, hardware(problem.catalog.gpus[c.gpu]), cls.precision, c.tp, c.pp, r.engine, load_params())
+    params = load_params()
+    s = Setup(cls.model, hardware(problem.catalog.gpus[c.gpu]), cls.precision, c.tp, c.pp, r.engine, params)
+    slots = min(r.max_batch, params.batch_cap(r.engine)) if cls.ttft_ms is not None else None   # as replica_capacity
     lo, hi = 1e-6, r.batch
     for _ in range(40):
         mid = (lo + hi) / 2
@@ -48,7 +50,7 @@ def _latency_at(problem: Problem, c, load: float) -> tuple[float, float]:
             lo = mid
         else:
             hi = mid
-    pt = operating_point(s, cls.input_len, cls.output_len, hi, cls.percentile)
+    pt = operating_point(s, cls.input_len, cls.output_len, hi, cls.percentile, slots)
     return pt["ttft_s"] * 1e3, pt["tpot_s"] * 1e3
 
 

@@ -9,7 +9,8 @@ Operating point of one replica at mean concurrency B (sequences decoding at once
     c_pre   = stage prefill compute + communication           replica time one prompt displaces
     lambda  = B / (O D(B) + B c_pre)                          requests/s (Little's law with chunked prefill)
     TPOT_p  = D(B) + (B + z_p sqrt(B)) c_pre / O              prefills landing in a request's lifetime (Poisson)
-    TTFT_p  = D(B) + W_p + pp * prefill latency,   W_p from M/D/1 with service c_pre and load rho = lambda c_pre
+    TTFT_p  = D(B) + W_p + S_p + pp * prefill latency,   W_p from M/D/1 with service c_pre and load rho = lambda c_pre,
+              S_p the wait for a free sequence slot (M/M/c, c = the batch cap, each held O TPOT_mean)
 Every quantity rises with B and lambda rises with B, so the sustainable rate is the largest B whose
 latencies meet the SLO: higher rates never lower latency, tighter SLOs never raise the rate.
 """
@@ -42,6 +43,7 @@ class Hardware:
     pcie_gbps: float = 64.0               # GB/s both directions together
     p2p: bool = True
     vendor: str = ""
+    matmul_fraction: dict = field(default_factory=dict)  # precision -> measured best GEMM rate / dense peak (MAMF; absent: 1)
 
 
 @dataclass(frozen=True)
@@ -62,6 +64,7 @@ class ServeParams:
     default_engine: dict                  # which engine a vendor's GPU is assumed to run
     engine_compute_factor: dict = field(default_factory=dict)  # fitted: extra factor on compute only, by engine
     seq_overhead_us: float = 0.0          # fitted: host time per sequence per decode step (scheduling, sampling)
+    engine_seq_overhead_us: dict = field(default_factory=dict)  # fitted: the same for engines whose host loop differs
     notes: dict = field(default_factory=dict)
 
     def factor(self, engine: str) -> float:
@@ -70,6 +73,10 @@ class ServeParams:
     def compute_factor(self, engine: str) -> float:
         """Engine speed on the GEMMs: the common factor times a compute-only one (1.0 unless fitted)."""
         return self.factor(engine) * float(self.engine_compute_factor.get(engine, 1.0))
+
+    def seq_overhead(self, engine: str) -> float:
+        """Host microseconds per sequence per decode step: a Python scheduler (vLLM) pays more than a C++ one."""
+        return float(self.engine_seq_overhead_us.get(engine, self.seq_overhead_us))
 
     def batch_cap(self, engine: str) -> int:
         return int(self.max_batch.get(engine, self.max_batch.get("default", 2048)))
@@ -129,8 +136,10 @@ class Setup:
         return self.tp * self.pp
 
     def rate(self) -> float:
-        tf, _ = compute_tflops(self.hw, self.precision)
-        return (tf or 0.0) * 1e12 * self.params.compute_factor(self.engine)
+        """Achievable GEMM rate: the dense peak x the GPU's measured matmul fraction (MAMF) x the engine."""
+        tf, at = compute_tflops(self.hw, self.precision)
+        mamf = float(self.hw.matmul_fraction.get(at, self.hw.matmul_fraction.get("bf16", 1.0)))
+        return (tf or 0.0) * 1e12 * mamf * self.params.compute_factor(self.engine)
 
     def bandwidth(self) -> float:
         return self.hw.bandwidth_gbps * 1e9 * self.params.decode_bandwidth_efficiency * self.params.factor(self.engine)
@@ -148,24 +157,27 @@ def decode_step(s: Setup, batch: float, context: float) -> dict:
     flops = batch * (2 * m.matmul_active + 4 * m.layers * context * m.heads * m.head_dim) / (tp * pp)
     compute_s = flops / (s.rate() * s.params.decode_compute_efficiency)
     comm_s = _allreduce_s(batch, m, s.hw, tp, pp, s.params)
-    host_s = (s.params.step_overhead_ms + s.params.seq_overhead_us * 1e-3 * batch) * 1e-3
+    host_s = (s.params.step_overhead_ms + s.params.seq_overhead(s.engine) * 1e-3 * batch) * 1e-3
     step = max(compute_s, memory_s) + comm_s + host_s
     return {"compute_s": compute_s, "memory_s": memory_s, "comm_s": comm_s, "step_s": step}
 
 
 def prefill(s: Setup, tokens: float) -> dict:
     """One prompt of `tokens` tokens through one stage: compute (incl. causal attention), the weight read
-    it needs when alone, and the all-reduces. `busy_s` is what it displaces inside a running batch
-    (the weights are read by the decode step anyway), `latency_s` its time alone."""
+    it needs when alone, and the all-reduces. `busy_s` is what it displaces inside a running batch:
+    chunked prefill merges its tokens into the decode batch's GEMMs (whose weights that step reads
+    anyway), so they run at the large-batch decode rate; `latency_s` is its time alone (standalone
+    prefill kernels, `prefill_compute_efficiency`)."""
     m, pp, tp = s.model, s.pp, s.tp
     flops = (2 * m.matmul_active * tokens + 2 * m.layers * tokens ** 2 * m.heads * m.head_dim) / (tp * pp)
     compute_s = flops / (s.rate() * s.params.prefill_compute_efficiency)
+    batched_s = flops / (s.rate() * s.params.decode_compute_efficiency)
     wb = WEIGHT_BYTES[s.precision]
     read = ((m.params - m.expert_params) + m.expert_params * experts_touched(m, tokens)) * wb / (tp * pp)
     memory_s = read / s.bandwidth()
     comm_s = _allreduce_s(tokens, m, s.hw, tp, pp, s.params)
     return {"compute_s": compute_s, "memory_s": memory_s, "comm_s": comm_s,
-            "busy_s": compute_s + comm_s, "latency_s": max(compute_s, memory_s) + comm_s}
+            "busy_s": batched_s + comm_s, "latency_s": max(compute_s, memory_s) + comm_s}
 
 
 def z_score(percentile: float) -> float:
@@ -185,8 +197,28 @@ def mdl_wait_quantile(rho: float, service_s: float, percentile: float) -> float:
     return service_s / (2 * (1 - rho)) * math.log(rho / tail)
 
 
-def operating_point(s: Setup, input_len: float, output_len: float, batch: float, percentile: float = 99) -> dict:
-    """Rate, latencies and step breakdown of one replica at mean concurrency `batch` (formulas above)."""
+def slot_wait_quantile(load: float, slots: float, hold_s: float, percentile: float) -> float:
+    """p-th percentile wait for one of `slots` batch slots (KV memory or the engine's sequence cap),
+    each held `hold_s` by a request, at a mean of `load` busy slots: M/M/c with the Halfin-Whitt
+    probability of waiting, P(W > t) = P_wait exp(-(c - a) t / hold). Offline runs fill every slot;
+    a latency limit keeps a margin of order sqrt(c) free for Poisson bursts."""
+    if load <= 0 or slots <= 0:
+        return 0.0
+    if load >= slots:
+        return math.inf
+    beta = (slots - load) / math.sqrt(load)
+    nd = NormalDist()
+    p_wait = 1.0 / (1.0 + beta * nd.cdf(beta) / nd.pdf(beta)) if beta < 30 else 0.0
+    tail = 1 - percentile / 100.0
+    if p_wait <= tail:
+        return 0.0
+    return hold_s / (slots - load) * math.log(p_wait / tail)
+
+
+def operating_point(s: Setup, input_len: float, output_len: float, batch: float, percentile: float = 99,
+                    slots: float | None = None) -> dict:
+    """Rate, latencies and step breakdown of one replica at mean concurrency `batch` (formulas above);
+    `slots`: the sequences it can hold, whose queue adds to the TTFT (None: unbounded)."""
     context = input_len + output_len / 2
     dec = decode_step(s, batch / s.pp, context)
     pre = prefill(s, input_len)
@@ -197,8 +229,9 @@ def operating_point(s: Setup, input_len: float, output_len: float, batch: float,
     z = z_score(percentile)
     tpot_mean = d + batch * c / output_len
     tpot_p = d + (batch + z * math.sqrt(batch)) * c / output_len
+    slot_p = slot_wait_quantile(batch, slots, output_len * tpot_mean, percentile) if slots else 0.0
     ttft_mean = d + rho * c / (2 * (1 - rho)) + s.pp * pre["latency_s"]
-    ttft_p = d + mdl_wait_quantile(rho, c, percentile) + s.pp * pre["latency_s"]
+    ttft_p = d + mdl_wait_quantile(rho, c, percentile) + slot_p + s.pp * pre["latency_s"]
     return {"requests_per_s": lam, "batch": batch, "rho_prefill": rho, "tpot_s": tpot_p, "ttft_s": ttft_p,
             "tpot_mean_s": tpot_mean, "ttft_mean_s": ttft_mean, "decode": dec, "prefill": pre}
 
@@ -243,7 +276,7 @@ def replica_capacity(s: Setup, input_len: float, output_len: float, ttft_ms: flo
     kv_bound = mem.max_batch <= (max_batch or p.batch_cap(s.engine))
 
     def ok(b: float) -> tuple[bool, bool]:
-        pt = operating_point(s, input_len, output_len, b, percentile)
+        pt = operating_point(s, input_len, output_len, b, percentile, cap if ttft_ms is not None else None)
         t_ok = tpot_ms is None or pt["tpot_s"] * 1e3 <= tpot_ms
         f_ok = ttft_ms is None or pt["ttft_s"] * 1e3 <= ttft_ms
         return t_ok, f_ok
@@ -267,7 +300,7 @@ def replica_capacity(s: Setup, input_len: float, output_len: float, ttft_ms: flo
         pt = operating_point(s, input_len, output_len, 1e-6, percentile)
         lam = 0.0
     else:
-        pt = operating_point(s, input_len, output_len, best, percentile)
+        pt = operating_point(s, input_len, output_len, best, percentile, cap if ttft_ms is not None else None)
         lam = pt["requests_per_s"]
     limit = limit or _limit_of_step(pt["decode"])
     kv_gb = best * mem.kv_per_seq_gb   # each stage caches its own layers for every sequence

@@ -44,6 +44,26 @@ def load_params(path: str | None = None) -> ServeParams:
     return ServeParams(**values)
 
 
+@lru_cache(maxsize=1)
+def _matmul_table() -> dict:
+    """Measured Maximum Achievable Matmul FLOPS / dense peak by GPU id and precision: the table the
+    training estimator uses (catalog/estimator.yaml `architecture_efficiency`, stas00's MAMF tables)."""
+    from advisor.data.resources import data_dir
+    doc = load_yaml_file(data_dir("catalog") / "estimator.yaml", "catalog file") or {}
+    return dict((doc.get("estimator") or {}).get("architecture_efficiency") or {})
+
+
+def matmul_fraction(gpu_id: str) -> dict:
+    """{precision: MAMF share} for a GPU: its measured shares, the table's default (the H100's) for a
+    precision it has none for; fp4 takes the fp8 share (no fp4 MAMF is published)."""
+    table = _matmul_table()
+    row = {**dict(table.get("default") or {}), **dict(table.get(gpu_id) or {})}
+    if "fp8" in row:
+        row.setdefault("fp4", row["fp8"])
+    row.setdefault("fp16", row.get("bf16", 1.0))
+    return {k: float(v) for k, v in row.items()}
+
+
 def hardware(gpu) -> Hardware:
     """The serving model's view of a catalog GPU (advisor.catalog.GPU): figures, never guesses."""
     ic = gpu.interconnect
@@ -52,7 +72,8 @@ def hardware(gpu) -> Hardware:
                     bandwidth_gbps=gpu.memory_bandwidth_gbps.value or 0.0, tflops=tflops,
                     link_gbps=(ic.link_gbps.value or 0.0) if ic.link != "none" else 0.0,
                     link_domain=int(ic.link_domain.value or 1), pcie_gbps=ic.pcie_gbps.value or 32.0,
-                    p2p=bool(ic.p2p.value) if ic.p2p.value is not None else True, vendor=gpu.vendor)
+                    p2p=bool(ic.p2p.value) if ic.p2p.value is not None else True, vendor=gpu.vendor,
+                    matmul_fraction=matmul_fraction(gpu.id))
 
 
 def default_engine(hw: Hardware, params: ServeParams) -> str:

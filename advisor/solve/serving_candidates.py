@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 
 from advisor.data.rules import deployment_context, gpu_context
 from advisor.economics.costs import HOURS_PER_MONTH
+from advisor.economics.ownership import HOURS_PER_YEAR, stream_factor
 from advisor.errors import InputError
 from advisor.perf.kv import ServeModel, load_model
 from advisor.perf.serve import ReplicaResult
@@ -60,9 +61,10 @@ class ServeCandidate:
     ownership: str
     requests_per_s: float
     hours: float
-    run_cost_usd: float             # one replica's energy (buy) or rent (rent) over the serving hours
+    run_cost_usd: float             # one replica's energy (buy) or rent (rent) over the serving hours, present value
     result: ReplicaResult
     warnings: list = field(default_factory=list)
+    run_cost_nominal: float | None = None   # the same cost undiscounted (None: equal to run_cost_usd)
 
     @property
     def gpus(self) -> int:
@@ -174,9 +176,11 @@ def add_serving(problem: Problem) -> Problem:
                     else:
                         cost = (r.gpus * cls.hours * (problem.gpu_kw[gid] + per_slot_kw) * costs.pue
                                 * costs.electricity_usd_per_kwh)
+                    # paid evenly over the serving months from the start: discounted like training's streams
+                    pv = cost * stream_factor(cls.hours / HOURS_PER_YEAR, costs.discount_rate)
                     warnings = [{"rule": f.rule, "code": f.rule, "message": f.message} for f in static + per_count]
                     problem.serve_candidates[k].append(ServeCandidate(k, gid, r.tp, r.pp, ownership, r.requests_per_s,
-                                                                      cls.hours, cost, r, warnings))
+                                                                      cls.hours, pv, r, warnings, cost))
     _merge_rejections(problem, reasons)
     return problem
 

@@ -51,12 +51,12 @@ def _solution(model, name: str, status: str, proven: bool, gap, mip_objective: f
     servers = {g: d for g, d in servers.items() if d}
     networked = {g: model.value(v) for g, v in model.W.items() if model.value(v) > 0}
     serving = model.serving_solution()
-    serve_usd = {o: sum(c.run_cost_usd * (sc.rent_price(c.gpu) if o == "rent" else 1.0) * n
-                        for c, n in serving if c.ownership == o) for o in ("buy", "rent")}
     breakdown, pv, resale = breakdowns(p, sc, assignment, bought, servers, networked, model.run_cost)
-    for bd in (breakdown, pv):   # serving replicas: energy of owned ones, rent of rented ones (undiscounted)
-        bd["energy_usd"] += serve_usd["buy"]
-        bd["rental_usd"] += serve_usd["rent"]
+    for bd, key in ((breakdown, "nominal"), (pv, "pv")):   # serving: energy of owned replicas, rent of rented ones
+        for o, field in (("buy", "energy_usd"), ("rent", "rental_usd")):
+            bd[field] += sum((c.run_cost_usd if key == "pv" or c.run_cost_nominal is None else c.run_cost_nominal)
+                             * (sc.rent_price(c.gpu) if o == "rent" else 1.0) * n
+                             for c, n in serving if c.ownership == o)
     return Solution("optimal" if proven else "feasible", sum(pv.values()), assignment, bought, servers,
                     networked, breakdown, {"name": name, "status": status, "proven_optimal": proven, "gap": gap},
                     mip_objective, serving, pv, resale)
