@@ -19,7 +19,7 @@ LAYERS = [
     {"advisor.economics"},
     {"advisor.solve"},
     {"advisor.explain"},
-    {"advisor.plan", "advisor.compare"},
+    {"advisor.contract", "advisor.plan", "advisor.assemble", "advisor.compare"},
     {"advisor.present"},
     {"advisor.report", "advisor.api"},
     {"advisor.cli", "advisor.__main__", "advisor"},
@@ -85,8 +85,7 @@ def test_imports_go_down_the_layers_only(path):
 
 
 # modules still over the limit, each to be split by concern; the list may only shrink
-KNOWN_LONG = {"advisor.data.catalog", "advisor.data.rules", "advisor.inputs.workload",
-              "advisor.solve.candidates", "advisor.plan"}
+KNOWN_LONG = {"advisor.data.catalog", "advisor.data.rules", "advisor.inputs.workload"}
 
 
 def test_no_module_is_over_400_lines():
