@@ -125,7 +125,7 @@ class Plan(Out):
     `advisor.memo(plan)` needs nothing else; these are attributes, not JSON keys."""
 
     schema_version: Literal[1]
-    name: str
+    name: str | None   # the workload's name, if it has one
     objective: Literal["cost", "time"]
     status: Literal["optimal", "feasible", "infeasible"]
     total_cost_usd: Num | None
