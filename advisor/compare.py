@@ -4,8 +4,11 @@ crossover sweep that shows where the RTX 4090 stops being the cheapest way to tr
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Callable
+from typing import Any
 
-from advisor.data.catalog import Catalog, load_catalog
+from advisor.data.catalog import GPU, Catalog, load_catalog
+from advisor.data.estimator import Params
 from advisor.data.resources import data_dir
 from advisor.data.rules import RuleSet, gpu_context, load_rules
 from advisor.errors import InputError
@@ -13,6 +16,7 @@ from advisor.inputs import units
 from advisor.inputs.loader import load_yaml_file
 from advisor.inputs.workload import parse_workload
 from advisor.perf import evaluate, min_gpus, params_from, spec_from_flags
+from advisor.perf.jobspec import JobSpec
 
 FACTORS = {
     "memory_size": "memory size: the model does not fit in the allowed number of cards",
@@ -33,7 +37,7 @@ FACTORS = {
 CROSSOVER_GPUS = ("rtx-4090", "a100-80gb-sxm", "h100-sxm", "a100-80gb-pcie", "h100-pcie")
 
 
-def _losing_factor(spec, focus, winner, p, n: int) -> str:
+def _losing_factor(spec: JobSpec, focus: GPU, winner: GPU, p: Params, n: int) -> str:
     """Which part of the focus GPU's step time is most out of proportion to the winner's, per
     GPU-second of work: that is the factor of the article that decides."""
     mine, theirs = evaluate(spec, focus, n, p), evaluate(spec, winner, n, p)
@@ -41,15 +45,16 @@ def _losing_factor(spec, focus, winner, p, n: int) -> str:
         return mine.binding
     parts = {"compute": "compute_s", "memory_bandwidth": "memory_s", "interconnect": "comm_s"}
     excess = {f: mine.step_breakdown[k] - theirs.step_breakdown[k] for f, k in parts.items()}
-    return max(sorted(excess), key=excess.get)
+    return max(sorted(excess), key=lambda f: excess[f])
 
 
-def factor_of(primary: dict, n_min: int | None, max_gpus: int) -> str:
+def factor_of(primary: dict[str, Any], n_min: int | None, max_gpus: int) -> str:
     """The article's deciding factor from the plan's own primary reason for not choosing the
     focus GPU (explain/alternatives.py): a rule, the GPU count memory needs, power, slots, the
     deadline, the budget, availability; "cost" when it runs but costs more (the step-time
     comparison then says which part of the step)."""
-    code, rule = primary.get("code"), primary.get("rule")
+    code: str | None = primary.get("code")
+    rule: str | None = primary.get("rule")
     if code == "memory" or n_min is None or n_min > max_gpus:
         return "memory_size"  # no allowed count holds the model, whatever else also rules it out
     if rule:
@@ -57,25 +62,25 @@ def factor_of(primary: dict, n_min: int | None, max_gpus: int) -> str:
     return {"power": "power", "slots": "slots", "combined": "slots", "deadline_limit": "deadline",
             "deadline": "deadline", "budget": "budget", "gpu_count": "memory_size", "cost": "cost",
             "no-price": "availability", "no-purchase-price": "availability", "no-rental-price": "availability",
-            "no-server": "availability", "no-plan": "no_plan"}.get(code, code or "cost")
+            "no-server": "availability", "no-plan": "no_plan"}.get(code or "cost", code or "cost")
 
 
-def _flag(parse, value, flag: str):
+def _flag(parse: Callable[[str], Any], value: str, flag: str) -> Any:
     try:
         return parse(value)
     except ValueError as exc:
         raise InputError(f"{flag}: {exc}", field=flag.lstrip("-")) from None
 
 
-def article_claims() -> dict:
+def article_claims() -> dict[str, Any]:
     """The seed article's claims (catalog/article.yaml)."""
     return load_yaml_file(data_dir("catalog") / "article.yaml", "catalog file")
 
 
-def compare(gpus: list[str], *, model: str | None = None, params=None, layers=None, hidden=None, seq_len=None,
-            precision: str = "bf16", prices: dict | None = None, deployment: str | None = None,
+def compare(gpus: list[str], *, model: str | None = None, params: Any = None, layers: Any = None,
+            hidden: Any = None, seq_len: Any = None, precision: str = "bf16", prices: dict[str, Any] | None = None, deployment: str | None = None,
             region: str = "US", catalog: Catalog | None = None, rules: RuleSet | None = None,
-            as_of: dt.date | None = None) -> dict:
+            as_of: dt.date | None = None) -> dict[str, Any]:
     """One row per GPU: price and its source, dense TFLOPs, memory, links, estimated tokens/s on
     the fewest cards that hold the model, tokens/s per $1,000 and ratios to the first GPU."""
     catalog = catalog or load_catalog()
@@ -94,11 +99,14 @@ def compare(gpus: list[str], *, model: str | None = None, params=None, layers=No
     p = params_from(catalog)
     claims = article_claims()
     show_claims = model == claims["model"] and precision == "bf16" and seq_len is None
-    rows = []
+    rows: list[dict[str, Any]] = []
     for gid in gpus:
         g = catalog.gpu(gid)
         n = min_gpus(spec, g, p, limit=65_536)
         est = evaluate(spec, g, n, p) if n else None
+        price: float | None
+        price_src: str | None
+        price_date: str | None
         if gid in prices:
             price, price_src, price_date = float(prices[gid]), "--price", as_of.isoformat()
         else:
@@ -107,18 +115,18 @@ def compare(gpus: list[str], *, model: str | None = None, params=None, layers=No
             price_src = ", ".join(catalog.sources[s].url for s in purchase.source) if purchase and price else None
             price_date = purchase.as_of if purchase else None
         tps = est.tokens_per_s if est and est.fits else None
-        row = {
+        fp16acc = g.tensor_tflops.get("fp16_fp16acc")
+        row: dict[str, Any] = {
             "gpu": gid, "name": g.name, "price_usd": price, "price_source": price_src, "price_as_of": price_date,
             "rent_usd_per_hour": g.rental.usd_per_gpu_hour if g.rental else None,
             "dense_tflops": g.dense_tflops(precision),
-            "fp16_fp16acc_tflops": (g.tensor_tflops.get("fp16_fp16acc").value
-                                    if g.tensor_tflops.get("fp16_fp16acc") else None),
+            "fp16_fp16acc_tflops": fp16acc.value if fp16acc else None,
             "memory_gb": g.memory_gb.value, "memory_bandwidth_gbps": g.memory_bandwidth_gbps.value,
             "link": g.interconnect.link, "link_gbps": g.interconnect.link_gbps.value,
             "p2p": g.interconnect.p2p.value, "gpu_count": n, "tokens_per_s": tps,
-            "tokens_per_s_per_gpu": est.tokens_per_s_per_gpu if tps else None,
-            "mfu": est.mfu if tps else None, "limited_by": est.binding if tps else None,
-            "tokens_per_s_per_1k_usd": (tps / (price * n / 1000.0)) if tps and price else None,
+            "tokens_per_s_per_gpu": est.tokens_per_s_per_gpu if tps and est else None,
+            "mfu": est.mfu if tps and est else None, "limited_by": est.binding if tps and est else None,
+            "tokens_per_s_per_1k_usd": (tps / (price * n / 1000.0)) if tps and price and n else None,
         }
         if deployment is not None:
             ctx = {"gpu": gpu_context(g), "deployment": {"context": deployment, "region": region, "ownership": "buy"},
@@ -145,7 +153,7 @@ def compare(gpus: list[str], *, model: str | None = None, params=None, layers=No
 
 def crossover(*, tokens: str = "10B", max_gpus: int = 8, gpus: list[str] | None = None, models: list[str] | None = None,
               deployment: str = "office", ownership: str = "buy", deadline: str | None = None, focus: str = "rtx-4090",
-              catalog: Catalog | None = None, rules: RuleSet | None = None, as_of: dt.date | None = None) -> dict:
+              catalog: Catalog | None = None, rules: RuleSet | None = None, as_of: dt.date | None = None) -> dict[str, Any]:
     """Sweep model size at a fixed token budget and GPU-count limit: the cheapest plan per size,
     and for `focus` (the 4090) its cost or why it cannot run, with the factor that decides."""
     from advisor.plan import plan
@@ -166,39 +174,41 @@ def crossover(*, tokens: str = "10B", max_gpus: int = 8, gpus: list[str] | None 
     models = models or sorted(catalog.models, key=lambda m: catalog.models[m].params)
     p = params_from(catalog)
     focus_gpu = catalog.gpu(focus)
-    points, crossed = [], None
+    points: list[dict[str, Any]] = []
+    crossed = None
     for name in models:
-        doc = {"name": f"crossover {name}", "deployment": {"context": deployment, "ownership": ownership},
+        doc: dict[str, Any] = {"name": f"crossover {name}", "deployment": {"context": deployment, "ownership": ownership},
                "model": name, "tokens": tokens, "gpus": {"allow": gpus, "max": max_gpus}}
         if deadline:
             doc["deadline"] = deadline
         result = plan(parse_workload(doc), catalog=catalog, rules=rules, as_of=as_of,
                       explain="alternatives")   # forced costs only: no break-evens are shown
-        winner = result["purchase"][0]["gpu"] if result["purchase"] else None
-        row = {"model": name, "params": catalog.models[name].params, "cheapest": winner,
-               "total_cost_usd": result["total_cost_usd"]}
-        rej = next((r for r in result["rejected"] if r["gpu"] == focus), None)
+        winner = result.purchase[0].gpu if result.purchase else None
+        row: dict[str, Any] = {"model": name, "params": catalog.models[name].params, "cheapest": winner,
+                               "total_cost_usd": result.total_cost_usd}
+        rej = next((r for r in result.rejected if r.gpu == focus), None)
         spec = spec_from_flags(catalog, model=name)
         n = min_gpus(spec, focus_gpu, p, limit=65_536)
         row[f"{focus}_min_gpus"] = n
         if winner == focus:
-            row["focus_cost_usd"], row["factor"] = result["total_cost_usd"], None
+            row["focus_cost_usd"], row["factor"] = result.total_cost_usd, None
         else:
-            row["focus_cost_usd"] = rej["forced_cost_usd"] if rej else None
-            primary = rej["reasons"][0] if rej else {"code": "cost", "rule": None}
+            row["focus_cost_usd"] = rej.forced_cost_usd if rej else None
+            primary: dict[str, Any] = rej.reasons[0].to_dict() if rej else {"code": "cost", "rule": None}
             if primary.get("code") == "no-plan":   # no plan at all: the plan's own diagnosis says what binds
-                lever = next((d for d in result["diagnosis"] if d.get("kind") != "shortfall" and d.get("relaxation")
-                              and d["constraint"] in ("power", "deadline", "budget", "gpu_count")), None)
+                lever = next((d for d in result.diagnosis if d.kind != "shortfall" and d.relaxation
+                              and d.constraint in ("power", "deadline", "budget", "gpu_count")), None)
                 slots = max((s.gpu_slots for s in catalog.servers_for(focus, deployment)), default=0)
                 if lever is not None:
-                    primary = {"code": lever["constraint"], "rule": None, "message": lever["message"]}
+                    primary = {"code": lever.constraint, "rule": None, "message": lever.message}
                 elif n is not None and n > slots:   # more cards than any host of this deployment holds
                     primary = {"code": "slots", "rule": None,
                                "message": f"it needs at least {n} cards and no {deployment} machine holds more than {slots}"}
             row["focus_reason"] = primary.get("message")
             row["factor"] = factor_of(primary, n, max_gpus)
-            if row["factor"] == "cost":
-                row["factor"] = _losing_factor(spec, focus_gpu, catalog.gpu(winner), p, n) if winner else "compute"
+            if row["factor"] == "cost":   # it runs (factor_of says memory_size when no count holds it)
+                row["factor"] = (_losing_factor(spec, focus_gpu, catalog.gpu(winner), p, n)
+                                 if winner and n is not None else "compute")
             if crossed is None:
                 crossed = name
         row["factor_text"] = FACTORS.get(row["factor"], row["factor"]) if row["factor"] else None

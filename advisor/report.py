@@ -8,7 +8,9 @@ import datetime as dt
 import hashlib
 import json
 from pathlib import Path
+from typing import Any
 
+from advisor.contract import Plan
 from advisor.data.accuracy import estimator_band
 from advisor.data.catalog import Catalog
 from advisor.data.rules import RuleSet
@@ -18,7 +20,7 @@ from advisor.plan import chart_data, min_gpus_by_job, prepare
 from advisor.present.memo import Memo, format_for, render
 
 
-def input_digest(workload) -> tuple[str, str, bytes | None]:
+def input_digest(workload: str | Path | Workload) -> tuple[str, str, bytes | None]:
     """(label, sha256, file bytes): of the workload file's bytes, or of a Workload's JSON."""
     if isinstance(workload, (str, Path)):
         data = Path(workload).read_bytes()
@@ -27,7 +29,7 @@ def input_digest(workload) -> tuple[str, str, bytes | None]:
     return "workload given in Python (canonical JSON)", hashlib.sha256(data).hexdigest(), None
 
 
-def memo(plan: dict, workload=None, *, fmt: str = "md", catalog: Catalog | None = None, rules: RuleSet | None = None,
+def memo(plan: Plan | dict[str, Any], workload: str | Path | Workload | None = None, *, fmt: str = "md", catalog: Catalog | None = None, rules: RuleSet | None = None,
          date: dt.date | None = None, charts: bool = True, name: str = "memo", time_limit: float | None = 30.0,
          paper: str = "a4") -> Memo:
     """The justification memo for `plan`, made from `workload` (a workload file's path, whose bytes
@@ -50,10 +52,11 @@ def memo(plan: dict, workload=None, *, fmt: str = "md", catalog: Catalog | None 
                          "give the memo the same --catalog as the plan", field="catalog")
     wl = workload if isinstance(workload, Workload) else load_workload(workload)
     problem = getattr(plan, "problem", None)
+    data_of_plan = plan.to_dict() if isinstance(plan, Plan) else plan   # present/ renders the JSON value
     if problem is None or problem.workload != wl or problem.catalog is not catalog or problem.rules is not rules:
         problem = prepare(wl, catalog, rules, dt.date.fromisoformat(plan["as_of"]))
     data = None
     if charts:
         data = getattr(plan, "chart_data", None) or chart_data(problem, time_limit)
-    return render(plan, problem, input_digest(workload), fmt=fmt, date=date, chart_data=data, band=estimator_band(),
-                  min_gpus=min_gpus_by_job(problem, plan), name=name, paper=paper)
+    return render(data_of_plan, problem, input_digest(workload), fmt=fmt, date=date, chart_data=data, band=estimator_band(),
+                  min_gpus=min_gpus_by_job(problem, data_of_plan), name=name, paper=paper)

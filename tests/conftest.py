@@ -37,6 +37,18 @@ def rules():
     return load_rules()
 
 
+@pytest.fixture(scope="session")
+def plan_validator():
+    """A validator for `advisor schema --output plan` (the JSON Schema of `plan --format json`)."""
+    import jsonschema
+
+    out = CliRunner().invoke(main, ["schema", "--output", "plan"])
+    assert out.exit_code == 0, out.stderr
+    schema = json.loads(out.stdout)
+    jsonschema.Draft202012Validator.check_schema(schema)
+    return jsonschema.Draft202012Validator(schema)
+
+
 @pytest.fixture
 def run():
     """Invoke the CLI; returns (exit code, stdout, stderr)."""

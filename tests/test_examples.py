@@ -13,12 +13,14 @@ def test_there_are_the_articles_two_and_at_least_six_more():
 
 
 @pytest.mark.parametrize("path", ALL, ids=lambda p: p.name)
-def test_example_opens_with_its_question_and_plans(path, run_json):
+def test_example_opens_with_its_question_and_plans(path, run_json, plan_validator):
     first = path.read_text(encoding="utf-8").lstrip().splitlines()[0]
     assert first.startswith("#") and "?" in path.read_text(encoding="utf-8").split("\n\n")[0]
     code, plan = run_json("plan", path, "--as-of", AS_OF)
     assert code == 0, plan["diagnosis"]
     assert plan["purchase"] and (plan["jobs"] or plan["serving"])
+    errors = [f"{'/'.join(map(str, e.absolute_path))}: {e.message}" for e in plan_validator.iter_errors(plan)]
+    assert not errors, errors   # the plan is what `advisor schema --output plan` says it is
 
 
 def test_exactly_eight_gpus(run_json):
@@ -27,13 +29,18 @@ def test_exactly_eight_gpus(run_json):
     assert all(j["gpu_count"] == 8 for j in plan["jobs"])
 
 
-def test_budget_cap_is_reported_and_a_lower_cap_is_diagnosed(run_json, write):
+def test_budget_cap_is_reported_and_a_lower_cap_is_diagnosed(run_json, write, plan_validator):
     _, plan = run_json("plan", EXAMPLES / "llama-70b-budget.yaml", "--as-of", AS_OF)
     budget = next(b for b in plan["binding"] if b["constraint"] == "budget")
     assert plan["total_cost_usd"] <= 2.5e6 and budget["slack"] == pytest.approx(2.5e6 - plan["total_cost_usd"], abs=1)
     text = (EXAMPLES / "llama-70b-budget.yaml").read_text().replace("budget_usd: 2.5M", f"budget_usd: {int(plan['total_cost_usd'] * 0.8)}")
     code, low = run_json("plan", write(text), "--as-of", AS_OF)
     assert code == 3
+    assert not list(plan_validator.iter_errors(low))   # an infeasible plan has the same contract
+    # ... and the schema is not a formality: an unknown key, a missing one or a wrong type fails it
+    for broken in ({**low, "surprise": 1}, {k: v for k, v in low.items() if k != "jobs"},
+                   {**low, "status": "maybe"}, {**low, "diagnosis": [{**low["diagnosis"][0], "kind": 7}]}):
+        assert list(plan_validator.iter_errors(broken))
     fix = next(d for d in low["diagnosis"] if d["constraint"] == "budget")
     assert fix["relaxation"]["budget_usd"] == pytest.approx(plan["total_cost_usd"], rel=1e-4)
 
@@ -49,3 +56,10 @@ def test_rent_vs_buy_answers_with_both_costs(run_json, write):
     _, bought = run_json("plan", write(text.replace("ownership: any", "ownership: buy")), "--as-of", AS_OF)
     _, rented = run_json("plan", write(text.replace("ownership: any", "ownership: rent"), "r.yaml"), "--as-of", AS_OF)
     assert plan["total_cost_usd"] == pytest.approx(min(bought["total_cost_usd"], rented["total_cost_usd"]), rel=1e-6)
+
+
+
+def test_the_plan_schema_is_closed_and_typed(plan_validator):
+    s = plan_validator.schema
+    assert s["$id"] == "urn:gpu-advisor:schema:plan:1" and s["additionalProperties"] is False
+    assert {"schema_version", "status", "total_cost_usd", "purchase", "jobs", "rejected", "sources"} <= set(s["required"])

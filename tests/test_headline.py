@@ -14,7 +14,8 @@ def test_an_unproven_plan_says_how_far_from_optimal_it_may_be_on_its_first_line(
     p = advisor.plan(advisor.load_workload(EXAMPLES / "article-office.yaml"), catalog=catalog, rules=rules,
                      as_of=AS_OF, explain=False)
     assert "best found" not in plan_text(p).splitlines()[0]
-    p["status"], p["solver"] = "feasible", {**p["solver"], "proven_optimal": False, "gap": 0.0014}
+    p = p.model_copy(update={"status": "feasible",   # what a time-limited solve would give
+                             "solver": p.solver.model_copy(update={"proven_optimal": False, "gap": 0.0014})})
     assert plan_text(p).splitlines()[0].endswith("[best found, within 0.14% of optimal]")
     assert json.loads(p.to_json())["solver"]["gap"] == 0.0014
     wl = EXAMPLES / "article-office.yaml"

@@ -15,6 +15,8 @@ import re
 import sys
 import threading
 import time
+from collections.abc import Callable
+from typing import Any
 
 import click
 
@@ -116,12 +118,16 @@ def handled(f):
     return wrapper
 
 
-def emit(data, fmt: str, render=None) -> None:
+def emit(data: Any, fmt: str, render: Callable[[Any, str], str] | None = None) -> None:
     """Print `data`: JSON (the same bytes for the same input; UTF-8, not \\u escapes) or
-    render(data, fmt) for every other format."""
+    render(data, fmt) for every other format. A Plan is printed (and rendered) as its JSON value."""
+    to_dict = getattr(data, "to_dict", None)
+    if to_dict is not None:
+        data = to_dict()
     if fmt == "json":
         text = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
     else:
+        assert render is not None, f"no renderer for --format {fmt}"
         text = render(data, fmt)
     click.echo(text, nl=not text.endswith("\n"))
 

@@ -132,7 +132,8 @@ def validate(workload_file, catalog_file, rules_files, debug):
 @catalog_option
 @handled
 def schema(what, catalog_file, debug):
-    """Print the JSON Schema of workload files, for editor autocompletion and checks.
+    """Print the JSON Schema of workload files (or, with --output plan, of `plan --format json`),
+    for editor autocompletion and checks.
 
     GPU ids and model presets are listed from the catalog (--catalog adds yours).
 
@@ -140,6 +141,7 @@ def schema(what, catalog_file, debug):
     Examples:
       advisor schema > workload.schema.json
       advisor schema --catalog quotes.yaml > workload.schema.json
+      advisor schema --output plan > plan.schema.json
     """
     import json
 
@@ -147,7 +149,7 @@ def schema(what, catalog_file, debug):
 
     catalog, _ = load(catalog_file)
     if what == "plan":
-        from advisor.inputs.schema import plan_schema
+        from advisor.contract import plan_schema
         doc = plan_schema()
     else:
         doc = workload_schema(gpus=sorted(catalog.gpus), presets=sorted(catalog.models))

@@ -11,6 +11,7 @@ its own catalog offer with its minimum block (whole nodes), its billing granular
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from advisor.data.catalog import GPU, RentalOffer
@@ -66,7 +67,7 @@ class RentCost:
     notes: tuple = ()
 
 
-def rent_options(gpu: GPU, kinds: list[str], econ: Economics | None) -> list[RentOption]:
+def rent_options(gpu: GPU, kinds: Sequence[str], econ: Economics | None) -> list[RentOption]:
     """One option per allowed kind that has a dated offer (the cheapest of that kind)."""
     out = []
     for kind in kinds:

@@ -26,10 +26,10 @@ def cost_time_points(problem: Problem, time_limit: float | None = 30.0, per_gpu:
         if gid in problem.rejected:
             continue
         hours = sorted({round(c.hours, 9) for cs in problem.candidates for c in cs if c.gpu == gid})
-        points = []
+        points: list[tuple[float, float, int]] = []
         for h in _sample(hours, per_gpu):
             s = solve(problem, baseline(problem).but(only_gpu=gid, makespan_hours=h), time_limit=time_limit)
-            if s.feasible:
+            if s.objective_usd is not None:   # feasible
                 n = sum(s.bought.values()) or max((c.count for c in s.chosen), default=0)
                 point = (s.makespan_hours, s.objective_usd, n)
                 if all(abs(point[0] - p[0]) > 1e-9 or abs(point[1] - p[1]) > 1e-6 for p in points):
@@ -55,7 +55,7 @@ def value_points(problem: Problem, params: Params) -> dict:
         est = evaluate(cls.spec, g, n, params) if n else None
         price = (g.rental.usd_per_gpu_hour if g.rental else None) if renting else g.purchase_usd
         value, note = None, None
-        if est is None or not est.fits:
+        if est is None or n is None or not est.fits:
             note = "does not fit in memory"
         elif price is None:
             note = f"no {'rental' if renting else 'purchase'} price in the catalog"

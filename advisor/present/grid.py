@@ -66,11 +66,12 @@ def table(headers: list[str], rows: list[list], indent: str = "  ", wrap: tuple[
         t.add_row(*[_cell(v) for v in row])
     inner = (limit - len(indent)) if limit else 10_000
     t.expand = False
-    console = Console(file=io.StringIO(), width=max(20, inner), color_system="standard" if color() else None,
+    out = io.StringIO()
+    console = Console(file=out, width=max(20, inner), color_system="standard" if color() else None,
                       force_terminal=color(), no_color=not color(), highlight=False, emoji=False,
                       legacy_windows=False, markup=False)
     console.print(t)
-    lines = console.file.getvalue().splitlines()
+    lines = out.getvalue().splitlines()
     return "\n".join((indent + line).rstrip() for line in lines if line.strip())
 
 

@@ -68,7 +68,7 @@ def bill_of_materials(plan: dict, problem, refs: Refs) -> tuple[list, list]:
         bom.append({"item": f"{server_name(problem.catalog, srv['server'])} for {gpus[srv['gpu']].name}",
                     "qty": f"{srv['count']:,}", "unit": usd(srv["unit_price_usd"]),
                     "extended": usd(srv["count"] * srv["unit_price_usd"]),
-                    "basis": PRICE_KIND.get(getattr(p, "kind", None), "price"), "dated": day(getattr(p, "as_of", None)),
+                    "basis": PRICE_KIND.get(getattr(p, "kind", ""), "price"), "dated": day(getattr(p, "as_of", None)),
                     "refs": refs.cite(p.source, p.as_of) if p is not None else []})
         if srv.get("networked"):
             per = max((o.network_usd for o in problem.servers.get(srv["gpu"], [])), default=0.0)
@@ -171,11 +171,11 @@ def alternative_rows(plan: dict, problem, refs: Refs) -> tuple[list, tuple | Non
                       f"({pct(100 * extra / plan['total_cost_usd'], True)}) more than the recommendation"
                       + (f"; priced at {price}." if price else "."),
             "refs": price_refs}))
-    alternatives = [row for _, row in sorted(alternatives, key=lambda x: x[0])]
+    rows = [row for _, row in sorted(alternatives, key=lambda x: x[0])]
     for w in plan.get("warnings", []):
         if w.get("rule") and w["rule"] not in cited_rules:
             cited_rules.append(w["rule"])
-    return alternatives, best_alt, cited_rules
+    return rows, best_alt, cited_rules
 
 
 def rule_card(rule, refs: Refs) -> dict:

@@ -7,14 +7,14 @@ what is built here, and every option left out is recorded with its reason.
 from __future__ import annotations
 
 import datetime as dt
-from dataclasses import dataclass, field
+from collections.abc import Sequence
 
 from advisor.data.catalog import GPU, Catalog
 from advisor.data.estimator import Params
 from advisor.data.rules import RuleSet, deployment_context, gpu_context
 from advisor.data.uncertainty import speed_dist
 from advisor.economics.bom import fabric
-from advisor.economics.costs import Costs, deployment_costs
+from advisor.economics.costs import deployment_costs
 from advisor.economics.ownership import (
     HOURS_PER_YEAR,
     net_unit_cost,
@@ -34,125 +34,18 @@ from advisor.perf.estimate import Estimate, evaluate
 from advisor.perf.goodput import wall_hours
 from advisor.perf.jobspec import JobSpec, job_spec, resolve_model
 from advisor.perf.layout import min_gpus
+from advisor.solve.problem import (  # re-exported: the types' historical home
+    Candidate,
+    Finding,
+    JobClass,
+    PowerLimit,
+    Problem,
+    Rejection,
+    ServerOption,
+)
 
 MAX_GPUS_PER_JOB = 65_536
 MAX_CANDIDATES = 200_000   # MILP columns: beyond this a solve's time and memory are unbounded (docs/limits.md)
-
-
-@dataclass
-class Candidate:
-    """One way to run a job class: `count` GPUs of type `gpu`, bought or rented."""
-
-    cls: int                        # index into Problem.classes
-    gpu: str
-    count: int
-    ownership: str                  # buy | rent
-    tokens_per_s: float
-    hours: float                    # wall-clock hours for one job's tokens, after goodput losses
-    run_cost_usd: float             # one job's energy (buy) or rental (rent) cost
-    estimate: Estimate
-    warnings: list = field(default_factory=list)
-    goodput: float = 1.0            # share of wall time spent training (advisor/perf/goodput.py)
-    time_factor: float = 1.0        # the workload's confidence quantile of wall time / the estimate's
-    kind: str | None = None         # rental kind (on_demand, reserved_1y, reserved_3y, spot, capacity_block); None when bought
-    run_cost_nominal: float | None = None   # the same cost undiscounted (None: equal to run_cost_usd)
-    offer: RentOption | None = None         # the rental offer priced (rent)
-    billed_gpus: int | None = None          # GPUs billed (whole nodes, the minimum block), rent
-
-    @property
-    def gpu_hours(self) -> float:
-        return self.count * self.hours
-
-    @property
-    def planned_hours(self) -> float:
-        """Wall time at the workload's confidence: what deadlines and owned capacity must hold."""
-        return self.hours * self.time_factor
-
-    @property
-    def planned_gpu_hours(self) -> float:
-        return self.count * self.planned_hours
-
-
-@dataclass
-class JobClass:
-    """Identical jobs (same model, kind, tokens, deadline...) are planned together: the MILP
-    chooses how many of them run on each candidate instead of one binary per job."""
-
-    jobs: list                      # workload job indices (a job with repeat: n appears once, counted n times)
-    multiplicity: int
-    spec: JobSpec
-    tokens: float
-    deadline: float | None          # hours
-    goodput: float | None = None    # the workload's override (job field `goodput`)
-
-    def name(self, workload: Workload) -> str:
-        names = [workload.job_name(j) for j in self.jobs]
-        return names[0] if len(names) == 1 else f"{names[0]} (+{len(names) - 1} identical)"
-
-
-@dataclass(frozen=True)
-class ServerOption:
-    """A platform an owned GPU type can be installed in (catalog/servers.yaml)."""
-
-    id: str
-    slots: int
-    filled: bool                    # GPUs come with the board (HGX, OAM): N = slots x servers
-    price_usd: float
-    overhead_kw: float
-    network_usd: float | None       # fabric (switches, optics) per server when a job spans servers
-
-
-@dataclass
-class Rejection:
-    gpu: str
-    reasons: list                   # [{rule, code, message}], + severity for a rule's finding
-
-
-@dataclass(frozen=True)
-class PowerLimit:
-    """The power limit a plan's `power` constraint enforces, and where it comes from: the workload
-    (rule None) or a `limit` rule's default for the deployment (PWR001 for an office)."""
-
-    kw: float
-    rule: str | None
-    message: str
-
-
-@dataclass
-class Problem:
-    """Everything the optimizer needs, built once per workload."""
-
-    workload: Workload
-    catalog: Catalog
-    rules: RuleSet
-    classes: list                   # JobClass
-    candidates: list                # list[list[Candidate]] per class
-    rejected: dict                  # gpu id -> Rejection (GPU unusable for every job)
-    considered: list                # GPU ids considered (after allow/deny)
-    costs: Costs
-    gpu_kw: dict                    # gpu id -> kW drawn per GPU
-    unit_price: dict                # gpu id -> purchase USD per GPU (None if unknown)
-    rent_rate: dict                 # gpu id -> USD per GPU-hour (None if unknown)
-    servers: dict                   # gpu id -> [ServerOption] for owned GPUs
-    power_limit_kw: float | None    # what the `power` constraint enforces (None: no limit)
-    power_limit: PowerLimit | None  # ... and where it comes from (the workload, or a rule such as PWR001)
-    as_of: dt.date
-    notes: list = field(default_factory=list)
-    serve_classes: list = field(default_factory=list)      # ServeClass per serving request class
-    serve_candidates: list = field(default_factory=list)   # list[list[ServeCandidate]] per serve class
-    solver_cache: dict = field(default_factory=dict, repr=False, compare=False)
-    # built solver models and filtered candidates, reused by every re-solve (solve/fast.py)
-    unit_cost: dict = field(default_factory=dict)   # gpu id -> purchase less discounted resale per GPU (PV)
-    residual: dict = field(default_factory=dict)    # gpu id -> Residual at the horizon's end
-
-    @property
-    def job_count(self) -> int:
-        return sum(c.multiplicity for c in self.classes)
-
-    @property
-    def power_rule(self) -> str | None:
-        """The rule that set the power limit (PWR001 for an office default), None if the workload did."""
-        return self.power_limit.rule if self.power_limit else None
 
 
 def candidate_counts(n_min: int, upper: int) -> list[int]:
@@ -274,13 +167,13 @@ def build_problem(workload: Workload, catalog: Catalog, rules: RuleSet, params: 
                 for n in candidate_counts(n_min, upper):
                     if n > 2 * last:
                         break  # no speed-up since half this count: larger counts will not help either
-                    key = (cls.spec, n)
-                    if key not in cache:
-                        cache[key] = evaluate(cls.spec, gpu, n, params)
-                    est = cache[key]
+                    shape = (cls.spec, n)
+                    if shape not in cache:
+                        cache[shape] = evaluate(cls.spec, gpu, n, params)
+                    est = cache[shape]
                     step_tokens = est.layout.get("global_batch_tokens") if est.fits else None
                     batch = batch or step_tokens
-                    if step_tokens and step_tokens > batch * 1.0001:
+                    if step_tokens and batch and step_tokens > batch * 1.0001:
                         break  # the step's batch would have to grow to feed more GPUs: not the same training run
                     if not est.fits or est.tokens_per_s <= best * 1.02:
                         continue  # no faster than a smaller count (e.g. a count tensor parallelism cannot use)
@@ -292,9 +185,11 @@ def build_problem(workload: Workload, catalog: Catalog, rules: RuleSet, params: 
                     best, last = est.tokens_per_s, n
                     # wall clock: failure-free training time over goodput (failures, restarts, checkpoints)
                     hours, good = wall_hours(n, cls.tokens / est.tokens_per_s / 3600.0, params, cls.goodput)
-                    warnings = [{"rule": f.rule, "code": f.rule, "message": f.message} for f in static + per_count]
+                    warnings: list[Finding] = [{"rule": f.rule, "code": f.rule, "message": f.message}
+                                               for f in static + per_count]
                     billed = None
                     if ownership == "rent":
+                        assert opt is not None, "a rent offer comes with its option (_offers)"
                         rc = rental_cost(opt, n, hours, r, econ)
                         if rc is None:
                             continue   # spot interruptions would destroy more than half the work
@@ -338,8 +233,8 @@ def build_problem(workload: Workload, catalog: Catalog, rules: RuleSet, params: 
                    power_limit=power, as_of=as_of, unit_cost=unit_cost, residual=resid))
 
 
-def _offers(gpu: GPU, ownerships: list[str], reasons: list, options: list[RentOption],
-            kinds: list[str]) -> list[tuple[str, RentOption | None]]:
+def _offers(gpu: GPU, ownerships: list[str], reasons: list[Finding], options: list[RentOption],
+            kinds: Sequence[str]) -> list[tuple[str, RentOption | None]]:
     """(ownership, rental option) pairs: one for buying, one per allowed rental kind with an offer."""
     offers: list[tuple[str, RentOption | None]] = []
     for ownership in ownerships:

@@ -152,7 +152,9 @@ class _Model(ServingSection):
         p = self.problem
         owned_cost, kw = [], []
         for g in self.owned:
-            owned_cost.append(p.unit_cost.get(g, p.unit_price[g]) * self.sc.buy_price(g) * self.N[g])
+            price = p.unit_cost.get(g, p.unit_price[g])
+            assert price is not None, f"{g} is owned without a purchase price"   # candidates.py offers none
+            owned_cost.append(price * self.sc.buy_price(g) * self.N[g])
             kw.append(p.gpu_kw[g] * self.N[g])
             for s in p.servers.get(g, []):
                 owned_cost.append(s.price_usd * self.S[g, s.id])

@@ -1,0 +1,338 @@
+"""A solved problem into the plan contract (advisor/contract/): the explanations asked for, the
+costs, what to buy or rent, warnings and sources, with numbers rounded so the same input gives
+the same bytes. plan.py runs the flow; this module only assembles its result."""
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from advisor._version import __version__
+from advisor.contract import Plan
+from advisor.data.catalog import STALE_MONTHS, age_months
+from advisor.data.uncertainty import basis as uncertainty_basis
+from advisor.explain.alternatives import alternatives, ordered
+from advisor.explain.binding import binding
+from advisor.explain.diagnosis import diagnose
+from advisor.explain.ranges import speed_sensitivity
+from advisor.explain.robustness import plan_ranges
+from advisor.explain.sensitivity import break_even, marginal_values
+from advisor.explain.serving import (
+    serving_binding,
+    serving_insights,
+    serving_rows,
+    serving_warnings,
+)
+from advisor.perf import params_from
+from advisor.perf.memory import default_batch_tokens
+from advisor.solve import ledger
+from advisor.solve.candidates import Problem, build_problem
+from advisor.solve.milp import EXPLAIN_GAP, EXPLAIN_TIME_LIMIT, Solution, default_gap
+
+SCHEMA_VERSION = 1
+EXPLAIN_LEVELS = ("none", "alternatives", "full")
+
+JSONObject = dict[str, Any]
+
+
+def explain_level(explain: bool | str) -> str:
+    """True -> "full", False -> "none"; a level name as it is."""
+    return {True: "full", False: "none"}[explain] if isinstance(explain, bool) else explain
+
+
+def _rebuilder(problem: Problem) -> Callable[..., Problem]:
+    def rebuild(batch_scale: float | None = None, **deployment_changes: Any) -> Problem:
+        """The problem again with another deployment, or every job's global batch x batch_scale."""
+        d = problem.workload.deployment.moved_to(**deployment_changes)
+        wl = problem.workload.model_copy(update={"deployment": d})
+        if batch_scale is not None:
+            p = params_from(problem.catalog)
+            jobs = [job.model_copy(update={"global_batch_tokens": batch_scale * (
+                        cls.spec.global_batch_tokens or default_batch_tokens(cls.spec.model, p))})
+                    for job, cls in ((wl.jobs[j], c) for c in problem.classes for j in c.jobs)]
+            order = [j for c in problem.classes for j in c.jobs]
+            by_index = dict(zip(order, jobs))
+            wl = wl.model_copy(update={"jobs": [by_index.get(i, job) for i, job in enumerate(wl.jobs)]})
+        return build_problem(wl, problem.catalog, problem.rules, params_from(problem.catalog), problem.as_of)
+    return rebuild
+
+
+class _Explained:
+    """What the re-solves found: each GPU not chosen, sensitivity, the diagnosis, serving insights,
+    and the count of re-solves (`explaining`, read by the warnings and the solver record)."""
+
+    def __init__(self, problem: Problem, sol: Solution, objective: str, time_limit: float | None,
+                 level: str, gap: float | None) -> None:
+        self.rejected: dict[str, JSONObject] = {
+            gid: {"gpu": gid, "reasons": ordered(problem, gid, r.reasons), "forced_cost_usd": None}
+            for gid, r in problem.rejected.items()}
+        if not sol.feasible:  # allowed GPUs that could run the job: no plan meets the limits (see diagnosis)
+            for gid in problem.considered:
+                if gid not in self.rejected:
+                    self.rejected[gid] = {"gpu": gid, "forced_cost_usd": None, "reasons": [
+                        {"rule": None, "code": "no-plan", "primary": True,
+                         "message": "it can run the jobs, but no plan meets every limit (see why no plan exists)"}]}
+        self.sensitivity: dict[str, list[JSONObject]] = {"break_even": [], "marginal": []}
+        self.explaining: JSONObject = {
+            "gap": max(EXPLAIN_GAP, gap or 0.0), "solves": 0, "unproven": 0,
+            "time_limit": EXPLAIN_TIME_LIMIT if time_limit is None else min(time_limit, EXPLAIN_TIME_LIMIT)}
+        problem.solver_cache["explaining"] = self.explaining   # every re-solve below uses its gap and limit
+        try:
+            if sol.feasible and level != "none":
+                alts = alternatives(problem, sol, time_limit)
+                for gid, alt in alts.items():
+                    self.rejected[gid] = {"gpu": gid, **alt}
+                if objective == "cost" and level == "full":
+                    self.sensitivity = {"break_even": break_even(problem, sol, alts, time_limit),
+                                        "marginal": marginal_values(problem, sol, time_limit),
+                                        "speed": speed_sensitivity(problem, sol, alts, time_limit)}
+            self.diagnosis: list[JSONObject] = [] if sol.feasible else diagnose(
+                problem, time_limit, _rebuilder(problem) if level != "none" else None)
+        finally:
+            del problem.solver_cache["explaining"]
+        self.insights: JSONObject = (serving_insights(problem, sol, time_limit)
+                                     if level != "none" and objective == "cost" else {})
+        if self.insights:
+            self.sensitivity["traffic"] = [self.insights["traffic"]]
+
+
+def _jobs(problem: Problem, sol: Solution) -> list[JSONObject]:
+    jobs = []
+    for c, n in sol.assignment:
+        e = c.estimate
+        cls = problem.classes[c.cls]
+        jobs.append({"name": cls.name(problem.workload), "gpu": c.gpu, "gpu_count": c.count,
+                     "ownership": c.ownership, "copies": n, "tokens_per_s": e.tokens_per_s, "wall_days": c.hours / 24,
+                     "goodput": {"fraction": c.goodput, "lost_days": c.hours * (1 - c.goodput) / 24,
+                                 "source": "workload" if cls.goodput is not None else "model (docs/model.md §1.6)"},
+                     "memory_per_gpu_gb": e.memory_per_gpu_gb, "mfu": e.mfu, "binding_factor": e.binding,
+                     "step_breakdown": e.step_breakdown, "layout": e.layout})
+    return jobs
+
+
+def _assumptions(problem: Problem, sol: Solution) -> JSONObject:
+    d, costs = problem.workload.deployment, problem.costs
+    return {
+        "deployment": d.context, "region": d.region, "ownership": d.ownership, "horizon_months": d.horizon_months,
+        "electricity_usd_per_kwh": costs.electricity_usd_per_kwh, "pue": costs.pue,
+        "hosting_usd_per_kw_month": costs.hosting_usd_per_kw_month,
+        "power_limit_kw": problem.power_limit_kw,
+        "power_limit_rule": problem.power_rule,
+        "discount_rate": costs.discount_rate, "discount_rate_source": costs.discount_source,
+        "utilization": costs.utilization, "useful_life_years": costs.useful_life_years,
+        "rent_kinds": list(d.rent_kinds),
+        "residual_value": {g: {"fraction": r.fraction, "curve": r.curve, "confidence": r.confidence,
+                               "note": r.note} for g, r in sorted(problem.residual.items()) if g in sol.bought},
+    }
+
+
+def assemble(problem: Problem, sol: Solution, *, objective: str = "cost", time_limit: float | None = 30.0,
+             explain: bool | str = True, gap: float | None = None) -> Plan:
+    """The Plan of `sol`, with the explanations `explain` asks for (plan.plan's levels)."""
+    wl, catalog = problem.workload, problem.catalog
+    why = _Explained(problem, sol, objective, time_limit, explain_level(explain), gap)
+    explaining = why.explaining
+    jobs = _jobs(problem, sol)
+    data: JSONObject = {
+        "schema_version": SCHEMA_VERSION,
+        "name": wl.name,
+        "objective": objective,
+        "status": sol.status,
+        "total_cost_usd": sol.objective_usd,
+        "cost_breakdown": sol.cost_breakdown or dict.fromkeys(
+            ("purchase_usd", "servers_usd", "energy_usd", "hosting_usd", "rental_usd")),
+        "present_value_usd": sol.objective_usd,
+        "nominal_cost_usd": ledger.nominal_total(sol),
+        "residual_value_usd": sol.residual_value_usd if sol.feasible else None,
+        "cost_breakdown_pv": sol.cost_breakdown_pv or None,
+        "purchase": purchase_rows(problem, sol),
+        "servers": _servers(problem, sol),
+        "bill_of_materials": ledger.bill_of_materials(problem, sol) if sol.feasible else [],
+        "break_even_months": ledger.break_even(problem, sol) if sol.feasible else [],
+        "depreciation": ledger.depreciation(problem, sol) if sol.feasible else [],
+        "utilization": ledger.utilization(problem, sol) if sol.feasible else None,
+        "jobs": jobs,
+        "serving": serving_rows(problem, sol),
+        "serving_mix": why.insights.get("mix"),
+        "rejected": [{**why.rejected[g], "name": catalog.gpus[g].name} for g in sorted(why.rejected)],
+        "binding": binding(problem, sol) + serving_binding(problem, sol) if sol.feasible else [],
+        "sensitivity": why.sensitivity,
+        "diagnosis": why.diagnosis,
+        "warnings": _warnings(problem, sol, explaining) + serving_warnings(problem, sol),
+        "assumptions": _assumptions(problem, sol),
+        "solver": {**{k: v for k, v in sol.solver.items() if k != "status"},
+                   "gap_limit": default_gap(problem) if gap is None else gap,
+                   "explanations": {"solves": explaining["solves"], "gap_limit": explaining["gap"],
+                                    "time_limit_s": explaining["time_limit"],
+                                    "approximate": explaining["unproven"] > 0}},
+        "sources": _sources(problem, sol),
+        "as_of": problem.as_of.isoformat(),
+        "tool_version": __version__,
+        "catalog_digest": catalog.digest,
+    }
+    # robustness is drawn at every explain level (as before); only an objective of time skips it
+    data.update(plan_ranges(problem, sol, jobs, robust=bool(explain) and objective == "cost", time_limit=time_limit))
+    data["assumptions"]["uncertainty"] = uncertainty_basis()
+    data = rounded(data)
+    if sol.objective_usd is not None:  # money to the cent at least: 6 significant digits could print a total above the budget
+        data["total_cost_usd"] = _money(sol.objective_usd)
+        data["cost_breakdown"] = {k: _money(v) for k, v in sol.cost_breakdown.items()}
+    result = Plan.model_validate(data)
+    result.workload, result.catalog, result.rules, result.problem = wl, catalog, problem.rules, problem
+    return result
+
+
+def purchase_rows(problem: Problem, sol: Solution) -> list[JSONObject]:
+    items = ledger.purchase_items(problem, sol)
+    rented: dict[str, JSONObject] = {}
+    for c, n in sol.serving:   # serving replicas rented on demand for the serving months
+        if c.ownership != "rent":
+            continue
+        rate = problem.catalog.gpus[c.gpu].rental
+        assert rate is not None, f"{c.gpu} rented for serving without a rental rate"   # candidates need one
+        entry = rented.setdefault(c.gpu, {"gpu": c.gpu, "count": 0, "ownership": "rent",
+                                          "unit_price_usd": rate.usd_per_gpu_hour, "gpu_hours": 0.0,
+                                          "provider": rate.provider, "as_of": rate.as_of,
+                                          "rent_kind": "on_demand", "use": "serving"})
+        entry["count"] += c.gpus * n
+        entry["gpu_hours"] += c.gpu_hours * n
+    return items + [rented[g] for g in sorted(rented)]
+
+
+def _servers(problem: Problem, sol: Solution) -> list[JSONObject]:
+    out = []
+    for g, servers in sorted(sol.servers.items()):
+        opts = {s.id: s for s in problem.servers.get(g, [])}
+        for sid, n in sorted(servers.items()):
+            out.append({"server": sid, "gpu": g, "count": n, "unit_price_usd": opts[sid].price_usd,
+                        "networked": min(n, sol.networked.get(g, 0))})
+    return out
+
+
+def _warnings(problem: Problem, sol: Solution, explaining: JSONObject | None = None) -> list[JSONObject]:
+    out: list[JSONObject] = []
+
+    def add(entry: JSONObject) -> None:
+        if entry not in out:
+            out.append(entry)
+
+    def stale(what: str, price: str, as_of: str | None) -> None:
+        months = age_months(as_of, problem.as_of)
+        if months is not None and months > STALE_MONTHS:
+            add({"rule": None, "code": "stale-price",
+                 "message": f"{what}'s {price} is from {as_of}, {months} months before "
+                            f"{problem.as_of.isoformat()}; get a current quote"})
+
+    for c in sol.chosen:
+        for w in c.warnings:
+            add(w)
+        for note in c.estimate.notes:
+            add({"rule": None, "code": "estimate", "message": note})
+    d = problem.workload.deployment
+    for gid in sorted(sol.gpu_types()):
+        gpu = problem.catalog.gpus[gid]
+        if len(d.ownerships) == 2 and gpu.availability in ("rent only", "buy only"):
+            missing = "purchase price" if gpu.availability == "rent only" else "on-demand rental rate"
+            add({"rule": None, "code": gpu.availability.replace(" ", "-"),
+                 "message": f"{gpu.name} is {gpu.availability}: the catalog holds no sourced {missing} "
+                            "for it (give a quote with --catalog)"})
+        dated = []
+        if gid in sol.bought and gpu.prices.purchase:
+            dated.append(("purchase price", gpu.prices.purchase.as_of))
+        for offer in {id(c.offer): c.offer.offer for c in sol.chosen if c.gpu == gid and c.offer}.values():
+            dated.append((f"{offer.pricing.replace('_', '-')} rental rate", offer.as_of))
+        if any(c.gpu == gid and c.ownership == "rent" for c, _ in sol.serving) and gpu.rental:
+            dated.append(("rental rate", gpu.rental.as_of))
+        for what, as_of in dated:
+            stale(gpu.name, what, as_of)
+    for servers in sol.servers.values():
+        for sid in sorted(servers):
+            server = problem.catalog.servers[sid]
+            stale(server.name, "purchase price", server.purchase.as_of)
+    for entry in ledger.price_warnings(problem, sol) if sol.feasible else []:
+        add(entry)
+    if sol.solver.get("proven_optimal") is False:
+        add({"rule": None, "code": "not-proven-optimal",
+             "message": f"the solver stopped at its time limit with a plan not proven optimal "
+                        f"(gap {sol.solver.get('gap')}); raise --time-limit for a proof"})
+    if explaining and explaining["unproven"]:
+        add({"rule": None, "code": "explanations-approximate",
+             "message": f"{explaining['unproven']} of the {explaining['solves']} re-solves behind the explanations "
+                        f"stopped at their {explaining['time_limit']:g} s limit before proving a "
+                        f"{100 * explaining['gap']:g}% gap; their numbers are approximate"})
+    return out
+
+
+def _sources(problem: Problem, sol: Solution) -> list[JSONObject]:
+    """Every source behind the chosen GPUs' figures and prices, the cost assumptions and the
+    rules cited, with the date of each dated figure."""
+    catalog = problem.catalog
+    dated: dict[str, str | None] = {}
+
+    def add(ids: list[str], as_of: str | None = None) -> None:
+        for sid in ids:
+            known = dated.get(sid)
+            if as_of and (known is None or as_of > known):
+                dated[sid] = as_of
+            else:
+                dated.setdefault(sid, None)
+
+    for gid in sorted(sol.gpu_types()):
+        gpu = catalog.gpus[gid]
+        for fig in (gpu.memory_gb, gpu.memory_bandwidth_gbps, gpu.tdp_w, gpu.interconnect.link_gbps,
+                    gpu.interconnect.p2p, gpu.interconnect.pcie_gbps):
+            add(fig.source)
+        for fig in gpu.tensor_tflops.values():
+            add(fig.source)
+        if gid in sol.bought and gpu.prices.purchase is not None:
+            add(gpu.prices.purchase.source, gpu.prices.purchase.as_of)
+        for c in sol.chosen:
+            if c.gpu == gid and c.offer is not None:
+                add(c.offer.offer.source, c.offer.offer.as_of)
+        if any(c.gpu == gid and c.ownership == "rent" for c, _ in sol.serving) and gpu.rental:
+            add(gpu.rental.source, gpu.rental.as_of)
+    if sol.feasible:
+        for item in ledger.bill_of_materials(problem, sol):
+            add([s for s in item["source"] if s in catalog.sources])
+    server_defs = catalog.servers
+    for servers in sol.servers.values():
+        for sid in servers:
+            s = server_defs.get(sid)
+            if s is not None and s.purchase is not None:
+                add(s.purchase.source, s.purchase.as_of)
+                add(s.power_overhead_w.source)
+    if sol.bought:
+        for a in catalog.assumptions.values():
+            if set(a.source) & set(problem.costs.sources):
+                add(a.source, a.as_of)
+    out = []
+    for sid in sorted(dated):
+        src = catalog.sources.get(sid)
+        if src is not None and src.kind not in ("derived", "assumption"):
+            out.append({"id": sid, "url": src.url, "as_of": dated[sid]})
+    cited: set[str] = ({r["rule"] for rej in problem.rejected.values() for r in rej.reasons if r["rule"]}
+                       | {w["rule"] for c in sol.chosen + [c for c, _ in sol.serving] for w in c.warnings if w["rule"]})
+    if problem.power_rule:
+        cited.add(problem.power_rule)
+    for rule_id in sorted(cited):
+        rule = problem.rules.get(rule_id)
+        out.append({"id": rule_id, "url": rule.source.url,
+                    "as_of": rule.effective.from_.isoformat() if rule.effective.from_ else None}
+                   | ({} if rule.source.url else {"reference": rule.source.cite}))
+    return out
+
+
+def _money(usd: float) -> float:
+    return rounded(usd) if abs(usd) < 1e4 else round(usd, 2)
+
+
+def rounded(obj: Any) -> Any:
+    """Fixed float formatting so the same input gives byte-identical JSON."""
+    if isinstance(obj, float):
+        if obj != obj or obj in (float("inf"), float("-inf")):
+            return None
+        return float(f"{obj:.6g}") if abs(obj) < 1e6 else round(obj, 2)
+    if isinstance(obj, dict):
+        return {k: rounded(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [rounded(v) for v in obj]
+    return obj

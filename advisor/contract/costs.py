@@ -1,0 +1,81 @@
+"""The money parts of a plan: costs, what to buy or rent, servers, bill of materials, break-even
+months, depreciation; and the P10/P50/P90 triple of every range."""
+from __future__ import annotations
+
+from typing import Literal
+
+from advisor.contract.base import Num, Out, Ownership
+
+
+class CostBreakdown(Out):
+    """Nominal cost by part; every part null when there is no plan."""
+    purchase_usd: Num | None
+    servers_usd: Num | None
+    energy_usd: Num | None
+    hosting_usd: Num | None
+    rental_usd: Num | None
+
+
+class CostBreakdownPV(Out):
+    """Present value by part; residual_usd is the resale value at the horizon (negative)."""
+    purchase_usd: Num
+    residual_usd: Num
+    servers_usd: Num
+    energy_usd: Num
+    hosting_usd: Num
+    rental_usd: Num
+
+
+class PurchaseItem(Out):
+    """A GPU type bought, rented for training (by rent kind) or rented on demand for serving."""
+    gpu: str
+    count: int
+    ownership: Ownership
+    unit_price_usd: Num | None
+    gpu_hours: Num | None
+    rent_kind: str | None = None
+    provider: str | None = None
+    as_of: str | None = None
+    confidence: str | None = None
+    condition: str | None = None
+    billed_gpus: int | None = None
+    use: Literal["serving"] | None = None
+
+
+class ServerItem(Out):
+    server: str
+    gpu: str
+    count: int
+    unit_price_usd: Num | None
+    networked: int
+
+
+class BomItem(Out):
+    item: str
+    quantity: Num
+    unit_usd: Num | None
+    total_usd: Num | None
+    source: list[str]
+    confidence: str | None
+    note: str | None
+
+
+class BreakEvenMonths(Out):
+    gpu: str
+    count: int
+    months: Num | None
+    rent_usd_per_gpu_hour: Num
+    message: str
+
+
+class DepreciationYear(Out):
+    year: int
+    depreciation_usd: Num
+    book_value_usd: Num
+
+
+class Triple(Out):
+    """P10 / P50 / P90 of a quantity."""
+    p10: Num | None
+    p50: Num | None
+    p90: Num | None

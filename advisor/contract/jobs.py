@@ -1,0 +1,100 @@
+"""A plan's training jobs (GPU, count, speed, layout, goodput) and serving rows."""
+from __future__ import annotations
+
+from advisor.contract.base import Num, Out, Ownership
+from advisor.contract.costs import Triple
+
+
+class Goodput(Out):
+    fraction: Num
+    lost_days: Num
+    source: str
+
+
+class StepBreakdown(Out):
+    """Seconds per optimizer step by what bounds them."""
+    compute_s: Num
+    memory_s: Num
+    comm_s: Num
+
+
+class Layout(Out):
+    """The parallel layout the estimate found (perf/estimate.py)."""
+    strategy: str
+    shards: int
+    micro_batch: int
+    checkpointing: bool
+    data_parallel: int
+    tensor_parallel: int
+    pipeline_parallel: int
+    needs_tensor_parallel: bool
+    idle_gpus: int
+    gradient_accumulation: Num
+    pipeline_bubble: Num
+    context_parallel: int
+    interconnect: str
+    global_batch_tokens: Num
+    seq_len: int
+    batch_changed: bool
+
+
+class Job(Out):
+    name: str
+    gpu: str
+    gpu_count: int
+    ownership: Ownership
+    copies: int
+    tokens_per_s: Num
+    wall_days: Num
+    goodput: Goodput
+    memory_per_gpu_gb: Num
+    mfu: Num
+    binding_factor: str
+    step_breakdown: StepBreakdown
+    layout: Layout
+    wall_days_range: Triple | None = None
+    wall_days_planned: Num | None = None
+
+
+class Slo(Out):
+    ttft_ms: Num | None
+    tpot_ms: Num | None
+    percentile: Num
+
+
+class ServingRow(Out):
+    name: str
+    job: str
+    model: str
+    precision: str
+    input_tokens: int
+    output_tokens: int
+    gpu: str
+    tensor_parallel: int
+    pipeline_parallel: int
+    replicas: int
+    gpu_count: int
+    ownership: Ownership
+    engine: str
+    requests_per_s_per_replica: Num
+    peak_requests_per_s: Num
+    utilization_at_peak: Num
+    ttft_ms: Num | None
+    tpot_ms: Num | None
+    slo: Slo
+    limited_by: str
+    max_batch: int
+    kv_cache_gb_per_gpu: Num
+    months: Num
+    measured_gpu: bool
+    shared_with_training: str | None
+
+
+class ServingMix(Out):
+    gpu_types: list[str]
+    cost_usd: Num | None
+    best_single_gpu: str | None = None
+    best_single_cost_usd: Num | None = None
+    saving_usd: Num | None = None
+    saving_pct: Num | None = None
+    message: str | None = None

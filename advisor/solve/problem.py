@@ -1,0 +1,138 @@
+"""The data a solve reads: a Problem (the workload's job classes, their candidate configurations,
+the GPUs rejected and why, costs, servers, the power limit) and its parts. Built by
+candidates.py (training) and serving_candidates.py (serving); read by the MILP and the explainers."""
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from advisor.data.catalog import Catalog
+from advisor.data.rules import RuleSet
+from advisor.economics.costs import Costs
+from advisor.economics.ownership import Residual
+from advisor.economics.rental import RentOption
+from advisor.inputs.workload import Workload
+from advisor.perf.estimate import Estimate
+from advisor.perf.jobspec import JobSpec
+
+if TYPE_CHECKING:   # serving_candidates.py builds on this module
+    from advisor.solve.serving_candidates import ServeCandidate, ServeClass
+
+Finding = dict[str, Any]   # {rule, code, message} (+ severity, needed, limit...): a reason or a warning
+
+
+@dataclass
+class Candidate:
+    """One way to run a job class: `count` GPUs of type `gpu`, bought or rented."""
+
+    cls: int                        # index into Problem.classes
+    gpu: str
+    count: int
+    ownership: str                  # buy | rent
+    tokens_per_s: float
+    hours: float                    # wall-clock hours for one job's tokens, after goodput losses
+    run_cost_usd: float             # one job's energy (buy) or rental (rent) cost
+    estimate: Estimate
+    warnings: list[Finding] = field(default_factory=list)
+    goodput: float = 1.0            # share of wall time spent training (advisor/perf/goodput.py)
+    time_factor: float = 1.0        # the workload's confidence quantile of wall time / the estimate's
+    kind: str | None = None         # rental kind (on_demand, reserved_1y, reserved_3y, spot, capacity_block); None when bought
+    run_cost_nominal: float | None = None   # the same cost undiscounted (None: equal to run_cost_usd)
+    offer: RentOption | None = None         # the rental offer priced (rent)
+    billed_gpus: int | None = None          # GPUs billed (whole nodes, the minimum block), rent
+
+    @property
+    def gpu_hours(self) -> float:
+        return self.count * self.hours
+
+    @property
+    def planned_hours(self) -> float:
+        """Wall time at the workload's confidence: what deadlines and owned capacity must hold."""
+        return self.hours * self.time_factor
+
+    @property
+    def planned_gpu_hours(self) -> float:
+        return self.count * self.planned_hours
+
+
+@dataclass
+class JobClass:
+    """Identical jobs (same model, kind, tokens, deadline...) are planned together: the MILP
+    chooses how many of them run on each candidate instead of one binary per job."""
+
+    jobs: list[int]                 # workload job indices (a job with repeat: n appears once, counted n times)
+    multiplicity: int
+    spec: JobSpec
+    tokens: float
+    deadline: float | None          # hours
+    goodput: float | None = None    # the workload's override (job field `goodput`)
+
+    def name(self, workload: Workload) -> str:
+        names = [workload.job_name(j) for j in self.jobs]
+        return names[0] if len(names) == 1 else f"{names[0]} (+{len(names) - 1} identical)"
+
+
+@dataclass(frozen=True)
+class ServerOption:
+    """A platform an owned GPU type can be installed in (catalog/servers.yaml)."""
+
+    id: str
+    slots: int
+    filled: bool                    # GPUs come with the board (HGX, OAM): N = slots x servers
+    price_usd: float
+    overhead_kw: float
+    network_usd: float | None       # fabric (switches, optics) per server when a job spans servers
+
+
+@dataclass
+class Rejection:
+    gpu: str
+    reasons: list[Finding]          # [{rule, code, message}], + severity for a rule's finding
+
+
+@dataclass(frozen=True)
+class PowerLimit:
+    """The power limit a plan's `power` constraint enforces, and where it comes from: the workload
+    (rule None) or a `limit` rule's default for the deployment (PWR001 for an office)."""
+
+    kw: float
+    rule: str | None
+    message: str
+
+
+@dataclass
+class Problem:
+    """Everything the optimizer needs, built once per workload."""
+
+    workload: Workload
+    catalog: Catalog
+    rules: RuleSet
+    classes: list[JobClass]
+    candidates: list[list[Candidate]]   # per class
+    rejected: dict[str, Rejection]  # gpu id -> why it is unusable for every job
+    considered: list[str]           # GPU ids considered (after allow/deny)
+    costs: Costs
+    gpu_kw: dict[str, float]        # gpu id -> kW drawn per GPU
+    unit_price: dict[str, float | None]   # gpu id -> purchase USD per GPU (None if unknown)
+    rent_rate: dict[str, float | None]    # gpu id -> USD per GPU-hour (None if unknown)
+    servers: dict[str, list[ServerOption]]   # gpu id -> platforms for owned GPUs
+    power_limit_kw: float | None    # what the `power` constraint enforces (None: no limit)
+    power_limit: PowerLimit | None  # ... and where it comes from (the workload, or a rule such as PWR001)
+    as_of: dt.date
+    notes: list[str] = field(default_factory=list)
+    serve_classes: list[ServeClass] = field(default_factory=list)   # per serving request class
+    serve_candidates: list[list[ServeCandidate]] = field(default_factory=list)   # per serve class
+    solver_cache: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+    # built solver models and filtered candidates, reused by every re-solve (solve/fast.py)
+    unit_cost: dict[str, float] = field(default_factory=dict)   # gpu id -> purchase less discounted resale per GPU (PV)
+    residual: dict[str, Residual] = field(default_factory=dict)   # gpu id -> Residual at the horizon's end
+
+    @property
+    def job_count(self) -> int:
+        return sum(c.multiplicity for c in self.classes)
+
+    @property
+    def power_rule(self) -> str | None:
+        """The rule that set the power limit (PWR001 for an office default), None if the workload did."""
+        return self.power_limit.rule if self.power_limit else None
