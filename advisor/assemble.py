@@ -169,8 +169,9 @@ def assemble(problem: Problem, sol: Solution, *, objective: str = "cost", time_l
         "tool_version": __version__,
         "catalog_digest": catalog.digest,
     }
-    # robustness is drawn at every explain level (as before); only an objective of time skips it
-    data.update(plan_ranges(problem, sol, jobs, robust=bool(explain) and objective == "cost", time_limit=time_limit))
+    # the robustness verdict is an explanation: drawn unless the caller asked for none (or minimises time)
+    robust = explain_level(explain) != "none" and objective == "cost"
+    data.update(plan_ranges(problem, sol, jobs, robust=robust, time_limit=time_limit))
     data["assumptions"]["uncertainty"] = uncertainty_basis()
     data = rounded(data)
     if sol.objective_usd is not None:  # money to the cent at least: 6 significant digits could print a total above the budget
