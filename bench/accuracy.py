@@ -29,7 +29,7 @@ sys.path.insert(0, str(ROOT))
 from advisor.data.catalog import load_catalog
 from advisor.perf import JobSpec, ModelSpec, evaluate, params_from
 from advisor.perf.goodput import goodput
-from advisor.perf.training import generation
+from advisor.perf.training import generation, op_sac_recompute_fraction
 
 CALIBRATION = ROOT / "catalog" / "calibration.csv"
 # free parameters and their bounds (each has a physical meaning: docs/model.md §1)
@@ -42,6 +42,9 @@ FREE = {
     "memory_bytes_per_layer_element": (0.0, 1000.0),
     "matmul_efficiency_half_hidden": (0.0, 2000.0),
     "step_jitter": (0.0, 0.2),
+    # torchtitan's H100s: "the actual peak TFLOPs number is between SXM and NVL" (its benchmark pages):
+    # at least the H100 NVL's dense rate (835.5 of the SXM's 989 TFLOPS), at most the SXM's
+    "calibration_variants.h100-96gb-hbm2e-500w.compute_scale": (835.5 / 989.0, 1.0),
 }
 CAP_ROWS = {"ampere.bf16": "R027", "gaudi.bf16": "R116", "gaudi.fp8": "R117"}   # caps read from calibration rows
 GENERATIONS_FITTED = ("ampere", "hopper")   # their mean is the shared default for the others
@@ -74,7 +77,29 @@ def job_of(row: dict) -> JobSpec:
                    pipeline_parallel=_int(row["pipeline_parallel"]),
                    context_parallel=_int(row.get("context_parallel")),
                    attention_kernel=row.get("attention_kernel") or None,
-                   grad_reduce_bytes=float(row["grad_reduce_bytes"] or 2))
+                   grad_reduce_bytes=float(row["grad_reduce_bytes"] or 2),
+                   recompute_fraction=op_sac_recompute_fraction(m, row["precision"])
+                   if row.get("selective_ac") == "op" else 0.0,
+                   virtual_stages=_int(row.get("virtual_stages")),
+                   software_era=row.get("software_era") or None)
+
+
+def gpu_of(row: dict, catalog, p):
+    """The GPU the row ran: its catalog entry, or a variant of it (catalog/estimator.yaml
+    `calibration_variants`: the memory bandwidth the source states, and the dense rates scaled by
+    a fitted factor where the source bounds but does not give them)."""
+    gpu = catalog.gpus[row["gpu"]]
+    name = row.get("gpu_variant")
+    if not name:
+        return gpu
+    v = (p.calibration_variants or {})[name]
+    scale = float(v.get("compute_scale", 1.0))
+    tensor = {k: f.model_copy(update={"value": f.value * scale}) for k, f in gpu.tensor_tflops.items()}
+    update = {"tensor_tflops": tensor}
+    if v.get("memory_bandwidth_gbps"):
+        update["memory_bandwidth_gbps"] = gpu.memory_bandwidth_gbps.model_copy(
+            update={"value": float(v["memory_bandwidth_gbps"])})
+    return gpu.model_copy(update=update)
 
 
 _CACHE: dict = {}
@@ -83,7 +108,7 @@ _CACHE: dict = {}
 def predict(row: dict, catalog, p) -> float:
     """Steady-state tokens/s per GPU in the row's layout; for basis=goodput rows, times the
     goodput of a run of `run_tokens` on `gpu_count` GPUs (advisor/perf/goodput.py)."""
-    key = (row["id"], tuple(get(p, k) for k in FREE))
+    key = (row["id"], tuple(get(p, k) for k in FREE), repr(p.software_era_factor), repr(p.mfu_cap))
     if key not in _CACHE:
         n = int(row["gpu_count"])
         e = evaluate(job_of(row), catalog.gpus[row["gpu"]], n, p)
@@ -149,7 +174,7 @@ def pinned(row: dict, catalog, p) -> dict:
     evaluations skip the layout search (the final predictions search again)."""
     if all(row[k] for k in ("strategy", "tensor_parallel", "pipeline_parallel", "micro_batch", "checkpointing")):
         return row
-    e = evaluate(job_of(row), catalog.gpus[row["gpu"]], int(row["gpu_count"]), p)
+    e = evaluate(job_of(row), gpu_of(row, catalog, p), int(row["gpu_count"]), p)
     if not e.fits:
         return row
     lay = e.layout
@@ -182,6 +207,25 @@ def fit(rows: list[dict], catalog, p, starts: int = 3):
         if best is None or res.cost < best.cost:
             best = res
     return with_values(p, best.x)
+
+
+def era_rows(rows: list[dict]) -> list[dict]:
+    """Rows that ran an older software stack (`software_era`), derived ones included: they fit
+    that era's factor and nothing else."""
+    return [r for r in rows if r.get("software_era") and r["basis"] in ("measured", "goodput", "derived")]
+
+
+def fit_eras(rows: list[dict], catalog, p):
+    """Each software era's compute factor: the geometric mean of measured / predicted over its
+    rows in `rows`, predicted with today's software (factor 1); eras without rows keep 1."""
+    base = replace(p, software_era_factor={})
+    factors = {}
+    for era in sorted({r["software_era"] for r in era_rows(rows)}):
+        logs = [math.log(measured(r) / predict(r, catalog, base)) for r in era_rows(rows) if r["software_era"] == era]
+        logs = [x for x in logs if not math.isnan(x)]
+        if logs:
+            factors[era] = round(math.exp(sum(logs) / len(logs)), 4)
+    return replace(p, software_era_factor=factors)
 
 
 def without_caps_of(p, ids: set):
@@ -223,10 +267,13 @@ def cross_validate(rows, catalog, p) -> tuple[dict, dict]:
     (predictions by row id, parameters fitted without each group)."""
     fit_rows = [r for r in rows if r["fit"] == "yes"]
     held, params = {}, {}
-    for group in sorted({r["group"] for r in fit_rows}):
+    for group in sorted({r["group"] for r in fit_rows + era_rows(rows)}):
         q = without_caps_of(p, {r["id"] for r in rows if r["group"] == group})
-        q = fit([r for r in fit_rows if r["group"] != group], catalog, q, starts=1)  # warm start at the full fit
+        if any(r["group"] == group for r in fit_rows):
+            q = fit([r for r in fit_rows if r["group"] != group], catalog, q, starts=1)  # warm start at the full fit
+        q = fit_eras([r for r in rows if r["group"] != group], catalog, q)
         params[group] = {k: get(q, k) for k in FREE}
+        params[group].update({f"software_era_factor.{k}": v for k, v in (q.software_era_factor or {}).items()})
         held.update({r["id"]: predict(r, catalog, q) for r in rows if r["group"] == group})
     held.update({r["id"]: predict(r, catalog, p) for r in rows if r["id"] not in held})
     return held, params
@@ -242,8 +289,8 @@ def main(argv=None) -> int:
     p = params_from(catalog)
     rows = load_rows()
     if args.fit:
-        p = fit([r for r in rows if r["fit"] == "yes"], catalog, p)
-        print("fitted:", {k: round(get(p, k), 4) for k in FREE},
+        p = fit_eras(rows, catalog, fit([r for r in rows if r["fit"] == "yes"], catalog, p))
+        print("fitted:", {k: round(get(p, k), 4) for k in FREE}, "software_era_factor", p.software_era_factor,
               "fp8_framework_ratio", round(p.fp8_framework_ratio, 4), "default", p.framework_efficiency["default"])
     preds = {r["id"]: predict(r, catalog, p) for r in rows}
     held, fitted = cross_validate(rows, catalog, p)
