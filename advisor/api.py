@@ -2,14 +2,10 @@
 script has at hand (a path, a dict, a model) and speak in field names, never in CLI flags."""
 from __future__ import annotations
 
-import re
 from pathlib import Path
 from typing import Any
 
 from advisor.errors import InputError
-
-_FLAG = re.compile(r"(?<![\w-])--([a-z][a-z0-9-]*)")
-
 
 def as_workload(workload: Any):
     """A Workload from a Workload, a workload file's path, or a dict of what the file would hold."""
@@ -23,14 +19,6 @@ def as_workload(workload: Any):
         return parse_workload(workload, "<workload dict>")
     raise InputError(f"workload: give a Workload, a workload file's path or a dict, not {type(workload).__name__}",
                      field="workload")
-
-
-def _fields(exc: InputError) -> InputError:
-    """The estimator names CLI flags (--tensor-parallel); the library's callers wrote fields."""
-    message = _FLAG.sub(lambda m: m.group(1).replace("-", "_"), str(exc))
-    out = InputError(message, file=exc.file, field=exc.field)
-    out.errors = getattr(exc, "errors", [])
-    return out
 
 
 def plan(workload: Any, **options):
@@ -50,8 +38,6 @@ def estimate(**options) -> dict:
 
     try:
         return run_estimate(**options)
-    except InputError as exc:
-        raise _fields(exc) from None
     except TypeError as exc:    # an unknown keyword
         raise InputError(f"estimate: {exc}".replace("estimate() ", ""), field="estimate") from None
 

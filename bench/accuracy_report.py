@@ -11,6 +11,7 @@ from accuracy import (
     PENDING_PRICES,
     error,
     get,
+    gpu_of,
     group_of,
     job_of,
     measured,
@@ -92,7 +93,7 @@ def report(rows, catalog, p, preds, held, fitted) -> str:
                   [r for r in meas if r["basis"] == "measured"], held),
         stats_row("end-to-end rows (basis=goodput), leave-one-source-out",
                   [r for r in meas if r["basis"] == "goodput"], held),
-        stats_row("derived rows (tokens/s from TFLOPs; never fitted)", derived, preds)]))
+        stats_row("derived rows (tokens/s from TFLOPs; leave-one-source-out)", derived, held)]))
     out += ["", "### By GPU generation and precision (leave-one-source-out; in-sample beside it)", ""]
     rows_g = []
     for g in sorted({group_of(r, catalog) for r in meas}):
@@ -114,15 +115,19 @@ def report(rows, catalog, p, preds, held, fitted) -> str:
         s_lo = summary([error(held[r["id"]], measured(r)) for r in rs])
         by.append([group, rs[0]["basis"], len(rs), pct(s_in["mape"]), pct(s_lo["mape"]), pct(s_lo["worst"])])
     out.append(table(["source", "basis", "n", "MAPE in-sample", "MAPE held out", "worst held out"], by))
+    eras = [f"software_era_factor.{k}" for k in sorted(p.software_era_factor or {})]
     out += ["", "Parameters fitted on every measured row: " +
-            ", ".join(f"`{k}` {get(p, k):.4g}" for k in FREE) + ". Without each source:", ""]
-    out.append(table(["left out"] + [k.replace("_efficiency", "") for k in FREE],
-                     [[g] + [f"{v[k]:.3g}" for k in FREE] for g, v in fitted.items()]))
+            ", ".join(f"`{k}` {get(p, k):.4g}" for k in FREE) +
+            "".join(f", `{k}` {get(p, k):.4g} (on the era's rows, derived ones included)" for k in eras) +
+            ". Without each source:", ""]
+    keys = list(FREE) + eras
+    out.append(table(["left out"] + [k.replace("_efficiency", "").replace("calibration_variants.", "") for k in keys],
+                     [[g] + [f"{v[k]:.3g}" if k in v else "" for k in keys] for g, v in fitted.items()]))
     out += ["", "### By model size (leave-one-source-out)", ""]
     out.append(table(["model size"] + stats[1:], grouped(meas, held, lambda r: size_bin(float(r["params"])))))
-    out += ["", "### Derived rows by source (never fitted)", ""]
+    out += ["", "### Derived rows by source (fitted only to a software era's factor, then held out)", ""]
     out.append(table(["source, size"] + stats[1:],
-                     grouped(derived, preds, lambda r: f"{r['group']}, {size_bin(float(r['params']))}")))
+                     grouped(derived, held, lambda r: f"{r['group']}, {size_bin(float(r['params']))}")))
     if excluded:
         out += ["", "Excluded (not predicted): " + "; ".join(
             f"{r['id']} {r['model']}: {r['layout_source']}" for r in excluded) + "."]
@@ -132,7 +137,7 @@ def report(rows, catalog, p, preds, held, fitted) -> str:
             "dense peak; `cap`: the generation's published maximum (catalog/estimator.yaml `mfu_cap`).", ""]
     lines, above = [], 0
     for r in rows:
-        g = catalog.gpus[r["gpu"]]
+        g = gpu_of(r, catalog, p)
         e = evaluate(job_of(r), g, int(r["gpu_count"]), p)
         lay = e.layout
         cap = mfu_cap(g, r["precision"], p, int(r["gpu_count"]))

@@ -210,6 +210,68 @@ def test_pipeline_parallelism_reports_its_bubble(catalog, p):
     assert e.layout["interconnect"] == "nvlink+network"
 
 
+def test_plain_1f1b_has_the_bubble_of_one_chunk_per_gpu(catalog, p):
+    """A job that says `virtual_stages=1` (torchtitan's "1F1B", DeepSpeed's pipeline) idles
+    (q - 1) / m of the step, v times the interleaved schedule's (q - 1) / (m v)."""
+    job = JobSpec(model=_preset(catalog, "llama-3-70b"), tensor_parallel=8, pipeline_parallel=4, micro_batch=1,
+                  global_batch_tokens=4 * 2 ** 20, virtual_stages=1)
+    e = evaluate(job, catalog.gpus["h100-sxm"], 64, p)
+    m = e.layout["gradient_accumulation"]
+    assert e.layout["pipeline_bubble"] == pytest.approx(3 / m, abs=1e-4)
+    assert e.tokens_per_s < evaluate(replace(job, virtual_stages=None), catalog.gpus["h100-sxm"], 64, p).tokens_per_s
+
+
+def test_per_op_selective_checkpointing_recomputes_wk_wo_and_w3():
+    """torchtitan's per-op policy saves every mm but the 2nd, 4th and 6th of wq, wk, wv, wo, w1,
+    w3, w2: Llama 3.1 8B (h 4096, 8 of 32 heads for k/v, MLP 14336) recomputes this share of its
+    forward matmul FLOPs; fp8 linears (aten._scaled_mm, not in the save list) recompute all."""
+    from advisor.perf.training import op_sac_recompute_fraction
+
+    m = ModelSpec(params=8.03e9, layers=32, hidden=4096, heads=32, kv_heads=8, ffn=14336, vocab=128256,
+                  seq_len=8192)
+    h, kv, f = 4096, 1024, 14336
+    by_hand = (h * kv + h * h + h * f) / (h * h + h * kv + h * kv + h * h + 3 * h * f)
+    assert by_hand == pytest.approx(0.3654, abs=1e-4)
+    assert op_sac_recompute_fraction(m, "bf16") == pytest.approx(by_hand)
+    assert op_sac_recompute_fraction(m, "fp8") == 1.0
+
+
+def test_selective_recompute_costs_between_none_and_full(catalog, p):
+    """Recomputing a share of the forward matmuls is slower than none and faster than full
+    checkpointing, in the same layout."""
+    m = _preset(catalog, "llama-3-8b")
+    g = catalog.gpus["h100-sxm"]
+    base = JobSpec(model=m, strategy="zero3", tensor_parallel=1, pipeline_parallel=1, micro_batch=1,
+                   checkpointing=False, global_batch_tokens=8 * m.seq_len)
+    none = evaluate(base, g, 8, p).tokens_per_s
+    some = evaluate(replace(base, recompute_fraction=0.37), g, 8, p).tokens_per_s
+    full = evaluate(replace(base, checkpointing=True), g, 8, p).tokens_per_s
+    assert full < some < none
+
+
+def test_an_older_software_era_slows_only_the_rows_that_name_it(catalog, p):
+    """`software_era` (calibration rows) scales compute by its fitted factor; a user's job has none."""
+    from advisor.perf.training import era_factor
+
+    job = JobSpec(model=_preset(catalog, "gpt2-124m"))
+    assert era_factor(job, p) == 1.0
+    old = replace(job, software_era="megatron-2021")
+    assert era_factor(old, p) == p.software_era_factor["megatron-2021"] < 1.0
+    g = catalog.gpus["a100-80gb-sxm"]
+    assert evaluate(old, g, 1, p).tokens_per_s < evaluate(job, g, 1, p).tokens_per_s
+
+
+def test_a_missing_bf16_cap_follows_from_the_fp8_cap_by_the_gemm_ratio(catalog, p):
+    """With only an fp8 run published (Gaudi2 when its bf16 source is held out), the bf16 cap is
+    the fp8 cap x (best bf16 GEMM share / best fp8 GEMM share), as fp8 follows from bf16."""
+    from advisor.perf.training import achievable_fraction, mfu_cap
+
+    g = catalog.gpus["gaudi2"]
+    q = replace(p, mfu_cap={"gaudi": {"fp8": 0.379}})
+    ratio = achievable_fraction(g, "bf16", q) / achievable_fraction(g, "fp8", q)
+    assert mfu_cap(g, "bf16", q) == pytest.approx(0.379 * ratio)
+
+
 # --------------------------------------------------------------------------- monotonicity
 
 @SETTINGS

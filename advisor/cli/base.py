@@ -75,9 +75,12 @@ def _fail(lines: list[str], code: int):
 
 
 def _flags(message: str, command: click.Command | None) -> str:
-    """The library names fields (tensor_parallel); the user typed flags (--tensor-parallel)."""
+    """The library names fields (tensor_parallel, in backticks where it quotes one); the user typed
+    flags (--tensor-parallel). A field is its flag's name with underscores (`model` is --model)."""
     if command is None:
         return message
+    flags = {o[2:].replace("-", "_"): o for p in command.params for o in getattr(p, "opts", []) if o.startswith("--")}
+    message = re.sub(r"`([a-z][a-z0-9_]*)`", lambda m: flags.get(m.group(1), m.group(0)), message)
     for p in command.params:
         longs = [o for o in getattr(p, "opts", []) if o.startswith("--")]
         if longs and p.name:

@@ -32,4 +32,6 @@ class Params:
     attention_kernel_speedup: dict | None = None  # measured: today's attention kernels over the FA2 era, by generation
     step_jitter: float = 0.0               # fitted: per-GPU step-time jitter (share of a step) behind the sync loss
     context_parallel_max: int = 8          # largest context-parallel group searched (long sequences)
+    software_era_factor: dict | None = None  # fitted: compute rate of an older software stack (calibration rows only)
+    calibration_variants: dict | None = None  # GPUs calibration rows ran that differ from their catalog entry (bench only)
     goodput: dict | None = None            # failure, restart, checkpoint and evaluation figures (perf/goodput.py)

@@ -3,6 +3,7 @@ form: memory, tokens/s, MFU, the layout and the step split into compute, memory 
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field, replace
+from typing import Any
 
 from advisor.data.catalog import GPU
 from advisor.data.estimator import Params
@@ -58,7 +59,7 @@ def evaluate(job: JobSpec, gpu: GPU, count: int, p: Params) -> Estimate:
     if m.params < 2 * m.embedding_params and not m.tied_embeddings:
         notes.append(f"{m.params:.3g} parameters hardly cover untied input and output embeddings of "
                      f"{m.vocab:,} x {m.hidden:,}: check params, vocab and hidden")
-    empty = dict(gpu=gpu.id, gpu_count=count, memory_per_gpu_gb=0.0, tokens_per_s=0.0, tokens_per_s_per_gpu=0.0,
+    empty: dict[str, Any] = dict(gpu=gpu.id, gpu_count=count, memory_per_gpu_gb=0.0, tokens_per_s=0.0, tokens_per_s_per_gpu=0.0,
                  mfu=0.0, step_breakdown={"compute_s": 0.0, "memory_s": 0.0, "comm_s": 0.0},
                  memory_breakdown={}, layout={}, binding="none", notes=notes)
     if band(gpu) is None:
@@ -82,7 +83,7 @@ def evaluate(job: JobSpec, gpu: GPU, count: int, p: Params) -> Estimate:
     batch = _batch(job, lay, p)
     mem = _memory(job, lay, p, batch)
     parts = {"compute": t["compute_s"], "memory_bandwidth": t["memory_s"], "interconnect": t["comm_s"]}
-    binding = max(parts, key=parts.get)
+    binding = max(parts, key=lambda k: parts[k])
     flops = mfu_flops_per_token(m, job.kind)
     mfu = tps / count * flops / (peak * 1e12)
     cap = mfu_cap(gpu, job.precision, p, lay.count)
@@ -167,20 +168,20 @@ def estimate(*, gpu: str, count: int = 1, model: str | None = None, params: floa
 
 
 def _check_layout_flags(spec: JobSpec, count: int, strategy, tp, pp) -> str | None:
-    """Reject a fixed layout that cannot exist, naming the flag (exit 2)."""
+    """Reject a fixed layout that cannot exist, naming the field (exit 2; the CLI shows its flag)."""
 
     name = _strategy(strategy)
     if name is not None and name not in STRATEGIES:
-        raise InputError(f"--strategy: {strategy!r} is not one of {', '.join(STRATEGIES)} (or fsdp)",
+        raise InputError(f"`strategy`: {strategy!r} is not one of {', '.join(STRATEGIES)} (or fsdp)",
                          field="strategy")
     m = spec.model
     if tp is not None and (tp < 1 or m.heads % tp):
-        raise InputError(f"--tensor-parallel: {tp} must divide the model's {m.heads} attention heads",
+        raise InputError(f"`tensor_parallel`: {tp} must divide the model's {m.heads} attention heads",
                          field="tensor_parallel")
     if pp is not None and (pp < 1 or pp > m.layers):
-        raise InputError(f"--pipeline-parallel: {pp} must be between 1 and the model's {m.layers} layers",
+        raise InputError(f"`pipeline_parallel`: {pp} must be between 1 and the model's {m.layers} layers",
                          field="pipeline_parallel")
     if count % ((tp or 1) * (pp or 1)):
-        raise InputError(f"--count {count} is not a multiple of tensor x pipeline parallelism "
+        raise InputError(f"`count` {count} is not a multiple of tensor x pipeline parallelism "
                          f"({tp or 1} x {pp or 1})", field="count")
     return name

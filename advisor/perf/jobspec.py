@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Any
 
 from advisor.data.catalog import Catalog
 from advisor.errors import InputError
@@ -69,6 +70,9 @@ class JobSpec:
     context_parallel: int | None = None
     attention_kernel: str | None = None    # None: today's kernels; "fa2": FlashAttention-2-era (calibration rows)
     grad_reduce_bytes: float = 2.0         # bytes per gradient reduced: 2 (bf16), 4 (fp32, FSDP's default)
+    recompute_fraction: float = 0.0        # share of the forward matmuls recomputed without full checkpointing (selective AC)
+    virtual_stages: int | None = None      # pipeline model chunks per GPU; None: the estimator's default (interleaved 1F1B)
+    software_era: str | None = None        # None: today's software; a calibration row's older stack (Params.software_era_factor)
 
 
 
@@ -104,26 +108,27 @@ def resolve_model(job: Job, catalog: Catalog, where: str) -> ModelSpec:
 def spec_from_flags(catalog: Catalog, *, model: str | None = None, params=None, layers=None, hidden=None,
                     seq_len=None, **job_fields) -> JobSpec:
     """A JobSpec from command-line style arguments (a preset, or params with an optional shape),
-    with every invalid value reported as the flag that carries it (`--params: ...`, exit 2)."""
+    with every invalid value reported as the field that carries it (`` `params`: ... ``, exit 2; the CLI
+    layer shows the flag, advisor/cli/base.py)."""
     from pydantic import ValidationError
 
     from advisor.errors import describe, first_error
 
     if (model is None) == (params is None):
-        raise InputError("give either --model PRESET or --params N (with optional --layers/--hidden/--seq-len)",
+        raise InputError("give either `model` PRESET or `params` N (with optional `layers`/`hidden`/`seq_len`)",
                          field="model")
     if model is not None and model not in catalog.models:
         from advisor.errors import suggest
-        raise InputError(f"--model: unknown model preset {model!r}{suggest(model, catalog.models)}; presets: "
+        raise InputError(f"`model`: unknown model preset {model!r}{suggest(model, catalog.models)}; presets: "
                          f"{', '.join(sorted(catalog.models))}", field="model")
-    shape = model if model is not None else {k: v for k, v in dict(
+    shape: Any = model if model is not None else {k: v for k, v in dict(
         params=params, layers=layers, hidden=hidden, seq_len=seq_len).items() if v is not None}
     try:
         job = Job(model=shape, tokens=1e9, seq_len=seq_len if model is not None else None, **job_fields)
     except ValidationError as exc:
-        err = first_error(exc.errors(), lambda loc: tuple(p for p in loc if p not in ("str", "ModelShape")))
+        err = first_error([dict(e) for e in exc.errors()], lambda loc: tuple(p for p in loc if p not in ("str", "ModelShape")))
         field = ".".join(str(p) for p in err["loc"] if p not in ("str", "ModelShape"))
-        raise InputError(f"--{field.replace('model.', '').replace('_', '-')}: {describe(err)}", field=field) from None
+        raise InputError(f"`{field.replace('model.', '')}`: {describe(err)}", field=field) from None
     return job_spec(job, resolve_model(job, catalog, "model"))
 
 

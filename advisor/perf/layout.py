@@ -51,7 +51,7 @@ def _options(job: JobSpec, gpu: GPU, count: int, p: Params) -> list[tuple[str, i
     tp x pp x cp does not divide `count` the remainder idles (5 GPUs can run tensor parallelism 2
     on 4); such combinations come last, so they win only by being faster."""
     tps, pps = _parallel_sizes(job, gpu, p)
-    strategies = [_strategy(job.strategy)] if job.strategy else list(STRATEGIES)
+    strategies = [_strategy(job.strategy) or job.strategy] if job.strategy else list(STRATEGIES)
     fixed = job.tensor_parallel or job.pipeline_parallel or job.context_parallel
     out = []
     for c in _context_sizes(job, p):
@@ -144,7 +144,7 @@ def choose_layout(job: JobSpec, gpu: GPU, count: int, p: Params):
 
 def _frugal_fits(job: JobSpec, gpu: GPU, dp: int, t: int, q: int, p: Params, cap: float, batch: float) -> bool:
     """Does the least memory-hungry layout with this (dp, tp, pp) fit?"""
-    strategies = [_strategy(job.strategy)] if job.strategy else ["zero3" if dp > 1 else "ddp"]
+    strategies = [_strategy(job.strategy) or job.strategy] if job.strategy else ["zero3" if dp > 1 else "ddp"]
     ckpt = job.checkpointing if job.checkpointing is not None else True
     mb = job.micro_batch or 1
     return any(sum(_memory(job, Layout(s, dp, t, q, mb, ckpt), p, batch).values()) <= cap for s in strategies)

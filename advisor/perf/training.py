@@ -89,6 +89,28 @@ def software_factor(gpu: GPU, p: Params) -> float:
     return float(_lookup(p.software_factor or {}, gpu, 1.0))
 
 
+def era_factor(job: JobSpec, p: Params) -> float:
+    """Compute-rate factor of an older software stack a calibration row ran (catalog/estimator.yaml
+    `software_era_factor`); 1 for today's software, which every user estimate assumes."""
+    if not job.software_era:
+        return 1.0
+    return float((p.software_era_factor or {}).get(job.software_era, 1.0))
+
+
+def op_sac_recompute_fraction(m: ModelSpec, precision: str = "bf16") -> float:
+    """Share of a layer's forward matmul FLOPs torchtitan's per-op selective activation
+    checkpointing recomputes. Its policy saves every compute op's output "except every second mm"
+    (torchtitan parallelize_llama.py `_save_list`), counting aten.mm calls in forward order wq, wk,
+    wv, wo, w1, w3, w2 (w1, w2 without a gated MLP): wk, wo and w3 (w2) are recomputed. Float8
+    linears call aten._scaled_mm, which that list does not hold: every forward matmul is recomputed."""
+    if precision == "fp8":
+        return 1.0
+    h, kv, f = float(m.hidden), float(m.kv_width), float(m.ffn_width)
+    mlp = 3.0 if m.gated_mlp else 2.0
+    total = 2.0 * h * h + 2.0 * h * kv + mlp * h * f
+    return (h * kv + h * h + h * f) / total
+
+
 def mfu_cap(gpu: GPU, precision: str, p: Params, count: int = 1) -> float | None:
     """The best published MFU for the GPU's generation at `precision` (catalog/estimator.yaml
     `mfu_cap`, each with its source); predictions never exceed it. A job spanning servers takes
@@ -98,11 +120,13 @@ def mfu_cap(gpu: GPU, precision: str, p: Params, count: int = 1) -> float | None
     entry = _lookup(p.mfu_cap, gpu)
     if isinstance(entry, dict) and count > _server_size(gpu, p) and f"{precision}_multiserver" in entry:
         return float(entry[f"{precision}_multiserver"])
-    if isinstance(entry, dict) and precision not in entry and "bf16" in entry:
-        # no published run at this precision: the bf16 cap scaled by how much less of its own
-        # peak the GPU's best GEMM reaches at this precision (fp8 0.709 vs bf16 0.803 on an H100)
-        ratio = achievable_fraction(gpu, precision, p) / achievable_fraction(gpu, "bf16", p)
-        return float(entry["bf16"]) * ratio
+    if isinstance(entry, dict) and precision not in entry:
+        # no published run at this precision: another precision's cap scaled by how much of its
+        # own peak the GPU's best GEMM reaches at each (fp8 0.709 vs bf16 0.803 on an H100)
+        other = "bf16" if "bf16" in entry else "fp8" if "fp8" in entry else None
+        if other is not None:
+            ratio = achievable_fraction(gpu, precision, p) / achievable_fraction(gpu, other, p)
+            return float(entry[other]) * ratio
     return _by_precision(entry, precision)
 
 
@@ -132,6 +156,7 @@ def _group_tier(gpu: GPU, group: int, stride: int, p: Params) -> dict:
     per_server = max(1, min(group, server // stride)) if stride <= server else 1
     servers = math.ceil(group / per_server)
     link = (ic.link_gbps.value or 0) / 2 * p.link_efficiency
+    name: str
     if ic.link != "none" and link > 0 and per_server * stride <= domain:
         intra, name = link, ic.link
     else:
@@ -161,20 +186,22 @@ def _time(job: JobSpec, gpu: GPU, lay: Layout, batch: float, p: Params) -> dict:
     """Seconds per optimizer step, by part, for one layout."""
     m = job.model
     count = lay.count
-    peak = gpu.dense_tflops(job.precision) * 1e12
+    peak = (gpu.dense_tflops(job.precision) or 0.0) * 1e12   # evaluate() checked the rates exist
     # fp8 recipes (Transformer Engine) keep attention in bf16
-    attn_peak = (gpu.dense_tflops("bf16") or gpu.dense_tflops(job.precision)) * 1e12
+    attn_peak = (gpu.dense_tflops("bf16") or gpu.dense_tflops(job.precision) or 0.0) * 1e12
     ckpt = 1.0 if lay.checkpointing else 0.0
-    passes = (2.0 if job.kind in ("lora", "qlora") else 3.0) + ckpt          # forward, backward (data, weights), recompute
+    recompute = ckpt or job.recompute_fraction  # full checkpointing reruns every forward matmul, selective AC a share
+    passes = (2.0 if job.kind in ("lora", "qlora") else 3.0) + recompute     # forward, backward (data, weights), recompute
     tokens_per_gpu = batch / count
     imbalance = math.ceil(m.layers / lay.pp) * lay.pp / m.layers  # the slowest pipeline stage sets the pace
-    dense = 2.0 * m.matmul_params * passes / (peak * matmul_efficiency(m, gpu, p, job.precision, lay.tp))
-    attn_eff = float(_lookup(p.attention_efficiency, gpu, 0.3)) * software_factor(gpu, p)
+    era = era_factor(job, p)
+    dense = 2.0 * m.matmul_params * passes / (peak * matmul_efficiency(m, gpu, p, job.precision, lay.tp) * era)
+    attn_eff = float(_lookup(p.attention_efficiency, gpu, 0.3)) * software_factor(gpu, p) * era
     if job.attention_kernel != "fa2":  # today's kernels (FlashAttention-3 on Hopper) over the calibrated FA2 era
         attn_eff *= float(_lookup(p.attention_kernel_speedup or {}, gpu, 1.0))
     attention = 2.0 * m.layers * m.seq_len * m.hidden * (3.0 + ckpt) / (attn_peak * attn_eff)
     compute_s = tokens_per_gpu * (dense + attention) * imbalance
-    bw = gpu.memory_bandwidth_gbps.value * GB
+    bw = (gpu.memory_bandwidth_gbps.value or 0.0) * GB
     elementwise = (p.memory_bytes_per_layer_element * m.layers * (m.hidden + m.ffn_width)
                    + p.memory_bytes_per_vocab_element * m.vocab) * (3.0 + ckpt) / 3.0
     opt_shards = lay.shard_group if lay.strategy != "ddp" else 1
@@ -184,7 +211,8 @@ def _time(job: JobSpec, gpu: GPU, lay: Layout, batch: float, p: Params) -> dict:
     if job.kind == "qlora":  # every pass dequantizes the 4-bit weights it uses into a bf16 buffer the GEMM reads
         dequant = DEQUANT_BYTES * m.params / (lay.tp * lay.pp) * (2.0 + ckpt) * micro * imbalance
     memory_s = (tokens_per_gpu * elementwise * imbalance + optimizer + dequant) / bw
-    chunks = max(1, min(p.pipeline_virtual_stages, m.layers // lay.pp)) if lay.pp > 1 else 1
+    virtual = job.virtual_stages or p.pipeline_virtual_stages
+    chunks = max(1, min(virtual, m.layers // lay.pp)) if lay.pp > 1 else 1
     bubble = (lay.pp - 1) / (micro * chunks)
     core = compute_s + memory_s
 
