@@ -126,8 +126,10 @@ def spec_from_flags(catalog: Catalog, *, model: str | None = None, params=None, 
     try:
         job = Job(model=shape, tokens=1e9, seq_len=seq_len if model is not None else None, **job_fields)
     except ValidationError as exc:
-        err = first_error([dict(e) for e in exc.errors()], lambda loc: tuple(p for p in loc if p not in ("str", "ModelShape")))
-        field = ".".join(str(p) for p in err["loc"] if p not in ("str", "ModelShape"))
+        def clean(loc: tuple[Any, ...]) -> tuple[Any, ...]:
+            return tuple(p for p in loc if p not in ("str", "ModelShape"))
+        err = first_error(exc.errors(), clean)
+        field = ".".join(str(p) for p in clean(err["loc"]))
         raise InputError(f"`{field.replace('model.', '')}`: {describe(err)}", field=field) from None
     return job_spec(job, resolve_model(job, catalog, "model"))
 
