@@ -7,6 +7,7 @@ from dataclasses import replace
 from advisor.data.catalog import GPU
 from advisor.data.estimator import Params
 from advisor.perf.jobspec import JobSpec
+from advisor.perf.memo import remembered
 from advisor.perf.memory import Layout, _memory, default_batch_tokens, usable_bytes
 from advisor.perf.training import _server_size, _time
 
@@ -112,6 +113,12 @@ def _best(job: JobSpec, gpu: GPU, layouts: list[Layout], p: Params):
 
 
 def choose_layout(job: JobSpec, gpu: GPU, count: int, p: Params):
+    """`_choose_layout`, remembered for the process (perf/memo.py): re-planning the same jobs under
+    another deployment, budget or batch re-asks the same layouts."""
+    return remembered(_choose_layout, "layout", job, gpu, count, p)
+
+
+def _choose_layout(job: JobSpec, gpu: GPU, count: int, p: Params):
     """The fastest layout that fits on `count` GPUs at the job's global batch, as (layout, times,
     tokens/s, needs_tensor_parallel), or None. Only when no layout holds the batch (too few
     sequences for the data-parallel groups) may the batch grow; `evaluate` says so. Pipelining
@@ -151,6 +158,11 @@ def _frugal_fits(job: JobSpec, gpu: GPU, dp: int, t: int, q: int, p: Params, cap
 
 
 def min_gpus(job: JobSpec, gpu: GPU, p: Params, limit: int = 100_000) -> int | None:
+    """`_min_gpus`, remembered for the process (perf/memo.py)."""
+    return remembered(lambda j, g, n, q: _min_gpus(j, g, q, n), "min_gpus", job, gpu, limit, p)
+
+
+def _min_gpus(job: JobSpec, gpu: GPU, p: Params, limit: int = 100_000) -> int | None:
     """Smallest GPU count on which some layout holds the job, or None (within `limit`)."""
     cap = usable_bytes(gpu, p)
     if cap is None:

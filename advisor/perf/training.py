@@ -33,10 +33,22 @@ def mfu_flops_per_token(m: ModelSpec, kind: str = "pretrain") -> float:
     return (4.0 if kind in ("lora", "qlora") else 6.0) * m.matmul_params + 12.0 * m.layers * m.seq_len * m.hidden
 
 
+_GENERATIONS: dict[str | None, str] = {}   # architecture -> generation (the layout search asks ~10^5 times)
+_LOOKUPS: dict[tuple, tuple] = {}          # (table id, GPU id, architecture) -> (table, value or _NONE)
+_NONE = object()
+
+
 def generation(gpu: GPU) -> str:
     """The GPU's generation as the estimator's tables key it: volta, turing, ampere, ada, hopper,
     blackwell, cdna2, cdna3, rdna3, gaudi (the first word of the catalog's architecture)."""
-    words = (gpu.architecture or "").lower().replace("(", " ").split()
+    gen = _GENERATIONS.get(gpu.architecture)
+    if gen is None:
+        gen = _GENERATIONS[gpu.architecture] = _generation(gpu.architecture)
+    return gen
+
+
+def _generation(architecture: str | None) -> str:
+    words = (architecture or "").lower().replace("(", " ").split()
     if not words:
         return "default"
     if words[0] in ("cdna", "rdna") and len(words) > 1 and words[1][:1].isdigit():
@@ -49,11 +61,19 @@ def _lookup(table, gpu: GPU, default=None):
     ('cdna'), then default."""
     if not isinstance(table, dict):
         return table
+    key = (id(table), gpu.id, gpu.architecture)
+    hit = _LOOKUPS.get(key)
+    if hit is None or hit[0] is not table:   # (the table is kept in the entry, so its id stays unique)
+        hit = _LOOKUPS[key] = (table, _find(table, gpu))
+    return default if hit[1] is _NONE else hit[1]
+
+
+def _find(table: dict, gpu: GPU):
     gen = generation(gpu)
     for key in (gpu.id, gen, gen.rstrip("0123456789"), "default"):
         if key in table:
             return table[key]
-    return default
+    return _NONE
 
 
 def _by_precision(entry, precision: str, fp8_ratio: float = 1.0) -> float | None:
