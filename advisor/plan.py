@@ -91,8 +91,9 @@ def plan(workload: Workload, *, catalog: Catalog | None = None, rules: RuleSet |
     cheapest plan per GPU type under a sweep of completion times, speed per dollar), once.
 
     explain: "full" (or True) computes every explanation; "alternatives" the forced cost of each
-    unchosen GPU but no break-evens or marginal values (what `crossover` reads); "none" (or False)
-    none. gap: the relative MIP gap the plan is proven within (None: 0.01% for a few jobs, 1% for
+    unchosen GPU and, without a plan, the diagnosis from the workload's own limits, but no
+    break-evens, marginal values, robustness draws or re-planning under another deployment or
+    batch (what `crossover` reads); "none" (or False) none. gap: the relative MIP gap the plan is proven within (None: 0.01% for a few jobs, 1% for
     fleets of 50 jobs or more; milp.default_gap)."""
     if objective not in ("cost", "time"):
         raise InputError(f"objective is 'cost' or 'time', got {objective!r}", field="objective")
@@ -188,7 +189,7 @@ def assemble(problem: Problem, sol: Solution, *, objective: str = "cost", time_l
                                "marginal": marginal_values(problem, sol, time_limit),
                                "speed": speed_sensitivity(problem, sol, alts, time_limit)}
         diagnosis = [] if sol.feasible else diagnose(problem, time_limit,
-                                                     _rebuilder(problem) if level != "none" else None)
+                                                     _rebuilder(problem) if level == "full" else None)
     finally:
         del problem.solver_cache["explaining"]
     insights = serving_insights(problem, sol, time_limit) if level != "none" and objective == "cost" else {}
@@ -253,7 +254,7 @@ def assemble(problem: Problem, sol: Solution, *, objective: str = "cost", time_l
         "tool_version": __version__,
         "catalog_digest": catalog.digest,
     }
-    data.update(plan_ranges(problem, sol, jobs, robust=explain and objective == "cost", time_limit=time_limit))
+    data.update(plan_ranges(problem, sol, jobs, robust=level == "full" and objective == "cost", time_limit=time_limit))
     data["assumptions"]["uncertainty"] = uncertainty_basis()
     result = Plan(_rounded(data))
     if sol.feasible:  # money to the cent at least: 6 significant digits could print a total above the budget
