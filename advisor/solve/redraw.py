@@ -17,6 +17,7 @@ from advisor.solve.milp import (
     TIE_BREAK_USD_PER_HOUR,
     _Model,
     _run,
+    default_gap,
     solve,
     usable_candidates,
 )
@@ -36,7 +37,7 @@ class Redraw:
             return
         model = _Model(problem, sc, self.cands)
         model.build()
-        name, status, _ = _run(model.prob, time_limit)
+        name, status, _ = _run(model.prob, time_limit, default_gap(problem))   # the plan's own gap: 1% for fleets
         if name != "highs" or status == "Infeasible" or getattr(model.prob, "solverModel", None) is None:
             return  # fall back to full solves
         self.model, self.h = model, model.prob.solverModel
