@@ -105,8 +105,9 @@ def _best(job: JobSpec, gpu: GPU, layouts: list[Layout], p: Params):
     """The fastest layout; a more complex one (listed later) must be over 1% faster to win."""
     best = None
     for lay in layouts:
-        t = _time(job, gpu, lay, _batch(job, lay, p), p)
-        tps = _batch(job, lay, p) / (t["compute_s"] + t["memory_s"] + t["comm_s"])
+        batch = _batch(job, lay, p)
+        t = _time(job, gpu, lay, batch, p)
+        tps = batch / (t["compute_s"] + t["memory_s"] + t["comm_s"])
         if best is None or tps > best[2] * 1.01:
             best = (lay, t, tps)
     return best
