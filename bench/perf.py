@@ -187,7 +187,7 @@ def main() -> None:
 def write(path: Path, floor: float, bare: float, commands, fleets, args) -> None:
     lines = [
         "# Performance", "",
-        f"Measured by `python bench/perf.py{' --quick' if args.quick else ''}` on {dt.date.today().isoformat()}: "
+        f"Measured by `python bench/perf.py{(' ' + ' '.join(sys.argv[1:])) if sys.argv[1:] else ''}` on {dt.date.today().isoformat()}: "
         f"{platform.machine()}, {os.cpu_count()} cores (shared), Python {platform.python_version()}, "
         "HiGHS through highspy, one thread. CPU seconds of the child process (user + system).", "",
         f"Floor: `python -c \"import pulp, pydantic, click, yaml\"` = **{floor:.2f} s** CPU; "
