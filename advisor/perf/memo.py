@@ -27,6 +27,8 @@ from pathlib import Path
 from typing import Any
 
 MAX_ENTRIES = 200_000        # a 1,000-job x 56-type fleet asks ~10^5 questions; beyond this, start again
+MAX_FILES = 20_000           # files per store folder: beyond this, nothing more is written
+KEEP_FOLDERS = 3             # store folders of other estimator versions kept (several checkouts may share)
 _SOURCES = ("perf/layout.py", "perf/training.py", "perf/memory.py", "perf/jobspec.py", "perf/memo.py",
             "data/estimator.py")
 _SHARDS: dict[tuple, dict] = {}                   # (kind, job, GPU key, params key) -> {n: answer}
@@ -114,9 +116,11 @@ def save() -> None:
         return
     try:
         folder.mkdir(parents=True, exist_ok=True)
+        _prune(folder)
+        room = MAX_FILES - sum(1 for _ in os.scandir(folder))
     except OSError:
         return
-    for shard in dirty:
+    for shard in dirty[:max(0, room)]:
         tmp = None
         try:
             fd, tmp = tempfile.mkstemp(dir=folder, prefix=".tmp-", suffix=".pickle")
@@ -126,6 +130,16 @@ def save() -> None:
         except Exception:  # noqa: BLE001 -- a read-only or full disk: recompute next time
             if tmp is not None:
                 Path(tmp).unlink(missing_ok=True)
+
+
+def _prune(folder: Path) -> None:
+    """Remove the stores of older estimator versions, keeping the newest few."""
+    others = sorted((p for p in folder.parent.glob("layouts-*") if p != folder and p.is_dir()),
+                    key=lambda p: p.stat().st_mtime)
+    for old in others[:-KEEP_FOLDERS] if len(others) > KEEP_FOLDERS else []:
+        for f in old.iterdir():
+            f.unlink(missing_ok=True)
+        old.rmdir()
 
 
 def forget() -> None:
