@@ -86,7 +86,7 @@ class _Explained:
                                         "marginal": marginal_values(problem, sol, time_limit),
                                         "speed": speed_sensitivity(problem, sol, alts, time_limit)}
             self.diagnosis: list[JSONObject] = [] if sol.feasible else diagnose(
-                problem, time_limit, _rebuilder(problem) if level != "none" else None)
+                problem, time_limit, _rebuilder(problem) if level == "full" else None)
         finally:
             del problem.solver_cache["explaining"]
         self.insights: JSONObject = (serving_insights(problem, sol, time_limit)
@@ -169,8 +169,8 @@ def assemble(problem: Problem, sol: Solution, *, objective: str = "cost", time_l
         "tool_version": __version__,
         "catalog_digest": catalog.digest,
     }
-    # the robustness verdict is an explanation: drawn unless the caller asked for none (or minimises time)
-    robust = explain_level(explain) != "none" and objective == "cost"
+    # the robustness verdict is an explanation: drawn at the full level only (crossover reads none of it)
+    robust = explain_level(explain) == "full" and objective == "cost"
     data.update(plan_ranges(problem, sol, jobs, robust=robust, time_limit=time_limit))
     data["assumptions"]["uncertainty"] = uncertainty_basis()
     data = rounded(data)

@@ -53,8 +53,9 @@ def plan(workload: Workload, *, catalog: Catalog | None = None, rules: RuleSet |
     cheapest plan per GPU type under a sweep of completion times, speed per dollar), once.
 
     explain: "full" (or True) computes every explanation; "alternatives" the forced cost of each
-    unchosen GPU but no break-evens or marginal values (what `crossover` reads); "none" (or False)
-    none. gap: the relative MIP gap the plan is proven within (None: 0.01% for a few jobs, 1% for
+    unchosen GPU and, without a plan, the diagnosis from the workload's own limits, but no
+    break-evens, marginal values, robustness draws or re-planning under another deployment or
+    batch (what `crossover` reads); "none" (or False) none. gap: the relative MIP gap the plan is proven within (None: 0.01% for a few jobs, 1% for
     fleets of 50 jobs or more; milp.default_gap)."""
     if objective not in ("cost", "time"):
         raise InputError(f"objective is 'cost' or 'time', got {objective!r}", field="objective")

@@ -7,6 +7,7 @@ from dataclasses import replace
 from advisor.data.catalog import GPU
 from advisor.data.estimator import Params
 from advisor.perf.jobspec import JobSpec
+from advisor.perf.memo import remembered
 from advisor.perf.memory import Layout, _memory, default_batch_tokens, usable_bytes
 from advisor.perf.training import _server_size, _time
 
@@ -104,14 +105,21 @@ def _best(job: JobSpec, gpu: GPU, layouts: list[Layout], p: Params):
     """The fastest layout; a more complex one (listed later) must be over 1% faster to win."""
     best = None
     for lay in layouts:
-        t = _time(job, gpu, lay, _batch(job, lay, p), p)
-        tps = _batch(job, lay, p) / (t["compute_s"] + t["memory_s"] + t["comm_s"])
+        batch = _batch(job, lay, p)
+        t = _time(job, gpu, lay, batch, p)
+        tps = batch / (t["compute_s"] + t["memory_s"] + t["comm_s"])
         if best is None or tps > best[2] * 1.01:
             best = (lay, t, tps)
     return best
 
 
 def choose_layout(job: JobSpec, gpu: GPU, count: int, p: Params):
+    """`_choose_layout`, remembered for the process (perf/memo.py): re-planning the same jobs under
+    another deployment, budget or batch re-asks the same layouts."""
+    return remembered(_choose_layout, "layout", job, gpu, count, p)
+
+
+def _choose_layout(job: JobSpec, gpu: GPU, count: int, p: Params):
     """The fastest layout that fits on `count` GPUs at the job's global batch, as (layout, times,
     tokens/s, needs_tensor_parallel), or None. Only when no layout holds the batch (too few
     sequences for the data-parallel groups) may the batch grow; `evaluate` says so. Pipelining
@@ -151,6 +159,11 @@ def _frugal_fits(job: JobSpec, gpu: GPU, dp: int, t: int, q: int, p: Params, cap
 
 
 def min_gpus(job: JobSpec, gpu: GPU, p: Params, limit: int = 100_000) -> int | None:
+    """`_min_gpus`, remembered for the process (perf/memo.py)."""
+    return remembered(lambda j, g, n, q: _min_gpus(j, g, q, n), "min_gpus", job, gpu, limit, p)
+
+
+def _min_gpus(job: JobSpec, gpu: GPU, p: Params, limit: int = 100_000) -> int | None:
     """Smallest GPU count on which some layout holds the job, or None (within `limit`)."""
     cap = usable_bytes(gpu, p)
     if cap is None:

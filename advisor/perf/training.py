@@ -33,10 +33,22 @@ def mfu_flops_per_token(m: ModelSpec, kind: str = "pretrain") -> float:
     return (4.0 if kind in ("lora", "qlora") else 6.0) * m.matmul_params + 12.0 * m.layers * m.seq_len * m.hidden
 
 
+_GENERATIONS: dict[str | None, str] = {}   # architecture -> generation (the layout search asks ~10^5 times)
+_LOOKUPS: dict[tuple, tuple] = {}          # (table id, GPU id, architecture) -> (table, value or _NONE)
+_NONE = object()
+
+
 def generation(gpu: GPU) -> str:
     """The GPU's generation as the estimator's tables key it: volta, turing, ampere, ada, hopper,
     blackwell, cdna2, cdna3, rdna3, gaudi (the first word of the catalog's architecture)."""
-    words = (gpu.architecture or "").lower().replace("(", " ").split()
+    gen = _GENERATIONS.get(gpu.architecture)
+    if gen is None:
+        gen = _GENERATIONS[gpu.architecture] = _generation(gpu.architecture)
+    return gen
+
+
+def _generation(architecture: str | None) -> str:
+    words = (architecture or "").lower().replace("(", " ").split()
     if not words:
         return "default"
     if words[0] in ("cdna", "rdna") and len(words) > 1 and words[1][:1].isdigit():
@@ -49,11 +61,19 @@ def _lookup(table, gpu: GPU, default=None):
     ('cdna'), then default."""
     if not isinstance(table, dict):
         return table
+    key = (id(table), gpu.id, gpu.architecture)
+    hit = _LOOKUPS.get(key)
+    if hit is None or hit[0] is not table:   # (the table is kept in the entry, so its id stays unique)
+        hit = _LOOKUPS[key] = (table, _find(table, gpu))
+    return default if hit[1] is _NONE else hit[1]
+
+
+def _find(table: dict, gpu: GPU):
     gen = generation(gpu)
     for key in (gpu.id, gen, gen.rstrip("0123456789"), "default"):
         if key in table:
             return table[key]
-    return default
+    return _NONE
 
 
 def _by_precision(entry, precision: str, fp8_ratio: float = 1.0) -> float | None:
@@ -182,6 +202,32 @@ def _collective_seconds(volume: float, tier: dict) -> float:
     return t
 
 
+_ONCE: dict[tuple, tuple] = {}   # the layout search's per-GPU figures, computed once per (objects, values)
+
+
+def _once(fn, objs: tuple, values: tuple, *args):
+    """fn(*args), remembered by the identity of `objs` (kept in the entry, so their ids stay
+    unique) and `values`: the layout search asks the same per-GPU figures ~10^5 times."""
+    key = (fn, *map(id, objs), *values)
+    hit = _ONCE.get(key)
+    if hit is None or any(a is not b for a, b in zip(hit[0], objs)):
+        if len(_ONCE) > 100_000:
+            _ONCE.clear()
+        hit = _ONCE[key] = (objs, fn(*args))
+    return hit[1]
+
+
+def _attention_efficiency(gpu: GPU, p: Params, kernel: str) -> float:
+    eff = float(_lookup(p.attention_efficiency, gpu, 0.3)) * software_factor(gpu, p)
+    if kernel != "fa2":  # today's kernels (FlashAttention-3 on Hopper) over the calibrated FA2 era
+        eff *= float(_lookup(p.attention_kernel_speedup or {}, gpu, 1.0))
+    return eff
+
+
+def _tier(gpu: GPU, group: int, stride: int, p: Params) -> dict:
+    return _once(_group_tier, (gpu, p), (group, stride), gpu, group, stride, p)
+
+
 def _time(job: JobSpec, gpu: GPU, lay: Layout, batch: float, p: Params) -> dict:
     """Seconds per optimizer step, by part, for one layout."""
     m = job.model
@@ -195,10 +241,9 @@ def _time(job: JobSpec, gpu: GPU, lay: Layout, batch: float, p: Params) -> dict:
     tokens_per_gpu = batch / count
     imbalance = math.ceil(m.layers / lay.pp) * lay.pp / m.layers  # the slowest pipeline stage sets the pace
     era = era_factor(job, p)
-    dense = 2.0 * m.matmul_params * passes / (peak * matmul_efficiency(m, gpu, p, job.precision, lay.tp) * era)
-    attn_eff = float(_lookup(p.attention_efficiency, gpu, 0.3)) * software_factor(gpu, p) * era
-    if job.attention_kernel != "fa2":  # today's kernels (FlashAttention-3 on Hopper) over the calibrated FA2 era
-        attn_eff *= float(_lookup(p.attention_kernel_speedup or {}, gpu, 1.0))
+    dense = 2.0 * m.matmul_params * passes / (peak * era * _once(matmul_efficiency, (m, gpu, p), (job.precision, lay.tp),
+                                                                  m, gpu, p, job.precision, lay.tp))
+    attn_eff = _once(_attention_efficiency, (gpu, p), (job.attention_kernel,), gpu, p, job.attention_kernel) * era
     attention = 2.0 * m.layers * m.seq_len * m.hidden * (3.0 + ckpt) / (attn_peak * attn_eff)
     compute_s = tokens_per_gpu * (dense + attention) * imbalance
     bw = (gpu.memory_bandwidth_gbps.value or 0.0) * GB
@@ -220,7 +265,7 @@ def _time(job: JobSpec, gpu: GPU, lay: Layout, batch: float, p: Params) -> dict:
     dp_s = 0.0
     tier = {"tier": "none"}
     if lay.shard_group > 1:
-        tier = _group_tier(gpu, lay.shard_group, lay.tp, p)
+        tier = _tier(gpu, lay.shard_group, lay.tp, p)
         grads = job.grad_reduce_bytes * trainable_params(job) / (lay.tp * lay.pp)
         weights = 2.0 * m.params / (lay.tp * lay.pp)
         if lay.strategy in ("ddp", "zero1"):
@@ -235,7 +280,7 @@ def _time(job: JobSpec, gpu: GPU, lay: Layout, batch: float, p: Params) -> dict:
     # more when recomputing); they sit on the critical path
     tp_s = 0.0
     if lay.tp > 1:
-        tp_tier = _group_tier(gpu, lay.tp, 1, p)
+        tp_tier = _tier(gpu, lay.tp, 1, p)
         per_token = (4.0 + 2.0 * ckpt) * 2.0 * (lay.tp - 1) / lay.tp * 2.0 * m.hidden
         tp_s = (batch / lay.shard_group) * math.ceil(m.layers / lay.pp) * per_token / (tp_tier["intra_gbps"] * GB)
         if tier["tier"] == "none":
@@ -244,7 +289,7 @@ def _time(job: JobSpec, gpu: GPU, lay: Layout, batch: float, p: Params) -> dict:
     # to the other cp - 1 GPUs per layer; it hides behind the attention it feeds
     cp_s = 0.0
     if lay.cp > 1:
-        cp_tier = _group_tier(gpu, lay.cp, lay.tp, p)
+        cp_tier = _tier(gpu, lay.cp, lay.tp, p)
         kv = (batch / lay.shard_group) * math.ceil(m.layers / lay.pp) * 2.0 * m.kv_width * 2.0 / lay.tp
         raw = (lay.cp - 1) / lay.cp * kv * (3.0 + ckpt) / (cp_tier["intra_gbps"] * GB if cp_tier["servers"] == 1
                                                            else cp_tier["network_gbps"] * GB)
@@ -252,11 +297,11 @@ def _time(job: JobSpec, gpu: GPU, lay: Layout, batch: float, p: Params) -> dict:
         if tier["tier"] == "none":
             tier = cp_tier
     if lay.pp > 1 and tier["tier"] == "none":
-        tier = _group_tier(gpu, lay.pp, lay.tp * lay.dp, p)
+        tier = _tier(gpu, lay.pp, lay.tp * lay.dp, p)
     # every step waits for the slowest of S servers: with per-server step-time jitter sigma the
     # expected maximum of S is about sigma sqrt(2 ln S) above the mean (Gumbel), so the loss grows
     # with scale (GPUs inside one server run in NVLink lockstep)
-    servers = math.ceil(count / _server_size(gpu, p))
+    servers = math.ceil(count / _once(_server_size, (gpu, p), (), gpu, p))
     sync_s = p.step_jitter * math.sqrt(2.0 * math.log(servers)) * core * (1 + bubble) if servers > 1 else 0.0
     return {"compute_s": compute_s * (1 + bubble), "memory_s": memory_s * (1 + bubble),
             "comm_s": dp_s + tp_s + cp_s + sync_s,

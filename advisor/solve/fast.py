@@ -181,6 +181,9 @@ class HighsModel:
         # No warm start: highspy 1.16 given the previous plan through setSolution after a cost
         # change returned it as "optimal" with objective 0 and no search (lora-7b-workstation's
         # break-even); a fresh MIP search on the modified model is correct and still fast.
+        # Re-checked with bench/warm_start.py: setSolution(incumbent) after changeColsCost was wrong
+        # in 2 of 12 re-pricings of team-fleet; a plain re-run and clearSolver() both matched a
+        # fresh solve in 36 of 36.
         with quiet_stdout():
             h.run()
         status = h.getModelStatus()

@@ -17,6 +17,7 @@ from advisor.solve.milp import (
     TIE_BREAK_USD_PER_HOUR,
     _Model,
     _run,
+    default_gap,
     solve,
     usable_candidates,
 )
@@ -36,7 +37,7 @@ class Redraw:
             return
         model = _Model(problem, sc, self.cands)
         model.build()
-        name, status, _ = _run(model.prob, time_limit)
+        name, status, _ = _run(model.prob, time_limit, default_gap(problem))   # the plan's own gap: 1% for fleets
         if name != "highs" or status == "Infeasible" or getattr(model.prob, "solverModel", None) is None:
             return  # fall back to full solves
         self.model, self.h = model, model.prob.solverModel
@@ -71,6 +72,7 @@ class Redraw:
                             and o.run_cost_usd <= c.run_cost_usd
                             and (o.count, o.gpu_hours, o.run_cost_usd) != (c.count, c.gpu_hours, c.run_cost_usd)]
                     self.dominator[id(c)] = min(doms, key=lambda o: o.hours) if doms else None
+        self._columns()
 
     def choice(self, speed: Mapping[str, float], buy: Mapping[str, float],
                rent: Mapping[str, float]) -> tuple[frozenset, tuple] | None:
@@ -88,23 +90,20 @@ class Redraw:
         rel = {g: speed.get(g, 1.0) / self.fastest.get(g, 1.0) for g in self.fastest}
         # at this draw's speeds: candidates that meet their deadlines, less those another dominates on
         # cost (speed scales a GPU type's candidates alike, so dominance among them is unchanged)
-        cols, lows, highs, costs = [], [], [], []
-        for k, i, c in m.pairs():
-            r = rel.get(c.gpu, 1.0)
-            dom = self.dominator[id(c)]
-            alive = self._meets_deadline(k, c, r) and not (dom is not None and self._meets_deadline(k, dom, r))
-            lo, hi = self.bounds[k, i]
-            rate = self.sc.rent_price(c.gpu) * rent.get(c.gpu, 1.0) if c.ownership == "rent" else 1.0
-            run = c.run_cost_usd / r * rate
-            cols.append(self.ycol[k, i])
-            lows.append(lo)
+        highs, costs = [], []
+        budget = self.budget_row.index if self.budget_row is not None else None
+        for col, gpu, hi, run_cost, hours, rent_price, mine, dom in self.columns:
+            r = rel.get(gpu, 1.0)
+            alive = _meets(mine, r) and not (dom is not None and _meets(dom, r))
+            rate = rent_price * rent.get(gpu, 1.0) if rent_price is not None else 1.0
+            run = run_cost / r * rate
             highs.append(hi if alive else 0.0)
-            costs.append(run + TIE_BREAK_USD_PER_HOUR * c.hours / r)
-            if self.budget_row is not None:
-                h.changeCoeff(self.budget_row.index, self.ycol[k, i], run)
-        idx = np.array(cols, dtype=np.int32)
-        h.changeColsBounds(len(cols), idx, np.array(lows, dtype=float), np.array(highs, dtype=float))
-        h.changeColsCost(len(cols), idx, np.array(costs, dtype=float))
+            costs.append(run + TIE_BREAK_USD_PER_HOUR * hours / r)
+            if budget is not None:
+                h.changeCoeff(budget, col, run)
+        idx = self.col_index
+        h.changeColsBounds(len(idx), idx, self.lows, np.array(highs, dtype=float))
+        h.changeColsCost(len(idx), idx, np.array(costs, dtype=float))
         for g, col in self.ncol.items():
             extra = (p.unit_price[g] or 0.0) * self.sc.buy_price(g) * (buy.get(g, 1.0) - 1.0)
             h.changeColCost(col, self.obj_n[g] + extra)
@@ -120,11 +119,39 @@ class Redraw:
         bought = {g: round(x[col]) for g, col in self.ncol.items() if round(x[col]) > 0}
         return frozenset((c.gpu, c.ownership) for c, _ in used), signature(bought, used)
 
+    def _columns(self) -> None:
+        """Per y column, what a draw needs, in pairs() order: (column, GPU, upper bound, run cost,
+        hours, rental price factor or None when bought, own deadline test, dominator's test)."""
+        import numpy as np
+
+        m = self.model
+        assert m is not None
+        self.columns = []
+        for k, i, c in m.pairs():
+            dom = self.dominator[id(c)]
+            self.columns.append((self.ycol[k, i], c.gpu, self.bounds[k, i][1], c.run_cost_usd, c.hours,
+                                 self.sc.rent_price(c.gpu) if c.ownership == "rent" else None,
+                                 self._deadline_test(k, c), None if dom is None else self._deadline_test(k, dom)))
+        self.col_index = np.array([col for col, *_ in self.columns], dtype=np.int32)
+        self.lows = np.array([self.bounds[k, i][0] for k, i, _ in m.pairs()], dtype=float)
+
+    def _deadline_test(self, k: int, c: Candidate) -> tuple:
+        """(planned hours, deadline or None, hours, makespan cap or None): `_meets` at a speed."""
+        return (c.planned_hours, self.sc.job_deadline(self.problem.classes[k].deadline), c.hours,
+                self.sc.makespan_hours)
+
     def _meets_deadline(self, k: int, c: Candidate, r: float) -> bool:
         due = self.sc.job_deadline(self.problem.classes[k].deadline)
         cap = self.sc.makespan_hours
         return ((due is None or c.planned_hours / r <= due * (1 + 1e-9))
                 and (cap is None or c.hours / r <= cap * (1 + 1e-9)))
+
+
+def _meets(test: tuple, r: float) -> bool:
+    """Redraw._meets_deadline from a precomputed `_deadline_test`."""
+    planned, due, hours, cap = test
+    return ((due is None or planned / r <= due * (1 + 1e-9))
+            and (cap is None or hours / r <= cap * (1 + 1e-9)))
 
 
 def signature(bought: Mapping[str, int], assignment) -> tuple:

@@ -1,0 +1,149 @@
+"""Layout searches remembered: for the life of the process, and between runs on disk.
+
+The layout search (perf/layout.py) is a pure function of the job's shape, the GPU's catalog
+figures, the GPU count and the estimator's parameters, and costs a few milliseconds to a quarter
+of a second. One command asks the same question many times (`crossover` plans a dozen workloads;
+a diagnosis rebuilds its problem under other deployments and batches: 2,188 searches, 764
+distinct), and a cold `advisor plan` spent most of its own time in it. Remembering the answer by
+value changes nothing but time.
+
+Keys are by value: the JobSpec (a frozen dataclass), the GPU's full figures and the parameters'
+repr, so a --catalog override with the same GPU id but other figures gets its own entry. On disk,
+one small file per (question, job, GPU, parameters) holds every count asked so far, in the
+compiled-data folder (data/compiled.py: `GPU_ADVISOR_CACHE=off` turns it off), under a digest of
+the estimator's source: a changed estimator never reads an old answer. Files are written at exit,
+atomically; an unreadable one is ignored and recomputed.
+"""
+from __future__ import annotations
+
+import atexit
+import hashlib
+import os
+import pickle
+import sys
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+MAX_ENTRIES = 200_000        # a 1,000-job x 56-type fleet asks ~10^5 questions; beyond this, start again
+MAX_FILES = 20_000           # files per store folder: beyond this, nothing more is written
+KEEP_FOLDERS = 3             # store folders of other estimator versions kept (several checkouts may share)
+_SOURCES = ("perf/layout.py", "perf/training.py", "perf/memory.py", "perf/jobspec.py", "perf/memo.py",
+            "data/estimator.py")
+_SHARDS: dict[tuple, dict] = {}                   # (kind, job, GPU key, params key) -> {n: answer}
+_DIRTY: dict[tuple, str] = {}                     # shard -> its file name, when it has new answers
+_VALUE_KEYS: dict[int, tuple[object, str]] = {}   # id(obj) -> (obj, its value key)
+_FOLDER: list[Path | None] = []                   # [folder] once known (None: no disk)
+
+
+def _value_key(obj: object, describe: Callable[[Any], str]) -> str:
+    hit = _VALUE_KEYS.get(id(obj))
+    if hit is None or hit[0] is not obj:   # (the object is kept with its key, so its id stays unique)
+        hit = _VALUE_KEYS[id(obj)] = (obj, describe(obj))
+    return hit[1]
+
+
+def _folder() -> Path | None:
+    if not _FOLDER:
+        from advisor.data.compiled import cache_dir
+
+        where = cache_dir()
+        if where is not None:
+            package = Path(__file__).resolve().parent.parent
+            h = hashlib.sha256(sys.version.encode())
+            try:
+                for rel in _SOURCES:
+                    h.update(rel.encode() + b"\0" + (package / rel).read_bytes() + b"\0")
+                where = where / f"layouts-{h.hexdigest()[:20]}"
+            except OSError:
+                where = None
+        _FOLDER.append(where)
+        if where is not None:
+            atexit.register(save)
+    return _FOLDER[0]
+
+
+def _file_name(shard: tuple) -> str:
+    kind, job, gpu_key, params_key = shard
+    return hashlib.sha256(f"{kind}\0{job!r}\0{gpu_key}\0{params_key}".encode()).hexdigest()[:32] + ".pickle"
+
+
+def _load(shard: tuple) -> dict:
+    answers: dict = {}
+    folder = _folder()
+    if folder is not None:
+        try:
+            with open(folder / _file_name(shard), "rb") as f:
+                stored_shard, stored = pickle.load(f)
+            if stored_shard == shard:
+                answers = stored
+        except Exception:  # noqa: BLE001, S110 -- missing, truncated or foreign: recompute
+            pass
+    if len(_SHARDS) >= MAX_ENTRIES // 8:
+        save()
+        _SHARDS.clear()
+        _VALUE_KEYS.clear()
+    _SHARDS[shard] = answers
+    return answers
+
+
+def remembered(fn: Callable[..., Any], kind: str, job: Any, gpu: Any, n: int, p: Any) -> Any:
+    """fn(job, gpu, n, p), computed once per distinct (job, GPU figures, n, parameters)."""
+    shard = (kind, job, _value_key(gpu, _gpu_key), _value_key(p, repr))
+    answers = _SHARDS.get(shard)
+    if answers is None:
+        answers = _load(shard)
+    try:
+        return answers[n]
+    except KeyError:
+        pass
+    value = answers[n] = fn(job, gpu, n, p)
+    _DIRTY[shard] = ""
+    return value
+
+
+def _gpu_key(gpu: Any) -> str:
+    return gpu.model_dump_json()
+
+
+def save() -> None:
+    """Write the shards with new answers (atomically: a temporary file renamed into place)."""
+    folder = _folder()
+    dirty = [s for s in _DIRTY if s in _SHARDS]
+    _DIRTY.clear()
+    if folder is None or not dirty:
+        return
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        _prune(folder)
+        room = MAX_FILES - sum(1 for _ in os.scandir(folder))
+    except OSError:
+        return
+    for shard in dirty[:max(0, room)]:
+        tmp = None
+        try:
+            fd, tmp = tempfile.mkstemp(dir=folder, prefix=".tmp-", suffix=".pickle")
+            with os.fdopen(fd, "wb") as f:
+                pickle.dump((shard, _SHARDS[shard]), f, protocol=pickle.HIGHEST_PROTOCOL)
+            os.replace(tmp, folder / _file_name(shard))
+        except Exception:  # noqa: BLE001 -- a read-only or full disk: recompute next time
+            if tmp is not None:
+                Path(tmp).unlink(missing_ok=True)
+
+
+def _prune(folder: Path) -> None:
+    """Remove the stores of older estimator versions, keeping the newest few."""
+    others = sorted((p for p in folder.parent.glob("layouts-*") if p != folder and p.is_dir()),
+                    key=lambda p: p.stat().st_mtime)
+    for old in others[:-KEEP_FOLDERS] if len(others) > KEEP_FOLDERS else []:
+        for f in old.iterdir():
+            f.unlink(missing_ok=True)
+        old.rmdir()
+
+
+def forget() -> None:
+    """Drop what this process remembers (the files stay)."""
+    _SHARDS.clear()
+    _DIRTY.clear()
+    _VALUE_KEYS.clear()
