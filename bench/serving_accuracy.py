@@ -59,6 +59,8 @@ def predict(r: dict, params, catalog, lengths: dict | None = None) -> float | No
     the data sets whose rows have none)."""
     gpu = catalog.gpu(r["gpu"])
     hw = hardware(gpu)
+    if (r.get("scale_up_link") or "").startswith("none"):   # the system description lists no GPU-GPU link
+        hw = dataclasses.replace(hw, link_gbps=0.0, link_domain=1)
     model = load_model(r["model"])
     count, tp = int(r["gpu_count"]), int(r["tensor_parallel"]) if r["tensor_parallel"] else None
     I, O = _f(r["input_len"]) or (lengths or {})[r["input_len_group"]], _f(r["output_len"])
