@@ -253,7 +253,7 @@ def assemble(problem: Problem, sol: Solution, *, objective: str = "cost", time_l
         "tool_version": __version__,
         "catalog_digest": catalog.digest,
     }
-    data.update(plan_ranges(problem, sol, jobs, robust=explain and objective == "cost", time_limit=time_limit))
+    data.update(plan_ranges(problem, sol, jobs, robust=level != "none" and objective == "cost", time_limit=time_limit))
     data["assumptions"]["uncertainty"] = uncertainty_basis()
     result = Plan(_rounded(data))
     if sol.feasible:  # money to the cent at least: 6 significant digits could print a total above the budget
