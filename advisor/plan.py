@@ -40,6 +40,7 @@ from advisor.solve.milp import (
     solve,
 )
 from advisor.solve.sweeps import frontier, solve_fastest
+from advisor.solve.run import stage
 from advisor.solve.verify import check
 
 SCHEMA_VERSION = 1
@@ -106,7 +107,8 @@ def plan(workload: Workload, *, catalog: Catalog | None = None, rules: RuleSet |
     sol = (solve(problem, time_limit=time_limit, gap=gap) if objective == "cost"
            else solve_fastest(problem, time_limit=time_limit, gap=gap))
     check(problem, sol)   # every hard constraint holds, or the plan is refused (solve/verify.py)
-    result = assemble(problem, sol, objective=objective, time_limit=time_limit, explain=level, gap=gap)
+    with stage("explaining"):   # named on the CLI's progress line (solve/run.py)
+        result = assemble(problem, sol, objective=objective, time_limit=time_limit, explain=level, gap=gap)
     if charts:
         result.chart_data = chart_data(problem, time_limit)
     return result

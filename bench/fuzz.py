@@ -18,7 +18,6 @@ from __future__ import annotations
 import argparse
 import collections
 import concurrent.futures
-import os
 import sys
 import time
 import traceback
@@ -33,9 +32,9 @@ def memoize_estimates() -> None:
     """The training estimator is a pure function of (job, GPU, count, parameters) and takes most of
     a plan's time; the fuzzed workloads repeat the same jobs on the same GPUs, so within one process
     its results are reused. The planning code around it runs unchanged."""
-    import advisor.solve.candidates as candidates
+    from advisor.solve import candidates
 
-    evaluate, memo = candidates.evaluate, {}
+    evaluate, memo = candidates.evaluate, dict[tuple, tuple]()
 
     def remembered(job, gpu, count, p):
         key = (job, gpu.id, count, id(p))
@@ -90,14 +89,16 @@ def shard(index: int, examples: int, seed: int, full: float, until: float, save:
         chunk_seed, kind = seed + chunk, ("wild", "sane")[chunk % 2]   # the two kinds take turns
         before = done[0]
 
-        @with_seed(chunk_seed)
-        @settings(max_examples=CHUNK, deadline=None, database=None, phases=[Phase.generate],
-                  suppress_health_check=list(fuzz.HealthCheck))
-        @given(case=fuzz.wild if kind == "wild" else fuzz.sane)
-        def run(case):
-            one(kind, case)
+        def chunk_of(kind: str, chunk_seed: int):
+            @with_seed(chunk_seed)
+            @settings(max_examples=CHUNK, deadline=None, database=None, phases=[Phase.generate],
+                      suppress_health_check=list(fuzz.HealthCheck))
+            @given(case=fuzz.wild if kind == "wild" else fuzz.sane)
+            def run(case):
+                one(kind, case)
+            return run
 
-        run()
+        chunk_of(kind, chunk_seed)()
         chunks.append(chunk_seed)
         chunk += 1
         if done[0] == before:   # hypothesis had nothing new to generate
