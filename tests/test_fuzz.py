@@ -5,6 +5,10 @@ value or given anything at all (NaN, huge integers, nested lists, text, null, ma
 and keys that are not text are added, and the YAML text itself may then be cut, spliced with tabs,
 anchors, tags, NUL bytes or control characters. Whatever comes in, the CLI must exit 0, 2 or 3: a
 plan, a clear error naming the file, or a diagnosis; never a traceback or an internal error.
+The documents hold training and serving jobs (request mixes, SLOs), economics fields, rental kinds
+and confidence levels; wild ones give those fields the hostile values of HOSTILE. Sane documents go
+through the library at explanation level "none" (check_light), a fifth as many through the CLI with
+every explanation (check); every plan passes the hard-constraint check inside plan().
 
 Marked slow (`pytest -m "not slow"` skips them). Their example counts are the hypothesis profile's
 (tests/conftest.py: "ci" by default, derandomized; HYPOTHESIS_PROFILE=long for more); bench/fuzz.py
@@ -244,4 +248,11 @@ def test_random_workloads_exit_0_2_or_3_never_a_traceback(case):
 @settings(**FUZZ)
 @given(case=sane)
 def test_well_formed_random_workloads_reach_the_solver(case):
+    check_light(render(*case))   # the library at explanation level "none": the plan path, not the explanations
+
+
+@pytest.mark.slow
+@settings(max_examples=max(2, settings.default.max_examples // 5), **FUZZ)
+@given(case=sane)
+def test_well_formed_random_workloads_with_every_explanation(case):
     check(render(*case))
