@@ -39,8 +39,8 @@ from advisor.solve.milp import (
     default_gap,
     solve,
 )
-from advisor.solve.sweeps import frontier, solve_fastest
 from advisor.solve.run import stage
+from advisor.solve.sweeps import frontier, solve_fastest
 from advisor.solve.verify import check
 
 SCHEMA_VERSION = 1
