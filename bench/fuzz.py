@@ -105,7 +105,7 @@ def shard(index: int, examples: int, seed: int, full: float, until: float, save:
             break
     return {"index": index, "done": done[0], "seeds": [chunks[0], chunks[-1]] if chunks else [],
             "codes": {f"{k}:{lvl}:{code}": n for (k, lvl, code), n in sorted(counts.items(), key=str)},
-            "seconds": time.monotonic() - started, "failures": failures}
+            "seconds": time.monotonic() - started, "cpu": time.process_time(), "failures": failures}
 
 
 def main() -> int:
@@ -138,11 +138,11 @@ def main() -> int:
             print(f"| {kind} | {level} | {sum(codes.values()):,} | {codes['0']:,} | {codes['2']:,} | {codes['3']:,} "
                   f"| {codes['failure']:,} |")
     total = sum(r["done"] for r in results)
-    cpu = sum(r["seconds"] for r in results)
+    cpu = sum(r["cpu"] for r in results)
     seeds = ", ".join(f"{r['seeds'][0]}..{r['seeds'][-1]}" for r in results if r["seeds"])
     print(f"\n{total:,} of {args.examples:,} examples run (chunks of {CHUNK}; seeds {seeds}), {args.jobs} processes, "
-          f"full explanations for {args.full:.0%}: {wall:,.0f} s wall, {cpu:,.0f} s of process time "
-          f"({1000 * cpu / max(1, total):.0f} ms per example)")
+          f"full explanations for {args.full:.0%}: {wall:,.0f} s wall, {cpu:,.0f} s of CPU "
+          f"({1000 * cpu / max(1, total):.0f} ms of CPU per example)")
     failures = [f for r in results for f in r["failures"]]
     for f in failures:
         print(f"\nFAILURE ({f['kind']}, {f['level']}): {f['file']}\n{f['error']}")
