@@ -30,6 +30,7 @@ from advisor.inputs.workload import Workload
 from advisor.perf import min_gpus, params_from
 from advisor.solve.candidates import Problem, build_problem
 from advisor.solve.milp import solve
+from advisor.solve.run import stage
 from advisor.solve.sweeps import frontier, solve_fastest
 from advisor.solve.verify import check
 
@@ -69,7 +70,8 @@ def plan(workload: Workload, *, catalog: Catalog | None = None, rules: RuleSet |
     sol = (solve(problem, time_limit=time_limit, gap=gap) if objective == "cost"
            else solve_fastest(problem, time_limit=time_limit, gap=gap))
     check(problem, sol)   # every hard constraint holds, or the plan is refused (solve/verify.py)
-    result = assemble(problem, sol, objective=objective, time_limit=time_limit, explain=level, gap=gap)
+    with stage("explaining"):   # named on the CLI's progress line (solve/run.py)
+        result = assemble(problem, sol, objective=objective, time_limit=time_limit, explain=level, gap=gap)
     if charts:
         result.chart_data = chart_data(problem, time_limit)
     return result

@@ -26,7 +26,7 @@ def test_progress_is_reported_only_while_work_runs_long():
     lines: list[str] = []
     with progress(lines.append, after=0.05, every=0.05):
         time.sleep(0.3)
-    assert lines and lines[0].startswith("still planning: ")
+    assert lines and lines[0].startswith("planning: building the options, ")
     quiet: list[str] = []
     with progress(quiet.append, after=5):
         pass

@@ -65,6 +65,15 @@ def test_the_corpus_is_large_and_covers_every_kind_of_file():
     assert set(kinds) == {"wl", "cat", "rules"}
 
 
+def test_the_corpus_grows_with_the_features():
+    """Issue 20 item 7: serving jobs, economics fields, rental kinds and confidence levels each have
+    malformed and hostile cases."""
+    names = [p.name for p in FILES]
+    for prefix, least in [("wl-serve-", 20), ("wl-finance-", 6), ("wl-utilization-", 2), ("wl-rent-kinds-", 5),
+                          ("cat-rent-", 8), ("wl-confidence-", 8)]:
+        assert sum(n.startswith(prefix) for n in names) >= least, prefix
+
+
 @pytest.mark.parametrize("path", FILES, ids=lambda p: p.name)
 def test_malformed_file_exits_2_naming_file_and_field(path, run, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)   # a file that tried to run `echo pwned > advisor-pwned.txt` would leave it here

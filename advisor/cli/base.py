@@ -12,9 +12,8 @@ import functools
 import json
 import os
 import re
+import shutil
 import sys
-import threading
-import time
 from collections.abc import Callable
 from typing import Any
 
@@ -135,32 +134,35 @@ def emit(data: Any, fmt: str, render: Callable[[Any, str], str] | None = None) -
     click.echo(text, nl=not text.endswith("\n"))
 
 
-@contextlib.contextmanager
-def working(what: str):
-    """A progress line on stderr while a solve runs longer than a second (on a terminal only)."""
-    if not sys.stderr.isatty():
-        yield
-        return
-    done = threading.Event()
-    start = time.monotonic()
+FRAMES = "|/-\\"
 
-    def spin():
-        frames = "|/-\\"
-        i = 0
-        while not done.wait(1.0 if i == 0 else 0.2):
-            sys.stderr.write(f"\r{frames[i % 4]} {what} ... {time.monotonic() - start:.0f}s ")
-            sys.stderr.flush()
-            i += 1
-        if i:
-            sys.stderr.write("\r" + " " * (len(what) + 16) + "\r")
-            sys.stderr.flush()
-    thread = threading.Thread(target=spin, daemon=True)
-    thread.start()
+
+@contextlib.contextmanager
+def working(what: str, stream=None, after: float = 1.0, every: float = 0.25):
+    """The progress line on stderr while planning runs longer than a second, on a terminal only:
+    the solve's own progress hook (solve/run.progress) drives it, e.g. "| explaining: re-solve 12,
+    best $1.23M, gap 0.01%, 14 s". Nothing is written when stderr is not a terminal."""
+    from advisor.solve.run import progress, stage
+    out = stream or sys.stderr
+    if not out.isatty():
+        with stage(what):
+            yield
+        return
+    shown = [0, 0]   # frames drawn, widest line
+    width = shutil.get_terminal_size((80, 24)).columns - 1   # one line: a wrapped one would not redraw
+
+    def draw(line: str) -> None:
+        text = f"{FRAMES[shown[0] % 4]} {line}"[:width]
+        shown[0], shown[1] = shown[0] + 1, max(shown[1], len(text))
+        out.write("\r" + text.ljust(shown[1]))
+        out.flush()
     try:
-        yield
+        with stage(what), progress(draw, after=after, every=every):
+            yield
     finally:
-        done.set()
-        thread.join()
+        if shown[0]:
+            out.write("\r" + " " * shown[1] + "\r")
+            out.flush()
 
 
 def check_output(path: str | None) -> None:

@@ -22,6 +22,7 @@ from advisor.explain.ranges import (
 from advisor.solve.candidates import Problem
 from advisor.solve.milp import Solution, solve
 from advisor.solve.redraw import Redraw, describe, signature
+from advisor.solve.run import stage, step
 from advisor.solve.scenario import baseline
 
 DRAWS = 200
@@ -58,8 +59,12 @@ def robustness(problem: Problem, sol: Solution, time_limit: float | None = 30.0,
     chosen = frozenset((c.gpu, c.ownership) for c in sol.chosen)
     names = {g: problem.catalog.gpus[g].name for g in gids}
     held, other = 0, Counter[str]()
-    for speed, buy, rent in samples:
-        got = redraw.choice(speed, buy, rent)
+    with stage("robustness", total=draws):   # the CLI's progress line counts the draws
+        got_all = []
+        for speed, buy, rent in samples:
+            got_all.append(redraw.choice(speed, buy, rent))
+            step()
+    for got in got_all:
         if got is not None and got[0] == chosen:
             held += 1
         else:

@@ -286,7 +286,6 @@ def solve(problem: Problem, scenario: Scenario | None = None, *, time_limit: flo
     within the relative `gap` (default_gap when None). While a plan's explanations run
     (`explaining`), every solve uses their gap and time limit and is counted."""
     sc = scenario or baseline(problem)
-    count_solve()   # for the progress hook (solve/run.progress)
     explaining = problem.solver_cache.get("explaining")
     if explaining is not None:
         gap = max(gap or 0.0, explaining["gap"])
@@ -298,6 +297,7 @@ def solve(problem: Problem, scenario: Scenario | None = None, *, time_limit: flo
         sol = solve_fast(problem, sc, time_limit, gap)
     else:   # highspy missing: CBC through PuLP
         sol = _solve_pulp(problem, sc, time_limit, gap)
+    count_solve(sol.objective_usd if sol.feasible else None, sol.solver.get("gap"), explaining is not None)  # progress
     if explaining is not None:
         explaining["solves"] += 1
         if sol.feasible and not sol.solver.get("proven_optimal"):
