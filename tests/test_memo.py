@@ -78,6 +78,10 @@ def test_markdown_memo_links_its_charts_beside_it(memos):
     for link in links:
         svg = ET.parse(path.parent / link).getroot()
         assert svg.tag.endswith("svg")
+    # the cost axis in dollars ($5K, ...), never 5×10³ (issue 18)
+    labels = re.findall(r"<text[^>]*>([^<]*)</text>", (path.parent / links[0]).read_text(encoding="utf-8"))
+    assert any(re.fullmatch(r"\$[0-9.]+K", t) for t in labels), labels
+    assert not [t for t in labels if "×10" in t or "mathdefault" in t]
 
 
 def test_html_memo_is_well_formed_with_inline_charts(memos):
