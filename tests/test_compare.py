@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import json
 import re
 
 import pytest
@@ -49,9 +50,9 @@ def test_markdown_table(run):
     assert code == 0 and out.startswith("gpt2-124m") and "| rtx-4090 |" in out
 
 
-def test_crossover_names_the_model_and_the_factor(run_json):
-    code, x = run_json("crossover", "--tokens", "10B", "--max-gpus", "8", "--as-of", AS_OF)
-    assert code == 0
+def test_crossover_names_the_model_and_the_factor(crossover_json):
+    x = json.loads(crossover_json)   # `advisor crossover --as-of AS_OF`: exit 0, the defaults below
+    assert x["tokens"] == "10B" and x["max_gpus"] == 8
     points = {p["model"]: p for p in x["points"]}
     assert points["gpt2-124m"]["cheapest"] == "rtx-4090"
     crossed = points[x["crossover_model"]]

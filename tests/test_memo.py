@@ -45,10 +45,10 @@ def memos(tmp_path_factory):
 
 @pytest.mark.parametrize("example", sorted(CHOSEN))
 @pytest.mark.parametrize("fmt", ["md", "html"])
-def test_memo_names_the_chosen_gpu_and_every_plan_source(memos, run_json, example, fmt):
+def test_memo_names_the_chosen_gpu_and_every_plan_source(example_plan, memos, example, fmt):
     text = memos[example, fmt].read_text(encoding="utf-8")
     assert CHOSEN[example] in text.split("Recommendation", 1)[1][:600]
-    _, plan = run_json("plan", EXAMPLES / f"{example}.yaml", "--as-of", AS_OF.isoformat())
+    _, plan = example_plan(example)
     for src in plan["sources"]:
         assert src["url"] in text, src
     data = (EXAMPLES / f"{example}.yaml").read_bytes()

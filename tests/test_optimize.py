@@ -300,10 +300,9 @@ def test_cbc_fallback_gives_the_same_optimum(monkeypatch):
     assert cbc.objective_usd == pytest.approx(highs.objective_usd, rel=1e-6)
 
 
-def test_a_lone_job_uses_the_whole_board_it_had_to_buy(run_json):
+def test_a_lone_job_uses_the_whole_board_it_had_to_buy(example_plan):
     """SXM parts come eight to an HGX board; the one job runs on all eight instead of leaving seven idle."""
-    from conftest import EXAMPLES
-    _, p = run_json("plan", EXAMPLES / "article-datacenter.yaml", "--as-of", AS_OF)
+    _, p = example_plan("article-datacenter")
     bought = {i["gpu"]: i["count"] for i in p["purchase"]}
     job = p["jobs"][0]
     assert bought[job["gpu"]] == 8 and job["gpu_count"] == 8
