@@ -272,12 +272,12 @@ def test_memo_prose_uses_display_names_without_doubled_words(catalog, rules):
 
 def test_memo_paper_size(catalog, rules):
     doc = {"name": "t", "deployment": {"context": "office", "ownership": "buy"}, "model": "gpt2-124m", "tokens": "10B"}
-    _, a4 = _memo_text(doc, catalog, rules, fmt="html")
-    _, letter = _memo_text(doc, catalog, rules, fmt="html", paper="letter")
+    p, a4 = _memo_text(doc, catalog, rules, fmt="html")   # one plan, three memos of it
+    letter = advisor.memo(p, charts=False, fmt="html", paper="letter").content.decode("utf-8")
     assert "size: A4;" in a4 and "size: letter;" in letter
     from advisor.errors import InputError
     with pytest.raises(InputError, match="paper"):
-        _memo_text(doc, catalog, rules, fmt="html", paper="a3")
+        advisor.memo(p, charts=False, fmt="html", paper="a3")
 
 
 def test_cli_memo_paper_option(run, tmp_path):
