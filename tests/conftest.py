@@ -21,7 +21,14 @@ settings.register_profile("ci", derandomize=True, max_examples=25, deadline=None
                           suppress_health_check=list(HealthCheck))
 settings.register_profile("long", derandomize=False, max_examples=2_000, deadline=None,
                           suppress_health_check=list(HealthCheck))
-settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+PROFILE = os.environ.get("HYPOTHESIS_PROFILE", "ci")
+settings.load_profile(PROFILE)
+
+
+def ci_examples(ci: int, other: int) -> int:
+    """A property test's example count: `ci` under the default "ci" profile (CI's time budget; still
+    derandomized, the same examples every run), `other` under any other profile."""
+    return ci if PROFILE == "ci" else other
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"

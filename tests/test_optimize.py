@@ -6,7 +6,7 @@ import itertools
 import math
 
 import pytest
-from conftest import AS_OF
+from conftest import AS_OF, ci_examples
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -18,7 +18,8 @@ from advisor.solve.milp import solve
 from advisor.solve.scenario import baseline
 from advisor.solve.sweeps import solve_fastest
 
-SETTINGS = settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+# 15 derandomized examples in CI (each ~0.6 s of CPU: a brute force or two solves), 30 otherwise
+SETTINGS = settings(max_examples=ci_examples(15, 30), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 GPUS = ["rtx-4090", "a100-80gb-sxm", "h100-sxm"]
 
 
