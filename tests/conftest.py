@@ -1,4 +1,5 @@
-"""Shared fixtures: the built-in catalog and rules are loaded once per session."""
+"""Shared fixtures: the built-in catalog and rules are loaded once per session, and so are the
+slow outputs many tests only read (a shipped example's plan, the article's crossover sweep)."""
 from __future__ import annotations
 
 import datetime as dt
@@ -20,11 +21,30 @@ settings.register_profile("ci", derandomize=True, max_examples=25, deadline=None
                           suppress_health_check=list(HealthCheck))
 settings.register_profile("long", derandomize=False, max_examples=2_000, deadline=None,
                           suppress_health_check=list(HealthCheck))
-settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+PROFILE = os.environ.get("HYPOTHESIS_PROFILE", "ci")
+settings.load_profile(PROFILE)
+
+
+def ci_examples(ci: int, other: int) -> int:
+    """A property test's example count: `ci` under the default "ci" profile (CI's time budget; still
+    derandomized, the same examples every run), `other` under any other profile."""
+    return ci if PROFILE == "ci" else other
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"
 AS_OF = dt.date(2026, 12, 1)
+
+
+SHARED = ("crossover_json", "example_plan", "memos")   # fixtures computed once and read by many tests
+
+
+def pytest_collection_modifyitems(items):
+    """Under pytest-xdist (`-n 2 --dist loadgroup`), the tests that read one expensive shared
+    fixture run on one worker, so that the fixture is computed once, not once per worker."""
+    for item in items:
+        shared = next((name for name in SHARED if name in getattr(item, "fixturenames", ())), None)
+        if shared:
+            item.add_marker(pytest.mark.xdist_group(shared))
 
 
 @pytest.fixture(scope="session")
@@ -75,3 +95,36 @@ def write(tmp_path):
         path.write_text(text, encoding="utf-8")
         return path
     return make
+
+
+def _cli_once(*args) -> tuple[int, str]:
+    result = CliRunner().invoke(main, [str(a) for a in args])
+    assert result.exit_code in (0, 3), result.stderr
+    return result.exit_code, result.stdout
+
+
+@pytest.fixture(scope="session")
+def example_plan():
+    """example_plan("article-office") -> (exit code, plan): `advisor plan examples/NAME.yaml --as-of
+    AS_OF --format json`, run once per session (per xdist worker) and decoded afresh for each test,
+    so a test may change its copy. For tests that only read a shipped example's plan."""
+    cache: dict[str, tuple[int, str]] = {}
+
+    def get(name: str) -> tuple[int, dict]:
+        if name not in cache:
+            cache[name] = _cli_once("plan", EXAMPLES / f"{name}.yaml", "--as-of", AS_OF, "--format", "json")
+        code, out = cache[name]
+        return code, json.loads(out)
+    return get
+
+
+CROSSOVER_ARGS = ("crossover", "--as-of", AS_OF.isoformat())   # docs/article.md's sweep: 10B tokens, 8 GPUs
+
+
+@pytest.fixture(scope="session")
+def crossover_json() -> str:
+    """`advisor crossover --as-of AS_OF --format json`, run once (about 30 s of CPU: a plan per model
+    preset); docs/article.md's sweep, read by test_article.py and test_compare.py."""
+    code, out = _cli_once(*CROSSOVER_ARGS, "--format", "json")
+    assert code == 0
+    return out

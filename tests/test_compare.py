@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 import datetime as dt
+import json
+import re
 
 import pytest
 from conftest import AS_OF
@@ -48,9 +50,9 @@ def test_markdown_table(run):
     assert code == 0 and out.startswith("gpt2-124m") and "| rtx-4090 |" in out
 
 
-def test_crossover_names_the_model_and_the_factor(run_json):
-    code, x = run_json("crossover", "--tokens", "10B", "--max-gpus", "8", "--as-of", AS_OF)
-    assert code == 0
+def test_crossover_names_the_model_and_the_factor(crossover_json):
+    x = json.loads(crossover_json)   # `advisor crossover --as-of AS_OF`: exit 0, the defaults below
+    assert x["tokens"] == "10B" and x["max_gpus"] == 8
     points = {p["model"]: p for p in x["points"]}
     assert points["gpt2-124m"]["cheapest"] == "rtx-4090"
     crossed = points[x["crossover_model"]]
@@ -78,11 +80,35 @@ def test_crossover_factor_is_the_plans_own_reason(run_json, write):
 
 
 def test_crossover_chart_is_an_svg_and_reproducible(run, tmp_path):
+    # three models, across the crossover: reproducibility does not depend on the sweep's length
+    models = ("--model", "gpt2-124m", "--model", "gpt2-774m", "--model", "mpt-3b")
     a, b = tmp_path / "a.svg", tmp_path / "b.svg"
-    assert run("crossover", "--chart", a, "--as-of", AS_OF)[0] == 0
-    assert run("crossover", "--chart", b, "--as-of", AS_OF)[0] == 0
+    assert run("crossover", *models, "--chart", a, "--as-of", AS_OF)[0] == 0
+    assert run("crossover", *models, "--chart", b, "--as-of", AS_OF)[0] == 0
     text = a.read_text()
     assert text.startswith("<?xml") and "<svg" in text and a.read_bytes() == b.read_bytes()
+    assert re.search(r">\$[0-9.]+K</text>", text)   # the cost axis in dollars
+
+
+def _labels(svg: str) -> list[str]:
+    return re.findall(r"<text[^>]*>([^<]*)</text>", svg)
+
+
+def test_crossover_chart_axes_read_in_dollars_and_parameters_never_powers_of_ten():
+    """Issue 18: costs from $4,632 to $6,649 span less than a decade, where matplotlib's default
+    labels read '5×10³' (or raw TeX, with mathtext off). The axes say $5K, $6K and 200M, 1B."""
+    from advisor.present.charts import crossover_svg
+
+    def point(model, params, cost, factor=None):
+        return {"model": model, "params": params, "cheapest": "rtx-4090" if cost else None,
+                "total_cost_usd": cost, "focus_cost_usd": cost, "rtx-4090_min_gpus": 1,
+                "factor": factor, "factor_text": f"{factor}: why" if factor else None}
+
+    x = {"tokens": "10B", "max_gpus": 8, "deployment": "office", "focus": "rtx-4090", "crossover_model": "m3",
+         "points": [point("m1", 124e6, 4632.17), point("m2", 1.56e9, 6649.0), point("m3", 2.65e9, None, "power")]}
+    labels = _labels(crossover_svg(x))
+    assert {"$5K", "$6K", "1B"} <= set(labels) and any(re.fullmatch(r"[0-9]+M", t) for t in labels)
+    assert not [t for t in labels if "×10" in t or "\\times" in t or "mathdefault" in t or "e+0" in t]
 
 
 @pytest.mark.parametrize("args,flag", [

@@ -27,3 +27,14 @@ def test_every_package_and_top_module_is_in_the_architecture_table():
     on_disk += [f"advisor/{p.name}" for p in (ROOT / "advisor").glob("*.py") if p.name != "__main__.py"]
     missing = [m for m in on_disk if f"`{m}`" not in documented]
     assert not missing, f"add these to docs/architecture.md's layer table: {missing}"
+
+
+def test_readme_test_command_is_what_ci_runs():
+    """README command 2 and .ci/run run the same pytest command; command 3 is the fast subset."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    ci = [line.split("#")[0].strip() for line in (ROOT / ".ci" / "run").read_text(encoding="utf-8").splitlines()
+          if line.startswith("python -m pytest")]
+    command2 = re.search(r"^# 2\..*\n(.*)$", readme, flags=re.MULTILINE).group(1)
+    assert len(ci) == 1 and command2.endswith("&& " + ci[0])
+    command3 = re.search(r"^# 3\..*\n(.*)$", readme, flags=re.MULTILINE).group(1)
+    assert command3 == ci[0].replace("python -m pytest", 'python -m pytest -m "not slow"', 1)

@@ -13,24 +13,24 @@ def test_there_are_the_articles_two_and_at_least_six_more():
 
 
 @pytest.mark.parametrize("path", ALL, ids=lambda p: p.name)
-def test_example_opens_with_its_question_and_plans(path, run_json, plan_validator):
+def test_example_opens_with_its_question_and_plans(path, example_plan, plan_validator):
     first = path.read_text(encoding="utf-8").lstrip().splitlines()[0]
     assert first.startswith("#") and "?" in path.read_text(encoding="utf-8").split("\n\n")[0]
-    code, plan = run_json("plan", path, "--as-of", AS_OF)
+    code, plan = example_plan(path.stem)   # `advisor plan PATH --as-of AS_OF --format json`
     assert code == 0, plan["diagnosis"]
     assert plan["purchase"] and (plan["jobs"] or plan["serving"])
     errors = [f"{'/'.join(map(str, e.absolute_path))}: {e.message}" for e in plan_validator.iter_errors(plan)]
     assert not errors, errors   # the plan is what `advisor schema --output plan` says it is
 
 
-def test_exactly_eight_gpus(run_json):
-    _, plan = run_json("plan", EXAMPLES / "continued-pretraining-8x.yaml", "--as-of", AS_OF)
+def test_exactly_eight_gpus(example_plan):
+    _, plan = example_plan("continued-pretraining-8x")
     assert sum(i["count"] for i in plan["purchase"]) == 8
     assert all(j["gpu_count"] == 8 for j in plan["jobs"])
 
 
-def test_budget_cap_is_reported_and_a_lower_cap_is_diagnosed(run_json, write, plan_validator):
-    _, plan = run_json("plan", EXAMPLES / "llama-70b-budget.yaml", "--as-of", AS_OF)
+def test_budget_cap_is_reported_and_a_lower_cap_is_diagnosed(example_plan, run_json, write, plan_validator):
+    _, plan = example_plan("llama-70b-budget")
     budget = next(b for b in plan["binding"] if b["constraint"] == "budget")
     assert plan["total_cost_usd"] <= 2.5e6 and budget["slack"] == pytest.approx(2.5e6 - plan["total_cost_usd"], abs=1)
     text = (EXAMPLES / "llama-70b-budget.yaml").read_text().replace("budget_usd: 2.5M", f"budget_usd: {int(plan['total_cost_usd'] * 0.8)}")
@@ -45,13 +45,13 @@ def test_budget_cap_is_reported_and_a_lower_cap_is_diagnosed(run_json, write, pl
     assert fix["relaxation"]["budget_usd"] == pytest.approx(plan["total_cost_usd"], rel=1e-4)
 
 
-def test_fleet_jobs_all_planned(run_json):
-    _, plan = run_json("plan", EXAMPLES / "team-fleet.yaml", "--as-of", AS_OF)
+def test_fleet_jobs_all_planned(example_plan):
+    _, plan = example_plan("team-fleet")
     assert sum(j["copies"] for j in plan["jobs"]) == 6 + 1 + 4 + 10 + 1
 
 
-def test_rent_vs_buy_answers_with_both_costs(run_json, write):
-    _, plan = run_json("plan", EXAMPLES / "rent-vs-buy-3y.yaml", "--as-of", AS_OF)
+def test_rent_vs_buy_answers_with_both_costs(example_plan, run_json, write):
+    _, plan = example_plan("rent-vs-buy-3y")
     text = (EXAMPLES / "rent-vs-buy-3y.yaml").read_text()
     _, bought = run_json("plan", write(text.replace("ownership: any", "ownership: buy")), "--as-of", AS_OF)
     _, rented = run_json("plan", write(text.replace("ownership: any", "ownership: rent"), "r.yaml"), "--as-of", AS_OF)

@@ -5,7 +5,7 @@ has two contradictory reasons; every infeasible workload gets a verified relaxat
 from __future__ import annotations
 
 import pytest
-from conftest import AS_OF
+from conftest import AS_OF, ci_examples
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -99,7 +99,7 @@ def check_diagnosis(problem, p, doc):
         assert solve(problem, sc).feasible, d
 
 
-@settings(derandomize=True, max_examples=10, deadline=None,
+@settings(derandomize=True, max_examples=ci_examples(6, 10), deadline=None,   # ~2 s of CPU each
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 @given(doc=workloads())
 def test_every_explanation_is_confirmed_by_a_re_solve(doc, catalog, rules):

@@ -45,10 +45,10 @@ def memos(tmp_path_factory):
 
 @pytest.mark.parametrize("example", sorted(CHOSEN))
 @pytest.mark.parametrize("fmt", ["md", "html"])
-def test_memo_names_the_chosen_gpu_and_every_plan_source(memos, run_json, example, fmt):
+def test_memo_names_the_chosen_gpu_and_every_plan_source(example_plan, memos, example, fmt):
     text = memos[example, fmt].read_text(encoding="utf-8")
     assert CHOSEN[example] in text.split("Recommendation", 1)[1][:600]
-    _, plan = run_json("plan", EXAMPLES / f"{example}.yaml", "--as-of", AS_OF.isoformat())
+    _, plan = example_plan(example)
     for src in plan["sources"]:
         assert src["url"] in text, src
     data = (EXAMPLES / f"{example}.yaml").read_bytes()
@@ -78,6 +78,10 @@ def test_markdown_memo_links_its_charts_beside_it(memos):
     for link in links:
         svg = ET.parse(path.parent / link).getroot()
         assert svg.tag.endswith("svg")
+    # the cost axis in dollars ($5K, ...), never 5×10³ (issue 18)
+    labels = re.findall(r"<text[^>]*>([^<]*)</text>", (path.parent / links[0]).read_text(encoding="utf-8"))
+    assert any(re.fullmatch(r"\$[0-9.]+K", t) for t in labels), labels
+    assert not [t for t in labels if "×10" in t or "mathdefault" in t]
 
 
 def test_html_memo_is_well_formed_with_inline_charts(memos):
@@ -268,12 +272,12 @@ def test_memo_prose_uses_display_names_without_doubled_words(catalog, rules):
 
 def test_memo_paper_size(catalog, rules):
     doc = {"name": "t", "deployment": {"context": "office", "ownership": "buy"}, "model": "gpt2-124m", "tokens": "10B"}
-    _, a4 = _memo_text(doc, catalog, rules, fmt="html")
-    _, letter = _memo_text(doc, catalog, rules, fmt="html", paper="letter")
+    p, a4 = _memo_text(doc, catalog, rules, fmt="html")   # one plan, three memos of it
+    letter = advisor.memo(p, charts=False, fmt="html", paper="letter").content.decode("utf-8")
     assert "size: A4;" in a4 and "size: letter;" in letter
     from advisor.errors import InputError
     with pytest.raises(InputError, match="paper"):
-        _memo_text(doc, catalog, rules, fmt="html", paper="a3")
+        advisor.memo(p, charts=False, fmt="html", paper="a3")
 
 
 def test_cli_memo_paper_option(run, tmp_path):

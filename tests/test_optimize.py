@@ -6,7 +6,7 @@ import itertools
 import math
 
 import pytest
-from conftest import AS_OF
+from conftest import AS_OF, ci_examples
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -18,7 +18,8 @@ from advisor.solve.milp import solve
 from advisor.solve.scenario import baseline
 from advisor.solve.sweeps import solve_fastest
 
-SETTINGS = settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+# 15 derandomized examples in CI (each ~0.6 s of CPU: a brute force or two solves), 30 otherwise
+SETTINGS = settings(max_examples=ci_examples(15, 30), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 GPUS = ["rtx-4090", "a100-80gb-sxm", "h100-sxm"]
 
 
@@ -300,10 +301,9 @@ def test_cbc_fallback_gives_the_same_optimum(monkeypatch):
     assert cbc.objective_usd == pytest.approx(highs.objective_usd, rel=1e-6)
 
 
-def test_a_lone_job_uses_the_whole_board_it_had_to_buy(run_json):
+def test_a_lone_job_uses_the_whole_board_it_had_to_buy(example_plan):
     """SXM parts come eight to an HGX board; the one job runs on all eight instead of leaving seven idle."""
-    from conftest import EXAMPLES
-    _, p = run_json("plan", EXAMPLES / "article-datacenter.yaml", "--as-of", AS_OF)
+    _, p = example_plan("article-datacenter")
     bought = {i["gpu"]: i["count"] for i in p["purchase"]}
     job = p["jobs"][0]
     assert bought[job["gpu"]] == 8 and job["gpu_count"] == 8

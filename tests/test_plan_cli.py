@@ -9,8 +9,8 @@ CONTRACT_KEYS = {"schema_version", "status", "total_cost_usd", "cost_breakdown",
                  "binding", "diagnosis", "sources"}
 
 
-def test_office_buys_rtx_4090(run_json):
-    code, plan = run_json("plan", EXAMPLES / "article-office.yaml", "--as-of", AS_OF)
+def test_office_buys_rtx_4090(example_plan):
+    code, plan = example_plan("article-office")
     assert code == 0
     assert plan["status"] == "optimal"
     assert [(p["gpu"], p["count"], p["ownership"]) for p in plan["purchase"]] == [("rtx-4090", 1, "buy")]
@@ -28,8 +28,8 @@ def test_office_buys_rtx_4090(run_json):
         assert any(r["code"] in {"no-server", "DEP001"} or r["rule"] == "DEP001" for r in rejected[gid]["reasons"])
 
 
-def test_datacenter_rejects_4090_with_lic001_and_buys_a_datacenter_gpu(run_json):
-    code, plan = run_json("plan", EXAMPLES / "article-datacenter.yaml", "--as-of", AS_OF)
+def test_datacenter_rejects_4090_with_lic001_and_buys_a_datacenter_gpu(example_plan):
+    code, plan = example_plan("article-datacenter")
     assert code == 0
     assert plan["purchase"][0]["gpu"] in {"a100-80gb-sxm", "h100-sxm"}
     assert plan["purchase"][0]["ownership"] == "buy"
@@ -40,8 +40,8 @@ def test_datacenter_rejects_4090_with_lic001_and_buys_a_datacenter_gpu(run_json)
     assert any(s["id"] == "LIC001" and "nvidia" in s["url"] for s in plan["sources"])
 
 
-def test_json_carries_every_contract_key(run_json):
-    _, plan = run_json("plan", EXAMPLES / "article-office.yaml", "--as-of", AS_OF)
+def test_json_carries_every_contract_key(example_plan):
+    _, plan = example_plan("article-office")
     assert CONTRACT_KEYS <= set(plan)
     assert set(plan["cost_breakdown"]) == {"purchase_usd", "servers_usd", "energy_usd", "hosting_usd", "rental_usd"}
     assert {"gpu", "count", "ownership", "unit_price_usd", "gpu_hours"} <= set(plan["purchase"][0])
@@ -64,8 +64,8 @@ def test_same_input_gives_identical_bytes(run):
     assert first == second
 
 
-def test_stale_price_is_flagged(run_json):
-    _, plan = run_json("plan", EXAMPLES / "article-office.yaml", "--as-of", AS_OF)
+def test_stale_price_is_flagged(example_plan):
+    _, plan = example_plan("article-office")
     assert any(w.get("code") == "stale-price" and "RTX 4090" in w["message"] for w in plan["warnings"])
     # the workstation's price (2019) is as old, and a price too
     assert any(w.get("code") == "stale-price" and "workstation" in w["message"].lower()

@@ -342,8 +342,8 @@ def test_example_approved_vendors_rule_uses_its_list(catalog):
 
 # ----------------------------------------------------------------------------- rules in plans
 
-def test_china_office_buys_the_4090d_and_rejects_the_4090_with_exp001(run_json, run):
-    code, p = run_json("plan", EXAMPLES / "china-office.yaml", "--as-of", AS_OF)
+def test_china_office_buys_the_4090d_and_rejects_the_4090_with_exp001(example_plan, run_json, run):
+    code, p = example_plan("china-office")
     assert code == 0 and [(i["gpu"], i["ownership"]) for i in p["purchase"]] == [("rtx-4090d", "buy")]
     reasons = {r["gpu"]: r["reasons"] for r in p["rejected"]}["rtx-4090"]
     assert reasons[0]["rule"] == "EXP001" and reasons[0]["severity"] == "forbid"

@@ -83,9 +83,9 @@ jobs:
     assert code == 0 and office["serving"][0]["gpu"] == "rtx-4090"
 
 
-def test_training_and_serving_share_owned_gpus_only_when_allowed(run_json, write):
+def test_training_and_serving_share_owned_gpus_only_when_allowed(example_plan, run_json, write):
     text = (EXAMPLES / "train-and-serve.yaml").read_text(encoding="utf-8")
-    _, shared = run_json("plan", write(text), "--as-of", AS_OF)
+    _, shared = example_plan("train-and-serve")   # the file as shipped
     _, apart = run_json("plan", write(text.replace("off_peak_training_hours: 8", "off_peak_training_hours: 0"),
                                       "b.yaml"), "--as-of", AS_OF)
     for plan in (shared, apart):
@@ -99,8 +99,8 @@ def test_training_and_serving_share_owned_gpus_only_when_allowed(run_json, write
         assert "8 h a day" in next(r["shared_with_training"] for r in shared["serving"] if r["shared_with_training"])
 
 
-def test_more_traffic_is_re_solved(run_json):
-    _, plan = run_json("plan", EXAMPLES / "serve-70b-datacenter.yaml", "--as-of", AS_OF)
+def test_more_traffic_is_re_solved(example_plan):
+    _, plan = example_plan("serve-70b-datacenter")
     step = plan["sensitivity"]["traffic"][0]
     assert step["change"] == "+30% traffic" and step["replicas_added"] >= 0 and step["extra_cost_usd"] >= 0
 

@@ -6,6 +6,7 @@ drawn (it adds ~0.35 s to start-up).
 from __future__ import annotations
 
 import io
+import math
 import re
 
 SVG_SALT = "gpu-advisor"
@@ -28,6 +29,20 @@ def svg_text(fig, prefix: str) -> tuple[str, str]:
     return text, inline
 
 
+def log_labels(axis, fmt) -> None:
+    """Label a log axis with fmt (e.g. words.usd_short: $40K, never 4×10⁴): the decades, and the
+    ticks between them when the axis spans too little for a decade to show (matplotlib's choice
+    of which ticks to label, with our words; mathtext is off, so its labels would read raw TeX)."""
+    from matplotlib.ticker import LogFormatter
+
+    class Words(LogFormatter):
+        def _num_to_string(self, x, vmin, vmax):
+            return fmt(x)
+
+    axis.set_major_formatter(Words(minor_thresholds=(math.inf, math.inf)))   # every major tick
+    axis.set_minor_formatter(Words(labelOnlyBase=False))
+
+
 def rc_context():
     import matplotlib
 
@@ -45,10 +60,12 @@ def crossover_svg(x: dict) -> str:
     with the crossover marked: the chart beside `advisor crossover`'s table."""
     from matplotlib.figure import Figure
 
+    from advisor.present.words import short, usd_short
+
     focus = x["focus"]
     pts = x["points"]
     with rc_context():
-        fig = Figure(figsize=(8, 4.2))
+        fig = Figure(figsize=(8, 4.2), layout="constrained")   # room for every label and note
         ax = fig.add_subplot(1, 1, 1)
         best = [(p["params"], p["total_cost_usd"], p["cheapest"]) for p in pts if p["total_cost_usd"]]
         mine = [(p["params"], p["focus_cost_usd"]) for p in pts if p["focus_cost_usd"]]
@@ -75,9 +92,10 @@ def crossover_svg(x: dict) -> str:
                         xytext=(6, 4), fontsize=8, color="#c0392b")
         ax.set_xscale("log")
         ax.set_yscale("log")
+        log_labels(ax.xaxis, short)
+        log_labels(ax.yaxis, usd_short)
         ax.set_xlabel("model parameters")
-        ax.set_ylabel("total cost (USD)")
+        ax.set_ylabel("total cost")
         ax.set_title(f"{x['tokens']} tokens, at most {x['max_gpus']} GPUs, {x['deployment']}")
         ax.legend(loc="upper left")
-        fig.subplots_adjust(left=0.1, right=0.97, top=0.9, bottom=0.13)
         return svg_text(fig, "crossover")[0]

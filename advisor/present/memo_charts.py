@@ -2,9 +2,10 @@
 completion time with the Pareto front, and training speed per dollar by GPU."""
 from __future__ import annotations
 
+from advisor.present.charts import log_labels
 from advisor.present.charts import rc_context as _rc
 from advisor.present.charts import svg_text as _svg
-from advisor.present.words import deadline_phrase, job_label, join
+from advisor.present.words import deadline_phrase, job_label, join, usd_short
 
 COLOURS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#9467bd", "#8c564b", "#e377c2", "#17becf", "#bcbd22")
 
@@ -56,7 +57,6 @@ def _cost_time_chart(plan, problem, colour, data: dict) -> dict | None:
     if not data["series"]:
         return None
     names = {gid: problem.catalog.gpus[gid].name for gid in problem.considered}
-    money = FuncFormatter(lambda v, _: f"${v / 1e6:g}M" if v >= 1e6 else (f"${v / 1e3:g}k" if v >= 1e3 else f"${v:g}"))
     all_h = [p[0] for pts in data["series"].values() for p in pts]
     deadlines = [c.deadline for c in problem.classes if c.deadline]
     days = max(all_h + deadlines) >= 72
@@ -84,8 +84,7 @@ def _cost_time_chart(plan, problem, colour, data: dict) -> dict | None:
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.yaxis.set_major_locator(LogLocator(subs=(1, 2, 5)))
-    ax.yaxis.set_major_formatter(money)
-    ax.yaxis.set_minor_formatter(NullFormatter())
+    log_labels(ax.yaxis, usd_short)   # $40K; a span under a decade labels its minor ticks too
     ax.xaxis.set_major_locator(LogLocator(subs=(1, 2, 5)))
     ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
     ax.xaxis.set_minor_formatter(NullFormatter())

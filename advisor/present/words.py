@@ -111,6 +111,21 @@ def usd(x) -> str:
     return f"${x:,.0f}"
 
 
+def short(x: float) -> str:
+    """Three significant figures with a K/M/B/T suffix, trailing zeros dropped: 40000 -> '40K',
+    1.25e9 -> '1.25B', 612 -> '612' (chart axes, where space is short)."""
+    x = float(f"{x:.3g}")   # rounded first, so 999,600 is '1M', never '1e+03K'
+    for scale, suffix in ((1e12, "T"), (1e9, "B"), (1e6, "M"), (1e3, "K")):
+        if abs(x) >= scale:
+            return f"{x / scale:.3g}{suffix}"
+    return f"{x:g}"
+
+
+def usd_short(x: float) -> str:
+    """Dollars on a chart axis: $40K, $1.2M, $500 (the axis never shows 4×10⁴)."""
+    return ("-$" if x < 0 else "$") + short(abs(x))
+
+
 def tokens(x) -> str:
     """A rate in tokens: 612, 72.9K, 1.23M (three significant figures, never '0.6K')."""
     if x is None:
