@@ -12,6 +12,10 @@ from click.testing import CliRunner
 from hypothesis import HealthCheck, settings
 
 from advisor.cli import main
+
+# pytest-xdist workers inherit COLUMNS=80: tables written off a terminal have no width limit
+# (present/grid.width), and the tests that fit a width set COLUMNS themselves
+os.environ.pop("COLUMNS", None)
 from advisor.data.catalog import load_catalog
 from advisor.data.rules import load_rules
 

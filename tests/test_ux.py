@@ -27,8 +27,11 @@ LOADER_ONLY = {
     "wl-budget-10pow5000.yaml", "wl-budget-absurd.yaml",
     # NaN and infinity: YAML has them, JSON (and so JSON Schema) does not
     "wl-tokens-nan.yaml", "wl-params-nan.yaml", "wl-pue-nan.yaml", "wl-power-inf.yaml", "wl-deadline-inf.yaml",
+    "wl-confidence-nan.yaml", "wl-finance-discount-nan.yaml",
     # rules across fields
     "wl-min-above-max.yaml", "wl-cloud-buy.yaml", "wl-duplicate-job-names.yaml",
+    # traffic: sizes or a mix (one of the two), mix shares summing to 1
+    "wl-serve-mix-and-sizes.yaml", "wl-serve-mix-shares-sum.yaml", "wl-serve-traffic-sizes-missing.yaml",
 }
 
 

@@ -65,6 +65,7 @@ LOADER_ONLY = [
     "gpus: min above max",
     "context cloud with ownership buy",
     "job names that repeat, and more than 5,000 jobs counting repeat",
+    "a serving job's traffic with both request sizes and a mix, or neither; mix shares that do not sum to 1",
     "YAML that is not safe to read: duplicate keys, non-text keys, tags, deep nesting, control characters, "
     "files that are not UTF-8 or over 1 MB",
     "GPU ids and presets in a --catalog file that the schema was not generated with (advisor schema --catalog)",
