@@ -9,7 +9,7 @@ from advisor.data.estimator import Params
 from advisor.perf.jobspec import JobSpec
 from advisor.perf.memo import remembered
 from advisor.perf.memory import Layout, _memory, default_batch_tokens, usable_bytes
-from advisor.perf.training import _server_size, _time
+from advisor.perf.training import _per_token, _server_size, _time, compute_floor
 
 STRATEGIES = ("ddp", "zero1", "zero2", "zero3")
 STRATEGY_ALIASES = {"fsdp": "zero3", "full_shard": "zero3", "shard_grad_op": "zero2"}
@@ -19,6 +19,7 @@ MICRO_BATCHES = (128, 64, 48, 32, 24, 16, 12, 8, 6, 4, 3, 2, 1)
 MAX_MICRO_BATCH_TOKENS = 65_536       # larger micro-batches buy nothing once the matrices are large
 LONG_SEQUENCE = 16_384                # context parallelism is searched from this sequence length up
 TP_MARGIN = 0.10                      # tensor parallelism is "needed" (rule INT001) only if >10% faster than without
+FLOOR_MARGIN = 1e-12                  # the bound is lowered by this much against any rounding difference
 
 
 def _strategy(name: str | None) -> str | None:
@@ -102,10 +103,22 @@ def _batch(job: JobSpec, lay: Layout, p: Params) -> float:
 
 
 def _best(job: JobSpec, gpu: GPU, layouts: list[Layout], p: Params):
-    """The fastest layout; a more complex one (listed later) must be over 1% faster to win."""
+    """The fastest layout; a more complex one (listed later) must be over 1% faster to win.
+    Branch-and-bound: a layout whose compute alone (`compute_floor`, a lower bound on its step)
+    cannot beat the layout in hand by 1% is never timed. The incumbent only improves, so a
+    skipped layout would not have won: the answer is the one the full scan gives."""
     best = None
+    per_token: dict[tuple[int, bool], tuple[float, float]] = {}   # (tp, checkpointing) -> _per_token
     for lay in layouts:
         batch = _batch(job, lay, p)
+        if best is not None:
+            key = (lay.tp, lay.checkpointing)
+            rates = per_token.get(key)
+            if rates is None:
+                rates = per_token[key] = _per_token(job, gpu, p, lay.tp, lay.checkpointing)
+            floor = compute_floor(rates, job, lay, batch, p) * (1.0 - FLOOR_MARGIN)
+            if floor > 0 and batch / floor <= best[2] * 1.01:
+                continue
         t = _time(job, gpu, lay, batch, p)
         tps = batch / (t["compute_s"] + t["memory_s"] + t["comm_s"])
         if best is None or tps > best[2] * 1.01:

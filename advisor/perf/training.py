@@ -228,23 +228,48 @@ def _tier(gpu: GPU, group: int, stride: int, p: Params) -> dict:
     return _once(_group_tier, (gpu, p), (group, stride), gpu, group, stride, p)
 
 
+def _per_token(job: JobSpec, gpu: GPU, p: Params, tp: int, checkpointing: bool) -> tuple[float, float]:
+    """Seconds per token of the step's matrix multiplies and of its attention, on one GPU."""
+    m = job.model
+    peak = (gpu.dense_tflops(job.precision) or 0.0) * 1e12   # evaluate() checked the rates exist
+    # fp8 recipes (Transformer Engine) keep attention in bf16
+    attn_peak = (gpu.dense_tflops("bf16") or gpu.dense_tflops(job.precision) or 0.0) * 1e12
+    ckpt = 1.0 if checkpointing else 0.0
+    recompute = ckpt or job.recompute_fraction  # full checkpointing reruns every forward matmul, selective AC a share
+    passes = (2.0 if job.kind in ("lora", "qlora") else 3.0) + recompute     # forward, backward (data, weights), recompute
+    era = era_factor(job, p)
+    dense = 2.0 * m.matmul_params * passes / (peak * era * _once(matmul_efficiency, (m, gpu, p), (job.precision, tp),
+                                                                  m, gpu, p, job.precision, tp))
+    attn_eff = _once(_attention_efficiency, (gpu, p), (job.attention_kernel,), gpu, p, job.attention_kernel) * era
+    attention = 2.0 * m.layers * m.seq_len * m.hidden * (3.0 + ckpt) / (attn_peak * attn_eff)
+    return dense, attention
+
+
+def _bubble(job: JobSpec, lay: Layout, micro: float, p: Params) -> float:
+    """Share of the step the pipeline idles (interleaved 1F1B with `chunks` model chunks per GPU)."""
+    virtual = job.virtual_stages or p.pipeline_virtual_stages
+    chunks = max(1, min(virtual, job.model.layers // lay.pp)) if lay.pp > 1 else 1
+    return (lay.pp - 1) / (micro * chunks)
+
+
+def compute_floor(per_token: tuple[float, float], job: JobSpec, lay: Layout, batch: float, p: Params) -> float:
+    """`_time`'s compute_s alone (with the bubble), from `_per_token`'s figures for the layout:
+    a lower bound on its step time (memory and communication only add), for the layout search's
+    branch-and-bound (perf/layout.py)."""
+    dense, attention = per_token
+    imbalance = math.ceil(job.model.layers / lay.pp) * lay.pp / job.model.layers
+    compute_s = batch / lay.count * (dense + attention) * imbalance
+    return compute_s * (1 + _bubble(job, lay, _micro_batches(job, lay, batch), p))
+
+
 def _time(job: JobSpec, gpu: GPU, lay: Layout, batch: float, p: Params) -> dict:
     """Seconds per optimizer step, by part, for one layout."""
     m = job.model
     count = lay.count
-    peak = (gpu.dense_tflops(job.precision) or 0.0) * 1e12   # evaluate() checked the rates exist
-    # fp8 recipes (Transformer Engine) keep attention in bf16
-    attn_peak = (gpu.dense_tflops("bf16") or gpu.dense_tflops(job.precision) or 0.0) * 1e12
     ckpt = 1.0 if lay.checkpointing else 0.0
-    recompute = ckpt or job.recompute_fraction  # full checkpointing reruns every forward matmul, selective AC a share
-    passes = (2.0 if job.kind in ("lora", "qlora") else 3.0) + recompute     # forward, backward (data, weights), recompute
     tokens_per_gpu = batch / count
     imbalance = math.ceil(m.layers / lay.pp) * lay.pp / m.layers  # the slowest pipeline stage sets the pace
-    era = era_factor(job, p)
-    dense = 2.0 * m.matmul_params * passes / (peak * era * _once(matmul_efficiency, (m, gpu, p), (job.precision, lay.tp),
-                                                                  m, gpu, p, job.precision, lay.tp))
-    attn_eff = _once(_attention_efficiency, (gpu, p), (job.attention_kernel,), gpu, p, job.attention_kernel) * era
-    attention = 2.0 * m.layers * m.seq_len * m.hidden * (3.0 + ckpt) / (attn_peak * attn_eff)
+    dense, attention = _per_token(job, gpu, p, lay.tp, lay.checkpointing)
     compute_s = tokens_per_gpu * (dense + attention) * imbalance
     bw = (gpu.memory_bandwidth_gbps.value or 0.0) * GB
     elementwise = (p.memory_bytes_per_layer_element * m.layers * (m.hidden + m.ffn_width)
@@ -256,9 +281,7 @@ def _time(job: JobSpec, gpu: GPU, lay: Layout, batch: float, p: Params) -> dict:
     if job.kind == "qlora":  # every pass dequantizes the 4-bit weights it uses into a bf16 buffer the GEMM reads
         dequant = DEQUANT_BYTES * m.params / (lay.tp * lay.pp) * (2.0 + ckpt) * micro * imbalance
     memory_s = (tokens_per_gpu * elementwise * imbalance + optimizer + dequant) / bw
-    virtual = job.virtual_stages or p.pipeline_virtual_stages
-    chunks = max(1, min(virtual, m.layers // lay.pp)) if lay.pp > 1 else 1
-    bubble = (lay.pp - 1) / (micro * chunks)
+    bubble = _bubble(job, lay, micro, p)
     core = compute_s + memory_s
 
     # data parallel: gradients (and ZeRO-3's parameter gathers) over the data-parallel group
