@@ -87,14 +87,40 @@ def _fitting(job: JobSpec, gpu: GPU, count: int, p: Params, batch: float, combos
     ckpts = [job.checkpointing] if job.checkpointing is not None else [False, True]
     out = []
     for s, t, q, dp, c in combos:
+        options = _micro_batch_options(job, dp, batch)
+        if q > 1 and _state_bytes(job, Layout(s, dp, t, q, options[-1], False, c), p, batch) > cap:
+            continue   # the model's state alone overflows, whatever the activations
         for ckpt in ckpts:
-            for mb in _micro_batch_options(job, dp, batch):
+            if q == 1:
+                lay = _largest_fitting(job, p, batch, cap, [Layout(s, dp, t, q, mb, ckpt, c) for mb in options])
+                if lay is not None:
+                    out.append(lay)
+                continue
+            for mb in options:
                 lay = Layout(s, dp, t, q, mb, ckpt, c)
                 if sum(_memory(job, lay, p, batch).values()) <= cap:
                     out.append(lay)
-                    if q == 1:
-                        break
     return out
+
+
+def _state_bytes(job: JobSpec, lay: Layout, p: Params, batch: float) -> float:
+    """`_memory`'s sum without the activations (which only add, in the same order): a lower bound."""
+    mem = _memory(job, lay, p, batch)
+    return mem["weights"] + mem["gradients"] + mem["optimizer"] + mem["overhead"]
+
+
+def _largest_fitting(job: JobSpec, p: Params, batch: float, cap: float, layouts: list[Layout]) -> Layout | None:
+    """The first of `layouts` (micro-batches largest first, no pipelining) that fits. Without
+    pipelining one micro-batch is in flight, and every term of `_memory` grows with the
+    micro-batch through monotone float operations, so the fitting ones are a suffix: bisect."""
+    lo, hi = 0, len(layouts)
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if sum(_memory(job, layouts[mid], p, batch).values()) <= cap:
+            hi = mid
+        else:
+            lo = mid + 1
+    return layouts[lo] if lo < len(layouts) else None
 
 
 def _batch(job: JobSpec, lay: Layout, p: Params) -> float:
