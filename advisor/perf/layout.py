@@ -80,9 +80,11 @@ def _micro_batch_options(job: JobSpec, dp: int, batch: float) -> list[int]:
     return [b for b in MICRO_BATCHES if b <= cap] or [1]
 
 
-def _fitting(job: JobSpec, gpu: GPU, count: int, p: Params, batch: float, combos) -> list[Layout]:
+def _fitting(job: JobSpec, gpu: GPU, count: int, p: Params, batch: float, combos) -> list[tuple[Layout, bool]]:
     """For each (strategy, tp, pp, cp) and checkpointing choice, the largest micro-batch that fits
-    (with pipelining every one that fits: smaller ones shrink the bubble)."""
+    (with pipelining every one that fits: smaller ones shrink the bubble), as (layout, checked).
+    Pipelined layouts come unchecked (False): `_best` tests their memory only if their bound
+    leaves them a chance, since most never could win."""
     cap = usable_bytes(gpu, p)
     ckpts = [job.checkpointing] if job.checkpointing is not None else [False, True]
     out = []
@@ -94,13 +96,14 @@ def _fitting(job: JobSpec, gpu: GPU, count: int, p: Params, batch: float, combos
             if q == 1:
                 lay = _largest_fitting(job, p, batch, cap, [Layout(s, dp, t, q, mb, ckpt, c) for mb in options])
                 if lay is not None:
-                    out.append(lay)
+                    out.append((lay, True))
                 continue
-            for mb in options:
-                lay = Layout(s, dp, t, q, mb, ckpt, c)
-                if sum(_memory(job, lay, p, batch).values()) <= cap:
-                    out.append(lay)
+            out.extend((Layout(s, dp, t, q, mb, ckpt, c), False) for mb in options)
     return out
+
+
+def _fits(job: JobSpec, lay: Layout, p: Params, batch: float, cap: float) -> bool:
+    return sum(_memory(job, lay, p, batch).values()) <= cap
 
 
 def _state_bytes(job: JobSpec, lay: Layout, p: Params, batch: float) -> float:
@@ -116,7 +119,7 @@ def _largest_fitting(job: JobSpec, p: Params, batch: float, cap: float, layouts:
     lo, hi = 0, len(layouts)
     while lo < hi:
         mid = (lo + hi) // 2
-        if sum(_memory(job, layouts[mid], p, batch).values()) <= cap:
+        if _fits(job, layouts[mid], p, batch, cap):
             hi = mid
         else:
             lo = mid + 1
@@ -128,23 +131,30 @@ def _batch(job: JobSpec, lay: Layout, p: Params) -> float:
     return max(batch, lay.dp * lay.micro_batch * job.model.seq_len)
 
 
-def _best(job: JobSpec, gpu: GPU, layouts: list[Layout], p: Params):
-    """The fastest layout; a more complex one (listed later) must be over 1% faster to win.
-    Branch-and-bound: a layout whose compute alone (`compute_floor`, a lower bound on its step)
-    cannot beat the layout in hand by 1% is never timed. The incumbent only improves, so a
-    skipped layout would not have won: the answer is the one the full scan gives."""
+def _best(job: JobSpec, gpu: GPU, layouts: list[tuple[Layout, bool]], p: Params, base: float):
+    """The fastest layout that fits; a more complex one (listed later) must be over 1% faster to
+    win. Branch-and-bound: a layout whose compute alone (`compute_floor`, a lower bound on its
+    step) cannot beat the layout in hand by 1% is neither memory-tested nor timed. The incumbent
+    only improves, so a skipped layout would not have won: the answer is the full scan's."""
+    cap = usable_bytes(gpu, p)
     best = None
     per_token: dict[tuple[int, bool], tuple[float, float]] = {}   # (tp, checkpointing) -> _per_token
-    for lay in layouts:
-        batch = _batch(job, lay, p)
+    floors: dict[tuple, float] = {}   # the bound ignores the strategy: one per (tp, pp, dp, cp, ckpt, mb)
+    s = job.model.seq_len
+    for lay, checked in layouts:
+        batch = max(base, lay.dp * lay.micro_batch * s)   # = _batch(job, lay, p)
         if best is not None:
-            key = (lay.tp, lay.checkpointing)
-            rates = per_token.get(key)
-            if rates is None:
-                rates = per_token[key] = _per_token(job, gpu, p, lay.tp, lay.checkpointing)
-            floor = compute_floor(rates, job, lay, batch, p) * (1.0 - FLOOR_MARGIN)
+            key = (lay.tp, lay.pp, lay.dp, lay.cp, lay.checkpointing, lay.micro_batch)
+            floor = floors.get(key)
+            if floor is None:
+                rates = per_token.get((lay.tp, lay.checkpointing))
+                if rates is None:
+                    rates = per_token[lay.tp, lay.checkpointing] = _per_token(job, gpu, p, lay.tp, lay.checkpointing)
+                floor = floors[key] = compute_floor(rates, job, lay, batch, p) * (1.0 - FLOOR_MARGIN)
             if floor > 0 and batch / floor <= best[2] * 1.01:
                 continue
+        if not checked and not _fits(job, lay, p, base, cap):
+            continue
         t = _time(job, gpu, lay, batch, p)
         tps = batch / (t["compute_s"] + t["memory_s"] + t["comm_s"])
         if best is None or tps > best[2] * 1.01:
@@ -177,8 +187,10 @@ def _choose_layout(job: JobSpec, gpu: GPU, count: int, p: Params):
         fits = _fitting(job, gpu, count, p, base, stage) if stage else []
         if not fits:
             continue
-        no_tp = _best(job, gpu, [lay for lay in fits if lay.tp == 1], p)
-        with_tp = _best(job, gpu, [lay for lay in fits if lay.tp > 1], p)
+        no_tp = _best(job, gpu, [f for f in fits if f[0].tp == 1], p, base)
+        with_tp = _best(job, gpu, [f for f in fits if f[0].tp > 1], p, base)
+        if no_tp is None and with_tp is None:
+            continue   # no pipelined layout fitted either
         needs = no_tp is None or (with_tp is not None and with_tp[2] > no_tp[2] * (1 + TP_MARGIN))
         if job.tensor_parallel and with_tp is not None:  # fixed by the caller: would the job run (well) without it?
             alt = choose_layout(replace(job, tensor_parallel=1), gpu, count, p)
