@@ -86,8 +86,10 @@ def _fitting(job: JobSpec, gpu: GPU, count: int, p: Params, batch: float, combos
     Pipelined layouts come unchecked (False): `_best` tests their memory only if their bound
     leaves them a chance, since most never could win."""
     cap = usable_bytes(gpu, p)
+    if cap is None:   # (`_choose_layout` asks only about GPUs of known memory)
+        return []
     ckpts = [job.checkpointing] if job.checkpointing is not None else [False, True]
-    out = []
+    out: list[tuple[Layout, bool]] = []
     for s, t, q, dp, c in combos:
         options = _micro_batch_options(job, dp, batch)
         if q > 1 and _state_bytes(job, Layout(s, dp, t, q, options[-1], False, c), p, batch) > cap:
@@ -137,9 +139,11 @@ def _best(job: JobSpec, gpu: GPU, layouts: list[tuple[Layout, bool]], p: Params,
     step) cannot beat the layout in hand by 1% is neither memory-tested nor timed. The incumbent
     only improves, so a skipped layout would not have won: the answer is the full scan's."""
     cap = usable_bytes(gpu, p)
+    if cap is None:
+        return None
     best = None
     per_token: dict[tuple[int, bool], tuple[float, float]] = {}   # (tp, checkpointing) -> _per_token
-    floors: dict[tuple, float] = {}   # the bound ignores the strategy: one per (tp, pp, dp, cp, ckpt, mb)
+    floors: dict[tuple, float] = {}   # the bound holds for every strategy: one per (tp, pp, dp, cp, ckpt, mb)
     s = job.model.seq_len
     for lay, checked in layouts:
         batch = max(base, lay.dp * lay.micro_batch * s)   # = _batch(job, lay, p)
@@ -150,12 +154,12 @@ def _best(job: JobSpec, gpu: GPU, layouts: list[tuple[Layout, bool]], p: Params,
                 rates = per_token.get((lay.tp, lay.checkpointing))
                 if rates is None:
                     rates = per_token[lay.tp, lay.checkpointing] = _per_token(job, gpu, p, lay.tp, lay.checkpointing)
-                floor = floors[key] = compute_floor(rates, job, lay, batch, p) * (1.0 - FLOOR_MARGIN)
+                floor = floors[key] = compute_floor(rates, job, gpu, lay, batch, p) * (1.0 - FLOOR_MARGIN)
             if floor > 0 and batch / floor <= best[2] * 1.01:
                 continue
         if not checked and not _fits(job, lay, p, base, cap):
             continue
-        t = _time(job, gpu, lay, batch, p)
+        t = _time(job, gpu, lay, batch, p, per_token.get((lay.tp, lay.checkpointing)))
         tps = batch / (t["compute_s"] + t["memory_s"] + t["comm_s"])
         if best is None or tps > best[2] * 1.01:
             best = (lay, t, tps)
