@@ -80,16 +80,20 @@ def _micro_batch_options(job: JobSpec, dp: int, batch: float) -> list[int]:
     return [b for b in MICRO_BATCHES if b <= cap] or [1]
 
 
-def _fitting(job: JobSpec, gpu: GPU, count: int, p: Params, batch: float, combos) -> list[tuple[Layout, bool]]:
+# a layout to consider: (strategy, tp, pp, dp, cp, checkpointing, micro-batch, the Layout once it is known to fit)
+Entry = tuple[str, int, int, int, int, bool, int, "Layout | None"]
+
+
+def _fitting(job: JobSpec, gpu: GPU, count: int, p: Params, batch: float, combos) -> list[Entry]:
     """For each (strategy, tp, pp, cp) and checkpointing choice, the largest micro-batch that fits
-    (with pipelining every one that fits: smaller ones shrink the bubble), as (layout, checked).
-    Pipelined layouts come unchecked (False): `_best` tests their memory only if their bound
-    leaves them a chance, since most never could win."""
+    (with pipelining every one that fits: smaller ones shrink the bubble). Pipelined layouts come
+    unchecked (no Layout yet): `_best` tests their memory only if their bound leaves them a
+    chance, since most never could win."""
     cap = usable_bytes(gpu, p)
     if cap is None:   # (`_choose_layout` asks only about GPUs of known memory)
         return []
     ckpts = [job.checkpointing] if job.checkpointing is not None else [False, True]
-    out: list[tuple[Layout, bool]] = []
+    out: list[Entry] = []
     for s, t, q, dp, c in combos:
         options = _micro_batch_options(job, dp, batch)
         if q > 1 and _state_bytes(job, Layout(s, dp, t, q, options[-1], False, c), p, batch) > cap:
@@ -98,9 +102,9 @@ def _fitting(job: JobSpec, gpu: GPU, count: int, p: Params, batch: float, combos
             if q == 1:
                 lay = _largest_fitting(job, p, batch, cap, [Layout(s, dp, t, q, mb, ckpt, c) for mb in options])
                 if lay is not None:
-                    out.append((lay, True))
+                    out.append((s, t, q, dp, c, ckpt, lay.micro_batch, lay))
                 continue
-            out.extend((Layout(s, dp, t, q, mb, ckpt, c), False) for mb in options)
+            out.extend((s, t, q, dp, c, ckpt, mb, None) for mb in options)
     return out
 
 
@@ -133,7 +137,7 @@ def _batch(job: JobSpec, lay: Layout, p: Params) -> float:
     return max(batch, lay.dp * lay.micro_batch * job.model.seq_len)
 
 
-def _best(job: JobSpec, gpu: GPU, layouts: list[tuple[Layout, bool]], p: Params, base: float):
+def _best(job: JobSpec, gpu: GPU, entries: list[Entry], p: Params, base: float):
     """The fastest layout that fits; a more complex one (listed later) must be over 1% faster to
     win. Branch-and-bound: a layout whose compute alone (`compute_floor`, a lower bound on its
     step) cannot beat the layout in hand by 1% is neither memory-tested nor timed. The incumbent
@@ -144,25 +148,28 @@ def _best(job: JobSpec, gpu: GPU, layouts: list[tuple[Layout, bool]], p: Params,
     best = None
     per_token: dict[tuple[int, bool], tuple[float, float]] = {}   # (tp, checkpointing) -> _per_token
     floors: dict[tuple, float] = {}   # the bound holds for every strategy: one per (tp, pp, dp, cp, ckpt, mb)
-    s = job.model.seq_len
-    for lay, checked in layouts:
-        batch = max(base, lay.dp * lay.micro_batch * s)   # = _batch(job, lay, p)
+    seq = job.model.seq_len
+    for s, t, q, dp, c, ckpt, mb, lay in entries:
+        batch = max(base, dp * mb * seq)   # = _batch(job, lay, p)
         if best is not None:
-            key = (lay.tp, lay.pp, lay.dp, lay.cp, lay.checkpointing, lay.micro_batch)
+            key = (t, q, dp, c, ckpt, mb)
             floor = floors.get(key)
             if floor is None:
-                rates = per_token.get((lay.tp, lay.checkpointing))
+                rates = per_token.get((t, ckpt))
                 if rates is None:
-                    rates = per_token[lay.tp, lay.checkpointing] = _per_token(job, gpu, p, lay.tp, lay.checkpointing)
-                floor = floors[key] = compute_floor(rates, job, gpu, lay, batch, p) * (1.0 - FLOOR_MARGIN)
+                    rates = per_token[t, ckpt] = _per_token(job, gpu, p, t, ckpt)
+                floor = floors[key] = compute_floor(rates, job, gpu, Layout(s, dp, t, q, mb, ckpt, c), batch,
+                                                    p) * (1.0 - FLOOR_MARGIN)
             if floor > 0 and batch / floor <= best[2] * 1.01:
                 continue
-        if not checked and not _fits(job, lay, p, base, cap):
-            continue
-        t = _time(job, gpu, lay, batch, p, per_token.get((lay.tp, lay.checkpointing)))
-        tps = batch / (t["compute_s"] + t["memory_s"] + t["comm_s"])
+        if lay is None:
+            lay = Layout(s, dp, t, q, mb, ckpt, c)
+            if not _fits(job, lay, p, base, cap):
+                continue
+        times = _time(job, gpu, lay, batch, p, per_token.get((t, ckpt)))
+        tps = batch / (times["compute_s"] + times["memory_s"] + times["comm_s"])
         if best is None or tps > best[2] * 1.01:
-            best = (lay, t, tps)
+            best = (lay, times, tps)
     return best
 
 
@@ -191,8 +198,8 @@ def _choose_layout(job: JobSpec, gpu: GPU, count: int, p: Params):
         fits = _fitting(job, gpu, count, p, base, stage) if stage else []
         if not fits:
             continue
-        no_tp = _best(job, gpu, [f for f in fits if f[0].tp == 1], p, base)
-        with_tp = _best(job, gpu, [f for f in fits if f[0].tp > 1], p, base)
+        no_tp = _best(job, gpu, [f for f in fits if f[1] == 1], p, base)
+        with_tp = _best(job, gpu, [f for f in fits if f[1] > 1], p, base)
         if no_tp is None and with_tp is None:
             continue   # no pipelined layout fitted either
         needs = no_tp is None or (with_tp is not None and with_tp[2] > no_tp[2] * (1 + TP_MARGIN))
