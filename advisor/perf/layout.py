@@ -9,7 +9,7 @@ from advisor.data.estimator import Params
 from advisor.perf.jobspec import JobSpec
 from advisor.perf.memo import remembered
 from advisor.perf.memory import Layout, _memory, default_batch_tokens, usable_bytes
-from advisor.perf.training import _server_size, _time
+from advisor.perf.training import _per_token, _server_size, _time, compute_floor
 
 STRATEGIES = ("ddp", "zero1", "zero2", "zero3")
 STRATEGY_ALIASES = {"fsdp": "zero3", "full_shard": "zero3", "shard_grad_op": "zero2"}
@@ -19,6 +19,7 @@ MICRO_BATCHES = (128, 64, 48, 32, 24, 16, 12, 8, 6, 4, 3, 2, 1)
 MAX_MICRO_BATCH_TOKENS = 65_536       # larger micro-batches buy nothing once the matrices are large
 LONG_SEQUENCE = 16_384                # context parallelism is searched from this sequence length up
 TP_MARGIN = 0.10                      # tensor parallelism is "needed" (rule INT001) only if >10% faster than without
+FLOOR_MARGIN = 1e-12                  # the bound is lowered by this much against any rounding difference
 
 
 def _strategy(name: str | None) -> str | None:
@@ -79,21 +80,56 @@ def _micro_batch_options(job: JobSpec, dp: int, batch: float) -> list[int]:
     return [b for b in MICRO_BATCHES if b <= cap] or [1]
 
 
-def _fitting(job: JobSpec, gpu: GPU, count: int, p: Params, batch: float, combos) -> list[Layout]:
+# a layout to consider: (strategy, tp, pp, dp, cp, checkpointing, micro-batch, the Layout once it is known to fit)
+Entry = tuple[str, int, int, int, int, bool, int, "Layout | None"]
+
+
+def _fitting(job: JobSpec, gpu: GPU, count: int, p: Params, batch: float, combos) -> list[Entry]:
     """For each (strategy, tp, pp, cp) and checkpointing choice, the largest micro-batch that fits
-    (with pipelining every one that fits: smaller ones shrink the bubble)."""
+    (with pipelining every one that fits: smaller ones shrink the bubble). Pipelined layouts come
+    unchecked (no Layout yet): `_best` tests their memory only if their bound leaves them a
+    chance, since most never could win."""
     cap = usable_bytes(gpu, p)
+    if cap is None:   # (`_choose_layout` asks only about GPUs of known memory)
+        return []
     ckpts = [job.checkpointing] if job.checkpointing is not None else [False, True]
-    out = []
+    out: list[Entry] = []
     for s, t, q, dp, c in combos:
+        options = _micro_batch_options(job, dp, batch)
+        if q > 1 and _state_bytes(job, Layout(s, dp, t, q, options[-1], False, c), p, batch) > cap:
+            continue   # the model's state alone overflows, whatever the activations
         for ckpt in ckpts:
-            for mb in _micro_batch_options(job, dp, batch):
-                lay = Layout(s, dp, t, q, mb, ckpt, c)
-                if sum(_memory(job, lay, p, batch).values()) <= cap:
-                    out.append(lay)
-                    if q == 1:
-                        break
+            if q == 1:
+                lay = _largest_fitting(job, p, batch, cap, [Layout(s, dp, t, q, mb, ckpt, c) for mb in options])
+                if lay is not None:
+                    out.append((s, t, q, dp, c, ckpt, lay.micro_batch, lay))
+                continue
+            out.extend((s, t, q, dp, c, ckpt, mb, None) for mb in options)
     return out
+
+
+def _fits(job: JobSpec, lay: Layout, p: Params, batch: float, cap: float) -> bool:
+    return sum(_memory(job, lay, p, batch).values()) <= cap
+
+
+def _state_bytes(job: JobSpec, lay: Layout, p: Params, batch: float) -> float:
+    """`_memory`'s sum without the activations (which only add, in the same order): a lower bound."""
+    mem = _memory(job, lay, p, batch)
+    return mem["weights"] + mem["gradients"] + mem["optimizer"] + mem["overhead"]
+
+
+def _largest_fitting(job: JobSpec, p: Params, batch: float, cap: float, layouts: list[Layout]) -> Layout | None:
+    """The first of `layouts` (micro-batches largest first, no pipelining) that fits. Without
+    pipelining one micro-batch is in flight, and every term of `_memory` grows with the
+    micro-batch through monotone float operations, so the fitting ones are a suffix: bisect."""
+    lo, hi = 0, len(layouts)
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if _fits(job, layouts[mid], p, batch, cap):
+            hi = mid
+        else:
+            lo = mid + 1
+    return layouts[lo] if lo < len(layouts) else None
 
 
 def _batch(job: JobSpec, lay: Layout, p: Params) -> float:
@@ -101,15 +137,39 @@ def _batch(job: JobSpec, lay: Layout, p: Params) -> float:
     return max(batch, lay.dp * lay.micro_batch * job.model.seq_len)
 
 
-def _best(job: JobSpec, gpu: GPU, layouts: list[Layout], p: Params):
-    """The fastest layout; a more complex one (listed later) must be over 1% faster to win."""
+def _best(job: JobSpec, gpu: GPU, entries: list[Entry], p: Params, base: float):
+    """The fastest layout that fits; a more complex one (listed later) must be over 1% faster to
+    win. Branch-and-bound: a layout whose compute alone (`compute_floor`, a lower bound on its
+    step) cannot beat the layout in hand by 1% is neither memory-tested nor timed. The incumbent
+    only improves, so a skipped layout would not have won: the answer is the full scan's."""
+    cap = usable_bytes(gpu, p)
+    if cap is None:
+        return None
     best = None
-    for lay in layouts:
-        batch = _batch(job, lay, p)
-        t = _time(job, gpu, lay, batch, p)
-        tps = batch / (t["compute_s"] + t["memory_s"] + t["comm_s"])
+    per_token: dict[tuple[int, bool], tuple[float, float]] = {}   # (tp, checkpointing) -> _per_token
+    floors: dict[tuple, float] = {}   # the bound holds for every strategy: one per (tp, pp, dp, cp, ckpt, mb)
+    seq = job.model.seq_len
+    for s, t, q, dp, c, ckpt, mb, lay in entries:
+        batch = max(base, dp * mb * seq)   # = _batch(job, lay, p)
+        if best is not None:
+            key = (t, q, dp, c, ckpt, mb)
+            floor = floors.get(key)
+            if floor is None:
+                rates = per_token.get((t, ckpt))
+                if rates is None:
+                    rates = per_token[t, ckpt] = _per_token(job, gpu, p, t, ckpt)
+                floor = floors[key] = compute_floor(rates, job, gpu, Layout(s, dp, t, q, mb, ckpt, c), batch,
+                                                    p) * (1.0 - FLOOR_MARGIN)
+            if floor > 0 and batch / floor <= best[2] * 1.01:
+                continue
+        if lay is None:
+            lay = Layout(s, dp, t, q, mb, ckpt, c)
+            if not _fits(job, lay, p, base, cap):
+                continue
+        times = _time(job, gpu, lay, batch, p, per_token.get((t, ckpt)))
+        tps = batch / (times["compute_s"] + times["memory_s"] + times["comm_s"])
         if best is None or tps > best[2] * 1.01:
-            best = (lay, t, tps)
+            best = (lay, times, tps)
     return best
 
 
@@ -138,8 +198,10 @@ def _choose_layout(job: JobSpec, gpu: GPU, count: int, p: Params):
         fits = _fitting(job, gpu, count, p, base, stage) if stage else []
         if not fits:
             continue
-        no_tp = _best(job, gpu, [lay for lay in fits if lay.tp == 1], p)
-        with_tp = _best(job, gpu, [lay for lay in fits if lay.tp > 1], p)
+        no_tp = _best(job, gpu, [f for f in fits if f[1] == 1], p, base)
+        with_tp = _best(job, gpu, [f for f in fits if f[1] > 1], p, base)
+        if no_tp is None and with_tp is None:
+            continue   # no pipelined layout fitted either
         needs = no_tp is None or (with_tp is not None and with_tp[2] > no_tp[2] * (1 + TP_MARGIN))
         if job.tensor_parallel and with_tp is not None:  # fixed by the caller: would the job run (well) without it?
             alt = choose_layout(replace(job, tensor_parallel=1), gpu, count, p)

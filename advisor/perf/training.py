@@ -228,37 +228,73 @@ def _tier(gpu: GPU, group: int, stride: int, p: Params) -> dict:
     return _once(_group_tier, (gpu, p), (group, stride), gpu, group, stride, p)
 
 
-def _time(job: JobSpec, gpu: GPU, lay: Layout, batch: float, p: Params) -> dict:
-    """Seconds per optimizer step, by part, for one layout."""
+def _per_token(job: JobSpec, gpu: GPU, p: Params, tp: int, checkpointing: bool) -> tuple[float, float]:
+    """Seconds per token of the step's matrix multiplies and of its attention, on one GPU."""
     m = job.model
-    count = lay.count
     peak = (gpu.dense_tflops(job.precision) or 0.0) * 1e12   # evaluate() checked the rates exist
     # fp8 recipes (Transformer Engine) keep attention in bf16
     attn_peak = (gpu.dense_tflops("bf16") or gpu.dense_tflops(job.precision) or 0.0) * 1e12
-    ckpt = 1.0 if lay.checkpointing else 0.0
+    ckpt = 1.0 if checkpointing else 0.0
     recompute = ckpt or job.recompute_fraction  # full checkpointing reruns every forward matmul, selective AC a share
     passes = (2.0 if job.kind in ("lora", "qlora") else 3.0) + recompute     # forward, backward (data, weights), recompute
-    tokens_per_gpu = batch / count
-    imbalance = math.ceil(m.layers / lay.pp) * lay.pp / m.layers  # the slowest pipeline stage sets the pace
     era = era_factor(job, p)
-    dense = 2.0 * m.matmul_params * passes / (peak * era * _once(matmul_efficiency, (m, gpu, p), (job.precision, lay.tp),
-                                                                  m, gpu, p, job.precision, lay.tp))
+    dense = 2.0 * m.matmul_params * passes / (peak * era * _once(matmul_efficiency, (m, gpu, p), (job.precision, tp),
+                                                                  m, gpu, p, job.precision, tp))
     attn_eff = _once(_attention_efficiency, (gpu, p), (job.attention_kernel,), gpu, p, job.attention_kernel) * era
     attention = 2.0 * m.layers * m.seq_len * m.hidden * (3.0 + ckpt) / (attn_peak * attn_eff)
+    return dense, attention
+
+
+def _bubble(job: JobSpec, lay: Layout, micro: float, p: Params) -> float:
+    """Share of the step the pipeline idles (interleaved 1F1B with `chunks` model chunks per GPU)."""
+    virtual = job.virtual_stages or p.pipeline_virtual_stages
+    chunks = max(1, min(virtual, job.model.layers // lay.pp)) if lay.pp > 1 else 1
+    return (lay.pp - 1) / (micro * chunks)
+
+
+def compute_floor(per_token: tuple[float, float], job: JobSpec, gpu: GPU, lay: Layout, batch: float,
+                  p: Params) -> float:
+    """`_time`'s compute_s + memory_s (with the bubble) as if the optimizer state were sharded
+    whatever the strategy (ZeRO shards it, DDP does not): a lower bound on the step time of the
+    layout under every strategy (communication only adds), for the layout search's
+    branch-and-bound (perf/layout.py). `per_token` is `_per_token`'s answer for the layout."""
+    compute_s, memory_s, bubble, *_ = _core(job, gpu, lay, batch, p, per_token, lay.shard_group)
+    return compute_s * (1 + bubble) + memory_s * (1 + bubble)
+
+
+def _core(job: JobSpec, gpu: GPU, lay: Layout, batch: float, p: Params, per_token: tuple[float, float] | None,
+          opt_shards: int) -> tuple[float, float, float, float, float, float]:
+    """The step's compute and memory-bound seconds before the bubble, the bubble, the micro-batches,
+    attention seconds per token and tokens per GPU (`opt_shards`: GPUs sharing the optimizer state)."""
+    m = job.model
+    count = lay.count
+    ckpt = 1.0 if lay.checkpointing else 0.0
+    tokens_per_gpu = batch / count
+    imbalance = math.ceil(m.layers / lay.pp) * lay.pp / m.layers  # the slowest pipeline stage sets the pace
+    dense, attention = per_token or _per_token(job, gpu, p, lay.tp, lay.checkpointing)
     compute_s = tokens_per_gpu * (dense + attention) * imbalance
     bw = (gpu.memory_bandwidth_gbps.value or 0.0) * GB
     elementwise = (p.memory_bytes_per_layer_element * m.layers * (m.hidden + m.ffn_width)
                    + p.memory_bytes_per_vocab_element * m.vocab) * (3.0 + ckpt) / 3.0
-    opt_shards = lay.shard_group if lay.strategy != "ddp" else 1
     optimizer = OPTIMIZER_STEP_BYTES * trainable_params(job) / (lay.tp * lay.pp * opt_shards)
     micro = _micro_batches(job, lay, batch)
     dequant = 0.0
     if job.kind == "qlora":  # every pass dequantizes the 4-bit weights it uses into a bf16 buffer the GEMM reads
         dequant = DEQUANT_BYTES * m.params / (lay.tp * lay.pp) * (2.0 + ckpt) * micro * imbalance
     memory_s = (tokens_per_gpu * elementwise * imbalance + optimizer + dequant) / bw
-    virtual = job.virtual_stages or p.pipeline_virtual_stages
-    chunks = max(1, min(virtual, m.layers // lay.pp)) if lay.pp > 1 else 1
-    bubble = (lay.pp - 1) / (micro * chunks)
+    return compute_s, memory_s, _bubble(job, lay, micro, p), micro, attention, tokens_per_gpu
+
+
+def _time(job: JobSpec, gpu: GPU, lay: Layout, batch: float, p: Params,
+          rates: tuple[float, float] | None = None) -> dict:
+    """Seconds per optimizer step, by part, for one layout (`rates`: `_per_token`'s answer, if known)."""
+    m = job.model
+    count = lay.count
+    ckpt = 1.0 if lay.checkpointing else 0.0
+    imbalance = math.ceil(m.layers / lay.pp) * lay.pp / m.layers  # the slowest pipeline stage sets the pace
+    opt_shards = lay.shard_group if lay.strategy != "ddp" else 1
+    compute_s, memory_s, bubble, micro, attention, tokens_per_gpu = _core(job, gpu, lay, batch, p, rates,
+                                                                          opt_shards)
     core = compute_s + memory_s
 
     # data parallel: gradients (and ZeRO-3's parameter gathers) over the data-parallel group
