@@ -54,11 +54,11 @@ def test_hash_seed_does_not_leak_into_output(write):
     path = write(MIXED)
     rules = write(TWO_COMBINATORS, "rules.yaml")
     outputs = {}
-    for seed in ("0", "1", "4242"):
+    for seed in ("0", "4242"):   # two hash seeds: any leak of set or dict order shows between them
         outputs[seed] = [advisor("plan", path, "--format", fmt, "--as-of", AS_OF, seed=seed).stdout
                          for fmt in ("json", "table")]
         outputs[seed].append(advisor("plan", EXAMPLES / "article-office.yaml", "--rules", rules, seed=seed).stderr)
-    assert outputs["0"] == outputs["1"] == outputs["4242"]
+    assert outputs["0"] == outputs["4242"]
     plan = json.loads(outputs["0"][0])
     assert plan["status"] == "optimal" and "stands alone" in outputs["0"][2].decode()
 
