@@ -221,7 +221,10 @@ def write(path: Path, floor: float, bare: float, commands, fleets, args) -> None
         "coefficient changes (solve/fast.py); explanation re-solves stop at a 1% gap; break-even bisections "
         "stop within 1% of the price; crossover computes no break-evens.", "",
     ]
-    path.write_text("\n".join(lines) + NOTES)
+    kept = ""   # the test-suite section (measured by hand with pytest, not by this script) is kept
+    if path.exists() and "\n## Test suite" in (old := path.read_text()):
+        kept = "\n## Test suite" + old.split("\n## Test suite", 1)[1]
+    path.write_text("\n".join(lines) + NOTES + kept)
 
 
 NOTES = """
