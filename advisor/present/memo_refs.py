@@ -4,6 +4,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from typing import Any
 
 from advisor.errors import InputError
 from advisor.present.words import day
@@ -13,7 +14,7 @@ class Refs:
     """Numbered references: every source the memo cites, in order of first appearance in the
     plan's own source list, then in the memo."""
 
-    def __init__(self, catalog, rules, plan_sources):
+    def __init__(self, catalog: Any, rules: Any, plan_sources: list[dict[str, Any]]) -> None:
         self.catalog, self.rules = catalog, rules
         self.entries: dict[str, dict] = {}
         for s in plan_sources:
