@@ -31,9 +31,9 @@ def _gpus(plan: dict) -> int:
     return sum(r["replicas"] * r["tensor_parallel"] * r["pipeline_parallel"] for r in plan["serving"])
 
 
-def test_each_class_has_capacity_for_its_peak_and_rent_is_priced_by_hand(run_json, catalog):
+def test_each_class_has_capacity_for_its_peak_and_rent_is_priced_by_hand(example_plan, catalog):
     path = EXAMPLES / "serve-mixed-requests.yaml"
-    _, plan = run_json("plan", path, "--as-of", AS_OF)
+    _, plan = example_plan("serve-mixed-requests")   # `advisor plan PATH --as-of AS_OF --format json`
     traffic = load_workload(path).jobs[0].traffic
     for c in traffic.mix:
         peak = traffic.requests_per_s * traffic.peak_factor * c.share
@@ -45,18 +45,18 @@ def test_each_class_has_capacity_for_its_peak_and_rent_is_priced_by_hand(run_jso
     assert plan["cost_breakdown"]["rental_usd"] == pytest.approx(by_hand, rel=1e-5)
 
 
-def test_a_rate_that_doubles_needs_at_least_as_many_gpus(run_json, write):
+def test_a_rate_that_doubles_needs_at_least_as_many_gpus(plan_json, write):
     gpus = []
-    for rate in (10, 20, 40):
-        code, plan = run_json("plan", write(SERVE_70B.format(rate=rate)), "--as-of", AS_OF)
+    for rate in (10, 20, 40):   # reads only the serving rows: planned without explanations
+        code, plan = plan_json(write(SERVE_70B.format(rate=rate)))
         assert code == 0
         gpus.append(_gpus(plan))
     assert gpus[0] <= gpus[1] <= gpus[2] and gpus[2] > gpus[0]
 
 
-def test_the_mixed_request_example_mix_beats_every_single_type(run_json, catalog, rules):
+def test_the_mixed_request_example_mix_beats_every_single_type(example_plan, catalog, rules):
     path = EXAMPLES / "serve-mixed-requests.yaml"
-    _, plan = run_json("plan", path, "--as-of", AS_OF)
+    _, plan = example_plan("serve-mixed-requests")
     assert len({r["gpu"] for r in plan["serving"]}) >= 2
     problem = prepare(load_workload(path), catalog, rules, AS_OF)
     singles = [solve(problem, baseline(problem).but(only_gpu=g)) for g in
@@ -67,7 +67,7 @@ def test_the_mixed_request_example_mix_beats_every_single_type(run_json, catalog
     assert plan["serving_mix"]["saving_usd"] == pytest.approx(best - plan["total_cost_usd"], rel=1e-4, abs=1)
 
 
-def test_geforce_serving_in_a_datacenter_is_rejected_with_lic001(run_json, write):
+def test_geforce_serving_in_a_datacenter_is_rejected_with_lic001(plan_json, write):
     text = """
 deployment: {context: datacenter, ownership: buy}
 gpus: {allow: [rtx-4090]}
@@ -75,11 +75,11 @@ jobs:
   - {name: bot, kind: serve, model: llama-3.1-8b, precision: fp8,
      traffic: {requests_per_s: 2, input_tokens: 500, output_tokens: 200}}
 """
-    code, plan = run_json("plan", write(text), "--as-of", AS_OF)
+    code, plan = plan_json(write(text))   # the rule's rejection needs no explanation level
     assert code == 3
     reasons = next(r for r in plan["rejected"] if r["gpu"] == "rtx-4090")["reasons"]
     assert "LIC001" in {r["rule"] for r in reasons}
-    code, office = run_json("plan", write(text.replace("datacenter", "office"), "o.yaml"), "--as-of", AS_OF)
+    code, office = plan_json(write(text.replace("datacenter", "office"), "o.yaml"))
     assert code == 0 and office["serving"][0]["gpu"] == "rtx-4090"
 
 
@@ -144,7 +144,7 @@ def test_estimate_serve_custom_shape_and_preset_list(run, run_json):
     assert code == 2 and "--layers" in err
 
 
-def test_serving_rent_enters_the_objective_in_present_value_by_hand(run_json, write, catalog):
+def test_serving_rent_enters_the_objective_in_present_value_by_hand(plan_json, write, catalog):
     """A serving-only job renting for 36 months: the plan's present value is the monthly rent paid
     evenly over the months, discounted at finance.discount_rate (hand-worked here, closed form and a
     month-by-month sum), while cost_breakdown keeps the undiscounted rent."""
@@ -157,7 +157,7 @@ jobs:
   - {{name: bot, kind: serve, model: llama-3.1-8b, precision: fp8, months: {months},
      traffic: {{requests_per_s: 2, input_tokens: 500, output_tokens: 200}}}}
 """
-    code, plan = run_json("plan", write(text), "--as-of", AS_OF)
+    code, plan = plan_json(write(text))   # costs only: planned without explanations
     assert code == 0
     gpus = _gpus(plan)
     assert gpus >= 1 and plan["purchase"] and all(p["ownership"] == "rent" for p in plan["purchase"])
