@@ -48,30 +48,34 @@ def test_a_gpu_that_cannot_meet_the_deadline_within_gpus_max_says_how_many_it_ne
     assert solve(problem, only.but(gpu_upper=n)).feasible and not solve(problem, only.but(gpu_upper=n - 1)).feasible
 
 
-def test_no_contradictory_availability_and_grouped_rows(run, run_json, write):
+def test_no_contradictory_availability_and_grouped_rows(plan_json, write):
     """Without gpus.allow and with renting allowed, a GPU with no price at all gets one reason, not
     'can only be rented' and 'can only be bought'; identical primary reasons share one row."""
+    from advisor.present.tables import plan_text
+
+    # the rows read here are the rejected GPUs and each unchosen one's forced cost: "alternatives"
+    # computes exactly those; the table and --verbose table are rendered from the same plan as the CLI does
     path = write("deployment: {context: datacenter, ownership: any}\nmodel: gpt2-124m\ntokens: 10B\n")
-    _, p = run_json("plan", path, "--as-of", AS_OF.isoformat())
+    _, p = plan_json(path, explain="alternatives")
     for r in p["rejected"]:
         codes = [x["code"] for x in r["reasons"]]
         assert not {"no-purchase-price", "no-rental-price"} <= set(codes), r
         assert "none" not in codes
         assert r["reasons"][0]["primary"] and not any(x.get("primary") for x in r["reasons"][1:])
     buy = write("deployment: {context: datacenter, ownership: buy}\nmodel: gpt2-124m\ntokens: 10B\n", "buy.yaml")
-    _, p = run_json("plan", buy, "--as-of", AS_OF.isoformat())
+    _, p = plan_json(buy, explain="alternatives")
     groups: dict = {}
     for r in p["rejected"]:
         first = r["reasons"][0]
         groups.setdefault((first["rule"] or first["code"], first["message"].replace(r["name"], "each")), []).append(r["gpu"])
     shared = [gids for gids in groups.values() if len(gids) > 1]
     assert shared
-    _, out, _ = run("plan", buy, "--as-of", AS_OF.isoformat())
+    out = plan_text(p, "table")
     section = out.split("Not chosen", 1)[1].split("\n\n", 1)[0].splitlines()
     assert len(section) - 3 == len(groups)            # title, header, rule: then one row per reason
     for gids in shared:
         assert sum(", ".join(gids) in line for line in section) == 1
-    _, verbose, _ = run("plan", buy, "--as-of", AS_OF.isoformat(), "--verbose")
+    verbose = plan_text(p, "table", verbose=True)
     full = verbose.split("Not chosen", 1)[1].split("\n\n", 1)[0].splitlines()
     assert len(full) - 3 == sum(len(r["reasons"]) for r in p["rejected"])
 
