@@ -137,12 +137,12 @@ def crossover_json() -> str:
 @pytest.fixture
 def plan_json(catalog, rules):
     """plan_json(path, explain=False) -> (exit code, plan): what `advisor plan PATH --as-of AS_OF
-    --format json` prints, planned in-process with the session's catalog and rules at the given
-    explain level, for tests that read no explanation (purchase, jobs, serving, costs, status)."""
+    --format json` prints (as_of=None: no --as-of), planned in-process with the session's catalog and
+    rules at the given explain level, for tests that read no explanation (purchase, jobs, serving, costs, status)."""
     from advisor.inputs.workload import load_workload
     from advisor.plan import plan
 
-    def get(path: Path, explain: bool | str = False) -> tuple[int, dict]:
-        result = plan(load_workload(path), catalog=catalog, rules=rules, as_of=AS_OF, explain=explain)
+    def get(path: Path, explain: bool | str = False, as_of: dt.date | None = AS_OF) -> tuple[int, dict]:
+        result = plan(load_workload(path), catalog=catalog, rules=rules, as_of=as_of, explain=explain)
         return (0 if result.feasible else 3), json.loads(result.to_json())
     return get

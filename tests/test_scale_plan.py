@@ -4,7 +4,7 @@ at ~150 tokens/s/GPU take 2e12 / (2048 x 150) / 86400 = 75 days."""
 from __future__ import annotations
 
 
-def test_405b_2t_tokens_90_days_10m_is_feasible(run_json, write):
+def test_405b_2t_tokens_90_days_10m_is_feasible(plan_json, write):
     path = write("""
 name: 405B pretraining at a fixed batch
 deployment:
@@ -16,7 +16,7 @@ deadline: 90d
 budget_usd: 10M
 global_batch_tokens: 16M
 """)
-    code, plan = run_json("plan", path)
+    code, plan = plan_json(path, as_of=None)   # jobs, costs, status: no explanation read
     assert code == 0 and plan["status"] == "optimal"
     assert plan["total_cost_usd"] <= 10e6
     for job in plan["jobs"]:
@@ -29,7 +29,7 @@ global_batch_tokens: 16M
         assert abs(g["lost_days"] - job["wall_days"] * (1 - g["fraction"])) < 1e-4 * job["wall_days"]  # JSON rounds
 
 
-def test_workload_goodput_override(run_json, write):
+def test_workload_goodput_override(plan_json, write):
     path = write("""
 deployment: {context: datacenter, ownership: rent}
 model: gpt2-124m
@@ -37,7 +37,7 @@ tokens: 10B
 goodput: 0.8
 gpus: {allow: [h100-sxm]}
 """)
-    code, plan = run_json("plan", path)
+    code, plan = plan_json(path, as_of=None)   # jobs, costs, status: no explanation read
     assert code == 0
     job = plan["jobs"][0]
     assert job["goodput"]["fraction"] == 0.8 and job["goodput"]["source"] == "workload"
