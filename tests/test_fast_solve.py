@@ -4,6 +4,8 @@ cost within the gap, whatever order the scenarios come in. And each break-even a
 holds when re-solved from scratch at the claimed point."""
 from __future__ import annotations
 
+import json
+
 import pytest
 from conftest import AS_OF, EXAMPLES
 
@@ -47,8 +49,8 @@ def test_fast_path_agrees_with_a_fresh_build(example, catalog, rules):
 
 
 @pytest.mark.parametrize("example", ["article-datacenter", "lora-7b-workstation", "rent-vs-buy-3y"])
-def test_each_break_even_flips_the_choice_when_re_solved_from_scratch(example, catalog, rules):
-    p = plan(load_workload(EXAMPLES / f"{example}.yaml"), catalog=catalog, rules=rules, as_of=AS_OF)
+def test_each_break_even_flips_the_choice_when_re_solved_from_scratch(example, example_plan, catalog, rules):
+    _, p = example_plan(example)   # `advisor plan examples/EXAMPLE.yaml --as-of AS_OF --format json`
     problem = prepare(load_workload(EXAMPLES / f"{example}.yaml"), catalog, rules, AS_OF)
     base = baseline(problem)
     for b in p["sensitivity"]["break_even"]:
@@ -62,11 +64,11 @@ def test_each_break_even_flips_the_choice_when_re_solved_from_scratch(example, c
         assert gpu in below.gpu_types() and gpu not in above.gpu_types(), b
 
 
-def test_explanation_solves_are_reported(catalog, rules):
-    p = plan(load_workload(EXAMPLES / "article-office.yaml"), catalog=catalog, rules=rules, as_of=AS_OF)
+def test_explanation_solves_are_reported(example_plan, catalog, rules):
+    _, p = example_plan("article-office")   # the JSON of the plan with every explanation
     ex = p["solver"]["explanations"]
     assert ex["solves"] > 0 and ex["gap_limit"] == 0.01 and ex["approximate"] is False
-    none = plan(load_workload(EXAMPLES / "article-office.yaml"), catalog=catalog, rules=rules, as_of=AS_OF,
-                explain="alternatives")
+    none = json.loads(plan(load_workload(EXAMPLES / "article-office.yaml"), catalog=catalog, rules=rules,
+                           as_of=AS_OF, explain="alternatives").to_json())   # compared as JSON, like p
     assert none["sensitivity"] == {"break_even": [], "marginal": []}
     assert none["total_cost_usd"] == p["total_cost_usd"]
