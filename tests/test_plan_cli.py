@@ -52,8 +52,11 @@ def test_json_carries_every_contract_key(example_plan):
         assert {"id", "url", "as_of"} <= set(s) and s["url"].startswith("http")
 
 
-def test_table_names_choice_and_rejection(run):
-    code, out, _ = run("plan", EXAMPLES / "article-datacenter.yaml", "--as-of", AS_OF)
+def test_table_names_choice_and_rejection(example_plan):
+    from advisor.present.tables import plan_text
+
+    code, plan = example_plan("article-datacenter")
+    out = plan_text(plan, "table")   # the table `advisor plan` prints: rendered from the same JSON value
     assert code == 0
     assert "h100-sxm" in out and "LIC001" in out
 
