@@ -368,6 +368,18 @@ def test_estimate_cli_bad_flags_exit_2_naming_the_flag(run, args, words):
     assert code == 2 and words in err
 
 
+@pytest.mark.parametrize("args, message", [
+    (["--model", "nosuch", "--gpu", "rtx-4090"], "error: --model: unknown model preset 'nosuch'"),
+    (["--kind", "serve", "--model", "llama-3.1-8b", "--gpu", "h100-sxm", "--input-len", "10", "--output-len", "10",
+      "--ttft-ms", "-1"], "error: --ttft-ms: a latency limit is a positive number of milliseconds"),
+])
+def test_the_cli_turns_the_field_into_its_flag_and_leaves_the_words_alone(run, args, message):
+    """The library quotes fields (`model`, `ttft_ms`); the CLI names the flag, once, and no other word
+    of the sentence (a rewrite of bare words once printed 'unknown model --model')."""
+    code, _, err = run("estimate", *args)
+    assert code == 2 and err.startswith(message) and err.count("--model") + err.count("--ttft-ms") == 1
+
+
 def test_estimate_cli_needs_a_model(run):
     code, _, err = run("estimate", "--gpu", "rtx-4090")
     assert code == 2 and "either --model" in err

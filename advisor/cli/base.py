@@ -79,12 +79,7 @@ def _flags(message: str, command: click.Command | None) -> str:
     if command is None:
         return message
     flags = {o[2:].replace("-", "_"): o for p in command.params for o in getattr(p, "opts", []) if o.startswith("--")}
-    message = re.sub(r"`([a-z][a-z0-9_]*)`", lambda m: flags.get(m.group(1), m.group(0)), message)
-    for p in command.params:
-        longs = [o for o in getattr(p, "opts", []) if o.startswith("--")]
-        if longs and p.name:
-            message = re.sub(rf"(?<![\w`.-])`?{re.escape(p.name)}`?(?=:|\s|$)", longs[0], message)
-    return message
+    return re.sub(r"`([a-z][a-z0-9_]*)`", lambda m: flags.get(m.group(1), m.group(0)), message)
 
 
 def handled(f):

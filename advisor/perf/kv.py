@@ -122,7 +122,7 @@ def load_model(name: str) -> ServeModel:
     if key not in raw["models"]:
         close = difflib.get_close_matches(key, list(raw["models"]), n=1, cutoff=0.6)
         hint = f" (did you mean {close[0]}?)" if close else ""
-        raise InputError(f"model: unknown serving model {name!r}{hint}; "
+        raise InputError(f"`model`: unknown serving model {name!r}{hint}; "
                          f"known: {', '.join(preset_names())}", field="model")
     entry = {k: v for k, v in raw["models"][key].items() if k != "source"}
     return ServeModel(name=key, **entry)
@@ -130,7 +130,7 @@ def load_model(name: str) -> ServeModel:
 
 def check_precision(precision: str) -> str:
     if precision not in SERVE_PRECISIONS:
-        raise InputError(f"precision: {precision!r} is not a serving precision; allowed: "
+        raise InputError(f"`precision`: {precision!r} is not a serving precision; allowed: "
                          f"{', '.join(SERVE_PRECISIONS)} (int8/int4 are weight-only)", field="precision")
     return precision
 
@@ -141,13 +141,13 @@ def custom_model(params: float, layers: int, hidden: int, heads: int, kv_heads: 
     subtracted (no vocabulary given) and a mixture of experts is served as if every weight were read
     each decode step (exact at large batch, pessimistic at batch 1): only its compute uses active_params."""
     if hidden % heads:
-        raise InputError(f"heads: {heads} must divide hidden ({hidden})", field="heads")
+        raise InputError(f"`heads`: {heads} must divide hidden ({hidden})", field="heads")
     if kv_heads is not None and heads % kv_heads:
-        raise InputError(f"kv_heads: {kv_heads} must divide heads ({heads})", field="kv_heads")
+        raise InputError(f"`kv_heads`: {kv_heads} must divide heads ({heads})", field="kv_heads")
     if active_params is not None and active_params > params:
-        raise InputError("active_params: cannot exceed params", field="active_params")
+        raise InputError("`active_params`: cannot exceed params", field="active_params")
     if experts is not None and active_params is None:
-        raise InputError("experts: give --active-params too (the parameters one token multiplies through)",
+        raise InputError("`experts`: give `active_params` too (the parameters one token multiplies through)",
                          field="experts")
     return ServeModel(name="custom", params=params, active_params=active_params or params, layers=layers,
                       hidden=hidden, heads=heads, kv_heads=kv_heads or heads, head_dim=hidden // heads, vocab=0)

@@ -144,15 +144,15 @@ def serve_estimate(model: str | ServeModel, gpu, count: int, precision: str, inp
     check_precision(precision)
     _check_lengths(input_len, output_len, m)
     if not isinstance(count, int) or isinstance(count, bool) or count < 1:
-        raise InputError(f"count: must be a whole number of GPUs of at least 1 (given {count!r})", field="count")
+        raise InputError(f"`count`: must be a whole number of GPUs of at least 1 (given {count!r})", field="count")
     if tensor_parallel is not None and (tensor_parallel not in TP_SIZES or tensor_parallel > count):
-        raise InputError(f"tensor_parallel: must be one of {', '.join(map(str, TP_SIZES))} and at most count "
+        raise InputError(f"`tensor_parallel`: must be one of {', '.join(map(str, TP_SIZES))} and at most count "
                          f"({count}); given {tensor_parallel!r}", field="tensor_parallel")
     for name, v in (("ttft_ms", ttft_ms), ("tpot_ms", tpot_ms)):
         if v is not None and (isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 < v < 1e9):
-            raise InputError(f"{name}: a latency limit is a positive number of milliseconds (given {v!r})", field=name)
+            raise InputError(f"`{name}`: a latency limit is a positive number of milliseconds (given {v!r})", field=name)
     if not 50 <= percentile < 100:
-        raise InputError(f"percentile: must be at least 50 and below 100 (given {percentile!r})", field="percentile")
+        raise InputError(f"`percentile`: must be at least 50 and below 100 (given {percentile!r})", field="percentile")
     if isinstance(gpu, str):
         gpu = (catalog or load_catalog()).gpu(gpu)
     hw = gpu if isinstance(gpu, Hardware) else hardware(gpu)
