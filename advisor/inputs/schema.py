@@ -127,16 +127,3 @@ def workload_schema(gpus: list[str] | None = None, presets: list[str] | None = N
               **{k: v for k, v in base.items() if k not in ("title", "description")}, "$defs": defs}
     _retitle(schema)
     return schema
-
-
-def plan_schema() -> dict:
-    """The shape of `advisor plan --format json` (DESIGN.md §5), its stable keys only."""
-    num = {"type": ["number", "null"]}
-    return {"$schema": DIALECT, "$id": PLAN_ID, "title": "gpu-advisor plan", "type": "object",
-            "required": ["schema_version", "status", "total_cost_usd", "cost_breakdown", "purchase", "jobs",
-                         "rejected", "binding", "diagnosis", "sources"],
-            "properties": {"schema_version": {"const": 1}, "status": {"enum": ["optimal", "feasible", "infeasible"]},
-                           "total_cost_usd": num, "cost_breakdown": {"type": "object"},
-                           "purchase": {"type": "array"}, "jobs": {"type": "array"}, "rejected": {"type": "array"},
-                           "binding": {"type": "array"}, "diagnosis": {"type": "array"},
-                           "sources": {"type": "array"}}}
