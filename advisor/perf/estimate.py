@@ -75,9 +75,10 @@ def evaluate(job: JobSpec, gpu: GPU, count: int, p: Params) -> Estimate:
         lay = Layout("zero3" if count > tp else "ddp", max(1, count // tp), tp, 1, job.micro_batch or 1, True)
         need = sum(_memory(job, lay, p, batch).values()) / GB
         empty["memory_per_gpu_gb"] = round(need, 3)
-        split = f" sharded over {count} GPUs" + (f" with tensor parallelism {tp}" if tp > 1 else "")
+        split = (f", sharded over {count} GPUs" if count > 1 else "") + (
+            f" with tensor parallelism {tp}" if tp > 1 else "")
         return Estimate(fits=False, reason=(
-            f"needs {need:.1f} GB per GPU even{split} and checkpointing; {gpu.name} has "
+            f"needs {need:.1f} GB per GPU even with checkpointing{split}; {gpu.name} has "
             f"{gpu.memory_gb.value:g} GB"), **empty)
     lay, t, tps, needs_tp = chosen
     batch = _batch(job, lay, p)
