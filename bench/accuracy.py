@@ -33,6 +33,12 @@ from advisor.perf.training import generation, op_sac_recompute_fraction
 
 CALIBRATION = ROOT / "catalog" / "calibration.csv"
 # free parameters and their bounds (each has a physical meaning: docs/model.md §1)
+def _nvl_over_sxm() -> float:
+    """The H100 NVL's dense bf16 rate over the H100 SXM's, both from the catalog."""
+    gpus = load_catalog().gpus
+    return float(gpus["h100-nvl"].dense_tflops("bf16") or 0) / float(gpus["h100-sxm"].dense_tflops("bf16") or 1)
+
+
 FREE = {
     "framework_efficiency.ampere.bf16": (0.2, 1.0),   # at most the best measured GEMM rate
     "framework_efficiency.hopper.bf16": (0.2, 1.0),
@@ -43,8 +49,8 @@ FREE = {
     "matmul_efficiency_half_hidden": (0.0, 2000.0),
     "step_jitter": (0.0, 0.2),
     # torchtitan's H100s: "the actual peak TFLOPs number is between SXM and NVL" (its benchmark pages):
-    # at least the H100 NVL's dense rate (835.5 of the SXM's 989 TFLOPS), at most the SXM's
-    "calibration_variants.h100-96gb-hbm2e-500w.compute_scale": (835.5 / 989.0, 1.0),
+    # at least the H100 NVL's dense rate (catalog: 835.5 of the SXM's 989.4 TFLOPS), at most the SXM's
+    "calibration_variants.h100-96gb-hbm2e-500w.compute_scale": (_nvl_over_sxm(), 1.0),
 }
 CAP_ROWS = {"ampere.bf16": "R027", "gaudi.bf16": "R116", "gaudi.fp8": "R117"}   # caps read from calibration rows
 GENERATIONS_FITTED = ("ampere", "hopper")   # their mean is the shared default for the others
