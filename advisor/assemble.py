@@ -129,7 +129,8 @@ def assemble(problem: Problem, sol: Solution, *, objective: str = "cost", time_l
              explain: bool | str = True, gap: float | None = None) -> Plan:
     """The Plan of `sol`, with the explanations `explain` asks for (plan.plan's levels)."""
     wl, catalog = problem.workload, problem.catalog
-    why = _Explained(problem, sol, objective, time_limit, explain_level(explain), gap)
+    level = explain_level(explain)
+    why = _Explained(problem, sol, objective, time_limit, level, gap)
     explaining = why.explaining
     jobs = _jobs(problem, sol)
     data: JSONObject = {
@@ -170,8 +171,7 @@ def assemble(problem: Problem, sol: Solution, *, objective: str = "cost", time_l
         "catalog_digest": catalog.digest,
     }
     # the robustness verdict is an explanation: drawn at the full level only (crossover reads none of it)
-    robust = explain_level(explain) == "full" and objective == "cost"
-    data.update(plan_ranges(problem, sol, jobs, robust=robust, time_limit=time_limit))
+    data.update(plan_ranges(problem, sol, jobs, robust=level == "full" and objective == "cost", time_limit=time_limit))
     data["assumptions"]["uncertainty"] = uncertainty_basis()
     data = rounded(data)
     if sol.objective_usd is not None:  # money to the cent at least: 6 significant digits could print a total above the budget
