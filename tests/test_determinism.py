@@ -50,16 +50,18 @@ def test_twice_in_one_process_gives_identical_bytes(run, write, fmt):
     assert first[0] == 0 and first == second
 
 
-# One plan per hash seed, printed as `plan --format json` and `plan --format table` print it (cli/base.emit):
-# both formats are rendered from the same plan, so each seed plans MIXED once, not once per format.
+# One plan per hash seed, printed by the CLI's own output step (cli/base.emit with the plan command's
+# renderer) as `plan --format json` and `plan --format table` print it: each seed plans MIXED once.
 BOTH_FORMATS = """\
-import datetime as dt, json, sys
+import datetime as dt, sys
+from advisor.cli.base import emit
+from advisor.cli.plans import _plan_render
 from advisor.inputs.workload import load_workload
 from advisor.plan import plan
-from advisor.present.tables import plan_text
-p = plan(load_workload(sys.argv[1]), as_of=dt.date.fromisoformat(sys.argv[2])).to_dict()
-sys.stdout.write(json.dumps(p, indent=2, ensure_ascii=False) + "\\n")
-sys.stdout.write("\\0" + plan_text(p, "table"))
+p = plan(load_workload(sys.argv[1]), as_of=dt.date.fromisoformat(sys.argv[2]))
+emit(p, "json")
+sys.stdout.write("\\0")
+emit(p, "table", _plan_render)
 """
 
 
