@@ -24,6 +24,11 @@ def as_workload(workload: Any):
 def plan(workload: Any, **options):
     """Choose the cheapest GPU mix for `workload` (a path, a dict or a Workload); see advisor.plan.plan
     for the options (catalog, rules, as_of, objective, time_limit, explain, charts)."""
+    return _planned(workload, **options)
+
+
+def _planned(workload: Any, **options):
+    """advisor.plan under a name the `plan` parameter of `memo` does not hide."""
     from advisor.plan import plan as make_plan
 
     result = make_plan(as_workload(workload), **options)
@@ -42,11 +47,28 @@ def estimate(**options) -> dict:
         raise InputError(f"estimate: {exc}".replace("estimate() ", ""), field="estimate") from None
 
 
+def _is_plan(value: Any) -> bool:
+    """A Plan, or the JSON dict of one (it carries `schema_version` and `status`)."""
+    from advisor.contract import Plan
+
+    return isinstance(value, Plan) or (isinstance(value, dict) and "schema_version" in value and "status" in value)
+
+
 def memo(plan, workload: Any = None, **options):
     """The justification memo of `plan`; `workload` defaults to what the plan was made from (a
-    path keeps the file's bytes quoted and hashed in the memo)."""
+    path keeps the file's bytes quoted and hashed in the memo). Given a workload (a path, a dict or
+    a Workload) in place of a plan, it plans it first (with `as_of`, `objective`, `explain`, `gap`,
+    and the memo's catalog, rules and time limit)."""
     from advisor.report import memo as make_memo
 
+    if not _is_plan(plan):
+        if workload is not None:
+            raise InputError("advisor.memo(plan, workload): the first argument is not a plan; give a plan "
+                             "(from advisor.plan) and its workload, or only a workload", field="plan")
+        workload = plan
+        planning = {k: options.pop(k) for k in ("as_of", "objective", "explain", "gap") if k in options}
+        planning |= {k: options[k] for k in ("catalog", "rules", "time_limit") if k in options}
+        plan = _planned(workload, **planning)
     if workload is None:
         workload = getattr(plan, "workload_file", None)
     if isinstance(workload, dict):

@@ -181,6 +181,18 @@ def test_python_api_takes_dicts_and_has_short_reprs():
         advisor.plan(42)
 
 
+def test_memo_takes_a_workload_in_place_of_a_plan():
+    """advisor.memo(workload) plans it first: the same bytes as memo(plan(workload)); a plan's JSON
+    dict is still a plan, and two workloads are refused in words."""
+    w = {"deployment": "office", "model": "gpt2-124m", "tokens": "1B", "gpus": {"allow": ["rtx-4090"]}}
+    direct = advisor.memo(w, as_of=AS_OF, explain=False, charts=False)
+    p = advisor.plan(w, as_of=AS_OF, explain=False)
+    assert direct.content == advisor.memo(p, charts=False).content
+    assert advisor.memo(json.loads(p.to_json()), p.workload, charts=False).content == direct.content
+    with pytest.raises(InputError, match="not a plan"):
+        advisor.memo(w, w)
+
+
 def test_cli_reference_is_generated_from_help():
     out = subprocess.run([sys.executable, str(ROOT / "bench" / "cli_docs.py"), "--check"], cwd=ROOT)
     assert out.returncode == 0, "docs/cli.md is stale: run python bench/cli_docs.py"
