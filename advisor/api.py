@@ -66,8 +66,8 @@ def memo(plan, workload: Any = None, **options):
             raise InputError("advisor.memo(plan, workload): the first argument is not a plan; give a plan "
                              "(from advisor.plan) and its workload, or only a workload", field="plan")
         workload = plan
-        planning = {k: options.pop(k) for k in ("as_of", "objective", "explain", "gap") if k in options}
-        planning |= {k: options[k] for k in ("catalog", "rules", "time_limit") if k in options}
+        planning: dict[str, Any] = {k: options.pop(k) for k in ("as_of", "objective", "explain", "gap") if k in options}
+        planning.update((k, options[k]) for k in ("catalog", "rules", "time_limit") if k in options)
         plan = _planned(workload, **planning)
     if workload is None:
         workload = getattr(plan, "workload_file", None)
