@@ -65,6 +65,8 @@ class ServeParams:
     engine_compute_factor: dict = field(default_factory=dict)  # fitted: extra factor on compute only, by engine
     seq_overhead_us: float = 0.0          # fitted: host time per sequence per decode step (scheduling, sampling)
     engine_seq_overhead_us: dict = field(default_factory=dict)  # fitted: the same for engines whose host loop differs
+    kv_reserved_output_share: dict = field(default_factory=dict)  # sourced: share of the output a scheduler reserves KV for at admission, by engine
+    visible_memory_mib: dict = field(default_factory=dict)  # sourced: memory CUDA sees (nvidia-smi) where ECC or firmware takes a share, by GPU id
     notes: dict = field(default_factory=dict)
 
     def factor(self, engine: str) -> float:
@@ -77,6 +79,12 @@ class ServeParams:
     def seq_overhead(self, engine: str) -> float:
         """Host microseconds per sequence per decode step: a Python scheduler (vLLM) pays more than a C++ one."""
         return float(self.engine_seq_overhead_us.get(engine, self.seq_overhead_us))
+
+    def kv_reserve(self, engine: str) -> float:
+        """Output tokens per sequence a scheduler holds KV for, as a share of O: 0.5 when it allocates
+        as tokens arrive (paged cache, progress spread evenly: the mean), 1.0 when it reserves a
+        request's whole output at admission (TensorRT-LLM's default GUARANTEED_NO_EVICT)."""
+        return float(self.kv_reserved_output_share.get(engine, self.kv_reserved_output_share.get("default", 0.5)))
 
     def batch_cap(self, engine: str) -> int:
         return int(self.max_batch.get(engine, self.max_batch.get("default", 2048)))
@@ -268,7 +276,7 @@ def replica_capacity(s: Setup, input_len: float, output_len: float, ttft_ms: flo
     if s.rate() <= 0:
         return None
     p = s.params
-    mem = memory(s.model, s.precision, s.hw.memory_gb, s.tp, s.pp, input_len + output_len / 2,
+    mem = memory(s.model, s.precision, s.hw.memory_gb, s.tp, s.pp, input_len + p.kv_reserve(s.engine) * output_len,
                  p.usable_memory_fraction, p.overhead_gb)
     if not mem.fits:
         return None
