@@ -65,6 +65,9 @@ def row_params(r: dict, params):
     if policy:
         params = dataclasses.replace(params, kv_reserved_output_share={
             **params.kv_reserved_output_share, r["engine"]: POLICY_RESERVE[policy]})
+    total = (r.get("max_total_tokens") or "").split(":")[0].strip()
+    if total and r["engine"] in params.kv_static:
+        params = dataclasses.replace(params, kv_static={**params.kv_static, r["engine"]: float(total)})
     frac = (r.get("kv_memory_fraction") or "").split(":")[0].strip()
     if frac:
         params = dataclasses.replace(params, usable_memory_fraction=float(frac))

@@ -175,7 +175,7 @@ def serve_estimate(model: str | ServeModel, gpu, count: int, precision: str, inp
            "engine": engine or default_engine(hw, params), "compute_precision": rate_precision or None}
     if r is None:
         mem = memory(m, precision, hw.memory_gb, tensor_parallel or min(count, 8), 1,
-                     input_len + params.kv_reserve(engine or default_engine(hw, params)) * output_len,
+                     params.kv_tokens(engine or default_engine(hw, params), input_len, output_len)[0],
                      params.usable_memory_fraction, params.overhead_gb)
         reason = (f"{hw.name} has no tensor rate for {precision} or a wider format" if not tf else
                   f"{m.name} at {precision} needs {mem.weights_gb:.1f} GB of weights per GPU plus "
