@@ -54,6 +54,26 @@ def _f(x):
     return float(x) if x not in ("", None) else None
 
 
+# Share of the output a scheduler reserves KV for at admission (advisor/perf/serve.py ServeParams.kv_reserve)
+POLICY_RESERVE = {"max_util": 0.5, "guaranteed_no_evict": 1.0}
+
+
+def row_params(r: dict, params):
+    """The run's own published engine settings (columns scheduler_policy, kv_memory_fraction, each with
+    its source in the cell) in place of the engine defaults a plan assumes."""
+    policy = (r.get("scheduler_policy") or "").split(":")[0].strip()
+    if policy:
+        params = dataclasses.replace(params, kv_reserved_output_share={
+            **params.kv_reserved_output_share, r["engine"]: POLICY_RESERVE[policy]})
+    total = (r.get("max_total_tokens") or "").split(":")[0].strip()
+    if total and r["engine"] in params.kv_static:
+        params = dataclasses.replace(params, kv_static={**params.kv_static, r["engine"]: float(total)})
+    frac = (r.get("kv_memory_fraction") or "").split(":")[0].strip()
+    if frac:
+        params = dataclasses.replace(params, usable_memory_fraction=float(frac))
+    return params
+
+
 def predict(r: dict, params, catalog, lengths: dict | None = None) -> float | None:
     """The model's figure for the row's kind, in the row's units (`lengths`: fitted mean prompt of
     the data sets whose rows have none)."""
@@ -61,6 +81,7 @@ def predict(r: dict, params, catalog, lengths: dict | None = None) -> float | No
     hw = hardware(gpu)
     if (r.get("scale_up_link") or "").startswith("none"):   # the system description lists no GPU-GPU link
         hw = dataclasses.replace(hw, link_gbps=0.0, link_domain=1)
+    params = row_params(r, params)
     model = load_model(r["model"])
     count, tp = int(r["gpu_count"]), int(r["tensor_parallel"]) if r["tensor_parallel"] else None
     I, O = _f(r["input_len"]) or (lengths or {})[r["input_len_group"]], _f(r["output_len"])

@@ -162,3 +162,28 @@ def test_compute_runs_at_the_measured_matmul_fraction():
     slow = prefill(Setup(m, half, "fp8", 1, 1, "tensorrt-llm", p), 2000)["compute_s"]
     fast = prefill(Setup(m, full, "fp8", 1, 1, "tensorrt-llm", p), 2000)["compute_s"]
     assert slow == pytest.approx(2 * fast, rel=1e-12)
+
+
+def test_kv_held_per_sequence_by_engine_scheduler():
+    """TensorRT-LLM (GUARANTEED_NO_EVICT) holds prompt + whole output, vLLM the mean I + O/2, TGI on Gaudi
+    the padded total: max_batch by hand from the same free memory."""
+    m, params = load_model("llama-3.1-8b"), load_params()
+    I, O = 1000, 1000
+    free = (85.9 - params.overhead_gb - m.params * 1 / 1e9) * params.usable_memory_fraction   # fp8 weights: 1 byte each
+    per_token = 32 * 8 * 128 * 2 * 1 / 1e9                  # fp8 KV: layers x KV heads x head dim x (K, V) x 1 byte
+    for engine, tokens in (("tensorrt-llm", I + O), ("vllm", I + O / 2), ("tgi-gaudi", I + O)):
+        r = replica_rate(m, H100, 1, "fp8", I, O, engine=engine)
+        assert r.max_batch == int(free // (per_token * tokens)), engine
+    # a run that states its maximum total pads to it
+    padded = dataclasses.replace(params, kv_static={"tgi-gaudi": 2048})
+    r = replica_rate(m, H100, 1, "fp8", I, O, engine="tgi-gaudi", params=padded)
+    assert r.max_batch == int(free // (per_token * 2048))
+
+
+def test_l40s_memory_is_what_cuda_reports_with_ecc():
+    """An L40S with ECC on shows 46,068 MiB (1/16 of its 48 GiB of GDDR6 holds ECC); the KV cache is sized on that."""
+    from advisor.data.catalog import load_catalog
+    from advisor.perf.serving import hardware
+    hw = hardware(load_catalog().gpu("l40s"))
+    assert hw.memory_gb == pytest.approx(46068 * 2**20 / 1e9)
+    assert hw.memory_gb == pytest.approx(48 * 2**30 / 1e9 * 15 / 16, rel=1e-3)

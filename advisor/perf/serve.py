@@ -65,6 +65,9 @@ class ServeParams:
     engine_compute_factor: dict = field(default_factory=dict)  # fitted: extra factor on compute only, by engine
     seq_overhead_us: float = 0.0          # fitted: host time per sequence per decode step (scheduling, sampling)
     engine_seq_overhead_us: dict = field(default_factory=dict)  # fitted: the same for engines whose host loop differs
+    kv_reserved_output_share: dict = field(default_factory=dict)  # sourced: share of the output a scheduler reserves KV for at admission, by engine
+    visible_memory_mib: dict = field(default_factory=dict)  # sourced: memory CUDA sees (nvidia-smi) where ECC or firmware takes a share, by GPU id
+    kv_static: dict = field(default_factory=dict)  # sourced: engines with static shapes, whose KV is padded to a fixed total (tokens; 0: the request's I + O)
     notes: dict = field(default_factory=dict)
 
     def factor(self, engine: str) -> float:
@@ -77,6 +80,21 @@ class ServeParams:
     def seq_overhead(self, engine: str) -> float:
         """Host microseconds per sequence per decode step: a Python scheduler (vLLM) pays more than a C++ one."""
         return float(self.engine_seq_overhead_us.get(engine, self.seq_overhead_us))
+
+    def kv_reserve(self, engine: str) -> float:
+        """Output tokens per sequence a scheduler holds KV for, as a share of O: 0.5 when it allocates
+        as tokens arrive (paged cache, progress spread evenly: the mean), 1.0 when it reserves a
+        request's whole output at admission (TensorRT-LLM's default GUARANTEED_NO_EVICT)."""
+        return float(self.kv_reserved_output_share.get(engine, self.kv_reserved_output_share.get("default", 0.5)))
+
+    def kv_tokens(self, engine: str, input_len: float, output_len: float) -> tuple[float, float]:
+        """(KV tokens a sequence holds, KV tokens a decode step reads per sequence). Paged caches read
+        the mean context I + O/2; static-shape engines (TGI on Gaudi pads every sequence's cache to
+        MAX_TOTAL_TOKENS) hold and read the padded total."""
+        if engine in self.kv_static:
+            total = float(self.kv_static[engine] or input_len + output_len)
+            return total, total
+        return input_len + self.kv_reserve(engine) * output_len, input_len + output_len / 2
 
     def batch_cap(self, engine: str) -> int:
         return int(self.max_batch.get(engine, self.max_batch.get("default", 2048)))
@@ -219,7 +237,7 @@ def operating_point(s: Setup, input_len: float, output_len: float, batch: float,
                     slots: float | None = None) -> dict:
     """Rate, latencies and step breakdown of one replica at mean concurrency `batch` (formulas above);
     `slots`: the sequences it can hold, whose queue adds to the TTFT (None: unbounded)."""
-    context = input_len + output_len / 2
+    context = s.params.kv_tokens(s.engine, input_len, output_len)[1]
     dec = decode_step(s, batch / s.pp, context)
     pre = prefill(s, input_len)
     d = s.pp * dec["step_s"]
@@ -268,7 +286,7 @@ def replica_capacity(s: Setup, input_len: float, output_len: float, ttft_ms: flo
     if s.rate() <= 0:
         return None
     p = s.params
-    mem = memory(s.model, s.precision, s.hw.memory_gb, s.tp, s.pp, input_len + output_len / 2,
+    mem = memory(s.model, s.precision, s.hw.memory_gb, s.tp, s.pp, p.kv_tokens(s.engine, input_len, output_len)[0],
                  p.usable_memory_fraction, p.overhead_gb)
     if not mem.fits:
         return None

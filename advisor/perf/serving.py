@@ -64,11 +64,19 @@ def matmul_fraction(gpu_id: str) -> dict:
     return {k: float(v) for k, v in row.items()}
 
 
+def memory_bytes_gb(gpu_id: str, memory_gb: float) -> float:
+    """Memory CUDA can allocate, in 1e9 bytes: the measured nvidia-smi total where the serving
+    parameters list one (GDDR6 datacenter cards keep in-band ECC on and lose 1/16: an L40S shows
+    46,068 of 49,152 MiB), else the catalog's binary GB."""
+    mib = load_params().visible_memory_mib.get(gpu_id)
+    return float(mib) * 2 ** 20 / 1e9 if mib else memory_gb * GIB
+
+
 def hardware(gpu) -> Hardware:
     """The serving model's view of a catalog GPU (advisor.catalog.GPU): figures, never guesses."""
     ic = gpu.interconnect
     tflops = {k: f.value for k, f in gpu.tensor_tflops.items() if f.value}
-    return Hardware(name=gpu.id, memory_gb=(gpu.memory_gb.value or 0.0) * GIB,
+    return Hardware(name=gpu.id, memory_gb=memory_bytes_gb(gpu.id, gpu.memory_gb.value or 0.0),
                     bandwidth_gbps=gpu.memory_bandwidth_gbps.value or 0.0, tflops=tflops,
                     link_gbps=(ic.link_gbps.value or 0.0) if ic.link != "none" else 0.0,
                     link_domain=int(ic.link_domain.value or 1), pcie_gbps=ic.pcie_gbps.value or 32.0,
@@ -166,7 +174,8 @@ def serve_estimate(model: str | ServeModel, gpu, count: int, precision: str, inp
            "slo": {"ttft_ms": ttft_ms, "tpot_ms": tpot_ms, "percentile": percentile} if slo else None,
            "engine": engine or default_engine(hw, params), "compute_precision": rate_precision or None}
     if r is None:
-        mem = memory(m, precision, hw.memory_gb, tensor_parallel or min(count, 8), 1, input_len + output_len / 2,
+        mem = memory(m, precision, hw.memory_gb, tensor_parallel or min(count, 8), 1,
+                     params.kv_tokens(engine or default_engine(hw, params), input_len, output_len)[0],
                      params.usable_memory_fraction, params.overhead_gb)
         reason = (f"{hw.name} has no tensor rate for {precision} or a wider format" if not tf else
                   f"{m.name} at {precision} needs {mem.weights_gb:.1f} GB of weights per GPU plus "
