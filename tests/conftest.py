@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import os
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -77,6 +78,15 @@ class _GroupSuffix:
                 item._id = type(node_id).parse(f"{item.nodeid}@{mark.args[0]}")
             except (AttributeError, TypeError):   # another pytest: the tests run, ungrouped
                 return
+
+
+def pytest_runtest_logfinish(nodeid, location):
+    """Under pytest-xdist, write the layout searches a test added to the on-disk store at once, not at
+    the worker's exit (perf/memo.py), so that the other worker reads them instead of searching again
+    (with an empty store, as on a fresh machine, the two workers otherwise ask many of the same)."""
+    memo = sys.modules.get("advisor.perf.memo")
+    if memo is not None and os.environ.get("PYTEST_XDIST_WORKER"):
+        memo.save()
 
 
 def pytest_configure(config):
