@@ -5,6 +5,8 @@ from __future__ import annotations
 import datetime as dt
 import json
 import os
+import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -12,6 +14,11 @@ from click.testing import CliRunner
 from hypothesis import HealthCheck, settings
 
 from advisor.cli import main
+
+try:
+    import fcntl   # POSIX: xdist workers share the example plans; elsewhere each worker plans its own
+except ImportError:
+    fcntl = None  # type: ignore[assignment]  # Windows
 
 # pytest-xdist workers inherit COLUMNS=80: tables written off a terminal have no width limit
 # (present/grid.width), and the tests that fit a width set COLUMNS themselves
@@ -39,16 +46,52 @@ EXAMPLES = ROOT / "examples"
 AS_OF = dt.date(2026, 12, 1)
 
 
-SHARED = ("crossover_json", "example_plan", "memos")   # fixtures computed once and read by many tests
+# Tests reading one of these run on one pytest-xdist worker (`-n 2 --dist loadgroup`), and first, so
+# that a group never starts late and leaves the other worker idle at the end. A shipped example's plan
+# (`example_plan`) is instead shared between the workers through a file (`_shared`): its readers spread.
+GROUPED = ("crossover_json", "memos")
 
 
+@pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(items):
-    """Under pytest-xdist (`-n 2 --dist loadgroup`), the tests that read one expensive shared
-    fixture run on one worker, so that the fixture is computed once, not once per worker."""
+    """Mark the tests reading a GROUPED fixture with its `xdist_group`, and run the groups first."""
     for item in items:
-        shared = next((name for name in SHARED if name in getattr(item, "fixturenames", ())), None)
-        if shared:
-            item.add_marker(pytest.mark.xdist_group(shared))
+        group = next((name for name in GROUPED if name in getattr(item, "fixturenames", ())), None)
+        if group:
+            item.add_marker(pytest.mark.xdist_group(group))
+    items.sort(key=lambda item: item.get_closest_marker("xdist_group") is None)   # stable: files stay in order
+
+
+class _GroupSuffix:
+    """pytest-xdist 3.8 groups a test by the `@group` it appends to the node id, through a field that
+    pytest 9.2's structured node ids no longer read (pytest-xdist issue #1386): the groups were silently
+    ignored and both workers planned every shared input. Append the suffix where xdist's did not take."""
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_collection_modifyitems(self, items):
+        for item in items:
+            mark = item.get_closest_marker("xdist_group")
+            node_id = getattr(item, "_id", None)
+            if mark is None or node_id is None or item.nodeid.rfind("@") > item.nodeid.rfind("]"):
+                continue
+            try:
+                item._id = type(node_id).parse(f"{item.nodeid}@{mark.args[0]}")
+            except (AttributeError, TypeError):   # another pytest: the tests run, ungrouped
+                return
+
+
+def pytest_runtest_logfinish(nodeid, location):
+    """Under pytest-xdist, write the layout searches a test added to the on-disk store at once, not at
+    the worker's exit (perf/memo.py), so that the other worker reads them instead of searching again
+    (with an empty store, as on a fresh machine, the two workers otherwise ask many of the same)."""
+    memo = sys.modules.get("advisor.perf.memo")
+    if memo is not None and os.environ.get("PYTEST_XDIST_WORKER"):
+        memo.save()
+
+
+def pytest_configure(config):
+    if getattr(config.option, "loadgroup", False):   # set on an xdist worker under --dist loadgroup
+        config.pluginmanager.register(_GroupSuffix(), "gpu-advisor-group-suffix")
 
 
 @pytest.fixture(scope="session")
@@ -107,16 +150,42 @@ def _cli_once(*args) -> tuple[int, str]:
     return result.exit_code, result.stdout
 
 
+def _shared(folder: Path | None, key: str, compute: Callable[[], tuple[int, str]]) -> tuple[int, str]:
+    """compute() once per test run: under pytest-xdist, the first worker to ask computes and writes it
+    under the run's common temporary folder while holding a lock, and the other reads that file."""
+    if folder is None or fcntl is None:
+        return compute()
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"{key}.json"
+    with open(folder / f"{key}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)   # released when the file closes, even if compute() fails
+        if path.exists():
+            code, out = json.loads(path.read_text(encoding="utf-8"))
+            return code, out
+        code, out = compute()
+        path.write_text(json.dumps([code, out]), encoding="utf-8")
+        return code, out
+
+
 @pytest.fixture(scope="session")
-def example_plan():
+def shared_folder(tmp_path_factory) -> Path | None:
+    """The folder every pytest-xdist worker of this run sees (None without xdist: one process)."""
+    if not os.environ.get("PYTEST_XDIST_WORKER"):
+        return None
+    return tmp_path_factory.getbasetemp().parent / "shared"
+
+
+@pytest.fixture(scope="session")
+def example_plan(shared_folder):
     """example_plan("article-office") -> (exit code, plan): `advisor plan examples/NAME.yaml --as-of
-    AS_OF --format json`, run once per session (per xdist worker) and decoded afresh for each test,
-    so a test may change its copy. For tests that only read a shipped example's plan."""
+    AS_OF --format json`, run once per test run (shared by the xdist workers) and decoded afresh for
+    each test, so a test may change its copy. For tests that only read a shipped example's plan."""
     cache: dict[str, tuple[int, str]] = {}
 
     def get(name: str) -> tuple[int, dict]:
         if name not in cache:
-            cache[name] = _cli_once("plan", EXAMPLES / f"{name}.yaml", "--as-of", AS_OF, "--format", "json")
+            cache[name] = _shared(shared_folder, f"plan-{name}", lambda: _cli_once(
+                "plan", EXAMPLES / f"{name}.yaml", "--as-of", AS_OF, "--format", "json"))
         code, out = cache[name]
         return code, json.loads(out)
     return get

@@ -145,9 +145,20 @@ def test_estimate_exit_codes_and_fields_versus_flags(run):
     assert "tensor_parallel" in str(info.value) and "--" not in str(info.value)
 
 
-def test_validate_models_and_catalog_filters(run):
-    code, out, _ = run("validate", EXAMPLES / "team-fleet.yaml")
-    assert code == 0 and "valid" in out
+# `validate` builds the candidates (every layout search) of its file: a small one, with a repeated job
+TWO_JOBS = """\
+name: two jobs, one repeated
+deployment: {context: office, ownership: buy}
+jobs:
+  - {name: sweep, model: gpt2-124m, tokens: 1B, deadline: 2d, repeat: 3}
+  - {name: tune, kind: finetune, model: gpt2-124m, tokens: 200M}
+gpus: {allow: [rtx-4090]}
+"""
+
+
+def test_validate_models_and_catalog_filters(run, write):
+    code, out, _ = run("validate", write(TWO_JOBS))
+    assert code == 0 and "valid (4 jobs, office, region US)" in out   # 3 copies + 1
     code, _, err = run("validate", EXAMPLES / "rules" / "no-amd.yaml")
     assert code == 2
     code, out, _ = run("rules", "validate", EXAMPLES / "rules" / "no-amd.yaml")
