@@ -127,12 +127,27 @@ def _shaper(annotation: Any) -> Callable[[Any], Any] | None:
         inner = {_json_type(a): s for a in args if (s := _shaper(a)) is not None}
         if len(inner) < sum(_shaper(a) is not None for a in args):
             raise TypeError(f"{annotation}: a union of several objects cannot be built without validating")
-        return (lambda v, by=inner: by[type(v)](v) if type(v) in by else v) if inner else None
+        return _by_json_type(inner) if inner else None
     if origin is list and args and (item := _shaper(args[0])) is not None:
-        return lambda v, s=item: [s(x) for x in v]
+        return _each(item)
     if origin is dict and len(args) == 2 and (value := _shaper(args[1])) is not None:
-        return lambda v, s=value: {k: s(x) for k, x in v.items()}
+        return _each_value(value)
     return None
+
+
+def _by_json_type(shapers: dict[type, Callable[[Any], Any]]) -> Callable[[Any], Any]:
+    def shape(v: Any) -> Any:
+        s = shapers.get(type(v))
+        return v if s is None else s(v)
+    return shape
+
+
+def _each(shape: Callable[[Any], Any]) -> Callable[[list[Any]], list[Any]]:
+    return lambda v: [shape(x) for x in v]
+
+
+def _each_value(shape: Callable[[Any], Any]) -> Callable[[dict[str, Any]], dict[str, Any]]:
+    return lambda v: {k: shape(x) for k, x in v.items()}
 
 
 def _json_type(annotation: Any) -> type:
