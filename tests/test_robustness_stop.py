@@ -24,8 +24,8 @@ def test_wilson_interval_by_hand():
     # 30 of 60: centre 1/2, half-width z * sqrt(1/240 + z^2/14400) / (1 + z^2/60)
     half = Z * math.sqrt(0.25 / 60 + Z * Z / (4 * 3600)) / (1 + Z * Z / 60)
     assert rob.wilson(30, 60) == pytest.approx((0.5 - half, 0.5 + half))
-    # 50 of 50 is settled (interval 92.9-100%, 7.1 points); 49 of 50 is not (89.5-99.6%, 10.1 points)
-    assert rob.settled(50, 50) and not rob.settled(49, 50)
+    # 40 of 40 is settled (interval 91.2-100%, 8.8 points); 39 of 40 is not (87.1-99.6%, 12.5 points)
+    assert rob.settled(40, 40) and not rob.settled(39, 40) and not rob.settled(30, 30)
 
 
 @pytest.fixture(scope="module")

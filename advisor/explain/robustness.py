@@ -8,7 +8,7 @@ examples (docs/accuracy.md, "Ranges").
 
 Sequential stop: the draws are looked at after every CHECK_EVERY of them, and stop once the 95%
 (Wilson) interval of the share that holds is at most SETTLED_WIDTH wide, i.e. the share is known
-to within about 5 points (50 of 50 draws hold: 93-100%). The draws are the first of the same
+to within about 5 points (40 of 40 draws hold: 91-100%). The draws are the first of the same
 seeded sequence, and the model is built for all of them, so a stopped verdict is the full one cut
 short (same input, same verdict); its message says how many were drawn and the interval.
 """
@@ -34,7 +34,7 @@ from advisor.solve.scenario import baseline
 
 DRAWS = 200
 MIN_DRAWS = 40
-CHECK_EVERY = 50       # draws between two looks at the verdict
+CHECK_EVERY = MIN_DRAWS   # draws between two looks at the verdict (so never fewer than MIN_DRAWS)
 SETTLED_WIDTH = 0.10   # stop once the hold share's 95% interval is at most 10 points wide
 Z95 = 1.959964         # the two-sided 95% normal quantile
 COLUMNS_AT_FULL = 400   # models with more candidate columns get proportionally fewer draws (not below MIN_DRAWS)
