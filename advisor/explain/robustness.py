@@ -66,12 +66,12 @@ def robustness(problem: Problem, sol: Solution, time_limit: float | None = 30.0,
         return None
     gids = [g for g in problem.considered if g not in problem.rejected]
     rng = random.Random(seed)
+    dists = {g: (gpu_speed(problem, g), *gpu_prices(problem, g)) for g in gids}
     samples = []
     for _ in range(draws):
         speed, buy, rent = {}, {}, {}
         for g in gids:
-            s_d = gpu_speed(problem, g)
-            b_d, r_d = gpu_prices(problem, g)
+            s_d, b_d, r_d = dists[g]
             speed[g], buy[g], rent[g] = (s_d.factor_at(normal(rng)), b_d.factor_at(normal(rng)),
                                          r_d.factor_at(normal(rng)))
         samples.append((speed, buy, rent))
