@@ -16,12 +16,6 @@ from advisor.explain.diagnosis import diagnose
 from advisor.explain.ranges import speed_sensitivity
 from advisor.explain.robustness import plan_ranges
 from advisor.explain.sensitivity import break_even, marginal_values
-from advisor.explain.serving import (
-    serving_binding,
-    serving_insights,
-    serving_rows,
-    serving_warnings,
-)
 from advisor.perf import params_from
 from advisor.perf.memory import default_batch_tokens
 from advisor.solve import ledger
@@ -89,10 +83,21 @@ class _Explained:
                 problem, time_limit, _rebuilder(problem) if level == "full" else None)
         finally:
             del problem.solver_cache["explaining"]
-        self.insights: JSONObject = (serving_insights(problem, sol, time_limit)
-                                     if level != "none" and objective == "cost" else {})
+        self.insights: JSONObject = (_serving().serving_insights(problem, sol, time_limit)
+                                     if level != "none" and objective == "cost" and _serves(problem, sol) else {})
         if self.insights:
             self.sensitivity["traffic"] = [self.insights["traffic"]]
+
+
+def _serves(problem: Problem, sol: Solution) -> bool:
+    return bool(problem.serve_classes or sol.serving)
+
+
+def _serving() -> Any:
+    """explain/serving.py, imported only for a workload that serves (it brings the serving estimator:
+    start-up time of a training-only plan); every serving key of a training-only plan is empty."""
+    import advisor.explain.serving as serving
+    return serving
 
 
 def _jobs(problem: Problem, sol: Solution) -> list[JSONObject]:
@@ -133,6 +138,7 @@ def assemble(problem: Problem, sol: Solution, *, objective: str = "cost", time_l
     why = _Explained(problem, sol, objective, time_limit, level, gap)
     explaining = why.explaining
     jobs = _jobs(problem, sol)
+    serves = _serves(problem, sol)
     data: JSONObject = {
         "schema_version": SCHEMA_VERSION,
         "name": wl.name,
@@ -152,13 +158,15 @@ def assemble(problem: Problem, sol: Solution, *, objective: str = "cost", time_l
         "depreciation": ledger.depreciation(problem, sol) if sol.feasible else [],
         "utilization": ledger.utilization(problem, sol) if sol.feasible else None,
         "jobs": jobs,
-        "serving": serving_rows(problem, sol),
+        "serving": _serving().serving_rows(problem, sol) if serves else [],
         "serving_mix": why.insights.get("mix"),
         "rejected": [{**why.rejected[g], "name": catalog.gpus[g].name} for g in sorted(why.rejected)],
-        "binding": binding(problem, sol) + serving_binding(problem, sol) if sol.feasible else [],
+        "binding": (binding(problem, sol) + (_serving().serving_binding(problem, sol) if serves else [])
+                    if sol.feasible else []),
         "sensitivity": why.sensitivity,
         "diagnosis": why.diagnosis,
-        "warnings": _warnings(problem, sol, explaining) + serving_warnings(problem, sol),
+        "warnings": _warnings(problem, sol, explaining) + (_serving().serving_warnings(problem, sol)
+                                                           if serves else []),
         "assumptions": _assumptions(problem, sol),
         "solver": {**{k: v for k, v in sol.solver.items() if k != "status"},
                    "gap_limit": default_gap(problem) if gap is None else gap,
@@ -177,7 +185,7 @@ def assemble(problem: Problem, sol: Solution, *, objective: str = "cost", time_l
     if sol.objective_usd is not None:  # money to the cent at least: 6 significant digits could print a total above the budget
         data["total_cost_usd"] = _money(sol.objective_usd)
         data["cost_breakdown"] = {k: _money(v) for k, v in sol.cost_breakdown.items()}
-    result = Plan.model_validate(data)
+    result = Plan.build(data)   # validated only under GPU_ADVISOR_CHECK_PLANS (the tests): contract/base.py
     result.workload, result.catalog, result.rules, result.problem = wl, catalog, problem.rules, problem
     return result
 

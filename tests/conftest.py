@@ -23,6 +23,9 @@ except ImportError:
 # pytest-xdist workers inherit COLUMNS=80: tables written off a terminal have no width limit
 # (present/grid.width), and the tests that fit a width set COLUMNS themselves
 os.environ.pop("COLUMNS", None)
+# every plan the tests make is validated against its pydantic contract (the tool itself builds it
+# unvalidated, contract/base.Out.build; tests/test_contract.py checks that both give the same plan)
+os.environ["GPU_ADVISOR_CHECK_PLANS"] = "1"
 from advisor.data.catalog import load_catalog
 from advisor.data.rules import load_rules
 

@@ -51,7 +51,7 @@ NONE = LogDist(0.0, 0.0, 0.0, "no spread")
 @lru_cache(maxsize=1)
 def _doc() -> dict:
     path = data_dir("catalog") / "uncertainty.yaml"
-    return (load_yaml_file(path, "catalog file") or {}) if path.is_file() else {}
+    return (load_yaml_file(path, "catalog file", shipped=True) or {}) if path.is_file() else {}   # libyaml: a shipped file
 
 
 def family(gpu: GPU) -> str:

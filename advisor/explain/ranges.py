@@ -33,9 +33,12 @@ def quantile(xs: list[float], q: float) -> float:
     return s[lo] + (s[hi] - s[lo]) * (pos - lo)
 
 
+_STANDARD = NormalDist()
+
+
 def normal(rng: random.Random) -> float:
     """One standard-normal draw from a seeded generator (inverse CDF: the same on every platform)."""
-    return NormalDist().inv_cdf(min(max(rng.random(), 1e-12), 1 - 1e-12))
+    return _STANDARD.inv_cdf(min(max(rng.random(), 1e-12), 1 - 1e-12))
 
 
 def triple(lo: float, mid: float, hi: float) -> dict:

@@ -5,9 +5,16 @@ bought or rented) stays the cheapest plan -- and what wins otherwise.
 Seeded (same input, same verdict) and cheap: one model, its coefficients changed per draw
 (solve/redraw.py). DRAWS = 200 keeps the check within 3x the plan's own solve on the article
 examples (docs/accuracy.md, "Ranges").
+
+Sequential stop: the draws are looked at after every CHECK_EVERY of them, and stop once the 95%
+(Wilson) interval of the share that holds is at most SETTLED_WIDTH wide, i.e. the share is known
+to within about 5 points (40 of 40 draws hold: 91-100%). The draws are the first of the same
+seeded sequence, and the model is built for all of them, so a stopped verdict is the full one cut
+short (same input, same verdict); its message says how many were drawn and the interval.
 """
 from __future__ import annotations
 
+import math
 import random
 from collections import Counter
 
@@ -27,12 +34,29 @@ from advisor.solve.scenario import baseline
 
 DRAWS = 200
 MIN_DRAWS = 40
+CHECK_EVERY = MIN_DRAWS   # draws between two looks at the verdict (so never fewer than MIN_DRAWS)
+SETTLED_WIDTH = 0.10   # stop once the hold share's 95% interval is at most 10 points wide
+Z95 = 1.959964         # the two-sided 95% normal quantile
 COLUMNS_AT_FULL = 400   # models with more candidate columns get proportionally fewer draws (not below MIN_DRAWS)
 
 
 def draws_for(columns: int, draws: int = DRAWS) -> int:
     """N: 200 draws, fewer for large models so the check stays near 3x the plan's time (deterministic)."""
     return max(min(draws, MIN_DRAWS), min(draws, draws * COLUMNS_AT_FULL // max(columns, 1)))
+
+
+def wilson(held: int, n: int, z: float = Z95) -> tuple[float, float]:
+    """The Wilson score interval of a share `held` of `n` (exact enough at 0 and n, unlike +-1.96 sd)."""
+    p, z2 = held / n, z * z
+    centre = (p + z2 / (2 * n)) / (1 + z2 / n)
+    half = z * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n)) / (1 + z2 / n)
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def settled(held: int, n: int) -> bool:
+    """Is the verdict decided: the 95% interval of the hold share at most SETTLED_WIDTH wide?"""
+    lo, hi = wilson(held, n)
+    return hi - lo <= SETTLED_WIDTH
 
 
 def robustness(problem: Problem, sol: Solution, time_limit: float | None = 30.0,
@@ -42,12 +66,12 @@ def robustness(problem: Problem, sol: Solution, time_limit: float | None = 30.0,
         return None
     gids = [g for g in problem.considered if g not in problem.rejected]
     rng = random.Random(seed)
+    dists = {g: (gpu_speed(problem, g), *gpu_prices(problem, g)) for g in gids}
     samples = []
     for _ in range(draws):
         speed, buy, rent = {}, {}, {}
         for g in gids:
-            s_d = gpu_speed(problem, g)
-            b_d, r_d = gpu_prices(problem, g)
+            s_d, b_d, r_d = dists[g]
             speed[g], buy[g], rent[g] = (s_d.factor_at(normal(rng)), b_d.factor_at(normal(rng)),
                                          r_d.factor_at(normal(rng)))
         samples.append((speed, buy, rent))
@@ -59,16 +83,20 @@ def robustness(problem: Problem, sol: Solution, time_limit: float | None = 30.0,
     chosen = frozenset((c.gpu, c.ownership) for c in sol.chosen)
     names = {g: problem.catalog.gpus[g].name for g in gids}
     held, other = 0, Counter[str]()
+    got_all = []
     with stage("robustness", total=draws):   # the CLI's progress line counts the draws
-        got_all = []
         for speed, buy, rent in samples:
-            got_all.append(redraw.choice(speed, buy, rent))
+            got = redraw.choice(speed, buy, rent)
+            got_all.append(got)
+            held += got is not None and got[0] == chosen
             step()
+            n = len(got_all)
+            if n % CHECK_EVERY == 0 and n < draws and settled(held, n):
+                break
     for got in got_all:
-        if got is not None and got[0] == chosen:
-            held += 1
-        else:
+        if got is None or got[0] != chosen:
             other[describe(got[1], names) if got else "no feasible plan"] += 1
+    planned, draws = draws, len(got_all)
     ranked = sorted(other.items(), key=lambda kv: (-kv[1], kv[0]))
     alts: list[dict] = [{"purchase": k, "share": v / draws} for k, v in ranked]
     share = held / draws
@@ -76,6 +104,9 @@ def robustness(problem: Problem, sol: Solution, time_limit: float | None = 30.0,
     msg = f"the choice ({mine}) holds in {100 * share:.0f}% of {draws} draws of speed and price"
     if alts:
         msg += f"; otherwise {alts[0]['purchase']} ({100 * alts[0]['share']:.0f}%)"
+    if draws < planned:
+        lo, hi = wilson(held, draws)
+        msg += f" (stopped at {draws} of {planned} draws: settled, 95% interval {100 * lo:.0f}-{100 * hi:.0f}%)"
     return {"draws": draws, "seed": seed, "holds": held, "holds_share": share, "alternatives": alts[:5],
             "reused_model": redraw.model is not None, "message": msg}
 

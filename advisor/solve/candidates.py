@@ -226,11 +226,14 @@ def build_problem(workload: Workload, catalog: Catalog, rules: RuleSet, params: 
             rejected[gid] = Rejection(gid, reasons[gid] or [{"rule": None, "code": "none",
                                                               "message": "no usable configuration"}])
     power = power_limit(workload, rules, as_of)
+    problem = Problem(workload=workload, catalog=catalog, rules=rules, classes=classes, candidates=candidates,
+                      rejected=rejected, considered=gpu_ids, costs=costs, gpu_kw=gpu_kw, unit_price=unit_price,
+                      rent_rate=rent_rate, servers=servers, power_limit_kw=power.kw if power else None,
+                      power_limit=power, as_of=as_of, unit_cost=unit_cost, residual=resid)
+    if all(job.kind != "serve" for job in workload.jobs):
+        return problem   # training only: no serving class, and the serving estimator is not even imported
     from advisor.solve.serving_candidates import add_serving
-    return add_serving(Problem(workload=workload, catalog=catalog, rules=rules, classes=classes, candidates=candidates,
-                   rejected=rejected, considered=gpu_ids, costs=costs, gpu_kw=gpu_kw, unit_price=unit_price,
-                   rent_rate=rent_rate, servers=servers, power_limit_kw=power.kw if power else None,
-                   power_limit=power, as_of=as_of, unit_cost=unit_cost, residual=resid))
+    return add_serving(problem)
 
 
 def _offers(gpu: GPU, ownerships: list[str], reasons: list[Finding], options: list[RentOption],

@@ -13,12 +13,15 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING
 
 import pulp
 
 from advisor.solve.candidates import Problem
 from advisor.solve.scenario import Scenario
-from advisor.solve.serving_candidates import ServeCandidate
+
+if TYPE_CHECKING:   # a type only: a training-only plan does not import the serving estimator (start-up time)
+    from advisor.solve.serving_candidates import ServeCandidate
 
 
 def usable_serving(problem: Problem, sc: Scenario) -> list[list[ServeCandidate]]:
