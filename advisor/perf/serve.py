@@ -64,6 +64,7 @@ class ServeParams:
     default_engine: dict                  # which engine a vendor's GPU is assumed to run
     engine_compute_factor: dict = field(default_factory=dict)  # fitted: extra factor on compute only, by engine
     seq_overhead_us: float = 0.0          # fitted: host time per sequence per decode step (scheduling, sampling)
+    layer_overhead_us: float = 0.0        # fitted: fixed time per layer per decode step (each layer's ~10 kernels have a floor however small the batch)
     engine_seq_overhead_us: dict = field(default_factory=dict)  # fitted: the same for engines whose host loop differs
     kv_reserved_output_share: dict = field(default_factory=dict)  # sourced: share of the output a scheduler reserves KV for at admission, by engine
     visible_memory_mib: dict = field(default_factory=dict)  # sourced: memory CUDA sees (nvidia-smi) where ECC or firmware takes a share, by GPU id
@@ -175,7 +176,8 @@ def decode_step(s: Setup, batch: float, context: float) -> dict:
     flops = batch * (2 * m.matmul_active + 4 * m.layers * context * m.heads * m.head_dim) / (tp * pp)
     compute_s = flops / (s.rate() * s.params.decode_compute_efficiency)
     comm_s = _allreduce_s(batch, m, s.hw, tp, pp, s.params)
-    host_s = (s.params.step_overhead_ms + s.params.seq_overhead(s.engine) * 1e-3 * batch) * 1e-3
+    host_s = (s.params.step_overhead_ms + s.params.layer_overhead_us * 1e-3 * stage_layers
+              + s.params.seq_overhead(s.engine) * 1e-3 * batch) * 1e-3
     step = max(compute_s, memory_s) + comm_s + host_s
     return {"compute_s": compute_s, "memory_s": memory_s, "comm_s": comm_s, "step_s": step}
 
