@@ -248,7 +248,12 @@ def operating_point(s: Setup, input_len: float, output_len: float, batch: float,
     rho = lam * c
     z = z_score(percentile)
     tpot_mean = d + batch * c / output_len
-    tpot_p = d + (batch + z * math.sqrt(batch)) * c / output_len
+    # the sequences in flight are Poisson with mean B (M/G/infinity occupancy); averaged over a
+    # request's life (autocorrelation 1 - |t|/T) their variance is 2B/3: the tail request decodes at
+    # that batch, and also meets B + z sqrt(B) prefills (both rise with the same arrivals: added)
+    hi = batch + z * math.sqrt(2 * batch / 3)
+    d_hi = s.pp * decode_step(s, hi / s.pp, context)["step_s"]
+    tpot_p = d_hi + (batch + z * math.sqrt(batch)) * c / output_len
     slot_p = slot_wait_quantile(batch, slots, output_len * tpot_mean, percentile) if slots else 0.0
     ttft_mean = d + rho * c / (2 * (1 - rho)) + s.pp * pre["latency_s"]
     ttft_p = d + mdl_wait_quantile(rho, c, percentile) + slot_p + s.pp * pre["latency_s"]
