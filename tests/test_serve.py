@@ -187,3 +187,40 @@ def test_l40s_memory_is_what_cuda_reports_with_ecc():
     hw = hardware(load_catalog().gpu("l40s"))
     assert hw.memory_gb == pytest.approx(46068 * 2**20 / 1e9)
     assert hw.memory_gb == pytest.approx(48 * 2**30 / 1e9 * 15 / 16, rel=1e-3)
+
+
+def test_decode_step_pays_a_fixed_time_per_layer():
+    """The fixed part of a decode step is step_overhead + layers x layer_overhead: with everything else
+    equal, an 80-layer model (Llama 3.1 70B) pays 80 x 100 us = 8 ms and a 32-layer one (8B) 3.2 ms more
+    than with no per-layer time; two pipeline stages each pay their own 40 layers."""
+    p0 = dataclasses.replace(load_params(), layer_overhead_us=0.0)
+    p1 = dataclasses.replace(p0, layer_overhead_us=100.0)
+    for name, layers in (("llama-3.1-70b", 80), ("llama-3.1-8b", 32)):
+        m = load_model(name)
+        assert m.layers == layers
+        extra = (decode_step(Setup(m, H100, "fp8", 8, 1, "tensorrt-llm", p1), 16, 1500)["step_s"]
+                 - decode_step(Setup(m, H100, "fp8", 8, 1, "tensorrt-llm", p0), 16, 1500)["step_s"])
+        assert extra == pytest.approx(layers * 100e-6, rel=1e-9)
+    m = load_model("llama-3.1-70b")
+    extra = (decode_step(Setup(m, H100, "fp8", 4, 2, "tensorrt-llm", p1), 16, 1500)["step_s"]
+             - decode_step(Setup(m, H100, "fp8", 4, 2, "tensorrt-llm", p0), 16, 1500)["step_s"])
+    assert extra == pytest.approx(40 * 100e-6, rel=1e-9)
+
+
+def test_tail_tpot_decodes_at_the_poisson_high_batch():
+    """p99 TPOT = D(B + z sqrt(2B/3)) + (B + z sqrt(B)) c / O: the sequences in flight are Poisson with
+    mean B, and a request's life-long average of them has variance 2B/3 (triangular autocorrelation
+    over its life); the prefills it meets are Poisson with mean B. Recomputed from the step functions."""
+    import math
+
+    from advisor.perf.serve import operating_point
+    s = Setup(load_model("llama-3.1-8b"), H100, "fp8", 1, 1, "tensorrt-llm", load_params())
+    B, I, O, z = 200.0, 1000.0, 300.0, 2.3263478740408408
+    context = I + O / 2
+    c = prefill(s, I)["busy_s"]
+    hand_p99 = decode_step(s, B + z * math.sqrt(2 * B / 3), context)["step_s"] + (B + z * math.sqrt(B)) * c / O
+    hand_mean = decode_step(s, B, context)["step_s"] + B * c / O
+    pt = operating_point(s, I, O, B, 99)
+    assert pt["tpot_s"] == pytest.approx(hand_p99, rel=1e-9)
+    assert pt["tpot_mean_s"] == pytest.approx(hand_mean, rel=1e-9)
+    assert pt["tpot_s"] > pt["tpot_mean_s"] + z * math.sqrt(B) * c / O   # wider than the prefill count alone

@@ -64,6 +64,7 @@ class ServeParams:
     default_engine: dict                  # which engine a vendor's GPU is assumed to run
     engine_compute_factor: dict = field(default_factory=dict)  # fitted: extra factor on compute only, by engine
     seq_overhead_us: float = 0.0          # fitted: host time per sequence per decode step (scheduling, sampling)
+    layer_overhead_us: float = 0.0        # fitted: fixed time per layer per decode step (each layer's ~10 kernels have a floor however small the batch)
     engine_seq_overhead_us: dict = field(default_factory=dict)  # fitted: the same for engines whose host loop differs
     kv_reserved_output_share: dict = field(default_factory=dict)  # sourced: share of the output a scheduler reserves KV for at admission, by engine
     visible_memory_mib: dict = field(default_factory=dict)  # sourced: memory CUDA sees (nvidia-smi) where ECC or firmware takes a share, by GPU id
@@ -175,7 +176,8 @@ def decode_step(s: Setup, batch: float, context: float) -> dict:
     flops = batch * (2 * m.matmul_active + 4 * m.layers * context * m.heads * m.head_dim) / (tp * pp)
     compute_s = flops / (s.rate() * s.params.decode_compute_efficiency)
     comm_s = _allreduce_s(batch, m, s.hw, tp, pp, s.params)
-    host_s = (s.params.step_overhead_ms + s.params.seq_overhead(s.engine) * 1e-3 * batch) * 1e-3
+    host_s = (s.params.step_overhead_ms + s.params.layer_overhead_us * 1e-3 * stage_layers
+              + s.params.seq_overhead(s.engine) * 1e-3 * batch) * 1e-3
     step = max(compute_s, memory_s) + comm_s + host_s
     return {"compute_s": compute_s, "memory_s": memory_s, "comm_s": comm_s, "step_s": step}
 
@@ -246,7 +248,12 @@ def operating_point(s: Setup, input_len: float, output_len: float, batch: float,
     rho = lam * c
     z = z_score(percentile)
     tpot_mean = d + batch * c / output_len
-    tpot_p = d + (batch + z * math.sqrt(batch)) * c / output_len
+    # the sequences in flight are Poisson with mean B (M/G/infinity occupancy); averaged over a
+    # request's life (autocorrelation 1 - |t|/T) their variance is 2B/3: the tail request decodes at
+    # that batch, and also meets B + z sqrt(B) prefills (both rise with the same arrivals: added)
+    hi = batch + z * math.sqrt(2 * batch / 3)
+    d_hi = s.pp * decode_step(s, hi / s.pp, context)["step_s"]
+    tpot_p = d_hi + (batch + z * math.sqrt(batch)) * c / output_len
     slot_p = slot_wait_quantile(batch, slots, output_len * tpot_mean, percentile) if slots else 0.0
     ttft_mean = d + rho * c / (2 * (1 - rho)) + s.pp * pre["latency_s"]
     ttft_p = d + mdl_wait_quantile(rho, c, percentile) + slot_p + s.pp * pre["latency_s"]
