@@ -8,7 +8,7 @@ from advisor.data.catalog import GPU
 from advisor.data.estimator import Params
 from advisor.perf.jobspec import JobSpec
 from advisor.perf.memo import remembered
-from advisor.perf.memory import Layout, _memory, default_batch_tokens, usable_bytes
+from advisor.perf.memory import Layout, _memory, default_batch_tokens, memory_total, usable_bytes
 from advisor.perf.training import _per_token, _server_size, _time, compute_floor
 
 STRATEGIES = ("ddp", "zero1", "zero2", "zero3")
@@ -109,7 +109,7 @@ def _fitting(job: JobSpec, gpu: GPU, count: int, p: Params, batch: float, combos
 
 
 def _fits(job: JobSpec, lay: Layout, p: Params, batch: float, cap: float) -> bool:
-    return sum(_memory(job, lay, p, batch).values()) <= cap
+    return memory_total(job, lay, p, batch) <= cap
 
 
 def _state_bytes(job: JobSpec, lay: Layout, p: Params, batch: float) -> float:
@@ -217,7 +217,7 @@ def _frugal_fits(job: JobSpec, gpu: GPU, dp: int, t: int, q: int, p: Params, cap
     strategies = [_strategy(job.strategy) or job.strategy] if job.strategy else ["zero3" if dp > 1 else "ddp"]
     ckpt = job.checkpointing if job.checkpointing is not None else True
     mb = job.micro_batch or 1
-    return any(sum(_memory(job, Layout(s, dp, t, q, mb, ckpt), p, batch).values()) <= cap for s in strategies)
+    return any(memory_total(job, Layout(s, dp, t, q, mb, ckpt), p, batch) <= cap for s in strategies)
 
 
 def min_gpus(job: JobSpec, gpu: GPU, p: Params, limit: int = 100_000) -> int | None:
