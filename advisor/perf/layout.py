@@ -8,7 +8,13 @@ from advisor.data.catalog import GPU
 from advisor.data.estimator import Params
 from advisor.perf.jobspec import JobSpec
 from advisor.perf.memo import remembered
-from advisor.perf.memory import Layout, _memory, default_batch_tokens, memory_total, usable_bytes
+from advisor.perf.memory import (
+    Layout,
+    _memory,
+    default_batch_tokens,
+    memory_total,
+    usable_bytes,
+)
 from advisor.perf.training import _per_token, _server_size, _time, compute_floor
 
 STRATEGIES = ("ddp", "zero1", "zero2", "zero3")
