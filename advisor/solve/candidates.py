@@ -147,6 +147,7 @@ def build_problem(workload: Workload, catalog: Catalog, rules: RuleSet, params: 
                 allowed = {key for key in allowed if key[1] != "buy"}
         per_slot_kw = min((s.overhead_kw / s.slots for s in servers.get(gid, [])), default=0.0)
         cache: dict[tuple, Estimate] = {}     # (spec, count) -> estimate: identical shapes share it
+        count_rules: dict[tuple, list] = {}   # the per-count findings by everything their context holds
         smallest: dict[JobSpec, int | None] = {}
         for k, cls in enumerate(classes):
             mine_offers = [(o, opt) for o, opt in offers if (k, o) in allowed]
@@ -179,7 +180,11 @@ def build_problem(workload: Workload, catalog: Catalog, rules: RuleSet, params: 
                     if not est.fits or est.tokens_per_s <= best * 1.02:
                         continue  # no faster than a smaller count (e.g. a count tensor parallelism cannot use)
                     # rules that depend on the count: the layout this count needs (INT001)
-                    per_count = rules.evaluate(_count_context(contexts[k, ownership], n, est), as_of, per_count=True)
+                    ctx = _count_context(contexts[k, ownership], n, est)
+                    seen = (ownership, *ctx["job"].values())
+                    per_count = count_rules.get(seen)
+                    if per_count is None:
+                        per_count = count_rules[seen] = rules.evaluate(ctx, as_of, per_count=True)
                     if _forbids(per_count):
                         _add_findings(reasons[gid], per_count, once=True)
                         continue
