@@ -15,7 +15,7 @@ from advisor.perf.memory import (
     memory_total,
     usable_bytes,
 )
-from advisor.perf.training import _per_token, _server_size, _time, compute_floor
+from advisor.perf.training import _per_token, _server_size, _time, floor_function
 
 STRATEGIES = ("ddp", "zero1", "zero2", "zero3")
 STRATEGY_ALIASES = {"fsdp": "zero3", "full_shard": "zero3", "shard_grad_op": "zero2"}
@@ -155,6 +155,7 @@ def _best(job: JobSpec, gpu: GPU, entries: list[Entry], p: Params, base: float):
     per_token: dict[tuple[int, bool], tuple[float, float]] = {}   # (tp, checkpointing) -> _per_token
     floors: dict[tuple, float] = {}   # the bound holds for every strategy: one per (tp, pp, dp, cp, ckpt, mb)
     seq = job.model.seq_len
+    floor_of = None   # training.floor_function's answer, once a floor is needed
     for s, t, q, dp, c, ckpt, mb, lay in entries:
         batch = max(base, dp * mb * seq)   # = _batch(job, lay, p)
         if best is not None:
@@ -164,8 +165,9 @@ def _best(job: JobSpec, gpu: GPU, entries: list[Entry], p: Params, base: float):
                 rates = per_token.get((t, ckpt))
                 if rates is None:
                     rates = per_token[t, ckpt] = _per_token(job, gpu, p, t, ckpt)
-                floor = floors[key] = compute_floor(rates, job, gpu, Layout(s, dp, t, q, mb, ckpt, c), batch,
-                                                    p) * (1.0 - FLOOR_MARGIN)
+                if floor_of is None:
+                    floor_of = floor_function(job, gpu, p)
+                floor = floors[key] = floor_of(rates, t, q, dp, c, ckpt, mb, batch) * (1.0 - FLOOR_MARGIN)
             if floor > 0 and batch / floor <= best[2] * 1.01:
                 continue
         if lay is None:
