@@ -8,8 +8,14 @@ from advisor.data.catalog import GPU
 from advisor.data.estimator import Params
 from advisor.perf.jobspec import JobSpec
 from advisor.perf.memo import remembered
-from advisor.perf.memory import Layout, _memory, default_batch_tokens, usable_bytes
-from advisor.perf.training import _per_token, _server_size, _time, compute_floor
+from advisor.perf.memory import (
+    Layout,
+    _memory,
+    default_batch_tokens,
+    memory_total,
+    usable_bytes,
+)
+from advisor.perf.training import _per_token, _server_size, _time, floor_function
 
 STRATEGIES = ("ddp", "zero1", "zero2", "zero3")
 STRATEGY_ALIASES = {"fsdp": "zero3", "full_shard": "zero3", "shard_grad_op": "zero2"}
@@ -109,7 +115,7 @@ def _fitting(job: JobSpec, gpu: GPU, count: int, p: Params, batch: float, combos
 
 
 def _fits(job: JobSpec, lay: Layout, p: Params, batch: float, cap: float) -> bool:
-    return sum(_memory(job, lay, p, batch).values()) <= cap
+    return memory_total(job, lay, p, batch) <= cap
 
 
 def _state_bytes(job: JobSpec, lay: Layout, p: Params, batch: float) -> float:
@@ -149,6 +155,7 @@ def _best(job: JobSpec, gpu: GPU, entries: list[Entry], p: Params, base: float):
     per_token: dict[tuple[int, bool], tuple[float, float]] = {}   # (tp, checkpointing) -> _per_token
     floors: dict[tuple, float] = {}   # the bound holds for every strategy: one per (tp, pp, dp, cp, ckpt, mb)
     seq = job.model.seq_len
+    floor_of = None   # training.floor_function's answer, once a floor is needed
     for s, t, q, dp, c, ckpt, mb, lay in entries:
         batch = max(base, dp * mb * seq)   # = _batch(job, lay, p)
         if best is not None:
@@ -158,8 +165,9 @@ def _best(job: JobSpec, gpu: GPU, entries: list[Entry], p: Params, base: float):
                 rates = per_token.get((t, ckpt))
                 if rates is None:
                     rates = per_token[t, ckpt] = _per_token(job, gpu, p, t, ckpt)
-                floor = floors[key] = compute_floor(rates, job, gpu, Layout(s, dp, t, q, mb, ckpt, c), batch,
-                                                    p) * (1.0 - FLOOR_MARGIN)
+                if floor_of is None:
+                    floor_of = floor_function(job, gpu, p)
+                floor = floors[key] = floor_of(rates, t, q, dp, c, ckpt, mb, batch) * (1.0 - FLOOR_MARGIN)
             if floor > 0 and batch / floor <= best[2] * 1.01:
                 continue
         if lay is None:
@@ -217,7 +225,7 @@ def _frugal_fits(job: JobSpec, gpu: GPU, dp: int, t: int, q: int, p: Params, cap
     strategies = [_strategy(job.strategy) or job.strategy] if job.strategy else ["zero3" if dp > 1 else "ddp"]
     ckpt = job.checkpointing if job.checkpointing is not None else True
     mb = job.micro_batch or 1
-    return any(sum(_memory(job, Layout(s, dp, t, q, mb, ckpt), p, batch).values()) <= cap for s in strategies)
+    return any(memory_total(job, Layout(s, dp, t, q, mb, ckpt), p, batch) <= cap for s in strategies)
 
 
 def min_gpus(job: JobSpec, gpu: GPU, p: Params, limit: int = 100_000) -> int | None:

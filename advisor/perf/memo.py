@@ -7,8 +7,11 @@ a diagnosis rebuilds its problem under other deployments and batches: 2,188 sear
 distinct), and a cold `advisor plan` spent most of its own time in it. Remembering the answer by
 value changes nothing but time.
 
-Keys are by value: the JobSpec (a frozen dataclass), the GPU's full figures and the parameters'
-repr, so a --catalog override with the same GPU id but other figures gets its own entry. On disk,
+Keys are by value: the JobSpec (a frozen dataclass), the GPU's figures and the parameters' repr,
+so a --catalog override with the same GPU id but other figures gets its own entry. The GPU's name,
+prices and note are left out (the search never reads them), and so is its id unless a parameter
+table names it (`_lookup` in perf/training.py reads tables by id, then by generation): two GPUs
+with the same figures share one search (a --catalog copy of a GPU at another price, say). On disk,
 one small file per (question, job, GPU, parameters) holds every count asked so far, in the
 compiled-data folder (data/compiled.py: `GPU_ADVISOR_CACHE=off` turns it off), under a digest of
 the estimator's source: a changed estimator never reads an old answer. Files are written at exit,
@@ -17,6 +20,7 @@ atomically; an unreadable one is ignored and recomputed.
 from __future__ import annotations
 
 import atexit
+import dataclasses
 import hashlib
 import os
 import pickle
@@ -34,6 +38,9 @@ _SOURCES = ("perf/layout.py", "perf/training.py", "perf/memory.py", "perf/jobspe
 _SHARDS: dict[tuple, dict] = {}                   # (kind, job, GPU key, params key) -> {n: answer}
 _DIRTY: dict[tuple, str] = {}                     # shard -> its file name, when it has new answers
 _VALUE_KEYS: dict[int, tuple[object, str]] = {}   # id(obj) -> (obj, its value key)
+_GPU_KEYS: dict[tuple[int, int], tuple[object, object, str]] = {}   # (id(gpu), id(params)) -> (gpu, params, key)
+_NAMED: dict[int, tuple[object, frozenset]] = {}  # id(params) -> (params, the keys of its tables)
+_UNREAD = frozenset({"name", "prices", "note"})   # GPU fields the layout search never reads
 _FOLDER: list[Path | None] = []                   # [folder] once known (None: no disk)
 
 
@@ -84,13 +91,15 @@ def _load(shard: tuple) -> dict:
         save()
         _SHARDS.clear()
         _VALUE_KEYS.clear()
+        _GPU_KEYS.clear()
+        _NAMED.clear()
     _SHARDS[shard] = answers
     return answers
 
 
 def remembered(fn: Callable[..., Any], kind: str, job: Any, gpu: Any, n: int, p: Any) -> Any:
     """fn(job, gpu, n, p), computed once per distinct (job, GPU figures, n, parameters)."""
-    shard = (kind, job, _value_key(gpu, _gpu_key), _value_key(p, repr))
+    shard = (kind, job, _gpu_value_key(gpu, p), _value_key(p, repr))
     answers = _SHARDS.get(shard)
     if answers is None:
         answers = _load(shard)
@@ -103,8 +112,22 @@ def remembered(fn: Callable[..., Any], kind: str, job: Any, gpu: Any, n: int, p:
     return value
 
 
-def _gpu_key(gpu: Any) -> str:
-    return gpu.model_dump_json()
+def _gpu_value_key(gpu: Any, p: Any) -> str:
+    hit = _GPU_KEYS.get((id(gpu), id(p)))
+    if hit is None or hit[0] is not gpu or hit[1] is not p:
+        hit = _GPU_KEYS[id(gpu), id(p)] = (gpu, p, _gpu_key(gpu, p))
+    return hit[2]
+
+
+def _gpu_key(gpu: Any, p: Any) -> str:
+    """The GPU's figures the search can read: without name, prices and note, and without the id
+    unless one of the parameters' tables has an entry for it."""
+    named = _NAMED.get(id(p))
+    if named is None or named[0] is not p:
+        tables = [getattr(p, f.name) for f in dataclasses.fields(p)] if dataclasses.is_dataclass(p) else []
+        named = _NAMED[id(p)] = (p, frozenset(k for t in tables if isinstance(t, dict) for k in t))
+    drop = _UNREAD if gpu.id in named[1] else _UNREAD | {"id"}
+    return gpu.model_dump_json(exclude=set(drop))
 
 
 def save() -> None:
@@ -147,3 +170,5 @@ def forget() -> None:
     _SHARDS.clear()
     _DIRTY.clear()
     _VALUE_KEYS.clear()
+    _GPU_KEYS.clear()
+    _NAMED.clear()

@@ -79,27 +79,66 @@ def _micro_batches(job: JobSpec, lay: Layout, batch: float) -> float:
 def _memory(job: JobSpec, lay: Layout, p: Params, batch: float) -> dict:
     """Bytes per GPU for one layout: the model's state split by tensor and pipeline parallelism
     and sharded over the data-parallel group by ZeRO, plus activations and overhead."""
+    weights, gradients, optimizer, activations = _parts(job, lay, batch)
+    return {"weights": weights, "gradients": gradients, "optimizer": optimizer,
+            "activations": activations, "overhead": p.overhead_gb * GB}
+
+
+def memory_total(job: JobSpec, lay: Layout, p: Params, batch: float) -> float:
+    """sum(_memory(...).values()), added in the same order (so equal to the bit), without the dict:
+    the layout search asks it ~10^6 times on a large fleet."""
+    weights, gradients, optimizer, activations = _parts(job, lay, batch)
+    return weights + gradients + optimizer + activations + p.overhead_gb * GB
+
+
+_JOB_FIGURES: dict[int, tuple] = {}   # id(job) -> (job, its per-job figures): asked ~10^6 times
+
+
+def _job_figures(job: JobSpec) -> tuple:
+    """(bytes per parameter, trainable parameters, a layer's activation elements per token
+    without checkpointing) of a job, computed once per job object."""
+    hit = _JOB_FIGURES.get(id(job))
+    if hit is None or hit[0] is not job:   # (the job is kept in the entry, so its id stays unique)
+        if len(_JOB_FIGURES) > 10_000:
+            _JOB_FIGURES.clear()
+        m = job.model
+        bpp = bytes_per_param(job)
+        per_token = 6 * m.hidden + 4 * m.kv_width + (2 * m.hidden + (6 if m.gated_mlp else 4) * m.ffn_width) + 4 * m.hidden
+        hit = _JOB_FIGURES[id(job)] = (job, (bpp["weights"], bpp["gradients"], bpp["optimizer"]),
+                                       trainable_params(job), per_token)
+    return hit
+
+
+def _parts(job: JobSpec, lay: Layout, batch: float) -> tuple[float, float, float, float]:
+    """Weights, gradients, optimizer state and activations (+ logits) per GPU: `_memory`'s figures,
+    computed as `activation_bytes_per_layer` and `trainable_params` do, with the per-job ones kept."""
     m = job.model
-    bpp = bytes_per_param(job)
+    _, (bpp_w, bpp_g, bpp_o), trainable, per_token = _job_figures(job)
     split = lay.tp * lay.pp
     stage_params = m.params / split
-    stage_train = trainable_params(job) / split
-    z = lay.shard_group
-    shard = {"ddp": (1, 1, 1), "zero1": (1, 1, z), "zero2": (1, z, z), "zero3": (z, z, z)}[lay.strategy]
-    weights = stage_params * bpp["weights"] / shard[0]
-    if shard[0] > 1:  # the layer being computed and the next one are gathered in full
-        weights += 2 * m.params / m.layers / lay.tp * bpp["weights"]
-    gradients = stage_train * bpp["gradients"] / shard[1]
-    optimizer = stage_train * bpp["optimizer"] / shard[2]
+    stage_train = trainable / split
+    z = lay.dp * lay.cp
+    strategy = lay.strategy
+    s0 = z if strategy == "zero3" else 1
+    s1 = z if strategy in ("zero2", "zero3") else 1
+    s2 = 1 if strategy == "ddp" else z
+    weights = stage_params * bpp_w / s0
+    if s0 > 1:  # the layer being computed and the next one are gathered in full
+        weights += 2 * m.params / m.layers / lay.tp * bpp_w
+    gradients = stage_train * bpp_g / s1
+    optimizer = stage_train * bpp_o / s2
     layers_here = math.ceil(m.layers / lay.pp)
-    in_flight = min(lay.pp, math.ceil(_micro_batches(job, lay, batch)))  # 1F1B: the first stage holds pp micro-batches
-    act = activation_bytes_per_layer(job, lay.micro_batch, lay.checkpointing, lay.tp) * layers_here * in_flight
-    if lay.checkpointing:  # plus one layer's full activations while it is recomputed
-        act += activation_bytes_per_layer(job, lay.micro_batch, False, lay.tp)
+    in_flight = min(lay.pp, math.ceil(max(1.0, batch / (lay.dp * lay.micro_batch * m.seq_len))))  # 1F1B: the first stage holds pp micro-batches
+    sb = m.seq_len * lay.micro_batch
+    full = sb * per_token / lay.tp                     # activation_bytes_per_layer(job, mb, False, tp)
+    if lay.checkpointing:
+        act = 2.0 * sb * m.hidden / lay.tp * layers_here * in_flight
+        act += full  # plus one layer's full activations while it is recomputed
+    else:
+        act = full * layers_here * in_flight
     act /= lay.cp
     logits = 4.0 * m.seq_len * lay.micro_batch * m.vocab / lay.tp / lay.cp  # fp32 logits for the loss
-    return {"weights": weights, "gradients": gradients, "optimizer": optimizer,
-            "activations": act + logits, "overhead": p.overhead_gb * GB}
+    return weights, gradients, optimizer, act + logits
 
 
 def memory_per_gpu(job: JobSpec, shards: int, micro_batch: int, checkpointing: bool, p: Params,

@@ -17,11 +17,12 @@ micro-batch and activation checkpointing; `evaluate` chooses the fastest that fi
 from __future__ import annotations
 
 import math
+import operator
 
 from advisor.data.catalog import GPU
 from advisor.data.estimator import Params
 from advisor.perf.jobspec import JobSpec, ModelSpec
-from advisor.perf.memory import GB, Layout, _micro_batches, trainable_params
+from advisor.perf.memory import GB, Layout, _job_figures, _micro_batches
 
 DEQUANT_BYTES = 4.127 / 8 + 2.0 + 2.0  # read NF4 weights, write and re-read them in bf16, per parameter and pass
 OPTIMIZER_STEP_BYTES = 32.0           # bytes one AdamW update reads and writes per parameter (master, m, v, grad)
@@ -210,7 +211,7 @@ def _once(fn, objs: tuple, values: tuple, *args):
     unique) and `values`: the layout search asks the same per-GPU figures ~10^5 times."""
     key = (fn, *map(id, objs), *values)
     hit = _ONCE.get(key)
-    if hit is None or any(a is not b for a, b in zip(hit[0], objs)):
+    if hit is None or not all(map(operator.is_, hit[0], objs)):
         if len(_ONCE) > 100_000:
             _ONCE.clear()
         hit = _ONCE[key] = (objs, fn(*args))
@@ -262,6 +263,38 @@ def compute_floor(per_token: tuple[float, float], job: JobSpec, gpu: GPU, lay: L
     return compute_s * (1 + bubble) + memory_s * (1 + bubble)
 
 
+def floor_function(job: JobSpec, gpu: GPU, p: Params):
+    """`compute_floor` as a function of the layout's numbers, with what depends only on the job,
+    GPU and parameters computed once (for `_best`'s loop, which asks ~60 floors per search). The
+    same operations in the same order as `_core` and `_bubble`: equal to `compute_floor` to the bit."""
+    m = job.model
+    layers, seq = m.layers, m.seq_len
+    bw = (gpu.memory_bandwidth_gbps.value or 0.0) * GB
+    per_element = p.memory_bytes_per_layer_element * m.layers * (m.hidden + m.ffn_width) + p.memory_bytes_per_vocab_element * m.vocab
+    elementwise = (per_element * (3.0 + 0.0) / 3.0, per_element * (3.0 + 1.0) / 3.0)
+    trainable = _job_figures(job)[2]
+    qlora = job.kind == "qlora"
+    virtual = job.virtual_stages or p.pipeline_virtual_stages
+
+    def floor(rates: tuple[float, float], t: int, q: int, dp: int, c: int, ckpt: bool, mb: int, batch: float) -> float:
+        ck = 1.0 if ckpt else 0.0
+        tokens_per_gpu = batch / (dp * t * q * c)
+        imbalance = math.ceil(layers / q) * q / layers
+        dense, attention = rates
+        compute_s = tokens_per_gpu * (dense + attention) * imbalance
+        optimizer = OPTIMIZER_STEP_BYTES * trainable / (t * q * (dp * c))
+        micro = max(1.0, batch / (dp * mb * seq))
+        dequant = 0.0
+        if qlora:
+            dequant = DEQUANT_BYTES * m.params / (t * q) * (2.0 + ck) * micro * imbalance
+        memory_s = (tokens_per_gpu * elementwise[ckpt] * imbalance + optimizer + dequant) / bw
+        chunks = max(1, min(virtual, layers // q)) if q > 1 else 1
+        bubble = (q - 1) / (micro * chunks)
+        return compute_s * (1 + bubble) + memory_s * (1 + bubble)
+
+    return floor
+
+
 def _core(job: JobSpec, gpu: GPU, lay: Layout, batch: float, p: Params, per_token: tuple[float, float] | None,
           opt_shards: int) -> tuple[float, float, float, float, float, float]:
     """The step's compute and memory-bound seconds before the bubble, the bubble, the micro-batches,
@@ -276,7 +309,7 @@ def _core(job: JobSpec, gpu: GPU, lay: Layout, batch: float, p: Params, per_toke
     bw = (gpu.memory_bandwidth_gbps.value or 0.0) * GB
     elementwise = (p.memory_bytes_per_layer_element * m.layers * (m.hidden + m.ffn_width)
                    + p.memory_bytes_per_vocab_element * m.vocab) * (3.0 + ckpt) / 3.0
-    optimizer = OPTIMIZER_STEP_BYTES * trainable_params(job) / (lay.tp * lay.pp * opt_shards)
+    optimizer = OPTIMIZER_STEP_BYTES * _job_figures(job)[2] / (lay.tp * lay.pp * opt_shards)   # trainable_params(job)
     micro = _micro_batches(job, lay, batch)
     dequant = 0.0
     if job.kind == "qlora":  # every pass dequantizes the 4-bit weights it uses into a bf16 buffer the GEMM reads
@@ -302,7 +335,7 @@ def _time(job: JobSpec, gpu: GPU, lay: Layout, batch: float, p: Params,
     tier = {"tier": "none"}
     if lay.shard_group > 1:
         tier = _tier(gpu, lay.shard_group, lay.tp, p)
-        grads = job.grad_reduce_bytes * trainable_params(job) / (lay.tp * lay.pp)
+        grads = job.grad_reduce_bytes * _job_figures(job)[2] / (lay.tp * lay.pp)   # trainable_params(job)
         weights = 2.0 * m.params / (lay.tp * lay.pp)
         if lay.strategy in ("ddp", "zero1"):
             volume, window = 2.0 * grads, core / micro * 2.0 / 3.0   # once per step, behind the last backward

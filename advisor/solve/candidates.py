@@ -147,6 +147,7 @@ def build_problem(workload: Workload, catalog: Catalog, rules: RuleSet, params: 
                 allowed = {key for key in allowed if key[1] != "buy"}
         per_slot_kw = min((s.overhead_kw / s.slots for s in servers.get(gid, [])), default=0.0)
         cache: dict[tuple, Estimate] = {}     # (spec, count) -> estimate: identical shapes share it
+        count_rules: dict[tuple, list] = {}   # the per-count findings by everything their context holds
         smallest: dict[JobSpec, int | None] = {}
         for k, cls in enumerate(classes):
             mine_offers = [(o, opt) for o, opt in offers if (k, o) in allowed]
@@ -161,6 +162,7 @@ def build_problem(workload: Workload, catalog: Catalog, rules: RuleSet, params: 
             if n_min is None:
                 _add(reasons[gid], None, "memory", _memory_reason(cls.spec, gpu, params, upper, name))
                 continue
+            start = len(candidates[k])   # this GPU's candidates of class k are appended from here on
             for ownership, opt in mine_offers:
                 static = findings[k, ownership]
                 best, batch, last = 0.0, None, n_min
@@ -178,7 +180,11 @@ def build_problem(workload: Workload, catalog: Catalog, rules: RuleSet, params: 
                     if not est.fits or est.tokens_per_s <= best * 1.02:
                         continue  # no faster than a smaller count (e.g. a count tensor parallelism cannot use)
                     # rules that depend on the count: the layout this count needs (INT001)
-                    per_count = rules.evaluate(_count_context(contexts[k, ownership], n, est), as_of, per_count=True)
+                    ctx = _count_context(contexts[k, ownership], n, est)
+                    seen = (ownership, *ctx["job"].values())
+                    per_count = count_rules.get(seen)
+                    if per_count is None:
+                        per_count = count_rules[seen] = rules.evaluate(ctx, as_of, per_count=True)
                     if _forbids(per_count):
                         _add_findings(reasons[gid], per_count, once=True)
                         continue
@@ -205,7 +211,7 @@ def build_problem(workload: Workload, catalog: Catalog, rules: RuleSet, params: 
                                                    opt, billed))
                     if hours < 1 / 60 and (cls.deadline is None or hours * time_factor <= cls.deadline):
                         break  # under a minute already: faster options only add cost
-                mine = [c for c in candidates[k] if c.gpu == gid and c.ownership == ownership
+                mine = [c for c in candidates[k][start:] if c.ownership == ownership
                         and (opt is None or c.kind == opt.kind)]
                 if cls.deadline is not None and mine and not any(c.planned_hours <= cls.deadline for c in mine):
                     fastest = min(mine, key=lambda c: c.hours)
@@ -219,10 +225,10 @@ def build_problem(workload: Workload, catalog: Catalog, rules: RuleSet, params: 
                          f"{len(gpu_ids):,} GPU types x GPU counts); the limit is {MAX_CANDIDATES:,}. Narrow it with "
                          "gpus.allow, or give identical jobs as one job with repeat:", field="jobs")
     rejected = {}
+    usable = {c.gpu for cls, cands in zip(classes, candidates) for c in cands
+              if cls.deadline is None or c.planned_hours <= cls.deadline}
     for gid in gpu_ids:
-        usable = any(c.gpu == gid and (cls.deadline is None or c.planned_hours <= cls.deadline)
-                     for cls, cands in zip(classes, candidates) for c in cands)
-        if not usable:
+        if gid not in usable:
             rejected[gid] = Rejection(gid, reasons[gid] or [{"rule": None, "code": "none",
                                                               "message": "no usable configuration"}])
     power = power_limit(workload, rules, as_of)

@@ -27,7 +27,6 @@ reported with its gap, never as optimal.
 """
 from __future__ import annotations
 
-import dataclasses
 import math
 
 import pulp
@@ -38,57 +37,10 @@ from advisor.solve.milp_serving import ServingSection, usable_serving
 from advisor.solve.run import count_solve, quiet_stdout, read_gap, solver_for
 from advisor.solve.scenario import Scenario, baseline
 from advisor.solve.solution import Solution, _solution
+from advisor.solve.usable import _at_speed, _undominated, usable_candidates  # noqa: F401 (re-exported)
 
 TIE_BREAK_USD_PER_HOUR = 1e-6
 IDLE_GPU_TOLERANCE = 0.001    # idle bought GPUs are put to work when that costs < 0.1% of the plan (or $1)
-
-
-def usable_candidates(problem: Problem, sc: Scenario, faster_too: bool = False) -> list[list[Candidate]]:
-    """Per class: candidates meeting the scenario's deadline and makespan cap and its GPU-type
-    restriction (and, for a single job, the GPU-count bounds), without those another candidate of
-    the same type and ownership dominates (on cost alone, or also on time with `faster_too`)."""
-    out = []
-    stock = problem.workload.gpus.stock or {}
-    single_job = problem.job_count == 1
-    lower = sc.gpu_lower if single_job else None
-    upper = sc.gpu_upper if single_job else None
-    for cls, cands in zip(problem.classes, problem.candidates):
-        due, cap = sc.job_deadline(cls.deadline), sc.makespan_hours
-        limit = math.inf if due is None else due            # held at the confidence quantile (planned_hours)
-        cap = math.inf if cap is None else cap              # the makespan cap is on the estimate
-        cands = [_at_speed(c, sc.speed_factor.get(c.gpu, 1.0)) for c in cands]
-        keep = [c for c in cands if c.planned_hours <= limit * (1 + 1e-9) and c.hours <= cap * (1 + 1e-9)
-                and (sc.only_gpu is None or c.gpu == sc.only_gpu)
-                and (upper is None or c.count <= upper) and (lower is None or c.count >= lower)
-                and c.count <= stock.get(c.gpu, math.inf)]
-        out.append(_undominated(keep, faster_too))
-    return out
-
-
-def _at_speed(c: Candidate, factor: float) -> Candidate:
-    """The candidate if its GPU's real speed is `factor` x the estimate (Scenario.speed_factor)."""
-    if factor == 1.0:
-        return c
-    nominal = None if c.run_cost_nominal is None else c.run_cost_nominal / factor
-    return dataclasses.replace(c, tokens_per_s=c.tokens_per_s * factor, hours=c.hours / factor,
-                               run_cost_usd=c.run_cost_usd / factor, run_cost_nominal=nominal)
-
-
-def _undominated(cands: list[Candidate], faster_too: bool = False) -> list[Candidate]:
-    """Drop c' when a candidate of the same GPU and ownership needs no more GPUs, GPU-hours or
-    run cost (the cost objective can never prefer c'), and with `faster_too` no more wall time.
-    Sort and sweep per (GPU, ownership): a dominator sorts before what it dominates, and
-    dominance is transitive, so each candidate is compared with the kept ones of its group only."""
-    groups: dict[tuple[str, str], list[Candidate]] = {}
-    for c in sorted(cands, key=lambda c: (c.count, c.gpu_hours, c.run_cost_usd, c.hours)):
-        kept = groups.setdefault((c.gpu, c.ownership), [])
-        if not any(o.count <= c.count and o.gpu_hours <= c.gpu_hours and o.run_cost_usd <= c.run_cost_usd
-                   and (not faster_too or o.hours <= c.hours)
-                   and (o.count, o.gpu_hours, o.run_cost_usd) != (c.count, c.gpu_hours, c.run_cost_usd)
-                   for o in kept):
-            kept.append(c)
-    keep = {id(c) for group in groups.values() for c in group}
-    return [c for c in cands if id(c) in keep]
 
 
 class _Model(ServingSection):

@@ -1,0 +1,80 @@
+"""The candidates one solve may use (`usable_candidates`): those meeting a scenario's limits,
+without the dominated ones. Kept apart from the MILP so the filter, the part every re-solve
+shares, can be remembered per problem."""
+from __future__ import annotations
+
+import dataclasses
+import math
+
+import numpy as np
+
+from advisor.solve.candidates import Candidate, Problem
+from advisor.solve.scenario import Scenario
+
+
+def usable_candidates(problem: Problem, sc: Scenario, faster_too: bool = False) -> list[list[Candidate]]:
+    """Per class: candidates meeting the scenario's deadline and makespan cap and its GPU-type
+    restriction (and, for a single job, the GPU-count bounds), without those another candidate of
+    the same type and ownership dominates (on cost alone, or also on time with `faster_too`).
+    A class's answer is kept in the problem by what decides it (its limits, the GPU-type
+    restriction, count bounds and the speed factors of its GPUs): every re-solve with the same
+    ones (a price, budget or power change, say) reuses it."""
+    out = []
+    stock = problem.workload.gpus.stock or {}
+    single_job = problem.job_count == 1
+    lower = sc.gpu_lower if single_job else None
+    upper = sc.gpu_upper if single_job else None
+    memo = problem.solver_cache.setdefault("usable", {})
+    speed = tuple(sorted(sc.speed_factor.items()))
+    for k, (cls, cands) in enumerate(zip(problem.classes, problem.candidates)):
+        due, cap = sc.job_deadline(cls.deadline), sc.makespan_hours
+        limit = math.inf if due is None else due            # held at the confidence quantile (planned_hours)
+        cap = math.inf if cap is None else cap              # the makespan cap is on the estimate
+        key = (k, faster_too, limit, cap, sc.only_gpu, lower, upper, speed)
+        hit = memo.get(key)
+        if hit is None:
+            if sc.speed_factor:
+                cands = [_at_speed(c, sc.speed_factor.get(c.gpu, 1.0)) for c in cands]
+            keep = [c for c in cands if c.planned_hours <= limit * (1 + 1e-9) and c.hours <= cap * (1 + 1e-9)
+                    and (sc.only_gpu is None or c.gpu == sc.only_gpu)
+                    and (upper is None or c.count <= upper) and (lower is None or c.count >= lower)
+                    and c.count <= stock.get(c.gpu, math.inf)]
+            hit = memo[key] = _undominated(keep, faster_too)
+        out.append(list(hit))
+    return out
+
+
+def _at_speed(c: Candidate, factor: float) -> Candidate:
+    """The candidate if its GPU's real speed is `factor` x the estimate (Scenario.speed_factor)."""
+    if factor == 1.0:
+        return c
+    nominal = None if c.run_cost_nominal is None else c.run_cost_nominal / factor
+    return dataclasses.replace(c, tokens_per_s=c.tokens_per_s * factor, hours=c.hours / factor,
+                               run_cost_usd=c.run_cost_usd / factor, run_cost_nominal=nominal)
+
+
+def _undominated(cands: list[Candidate], faster_too: bool = False) -> list[Candidate]:
+    """Drop c' when a candidate of the same GPU and ownership needs no more GPUs, GPU-hours or
+    run cost (the cost objective can never prefer c'), and with `faster_too` no more wall time.
+    Dominance is transitive (a dominator of a dominator dominates), so what is kept is exactly
+    what no candidate dominates: one comparison of every pair within each (GPU, ownership)
+    group, as arrays. Candidates keep their order."""
+    if len(cands) < 2:
+        return list(cands)
+    groups: dict[tuple[str, str], list[int]] = {}
+    for j, c in enumerate(cands):
+        groups.setdefault((c.gpu, c.ownership), []).append(j)
+    figures = np.array([(c.count, c.gpu_hours, c.run_cost_usd, c.hours) for c in cands], dtype=float)
+    dominated = np.zeros(len(cands), dtype=bool)
+    for members in groups.values():
+        if len(members) < 2:
+            continue
+        f = figures[members]
+        n, gh, rc = f[:, 0], f[:, 1], f[:, 2]
+        # row o, column c: o needs no more than c (and differs from it)
+        le = (n[:, None] <= n[None, :]) & (gh[:, None] <= gh[None, :]) & (rc[:, None] <= rc[None, :])
+        if faster_too:
+            le &= f[:, 3][:, None] <= f[:, 3][None, :]
+        le &= (n[:, None] != n[None, :]) | (gh[:, None] != gh[None, :]) | (rc[:, None] != rc[None, :])
+        dominated[members] = le.any(axis=0)
+    return [c for c, d in zip(cands, dominated) if not d]
