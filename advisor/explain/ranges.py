@@ -21,8 +21,9 @@ COST_DRAWS = 2000
 SEED = 16
 SLOWEST = 0.2          # speed sensitivity searches down to 80% below the estimate ...
 FASTEST = 3.0          # ... and up to 200% above it
-STEPS = 9              # bisection steps: brackets the break-even within 0.4 points, so the rounded
-                       # claim holds 1 point short of it and flips 1 point beyond it
+WIDTH = 0.01           # bisection stops when the bracket is within 1 point: the midpoint rounded to a
+                       # whole percent then holds 1 point short of it and flips 1 point beyond it
+STEPS = 9              # at most (9 halvings bring 0.8 or 2.0 within 0.4 points)
 
 
 def quantile(xs: list[float], q: float) -> float:
@@ -105,8 +106,10 @@ def _what(problem: Problem, s: Solution) -> str:
 
 def _edge(holds, good: float, bad: float) -> tuple[float, float]:
     """Bisection between a speed factor where `holds` is true (good) and one where it is not (bad):
-    the last good and first bad factor after STEPS re-solves."""
+    the last good and first bad factor once they are within WIDTH (at most STEPS re-solves)."""
     for _ in range(STEPS):
+        if abs(bad - good) <= WIDTH:
+            break
         mid = (good + bad) / 2
         good, bad = (mid, bad) if holds(mid) else (good, mid)
     return good, bad

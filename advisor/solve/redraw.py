@@ -16,6 +16,7 @@ from advisor.solve.candidates import Candidate, Problem
 from advisor.solve.milp import (
     TIE_BREAK_USD_PER_HOUR,
     _Model,
+    _safe,
     _run,
     default_gap,
     solve,
@@ -50,13 +51,16 @@ class Redraw:
         self.ncol = {g: v.index for g, v in m.N.items()}
         self.bounds = {(k, i): (m.y[k, i].lowBound or 0, m.y[k, i].upBound) for k, i, _ in m.pairs()}
         self.obj_n = {g: m.prob.objective.get(v, 0.0) for g, v in m.N.items()}
-        self.cap_rows = []     # (row, k, i, coefficient at the fastest speed)
+        # a capacity row holds one GPU type's owned jobs: GPU-hours x 1/r <= L N is GPU-hours <= L r N,
+        # so a draw changes one coefficient per row, on N
+        self.cap_rows = []     # (row, GPU, column of N, coefficient at the fastest speed)
         self.budget_row = None
-        where = {m.y[k, i].name: (k, i) for k, i, _ in m.pairs()}
         for con in m.prob.constraints():
             name = con.name
             if name.startswith("capacity_"):
-                self.cap_rows += [(con.index, *where[v.name], a) for v, a in con.items() if v.name in where and a]
+                g = next(g for g, v in m.N.items() if name.startswith(f"capacity_{_safe(g)}_")
+                         and name[len(f"capacity_{_safe(g)}_"):].isdigit())
+                self.cap_rows.append((con.index, g, m.N[g].index, con.get(m.N[g], 0.0)))
             elif name == "budget":
                 self.budget_row = con
         # cost dominance within a GPU type and ownership is the same at every speed (they all scale
@@ -90,27 +94,28 @@ class Redraw:
         rel = {g: speed.get(g, 1.0) / self.fastest.get(g, 1.0) for g in self.fastest}
         # at this draw's speeds: candidates that meet their deadlines, less those another dominates on
         # cost (speed scales a GPU type's candidates alike, so dominance among them is unchanged)
-        highs, costs = [], []
-        budget = self.budget_row.index if self.budget_row is not None else None
-        for col, gpu, hi, run_cost, hours, rent_price, mine, dom in self.columns:
-            r = rel.get(gpu, 1.0)
-            alive = _meets(mine, r) and not (dom is not None and _meets(dom, r))
-            rate = rent_price * rent.get(gpu, 1.0) if rent_price is not None else 1.0
-            run = run_cost / r * rate
-            highs.append(hi if alive else 0.0)
-            costs.append(run + TIE_BREAK_USD_PER_HOUR * hours / r)
-            if budget is not None:
-                h.changeCoeff(budget, col, run)
+        a = self.arrays
+        gpus = self.gpu_names
+        r = np.array([rel.get(g, 1.0) for g in gpus])[a["gpu"]]
+        rate = np.where(a["rented"], a["rent_price"] * np.array([rent.get(g, 1.0) for g in gpus])[a["gpu"]], 1.0)
+        alive = _meets_all(a["mine"], r) & ~(a["has_dom"] & _meets_all(a["dom"], r))
+        run = a["run_cost"] / r * rate
+        highs = np.where(alive, a["hi"], 0.0)
+        costs = run + TIE_BREAK_USD_PER_HOUR * a["hours"] / r
+        if self.budget_row is not None:
+            budget = self.budget_row.index
+            for col, x in zip(self.col_index.tolist(), run.tolist()):
+                h.changeCoeff(budget, col, x)
         idx = self.col_index
-        h.changeColsBounds(len(idx), idx, self.lows, np.array(highs, dtype=float))
-        h.changeColsCost(len(idx), idx, np.array(costs, dtype=float))
+        h.changeColsBounds(len(idx), idx, self.lows, highs)
+        h.changeColsCost(len(idx), idx, costs)
         for g, col in self.ncol.items():
             extra = (p.unit_price[g] or 0.0) * self.sc.buy_price(g) * (buy.get(g, 1.0) - 1.0)
             h.changeColCost(col, self.obj_n[g] + extra)
             if self.budget_row is not None:
                 h.changeCoeff(self.budget_row.index, col, self.budget_row.get(m.N[g], 0.0) + extra)
-        for row, k, i, coef in self.cap_rows:
-            h.changeCoeff(row, self.ycol[k, i], coef / rel.get(m.cands[k][i].gpu, 1.0))
+        for row, g, col, coef in self.cap_rows:
+            h.changeCoeff(row, col, coef * rel.get(g, 1.0))
         h.run()
         if h.getModelStatus() != highspy.HighsModelStatus.kOptimal:
             return None
@@ -134,6 +139,24 @@ class Redraw:
                                  self._deadline_test(k, c), None if dom is None else self._deadline_test(k, dom)))
         self.col_index = np.array([col for col, *_ in self.columns], dtype=np.int32)
         self.lows = np.array([self.bounds[k, i][0] for k, i, _ in m.pairs()], dtype=float)
+        self.gpu_names = sorted({col[1] for col in self.columns})
+        at = {g: n for n, g in enumerate(self.gpu_names)}
+        inf = float("inf")
+
+        def tests(which: int) -> np.ndarray:   # (planned hours, deadline, hours, makespan cap); inf when none
+            return np.array([(0.0, inf, 0.0, inf) if col[which] is None else
+                             tuple(inf if x is None else x for x in col[which]) for col in self.columns],
+                            dtype=float).reshape(-1, 4)
+
+        self.arrays = {
+            "gpu": np.array([at[col[1]] for col in self.columns], dtype=np.int64),
+            "hi": np.array([inf if col[2] is None else col[2] for col in self.columns], dtype=float),
+            "run_cost": np.array([col[3] for col in self.columns], dtype=float),
+            "hours": np.array([col[4] for col in self.columns], dtype=float),
+            "rented": np.array([col[5] is not None for col in self.columns]),
+            "rent_price": np.array([0.0 if col[5] is None else col[5] for col in self.columns], dtype=float),
+            "mine": tests(6), "dom": tests(7),
+            "has_dom": np.array([col[7] is not None for col in self.columns])}
 
     def _deadline_test(self, k: int, c: Candidate) -> tuple:
         """(planned hours, deadline or None, hours, makespan cap or None): `_meets` at a speed."""
@@ -152,6 +175,13 @@ def _meets(test: tuple, r: float) -> bool:
     planned, due, hours, cap = test
     return ((due is None or planned / r <= due * (1 + 1e-9))
             and (cap is None or hours / r <= cap * (1 + 1e-9)))
+
+
+def _meets_all(tests, r):
+    """`_meets` of every column at once: `tests` is an (n, 4) array of `_deadline_test`s (inf for
+    no deadline or cap), `r` each column's relative speed."""
+    planned, due, hours, cap = tests.T
+    return (planned / r <= due * (1 + 1e-9)) & (hours / r <= cap * (1 + 1e-9))
 
 
 def signature(bought: Mapping[str, int], assignment) -> tuple:
