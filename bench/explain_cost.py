@@ -54,16 +54,20 @@ def main() -> None:
 
     milp._Model.build, highspy.Highs.run = counted_build, counted_run
     stages: dict[str, float] = {}
+    runs: dict[str, int] = {}
+    builds: dict[str, int] = {}
 
     def timed(mod, name, key):
         fn = getattr(mod, name)
 
         def wrapper(*a, **k):
-            t = time.process_time()
+            t, n, b = time.process_time(), counts["highs_runs"], counts["pulp_builds"]
             try:
                 return fn(*a, **k)
             finally:
                 stages[key] = stages.get(key, 0.0) + time.process_time() - t
+                runs[key] = runs.get(key, 0) + counts["highs_runs"] - n
+                builds[key] = builds.get(key, 0) + counts["pulp_builds"] - b
         setattr(mod, name, wrapper)
 
     timed(assemble_mod, "alternatives", "alternatives")
@@ -89,7 +93,7 @@ def main() -> None:
     explain_cpu = time.process_time() - t
     row = {"jobs": args.jobs, "candidates_cpu": round(cand, 2), "solve_cpu": round(solve_cpu, 2),
            "status": sol.status, "gap": sol.solver.get("gap"), "explain_cpu": round(explain_cpu, 2),
-           "stages": {k: round(v, 2) for k, v in stages.items()},
+           "stages": {k: round(v, 2) for k, v in stages.items()}, "highs_runs": runs, "pulp_builds": builds,
            "explain_pulp_builds": counts["pulp_builds"] - before["pulp_builds"],
            "explain_highs_runs": counts["highs_runs"] - before["highs_runs"],
            "explanation_solves": p["solver"]["explanations"]["solves"],
@@ -99,7 +103,8 @@ def main() -> None:
         sens = p["sensitivity"]
         Path(args.out).write_text(json.dumps({"row": row, "break_even": sens["break_even"],
                                               "marginal": sens["marginal"], "speed": sens.get("speed"),
-                                              "cost": p["total_cost_usd"]}, indent=1, default=str))
+                                              "cost": p["total_cost_usd"], "robustness": p["robustness"]},
+                                             indent=1, default=str))
 
 
 if __name__ == "__main__":

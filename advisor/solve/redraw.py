@@ -10,7 +10,7 @@ and runs HiGHS again: no PuLP model is rebuilt. Without highspy every draw is a 
 """
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 from advisor.solve.candidates import Candidate, Problem
 from advisor.solve.milp import (
@@ -29,10 +29,13 @@ class Redraw:
     """`choice(speed, buy, rent)` -> the plan's (GPU, ownership) pairs and purchase, or None when
     no plan meets the constraints under those factors (GPU id -> factor; 1 when absent)."""
 
-    def __init__(self, problem: Problem, sc: Scenario, fastest: Mapping[str, float], time_limit: float | None):
+    def __init__(self, problem: Problem, sc: Scenario, fastest: Mapping[str, float], time_limit: float | None,
+                 draws: Sequence[Mapping[str, float]] | None = None):
         self.problem, self.sc, self.time_limit = problem, sc, time_limit
         self.fastest = dict(fastest)
         self.cands = usable_candidates(problem, sc.but(speed_factor=self.fastest), faster_too=True)
+        if draws is not None:   # the speeds of every draw to come are known: only their live columns
+            self.cands = self._needed(draws)
         self.model: _Model | None = None
         if any(not cs for cs in self.cands):
             return
@@ -63,20 +66,30 @@ class Redraw:
                 self.cap_rows.append((con.index, g, m.N[g].index, con.get(m.N[g], 0.0)))
             elif name == "budget":
                 self.budget_row = con
-        # cost dominance within a GPU type and ownership is the same at every speed (they all scale
-        # alike): per candidate, the fastest candidate that dominates it on cost (None: nothing does)
-        self.dominator = {}
-        for cs in m.cands:
-            groups: dict[tuple, list] = {}
-            for c in cs:
-                groups.setdefault((c.gpu, c.ownership), []).append(c)
-            for group in groups.values():
-                for c in group:
-                    doms = [o for o in group if o is not c and o.count <= c.count and o.gpu_hours <= c.gpu_hours
-                            and o.run_cost_usd <= c.run_cost_usd
-                            and (o.count, o.gpu_hours, o.run_cost_usd) != (c.count, c.gpu_hours, c.run_cost_usd)]
-                    self.dominator[id(c)] = min(doms, key=lambda o: o.hours) if doms else None
+        self.dominator = _dominators(m.cands)
         self._columns()
+
+    def _needed(self, draws: Sequence[Mapping[str, float]]) -> list[list[Candidate]]:
+        """The candidates live in at least one draw (they meet their deadline at its speed and no
+        candidate dominating them on cost does): the others are bounded to 0 in every draw. The live
+        set of each draw is unchanged: a live candidate's dominators all miss its draw's deadline."""
+        import numpy as np
+
+        dominator = _dominators(self.cands)
+        out = []
+        for k, cs in enumerate(self.cands):
+            if not cs:
+                out.append(cs)
+                continue
+            r = np.array([[d.get(c.gpu, 1.0) / self.fastest[c.gpu] if c.gpu in self.fastest else 1.0 for d in draws]
+                          for c in cs])
+            mine = _test_array([self._deadline_test(k, c) for c in cs])
+            doms = [dominator[id(c)] for c in cs]
+            dom = _test_array([None if o is None else self._deadline_test(k, o) for o in doms])
+            has_dom = np.array([o is not None for o in doms])[:, None]
+            alive = _meets_all(mine, r) & ~(has_dom & _meets_all(dom, r))
+            out.append([c for c, keep in zip(cs, alive.any(axis=1)) if keep])
+        return out
 
     def choice(self, speed: Mapping[str, float], buy: Mapping[str, float],
                rent: Mapping[str, float]) -> tuple[frozenset, tuple] | None:
@@ -143,10 +156,8 @@ class Redraw:
         at = {g: n for n, g in enumerate(self.gpu_names)}
         inf = float("inf")
 
-        def tests(which: int) -> np.ndarray:   # (planned hours, deadline, hours, makespan cap); inf when none
-            return np.array([(0.0, inf, 0.0, inf) if col[which] is None else
-                             tuple(inf if x is None else x for x in col[which]) for col in self.columns],
-                            dtype=float).reshape(-1, 4)
+        def tests(which: int) -> np.ndarray:
+            return _test_array([col[which] for col in self.columns])
 
         self.arrays = {
             "gpu": np.array([at[col[1]] for col in self.columns], dtype=np.int64),
@@ -177,11 +188,37 @@ def _meets(test: tuple, r: float) -> bool:
             and (cap is None or hours / r <= cap * (1 + 1e-9)))
 
 
+def _test_array(tests: list):
+    """`_deadline_test`s as an (n, 4) array, inf for no deadline or cap (and for no test at all)."""
+    import numpy as np
+
+    inf = float("inf")
+    return np.array([(0.0, inf, 0.0, inf) if t is None else tuple(inf if x is None else x for x in t)
+                     for t in tests], dtype=float).reshape(-1, 4)
+
+
 def _meets_all(tests, r):
-    """`_meets` of every column at once: `tests` is an (n, 4) array of `_deadline_test`s (inf for
-    no deadline or cap), `r` each column's relative speed."""
-    planned, due, hours, cap = tests.T
+    """`_meets` of every column at once: `tests` from _test_array, `r` each column's relative speed
+    (a vector, or a matrix with a column per draw)."""
+    planned, due, hours, cap = (x[:, None] if r.ndim == 2 else x for x in tests.T)
     return (planned / r <= due * (1 + 1e-9)) & (hours / r <= cap * (1 + 1e-9))
+
+
+def _dominators(cands: list[list[Candidate]]) -> dict[int, Candidate | None]:
+    """Cost dominance within a GPU type and ownership is the same at every speed (they all scale
+    alike): per candidate (by id), the fastest candidate that dominates it on cost (None: nothing does)."""
+    out: dict[int, Candidate | None] = {}
+    for cs in cands:
+        groups: dict[tuple, list] = {}
+        for c in cs:
+            groups.setdefault((c.gpu, c.ownership), []).append(c)
+        for group in groups.values():
+            for c in group:
+                doms = [o for o in group if o is not c and o.count <= c.count and o.gpu_hours <= c.gpu_hours
+                        and o.run_cost_usd <= c.run_cost_usd
+                        and (o.count, o.gpu_hours, o.run_cost_usd) != (c.count, c.gpu_hours, c.run_cost_usd)]
+                out[id(c)] = min(doms, key=lambda o: o.hours) if doms else None
+    return out
 
 
 def signature(bought: Mapping[str, int], assignment) -> tuple:
