@@ -73,7 +73,8 @@ def test_each_break_even_flips_the_choice_when_re_solved_from_scratch(example, e
 def test_each_speed_break_even_flips_the_choice_when_re_solved_from_scratch(example, example_plan, catalog, rules):
     """The speed claims ("stays the choice unless its real speed is >= P% below the estimate",
     "becomes the choice if >= P% above"), computed on the shared speed model (solve/speed_model.py),
-    hold when re-solved by a fresh PuLP build 1 point short of P and flip 1 point beyond it."""
+    hold when re-solved by a fresh PuLP build 1 point short of P, and the choice has changed at P
+    (and stays changed 1 point beyond)."""
     _, p = example_plan(example)
     problem = prepare(load_workload(EXAMPLES / f"{example}.yaml"), catalog, rules, AS_OF)
     base = baseline(problem)
@@ -88,12 +89,14 @@ def test_each_speed_break_even_flips_the_choice_when_re_solved_from_scratch(exam
 
         if b["direction"] == "slower":
             pair = (gpu, b["ownership"])
-            short, beyond = fresh(1 - (pct - 1) / 100), fresh(1 - (pct + 1) / 100)
+            short = fresh((100 - (pct - 1)) / 100)
             assert pair in {(c.gpu, c.ownership) for c in short.chosen}, b
-            assert not beyond.feasible or pair not in {(c.gpu, c.ownership) for c in beyond.chosen}, b
+            for at in (pct, pct + 1):
+                beyond = fresh((100 - at) / 100)
+                assert not beyond.feasible or pair not in {(c.gpu, c.ownership) for c in beyond.chosen}, b
         else:
-            short, beyond = fresh(1 + (pct - 1) / 100), fresh(1 + (pct + 1) / 100)
-            assert gpu not in short.gpu_types() and gpu in beyond.gpu_types(), b
+            assert gpu not in fresh((100 + pct - 1) / 100).gpu_types(), b
+            assert gpu in fresh((100 + pct) / 100).gpu_types() and gpu in fresh((100 + pct + 1) / 100).gpu_types(), b
         checked += 1
     assert checked, p["sensitivity"]["speed"]
 

@@ -79,8 +79,8 @@ class SpeedColumns:
         cap = sc.makespan_hours
 
         def meets(k: int, i: int) -> bool:
-            c = m.cands[k][i]
-            return ((due[k] is None or c.planned_hours <= due[k] * (1 + 1e-9))
+            c, d = m.cands[k][i], due[k]
+            return ((d is None or c.planned_hours <= d * (1 + 1e-9))
                     and (cap is None or c.hours <= cap * (1 + 1e-9)))
 
         for g in recount:
