@@ -25,7 +25,7 @@ import numpy as np
 
 from advisor.solve.candidates import Problem
 from advisor.solve.run import quiet_stdout
-from advisor.solve.scenario import Scenario
+from advisor.solve.scenario import Scenario, baseline
 from advisor.solve.speed_model import SpeedColumns
 
 KEEP_MODELS = 6          # structures kept per problem (sweeps build many, explanations reuse few)
@@ -256,10 +256,14 @@ def solve_fast(problem: Problem, sc: Scenario, time_limit: float | None, gap: fl
 
     key = structure_key(problem, sc)
     ceiling = key[-1]
+    # one GPU type under other deadlines or GPU-count bounds (why it cannot be the plan alone): a
+    # model of that type's candidates only, rather than of every type with the others bounded to 0
+    alone = sc.only_gpu is not None and ceiling is None and key != structure_key(problem, baseline(problem))
+    key += ("alone", sc.only_gpu) if alone else ()
     cache = cache_of(problem)
     hm = cache.get(key)
     if hm is None:
-        cands = (usable_candidates(problem, sc.but(only_gpu=None)) if ceiling is None else
+        cands = (usable_candidates(problem, sc if alone else sc.but(only_gpu=None)) if ceiling is None else
                  speed_candidates(problem, sc, dict(ceiling)))
         model = _Model(problem, sentinel(sc), cands)
         model.build()
