@@ -17,11 +17,11 @@ from advisor.solve.milp import (
     TIE_BREAK_USD_PER_HOUR,
     _Model,
     _safe,
-    _run,
     default_gap,
     solve,
     usable_candidates,
 )
+from advisor.solve.run import solver_for
 from advisor.solve.scenario import Scenario
 
 
@@ -39,33 +39,38 @@ class Redraw:
         self.model: _Model | None = None
         if any(not cs for cs in self.cands):
             return
+        gap = default_gap(problem)   # the plan's own gap: 1% for fleets
+        if solver_for(time_limit, gap)[0] != "highs":
+            return  # fall back to full solves
+        from advisor.solve.fast import HighsModel
+
         model = _Model(problem, sc, self.cands)
         model.build()
-        name, status, _ = _run(model.prob, time_limit, default_gap(problem))   # the plan's own gap: 1% for fleets
-        if name != "highs" or status == "Infeasible" or getattr(model.prob, "solverModel", None) is None:
-            return  # fall back to full solves
-        self.model, self.h = model, model.prob.solverModel
+        hm = HighsModel(model, {}, 1.0, ())   # handed to HiGHS without a solve: each draw is a fresh run
+        hm.h.setOptionValue("time_limit", float(time_limit) if time_limit is not None else float("inf"))
+        hm.h.setOptionValue("mip_rel_gap", float(gap))
+        self.model, self.h, self.hm = model, hm.h, hm
         self._index()
 
     def _index(self) -> None:
         m = self.model
         assert m is not None
-        self.ycol = {(k, i): m.y[k, i].index for k, i, _ in m.pairs()}
-        self.ncol = {g: v.index for g, v in m.N.items()}
+        col, row = self.hm.col, self.hm.row
+        self.ycol = {(k, i): col[m.y[k, i].name] for k, i, _ in m.pairs()}
+        self.ncol = {g: col[v.name] for g, v in m.N.items()}
         self.bounds = {(k, i): (m.y[k, i].lowBound or 0, m.y[k, i].upBound) for k, i, _ in m.pairs()}
         self.obj_n = {g: m.prob.objective.get(v, 0.0) for g, v in m.N.items()}
         # a capacity row holds one GPU type's owned jobs: GPU-hours x 1/r <= L N is GPU-hours <= L r N,
         # so a draw changes one coefficient per row, on N
         self.cap_rows = []     # (row, GPU, column of N, coefficient at the fastest speed)
         self.budget_row = None
-        for con in m.prob.constraints():
-            name = con.name
+        for name, con in m.prob._constraints.items():
             if name.startswith("capacity_"):
                 g = next(g for g, v in m.N.items() if name.startswith(f"capacity_{_safe(g)}_")
                          and name[len(f"capacity_{_safe(g)}_"):].isdigit())
-                self.cap_rows.append((con.index, g, m.N[g].index, con.get(m.N[g], 0.0)))
+                self.cap_rows.append((row[name], g, self.ncol[g], con.get(m.N[g], 0.0)))
             elif name == "budget":
-                self.budget_row = con
+                self.budget_row, self.budget_index = con, row[name]
         self.dominator = _dominators(m.cands)
         self._columns()
 
@@ -116,7 +121,7 @@ class Redraw:
         highs = np.where(alive, a["hi"], 0.0)
         costs = run + TIE_BREAK_USD_PER_HOUR * a["hours"] / r
         if self.budget_row is not None:
-            budget = self.budget_row.index
+            budget = self.budget_index
             for col, x in zip(self.col_index.tolist(), run.tolist()):
                 h.changeCoeff(budget, col, x)
         idx = self.col_index
@@ -126,7 +131,7 @@ class Redraw:
             extra = (p.unit_price[g] or 0.0) * self.sc.buy_price(g) * (buy.get(g, 1.0) - 1.0)
             h.changeColCost(col, self.obj_n[g] + extra)
             if self.budget_row is not None:
-                h.changeCoeff(self.budget_row.index, col, self.budget_row.get(m.N[g], 0.0) + extra)
+                h.changeCoeff(self.budget_index, col, self.budget_row.get(m.N[g], 0.0) + extra)
         for row, g, col, coef in self.cap_rows:
             h.changeCoeff(row, col, coef * rel.get(g, 1.0))
         h.run()
