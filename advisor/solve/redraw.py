@@ -91,7 +91,7 @@ class Redraw:
             mine = _test_array([self._deadline_test(k, c) for c in cs])
             doms = [dominator[id(c)] for c in cs]
             dom = _test_array([None if o is None else self._deadline_test(k, o) for o in doms])
-            has_dom = np.array([o is not None for o in doms])[:, None]
+            has_dom = np.array([o is not None for o in doms], dtype=bool)[:, None]
             alive = _meets_all(mine, r) & ~(has_dom & _meets_all(dom, r))
             out.append([c for c, keep in zip(cs, alive.any(axis=1)) if keep])
         return out
@@ -169,10 +169,10 @@ class Redraw:
             "hi": np.array([inf if col[2] is None else col[2] for col in self.columns], dtype=float),
             "run_cost": np.array([col[3] for col in self.columns], dtype=float),
             "hours": np.array([col[4] for col in self.columns], dtype=float),
-            "rented": np.array([col[5] is not None for col in self.columns]),
+            "rented": np.array([col[5] is not None for col in self.columns], dtype=bool),
             "rent_price": np.array([0.0 if col[5] is None else col[5] for col in self.columns], dtype=float),
             "mine": tests(6), "dom": tests(7),
-            "has_dom": np.array([col[7] is not None for col in self.columns])}
+            "has_dom": np.array([col[7] is not None for col in self.columns], dtype=bool)}
 
     def _deadline_test(self, k: int, c: Candidate) -> tuple:
         """(planned hours, deadline or None, hours, makespan cap or None): `_meets` at a speed."""
