@@ -221,58 +221,15 @@ def write(path: Path, floor: float, bare: float, commands, fleets, args) -> None
         "coefficient changes (solve/fast.py); explanation re-solves stop at a 1% gap; break-even bisections "
         "stop within 1% of the price; crossover computes no break-evens.", "",
     ]
-    kept = ""   # the test-suite section (measured by hand with pytest, not by this script) is kept
-    if path.exists() and "\n## Test suite" in (old := path.read_text()):
-        kept = "\n## Test suite" + old.split("\n## Test suite", 1)[1]
-    path.write_text("\n".join(lines) + NOTES + kept)
+    kept = ""   # what follows the marker (profiles, hand-measured sections, the test suite) is kept
+    if path.exists() and END in (old := path.read_text()):
+        kept = old.split(END, 1)[1]
+    path.write_text("\n".join(lines) + "\n" + END + kept)
 
 
-NOTES = """
-## Where the time goes
+END = "<!-- end of bench/perf.py's output: what follows is kept when it rewrites this file -->"
 
-Profiles (cProfile) of this code; figures are CPU seconds without the profiler unless marked.
 
-- **Layout search** (perf/layout.py). Since the estimator searches strategy x tensor x pipeline x
-  context parallelism x checkpointing x micro-batch, each (job, GPU, count) evaluates ~430
-  layouts at ~20 us each. It was 97% of `advisor crossover` and is most of a fleet's candidates
-  (10 jobs x 28 types: ~15-18 s). Answers are now remembered for the process and on disk by
-  value (perf/memo.py, keyed by the estimator's source digest), so a question asked twice costs
-  nothing; the first answer still costs the search. Per-GPU figures inside `_time` are computed
-  once (identical results: 2,705 fleet candidates compared field by field).
-- **Cold `advisor plan`** on the article example, layout answers stored: importing the package
-  (the floor plus ~0.1 s, mostly pydantic model classes), the robustness verdict (200 seeded
-  HiGHS re-solves, ~0.15 s: half HiGHS, half Python), the other explanations (~0.05 s),
-  candidates 0.02 s (0.35 s on a first run).
-- **`advisor crossover`** planned 12 workloads; each plan without a solution re-planned its
-  workload under 3 other deployments and 2 larger batches (2,188 layout searches), and every plan
-  ran 200 robustness draws: crossover shows neither. `explain="alternatives"` now skips both
-  (crossover's output is byte-identical): 29.1 s -> 2.6 s CPU on a first run, ~0.7 s after.
-- **`advisor memo` (html)**: importing `matplotlib.figure` alone is ~0.77 s CPU and drawing the
-  three charts ~0.4 s, against ~0.75 s for the plan itself.
-- **200-job fleet** (a profile of the code before this work): candidates 33%, the robustness
-  verdict 32% (40 fleet MILPs at HiGHS's default 0.01% gap: they now use the plan's own gap, 1%
-  for fleets), speed break-evens 16% (a speed factor is part of solve/fast.py's structure key, so
-  each bisection step builds a new PuLP model: 76 builds), forced costs of alternatives 9%, price
-  break-evens 6%.
-
-## Warm starts
-
-`python bench/warm_start.py examples/lora-7b-workstation.yaml examples/article-office.yaml
-examples/team-fleet.yaml` re-prices one highspy model 12 times per example and compares each
-result with a fresh solve. highspy 1.16: `setSolution(incumbent)` after `changeColsCost` returned
-the previous plan as "optimal" in 2 of 12 re-pricings of team-fleet; a plain re-run and
-`clearSolver()` before the re-run both matched the fresh solve in 36 of 36. Warm starts stay off.
-
-## Left to do
-
-- The layout search itself: prune layouts that cannot win, or evaluate them as numpy arrays
-  (perf/, the estimator's owner). Until then fleets and first runs are far from the targets.
-- Speed scenarios as coefficient changes of one HiGHS model (hours and costs of a GPU type's
-  columns x 1/factor; candidates missing a deadline bounded to 0, as solve/redraw.py does), so the
-  speed break-evens stop rebuilding the model.
-- Memo charts without matplotlib (plain SVG), and serving modules imported only for serving
-  workloads (plan.py, solve/candidates.py).
-"""
 
 
 if __name__ == "__main__":

@@ -1,7 +1,8 @@
 """The fast re-solve path (one HiGHS model per problem, scenarios as cost/bound changes) means
 the same as a fresh PuLP build: for each scenario, both agree on feasibility and on the least
-cost within the gap, whatever order the scenarios come in. And each break-even a plan reports
-holds when re-solved from scratch at the claimed point."""
+cost within the gap, whatever order the scenarios come in (real speeds included). And each
+break-even a plan reports, of price or of speed, holds when re-solved from scratch at the claimed
+point."""
 from __future__ import annotations
 
 import json
@@ -27,8 +28,12 @@ def _scenarios(problem):
            base.but(deadline_scale=1.5), base.but(deadline_scale=0.5),
            base.but(makespan_hours=max(c.hours for c in first.chosen) * 0.8),
            base.but(price_factor={chosen: 1.5}),      # the same scenario again, after others
-           base.but(rent_factor={chosen: 2.0}, buy_factor={chosen: 0.7})]
+           base.but(rent_factor={chosen: 2.0}, buy_factor={chosen: 0.7}),
+           base.but(speed_factor={chosen: 0.6}), base.but(speed_factor={chosen: 0.3}),   # one shared speed model
+           base.but(speed_factor={chosen: 0.6}, price_factor={chosen: 1.5}),
+           base.but(speed_factor={chosen: 0.95}, only_gpu=chosen), base.but(speed_factor={chosen: 2.5})]
     out += [base.but(only_gpu=g) for g in others]
+    out += [base.but(speed_factor={g: f}) for g in others for f in (3.0, 1.3, 0.5)]   # the runner-up's bisection
     out += [base.but(only_gpu=chosen, price_factor={chosen: 3.0})]
     if problem.workload.budget_usd is not None:
         out.append(base.but(budget_usd=problem.workload.budget_usd * 0.5))
@@ -62,6 +67,54 @@ def test_each_break_even_flips_the_choice_when_re_solved_from_scratch(example, e
         above = _solve_pulp(problem, base.but(price_factor={gpu: f * 1.03 + 0.01}), 30.0, GAP)
         # rise: chosen below the factor, not above; fall: the runner-up chosen at or below it
         assert gpu in below.gpu_types() and gpu not in above.gpu_types(), b
+
+
+@pytest.mark.parametrize("example", ["rent-vs-buy-3y", "team-fleet", "lora-7b-workstation", "llama-70b-budget"])
+def test_each_speed_break_even_flips_the_choice_when_re_solved_from_scratch(example, example_plan, catalog, rules):
+    """The speed claims ("stays the choice unless its real speed is >= P% below the estimate",
+    "becomes the choice if >= P% above"), computed on the shared speed model (solve/speed_model.py),
+    hold when re-solved by a fresh PuLP build 1 point short of P, and the choice has changed at P
+    (and stays changed 1 point beyond)."""
+    _, p = example_plan(example)
+    problem = prepare(load_workload(EXAMPLES / f"{example}.yaml"), catalog, rules, AS_OF)
+    base = baseline(problem)
+    checked = 0
+    for b in p["sensitivity"]["speed"]:
+        if b["percent"] is None:
+            continue
+        gpu, pct = b["gpu"], b["percent"]
+
+        def fresh(f):
+            return _solve_pulp(problem, base.but(speed_factor={gpu: f}), 30.0, GAP)
+
+        if b["direction"] == "slower":
+            pair = (gpu, b["ownership"])
+            short = fresh((100 - (pct - 1)) / 100)
+            assert pair in {(c.gpu, c.ownership) for c in short.chosen}, b
+            for at in (pct, pct + 1):
+                beyond = fresh((100 - at) / 100)
+                assert not beyond.feasible or pair not in {(c.gpu, c.ownership) for c in beyond.chosen}, b
+        else:
+            assert gpu not in fresh((100 + pct - 1) / 100).gpu_types(), b
+            assert gpu in fresh((100 + pct) / 100).gpu_types() and gpu in fresh((100 + pct + 1) / 100).gpu_types(), b
+        checked += 1
+    assert checked, p["sensitivity"]["speed"]
+
+
+@pytest.mark.parametrize("example", ["lora-7b-workstation", "team-fleet"])
+def test_speed_break_evens_are_those_of_a_fresh_build_at_every_step(example, catalog, rules, monkeypatch):
+    """The speed sensitivity found on the shared speed model equals the one found by building the
+    model afresh at every bisection step (what the code did before): same factors, same words."""
+    from advisor.explain import ranges
+    from advisor.explain.alternatives import alternatives
+
+    problem = prepare(load_workload(EXAMPLES / f"{example}.yaml"), catalog, rules, AS_OF)
+    sol = solve(problem)
+    alts = alternatives(problem, sol, 30.0)
+    shared = ranges.speed_sensitivity(problem, sol, alts, 30.0)
+    monkeypatch.setattr(ranges, "solve", lambda pr, sc, time_limit: _solve_pulp(pr, sc, time_limit, GAP))
+    assert ranges.speed_sensitivity(problem, sol, alts, 30.0) == shared
+    assert any(b["percent"] is not None for b in shared), shared
 
 
 def test_explanation_solves_are_reported(example_plan, catalog, rules):

@@ -21,8 +21,7 @@ COST_DRAWS = 2000
 SEED = 16
 SLOWEST = 0.2          # speed sensitivity searches down to 80% below the estimate ...
 FASTEST = 3.0          # ... and up to 200% above it
-STEPS = 9              # bisection steps: brackets the break-even within 0.4 points, so the rounded
-                       # claim holds 1 point short of it and flips 1 point beyond it
+# the break-even is searched on whole percents: the choice holds at P - 1 and changes at P, both re-solved
 
 
 def quantile(xs: list[float], q: float) -> float:
@@ -106,21 +105,22 @@ def _what(problem: Problem, s: Solution) -> str:
     return describe(signature(s.bought, s.assignment))
 
 
-def _edge(holds, good: float, bad: float) -> tuple[float, float]:
-    """Bisection between a speed factor where `holds` is true (good) and one where it is not (bad):
-    the last good and first bad factor after STEPS re-solves."""
-    for _ in range(STEPS):
-        mid = (good + bad) / 2
+def _first_change(holds, bad: int) -> int:
+    """The smallest whole percent p in (0, bad] at which `holds(p)` is false, by bisection on whole
+    percents: holds(0) is the plan itself and holds(bad) is known false (ceil(log2 bad) re-solves)."""
+    good = 0
+    while bad - good > 1:
+        mid = (good + bad) // 2
         good, bad = (mid, bad) if holds(mid) else (good, mid)
-    return good, bad
+    return bad
 
 
 def speed_sensitivity(problem: Problem, sol: Solution, alts: dict, time_limit: float | None) -> list[dict]:
     """How much slower than estimated the chosen GPU may really be, and how much faster the
     runner-up would have to be, before the choice changes: bisection on Scenario.speed_factor,
     re-solving each step. The choice is (GPU, buy or rent), so renting instead of buying the same
-    GPU counts as a change. `percent` is rounded: the choice holds 1 point short of it and flips
-    1 point beyond it."""
+    GPU counts as a change. `percent` P is a whole percent: the choice holds at P - 1 and has changed
+    at P (both re-solved; `switches_to` is the plan at P)."""
     if not sol.feasible or not sol.chosen:
         return []
     spend: dict[tuple[str, str], float] = {}
@@ -132,20 +132,25 @@ def speed_sensitivity(problem: Problem, sol: Solution, alts: dict, time_limit: f
     gid, own = chosen
     base = baseline(problem)
 
-    def at(g: str, f: float) -> Solution:
-        return solve(problem, base.but(speed_factor={g: f}), time_limit=time_limit)
+    solved: dict[tuple[str, int], Solution] = {}
+
+    def at(g: str, pct: int) -> Solution:
+        """The plan when g's real speed is pct% off its estimate (negative: slower)."""
+        if (g, pct) not in solved:
+            solved[g, pct] = solve(problem, base.but(speed_factor={g: (100 + pct) / 100}), time_limit=time_limit)
+        return solved[g, pct]
 
     out: list[dict] = []
-    slow = at(gid, SLOWEST)
+    slowest, fastest = round(100 * (SLOWEST - 1)), round(100 * (FASTEST - 1))   # -80, +200
+    slow = at(gid, slowest)
     if slow.feasible and chosen in _pairs(slow):
         out.append({"gpu": gid, "ownership": own, "direction": "slower", "what": "speed", "factor": None,
                     "percent": None, "switches_to": None,
                     "message": f"{gid} ({own}) stays the choice even if its real speed is "
                                f"{100 * (1 - SLOWEST):.0f}% below the estimate"})
     else:
-        ok, flip = _edge(lambda f: (s := at(gid, f)).feasible and chosen in _pairs(s), 1.0, SLOWEST)
-        pct = round(100 * (1 - (ok + flip) / 2))
-        to = _what(problem, at(gid, 1 - (pct + 1) / 100))
+        pct = _first_change(lambda p: (s := at(gid, -p)).feasible and chosen in _pairs(s), -slowest)
+        to = _what(problem, at(gid, -pct))
         out.append({"gpu": gid, "ownership": own, "direction": "slower", "what": "speed",
                     "factor": round(1 - pct / 100, 2), "percent": pct, "switches_to": to,
                     "message": f"{gid} ({own}) stays the choice unless its real speed is \u2265 {pct}% below "
@@ -153,17 +158,15 @@ def speed_sensitivity(problem: Problem, sol: Solution, alts: dict, time_limit: f
     costed = {g: a["forced_cost_usd"] for g, a in alts.items() if a.get("forced_cost_usd") is not None}
     if costed:
         runner = min(sorted(costed), key=lambda g: costed[g])
-        fast = at(runner, FASTEST)
+        fast = at(runner, fastest)
         if not (fast.feasible and runner in fast.gpu_types()):
             out.append({"gpu": runner, "ownership": None, "direction": "faster", "what": "speed", "factor": None,
                         "percent": None, "switches_to": None,
                         "message": f"{runner} (runner-up) would not become the choice even at "
                                    f"{100 * (FASTEST - 1):.0f}% above its estimated speed"})
         else:
-            lose, win = _edge(lambda f: not ((s := at(runner, f)).feasible and runner in s.gpu_types()),
-                              1.0, FASTEST)
-            pct = round(100 * ((lose + win) / 2 - 1))
-            to = _what(problem, at(runner, 1 + (pct + 1) / 100))
+            pct = _first_change(lambda p: not ((s := at(runner, p)).feasible and runner in s.gpu_types()), fastest)
+            to = _what(problem, at(runner, pct))
             out.append({"gpu": runner, "ownership": None, "direction": "faster", "what": "speed",
                         "factor": round(1 + pct / 100, 2), "percent": pct, "switches_to": to,
                         "message": f"{runner} becomes the choice if its real speed is \u2265 {pct}% above "

@@ -19,7 +19,8 @@ from advisor.solve.scenario import Scenario, baseline
 
 CAP = 64.0            # the largest price factor tried
 STEP = 0.01           # each break-even claim is verified at x(1 - STEP) and x(1 + STEP)
-RESOLUTION = 0.004    # bisection stops when hi/lo (rise) or hi - lo (fall) is within this
+RESOLUTION = 0.004    # the fall's bisection stops when hi - lo is within this
+RISE_RESOLUTION = STEP   # the rise's when hi/lo is: hi(1 - STEP) is then below lo, so the claim's check holds
 OWN = {"buy": "bought", "rent": "rented"}
 PRICE = {"buy": "purchase price", "rent": "rental rate"}
 VERB = {"buy": "buying", "rent": "renting"}
@@ -81,7 +82,7 @@ def break_even(problem: Problem, sol: Solution, alts: dict, time_limit: float | 
                                f"{VERB['rent' if own == 'buy' else 'buy']} the same one -- meets the constraints "
                                "for less"})
     else:
-        while hi / lo > 1 + RESOLUTION:
+        while hi / lo > 1 + RISE_RESOLUTION:
             mid = (lo * hi) ** 0.5
             s = run(gpu, own, mid)
             lo, hi, flipped = (mid, hi, flipped) if uses(s, gpu, own) else (lo, mid, s)
@@ -108,7 +109,7 @@ def break_even(problem: Problem, sol: Solution, alts: dict, time_limit: float | 
             o = costed[g].get("forced_ownership", "buy")
             runner = (g, o if o in ("buy", "rent") else "buy")
     if runner is not None and base_price(problem, *runner):
-        out.append(_fall(problem, runner, time_limit))
+        out.append(_fall(problem, runner, time_limit, sol))
     return out
 
 
@@ -116,12 +117,15 @@ def _pair_words(pair: tuple[str, str] | None) -> str:
     return f"{VERB[pair[1]]} {pair[0]}" if pair else "no plan"
 
 
-def _fall(problem: Problem, pair: tuple[str, str], time_limit: float | None) -> dict:
-    """How far the runner-up pair's own price must fall for it to be chosen (bisection on [0, 1])."""
+def _fall(problem: Problem, pair: tuple[str, str], time_limit: float | None, sol: Solution) -> dict:
+    """How far the runner-up pair's own price must fall for it to be chosen (bisection on [0, 1]);
+    at its current price (factor 1) the plan's own solve `sol` answers."""
     gpu, own = pair
     what, price = PRICE[own], base_price(problem, gpu, own)
 
     def wins(f: float) -> bool:
+        if f == 1.0:
+            return uses(sol, gpu, own)
         return uses(solve(problem, priced(problem, gpu, own, f), time_limit=time_limit), gpu, own)
 
     words = _pair_words(pair)

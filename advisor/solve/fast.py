@@ -1,9 +1,17 @@
 """Re-solving one problem many times, fast: the MILP of a structure is built once (through
 milp._Model, so there is one formulation) and handed to HiGHS; a later scenario that differs only
 in prices, budget, power limit, GPU-count bounds or a GPU-type restriction becomes changes to
-column costs, bounds and coefficients of that same HiGHS model, warm-started from the previous
-solution. A scenario that changes the structure (deadlines, a makespan cap, and for a single job
-the GPU-count bounds, which filter its candidates) gets its own model; a few are kept per problem.
+column costs, bounds and coefficients of that same HiGHS model (not warm-started: see run()).
+A scenario that changes the structure (deadlines, a makespan cap, and for a single job the
+GPU-count bounds, which filter its candidates) gets its own model; a few are kept per problem.
+
+Real speeds (Scenario.speed_factor, the speed break-evens) are coefficient changes too, as in
+solve/redraw.py: speed scenarios share a model built from the candidates usable at a speed
+ceiling (1 for slower, else the next power of 2), dominated on cost *and* time dropped, so no
+column a slower speed needs is missing. At a speed, a GPU type's columns get their run cost,
+tie-break and capacity coefficients x 1 / relative speed, and a column is bounded to 0 when it
+misses its deadline or a candidate that dominates it on cost meets it: exactly the columns a
+fresh build at that speed has.
 
 Equivalence with a fresh build is tested (tests/test_fast_solve.py): status and objective agree
 within the gap for price factors, no budget, scaled deadlines, one GPU type and makespan caps.
@@ -17,7 +25,8 @@ import numpy as np
 
 from advisor.solve.candidates import Problem
 from advisor.solve.run import quiet_stdout
-from advisor.solve.scenario import Scenario
+from advisor.solve.scenario import Scenario, baseline
+from advisor.solve.speed_model import SpeedColumns
 
 KEEP_MODELS = 6          # structures kept per problem (sweeps build many, explanations reuse few)
 _INF = math.inf
@@ -29,8 +38,27 @@ def structure_key(problem: Problem, sc: Scenario) -> tuple:
     """What decides the model's rows and columns (everything else is a coefficient or a bound)."""
     single = problem.job_count == 1
     return (sc.deadline_scale, sc.deadline_extra_hours, sc.makespan_hours,
-            sc.gpu_lower if single else None, sc.gpu_upper if single else None,
-            tuple(sorted(sc.speed_factor.items())))   # a speed change rescales candidates' hours and costs
+            sc.gpu_lower if single else None, sc.gpu_upper if single else None, speed_key(sc))
+
+
+def speed_key(sc: Scenario) -> tuple | None:
+    """None without a speed change; else each GPU type whose speed changes with the speed ceiling
+    of the shared model: every factor up to 1 shares one model, factors in (1, 2] another, (2, 4] ..."""
+    if all(f == 1.0 for f in sc.speed_factor.values()):
+        return None
+    return tuple(sorted((g, 1.0 if f <= 1.0 else 2.0 ** math.ceil(math.log2(f) - 1e-12))
+                        for g, f in sc.speed_factor.items() if f != 1.0))
+
+
+def speed_candidates(problem: Problem, sc: Scenario, ceiling: dict[str, float]) -> list[list]:
+    """The columns of a speed model: for the GPU types whose speed changes, the candidates usable at
+    their ceiling, dominated on cost *and* time dropped (a slower speed may need a faster one);
+    for the others, those a fresh build keeps."""
+    from advisor.solve.milp import usable_candidates
+
+    base = usable_candidates(problem, sc.but(only_gpu=None, speed_factor={}))
+    fast = usable_candidates(problem, sc.but(only_gpu=None, speed_factor=ceiling), faster_too=True)
+    return [[c for c in f if c.gpu in ceiling] + [c for c in b if c.gpu not in ceiling] for f, b in zip(fast, base)]
 
 
 def sentinel(sc: Scenario) -> Scenario:
@@ -41,7 +69,7 @@ def sentinel(sc: Scenario) -> Scenario:
                   gpu_upper=UNBOUNDED)
 
 
-class HighsModel:
+class HighsModel(SpeedColumns):
     """A built _Model mirrored in a highspy.Highs object, with the indices needed to re-price and
     re-bound it. `cost_rows` carry the total cost (budget, and the idle-GPU cost cap); the
     objective is cost_weight x total + `extra` (the tie-break, or the polish's wall time)."""
@@ -96,6 +124,8 @@ class HighsModel:
         self.row_bounds = {name: (rlo[r], rhi[r]) for name, r in self.row.items()}
         self.only_gpu: str | None = None
         self.gpu_upper: float = _INF
+        self.ceiling: dict[str, float] | None = None     # a speed model's speed ceilings (enable_speed)
+        self.dead: set[int] = set()                       # y columns off at the current speed
 
     # ------------------------------------------------------------------ scenario -> changes
     def apply(self, sc: Scenario, rows: dict[str, tuple[float, float]]) -> None:
@@ -103,11 +133,13 @@ class HighsModel:
         factors = (tuple(sorted(sc.price_factor.items())), tuple(sorted(sc.rent_factor.items())),
                    tuple(sorted(sc.buy_factor.items())))
         m.sc = sc
-        if factors != self.factors:
-            changed = {g for f in factors + self.factors for g, _ in f}
+        self.recounted = False
+        respeed = self._respeed(sc) if self.ceiling is not None else set()
+        if factors != self.factors or respeed:
+            changed = {g for f in factors + self.factors for g, _ in f} | respeed
             self._reprice(changed)
             self.factors = factors
-        if sc.only_gpu != self.only_gpu or (sc.gpu_upper or _INF) != self.gpu_upper:
+        if sc.only_gpu != self.only_gpu or (sc.gpu_upper or _INF) != self.gpu_upper or self.recounted:
             self._rebound(sc)
         for name, (lo, hi) in rows.items():
             if name in self.row and self.row_bounds[name] != (lo, hi):
@@ -155,6 +187,8 @@ class HighsModel:
                 for (g, _), v in group2.items():
                     if g != sc.only_gpu:
                         ub[self.col[v.name]] = 0.0
+        for j in self.dead:
+            ub[j] = 0.0
         upper = sc.gpu_upper or _INF
         for g, v in m.N.items():
             j = self.col[v.name]
@@ -221,18 +255,30 @@ def solve_fast(problem: Problem, sc: Scenario, time_limit: float | None, gap: fl
     )
 
     key = structure_key(problem, sc)
+    ceiling = key[-1]
+    # one GPU type under other deadlines or GPU-count bounds (why it cannot be the plan alone): a
+    # model of that type's candidates only, rather than of every type with the others bounded to 0
+    alone = sc.only_gpu is not None and ceiling is None and key != structure_key(problem, baseline(problem))
+    key += ("alone", sc.only_gpu) if alone else ()
     cache = cache_of(problem)
     hm = cache.get(key)
     if hm is None:
-        model = _Model(problem, sentinel(sc), usable_candidates(problem, sc.but(only_gpu=None)))
+        cands = (usable_candidates(problem, sc if alone else sc.but(only_gpu=None)) if ceiling is None else
+                 speed_candidates(problem, sc, dict(ceiling)))
+        model = _Model(problem, sentinel(sc), cands)
         model.build()
         extra = {name: TIE_BREAK_USD_PER_HOUR * c.hours for name, c in _columns(model)}
         hm = HighsModel(model, extra, 1.0, ("budget",))
+        if ceiling is not None:
+            hm.enable_speed(dict(ceiling), TIE_BREAK_USD_PER_HOUR)
     remember(problem, key, hm)
     model = hm.model
+    no_plan = Solution("infeasible", None, solver={"name": None, "reason": "a job has no usable candidate"})
     if any(not cs or (sc.only_gpu is not None and all(c.gpu != sc.only_gpu for c in cs)) for cs in model.cands):
-        return Solution("infeasible", None, solver={"name": None, "reason": "a job has no usable candidate"})
+        return no_plan
     hm.apply(sc, limit_rows(sc))
+    if hm.ceiling is not None and hm.no_column(sc.only_gpu):
+        return no_plan
     status, proven, mip_gap = hm.run(time_limit, gap)
     _check(status, "highs", time_limit)
     if status == "infeasible":
@@ -244,7 +290,7 @@ def solve_fast(problem: Problem, sc: Scenario, time_limit: float | None, gap: fl
         # (a fleet's explanation re-solves skip the idle-GPU polish: it moves the cost by at most
         # IDLE_GPU_TOLERANCE, 0.1%, inside their 1% gap, and its model differs per plan)
         used = {(c.gpu, c.ownership) for k, i, c in model.pairs() if (model.y[k, i].value() or 0) > 1e-6}
-        pkey = key + ("polish", frozenset(used))
+        pkey = key + ("polish", frozenset(used), tuple(sorted(sc.speed_factor.items())))
         pm = cache.get(pkey)
         if pm is None:
             cands = [[c for c in cs if (c.gpu, c.ownership) in used]

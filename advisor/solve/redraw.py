@@ -10,17 +10,18 @@ and runs HiGHS again: no PuLP model is rebuilt. Without highspy every draw is a 
 """
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 from advisor.solve.candidates import Candidate, Problem
 from advisor.solve.milp import (
     TIE_BREAK_USD_PER_HOUR,
     _Model,
-    _run,
+    _safe,
     default_gap,
     solve,
     usable_candidates,
 )
+from advisor.solve.run import solver_for
 from advisor.solve.scenario import Scenario
 
 
@@ -28,51 +29,72 @@ class Redraw:
     """`choice(speed, buy, rent)` -> the plan's (GPU, ownership) pairs and purchase, or None when
     no plan meets the constraints under those factors (GPU id -> factor; 1 when absent)."""
 
-    def __init__(self, problem: Problem, sc: Scenario, fastest: Mapping[str, float], time_limit: float | None):
+    def __init__(self, problem: Problem, sc: Scenario, fastest: Mapping[str, float], time_limit: float | None,
+                 draws: Sequence[Mapping[str, float]] | None = None):
         self.problem, self.sc, self.time_limit = problem, sc, time_limit
         self.fastest = dict(fastest)
         self.cands = usable_candidates(problem, sc.but(speed_factor=self.fastest), faster_too=True)
+        if draws is not None:   # the speeds of every draw to come are known: only their live columns
+            self.cands = self._needed(draws)
         self.model: _Model | None = None
         if any(not cs for cs in self.cands):
             return
+        gap = default_gap(problem)   # the plan's own gap: 1% for fleets
+        if solver_for(time_limit, gap)[0] != "highs":
+            return  # fall back to full solves
+        from advisor.solve.fast import HighsModel
+
         model = _Model(problem, sc, self.cands)
         model.build()
-        name, status, _ = _run(model.prob, time_limit, default_gap(problem))   # the plan's own gap: 1% for fleets
-        if name != "highs" or status == "Infeasible" or getattr(model.prob, "solverModel", None) is None:
-            return  # fall back to full solves
-        self.model, self.h = model, model.prob.solverModel
+        hm = HighsModel(model, {}, 1.0, ())   # handed to HiGHS without a solve: each draw is a fresh run
+        hm.h.setOptionValue("time_limit", float(time_limit) if time_limit is not None else float("inf"))
+        hm.h.setOptionValue("mip_rel_gap", float(gap))
+        self.model, self.h, self.hm = model, hm.h, hm
         self._index()
 
     def _index(self) -> None:
         m = self.model
         assert m is not None
-        self.ycol = {(k, i): m.y[k, i].index for k, i, _ in m.pairs()}
-        self.ncol = {g: v.index for g, v in m.N.items()}
+        col, row = self.hm.col, self.hm.row
+        self.ycol = {(k, i): col[m.y[k, i].name] for k, i, _ in m.pairs()}
+        self.ncol = {g: col[v.name] for g, v in m.N.items()}
         self.bounds = {(k, i): (m.y[k, i].lowBound or 0, m.y[k, i].upBound) for k, i, _ in m.pairs()}
         self.obj_n = {g: m.prob.objective.get(v, 0.0) for g, v in m.N.items()}
-        self.cap_rows = []     # (row, k, i, coefficient at the fastest speed)
+        # a capacity row holds one GPU type's owned jobs: GPU-hours x 1/r <= L N is GPU-hours <= L r N,
+        # so a draw changes one coefficient per row, on N
+        self.cap_rows = []     # (row, GPU, column of N, coefficient at the fastest speed)
         self.budget_row = None
-        where = {m.y[k, i].name: (k, i) for k, i, _ in m.pairs()}
-        for con in m.prob.constraints():
-            name = con.name
+        for name, con in m.prob._constraints.items():
             if name.startswith("capacity_"):
-                self.cap_rows += [(con.index, *where[v.name], a) for v, a in con.items() if v.name in where and a]
+                g = next(g for g, v in m.N.items() if name.startswith(f"capacity_{_safe(g)}_")
+                         and name[len(f"capacity_{_safe(g)}_"):].isdigit())
+                self.cap_rows.append((row[name], g, self.ncol[g], con.get(m.N[g], 0.0)))
             elif name == "budget":
-                self.budget_row = con
-        # cost dominance within a GPU type and ownership is the same at every speed (they all scale
-        # alike): per candidate, the fastest candidate that dominates it on cost (None: nothing does)
-        self.dominator = {}
-        for cs in m.cands:
-            groups: dict[tuple, list] = {}
-            for c in cs:
-                groups.setdefault((c.gpu, c.ownership), []).append(c)
-            for group in groups.values():
-                for c in group:
-                    doms = [o for o in group if o is not c and o.count <= c.count and o.gpu_hours <= c.gpu_hours
-                            and o.run_cost_usd <= c.run_cost_usd
-                            and (o.count, o.gpu_hours, o.run_cost_usd) != (c.count, c.gpu_hours, c.run_cost_usd)]
-                    self.dominator[id(c)] = min(doms, key=lambda o: o.hours) if doms else None
+                self.budget_row, self.budget_index = con, row[name]
+        self.dominator = _dominators(m.cands)
         self._columns()
+
+    def _needed(self, draws: Sequence[Mapping[str, float]]) -> list[list[Candidate]]:
+        """The candidates live in at least one draw (they meet their deadline at its speed and no
+        candidate dominating them on cost does): the others are bounded to 0 in every draw. The live
+        set of each draw is unchanged: a live candidate's dominators all miss its draw's deadline."""
+        import numpy as np
+
+        dominator = _dominators(self.cands)
+        out = []
+        for k, cs in enumerate(self.cands):
+            if not cs:
+                out.append(cs)
+                continue
+            r = np.array([[d.get(c.gpu, 1.0) / self.fastest[c.gpu] if c.gpu in self.fastest else 1.0 for d in draws]
+                          for c in cs])
+            mine = _test_array([self._deadline_test(k, c) for c in cs])
+            doms = [dominator[id(c)] for c in cs]
+            dom = _test_array([None if o is None else self._deadline_test(k, o) for o in doms])
+            has_dom = np.array([o is not None for o in doms], dtype=bool)[:, None]
+            alive = _meets_all(mine, r) & ~(has_dom & _meets_all(dom, r))
+            out.append([c for c, keep in zip(cs, alive.any(axis=1)) if keep])
+        return out
 
     def choice(self, speed: Mapping[str, float], buy: Mapping[str, float],
                rent: Mapping[str, float]) -> tuple[frozenset, tuple] | None:
@@ -90,27 +112,28 @@ class Redraw:
         rel = {g: speed.get(g, 1.0) / self.fastest.get(g, 1.0) for g in self.fastest}
         # at this draw's speeds: candidates that meet their deadlines, less those another dominates on
         # cost (speed scales a GPU type's candidates alike, so dominance among them is unchanged)
-        highs, costs = [], []
-        budget = self.budget_row.index if self.budget_row is not None else None
-        for col, gpu, hi, run_cost, hours, rent_price, mine, dom in self.columns:
-            r = rel.get(gpu, 1.0)
-            alive = _meets(mine, r) and not (dom is not None and _meets(dom, r))
-            rate = rent_price * rent.get(gpu, 1.0) if rent_price is not None else 1.0
-            run = run_cost / r * rate
-            highs.append(hi if alive else 0.0)
-            costs.append(run + TIE_BREAK_USD_PER_HOUR * hours / r)
-            if budget is not None:
-                h.changeCoeff(budget, col, run)
+        a = self.arrays
+        gpus = self.gpu_names
+        r = np.array([rel.get(g, 1.0) for g in gpus])[a["gpu"]]
+        rate = np.where(a["rented"], a["rent_price"] * np.array([rent.get(g, 1.0) for g in gpus])[a["gpu"]], 1.0)
+        alive = _meets_all(a["mine"], r) & ~(a["has_dom"] & _meets_all(a["dom"], r))
+        run = a["run_cost"] / r * rate
+        highs = np.where(alive, a["hi"], 0.0)
+        costs = run + TIE_BREAK_USD_PER_HOUR * a["hours"] / r
+        if self.budget_row is not None:
+            budget = self.budget_index
+            for col, x in zip(self.col_index.tolist(), run.tolist()):
+                h.changeCoeff(budget, col, x)
         idx = self.col_index
-        h.changeColsBounds(len(idx), idx, self.lows, np.array(highs, dtype=float))
-        h.changeColsCost(len(idx), idx, np.array(costs, dtype=float))
+        h.changeColsBounds(len(idx), idx, self.lows, highs)
+        h.changeColsCost(len(idx), idx, costs)
         for g, col in self.ncol.items():
             extra = (p.unit_price[g] or 0.0) * self.sc.buy_price(g) * (buy.get(g, 1.0) - 1.0)
             h.changeColCost(col, self.obj_n[g] + extra)
             if self.budget_row is not None:
-                h.changeCoeff(self.budget_row.index, col, self.budget_row.get(m.N[g], 0.0) + extra)
-        for row, k, i, coef in self.cap_rows:
-            h.changeCoeff(row, self.ycol[k, i], coef / rel.get(m.cands[k][i].gpu, 1.0))
+                h.changeCoeff(self.budget_index, col, self.budget_row.get(m.N[g], 0.0) + extra)
+        for row, g, col, coef in self.cap_rows:
+            h.changeCoeff(row, col, coef * rel.get(g, 1.0))
         h.run()
         if h.getModelStatus() != highspy.HighsModelStatus.kOptimal:
             return None
@@ -134,6 +157,22 @@ class Redraw:
                                  self._deadline_test(k, c), None if dom is None else self._deadline_test(k, dom)))
         self.col_index = np.array([col for col, *_ in self.columns], dtype=np.int32)
         self.lows = np.array([self.bounds[k, i][0] for k, i, _ in m.pairs()], dtype=float)
+        self.gpu_names = sorted({col[1] for col in self.columns})
+        at = {g: n for n, g in enumerate(self.gpu_names)}
+        inf = float("inf")
+
+        def tests(which: int) -> np.ndarray:
+            return _test_array([col[which] for col in self.columns])
+
+        self.arrays = {
+            "gpu": np.array([at[col[1]] for col in self.columns], dtype=np.int64),
+            "hi": np.array([inf if col[2] is None else col[2] for col in self.columns], dtype=float),
+            "run_cost": np.array([col[3] for col in self.columns], dtype=float),
+            "hours": np.array([col[4] for col in self.columns], dtype=float),
+            "rented": np.array([col[5] is not None for col in self.columns], dtype=bool),
+            "rent_price": np.array([0.0 if col[5] is None else col[5] for col in self.columns], dtype=float),
+            "mine": tests(6), "dom": tests(7),
+            "has_dom": np.array([col[7] is not None for col in self.columns], dtype=bool)}
 
     def _deadline_test(self, k: int, c: Candidate) -> tuple:
         """(planned hours, deadline or None, hours, makespan cap or None): `_meets` at a speed."""
@@ -152,6 +191,39 @@ def _meets(test: tuple, r: float) -> bool:
     planned, due, hours, cap = test
     return ((due is None or planned / r <= due * (1 + 1e-9))
             and (cap is None or hours / r <= cap * (1 + 1e-9)))
+
+
+def _test_array(tests: list):
+    """`_deadline_test`s as an (n, 4) array, inf for no deadline or cap (and for no test at all)."""
+    import numpy as np
+
+    inf = float("inf")
+    return np.array([(0.0, inf, 0.0, inf) if t is None else tuple(inf if x is None else x for x in t)
+                     for t in tests], dtype=float).reshape(-1, 4)
+
+
+def _meets_all(tests, r):
+    """`_meets` of every column at once: `tests` from _test_array, `r` each column's relative speed
+    (a vector, or a matrix with a column per draw)."""
+    planned, due, hours, cap = (x[:, None] if r.ndim == 2 else x for x in tests.T)
+    return (planned / r <= due * (1 + 1e-9)) & (hours / r <= cap * (1 + 1e-9))
+
+
+def _dominators(cands: list[list[Candidate]]) -> dict[int, Candidate | None]:
+    """Cost dominance within a GPU type and ownership is the same at every speed (they all scale
+    alike): per candidate (by id), the fastest candidate that dominates it on cost (None: nothing does)."""
+    out: dict[int, Candidate | None] = {}
+    for cs in cands:
+        groups: dict[tuple, list] = {}
+        for c in cs:
+            groups.setdefault((c.gpu, c.ownership), []).append(c)
+        for group in groups.values():
+            for c in group:
+                doms = [o for o in group if o is not c and o.count <= c.count and o.gpu_hours <= c.gpu_hours
+                        and o.run_cost_usd <= c.run_cost_usd
+                        and (o.count, o.gpu_hours, o.run_cost_usd) != (c.count, c.gpu_hours, c.run_cost_usd)]
+                out[id(c)] = min(doms, key=lambda o: o.hours) if doms else None
+    return out
 
 
 def signature(bought: Mapping[str, int], assignment) -> tuple:

@@ -1,0 +1,105 @@
+"""Speed scenarios (Scenario.speed_factor, the speed break-evens) as coefficient changes of one
+HiGHS model (solve/fast.py's HighsModel), as solve/redraw.py does for the robustness draws.
+
+The model is built from the candidates usable at its speed ceilings (solve/fast.speed_key), with
+candidates dominated on cost *and* time dropped: any candidate a fresh build at a slower speed
+keeps is a column. At a speed, the columns of a GPU type get their run cost, tie-break and
+capacity coefficients x 1 / (speed / ceiling); a column is bounded to 0 when it misses its
+deadline (or the makespan cap) at that speed, or when the fastest candidate dominating it on cost
+meets it -- so the live columns are exactly those of a fresh build at that speed.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from advisor.solve.milp import _at_speed, _safe
+from advisor.solve.scenario import Scenario
+
+
+class SpeedColumns:
+    """The speed part of HighsModel (which provides model, h, col, row, extra and dead)."""
+
+    model: Any
+    h: Any
+    col: dict[str, int]
+    row: dict[str, int]
+    extra: dict[int, float]
+    dead: set[int]
+    ceiling: dict[str, float] | None
+
+    def enable_speed(self, ceiling: dict[str, float], hour_weight: float) -> None:
+        """Make this a speed model (module docstring): its candidates are at the `ceiling` speeds;
+        remember them, their capacity coefficients and each one's fastest cost dominator."""
+        m = self.model
+        self.ceiling, self.hour_weight, self.ref_cands = dict(ceiling), hour_weight, m.cands
+        self.ycol = {(k, i): self.col[m.y[k, i].name] for k, i, _ in m.pairs()}
+        self.gpu_cols: dict[str, list[tuple[int, int]]] = {}
+        for k, i, c in m.pairs():
+            self.gpu_cols.setdefault(c.gpu, []).append((k, i))
+        # a capacity row holds one GPU type's owned jobs: GPU-hours x 1/r <= L N is GPU-hours <= L r N,
+        # so a speed change is one coefficient per row, on N
+        self.cap_coefs: dict[str, list[tuple[int, int, float]]] = {}   # GPU -> (row, column of N, coefficient)
+        for name, r in self.row.items():
+            if name.startswith("capacity_"):
+                g = next(g for g, v in m.N.items() if name.startswith(f"capacity_{_safe(g)}_")
+                         and name[len(f"capacity_{_safe(g)}_"):].isdigit())
+                j = self.col[m.N[g].name]
+                self.cap_coefs.setdefault(g, []).append((r, j, m.prob._constraints[name][m.N[g]]))
+        # cost dominance within a GPU type and ownership holds at every speed (they all scale alike)
+        self.dominator: dict[tuple[int, int], int | None] = {}
+        for k, cs in enumerate(m.cands):
+            groups: dict[tuple[str, str], list[int]] = {}
+            for i, c in enumerate(cs):
+                groups.setdefault((c.gpu, c.ownership), []).append(i)
+            for group in groups.values():
+                for i in group:
+                    c = cs[i]
+                    doms = [o for o in group if o != i and cs[o].count <= c.count and cs[o].gpu_hours <= c.gpu_hours
+                            and cs[o].run_cost_usd <= c.run_cost_usd
+                            and (cs[o].count, cs[o].gpu_hours, cs[o].run_cost_usd)
+                            != (c.count, c.gpu_hours, c.run_cost_usd)]
+                    self.dominator[k, i] = min(doms, key=lambda o: cs[o].hours) if doms else None
+        self.rel: dict[str, float] | None = None
+
+    def _respeed(self, sc: Scenario) -> set[str]:
+        """Set the speed model's candidates, coefficients and dead columns for `sc`'s speeds; the
+        GPU types whose columns changed (their costs are re-priced by the caller)."""
+        assert self.ceiling is not None
+        m = self.model
+        rel = {g: f / self.ceiling.get(g, 1.0) for g, f in sc.speed_factor.items()}
+        rel = {g: f for g, f in rel.items() if f != 1.0}
+        before = self.rel or {}
+        changed = {g for g in set(rel) | set(before) if rel.get(g) != before.get(g)}
+        recount = set(self.gpu_cols) if self.rel is None else changed   # the first time: every column's liveness
+        self.rel = rel
+        if not recount:
+            return changed
+        m.cands = [[_at_speed(c, rel[c.gpu]) if c.gpu in rel else c for c in cs] for cs in self.ref_cands]
+        due = [sc.job_deadline(cls.deadline) for cls in m.problem.classes]
+        cap = sc.makespan_hours
+
+        def meets(k: int, i: int) -> bool:
+            c, d = m.cands[k][i], due[k]
+            return ((d is None or c.planned_hours <= d * (1 + 1e-9))
+                    and (cap is None or c.hours <= cap * (1 + 1e-9)))
+
+        for g in recount:
+            for k, i in self.gpu_cols.get(g, []):
+                j, dom = self.ycol[k, i], self.dominator[k, i]
+                if g in changed:
+                    self.extra[j] = self.hour_weight * m.cands[k][i].hours
+                if meets(k, i) and not (dom is not None and meets(k, dom)):
+                    self.dead.discard(j)
+                else:
+                    self.dead.add(j)
+            r = rel.get(g, 1.0)
+            for row, j, a in self.cap_coefs.get(g, []) if g in changed else []:
+                self.h.changeCoeff(row, j, a * r)
+        self.recounted = True
+        return changed
+
+    def no_column(self, only_gpu: str | None) -> bool:
+        """Does some class have no live column (of `only_gpu`, when given) at the current speed?"""
+        m = self.model
+        return any(all(self.ycol[k, i] in self.dead or (only_gpu is not None and c.gpu != only_gpu)
+                       for i, c in enumerate(cs)) for k, cs in enumerate(m.cands))

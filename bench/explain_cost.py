@@ -1,0 +1,111 @@
+"""CPU cost of a fleet plan's explanations (issue 19): `python bench/explain_cost.py 200 --out x.json`.
+
+Prepares the fleet drawn by bench/solve.py (seed 7), solves it, then assembles the plan with every
+explanation, counting PuLP model builds and HiGHS runs and timing each explanation stage (CPU s).
+Writes the break-evens and speed sensitivities to --out, to compare two versions of the code."""
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("jobs", type=int)
+    ap.add_argument("--out")
+    ap.add_argument("--time-limit", type=float, default=30.0)
+    args = ap.parse_args()
+    import highspy
+
+    import advisor.assemble as assemble_mod
+    import advisor.explain.alternatives as alt_mod
+    import advisor.explain.ranges as ranges_mod
+    import advisor.explain.robustness as rob_mod
+    import advisor.explain.sensitivity as sens_mod
+    from advisor.data.catalog import load_catalog
+    from advisor.data.rules import load_rules
+    from advisor.inputs.workload import load_workload
+    from advisor.plan import prepare
+    from advisor.solve import milp
+    from solve import fleet
+
+    counts = {"pulp_builds": 0, "highs_runs": 0}
+    build, run = milp._Model.build, highspy.Highs.run
+
+    def counted_build(self):
+        counts["pulp_builds"] += 1
+        return build(self)
+
+    def counted_run(self, *a, **k):
+        counts["highs_runs"] += 1
+        return run(self, *a, **k)
+
+    milp._Model.build, highspy.Highs.run = counted_build, counted_run
+    stages: dict[str, float] = {}
+    runs: dict[str, int] = {}
+    builds: dict[str, int] = {}
+
+    def timed(mod, name, key):
+        fn = getattr(mod, name)
+
+        def wrapper(*a, **k):
+            t, n, b = time.process_time(), counts["highs_runs"], counts["pulp_builds"]
+            try:
+                return fn(*a, **k)
+            finally:
+                stages[key] = stages.get(key, 0.0) + time.process_time() - t
+                runs[key] = runs.get(key, 0) + counts["highs_runs"] - n
+                builds[key] = builds.get(key, 0) + counts["pulp_builds"] - b
+        setattr(mod, name, wrapper)
+
+    timed(assemble_mod, "alternatives", "alternatives")
+    timed(assemble_mod, "break_even", "break_even")
+    timed(assemble_mod, "marginal_values", "marginal")
+    timed(assemble_mod, "speed_sensitivity", "speed")
+    timed(assemble_mod, "plan_ranges", "ranges+robustness")
+    del alt_mod, ranges_mod, rob_mod, sens_mod
+    with tempfile.NamedTemporaryFile("w", suffix=".yaml", delete=False) as f:
+        yaml.safe_dump(fleet(args.jobs), f)
+    wl = load_workload(f.name)
+    os.unlink(f.name)
+    cat, rules = load_catalog(), load_rules()
+    t = time.process_time()
+    pr = prepare(wl, cat, rules, dt.date(2026, 12, 1))
+    cand = time.process_time() - t
+    t = time.process_time()
+    sol = milp.solve(pr, time_limit=args.time_limit)
+    solve_cpu = time.process_time() - t
+    before = dict(counts)
+    t = time.process_time()
+    p = assemble_mod.assemble(pr, sol, time_limit=args.time_limit)
+    explain_cpu = time.process_time() - t
+    row = {"jobs": args.jobs, "candidates_cpu": round(cand, 2), "solve_cpu": round(solve_cpu, 2),
+           "status": sol.status, "gap": sol.solver.get("gap"), "explain_cpu": round(explain_cpu, 2),
+           "stages": {k: round(v, 2) for k, v in stages.items()}, "highs_runs": runs, "pulp_builds": builds,
+           "explain_pulp_builds": counts["pulp_builds"] - before["pulp_builds"],
+           "explain_highs_runs": counts["highs_runs"] - before["highs_runs"],
+           "explanation_solves": p["solver"]["explanations"]["solves"],
+           "approximate": p["solver"]["explanations"]["approximate"], "load": os.getloadavg()[0]}
+    print(json.dumps(row, indent=1))
+    if args.out:
+        sens = p["sensitivity"]
+        Path(args.out).write_text(json.dumps({"row": row, "break_even": sens["break_even"],
+                                              "marginal": sens["marginal"], "speed": sens.get("speed"),
+                                              "cost": p["total_cost_usd"], "robustness": p["robustness"]},
+                                             indent=1, default=str))
+
+
+if __name__ == "__main__":
+    main()
