@@ -31,6 +31,7 @@ from advisor.solve.speed_model import SpeedColumns
 KEEP_MODELS = 6          # structures kept per problem (sweeps build many, explanations reuse few)
 _INF = math.inf
 POLISH_SHARE = 0.2       # of the time limit, for the idle-GPU polish (it only refines a found plan)
+POLISH_NODES = 100       # branch-and-bound nodes the polish may use: its result must not depend on load
 UNBOUNDED = 1e30         # PuLP refuses an infinite right-hand side; HiGHS reads >= 1e20 as infinite
 
 
@@ -78,6 +79,7 @@ class HighsModel(SpeedColumns):
         import highspy
 
         self.model, self.cost_weight = model, cost_weight
+        self.dual_bound = -_INF     # HiGHS's lower bound on the objective after the last run
         prob = model.prob
         self.vars = prob.variables()
         self.col = {v.name: j for j, v in enumerate(self.vars)}
@@ -204,14 +206,17 @@ class HighsModel(SpeedColumns):
         self.only_gpu, self.gpu_upper = sc.only_gpu, upper
 
     # ------------------------------------------------------------------ run
-    def run(self, time_limit: float | None, gap: float) -> tuple[str, bool, float | None]:
+    def run(self, time_limit: float | None, gap: float, nodes: int | None = None) -> tuple[str, bool, float | None]:
         """('optimal'|'feasible'|'infeasible'|'none', proven within the gap, gap); the PuLP
-        variables get the solution's values, so milp's readers work unchanged."""
+        variables get the solution's values, so milp's readers work unchanged. `nodes` caps the
+        branch-and-bound nodes: a limit on work, so the answer does not depend on the machine's load
+        as a time limit's does (HiGHS on one thread is deterministic)."""
         import highspy
 
         h = self.h
         h.setOptionValue("time_limit", float(time_limit) if time_limit is not None else _INF)
         h.setOptionValue("mip_rel_gap", float(gap))
+        h.setOptionValue("mip_max_nodes", int(nodes) if nodes is not None else highspy.kHighsIInf)
         # No warm start: highspy 1.16 given the previous plan through setSolution after a cost
         # change returned it as "optimal" with objective 0 and no search (lora-7b-workstation's
         # break-even); a fresh MIP search on the modified model is correct and still fast.
@@ -232,6 +237,7 @@ class HighsModel(SpeedColumns):
         for v, x in zip(self.vars, values):
             v.varValue = x
         proven = status == S.kOptimal
+        self.dual_bound = float(info.mip_dual_bound)
         gap_now = float(info.mip_gap)
         mip_gap: float | None = round(gap_now, 6) if math.isfinite(gap_now) and gap_now < 1e9 else None
         if proven and mip_gap is None:
@@ -283,8 +289,7 @@ def solve_fast(problem: Problem, sc: Scenario, time_limit: float | None, gap: fl
     _check(status, "highs", time_limit)
     if status == "infeasible":
         return Solution("infeasible", None, solver={"name": "highs", "status": "Infeasible"})
-    mip_objective = float(sum(model.run_cost(c) * (model.y[k, i].value() or 0.0) for k, i, c in model.pairs())
-                          + _owned_value(model))
+    mip_objective = _plan_cost(model)
     explaining = problem.solver_cache.get("explaining")
     if _idle_owned_gpus(model) and not (explaining and problem.job_count >= FLEET_JOBS):
         # (a fleet's explanation re-solves skip the idle-GPU polish: it moves the cost by at most
@@ -299,10 +304,35 @@ def solve_fast(problem: Problem, sc: Scenario, time_limit: float | None, gap: fl
             pm = HighsModel(polish, {j: c.hours for j, c in _columns(polish)}, 1e-6, ("budget", "idle_gpus_cost"))
         remember(problem, pkey, pm)
         pm.apply(sc, limit_rows(sc, mip_objective, max(1.0, IDLE_GPU_TOLERANCE * mip_objective)))
-        p_status, p_proven, _ = pm.run(None if time_limit is None else time_limit * POLISH_SHARE, gap)
-        if p_status in ("optimal", "feasible"):
-            model, proven = pm.model, proven and p_proven
+        bound = hm.dual_bound
+        p_status, p_proven, _ = pm.run(None if time_limit is None else time_limit * POLISH_SHARE, gap, POLISH_NODES)
+        if p_proven:
+            model = pm.model
+        elif p_status == "feasible" and _hours(pm.model) < _hours(model):
+            # stopped at its node limit with a plan that finishes sooner at a cost within
+            # IDLE_GPU_TOLERANCE of the least. "optimal" claims the cost: that plan is taken only if
+            # its cost is still proven within the gap of the first solve's lower bound
+            within = _cost_gap(pm.model, bound)
+            if not proven or within <= gap:
+                model, mip_gap = pm.model, (round(within, 6) if proven else mip_gap)
     return _solution(model, "highs", "Optimal", proven, mip_gap, mip_objective)
+
+
+def _plan_cost(model) -> float:
+    """The cost of a solved model's plan (run costs and what is owned), without the tie-break."""
+    return float(sum(model.run_cost(c) * (model.y[k, i].value() or 0.0) for k, i, c in model.pairs())
+                 + _owned_value(model))
+
+
+def _cost_gap(model, bound: float) -> float:
+    """How far a solved model's plan cost lies above a proven lower bound, relative to the cost."""
+    cost = _plan_cost(model)
+    return max(0.0, (cost - bound) / cost) if cost > 0 and math.isfinite(bound) else _INF
+
+
+def _hours(model) -> float:
+    """The GPU-hours of a solved model's plan: what the idle-GPU polish makes smaller."""
+    return float(sum(c.hours * (model.y[k, i].value() or 0.0) for k, i, c in model.pairs()))
 
 
 def _columns(model):

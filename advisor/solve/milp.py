@@ -321,7 +321,9 @@ def _polish_model(problem: Problem, sc: Scenario, cands: list[list[Candidate]], 
     idle. Among plans that cost at most 0.1% (or $1) more than the least cost -- and keep every
     constraint, the budget included -- take the one whose jobs finish soonest on the GPU types
     (and ownerships) the least-cost plan uses: a second MILP over their candidates that are faster
-    as well as those that are cheaper. When it finds nothing, the least-cost plan stands."""
+    as well as those that are cheaper. When it finds nothing, the least-cost plan stands. On the HiGHS
+    fast path it is capped by branch-and-bound nodes (fast.POLISH_NODES), not time, so the plan does
+    not depend on load; the PuLP path (CBC, serving workloads) gives it the time limit."""
     model = _Model(problem, sc, cands)
     model.build()
     allowance = max(1.0, IDLE_GPU_TOLERANCE * least_cost) if least_cost < 1e20 else 0.0
