@@ -1,0 +1,166 @@
+"""Independent re-solves on both cores (issue 19): robustness draws and break-even bisections of
+different GPU types, mapped over forked worker processes, merged in index order.
+
+Why processes and fork: HiGHS threads = 2 overran its time limit (session 1.16), and highspy
+objects do not pickle, so a worker must inherit the built models: a forked child has the parent's
+memory (models, caches, closures) for free and sends back only its results (pickled). Every solve
+runs HiGHS with threads = 1, which starts no scheduler threads, so forking after a HiGHS run is
+safe (bench/parallel_fork.py forks after HiGHS runs and re-solves in the children, many times).
+
+The parent computes the first share itself; each child computes one contiguous share and exits
+with os._exit (no atexit hooks: the layout store is the parent's to write). A child that fails in
+any way (an exception, a crash, an unreadable answer) is recomputed in the parent, so errors and
+results are those of the serial path. Results do not depend on which process computed them: each
+task is a fresh HiGHS run of a model whose coefficients the task sets (tests/test_parallel.py
+compares plans made both ways).
+
+Serial (one process) when: GPU_ADVISOR_PARALLEL=off (or 0), one usable core, no os.fork (Windows)
+or macOS (fork is unsafe with its system frameworks), fewer than two tasks, or the work is too
+small to pay for a fork: `worth(seconds)` compares the caller's estimate of the serial work with
+MIN_WORK_S. GPU_ADVISOR_PARALLEL=on forces workers whatever the size (the tests use it).
+"""
+from __future__ import annotations
+
+import os
+import pickle
+import sys
+import warnings
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
+
+T = TypeVar("T")
+
+ENV = "GPU_ADVISOR_PARALLEL"
+MAX_WORKERS = 2
+# A fork, a child's first touches of the parent's pages and the pickled answer cost ~15-30 ms of
+# wall here (bench/parallel_fork.py); below ~0.2 s of serial work the saving is in the noise.
+MIN_WORK_S = 0.2
+
+
+def mode() -> str:
+    """'off', 'on' (forced, whatever the size) or 'auto', from GPU_ADVISOR_PARALLEL."""
+    v = os.environ.get(ENV, "").strip().lower()
+    if v in ("0", "off", "no", "false", "serial"):
+        return "off"
+    if v in ("1", "on", "yes", "true", "force"):
+        return "on"
+    return "auto"
+
+
+def cores() -> int:
+    """Cores this process may use (its affinity mask where the platform says)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
+def workers() -> int:
+    """Processes to use, the parent included: 1 means serial."""
+    if mode() == "off" or not hasattr(os, "fork") or sys.platform == "darwin":
+        return 1
+    return max(1, min(MAX_WORKERS, cores()))
+
+
+def worth(work_s: float) -> bool:
+    """Would forking pay for `work_s` seconds of serial work?"""
+    if workers() < 2:
+        return False
+    return mode() == "on" or work_s >= MIN_WORK_S
+
+
+def shares(n: int, parts: int) -> list[range]:
+    """Contiguous index ranges of n tasks over `parts` processes, the first ones one longer."""
+    q, r = divmod(n, parts)
+    out, start = [], 0
+    for p in range(parts):
+        size = q + (p < r)
+        out.append(range(start, start + size))
+        start += size
+    return [s for s in out if len(s)]
+
+
+def run(task: Callable[[int], T], n: int, *, work_s: float | None = None,
+        merge: Callable[[Any], None] | None = None, state: Callable[[], Any] | None = None) -> list[T]:
+    """[task(0), ..., task(n - 1)], computed over worker processes when worth it (`work_s`: the
+    caller's estimate of the serial time; None: always worth it when workers are allowed).
+
+    `state()` (optional) is read in a child after its tasks, and `merge(state)` called in the
+    parent with it: for counters the tasks change (the explanation solve count), which a child's
+    copy would otherwise lose."""
+    parts = workers()
+    if n < 2 or parts < 2 or (work_s is not None and not worth(work_s)):
+        return [task(i) for i in range(n)]
+    mine, *theirs = shares(n, parts)
+    children = [_fork(task, r, state) for r in theirs]
+    out: list[Any] = [None] * n
+    try:
+        for i in mine:
+            out[i] = task(i)
+    except BaseException:
+        for pid, fd, _ in children:
+            _reap(pid, fd, kill=True)
+        raise
+    for pid, fd, r in children:
+        got = _reap(pid, fd)
+        if got is None:                 # the child failed: do its share here, as the serial path would
+            for i in r:
+                out[i] = task(i)
+            continue
+        results, extra = got
+        for i, x in zip(r, results):
+            out[i] = x
+        if merge is not None:
+            merge(extra)
+    return out
+
+
+def _fork(task: Callable[[int], Any], r: range, state: Callable[[], Any] | None) -> tuple[int, int, range]:
+    """Start a child computing task(i) for i in r; (pid, read end of its pipe, r)."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    rfd, wfd = os.pipe()
+    with warnings.catch_warnings():   # Python 3.12 warns on fork with threads (the progress line's)
+        warnings.simplefilter("ignore", DeprecationWarning)
+        pid = os.fork()
+    if pid == 0:   # the child: compute, send, leave without running the parent's exit hooks
+        code = 1
+        try:
+            os.close(rfd)
+            results = [task(i) for i in r]
+            payload = pickle.dumps((results, state() if state is not None else None), pickle.HIGHEST_PROTOCOL)
+            with os.fdopen(wfd, "wb") as f:
+                f.write(payload)
+            code = 0
+        except BaseException:   # noqa: BLE001 -- any failure: the parent recomputes this share
+            pass
+        finally:
+            os._exit(code)
+    os.close(wfd)
+    return pid, rfd, r
+
+
+def _reap(pid: int, fd: int, kill: bool = False) -> Any:
+    """The child's (results, state), or None when it failed (or was killed)."""
+    if kill:
+        try:
+            os.kill(pid, 9)
+        except OSError:
+            pass
+    try:
+        with os.fdopen(fd, "rb") as f:
+            data = f.read()
+    finally:
+        _, status = os.waitpid(pid, 0)
+    if kill or not os.WIFEXITED(status) or os.WEXITSTATUS(status) != 0:
+        return None
+    try:
+        return pickle.loads(data)
+    except Exception:   # noqa: BLE001 -- a truncated answer: recompute
+        return None
+
+
+def gather(tasks: Sequence[Callable[[], T]], *, work_s: float | None = None,
+           merge: Callable[[Any], None] | None = None, state: Callable[[], Any] | None = None) -> list[T]:
+    """[t() for t in tasks] through run(): independent calls, e.g. one bisection per GPU type."""
+    return run(lambda i: tasks[i](), len(tasks), work_s=work_s, merge=merge, state=state)
