@@ -32,9 +32,11 @@ T = TypeVar("T")
 
 ENV = "GPU_ADVISOR_PARALLEL"
 MAX_WORKERS = 2
-# A fork, a child's first touches of the parent's pages and the pickled answer cost ~15-30 ms of
-# wall here (bench/parallel_fork.py); below ~0.2 s of serial work the saving is in the noise.
-MIN_WORK_S = 0.2
+# bench/parallel_fork.py: a fork and a trivial answer cost ~3 ms of wall here; with the child's
+# first touches of the parent's pages, a block of draws broke even at ~0.05-0.1 s of serial work
+# (lora-7b-workstation: 54 ms blocks, 0.108 s serial vs 0.100 s forced; article-office: 13 ms,
+# 11 vs 15 ms) and halves from ~0.2 s (rent-vs-buy-3y 0.94 -> 0.55 s). Below this, serial.
+MIN_WORK_S = 0.1
 
 
 def mode() -> str:
