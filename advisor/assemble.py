@@ -15,7 +15,7 @@ from advisor.explain.alternatives import alternatives, ordered
 from advisor.explain.binding import binding
 from advisor.explain.diagnosis import diagnose
 from advisor.explain.ranges import speed_tasks
-from advisor.explain.robustness import plan_ranges
+from advisor.explain.robustness import Verdict, plan_ranges
 from advisor.explain.sensitivity import break_even, marginal_values
 from advisor.perf import params_from
 from advisor.perf.memory import default_batch_tokens
@@ -68,6 +68,7 @@ class _Explained:
                         {"rule": None, "code": "no-plan", "primary": True,
                          "message": "it can run the jobs, but no plan meets every limit (see why no plan exists)"}]}
         self.sensitivity: dict[str, list[JSONObject]] = {"break_even": [], "marginal": []}
+        self.robustness: JSONObject | None = None   # drawn beside the sensitivity re-solves (full level)
         self.explaining: JSONObject = {
             "gap": max(EXPLAIN_GAP, gap or 0.0), "solves": 0, "unproven": 0,
             "time_limit": EXPLAIN_TIME_LIMIT if time_limit is None else min(time_limit, EXPLAIN_TIME_LIMIT)}
@@ -98,8 +99,8 @@ class _Explained:
         bisections. They cost about WORK_PER_ALTERNATIVES x the alternatives stage (200-job fleet:
         ~28 s against 1.3 s; article examples: ~0.05 against ~0.01 s)."""
         tasks: list[Callable[[], Any]] = [lambda: break_even(problem, sol, alts, time_limit),
-                                          lambda: marginal_values(problem, sol, time_limit),
-                                          *speed_tasks(problem, sol, alts, time_limit)]
+                                          *speed_tasks(problem, sol, alts, time_limit),
+                                          lambda: marginal_values(problem, sol, time_limit)]
         counts = self.explaining
         at_fork = (counts["solves"], counts["unproven"])
 
@@ -110,8 +111,13 @@ class _Explained:
             counts["solves"] += extra[0]
             counts["unproven"] += extra[1]
 
-        price, marginal, *speed = parallel.gather(tasks, work_s=WORK_PER_ALTERNATIVES * alternatives_s,
-                                                  state=state, merge=merge)
+        # the robustness verdict's first block of draws (always drawn) joins them: the queue deals the
+        # longest first (price break-evens, the speed bisections), then marginal values and the draws
+        verdict = Verdict(problem, sol, time_limit)
+        draws = verdict.first_block()
+        got = parallel.gather(tasks + draws, work_s=WORK_PER_ALTERNATIVES * alternatives_s, state=state, merge=merge)
+        price, *speed, marginal = got[:len(tasks)]
+        self.robustness = verdict.verdict(got[len(tasks):])
         return {"break_even": price, "marginal": marginal, "speed": [e for part in speed for e in part]}
 
 
@@ -205,7 +211,8 @@ def assemble(problem: Problem, sol: Solution, *, objective: str = "cost", time_l
         "catalog_digest": catalog.digest,
     }
     # the robustness verdict is an explanation: drawn at the full level only (crossover reads none of it)
-    data.update(plan_ranges(problem, sol, jobs, robust=level == "full" and objective == "cost", time_limit=time_limit))
+    data.update(plan_ranges(problem, sol, jobs, robust=level == "full" and objective == "cost", time_limit=time_limit,
+                            verdict=why.robustness))
     data["assumptions"]["uncertainty"] = uncertainty_basis()
     data = rounded(data)
     if sol.objective_usd is not None:  # money to the cent at least: 6 significant digits could print a total above the budget

@@ -7,8 +7,9 @@ memory (models, caches, closures) for free and sends back only its results (pick
 runs HiGHS with threads = 1, which starts no scheduler threads, so forking after a HiGHS run is
 safe (bench/parallel_fork.py forks after HiGHS runs and re-solves in the children, many times).
 
-The parent computes the first share itself; each child computes one contiguous share and exits
-with os._exit (no atexit hooks: the layout store is the parent's to write). A child that fails in
+The tasks are dealt from a queue: the parent and each child take the next index as they finish
+one, so long and short tasks balance; a child exits with os._exit (no atexit hooks: the layout
+store is the parent's to write). A child that fails in
 any way (an exception, a crash, an unreadable answer) is recomputed in the parent, so errors and
 results are those of the serial path. Results do not depend on which process computed them: each
 task is a fresh HiGHS run of a model whose coefficients the task sets (tests/test_parallel.py
@@ -23,9 +24,10 @@ from __future__ import annotations
 
 import os
 import pickle
+import struct
 import sys
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any, TypeVar
 
 T = TypeVar("T")
@@ -71,54 +73,59 @@ def worth(work_s: float) -> bool:
     return mode() == "on" or work_s >= MIN_WORK_S
 
 
-def shares(n: int, parts: int) -> list[range]:
-    """Contiguous index ranges of n tasks over `parts` processes, the first ones one longer."""
-    q, r = divmod(n, parts)
-    out, start = [], 0
-    for p in range(parts):
-        size = q + (p < r)
-        out.append(range(start, start + size))
-        start += size
-    return [s for s in out if len(s)]
-
-
 def run(task: Callable[[int], T], n: int, *, work_s: float | None = None,
         merge: Callable[[Any], None] | None = None, state: Callable[[], Any] | None = None) -> list[T]:
     """[task(0), ..., task(n - 1)], computed over worker processes when worth it (`work_s`: the
     caller's estimate of the serial time; None: always worth it when workers are allowed).
 
-    `state()` (optional) is read in a child after its tasks, and `merge(state)` called in the
-    parent with it: for counters the tasks change (the explanation solve count), which a child's
-    copy would otherwise lose."""
+    The tasks are dealt from a queue (a pipe holding their indices; each process takes the next
+    as it finishes one), so give the longest first. `state()` (optional) is read in a child after
+    its tasks, and `merge(state)` called in the parent with it: for counters the tasks change
+    (the explanation solve count), which a child's copy would otherwise lose."""
     parts = workers()
-    if n < 2 or parts < 2 or (work_s is not None and not worth(work_s)):
+    if n < 2 or parts < 2 or n > MAX_QUEUE or (work_s is not None and not worth(work_s)):
         return [task(i) for i in range(n)]
-    mine, *theirs = shares(n, parts)
-    children = [_fork(task, r, state) for r in theirs]
-    out: list[Any] = [None] * n
+    rfd, wfd = os.pipe()
+    os.write(wfd, b"".join(struct.pack("<I", i) for i in range(n)))   # fits the pipe: no reader needed yet
+    os.close(wfd)
+    children = [_fork(task, rfd, state) for _ in range(parts - 1)]
+    out: list[Any] = [_NONE] * n
     try:
-        for i in mine:
+        for i in _indices(rfd):
             out[i] = task(i)
     except BaseException:
-        for pid, fd, _ in children:
+        for pid, fd in children:
             _reap(pid, fd, kill=True)
         raise
-    for pid, fd, r in children:
+    finally:
+        os.close(rfd)
+    for pid, fd in children:
         got = _reap(pid, fd)
-        if got is None:                 # the child failed: do its share here, as the serial path would
-            for i in r:
-                out[i] = task(i)
+        if got is None:             # the child failed: its tasks are redone below, as the serial path would
             continue
         results, extra = got
-        for i, x in zip(r, results):
+        for i, x in results:
             out[i] = x
         if merge is not None:
             merge(extra)
-    return out
+    return [task(i) if x is _NONE else x for i, x in enumerate(out)]
 
 
-def _fork(task: Callable[[int], Any], r: range, state: Callable[[], Any] | None) -> tuple[int, int, range]:
-    """Start a child computing task(i) for i in r; (pid, read end of its pipe, r)."""
+_NONE = object()
+MAX_QUEUE = 16000   # task indices the queue pipe holds (4 bytes each, within a 64 KiB pipe)
+
+
+def _indices(fd: int) -> Iterator[int]:
+    """The next task index from the queue until it is empty (a 4-byte read from a pipe is atomic)."""
+    while True:
+        b = os.read(fd, 4)
+        if len(b) < 4:
+            return
+        yield struct.unpack("<I", b)[0]
+
+
+def _fork(task: Callable[[int], Any], queue: int, state: Callable[[], Any] | None) -> tuple[int, int]:
+    """Start a child taking tasks from the queue; (pid, read end of its answer pipe)."""
     sys.stdout.flush()
     sys.stderr.flush()
     rfd, wfd = os.pipe()
@@ -129,21 +136,21 @@ def _fork(task: Callable[[int], Any], r: range, state: Callable[[], Any] | None)
         code = 1
         try:
             os.close(rfd)
-            results = [task(i) for i in r]
+            results = [(i, task(i)) for i in _indices(queue)]
             payload = pickle.dumps((results, state() if state is not None else None), pickle.HIGHEST_PROTOCOL)
             with os.fdopen(wfd, "wb") as f:
                 f.write(payload)
             code = 0
-        except BaseException:   # noqa: BLE001 -- any failure: the parent recomputes this share
+        except BaseException:   # noqa: BLE001 -- any failure: the parent redoes this child's tasks
             pass
         finally:
             os._exit(code)
     os.close(wfd)
-    return pid, rfd, r
+    return pid, rfd
 
 
 def _reap(pid: int, fd: int, kill: bool = False) -> Any:
-    """The child's (results, state), or None when it failed (or was killed)."""
+    """The child's ([(index, result)], state), or None when it failed (or was killed)."""
     if kill:
         try:
             os.kill(pid, 9)
