@@ -22,6 +22,7 @@ MIN_WORK_S. GPU_ADVISOR_PARALLEL=on forces workers whatever the size (the tests 
 """
 from __future__ import annotations
 
+import itertools
 import os
 import pickle
 import struct
@@ -88,10 +89,11 @@ def run(task: Callable[[int], T], n: int, *, work_s: float | None = None,
     rfd, wfd = os.pipe()
     os.write(wfd, b"".join(struct.pack("<I", i) for i in range(n)))   # fits the pipe: no reader needed yet
     os.close(wfd)
+    first = next(_indices(rfd))   # the parent takes task 0 before forking: the split starts the same every run
     children = [_fork(task, rfd, state) for _ in range(parts - 1)]
     out: list[Any] = [_NONE] * n
     try:
-        for i in _indices(rfd):
+        for i in itertools.chain([first], _indices(rfd)):
             out[i] = task(i)
     except BaseException:
         for pid, fd in children:
