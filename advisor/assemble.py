@@ -91,13 +91,13 @@ class _Explained:
         if self.insights:
             self.sensitivity["traffic"] = [self.insights["traffic"]]
 
-
     def _sensitivity(self, problem: Problem, sol: Solution, alts: dict, time_limit: float | None,
                      alternatives_s: float) -> dict[str, list[JSONObject]]:
-        """Price break-evens, marginal values and speed break-evens: independent of each other, so
-        on two cores (solve/parallel.py) the price and marginal re-solves run beside the two speed
-        bisections. They cost about WORK_PER_ALTERNATIVES x the alternatives stage (200-job fleet:
-        ~28 s against 1.3 s; article examples: ~0.05 against ~0.01 s)."""
+        """Price break-evens, speed break-evens (one bisection per GPU type) and marginal values:
+        independent of each other and of the robustness draws, so on two cores (solve/parallel.py)
+        they run beside each other with the verdict's first block of draws. They cost more than
+        WORK_PER_ALTERNATIVES x the alternatives stage (200-job fleet: ~50 s of CPU against
+        1.1-1.8 s; article examples: ~0.05 against ~0.01 s), which decides whether to fork."""
         tasks: list[Callable[[], Any]] = [lambda: break_even(problem, sol, alts, time_limit),
                                           *speed_tasks(problem, sol, alts, time_limit),
                                           lambda: marginal_values(problem, sol, time_limit)]
