@@ -3,6 +3,7 @@ costs, what to buy or rent, warnings and sources, with numbers rounded so the sa
 the same bytes. plan.py runs the flow; this module only assembles its result."""
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -13,12 +14,12 @@ from advisor.data.uncertainty import basis as uncertainty_basis
 from advisor.explain.alternatives import alternatives, ordered
 from advisor.explain.binding import binding
 from advisor.explain.diagnosis import diagnose
-from advisor.explain.ranges import speed_sensitivity
-from advisor.explain.robustness import plan_ranges
+from advisor.explain.ranges import speed_tasks
+from advisor.explain.robustness import Verdict, plan_ranges
 from advisor.explain.sensitivity import break_even, marginal_values
 from advisor.perf import params_from
 from advisor.perf.memory import default_batch_tokens
-from advisor.solve import ledger
+from advisor.solve import ledger, parallel
 from advisor.solve.candidates import Problem, build_problem
 from advisor.solve.milp import EXPLAIN_GAP, EXPLAIN_TIME_LIMIT, Solution, default_gap
 
@@ -26,6 +27,7 @@ SCHEMA_VERSION = 1
 EXPLAIN_LEVELS = ("none", "alternatives", "full")
 
 JSONObject = dict[str, Any]
+WORK_PER_ALTERNATIVES = 10   # the sensitivity re-solves' CPU over the alternatives stage's, roughly
 
 
 def explain_level(explain: bool | str) -> str:
@@ -66,19 +68,20 @@ class _Explained:
                         {"rule": None, "code": "no-plan", "primary": True,
                          "message": "it can run the jobs, but no plan meets every limit (see why no plan exists)"}]}
         self.sensitivity: dict[str, list[JSONObject]] = {"break_even": [], "marginal": []}
+        self.robustness: JSONObject | None = None   # drawn beside the sensitivity re-solves (full level)
         self.explaining: JSONObject = {
             "gap": max(EXPLAIN_GAP, gap or 0.0), "solves": 0, "unproven": 0,
             "time_limit": EXPLAIN_TIME_LIMIT if time_limit is None else min(time_limit, EXPLAIN_TIME_LIMIT)}
         problem.solver_cache["explaining"] = self.explaining   # every re-solve below uses its gap and limit
         try:
             if sol.feasible and level != "none":
+                took = time.process_time()
                 alts = alternatives(problem, sol, time_limit)
+                took = time.process_time() - took
                 for gid, alt in alts.items():
                     self.rejected[gid] = {"gpu": gid, **alt}
                 if objective == "cost" and level == "full":
-                    self.sensitivity = {"break_even": break_even(problem, sol, alts, time_limit),
-                                        "marginal": marginal_values(problem, sol, time_limit),
-                                        "speed": speed_sensitivity(problem, sol, alts, time_limit)}
+                    self.sensitivity = self._sensitivity(problem, sol, alts, time_limit, took)
             self.diagnosis: list[JSONObject] = [] if sol.feasible else diagnose(
                 problem, time_limit, _rebuilder(problem) if level == "full" else None)
         finally:
@@ -87,6 +90,35 @@ class _Explained:
                                      if level != "none" and objective == "cost" and _serves(problem, sol) else {})
         if self.insights:
             self.sensitivity["traffic"] = [self.insights["traffic"]]
+
+    def _sensitivity(self, problem: Problem, sol: Solution, alts: dict, time_limit: float | None,
+                     alternatives_s: float) -> dict[str, list[JSONObject]]:
+        """Price break-evens, speed break-evens (one bisection per GPU type) and marginal values:
+        independent of each other and of the robustness draws, so on two cores (solve/parallel.py)
+        they run beside each other with the verdict's first block of draws. They cost more than
+        WORK_PER_ALTERNATIVES x the alternatives stage (200-job fleet: ~50 s of CPU against
+        1.1-1.8 s; article examples: ~0.05 against ~0.01 s), which decides whether to fork."""
+        tasks: list[Callable[[], Any]] = [lambda: break_even(problem, sol, alts, time_limit),
+                                          *speed_tasks(problem, sol, alts, time_limit),
+                                          lambda: marginal_values(problem, sol, time_limit)]
+        counts = self.explaining
+        at_fork = (counts["solves"], counts["unproven"])
+
+        def state() -> tuple[int, int]:   # a child's explanation solves, added to the parent's count
+            return counts["solves"] - at_fork[0], counts["unproven"] - at_fork[1]
+
+        def merge(extra: tuple[int, int]) -> None:
+            counts["solves"] += extra[0]
+            counts["unproven"] += extra[1]
+
+        # the robustness verdict's first block of draws (always drawn) joins them: the queue deals the
+        # longest first (price break-evens, the speed bisections), then marginal values and the draws
+        verdict = Verdict(problem, sol, time_limit)
+        draws = verdict.first_block()
+        got = parallel.gather(tasks + draws, work_s=WORK_PER_ALTERNATIVES * alternatives_s, state=state, merge=merge)
+        price, *speed, marginal = got[:len(tasks)]
+        self.robustness = verdict.verdict(got[len(tasks):])
+        return {"break_even": price, "marginal": marginal, "speed": [e for part in speed for e in part]}
 
 
 def _serves(problem: Problem, sol: Solution) -> bool:
@@ -179,7 +211,8 @@ def assemble(problem: Problem, sol: Solution, *, objective: str = "cost", time_l
         "catalog_digest": catalog.digest,
     }
     # the robustness verdict is an explanation: drawn at the full level only (crossover reads none of it)
-    data.update(plan_ranges(problem, sol, jobs, robust=level == "full" and objective == "cost", time_limit=time_limit))
+    data.update(plan_ranges(problem, sol, jobs, robust=level == "full" and objective == "cost", time_limit=time_limit,
+                            verdict=why.robustness))
     data["assumptions"]["uncertainty"] = uncertainty_basis()
     data = rounded(data)
     if sol.objective_usd is not None:  # money to the cent at least: 6 significant digits could print a total above the budget

@@ -9,6 +9,7 @@ import argparse
 import datetime as dt
 import json
 import os
+import resource
 import sys
 import tempfile
 import time
@@ -57,15 +58,19 @@ def main() -> None:
     runs: dict[str, int] = {}
     builds: dict[str, int] = {}
 
+    walls: dict[str, float] = {}
+
     def timed(mod, name, key):
         fn = getattr(mod, name)
 
         def wrapper(*a, **k):
             t, n, b = time.process_time(), counts["highs_runs"], counts["pulp_builds"]
+            w = time.perf_counter()
             try:
                 return fn(*a, **k)
             finally:
                 stages[key] = stages.get(key, 0.0) + time.process_time() - t
+                walls[key] = walls.get(key, 0.0) + time.perf_counter() - w
                 runs[key] = runs.get(key, 0) + counts["highs_runs"] - n
                 builds[key] = builds.get(key, 0) + counts["pulp_builds"] - b
         setattr(mod, name, wrapper)
@@ -73,7 +78,10 @@ def main() -> None:
     timed(assemble_mod, "alternatives", "alternatives")
     timed(assemble_mod, "break_even", "break_even")
     timed(assemble_mod, "marginal_values", "marginal")
-    timed(assemble_mod, "speed_sensitivity", "speed")
+    if hasattr(assemble_mod, "speed_sensitivity"):
+        timed(assemble_mod, "speed_sensitivity", "speed")
+    else:   # on two cores (solve/parallel.py): speed bisections run as tasks beside the price ones
+        timed(assemble_mod._Explained, "_sensitivity", "sensitivity (price, marginal, speed)")
     timed(assemble_mod, "plan_ranges", "ranges+robustness")
     del alt_mod, ranges_mod, rob_mod, sens_mod
     with tempfile.NamedTemporaryFile("w", suffix=".yaml", delete=False) as f:
@@ -88,12 +96,18 @@ def main() -> None:
     sol = milp.solve(pr, time_limit=args.time_limit)
     solve_cpu = time.process_time() - t
     before = dict(counts)
-    t = time.process_time()
+    t, w = time.process_time(), time.perf_counter()
+    kids = resource.getrusage(resource.RUSAGE_CHILDREN)
     p = assemble_mod.assemble(pr, sol, time_limit=args.time_limit)
-    explain_cpu = time.process_time() - t
+    explain_cpu, explain_wall = time.process_time() - t, time.perf_counter() - w
+    now = resource.getrusage(resource.RUSAGE_CHILDREN)
+    children_cpu = now.ru_utime + now.ru_stime - kids.ru_utime - kids.ru_stime
     row = {"jobs": args.jobs, "candidates_cpu": round(cand, 2), "solve_cpu": round(solve_cpu, 2),
            "status": sol.status, "gap": sol.solver.get("gap"), "explain_cpu": round(explain_cpu, 2),
-           "stages": {k: round(v, 2) for k, v in stages.items()}, "highs_runs": runs, "pulp_builds": builds,
+           "explain_children_cpu": round(children_cpu, 2), "explain_wall": round(explain_wall, 2),
+           "parallel": os.environ.get("GPU_ADVISOR_PARALLEL", "auto"),
+           "stages": {k: round(v, 2) for k, v in stages.items()},
+           "stage_walls": {k: round(v, 2) for k, v in walls.items()}, "highs_runs": runs, "pulp_builds": builds,
            "explain_pulp_builds": counts["pulp_builds"] - before["pulp_builds"],
            "explain_highs_runs": counts["highs_runs"] - before["highs_runs"],
            "explanation_solves": p["solver"]["explanations"]["solves"],

@@ -9,6 +9,7 @@ same input, same numbers.
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from statistics import NormalDist
 
 from advisor.data.uncertainty import NONE, LogDist, price_dist, speed_dist
@@ -121,6 +122,14 @@ def speed_sensitivity(problem: Problem, sol: Solution, alts: dict, time_limit: f
     re-solving each step. The choice is (GPU, buy or rent), so renting instead of buying the same
     GPU counts as a change. `percent` P is a whole percent: the choice holds at P - 1 and has changed
     at P (both re-solved; `switches_to` is the plan at P)."""
+    return [e for task in speed_tasks(problem, sol, alts, time_limit) for e in task()]
+
+
+def speed_tasks(problem: Problem, sol: Solution, alts: dict,
+                time_limit: float | None) -> list[Callable[[], list[dict]]]:
+    """speed_sensitivity as independent calls, one per GPU type (the chosen one slower, the
+    runner-up faster): each bisection is sequential, the two are not (solve/parallel.py runs them
+    on both cores). Their entries, concatenated in order, are speed_sensitivity's."""
     if not sol.feasible or not sol.chosen:
         return []
     spend: dict[tuple[str, str], float] = {}
@@ -131,44 +140,48 @@ def speed_sensitivity(problem: Problem, sol: Solution, alts: dict, time_limit: f
     chosen = max(sorted(spend), key=lambda k: spend[k])
     gid, own = chosen
     base = baseline(problem)
-
-    solved: dict[tuple[str, int], Solution] = {}
-
-    def at(g: str, pct: int) -> Solution:
-        """The plan when g's real speed is pct% off its estimate (negative: slower)."""
-        if (g, pct) not in solved:
-            solved[g, pct] = solve(problem, base.but(speed_factor={g: (100 + pct) / 100}), time_limit=time_limit)
-        return solved[g, pct]
-
-    out: list[dict] = []
     slowest, fastest = round(100 * (SLOWEST - 1)), round(100 * (FASTEST - 1))   # -80, +200
-    slow = at(gid, slowest)
-    if slow.feasible and chosen in _pairs(slow):
-        out.append({"gpu": gid, "ownership": own, "direction": "slower", "what": "speed", "factor": None,
-                    "percent": None, "switches_to": None,
-                    "message": f"{gid} ({own}) stays the choice even if its real speed is "
-                               f"{100 * (1 - SLOWEST):.0f}% below the estimate"})
-    else:
-        pct = _first_change(lambda p: (s := at(gid, -p)).feasible and chosen in _pairs(s), -slowest)
-        to = _what(problem, at(gid, -pct))
-        out.append({"gpu": gid, "ownership": own, "direction": "slower", "what": "speed",
-                    "factor": round(1 - pct / 100, 2), "percent": pct, "switches_to": to,
-                    "message": f"{gid} ({own}) stays the choice unless its real speed is \u2265 {pct}% below "
-                               f"the estimate (then: {to})"})
+
+    def at(g: str, pct: int, solved: dict[int, Solution]) -> Solution:
+        """The plan when g's real speed is pct% off its estimate (negative: slower)."""
+        if pct not in solved:
+            solved[pct] = solve(problem, base.but(speed_factor={g: (100 + pct) / 100}), time_limit=time_limit)
+        return solved[pct]
+
+    def slower() -> list[dict]:
+        solved: dict[int, Solution] = {}
+        slow = at(gid, slowest, solved)
+        if slow.feasible and chosen in _pairs(slow):
+            return [{"gpu": gid, "ownership": own, "direction": "slower", "what": "speed", "factor": None,
+                     "percent": None, "switches_to": None,
+                     "message": f"{gid} ({own}) stays the choice even if its real speed is "
+                                f"{100 * (1 - SLOWEST):.0f}% below the estimate"}]
+        pct = _first_change(lambda p: (s := at(gid, -p, solved)).feasible and chosen in _pairs(s), -slowest)
+        to = _what(problem, at(gid, -pct, solved))
+        return [{"gpu": gid, "ownership": own, "direction": "slower", "what": "speed",
+                 "factor": round(1 - pct / 100, 2), "percent": pct, "switches_to": to,
+                 "message": f"{gid} ({own}) stays the choice unless its real speed is \u2265 {pct}% below "
+                            f"the estimate (then: {to})"}]
+
+    tasks = [slower]
     costed = {g: a["forced_cost_usd"] for g, a in alts.items() if a.get("forced_cost_usd") is not None}
     if costed:
         runner = min(sorted(costed), key=lambda g: costed[g])
-        fast = at(runner, fastest)
-        if not (fast.feasible and runner in fast.gpu_types()):
-            out.append({"gpu": runner, "ownership": None, "direction": "faster", "what": "speed", "factor": None,
-                        "percent": None, "switches_to": None,
-                        "message": f"{runner} (runner-up) would not become the choice even at "
-                                   f"{100 * (FASTEST - 1):.0f}% above its estimated speed"})
-        else:
-            pct = _first_change(lambda p: not ((s := at(runner, p)).feasible and runner in s.gpu_types()), fastest)
-            to = _what(problem, at(runner, pct))
-            out.append({"gpu": runner, "ownership": None, "direction": "faster", "what": "speed",
-                        "factor": round(1 + pct / 100, 2), "percent": pct, "switches_to": to,
-                        "message": f"{runner} becomes the choice if its real speed is \u2265 {pct}% above "
-                                   f"the estimate (then: {to})"})
-    return out
+
+        def faster() -> list[dict]:
+            solved: dict[int, Solution] = {}
+            fast = at(runner, fastest, solved)
+            if not (fast.feasible and runner in fast.gpu_types()):
+                return [{"gpu": runner, "ownership": None, "direction": "faster", "what": "speed", "factor": None,
+                         "percent": None, "switches_to": None,
+                         "message": f"{runner} (runner-up) would not become the choice even at "
+                                    f"{100 * (FASTEST - 1):.0f}% above its estimated speed"}]
+            pct = _first_change(lambda p: not ((s := at(runner, p, solved)).feasible and runner in s.gpu_types()),
+                                fastest)
+            to = _what(problem, at(runner, pct, solved))
+            return [{"gpu": runner, "ownership": None, "direction": "faster", "what": "speed",
+                     "factor": round(1 + pct / 100, 2), "percent": pct, "switches_to": to,
+                     "message": f"{runner} becomes the choice if its real speed is \u2265 {pct}% above "
+                                f"the estimate (then: {to})"}]
+        tasks.append(faster)
+    return tasks

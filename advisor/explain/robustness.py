@@ -14,9 +14,12 @@ short (same input, same verdict); its message says how many were drawn and the i
 """
 from __future__ import annotations
 
+import functools
 import math
 import random
+import time
 from collections import Counter
+from collections.abc import Callable
 
 from advisor.explain.ranges import (
     SEED,
@@ -26,6 +29,7 @@ from advisor.explain.ranges import (
     job_ranges,
     normal,
 )
+from advisor.solve import parallel
 from advisor.solve.candidates import Problem
 from advisor.solve.milp import Solution, solve
 from advisor.solve.redraw import Redraw, describe, signature
@@ -64,58 +68,102 @@ def robustness(problem: Problem, sol: Solution, time_limit: float | None = 30.0,
     """{draws, seed, holds, holds_share, alternatives: [{purchase, share}], message}; None without a plan."""
     if not sol.feasible or draws <= 0:
         return None
-    gids = [g for g in problem.considered if g not in problem.rejected]
-    rng = random.Random(seed)
-    dists = {g: (gpu_speed(problem, g), *gpu_prices(problem, g)) for g in gids}
-    samples = []
-    for _ in range(draws):
-        speed, buy, rent = {}, {}, {}
-        for g in gids:
-            s_d, b_d, r_d = dists[g]
-            speed[g], buy[g], rent[g] = (s_d.factor_at(normal(rng)), b_d.factor_at(normal(rng)),
-                                         r_d.factor_at(normal(rng)))
-        samples.append((speed, buy, rent))
-    fastest = {g: max(s[0][g] for s in samples) for g in gids}
-    columns = sum(len(cs) for cs in problem.candidates)
-    samples = samples[:draws_for(columns, draws)]
-    draws = len(samples)
-    redraw = Redraw(problem, baseline(problem), fastest, time_limit, [s[0] for s in samples])
-    chosen = frozenset((c.gpu, c.ownership) for c in sol.chosen)
-    names = {g: problem.catalog.gpus[g].name for g in gids}
-    held, other = 0, Counter[str]()
-    got_all = []
-    with stage("robustness", total=draws):   # the CLI's progress line counts the draws
-        for speed, buy, rent in samples:
-            got = redraw.choice(speed, buy, rent)
-            got_all.append(got)
-            held += got is not None and got[0] == chosen
-            step()
-            n = len(got_all)
-            if n % CHECK_EVERY == 0 and n < draws and settled(held, n):
-                break
-    for got in got_all:
-        if got is None or got[0] != chosen:
-            other[describe(got[1], names) if got else "no feasible plan"] += 1
-    planned, draws = draws, len(got_all)
-    ranked = sorted(other.items(), key=lambda kv: (-kv[1], kv[0]))
-    alts: list[dict] = [{"purchase": k, "share": v / draws} for k, v in ranked]
-    share = held / draws
-    mine = describe(signature(sol.bought, sol.assignment), names)
-    msg = f"the choice ({mine}) holds in {100 * share:.0f}% of {draws} draws of speed and price"
-    if alts:
-        msg += f"; otherwise {alts[0]['purchase']} ({100 * alts[0]['share']:.0f}%)"
-    if draws < planned:
-        lo, hi = wilson(held, draws)
-        msg += f" (stopped at {draws} of {planned} draws: settled, 95% interval {100 * lo:.0f}-{100 * hi:.0f}%)"
-    return {"draws": draws, "seed": seed, "holds": held, "holds_share": share, "alternatives": alts[:5],
-            "reused_model": redraw.model is not None, "message": msg}
+    return Verdict(problem, sol, time_limit, draws, seed).verdict()
+
+
+class Verdict:
+    """A robustness verdict ready to draw: `first_block()` are its first CHECK_EVERY draws as
+    independent calls (assemble runs them beside the sensitivity re-solves, on two cores), and
+    `verdict(first)` their answers, in order, followed by the later blocks as needed."""
+
+    def __init__(self, problem: Problem, sol: Solution, time_limit: float | None, draws: int = DRAWS,
+                 seed: int = SEED):
+        self.problem, self.sol, self.seed = problem, sol, seed
+        gids = [g for g in problem.considered if g not in problem.rejected]
+        rng = random.Random(seed)
+        dists = {g: (gpu_speed(problem, g), *gpu_prices(problem, g)) for g in gids}
+        samples = []
+        for _ in range(draws):
+            speed, buy, rent = {}, {}, {}
+            for g in gids:
+                s_d, b_d, r_d = dists[g]
+                speed[g], buy[g], rent[g] = (s_d.factor_at(normal(rng)), b_d.factor_at(normal(rng)),
+                                             r_d.factor_at(normal(rng)))
+            samples.append((speed, buy, rent))
+        fastest = {g: max(s[0][g] for s in samples) for g in gids}
+        columns = sum(len(cs) for cs in problem.candidates)
+        self.samples = samples[:draws_for(columns, draws)]
+        self.redraw = Redraw(problem, baseline(problem), fastest, time_limit, [s[0] for s in self.samples])
+        self.chosen = frozenset((c.gpu, c.ownership) for c in sol.chosen)
+        self.names = {g: problem.catalog.gpus[g].name for g in gids}
+        self.cpu, self.drawn = 0.0, 0   # CPU s and count of the draws made in this process
+
+    def draw(self, i: int) -> tuple[frozenset, tuple] | None:
+        """Draw i's plan, solved as the verdict would (never as an explanation re-solve: without
+        highspy a draw is a full solve, at the plan's gap and time limit)."""
+        cache = self.problem.solver_cache
+        explaining = cache.pop("explaining", None)
+        t = time.process_time()
+        try:
+            return self.redraw.choice(*self.samples[i])
+        finally:
+            self.cpu += time.process_time() - t
+            self.drawn += 1
+            if explaining is not None:
+                cache["explaining"] = explaining
+
+    def first_block(self) -> list[Callable[[], tuple[frozenset, tuple] | None]]:
+        return [functools.partial(self.draw, i) for i in range(min(CHECK_EVERY, len(self.samples)))]
+
+    def verdict(self, first: list | None = None) -> dict:
+        """The verdict from draws 0, 1, ... (`first`: the first block's answers, already drawn)."""
+        draws, chosen = len(self.samples), self.chosen
+        held, other = 0, Counter[str]()
+        got_all: list = []
+        with stage("robustness", total=draws):   # the CLI's progress line counts the draws
+            while len(got_all) < draws:
+                start = len(got_all)
+                idx = list(range(start, min(draws, start + CHECK_EVERY)))
+                got: list = []
+                if start == 0 and first is not None:
+                    got, idx = list(first), idx[len(first):]
+                elif not self.drawn:   # time one draw here: is the rest of the block worth a second process?
+                    got, idx = [self.draw(idx[0])], idx[1:]
+                # each draw is a fresh HiGHS run of the model with that draw's coefficients: a block's
+                # draws over both cores (solve/parallel.py), merged in index order, as drawn serially
+                per_draw = self.cpu / max(self.drawn, 1)
+                got += parallel.run(lambda i: self.draw(idx[i]), len(idx), work_s=per_draw * len(idx))
+                for one in got:
+                    got_all.append(one)
+                    held += one is not None and one[0] == chosen
+                    step()
+                n = len(got_all)
+                if n < draws and settled(held, n):   # looked at every CHECK_EVERY draws
+                    break
+        for one in got_all:
+            if one is None or one[0] != chosen:
+                other[describe(one[1], self.names) if one else "no feasible plan"] += 1
+        planned, draws = draws, len(got_all)
+        ranked = sorted(other.items(), key=lambda kv: (-kv[1], kv[0]))
+        alts: list[dict] = [{"purchase": k, "share": v / draws} for k, v in ranked]
+        share = held / draws
+        mine = describe(signature(self.sol.bought, self.sol.assignment), self.names)
+        msg = f"the choice ({mine}) holds in {100 * share:.0f}% of {draws} draws of speed and price"
+        if alts:
+            msg += f"; otherwise {alts[0]['purchase']} ({100 * alts[0]['share']:.0f}%)"
+        if draws < planned:
+            lo, hi = wilson(held, draws)
+            msg += f" (stopped at {draws} of {planned} draws: settled, 95% interval {100 * lo:.0f}-{100 * hi:.0f}%)"
+        return {"draws": draws, "seed": self.seed, "holds": held, "holds_share": share, "alternatives": alts[:5],
+                "reused_model": self.redraw.model is not None, "message": msg}
 
 
 def plan_ranges(problem: Problem, sol: Solution, jobs: list[dict], *, robust: bool,
-                time_limit: float | None = 30.0) -> dict:
+                time_limit: float | None = 30.0, verdict: dict | None = None) -> dict:
     """The range keys of a plan (DESIGN.md §5): each job's `wall_days_range` and `wall_days_planned`
     (added to `jobs` in place), `total_cost_usd_range`, the `confidence` deadlines were held at, and
-    (robust=True) the `robustness` verdict. Existing keys are left as they are."""
+    (robust=True) the `robustness` verdict (`verdict`, when already drawn). Existing keys are left
+    as they are."""
     level = problem.workload.confidence
     out: dict = {"confidence": {"level": level, "quantile": f"P{round(100 * level)}",
                                 "message": f"every deadline holds at the P{round(100 * level)} job time "
@@ -126,7 +174,7 @@ def plan_ranges(problem: Problem, sol: Solution, jobs: list[dict], *, robust: bo
         job.update(extra)
     out["total_cost_usd_range"] = cost_range(problem, sol)
     if robust:
-        out["robustness"] = robustness(problem, sol, time_limit)
+        out["robustness"] = verdict if verdict is not None else robustness(problem, sol, time_limit)
     return out
 
 
