@@ -182,3 +182,35 @@ def test_the_idle_gpu_polish_stops_on_work_so_the_plan_does_not_depend_on_time(m
     assert short.objective_usd <= tight.mip_objective_usd / (1 - 1e-4) / (1 - gap) * (1 + 1e-9)
     if jobs < 50:   # the polish could not keep the proof: the least-cost plan stands
         assert short.objective_usd == pytest.approx(short.mip_objective_usd, rel=1e-9)
+
+
+def test_a_polish_stopped_by_its_time_limit_is_not_taken(monkeypatch):
+    """Where the time limit, not the node limit, stops the polish (1,000-job fleets: its root alone
+    outlasts 6 s), what it found depends on the machine's load: the least-cost plan stands. The same
+    polish stopped by its node limit is taken (at a 1% gap its plan stays proven within the gap)."""
+    import datetime as dt
+
+    import advisor.solve.fast as fast
+    from advisor.data.catalog import load_catalog
+    from advisor.data.rules import load_rules
+    from advisor.inputs.workload import parse_workload
+
+    monkeypatch.setattr(fast, "POLISH_NODES", 20)    # 30 jobs at a 1% gap: the polish stops at 20 nodes, unproven
+    problem = prepare(parse_workload(_fleet(30), "fleet"), load_catalog(), load_rules(), dt.date(2026, 12, 1))
+    on_nodes = solve(problem, time_limit=30, gap=0.01)
+
+    def job_hours(sol):
+        return sum(c.hours * n for c, n in sol.assignment)
+    run = fast.HighsModel.run
+
+    def as_if_timed_out(self, time_limit, gap, nodes=None):
+        out = run(self, time_limit, gap, nodes)
+        self.stopped_on_time = nodes is not None   # the polish's run: as if its time limit had stopped it
+        return out
+
+    monkeypatch.setattr(fast.HighsModel, "run", as_if_timed_out)
+    problem.solver_cache.clear()
+    on_time = solve(problem, time_limit=30, gap=0.01)
+    assert on_time.status == "optimal" and on_time.solver["proven_optimal"]
+    assert job_hours(on_nodes) < job_hours(on_time)      # the polished plan finishes sooner; it was not taken
+    assert on_time.objective_usd == pytest.approx(on_time.mip_objective_usd, rel=1e-9)

@@ -80,6 +80,7 @@ class HighsModel(SpeedColumns):
 
         self.model, self.cost_weight = model, cost_weight
         self.dual_bound = -_INF     # HiGHS's lower bound on the objective after the last run
+        self.stopped_on_time = False
         prob = model.prob
         self.vars = prob.variables()
         self.col = {v.name: j for j, v in enumerate(self.vars)}
@@ -227,6 +228,7 @@ class HighsModel(SpeedColumns):
             h.run()
         status = h.getModelStatus()
         S = highspy.HighsModelStatus
+        self.stopped_on_time = status == S.kTimeLimit   # what it found then depends on the machine's load
         if status in (S.kInfeasible, S.kUnboundedOrInfeasible):
             return "infeasible", False, None
         info = h.getInfo()
@@ -308,10 +310,11 @@ def solve_fast(problem: Problem, sc: Scenario, time_limit: float | None, gap: fl
         p_status, p_proven, _ = pm.run(None if time_limit is None else time_limit * POLISH_SHARE, gap, POLISH_NODES)
         if p_proven:
             model = pm.model
-        elif p_status == "feasible" and _hours(pm.model) < _hours(model):
-            # stopped at its node limit with a plan that finishes sooner at a cost within
-            # IDLE_GPU_TOLERANCE of the least. "optimal" claims the cost: that plan is taken only if
-            # its cost is still proven within the gap of the first solve's lower bound
+        elif p_status == "feasible" and not pm.stopped_on_time and _hours(pm.model) < _hours(model):
+            # stopped at its node limit (not at its time limit: that plan would depend on the load)
+            # with a plan that finishes sooner at a cost within IDLE_GPU_TOLERANCE of the least.
+            # "optimal" claims the cost: that plan is taken only if its cost is still proven within
+            # the gap of the first solve's lower bound
             within = _cost_gap(pm.model, bound)
             if not proven or within <= gap:
                 model, mip_gap = pm.model, (round(within, 6) if proven else mip_gap)
