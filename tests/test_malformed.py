@@ -155,23 +155,29 @@ def test_debug_shows_the_traceback():
 # ------------------------------------------------------------------ the solver
 
 def test_a_solver_that_stops_without_a_plan_is_an_error_not_infeasible(run, monkeypatch):
+    """Both ways the solver is called: PuLP (the first build, CBC, serving) and HiGHS's own
+    interface (the fast path every training plan takes)."""
+    import highspy
     import pulp
 
     def out_of_time(prob, solver=None, **kwargs):
         prob.status, prob.sol_status = pulp.LpStatusNotSolved, pulp.LpSolutionNoSolutionFound
         return prob.status
     monkeypatch.setattr(pulp.LpProblem, "solve", out_of_time)
+    monkeypatch.setattr(highspy.Highs, "run", lambda self: highspy.HighsStatus.kWarning)   # stopped, nothing found
     code, out, err = run("plan", OFFICE, "--as-of", AS_OF)
     assert code == 1 and out == "" and "Traceback" not in err
     assert err.startswith("error: the highs solver found no plan within the 30 s time limit")
 
 
 def test_a_solver_crash_is_exit_1_with_a_message(run, monkeypatch):
+    import highspy
     import pulp
 
     def crash(prob, solver=None, **kwargs):
         raise pulp.PulpSolverError("HiGHS returned an error")
     monkeypatch.setattr(pulp.LpProblem, "solve", crash)
+    monkeypatch.setattr(highspy.Highs, "run", lambda self: highspy.HighsStatus.kError)
     code, _, err = run("plan", OFFICE, "--as-of", AS_OF)
     assert code == 1 and err.startswith("error: the highs solver failed: HiGHS returned an error")
 

@@ -23,6 +23,7 @@ from collections import OrderedDict
 
 import numpy as np
 
+from advisor.errors import SolverError
 from advisor.solve.candidates import Problem
 from advisor.solve.run import quiet_stdout
 from advisor.solve.scenario import Scenario, baseline
@@ -225,7 +226,9 @@ class HighsModel(SpeedColumns):
         # in 2 of 12 re-pricings of team-fleet; a plain re-run and clearSolver() both matched a
         # fresh solve in 36 of 36.
         with quiet_stdout():
-            h.run()
+            ran = h.run()
+        if ran == highspy.HighsStatus.kError:
+            raise SolverError("the highs solver failed: HiGHS returned an error")
         status = h.getModelStatus()
         S = highspy.HighsModelStatus
         self.stopped_on_time = status == S.kTimeLimit   # what it found then depends on the machine's load
