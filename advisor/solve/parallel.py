@@ -1,7 +1,7 @@
 """Independent re-solves on both cores (issue 19): robustness draws and break-even bisections of
 different GPU types, mapped over forked worker processes, merged in index order.
 
-Why processes and fork: HiGHS threads = 2 overran its time limit (session 1.16), and highspy
+Why processes and fork: HiGHS threads = 2 overran its time limit (highspy 1.16), and highspy
 objects do not pickle, so a worker must inherit the built models: a forked child has the parent's
 memory (models, caches, closures) for free and sends back only its results (pickled). Every solve
 runs HiGHS with threads = 1, which starts no scheduler threads, so forking after a HiGHS run is
