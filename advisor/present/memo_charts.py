@@ -2,7 +2,8 @@
 completion time with the Pareto front, and training speed per dollar by GPU."""
 from __future__ import annotations
 
-from advisor.present.charts import log_labels
+from advisor.present.charts import figure as _figure
+from advisor.present.charts import fit, log_labels
 from advisor.present.charts import rc_context as _rc
 from advisor.present.charts import svg_text as _svg
 from advisor.present.words import deadline_phrase, job_label, join, usd_short
@@ -42,15 +43,6 @@ EXCLUSION = {"no-price": "no price", "no-purchase-price": "no purchase price", "
              "combined": "limits conflict", "no-plan": "no plan meets the limits"}
 
 
-def _figure(height: float):
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
-
-    fig = Figure(figsize=(7.2, height), layout="constrained")
-    FigureCanvasAgg(fig)  # Agg, without touching pyplot's global backend
-    return fig, fig.add_subplot()
-
-
 def _cost_time_chart(plan, problem, colour, data: dict) -> dict | None:
     from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
@@ -61,7 +53,7 @@ def _cost_time_chart(plan, problem, colour, data: dict) -> dict | None:
     deadlines = [c.deadline for c in problem.classes if c.deadline]
     days = max(all_h + deadlines) >= 72
     scale = 24.0 if days else 1.0
-    fig, ax = _figure(4.4)
+    fig, ax = _figure(7.2, 4.4)
     for gid, pts in data["series"].items():
         xs, ys = [p[0] / scale for p in pts], [p[1] for p in pts]
         ax.plot(xs, ys, "-o", color=colour[gid], ms=5, lw=1, alpha=0.85, label=f"{names[gid]} only")
@@ -91,7 +83,7 @@ def _cost_time_chart(plan, problem, colour, data: dict) -> dict | None:
     ax.set_xlabel(f"Time until all work is done ({'days' if days else 'hours'}, log scale)")
     ax.set_ylabel(f"Total cost over {plan['assumptions']['horizon_months']:g} months (log scale)")
     ax.grid(True, which="major", color="#dddddd", lw=0.6)
-    fig.legend(loc="outside lower center", ncol=2, fontsize=8)
+    fit(fig, ax, fig.legend(loc="lower center", ncol=2, fontsize=8))
     shown = set(data["series"])
     left_out = [names[g] for g in problem.considered if g not in shown]
     caption = ("Each dot is the cheapest plan that uses only one GPU type and finishes within a given time; "
@@ -112,7 +104,7 @@ def _value_chart(problem, colour, value: dict, excluded: dict[str, str]) -> dict
     if not any(r["value"] for r in rows):
         return None
     order = sorted(rows, key=lambda r: (-(r["value"] or 0), r["name"]))
-    fig, ax = _figure(0.5 * len(order) + 1.0)
+    fig, ax = _figure(7.2, 0.5 * len(order) + 1.0)
     top = max(r["value"] or 0 for r in order)
     for i, r in enumerate(order):
         y = len(order) - 1 - i
@@ -138,6 +130,7 @@ def _value_chart(problem, colour, value: dict, excluded: dict[str, str]) -> dict
     ax.set_xlabel(value["unit"].capitalize() + " (higher is better)")
     ax.grid(True, axis="x", color="#dddddd", lw=0.6)
     ax.set_axisbelow(True)
+    fit(fig, ax)
     job = job_label(value["job"], problem.workload)
     caption = (f"Estimated training speed of {'the training run' if job == 'Training run' else repr(job)} "
                "on each GPU type divided by "

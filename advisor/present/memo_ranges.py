@@ -4,8 +4,8 @@ one assumptions row (where the distributions come from) and a cost-time chart wi
 per GPU type (chart data: plan.chart_data["ranges"]). Renders only."""
 from __future__ import annotations
 
-from advisor.present.charts import rc_context, svg_text
-from advisor.present.words import duration, usd
+from advisor.present.charts import figure, fit, log_labels, rc_context, svg_text
+from advisor.present.words import duration, usd, usd_short
 
 
 def range_sentence(plan: dict) -> str:
@@ -51,13 +51,8 @@ def ranges_chart(plan: dict, problem, points: list[dict] | None) -> dict | None:
     """Cost against completion time, one point per GPU type (its cheapest plan), P10-P90 whiskers."""
     if not points:
         return None
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
-
     with rc_context():
-        fig = Figure(figsize=(7.2, 4.0), layout="constrained")
-        FigureCanvasAgg(fig)
-        ax = fig.add_subplot()
+        fig, ax = figure(7.2, 4.0)
         chosen = {j["gpu"] for j in plan.get("jobs", [])}
         for pt in points:
             d, c = pt["days"], pt["cost_usd_range"]
@@ -68,10 +63,12 @@ def ranges_chart(plan: dict, problem, points: list[dict] | None) -> dict | None:
                                                                                       else ""))
         ax.set_xscale("log")
         ax.set_yscale("log")
+        log_labels(ax.xaxis, lambda v: f"{v:g}")
+        log_labels(ax.yaxis, usd_short)   # $4.5K, not raw TeX (mathtext is off)
         ax.set_xlabel("Days until the work is done (P50, whiskers P10\u2013P90; log scale)")
         ax.set_ylabel("Total cost, USD (log scale)")
         ax.grid(True, which="major", color="#dddddd", lw=0.6)
-        fig.legend(loc="outside lower center", ncol=2, fontsize=8)
+        fit(fig, ax, fig.legend(loc="lower center", ncol=2, fontsize=8))
         file_svg, inline = svg_text(fig, "c3")
     return {"slug": "cost-vs-time-ranges", "title": "Cost against completion time, with ranges",
             "caption": "Each marker is the cheapest plan using only one GPU type, at its median time and cost; the "
