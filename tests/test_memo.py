@@ -306,3 +306,31 @@ def test_value_chart_marks_excluded_gpus():
         {"gpu": "b200", "forced_cost_usd": None, "reasons": [{"rule": None, "code": "no-server", "message": "m"}]},
         {"gpu": "h100-sxm", "forced_cost_usd": 1000.0, "reasons": [{"rule": None, "code": "cost", "message": "m"}]}]}
     assert excluded_labels(plan) == {"rtx-4090": "rule LIC001", "b200": "no priced server"}
+
+
+@pytest.mark.parametrize("example", ["article-office", "team-fleet"])
+def test_chart_labels_legends_and_notes_fit_inside_the_figure(monkeypatch, example):
+    """The charts are laid out once, without constrained layout (charts.fit): every tick label,
+    axis label, legend entry and point note must still fall inside the figure, not be cut off."""
+    import io
+
+    from matplotlib.backends.backend_svg import RendererSVG
+
+    from advisor.present import memo_charts, memo_ranges
+    from advisor.present.charts import svg_text
+
+    seen = []
+
+    def spy(fig, prefix):
+        width, height = fig.get_size_inches()
+        box = fig.get_tightbbox(RendererSVG(width * 72, height * 72, io.StringIO()))   # inches
+        seen.append(prefix)
+        assert box.x0 >= 0 and box.y0 >= 0, f"{prefix}: cut off at the left or bottom: {box}"
+        assert box.x1 <= width and box.y1 <= height, f"{prefix}: cut off at the right or top: {box}"
+        return svg_text(fig, prefix)
+
+    monkeypatch.setattr(memo_charts, "_svg", spy)
+    monkeypatch.setattr(memo_ranges, "svg_text", spy)
+    path = EXAMPLES / f"{example}.yaml"
+    advisor.memo(advisor.plan(path), path, fmt="html")
+    assert seen[:2] == ["c1", "c2"]

@@ -72,7 +72,12 @@ def fit(fig, ax, legend=None, pad: float = 4.0) -> None:
 
     w, h = fig.get_size_inches() * 72
     renderer = RendererSVG(w, h, io.StringIO())
-    for _ in range(2):   # log axes choose their ticks by the axes' length: measure again once placed
+    def locs() -> list:
+        return [list(a.get_majorticklocs()) + list(a.get_minorticklocs()) for a in (ax.xaxis, ax.yaxis)]
+
+    before = locs()
+    _place(fig, ax, legend, pad, renderer, w, h)
+    if locs() != before:   # the locators choose ticks by the axes' length: measure the new ones
         _place(fig, ax, legend, pad, renderer, w, h)
 
 
