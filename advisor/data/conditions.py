@@ -152,8 +152,6 @@ Condition = Annotated[Union[Annotated[AllOf, Tag("all-of")], Annotated[AnyOf, Ta
                       Discriminator(_kind, custom_error_type="condition_type",
                                     custom_error_message="a condition is a mapping such as "
                                                          "{field: gpu.vendor, equals: AMD}, {all: [...]} or {any: [...]}")]
-AllOf.model_rebuild()
-AnyOf.model_rebuild()
 AnyCondition = AllOf | AnyOf | Comparison
 
 

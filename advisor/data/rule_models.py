@@ -127,7 +127,7 @@ class Rule(Strict):
     name: str = Field(pattern=r"^[a-z0-9]+(-[a-z0-9]+)*$")
     title: str
     severity: Literal["forbid", "warn", "limit"]
-    effective: Effective = Effective()
+    effective: Effective = Effective.model_construct()   # (the defaults: no validator built at import)
     when: Condition
     effect: Effect | None = None
     message: str

@@ -104,7 +104,7 @@ class ServeJob(Strict):
     model: str = Field(description="a serving preset (advisor estimate --kind serve --help lists them)")
     precision: Literal["bf16", "fp16", "fp8", "fp4", "int8", "int4"] = "bf16"
     traffic: Traffic
-    slo: Slo = Slo()
+    slo: Slo = Slo.model_construct()   # (the defaults: no validator built at import)
     months: float | None = Field(default=None, gt=0, le=240, description="months of serving [the horizon]")
     off_peak_training_hours: float = Field(default=0, ge=0, le=24, description="hours a day (low traffic) in which "
                                            "training jobs may use this job's owned GPUs [0: never]")

@@ -2,7 +2,6 @@
 written in the file (the shorthand un-expanded), with the value given and what is allowed."""
 from __future__ import annotations
 
-import difflib
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -133,6 +132,8 @@ def distinct_errors(errors: Sequence[ErrorDetails], clean: Callable[[Sequence[in
     groups: dict[Loc, list[ErrorDetails]] = {}
     for err in errors:
         groups.setdefault(clean(err["loc"]), []).append(err)
+
+    import difflib   # (here: only a workload with errors needs it)
 
     typos = {loc for loc, errs in groups.items() if any(e["type"] == "extra_forbidden" for e in errs)}
     out: list[ErrorDetails] = []

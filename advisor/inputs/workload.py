@@ -52,13 +52,13 @@ class Workload(Strict):
     name: str | None = Field(default=None, max_length=200)
     deployment: Deployment
     jobs: list[AnyJob] = Field(min_length=1, max_length=MAX_JOBS)
-    gpus: GpuSelection = GpuSelection()
+    gpus: GpuSelection = GpuSelection.model_construct()   # (the defaults: no validator built at import)
     budget_usd: USD | None = None
     allow_mixed: bool = Field(default=False, description="let one job's tokens be split across GPU types")
     confidence: float = Field(default=0.8, ge=0.5, le=0.99, description=(
         "every deadline must hold at this quantile of the job's time (the estimator's measured error, "
         "catalog/uncertainty.yaml): 0.5 plans on the median, 0.9 on the time 9 runs in 10 beat [0.8]"))
-    finance: Finance = Finance()
+    finance: Finance = Finance.model_construct()
 
     @model_validator(mode="before")
     @classmethod
