@@ -278,6 +278,7 @@ class ReplicaResult:
     kv_cache_gb_per_gpu: float
     weights_gb_per_gpu: float
     engine: str
+    slots: int            # sequences in flight the engine admits: KV room and the engine's batch cap
 
 
 def _limit_of_step(dec: dict) -> str:
@@ -330,4 +331,4 @@ def replica_capacity(s: Setup, input_len: float, output_len: float, ttft_ms: flo
     limit = limit or _limit_of_step(pt["decode"])
     kv_gb = best * mem.kv_per_seq_gb   # each stage caches its own layers for every sequence
     return ReplicaResult(lam, s.gpus, s.tp, s.pp, best, mem.max_batch, pt["ttft_s"] * 1e3, pt["tpot_s"] * 1e3,
-                         limit, pt, kv_gb, mem.weights_gb, s.engine)
+                         limit, pt, kv_gb, mem.weights_gb, s.engine, cap)

@@ -281,7 +281,7 @@ def solve_fast(problem: Problem, sc: Scenario, time_limit: float | None, gap: fl
         extra = {name: TIE_BREAK_USD_PER_HOUR * c.hours for name, c in _columns(model)}
         hm = HighsModel(model, extra, 1.0, ("budget",))
         if ceiling is not None:
-            hm.enable_speed(dict(ceiling), TIE_BREAK_USD_PER_HOUR)
+            hm.enable_speed(dict(ceiling))
     remember(problem, key, hm)
     model = hm.model
     no_plan = Solution("infeasible", None, solver={"name": None, "reason": "a job has no usable candidate"})

@@ -37,7 +37,7 @@ from advisor.solve.milp_serving import ServingSection, usable_serving
 from advisor.solve.run import count_solve, quiet_stdout, read_gap, solver_for
 from advisor.solve.scenario import Scenario, baseline
 from advisor.solve.solution import Solution, _solution
-from advisor.solve.usable import _at_speed, _undominated, usable_candidates  # noqa: F401 (re-exported)
+from advisor.solve.usable import usable_candidates
 
 TIE_BREAK_USD_PER_HOUR = 1e-6
 IDLE_GPU_TOLERANCE = 0.001    # idle bought GPUs are put to work when that costs < 0.1% of the plan (or $1)

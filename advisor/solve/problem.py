@@ -32,7 +32,7 @@ class Candidate:
     ownership: str                  # buy | rent
     tokens_per_s: float
     hours: float                    # wall-clock hours for one job's tokens, after goodput losses
-    run_cost_usd: float             # one job's energy (buy) or rental (rent) cost
+    run_cost_usd: float             # one job's energy (buy) or rental (rent) cost, present value (run_cost_nominal: undiscounted)
     estimate: Estimate
     warnings: list[Finding] = field(default_factory=list)
     goodput: float = 1.0            # share of wall time spent training (advisor/perf/goodput.py)

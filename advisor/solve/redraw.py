@@ -175,22 +175,9 @@ class Redraw:
             "has_dom": np.array([col[7] is not None for col in self.columns], dtype=bool)}
 
     def _deadline_test(self, k: int, c: Candidate) -> tuple:
-        """(planned hours, deadline or None, hours, makespan cap or None): `_meets` at a speed."""
+        """(planned hours, deadline or None, hours, makespan cap or None): what `_meets_all` tests."""
         return (c.planned_hours, self.sc.job_deadline(self.problem.classes[k].deadline), c.hours,
                 self.sc.makespan_hours)
-
-    def _meets_deadline(self, k: int, c: Candidate, r: float) -> bool:
-        due = self.sc.job_deadline(self.problem.classes[k].deadline)
-        cap = self.sc.makespan_hours
-        return ((due is None or c.planned_hours / r <= due * (1 + 1e-9))
-                and (cap is None or c.hours / r <= cap * (1 + 1e-9)))
-
-
-def _meets(test: tuple, r: float) -> bool:
-    """Redraw._meets_deadline from a precomputed `_deadline_test`."""
-    planned, due, hours, cap = test
-    return ((due is None or planned / r <= due * (1 + 1e-9))
-            and (cap is None or hours / r <= cap * (1 + 1e-9)))
 
 
 def _test_array(tests: list):
@@ -203,8 +190,8 @@ def _test_array(tests: list):
 
 
 def _meets_all(tests, r):
-    """`_meets` of every column at once: `tests` from _test_array, `r` each column's relative speed
-    (a vector, or a matrix with a column per draw)."""
+    """Does each column meet its deadline and the makespan cap at relative speed `r` (a vector, or a
+    matrix with a column per draw)? `tests` from _test_array."""
     planned, due, hours, cap = (x[:, None] if r.ndim == 2 else x for x in tests.T)
     return (planned / r <= due * (1 + 1e-9)) & (hours / r <= cap * (1 + 1e-9))
 

@@ -12,8 +12,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from advisor.solve.milp import _at_speed, _safe
+from advisor.solve.milp import TIE_BREAK_USD_PER_HOUR, _safe
 from advisor.solve.scenario import Scenario
+from advisor.solve.usable import _at_speed
 
 
 class SpeedColumns:
@@ -27,11 +28,11 @@ class SpeedColumns:
     dead: set[int]
     ceiling: dict[str, float] | None
 
-    def enable_speed(self, ceiling: dict[str, float], hour_weight: float) -> None:
+    def enable_speed(self, ceiling: dict[str, float]) -> None:
         """Make this a speed model (module docstring): its candidates are at the `ceiling` speeds;
         remember them, their capacity coefficients and each one's fastest cost dominator."""
         m = self.model
-        self.ceiling, self.hour_weight, self.ref_cands = dict(ceiling), hour_weight, m.cands
+        self.ceiling, self.ref_cands = dict(ceiling), m.cands
         self.ycol = {(k, i): self.col[m.y[k, i].name] for k, i, _ in m.pairs()}
         self.gpu_cols: dict[str, list[tuple[int, int]]] = {}
         for k, i, c in m.pairs():
@@ -87,7 +88,7 @@ class SpeedColumns:
             for k, i in self.gpu_cols.get(g, []):
                 j, dom = self.ycol[k, i], self.dominator[k, i]
                 if g in changed:
-                    self.extra[j] = self.hour_weight * m.cands[k][i].hours
+                    self.extra[j] = TIE_BREAK_USD_PER_HOUR * m.cands[k][i].hours
                 if meets(k, i) and not (dom is not None and meets(k, dom)):
                     self.dead.discard(j)
                 else:
