@@ -212,3 +212,4 @@ def test_cli_reference_is_generated_from_help():
 def test_words_formatters():
     from advisor.present.words import tokens
     assert tokens(612.4) == "612" and tokens(72948) == "72.9K" and tokens(1_234_000) == "1.23M"
+    assert tokens(999_600) == "1M" and tokens(1.5e9) == "1.5B"   # rounded before the suffix: not '1e+03K'/'1.5e+03M'

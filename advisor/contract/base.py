@@ -57,10 +57,14 @@ class Out(BaseModel):
     @classmethod
     def build(cls, data: dict[str, Any]) -> Self:
         """The object `model_validate(data)` returns for valid data, made without validating it
-        (trusted data from assemble.py); validates when GPU_ADVISOR_CHECK_PLANS is set (the tests)."""
+        (trusted data from assemble.py). With GPU_ADVISOR_CHECK_PLANS set (the tests) it also
+        validates, and checks the object it ships reads the same as the validated one."""
+        built = cls._construct(data)
         if os.environ.get("GPU_ADVISOR_CHECK_PLANS"):
-            return cls.model_validate(data)
-        return cls._construct(data)
+            checked = cls.model_validate(data)
+            if built.to_dict() != checked.to_dict():
+                raise AssertionError(f"{cls.__name__}: built without validation differs from the validated object")
+        return built
 
     @classmethod
     def _construct(cls, data: dict[str, Any]) -> Self:
@@ -84,12 +88,11 @@ class Out(BaseModel):
     @model_serializer(mode="wrap")
     def _in_written_order(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
         out: dict[str, Any] = handler(self)
-        keys = self._keys or tuple(k for k in type(self).model_fields if k in self.model_fields_set)
-        return {k: out[k] for k in keys if k in out}
+        return {k: out[k] for k in self._present() if k in out}
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON value: plain dicts, lists and scalars (what `model_dump(mode="json")` gives)."""
-        return {k: _plain(getattr(self, k)) for k in self._keys or self._in_field_order()}
+        return {k: _plain(getattr(self, k)) for k in self._present()}
 
     def __getitem__(self, key: str) -> Any:
         if key not in self._present():
@@ -109,10 +112,8 @@ class Out(BaseModel):
         return self.to_dict().items()
 
     def _present(self) -> tuple[str, ...]:
-        return self._keys or tuple(self.model_fields_set)
-
-    def _in_field_order(self) -> tuple[str, ...]:
-        return tuple(k for k in type(self).model_fields if k in self.model_fields_set)
+        """The keys written, in the order written (field order for an object made otherwise)."""
+        return self._keys or tuple(k for k in type(self).model_fields if k in self.model_fields_set)
 
 
 _SHAPERS: dict[type[Out], dict[str, Callable[[Any], Any]]] = {}
@@ -123,23 +124,16 @@ def _shaper(annotation: Any) -> Callable[[Any], Any] | None:
     if isinstance(annotation, type) and issubclass(annotation, Out):
         return annotation._construct
     origin, args = get_origin(annotation), get_args(annotation)
-    if origin in (Union, types.UnionType):   # e.g. X | None, list[X] | None: shaped by the JSON type
-        inner = {_json_type(a): s for a in args if (s := _shaper(a)) is not None}
-        if len(inner) < sum(_shaper(a) is not None for a in args):
+    if origin in (Union, types.UnionType):   # X | None, list[X] | None (None values are never shaped)
+        shaped = [s for a in args if (s := _shaper(a)) is not None]
+        if len(shaped) > 1:
             raise TypeError(f"{annotation}: a union of several objects cannot be built without validating")
-        return _by_json_type(inner) if inner else None
+        return shaped[0] if shaped else None
     if origin is list and args and (item := _shaper(args[0])) is not None:
         return _each(item)
     if origin is dict and len(args) == 2 and (value := _shaper(args[1])) is not None:
         return _each_value(value)
     return None
-
-
-def _by_json_type(shapers: dict[type, Callable[[Any], Any]]) -> Callable[[Any], Any]:
-    def shape(v: Any) -> Any:
-        s = shapers.get(type(v))
-        return v if s is None else s(v)
-    return shape
 
 
 def _each(shape: Callable[[Any], Any]) -> Callable[[list[Any]], list[Any]]:
@@ -148,11 +142,6 @@ def _each(shape: Callable[[Any], Any]) -> Callable[[list[Any]], list[Any]]:
 
 def _each_value(shape: Callable[[Any], Any]) -> Callable[[dict[str, Any]], dict[str, Any]]:
     return lambda v: {k: shape(x) for k, x in v.items()}
-
-
-def _json_type(annotation: Any) -> type:
-    """The JSON container a shaped annotation is written as: list for list[...], else dict."""
-    return list if get_origin(annotation) is list else dict
 
 
 def _plain(value: Any) -> Any:

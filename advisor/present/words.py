@@ -130,6 +130,4 @@ def tokens(x) -> str:
     """A rate in tokens: 612, 72.9K, 1.23M (three significant figures, never '0.6K')."""
     if x is None:
         return "n/a"
-    if x < 1e3:
-        return rate(x)
-    return f"{x / 1e3:,.3g}K" if x < 1e6 else f"{x / 1e6:,.3g}M"
+    return rate(x) if x < 1e3 else short(x)
