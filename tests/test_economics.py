@@ -214,3 +214,15 @@ def test_residual_interpolation_discounting_and_depreciation(catalog):
     sched = depreciation_schedule(100_000, 5, 2.5)
     assert [round(y["depreciation_usd"]) for y in sched] == [20_000, 20_000, 10_000]
     assert sched[-1]["book_value_usd"] == pytest.approx(50_000)
+
+
+def test_an_economics_date_is_checked_as_the_catalogs_are():
+    """catalog/economics.yaml figures use the catalog's date check: a month 13 is refused, not stored."""
+    from pydantic import ValidationError
+
+    from advisor.data.economics import EconFigure
+
+    ok = EconFigure(value=1.0, unit="USD", as_of="2024-12", confidence="low", source=["derived"])
+    assert ok.as_of == "2024-12"
+    with pytest.raises(ValidationError, match="as_of"):
+        EconFigure(value=1.0, unit="USD", as_of="2024-13", confidence="low", source=["derived"])

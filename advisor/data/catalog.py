@@ -13,10 +13,8 @@ assumptions, the Catalog and its queries) and catalog_load (shipped files, overr
 from __future__ import annotations
 
 from advisor.data.catalog_figures import (
-    CONFIDENCE,
     MAX_FIGURE,
     MAX_USD,
-    PRECISIONS,
     STALE_MONTHS,
     Confidence,
     CoolingFigure,
@@ -45,7 +43,6 @@ from advisor.data.catalog_parts import (
     Source,
 )
 from advisor.data.catalog_prices import (
-    RENT_KINDS,
     EndOfLife,
     Interruption,
     Prices,
@@ -53,7 +50,7 @@ from advisor.data.catalog_prices import (
     RentalOffer,
 )
 
-__all__ = ["CONFIDENCE", "GPU", "MAX_FIGURE", "MAX_USD", "PRECISIONS", "RENT_KINDS", "SOURCE_KINDS", "STALE_MONTHS",
+__all__ = ["GPU", "MAX_FIGURE", "MAX_USD", "SOURCE_KINDS", "STALE_MONTHS",
            "Assumption", "Catalog", "Confidence", "CoolingFigure", "DateFigure", "EndOfLife", "Figure", "FlagFigure",
            "Interconnect", "Interruption", "ModelPreset", "Prices", "Purchase", "RentalOffer", "Server", "Source",
            "_Sourced", "_builtin", "_deep_merge", "_merge_document", "_validate", "age_months", "load_catalog",

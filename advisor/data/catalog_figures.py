@@ -10,7 +10,6 @@ from pydantic import Field, field_validator, model_validator
 
 from advisor.inputs.strict import Strict
 
-PRECISIONS = ("bf16", "fp16", "fp8")
 MAX_FIGURE = 1e9   # no sourced figure (GB, GB/s, TFLOPs, W, mm², TPP) comes near this
 MAX_USD = 1e8      # per GPU, or per GPU-hour
 _DATE = re.compile(r"^\d{4}(-\d{2}(-\d{2})?)?$")
@@ -89,5 +88,4 @@ def positive_figure(fig: Figure) -> Figure:
     return fig
 
 
-CONFIDENCE = ("high", "medium", "low")
 Confidence = Literal["high", "medium", "low"]

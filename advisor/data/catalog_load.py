@@ -24,7 +24,7 @@ from advisor.data.catalog_parts import (
 )
 from advisor.data.economics import Economics
 from advisor.data.resources import data_dir
-from advisor.errors import InputError, describe, first_error, show, suggest
+from advisor.errors import InputError, describe, first_error, loc_text, show, suggest
 from advisor.inputs.loader import load_yaml_file
 
 _FILES = ("gpus.yaml", "servers.yaml", "models.yaml", "sources.yaml", "assumptions.yaml", "estimator.yaml",
@@ -116,13 +116,6 @@ def _deep_merge(base: Any, over: Any) -> Any:
     return copy.deepcopy(over)
 
 
-def _loc(loc: tuple[int | str, ...]) -> str:
-    text = ""
-    for part in loc:
-        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
-    return text
-
-
 def _validate(raw: Raw, name: str) -> Catalog:
     check_sizes(raw, name)
     sections: dict[str, dict[str, Any]] = {}
@@ -134,7 +127,7 @@ def _validate(raw: Raw, name: str) -> Catalog:
                 sections[key][item_id] = model.model_validate(entry)
             except ValidationError as exc:
                 err = first_error(exc.errors())
-                where = _loc(err["loc"])
+                where = loc_text(err["loc"])
                 raise InputError(f"{name}: {label or key + ' entry'} {item_id!r}, field {where or '(entry)'}: "
                                  f"{describe(err)}", file=name, field=f"{key}[{item_id}].{where}") from None
     gpus = sections["gpus"]
@@ -163,7 +156,7 @@ def _validate(raw: Raw, name: str) -> Catalog:
             economics = Economics.model_validate(raw["economics"])
         except ValidationError as exc:
             err = first_error(exc.errors())
-            where = _loc(err["loc"])
+            where = loc_text(err["loc"])
             raise InputError(f"{name}: economics, field {where or '(entry)'}: {describe(err)}", file=name,
                              field=f"economics.{where}") from None
         for path, sid in _source_ids(raw["economics"], "economics"):

@@ -9,7 +9,6 @@ from pydantic import Field, field_validator, model_validator
 from advisor.data.catalog_figures import MAX_USD, Confidence, check_date
 from advisor.inputs.strict import Strict
 
-RENT_KINDS = ("on_demand", "reserved_1y", "reserved_3y", "spot", "capacity_block", "marketplace", "serverless")
 _RENT_ALIASES = {"interruptible": "spot", "reserved": "reserved_1y"}   # names used before issue 14
 
 

@@ -4,14 +4,12 @@ storage, failures and interruptions, rental terms. Every figure is sourced, date
 unknown one is null with a note. The economics layer computes with these; this module only reads."""
 from __future__ import annotations
 
-import re
 from typing import Literal
 
 from pydantic import Field, field_validator, model_validator
 
+from advisor.data.catalog_figures import check_date
 from advisor.inputs.strict import Strict
-
-_DATE = re.compile(r"^\d{4}(-\d{2}(-\d{2})?)?$")
 
 # unit -> (low, high) a value in that unit may take; ranges catch a percent typed as a fraction
 UNIT_RANGES = {
@@ -34,12 +32,7 @@ class EconFigure(Strict):
     source: list[str] = []
     note: str | None = None
 
-    @field_validator("as_of")
-    @classmethod
-    def _date(cls, v: str | None) -> str | None:
-        if v is not None and not _DATE.match(v):
-            raise ValueError(f"a date is written YYYY, YYYY-MM or YYYY-MM-DD, got {v!r}")
-        return v
+    _date = field_validator("as_of")(check_date)   # the catalog's check: also refuses month 13
 
     @field_validator("unit")
     @classmethod

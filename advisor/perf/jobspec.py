@@ -113,6 +113,7 @@ def spec_from_flags(catalog: Catalog, *, model: str | None = None, params=None, 
     from pydantic import ValidationError
 
     from advisor.errors import describe, first_error
+    from advisor.inputs.phrasing import clean_loc
 
     if (model is None) == (params is None):
         raise InputError("give either `model` PRESET or `params` N (with optional `layers`/`hidden`/`seq_len`)",
@@ -126,10 +127,8 @@ def spec_from_flags(catalog: Catalog, *, model: str | None = None, params=None, 
     try:
         job = Job(model=shape, tokens=1e9, seq_len=seq_len if model is not None else None, **job_fields)
     except ValidationError as exc:
-        def clean(loc: tuple[Any, ...]) -> tuple[Any, ...]:
-            return tuple(p for p in loc if p not in ("str", "ModelShape"))
-        err = first_error(exc.errors(), clean)
-        field = ".".join(str(p) for p in clean(err["loc"]))
+        err = first_error(exc.errors(), clean_loc)
+        field = ".".join(str(p) for p in clean_loc(err["loc"]))
         raise InputError(f"`{field.replace('model.', '')}`: {describe(err)}", field=field) from None
     return job_spec(job, resolve_model(job, catalog, "model"))
 

@@ -36,7 +36,7 @@ KEEP_FOLDERS = 3             # store folders of other estimator versions kept (s
 _SOURCES = ("perf/layout.py", "perf/training.py", "perf/memory.py", "perf/jobspec.py", "perf/memo.py",
             "data/estimator.py")
 _SHARDS: dict[tuple, dict] = {}                   # (kind, job, GPU key, params key) -> {n: answer}
-_DIRTY: dict[tuple, str] = {}                     # shard -> its file name, when it has new answers
+_DIRTY: set[tuple] = set()                        # shards with new answers, not yet on disk
 _VALUE_KEYS: dict[int, tuple[object, str]] = {}   # id(obj) -> (obj, its value key)
 _GPU_KEYS: dict[tuple[int, int], tuple[object, object, str]] = {}   # (id(gpu), id(params)) -> (gpu, params, key)
 _NAMED: dict[int, tuple[object, frozenset]] = {}  # id(params) -> (params, the keys of its tables)
@@ -108,7 +108,7 @@ def remembered(fn: Callable[..., Any], kind: str, job: Any, gpu: Any, n: int, p:
     except KeyError:
         pass
     value = answers[n] = fn(job, gpu, n, p)
-    _DIRTY[shard] = ""
+    _DIRTY.add(shard)
     return value
 
 

@@ -8,7 +8,8 @@ Operating point of one replica at mean concurrency B (sequences decoding at once
     D(B)    = pp * stage decode step for B/pp sequences      time for every sequence to gain a token
     c_pre   = stage prefill compute + communication           replica time one prompt displaces
     lambda  = B / (O D(B) + B c_pre)                          requests/s (Little's law with chunked prefill)
-    TPOT_p  = D(B) + (B + z_p sqrt(B)) c_pre / O              prefills landing in a request's lifetime (Poisson)
+    TPOT_p  = D(B + z_p sqrt(2B/3)) + (B + z_p sqrt(B)) c_pre / O   the tail request's batch (Poisson sequences
+              in flight, variance 2B/3 over its life) and the prefills landing in its lifetime
     TTFT_p  = D(B) + W_p + S_p + pp * prefill latency,   W_p from M/D/1 with service c_pre and load rho = lambda c_pre,
               S_p the wait for a free sequence slot (M/M/c, c = the batch cap, each held O TPOT_mean)
 Every quantity rises with B and lambda rises with B, so the sustainable rate is the largest B whose
