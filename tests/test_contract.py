@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 from conftest import AS_OF, EXAMPLES
+from pydantic import ValidationError
 
 from advisor.contract import Plan
 from advisor.contract.base import Out, _shaper
@@ -88,7 +89,7 @@ def test_the_tool_builds_and_the_tests_validate(monkeypatch):
     built as given (the tool's trusted path)."""
     from advisor.contract.plan import Confidence
     bad = {"level": 0.8, "quantile": 80, "message": "m"}   # quantile is a string
-    with pytest.raises(Exception, match="quantile"):
+    with pytest.raises(ValidationError, match="quantile"):
         Confidence.build(bad)
     monkeypatch.delenv("GPU_ADVISOR_CHECK_PLANS")
     assert Confidence.build(bad).quantile == 80

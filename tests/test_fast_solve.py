@@ -128,19 +128,17 @@ def test_explanation_solves_are_reported(example_plan, catalog, rules):
 
 
 def _fleet(n: int) -> dict:
-    """A deterministic fleet (bench/solve.py's mix, seed 7): enough jobs that the idle-GPU polish
-    cannot prove its own optimum in a node or two."""
-    import random
+    """bench/solve.py's deterministic fleet (seed 7): enough jobs that the idle-GPU polish cannot
+    prove its own optimum in a node or two."""
+    import importlib.util
+    from pathlib import Path
 
-    rng = random.Random(7)
-    jobs = []
-    for i in range(n):
-        model = rng.choice(["gpt2-124m", "gpt2-350m", "gpt2-774m", "gpt2-1558m", "llama-3-8b"])
-        kind = rng.choice(["pretrain", "finetune", "lora"]) if model == "llama-3-8b" else rng.choice(["pretrain", "finetune"])
-        jobs.append({"name": f"job-{i:04d}", "model": model, "kind": kind,
-                     "tokens": rng.choice(["1B", "5B"] if model == "llama-3-8b" else ["1B", "5B", "20B", "50B"]),
-                     "deadline": rng.choice(["2d", "7d", "14d", "30d"])})
-    return {"name": f"fleet of {n}", "deployment": {"context": "datacenter", "ownership": "buy"}, "jobs": jobs}
+    path = Path(__file__).resolve().parent.parent / "bench" / "solve.py"
+    spec = importlib.util.spec_from_file_location("bench_solve", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.fleet(n)
 
 
 @pytest.mark.parametrize("jobs", [30, pytest.param(50, marks=pytest.mark.slow)])

@@ -35,11 +35,11 @@ def holds(doc, p, catalog):
     gpus = doc.get("gpus", {})
     fleet = sum(i["count"] for i in p["purchase"] if i["ownership"] == "buy") + \
         sum(j["gpu_count"] * j["copies"] for j in p["jobs"] if j["ownership"] == "rent")
+    fleet += sum(r["gpu_count"] for r in p.get("serving") or [] if r["ownership"] == "rent")   # as milp.gpu_count
     if "count" in gpus:
         assert fleet == gpus["count"]
     if "max" in gpus:
         assert fleet <= gpus["max"]
-    fleet += sum(r["gpu_count"] for r in p.get("serving") or [] if r["ownership"] == "rent")
     level = doc.get("confidence", 0.8)
     assert p["confidence"]["level"] == level
     for j in p["jobs"]:

@@ -55,7 +55,7 @@ def test_a_stopped_verdict_is_the_full_one_cut_short(office, monkeypatch):
     # the same seeded sequence: its first n draws, asked for alone, give the stopped verdict
     first = rob.robustness(problem, sol, draws=n)
     assert {k: v for k, v in first.items() if k != "message"} == {k: v for k, v in stopped.items() if k != "message"}
-    assert stopped["message"] == first["message"] + stopped["message"][len(first["message"]):]
+    assert stopped["message"].startswith(first["message"])
     assert stopped["message"][len(first["message"]):].startswith(f" (stopped at {n} of {rob.DRAWS} draws")
 
 

@@ -169,7 +169,7 @@ def test_kv_held_per_sequence_by_engine_scheduler():
     the padded total: max_batch by hand from the same free memory."""
     m, params = load_model("llama-3.1-8b"), load_params()
     I, O = 1000, 1000
-    free = (85.9 - params.overhead_gb - m.params * 1 / 1e9) * params.usable_memory_fraction   # fp8 weights: 1 byte each
+    free = (H100.memory_gb - params.overhead_gb - m.params * 1 / 1e9) * params.usable_memory_fraction   # fp8 weights: 1 byte each
     per_token = 32 * 8 * 128 * 2 * 1 / 1e9                  # fp8 KV: layers x KV heads x head dim x (K, V) x 1 byte
     for engine, tokens in (("tensorrt-llm", I + O), ("vllm", I + O / 2), ("tgi-gaudi", I + O)):
         r = replica_rate(m, H100, 1, "fp8", I, O, engine=engine)
