@@ -9,6 +9,7 @@ from typing import Any
 
 from advisor._version import __version__
 from advisor.contract import Plan
+from advisor.contract.costs import CostBreakdown
 from advisor.data.catalog import STALE_MONTHS, age_months
 from advisor.data.uncertainty import basis as uncertainty_basis
 from advisor.explain.alternatives import alternatives, ordered
@@ -177,8 +178,7 @@ def assemble(problem: Problem, sol: Solution, *, objective: str = "cost", time_l
         "objective": objective,
         "status": sol.status,
         "total_cost_usd": sol.objective_usd,
-        "cost_breakdown": sol.cost_breakdown or dict.fromkeys(
-            ("purchase_usd", "servers_usd", "energy_usd", "hosting_usd", "rental_usd")),
+        "cost_breakdown": sol.cost_breakdown or dict.fromkeys(CostBreakdown.model_fields),
         "present_value_usd": sol.objective_usd,
         "nominal_cost_usd": ledger.nominal_total(sol),
         "residual_value_usd": sol.residual_value_usd if sol.feasible else None,

@@ -56,7 +56,7 @@ def plan(workload: Workload, *, catalog: Catalog | None = None, rules: RuleSet |
     explain: "full" (or True) computes every explanation; "alternatives" the forced cost of each
     unchosen GPU and, without a plan, the diagnosis from the workload's own limits, but no
     break-evens, marginal values, robustness draws or re-planning under another deployment or
-    batch (what `crossover` reads); "none" (or False) none. gap: the relative MIP gap the plan is proven within (None: 0.01% for a few jobs, 1% for
+    batch (what `crossover` reads); "none" (or False) none but, without a plan, the diagnosis from the workload's own limits. gap: the relative MIP gap the plan is proven within (None: 0.01% for a few jobs, 1% for
     fleets of 50 jobs or more; milp.default_gap)."""
     if objective not in ("cost", "time"):
         raise InputError(f"objective is 'cost' or 'time', got {objective!r}", field="objective")

@@ -1,7 +1,7 @@
 """Charts drawn with matplotlib, reproducible to the byte: fixed SVG hash salt, no dates in the
 metadata, text kept as text (svg.fonttype none: 1.7 s less than drawing glyphs as paths, and the
 words stay searchable) in a fixed font stack measured with the font matplotlib ships. matplotlib is imported only when a chart is
-drawn (it adds ~0.35 s to start-up).
+drawn (see `_import_matplotlib`).
 """
 from __future__ import annotations
 
