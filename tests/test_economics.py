@@ -149,6 +149,27 @@ def test_eight_h100_for_two_years_of_work_are_bought_and_break_even_is_printed(c
     assert "pays for itself after" in plan_text(p)
 
 
+def test_break_even_without_resale_is_the_hand_worked_payback(catalog):
+    """At a zero discount rate and no resale, owning pays for itself when the upfront cost equals the
+    rent saved: U / (R - O) months, U the GPUs and servers, R the monthly rent of as many GPUs, O the
+    hosting and full-power electricity per month (the job's energy per GPU-hour x 730 h x 8 GPUs)."""
+    rate = advisor.estimate(model="gpt2-350m", gpu="h100-sxm", count=8)["tokens_per_s"]
+    doc = {"deployment": {"context": "datacenter", "ownership": "any", "horizon_months": 24},
+           "finance": {"discount_rate": 0},
+           "model": "gpt2-350m", "tokens": rate * 730 * 86400 * 0.85, "gpus": {"count": 8, "allow": ["h100-sxm"]}}
+    p = plan(parse_workload(doc), catalog=catalog, as_of=AS_OF, explain=False)
+    (be,) = p["break_even_months"]
+    cb, (job,) = p["cost_breakdown"], p["jobs"]
+    upfront = cb["purchase_usd"] + cb["servers_usd"]
+    energy_per_gpu_hour = cb["energy_usd"] / (8 * job["wall_days"] * 24)
+    monthly_own = cb["hosting_usd"] / 24 + 8 * 730 * energy_per_gpu_hour
+    monthly_rent = 8 * 730 * be["rent_usd_per_gpu_hour"]
+    assert be["months_without_resale"] == pytest.approx(upfront / (monthly_rent - monthly_own), rel=0.005)
+    assert be["months"] < be["months_without_resale"]     # resale only shortens the payback
+    assert f"{be['months']:.1f} months of continuous use if resold at the hopper residual-value curve" in be["message"]
+    assert f"{be['months_without_resale']:.1f} months if never resold" in be["message"]
+
+
 def test_a_256_gpu_fabric_is_within_the_sourced_band(catalog):
     doc = {"deployment": {"context": "datacenter", "ownership": "buy"}, "model": "llama-3-8b", "tokens": "1T",
            "gpus": {"count": 256, "allow": ["h100-sxm"]}}

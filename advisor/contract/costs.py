@@ -64,6 +64,7 @@ class BreakEvenMonths(Out):
     gpu: str
     count: int
     months: Num | None
+    months_without_resale: Num | None
     rent_usd_per_gpu_hour: Num
     message: str
 

@@ -99,7 +99,9 @@ def owned_kw(problem: Problem, sol: Solution) -> float:
 def break_even(problem: Problem, sol: Solution) -> list[dict]:
     """For each GPU type the plan buys: the months of continuous use after which owning its fleet
     (GPUs, servers, fabric; less the resale value; plus hosting and energy at full power) costs no
-    more, in present value, than renting as many GPUs on demand at the cheapest sourced rate."""
+    more, in present value, than renting as many GPUs on demand at the cheapest sourced rate; and the
+    same without resale, since resale at the curve's value after a few months is what a buyer can
+    least count on."""
     out, costs = [], problem.costs
     for g, n in sorted(sol.bought.items()):
         gpu = problem.catalog.gpus[g]
@@ -115,13 +117,23 @@ def break_even(problem: Problem, sol: Solution) -> list[dict]:
         monthly_rent = n * HOURS_PER_MONTH * offer.usd_per_gpu_hour
         price = problem.unit_price[g] * n
         age = purchase_age_years(gpu, problem.as_of)
+        resale = residual(problem.catalog, g, 1.0, age)
         months = break_even_months(upfront, lambda y, g=g, price=price, age=age: price * residual(problem.catalog, g, y, age).fraction,
                                    monthly_own, monthly_rent, costs.discount_rate)
+        kept = break_even_months(upfront, lambda y: 0.0, monthly_own, monthly_rent, costs.discount_rate)
         rate = f"${offer.usd_per_gpu_hour:g}/GPU-hour on demand ({offer.provider}, {offer.confidence} confidence)"
-        msg = (f"buying {n} {gpu.name} pays for itself after {months:.1f} months of continuous use against renting at {rate}"
-               if months is not None else f"renting {n} {gpu.name} at {rate} stays cheaper than buying for 10 years")
-        out.append({"gpu": g, "count": n, "months": months, "rent_usd_per_gpu_hour": offer.usd_per_gpu_hour,
-                    "message": msg})
+        if months is None:
+            msg = f"renting {n} {gpu.name} at {rate} stays cheaper than buying for 10 years"
+        elif resale.curve is None:
+            msg = (f"buying {n} {gpu.name} pays for itself after {months:.1f} months of continuous use "
+                   f"(no resale value assumed) against renting at {rate}")
+        else:
+            kept_text = f"{kept:.1f} months" if kept is not None else "not within 10 years"
+            msg = (f"buying {n} {gpu.name} pays for itself after {months:.1f} months of continuous use if resold "
+                   f"at the {resale.curve} residual-value curve ({resale.confidence} confidence), {kept_text} "
+                   f"if never resold, against renting at {rate}")
+        out.append({"gpu": g, "count": n, "months": months, "months_without_resale": kept,
+                    "rent_usd_per_gpu_hour": offer.usd_per_gpu_hour, "message": msg})
     return out
 
 
