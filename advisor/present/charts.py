@@ -4,6 +4,7 @@ from __future__ import annotations
 from advisor.present.svg import Chart
 from advisor.present.words import short, usd, usd_short
 
+
 def crossover_svg(x: dict) -> str:
     """Cost of the cheapest plan and of the focus GPU's best plan against model size (log-log),
     with the crossover marked: the chart beside `advisor crossover`'s table."""
