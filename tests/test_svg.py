@@ -160,3 +160,22 @@ def test_charts_need_no_matplotlib(module):
     out = subprocess.run([sys.executable, "-c", f"import sys, {module}; print('matplotlib' in sys.modules)"],
                          cwd=Path(__file__).resolve().parent.parent, capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_notes_that_would_overlap_are_moved_apart():
+    """Deadlines of 3 and 5 days on a 100-day log axis: their labels, right-aligned on their lines at
+    the top, would overlap; the second goes a line lower. A value label beside a bar shorter than the
+    'excluded' note inside it moves past the note."""
+    ch = Chart(7.2, 4, "t")
+    ch.line([0.5, 100], [1, 10], "#000000")
+    for day in (3, 5):
+        ch.vline(day, "#d62728")
+        ch.text(day, 1, f"{day}-day deadline", yfrac=True, dx=-4, dy=-12, anchor="end", avoid="deadline")
+    note = ch.text(0.6, 2, "excluded here: rule DEP001", valign="center", box=True)
+    ch.text(0.7, 2, "11,377", valign="center", clear_of=note)
+    ch.x.set(scale="log")
+    ch.y.set(scale="log")
+    boxes = {t: (x0, y0, x1, y1) for t, x0, y0, x1, y1 in text_boxes(ch.svg()[0])}
+    (a0, b0, a1, b1), (c0, d0, c1, d1) = boxes["3-day deadline"], boxes["5-day deadline"]
+    assert a1 > c0 and d0 >= b1 - 0.01     # they overlap across, so one sits below the other
+    assert boxes["11,377"][0] >= boxes["excluded here: rule DEP001"][2]
