@@ -17,6 +17,7 @@ from pathlib import Path
 FONT_STACK = "'DejaVu Sans', 'Bitstream Vera Sans', Verdana, Arial, sans-serif"
 TAB10 = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf")
 PAD, TICK, TICK_PAD, LABEL_PAD = 4.0, 3.5, 3.5, 4.0   # points, as matplotlib's defaults
+_ESC = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;"})
 _BAD_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff\ud800-\udfff]")
 
 
@@ -44,7 +45,7 @@ def ascent_descent(size: float) -> tuple[float, float]:
 def esc(text: str) -> str:
     """XML-escaped text or attribute value; characters XML cannot carry become U+FFFD."""
     text = _BAD_XML.sub("\ufffd", text)
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&quot;").replace("'", "&#39;")
+    return text.translate(_ESC)
 
 
 def fit_text(text: str, size: float, room: float, bold: bool = False) -> str:
@@ -214,14 +215,16 @@ class Chart:
             return 1, 0.0, 0.0
         widest, room = max(text_width(label, self.legend_size) for label, _ in self.legend) + 30, self.w - 2 * PAD
         fits = [n for n in range(self.legend_ncol, 5) if widest * n <= room] or [1]
-        ncol = next((n for n in fits if math.ceil(len(self.legend) / n) * self.legend_size * 1.6 <= 0.3 * self.h), fits[-1])
+        ncol = next((n for n in fits if math.ceil(len(self.legend) / n) * self.legend_size * 1.6 <= 0.3 * self.h),
+                    fits[-1])
         return ncol, min(widest, room / ncol), math.ceil(len(self.legend) / ncol) * self.legend_size * 1.6
 
     def _layout(self) -> None:
         a_size, d_size = ascent_descent(self.size)
         line = a_size + d_size
         self.ncol, self.col_w, legend_h = self._legend_layout()
-        bottom = PAD + (legend_h + PAD if legend_h else 0) + (line + LABEL_PAD if self.x.label else 0) + line + TICK + TICK_PAD
+        bottom = (PAD + (legend_h + PAD if legend_h else 0) + (line + LABEL_PAD if self.x.label else 0)
+                  + line + TICK + TICK_PAD)
         top = PAD + (sum(ascent_descent(10)) + 6 if self.title else 8.0)
         self.bottom, self.top = min(bottom, 0.55 * self.h), min(top, 0.1 * self.h)
         self.yt, self.yminor = self.y.choose(self.h - self.bottom - self.top, self.size, True)
