@@ -309,28 +309,17 @@ def test_value_chart_marks_excluded_gpus():
 
 
 @pytest.mark.parametrize("example", ["article-office", "team-fleet"])
-def test_chart_labels_legends_and_notes_fit_inside_the_figure(monkeypatch, example):
-    """The charts are laid out once, without constrained layout (charts.fit): every tick label,
-    axis label, legend entry and point note must still fall inside the figure, not be cut off."""
-    import io
+def test_chart_labels_legends_and_notes_fit_inside_the_figure(example):
+    """The charts are plain SVG laid out from the font's advance widths (present/svg.py): every tick
+    label, axis label, legend entry and point note must fall inside the figure, not be cut off, and
+    the axes keep at least a third of it."""
+    from test_svg import assert_inside, figure_and_axes
 
-    from matplotlib.backends.backend_svg import RendererSVG
-
-    from advisor.present import memo_charts, memo_ranges
-    from advisor.present.charts import svg_text
-
-    seen = []
-
-    def spy(fig, prefix):
-        width, height = fig.get_size_inches()
-        box = fig.get_tightbbox(RendererSVG(width * 72, height * 72, io.StringIO()))   # inches
-        seen.append(prefix)
-        assert box.x0 >= 0 and box.y0 >= 0, f"{prefix}: cut off at the left or bottom: {box}"
-        assert box.x1 <= width and box.y1 <= height, f"{prefix}: cut off at the right or top: {box}"
-        return svg_text(fig, prefix)
-
-    monkeypatch.setattr(memo_charts, "_svg", spy)
-    monkeypatch.setattr(memo_ranges, "svg_text", spy)
     path = EXAMPLES / f"{example}.yaml"
-    advisor.memo(advisor.plan(path), path, fmt="html")
-    assert seen[:2] == ["c1", "c2"]
+    memo = advisor.memo(advisor.plan(path), path, fmt="md")
+    charts = {rel.rsplit("/", 1)[1]: svg.decode("utf-8") for rel, svg in memo.attachments.items()}
+    assert sorted(charts) == ["cost-vs-time-ranges.svg", "cost-vs-time.svg", "value-by-gpu.svg"]
+    for name, svg in charts.items():
+        assert_inside(svg, name)
+        w, h, (x0, y0, x1, y1) = figure_and_axes(svg)
+        assert x1 - x0 >= w / 3 and y1 - y0 >= h / 3, name

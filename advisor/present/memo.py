@@ -6,10 +6,10 @@ reproduce (Markdown, HTML or PDF, with charts and every source).
     advisor.memo(p, fmt="html").write("memo.html")
 
 This module renders only: `advisor.report.memo` gathers what the plan's flow computed, then
-`memo_context` words every figure, Jinja2 templates (present/templates/) lay it out, matplotlib
-draws the charts (imported only then), WeasyPrint turns the HTML into PDF (optional extra `pdf`).
-Same input, catalog and rules -> identical bytes: no clock is read, SVG ids come from a fixed
-hash salt, file metadata carry no dates.
+`memo_context` words every figure, Jinja2 templates (present/templates/) lay it out, present/svg.py
+draws the charts as plain SVG, WeasyPrint turns the HTML into PDF (optional extra `pdf`).
+Same input, catalog and rules -> identical bytes: no clock is read, each chart's SVG ids
+carry its own prefix, file metadata carry no dates.
 """
 from __future__ import annotations
 

@@ -2,11 +2,8 @@
 completion time with the Pareto front, and training speed per dollar by GPU."""
 from __future__ import annotations
 
-from advisor.present.charts import figure as _figure
-from advisor.present.charts import fit, log_labels
-from advisor.present.charts import rc_context as _rc
-from advisor.present.charts import svg_text as _svg
-from advisor.present.words import deadline_phrase, job_label, join, usd_short
+from advisor.present.svg import Chart
+from advisor.present.words import deadline_phrase, job_label, join, usd, usd_short
 
 COLOURS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#9467bd", "#8c564b", "#e377c2", "#17becf", "#bcbd22")
 
@@ -14,10 +11,9 @@ COLOURS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#9467bd", "#8c564b", "#e377c2", "#1
 def charts(plan, problem, data: dict) -> list[dict]:
     """The memo's charts (those with something to show), each as SVG for a file and for inlining."""
     colour = {gid: COLOURS[i % len(COLOURS)] for i, gid in enumerate(problem.considered)}
-    with _rc():
-        excluded = excluded_labels(plan)
-        drawn = [_cost_time_chart(plan, problem, colour, data["cost_time"]),
-                 _value_chart(problem, colour, data["value"], excluded)]
+    excluded = excluded_labels(plan)
+    drawn = [_cost_time_chart(plan, problem, colour, data["cost_time"]),
+             _value_chart(problem, colour, data["value"], excluded)]
     return [c for c in drawn if c is not None]
 
 
@@ -44,8 +40,6 @@ EXCLUSION = {"no-price": "no price", "no-purchase-price": "no purchase price", "
 
 
 def _cost_time_chart(plan, problem, colour, data: dict) -> dict | None:
-    from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
-
     if not data["series"]:
         return None
     names = {gid: problem.catalog.gpus[gid].name for gid in problem.considered}
@@ -53,37 +47,28 @@ def _cost_time_chart(plan, problem, colour, data: dict) -> dict | None:
     deadlines = [c.deadline for c in problem.classes if c.deadline]
     days = max(all_h + deadlines) >= 72
     scale = 24.0 if days else 1.0
-    fig, ax = _figure(7.2, 4.4)
+    ch = Chart(7.2, 4.4, "c1")
     for gid, pts in data["series"].items():
         xs, ys = [p[0] / scale for p in pts], [p[1] for p in pts]
-        ax.plot(xs, ys, "-o", color=colour[gid], ms=5, lw=1, alpha=0.85, label=f"{names[gid]} only")
+        ch.line(xs, ys, colour[gid], width=1, opacity=0.85, marker="o", ms=5, label=f"{names[gid]} only")
         for x, y, n in zip(xs, ys, [p[2] for p in pts]):
-            ax.annotate(f"{n}", (x, y), xytext=(4, 3), textcoords="offset points", fontsize=7,
-                        color=colour[gid])
+            ch.text(x, y, f"{n}", dx=4, dy=3, size=7, colour=colour[gid])
     if data["front"]:
         fx, fy = [p[0] / scale for p in data["front"]], [p[1] for p in data["front"]]
-        ax.step(fx, fy, where="post", color="black", lw=1.6, alpha=0.6,
-                label="Pareto front: cheapest plan for each finishing time")
-        ax.plot(fx, fy, "o", mfc="none", mec="black", ms=9, mew=1)
+        sx = [x for i, x in enumerate(fx) for _ in range(2 if i else 1)]       # steps after each point
+        sy = [y for i, y in enumerate(fy) for _ in range(2 if i < len(fy) - 1 else 1)]
+        ch.line(sx, sy, "#000000", width=1.6, opacity=0.6, label="Pareto front: cheapest plan for each finishing time")
+        ch.line(fx, fy, "#000000", width=0, marker="o", ms=9, hollow=True)
     if plan["status"] != "infeasible":
         finish = max(j["wall_days"] for j in plan["jobs"]) * 24 / scale
-        ax.plot([finish], [plan["total_cost_usd"]], "*", color="#d62728", ms=16, zorder=5,
-                label="Recommended plan")
+        ch.line([finish], [plan["total_cost_usd"]], "#d62728", width=0, marker="*", ms=16, label="Recommended plan")
     for dl in sorted(set(deadlines)):
-        ax.axvline(dl / scale, color="#d62728", ls="--", lw=1)
-        ax.annotate(deadline_phrase(dl), (dl / scale, 1), xycoords=("data", "axes fraction"),
-                    xytext=(-4, -12), textcoords="offset points", ha="right", fontsize=8, color="#d62728")
-    ax.set_xscale("log")
-    ax.set_yscale("log")
-    ax.yaxis.set_major_locator(LogLocator(subs=(1, 2, 5)))
-    log_labels(ax.yaxis, usd_short)   # $40K; a span under a decade labels its minor ticks too
-    ax.xaxis.set_major_locator(LogLocator(subs=(1, 2, 5)))
-    ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
-    ax.xaxis.set_minor_formatter(NullFormatter())
-    ax.set_xlabel(f"Time until all work is done ({'days' if days else 'hours'}, log scale)")
-    ax.set_ylabel(f"Total cost over {plan['assumptions']['horizon_months']:g} months (log scale)")
-    ax.grid(True, which="major", color="#dddddd", lw=0.6)
-    fit(fig, ax, fig.legend(loc="lower center", ncol=2, fontsize=8))
+        ch.vline(dl / scale, "#d62728", dash="4 2")
+        ch.text(dl / scale, 1, deadline_phrase(dl), yfrac=True, dx=-4, dy=-12, anchor="end", size=8,
+                colour="#d62728", avoid="deadline")
+    ch.x.set(scale="log", label=f"Time until all work is done ({'days' if days else 'hours'}, log scale)", grid=True)
+    ch.y.set(scale="log", label=f"Total cost over {plan['assumptions']['horizon_months']:g} months (log scale)",
+             fmt=usd_short, fine=usd, grid=True)
     shown = set(data["series"])
     left_out = [names[g] for g in problem.considered if g not in shown]
     caption = ("Each dot is the cheapest plan that uses only one GPU type and finishes within a given time; "
@@ -91,46 +76,37 @@ def _cost_time_chart(plan, problem, colour, data: dict) -> dict | None:
                "plans for which no other plan is both cheaper and faster; the star is the recommendation.")
     if left_out:
         caption += f" Not shown (see Alternatives considered for why): {join(left_out)}."
-    file_svg, inline = _svg(fig, "c1")
+    file_svg, inline = ch.svg()
     return {"slug": "cost-vs-time", "title": "Cost against completion time", "caption": caption,
             "svg_file": file_svg, "svg": inline,
             "alt": "Chart of total cost against completion time for each GPU type"}
 
 
 def _value_chart(problem, colour, value: dict, excluded: dict[str, str]) -> dict | None:
-    from matplotlib.ticker import FuncFormatter
-
     rows = value["rows"]
     if not any(r["value"] for r in rows):
         return None
     order = sorted(rows, key=lambda r: (-(r["value"] or 0), r["name"]))
-    fig, ax = _figure(7.2, 0.5 * len(order) + 1.0)
+    ch = Chart(7.2, 0.5 * len(order) + 1.0, "c2")
     top = max(r["value"] or 0 for r in order)
     for i, r in enumerate(order):
         y = len(order) - 1 - i
         if r["value"] is not None:
             allowed = not r["rules"] and r["gpu"] not in excluded
-            ax.barh(y, r["value"], color=colour[r["gpu"]] if allowed else "#d9d9d9",
-                    hatch=None if allowed else "//", edgecolor=None if allowed else "#999999", height=0.6)
-            ax.text(r["value"] + top * 0.01, y, f"{r['value']:,.0f}" if r["value"] >= 10
-                    else f"{r['value']:,.2f}", va="center", fontsize=8)
+            ch.hbar(y, r["value"], 0.6, colour[r["gpu"]], hatch=not allowed)
+            note = None
             if not allowed:
                 why = f"rule {', '.join(r['rules'])}" if r["rules"] else excluded[r["gpu"]]
-                ax.text(top * 0.02, y, f"excluded here: {why}", va="center",
-                        fontsize=8, color="#333333", bbox={"facecolor": "white", "edgecolor": "none",
-                                                           "pad": 1.5})
+                note = ch.text(top * 0.02, y, f"excluded here: {why}", valign="center", colour="#333333", box=True)
+            ch.text(r["value"] + top * 0.01, y, f"{r['value']:,.0f}" if r["value"] >= 10 else f"{r['value']:,.2f}",
+                    valign="center", clear_of=note)   # after the note where the bar is shorter than it
         else:
-            ax.text(top * 0.02, y, r["note"], va="center", fontsize=8, color="#666666", style="italic")
-    ax.set_yticks(range(len(order)))
-    ax.set_yticklabels([f"{r['name']}" + (f" ×{r['count']}" if r["count"] and r["count"] > 1 else "")
-                        for r in reversed(order)])
-    ax.set_xlim(0, top * 1.15)
-    ax.set_ylim(-0.6, len(order) - 0.4)
-    ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:,.0f}"))
-    ax.set_xlabel(value["unit"].capitalize() + " (higher is better)")
-    ax.grid(True, axis="x", color="#dddddd", lw=0.6)
-    ax.set_axisbelow(True)
-    fit(fig, ax)
+            ch.text(top * 0.02, y, r["note"], valign="center", colour="#666666", italic=True)
+    ch.x.set(label=value["unit"].capitalize() + " (higher is better)", fmt=lambda v: f"{v:,.0f}",
+             limits=(0, top * 1.15), grid=True)
+    ch.y.set(limits=(-0.6, len(order) - 0.4), ticks=[
+        (i, f"{r['name']}" + (f" ×{r['count']}" if r["count"] and r["count"] > 1 else ""))
+        for i, r in enumerate(reversed(order))])
     job = job_label(value["job"], problem.workload)
     caption = (f"Estimated training speed of {'the training run' if job == 'Training run' else repr(job)} "
                "on each GPU type divided by "
@@ -138,6 +114,6 @@ def _value_chart(problem, colour, value: dict, excluded: dict[str, str]) -> dict
                + ", on the fewest GPUs that hold the job. It compares value for money; it ignores "
                  "servers, power and the deadline, which the plan accounts for. Grey hatched bars are GPUs "
                  "the plan cannot use here, with the reason.")
-    file_svg, inline = _svg(fig, "c2")
+    file_svg, inline = ch.svg()
     return {"slug": "value-by-gpu", "title": "Training speed per dollar, by GPU", "caption": caption,
             "svg_file": file_svg, "svg": inline, "alt": f"Bar chart of {value['unit']} by GPU"}

@@ -4,7 +4,7 @@ one assumptions row (where the distributions come from) and a cost-time chart wi
 per GPU type (chart data: plan.chart_data["ranges"]). Renders only."""
 from __future__ import annotations
 
-from advisor.present.charts import figure, fit, log_labels, rc_context, svg_text
+from advisor.present.svg import TAB10, Chart
 from advisor.present.words import duration, usd, usd_short
 
 
@@ -51,25 +51,17 @@ def ranges_chart(plan: dict, problem, points: list[dict] | None) -> dict | None:
     """Cost against completion time, one point per GPU type (its cheapest plan), P10-P90 whiskers."""
     if not points:
         return None
-    with rc_context():
-        fig, ax = figure(7.2, 4.0)
-        chosen = {j["gpu"] for j in plan.get("jobs", [])}
-        for pt in points:
-            d, c = pt["days"], pt["cost_usd_range"]
-            name = problem.catalog.gpus[pt["gpu"]].name
-            ax.errorbar([d["p50"]], [c["p50"]], xerr=[[d["p50"] - d["p10"]], [d["p90"] - d["p50"]]],
-                        yerr=[[c["p50"] - c["p10"]], [c["p90"] - c["p50"]]], fmt="*" if pt["gpu"] in chosen else "o",
-                        ms=12 if pt["gpu"] in chosen else 6, capsize=3, label=name + (" (chosen)" if pt["gpu"] in chosen
-                                                                                      else ""))
-        ax.set_xscale("log")
-        ax.set_yscale("log")
-        log_labels(ax.xaxis, lambda v: f"{v:g}")
-        log_labels(ax.yaxis, usd_short)   # $4.5K, not raw TeX (mathtext is off)
-        ax.set_xlabel("Days until the work is done (P50, whiskers P10\u2013P90; log scale)")
-        ax.set_ylabel("Total cost, USD (log scale)")
-        ax.grid(True, which="major", color="#dddddd", lw=0.6)
-        fit(fig, ax, fig.legend(loc="lower center", ncol=2, fontsize=8))
-        file_svg, inline = svg_text(fig, "c3")
+    ch = Chart(7.2, 4.0, "c3")
+    chosen = {j["gpu"] for j in plan.get("jobs", [])}
+    for i, pt in enumerate(points):
+        d, c = pt["days"], pt["cost_usd_range"]
+        name = problem.catalog.gpus[pt["gpu"]].name
+        mine = pt["gpu"] in chosen
+        ch.errorbar(d["p50"], c["p50"], (d["p10"], d["p90"]), (c["p10"], c["p90"]), TAB10[i % len(TAB10)],
+                    "*" if mine else "o", 12 if mine else 6, label=name + (" (chosen)" if mine else ""))
+    ch.x.set(scale="log", label="Days until the work is done (P50, whiskers P10\u2013P90; log scale)", grid=True)
+    ch.y.set(scale="log", label="Total cost, USD (log scale)", fmt=usd_short, fine=usd, grid=True)   # $4.5K
+    file_svg, inline = ch.svg()
     return {"slug": "cost-vs-time-ranges", "title": "Cost against completion time, with ranges",
             "caption": "Each marker is the cheapest plan using only one GPU type, at its median time and cost; the "
                        "whiskers span P10 to P90 of the estimator's measured speed error and of the prices' "
