@@ -173,3 +173,19 @@ jobs:
     assert plan["cost_breakdown_pv"]["rental_usd"] == pytest.approx(closed, rel=1e-6)
     assert plan["present_value_usd"] == pytest.approx(closed, rel=1e-6)
     assert plan["present_value_usd"] < 0.88 * monthly * months     # 3 years at 10% is worth ~13.9% less
+
+
+def test_estimate_serve_uses_the_estimator_of_the_catalog_given(run_json, write):
+    """A --catalog that halves the H100's measured GEMM share (architecture_efficiency, the training
+    estimator's MAMF table) doubles the compute of a prompt prefilled alone (flops / (peak x share x
+    efficiency)): serving reads the catalog in use, not the shipped estimator.yaml."""
+    args = ("estimate", "--kind", "serve", "--model", "llama-3.1-8b", "--gpu", "h100-sxm", "--count", "1",
+            "--precision", "fp8", "--input-len", "2000", "--output-len", "200")
+    _, shipped = run_json(*args)
+    half = write("estimator:\n  architecture_efficiency:\n    h100-sxm: {bf16: 0.4015, fp8: 0.3545}\n", "cat.yaml")
+    _, slow = run_json(*args, "--catalog", half)
+    pre, pre_slow = shipped["step_breakdown"]["prefill"], slow["step_breakdown"]["prefill"]
+    # the shipped table's H100 fp8 share is 0.709 (stas00 MAMF: 1402.6 of 1979 TFLOPS); 0.3545 is half of it
+    assert pre_slow["compute_s"] == pytest.approx(2 * pre["compute_s"], rel=1e-4)
+    assert pre_slow["memory_s"] == pytest.approx(pre["memory_s"], rel=1e-9)   # bandwidth is not the estimator's
+    assert slow["output_tokens_per_s"] < shipped["output_tokens_per_s"]

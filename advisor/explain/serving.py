@@ -40,7 +40,7 @@ def _latency_at(problem: Problem, c, load: float) -> tuple[float, float]:
     r = c.result
     if load >= r.requests_per_s * 0.9999 or r.batch <= 0:
         return r.ttft_ms, r.tpot_ms
-    s = Setup(cls.model, hardware(problem.catalog.gpus[c.gpu]), cls.precision, c.tp, c.pp, r.engine, load_params())
+    s = Setup(cls.model, hardware(problem.catalog.gpus[c.gpu], problem.catalog), cls.precision, c.tp, c.pp, r.engine, load_params())
     slots = r.slots if cls.ttft_ms is not None else None   # as replica_capacity
     lo, hi = 1e-6, r.batch
     for _ in range(40):

@@ -67,7 +67,8 @@ class ServeParams:
     seq_overhead_us: float = 0.0          # fitted: host time per sequence per decode step (scheduling, sampling)
     layer_overhead_us: float = 0.0        # fitted: fixed time per layer per decode step (each layer's ~10 kernels have a floor however small the batch)
     engine_seq_overhead_us: dict = field(default_factory=dict)  # fitted: the same for engines whose host loop differs
-    kv_reserved_output_share: dict = field(default_factory=dict)  # sourced: share of the output a scheduler reserves KV for at admission, by engine
+    kv_reserved_output_share: dict = field(default_factory=dict)  # sourced: share of the output a scheduler policy reserves KV for at admission, by policy
+    scheduler_policy: dict = field(default_factory=dict)  # sourced: each engine's default capacity policy (a key of kv_reserved_output_share)
     visible_memory_mib: dict = field(default_factory=dict)  # sourced: memory CUDA sees (nvidia-smi) where ECC or firmware takes a share, by GPU id
     kv_static: dict = field(default_factory=dict)  # sourced: engines with static shapes, whose KV is padded to a fixed total (tokens; 0: the request's I + O)
     notes: dict = field(default_factory=dict)
@@ -87,7 +88,8 @@ class ServeParams:
         """Output tokens per sequence a scheduler holds KV for, as a share of O: 0.5 when it allocates
         as tokens arrive (paged cache, progress spread evenly: the mean), 1.0 when it reserves a
         request's whole output at admission (TensorRT-LLM's default GUARANTEED_NO_EVICT)."""
-        return float(self.kv_reserved_output_share.get(engine, self.kv_reserved_output_share.get("default", 0.5)))
+        policy = self.scheduler_policy.get(engine, self.scheduler_policy.get("default", "max_util"))
+        return float(self.kv_reserved_output_share[policy])
 
     def kv_tokens(self, engine: str, input_len: float, output_len: float) -> tuple[float, float]:
         """(KV tokens a sequence holds, KV tokens a decode step reads per sequence). Paged caches read

@@ -13,6 +13,8 @@ from functools import lru_cache
 from advisor.data.catalog import load_catalog
 from advisor.errors import InputError
 from advisor.inputs.loader import load_yaml_file
+from advisor.data.estimator import Params
+from advisor.perf.estimate import params_from
 from advisor.perf.kv import ServeModel, check_precision, load_model, memory
 from advisor.perf.serve import (
     Hardware,
@@ -22,6 +24,7 @@ from advisor.perf.serve import (
     compute_tflops,
     replica_capacity,
 )
+from advisor.perf.training import achievable_fraction
 
 TP_SIZES = (1, 2, 4, 8, 16, 32, 64)
 # Catalog memory sizes are the vendors' "GB", which for HBM and GDDR parts are binary: an "80 GB" H100
@@ -45,23 +48,19 @@ def load_params(path: str | None = None) -> ServeParams:
 
 
 @lru_cache(maxsize=1)
-def _matmul_table() -> dict:
-    """Measured Maximum Achievable Matmul FLOPS / dense peak by GPU id and precision: the table the
-    training estimator uses (catalog/estimator.yaml `architecture_efficiency`, stas00's MAMF tables)."""
-    from advisor.data.resources import data_dir
-    doc = load_yaml_file(data_dir("catalog") / "estimator.yaml", "catalog file") or {}
-    return dict((doc.get("estimator") or {}).get("architecture_efficiency") or {})
+def _shipped_estimator() -> Params:
+    """The training estimator's parameters of the built-in catalog (catalog/estimator.yaml)."""
+    return params_from(load_catalog())
 
 
-def matmul_fraction(gpu_id: str) -> dict:
-    """{precision: MAMF share} for a GPU: its measured shares, the table's default (the H100's) for a
-    precision it has none for; fp4 takes the fp8 share (no fp4 MAMF is published)."""
-    table = _matmul_table()
-    row = {**dict(table.get("default") or {}), **dict(table.get(gpu_id) or {})}
-    if "fp8" in row:
-        row.setdefault("fp4", row["fp8"])
-    row.setdefault("fp16", row.get("bf16", 1.0))
-    return {k: float(v) for k, v in row.items()}
+def matmul_fraction(gpu, estimator: Params | None = None) -> dict:
+    """{precision: MAMF share} for a catalog GPU: the training estimator's achievable fraction
+    (measured best GEMM rate / dense peak, stas00's MAMF tables) with the parameters of the catalog in
+    use (`estimator`; None: the built-in one). fp4 takes the fp8 share (no fp4 MAMF is published)."""
+    p = estimator or _shipped_estimator()
+    row = {q: achievable_fraction(gpu, q, p) for q in ("bf16", "fp16", "fp8")}
+    row["fp4"] = row["fp8"]
+    return row
 
 
 def memory_bytes_gb(gpu_id: str, memory_gb: float) -> float:
@@ -72,8 +71,9 @@ def memory_bytes_gb(gpu_id: str, memory_gb: float) -> float:
     return float(mib) * 2 ** 20 / 1e9 if mib else memory_gb * GIB
 
 
-def hardware(gpu) -> Hardware:
-    """The serving model's view of a catalog GPU (advisor.catalog.GPU): figures, never guesses."""
+def hardware(gpu, catalog=None) -> Hardware:
+    """The serving model's view of a catalog GPU (advisor.catalog.GPU): figures, never guesses; its
+    GEMM rate share from the estimator parameters of `catalog` (None: the built-in catalog)."""
     ic = gpu.interconnect
     tflops = {k: f.value for k, f in gpu.tensor_tflops.items() if f.value}
     return Hardware(name=gpu.id, memory_gb=memory_bytes_gb(gpu.id, gpu.memory_gb.value or 0.0),
@@ -81,7 +81,7 @@ def hardware(gpu) -> Hardware:
                     link_gbps=(ic.link_gbps.value or 0.0) if ic.link != "none" else 0.0,
                     link_domain=int(ic.link_domain.value or 1), pcie_gbps=ic.pcie_gbps.value or 32.0,
                     p2p=bool(ic.p2p.value) if ic.p2p.value is not None else True, vendor=gpu.vendor,
-                    matmul_fraction=matmul_fraction(gpu.id))
+                    matmul_fraction=matmul_fraction(gpu, params_from(catalog) if catalog is not None else None))
 
 
 def default_engine(hw: Hardware, params: ServeParams) -> str:
@@ -163,7 +163,7 @@ def serve_estimate(model: str | ServeModel, gpu, count: int, precision: str, inp
         raise InputError(f"`percentile`: must be at least 50 and below 100 (given {percentile!r})", field="percentile")
     if isinstance(gpu, str):
         gpu = (catalog or load_catalog()).gpu(gpu)
-    hw = gpu if isinstance(gpu, Hardware) else hardware(gpu)
+    hw = gpu if isinstance(gpu, Hardware) else hardware(gpu, catalog)
     params = params or load_params()
     slo = ttft_ms is not None or tpot_ms is not None
     r = best_layout(m, hw, count, precision, input_len, output_len, ttft_ms, tpot_ms, percentile,

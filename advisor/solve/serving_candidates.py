@@ -138,7 +138,7 @@ def add_serving(problem: Problem) -> Problem:
         problem.unit_price.setdefault(gid, gpu.purchase_usd)
         problem.rent_rate.setdefault(gid, gpu.rental.usd_per_gpu_hour if gpu.rental else None)
         offers = _serving_offers(gpu, ownerships, why)
-        hw = hardware(gpu)
+        hw = hardware(gpu, catalog)
         base = {"gpu": gpu_context(gpu), "deployment": deployment_context(d)}
         for k, cls in enumerate(classes):
             layouts: list[ReplicaResult] | None = None
