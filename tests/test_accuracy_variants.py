@@ -76,3 +76,15 @@ def test_a_row_without_a_variant_is_its_catalog_gpu(setup):
     row = next(r for r in accuracy.load_rows() if r["id"] == "R027")        # MosaicML MPT-7B, 8 A100 80GB
     expected = evaluate(accuracy.job_of(row), catalog.gpus[row["gpu"]], int(row["gpu_count"]), p)
     assert accuracy.predict(row, catalog, p) == expected.tokens_per_s_per_gpu
+
+
+def test_a_variant_keeps_its_entrys_generation(setup):
+    # group_of, the band (catalog/accuracy.yaml) and the uncertainty families read the row's catalog
+    # entry: right only because a variant changes figures, not the architecture
+    from advisor.perf.training import generation
+
+    catalog, p, rows = setup
+    for row in rows:
+        g = accuracy.gpu_of(row, catalog, p)
+        assert g.id == row["gpu"] and generation(g) == generation(catalog.gpus[row["gpu"]]) == "hopper"
+        assert accuracy.group_of(row, catalog) == f"hopper {row['precision']}"
