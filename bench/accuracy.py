@@ -94,7 +94,9 @@ def job_of(row: dict) -> JobSpec:
 def gpu_of(row: dict, catalog, p):
     """The GPU the row ran: its catalog entry, or a variant of it (catalog/estimator.yaml
     `calibration_variants`: the memory bandwidth the source states, and the dense rates scaled by
-    a fitted factor where the source bounds but does not give them)."""
+    a fitted factor where the source bounds but does not give them). Every prediction goes through
+    it; a variant keeps its entry's id and architecture, so a row's generation (group_of, the band,
+    the uncertainty families) is its catalog entry's."""
     gpu = catalog.gpus[row["gpu"]]
     name = row.get("gpu_variant")
     if not name:
@@ -114,11 +116,12 @@ _CACHE: dict = {}
 
 def predict(row: dict, catalog, p) -> float:
     """Steady-state tokens/s per GPU in the row's layout; for basis=goodput rows, times the
-    goodput of a run of `run_tokens` on `gpu_count` GPUs (advisor/perf/goodput.py)."""
+    goodput of a run of `run_tokens` on `gpu_count` GPUs (advisor/perf/goodput.py). The GPU is the
+    one the row ran (gpu_of: a calibration variant where the row names one)."""
     key = (row["id"], tuple(get(p, k) for k in FREE), repr(p.software_era_factor), repr(p.mfu_cap))
     if key not in _CACHE:
         n = int(row["gpu_count"])
-        e = evaluate(job_of(row), catalog.gpus[row["gpu"]], n, p)
+        e = evaluate(job_of(row), gpu_of(row, catalog, p), n, p)
         v = e.tokens_per_s_per_gpu if e.fits else float("nan")
         if row["basis"] == "goodput" and e.fits:
             v *= goodput(n, float(row["run_tokens"]) / (v * n) / 3600.0, p)
