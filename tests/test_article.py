@@ -43,3 +43,17 @@ def test_the_prose_names_the_crossover_the_tool_finds(crossover_json):
     assert crossed["factor"] == "power"
     kw = re.findall(r"(\d+\.\d+) kW", crossed["focus_reason"])
     assert kw and all(f"{v} kW" in ARTICLE for v in kw)
+
+
+def test_the_prose_ratios_are_the_compare_tables():
+    """The sentence under the comparison quotes the table's price x / speed x and tokens per $1k."""
+    (_, table), = [b for b in blocks() if b[0][0] == "compare"]
+    rows = {cells[0]: cells for line in table if len(cells := [c.strip() for c in line.strip("|").split("|")]) == 11}
+    prose = " ".join(ARTICLE.split())
+
+    def k(v: str) -> float:
+        return float(v[:-1]) * 1e3 if v.endswith("K") else float(v)
+
+    for gpu, name in (("a100-80gb-sxm", "A100"), ("h100-sxm", "H100")):
+        assert f"{rows[gpu][9]}/{rows[gpu][10]} for the {name}" in prose
+        assert f"{k(rows['rtx-4090'][8]) / k(rows[gpu][8]):.1f} times" in prose
