@@ -73,12 +73,17 @@ def _fail(lines: list[str], code: int):
     sys.exit(code)
 
 
-def _flags(message: str, command: click.Command | None) -> str:
+def flag_names(message: str, command: click.Command | None) -> str:
     """The library names fields (tensor_parallel, in backticks where it quotes one); the user typed
-    flags (--tensor-parallel). A field is its flag's name with underscores (`model` is --model)."""
+    flags (--tensor-parallel). A field is its flag's name with underscores (`model` is --model), or
+    the parameter the option fills (`prices` is --price, `fmt` is --format)."""
     if command is None:
         return message
     flags = {o[2:].replace("-", "_"): o for p in command.params for o in getattr(p, "opts", []) if o.startswith("--")}
+    for p in command.params:
+        longs = [o for o in getattr(p, "opts", []) if o.startswith("--")]
+        if p.name and longs:
+            flags.setdefault(p.name, longs[0])
     return re.sub(r"`([a-z][a-z0-9_]*)`", lambda m: flags.get(m.group(1), m.group(0)), message)
 
 
@@ -106,10 +111,11 @@ def handled(f):
                 workload = kwargs.get("workload_file")
                 exc = exc.in_file("<stdin>" if workload == "-" else workload)
                 command = click.get_current_context(silent=True)
-                lines = [str(e) if e.file else _flags(str(e), command and command.command) for e in exc.errors]
+                lines = [str(e) if e.file else flag_names(str(e), command and command.command) for e in exc.errors]
                 _fail([f"error: {line}" for line in lines], exc.exit_code)
-            if isinstance(exc, AdvisorError):
-                _fail([f"error: {exc}"], exc.exit_code)
+            if isinstance(exc, AdvisorError):   # e.g. "raise `time_limit`": the flag, as above
+                command = click.get_current_context(silent=True)
+                _fail([f"error: {flag_names(str(exc), command and command.command)}"], exc.exit_code)
             _fail([f"internal error: {type(exc).__name__}: {exc} (please report it; run with --debug for "
                    "the traceback)"], 1)
     return wrapper

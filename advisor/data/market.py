@@ -41,7 +41,7 @@ def _quote_record(rec, name: str, field: str, sid: str) -> dict:
     if rec.get("usd", rec.get("usd_per_gpu_hour")) is not None and not rec.get("as_of"):
         raise InputError(f"{name}: {field}.as_of is missing: a price given in an override file needs the date "
                          "it was quoted (YYYY, YYYY-MM or YYYY-MM-DD), so that plans can say how old it is and "
-                         "--as-of can leave it out before that day", file=name, field=f"{field}.as_of")
+                         "a plan as of an earlier day (--as-of, as_of=) can leave it out", file=name, field=f"{field}.as_of")
     out = dict(rec)
     given = out.get("source") or []
     out["source"] = [sid] + [s for s in (given if isinstance(given, list) else [given]) if s != sid]
