@@ -52,11 +52,38 @@ def _cell(v) -> str:
 def table(headers: list[str], rows: list[list], indent: str = "  ", wrap: tuple[int, ...] = ()) -> str:
     """A text table: a header row, a rule under it, one line per row (more when a cell wraps).
     Columns listed in `wrap` (and, if the table is still too wide, any but the first) wrap."""
+    limit = width()
+    inner = (limit - len(indent)) if limit else 10_000
+    texts = [[str(h) for h in headers]] + [[_cell(v) for v in row] for row in rows]
+    plain = None if color() else _unwrapped(texts, max(20, inner))
+    if plain is not None:
+        return "\n".join((indent + line).rstrip() for line in plain if line.strip())
+    return _rich_table(headers, rows, indent, wrap, limit)
+
+
+def _unwrapped(texts: list[list[str]], room: int) -> list[str] | None:
+    """The lines rich draws below (without colour) for a table whose every cell is one line of
+    printable ASCII and that fits in `room` columns: each column as wide as its widest cell,
+    two spaces between columns, a rule as wide as the table under the header. None otherwise
+    (rich measures wide characters, wraps, folds and colours). Skipping rich's import and
+    layout saves ~0.03 s of a cold `advisor plan` (tests/test_ux.py compares the two)."""
+    n = len(texts[0])
+    if not n or any(len(row) != n for row in texts) or \
+            not all(t.isascii() and t.isprintable() for row in texts for t in row):
+        return None
+    widths = [max(len(row[i]) for row in texts) for i in range(n)]
+    total = sum(widths) + 2 * (n - 1) + (widths[-1] == 0)   # rich draws an empty last column 1 wide
+    if total >= room:
+        return None
+    lines = ["  ".join(t.ljust(w) for t, w in zip(row, widths)) for row in texts]
+    return [lines[0], "\u2500" * total, *lines[1:]]
+
+
+def _rich_table(headers: list[str], rows: list[list], indent: str, wrap: tuple[int, ...], limit: int | None) -> str:
     from rich import box
     from rich.console import Console
     from rich.table import Table
 
-    limit = width()
     t = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, padding=(0, 1), collapse_padding=True,
               header_style="bold" if color() else "", safe_box=True)
     for i, h in enumerate(headers):
