@@ -120,10 +120,10 @@ def test_plain_tables_are_drawn_as_rich_draws_them(width):
     from advisor.present import grid
 
     rng = random.Random(7)
-    text = string.ascii_letters + string.digits + " .,$%-_/()[]:'*#|<>=+&"
+    text = string.ascii_letters + string.digits + " .,$%-_/()[]:'*#|<>=+&–§×≤→€é"
 
     def cell():
-        return rng.choice([None, True, 0, rng.randint(1, 10**6), rng.random() * 1e4, "", " a  b ", "é", "\t",
+        return rng.choice([None, True, 0, rng.randint(1, 10**6), rng.random() * 1e4, "", " a  b ", "日本", "e\u20d7", "\u00ad", "\t",
                            "".join(rng.choice(text) for _ in range(rng.randint(1, 24)))])
     grid.configure(color=False, width=width)
     try:
@@ -137,7 +137,7 @@ def test_plain_tables_are_drawn_as_rich_draws_them(width):
             limit = grid.width()
             plain += grid._unwrapped([headers] + [[grid._cell(v) for v in r] for r in rows],
                                      max(20, limit - 2 if limit else 10_000)) is not None
-        assert plain >= 15   # the plain path was exercised, not only rich
+        assert plain >= 10   # the plain path was exercised, not only rich
     finally:
         grid.configure()
 
