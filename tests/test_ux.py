@@ -246,3 +246,28 @@ def test_words_formatters():
     from advisor.present.words import tokens
     assert tokens(612.4) == "612" and tokens(72948) == "72.9K" and tokens(1_234_000) == "1.23M"
     assert tokens(999_600) == "1M" and tokens(1.5e9) == "1.5B"   # rounded before the suffix: not '1e+03K'/'1.5e+03M'
+
+
+def test_the_collector_pauses_for_start_up_only(monkeypatch):
+    """A command's start-up runs without the cyclic collector (imports and inputs are long-lived);
+    the plan itself runs with it, and the caller gets it back as it was, nothing left frozen."""
+    import gc
+    import importlib
+
+    module = importlib.import_module("advisor.plan")   # the module (advisor.plan is also the function)
+    seen = []
+    real = module.plan
+
+    def spy(*args, **kwargs):
+        seen.append(gc.isenabled())
+        return real(*args, **kwargs)
+    monkeypatch.setattr(module, "plan", spy)
+    assert gc.isenabled()
+    result = CliRunner().invoke(main, ["plan", str(EXAMPLES / "article-office.yaml"), "--as-of", str(AS_OF)])
+    assert result.exit_code == 0 and seen == [True]
+    assert gc.isenabled() and gc.get_freeze_count() == 0
+    gc.disable()
+    try:   # a caller that had turned it off keeps it off
+        assert CliRunner().invoke(main, ["rules", "list"]).exit_code == 0 and not gc.isenabled()
+    finally:
+        gc.enable()
