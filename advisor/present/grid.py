@@ -68,10 +68,10 @@ def table(headers: list[str], rows: list[list], indent: str = "  ", wrap: tuple[
 
 def _unwrapped(texts: list[list[str]], room: int) -> list[str] | None:
     """The lines rich draws below (without colour) for a table whose every cell is one line of
-    printable one-column characters and that fits in `room` columns: each column as wide as its widest cell,
-    two spaces between columns, a rule as wide as the table under the header. None otherwise
-    (rich measures wide characters, wraps, folds and colours). Skipping rich's import and
-    layout saves ~0.03 s of a cold `advisor plan` (tests/test_ux.py compares the two)."""
+    printable one-column characters and that fits in `room` columns: each column as wide as its
+    widest cell, two spaces between columns, a rule as wide as the table under the header. None
+    otherwise (rich measures wide characters, wraps, folds and colours). Skipping rich's import
+    and layout saves ~0.03 s of a cold `advisor plan` (tests/test_ux.py compares the two)."""
     n = len(texts[0])
     if not n or any(len(row) != n for row in texts) or \
             not all(_ONE_CELL.fullmatch(t) and t.isprintable() for row in texts for t in row):
