@@ -10,7 +10,7 @@ from typing import Any
 from advisor._version import __version__
 from advisor.contract import Plan
 from advisor.contract.costs import CostBreakdown
-from advisor.data.catalog import STALE_MONTHS, age_months
+from advisor.data.catalog_figures import STALE_MONTHS, age_months
 from advisor.data.uncertainty import basis as uncertainty_basis
 from advisor.explain.alternatives import alternatives, ordered
 from advisor.explain.binding import binding

@@ -65,11 +65,12 @@ def factor_of(primary: dict[str, Any], n_min: int | None, max_gpus: int) -> str:
             "no-server": "availability", "no-plan": "no_plan"}.get(code or "cost", code or "cost")
 
 
-def _flag(parse: Callable[[str], Any], value: str, flag: str) -> Any:
+def _parsed(parse: Callable[[str], Any], value: str, name: str) -> Any:
+    """`parse(value)`, a ValueError reported against the parameter `name` (the CLI shows its flag)."""
     try:
         return parse(value)
     except ValueError as exc:
-        raise InputError(f"{flag}: {exc}", field=flag.lstrip("-")) from None
+        raise InputError(f"`{name}`: {exc}", field=name) from None
 
 
 def article_claims() -> dict[str, Any]:
@@ -92,8 +93,8 @@ def compare(gpus: list[str], *, model: str | None = None, params: Any = None, la
     for gid in prices:
         catalog.gpu(gid)
         if gid not in gpus:
-            raise InputError(f"--price {gid}=...: {gid} is not among the GPUs compared ({', '.join(gpus)})",
-                             field="price")
+            raise InputError(f"`prices`: {gid} has a price but is not among the GPUs compared ({', '.join(gpus)})",
+                             field="prices")
     spec = spec_from_flags(catalog, model=model, params=params, layers=layers, hidden=hidden, seq_len=seq_len,
                            precision=precision)
     p = params_from(catalog)
@@ -162,15 +163,15 @@ def crossover(*, tokens: str = "10B", max_gpus: int = 8, gpus: list[str] | None 
     rules = rules or load_rules()
     as_of = as_of or dt.date.today()
     gpus = gpus or list(CROSSOVER_GPUS)
-    _flag(units.parse_count, tokens, "--tokens")
+    _parsed(units.parse_count, tokens, "tokens")
     if deadline is not None:
-        _flag(units.parse_duration_hours, deadline, "--deadline")
+        _parsed(units.parse_duration_hours, deadline, "deadline")
     for gid in gpus:
         catalog.gpu(gid)
     if focus not in gpus:
-        raise InputError(f"--focus {focus} must be one of the GPUs swept ({', '.join(gpus)})", field="focus")
+        raise InputError(f"`focus`: {focus} must be one of the GPUs swept ({', '.join(gpus)})", field="focus")
     for name in models or []:
-        spec_from_flags(catalog, model=name)   # an unknown preset is reported as --model
+        spec_from_flags(catalog, model=name)   # an unknown preset is reported as `model`
     models = models or sorted(catalog.models, key=lambda m: catalog.models[m].params)
     p = params_from(catalog)
     focus_gpu = catalog.gpu(focus)

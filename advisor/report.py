@@ -49,7 +49,7 @@ def memo(plan: Plan | dict[str, Any], workload: str | Path | Workload | None = N
     fmt = format_for("", fmt)
     if plan.get("catalog_digest") not in (None, catalog.digest):
         raise InputError(f"the plan was made with catalog {plan['catalog_digest']}, not {catalog.digest}: "
-                         "give the memo the same --catalog as the plan", field="catalog")
+                         "give the memo the same `catalog` as the plan", field="catalog")
     wl = workload if isinstance(workload, Workload) else load_workload(workload)
     problem = getattr(plan, "problem", None)
     data_of_plan = plan.to_dict() if isinstance(plan, Plan) else plan   # present/ renders the JSON value

@@ -158,7 +158,7 @@ def report(rows, catalog, p, preds, held, fitted) -> str:
 
 def article(catalog, p) -> list[dict]:
     """GPT-2 124M on one GPU of each of the article's types, with tokens/s per purchase dollar."""
-    from advisor.inputs.workload import Job
+    from advisor.inputs.jobs import Job
     from advisor.perf import job_spec, resolve_model
 
     job = Job(model="gpt2-124m", tokens=1e9)

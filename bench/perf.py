@@ -77,7 +77,7 @@ def run(cmd: list[str], runs: int = 3, cold: bool = False) -> tuple[float, float
 
 def doubled_catalog(path: Path) -> None:
     """A --catalog file adding a copy of every GPU (id + '-copy'), the servers taking both."""
-    from advisor.data.catalog import _builtin
+    from advisor.data.catalog_load import _builtin
     raw, _ = _builtin()
     gpus = [dict(g, id=g["id"] + "-copy", name=g["name"] + " (copy)", prices=_dated(g.get("prices")))
             for g in raw["gpus"].values()]

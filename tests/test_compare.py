@@ -123,3 +123,28 @@ def test_crossover_chart_axes_read_in_dollars_and_parameters_never_powers_of_ten
 def test_bad_flags_exit_2_naming_the_flag(run, args, flag):
     code, out, err = run(*args)
     assert code == 2 and flag in err and "Traceback" not in out + err and "internal error" not in err
+
+
+@pytest.mark.parametrize("call,args,parameter,flag", [
+    ("compare", {"gpus": ["rtx-4090"], "prices": {"h100-sxm": 20000}}, "prices", "--price"),
+    ("crossover", {"tokens": "lots"}, "tokens", "--tokens"),
+    ("crossover", {"deadline": "5"}, "deadline", "--deadline"),
+    ("crossover", {"focus": "b200"}, "focus", "--focus"),
+])
+def test_library_errors_name_the_parameter_and_the_cli_its_flag(run, call, args, parameter, flag):
+    """advisor.compare is called with Python arguments: its errors name them (`prices`), never a
+    flag; the CLI shows the same mistake with the flag the user typed (--price), exit 2."""
+    import advisor.compare as library
+    from advisor.errors import InputError
+
+    with pytest.raises(InputError) as caught:
+        getattr(library, call)(**args)
+    assert f"`{parameter}`" in str(caught.value) and "--" not in str(caught.value)
+    argv = [call, *args.get("gpus", [])]
+    for name, value in args.items():
+        if name == "prices":
+            argv += [flag, *(f"{g}={usd}" for g, usd in value.items())]
+        elif name != "gpus":
+            argv += [flag, value]
+    code, out, err = run(*argv)
+    assert code == 2 and err.startswith(f"error: {flag}") and f"`{parameter}`" not in err and out == ""

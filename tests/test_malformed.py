@@ -168,6 +168,9 @@ def test_a_solver_that_stops_without_a_plan_is_an_error_not_infeasible(run, monk
     code, out, err = run("plan", OFFICE, "--as-of", AS_OF)
     assert code == 1 and out == "" and "Traceback" not in err
     assert err.startswith("error: the highs solver found no plan within the 30 s time limit")
+    assert "raise --time-limit" in err   # the library's message names the parameter, the CLI its flag
+    with pytest.raises(advisor.errors.SolverError, match="raise `time_limit` or simplify"):
+        advisor.plan(OFFICE, as_of=AS_OF)
 
 
 def test_a_solver_crash_is_exit_1_with_a_message(run, monkeypatch):

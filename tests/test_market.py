@@ -7,7 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from advisor.data.catalog import SOURCE_KINDS, load_catalog, parse_as_of
+from advisor.data.catalog import load_catalog
+from advisor.data.catalog_figures import parse_as_of
+from advisor.data.catalog_parts import SOURCE_KINDS
 from advisor.data.market import price_records, tertiary_only
 from advisor.errors import InputError
 

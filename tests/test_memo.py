@@ -171,12 +171,16 @@ def test_infeasible_workload_gets_a_memo_and_exit_3(run, write, tmp_path):
 
 def test_format_comes_from_the_suffix_or_the_option(run, tmp_path):
     code, _, err = run("memo", EXAMPLES / "article-office.yaml", "-o", tmp_path / "memo.txt")
-    assert code == 2 and "--format" in err
+    assert code == 2 and "--format (md, html or pdf)" in err and "`fmt`" not in err
+    assert "article-office.yaml" not in err   # about the output file, not the workload
     code, _, _ = run("memo", EXAMPLES / "article-office.yaml", "-o", tmp_path / "memo.txt", "--format", "html",
                      "--as-of", AS_OF.isoformat())
     assert code == 0
     assert (tmp_path / "memo.txt").read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
     assert format_for("a/b.MD") == "md" and format_for("x.htm") == "html" and format_for("x.pdf") == "pdf"
+    with pytest.raises(advisor.InputError) as caught:   # the library names its parameter, the CLI the flag
+        format_for("memo.txt")
+    assert "`fmt`" in str(caught.value) and "--" not in str(caught.value)
 
 
 def test_bad_workload_exits_2(run, write, tmp_path):
@@ -203,7 +207,7 @@ def test_plan_from_another_catalog_is_refused(catalog, rules, write):
     path = EXAMPLES / "article-office.yaml"
     p = dict(advisor.plan(advisor.load_workload(path), catalog=catalog, rules=rules, as_of=AS_OF))
     p["catalog_digest"] = "0" * 16
-    with pytest.raises(advisor.InputError, match="catalog"):
+    with pytest.raises(advisor.InputError, match="the same `catalog` as the plan"):
         advisor.memo(p, path, catalog=catalog, rules=rules, charts=False)
 
 

@@ -7,7 +7,8 @@ import datetime as dt
 import pytest
 from conftest import AS_OF, EXAMPLES
 
-from advisor.data.rules import describe, gpu_context, load_rules
+from advisor.data.conditions import describe
+from advisor.data.rules import gpu_context, load_rules
 from advisor.errors import InputError
 from advisor.inputs.workload import parse_workload
 from advisor.plan import plan
@@ -471,7 +472,7 @@ def test_rules_show_unknown_id_exits_2_with_a_suggestion(run):
 # ----------------------------------------------------------------------------- runnable examples
 
 def _examples():
-    from advisor.data.rules import RuleExample
+    from advisor.data.rule_models import RuleExample
 
     return [(r.id, r.example) for r in load_rules().rules if isinstance(r.example, RuleExample)]
 
@@ -485,7 +486,7 @@ def test_every_built_in_rule_has_a_runnable_example():
 def test_rule_example_shows_the_rule(rule_id, example, catalog, rules):
     """Each rule's `example:` planned (or evaluated) as written: the rule is cited as it says."""
     from advisor.data.rules import deployment_context, gpu_context
-    from advisor.inputs.workload import Deployment
+    from advisor.inputs.deployment import Deployment
 
     expect = example.expect
     if example.context is not None:

@@ -109,6 +109,39 @@ def test_plan_fits_80_columns_and_has_no_colour_off_a_terminal(monkeypatch):
     assert "\x1b[" not in result.stdout and "LIC001" in result.stdout
 
 
+@pytest.mark.parametrize("width", [None, 20, 44, 80])
+def test_plain_tables_are_drawn_as_rich_draws_them(width):
+    """Tables of one-line ASCII cells that fit are drawn without rich (its import is ~0.03 s of a
+    cold plan): the lines must be rich's own, in every shape -- empty cells and columns, no rows,
+    too wide for the width (rich wraps those), non-ASCII text (rich measures it)."""
+    import random
+    import string
+
+    from advisor.present import grid
+
+    rng = random.Random(7)
+    text = string.ascii_letters + string.digits + " .,$%-_/()[]:'*#|<>=+&–§×≤→€é"
+
+    def cell():
+        return rng.choice([None, True, 0, rng.randint(1, 10**6), rng.random() * 1e4, "", " a  b ", "日本", "e\u20d7", "\u00ad", "\t",
+                           "".join(rng.choice(text) for _ in range(rng.randint(1, 24)))])
+    grid.configure(color=False, width=width)
+    try:
+        plain = 0
+        for _ in range(150):
+            n = rng.randint(1, 6)
+            headers = ["".join(rng.choice(text) for _ in range(rng.randint(0, 10))) for _ in range(n)]
+            rows = [[cell() for _ in range(n)] for _ in range(rng.randint(0, 5))]
+            wrap = tuple(i for i in range(n) if rng.random() < 0.3)
+            assert grid.table(headers, rows, wrap=wrap) == grid._rich_table(headers, rows, "  ", wrap, grid.width())
+            limit = grid.width()
+            plain += grid._unwrapped([headers] + [[grid._cell(v) for v in r] for r in rows],
+                                     max(20, limit - 2 if limit else 10_000)) is not None
+        assert plain >= 10   # the plain path was exercised, not only rich
+    finally:
+        grid.configure()
+
+
 @pytest.mark.parametrize("cmd", [["plan", EXAMPLES / "article-office.yaml"], ["catalog", "list"], ["rules", "list"],
                                  ["compare", "rtx-4090", "h100-sxm"], ["frontier", EXAMPLES / "article-office.yaml",
                                                                        "--points", "3"]])
@@ -213,3 +246,28 @@ def test_words_formatters():
     from advisor.present.words import tokens
     assert tokens(612.4) == "612" and tokens(72948) == "72.9K" and tokens(1_234_000) == "1.23M"
     assert tokens(999_600) == "1M" and tokens(1.5e9) == "1.5B"   # rounded before the suffix: not '1e+03K'/'1.5e+03M'
+
+
+def test_the_collector_pauses_for_start_up_only(monkeypatch):
+    """A command's start-up runs without the cyclic collector (imports and inputs are long-lived);
+    the plan itself runs with it, and the caller gets it back as it was, nothing left frozen."""
+    import gc
+    import importlib
+
+    module = importlib.import_module("advisor.plan")   # the module (advisor.plan is also the function)
+    seen = []
+    real = module.plan
+
+    def spy(*args, **kwargs):
+        seen.append(gc.isenabled())
+        return real(*args, **kwargs)
+    monkeypatch.setattr(module, "plan", spy)
+    assert gc.isenabled()
+    result = CliRunner().invoke(main, ["plan", str(EXAMPLES / "article-office.yaml"), "--as-of", str(AS_OF)])
+    assert result.exit_code == 0 and seen == [True]
+    assert gc.isenabled() and gc.get_freeze_count() == 0
+    gc.disable()
+    try:   # a caller that had turned it off keeps it off
+        assert CliRunner().invoke(main, ["rules", "list"]).exit_code == 0 and not gc.isenabled()
+    finally:
+        gc.enable()

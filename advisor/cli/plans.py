@@ -11,6 +11,7 @@ from advisor.cli.base import (
     check_output,
     date_callback,
     emit,
+    flag_names,
     format_option,
     handled,
     load,
@@ -201,11 +202,16 @@ def memo(workload_file, output, fmt, date, paper, force, time_limit, catalog_fil
     """
     from pathlib import Path
 
+    from advisor.errors import InputError
     from advisor.present.memo import format_for
 
     if output == "-" and fmt is None:
         raise click.UsageError("with -o - give --format md, html or pdf")
-    fmt = format_for(output if output != "-" else f"memo.{fmt}", fmt)
+    try:
+        fmt = format_for(output if output != "-" else f"memo.{fmt}", fmt)
+    except InputError as exc:   # about --output, not the workload: not attributed to it, and in flags
+        raise InputError(flag_names(str(exc), click.get_current_context().command), file=output,
+                         field="output") from None
     check_output(output)
     if fmt == "pdf":
         _pdf_ready()

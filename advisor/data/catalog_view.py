@@ -8,14 +8,9 @@ from __future__ import annotations
 
 import datetime as dt
 
-from advisor.data.catalog import (
-    GPU,
-    STALE_MONTHS,
-    Catalog,
-    Purchase,
-    RentalOffer,
-    age_months,
-)
+from advisor.data.catalog import GPU, Catalog
+from advisor.data.catalog_figures import STALE_MONTHS, age_months
+from advisor.data.catalog_prices import Purchase, RentalOffer
 from advisor.errors import InputError, suggest
 
 CONTEXTS = ("office", "datacenter")
@@ -205,7 +200,7 @@ def unknown_figures(catalog: Catalog) -> list[dict]:
 
 def summary(catalog: Catalog, name: str) -> dict:
     """`catalog validate`: what was checked, in numbers (sources by kind, prices by confidence)."""
-    from advisor.data.catalog import SOURCE_KINDS
+    from advisor.data.catalog_parts import SOURCE_KINDS
     from advisor.data.market import price_records, tertiary_only
 
     figures = list(_entry_figures(catalog))

@@ -11,7 +11,8 @@ from typing import TYPE_CHECKING
 from advisor.errors import InputError
 
 if TYPE_CHECKING:
-    from advisor.data.catalog import Catalog, Purchase
+    from advisor.data.catalog import Catalog
+    from advisor.data.catalog_prices import Purchase
 
 # The finer source kinds used before issue 14, and the grade each maps onto (catalog/README.md).
 LEGACY_KINDS = {
@@ -41,7 +42,7 @@ def _quote_record(rec, name: str, field: str, sid: str) -> dict:
     if rec.get("usd", rec.get("usd_per_gpu_hour")) is not None and not rec.get("as_of"):
         raise InputError(f"{name}: {field}.as_of is missing: a price given in an override file needs the date "
                          "it was quoted (YYYY, YYYY-MM or YYYY-MM-DD), so that plans can say how old it is and "
-                         "--as-of can leave it out before that day", file=name, field=f"{field}.as_of")
+                         "a plan as of an earlier day (--as-of, as_of=) can leave it out", file=name, field=f"{field}.as_of")
     out = dict(rec)
     given = out.get("source") or []
     out["source"] = [sid] + [s for s in (given if isinstance(given, list) else [given]) if s != sid]
@@ -131,7 +132,7 @@ def check_price_sources(sections: dict, name: str) -> None:
 # ----------------------------------------------------------------------------- --as-of
 
 def _after(as_of: str | None, day: dt.date) -> bool:
-    from advisor.data.catalog import parse_as_of
+    from advisor.data.catalog_figures import parse_as_of
 
     d = parse_as_of(as_of)
     return d is not None and d > day
@@ -140,7 +141,7 @@ def _after(as_of: str | None, day: dt.date) -> bool:
 def _pick(current, others: list, day: dt.date, eol_new_unavailable: bool):
     """The record plans use on `day`: the current one if dated on or before it, else the newest
     earlier record of the same condition, else the newest earlier record of any condition."""
-    from advisor.data.catalog import parse_as_of
+    from advisor.data.catalog_figures import parse_as_of
 
     def ok(p) -> bool:
         return p is not None and p.usd is not None and not _after(p.as_of, day) and not (
@@ -154,14 +155,14 @@ def _pick(current, others: list, day: dt.date, eol_new_unavailable: bool):
 
 
 def _no_price(day: dt.date, why: str) -> "Purchase":
-    from advisor.data.catalog import Purchase
+    from advisor.data.catalog_prices import Purchase
 
     return Purchase(usd=None, as_of=None, note=f"no purchase price dated on or before {day.isoformat()}: {why}")
 
 
 def catalog_at(catalog: "Catalog", day: dt.date) -> "Catalog":
     """See Catalog.at. A GPU launched after `day` keeps its specs but loses every price."""
-    from advisor.data.catalog import parse_as_of
+    from advisor.data.catalog_figures import parse_as_of
 
     ignored: list[dict] = []
 

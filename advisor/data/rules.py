@@ -37,16 +37,8 @@ from pydantic_core import ErrorDetails
 
 from advisor.data.bounds import MAX_RULES
 from advisor.data.conditions import (
-    COMBINATORS,
-    COMPARATORS,
     PLACEHOLDER,
     TAGS,
-    AllOf,
-    AnyCondition,
-    AnyOf,
-    Comparison,
-    Condition,
-    ListRef,
     as_written,
     condition_fields,
     describe,
@@ -56,28 +48,13 @@ from advisor.data.conditions import (
     render,
 )
 from advisor.data.resources import data_dir
-from advisor.data.rule_models import (
-    EFFECT_FIELDS,
-    FIELDS,
-    KNOWN_FIELDS,
-    PER_COUNT_FIELDS,
-    Effect,
-    Effective,
-    ExampleExpect,
-    Rule,
-    RuleExample,
-    RuleFile,
-    RuleSource,
-)
+from advisor.data.rule_models import Rule, RuleExample, RuleFile
 from advisor.errors import InputError, loc_text, suggest
 from advisor.errors import describe as describe_error
 from advisor.inputs.loader import load_yaml_file
 from advisor.inputs.phrasing import clean_loc, distinct_errors
 
-__all__ = ["COMBINATORS", "COMPARATORS", "EFFECT_FIELDS", "FIELDS", "KNOWN_FIELDS", "PER_COUNT_FIELDS", "AllOf",
-           "AnyCondition", "AnyOf", "Comparison", "Condition", "Effect", "Effective", "ExampleExpect", "Finding",
-           "Limit", "ListRef", "Rule", "RuleExample", "RuleFile", "RuleSet", "RuleSource", "condition_fields",
-           "deployment_context", "describe", "gpu_context", "holds", "list_refs", "load_rules", "lookup", "render"]
+__all__ = ["Finding", "Limit", "RuleSet", "deployment_context", "gpu_context", "load_rules"]
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,8 @@ import itertools
 import math
 from dataclasses import dataclass
 
-from advisor.data.catalog import GPU, Catalog, parse_as_of
+from advisor.data.catalog import GPU, Catalog
+from advisor.data.catalog_figures import parse_as_of
 from advisor.errors import InputError
 from advisor.inputs.workload import Workload
 

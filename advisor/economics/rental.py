@@ -14,7 +14,8 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from advisor.data.catalog import GPU, RentalOffer
+from advisor.data.catalog import GPU
+from advisor.data.catalog_prices import RentalOffer
 from advisor.data.economics import Economics
 from advisor.economics.ownership import HOURS_PER_YEAR, stream_factor
 

@@ -10,7 +10,9 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from advisor.inputs.workload import JOB_SHORTHAND, MAX_GPUS, Workload
+from advisor.inputs.jobs import JOB_SHORTHAND
+from advisor.inputs.quantities import MAX_GPUS
+from advisor.inputs.workload import Workload
 
 DIALECT = "https://json-schema.org/draft/2020-12/schema"
 WORKLOAD_ID = "urn:gpu-advisor:schema:workload:1"

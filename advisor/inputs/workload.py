@@ -14,36 +14,13 @@ from pydantic import Field, ValidationError, model_validator
 
 from advisor.errors import InputError, show
 from advisor.inputs.deployment import Deployment, Finance, GpuSelection
-from advisor.inputs.jobs import (
-    JOB_SHORTHAND,
-    AnyJob,
-    Job,
-    ModelShape,
-    RequestClass,
-    ServeJob,
-    Slo,
-    Traffic,
-)
+from advisor.inputs.jobs import JOB_SHORTHAND, AnyJob
 from advisor.inputs.loader import load_yaml_file
 from advisor.inputs.phrasing import as_written, distinct_errors, format_error
-from advisor.inputs.quantities import (
-    MAX_BUDGET_USD,
-    MAX_GPUS,
-    MAX_JOBS,
-    MAX_PARAMS,
-    MAX_TOKENS,
-    USD,
-    Count,
-    Hours,
-    Params,
-    PowerKW,
-)
+from advisor.inputs.quantities import MAX_JOBS, USD
 from advisor.inputs.strict import Strict
 
-__all__ = ["JOB_SHORTHAND", "MAX_BUDGET_USD", "MAX_GPUS", "MAX_JOBS", "MAX_PARAMS", "MAX_TOKENS", "USD", "AnyJob",
-           "Count", "Deployment", "Finance", "GpuSelection", "Hours", "Job", "ModelShape", "Params", "PowerKW",
-           "RequestClass", "ServeJob", "Slo", "Traffic", "Workload", "load_workload", "parse_workload",
-           "workload_json_schema"]
+__all__ = ["MAX_JOBS", "Workload", "load_workload", "parse_workload", "workload_json_schema"]
 
 
 class Workload(Strict):

@@ -8,7 +8,7 @@ from typing import Any
 
 from advisor.data.catalog import Catalog
 from advisor.errors import InputError
-from advisor.inputs.workload import Job
+from advisor.inputs.jobs import Job
 
 
 @dataclass(frozen=True)

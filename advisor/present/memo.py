@@ -124,7 +124,7 @@ def format_for(path: str | Path, fmt: str | None = None) -> str:
     suffix = Path(path).suffix.lower()
     if suffix not in SUFFIXES:
         raise InputError(f"cannot tell the memo format from {str(path)!r}: name the file .md, .html or .pdf, "
-                         "or give --format md|html|pdf", field="output")
+                         "or give `fmt` (md, html or pdf)", field="output")
     return SUFFIXES[suffix]
 
 

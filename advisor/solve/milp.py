@@ -260,7 +260,7 @@ def solve(problem: Problem, scenario: Scenario | None = None, *, time_limit: flo
 def _check(status: str, name: str, time_limit: float | None) -> None:
     if status == "none":
         limit = f" within the {time_limit:g} s time limit" if time_limit is not None else ""
-        raise SolverError(f"the {name} solver found no plan{limit}; raise --time-limit or simplify the workload")
+        raise SolverError(f"the {name} solver found no plan{limit}; raise `time_limit` or simplify the workload")
 
 
 def _solve_pulp(problem: Problem, sc: Scenario, time_limit: float | None, gap: float) -> Solution:
