@@ -3,6 +3,7 @@ script has at hand (a path, a dict, a model) and speak in field names, never in 
 from __future__ import annotations
 
 from pathlib import Path
+from collections.abc import Callable
 from typing import Any
 
 from advisor.errors import InputError
@@ -38,8 +39,13 @@ def _planned(workload: Any, **options):
 
 
 def estimate(**options) -> dict:
-    """Memory and speed of one job on `count` GPUs (advisor.perf.estimate.estimate's keywords)."""
-    from advisor.perf.estimate import estimate as run_estimate
+    """Memory and speed of one job on `count` GPUs (advisor.perf.estimate.estimate's keywords); with
+    kind="serve", the serving estimate (advisor.perf.serving.estimate_serving's keywords)."""
+    run_estimate: Callable[..., dict]
+    if options.get("kind") == "serve":
+        from advisor.perf.serving import estimate_serving as run_estimate
+    else:
+        from advisor.perf.estimate import estimate as run_estimate
 
     try:
         return run_estimate(**options)

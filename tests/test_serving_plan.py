@@ -131,6 +131,24 @@ def test_estimate_serve_json_has_the_contract_keys(run_json):
     assert e["ttft_ms"] <= 2000 and e["tpot_ms"] <= 200
 
 
+def test_the_api_estimates_serving_as_the_cli_does_and_names_parameters(run, run_json):
+    """advisor.estimate(kind="serve", ...) gives the CLI's JSON; a bad argument names the parameter in
+    the library and the flag on the command line (exit 2)."""
+    import advisor
+
+    args = dict(model="llama-3.1-8b", gpu="h100-sxm", count=2, precision="fp8", input_len=1000, output_len=300,
+                ttft_ms=2000, tpot_ms=100)
+    code, cli = run_json("estimate", "--kind", "serve", *[x for k, v in args.items()
+                                                          for x in (f"--{k.replace('_', '-')}", str(v))])
+    assert code == 0 and advisor.estimate(kind="serve", **args) == cli
+    with pytest.raises(advisor.InputError, match="^`params`: a custom serving model needs `layers`, `hidden`, `heads`"):
+        advisor.estimate(kind="serve", params="8B", gpu="l40s", input_len=5, output_len=5)
+    code, _, err = run("estimate", "--kind", "serve", "--model", "llama-3.1-8b", "--gpu", "l40s")
+    assert code == 2 and err.startswith("error: --input-len and --output-len: give the request's prompt")
+    with pytest.raises(advisor.InputError, match="^`gpu`: give a GPU id"):
+        advisor.estimate(kind="serve", model="llama-3.1-8b", input_len=5, output_len=5)
+
+
 def test_estimate_serve_custom_shape_and_preset_list(run, run_json):
     code, e = run_json("estimate", "--kind", "serve", "--params", "8B", "--layers", "32", "--hidden", "4096",
                        "--heads", "32", "--kv-heads", "8", "--gpu", "l40s", "--input-len", "500", "--output-len", "100")

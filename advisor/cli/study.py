@@ -84,11 +84,13 @@ def estimate(preset, params, layers, hidden, seq_len, gpu, count, precision, kin
     if gpu is None and not (kind == "serve" and list_models):
         raise InputError("--gpu: give a GPU id such as h100-sxm (see `advisor catalog list`)", field="gpu")
     if kind == "serve":
-        from advisor.perf.serving import run_serve_estimate
+        from advisor.perf.serving import estimate_serving
 
-        served = run_serve_estimate(preset, params, layers, hidden, heads, kv_heads, experts, active_params, gpu,
-                                    count, precision, input_len, output_len, ttft_ms, tpot_ms, percentile,
-                                    tensor_parallel, catalog_file, list_models)
+        served = estimate_serving(model=preset, params=params, layers=layers, hidden=hidden, heads=heads,
+                                  kv_heads=kv_heads, experts=experts, active_params=active_params, gpu=gpu,
+                                  count=count, precision=precision, input_len=input_len, output_len=output_len,
+                                  ttft_ms=ttft_ms, tpot_ms=tpot_ms, percentile=percentile,
+                                  tensor_parallel=tensor_parallel, catalog=catalog_file, list_models=list_models)
         emit(served, fmt, _serve_render)
         if "models" not in served and not served["fits"]:
             sys.exit(3)

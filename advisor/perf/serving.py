@@ -10,7 +10,7 @@ import math
 from dataclasses import fields
 from functools import lru_cache
 
-from advisor.data.catalog import load_catalog
+from advisor.data.catalog import Catalog, load_catalog
 from advisor.errors import InputError
 from advisor.inputs.loader import load_yaml_file
 from advisor.data.estimator import Params
@@ -205,10 +205,17 @@ def serve_estimate(model: str | ServeModel, gpu, count: int, precision: str, inp
             "replicas": replicas, "idle_gpus": count - replicas * r.gpus}
 
 
-def run_serve_estimate(preset, params, layers, hidden, heads, kv_heads, experts, active_params, gpu, count,
-                       precision, input_len, output_len, ttft_ms, tpot_ms, percentile, tensor_parallel,
-                       catalog_file=None, list_models=False) -> dict:
-    """`advisor estimate --kind serve`: flags to serve_estimate (or the preset list), bad flags as InputError."""
+def estimate_serving(*, gpu: str | None = None, count: int = 1, model: str | None = None, params=None,
+                     layers: int | None = None, hidden: int | None = None, heads: int | None = None,
+                     kv_heads: int | None = None, experts: int | None = None, active_params=None,
+                     precision: str = "bf16", input_len: int | None = None, output_len: int | None = None,
+                     ttft_ms: float | None = None, tpot_ms: float | None = None, percentile: float = 99,
+                     tensor_parallel: int | None = None, catalog=None, list_models: bool = False,
+                     kind: str = "serve") -> dict:
+    """advisor.estimate(kind="serve", ...) and `advisor estimate --kind serve`: a preset (`model`) or a
+    custom shape (`params`, `layers`, `hidden`, `heads`, ...) served on `count` GPUs, as JSON (or the
+    preset list). `catalog` is a Catalog, a path to an override file, or None for the built-in one.
+    Bad arguments are InputErrors naming the parameter in backticks (the CLI shows its flag)."""
     from advisor.inputs.units import parse_count
     from advisor.perf.kv import _presets_raw, custom_model, serving_sources
     if list_models:
@@ -218,26 +225,29 @@ def run_serve_estimate(preset, params, layers, hidden, heads, kv_heads, experts,
                             "sources": [{"id": s, "url": (src.get(s) or {}).get("url")} for s in raw[k].get("source", [])]}
                            for k in sorted(raw)]}
     if input_len is None or output_len is None:
-        raise InputError("--input-len and --output-len: give the request's prompt and output tokens, "
-                         "e.g. --input-len 1000 --output-len 300", field="input_len")
-    if preset and params:
-        raise InputError("give either --model (a serving preset) or --params with --layers --hidden --heads",
+        raise InputError("`input_len` and `output_len`: give the request's prompt and output tokens, "
+                         "e.g. 1000 and 300", field="input_len")
+    if model and params:
+        raise InputError("give either `model` (a serving preset) or `params` with `layers`, `hidden` and `heads`",
                          field="model")
     if params:
-        missing = [f"--{n}" for n, v in (("layers", layers), ("hidden", hidden), ("heads", heads)) if v is None]
-        if missing:
-            raise InputError(f"--params: a custom serving model needs {', '.join(missing)} too", field="params")
+        missing = [f"`{n}`" for n, v in (("layers", layers), ("hidden", hidden), ("heads", heads)) if v is None]
+        if missing or layers is None or hidden is None or heads is None:
+            raise InputError(f"`params`: a custom serving model needs {', '.join(missing)} too", field="params")
         try:
-            total, active = parse_count(params, "--params"), parse_count(active_params, "--active-params") \
+            total, active = parse_count(params, "params"), parse_count(active_params, "active_params") \
                 if active_params else None
         except ValueError as exc:
-            raise InputError(f"--params/--active-params: {exc}", field="params") from None
-        model = custom_model(total, layers, hidden, heads, kv_heads, active, experts)
+            raise InputError(f"`params`/`active_params`: {exc}", field="params") from None
+        served = custom_model(total, layers, hidden, heads, kv_heads, active, experts)
     else:
-        model = _model(preset or "")
-    catalog = load_catalog(catalog_file) if catalog_file else load_catalog()
+        served = _model(model or "")
+    if not isinstance(catalog, Catalog):
+        catalog = load_catalog(catalog) if catalog else load_catalog()
+    if gpu is None:
+        raise InputError("`gpu`: give a GPU id such as h100-sxm (see `advisor catalog list`)", field="gpu")
     if gpu not in catalog.gpus:
         from advisor.errors import suggest
-        raise InputError(f"--gpu: unknown GPU id {gpu!r}{suggest(gpu, catalog.gpus)}", field="gpu")
-    return serve_estimate(model, catalog.gpus[gpu], count, precision, input_len, output_len, ttft_ms, tpot_ms,
+        raise InputError(f"`gpu`: unknown GPU id {gpu!r}{suggest(gpu, catalog.gpus)}", field="gpu")
+    return serve_estimate(served, catalog.gpus[gpu], count, precision, input_len, output_len, ttft_ms, tpot_ms,
                           percentile, tensor_parallel, catalog)
