@@ -224,3 +224,28 @@ def test_tail_tpot_decodes_at_the_poisson_high_batch():
     assert pt["tpot_s"] == pytest.approx(hand_p99, rel=1e-9)
     assert pt["tpot_mean_s"] == pytest.approx(hand_mean, rel=1e-9)
     assert pt["tpot_s"] > pt["tpot_mean_s"] + z * math.sqrt(B) * c / O   # wider than the prefill count alone
+
+
+def test_first_token_waits_for_the_running_step_and_then_rides_a_batched_step():
+    """In-flight batching admits a new prompt at the next iteration, together with the batch's decode:
+    its p99 TTFT is the step under way, the M/D/1 prefill queue, then a step of D(B) + c (the prompt's
+    batched time); alone (B -> 0) the prompt runs at the prefill rate."""
+    import math
+
+    from advisor.perf.serve import mdl_wait_quantile, operating_point
+    s = Setup(load_model("llama-3.1-70b"), H100, "fp8", 4, 1, "tensorrt-llm", load_params())
+    pre = prefill(s, 1000)
+    for b in (64.0, 512.0):
+        d = decode_step(s, b, 1000 + 300 / 2)["step_s"]
+        c = pre["busy_s"]
+        lam = b / (300 * d + b * c)
+        by_hand = d + mdl_wait_quantile(lam * c, c, 99) + max(pre["latency_s"], d + c)
+        pt = operating_point(s, 1000, 300, b)
+        assert pt["ttft_s"] == pytest.approx(by_hand, rel=1e-12)
+        assert pt["ttft_s"] >= 2 * d                       # two decode steps at least: a prompt never skips the batch
+        mean_by_hand = d / 2 + lam * c * c / (2 * (1 - lam * c)) + max(pre["latency_s"], d + c)
+        assert pt["ttft_mean_s"] == pytest.approx(mean_by_hand, rel=1e-12)
+    d0 = decode_step(s, 1e-6, 1075)["step_s"]      # an idle replica: no queue, a step of fixed time only
+    idle = operating_point(s, 1000, 300, 1e-6)
+    assert idle["ttft_s"] == pytest.approx(d0 + max(pre["latency_s"], d0 + pre["busy_s"]), rel=1e-6)
+    assert math.isfinite(idle["ttft_s"])

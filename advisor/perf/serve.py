@@ -10,7 +10,8 @@ Operating point of one replica at mean concurrency B (sequences decoding at once
     lambda  = B / (O D(B) + B c_pre)                          requests/s (Little's law with chunked prefill)
     TPOT_p  = D(B + z_p sqrt(2B/3)) + (B + z_p sqrt(B)) c_pre / O   the tail request's batch (Poisson sequences
               in flight, variance 2B/3 over its life) and the prefills landing in its lifetime
-    TTFT_p  = D(B) + W_p + S_p + pp * prefill latency,   W_p from M/D/1 with service c_pre and load rho = lambda c_pre,
+    TTFT_p  = D(B) + W_p + S_p + max(pp * prefill latency, D(B) + pp c_pre): the step under way, then the
+              step its prompt rides with the batch's decode;   W_p from M/D/1 with service c_pre, rho = lambda c_pre,
               S_p the wait for a free sequence slot (M/M/c, c = the batch cap, each held O TPOT_mean)
 Every quantity rises with B and lambda rises with B, so the sustainable rate is the largest B whose
 latencies meet the SLO: higher rates never lower latency, tighter SLOs never raise the rate.
@@ -258,8 +259,13 @@ def operating_point(s: Setup, input_len: float, output_len: float, batch: float,
     d_hi = s.pp * decode_step(s, hi / s.pp, context)["step_s"]
     tpot_p = d_hi + (batch + z * math.sqrt(batch)) * c / output_len
     slot_p = slot_wait_quantile(batch, slots, output_len * tpot_mean, percentile) if slots else 0.0
-    ttft_mean = d + rho * c / (2 * (1 - rho)) + s.pp * pre["latency_s"]
-    ttft_p = d + mdl_wait_quantile(rho, c, percentile) + slot_p + s.pp * pre["latency_s"]
+    # in-flight batching admits a new request at the next iteration, where its prompt runs together with
+    # the B sequences' decode (TensorRT-LLM docs, "Paged Attention, IFB, and Request Scheduling"): its
+    # first token comes at the end of that step (d + its prompt), after the residual of the step under
+    # way (uniform: mean d/2, p-th percentile ~d); alone (B -> 0) the prompt runs at the prefill rate
+    own = max(s.pp * pre["latency_s"], d + s.pp * c)
+    ttft_mean = d / 2 + rho * c / (2 * (1 - rho)) + own
+    ttft_p = d + mdl_wait_quantile(rho, c, percentile) + slot_p + own
     return {"requests_per_s": lam, "batch": batch, "rho_prefill": rho, "tpot_s": tpot_p, "ttft_s": ttft_p,
             "tpot_mean_s": tpot_mean, "ttft_mean_s": ttft_mean, "decode": dec, "prefill": pre}
 
