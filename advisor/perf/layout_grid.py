@@ -99,34 +99,47 @@ def _static(gpu: GPU, p: Params, combos: tuple[Combo, ...]) -> dict[str, Any]:
 _CODES = {"ddp": 0, "zero1": 1, "zero2": 2, "zero3": 3}   # any other name: 4 (as `_time`'s last branch)
 
 
+def _row(known: dict, gpu: GPU, p: Params, combo: Combo) -> tuple:
+    """A combination's figures that depend on the GPU alone: the links each collective crosses
+    (`_tier`) and the servers it spans (`_time`'s sync factor, with `math`'s log and sqrt)."""
+    s, t, q, dp, c = combo
+    d, tp, cp = _tier(gpu, dp * c, t, p), _tier(gpu, t, 1, p), _tier(gpu, c, t, p)
+    servers = math.ceil(dp * t * q * c / _once(_server_size, (gpu, p), (), gpu, p))
+    sync = p.step_jitter * math.sqrt(2.0 * math.log(servers)) if servers > 1 else 0.0
+    row = known[combo] = (_CODES.get(s, 4), t, q, dp, c, d["per_server"], d["servers"], d["intra_gbps"],
+                          d["network_gbps"], tp["intra_gbps"], cp["servers"], cp["intra_gbps"], cp["network_gbps"], sync)
+    return row
+
+
 def _build_static(gpu: GPU, p: Params, combos: tuple[Combo, ...]) -> dict[str, Any]:
     import numpy as np
 
-    keys = [c[1:] for c in combos]            # (tp, pp, dp, cp)
-    arr = np.asarray(keys)
-    code = np.asarray([_CODES.get(c[0], 4) for c in combos])[:, None, None]
-    t, q, dp, c = (arr[:, i, None, None] for i in range(4))
-    out: dict[str, Any] = {"t": t, "q": q, "dp": dp, "c": c, "z": dp * c, "ddp": code == 0, "ddp1": code <= 1,
-                           "zero2": code == 2, "zero3": code == 3, "zero23": (code == 2) | (code == 3)}
-    out["flat"] = arr[:, 1] == 1
-    out["tp_flat"] = arr[:, 0]
-    ts = sorted(set(arr[:, 0].tolist()))
-    out["t_values"], out["t_index"] = ts, np.searchsorted(ts, arr[:, 0])
-    out["any_dp"], out["any_tp"], out["any_cp"] = (bool((x > 1).any()) for x in (out["z"], t, c))
-    for name, wanted, members in (("dp_", out["any_dp"], lambda: [(k[2] * k[3], k[0]) for k in keys]),
-                                  ("tp_", out["any_tp"], lambda: [(k[0], 1) for k in keys]),
-                                  ("cp_", out["any_cp"], lambda: [(k[3], k[0]) for k in keys])):
-        if wanted:   # the links of each collective: one `_tier` per distinct (group, stride)
-            index: dict[tuple[int, int], int] = {}
-            rows = [index.setdefault(m, len(index)) for m in members()]
-            table = np.asarray([[r["per_server"], r["servers"], r["intra_gbps"], r["network_gbps"]]
-                                for r in (_tier(gpu, g, st, p) for g, st in index)], dtype=float)[rows]
-            for i, f in enumerate(("per_server", "servers", "intra_gbps", "network_gbps")):
-                out[name + f] = table[:, i, None, None]
-    servers = np.ceil(arr.prod(axis=1) / _server_size(gpu, p))   # `_time`'s count / server size
-    spans, where = np.unique(servers, return_inverse=True)
-    factors = [p.step_jitter * math.sqrt(2.0 * math.log(int(n))) if n > 1 else 0.0 for n in spans.tolist()]
-    out["sync"] = np.asarray(factors)[where.reshape(-1)][:, None, None]
+    known = _once(dict, (gpu, p), ("layout_grid rows",))   # combination -> _row, for this GPU and parameters
+    table = np.asarray([known.get(c) or _row(known, gpu, p, c) for c in combos], dtype=float)
+    columns = [table[:, j, None, None] for j in range(table.shape[1])]
+    code, t, q, dp, c = columns[:5]
+    z = dp * c
+    out: dict[str, Any] = {"t": t, "q": q, "dp": dp, "c": c, "z": z, "ddp": code == 0, "ddp1": code <= 1,
+                           "zero2": code == 2}
+    out["split"] = t * q
+    out["count"] = dp * t * q * c
+    out["s0"] = np.where(code == 3, z, 1)                       # ZeRO-3 shards the weights,
+    out["s1"] = np.where((code == 2) | (code == 3), z, 1)       # ZeRO-2 and 3 the gradients,
+    out["s2"] = np.where(code == 0, 1, z)                       # every ZeRO the optimizer state
+    out["opt_split"] = out["split"] * out["s2"]                 # (tp x pp) x opt_shards, as `_core`
+    out["flat"] = table[:, 2] == 1
+    out["tp_flat"] = table[:, 1]
+    ts = sorted(set(table[:, 1].tolist()))
+    out["t_values"], out["t_index"] = [int(x) for x in ts], np.searchsorted(ts, table[:, 1])
+    out["any_dp"], out["any_tp"], out["any_cp"] = (bool((x > 1).any()) for x in (z, t, c))
+    k, s, intra, net = columns[5:9]
+    out["dp_k"], out["dp_share"], out["dp_net_share"] = k, (k - 1) / k, (s - 1) / s
+    out["dp_intra"], out["dp_net"], out["dp_s1"] = intra * GB, net * GB, s > 1
+    out["dp_in"] = (k > 1) & (intra > 0)
+    out["tp_intra"] = columns[9] * GB
+    out["cp_link"] = np.where(columns[10] == 1, columns[11] * GB, columns[12] * GB)
+    out["cp_share"] = (c - 1) / c
+    out["sync"] = columns[13]
     return out
 
 
@@ -147,14 +160,14 @@ def grid(job: JobSpec, gpu: GPU, p: Params, base: float, combos: list[Combo], ck
     _, (bpp_w, bpp_g, bpp_o), trainable, per_token = _job_figures(job)
     with np.errstate(all="ignore"):   # layouts that cannot fit may divide by a zero link rate: never chosen
         # memory._parts at the base batch
-        split = t * q
+        split = st["split"]
         stage_params = m.params / split
         stage_train = trainable / split
-        s0 = np.where(st["zero3"], z, 1)
+        s0 = st["s0"]
         weights = stage_params * bpp_w / s0
         weights = np.where(s0 > 1, weights + 2 * m.params / m.layers / t * bpp_w, weights)
-        gradients = stage_train * bpp_g / np.where(st["zero23"], z, 1)
-        optimizer = stage_train * bpp_o / np.where(st["ddp"], 1, z)
+        gradients = stage_train * bpp_g / st["s1"]
+        optimizer = stage_train * bpp_o / st["s2"]
         layers_here = np.ceil(layers / q)
         dms = dp * mb * seq
         share = base / dms
@@ -168,7 +181,7 @@ def grid(job: JobSpec, gpu: GPU, p: Params, base: float, combos: list[Combo], ck
 
         # training._core and training._time at the layout's batch
         batch = np.where(dms > base, dms, base)
-        tokens_per_gpu = batch / (dp * t * q * c)
+        tokens_per_gpu = batch / st["count"]
         imbalance = layers_here * q / layers
         rates = np.asarray([[_per_token(job, gpu, p, tt, k) for k in ckpts] for tt in st["t_values"]])
         dense = rates[st["t_index"], :, 0][:, :, None]
@@ -177,7 +190,7 @@ def grid(job: JobSpec, gpu: GPU, p: Params, base: float, combos: list[Combo], ck
         bw = (gpu.memory_bandwidth_gbps.value or 0.0) * GB
         elementwise = (p.memory_bytes_per_layer_element * m.layers * (m.hidden + m.ffn_width)
                        + p.memory_bytes_per_vocab_element * m.vocab) * (3.0 + ck) / 3.0
-        opt_state = OPTIMIZER_STEP_BYTES * trainable / (split * np.where(st["ddp"], 1, z))
+        opt_state = OPTIMIZER_STEP_BYTES * trainable / st["opt_split"]
         share = batch / dms
         micro = np.where(share > 1.0, share, 1.0)
         dequant: Any = 0.0
@@ -191,27 +204,24 @@ def grid(job: JobSpec, gpu: GPU, p: Params, base: float, combos: list[Combo], ck
 
         dp_s: Any = 0.0
         if st["any_dp"]:   # gradients (and ZeRO-3's gathers) over the data-parallel group
-            k, s = st["dp_per_server"], st["dp_servers"]
-            intra, net = st["dp_intra_gbps"], st["dp_network_gbps"]
             grads = job.grad_reduce_bytes * trainable / split
             wts = 2.0 * m.params / split
             volume = np.where(st["ddp1"], 2.0 * grads, np.where(st["zero2"], micro * grads + wts,
                                                                  micro * (2.0 * wts + grads)))
             window = np.where(st["ddp1"], core / micro * 2.0 / 3.0, core)
-            raw = 0.0 + np.where((k > 1) & (intra > 0), (k - 1) / k * volume / (intra * GB), 0.0)
-            raw = raw + np.where(s > 1, (s - 1) / s * volume / k / (net * GB), 0.0)
+            raw = 0.0 + np.where(st["dp_in"], st["dp_share"] * volume / st["dp_intra"], 0.0)
+            raw = raw + np.where(st["dp_s1"], st["dp_net_share"] * volume / st["dp_k"] / st["dp_net"], 0.0)
             exposed = (1.0 - p.comm_overlap) * raw
             late = raw - window
             dp_s = np.where(z > 1, np.where(exposed > late, exposed, late), 0.0)
         tp_s: Any = 0.0
         if st["any_tp"]:   # four all-reduces of the activations per layer (six when recomputing)
             per_tok = (4.0 + 2.0 * ck) * 2.0 * (t - 1) / t * 2.0 * hidden
-            tp_s = np.where(t > 1, (batch / z) * layers_here * per_tok / (st["tp_intra_gbps"] * GB), 0.0)
+            tp_s = np.where(t > 1, (batch / z) * layers_here * per_tok / st["tp_intra"], 0.0)
         cp_s: Any = 0.0
         if st["any_cp"]:   # the ring's keys and values beyond what attention hides
             kv = (batch / z) * layers_here * 2.0 * m.kv_width * 2.0 / t
-            link = np.where(st["cp_servers"] == 1, st["cp_intra_gbps"] * GB, st["cp_network_gbps"] * GB)
-            late = (c - 1) / c * kv * (3.0 + ck) / link - tokens_per_gpu * attention * imbalance
+            late = st["cp_share"] * kv * (3.0 + ck) / st["cp_link"] - tokens_per_gpu * attention * imbalance
             cp_s = np.where(c > 1, np.where(late > 0.0, late, 0.0), 0.0)
         sync = st["sync"]
         sync_s = np.where(sync > 0.0, sync * core * (1 + bubble), 0.0)
