@@ -20,6 +20,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import yaml
+from test_layout_search import _scan
 
 from advisor.perf import params_from
 from advisor.perf.jobspec import job_spec, resolve_model, spec_from_flags
@@ -27,7 +28,6 @@ from advisor.perf.layout import MICRO_BATCHES, TP_MARGIN, _choose_layout, _optio
 from advisor.perf.layout_grid import grid
 from advisor.perf.memory import Layout, default_batch_tokens, memory_total, usable_bytes
 from advisor.perf.training import _time
-from test_layout_search import _scan
 
 ROOT = Path(__file__).resolve().parent.parent
 GPUS = ("rtx-4090", "h100-sxm", "mi300x", "l40s")

@@ -37,7 +37,7 @@ def fastest(job: JobSpec, gpu: GPU, p: Params, base: float, cap: float, combos: 
     the micro-batches, largest first; combination k may use mbs[start[k]:]. Without pipelining
     only the largest micro-batch that fits is a candidate (found by bisection, as the scalar
     search did); with it, every one that fits (smaller ones shrink the bubble)."""
-    import numpy as np   # already loaded with pulp/highspy on the plan path; imported here for the rest
+    import numpy as np  # already loaded with pulp/highspy on the plan path; imported here for the rest
 
     st = _static(gpu, p, tuple(combos))
     g = grid(job, gpu, p, base, combos, ckpts, mbs, st)
@@ -76,7 +76,7 @@ def _bisect(row: Any, lo: int, hi: int) -> int:
             hi = mid
         else:
             lo = mid + 1
-    return lo if lo < end else end
+    return min(end, lo)
 
 
 def _record(tps: Any) -> int:
