@@ -146,3 +146,27 @@ def test_search_chooses_what_the_exhaustive_scalar_scan_does(cases, p):
     differ = [(job, gpu.id, n) for job, gpu, n in cases
               if usable_bytes(gpu, p) is not None and _choose_layout(job, gpu, n, p) != _reference(job, gpu, n, p)]
     assert not differ, differ[:3]
+
+
+def test_the_scan_without_numpy_chooses_the_same(cases, p, monkeypatch):
+    """`advisor estimate` loads no numpy: its search goes one layout at a time (fastest_scalar)."""
+    from advisor.perf import layout
+
+    with_numpy = [_choose_layout(job, gpu, n, p) for job, gpu, n in cases[::3] if usable_bytes(gpu, p) is not None]
+    monkeypatch.setattr(layout, "fastest", layout.fastest_scalar)
+    without = [_choose_layout(job, gpu, n, p) for job, gpu, n in cases[::3] if usable_bytes(gpu, p) is not None]
+    assert without == with_numpy
+
+
+def test_estimate_loads_no_numpy(tmp_path):
+    """A command that solves nothing imports neither pulp nor numpy, even on a first run."""
+    import os
+    import subprocess
+    import sys
+
+    code = ("import sys; from advisor.cli import main; sys.argv = ['advisor', 'estimate', '--model', 'llama-3-8b', "
+            "'--gpu', 'h100-sxm', '--count', '64']\ntry:\n    main()\nexcept SystemExit:\n    pass\n"
+            "print('numpy' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True,
+                         env={**os.environ, "GPU_ADVISOR_CACHE": str(tmp_path)})
+    assert out.stdout.strip().splitlines()[-1] == "False"

@@ -2,12 +2,13 @@
 micro-batch and activation checkpointing; the fastest layout that fits, and the fewest GPUs that hold a job."""
 from __future__ import annotations
 
+import sys
 from dataclasses import replace
 
 from advisor.data.catalog import GPU
 from advisor.data.estimator import Params
 from advisor.perf.jobspec import JobSpec
-from advisor.perf.layout_grid import fastest
+from advisor.perf.layout_grid import fastest, fastest_scalar
 from advisor.perf.memo import remembered
 from advisor.perf.memory import Layout, default_batch_tokens, memory_total, usable_bytes
 from advisor.perf.training import _server_size, _time
@@ -93,7 +94,8 @@ def _fastest(job: JobSpec, gpu: GPU, p: Params, base: float, combos: list[tuple[
     first: dict[int, int] = {}
     for dp in {c[3] for c in combos}:   # a data-parallel size's micro-batches: a suffix of `mbs` (decreasing)
         first[dp] = len(mbs) - len(_micro_batch_options(job, dp, base))
-    lays = fastest(job, gpu, p, base, cap, combos, ckpts, mbs, [first[c[3]] for c in combos])
+    search = fastest if "numpy" in sys.modules else fastest_scalar   # (see fastest_scalar)
+    lays = search(job, gpu, p, base, cap, combos, ckpts, mbs, [first[c[3]] for c in combos])
     return tuple(None if lay is None else _timed(job, gpu, p, base, lay) for lay in lays)
 
 

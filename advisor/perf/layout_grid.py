@@ -13,12 +13,13 @@ perf/layout.py re-times the winners with `_time` for the figures it returns.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Any
 
 from advisor.data.catalog import GPU
 from advisor.data.estimator import Params
 from advisor.perf.jobspec import JobSpec
-from advisor.perf.memory import GB, Layout, _job_figures
+from advisor.perf.memory import GB, Layout, _job_figures, memory_total
 from advisor.perf.training import (
     DEQUANT_BYTES,
     OPTIMIZER_STEP_BYTES,
@@ -26,6 +27,7 @@ from advisor.perf.training import (
     _per_token,
     _server_size,
     _tier,
+    _time,
 )
 
 Combo = tuple[str, int, int, int, int]   # (strategy, tp, pp, dp, cp)
@@ -51,7 +53,7 @@ def fastest(job: JobSpec, gpu: GPU, p: Params, base: float, cap: float, combos: 
         first = np.where(have, rows.argmax(axis=-1), M)
         if M > 1:
             for i, j in zip(*np.nonzero(have & ~(rows[..., :-1] <= rows[..., 1:]).all(axis=-1))):
-                first[i, j] = _bisect(rows[i, j], int(start[int(np.flatnonzero(flat)[i])]), M)
+                first[i, j] = _bisect(rows[i, j].__getitem__, int(start[int(np.flatnonzero(flat)[i])]), M)
         sel[flat] = np.arange(M) == first[..., None]
     order = np.flatnonzero(sel.ravel())           # the scan's order: combination, checkpointing, micro-batch
     tp = st["tp_flat"][order // (C * M)]
@@ -67,12 +69,41 @@ def fastest(job: JobSpec, gpu: GPU, p: Params, base: float, cap: float, combos: 
     return out[0], out[1]
 
 
-def _bisect(row: Any, lo: int, hi: int) -> int:
-    """`_largest_fitting`'s bisection over row[lo:hi] (for a row that is not monotone)."""
+def fastest_scalar(job: JobSpec, gpu: GPU, p: Params, base: float, cap: float, combos: list[Combo],
+                   ckpts: list[bool], mbs: tuple[int, ...], start: list[int]) -> tuple[Layout | None, Layout | None]:
+    """`fastest`, one layout at a time with `memory_total` and `_time`, for a process that has not
+    loaded numpy: `advisor estimate` loads neither pulp nor numpy, and importing numpy (~0.1 s)
+    costs more than its searches. Same scan, same answer (tests/test_layout_grid.py)."""
+    best: list[tuple[float, Layout] | None] = [None, None]
+    seq = job.model.seq_len
+    for (s, t, q, dp, c), lo in zip(combos, start):
+        for ckpt in ckpts:
+            lays = [Layout(s, dp, t, q, mb, ckpt, c) for mb in mbs]
+            fits = [memory_total(job, lay, p, base) <= cap if i >= lo else False for i, lay in enumerate(lays)] \
+                if q > 1 else None
+            if fits is None:   # without pipelining: the first fitting micro-batch, by bisection
+                i = _bisect(lambda x, row=lays: memory_total(job, row[x], p, base) <= cap, lo, len(lays))
+                chosen = lays[i:i + 1]
+            else:
+                chosen = [lay for lay, ok in zip(lays, fits) if ok]
+            for lay in chosen:
+                batch = max(base, lay.dp * lay.micro_batch * seq)
+                times = _time(job, gpu, lay, batch, p)
+                tps = batch / (times["compute_s"] + times["memory_s"] + times["comm_s"])
+                part = 0 if t == 1 else 1
+                held = best[part]
+                if held is None or tps > held[0] * 1.01:
+                    best[part] = (tps, lay)
+    no_tp, with_tp = best
+    return None if no_tp is None else no_tp[1], None if with_tp is None else with_tp[1]
+
+
+def _bisect(fits: Callable[[int], bool], lo: int, hi: int) -> int:
+    """`_largest_fitting`'s bisection over fits(lo..hi-1): the first that fits if they are a suffix."""
     end = hi
     while lo < hi:
         mid = (lo + hi) // 2
-        if row[mid]:
+        if fits(mid):
             hi = mid
         else:
             lo = mid + 1
