@@ -82,7 +82,7 @@ def fastest_scalar(job: JobSpec, gpu: GPU, p: Params, base: float, cap: float, c
             fits = [memory_total(job, lay, p, base) <= cap if i >= lo else False for i, lay in enumerate(lays)] \
                 if q > 1 else None
             if fits is None:   # without pipelining: the first fitting micro-batch, by bisection
-                i = _bisect(lambda x, row=lays: memory_total(job, row[x], p, base) <= cap, lo, len(lays))
+                i = _bisect(_fit_test(job, lays, p, base, cap), lo, len(lays))
                 chosen = lays[i:i + 1]
             else:
                 chosen = [lay for lay, ok in zip(lays, fits) if ok]
@@ -96,6 +96,10 @@ def fastest_scalar(job: JobSpec, gpu: GPU, p: Params, base: float, cap: float, c
                     best[part] = (tps, lay)
     no_tp, with_tp = best
     return None if no_tp is None else no_tp[1], None if with_tp is None else with_tp[1]
+
+
+def _fit_test(job: JobSpec, lays: list[Layout], p: Params, base: float, cap: float) -> Callable[[int], bool]:
+    return lambda i: memory_total(job, lays[i], p, base) <= cap
 
 
 def _bisect(fits: Callable[[int], bool], lo: int, hi: int) -> int:
