@@ -134,25 +134,25 @@ def _static(gpu: GPU, p: Params, combos: tuple[Combo, ...]) -> dict[str, Any]:
 _CODES = {"ddp": 0, "zero1": 1, "zero2": 2, "zero3": 3}   # any other name: 4 (as `_time`'s last branch)
 
 
-def _row(known: dict, gpu: GPU, p: Params, combo: Combo) -> tuple:
-    """A combination's figures that depend on the GPU alone: the links each collective crosses
-    (`_tier`) and the servers it spans (`_time`'s sync factor, with `math`'s log and sqrt)."""
-    s, t, q, dp, c = combo
-    d, tp, cp = _tier(gpu, dp * c, t, p), _tier(gpu, t, 1, p), _tier(gpu, c, t, p)
-    servers = math.ceil(dp * t * q * c / _once(_server_size, (gpu, p), (), gpu, p))
-    sync = p.step_jitter * math.sqrt(2.0 * math.log(servers)) if servers > 1 else 0.0
-    row = known[combo] = (_CODES.get(s, 4), t, q, dp, c, d["per_server"], d["servers"], d["intra_gbps"],
-                          d["network_gbps"], tp["intra_gbps"], cp["servers"], cp["intra_gbps"], cp["network_gbps"], sync)
-    return row
+def _tiers(np: Any, gpu: GPU, p: Params, group: Any, stride: Any) -> Any:
+    """`_tier(gpu, group, stride)`'s (per_server, servers, intra GB/s, network GB/s) per
+    combination, one `_tier` per distinct (group, stride): an array (combinations, 4)."""
+    pairs = group * 1_000_003 + stride
+    distinct, where = np.unique(pairs, return_inverse=True)
+    rows = []
+    for x in distinct.tolist():
+        tier = _tier(gpu, x // 1_000_003, x % 1_000_003, p)
+        rows.append((tier["per_server"], tier["servers"], tier["intra_gbps"], tier["network_gbps"]))
+    return np.asarray(rows, dtype=float)[where.reshape(-1)]
 
 
 def _build_static(gpu: GPU, p: Params, combos: tuple[Combo, ...]) -> dict[str, Any]:
     import numpy as np
 
-    known = _once(dict, (gpu, p), ("layout_grid rows",))   # combination -> _row, for this GPU and parameters
-    table = np.asarray([known.get(c) or _row(known, gpu, p, c) for c in combos], dtype=float)
-    columns = [table[:, j, None, None] for j in range(table.shape[1])]
-    code, t, q, dp, c = columns[:5]
+    arr = np.asarray([c[1:] for c in combos])   # (tp, pp, dp, cp), integers
+    code = np.asarray([_CODES.get(c[0], 4) for c in combos])[:, None, None]
+    ti, qi, di, ci = arr.T
+    t, q, dp, c = (x.astype(float)[:, None, None] for x in (ti, qi, di, ci))
     z = dp * c
     out: dict[str, Any] = {"t": t, "q": q, "dp": dp, "c": c, "z": z, "ddp": code == 0, "ddp1": code <= 1,
                            "zero2": code == 2}
@@ -162,19 +162,29 @@ def _build_static(gpu: GPU, p: Params, combos: tuple[Combo, ...]) -> dict[str, A
     out["s1"] = np.where((code == 2) | (code == 3), z, 1)       # ZeRO-2 and 3 the gradients,
     out["s2"] = np.where(code == 0, 1, z)                       # every ZeRO the optimizer state
     out["opt_split"] = out["split"] * out["s2"]                 # (tp x pp) x opt_shards, as `_core`
-    out["flat"] = table[:, 2] == 1
-    out["tp_flat"] = table[:, 1]
-    ts = sorted(set(table[:, 1].tolist()))
-    out["t_values"], out["t_index"] = [int(x) for x in ts], np.searchsorted(ts, table[:, 1])
+    out["flat"] = qi == 1
+    out["tp_flat"] = ti
+    ts = sorted(set(ti.tolist()))
+    out["t_values"], out["t_index"] = ts, np.searchsorted(ts, ti)
     out["any_dp"], out["any_tp"], out["any_cp"] = (bool((x > 1).any()) for x in (z, t, c))
-    k, s, intra, net = columns[5:9]
-    out["dp_k"], out["dp_share"], out["dp_net_share"] = k, (k - 1) / k, (s - 1) / s
-    out["dp_intra"], out["dp_net"], out["dp_s1"] = intra * GB, net * GB, s > 1
-    out["dp_in"] = (k > 1) & (intra > 0)
-    out["tp_intra"] = columns[9] * GB
-    out["cp_link"] = np.where(columns[10] == 1, columns[11] * GB, columns[12] * GB)
-    out["cp_share"] = (c - 1) / c
-    out["sync"] = columns[13]
+    if out["any_dp"]:
+        k, s, intra, net = (x[:, None, None] for x in _tiers(np, gpu, p, di * ci, ti).T)
+        out["dp_k"], out["dp_share"], out["dp_net_share"] = k, (k - 1) / k, (s - 1) / s
+        out["dp_intra"], out["dp_net"], out["dp_s1"] = intra * GB, net * GB, s > 1
+        out["dp_in"] = (k > 1) & (intra > 0)
+    if out["any_tp"]:
+        out["tp_intra"] = _tiers(np, gpu, p, ti, np.ones_like(ti))[:, 2, None, None] * GB
+    if out["any_cp"]:
+        _, s, intra, net = (x[:, None, None] for x in _tiers(np, gpu, p, ci, ti).T)
+        out["cp_link"] = np.where(s == 1, intra * GB, net * GB)
+        out["cp_share"] = (c - 1) / c
+    size = _once(_server_size, (gpu, p), (), gpu, p)
+    spans, where = np.unique(arr.prod(axis=1), return_inverse=True)   # each combination's GPU count
+    factors = []
+    for n in spans.tolist():
+        servers = math.ceil(n / size)   # as `_time`
+        factors.append(p.step_jitter * math.sqrt(2.0 * math.log(servers)) if servers > 1 else 0.0)
+    out["sync"] = np.asarray(factors)[where.reshape(-1)][:, None, None]
     return out
 
 
