@@ -19,6 +19,7 @@ from typing import Any
 from advisor.data.catalog import GPU
 from advisor.data.estimator import Params
 from advisor.perf.jobspec import JobSpec
+from advisor.perf.memo import search_key
 from advisor.perf.memory import GB, Layout, _job_figures, memory_total
 from advisor.perf.training import (
     DEQUANT_BYTES,
@@ -124,11 +125,21 @@ def _record(tps: Any) -> int:
         best = best + 1 + int(later.argmax())
 
 
+_STATICS: dict[tuple, dict[str, Any]] = {}   # (GPU figures, parameters, combinations) -> _build_static
+
+
 def _static(gpu: GPU, p: Params, combos: tuple[Combo, ...]) -> dict[str, Any]:
     """What depends only on the GPU, the parameters and the combinations (the links each
     collective crosses, the servers spanned), as arrays of shape (combinations, 1, 1): shared by
-    every job searched with the same combinations."""
-    return _once(_build_static, (gpu, p), (combos,), gpu, p, combos)
+    every job searched with the same combinations, kept by value (a first crossover asks 198
+    searches of 94 distinct combination lists, each plan with its own GPU and parameter objects)."""
+    key = (*search_key(gpu, p), combos)
+    hit = _STATICS.get(key)
+    if hit is None:
+        if len(_STATICS) > 10_000:
+            _STATICS.clear()
+        hit = _STATICS[key] = _build_static(gpu, p, combos)
+    return hit
 
 
 _CODES = {"ddp": 0, "zero1": 1, "zero2": 2, "zero3": 3}   # any other name: 4 (as `_time`'s last branch)
@@ -162,6 +173,8 @@ def _build_static(gpu: GPU, p: Params, combos: tuple[Combo, ...]) -> dict[str, A
     out["s1"] = np.where((code == 2) | (code == 3), z, 1)       # ZeRO-2 and 3 the gradients,
     out["s2"] = np.where(code == 0, 1, z)                       # every ZeRO the optimizer state
     out["opt_split"] = out["split"] * out["s2"]                 # (tp x pp) x opt_shards, as `_core`
+    out["s0_gt1"] = out["s0"] > 1
+    out["any_s0"] = bool(out["s0_gt1"].any())
     out["flat"] = qi == 1
     out["tp_flat"] = ti
     ts = sorted(set(ti.tolist()))
@@ -185,6 +198,7 @@ def _build_static(gpu: GPU, p: Params, combos: tuple[Combo, ...]) -> dict[str, A
         servers = math.ceil(n / size)   # as `_time`
         factors.append(p.step_jitter * math.sqrt(2.0 * math.log(servers)) if servers > 1 else 0.0)
     out["sync"] = np.asarray(factors)[where.reshape(-1)][:, None, None]
+    out["any_sync"] = any(f > 0.0 for f in factors)
     return out
 
 
@@ -210,13 +224,14 @@ def grid(job: JobSpec, gpu: GPU, p: Params, base: float, combos: list[Combo], ck
         stage_train = trainable / split
         s0 = st["s0"]
         weights = stage_params * bpp_w / s0
-        weights = np.where(s0 > 1, weights + 2 * m.params / m.layers / t * bpp_w, weights)
+        if st["any_s0"]:   # the layer being computed and the next one gathered in full
+            weights = np.where(st["s0_gt1"], weights + 2 * m.params / m.layers / t * bpp_w, weights)
         gradients = stage_train * bpp_g / st["s1"]
         optimizer = stage_train * bpp_o / st["s2"]
         layers_here = np.ceil(layers / q)
         dms = dp * mb * seq
         share = base / dms
-        in_flight = np.minimum(q, np.ceil(np.where(share > 1.0, share, 1.0)))
+        in_flight = np.minimum(q, np.ceil(np.maximum(share, 1.0)))   # (max(1.0, x): no NaN here)
         sb = seq * mb
         full = sb * per_token / t
         act = np.where(ckb, 2.0 * sb * hidden / t * layers_here * in_flight + full, full * layers_here * in_flight)
@@ -225,53 +240,51 @@ def grid(job: JobSpec, gpu: GPU, p: Params, base: float, combos: list[Combo], ck
         total = weights + gradients + optimizer + (act + logits) + p.overhead_gb * GB
 
         # training._core and training._time at the layout's batch
-        batch = np.where(dms > base, dms, base)
+        batch = np.maximum(dms, base)
         tokens_per_gpu = batch / st["count"]
         imbalance = layers_here * q / layers
         rates = np.asarray([[_per_token(job, gpu, p, tt, k) for k in ckpts] for tt in st["t_values"]])
-        dense = rates[st["t_index"], :, 0][:, :, None]
-        attention = rates[st["t_index"], :, 1][:, :, None]
+        rates = rates[st["t_index"]]
+        dense, attention = rates[:, :, 0:1], rates[:, :, 1:2]
         compute_s = tokens_per_gpu * (dense + attention) * imbalance
         bw = (gpu.memory_bandwidth_gbps.value or 0.0) * GB
         elementwise = (p.memory_bytes_per_layer_element * m.layers * (m.hidden + m.ffn_width)
                        + p.memory_bytes_per_vocab_element * m.vocab) * (3.0 + ck) / 3.0
         opt_state = OPTIMIZER_STEP_BYTES * trainable / st["opt_split"]
         share = batch / dms
-        micro = np.where(share > 1.0, share, 1.0)
-        dequant: Any = 0.0
-        if job.kind == "qlora":
-            dequant = DEQUANT_BYTES * m.params / split * (2.0 + ck) * micro * imbalance
-        memory_s = (tokens_per_gpu * elementwise * imbalance + opt_state + dequant) / bw
+        micro = np.maximum(share, 1.0)
+        memory_s = tokens_per_gpu * elementwise * imbalance + opt_state
+        if job.kind == "qlora":   # (for other kinds `_core` adds a dequantization of 0.0: no change)
+            memory_s = memory_s + DEQUANT_BYTES * m.params / split * (2.0 + ck) * micro * imbalance
+        memory_s = memory_s / bw
         virtual = job.virtual_stages or p.pipeline_virtual_stages
         chunks = np.where(q > 1, np.maximum(1, np.minimum(virtual, layers // q)), 1)
         bubble = (q - 1) / (micro * chunks)
         core = compute_s + memory_s
 
-        dp_s: Any = 0.0
+        comm: Any = 0.0   # dp_s + tp_s + cp_s + sync_s in `_time`'s order; a part that is 0.0 everywhere left out
         if st["any_dp"]:   # gradients (and ZeRO-3's gathers) over the data-parallel group
             grads = job.grad_reduce_bytes * trainable / split
             wts = 2.0 * m.params / split
             volume = np.where(st["ddp1"], 2.0 * grads, np.where(st["zero2"], micro * grads + wts,
                                                                  micro * (2.0 * wts + grads)))
             window = np.where(st["ddp1"], core / micro * 2.0 / 3.0, core)
-            raw = 0.0 + np.where(st["dp_in"], st["dp_share"] * volume / st["dp_intra"], 0.0)
+            raw = np.where(st["dp_in"], st["dp_share"] * volume / st["dp_intra"], 0.0)
             raw = raw + np.where(st["dp_s1"], st["dp_net_share"] * volume / st["dp_k"] / st["dp_net"], 0.0)
-            exposed = (1.0 - p.comm_overlap) * raw
-            late = raw - window
-            dp_s = np.where(z > 1, np.where(exposed > late, exposed, late), 0.0)
-        tp_s: Any = 0.0
+            # (a combination without data parallelism gets max(-window, 0.0) = 0.0, as `_time`'s 0.0)
+            comm = np.maximum(raw - window, (1.0 - p.comm_overlap) * raw)
         if st["any_tp"]:   # four all-reduces of the activations per layer (six when recomputing)
             per_tok = (4.0 + 2.0 * ck) * 2.0 * (t - 1) / t * 2.0 * hidden
-            tp_s = np.where(t > 1, (batch / z) * layers_here * per_tok / st["tp_intra"], 0.0)
-        cp_s: Any = 0.0
+            comm = comm + np.where(t > 1, (batch / z) * layers_here * per_tok / st["tp_intra"], 0.0)
         if st["any_cp"]:   # the ring's keys and values beyond what attention hides
             kv = (batch / z) * layers_here * 2.0 * m.kv_width * 2.0 / t
             late = st["cp_share"] * kv * (3.0 + ck) / st["cp_link"] - tokens_per_gpu * attention * imbalance
-            cp_s = np.where(c > 1, np.where(late > 0.0, late, 0.0), 0.0)
-        sync = st["sync"]
-        sync_s = np.where(sync > 0.0, sync * core * (1 + bubble), 0.0)
-        comp = compute_s * (1 + bubble)
-        mem = memory_s * (1 + bubble)
-        comm = dp_s + tp_s + cp_s + sync_s
+            comm = comm + np.where(c > 1, np.maximum(late, 0.0), 0.0)
+        stretch = 1 + bubble
+        if st["any_sync"]:
+            sync = st["sync"]
+            comm = comm + np.where(sync > 0.0, sync * core * stretch, 0.0)
+        comp = compute_s * stretch
+        mem = memory_s * stretch
         tps = batch / (comp + mem + comm)
     return {"total": total, "compute_s": comp, "memory_s": mem, "comm_s": comm, "tps": tps}

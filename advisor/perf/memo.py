@@ -112,6 +112,13 @@ def remembered(fn: Callable[..., Any], kind: str, job: Any, gpu: Any, n: int, p:
     return value
 
 
+def search_key(gpu: Any, p: Any) -> tuple[str, str]:
+    """The GPU's figures the search reads and the parameters, by value (what a shard is keyed by):
+    perf/layout_grid.py keeps its per-GPU arrays under it, since every plan of a `crossover` gets
+    its own catalog and parameter objects."""
+    return _gpu_value_key(gpu, p), _value_key(p, repr)
+
+
 def _gpu_value_key(gpu: Any, p: Any) -> str:
     hit = _GPU_KEYS.get((id(gpu), id(p)))
     if hit is None or hit[0] is not gpu or hit[1] is not p:
