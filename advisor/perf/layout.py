@@ -94,8 +94,9 @@ def _fastest(job: JobSpec, gpu: GPU, p: Params, base: float, combos: list[tuple[
     first: dict[int, int] = {}
     for dp in {c[3] for c in combos}:   # a data-parallel size's micro-batches: a suffix of `mbs` (decreasing)
         first[dp] = len(mbs) - len(_micro_batch_options(job, dp, base))
+    lo = min(first.values())   # micro-batches no combination may use are left out
     search = fastest if "numpy" in sys.modules else fastest_scalar   # (see fastest_scalar)
-    lays = search(job, gpu, p, base, cap, combos, ckpts, mbs, [first[c[3]] for c in combos])
+    lays = search(job, gpu, p, base, cap, combos, ckpts, mbs[lo:], [first[c[3]] - lo for c in combos])
     return tuple(None if lay is None else _timed(job, gpu, p, base, lay) for lay in lays)
 
 
