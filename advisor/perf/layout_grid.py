@@ -52,8 +52,8 @@ def fastest(job: JobSpec, gpu: GPU, p: Params, base: float, cap: float, combos: 
         rows = sel[flat]
         have = rows.any(axis=-1)
         first = np.where(have, rows.argmax(axis=-1), M)
-        if M > 1:
-            for i, j in zip(*np.nonzero(have & ~(rows[..., :-1] <= rows[..., 1:]).all(axis=-1))):
+        if M > 1:   # a row whose fitting micro-batches are not all those from its first on: bisect as the scan did
+            for i, j in zip(*np.nonzero(rows.sum(axis=-1) != M - first)):
                 first[i, j] = _bisect(rows[i, j].__getitem__, int(start[int(np.flatnonzero(flat)[i])]), M)
         sel[flat] = np.arange(M) == first[..., None]
     order = np.flatnonzero(sel.ravel())           # the scan's order: combination, checkpointing, micro-batch
