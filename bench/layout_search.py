@@ -9,6 +9,8 @@ CPU seconds the searches took.
     python bench/layout_search.py compare /tmp/layout-before.json /tmp/layout-after.json
 
 Run it from the checkout under test (PYTHONPATH=. if the installed package points elsewhere).
+`dump` loads numpy first, as a plan does (pulp loads it), so the search takes perf/layout_grid.py's
+array path; `dump-scalar` leaves numpy out, as `advisor estimate` does (`fastest_scalar`).
 `compare` wants identical layouts and every time and tokens/s equal to 1e-12 relative.
 """
 from __future__ import annotations
@@ -24,7 +26,9 @@ KINDS = (("pretrain", ("bf16", "fp8")), ("lora", ("bf16",)), ("qlora", ("bf16",)
 REL = 1e-12
 
 
-def dump(path: str) -> None:
+def dump(path: str, scalar: bool = False) -> None:
+    if not scalar:
+        import numpy  # noqa: F401 -- the array path, as on the plan path (perf/layout.py `_fastest`)
     from advisor.data.catalog import load_catalog
     from advisor.perf.estimate import params_from
     from advisor.perf.jobspec import spec_from_flags
@@ -76,8 +80,8 @@ def compare(before: str, after: str) -> int:
 
 
 if __name__ == "__main__":
-    if len(sys.argv) == 3 and sys.argv[1] == "dump":
-        dump(sys.argv[2])
+    if len(sys.argv) == 3 and sys.argv[1] in ("dump", "dump-scalar"):
+        dump(sys.argv[2], scalar=sys.argv[1] == "dump-scalar")
     elif len(sys.argv) == 4 and sys.argv[1] == "compare":
         sys.exit(compare(sys.argv[2], sys.argv[3]))
     else:

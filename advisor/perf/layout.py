@@ -2,20 +2,16 @@
 micro-batch and activation checkpointing; the fastest layout that fits, and the fewest GPUs that hold a job."""
 from __future__ import annotations
 
+import sys
 from dataclasses import replace
 
 from advisor.data.catalog import GPU
 from advisor.data.estimator import Params
 from advisor.perf.jobspec import JobSpec
+from advisor.perf.layout_grid import fastest, fastest_scalar
 from advisor.perf.memo import remembered
-from advisor.perf.memory import (
-    Layout,
-    _memory,
-    default_batch_tokens,
-    memory_total,
-    usable_bytes,
-)
-from advisor.perf.training import _per_token, _server_size, _time, floor_function
+from advisor.perf.memory import Layout, default_batch_tokens, memory_total, usable_bytes
+from advisor.perf.training import _server_size, _time
 
 STRATEGIES = ("ddp", "zero1", "zero2", "zero3")
 STRATEGY_ALIASES = {"fsdp": "zero3", "full_shard": "zero3", "shard_grad_op": "zero2"}
@@ -25,7 +21,6 @@ MICRO_BATCHES = (128, 64, 48, 32, 24, 16, 12, 8, 6, 4, 3, 2, 1)
 MAX_MICRO_BATCH_TOKENS = 65_536       # larger micro-batches buy nothing once the matrices are large
 LONG_SEQUENCE = 16_384                # context parallelism is searched from this sequence length up
 TP_MARGIN = 0.10                      # tensor parallelism is "needed" (rule INT001) only if >10% faster than without
-FLOOR_MARGIN = 1e-12                  # the bound is lowered by this much against any rounding difference
 
 
 def _strategy(name: str | None) -> str | None:
@@ -86,56 +81,23 @@ def _micro_batch_options(job: JobSpec, dp: int, batch: float) -> list[int]:
     return [b for b in MICRO_BATCHES if b <= cap] or [1]
 
 
-# a layout to consider: (strategy, tp, pp, dp, cp, checkpointing, micro-batch, the Layout once it is known to fit)
-Entry = tuple[str, int, int, int, int, bool, int, "Layout | None"]
-
-
-def _fitting(job: JobSpec, gpu: GPU, count: int, p: Params, batch: float, combos) -> list[Entry]:
-    """For each (strategy, tp, pp, cp) and checkpointing choice, the largest micro-batch that fits
-    (with pipelining every one that fits: smaller ones shrink the bubble). Pipelined layouts come
-    unchecked (no Layout yet): `_best` tests their memory only if their bound leaves them a
-    chance, since most never could win."""
+def _fastest(job: JobSpec, gpu: GPU, p: Params, base: float, combos: list[tuple[str, int, int, int, int]]):
+    """The fastest fitting layout without and with tensor parallelism, each as (layout, times,
+    tokens/s) or None: every (combination, checkpointing, micro-batch) evaluated at once
+    (perf/layout_grid.py), in the exhaustive scan's order, a later layout winning only if over 1%
+    faster; the winners re-timed here by `_time`, the estimator's own step."""
     cap = usable_bytes(gpu, p)
     if cap is None:   # (`_choose_layout` asks only about GPUs of known memory)
-        return []
+        return None, None
     ckpts = [job.checkpointing] if job.checkpointing is not None else [False, True]
-    out: list[Entry] = []
-    for s, t, q, dp, c in combos:
-        options = _micro_batch_options(job, dp, batch)
-        if q > 1 and _state_bytes(job, Layout(s, dp, t, q, options[-1], False, c), p, batch) > cap:
-            continue   # the model's state alone overflows, whatever the activations
-        for ckpt in ckpts:
-            if q == 1:
-                lay = _largest_fitting(job, p, batch, cap, [Layout(s, dp, t, q, mb, ckpt, c) for mb in options])
-                if lay is not None:
-                    out.append((s, t, q, dp, c, ckpt, lay.micro_batch, lay))
-                continue
-            out.extend((s, t, q, dp, c, ckpt, mb, None) for mb in options)
-    return out
-
-
-def _fits(job: JobSpec, lay: Layout, p: Params, batch: float, cap: float) -> bool:
-    return memory_total(job, lay, p, batch) <= cap
-
-
-def _state_bytes(job: JobSpec, lay: Layout, p: Params, batch: float) -> float:
-    """`_memory`'s sum without the activations (which only add, in the same order): a lower bound."""
-    mem = _memory(job, lay, p, batch)
-    return mem["weights"] + mem["gradients"] + mem["optimizer"] + mem["overhead"]
-
-
-def _largest_fitting(job: JobSpec, p: Params, batch: float, cap: float, layouts: list[Layout]) -> Layout | None:
-    """The first of `layouts` (micro-batches largest first, no pipelining) that fits. Without
-    pipelining one micro-batch is in flight, and every term of `_memory` grows with the
-    micro-batch through monotone float operations, so the fitting ones are a suffix: bisect."""
-    lo, hi = 0, len(layouts)
-    while lo < hi:
-        mid = (lo + hi) // 2
-        if _fits(job, layouts[mid], p, batch, cap):
-            hi = mid
-        else:
-            lo = mid + 1
-    return layouts[lo] if lo < len(layouts) else None
+    mbs: tuple[int, ...] = (job.micro_batch,) if job.micro_batch else MICRO_BATCHES
+    first: dict[int, int] = {}
+    for dp in {c[3] for c in combos}:   # a data-parallel size's micro-batches: a suffix of `mbs` (decreasing)
+        first[dp] = len(mbs) - len(_micro_batch_options(job, dp, base))
+    lo = min(first.values())   # micro-batches no combination may use are left out
+    search = fastest if "numpy" in sys.modules else fastest_scalar   # (see fastest_scalar)
+    lays = search(job, gpu, p, base, cap, combos, ckpts, mbs[lo:], [first[c[3]] - lo for c in combos])
+    return tuple(None if lay is None else _timed(job, gpu, p, base, lay) for lay in lays)
 
 
 def _batch(job: JobSpec, lay: Layout, p: Params) -> float:
@@ -143,42 +105,10 @@ def _batch(job: JobSpec, lay: Layout, p: Params) -> float:
     return max(batch, lay.dp * lay.micro_batch * job.model.seq_len)
 
 
-def _best(job: JobSpec, gpu: GPU, entries: list[Entry], p: Params, base: float):
-    """The fastest layout that fits; a more complex one (listed later) must be over 1% faster to
-    win. Branch-and-bound: a layout whose compute alone (`compute_floor`, a lower bound on its
-    step) cannot beat the layout in hand by 1% is neither memory-tested nor timed. The incumbent
-    only improves, so a skipped layout would not have won: the answer is the full scan's."""
-    cap = usable_bytes(gpu, p)
-    if cap is None:
-        return None
-    best = None
-    per_token: dict[tuple[int, bool], tuple[float, float]] = {}   # (tp, checkpointing) -> _per_token
-    floors: dict[tuple, float] = {}   # the bound holds for every strategy: one per (tp, pp, dp, cp, ckpt, mb)
-    seq = job.model.seq_len
-    floor_of = None   # training.floor_function's answer, once a floor is needed
-    for s, t, q, dp, c, ckpt, mb, lay in entries:
-        batch = max(base, dp * mb * seq)   # = _batch(job, lay, p)
-        if best is not None:
-            key = (t, q, dp, c, ckpt, mb)
-            floor = floors.get(key)
-            if floor is None:
-                rates = per_token.get((t, ckpt))
-                if rates is None:
-                    rates = per_token[t, ckpt] = _per_token(job, gpu, p, t, ckpt)
-                if floor_of is None:
-                    floor_of = floor_function(job, gpu, p)
-                floor = floors[key] = floor_of(rates, t, q, dp, c, ckpt, mb, batch) * (1.0 - FLOOR_MARGIN)
-            if floor > 0 and batch / floor <= best[2] * 1.01:
-                continue
-        if lay is None:
-            lay = Layout(s, dp, t, q, mb, ckpt, c)
-            if not _fits(job, lay, p, base, cap):
-                continue
-        times = _time(job, gpu, lay, batch, p, per_token.get((t, ckpt)))
-        tps = batch / (times["compute_s"] + times["memory_s"] + times["comm_s"])
-        if best is None or tps > best[2] * 1.01:
-            best = (lay, times, tps)
-    return best
+def _timed(job: JobSpec, gpu: GPU, p: Params, base: float, lay: Layout):
+    batch = max(base, lay.dp * lay.micro_batch * job.model.seq_len)   # = _batch(job, lay, p)
+    times = _time(job, gpu, lay, batch, p)
+    return lay, times, batch / (times["compute_s"] + times["memory_s"] + times["comm_s"])
 
 
 def choose_layout(job: JobSpec, gpu: GPU, count: int, p: Params):
@@ -203,11 +133,9 @@ def _choose_layout(job: JobSpec, gpu: GPU, count: int, p: Params):
     p2p = gpu.interconnect.p2p.value is True or gpu.interconnect.link != "none"
     held = [c for c in combos if c[3] * s <= base * 1.0001]   # the batch feeds every data-parallel group
     for stage in (held, [c for c in combos if c not in held]):
-        fits = _fitting(job, gpu, count, p, base, stage) if stage else []
-        if not fits:
+        if not stage:
             continue
-        no_tp = _best(job, gpu, [f for f in fits if f[1] == 1], p, base)
-        with_tp = _best(job, gpu, [f for f in fits if f[1] > 1], p, base)
+        no_tp, with_tp = _fastest(job, gpu, p, base, stage)
         if no_tp is None and with_tp is None:
             continue   # no pipelined layout fitted either
         needs = no_tp is None or (with_tp is not None and with_tp[2] > no_tp[2] * (1 + TP_MARGIN))

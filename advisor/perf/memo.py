@@ -33,7 +33,7 @@ from typing import Any
 MAX_ENTRIES = 200_000        # a 1,000-job x 56-type fleet asks ~10^5 questions; beyond this, start again
 MAX_FILES = 20_000           # files per store folder: beyond this, nothing more is written
 KEEP_FOLDERS = 3             # store folders of other estimator versions kept (several checkouts may share)
-_SOURCES = ("perf/layout.py", "perf/training.py", "perf/memory.py", "perf/jobspec.py", "perf/memo.py",
+_SOURCES = ("perf/layout.py", "perf/layout_grid.py", "perf/training.py", "perf/memory.py", "perf/jobspec.py", "perf/memo.py",
             "data/estimator.py")
 _SHARDS: dict[tuple, dict] = {}                   # (kind, job, GPU key, params key) -> {n: answer}
 _DIRTY: set[tuple] = set()                        # shards with new answers, not yet on disk
@@ -110,6 +110,13 @@ def remembered(fn: Callable[..., Any], kind: str, job: Any, gpu: Any, n: int, p:
     value = answers[n] = fn(job, gpu, n, p)
     _DIRTY.add(shard)
     return value
+
+
+def search_key(gpu: Any, p: Any) -> tuple[str, str]:
+    """The GPU's figures the search reads and the parameters, by value (what a shard is keyed by):
+    perf/layout_grid.py keeps its per-GPU arrays under it, since every plan of a `crossover` gets
+    its own catalog and parameter objects."""
+    return _gpu_value_key(gpu, p), _value_key(p, repr)
 
 
 def _gpu_value_key(gpu: Any, p: Any) -> str:

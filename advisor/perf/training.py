@@ -253,48 +253,6 @@ def _bubble(job: JobSpec, lay: Layout, micro: float, p: Params) -> float:
     return (lay.pp - 1) / (micro * chunks)
 
 
-def compute_floor(per_token: tuple[float, float], job: JobSpec, gpu: GPU, lay: Layout, batch: float,
-                  p: Params) -> float:
-    """`_time`'s compute_s + memory_s (with the bubble) as if the optimizer state were sharded
-    whatever the strategy (ZeRO shards it, DDP does not): a lower bound on the step time of the
-    layout under every strategy (communication only adds), for the layout search's
-    branch-and-bound (perf/layout.py). `per_token` is `_per_token`'s answer for the layout."""
-    compute_s, memory_s, bubble, *_ = _core(job, gpu, lay, batch, p, per_token, lay.shard_group)
-    return compute_s * (1 + bubble) + memory_s * (1 + bubble)
-
-
-def floor_function(job: JobSpec, gpu: GPU, p: Params):
-    """`compute_floor` as a function of the layout's numbers, with what depends only on the job,
-    GPU and parameters computed once (for `_best`'s loop, which asks ~60 floors per search). The
-    same operations in the same order as `_core` and `_bubble`: equal to `compute_floor` to the bit."""
-    m = job.model
-    layers, seq = m.layers, m.seq_len
-    bw = (gpu.memory_bandwidth_gbps.value or 0.0) * GB
-    per_element = p.memory_bytes_per_layer_element * m.layers * (m.hidden + m.ffn_width) + p.memory_bytes_per_vocab_element * m.vocab
-    elementwise = (per_element * (3.0 + 0.0) / 3.0, per_element * (3.0 + 1.0) / 3.0)
-    trainable = _job_figures(job)[2]
-    qlora = job.kind == "qlora"
-    virtual = job.virtual_stages or p.pipeline_virtual_stages
-
-    def floor(rates: tuple[float, float], t: int, q: int, dp: int, c: int, ckpt: bool, mb: int, batch: float) -> float:
-        ck = 1.0 if ckpt else 0.0
-        tokens_per_gpu = batch / (dp * t * q * c)
-        imbalance = math.ceil(layers / q) * q / layers
-        dense, attention = rates
-        compute_s = tokens_per_gpu * (dense + attention) * imbalance
-        optimizer = OPTIMIZER_STEP_BYTES * trainable / (t * q * (dp * c))
-        micro = max(1.0, batch / (dp * mb * seq))
-        dequant = 0.0
-        if qlora:
-            dequant = DEQUANT_BYTES * m.params / (t * q) * (2.0 + ck) * micro * imbalance
-        memory_s = (tokens_per_gpu * elementwise[ckpt] * imbalance + optimizer + dequant) / bw
-        chunks = max(1, min(virtual, layers // q)) if q > 1 else 1
-        bubble = (q - 1) / (micro * chunks)
-        return compute_s * (1 + bubble) + memory_s * (1 + bubble)
-
-    return floor
-
-
 def _core(job: JobSpec, gpu: GPU, lay: Layout, batch: float, p: Params, per_token: tuple[float, float] | None,
           opt_shards: int) -> tuple[float, float, float, float, float, float]:
     """The step's compute and memory-bound seconds before the bubble, the bubble, the micro-batches,
