@@ -2,6 +2,7 @@
 script has at hand (a path, a dict, a model) and speak in field names, never in CLI flags."""
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from collections.abc import Callable
 from typing import Any
@@ -44,13 +45,14 @@ def estimate(**options) -> dict:
     run_estimate: Callable[..., dict]
     if options.get("kind") == "serve":
         from advisor.perf.serving import estimate_serving as run_estimate
+        options.pop("kind")
     else:
         from advisor.perf.estimate import estimate as run_estimate
 
     try:
         return run_estimate(**options)
-    except TypeError as exc:    # an unknown keyword
-        raise InputError(f"estimate: {exc}".replace("estimate() ", ""), field="estimate") from None
+    except TypeError as exc:    # an unknown keyword: "estimate_serving() got an ..." -> "estimate: got an ..."
+        raise InputError(re.sub(r"^\w+\(\) ", "estimate: ", str(exc)), field="estimate") from None
 
 
 def _is_plan(value: Any) -> bool:

@@ -14,7 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from advisor.present.svg import Axis, Chart, ascent_descent, esc, text_width
+from advisor.present.escape import xml_text as esc
+from advisor.present.svg import Axis, Chart, ascent_descent, text_width
 from advisor.present.words import usd, usd_short
 
 NS = "{http://www.w3.org/2000/svg}"
@@ -136,6 +137,26 @@ def test_a_long_name_keeps_the_axes_a_third_of_the_figure_and_every_label_inside
     assert x1 - x0 >= w / 3 and y1 - y0 >= h / 3
     assert_inside(svg, "long name")
     assert any(t.endswith("\u2026") for t, *_ in text_boxes(svg))   # cut, where it could not fit
+
+
+def test_a_long_legend_makes_the_figure_taller_and_stays_inside():
+    """30 GPU types and one long override name: the legend takes more columns or more height, never
+    the axes' room, and no entry starts above the figure."""
+    ch = Chart(7.2, 4.4, "t")
+    names = [f"GPU type {i}" for i in range(29)] + ["NVIDIA " + "Very Long Override Name " * 8]
+    for i, name in enumerate(names):
+        ch.line([1, 2], [i, i + 1], "#1f77b4", label=name)
+    svg = ch.svg()[0]
+    w, h, (x0, y0, x1, y1) = figure_and_axes(svg)
+    assert h > 4.4 * 72 and y1 - y0 >= 4.4 * 72 / 3
+    assert_inside(svg, "long legend")
+
+
+def test_a_name_of_thousands_of_characters_is_cut_in_one_pass():
+    from advisor.present.svg import fit_text
+    name = "x" * 20_000
+    cut = fit_text(name, 9.0, 200.0)
+    assert cut.endswith("\u2026") and text_width(cut, 9.0) <= 200.0 < text_width(cut[:-1] + "xx\u2026", 9.0)
 
 
 def test_bytes_do_not_depend_on_the_hash_seed():

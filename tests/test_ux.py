@@ -271,3 +271,12 @@ def test_the_collector_pauses_for_start_up_only(monkeypatch):
         assert CliRunner().invoke(main, ["rules", "list"]).exit_code == 0 and not gc.isenabled()
     finally:
         gc.enable()
+    gc.freeze()   # a caller that froze its own objects (before forking workers) finds them frozen still
+    frozen = gc.get_freeze_count()
+    try:
+        assert frozen > 0
+        result = CliRunner().invoke(main, ["plan", str(EXAMPLES / "article-office.yaml"), "--as-of", str(AS_OF)])
+        assert result.exit_code == 0 and seen == [True, True], gc.get_freeze_count()
+        assert gc.get_freeze_count() > frozen // 2, (frozen, gc.get_freeze_count())   # unfrozen would be 0
+    finally:
+        gc.unfreeze()

@@ -88,7 +88,7 @@ def flag_names(message: str, command: click.Command | None) -> str:
     return re.sub(r"`([a-z][a-z0-9_]*)`", lambda m: flags.get(m.group(1), m.group(0)), message)
 
 
-_GC = {"paused": False, "frozen": False}
+_GC = {"paused": False, "frozen": False, "may_freeze": False}
 
 
 @contextlib.contextmanager
@@ -96,24 +96,27 @@ def _starting_up():
     """A command's start-up (importing the package, reading the workload, catalog and rules) makes
     long-lived objects only, which the cyclic collector walked ~130 times for nothing: ~0.04 s of a
     cold `advisor plan`. It is paused until the work starts (`working`), which freezes what start-up
-    made out of its way (and out of the copy-on-write pages of a forked worker); afterwards, as before."""
+    made out of its way (and out of the copy-on-write pages of a forked worker); a command that never
+    calls `working` (estimate, compare, the lists) runs paused to its end. A caller's own frozen
+    objects are left as they are: nothing is frozen or unfrozen then."""
     was = gc.isenabled()
     gc.disable()
-    _GC.update(paused=was, frozen=False)
+    _GC.update(paused=was, frozen=False, may_freeze=gc.get_freeze_count() == 0)
     try:
         yield
     finally:
         if _GC["frozen"]:
             gc.unfreeze()
-        _GC.update(paused=False, frozen=False)
+        _GC.update(paused=False, frozen=False, may_freeze=False)
         if was:
             gc.enable()
 
 
 def _work_starts() -> None:
     if _GC["paused"]:
-        gc.freeze()
-        _GC.update(paused=False, frozen=True)
+        if _GC["may_freeze"]:
+            gc.freeze()
+        _GC.update(paused=False, frozen=_GC["may_freeze"])
         gc.enable()
 
 
@@ -146,8 +149,9 @@ def _run(f, args, kwargs):
             raise
         if isinstance(exc, InputError):  # found after reading, e.g. a GPU id the catalog lacks
             workload = kwargs.get("workload_file")
-            exc = exc.in_file("<stdin>" if workload == "-" else workload)
             command = click.get_current_context(silent=True)
+            if exc.field not in {p.name for p in (command.command.params if command else [])}:
+                exc = exc.in_file("<stdin>" if workload == "-" else workload)   # not about an option (--output)
             lines = [str(e) if e.file else flag_names(str(e), command and command.command) for e in exc.errors]
             _fail([f"error: {line}" for line in lines], exc.exit_code)
         if isinstance(exc, AdvisorError):   # e.g. "raise `time_limit`": the flag, as above

@@ -11,7 +11,6 @@ from advisor.cli.base import (
     check_output,
     date_callback,
     emit,
-    flag_names,
     format_option,
     handled,
     load,
@@ -202,16 +201,11 @@ def memo(workload_file, output, fmt, date, paper, force, time_limit, catalog_fil
     """
     from pathlib import Path
 
-    from advisor.errors import InputError
     from advisor.present.memo import format_for
 
     if output == "-" and fmt is None:
         raise click.UsageError("with -o - give --format md, html or pdf")
-    try:
-        fmt = format_for(output if output != "-" else f"memo.{fmt}", fmt)
-    except InputError as exc:   # about --output, not the workload: not attributed to it, and in flags
-        raise InputError(flag_names(str(exc), click.get_current_context().command), file=output,
-                         field="output") from None
+    fmt = format_for(output if output != "-" else f"memo.{fmt}", fmt)
     check_output(output)
     if fmt == "pdf":
         _pdf_ready()

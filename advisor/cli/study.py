@@ -81,8 +81,6 @@ def estimate(preset, params, layers, hidden, seq_len, gpu, count, precision, kin
     """
     from advisor.errors import InputError
 
-    if gpu is None and not (kind == "serve" and list_models):
-        raise InputError("--gpu: give a GPU id such as h100-sxm (see `advisor catalog list`)", field="gpu")
     if kind == "serve":
         from advisor.perf.serving import estimate_serving
 

@@ -1,7 +1,7 @@
 """What `advisor catalog list|show|validate` report, as plain data (render.py lays it out).
 
 Every figure comes with its sources resolved to URLs; every price with its age in months against
-an as-of date and a stale flag (older than catalog.STALE_MONTHS); every GPU with what can be done
+an as-of date and a stale flag (older than catalog_figures.STALE_MONTHS); every GPU with what can be done
 with it: bought (and in which servers), rented, both or neither.
 """
 from __future__ import annotations

@@ -129,7 +129,14 @@ def params_from(catalog) -> Params:
         raise InputError(f"catalog estimator parameters: {exc}", field="estimator") from None
 
 
-def estimate(*, gpu: str, count: int = 1, model: str | None = None, params: float | str | None = None,
+def require_gpu(gpu: str | None) -> str:
+    """The GPU id an estimate is for; none given is an InputError naming `gpu`."""
+    if gpu is None:
+        raise InputError("`gpu`: give a GPU id such as h100-sxm (see `advisor catalog list`)", field="gpu")
+    return gpu
+
+
+def estimate(*, gpu: str | None = None, count: int = 1, model: str | None = None, params: float | str | None = None,
              layers: int | None = None, hidden: int | None = None, seq_len: int | None = None,
              precision: str = "bf16", kind: str = "pretrain", micro_batch: int | None = None,
              checkpointing: bool | None = None, global_batch_tokens: float | str | None = None,
@@ -142,6 +149,7 @@ def estimate(*, gpu: str, count: int = 1, model: str | None = None, params: floa
     `tensor_parallel` and `pipeline_parallel` fix the layout; by default the fastest is chosen."""
     from advisor.data.catalog import Catalog, load_catalog
 
+    gpu = require_gpu(gpu)
     if not isinstance(catalog, Catalog):
         catalog = load_catalog(catalog)
     spec = spec_from_flags(catalog, model=model, params=params, layers=layers, hidden=hidden, seq_len=seq_len,

@@ -14,7 +14,7 @@ from advisor.data.catalog import Catalog, load_catalog
 from advisor.errors import InputError
 from advisor.inputs.loader import load_yaml_file
 from advisor.data.estimator import Params
-from advisor.perf.estimate import params_from
+from advisor.perf.estimate import params_from, require_gpu
 from advisor.perf.kv import ServeModel, check_precision, load_model, memory
 from advisor.perf.serve import (
     Hardware,
@@ -47,18 +47,11 @@ def load_params(path: str | None = None) -> ServeParams:
     return ServeParams(**values)
 
 
-@lru_cache(maxsize=1)
-def _shipped_estimator() -> Params:
-    """The training estimator's parameters of the built-in catalog (catalog/estimator.yaml)."""
-    return params_from(load_catalog())
-
-
-def matmul_fraction(gpu, estimator: Params | None = None) -> dict:
+def matmul_fraction(gpu, estimator: Params) -> dict:
     """{precision: MAMF share} for a catalog GPU: the training estimator's achievable fraction
     (measured best GEMM rate / dense peak, stas00's MAMF tables) with the parameters of the catalog in
-    use (`estimator`; None: the built-in one). fp4 takes the fp8 share (no fp4 MAMF is published)."""
-    p = estimator or _shipped_estimator()
-    row = {q: achievable_fraction(gpu, q, p) for q in ("bf16", "fp16", "fp8")}
+    use. fp4 takes the fp8 share (no fp4 MAMF is published)."""
+    row = {q: achievable_fraction(gpu, q, estimator) for q in ("bf16", "fp16", "fp8")}
     row["fp4"] = row["fp8"]
     return row
 
@@ -81,7 +74,7 @@ def hardware(gpu, catalog=None) -> Hardware:
                     link_gbps=(ic.link_gbps.value or 0.0) if ic.link != "none" else 0.0,
                     link_domain=int(ic.link_domain.value or 1), pcie_gbps=ic.pcie_gbps.value or 32.0,
                     p2p=bool(ic.p2p.value) if ic.p2p.value is not None else True, vendor=gpu.vendor,
-                    matmul_fraction=matmul_fraction(gpu, params_from(catalog) if catalog is not None else None))
+                    matmul_fraction=matmul_fraction(gpu, params_from(catalog if catalog is not None else load_catalog())))
 
 
 def default_engine(hw: Hardware, params: ServeParams) -> str:
@@ -210,8 +203,7 @@ def estimate_serving(*, gpu: str | None = None, count: int = 1, model: str | Non
                      kv_heads: int | None = None, experts: int | None = None, active_params=None,
                      precision: str = "bf16", input_len: int | None = None, output_len: int | None = None,
                      ttft_ms: float | None = None, tpot_ms: float | None = None, percentile: float = 99,
-                     tensor_parallel: int | None = None, catalog=None, list_models: bool = False,
-                     kind: str = "serve") -> dict:
+                     tensor_parallel: int | None = None, catalog=None, list_models: bool = False) -> dict:
     """advisor.estimate(kind="serve", ...) and `advisor estimate --kind serve`: a preset (`model`) or a
     custom shape (`params`, `layers`, `hidden`, `heads`, ...) served on `count` GPUs, as JSON (or the
     preset list). `catalog` is a Catalog, a path to an override file, or None for the built-in one.
@@ -244,8 +236,7 @@ def estimate_serving(*, gpu: str | None = None, count: int = 1, model: str | Non
         served = _model(model or "")
     if not isinstance(catalog, Catalog):
         catalog = load_catalog(catalog) if catalog else load_catalog()
-    if gpu is None:
-        raise InputError("`gpu`: give a GPU id such as h100-sxm (see `advisor catalog list`)", field="gpu")
+    gpu = require_gpu(gpu)
     if gpu not in catalog.gpus:
         from advisor.errors import suggest
         raise InputError(f"`gpu`: unknown GPU id {gpu!r}{suggest(gpu, catalog.gpus)}", field="gpu")

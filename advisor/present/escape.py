@@ -2,7 +2,7 @@
 and message, a source's URL) made inert for the format it is printed in. HTML goes through
 Jinja2's autoescape; this module holds the rest: Markdown (HTML tags, entities, link and emphasis
 syntax, table pipes, line breaks), links (only http(s) or a relative path becomes one) and CSV
-(quoting, and no cell a spreadsheet would run as a formula)."""
+(quoting, and no cell a spreadsheet would run as a formula) and XML (the SVG charts' text)."""
 from __future__ import annotations
 
 import re
@@ -18,6 +18,13 @@ _MD_LEAD = re.compile(r"(\s*)([-+=#]+|\d{1,9}[.)])(\s|$)")
 _SCHEME = re.compile(r"^([^/?#]*?):")
 _AUTOLINK = re.compile(r"^https?://[^\s<>\"'`\\]+$", re.IGNORECASE)
 CSV_FORMULA = ("=", "+", "-", "@", "\t", "\r")
+_XML = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;"})
+_BAD_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff\ud800-\udfff]")
+
+
+def xml_text(text: str) -> str:
+    """XML-escaped text or attribute value (SVG); characters XML cannot carry become U+FFFD."""
+    return _BAD_XML.sub("\ufffd", text).translate(_XML)
 
 
 def md(text) -> str:

@@ -119,7 +119,7 @@ def format_for(path: str | Path, fmt: str | None = None) -> str:
     """The memo format: `fmt` if given, else from the file's suffix."""
     if fmt is not None:
         if fmt not in FORMATS:
-            raise InputError(f"memo format {fmt!r} is not one of {', '.join(FORMATS)}", field="format")
+            raise InputError(f"memo format {fmt!r} is not one of {', '.join(FORMATS)}", field="fmt")
         return fmt
     suffix = Path(path).suffix.lower()
     if suffix not in SUFFIXES:

@@ -8,9 +8,15 @@ from advisor.present.words import deadline_phrase, job_label, join, usd, usd_sho
 COLOURS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#9467bd", "#8c564b", "#e377c2", "#17becf", "#bcbd22")
 
 
+def gpu_colours(problem) -> dict[str, str]:
+    """One colour per considered GPU type, the same in every chart of a memo (red and grey are left
+    for the recommendation and the deadlines)."""
+    return {gid: COLOURS[i % len(COLOURS)] for i, gid in enumerate(problem.considered)}
+
+
 def charts(plan, problem, data: dict) -> list[dict]:
     """The memo's charts (those with something to show), each as SVG for a file and for inlining."""
-    colour = {gid: COLOURS[i % len(COLOURS)] for i, gid in enumerate(problem.considered)}
+    colour = gpu_colours(problem)
     excluded = excluded_labels(plan)
     drawn = [_cost_time_chart(plan, problem, colour, data["cost_time"]),
              _value_chart(problem, colour, data["value"], excluded)]

@@ -4,7 +4,8 @@ one assumptions row (where the distributions come from) and a cost-time chart wi
 per GPU type (chart data: plan.chart_data["ranges"]). Renders only."""
 from __future__ import annotations
 
-from advisor.present.svg import TAB10, Chart
+from advisor.present.memo_charts import gpu_colours
+from advisor.present.svg import Chart
 from advisor.present.words import duration, usd, usd_short
 
 
@@ -52,12 +53,12 @@ def ranges_chart(plan: dict, problem, points: list[dict] | None) -> dict | None:
     if not points:
         return None
     ch = Chart(7.2, 4.0, "c3")
-    chosen = {j["gpu"] for j in plan.get("jobs", [])}
-    for i, pt in enumerate(points):
+    chosen, colour = {j["gpu"] for j in plan.get("jobs", [])}, gpu_colours(problem)
+    for pt in points:
         d, c = pt["days"], pt["cost_usd_range"]
         name = problem.catalog.gpus[pt["gpu"]].name
         mine = pt["gpu"] in chosen
-        ch.errorbar(d["p50"], c["p50"], (d["p10"], d["p90"]), (c["p10"], c["p90"]), TAB10[i % len(TAB10)],
+        ch.errorbar(d["p50"], c["p50"], (d["p10"], d["p90"]), (c["p10"], c["p90"]), colour[pt["gpu"]],
                     "*" if mine else "o", 12 if mine else 6, label=name + (" (chosen)" if mine else ""))
     ch.x.set(scale="log", label="Days until the work is done (P50, whiskers P10\u2013P90; log scale)", grid=True)
     ch.y.set(scale="log", label="Total cost, USD (log scale)", fmt=usd_short, fine=usd, grid=True)   # $4.5K

@@ -5,20 +5,19 @@ fit; every text is XML-escaped; the output depends only on the data (ids carry t
 from __future__ import annotations
 
 import json
+from bisect import bisect_right
 import math
-import re
 import unicodedata
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import cache
-from itertools import pairwise
+from itertools import accumulate, pairwise
 from pathlib import Path
 
+from advisor.present.escape import xml_text
+
 FONT_STACK = "'DejaVu Sans', 'Bitstream Vera Sans', Verdana, Arial, sans-serif"
-TAB10 = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf")
 PAD, TICK, TICK_PAD, LABEL_PAD = 4.0, 3.5, 3.5, 4.0   # points, as matplotlib's defaults
-_ESC = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;"})
-_BAD_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff\ud800-\udfff]")
 
 
 @cache
@@ -35,27 +34,21 @@ def text_width(text: str, size: float, bold: bool = False) -> float:
     """Width in points; a character DejaVu Sans lacks (the browser takes it from another font)
     counts a full em, two-em for wide East Asian ones, so that margins err on the roomy side."""
     adv = _metrics(bold)[0]
-    return size * sum(adv.get(ord(ch)) or (2.0 if unicodedata.east_asian_width(ch) in "WF" else 1.0) for ch in text)
+    return size * sum(w if (w := adv.get(ord(ch))) is not None
+                      else 2.0 if unicodedata.east_asian_width(ch) in "WF" else 1.0 for ch in text)
 
 
 def ascent_descent(size: float) -> tuple[float, float]:
     return _metrics(False)[1] * size, _metrics(False)[2] * size
 
 
-def esc(text: str) -> str:
-    """XML-escaped text or attribute value; characters XML cannot carry become U+FFFD."""
-    text = _BAD_XML.sub("\ufffd", text)
-    return text.translate(_ESC)
-
-
 def fit_text(text: str, size: float, room: float, bold: bool = False) -> str:
     """text, cut with an ellipsis where it is wider than room (a hostile name never pushes the axes
-    out of the figure; the memo's tables carry every name in full)."""
+    out of the figure; the memo's tables carry every name in full). Each character is measured once."""
     if text_width(text, size, bold) <= room:
         return text
-    while text and text_width(text + "\u2026", size, bold) > room:
-        text = text[:-1]
-    return text + "\u2026"
+    used = list(accumulate(text_width(ch, size, bold) for ch in text))
+    return text[:bisect_right(used, room - text_width("\u2026", size, bold))] + "\u2026"
 
 
 def num(v: float) -> str:
@@ -214,7 +207,7 @@ class Chart:
         if not self.legend or self.legend_loc != "below":
             return 1, 0.0, 0.0
         widest, room = max(text_width(label, self.legend_size) for label, _ in self.legend) + 30, self.w - 2 * PAD
-        fits = [n for n in range(self.legend_ncol, 5) if widest * n <= room] or [1]
+        fits = [n for n in range(self.legend_ncol, 5) if widest * n <= room] or list(range(self.legend_ncol, 5))
         ncol = next((n for n in fits if math.ceil(len(self.legend) / n) * self.legend_size * 1.6 <= 0.3 * self.h),
                     fits[-1])
         return ncol, min(widest, room / ncol), math.ceil(len(self.legend) / ncol) * self.legend_size * 1.6
@@ -223,6 +216,7 @@ class Chart:
         a_size, d_size = ascent_descent(self.size)
         line = a_size + d_size
         self.ncol, self.col_w, legend_h = self._legend_layout()
+        self.h += max(0.0, legend_h - 0.3 * self.h)   # a long legend makes the figure taller, not the axes smaller
         bottom = (PAD + (legend_h + PAD if legend_h else 0) + (line + LABEL_PAD if self.x.label else 0)
                   + line + TICK + TICK_PAD)
         top = PAD + (sum(ascent_descent(10)) + 6 if self.title else 8.0)
@@ -252,7 +246,7 @@ class Chart:
     def _text(x: float, y: float, text: str, size: float, anchor: str = "start", colour: str = "#000000",
               extra: str = "") -> str:
         return (f'<text x="{num(x)}" y="{num(y)}" font-size="{num(size)}" text-anchor="{anchor}" '
-                f'fill="{colour}"{extra}>{esc(text)}</text>')
+                f'fill="{colour}"{extra}>{xml_text(text)}</text>')
 
     def _marker(self, x: float, y: float, s: dict) -> str:
         r, c = s["ms"] / 2, s["colour"]
@@ -395,5 +389,5 @@ class Chart:
         body = "\n".join([defs, f'<rect width="{num(self.w)}" height="{num(self.h)}" fill="#ffffff"/>', *self._axes(),
                           *self._marks(), *texts, *self._legend()])
         inline = (f'<svg xmlns="http://www.w3.org/2000/svg" version="1.1" width="{num(self.w)}pt" height="{num(self.h)}pt" '
-                  f'viewBox="0 0 {num(self.w)} {num(self.h)}" font-family="{esc(FONT_STACK)}">\n{body}\n</svg>\n')
+                  f'viewBox="0 0 {num(self.w)} {num(self.h)}" font-family="{xml_text(FONT_STACK)}">\n{body}\n</svg>\n')
         return '<?xml version="1.0" encoding="utf-8"?>\n' + inline, inline
