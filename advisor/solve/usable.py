@@ -99,7 +99,7 @@ def cost_dominators(cands: list[Candidate]) -> list[int | None]:
         le = (n[:, None] <= n[None, :]) & (gh[:, None] <= gh[None, :]) & (rc[:, None] <= rc[None, :])
         le &= (n[:, None] != n[None, :]) | (gh[:, None] != gh[None, :]) | (rc[:, None] != rc[None, :])
         fastest = np.where(le, f[:, 3][:, None], np.inf).argmin(axis=0)   # first of the least hours
-        has: list[bool] = le.any(axis=0).tolist()
+        has = np.asarray(le.any(axis=0), dtype=bool)
         for col, o in enumerate(fastest.tolist()):
             if has[col]:
                 out[members[col]] = members[o]
