@@ -78,13 +78,17 @@ class Redraw:
         import numpy as np
 
         dominator = _dominators(self.cands)
+        gpus = sorted(self.fastest)
+        at = {g: j for j, g in enumerate(gpus)}
+        # per GPU type (a row) and draw (a column): the draw's speed relative to the fastest drawn
+        rel = np.array([[d.get(g, 1.0) / self.fastest[g] for d in draws] for g in gpus]).reshape(len(gpus), -1)
         out = []
         for k, cs in enumerate(self.cands):
             if not cs:
                 out.append(cs)
                 continue
-            r = np.array([[d.get(c.gpu, 1.0) / self.fastest[c.gpu] if c.gpu in self.fastest else 1.0 for d in draws]
-                          for c in cs])
+            which = np.array([at.get(c.gpu, -1) for c in cs])
+            r = np.where(which[:, None] >= 0, rel[which] if len(gpus) else 1.0, 1.0)
             mine = _test_array([self._deadline_test(k, c) for c in cs])
             doms = [dominator[id(c)] for c in cs]
             dom = _test_array([None if o is None else self._deadline_test(k, o) for o in doms])
