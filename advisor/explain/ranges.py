@@ -23,6 +23,7 @@ SEED = 16
 SLOWEST = 0.2          # speed sensitivity searches down to 80% below the estimate ...
 FASTEST = 3.0          # ... and up to 200% above it
 # the break-even is searched on whole percents: the choice holds at P - 1 and changes at P, both re-solved
+FIRST_PROBE = 16       # after the limit, the first percent tried (then 32, 64, ... below the limit)
 
 
 def quantile(xs: list[float], q: float) -> float:
@@ -106,14 +107,29 @@ def _what(problem: Problem, s: Solution) -> str:
     return describe(signature(s.bought, s.assignment))
 
 
-def _first_change(holds, bad: int) -> int:
-    """The smallest whole percent p in (0, bad] at which `holds(p)` is false, by bisection on whole
-    percents: holds(0) is the plan itself and holds(bad) is known false (ceil(log2 bad) re-solves)."""
-    good = 0
+def _first_change(holds, bad: int, good: int = 0) -> int:
+    """The smallest whole percent p in (good, bad] at which `holds(p)` is false, by bisection on whole
+    percents: holds(good) is known true (0: the plan itself) and holds(bad) false (ceil(log2 (bad -
+    good)) re-solves)."""
     while bad - good > 1:
         mid = (good + bad) // 2
         good, bad = (mid, bad) if holds(mid) else (good, mid)
     return bad
+
+
+def _search(holds, limit: int) -> tuple[int, int] | None:
+    """(good, bad): whole percents with holds(good) true (0: the plan itself) and holds(bad) false;
+    None when the choice holds at `limit` (one re-solve, as before). Else the bracket is found from
+    FIRST_PROBE up by doubling (below the limit): break-evens mostly lie within a few tens of
+    percents, where this brackets them in 1-2 re-solves and leaves (good, bad] narrow: 6 re-solves
+    up to 16%, 6-7 up to 32%, against ceil(log2 limit) + 1 (7-8 slower, 8-9 faster) for bisecting
+    all of (0, limit]; above 32% it may take up to 3 more."""
+    if holds(limit):
+        return None
+    good, probe = 0, FIRST_PROBE
+    while probe < limit and holds(probe):
+        good, probe = probe, 2 * probe
+    return good, min(probe, limit)
 
 
 def speed_sensitivity(problem: Problem, sol: Solution, alts: dict, time_limit: float | None) -> list[dict]:
@@ -150,13 +166,17 @@ def speed_tasks(problem: Problem, sol: Solution, alts: dict,
 
     def slower() -> list[dict]:
         solved: dict[int, Solution] = {}
-        slow = at(gid, slowest, solved)
-        if slow.feasible and chosen in _pairs(slow):
+
+        def holds(p: int) -> bool:
+            return (s := at(gid, -p, solved)).feasible and chosen in _pairs(s)
+
+        bracket = _search(holds, -slowest)
+        if bracket is None:
             return [{"gpu": gid, "ownership": own, "direction": "slower", "what": "speed", "factor": None,
                      "percent": None, "switches_to": None,
                      "message": f"{gid} ({own}) stays the choice even if its real speed is "
                                 f"{100 * (1 - SLOWEST):.0f}% below the estimate"}]
-        pct = _first_change(lambda p: (s := at(gid, -p, solved)).feasible and chosen in _pairs(s), -slowest)
+        pct = _first_change(holds, bracket[1], bracket[0])
         to = _what(problem, at(gid, -pct, solved))
         return [{"gpu": gid, "ownership": own, "direction": "slower", "what": "speed",
                  "factor": round(1 - pct / 100, 2), "percent": pct, "switches_to": to,
@@ -170,14 +190,17 @@ def speed_tasks(problem: Problem, sol: Solution, alts: dict,
 
         def faster() -> list[dict]:
             solved: dict[int, Solution] = {}
-            fast = at(runner, fastest, solved)
-            if not (fast.feasible and runner in fast.gpu_types()):
+
+            def holds(p: int) -> bool:   # the runner-up is still not chosen
+                return not ((s := at(runner, p, solved)).feasible and runner in s.gpu_types())
+
+            bracket = _search(holds, fastest)
+            if bracket is None:
                 return [{"gpu": runner, "ownership": None, "direction": "faster", "what": "speed", "factor": None,
                          "percent": None, "switches_to": None,
                          "message": f"{runner} (runner-up) would not become the choice even at "
                                     f"{100 * (FASTEST - 1):.0f}% above its estimated speed"}]
-            pct = _first_change(lambda p: not ((s := at(runner, p, solved)).feasible and runner in s.gpu_types()),
-                                fastest)
+            pct = _first_change(holds, bracket[1], bracket[0])
             to = _what(problem, at(runner, pct, solved))
             return [{"gpu": runner, "ownership": None, "direction": "faster", "what": "speed",
                      "factor": round(1 + pct / 100, 2), "percent": pct, "switches_to": to,

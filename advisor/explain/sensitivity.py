@@ -20,7 +20,7 @@ from advisor.solve.scenario import Scenario, baseline
 CAP = 64.0            # the largest price factor tried
 STEP = 0.01           # each break-even claim is verified at x(1 - STEP) and x(1 + STEP)
 RESOLUTION = 0.004    # the fall's bisection stops when hi - lo is within this
-RISE_RESOLUTION = STEP   # the rise's when hi/lo is: hi(1 - STEP) is then below lo, so the claim's check holds
+RISE_SPAN = (1 + STEP) / (1 - STEP)   # the rise's when hi/lo is: x = hi/(1 + STEP) then has x(1 - STEP) <= lo
 OWN = {"buy": "bought", "rent": "rented"}
 PRICE = {"buy": "purchase price", "rent": "rental rate"}
 VERB = {"buy": "buying", "rent": "renting"}
@@ -82,11 +82,13 @@ def break_even(problem: Problem, sol: Solution, alts: dict, time_limit: float | 
                                f"{VERB['rent' if own == 'buy' else 'buy']} the same one -- meets the constraints "
                                "for less"})
     else:
-        while hi / lo > 1 + RISE_RESOLUTION:
+        while hi / lo > RISE_SPAN * (1 + 1e-12):
             mid = (lo * hi) ** 0.5
             s = run(gpu, own, mid)
             lo, hi, flipped = (mid, hi, flipped) if uses(s, gpu, own) else (lo, mid, s)
-        after = run(gpu, own, hi * (1 + STEP))
+        # the claim is the factor x = hi / (1 + STEP): its check at x(1 + STEP) is the solve at hi
+        # (not chosen), the one at x(1 - STEP), at or below lo, is re-solved
+        after, top, hi = flipped, hi, hi / (1 + STEP)
         ok = uses(run(gpu, own, hi * (1 - STEP)), gpu, own) and not uses(after, gpu, own)
         runner = main_choice(problem, after) if after.feasible else None
         then = _pair_words(runner) if runner else "no plan meets every constraint (the budget)"
@@ -99,7 +101,7 @@ def break_even(problem: Problem, sol: Solution, alts: dict, time_limit: float | 
                                  + (f"; then {then} is cheaper" if runner else f"; then {then}"))
         else:
             entry.update(factor=None, price=None,
-                         message=f"{label} stops being the choice somewhere between {lo:.3g}x and {hi:.3g}x its "
+                         message=f"{label} stops being the choice somewhere between {lo:.3g}x and {top:.3g}x its "
                                  f"{what}, but not at a single price (re-solves disagree); no break-even is stated")
         out.append(entry)
     if runner is None:

@@ -59,6 +59,7 @@ class _Model(ServingSection):
         self.S: dict[tuple[str, str], pulp.LpVariable] = {}
         self.W: dict[str, pulp.LpVariable] = {}
         self.sizes: dict[str, list[int]] = {}
+        self.capacity_gpu: dict[str, str] = {}   # capacity row name -> its GPU type (speed changes scale one coefficient)
 
     def pairs(self):
         return ((k, i, c) for k, cs in enumerate(self.cands) for i, c in enumerate(cs))
@@ -151,7 +152,9 @@ class _Model(ServingSection):
                 terms = [(c.planned_gpu_hours if own[k] <= due[k] else c.gpu_hours) * self.y[k, i]
                          for k, i, c in owned[g] if due[k] <= limit]
                 if terms:
-                    self.prob += pulp.lpSum(terms) <= limit * self.N[g], f"capacity_{_safe(g)}_{level}"
+                    name = f"capacity_{_safe(g)}_{level}"
+                    self.prob += pulp.lpSum(terms) <= limit * self.N[g], name
+                    self.capacity_gpu[name] = g
 
     def slots(self) -> None:
         for g in self.owned:

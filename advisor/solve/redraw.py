@@ -16,13 +16,13 @@ from advisor.solve.candidates import Candidate, Problem
 from advisor.solve.milp import (
     TIE_BREAK_USD_PER_HOUR,
     _Model,
-    _safe,
     default_gap,
     solve,
     usable_candidates,
 )
 from advisor.solve.run import solver_for
 from advisor.solve.scenario import Scenario
+from advisor.solve.usable import cost_dominators
 
 
 class Redraw:
@@ -64,13 +64,10 @@ class Redraw:
         # so a draw changes one coefficient per row, on N
         self.cap_rows = []     # (row, GPU, column of N, coefficient at the fastest speed)
         self.budget_row = None
-        for name, con in m.prob._constraints.items():
-            if name.startswith("capacity_"):
-                g = next(g for g, v in m.N.items() if name.startswith(f"capacity_{_safe(g)}_")
-                         and name[len(f"capacity_{_safe(g)}_"):].isdigit())
-                self.cap_rows.append((row[name], g, self.ncol[g], con.get(m.N[g], 0.0)))
-            elif name == "budget":
-                self.budget_row, self.budget_index = con, row[name]
+        for name, g in m.capacity_gpu.items():
+            self.cap_rows.append((row[name], g, self.ncol[g], m.prob._constraints[name].get(m.N[g], 0.0)))
+        if "budget" in m.prob._constraints:
+            self.budget_row, self.budget_index = m.prob._constraints["budget"], row["budget"]
         self.dominator = _dominators(m.cands)
         self._columns()
 
@@ -81,13 +78,17 @@ class Redraw:
         import numpy as np
 
         dominator = _dominators(self.cands)
+        gpus = sorted(self.fastest)
+        at = {g: j for j, g in enumerate(gpus)}
+        # per GPU type (a row) and draw (a column): the draw's speed relative to the fastest drawn
+        rel = np.array([[d.get(g, 1.0) / self.fastest[g] for d in draws] for g in gpus]).reshape(len(gpus), -1)
         out = []
         for k, cs in enumerate(self.cands):
             if not cs:
                 out.append(cs)
                 continue
-            r = np.array([[d.get(c.gpu, 1.0) / self.fastest[c.gpu] if c.gpu in self.fastest else 1.0 for d in draws]
-                          for c in cs])
+            which = np.array([at.get(c.gpu, -1) for c in cs])
+            r = np.where(which[:, None] >= 0, rel[which] if len(gpus) else 1.0, 1.0)
             mine = _test_array([self._deadline_test(k, c) for c in cs])
             doms = [dominator[id(c)] for c in cs]
             dom = _test_array([None if o is None else self._deadline_test(k, o) for o in doms])
@@ -197,20 +198,9 @@ def _meets_all(tests, r):
 
 
 def _dominators(cands: list[list[Candidate]]) -> dict[int, Candidate | None]:
-    """Cost dominance within a GPU type and ownership is the same at every speed (they all scale
-    alike): per candidate (by id), the fastest candidate that dominates it on cost (None: nothing does)."""
-    out: dict[int, Candidate | None] = {}
-    for cs in cands:
-        groups: dict[tuple, list] = {}
-        for c in cs:
-            groups.setdefault((c.gpu, c.ownership), []).append(c)
-        for group in groups.values():
-            for c in group:
-                doms = [o for o in group if o is not c and o.count <= c.count and o.gpu_hours <= c.gpu_hours
-                        and o.run_cost_usd <= c.run_cost_usd
-                        and (o.count, o.gpu_hours, o.run_cost_usd) != (c.count, c.gpu_hours, c.run_cost_usd)]
-                out[id(c)] = min(doms, key=lambda o: o.hours) if doms else None
-    return out
+    """Per candidate (by id), the fastest candidate that dominates it on cost (None: nothing does;
+    usable.cost_dominators): the same at every speed, as a GPU type's candidates all scale alike."""
+    return {id(c): None if o is None else cs[o] for cs in cands for c, o in zip(cs, cost_dominators(cs))}
 
 
 def signature(bought: Mapping[str, int], assignment) -> tuple:

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from advisor.solve.milp import TIE_BREAK_USD_PER_HOUR, _safe
+from advisor.solve.milp import TIE_BREAK_USD_PER_HOUR
 from advisor.solve.scenario import Scenario
-from advisor.solve.usable import _at_speed
+from advisor.solve.usable import _at_speed, cost_dominators
 
 
 class SpeedColumns:
@@ -40,26 +40,12 @@ class SpeedColumns:
         # a capacity row holds one GPU type's owned jobs: GPU-hours x 1/r <= L N is GPU-hours <= L r N,
         # so a speed change is one coefficient per row, on N
         self.cap_coefs: dict[str, list[tuple[int, int, float]]] = {}   # GPU -> (row, column of N, coefficient)
-        for name, r in self.row.items():
-            if name.startswith("capacity_"):
-                g = next(g for g, v in m.N.items() if name.startswith(f"capacity_{_safe(g)}_")
-                         and name[len(f"capacity_{_safe(g)}_"):].isdigit())
-                j = self.col[m.N[g].name]
-                self.cap_coefs.setdefault(g, []).append((r, j, m.prob._constraints[name][m.N[g]]))
+        for name, g in m.capacity_gpu.items():
+            j = self.col[m.N[g].name]
+            self.cap_coefs.setdefault(g, []).append((self.row[name], j, m.prob._constraints[name][m.N[g]]))
         # cost dominance within a GPU type and ownership holds at every speed (they all scale alike)
-        self.dominator: dict[tuple[int, int], int | None] = {}
-        for k, cs in enumerate(m.cands):
-            groups: dict[tuple[str, str], list[int]] = {}
-            for i, c in enumerate(cs):
-                groups.setdefault((c.gpu, c.ownership), []).append(i)
-            for group in groups.values():
-                for i in group:
-                    c = cs[i]
-                    doms = [o for o in group if o != i and cs[o].count <= c.count and cs[o].gpu_hours <= c.gpu_hours
-                            and cs[o].run_cost_usd <= c.run_cost_usd
-                            and (cs[o].count, cs[o].gpu_hours, cs[o].run_cost_usd)
-                            != (c.count, c.gpu_hours, c.run_cost_usd)]
-                    self.dominator[k, i] = min(doms, key=lambda o: cs[o].hours) if doms else None
+        self.dominator: dict[tuple[int, int], int | None] = {
+            (k, i): o for k, cs in enumerate(m.cands) for i, o in enumerate(cost_dominators(cs))}
         self.rel: dict[str, float] | None = None
 
     def _respeed(self, sc: Scenario) -> set[str]:

@@ -78,3 +78,29 @@ def _undominated(cands: list[Candidate], faster_too: bool = False) -> list[Candi
         le &= (n[:, None] != n[None, :]) | (gh[:, None] != gh[None, :]) | (rc[:, None] != rc[None, :])
         dominated[members] = le.any(axis=0)
     return [c for c, d in zip(cands, dominated) if not d]
+
+
+def cost_dominators(cands: list[Candidate]) -> list[int | None]:
+    """Per candidate, the index in `cands` of the fastest candidate of its GPU type and ownership
+    that dominates it on cost (no more GPUs, GPU-hours or run cost, and not equal on all three; the
+    first such in order on a tie of hours), or None. Cost dominance holds at every speed (a GPU
+    type's candidates all scale alike), so speed models and robustness draws compute it once."""
+    out: list[int | None] = [None] * len(cands)
+    groups: dict[tuple[str, str], list[int]] = {}
+    for j, c in enumerate(cands):
+        groups.setdefault((c.gpu, c.ownership), []).append(j)
+    figures = np.array([(c.count, c.gpu_hours, c.run_cost_usd, c.hours) for c in cands], dtype=float).reshape(-1, 4)
+    for members in groups.values():
+        if len(members) < 2:
+            continue
+        f = figures[members]
+        n, gh, rc = f[:, 0], f[:, 1], f[:, 2]
+        # row o, column c: o dominates c on cost
+        le = (n[:, None] <= n[None, :]) & (gh[:, None] <= gh[None, :]) & (rc[:, None] <= rc[None, :])
+        le &= (n[:, None] != n[None, :]) | (gh[:, None] != gh[None, :]) | (rc[:, None] != rc[None, :])
+        fastest = np.where(le, f[:, 3][:, None], np.inf).argmin(axis=0)   # first of the least hours
+        has = np.asarray(le.any(axis=0), dtype=bool)
+        for col, o in enumerate(fastest.tolist()):
+            if has[col]:
+                out[members[col]] = members[o]
+    return out
