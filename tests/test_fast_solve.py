@@ -195,7 +195,7 @@ def test_a_polish_stopped_by_its_time_limit_is_not_taken(monkeypatch):
     import datetime as dt
 
     import advisor.solve.fast as fast
-    import advisor.solve.milp as milp
+    from advisor.solve import milp
     from advisor.data.catalog import load_catalog
     from advisor.data.rules import load_rules
     from advisor.inputs.workload import parse_workload
