@@ -195,10 +195,10 @@ def test_a_polish_stopped_by_its_time_limit_is_not_taken(monkeypatch):
     import datetime as dt
 
     import advisor.solve.fast as fast
-    from advisor.solve import milp
     from advisor.data.catalog import load_catalog
     from advisor.data.rules import load_rules
     from advisor.inputs.workload import parse_workload
+    from advisor.solve import milp
 
     monkeypatch.setattr(fast, "POLISH_NODES", 20)
     problem = prepare(parse_workload(_fleet(20, seed=2), "fleet"), load_catalog(), load_rules(), dt.date(2026, 12, 1))
