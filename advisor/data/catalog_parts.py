@@ -48,7 +48,7 @@ class GPU(Strict):
     """One accelerator as the estimate, the rules and the optimizer see it."""
 
     id: str = Field(pattern=r"^[a-z0-9]+(-[a-z0-9.]+)*$")
-    name: str = Field(min_length=1, max_length=200)   # as a job's name: printed in tables, memos and charts
+    name: str = Field(min_length=1, max_length=1000)   # printed in tables, memos and charts: bounded, as every text
     vendor: str
     architecture: str | None = None
     product_class: Literal["consumer", "workstation", "datacenter", "cloud_only"]
