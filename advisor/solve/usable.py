@@ -53,6 +53,24 @@ def _at_speed(c: Candidate, factor: float) -> Candidate:
                                run_cost_usd=c.run_cost_usd / factor, run_cost_nominal=nominal)
 
 
+def _cost_dominance(cands: list[Candidate]):
+    """Per (GPU, ownership) group with two or more candidates: (its indices in `cands`, its figures
+    (count, GPU-hours, run cost, hours), the matrix whose row o, column c is True when o needs no
+    more GPUs, GPU-hours or run cost than c and differs from it on one of them)."""
+    groups: dict[tuple[str, str], list[int]] = {}
+    for j, c in enumerate(cands):
+        groups.setdefault((c.gpu, c.ownership), []).append(j)
+    figures = np.array([(c.count, c.gpu_hours, c.run_cost_usd, c.hours) for c in cands], dtype=float).reshape(-1, 4)
+    for members in groups.values():
+        if len(members) < 2:
+            continue
+        f = figures[members]
+        n, gh, rc = f[:, 0], f[:, 1], f[:, 2]
+        le = (n[:, None] <= n[None, :]) & (gh[:, None] <= gh[None, :]) & (rc[:, None] <= rc[None, :])
+        le &= (n[:, None] != n[None, :]) | (gh[:, None] != gh[None, :]) | (rc[:, None] != rc[None, :])
+        yield members, f, le
+
+
 def _undominated(cands: list[Candidate], faster_too: bool = False) -> list[Candidate]:
     """Drop c' when a candidate of the same GPU and ownership needs no more GPUs, GPU-hours or
     run cost (the cost objective can never prefer c'), and with `faster_too` no more wall time.
@@ -61,21 +79,10 @@ def _undominated(cands: list[Candidate], faster_too: bool = False) -> list[Candi
     group, as arrays. Candidates keep their order."""
     if len(cands) < 2:
         return list(cands)
-    groups: dict[tuple[str, str], list[int]] = {}
-    for j, c in enumerate(cands):
-        groups.setdefault((c.gpu, c.ownership), []).append(j)
-    figures = np.array([(c.count, c.gpu_hours, c.run_cost_usd, c.hours) for c in cands], dtype=float)
     dominated = np.zeros(len(cands), dtype=bool)
-    for members in groups.values():
-        if len(members) < 2:
-            continue
-        f = figures[members]
-        n, gh, rc = f[:, 0], f[:, 1], f[:, 2]
-        # row o, column c: o needs no more than c (and differs from it)
-        le = (n[:, None] <= n[None, :]) & (gh[:, None] <= gh[None, :]) & (rc[:, None] <= rc[None, :])
+    for members, f, le in _cost_dominance(cands):
         if faster_too:
             le &= f[:, 3][:, None] <= f[:, 3][None, :]
-        le &= (n[:, None] != n[None, :]) | (gh[:, None] != gh[None, :]) | (rc[:, None] != rc[None, :])
         dominated[members] = le.any(axis=0)
     return [c for c, d in zip(cands, dominated) if not d]
 
@@ -86,18 +93,7 @@ def cost_dominators(cands: list[Candidate]) -> list[int | None]:
     first such in order on a tie of hours), or None. Cost dominance holds at every speed (a GPU
     type's candidates all scale alike), so speed models and robustness draws compute it once."""
     out: list[int | None] = [None] * len(cands)
-    groups: dict[tuple[str, str], list[int]] = {}
-    for j, c in enumerate(cands):
-        groups.setdefault((c.gpu, c.ownership), []).append(j)
-    figures = np.array([(c.count, c.gpu_hours, c.run_cost_usd, c.hours) for c in cands], dtype=float).reshape(-1, 4)
-    for members in groups.values():
-        if len(members) < 2:
-            continue
-        f = figures[members]
-        n, gh, rc = f[:, 0], f[:, 1], f[:, 2]
-        # row o, column c: o dominates c on cost
-        le = (n[:, None] <= n[None, :]) & (gh[:, None] <= gh[None, :]) & (rc[:, None] <= rc[None, :])
-        le &= (n[:, None] != n[None, :]) | (gh[:, None] != gh[None, :]) | (rc[:, None] != rc[None, :])
+    for members, f, le in _cost_dominance(cands):
         fastest = np.where(le, f[:, 3][:, None], np.inf).argmin(axis=0)   # first of the least hours
         has = np.asarray(le.any(axis=0), dtype=bool)
         for col, o in enumerate(fastest.tolist()):
