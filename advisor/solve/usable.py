@@ -26,6 +26,7 @@ def usable_candidates(problem: Problem, sc: Scenario, faster_too: bool = False) 
     upper = sc.gpu_upper if single_job else None
     memo = problem.solver_cache.setdefault("usable", {})
     speed = tuple(sorted(sc.speed_factor.items()))
+    factors = sc.speed_factor
     for k, (cls, cands) in enumerate(zip(problem.classes, problem.candidates)):
         due, cap = sc.job_deadline(cls.deadline), sc.makespan_hours
         limit = math.inf if due is None else due            # held at the confidence quantile (planned_hours)
@@ -33,15 +34,31 @@ def usable_candidates(problem: Problem, sc: Scenario, faster_too: bool = False) 
         key = (k, faster_too, limit, cap, sc.only_gpu, lower, upper, speed)
         hit = memo.get(key)
         if hit is None:
-            if sc.speed_factor:
-                cands = [_at_speed(c, sc.speed_factor.get(c.gpu, 1.0)) for c in cands]
-            keep = [c for c in cands if c.planned_hours <= limit * (1 + 1e-9) and c.hours <= cap * (1 + 1e-9)
-                    and (sc.only_gpu is None or c.gpu == sc.only_gpu)
-                    and (upper is None or c.count <= upper) and (lower is None or c.count >= lower)
-                    and c.count <= stock.get(c.gpu, math.inf)]
+            if sc.only_gpu is not None:
+                cands = _of_gpu(problem, k, sc.only_gpu)
+            keep, within, capped = [], limit * (1 + 1e-9), cap * (1 + 1e-9)
+            for c in cands:   # the tests of _at_speed(c, factor), on the hours it would have: only kept ones are made
+                factor = factors.get(c.gpu, 1.0)
+                hours = c.hours if factor == 1.0 else c.hours / factor
+                if (hours * c.time_factor <= within and hours <= capped
+                        and (upper is None or c.count <= upper) and (lower is None or c.count >= lower)
+                        and c.count <= stock.get(c.gpu, math.inf)):
+                    keep.append(_at_speed(c, factor))
             hit = memo[key] = _undominated(keep, faster_too)
         out.append(list(hit))
     return out
+
+
+def _of_gpu(problem: Problem, k: int, gpu: str) -> list[Candidate]:
+    """Class k's candidates of one GPU type, in order (an explanation about one type filters these
+    many times: a deadline bisection per GPU type not chosen)."""
+    by_class = problem.solver_cache.setdefault("by_gpu", {})
+    groups = by_class.get(k)
+    if groups is None:
+        groups = by_class[k] = {}
+        for c in problem.candidates[k]:
+            groups.setdefault(c.gpu, []).append(c)
+    return groups.get(gpu, [])
 
 
 def _at_speed(c: Candidate, factor: float) -> Candidate:
