@@ -52,7 +52,7 @@ def usable_candidates(problem: Problem, sc: Scenario, faster_too: bool = False) 
 def _of_gpu(problem: Problem, k: int, gpu: str) -> list[Candidate]:
     """Class k's candidates of one GPU type, in order (an explanation about one type filters these
     many times: a deadline bisection per GPU type not chosen)."""
-    by_class = problem.solver_cache.setdefault("by_gpu", {})
+    by_class: dict[int, dict[str, list[Candidate]]] = problem.solver_cache.setdefault("by_gpu", {})
     groups = by_class.get(k)
     if groups is None:
         groups = by_class[k] = {}
