@@ -298,7 +298,7 @@ def solve_fast(problem: Problem, sc: Scenario, time_limit: float | None, gap: fl
         return Solution("infeasible", None, solver={"name": "highs", "status": "Infeasible"})
     mip_objective = _plan_cost(model)
     explaining = problem.solver_cache.get("explaining")
-    if _idle_owned_gpus(model) and not (explaining and problem.job_count >= FLEET_JOBS):
+    if not (explaining and problem.job_count >= FLEET_JOBS) and _idle_owned_gpus(model):
         # (a fleet's explanation re-solves skip the idle-GPU polish: it moves the cost by at most
         # IDLE_GPU_TOLERANCE, 0.1%, inside their 1% gap, and its model differs per plan)
         used = {(c.gpu, c.ownership) for k, i, c in model.pairs() if (model.y[k, i].value() or 0) > 1e-6}

@@ -74,8 +74,12 @@ class _Model(ServingSection):
             m = p.classes[k].multiplicity
             cat = "Binary" if self.integral and m == 1 else ("Integer" if self.integral else "Continuous")
             self.y[k, i] = prob.add_variable(f"y_{k}_{i}", lowBound=0, upBound=m, cat=cat)
+        bought: dict[str, set[int]] = {}   # GPU -> the counts its bought candidates use (one pass, not one per GPU)
+        for _, _, c in self.pairs():
+            if c.ownership == "buy":
+                bought.setdefault(c.gpu, set()).add(c.count)
         for g in self.owned:
-            sizes = self.sizes[g] = sorted({c.count for _, _, c in self.pairs() if c.gpu == g and c.ownership == "buy"})
+            sizes = self.sizes[g] = sorted(bought.get(g, ()))
             board = max((s.slots for s in p.servers.get(g, [])), default=1)
             want = max(sizes, default=0) * p.job_count + self.serving_gpu_cap(g)
             cap = min(self.sc.gpu_upper or math.inf, math.ceil(want / board) * board)
@@ -116,13 +120,13 @@ class _Model(ServingSection):
                 owned_cost.append(self._network_usd(g) * self.W[g])
         self.kw = pulp.lpSum(kw)
         hosting = p.costs.owned_pv_per_kw * self.kw     # hosting (and energy at a given utilization), PV
-        run = pulp.lpSum(self.run_cost(c) * self.y[k, i] for k, i, c in self.pairs()) + self.serving_cost()
+        run = _affine((self.y[k, i], self.run_cost(c)) for k, i, c in self.pairs()) + self.serving_cost()
         self.total = pulp.lpSum(owned_cost) + hosting + run
         return self.total, self.kw
 
     def tie_break(self) -> pulp.LpAffineExpression:
         """Sooner finishes among equal-cost plans: 1e-6 $ per hour of each job's wall time."""
-        return pulp.lpSum(TIE_BREAK_USD_PER_HOUR * c.hours * self.y[k, i] for k, i, c in self.pairs())
+        return _affine((self.y[k, i], TIE_BREAK_USD_PER_HOUR * c.hours) for k, i, c in self.pairs())
 
     # ------------------------------------------------------------------ constraints
     def assign(self) -> None:
@@ -134,9 +138,9 @@ class _Model(ServingSection):
         for k, i, c in self.pairs():
             if c.ownership == "buy":
                 m = self.problem.classes[k].multiplicity
-                self.prob += self.y[k, i] <= m * self.z[c.gpu, c.count], f"use_{k}_{i}"
+                self.prob += _row([(self.y[k, i], 1), (self.z[c.gpu, c.count], -m)], LE), f"use_{k}_{i}"
         for (g, n), z in self.z.items():
-            self.prob += self.N[g] >= n * z, f"fleet_{_safe(g)}_{n}"
+            self.prob += _row([(self.N[g], 1), (z, -n)], GE), f"fleet_{_safe(g)}_{n}"
 
     def capacity(self) -> None:
         p = self.problem
@@ -149,11 +153,12 @@ class _Model(ServingSection):
                 owned[c.gpu].append((k, i, c))
         for g in self.owned:
             for level, limit in enumerate(sorted(set(due))):
-                terms = [(c.planned_gpu_hours if own[k] <= due[k] else c.gpu_hours) * self.y[k, i]
+                terms = [(self.y[k, i], c.planned_gpu_hours if own[k] <= due[k] else c.gpu_hours)
                          for k, i, c in owned[g] if due[k] <= limit]
                 if terms:
                     name = f"capacity_{_safe(g)}_{level}"
-                    self.prob += pulp.lpSum(terms) <= limit * self.N[g], name
+                    row = _affine(terms + [(self.N[g], -limit)])   # sum of GPU-hours - L N <= 0
+                    self.prob += pulp.LpConstraint(row, LE), name
                     self.capacity_gpu[name] = g
 
     def slots(self) -> None:
@@ -310,11 +315,13 @@ def _run(prob: pulp.LpProblem, time_limit: float | None, gap: float | None = Non
 
 def _idle_owned_gpus(model: _Model) -> bool:
     """Does some bought GPU type have GPUs no job of it uses at once (e.g. 1 job on an 8-GPU board)?"""
+    used: dict[str, int] = {}   # GPU -> the most GPUs a job of it uses at once (one pass over the columns)
+    for k, i, c in model.pairs():
+        if c.ownership == "buy" and c.gpu in model.N and (model.y[k, i].value() or 0) > 1e-6:
+            used[c.gpu] = max(used.get(c.gpu, 0), c.count)
     for g, var in model.N.items():
         bought = model.value(var)
-        used = [c.count for (k, i, c) in model.pairs() if c.gpu == g and c.ownership == "buy"
-                and (model.y[k, i].value() or 0) > 1e-6]
-        if bought and used and max(used) < bought:
+        if bought and g in used and used[g] < bought:
             return True
     return False
 
@@ -333,6 +340,27 @@ def _polish_model(problem: Problem, sc: Scenario, cands: list[list[Candidate]], 
     model.prob += model.total <= least_cost + allowance, "idle_gpus_cost"
     model.prob.setObjective(pulp.lpSum(c.hours * model.y[k, i] for k, i, c in model.pairs()) + 1e-6 * model.total)
     return model
+
+
+LE, GE = pulp.LpConstraintLE, pulp.LpConstraintGE
+
+
+def _affine(terms, constant: float = 0.0) -> pulp.LpAffineExpression:
+    """lpSum(a * x for x, a in terms), built as a dict in one pass: the same terms in the same
+    order, a zero coefficient dropped (as a * x drops it), a non-finite one refused (as PuLP
+    does); without PuLP's per-term temporary expressions (most of a large model's build time)."""
+    kept = []
+    for x, a in terms:
+        if not math.isfinite(a):
+            raise pulp.PulpError("Cannot multiply variables with NaN/inf values")
+        if a != 0:
+            kept.append((x, a))
+    return pulp.LpAffineExpression(kept, constant)
+
+
+def _row(terms, sense: int) -> pulp.LpConstraint:
+    """The constraint sum(a * x) <sense> 0, as `x <= m * z` builds it (an integer zero constant)."""
+    return pulp.LpConstraint(pulp.LpAffineExpression(terms, 0), sense)
 
 
 def _safe(name: str) -> str:
