@@ -126,3 +126,42 @@ def test_the_price_rise_bisection_costs_fewer_re_solves(catalog, rules, monkeypa
     now = math.ceil(math.log2(math.log(2) / math.log((1 + STEP) / (1 - STEP)))) + 1
     rise_solves = [f for f in factors if f > 1.0]
     assert len(rise_solves) == doubling + now and now <= before - 2
+
+
+def _usable_reference(problem, sc, faster_too):
+    """The filter before (issue 19): every candidate scaled by dataclasses.replace, then tested
+    against every limit and the GPU-type restriction, then the dominated ones dropped."""
+    import dataclasses
+    import math
+
+    from advisor.solve.usable import _undominated
+
+    out = []
+    for cls, cands in zip(problem.classes, problem.candidates):
+        f = sc.speed_factor
+        scaled = [c if f.get(c.gpu, 1.0) == 1.0 else dataclasses.replace(
+            c, tokens_per_s=c.tokens_per_s * f[c.gpu], hours=c.hours / f[c.gpu], run_cost_usd=c.run_cost_usd / f[c.gpu],
+            run_cost_nominal=None if c.run_cost_nominal is None else c.run_cost_nominal / f[c.gpu]) for c in cands]
+        due = sc.job_deadline(cls.deadline)
+        limit = math.inf if due is None else due
+        single = problem.job_count == 1
+        keep = [c for c in scaled if c.planned_hours <= limit * (1 + 1e-9)
+                and (sc.only_gpu is None or c.gpu == sc.only_gpu)
+                and not (single and sc.gpu_upper is not None and c.count > sc.gpu_upper)
+                and not (single and sc.gpu_lower is not None and c.count < sc.gpu_lower)
+                and c.count <= (problem.workload.gpus.stock or {}).get(c.gpu, math.inf)]
+        out.append(_undominated(keep, faster_too))
+    return out
+
+
+@pytest.mark.parametrize("example", ["team-fleet", "rent-vs-buy-3y", "llama-70b-budget"])
+def test_usable_candidates_match_scaling_every_candidate_first(example, catalog, rules):
+    problem = prepare(load_workload(EXAMPLES / f"{example}.yaml"), catalog, rules, AS_OF)
+    gpus = sorted(problem.considered)
+    base = baseline(problem)
+    scenarios = [base.but(speed_factor={g: 0.7 if j % 2 else 1.6 for j, g in enumerate(gpus)}),
+                 base.but(deadline_scale=0.8, speed_factor={gpus[0]: 1.3}),
+                 *(base.but(only_gpu=g, deadline_scale=1.5) for g in gpus)]
+    for sc in scenarios:
+        for faster_too in (False, True):
+            assert usable_candidates(problem, sc, faster_too=faster_too) == _usable_reference(problem, sc, faster_too)

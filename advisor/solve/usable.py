@@ -3,7 +3,6 @@ without the dominated ones. Kept apart from the MILP so the filter, the part eve
 shares, can be remembered per problem."""
 from __future__ import annotations
 
-import dataclasses
 import math
 
 import numpy as np
@@ -66,8 +65,13 @@ def _at_speed(c: Candidate, factor: float) -> Candidate:
     if factor == 1.0:
         return c
     nominal = None if c.run_cost_nominal is None else c.run_cost_nominal / factor
-    return dataclasses.replace(c, tokens_per_s=c.tokens_per_s * factor, hours=c.hours / factor,
-                               run_cost_usd=c.run_cost_usd / factor, run_cost_nominal=nominal)
+    # what dataclasses.replace gives (Candidate has no __post_init__ or slots), 3.5x faster: a robustness
+    # model makes one per candidate of every GPU type (62,000 in the 200-job fleet)
+    out = object.__new__(Candidate)
+    out.__dict__.update(c.__dict__)
+    out.tokens_per_s, out.hours = c.tokens_per_s * factor, c.hours / factor
+    out.run_cost_usd, out.run_cost_nominal = c.run_cost_usd / factor, nominal
+    return out
 
 
 def _cost_dominance(cands: list[Candidate]):
