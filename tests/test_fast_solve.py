@@ -247,3 +247,21 @@ def test_a_polish_stopped_by_its_time_limit_is_not_taken(monkeypatch):
     assert plan_of(on_time) == plan_of(least)                # the least-cost plan stands
     assert on_time.status == "optimal" and on_time.solver["proven_optimal"]
     assert on_time.objective_usd == pytest.approx(on_time.mip_objective_usd, rel=1e-9)
+
+
+def test_rows_built_from_coefficient_lists_equal_pulps_own():
+    """milp._affine/_row build rows without PuLP's per-term expressions: the same terms in the same
+    order as lpSum, a repeated variable summed, zeros dropped, non-finite coefficients refused."""
+    import math as m
+
+    import pulp
+
+    from advisor.solve.milp import LE, _affine, _row
+
+    x, y, z = (pulp.LpVariable(n) for n in "xyz")
+    mine, theirs = _affine([(x, 2), (y, 0), (z, 1.5), (x, 3)], 1.5), pulp.lpSum([2 * x, 0 * y, 1.5 * z, 3 * x]) + 1.5
+    assert list(mine.items()) == list(theirs.items()) and mine.constant == theirs.constant
+    row = _row([(y, 1), (z, 0)], LE)
+    assert dict(row) == dict(y <= 0 * z) and row.sense == LE
+    with pytest.raises(pulp.PulpError):
+        _affine([(x, m.inf)])

@@ -134,8 +134,9 @@ def _search(holds, limit: int) -> tuple[int, int] | None:
 
 def speed_sensitivity(problem: Problem, sol: Solution, alts: dict, time_limit: float | None) -> list[dict]:
     """How much slower than estimated the chosen GPU may really be, and how much faster the
-    runner-up would have to be, before the choice changes: bisection on Scenario.speed_factor,
-    re-solving each step. The choice is (GPU, buy or rent), so renting instead of buying the same
+    runner-up would have to be, before the choice changes: the limit first, then doubling from
+    FIRST_PROBE to bracket the change and bisection inside it, on Scenario.speed_factor, re-solving
+    each step. The choice is (GPU, buy or rent), so renting instead of buying the same
     GPU counts as a change. `percent` P is a whole percent: the choice holds at P - 1 and has changed
     at P (both re-solved; `switches_to` is the plan at P)."""
     return [e for task in speed_tasks(problem, sol, alts, time_limit) for e in task()]
@@ -144,7 +145,7 @@ def speed_sensitivity(problem: Problem, sol: Solution, alts: dict, time_limit: f
 def speed_tasks(problem: Problem, sol: Solution, alts: dict,
                 time_limit: float | None) -> list[Callable[[], list[dict]]]:
     """speed_sensitivity as independent calls, one per GPU type (the chosen one slower, the
-    runner-up faster): each bisection is sequential, the two are not (solve/parallel.py runs them
+    runner-up faster): each search is sequential, the two are not (solve/parallel.py runs them
     on both cores). Their entries, concatenated in order, are speed_sensitivity's."""
     if not sol.feasible or not sol.chosen:
         return []

@@ -10,6 +10,8 @@ the re-solve at 64x confirms it.
 """
 from __future__ import annotations
 
+import math
+
 from typing import Any
 
 from advisor.explain.binding import BINDING_TOLERANCE, binding
@@ -86,16 +88,17 @@ def break_even(problem: Problem, sol: Solution, alts: dict, time_limit: float | 
             mid = (lo * hi) ** 0.5
             s = run(gpu, own, mid)
             lo, hi, flipped = (mid, hi, flipped) if uses(s, gpu, own) else (lo, mid, s)
-        # the claim is the factor x = hi / (1 + STEP): its check at x(1 + STEP) is the solve at hi
-        # (not chosen), the one at x(1 - STEP), at or below lo, is re-solved
-        after, top, hi = flipped, hi, hi / (1 + STEP)
+        # the claim is the factor x = hi / (1 + STEP) rounded up to the printed 3 decimals: its check
+        # at x(1 + STEP) lies at or above the solve at hi (not chosen; a higher price of the chosen
+        # pair cannot bring it back), the one at x(1 - STEP) is re-solved at exactly that point
+        after, top, hi = flipped, hi, math.ceil(hi / (1 + STEP) * 1000) / 1000
         ok = uses(run(gpu, own, hi * (1 - STEP)), gpu, own) and not uses(after, gpu, own)
         runner = main_choice(problem, after) if after.feasible else None
         then = _pair_words(runner) if runner else "no plan meets every constraint (the budget)"
         entry: dict[str, Any] = {"gpu": gpu, "ownership": own, "direction": "rise", "what": what, "verified": ok,
                  "then": {"gpu": runner[0], "ownership": runner[1]} if runner else None}
         if ok:
-            entry.update(factor=round(hi, 3), price=round(price * hi, 2) if price else None,
+            entry.update(factor=hi, price=round(price * hi, 2) if price else None,
                          message=f"{label} stays the choice until its {what} rises about {100 * (hi - 1):.1f}%"
                                  + (f" (to ${price * hi:,.2f})" if price else "")
                                  + (f"; then {then} is cheaper" if runner else f"; then {then}"))

@@ -104,7 +104,7 @@ def _fit_test(job: JobSpec, lays: list[Layout], p: Params, base: float, cap: flo
 
 
 def _bisect(fits: Callable[[int], bool], lo: int, hi: int) -> int:
-    """`_largest_fitting`'s bisection over fits(lo..hi-1): the first that fits if they are a suffix."""
+    """The bisection the scalar search used over fits(lo..hi-1): the first that fits if they are a suffix."""
     end = hi
     while lo < hi:
         mid = (lo + hi) // 2

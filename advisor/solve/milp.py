@@ -349,18 +349,17 @@ def _affine(terms, constant: float = 0.0) -> pulp.LpAffineExpression:
     """lpSum(a * x for x, a in terms), built as a dict in one pass: the same terms in the same
     order, a zero coefficient dropped (as a * x drops it), a non-finite one refused (as PuLP
     does); without PuLP's per-term temporary expressions (most of a large model's build time)."""
-    kept = []
+    kept: dict = {}
     for x, a in terms:
         if not math.isfinite(a):
             raise pulp.PulpError("Cannot multiply variables with NaN/inf values")
-        if a != 0:
-            kept.append((x, a))
-    return pulp.LpAffineExpression(kept, constant)
+        kept[x] = kept.get(x, 0) + a   # a variable named twice adds up, as lpSum does
+    return pulp.LpAffineExpression([(x, a) for x, a in kept.items() if a != 0], constant)
 
 
 def _row(terms, sense: int) -> pulp.LpConstraint:
     """The constraint sum(a * x) <sense> 0, as `x <= m * z` builds it (an integer zero constant)."""
-    return pulp.LpConstraint(pulp.LpAffineExpression(terms, 0), sense)
+    return pulp.LpConstraint(_affine(terms, 0), sense)
 
 
 def _safe(name: str) -> str:

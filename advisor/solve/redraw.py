@@ -81,7 +81,7 @@ class Redraw:
         gpus = sorted(self.fastest)
         at = {g: j for j, g in enumerate(gpus)}
         # per GPU type (a row) and draw (a column): the draw's speed relative to the fastest drawn
-        rel = np.array([[d.get(g, 1.0) / self.fastest[g] for d in draws] for g in gpus]).reshape(len(gpus), -1)
+        rel = np.array([[d.get(g, 1.0) / self.fastest[g] for d in draws] for g in gpus]).reshape(len(gpus), len(draws))
         out = []
         for k, cs in enumerate(self.cands):
             if not cs:
