@@ -8,10 +8,10 @@ from dataclasses import replace
 from advisor.data.catalog import GPU
 from advisor.data.estimator import Params
 from advisor.perf.jobspec import JobSpec
-from advisor.perf.layout_grid import fastest, fastest_scalar
+from advisor.perf.layout_grid import fastest, fastest_scalar, timed
 from advisor.perf.memo import remembered
 from advisor.perf.memory import Layout, default_batch_tokens, memory_total, usable_bytes
-from advisor.perf.training import _server_size, _time
+from advisor.perf.training import _server_size
 
 STRATEGIES = ("ddp", "zero1", "zero2", "zero3")
 STRATEGY_ALIASES = {"fsdp": "zero3", "full_shard": "zero3", "shard_grad_op": "zero2"}
@@ -97,18 +97,12 @@ def _fastest(job: JobSpec, gpu: GPU, p: Params, base: float, combos: list[tuple[
     lo = min(first.values())   # micro-batches no combination may use are left out
     search = fastest if "numpy" in sys.modules else fastest_scalar   # (see fastest_scalar)
     lays = search(job, gpu, p, base, cap, combos, ckpts, mbs[lo:], [first[c[3]] - lo for c in combos])
-    return tuple(None if lay is None else _timed(job, gpu, p, base, lay) for lay in lays)
+    return tuple(None if lay is None else timed(job, gpu, p, base, lay) for lay in lays)
 
 
 def _batch(job: JobSpec, lay: Layout, p: Params) -> float:
     batch = job.global_batch_tokens or default_batch_tokens(job.model, p)
     return max(batch, lay.dp * lay.micro_batch * job.model.seq_len)
-
-
-def _timed(job: JobSpec, gpu: GPU, p: Params, base: float, lay: Layout):
-    batch = max(base, lay.dp * lay.micro_batch * job.model.seq_len)   # = _batch(job, lay, p)
-    times = _time(job, gpu, lay, batch, p)
-    return lay, times, batch / (times["compute_s"] + times["memory_s"] + times["comm_s"])
 
 
 def choose_layout(job: JobSpec, gpu: GPU, count: int, p: Params):

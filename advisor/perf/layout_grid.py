@@ -70,13 +70,19 @@ def fastest(job: JobSpec, gpu: GPU, p: Params, base: float, cap: float, combos: 
     return out[0], out[1]
 
 
+def timed(job: JobSpec, gpu: GPU, p: Params, base: float, lay: Layout) -> tuple[Layout, dict, float]:
+    """(layout, the estimator's step times, tokens/s) of one layout at the search's batch."""
+    batch = max(base, lay.dp * lay.micro_batch * job.model.seq_len)
+    times = _time(job, gpu, lay, batch, p)
+    return lay, times, batch / (times["compute_s"] + times["memory_s"] + times["comm_s"])
+
+
 def fastest_scalar(job: JobSpec, gpu: GPU, p: Params, base: float, cap: float, combos: list[Combo],
                    ckpts: list[bool], mbs: tuple[int, ...], start: list[int]) -> tuple[Layout | None, Layout | None]:
     """`fastest`, one layout at a time with `memory_total` and `_time`, for a process that has not
     loaded numpy: `advisor estimate` loads neither pulp nor numpy, and importing numpy (~0.1 s)
     costs more than its searches. Same scan, same answer (tests/test_layout_grid.py)."""
     best: list[tuple[float, Layout] | None] = [None, None]
-    seq = job.model.seq_len
     for (s, t, q, dp, c), lo in zip(combos, start):
         for ckpt in ckpts:
             lays = [Layout(s, dp, t, q, mb, ckpt, c) for mb in mbs]
@@ -88,9 +94,7 @@ def fastest_scalar(job: JobSpec, gpu: GPU, p: Params, base: float, cap: float, c
             else:
                 chosen = [lay for lay, ok in zip(lays, fits) if ok]
             for lay in chosen:
-                batch = max(base, lay.dp * lay.micro_batch * seq)
-                times = _time(job, gpu, lay, batch, p)
-                tps = batch / (times["compute_s"] + times["memory_s"] + times["comm_s"])
+                tps = timed(job, gpu, p, base, lay)[2]
                 part = 0 if t == 1 else 1
                 held = best[part]
                 if held is None or tps > held[0] * 1.01:
