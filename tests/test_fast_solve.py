@@ -258,7 +258,8 @@ def test_rows_built_from_coefficient_lists_equal_pulps_own():
 
     from advisor.solve.milp import LE, _affine, _row
 
-    x, y, z = (pulp.LpVariable(n) for n in "xyz")
+    prob = pulp.LpProblem("rows", pulp.LpMinimize)
+    x, y, z = (prob.add_variable(n) for n in "xyz")
     mine, theirs = _affine([(x, 2), (y, 0), (z, 1.5), (x, 3)], 1.5), pulp.lpSum([2 * x, 0 * y, 1.5 * z, 3 * x]) + 1.5
     assert list(mine.items()) == list(theirs.items()) and mine.constant == theirs.constant
     row = _row([(y, 1), (z, 0)], LE)
