@@ -29,10 +29,7 @@ from advisor.solve.run import quiet_stdout
 from advisor.solve.scenario import Scenario, baseline
 from advisor.solve.speed_model import SpeedColumns
 
-KEEP_MODELS = 6          # structures kept per problem (sweeps build many, explanations reuse few)
-KEEP_ALONE = 6           # one-GPU-type models, kept apart: a deadline bisection builds one per step,
-                         # which pushed the plan's own model out (rebuilt 3x in a 200-job fleet). With as
-                         # many slots as before, every model found before is still found
+KEEP_MODELS = 6          # structures kept per problem and kind (sweeps build many, explanations reuse few)
 _INF = math.inf
 POLISH_SHARE = 0.2       # of the time limit, for the idle-GPU polish (it only refines a found plan)
 POLISH_NODES = 100       # branch-and-bound nodes the polish may use: its result must not depend on load
@@ -274,7 +271,7 @@ def solve_fast(problem: Problem, sc: Scenario, time_limit: float | None, gap: fl
     # model of that type's candidates only, rather than of every type with the others bounded to 0
     alone = sc.only_gpu is not None and ceiling is None and key != structure_key(problem, baseline(problem))
     key += ("alone", sc.only_gpu) if alone else ()
-    hm = cache_of(problem, key).get(key)
+    hm = cache_of(problem, alone).get(key)
     if hm is None:
         cands = (usable_candidates(problem, sc if alone else sc.but(only_gpu=None)) if ceiling is None else
                  speed_candidates(problem, sc, dict(ceiling)))
@@ -284,7 +281,7 @@ def solve_fast(problem: Problem, sc: Scenario, time_limit: float | None, gap: fl
         hm = HighsModel(model, extra, 1.0, ("budget",))
         if ceiling is not None:
             hm.enable_speed(dict(ceiling))
-    remember(problem, key, hm)
+    remember(problem, key, hm, alone)
     model = hm.model
     no_plan = Solution("infeasible", None, solver={"name": None, "reason": "a job has no usable candidate"})
     if any(not cs or (sc.only_gpu is not None and all(c.gpu != sc.only_gpu for c in cs)) for cs in model.cands):
@@ -303,13 +300,13 @@ def solve_fast(problem: Problem, sc: Scenario, time_limit: float | None, gap: fl
         # IDLE_GPU_TOLERANCE, 0.1%, inside their 1% gap, and its model differs per plan)
         used = {(c.gpu, c.ownership) for k, i, c in model.pairs() if (model.y[k, i].value() or 0) > 1e-6}
         pkey = key + ("polish", frozenset(used), tuple(sorted(sc.speed_factor.items())))
-        pm = cache_of(problem, pkey).get(pkey)
+        pm = cache_of(problem, alone).get(pkey)
         if pm is None:
             cands = [[c for c in cs if (c.gpu, c.ownership) in used]
                      for cs in usable_candidates(problem, sc.but(only_gpu=None), faster_too=True)]
             polish = _polish_model(problem, sentinel(sc), cands, UNBOUNDED)
             pm = HighsModel(polish, {j: c.hours for j, c in _columns(polish)}, 1e-6, ("budget", "idle_gpus_cost"))
-        remember(problem, pkey, pm)
+        remember(problem, pkey, pm, alone)
         pm.apply(sc, limit_rows(sc, mip_objective, max(1.0, IDLE_GPU_TOLERANCE * mip_objective)))
         bound = hm.dual_bound
         p_status, p_proven, _ = pm.run(None if time_limit is None else time_limit * POLISH_SHARE, gap, POLISH_NODES)
@@ -362,18 +359,18 @@ def _owned_value(model) -> float:
     return total
 
 
-def cache_of(problem: Problem, key: tuple | None = None) -> OrderedDict:
-    """The problem's built models, least recently used first: those of one GPU type alone
-    (structure_key + ("alone", gpu), as solve_fast makes them) apart from the others."""
-    alone = key is not None and len(key) > 6 and key[6] == "alone"
+def cache_of(problem: Problem, alone: bool = False) -> OrderedDict:
+    """The problem's built models, least recently used first, KEEP_MODELS of each kind: those of
+    one GPU type alone (a deadline bisection builds one per step) kept apart from the others, so
+    that they never push the plan's shared model out."""
     return problem.solver_cache.setdefault("alone_models" if alone else "models", OrderedDict())
 
 
-def remember(problem: Problem, key: tuple, model: HighsModel) -> None:
-    cache = cache_of(problem, key)
+def remember(problem: Problem, key: tuple, model: HighsModel, alone: bool = False) -> None:
+    cache = cache_of(problem, alone)
     cache[key] = model
     cache.move_to_end(key)
-    while len(cache) > (KEEP_ALONE if cache is not cache_of(problem) else KEEP_MODELS):
+    while len(cache) > KEEP_MODELS:
         cache.popitem(last=False)
 
 
