@@ -159,53 +159,48 @@ def speed_tasks(problem: Problem, sol: Solution, alts: dict,
     base = baseline(problem)
     slowest, fastest = round(100 * (SLOWEST - 1)), round(100 * (FASTEST - 1))   # -80, +200
 
-    def at(g: str, pct: int, solved: dict[int, Solution]) -> Solution:
-        """The plan when g's real speed is pct% off its estimate (negative: slower)."""
-        if pct not in solved:
-            solved[pct] = solve(problem, base.but(speed_factor={g: (100 + pct) / 100}), time_limit=time_limit)
-        return solved[pct]
-
-    def slower() -> list[dict]:
+    def search(g: str, sign: int, holds_at: Callable[[Solution], bool], limit: int, entry: dict,
+               never: str, changes: Callable[[int, str], str]) -> list[dict]:
+        """The first whole percent (slower: sign -1, faster: +1) at which holds_at stops being
+        true, each point re-solved once; `entry` the fields that do not depend on it."""
         solved: dict[int, Solution] = {}
 
-        def holds(p: int) -> bool:
-            return (s := at(gid, -p, solved)).feasible and chosen in _pairs(s)
+        def at(pct: int) -> Solution:   # the plan when g's real speed is pct% off its estimate
+            if sign * pct not in solved:
+                solved[sign * pct] = solve(problem, base.but(speed_factor={g: (100 + sign * pct) / 100}),
+                                           time_limit=time_limit)
+            return solved[sign * pct]
 
-        bracket = _search(holds, -slowest)
+        def holds(pct: int) -> bool:
+            return holds_at(at(pct))
+
+        bracket = _search(holds, limit)
         if bracket is None:
-            return [{"gpu": gid, "ownership": own, "direction": "slower", "what": "speed", "factor": None,
-                     "percent": None, "switches_to": None,
-                     "message": f"{gid} ({own}) stays the choice even if its real speed is "
-                                f"{100 * (1 - SLOWEST):.0f}% below the estimate"}]
+            return [{**entry, "factor": None, "percent": None, "switches_to": None, "message": never}]
         pct = _first_change(holds, bracket[1], bracket[0])
-        to = _what(problem, at(gid, -pct, solved))
-        return [{"gpu": gid, "ownership": own, "direction": "slower", "what": "speed",
-                 "factor": round(1 - pct / 100, 2), "percent": pct, "switches_to": to,
-                 "message": f"{gid} ({own}) stays the choice unless its real speed is \u2265 {pct}% below "
-                            f"the estimate (then: {to})"}]
+        to = _what(problem, at(pct))
+        return [{**entry, "factor": round(1 + sign * pct / 100, 2), "percent": pct, "switches_to": to,
+                 "message": changes(pct, to)}]
+
+    def slower() -> list[dict]:
+        return search(gid, -1, lambda s: s.feasible and chosen in _pairs(s), -slowest,
+                      {"gpu": gid, "ownership": own, "direction": "slower", "what": "speed"},
+                      f"{gid} ({own}) stays the choice even if its real speed is "
+                      f"{100 * (1 - SLOWEST):.0f}% below the estimate",
+                      lambda pct, to: f"{gid} ({own}) stays the choice unless its real speed is \u2265 {pct}% "
+                                      f"below the estimate (then: {to})")
 
     tasks = [slower]
     costed = {g: a["forced_cost_usd"] for g, a in alts.items() if a.get("forced_cost_usd") is not None}
     if costed:
         runner = min(sorted(costed), key=lambda g: costed[g])
 
-        def faster() -> list[dict]:
-            solved: dict[int, Solution] = {}
-
-            def holds(p: int) -> bool:   # the runner-up is still not chosen
-                return not ((s := at(runner, p, solved)).feasible and runner in s.gpu_types())
-
-            bracket = _search(holds, fastest)
-            if bracket is None:
-                return [{"gpu": runner, "ownership": None, "direction": "faster", "what": "speed", "factor": None,
-                         "percent": None, "switches_to": None,
-                         "message": f"{runner} (runner-up) would not become the choice even at "
-                                    f"{100 * (FASTEST - 1):.0f}% above its estimated speed"}]
-            pct = _first_change(holds, bracket[1], bracket[0])
-            to = _what(problem, at(runner, pct, solved))
-            return [{"gpu": runner, "ownership": None, "direction": "faster", "what": "speed",
-                     "factor": round(1 + pct / 100, 2), "percent": pct, "switches_to": to,
-                     "message": f"{runner} becomes the choice if its real speed is \u2265 {pct}% above "
-                                f"the estimate (then: {to})"}]
+        def faster() -> list[dict]:   # holds while the runner-up is still not chosen
+            return search(runner, 1, lambda s: not (s.feasible and runner in s.gpu_types()), fastest,
+                          {"gpu": runner, "ownership": None, "direction": "faster", "what": "speed"},
+                          f"{runner} (runner-up) would not become the choice even at "
+                          f"{100 * (FASTEST - 1):.0f}% above its estimated speed",
+                          lambda pct, to: f"{runner} becomes the choice if its real speed is \u2265 {pct}% above "
+                                          f"the estimate (then: {to})")
         tasks.append(faster)
     return tasks
