@@ -58,7 +58,8 @@ class _Explained:
     and the count of re-solves (`explaining`, read by the warnings and the solver record)."""
 
     def __init__(self, problem: Problem, sol: Solution, objective: str, time_limit: float | None,
-                 level: str, gap: float | None) -> None:
+                 level: str, gap: float | None, verdict: Verdict | None) -> None:
+        self.verdict = verdict   # the robustness draws, already begun (plan.plan), or None
         self.rejected: dict[str, JSONObject] = {
             gid: {"gpu": gid, "reasons": ordered(problem, gid, r.reasons), "forced_cost_usd": None}
             for gid, r in problem.rejected.items()}
@@ -114,11 +115,11 @@ class _Explained:
 
         # the robustness verdict's first block of draws (always drawn) joins them: the queue deals the
         # longest first (price break-evens, the speed bisections), then marginal values and the draws
-        verdict = Verdict(problem, sol, time_limit)
-        draws = verdict.first_block()
+        verdict = self.verdict or Verdict(problem, time_limit)
+        draws = verdict.first_block()   # those an early start (plan.plan) has not begun
         got = parallel.gather(tasks + draws, work_s=WORK_PER_ALTERNATIVES * alternatives_s, state=state, merge=merge)
         price, *speed, marginal = got[:len(tasks)]
-        self.robustness = verdict.verdict(got[len(tasks):])
+        self.robustness = verdict.verdict(sol, got[len(tasks):])
         return {"break_even": price, "marginal": marginal, "speed": [e for part in speed for e in part]}
 
 
@@ -164,11 +165,13 @@ def _assumptions(problem: Problem, sol: Solution) -> JSONObject:
 
 
 def assemble(problem: Problem, sol: Solution, *, objective: str = "cost", time_limit: float | None = 30.0,
-             explain: bool | str = True, gap: float | None = None) -> Plan:
-    """The Plan of `sol`, with the explanations `explain` asks for (plan.plan's levels)."""
+             explain: bool | str = True, gap: float | None = None, verdict: Verdict | None = None) -> Plan:
+    """The Plan of `sol`, with the explanations `explain` asks for (plan.plan's levels). `verdict`:
+    the robustness verdict of `problem` at `time_limit`, its draws begun before `sol` was solved
+    (early_verdict); None: drawn here."""
     wl, catalog = problem.workload, problem.catalog
     level = explain_level(explain)
-    why = _Explained(problem, sol, objective, time_limit, level, gap)
+    why = _Explained(problem, sol, objective, time_limit, level, gap, verdict)
     explaining = why.explaining
     jobs = _jobs(problem, sol)
     serves = _serves(problem, sol)

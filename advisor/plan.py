@@ -24,7 +24,7 @@ from advisor.contract import Plan
 from advisor.data.catalog import Catalog, load_catalog
 from advisor.data.rules import RuleSet, load_rules
 from advisor.errors import InputError
-from advisor.explain.robustness import range_points
+from advisor.explain.robustness import Verdict, range_points
 from advisor.explain.tradeoffs import cost_time_points, value_points
 from advisor.inputs.workload import Workload
 from advisor.perf import min_gpus, params_from
@@ -67,11 +67,19 @@ def plan(workload: Workload, *, catalog: Catalog | None = None, rules: RuleSet |
     if gap is not None and not 0 <= gap < 1:
         raise InputError(f"gap is a fraction from 0 to below 1 (0.01 = 1%), got {gap!r}", field="gap")
     problem = prepare(workload, catalog, rules, as_of)
-    sol = (solve(problem, time_limit=time_limit, gap=gap) if objective == "cost"
-           else solve_fastest(problem, time_limit=time_limit, gap=gap))
-    check(problem, sol)   # every hard constraint holds, or the plan is refused (solve/verify.py)
-    with stage("explaining"):   # named on the CLI's progress line (solve/run.py)
-        result = assemble(problem, sol, objective=objective, time_limit=time_limit, explain=level, gap=gap)
+    # the robustness draws need the candidates, not the plan: on a large model they begin on the
+    # other core while the plan is solved (explain/robustness.py)
+    verdict = Verdict.begin(problem, time_limit) if objective == "cost" and level == "full" else None
+    try:
+        sol = (solve(problem, time_limit=time_limit, gap=gap) if objective == "cost"
+               else solve_fastest(problem, time_limit=time_limit, gap=gap))
+        check(problem, sol)   # every hard constraint holds, or the plan is refused (solve/verify.py)
+        with stage("explaining"):   # named on the CLI's progress line (solve/run.py)
+            result = assemble(problem, sol, objective=objective, time_limit=time_limit, explain=level, gap=gap,
+                              verdict=verdict)
+    finally:
+        if verdict is not None:
+            verdict.close()   # no plan, or an error: the draws begun are not needed
     if charts:
         result.chart_data = chart_data(problem, time_limit)
     return result

@@ -67,8 +67,8 @@ def main() -> None:
     price = timed("price break-evens", lambda: break_even(pr, sol, alts, 30.0))
     speed = [timed("speed break-evens", task) for task in speed_tasks(pr, sol, alts, 30.0)]
     marginal = timed("marginal values", lambda: marginal_values(pr, sol, 30.0))
-    verdict = timed("robustness", lambda: Verdict(pr, sol, 30.0))
-    robustness = timed("robustness", verdict.verdict)
+    verdict = timed("robustness", lambda: Verdict(pr, 30.0))
+    robustness = timed("robustness", lambda: verdict.verdict(sol))
     row.update(stages_cpu={k: round(v, 2) for k, v in cpu.items()}, explain_cpu=round(sum(cpu.values()), 2),
                solves=solves, draws=robustness["draws"], load=round(os.getloadavg()[0], 2))
     print(json.dumps(row, indent=1))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import time
 
 import pytest
 import yaml
@@ -43,12 +44,50 @@ def test_forced_workers_give_the_serial_plan(monkeypatch):
     serial, none = planned_json(monkeypatch, "off")
     forked, forks = planned_json(monkeypatch, "on")
     assert none == 0
-    # the sensitivity stage forks once (with the robustness verdict's first block of draws), then once per
-    # later block
+    # the candidates fork once (GPU types offered on both cores), the robustness verdict's first block
+    # begins in a child before the plan is solved (forced: whatever the size), the sensitivity stage forks
+    # once (with the draws that child had not begun), then once per later block
     draws = json.loads(serial)["robustness"]["draws"]
     block = rob.CHECK_EVERY
-    assert forks == 1 + -(-max(0, draws - block) // block)
+    assert forks == 3 + -(-max(0, draws - block) // block)
     assert forked == serial
+
+
+def test_early_tasks_each_once_whoever_takes_them(monkeypatch):
+    """Tasks begun in a child before the rest of the work: the indices taken back and the child's
+    answers are every task once; a child that dies is recomputed; cancel leaves no process behind."""
+    monkeypatch.setenv(parallel.ENV, "on")
+    early = parallel.Early(lambda i: i * i, 40)
+    left = early.rest()
+    answers, _ = early.done()
+    assert sorted(left + list(answers)) == list(range(40)) and not set(left) & set(answers)
+    assert all(answers[i] == i * i for i in answers)
+    parent = os.getpid()
+
+    def dies(i: int) -> int:
+        if os.getpid() != parent:
+            os._exit(3)
+        return i
+
+    early = parallel.Early(dies, 5)
+    assert early.done() == ({}, None)   # the caller draws what is missing, as serially
+    early = parallel.Early(lambda i: __import__("time").sleep(30), 3)
+    early.cancel()
+    with pytest.raises(ChildProcessError):
+        os.waitpid(-1, os.WNOHANG)   # reaped: no child left
+    monkeypatch.setenv(parallel.ENV, "off")
+    assert parallel.Early(lambda i: i, 4).rest() == [0, 1, 2, 3]   # serial: every task back to the caller
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="no os.fork on this platform")
+def test_draws_begun_before_an_infeasible_plan_are_stopped(monkeypatch):
+    monkeypatch.setenv(parallel.ENV, "on")
+    doc = small_fleet()
+    doc["budget_usd"] = 1.0   # no plan: the verdict is never drawn
+    p = plan(doc, as_of=AS_OF)
+    assert p["status"] == "infeasible"
+    with pytest.raises(ChildProcessError):
+        os.waitpid(-1, os.WNOHANG)
 
 
 def test_every_task_once_in_index_order(monkeypatch):
@@ -96,3 +135,58 @@ def test_off_small_and_errors_stay_serial(monkeypatch):
     assert parallel.run(counted, 4, state=lambda: counter["n"] - at_fork, merge=merged.append) == [0, 1, 2, 3]
     # the tasks the child ran came back as its state: with the parent's own, all four
     assert counter["n"] + sum(merged) == 4
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="no os.fork on this platform")
+def test_candidates_offered_on_two_cores_are_the_serial_ones(monkeypatch, tmp_path):
+    """GPU types offered in a child (forced) give the candidates and reasons of a serial build, and
+    the child's layout searches come back to the parent as new answers (memo.absorb): a layout
+    search made elsewhere is not made again here."""
+    from advisor.data.catalog import load_catalog
+    from advisor.data.rules import load_rules
+    from advisor.inputs.workload import parse_workload
+    from advisor.perf import layout, memo, params_from
+    from advisor.plan import prepare
+
+    monkeypatch.setattr(memo, "_FOLDER", [None])   # no store on disk: this process's memory only
+    memo.forget()
+    wl = parse_workload(small_fleet())
+    catalog, rules = load_catalog(), load_rules()
+
+    def rows(problem) -> list:
+        return [[(c.gpu, c.count, c.ownership, c.hours, c.run_cost_usd) for c in cs] for cs in problem.candidates]
+
+    monkeypatch.setenv(parallel.ENV, "on")
+    forked = prepare(wl, catalog, rules, AS_OF)
+    found = memo.new_answers()
+    memo.forget()
+    monkeypatch.setenv(parallel.ENV, "off")
+    serial = prepare(wl, catalog, rules, AS_OF)
+    assert rows(forked) == rows(serial) and sum(map(len, serial.candidates)) > 100
+    assert {g: r.reasons for g, r in forked.rejected.items()} == {g: r.reasons for g, r in serial.rejected.items()}
+    memo.forget()
+    memo.absorb(found)   # what another process found, as a child's answers arrive
+    searched = []
+    real = layout._choose_layout
+    monkeypatch.setattr(layout, "_choose_layout", lambda *a: searched.append(a) or real(*a))
+    assert rows(prepare(wl, catalog, rules, AS_OF)) == rows(serial)
+    assert searched == []
+    # the way back from a child: the parent takes task 0 (slow here), the child the others, and their
+    # searches are found here afterwards
+    memo.forget()
+    monkeypatch.setenv(parallel.ENV, "on")
+    gpu, spec, params = catalog.gpus["h100-sxm"], serial.classes[0].spec, params_from(catalog)
+    parent = os.getpid()
+
+    def task(i: int) -> int:
+        if i == 0:
+            time.sleep(0.5)
+        layout.choose_layout(spec, gpu, 8 * (i + 1), params)
+        return os.getpid()
+
+    pids = parallel.run(task, 6, state=memo.new_answers, merge=memo.absorb)
+    assert any(p != parent for p in pids)   # the child searched some
+    searched.clear()
+    monkeypatch.setenv(parallel.ENV, "off")
+    assert all(task(i) == parent for i in range(1, 6)) and searched == []
+    memo.forget()

@@ -112,6 +112,22 @@ def remembered(fn: Callable[..., Any], kind: str, job: Any, gpu: Any, n: int, p:
     return value
 
 
+def new_answers() -> dict[tuple, dict]:
+    """The shards with answers not yet on disk: what a worker process (solve/parallel.py) found,
+    sent to the parent with its results."""
+    return {shard: _SHARDS[shard] for shard in _DIRTY if shard in _SHARDS}
+
+
+def absorb(found: dict[tuple, dict] | None) -> None:
+    """Another process's new_answers(), remembered here (and written at exit) as if found here."""
+    for shard, answers in (found or {}).items():
+        mine = _SHARDS.get(shard)
+        if mine is None:
+            mine = _load(shard)   # (it keeps what it loads)
+        mine.update(answers)
+        _DIRTY.add(shard)
+
+
 def search_key(gpu: Any, p: Any) -> tuple[str, str]:
     """The GPU's figures the search reads and the parameters, by value (what a shard is keyed by):
     perf/layout_grid.py keeps its per-GPU arrays under it, since every plan of a `crossover` gets

@@ -34,6 +34,8 @@ from advisor.perf.estimate import Estimate, evaluate
 from advisor.perf.goodput import wall_hours
 from advisor.perf.jobspec import JobSpec, job_spec, resolve_model
 from advisor.perf.layout import min_gpus
+from advisor.perf.memo import absorb, new_answers
+from advisor.solve import parallel
 from advisor.solve.problem import (  # re-exported: the types' historical home
     Candidate,
     Finding,
@@ -45,6 +47,10 @@ from advisor.solve.problem import (  # re-exported: the types' historical home
 )
 
 MAX_GPUS_PER_JOB = 65_536
+# From this many (job class, GPU type) pairs the GPU types are offered on both cores (solve/parallel.py):
+# the 200-job fleet (109 x 28) spends ~3 s in layout searches from an empty store; team-fleet (12 x 28)
+# ~0.1 s. A smaller problem is offered serially.
+PARALLEL_PAIRS = 1000
 MAX_CANDIDATES = 200_000   # MILP columns: beyond this a solve's time and memory are unbounded (docs/limits.md)
 
 
@@ -116,12 +122,15 @@ def build_problem(workload: Workload, catalog: Catalog, rules: RuleSet, params: 
     # counts beyond gpus.min/max are generated too: the optimizer filters them, and the
     # infeasibility diagnosis needs them to say how many GPUs would do
     upper = MAX_GPUS_PER_JOB
-    candidates: list[list[Candidate]] = [[] for _ in classes]
     reasons: dict[str, list] = {g: [] for g in gpu_ids}
     gpu_kw, unit_price, rent_rate, servers, unit_cost, resid = {}, {}, {}, {}, {}, {}
     econ, r = catalog.economics, costs.discount_rate
-    for gid in gpu_ids:
+    by_gpu: dict[str, list[list[Candidate]]] = {}   # GPU id -> its candidates per class
+
+    def offer(gid: str) -> None:
+        """One GPU type's candidates (by_gpu[gid]) and why options were removed (reasons[gid])."""
         gpu = catalog.gpus[gid]
+        mine_by_class: list[list[Candidate]] = [[] for _ in classes]
         gpu_kw[gid] = (gpu.tdp_w.value or 0.0) / 1000.0
         unit_price[gid] = gpu.purchase_usd
         if gpu.purchase_usd is not None:
@@ -162,7 +171,7 @@ def build_problem(workload: Workload, catalog: Catalog, rules: RuleSet, params: 
             if n_min is None:
                 _add(reasons[gid], None, "memory", _memory_reason(cls.spec, gpu, params, upper, name))
                 continue
-            start = len(candidates[k])   # this GPU's candidates of class k are appended from here on
+            start = len(mine_by_class[k])   # this GPU's candidates of class k are appended from here on
             for ownership, opt in mine_offers:
                 static = findings[k, ownership]
                 best, batch, last = 0.0, None, n_min
@@ -206,12 +215,12 @@ def build_problem(workload: Workload, catalog: Catalog, rules: RuleSet, params: 
                     else:
                         nominal = costs.job_energy_usd(n * hours, gpu_kw[gid] + per_slot_kw)
                         run_cost = nominal * stream_factor(hours / HOURS_PER_YEAR, r)
-                    candidates[k].append(Candidate(k, gid, n, ownership, est.tokens_per_s, hours, run_cost,
+                    mine_by_class[k].append(Candidate(k, gid, n, ownership, est.tokens_per_s, hours, run_cost,
                                                    est, warnings, good, time_factor, opt.kind if opt else None, nominal,
                                                    opt, billed))
                     if hours < 1 / 60 and (cls.deadline is None or hours * time_factor <= cls.deadline):
                         break  # under a minute already: faster options only add cost
-                mine = [c for c in candidates[k][start:] if c.ownership == ownership
+                mine = [c for c in mine_by_class[k][start:] if c.ownership == ownership
                         and (opt is None or c.kind == opt.kind)]
                 if cls.deadline is not None and mine and not any(c.planned_hours <= cls.deadline for c in mine):
                     fastest = min(mine, key=lambda c: c.hours)
@@ -219,6 +228,16 @@ def build_problem(workload: Workload, catalog: Catalog, rules: RuleSet, params: 
                          f"{name}: even {fastest.count} GPUs ({ownership}) take {fastest.planned_hours / 24:.1f} days "
                          f"at confidence {workload.confidence:g} ({fastest.hours / 24:.1f} estimated), "
                          f"past the {cls.deadline / 24:g}-day deadline")
+        by_gpu[gid] = mine_by_class
+
+    # the layout searches (most of a first run's time) over both cores: each process offers the next GPU
+    # type from a queue; those a child offered are offered again here, from its searches (perf/memo.py)
+    if parallel.mode() == "on" or len(classes) * len(gpu_ids) >= PARALLEL_PAIRS:
+        parallel.run(lambda i: offer(gpu_ids[i]), len(gpu_ids), state=new_answers, merge=absorb)
+    for gid in gpu_ids:
+        if gid not in by_gpu:
+            offer(gid)
+    candidates: list[list[Candidate]] = [[c for g in gpu_ids for c in by_gpu[g][k]] for k in range(len(classes))]
     total = sum(map(len, candidates))
     if total > MAX_CANDIDATES:
         raise InputError(f"the workload gives {total:,} candidate configurations ({len(classes):,} distinct jobs x "

@@ -1,5 +1,7 @@
-"""Independent re-solves on both cores (issue 19): robustness draws and break-even bisections of
-different GPU types, mapped over forked worker processes, merged in index order.
+"""Independent work on both cores (issue 19): the GPU types' candidates (their layout searches come
+back to the parent, perf/memo.py), robustness draws (the first block begun while the plan itself is
+solved: `Early`) and break-even bisections of different GPU types, mapped over forked worker
+processes, merged in index order.
 
 Why processes and fork: HiGHS threads = 2 overran its time limit (highspy 1.16), and highspy
 objects do not pickle, so a worker must inherit the built models: a forked child has the parent's
@@ -169,6 +171,60 @@ def _reap(pid: int, fd: int, kill: bool = False) -> Any:
         return pickle.loads(data)
     except Exception:   # noqa: BLE001 -- a truncated answer: recompute
         return None
+
+
+class Early:
+    """Tasks begun in one child process before the caller has the rest of its work (the robustness
+    draws while the plan itself is solved: they need the candidates, not the plan). `rest()` takes
+    back the indices no process has begun, for the caller to run beside its other work (through
+    run(), say); `done()` waits for the child's answers. With no child (serial, as run() would be,
+    or more tasks than the queue holds) rest() gives every index back. `cancel()` stops the child
+    whatever it is doing (the caller no longer needs the answers, or failed)."""
+
+    def __init__(self, task: Callable[[int], Any], n: int, state: Callable[[], Any] | None = None):
+        self.n = n
+        self.queue: int | None = None
+        self.child: tuple[int, int] | None = None
+        if n < 1 or n > MAX_QUEUE or workers() < 2:
+            return
+        rfd, wfd = os.pipe()
+        os.write(wfd, b"".join(struct.pack("<I", i) for i in range(n)))
+        os.close(wfd)
+        self.queue = rfd
+        self.child = _fork(task, rfd, state)
+
+    def rest(self) -> list[int]:
+        """The indices nobody has begun, in order (the child finishes the one it is on and stops)."""
+        if self.child is None:
+            return list(range(self.n))
+        if self.queue is None:
+            return []
+        left = list(_indices(self.queue))   # 4-byte reads are atomic: each index goes to one process
+        os.close(self.queue)
+        self.queue = None
+        return left
+
+    def done(self) -> tuple[dict[int, Any], Any]:
+        """The child's answers by index and its state; ({}, None) when there was no child or it
+        failed (the caller computes what is missing, as the serial path would)."""
+        self.rest()
+        if self.child is None:
+            return {}, None
+        pid, fd = self.child
+        self.child = None
+        got = _reap(pid, fd)
+        if got is None:
+            return {}, None
+        results, extra = got
+        return dict(results), extra
+
+    def cancel(self) -> None:
+        if self.queue is not None:
+            os.close(self.queue)
+            self.queue = None
+        if self.child is not None:
+            _reap(*self.child, kill=True)
+            self.child = None
 
 
 def gather(tasks: Sequence[Callable[[], T]], *, work_s: float | None = None,
