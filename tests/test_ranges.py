@@ -162,3 +162,45 @@ def test_table_shows_ranges_compactly(run, write):
 def test_confidence_out_of_range_is_an_input_error(run, write):
     code, _, err = run("plan", write("deployment: office\nmodel: gpt2-124m\ntokens: 1B\nconfidence: 1.5\n"))
     assert code == 2 and "confidence" in err and "0.99" in err
+
+
+class _StoppedAtTimeLimit:
+    """A HiGHS model whose every run ends at its time limit, with (`found`) or without a plan."""
+
+    def __init__(self, h, found: bool):
+        self._h, self._found = h, found
+
+    def __getattr__(self, name):
+        return getattr(self._h, name)
+
+    def getModelStatus(self):
+        import highspy
+        return highspy.HighsModelStatus.kTimeLimit
+
+    def getInfo(self):
+        info = self._h.getInfo()
+        return type("Info", (), {"primal_solution_status": 2 if self._found else 0,
+                                 "objective_function_value": info.objective_function_value})()
+
+
+@pytest.mark.parametrize("found", [True, False])
+def test_a_draw_stopped_by_its_time_limit_is_said_so(catalog, rules, found):
+    """A draw the time limit stops is not "no feasible plan": with a plan found, that plan counts and
+    the verdict says how many were not proven; with none, it is named as such."""
+    from advisor.explain.robustness import Verdict
+
+    problem = problem_of(dict(CLOSE, deployment={"context": "datacenter", "ownership": "any"}), catalog, rules)
+    sol = solve(problem)
+    exact = Verdict(problem, 30.0, draws=20).verdict(sol)
+    v = Verdict(problem, 30.0, draws=20)
+    assert v.redraw.model is not None
+    v.redraw.h = _StoppedAtTimeLimit(v.redraw.h, found)
+    got = v.verdict(sol)
+    assert got["unproven_draws"] == 20 and exact["unproven_draws"] == 0
+    assert "20 of 20 draws stopped at the 30 s time limit, their plans not proven within the gap" in got["message"]
+    if found:   # the same plans as the proven runs (they were optimal; only the status says otherwise)
+        assert (got["holds"], got["alternatives"]) == (exact["holds"], exact["alternatives"])
+    else:
+        assert got["holds"] == 0
+        assert got["alternatives"] == [{"purchase": "no plan found within the time limit", "share": 1.0}]
+        assert "no feasible plan" not in got["message"]

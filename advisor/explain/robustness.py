@@ -32,7 +32,7 @@ from advisor.explain.ranges import (
 from advisor.solve import parallel
 from advisor.solve.candidates import Problem
 from advisor.solve.milp import Solution, solve
-from advisor.solve.redraw import Redraw, describe, signature
+from advisor.solve.redraw import TIMED_OUT, Redraw, describe, signature
 from advisor.solve.run import stage, step
 from advisor.solve.scenario import baseline
 
@@ -124,7 +124,7 @@ class Verdict:
             self.early.cancel()
             self.early = None
 
-    def draw(self, i: int) -> tuple[frozenset, tuple] | None:
+    def draw(self, i: int) -> tuple[frozenset, tuple, bool] | None:
         """Draw i's plan, solved as the verdict would (never as an explanation re-solve: without
         highspy a draw is a full solve, at the plan's gap and time limit)."""
         cache = self.problem.solver_cache
@@ -138,7 +138,7 @@ class Verdict:
             if explaining is not None:
                 cache["explaining"] = explaining
 
-    def first_block(self) -> list[Callable[[], tuple[frozenset, tuple] | None]]:
+    def first_block(self) -> list[Callable[[], tuple[frozenset, tuple, bool] | None]]:
         """The first block's draws that no process has begun, as calls (all of them without start())."""
         self.begun = self.early.rest() if self.early is not None else list(range(min(CHECK_EVERY, len(self.samples))))
         return [functools.partial(self.draw, i) for i in self.begun]
@@ -184,7 +184,9 @@ class Verdict:
                     break
         for one in got_all:
             if one is None or one[0] != chosen:
-                other[describe(one[1], self.names) if one else "no feasible plan"] += 1
+                other[("no feasible plan" if one is None else one[1][0] if one[1] == (TIMED_OUT,)
+                       else describe(one[1], self.names))] += 1
+        unproven = sum(1 for one in got_all if one is not None and not one[2])
         planned, draws = draws, len(got_all)
         ranked = sorted(other.items(), key=lambda kv: (-kv[1], kv[0]))
         alts: list[dict] = [{"purchase": k, "share": v / draws} for k, v in ranked]
@@ -196,8 +198,11 @@ class Verdict:
         if draws < planned:
             lo, hi = wilson(held, draws)
             msg += f" (stopped at {draws} of {planned} draws: settled, 95% interval {100 * lo:.0f}-{100 * hi:.0f}%)"
+        if unproven:
+            msg += (f"; {unproven} of {draws} draws stopped at the {self.redraw.time_limit:g} s time limit, "
+                    "their plans not proven within the gap")
         return {"draws": draws, "seed": self.seed, "holds": held, "holds_share": share, "alternatives": alts[:5],
-                "reused_model": self.redraw.model is not None, "message": msg}
+                "unproven_draws": unproven, "reused_model": self.redraw.model is not None, "message": msg}
 
 
 def plan_ranges(problem: Problem, sol: Solution, jobs: list[dict], *, robust: bool,

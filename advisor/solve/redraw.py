@@ -25,9 +25,14 @@ from advisor.solve.scenario import Scenario
 from advisor.solve.usable import cost_dominators
 
 
+TIMED_OUT = "no plan found within the time limit"   # a draw's purchase when its time limit came first
+
+
 class Redraw:
-    """`choice(speed, buy, rent)` -> the plan's (GPU, ownership) pairs and purchase, or None when
-    no plan meets the constraints under those factors (GPU id -> factor; 1 when absent)."""
+    """`choice(speed, buy, rent)` -> the plan's (GPU, ownership) pairs, its purchase and whether it
+    is proven within the gap (False: the time limit stopped the search at the best plan found; with
+    none found, the purchase is (TIMED_OUT,)), or None when no plan meets the constraints under
+    those factors (GPU id -> factor; 1 when absent)."""
 
     def __init__(self, problem: Problem, sc: Scenario, fastest: Mapping[str, float], time_limit: float | None,
                  draws: Sequence[Mapping[str, float]] | None = None):
@@ -98,13 +103,14 @@ class Redraw:
         return out
 
     def choice(self, speed: Mapping[str, float], buy: Mapping[str, float],
-               rent: Mapping[str, float]) -> tuple[frozenset, tuple] | None:
+               rent: Mapping[str, float]) -> tuple[frozenset, tuple, bool] | None:
         if self.model is None:
             s = solve(self.problem, self.sc.but(speed_factor=speed, buy_factor=buy, rent_factor=rent),
                       time_limit=self.time_limit)
-            if not s.feasible:
+            if not s.feasible:   # (no plan within the time limit raises SolverError)
                 return None
-            return frozenset((c.gpu, c.ownership) for c in s.chosen), signature(s.bought, s.assignment)
+            return (frozenset((c.gpu, c.ownership) for c in s.chosen), signature(s.bought, s.assignment),
+                    bool(s.solver.get("proven_optimal")))
         import highspy
         import numpy as np
 
@@ -136,12 +142,17 @@ class Redraw:
         for row, g, col, coef in self.cap_rows:
             h.changeCoeff(row, col, coef * rel.get(g, 1.0))
         h.run()
-        if h.getModelStatus() != highspy.HighsModelStatus.kOptimal:
-            return None
+        status = h.getModelStatus()
+        proven = status == highspy.HighsModelStatus.kOptimal
+        if not proven:
+            if status != highspy.HighsModelStatus.kTimeLimit:
+                return None   # infeasible under this draw's factors
+            if h.getInfo().primal_solution_status != 2:
+                return frozenset(), (TIMED_OUT,), False
         x = list(h.getSolution().col_value)
         used = [(c, x[self.ycol[k, i]]) for k, i, c in m.pairs() if x[self.ycol[k, i]] > 1e-6]
         bought = {g: round(x[col]) for g, col in self.ncol.items() if round(x[col]) > 0}
-        return frozenset((c.gpu, c.ownership) for c, _ in used), signature(bought, used)
+        return frozenset((c.gpu, c.ownership) for c, _ in used), signature(bought, used), proven
 
     def _columns(self) -> None:
         """Per y column, what a draw needs, in pairs() order: (column, GPU, upper bound, run cost,
