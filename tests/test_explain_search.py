@@ -145,7 +145,8 @@ def _usable_reference(problem, sc, faster_too):
         due = sc.job_deadline(cls.deadline)
         limit = math.inf if due is None else due
         single = problem.job_count == 1
-        keep = [c for c in scaled if c.planned_hours <= limit * (1 + 1e-9)
+        cap = math.inf if sc.makespan_hours is None else sc.makespan_hours   # on the estimate, as well as planned
+        keep = [c for c in scaled if c.planned_hours <= limit * (1 + 1e-9) and c.hours <= cap * (1 + 1e-9)
                 and (sc.only_gpu is None or c.gpu == sc.only_gpu)
                 and not (single and sc.gpu_upper is not None and c.count > sc.gpu_upper)
                 and not (single and sc.gpu_lower is not None and c.count < sc.gpu_lower)
@@ -154,13 +155,20 @@ def _usable_reference(problem, sc, faster_too):
     return out
 
 
-@pytest.mark.parametrize("example", ["team-fleet", "rent-vs-buy-3y", "llama-70b-budget"])
-def test_usable_candidates_match_scaling_every_candidate_first(example, catalog, rules):
-    problem = prepare(load_workload(EXAMPLES / f"{example}.yaml"), catalog, rules, AS_OF)
+@pytest.mark.parametrize("example,confidence", [("team-fleet", None), ("rent-vs-buy-3y", None),
+                                                ("llama-70b-budget", None), ("team-fleet", 0.3)])
+def test_usable_candidates_match_scaling_every_candidate_first(example, confidence, catalog, rules):
+    wl = load_workload(EXAMPLES / f"{example}.yaml")
+    if confidence is not None:   # below 0.5 a job's planned time is under its estimate: the makespan cap tests both
+        wl = wl.model_copy(update={"confidence": confidence})
+    problem = prepare(wl, catalog, rules, AS_OF)
+    assert confidence is None or any(c.time_factor < 1 for cs in problem.candidates for c in cs)
     gpus = sorted(problem.considered)
     base = baseline(problem)
+    hours = sorted(c.hours for cs in problem.candidates for c in cs)   # a makespan cap half the candidates meet
     scenarios = [base.but(speed_factor={g: 0.7 if j % 2 else 1.6 for j, g in enumerate(gpus)}),
                  base.but(deadline_scale=0.8, speed_factor={gpus[0]: 1.3}),
+                 base.but(makespan_hours=hours[len(hours) // 2], speed_factor={gpus[-1]: 0.8}),
                  *(base.but(only_gpu=g, deadline_scale=1.5) for g in gpus)]
     for sc in scenarios:
         for faster_too in (False, True):
