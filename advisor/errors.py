@@ -69,6 +69,10 @@ class SolverError(AdvisorError):
     exit_code = 1
 
 
+class NoPlanInTime(SolverError):
+    """The solver stopped (time limit) before it found any plan: not proof that none exists."""
+
+
 # ------------------------------------------------------------------ message helpers
 
 def suggest(word: str, choices) -> str:

@@ -73,6 +73,9 @@ def plan(workload: Workload, *, catalog: Catalog | None = None, rules: RuleSet |
     try:
         sol = (solve(problem, time_limit=time_limit, gap=gap) if objective == "cost"
                else solve_fastest(problem, time_limit=time_limit, gap=gap))
+        if verdict is not None and not sol.feasible:   # no plan to judge: stop the draws before the diagnosis
+            verdict.close()
+            verdict = None
         check(problem, sol)   # every hard constraint holds, or the plan is refused (solve/verify.py)
         with stage("explaining"):   # named on the CLI's progress line (solve/run.py)
             result = assemble(problem, sol, objective=objective, time_limit=time_limit, explain=level, gap=gap,

@@ -81,13 +81,41 @@ def test_early_tasks_each_once_whoever_takes_them(monkeypatch):
 
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="no os.fork on this platform")
 def test_draws_begun_before_an_infeasible_plan_are_stopped(monkeypatch):
+    """No plan, no verdict: the draws begun are stopped before the diagnosis re-plans."""
+    from advisor import assemble
+
     monkeypatch.setenv(parallel.ENV, "on")
     doc = small_fleet()
-    doc["budget_usd"] = 1.0   # no plan: the verdict is never drawn
+    doc["budget_usd"] = 1.0
+    real, alive = assemble.diagnose, []
+
+    def diagnose(*a, **k):
+        try:
+            os.waitpid(-1, os.WNOHANG)
+            alive.append(True)   # a child to reap: the draws were still there
+        except ChildProcessError:
+            pass
+        return real(*a, **k)
+
+    monkeypatch.setattr(assemble, "diagnose", diagnose)
     p = plan(doc, as_of=AS_OF)
-    assert p["status"] == "infeasible"
+    assert p["status"] == "infeasible" and p["diagnosis"] and not alive
     with pytest.raises(ChildProcessError):
         os.waitpid(-1, os.WNOHANG)
+
+
+def test_no_process_to_start_means_the_parent_does_everything(monkeypatch):
+    monkeypatch.setenv(parallel.ENV, "on")
+
+    def no_fork() -> int:
+        raise OSError(11, "Resource temporarily unavailable")
+
+    monkeypatch.setattr(os, "fork", no_fork)
+    before = len(os.listdir("/proc/self/fd")) if os.path.isdir("/proc/self/fd") else None
+    assert parallel.Early(lambda i: i, 5).rest() == [0, 1, 2, 3, 4]
+    assert parallel.run(lambda i: i * i, 6) == [i * i for i in range(6)]
+    if before is not None:   # no pipe left open
+        assert len(os.listdir("/proc/self/fd")) == before
 
 
 def test_every_task_once_in_index_order(monkeypatch):
@@ -164,6 +192,9 @@ def test_candidates_offered_on_two_cores_are_the_serial_ones(monkeypatch, tmp_pa
     serial = prepare(wl, catalog, rules, AS_OF)
     assert rows(forked) == rows(serial) and sum(map(len, serial.candidates)) > 100
     assert {g: r.reasons for g, r in forked.rejected.items()} == {g: r.reasons for g, r in serial.rejected.items()}
+    for name in ("gpu_kw", "unit_price", "rent_rate", "unit_cost"):   # keyed and ordered as serially
+        assert list(getattr(forked, name).items()) == list(getattr(serial, name).items())
+    assert list(forked.servers) == list(serial.servers) and list(forked.residual) == list(serial.residual)
     memo.forget()
     memo.absorb(found)   # what another process found, as a child's answers arrive
     searched = []
@@ -184,6 +215,10 @@ def test_candidates_offered_on_two_cores_are_the_serial_ones(monkeypatch, tmp_pa
         layout.choose_layout(spec, gpu, 8 * (i + 1), params)
         return os.getpid()
 
+    known = memo.mark()
+    task(0)
+    assert len(memo.new_answers(known)) == 1 and memo.new_answers(memo.mark()) == {}   # only what is new since
+    memo.forget()
     pids = parallel.run(task, 6, state=memo.new_answers, merge=memo.absorb)
     assert any(p != parent for p in pids)   # the child searched some
     searched.clear()

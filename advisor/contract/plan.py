@@ -105,7 +105,7 @@ class Robustness(Out):
     holds: int
     holds_share: Num
     alternatives: list[RobustAlternative]
-    unproven_draws: int   # draws the time limit stopped before their gap was proven (their best plan counted)
+    unproven_draws: int   # draws the time limit stopped with a plan not proven within the gap (that plan counted)
     reused_model: bool
     message: str
 

@@ -68,7 +68,8 @@ def settled(held: int, n: int) -> bool:
 
 def robustness(problem: Problem, sol: Solution, time_limit: float | None = 30.0,
                draws: int = DRAWS, seed: int = SEED) -> dict | None:
-    """{draws, seed, holds, holds_share, alternatives: [{purchase, share}], message}; None without a plan."""
+    """{draws, seed, holds, holds_share, alternatives: [{purchase, share}], unproven_draws, reused_model,
+    message}; None without a plan."""
     if not sol.feasible or draws <= 0:
         return None
     return Verdict(problem, time_limit, draws, seed).verdict(sol)
@@ -99,6 +100,7 @@ class Verdict:
         fastest = {g: max(s[0][g] for s in samples) for g in gids}
         columns = sum(len(cs) for cs in problem.candidates)
         self.samples = samples[:draws_for(columns, draws)]
+        self.block = min(CHECK_EVERY, len(self.samples))   # the first block: always drawn
         self.redraw = Redraw(problem, baseline(problem), fastest, time_limit, [s[0] for s in self.samples])
         self.names = {g: problem.catalog.gpus[g].name for g in gids}
         self.cpu, self.drawn = 0.0, 0   # CPU s and count of the draws made in this process
@@ -115,8 +117,7 @@ class Verdict:
             return None
         self = cls(problem, time_limit)
         if self.redraw.model is not None or parallel.mode() == "on":
-            self.early = parallel.Early(self.draw, min(CHECK_EVERY, len(self.samples)),
-                                        state=lambda: (self.cpu, self.drawn))
+            self.early = parallel.Early(self.draw, self.block, state=lambda: (self.cpu, self.drawn))
         return self
 
     def close(self) -> None:
@@ -139,8 +140,8 @@ class Verdict:
                 cache["explaining"] = explaining
 
     def first_block(self) -> list[Callable[[], tuple[frozenset, tuple, bool] | None]]:
-        """The first block's draws that no process has begun, as calls (all of them without start())."""
-        self.begun = self.early.rest() if self.early is not None else list(range(min(CHECK_EVERY, len(self.samples))))
+        """The first block's draws that no process has begun, as calls (all of them without begin())."""
+        self.begun = self.early.rest() if self.early is not None else list(range(self.block))
         return [functools.partial(self.draw, i) for i in self.begun]
 
     def _first(self, first: list) -> list:
@@ -153,7 +154,7 @@ class Verdict:
             got.update(answers)
             if state is not None:
                 self.cpu, self.drawn = self.cpu + state[0], self.drawn + state[1]
-        return [got[i] if i in got else self.draw(i) for i in range(min(CHECK_EVERY, len(self.samples)))]
+        return [got[i] if i in got else self.draw(i) for i in range(self.block)]
 
     def verdict(self, sol: Solution, first: list | None = None) -> dict:
         """The verdict on `sol` from draws 0, 1, ... (`first`: the answers to first_block())."""
@@ -177,16 +178,17 @@ class Verdict:
                 got += parallel.run(lambda i: self.draw(idx[i]), len(idx), work_s=per_draw * len(idx))
                 for one in got:
                     got_all.append(one)
-                    held += one is not None and one[0] == chosen
+                    held += _held(one, chosen)
                     step()
                 n = len(got_all)
                 if n < draws and settled(held, n):   # looked at every CHECK_EVERY draws
                     break
+        timed_out = sum(1 for one in got_all if one is not None and one[1] == (TIMED_OUT,))
+        unproven = sum(1 for one in got_all if one is not None and not one[2]) - timed_out   # plans found, not proven
         for one in got_all:
-            if one is None or one[0] != chosen:
-                other[("no feasible plan" if one is None else one[1][0] if one[1] == (TIMED_OUT,)
+            if not _held(one, chosen):
+                other[("no feasible plan" if one is None else TIMED_OUT if one[1] == (TIMED_OUT,)
                        else describe(one[1], self.names))] += 1
-        unproven = sum(1 for one in got_all if one is not None and not one[2])
         planned, draws = draws, len(got_all)
         ranked = sorted(other.items(), key=lambda kv: (-kv[1], kv[0]))
         alts: list[dict] = [{"purchase": k, "share": v / draws} for k, v in ranked]
@@ -198,11 +200,18 @@ class Verdict:
         if draws < planned:
             lo, hi = wilson(held, draws)
             msg += f" (stopped at {draws} of {planned} draws: settled, 95% interval {100 * lo:.0f}-{100 * hi:.0f}%)"
+        limit = "" if self.redraw.time_limit is None else f" {self.redraw.time_limit:g} s"
         if unproven:
-            msg += (f"; {unproven} of {draws} draws stopped at the {self.redraw.time_limit:g} s time limit, "
-                    "their plans not proven within the gap")
+            msg += f"; {unproven} of {draws} draws stopped at the{limit} time limit, their plans not proven within the gap"
+        if timed_out:
+            msg += f"; {timed_out} of {draws} draws found no plan within the{limit} time limit"
         return {"draws": draws, "seed": self.seed, "holds": held, "holds_share": share, "alternatives": alts[:5],
                 "unproven_draws": unproven, "reused_model": self.redraw.model is not None, "message": msg}
+
+
+def _held(one: tuple[frozenset, tuple, bool] | None, chosen: frozenset) -> bool:
+    """Does a draw's plan use the recommended (GPU, ownership) pairs? (A draw with no plan does not.)"""
+    return one is not None and one[1] != (TIMED_OUT,) and one[0] == chosen
 
 
 def plan_ranges(problem: Problem, sol: Solution, jobs: list[dict], *, robust: bool,

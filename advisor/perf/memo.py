@@ -42,6 +42,7 @@ _GPU_KEYS: dict[tuple[int, int], tuple[object, object, str]] = {}   # (id(gpu), 
 _NAMED: dict[int, tuple[object, frozenset]] = {}  # id(params) -> (params, the keys of its tables)
 _UNREAD = frozenset({"name", "prices", "note"})   # GPU fields the layout search never reads
 _FOLDER: list[Path | None] = []                   # [folder] once known (None: no disk)
+_OWNER = os.getpid()   # the process that writes the store: a forked worker (solve/parallel.py) only sends answers
 
 
 def _value_key(obj: object, describe: Callable[[Any], str]) -> str:
@@ -87,7 +88,7 @@ def _load(shard: tuple) -> dict:
                 answers = stored
         except Exception:  # noqa: BLE001, S110 -- missing, truncated or foreign: recompute
             pass
-    if len(_SHARDS) >= MAX_ENTRIES // 8:
+    if len(_SHARDS) >= MAX_ENTRIES // 8 and os.getpid() == _OWNER:   # (a worker's memory just grows)
         save()
         _SHARDS.clear()
         _VALUE_KEYS.clear()
@@ -112,10 +113,17 @@ def remembered(fn: Callable[..., Any], kind: str, job: Any, gpu: Any, n: int, p:
     return value
 
 
-def new_answers() -> dict[tuple, dict]:
-    """The shards with answers not yet on disk: what a worker process (solve/parallel.py) found,
-    sent to the parent with its results."""
-    return {shard: _SHARDS[shard] for shard in _DIRTY if shard in _SHARDS}
+def mark() -> dict[tuple, int]:
+    """How many answers each unsaved shard holds now: new_answers(mark()) is what was found since."""
+    return {shard: len(_SHARDS[shard]) for shard in _DIRTY if shard in _SHARDS}
+
+
+def new_answers(since: dict[tuple, int] | None = None) -> dict[tuple, dict]:
+    """The shards with answers not yet on disk, those new or grown `since` a mark() only: what a
+    worker process (solve/parallel.py) found, sent to the parent with its results."""
+    since = since or {}
+    return {shard: _SHARDS[shard] for shard in _DIRTY
+            if shard in _SHARDS and len(_SHARDS[shard]) > since.get(shard, 0)}
 
 
 def absorb(found: dict[tuple, dict] | None) -> None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Sequence
+from typing import TypeVar
 
 from advisor.data.catalog import GPU, Catalog
 from advisor.data.estimator import Params
@@ -34,7 +35,7 @@ from advisor.perf.estimate import Estimate, evaluate
 from advisor.perf.goodput import wall_hours
 from advisor.perf.jobspec import JobSpec, job_spec, resolve_model
 from advisor.perf.layout import min_gpus
-from advisor.perf.memo import absorb, new_answers
+from advisor.perf.memo import absorb, mark, new_answers
 from advisor.solve import parallel
 from advisor.solve.problem import (  # re-exported: the types' historical home
     Candidate,
@@ -51,6 +52,7 @@ MAX_GPUS_PER_JOB = 65_536
 # the 200-job fleet (109 x 28) spends ~3 s in layout searches from an empty store; team-fleet (12 x 28)
 # ~0.1 s. A smaller problem is offered serially.
 PARALLEL_PAIRS = 1000
+T = TypeVar("T")
 MAX_CANDIDATES = 200_000   # MILP columns: beyond this a solve's time and memory are unbounded (docs/limits.md)
 
 
@@ -233,10 +235,14 @@ def build_problem(workload: Workload, catalog: Catalog, rules: RuleSet, params: 
     # the layout searches (most of a first run's time) over both cores: each process offers the next GPU
     # type from a queue; those a child offered are offered again here, from its searches (perf/memo.py)
     if parallel.mode() == "on" or len(classes) * len(gpu_ids) >= PARALLEL_PAIRS:
-        parallel.run(lambda i: offer(gpu_ids[i]), len(gpu_ids), state=new_answers, merge=absorb)
+        known = mark()
+        parallel.run(lambda i: offer(gpu_ids[i]), len(gpu_ids), state=lambda: new_answers(known), merge=absorb)
     for gid in gpu_ids:
         if gid not in by_gpu:
             offer(gid)
+    # in the GPU types' order, whichever process offered them first
+    gpu_kw, unit_price, rent_rate = _ordered(gpu_kw, gpu_ids), _ordered(unit_price, gpu_ids), _ordered(rent_rate, gpu_ids)
+    servers, unit_cost, resid = _ordered(servers, gpu_ids), _ordered(unit_cost, gpu_ids), _ordered(resid, gpu_ids)
     candidates: list[list[Candidate]] = [[c for g in gpu_ids for c in by_gpu[g][k]] for k in range(len(classes))]
     total = sum(map(len, candidates))
     if total > MAX_CANDIDATES:
@@ -259,6 +265,10 @@ def build_problem(workload: Workload, catalog: Catalog, rules: RuleSet, params: 
         return problem   # training only: no serving class, and the serving estimator is not even imported
     from advisor.solve.serving_candidates import add_serving
     return add_serving(problem)
+
+
+def _ordered(d: dict[str, T], ids: list[str]) -> dict[str, T]:
+    return {g: d[g] for g in ids if g in d}
 
 
 def _offers(gpu: GPU, ownerships: list[str], reasons: list[Finding], options: list[RentOption],

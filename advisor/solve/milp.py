@@ -31,7 +31,7 @@ import math
 
 import pulp
 
-from advisor.errors import SolverError
+from advisor.errors import NoPlanInTime, SolverError
 from advisor.solve.candidates import Candidate, Problem
 from advisor.solve.milp_serving import ServingSection, usable_serving
 from advisor.solve.run import count_solve, quiet_stdout, read_gap, solver_for
@@ -268,7 +268,7 @@ def solve(problem: Problem, scenario: Scenario | None = None, *, time_limit: flo
 def _check(status: str, name: str, time_limit: float | None) -> None:
     if status == "none":
         limit = f" within the {time_limit:g} s time limit" if time_limit is not None else ""
-        raise SolverError(f"the {name} solver found no plan{limit}; raise `time_limit` or simplify the workload")
+        raise NoPlanInTime(f"the {name} solver found no plan{limit}; raise `time_limit` or simplify the workload")
 
 
 def _solve_pulp(problem: Problem, sc: Scenario, time_limit: float | None, gap: float) -> Solution:

@@ -11,7 +11,8 @@ safe (bench/parallel_fork.py forks after HiGHS runs and re-solves in the childre
 
 The tasks are dealt from a queue: the parent and each child take the next index as they finish
 one, so long and short tasks balance; a child exits with os._exit (no atexit hooks: the layout
-store is the parent's to write). A child that fails in
+store is the parent's to write, perf/memo.py). When no child can start (os.fork fails), the parent
+does every task. A child that fails in
 any way (an exception, a crash, an unreadable answer) is recomputed in the parent, so errors and
 results are those of the serial path. Results do not depend on which process computed them: each
 task is a fresh HiGHS run of a model whose coefficients the task sets (tests/test_parallel.py
@@ -88,11 +89,13 @@ def run(task: Callable[[int], T], n: int, *, work_s: float | None = None,
     parts = workers()
     if n < 2 or parts < 2 or n > MAX_QUEUE or (work_s is not None and not worth(work_s)):
         return [task(i) for i in range(n)]
-    rfd, wfd = os.pipe()
-    os.write(wfd, b"".join(struct.pack("<I", i) for i in range(n)))   # fits the pipe: no reader needed yet
-    os.close(wfd)
+    rfd = _queue(n)
     first = next(_indices(rfd))   # the parent takes task 0 before forking: the split starts the same every run
-    children = [_fork(task, rfd, state) for _ in range(parts - 1)]
+    children = []
+    for _ in range(parts - 1):
+        child = _fork(task, rfd, state)
+        if child is not None:   # (no fork possible: the parent does the rest)
+            children.append(child)
     out: list[Any] = [_NONE] * n
     try:
         for i in itertools.chain([first], _indices(rfd)):
@@ -119,6 +122,14 @@ _NONE = object()
 MAX_QUEUE = 16000   # task indices the queue pipe holds (4 bytes each, within a 64 KiB pipe)
 
 
+def _queue(n: int) -> int:
+    """The read end of a pipe holding the task indices 0..n-1 (it fits the pipe: no reader needed yet)."""
+    rfd, wfd = os.pipe()
+    os.write(wfd, b"".join(struct.pack("<I", i) for i in range(n)))
+    os.close(wfd)
+    return rfd
+
+
 def _indices(fd: int) -> Iterator[int]:
     """The next task index from the queue until it is empty (a 4-byte read from a pipe is atomic)."""
     while True:
@@ -128,14 +139,23 @@ def _indices(fd: int) -> Iterator[int]:
         yield struct.unpack("<I", b)[0]
 
 
-def _fork(task: Callable[[int], Any], queue: int, state: Callable[[], Any] | None) -> tuple[int, int]:
-    """Start a child taking tasks from the queue; (pid, read end of its answer pipe)."""
+def _fork(task: Callable[[int], Any], queue: int, state: Callable[[], Any] | None) -> tuple[int, int] | None:
+    """Start a child taking tasks from the queue; (pid, read end of its answer pipe), or None when
+    the system cannot start one (out of processes or memory: the caller goes on alone)."""
     sys.stdout.flush()
     sys.stderr.flush()
-    rfd, wfd = os.pipe()
-    with warnings.catch_warnings():   # Python 3.12 warns on fork with threads (the progress line's)
-        warnings.simplefilter("ignore", DeprecationWarning)
-        pid = os.fork()
+    try:
+        rfd, wfd = os.pipe()
+    except OSError:
+        return None
+    try:
+        with warnings.catch_warnings():   # Python 3.12 warns on fork with threads (the progress line's)
+            warnings.simplefilter("ignore", DeprecationWarning)
+            pid = os.fork()
+    except OSError:
+        os.close(rfd)
+        os.close(wfd)
+        return None
     if pid == 0:   # the child: compute, send, leave without running the parent's exit hooks
         code = 1
         try:
@@ -187,11 +207,11 @@ class Early:
         self.child: tuple[int, int] | None = None
         if n < 1 or n > MAX_QUEUE or workers() < 2:
             return
-        rfd, wfd = os.pipe()
-        os.write(wfd, b"".join(struct.pack("<I", i) for i in range(n)))
-        os.close(wfd)
-        self.queue = rfd
-        self.child = _fork(task, rfd, state)
+        self.queue = _queue(n)
+        self.child = _fork(task, self.queue, state)
+        if self.child is None:   # no process could start: every index goes back to the caller
+            os.close(self.queue)
+            self.queue = None
 
     def rest(self) -> list[int]:
         """The indices nobody has begun, in order (the child finishes the one it is on and stops)."""

@@ -20,6 +20,7 @@ from advisor.solve.milp import (
     solve,
     usable_candidates,
 )
+from advisor.errors import NoPlanInTime, SolverError
 from advisor.solve.run import solver_for
 from advisor.solve.scenario import Scenario
 from advisor.solve.usable import cost_dominators
@@ -105,9 +106,12 @@ class Redraw:
     def choice(self, speed: Mapping[str, float], buy: Mapping[str, float],
                rent: Mapping[str, float]) -> tuple[frozenset, tuple, bool] | None:
         if self.model is None:
-            s = solve(self.problem, self.sc.but(speed_factor=speed, buy_factor=buy, rent_factor=rent),
-                      time_limit=self.time_limit)
-            if not s.feasible:   # (no plan within the time limit raises SolverError)
+            try:
+                s = solve(self.problem, self.sc.but(speed_factor=speed, buy_factor=buy, rent_factor=rent),
+                          time_limit=self.time_limit)
+            except NoPlanInTime:
+                return frozenset(), (TIMED_OUT,), False
+            if not s.feasible:
                 return None
             return (frozenset((c.gpu, c.ownership) for c in s.chosen), signature(s.bought, s.assignment),
                     bool(s.solver.get("proven_optimal")))
@@ -141,14 +145,16 @@ class Redraw:
                 h.changeCoeff(self.budget_index, col, self.budget_row.get(m.N[g], 0.0) + extra)
         for row, g, col, coef in self.cap_rows:
             h.changeCoeff(row, col, coef * rel.get(g, 1.0))
-        h.run()
-        status = h.getModelStatus()
-        proven = status == highspy.HighsModelStatus.kOptimal
-        if not proven:
-            if status != highspy.HighsModelStatus.kTimeLimit:
-                return None   # infeasible under this draw's factors
-            if h.getInfo().primal_solution_status != 2:
-                return frozenset(), (TIMED_OUT,), False
+        if h.run() == highspy.HighsStatus.kError:
+            raise SolverError("the highs solver failed: HiGHS returned an error")
+        status, S = h.getModelStatus(), highspy.HighsModelStatus
+        if status in (S.kInfeasible, S.kUnboundedOrInfeasible):
+            return None   # no plan under this draw's factors
+        proven = status == S.kOptimal
+        if not proven and h.getInfo().primal_solution_status != 2:   # (2: a feasible solution)
+            if status != S.kTimeLimit:
+                raise SolverError(f"the highs solver stopped without a plan ({h.modelStatusToString(status)})")
+            return frozenset(), (TIMED_OUT,), False
         x = list(h.getSolution().col_value)
         used = [(c, x[self.ycol[k, i]]) for k, i, c in m.pairs() if x[self.ycol[k, i]] > 1e-6]
         bought = {g: round(x[col]) for g, col in self.ncol.items() if round(x[col]) > 0}
