@@ -55,6 +55,10 @@ class Redraw:
         hm = HighsModel(model, {}, 1.0, ())   # handed to HiGHS without a solve: each draw is a fresh run
         hm.h.setOptionValue("time_limit", float(time_limit) if time_limit is not None else float("inf"))
         hm.h.setOptionValue("mip_rel_gap", float(gap))
+        # Without the RINS sub-MIP heuristic: the 200-job fleet's 40 draws took 24.0 s of CPU against
+        # 30.2 s with it (3 interleaved runs each, 22.9-25.0 against 29.2-31.9 s), every draw still proven
+        # within the gap; 5 of the 40 then settle on another purchase within that gap.
+        hm.h.setOptionValue("mip_heuristic_run_rins", False)
         self.model, self.h, self.hm = model, hm.h, hm
         self._index()
 
