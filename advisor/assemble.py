@@ -168,7 +168,7 @@ def assemble(problem: Problem, sol: Solution, *, objective: str = "cost", time_l
              explain: bool | str = True, gap: float | None = None, verdict: Verdict | None = None) -> Plan:
     """The Plan of `sol`, with the explanations `explain` asks for (plan.plan's levels). `verdict`:
     the robustness verdict of `problem` at `time_limit`, its draws begun before `sol` was solved
-    (early_verdict); None: drawn here."""
+    (Verdict.begin in plan.plan); None: drawn here."""
     wl, catalog = problem.workload, problem.catalog
     level = explain_level(explain)
     why = _Explained(problem, sol, objective, time_limit, level, gap, verdict)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from advisor.errors import NoPlanInTime, SolverError
 from advisor.solve.candidates import Candidate, Problem
 from advisor.solve.milp import (
     TIE_BREAK_USD_PER_HOUR,
@@ -20,7 +21,6 @@ from advisor.solve.milp import (
     solve,
     usable_candidates,
 )
-from advisor.errors import NoPlanInTime, SolverError
 from advisor.solve.run import solver_for
 from advisor.solve.scenario import Scenario
 from advisor.solve.usable import cost_dominators
