@@ -209,14 +209,20 @@ def test_candidates_offered_on_two_cores_are_the_serial_ones(monkeypatch, tmp_pa
     gpu, spec, params = catalog.gpus["h100-sxm"], serial.classes[0].spec, params_from(catalog)
     parent = os.getpid()
 
+    flag = tmp_path / "child-searched"
+
     def task(i: int) -> int:
-        if i == 0:
-            time.sleep(0.5)
+        if i == 0 and os.getpid() == parent:   # wait (20 s at most) until the child has taken a task
+            deadline = time.monotonic() + 20
+            while not flag.exists() and time.monotonic() < deadline:
+                time.sleep(0.01)
         layout.choose_layout(spec, gpu, 8 * (i + 1), params)
+        if os.getpid() != parent:
+            flag.touch()
         return os.getpid()
 
     known = memo.mark()
-    task(0)
+    layout.choose_layout(spec, gpu, 8, params)
     assert len(memo.new_answers(known)) == 1 and memo.new_answers(memo.mark()) == {}   # only what is new since
     memo.forget()
     pids = parallel.run(task, 6, state=memo.new_answers, merge=memo.absorb)
