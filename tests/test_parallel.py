@@ -71,7 +71,7 @@ def test_early_tasks_each_once_whoever_takes_them(monkeypatch):
 
     early = parallel.Early(dies, 5)
     assert early.done() == ({}, None)   # the caller draws what is missing, as serially
-    early = parallel.Early(lambda i: __import__("time").sleep(30), 3)
+    early = parallel.Early(lambda i: time.sleep(30), 3)
     early.cancel()
     with pytest.raises(ChildProcessError):
         os.waitpid(-1, os.WNOHANG)   # reaped: no child left
@@ -202,13 +202,12 @@ def test_candidates_offered_on_two_cores_are_the_serial_ones(monkeypatch, tmp_pa
     monkeypatch.setattr(layout, "_choose_layout", lambda *a: searched.append(a) or real(*a))
     assert rows(prepare(wl, catalog, rules, AS_OF)) == rows(serial)
     assert searched == []
-    # the way back from a child: the parent takes task 0 (slow here), the child the others, and their
-    # searches are found here afterwards
+    # the way back from a child: the parent takes task 0 and waits until the child has searched, and the
+    # child's searches are found here afterwards
     memo.forget()
     monkeypatch.setenv(parallel.ENV, "on")
     gpu, spec, params = catalog.gpus["h100-sxm"], serial.classes[0].spec, params_from(catalog)
     parent = os.getpid()
-
     flag = tmp_path / "child-searched"
 
     def task(i: int) -> int:
