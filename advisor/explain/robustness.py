@@ -183,11 +183,11 @@ class Verdict:
                 n = len(got_all)
                 if n < draws and settled(held, n):   # looked at every CHECK_EVERY draws
                     break
-        timed_out = sum(1 for one in got_all if one is not None and one[1] == (TIMED_OUT,))
+        timed_out = sum(1 for one in got_all if _timed_out(one))
         unproven = sum(1 for one in got_all if one is not None and not one[2]) - timed_out   # plans found, not proven
         for one in got_all:
             if not _held(one, chosen):
-                other[("no feasible plan" if one is None else TIMED_OUT if one[1] == (TIMED_OUT,)
+                other[("no feasible plan" if one is None else TIMED_OUT if _timed_out(one)
                        else describe(one[1], self.names))] += 1
         planned, draws = draws, len(got_all)
         ranked = sorted(other.items(), key=lambda kv: (-kv[1], kv[0]))
@@ -211,7 +211,12 @@ class Verdict:
 
 def _held(one: tuple[frozenset, tuple, bool] | None, chosen: frozenset) -> bool:
     """Does a draw's plan use the recommended (GPU, ownership) pairs? (A draw with no plan does not.)"""
-    return one is not None and one[1] != (TIMED_OUT,) and one[0] == chosen
+    return one is not None and not _timed_out(one) and one[0] == chosen
+
+
+def _timed_out(one: tuple[frozenset, tuple, bool] | None) -> bool:
+    """Did a draw's time limit come before any plan (solve/redraw.py TIMED_OUT)?"""
+    return one is not None and one[1] == (TIMED_OUT,)
 
 
 def plan_ranges(problem: Problem, sol: Solution, jobs: list[dict], *, robust: bool,

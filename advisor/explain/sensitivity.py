@@ -11,7 +11,6 @@ the re-solve at 64x confirms it.
 from __future__ import annotations
 
 import math
-
 from typing import Any
 
 from advisor.explain.binding import BINDING_TOLERANCE, binding
