@@ -254,7 +254,7 @@ def summarise(res: dict, loso: bool) -> str:
             lines.append(_line(f"{kind}: prompt length given in the row", [r for r in fitted if r["input_len"]], res, loso))
             lines.append(_line(f"{kind}: prompt length fitted (MLPerf llama2 OpenOrca)", apart, res, loso))
         if kind == "server" and fitted:
-            lines.append(_line("server, at the scenario's limits (the old scoring)", fitted, res["limits"], loso))
+            lines.append(_line("server, at the scenario's limits, same fit (the old metric)", fitted, res["limits"], loso))
     ln_in = res["lengths"]["in"]
     ln_lo = [v for d in res["lengths"]["loso"].values() for v in d.values()]
     if ln_in:
