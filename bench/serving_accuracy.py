@@ -13,9 +13,9 @@ A Server row is scored at its run's own latencies (columns run_ttft_ms and run_t
 and TPOT its loadgen summary gives, quoted in the row): the model's highest rate whose p99 latencies stay
 within those is compared with the rate the run sustained. An MLPerf Server rate is the
 `server_target_qps` its submitter configured, which passed inside the scenario's limits with margin
-(p99 TPOT at 42-99% of its limit over the 14 fitted rows), not the highest rate within them; scored at the limits, a model exact
-at every operating point would be counted too fast on every run with margin. The old scoring (the
-model's rate at the scenario's limits) is reported beside it.
+(p99 TPOT at 42-99% of its limit over the 14 fitted rows), not the highest rate within them; scored
+at the limits, a model exact at every operating point would be counted too fast on every run with
+margin. The old metric (the model's rate at the scenario's limits, same fit) is reported beside it.
 """
 from __future__ import annotations
 
@@ -220,11 +220,10 @@ def report(params, catalog, loso: bool) -> dict:
     fitted = [r for r in data if r["fit"] == "yes"]
     lengths = fit_lengths(fitted, params, catalog)
     out: dict = {"in": {}, "loso": {}, "lengths": {"in": lengths, "loso": {}}, "limits": {"in": {}, "loso": {}}}
-    servers = [r for r in data if r["kind"] == "server"]
     for r in data:
         out["in"][r["id"]] = predict(r, params, catalog, lengths)
-    for r in servers:
-        out["limits"]["in"][r["id"]] = predict(r, params, catalog, lengths, limits=True)
+        if r["kind"] == "server":
+            out["limits"]["in"][r["id"]] = predict(r, params, catalog, lengths, limits=True)
     if loso:
         for g in sorted({r["source_group"] for r in fitted}):
             train = [r for r in fitted if r["source_group"] != g]

@@ -207,3 +207,23 @@ def test_estimate_serve_uses_the_estimator_of_the_catalog_given(run_json, write)
     assert pre_slow["compute_s"] == pytest.approx(2 * pre["compute_s"], rel=1e-4)
     assert pre_slow["memory_s"] == pytest.approx(pre["memory_s"], rel=1e-9)   # bandwidth is not the estimator's
     assert slow["output_tokens_per_s"] < shipped["output_tokens_per_s"]
+
+
+def test_the_70b_examples_break_even_claims_hold_when_re_solved_here(example_plan, catalog, rules):
+    """The printed price rise of the chosen pair, re-solved 1% either side of it, and the runner-up's
+    "already part of the chosen plan" against the plan's own purchase list."""
+    _, plan = example_plan("serve-70b-datacenter")
+    rise, fall = plan["sensitivity"]["break_even"][:2]
+    problem = prepare(load_workload(EXAMPLES / "serve-70b-datacenter.yaml"), catalog, rules, as_of=AS_OF)
+
+    def bought_at(factor: float) -> bool:
+        sol = solve(problem, baseline(problem).but(buy_factor={rise["gpu"]: factor}))
+        return sol.bought.get(rise["gpu"], 0) > 0
+
+    assert rise["ownership"] == "buy" and rise["verified"] and rise["factor"] > 1
+    assert bought_at(rise["factor"] * 0.99) and not bought_at(rise["factor"] * 1.01)
+    held = {(p["gpu"], p["ownership"]) for p in plan["purchase"]}
+    if fall["factor"] == 1.0:
+        assert (fall["gpu"], fall["ownership"]) in held and "already part of the chosen plan" in fall["message"]
+    else:
+        assert (fall["gpu"], fall["ownership"]) not in held

@@ -138,9 +138,9 @@ def _fall(problem: Problem, pair: tuple[str, str], time_limit: float | None, sol
         return {**base, "factor": None, "price": None, "verified": True,
                 "message": f"{words} (runner-up) would not be chosen even if its {what} were zero (re-solved): "
                            "the other costs of its plan (servers, energy, hosting, or the deadline) stay higher"}
-    if wins(1.0):  # a tie the solver broke the other way: no fall needed
+    if wins(1.0):  # the plan already uses the pair beside its main choice: no fall needed to bring it in
         return {**base, "factor": 1.0, "price": price, "verified": True,
-                "message": f"{words} (runner-up) costs the same as the chosen plan at its current {what}"}
+                "message": f"{words} (runner-up) is already part of the chosen plan at its current {what}"}
     lo, hi = 0.0, 1.0
     while hi - lo > RESOLUTION:
         mid = (lo + hi) / 2
