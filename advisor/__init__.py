@@ -1,4 +1,4 @@
-"""gpu-advisor: the cheapest GPU mix for an ML training workload, and why.
+"""gpu-advisor: the cheapest GPU mix to train and serve ML models, and why.
 
     import advisor
     p = advisor.plan("examples/article-office.yaml")   # a path, a dict or a Workload
@@ -12,8 +12,7 @@ resolved on first access, and plan/estimate/memo are thin functions in advisor.a
 from __future__ import annotations
 
 import importlib
-import sys
-import types
+from typing import Any
 
 from advisor._version import __version__
 
@@ -23,22 +22,9 @@ _LAZY = {
     "InputError": "advisor.errors", "InfeasibleError": "advisor.errors", "AdvisorError": "advisor.errors",
     "plan": "advisor.api", "estimate": "advisor.api", "memo": "advisor.api",
 }
-# advisor.plan, advisor.estimate and advisor.memo are functions; importing a submodule of the same
-# name (advisor.plan) must not replace the function on the package.
-_FUNCTIONS = ("plan", "estimate", "memo")
 
 
-class _Package(types.ModuleType):
-    def __setattr__(self, name: str, value) -> None:
-        if name in _FUNCTIONS and isinstance(value, types.ModuleType):
-            return
-        super().__setattr__(name, value)
-
-
-sys.modules[__name__].__class__ = _Package
-
-
-def __getattr__(name: str):
+def __getattr__(name: str) -> Any:
     if name in _LAZY:
         value = getattr(importlib.import_module(_LAZY[name]), name)
         globals()[name] = value
@@ -46,7 +32,7 @@ def __getattr__(name: str):
     raise AttributeError(f"module 'advisor' has no attribute {name!r}")
 
 
-def __dir__():
+def __dir__() -> list[str]:
     return sorted(set(globals()) | set(_LAZY))
 
 

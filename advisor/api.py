@@ -31,7 +31,7 @@ def plan(workload: Any, **options):
 
 def _planned(workload: Any, **options):
     """advisor.plan under a name the `plan` parameter of `memo` does not hide."""
-    from advisor.plan import plan as make_plan
+    from advisor.flow import plan as make_plan
 
     result = make_plan(as_workload(workload), **options)
     if isinstance(workload, (str, Path)):

@@ -13,16 +13,19 @@ from advisor.contract.costs import CostBreakdown
 from advisor.data.catalog_figures import STALE_MONTHS, age_months
 from advisor.data.uncertainty import basis as uncertainty_basis
 from advisor.explain.alternatives import alternatives, ordered
-from advisor.explain.binding import binding
 from advisor.explain.diagnosis import diagnose
 from advisor.explain.ranges import speed_tasks
 from advisor.explain.robustness import Verdict, plan_ranges
 from advisor.explain.sensitivity import break_even, marginal_values
 from advisor.perf import params_from
 from advisor.perf.memory import default_batch_tokens
+from advisor.present.constraint_words import binding_row, diagnosis_row, limit_reason, marginal_row
 from advisor.solve import ledger, parallel
-from advisor.solve.candidates import Problem, build_problem
-from advisor.solve.milp import EXPLAIN_GAP, EXPLAIN_TIME_LIMIT, Solution, default_gap
+from advisor.solve.candidates import build_problem
+from advisor.solve.constraints import slacks
+from advisor.solve.problem import Problem
+from advisor.solve.settings import SolveSettings, SolveTally
+from advisor.solve.solution import Solution
 
 SCHEMA_VERSION = 1
 EXPLAIN_LEVELS = ("none", "alternatives", "full")
@@ -55,11 +58,13 @@ def _rebuilder(problem: Problem) -> Callable[..., Problem]:
 
 class _Explained:
     """What the re-solves found: each GPU not chosen, sensitivity, the diagnosis, serving insights,
-    and the count of re-solves (`explaining`, read by the warnings and the solver record)."""
+    and the settings of the explanations' re-solves with their tally (read by the warnings and the
+    solver record)."""
 
-    def __init__(self, problem: Problem, sol: Solution, objective: str, time_limit: float | None,
-                 level: str, gap: float | None, verdict: Verdict | None) -> None:
+    def __init__(self, problem: Problem, sol: Solution, objective: str, settings: SolveSettings,
+                 level: str, verdict: Verdict | None) -> None:
         self.verdict = verdict   # the robustness draws, already begun (plan.plan), or None
+        self.settings = settings.explaining(problem)   # every re-solve below: its gap, limit and tally
         self.rejected: dict[str, JSONObject] = {
             gid: {"gpu": gid, "reasons": ordered(problem, gid, r.reasons), "forced_cost_usd": None}
             for gid, r in problem.rejected.items()}
@@ -71,56 +76,63 @@ class _Explained:
                          "message": "it can run the jobs, but no plan meets every limit (see why no plan exists)"}]}
         self.sensitivity: dict[str, list[JSONObject]] = {"break_even": [], "marginal": []}
         self.robustness: JSONObject | None = None   # drawn beside the sensitivity re-solves (full level)
-        self.explaining: JSONObject = {
-            "gap": max(EXPLAIN_GAP, gap or 0.0), "solves": 0, "unproven": 0,
-            "time_limit": EXPLAIN_TIME_LIMIT if time_limit is None else min(time_limit, EXPLAIN_TIME_LIMIT)}
-        problem.solver_cache["explaining"] = self.explaining   # every re-solve below uses its gap and limit
-        try:
-            if sol.feasible and level != "none":
-                took = time.process_time()
-                alts = alternatives(problem, sol, time_limit)
-                took = time.process_time() - took
-                for gid, alt in alts.items():
-                    self.rejected[gid] = {"gpu": gid, **alt}
-                if objective == "cost" and level == "full":
-                    self.sensitivity = self._sensitivity(problem, sol, alts, time_limit, took)
-            self.diagnosis: list[JSONObject] = [] if sol.feasible else diagnose(
-                problem, time_limit, _rebuilder(problem) if level == "full" else None)
-        finally:
-            del problem.solver_cache["explaining"]
-        self.insights: JSONObject = (_serving().serving_insights(problem, sol, time_limit)
+        if sol.feasible and level != "none":
+            took = time.process_time()
+            alts = alternatives(problem, sol, self.settings)
+            took = time.process_time() - took
+            for gid, alt in alts.items():
+                self.rejected[gid] = {"gpu": gid, **alt}
+            if objective == "cost" and level == "full":
+                self.sensitivity = self._sensitivity(problem, sol, alts, settings, took)
+        self.diagnosis: list[JSONObject] = [] if sol.feasible else [diagnosis_row(d) for d in diagnose(
+            problem, self.settings, _rebuilder(problem) if level == "full" else None)]
+        self.insights: JSONObject = (_serving().serving_insights(problem, sol, settings)
                                      if level != "none" and objective == "cost" and _serves(problem, sol) else {})
+        for entry in self.rejected.values():   # a limit that rules a GPU type out, in words
+            name = problem.catalog.gpus[entry["gpu"]].name
+            entry["reasons"] = [_worded(r, name) for r in entry["reasons"]]
         if self.insights:
             self.sensitivity["traffic"] = [self.insights["traffic"]]
 
-    def _sensitivity(self, problem: Problem, sol: Solution, alts: dict, time_limit: float | None,
+    def _sensitivity(self, problem: Problem, sol: Solution, alts: dict, settings: SolveSettings,
                      alternatives_s: float) -> dict[str, list[JSONObject]]:
         """Price break-evens, speed break-evens (one bisection per GPU type) and marginal values:
         independent of each other and of the robustness draws, so on two cores (solve/parallel.py)
         they run beside each other with the verdict's first block of draws. They cost more than
         WORK_PER_ALTERNATIVES x the alternatives stage (200-job fleet: ~50 s of CPU against
         1.1-1.8 s; article examples: ~0.05 against ~0.01 s), which decides whether to fork."""
-        tasks: list[Callable[[], Any]] = [lambda: break_even(problem, sol, alts, time_limit),
-                                          *speed_tasks(problem, sol, alts, time_limit),
-                                          lambda: marginal_values(problem, sol, time_limit)]
-        counts = self.explaining
-        at_fork = (counts["solves"], counts["unproven"])
+        explaining = self.settings
+        tasks: list[Callable[[], Any]] = [lambda: break_even(problem, sol, alts, explaining),
+                                          *speed_tasks(problem, sol, alts, explaining),
+                                          lambda: marginal_values(problem, sol, explaining)]
+        tally = explaining.tally
+        assert tally is not None
+        at_fork = (tally.solves, tally.unproven)
 
         def state() -> tuple[int, int]:   # a child's explanation solves, added to the parent's count
-            return counts["solves"] - at_fork[0], counts["unproven"] - at_fork[1]
+            return tally.solves - at_fork[0], tally.unproven - at_fork[1]
 
         def merge(extra: tuple[int, int]) -> None:
-            counts["solves"] += extra[0]
-            counts["unproven"] += extra[1]
+            tally.solves += extra[0]
+            tally.unproven += extra[1]
 
         # the robustness verdict's first block of draws (always drawn) joins them: the queue deals the
         # longest first (price break-evens, the speed bisections), then marginal values and the draws
-        verdict = self.verdict or Verdict(problem, time_limit)
+        verdict = self.verdict or Verdict(problem, settings)
         draws = verdict.first_block()   # those an early start (plan.plan) has not begun
         got = parallel.gather(tasks + draws, work_s=WORK_PER_ALTERNATIVES * alternatives_s, state=state, merge=merge)
         price, *speed, marginal = got[:len(tasks)]
         self.robustness = verdict.verdict(sol, got[len(tasks):])
-        return {"break_even": price, "marginal": marginal, "speed": [e for part in speed for e in part]}
+        return {"break_even": price, "marginal": [marginal_row(m) for m in marginal],
+                "speed": [e for part in speed for e in part]}
+
+
+def _worded(reason: JSONObject, name: str) -> JSONObject:
+    """A GPU's reason with its constraint fact (explain/alternatives.infeasible_reasons) in words."""
+    fact = reason.get("fact")
+    if fact is None:
+        return reason
+    return {**limit_reason(fact, name), "primary": reason["primary"]}
 
 
 def _serves(problem: Problem, sol: Solution) -> bool:
@@ -164,15 +176,16 @@ def _assumptions(problem: Problem, sol: Solution) -> JSONObject:
     }
 
 
-def assemble(problem: Problem, sol: Solution, *, objective: str = "cost", time_limit: float | None = 30.0,
-             explain: bool | str = True, gap: float | None = None, verdict: Verdict | None = None) -> Plan:
+def assemble(problem: Problem, sol: Solution, settings: SolveSettings, *, objective: str = "cost",
+             explain: bool | str = True, verdict: Verdict | None = None) -> Plan:
     """The Plan of `sol`, with the explanations `explain` asks for (plan.plan's levels). `verdict`:
-    the robustness verdict of `problem` at `time_limit`, its draws begun before `sol` was solved
+    the robustness verdict of `problem` under `settings`, its draws begun before `sol` was solved
     (Verdict.begin in plan.plan); None: drawn here."""
     wl, catalog = problem.workload, problem.catalog
     level = explain_level(explain)
-    why = _Explained(problem, sol, objective, time_limit, level, gap, verdict)
-    explaining = why.explaining
+    why = _Explained(problem, sol, objective, settings, level, verdict)
+    explaining = why.settings
+    tally = explaining.tally or SolveTally()
     jobs = _jobs(problem, sol)
     serves = _serves(problem, sol)
     data: JSONObject = {
@@ -196,25 +209,23 @@ def assemble(problem: Problem, sol: Solution, *, objective: str = "cost", time_l
         "serving": _serving().serving_rows(problem, sol) if serves else [],
         "serving_mix": why.insights.get("mix"),
         "rejected": [{**why.rejected[g], "name": catalog.gpus[g].name} for g in sorted(why.rejected)],
-        "binding": (binding(problem, sol) + (_serving().serving_binding(problem, sol) if serves else [])
-                    if sol.feasible else []),
+        "binding": [binding_row(s) for s in slacks(problem, sol)],
         "sensitivity": why.sensitivity,
         "diagnosis": why.diagnosis,
         "warnings": _warnings(problem, sol, explaining) + (_serving().serving_warnings(problem, sol)
                                                            if serves else []),
         "assumptions": _assumptions(problem, sol),
         "solver": {**{k: v for k, v in sol.solver.items() if k != "status"},
-                   "gap_limit": default_gap(problem) if gap is None else gap,
-                   "explanations": {"solves": explaining["solves"], "gap_limit": explaining["gap"],
-                                    "time_limit_s": explaining["time_limit"],
-                                    "approximate": explaining["unproven"] > 0}},
+                   "gap_limit": settings.gap_for(problem),
+                   "explanations": {"solves": tally.solves, "gap_limit": explaining.gap,
+                                    "time_limit_s": explaining.time_limit, "approximate": tally.unproven > 0}},
         "sources": _sources(problem, sol),
         "as_of": problem.as_of.isoformat(),
         "tool_version": __version__,
         "catalog_digest": catalog.digest,
     }
     # the robustness verdict is an explanation: drawn at the full level only (crossover reads none of it)
-    data.update(plan_ranges(problem, sol, jobs, robust=level == "full" and objective == "cost", time_limit=time_limit,
+    data.update(plan_ranges(problem, sol, jobs, robust=level == "full" and objective == "cost", settings=settings,
                             verdict=why.robustness))
     data["assumptions"]["uncertainty"] = uncertainty_basis()
     data = rounded(data)
@@ -253,7 +264,7 @@ def _servers(problem: Problem, sol: Solution) -> list[JSONObject]:
     return out
 
 
-def _warnings(problem: Problem, sol: Solution, explaining: JSONObject | None = None) -> list[JSONObject]:
+def _warnings(problem: Problem, sol: Solution, explaining: SolveSettings | None = None) -> list[JSONObject]:
     out: list[JSONObject] = []
 
     def add(entry: JSONObject) -> None:
@@ -299,11 +310,12 @@ def _warnings(problem: Problem, sol: Solution, explaining: JSONObject | None = N
         add({"rule": None, "code": "not-proven-optimal",
              "message": f"the solver stopped at its time limit with a plan not proven optimal "
                         f"(gap {sol.solver.get('gap')}); raise --time-limit for a proof"})
-    if explaining and explaining["unproven"]:
+    tally = explaining.tally if explaining else None
+    if explaining and tally and tally.unproven:
         add({"rule": None, "code": "explanations-approximate",
-             "message": f"{explaining['unproven']} of the {explaining['solves']} re-solves behind the explanations "
-                        f"stopped at their {explaining['time_limit']:g} s limit before proving a "
-                        f"{100 * explaining['gap']:g}% gap; their numbers are approximate"})
+             "message": f"{tally.unproven} of the {tally.solves} re-solves behind the explanations "
+                        f"stopped at their {explaining.time_limit:g} s limit before proving a "
+                        f"{100 * (explaining.gap or 0.0):g}% gap; their numbers are approximate"})
     return out
 
 

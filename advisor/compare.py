@@ -157,7 +157,7 @@ def crossover(*, tokens: str = "10B", max_gpus: int = 8, gpus: list[str] | None 
               catalog: Catalog | None = None, rules: RuleSet | None = None, as_of: dt.date | None = None) -> dict[str, Any]:
     """Sweep model size at a fixed token budget and GPU-count limit: the cheapest plan per size,
     and for `focus` (the 4090) its cost or why it cannot run, with the factor that decides."""
-    from advisor.plan import plan
+    from advisor.flow import plan
 
     catalog = catalog or load_catalog()
     rules = rules or load_rules()

@@ -16,8 +16,9 @@ from advisor.data.catalog import Catalog
 from advisor.data.rules import RuleSet
 from advisor.errors import InputError
 from advisor.inputs.workload import Workload, load_workload
-from advisor.plan import chart_data, min_gpus_by_job, prepare
+from advisor.flow import chart_data, min_gpus_by_job, prepare
 from advisor.present.memo import Memo, format_for, render
+from advisor.solve.settings import SolveSettings
 
 
 def input_digest(workload: str | Path | Workload) -> tuple[str, str, bytes | None]:
@@ -57,6 +58,6 @@ def memo(plan: Plan | dict[str, Any], workload: str | Path | Workload | None = N
         problem = prepare(wl, catalog, rules, dt.date.fromisoformat(plan["as_of"]))
     data = None
     if charts:
-        data = getattr(plan, "chart_data", None) or chart_data(problem, time_limit)
+        data = getattr(plan, "chart_data", None) or chart_data(problem, SolveSettings(time_limit=time_limit))
     return render(data_of_plan, problem, input_digest(workload), fmt=fmt, date=date, chart_data=data, band=estimator_band(),
                   min_gpus=min_gpus_by_job(problem, data_of_plan), name=name, paper=paper)

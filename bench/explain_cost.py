@@ -38,12 +38,14 @@ def main() -> None:
     from advisor.data.catalog import load_catalog
     from advisor.data.rules import load_rules
     from advisor.inputs.workload import load_workload
-    from advisor.plan import prepare
+    from advisor.flow import prepare
     from advisor.solve import milp
+    from advisor.solve.model import Model
+    from advisor.solve.settings import SolveSettings
     from solve import fleet
 
     counts = {"pulp_builds": 0, "highs_runs": 0}
-    build, run = milp._Model.build, highspy.Highs.run
+    build, run = Model.variables, highspy.Highs.run   # every model build declares its variables once
 
     def counted_build(self):
         counts["pulp_builds"] += 1
@@ -53,7 +55,7 @@ def main() -> None:
         counts["highs_runs"] += 1
         return run(self, *a, **k)
 
-    milp._Model.build, highspy.Highs.run = counted_build, counted_run
+    Model.variables, highspy.Highs.run = counted_build, counted_run
     stages: dict[str, float] = {}
     runs: dict[str, int] = {}
     builds: dict[str, int] = {}
@@ -93,12 +95,13 @@ def main() -> None:
     pr = prepare(wl, cat, rules, dt.date(2026, 12, 1))
     cand = time.process_time() - t
     t = time.process_time()
-    sol = milp.solve(pr, time_limit=args.time_limit)
+    settings = SolveSettings(time_limit=args.time_limit)
+    sol = milp.solve(pr, settings=settings)
     solve_cpu = time.process_time() - t
     before = dict(counts)
     t, w = time.process_time(), time.perf_counter()
     kids = resource.getrusage(resource.RUSAGE_CHILDREN)
-    p = assemble_mod.assemble(pr, sol, time_limit=args.time_limit)
+    p = assemble_mod.assemble(pr, sol, settings)
     explain_cpu, explain_wall = time.process_time() - t, time.perf_counter() - w
     now = resource.getrusage(resource.RUSAGE_CHILDREN)
     children_cpu = now.ru_utime + now.ru_stime - kids.ru_utime - kids.ru_stime

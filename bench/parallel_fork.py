@@ -54,8 +54,9 @@ def main() -> None:
     from advisor.data.catalog import load_catalog
     from advisor.data.rules import load_rules
     from advisor.explain.robustness import robustness
+    from advisor.solve.settings import SolveSettings
     from advisor.inputs.workload import load_workload
-    from advisor.plan import prepare
+    from advisor.flow import prepare
     from advisor.solve import parallel
     from advisor.solve.milp import solve
 
@@ -72,12 +73,12 @@ def main() -> None:
     signal.signal(signal.SIGALRM, alarm)
     pr, sol = problems[args.safety]
     os.environ[parallel.ENV] = "off"
-    serial = robustness(pr, sol)
+    serial = robustness(pr, sol, SolveSettings())
     os.environ[parallel.ENV] = "on"
     forks = same = 0
     for _ in range(args.repeat):
         signal.alarm(60)
-        got = robustness(pr, sol)
+        got = robustness(pr, sol, SolveSettings())
         signal.alarm(0)
         forks += -(-(got or {}).get("draws", 0) // 40)
         same += got == serial
@@ -93,12 +94,12 @@ def main() -> None:
         pr, sol = problems[name]
         os.environ[parallel.ENV] = "off"
         t = time.process_time()
-        r = robustness(pr, sol)
+        r = robustness(pr, sol, SolveSettings())
         draws = (r or {}).get("draws", 0)
         per = (time.process_time() - t) / max(draws, 1)
-        off, a = timed(lambda: robustness(pr, sol))
+        off, a = timed(lambda: robustness(pr, sol, SolveSettings()))
         os.environ[parallel.ENV] = "on"
-        on, b = timed(lambda: robustness(pr, sol))
+        on, b = timed(lambda: robustness(pr, sol, SolveSettings()))
         rows.append({"example": name, "draws": draws, "draw_cpu_ms": round(1000 * per, 2),
                      "serial_wall_s": round(off, 4), "forced_wall_s": round(on, 4), "identical": a == b})
     os.environ.pop(parallel.ENV)
@@ -117,8 +118,9 @@ def fleet_check(n: int, modes: list[str]) -> None:
     from solve import fleet
 
     from advisor.assemble import assemble
+    from advisor.solve.settings import SolveSettings
     from advisor.inputs.workload import load_workload
-    from advisor.plan import prepare
+    from advisor.flow import prepare
     from advisor.solve import parallel
     from advisor.solve.milp import solve
 
@@ -133,7 +135,7 @@ def fleet_check(n: int, modes: list[str]) -> None:
         load = os.getloadavg()[0]
         kids = resource.getrusage(resource.RUSAGE_CHILDREN)
         t, w = time.process_time(), time.perf_counter()
-        p = assemble(pr, sol, time_limit=30.0)
+        p = assemble(pr, sol, SolveSettings())
         cpu, wall = time.process_time() - t, time.perf_counter() - w
         now = resource.getrusage(resource.RUSAGE_CHILDREN)
         texts.append(json.dumps(p.to_dict(), indent=2, ensure_ascii=False))

@@ -113,13 +113,14 @@ def cpu():   # this process and its reaped children (the plan forks workers: sol
 from advisor.data.catalog import load_catalog
 from advisor.data.rules import load_rules
 from advisor.inputs.workload import load_workload
-from advisor.plan import plan, prepare
+from advisor.flow import plan, prepare
 from advisor.solve.milp import solve
+from advisor.solve.settings import SolveSettings
 cat = load_catalog({str(catalog_file) if catalog_file else None!r}); rules = load_rules()
 wl = load_workload({f.name!r}); as_of = dt.date(2026, 12, 1)
 t = cpu(); w = time.perf_counter(); pr = prepare(wl, cat, rules, as_of)
 cand_cpu = cpu() - t
-t = cpu(); s = solve(pr, time_limit={time_limit})
+t = cpu(); s = solve(pr, settings=SolveSettings(time_limit={time_limit}))
 solve_cpu, solve_wall = cpu() - t, time.perf_counter() - w
 row = {{"classes": len(pr.classes), "gpus": len(pr.considered),
   "candidates": sum(map(len, pr.candidates)), "cand_cpu": cand_cpu, "solve_cpu": solve_cpu,

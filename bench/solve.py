@@ -28,8 +28,10 @@ sys.path.insert(0, str(ROOT))
 from advisor.data.catalog import load_catalog  # noqa: E402
 from advisor.data.rules import load_rules  # noqa: E402
 from advisor.inputs.workload import parse_workload  # noqa: E402
-from advisor.plan import prepare  # noqa: E402
-from advisor.solve.milp import _safe, solve  # noqa: E402
+from advisor.flow import prepare  # noqa: E402
+from advisor.solve.milp import solve  # noqa: E402
+from advisor.solve.rows import safe  # noqa: E402
+from advisor.solve.settings import SolveSettings  # noqa: E402
 from advisor.solve.run import quiet_stdout as _quiet_stdout  # noqa: E402
 
 AS_OF = dt.date(2026, 12, 1)
@@ -67,20 +69,20 @@ def naive(problem, time_limit: float) -> tuple[float, float | None, float | None
         jobs += [(cls, usable)] * cls.multiplicity
     x = {(j, i): prob.add_variable(f"x_{j}_{i}", cat="Binary") for j, (_, cs) in enumerate(jobs) for i in range(len(cs))}
     owned = sorted({c.gpu for _, cs in jobs for c in cs if c.ownership == "buy"})
-    N = {g: prob.add_variable(f"N_{_safe(g)}", lowBound=0, cat="Integer") for g in owned}
+    N = {g: prob.add_variable(f"N_{safe(g)}", lowBound=0, cat="Integer") for g in owned}
     terms, kw = [], []
     for g in owned:
         terms.append(problem.unit_price[g] * N[g])
         kw.append(problem.gpu_kw[g] * N[g])
         opts = problem.servers.get(g, [])
         if opts:
-            S = {s.id: prob.add_variable(f"S_{_safe(g)}_{_safe(s.id)}", lowBound=0, cat="Integer") for s in opts}
+            S = {s.id: prob.add_variable(f"S_{safe(g)}_{safe(s.id)}", lowBound=0, cat="Integer") for s in opts}
             terms += [s.price_usd * S[s.id] for s in opts]
             kw += [s.overhead_kw * S[s.id] for s in opts]
             slots = pulp.lpSum(s.slots * S[s.id] for s in opts)
             prob += (N[g] == slots) if all(s.filled for s in opts) else (N[g] <= slots)
             if network.get(g) is not None:
-                W = prob.add_variable(f"W_{_safe(g)}", lowBound=0, cat="Integer")
+                W = prob.add_variable(f"W_{safe(g)}", lowBound=0, cat="Integer")
                 prob += W <= pulp.lpSum(S.values())
                 terms.append(network[g] * W)
                 for j, (_, cs) in enumerate(jobs):
@@ -141,7 +143,7 @@ def main():
         problem = prepare(wl, catalog, rules, AS_OF)
         t_build = time.perf_counter() - t0
         t0 = time.perf_counter()
-        sol = solve(problem, time_limit=args.time_limit)
+        sol = solve(problem, settings=SolveSettings(time_limit=args.time_limit))
         t_solve = time.perf_counter() - t0
         cands = sum(len(c) for c in problem.candidates)
         nv = naive(problem, args.naive_limit)

@@ -296,8 +296,9 @@ def timing(repeats: int = 3) -> str:
     import time
 
     from advisor.explain.robustness import robustness
+    from advisor.solve.settings import SolveSettings
     from advisor.inputs.workload import load_workload
-    from advisor.plan import plan
+    from advisor.flow import plan
     from advisor.solve.milp import solve
 
     lines = ["| example | solve() s | plan() without the check s | robustness check s | draws | check / plan() |",
@@ -315,7 +316,7 @@ def timing(repeats: int = 3) -> str:
             sol = solve(p.problem)
             best["solve"] = min(best["solve"], time.perf_counter() - t)
             t = time.perf_counter()
-            r = robustness(p.problem, sol)
+            r = robustness(p.problem, sol, SolveSettings())
             assert r is not None
             draws = r["draws"]
             rob = time.perf_counter() - t

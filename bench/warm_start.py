@@ -9,7 +9,7 @@ import datetime as dt, random, sys
 from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import highspy
-from advisor.plan import prepare
+from advisor.flow import prepare
 from advisor.solve.milp import solve
 from advisor.solve.scenario import baseline
 from advisor.solve import fast
@@ -21,10 +21,10 @@ for ex in sys.argv[1:]:
     gids=[g for g in p.considered if g not in p.rejected]
     rng=random.Random(1); bad={"setSolution":0,"clearSolver":0,"plain":0}; n=0
     def fresh(sc):
-        p.solver_cache.clear(); s=solve(p, sc, time_limit=30); return s.objective_usd if s.feasible else None
+        p.solver_cache.clear(); s=solve(p, sc); return s.objective_usd if s.feasible else None
     # persistent model
     key=None
-    p.solver_cache.clear(); solve(p, base, time_limit=30)
+    p.solver_cache.clear(); solve(p, base)
     hm=next(iter(fast.cache_of(p).values()))
     for trial in range(12):
         g=rng.choice(gids); f=rng.choice([0.3,0.6,0.9,1.1,1.5,2.5])

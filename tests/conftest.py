@@ -212,7 +212,7 @@ def plan_json(catalog, rules):
     --format json` prints (as_of=None: no --as-of), planned in-process with the session's catalog and
     rules at the given explain level, for tests that read no explanation (purchase, jobs, serving, costs, status)."""
     from advisor.inputs.workload import load_workload
-    from advisor.plan import plan
+    from advisor.flow import plan
 
     def get(path: Path, explain: bool | str = False, as_of: dt.date | None = AS_OF) -> tuple[int, dict]:
         result = plan(load_workload(path), catalog=catalog, rules=rules, as_of=as_of, explain=explain)

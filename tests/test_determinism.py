@@ -55,7 +55,7 @@ from advisor.cli import main
 from advisor.cli.base import emit
 from advisor.cli.plans import _plan_render
 from advisor.inputs.workload import load_workload
-from advisor.plan import plan
+from advisor.flow import plan
 p = plan(load_workload(sys.argv[1]), as_of=dt.date.fromisoformat(sys.argv[2]))
 emit(p, "json")
 sys.stdout.write("\\0")

@@ -10,7 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from advisor.inputs.workload import parse_workload
-from advisor.plan import plan, prepare
+from advisor.flow import plan, prepare
 from advisor.solve.milp import solve
 from advisor.solve.scenario import baseline
 

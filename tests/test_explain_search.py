@@ -11,10 +11,11 @@ from conftest import AS_OF, EXAMPLES
 from advisor.explain import ranges
 from advisor.explain.sensitivity import STEP, priced, uses
 from advisor.inputs.workload import load_workload
-from advisor.plan import prepare
-from advisor.solve.milp import _solve_pulp, solve, usable_candidates
+from advisor.flow import prepare
+from advisor.solve.milp import solve, solve_pulp
+from advisor.solve.settings import SolveSettings
 from advisor.solve.scenario import baseline
-from advisor.solve.usable import cost_dominators
+from advisor.solve.usable import cost_dominators, usable_candidates
 
 GAP = 1e-4
 
@@ -92,7 +93,7 @@ def test_each_price_rise_holds_and_flips_at_the_points_it_names(example, example
         gpu, own, x = b["gpu"], b["ownership"], b["factor"]
 
         def pair_used(f):
-            return uses(_solve_pulp(problem, priced(problem, gpu, own, f), 30.0, GAP), gpu, own)
+            return uses(solve_pulp(problem, priced(problem, gpu, own, f), 30.0, GAP), gpu, own)
 
         assert pair_used(x * (1 - STEP)) and not pair_used(x * (1 + STEP)), b
         checked += 1
@@ -112,12 +113,12 @@ def test_the_price_rise_bisection_costs_fewer_re_solves(catalog, rules, monkeypa
     factors: list[float] = []
     real = sensitivity.solve
 
-    def counted(pr, sc, **k):
+    def counted(pr, sc, settings):
         factors.append(dict(sc.buy_factor or sc.rent_factor).get(sensitivity.main_choice(problem, sol)[0], 1.0))
-        return real(pr, sc, **k)
+        return real(pr, sc, settings)
 
     monkeypatch.setattr(sensitivity, "solve", counted)
-    rise = next(b for b in sensitivity.break_even(problem, sol, {}, 30.0) if b["direction"] == "rise")
+    rise = next(b for b in sensitivity.break_even(problem, sol, {}, SolveSettings()) if b["direction"] == "rise")
     assert rise["factor"] is not None
     # doubling to the first factor that flips, then bisection of [top/2, top] in log space
     top = 2.0 ** math.ceil(math.log2(rise["factor"] * (1 + STEP)) - 1e-9)
@@ -134,7 +135,7 @@ def _usable_reference(problem, sc, faster_too):
     import dataclasses
     import math
 
-    from advisor.solve.usable import _undominated
+    from advisor.solve.usable import undominated
 
     out = []
     for cls, cands in zip(problem.classes, problem.candidates):
@@ -151,7 +152,7 @@ def _usable_reference(problem, sc, faster_too):
                 and not (single and sc.gpu_upper is not None and c.count > sc.gpu_upper)
                 and not (single and sc.gpu_lower is not None and c.count < sc.gpu_lower)
                 and c.count <= (problem.workload.gpus.stock or {}).get(c.gpu, math.inf)]
-        out.append(_undominated(keep, faster_too))
+        out.append(undominated(keep, faster_too))
     return out
 
 

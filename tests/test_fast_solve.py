@@ -11,8 +11,9 @@ import pytest
 from conftest import AS_OF, EXAMPLES
 
 from advisor.inputs.workload import load_workload
-from advisor.plan import plan, prepare
-from advisor.solve.milp import _solve_pulp, solve
+from advisor.flow import plan, prepare
+from advisor.solve.milp import solve, solve_pulp
+from advisor.solve.settings import SolveSettings
 from advisor.solve.scenario import baseline
 
 GAP = 1e-4
@@ -45,8 +46,8 @@ def _scenarios(problem):
 def test_fast_path_agrees_with_a_fresh_build(example, catalog, rules):
     problem = prepare(load_workload(EXAMPLES / f"{example}.yaml"), catalog, rules, AS_OF)
     for sc in _scenarios(problem):
-        fast = solve(problem, sc, gap=GAP)
-        fresh = _solve_pulp(problem, sc, 30.0, GAP)
+        fast = solve(problem, sc, SolveSettings(gap=GAP))
+        fresh = solve_pulp(problem, sc, 30.0, GAP)
         assert fast.feasible == fresh.feasible, sc
         if fresh.feasible:
             assert fast.objective_usd == pytest.approx(fresh.objective_usd, rel=2 * GAP + 1e-9), sc
@@ -63,8 +64,8 @@ def test_each_break_even_flips_the_choice_when_re_solved_from_scratch(example, e
             continue
         gpu, f = b["gpu"], b["factor"]
         # the bisection's precision is 1% of the price (0.01 in the factor): step beyond it
-        below = _solve_pulp(problem, base.but(price_factor={gpu: f * 0.97 - 0.01}), 30.0, GAP)
-        above = _solve_pulp(problem, base.but(price_factor={gpu: f * 1.03 + 0.01}), 30.0, GAP)
+        below = solve_pulp(problem, base.but(price_factor={gpu: f * 0.97 - 0.01}), 30.0, GAP)
+        above = solve_pulp(problem, base.but(price_factor={gpu: f * 1.03 + 0.01}), 30.0, GAP)
         # rise: chosen below the factor, not above; fall: the runner-up chosen at or below it
         assert gpu in below.gpu_types() and gpu not in above.gpu_types(), b
 
@@ -85,7 +86,7 @@ def test_each_speed_break_even_flips_the_choice_when_re_solved_from_scratch(exam
         gpu, pct = b["gpu"], b["percent"]
 
         def fresh(f):
-            return _solve_pulp(problem, base.but(speed_factor={gpu: f}), 30.0, GAP)
+            return solve_pulp(problem, base.but(speed_factor={gpu: f}), 30.0, GAP)
 
         if b["direction"] == "slower":
             pair = (gpu, b["ownership"])
@@ -110,10 +111,10 @@ def test_speed_break_evens_are_those_of_a_fresh_build_at_every_step(example, cat
 
     problem = prepare(load_workload(EXAMPLES / f"{example}.yaml"), catalog, rules, AS_OF)
     sol = solve(problem)
-    alts = alternatives(problem, sol, 30.0)
-    shared = ranges.speed_sensitivity(problem, sol, alts, 30.0)
-    monkeypatch.setattr(ranges, "solve", lambda pr, sc, time_limit: _solve_pulp(pr, sc, time_limit, GAP))
-    assert ranges.speed_sensitivity(problem, sol, alts, 30.0) == shared
+    alts = alternatives(problem, sol, SolveSettings())
+    shared = ranges.speed_sensitivity(problem, sol, alts, SolveSettings())
+    monkeypatch.setattr(ranges, "solve", lambda pr, sc, settings: solve_pulp(pr, sc, settings.time_limit, GAP))
+    assert ranges.speed_sensitivity(problem, sol, alts, SolveSettings()) == shared
     assert any(b["percent"] is not None for b in shared), shared
 
 
@@ -164,7 +165,7 @@ def test_the_idle_gpu_polish_stops_on_work_so_the_plan_does_not_depend_on_time(m
         problem.solver_cache.clear()
         return problem
 
-    short, long = solve(fresh(), time_limit=30), solve(fresh(), time_limit=300)
+    short, long = solve(fresh(), settings=SolveSettings(time_limit=30)), solve(fresh(), settings=SolveSettings(time_limit=300))
 
     def plan_of(sol):
         return [(c.gpu, c.count, c.ownership, round(c.hours, 9), n) for c, n in sol.assignment], sol.bought
@@ -175,7 +176,7 @@ def test_the_idle_gpu_polish_stops_on_work_so_the_plan_does_not_depend_on_time(m
     assert gap <= (1e-4 if jobs < 50 else 0.01)
     # the claim: the plan's cost x (1 - gap) is a lower bound on the optimum, which a separate
     # solve at a 0.01% gap reaches or beats
-    tight = long if jobs < 50 else solve(fresh(), time_limit=300, gap=1e-4)   # below 50 jobs the gap is 0.01%
+    tight = long if jobs < 50 else solve(fresh(), settings=SolveSettings(time_limit=300, gap=1e-4))   # below 50 jobs the gap is 0.01%
     assert short.objective_usd * (1 - gap) <= tight.mip_objective_usd * (1 + 1e-9)
     assert short.objective_usd <= tight.mip_objective_usd / (1 - 1e-4) / (1 - gap) * (1 + 1e-9)
     if jobs < 50:   # the polish could not keep the proof: the least-cost plan stands
@@ -199,7 +200,7 @@ def test_a_polish_stopped_by_its_time_limit_is_not_taken(monkeypatch):
     from advisor.data.catalog import load_catalog
     from advisor.data.rules import load_rules
     from advisor.inputs.workload import parse_workload
-    from advisor.solve import milp
+    from advisor.solve import model
 
     monkeypatch.setattr(fast, "POLISH_NODES", 20)
     problem = prepare(parse_workload(_fleet(20, seed=2), "fleet"), load_catalog(), load_rules(), dt.date(2026, 12, 1))
@@ -224,15 +225,13 @@ def test_a_polish_stopped_by_its_time_limit_is_not_taken(monkeypatch):
         return out
 
     monkeypatch.setattr(fast.HighsModel, "run", recorded)
-    on_nodes = solve(fresh(), time_limit=30, gap=0.01)
+    on_nodes = solve(fresh(), settings=SolveSettings(time_limit=30, gap=0.01))
     # the premise: the polish ran, stopped at its node limit with a plan, unproven, not on time
     assert polish_runs == [("feasible", False, False)]
-    with monkeypatch.context() as m:   # the least-cost plan, from a solve without the polish
-        m.setattr(milp, "_idle_owned_gpus", lambda model: False)
-        least = solve(fresh(), time_limit=30, gap=0.01)
+    least = solve(fresh(), settings=SolveSettings(time_limit=30, gap=0.01, polish=False))   # the least-cost plan
     assert len(polish_runs) == 1
     assert job_hours(on_nodes) < job_hours(least)            # taken: it finishes sooner ...
-    assert on_nodes.objective_usd <= least.objective_usd * (1 + milp.IDLE_GPU_TOLERANCE)   # ... at <= 0.1% more
+    assert on_nodes.objective_usd <= least.objective_usd * (1 + model.IDLE_GPU_TOLERANCE)   # ... at <= 0.1% more
     assert on_nodes.status == "optimal" and on_nodes.solver["gap"] <= 0.01
 
     def as_if_timed_out(self, time_limit, gap, nodes=None):
@@ -241,7 +240,7 @@ def test_a_polish_stopped_by_its_time_limit_is_not_taken(monkeypatch):
         return out
 
     monkeypatch.setattr(fast.HighsModel, "run", as_if_timed_out)
-    on_time = solve(fresh(), time_limit=30, gap=0.01)
+    on_time = solve(fresh(), settings=SolveSettings(time_limit=30, gap=0.01))
     assert polish_runs[1][:2] == ("feasible", False)        # the same unproven polish ran ...
     assert job_hours(on_nodes) < job_hours(on_time)          # ... its plan finishing sooner was not taken:
     assert plan_of(on_time) == plan_of(least)                # the least-cost plan stands
@@ -250,19 +249,19 @@ def test_a_polish_stopped_by_its_time_limit_is_not_taken(monkeypatch):
 
 
 def test_rows_built_from_coefficient_lists_equal_pulps_own():
-    """milp._affine/_row build rows without PuLP's per-term expressions: the same terms in the same
+    """rows.affine/row build rows without PuLP's per-term expressions: the same terms in the same
     order as lpSum, a repeated variable summed, zeros dropped, non-finite coefficients refused."""
     import math as m
 
     import pulp
 
-    from advisor.solve.milp import LE, _affine, _row
+    from advisor.solve.rows import LE, affine, row
 
     prob = pulp.LpProblem("rows", pulp.LpMinimize)
     x, y, z = (prob.add_variable(n) for n in "xyz")
-    mine, theirs = _affine([(x, 2), (y, 0), (z, 1.5), (x, 3)], 1.5), pulp.lpSum([2 * x, 0 * y, 1.5 * z, 3 * x]) + 1.5
+    mine, theirs = affine([(x, 2), (y, 0), (z, 1.5), (x, 3)], 1.5), pulp.lpSum([2 * x, 0 * y, 1.5 * z, 3 * x]) + 1.5
     assert list(mine.items()) == list(theirs.items()) and mine.constant == theirs.constant
-    row = _row([(y, 1), (z, 0)], LE)
+    row = row([(y, 1), (z, 0)], LE)
     assert dict(row) == dict(y <= 0 * z) and row.sense == LE
     with pytest.raises(pulp.PulpError):
-        _affine([(x, m.inf)])
+        affine([(x, m.inf)])

@@ -198,7 +198,7 @@ def check_light(data: bytes) -> int:
     from advisor.data.rules import load_rules
     from advisor.errors import InfeasibleError, InputError
     from advisor.inputs.workload import load_workload
-    from advisor.plan import plan
+    from advisor.flow import plan
 
     if not _LOADED:
         _LOADED.extend([load_catalog(), load_rules()])

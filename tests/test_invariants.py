@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from advisor.inputs.workload import parse_workload
-from advisor.plan import plan, prepare
+from advisor.flow import plan, prepare
 from advisor.solve.milp import solve
 from advisor.solve.verify import ConstraintViolation, check, violations
 
@@ -20,7 +20,7 @@ from advisor.solve.verify import ConstraintViolation, check, violations
 def least_cost(doc, catalog, rules) -> float | None:
     """The unrounded least cost of `doc` without its budget (None when infeasible)."""
     doc = {k: v for k, v in doc.items() if k != "budget_usd"}
-    sol = solve(prepare(parse_workload(doc), catalog, rules, AS_OF), time_limit=30)
+    sol = solve(prepare(parse_workload(doc), catalog, rules, AS_OF))
     return sol.objective_usd
 
 
@@ -89,7 +89,7 @@ def test_the_check_itself_catches_a_broken_plan(catalog, rules):
     doc = {"deployment": {"context": "datacenter", "ownership": "buy"}, "model": "gpt2-124m", "tokens": "10B",
            "gpus": {"allow": ["a100-80gb-sxm"]}}
     problem = prepare(parse_workload(doc), catalog, rules, AS_OF)
-    sol = solve(problem, time_limit=30)
+    sol = solve(problem)
     assert violations(problem, sol) == []
     over = dataclasses.replace(problem.workload, budget_usd=sol.objective_usd - 100) \
         if dataclasses.is_dataclass(problem.workload) else problem.workload.model_copy(
@@ -150,7 +150,7 @@ def test_serving_plans_keep_every_constraint_with_the_budget_at_the_optimum(exam
     p = plan(parse_workload(at), catalog=catalog, rules=rules, as_of=AS_OF, explain=False)
     assert p["status"] != "infeasible"
     assert p["total_cost_usd"] <= best * (1 + 1e-7) + 0.01
-    assert violations(p.problem, solve(p.problem, time_limit=30)) == []
+    assert violations(p.problem, solve(p.problem)) == []
 
 
 # Serving jobs (one request size or a mix), alone or beside a training job with a deadline, at a

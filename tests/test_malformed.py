@@ -187,7 +187,7 @@ def test_a_solver_crash_is_exit_1_with_a_message(run, monkeypatch):
 
 def test_an_internal_error_is_exit_1_without_traceback(run, monkeypatch):
     import sys
-    plan_module = sys.modules["advisor.plan"]
+    plan_module = sys.modules["advisor.flow"]
 
     def broken(*args, **kwargs):
         raise ZeroDivisionError("division by zero")

@@ -174,7 +174,7 @@ def test_candidates_offered_on_two_cores_are_the_serial_ones(monkeypatch, tmp_pa
     from advisor.data.rules import load_rules
     from advisor.inputs.workload import parse_workload
     from advisor.perf import layout, memo, params_from
-    from advisor.plan import prepare
+    from advisor.flow import prepare
 
     monkeypatch.setattr(memo, "_FOLDER", [None])   # no store on disk: this process's memory only
     memo.forget()

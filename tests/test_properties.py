@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 from test_optimize import CATALOG, RULES
 
 from advisor.inputs.workload import parse_workload
-from advisor.plan import plan
+from advisor.flow import plan
 
 GPUS = ["rtx-4090", "a100-80gb-sxm", "h100-sxm"]
 

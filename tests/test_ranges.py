@@ -16,10 +16,11 @@ from advisor.explain.ranges import cost_range, speed_sensitivity
 from advisor.explain.alternatives import alternatives
 from advisor.explain.robustness import robustness
 from advisor.inputs.workload import parse_workload
-from advisor.plan import plan, prepare
+from advisor.flow import plan, prepare
 from advisor.solve.milp import solve
 from advisor.solve.redraw import Redraw
 from advisor.solve.scenario import baseline
+from advisor.solve.settings import SolveSettings
 
 # H100 rented wins by a few percent over A100 rented: the speed break-evens are finite
 CLOSE = {"deployment": {"context": "datacenter", "ownership": "rent"}, "model": "gpt2-774m", "tokens": "40B",
@@ -86,7 +87,7 @@ def test_deadline_quantile_is_the_stored_distribution(catalog, rules):
 def test_speed_sensitivity_claim_flips_beyond_and_holds_short(catalog, rules):
     problem = problem_of(CLOSE, catalog, rules)
     sol = solve(problem)
-    items = speed_sensitivity(problem, sol, alternatives(problem, sol, 30), 30)
+    items = speed_sensitivity(problem, sol, alternatives(problem, sol, SolveSettings()), SolveSettings())
     assert {i["direction"] for i in items} == {"slower", "faster"}
     chosen = {(c.gpu, c.ownership) for c in sol.chosen}
     for item in items:
@@ -121,7 +122,7 @@ def test_reused_model_agrees_with_full_solves(catalog, rules):
              for f, g, b, r in ((1.0, 1.0, 1.0, 1.0), (0.9, 1.1, 1.0, 0.9), (1.2, 0.8, 1.3, 1.0),
                                 (0.7, 1.0, 0.8, 1.2), (1.0, 1.3, 1.0, 0.7))]
     fastest = {g: max(d[0].get(g, 1.0) for d in draws) for g in ("h100-sxm", "a100-80gb-sxm")}
-    redraw = Redraw(problem, baseline(problem), fastest, 30)
+    redraw = Redraw(problem, baseline(problem), fastest, SolveSettings())
     assert redraw.model is not None
     for speed, buy, rent in draws:
         full = solve(problem, baseline(problem).but(speed_factor=speed, buy_factor=buy, rent_factor=rent))
@@ -132,7 +133,7 @@ def test_reused_model_agrees_with_full_solves(catalog, rules):
 def test_robustness_is_seeded_and_counts_every_draw(catalog, rules):
     problem = problem_of(CLOSE, catalog, rules)
     sol = solve(problem)
-    a, b = robustness(problem, sol, draws=30), robustness(problem, sol, draws=30)
+    a, b = robustness(problem, sol, SolveSettings(), draws=30), robustness(problem, sol, SolveSettings(), draws=30)
     assert a == b
     assert a["holds"] + round(sum(x["share"] for x in a["alternatives"]) * a["draws"]) == a["draws"]
     assert f"{round(100 * a['holds'] / a['draws'])}% of 30 draws" in a["message"]
@@ -191,8 +192,8 @@ def test_a_draw_stopped_by_its_time_limit_is_said_so(catalog, rules, found):
 
     problem = problem_of(dict(CLOSE, deployment={"context": "datacenter", "ownership": "any"}), catalog, rules)
     sol = solve(problem)
-    exact = Verdict(problem, 30.0, draws=20).verdict(sol)
-    v = Verdict(problem, 30.0, draws=20)
+    exact = Verdict(problem, SolveSettings(), draws=20).verdict(sol)
+    v = Verdict(problem, SolveSettings(), draws=20)
     assert v.redraw.model is not None
     v.redraw.h = _StoppedAtTimeLimit(v.redraw.h, found)
     got = v.verdict(sol)

@@ -10,8 +10,9 @@ from conftest import AS_OF, EXAMPLES
 
 import advisor.explain.robustness as rob
 from advisor.inputs.workload import load_workload
-from advisor.plan import prepare
+from advisor.flow import prepare
 from advisor.solve.milp import solve
+from advisor.solve.settings import SolveSettings
 
 Z = 1.959964
 
@@ -36,24 +37,24 @@ def office(catalog, rules):
 
 def test_a_settled_verdict_stops_and_says_so(office):
     problem, sol = office
-    got = rob.robustness(problem, sol)
+    got = rob.robustness(problem, sol, SolveSettings())
     assert got is not None and got["draws"] == rob.CHECK_EVERY and got["holds"] == rob.CHECK_EVERY
     lo = round(100 * rob.CHECK_EVERY / (rob.CHECK_EVERY + Z * Z))
     assert got["message"].endswith(f"holds in 100% of {rob.CHECK_EVERY} draws of speed and price "
                                    f"(stopped at {rob.CHECK_EVERY} of {rob.DRAWS} draws: settled, "
                                    f"95% interval {lo}-100%)")
-    assert rob.robustness(problem, sol) == got   # seeded: the same verdict again
+    assert rob.robustness(problem, sol, SolveSettings()) == got   # seeded: the same verdict again
 
 
 def test_a_stopped_verdict_is_the_full_one_cut_short(office, monkeypatch):
     problem, sol = office
-    stopped = rob.robustness(problem, sol)
+    stopped = rob.robustness(problem, sol, SolveSettings())
     n = stopped["draws"]
     monkeypatch.setattr(rob, "CHECK_EVERY", 10 ** 6)   # never look: every draw asked for is made
-    full = rob.robustness(problem, sol)
+    full = rob.robustness(problem, sol, SolveSettings())
     assert full["draws"] == rob.DRAWS and "stopped" not in full["message"]
     # the same seeded sequence: its first n draws, asked for alone, give the stopped verdict
-    first = rob.robustness(problem, sol, draws=n)
+    first = rob.robustness(problem, sol, SolveSettings(), draws=n)
     assert {k: v for k, v in first.items() if k != "message"} == {k: v for k, v in stopped.items() if k != "message"}
     assert stopped["message"].startswith(first["message"])
     assert stopped["message"][len(first["message"]):].startswith(f" (stopped at {n} of {rob.DRAWS} draws")
@@ -62,5 +63,5 @@ def test_a_stopped_verdict_is_the_full_one_cut_short(office, monkeypatch):
 def test_an_unsettled_verdict_draws_them_all(office, monkeypatch):
     problem, sol = office
     monkeypatch.setattr(rob, "SETTLED_WIDTH", 0.0)   # nothing is ever settled
-    got = rob.robustness(problem, sol)
+    got = rob.robustness(problem, sol, SolveSettings())
     assert got["draws"] == rob.DRAWS and "stopped" not in got["message"]

@@ -11,8 +11,8 @@ from advisor.data.conditions import describe
 from advisor.data.rules import gpu_context, load_rules
 from advisor.errors import InputError
 from advisor.inputs.workload import parse_workload
-from advisor.plan import plan
-from advisor.solve.candidates import power_limit
+from advisor.flow import plan
+from advisor.solve.constraints.power import power_limit
 
 
 def ctx(catalog, gpu, site="office", ownership="buy", region="US", tp=None, count=None):

@@ -9,7 +9,7 @@ import pytest
 from conftest import AS_OF, EXAMPLES
 
 from advisor.inputs.workload import load_workload
-from advisor.plan import prepare
+from advisor.flow import prepare
 from advisor.solve.milp import solve
 from advisor.solve.scenario import baseline
 

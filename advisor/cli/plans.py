@@ -60,7 +60,7 @@ def plan(workload_file, fmt, objective, verbose, gap, time_limit, catalog_file, 
     markdown and table print the whole plan. Exit status: 0 a plan was found, 2 the input is
     invalid, 3 no plan meets every constraint.
     """
-    from advisor.plan import plan as make_plan
+    from advisor.flow import plan as make_plan
 
     workload, catalog, rules = _inputs(workload_file, catalog_file, rules_files)
     with working("solving"):
@@ -89,7 +89,7 @@ def frontier(workload_file, fmt, points, time_limit, catalog_file, rules_files, 
       advisor frontier examples/article-office.yaml
       advisor frontier examples/article-datacenter.yaml --format json
     """
-    from advisor.plan import pareto
+    from advisor.flow import pareto
     from advisor.present.tables import frontier_text
 
     workload, catalog, rules = _inputs(workload_file, catalog_file, rules_files)
@@ -116,7 +116,7 @@ def validate(workload_file, catalog_file, rules_files, debug):
 
     Exit status: 0 valid, 2 invalid.
     """
-    from advisor.plan import prepare
+    from advisor.flow import prepare
 
     workload, catalog, rules = _inputs(workload_file, catalog_file, rules_files)
     prepare(workload, catalog, rules)   # resolves GPU ids and presets; solves nothing
@@ -209,7 +209,7 @@ def memo(workload_file, output, fmt, date, paper, force, time_limit, catalog_fil
     check_output(output)
     if fmt == "pdf":
         _pdf_ready()
-    from advisor.plan import plan as make_plan
+    from advisor.flow import plan as make_plan
     from advisor.report import memo as make_memo
 
     workload, catalog, rules = _inputs(workload_file, catalog_file, rules_files)

@@ -10,14 +10,15 @@ first in `reasons` and carries `primary: true`.
 """
 from __future__ import annotations
 
-import math
 from typing import Any
 
-from advisor.explain.binding import fleet_size, owned_kw, power_origin
 from advisor.perf import evaluate, min_gpus, params_from
-from advisor.solve.candidates import Problem
-from advisor.solve.milp import Solution, solve
+from advisor.solve.constraints import FAMILIES
+from advisor.solve.milp import solve
+from advisor.solve.problem import Problem
 from advisor.solve.scenario import Scenario, baseline
+from advisor.solve.settings import SolveSettings
+from advisor.solve.solution import Solution
 
 AVAILABILITY = ("no-price", "no-purchase-price", "no-rental-price", "no-server")
 CAPABILITY = ("memory", "estimate", "deadline")
@@ -33,7 +34,7 @@ def _rank(reason: dict, unavailable: bool) -> int:
         return PRECEDENCE.index("availability" if unavailable else "other")
     if code in CAPABILITY:
         return PRECEDENCE.index("capability")
-    if code in ("gpu_count", "power", "budget", "deadline_limit", "combined", "slots", "stock"):
+    if code in ("limit", "combined", "slots"):
         return PRECEDENCE.index("constraint")
     return PRECEDENCE.index("cost" if code == "cost" else "other")
 
@@ -86,7 +87,7 @@ def _unexplained(problem: Problem, gid: str) -> dict:
             "message": f"{gpu.name}: no GPU count gives a training speed the estimate can state"}
 
 
-def alternatives(problem: Problem, sol: Solution, time_limit: float | None) -> dict:
+def alternatives(problem: Problem, sol: Solution, settings: SolveSettings) -> dict:
     """gpu id -> {forced_cost_usd, forced_ownership, reasons} for every considered GPU type the plan
     did not use (rejected ones included), primary reason first."""
     used = sol.gpu_types()
@@ -98,11 +99,11 @@ def alternatives(problem: Problem, sol: Solution, time_limit: float | None) -> d
             out[gid] = {"forced_cost_usd": None, "reasons": ordered(problem, gid, problem.rejected[gid].reasons)}
             continue
         base = baseline(problem).but(only_gpu=gid)
-        forced = solve(problem, base, time_limit=time_limit)
+        forced = solve(problem, base, settings)
         name = problem.catalog.gpus[gid].name
         if not forced.feasible:
             out[gid] = {"forced_cost_usd": None,
-                        "reasons": ordered(problem, gid, infeasible_reasons(problem, base, name, time_limit))}
+                        "reasons": ordered(problem, gid, infeasible_reasons(problem, base, name, settings))}
             continue
         cost, chosen = forced.objective_usd or 0.0, sol.objective_usd or 0.0
         delta = cost - chosen
@@ -119,76 +120,25 @@ def alternatives(problem: Problem, sol: Solution, time_limit: float | None) -> d
     return out
 
 
-def infeasible_reasons(problem: Problem, sc: Scenario, name: str, time_limit: float | None) -> list[dict]:
-    """Why no plan under `sc` exists (used for one GPU type: sc.only_gpu): each limit whose removal
-    alone gives a plan, with the number it would need, found by re-solving; else that they
-    conflict together; else that nothing hosts it."""
-    wl = problem.workload
+def infeasible_reasons(problem: Problem, sc: Scenario, name: str, settings: SolveSettings) -> list[dict]:
+    """Why no plan under `sc` exists (used for one GPU type: sc.only_gpu): each constraint family
+    whose limit, lifted alone, gives a plan, with the number the cheapest such plan needs (found by
+    re-solving; a `fact` present/constraint_words.limit_reason words); else that the limits conflict
+    together; else that nothing hosts it."""
+    def run(p: Problem, s: Scenario) -> Solution:
+        return solve(p, s, settings)
 
-    def ok(s: Scenario) -> Solution:
-        return solve(problem, s, time_limit=time_limit)
-
-    out: list[dict[str, Any]] = []
-    if sc.gpu_upper is not None:
-        free = ok(sc.but(gpu_upper=None))
-        if free.feasible:
-            n = smallest_int(lambda u: ok(sc.but(gpu_upper=u)).feasible, sc.gpu_upper, fleet_size(free))
-            why = "to meet the deadline" if any(c.deadline for c in problem.classes) else "to hold and run the job"
-            cap = f"gpus.count is {wl.gpus.count}" if wl.gpus.count is not None else f"gpus.max is {sc.gpu_upper}"
-            out.append({"rule": None, "code": "gpu_count", "needed": n, "limit": sc.gpu_upper,
-                        "message": f"{name} needs >= {n} GPUs {why}; {cap}"})
-    if sc.power_limit_kw is not None:
-        free = ok(sc.but(power_limit_kw=None))
-        if free.feasible:
-            kw = owned_kw(problem, free)
-            out.append({"rule": None, "code": "power", "needed": round(kw, 3),
-                        "limit": sc.power_limit_kw, "limit_rule": problem.power_rule,
-                        "message": f"the cheapest plan using only {name} draws {kw:.2f} kW; the power limit is "
-                                   f"{sc.power_limit_kw:g} kW{power_origin(problem)}"})
-    if sc.budget_usd is not None:
-        free = ok(sc.but(budget_usd=None))
-        if free.feasible:
-            cost = free.objective_usd or 0.0
-            out.append({"rule": None, "code": "budget", "needed": round(cost, 2), "limit": sc.budget_usd,
-                        "message": f"the cheapest plan using only {name} costs ${cost:,.0f}; "
-                                   f"the budget is ${sc.budget_usd:,.0f}"})
-    deadlines = [c.deadline for c in problem.classes if c.deadline]
-    if deadlines and ok(sc.but(deadline_scale=1e9)).feasible:
-        scale = smallest(lambda f: ok(sc.but(deadline_scale=f)).feasible, 1.0, 2.0)
-        days = min(deadlines) * scale / 24
-        out.append({"rule": None, "code": "deadline_limit", "needed": round(days, 3),
-                    "limit": min(deadlines) / 24,
-                    "message": f"{name} needs >= {days:.1f} days even at its fastest allowed plan; "
-                               f"the deadline is {min(deadlines) / 24:g} days"})
+    out: list[dict[str, Any]] = [{"rule": None, "code": "limit", "fact": lv} for family in FAMILIES
+                                 if (lv := family.lever(problem, sc, run, exact=False)) is not None]
     if out:
-        return [{k: v for k, v in r.items() if v is not None or k == "rule"} for r in out]
-    relaxed = sc.but(gpu_upper=None, power_limit_kw=None, budget_usd=None, deadline_scale=1e9)
-    if ok(relaxed).feasible:
+        return out
+    lifted: dict[str, Any] = {}
+    for family in FAMILIES:
+        lifted.update(family.lifted())
+    if run(problem, sc.but(**lifted)).feasible:
         return [{"rule": None, "code": "combined",
                  "message": f"no plan using only {name} meets the deadline, budget, power and GPU-count limits "
                             "together, though no single one of them alone rules it out"}]
     return [{"rule": None, "code": "slots",
              "message": f"even without the deadline, budget, power and GPU-count limits no plan uses only {name}: "
                         "no allowed machine (or costed network between machines) holds the GPUs it needs"}]
-
-
-def smallest(ok, lo: float, hi: float, steps: int = 12) -> float:
-    """Smallest x >= lo with ok(x) (ok monotone), to 0.5%: grow hi until ok, then bisect."""
-    while not ok(hi):
-        lo, hi = hi, hi * 2
-        if hi > 1e12:
-            return math.inf
-    for _ in range(steps):
-        mid = (lo + hi) / 2
-        lo, hi = (lo, mid) if ok(mid) else (mid, hi)
-        if hi - lo <= 0.005 * hi:
-            break
-    return hi
-
-
-def smallest_int(ok, lo: int, hi: int) -> int:
-    """Smallest n in (lo, hi] with ok(n), given not ok(lo) and ok(hi) (ok monotone)."""
-    while hi - lo > 1:
-        mid = (lo + hi) // 2
-        lo, hi = (lo, mid) if ok(mid) else (mid, hi)
-    return hi

@@ -13,9 +13,11 @@ from collections.abc import Callable
 from statistics import NormalDist
 
 from advisor.data.uncertainty import NONE, LogDist, price_dist, speed_dist
-from advisor.solve.candidates import Problem
-from advisor.solve.milp import Solution, solve
+from advisor.solve.problem import Problem
+from advisor.solve.milp import solve
+from advisor.solve.solution import Solution
 from advisor.solve.redraw import describe, signature
+from advisor.solve.settings import SolveSettings
 from advisor.solve.scenario import baseline
 
 COST_DRAWS = 2000
@@ -132,18 +134,18 @@ def _search(holds, limit: int) -> tuple[int, int] | None:
     return good, min(probe, limit)
 
 
-def speed_sensitivity(problem: Problem, sol: Solution, alts: dict, time_limit: float | None) -> list[dict]:
+def speed_sensitivity(problem: Problem, sol: Solution, alts: dict, settings: SolveSettings) -> list[dict]:
     """How much slower than estimated the chosen GPU may really be, and how much faster the
     runner-up would have to be, before the choice changes: the limit first, then doubling from
     FIRST_PROBE to bracket the change and bisection inside it, on Scenario.speed_factor, re-solving
     each step. The choice is (GPU, buy or rent), so renting instead of buying the same
     GPU counts as a change. `percent` P is a whole percent: the choice holds at P - 1 and has changed
     at P (both re-solved; `switches_to` is the plan at P)."""
-    return [e for task in speed_tasks(problem, sol, alts, time_limit) for e in task()]
+    return [e for task in speed_tasks(problem, sol, alts, settings) for e in task()]
 
 
 def speed_tasks(problem: Problem, sol: Solution, alts: dict,
-                time_limit: float | None) -> list[Callable[[], list[dict]]]:
+                settings: SolveSettings) -> list[Callable[[], list[dict]]]:
     """speed_sensitivity as independent calls, one per GPU type (the chosen one slower, the
     runner-up faster): each search is sequential, the two are not (solve/parallel.py runs them
     on both cores). Their entries, concatenated in order, are speed_sensitivity's."""
@@ -167,8 +169,7 @@ def speed_tasks(problem: Problem, sol: Solution, alts: dict,
 
         def at(pct: int) -> Solution:   # the plan when g's real speed is pct% off its estimate
             if sign * pct not in solved:
-                solved[sign * pct] = solve(problem, base.but(speed_factor={g: (100 + sign * pct) / 100}),
-                                           time_limit=time_limit)
+                solved[sign * pct] = solve(problem, base.but(speed_factor={g: (100 + sign * pct) / 100}), settings)
             return solved[sign * pct]
 
         def holds(pct: int) -> bool:

@@ -30,11 +30,13 @@ from advisor.explain.ranges import (
     normal,
 )
 from advisor.solve import parallel
-from advisor.solve.candidates import Problem
-from advisor.solve.milp import Solution, solve
+from advisor.solve.problem import Problem
+from advisor.solve.milp import solve
+from advisor.solve.solution import Solution
 from advisor.solve.redraw import TIMED_OUT, Redraw, describe, signature
 from advisor.solve.run import stage, step
 from advisor.solve.scenario import baseline
+from advisor.solve.settings import SolveSettings
 
 DRAWS = 200
 MIN_DRAWS = 40
@@ -66,13 +68,13 @@ def settled(held: int, n: int) -> bool:
     return hi - lo <= SETTLED_WIDTH
 
 
-def robustness(problem: Problem, sol: Solution, time_limit: float | None = 30.0,
+def robustness(problem: Problem, sol: Solution, settings: SolveSettings,
                draws: int = DRAWS, seed: int = SEED) -> dict | None:
     """{draws, seed, holds, holds_share, alternatives: [{purchase, share}], unproven_draws, reused_model,
     message}; None without a plan."""
     if not sol.feasible or draws <= 0:
         return None
-    return Verdict(problem, time_limit, draws, seed).verdict(sol)
+    return Verdict(problem, settings, draws, seed).verdict(sol)
 
 
 class Verdict:
@@ -84,7 +86,7 @@ class Verdict:
     process before the plan is solved (plan.plan, for problems of EARLY_COLUMNS candidate columns
     or more), and first_block() then holds only the draws the child had not begun."""
 
-    def __init__(self, problem: Problem, time_limit: float | None, draws: int = DRAWS, seed: int = SEED):
+    def __init__(self, problem: Problem, settings: SolveSettings, draws: int = DRAWS, seed: int = SEED):
         self.problem, self.seed = problem, seed
         gids = [g for g in problem.considered if g not in problem.rejected]
         rng = random.Random(seed)
@@ -101,21 +103,21 @@ class Verdict:
         columns = sum(len(cs) for cs in problem.candidates)
         self.samples = samples[:draws_for(columns, draws)]
         self.block = min(CHECK_EVERY, len(self.samples))   # the first block: always drawn
-        self.redraw = Redraw(problem, baseline(problem), fastest, time_limit, [s[0] for s in self.samples])
+        self.redraw = Redraw(problem, baseline(problem), fastest, settings, [s[0] for s in self.samples])
         self.names = {g: problem.catalog.gpus[g].name for g in gids}
         self.cpu, self.drawn = 0.0, 0   # CPU s and count of the draws made in this process
         self.early: parallel.Early | None = None
         self.begun: list[int] = []   # the first block's draws first_block() handed out
 
     @classmethod
-    def begin(cls, problem: Problem, time_limit: float | None) -> Verdict | None:
+    def begin(cls, problem: Problem, settings: SolveSettings) -> Verdict | None:
         """A verdict whose first block is drawing in a child process (solve/parallel.py) while the
         caller solves the plan; None when the problem is too small for that to pay (EARLY_COLUMNS
         candidate columns; any size when parallel is forced) or there is one core. close() stops
         the child when the verdict is not drawn after all."""
         if parallel.workers() < 2 or not (parallel.mode() == "on" or sum(map(len, problem.candidates)) >= EARLY_COLUMNS):
             return None
-        self = cls(problem, time_limit)
+        self = cls(problem, settings)
         if self.redraw.model is not None or parallel.mode() == "on":
             self.early = parallel.Early(self.draw, self.block, state=lambda: (self.cpu, self.drawn))
         return self
@@ -126,18 +128,13 @@ class Verdict:
             self.early = None
 
     def draw(self, i: int) -> tuple[frozenset, tuple, bool] | None:
-        """Draw i's plan, solved as the verdict would (never as an explanation re-solve: without
-        highspy a draw is a full solve, at the plan's gap and time limit)."""
-        cache = self.problem.solver_cache
-        explaining = cache.pop("explaining", None)
+        """Draw i's plan, solved at the plan's own settings (without highspy a draw is a full solve)."""
         t = time.process_time()
         try:
             return self.redraw.choice(*self.samples[i])
         finally:
             self.cpu += time.process_time() - t
             self.drawn += 1
-            if explaining is not None:
-                cache["explaining"] = explaining
 
     def first_block(self) -> list[Callable[[], tuple[frozenset, tuple, bool] | None]]:
         """The first block's draws that no process has begun, as calls (all of them without begin())."""
@@ -220,7 +217,7 @@ def _timed_out(one: tuple[frozenset, tuple, bool] | None) -> bool:
 
 
 def plan_ranges(problem: Problem, sol: Solution, jobs: list[dict], *, robust: bool,
-                time_limit: float | None = 30.0, verdict: dict | None = None) -> dict:
+                settings: SolveSettings, verdict: dict | None = None) -> dict:
     """The range keys of a plan (DESIGN.md §5): each job's `wall_days_range` and `wall_days_planned`
     (added to `jobs` in place), `total_cost_usd_range`, the `confidence` deadlines were held at, and
     (robust=True) the `robustness` verdict (`verdict`, when already drawn). Existing keys are left
@@ -235,18 +232,18 @@ def plan_ranges(problem: Problem, sol: Solution, jobs: list[dict], *, robust: bo
         job.update(extra)
     out["total_cost_usd_range"] = cost_range(problem, sol)
     if robust:
-        out["robustness"] = verdict if verdict is not None else robustness(problem, sol, time_limit)
+        out["robustness"] = verdict if verdict is not None else robustness(problem, sol, settings)
     return out
 
 
-def range_points(problem: Problem, time_limit: float | None = 30.0) -> list[dict]:
+def range_points(problem: Problem, settings: SolveSettings) -> list[dict]:
     """For the memo's cost-time chart with whiskers: per allowed GPU type, its cheapest plan using
     only that type, with P10/P50/P90 completion days and total cost."""
     out = []
     for gid in problem.considered:
         if gid in problem.rejected:
             continue
-        s = solve(problem, baseline(problem).but(only_gpu=gid), time_limit=time_limit)
+        s = solve(problem, baseline(problem).but(only_gpu=gid), settings)
         if not s.feasible:
             continue
         spans = job_ranges(problem, s)

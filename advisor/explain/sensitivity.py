@@ -13,10 +13,13 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from advisor.explain.binding import BINDING_TOLERANCE, binding
-from advisor.solve.candidates import Problem
-from advisor.solve.milp import Solution, solve
+from advisor.contract.facts import Marginal
+from advisor.solve.constraints import FAMILIES, slacks
+from advisor.solve.milp import solve
+from advisor.solve.problem import Problem
 from advisor.solve.scenario import Scenario, baseline
+from advisor.solve.settings import SolveSettings
+from advisor.solve.solution import Solution
 
 CAP = 64.0            # the largest price factor tried
 STEP = 0.01           # each break-even claim is verified at x(1 - STEP) and x(1 + STEP)
@@ -52,14 +55,14 @@ def base_price(problem: Problem, gpu: str, ownership: str) -> float | None:
     return problem.rent_rate.get(gpu) if ownership == "rent" else problem.unit_price.get(gpu)
 
 
-def break_even(problem: Problem, sol: Solution, alts: dict, time_limit: float | None) -> list[dict]:
+def break_even(problem: Problem, sol: Solution, alts: dict, settings: SolveSettings) -> list[dict]:
     """The chosen pair's price rise that changes the choice (and what wins then), and the price
     fall that makes the runner-up win."""
     if not sol.feasible:
         return []
 
     def run(gpu, own, f):
-        return solve(problem, priced(problem, gpu, own, f), time_limit=time_limit)
+        return solve(problem, priced(problem, gpu, own, f), settings)
 
     gpu, own = main_choice(problem, sol)
     what, price = PRICE[own], base_price(problem, gpu, own)
@@ -113,7 +116,7 @@ def break_even(problem: Problem, sol: Solution, alts: dict, time_limit: float | 
             o = costed[g].get("forced_ownership", "buy")
             runner = (g, o if o in ("buy", "rent") else "buy")
     if runner is not None and base_price(problem, *runner):
-        out.append(_fall(problem, runner, time_limit, sol))
+        out.append(_fall(problem, runner, settings, sol))
     return out
 
 
@@ -121,7 +124,7 @@ def _pair_words(pair: tuple[str, str] | None) -> str:
     return f"{VERB[pair[1]]} {pair[0]}" if pair else "no plan"
 
 
-def _fall(problem: Problem, pair: tuple[str, str], time_limit: float | None, sol: Solution) -> dict:
+def _fall(problem: Problem, pair: tuple[str, str], settings: SolveSettings, sol: Solution) -> dict:
     """How far the runner-up pair's own price must fall for it to be chosen (bisection on [0, 1]);
     at its current price (factor 1) the plan's own solve `sol` answers."""
     gpu, own = pair
@@ -130,7 +133,7 @@ def _fall(problem: Problem, pair: tuple[str, str], time_limit: float | None, sol
     def wins(f: float) -> bool:
         if f == 1.0:
             return uses(sol, gpu, own)
-        return uses(solve(problem, priced(problem, gpu, own, f), time_limit=time_limit), gpu, own)
+        return uses(solve(problem, priced(problem, gpu, own, f), settings), gpu, own)
 
     words = _pair_words(pair)
     base = {"gpu": gpu, "ownership": own, "direction": "fall", "what": what}
@@ -155,40 +158,14 @@ def _fall(problem: Problem, pair: tuple[str, str], time_limit: float | None, sol
                        + (f" (to ${price * lo:,.2f})" if price else "")}
 
 
-def marginal_values(problem: Problem, sol: Solution, time_limit: float | None) -> list[dict]:
-    """Savings from one more day on every deadline and from 10% more budget (re-solved), worded
-    with the same binding flag as the constraint table."""
-    wl = problem.workload
-    out: list[dict] = []
+def marginal_values(problem: Problem, sol: Solution, settings: SolveSettings) -> list[Marginal]:
+    """What each family's small relaxation saves (one more day on every deadline, 10% more budget),
+    re-solved, with the same binding flag as the constraint table (present/ words them)."""
     if not sol.feasible:
-        return out
-    table = binding(problem, sol)
-    tol = f"{100 * BINDING_TOLERANCE:g}%"
-    deadlines = [b for b in table if b["constraint"].startswith("deadline:")]
-    if deadlines:
-        s = solve(problem, baseline(problem).but(deadline_extra_hours=24.0), time_limit=time_limit)
-        saving = max((sol.objective_usd or 0.0) - (s.objective_usd or 0.0) if s.feasible else 0.0, 0.0)
-        binds = any(b["binding"] for b in deadlines)
-        slack = min(b["slack"] for b in deadlines)
-        if saving > 0.5:
-            msg = f"one more day on every deadline saves ${saving:,.0f}" + (
-                "" if binds else f" (the plan has {slack:.2f} days of slack, but a cheaper plan needs up to a day more)")
-        elif binds:
-            msg = (f"one more day on the deadline saves nothing: the deadline binds ({slack:.2f} days of slack, under "
-                   f"{tol}), but no cheaper plan finishes within a day more")
-        else:
-            msg = f"one more day on the deadline saves nothing: the deadline does not bind ({slack:.2f} days of slack)"
-        out.append({"change": "deadline +1 day", "saving_usd": round(saving, 2), "binding": binds, "message": msg})
-    if wl.budget_usd is not None:
-        s = solve(problem, baseline(problem).but(budget_usd=wl.budget_usd * 1.1), time_limit=time_limit)
-        saving = max((sol.objective_usd or 0.0) - (s.objective_usd or 0.0) if s.feasible else 0.0, 0.0)
-        b = next(b for b in table if b["constraint"] == "budget")
-        if saving > 0.5:
-            msg = f"10% more budget saves ${saving:,.0f}"
-        elif b["binding"]:
-            msg = f"10% more budget changes nothing: the budget binds (under {tol} left), but no cheaper plan needs more"
-        else:
-            msg = f"10% more budget changes nothing: the budget does not bind (${b['slack']:,.0f} left)"
-        out.append({"change": "budget +10%", "saving_usd": round(saving, 2), "binding": b["binding"],
-                    "message": msg})
-    return out
+        return []
+    table = slacks(problem, sol)
+
+    def run(p: Problem, sc: Scenario) -> Solution:
+        return solve(p, sc, settings)
+
+    return [m for family in FAMILIES if (m := family.marginal(problem, sol, run, table)) is not None]

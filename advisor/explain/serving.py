@@ -13,8 +13,10 @@ from advisor.data.resources import data_dir
 from advisor.inputs.loader import load_yaml_file
 from advisor.perf.serve import Setup, operating_point
 from advisor.perf.serving import hardware, load_params
-from advisor.solve.candidates import Problem
-from advisor.solve.milp import Solution, solve
+from advisor.solve.problem import Problem
+from advisor.solve.milp import solve
+from advisor.solve.solution import Solution
+from advisor.solve.settings import SolveSettings
 from advisor.solve.scenario import baseline
 
 TRAFFIC_STEP = 1.3           # "+30% traffic"
@@ -90,16 +92,6 @@ def _lending(problem: Problem, sol: Solution) -> dict:
     return out
 
 
-def serving_binding(problem: Problem, sol: Solution) -> list[dict]:
-    out = []
-    for k, cls in enumerate(problem.serve_classes):
-        cap = sum(c.requests_per_s * n for c, n in sol.serving if c.cls == k)
-        out.append({"constraint": f"serve:{cls.name}", "binding": cap - cls.peak_rps < 0.05 * cls.peak_rps,
-                    "message": f"{cls.name}: replicas sustain {cap:,.2f} requests/s under the SLO at a peak of "
-                               f"{cls.peak_rps:,.2f}", "slack": round(cap - cls.peak_rps, 4), "unit": "requests/s"})
-    return out
-
-
 def serving_warnings(problem: Problem, sol: Solution) -> list[dict]:
     out = []
     band = serving_band()
@@ -114,13 +106,13 @@ def serving_warnings(problem: Problem, sol: Solution) -> list[dict]:
     return out
 
 
-def serving_insights(problem: Problem, sol: Solution, time_limit: float | None) -> dict:
+def serving_insights(problem: Problem, sol: Solution, settings: SolveSettings) -> dict:
     """Re-solves: +30% traffic, and the best plan on one GPU type for the mix's saving."""
     if not sol.serving or not sol.feasible:
         return {}
     base = baseline(problem)
     replicas = sum(n for _, n in sol.serving)
-    more = solve(problem, base.but(traffic_factor=TRAFFIC_STEP), time_limit=time_limit)
+    more = solve(problem, base.but(traffic_factor=TRAFFIC_STEP), settings)
     step = f"+{round(100 * (TRAFFIC_STEP - 1))}% traffic"
     if more.feasible:
         added = sum(n for _, n in more.serving) - replicas
@@ -134,7 +126,7 @@ def serving_insights(problem: Problem, sol: Solution, time_limit: float | None) 
                    "message": f"{step} has no plan within the workload's limits"}
     singles = []
     for gid in sorted({c.gpu for cs in problem.serve_candidates for c in cs}):
-        s = solve(problem, base.but(only_gpu=gid), time_limit=time_limit)
+        s = solve(problem, base.but(only_gpu=gid), settings)
         if s.feasible:
             singles.append((float(s.objective_usd or 0.0), gid))
     types = sorted(sol.gpu_types())

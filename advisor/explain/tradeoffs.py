@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from advisor.data.estimator import Params
 from advisor.perf import evaluate, min_gpus
-from advisor.solve.candidates import Problem
+from advisor.solve.problem import Problem
 from advisor.solve.milp import solve
+from advisor.solve.settings import SolveSettings
 from advisor.solve.scenario import baseline
 from advisor.solve.sweeps import frontier
 
@@ -18,7 +19,7 @@ def _sample(values: list, n: int) -> list:
     return sorted({values[round(i * step)] for i in range(n)})
 
 
-def cost_time_points(problem: Problem, time_limit: float | None = 30.0, per_gpu: int = 10) -> dict:
+def cost_time_points(problem: Problem, settings: SolveSettings, per_gpu: int = 10) -> dict:
     """For the cost-time chart: per allowed GPU type, the cheapest plan using only it under a
     sweep of completion-time caps (hours, USD, GPU count), and the Pareto front of all of them."""
     series = {}
@@ -28,7 +29,7 @@ def cost_time_points(problem: Problem, time_limit: float | None = 30.0, per_gpu:
         hours = sorted({round(c.hours, 9) for cs in problem.candidates for c in cs if c.gpu == gid})
         points: list[tuple[float, float, int]] = []
         for h in _sample(hours, per_gpu):
-            s = solve(problem, baseline(problem).but(only_gpu=gid, makespan_hours=h), time_limit=time_limit)
+            s = solve(problem, baseline(problem).but(only_gpu=gid, makespan_hours=h), settings)
             if s.objective_usd is not None:   # feasible
                 n = sum(s.bought.values()) or max((c.count for c in s.chosen), default=0)
                 point = (s.makespan_hours, s.objective_usd, n)
@@ -36,7 +37,7 @@ def cost_time_points(problem: Problem, time_limit: float | None = 30.0, per_gpu:
                     points.append(point)
         if points:
             series[gid] = sorted(points)
-    front = [(s.makespan_hours, s.objective_usd) for s in frontier(problem, points=16, time_limit=time_limit)]
+    front = [(s.makespan_hours, s.objective_usd) for s in frontier(problem, settings, points=16)]
     return {"series": series, "front": front}
 
 

@@ -1,5 +1,5 @@
 """Re-solving one problem many times, fast: the MILP of a structure is built once (through
-milp._Model, so there is one formulation) and handed to HiGHS; a later scenario that differs only
+model.build_model, so there is one formulation) and handed to HiGHS; a later scenario that differs only
 in prices, budget, power limit, GPU-count bounds or a GPU-type restriction becomes changes to
 column costs, bounds and coefficients of that same HiGHS model (not warm-started: see run()).
 A scenario that changes the structure (deadlines, a makespan cap, and for a single job the
@@ -24,23 +24,32 @@ from collections import OrderedDict
 import numpy as np
 
 from advisor.errors import SolverError
-from advisor.solve.candidates import Problem
-from advisor.solve.run import quiet_stdout
+from advisor.solve import constraints
+from advisor.solve.constraints.base import UNBOUNDED
+from advisor.solve.model import (
+    IDLE_GPU_TOLERANCE,
+    TIE_BREAK_USD_PER_HOUR,
+    Model,
+    idle_owned_gpus,
+)
+from advisor.solve.formulation import build_model, polish_model
+from advisor.solve.problem import Problem
+from advisor.solve.run import check_found, quiet_stdout
 from advisor.solve.scenario import Scenario, baseline
+from advisor.solve.solution import Solution, read_solution
 from advisor.solve.speed_model import SpeedColumns
+from advisor.solve.usable import usable_candidates
 
 KEEP_MODELS = 6          # structures kept per problem and kind (sweeps build many, explanations reuse few)
 _INF = math.inf
 POLISH_SHARE = 0.2       # of the time limit, for the idle-GPU polish (it only refines a found plan)
 POLISH_NODES = 100       # branch-and-bound nodes the polish may use: its result must not depend on load
-UNBOUNDED = 1e30         # PuLP refuses an infinite right-hand side; HiGHS reads >= 1e20 as infinite
 
 
 def structure_key(problem: Problem, sc: Scenario) -> tuple:
-    """What decides the model's rows and columns (everything else is a coefficient or a bound)."""
-    single = problem.job_count == 1
-    return (sc.deadline_scale, sc.deadline_extra_hours, sc.makespan_hours,
-            sc.gpu_lower if single else None, sc.gpu_upper if single else None, speed_key(sc))
+    """What decides the model's rows and columns (everything else is a coefficient or a bound):
+    the constraint families' parts, then the speed ceilings."""
+    return (*constraints.structure_key(problem, sc), speed_key(sc))
 
 
 def speed_key(sc: Scenario) -> tuple | None:
@@ -56,23 +65,13 @@ def speed_candidates(problem: Problem, sc: Scenario, ceiling: dict[str, float]) 
     """The columns of a speed model: for the GPU types whose speed changes, the candidates usable at
     their ceiling, dominated on cost *and* time dropped (a slower speed may need a faster one);
     for the others, those a fresh build keeps."""
-    from advisor.solve.milp import usable_candidates
-
     base = usable_candidates(problem, sc.but(only_gpu=None, speed_factor={}))
     fast = usable_candidates(problem, sc.but(only_gpu=None, speed_factor=ceiling), faster_too=True)
     return [[c for c in f if c.gpu in ceiling] + [c for c in b if c.gpu not in ceiling] for f, b in zip(fast, base)]
 
 
-def sentinel(sc: Scenario) -> Scenario:
-    """The scenario a shared model is built under: every optional row present with an unbounded
-    right-hand side, prices at catalog values, every GPU type."""
-    return sc.but(only_gpu=None, price_factor={}, rent_factor={}, buy_factor={}, budget_usd=UNBOUNDED,
-                  power_limit_kw=UNBOUNDED, gpu_lower=0 if sc.gpu_lower is None else sc.gpu_lower,
-                  gpu_upper=UNBOUNDED)
-
-
 class HighsModel(SpeedColumns):
-    """A built _Model mirrored in a highspy.Highs object, with the indices needed to re-price and
+    """A built Model mirrored in a highspy.Highs object, with the indices needed to re-price and
     re-bound it. `cost_rows` carry the total cost (budget, and the idle-GPU cost cap); the
     objective is cost_weight x total + `extra` (the tie-break, or the polish's wall time)."""
 
@@ -250,21 +249,9 @@ class HighsModel(SpeedColumns):
         return ("optimal" if proven else "feasible"), proven, mip_gap
 
 
-def solve_fast(problem: Problem, sc: Scenario, time_limit: float | None, gap: float):
-    """milp.solve through the problem's cached HiGHS model of this structure."""
-    from advisor.solve.milp import (
-        FLEET_JOBS,
-        IDLE_GPU_TOLERANCE,
-        TIE_BREAK_USD_PER_HOUR,
-        Solution,
-        _check,
-        _idle_owned_gpus,
-        _Model,
-        _polish_model,
-        _solution,
-        usable_candidates,
-    )
-
+def solve_fast(problem: Problem, sc: Scenario, time_limit: float | None, gap: float, polish: bool = True) -> Solution:
+    """milp.solve through the problem's cached HiGHS model of this structure; `polish`: put idle
+    bought GPUs to work (model.polish_model) when a plan leaves some."""
     key = structure_key(problem, sc)
     ceiling = key[-1]
     # one GPU type under other deadlines or GPU-count bounds (why it cannot be the plan alone): a
@@ -275,8 +262,7 @@ def solve_fast(problem: Problem, sc: Scenario, time_limit: float | None, gap: fl
     if hm is None:
         cands = (usable_candidates(problem, sc if alone else sc.but(only_gpu=None)) if ceiling is None else
                  speed_candidates(problem, sc, dict(ceiling)))
-        model = _Model(problem, sentinel(sc), cands)
-        model.build()
+        model = build_model(problem, constraints.unbounded(sc), cands)
         extra = {name: TIE_BREAK_USD_PER_HOUR * c.hours for name, c in _columns(model)}
         hm = HighsModel(model, extra, 1.0, ("budget",))
         if ceiling is not None:
@@ -286,28 +272,26 @@ def solve_fast(problem: Problem, sc: Scenario, time_limit: float | None, gap: fl
     no_plan = Solution("infeasible", None, solver={"name": None, "reason": "a job has no usable candidate"})
     if any(not cs or (sc.only_gpu is not None and all(c.gpu != sc.only_gpu for c in cs)) for cs in model.cands):
         return no_plan
-    hm.apply(sc, limit_rows(sc))
+    hm.apply(sc, constraints.limit_rows(sc))
     if hm.ceiling is not None and hm.no_column(sc.only_gpu):
         return no_plan
     status, proven, mip_gap = hm.run(time_limit, gap)
-    _check(status, "highs", time_limit)
+    check_found(status, "highs", time_limit)
     if status == "infeasible":
         return Solution("infeasible", None, solver={"name": "highs", "status": "Infeasible"})
     mip_objective = _plan_cost(model)
-    explaining = problem.solver_cache.get("explaining")
-    if not (explaining and problem.job_count >= FLEET_JOBS) and _idle_owned_gpus(model):
-        # (a fleet's explanation re-solves skip the idle-GPU polish: it moves the cost by at most
-        # IDLE_GPU_TOLERANCE, 0.1%, inside their 1% gap, and its model differs per plan)
+    if polish and idle_owned_gpus(model):
         used = {(c.gpu, c.ownership) for k, i, c in model.pairs() if (model.y[k, i].value() or 0) > 1e-6}
         pkey = key + ("polish", frozenset(used), tuple(sorted(sc.speed_factor.items())))
         pm = cache_of(problem, alone).get(pkey)
         if pm is None:
             cands = [[c for c in cs if (c.gpu, c.ownership) in used]
                      for cs in usable_candidates(problem, sc.but(only_gpu=None), faster_too=True)]
-            polish = _polish_model(problem, sentinel(sc), cands, UNBOUNDED)
-            pm = HighsModel(polish, {j: c.hours for j, c in _columns(polish)}, 1e-6, ("budget", "idle_gpus_cost"))
+            polished = polish_model(problem, constraints.unbounded(sc), cands, UNBOUNDED)
+            pm = HighsModel(polished, {j: c.hours for j, c in _columns(polished)}, 1e-6, ("budget", "idle_gpus_cost"))
         remember(problem, pkey, pm, alone)
-        pm.apply(sc, limit_rows(sc, mip_objective, max(1.0, IDLE_GPU_TOLERANCE * mip_objective)))
+        rows = {**constraints.limit_rows(sc), "idle_gpus_cost": (-_INF, mip_objective + max(1.0, IDLE_GPU_TOLERANCE * mip_objective))}
+        pm.apply(sc, rows)
         bound = hm.dual_bound
         p_status, p_proven, _ = pm.run(None if time_limit is None else time_limit * POLISH_SHARE, gap, POLISH_NODES)
         if p_proven:
@@ -320,7 +304,7 @@ def solve_fast(problem: Problem, sc: Scenario, time_limit: float | None, gap: fl
             within = _cost_gap(pm.model, bound)
             if not proven or within <= gap:
                 model, mip_gap = pm.model, (round(within, 6) if proven else mip_gap)
-    return _solution(model, "highs", "Optimal", proven, mip_gap, mip_objective)
+    return read_solution(model, "highs", "Optimal", proven, mip_gap, mip_objective)
 
 
 def _plan_cost(model) -> float:
@@ -355,7 +339,7 @@ def _owned_value(model) -> float:
         for s in p.servers.get(g, []):
             total += (s.price_usd + p.costs.owned_pv_per_kw * s.overhead_kw) * (model.S[g, s.id].value() or 0.0)
         if g in model.W:
-            total += model._network_usd(g) * (model.W[g].value() or 0.0)
+            total += (model.network_usd(g) or 0.0) * (model.W[g].value() or 0.0)
     return total
 
 
@@ -372,14 +356,3 @@ def remember(problem: Problem, key: tuple, model: HighsModel, alone: bool = Fals
     cache.move_to_end(key)
     while len(cache) > KEEP_MODELS:
         cache.popitem(last=False)
-
-
-def limit_rows(sc: Scenario, least_cost: float | None = None, allowance: float = 0.0) -> dict:
-    """The right-hand sides the scenario sets on the rows built unbounded."""
-    rows = {"budget": (-_INF, _INF if sc.budget_usd is None else sc.budget_usd),
-            "power": (-_INF, _INF if sc.power_limit_kw is None else sc.power_limit_kw),
-            "gpu_count_min": (-_INF if sc.gpu_lower is None else sc.gpu_lower, _INF),
-            "gpu_count_max": (-_INF, _INF if sc.gpu_upper is None else sc.gpu_upper)}
-    if least_cost is not None:
-        rows["idle_gpus_cost"] = (-_INF, least_cost + allowance)
-    return rows

@@ -13,8 +13,8 @@ from advisor.economics.ownership import (
     purchase_age_years,
     residual,
 )
-from advisor.solve.candidates import Problem
-from advisor.solve.milp import Solution
+from advisor.solve.problem import Problem
+from advisor.solve.solution import Solution
 
 
 def purchase_items(problem: Problem, sol: Solution) -> list[dict]:

@@ -1,6 +1,7 @@
-"""The data a solve reads: a Problem (the workload's job classes, their candidate configurations,
-the GPUs rejected and why, costs, servers, the power limit) and its parts. Built by
-candidates.py (training) and serving_candidates.py (serving); read by the MILP and the explainers."""
+"""The data a solve reads: a Problem (the workload's job classes and serving request classes,
+their candidate configurations, the GPUs rejected and why, costs, servers, the power limit) and
+its parts. Built by candidates.py (training) and serving_candidates.py (serving); read by the
+MILP and the explainers."""
 from __future__ import annotations
 
 import datetime as dt
@@ -16,8 +17,9 @@ from advisor.inputs.workload import Workload
 from advisor.perf.estimate import Estimate
 from advisor.perf.jobspec import JobSpec
 
-if TYPE_CHECKING:   # serving_candidates.py builds on this module
-    from advisor.solve.serving_candidates import ServeCandidate, ServeClass
+if TYPE_CHECKING:   # types only: a training-only plan does not import the serving estimator (start-up time)
+    from advisor.perf.kv import ServeModel
+    from advisor.perf.serve import ReplicaResult
 
 Finding = dict[str, Any]   # {rule, code, message} (+ severity, needed, limit...): a reason or a warning
 
@@ -71,6 +73,51 @@ class JobClass:
     def name(self, workload: Workload) -> str:
         names = [workload.job_name(j) for j in self.jobs]
         return names[0] if len(names) == 1 else f"{names[0]} (+{len(names) - 1} identical)"
+
+
+@dataclass
+class ServeClass:
+    """One request class of one serving job: what the capacity constraint serve_k covers."""
+
+    job: int                        # index in workload.jobs
+    job_name: str
+    name: str                       # job name, or job/class for a mix
+    model: ServeModel
+    precision: str
+    input_len: int
+    output_len: int
+    peak_rps: float                 # requests/s the replicas must sustain (peak of the daily profile)
+    ttft_ms: float | None
+    tpot_ms: float | None
+    percentile: float
+    hours: float                    # serving hours over the horizon
+    off_peak_hours: float           # hours a day training may borrow this job's owned GPUs
+
+
+@dataclass
+class ServeCandidate:
+    """One replica layout: `gpus` GPUs of type `gpu` (tp x pp), bought or rented, sustaining
+    `requests_per_s` of its class under the SLO."""
+
+    cls: int                        # index into Problem.serve_classes
+    gpu: str
+    tp: int
+    pp: int
+    ownership: str
+    requests_per_s: float
+    hours: float
+    run_cost_usd: float             # one replica's energy (buy) or rent (rent) over the serving hours, present value
+    result: ReplicaResult
+    warnings: list[Finding] = field(default_factory=list)
+    run_cost_nominal: float | None = None   # the same cost undiscounted (None: equal to run_cost_usd)
+
+    @property
+    def gpus(self) -> int:
+        return self.tp * self.pp
+
+    @property
+    def gpu_hours(self) -> float:
+        return self.gpus * self.hours
 
 
 @dataclass(frozen=True)

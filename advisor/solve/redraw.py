@@ -13,17 +13,16 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from advisor.errors import NoPlanInTime, SolverError
-from advisor.solve.candidates import Candidate, Problem
-from advisor.solve.milp import (
-    TIE_BREAK_USD_PER_HOUR,
-    _Model,
-    default_gap,
-    solve,
-    usable_candidates,
-)
+from advisor.solve.constraints import bounds
+from advisor.solve.fast import HighsModel
+from advisor.solve.milp import solve
+from advisor.solve.formulation import build_model
+from advisor.solve.model import TIE_BREAK_USD_PER_HOUR, Model
+from advisor.solve.problem import Candidate, Problem
 from advisor.solve.run import solver_for
 from advisor.solve.scenario import Scenario
-from advisor.solve.usable import cost_dominators
+from advisor.solve.settings import SolveSettings
+from advisor.solve.usable import cost_dominators, usable_candidates
 
 
 TIMED_OUT = "no plan found within the time limit"   # a draw's purchase when its time limit came first
@@ -35,23 +34,22 @@ class Redraw:
     none found, the purchase is (TIMED_OUT,)), or None when no plan meets the constraints under
     those factors (GPU id -> factor; 1 when absent)."""
 
-    def __init__(self, problem: Problem, sc: Scenario, fastest: Mapping[str, float], time_limit: float | None,
+    def __init__(self, problem: Problem, sc: Scenario, fastest: Mapping[str, float], settings: SolveSettings,
                  draws: Sequence[Mapping[str, float]] | None = None):
-        self.problem, self.sc, self.time_limit = problem, sc, time_limit
+        self.problem, self.sc, self.settings = problem, sc, settings
+        self.time_limit = time_limit = settings.time_limit
+        self.limits = [bounds(problem, sc, k) for k in range(len(problem.classes))]
         self.fastest = dict(fastest)
         self.cands = usable_candidates(problem, sc.but(speed_factor=self.fastest), faster_too=True)
         if draws is not None:   # the speeds of every draw to come are known: only their live columns
             self.cands = self._needed(draws)
-        self.model: _Model | None = None
+        self.model: Model | None = None
         if any(not cs for cs in self.cands):
             return
-        gap = default_gap(problem)   # the plan's own gap: 1% for fleets
+        gap = settings.gap_for(problem)   # the plan's own gap: 1% for fleets
         if solver_for(time_limit, gap)[0] != "highs":
             return  # fall back to full solves
-        from advisor.solve.fast import HighsModel
-
-        model = _Model(problem, sc, self.cands)
-        model.build()
+        model = build_model(problem, sc, self.cands)
         hm = HighsModel(model, {}, 1.0, ())   # handed to HiGHS without a solve: each draw is a fresh run
         hm.h.setOptionValue("time_limit", float(time_limit) if time_limit is not None else float("inf"))
         hm.h.setOptionValue("mip_rel_gap", float(gap))
@@ -112,7 +110,7 @@ class Redraw:
         if self.model is None:
             try:
                 s = solve(self.problem, self.sc.but(speed_factor=speed, buy_factor=buy, rent_factor=rent),
-                          time_limit=self.time_limit)
+                          self.settings)
             except NoPlanInTime:
                 return frozenset(), (TIMED_OUT,), False
             if not s.feasible:
@@ -197,9 +195,9 @@ class Redraw:
             "has_dom": np.array([col[7] is not None for col in self.columns], dtype=bool)}
 
     def _deadline_test(self, k: int, c: Candidate) -> tuple:
-        """(planned hours, deadline or None, hours, makespan cap or None): what `_meets_all` tests."""
-        return (c.planned_hours, self.sc.job_deadline(self.problem.classes[k].deadline), c.hours,
-                self.sc.makespan_hours)
+        """(planned hours, their bound, hours, the makespan cap; inf for none): what `_meets_all`
+        tests of class k's Bounds (the deadline family's)."""
+        return (c.planned_hours, self.limits[k].planned_hours, c.hours, self.limits[k].hours)
 
 
 def _test_array(tests: list):

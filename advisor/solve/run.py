@@ -16,6 +16,8 @@ from dataclasses import dataclass
 
 import pulp
 
+from advisor.errors import NoPlanInTime
+
 
 def solver_for(time_limit: float | None, gap: float | None = None) -> tuple[str, pulp.LpSolver]:
     try:
@@ -23,6 +25,13 @@ def solver_for(time_limit: float | None, gap: float | None = None) -> tuple[str,
         return "highs", pulp.HiGHS(msg=False, timeLimit=time_limit, threads=1, random_seed=0, gapRel=gap)
     except ImportError:
         return "cbc", cbc_solver(time_limit, gap)
+
+
+def check_found(status: str, name: str, time_limit: float | None) -> None:
+    """Raise NoPlanInTime when a run stopped without a plan (status "none")."""
+    if status == "none":
+        limit = f" within the {time_limit:g} s time limit" if time_limit is not None else ""
+        raise NoPlanInTime(f"the {name} solver found no plan{limit}; raise `time_limit` or simplify the workload")
 
 
 def cbc_solver(time_limit: float | None, gap: float | None = None) -> pulp.LpSolver:

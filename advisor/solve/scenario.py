@@ -10,9 +10,10 @@ import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from advisor.solve.candidates import Problem
+if TYPE_CHECKING:
+    from advisor.solve.problem import Problem
 
 
 @dataclass(frozen=True)

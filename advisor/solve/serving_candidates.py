@@ -2,77 +2,24 @@
 parallel size, buy or rent) the rules allow and the serving model says fits, with the requests/s
 one replica sustains under the SLO (advisor/perf/serving.py) and its cost over the serving months.
 
-The MILP (solve/milp_serving.py) chooses how many replicas of each to run, as Mélange does; this
+The MILP (solve/constraints/serving.py) chooses how many replicas of each to run, as Mélange does; this
 module only builds the options and records why a GPU type was left out.
 """
 from __future__ import annotations
-
-from dataclasses import dataclass, field
 
 from advisor.data.rules import deployment_context, gpu_context
 from advisor.economics.costs import HOURS_PER_MONTH
 from advisor.economics.ownership import HOURS_PER_YEAR, stream_factor
 from advisor.errors import InputError
-from advisor.perf.kv import ServeModel, load_model
+from advisor.perf.kv import load_model
 from advisor.perf.serve import ReplicaResult
 from advisor.perf.serving import hardware, load_params, replica_rate
-from advisor.solve.candidates import (
-    Problem,
-    Rejection,
-    _add,
-    _add_findings,
-    _forbids,
-    _offers,
-    server_options,
-)
+from advisor.solve.constraints.deadline import meets
+from advisor.solve.options import add_findings, add_reason, forbids, offers, server_options
+from advisor.solve.problem import Problem, Rejection, ServeCandidate, ServeClass
 
 SERVE_TP = (1, 2, 4, 8)           # inside one server; deeper models add pipeline stages of 8
 SERVE_PP = (2, 4)
-
-
-@dataclass
-class ServeClass:
-    """One request class of one serving job: what the capacity constraint serve_k_q covers."""
-
-    job: int                        # index in workload.jobs
-    job_name: str
-    name: str                       # job name, or job/class for a mix
-    model: ServeModel
-    precision: str
-    input_len: int
-    output_len: int
-    peak_rps: float                 # requests/s the replicas must sustain (peak of the daily profile)
-    ttft_ms: float | None
-    tpot_ms: float | None
-    percentile: float
-    hours: float                    # serving hours over the horizon
-    off_peak_hours: float           # hours a day training may borrow this job's owned GPUs
-
-
-@dataclass
-class ServeCandidate:
-    """One replica layout: `gpus` GPUs of type `gpu` (tp x pp), bought or rented, sustaining
-    `requests_per_s` of its class under the SLO."""
-
-    cls: int                        # index into Problem.serve_classes
-    gpu: str
-    tp: int
-    pp: int
-    ownership: str
-    requests_per_s: float
-    hours: float
-    run_cost_usd: float             # one replica's energy (buy) or rent (rent) over the serving hours, present value
-    result: ReplicaResult
-    warnings: list = field(default_factory=list)
-    run_cost_nominal: float | None = None   # the same cost undiscounted (None: equal to run_cost_usd)
-
-    @property
-    def gpus(self) -> int:
-        return self.tp * self.pp
-
-    @property
-    def gpu_hours(self) -> float:
-        return self.gpus * self.hours
 
 
 def serve_classes(problem: Problem) -> list[ServeClass]:
@@ -137,39 +84,39 @@ def add_serving(problem: Problem) -> Problem:
         problem.gpu_kw.setdefault(gid, (gpu.tdp_w.value or 0.0) / 1000.0)
         problem.unit_price.setdefault(gid, gpu.purchase_usd)
         problem.rent_rate.setdefault(gid, gpu.rental.usd_per_gpu_hour if gpu.rental else None)
-        offers = _serving_offers(gpu, ownerships, why)
+        ways = _serving_offers(gpu, ownerships, why)
         hw = hardware(gpu, catalog)
         base = {"gpu": gpu_context(gpu), "deployment": deployment_context(d)}
         for k, cls in enumerate(classes):
             layouts: list[ReplicaResult] | None = None
-            for ownership, rate in offers:
+            for ownership, rate in ways:
                 ctx = {**base, "offer": {"ownership": ownership, "site": "cloud" if ownership == "rent" else d.context},
                        "job": {"kind": "serve", "precision": cls.precision, "params": cls.model.params}}
                 static = rules.evaluate(ctx, problem.as_of, per_count=False)
-                if _forbids(static):
-                    _add_findings(why, static)
+                if forbids(static):
+                    add_findings(why, static)
                     continue
                 if ownership == "buy" and gid not in problem.servers:
                     problem.servers[gid], _ = server_options(catalog, gpu, d.context)
                 if ownership == "buy" and not problem.servers.get(gid):
-                    _add(why, None, "no-server", f"{gpu.name} cannot be bought as a working unit: no priced host "
+                    add_reason(why, None, "no-server", f"{gpu.name} cannot be bought as a working unit: no priced host "
                                                  f"server for {d.context} use in the catalog")
                     continue
                 if layouts is None and (hw.bandwidth_gbps <= 0 or hw.memory_gb <= 0):
                     layouts = []
-                    _add(why, None, "unknown-figure", f"{gpu.name} has no sourced memory size or bandwidth in the "
+                    add_reason(why, None, "unknown-figure", f"{gpu.name} has no sourced memory size or bandwidth in the "
                                                       "catalog, which the serving model needs")
                 if layouts is None:
                     layouts = _layouts(cls, hw, params)
                     if not layouts:
-                        _add(why, None, "memory", f"{cls.name}: {cls.model.name} at {cls.precision} does not fit, "
+                        add_reason(why, None, "memory", f"{cls.name}: {cls.model.name} at {cls.precision} does not fit, "
                                                   f"or cannot meet the latency limits, on up to 32 x {gpu.name}")
                 per_slot_kw = min((s.overhead_kw / s.slots for s in problem.servers.get(gid, [])), default=0.0)
                 for r in layouts:
                     job_ctx = {**ctx["job"], "gpu_count": r.gpus, "needs_tensor_parallel": r.tp > 1}
                     per_count = rules.evaluate({**ctx, "job": job_ctx}, problem.as_of, per_count=True)
-                    if _forbids(per_count):
-                        _add_findings(why, per_count, once=True)
+                    if forbids(per_count):
+                        add_findings(why, per_count, once=True)
                         continue
                     if ownership == "rent":
                         cost = r.gpus * cls.hours * (rate or 0.0)
@@ -188,7 +135,7 @@ def add_serving(problem: Problem) -> Problem:
 def _merge_rejections(problem: Problem, reasons: dict) -> None:
     used = {c.gpu for cs in problem.serve_candidates for c in cs}
     train_usable = {c.gpu for cls, cs in zip(problem.classes, problem.candidates) for c in cs
-                    if cls.deadline is None or c.hours <= cls.deadline}
+                    if meets(c, cls.deadline)}
     for gid in problem.considered:
         if gid in used:
             problem.rejected.pop(gid, None)
@@ -205,14 +152,14 @@ def _merge_rejections(problem: Problem, reasons: dict) -> None:
 def _serving_offers(gpu, ownerships: list[str], why: list) -> list[tuple[str, float | None]]:
     """(ownership, on-demand $/GPU-hour) pairs a serving replica can use: bought at the catalog
     price, or rented on demand for the serving months (reserved and spot serving are not modelled)."""
-    offers: list[tuple[str, float | None]] = []
-    for opt, _ in _offers(gpu, [o for o in ownerships if o == "buy"], why, [], []):
+    out: list[tuple[str, float | None]] = []
+    for opt, _ in offers(gpu, [o for o in ownerships if o == "buy"], why, [], []):
         if opt == "buy":
-            offers.append(("buy", None))
+            out.append(("buy", None))
     if "rent" in ownerships:
         if gpu.rental is None:
-            _add(why, None, "no-rental-price",
+            add_reason(why, None, "no-rental-price",
                  f"{gpu.name} has no sourced on-demand rental price in the catalog, so it can only be bought")
         else:
-            offers.append(("rent", gpu.rental.usd_per_gpu_hour))
-    return offers
+            out.append(("rent", gpu.rental.usd_per_gpu_hour))
+    return out

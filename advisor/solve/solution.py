@@ -1,10 +1,15 @@
-"""A solved plan (Solution) and how one is read off a solved model (milp._Model or the fast path's)."""
+"""A solved plan (Solution) and how one is read off a solved model (solve/model.py, through PuLP or the fast path)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from advisor.solve.candidates import Candidate
+from typing import TYPE_CHECKING, Any
+
+from advisor.solve.problem import Candidate
 from advisor.solve.costing import breakdowns
+
+if TYPE_CHECKING:
+    from advisor.solve.model import Model
 
 
 @dataclass
@@ -38,7 +43,9 @@ class Solution:
         return {c.gpu for c in self.chosen} | {c.gpu for c, _ in self.serving}
 
 
-def _solution(model, name: str, status: str, proven: bool, gap, mip_objective: float) -> Solution:
+def read_solution(model: Model, name: str, status: str, proven: bool, gap: float | None,
+                  mip_objective: float) -> Solution:
+    """The Solution a solved model holds (its variables' values), with its costs."""
     p, sc = model.problem, model.sc
     assignment = []
     for k, i, c in model.pairs():

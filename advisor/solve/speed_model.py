@@ -12,9 +12,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from advisor.solve.milp import TIE_BREAK_USD_PER_HOUR
+from advisor.solve.constraints import bounds
+from advisor.solve.model import TIE_BREAK_USD_PER_HOUR
 from advisor.solve.scenario import Scenario
-from advisor.solve.usable import _at_speed, cost_dominators
+from advisor.solve.usable import at_speed, cost_dominators, within
 
 
 class SpeedColumns:
@@ -61,14 +62,11 @@ class SpeedColumns:
         self.rel = rel
         if not recount:
             return changed
-        m.cands = [[_at_speed(c, rel[c.gpu]) if c.gpu in rel else c for c in cs] for cs in self.ref_cands]
-        due = [sc.job_deadline(cls.deadline) for cls in m.problem.classes]
-        cap = sc.makespan_hours
+        m.cands = [[at_speed(c, rel[c.gpu]) if c.gpu in rel else c for c in cs] for cs in self.ref_cands]
+        limits = [bounds(m.problem, sc, k) for k in range(len(m.cands))]
 
         def meets(k: int, i: int) -> bool:
-            c, d = m.cands[k][i], due[k]
-            return ((d is None or c.planned_hours <= d * (1 + 1e-9))
-                    and (cap is None or c.hours <= cap * (1 + 1e-9)))
+            return within(m.cands[k][i], limits[k])
 
         for g in recount:
             for k, i in self.gpu_cols.get(g, []):

@@ -2,44 +2,46 @@
 and the cost-versus-time Pareto front (`advisor frontier`)."""
 from __future__ import annotations
 
-from advisor.solve.candidates import Problem
-from advisor.solve.milp import Solution, solve
+from advisor.solve.constraints.deadline import meets
+from advisor.solve.milp import solve
+from advisor.solve.problem import Problem
 from advisor.solve.scenario import Scenario, baseline
+from advisor.solve.settings import SolveSettings
+from advisor.solve.solution import Solution
 
 
 def candidate_hours(problem: Problem) -> list[float]:
     """Distinct wall times of all candidates that meet their deadlines: the makespans worth trying."""
     hours = {round(c.hours, 9) for cls, cs in zip(problem.classes, problem.candidates) for c in cs
-             if cls.deadline is None or c.planned_hours <= cls.deadline}
+             if meets(c, cls.deadline)}
     return sorted(hours)
 
 
-def solve_fastest(problem: Problem, scenario: Scenario | None = None, *, time_limit: float | None = 30.0,
-                  gap: float | None = None) -> Solution:
+def solve_fastest(problem: Problem, scenario: Scenario | None = None, settings: SolveSettings | None = None) -> Solution:
     """--objective time: the shortest makespan any plan within the budget reaches, then the
     cheapest plan at that makespan. Binary search over the candidates' distinct wall times
     (the optimal makespan is one of them), one cost MILP per probe."""
     sc = scenario or baseline(problem)
     hours = candidate_hours(problem)
     if not hours:
-        return solve(problem, sc, time_limit=time_limit, gap=gap)
-    best = solve(problem, sc.but(makespan_hours=hours[-1]), time_limit=time_limit, gap=gap)
+        return solve(problem, sc, settings)
+    best = solve(problem, sc.but(makespan_hours=hours[-1]), settings)
     if not best.feasible:
         return best
     lo, hi = 0, len(hours) - 1
     while lo < hi:
         mid = (lo + hi) // 2
-        trial = solve(problem, sc.but(makespan_hours=hours[mid]), time_limit=time_limit, gap=gap)
+        trial = solve(problem, sc.but(makespan_hours=hours[mid]), settings)
         if trial.feasible:
             best, hi = trial, mid
         else:
             lo = mid + 1
     if best.makespan_hours > hours[lo] * (1 + 1e-9):
-        best = solve(problem, sc.but(makespan_hours=hours[lo]), time_limit=time_limit, gap=gap)
+        best = solve(problem, sc.but(makespan_hours=hours[lo]), settings)
     return best
 
 
-def frontier(problem: Problem, *, points: int = 24, time_limit: float | None = 30.0) -> list[Solution]:
+def frontier(problem: Problem, settings: SolveSettings | None = None, *, points: int = 24) -> list[Solution]:
     """The cost-versus-time Pareto front: cheapest plan under a sweep of makespan caps, keeping
     plans no other plan beats on both cost and makespan. Sorted by makespan."""
     sc = baseline(problem)
@@ -47,7 +49,7 @@ def frontier(problem: Problem, *, points: int = 24, time_limit: float | None = 3
     if len(hours) > points:  # sample evenly in log-time, always keeping both ends
         step = (len(hours) - 1) / (points - 1)
         hours = sorted({hours[round(i * step)] for i in range(points)})
-    sols = [solve(problem, sc.but(makespan_hours=h), time_limit=time_limit) for h in reversed(hours)]
+    sols = [solve(problem, sc.but(makespan_hours=h), settings) for h in reversed(hours)]
     front: list[Solution] = []
     for sol in sorted((s for s in sols if s.feasible), key=lambda s: (s.makespan_hours, s.objective_usd or 0.0)):
         if not front or (sol.objective_usd or 0.0) < (front[-1].objective_usd or 0.0) - 1e-6:

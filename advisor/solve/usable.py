@@ -7,45 +7,50 @@ import math
 
 import numpy as np
 
-from advisor.solve.candidates import Candidate, Problem
+from advisor.solve.constraints import bounds
+from advisor.solve.constraints.base import Bounds
+from advisor.solve.problem import Candidate, Problem, ServeCandidate
 from advisor.solve.scenario import Scenario
 
 
 def usable_candidates(problem: Problem, sc: Scenario, faster_too: bool = False) -> list[list[Candidate]]:
-    """Per class: candidates meeting the scenario's deadline and makespan cap and its GPU-type
-    restriction (and, for a single job, the GPU-count bounds), without those another candidate of
-    the same type and ownership dominates (on cost alone, or also on time with `faster_too`).
-    A class's answer is kept in the problem by what decides it (its limits, the GPU-type
-    restriction, count bounds and the speed factors of its GPUs): every re-solve with the same
-    ones (a price, budget or power change, say) reuses it."""
+    """Per class: candidates within the Bounds the constraint families set under the scenario (its
+    deadlines at the confidence quantile, a makespan cap on the estimate, a single job's GPU-count
+    bounds, the stock) and its GPU-type restriction, without those another candidate of the same
+    type and ownership dominates (on cost alone, or also on time with `faster_too`). A class's
+    answer is kept in the problem by what decides it (its bounds, the GPU-type restriction and the
+    speed factors of its GPUs): every re-solve with the same ones (a price, budget or power change,
+    say) reuses it."""
     out = []
-    stock = problem.workload.gpus.stock or {}
-    single_job = problem.job_count == 1
-    lower = sc.gpu_lower if single_job else None
-    upper = sc.gpu_upper if single_job else None
     memo = problem.solver_cache.setdefault("usable", {})
     speed = tuple(sorted(sc.speed_factor.items()))
     factors = sc.speed_factor
-    for k, (cls, cands) in enumerate(zip(problem.classes, problem.candidates)):
-        due, cap = sc.job_deadline(cls.deadline), sc.makespan_hours
-        limit = math.inf if due is None else due            # held at the confidence quantile (planned_hours)
-        cap = math.inf if cap is None else cap              # the makespan cap is on the estimate
-        key = (k, faster_too, limit, cap, sc.only_gpu, lower, upper, speed)
+    for k, cands in enumerate(problem.candidates):
+        b = bounds(problem, sc, k)
+        key = (k, faster_too, b.planned_hours, b.hours, sc.only_gpu, b.min_count, b.max_count, speed)
         hit = memo.get(key)
         if hit is None:
             if sc.only_gpu is not None:
                 cands = _of_gpu(problem, k, sc.only_gpu)
-            keep, within, capped = [], limit * (1 + 1e-9), cap * (1 + 1e-9)
-            for c in cands:   # the tests of _at_speed(c, factor), on the hours it would have: only kept ones are made
-                factor = factors.get(c.gpu, 1.0)
-                hours = c.hours if factor == 1.0 else c.hours / factor
-                if (hours * c.time_factor <= within and hours <= capped
-                        and (upper is None or c.count <= upper) and (lower is None or c.count >= lower)
-                        and c.count <= stock.get(c.gpu, math.inf)):
-                    keep.append(_at_speed(c, factor))
-            hit = memo[key] = _undominated(keep, faster_too)
+            hit = memo[key] = undominated([at_speed(c, factors.get(c.gpu, 1.0)) for c in cands
+                                            if within(c, b, factors.get(c.gpu, 1.0))], faster_too)
         out.append(list(hit))
     return out
+
+
+def within(c: Candidate, b: Bounds, factor: float = 1.0) -> bool:
+    """Does candidate c, at `factor` x its estimated speed, meet bounds b?"""
+    hours = c.hours if factor == 1.0 else c.hours / factor
+    return (hours * c.time_factor <= b.planned_hours * (1 + 1e-9) and hours <= b.hours * (1 + 1e-9)
+            and (b.max_count is None or c.count <= b.max_count) and (b.min_count is None or c.count >= b.min_count)
+            and c.count <= b.max_count_of.get(c.gpu, math.inf))
+
+
+def usable_serving(problem: Problem, sc: Scenario) -> list[list[ServeCandidate]]:
+    """Per serving class: candidates on the scenario's GPU type (only_gpu) within the stock."""
+    stock = problem.workload.gpus.stock or {}
+    return [[c for c in cs if (sc.only_gpu is None or c.gpu == sc.only_gpu) and c.gpus <= stock.get(c.gpu, math.inf)]
+            for cs in problem.serve_candidates]
 
 
 def _of_gpu(problem: Problem, k: int, gpu: str) -> list[Candidate]:
@@ -60,7 +65,7 @@ def _of_gpu(problem: Problem, k: int, gpu: str) -> list[Candidate]:
     return groups.get(gpu, [])
 
 
-def _at_speed(c: Candidate, factor: float) -> Candidate:
+def at_speed(c: Candidate, factor: float) -> Candidate:
     """The candidate if its GPU's real speed is `factor` x the estimate (Scenario.speed_factor)."""
     if factor == 1.0:
         return c
@@ -92,7 +97,7 @@ def _cost_dominance(cands: list[Candidate]):
         yield members, f, le
 
 
-def _undominated(cands: list[Candidate], faster_too: bool = False) -> list[Candidate]:
+def undominated(cands: list[Candidate], faster_too: bool = False) -> list[Candidate]:
     """Drop c' when a candidate of the same GPU and ownership needs no more GPUs, GPU-hours or
     run cost (the cost objective can never prefer c'), and with `faster_too` no more wall time.
     Dominance is transitive (a dominator of a dominator dominates), so what is kept is exactly

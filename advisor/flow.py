@@ -1,4 +1,4 @@
-"""advisor.plan(workload) -> Plan: the one-way flow of DESIGN.md §1 in one function.
+"""The flow: advisor.plan(workload) -> Plan, one way, in one function.
 
 workload -> candidates (rules + estimate per job and GPU) -> optimize (MILP) -> explain -> Plan.
 A Plan is a typed model of the JSON contract (advisor/contract/, DESIGN.md §5) that also reads
@@ -8,8 +8,6 @@ like a dict, so a script reads plan["total_cost_usd"] the same way it reads `adv
 from __future__ import annotations
 
 import datetime as dt
-import sys
-import types
 from typing import Any
 
 from advisor.assemble import (
@@ -28,9 +26,11 @@ from advisor.explain.robustness import Verdict, range_points
 from advisor.explain.tradeoffs import cost_time_points, value_points
 from advisor.inputs.workload import Workload
 from advisor.perf import min_gpus, params_from
-from advisor.solve.candidates import Problem, build_problem
+from advisor.solve.candidates import build_problem
 from advisor.solve.milp import solve
+from advisor.solve.problem import Problem
 from advisor.solve.run import stage
+from advisor.solve.settings import SolveSettings
 from advisor.solve.sweeps import frontier, solve_fastest
 from advisor.solve.verify import check
 
@@ -67,34 +67,34 @@ def plan(workload: Workload, *, catalog: Catalog | None = None, rules: RuleSet |
     if gap is not None and not 0 <= gap < 1:
         raise InputError(f"gap is a fraction from 0 to below 1 (0.01 = 1%), got {gap!r}", field="gap")
     problem = prepare(workload, catalog, rules, as_of)
+    settings = SolveSettings(gap=gap, time_limit=time_limit)
     # the robustness draws need the candidates, not the plan: on a large model they begin on the
     # other core while the plan is solved (explain/robustness.py)
-    verdict = Verdict.begin(problem, time_limit) if objective == "cost" and level == "full" else None
+    verdict = Verdict.begin(problem, settings) if objective == "cost" and level == "full" else None
     try:
-        sol = (solve(problem, time_limit=time_limit, gap=gap) if objective == "cost"
-               else solve_fastest(problem, time_limit=time_limit, gap=gap))
+        sol = (solve(problem, settings=settings) if objective == "cost"
+               else solve_fastest(problem, settings=settings))
         if verdict is not None and not sol.feasible:   # no plan to judge: stop the draws before the diagnosis
             verdict.close()
             verdict = None
         check(problem, sol)   # every hard constraint holds, or the plan is refused (solve/verify.py)
         with stage("explaining"):   # named on the CLI's progress line (solve/run.py)
-            result = assemble(problem, sol, objective=objective, time_limit=time_limit, explain=level, gap=gap,
-                              verdict=verdict)
+            result = assemble(problem, sol, settings, objective=objective, explain=level, verdict=verdict)
     finally:
         if verdict is not None:
             verdict.close()   # no plan, or an error: the draws begun are not needed
     if charts:
-        result.chart_data = chart_data(problem, time_limit)
+        result.chart_data = chart_data(problem, settings)
     return result
 
 
-def chart_data(problem: Problem, time_limit: float | None = 30.0) -> dict[str, Any]:
+def chart_data(problem: Problem, settings: SolveSettings) -> dict[str, Any]:
     """What a memo's charts show, computed by re-solving and estimating (explain/tradeoffs.py)."""
     if not problem.classes:
         return {}  # the charts are about training time; a serving-only workload has none
-    return {"cost_time": cost_time_points(problem, time_limit),
+    return {"cost_time": cost_time_points(problem, settings),
             "value": value_points(problem, params_from(problem.catalog)),
-            "ranges": range_points(problem, time_limit)}
+            "ranges": range_points(problem, settings)}
 
 
 def min_gpus_by_job(problem: Problem, plan: Plan | dict[str, Any]) -> dict[str, int | None]:
@@ -113,19 +113,9 @@ def pareto(workload: Workload, *, catalog: Catalog | None = None, rules: RuleSet
     """The cost-versus-time Pareto front (`advisor frontier`), from up to `points` makespan caps."""
     problem = prepare(workload, catalog, rules, as_of)
     front: list[dict[str, Any]] = []
-    for sol in frontier(problem, points=points, time_limit=time_limit):
+    for sol in frontier(problem, SolveSettings(time_limit=time_limit), points=points):
         check(problem, sol)
         front.append({"makespan_days": sol.makespan_hours / 24, "total_cost_usd": sol.objective_usd,
                       "purchase": purchase_rows(problem, sol), "status": sol.status})
     return rounded({"schema_version": SCHEMA_VERSION, "name": workload.name, "as_of": problem.as_of.isoformat(),
                      "points": front})
-
-
-class _CallableModule(types.ModuleType):
-    """`advisor.plan` names both this module and its function: calling the module calls plan()."""
-
-    def __call__(self, *args, **kwargs) -> Plan:
-        return plan(*args, **kwargs)
-
-
-sys.modules[__name__].__class__ = _CallableModule

@@ -1,0 +1,222 @@
+"""The sentences a plan prints about its constraints, from the typed facts the constraint families
+compute (contract/facts.py): the binding table, the diagnosis of an infeasible workload, the limit
+that rules out a GPU type, and the marginal values. Each function returns the JSON object of the
+plan contract (advisor/contract/explanations.py), keys in the contract's order."""
+from __future__ import annotations
+
+from typing import Any
+
+from advisor.contract.facts import (
+    BINDING_TOLERANCE,
+    Combination,
+    Diagnosis,
+    Elsewhere,
+    Lever,
+    Marginal,
+    NoCandidate,
+    Nothing,
+    Shortfall,
+    Slack,
+    WorkloadLever,
+    WorkShortfall,
+)
+
+ARTICLE = {"office": "an office", "datacenter": "a datacenter", "cloud": "the cloud"}
+KEPT = {"deadline": "deadline", "budget": "budget", "power": "power limit", "gpu_count": "GPU count"}
+JSON = dict[str, Any]
+
+
+def origin(rule: str | None, message: str | None) -> str:
+    """' (PWR001: the office default, ...)' when a rule, not the workload, set a limit."""
+    return f" ({rule}: {message})" if rule and message else ""
+
+
+def _share(part: float, whole: float) -> str:
+    pct = 100 * part / whole if whole else 0.0
+    return f"{pct:.2g}%" if pct < 1 else f"{pct:.0f}%"
+
+
+def _si(x: float) -> str:
+    for div, unit in ((1e9, "B"), (1e6, "M"), (1e3, "K")):
+        if x >= div:
+            return f"{x / div:,.3g}{unit}"
+    return f"{x:,.0f}"
+
+
+# ---------------------------------------------------------------------- the binding table
+def _slack_words(s: Slack) -> str:
+    f = s.facts
+    if s.family == "deadline":
+        return (f"{f['job']} finishes in {s.used:.2f} of {s.limit:g} days at the P{round(100 * f['confidence'])} "
+                f"job time ({f['estimate_days']:.2f} estimated)")
+    if s.family == "budget":
+        return f"uses ${s.used:,.0f} of the ${s.limit:,.0f} budget"
+    if s.family == "power":
+        return f"owned GPUs and servers draw {s.used:.2f} of {s.limit:g} kW{origin(s.rule, f.get('origin'))}"
+    if s.family == "gpu_count":
+        if f.get("exact"):
+            return f"exactly {s.limit:.0f} GPUs, as the workload asks"
+        bound = "at least {:.0f} asked" if f["bound"] == "min" else "at most {:.0f} allowed"
+        return f"{s.used:.0f} GPUs, " + bound.format(s.limit)
+    if s.family == "stock":
+        return f"{s.used:.0f} of the {s.limit:.0f} {f['gpu']} in stock bought"
+    if s.family == "serving":
+        return (f"{f['name']}: replicas sustain {s.used:,.2f} requests/s under the SLO at a peak of "
+                f"{s.limit:,.2f}")
+    return f"{s.constraint}: {s.used:g} of {s.limit:g} {s.unit}"
+
+
+ROUNDING = {"USD": 2, "GPUs": 0}
+
+
+def binding_row(s: Slack) -> JSON:
+    """One row of the plan's `binding` table."""
+    digits = ROUNDING.get(s.unit, 4)
+    slack = int(s.slack) if digits == 0 else round(s.slack, digits)
+    row: JSON = {"constraint": s.constraint, "binding": s.binding, "message": _slack_words(s), "slack": slack,
+                 "unit": s.unit}
+    if s.family == "power":
+        row["rule"] = s.rule
+    return row
+
+
+# ---------------------------------------------------------------------- the diagnosis
+def _shortfall_words(s: Shortfall) -> str:
+    if s.family == "budget":
+        return (f"the cheapest plan with no limits costs ${s.needed:,.0f}; the ${s.limit:,.0f} budget "
+                f"is {_share(s.limit, s.needed)} of it")
+    if s.family == "power":
+        return (f"the cheapest plan with no limits draws {s.needed:.2f} kW; the power limit is {s.limit:g} kW"
+                f"{origin(s.facts.get('rule'), s.facts.get('origin'))}")
+    if s.family == "deadline":
+        return f"the cheapest plan with no limits takes {s.needed:.1f} days; the deadline is {s.limit:g} days"
+    if s.family == "gpu_count":
+        return f"the cheapest plan with no limits uses {s.needed:,.0f} GPUs; at most {s.limit:,.0f} are allowed"
+    return f"the cheapest plan with no limits needs {s.needed:g}; the limit is {s.limit:g}"
+
+
+NEEDED_DIGITS = {"budget": 2, "power": 3, "deadline": 3}
+
+
+def _lever_words(lv: Lever) -> str:
+    f = lv.facts
+    if lv.family == "deadline":
+        return (f"extend the deadlines by {100 * (f['scale'] - 1):.0f}% (the {lv.limit:g}-day deadline to "
+                f"{lv.needed:.1f} days)")
+    if lv.family == "budget":
+        return (f"raise the budget from ${lv.limit:,.0f} to ${lv.needed:,.0f} (the budget is "
+                f"{_share(lv.limit, lv.needed)} of the cheapest plan)")
+    if lv.family == "power":
+        return (f"raise the power limit from {lv.limit:g} kW to {lv.needed:.2f} kW (deployment.power_limit_kw)"
+                f"{origin(lv.rule, f.get('origin'))}")
+    if lv.family == "gpu_count":
+        return (f"allow {lv.needed:.0f} GPUs instead of {'exactly' if f['exact'] else 'at most'} {lv.limit:.0f} "
+                f"({f['field']})")
+    return f"relax {lv.constraint} to {lv.needed:g}"
+
+
+def _combination_words(c: Combination) -> str:
+    words = {"deadline": "the deadline to {:,.1f} days", "budget": "the budget to ${:,.0f}",
+             "power": "the power limit to {:.2f} kW", "gpu_count": "the GPU count to {:,.0f}"}
+    lead = f"keep the {KEPT[c.kept]} as written and raise " if c.kept else "raise "
+    return ("no single change is enough; together: " + lead
+            + ", ".join(words[family].format(value) for family, value in c.needs) + " (re-solved: a plan exists)")
+
+
+def _workload_lever_words(w: WorkloadLever) -> str:
+    (key, value), = w.relaxation.items()
+    if key == "deployment.context":
+        return f"deploying in {ARTICLE[value]} instead of {ARTICLE[w.was]} gives a plan"
+    if key == "deployment.ownership":
+        return "allowing rented as well as bought GPUs (ownership: any) gives a plan"
+    return (f"a global batch {value:g}x larger (jobs[].global_batch_tokens) lets more GPUs share each step "
+            "and gives a plan")
+
+
+def diagnosis_row(d: Diagnosis) -> JSON:
+    """One entry of the plan's `diagnosis`."""
+    if isinstance(d, NoCandidate):
+        return {"constraint": f"job:{d.job}", "relaxation": None, "kind": "shortfall",
+                "message": f"no allowed GPU can run {d.job} at all; see `rejected` for each GPU's reasons"}
+    if isinstance(d, WorkShortfall):
+        return {"constraint": "shortfall:work", "relaxation": None, "kind": "shortfall", "gpu": d.gpu,
+                "gpu_hours": round(d.gpu_hours),
+                "message": f"the work needs about {_si(d.gpu_hours)} GPU-hours on {d.gpu_name} "
+                           "(the fewest of any allowed GPU)"}
+    if isinstance(d, Shortfall):
+        needed = round(d.needed, NEEDED_DIGITS[d.family]) if d.family in NEEDED_DIGITS else int(d.needed)
+        return {"constraint": d.constraint, "relaxation": None, "kind": "shortfall", "needed": needed,
+                "message": _shortfall_words(d)}
+    if isinstance(d, Lever):
+        row: JSON = {"constraint": d.constraint, "relaxation": dict(d.relaxation), "kind": "lever"}
+        if d.family == "power":
+            row["rule"] = d.rule
+        return {**row, "message": _lever_words(d)}
+    if isinstance(d, WorkloadLever):
+        return {"constraint": d.kind, "message": _workload_lever_words(d), "relaxation": dict(d.relaxation),
+                "kind": "lever"}
+    if isinstance(d, Combination):
+        return {"constraint": "combined", "relaxation": dict(d.relaxation), "kind": "lever",
+                "message": _combination_words(d)}
+    if isinstance(d, Elsewhere):
+        where = ", ".join(f"deployment.{k}: {v}" for k, v in d.change.items())
+        return {"constraint": "combined", "kind": "lever",
+                "relaxation": {**{f"deployment.{k}": v for k, v in d.change.items()}, "limits": "none"},
+                "message": f"only with {where} and no deadline, budget, power or GPU-count limit does a plan "
+                           f"exist (re-solved: ${d.cost_usd:,.0f}, {d.days:,.1f} days)"}
+    assert isinstance(d, Nothing)
+    return {"constraint": "combined", "relaxation": None, "kind": "nothing",
+            "message": "nothing within the bounds tried gives a plan: no deadline, no budget, no power limit, "
+                       f"up to {d.max_gpus:,} GPUs per job, a global batch up to 4x larger, buying or renting, in an "
+                       "office, a datacenter or the cloud"}
+
+
+# ---------------------------------------------------------------------- a GPU type not chosen
+CODES = {"deadline": "deadline_limit", "budget": "budget", "power": "power", "gpu_count": "gpu_count"}
+
+
+def limit_reason(lv: Lever, name: str) -> JSON:
+    """Why no plan using only GPU type `name` exists: the limit `lv` relaxes, with its number."""
+    f = lv.facts
+    if lv.family == "gpu_count":
+        why = "to meet the deadline" if f["deadlines"] else "to hold and run the job"
+        cap = f"gpus.count is {lv.limit:.0f}" if f["exact"] else f"gpus.max is {lv.limit:.0f}"
+        return {"rule": None, "code": "gpu_count", "needed": lv.needed, "limit": lv.limit,
+                "message": f"{name} needs >= {lv.needed:.0f} GPUs {why}; {cap}"}
+    if lv.family == "power":
+        out: JSON = {"rule": None, "code": "power", "needed": round(lv.needed, 3), "limit": lv.limit}
+        if lv.rule is not None:
+            out["limit_rule"] = lv.rule
+        return {**out, "message": f"the cheapest plan using only {name} draws {lv.needed:.2f} kW; the power limit "
+                                  f"is {lv.limit:g} kW{origin(lv.rule, f.get('origin'))}"}
+    if lv.family == "budget":
+        return {"rule": None, "code": "budget", "needed": round(lv.needed, 2), "limit": lv.limit,
+                "message": f"the cheapest plan using only {name} costs ${lv.needed:,.0f}; the budget is "
+                           f"${lv.limit:,.0f}"}
+    return {"rule": None, "code": CODES.get(lv.family, lv.family), "needed": round(lv.needed, 3), "limit": lv.limit,
+            "message": f"{name} needs >= {lv.needed:.1f} days even at its fastest allowed plan; the deadline is "
+                       f"{lv.limit:g} days"}
+
+
+# ---------------------------------------------------------------------- marginal values
+def marginal_row(m: Marginal) -> JSON:
+    """What one more day of deadline or 10% more budget saves, worded with the binding flag."""
+    tol = f"{100 * BINDING_TOLERANCE:g}%"
+    if m.family == "deadline":
+        if m.saving_usd > 0.5:
+            msg = f"one more day on every deadline saves ${m.saving_usd:,.0f}" + (
+                "" if m.binding else
+                f" (the plan has {m.slack:.2f} days of slack, but a cheaper plan needs up to a day more)")
+        elif m.binding:
+            msg = (f"one more day on the deadline saves nothing: the deadline binds ({m.slack:.2f} days of slack, "
+                   f"under {tol}), but no cheaper plan finishes within a day more")
+        else:
+            msg = (f"one more day on the deadline saves nothing: the deadline does not bind ({m.slack:.2f} days of "
+                   "slack)")
+    elif m.saving_usd > 0.5:
+        msg = f"10% more budget saves ${m.saving_usd:,.0f}"
+    elif m.binding:
+        msg = f"10% more budget changes nothing: the budget binds (under {tol} left), but no cheaper plan needs more"
+    else:
+        msg = f"10% more budget changes nothing: the budget does not bind (${m.slack:,.0f} left)"
+    return {"change": m.change, "saving_usd": m.saving_usd, "binding": m.binding, "message": msg}

@@ -1,0 +1,84 @@
+"""capacity: the owned fleet holds its jobs.
+
+  use_k_c       y[k,c] <= m_k z[g,n]                  (owned candidates: the size n is in use)
+  fleet_g_n     N[g] >= n z[g,n]                      (a job of n GPUs needs n bought)
+  capacity_g_l  owned GPU-hours of jobs due by L_l <= L_l N[g]
+
+A job is due by its own deadline, or the horizon; its GPU-hours are taken at the workload's
+confidence quantile against its own deadline (planned GPU-hours), at the estimate against a
+makespan cap. Owned serving GPUs are the serving family's (they lend their off-peak hours).
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import pulp
+
+from advisor.solve.constraints.base import Family
+from advisor.solve.rows import GE, LE, affine, row, safe
+from advisor.solve.scenario import Scenario
+
+if TYPE_CHECKING:
+    from advisor.solve.model import Model
+    from advisor.solve.problem import Candidate, Problem
+    from advisor.solve.solution import Solution
+
+HOUR_TOLERANCE = 1e-6
+
+
+def due_levels(problem: Problem, sc: Scenario) -> list[float]:
+    """Per training class, the hour by which it must be done: its deadline (and any makespan cap)
+    under the scenario, else the horizon."""
+    return [sc.deadline(cls.deadline) or problem.costs.horizon_hours for cls in problem.classes]
+
+
+class Capacity(Family):
+    name = "capacity"
+
+    def rows(self, m: Model) -> None:
+        self._use_and_fleet(m)
+        p = m.problem
+        due = due_levels(p, m.sc)
+        own = [m.sc.job_deadline(cls.deadline) or p.costs.horizon_hours for cls in p.classes]
+        owned: dict[str, list[tuple[int, int, Candidate]]] = {g: [] for g in m.owned}
+        for k, i, c in m.pairs():
+            if c.ownership == "buy":
+                owned[c.gpu].append((k, i, c))
+        for g in m.owned:
+            for level, limit in enumerate(sorted(set(due))):
+                terms = [(m.y[k, i], c.planned_gpu_hours if own[k] <= due[k] else c.gpu_hours)
+                         for k, i, c in owned[g] if due[k] <= limit]
+                if terms:
+                    name = f"capacity_{safe(g)}_{level}"
+                    m.prob += pulp.LpConstraint(affine(terms + [(m.N[g], -limit)]), LE), name   # GPU-hours - L N <= 0
+                    m.capacity_gpu[name] = g
+
+    @staticmethod
+    def _use_and_fleet(m: Model) -> None:
+        for k, i, c in m.pairs():
+            if c.ownership == "buy":
+                mult = m.problem.classes[k].multiplicity
+                m.prob += row([(m.y[k, i], 1), (m.z[c.gpu, c.count], -mult)], LE), f"use_{k}_{i}"
+        for (g, n), z in m.z.items():
+            m.prob += row([(m.N[g], 1), (z, -n)], GE), f"fleet_{safe(g)}_{n}"
+
+    def violations(self, problem: Problem, sol: Solution, sc: Scenario) -> list[str]:
+        out = []
+        serve_classes = problem.serve_classes
+        for g, n in sol.bought.items():
+            used = [c for c, _ in sol.assignment if c.gpu == g and c.ownership == "buy"]
+            mine = [(c, m) for c, m in sol.serving if c.gpu == g and c.ownership == "buy"]
+            serve_gpus = sum(c.gpus * m for c, m in mine)
+            lent = sum(c.gpus * m * serve_classes[c.cls].off_peak_hours / 24.0 for c, m in mine)
+            kept = sum(c.gpus * m for c, m in mine if serve_classes[c.cls].off_peak_hours <= 0)
+            if used and max(c.count for c in used) + kept > n:
+                out.append(f"a job uses {max(c.count for c in used)} {g} beside {kept} serving, but only {n} are bought")
+            due = due_levels(problem, sc)
+            for limit in sorted({due[c.cls] for c in used}):
+                hours = sum(c.gpu_hours * m for c, m in sol.assignment if c.gpu == g and c.ownership == "buy"
+                            and due[c.cls] <= limit)
+                room = limit * (n - serve_gpus + lent)
+                if hours > room + max(HOUR_TOLERANCE * max(1.0, room), 1e-7 * abs(room)):
+                    out.append(f"{g}: {hours:.6g} GPU-hours due within {limit:.6g} h on {n} GPUs ({serve_gpus} serving)")
+        return out
+

@@ -1,0 +1,120 @@
+"""deadline: every job finishes by its deadline, held at the workload's confidence quantile of its
+time (a candidate's `planned_hours`, the P80 by default); a makespan cap (the frontier,
+`--objective time`) holds the estimate's own hours. The family has no row: a candidate that misses
+its class's deadline is not a column of the model (its Bounds), and owned GPU-hours are held by
+the capacity family's rows at each deadline level. Its slack is measured on the same planned hours.
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from advisor.contract.facts import Lever, Marginal, Shortfall, Slack, binds
+from advisor.solve.constraints.base import NO_DEADLINE, Family, Need, Run
+from advisor.solve.scenario import Scenario, baseline
+from advisor.solve.search import smallest
+
+if TYPE_CHECKING:
+    from advisor.solve.problem import Candidate, JobClass, Problem
+    from advisor.solve.solution import Solution
+
+TOLERANCE = 1e-9    # relative: a candidate exactly at its deadline meets it
+
+
+def meets(c: Candidate, due_hours: float | None) -> bool:
+    """Does a candidate's planned time (at the workload's confidence) meet a deadline in hours?"""
+    return due_hours is None or c.planned_hours <= due_hours * (1 + TOLERANCE)
+
+
+def planned_makespan(sol: Solution) -> float:
+    """The longest planned (confidence-quantile) job time of a plan, in hours."""
+    return max((c.planned_hours for c in sol.chosen), default=0.0)
+
+
+def too_slow(name: str, fastest: Candidate, cls: JobClass, ownership: str, confidence: float) -> str:
+    """Why a GPU type cannot meet a job's deadline even on its fastest candidate."""
+    assert cls.deadline is not None
+    return (f"{name}: even {fastest.count} GPUs ({ownership}) take {fastest.planned_hours / 24:.1f} days "
+            f"at confidence {confidence:g} ({fastest.hours / 24:.1f} estimated), "
+            f"past the {cls.deadline / 24:g}-day deadline")
+
+
+class Deadline(Family):
+    name = "deadline"
+
+    def bounds(self, problem: Problem, sc: Scenario, k: int) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        due = sc.job_deadline(problem.classes[k].deadline)
+        if due is not None:
+            out["planned_hours"] = due
+        if sc.makespan_hours is not None:
+            out["hours"] = sc.makespan_hours
+        return out
+
+    def structure(self, problem: Problem, sc: Scenario) -> tuple:
+        return (sc.deadline_scale, sc.deadline_extra_hours, sc.makespan_hours)
+
+    def violations(self, problem: Problem, sol: Solution, sc: Scenario) -> list[str]:
+        out = []
+        for c, _ in sol.assignment:
+            cls = problem.classes[c.cls]
+            due = sc.job_deadline(cls.deadline)
+            if due is not None and c.planned_hours > due * (1 + 1e-6) + 1e-6:
+                out.append(f"{cls.name(problem.workload)} takes {c.planned_hours:.6g} h at its confidence quantile, "
+                           f"past its {due:.6g} h deadline")
+            if sc.makespan_hours is not None and c.hours > sc.makespan_hours * (1 + 1e-6) + 1e-6:
+                out.append(f"{cls.name(problem.workload)} takes {c.hours:.6g} h, past the {sc.makespan_hours:.6g} h cap")
+        return out
+
+    def slack(self, problem: Problem, sol: Solution) -> list[Slack]:
+        out = []
+        for k, cls in enumerate(problem.classes):
+            if cls.deadline is None:
+                continue
+            mine = [c for c, _ in sol.assignment if c.cls == k]
+            planned = max(c.planned_hours for c in mine) / 24
+            estimate = max(c.hours for c in mine) / 24
+            limit = cls.deadline / 24
+            out.append(Slack(self.name, f"deadline:{cls.name(problem.workload)}", planned, limit, limit - planned,
+                             "days", binds(limit - planned, limit),
+                             facts={"job": cls.name(problem.workload), "estimate_days": estimate,
+                                    "confidence": problem.workload.confidence}))
+        return out
+
+    def shortfall(self, problem: Problem, free: Solution) -> list[Shortfall]:
+        dl = [c.deadline for c in problem.classes if c.deadline]
+        needed = planned_makespan(free)
+        if dl and needed > min(dl) * (1 + TOLERANCE):
+            return [Shortfall(self.name, "shortfall:deadline", needed / 24, min(dl) / 24)]
+        return []
+
+    def lever(self, problem: Problem, sc: Scenario, run: Run, exact: bool = True) -> Lever | None:
+        deadlines = [c.deadline for c in problem.classes if c.deadline]
+        if not deadlines or not run(problem, sc.but(deadline_scale=NO_DEADLINE)).feasible:
+            return None
+        scale = smallest(lambda f: run(problem, sc.but(deadline_scale=f)).feasible, 1.0, 2.0)
+        shortest = min(deadlines) / 24
+        return Lever(self.name, "deadline", {"deadline_scale": round(scale, 3)}, shortest * scale, shortest,
+                     facts={"scale": scale})
+
+    def need(self, problem: Problem, plan: Solution) -> Need | None:
+        dl = [c.deadline for c in problem.classes if c.deadline]
+        needed = planned_makespan(plan)
+        if not dl or needed <= min(dl):
+            return None
+        scale = needed / min(dl) * (1 + 1e-6)
+        return Need(self.name, {"deadline_scale": scale}, {"deadline_scale": round(scale, 4)}, needed / 24)
+
+    def keep(self, problem: Problem, base: Scenario) -> dict[str, Any] | None:
+        return {"deadline_scale": 1.0} if any(c.deadline for c in problem.classes) else None
+
+    def lifted(self) -> dict[str, Any]:
+        return {"deadline_scale": NO_DEADLINE}
+
+    def marginal(self, problem: Problem, sol: Solution, run: Run, slacks: list[Slack]) -> Marginal | None:
+        mine = [s for s in slacks if s.family == self.name]
+        if not mine:
+            return None
+        s = run(problem, baseline(problem).but(deadline_extra_hours=24.0))
+        saving = max((sol.objective_usd or 0.0) - (s.objective_usd or 0.0) if s.feasible else 0.0, 0.0)
+        return Marginal(self.name, "deadline +1 day", round(saving, 2), any(x.binding for x in mine),
+                        min(x.slack for x in mine))

@@ -1,0 +1,107 @@
+"""gpu_count: the fleet's size within gpus.min / gpus.max (both gpus.count).
+
+  gpu_count_min/max   sum_g N[g] + GPUs rented at once (jobs and replicas) within the bounds
+
+For a single job the bounds also filter its candidates (Bounds: no candidate of more GPUs than
+the maximum, nor of fewer than the minimum), which decides the model's columns.
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import pulp
+
+from advisor.contract.facts import Lever, Shortfall, Slack, binds
+from advisor.solve.constraints.base import UNBOUNDED, Family, Need, Run
+from advisor.solve.scenario import Scenario
+from advisor.solve.search import smallest_int
+
+if TYPE_CHECKING:
+    from advisor.solve.model import Model
+    from advisor.solve.problem import Problem
+    from advisor.solve.solution import Solution
+
+_INF = float("inf")
+
+
+def fleet_size(sol: Solution) -> int:
+    """GPUs bought, plus rented at once by the jobs and the serving replicas (the row's left side)."""
+    return (sum(sol.bought.values()) + sum(c.count * round(n) for c, n in sol.assignment if c.ownership == "rent")
+            + sum(c.gpus * n for c, n in sol.serving if c.ownership == "rent"))
+
+
+class GpuCount(Family):
+    name = "gpu_count"
+
+    def rows(self, m: Model) -> None:
+        fleet = pulp.lpSum(m.N.values()) + m.rented_gpus()
+        if m.sc.gpu_lower is not None:
+            m.prob += fleet >= m.sc.gpu_lower, "gpu_count_min"
+        if m.sc.gpu_upper is not None:
+            m.prob += fleet <= m.sc.gpu_upper, "gpu_count_max"
+
+    def bounds(self, problem: Problem, sc: Scenario, k: int) -> dict[str, Any]:
+        if problem.job_count != 1:
+            return {}
+        return {"min_count": sc.gpu_lower, "max_count": sc.gpu_upper}
+
+    def structure(self, problem: Problem, sc: Scenario) -> tuple:
+        single = problem.job_count == 1
+        return (sc.gpu_lower if single else None, sc.gpu_upper if single else None)
+
+    def limits(self, sc: Scenario) -> dict[str, tuple[float, float]]:
+        return {"gpu_count_min": (-_INF if sc.gpu_lower is None else sc.gpu_lower, _INF),
+                "gpu_count_max": (-_INF, _INF if sc.gpu_upper is None else sc.gpu_upper)}
+
+    def unbounded(self, sc: Scenario) -> dict[str, Any]:
+        return {"gpu_lower": 0 if sc.gpu_lower is None else sc.gpu_lower, "gpu_upper": UNBOUNDED}
+
+    def violations(self, problem: Problem, sol: Solution, sc: Scenario) -> list[str]:
+        fleet, out = fleet_size(sol), []
+        if sc.gpu_lower is not None and fleet < sc.gpu_lower - 1e-6:
+            out.append(f"{fleet:g} GPUs, below the {sc.gpu_lower} asked for")
+        if sc.gpu_upper is not None and fleet > sc.gpu_upper + 1e-6:
+            out.append(f"{fleet:g} GPUs, above the {sc.gpu_upper} allowed")
+        return out
+
+    def slack(self, problem: Problem, sol: Solution) -> list[Slack]:
+        sel, fleet = problem.workload.gpus, fleet_size(sol)
+        if sel.count is not None:
+            return [Slack(self.name, "gpu_count", fleet, sel.count, 0, "GPUs", True, facts={"exact": True})]
+        out = []
+        if sel.min is not None:
+            out.append(Slack(self.name, "gpu_count_min", fleet, sel.min, fleet - sel.min, "GPUs",
+                             binds(fleet - sel.min, sel.min, whole=True), facts={"bound": "min"}))
+        if sel.max is not None:
+            out.append(Slack(self.name, "gpu_count_max", fleet, sel.max, sel.max - fleet, "GPUs",
+                             binds(sel.max - fleet, sel.max, whole=True), facts={"bound": "max"}))
+        return out
+
+    def shortfall(self, problem: Problem, free: Solution) -> list[Shortfall]:
+        n, upper = fleet_size(free), problem.workload.gpus.upper
+        return [Shortfall(self.name, "shortfall:gpu_count", n, upper)] if upper is not None and n > upper else []
+
+    def lever(self, problem: Problem, sc: Scenario, run: Run, exact: bool = True) -> Lever | None:
+        if sc.gpu_upper is None:
+            return None
+        free = run(problem, sc.but(gpu_upper=None))
+        if not free.feasible:
+            return None
+        n = smallest_int(lambda u: run(problem, sc.but(gpu_upper=u)).feasible, sc.gpu_upper, fleet_size(free))
+        wl = problem.workload
+        return Lever(self.name, "gpu_count", {"gpus.max": n}, n, sc.gpu_upper,
+                     facts={"field": "gpus.count" if wl.gpus.count is not None else "gpus.max",
+                            "exact": wl.gpus.count is not None,
+                            "deadlines": any(c.deadline for c in problem.classes)})
+
+    def need(self, problem: Problem, plan: Solution) -> Need | None:
+        n, upper = fleet_size(plan), problem.workload.gpus.upper
+        if upper is None or n <= upper:
+            return None
+        return Need(self.name, {"gpu_upper": n}, {"gpus.max": n}, n)
+
+    def keep(self, problem: Problem, base: Scenario) -> dict[str, Any] | None:
+        return None if base.gpu_upper is None else {"gpu_upper": base.gpu_upper}
+
+    def lifted(self) -> dict[str, Any]:
+        return {"gpu_upper": None}

@@ -1,0 +1,85 @@
+"""serving: every request class's peak rate is sustained under its SLO (docs/model.md "Serving
+in the MILP"); owned serving GPUs count in N[g] and lend their off-peak hours to training.
+
+  serve_k             sum_i rate_i r[k,i] >= peak requests/s of class k (x the scenario's traffic factor)
+  serve_fleet_g       N[g] >= owned serving GPUs of type g
+  serve_fleet_g_n     N[g] >= n z[g,n] + owned serving GPUs not lent to training (off_peak_training_hours 0)
+  serve_capacity_g_l  training GPU-hours <= L (N[g] - owned serving GPUs) + L h/24 (GPUs lent h hours a day)
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import pulp
+
+from advisor.contract.facts import Slack, binds
+from advisor.solve.constraints.base import Family
+from advisor.solve.constraints.capacity import due_levels
+from advisor.solve.rows import safe
+from advisor.solve.scenario import Scenario
+
+if TYPE_CHECKING:
+    from advisor.solve.model import Model
+    from advisor.solve.problem import Problem
+    from advisor.solve.solution import Solution
+
+
+def _owned_serving(m: Model, g: str, lent: bool | None = None) -> pulp.LpAffineExpression:
+    """Owned serving GPUs of type g (lent: only those lent to training off-peak, or only those not)."""
+    cls = m.problem.serve_classes
+    return pulp.lpSum(c.gpus * m.r[k, i] for k, i, c in m.serve_pairs()
+                      if c.gpu == g and c.ownership == "buy"
+                      and (lent is None or (cls[k].off_peak_hours > 0) == lent))
+
+
+class Serving(Family):
+    name = "serving"
+
+    def rows(self, m: Model) -> None:
+        for k, cs in enumerate(m.scands):
+            m.prob += pulp.lpSum(c.requests_per_s * m.r[k, i] for i, c in enumerate(cs)) >= m.peak(k), f"serve_{k}"
+        p = m.problem
+        due = due_levels(p, m.sc)
+        for g in sorted({c.gpu for _, _, c in m.serve_pairs() if c.ownership == "buy"}):
+            sv = _owned_serving(m, g)
+            m.prob += m.N[g] >= sv, f"serve_fleet_{safe(g)}"
+            kept = _owned_serving(m, g, lent=False)
+            for (gg, n), z in m.z.items():
+                if gg == g:
+                    m.prob += m.N[g] >= n * z + kept, f"serve_fleet_{safe(g)}_{n}"
+            lent = pulp.lpSum(c.gpus * m.r[k, i] * p.serve_classes[k].off_peak_hours / 24.0
+                              for k, i, c in m.serve_pairs() if c.gpu == g and c.ownership == "buy")
+            for level, limit in enumerate(sorted(set(due))):
+                terms = [c.gpu_hours * m.y[k, i] for k, i, c in m.pairs()
+                         if c.gpu == g and c.ownership == "buy" and due[k] <= limit]
+                if terms:
+                    m.prob += pulp.lpSum(terms) <= limit * (m.N[g] - sv + lent), f"serve_capacity_{safe(g)}_{level}"
+
+    def violations(self, problem: Problem, sol: Solution, sc: Scenario) -> list[str]:
+        out = []
+        classes, sel = problem.serve_classes, problem.workload.gpus
+        own = problem.workload.deployment.ownership
+        rate = [0.0] * len(classes)
+        for c, n in sol.serving:
+            rate[c.cls] += c.requests_per_s * n
+            if (sel.allow is not None and c.gpu not in sel.allow) or c.gpu in sel.deny:
+                out.append(f"{c.gpu} serves {classes[c.cls].name} against gpus.allow/deny")
+            if own not in ("any", c.ownership):
+                out.append(f"{c.gpu} serving is {c.ownership} against deployment.ownership {own}")
+        for k, cls in enumerate(classes):
+            peak = cls.peak_rps * sc.traffic_factor
+            if rate[k] < peak * (1 - 1e-9) - 1e-9:
+                out.append(f"{cls.name}: replicas sustain {rate[k]:.6g} requests/s of the {peak:.6g} at peak")
+        for g, n in sol.bought.items():
+            serve_gpus = sum(c.gpus * m for c, m in sol.serving if c.gpu == g and c.ownership == "buy")
+            if serve_gpus > n:
+                out.append(f"serving uses {serve_gpus} {g} but only {n} are bought")
+        return out
+
+    def slack(self, problem: Problem, sol: Solution) -> list[Slack]:
+        out = []
+        for k, cls in enumerate(problem.serve_classes):
+            cap = sum(c.requests_per_s * n for c, n in sol.serving if c.cls == k)
+            out.append(Slack(self.name, f"serve:{cls.name}", cap, cls.peak_rps, cap - cls.peak_rps, "requests/s",
+                             binds(cap - cls.peak_rps, cls.peak_rps), facts={"name": cls.name}))
+        return out

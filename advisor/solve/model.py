@@ -1,0 +1,162 @@
+"""The MILP of docs/model.md §2.2: its variables and objective, in the document's order (its rows
+come from the constraint families, solve/constraints/; solve/formulation.py puts them together).
+
+  y[k,c]   jobs of class k run on candidate c (integer 0..m_k; continuous when allow_mixed)
+  z[g,n]   binary: some owned job uses n GPUs of type g
+  N[g]     integer GPUs of type g bought;  S[g,s] servers of platform s holding them
+  W[g]     servers of type g that need networking (a job spans several servers)
+  r[k,i]   integer replicas of serving candidate i for request class k
+
+  objective  purchase + servers + networking + hosting over the horizon (owned), + energy (owned)
+             or rent of every chosen candidate and replica, + a tie-break that prefers sooner
+             finishes among equal-cost plans.
+"""
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator
+
+import pulp
+
+from advisor.solve.problem import Candidate, Problem, ServeCandidate
+from advisor.solve.rows import affine, safe
+from advisor.solve.scenario import Scenario
+
+TIE_BREAK_USD_PER_HOUR = 1e-6
+IDLE_GPU_TOLERANCE = 0.001    # idle bought GPUs are put to work when that costs < 0.1% of the plan (or $1)
+
+
+class Model:
+    """The PuLP model of one scenario over the candidates `cands` (per training class) and `scands`
+    (per serving request class)."""
+
+    def __init__(self, problem: Problem, sc: Scenario, cands: list[list[Candidate]],
+                 scands: list[list[ServeCandidate]]):
+        self.problem, self.sc, self.cands, self.scands = problem, sc, cands, scands
+        self.prob = pulp.LpProblem("gpu_plan", pulp.LpMinimize)
+        self.integral = not problem.workload.allow_mixed
+        self.owned = sorted({c.gpu for cs in cands for c in cs if c.ownership == "buy"}
+                            | {c.gpu for _, _, c in self.serve_pairs() if c.ownership == "buy"})
+        self.y: dict[tuple[int, int], pulp.LpVariable] = {}
+        self.z: dict[tuple[str, int], pulp.LpVariable] = {}
+        self.N: dict[str, pulp.LpVariable] = {}
+        self.S: dict[tuple[str, str], pulp.LpVariable] = {}
+        self.W: dict[str, pulp.LpVariable] = {}
+        self.r: dict[tuple[int, int], pulp.LpVariable] = {}
+        self.sizes: dict[str, list[int]] = {}
+        self.capacity_gpu: dict[str, str] = {}   # capacity row name -> its GPU type (speed changes scale one coefficient)
+        self.total = pulp.LpAffineExpression()
+        self.kw = pulp.LpAffineExpression()
+
+    def pairs(self) -> Iterator[tuple[int, int, Candidate]]:
+        return ((k, i, c) for k, cs in enumerate(self.cands) for i, c in enumerate(cs))
+
+    def serve_pairs(self) -> Iterator[tuple[int, int, ServeCandidate]]:
+        return ((k, i, c) for k, cs in enumerate(self.scands) for i, c in enumerate(cs))
+
+    def run_cost(self, c: Candidate | ServeCandidate) -> float:
+        return c.run_cost_usd * (self.sc.rent_price(c.gpu) if c.ownership == "rent" else 1.0)
+
+    def peak(self, k: int) -> float:
+        """Serving class k's peak requests/s under the scenario's traffic factor."""
+        return self.problem.serve_classes[k].peak_rps * self.sc.traffic_factor
+
+    def value(self, var: pulp.LpVariable) -> int:
+        return int(round(var.value() or 0))
+
+    # ------------------------------------------------------------------ variables
+    def variables(self) -> None:
+        p, prob = self.problem, self.prob
+        for k, i, _ in self.pairs():
+            m = p.classes[k].multiplicity
+            cat = "Binary" if self.integral and m == 1 else ("Integer" if self.integral else "Continuous")
+            self.y[k, i] = prob.add_variable(f"y_{k}_{i}", lowBound=0, upBound=m, cat=cat)
+        bought: dict[str, set[int]] = {}   # GPU -> the counts its bought candidates use (one pass, not one per GPU)
+        for _, _, c in self.pairs():
+            if c.ownership == "buy":
+                bought.setdefault(c.gpu, set()).add(c.count)
+        for g in self.owned:
+            sizes = self.sizes[g] = sorted(bought.get(g, ()))
+            board = max((s.slots for s in p.servers.get(g, [])), default=1)
+            want = max(sizes, default=0) * p.job_count + self.serving_gpu_cap(g)
+            cap = min(self.sc.gpu_upper or math.inf, math.ceil(want / board) * board)
+            self.N[g] = prob.add_variable(f"N_{safe(g)}", lowBound=0, upBound=cap, cat="Integer")
+            for n in sizes:
+                self.z[g, n] = prob.add_variable(f"z_{safe(g)}_{n}", cat="Binary")
+            for s in p.servers.get(g, []):
+                self.S[g, s.id] = prob.add_variable(f"S_{safe(g)}_{safe(s.id)}", lowBound=0,
+                                                    upBound=math.ceil(cap / s.slots) if cap < math.inf else None,
+                                                    cat="Integer")
+            if self.multi_server_sizes(g) and self.network_usd(g) is not None:
+                self.W[g] = prob.add_variable(f"W_{safe(g)}", lowBound=0, cat="Integer")
+        for k, i, sc in self.serve_pairs():
+            self.r[k, i] = prob.add_variable(f"r_{k}_{i}", lowBound=0,
+                                             upBound=math.ceil(self.peak(k) / sc.requests_per_s), cat="Integer")
+
+    def serving_gpu_cap(self, g: str) -> int:
+        """Most owned GPUs of type g serving could want: each class on its hungriest layout alone."""
+        return sum(max((math.ceil(self.peak(k) / c.requests_per_s) * c.gpus for c in cs
+                        if c.gpu == g and c.ownership == "buy"), default=0) for k, cs in enumerate(self.scands))
+
+    def multi_server_sizes(self, g: str) -> list[int]:
+        """The job sizes (GPUs) of type g that span more than one server."""
+        options = self.problem.servers.get(g, [])
+        if not options:
+            return []
+        per_server = max(s.slots for s in options)
+        return [n for n in self.sizes[g] if n > per_server]
+
+    def network_usd(self, g: str) -> float | None:
+        """The fabric's cost per networked server of type g (None: it cannot be costed)."""
+        return max((s.network_usd for s in self.problem.servers.get(g, []) if s.network_usd is not None), default=None)
+
+    # ------------------------------------------------------------------ objective
+    def cost_terms(self) -> None:
+        """The total cost over the horizon (`total`) and the owned kW (`kw`)."""
+        p = self.problem
+        owned_cost, kw = [], []
+        for g in self.owned:
+            price = p.unit_cost.get(g, p.unit_price[g])
+            assert price is not None, f"{g} is owned without a purchase price"   # candidates.py offers none
+            owned_cost.append(price * self.sc.buy_price(g) * self.N[g])
+            kw.append(p.gpu_kw[g] * self.N[g])
+            for s in p.servers.get(g, []):
+                owned_cost.append(s.price_usd * self.S[g, s.id])
+                kw.append(s.overhead_kw * self.S[g, s.id])
+            network = self.network_usd(g)
+            if g in self.W and network is not None:
+                owned_cost.append(network * self.W[g])
+        self.kw = pulp.lpSum(kw)
+        hosting = p.costs.owned_pv_per_kw * self.kw     # hosting (and energy at a given utilization), PV
+        run = affine((self.y[k, i], self.run_cost(c)) for k, i, c in self.pairs()) + self.serving_cost()
+        self.total = pulp.lpSum(owned_cost) + hosting + run
+
+    def serving_cost(self) -> pulp.LpAffineExpression:
+        """Energy (owned) or rent per replica over the serving hours."""
+        return pulp.lpSum(self.run_cost(c) * self.r[k, i] for k, i, c in self.serve_pairs())
+
+    def tie_break(self) -> pulp.LpAffineExpression:
+        """Sooner finishes among equal-cost plans: 1e-6 $ per hour of each job's wall time."""
+        return affine((self.y[k, i], TIE_BREAK_USD_PER_HOUR * c.hours) for k, i, c in self.pairs())
+
+    def rented_gpus(self) -> pulp.LpAffineExpression:
+        """GPUs rented at once by the training jobs and the serving replicas."""
+        return (pulp.lpSum(c.count * self.y[k, i] for k, i, c in self.pairs() if c.ownership == "rent")
+                + pulp.lpSum(c.gpus * self.r[k, i] for k, i, c in self.serve_pairs() if c.ownership == "rent"))
+
+    def serving_solution(self) -> list[tuple[ServeCandidate, int]]:
+        return [(c, int(round(self.r[k, i].value() or 0))) for k, i, c in self.serve_pairs()
+                if (self.r[k, i].value() or 0) > 0.5]
+
+
+def idle_owned_gpus(model: Model) -> bool:
+    """Does some bought GPU type have GPUs no job of it uses at once (e.g. 1 job on an 8-GPU board)?"""
+    used: dict[str, int] = {}   # GPU -> the most GPUs a job of it uses at once (one pass over the columns)
+    for k, i, c in model.pairs():
+        if c.ownership == "buy" and c.gpu in model.N and (model.y[k, i].value() or 0) > 1e-6:
+            used[c.gpu] = max(used.get(c.gpu, 0), c.count)
+    for g, var in model.N.items():
+        bought = model.value(var)
+        if bought and g in used and used[g] < bought:
+            return True
+    return False

@@ -1,0 +1,103 @@
+"""What every option of a job (a GPU type, bought or rented) shares, for training and serving
+candidates alike: the context the rules see, the ways to pay for a GPU, the host servers an owned
+GPU can go into, and how the reasons an option was left out are recorded."""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from advisor.data.catalog import GPU, Catalog
+from advisor.data.rules import deployment_context, gpu_context
+from advisor.economics.bom import fabric
+from advisor.economics.rental import RentOption
+from advisor.inputs.workload import Workload
+from advisor.solve.problem import Finding, JobClass, ServerOption
+
+if TYPE_CHECKING:
+    from advisor.data.rules import Finding as RuleFinding
+    from advisor.perf.estimate import Estimate
+
+
+def offers(gpu: GPU, ownerships: list[str], reasons: list[Finding], options: list[RentOption],
+           kinds: Sequence[str]) -> list[tuple[str, RentOption | None]]:
+    """(ownership, rental option) pairs: one for buying, one per allowed rental kind with an offer."""
+    out: list[tuple[str, RentOption | None]] = []
+    for ownership in ownerships:
+        if ownership == "buy":
+            if gpu.purchase_usd is None:
+                add_reason(reasons, None, "no-purchase-price",
+                           f"{gpu.name} has no sourced purchase price in the catalog, so it can only be rented "
+                           "(give a quote with --catalog)")
+            else:
+                out.append(("buy", None))
+        else:
+            if not options:
+                what = "on-demand" if kinds == ["on_demand"] else " or ".join(k.replace("_", "-") for k in kinds)
+                add_reason(reasons, None, "no-rental-price",
+                           f"{gpu.name} has no sourced {what} rental price in the catalog, so it can only be bought")
+            out += [("rent", o) for o in options]
+    return out
+
+
+def rule_context(gpu: GPU, workload: Workload, cls: JobClass, ownership: str) -> dict[str, Any]:
+    """What the rules see for one (job class, GPU, buy or rent) option; a rented GPU runs in the
+    provider's building (offer.site cloud). The per-count facts are added by count_context."""
+    d = workload.deployment
+    job = workload.jobs[cls.jobs[0]]
+    return {
+        "gpu": gpu_context(gpu),
+        "deployment": deployment_context(d),
+        "offer": {"ownership": ownership, "site": "cloud" if ownership == "rent" else d.context},
+        "job": {"kind": job.kind, "precision": job.precision, "params": cls.spec.model.params},
+    }
+
+
+def count_context(context: dict[str, Any], count: int, est: Estimate) -> dict[str, Any]:
+    """The option's context for `count` GPUs: whether that count's layout needs tensor parallelism
+    (the estimate says so in its layout; absent means no)."""
+    job = {**context["job"], "gpu_count": count,
+           "needs_tensor_parallel": bool(est.layout.get("needs_tensor_parallel", False))}
+    return {**context, "job": job}
+
+
+def forbids(findings: list[RuleFinding]) -> bool:
+    return any(f.severity == "forbid" for f in findings)
+
+
+def add_findings(reasons: list[Finding], findings: list[RuleFinding], once: bool = False) -> None:
+    """A forbidden option's reasons: the forbidding rules, then the warnings that came with them
+    (e.g. EXP006: a licence may be obtainable). once: skip a rule already cited (per-count rules
+    fire once per GPU count; the first, smallest count is the one worth reading)."""
+    cited = {r["rule"] for r in reasons}
+    for f in sorted(findings, key=lambda f: f.severity != "forbid"):
+        if not (once and f.rule in cited):
+            add_reason(reasons, f.rule, f.rule, f.message, f.severity)
+
+
+def add_reason(reasons: list[Finding], rule: str | None, code: str, message: str, severity: str | None = None) -> None:
+    entry: Finding = {"rule": rule, "code": code, "message": message}
+    if severity is not None:
+        entry["severity"] = severity
+    if entry not in reasons:
+        reasons.append(entry)
+
+
+def server_options(catalog: Catalog, gpu: GPU, context: str) -> tuple[list[ServerOption], list[str]]:
+    """Owned GPUs need a host: the catalog's compatible platforms for this deployment context that
+    have a known price and power draw (a platform with either unknown cannot be costed, so it is
+    left out and named in the second list). A server that can be networked is charged the sourced
+    fabric per GPU (economics/bom.py) for its slots; one with no sourced network cannot be."""
+    out, unknown = [], []
+    fab = fabric(catalog.economics)
+    for s in catalog.servers_for(gpu.id, context):
+        price = s.purchase.usd if s.purchase else None
+        if price is None or s.power_overhead_w.value is None:
+            unknown.append(s.id)
+            continue
+        network = None
+        if s.network_usd_per_server.value is not None:
+            network = fab.per_gpu * s.gpu_slots if fab is not None else s.network_usd_per_server.value
+        out.append(ServerOption(id=s.id, slots=s.gpu_slots, filled=s.kind in ("hgx", "oam-platform"),
+                                price_usd=price, overhead_kw=s.power_overhead_w.value / 1000.0,
+                                network_usd=network))
+    return out, unknown

@@ -1,0 +1,58 @@
+"""How a solve runs, said explicitly: the relative MIP gap it is proven within, its time limit,
+whether the idle-GPU polish runs, and the tally that counts it. Every solve takes one; a plan
+records the settings of its own solve and of its explanations' re-solves in its `solver` block.
+Nothing about a solve is read from the problem or from the environment."""
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from advisor.solve.problem import Problem
+
+DEFAULT_GAP = 1e-4        # HiGHS's own default relative MIP gap: a plan is proven optimal within 0.01%
+FLEET_GAP = 0.01          # fleets (FLEET_JOBS jobs or more) default to 1%: proven in seconds, not minutes
+FLEET_JOBS = 50
+EXPLAIN_GAP = 0.01        # explanation re-solves (alternatives, break-evens, marginal values)
+EXPLAIN_TIME_LIMIT = 10.0
+
+
+def default_gap(problem: Problem) -> float:
+    """0.01% for a few jobs, 1% for fleets of FLEET_JOBS jobs or more."""
+    return FLEET_GAP if problem.job_count >= FLEET_JOBS else DEFAULT_GAP
+
+
+@dataclass
+class SolveTally:
+    """Solves counted under one set of settings: how many, and how many stopped at their time
+    limit with a plan not proven within the gap (the plan says its explanations are approximate)."""
+
+    solves: int = 0
+    unproven: int = 0
+
+
+@dataclass(frozen=True)
+class SolveSettings:
+    """gap: the relative MIP gap (None: default_gap of the problem); time_limit: seconds (None:
+    none); polish: put idle bought GPUs to work when that costs < 0.1% (solve/milp.py); tally:
+    where the solve is counted (None: not counted)."""
+
+    gap: float | None = None
+    time_limit: float | None = 30.0
+    polish: bool = True
+    tally: SolveTally | None = None
+
+    def gap_for(self, problem: Problem) -> float:
+        return default_gap(problem) if self.gap is None else self.gap
+
+    def explaining(self, problem: Problem) -> SolveSettings:
+        """The settings of an explanation's re-solves: a gap of at least EXPLAIN_GAP, a time limit of
+        at most EXPLAIN_TIME_LIMIT, a fresh tally, and no idle-GPU polish for fleets (it moves a cost
+        by at most 0.1%, inside their 1% gap, and its model differs per plan)."""
+        limit = EXPLAIN_TIME_LIMIT if self.time_limit is None else min(self.time_limit, EXPLAIN_TIME_LIMIT)
+        return SolveSettings(gap=max(EXPLAIN_GAP, self.gap or 0.0), time_limit=limit,
+                             polish=problem.job_count < FLEET_JOBS, tally=SolveTally())
+
+    def but(self, **changes: object) -> SolveSettings:
+        return dataclasses.replace(self, **changes)  # type: ignore[arg-type]
