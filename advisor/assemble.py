@@ -9,6 +9,7 @@ from typing import Any
 
 from advisor._version import __version__
 from advisor.contract import Plan
+from advisor.contract.numbers import cents, rounded
 from advisor.contract.costs import CostBreakdown
 from advisor.data.catalog_figures import STALE_MONTHS, age_months
 from advisor.data.uncertainty import basis as uncertainty_basis
@@ -171,6 +172,7 @@ def _assumptions(problem: Problem, sol: Solution) -> JSONObject:
         "discount_rate": costs.discount_rate, "discount_rate_source": costs.discount_source,
         "utilization": costs.utilization, "useful_life_years": costs.useful_life_years,
         "rent_kinds": list(d.rent_kinds),
+        "budget_usd": problem.workload.budget_usd, "budget_basis": problem.workload.budget_basis,
         "residual_value": {g: {"fraction": r.fraction, "curve": r.curve, "confidence": r.confidence,
                                "note": r.note} for g, r in sorted(problem.residual.items()) if g in sol.bought},
     }
@@ -196,7 +198,7 @@ def assemble(problem: Problem, sol: Solution, settings: SolveSettings, *, object
         "total_cost_usd": sol.objective_usd,
         "cost_breakdown": sol.cost_breakdown or dict.fromkeys(CostBreakdown.model_fields),
         "present_value_usd": sol.objective_usd,
-        "nominal_cost_usd": ledger.nominal_total(sol),
+        "nominal_cost_usd": sol.cash_usd if sol.feasible else None,
         "residual_value_usd": sol.residual_value_usd if sol.feasible else None,
         "cost_breakdown_pv": sol.cost_breakdown_pv or None,
         "purchase": purchase_rows(problem, sol),
@@ -229,9 +231,11 @@ def assemble(problem: Problem, sol: Solution, settings: SolveSettings, *, object
                             verdict=why.robustness))
     data["assumptions"]["uncertainty"] = uncertainty_basis()
     data = rounded(data)
-    if sol.objective_usd is not None:  # money to the cent at least: 6 significant digits could print a total above the budget
-        data["total_cost_usd"] = _money(sol.objective_usd)
-        data["cost_breakdown"] = {k: _money(v) for k, v in sol.cost_breakdown.items()}
+    if sol.objective_usd is not None:   # money to the cent, half up: the precision a budget is compared at
+        for key, value in (("total_cost_usd", sol.objective_usd), ("present_value_usd", sol.objective_usd),
+                           ("nominal_cost_usd", sol.cash_usd)):
+            data[key] = cents(value)
+        data["cost_breakdown"] = {k: cents(v) for k, v in sol.cost_breakdown.items()}
     result = Plan.build(data)   # validated only under GPU_ADVISOR_CHECK_PLANS (the tests): contract/base.py
     result.workload, result.catalog, result.rules, result.problem = wl, catalog, problem.rules, problem
     return result
@@ -376,20 +380,3 @@ def _sources(problem: Problem, sol: Solution) -> list[JSONObject]:
                     "as_of": rule.effective.from_.isoformat() if rule.effective.from_ else None}
                    | ({} if rule.source.url else {"reference": rule.source.cite}))
     return out
-
-
-def _money(usd: float) -> float:
-    return rounded(usd) if abs(usd) < 1e4 else round(usd, 2)
-
-
-def rounded(obj: Any) -> Any:
-    """Fixed float formatting so the same input gives byte-identical JSON."""
-    if isinstance(obj, float):
-        if obj != obj or obj in (float("inf"), float("-inf")):
-            return None
-        return float(f"{obj:.6g}") if abs(obj) < 1e6 else round(obj, 2)
-    if isinstance(obj, dict):
-        return {k: rounded(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [rounded(v) for v in obj]
-    return obj

@@ -16,9 +16,9 @@ from advisor.assemble import (
     assemble,
     explain_level,
     purchase_rows,
-    rounded,
 )
 from advisor.contract import Plan
+from advisor.contract.numbers import rounded
 from advisor.data.catalog import Catalog, load_catalog
 from advisor.data.rules import RuleSet, load_rules
 from advisor.errors import InputError
@@ -34,8 +34,7 @@ from advisor.solve.settings import SolveSettings
 from advisor.solve.sweeps import frontier, solve_fastest
 from advisor.solve.verify import check
 
-__all__ = ["EXPLAIN_LEVELS", "SCHEMA_VERSION", "Plan", "assemble", "chart_data", "min_gpus_by_job", "pareto",
-           "plan", "prepare"]
+__all__ = ["chart_data", "min_gpus_by_job", "pareto", "plan", "prepare"]
 
 
 def prepare(workload: Workload, catalog: Catalog | None = None, rules: RuleSet | None = None,

@@ -7,10 +7,12 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
-from conftest import AS_OF, ci_examples
+import yaml
+from conftest import AS_OF, EXAMPLES, ci_examples
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from advisor.contract.numbers import cents
 from advisor.inputs.workload import parse_workload
 from advisor.flow import plan, prepare
 from advisor.solve.milp import solve
@@ -18,21 +20,24 @@ from advisor.solve.verify import ConstraintViolation, check, violations
 
 
 def least_cost(doc, catalog, rules) -> float | None:
-    """The unrounded least cost of `doc` without its budget (None when infeasible)."""
+    """The unrounded cost, on the budget's basis (cash by default), of the least-cost plan of `doc`
+    without its budget (None when infeasible)."""
     doc = {k: v for k, v in doc.items() if k != "budget_usd"}
     sol = solve(prepare(parse_workload(doc), catalog, rules, AS_OF))
-    return sol.objective_usd
+    return sol.cost(doc.get("budget_basis", "cash")) if sol.feasible else None
 
 
 def holds(doc, p, catalog):
     """The plan's JSON against the workload as written, recomputed here."""
     if p["status"] == "infeasible":
         return
-    if doc.get("budget_usd") is not None:
-        assert p["total_cost_usd"] <= doc["budget_usd"] * (1 + 1e-7) + 0.01
+    if doc.get("budget_usd") is not None:   # the budget caps cash paid (or the present value), as printed
+        spent = p["total_cost_usd"] if doc.get("budget_basis") == "present_value" else p["nominal_cost_usd"]
+        assert spent <= cents(doc["budget_usd"]) + 1e-9   # both at the precision money is printed with
     cb = p.get("cost_breakdown_pv") or p["cost_breakdown"]   # the total is the present value when priced so
     assert sum(cb.values()) == pytest.approx(p["total_cost_usd"], rel=1e-5, abs=0.01)
     gpus = doc.get("gpus", {})
+    gpus = {"count": gpus} if isinstance(gpus, int) else gpus   # the shorthand gpus: 8
     fleet = sum(i["count"] for i in p["purchase"] if i["ownership"] == "buy") + \
         sum(j["gpu_count"] * j["copies"] for j in p["jobs"] if j["ownership"] == "rent")
     fleet += sum(r["gpu_count"] for r in p.get("serving") or [] if r["ownership"] == "rent")   # as milp.gpu_count
@@ -207,3 +212,34 @@ def test_explain_none_is_explain_false_without_the_robustness_draws(catalog, rul
     none = plan(wl, catalog=catalog, rules=rules, as_of=AS_OF, explain="none")
     assert "robustness" not in none
     assert none.to_json() == plan(wl, catalog=catalog, rules=rules, as_of=AS_OF, explain=False).to_json()
+
+
+@pytest.mark.parametrize("example", sorted(p.stem for p in EXAMPLES.glob("*.yaml")))
+def test_a_budget_equal_to_the_printed_cash_total_is_feasible(example, catalog, rules):
+    """The budget caps the cash paid, compared at the precision it is printed with (to the cent):
+    the plan's own printed total, given as its budget, admits a plan that spends no more."""
+    doc = yaml.safe_load((EXAMPLES / f"{example}.yaml").read_text())
+    first = plan(parse_workload(doc), catalog=catalog, rules=rules, as_of=AS_OF, explain=False)
+    if first["status"] == "infeasible":
+        return
+    at = {**doc, "budget_usd": first["nominal_cost_usd"]}
+    again = plan(parse_workload(at), catalog=catalog, rules=rules, as_of=AS_OF, explain=False)
+    assert again["status"] != "infeasible"
+    assert again["nominal_cost_usd"] <= first["nominal_cost_usd"]
+    holds(at, again, catalog)
+
+
+def test_no_job_outlives_the_horizon(catalog, rules):
+    """Llama 3 70B on 15T tokens in the cloud with a $1M budget and no deadline used to rent 32 RTX
+    A6000 for 152 years: now every job must finish within the horizon, and the diagnosis says so."""
+    doc = {"deployment": {"context": "cloud"}, "model": "llama-3-70b", "tokens": "15T", "budget_usd": 1e6}
+    p = plan(parse_workload(doc), catalog=catalog, rules=rules, as_of=AS_OF, explain="alternatives")
+    assert p["status"] == "infeasible" and not p["jobs"]
+    short = next(d for d in p["diagnosis"] if d["constraint"] == "shortfall:horizon")
+    assert short["needed"] > 36 * 730 / 24 and "36-month horizon" in short["message"]
+    # without the budget, the plan finishes within the horizon it is costed over
+    free = plan(parse_workload({k: v for k, v in doc.items() if k != "budget_usd"}), catalog=catalog, rules=rules,
+                as_of=AS_OF, explain=False)
+    horizon_days = free["assumptions"]["horizon_months"] * 730 / 24
+    assert free["jobs"] and all(j["wall_days_planned"] <= horizon_days for j in free["jobs"])
+    assert free["nominal_cost_usd"] > 1e6

@@ -61,6 +61,8 @@ class Assumptions(Out):
     utilization: Num | None
     useful_life_years: Num
     rent_kinds: list[str]
+    budget_usd: Num | None = None
+    budget_basis: Literal["cash", "present_value"] = "cash"   # what budget_usd caps
     residual_value: dict[str, ResidualValue]   # GPU id -> resale assumption, for the GPUs bought
     uncertainty: UncertaintyBasis
 

@@ -51,6 +51,11 @@ class Costs:
         return self.horizon_hours * self.utilization * self.pue * self.electricity_usd_per_kwh
 
     @property
+    def owned_cash_per_kw(self) -> float:
+        """Cash paid per owned kW over the horizon: hosting (and energy at `utilization`), undiscounted."""
+        return self.hosting_per_kw + self.energy_per_kw
+
+    @property
     def owned_pv_per_kw(self) -> float:
         """What the optimizer charges per owned kW: hosting (and energy at `utilization`) in PV."""
         return (self.hosting_per_kw + self.energy_per_kw) * self.horizon_factor

@@ -8,7 +8,7 @@ words is accepted: `model`/`tokens`/`precision`/`deadline`/`kind` at the top lev
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import Field, ValidationError, model_validator
 
@@ -30,7 +30,12 @@ class Workload(Strict):
     deployment: Deployment
     jobs: list[AnyJob] = Field(min_length=1, max_length=MAX_JOBS)
     gpus: GpuSelection = GpuSelection.model_construct()   # (the defaults: no validator built at import)
-    budget_usd: USD | None = None
+    budget_usd: USD | None = Field(default=None, description=(
+        "a cap on the cash paid over the horizon (purchases, servers, network, energy, hosting, rental; resale "
+        "is not cash in hand), or on the present value with budget_basis: present_value"))
+    budget_basis: Literal["cash", "present_value"] = Field(default="cash", description=(
+        "what budget_usd caps: the nominal cash paid over the horizon [cash], or the present value the plan "
+        "minimises (purchases less discounted resale, streams discounted)"))
     allow_mixed: bool = Field(default=False, description="let one job's tokens be split across GPU types")
     confidence: float = Field(default=0.8, ge=0.5, le=0.99, description=(
         "every deadline must hold at this quantile of the job's time (the estimator's measured error, "

@@ -22,7 +22,9 @@ from advisor.contract.facts import (
 )
 
 ARTICLE = {"office": "an office", "datacenter": "a datacenter", "cloud": "the cloud"}
-KEPT = {"deadline": "deadline", "budget": "budget", "power": "power limit", "gpu_count": "GPU count"}
+BASIS = {"cash": "cash paid over the horizon", "present_value": "present value"}
+KEPT = {"deadline": "deadline", "budget": "budget", "power": "power limit", "gpu_count": "GPU count",
+        "horizon": "horizon"}
 JSON = dict[str, Any]
 
 
@@ -50,7 +52,7 @@ def _slack_words(s: Slack) -> str:
         return (f"{f['job']} finishes in {s.used:.2f} of {s.limit:g} days at the P{round(100 * f['confidence'])} "
                 f"job time ({f['estimate_days']:.2f} estimated)")
     if s.family == "budget":
-        return f"uses ${s.used:,.0f} of the ${s.limit:,.0f} budget"
+        return f"uses ${s.used:,.2f} of the ${s.limit:,.2f} budget ({BASIS[f['basis']]})"
     if s.family == "power":
         return f"owned GPUs and servers draw {s.used:.2f} of {s.limit:g} kW{origin(s.rule, f.get('origin'))}"
     if s.family == "gpu_count":
@@ -63,6 +65,9 @@ def _slack_words(s: Slack) -> str:
     if s.family == "serving":
         return (f"{f['name']}: replicas sustain {s.used:,.2f} requests/s under the SLO at a peak of "
                 f"{s.limit:,.2f}")
+    if s.family == "horizon":
+        return (f"{f['job']} finishes in {s.used:.2f} days at the P{round(100 * f['confidence'])} job time, within "
+                f"the {f['months']:g}-month horizon ({s.limit:,.0f} days)")
     return f"{s.constraint}: {s.used:g} of {s.limit:g} {s.unit}"
 
 
@@ -83,8 +88,8 @@ def binding_row(s: Slack) -> JSON:
 # ---------------------------------------------------------------------- the diagnosis
 def _shortfall_words(s: Shortfall) -> str:
     if s.family == "budget":
-        return (f"the cheapest plan with no limits costs ${s.needed:,.0f}; the ${s.limit:,.0f} budget "
-                f"is {_share(s.limit, s.needed)} of it")
+        return (f"the cheapest plan with no limits costs ${s.needed:,.2f} ({BASIS[s.facts['basis']]}); the "
+                f"${s.limit:,.2f} budget is {_share(s.limit, s.needed)} of it")
     if s.family == "power":
         return (f"the cheapest plan with no limits draws {s.needed:.2f} kW; the power limit is {s.limit:g} kW"
                 f"{origin(s.facts.get('rule'), s.facts.get('origin'))}")
@@ -92,10 +97,13 @@ def _shortfall_words(s: Shortfall) -> str:
         return f"the cheapest plan with no limits takes {s.needed:.1f} days; the deadline is {s.limit:g} days"
     if s.family == "gpu_count":
         return f"the cheapest plan with no limits uses {s.needed:,.0f} GPUs; at most {s.limit:,.0f} are allowed"
+    if s.family == "horizon":
+        return (f"the cheapest plan with no limits takes {s.needed:,.1f} days; every job must finish within the "
+                f"{s.facts['months']:g}-month horizon ({s.limit:,.0f} days) the plan is costed over")
     return f"the cheapest plan with no limits needs {s.needed:g}; the limit is {s.limit:g}"
 
 
-NEEDED_DIGITS = {"budget": 2, "power": 3, "deadline": 3}
+NEEDED_DIGITS = {"budget": 2, "power": 3, "deadline": 3, "horizon": 3}
 
 
 def _lever_words(lv: Lever) -> str:
@@ -104,7 +112,7 @@ def _lever_words(lv: Lever) -> str:
         return (f"extend the deadlines by {100 * (f['scale'] - 1):.0f}% (the {lv.limit:g}-day deadline to "
                 f"{lv.needed:.1f} days)")
     if lv.family == "budget":
-        return (f"raise the budget from ${lv.limit:,.0f} to ${lv.needed:,.0f} (the budget is "
+        return (f"raise the budget from ${lv.limit:,.0f} to ${lv.needed:,.0f} ({BASIS[f['basis']]}; the budget is "
                 f"{_share(lv.limit, lv.needed)} of the cheapest plan)")
     if lv.family == "power":
         return (f"raise the power limit from {lv.limit:g} kW to {lv.needed:.2f} kW (deployment.power_limit_kw)"
@@ -112,12 +120,16 @@ def _lever_words(lv: Lever) -> str:
     if lv.family == "gpu_count":
         return (f"allow {lv.needed:.0f} GPUs instead of {'exactly' if f['exact'] else 'at most'} {lv.limit:.0f} "
                 f"({f['field']})")
+    if lv.family == "horizon":
+        return (f"plan over a {lv.needed:g}-month horizon instead of {lv.limit:g} months (deployment.horizon_months): "
+                "the work does not finish within the horizon (re-solved)")
     return f"relax {lv.constraint} to {lv.needed:g}"
 
 
 def _combination_words(c: Combination) -> str:
     words = {"deadline": "the deadline to {:,.1f} days", "budget": "the budget to ${:,.0f}",
-             "power": "the power limit to {:.2f} kW", "gpu_count": "the GPU count to {:,.0f}"}
+             "power": "the power limit to {:.2f} kW", "gpu_count": "the GPU count to {:,.0f}",
+             "horizon": "the horizon to {:g} months"}
     lead = f"keep the {KEPT[c.kept]} as written and raise " if c.kept else "raise "
     return ("no single change is enough; together: " + lead
             + ", ".join(words[family].format(value) for family, value in c.needs) + " (re-solved: a plan exists)")
@@ -191,8 +203,12 @@ def limit_reason(lv: Lever, name: str) -> JSON:
                                   f"is {lv.limit:g} kW{origin(lv.rule, f.get('origin'))}"}
     if lv.family == "budget":
         return {"rule": None, "code": "budget", "needed": round(lv.needed, 2), "limit": lv.limit,
-                "message": f"the cheapest plan using only {name} costs ${lv.needed:,.0f}; the budget is "
-                           f"${lv.limit:,.0f}"}
+                "message": f"the cheapest plan using only {name} costs ${lv.needed:,.2f} ({BASIS[f['basis']]}); "
+                           f"the budget is ${lv.limit:,.2f}"}
+    if lv.family == "horizon":
+        return {"rule": None, "code": "horizon", "needed": lv.needed, "limit": lv.limit,
+                "message": f"the jobs take longer than the {lv.limit:g}-month horizon on {name}; they would need "
+                           f"{lv.needed:g} months"}
     return {"rule": None, "code": CODES.get(lv.family, lv.family), "needed": round(lv.needed, 3), "limit": lv.limit,
             "message": f"{name} needs >= {lv.needed:.1f} days even at its fastest allowed plan; the deadline is "
                        f"{lv.limit:g} days"}

@@ -87,8 +87,8 @@ def plan_text(p: dict, fmt: str = "table", *, verbose: bool = False) -> str:
         if p.get("cost_breakdown_pv"):
             out.append(_line(f"total = present value at {100 * (a.get('discount_rate') or 0):.1f}%/year, what the plan "
                              f"minimises; the columns are undiscounted. Resale of bought GPUs after "
-                             f"{a['horizon_months']:g} months: {usd(p.get('residual_value_usd') or 0)}; paid less resale, "
-                             f"undiscounted: {usd(p.get('nominal_cost_usd'))}", fmt))
+                             f"{a['horizon_months']:g} months: {usd(p.get('residual_value_usd') or 0)}; cash paid over "
+                             f"the horizon (no resale deducted): {usd(p.get('nominal_cost_usd'))}", fmt))
     if p["jobs"]:
         out.append(_heading("Jobs", fmt))
         rows = [[j["name"], j["gpu"], j["gpu_count"], tokens(j["tokens_per_s"]),

@@ -72,10 +72,11 @@ def speed_candidates(problem: Problem, sc: Scenario, ceiling: dict[str, float]) 
 
 class HighsModel(SpeedColumns):
     """A built Model mirrored in a highspy.Highs object, with the indices needed to re-price and
-    re-bound it. `cost_rows` carry the total cost (budget, and the idle-GPU cost cap); the
-    objective is cost_weight x total + `extra` (the tie-break, or the polish's wall time)."""
+    re-bound it. The cost rows carry a cost: the budget its basis (cash or present value), the
+    idle-GPU cost cap the present value; the objective is cost_weight x the present value + `extra`
+    (the tie-break, or the polish's wall time)."""
 
-    def __init__(self, model, extra: dict, cost_weight: float, cost_rows: tuple[str, ...]):
+    def __init__(self, model: Model, extra: dict, cost_weight: float):
         import highspy
 
         self.model, self.cost_weight = model, cost_weight
@@ -149,31 +150,33 @@ class HighsModel(SpeedColumns):
                 self.h.changeRowBounds(self.row[name], lo, hi)
                 self.row_bounds[name] = (lo, hi)
 
-    def _total_coefs(self, g: str) -> dict[int, float]:
-        """Column -> coefficient in the total cost, for the columns whose price depends on GPU g."""
-        m, p = self.model, self.model.problem
+    def _coefs(self, g: str, basis: str) -> dict[int, float]:
+        """Column -> coefficient in the cost (present value or cash), for the columns whose price
+        depends on GPU g."""
+        m = self.model
         out = {}
         if g in m.N:
-            out[self.col[m.N[g].name]] = (p.unit_cost.get(g, p.unit_price[g]) * m.sc.buy_price(g)
-                                          + p.costs.owned_pv_per_kw * p.gpu_kw[g])
+            out[self.col[m.N[g].name]] = m.unit_cost(g, basis)
         for k, i, c in m.pairs():
             if c.gpu == g:
-                out[self.col[m.y[k, i].name]] = m.run_cost(c)
+                out[self.col[m.y[k, i].name]] = m.run_cost(c, basis)
         return out
 
     def _reprice(self, gpus: set[str]) -> None:
-        cost_rows = [self.row[r] for r in ("budget", "idle_gpus_cost") if r in self.row]
+        cost_rows = {self.row[r]: basis for r, basis in (("budget", self.model.sc.budget_basis),
+                                                         ("idle_gpus_cost", "present_value")) if r in self.row}
         for g in sorted(gpus):
-            coefs = self._total_coefs(g)
+            coefs = self._coefs(g, "present_value")
             if not coefs:
                 continue
             idx = np.array(sorted(coefs), dtype=np.int32)
             total = np.array([coefs[j] for j in idx])
             obj = self.cost_weight * total + np.array([self.extra.get(int(j), 0.0) for j in idx])
             self.h.changeColsCost(len(idx), idx, obj)
-            for r in cost_rows:
-                for j, a in zip(idx, total):
-                    self.h.changeCoeff(r, int(j), float(a))
+            for r, basis in cost_rows.items():
+                row = coefs if basis == "present_value" else self._coefs(g, basis)
+                for j in idx:
+                    self.h.changeCoeff(r, int(j), float(row[int(j)]))
 
     def _rebound(self, sc: Scenario) -> None:
         m, p = self.model, self.model.problem
@@ -264,7 +267,7 @@ def solve_fast(problem: Problem, sc: Scenario, time_limit: float | None, gap: fl
                  speed_candidates(problem, sc, dict(ceiling)))
         model = build_model(problem, constraints.unbounded(sc), cands)
         extra = {name: TIE_BREAK_USD_PER_HOUR * c.hours for name, c in _columns(model)}
-        hm = HighsModel(model, extra, 1.0, ("budget",))
+        hm = HighsModel(model, extra, 1.0)
         if ceiling is not None:
             hm.enable_speed(dict(ceiling))
     remember(problem, key, hm, alone)
@@ -288,7 +291,7 @@ def solve_fast(problem: Problem, sc: Scenario, time_limit: float | None, gap: fl
             cands = [[c for c in cs if (c.gpu, c.ownership) in used]
                      for cs in usable_candidates(problem, sc.but(only_gpu=None), faster_too=True)]
             polished = polish_model(problem, constraints.unbounded(sc), cands, UNBOUNDED)
-            pm = HighsModel(polished, {j: c.hours for j, c in _columns(polished)}, 1e-6, ("budget", "idle_gpus_cost"))
+            pm = HighsModel(polished, {j: c.hours for j, c in _columns(polished)}, 1e-6)
         remember(problem, pkey, pm, alone)
         rows = {**constraints.limit_rows(sc), "idle_gpus_cost": (-_INF, mip_objective + max(1.0, IDLE_GPU_TOLERANCE * mip_objective))}
         pm.apply(sc, rows)

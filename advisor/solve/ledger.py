@@ -201,11 +201,3 @@ def price_warnings(problem: Problem, sol: Solution) -> list[dict]:
         if item["entry"] in considered:
             out.append({"rule": None, "code": "as-of", "message": f"{item['entry']}: {item['message']}"})
     return out
-
-
-def nominal_total(sol: Solution) -> float | None:
-    """What is paid, undiscounted, less the resale value at the horizon's end."""
-    if not sol.feasible:
-        return None
-    return sum(sol.cost_breakdown.values()) - sol.residual_value_usd
-

@@ -45,7 +45,8 @@ class Model:
         self.r: dict[tuple[int, int], pulp.LpVariable] = {}
         self.sizes: dict[str, list[int]] = {}
         self.capacity_gpu: dict[str, str] = {}   # capacity row name -> its GPU type (speed changes scale one coefficient)
-        self.total = pulp.LpAffineExpression()
+        self.total = pulp.LpAffineExpression()   # present value over the horizon: what the objective minimises
+        self.cash = pulp.LpAffineExpression()    # nominal cash paid over the horizon: what a budget caps
         self.kw = pulp.LpAffineExpression()
 
     def pairs(self) -> Iterator[tuple[int, int, Candidate]]:
@@ -54,8 +55,20 @@ class Model:
     def serve_pairs(self) -> Iterator[tuple[int, int, ServeCandidate]]:
         return ((k, i, c) for k, cs in enumerate(self.scands) for i, c in enumerate(cs))
 
-    def run_cost(self, c: Candidate | ServeCandidate) -> float:
-        return c.run_cost_usd * (self.sc.rent_price(c.gpu) if c.ownership == "rent" else 1.0)
+    def run_cost(self, c: Candidate | ServeCandidate, basis: str = "present_value") -> float:
+        """One job's (or replica's) energy or rent at the scenario's prices: present value, or cash."""
+        base = c.run_cost_usd if basis == "present_value" or c.run_cost_nominal is None else c.run_cost_nominal
+        return base * (self.sc.rent_price(c.gpu) if c.ownership == "rent" else 1.0)
+
+    def unit_cost(self, g: str, basis: str = "present_value") -> float:
+        """One bought GPU of type g with its hosting (and energy at a given utilization) over the
+        horizon, at the scenario's price: present value (less the discounted resale), or cash."""
+        p = self.problem
+        price = p.unit_price[g]
+        assert price is not None, f"{g} is owned without a purchase price"   # candidates.py offers none
+        if basis == "present_value":
+            return p.unit_cost.get(g, price) * self.sc.buy_price(g) + p.costs.owned_pv_per_kw * p.gpu_kw[g]
+        return price * self.sc.buy_price(g) + p.costs.owned_cash_per_kw * p.gpu_kw[g]
 
     def peak(self, k: int) -> float:
         """Serving class k's peak requests/s under the scenario's traffic factor."""
@@ -112,11 +125,17 @@ class Model:
 
     # ------------------------------------------------------------------ objective
     def cost_terms(self) -> None:
-        """The total cost over the horizon (`total`) and the owned kW (`kw`)."""
+        """The total cost over the horizon in present value (`total`) and in cash (`cash`), and the
+        owned kW (`kw`)."""
+        self.total = self._costs("present_value")
+        self.cash = self._costs("cash")
+
+    def _costs(self, basis: str) -> pulp.LpAffineExpression:
         p = self.problem
         owned_cost, kw = [], []
+        per_kw = p.costs.owned_pv_per_kw if basis == "present_value" else p.costs.owned_cash_per_kw
         for g in self.owned:
-            price = p.unit_cost.get(g, p.unit_price[g])
+            price = p.unit_cost.get(g, p.unit_price[g]) if basis == "present_value" else p.unit_price[g]
             assert price is not None, f"{g} is owned without a purchase price"   # candidates.py offers none
             owned_cost.append(price * self.sc.buy_price(g) * self.N[g])
             kw.append(p.gpu_kw[g] * self.N[g])
@@ -127,13 +146,13 @@ class Model:
             if g in self.W and network is not None:
                 owned_cost.append(network * self.W[g])
         self.kw = pulp.lpSum(kw)
-        hosting = p.costs.owned_pv_per_kw * self.kw     # hosting (and energy at a given utilization), PV
-        run = affine((self.y[k, i], self.run_cost(c)) for k, i, c in self.pairs()) + self.serving_cost()
-        self.total = pulp.lpSum(owned_cost) + hosting + run
+        hosting = per_kw * self.kw     # hosting (and energy at a given utilization)
+        run = affine((self.y[k, i], self.run_cost(c, basis)) for k, i, c in self.pairs()) + self.serving_cost(basis)
+        return pulp.lpSum(owned_cost) + hosting + run
 
-    def serving_cost(self) -> pulp.LpAffineExpression:
+    def serving_cost(self, basis: str = "present_value") -> pulp.LpAffineExpression:
         """Energy (owned) or rent per replica over the serving hours."""
-        return pulp.lpSum(self.run_cost(c) * self.r[k, i] for k, i, c in self.serve_pairs())
+        return pulp.lpSum(self.run_cost(c, basis) * self.r[k, i] for k, i, c in self.serve_pairs())
 
     def tie_break(self) -> pulp.LpAffineExpression:
         """Sooner finishes among equal-cost plans: 1e-6 $ per hour of each job's wall time."""

@@ -50,7 +50,7 @@ class Redraw:
         if solver_for(time_limit, gap)[0] != "highs":
             return  # fall back to full solves
         model = build_model(problem, sc, self.cands)
-        hm = HighsModel(model, {}, 1.0, ())   # handed to HiGHS without a solve: each draw is a fresh run
+        hm = HighsModel(model, {}, 1.0)   # handed to HiGHS without a solve: each draw is a fresh run
         hm.h.setOptionValue("time_limit", float(time_limit) if time_limit is not None else float("inf"))
         hm.h.setOptionValue("mip_rel_gap", float(gap))
         # Without the RINS sub-MIP heuristic: the 200-job fleet's 40 draws took 24.0 s of CPU against
@@ -133,9 +133,10 @@ class Redraw:
         run = a["run_cost"] / r * rate
         highs = np.where(alive, a["hi"], 0.0)
         costs = run + TIE_BREAK_USD_PER_HOUR * a["hours"] / r
-        if self.budget_row is not None:
+        if self.budget_row is not None:   # the budget's basis: present value, or cash
             budget = self.budget_index
-            for col, x in zip(self.col_index.tolist(), run.tolist()):
+            spent = run if self.sc.budget_basis == "present_value" else a["run_cash"] / r * rate
+            for col, x in zip(self.col_index.tolist(), spent.tolist()):
                 h.changeCoeff(budget, col, x)
         idx = self.col_index
         h.changeColsBounds(len(idx), idx, self.lows, highs)
@@ -188,6 +189,8 @@ class Redraw:
             "gpu": np.array([at[col[1]] for col in self.columns], dtype=np.int64),
             "hi": np.array([inf if col[2] is None else col[2] for col in self.columns], dtype=float),
             "run_cost": np.array([col[3] for col in self.columns], dtype=float),
+            "run_cash": np.array([c.run_cost_usd if c.run_cost_nominal is None else c.run_cost_nominal
+                                  for _, _, c in m.pairs()], dtype=float),
             "hours": np.array([col[4] for col in self.columns], dtype=float),
             "rented": np.array([col[5] is not None for col in self.columns], dtype=bool),
             "rent_price": np.array([0.0 if col[5] is None else col[5] for col in self.columns], dtype=float),

@@ -35,6 +35,8 @@ class Scenario:
     traffic_factor: float = 1.0              # every serving class's peak rate x this (traffic sensitivity)
     speed_factor: Mapping[str, float] = field(default_factory=lambda: MappingProxyType({}))
     # GPU id -> real speed / estimated speed: hours, GPU-hours and run cost scale by 1 / factor
+    horizon_hours: float | None = None       # every job done within this (the deployment's horizon; None: lifted)
+    budget_basis: str = "cash"               # what budget_usd caps: cash | present_value
 
     def but(self, **changes: Any) -> Scenario:
         """This scenario with some values changed."""
@@ -62,8 +64,9 @@ class Scenario:
 
 
 def baseline(problem: Problem) -> Scenario:
-    """The workload as written: its budget, the power limit in force (its own or a rule's), its
-    GPU-count bounds."""
+    """The workload as written: its budget (and what it caps), the power limit in force (its own or a
+    rule's), its GPU-count bounds, the horizon every job finishes within."""
     wl = problem.workload
     return Scenario(budget_usd=wl.budget_usd, power_limit_kw=problem.power_limit_kw,
-                    gpu_lower=wl.gpus.lower, gpu_upper=wl.gpus.upper)
+                    gpu_lower=wl.gpus.lower, gpu_upper=wl.gpus.upper, horizon_hours=problem.costs.horizon_hours,
+                    budget_basis=wl.budget_basis)

@@ -32,6 +32,16 @@ class Solution:
         return self.objective_usd is not None
 
     @property
+    def cash_usd(self) -> float:
+        """The nominal cash paid over the horizon (purchases, servers, network, energy, hosting,
+        rental; resale is not deducted): what a budget caps."""
+        return float(sum(self.cost_breakdown.values())) if self.feasible else 0.0
+
+    def cost(self, basis: str) -> float:
+        """The plan's cost on a budget's basis: cash, or present value (the objective)."""
+        return self.cash_usd if basis == "cash" else float(self.objective_usd or 0.0)
+
+    @property
     def chosen(self) -> list[Candidate]:
         return [c for c, _ in self.assignment]
 

@@ -11,6 +11,7 @@ from advisor.solve.constraints.budget import Budget
 from advisor.solve.constraints.capacity import Capacity
 from advisor.solve.constraints.deadline import Deadline
 from advisor.solve.constraints.gpu_count import GpuCount
+from advisor.solve.constraints.horizon import Horizon
 from advisor.solve.constraints.network import Network
 from advisor.solve.constraints.power import Power
 from advisor.solve.constraints.serving import Serving
@@ -27,15 +28,24 @@ if TYPE_CHECKING:
 # its limit filters the candidates) comes last, so the limits a plan can change -- GPU count, power,
 # budget -- are named before the deadline they make a GPU type miss
 FAMILIES: tuple[Family, ...] = (Assignment(), Capacity(), Serving(), Slots(), Network(), Stock(), GpuCount(),
-                                Power(), Budget(), Deadline())
+                                Power(), Budget(), Deadline(), Horizon())
+UPPER = ("planned_hours", "hours", "max_count")   # Bounds fields where the tightest is the least
+LOWER = ("min_count",)                              # ... and where it is the greatest
 
 
 def bounds(problem: Problem, sc: Scenario, k: int) -> Bounds:
     """What class k's candidates must meet under `sc`: every family's part."""
     merged: dict[str, Any] = {}
     for family in FAMILIES:
-        merged.update(family.bounds(problem, sc, k))
-    return Bounds(**{key: value for key, value in merged.items() if value is not None})
+        for key, value in family.bounds(problem, sc, k).items():
+            if value is None:
+                continue
+            if key in merged and key in UPPER:
+                value = min(merged[key], value)
+            elif key in merged and key in LOWER:
+                value = max(merged[key], value)
+            merged[key] = value
+    return Bounds(**merged)
 
 
 def structure_key(problem: Problem, sc: Scenario) -> tuple:

@@ -1,6 +1,9 @@
-"""budget: the plan's total cost within `budget_usd`.
+"""budget: the plan's cost within `budget_usd`: the nominal cash paid over the horizon (purchases,
+servers, network, energy, hosting, rental; resale is not cash in hand), or its present value with
+`budget_basis: present_value`. Compared at the precision money is printed with: a budget equal to a
+plan's printed total (to the cent, half up) admits that plan.
 
-  budget   total cost <= budget_usd
+  budget   cash (or present value) <= budget_usd + half a cent
 """
 from __future__ import annotations
 
@@ -17,9 +20,13 @@ if TYPE_CHECKING:
     from advisor.solve.solution import Solution
 
 _INF = float("inf")
+HALF_CENT = 0.005 - 1e-6  # printed totals are rounded to the cent, half up: x prints as at most B iff x < B + 0.005
 USD_TOLERANCE = 0.01      # a cent: HiGHS meets a row to ~1e-6 relative
 REL_TOLERANCE = 1e-7
 MARGIN = 1.1              # the marginal value of budget: 10% more
+
+
+_BASIS = {"cash": "cash", "present_value": "present value"}
 
 
 class Budget(Family):
@@ -27,10 +34,14 @@ class Budget(Family):
 
     def rows(self, m: Model) -> None:
         if m.sc.budget_usd is not None:
-            m.prob += m.total <= m.sc.budget_usd, "budget"
+            cost = m.cash if m.sc.budget_basis == "cash" else m.total
+            m.prob += cost <= m.sc.budget_usd + HALF_CENT, "budget"
+
+    def structure(self, problem: Problem, sc: Scenario) -> tuple:
+        return (sc.budget_basis,)
 
     def limits(self, sc: Scenario) -> dict[str, tuple[float, float]]:
-        return {"budget": (-_INF, _INF if sc.budget_usd is None else sc.budget_usd)}
+        return {"budget": (-_INF, _INF if sc.budget_usd is None else sc.budget_usd + HALF_CENT)}
 
     def unbounded(self, sc: Scenario) -> dict[str, Any]:
         return {"budget_usd": UNBOUNDED}
@@ -41,21 +52,26 @@ class Budget(Family):
         out = []
         if abs(total - objective) > max(USD_TOLERANCE, REL_TOLERANCE * abs(total)):
             out.append(f"the cost breakdown sums to {total:.2f}, not the total {objective:.2f}")
-        cost = max(total, objective)
+        cost = max(total, objective) if sc.budget_basis == "present_value" else sol.cash_usd
         if sc.budget_usd is not None and cost > sc.budget_usd + max(USD_TOLERANCE, REL_TOLERANCE * sc.budget_usd):
-            out.append(f"the plan costs ${cost:,.2f}, above the budget of ${sc.budget_usd:,.2f}")
+            out.append(f"the plan costs ${cost:,.2f} ({_BASIS[sc.budget_basis]}), above the budget of "
+                       f"${sc.budget_usd:,.2f}")
         return out
 
     def slack(self, problem: Problem, sol: Solution) -> list[Slack]:
-        budget = problem.workload.budget_usd
-        if budget is None:
+        wl = problem.workload
+        if wl.budget_usd is None:
             return []
-        total = sol.objective_usd or 0.0
-        return [Slack(self.name, "budget", total, budget, budget - total, "USD", binds(budget - total, budget))]
+        used = sol.cost(wl.budget_basis)
+        return [Slack(self.name, "budget", used, wl.budget_usd, wl.budget_usd - used, "USD",
+                      binds(wl.budget_usd - used, wl.budget_usd), facts={"basis": wl.budget_basis})]
 
     def shortfall(self, problem: Problem, free: Solution) -> list[Shortfall]:
-        budget, cost = problem.workload.budget_usd, free.objective_usd or 0.0
-        return [Shortfall(self.name, "shortfall:budget", cost, budget)] if budget is not None and cost > budget else []
+        wl = problem.workload
+        cost = free.cost(wl.budget_basis)
+        if wl.budget_usd is None or cost <= wl.budget_usd:
+            return []
+        return [Shortfall(self.name, "shortfall:budget", cost, wl.budget_usd, facts={"basis": wl.budget_basis})]
 
     def lever(self, problem: Problem, sc: Scenario, run: Run, exact: bool = True) -> Lever | None:
         if sc.budget_usd is None:
@@ -63,13 +79,14 @@ class Budget(Family):
         free = run(problem, sc.but(budget_usd=None))
         if not free.feasible:
             return None
-        cost = free.objective_usd or 0.0
+        cost = free.cost(sc.budget_basis)
         need = math.ceil(cost) if exact else cost
-        return Lever(self.name, "budget", {"budget_usd": need}, need, sc.budget_usd)
+        return Lever(self.name, "budget", {"budget_usd": need}, need, sc.budget_usd, facts={"basis": sc.budget_basis})
 
     def need(self, problem: Problem, plan: Solution) -> Need | None:
-        budget, cost = problem.workload.budget_usd, plan.objective_usd or 0.0
-        if budget is None or cost <= budget:
+        wl = problem.workload
+        cost = plan.cost(wl.budget_basis)
+        if wl.budget_usd is None or cost <= wl.budget_usd:
             return None
         need = math.ceil(cost)
         return Need(self.name, {"budget_usd": need}, {"budget_usd": need}, need)

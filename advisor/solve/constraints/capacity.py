@@ -10,6 +10,7 @@ makespan cap. Owned serving GPUs are the serving family's (they lend their off-p
 """
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING
 
 import pulp
@@ -28,8 +29,8 @@ HOUR_TOLERANCE = 1e-6
 
 def due_levels(problem: Problem, sc: Scenario) -> list[float]:
     """Per training class, the hour by which it must be done: its deadline (and any makespan cap)
-    under the scenario, else the horizon."""
-    return [sc.deadline(cls.deadline) or problem.costs.horizon_hours for cls in problem.classes]
+    under the scenario, else the horizon (infinite when a diagnosis lifts it)."""
+    return [sc.deadline(cls.deadline) or sc.horizon_hours or math.inf for cls in problem.classes]
 
 
 class Capacity(Family):
@@ -39,13 +40,15 @@ class Capacity(Family):
         self._use_and_fleet(m)
         p = m.problem
         due = due_levels(p, m.sc)
-        own = [m.sc.job_deadline(cls.deadline) or p.costs.horizon_hours for cls in p.classes]
+        own = [m.sc.job_deadline(cls.deadline) or m.sc.horizon_hours or math.inf for cls in p.classes]
         owned: dict[str, list[tuple[int, int, Candidate]]] = {g: [] for g in m.owned}
         for k, i, c in m.pairs():
             if c.ownership == "buy":
                 owned[c.gpu].append((k, i, c))
         for g in m.owned:
             for level, limit in enumerate(sorted(set(due))):
+                if limit == math.inf:
+                    continue   # no horizon (a diagnosis lifted it): no capacity level
                 terms = [(m.y[k, i], c.planned_gpu_hours if own[k] <= due[k] else c.gpu_hours)
                          for k, i, c in owned[g] if due[k] <= limit]
                 if terms:
@@ -74,7 +77,7 @@ class Capacity(Family):
             if used and max(c.count for c in used) + kept > n:
                 out.append(f"a job uses {max(c.count for c in used)} {g} beside {kept} serving, but only {n} are bought")
             due = due_levels(problem, sc)
-            for limit in sorted({due[c.cls] for c in used}):
+            for limit in sorted({due[c.cls] for c in used} - {math.inf}):
                 hours = sum(c.gpu_hours * m for c, m in sol.assignment if c.gpu == g and c.ownership == "buy"
                             and due[c.cls] <= limit)
                 room = limit * (n - serve_gpus + lent)

@@ -8,6 +8,7 @@ in the MILP"); owned serving GPUs count in N[g] and lend their off-peak hours to
 """
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING
 
 import pulp
@@ -49,7 +50,7 @@ class Serving(Family):
                     m.prob += m.N[g] >= n * z + kept, f"serve_fleet_{safe(g)}_{n}"
             lent = pulp.lpSum(c.gpus * m.r[k, i] * p.serve_classes[k].off_peak_hours / 24.0
                               for k, i, c in m.serve_pairs() if c.gpu == g and c.ownership == "buy")
-            for level, limit in enumerate(sorted(set(due))):
+            for level, limit in enumerate(sorted(set(due) - {math.inf})):
                 terms = [c.gpu_hours * m.y[k, i] for k, i, c in m.pairs()
                          if c.gpu == g and c.ownership == "buy" and due[k] <= limit]
                 if terms:

@@ -1,0 +1,35 @@
+"""Numbers as the plan prints them, so that the same input gives byte-identical JSON and a budget
+is compared at the precision a total is printed with: money to the cent (half up), other figures
+to 6 significant digits."""
+from __future__ import annotations
+
+from decimal import ROUND_HALF_UP, Decimal
+from typing import Any
+
+
+def cents(usd: float) -> float:
+    """Money to the cent, half up (as printed; constraints compare at this precision)."""
+    return float(Decimal(repr(usd)).quantize(Decimal("0.01"), rounding=ROUND_HALF_UP))
+
+
+def is_money(key: str, entry: dict[str, Any]) -> bool:
+    """An amount of dollars (a total, a cost, a saving, a USD slack), printed to the cent; not a unit
+    price or rate (unit_price_usd, unit_usd, usd_per_gpu_hour), which keeps its digits."""
+    if key == "slack":
+        return entry.get("unit") == "USD"
+    return key.endswith("_usd") and not key.startswith("unit") and "_per_" not in key
+
+
+def rounded(obj: Any) -> Any:
+    """Fixed float formatting so the same input gives byte-identical JSON: money to the cent (half
+    up), other figures to 6 significant digits (to the cent from a million up)."""
+    if isinstance(obj, float):
+        if obj != obj or obj in (float("inf"), float("-inf")):
+            return None
+        return float(f"{obj:.6g}") if abs(obj) < 1e6 else round(obj, 2)
+    if isinstance(obj, dict):
+        return {k: cents(v) if isinstance(v, float) and v == v and abs(v) != float("inf") and is_money(k, obj)
+                else rounded(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [rounded(v) for v in obj]
+    return obj
