@@ -12,7 +12,7 @@ wall seconds and the load average are given beside them.
 
 The package is byte-compiled first (an installed wheel is; a checkout run with
 PYTHONDONTWRITEBYTECODE would otherwise compile every module on every run). Commands run after a
-warm-up with the compiled data and the layout store (perf/memo.py) filled, as a user's second run
+warm-up with the compiled data and the layout store (perf/layout_cache.py) filled, as a user's second run
 would; "first run" rows start from a store holding only the compiled catalog and rules. Fleets
 always start from an empty layout store (the estimator's first-run cost is in "candidates").
 """
@@ -126,8 +126,8 @@ row = {{"classes": len(pr.classes), "gpus": len(pr.considered),
   "solve_wall": solve_wall, "status": s.status, "gap": s.solver.get("gap"), "plan_cpu": None,
   "plan_wall": None, "explain_solves": None, "approximate": None, "load": os.getloadavg()[0]}}
 if {with_plan!r}:
-    from advisor.perf import memo
-    memo.forget()   # the plan starts from an empty layout store too: end to end, candidates included
+    from advisor.perf import layout_cache
+    layout_cache.forget()   # the plan starts from an empty layout store too: end to end, candidates included
     t = cpu(); w = time.perf_counter()
     p = plan(wl, catalog=cat, rules=rules, as_of=as_of, time_limit={time_limit})
     row.update(plan_cpu=cpu() - t, plan_wall=time.perf_counter() - w,

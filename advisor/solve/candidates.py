@@ -35,7 +35,7 @@ from advisor.perf.estimate import Estimate, evaluate
 from advisor.perf.goodput import wall_hours
 from advisor.perf.jobspec import JobSpec, job_spec, resolve_model
 from advisor.perf.layout import min_gpus
-from advisor.perf.memo import absorb, mark, new_answers
+from advisor.perf.layout_cache import absorb, mark, new_answers
 from advisor.solve import parallel
 from advisor.solve.problem import (  # re-exported: the types' historical home
     Candidate,
@@ -233,7 +233,7 @@ def build_problem(workload: Workload, catalog: Catalog, rules: RuleSet, params: 
         by_gpu[gid] = mine_by_class
 
     # the layout searches (most of a first run's time) over both cores: each process offers the next GPU
-    # type from a queue; those a child offered are offered again here, from its searches (perf/memo.py)
+    # type from a queue; those a child offered are offered again here, from its searches (perf/layout_cache.py)
     if parallel.mode() == "on" or len(classes) * len(gpu_ids) >= PARALLEL_PAIRS:
         known = mark()
         parallel.run(lambda i: offer(gpu_ids[i]), len(gpu_ids), state=lambda: new_answers(known), merge=absorb)

@@ -33,7 +33,7 @@ from typing import Any
 MAX_ENTRIES = 200_000        # a 1,000-job x 56-type fleet asks ~10^5 questions; beyond this, start again
 MAX_FILES = 20_000           # files per store folder: beyond this, nothing more is written
 KEEP_FOLDERS = 3             # store folders of other estimator versions kept (several checkouts may share)
-_SOURCES = ("perf/layout.py", "perf/layout_grid.py", "perf/training.py", "perf/memory.py", "perf/jobspec.py", "perf/memo.py",
+_SOURCES = ("perf/layout.py", "perf/layout_grid.py", "perf/training.py", "perf/memory.py", "perf/jobspec.py", "perf/layout_cache.py",
             "data/estimator.py")
 _SHARDS: dict[tuple, dict] = {}                   # (kind, job, GPU key, params key) -> {n: answer}
 _DIRTY: set[tuple] = set()                        # shards with new answers, not yet on disk
