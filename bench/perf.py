@@ -56,7 +56,7 @@ def fresh_store() -> Path:
     import shutil
 
     folder = Path(tempfile.mkdtemp(prefix="advisor-bench-cold-"))
-    for f in CACHE.glob("*.pickle"):
+    for f in CACHE.glob("*.json"):   # the compiled catalog and rules (sealed entries: valid in any folder of this user)
         shutil.copy(f, folder / f.name)
     return folder
 

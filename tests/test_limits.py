@@ -5,7 +5,7 @@ import time
 
 from conftest import ROOT
 
-from advisor.data import bounds
+from advisor.data import bounds, cache
 from advisor.inputs import loader, workload
 from advisor.solve import candidates
 from advisor.solve.run import progress
@@ -15,7 +15,8 @@ DOC = (ROOT / "docs" / "limits.md").read_text(encoding="utf-8")
 
 def test_every_limit_in_the_code_is_on_the_page():
     for value in (loader.MAX_BYTES, loader.MAX_EXPANDED_NODES, loader.MAX_EXPANDED_CHARS, loader.MAX_DEPTH,
-                  workload.MAX_JOBS, bounds.MAX_GPU_TYPES, bounds.MAX_RULES, candidates.MAX_CANDIDATES):
+                  workload.MAX_JOBS, bounds.MAX_GPU_TYPES, bounds.MAX_RULES, candidates.MAX_CANDIDATES,
+                  cache.MAX_ENTRY_BYTES):
         assert f"{value:,}" in DOC, value
     assert f"{bounds.MAX_SERVERS:,} / {bounds.MAX_MODELS:,} / {bounds.MAX_SOURCES:,}" in DOC
     for lo, hi, _ in list(bounds.GPU_RANGES.values()) + list(bounds.INTERCONNECT_RANGES.values()):
