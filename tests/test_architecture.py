@@ -19,7 +19,7 @@ LAYERS = [
     {"advisor.economics"},
     {"advisor.solve"},
     {"advisor.explain"},
-    {"advisor.contract", "advisor.plan", "advisor.assemble", "advisor.compare"},
+    {"advisor.contract", "advisor.plan", "advisor.assemble", "advisor.comparisons"},
     {"advisor.present"},
     {"advisor.report", "advisor.api"},
     {"advisor.cli", "advisor.__main__", "advisor"},

@@ -206,7 +206,7 @@ def memo(workload_file, output, fmt, date, paper, force, time_limit, catalog_fil
     if output == "-" and fmt is None:
         raise click.UsageError("with -o - give --format md, html or pdf")
     fmt = format_for(output if output != "-" else f"memo.{fmt}", fmt)
-    check_output(output)
+    check_output(output, force)
     if fmt == "pdf":
         _pdf_ready()
     from advisor.plan import plan as make_plan

@@ -217,7 +217,10 @@ def load_yaml_file(path: str | Path, what: str = "file", shipped: bool = False):
     if name == "-":
         import sys
 
-        raw = sys.stdin.buffer.read(MAX_BYTES + 1)
+        try:
+            raw = sys.stdin.buffer.read(MAX_BYTES + 1)
+        except (OSError, AttributeError, ValueError) as exc:   # closed, not a byte stream, captured
+            raise InputError(f"<stdin>: cannot read the {what} ({exc}).", file="<stdin>") from None
         if len(raw) > MAX_BYTES:
             raise InputError(f"<stdin>: the {what} is more than {MAX_BYTES:,} bytes; the limit is {MAX_BYTES:,} "
                              "bytes.", file="<stdin>")
