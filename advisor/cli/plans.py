@@ -23,9 +23,15 @@ from advisor.cli.base import (
 
 
 def _inputs(workload_file, catalog_file, rules_files):
-    """The workload, catalog and rules a plan-making command reads, in that order of checking."""
+    """The workload, catalog and rules a plan-making command reads, in that order of checking, and
+    the workload's size against the catalog (before any estimating: data/bounds.py)."""
+    from advisor.data.bounds import check_workload_size
     from advisor.inputs.workload import load_workload
-    return (load_workload(workload_file), *load(catalog_file, rules_files))
+
+    workload = load_workload(workload_file)
+    catalog, rules = load(catalog_file, rules_files)
+    check_workload_size(workload, catalog.gpus)
+    return workload, catalog, rules
 
 
 def _plan_render(data, fmt, verbose: bool = False):
