@@ -19,7 +19,7 @@ LAYERS = [
     {"advisor.economics"},
     {"advisor.solve"},
     {"advisor.explain"},
-    {"advisor.contract", "advisor.plan", "advisor.assemble", "advisor.comparisons"},
+    {"advisor.contract", "advisor.plan", "advisor.assemble", "advisor.comparisons", "advisor.rule_examples"},
     {"advisor.present"},
     {"advisor.report", "advisor.api"},
     {"advisor.cli", "advisor.__main__", "advisor"},

@@ -110,10 +110,13 @@ def frontier(workload_file, fmt, points, time_limit, catalog_file, rules_files, 
 @workload_argument
 @catalog_option
 @rules_option
+@as_of_option
 @handled
-def validate(workload_file, catalog_file, rules_files, debug):
-    """Check WORKLOAD_FILE without solving: every mistake at once, each with its location as
-    written, the value given and what is allowed; GPU ids and presets against the catalog.
+def validate(workload_file, catalog_file, rules_files, as_of, debug):
+    """Check WORKLOAD_FILE without solving: every check `advisor plan` makes before it solves (every
+    mistake at once, each with its location as written, the value given and what is allowed; GPU
+    ids and presets against the catalog; the workload's size; the options built for every job, on
+    --as-of's date).
 
     \b
     Examples:
@@ -125,7 +128,7 @@ def validate(workload_file, catalog_file, rules_files, debug):
     from advisor.plan import prepare
 
     workload, catalog, rules = _inputs(workload_file, catalog_file, rules_files)
-    prepare(workload, catalog, rules)   # resolves GPU ids and presets; solves nothing
+    prepare(workload, catalog, rules, as_of)   # resolves GPU ids and presets, builds every option; solves nothing
     name = "<stdin>" if workload_file == "-" else workload_file
     jobs = sum(j.repeat for j in workload.jobs)
     click.echo(f"{name}: valid ({jobs} job{'s' if jobs != 1 else ''}, {workload.deployment.context}, "
