@@ -287,6 +287,38 @@ def test_a_folder_others_may_write_to_is_not_used(folder, monkeypatch):
     assert list(folder.iterdir()) == []
 
 
+def test_the_default_folder_left_group_writable_is_made_private(tmp_path, monkeypatch):
+    """An older version under umask 002 left ~/.cache/gpu-advisor group-writable: the default folder is
+    this tool's own, so it is tightened to 0700 and used (a folder the user named is only refused)."""
+    monkeypatch.delenv("GPU_ADVISOR_CACHE")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    default = tmp_path / "xdg" / "gpu-advisor"
+    default.mkdir(parents=True)
+    default.chmod(0o775)
+    code, _, err = invoke(*LIST)
+    assert code == 0 and err == ""
+    assert stat.S_IMODE(default.stat().st_mode) == 0o700 and list(default.glob("catalog-*.json"))
+
+
+def test_pruning_old_layout_stores_never_follows_a_link(folder, tmp_path):
+    """Stores of older estimator versions are removed (the newest few kept); a link planted among them
+    is not followed into the folder it points to."""
+    precious = tmp_path / "precious"
+    precious.mkdir()
+    (precious / "thesis.tex").write_text("keep")
+    invoke(*PLAN)
+    (folder / "layouts-0000").symlink_to(precious, target_is_directory=True)
+    os.utime(precious, (0, 0))   # through the link, the oldest store of all
+    for i in range(layout_cache.KEEP_FOLDERS + 2):
+        old = folder / f"layouts-old{i}"
+        old.mkdir()
+        (old / "x.json").write_text("{}")
+        os.utime(old, (i, i))   # the oldest first
+    layout_cache._prune(next(p for p in folder.glob("layouts-*") if not p.is_symlink() and "old" not in p.name))
+    assert (precious / "thesis.tex").read_text() == "keep"
+    assert len(list(folder.glob("layouts-old*"))) == layout_cache.KEEP_FOLDERS
+
+
 def test_a_relative_cache_path_is_refused_and_said(folder, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("GPU_ADVISOR_CACHE", "relative/x")

@@ -93,11 +93,26 @@ def usable_folder(folder: Path, create: bool = False) -> bool:
     except OSError:
         return False   # missing (not created yet) or unreachable: nothing to read, nothing written
     ok = stat.S_ISDIR(st.st_mode) and _owned_private(st, 0o022)
+    if not ok and stat.S_ISDIR(st.st_mode) and _owned_private(st, 0) and _ours(folder):
+        try:   # the default folder (or one inside it), made group-writable by an older version under umask 002
+            os.chmod(folder, 0o700)
+            ok = _owned_private(folder.stat(), 0o022)
+        except OSError:
+            ok = False
     if not ok:
         note(f"the cache folder {name} is not the user's own or others may write to it: the cache is off "
              "(give GPU_ADVISOR_CACHE a private folder)")
     _FOLDERS[name] = ok
     return ok
+
+
+def _ours(folder: Path) -> bool:
+    """Whether `folder` is the default cache folder or inside it (GPU_ADVISOR_CACHE unset): a folder
+    only this tool uses, whose permissions it may tighten; a folder the user named is left as it is."""
+    if os.environ.get("GPU_ADVISOR_CACHE") is not None:
+        return False
+    root = cache_dir()
+    return root is not None and (folder == root or root in folder.parents)
 
 
 def _read_secret(path: Path) -> bytes | None:

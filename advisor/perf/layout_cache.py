@@ -22,6 +22,7 @@ searched again. Files are written at exit, atomically.
 from __future__ import annotations
 
 import atexit
+import contextlib
 import dataclasses
 import hashlib
 import json
@@ -243,11 +244,21 @@ def save() -> None:
 
 def _prune(folder: Path) -> None:
     """Remove the stores of older estimator versions, keeping the newest few."""
-    others = sorted((p for p in folder.parent.glob("layouts-*") if p != folder and p.is_dir()),
-                    key=lambda p: p.stat().st_mtime)
+    others = sorted((p for p in folder.parent.glob("layouts-*") if p != folder and p.is_dir() and not p.is_symlink()),
+                    key=lambda p: p.lstat().st_mtime)
     for old in others[:-KEEP_FOLDERS] if len(others) > KEEP_FOLDERS else []:
-        for f in old.iterdir():
-            remove(f)
+        try:   # by a descriptor of the folder itself: a link swapped in for it is never followed
+            fd = os.open(old, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_NOFOLLOW", 0))
+        except OSError:
+            continue
+        try:
+            for name in os.listdir(fd):
+                with contextlib.suppress(OSError):
+                    os.unlink(name, dir_fd=fd)
+        except OSError:
+            pass
+        finally:
+            os.close(fd)
         try:
             old.rmdir()
         except OSError:
