@@ -28,10 +28,9 @@ from advisor.inputs.strict import Strict
 T = TypeVar("T")
 FORMAT = 2   # 1: pickle (never read again); 2: sealed JSON
 KEEP = 8     # entries of one kind kept (several checkouts may share the folder)
-_CODE = ("data/catalog.py", "data/catalog_figures.py", "data/catalog_prices.py", "data/catalog_parts.py",
-         "data/catalog_load.py", "data/economics.py", "data/rules.py", "data/rule_models.py", "data/conditions.py",
-         "data/estimator.py", "data/compiled.py", "data/cache.py", "data/market.py", "data/bounds.py",
-         "inputs/loader.py", "inputs/strict.py", "inputs/units.py", "errors.py")
+# the code that makes and checks the compiled objects: every module of these folders (not a list of
+# names, which a module split or renamed would silently leave stale), and errors.py
+_CODE = ("data", "inputs", "errors.py")
 
 
 class Unsupported(ValueError):
@@ -47,7 +46,9 @@ def _code_digest() -> bytes:
     h = hashlib.sha256(f"{FORMAT}|{sys.version}|{yaml.__version__}|{pydantic.VERSION}".encode())
     package = Path(__file__).resolve().parent.parent
     for rel in _CODE:
-        h.update(rel.encode() + b"\0" + (package / rel).read_bytes() + b"\0")
+        where = package / rel
+        for path in sorted(where.glob("*.py")) if where.is_dir() else [where]:
+            h.update(path.relative_to(package).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
     return h.digest()
 
 
