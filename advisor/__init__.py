@@ -5,9 +5,11 @@
     print(p["purchase"], p["total_cost_usd"])           # the keys of `advisor plan --format json`
     advisor.estimate(model="gpt2-124m", gpu="rtx-4090")
     advisor.memo(p, fmt="html").write("memo.html")
+    advisor.compare(["rtx-4090", "h100-sxm"], model="gpt2-124m")
 
 Nothing heavy is imported until it is used (`advisor --version` stays fast): the names below are
-resolved on first access, and plan/estimate/memo are thin functions in advisor.api.
+resolved on first access, and the functions are thin ones in advisor.api that check their
+arguments (an InputError naming the argument) before any work.
 """
 from __future__ import annotations
 
@@ -17,10 +19,11 @@ from typing import Any
 from advisor._version import __version__
 
 _LAZY = {
-    "load_workload": "advisor.inputs.workload", "parse_workload": "advisor.inputs.workload",
-    "load_catalog": "advisor.data.catalog", "load_rules": "advisor.data.rules",
     "InputError": "advisor.errors", "InfeasibleError": "advisor.errors", "AdvisorError": "advisor.errors",
-    "plan": "advisor.api", "estimate": "advisor.api", "memo": "advisor.api",
+    # the public functions, each checking its arguments first (advisor/api.py)
+    "plan": "advisor.api", "estimate": "advisor.api", "memo": "advisor.api", "compare": "advisor.api",
+    "crossover": "advisor.api", "load_workload": "advisor.api", "parse_workload": "advisor.api",
+    "load_catalog": "advisor.api", "load_rules": "advisor.api",
 }
 
 
@@ -37,4 +40,4 @@ def __dir__() -> list[str]:
 
 
 __all__ = ["__version__", "load_workload", "parse_workload", "plan", "load_catalog", "load_rules",
-           "estimate", "memo", "InputError", "InfeasibleError", "AdvisorError"]
+           "estimate", "memo", "compare", "crossover", "InputError", "InfeasibleError", "AdvisorError"]

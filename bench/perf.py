@@ -3,7 +3,7 @@ against the floor (`python -c "import pulp, pydantic, click, yaml"`), and fleets
 jobs on the catalog's GPU types and on twice as many (the catalog duplicated with --catalog),
 solve only and plan with every explanation. Writes docs/performance.md in one run.
 
-    python bench/perf.py [--quick] [--sizes 10 200 1000] [--out docs/performance.md]
+    python bench/perf.py [--quick] [--sizes 10 200 1000] [--no-fleets] [--out docs/performance.md]
 
 --quick: 10 and 200 jobs on the catalog's types only, one run per command (while developing;
 the machine is shared). --plan-max N: fleets above N jobs are measured solve only. Times are CPU
@@ -12,7 +12,7 @@ wall seconds and the load average are given beside them.
 
 The package is byte-compiled first (an installed wheel is; a checkout run with
 PYTHONDONTWRITEBYTECODE would otherwise compile every module on every run). Commands run after a
-warm-up with the compiled data and the layout store (perf/memo.py) filled, as a user's second run
+warm-up with the compiled data and the layout store (perf/layout_cache.py) filled, as a user's second run
 would; "first run" rows start from a store holding only the compiled catalog and rules. Fleets
 always start from an empty layout store (the estimator's first-run cost is in "candidates").
 """
@@ -56,7 +56,7 @@ def fresh_store() -> Path:
     import shutil
 
     folder = Path(tempfile.mkdtemp(prefix="advisor-bench-cold-"))
-    for f in CACHE.glob("*.pickle"):
+    for f in CACHE.glob("*.json"):   # the compiled catalog and rules (sealed entries: valid in any folder of this user)
         shutil.copy(f, folder / f.name)
     return folder
 
@@ -127,8 +127,8 @@ row = {{"classes": len(pr.classes), "gpus": len(pr.considered),
   "solve_wall": solve_wall, "status": s.status, "gap": s.solver.get("gap"), "plan_cpu": None,
   "plan_wall": None, "explain_solves": None, "approximate": None, "load": os.getloadavg()[0]}}
 if {with_plan!r}:
-    from advisor.perf import memo
-    memo.forget()   # the plan starts from an empty layout store too: end to end, candidates included
+    from advisor.perf import layout_cache
+    layout_cache.forget()   # the plan starts from an empty layout store too: end to end, candidates included
     t = cpu(); w = time.perf_counter()
     p = plan(wl, catalog=cat, rules=rules, as_of=as_of, time_limit={time_limit})
     row.update(plan_cpu=cpu() - t, plan_wall=time.perf_counter() - w,
@@ -148,6 +148,8 @@ def main() -> None:
     ap.add_argument("--sizes", type=int, nargs="+", default=None)
     ap.add_argument("--time-limit", type=float, default=30.0)
     ap.add_argument("--plan-max", type=int, default=None, help="fleets above this many jobs: solve only")
+    ap.add_argument("--no-fleets", action="store_true",
+                    help="measure the commands only; the fleets table of --out is kept as it is")
     ap.add_argument("--out", default=str(ROOT / "docs/performance.md"))
     args = ap.parse_args()
     runs = 1 if args.quick else 3
@@ -180,7 +182,7 @@ def main() -> None:
         catalog2 = Path(tmp) / "doubled.yaml"
         doubled_catalog(catalog2)
         fleets = []
-        for n in sizes:
+        for n in [] if args.no_fleets else sizes:
             for cat in ([None] if args.quick else [None, catalog2]):
                 row = fleet_row(n, cat, args.time_limit, args.plan_max is None or n <= args.plan_max)
                 fleets.append(row)
@@ -211,6 +213,8 @@ def write(path: Path, floor: float, bare: float, commands, fleets, args) -> None
         "plan wall s | explanation solves | approximate | load average |",
         "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
+    if args.no_fleets:   # the previous run's fleet rows, with the line saying so
+        lines += [_kept_fleets(path)]
     for r in fleets:
         plan_cpu = "not run" if r["plan_cpu"] is None else f"{r['plan_cpu']:.1f}"
         plan_wall = "" if r["plan_wall"] is None else f"{r['plan_wall']:.1f}"
@@ -221,7 +225,7 @@ def write(path: Path, floor: float, bare: float, commands, fleets, args) -> None
         "", "Targets: 200 jobs end to end <= 30 s and 1,000 jobs <= 60 s with every explanation; 1,000 jobs x 56 "
         "types within a 1% proven gap in <= 10 s of solve. The naive formulation (one binary per job and "
         "candidate) is compared in `python bench/solve.py`.", "",
-        "What makes re-solves cheap: the built-in catalog and rules are compiled once (data/compiled.py); "
+        "What makes re-solves cheap: the built-in catalog and rules are compiled once (data/compiled.py: sealed JSON in the cache, rebuilt into models in ~10 ms); "
         "each problem keeps one HiGHS model per structure and turns a counterfactual into cost, bound and "
         "coefficient changes (solve/fast.py); explanation re-solves stop at a 1% gap; break-even bisections "
         "stop within 1% of the price; crossover computes no break-evens.", "",
@@ -230,6 +234,14 @@ def write(path: Path, floor: float, bare: float, commands, fleets, args) -> None
     if path.exists() and END in (old := path.read_text()):
         kept = old.split(END, 1)[1]
     path.write_text("\n".join(lines) + "\n" + END + kept)
+
+
+def _kept_fleets(path: Path) -> str:
+    """The fleet rows of the file bench/perf.py last wrote (--no-fleets measures the commands only)."""
+    old = path.read_text().split("## Fleets", 1)[1] if path.exists() and "## Fleets" in path.read_text() else ""
+    rows = [line for line in old.split(END, 1)[0].splitlines() if line.startswith("| ") and line[2:3].isdigit()]
+    note = "(rows kept from the previous full run: the commands above were measured with --no-fleets)"
+    return "\n".join(rows + ["", note]) if rows else note
 
 
 END = "<!-- end of bench/perf.py's output: what follows is kept when it rewrites this file -->"

@@ -85,11 +85,11 @@ class _GroupSuffix:
 
 def pytest_runtest_logfinish(nodeid, location):
     """Under pytest-xdist, write the layout searches a test added to the on-disk store at once, not at
-    the worker's exit (perf/memo.py), so that the other worker reads them instead of searching again
+    the worker's exit (perf/layout_cache.py), so that the other worker reads them instead of searching again
     (with an empty store, as on a fresh machine, the two workers otherwise ask many of the same)."""
-    memo = sys.modules.get("advisor.perf.memo")
-    if memo is not None and os.environ.get("PYTEST_XDIST_WORKER"):
-        memo.save()
+    layout_cache = sys.modules.get("advisor.perf.layout_cache")
+    if layout_cache is not None and os.environ.get("PYTEST_XDIST_WORKER"):
+        layout_cache.save()
 
 
 def pytest_configure(config):

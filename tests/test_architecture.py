@@ -21,7 +21,7 @@ LAYERS = [
     {"advisor.solve"},
     {"advisor.explain"},
     {"advisor.present"},
-    {"advisor.flow", "advisor.assemble", "advisor.compare"},
+    {"advisor.flow", "advisor.assemble", "advisor.comparisons", "advisor.rule_examples"},
     {"advisor.report", "advisor.api"},
     {"advisor.cli", "advisor.__main__", "advisor"},
 ]

@@ -132,13 +132,13 @@ def test_bad_flags_exit_2_naming_the_flag(run, args, flag):
     ("crossover", {"focus": "b200"}, "focus", "--focus"),
 ])
 def test_library_errors_name_the_parameter_and_the_cli_its_flag(run, call, args, parameter, flag):
-    """advisor.compare is called with Python arguments: its errors name them (`prices`), never a
-    flag; the CLI shows the same mistake with the flag the user typed (--price), exit 2."""
-    import advisor.compare as library
+    """advisor.compare and advisor.crossover are called with Python arguments: their errors name them
+    (`prices`), never a flag; the CLI shows the same mistake with the flag the user typed (--price), exit 2."""
+    import advisor
     from advisor.errors import InputError
 
     with pytest.raises(InputError) as caught:
-        getattr(library, call)(**args)
+        getattr(advisor, call)(**args)
     assert f"`{parameter}`" in str(caught.value) and "--" not in str(caught.value)
     argv = [call, *args.get("gpus", [])]
     for name, value in args.items():

@@ -3,9 +3,11 @@ from __future__ import annotations
 
 import time
 
+import pytest
 from conftest import ROOT
 
-from advisor.data import bounds
+from advisor.data import bounds, cache
+from advisor.errors import InputError
 from advisor.inputs import loader, workload
 from advisor.solve import candidates
 from advisor.solve.run import progress
@@ -15,7 +17,8 @@ DOC = (ROOT / "docs" / "limits.md").read_text(encoding="utf-8")
 
 def test_every_limit_in_the_code_is_on_the_page():
     for value in (loader.MAX_BYTES, loader.MAX_EXPANDED_NODES, loader.MAX_EXPANDED_CHARS, loader.MAX_DEPTH,
-                  workload.MAX_JOBS, bounds.MAX_GPU_TYPES, bounds.MAX_RULES, candidates.MAX_CANDIDATES):
+                  workload.MAX_JOBS, bounds.MAX_GPU_TYPES, bounds.MAX_RULES, candidates.MAX_CANDIDATES,
+                  cache.MAX_ENTRY_BYTES, bounds.MAX_JOB_GPU_PAIRS):
         assert f"{value:,}" in DOC, value
     assert f"{bounds.MAX_SERVERS:,} / {bounds.MAX_MODELS:,} / {bounds.MAX_SOURCES:,}" in DOC
     for lo, hi, _ in list(bounds.GPU_RANGES.values()) + list(bounds.INTERCONNECT_RANGES.values()):
@@ -65,3 +68,54 @@ def test_a_catalog_of_1000_gpu_types_is_refused_at_once(run, write):
     code, _, err = run("plan", EXAMPLES / "article-office.yaml", "--catalog", write(text, "big.yaml"))
     assert code == 2 and "the limit is 120" in err
     assert clock.perf_counter() - started < 60
+
+
+def _distinct(n: int, allow: list[str] | None = None) -> dict:
+    jobs = [{"name": f"j{i}", "model": "gpt2-124m", "tokens": f"{1 + i / 10_000:.4f}B"} for i in range(n)]
+    return {"deployment": "datacenter", "jobs": jobs, **({"gpus": {"allow": allow}} if allow else {})}
+
+
+def test_too_many_distinct_jobs_are_refused_before_any_estimate(run, write, monkeypatch):
+    """Distinct jobs x GPU types past the limit: exit 2 naming it, from plan, validate, memo and the
+    library alike, and the estimator never runs (issue 33: 5,000 distinct jobs once worked for 60 s
+    before the candidate limit refused them; bench/limits.py times the refusal)."""
+    import importlib
+
+    import yaml
+
+    import advisor
+
+    flow = importlib.import_module("advisor.plan")   # (advisor.plan is the function)
+
+    def never(*args, **kwargs):
+        raise AssertionError("estimated before the size limit refused the workload")
+
+    monkeypatch.setattr(flow, "prepare", never)
+    monkeypatch.setattr(flow, "build_problem", never)
+    doc = _distinct(1_000)   # 1,000 x 28 built-in GPU types = 28,000 pairs
+    path = write(yaml.safe_dump(doc), "many.yaml")
+    for args in (("plan", path), ("validate", path), ("memo", path, "-o", path.with_suffix(".md"))):
+        code, out, err = run(*args)
+        assert code == 2 and out == "" and "1,000 distinct jobs x 28 GPU types = 28,000" in err, err
+        assert f"the limit is {bounds.MAX_JOB_GPU_PAIRS:,}" in err and err.startswith(f"error: {path}: `jobs`")
+    with pytest.raises(advisor.InputError, match="distinct jobs"):
+        advisor.plan(doc)
+
+
+def test_distinct_jobs_are_counted_as_the_planner_groups_them(catalog):
+    """Identical jobs but for their names and repeat counts are one; the limit takes gpus.allow and
+    gpus.deny into account, and holds at exactly MAX_JOB_GPU_PAIRS."""
+    from advisor.inputs.workload import parse_workload
+
+    same = parse_workload({"deployment": "office", "jobs": [
+        {"name": "a", "model": "gpt2-124m", "tokens": "1B"}, {"name": "b", "model": "gpt2-124m", "tokens": "1B",
+                                                              "repeat": 4}]})
+    assert bounds.distinct_jobs(same) == 1
+    five = ["rtx-4090", "h100-sxm", "a100-80gb-sxm", "l40s", "b200"]
+    at_limit = parse_workload(_distinct(5_000, five))   # exactly 25,000 pairs
+    bounds.check_workload_size(at_limit, catalog.gpus)
+    denied = at_limit.model_copy(update={"gpus": at_limit.gpus.model_copy(update={"deny": ["b200"]})})
+    assert bounds.gpu_types_considered(denied, catalog.gpus) == 4
+    past = at_limit.model_copy(update={"gpus": at_limit.gpus.model_copy(update={"allow": five + ["h200-sxm"]})})
+    with pytest.raises(InputError, match="30,000"):
+        bounds.check_workload_size(past, catalog.gpus)

@@ -168,16 +168,16 @@ def test_off_small_and_errors_stay_serial(monkeypatch):
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="no os.fork on this platform")
 def test_candidates_offered_on_two_cores_are_the_serial_ones(monkeypatch, tmp_path):
     """GPU types offered in a child (forced) give the candidates and reasons of a serial build, and
-    the child's layout searches come back to the parent as new answers (memo.absorb): a layout
+    the child's layout searches come back to the parent as new answers (layout_cache.absorb): a layout
     search made elsewhere is not made again here."""
     from advisor.data.catalog import load_catalog
     from advisor.data.rules import load_rules
     from advisor.inputs.workload import parse_workload
-    from advisor.perf import layout, memo, params_from
+    from advisor.perf import layout, layout_cache, params_from
     from advisor.flow import prepare
 
-    monkeypatch.setattr(memo, "_FOLDER", [None])   # no store on disk: this process's memory only
-    memo.forget()
+    monkeypatch.setattr(layout_cache, "_FOLDER", [None])   # no store on disk: this process's memory only
+    layout_cache.forget()
     wl = parse_workload(small_fleet())
     catalog, rules = load_catalog(), load_rules()
 
@@ -186,8 +186,8 @@ def test_candidates_offered_on_two_cores_are_the_serial_ones(monkeypatch, tmp_pa
 
     monkeypatch.setenv(parallel.ENV, "on")
     forked = prepare(wl, catalog, rules, AS_OF)
-    found = memo.new_answers()
-    memo.forget()
+    found = layout_cache.new_answers()
+    layout_cache.forget()
     monkeypatch.setenv(parallel.ENV, "off")
     serial = prepare(wl, catalog, rules, AS_OF)
     assert rows(forked) == rows(serial) and sum(map(len, serial.candidates)) > 100
@@ -195,8 +195,8 @@ def test_candidates_offered_on_two_cores_are_the_serial_ones(monkeypatch, tmp_pa
     for name in ("gpu_kw", "unit_price", "rent_rate", "unit_cost"):   # keyed and ordered as serially
         assert list(getattr(forked, name).items()) == list(getattr(serial, name).items())
     assert list(forked.servers) == list(serial.servers) and list(forked.residual) == list(serial.residual)
-    memo.forget()
-    memo.absorb(found)   # what another process found, as a child's answers arrive
+    layout_cache.forget()
+    layout_cache.absorb(found)   # what another process found, as a child's answers arrive
     searched = []
     real = layout._choose_layout
     monkeypatch.setattr(layout, "_choose_layout", lambda *a: searched.append(a) or real(*a))
@@ -204,7 +204,7 @@ def test_candidates_offered_on_two_cores_are_the_serial_ones(monkeypatch, tmp_pa
     assert searched == []
     # the way back from a child: the parent takes task 0 and waits until the child has searched, and the
     # child's searches are found here afterwards
-    memo.forget()
+    layout_cache.forget()
     monkeypatch.setenv(parallel.ENV, "on")
     gpu, spec, params = catalog.gpus["h100-sxm"], serial.classes[0].spec, params_from(catalog)
     parent = os.getpid()
@@ -220,13 +220,13 @@ def test_candidates_offered_on_two_cores_are_the_serial_ones(monkeypatch, tmp_pa
             flag.touch()
         return os.getpid()
 
-    known = memo.mark()
+    known = layout_cache.mark()
     layout.choose_layout(spec, gpu, 8, params)
-    assert len(memo.new_answers(known)) == 1 and memo.new_answers(memo.mark()) == {}   # only what is new since
-    memo.forget()
-    pids = parallel.run(task, 6, state=memo.new_answers, merge=memo.absorb)
+    assert len(layout_cache.new_answers(known)) == 1 and layout_cache.new_answers(layout_cache.mark()) == {}   # only what is new since
+    layout_cache.forget()
+    pids = parallel.run(task, 6, state=layout_cache.new_answers, merge=layout_cache.absorb)
     assert any(p != parent for p in pids)   # the child searched some
     searched.clear()
     monkeypatch.setenv(parallel.ENV, "off")
     assert all(task(i) == parent for i in range(1, 6)) and searched == []
-    memo.forget()
+    layout_cache.forget()

@@ -20,6 +20,8 @@ from typing import Any
 
 import click
 
+from advisor.inputs.arguments import TIME_LIMIT_S
+
 
 def _as_of(ctx, param, value):
     if value is None:
@@ -56,7 +58,7 @@ rules_option = click.option("--rules", "rules_files", type=click.Path(), multipl
                             help="YAML rules file added to the built-in rules (repeatable).")
 as_of_option = click.option("--as-of", callback=_as_of, default=None, metavar="YYYY-MM-DD",
                             help="Evaluate rules and price ages as of this date [today].")
-time_limit_option = click.option("--time-limit", type=click.FloatRange(min=0.1, max=86_400), default=30.0,
+time_limit_option = click.option("--time-limit", type=click.FloatRange(*TIME_LIMIT_S), default=30.0,
                                  show_default=True, callback=_seconds,
                                  help="Seconds the solver may spend on each solve (0.1 to 86400).")
 workload_argument = click.argument("workload_file", type=click.Path(dir_okay=False, allow_dash=True))
@@ -207,17 +209,30 @@ def working(what: str, stream=None, after: float = 1.0, every: float = 0.25):
             out.flush()
 
 
-def check_output(path: str | None) -> None:
-    """Refuse, before any work, an output file whose folder does not exist (exit 2 naming it)."""
+def check_output(path: str | None, force: bool = False) -> None:
+    """Refuse, before any work, an output file whose folder does not exist, a folder, and (without
+    --force) an existing file or a link, even a dangling one (exit 2 naming it)."""
+    from advisor.inputs.arguments import output_file
+
+    if path and path != "-":
+        output_file(path, "output", force)
+
+
+def write_file(path: str, text: str) -> None:
+    """Write `text` atomically: a temporary file beside `path`, renamed into place (a link at `path`
+    is replaced, never written through)."""
+    import tempfile
     from pathlib import Path
 
-    from advisor.errors import InputError
-    if not path or path == "-":
-        return
-    parent = Path(path).parent
-    if not parent.is_dir():
-        raise InputError(f"{path}: the folder {parent} does not exist; create it first or write elsewhere",
-                         file=str(path), field="output")
+    target = Path(path)
+    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
 
 
 def load(catalog_file=None, rules_files=()):

@@ -176,11 +176,13 @@ def rules_show(rule_id, fmt, rules_files, as_of, debug):
 
 @rules_group.command("validate")
 @click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False))
+@catalog_option
 @as_of_option
 @handled
-def rules_validate(files, as_of, debug):
+def rules_validate(files, catalog_file, as_of, debug):
     """Check rules FILES (an organisation's own) against the rule format and the built-in rules:
-    every field and operator known, ids unique, each rule's example consistent.
+    every field and operator known, ids unique, each rule's runnable example run (its workload
+    planned with these rules and --catalog, or its context evaluated) and showing what it says.
 
     \b
     Examples:
@@ -189,9 +191,10 @@ def rules_validate(files, as_of, debug):
 
     Exit status: 0 valid, 2 invalid (naming the file, the rule and the field).
     """
-    _, rules = load(None, files)
+    from advisor.rule_examples import check_examples
+
+    catalog, rules = load(catalog_file, files)
     day = today(as_of)
-    mine = [r for r in rules.listing(day) if r["file"] and any(str(r["file"]).endswith(str(f)) or str(f).endswith(
-        str(r["file"])) for f in files)]
+    mine = check_examples(rules, [str(f) for f in files], catalog, day)
     click.echo(f"{', '.join(files)}: valid; {len(mine)} rule{'s' if len(mine) != 1 else ''} "
-               f"({', '.join(r['id'] for r in mine) or 'none'}) beside the built-in ones.")
+               f"({', '.join(mine) or 'none'}) beside the built-in ones.")

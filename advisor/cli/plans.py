@@ -23,9 +23,15 @@ from advisor.cli.base import (
 
 
 def _inputs(workload_file, catalog_file, rules_files):
-    """The workload, catalog and rules a plan-making command reads, in that order of checking."""
+    """The workload, catalog and rules a plan-making command reads, in that order of checking, and
+    the workload's size against the catalog (before any estimating: data/bounds.py)."""
+    from advisor.data.bounds import check_workload_size
     from advisor.inputs.workload import load_workload
-    return (load_workload(workload_file), *load(catalog_file, rules_files))
+
+    workload = load_workload(workload_file)
+    catalog, rules = load(catalog_file, rules_files)
+    check_workload_size(workload, catalog.gpus)
+    return workload, catalog, rules
 
 
 def _plan_render(data, fmt, verbose: bool = False):
@@ -104,10 +110,13 @@ def frontier(workload_file, fmt, points, time_limit, catalog_file, rules_files, 
 @workload_argument
 @catalog_option
 @rules_option
+@as_of_option
 @handled
-def validate(workload_file, catalog_file, rules_files, debug):
-    """Check WORKLOAD_FILE without solving: every mistake at once, each with its location as
-    written, the value given and what is allowed; GPU ids and presets against the catalog.
+def validate(workload_file, catalog_file, rules_files, as_of, debug):
+    """Check WORKLOAD_FILE without solving: every check `advisor plan` makes before it solves (every
+    mistake at once, each with its location as written, the value given and what is allowed; GPU
+    ids and presets against the catalog; the workload's size; the options built for every job, on
+    --as-of's date).
 
     \b
     Examples:
@@ -119,7 +128,7 @@ def validate(workload_file, catalog_file, rules_files, debug):
     from advisor.flow import prepare
 
     workload, catalog, rules = _inputs(workload_file, catalog_file, rules_files)
-    prepare(workload, catalog, rules)   # resolves GPU ids and presets; solves nothing
+    prepare(workload, catalog, rules, as_of)   # resolves GPU ids and presets, builds every option; solves nothing
     name = "<stdin>" if workload_file == "-" else workload_file
     jobs = sum(j.repeat for j in workload.jobs)
     click.echo(f"{name}: valid ({jobs} job{'s' if jobs != 1 else ''}, {workload.deployment.context}, "
@@ -206,7 +215,7 @@ def memo(workload_file, output, fmt, date, paper, force, time_limit, catalog_fil
     if output == "-" and fmt is None:
         raise click.UsageError("with -o - give --format md, html or pdf")
     fmt = format_for(output if output != "-" else f"memo.{fmt}", fmt)
-    check_output(output)
+    check_output(output, force)
     if fmt == "pdf":
         _pdf_ready()
     from advisor.flow import plan as make_plan

@@ -18,6 +18,20 @@ from advisor.cli.base import (
     main,
     rules_option,
     working,
+    write_file,
+)
+from advisor.inputs.arguments import (
+    EXPERTS,
+    HEADS,
+    HIDDEN,
+    LAYERS,
+    LORA_RANK,
+    MAX_GPU_COUNT,
+    MICRO_BATCH,
+    PIPELINE_PARALLEL,
+    REQUEST_TOKENS,
+    SEQ_LEN,
+    TENSOR_PARALLEL,
 )
 
 
@@ -25,37 +39,37 @@ from advisor.cli.base import (
 @click.option("--model", "preset", default=None, help="Model preset (see `advisor models`), e.g. gpt2-124m.",
               shell_complete=complete_presets)
 @click.option("--params", default=None, help="Parameter count, e.g. 124M or 7B (instead of --model).")
-@click.option("--layers", type=click.IntRange(min=1), default=None)
-@click.option("--hidden", type=click.IntRange(min=1), default=None)
-@click.option("--seq-len", type=click.IntRange(min=1), default=None)
+@click.option("--layers", type=click.IntRange(*LAYERS), default=None)
+@click.option("--hidden", type=click.IntRange(*HIDDEN), default=None)
+@click.option("--seq-len", type=click.IntRange(*SEQ_LEN), default=None)
 @click.option("--gpu", default=None, help="GPU id, e.g. a100-80gb-sxm (see `advisor catalog list`). Required.",
               shell_complete=complete_gpus)
-@click.option("--count", type=click.IntRange(min=1, max=100_000), default=1, show_default=True)
+@click.option("--count", type=click.IntRange(1, MAX_GPU_COUNT), default=1, show_default=True)
 @click.option("--precision", type=click.Choice(["bf16", "fp16", "fp8", "fp4", "int8", "int4"]), default="bf16",
               show_default=True, help="fp4/int8/int4 with --kind serve only (int8/int4: weight-only).")
 @click.option("--kind", type=click.Choice(["pretrain", "finetune", "lora", "qlora", "serve"]), default="pretrain",
               show_default=True)
-@click.option("--heads", type=click.IntRange(min=1), default=None, help="Attention heads (--kind serve, custom model).")
-@click.option("--kv-heads", type=click.IntRange(min=1), default=None, help="Key/value heads (GQA) [--heads].")
-@click.option("--experts", type=click.IntRange(min=1), default=None, help="Routed experts (MoE; with --active-params).")
+@click.option("--heads", type=click.IntRange(*HEADS), default=None, help="Attention heads (--kind serve, custom model).")
+@click.option("--kv-heads", type=click.IntRange(*HEADS), default=None, help="Key/value heads (GQA) [--heads].")
+@click.option("--experts", type=click.IntRange(*EXPERTS), default=None, help="Routed experts (MoE; with --active-params).")
 @click.option("--active-params", default=None, help="Parameters one token multiplies through (MoE), e.g. 13B.")
-@click.option("--input-len", type=click.IntRange(min=1), default=None, help="Prompt tokens per request (--kind serve).")
-@click.option("--output-len", type=click.IntRange(min=1), default=None, help="Output tokens per request (--kind serve).")
+@click.option("--input-len", type=click.IntRange(*REQUEST_TOKENS), default=None, help="Prompt tokens per request (--kind serve).")
+@click.option("--output-len", type=click.IntRange(*REQUEST_TOKENS), default=None, help="Output tokens per request (--kind serve).")
 @click.option("--ttft-ms", type=float, default=None, help="Time-to-first-token limit, ms [none: offline peak].")
 @click.option("--tpot-ms", type=float, default=None, help="Time-per-output-token limit, ms [none].")
 @click.option("--percentile", type=float, default=99, show_default=True, help="Percentile the limits hold at.")
 @click.option("--list-models", is_flag=True, help="With --kind serve: list the serving presets, shapes and sources.")
-@click.option("--micro-batch", type=click.IntRange(min=1), default=None, help="Per-GPU micro-batch [chosen].")
+@click.option("--micro-batch", type=click.IntRange(*MICRO_BATCH), default=None, help="Per-GPU micro-batch [chosen].")
 @click.option("--checkpointing/--no-checkpointing", default=None, help="Activation checkpointing [chosen].")
 @click.option("--global-batch-tokens", default=None, help="Tokens per optimizer step, e.g. 524288 or 4M.")
 @click.option("--optimizer", type=click.Choice(["adamw", "adamw-8bit"]), default="adamw", show_default=True)
-@click.option("--lora-rank", type=click.IntRange(min=1, max=4096), default=16, show_default=True,
+@click.option("--lora-rank", type=click.IntRange(*LORA_RANK), default=16, show_default=True,
               help="Adapter rank with --kind lora or qlora.")
 @click.option("--strategy", type=click.Choice(["ddp", "zero1", "zero2", "zero3", "fsdp"]), default=None,
               help="Data-parallel sharding (fsdp = zero3) [chosen].")
-@click.option("--tensor-parallel", type=click.IntRange(min=1, max=64), default=None,
+@click.option("--tensor-parallel", type=click.IntRange(*TENSOR_PARALLEL), default=None,
               help="Tensor parallelism [chosen].")
-@click.option("--pipeline-parallel", type=click.IntRange(min=1, max=1024), default=None,
+@click.option("--pipeline-parallel", type=click.IntRange(*PIPELINE_PARALLEL), default=None,
               help="Pipeline parallelism [chosen].")
 @format_option("table", "json")
 @catalog_option
@@ -82,9 +96,9 @@ def estimate(preset, params, layers, hidden, seq_len, gpu, count, precision, kin
     from advisor.errors import InputError
 
     if kind == "serve":
-        from advisor.perf.serving import estimate_serving
+        from advisor.api import estimate as run_estimate
 
-        served = estimate_serving(model=preset, params=params, layers=layers, hidden=hidden, heads=heads,
+        served = run_estimate(kind="serve", model=preset, params=params, layers=layers, hidden=hidden, heads=heads,
                                   kv_heads=kv_heads, experts=experts, active_params=active_params, gpu=gpu,
                                   count=count, precision=precision, input_len=input_len, output_len=output_len,
                                   ttft_ms=ttft_ms, tpot_ms=tpot_ms, percentile=percentile,
@@ -137,9 +151,9 @@ def _prices(ctx, param, values):
 @click.argument("gpus", nargs=-1, required=True, shell_complete=complete_gpus)
 @click.option("--model", "preset", default=None, help="Model preset, e.g. gpt2-124m (default when no --params).")
 @click.option("--params", default=None, help="Parameter count instead of a preset, e.g. 7B.")
-@click.option("--layers", type=click.IntRange(min=1), default=None)
-@click.option("--hidden", type=click.IntRange(min=1), default=None)
-@click.option("--seq-len", type=click.IntRange(min=1), default=None)
+@click.option("--layers", type=click.IntRange(*LAYERS), default=None)
+@click.option("--hidden", type=click.IntRange(*HIDDEN), default=None)
+@click.option("--seq-len", type=click.IntRange(*SEQ_LEN), default=None)
 @click.option("--precision", type=click.Choice(["bf16", "fp16", "fp8"]), default="bf16", show_default=True)
 @click.option("--price", "prices", multiple=True, callback=_prices, metavar="GPU=USD",
               help="Override a purchase price, e.g. --price rtx-4090=1749 (repeatable).")
@@ -164,7 +178,7 @@ def compare(gpus, preset, params, layers, hidden, seq_len, precision, prices, de
       advisor compare rtx-4090 h100-sxm --params 7B --layers 32 --hidden 4096 --format json
       advisor compare rtx-4090 a100-80gb-sxm --price a100-80gb-sxm=20000 --deployment datacenter
     """
-    from advisor.compare import compare as run_compare
+    from advisor.api import compare as run_compare
     from advisor.present.tables import compare_text
 
     catalog, rules = load(catalog_file, rules_files)
@@ -178,7 +192,7 @@ def compare(gpus, preset, params, layers, hidden, seq_len, precision, prices, de
 
 @main.command()
 @click.option("--tokens", default="10B", show_default=True, help="Token budget of every model in the sweep.")
-@click.option("--max-gpus", type=click.IntRange(min=1, max=100_000), default=8, show_default=True)
+@click.option("--max-gpus", type=click.IntRange(1, MAX_GPU_COUNT), default=8, show_default=True)
 @click.option("--gpu", "gpus", multiple=True,
               help="GPUs to choose among [rtx-4090, a100-80gb-sxm, h100-sxm, a100-80gb-pcie, h100-pcie].")
 @click.option("--model", "models", multiple=True, help="Model presets to sweep [every preset, by size].")
@@ -206,10 +220,10 @@ def crossover(tokens, max_gpus, gpus, models, deployment, ownership, deadline, f
       advisor crossover --chart crossover.svg
       advisor crossover --tokens 50B --max-gpus 16 --deadline 30d --format markdown
     """
-    from advisor.compare import crossover as run_crossover
+    from advisor.api import crossover as run_crossover
     from advisor.present.tables import crossover_text
 
-    check_output(chart)
+    check_output(chart, force=True)   # a chart is replaced (never written through a link: write_file)
     catalog, rules = load(catalog_file, rules_files)
     with working("solving"):
         result = run_crossover(tokens=tokens, max_gpus=max_gpus, gpus=list(gpus) or None,
@@ -218,10 +232,8 @@ def crossover(tokens, max_gpus, gpus, models, deployment, ownership, deadline, f
                                catalog=catalog, rules=rules, as_of=as_of)
     emit(result, fmt, crossover_text)
     if chart:
-        from pathlib import Path
-
         from advisor.present.charts import crossover_svg
-        Path(chart).write_text(crossover_svg(result), encoding="utf-8")
+        write_file(chart, crossover_svg(result))
         click.echo(f"wrote {chart}", err=True)
 
 

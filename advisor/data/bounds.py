@@ -4,7 +4,13 @@
 error states it. docs/limits.md lists them all."""
 from __future__ import annotations
 
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
 from advisor.errors import InputError
+
+if TYPE_CHECKING:
+    from advisor.inputs.workload import Workload
 
 # figure -> (lowest, highest, unit); the built-in catalog sits well inside every range
 GPU_RANGES = {
@@ -45,6 +51,10 @@ MAX_SERVERS = 200
 MAX_MODELS = 1000
 MAX_SOURCES = 5000
 MAX_RULES = 500           # the built-in rules number a few dozen
+# distinct jobs x GPU types considered: each pair costs at least one layout search before any candidate
+# exists; the built-in catalog gives ~7 candidate configurations a pair, so past this many pairs a plan
+# would reach solve/candidates.py's MAX_CANDIDATES only after a minute of estimating
+MAX_JOB_GPU_PAIRS = 25_000
 
 
 def num(x: float) -> str:
@@ -103,3 +113,26 @@ def check_catalog(sections: dict, name: str) -> None:
     for mid, m in sorted(sections["models"].items()):
         for fld, (lo, hi) in MODEL_RANGES.items():
             _check(getattr(m, fld), (lo, hi, ""), f"models[{mid}].{fld}", name)
+
+
+def distinct_jobs(workload: Workload) -> int:
+    """Jobs that differ in more than their name and repeat count (the planner makes one class of
+    identical jobs, however many there are)."""
+    return len({job.model_dump_json(exclude={"name", "repeat"}) for job in workload.jobs})
+
+
+def gpu_types_considered(workload: Workload, gpu_ids: Iterable[str]) -> int:
+    """The GPU types a plan weighs: gpus.allow (those in the catalog) or the catalog's, less gpus.deny."""
+    known = set(gpu_ids)
+    allow = workload.gpus.allow
+    ids = {g for g in allow if g in known} if allow is not None else known
+    return len(ids - set(workload.gpus.deny))
+
+
+def check_workload_size(workload: Workload, gpu_ids: Iterable[str]) -> None:
+    """Refuse, before any estimating, a workload whose distinct jobs x GPU types exceed MAX_JOB_GPU_PAIRS."""
+    jobs, types = distinct_jobs(workload), gpu_types_considered(workload, gpu_ids)
+    if jobs * types > MAX_JOB_GPU_PAIRS:
+        raise InputError(f"jobs: the workload has {jobs:,} distinct jobs x {types:,} GPU types = {jobs * types:,} "
+                         f"(job, GPU) pairs to estimate; the limit is {MAX_JOB_GPU_PAIRS:,} (see docs/limits.md). "
+                         "Narrow it with gpus.allow, or give identical jobs as one job with repeat:", field="jobs")

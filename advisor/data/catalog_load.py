@@ -57,8 +57,13 @@ def _builtin() -> tuple[Raw, Catalog]:
         raw = _builtin_raw()
         return raw, _validate(copy.deepcopy(raw), "built-in catalog")
 
+    def stored(value: Any) -> tuple[Raw, Catalog]:
+        if not (type(value) is tuple and len(value) == 2 and type(value[0]) is dict and isinstance(value[1], Catalog)):
+            raise ValueError("not a compiled catalog")
+        return value
+
     folder = data_dir("catalog")
-    return compiled("catalog", [folder / name for name in _FILES], build)
+    return compiled("catalog", [folder / name for name in _FILES], build, stored)
 
 
 def _merge_document(raw: Raw, doc: Any, name: str, builtin: bool = False) -> None:

@@ -213,7 +213,13 @@ def _builtin_files(paths: list[Path]) -> list[tuple[str, RuleFile | None]]:
         return [(f"rules/{p.name}", _validate_file(load_yaml_file(p, "rules file", shipped=True), f"rules/{p.name}"))
                 for p in paths]
 
-    return compiled("rules", paths, build)
+    def stored(value: Any) -> list[tuple[str, RuleFile | None]]:
+        if not (type(value) is list and all(type(f) is tuple and len(f) == 2 and type(f[0]) is str
+                                            and isinstance(f[1], RuleFile) for f in value)):
+            raise ValueError("not compiled rules")
+        return value
+
+    return compiled("rules", paths, build, stored)
 
 
 def load_rules(extra: list[str | Path] | None = None) -> RuleSet:

@@ -7,6 +7,7 @@ words is accepted: `model`/`tokens`/`precision`/`deadline`/`kind` at the top lev
 """
 from __future__ import annotations
 
+from collections import Counter
 from pathlib import Path
 from typing import Any, Literal
 
@@ -64,8 +65,8 @@ class Workload(Strict):
     def _job_names(self) -> Workload:
         if sum(j.repeat for j in self.jobs) > MAX_JOBS:
             raise ValueError(f"at most {MAX_JOBS:,} jobs (counting repeat) in one workload")
-        names = [j.name for j in self.jobs if j.name]
-        dup = sorted({n for n in names if names.count(n) > 1})
+        names = Counter(j.name for j in self.jobs if j.name)   # (not list.count: 5,000 jobs took 1.3 s)
+        dup = sorted(n for n, times in names.items() if times > 1)
         if dup:
             raise ValueError(f"job names must be unique; repeated: {', '.join(dup)}")
         return self

@@ -9,7 +9,7 @@ from advisor.data.catalog import GPU
 from advisor.data.estimator import Params
 from advisor.perf.jobspec import JobSpec
 from advisor.perf.layout_grid import fastest, fastest_scalar, timed
-from advisor.perf.memo import remembered
+from advisor.perf.layout_cache import remembered
 from advisor.perf.memory import Layout, default_batch_tokens, memory_total, usable_bytes
 from advisor.perf.training import _server_size
 
@@ -106,7 +106,7 @@ def _batch(job: JobSpec, lay: Layout, p: Params) -> float:
 
 
 def choose_layout(job: JobSpec, gpu: GPU, count: int, p: Params):
-    """`_choose_layout`, remembered for the process (perf/memo.py): re-planning the same jobs under
+    """`_choose_layout`, remembered for the process (perf/layout_cache.py): re-planning the same jobs under
     another deployment, budget or batch re-asks the same layouts."""
     return remembered(_choose_layout, "layout", job, gpu, count, p)
 
@@ -151,7 +151,7 @@ def _frugal_fits(job: JobSpec, gpu: GPU, dp: int, t: int, q: int, p: Params, cap
 
 
 def min_gpus(job: JobSpec, gpu: GPU, p: Params, limit: int = 100_000) -> int | None:
-    """`_min_gpus`, remembered for the process (perf/memo.py)."""
+    """`_min_gpus`, remembered for the process (perf/layout_cache.py)."""
     return remembered(lambda j, g, n, q: _min_gpus(j, g, q, n), "min_gpus", job, gpu, limit, p)
 
 

@@ -19,7 +19,7 @@ from typing import Any
 from advisor.data.catalog import GPU
 from advisor.data.estimator import Params
 from advisor.perf.jobspec import JobSpec
-from advisor.perf.memo import search_key
+from advisor.perf.layout_cache import search_key
 from advisor.perf.memory import GB, Layout, _job_figures, memory_total
 from advisor.perf.training import (
     DEQUANT_BYTES,

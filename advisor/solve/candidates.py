@@ -32,7 +32,7 @@ from advisor.perf.estimate import Estimate, evaluate
 from advisor.perf.goodput import wall_hours
 from advisor.perf.jobspec import JobSpec, job_spec, resolve_model
 from advisor.perf.layout import min_gpus
-from advisor.perf.memo import absorb, mark, new_answers
+from advisor.perf.layout_cache import absorb, mark, new_answers
 from advisor.solve import parallel
 from advisor.solve.constraints.deadline import meets, too_slow
 from advisor.solve.constraints.power import power_limit
@@ -154,7 +154,7 @@ def build_problem(workload: Workload, catalog: Catalog, rules: RuleSet, params: 
 def _offer_all(setting: Setting, gpu_ids: list[str]) -> dict[str, GpuOffer]:
     """Every GPU type's offer. The layout searches (most of a first run's time) run over both cores
     on a large problem: each process offers the next GPU type from a queue; a child sends back only
-    its layout searches (perf/memo.py: what is new since the fork), and the types it offered are
+    its layout searches (perf/layout_cache.py: what is new since the fork), and the types it offered are
     offered again here from them, so the offers are the serial ones, in the GPU types' order."""
     done: dict[str, GpuOffer] = {}   # the offers made in this process (a child's copy is discarded)
 

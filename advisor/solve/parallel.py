@@ -1,5 +1,5 @@
 """Independent work on both cores (issue 19): the GPU types' candidates (their layout searches come
-back to the parent, perf/memo.py), robustness draws (the first block begun while the plan itself is
+back to the parent, perf/layout_cache.py), robustness draws (the first block begun while the plan itself is
 solved: `Early`) and break-even bisections of different GPU types, mapped over forked worker
 processes, merged in index order.
 
@@ -11,7 +11,7 @@ safe (bench/parallel_fork.py forks after HiGHS runs and re-solves in the childre
 
 The tasks are dealt from a queue: the parent and each child take the next index as they finish
 one, so long and short tasks balance; a child exits with os._exit (no atexit hooks: the layout
-store is the parent's to write, perf/memo.py). When no child can start (os.fork fails), the parent
+store is the parent's to write, perf/layout_cache.py). When no child can start (os.fork fails), the parent
 does every task. A child that fails in
 any way (an exception, a crash, an unreadable answer) is recomputed in the parent, so errors and
 results are those of the serial path. Results do not depend on which process computed them: each

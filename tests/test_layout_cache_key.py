@@ -1,4 +1,4 @@
-"""The layout memo shares one search between GPUs with the same figures (a --catalog copy of a GPU
+"""The layout cache shares one search between GPUs with the same figures (a --catalog copy of a GPU
 at another price or under another name) and never between GPUs whose search could differ: every
 remembered answer equals the search run afresh on that GPU."""
 from __future__ import annotations
@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from advisor.data.catalog import load_catalog
-from advisor.perf import memo
+from advisor.perf import layout_cache
 from advisor.perf.estimate import params_from
 from advisor.perf.jobspec import spec_from_flags
 from advisor.perf.layout import _choose_layout, choose_layout
@@ -16,10 +16,10 @@ COUNTS = (1, 8, 64)
 
 @pytest.fixture
 def no_disk(monkeypatch):
-    monkeypatch.setattr(memo, "_FOLDER", [None])   # this process only: nothing read or written on disk
-    memo.forget()
+    monkeypatch.setattr(layout_cache, "_FOLDER", [None])   # this process only: nothing read or written on disk
+    layout_cache.forget()
     yield
-    memo.forget()
+    layout_cache.forget()
 
 
 def _copy(gpu, suffix="-copy"):

@@ -1,5 +1,7 @@
-"""`advisor compare`: the article's table for any model and GPUs, sourced and estimated; and the
-crossover sweep that shows where the RTX 4090 stops being the cheapest way to train, and why.
+"""The article's comparisons: `advisor compare`, its table for any model and GPUs, sourced and
+estimated; and `advisor crossover`, the sweep that shows where the RTX 4090 stops being the cheapest
+way to train, and why. Public as advisor.compare and advisor.crossover (advisor/api.py checks
+their arguments first).
 """
 from __future__ import annotations
 

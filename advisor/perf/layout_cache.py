@@ -12,29 +12,36 @@ so a --catalog override with the same GPU id but other figures gets its own entr
 prices and note are left out (the search never reads them), and so is its id unless a parameter
 table names it (`_lookup` in perf/training.py reads tables by id, then by generation): two GPUs
 with the same figures share one search (a --catalog copy of a GPU at another price, say). On disk,
-one small file per (question, job, GPU, parameters) holds every count asked so far, in the
-compiled-data folder (data/compiled.py: `GPU_ADVISOR_CACHE=off` turns it off), under a digest of
-the estimator's source: a changed estimator never reads an old answer. Files are written at exit,
-atomically; an unreadable one is ignored and recomputed.
+one sealed JSON entry (data/cache.py) per (question, job, GPU, parameters) holds every count asked
+so far, in a folder of the cache (`GPU_ADVISOR_CACHE=off` turns it off) named by a digest of the
+estimator's source: a changed estimator never reads an old answer. An answer read back is checked
+value by value (a layout of known strategy and positive sizes, finite times, a speed above zero, or
+a GPU count); an entry that is unsealed, for another question, or not of that shape is removed and
+searched again. Files are written at exit, atomically.
 """
 from __future__ import annotations
 
 import atexit
+import contextlib
 import dataclasses
 import hashlib
+import json
+import math
 import os
-import pickle
 import sys
-import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from advisor.data.cache import cache_dir, read_sealed, remove, usable_folder, write_sealed
+from advisor.perf.memory import Layout
+
 MAX_ENTRIES = 200_000        # a 1,000-job x 56-type fleet asks ~10^5 questions; beyond this, start again
 MAX_FILES = 20_000           # files per store folder: beyond this, nothing more is written
 KEEP_FOLDERS = 3             # store folders of other estimator versions kept (several checkouts may share)
-_SOURCES = ("perf/layout.py", "perf/layout_grid.py", "perf/training.py", "perf/memory.py", "perf/jobspec.py", "perf/memo.py",
-            "data/estimator.py")
+_SOURCES = ("perf/layout.py", "perf/layout_grid.py", "perf/training.py", "perf/memory.py", "perf/jobspec.py", "perf/layout_cache.py",
+            "data/estimator.py", "data/cache.py")
+_STRATEGIES = ("ddp", "zero1", "zero2", "zero3")   # perf/layout.py's STRATEGIES (it imports this module)
 _SHARDS: dict[tuple, dict] = {}                   # (kind, job, GPU key, params key) -> {n: answer}
 _DIRTY: set[tuple] = set()                        # shards with new answers, not yet on disk
 _VALUE_KEYS: dict[int, tuple[object, str]] = {}   # id(obj) -> (obj, its value key)
@@ -54,8 +61,6 @@ def _value_key(obj: object, describe: Callable[[Any], str]) -> str:
 
 def _folder() -> Path | None:
     if not _FOLDER:
-        from advisor.data.compiled import cache_dir
-
         where = cache_dir()
         if where is not None:
             package = Path(__file__).resolve().parent.parent
@@ -72,22 +77,63 @@ def _folder() -> Path | None:
     return _FOLDER[0]
 
 
-def _file_name(shard: tuple) -> str:
+def _identity(shard: tuple) -> str:
+    """The shard's key as a digest (the file is named by its first 32 digits, the entry sealed with all)."""
     kind, job, gpu_key, params_key = shard
-    return hashlib.sha256(f"{kind}\0{job!r}\0{gpu_key}\0{params_key}".encode()).hexdigest()[:32] + ".pickle"
+    return hashlib.sha256(f"{kind}\0{job!r}\0{gpu_key}\0{params_key}".encode()).hexdigest()
+
+
+def _count(value: Any) -> int:
+    if type(value) is not int or value < 1:
+        raise ValueError("not a count")
+    return value
+
+
+def _layout_answer(value: Any) -> tuple | None:
+    """A stored `_choose_layout` answer, checked: None, or (Layout, step times, tokens/s, needs TP)."""
+    if value is None:
+        return None
+    if type(value) is not list or len(value) != 4 or type(value[0]) is not list or len(value[0]) != 7:
+        raise ValueError("not a layout answer")
+    lay, times, tps, needs = value
+    strategy, dp, tp, pp, micro_batch, checkpointing, cp = lay
+    if (strategy not in _STRATEGIES or type(checkpointing) is not bool or type(needs) is not bool
+            or type(times) is not dict or type(tps) is not float or not math.isfinite(tps) or tps <= 0):
+        raise ValueError("not a layout answer")
+    for name, t in times.items():
+        if not (type(t) is str or (type(t) in (int, float) and math.isfinite(t) and t >= 0)):
+            raise ValueError(f"step time {name!r}")
+    return Layout(strategy, _count(dp), _count(tp), _count(pp), _count(micro_batch), checkpointing, _count(cp)), \
+        times, tps, needs
+
+
+def _stored(kind: str, answers: dict) -> bytes:
+    if kind == "layout":
+        answers = {n: None if a is None else [dataclasses.astuple(a[0]), a[1], a[2], a[3]] for n, a in answers.items()}
+    return json.dumps(sorted(answers.items()), separators=(",", ":"), allow_nan=False).encode()
+
+
+def _read(kind: str, payload: bytes) -> dict:
+    """The answers of a stored shard; raises ValueError (or TypeError) unless each is of the right shape."""
+    read = _layout_answer if kind == "layout" else (lambda v: None if v is None else _count(v))
+    pairs = json.loads(payload)
+    if type(pairs) is not list or not all(type(p) is list and len(p) == 2 for p in pairs):
+        raise ValueError("not a list of (count, answer)")
+    return {_count(n): read(value) for n, value in pairs}
 
 
 def _load(shard: tuple) -> dict:
     answers: dict = {}
     folder = _folder()
     if folder is not None:
-        try:
-            with open(folder / _file_name(shard), "rb") as f:
-                stored_shard, stored = pickle.load(f)
-            if stored_shard == shard:
-                answers = stored
-        except Exception:  # noqa: BLE001, S110 -- missing, truncated or foreign: recompute
-            pass
+        key = _identity(shard)
+        path = folder / (key[:32] + ".json")
+        payload = read_sealed(path, "layouts", key)
+        if payload is not None:
+            try:
+                answers = _read(shard[0], payload)
+            except (ValueError, TypeError):   # sealed, yet not of this shape: searched again
+                remove(path)
     if len(_SHARDS) >= MAX_ENTRIES // 8 and os.getpid() == _OWNER:   # (a worker's memory just grows)
         save()
         _SHARDS.clear()
@@ -175,38 +221,48 @@ def _figures(value: Any, drop: frozenset = frozenset()) -> str:
 
 
 def save() -> None:
-    """Write the shards with new answers (atomically: a temporary file renamed into place)."""
+    """Write the shards with new answers (sealed entries, each written atomically)."""
     folder = _folder()
     dirty = [s for s in _DIRTY if s in _SHARDS]
     _DIRTY.clear()
-    if folder is None or not dirty:
+    if folder is None or not dirty or not (usable_folder(folder.parent, create=True)
+                                           and usable_folder(folder, create=True)):
         return
     try:
-        folder.mkdir(parents=True, exist_ok=True)
         _prune(folder)
         room = MAX_FILES - sum(1 for _ in os.scandir(folder))
     except OSError:
         return
     for shard in dirty[:max(0, room)]:
-        tmp = None
+        key = _identity(shard)
         try:
-            fd, tmp = tempfile.mkstemp(dir=folder, prefix=".tmp-", suffix=".pickle")
-            with os.fdopen(fd, "wb") as f:
-                pickle.dump((shard, _SHARDS[shard]), f, protocol=pickle.HIGHEST_PROTOCOL)
-            os.replace(tmp, folder / _file_name(shard))
-        except Exception:  # noqa: BLE001 -- a read-only or full disk: recompute next time
-            if tmp is not None:
-                Path(tmp).unlink(missing_ok=True)
+            payload = _stored(shard[0], _SHARDS[shard])
+        except (ValueError, TypeError):   # (a NaN time: not stored, searched again next time)
+            continue
+        write_sealed(folder / (key[:32] + ".json"), "layouts", key, payload)
 
 
 def _prune(folder: Path) -> None:
     """Remove the stores of older estimator versions, keeping the newest few."""
-    others = sorted((p for p in folder.parent.glob("layouts-*") if p != folder and p.is_dir()),
-                    key=lambda p: p.stat().st_mtime)
+    others = sorted((p for p in folder.parent.glob("layouts-*") if p != folder and p.is_dir() and not p.is_symlink()),
+                    key=lambda p: p.lstat().st_mtime)
     for old in others[:-KEEP_FOLDERS] if len(others) > KEEP_FOLDERS else []:
-        for f in old.iterdir():
-            f.unlink(missing_ok=True)
-        old.rmdir()
+        try:   # by a descriptor of the folder itself: a link swapped in for it is never followed
+            fd = os.open(old, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_NOFOLLOW", 0))
+        except OSError:
+            continue
+        try:
+            for name in os.listdir(fd):
+                with contextlib.suppress(OSError):
+                    os.unlink(name, dir_fd=fd)
+        except OSError:
+            pass
+        finally:
+            os.close(fd)
+        try:
+            old.rmdir()
+        except OSError:
+            pass
 
 
 def forget() -> None:
