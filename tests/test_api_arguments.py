@@ -198,7 +198,7 @@ def test_the_cli_refuses_a_link_given_to_output_before_any_work(run, tmp_path, m
     --force, before planning); with --force the link itself is replaced, never written through."""
     import importlib
 
-    flow = importlib.import_module("advisor.plan")   # the module (advisor.plan is the function)
+    flow = importlib.import_module("advisor.flow")   # the flow (advisor.plan is its function)
 
     link, target = tmp_path / "memo.md", tmp_path / "elsewhere.md"
     link.symlink_to(target)

@@ -85,7 +85,7 @@ def test_too_many_distinct_jobs_are_refused_before_any_estimate(run, write, monk
 
     import advisor
 
-    flow = importlib.import_module("advisor.plan")   # (advisor.plan is the function)
+    flow = importlib.import_module("advisor.flow")   # (advisor.plan is its function)
 
     def never(*args, **kwargs):
         raise AssertionError("estimated before the size limit refused the workload")
