@@ -21,9 +21,9 @@ from advisor.perf.serve import (
     ReplicaResult,
     ServeParams,
     Setup,
-    compute_tflops,
     replica_capacity,
 )
+from advisor.perf.precision import plan_precision
 from advisor.perf.training import achievable_fraction
 
 TP_SIZES = (1, 2, 4, 8, 16, 32, 64)
@@ -69,12 +69,14 @@ def hardware(gpu, catalog=None) -> Hardware:
     GEMM rate share from the estimator parameters of `catalog` (None: the built-in catalog)."""
     ic = gpu.interconnect
     tflops = {k: f.value for k, f in gpu.tensor_tflops.items() if f.value}
+    notes = {k: f.note for k, f in gpu.tensor_tflops.items() if not f.value and f.note}
     return Hardware(name=gpu.id, memory_gb=memory_bytes_gb(gpu.id, gpu.memory_gb.value or 0.0),
                     bandwidth_gbps=gpu.memory_bandwidth_gbps.value or 0.0, tflops=tflops,
                     link_gbps=(ic.link_gbps.value or 0.0) if ic.link != "none" else 0.0,
                     link_domain=int(ic.link_domain.value or 1), pcie_gbps=ic.pcie_gbps.value or 32.0,
                     p2p=bool(ic.p2p.value) if ic.p2p.value is not None else True, vendor=gpu.vendor,
-                    matmul_fraction=matmul_fraction(gpu, params_from(catalog if catalog is not None else load_catalog())))
+                    matmul_fraction=matmul_fraction(gpu, params_from(catalog if catalog is not None else load_catalog())),
+                    rate_notes=notes)
 
 
 def default_engine(hw: Hardware, params: ServeParams) -> str:
@@ -161,17 +163,21 @@ def serve_estimate(model: str | ServeModel, gpu, count: int, precision: str, inp
     slo = ttft_ms is not None or tpot_ms is not None
     r = best_layout(m, hw, count, precision, input_len, output_len, ttft_ms, tpot_ms, percentile,
                     tensor_parallel, engine, params, max_batch)
-    tf, rate_precision = compute_tflops(hw, precision)
+    plan = plan_precision(hw.name, hw.tflops, hw.rate_notes, precision)
     out = {"kind": "serve", "model": m.name, "gpu": hw.name, "gpu_count": count, "precision": precision,
            "input_len": input_len, "output_len": output_len,
            "slo": {"ttft_ms": ttft_ms, "tpot_ms": tpot_ms, "percentile": percentile} if slo else None,
-           "engine": engine or default_engine(hw, params), "compute_precision": rate_precision or None}
+           "engine": engine or default_engine(hw, params), "served_precision": plan.served,
+           "compute_precision": plan.compute,
+           "warnings": [{"code": "precision-not-on-gpu", "message": plan.warning}] if plan.warning else []}
     if r is None:
-        mem = memory(m, precision, hw.memory_gb, tensor_parallel or min(count, 8), 1,
+        mem = memory(m, plan.served or precision, hw.memory_gb, tensor_parallel or min(count, 8), 1,
                      params.kv_tokens(engine or default_engine(hw, params), input_len, output_len)[0],
                      params.usable_memory_fraction, params.overhead_gb)
-        reason = (f"{hw.name} has no tensor rate for {precision} or a wider format" if not tf else
-                  f"{m.name} at {precision} needs {mem.weights_gb:.1f} GB of weights per GPU plus "
+        reason = (f"{hw.name} has {plan.refused}" if plan.refused else
+                  f"{hw.name} has no sourced memory size or bandwidth in the catalog, which the serving model needs"
+                  if hw.bandwidth_gbps <= 0 or hw.memory_gb <= 0 else
+                  f"{m.name} at {plan.served} needs {mem.weights_gb:.1f} GB of weights per GPU plus "
                   f"{params.overhead_gb:g} GB overhead and KV cache; {count} x {hw.memory_gb:g} GB is not enough")
         return {**out, "fits": False, "reason": reason, "output_tokens_per_s": 0.0, "requests_per_s": 0.0,
                 "ttft_ms": None, "tpot_ms": None, "max_batch": 0, "kv_cache_gb_per_gpu": 0.0,
