@@ -97,7 +97,7 @@ def predict(r: dict, params, catalog, lengths: dict | None = None, limits: bool 
     if (r.get("scale_up_link") or "").startswith("none"):   # the system description lists no GPU-GPU link
         hw = dataclasses.replace(hw, link_gbps=0.0, link_domain=1)
     params = row_params(r, params)
-    model = load_model(r["model"])
+    model = load_model(r["model"], catalog)
     count, tp = int(r["gpu_count"]), int(r["tensor_parallel"]) if r["tensor_parallel"] else None
     I, O = _f(r["input_len"]) or (lengths or {})[r["input_len_group"]], _f(r["output_len"])
     cap = int(float(r["max_batch"])) if r["max_batch"] else None

@@ -210,23 +210,22 @@ def estimate_serving(*, gpu: str | None = None, count: int = 1, model: str | Non
                      precision: str = "bf16", input_len: int | None = None, output_len: int | None = None,
                      ttft_ms: float | None = None, tpot_ms: float | None = None, percentile: float = 99,
                      tensor_parallel: int | None = None, catalog=None, list_models: bool = False) -> dict:
-    """advisor.estimate(kind="serve", ...) and `advisor estimate --kind serve`: a preset (`model`) or a
-    custom shape (`params`, `layers`, `hidden`, `heads`, ...) served on `count` GPUs, as JSON (or the
-    preset list). `catalog` is a Catalog, a path to an override file, or None for the built-in one.
+    """advisor.estimate(kind="serve", ...) and `advisor estimate --kind serve`: a preset (`model`, id or
+    alias) or a custom shape (`params`, `layers`, `hidden`, `heads`, ...) served on `count` GPUs, as
+    JSON (or the preset list, as `advisor models`). `catalog` is a Catalog, a path to an override file, or None for the built-in one.
     Bad arguments are InputErrors naming the parameter in backticks (the CLI shows its flag)."""
+    from advisor.data.catalog_view import presets
     from advisor.inputs.units import parse_count
-    from advisor.perf.kv import _presets_raw, custom_model, serving_sources
+    from advisor.perf.kv import custom_model
+    if not isinstance(catalog, Catalog):
+        catalog = load_catalog(catalog) if catalog else load_catalog()
     if list_models:
-        raw = _presets_raw()["models"]
-        src = serving_sources()
-        return {"models": [{"id": k, **{f: v for f, v in raw[k].items() if f != "source"},
-                            "sources": [{"id": s, "url": (src.get(s) or {}).get("url")} for s in raw[k].get("source", [])]}
-                           for k in sorted(raw)]}
+        return presets(catalog)
     if input_len is None or output_len is None:
         raise InputError("`input_len` and `output_len`: give the request's prompt and output tokens, "
                          "e.g. 1000 and 300", field="input_len")
     if model and params:
-        raise InputError("give either `model` (a serving preset) or `params` with `layers`, `hidden` and `heads`",
+        raise InputError("give either `model` (a preset) or `params` with `layers`, `hidden` and `heads`",
                          field="model")
     if params:
         missing = [f"`{n}`" for n, v in (("layers", layers), ("hidden", hidden), ("heads", heads)) if v is None]
@@ -239,9 +238,7 @@ def estimate_serving(*, gpu: str | None = None, count: int = 1, model: str | Non
             raise InputError(f"`params`/`active_params`: {exc}", field="params") from None
         served = custom_model(total, layers, hidden, heads, kv_heads, active, experts)
     else:
-        served = _model(model or "")
-    if not isinstance(catalog, Catalog):
-        catalog = load_catalog(catalog) if catalog else load_catalog()
+        served = load_model(model or "", catalog)
     gpu = require_gpu(gpu)
     if gpu not in catalog.gpus:
         from advisor.errors import suggest
