@@ -74,6 +74,7 @@ class ServeParams:
     scheduler_policy: dict = field(default_factory=dict)  # sourced: each engine's default capacity policy (a key of kv_reserved_output_share)
     visible_memory_mib: dict = field(default_factory=dict)  # sourced: memory CUDA sees (nvidia-smi) where ECC or firmware takes a share, by GPU id
     kv_static: dict = field(default_factory=dict)  # sourced: engines with static shapes, whose KV is padded to a fixed total (tokens; 0: the request's I + O)
+    max_batch_large_memory: dict = field(default_factory=dict)  # sourced: engine -> {min_gib, max_batch, not_on}
     notes: dict = field(default_factory=dict)
 
     def factor(self, engine: str) -> float:
@@ -103,7 +104,13 @@ class ServeParams:
             return total, total
         return input_len + self.kv_reserve(engine) * output_len, input_len + output_len / 2
 
-    def batch_cap(self, engine: str) -> int:
+    def batch_cap(self, engine: str, hw: Hardware | None = None) -> int:
+        """The engine's default cap on sequences in flight; some raise it on large-memory GPUs (vLLM:
+        1,024 instead of 256 from 70 GiB, A100s excepted: `max_batch_large_memory`)."""
+        large = self.max_batch_large_memory.get(engine)
+        if large and hw is not None and hw.memory_gb * 1e9 >= float(large["min_gib"]) * 2 ** 30 \
+                and not any(part in hw.name for part in large.get("not_on", [])):
+            return int(large["max_batch"])
         return int(self.max_batch.get(engine, self.max_batch.get("default", 2048)))
 
 
@@ -321,8 +328,9 @@ def replica_capacity(s: Setup, input_len: float, output_len: float, ttft_ms: flo
                  p.usable_memory_fraction, p.overhead_gb)
     if not mem.fits:
         return None
-    cap = min(mem.max_batch, max_batch or p.batch_cap(s.engine))
-    kv_bound = mem.max_batch <= (max_batch or p.batch_cap(s.engine))
+    engine_cap = max_batch or p.batch_cap(s.engine, s.hw)
+    cap = min(mem.max_batch, engine_cap)
+    kv_bound = mem.max_batch <= engine_cap
 
     def ok(b: float) -> tuple[bool, bool]:
         pt = operating_point(s, input_len, output_len, b, percentile, cap if ttft_ms is not None else None)
