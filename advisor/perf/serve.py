@@ -48,6 +48,8 @@ class Hardware:
     vendor: str = ""
     matmul_fraction: dict = field(default_factory=dict)  # precision -> measured best GEMM rate / dense peak (MAMF; absent: 1)
     rate_notes: dict = field(default_factory=dict)       # precision -> the catalog's note on a missing (null) rate
+    generation: str = ""                                 # the catalog architecture's first word (hopper, cdna3, ...)
+    evidence: str = "datasheet"                          # same_generation when published runs of its generation are fitted
 
 
 @dataclass(frozen=True)
@@ -75,6 +77,7 @@ class ServeParams:
     visible_memory_mib: dict = field(default_factory=dict)  # sourced: memory CUDA sees (nvidia-smi) where ECC or firmware takes a share, by GPU id
     kv_static: dict = field(default_factory=dict)  # sourced: engines with static shapes, whose KV is padded to a fixed total (tokens; 0: the request's I + O)
     max_batch_large_memory: dict = field(default_factory=dict)  # sourced: engine -> {min_gib, max_batch, not_on}
+    measured_software_share: float = 0.5  # derived: share of a user's measured deviation moved to every GPU
     notes: dict = field(default_factory=dict)
 
     def factor(self, engine: str) -> float:
@@ -161,10 +164,22 @@ class Setup:
     engine: str
     params: ServeParams
     plan: PrecisionPlan = field(init=False, repr=False, compare=False)
+    speed: float = field(init=False, repr=False, compare=False)   # the user's measured speed factor (1: none)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "plan", plan_precision(self.hw.name, self.hw.tflops, self.hw.rate_notes,
                                                         self.precision))
+        measured = self.model.speed(self.hw.name)
+        object.__setattr__(self, "speed", measured.factor if measured else 1.0)
+
+    def evidence(self, input_len: float, output_len: float) -> tuple[str, str | None]:
+        """(speed_evidence, the measurement it rests on): `measured` on a shape the user measured on
+        this GPU, `transferred` where a measurement moved the estimate, else the GPU's own."""
+        measured = self.model.speed(self.hw.name)
+        if measured is None:
+            return self.hw.evidence, None
+        exact = self.pp == 1 and (self.tp, int(input_len), int(output_len)) in measured.shapes
+        return ("measured" if exact else "transferred"), measured.source
 
     @property
     def served(self) -> str:
@@ -201,7 +216,8 @@ def decode_step(s: Setup, batch: float, context: float) -> dict:
     host_s = (s.params.step_overhead_ms + s.params.layer_overhead_us * 1e-3 * stage_layers
               + s.params.seq_overhead(s.engine) * 1e-3 * batch) * 1e-3
     step = max(compute_s, memory_s) + comm_s + host_s
-    return {"compute_s": compute_s, "memory_s": memory_s, "comm_s": comm_s, "step_s": step}
+    k = 1.0 / s.speed   # a user's measurement scales every part of the step alike
+    return {"compute_s": compute_s * k, "memory_s": memory_s * k, "comm_s": comm_s * k, "step_s": step * k}
 
 
 def prefill(s: Setup, tokens: float) -> dict:
@@ -218,8 +234,9 @@ def prefill(s: Setup, tokens: float) -> dict:
     read = ((m.params - m.expert_params) + m.expert_params * experts_touched(m, tokens)) * wb / (tp * pp)
     memory_s = read / s.bandwidth()
     comm_s = _allreduce_s(tokens, m, s.hw, tp, pp, s.params)
-    return {"compute_s": compute_s, "memory_s": memory_s, "comm_s": comm_s,
-            "busy_s": batched_s + comm_s, "latency_s": max(compute_s, memory_s) + comm_s}
+    k = 1.0 / s.speed
+    return {"compute_s": compute_s * k, "memory_s": memory_s * k, "comm_s": comm_s * k,
+            "busy_s": (batched_s + comm_s) * k, "latency_s": (max(compute_s, memory_s) + comm_s) * k}
 
 
 def z_score(percentile: float) -> float:
@@ -308,6 +325,8 @@ class ReplicaResult:
     slots: int            # sequences in flight the engine admits: KV room and the engine's batch cap
     precision: str = ""   # the precision weights and KV cache are served at (the job's, or a wider one)
     warnings: list = field(default_factory=list)   # [{code, message}] the plan shows beside this replica
+    speed_evidence: str = "datasheet"   # measured | transferred | same_generation | datasheet
+    speed_source: str | None = None     # the user's measurement the speed rests on (measured, transferred)
 
 
 def _limit_of_step(dec: dict) -> str:
@@ -362,5 +381,6 @@ def replica_capacity(s: Setup, input_len: float, output_len: float, ttft_ms: flo
     limit = limit or _limit_of_step(pt["decode"])
     kv_gb = best * mem.kv_per_seq_gb   # each stage caches its own layers for every sequence
     warnings = [{"rule": None, "code": "precision-not-on-gpu", "message": s.plan.warning}] if s.plan.warning else []
+    evidence, source = s.evidence(input_len, output_len)
     return ReplicaResult(lam, s.gpus, s.tp, s.pp, best, mem.max_batch, pt["ttft_s"] * 1e3, pt["tpot_s"] * 1e3,
-                         limit, pt, kv_gb, mem.weights_gb, s.engine, cap, s.served, warnings)
+                         limit, pt, kv_gb, mem.weights_gb, s.engine, cap, s.served, warnings, evidence, source)

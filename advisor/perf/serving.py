@@ -12,6 +12,7 @@ from functools import lru_cache
 
 from advisor.data.catalog import Catalog, load_catalog
 from advisor.errors import InputError
+from advisor.inputs.jobs import ServeJob
 from advisor.inputs.loader import load_yaml_file
 from advisor.data.estimator import Params
 from advisor.perf.estimate import params_from, require_gpu
@@ -24,7 +25,8 @@ from advisor.perf.serve import (
     replica_capacity,
 )
 from advisor.perf.precision import plan_precision
-from advisor.perf.training import achievable_fraction
+from advisor.perf.measured import calibrated_gpus, transfer
+from advisor.perf.training import achievable_fraction, generation
 
 TP_SIZES = (1, 2, 4, 8, 16, 32, 64)
 # Catalog memory sizes are the vendors' "GB", which for HBM and GDDR parts are binary: an "80 GB" H100
@@ -70,13 +72,15 @@ def hardware(gpu, catalog=None) -> Hardware:
     ic = gpu.interconnect
     tflops = {k: f.value for k, f in gpu.tensor_tflops.items() if f.value}
     notes = {k: f.note for k, f in gpu.tensor_tflops.items() if not f.value and f.note}
+    cat = catalog if catalog is not None else load_catalog()
+    fitted = {generation(cat.gpus[g]) for g in calibrated_gpus() if g in cat.gpus}
     return Hardware(name=gpu.id, memory_gb=memory_bytes_gb(gpu.id, gpu.memory_gb.value or 0.0),
                     bandwidth_gbps=gpu.memory_bandwidth_gbps.value or 0.0, tflops=tflops,
                     link_gbps=(ic.link_gbps.value or 0.0) if ic.link != "none" else 0.0,
                     link_domain=int(ic.link_domain.value or 1), pcie_gbps=ic.pcie_gbps.value or 32.0,
                     p2p=bool(ic.p2p.value) if ic.p2p.value is not None else True, vendor=gpu.vendor,
-                    matmul_fraction=matmul_fraction(gpu, params_from(catalog if catalog is not None else load_catalog())),
-                    rate_notes=notes)
+                    matmul_fraction=matmul_fraction(gpu, params_from(cat)), rate_notes=notes,
+                    generation=generation(gpu), evidence="same_generation" if generation(gpu) in fitted else "datasheet")
 
 
 def default_engine(hw: Hardware, params: ServeParams) -> str:
@@ -164,10 +168,13 @@ def serve_estimate(model: str | ServeModel, gpu, count: int, precision: str, inp
     r = best_layout(m, hw, count, precision, input_len, output_len, ttft_ms, tpot_ms, percentile,
                     tensor_parallel, engine, params, max_batch)
     plan = plan_precision(hw.name, hw.tflops, hw.rate_notes, precision)
+    evidence, source = Setup(m, hw, precision, tensor_parallel or 1, 1, engine or default_engine(hw, params),
+                             params).evidence(input_len, output_len)
     out = {"kind": "serve", "model": m.name, "gpu": hw.name, "gpu_count": count, "precision": precision,
            "input_len": input_len, "output_len": output_len,
            "slo": {"ttft_ms": ttft_ms, "tpot_ms": tpot_ms, "percentile": percentile} if slo else None,
            "engine": engine or default_engine(hw, params), "served_precision": plan.served,
+           "speed_evidence": evidence, "speed_source": source,
            "compute_precision": plan.compute,
            "warnings": [{"code": "precision-not-on-gpu", "message": plan.warning}] if plan.warning else []}
     if r is None:
@@ -201,7 +208,41 @@ def serve_estimate(model: str | ServeModel, gpu, count: int, precision: str, inp
                 "decode": {"compute_s": rnd(dec["compute_s"]), "memory_s": rnd(dec["memory_s"]),
                            "comm_s": rnd(dec["comm_s"]), "step_s": rnd(dec["step_s"])}},
             "limited_by": r.limited_by, "tensor_parallel": r.tp, "pipeline_parallel": r.pp,
-            "replicas": replicas, "idle_gpus": count - replicas * r.gpus}
+            "replicas": replicas, "idle_gpus": count - replicas * r.gpus,
+            "speed_evidence": r.speed_evidence, "speed_source": r.speed_source}
+
+
+def serving_model(job: ServeJob, catalog: Catalog, where: str = "jobs[0]", params: ServeParams | None = None) -> ServeModel:
+    """What a serving job (advisor.inputs.jobs.ServeJob) is served as: its preset, and when it carries
+    `measured:` runs, every catalog GPU's speed factor from them (advisor/perf/measured.py). The
+    optimizer's candidate builder passes this model to `replica_rate`, which applies the factors."""
+    import dataclasses
+
+    model = load_model(job.model, catalog)
+    if not job.measured:
+        return model
+    params = params or load_params()
+    factors = []
+    for k, run in enumerate(job.measured):
+        at = f"{where}.measured[{k}]"
+        if run.gpu not in catalog.gpus:
+            from advisor.errors import suggest
+            raise InputError(f"{at}.gpu: unknown GPU id {run.gpu!r}{suggest(run.gpu, catalog.gpus)}", field=f"{at}.gpu")
+        gpu = catalog.gpus[run.gpu]
+        try:
+            est = serve_estimate(model, hardware(gpu, catalog), run.count, job.precision, run.input_len, run.output_len,
+                                 tensor_parallel=run.tensor_parallel, params=params)
+        except InputError as exc:
+            raise InputError(f"{at}: {exc}", field=at) from None
+        if not est["fits"] or est["tensor_parallel"] != run.tensor_parallel or est["pipeline_parallel"] != 1:
+            raise InputError(f"{at}: {model.name} at {job.precision} on {run.count} x {run.gpu} with tensor parallelism "
+                             f"{run.tensor_parallel} is not a layout the serving model can run "
+                             f"({est.get('reason') or 'it needs pipeline stages'}); check gpu, count and tensor_parallel",
+                             field=at)
+        factors.append((run.gpu, generation(gpu), run.output_tokens_per_s / est["output_tokens_per_s"], run))
+    gens = {gid: generation(g) for gid, g in catalog.gpus.items()}
+    speeds = transfer(factors, gens, params.measured_software_share)
+    return dataclasses.replace(model, speeds=tuple(sorted(speeds.items())))
 
 
 def estimate_serving(*, gpu: str | None = None, count: int = 1, model: str | None = None, params=None,
