@@ -37,6 +37,10 @@ FACTORS = {
 
 
 CROSSOVER_GPUS = ("rtx-4090", "a100-80gb-sxm", "h100-sxm", "a100-80gb-pcie", "h100-pcie")
+# the article's sweep (docs/article.md): one preset per size from GPT-2 124M to Llama 3.1 405B; the
+# other presets (Llama 2, Llama 3.1/3.3 at sizes already swept, mixtures of experts) by --model
+CROSSOVER_MODELS = ("gpt2-124m", "gpt2-350m", "gpt2-774m", "gpt2-1558m", "mpt-1b", "mpt-3b", "mpt-7b", "mpt-13b",
+                    "mpt-30b", "llama-3-8b", "llama-3-70b", "llama-3.1-405b")
 
 
 def _losing_factor(spec: JobSpec, focus: GPU, winner: GPU, p: Params, n: int) -> str:
@@ -174,7 +178,8 @@ def crossover(*, tokens: str = "10B", max_gpus: int = 8, gpus: list[str] | None 
         raise InputError(f"`focus`: {focus} must be one of the GPUs swept ({', '.join(gpus)})", field="focus")
     for name in models or []:
         spec_from_flags(catalog, model=name)   # an unknown preset is reported as `model`
-    models = models or sorted(catalog.models, key=lambda m: catalog.models[m].params)
+    models = ([catalog.model_id(m) for m in models] if models else
+              sorted((m for m in CROSSOVER_MODELS if m in catalog.models), key=lambda m: (catalog.models[m].params, m)))
     p = params_from(catalog)
     focus_gpu = catalog.gpu(focus)
     points: list[dict[str, Any]] = []

@@ -31,9 +31,17 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from advisor.data.catalog import load_catalog  # noqa: E402
-from advisor.perf.kv import load_model  # noqa: E402
+from advisor.perf.kv import load_model, weight_bytes  # noqa: E402
 from advisor.perf.serve import Setup, decode_step, operating_point, prefill  # noqa: E402
 from advisor.perf.serving import hardware, load_params, serve_estimate  # noqa: E402
+from bench.serving_report import (  # noqa: E402
+    bandwidth_baseline,
+    baseline_text,
+    ratio_pairs,
+    ratio_text,
+    software_share,
+    write_results,
+)
 
 CSV = ROOT / "catalog" / "serving_calibration.csv"
 FREE = ("decode_bandwidth_efficiency", "decode_compute_efficiency", "prefill_compute_efficiency", "step_overhead_ms",
@@ -85,7 +93,25 @@ def row_params(r: dict, params):
     frac = (r.get("kv_memory_fraction") or "").split(":")[0].strip()
     if frac:
         params = dataclasses.replace(params, usable_memory_fraction=float(frac))
+    steps = (r.get("scheduler_steps") or "").split(":")[0].strip()
+    if steps:   # vLLM multi-step scheduling: the host loop runs once per `steps` decode steps
+        host = dict(params.engine_seq_overhead_us)
+        host[r["engine"]] = params.seq_overhead(r["engine"]) / float(steps)
+        params = dataclasses.replace(params, engine_seq_overhead_us=host)
     return params
+
+
+def vllm_memory_fraction(r: dict, params, hw, model, tp: int | None):
+    """vLLM's gpu_memory_utilization u is the share of ALL memory its executor may take (weights,
+    activations, KV cache); the model's usable fraction f is the KV cache's share of what weights and
+    overhead leave: f = (u M - W - o) / (M - W - o)."""
+    u = (r.get("gpu_memory_utilization") or "").split(":")[0].strip()
+    if not u:
+        return params
+    setup = Setup(model, hw, r["precision"], tp or 1, 1, r["engine"], params)
+    w = weight_bytes(model, setup.served) / (tp or 1) / 1e9
+    free = hw.memory_gb - w - params.overhead_gb
+    return dataclasses.replace(params, usable_memory_fraction=max(0.05, (float(u) * hw.memory_gb - w - params.overhead_gb) / free))
 
 
 def predict(r: dict, params, catalog, lengths: dict | None = None, limits: bool = False) -> float | None:
@@ -97,8 +123,9 @@ def predict(r: dict, params, catalog, lengths: dict | None = None, limits: bool 
     if (r.get("scale_up_link") or "").startswith("none"):   # the system description lists no GPU-GPU link
         hw = dataclasses.replace(hw, link_gbps=0.0, link_domain=1)
     params = row_params(r, params)
-    model = load_model(r["model"])
+    model = load_model(r["model"], catalog)
     count, tp = int(r["gpu_count"]), int(r["tensor_parallel"]) if r["tensor_parallel"] else None
+    params = vllm_memory_fraction(r, params, hw, model, tp)
     I, O = _f(r["input_len"]) or (lengths or {})[r["input_len_group"]], _f(r["output_len"])
     cap = int(float(r["max_batch"])) if r["max_batch"] else None
     if r["kind"] in ("offline", "server"):
@@ -146,8 +173,10 @@ def vector(params) -> list[float]:
             + [params.seq_overhead(e) for e in HOST_ENGINES])
 
 
-def fit(train: list[dict], params, catalog, lengths: dict | None = None):
-    """(parameters, fitted mean prompt per data set without a sourced one) on the `train` rows."""
+def fit(train: list[dict], params, catalog, lengths: dict | None = None, max_nfev: int = 60):
+    """(parameters, fitted mean prompt per data set without a sourced one) on the `train` rows; a fold
+    starts from the shipped values and stops after `max_nfev` evaluations, the shipped fit (`--fit`)
+    runs to convergence."""
     import numpy as np
     from scipy.optimize import least_squares
 
@@ -182,7 +211,7 @@ def fit(train: list[dict], params, catalog, lengths: dict | None = None):
           + [LENGTH_BOUNDS[g][1] for g in groups])
     x0 = np.clip(x0, lb, ub)
     scale = [1.0] * h + [10.0] * len(HOST_ENGINES) + [100.0] * len(groups)
-    sol = least_squares(res, x0, bounds=(lb, ub), loss="soft_l1", f_scale=0.1, diff_step=1e-3, max_nfev=60,
+    sol = least_squares(res, x0, bounds=(lb, ub), loss="soft_l1", f_scale=0.1, diff_step=1e-3, max_nfev=max_nfev,
                         x_scale=np.array(scale))
     # engines without a training row keep the reference factor 1.0 (what a held-out engine gets) and
     # the common host time per sequence
@@ -317,7 +346,7 @@ def main() -> None:
     a = ap.parse_args()
     catalog, params = load_catalog(), load_params()
     if a.fit:
-        p, ln = fit([r for r in rows() if r["fit"] == "yes"], params, catalog)
+        p, ln = fit([r for r in rows() if r["fit"] == "yes"], params, catalog, max_nfev=400)
         print("fitted mean prompt (not a model parameter):", {g: round(v, 1) for g, v in ln.items()})
         for k in FREE:
             print(f"{k}: {getattr(p, k):.4f}")
@@ -326,8 +355,16 @@ def main() -> None:
         print("engine_seq_overhead_us:", {e: round(p.seq_overhead(e), 4) for e in HOST_ENGINES})
         return
     res = report(params, catalog, not a.no_loso)
-    text = summarise(res, not a.no_loso) + "\n\n" + ranks(res)
+    data = rows()
+    pairs = ratio_pairs(data, res, catalog)
+    base = bandwidth_baseline(data, catalog, lambda name: load_model(name, catalog))
+    share = software_share(data, res)
+    text = (summarise(res, not a.no_loso) + "\n\n" + baseline_text(data, base) + "\n\n" + ranks(res) + "\n\n"
+            + ratio_text(pairs) + "\n\n" + f"Residual spread between sources: {share:.2f} of the spread between "
+            "sources and GPU types together (serving_estimator.yaml `measured_software_share`).")
     print(text)
+    if a.out and not a.no_loso:
+        write_results(data, res, pairs, base, share)
     if a.out:
         doc = Path(a.out).read_text()
         block = f"{BEGIN}\n{text}\n{END}"

@@ -249,3 +249,13 @@ def test_first_token_waits_for_the_running_step_and_then_rides_a_batched_step():
     idle = operating_point(s, 1000, 300, 1e-6)
     assert idle["ttft_s"] == pytest.approx(d0 + max(pre["latency_s"], d0 + pre["busy_s"]), rel=1e-6)
     assert math.isfinite(idle["ttft_s"])
+
+
+def test_vllm_default_cap_rises_on_large_memory_gpus():
+    """vLLM's EngineArgs.get_batch_defaults: max_num_seqs 1024 from 70 GiB (A100s excepted), else 256."""
+    from advisor.data.catalog import load_catalog
+    from advisor.perf.serving import hardware
+    c, p = load_catalog(), load_params()
+    caps = {g: p.batch_cap("vllm", hardware(c.gpus[g], c)) for g in ("mi300x", "h100-sxm", "a100-80gb-sxm", "l40s")}
+    assert caps == {"mi300x": 1024, "h100-sxm": 1024, "a100-80gb-sxm": 256, "l40s": 256}
+    assert p.batch_cap("tensorrt-llm", hardware(c.gpus["mi300x"], c)) == 2048

@@ -1,41 +1,64 @@
-"""catalog/serving_accuracy.yaml (the serving error every plan quotes) is written by hand from the
-table bench/serving_accuracy.py generates in docs/accuracy.md: the two must not drift apart."""
+"""catalog/serving_accuracy.yaml (the serving error every plan quotes, written by
+bench/serving_accuracy.py --out) holds the held-out predictions and GPU pairs its summary comes from:
+the summary must be what those give, and the pairs what the calibration data pairs."""
 from __future__ import annotations
 
+import csv
+import statistics
 from pathlib import Path
 
 import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
-BEGIN, END = "<!-- serving-accuracy:begin -->", "<!-- serving-accuracy:end -->"
 
 
-def _generated_rows() -> dict[str, list[str]]:
-    doc = (ROOT / "docs" / "accuracy.md").read_text()
-    block = doc[doc.index(BEGIN) + len(BEGIN):doc.index(END)]
-    rows = {}
-    for line in block.splitlines():
-        cells = [c.strip() for c in line.strip().strip("|").split("|")]
-        if len(cells) == 6 and cells[0] in ("offline", "server"):
-            rows[cells[0]] = cells   # kind, rows, in-sample, leave-one-source-out, LOSO median, worst
-    return rows
+def _quoted() -> dict:
+    return yaml.safe_load((ROOT / "catalog" / "serving_accuracy.yaml").read_text(encoding="utf-8"))
 
 
-def test_quoted_serving_error_is_the_generated_table():
-    quoted = yaml.safe_load((ROOT / "catalog" / "serving_accuracy.yaml").read_text())
-    rows = _generated_rows()
-    assert set(rows) == {"offline", "server"}
+def _calibration() -> dict[str, dict]:
+    with open(ROOT / "catalog" / "serving_calibration.csv", newline="", encoding="utf-8") as f:
+        return {r["id"]: r for r in csv.DictReader(f)}
+
+
+def _pct(x: float) -> str:
+    return f"{x * 100:.1f}%"
+
+
+def test_quoted_means_are_the_held_out_rows():
+    q, cal = _quoted(), _calibration()
+    scored = {i: r for i, r in cal.items() if r["fit"] == "yes" and r["kind"] in ("offline", "server")
+              and not r["excluded_because"]}
+    assert set(q["rows"]) == set(scored)
     for kind in ("offline", "server"):
-        assert quoted[f"{kind}_mape"] == rows[kind][3], kind
-        assert quoted[f"{kind}_median"] == rows[kind][4], kind
+        ape = [abs(v["held_out"] / v["measured"] - 1) for i, v in q["rows"].items() if scored[i]["kind"] == kind]
+        assert q[f"{kind}_mape"] == _pct(statistics.mean(ape)), kind
+        assert q[f"{kind}_median"] == _pct(statistics.median(ape)), kind
+        base = [abs(v["baseline"] / v["measured"] - 1) for i, v in q["rows"].items() if scored[i]["kind"] == kind]
+        assert q[f"{kind}_baseline_mape"] == _pct(statistics.mean(base)), kind
+    assert all(v["measured"] == float(scored[i]["measured"]) for i, v in q["rows"].items())
 
 
-def test_targets_table_quotes_the_same_means():
-    """The hand-written targets table of the Serving section states the same held-out means."""
-    doc = (ROOT / "docs" / "accuracy.md").read_text()
-    serving = doc[doc.index("## Serving"):doc.index(BEGIN)]
-    quoted = yaml.safe_load((ROOT / "catalog" / "serving_accuracy.yaml").read_text())
-    offline = next(line for line in serving.splitlines() if line.startswith("| offline throughput"))
-    server = next(line for line in serving.splitlines() if line.startswith("| throughput under the SLO"))
-    assert f"{quoted['offline_mape']} mean, {quoted['offline_median']} median" in offline
-    assert f"{quoted['server_mape']} mean, {quoted['server_median']} median" in server
+def test_ratio_summary_is_the_pairs():
+    """Each pair is two GPU types on one model, scenario and limits; its model ratio is the held-out
+    predictions' per-GPU ratio; the within-25% count and mean error follow from the measured data."""
+    q, cal = _quoted(), _calibration()
+    errors = []
+    for p in q["pairs"]:
+        a, b = cal[p["a"]], cal[p["b"]]
+        assert a["gpu"] < b["gpu"]
+        assert (a["model"], a["kind"], a["slo_ttft_ms"], a["slo_tpot_ms"]) == (b["model"], b["kind"], b["slo_ttft_ms"],
+                                                                             b["slo_tpot_ms"])
+        model = (q["rows"][p["a"]]["held_out"] / int(a["gpu_count"])) / (q["rows"][p["b"]]["held_out"] / int(b["gpu_count"]))
+        assert abs(model / p["model"] - 1) < 1e-4
+        measured = (float(a["measured"]) / int(a["gpu_count"])) / (float(b["measured"]) / int(b["gpu_count"]))
+        errors.append(abs(model / measured - 1))
+    assert q["ratio_pairs"] == len(errors) and q["ratio_within_25"] == sum(e <= 0.25 for e in errors)
+    assert q["ratio_mean_error"] == _pct(statistics.mean(errors))
+
+
+def test_plans_quote_the_offline_and_server_errors():
+    """explain/serving.py quotes offline_mape and server_mape beside every extrapolated serving rate."""
+    q = _quoted()
+    for key in ("offline_mape", "server_mape"):
+        assert q[key].endswith("%") and 0 < float(q[key][:-1]) < 100

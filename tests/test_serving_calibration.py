@@ -32,13 +32,42 @@ def test_run_latencies_are_the_quoted_loadgen_percentiles():
         assert abs(float(r["run_ttft_ms"]) - _quoted_ms(r["quote"], "first token latency", pc)) < 0.051, r["id"]
         assert abs(float(r["run_tpot_ms"]) - _quoted_ms(r["quote"], "time to output token", pc)) < 0.051, r["id"]
         checked += 1
-    assert checked == 30
+    assert checked == 38
 
 
 def test_every_fitted_server_row_has_its_run_latencies_within_its_limits():
     servers = [r for r in _rows() if r["kind"] == "server" and r["fit"] == "yes" and not r["excluded_because"]]
-    assert len(servers) == 14
+    assert len(servers) == 22
     for r in servers:
         assert 0 < float(r["run_ttft_ms"]) <= float(r["slo_ttft_ms"]), r["id"]
         assert 0 < float(r["run_tpot_ms"]) <= float(r["slo_tpot_ms"]), r["id"]
         assert "Result is : VALID" in r["quote"], r["id"]
+
+
+def _setting(cell: str) -> float:
+    """A published engine setting cell: 'VALUE: where it was read (file or quote)'."""
+    value, _, where = cell.partition(":")
+    assert where.strip(), cell
+    return float(value)
+
+
+def test_engine_settings_carry_their_sources():
+    """The vLLM settings a run published (multi-step scheduling, memory utilization) are numbers with
+    the harness file they were read from; every fitted row with its own sequence cap says where it came from."""
+    rows = _rows()
+    steps = [r for r in rows if r["scheduler_steps"]]
+    utils = [r for r in rows if r["gpu_memory_utilization"]]
+    assert {r["source_group"] for r in steps} == {"mlperf51-amd"} and len(steps) == 8
+    assert all(1 <= _setting(r["scheduler_steps"]) <= 32 and r["engine"] == "vllm" for r in steps)
+    assert all("harness" in r["scheduler_steps"] or "inference_results" in r["scheduler_steps"] for r in steps)
+    assert all(0.5 < _setting(r["gpu_memory_utilization"]) <= 1.0 and r["engine"] == "vllm" for r in utils)
+    for r in rows:
+        if r["fit"] == "yes" and r["max_batch"] and r["source_group"] in ("mlperf41-amd", "mlperf51-amd", "mlperf51-hpe"):
+            assert f"{int(float(r['max_batch']))}" in r["note"], r["id"]
+
+
+def test_amd_v41_caps_are_the_harness_defaults():
+    """AMD's MLPerf v4.1 harness (mainVllmFp8_Offline.py: max_num_seqs 2048; mainVllmFp8_SyncServer.py:
+    --max-num-seqs default 1024), not vLLM's own default of 256."""
+    caps = {r["kind"]: int(r["max_batch"]) for r in _rows() if r["source_group"] == "mlperf41-amd"}
+    assert caps == {"offline": 2048, "server": 1024}

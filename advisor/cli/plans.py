@@ -161,7 +161,7 @@ def schema(what, catalog_file, debug):
         from advisor.contract import plan_schema
         doc = plan_schema()
     else:
-        doc = workload_schema(gpus=sorted(catalog.gpus), presets=sorted(catalog.models))
+        doc = workload_schema(gpus=sorted(catalog.gpus), presets=sorted(catalog.models) + sorted(catalog.model_aliases))
     click.echo(json.dumps(doc, indent=2, sort_keys=True, ensure_ascii=False))
 
 

@@ -195,7 +195,7 @@ def compare(gpus, preset, params, layers, hidden, seq_len, precision, prices, de
 @click.option("--max-gpus", type=click.IntRange(1, MAX_GPU_COUNT), default=8, show_default=True)
 @click.option("--gpu", "gpus", multiple=True,
               help="GPUs to choose among [rtx-4090, a100-80gb-sxm, h100-sxm, a100-80gb-pcie, h100-pcie].")
-@click.option("--model", "models", multiple=True, help="Model presets to sweep [every preset, by size].")
+@click.option("--model", "models", multiple=True, help="Model presets to sweep [the article's 12, GPT-2 124M to Llama 3.1 405B, by size].")
 @click.option("--deployment", type=click.Choice(["office", "datacenter", "cloud"]), default="office", show_default=True)
 @click.option("--ownership", type=click.Choice(["buy", "rent", "any"]), default="buy", show_default=True)
 @click.option("--deadline", default=None, help="Deadline for every model, e.g. 30d.")
@@ -240,12 +240,13 @@ def crossover(tokens, max_gpus, gpus, models, deployment, ownership, deadline, f
 @main.group("models", invoke_without_command=True)
 @click.pass_context
 def models_group(ctx):
-    """Model presets (what `model: NAME` in a workload and `--model` mean), with their sources.
+    """Model presets (what `model: NAME` in a workload and `--model` mean), each usable for training
+    and serving, with their shapes, serving figures, other names and sources.
 
     \b
     Examples:
       advisor models
-      advisor models show llama-3-8b --format json
+      advisor models show llama-3.1-70b --format json
     """
     if ctx.invoked_subcommand is None:
         ctx.invoke(models_list)
@@ -270,18 +271,17 @@ def models_list(fmt="table", catalog_file=None, debug=False):
 @catalog_option
 @handled
 def models_show(preset, fmt, catalog_file, debug):
-    """Every figure of one preset and the sources it was read from.
+    """Every figure of one preset (by id or another name) and the sources it was read from.
 
     Exit status: 0 shown, 2 unknown preset.
     """
-    from advisor.data.catalog_view import presets
-    from advisor.errors import InputError, suggest
+    from advisor.data.catalog_view import preset_view
+    from advisor.errors import InputError
     from advisor.present.listings import models_text
 
     catalog, _ = load(catalog_file)
-    data = presets(catalog)
-    found = [m for m in data["models"] if m["id"] == preset]
-    if not found:
-        raise InputError(f"unknown model preset {preset!r}{suggest(preset, catalog.models)}; "
-                         "`advisor models` lists them", field="preset")
-    emit(found[0], fmt, lambda rec, f: models_text({"models": [rec]}, "show"))
+    try:
+        found = preset_view(catalog, preset)
+    except InputError as exc:
+        raise InputError(str(exc), field="preset") from None
+    emit(found, fmt, lambda rec, f: models_text({"models": [rec]}, "show"))

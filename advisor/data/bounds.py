@@ -43,7 +43,10 @@ ASSUMPTION_RANGES = {
     "USD/kW-month": (0.0, 10_000.0, "USD/kW-month"),
 }
 MODEL_RANGES = {"params": (1, 10 ** 14), "layers": (1, 1000), "hidden": (1, 200_000), "heads": (1, 2048),
-                "kv_heads": (1, 2048), "ffn": (1, 1_000_000), "vocab": (1, 10_000_000), "seq_len": (1, 10_000_000)}
+                "kv_heads": (1, 2048), "ffn": (1, 1_000_000), "vocab": (1, 10_000_000), "seq_len": (1, 10_000_000),
+                "head_dim": (1, 65_536), "max_context": (1, 100_000_000), "active_params": (1, 10 ** 14),
+                "experts": (0, 100_000), "experts_per_token": (0, 100_000), "expert_params": (0, 10 ** 14),
+                "kv_elements": (1, 10_000_000)}
 
 # sizes that drive work: candidates, MILP columns and the explanations' re-solves grow with them
 MAX_GPU_TYPES = 120       # the built-in catalog holds 28; planning time grows about quadratically

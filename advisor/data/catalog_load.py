@@ -18,6 +18,7 @@ from advisor.data.catalog_parts import (
     GPU,
     Assumption,
     Catalog,
+    ModelAlias,
     ModelPreset,
     Server,
     Source,
@@ -30,7 +31,7 @@ from advisor.inputs.loader import load_yaml_file
 _FILES = ("gpus.yaml", "servers.yaml", "models.yaml", "sources.yaml", "assumptions.yaml", "estimator.yaml",
           "economics.yaml")
 _LISTS = ("gpus", "servers")                    # lists of entries, each with an `id`
-_MAPPINGS = ("models", "sources", "assumptions", "estimator")   # mappings of id to entry
+_MAPPINGS = ("models", "model_aliases", "sources", "assumptions", "estimator")   # mappings of id to entry
 
 
 Raw = dict[str, Any]   # the merged documents, before validation
@@ -125,7 +126,8 @@ def _validate(raw: Raw, name: str) -> Catalog:
     check_sizes(raw, name)
     sections: dict[str, dict[str, Any]] = {}
     for key, model, label in (("gpus", GPU, "GPU"), ("servers", Server, "server"), ("models", ModelPreset, None),
-                              ("sources", Source, None), ("assumptions", Assumption, None)):
+                              ("model_aliases", ModelAlias, "model alias"), ("sources", Source, None),
+                              ("assumptions", Assumption, None)):
         sections[key] = {}
         for item_id, entry in sorted(raw[key].items()):
             try:
@@ -146,6 +148,7 @@ def _validate(raw: Raw, name: str) -> Catalog:
                 raise InputError(f"{name}: server {sid!r}, field compatible_gpus[{i}]: {gid} is a "
                                  f"{gpus[gid].form_factor} part, but the server takes {server.gpu_form_factor} GPUs",
                                  file=name, field=where)
+    _check_aliases(sections, name)
     for key in ("gpus", "servers", "models", "assumptions"):
         for item_id, entry in sorted(raw[key].items()):
             for path, sid in _source_ids(entry, f"{key}[{item_id}]"):
@@ -172,8 +175,21 @@ def _validate(raw: Raw, name: str) -> Catalog:
     check_catalog(sections, name)
     digest = hashlib.sha256(json.dumps(raw, sort_keys=True, default=str).encode()).hexdigest()[:16]
     return Catalog(digest=digest, estimator=raw["estimator"], economics=economics, gpus=sections["gpus"],
-                   servers=sections["servers"], models=sections["models"], sources=sections["sources"],
-                   assumptions=sections["assumptions"])
+                   servers=sections["servers"], models=sections["models"], model_aliases=sections["model_aliases"],
+                   sources=sections["sources"], assumptions=sections["assumptions"])
+
+
+def _check_aliases(sections: dict[str, dict[str, Any]], name: str) -> None:
+    """An alias names a preset that exists, and is not itself a preset's id."""
+    models = sections["models"]
+    for alias, entry in sorted(sections["model_aliases"].items()):
+        where = f"model_aliases[{alias}]"
+        if alias in models:
+            raise InputError(f"{name}: {where}: {alias!r} is a preset's id; an alias must be another name",
+                             file=name, field=where)
+        if entry.model not in models:
+            raise InputError(f"{name}: {where}.model: unknown model preset {entry.model!r}{suggest(entry.model, models)}",
+                             file=name, field=f"{where}.model")
 
 
 def _check_estimator(values: dict[str, Any], name: str) -> None:

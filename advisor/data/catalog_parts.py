@@ -115,6 +115,9 @@ class GPU(Strict):
 
 
 class ModelPreset(Strict):
+    """One model preset, for training and serving (catalog/models.yaml says what each field means).
+    The serving fields default to a dense model served up to its pre-training context."""
+
     params: int = Field(gt=0)
     layers: int = Field(gt=0)
     hidden: int = Field(gt=0)
@@ -124,7 +127,37 @@ class ModelPreset(Strict):
     vocab: int = Field(gt=0)
     seq_len: int = Field(gt=0)
     tied_embeddings: bool = False
+    head_dim: int | None = Field(default=None, gt=0)
+    max_context: int | None = Field(default=None, gt=0)
+    active_params: int | None = Field(default=None, gt=0)
+    experts: int = Field(default=0, ge=0)
+    experts_per_token: int = Field(default=0, ge=0)
+    expert_params: int = Field(default=0, ge=0)
+    kv_elements: int | None = Field(default=None, gt=0)
+    kv_split_by_tp: bool = True
     source: list[str] = Field(min_length=1)
+
+    @model_validator(mode="after")
+    def _consistent(self) -> ModelPreset:
+        if self.kv_heads is not None and self.heads % self.kv_heads:
+            raise ValueError(f"kv_heads ({self.kv_heads}) must divide heads ({self.heads})")
+        if self.active_params is not None and self.active_params > self.params:
+            raise ValueError(f"active_params ({self.active_params:,}) cannot exceed params ({self.params:,})")
+        if self.expert_params > self.params:
+            raise ValueError(f"expert_params ({self.expert_params:,}) cannot exceed params ({self.params:,})")
+        if (self.experts > 0) != (self.experts_per_token > 0) or self.experts_per_token > self.experts:
+            raise ValueError("a mixture of experts gives experts and experts_per_token (at most experts); "
+                             "a dense model neither")
+        if self.experts and not self.expert_params:
+            raise ValueError("a mixture of experts gives expert_params (the parameters in all routed experts)")
+        return self
+
+
+class ModelAlias(Strict):
+    """Another name of a preset (a benchmark's, a fine-tune's): `model` is the preset it stands for."""
+
+    model: str
+    note: str = Field(min_length=1)
 
 
 SOURCE_KINDS = ("primary", "secondary", "tertiary", "derived", "assumption")
@@ -203,6 +236,7 @@ class Catalog(Strict):
     gpus: dict[str, GPU]
     servers: dict[str, Server] = {}
     models: dict[str, ModelPreset]
+    model_aliases: dict[str, ModelAlias] = {}
     sources: dict[str, Source]
     assumptions: dict[str, Assumption]
     estimator: dict[str, Any]
@@ -224,6 +258,22 @@ class Catalog(Strict):
         except KeyError:
             raise InputError(f"unknown GPU id {gpu_id!r}{suggest(gpu_id, self.gpus)}; "
                              f"known ids: {', '.join(sorted(self.gpus))}", field="gpu") from None
+
+    def model_id(self, name: str) -> str:
+        """The preset id `name` means (itself, or the preset an alias stands for); an InputError
+        naming the close matches when it is neither."""
+        key = str(name).lower()
+        if key in self.models:
+            return key
+        if key in self.model_aliases:
+            return self.model_aliases[key].model
+        known = list(self.models) + list(self.model_aliases)
+        raise InputError(f"unknown model preset {name!r}{suggest(key, known)}; `advisor models` lists them",
+                         field="model")
+
+    def preset(self, name: str) -> ModelPreset:
+        """A preset by id or alias (see model_id)."""
+        return self.models[self.model_id(name)]
 
     def assumption(self, key: str) -> Assumption:
         return self.assumptions[key]

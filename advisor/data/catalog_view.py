@@ -235,13 +235,31 @@ def _economics_count(catalog: Catalog) -> int:
 
 
 def presets(catalog: Catalog) -> dict:
-    """`advisor models`: every model preset with its figures and sources."""
+    """`advisor models`: every model preset (each usable for training and serving) with its figures,
+    the serving figures resolved to the values the estimators use (kv_heads = heads, head_dim =
+    hidden / heads, active_params = params, max_context = seq_len where the preset gives none), the
+    other names it answers to, and its sources."""
+    aliases: dict[str, list[dict]] = {}
+    for alias in sorted(catalog.model_aliases):
+        entry = catalog.model_aliases[alias]
+        aliases.setdefault(entry.model, []).append({"id": alias, "note": entry.note})
     out = []
     for mid in sorted(catalog.models, key=lambda k: (catalog.models[k].params, k)):
         m = catalog.models[mid]
         fig = m.model_dump(exclude={"source"})
-        out.append({"id": mid, **fig, "sources": _sources(catalog, m.source)})
+        fig.update(kv_heads=m.kv_heads or m.heads, head_dim=m.head_dim or m.hidden // m.heads,
+                   active_params=m.active_params or m.params, max_context=m.max_context or m.seq_len)
+        out.append({"id": mid, **fig, "aliases": aliases.get(mid, []), "sources": _sources(catalog, m.source)})
     return {"models": out}
+
+
+def preset_view(catalog: Catalog, name: str) -> dict:
+    """`advisor models show NAME`: one preset by id or alias (an alias says which preset it names)."""
+    mid = catalog.model_id(name)
+    (found,) = [m for m in presets(catalog)["models"] if m["id"] == mid]
+    if mid != str(name).lower():
+        found = {**found, "alias": {"id": str(name).lower(), "note": catalog.model_aliases[str(name).lower()].note}}
+    return found
 
 
 def select(data: dict, *, name: str | None = None, vendor: str | None = None, min_memory: float | None = None,

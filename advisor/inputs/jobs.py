@@ -97,17 +97,39 @@ class Slo(Strict):
     percentile: float = Field(default=99, ge=50, lt=100)
 
 
+class MeasuredServing(Strict):
+    """The user's own serving benchmark: `count` GPUs of one type, `tensor_parallel` GPUs a replica,
+    at full load (a throughput run such as trtllm-bench or vllm bench throughput) on requests of
+    `input_len` prompt and `output_len` output tokens, at the job's precision."""
+    gpu: str = Field(min_length=1, max_length=100, description="a catalog GPU id, e.g. h100-sxm")
+    count: int = Field(gt=0, le=100_000, description="GPUs the run used")
+    tensor_parallel: int = Field(default=1, gt=0, le=64, description="GPUs per replica")
+    output_tokens_per_s: float = Field(gt=0, le=1e9, description="output tokens/s of all `count` GPUs together")
+    input_len: int = Field(gt=0, le=10_000_000, description="prompt tokens per request")
+    output_len: int = Field(gt=0, le=10_000_000, description="output tokens per request")
+    date: str | None = Field(default=None, max_length=40, description="when it was measured")
+    note: str | None = Field(default=None, max_length=500, description="engine, version, settings")
+
+    @model_validator(mode="after")
+    def _whole_replicas(self):
+        if self.count % self.tensor_parallel:
+            raise ValueError(f"count {self.count} is not a multiple of tensor_parallel {self.tensor_parallel}")
+        return self
+
+
 class ServeJob(Strict):
     """A model served to traffic under a latency SLO, for the horizon (or `months`)."""
     name: str | None = Field(default=None, min_length=1, max_length=200)
     kind: Literal["serve"]
-    model: str = Field(description="a serving preset (advisor estimate --kind serve --help lists them)")
+    model: str = Field(description="a model preset id or alias (`advisor models` lists them)")
     precision: Literal["bf16", "fp16", "fp8", "fp4", "int8", "int4"] = "bf16"
     traffic: Traffic
     slo: Slo = Slo.model_construct()   # (the defaults: no validator built at import)
     months: float | None = Field(default=None, gt=0, le=240, description="months of serving [the horizon]")
     off_peak_training_hours: float = Field(default=0, ge=0, le=24, description="hours a day (low traffic) in which "
                                            "training jobs may use this job's owned GPUs [0: never]")
+    measured: list[MeasuredServing] | None = Field(default=None, min_length=1, max_length=50, description=(
+        "your own throughput runs: used exactly on their GPU and shape, and moving the other GPUs' estimates"))
 
     @property
     def repeat(self) -> int:

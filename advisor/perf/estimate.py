@@ -56,6 +56,10 @@ def evaluate(job: JobSpec, gpu: GPU, count: int, p: Params) -> Estimate:
     notes = []
     if m.shape_inferred:
         notes.append("layers and hidden size were inferred from the parameter count; give them for a better estimate")
+    if m.active_params is not None:
+        notes.append(f"a mixture of experts: compute counts the {m.active_params:.3g} parameters a token is routed "
+                     f"through, memory all {m.params:.3g}; the all-to-all of expert parallelism is not modelled, so "
+                     "the speed is an upper bound")
     if m.params < 2 * m.embedding_params and not m.tied_embeddings:
         notes.append(f"{m.params:.3g} parameters hardly cover untied input and output embeddings of "
                      f"{m.vocab:,} x {m.hidden:,}: check params, vocab and hidden")

@@ -26,6 +26,7 @@ class ModelSpec:
     tied_embeddings: bool = False
     shape_inferred: bool = False
     name: str | None = None
+    active_params: float | None = None     # a mixture of experts: the parameters one token passes through
 
     @property
     def embedding_params(self) -> float:
@@ -34,8 +35,9 @@ class ModelSpec:
     @property
     def matmul_params(self) -> float:
         """Parameters that take part in a matrix multiply per token (the input lookup does not;
-        a tied output head does)."""
-        return max(0.0, self.params - (0 if self.tied_embeddings else self.embedding_params))
+        a tied output head does; a mixture of experts counts the experts a token is routed to)."""
+        used = self.active_params if self.active_params is not None else self.params
+        return max(0.0, used - (0 if self.tied_embeddings else self.embedding_params))
 
     @property
     def ffn_width(self) -> int:
@@ -79,15 +81,20 @@ class JobSpec:
 def resolve_model(job: Job, catalog: Catalog, where: str) -> ModelSpec:
     """A preset name or an explicit shape -> ModelSpec; a missing shape is inferred and said so."""
     if isinstance(job.model, str):
-        preset = catalog.models.get(job.model)
-        if preset is None:
+        try:
+            preset_id = catalog.model_id(job.model)
+        except InputError:
             from advisor.errors import suggest
-            raise InputError(f"{where}.model: unknown model preset {job.model!r}{suggest(job.model, catalog.models)}; "
+            known = list(catalog.models) + list(catalog.model_aliases)
+            raise InputError(f"{where}.model: unknown model preset {job.model!r}{suggest(job.model, known)}; "
                              f"presets: {', '.join(sorted(catalog.models))}; or give {{params: 7B, layers: 32, hidden: 4096}}",
-                             field=f"{where}.model")
+                             field=f"{where}.model") from None
+        preset = catalog.models[preset_id]
+        active = preset.active_params if preset.active_params not in (None, preset.params) else None
         return ModelSpec(params=preset.params, layers=preset.layers, hidden=preset.hidden, heads=preset.heads,
                          vocab=preset.vocab, seq_len=job.seq_len or preset.seq_len, ffn=preset.ffn,
-                         kv_heads=preset.kv_heads, tied_embeddings=preset.tied_embeddings, name=job.model)
+                         kv_heads=preset.kv_heads, tied_embeddings=preset.tied_embeddings, name=preset_id,
+                         active_params=active)
     shape = job.model
     inferred = shape.layers is None or shape.hidden is None
     hidden = shape.hidden
@@ -118,9 +125,10 @@ def spec_from_flags(catalog: Catalog, *, model: str | None = None, params=None, 
     if (model is None) == (params is None):
         raise InputError("give either `model` PRESET or `params` N (with optional `layers`/`hidden`/`seq_len`)",
                          field="model")
-    if model is not None and model not in catalog.models:
+    if model is not None and model not in catalog.models and str(model).lower() not in catalog.model_aliases:
         from advisor.errors import suggest
-        raise InputError(f"`model`: unknown model preset {model!r}{suggest(model, catalog.models)}; presets: "
+        known = list(catalog.models) + list(catalog.model_aliases)
+        raise InputError(f"`model`: unknown model preset {model!r}{suggest(model, known)}; presets: "
                          f"{', '.join(sorted(catalog.models))}", field="model")
     shape: Any = model if model is not None else {k: v for k, v in dict(
         params=params, layers=layers, hidden=hidden, seq_len=seq_len).items() if v is not None}

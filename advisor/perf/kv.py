@@ -5,14 +5,14 @@ Plain numbers and dataclasses only, so the arithmetic is testable without the ca
 """
 from __future__ import annotations
 
-import difflib
 import math
 from dataclasses import dataclass
 from functools import lru_cache
 
-from advisor.data.resources import data_dir
+from advisor.data.catalog import Catalog, load_catalog
+from advisor.data.catalog_parts import ModelPreset
 from advisor.errors import InputError
-from advisor.inputs.loader import load_yaml_file
+from advisor.perf.measured import Speed
 
 SERVE_PRECISIONS = ("bf16", "fp16", "fp8", "fp4", "int8", "int4")
 
@@ -27,7 +27,7 @@ KV_BYTES = {"bf16": 2.0, "fp16": 2.0, "fp8": 1.0, "fp4": 1.0, "int8": 2.0, "int4
 
 @dataclass(frozen=True)
 class ServeModel:
-    """A decoder-only transformer's shape as serving sees it (catalog/serving_models.yaml)."""
+    """A decoder-only transformer's shape as serving sees it (a preset of catalog/models.yaml)."""
 
     name: str
     params: float                 # total parameters: what memory holds
@@ -45,6 +45,11 @@ class ServeModel:
     kv_elements: int | None = None  # KV elements per token and layer (default 2 kv_heads head_dim)
     kv_split_by_tp: bool = True   # False: one latent vector per token, replicated by tensor parallelism
     max_context: int | None = None
+    speeds: tuple[tuple[str, Speed], ...] = ()   # GPU id -> the user's measured speed (advisor/perf/measured.py)
+
+    def speed(self, gpu_id: str) -> Speed | None:
+        """The measured (or transferred) speed factor for a GPU type, None without a measurement."""
+        return next((sp for gid, sp in self.speeds if gid == gpu_id), None)
 
     @property
     def kv_elements_per_layer(self) -> int:
@@ -100,32 +105,32 @@ def memory(model: ServeModel, precision: str, memory_gb: float, tp: int, pp: int
 
 # ----------------------------------------------------------------------------- presets
 
-@lru_cache(maxsize=1)
-def _presets_raw() -> dict:
-    return load_yaml_file(data_dir("catalog") / "serving_models.yaml", "catalog file") or {}
+def serve_model(preset_id: str, preset: ModelPreset) -> ServeModel:
+    """The serving view of a catalog preset (catalog/models.yaml): a dense model unless it names
+    experts; head width hidden / heads and context its pre-training length unless given."""
+    return ServeModel(name=preset_id, params=float(preset.params),
+                      active_params=float(preset.active_params or preset.params), layers=preset.layers,
+                      hidden=preset.hidden, heads=preset.heads, kv_heads=preset.kv_heads or preset.heads,
+                      head_dim=preset.head_dim or preset.hidden // preset.heads, vocab=preset.vocab,
+                      ffn=preset.ffn or 0, experts=preset.experts, experts_per_token=preset.experts_per_token,
+                      expert_params=float(preset.expert_params), kv_elements=preset.kv_elements,
+                      kv_split_by_tp=preset.kv_split_by_tp, max_context=preset.max_context or preset.seq_len)
 
 
-def serving_sources() -> dict:
-    """{source id: {url, title}} for the serving presets."""
-    return dict(_presets_raw().get("sources") or {})
+@lru_cache(maxsize=64)
+def _builtin_model(name: str) -> ServeModel:
+    return load_model(name, load_catalog())
 
 
-def preset_names() -> list[str]:
-    return sorted(_presets_raw()["models"])
-
-
-def load_model(name: str) -> ServeModel:
-    """A preset (or a benchmark alias of one) from catalog/serving_models.yaml."""
-    raw = _presets_raw()
-    key = str(name).lower()
-    key = (raw.get("aliases") or {}).get(key, key)
-    if key not in raw["models"]:
-        close = difflib.get_close_matches(key, list(raw["models"]), n=1, cutoff=0.6)
-        hint = f" (did you mean {close[0]}?)" if close else ""
-        raise InputError(f"`model`: unknown serving model {name!r}{hint}; "
-                         f"known: {', '.join(preset_names())}", field="model")
-    entry = {k: v for k, v in raw["models"][key].items() if k != "source"}
-    return ServeModel(name=key, **entry)
+def load_model(name: str, catalog: Catalog | None = None) -> ServeModel:
+    """A preset of `catalog` (None: the built-in one) by id or alias (catalog/models.yaml)."""
+    if catalog is None:
+        return _builtin_model(str(name).lower())
+    try:
+        preset_id = catalog.model_id(name)
+    except InputError as exc:
+        raise InputError(f"`model`: {exc}", field="model") from None
+    return serve_model(preset_id, catalog.models[preset_id])
 
 
 def check_precision(precision: str) -> str:

@@ -28,6 +28,7 @@ from advisor.perf.kv import (
     kv_bytes_per_token,
     memory,
 )
+from advisor.perf.precision import PrecisionPlan, plan_precision
 
 ACT_BYTES = 2.0   # activations cross the tensor-parallel all-reduce in bf16/fp16
 
@@ -46,6 +47,9 @@ class Hardware:
     p2p: bool = True
     vendor: str = ""
     matmul_fraction: dict = field(default_factory=dict)  # precision -> measured best GEMM rate / dense peak (MAMF; absent: 1)
+    rate_notes: dict = field(default_factory=dict)       # precision -> the catalog's note on a missing (null) rate
+    generation: str = ""                                 # the catalog architecture's first word (hopper, cdna3, ...)
+    evidence: str = "datasheet"                          # same_generation when published runs of its generation are fitted
 
 
 @dataclass(frozen=True)
@@ -72,6 +76,8 @@ class ServeParams:
     scheduler_policy: dict = field(default_factory=dict)  # sourced: each engine's default capacity policy (a key of kv_reserved_output_share)
     visible_memory_mib: dict = field(default_factory=dict)  # sourced: memory CUDA sees (nvidia-smi) where ECC or firmware takes a share, by GPU id
     kv_static: dict = field(default_factory=dict)  # sourced: engines with static shapes, whose KV is padded to a fixed total (tokens; 0: the request's I + O)
+    max_batch_large_memory: dict = field(default_factory=dict)  # sourced: engine -> {min_gib, max_batch, not_on}
+    measured_software_share: float = 0.5  # derived: share of a user's measured deviation moved to every GPU
     notes: dict = field(default_factory=dict)
 
     def factor(self, engine: str) -> float:
@@ -101,22 +107,24 @@ class ServeParams:
             return total, total
         return input_len + self.kv_reserve(engine) * output_len, input_len + output_len / 2
 
-    def batch_cap(self, engine: str) -> int:
+    def batch_cap(self, engine: str, hw: Hardware | None = None) -> int:
+        """The engine's default cap on sequences in flight; some raise it on large-memory GPUs (vLLM:
+        1,024 instead of 256 from 70 GiB, A100s excepted: `max_batch_large_memory`)."""
+        large = self.max_batch_large_memory.get(engine)
+        if large and hw is not None and hw.memory_gb * 1e9 >= float(large["min_gib"]) * 2 ** 30 \
+                and not any(part in hw.name for part in large.get("not_on", [])):
+            return int(large["max_batch"])
         return int(self.max_batch.get(engine, self.max_batch.get("default", 2048)))
 
 
 def compute_tflops(hw: Hardware, precision: str) -> tuple[float | None, str]:
-    """Dense rate the GEMMs run at, and the precision that rate belongs to. fp8/fp4 fall back to the
-    next wider rate the GPU has (weights de-quantised on the fly, as weight-only kernels do);
-    int8/int4 are weight-only, so they compute at bf16/fp16."""
-    order = {"fp4": ["fp4", "fp8", "bf16", "fp16"], "fp8": ["fp8", "bf16", "fp16"],
-             "bf16": ["bf16", "fp16"], "fp16": ["fp16", "bf16"],
-             "int8": ["bf16", "fp16"], "int4": ["bf16", "fp16"]}[precision]
-    for p in order:
-        v = hw.tflops.get(p)
-        if v:
-            return float(v), p
-    return None, ""
+    """Dense rate the GEMMs run at, and the precision that rate belongs to, for a job at `precision`
+    (advisor/perf/precision.py: served at a wider precision where the GPU lacks it; int8/int4 are
+    weight-only and compute at bf16/fp16)."""
+    plan = plan_precision(hw.name, hw.tflops, hw.rate_notes, precision)
+    if plan.compute is None:
+        return None, ""
+    return float(hw.tflops[plan.compute]), plan.compute
 
 
 def link_gbps_per_direction(hw: Hardware, tp: int, p: ServeParams) -> float:
@@ -144,7 +152,9 @@ def experts_touched(model: ServeModel, tokens: float) -> float:
 
 @dataclass(frozen=True)
 class Setup:
-    """A replica: model, GPU, precision, tensor x pipeline parallel, engine and parameters."""
+    """A replica: model, GPU, precision (the job's), tensor x pipeline parallel, engine and parameters.
+    `served` is the precision the weights and KV cache are held in on this GPU (the job's, or a wider
+    one where the GPU has no tensor rate for it: advisor/perf/precision.py)."""
 
     model: ServeModel
     hw: Hardware
@@ -153,6 +163,27 @@ class Setup:
     pp: int
     engine: str
     params: ServeParams
+    plan: PrecisionPlan = field(init=False, repr=False, compare=False)
+    speed: float = field(init=False, repr=False, compare=False)   # the user's measured speed factor (1: none)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "plan", plan_precision(self.hw.name, self.hw.tflops, self.hw.rate_notes,
+                                                        self.precision))
+        measured = self.model.speed(self.hw.name)
+        object.__setattr__(self, "speed", measured.factor if measured else 1.0)
+
+    def evidence(self, input_len: float, output_len: float) -> tuple[str, str | None]:
+        """(speed_evidence, the measurement it rests on): `measured` on a shape the user measured on
+        this GPU, `transferred` where a measurement moved the estimate, else the GPU's own."""
+        measured = self.model.speed(self.hw.name)
+        if measured is None:
+            return self.hw.evidence, None
+        exact = self.pp == 1 and (self.tp, int(input_len), int(output_len)) in measured.shapes
+        return ("measured" if exact else "transferred"), measured.source
+
+    @property
+    def served(self) -> str:
+        return self.plan.served or self.precision
 
     @property
     def gpus(self) -> int:
@@ -160,9 +191,11 @@ class Setup:
 
     def rate(self) -> float:
         """Achievable GEMM rate: the dense peak x the GPU's measured matmul fraction (MAMF) x the engine."""
-        tf, at = compute_tflops(self.hw, self.precision)
+        at = self.plan.compute
+        if at is None:
+            return 0.0
         mamf = float(self.hw.matmul_fraction.get(at, self.hw.matmul_fraction.get("bf16", 1.0)))
-        return (tf or 0.0) * 1e12 * mamf * self.params.compute_factor(self.engine)
+        return float(self.hw.tflops[at]) * 1e12 * mamf * self.params.compute_factor(self.engine)
 
     def bandwidth(self) -> float:
         return self.hw.bandwidth_gbps * 1e9 * self.params.decode_bandwidth_efficiency * self.params.factor(self.engine)
@@ -171,11 +204,11 @@ class Setup:
 def decode_step(s: Setup, batch: float, context: float) -> dict:
     """One pipeline stage's decode step for `batch` sequences at mean KV `context` (seconds)."""
     m, pp, tp = s.model, s.pp, s.tp
-    wb = WEIGHT_BYTES[s.precision]
+    wb = WEIGHT_BYTES[s.served]
     dense = (m.params - m.expert_params) * wb
     experts = m.expert_params * wb * experts_touched(m, batch)
     stage_layers = math.ceil(m.layers / pp)
-    kv = batch * context * kv_bytes_per_token(m, s.precision, tp, stage_layers)
+    kv = batch * context * kv_bytes_per_token(m, s.served, tp, stage_layers)
     memory_s = ((dense + experts) / (tp * pp) + kv) / s.bandwidth()
     flops = batch * (2 * m.matmul_active + 4 * m.layers * context * m.heads * m.head_dim) / (tp * pp)
     compute_s = flops / (s.rate() * s.params.decode_compute_efficiency)
@@ -183,7 +216,8 @@ def decode_step(s: Setup, batch: float, context: float) -> dict:
     host_s = (s.params.step_overhead_ms + s.params.layer_overhead_us * 1e-3 * stage_layers
               + s.params.seq_overhead(s.engine) * 1e-3 * batch) * 1e-3
     step = max(compute_s, memory_s) + comm_s + host_s
-    return {"compute_s": compute_s, "memory_s": memory_s, "comm_s": comm_s, "step_s": step}
+    k = 1.0 / s.speed   # a user's measurement scales every part of the step alike
+    return {"compute_s": compute_s * k, "memory_s": memory_s * k, "comm_s": comm_s * k, "step_s": step * k}
 
 
 def prefill(s: Setup, tokens: float) -> dict:
@@ -196,12 +230,13 @@ def prefill(s: Setup, tokens: float) -> dict:
     flops = (2 * m.matmul_active * tokens + 2 * m.layers * tokens ** 2 * m.heads * m.head_dim) / (tp * pp)
     compute_s = flops / (s.rate() * s.params.prefill_compute_efficiency)
     batched_s = flops / (s.rate() * s.params.decode_compute_efficiency)
-    wb = WEIGHT_BYTES[s.precision]
+    wb = WEIGHT_BYTES[s.served]
     read = ((m.params - m.expert_params) + m.expert_params * experts_touched(m, tokens)) * wb / (tp * pp)
     memory_s = read / s.bandwidth()
     comm_s = _allreduce_s(tokens, m, s.hw, tp, pp, s.params)
-    return {"compute_s": compute_s, "memory_s": memory_s, "comm_s": comm_s,
-            "busy_s": batched_s + comm_s, "latency_s": max(compute_s, memory_s) + comm_s}
+    k = 1.0 / s.speed
+    return {"compute_s": compute_s * k, "memory_s": memory_s * k, "comm_s": comm_s * k,
+            "busy_s": (batched_s + comm_s) * k, "latency_s": (max(compute_s, memory_s) + comm_s) * k}
 
 
 def z_score(percentile: float) -> float:
@@ -288,6 +323,10 @@ class ReplicaResult:
     weights_gb_per_gpu: float
     engine: str
     slots: int            # sequences in flight the engine admits: KV room and the engine's batch cap
+    precision: str = ""   # the precision weights and KV cache are served at (the job's, or a wider one)
+    warnings: list = field(default_factory=list)   # [{code, message}] the plan shows beside this replica
+    speed_evidence: str = "datasheet"   # measured | transferred | same_generation | datasheet
+    speed_source: str | None = None     # the user's measurement the speed rests on (measured, transferred)
 
 
 def _limit_of_step(dec: dict) -> str:
@@ -298,17 +337,19 @@ def replica_capacity(s: Setup, input_len: float, output_len: float, ttft_ms: flo
                      tpot_ms: float | None = None, percentile: float = 99,
                      max_batch: int | None = None) -> ReplicaResult | None:
     """Largest request rate one replica sustains with p-th percentile TTFT <= ttft_ms and TPOT <=
-    tpot_ms (None: no limit; both None: offline peak). None when the model does not fit or the GPU
-    lacks a rate for the precision. A zero rate means the SLO cannot be met even when idle."""
-    if s.rate() <= 0:
+    tpot_ms (None: no limit; both None: offline peak). None when the model does not fit, the GPU
+    lacks a rate for the precision or the catalog lacks its memory size or bandwidth. A zero rate
+    means the SLO cannot be met even when idle."""
+    if s.rate() <= 0 or s.bandwidth() <= 0 or s.hw.memory_gb <= 0:
         return None
     p = s.params
-    mem = memory(s.model, s.precision, s.hw.memory_gb, s.tp, s.pp, p.kv_tokens(s.engine, input_len, output_len)[0],
+    mem = memory(s.model, s.served, s.hw.memory_gb, s.tp, s.pp, p.kv_tokens(s.engine, input_len, output_len)[0],
                  p.usable_memory_fraction, p.overhead_gb)
     if not mem.fits:
         return None
-    cap = min(mem.max_batch, max_batch or p.batch_cap(s.engine))
-    kv_bound = mem.max_batch <= (max_batch or p.batch_cap(s.engine))
+    engine_cap = max_batch or p.batch_cap(s.engine, s.hw)
+    cap = min(mem.max_batch, engine_cap)
+    kv_bound = mem.max_batch <= engine_cap
 
     def ok(b: float) -> tuple[bool, bool]:
         pt = operating_point(s, input_len, output_len, b, percentile, cap if ttft_ms is not None else None)
@@ -339,5 +380,7 @@ def replica_capacity(s: Setup, input_len: float, output_len: float, ttft_ms: flo
         lam = pt["requests_per_s"]
     limit = limit or _limit_of_step(pt["decode"])
     kv_gb = best * mem.kv_per_seq_gb   # each stage caches its own layers for every sequence
+    warnings = [{"rule": None, "code": "precision-not-on-gpu", "message": s.plan.warning}] if s.plan.warning else []
+    evidence, source = s.evidence(input_len, output_len)
     return ReplicaResult(lam, s.gpus, s.tp, s.pp, best, mem.max_batch, pt["ttft_s"] * 1e3, pt["tpot_s"] * 1e3,
-                         limit, pt, kv_gb, mem.weights_gb, s.engine, cap)
+                         limit, pt, kv_gb, mem.weights_gb, s.engine, cap, s.served, warnings, evidence, source)

@@ -12,6 +12,7 @@ from functools import lru_cache
 
 from advisor.data.catalog import Catalog, load_catalog
 from advisor.errors import InputError
+from advisor.inputs.jobs import ServeJob
 from advisor.inputs.loader import load_yaml_file
 from advisor.data.estimator import Params
 from advisor.perf.estimate import params_from, require_gpu
@@ -21,10 +22,11 @@ from advisor.perf.serve import (
     ReplicaResult,
     ServeParams,
     Setup,
-    compute_tflops,
     replica_capacity,
 )
-from advisor.perf.training import achievable_fraction
+from advisor.perf.precision import plan_precision
+from advisor.perf.measured import calibrated_gpus, transfer
+from advisor.perf.training import achievable_fraction, generation
 
 TP_SIZES = (1, 2, 4, 8, 16, 32, 64)
 # Catalog memory sizes are the vendors' "GB", which for HBM and GDDR parts are binary: an "80 GB" H100
@@ -69,12 +71,16 @@ def hardware(gpu, catalog=None) -> Hardware:
     GEMM rate share from the estimator parameters of `catalog` (None: the built-in catalog)."""
     ic = gpu.interconnect
     tflops = {k: f.value for k, f in gpu.tensor_tflops.items() if f.value}
+    notes = {k: f.note for k, f in gpu.tensor_tflops.items() if not f.value and f.note}
+    cat = catalog if catalog is not None else load_catalog()
+    fitted = {generation(cat.gpus[g]) for g in calibrated_gpus() if g in cat.gpus}
     return Hardware(name=gpu.id, memory_gb=memory_bytes_gb(gpu.id, gpu.memory_gb.value or 0.0),
                     bandwidth_gbps=gpu.memory_bandwidth_gbps.value or 0.0, tflops=tflops,
                     link_gbps=(ic.link_gbps.value or 0.0) if ic.link != "none" else 0.0,
                     link_domain=int(ic.link_domain.value or 1), pcie_gbps=ic.pcie_gbps.value or 32.0,
                     p2p=bool(ic.p2p.value) if ic.p2p.value is not None else True, vendor=gpu.vendor,
-                    matmul_fraction=matmul_fraction(gpu, params_from(catalog if catalog is not None else load_catalog())))
+                    matmul_fraction=matmul_fraction(gpu, params_from(cat)), rate_notes=notes,
+                    generation=generation(gpu), evidence="same_generation" if generation(gpu) in fitted else "datasheet")
 
 
 def default_engine(hw: Hardware, params: ServeParams) -> str:
@@ -161,17 +167,24 @@ def serve_estimate(model: str | ServeModel, gpu, count: int, precision: str, inp
     slo = ttft_ms is not None or tpot_ms is not None
     r = best_layout(m, hw, count, precision, input_len, output_len, ttft_ms, tpot_ms, percentile,
                     tensor_parallel, engine, params, max_batch)
-    tf, rate_precision = compute_tflops(hw, precision)
+    plan = plan_precision(hw.name, hw.tflops, hw.rate_notes, precision)
+    evidence, source = Setup(m, hw, precision, tensor_parallel or 1, 1, engine or default_engine(hw, params),
+                             params).evidence(input_len, output_len)
     out = {"kind": "serve", "model": m.name, "gpu": hw.name, "gpu_count": count, "precision": precision,
            "input_len": input_len, "output_len": output_len,
            "slo": {"ttft_ms": ttft_ms, "tpot_ms": tpot_ms, "percentile": percentile} if slo else None,
-           "engine": engine or default_engine(hw, params), "compute_precision": rate_precision or None}
+           "engine": engine or default_engine(hw, params), "served_precision": plan.served,
+           "speed_evidence": evidence, "speed_source": source,
+           "compute_precision": plan.compute,
+           "warnings": [{"code": "precision-not-on-gpu", "message": plan.warning}] if plan.warning else []}
     if r is None:
-        mem = memory(m, precision, hw.memory_gb, tensor_parallel or min(count, 8), 1,
+        mem = memory(m, plan.served or precision, hw.memory_gb, tensor_parallel or min(count, 8), 1,
                      params.kv_tokens(engine or default_engine(hw, params), input_len, output_len)[0],
                      params.usable_memory_fraction, params.overhead_gb)
-        reason = (f"{hw.name} has no tensor rate for {precision} or a wider format" if not tf else
-                  f"{m.name} at {precision} needs {mem.weights_gb:.1f} GB of weights per GPU plus "
+        reason = (f"{hw.name} has {plan.refused}" if plan.refused else
+                  f"{hw.name} has no sourced memory size or bandwidth in the catalog, which the serving model needs"
+                  if hw.bandwidth_gbps <= 0 or hw.memory_gb <= 0 else
+                  f"{m.name} at {plan.served} needs {mem.weights_gb:.1f} GB of weights per GPU plus "
                   f"{params.overhead_gb:g} GB overhead and KV cache; {count} x {hw.memory_gb:g} GB is not enough")
         return {**out, "fits": False, "reason": reason, "output_tokens_per_s": 0.0, "requests_per_s": 0.0,
                 "ttft_ms": None, "tpot_ms": None, "max_batch": 0, "kv_cache_gb_per_gpu": 0.0,
@@ -195,7 +208,41 @@ def serve_estimate(model: str | ServeModel, gpu, count: int, precision: str, inp
                 "decode": {"compute_s": rnd(dec["compute_s"]), "memory_s": rnd(dec["memory_s"]),
                            "comm_s": rnd(dec["comm_s"]), "step_s": rnd(dec["step_s"])}},
             "limited_by": r.limited_by, "tensor_parallel": r.tp, "pipeline_parallel": r.pp,
-            "replicas": replicas, "idle_gpus": count - replicas * r.gpus}
+            "replicas": replicas, "idle_gpus": count - replicas * r.gpus,
+            "speed_evidence": r.speed_evidence, "speed_source": r.speed_source}
+
+
+def serving_model(job: ServeJob, catalog: Catalog, where: str = "jobs[0]", params: ServeParams | None = None) -> ServeModel:
+    """What a serving job (advisor.inputs.jobs.ServeJob) is served as: its preset, and when it carries
+    `measured:` runs, every catalog GPU's speed factor from them (advisor/perf/measured.py). The
+    optimizer's candidate builder passes this model to `replica_rate`, which applies the factors."""
+    import dataclasses
+
+    model = load_model(job.model, catalog)
+    if not job.measured:
+        return model
+    params = params or load_params()
+    factors = []
+    for k, run in enumerate(job.measured):
+        at = f"{where}.measured[{k}]"
+        if run.gpu not in catalog.gpus:
+            from advisor.errors import suggest
+            raise InputError(f"{at}.gpu: unknown GPU id {run.gpu!r}{suggest(run.gpu, catalog.gpus)}", field=f"{at}.gpu")
+        gpu = catalog.gpus[run.gpu]
+        try:
+            est = serve_estimate(model, hardware(gpu, catalog), run.count, job.precision, run.input_len, run.output_len,
+                                 tensor_parallel=run.tensor_parallel, params=params)
+        except InputError as exc:
+            raise InputError(f"{at}: {exc}", field=at) from None
+        if not est["fits"] or est["tensor_parallel"] != run.tensor_parallel or est["pipeline_parallel"] != 1:
+            raise InputError(f"{at}: {model.name} at {job.precision} on {run.count} x {run.gpu} with tensor parallelism "
+                             f"{run.tensor_parallel} is not a layout the serving model can run "
+                             f"({est.get('reason') or 'it needs pipeline stages'}); check gpu, count and tensor_parallel",
+                             field=at)
+        factors.append((run.gpu, generation(gpu), run.output_tokens_per_s / est["output_tokens_per_s"], run))
+    gens = {gid: generation(g) for gid, g in catalog.gpus.items()}
+    speeds = transfer(factors, gens, params.measured_software_share)
+    return dataclasses.replace(model, speeds=tuple(sorted(speeds.items())))
 
 
 def estimate_serving(*, gpu: str | None = None, count: int = 1, model: str | None = None, params=None,
@@ -204,23 +251,22 @@ def estimate_serving(*, gpu: str | None = None, count: int = 1, model: str | Non
                      precision: str = "bf16", input_len: int | None = None, output_len: int | None = None,
                      ttft_ms: float | None = None, tpot_ms: float | None = None, percentile: float = 99,
                      tensor_parallel: int | None = None, catalog=None, list_models: bool = False) -> dict:
-    """advisor.estimate(kind="serve", ...) and `advisor estimate --kind serve`: a preset (`model`) or a
-    custom shape (`params`, `layers`, `hidden`, `heads`, ...) served on `count` GPUs, as JSON (or the
-    preset list). `catalog` is a Catalog, a path to an override file, or None for the built-in one.
+    """advisor.estimate(kind="serve", ...) and `advisor estimate --kind serve`: a preset (`model`, id or
+    alias) or a custom shape (`params`, `layers`, `hidden`, `heads`, ...) served on `count` GPUs, as
+    JSON (or the preset list, as `advisor models`). `catalog` is a Catalog, a path to an override file, or None for the built-in one.
     Bad arguments are InputErrors naming the parameter in backticks (the CLI shows its flag)."""
+    from advisor.data.catalog_view import presets
     from advisor.inputs.units import parse_count
-    from advisor.perf.kv import _presets_raw, custom_model, serving_sources
+    from advisor.perf.kv import custom_model
+    if not isinstance(catalog, Catalog):
+        catalog = load_catalog(catalog) if catalog else load_catalog()
     if list_models:
-        raw = _presets_raw()["models"]
-        src = serving_sources()
-        return {"models": [{"id": k, **{f: v for f, v in raw[k].items() if f != "source"},
-                            "sources": [{"id": s, "url": (src.get(s) or {}).get("url")} for s in raw[k].get("source", [])]}
-                           for k in sorted(raw)]}
+        return presets(catalog)
     if input_len is None or output_len is None:
         raise InputError("`input_len` and `output_len`: give the request's prompt and output tokens, "
                          "e.g. 1000 and 300", field="input_len")
     if model and params:
-        raise InputError("give either `model` (a serving preset) or `params` with `layers`, `hidden` and `heads`",
+        raise InputError("give either `model` (a preset) or `params` with `layers`, `hidden` and `heads`",
                          field="model")
     if params:
         missing = [f"`{n}`" for n, v in (("layers", layers), ("hidden", hidden), ("heads", heads)) if v is None]
@@ -233,9 +279,7 @@ def estimate_serving(*, gpu: str | None = None, count: int = 1, model: str | Non
             raise InputError(f"`params`/`active_params`: {exc}", field="params") from None
         served = custom_model(total, layers, hidden, heads, kv_heads, active, experts)
     else:
-        served = _model(model or "")
-    if not isinstance(catalog, Catalog):
-        catalog = load_catalog(catalog) if catalog else load_catalog()
+        served = load_model(model or "", catalog)
     gpu = require_gpu(gpu)
     if gpu not in catalog.gpus:
         from advisor.errors import suggest
