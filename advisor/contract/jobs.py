@@ -1,6 +1,8 @@
 """A plan's training jobs (GPU, count, speed, layout, goodput) and serving rows."""
 from __future__ import annotations
 
+from typing import Literal
+
 from advisor.contract.base import Num, Out, Ownership
 from advisor.contract.costs import Triple
 
@@ -67,6 +69,7 @@ class ServingRow(Out):
     job: str
     model: str
     precision: str
+    served_precision: str                  # the precision served at (a wider one where the GPU lacks the job's)
     input_tokens: int
     output_tokens: int
     gpu: str
@@ -87,6 +90,8 @@ class ServingRow(Out):
     kv_cache_gb_per_gpu: Num
     months: Num
     measured_gpu: bool
+    speed_evidence: Literal["measured", "transferred", "same_generation", "datasheet"]
+    speed_source: str | None               # the user's measurement the speed rests on
     shared_with_training: str | None
 
 

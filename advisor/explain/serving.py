@@ -68,6 +68,7 @@ def serving_rows(problem: Problem, sol: Solution) -> list[dict]:
         out.append({
             "name": cls.name, "job": cls.job_name, "model": cls.model.name, "precision": cls.precision,
             "input_tokens": cls.input_len, "output_tokens": cls.output_len,
+            "served_precision": r.precision or cls.precision,
             "gpu": c.gpu, "tensor_parallel": c.tp, "pipeline_parallel": c.pp, "replicas": n,
             "gpu_count": n * c.gpus, "ownership": c.ownership, "engine": r.engine,
             "requests_per_s_per_replica": c.requests_per_s, "peak_requests_per_s": cls.peak_rps,
@@ -75,6 +76,7 @@ def serving_rows(problem: Problem, sol: Solution) -> list[dict]:
             "slo": {"ttft_ms": cls.ttft_ms, "tpot_ms": cls.tpot_ms, "percentile": cls.percentile},
             "limited_by": r.limited_by, "max_batch": r.max_batch, "kv_cache_gb_per_gpu": r.kv_cache_gb_per_gpu,
             "months": cls.hours / 730.0, "measured_gpu": c.gpu in measured_gpus(),
+            "speed_evidence": r.speed_evidence, "speed_source": r.speed_source,
             "shared_with_training": lent_to.get((cls.job, c.gpu)) if c.ownership == "buy" else None,
         })
     return out

@@ -11,9 +11,8 @@ from advisor.data.rules import deployment_context, gpu_context
 from advisor.economics.costs import HOURS_PER_MONTH
 from advisor.economics.ownership import HOURS_PER_YEAR, stream_factor
 from advisor.errors import InputError
-from advisor.perf.kv import load_model
 from advisor.perf.serve import ReplicaResult
-from advisor.perf.serving import hardware, load_params, replica_rate
+from advisor.perf.serving import hardware, load_params, replica_rate, serving_model
 from advisor.solve.constraints.deadline import meets
 from advisor.solve.options import add_findings, add_reason, forbids, offers, server_options
 from advisor.solve.problem import Problem, Rejection, ServeCandidate, ServeClass
@@ -29,7 +28,7 @@ def serve_classes(problem: Problem) -> list[ServeClass]:
     for i, job in enumerate(wl.jobs):
         if job.kind != "serve":
             continue
-        model = load_model(job.model)
+        model = serving_model(job, problem.catalog, f"jobs[{i}]")   # the preset, and the user's measured runs
         if job.months is not None and job.months > horizon_months:
             raise InputError(f"jobs[{i}].months: {job.months:g} months of serving is longer than the "
                              f"{horizon_months:g}-month horizon (deployment.horizon_months)", field=f"jobs[{i}].months")
@@ -126,6 +125,7 @@ def add_serving(problem: Problem) -> Problem:
                     # paid evenly over the serving months from the start: discounted like training's streams
                     pv = cost * stream_factor(cls.hours / HOURS_PER_YEAR, costs.discount_rate)
                     warnings = [{"rule": f.rule, "code": f.rule, "message": f.message} for f in static + per_count]
+                    warnings += [{"rule": None, **w} for w in r.warnings]   # e.g. precision-not-on-gpu
                     problem.serve_candidates[k].append(ServeCandidate(k, gid, r.tp, r.pp, ownership, r.requests_per_s,
                                                                       cls.hours, pv, r, warnings, cost))
     _merge_rejections(problem, reasons)
