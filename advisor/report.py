@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from advisor.contract import Plan
+from advisor.contract.context import Host, JobInfo, PlanContext
 from advisor.data.accuracy import estimator_band
 from advisor.data.catalog import Catalog
 from advisor.data.rules import RuleSet
@@ -18,6 +19,18 @@ from advisor.errors import InputError
 from advisor.inputs.workload import Workload, load_workload
 from advisor.plan import chart_data, min_gpus_by_job, prepare
 from advisor.present.memo import Memo, format_for, render
+from advisor.solve.problem import Problem
+
+
+def plan_context(problem: Problem) -> PlanContext:
+    """What a page needs from the Problem a plan was made from, as types present/ reads: the
+    workload, catalog and rules, the GPU types considered, each training job's requirement and the
+    platforms each owned GPU type goes into."""
+    wl = problem.workload
+    jobs = tuple(JobInfo(c.name(wl), c.tokens, c.spec.precision, c.deadline) for c in problem.classes)
+    hosts = {gid: Host(tuple(o.id for o in options), max((o.network_usd or 0.0 for o in options), default=0.0))
+             for gid, options in problem.servers.items() if options}
+    return PlanContext(wl, problem.catalog, problem.rules, tuple(problem.considered), jobs, hosts)
 
 
 def input_digest(workload: str | Path | Workload) -> tuple[str, str, bytes | None]:
@@ -52,11 +65,11 @@ def memo(plan: Plan | dict[str, Any], workload: str | Path | Workload | None = N
                          "give the memo the same `catalog` as the plan", field="catalog")
     wl = workload if isinstance(workload, Workload) else load_workload(workload)
     problem = getattr(plan, "problem", None)
-    data_of_plan = plan.to_dict() if isinstance(plan, Plan) else plan   # present/ renders the JSON value
+    typed = plan if isinstance(plan, Plan) else Plan.build(plan)
     if problem is None or problem.workload != wl or problem.catalog is not catalog or problem.rules is not rules:
         problem = prepare(wl, catalog, rules, dt.date.fromisoformat(plan["as_of"]))
     data = None
     if charts:
         data = getattr(plan, "chart_data", None) or chart_data(problem, time_limit)
-    return render(data_of_plan, problem, input_digest(workload), fmt=fmt, date=date, chart_data=data, band=estimator_band(),
-                  min_gpus=min_gpus_by_job(problem, data_of_plan), name=name, paper=paper)
+    return render(typed, plan_context(problem), input_digest(workload), fmt=fmt, date=date, chart_data=data,
+                  band=estimator_band(), min_gpus=min_gpus_by_job(problem, typed), name=name, paper=paper)

@@ -163,12 +163,10 @@ def _run(f, args, kwargs):
 
 def emit(data: Any, fmt: str, render: Callable[[Any, str], str] | None = None) -> None:
     """Print `data`: JSON (the same bytes for the same input; UTF-8, not \\u escapes) or
-    render(data, fmt) for every other format. A Plan is printed (and rendered) as its JSON value."""
-    to_dict = getattr(data, "to_dict", None)
-    if to_dict is not None:
-        data = to_dict()
+    render(data, fmt) for every other format. A Plan is printed as its JSON value and rendered typed."""
     if fmt == "json":
-        text = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+        to_dict = getattr(data, "to_dict", None)
+        text = json.dumps(to_dict() if to_dict is not None else data, indent=2, ensure_ascii=False) + "\n"
     else:
         assert render is not None, f"no renderer for --format {fmt}"
         text = render(data, fmt)

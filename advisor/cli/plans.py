@@ -29,7 +29,7 @@ def _inputs(workload_file, catalog_file, rules_files):
 
 
 def _plan_render(data, fmt, verbose: bool = False):
-    from advisor.present.tables import plan_csv, plan_text
+    from advisor.present.plan_text import plan_csv, plan_text
     return plan_csv(data) if fmt == "csv" else plan_text(data, fmt, verbose=verbose)
 
 

@@ -3,6 +3,10 @@ formatter per kind of number, shared by tables and memos."""
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from advisor.contract import Plan
 
 MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
 
@@ -55,15 +59,15 @@ def pct(x: float, signed: bool = False) -> str:
     return f"{x:+,.0f}%" if signed else f"{x:,.0f}%"
 
 
-def unproven(plan: dict) -> str | None:
+def unproven(plan: Plan) -> str | None:
     """'best found, within 0.14% of optimal' for a feasible plan the solver did not prove optimal
     (its time limit ran out), None otherwise: every format's first line says it."""
-    solver = plan.get("solver") or {}
-    if plan.get("status") == "infeasible" or solver.get("proven_optimal") is not False:
+    solver = plan.solver
+    if not plan.feasible or solver.proven_optimal is not False:
         return None
-    gap = solver.get("gap")
-    if gap is None:
+    if solver.gap is None:
         return "best found, not proven optimal (the solver reported no gap)"
+    gap = solver.gap
     within = f"{100 * gap:.2g}" if 100 * gap < 10 else f"{100 * gap:,.0f}"
     return f"best found, within {within}% of optimal"
 
