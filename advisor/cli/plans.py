@@ -28,9 +28,21 @@ def _inputs(workload_file, catalog_file, rules_files):
     return (load_workload(workload_file), *load(catalog_file, rules_files))
 
 
-def _plan_render(data, fmt, verbose: bool = False):
+def _plan_render(data, fmt, verbose: bool = False, full: bool = False, section: str | None = None, context=None):
     from advisor.present.plan_text import plan_csv, plan_text
-    return plan_csv(data) if fmt == "csv" else plan_text(data, fmt, verbose=verbose)
+    if fmt == "csv":
+        return plan_csv(data)
+    return plan_text(data, fmt, verbose=verbose, full=full or verbose or fmt == "markdown", section=section,
+                     context=context)
+
+
+def _section(ctx, param, value):
+    """--section NAME, refused with every close name (exit 2)."""
+    from advisor.present.sections import NAMES
+    if value is None or value in NAMES:
+        return value
+    from advisor.errors import suggest
+    raise click.BadParameter(f"{value!r} is not a section{suggest(value, NAMES)}; sections: {', '.join(NAMES)}")
 
 
 @main.command()
@@ -38,7 +50,11 @@ def _plan_render(data, fmt, verbose: bool = False):
 @format_option("table", "json", "csv", "markdown")
 @click.option("--objective", type=click.Choice(["cost", "time"]), default="cost", show_default=True,
               help="cost: the cheapest plan meeting every constraint; time: the shortest makespan within the budget.")
-@click.option("--verbose", is_flag=True, help="List every reason each GPU was not chosen, not only the primary one.")
+@click.option("--full", is_flag=True, help="Print every part of the plan, not the one-screen decision.")
+@click.option("--section", metavar="NAME", callback=_section, default=None,
+              help="Print one part of the plan: summary, buy, costs, jobs, serving, constraints, sensitivity, "
+                   "robustness, decision, not-chosen, diagnosis, warnings or sources.")
+@click.option("--verbose", is_flag=True, help="Every part (as --full), with every reason each GPU was not chosen.")
 @click.option("--gap", type=click.FloatRange(min=0, max=0.5), default=None,
               help="Relative MIP gap the optimum is proven within [0.0001; 0.01 for fleets of 50+ jobs].")
 @time_limit_option
@@ -46,7 +62,8 @@ def _plan_render(data, fmt, verbose: bool = False):
 @rules_option
 @as_of_option
 @handled
-def plan(workload_file, fmt, objective, verbose, gap, time_limit, catalog_file, rules_files, as_of, debug):
+def plan(workload_file, fmt, objective, full, section, verbose, gap, time_limit, catalog_file, rules_files, as_of,
+         debug):
     """Choose the cheapest GPU mix for WORKLOAD_FILE (`-` for standard input) and explain the choice.
 
     \b
@@ -54,11 +71,14 @@ def plan(workload_file, fmt, objective, verbose, gap, time_limit, catalog_file, 
       advisor plan examples/article-office.yaml
       advisor plan examples/article-datacenter.yaml --format json
       advisor plan my.yaml --catalog quotes.yaml --as-of 2026-06-30
+      advisor plan examples/team-fleet.yaml --section not-chosen
       cat my.yaml | advisor plan - --format csv
 
-    --format csv prints the bill of materials (one row per GPU or server bought or rented);
-    markdown and table print the whole plan. Exit status: 0 a plan was found, 2 the input is
-    invalid, 3 no plan meets every constraint.
+    The table format prints the decision on one screen: what to buy or rent, the cost in cash and
+    present value, the time, what binds, the top sensitivities, robustness and the best of each GPU
+    family not chosen; --full prints every part, --section NAME one. markdown prints the whole plan;
+    csv the bill of materials (one row per GPU or server bought or rented). Exit status: 0 a plan
+    was found, 2 the input is invalid, 3 no plan meets every constraint.
     """
     from advisor.plan import plan as make_plan
 
@@ -66,7 +86,9 @@ def plan(workload_file, fmt, objective, verbose, gap, time_limit, catalog_file, 
     with working("solving"):
         result = make_plan(workload, catalog=catalog, rules=rules, as_of=as_of, objective=objective,
                            time_limit=time_limit, gap=gap)
-    emit(result, fmt, lambda data, f: _plan_render(data, f, verbose))
+    from advisor.report import plan_context
+    context = plan_context(result.problem) if result.problem is not None else None
+    emit(result, fmt, lambda data, f: _plan_render(data, f, verbose, full, section, context))
     if not result.feasible:
         sys.exit(3)
 

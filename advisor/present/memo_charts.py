@@ -8,7 +8,7 @@ from advisor.contract import Plan
 from advisor.contract.context import PlanContext
 from advisor.contract.explanations import Rejected
 from advisor.present.svg import Chart
-from advisor.present.words import deadline_phrase, job_label, join, usd, usd_short
+from advisor.present.words import EXCLUDED, deadline_phrase, job_label, join, usd, usd_short
 
 COLOURS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#9467bd", "#8c564b", "#e377c2", "#17becf", "#bcbd22")
 
@@ -39,15 +39,8 @@ def excluded_labels(rejected: list[Rejected]) -> dict[str, str]:
         if first.code == "cost":
             continue
         out[r.gpu] = (f"rule {first.rule}" if first.rule
-                      else EXCLUSION.get(first.code, "no plan meets the limits with it"))
+                      else EXCLUDED.get(first.code, "no plan meets the limits with it"))
     return out
-
-
-EXCLUSION = {"no-price": "no price", "no-purchase-price": "no purchase price", "no-rental-price": "no rental price",
-             "no-server": "no priced server", "memory": "does not fit", "estimate": "speed unknown",
-             "deadline": "misses the deadline", "deadline_limit": "misses the deadline", "gpu_count": "too many GPUs needed",
-             "power": "over the power limit", "budget": "over budget", "slots": "no machine holds it",
-             "combined": "limits conflict", "no-plan": "no plan meets the limits"}
 
 
 def _cost_time_chart(plan: Plan, ctx: PlanContext, colour: dict[str, str], data: dict[str, Any]) -> dict | None:

@@ -6,10 +6,13 @@ from collections.abc import Callable
 from typing import Any
 
 from advisor.contract import Plan
+from advisor.contract.context import PlanContext
 from advisor.contract.costs import Triple
 from advisor.contract.explanations import Reason, Rejected
+from advisor.errors import InputError, suggest
 from advisor.present.escape import md
 from advisor.present.grid import csv_text, grid, para
+from advisor.present.sections import NAMES
 from advisor.present.words import duration, tokens, unit_rate, unproven, usd
 
 
@@ -19,7 +22,7 @@ def as_plan(p: Plan | dict[str, Any]) -> Plan:
 
 
 def heading(title: str, fmt: str) -> str:
-    return f"\n### {md(title)}\n" if fmt == "markdown" else f"\n{title}"
+    return f"\n### {md(title)}\n" if fmt == "markdown" else "\n" + para(title)
 
 
 def line(text: str, fmt: str) -> str:
@@ -71,7 +74,9 @@ def not_chosen_rows(rejected: list[Rejected], verbose: bool = False) -> list[lis
     return rows
 
 
-def title_lines(p: Plan, fmt: str) -> list[str]:
+def title_lines(p: Plan, fmt: str, summary: bool = False) -> list[str]:
+    """The plan's name and deployment, the solver's status, and (not in the summary, which says
+    more) the total cost and the confidence deadlines hold at."""
     a = p.assumptions
     caveat = unproven(p)
     head = (f"{p.name or 'GPU plan'}  ({a.deployment}, region {a.region}, prices as of {p.as_of})"
@@ -84,6 +89,9 @@ def title_lines(p: Plan, fmt: str) -> list[str]:
     limit = solver.gap_limit or 0.0
     proof = ((f"proven within {100 * limit:g}% of optimal" if limit > 1e-4 else "proven optimal")
              if solver.proven_optimal else f"best found, gap {solver.gap}")
+    if summary:
+        out.append(para(f"Status: {p.status} ({solver.name}, {proof})"))
+        return out
     out.append(para(f"Status: {p.status} ({solver.name}, {proof})   "
                     f"Total cost over {a.horizon_months:g} months: {usd(p.total_cost_usd)}"
                     + span(p.total_cost_usd_range, usd)))
@@ -207,19 +215,84 @@ def warnings_section(p: Plan, fmt: str) -> list[str]:
     return [heading("Warnings", fmt), *[line(f"[{w.rule or w.code or 'note'}] {w.message}", fmt) for w in p.warnings]]
 
 
+def decision_section(p: Plan, fmt: str) -> list[str]:
+    """How the plan was chosen among draws, every input worth verifying, what happens to bought
+    GPUs at the end and the other way of acquiring them (the keys of DESIGN.md §5, round 3)."""
+    out: list[str] = []
+    d = p.decision
+    if d is not None:
+        figures = [("expected cost", d.expected_cost_usd), ("P80 cost", d.p80_cost_usd),
+                   ("price of robustness", d.price_of_robustness_usd)]
+        out.append(line(f"chosen on the {d.basis} cost" + (f" over {d.draws:,} draws" if d.draws else "") + "".join(
+            f"; {name} {usd(v)}" for name, v in figures if v is not None), fmt))
+        if d.verify:
+            rows = [[v.input, _shown(v.current), _shown(v.range), usd(v.evpi_usd) if v.evpi_usd is not None else "",
+                     v.message] for v in d.verify]
+            out.append(grid(["verify", "now", "range", "worth knowing", "why"], rows, fmt, wrap=(4,)))
+    out += [line(x.message, fmt) for x in p.disposal or []]
+    if p.other_ownership is not None:
+        out.append(line(p.other_ownership.message, fmt))
+    return [heading("Decision", fmt), *out] if out else []
+
+
+def _shown(value: Any) -> str:
+    """A verify item's current value or range as text (a pair as 'a–b')."""
+    if value is None:
+        return ""
+    if isinstance(value, (list, tuple)) and len(value) == 2:
+        return f"{_shown(value[0])}–{_shown(value[1])}"
+    if isinstance(value, dict):
+        return ", ".join(f"{k} {_shown(v)}" for k, v in value.items())
+    if isinstance(value, float):
+        return f"{value:,.0f}" if abs(value) >= 1000 else f"{value:.4g}"
+    return str(value)
+
+
 def sources_line(p: Plan) -> str:
     return "\n" + para(f"Sources: {len(p.sources)} cited (see --format json); catalog {p.catalog_digest}, "
                        f"gpu-advisor {p.tool_version}")
 
 
-def plan_text(plan: Plan | dict[str, Any], fmt: str = "table", *, verbose: bool = False) -> str:
-    """The whole plan for a terminal (fmt='table', fitted to its width) or a document (fmt='markdown').
-    GPUs not chosen for the same primary reason share a row; verbose lists every reason."""
+def _not_chosen_all(p: Plan, fmt: str) -> list[str]:
+    return not_chosen_section(p, fmt, verbose=True)
+
+
+def _diagnosis_or_nothing(p: Plan, fmt: str) -> list[str]:
+    return diagnosis_section(p, fmt) or [line("the plan is feasible: nothing to diagnose", fmt)]
+
+
+# `advisor plan --section NAME`: each part of the plan on its own ("summary" is the default view)
+SECTIONS: dict[str, Callable[[Plan, str], list[str]]] = {
+    "summary": lambda p, fmt: [],
+    "buy": buy_section, "costs": cost_section, "jobs": jobs_section, "serving": serving_section,
+    "constraints": constraints_section, "sensitivity": sensitivity_section, "robustness": robustness_section,
+    "decision": decision_section, "not-chosen": _not_chosen_all, "diagnosis": _diagnosis_or_nothing,
+    "warnings": warnings_section, "sources": lambda p, fmt: [sources_line(p).strip()],
+}
+assert tuple(SECTIONS) == NAMES, "present/sections.py lists the sections the CLI offers"
+
+
+def plan_text(plan: Plan | dict[str, Any], fmt: str = "table", *, verbose: bool = False, full: bool = True,
+              section: str | None = None, context: PlanContext | None = None) -> str:
+    """The plan for a terminal (fmt='table', fitted to its width) or a document (fmt='markdown'):
+    every part (full), the decision on one screen (full=False), or one `section` (SECTIONS).
+    GPUs not chosen for the same primary reason share a row; verbose lists every reason. The
+    context (the catalog behind the plan) lets the one-screen view group GPUs by family."""
+    from advisor.present.plan_summary import summary_text
+
     p = as_plan(plan)
+    if section == "summary" or (section is None and not full):
+        return summary_text(p, context, fmt)
+    if section is not None:
+        if section not in SECTIONS:
+            raise InputError(f"unknown section {section!r}{suggest(section, SECTIONS)}; sections: "
+                             f"{', '.join(SECTIONS)}", field="section")
+        out = SECTIONS[section](p, fmt) or [line(f"this plan has no {section.replace('-', ' ')}", fmt)]
+        return "\n".join(out).lstrip("\n") + "\n"
     out = title_lines(p, fmt)
-    for section in (buy_section, cost_section, jobs_section, serving_section, constraints_section,
-                    sensitivity_section, robustness_section):
-        out += section(p, fmt)
+    for part in (buy_section, cost_section, jobs_section, serving_section, constraints_section,
+                 sensitivity_section, robustness_section, decision_section):
+        out += part(p, fmt)
     out += not_chosen_section(p, fmt, verbose)
     out += diagnosis_section(p, fmt) + warnings_section(p, fmt)
     out.append(sources_line(p))

@@ -13,7 +13,7 @@ def estimate_text(e: dict) -> str:
     if not e["fits"]:
         out.append(para(f"does not run: {e['reason']}"))
         if e.get("min_gpus"):
-            out.append(f"minimum GPUs that fit: {e['min_gpus']}")
+            out.append(para(f"minimum GPUs that fit: {e['min_gpus']}"))
         return "\n".join(out) + "\n"
     sb = e["step_breakdown"]
     lay = e["layout"]
@@ -82,7 +82,8 @@ def compare_text(r: dict, fmt: str = "table") -> str:
                       "tokens/s per $1k", "price x", "speed x"], rows, fmt))
     claims = [row for row in r["rows"] if row.get("article")]
     if claims:
-        out.append("\nThe article's claims beside the estimates (see docs/article.md):" + ("\n" if fmt == "markdown" else ""))
+        out.append("\n" + para("The article's claims beside the estimates (see docs/article.md):")
+                   + ("\n" if fmt == "markdown" else ""))
         out.append(grid(["GPU", "article price", "our price", "article TFLOPs", "article tokens/s", "our estimate"],
                          [[row["gpu"], usd(row["article"]["price_usd"]), usd(row["price_usd"]),
                            row["article"]["fp16_tflops"], tokens(row["article"]["tokens_per_s"]),
@@ -90,11 +91,11 @@ def compare_text(r: dict, fmt: str = "table") -> str:
     ruled = [(row["gpu"], f) for row in r["rows"] for f in row.get("rules", [])]
     if ruled:
         out.append(f"\nRules in a {r['deployment']}:")
-        out += [f"  {gid}: [{f['rule']}] {f['message']}" for gid, f in ruled]
+        out += [para(f"{gid}: [{f['rule']}] {f['message']}", "  ", "    ") for gid, f in ruled]
     sources = [(row["gpu"], row["price_source"], row["price_as_of"]) for row in r["rows"] if row["price_source"]]
     if sources:
         out.append("\nPrice sources:")
-        out += [f"  {gid}: {src} ({date})" for gid, src, date in sources]
+        out += [para(f"{gid}: {src} ({date})", "  ", "    ") for gid, src, date in sources]
     return "\n".join(out) + "\n"
 
 
@@ -107,7 +108,7 @@ def crossover_text(x: dict, fmt: str = "table") -> str:
     out.append(grid(["model", "params", "cheapest", "cost", f"{x['focus']} cost", f"{x['focus']} GPUs needed",
                       f"why not {x['focus']}"], rows, fmt))
     if x["crossover_model"]:
-        out.append(f"\n{x['focus']} stops being the cheapest at {x['crossover_model']}.")
+        out.append("\n" + para(f"{x['focus']} stops being the cheapest at {x['crossover_model']}."))
     return "\n".join(out) + "\n"
 
 
@@ -121,11 +122,11 @@ def serve_estimate_text(e: dict) -> str:
     head = (f"{e['gpu']} x{e['gpu_count']}: {e['model']} at {e['precision']}, {e['input_len']} in / "
             f"{e['output_len']} out tokens, engine {e['engine']}")
     if not e["fits"]:
-        return f"{head}\ndoes not run: {e['reason']}\n"
+        return f"{para(head)}\n{para('does not run: ' + e['reason'])}\n"
     slo = e["slo"]
     limits = (f"p{slo['percentile']:g} TTFT <= {slo['ttft_ms']} ms, TPOT <= {slo['tpot_ms']} ms" if slo
               else "no latency limit (offline peak)")
-    out = [head, f"  {limits}",
+    out = [para(head), para(limits, "  ", "    "),
            table(["output tok/s", "requests/s", "replicas", "TP", "TTFT ms", "TPOT ms", "batch", "max batch",
                   "KV GB/GPU", "limited by"],
                  [[tokens(e["output_tokens_per_s"]), f"{e['requests_per_s']:.3g}", e["replicas"],

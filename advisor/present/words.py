@@ -8,6 +8,13 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from advisor.contract import Plan
 
+# why a GPU cannot be used at all, in a few words, by the code of its primary reason (chart notes,
+# the one-screen plan); a rule's own title says it for a rule
+EXCLUDED = {"no-price": "no price", "no-purchase-price": "no purchase price", "no-rental-price": "no rental price",
+            "no-server": "no priced server", "memory": "does not fit", "estimate": "speed unknown",
+            "deadline": "misses the deadline", "deadline_limit": "misses the deadline",
+            "gpu_count": "too many GPUs needed", "power": "over the power limit", "budget": "over budget",
+            "slots": "no machine holds it", "combined": "limits conflict", "no-plan": "no plan meets the limits"}
 MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
 
 
