@@ -9,16 +9,30 @@ from typing import Any
 
 from advisor.errors import InputError
 
-def as_workload(workload: Any):
-    """A Workload from a Workload, a workload file's path, or a dict of what the file would hold."""
+def known_ids(catalog: Any = None):
+    """What a workload may name, from `catalog` (the built-in one by default): GPU ids, training
+    presets and the serving models, so that a workload's unknown ids are reported with its other
+    mistakes, where they were written."""
+    from advisor.data.catalog import load_catalog
+    from advisor.inputs.known import Known
+    from advisor.perf.kv import load_model
+
+    catalog = catalog if catalog is not None else load_catalog()
+    return Known(frozenset(catalog.gpus), frozenset(catalog.models), load_model)
+
+
+def as_workload(workload: Any, catalog: Any = None):
+    """A Workload from a Workload, a workload file's path, or a dict of what the file would hold;
+    a path's or a dict's GPU ids and presets are checked against `catalog` (the built-in one by
+    default) with its other mistakes."""
     from advisor.inputs.workload import Workload, load_workload, parse_workload
 
     if isinstance(workload, Workload):
         return workload
     if isinstance(workload, (str, Path)):
-        return load_workload(workload)
+        return load_workload(workload, known_ids(catalog))
     if isinstance(workload, dict):
-        return parse_workload(workload, "<workload dict>")
+        return parse_workload(workload, "<workload dict>", known=known_ids(catalog))
     raise InputError(f"workload: give a Workload, a workload file's path or a dict, not {type(workload).__name__}",
                      field="workload")
 
@@ -33,7 +47,7 @@ def _planned(workload: Any, **options):
     """advisor.plan under a name the `plan` parameter of `memo` does not hide."""
     from advisor.plan import plan as make_plan
 
-    result = make_plan(as_workload(workload), **options)
+    result = make_plan(as_workload(workload, options.get("catalog")), **options)
     if isinstance(workload, (str, Path)):
         result.workload_file = str(workload)
     return result

@@ -16,6 +16,8 @@ thousands); bench/fuzz.py runs 10,000 (results in docs/fuzz.md).
 """
 from __future__ import annotations
 
+import re
+
 import collections
 import datetime as dt
 import json
@@ -180,7 +182,8 @@ def check(data: bytes) -> int:
     assert result.exit_code in (0, 2, 3), f"exit {result.exit_code}: {err or result.exception!r}"
     assert "Traceback" not in out + err and "internal error" not in err
     if result.exit_code == 2:   # one line per mistake, each naming the file
-        assert err and out == "" and all(line.startswith(f"error: {path}: ") for line in err.splitlines()), err
+        assert err and out == "" and all(re.match(rf"error: {re.escape(str(path))}(:\d+:\d+)?: ", line)
+                                         for line in err.splitlines()), err
     else:
         assert (json.loads(out)["status"] == "infeasible") == (result.exit_code == 3)
     return result.exit_code

@@ -89,10 +89,51 @@ def test_five_independent_mistakes_are_reported_in_one_run(run, write):
     code, out, err = run("plan", path)
     lines = err.splitlines()
     assert code == 2 and out == "" and len(lines) == 5
-    assert all(line.startswith(f"error: {path}: ") for line in lines)
+    assert all(re.match(rf"error: {re.escape(str(path))}:\d+:\d+: ", line) for line in lines)
     for where in ("deadlin", "`deployment`", "`tokens`", "`gpus`", "`budget_usd`"):   # as written, not jobs[0]...
         assert any(where in line for line in lines), where
     assert "jobs[0]" not in err and "^" not in err
+
+
+FIVE = """\
+name: five mistakes
+deployment:
+  context: offise
+  ownership: byu
+model: gpt2-124mm
+tokens: 10Q
+deadline: 3 fortnights
+"""
+
+
+def test_the_five_mistake_file_gets_five_messages_with_lines_and_paths_as_written(run, write):
+    """Unknown ids, units, enums and structure in one run (issue 32): each message has its line and
+    column, the path as written (a top-level `model` is `model`, not jobs[0].model) and every close
+    value; `validate --format json` gives the same as data."""
+    path = write(FIVE)
+    code, out, err = run("validate", path)
+    lines = err.splitlines()
+    assert code == 2 and out == "" and len(lines) == 5, err
+    expect = [(3, 12, "`deployment.context`", "did you mean office?"), (4, 14, "`deployment.ownership`", "did you mean buy?"),
+              (5, 8, "`model`", "did you mean gpt2-124m?"), (6, 9, "`tokens`", "unknown unit 'Q'"),
+              (7, 11, "`deadline`", "unknown unit 'fortnights'")]
+    for line, (row, col, where, words) in zip(lines, expect):
+        assert line.startswith(f"error: {path}:{row}:{col}: {where}") and words in line, line
+    assert "jobs[0]" not in err
+    code, out, _ = run("validate", path, "--format", "json")
+    doc = json.loads(out)
+    assert code == 2 and doc["valid"] is False
+    assert [(e["line"], e["column"], e["path"]) for e in doc["errors"]] == [
+        (3, 12, "deployment.context"), (4, 14, "deployment.ownership"), (5, 8, "model"), (6, 9, "tokens"),
+        (7, 11, "deadline")]
+    assert doc["errors"][2]["given"] == "gpt2-124mm" and doc["errors"][0]["file"] == str(path)
+    code, out, _ = run("validate", EXAMPLES / "article-office.yaml", "--format", "json")
+    assert code == 0 and json.loads(out)["valid"] is True
+
+
+def test_a_job_under_jobs_is_reported_under_jobs(run, write):
+    code, _, err = run("validate", write("deployment: office\njobs:\n  - model: gpt2-124mm\n    tokens: 10B\n"))
+    assert code == 2 and ":3:12: `jobs[0].model`: unknown model preset 'gpt2-124mm'" in err
 
 
 def test_library_gets_every_error_too(write):
@@ -161,7 +202,7 @@ def test_stdin_workload_and_stdout_memo(tmp_path):
     r = CliRunner().invoke(main, ["plan", "-", "--format", "json", "--as-of", str(AS_OF)], input=text)
     assert r.exit_code == 0 and json.loads(r.stdout)["status"] == "optimal"
     r = CliRunner().invoke(main, ["validate", "-"], input="deployment: office\nmodel: gpt2-124m\ntokens: 10Q\n")
-    assert r.exit_code == 2 and r.stderr.startswith("error: <stdin>: `tokens`")
+    assert r.exit_code == 2 and r.stderr.startswith("error: <stdin>:3:9: `tokens`")
 
 
 def test_output_folder_must_exist_and_is_checked_before_solving(run, tmp_path):

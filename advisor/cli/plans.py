@@ -23,9 +23,12 @@ from advisor.cli.base import (
 
 
 def _inputs(workload_file, catalog_file, rules_files):
-    """The workload, catalog and rules a plan-making command reads, in that order of checking."""
+    """The workload, catalog and rules a plan-making command reads: the catalog and rules first,
+    so that the workload's GPU ids and presets are checked with its other mistakes."""
+    from advisor.api import known_ids
     from advisor.inputs.workload import load_workload
-    return (load_workload(workload_file), *load(catalog_file, rules_files))
+    catalog, rules = load(catalog_file, rules_files)
+    return load_workload(workload_file, known_ids(catalog)), catalog, rules
 
 
 def _plan_render(data, fmt, verbose: bool = False, full: bool = False, section: str | None = None, context=None):
@@ -124,26 +127,44 @@ def frontier(workload_file, fmt, points, time_limit, catalog_file, rules_files, 
 
 @main.command()
 @workload_argument
+@format_option("table", "json")
 @catalog_option
 @rules_option
 @handled
-def validate(workload_file, catalog_file, rules_files, debug):
-    """Check WORKLOAD_FILE without solving: every mistake at once, each with its location as
-    written, the value given and what is allowed; GPU ids and presets against the catalog.
+def validate(workload_file, fmt, catalog_file, rules_files, debug):
+    """Check WORKLOAD_FILE without solving: every mistake at once, each with its line and column,
+    its location as written, the value given and what is allowed; GPU ids and presets against the
+    catalog.
 
     \b
     Examples:
       advisor validate my.yaml
       advisor validate my.yaml --catalog quotes.yaml
+      advisor validate my.yaml --format json     # {"valid": ..., "errors": [{file, line, column, path, ...}]}
 
     Exit status: 0 valid, 2 invalid.
     """
+    import json
+
+    from advisor.errors import InputError
     from advisor.plan import prepare
 
-    workload, catalog, rules = _inputs(workload_file, catalog_file, rules_files)
-    prepare(workload, catalog, rules)   # resolves GPU ids and presets; solves nothing
     name = "<stdin>" if workload_file == "-" else workload_file
+    try:
+        workload, catalog, rules = _inputs(workload_file, catalog_file, rules_files)
+        prepare(workload, catalog, rules)   # resolves GPU ids and presets; solves nothing
+    except InputError as exc:
+        if fmt != "json":
+            raise
+        errors = [e.in_file(name) if e.field != "catalog_file" else e for e in exc.errors]
+        click.echo(json.dumps({"file": name, "valid": False, "errors": [e.to_dict() for e in errors]},
+                              indent=2, ensure_ascii=False))
+        sys.exit(2)
     jobs = sum(j.repeat for j in workload.jobs)
+    if fmt == "json":
+        click.echo(json.dumps({"file": name, "valid": True, "jobs": jobs, "deployment": workload.deployment.context,
+                               "region": workload.deployment.region, "errors": []}, indent=2))
+        return
     click.echo(f"{name}: valid ({jobs} job{'s' if jobs != 1 else ''}, {workload.deployment.context}, "
                f"region {workload.deployment.region}).")
 

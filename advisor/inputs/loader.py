@@ -176,10 +176,31 @@ def check_nodes(root, name: str) -> None:
                          "are expanded; no file this tool reads needs that.", file=name)
 
 
-def parse_yaml_text(text: str, name: str, shipped: bool = False):
+# where each value of a document was written: path -> (key line, key column, value line, value
+# column), 1-based; a list item's key position is its value's
+Marks = dict[tuple[int | str, ...], tuple[int, int, int, int]]
+
+
+def positions(root, marks: Marks) -> None:
+    """Fill `marks` with where every value of the composed document `root` starts (a document
+    check_nodes passed: aliases expanded at most once per path, no cycles)."""
+    stack: list[tuple[yaml.Node, tuple[int | str, ...], yaml.Mark]] = [(root, (), root.start_mark)]
+    while stack:
+        node, path, key = stack.pop()
+        if path in marks:
+            continue
+        marks[path] = (key.line + 1, key.column + 1, node.start_mark.line + 1, node.start_mark.column + 1)
+        if isinstance(node, yaml.SequenceNode):
+            stack += [(child, path + (i,), child.start_mark) for i, child in enumerate(node.value)]
+        elif isinstance(node, yaml.MappingNode):
+            stack += [(v, path + (k.value,), k.start_mark) for k, v in node.value if isinstance(k, yaml.ScalarNode)]
+
+
+def parse_yaml_text(text: str, name: str, shipped: bool = False, marks: Marks | None = None):
     """Parse YAML text from `name` (used in messages) under the rules above. shipped: a file of
     the package itself (catalog/, rules/), parsed with libyaml when PyYAML has it; the same
-    checks apply, the nesting depth after composition rather than during it."""
+    checks apply, the nesting depth after composition rather than during it. `marks`, when given,
+    is filled with where each value was written (for messages that give a line and column)."""
     loader = None
     try:
         loader = _ShippedLoader(text) if shipped and _CLoader is not None else _SafeLoader(text)
@@ -187,6 +208,8 @@ def parse_yaml_text(text: str, name: str, shipped: bool = False):
         if node is None:
             return None
         check_nodes(node, name)
+        if marks is not None:
+            positions(node, marks)
         return loader.construct_document(node)
     except _TooDeep as exc:
         raise InputError(f"{name}: nested more than {MAX_DEPTH} levels deep at {_at(exc.mark)}; no file this "
@@ -209,10 +232,10 @@ def parse_yaml_text(text: str, name: str, shipped: bool = False):
             loader.dispose()
 
 
-def load_yaml_file(path: str | Path, what: str = "file", shipped: bool = False):
+def load_yaml_file(path: str | Path, what: str = "file", shipped: bool = False, marks: Marks | None = None):
     """Read and parse one YAML file, refusing what a hand-written input file should never be.
     `-` reads standard input (named `<stdin>` in messages). shipped: one of the package's own data
-    files (see parse_yaml_text)."""
+    files (see parse_yaml_text); marks: filled with where each value was written."""
     name = str(path)
     if name == "-":
         import sys
@@ -221,7 +244,7 @@ def load_yaml_file(path: str | Path, what: str = "file", shipped: bool = False):
         if len(raw) > MAX_BYTES:
             raise InputError(f"<stdin>: the {what} is more than {MAX_BYTES:,} bytes; the limit is {MAX_BYTES:,} "
                              "bytes.", file="<stdin>")
-        return _parse_bytes(raw, "<stdin>", what)
+        return _parse_bytes(raw, "<stdin>", what, marks=marks)
     path = Path(path)
     try:
         if path.is_dir():
@@ -238,10 +261,10 @@ def load_yaml_file(path: str | Path, what: str = "file", shipped: bool = False):
         raise InputError(f"{name}: cannot read the {what} (permission denied).", file=name) from None
     except OSError as exc:  # a name too long, a broken device, a FIFO that fails to read
         raise InputError(f"{name}: cannot read the {what} ({exc.strerror or exc}).", file=name) from None
-    return _parse_bytes(raw, name, what, shipped)
+    return _parse_bytes(raw, name, what, shipped, marks)
 
 
-def _parse_bytes(raw: bytes, name: str, what: str, shipped: bool = False):
+def _parse_bytes(raw: bytes, name: str, what: str, shipped: bool = False, marks: Marks | None = None):
     for bom, encoding in _BOMS:
         if raw.startswith(bom):
             raise InputError(f"{name}: is {encoding} text; save the {what} as UTF-8 YAML.", file=name)
@@ -252,4 +275,4 @@ def _parse_bytes(raw: bytes, name: str, what: str, shipped: bool = False):
     except UnicodeDecodeError as exc:
         raise InputError(f"{name}: is not UTF-8 text (byte {exc.start}); save the {what} as UTF-8 YAML.",
                          file=name) from None
-    return parse_yaml_text(text, name, shipped)
+    return parse_yaml_text(text, name, shipped, marks)
