@@ -325,3 +325,17 @@ def test_the_collector_pauses_for_start_up_only(monkeypatch):
         assert gc.get_freeze_count() > frozen // 2, (frozen, gc.get_freeze_count())   # unfrozen would be 0
     finally:
         gc.unfreeze()
+
+
+def test_a_top_level_serving_workload_validates_and_plans(run, write):
+    """Serving written the short way (issue 32): traffic and slo at the top level, as training's
+    model/tokens are; the plan serves it."""
+    path = write("name: short serve\ndeployment: {context: datacenter, ownership: any}\nkind: serve\n"
+                 "model: llama-3.1-8b\nprecision: fp8\ntraffic: {requests_per_s: 20, input_tokens: 1000, "
+                 "output_tokens: 300}\nslo: {ttft_ms: 2000, tpot_ms: 100}\n")
+    code, out, err = run("validate", path)
+    assert code == 0 and "valid (1 job" in out, err
+    code, out, _ = run("plan", path, "--as-of", AS_OF, "--format", "json")
+    plan = json.loads(out)
+    assert code == 0 and plan["serving"] and plan["serving"][0]["slo"]["tpot_ms"] == 100
+    assert sum(r["replicas"] * r["requests_per_s_per_replica"] for r in plan["serving"]) >= 20

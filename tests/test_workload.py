@@ -162,3 +162,34 @@ def test_a_gpu_name_that_matches_several_asks_which(known):
         parse_workload({"deployment": "datacenter", "model": "gpt2-124m", "tokens": "1B", "gpus": "H100:8"},
                        "w.yaml", known=known)
     assert info.value.field == "gpus" and "h100-nvl, h100-pcie or h100-sxm" in str(info.value)
+
+
+# ------------------------------------------------------------------ serving written the short way (issue 32 item 4)
+
+SERVE_TOP = {"deployment": "datacenter", "kind": "serve", "model": "llama-3.1-8b", "precision": "fp8",
+             "traffic": {"requests_per_s": 20, "input_tokens": 1000, "output_tokens": 300},
+             "slo": {"ttft_ms": 2000, "tpot_ms": 100}}
+
+
+def test_a_serving_job_at_the_top_level_is_one_serving_job():
+    wl = parse_workload(SERVE_TOP, "w.yaml")
+    (job,) = wl.jobs
+    assert job.kind == "serve" and job.traffic.requests_per_s == 20 and job.slo.tpot_ms == 100
+    without_kind = parse_workload({k: v for k, v in SERVE_TOP.items() if k != "kind"}, "w.yaml")
+    assert without_kind.jobs[0].kind == "serve"   # a job with traffic serves
+
+
+def test_a_top_level_serving_job_with_a_training_field_names_it():
+    with pytest.raises(InputError) as info:
+        parse_workload(dict(SERVE_TOP, tokens="10B"), "w.yaml")
+    assert [e.field for e in info.value.errors] == ["tokens"] and "unknown field `tokens`" in str(info.value)
+
+
+def test_the_schema_takes_a_top_level_serving_job(run):
+    import json
+
+    import jsonschema
+    code, out, _ = run("schema")
+    validator = jsonschema.Draft202012Validator(json.loads(out))
+    assert [e.message for e in validator.iter_errors(SERVE_TOP)] == []
+    assert list(validator.iter_errors(dict(SERVE_TOP, tokens="10B")))   # serving and training fields mixed

@@ -233,12 +233,13 @@ def today(as_of):
 @click.version_option(None, "-V", "--version", package_name="gpu-advisor", prog_name="advisor")
 @click.option("--no-color", is_flag=True, help="No colour in tables (also: the NO_COLOR environment variable).")
 def main(no_color):
-    """gpu-advisor: which GPUs to buy or rent for a training workload, and why.
+    """gpu-advisor: which GPUs to buy or rent to train and serve your models, and why.
 
     \b
     Examples:
       advisor plan examples/article-office.yaml
       advisor plan examples/article-datacenter.yaml --format json
+      advisor plan examples/serve-70b-datacenter.yaml
       advisor validate my.yaml
       advisor estimate --model gpt2-124m --gpu a100-80gb-sxm --count 1
       advisor schema > workload.schema.json

@@ -67,7 +67,8 @@ def _section(ctx, param, value):
 @handled
 def plan(workload_file, fmt, objective, full, section, verbose, gap, time_limit, catalog_file, rules_files, as_of,
          debug):
-    """Choose the cheapest GPU mix for WORKLOAD_FILE (`-` for standard input) and explain the choice.
+    """Choose the cheapest GPUs to buy or rent for WORKLOAD_FILE (`-` for standard input): its
+    training jobs and its serving jobs; and explain the choice.
 
     \b
     Examples:

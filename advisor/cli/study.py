@@ -65,7 +65,8 @@ def estimate(preset, params, layers, hidden, seq_len, gpu, count, precision, kin
              checkpointing, global_batch_tokens, optimizer, lora_rank, strategy, tensor_parallel, pipeline_parallel,
              fmt, catalog_file, debug):
     """Memory and tokens/s of one training job on COUNT GPUs of one type, in the fastest layout
-    that fits (or the one --strategy/--tensor-parallel/--pipeline-parallel fix).
+    that fits (or the one --strategy/--tensor-parallel/--pipeline-parallel fix); with --kind serve,
+    the requests/s and latencies of serving a model on them.
 
     \b
     Examples:

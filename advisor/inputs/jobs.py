@@ -10,9 +10,12 @@ from advisor.inputs.known import check_preset, check_serving_model
 from advisor.inputs.quantities import MAX_JOBS, Count, Hours, Params
 from advisor.inputs.strict import Written, spoken
 
-# a job's fields that may be written at the top level of a workload (one job, in the user's words)
-JOB_SHORTHAND = ("model", "tokens", "precision", "deadline", "kind", "micro_batch", "checkpointing",
-                 "global_batch_tokens", "lora_rank", "optimizer", "seq_len", "goodput")
+# a job's fields that may be written at the top level of a workload (one job, in the user's words):
+# a training job's, and a serving job's (with `kind: serve`)
+TRAINING_SHORTHAND = ("model", "tokens", "precision", "deadline", "kind", "micro_batch", "checkpointing",
+                      "global_batch_tokens", "lora_rank", "optimizer", "seq_len", "goodput")
+SERVING_SHORTHAND = ("traffic", "slo", "months", "off_peak_training_hours")
+JOB_SHORTHAND = TRAINING_SHORTHAND + SERVING_SHORTHAND
 
 
 class ModelShape(Written):
@@ -104,9 +107,10 @@ class Slo(Written):
 
 
 class ServeJob(Written):
-    """A model served to traffic under a latency SLO, for the horizon (or `months`)."""
+    """A model served to traffic under a latency SLO, for the horizon (or `months`). `kind: serve`
+    may be left out: a job with `traffic` is a serving job."""
     name: str | None = Field(default=None, min_length=1, max_length=200)
-    kind: Literal["serve"]
+    kind: Literal["serve"] = "serve"
     model: str = Field(description="a serving preset (advisor estimate --kind serve --help lists them)")
     precision: Literal["bf16", "fp16", "fp8", "fp4", "int8", "int4"] = "bf16"
     traffic: Traffic
@@ -126,7 +130,14 @@ class ServeJob(Written):
 
 
 def _job_kind(value: Any) -> str:
-    kind = value.get("kind") if isinstance(value, dict) else getattr(value, "kind", None)
+    """Which model reads a job: a serving job's when `kind` says serve, or when no kind is given and
+    the job has `traffic` (which only a serving job has)."""
+    if isinstance(value, dict):
+        kind = value.get("kind")
+        if kind is None and "traffic" in value:
+            return "serve"
+    else:
+        kind = getattr(value, "kind", None)
     return "serve" if isinstance(kind, str) and spoken(kind, ("serve",)) == "serve" else "train"
 
 

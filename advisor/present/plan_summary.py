@@ -82,7 +82,8 @@ def serving_texts(p: Plan) -> list[str]:
     for r in p.serving[:3]:
         ttft = "n/a" if r.ttft_ms is None else f"{r.ttft_ms:.0f} ms"
         tpot = "n/a" if r.tpot_ms is None else f"{r.tpot_ms:.1f} ms"
-        out.append(f"{r.name}: {r.replicas:,} replica{'s' if r.replicas != 1 else ''} on {r.gpu} ({r.ownership}) "
+        out.append(f"{r.name}: {r.replicas:,} replica{'s' if r.replicas != 1 else ''} of {r.gpu_count // max(1, r.replicas)}× "
+                   f"{r.gpu} ({r.ownership}) "
                    f"for {r.peak_requests_per_s:.3g} requests/s at peak; p{r.slo.percentile:g} TTFT {ttft}, "
                    f"TPOT {tpot}")
     if len(p.serving) > 3:
