@@ -170,6 +170,9 @@ def emit(data: Any, fmt: str, render: Callable[[Any, str], str] | None = None) -
     else:
         assert render is not None, f"no renderer for --format {fmt}"
         text = render(data, fmt)
+        if fmt != "csv":   # (a CSV cell keeps its text; escape.csv_cell made it inert for spreadsheets)
+            from advisor.present.escape import visible
+            text = visible(text)
     click.echo(text, nl=not text.endswith("\n"))
 
 

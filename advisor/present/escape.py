@@ -42,6 +42,13 @@ def terminal(text: str) -> str:
     return _CONTROL.sub(lambda m: ascii(m.group())[1:-1], text) if _CONTROL.search(text) else text
 
 
+def visible(text: str) -> str:
+    """A whole page of text for a terminal: its own line breaks kept, every other control or format
+    character made a visible escape (the last guard where text leaves for a terminal)."""
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    return _CONTROL.sub(lambda m: ascii(m.group())[1:-1], text) if _CONTROL.search(text) else text
+
+
 def html(text: str) -> str:
     """HTML text or attribute value: what Jinja2's autoescape does to the HTML memo."""
     return str(escape(text))

@@ -189,6 +189,14 @@ def para(text: str, indent: str = "", subsequent: str | None = None, default: in
     return "\n".join((indent if i == 0 else rest) + w for i, w in enumerate(words)) or indent
 
 
+def prose(text: str, fmt: str = "table", indent: str = "", subsequent: str | None = None) -> str:
+    """A sentence in the output's format: escaped Markdown (a list item when indented), or a
+    paragraph wrapped to the terminal."""
+    if fmt == "markdown":
+        return ("- " if indent else "") + md(text)
+    return para(text, indent, subsequent)
+
+
 def markdown(headers: Sequence[Any], rows: Sequence[Sequence[Any]]) -> str:
     def esc(v: Any) -> str:   # user text stays text: no tag, link or cell boundary comes out of it
         return md(_cell(v))

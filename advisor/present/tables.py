@@ -2,7 +2,7 @@
 is data (dicts); this only lays it out (present/grid.py draws the tables; present/plan_text.py the plan)."""
 from __future__ import annotations
 
-from advisor.present.grid import csv_text, grid, para, table
+from advisor.present.grid import csv_text, grid, para, prose, table
 from advisor.present.words import duration, tokens, usd
 
 
@@ -46,7 +46,8 @@ def frontier_text(f: dict, fmt: str = "table") -> str:
         return csv_text(["makespan_days", "total_cost_usd", "plan"],
                         [[pt["makespan_days"], pt["total_cost_usd"], row[2]]
                          for pt, row in zip(f["points"], _frontier_rows(f))])
-    out = [para(f"Cost versus time{': ' + f['name'] if f.get('name') else ''}  (prices as of {f['as_of']})")]
+    out = [prose(f"Cost versus time{': ' + f['name'] if f.get('name') else ''}  (prices as of {f['as_of']})", fmt)
+           + ("\n" if fmt == "markdown" else "")]
     if not f["points"]:
         out.append("no feasible plan at any makespan")
         return "\n".join(out) + "\n"
@@ -65,7 +66,8 @@ def compare_text(r: dict, fmt: str = "table") -> str:
         return csv_text(keys, [[row.get(k) for k in keys] for row in r["rows"]])
     m = r["model"]
     title = m["name"] or f"{m['params'] / 1e9:.3g}B parameters"
-    out = [para(f"{title} ({r['precision']}), estimated on the fewest GPUs that hold it; prices as of {r['as_of']}")]
+    out = [prose(f"{title} ({r['precision']}), estimated on the fewest GPUs that hold it; prices as of {r['as_of']}",
+                 fmt) + ("\n" if fmt == "markdown" else "")]
     rows = []
     for row in r["rows"]:
         tflops = f"{row['dense_tflops']:g}" if row["dense_tflops"] else "n/a"
@@ -82,7 +84,7 @@ def compare_text(r: dict, fmt: str = "table") -> str:
                       "tokens/s per $1k", "price x", "speed x"], rows, fmt))
     claims = [row for row in r["rows"] if row.get("article")]
     if claims:
-        out.append("\n" + para("The article's claims beside the estimates (see docs/article.md):")
+        out.append("\n" + prose("The article's claims beside the estimates (see docs/article.md):", fmt)
                    + ("\n" if fmt == "markdown" else ""))
         out.append(grid(["GPU", "article price", "our price", "article TFLOPs", "article tokens/s", "our estimate"],
                          [[row["gpu"], usd(row["article"]["price_usd"]), usd(row["price_usd"]),
@@ -90,17 +92,18 @@ def compare_text(r: dict, fmt: str = "table") -> str:
                            tokens(row["tokens_per_s"])] for row in claims], fmt))
     ruled = [(row["gpu"], f) for row in r["rows"] for f in row.get("rules", [])]
     if ruled:
-        out.append(f"\nRules in a {r['deployment']}:")
-        out += [para(f"{gid}: [{f['rule']}] {f['message']}", "  ", "    ") for gid, f in ruled]
+        out.append("\n" + prose(f"Rules in a {r['deployment']}:", fmt) + ("\n" if fmt == "markdown" else ""))
+        out += [prose(f"{gid}: [{f['rule']}] {f['message']}", fmt, "  ", "    ") for gid, f in ruled]
     sources = [(row["gpu"], row["price_source"], row["price_as_of"]) for row in r["rows"] if row["price_source"]]
     if sources:
-        out.append("\nPrice sources:")
-        out += [para(f"{gid}: {src} ({date})", "  ", "    ") for gid, src, date in sources]
+        out.append("\n" + prose("Price sources:", fmt) + ("\n" if fmt == "markdown" else ""))
+        out += [prose(f"{gid}: {src} ({date})", fmt, "  ", "    ") for gid, src, date in sources]
     return "\n".join(out) + "\n"
 
 
 def crossover_text(x: dict, fmt: str = "table") -> str:
-    out = [para(f"{x['tokens']} tokens, at most {x['max_gpus']} GPUs, {x['deployment']}, among {', '.join(x['gpus'])}")]
+    out = [prose(f"{x['tokens']} tokens, at most {x['max_gpus']} GPUs, {x['deployment']}, among {', '.join(x['gpus'])}",
+                 fmt) + ("\n" if fmt == "markdown" else "")]
     rows = []
     for p in x["points"]:
         rows.append([p["model"], f"{p['params'] / 1e9:.3g}B", p["cheapest"] or "no plan", usd(p["total_cost_usd"]),
@@ -108,7 +111,7 @@ def crossover_text(x: dict, fmt: str = "table") -> str:
     out.append(grid(["model", "params", "cheapest", "cost", f"{x['focus']} cost", f"{x['focus']} GPUs needed",
                       f"why not {x['focus']}"], rows, fmt))
     if x["crossover_model"]:
-        out.append("\n" + para(f"{x['focus']} stops being the cheapest at {x['crossover_model']}."))
+        out.append("\n" + prose(f"{x['focus']} stops being the cheapest at {x['crossover_model']}.", fmt))
     return "\n".join(out) + "\n"
 
 
