@@ -33,8 +33,12 @@ def plan_context(problem: Problem) -> PlanContext:
     return PlanContext(wl, problem.catalog, problem.rules, tuple(problem.considered), jobs, hosts)
 
 
-def input_digest(workload: str | Path | Workload) -> tuple[str, str, bytes | None]:
-    """(label, sha256, file bytes): of the workload file's bytes, or of a Workload's JSON."""
+def input_digest(workload: str | Path | Workload, source: tuple[str, bytes] | None = None
+                 ) -> tuple[str, str, bytes | None]:
+    """(label, sha256, file bytes): of the workload file's bytes (`source`: a label and the bytes
+    as read, e.g. standard input's), or of a Workload's JSON."""
+    if source is not None:
+        return source[0], hashlib.sha256(source[1]).hexdigest(), source[1]
     if isinstance(workload, (str, Path)):
         data = Path(workload).read_bytes()
         return Path(workload).name, hashlib.sha256(data).hexdigest(), data
@@ -44,12 +48,13 @@ def input_digest(workload: str | Path | Workload) -> tuple[str, str, bytes | Non
 
 def memo(plan: Plan | dict[str, Any], workload: str | Path | Workload | None = None, *, fmt: str = "md", catalog: Catalog | None = None, rules: RuleSet | None = None,
          date: dt.date | None = None, charts: bool = True, name: str = "memo", time_limit: float | None = 30.0,
-         paper: str = "a4") -> Memo:
+         paper: str = "a4", source: tuple[str, bytes] | None = None) -> Memo:
     """The justification memo for `plan`, made from `workload` (a workload file's path, whose bytes
     the memo quotes and hashes, or a Workload). `workload`, `catalog` and `rules` default to what a
     plan made by advisor.plan() was made from; otherwise they must be those the plan used (built-in
     catalog and rules by default). `date` is printed on the memo (none by default, so reruns give
-    identical bytes). `paper` is the PDF/print page size: a4 or letter."""
+    identical bytes). `paper` is the PDF/print page size: a4 or letter. `source` (label, bytes): the
+    workload file as read, when `workload` is the Workload parsed from it (standard input)."""
     from advisor.data.catalog import load_catalog
     from advisor.data.rules import load_rules
 
@@ -71,5 +76,5 @@ def memo(plan: Plan | dict[str, Any], workload: str | Path | Workload | None = N
     data = None
     if charts:
         data = getattr(plan, "chart_data", None) or chart_data(problem, time_limit)
-    return render(typed, plan_context(problem), input_digest(workload), fmt=fmt, date=date, chart_data=data,
+    return render(typed, plan_context(problem), input_digest(workload, source), fmt=fmt, date=date, chart_data=data,
                   band=estimator_band(), min_gpus=min_gpus_by_job(problem, typed), name=name, paper=paper)

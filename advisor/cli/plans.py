@@ -22,13 +22,17 @@ from advisor.cli.base import (
 )
 
 
-def _inputs(workload_file, catalog_file, rules_files):
+def _inputs(workload_file, catalog_file, rules_files, raw: dict | None = None):
     """The workload, catalog and rules a plan-making command reads: the catalog and rules first,
-    so that the workload's GPU ids and presets are checked with its other mistakes."""
+    so that the workload's GPU ids and presets are checked with its other mistakes. `raw` gets the
+    workload file's name and bytes (a memo quotes them, standard input's too)."""
     from advisor.api import known_ids
-    from advisor.inputs.workload import load_workload
+    from advisor.inputs.workload import read_workload
     catalog, rules = load(catalog_file, rules_files)
-    return load_workload(workload_file, known_ids(catalog)), catalog, rules
+    workload, name, data = read_workload(workload_file, known_ids(catalog))
+    if raw is not None:
+        raw.update(name=name, data=data)
+    return workload, catalog, rules
 
 
 def _plan_render(data, fmt, verbose: bool = False, full: bool = False, section: str | None = None, context=None):
@@ -256,12 +260,14 @@ def memo(workload_file, output, fmt, date, paper, force, time_limit, catalog_fil
     from advisor.plan import plan as make_plan
     from advisor.report import memo as make_memo
 
-    workload, catalog, rules = _inputs(workload_file, catalog_file, rules_files)
+    raw: dict = {}
+    workload, catalog, rules = _inputs(workload_file, catalog_file, rules_files, raw)
     with working("solving and drawing"):
         result = make_plan(workload, catalog=catalog, rules=rules, as_of=as_of, time_limit=time_limit, charts=True)
-        doc = make_memo(result, workload if workload_file == "-" else workload_file, fmt=fmt, catalog=catalog,
-                        rules=rules, date=date, name="memo" if output == "-" else Path(output).stem,
-                        time_limit=time_limit, charts=not (output == "-" and fmt == "md"), paper=paper)
+        doc = make_memo(result, workload, fmt=fmt, catalog=catalog, rules=rules, date=date,
+                        name="memo" if output == "-" else Path(output).stem, time_limit=time_limit,
+                        charts=not (output == "-" and fmt == "md"), paper=paper,
+                        source=(Path(raw["name"]).name if workload_file != "-" else "<stdin>", raw["data"]))
     if output == "-":
         sys.stdout.buffer.write(doc.content)
         sys.stdout.flush()

@@ -236,6 +236,13 @@ def load_yaml_file(path: str | Path, what: str = "file", shipped: bool = False, 
     """Read and parse one YAML file, refusing what a hand-written input file should never be.
     `-` reads standard input (named `<stdin>` in messages). shipped: one of the package's own data
     files (see parse_yaml_text); marks: filled with where each value was written."""
+    name, raw = read_bytes(path, what)
+    return parse_bytes(raw, name, what, shipped, marks)
+
+
+def read_bytes(path: str | Path, what: str = "file") -> tuple[str, bytes]:
+    """(name for messages, bytes) of a file, or of standard input for `-` (`<stdin>`), at most
+    MAX_BYTES: what a memo quotes and hashes, and parse_bytes reads."""
     name = str(path)
     if name == "-":
         import sys
@@ -244,7 +251,7 @@ def load_yaml_file(path: str | Path, what: str = "file", shipped: bool = False, 
         if len(raw) > MAX_BYTES:
             raise InputError(f"<stdin>: the {what} is more than {MAX_BYTES:,} bytes; the limit is {MAX_BYTES:,} "
                              "bytes.", file="<stdin>")
-        return _parse_bytes(raw, "<stdin>", what, marks=marks)
+        return "<stdin>", raw
     path = Path(path)
     try:
         if path.is_dir():
@@ -261,10 +268,11 @@ def load_yaml_file(path: str | Path, what: str = "file", shipped: bool = False, 
         raise InputError(f"{name}: cannot read the {what} (permission denied).", file=name) from None
     except OSError as exc:  # a name too long, a broken device, a FIFO that fails to read
         raise InputError(f"{name}: cannot read the {what} ({exc.strerror or exc}).", file=name) from None
-    return _parse_bytes(raw, name, what, shipped, marks)
+    return name, raw
 
 
-def _parse_bytes(raw: bytes, name: str, what: str, shipped: bool = False, marks: Marks | None = None):
+def parse_bytes(raw: bytes, name: str, what: str, shipped: bool = False, marks: Marks | None = None):
+    """The YAML document in `raw` (UTF-8 text; BOMs of other encodings, NUL bytes refused)."""
     for bom, encoding in _BOMS:
         if raw.startswith(bom):
             raise InputError(f"{name}: is {encoding} text; save the {what} as UTF-8 YAML.", file=name)

@@ -16,12 +16,12 @@ from advisor.errors import InputError, show
 from advisor.inputs.deployment import Deployment, Finance, GpuSelection
 from advisor.inputs.jobs import JOB_SHORTHAND, AnyJob
 from advisor.inputs.known import Known, gpus_shorthand
-from advisor.inputs.loader import Marks, load_yaml_file
+from advisor.inputs.loader import Marks, parse_bytes, read_bytes
 from advisor.inputs.phrasing import as_written, distinct_errors, format_error
 from advisor.inputs.quantities import MAX_JOBS, USD
 from advisor.inputs.strict import Written
 
-__all__ = ["MAX_JOBS", "Workload", "load_workload", "parse_workload", "workload_json_schema"]
+__all__ = ["MAX_JOBS", "Workload", "load_workload", "parse_workload", "read_workload", "workload_json_schema"]
 
 
 class Workload(Written):
@@ -95,9 +95,16 @@ def parse_workload(data: Any, name: str = "<workload>", *, known: Known | None =
 
 def load_workload(path: str | Path, known: Known | None = None) -> Workload:
     """Read and validate a workload file (its GPU ids and presets too, given what the catalog knows)."""
+    return read_workload(path, known)[0]
+
+
+def read_workload(path: str | Path, known: Known | None = None) -> tuple[Workload, str, bytes]:
+    """(the Workload, the file's name for messages, its bytes): for a memo, which quotes and hashes
+    the file as read, standard input included."""
+    name, raw = read_bytes(path, "workload file")
     marks: Marks = {}
-    data = load_yaml_file(path, "workload file", marks=marks)
-    return parse_workload(data, "<stdin>" if str(path) == "-" else str(path), known=known, marks=marks)
+    data = parse_bytes(raw, name, "workload file", marks=marks)
+    return parse_workload(data, name, known=known, marks=marks), name, raw
 
 
 def workload_json_schema() -> dict[str, Any]:

@@ -76,7 +76,7 @@ class Memo:
                              f"after the file; render it with name={path.stem!r} (the CLI does)", field="output")
         existing = [t for t in targets if t.exists()]
         if existing and not force:
-            raise InputError(f"{existing[0]}: already exists; pass --force (force=True) to replace "
+            raise InputError(f"{existing[0]}: already exists; pass `force` to replace "
                              f"{'it' if len(existing) == 1 else f'it and {len(existing) - 1} more'}", field="output")
         for rel, data in sorted(self.attachments.items()):
             (path.parent / rel).parent.mkdir(exist_ok=True)

@@ -68,6 +68,7 @@ def memo_context(plan: Plan, ctx: PlanContext, source: tuple[str, str, bytes | N
     upfront = (cb.purchase_usd or 0) + (cb.servers_usd or 0)
     bom, bom_notes = bill_of_materials(plan, ctx, refs)
     alternatives, best_alt, cited_rules = alternative_rows(plan, ctx, refs)
+    best_alt = _next_best(plan, ctx, best_alt)
     summary, constraints = requirement(ctx, plan)
     finish_h = max((j.wall_days * 24 for j in plan.jobs), default=None)
     key_figures = []
@@ -93,7 +94,9 @@ def memo_context(plan: Plan, ctx: PlanContext, source: tuple[str, str, bytes | N
                                                range_sentence(plan)) if x),
         "key_figures": key_figures,
         "requirement": {"file": label, "text": text, "fence": _fence(text or ""), "summary": summary,
-                        "constraints": constraints},
+                        "constraints": constraints,
+                        "intro": ("The workload, as read from standard input, verbatim:" if label == STDIN
+                                  else f"The workload file {label}, verbatim:")},
         "bom": bom, "bom_notes": bom_notes,
         "bom_total": usd(upfront + (cb.rental_usd or 0)) if feasible else None,
         "costs": cost_rows(plan, months, catalog) if feasible else [],
@@ -119,6 +122,19 @@ def memo_context(plan: Plan, ctx: PlanContext, source: tuple[str, str, bytes | N
 
 
 PAPER = {"a4": "A4", "letter": "letter"}
+STDIN = "<stdin>"   # the label of a workload read from standard input
+
+
+def _next_best(plan: Plan, ctx: PlanContext, best_alt: tuple[str, float] | None) -> tuple[str, float] | None:
+    """The cheapest plan on one GPU type: a GPU not chosen (its forced cost), or, for a plan that
+    serves on a mix of types, one of the mix's own types alone when that is cheaper (serving_mix)."""
+    mix = plan.serving_mix
+    if mix is None or not mix.best_single_gpu or mix.best_single_cost_usd is None or mix.cost_usd is None \
+            or abs(mix.cost_usd - (plan.total_cost_usd or 0.0)) > 0.5 or len(mix.gpu_types) < 2:
+        return best_alt   # (the mix's figures are for the whole plan only when it serves and nothing else)
+    if best_alt is None or mix.best_single_cost_usd < best_alt[1]:
+        return ctx.gpu_name(mix.best_single_gpu), mix.best_single_cost_usd
+    return best_alt
 
 
 def _title(plan: Plan) -> str:

@@ -17,27 +17,32 @@ def range_sentence(plan: Plan) -> str:
     if not plan.feasible or cost is None:
         return ""
     days = [j.wall_days_range for j in plan.jobs if j.wall_days_range is not None]
-    text = f"Allowing for the estimator's measured error and each price's confidence, the total is likely " \
-           f"{usd(cost.p10)} to {usd(cost.p90)} (P10\u2013P90)"
+    parts = []
+    if usd(cost.p10) != usd(cost.p90):   # a range of one value says nothing (the draws vary no serving cost)
+        parts.append(f"the total is likely {usd(cost.p10)} to {usd(cost.p90)} (P10\u2013P90)")
     if days:
         lo, hi = max(d.p10 or 0 for d in days), max(d.p90 or 0 for d in days)
-        text += f" and the work takes {duration(24 * lo)} to {duration(24 * hi)} of running time"
-        text += f"; every deadline is met at {plan.confidence.quantile} of the job time"
-    text += "."
+        parts.append(f"the work takes {duration(24 * lo)} to {duration(24 * hi)} of running time; every deadline "
+                     f"is met at {plan.confidence.quantile} of the job time")
+    text = ("Allowing for the estimator's measured error and each price's confidence, " + " and ".join(parts) + "."
+            if parts else "")
     robust = plan.robustness
-    if robust is not None:
+    rented = [f"{i.count}× {i.gpu}" for i in plan.purchase if i.use == "serving" and i.ownership == "rent"]
+    if robust is not None and not (rented and len(rented) == len(plan.purchase)):
         share = f"{100 * robust.holds_share:.0f}%"
-        text += f" The choice stays the cheapest in {share} of {robust.draws} draws of speeds and prices"
+        text += (f" The choice{' of the GPUs bought' if rented else ''} stays the cheapest in {share} of "
+                 f"{robust.draws} draws of speeds and prices")
         if robust.alternatives:
             alt = robust.alternatives[0]
             text += f"; otherwise {alt.purchase} ({100 * alt.share:.0f}%)"
         text += "."
-    return text
+    return text.strip()
 
 
 def assumption_row(plan: Plan) -> dict | None:
     u = plan.assumptions.uncertainty
-    if not u.source:
+    cost = plan.total_cost_usd_range
+    if not u.source or (not plan.jobs and (cost is None or usd(cost.p10) == usd(cost.p90))):   # no range printed
         return None
     return {"text": f"Ranges (P10\u2013P90) come from {u.source}: speed errors from the estimator's error on "
                     f"{u.speed_rows} published training runs, each predicted with its own source left out of the "

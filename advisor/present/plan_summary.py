@@ -216,11 +216,14 @@ def summary_text(plan: Plan, ctx: PlanContext | None = None, fmt: str = "table")
 
 
 def _why(p: Plan, fmt: str) -> list[str]:
+    from advisor.present.plan_text import robustness_message
+
     out = []
     for i, text in enumerate(top_sensitivities(p)):   # one label for the three
         out.append(_labelled("Sensitive" if i == 0 else "", text, fmt))
-    if p.robustness is not None:
-        out.append(_labelled("Robust", p.robustness.message, fmt))
+    robust = robustness_message(p)
+    if robust:
+        out.append(_labelled("Robust", robust, fmt))
     d = p.decision
     if d is not None:
         basis = f"chosen on the {d.basis} cost" + (f" over {d.draws:,} draws" if d.draws else "")

@@ -32,7 +32,7 @@ def line(text: str, fmt: str) -> str:
 
 def span(r: Triple | None, fmt: Callable[[float], str]) -> str:
     """' (P10–P90)' beside a point value, e.g. '18.9 (15.7–23.4)'."""
-    if r is None or r.p10 is None or r.p90 is None:
+    if r is None or r.p10 is None or r.p90 is None or fmt(r.p10) == fmt(r.p90):   # a range of one value says nothing
         return ""
     return f" ({fmt(r.p10)}–{fmt(r.p90)})"
 
@@ -103,7 +103,7 @@ def title_lines(p: Plan, fmt: str, summary: bool = False) -> list[str]:
 def buy_section(p: Plan, fmt: str) -> list[str]:
     if not p.purchase:
         return []
-    return [heading("Buy / rent", fmt), grid(["item", "count", "", "price", "usage"], bill_rows(p), fmt, wrap=(4,))]
+    return [heading("Buy / rent", fmt), grid(["item", "count", "buy/rent", "price", "usage"], bill_rows(p), fmt, wrap=(4,))]
 
 
 def cost_section(p: Plan, fmt: str) -> list[str]:
@@ -152,7 +152,7 @@ def serving_section(p: Plan, fmt: str) -> list[str]:
              r.replicas, r.ownership, f"{r.requests_per_s_per_replica:.3g}", _ms(r.ttft_ms, ".0f"),
              _ms(r.tpot_ms, ".1f"), r.limited_by] for r in p.serving]
     out = [heading("Serving (latency at peak traffic, p%g)" % p.serving[0].slo.percentile, fmt),
-           grid(["class", "GPU", "layout", "replicas", "", "req/s each", "TTFT ms", "TPOT ms", "limited by"], rows, fmt,
+           grid(["class", "GPU", "layout", "replicas", "buy/rent", "req/s each", "TTFT ms", "TPOT ms", "limited by"], rows, fmt,
                 wrap=(8,))]
     out += [line(f"{r.name} on {r.gpu}: {r.shared_with_training}", fmt) for r in p.serving if r.shared_with_training]
     if p.serving_mix is not None and p.serving_mix.message:
@@ -183,10 +183,30 @@ def sensitivity_section(p: Plan, fmt: str) -> list[str]:
     return [heading("Sensitivity", fmt), *[line(m, fmt) for m in lines]] if lines else []
 
 
+def serving_rentals(p: Plan) -> list[str]:
+    """'3× mi300x' for each GPU type rented for serving."""
+    return [f"{i.count}× {i.gpu}" for i in p.purchase if i.use == "serving" and i.ownership == "rent"]
+
+
+def robustness_message(p: Plan) -> str | None:
+    """The robustness verdict, for what its draws compare: the GPUs bought and the training jobs'
+    GPUs, not the GPUs rented for serving (explain/robustness.py); a plan that rents all it serves
+    on is said to be unmeasured, never 'the choice (nothing) holds'."""
+    r = p.robustness
+    if r is None:
+        return None
+    rented = serving_rentals(p)
+    if rented and len(rented) == len(p.purchase):
+        return ("robustness not measured: the draws of speed and price compare the GPUs bought and the training "
+                f"jobs' GPUs, and this plan only rents GPUs for serving ({', '.join(rented)})")
+    if rented:
+        return f"{r.message}; the GPUs rented for serving ({', '.join(rented)}) are not part of that comparison"
+    return r.message
+
+
 def robustness_section(p: Plan, fmt: str) -> list[str]:
-    if p.robustness is None:
-        return []
-    return [heading("Robustness", fmt), line(p.robustness.message, fmt)]
+    message = robustness_message(p)
+    return [heading("Robustness", fmt), line(message, fmt)] if message else []
 
 
 def not_chosen_section(p: Plan, fmt: str, verbose: bool = False) -> list[str]:

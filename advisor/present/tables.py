@@ -110,9 +110,24 @@ def crossover_text(x: dict, fmt: str = "table") -> str:
                      usd(p["focus_cost_usd"]), p[f"{x['focus']}_min_gpus"] or "n/a", p["factor_text"] or "-"])
     out.append(grid(["model", "params", "cheapest", "cost", f"{x['focus']} cost", f"{x['focus']} GPUs needed",
                       f"why not {x['focus']}"], rows, fmt))
-    if x["crossover_model"]:
-        out.append("\n" + prose(f"{x['focus']} stops being the cheapest at {x['crossover_model']}.", fmt))
+    out.append("\n" + prose(crossover_headline(x), fmt))
     return "\n".join(out) + "\n"
+
+
+def crossover_headline(x: dict) -> str:
+    """Where the focus GPU stops being the cheapest -- only when it was the cheapest before and another
+    GPU's plan takes over; otherwise what did happen (never the cheapest, or no plan from some size on)."""
+    focus, points = x["focus"], x["points"]
+    at = next((i for i, pt in enumerate(points) if pt["model"] == x["crossover_model"]), None)
+    won = [pt["model"] for pt in points[:at] if pt["cheapest"] == focus] if at is not None else []
+    if at is None:
+        return f"{focus} is the cheapest at every size tried." if points else "No model was tried."
+    if not won:
+        return f"{focus} is not the cheapest at any size tried."
+    if points[at]["cheapest"] is None:
+        return (f"{focus} is the cheapest up to {won[-1]}; from {points[at]['model']} on, no plan of any allowed "
+                "GPU meets the limits.")
+    return f"{focus} stops being the cheapest at {points[at]['model']}, where {points[at]['cheapest']} takes over."
 
 
 def serve_estimate_text(e: dict) -> str:
@@ -127,8 +142,9 @@ def serve_estimate_text(e: dict) -> str:
     if not e["fits"]:
         return f"{para(head)}\n{para('does not run: ' + e['reason'])}\n"
     slo = e["slo"]
-    limits = (f"p{slo['percentile']:g} TTFT <= {slo['ttft_ms']} ms, TPOT <= {slo['tpot_ms']} ms" if slo
-              else "no latency limit (offline peak)")
+    held = [f"{what} <= {slo[key]:g} ms" for what, key in (("TTFT", "ttft_ms"), ("TPOT", "tpot_ms"))
+            if slo and slo.get(key) is not None]
+    limits = f"p{slo['percentile']:g} {' and '.join(held)}" if held else "no latency limit (offline peak)"
     out = [para(head), para(limits, "  ", "    "),
            table(["output tok/s", "requests/s", "replicas", "TP", "TTFT ms", "TPOT ms", "batch", "max batch",
                   "KV GB/GPU", "limited by"],

@@ -41,9 +41,14 @@ def _num(x: float) -> str:
 
 
 def duration(hours: float, short: bool = False) -> str:
-    """'45 minutes', '38.1 hours (1.6 days)' ('38.1 hours' when short), '7 days'."""
+    """'40 seconds', '1.5 minutes', '45 minutes', '38.1 hours (1.6 days)' ('38.1 hours' when short),
+    '7 days'."""
+    if hours * 60 < 1:
+        seconds = max(1, round(hours * 3600))
+        return f"{seconds} second" + ("" if seconds == 1 else "s")
     if hours < 1:
-        return f"{max(1, round(hours * 60))} minutes"
+        minutes = _num(hours * 60) if hours * 60 < 10 else f"{hours * 60:,.0f}"
+        return f"{minutes} minute" + ("" if minutes == "1" else "s")
     if hours < 48:
         return f"{_num(hours)} hours" + ("" if short else f" ({_num(hours / 24)} days)")
     return f"{_num(hours / 24)} days"
