@@ -339,3 +339,49 @@ def test_a_top_level_serving_workload_validates_and_plans(run, write):
     plan = json.loads(out)
     assert code == 0 and plan["serving"] and plan["serving"][0]["slo"]["tpot_ms"] == 100
     assert sum(r["replicas"] * r["requests_per_s_per_replica"] for r in plan["serving"]) >= 20
+
+
+@pytest.mark.parametrize("serve", [False, True], ids=["training", "serving"])
+def test_init_writes_a_commented_starter_that_validates_and_plans(run, tmp_path, serve):
+    path = tmp_path / "w.yaml"
+    code, out, _ = run("init", path, *(["--serve"] if serve else []))
+    text = path.read_text(encoding="utf-8")
+    assert code == 0 and f"advisor validate {path}" in out
+    assert sum(line.lstrip().startswith("#") or " # " in line for line in text.splitlines()) >= 10   # commented
+    assert ("traffic:" in text) == serve and ("\ntokens:" in text) == (not serve)
+    code, out, err = run("validate", path)
+    assert code == 0 and "valid (1 job" in out, err
+    code, out, _ = run("plan", path, "--as-of", AS_OF, "--format", "json")
+    assert code == 0 and json.loads(out)["purchase"]
+    code, _, err = run("init", path)
+    assert code == 2 and "already exists; pass --force" in err
+    assert run("init", path, "--force")[0] == 0
+
+
+def test_every_command_that_can_take_seconds_says_what_it_does(monkeypatch, write):
+    """plan, frontier, memo, validate, estimate, compare and crossover run their work inside the
+    progress line (cli/base.working: shown after 2 s, on a terminal only)."""
+    import contextlib
+
+    from advisor.cli import plans, study
+
+    seen: list[str] = []
+
+    @contextlib.contextmanager
+    def spy(what, **kwargs):
+        seen.append(what)
+        yield
+    for module in (plans, study):
+        monkeypatch.setattr(module, "working", spy)
+    office = str(EXAMPLES / "article-office.yaml")
+    for args in (["validate", office], ["estimate", "--model", "gpt2-124m", "--gpu", "rtx-4090"],
+                 ["compare", "rtx-4090", "h100-sxm"], ["plan", office, "--as-of", str(AS_OF)]):
+        seen.clear()
+        assert CliRunner().invoke(main, args).exit_code == 0
+        assert seen, args
+
+
+def test_the_repository_carries_its_licence():
+    text = (ROOT / "LICENSE").read_text(encoding="utf-8")
+    assert "Apache License" in text and "Version 2.0, January 2004" in text
+    assert 'license = {text = "Apache-2.0"}' in (ROOT / "pyproject.toml").read_text(encoding="utf-8")

@@ -97,7 +97,8 @@ def _starting_up():
     long-lived objects only, which the cyclic collector walked ~130 times for nothing: ~0.04 s of a
     cold `advisor plan`. It is paused until the work starts (`working`), which freezes what start-up
     made out of its way (and out of the copy-on-write pages of a forked worker); a command that never
-    calls `working` (estimate, compare, the lists) runs paused to its end. A caller's own frozen
+    calls `working` (the lists), or calls it with collect=False (estimate, compare, validate), runs
+    paused to its end. A caller's own frozen
     objects are left as they are: nothing is frozen or unfrozen then."""
     was = gc.isenabled()
     gc.disable()
@@ -180,12 +181,13 @@ FRAMES = "|/-\\"
 
 
 @contextlib.contextmanager
-def working(what: str, stream=None, after: float = 1.0, every: float = 0.25):
-    """The progress line on stderr while planning runs longer than a second, on a terminal only:
+def working(what: str, stream=None, after: float = 2.0, every: float = 0.25, collect: bool = True):
+    """The progress line on stderr while a command runs longer than two seconds, on a terminal only:
     the solve's own progress hook (solve/run.progress) drives it, e.g. "| explaining: re-solve 12,
     best $1.23M, gap 0.01%, 14 s". Nothing is written when stderr is not a terminal."""
     from advisor.solve.run import progress, stage
-    _work_starts()
+    if collect:   # (estimate, compare and validate make few objects: they keep the collector paused)
+        _work_starts()
     out = stream or sys.stderr
     if not out.isatty():
         with stage(what):

@@ -157,7 +157,8 @@ def validate(workload_file, fmt, catalog_file, rules_files, debug):
     name = "<stdin>" if workload_file == "-" else workload_file
     try:
         workload, catalog, rules = _inputs(workload_file, catalog_file, rules_files)
-        prepare(workload, catalog, rules)   # resolves GPU ids and presets; solves nothing
+        with working("checking", collect=False):
+            prepare(workload, catalog, rules)   # resolves GPU ids and presets, estimates each option; solves nothing
     except InputError as exc:
         if fmt != "json":
             raise
@@ -172,6 +173,37 @@ def validate(workload_file, fmt, catalog_file, rules_files, debug):
         return
     click.echo(f"{name}: valid ({jobs} job{'s' if jobs != 1 else ''}, {workload.deployment.context}, "
                f"region {workload.deployment.region}).")
+
+
+@main.command()
+@click.argument("file", required=False, default="workload.yaml", type=click.Path(dir_okay=False, allow_dash=True))
+@click.option("--serve", is_flag=True, help="A serving job (traffic and latency limits) instead of a training job.")
+@click.option("--force", is_flag=True, help="Replace FILE if it exists.")
+@handled
+def init(file, serve, force, debug):
+    """Write a starter workload to FILE [workload.yaml] (`-`: standard output): one training job, or
+    with --serve one serving job, every field commented. It validates and plans as written.
+
+    \b
+    Examples:
+      advisor init
+      advisor init chat.yaml --serve
+      advisor init - --serve | advisor plan -
+    """
+    from pathlib import Path
+
+    from advisor.errors import InputError
+    from advisor.inputs.starter import starter
+
+    text = starter(serve, "workload.yaml" if file == "-" else file)
+    if file == "-":
+        click.echo(text, nl=False)
+        return
+    check_output(file)
+    if Path(file).exists() and not force:
+        raise InputError(f"{file}: already exists; pass `force` to replace it", field="force")
+    Path(file).write_text(text, encoding="utf-8")
+    click.echo(f"wrote {file}; next: advisor validate {file}, then advisor plan {file}")
 
 
 @main.command()
