@@ -91,7 +91,7 @@ def _rented(item: PurchaseItem, g: GPU, refs: Refs) -> dict[str, Any]:
     r = g.rental
     hours, price = item.gpu_hours or 0.0, item.unit_price_usd or 0.0
     return {"item": f"{g.name} rental, {item.provider or (r.provider if r is not None else 'provider unknown')}",
-            "qty": f"{hours:,.0f} GPU-hours (up to {item.count:,} GPUs at once)",
+            "qty": f"{hours:,.0f} GPU-hours (up to {plural(item.count, 'GPU')} at once)",
             "unit": f"{unit_rate(price)} per GPU-hour", "extended": usd(hours * price),
             "basis": "on-demand rate", "dated": day(item.as_of or (r.as_of if r is not None else None)),
             "refs": refs.cite(r.source, r.as_of) if r is not None else []}
