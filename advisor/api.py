@@ -5,11 +5,15 @@ from __future__ import annotations
 import re
 from pathlib import Path
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from advisor.errors import InputError
 
-def known_ids(catalog: Any = None):
+if TYPE_CHECKING:
+    from advisor.inputs.known import Known
+    from advisor.inputs.workload import Workload
+
+def known_ids(catalog: Any = None) -> Known:
     """What a workload may name, from `catalog` (the built-in one by default): GPU ids, training
     presets and the serving models, so that a workload's unknown ids are reported with its other
     mistakes, where they were written."""
@@ -21,7 +25,7 @@ def known_ids(catalog: Any = None):
     return Known(frozenset(catalog.gpus), frozenset(catalog.models), load_model)
 
 
-def as_workload(workload: Any, catalog: Any = None):
+def as_workload(workload: Any, catalog: Any = None) -> Workload:
     """A Workload from a Workload, a workload file's path, or a dict of what the file would hold;
     a path's or a dict's GPU ids and presets are checked against `catalog` (the built-in one by
     default) with its other mistakes."""

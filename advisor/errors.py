@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import datetime as dt
 import unicodedata
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, TypeVar
 
 Error = TypeVar("Error", bound=Mapping[str, Any])   # a pydantic error (ErrorDetails) or a plain dict
@@ -85,7 +85,7 @@ class NoPlanInTime(SolverError):
 
 # ------------------------------------------------------------------ message helpers
 
-def close_matches(word: str, choices, n: int = 6) -> list[str]:
+def close_matches(word: str, choices: Iterable[Any], n: int = 6) -> list[str]:
     """The choices `word` may have meant (case-insensitive): those it begins word for word ('h100'
     -> h100-sxm, h100-pcie, h100-nvl), then the closest by spelling and any as close (within 0.1
     of its similarity ratio, at least 0.6), the closest first."""
@@ -107,7 +107,7 @@ def either(items: Sequence[str], word: str = "or") -> str:
     return items[0] if len(items) == 1 else ", ".join(items[:-1]) + f" {word} " + items[-1]
 
 
-def suggest(word: str, choices) -> str:
+def suggest(word: str, choices: Iterable[Any]) -> str:
     """' (did you mean x?)' or ' (did you mean x, y or z?)' for near misses, else ''."""
     close = close_matches(word, choices)
     return f" (did you mean {either(close)}?)" if close else ""

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import sys
+from typing import Any
 
 import click
 
@@ -22,7 +23,8 @@ from advisor.cli.base import (
 )
 
 
-def _inputs(workload_file, catalog_file, rules_files, raw: dict | None = None):
+def _inputs(workload_file: str, catalog_file: str | None, rules_files: tuple[str, ...],
+            raw: dict | None = None) -> tuple[Any, Any, Any]:
     """The workload, catalog and rules a plan-making command reads: the catalog and rules first,
     so that the workload's GPU ids and presets are checked with its other mistakes. `raw` gets the
     workload file's name and bytes (a memo quotes them, standard input's too)."""
@@ -35,7 +37,8 @@ def _inputs(workload_file, catalog_file, rules_files, raw: dict | None = None):
     return workload, catalog, rules
 
 
-def _plan_render(data, fmt, verbose: bool = False, full: bool = False, section: str | None = None, context=None):
+def _plan_render(data: Any, fmt: str, verbose: bool = False, full: bool = False, section: str | None = None,
+                 context: Any = None) -> str:
     from advisor.present.plan_text import plan_csv, plan_text
     if fmt == "csv":
         return plan_csv(data)
@@ -43,7 +46,7 @@ def _plan_render(data, fmt, verbose: bool = False, full: bool = False, section: 
                      context=context)
 
 
-def _section(ctx, param, value):
+def _section(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
     """--section NAME, refused with every close name (exit 2)."""
     from advisor.present.sections import NAMES
     if value is None or value in NAMES:
@@ -136,7 +139,7 @@ def frontier(workload_file, fmt, points, time_limit, catalog_file, rules_files, 
 @catalog_option
 @rules_option
 @handled
-def validate(workload_file, fmt, catalog_file, rules_files, debug):
+def validate(workload_file: str, fmt: str, catalog_file: str | None, rules_files: tuple[str, ...], debug: bool) -> None:
     """Check WORKLOAD_FILE without solving: every mistake at once, each with its line and column,
     its location as written, the value given and what is allowed; GPU ids and presets against the
     catalog.
@@ -180,7 +183,7 @@ def validate(workload_file, fmt, catalog_file, rules_files, debug):
 @click.option("--serve", is_flag=True, help="A serving job (traffic and latency limits) instead of a training job.")
 @click.option("--force", is_flag=True, help="Replace FILE if it exists.")
 @handled
-def init(file, serve, force, debug):
+def init(file: str, serve: bool, force: bool, debug: bool) -> None:
     """Write a starter workload to FILE [workload.yaml] (`-`: standard output): one training job, or
     with --serve one serving job, every field commented. It validates and plans as written.
 

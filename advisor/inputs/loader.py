@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import codecs
 from pathlib import Path
+from typing import Any
 
 import yaml
 
@@ -181,7 +182,7 @@ def check_nodes(root, name: str) -> None:
 Marks = dict[tuple[int | str, ...], tuple[int, int, int, int]]
 
 
-def positions(root, marks: Marks) -> None:
+def positions(root: yaml.Node, marks: Marks) -> None:
     """Fill `marks` with where every value of the composed document `root` starts (a document
     check_nodes passed: aliases expanded at most once per path, no cycles)."""
     stack: list[tuple[yaml.Node, tuple[int | str, ...], yaml.Mark]] = [(root, (), root.start_mark)]
@@ -196,7 +197,7 @@ def positions(root, marks: Marks) -> None:
             stack += [(v, path + (k.value,), k.start_mark) for k, v in node.value if isinstance(k, yaml.ScalarNode)]
 
 
-def parse_yaml_text(text: str, name: str, shipped: bool = False, marks: Marks | None = None):
+def parse_yaml_text(text: str, name: str, shipped: bool = False, marks: Marks | None = None) -> Any:
     """Parse YAML text from `name` (used in messages) under the rules above. shipped: a file of
     the package itself (catalog/, rules/), parsed with libyaml when PyYAML has it; the same
     checks apply, the nesting depth after composition rather than during it. `marks`, when given,
@@ -232,7 +233,7 @@ def parse_yaml_text(text: str, name: str, shipped: bool = False, marks: Marks | 
             loader.dispose()
 
 
-def load_yaml_file(path: str | Path, what: str = "file", shipped: bool = False, marks: Marks | None = None):
+def load_yaml_file(path: str | Path, what: str = "file", shipped: bool = False, marks: Marks | None = None) -> Any:
     """Read and parse one YAML file, refusing what a hand-written input file should never be.
     `-` reads standard input (named `<stdin>` in messages). shipped: one of the package's own data
     files (see parse_yaml_text); marks: filled with where each value was written."""
@@ -271,7 +272,7 @@ def read_bytes(path: str | Path, what: str = "file") -> tuple[str, bytes]:
     return name, raw
 
 
-def parse_bytes(raw: bytes, name: str, what: str, shipped: bool = False, marks: Marks | None = None):
+def parse_bytes(raw: bytes, name: str, what: str, shipped: bool = False, marks: Marks | None = None) -> Any:
     """The YAML document in `raw` (UTF-8 text; BOMs of other encodings, NUL bytes refused)."""
     for bom, encoding in _BOMS:
         if raw.startswith(bom):

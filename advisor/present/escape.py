@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import re
+from typing import Any
 from urllib.parse import quote
 
 from markupsafe import Markup, escape
@@ -64,7 +65,7 @@ def xml_text(text: str) -> str:
     return _BAD_XML.sub("\ufffd", text).translate(_XML)
 
 
-def md(text) -> str:
+def md(text: object) -> str:
     """`text` as Markdown that renders as exactly that text: no tag, link, emphasis, heading or
     table cell boundary can come out of it, and it stays on one line."""
     if isinstance(text, Markup):
@@ -79,7 +80,7 @@ def md(text) -> str:
     return s
 
 
-def linkable(url) -> bool:
+def linkable(url: object) -> bool:
     """A URL safe to make a link of: http(s), or a relative path (no other scheme: javascript:,
     data:, file: ...)."""
     url = str(url or "").strip()
@@ -89,7 +90,7 @@ def linkable(url) -> bool:
     return scheme is None or scheme.group(1).lower() in ("http", "https")
 
 
-def md_url(url) -> Markup:
+def md_url(url: object) -> Markup:
     """An http(s) URL as a Markdown autolink `<url>`; anything else as escaped text."""
     url = str(url or "")
     return Markup(f"<{url}>") if _AUTOLINK.match(url) else Markup(md(url))
@@ -100,7 +101,7 @@ def md_path(path: str) -> Markup:
     return Markup(quote(path, safe="/._-"))
 
 
-def csv_cell(value):
+def csv_cell(value: Any) -> Any:
     """A value for a CSV cell: numbers as they are; text that a spreadsheet would read as a
     formula (=, +, -, @, tab, CR first) gets a leading apostrophe. Quoting is the csv module's."""
     if isinstance(value, str) and value.startswith(CSV_FORMULA):

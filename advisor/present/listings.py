@@ -1,6 +1,8 @@
 """Text, Markdown and CSV views of the catalog and the rules (`advisor catalog ...`, `advisor rules ...`)."""
 from __future__ import annotations
 
+from typing import Any
+
 from advisor.present.grid import csv_text, grid, para, table
 from advisor.present.words import usd
 
@@ -9,7 +11,7 @@ TEXT_WIDTH = 98   # `rules show` wraps its paragraphs to this width off a termin
 # ----------------------------------------------------------------------------- catalog commands
 
 
-def _num(v, unit: str = "") -> str:
+def _num(v: Any, unit: str = "") -> str:
     if v is None:
         return "unknown"
     if isinstance(v, bool):

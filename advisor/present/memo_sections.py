@@ -197,7 +197,7 @@ def alternative_rows(plan: Plan, ctx: PlanContext, refs: Refs) -> tuple[list, tu
     return rows, best_alt, cited_rules
 
 
-def rule_card(rule, refs: Refs) -> dict:
+def rule_card(rule: Any, refs: Refs) -> dict:
     return {"id": rule.id, "title": rule.title, "why": " ".join(rule.why.split()), "source": rule.source.title,
             "clause": rule.source.clause, "url": rule.source.url, "refs": refs.cite([rule.id])}
 

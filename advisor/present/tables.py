@@ -55,7 +55,7 @@ def frontier_text(f: dict, fmt: str = "table") -> str:
     return "\n".join(out) + "\n"
 
 
-def _ratio(x):
+def _ratio(x: float | None) -> str:
     return "n/a" if x is None else f"{x:.2f}x"
 
 

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from advisor.contract import Plan
+    from advisor.inputs.workload import Workload
 
 # why a GPU cannot be used at all, in a few words, by the code of its primary reason (chart notes,
 # the one-screen plan); a rule's own title says it for a rule
@@ -96,11 +97,11 @@ def day(text: str | None) -> str:
     return parts[0]
 
 
-def plural(n, word: str) -> str:
+def plural(n: int, word: str) -> str:
     return f"{n:,} {word}" + ("" if n == 1 else "s")
 
 
-def job_label(name: str, wl) -> str:
+def job_label(name: str, wl: Workload) -> str:
     """A workload's single unnamed job is called 'job' in the plan; the memo says 'training run'."""
     return "Training run" if len(wl.jobs) == 1 and not wl.jobs[0].name and name == "job" else name
 
@@ -118,7 +119,7 @@ def join(items: list[str]) -> str:
     return ", ".join(items[:-1]) + " and " + items[-1]
 
 
-def usd(x) -> str:
+def usd(x: float | None) -> str:
     """Whole dollars, with cents only for small amounts that have them: $1,601, $2.13."""
     if x is None:
         return "n/a"
@@ -142,7 +143,7 @@ def usd_short(x: float) -> str:
     return ("-$" if x < 0 else "$") + short(abs(x))
 
 
-def tokens(x) -> str:
+def tokens(x: float | None) -> str:
     """A rate in tokens: 612, 72.9K, 1.23M (three significant figures, never '0.6K')."""
     if x is None:
         return "n/a"
