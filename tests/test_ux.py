@@ -385,3 +385,14 @@ def test_the_repository_carries_its_licence():
     text = (ROOT / "LICENSE").read_text(encoding="utf-8")
     assert "Apache License" in text and "Version 2.0, January 2004" in text
     assert 'license = {text = "Apache-2.0"}' in (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+
+
+def test_a_command_that_solves_nothing_shows_its_stage_without_the_solver():
+    """estimate/compare/validate's progress line names the stage and the seconds, and importing the
+    solver (pulp, numpy) is left to the commands that solve."""
+    code = ("import io, sys, time\nfrom advisor.cli.base import working\n"
+            "class T(io.StringIO):\n    def isatty(self): return True\n"
+            "t = T()\nwith working('estimating', stream=t, after=0.01, every=0.01, collect=False):\n    time.sleep(0.1)\n"
+            "print(repr(t.getvalue()), 'pulp' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True).stdout
+    assert "| estimating, 0 s" in out and out.strip().endswith("False")

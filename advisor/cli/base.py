@@ -15,7 +15,7 @@ import os
 import re
 import shutil
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import click
@@ -184,10 +184,14 @@ FRAMES = "|/-\\"
 def working(what: str, stream=None, after: float = 2.0, every: float = 0.25, collect: bool = True):
     """The progress line on stderr while a command runs longer than two seconds, on a terminal only:
     the solve's own progress hook (solve/run.progress) drives it, e.g. "| explaining: re-solve 12,
-    best $1.23M, gap 0.01%, 14 s". Nothing is written when stderr is not a terminal."""
-    from advisor.solve.run import progress, stage
+    best $1.23M, gap 0.01%, 14 s"; a command that solves nothing (collect=False: estimate, compare,
+    validate) gets its stage and seconds without importing the solver. Nothing is written when
+    stderr is not a terminal."""
     if collect:   # (estimate, compare and validate make few objects: they keep the collector paused)
         _work_starts()
+        from advisor.solve.run import progress, stage
+    else:
+        progress, stage = _light_progress, _no_stage
     out = stream or sys.stderr
     if not out.isatty():
         with stage(what):
@@ -201,6 +205,7 @@ def working(what: str, stream=None, after: float = 2.0, every: float = 0.25, col
         shown[0], shown[1] = shown[0] + 1, max(shown[1], len(text))
         out.write("\r" + text.ljust(shown[1]))
         out.flush()
+    _LIGHT["what"] = what
     try:
         with stage(what), progress(draw, after=after, every=every):
             yield
@@ -208,6 +213,37 @@ def working(what: str, stream=None, after: float = 2.0, every: float = 0.25, col
         if shown[0]:
             out.write("\r" + " " * shown[1] + "\r")
             out.flush()
+
+
+@contextlib.contextmanager
+def _no_stage(name: str, total: int | None = None) -> Iterator[None]:
+    yield
+
+
+@contextlib.contextmanager
+def _light_progress(write: Callable[[str], None], after: float = 2.0, every: float = 0.25) -> Iterator[None]:
+    """solve/run.progress without the solver: the stage and the seconds elapsed."""
+    import threading
+    import time
+
+    start, stop = time.monotonic(), threading.Event()
+
+    def loop() -> None:
+        if stop.wait(after):
+            return
+        while not stop.is_set():
+            write(f"{_LIGHT['what']}, {time.monotonic() - start:.0f} s")
+            stop.wait(every)
+    ticker = threading.Thread(target=loop, name="advisor-progress", daemon=True)
+    ticker.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        ticker.join()
+
+
+_LIGHT = {"what": "working"}
 
 
 def check_output(path: str | None) -> None:
