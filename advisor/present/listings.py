@@ -104,8 +104,8 @@ def catalog_show_text(rec: dict) -> str:
     for f in rec["figures"]:
         rows.append([f["field"], _num(f["value"], f["unit"]), ids(f["sources"])])
         if f["note"]:
-            rows.append(["", f"note: {f['note']}", ""])
-    out += ["\nFigures", table(["figure", "value", "sources"], rows, wrap=(1, 2))]
+            rows.append(["", "", f"note: {f['note']}"])
+    out += ["\nFigures", table(["figure", "value", "sources"], rows, wrap=(2,))]
     out.append("\n" + para(f"Prices (ages as of {rec['as_of']}; STALE = older than {rec['stale_after_months']} months)"))
     rows = []
     p = rec["prices"]["purchase"]
@@ -116,7 +116,7 @@ def catalog_show_text(rec: dict) -> str:
         exact = f"${p['usd']:,.2f}" if p["usd"] % 1 else usd(p["usd"])   # the catalog's figure as written
         rows.append(["buy", f"{exact}{kind}", _age(p), ids(p["sources"])])
     if p and p["note"]:
-        rows.append(["", f"note: {p['note']}", "", ""])
+        rows.append(["", "", "", f"note: {p['note']}"])
     if rec["type"] == "gpu":
         if not rec["prices"]["rent"]:
             rows.append(["rent", "no sourced rental rate", "", ""])
@@ -125,8 +125,8 @@ def catalog_show_text(rec: dict) -> str:
             rows.append(["rent", f"${o['usd_per_gpu_hour']:.3g}/GPU-hour {o['pricing']}, {o['provider']}{used}",
                          _age(o), ids(o["sources"])])
             if o["note"]:
-                rows.append(["", f"note: {o['note']}", "", ""])
-    out.append(table(["", "price", "as of, age", "sources"], rows, wrap=(1, 3)))
+                rows.append(["", "", "", f"note: {o['note']}"])
+    out.append(table(["", "price", "as of, age", "sources"], rows, wrap=(3, 1)))
     if rec["type"] == "gpu":
         servers = "; ".join(f"{ctx}: {', '.join(v) or 'none'}" for ctx, v in rec["servers"].items())
         out.append("\n" + line(f"Servers that take it: {servers}", ""))
