@@ -212,7 +212,7 @@ def check_light(data: bytes) -> int:
         try:
             workload = load_workload(name)
         except InputError as exc:
-            assert exc.file == name and str(exc).startswith(f"{name}: "), str(exc)
+            assert exc.file == name and re.match(rf"{re.escape(name)}(:\d+:\d+)?: ", str(exc)), str(exc)
             code = 2
         else:
             try:
