@@ -8,11 +8,15 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from advisor.errors import InputError, show
 from advisor.inputs import arguments as arg
 from advisor.inputs.arguments import Check, checked
+
+if TYPE_CHECKING:
+    from advisor.inputs.known import Known
+    from advisor.inputs.workload import Workload
 
 
 def _catalog(value: Any, name: str) -> Any:
@@ -101,16 +105,30 @@ CROSSOVER: dict[str, Check] = {
 }
 
 
-def as_workload(workload: Any) -> Any:
-    """A Workload from a Workload, a workload file's path, or a dict of what the file would hold."""
+def known_ids(catalog: Any = None) -> Known:
+    """What a workload may name, from `catalog` (the built-in one by default): GPU ids and model
+    presets (with their aliases), so that a workload's unknown ids are reported with its other
+    mistakes, where they were written."""
+    from advisor.data.catalog import load_catalog
+    from advisor.inputs.known import Known
+
+    catalog = catalog if catalog is not None else load_catalog()
+    return Known(frozenset(catalog.gpus), frozenset(catalog.models) | frozenset(catalog.model_aliases),
+                 catalog.model_id)
+
+
+def as_workload(workload: Any, catalog: Any = None) -> Workload:
+    """A Workload from a Workload, a workload file's path, or a dict of what the file would hold;
+    a path's or a dict's GPU ids and presets are checked against `catalog` (the built-in one by
+    default) with its other mistakes."""
     from advisor.inputs.workload import Workload, load_workload, parse_workload
 
     if isinstance(workload, Workload):
         return workload
     if isinstance(workload, (str, os.PathLike)):
-        return load_workload(arg.path()(workload, "workload"))
+        return load_workload(arg.path()(workload, "workload"), known_ids(catalog))
     if isinstance(workload, dict):
-        return parse_workload(workload, "<workload dict>")
+        return parse_workload(workload, "<workload dict>", known=known_ids(catalog))
     raise InputError(f"`workload`: give a Workload, a workload file's path or a dict, not {type(workload).__name__}",
                      field="workload")
 
@@ -130,8 +148,8 @@ def _planned(workload: Any, options: dict[str, Any]) -> Any:
     from advisor.data.catalog import load_catalog
     from advisor.flow import plan as make_plan
 
-    wl = as_workload(workload)
     options["catalog"] = options.get("catalog") or load_catalog()
+    wl = as_workload(workload, options["catalog"])
     check_workload_size(wl, options["catalog"].gpus)
     result = make_plan(wl, **options)
     if isinstance(workload, (str, os.PathLike)):

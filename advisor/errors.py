@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import datetime as dt
 import unicodedata
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, TypeVar
 
 Error = TypeVar("Error", bound=Mapping[str, Any])   # a pydantic error (ErrorDetails) or a plain dict
@@ -24,11 +24,20 @@ class InputError(AdvisorError):
 
     exit_code = 2
 
-    def __init__(self, message: str, *, file: str | None = None, field: str | None = None):
+    def __init__(self, message: str, *, file: str | None = None, field: str | None = None,
+                 line: int | None = None, column: int | None = None, given: Any = None):
         self.file = file
         self.field = field
+        self.line, self.column = line, column   # where in the file (1-based), when read from one
+        self.given = given                      # the value as written, when there is one
         self.errors: list[InputError] = [self]   # every mistake found, when a file has several
         super().__init__(message)
+
+    def to_dict(self) -> dict[str, Any]:
+        """One mistake as data (`advisor validate --format json`)."""
+        given = self.given if isinstance(self.given, (str, int, float, bool)) or self.given is None else show(self.given)
+        return {"file": self.file, "line": self.line, "column": self.column, "path": self.field,
+                "given": given, "message": str(self)}
 
     @classmethod
     def many(cls, errors: list[InputError]) -> InputError:
@@ -50,7 +59,8 @@ class InputError(AdvisorError):
         message = str(self)
         if self.field and message.startswith(f"{self.field}:"):
             message = f"`{self.field}`" + message[len(self.field):]
-        return InputError(f"{file}: {message}", file=file, field=self.field)
+        return InputError(f"{file}: {message}", file=file, field=self.field, line=self.line, column=self.column,
+                          given=self.given)
 
 
 class InfeasibleError(AdvisorError):
@@ -75,13 +85,32 @@ class NoPlanInTime(SolverError):
 
 # ------------------------------------------------------------------ message helpers
 
-def suggest(word: str, choices) -> str:
-    """' (did you mean x?)' for a near miss, else ''."""
+def close_matches(word: str, choices: Iterable[Any], n: int = 6) -> list[str]:
+    """The choices `word` may have meant (case-insensitive): those it begins word for word ('h100'
+    -> h100-sxm, h100-pcie, h100-nvl), then the closest by spelling and any as close (within 0.1
+    of its similarity ratio, at least 0.6), the closest first."""
     import difflib
 
     by_lower = {str(c).lower(): c for c in sorted(choices, key=str)}
-    close = difflib.get_close_matches(str(word).lower(), list(by_lower), n=1, cutoff=0.6)
-    return f" (did you mean {by_lower[close[0]]}?)" if close else ""
+    low = str(word).lower().strip()
+    words = low.replace("_", "-").split("-")
+    starting = [c for c in by_lower if low and c != low and c.split("-")[:len(words)] == words]
+    scored = sorted(((difflib.SequenceMatcher(None, low, c).ratio(), c) for c in by_lower), key=lambda x: (-x[0], x[1]))
+    best = scored[0][0] if scored else 0.0
+    near = [c for r, c in scored if r >= max(0.6, best - 0.1)]
+    return [by_lower[c] for c in dict.fromkeys(starting + near)][:n]
+
+
+def either(items: Sequence[str], word: str = "or") -> str:
+    """'a', 'a or b', 'a, b or c'."""
+    items = list(items)
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + f" {word} " + items[-1]
+
+
+def suggest(word: str, choices: Iterable[Any]) -> str:
+    """' (did you mean x?)' or ' (did you mean x, y or z?)' for near misses, else ''."""
+    close = close_matches(word, choices)
+    return f" (did you mean {either(close)}?)" if close else ""
 
 
 def show(value, limit: int = 60) -> str:
@@ -141,7 +170,8 @@ def describe(err: Mapping[str, Any], reason: str | None = None) -> str:
         msg = msg.replace(prefix, "")
     if reason:
         msg += f" ({reason})"
-    return msg if kind == "missing" else f"{msg} (given {show(given)})"
+    quoted = isinstance(given, str) and show(given) in msg   # the message already quotes the value
+    return msg if kind == "missing" or quoted else f"{msg} (given {show(given)})"
 
 
 def first_error(errors: Sequence[Error], clean: Callable[..., tuple[Any, ...]] = tuple) -> Error:

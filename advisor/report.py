@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from advisor.contract import Plan
+from advisor.contract.context import Host, JobInfo, PlanContext
 from advisor.data.accuracy import estimator_band
 from advisor.data.catalog import Catalog
 from advisor.data.rules import RuleSet
@@ -19,10 +20,26 @@ from advisor.inputs.workload import Workload, load_workload
 from advisor.flow import chart_data, min_gpus_by_job, prepare
 from advisor.present.memo import Memo, format_for, render
 from advisor.solve.settings import SolveSettings
+from advisor.solve.problem import Problem
 
 
-def input_digest(workload: str | Path | Workload) -> tuple[str, str, bytes | None]:
-    """(label, sha256, file bytes): of the workload file's bytes, or of a Workload's JSON."""
+def plan_context(problem: Problem) -> PlanContext:
+    """What a page needs from the Problem a plan was made from, as types present/ reads: the
+    workload, catalog and rules, the GPU types considered, each training job's requirement and the
+    platforms each owned GPU type goes into."""
+    wl = problem.workload
+    jobs = tuple(JobInfo(c.name(wl), c.tokens, c.spec.precision, c.deadline) for c in problem.classes)
+    hosts = {gid: Host(tuple(o.id for o in options), max((o.network_usd or 0.0 for o in options), default=0.0))
+             for gid, options in problem.servers.items() if options}
+    return PlanContext(wl, problem.catalog, problem.rules, tuple(problem.considered), jobs, hosts)
+
+
+def input_digest(workload: str | Path | Workload, source: tuple[str, bytes] | None = None
+                 ) -> tuple[str, str, bytes | None]:
+    """(label, sha256, file bytes): of the workload file's bytes (`source`: a label and the bytes
+    as read, e.g. standard input's), or of a Workload's JSON."""
+    if source is not None:
+        return source[0], hashlib.sha256(source[1]).hexdigest(), source[1]
     if isinstance(workload, (str, Path)):
         data = Path(workload).read_bytes()
         return Path(workload).name, hashlib.sha256(data).hexdigest(), data
@@ -32,12 +49,13 @@ def input_digest(workload: str | Path | Workload) -> tuple[str, str, bytes | Non
 
 def memo(plan: Plan | dict[str, Any], workload: str | Path | Workload | None = None, *, fmt: str = "md", catalog: Catalog | None = None, rules: RuleSet | None = None,
          date: dt.date | None = None, charts: bool = True, name: str = "memo", time_limit: float | None = 30.0,
-         paper: str = "a4") -> Memo:
+         paper: str = "a4", source: tuple[str, bytes] | None = None) -> Memo:
     """The justification memo for `plan`, made from `workload` (a workload file's path, whose bytes
     the memo quotes and hashes, or a Workload). `workload`, `catalog` and `rules` default to what a
     plan made by advisor.plan() was made from; otherwise they must be those the plan used (built-in
     catalog and rules by default). `date` is printed on the memo (none by default, so reruns give
-    identical bytes). `paper` is the PDF/print page size: a4 or letter."""
+    identical bytes). `paper` is the PDF/print page size: a4 or letter. `source` (label, bytes): the
+    workload file as read, when `workload` is the Workload parsed from it (standard input)."""
     from advisor.data.catalog import load_catalog
     from advisor.data.rules import load_rules
 
@@ -53,11 +71,11 @@ def memo(plan: Plan | dict[str, Any], workload: str | Path | Workload | None = N
                          "give the memo the same `catalog` as the plan", field="catalog")
     wl = workload if isinstance(workload, Workload) else load_workload(workload)
     problem = getattr(plan, "problem", None)
-    data_of_plan = plan.to_dict() if isinstance(plan, Plan) else plan   # present/ renders the JSON value
+    typed = plan if isinstance(plan, Plan) else Plan.build(plan)
     if problem is None or problem.workload != wl or problem.catalog is not catalog or problem.rules is not rules:
         problem = prepare(wl, catalog, rules, dt.date.fromisoformat(plan["as_of"]))
     data = None
     if charts:
         data = getattr(plan, "chart_data", None) or chart_data(problem, SolveSettings(time_limit=time_limit))
-    return render(data_of_plan, problem, input_digest(workload), fmt=fmt, date=date, chart_data=data, band=estimator_band(),
-                  min_gpus=min_gpus_by_job(problem, data_of_plan), name=name, paper=paper)
+    return render(typed, plan_context(problem), input_digest(workload, source), fmt=fmt, date=date, chart_data=data,
+                  band=estimator_band(), min_gpus=min_gpus_by_job(problem, typed), name=name, paper=paper)

@@ -1,10 +1,12 @@
-"""Regenerate docs/cli.md from the commands' --help, so that the reference never drifts.
+"""Regenerate docs/cli.md from the commands' --help, and the README's sample output from what the
+tool prints, so that neither drifts.
 
-    python bench/cli_docs.py          # rewrite docs/cli.md
-    python bench/cli_docs.py --check  # exit 1 if docs/cli.md differs (tests/test_ux.py runs this check)
+    python bench/cli_docs.py          # rewrite docs/cli.md and the README's generated blocks
+    python bench/cli_docs.py --check  # exit 1 if either differs (tests/test_ux.py runs this check)
 """
 from __future__ import annotations
 
+import re
 import sys
 from pathlib import Path
 
@@ -58,10 +60,34 @@ def render() -> str:
     return "".join(out)
 
 
+SAMPLE = re.compile(r"(<!-- generated: advisor (.*?) \((\d+) columns;.*?-->\n```\n)(.*?)(```\n<!-- /generated -->)", re.S)
+
+
+def readme(text: str) -> str:
+    """README.md with each generated sample block replaced by what the tool prints now."""
+    from click.testing import CliRunner
+
+    def run(m: re.Match) -> str:
+        args = m.group(2).split()
+        env = {"COLUMNS": m.group(3), "NO_COLOR": "1"}
+        result = CliRunner(env=env).invoke(main, args)
+        if result.exit_code not in (0, 3):
+            raise SystemExit(f"advisor {m.group(2)}: exit {result.exit_code}: {result.stderr}")
+        shown = [a for i, a in enumerate(args) if a != "--as-of" and (i == 0 or args[i - 1] != "--as-of")]
+        return m.group(1) + f"$ advisor {' '.join(shown)}\n" + result.stdout + m.group(5)
+    return SAMPLE.sub(run, text)
+
+
 if __name__ == "__main__":
-    target = ROOT / "docs" / "cli.md"
-    text = render()
+    targets = {ROOT / "docs" / "cli.md": render()}
+    readme_path = ROOT / "README.md"
+    targets[readme_path] = readme(readme_path.read_text(encoding="utf-8"))
     if "--check" in sys.argv:
-        sys.exit(0 if target.exists() and target.read_text(encoding="utf-8") == text else 1)
-    target.write_text(text, encoding="utf-8")
-    print(f"wrote {target}")
+        stale = [str(p.relative_to(ROOT)) for p, text in targets.items()
+                 if not p.exists() or p.read_text(encoding="utf-8") != text]
+        if stale:
+            print(f"stale: {', '.join(stale)} (run python bench/cli_docs.py)")
+        sys.exit(1 if stale else 0)
+    for path, text in targets.items():
+        path.write_text(text, encoding="utf-8")
+        print(f"wrote {path}")

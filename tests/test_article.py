@@ -37,7 +37,8 @@ def test_the_generated_tables_are_what_the_tool_prints(run, crossover_json):
 
 def test_the_prose_names_the_crossover_the_tool_finds(crossover_json):
     x = json.loads(crossover_json)   # `advisor crossover --as-of AS_OF --format json`
-    assert f"rtx-4090 stops being the cheapest at {x['crossover_model']}." in ARTICLE
+    from advisor.present.tables import crossover_headline
+    assert crossover_headline(x) in ARTICLE and x["crossover_model"] in crossover_headline(x)
     crossed = next(p for p in x["points"] if p["model"] == x["crossover_model"])
     # the prose says power decides there, with the plan's own numbers
     assert crossed["factor"] == "power"

@@ -22,7 +22,7 @@ from advisor.economics.ownership import (
 from advisor.economics.rental import RentOption, rental_cost
 from advisor.inputs.workload import parse_workload
 from advisor.flow import plan
-from advisor.present.tables import plan_text
+from advisor.present.plan_text import plan_text
 
 OVERRIDE = """
 gpus:

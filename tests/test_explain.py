@@ -53,7 +53,7 @@ def test_a_gpu_that_cannot_meet_the_deadline_within_gpus_max_says_how_many_it_ne
 def test_no_contradictory_availability_and_grouped_rows(plan_json, write):
     """Without gpus.allow and with renting allowed, a GPU with no price at all gets one reason, not
     'can only be rented' and 'can only be bought'; identical primary reasons share one row."""
-    from advisor.present.tables import plan_text
+    from advisor.present.plan_text import plan_text
 
     # the rows read here are the rejected GPUs and each unchosen one's forced cost: "alternatives"
     # computes exactly those; the table and --verbose table are rendered from the same plan as the CLI does

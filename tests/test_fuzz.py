@@ -16,6 +16,8 @@ thousands); bench/fuzz.py runs 10,000 (results in docs/fuzz.md).
 """
 from __future__ import annotations
 
+import re
+
 import collections
 import datetime as dt
 import json
@@ -181,7 +183,8 @@ def check(data: bytes) -> int:
     assert result.exit_code in (0, 2, 3), f"exit {result.exit_code}: {err or result.exception!r}"
     assert "Traceback" not in out + err and "internal error" not in err
     if result.exit_code == 2:   # one line per mistake, each naming the file
-        assert err and out == "" and all(line.startswith(f"error: {path}: ") for line in err.splitlines()), err
+        assert err and out == "" and all(re.match(rf"error: {re.escape(str(path))}(:\d+:\d+)?: ", line)
+                                         for line in err.splitlines()), err
     else:
         assert (json.loads(out)["status"] == "infeasible") == (result.exit_code == 3)
     return result.exit_code
@@ -210,7 +213,7 @@ def check_light(data: bytes) -> int:
         try:
             workload = load_workload(name)
         except InputError as exc:
-            assert exc.file == name and str(exc).startswith(f"{name}: "), str(exc)
+            assert exc.file == name and re.match(rf"{re.escape(name)}(:\d+:\d+)?: ", str(exc)), str(exc)
             code = 2
         else:
             try:

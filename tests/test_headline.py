@@ -7,7 +7,7 @@ import json
 from conftest import AS_OF, EXAMPLES
 
 import advisor
-from advisor.present.tables import plan_text
+from advisor.present.plan_text import plan_text
 
 
 def test_an_unproven_plan_says_how_far_from_optimal_it_may_be_on_its_first_line(catalog, rules):

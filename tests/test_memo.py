@@ -304,12 +304,16 @@ def test_cli_memo_paper_option(run, tmp_path):
 
 
 def test_value_chart_marks_excluded_gpus():
+    from advisor.contract.explanations import Rejected
     from advisor.present.memo_charts import excluded_labels
-    plan = {"rejected": [
-        {"gpu": "rtx-4090", "forced_cost_usd": None, "reasons": [{"rule": "LIC001", "code": "LIC001", "message": "m"}]},
-        {"gpu": "b200", "forced_cost_usd": None, "reasons": [{"rule": None, "code": "no-server", "message": "m"}]},
-        {"gpu": "h100-sxm", "forced_cost_usd": 1000.0, "reasons": [{"rule": None, "code": "cost", "message": "m"}]}]}
-    assert excluded_labels(plan) == {"rtx-4090": "rule LIC001", "b200": "no priced server"}
+    rejected = [Rejected.model_validate(r) for r in [
+        {"gpu": "rtx-4090", "forced_cost_usd": None, "reasons": [{"rule": "LIC001", "code": "LIC001", "message": "m"}],
+         "name": "NVIDIA GeForce RTX 4090"},
+        {"gpu": "b200", "forced_cost_usd": None, "reasons": [{"rule": None, "code": "no-server", "message": "m"}],
+         "name": "NVIDIA B200"},
+        {"gpu": "h100-sxm", "forced_cost_usd": 1000.0, "reasons": [{"rule": None, "code": "cost", "message": "m"}],
+         "name": "NVIDIA H100 SXM5 80GB"}]]
+    assert excluded_labels(rejected) == {"rtx-4090": "rule LIC001", "b200": "no priced server"}
 
 
 @pytest.mark.parametrize("example", ["article-office", "team-fleet"])

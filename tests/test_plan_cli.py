@@ -53,7 +53,7 @@ def test_json_carries_every_contract_key(example_plan):
 
 
 def test_table_names_choice_and_rejection(example_plan):
-    from advisor.present.tables import plan_text
+    from advisor.present.plan_text import plan_text
 
     code, plan = example_plan("article-datacenter")
     out = plan_text(plan, "table")   # the table `advisor plan` prints: rendered from the same JSON value

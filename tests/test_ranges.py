@@ -152,7 +152,7 @@ def test_same_input_same_bytes(run, write):
 
 def test_table_shows_ranges_compactly(run, write):
     f = write(yaml.safe_dump(ARTICLE_DC))
-    _, out, _ = run("plan", f, "--as-of", AS_OF.isoformat())
+    _, out, _ = run("plan", f, "--as-of", AS_OF.isoformat(), "--full")
     data = json.loads(run("plan", f, "--as-of", AS_OF.isoformat(), "--format", "json")[1])
     r = data["jobs"][0]["wall_days_range"]
     hours = [duration(24 * v, short=True) for v in (data["jobs"][0]["wall_days"], r["p10"], r["p90"])]

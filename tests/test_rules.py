@@ -346,7 +346,7 @@ def test_example_approved_vendors_rule_uses_its_list(catalog):
 def test_china_office_buys_the_4090d_and_rejects_the_4090_with_exp001(example_plan, plan_json):
     import datetime as dt
 
-    from advisor.present.tables import plan_text
+    from advisor.present.plan_text import plan_text
 
     code, p = example_plan("china-office")
     assert code == 0 and [(i["gpu"], i["ownership"]) for i in p["purchase"]] == [("rtx-4090d", "buy")]

@@ -28,7 +28,7 @@ def test_an_existing_file_is_replaced_only_with_force(tmp_path):
     path.write_text("keep me", encoding="utf-8")
     with pytest.raises(InputError) as exc:
         md_memo().write(path)
-    assert "already exists" in str(exc.value) and "--force" in str(exc.value)
+    assert "already exists" in str(exc.value) and "pass `force`" in str(exc.value)   # the CLI says --force
     assert path.read_text(encoding="utf-8") == "keep me"
     assert not (tmp_path / "memo_files").exists()         # nothing written before the refusal
     written = md_memo().write(path, force=True)

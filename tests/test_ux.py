@@ -89,10 +89,51 @@ def test_five_independent_mistakes_are_reported_in_one_run(run, write):
     code, out, err = run("plan", path)
     lines = err.splitlines()
     assert code == 2 and out == "" and len(lines) == 5
-    assert all(line.startswith(f"error: {path}: ") for line in lines)
+    assert all(re.match(rf"error: {re.escape(str(path))}:\d+:\d+: ", line) for line in lines)
     for where in ("deadlin", "`deployment`", "`tokens`", "`gpus`", "`budget_usd`"):   # as written, not jobs[0]...
         assert any(where in line for line in lines), where
     assert "jobs[0]" not in err and "^" not in err
+
+
+FIVE = """\
+name: five mistakes
+deployment:
+  context: offise
+  ownership: byu
+model: gpt2-124mm
+tokens: 10Q
+deadline: 3 fortnights
+"""
+
+
+def test_the_five_mistake_file_gets_five_messages_with_lines_and_paths_as_written(run, write):
+    """Unknown ids, units, enums and structure in one run (issue 32): each message has its line and
+    column, the path as written (a top-level `model` is `model`, not jobs[0].model) and every close
+    value; `validate --format json` gives the same as data."""
+    path = write(FIVE)
+    code, out, err = run("validate", path)
+    lines = err.splitlines()
+    assert code == 2 and out == "" and len(lines) == 5, err
+    expect = [(3, 12, "`deployment.context`", "did you mean office?"), (4, 14, "`deployment.ownership`", "did you mean buy?"),
+              (5, 8, "`model`", "did you mean gpt2-124m?"), (6, 9, "`tokens`", "unknown unit 'Q'"),
+              (7, 11, "`deadline`", "unknown unit 'fortnights'")]
+    for line, (row, col, where, words) in zip(lines, expect):
+        assert line.startswith(f"error: {path}:{row}:{col}: {where}") and words in line, line
+    assert "jobs[0]" not in err
+    code, out, _ = run("validate", path, "--format", "json")
+    doc = json.loads(out)
+    assert code == 2 and doc["valid"] is False
+    assert [(e["line"], e["column"], e["path"]) for e in doc["errors"]] == [
+        (3, 12, "deployment.context"), (4, 14, "deployment.ownership"), (5, 8, "model"), (6, 9, "tokens"),
+        (7, 11, "deadline")]
+    assert doc["errors"][2]["given"] == "gpt2-124mm" and doc["errors"][0]["file"] == str(path)
+    code, out, _ = run("validate", EXAMPLES / "article-office.yaml", "--format", "json")
+    assert code == 0 and json.loads(out)["valid"] is True
+
+
+def test_a_job_under_jobs_is_reported_under_jobs(run, write):
+    code, _, err = run("validate", write("deployment: office\njobs:\n  - model: gpt2-124mm\n    tokens: 10B\n"))
+    assert code == 2 and ":3:12: `jobs[0].model`: unknown model preset 'gpt2-124mm'" in err
 
 
 def test_library_gets_every_error_too(write):
@@ -110,10 +151,10 @@ def test_plan_fits_80_columns_and_has_no_colour_off_a_terminal(monkeypatch):
 
 
 @pytest.mark.parametrize("width", [None, 20, 44, 80])
-def test_plain_tables_are_drawn_as_rich_draws_them(width):
-    """Tables of one-line ASCII cells that fit are drawn without rich (its import is ~0.03 s of a
-    cold plan): the lines must be rich's own, in every shape -- empty cells and columns, no rows,
-    too wide for the width (rich wraps those), non-ASCII text (rich measures it)."""
+def test_tables_keep_every_word_whole_at_any_width(width):
+    """Random tables, wide and narrow, with wide characters, combining marks and empty cells: every
+    word of every cell comes out whole, no line is wider than the terminal unless it is one word
+    that cannot be broken, and a table drawn side by side has its rule under the header."""
     import random
     import string
 
@@ -123,21 +164,25 @@ def test_plain_tables_are_drawn_as_rich_draws_them(width):
     text = string.ascii_letters + string.digits + " .,$%-_/()[]:'*#|<>=+&–§×≤→€é"
 
     def cell():
-        return rng.choice([None, True, 0, rng.randint(1, 10**6), rng.random() * 1e4, "", " a  b ", "日本", "e\u20d7", "\u00ad", "\t",
-                           "".join(rng.choice(text) for _ in range(rng.randint(1, 24)))])
+        return rng.choice([None, True, 0, rng.randint(1, 10**6), rng.random() * 1e4, "", " a  b ", "日本", "e\u20d7",
+                           "\u00ad", "\t", "".join(rng.choice(text) for _ in range(rng.randint(1, 24)))])
     grid.configure(color=False, width=width)
     try:
-        plain = 0
+        side_by_side = 0
         for _ in range(150):
             n = rng.randint(1, 6)
             headers = ["".join(rng.choice(text) for _ in range(rng.randint(0, 10))) for _ in range(n)]
             rows = [[cell() for _ in range(n)] for _ in range(rng.randint(0, 5))]
             wrap = tuple(i for i in range(n) if rng.random() < 0.3)
-            assert grid.table(headers, rows, wrap=wrap) == grid._rich_table(headers, rows, "  ", wrap, grid.width())
-            limit = grid.width()
-            plain += grid._unwrapped([headers] + [[grid._cell(v) for v in r] for r in rows],
-                                     max(20, limit - 2 if limit else 10_000)) is not None
-        assert plain >= 10   # the plain path was exercised, not only rich
+            out = grid.table(headers, rows, wrap=wrap)
+            words = set(out.split()) | {w[:-1] for w in out.split() if w.endswith(":")}   # blocks: `header: value`
+            fallback = "too wide" in out
+            for v in [*([] if fallback else headers), *(x for r in rows for x in r)]:
+                assert set(grid._cell(v).split()) <= words, (v, out)
+            for line in out.splitlines():
+                assert width is None or grid.cell_len(line) <= width or len(line.split()) == 1, line
+            side_by_side += not fallback
+        assert side_by_side >= 10   # the side-by-side layout was exercised, not only the fallbacks
     finally:
         grid.configure()
 
@@ -157,7 +202,7 @@ def test_stdin_workload_and_stdout_memo(tmp_path):
     r = CliRunner().invoke(main, ["plan", "-", "--format", "json", "--as-of", str(AS_OF)], input=text)
     assert r.exit_code == 0 and json.loads(r.stdout)["status"] == "optimal"
     r = CliRunner().invoke(main, ["validate", "-"], input="deployment: office\nmodel: gpt2-124m\ntokens: 10Q\n")
-    assert r.exit_code == 2 and r.stderr.startswith("error: <stdin>: `tokens`")
+    assert r.exit_code == 2 and r.stderr.startswith("error: <stdin>:3:9: `tokens`")
 
 
 def test_output_folder_must_exist_and_is_checked_before_solving(run, tmp_path):
@@ -280,3 +325,74 @@ def test_the_collector_pauses_for_start_up_only(monkeypatch):
         assert gc.get_freeze_count() > frozen // 2, (frozen, gc.get_freeze_count())   # unfrozen would be 0
     finally:
         gc.unfreeze()
+
+
+def test_a_top_level_serving_workload_validates_and_plans(run, write):
+    """Serving written the short way (issue 32): traffic and slo at the top level, as training's
+    model/tokens are; the plan serves it."""
+    path = write("name: short serve\ndeployment: {context: datacenter, ownership: any}\nkind: serve\n"
+                 "model: llama-3.1-8b\nprecision: fp8\ntraffic: {requests_per_s: 20, input_tokens: 1000, "
+                 "output_tokens: 300}\nslo: {ttft_ms: 2000, tpot_ms: 100}\n")
+    code, out, err = run("validate", path)
+    assert code == 0 and "valid (1 job" in out, err
+    code, out, _ = run("plan", path, "--as-of", AS_OF, "--format", "json")
+    plan = json.loads(out)
+    assert code == 0 and plan["serving"] and plan["serving"][0]["slo"]["tpot_ms"] == 100
+    assert sum(r["replicas"] * r["requests_per_s_per_replica"] for r in plan["serving"]) >= 20
+
+
+@pytest.mark.parametrize("serve", [False, True], ids=["training", "serving"])
+def test_init_writes_a_commented_starter_that_validates_and_plans(run, tmp_path, serve):
+    path = tmp_path / "w.yaml"
+    code, out, _ = run("init", path, *(["--serve"] if serve else []))
+    text = path.read_text(encoding="utf-8")
+    assert code == 0 and f"advisor validate {path}" in out
+    assert sum(line.lstrip().startswith("#") or " # " in line for line in text.splitlines()) >= 10   # commented
+    assert ("traffic:" in text) == serve and ("\ntokens:" in text) == (not serve)
+    code, out, err = run("validate", path)
+    assert code == 0 and "valid (1 job" in out, err
+    code, out, _ = run("plan", path, "--as-of", AS_OF, "--format", "json")
+    assert code == 0 and json.loads(out)["purchase"]
+    code, _, err = run("init", path)
+    assert code == 2 and "already exists; pass --force" in err
+    assert run("init", path, "--force")[0] == 0
+
+
+def test_every_command_that_can_take_seconds_says_what_it_does(monkeypatch, write):
+    """plan, frontier, memo, validate, estimate, compare and crossover run their work inside the
+    progress line (cli/base.working: shown after 2 s, on a terminal only)."""
+    import contextlib
+
+    from advisor.cli import plans, study
+
+    seen: list[str] = []
+
+    @contextlib.contextmanager
+    def spy(what, **kwargs):
+        seen.append(what)
+        yield
+    for module in (plans, study):
+        monkeypatch.setattr(module, "working", spy)
+    office = str(EXAMPLES / "article-office.yaml")
+    for args in (["validate", office], ["estimate", "--model", "gpt2-124m", "--gpu", "rtx-4090"],
+                 ["compare", "rtx-4090", "h100-sxm"], ["plan", office, "--as-of", str(AS_OF)]):
+        seen.clear()
+        assert CliRunner().invoke(main, args).exit_code == 0
+        assert seen, args
+
+
+def test_the_repository_carries_its_licence():
+    text = (ROOT / "LICENSE").read_text(encoding="utf-8")
+    assert "Apache License" in text and "Version 2.0, January 2004" in text
+    assert 'license = {text = "Apache-2.0"}' in (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+
+
+def test_a_command_that_solves_nothing_shows_its_stage_without_the_solver():
+    """estimate/compare/validate's progress line names the stage and the seconds, and importing the
+    solver (pulp, numpy) is left to the commands that solve."""
+    code = ("import io, sys, time\nfrom advisor.cli.base import working\n"
+            "class T(io.StringIO):\n    def isatty(self): return True\n"
+            "t = T()\nwith working('estimating', stream=t, after=0.01, every=0.01, collect=False):\n    time.sleep(0.1)\n"
+            "print(repr(t.getvalue()), 'pulp' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True).stdout
+    assert "| estimating, 0 s" in out and out.strip().endswith("False")

@@ -15,7 +15,7 @@ import os
 import re
 import shutil
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import click
@@ -99,7 +99,8 @@ def _starting_up():
     long-lived objects only, which the cyclic collector walked ~130 times for nothing: ~0.04 s of a
     cold `advisor plan`. It is paused until the work starts (`working`), which freezes what start-up
     made out of its way (and out of the copy-on-write pages of a forked worker); a command that never
-    calls `working` (estimate, compare, the lists) runs paused to its end. A caller's own frozen
+    calls `working` (the lists), or calls it with collect=False (estimate, compare, validate), runs
+    paused to its end. A caller's own frozen
     objects are left as they are: nothing is frozen or unfrozen then."""
     was = gc.isenabled()
     gc.disable()
@@ -165,15 +166,16 @@ def _run(f, args, kwargs):
 
 def emit(data: Any, fmt: str, render: Callable[[Any, str], str] | None = None) -> None:
     """Print `data`: JSON (the same bytes for the same input; UTF-8, not \\u escapes) or
-    render(data, fmt) for every other format. A Plan is printed (and rendered) as its JSON value."""
-    to_dict = getattr(data, "to_dict", None)
-    if to_dict is not None:
-        data = to_dict()
+    render(data, fmt) for every other format. A Plan is printed as its JSON value and rendered typed."""
     if fmt == "json":
-        text = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+        to_dict = getattr(data, "to_dict", None)
+        text = json.dumps(to_dict() if to_dict is not None else data, indent=2, ensure_ascii=False) + "\n"
     else:
         assert render is not None, f"no renderer for --format {fmt}"
         text = render(data, fmt)
+        if fmt != "csv":   # (a CSV cell keeps its text; escape.csv_cell made it inert for spreadsheets)
+            from advisor.present.escape import visible
+            text = visible(text)
     click.echo(text, nl=not text.endswith("\n"))
 
 
@@ -181,12 +183,17 @@ FRAMES = "|/-\\"
 
 
 @contextlib.contextmanager
-def working(what: str, stream=None, after: float = 1.0, every: float = 0.25):
-    """The progress line on stderr while planning runs longer than a second, on a terminal only:
+def working(what: str, stream=None, after: float = 2.0, every: float = 0.25, collect: bool = True):
+    """The progress line on stderr while a command runs longer than two seconds, on a terminal only:
     the solve's own progress hook (solve/run.progress) drives it, e.g. "| explaining: re-solve 12,
-    best $1.23M, gap 0.01%, 14 s". Nothing is written when stderr is not a terminal."""
-    from advisor.solve.run import progress, stage
-    _work_starts()
+    best $1.23M, gap 0.01%, 14 s"; a command that solves nothing (collect=False: estimate, compare,
+    validate) gets its stage and seconds without importing the solver. Nothing is written when
+    stderr is not a terminal."""
+    if collect:   # (estimate, compare and validate make few objects: they keep the collector paused)
+        _work_starts()
+        from advisor.solve.run import progress, stage
+    else:
+        progress, stage = _light_progress, _no_stage
     out = stream or sys.stderr
     if not out.isatty():
         with stage(what):
@@ -200,6 +207,7 @@ def working(what: str, stream=None, after: float = 1.0, every: float = 0.25):
         shown[0], shown[1] = shown[0] + 1, max(shown[1], len(text))
         out.write("\r" + text.ljust(shown[1]))
         out.flush()
+    _LIGHT["what"] = what
     try:
         with stage(what), progress(draw, after=after, every=every):
             yield
@@ -207,6 +215,37 @@ def working(what: str, stream=None, after: float = 1.0, every: float = 0.25):
         if shown[0]:
             out.write("\r" + " " * shown[1] + "\r")
             out.flush()
+
+
+@contextlib.contextmanager
+def _no_stage(name: str, total: int | None = None) -> Iterator[None]:
+    yield
+
+
+@contextlib.contextmanager
+def _light_progress(write: Callable[[str], None], after: float = 2.0, every: float = 0.25) -> Iterator[None]:
+    """solve/run.progress without the solver: the stage and the seconds elapsed."""
+    import threading
+    import time
+
+    start, stop = time.monotonic(), threading.Event()
+
+    def loop() -> None:
+        if stop.wait(after):
+            return
+        while not stop.is_set():
+            write(f"{_LIGHT['what']}, {time.monotonic() - start:.0f} s")
+            stop.wait(every)
+    ticker = threading.Thread(target=loop, name="advisor-progress", daemon=True)
+    ticker.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        ticker.join()
+
+
+_LIGHT = {"what": "working"}
 
 
 def check_output(path: str | None, force: bool = False) -> None:
@@ -250,12 +289,13 @@ def today(as_of):
 @click.version_option(None, "-V", "--version", package_name="gpu-advisor", prog_name="advisor")
 @click.option("--no-color", is_flag=True, help="No colour in tables (also: the NO_COLOR environment variable).")
 def main(no_color):
-    """gpu-advisor: which GPUs to buy or rent for a training workload, and why.
+    """gpu-advisor: which GPUs to buy or rent to train and serve your models, and why.
 
     \b
     Examples:
       advisor plan examples/article-office.yaml
       advisor plan examples/article-datacenter.yaml --format json
+      advisor plan examples/serve-70b-datacenter.yaml
       advisor validate my.yaml
       advisor estimate --model gpt2-124m --gpu a100-80gb-sxm --count 1
       advisor schema > workload.schema.json

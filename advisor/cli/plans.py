@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import sys
+from typing import Any
 
 import click
 
@@ -22,21 +23,39 @@ from advisor.cli.base import (
 )
 
 
-def _inputs(workload_file, catalog_file, rules_files):
-    """The workload, catalog and rules a plan-making command reads, in that order of checking, and
-    the workload's size against the catalog (before any estimating: data/bounds.py)."""
+def _inputs(workload_file: str, catalog_file: str | None, rules_files: tuple[str, ...],
+            raw: dict | None = None) -> tuple[Any, Any, Any]:
+    """The workload, catalog and rules a plan-making command reads: the catalog and rules first,
+    so that the workload's GPU ids and presets are checked with its other mistakes, then the
+    workload's size against the catalog (before any estimating: data/bounds.py). `raw` gets the
+    workload file's name and bytes (a memo quotes them, standard input's too)."""
+    from advisor.api import known_ids
     from advisor.data.bounds import check_workload_size
-    from advisor.inputs.workload import load_workload
-
-    workload = load_workload(workload_file)
+    from advisor.inputs.workload import read_workload
     catalog, rules = load(catalog_file, rules_files)
+    workload, name, data = read_workload(workload_file, known_ids(catalog))
     check_workload_size(workload, catalog.gpus)
+    if raw is not None:
+        raw.update(name=name, data=data)
     return workload, catalog, rules
 
 
-def _plan_render(data, fmt, verbose: bool = False):
-    from advisor.present.tables import plan_csv, plan_text
-    return plan_csv(data) if fmt == "csv" else plan_text(data, fmt, verbose=verbose)
+def _plan_render(data: Any, fmt: str, verbose: bool = False, full: bool = False, section: str | None = None,
+                 context: Any = None) -> str:
+    from advisor.present.plan_text import plan_csv, plan_text
+    if fmt == "csv":
+        return plan_csv(data)
+    return plan_text(data, fmt, verbose=verbose, full=full or verbose or fmt == "markdown", section=section,
+                     context=context)
+
+
+def _section(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    """--section NAME, refused with every close name (exit 2)."""
+    from advisor.present.sections import NAMES
+    if value is None or value in NAMES:
+        return value
+    from advisor.errors import suggest
+    raise click.BadParameter(f"{value!r} is not a section{suggest(value, NAMES)}; sections: {', '.join(NAMES)}")
 
 
 @main.command()
@@ -44,7 +63,11 @@ def _plan_render(data, fmt, verbose: bool = False):
 @format_option("table", "json", "csv", "markdown")
 @click.option("--objective", type=click.Choice(["cost", "time"]), default="cost", show_default=True,
               help="cost: the cheapest plan meeting every constraint; time: the shortest makespan within the budget.")
-@click.option("--verbose", is_flag=True, help="List every reason each GPU was not chosen, not only the primary one.")
+@click.option("--full", is_flag=True, help="Print every part of the plan, not the one-screen decision.")
+@click.option("--section", metavar="NAME", callback=_section, default=None,
+              help="Print one part of the plan: summary, buy, costs, jobs, serving, constraints, sensitivity, "
+                   "robustness, decision, not-chosen, diagnosis, warnings or sources.")
+@click.option("--verbose", is_flag=True, help="Every part (as --full), with every reason each GPU was not chosen.")
 @click.option("--gap", type=click.FloatRange(min=0, max=0.5), default=None,
               help="Relative MIP gap the optimum is proven within [0.0001; 0.01 for fleets of 50+ jobs].")
 @time_limit_option
@@ -52,19 +75,24 @@ def _plan_render(data, fmt, verbose: bool = False):
 @rules_option
 @as_of_option
 @handled
-def plan(workload_file, fmt, objective, verbose, gap, time_limit, catalog_file, rules_files, as_of, debug):
-    """Choose the cheapest GPU mix for WORKLOAD_FILE (`-` for standard input) and explain the choice.
+def plan(workload_file, fmt, objective, full, section, verbose, gap, time_limit, catalog_file, rules_files, as_of,
+         debug):
+    """Choose the cheapest GPUs to buy or rent for WORKLOAD_FILE (`-` for standard input): its
+    training jobs and its serving jobs; and explain the choice.
 
     \b
     Examples:
       advisor plan examples/article-office.yaml
       advisor plan examples/article-datacenter.yaml --format json
       advisor plan my.yaml --catalog quotes.yaml --as-of 2026-06-30
+      advisor plan examples/team-fleet.yaml --section not-chosen
       cat my.yaml | advisor plan - --format csv
 
-    --format csv prints the bill of materials (one row per GPU or server bought or rented);
-    markdown and table print the whole plan. Exit status: 0 a plan was found, 2 the input is
-    invalid, 3 no plan meets every constraint.
+    The table format prints the decision on one screen: what to buy or rent, the cost in cash and
+    present value, the time, what binds, the top sensitivities, robustness and the best of each GPU
+    family not chosen; --full prints every part, --section NAME one. markdown prints the whole plan;
+    csv the bill of materials (one row per GPU or server bought or rented). Exit status: 0 a plan
+    was found, 2 the input is invalid, 3 no plan meets every constraint.
     """
     from advisor.flow import plan as make_plan
 
@@ -72,7 +100,9 @@ def plan(workload_file, fmt, objective, verbose, gap, time_limit, catalog_file, 
     with working("solving"):
         result = make_plan(workload, catalog=catalog, rules=rules, as_of=as_of, objective=objective,
                            time_limit=time_limit, gap=gap)
-    emit(result, fmt, lambda data, f: _plan_render(data, f, verbose))
+    from advisor.report import plan_context
+    context = plan_context(result.problem) if result.problem is not None else None
+    emit(result, fmt, lambda data, f: _plan_render(data, f, verbose, full, section, context))
     if not result.feasible:
         sys.exit(3)
 
@@ -108,31 +138,81 @@ def frontier(workload_file, fmt, points, time_limit, catalog_file, rules_files, 
 
 @main.command()
 @workload_argument
+@format_option("table", "json")
 @catalog_option
 @rules_option
 @as_of_option
 @handled
-def validate(workload_file, catalog_file, rules_files, as_of, debug):
+def validate(workload_file: str, fmt: str, catalog_file: str | None, rules_files: tuple[str, ...], as_of: Any,
+             debug: bool) -> None:
     """Check WORKLOAD_FILE without solving: every check `advisor plan` makes before it solves (every
-    mistake at once, each with its location as written, the value given and what is allowed; GPU
-    ids and presets against the catalog; the workload's size; the options built for every job, on
-    --as-of's date).
+    mistake at once, each with its line and column, its location as written, the value given and
+    what is allowed; GPU ids and presets against the catalog; the workload's size; the options built
+    for every job, on --as-of's date).
 
     \b
     Examples:
       advisor validate my.yaml
       advisor validate my.yaml --catalog quotes.yaml
+      advisor validate my.yaml --format json     # {"valid": ..., "errors": [{file, line, column, path, ...}]}
 
     Exit status: 0 valid, 2 invalid.
     """
+    import json
+
+    from advisor.errors import InputError
     from advisor.flow import prepare
 
-    workload, catalog, rules = _inputs(workload_file, catalog_file, rules_files)
-    prepare(workload, catalog, rules, as_of)   # resolves GPU ids and presets, builds every option; solves nothing
     name = "<stdin>" if workload_file == "-" else workload_file
+    try:
+        workload, catalog, rules = _inputs(workload_file, catalog_file, rules_files)
+        with working("checking", collect=False):
+            prepare(workload, catalog, rules, as_of)   # resolves GPU ids and presets, builds every option; solves nothing
+    except InputError as exc:
+        if fmt != "json":
+            raise
+        errors = [e.in_file(name) if e.field != "catalog_file" else e for e in exc.errors]
+        click.echo(json.dumps({"file": name, "valid": False, "errors": [e.to_dict() for e in errors]},
+                              indent=2, ensure_ascii=False))
+        sys.exit(2)
     jobs = sum(j.repeat for j in workload.jobs)
+    if fmt == "json":
+        click.echo(json.dumps({"file": name, "valid": True, "jobs": jobs, "deployment": workload.deployment.context,
+                               "region": workload.deployment.region, "errors": []}, indent=2))
+        return
     click.echo(f"{name}: valid ({jobs} job{'s' if jobs != 1 else ''}, {workload.deployment.context}, "
                f"region {workload.deployment.region}).")
+
+
+@main.command()
+@click.argument("file", required=False, default="workload.yaml", type=click.Path(dir_okay=False, allow_dash=True))
+@click.option("--serve", is_flag=True, help="A serving job (traffic and latency limits) instead of a training job.")
+@click.option("--force", is_flag=True, help="Replace FILE if it exists.")
+@handled
+def init(file: str, serve: bool, force: bool, debug: bool) -> None:
+    """Write a starter workload to FILE [workload.yaml] (`-`: standard output): one training job, or
+    with --serve one serving job, every field commented. It validates and plans as written.
+
+    \b
+    Examples:
+      advisor init
+      advisor init chat.yaml --serve
+      advisor init - --serve | advisor plan -
+    """
+    from pathlib import Path
+
+    from advisor.errors import InputError
+    from advisor.inputs.starter import starter
+
+    text = starter(serve, "workload.yaml" if file == "-" else file)
+    if file == "-":
+        click.echo(text, nl=False)
+        return
+    check_output(file)
+    if Path(file).exists() and not force:
+        raise InputError(f"{file}: already exists; pass `force` to replace it", field="force")
+    Path(file).write_text(text, encoding="utf-8")
+    click.echo(f"wrote {file}; next: advisor validate {file}, then advisor plan {file}")
 
 
 @main.command()
@@ -221,12 +301,14 @@ def memo(workload_file, output, fmt, date, paper, force, time_limit, catalog_fil
     from advisor.flow import plan as make_plan
     from advisor.report import memo as make_memo
 
-    workload, catalog, rules = _inputs(workload_file, catalog_file, rules_files)
+    raw: dict = {}
+    workload, catalog, rules = _inputs(workload_file, catalog_file, rules_files, raw)
     with working("solving and drawing"):
         result = make_plan(workload, catalog=catalog, rules=rules, as_of=as_of, time_limit=time_limit, charts=True)
-        doc = make_memo(result, workload if workload_file == "-" else workload_file, fmt=fmt, catalog=catalog,
-                        rules=rules, date=date, name="memo" if output == "-" else Path(output).stem,
-                        time_limit=time_limit, charts=not (output == "-" and fmt == "md"), paper=paper)
+        doc = make_memo(result, workload, fmt=fmt, catalog=catalog, rules=rules, date=date,
+                        name="memo" if output == "-" else Path(output).stem, time_limit=time_limit,
+                        charts=not (output == "-" and fmt == "md"), paper=paper,
+                        source=(Path(raw["name"]).name if workload_file != "-" else "<stdin>", raw["data"]))
     if output == "-":
         sys.stdout.buffer.write(doc.content)
         sys.stdout.flush()

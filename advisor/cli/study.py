@@ -79,7 +79,8 @@ def estimate(preset, params, layers, hidden, seq_len, gpu, count, precision, kin
              checkpointing, global_batch_tokens, optimizer, lora_rank, strategy, tensor_parallel, pipeline_parallel,
              fmt, catalog_file, debug):
     """Memory and tokens/s of one training job on COUNT GPUs of one type, in the fastest layout
-    that fits (or the one --strategy/--tensor-parallel/--pipeline-parallel fix).
+    that fits (or the one --strategy/--tensor-parallel/--pipeline-parallel fix); with --kind serve,
+    the requests/s and latencies of serving a model on them.
 
     \b
     Examples:
@@ -98,11 +99,12 @@ def estimate(preset, params, layers, hidden, seq_len, gpu, count, precision, kin
     if kind == "serve":
         from advisor.api import estimate as run_estimate
 
-        served = run_estimate(kind="serve", model=preset, params=params, layers=layers, hidden=hidden, heads=heads,
-                                  kv_heads=kv_heads, experts=experts, active_params=active_params, gpu=gpu,
-                                  count=count, precision=precision, input_len=input_len, output_len=output_len,
-                                  ttft_ms=ttft_ms, tpot_ms=tpot_ms, percentile=percentile,
-                                  tensor_parallel=tensor_parallel, catalog=catalog_file, list_models=list_models)
+        with working("estimating", collect=False):
+            served = run_estimate(kind="serve", model=preset, params=params, layers=layers, hidden=hidden, heads=heads,
+                                      kv_heads=kv_heads, experts=experts, active_params=active_params, gpu=gpu,
+                                      count=count, precision=precision, input_len=input_len, output_len=output_len,
+                                      ttft_ms=ttft_ms, tpot_ms=tpot_ms, percentile=percentile,
+                                      tensor_parallel=tensor_parallel, catalog=catalog_file, list_models=list_models)
         emit(served, fmt, _serve_render)
         if "models" not in served and not served["fits"]:
             sys.exit(3)
@@ -112,12 +114,13 @@ def estimate(preset, params, layers, hidden, seq_len, gpu, count, precision, kin
                          "(add --kind serve to estimate serving)", field="precision")
     from advisor.api import estimate as run_estimate
 
-    result = run_estimate(model=preset, params=params, layers=layers, hidden=hidden, seq_len=seq_len, gpu=gpu,
-                          count=count, precision=precision, kind=kind, micro_batch=micro_batch,
-                          checkpointing=checkpointing, global_batch_tokens=global_batch_tokens,
-                          optimizer=optimizer, lora_rank=lora_rank, strategy=strategy,
-                          tensor_parallel=tensor_parallel, pipeline_parallel=pipeline_parallel,
-                          catalog=catalog_file)
+    with working("estimating", collect=False):
+        result = run_estimate(model=preset, params=params, layers=layers, hidden=hidden, seq_len=seq_len, gpu=gpu,
+                              count=count, precision=precision, kind=kind, micro_batch=micro_batch,
+                              checkpointing=checkpointing, global_batch_tokens=global_batch_tokens,
+                              optimizer=optimizer, lora_rank=lora_rank, strategy=strategy,
+                              tensor_parallel=tensor_parallel, pipeline_parallel=pipeline_parallel,
+                              catalog=catalog_file)
     emit(result, fmt, _estimate_render)
     if not result["fits"]:
         sys.exit(3)
@@ -184,9 +187,10 @@ def compare(gpus, preset, params, layers, hidden, seq_len, precision, prices, de
     catalog, rules = load(catalog_file, rules_files)
     if preset is None and params is None:
         preset = "gpt2-124m"
-    result = run_compare(list(gpus), model=preset, params=params, layers=layers, hidden=hidden, seq_len=seq_len,
-                         precision=precision, prices=prices, deployment=deployment, region=region.upper(),
-                         catalog=catalog, rules=rules, as_of=as_of)
+    with working("estimating", collect=False):
+        result = run_compare(list(gpus), model=preset, params=params, layers=layers, hidden=hidden,
+                             seq_len=seq_len, precision=precision, prices=prices, deployment=deployment,
+                             region=region.upper(), catalog=catalog, rules=rules, as_of=as_of)
     emit(result, fmt, compare_text)
 
 

@@ -1,7 +1,7 @@
 """A plan's training jobs (GPU, count, speed, layout, goodput) and serving rows."""
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from advisor.contract.base import Num, Out, Ownership
 from advisor.contract.costs import Triple
@@ -56,6 +56,8 @@ class Job(Out):
     layout: Layout
     wall_days_range: Triple | None = None
     wall_days_planned: Num | None = None
+    speed_evidence: Literal["measured", "transferred", "same_generation", "datasheet"] | None = None   # round 3
+    derating: dict[str, Any] | None = None   # round 3: {factor, source, note}
 
 
 class Slo(Out):

@@ -18,6 +18,7 @@ from advisor.contract.costs import (
     ServerItem,
     Triple,
 )
+from advisor.contract.decision import Decision, Disposal, OtherOwnership
 from advisor.contract.explanations import (
     Binding,
     Diagnosis,
@@ -160,6 +161,9 @@ class Plan(Out):
     confidence: Confidence
     total_cost_usd_range: Triple | None = None   # feasible plans only
     robustness: Robustness | None = None         # feasible, cost-optimal, fully explained plans
+    decision: Decision | None = None             # round 3 (DESIGN.md §5): how the plan was chosen, what to verify
+    disposal: list[Disposal] | None = None       # round 3: bought GPUs resold, when and for how much
+    other_ownership: OtherOwnership | None = None   # round 3: the best plan acquiring the GPUs the other way
 
     _made_from: dict[str, Any] = PrivateAttr(default_factory=dict)
 

@@ -6,12 +6,13 @@ from typing import Literal
 
 from pydantic import Field, field_validator, model_validator
 
+from advisor.inputs.known import GpuId
 from advisor.inputs.quantities import MAX_GPUS, PowerKW
 from advisor.inputs.regions import check_region
-from advisor.inputs.strict import Strict
+from advisor.inputs.strict import Written
 
 
-class Deployment(Strict):
+class Deployment(Written):
     context: Literal["office", "datacenter", "cloud"] = Field(description="where the GPUs run")
     region: str = Field(default="US", description="ISO 3166 alpha-2 country code; drives export-control rules")
     ownership: Literal["buy", "rent", "any"] = "any"
@@ -63,7 +64,7 @@ class Deployment(Strict):
         return check_region(v)
 
 
-class Finance(Strict):
+class Finance(Written):
     """How money is valued over time (issue 14): the buyer's discount rate (cost of capital) and how
     much of the horizon owned GPUs are used."""
 
@@ -72,13 +73,13 @@ class Finance(Strict):
     utilization: float | None = Field(default=None, gt=0, le=1, description="as deployment.utilization")
 
 
-class GpuSelection(Strict):
+class GpuSelection(Written):
     count: int | None = Field(default=None, gt=0, le=MAX_GPUS, description="exactly this many GPUs in the plan")
     min: int | None = Field(default=None, gt=0, le=MAX_GPUS)
     max: int | None = Field(default=None, gt=0, le=MAX_GPUS)
-    allow: list[str] | None = Field(default=None, description="candidate GPU ids; all catalog GPUs when absent")
-    deny: list[str] = []
-    stock: dict[str, int] | None = Field(default=None, description="most units of a GPU type that can be bought or rented")
+    allow: list[GpuId] | None = Field(default=None, description="candidate GPU ids; all catalog GPUs when absent")
+    deny: list[GpuId] = []
+    stock: dict[GpuId, int] | None = Field(default=None, description="most units of a GPU type that can be bought or rented")
 
     @field_validator("stock")
     @classmethod

@@ -4,17 +4,21 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal, Union
 
-from pydantic import Discriminator, Field, Tag, field_validator, model_validator
+from pydantic import Discriminator, Field, Tag, ValidationInfo, field_validator, model_validator
 
+from advisor.inputs.known import check_preset, check_serving_model
 from advisor.inputs.quantities import MAX_JOBS, Count, Hours, Params
-from advisor.inputs.strict import Strict
+from advisor.inputs.strict import Written, spoken
 
-# a job's fields that may be written at the top level of a workload (one job, in the user's words)
-JOB_SHORTHAND = ("model", "tokens", "precision", "deadline", "kind", "micro_batch", "checkpointing",
-                 "global_batch_tokens", "lora_rank", "optimizer", "seq_len", "goodput")
+# a job's fields that may be written at the top level of a workload (one job, in the user's words):
+# a training job's, and a serving job's (with `kind: serve`)
+TRAINING_SHORTHAND = ("model", "tokens", "precision", "deadline", "kind", "micro_batch", "checkpointing",
+                      "global_batch_tokens", "lora_rank", "optimizer", "seq_len", "goodput")
+SERVING_SHORTHAND = ("traffic", "slo", "months", "off_peak_training_hours")
+JOB_SHORTHAND = TRAINING_SHORTHAND + SERVING_SHORTHAND
 
 
-class ModelShape(Strict):
+class ModelShape(Written):
     """A model given by its size (and, better, its shape) instead of a preset name."""
 
     params: Params = Field(description="parameter count, e.g. 124M or 7B")
@@ -27,7 +31,7 @@ class ModelShape(Strict):
     seq_len: int | None = Field(default=None, gt=0, le=10_000_000)
 
 
-class Job(Strict):
+class Job(Written):
     name: str | None = Field(default=None, min_length=1, max_length=200)
     kind: Literal["pretrain", "finetune", "lora", "qlora"] = "pretrain"
     model: str | ModelShape = Field(description="a preset id (advisor models) or {params: 124M, layers: 12, ...}")
@@ -44,6 +48,11 @@ class Job(Strict):
                                   "restarts, checkpoints, evaluation); by default from GPU count and job length")
     repeat: int = Field(default=1, gt=0, le=MAX_JOBS, description="this many identical copies of the job")
 
+    @field_validator("model")
+    @classmethod
+    def _known_preset(cls, v: str | ModelShape, info: ValidationInfo) -> str | ModelShape:
+        return check_preset(v, info) if isinstance(v, str) else v
+
     @field_validator("tokens")
     @classmethod
     def _tokens_bound(cls, v):
@@ -52,7 +61,7 @@ class Job(Strict):
         return v
 
 
-class RequestClass(Strict):
+class RequestClass(Written):
     """One kind of request in a serving mix: prompt and answer lengths, share of requests."""
     name: str | None = Field(default=None, min_length=1, max_length=200)
     input_tokens: int = Field(gt=0, le=10_000_000, description="mean prompt length in tokens")
@@ -60,7 +69,7 @@ class RequestClass(Strict):
     share: float = Field(gt=0, le=1, description="share of all requests (the shares sum to 1)")
 
 
-class Traffic(Strict):
+class Traffic(Written):
     """Requests a serving job must sustain: one request size, or a `mix` of request classes."""
     requests_per_s: float = Field(gt=0, le=1e7, description="average requests per second over the day")
     input_tokens: int | None = Field(default=None, gt=0, le=10_000_000, description="mean prompt length (without mix)")
@@ -90,14 +99,14 @@ class Traffic(Strict):
                 for c in self.mix]
 
 
-class Slo(Strict):
+class Slo(Written):
     """Latency limits at a percentile of requests (none: the offline peak rate)."""
     ttft_ms: float | None = Field(default=None, gt=0, le=1e7, description="time to first token limit, ms")
     tpot_ms: float | None = Field(default=None, gt=0, le=1e7, description="time per output token limit, ms")
     percentile: float = Field(default=99, ge=50, lt=100)
 
 
-class MeasuredServing(Strict):
+class MeasuredServing(Written):
     """The user's own serving benchmark: `count` GPUs of one type, `tensor_parallel` GPUs a replica,
     at full load (a throughput run such as trtllm-bench or vllm bench throughput) on requests of
     `input_len` prompt and `output_len` output tokens, at the job's precision."""
@@ -117,10 +126,11 @@ class MeasuredServing(Strict):
         return self
 
 
-class ServeJob(Strict):
-    """A model served to traffic under a latency SLO, for the horizon (or `months`)."""
+class ServeJob(Written):
+    """A model served to traffic under a latency SLO, for the horizon (or `months`). `kind: serve`
+    may be left out: a job with `traffic` is a serving job."""
     name: str | None = Field(default=None, min_length=1, max_length=200)
-    kind: Literal["serve"]
+    kind: Literal["serve"] = "serve"
     model: str = Field(description="a model preset id or alias (`advisor models` lists them)")
     precision: Literal["bf16", "fp16", "fp8", "fp4", "int8", "int4"] = "bf16"
     traffic: Traffic
@@ -131,14 +141,26 @@ class ServeJob(Strict):
     measured: list[MeasuredServing] | None = Field(default=None, min_length=1, max_length=50, description=(
         "your own throughput runs: used exactly on their GPU and shape, and moving the other GPUs' estimates"))
 
+    @field_validator("model")
+    @classmethod
+    def _known_model(cls, v: str, info: ValidationInfo) -> str:
+        return check_serving_model(v, info)
+
     @property
     def repeat(self) -> int:
         return 1
 
 
 def _job_kind(value: Any) -> str:
-    kind = value.get("kind") if isinstance(value, dict) else getattr(value, "kind", None)
-    return "serve" if kind == "serve" else "train"
+    """Which model reads a job: a serving job's when `kind` says serve, or when no kind is given and
+    the job has `traffic` (which only a serving job has)."""
+    if isinstance(value, dict):
+        kind = value.get("kind")
+        if kind is None and "traffic" in value:
+            return "serve"
+    else:
+        kind = getattr(value, "kind", None)
+    return "serve" if isinstance(kind, str) and spoken(kind, ("serve",)) == "serve" else "train"
 
 
 AnyJob = Annotated[Union[Annotated[Job, Tag("train")], Annotated[ServeJob, Tag("serve")]], Discriminator(_job_kind)]

@@ -217,11 +217,32 @@ def check_nodes(root, name: str) -> None:
                          "are expanded; no file this tool reads needs that.", file=name)
 
 
-def parse_yaml_text(text: str, name: str, shipped: bool = False):
+# where each value of a document was written: path -> (key line, key column, value line, value
+# column), 1-based; a list item's key position is its value's
+Marks = dict[tuple[int | str, ...], tuple[int, int, int, int]]
+
+
+def positions(root: yaml.Node, marks: Marks) -> None:
+    """Fill `marks` with where every value of the composed document `root` starts (a document
+    check_nodes passed: aliases expanded at most once per path, no cycles)."""
+    stack: list[tuple[yaml.Node, tuple[int | str, ...], yaml.Mark]] = [(root, (), root.start_mark)]
+    while stack:
+        node, path, key = stack.pop()
+        if path in marks:
+            continue
+        marks[path] = (key.line + 1, key.column + 1, node.start_mark.line + 1, node.start_mark.column + 1)
+        if isinstance(node, yaml.SequenceNode):
+            stack += [(child, path + (i,), child.start_mark) for i, child in enumerate(node.value)]
+        elif isinstance(node, yaml.MappingNode):
+            stack += [(v, path + (k.value,), k.start_mark) for k, v in node.value if isinstance(k, yaml.ScalarNode)]
+
+
+def parse_yaml_text(text: str, name: str, shipped: bool = False, marks: Marks | None = None) -> Any:
     """Parse YAML text from `name` (used in messages) under the rules above. shipped: a file of
     the package itself (catalog/, rules/), parsed with libyaml when PyYAML has it; the same
     checks apply, the nesting depth after composition rather than during it. A user's file is
-    scanned by libyaml too when PyYAML has it, and composed in Python (_UserLoader)."""
+    scanned by libyaml too when PyYAML has it, and composed in Python (_UserLoader). `marks`, when
+    given, is filled with where each value was written (for messages that give a line and column)."""
     loader: Any = None
     try:
         if _CLoader is None:
@@ -232,6 +253,8 @@ def parse_yaml_text(text: str, name: str, shipped: bool = False):
         if node is None:
             return None
         check_nodes(node, name)
+        if marks is not None:
+            positions(node, marks)
         return loader.construct_document(node)
     except _TooDeep as exc:
         raise _too_deep(name, _at(exc.mark)) from None
@@ -271,10 +294,17 @@ def _not_yaml(exc: yaml.YAMLError, text: str, name: str, by_bytes: bool) -> Inpu
     return InputError(f"{name}: not valid YAML{where}: {problem}.", file=name)
 
 
-def load_yaml_file(path: str | Path, what: str = "file", shipped: bool = False):
+def load_yaml_file(path: str | Path, what: str = "file", shipped: bool = False, marks: Marks | None = None) -> Any:
     """Read and parse one YAML file, refusing what a hand-written input file should never be.
     `-` reads standard input (named `<stdin>` in messages). shipped: one of the package's own data
-    files (see parse_yaml_text)."""
+    files (see parse_yaml_text); marks: filled with where each value was written."""
+    name, raw = read_bytes(path, what)
+    return parse_bytes(raw, name, what, shipped, marks)
+
+
+def read_bytes(path: str | Path, what: str = "file") -> tuple[str, bytes]:
+    """(name for messages, bytes) of a file, or of standard input for `-` (`<stdin>`), at most
+    MAX_BYTES: what a memo quotes and hashes, and parse_bytes reads."""
     name = str(path)
     if name == "-":
         import sys
@@ -286,7 +316,7 @@ def load_yaml_file(path: str | Path, what: str = "file", shipped: bool = False):
         if len(raw) > MAX_BYTES:
             raise InputError(f"<stdin>: the {what} is more than {MAX_BYTES:,} bytes; the limit is {MAX_BYTES:,} "
                              "bytes.", file="<stdin>")
-        return _parse_bytes(raw, "<stdin>", what)
+        return "<stdin>", raw
     path = Path(path)
     try:
         if path.is_dir():
@@ -303,10 +333,11 @@ def load_yaml_file(path: str | Path, what: str = "file", shipped: bool = False):
         raise InputError(f"{name}: cannot read the {what} (permission denied).", file=name) from None
     except OSError as exc:  # a name too long, a broken device, a FIFO that fails to read
         raise InputError(f"{name}: cannot read the {what} ({exc.strerror or exc}).", file=name) from None
-    return _parse_bytes(raw, name, what, shipped)
+    return name, raw
 
 
-def _parse_bytes(raw: bytes, name: str, what: str, shipped: bool = False):
+def parse_bytes(raw: bytes, name: str, what: str, shipped: bool = False, marks: Marks | None = None) -> Any:
+    """The YAML document in `raw` (UTF-8 text; BOMs of other encodings, NUL bytes refused)."""
     for bom, encoding in _BOMS:
         if raw.startswith(bom):
             raise InputError(f"{name}: is {encoding} text; save the {what} as UTF-8 YAML.", file=name)
@@ -317,4 +348,4 @@ def _parse_bytes(raw: bytes, name: str, what: str, shipped: bool = False):
     except UnicodeDecodeError as exc:
         raise InputError(f"{name}: is not UTF-8 text (byte {exc.start}); save the {what} as UTF-8 YAML.",
                          file=name) from None
-    return parse_yaml_text(text, name, shipped)
+    return parse_yaml_text(text, name, shipped, marks)

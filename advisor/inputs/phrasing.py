@@ -12,12 +12,14 @@ from advisor.errors import (
     KINDS,
     InputError,
     describe,
+    either,
     first_error,
     loc_text,
     show,
     suggest,
 )
 from advisor.inputs.jobs import JOB_SHORTHAND, Job, ServeJob
+from advisor.inputs.loader import Marks
 from advisor.inputs.quantities import MAX_GPUS, MAX_JOBS
 
 _UNION_TAGS = ("str", "ModelShape", "train", "serve")
@@ -43,9 +45,24 @@ Loc = tuple[int | str, ...]
 
 
 def clean_loc(loc: Sequence[int | str]) -> Loc:
-    """Drop pydantic's union/validator tags ('str', 'ModelShape', 'function-after[...]')."""
+    """Drop pydantic's union/validator tags ('str', 'ModelShape', 'function-after[...]', a
+    mapping key's '[key]')."""
     return tuple(p for p in loc if isinstance(p, int) or not (
-        p in _UNION_TAGS or str(p).startswith(("function-", "lax-"))))
+        p in _UNION_TAGS or p == "[key]" or str(p).startswith(("function-", "lax-"))))
+
+
+def located(name: str, loc: Loc, marks: Marks | None, key: bool = False) -> tuple[str, int | None, int | None]:
+    """'file:line:column' of `loc` as written (of its key with `key`, e.g. an unknown field), from
+    the loader's marks; the nearest enclosing value's when `loc` itself was not written (a field
+    that is missing); just the file without marks."""
+    if not marks:
+        return name, None, None
+    for n in range(len(loc), -1, -1):
+        mark = marks.get(loc[:n])
+        if mark is not None:
+            line, column = mark[:2] if key or n < len(loc) else mark[2:]
+            return f"{name}:{line}:{column}", line, column
+    return name, None, None
 
 
 def _fields_at(root: type[BaseModel], loc: Loc) -> list[str]:
@@ -76,33 +93,47 @@ def _fields_at(root: type[BaseModel], loc: Loc) -> list[str]:
 
 
 def format_error(err: ErrorDetails, name: str, root: type[BaseModel],
-                 mapped: Callable[[Loc], Loc] = lambda loc: loc) -> InputError:
-    """One error of a `root` document (a Workload) as a sentence naming the file and the location."""
+                 mapped: Callable[[Loc], Loc] = lambda loc: loc, marks: Marks | None = None) -> InputError:
+    """One error of a `root` document (a Workload) as a sentence naming the file, the line and
+    column (with the loader's marks) and the location as written."""
     real = clean_loc(err["loc"])
     loc = mapped(real)
     where = loc_text(loc)
     given = err.get("input")
-    if err["type"] == "extra_forbidden":
+    kind = err["type"]
+    head, line, column = located(name, loc, marks, key=kind in ("extra_forbidden", "missing"))
+
+    def error(text: str) -> InputError:
+        return InputError(f"{head}: {text}", file=name, field=where or None, line=line, column=column,
+                          given=None if kind in ("missing", "extra_forbidden") else given)
+    if kind == "extra_forbidden":
         field = str(loc[-1])
         valid = _fields_at(root, err["loc"])
-        return InputError(f"{name}: unknown field `{where}`{suggest(field, valid)}. "
-                          f"Allowed here: {', '.join(valid) or 'none'}.", file=name, field=where)
-    if err["type"] == "missing":
+        return error(f"unknown field `{where}`{suggest(field, valid)}. Allowed here: {', '.join(valid) or 'none'}.")
+    if kind == "missing":
         what = ("; give the job as model: and tokens: at the top level, or a list under jobs:"
                 if where == "jobs" else "")
-        return InputError(f"{name}: `{where}` is required but missing{what}.", file=name, field=where)
+        return error(f"`{where}` is required but missing{what}.")
     if not where:
-        return InputError(f"{name}: {describe(err)}.", file=name)
+        return error(f"{describe(err)}.")
     last: int | str | None = real[-1] if not isinstance(real[-1], int) else ("job" if real[:-1] == ("jobs",) else None)
-    if err["type"] in KINDS and isinstance(last, str) and last in _SHAPES:
-        return InputError(f"{name}: `{where}` must be {_SHAPES[last]}, got {show(given)}.", file=name, field=where)
-    if err["type"] == "literal_error" and loc[0] == "jobs" and last == "kind":
-        return InputError(f"{name}: `{where}` must be pretrain, finetune, lora or serve, got {show(given)}.",
-                          file=name, field=where)
-    bound = err["type"].startswith(("less_than", "too_long"))
+    if kind in KINDS and isinstance(last, str) and last in _SHAPES:
+        return error(f"`{where}` must be {_SHAPES[last]}, got {show(given)}.")
+    if kind == "literal_error":
+        allowed = _allowed(err)
+        if loc[-1] == "kind" and (loc[0] == "jobs" or loc == ("kind",)):
+            allowed = ["pretrain", "finetune", "lora", "qlora", "serve"]
+        hint = suggest(str(given), allowed) if isinstance(given, str) else ""
+        return error(f"`{where}` must be {either(allowed)}, got {show(given)}{hint}.")
+    bound = kind.startswith(("less_than", "too_long"))
     reason = _REASONS.get(last) if bound and isinstance(last, str) else None
-    return InputError(f"{name}: `{where}`: {describe(err, reason)}.",
-                      file=name, field=where)
+    return error(f"`{where}`: {describe(err, reason)}.")
+
+
+def _allowed(err: ErrorDetails) -> list[str]:
+    """The values a Literal field allows, from pydantic's error ("'a', 'b' or 'c'")."""
+    expected = str((err.get("ctx") or {}).get("expected", ""))
+    return [v.strip().strip("'") for v in expected.replace(" or ", ", ").split(", ") if v.strip()]
 
 
 def as_written(data: dict[str, Any]) -> Callable[[Loc], Loc]:
@@ -111,12 +142,15 @@ def as_written(data: dict[str, Any]) -> Callable[[Loc], Loc]:
     for `gpus: 8`, `deployment.context` is `deployment` for `deployment: office`."""
     top_job = "jobs" not in data and any(k in data for k in JOB_SHORTHAND)
     gpus_scalar = isinstance(data.get("gpus"), (int, float)) and not isinstance(data.get("gpus"), bool)
+    gpus_text = isinstance(data.get("gpus"), str)
     deployment_scalar = isinstance(data.get("deployment"), str)
 
     def mapped(loc: Loc) -> Loc:
         if top_job and loc[:2] == ("jobs", 0) and len(loc) > 2:
             return loc[2:]
         if gpus_scalar and loc == ("gpus", "count"):
+            return ("gpus",)
+        if gpus_text and loc[:1] == ("gpus",):   # `gpus: "H100:8"`
             return ("gpus",)
         if deployment_scalar and loc == ("deployment", "context"):
             return ("deployment",)

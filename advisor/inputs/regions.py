@@ -13,6 +13,9 @@ from pathlib import Path
 # step with the file). A region is one country's code; these groups are for rules, not workloads.
 EXPORT_GROUPS = ("country_group_d1", "country_group_d4", "country_group_d5", "country_group_a5_a6_in_d",
                  "eccn_3a090_destinations", "china_macau", "h20_letter_destinations")
+# codes people write that ISO 3166-1 reserves for the country under another code: UK is the
+# United Kingdom, whose alpha-2 code is GB ("exceptionally reserved" at the UK's request)
+ALIASES = {"UK": "GB"}
 # Cyrillic and Greek capitals that look like Latin ones
 _LOOKALIKE = dict(zip("АВЕЅІЈКМНОРСТХУΑΒΕΖΗΙΚΜΝΟΡΤΥΧ", "ABESIJKMHOPCTXUABEZHIKMNOPTYX"))
 
@@ -44,12 +47,11 @@ def check_region(value) -> str:
         hint = f" (did you mean {latin}, {known[latin]}?)" if latin in known else ""
         raise ValueError(f"{text!r} is not an ISO 3166-1 code: it holds letters that only look Latin ({odd}); "
                          f"write the code in ASCII letters{hint}")
-    code = text.upper()
+    code = ALIASES.get(text.upper(), text.upper())
     if code in known:
         return code
     from advisor.errors import suggest
 
-    hint = suggest(code, known)
-    if not hint and len(code) == 3:
-        hint = next((f" (did you mean {c}?)" for c in known if code.startswith(c)), "")
+    prefix = next((c for c in known if len(code) == 3 and code.startswith(c)), None)   # USA, DEU: alpha-3
+    hint = f" (did you mean {prefix}?)" if prefix else suggest(code, known)
     raise ValueError(f"{text!r} is not a two-letter ISO 3166-1 (alpha-2) country code{hint}; write e.g. US, DE or CN{tail}")

@@ -10,7 +10,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from advisor.inputs.jobs import JOB_SHORTHAND
+from advisor.inputs.jobs import JOB_SHORTHAND, SERVING_SHORTHAND
 from advisor.inputs.quantities import MAX_GPUS
 from advisor.inputs.workload import Workload
 
@@ -32,7 +32,12 @@ WORDS = {
     "hosting_usd_per_kw_month": ("Hosting price", "US dollars per kW of IT load per month [from the catalog]"),
     "horizon_months": ("Horizon", "months over which owned hardware is costed [36]"),
     "jobs": ("Jobs", "several jobs; for one, write its fields at the top level instead"),
-    "kind": ("Kind of job", "pretrain, finetune or lora [pretrain]"),
+    "kind": ("Kind of job", "pretrain, finetune, lora, qlora or serve [pretrain]"),
+    "traffic": ("Traffic", "a serving job's requests: {requests_per_s: 50, input_tokens: 1000, output_tokens: 300, "
+                "peak_factor: 2}, or a `mix` of request classes"),
+    "slo": ("Latency limits", "a serving job's limits at a percentile: {ttft_ms: 2000, tpot_ms: 100, percentile: 99}"),
+    "months": ("Months of serving", "how long a serving job runs [the horizon]"),
+    "off_peak_training_hours": ("Off-peak training hours", "hours a day training may use a serving job's owned GPUs [0]"),
     "model": ("Model", "a preset id (`advisor models`) or its shape: {params: 7B, layers: 32, hidden: 4096}"),
     "tokens": ("Tokens", "tokens to train on: a number or 124M, 10B, 1T"),
     "precision": ("Precision", "bf16, fp16 or fp8 [bf16]"),
@@ -118,11 +123,25 @@ def workload_schema(gpus: list[str] | None = None, presets: list[str] | None = N
     from advisor.inputs.regions import codes
     dep["region"] = {"type": "string", "default": "US",   # ISO 3166-1 alpha-2 (the loader also takes lower case)
                      "enum": sorted(set(codes()) | {c.lower() for c in codes()})}
-    for key in JOB_SHORTHAND:             # one job, written at the top level
-        props[key] = copy.deepcopy(job["properties"][key])
+    serve = defs["ServeJob"]
+    serve["properties"]["model"] = {"anyOf": [{"type": "string", "description": "a serving model (`advisor models`)"}]}
+    for key in JOB_SHORTHAND:             # one job, written at the top level (a training or a serving job)
+        props[key] = copy.deepcopy(job["properties"][key] if key in job["properties"] else serve["properties"][key])
+    props["kind"] = {"type": "string", "enum": ["pretrain", "finetune", "lora", "qlora", "serve"],
+                     "title": "Kind of job", "description": "pretrain, finetune, lora, qlora or serve [pretrain]"}
+    props["precision"] = copy.deepcopy(serve["properties"]["precision"])   # a serving job's list holds training's
+    training_model = props.pop("model")
+    props["model"] = {"title": "Model", "description": "a training preset or shape; for a serving job (one with "
+                      "`traffic`), a serving model"}
+    base["if"] = {"required": ["traffic"]}
+    base["then"] = {"properties": {"model": serve["properties"]["model"]}}
+    base["else"] = {"properties": {"model": training_model}}
     base["required"] = ["deployment"]
     base["anyOf"] = [{"required": ["jobs"], "not": {"anyOf": [{"required": [k]} for k in JOB_SHORTHAND]}},
-                     {"required": ["model", "tokens"], "not": {"required": ["jobs"]}}]
+                     {"required": ["model", "tokens"], "not": {"anyOf": [{"required": ["jobs"]}] + [
+                         {"required": [k]} for k in SERVING_SHORTHAND]}},
+                     {"required": ["kind", "model", "traffic"], "properties": {"kind": {"const": "serve"}},
+                      "not": {"anyOf": [{"required": ["jobs"]}, {"required": ["tokens"]}]}}]
     schema = {"$schema": DIALECT, "$id": WORKLOAD_ID, "title": "gpu-advisor workload",
               "description": "What to train, where, by when and within what limits (DESIGN.md §5). Checked "
                              "by `advisor validate FILE`, which also catches what a schema cannot express.",

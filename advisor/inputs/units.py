@@ -15,6 +15,13 @@ _NUMBER = r"([0-9]+(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?)"
 COUNT_SUFFIXES = {"": 1.0, "K": 1e3, "M": 1e6, "B": 1e9, "T": 1e12}
 DURATION_HOURS = {"h": 1.0, "d": 24.0, "w": 168.0}
 POWER_KW = {"W": 1e-3, "kW": 1.0, "MW": 1e3}
+# units as people also write them (any case): "1 trillion", "7 billion", "10k", "30 days", "2 weeks"
+COUNT_WORDS = {"k": "K", "thousand": "K", "m": "M", "mn": "M", "million": "M", "b": "B", "bn": "B",
+               "billion": "B", "t": "T", "tn": "T", "trillion": "T"}
+DURATION_WORDS = {"hr": "h", "hrs": "h", "hour": "h", "hours": "h", "day": "d", "days": "d", "wk": "w", "wks": "w",
+                  "week": "w", "weeks": "w"}
+POWER_WORDS = {"w": "W", "watt": "W", "watts": "W", "kw": "kW", "kilowatt": "kW", "kilowatts": "kW", "mw": "MW",
+               "megawatt": "MW", "megawatts": "MW"}
 
 
 def _finite_positive(x: float, what: str) -> float:
@@ -25,7 +32,8 @@ def _finite_positive(x: float, what: str) -> float:
     return x
 
 
-def _parse(value, table: dict[str, float], what: str, example: str, bare_ok: bool) -> float:
+def _parse(value, table: dict[str, float], what: str, example: str, bare_ok: bool,
+           words: dict[str, str] | None = None) -> float:
     if isinstance(value, bool):
         raise ValueError(f"{what} must be a number, got {value!r}; write it like {example}")
     if isinstance(value, (int, float)):
@@ -43,6 +51,8 @@ def _parse(value, table: dict[str, float], what: str, example: str, bare_ok: boo
     if not m:
         raise ValueError(f"cannot read {show(value)} as {what}; write it like {example}")
     number, unit = m.group(1), m.group(2)
+    if unit not in table and words:
+        unit = words.get(unit.lower(), unit)
     allowed = ", ".join(u for u in table if u) or "none"
     if unit == "" and not bare_ok:
         raise ValueError(f"{what} needs a unit; write it like {example} (allowed units: {allowed})")
@@ -53,15 +63,16 @@ def _parse(value, table: dict[str, float], what: str, example: str, bare_ok: boo
 
 
 def parse_count(value, what: str = "a count") -> float:
-    """'124M' -> 124e6, '10B' -> 1e10, '1T' -> 1e12; plain numbers pass through."""
-    return _parse(value, COUNT_SUFFIXES, what, "124M, 10B or 1T", bare_ok=True)
+    """'124M' -> 124e6, '10B' -> 1e10, '1T' -> 1e12, '7 billion', '10k'; plain numbers pass through."""
+    return _parse(value, COUNT_SUFFIXES, what, "124M, 10B or 1T", bare_ok=True, words=COUNT_WORDS)
 
 
 def parse_duration_hours(value, what: str = "a duration") -> float:
-    """'36h' -> 36, '7d' -> 168, '2w' -> 336 (hours). A bare number is refused: hours or days?"""
-    return _parse(value, DURATION_HOURS, what, "36h, 7d or 2w", bare_ok=False)
+    """'36h' -> 36, '7d' -> 168, '2w' -> 336, '30 days' -> 720 (hours). A bare number is refused:
+    hours or days?"""
+    return _parse(value, DURATION_HOURS, what, "36h, 7d or 2w", bare_ok=False, words=DURATION_WORDS)
 
 
 def parse_power_kw(value, what: str = "a power") -> float:
     """'3.6kW' -> 3.6, '1500W' -> 1.5, '2MW' -> 2000 (kW). A bare number is read as kW."""
-    return _parse(value, POWER_KW, what, "3.6kW or 1500W", bare_ok=True)
+    return _parse(value, POWER_KW, what, "3.6kW or 1500W", bare_ok=True, words=POWER_WORDS)

@@ -16,15 +16,16 @@ from pydantic import Field, ValidationError, model_validator
 from advisor.errors import InputError, show
 from advisor.inputs.deployment import Deployment, Finance, GpuSelection
 from advisor.inputs.jobs import JOB_SHORTHAND, AnyJob
-from advisor.inputs.loader import load_yaml_file
+from advisor.inputs.known import Known, gpus_shorthand
+from advisor.inputs.loader import Marks, parse_bytes, read_bytes
 from advisor.inputs.phrasing import as_written, distinct_errors, format_error
 from advisor.inputs.quantities import MAX_JOBS, USD
-from advisor.inputs.strict import Strict
+from advisor.inputs.strict import Written
 
-__all__ = ["MAX_JOBS", "Workload", "load_workload", "parse_workload", "workload_json_schema"]
+__all__ = ["MAX_JOBS", "Workload", "load_workload", "parse_workload", "read_workload", "workload_json_schema"]
 
 
-class Workload(Strict):
+class Workload(Written):
     """A workload file, after the shorthand has been expanded."""
 
     name: str | None = Field(default=None, max_length=200)
@@ -57,6 +58,8 @@ class Workload(Strict):
             data["jobs"] = [top]
         if isinstance(data.get("gpus"), (int, float)) and not isinstance(data.get("gpus"), bool):
             data["gpus"] = {"count": data["gpus"]}
+        if isinstance(data.get("gpus"), str):   # `gpus: h100-sxm`, `gpus: "H100:8"`
+            data["gpus"] = gpus_shorthand(data["gpus"])
         if isinstance(data.get("deployment"), str):
             data["deployment"] = {"context": data["deployment"]}
         return data
@@ -76,9 +79,12 @@ class Workload(Strict):
         return job.name or ("job" if len(self.jobs) == 1 else f"job-{index + 1}")
 
 
-def parse_workload(data: Any, name: str = "<workload>") -> Workload:
+def parse_workload(data: Any, name: str = "<workload>", *, known: Known | None = None,
+                   marks: Marks | None = None) -> Workload:
     """Validate a workload document (already parsed YAML or a dict from Python). Every mistake is
-    reported at once (InputError.errors), each at its location as written in the file."""
+    reported at once (InputError.errors), each at its location as written in the file, with its
+    line and column when `marks` (from the loader) has them. With `known` (the catalog's ids), GPU
+    ids and presets are checked too, and GPU names resolved (`H100-SXM`, `h200`)."""
     if data is None:
         raise InputError(f"{name}: the workload file is empty; it needs at least deployment, model and tokens.",
                          file=name)
@@ -86,16 +92,25 @@ def parse_workload(data: Any, name: str = "<workload>") -> Workload:
         raise InputError(f"{name}: a workload file is a mapping (deployment:, jobs: or model:/tokens:, ...), "
                          f"got {show(data)}.", file=name)
     try:
-        return Workload.model_validate(data)
+        return Workload.model_validate(data, context={"known": known})
     except ValidationError as exc:
         mapped = as_written(data)
-        found = [format_error(err, name, Workload, mapped) for err in distinct_errors(exc.errors())]
+        found = [format_error(err, name, Workload, mapped, marks) for err in distinct_errors(exc.errors())]
         raise InputError.many(found) from None
 
 
-def load_workload(path: str | Path) -> Workload:
-    """Read and validate a workload file."""
-    return parse_workload(load_yaml_file(path, "workload file"), "<stdin>" if str(path) == "-" else str(path))
+def load_workload(path: str | Path, known: Known | None = None) -> Workload:
+    """Read and validate a workload file (its GPU ids and presets too, given what the catalog knows)."""
+    return read_workload(path, known)[0]
+
+
+def read_workload(path: str | Path, known: Known | None = None) -> tuple[Workload, str, bytes]:
+    """(the Workload, the file's name for messages, its bytes): for a memo, which quotes and hashes
+    the file as read, standard input included."""
+    name, raw = read_bytes(path, "workload file")
+    marks: Marks = {}
+    data = parse_bytes(raw, name, "workload file", marks=marks)
+    return parse_workload(data, name, known=known, marks=marks), name, raw
 
 
 def workload_json_schema() -> dict[str, Any]:

@@ -107,7 +107,7 @@ def evaluate(job: JobSpec, gpu: GPU, count: int, p: Params) -> Estimate:
         notes.append(f"only fits with tensor parallelism {lay.tp}, whose per-layer all-reduces cross PCIe "
                      f"without peer-to-peer on {gpu.name}")
     if lay.pp > 1:
-        notes.append(f"pipeline parallelism {lay.pp}: {100 * t['bubble']:.0f}% of each step is pipeline bubble")
+        notes.append(f"pipeline parallelism {lay.pp}: {100 * t['bubble'] / (1 + t['bubble']):.0f}% of each step is pipeline bubble")
     strategy = "single" if count == 1 else lay.strategy
     layout = {"strategy": strategy, "shards": lay.shard_group if lay.strategy == "zero3" else 1,
               "micro_batch": lay.micro_batch, "checkpointing": lay.checkpointing, "data_parallel": lay.dp,

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from advisor.present.svg import Chart
+from advisor.present.tables import crossover_headline
 from advisor.present.words import short, usd, usd_short
 
 
@@ -30,10 +31,12 @@ def crossover_svg(x: dict) -> str:
     if any(not p["total_cost_usd"] for p in pts):
         ch.legend.append(("no plan within the limits", {"colour": "#999999", "width": 6, "opacity": 0.4, "dash": "",
                                                         "marker": ""}))
-    if x["crossover_model"]:
+    headline = crossover_headline(x)
+    if x["crossover_model"] and (" takes over" in headline or "no plan of any" in headline):   # where it did stop
         cp = next(p for p in pts if p["model"] == x["crossover_model"])
+        what = f"{focus} stops winning at" if " takes over" in headline else "no plan at all from"
         ch.vline(cp["params"], "#c0392b", dash="1 1.65")
-        ch.text(cp["params"], 0.02, f"{focus} stops winning at {x['crossover_model']}:\n"
+        ch.text(cp["params"], 0.02, f"{what} {x['crossover_model']}:\n"
                 f"{(cp['factor_text'] or '').split(':')[0]}", yfrac=True, dx=6, dy=4, size=8, colour="#c0392b")
     ch.x.set(scale="log", label="model parameters", fmt=short)
     ch.y.set(scale="log", label="total cost", fmt=usd_short, fine=usd)

@@ -1,10 +1,16 @@
-"""Tables for people and for programs: one layout for every command.
+"""Tables and paragraphs for people, tables for programs: one layout for every command.
 
-`table()` draws with rich (imported on first use) to the terminal's width -- COLUMNS when set,
-else the terminal's, else unlimited when the output is a file or a pipe -- wrapping long cells;
-colour only on a terminal and never with NO_COLOR or --no-color (a table of one-line cells that
-fits, without colour, is drawn to the same lines without rich). `markdown()` and `csv_text()`
-give the same rows to documents and spreadsheets.
+`table()` fits the terminal's width -- COLUMNS when set, else the terminal's, else unlimited when
+the output is a file or a pipe. A cell wraps only between words: a number, a date or an id is
+never split or cut. A table whose columns cannot all fit side by side, even with every cell
+wrapped to its longest word, is turned (one column per row) when that fits, else printed as one
+block per row; either way a hint says how to see it as a table (--format markdown or a wider
+terminal). Bold headers only on a terminal, never with NO_COLOR or --no-color. `markdown()` and
+`csv_text()` give the same rows to documents and spreadsheets.
+
+Hand-written rather than drawn with rich: importing rich costs a cold `advisor plan` ~0.02 s of
+CPU (about a tenth of the start-up budget), and rich wraps a word wider than its column by cutting
+it (overflow "fold" or "ellipsis"), where these tables must keep every figure whole.
 """
 from __future__ import annotations
 
@@ -14,12 +20,19 @@ import os
 import re
 import shutil
 import sys
-import textwrap
+import unicodedata
+from collections.abc import Sequence
+from typing import Any
 
-_STATE: dict = {"color": None, "width": None}
-# characters one terminal column wide (rich's cell_len is 1 for each printable one): ASCII, Latin-1 and
-# Latin extended, general punctuation (dashes, quotes), currency, letterlike symbols, arrows, math operators
+from advisor.present.escape import csv_cell, md, terminal
+
+_STATE: dict[str, Any] = {"color": None, "width": None}
+# characters one terminal column wide: ASCII, Latin-1 and Latin extended, general punctuation
+# (dashes, quotes), currency, letterlike symbols, arrows, math operators
 _ONE_CELL = re.compile("[ -~\u00a0-\u02ff\u2010-\u20cf\u2100-\u22ff]*")
+GAP = 2          # spaces between columns
+TIGHT_GAP = 1    # ... when that is what lets a table fit
+BOLD, RESET = "\x1b[1m", "\x1b[0m"
 
 
 def configure(*, color: bool | None = None, width: int | None = None) -> None:
@@ -46,99 +59,162 @@ def color() -> bool:
     return sys.stdout.isatty() and "NO_COLOR" not in os.environ and os.environ.get("TERM") != "dumb"
 
 
-def _cell(v) -> str:
+def cell_len(text: str) -> int:
+    """Terminal columns `text` takes: wide (East Asian) characters 2, combining marks 0."""
+    if _ONE_CELL.fullmatch(text):
+        return len(text)
+    return sum(0 if unicodedata.combining(c) or unicodedata.category(c) in ("Mn", "Me", "Cf")
+               else 2 if unicodedata.east_asian_width(c) in ("W", "F") else 1 for c in text)
+
+
+def _cell(v: Any) -> str:
+    """A value as one line of terminal-safe text."""
     if v is None:
         return ""
     if isinstance(v, bool):
         return "yes" if v else "no"
-    return str(v)
+    return " ".join(terminal(str(v)).split())
 
 
-def table(headers: list[str], rows: list[list], indent: str = "  ", wrap: tuple[int, ...] = ()) -> str:
-    """A text table: a header row, a rule under it, one line per row (more when a cell wraps).
-    Columns listed in `wrap` (and, if the table is still too wide, any but the first) wrap."""
-    limit = width()
-    inner = (limit - len(indent)) if limit else 10_000
-    texts = [[str(h) for h in headers]] + [[_cell(v) for v in row] for row in rows]
-    plain = None if color() else _unwrapped(texts, max(20, inner))
-    if plain is not None:
-        return "\n".join((indent + line).rstrip() for line in plain if line.strip())
-    return _rich_table(headers, rows, indent, wrap, limit)
+def wrap_words(text: str, room: int) -> list[str]:
+    """`text` in lines of at most `room` columns, broken only between words (a word wider than
+    `room` gets a line of its own, whole)."""
+    lines: list[str] = []
+    current, used = "", 0
+    for word in text.split():
+        n = cell_len(word)
+        if current and used + 1 + n > room:
+            lines.append(current)
+            current, used = "", 0
+        current, used = (f"{current} {word}", used + 1 + n) if current else (word, n)
+    return lines + [current] if current or not lines else lines
 
 
-def _unwrapped(texts: list[list[str]], room: int) -> list[str] | None:
-    """The lines rich draws below (without colour) for a table whose every cell is one line of
-    printable one-column characters and that fits in `room` columns: each column as wide as its
-    widest cell, two spaces between columns, a rule as wide as the table under the header. None
-    otherwise (rich measures wide characters, wraps, folds and colours). Skipping rich's import
-    and layout saves ~0.03 s of a cold `advisor plan` (tests/test_ux.py compares the two)."""
+def _widths(texts: list[list[str]], room: int | None, wrap: Sequence[int], gap: int) -> list[int] | None:
+    """Column widths that fit `room` (None: no limit), shrinking the `wrap` columns first and
+    never below a column's longest word; None when no such widths exist."""
     n = len(texts[0])
-    if not n or any(len(row) != n for row in texts) or \
-            not all(_ONE_CELL.fullmatch(t) and t.isprintable() for row in texts for t in row):
+    natural = [max(cell_len(row[i]) for row in texts) for i in range(n)]
+    if room is None or sum(natural) + gap * (n - 1) <= room:
+        return natural
+    least = [max((cell_len(w) for row in texts for w in row[i].split()), default=0) for i in range(n)]
+    if sum(least) + gap * (n - 1) > room:
         return None
-    widths = [max(len(row[i]) for row in texts) for i in range(n)]
-    total = sum(widths) + 2 * (n - 1) + (widths[-1] == 0)   # rich draws an empty last column 1 wide
-    if total >= room:
-        return None
-    lines = ["  ".join(t.ljust(w) for t, w in zip(row, widths)) for row in texts]
-    return [lines[0], "\u2500" * total, *lines[1:]]
+    widths = list(natural)
+    excess = sum(widths) + gap * (n - 1) - room
+    for group in ([i for i in range(n) if i in wrap], [i for i in range(n) if i not in wrap]):
+        while excess > 0:
+            slack = [i for i in group if widths[i] > least[i]]
+            if not slack:
+                break
+            widest = max(slack, key=lambda i: (widths[i] - least[i], widths[i]))
+            widths[widest] -= 1
+            excess -= 1
+    return widths
 
 
-def _rich_table(headers: list[str], rows: list[list], indent: str, wrap: tuple[int, ...], limit: int | None) -> str:
-    from rich import box
-    from rich.console import Console
-    from rich.table import Table
+def _layout(texts: list[list[str]], widths: list[int], gap: int) -> list[str]:
+    """Header, a rule as wide as the table, the rows; each cell wrapped to its column."""
+    out: list[str] = []
+    for r, row in enumerate(texts):
+        cells = [wrap_words(t, w) for t, w in zip(row, widths)]
+        for k in range(max(len(c) for c in cells)):
+            parts = [(c[k] if k < len(c) else "") for c in cells]
+            out.append((" " * gap).join(p + " " * (w - cell_len(p)) for p, w in zip(parts, widths)).rstrip())
+        if r == 0:
+            out.append("\u2500" * (sum(widths) + gap * (len(widths) - 1) + (widths[-1] == 0)))
+    return out
 
-    t = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, padding=(0, 1), collapse_padding=True,
-              header_style="bold" if color() else "", safe_box=True)
-    for i, h in enumerate(headers):
-        t.add_column(str(h), no_wrap=(i == 0), overflow="fold" if i in wrap else "ellipsis",
-                     ratio=1 if i in wrap else None)
-    for row in rows:
-        t.add_row(*[_cell(v) for v in row])
-    inner = (limit - len(indent)) if limit else 10_000
-    t.expand = False
-    out = io.StringIO()
-    console = Console(file=out, width=max(20, inner), color_system="standard" if color() else None,
-                      force_terminal=color(), no_color=not color(), highlight=False, emoji=False,
-                      legacy_windows=False, markup=False)
-    console.print(t)
-    lines = out.getvalue().splitlines()
+
+def _fitted(texts: list[list[str]], room: int | None, wrap: Sequence[int]) -> tuple[list[str], int] | None:
+    """The table's lines at the widest gap that fits, and its header height; None if it cannot fit."""
+    for gap in (GAP, TIGHT_GAP):
+        widths = _widths(texts, room, wrap, gap)
+        if widths is not None:
+            lines = _layout(texts, widths, gap)
+            head = max(len(wrap_words(t, w)) for t, w in zip(texts[0], widths))
+            return lines, head
+    return None
+
+
+def table(headers: Sequence[Any], rows: Sequence[Sequence[Any]], indent: str = "  ",
+          wrap: Sequence[int] = ()) -> str:
+    """A text table: a header row, a rule under it, one line per row (more when a cell wraps).
+    Columns listed in `wrap` give up width first. Too wide to fit side by side: turned, or one
+    block per row, with a hint (see the module's docstring)."""
+    limit = width()
+    room = max(10, limit - len(indent)) if limit else None
+    texts = [[_cell(h) for h in headers]] + [[_cell(v) for v in row] for row in rows]
+    fitted = _fitted(texts, room, wrap)
+    if fitted is None and len(rows) <= 6:
+        turned = [[texts[0][0]] + [row[0] for row in texts[1:]]] + [
+            [texts[0][i]] + [row[i] for row in texts[1:]] for i in range(1, len(texts[0]))]
+        fitted = _fitted(turned, room, range(1, len(turned[0])))
+        if fitted is not None:
+            hint = wrap_words(_hint(limit, "turned: one column per row"), room or 10_000)
+            fitted = (hint + fitted[0], fitted[1] + len(hint))
+    lines, head = fitted if fitted is not None else (_blocks(texts, room or 10_000, limit), 0)
+    if color():
+        lines = [BOLD + line + RESET if i < head else line for i, line in enumerate(lines)]
     return "\n".join((indent + line).rstrip() for line in lines if line.strip())
 
 
-def para(text: str, indent: str = "", subsequent: str | None = None) -> str:
-    """A paragraph wrapped to the output width (unchanged off a terminal)."""
-    limit = width()
+def _hint(limit: int | None, how: str) -> str:
+    return f"(too wide for {limit} columns, {how}; --format markdown or a wider terminal shows the table)"
+
+
+def _blocks(texts: list[list[str]], room: int, limit: int | None) -> list[str]:
+    """One block per row: its first cell, then `header: value` for each other cell not empty,
+    indented under it."""
+    out = wrap_words(_hint(limit, "one block per row"), room)
+    for row in texts[1:]:
+        out += wrap_words(row[0] or "-", room)
+        for head, value in zip(texts[0][1:], row[1:]):
+            if value:
+                out += ["  " + line for line in wrap_words(f"{head}: {value}" if head else value, room - 2)]
+    return out
+
+
+def para(text: str, indent: str = "", subsequent: str | None = None, default: int | None = None) -> str:
+    """A paragraph wrapped to the output width (off a terminal: to `default` columns, or not at
+    all), never inside a word."""
+    text = terminal(text)
+    limit = width() or default
     if not limit:
         return indent + text
-    return "\n".join(textwrap.wrap(text, width=limit, initial_indent=indent,
-                                   subsequent_indent=indent if subsequent is None else subsequent,
-                                   break_on_hyphens=False)) or indent
+    rest = indent if subsequent is None else subsequent
+    words = wrap_words(text, limit - len(indent))
+    if len(words) > 1:
+        words = words[:1] + wrap_words(" ".join(words[1:]), limit - len(rest))
+    return "\n".join((indent if i == 0 else rest) + w for i, w in enumerate(words)) or indent
 
 
-def markdown(headers: list[str], rows: list[list]) -> str:
-    from advisor.present.escape import md
+def prose(text: str, fmt: str = "table", indent: str = "", subsequent: str | None = None) -> str:
+    """A sentence in the output's format: escaped Markdown (a list item when indented), or a
+    paragraph wrapped to the terminal."""
+    if fmt == "markdown":
+        return ("- " if indent else "") + md(text)
+    return para(text, indent, subsequent)
 
-    def esc(v) -> str:   # user text stays text: no tag, link or cell boundary comes out of it
+
+def markdown(headers: Sequence[Any], rows: Sequence[Sequence[Any]]) -> str:
+    def esc(v: Any) -> str:   # user text stays text: no tag, link or cell boundary comes out of it
         return md(_cell(v))
     lines = ["| " + " | ".join(esc(h) for h in headers) + " |", "|" + "---|" * len(headers)]
     lines += ["| " + " | ".join(esc(v) for v in row) + " |" for row in rows]
     return "\n".join(lines)
 
 
-def csv_text(headers: list[str], rows: list[list]) -> str:
+def csv_text(headers: Sequence[Any], rows: Sequence[Sequence[Any]]) -> str:
     """RFC 4180 CSV; numbers as numbers (no $ or separators), empty for unknown; text a spreadsheet
     would run as a formula is made inert (escape.csv_cell)."""
-    from advisor.present.escape import csv_cell
-
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
-    w.writerow(headers)
+    w.writerow([csv_cell(h) for h in headers])
     for row in rows:
         w.writerow(["" if v is None else csv_cell(v) for v in row])
     return buf.getvalue()
 
 
-def grid(headers: list[str], rows: list[list], fmt: str = "table", wrap: tuple[int, ...] = ()) -> str:
+def grid(headers: Sequence[Any], rows: Sequence[Sequence[Any]], fmt: str = "table", wrap: Sequence[int] = ()) -> str:
     return markdown(headers, rows) if fmt == "markdown" else table(headers, rows, wrap=wrap)

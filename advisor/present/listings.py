@@ -1,13 +1,17 @@
 """Text, Markdown and CSV views of the catalog and the rules (`advisor catalog ...`, `advisor rules ...`)."""
 from __future__ import annotations
 
-from advisor.present.grid import csv_text, grid, table
+from typing import Any
+
+from advisor.present.grid import csv_text, grid, para, table
 from advisor.present.words import usd
+
+TEXT_WIDTH = 98   # `rules show` wraps its paragraphs to this width off a terminal
 
 # ----------------------------------------------------------------------------- catalog commands
 
 
-def _num(v, unit: str = "") -> str:
+def _num(v: Any, unit: str = "") -> str:
     if v is None:
         return "unknown"
     if isinstance(v, bool):
@@ -20,13 +24,13 @@ def _num(v, unit: str = "") -> str:
     return f"{text} {unit}".rstrip() if unit not in ("date", "yes/no") else text
 
 
-def _age(d: dict | None) -> str:
-    """'2023-08, 40 mo STALE' for a dated price; 'undated' otherwise."""
+def _age(d: dict | None, dated: bool = True) -> str:
+    """'2023-08, 40 mo STALE' for a dated price ('40 mo STALE' without the date); 'undated' otherwise."""
     if d is None:
         return ""
     if d.get("age_months") is None:
         return "undated"
-    return f"{d['as_of']}, {d['age_months']} mo" + (" STALE" if d["stale"] else "")
+    return (f"{d['as_of']}, " if dated else "") + f"{d['age_months']} mo" + (" STALE" if d["stale"] else "")
 
 
 def catalog_list_csv(data: dict) -> str:
@@ -41,47 +45,54 @@ def catalog_list_csv(data: dict) -> str:
 
 
 def catalog_list_text(data: dict, fmt: str = "table") -> str:
+    """The GPUs and servers. A terminal gets each price's age (the dates are in --format markdown,
+    json and csv, and `catalog show ID`), so that the table fits 80 columns."""
     if fmt == "csv":
         return catalog_list_csv(data)
-    out = [f"GPUs ({len(data['gpus'])}); prices as of {data['as_of']}, STALE = older than "
-           f"{data['stale_after_months']} months"]
+    dated = fmt == "markdown"
+    out = [para(f"GPUs ({len(data['gpus'])}); prices as of {data['as_of']}, "
+                + ("" if dated else "ages in months, ") + f"STALE = older than {data['stale_after_months']} months")]
     rows = []
     for g in data["gpus"]:
         p, r = g["purchase"], g["rent"]
         rows.append([g["id"], g["product_class"], g["form_factor"], _num(g["memory_gb"]), _num(g["bf16_tflops"]),
                      _num(g["tdp_w"]),
-                     f"{usd(p['usd'])} ({_age(p)})" if p else "-",
-                     f"${r['usd_per_gpu_hour']:.2f}/h ({_age(r)})" if r else "-",
+                     f"{usd(p['usd'])} ({_age(p, dated)})" if p else "-",
+                     f"${r['usd_per_gpu_hour']:.2f}/h ({_age(r, dated)})" if r else "-",
                      g["availability"]])
-    out.append(grid(["id", "class", "form", "GB", "bf16 TFLOPS", "TDP W", "buy (price as of, age)",
-                     "rent on demand (as of, age)", "availability"], rows, fmt, wrap=(6, 7)))
-    out.append(f"\nServers ({len(data['servers'])}): what bought GPUs go into; prices without GPUs")
+    age = "as of, age" if dated else "age"
+    out.append(grid(["id", "class", "form", "GB", "bf16 TFLOPS", "TDP W", f"buy ({age})",
+                     f"rent on demand ({age})", "availability"], rows, fmt, wrap=(6, 7, 8)))
+    out.append("\n" + para(f"Servers ({len(data['servers'])}): what bought GPUs go into; prices without GPUs"))
     rows = []
     for s in data["servers"]:
         p = s["purchase"]
         rows.append([s["id"], s["kind"], f"{s['gpu_slots']} x {s['gpu_form_factor']}", ", ".join(s["contexts"]),
-                     f"{usd(p['usd'])} ({_age(p)})" if p else "unknown", _num(s["power_overhead_w"]),
+                     f"{usd(p['usd'])} ({_age(p, dated)})" if p else "unknown", _num(s["power_overhead_w"]),
                      usd(s["network_usd_per_server"]) if s["network_usd_per_server"] is not None else "unknown"])
     if data["servers"]:
-        out.append(grid(["id", "kind", "GPUs", "contexts", "price (as of, age)", "overhead W", "network $"], rows, fmt,
-                        wrap=(3, 4)))
-    out.append("\n`advisor catalog show ID` prints every figure of one entry with its sources.")
+        out.append(grid(["id", "kind", "GPUs", "contexts", f"price ({age})", "overhead W", "network $"], rows, fmt,
+                        wrap=(1, 3, 4)))
+    out.append("\n" + para("`advisor catalog show ID` prints every figure of one entry with its sources and dates."))
     return "\n".join(out) + "\n"
 
 
 def catalog_show_text(rec: dict) -> str:
+    def line(text: str, indent: str = "  ", rest: str = "    ") -> str:
+        return para(text, indent, rest)
+
     if rec["type"] == "gpu":
-        out = [f"{rec['id']}  {rec['name']}",
-               f"  {rec['vendor']}, {rec['architecture']}; {rec['product_class']}"
-               + (f" ({rec['brand']})" if rec["brand"] else "") + f", {rec['form_factor']}",
-               f"  Availability: {rec['availability_message']}"]
+        out = [line(f"{rec['id']}  {rec['name']}", ""),
+               line(f"{rec['vendor']}, {rec['architecture']}; {rec['product_class']}"
+                    + (f" ({rec['brand']})" if rec["brand"] else "") + f", {rec['form_factor']}"),
+               line(f"Availability: {rec['availability_message']}")]
     else:
-        out = [f"{rec['id']}  {rec['name']}",
-               f"  {rec['kind']}: {rec['gpu_slots']} x {rec['gpu_form_factor']} GPUs; contexts: "
-               f"{', '.join(rec['contexts'])}",
-               f"  Takes: {', '.join(rec['takes']) or 'no GPU in the catalog'}"]
+        out = [line(f"{rec['id']}  {rec['name']}", ""),
+               line(f"{rec['kind']}: {rec['gpu_slots']} x {rec['gpu_form_factor']} GPUs; contexts: "
+                    f"{', '.join(rec['contexts'])}"),
+               line(f"Takes: {', '.join(rec['takes']) or 'no GPU in the catalog'}")]
     if rec["note"]:
-        out.append(f"  Note: {rec['note']}")
+        out.append(line(f"Note: {rec['note']}"))
     cited: dict[str, dict] = {}
 
     def ids(sources: list[dict]) -> str:
@@ -89,36 +100,39 @@ def catalog_show_text(rec: dict) -> str:
             cited.setdefault(s["id"], s)
         return "[" + ", ".join(s["id"] for s in sources) + "]" if sources else "[no source]"
 
-    out.append("\nFigures")
-    width = max(len(f["field"]) for f in rec["figures"])
+    rows: list[list[str]] = []
     for f in rec["figures"]:
-        out.append(f"  {f['field'].ljust(width)}  {_num(f['value'], f['unit']).ljust(16)}  {ids(f['sources'])}")
+        rows.append([f["field"], _num(f["value"], f["unit"]), ids(f["sources"])])
         if f["note"]:
-            out.append(f"  {' ' * width}    note: {f['note']}")
-    out.append(f"\nPrices (ages as of {rec['as_of']}; STALE = older than {rec['stale_after_months']} months)")
+            rows.append(["", "", f"note: {f['note']}"])
+    out += ["\nFigures", table(["figure", "value", "sources"], rows, wrap=(2,))]
+    out.append("\n" + para(f"Prices (ages as of {rec['as_of']}; STALE = older than {rec['stale_after_months']} months)"))
+    rows = []
     p = rec["prices"]["purchase"]
     if p is None or p["usd"] is None:
-        out.append(f"  buy   unknown  {ids(p['sources']) if p else ''}")
+        rows.append(["buy", "unknown", "", ids(p["sources"]) if p else ""])
     else:
         kind = f" {p['kind']}" if p["kind"] else ""
         exact = f"${p['usd']:,.2f}" if p["usd"] % 1 else usd(p["usd"])   # the catalog's figure as written
-        out.append(f"  buy   {exact}{kind} ({_age(p)})  {ids(p['sources'])}")
+        rows.append(["buy", f"{exact}{kind}", _age(p), ids(p["sources"])])
     if p and p["note"]:
-        out.append(f"        note: {p['note']}")
+        rows.append(["", "", "", f"note: {p['note']}"])
     if rec["type"] == "gpu":
         if not rec["prices"]["rent"]:
-            out.append("  rent  no sourced rental rate")
+            rows.append(["rent", "no sourced rental rate", "", ""])
         for o in rec["prices"]["rent"]:
-            used = "  <- used for plans" if o["used_for_plans"] else ""
-            out.append(f"  rent  ${o['usd_per_gpu_hour']:.3g}/GPU-hour {o['pricing']}, {o['provider']} "
-                       f"({_age(o)})  {ids(o['sources'])}{used}")
+            used = " (used for plans)" if o["used_for_plans"] else ""
+            rows.append(["rent", f"${o['usd_per_gpu_hour']:.3g}/GPU-hour {o['pricing']}, {o['provider']}{used}",
+                         _age(o), ids(o["sources"])])
             if o["note"]:
-                out.append(f"        note: {o['note']}")
+                rows.append(["", "", "", f"note: {o['note']}"])
+    out.append(table(["", "price", "as of, age", "sources"], rows, wrap=(3, 1)))
+    if rec["type"] == "gpu":
         servers = "; ".join(f"{ctx}: {', '.join(v) or 'none'}" for ctx, v in rec["servers"].items())
-        out.append(f"\nServers that take it  {servers}")
+        out.append("\n" + line(f"Servers that take it: {servers}", ""))
     out.append("\nSources")
-    rows = [[sid, s["url"] or "(not in the sources table)"] for sid, s in sorted(cited.items())]
-    out.append(table(["id", "url"], rows))
+    out.append(table(["id", "url"], [[sid, s["url"] or "(not in the sources table)"] for sid, s in sorted(cited.items())],
+                     wrap=(1,)))
     return "\n".join(out) + "\n"
 
 
@@ -147,13 +161,6 @@ _VERB = {"forbid": "Forbids an option when", "warn": "Warns (keeps the option) w
          "limit": "Sets a deployment-wide limit when"}
 
 
-# ----------------------------------------------------------------------------- rules commands
-
-
-_VERB = {"forbid": "Forbids an option when", "warn": "Warns (keeps the option) when",
-         "limit": "Sets a deployment-wide limit when"}
-
-
 def rules_list_text(data: dict, fmt: str = "table") -> str:
     rows = [[r["id"], r["severity"], "yes" if r["in_force"] else "no", r["effective"], r["title"]]
             for r in data["rules"]]
@@ -161,44 +168,40 @@ def rules_list_text(data: dict, fmt: str = "table") -> str:
         return csv_text(["id", "severity", "in_force", "effective", "title", "source"],
                         [[r["id"], r["severity"], r["in_force"], r["effective"], r["title"], r["source"]]
                          for r in data["rules"]])
-    out = [f"Rules ({len(data['rules'])}), in force as of {data['as_of']}",
+    out = [para(f"Rules ({len(data['rules'])}), in force as of {data['as_of']}"),
            grid(["id", "severity", "in force", "effective", "title"], rows, fmt, wrap=(4,)),
-           "\n`advisor rules show ID` prints what a rule does, why, an example and its source."]
+           "\n" + para("`advisor rules show ID` prints what a rule does, why, an example and its source.")]
     return "\n".join(out) + "\n"
 
 
 def rules_show_text(r: dict) -> str:
-    import textwrap
-
-    def para(text: str) -> list[str]:
-        return textwrap.wrap(text, width=98, initial_indent="  ", subsequent_indent="  ",
-                             break_on_hyphens=False, break_long_words=False) or ["  -"]
+    def block(text: str, indent: str = "  ", rest: str = "  ") -> list[str]:
+        return para(text, indent, rest, default=TEXT_WIDTH).splitlines() or ["  -"]
 
     eff = r["effective"]
     span = (f"from {eff['from']}" if eff["from"] else "") + (f" until {eff['until']}" if eff["until"] else "")
     state = "in force" if r["in_force"] else "NOT in force"
-    out = [f"{r['id']} ({r['name']}): {r['severity']}, {state} as of {r['as_of']}"
-           + (f" (effective {span.strip()})" if span else ""),
-           f"  {r['title']}", f"  Defined in {r['file']}", "", "What it does"]
+    out = block(f"{r['id']} ({r['name']}): {r['severity']}, {state} as of {r['as_of']}"
+                + (f" (effective {span.strip()})" if span else ""), "")
+    out += block(r["title"]) + block(f"Defined in {r['file']}") + ["", "What it does"]
     verb = _VERB[r["severity"]]
-    out += para(f"{verb}: {r['condition']}.")
+    out += block(f"{verb}: {r['condition']}.")
     if r["effect"]:
-        out += para(f"Effect: {r['effect']['limit']} = {r['effect']['value']:g} (a workload's own setting "
-                    "overrides it).")
-    out += para(f"Message: {r['message']}")
-    out += ["", "Why"] + para(r["why"])
+        out += block(f"Effect: {r['effect']['limit']} = {r['effect']['value']:g} (a workload's own setting "
+                     "overrides it).")
+    out += block(f"Message: {r['message']}")
+    out += ["", "Why"] + block(r["why"])
     if r["example"]:
-        out += ["", "Example"] + para(r["example"])
+        out += ["", "Example"] + block(r["example"])
     src = r["source"]
     cite = src.get("url") or src.get("document") or f"quote from {src.get('by')}, {src.get('date')}"
-    out += ["", "Source", f"  {src['title']}", f"  {cite}"]
+    out += ["", "Source"] + block(src["title"]) + block(cite)
     if src["clause"]:
-        out += para(f'"{src["clause"]}"')
+        out += block(f'"{src["clause"]}"')
     for extra in src["also"]:
-        out += textwrap.wrap(extra, width=98, initial_indent="  also: ", subsequent_indent="        ",
-                             break_on_hyphens=False, break_long_words=False)
+        out += block(extra, "  also: ", "        ")
     for name, values in r["lists"].items():
-        out += ["", f"List {name} ({len(values)})"] + para(", ".join(str(v) for v in values))
+        out += ["", f"List {name} ({len(values)})"] + block(", ".join(str(v) for v in values))
     return "\n".join(out) + "\n"
 
 # ----------------------------------------------------------------------------- model presets
@@ -212,14 +215,14 @@ def models_text(data: dict, fmt: str = "table") -> str:
                                              for m in data["models"]])
     if fmt == "show":
         m = data["models"][0]
-        out = [f"{m['id']}  {m['params'] / 1e9:.3g}B parameters"]
+        out = [para(f"{m['id']}  {m['params'] / 1e9:.3g}B parameters")]
         out += [f"  {k.ljust(8)}  {m[k]:,}" for k in keys[2:] if m.get(k) is not None]
         out.append("\nSources")
         out.append(table(["id", "url"], [[s["id"], s["url"] or s["title"]] for s in m["sources"]], wrap=(1,)))
         return "\n".join(out) + "\n"
     rows = [[m["id"], f"{m['params'] / 1e9:.3g}B", m["layers"], m["hidden"], m["seq_len"],
              ", ".join(s["id"] for s in m["sources"])] for m in data["models"]]
-    out = [f"Model presets ({len(rows)}): write `model: ID` in a workload or `--model ID`",
+    out = [para(f"Model presets ({len(rows)}): write `model: ID` in a workload or `--model ID`"),
            grid(["id", "params", "layers", "hidden", "seq_len", "sources"], rows, fmt, wrap=(5,)),
-           "\n`advisor models show ID` prints a preset's figures with its source URLs."]
+           "\n" + para("`advisor models show ID` prints a preset's figures with its source URLs.")]
     return "\n".join(out) + "\n"

@@ -21,6 +21,8 @@ from pathlib import Path
 
 from markupsafe import Markup
 
+from advisor.contract import Plan
+from advisor.contract.context import PlanContext
 from advisor.errors import AdvisorError, InputError
 from advisor.present import escape
 from advisor.present.memo_context import memo_context
@@ -74,7 +76,7 @@ class Memo:
                              f"after the file; render it with name={path.stem!r} (the CLI does)", field="output")
         existing = [t for t in targets if t.exists()]
         if existing and not force:
-            raise InputError(f"{existing[0]}: already exists; pass --force (force=True) to replace "
+            raise InputError(f"{existing[0]}: already exists; pass `force` to replace "
                              f"{'it' if len(existing) == 1 else f'it and {len(existing) - 1} more'}", field="output")
         for rel, data in sorted(self.attachments.items()):
             (path.parent / rel).parent.mkdir(exist_ok=True)
@@ -128,17 +130,17 @@ def format_for(path: str | Path, fmt: str | None = None) -> str:
     return SUFFIXES[suffix]
 
 
-def render(plan: dict, problem, source: tuple[str, str, bytes | None], *, fmt: str = "md",
+def render(plan: Plan, context: PlanContext, source: tuple[str, str, bytes | None], *, fmt: str = "md",
            date: dt.date | None = None, chart_data: dict | None = None, band: dict | None = None,
            min_gpus: dict | None = None, name: str = "memo", paper: str = "a4") -> Memo:
-    """The memo for `plan`, drawn from what the plan's flow computed: the Problem it was made from,
-    the workload file's (label, sha256, bytes), chart data, the estimator's error band and each
-    job's minimum GPU count. Markdown links its charts as `<name>_files/*.svg`, which Memo.write
-    puts beside the memo."""
+    """The memo for `plan`, drawn from what the plan's flow computed: its context (the workload,
+    catalog entries and rules it was made from), the workload file's (label, sha256, bytes), chart
+    data, the estimator's error band and each job's minimum GPU count. Markdown links its charts as
+    `<name>_files/*.svg`, which Memo.write puts beside the memo."""
     fmt = format_for("", fmt)
     if paper not in PAPERS:
         raise InputError(f"paper size {paper!r} is not one of {', '.join(PAPERS)}", field="paper")
-    ctx = memo_context(plan, problem, source, date=date, chart_data=chart_data, band=band, min_gpus=min_gpus,
+    ctx = memo_context(plan, context, source, date=date, chart_data=chart_data, band=band, min_gpus=min_gpus,
                        paper=paper)
     if fmt == "md":
         attachments = {}

@@ -2,55 +2,53 @@
 completion time with the Pareto front, and training speed per dollar by GPU."""
 from __future__ import annotations
 
+from typing import Any
+
+from advisor.contract import Plan
+from advisor.contract.context import PlanContext
+from advisor.contract.explanations import Rejected
 from advisor.present.svg import Chart
-from advisor.present.words import deadline_phrase, job_label, join, usd, usd_short
+from advisor.present.words import EXCLUDED, deadline_phrase, job_label, join, usd, usd_short
 
 COLOURS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#9467bd", "#8c564b", "#e377c2", "#17becf", "#bcbd22")
 
 
-def gpu_colours(problem) -> dict[str, str]:
+def gpu_colours(ctx: PlanContext) -> dict[str, str]:
     """One colour per considered GPU type, the same in every chart of a memo (red and grey are left
     for the recommendation and the deadlines)."""
-    return {gid: COLOURS[i % len(COLOURS)] for i, gid in enumerate(problem.considered)}
+    return {gid: COLOURS[i % len(COLOURS)] for i, gid in enumerate(ctx.considered)}
 
 
-def charts(plan, problem, data: dict) -> list[dict]:
+def charts(plan: Plan, ctx: PlanContext, data: dict[str, Any]) -> list[dict]:
     """The memo's charts (those with something to show), each as SVG for a file and for inlining."""
-    colour = gpu_colours(problem)
-    excluded = excluded_labels(plan)
-    drawn = [_cost_time_chart(plan, problem, colour, data["cost_time"]),
-             _value_chart(problem, colour, data["value"], excluded)]
+    colour = gpu_colours(ctx)
+    excluded = excluded_labels(plan.rejected)
+    drawn = [_cost_time_chart(plan, ctx, colour, data["cost_time"]),
+             _value_chart(ctx, colour, data["value"], excluded)]
     return [c for c in drawn if c is not None]
 
 
-def excluded_labels(plan) -> dict[str, str]:
+def excluded_labels(rejected: list[Rejected]) -> dict[str, str]:
     """GPU id -> why the plan cannot use it at all (a rule, no price, no server...), for marking
     bars: a chart must not make an excluded GPU look like the best buy."""
     out = {}
-    for r in plan.get("rejected", []):
-        if r.get("forced_cost_usd") is not None or not r.get("reasons"):
+    for r in rejected:
+        if r.forced_cost_usd is not None or not r.reasons:
             continue
-        first = r["reasons"][0]
-        if first.get("code") == "cost":
+        first = r.reasons[0]
+        if first.code == "cost":
             continue
-        out[r["gpu"]] = (f"rule {first['rule']}" if first.get("rule")
-                         else EXCLUSION.get(first.get("code"), "no plan meets the limits with it"))
+        out[r.gpu] = (f"rule {first.rule}" if first.rule
+                      else EXCLUDED.get(first.code, "no plan meets the limits with it"))
     return out
 
 
-EXCLUSION = {"no-price": "no price", "no-purchase-price": "no purchase price", "no-rental-price": "no rental price",
-             "no-server": "no priced server", "memory": "does not fit", "estimate": "speed unknown",
-             "deadline": "misses the deadline", "deadline_limit": "misses the deadline", "gpu_count": "too many GPUs needed",
-             "power": "over the power limit", "budget": "over budget", "slots": "no machine holds it",
-             "combined": "limits conflict", "no-plan": "no plan meets the limits"}
-
-
-def _cost_time_chart(plan, problem, colour, data: dict) -> dict | None:
+def _cost_time_chart(plan: Plan, ctx: PlanContext, colour: dict[str, str], data: dict[str, Any]) -> dict | None:
     if not data["series"]:
         return None
-    names = {gid: problem.catalog.gpus[gid].name for gid in problem.considered}
+    names = {gid: ctx.gpu_name(gid) for gid in ctx.considered}
     all_h = [p[0] for pts in data["series"].values() for p in pts]
-    deadlines = [c.deadline for c in problem.classes if c.deadline]
+    deadlines = ctx.deadlines
     days = max(all_h + deadlines) >= 72
     scale = 24.0 if days else 1.0
     ch = Chart(7.2, 4.4, "c1")
@@ -65,18 +63,18 @@ def _cost_time_chart(plan, problem, colour, data: dict) -> dict | None:
         sy = [y for i, y in enumerate(fy) for _ in range(2 if i < len(fy) - 1 else 1)]
         ch.line(sx, sy, "#000000", width=1.6, opacity=0.6, label="Pareto front: cheapest plan for each finishing time")
         ch.line(fx, fy, "#000000", width=0, marker="o", ms=9, hollow=True)
-    if plan["status"] != "infeasible":
-        finish = max(j["wall_days"] for j in plan["jobs"]) * 24 / scale
-        ch.line([finish], [plan["total_cost_usd"]], "#d62728", width=0, marker="*", ms=16, label="Recommended plan")
+    if plan.feasible and plan.jobs:
+        finish = max(j.wall_days for j in plan.jobs) * 24 / scale
+        ch.line([finish], [plan.total_cost_usd or 0.0], "#d62728", width=0, marker="*", ms=16, label="Recommended plan")
     for dl in sorted(set(deadlines)):
         ch.vline(dl / scale, "#d62728", dash="4 2")
         ch.text(dl / scale, 1, deadline_phrase(dl), yfrac=True, dx=-4, dy=-12, anchor="end", size=8,
                 colour="#d62728", avoid="deadline")
     ch.x.set(scale="log", label=f"Time until all work is done ({'days' if days else 'hours'}, log scale)", grid=True)
-    ch.y.set(scale="log", label=f"Total cost over {plan['assumptions']['horizon_months']:g} months (log scale)",
+    ch.y.set(scale="log", label=f"Total cost over {plan.assumptions.horizon_months:g} months (log scale)",
              fmt=usd_short, fine=usd, grid=True)
     shown = set(data["series"])
-    left_out = [names[g] for g in problem.considered if g not in shown]
+    left_out = [names[g] for g in ctx.considered if g not in shown]
     caption = ("Each dot is the cheapest plan that uses only one GPU type and finishes within a given time; "
                "the small number beside it is how many GPUs that plan uses. The black line joins the "
                "plans for which no other plan is both cheaper and faster; the star is the recommendation.")
@@ -88,7 +86,8 @@ def _cost_time_chart(plan, problem, colour, data: dict) -> dict | None:
             "alt": "Chart of total cost against completion time for each GPU type"}
 
 
-def _value_chart(problem, colour, value: dict, excluded: dict[str, str]) -> dict | None:
+def _value_chart(ctx: PlanContext, colour: dict[str, str], value: dict[str, Any],
+                 excluded: dict[str, str]) -> dict | None:
     rows = value["rows"]
     if not any(r["value"] for r in rows):
         return None
@@ -113,7 +112,7 @@ def _value_chart(problem, colour, value: dict, excluded: dict[str, str]) -> dict
     ch.y.set(limits=(-0.6, len(order) - 0.4), ticks=[
         (i, f"{r['name']}" + (f" ×{r['count']}" if r["count"] and r["count"] > 1 else ""))
         for i, r in enumerate(reversed(order))])
-    job = job_label(value["job"], problem.workload)
+    job = job_label(value["job"], ctx.workload)
     caption = (f"Estimated training speed of {'the training run' if job == 'Training run' else repr(job)} "
                "on each GPU type divided by "
                + ("its cheapest on-demand rental rate" if value["renting"] else "its purchase price")

@@ -1,12 +1,16 @@
 """Everything a memo prints, as display text: the recommendation, key figures, sections, the
 sensitivity and the footer. `memo_context` is the one place where the memo's figures are chosen
-and worded; it reads the plan and the Problem it was made from and never solves or estimates."""
+and worded; it reads the typed plan and its PlanContext and never solves or estimates."""
 from __future__ import annotations
 
 import datetime as dt
 import re
 
 from advisor._version import __version__
+from advisor.contract import Plan
+from advisor.contract.context import PlanContext
+from advisor.contract.explanations import BreakEven, Marginal
+from advisor.data.catalog import Catalog
 from advisor.present.memo_charts import charts as draw_charts
 from advisor.present.memo_ranges import assumption_row, range_sentence, ranges_chart
 from advisor.present.memo_refs import Refs, rules_digest
@@ -50,78 +54,93 @@ GLOSSARY = [
 ]
 
 
-def memo_context(plan: dict, problem, source: tuple[str, str, bytes | None], *, date: dt.date | None = None,
-                 chart_data: dict | None = None, band: dict | None = None, min_gpus: dict | None = None,
-                 paper: str = "a4") -> dict:
+def memo_context(plan: Plan, ctx: PlanContext, source: tuple[str, str, bytes | None], *,
+                 date: dt.date | None = None, chart_data: dict | None = None, band: dict | None = None,
+                 min_gpus: dict | None = None, paper: str = "a4") -> dict:
     """Everything the templates print, as display text (no markup): the one place where the
     memo's figures are chosen and worded."""
-    catalog, rules, wl = problem.catalog, problem.rules, problem.workload
+    catalog, rules, wl = ctx.catalog, ctx.rules, ctx.workload
     label, digest, raw = source
-    refs = Refs(catalog, rules, plan.get("sources", []))
-    feasible = plan["status"] != "infeasible"
-    months = plan["assumptions"]["horizon_months"]
-    cb = plan["cost_breakdown"]
-    upfront = (cb["purchase_usd"] or 0) + (cb["servers_usd"] or 0)
-    bom, bom_notes = bill_of_materials(plan, problem, refs)
-    alternatives, best_alt, cited_rules = alternative_rows(plan, problem, refs)
-    sensitivity = plan.get("sensitivity") or {}
-    summary, constraints = requirement(wl, catalog, plan)
-    finish_h = max((j["wall_days"] * 24 for j in plan["jobs"]), default=None)
+    refs = Refs(catalog, rules, [s.to_dict() for s in plan.sources])
+    feasible = plan.feasible
+    months = plan.assumptions.horizon_months
+    cb = plan.cost_breakdown
+    upfront = (cb.purchase_usd or 0) + (cb.servers_usd or 0)
+    bom, bom_notes = bill_of_materials(plan, ctx, refs)
+    alternatives, best_alt, cited_rules = alternative_rows(plan, ctx, refs)
+    best_alt = _next_best(plan, ctx, best_alt)
+    summary, constraints = requirement(ctx, plan)
+    finish_h = max((j.wall_days * 24 for j in plan.jobs), default=None)
     key_figures = []
-    owned = any(i["ownership"] == "buy" for i in plan["purchase"])
+    owned = any(i.ownership == "buy" for i in plan.purchase)
     cost_title = f"Cost over {months:g} months" if owned else "Cost"
+    total = plan.total_cost_usd or 0.0
     if feasible:
-        key_figures = [(f"Total {cost_title.lower()}", usd(plan["total_cost_usd"])),
-                       ("Paid upfront", usd(upfront)) if upfront else ("Paid as used (rental)", usd(cb["rental_usd"])),
+        key_figures = [(f"Total {cost_title.lower()}", usd(plan.total_cost_usd)),
+                       ("Paid upfront", usd(upfront)) if upfront else ("Paid as used (rental)", usd(cb.rental_usd)),
                        ("Work finishes after", duration(finish_h, short=True) if finish_h is not None else "")]
         key_figures = [kf for kf in key_figures if kf[1]]
         if best_alt:
-            key_figures.append(("Saving against the next-best GPU", usd(best_alt[1] - plan["total_cost_usd"])))
+            key_figures.append(("Saving against the next-best GPU", usd(best_alt[1] - total)))
     text = raw.decode("utf-8", "replace") if raw is not None else None
-    name = plan.get("name") or wl.name or "training workload"
+    name = plan.name or wl.name or "training workload"
     return {
         "title": f"{_title(plan)}: {name}" + (f" ({unproven(plan)})" if unproven(plan) else ""),
         "paper": PAPER[paper],
         "date": date.isoformat() if date else None,
-        "as_of": plan["as_of"],
+        "as_of": plan.as_of,
         "feasible": feasible,
-        "recommendation": " ".join(x for x in (_recommendation(plan, wl, problem, best_alt, finish_h, cited_rules,
-                                                                upfront), range_sentence(plan)) if x),
+        "recommendation": " ".join(x for x in (_recommendation(plan, ctx, best_alt, finish_h, cited_rules, upfront),
+                                               range_sentence(plan)) if x),
         "key_figures": key_figures,
         "requirement": {"file": label, "text": text, "fence": _fence(text or ""), "summary": summary,
-                        "constraints": constraints},
+                        "constraints": constraints,
+                        "intro": ("The workload, as read from standard input, verbatim:" if label == STDIN
+                                  else f"The workload file {label}, verbatim:")},
         "bom": bom, "bom_notes": bom_notes,
-        "bom_total": usd(upfront + (cb["rental_usd"] or 0)) if feasible else None,
+        "bom_total": usd(upfront + (cb.rental_usd or 0)) if feasible else None,
         "costs": cost_rows(plan, months, catalog) if feasible else [],
-        "total": usd(plan["total_cost_usd"]), "cost_title": cost_title,
-        "jobs": job_rows(plan, problem, min_gpus or {}, refs),
+        "total": usd(plan.total_cost_usd), "cost_title": cost_title,
+        "jobs": job_rows(plan, ctx, min_gpus or {}, refs),
         "serving": serving_context(plan),
         "alternatives": alternatives,
         "rules": [rule_card(rules.get(rid), refs) for rid in cited_rules],
-        "sensitivity": [_sensitivity_line(x, catalog.gpus) for x in sensitivity.get("break_even", [])]
-                       + [_marginal_line(x) for x in sensitivity.get("marginal", [])],
-        "diagnosis": [sentence(d["message"]) for d in plan.get("diagnosis", [])],
-        "assumptions": assumption_rows(wl, catalog, plan["assumptions"], refs) + [
-            r for r in [assumption_row(plan)] if r],
-        "warnings": [sentence(w["message"]) for w in plan.get("warnings", [])],
+        "sensitivity": [_sensitivity_line(x, ctx) for x in plan.sensitivity.break_even]
+                       + [_marginal_line(x) for x in plan.sensitivity.marginal],
+        "diagnosis": [sentence(d.message) for d in plan.diagnosis],
+        "assumptions": assumption_rows(wl, catalog, plan, refs) + [r for r in [assumption_row(plan)] if r],
+        "warnings": [sentence(w.message) for w in plan.warnings],
         "accuracy": _accuracy_line(band or {}),
-        "charts": (draw_charts(plan, problem, chart_data) + [c for c in [ranges_chart(
-            plan, problem, chart_data.get("ranges"))] if c]) if chart_data else [],
+        "charts": (draw_charts(plan, ctx, chart_data) + [c for c in [ranges_chart(
+            plan, ctx, chart_data.get("ranges"))] if c]) if chart_data else [],
         "glossary": GLOSSARY,
         "sources": refs.listing(),
-        "footer": {"version": plan.get("tool_version", __version__), "catalog": catalog.digest,
+        "footer": {"version": plan.tool_version or __version__, "catalog": catalog.digest,
                    "rules": rules_digest(rules), "input": label, "input_sha256": digest,
                    "solver": _solver_line(plan)},
     }
 
 
 PAPER = {"a4": "A4", "letter": "letter"}
+STDIN = "<stdin>"   # the label of a workload read from standard input
 
 
-def _title(plan: dict) -> str:
+def _next_best(plan: Plan, ctx: PlanContext, best_alt: tuple[str, float] | None) -> tuple[str, float] | None:
+    """The cheapest plan on one GPU type: a GPU not chosen (its forced cost), or, for a plan that
+    serves on a mix of types, one of the mix's own types alone when that is cheaper (serving_mix)."""
+    mix = plan.serving_mix
+    if mix is None or not mix.best_single_gpu or mix.best_single_cost_usd is None or mix.cost_usd is None \
+            or abs(mix.cost_usd - (plan.total_cost_usd or 0.0)) > 0.5 or len(mix.gpu_types) < 2:
+        return best_alt   # (the mix's figures are for the whole plan only when it serves and nothing else)
+    if best_alt is None or mix.best_single_cost_usd < best_alt[1]:
+        return ctx.gpu_name(mix.best_single_gpu), mix.best_single_cost_usd
+    return best_alt
+
+
+def _title(plan: Plan) -> str:
     """The memo's title follows the decision: buy, rent, both, or nothing."""
-    kinds = {i["ownership"] for i in plan["purchase"]}
-    if plan["status"] == "infeasible" or not kinds:
+    kinds = {i.ownership for i in plan.purchase}
+    if not plan.feasible or not kinds:
         return "GPU plan review (no feasible plan)"
     if kinds == {"buy"}:
         return "GPU purchase justification"
@@ -135,12 +154,12 @@ def _fence(text: str) -> str:
     return "`" * max(3, longest + 1)
 
 
-def _solver_line(plan: dict) -> str:
-    s = plan.get("solver") or {}
-    if plan["status"] == "infeasible":
-        return f"{s.get('name') or 'solver'}: no feasible plan"
-    proof = "proven optimal" if s.get("proven_optimal") else f"best found, not proven optimal (gap {s.get('gap')})"
-    return f"{s.get('name')}, {proof}"
+def _solver_line(plan: Plan) -> str:
+    s = plan.solver
+    if not plan.feasible:
+        return f"{s.name or 'solver'}: no feasible plan"
+    proof = "proven optimal" if s.proven_optimal else f"best found, not proven optimal (gap {s.gap})"
+    return f"{s.name}, {proof}"
 
 
 def _accuracy_line(band: dict) -> str:
@@ -162,118 +181,124 @@ def _accuracy_line(band: dict) -> str:
 _VERB = {"buy": "buying", "rent": "renting"}
 
 
-def _sensitivity_line(s: dict, gpus) -> str:
+def _sensitivity_line(s: BreakEven, ctx: PlanContext) -> str:
     """A break-even in words, with display names; only what the plan verified is stated."""
-    def called(gid, own):
-        name = gpus[gid].name if gid in gpus else gid
+    def called(gid: str, own: str | None) -> str:
+        name = ctx.gpu_name(gid)
         return f"{_VERB[own]} the {name}" if own in _VERB else f"the {name}"
 
-    own = s.get("ownership")
-    who = called(s["gpu"], own)
-    if s["direction"] == "rise":
-        if s.get("factor") is None:
-            if not s.get("verified", True):
-                return sentence(s["message"])
-            return (f"{who[:1].upper()}{who[1:]} stays the choice even at 64 times its {s['what']} (re-solved): no "
+    who = called(s.gpu, s.ownership)
+    verified = s.verified is not False
+    if s.direction == "rise":
+        if s.factor is None:
+            if not verified:
+                return sentence(s.message)
+            return (f"{who[:1].upper()}{who[1:]} stays the choice even at 64 times its {s.what} (re-solved): no "
                     "allowed alternative, including the other way of acquiring the same GPU, meets the requirements "
                     "for less.")
-        if s["factor"] >= 2:
-            rise = f"to about {s['factor']:.1f} times its current level" + (
-                f" ({usd(s['price'])})" if s.get("price") else "")
+        if s.factor >= 2:
+            rise = f"to about {s.factor:.1f} times its current level" + (f" ({usd(s.price)})" if s.price else "")
         else:
-            rise = f"by about {pct(100 * (s['factor'] - 1))}" + (
-                f" (to about {usd(s['price'])})" if s.get("price") else "")
-        then = s.get("then")
-        after = (f"; beyond that, {called(then['gpu'], then['ownership'])} is cheaper" if then
+            rise = f"by about {pct(100 * (s.factor - 1))}" + (f" (to about {usd(s.price)})" if s.price else "")
+        then = s.then
+        after = (f"; beyond that, {called(then.gpu, then.ownership)} is cheaper" if then
                  else "; beyond that, no plan fits the budget")
-        return f"{who[:1].upper()}{who[1:]} stays the cheapest choice until its {s['what']} rises {rise}{after}."
-    if s.get("factor") is None:
-        if not s.get("verified", True):
-            return sentence(s["message"])
-        return (f"The runner-up, {who}, would not be chosen even if its {s['what']} were zero: the other costs of "
+        return f"{who[:1].upper()}{who[1:]} stays the cheapest choice until its {s.what} rises {rise}{after}."
+    if s.factor is None:
+        if not verified:
+            return sentence(s.message)
+        return (f"The runner-up, {who}, would not be chosen even if its {s.what} were zero: the other costs of "
                 "its plan (servers, energy, hosting) stay higher.")
-    price = f" (to about {usd(s['price'])})" if s.get("price") else ""
-    return (f"The runner-up, {who}, becomes the cheaper choice only if its {s['what']} falls by about "
-            f"{pct(100 * (1 - s['factor']))}{price}.")
+    price = f" (to about {usd(s.price)})" if s.price else ""
+    return (f"The runner-up, {who}, becomes the cheaper choice only if its {s.what} falls by about "
+            f"{pct(100 * (1 - s.factor))}{price}.")
 
 
-def _marginal_line(m: dict) -> str:
+def _marginal_line(m: Marginal) -> str:
     """The plan's own wording (it uses the one binding test of explain/binding.py)."""
-    return sentence(m["message"])
+    return sentence(m.message)
 
 
-def server_phrase(catalog, sid: str, n: int) -> str:
+def server_phrase(catalog: Catalog, sid: str, n: int) -> str:
     """'one HGX A100 8-GPU server (SXM4, NVSwitch)', '2 x Workstation ...' (display names only)."""
     name = server_name(catalog, sid)
     return f"one {name}" if n == 1 else f"{n:,} x {name}"
 
 
-def _recommendation(plan, wl, problem, best_alt, finish_h, cited_rules, upfront) -> str:
-    gpus, rules = problem.catalog.gpus, problem.rules
-    name = plan.get("name") or wl.name or "the workload"
-    if plan["status"] == "infeasible":
-        levers = [d for d in plan.get("diagnosis", []) if d.get("relaxation")]
-        fixes = [d["message"] for d in levers if d["constraint"] != "combined"]
-        combined = [d["message"] for d in levers if d["constraint"] == "combined"]
-        text = (f"No combination of the allowed GPUs meets every requirement of the workload '{name}', so "
-                "nothing should be bought or rented as specified.")
-        if fixes:
-            text += (f" Any one of the {len(fixes)} changes listed under 'Why no plan exists' would make a plan "
-                     f"possible; the first: {fixes[0].rstrip('.')}." if len(fixes) > 1
-                     else f" This change would make a plan possible: {fixes[0].rstrip('.')}.")
-        elif combined:
-            text += f" {sentence(combined[0])}"
-        else:
-            nothing = [d["message"] for d in plan.get("diagnosis", []) if d.get("kind") == "nothing"]
-            text += f" {sentence(nothing[0])}" if nothing else ""
-        return text
+def _recommendation(plan: Plan, ctx: PlanContext, best_alt: tuple[str, float] | None, finish_h: float | None,
+                    cited_rules: list[str], upfront: float) -> str:
+    if not plan.feasible:
+        return _no_plan(plan, ctx)
+    gpus, rules = ctx.catalog.gpus, ctx.rules
     parts = []
-    for item in plan["purchase"]:
-        g, n = gpus[item["gpu"]], item["count"]
-        if item["ownership"] == "buy":
-            parts.append(f"buy {n:,} {g.name} GPU" + (f"s at {usd(item['unit_price_usd'])} each" if n != 1
-                                                       else f" for {usd(item['unit_price_usd'])}"))
+    for item in plan.purchase:
+        g, n = gpus[item.gpu], item.count
+        if item.ownership == "buy":
+            parts.append(f"buy {n:,} {g.name} GPU" + (f"s at {usd(item.unit_price_usd)} each" if n != 1
+                                                       else f" for {usd(item.unit_price_usd)}"))
         else:
-            parts.append(f"rent {g.name} GPUs on demand from {item.get('provider')}: {item['gpu_hours']:,.0f} "
-                         f"GPU-hours at {unit_rate(item['unit_price_usd'])} per GPU-hour, up to {n:,} at once")
-    for srv in plan.get("servers", []):
-        parts.append(f"{server_phrase(problem.catalog, srv['server'], srv['count'])} to hold them")
+            parts.append(f"rent {g.name} GPUs on demand from {item.provider}: {item.gpu_hours or 0:,.0f} "
+                         f"GPU-hours at {unit_rate(item.unit_price_usd or 0)} per GPU-hour, up to {n:,} at once")
+    for srv in plan.servers:
+        parts.append(f"{server_phrase(ctx.catalog, srv.server, srv.count)} to hold them")
     text = join(parts)
-    a, cb = plan["assumptions"], plan["cost_breakdown"]
-    running = [f"{usd(cb[key])} for {what}" for key, what in (("energy_usd", "electricity"), ("hosting_usd", "hosting"),
-                                                              ("rental_usd", "rental")) if cb[key]]
+    a, cb = plan.assumptions, plan.cost_breakdown
+    running = [f"{usd(v)} for {what}" for v, what in ((cb.energy_usd, "electricity"), (cb.hosting_usd, "hosting"),
+                                                       (cb.rental_usd, "rental")) if v]
     text = f"{text[:1].upper()}{text[1:]}. "
     if upfront:
-        text += (f"Over the {a['horizon_months']:g} months the hardware is costed for, the total is "
-                 f"{usd(plan['total_cost_usd'])}" + (f": {usd(upfront)} upfront and {join(running)}. " if running
-                                                     else ". "))
+        text += (f"Over the {a.horizon_months:g} months the hardware is costed for, the total is "
+                 f"{usd(plan.total_cost_usd)}" + (f": {usd(upfront)} upfront and {join(running)}. " if running
+                                                  else ". "))
     else:
-        text += f"The total cost is {usd(plan['total_cost_usd'])}, all of it rental. "
-    hostless = [gpus[g].name for g in sorted({i["gpu"] for i in plan["purchase"] if i["ownership"] == "buy"})
-                if not problem.servers.get(g)]
+        text += f"The total cost is {usd(plan.total_cost_usd)}, all of it rental. "
+    hostless = [gpus[g].name for g in sorted({i.gpu for i in plan.purchase if i.ownership == "buy"})
+                if not ctx.hosts.get(g)]
     if hostless:
         text += (f"This excludes the machine that hosts the {join(hostless)}, which the catalog does not price. ")
-    jobs = plan["jobs"]
-    deadlines = [c.deadline for c in problem.classes]
-    if not jobs:
-        pass  # serving only: the serving section says what runs
-    elif len(jobs) == 1 and jobs[0].get("copies", 1) == 1:
-        spare = (f", {duration(deadlines[0] - finish_h)} before its {deadline_phrase(deadlines[0])}"
-                 if deadlines and deadlines[0] else "")
-        text += f"The training run finishes after about {duration(finish_h)} of running time{spare}. "
-    else:
-        count = sum(j.get("copies", 1) for j in jobs)
-        text += (f"{'Both jobs' if count == 2 else f'All {count:,} jobs'} finish within {duration(finish_h)} "
-                 "of running time, each within its deadline. ")
+    text += _finish_sentence(plan, ctx, finish_h)
     if best_alt:
         text += (f"The next-best option, the {best_alt[0]} alone, would cost {usd(best_alt[1])} "
-                 f"({usd(best_alt[1] - plan['total_cost_usd'])} more). ")
+                 f"({usd(best_alt[1] - (plan.total_cost_usd or 0))} more). ")
     for rid in cited_rules:
         if rules.get(rid).severity != "forbid":
             continue  # a warning does not exclude anything
-        excluded = [gpus[r["gpu"]].name for r in plan["rejected"]
-                    if r.get("forced_cost_usd") is None and any(x.get("rule") == rid for x in r["reasons"])]
+        excluded = [gpus[r.gpu].name for r in plan.rejected
+                    if r.forced_cost_usd is None and any(x.rule == rid for x in r.reasons)]
         if excluded:
             text += (f"The {join(excluded)} {'is' if len(excluded) == 1 else 'are'} excluded by rule {rid} "
                      f"({rules.get(rid).title}). ")
     return text.strip()
+
+
+def _finish_sentence(plan: Plan, ctx: PlanContext, finish_h: float | None) -> str:
+    """When the training finishes, against its deadline ('' for a plan that only serves)."""
+    jobs = plan.jobs
+    if not jobs or finish_h is None:
+        return ""   # serving only: the serving section says what runs
+    if len(jobs) == 1 and jobs[0].copies == 1:
+        deadline = ctx.jobs[0].deadline_hours if ctx.jobs else None
+        spare = f", {duration(deadline - finish_h)} before its {deadline_phrase(deadline)}" if deadline else ""
+        return f"The training run finishes after about {duration(finish_h)} of running time{spare}. "
+    count = sum(j.copies for j in jobs)
+    return (f"{'Both jobs' if count == 2 else f'All {count:,} jobs'} finish within {duration(finish_h)} "
+            "of running time, each within its deadline. ")
+
+
+def _no_plan(plan: Plan, ctx: PlanContext) -> str:
+    name = plan.name or ctx.workload.name or "the workload"
+    levers = [d for d in plan.diagnosis if d.relaxation]
+    fixes = [d.message for d in levers if d.constraint != "combined"]
+    combined = [d.message for d in levers if d.constraint == "combined"]
+    text = (f"No combination of the allowed GPUs meets every requirement of the workload '{name}', so "
+            "nothing should be bought or rented as specified.")
+    if fixes:
+        text += (f" Any one of the {len(fixes)} changes listed under 'Why no plan exists' would make a plan "
+                 f"possible; the first: {fixes[0].rstrip('.')}." if len(fixes) > 1
+                 else f" This change would make a plan possible: {fixes[0].rstrip('.')}.")
+    elif combined:
+        text += f" {sentence(combined[0])}"
+    else:
+        nothing = [d.message for d in plan.diagnosis if d.kind == "nothing"]
+        text += f" {sentence(nothing[0])}" if nothing else ""
+    return text

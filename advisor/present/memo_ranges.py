@@ -4,59 +4,64 @@ one assumptions row (where the distributions come from) and a cost-time chart wi
 per GPU type (chart data: plan.chart_data["ranges"]). Renders only."""
 from __future__ import annotations
 
+from advisor.contract import Plan
+from advisor.contract.context import PlanContext
 from advisor.present.memo_charts import gpu_colours
 from advisor.present.svg import Chart
 from advisor.present.words import duration, usd, usd_short
 
 
-def range_sentence(plan: dict) -> str:
+def range_sentence(plan: Plan) -> str:
     """'' for an infeasible plan or one made without ranges."""
-    cost = plan.get("total_cost_usd_range")
-    if plan.get("status") == "infeasible" or not cost:
+    cost = plan.total_cost_usd_range
+    if not plan.feasible or cost is None:
         return ""
-    days = [j["wall_days_range"] for j in plan["jobs"] if j.get("wall_days_range")]
-    text = f"Allowing for the estimator's measured error and each price's confidence, the total is likely " \
-           f"{usd(cost['p10'])} to {usd(cost['p90'])} (P10\u2013P90)"
+    days = [j.wall_days_range for j in plan.jobs if j.wall_days_range is not None]
+    parts = []
+    if usd(cost.p10) != usd(cost.p90):   # a range of one value says nothing (the draws vary no serving cost)
+        parts.append(f"the total is likely {usd(cost.p10)} to {usd(cost.p90)} (P10\u2013P90)")
     if days:
-        lo, hi = max(d["p10"] for d in days), max(d["p90"] for d in days)
-        text += f" and the work takes {duration(24 * lo)} to {duration(24 * hi)} of running time"
-    conf = plan.get("confidence") or {}
-    if conf:
-        text += f"; every deadline is met at {conf['quantile']} of the job time"
-    text += "."
-    robust = plan.get("robustness")
-    if robust:
-        share = f"{100 * robust['holds_share']:.0f}%"
-        text += f" The choice stays the cheapest in {share} of {robust['draws']} draws of speeds and prices"
-        if robust["alternatives"]:
-            alt = robust["alternatives"][0]
-            text += f"; otherwise {alt['purchase']} ({100 * alt['share']:.0f}%)"
+        lo, hi = max(d.p10 or 0 for d in days), max(d.p90 or 0 for d in days)
+        parts.append(f"the work takes {duration(24 * lo)} to {duration(24 * hi)} of running time; every deadline "
+                     f"is met at {plan.confidence.quantile} of the job time")
+    text = ("Allowing for the estimator's measured error and each price's confidence, " + " and ".join(parts) + "."
+            if parts else "")
+    robust = plan.robustness
+    rented = [f"{i.count}× {i.gpu}" for i in plan.purchase if i.use == "serving" and i.ownership == "rent"]
+    if robust is not None and not (rented and len(rented) == len(plan.purchase)):
+        share = f"{100 * robust.holds_share:.0f}%"
+        text += (f" The choice{' of the GPUs bought' if rented else ''} stays the cheapest in {share} of "
+                 f"{robust.draws} draws of speeds and prices")
+        if robust.alternatives:
+            alt = robust.alternatives[0]
+            text += f"; otherwise {alt.purchase} ({100 * alt.share:.0f}%)"
         text += "."
-    return text
+    return text.strip()
 
 
-def assumption_row(plan: dict) -> dict | None:
-    u = (plan.get("assumptions") or {}).get("uncertainty") or {}
-    if not u.get("source"):
+def assumption_row(plan: Plan) -> dict | None:
+    u = plan.assumptions.uncertainty
+    cost = plan.total_cost_usd_range
+    if not u.source or (not plan.jobs and (cost is None or usd(cost.p10) == usd(cost.p90))):   # no range printed
         return None
-    return {"text": f"Ranges (P10\u2013P90) come from {u['source']}: speed errors from the estimator's error on "
-                    f"{u['speed_rows']} published training runs, each predicted with its own source left out of the "
+    return {"text": f"Ranges (P10\u2013P90) come from {u.source}: speed errors from the estimator's error on "
+                    f"{u.speed_rows} published training runs, each predicted with its own source left out of the "
                     "fit, by GPU generation and precision (rank quantiles, small groups shrunk towards all runs "
                     f"pooled; with each source also left out of the derivation, P10\u2013P90 held "
-                    f"{u['speed_coverage_p10_p90']} of the runs), wider for generations with no measured run; price "
+                    f"{u.speed_coverage_p10_p90} of the runs), wider for generations with no measured run; price "
                     "errors from the spread of the catalog's quote bands by each price's confidence. Draws are "
                     "seeded, so the same input gives the same ranges.", "refs": []}
 
 
-def ranges_chart(plan: dict, problem, points: list[dict] | None) -> dict | None:
+def ranges_chart(plan: Plan, ctx: PlanContext, points: list[dict] | None) -> dict | None:
     """Cost against completion time, one point per GPU type (its cheapest plan), P10-P90 whiskers."""
     if not points:
         return None
     ch = Chart(7.2, 4.0, "c3")
-    chosen, colour = {j["gpu"] for j in plan.get("jobs", [])}, gpu_colours(problem)
+    chosen, colour = {j.gpu for j in plan.jobs}, gpu_colours(ctx)
     for pt in points:
         d, c = pt["days"], pt["cost_usd_range"]
-        name = problem.catalog.gpus[pt["gpu"]].name
+        name = ctx.gpu_name(pt["gpu"])
         mine = pt["gpu"] in chosen
         ch.errorbar(d["p50"], c["p50"], (d["p10"], d["p90"]), (c["p10"], c["p90"]), colour[pt["gpu"]],
                     "*" if mine else "o", 12 if mine else 6, label=name + (" (chosen)" if mine else ""))

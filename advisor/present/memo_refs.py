@@ -4,6 +4,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from collections.abc import Iterable
 from typing import Any
 
 from advisor.errors import InputError
@@ -20,7 +21,7 @@ class Refs:
         for s in plan_sources:
             self._add(s["id"], s.get("as_of"), s.get("url"))
 
-    def _add(self, sid: str, as_of=None, url=None) -> int | None:
+    def _add(self, sid: str, as_of: Any = None, url: str | None = None) -> int | None:
         if sid not in self.entries:
             src = self.catalog.sources.get(sid)
             if src is not None:
@@ -45,7 +46,7 @@ class Refs:
             entry["as_of"] = as_of
         return entry["n"]
 
-    def cite(self, ids, as_of=None) -> list[int]:
+    def cite(self, ids: Iterable[str], as_of: Any = None) -> list[int]:
         return sorted({n for n in (self._add(sid, as_of) for sid in ids) if n is not None})
 
     def listing(self) -> list[dict]:
@@ -53,6 +54,6 @@ class Refs:
                 for e in sorted(self.entries.values(), key=lambda e: e["n"])]
 
 
-def rules_digest(rules) -> str:
+def rules_digest(rules: Any) -> str:
     data = json.dumps([r.model_dump(mode="json", by_alias=True) for r in rules.rules], sort_keys=True)
     return hashlib.sha256(data.encode()).hexdigest()[:16]

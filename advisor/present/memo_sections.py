@@ -3,6 +3,13 @@ rows, the requirement and the assumptions. Everything comes from the plan and wh
 from; nothing is solved or estimated here."""
 from __future__ import annotations
 
+from typing import Any
+
+from advisor.contract import Plan
+from advisor.contract.context import PlanContext
+from advisor.contract.costs import PurchaseItem
+from advisor.data.catalog import GPU, Catalog
+from advisor.inputs.workload import Workload
 from advisor.present.memo_refs import Refs
 from advisor.present.words import (
     count_words,
@@ -25,92 +32,102 @@ LIMITED_BY = {"compute": "matrix math (the GPU's compute rate)",
               "none": "nothing measured"}
 
 
-def server_name(catalog, sid: str) -> str:
+def server_name(catalog: Catalog | None, sid: str) -> str:
     """A server's display name, with 'server' added only when the name does not say what it is
     (no 'HGX A100 8-GPU server (SXM4, NVSwitch) server')."""
-    server = (getattr(catalog, "servers", None) or {}).get(sid)
-    name = getattr(server, "name", None) or sid
+    server = catalog.servers.get(sid) if catalog is not None else None
+    name = server.name if server is not None and server.name else sid
     if not any(w in name.lower() for w in ("server", "workstation", "platform", "chassis", "node")):
         name += " server"
     return name
 
 
-def bill_of_materials(plan: dict, problem, refs: Refs) -> tuple[list, list]:
+def bill_of_materials(plan: Plan, ctx: PlanContext, refs: Refs) -> tuple[list, list]:
     """Rows (GPUs bought or rented, servers, networking) with unit prices, dates and sources;
     notes on the prices and on what the catalog does not price."""
-    gpus = problem.catalog.gpus
-    bom, bom_notes = [], []
-    for item in plan["purchase"]:
-        g = gpus[item["gpu"]]
-        if item["ownership"] == "buy":
-            p = g.prices.purchase
-            bom.append({"item": f"{g.name} GPU", "qty": f"{item['count']:,}", "unit": usd(item["unit_price_usd"]),
-                        "extended": usd(item["count"] * item["unit_price_usd"]),
-                        "basis": PRICE_KIND.get(p.kind, p.kind or "price"), "dated": day(p.as_of),
-                        "refs": refs.cite(p.source, p.as_of)})
-            if p.note:
-                bom_notes.append(f"{g.name}: {p.note}.")
-            if not problem.servers.get(g.id):
+    gpus = ctx.catalog.gpus
+    bom: list[dict[str, Any]] = []
+    bom_notes: list[str] = []
+    for item in plan.purchase:
+        g = gpus[item.gpu]
+        if item.ownership == "buy":
+            bom.append(_bought(item, g, refs))
+            if g.prices.purchase is not None and g.prices.purchase.note:
+                bom_notes.append(f"{g.name}: {g.prices.purchase.note}.")
+            if not ctx.hosts.get(g.id):
                 bom_notes.append(f"The catalog lists no server or workstation to hold the {g.name}, so none is "
                                  "costed: budget the host machine separately.")
         else:
-            r = g.rental
-            bom.append({"item": f"{g.name} rental, {item.get('provider') or r.provider}",
-                        "qty": f"{item['gpu_hours']:,.0f} GPU-hours (up to {item['count']:,} GPUs at once)",
-                        "unit": f"{unit_rate(item['unit_price_usd'])} per GPU-hour",
-                        "extended": usd(item["gpu_hours"] * item["unit_price_usd"]),
-                        "basis": "on-demand rate", "dated": day(item.get("as_of") or r.as_of),
-                        "refs": refs.cite(r.source, r.as_of)})
-    server_defs = getattr(problem.catalog, "servers", None) or {}
-    for srv in plan.get("servers", []):
-        s = server_defs.get(srv["server"])
-        p = getattr(s, "purchase", None)
-        bom.append({"item": f"{server_name(problem.catalog, srv['server'])} for {gpus[srv['gpu']].name}",
-                    "qty": f"{srv['count']:,}", "unit": usd(srv["unit_price_usd"]),
-                    "extended": usd(srv["count"] * srv["unit_price_usd"]),
-                    "basis": PRICE_KIND.get(getattr(p, "kind", ""), "price"), "dated": day(getattr(p, "as_of", None)),
-                    "refs": refs.cite(p.source, p.as_of) if p is not None else []})
-        if srv.get("networked"):
-            per = max((o.network_usd for o in problem.servers.get(srv["gpu"], [])), default=0.0)
-            net = getattr(s, "network_usd_per_server", None)
-            bom.append({"item": "Networking (NICs and switch ports) per server", "qty": f"{srv['networked']:,}",
-                        "unit": usd(per), "extended": usd(per * srv["networked"]), "basis": "per server",
+            bom.append(_rented(item, g, refs))
+    for srv in plan.servers:
+        s = ctx.catalog.servers.get(srv.server)
+        sp = s.purchase if s is not None else None
+        bom.append({"item": f"{server_name(ctx.catalog, srv.server)} for {gpus[srv.gpu].name}",
+                    "qty": f"{srv.count:,}", "unit": usd(srv.unit_price_usd),
+                    "extended": usd(srv.count * (srv.unit_price_usd or 0.0)),
+                    "basis": PRICE_KIND.get(sp.kind or "" if sp is not None else "", "price"),
+                    "dated": day(sp.as_of if sp is not None else None),
+                    "refs": refs.cite(sp.source, sp.as_of) if sp is not None else []})
+        if srv.networked:
+            host = ctx.hosts.get(srv.gpu)
+            per = host.network_usd if host is not None else 0.0
+            net = s.network_usd_per_server if s is not None else None
+            bom.append({"item": "Networking (NICs and switch ports) per server", "qty": f"{srv.networked:,}",
+                        "unit": usd(per), "extended": usd(per * srv.networked), "basis": "per server",
                         "dated": "", "refs": refs.cite(net.source) if net is not None else []})
     return bom, bom_notes
 
 
-def job_rows(plan: dict, problem, min_gpus: dict, refs: Refs) -> list[dict]:
+def _bought(item: PurchaseItem, g: GPU, refs: Refs) -> dict[str, Any]:
+    p = g.prices.purchase
+    return {"item": f"{g.name} GPU", "qty": f"{item.count:,}", "unit": usd(item.unit_price_usd),
+            "extended": usd(item.count * (item.unit_price_usd or 0.0)),
+            "basis": PRICE_KIND.get(p.kind or "", p.kind or "price") if p is not None else "price",
+            "dated": day(p.as_of) if p is not None else "undated",
+            "refs": refs.cite(p.source, p.as_of) if p is not None else []}
+
+
+def _rented(item: PurchaseItem, g: GPU, refs: Refs) -> dict[str, Any]:
+    r = g.rental
+    hours, price = item.gpu_hours or 0.0, item.unit_price_usd or 0.0
+    return {"item": f"{g.name} rental, {item.provider or (r.provider if r is not None else 'provider unknown')}",
+            "qty": f"{hours:,.0f} GPU-hours (up to {plural(item.count, 'GPU')} at once)",
+            "unit": f"{unit_rate(price)} per GPU-hour", "extended": usd(hours * price),
+            "basis": "on-demand rate", "dated": day(item.as_of or (r.as_of if r is not None else None)),
+            "refs": refs.cite(r.source, r.as_of) if r is not None else []}
+
+
+def job_rows(plan: Plan, ctx: PlanContext, min_gpus: dict, refs: Refs) -> list[dict]:
     """Each job's time and its basis: tokens/s, MFU, the step's parts and what binds."""
-    wl, gpus = problem.workload, problem.catalog.gpus
+    wl, gpus = ctx.workload, ctx.catalog.gpus
     jobs = []
-    for j in plan["jobs"]:
-        g = gpus[j["gpu"]]
-        cls = next((c for c in problem.classes if c.name(wl) == j["name"]), problem.classes[0])
-        n_min = min_gpus.get(j["name"])
-        sb, lay = j["step_breakdown"], j["layout"]
-        step = sb["compute_s"] + sb["memory_s"] + sb["comm_s"]
-        tf = g.tensor_tflops.get(cls.spec.precision)
+    for j in plan.jobs:
+        g = gpus[j.gpu]
+        info = ctx.job(j.name) or ctx.jobs[0]
+        n_min = min_gpus.get(j.name)
+        sb, lay = j.step_breakdown, j.layout
+        step = sb.compute_s + sb.memory_s + sb.comm_s
+        tf = g.tensor_tflops.get(info.precision)
         spec_refs = refs.cite((tf.source if tf else []) + g.memory_bandwidth_gbps.source + g.memory_gb.source)
-        memory = (f"{j['memory_per_gpu_gb']:.1f} GB of the {g.memory_gb.value:g} GB on each GPU"
-                  + (f", the model's training state sharded over {lay.get('shards')} GPUs"
-                     if (lay.get("shards") or 1) > 1 else ""))
+        memory = (f"{j.memory_per_gpu_gb:.1f} GB of the {g.memory_gb.value:g} GB on each GPU"
+                  + (f", the model's training state sharded over {lay.shards} GPUs" if (lay.shards or 1) > 1 else ""))
         if n_min and n_min > 1:
             memory_binds = (f"Memory size sets the minimum: the job needs at least {plural(n_min, 'GPU')} "
                             "to hold its model, gradients and optimizer state.")
         else:
             memory_binds = "Memory size does not constrain the choice: one GPU holds the whole job."
-        limited_by = LIMITED_BY.get(j["binding_factor"], j["binding_factor"])
+        limited_by = LIMITED_BY.get(j.binding_factor, j.binding_factor)
         jobs.append({
-            "name": job_label(j["name"], wl) + (f" (×{j['copies']:g} copies)" if j.get("copies", 1) != 1 else ""),
-            "gpus": f"{j['gpu_count']:,} × {g.name} ({'bought' if j['ownership'] == 'buy' else 'rented'})",
-            "tokens": f"{count_words(cls.tokens)} tokens", "speed": f"{rate(j['tokens_per_s'])} tokens/s",
-            "time": duration(j["wall_days"] * 24),
-            "deadline": duration(cls.deadline) if cls.deadline else "none",
-            "mfu": pct(100 * j["mfu"]), "memory": memory, "limited_by": limited_by,
-            "basis": (f"Each training step processes {lay.get('global_batch_tokens', 0):,.0f} tokens and takes "
-                      f"{step:.3g} s: {sb['compute_s']:.3g} s of matrix math at the GPU's "
-                      f"{tf.value if tf else 'unknown'} TFLOPS {cls.spec.precision} rate, {sb['memory_s']:.3g} s of "
-                      f"memory traffic at {g.memory_bandwidth_gbps.value:,.0f} GB/s and {sb['comm_s']:.3g} s of "
+            "name": job_label(j.name, wl) + (f" (×{j.copies:g} copies)" if j.copies != 1 else ""),
+            "gpus": f"{j.gpu_count:,} × {g.name} ({'bought' if j.ownership == 'buy' else 'rented'})",
+            "tokens": f"{count_words(info.tokens)} tokens", "speed": f"{rate(j.tokens_per_s)} tokens/s",
+            "time": duration(j.wall_days * 24),
+            "deadline": duration(info.deadline_hours) if info.deadline_hours else "none",
+            "mfu": pct(100 * j.mfu), "memory": memory, "limited_by": limited_by,
+            "basis": (f"Each training step processes {lay.global_batch_tokens:,.0f} tokens and takes "
+                      f"{step:.3g} s: {sb.compute_s:.3g} s of matrix math at the GPU's "
+                      f"{tf.value if tf else 'unknown'} TFLOPS {info.precision} rate, {sb.memory_s:.3g} s of "
+                      f"memory traffic at {g.memory_bandwidth_gbps.value:,.0f} GB/s and {sb.comm_s:.3g} s of "
                       "GPU-to-GPU communication that computation does not hide. The largest part, "
                       f"{limited_by}, limits the speed. "
                       f"{memory_binds}"),
@@ -119,22 +136,24 @@ def job_rows(plan: dict, problem, min_gpus: dict, refs: Refs) -> list[dict]:
     return jobs
 
 
-def alternative_rows(plan: dict, problem, refs: Refs) -> tuple[list, tuple | None, list]:
+def alternative_rows(plan: Plan, ctx: PlanContext, refs: Refs) -> tuple[list, tuple[str, float] | None, list]:
     """Every GPU type of the workload: the recommendation first, then the costed alternatives
     from the cheapest, then those excluded. Also the cheapest alternative (name, cost) and the
     rule ids cited, by exclusions and by warnings."""
-    gpus = problem.catalog.gpus
-    rejected = {r["gpu"]: r for r in plan["rejected"]}
-    chosen = {j["gpu"] for j in plan["jobs"]}
-    a = plan["assumptions"]
-    best_alt = None
-    alternatives, cited_rules = [], []
-    for gid in problem.considered:
+    gpus = ctx.catalog.gpus
+    rejected = {r.gpu: r for r in plan.rejected}
+    chosen = {j.gpu for j in plan.jobs}
+    a = plan.assumptions
+    total = plan.total_cost_usd or 0.0
+    best_alt: tuple[str, float] | None = None
+    alternatives: list[tuple[tuple[int, float, str], dict[str, Any]]] = []
+    cited_rules: list[str] = []
+    for gid in ctx.considered:
         g = gpus[gid]
         r = rejected.get(gid)
         if gid in chosen:
             alternatives.append(((0, 0.0, g.name), {"gpu": g.name, "status": "Recommended",
-                                                    "cost": usd(plan["total_cost_usd"]), "detail": "The plan above.",
+                                                    "cost": usd(plan.total_cost_usd), "detail": "The plan above.",
                                                     "refs": []}))
             continue
         if r is None:  # allowed, but the plan is infeasible and no forced cost was computed
@@ -142,23 +161,23 @@ def alternative_rows(plan: dict, problem, refs: Refs) -> tuple[list, tuple | Non
                                                     "detail": "Allowed, but no plan meets every requirement "
                                                               "(see why no plan exists).", "refs": []}))
             continue
-        rule_ids = [x["rule"] for x in r["reasons"] if x.get("rule")]
+        rule_ids = [x.rule for x in r.reasons if x.rule]
         cited_rules += [x for x in rule_ids if x not in cited_rules]
-        forced = r.get("forced_cost_usd")
+        forced = r.forced_cost_usd
         if forced is None:
-            blocking = [x["rule"] for x in r["reasons"] if x.get("rule") and x.get("severity") != "warn"]
+            blocking = [x.rule for x in r.reasons if x.rule and x.severity != "warn"]
             status = f"Excluded by rule {', '.join(blocking)}" if blocking else _STATUS.get(
-                r["reasons"][0].get("code"), "Excluded")
+                r.reasons[0].code, "Excluded")
             alternatives.append(((2, 0.0, g.name), {
                 "gpu": g.name, "status": status, "cost": "n/a",
-                "detail": " ".join(sentence(x["message"]) for x in r["reasons"]), "refs": refs.cite(rule_ids)}))
+                "detail": " ".join(sentence(x.message) for x in r.reasons), "refs": refs.cite(rule_ids)}))
             continue
         if best_alt is None or forced < best_alt[1]:
             best_alt = (g.name, forced)
-        extra = forced - plan["total_cost_usd"]
+        extra = forced - total
         p = g.prices.purchase
-        if a["ownership"] != "rent" and p is not None and p.usd:
-            price, price_refs = (f"{usd(p.usd)} per GPU ({PRICE_KIND.get(p.kind, 'price')}, {day(p.as_of)})",
+        if a.ownership != "rent" and p is not None and p.usd:
+            price, price_refs = (f"{usd(p.usd)} per GPU ({PRICE_KIND.get(p.kind or '', 'price')}, {day(p.as_of)})",
                                  refs.cite(p.source, p.as_of))
         elif g.rental is not None:
             price, price_refs = (f"{unit_rate(g.rental.usd_per_gpu_hour)} per GPU-hour ({g.rental.provider}, "
@@ -168,17 +187,17 @@ def alternative_rows(plan: dict, problem, refs: Refs) -> tuple[list, tuple | Non
         alternatives.append(((1, forced, g.name), {
             "gpu": g.name, "status": "Costs more", "cost": usd(forced),
             "detail": f"The cheapest plan using only this GPU costs {usd(extra)} "
-                      f"({pct(100 * extra / plan['total_cost_usd'], True)}) more than the recommendation"
+                      f"({pct(100 * extra / total, True)}) more than the recommendation"
                       + (f"; priced at {price}." if price else "."),
             "refs": price_refs}))
     rows = [row for _, row in sorted(alternatives, key=lambda x: x[0])]
-    for w in plan.get("warnings", []):
-        if w.get("rule") and w["rule"] not in cited_rules:
-            cited_rules.append(w["rule"])
+    for w in plan.warnings:
+        if w.rule and w.rule not in cited_rules:
+            cited_rules.append(w.rule)
     return rows, best_alt, cited_rules
 
 
-def rule_card(rule, refs: Refs) -> dict:
+def rule_card(rule: Any, refs: Refs) -> dict:
     return {"id": rule.id, "title": rule.title, "why": " ".join(rule.why.split()), "source": rule.source.title,
             "clause": rule.source.clause, "url": rule.source.url, "refs": refs.cite([rule.id])}
 
@@ -190,19 +209,19 @@ _STATUS = {"no-purchase-price": "No purchase price", "no-rental-price": "No rent
            "no-feasible-plan": "No plan meets the limits", "none": "Excluded"}
 
 
-def cost_rows(plan: dict, months: float, catalog=None) -> list[dict]:
-    cb, a = plan["cost_breakdown"], plan["assumptions"]
-    bought = [i for i in plan["purchase"] if i["ownership"] == "buy"]
-    rented = [i for i in plan["purchase"] if i["ownership"] == "rent"]
-    rate_kwh, pue, host = a["electricity_usd_per_kwh"], a["pue"], a["hosting_usd_per_kw_month"]
-    energy = cb["energy_usd"] or 0.0
-    hosting = cb["hosting_usd"] or 0.0
+def cost_rows(plan: Plan, months: float, catalog: Catalog | None = None) -> list[dict]:
+    cb, a = plan.cost_breakdown, plan.assumptions
+    bought = [i for i in plan.purchase if i.ownership == "buy"]
+    rented = [i for i in plan.purchase if i.ownership == "rent"]
+    rate_kwh, pue, host = a.electricity_usd_per_kwh, a.pue, a.hosting_usd_per_kw_month
+    energy = cb.energy_usd or 0.0
+    hosting = cb.hosting_usd or 0.0
     rows = [
-        {"category": "GPUs", "when": "upfront", "amount": usd(cb["purchase_usd"]),
-         "basis": "; ".join(f"{i['count']:,} × {usd(i['unit_price_usd'])}" for i in bought) or "none bought"},
-        {"category": "Servers and networking", "when": "upfront", "amount": usd(cb["servers_usd"]),
-         "basis": ("; ".join(f"{s['count']:,} × {server_name(catalog, s['server'])} at {usd(s['unit_price_usd'])}"
-                             for s in plan.get("servers", []))
+        {"category": "GPUs", "when": "upfront", "amount": usd(cb.purchase_usd),
+         "basis": "; ".join(f"{i.count:,} × {usd(i.unit_price_usd)}" for i in bought) or "none bought"},
+        {"category": "Servers and networking", "when": "upfront", "amount": usd(cb.servers_usd),
+         "basis": ("; ".join(f"{s.count:,} × {server_name(catalog, s.server)} at {usd(s.unit_price_usd)}"
+                             for s in plan.servers)
                    or ("none priced (see the bill of materials)" if bought else "none: no owned GPUs"))},
         {"category": "Electricity", "when": "while the jobs run", "amount": usd(energy),
          "basis": (f"{energy / rate_kwh:,.0f} kWh at {unit_rate(rate_kwh)} per kWh, including the building "
@@ -211,14 +230,15 @@ def cost_rows(plan: dict, months: float, catalog=None) -> list[dict]:
          "basis": (f"{hosting / (host * months):,.2f} kW × {unit_rate(host)} per kW-month × {months:g} months "
                    f"= {usd(hosting / months)} per month" if host and bought
                    else "none: no hosting charge for this deployment" if bought else "none: no owned GPUs")},
-        {"category": "GPU rental", "when": "while the jobs run", "amount": usd(cb["rental_usd"]),
-         "basis": "; ".join(f"{i['gpu_hours']:,.0f} GPU-hours × {unit_rate(i['unit_price_usd'])}"
+        {"category": "GPU rental", "when": "while the jobs run", "amount": usd(cb.rental_usd),
+         "basis": "; ".join(f"{i.gpu_hours or 0:,.0f} GPU-hours × {unit_rate(i.unit_price_usd or 0)}"
                             for i in rented) or "none rented"},
     ]
     return rows
 
 
-def requirement(wl, catalog, plan) -> tuple[list, list]:
+def requirement(ctx: PlanContext, plan: Plan) -> tuple[list, list]:
+    wl, catalog = ctx.workload, ctx.catalog
     d = wl.deployment
     rows = []
     for i, job in enumerate(wl.jobs):
@@ -256,29 +276,29 @@ def requirement(wl, catalog, plan) -> tuple[list, list]:
     if d.power_limit_kw is not None:
         rows.append(("Power limit", f"{d.power_limit_kw:g} kW"))
     constraints = []
-    for b in plan.get("binding", []):
-        spare = f"{b['slack']:,.2f} {b['unit']} to spare"
-        margin = (f"binding ({spare}, under 1% of the limit)" if b["slack"] else "none: binding") if b["binding"] \
+    for b in plan.binding:
+        spare = f"{b.slack or 0:,.2f} {b.unit} to spare"
+        margin = (f"binding ({spare}, under 1% of the limit)" if b.slack else "none: binding") if b.binding \
             else spare
-        kind, _, what = b["constraint"].partition(":")
+        kind, _, what = b.constraint.partition(":")
         label = _CONSTRAINT.get(kind, kind.replace("_", " ").capitalize())
         constraints.append({"constraint": f"{label} ({job_label(what, wl)})" if what else label,
-                            "plan": sentence(b["message"]),
+                            "plan": sentence(b.message),
                             "margin": margin})
     return rows, constraints
 
 
-def assumption_rows(wl, catalog, a, refs) -> list[dict]:
-    d = wl.deployment
+def assumption_rows(wl: Workload, catalog: Catalog, plan: Plan, refs: Refs) -> list[dict]:
+    d, a = wl.deployment, plan.assumptions
     site = d.site
-    out = []
+    out: list[dict[str, Any]] = []
     for key, given, text in (
             ("electricity_usd_per_kwh", d.electricity_usd_per_kwh,
-             f"Electricity costs {unit_rate(a['electricity_usd_per_kwh'])} per kWh"),
-            ("pue", d.pue, f"The building's PUE is {a['pue']:.2f}"),
+             f"Electricity costs {unit_rate(a.electricity_usd_per_kwh)} per kWh"),
+            ("pue", d.pue, f"The building's PUE is {a.pue:.2f}"),
             ("hosting_usd_per_kw_month", d.hosting_usd_per_kw_month,
-             f"Hosting costs {unit_rate(a['hosting_usd_per_kw_month'])} per kW of capacity per month"
-             if a["hosting_usd_per_kw_month"] else "No hosting is charged")):
+             f"Hosting costs {unit_rate(a.hosting_usd_per_kw_month)} per kW of capacity per month"
+             if a.hosting_usd_per_kw_month else "No hosting is charged")):
         if given is not None:
             out.append({"text": f"{text} (given in the workload).", "refs": []})
             continue
@@ -286,7 +306,7 @@ def assumption_rows(wl, catalog, a, refs) -> list[dict]:
         note = f": {assumption.note}" if assumption is not None and assumption.note else ""
         out.append({"text": f"{text}{note}.", "refs": refs.cite(assumption.source, assumption.as_of)
                     if assumption is not None else []})
-    out.append({"text": f"Owned hardware is costed over {a['horizon_months']:g} months with no resale value; "
+    out.append({"text": f"Owned hardware is costed over {a.horizon_months:g} months with no resale value; "
                         "energy is costed only for the hours the jobs run, not for idle time.", "refs": []})
     out.append({"text": "Rented GPUs run in the provider's datacenter; their energy and hosting are in the "
                         "hourly rate.", "refs": []})

@@ -12,6 +12,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from itertools import accumulate, pairwise
+from typing import Any
 from pathlib import Path
 
 from advisor.present.escape import xml_text
@@ -100,7 +101,7 @@ class Axis:
     grid: bool = False
     values: list[float] = field(default_factory=list)
 
-    def set(self, **kw) -> Axis:
+    def set(self, **kw: Any) -> Axis:
         self.__dict__.update(kw)
         return self
 
@@ -197,7 +198,7 @@ class Chart:
     def vline(self, x: float, colour: str, width: float = 1.0, dash: str = "", opacity: float = 1.0) -> None:
         self._add("vline", {"x": x, "colour": colour, "width": width, "dash": dash, "opacity": opacity}, "", [x], [])
 
-    def text(self, x: float, y: float, text: str, **kw) -> Text:
+    def text(self, x: float, y: float, text: str, **kw: Any) -> Text:
         self.texts.append(Text(x, y, text, **kw))
         return self.texts[-1]
 

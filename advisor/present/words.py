@@ -3,7 +3,19 @@ formatter per kind of number, shared by tables and memos."""
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
+if TYPE_CHECKING:
+    from advisor.contract import Plan
+    from advisor.inputs.workload import Workload
+
+# why a GPU cannot be used at all, in a few words, by the code of its primary reason (chart notes,
+# the one-screen plan); a rule's own title says it for a rule
+EXCLUDED = {"no-price": "no price", "no-purchase-price": "no purchase price", "no-rental-price": "no rental price",
+            "no-server": "no priced server", "memory": "does not fit", "estimate": "speed unknown",
+            "deadline": "misses the deadline", "deadline_limit": "misses the deadline",
+            "gpu_count": "too many GPUs needed", "power": "over the power limit", "budget": "over budget",
+            "slots": "no machine holds it", "combined": "limits conflict", "no-plan": "no plan meets the limits"}
 MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
 
 
@@ -30,9 +42,14 @@ def _num(x: float) -> str:
 
 
 def duration(hours: float, short: bool = False) -> str:
-    """'45 minutes', '38.1 hours (1.6 days)' ('38.1 hours' when short), '7 days'."""
+    """'40 seconds', '1.5 minutes', '45 minutes', '38.1 hours (1.6 days)' ('38.1 hours' when short),
+    '7 days'."""
+    if hours * 60 < 1:
+        seconds = max(1, round(hours * 3600))
+        return f"{seconds} second" + ("" if seconds == 1 else "s")
     if hours < 1:
-        return f"{max(1, round(hours * 60))} minutes"
+        minutes = _num(hours * 60) if hours * 60 < 10 else f"{hours * 60:,.0f}"
+        return f"{minutes} minute" + ("" if minutes == "1" else "s")
     if hours < 48:
         return f"{_num(hours)} hours" + ("" if short else f" ({_num(hours / 24)} days)")
     return f"{_num(hours / 24)} days"
@@ -55,15 +72,15 @@ def pct(x: float, signed: bool = False) -> str:
     return f"{x:+,.0f}%" if signed else f"{x:,.0f}%"
 
 
-def unproven(plan: dict) -> str | None:
+def unproven(plan: Plan) -> str | None:
     """'best found, within 0.14% of optimal' for a feasible plan the solver did not prove optimal
     (its time limit ran out), None otherwise: every format's first line says it."""
-    solver = plan.get("solver") or {}
-    if plan.get("status") == "infeasible" or solver.get("proven_optimal") is not False:
+    solver = plan.solver
+    if not plan.feasible or solver.proven_optimal is not False:
         return None
-    gap = solver.get("gap")
-    if gap is None:
+    if solver.gap is None:
         return "best found, not proven optimal (the solver reported no gap)"
+    gap = solver.gap
     within = f"{100 * gap:.2g}" if 100 * gap < 10 else f"{100 * gap:,.0f}"
     return f"best found, within {within}% of optimal"
 
@@ -80,11 +97,11 @@ def day(text: str | None) -> str:
     return parts[0]
 
 
-def plural(n, word: str) -> str:
+def plural(n: int, word: str) -> str:
     return f"{n:,} {word}" + ("" if n == 1 else "s")
 
 
-def job_label(name: str, wl) -> str:
+def job_label(name: str, wl: Workload) -> str:
     """A workload's single unnamed job is called 'job' in the plan; the memo says 'training run'."""
     return "Training run" if len(wl.jobs) == 1 and not wl.jobs[0].name and name == "job" else name
 
@@ -102,7 +119,7 @@ def join(items: list[str]) -> str:
     return ", ".join(items[:-1]) + " and " + items[-1]
 
 
-def usd(x) -> str:
+def usd(x: float | None) -> str:
     """Whole dollars, with cents only for small amounts that have them: $1,601, $2.13."""
     if x is None:
         return "n/a"
@@ -126,7 +143,7 @@ def usd_short(x: float) -> str:
     return ("-$" if x < 0 else "$") + short(abs(x))
 
 
-def tokens(x) -> str:
+def tokens(x: float | None) -> str:
     """A rate in tokens: 612, 72.9K, 1.23M (three significant figures, never '0.6K')."""
     if x is None:
         return "n/a"

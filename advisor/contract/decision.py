@@ -1,0 +1,48 @@
+"""The decision's basis and what to check before acting on it, what happens to bought GPUs at
+the end, and the cost of the other way of acquiring them (DESIGN.md §5, "Round 3 adds"). Every
+key optional: a plan carries them when its flow computed them."""
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import Field
+
+from advisor.contract.base import Num, Out
+
+
+class Verify(Out):
+    """An input worth checking before committing: its current value, the range it may take, and
+    the expected value of knowing it exactly (EVPI)."""
+    input: str
+    current: Any = None
+    range: Any = None
+    evpi_usd: Num | None = None
+    message: str
+
+
+class Decision(Out):
+    """How the plan was chosen among draws of speeds and prices."""
+    basis: Literal["expected", "point", "p80", "p90"]
+    draws: int | None = None
+    expected_cost_usd: Num | None = None
+    p80_cost_usd: Num | None = None
+    point_optimal: dict[str, Any] | None = None
+    price_of_robustness_usd: Num | None = None
+    verify: list[Verify] = Field(default_factory=list)
+
+
+class Disposal(Out):
+    """A bought GPU type resold: after the work or at the horizon's end."""
+    gpu: str
+    when: Literal["after_work", "horizon"]
+    month: Num | None = None
+    resale_usd: Num | None = None
+    message: str
+
+
+class OtherOwnership(Out):
+    """The best plan that acquires the GPUs the other way (buying instead of renting or back)."""
+    ownership: str
+    total_cost_usd: Num | None = None
+    purchase: list[dict[str, Any]] = Field(default_factory=list)
+    message: str

@@ -1,0 +1,128 @@
+"""present/ renders a typed Plan and its PlanContext (issue 28 item 3): it never reads a solver
+Problem and never subscripts a plan's JSON value."""
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+from conftest import AS_OF, EXAMPLES
+
+PRESENT = Path(__file__).resolve().parent.parent / "advisor" / "present"
+
+
+def _plan_subscripts(tree: ast.AST, names: tuple[str, ...]) -> list[int]:
+    """Lines where one of `names` is subscripted with a string or asked `.get(...)`."""
+    out = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and node.value.id in names \
+                and isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, str):
+            out.append(node.lineno)
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "get" \
+                and isinstance(node.func.value, ast.Name) and node.func.value.id in names:
+            out.append(node.lineno)
+    return out
+
+
+def test_present_reads_typed_fields_and_no_solver_problem():
+    for path in sorted(PRESENT.glob("*.py")):
+        text = path.read_text(encoding="utf-8")
+        tree = ast.parse(text)
+        names = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)} | {
+            a.arg for n in ast.walk(tree) if isinstance(n, ast.arguments) for a in n.args + n.kwonlyargs}
+        assert "problem" not in names, f"{path.name} reads a solver Problem; give it a PlanContext"
+        assert "getattr(problem" not in text, path.name
+        plan_names = ("plan", "p") if path.name == "plan_text.py" else ("plan",)   # `p` is a price elsewhere
+        assert not _plan_subscripts(tree, plan_names), f"{path.name}: plan[...] at {_plan_subscripts(tree, plan_names)}"
+
+
+def test_memo_render_takes_a_plan_and_its_context():
+    import inspect
+
+    from advisor.contract import Plan
+    from advisor.contract.context import PlanContext
+    from advisor.present.memo import render
+
+    hints = inspect.signature(render).parameters
+    assert hints["plan"].annotation in (Plan, "Plan") and hints["context"].annotation in (PlanContext, "PlanContext")
+
+
+# ------------------------------------------------------------------ the decision on one screen (issue 32 item 2)
+
+ROUND3 = {
+    "decision": {"basis": "expected", "draws": 200, "expected_cost_usd": 140000.0, "p80_cost_usd": 151234.0,
+                 "price_of_robustness_usd": 2148.0,
+                 "verify": [{"input": "a100-80gb-sxm purchase price", "current": 9000.0, "range": [4000.0, 18000.0],
+                             "evpi_usd": 3120.0, "message": "get a quote for the A100 80GB SXM4 first: knowing "
+                                                            "its price exactly is worth $3,120"},
+                            {"input": "hosting", "current": 184.06, "range": [150.0, 220.0], "evpi_usd": 0.0,
+                             "message": "the hosting rate does not change the choice"}]},
+    "disposal": [{"gpu": "a100-80gb-sxm", "when": "horizon", "month": 36, "resale_usd": 21000.0,
+                  "message": "resell the 8 A100 80GB SXM4 at month 36 for about $21,000"}],
+    "other_ownership": {"ownership": "rent", "total_cost_usd": 152000.0, "purchase": [],
+                        "message": "renting the same GPUs instead would cost $152,000"},
+}
+
+
+def _with_round3(plan: dict) -> dict:
+    plan = dict(plan, **ROUND3)
+    plan["jobs"] = [dict(j, speed_evidence="measured") for j in plan["jobs"]]
+    return plan
+
+
+def test_the_one_screen_view_shows_the_round_3_keys(example_plan):
+    """decision (basis, expected and P80 cost, the top `verify` item), disposal, other_ownership and
+    each job's speed evidence appear on the one screen when a plan carries them."""
+    from advisor.present.plan_text import plan_text
+
+    _, plan = example_plan("article-datacenter")
+    out = plan_text(_with_round3(plan), full=False)
+    assert "chosen on the expected cost over 200 draws" in out and "P80 $151,234" in out
+    assert "knowing its price exactly is worth $3,120" in out and "and 1 more: --section decision" in out
+    assert "resell the 8 A100 80GB SXM4 at month 36" in out
+    assert "renting the same GPUs instead would cost $152,000" in out
+    assert "speeds measured (1)" in out
+    assert f"{plan['nominal_cost_usd']:,.0f} in cash" in out and f"${plan['present_value_usd']:,.0f} present value" in out
+    decision = plan_text(_with_round3(plan), section="decision")
+    assert "the hosting rate does not change the choice" in decision and "$4,000–$18,000" not in decision
+    assert "4,000–18,000" in decision and "$3,120" in decision
+    bare = plan_text(plan, full=False)   # without the keys: nothing about them, no error
+    assert "Verify" not in bare and "Basis" not in bare and "Otherwise" not in bare
+
+
+def test_one_screen_view_of_the_fleet_is_short_and_says_what_was_decided(run, example_plan):
+    import os
+    code, out, _ = run("plan", EXAMPLES / "team-fleet.yaml", "--as-of", AS_OF)
+    wide = out.splitlines()
+    assert code == 0 and len(wide) <= 40
+    for label in ("Decision", "Cost", "Time", "Binds", "Sensitive", "Robust", "Not chosen, by family"):
+        assert any(line.startswith(label) for line in wide), label
+    assert "--section NAME" in out and "--full" in out
+    old = os.environ.get("COLUMNS")
+    os.environ["COLUMNS"] = "80"
+    try:
+        code, narrow, _ = run("plan", EXAMPLES / "team-fleet.yaml", "--as-of", AS_OF)
+        code_full, full, _ = run("plan", EXAMPLES / "team-fleet.yaml", "--as-of", AS_OF, "--full")
+    finally:
+        os.environ.pop("COLUMNS") if old is None else os.environ.__setitem__("COLUMNS", old)
+    assert code == 0 and len(narrow.splitlines()) <= 80 and max(len(x) for x in narrow.splitlines()) <= 80
+    assert code_full == 0 and len(full.splitlines()) > len(narrow.splitlines())
+    # a family not chosen is named with its best GPU and that GPU's cost, read from the plan's JSON
+    _, plan = example_plan("team-fleet")
+    hopper = [r for r in plan["rejected"] if r["gpu"] in ("h100-sxm", "h100-pcie", "h100-nvl", "h200-sxm", "h800-sxm", "h20")]
+    best = min((r for r in hopper if r["forced_cost_usd"] is not None), key=lambda r: r["forced_cost_usd"])
+    extra = best["forced_cost_usd"] - plan["total_cost_usd"]
+    found = re.search(r"Hopper datacenter\s+(\S+) \(\+5 more\): \$([\d,]+), \$([\d,]+) \(\+\d+%\) more", out)
+    assert found and found.groups() == (best["gpu"], f"{best['forced_cost_usd']:,.0f}", f"{extra:,.0f}")
+
+
+def test_sections_one_at_a_time_and_a_mistyped_one_gets_its_near_names(run):
+    code, out, _ = run("plan", EXAMPLES / "article-office.yaml", "--as-of", AS_OF, "--section", "costs")
+    assert code == 0 and out.startswith("\nCost breakdown") is False and "Cost breakdown" in out
+    assert "Decision" not in out and "Not chosen" not in out
+    code, _, err = run("plan", EXAMPLES / "article-office.yaml", "--section", "cost")
+    assert code == 2 and "did you mean costs?" in err
+    code, _, err = run("plan", EXAMPLES / "article-office.yaml", "--section", "sen")
+    assert code == 2 and "sensitivity" in err
+    code, out, _ = run("plan", "--help")
+    assert all(name in " ".join(out.split()) for name in ("not-chosen", "robustness", "decision", "warnings"))
