@@ -14,8 +14,8 @@ PACKAGE = Path(__file__).resolve().parent.parent / "advisor"
 LAYERS = [
     {"advisor._version", "advisor.errors"},
     {"advisor.inputs"},
-    {"advisor.contract"},
     {"advisor.data"},
+    {"advisor.contract"},
     {"advisor.perf"},
     {"advisor.economics"},
     {"advisor.solve"},

@@ -254,7 +254,7 @@ def check_output(path: str | None, force: bool = False) -> None:
     from advisor.inputs.arguments import output_file
 
     if path and path != "-":
-        output_file(path, "output", force)
+        output_file(path, "output", force, force_as="--force")
 
 
 def write_file(path: str, text: str) -> None:

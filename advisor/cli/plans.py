@@ -10,6 +10,7 @@ from advisor.cli.base import (
     as_of_option,
     catalog_option,
     check_output,
+    write_file,
     date_callback,
     emit,
     format_option,
@@ -199,19 +200,14 @@ def init(file: str, serve: bool, force: bool, debug: bool) -> None:
       advisor init chat.yaml --serve
       advisor init - --serve | advisor plan -
     """
-    from pathlib import Path
-
-    from advisor.errors import InputError
     from advisor.inputs.starter import starter
 
     text = starter(serve, "workload.yaml" if file == "-" else file)
     if file == "-":
         click.echo(text, nl=False)
         return
-    check_output(file)
-    if Path(file).exists() and not force:
-        raise InputError(f"{file}: already exists; pass `force` to replace it", field="force")
-    Path(file).write_text(text, encoding="utf-8")
+    check_output(file, force)
+    write_file(file, text)   # atomic; a link is replaced, never written through
     click.echo(f"wrote {file}; next: advisor validate {file}, then advisor plan {file}")
 
 

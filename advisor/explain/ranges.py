@@ -78,11 +78,12 @@ def job_ranges(problem: Problem, sol: Solution) -> list[dict]:
 
 def cost_range(problem: Problem, sol: Solution, draws: int = COST_DRAWS, seed: int = SEED) -> dict:
     """P10/P50/P90 of the chosen plan's total cost when speeds and GPU prices are drawn from their
-    distributions (servers, hosting and the fleet stay as planned)."""
+    distributions (servers, hosting and the fleet stay as planned; a serving replica's energy or rent
+    scales like a job's: a GPU 10% faster needs about 10% fewer replica-hours)."""
     fixed = sol.objective_usd or 0.0
     buy_usd = {g: (problem.unit_price[g] or 0.0) * n for g, n in sol.bought.items()}
     run: dict[tuple[str, str], float] = {}
-    for c, n in sol.assignment:
+    for c, n in list(sol.assignment) + list(sol.serving):
         run[c.gpu, c.ownership] = run.get((c.gpu, c.ownership), 0.0) + c.run_cost_usd * n
     fixed -= sum(buy_usd.values()) + sum(run.values())
     gids = sorted(set(buy_usd) | {g for g, _ in run})
@@ -100,13 +101,13 @@ def cost_range(problem: Problem, sol: Solution, draws: int = COST_DRAWS, seed: i
 
 
 def _pairs(s: Solution) -> set:
-    return {(c.gpu, c.ownership) for c in s.chosen}
+    return {(c.gpu, c.ownership) for c in s.chosen} | {(c.gpu, c.ownership) for c, _ in s.serving}
 
 
 def _what(problem: Problem, s: Solution) -> str:
     if not s.feasible:
         return "no plan meets the constraints"
-    return describe(signature(s.bought, s.assignment))
+    return describe(signature(s.bought, s.assignment, s.serving))
 
 
 def _first_change(holds, bad: int, good: int = 0) -> int:

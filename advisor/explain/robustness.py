@@ -155,7 +155,8 @@ class Verdict:
 
     def verdict(self, sol: Solution, first: list | None = None) -> dict:
         """The verdict on `sol` from draws 0, 1, ... (`first`: the answers to first_block())."""
-        draws, chosen = len(self.samples), frozenset((c.gpu, c.ownership) for c in sol.chosen)
+        draws = len(self.samples)
+        chosen = frozenset({(c.gpu, c.ownership) for c in sol.chosen} | {(c.gpu, c.ownership) for c, _ in sol.serving})
         if first is not None or self.early is not None:
             first = self._first(first or [])
         held, other = 0, Counter[str]()
@@ -190,7 +191,7 @@ class Verdict:
         ranked = sorted(other.items(), key=lambda kv: (-kv[1], kv[0]))
         alts: list[dict] = [{"purchase": k, "share": v / draws} for k, v in ranked]
         share = held / draws
-        mine = describe(signature(sol.bought, sol.assignment), self.names)
+        mine = describe(signature(sol.bought, sol.assignment, sol.serving), self.names)
         msg = f"the choice ({mine}) holds in {100 * share:.0f}% of {draws} draws of speed and price"
         if alts:
             msg += f"; otherwise {alts[0]['purchase']} ({100 * alts[0]['share']:.0f}%)"

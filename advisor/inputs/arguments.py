@@ -142,9 +142,10 @@ def path(optional: bool = False) -> Check:
     return _optional(check, optional)
 
 
-def output_file(value: Any, name: str = "output", force: bool = False) -> Path:
+def output_file(value: Any, name: str = "output", force: bool = False, force_as: str = "force=True") -> Path:
     """A file to write: in a folder that exists, not itself a folder; an existing file, or a link
-    (even one pointing nowhere, which `exists()` does not see), is replaced only with force."""
+    (even one pointing nowhere, which `exists()` does not see), is replaced only with force (named
+    `force_as`, as the caller writes it: `--force` on the command line)."""
     target = Path(path()(value, name))
     where = str(target)
     if not target.parent.is_dir():
@@ -154,10 +155,10 @@ def output_file(value: Any, name: str = "output", force: bool = False) -> Path:
         raise InputError(f"{where}: is a folder; give a file name", file=where, field=name)
     if target.is_symlink() and not force:
         pointing = "" if target.exists() else " to nothing"
-        raise InputError(f"{where}: is a link{pointing}; pass --force (force=True) to replace the link with the file",
+        raise InputError(f"{where}: is a link{pointing}; pass {force_as} to replace the link with the file",
                          file=where, field=name)
     if target.exists() and not force:
-        raise InputError(f"{where}: already exists; pass --force (force=True) to replace it", file=where, field=name)
+        raise InputError(f"{where}: already exists; pass {force_as} to replace it", file=where, field=name)
     return target
 
 

@@ -183,25 +183,10 @@ def sensitivity_section(p: Plan, fmt: str) -> list[str]:
     return [heading("Sensitivity", fmt), *[line(m, fmt) for m in lines]] if lines else []
 
 
-def serving_rentals(p: Plan) -> list[str]:
-    """'3× mi300x' for each GPU type rented for serving."""
-    return [f"{i.count}× {i.gpu}" for i in p.purchase if i.use == "serving" and i.ownership == "rent"]
-
-
 def robustness_message(p: Plan) -> str | None:
-    """The robustness verdict, for what its draws compare: the GPUs bought and the training jobs'
-    GPUs, not the GPUs rented for serving (explain/robustness.py); a plan that rents all it serves
-    on is said to be unmeasured, never 'the choice (nothing) holds'."""
-    r = p.robustness
-    if r is None:
-        return None
-    rented = serving_rentals(p)
-    if rented and len(rented) == len(p.purchase):
-        return ("robustness not measured: the draws of speed and price compare the GPUs bought and the training "
-                f"jobs' GPUs, and this plan only rents GPUs for serving ({', '.join(rented)})")
-    if rented:
-        return f"{r.message}; the GPUs rented for serving ({', '.join(rented)}) are not part of that comparison"
-    return r.message
+    """The robustness verdict: how often the choice (GPUs bought, and rented for training and
+    serving) stays the cheapest plan over draws of speed and price (explain/robustness.py)."""
+    return p.robustness.message if p.robustness is not None else None
 
 
 def robustness_section(p: Plan, fmt: str) -> list[str]:

@@ -66,6 +66,9 @@ class Redraw:
         col, row = self.hm.col, self.hm.row
         self.ycol = {(k, i): col[m.y[k, i].name] for k, i, _ in m.pairs()}
         self.ncol = {g: col[v.name] for g, v in m.N.items()}
+        self.rcol = {(k, i): col[m.r[k, i].name] for k, i, _ in m.serve_pairs()}
+        # a serving class's row holds its replicas' rates: a draw scales a GPU type's rates by its speed
+        self.serve_rows = [(row[f"serve_{k}"], self.rcol[k, i], c) for k, i, c in m.serve_pairs()]
         self.bounds = {(k, i): (m.y[k, i].lowBound or 0, m.y[k, i].upBound) for k, i, _ in m.pairs()}
         self.obj_n = {g: m.prob.objective.get(v, 0.0) for g, v in m.N.items()}
         # a capacity row holds one GPU type's owned jobs: GPU-hours x 1/r <= L N is GPU-hours <= L r N,
@@ -115,8 +118,8 @@ class Redraw:
                 return frozenset(), (TIMED_OUT,), False
             if not s.feasible:
                 return None
-            return (frozenset((c.gpu, c.ownership) for c in s.chosen), signature(s.bought, s.assignment),
-                    bool(s.solver.get("proven_optimal")))
+            pairs = {(c.gpu, c.ownership) for c in s.chosen} | {(c.gpu, c.ownership) for c, _ in s.serving}
+            return frozenset(pairs), signature(s.bought, s.assignment, s.serving), bool(s.solver.get("proven_optimal"))
         import highspy
         import numpy as np
 
@@ -148,6 +151,9 @@ class Redraw:
                 h.changeCoeff(self.budget_index, col, self.budget_row.get(m.N[g], 0.0) + extra)
         for row, g, col, coef in self.cap_rows:
             h.changeCoeff(row, col, coef * rel.get(g, 1.0))
+        for row, col, c in self.serve_rows:   # a replica serves speed x its estimated rate, at the drawn rent
+            h.changeCoeff(row, col, c.requests_per_s * speed.get(c.gpu, 1.0))
+            h.changeColCost(col, m.run_cost(c) * (rent.get(c.gpu, 1.0) if c.ownership == "rent" else 1.0))
         if h.run() == highspy.HighsStatus.kError:
             raise SolverError("the highs solver failed: HiGHS returned an error")
         status, S = h.getModelStatus(), highspy.HighsModelStatus
@@ -160,8 +166,10 @@ class Redraw:
             return frozenset(), (TIMED_OUT,), False
         x = list(h.getSolution().col_value)
         used = [(c, x[self.ycol[k, i]]) for k, i, c in m.pairs() if x[self.ycol[k, i]] > 1e-6]
+        served = [(c, round(x[self.rcol[k, i]])) for k, i, c in m.serve_pairs() if x[self.rcol[k, i]] > 0.5]
         bought = {g: round(x[col]) for g, col in self.ncol.items() if round(x[col]) > 0}
-        return frozenset((c.gpu, c.ownership) for c, _ in used), signature(bought, used), proven
+        pairs = {(c.gpu, c.ownership) for c, _ in used} | {(c.gpu, c.ownership) for c, _ in served}
+        return frozenset(pairs), signature(bought, used, served), proven
 
     def _columns(self) -> None:
         """Per y column, what a draw needs, in pairs() order: (column, GPU, upper bound, run cost,
@@ -225,12 +233,16 @@ def _dominators(cands: list[list[Candidate]]) -> dict[int, Candidate | None]:
     return {id(c): None if o is None else cs[o] for cs in cands for c, o in zip(cs, cost_dominators(cs))}
 
 
-def signature(bought: Mapping[str, int], assignment) -> tuple:
-    """A purchase as a sorted tuple of (GPU, ownership, count): GPUs bought, or the most rented at once."""
+def signature(bought: Mapping[str, int], assignment, serving=()) -> tuple:
+    """A purchase as a sorted tuple of (GPU, ownership, count): GPUs bought, or rented at once (the
+    most one training job rents, plus every rented serving replica's GPUs)."""
     rented: dict[str, int] = {}
     for c, _ in assignment:
         if c.ownership == "rent":
             rented[c.gpu] = max(rented.get(c.gpu, 0), c.count)
+    for c, n in serving:
+        if c.ownership == "rent":
+            rented[c.gpu] = rented.get(c.gpu, 0) + c.gpus * n
     return tuple(sorted([(g, "buy", n) for g, n in bought.items()] + [(g, "rent", n) for g, n in rented.items()]))
 
 
