@@ -109,7 +109,7 @@ def _combined(problem: Problem, free: Solution, run: Callable[..., Solution]) ->
     """No single lever works: keep one limit as written and lift the others to what the cheapest
     plan under that one limit needs (e.g. keep the deadline, raise the budget and the power
     limit); else lift them all to what the cheapest unconstrained plan needs. Each re-solved."""
-    base, out = baseline(problem), []
+    base, out = baseline(problem), list[Diagnosis]()
     lifted = _relaxed(base)
     for family in FAMILIES:
         keep = family.keep(problem, base)

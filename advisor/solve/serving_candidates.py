@@ -125,7 +125,8 @@ def add_serving(problem: Problem) -> Problem:
                     # paid evenly over the serving months from the start: discounted like training's streams
                     pv = cost * stream_factor(cls.hours / HOURS_PER_YEAR, costs.discount_rate)
                     warnings = [{"rule": f.rule, "code": f.rule, "message": f.message} for f in static + per_count]
-                    warnings += [{"rule": None, **w} for w in r.warnings]   # e.g. precision-not-on-gpu
+                    warnings += [{"rule": None, "code": w["code"], "message": w["message"]}   # precision-not-on-gpu
+                                 for w in r.warnings]
                     problem.serve_candidates[k].append(ServeCandidate(k, gid, r.tp, r.pp, ownership, r.requests_per_s,
                                                                       cls.hours, pv, r, warnings, cost))
     _merge_rejections(problem, reasons)
