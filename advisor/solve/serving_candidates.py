@@ -15,7 +15,7 @@ from advisor.perf.serve import ReplicaResult
 from advisor.perf.serving import hardware, load_params, replica_rate, serving_model
 from advisor.solve.constraints.deadline import meets
 from advisor.solve.options import add_findings, add_reason, forbids, offers, server_options
-from advisor.solve.problem import Problem, Rejection, ServeCandidate, ServeClass
+from advisor.solve.problem import Finding, Problem, Rejection, ServeCandidate, ServeClass
 
 SERVE_TP = (1, 2, 4, 8)           # inside one server; deeper models add pipeline stages of 8
 SERVE_PP = (2, 4)
@@ -124,7 +124,8 @@ def add_serving(problem: Problem) -> Problem:
                                 * costs.electricity_usd_per_kwh)
                     # paid evenly over the serving months from the start: discounted like training's streams
                     pv = cost * stream_factor(cls.hours / HOURS_PER_YEAR, costs.discount_rate)
-                    warnings = [{"rule": f.rule, "code": f.rule, "message": f.message} for f in static + per_count]
+                    warnings: list[Finding] = [{"rule": f.rule, "code": f.rule, "message": f.message}
+                                               for f in static + per_count]
                     warnings += [{"rule": None, "code": w["code"], "message": w["message"]}   # precision-not-on-gpu
                                  for w in r.warnings]
                     problem.serve_candidates[k].append(ServeCandidate(k, gid, r.tp, r.pp, ownership, r.requests_per_s,
