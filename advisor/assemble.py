@@ -206,6 +206,7 @@ def assemble(problem: Problem, sol: Solution, settings: SolveSettings, *, object
         "bill_of_materials": ledger.bill_of_materials(problem, sol) if sol.feasible else [],
         "break_even_months": ledger.break_even(problem, sol) if sol.feasible else [],
         "depreciation": ledger.depreciation(problem, sol) if sol.feasible else [],
+        "disposal": ledger.disposal(problem, sol) if sol.feasible else [],
         "utilization": ledger.utilization(problem, sol) if sol.feasible else None,
         "jobs": jobs,
         "serving": _serving().serving_rows(problem, sol) if serves else [],

@@ -37,71 +37,66 @@ def RULES():
     return load_rules()
 
 
+def _owned_options(problem, g, mine):
+    """Every way to own the GPUs of type g that `mine` [(candidate, due hour)] run on: for each holding
+    period and server platform, (present value, cash, kW, GPUs). Capacity by deadline level: a GPU held
+    until T works min(L, T) hours by L (docs/model.md)."""
+    price = problem.unit_price[g]
+    out = []
+    for hold in problem.holdings[g]:
+        need = max(c.count for c, _ in mine)
+        for _, level in mine:
+            room = min(level, hold.hours)
+            need = max(need, math.ceil(sum(c.planned_gpu_hours for c, due in mine if due <= level) / room - 1e-9))
+        if need > (problem.workload.gpus.stock or {}).get(g, math.inf):
+            continue
+        for s in problem.servers.get(g, []):
+            count = math.ceil(need / s.slots)
+            gpus = count * s.slots if s.filled else need
+            multi = [c.count for c, _ in mine if c.count > s.slots]
+            if multi and s.network_usd is None:
+                continue  # a network that cannot be costed is not offered
+            fixed = count * s.price_usd + max((math.ceil(m / s.slots) for m in multi), default=0) * (s.network_usd or 0.0)
+            out.append((fixed + gpus * (price + hold.pv_usd(price)), fixed + gpus * (price + hold.cash_usd),
+                        gpus * problem.gpu_kw[g] + count * s.overhead_kw, gpus))
+    return out
+
+
 def brute_force(problem) -> float | None:
-    """Cheapest plan by enumerating every candidate for every job: an independent implementation
-    of docs/model.md §2 (fleet = largest owned job, capacity by deadline, servers, limits). A GPU
-    costs its price less its discounted resale (`unit_cost`); an owned kW its hosting over the
-    horizon in present value (`owned_pv_per_kw`), both computed in advisor/economics."""
+    """Cheapest plan by enumerating every candidate for every job and every way to own its GPUs: an
+    independent implementation of docs/model.md §2 (fleet = largest owned job, capacity by deadline
+    over the holding period, servers, limits; the budget caps cash). A held GPU costs its hosting
+    less its discounted resale at the end of the period (`holdings`, solve/holding.py)."""
     wl = problem.workload
     horizon = problem.costs.horizon_hours
-    per_kw = problem.costs.owned_pv_per_kw
     per_class = []   # one entry per job: identical jobs choose independently
     for cls, cands in zip(problem.classes, problem.candidates):
-        usable = [c for c in cands if cls.deadline is None or c.planned_hours <= cls.deadline]  # at the confidence
+        due = min(cls.deadline or math.inf, horizon)
+        usable = [c for c in cands if c.planned_hours <= due * (1 + 1e-9)]   # at the confidence, within the horizon
         per_class += [usable] * cls.multiplicity
     best = None
     for combo in itertools.product(*per_class):
-        cost = sum(c.run_cost_usd for c in combo)
-        kw = 0.0
-        fleet = sum(c.count for c in combo if c.ownership == "rent")
         if len(combo) == 1 and wl.gpus.lower is not None and combo[0].count < wl.gpus.lower:
             continue
         if len(combo) == 1 and wl.gpus.upper is not None and combo[0].count > wl.gpus.upper:
             continue
-        ok = True
-        for g in {c.gpu for c in combo if c.ownership == "buy"}:
-            mine = [(c, problem.classes[c.cls].deadline or horizon) for c in combo
-                    if c.gpu == g and c.ownership == "buy"]
-            need = max(c.count for c, _ in mine)
-            for _, level in mine:
-                need = max(need, math.ceil(sum(c.planned_gpu_hours for c, due in mine if due <= level) / level - 1e-9))
-            if (wl.gpus.stock or {}).get(g, math.inf) < need:
-                ok = False
-            options = problem.servers.get(g, [])
-            n, server_cost, server_kw = need, 0.0, 0.0
-            if options:
-                best_opt = None
-                for s in options:
-                    count = math.ceil(need / s.slots)
-                    gpus = count * s.slots if s.filled else need
-                    multi = [c.count for c, _ in mine if c.count > s.slots]
-                    if multi and s.network_usd is None:
-                        continue  # a network that cannot be costed is not offered
-                    net = max((math.ceil(m / s.slots) for m in multi), default=0) * (s.network_usd or 0.0)
-                    total = (gpus * problem.unit_cost[g] + count * s.price_usd + net
-                             + per_kw * (gpus * problem.gpu_kw[g] + count * s.overhead_kw))
-                    if best_opt is None or total < best_opt[0]:
-                        best_opt = (total, gpus, count * s.overhead_kw)
-                if best_opt is None:
-                    ok = False
-                    continue
-                server_cost, n, server_kw = best_opt
-                cost += server_cost
-            else:
-                cost += n * problem.unit_cost[g] + per_kw * n * problem.gpu_kw[g]
-            kw += n * problem.gpu_kw[g] + server_kw
-            fleet += n
-        if not ok:
-            continue
-        if wl.gpus.lower is not None and fleet < wl.gpus.lower:
-            continue
-        if wl.gpus.upper is not None and fleet > wl.gpus.upper:
-            continue
-        if problem.power_limit_kw is not None and kw > problem.power_limit_kw + 1e-9:
-            continue
-        if wl.budget_usd is not None and cost > wl.budget_usd + 1e-6:
-            continue
-        best = cost if best is None else min(best, cost)
+        run_pv = sum(c.run_cost_usd for c in combo)
+        run_cash = sum(c.run_cost_nominal if c.run_cost_nominal is not None else c.run_cost_usd for c in combo)
+        rented = sum(c.count for c in combo if c.ownership == "rent")
+        owned = {g: [(c, problem.classes[c.cls].deadline or horizon) for c in combo if c.gpu == g and c.ownership == "buy"]
+                 for g in sorted({c.gpu for c in combo if c.ownership == "buy"})}
+        for choice in itertools.product(*(_owned_options(problem, g, mine) for g, mine in owned.items())):
+            pv, cash = run_pv + sum(o[0] for o in choice), run_cash + sum(o[1] for o in choice)
+            kw, fleet = sum(o[2] for o in choice), rented + sum(o[3] for o in choice)
+            if wl.gpus.lower is not None and fleet < wl.gpus.lower:
+                continue
+            if wl.gpus.upper is not None and fleet > wl.gpus.upper:
+                continue
+            if problem.power_limit_kw is not None and kw > problem.power_limit_kw + 1e-9:
+                continue
+            if wl.budget_usd is not None and cash > wl.budget_usd + 1e-6:
+                continue
+            best = pv if best is None else min(best, pv)
     return best
 
 

@@ -192,7 +192,7 @@ def test_candidates_offered_on_two_cores_are_the_serial_ones(monkeypatch, tmp_pa
     serial = prepare(wl, catalog, rules, AS_OF)
     assert rows(forked) == rows(serial) and sum(map(len, serial.candidates)) > 100
     assert {g: r.reasons for g, r in forked.rejected.items()} == {g: r.reasons for g, r in serial.rejected.items()}
-    for name in ("gpu_kw", "unit_price", "rent_rate", "unit_cost"):   # keyed and ordered as serially
+    for name in ("gpu_kw", "unit_price", "rent_rate", "holdings"):   # keyed and ordered as serially
         assert list(getattr(forked, name).items()) == list(getattr(serial, name).items())
     assert list(forked.servers) == list(serial.servers) and list(forked.residual) == list(serial.residual)
     layout_cache.forget()

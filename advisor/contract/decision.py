@@ -36,6 +36,7 @@ class Disposal(Out):
     gpu: str
     when: Literal["after_work", "horizon"]
     month: Num | None = None
+    count: int | None = None
     resale_usd: Num | None = None
     message: str
 

@@ -20,7 +20,6 @@ from advisor.economics.costs import Costs, deployment_costs
 from advisor.economics.ownership import (
     HOURS_PER_YEAR,
     Residual,
-    net_unit_cost,
     purchase_age_years,
     residual,
     stream_factor,
@@ -38,6 +37,7 @@ from advisor.solve.constraints.deadline import meets, too_slow
 from advisor.solve.constraints.power import power_limit
 from advisor.solve.options import (
     add_findings,
+    gpu_holdings,
     add_reason,
     count_context,
     forbids,
@@ -45,6 +45,7 @@ from advisor.solve.options import (
     rule_context,
     server_options,
 )
+from advisor.solve.holding import Holding
 from advisor.solve.problem import Candidate, Finding, JobClass, Problem, Rejection, ServerOption
 
 MAX_GPUS_PER_JOB = 65_536
@@ -112,7 +113,7 @@ class GpuOffer:
     unit_price: float | None
     rent_rate: float | None
     servers: list[ServerOption] | None = None      # None: not bought
-    unit_cost: float | None = None                 # purchase less discounted resale (PV), when buyable
+    holdings: list[Holding] | None = None          # its holding periods, when buyable (solve/holding.py)
     residual: Residual | None = None
     by_class: list[list[Candidate]] = field(default_factory=list)
     reasons: list[Finding] = field(default_factory=list)
@@ -143,7 +144,7 @@ def build_problem(workload: Workload, catalog: Catalog, rules: RuleSet, params: 
                       rent_rate={g: o.rent_rate for g, o in offered},
                       servers={g: o.servers for g, o in offered if o.servers is not None},
                       power_limit_kw=power.kw if power else None, power_limit=power, as_of=as_of,
-                      unit_cost={g: o.unit_cost for g, o in offered if o.unit_cost is not None},
+                      holdings={g: o.holdings for g, o in offered if o.holdings is not None},
                       residual={g: o.residual for g, o in offered if o.residual is not None})
     if all(job.kind != "serve" for job in workload.jobs):
         return problem   # training only: no serving class, and the serving estimator is not even imported
@@ -174,9 +175,8 @@ def offer_gpu(setting: Setting, gid: str) -> GpuOffer:
     out = GpuOffer(kw=(gpu.tdp_w.value or 0.0) / 1000.0, unit_price=gpu.purchase_usd, rent_rate=None,
                    by_class=[[] for _ in s.classes])
     if gpu.purchase_usd is not None:
-        out.residual = residual(s.catalog, gid, s.costs.horizon_years, purchase_age_years(gpu, s.as_of))
-        out.unit_cost = net_unit_cost(gpu.purchase_usd, out.residual.fraction, s.costs.horizon_years,
-                                      s.costs.discount_rate)
+        age = purchase_age_years(gpu, s.as_of)
+        out.residual = residual(s.catalog, gid, s.costs.horizon_years, age)
     options = rent_options(gpu, d.rent_kinds, s.catalog.economics)
     out.rent_rate = min((o.rate for o in options), default=None)
     ways = offers(gpu, d.ownerships, out.reasons, options, d.rent_kinds)
@@ -189,6 +189,8 @@ def offer_gpu(setting: Setting, gid: str) -> GpuOffer:
         add_findings(out.reasons, findings[key])
     if any(own == "buy" for _, own in allowed):
         allowed = _hosted(s, gpu, out, allowed)
+        if out.servers:   # held with its share of its server's power, resold at its generation's value
+            out.holdings = gpu_holdings(s.costs, s.catalog, gpu, out.servers, s.as_of)
     runs = _Runs(s, gpu, out, contexts, findings)
     for k, cls in enumerate(s.classes):
         mine = [(o, opt) for o, opt in ways if (k, o) in allowed]

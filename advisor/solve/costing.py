@@ -1,50 +1,55 @@
 """A solved plan's costs, nominal and present value, from the same coefficients the MILP charged
-(kept apart from milp.py so that the model stays the document's algebra).
+(kept apart from the model so that it stays the document's algebra).
 
-Nominal (`cost_breakdown`, the keys of the JSON contract): what is paid, undiscounted; resale is
-reported apart as `residual_value_usd`. Present value (`cost_breakdown_pv`): purchases at t = 0,
-streams (energy, hosting, rent) discounted as paid evenly over their duration, and the resale at
-the horizon's end as a negative `residual_usd`; its sum is what the MILP minimises."""
+Nominal (`cost_breakdown`, the keys of the JSON contract): the cash paid over the horizon,
+undiscounted; resale is reported apart as `residual_value_usd` (it is not cash in hand when the
+decision is made). Present value (`cost_breakdown_pv`): purchases at t = 0, streams (energy,
+hosting, rent) discounted as paid evenly over their duration, and each resale at its disposal
+month as a negative `residual_usd`; its sum is what the MILP minimises."""
 from __future__ import annotations
 
-from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from advisor.solve.model import Model
 
 
-def breakdowns(problem, sc, assignment: list, bought: dict, servers: dict, networked: dict,
-               run_cost: Callable) -> tuple[dict, dict, float]:
-    """(nominal breakdown, PV breakdown, nominal resale value at the horizon's end)."""
-    p = problem
-    opts = {g: {s.id: s for s in p.servers.get(g, [])} for g in bought}
-    server_kw = sum(opts[g][sid].overhead_kw * n for g, d in servers.items() for sid, n in d.items())
-    kw = sum(p.gpu_kw[g] * n for g, n in bought.items()) + server_kw
-    purchase = sum(p.unit_price[g] * sc.buy_price(g) * n for g, n in bought.items())
-    net = sum(p.unit_cost.get(g, p.unit_price[g]) * sc.buy_price(g) * n for g, n in bought.items())
-    server_usd = (sum(opts[g][sid].price_usd * n for g, d in servers.items() for sid, n in d.items())
-                  + sum(max(s.network_usd or 0.0 for s in p.servers[g]) * n for g, n in networked.items()))
+@dataclass
+class Costs:
+    """A plan's cost lines: nominal (cash) and present value, and the nominal resale."""
 
-    def nominal(c) -> float:
-        base = c.run_cost_nominal if c.run_cost_nominal is not None else c.run_cost_usd
-        return base * (sc.rent_price(c.gpu) if c.ownership == "rent" else 1.0)
+    nominal: dict[str, float] = field(default_factory=dict)
+    pv: dict[str, float] = field(default_factory=dict)
+    resale_usd: float = 0.0
 
-    costs = p.costs
-    nominal_bd = {
+
+def plan_costs(m: Model, assignment: list, bought: dict[str, int], servers: dict[str, dict[str, int]],
+               networked: dict[str, int], held: dict[str, dict[int, int]], serving: list) -> Costs:
+    """The cost lines of a solved model's plan, at its scenario's prices."""
+    p = m.problem
+    purchase = sum(m.price(g) * n for g, n in bought.items())
+    server_usd = (sum(s.price_usd * servers.get(g, {}).get(s.id, 0) for g in bought for s in p.servers.get(g, []))
+                  + sum((m.network_usd(g) or 0.0) * n for g, n in networked.items()))
+    holds = [(m.price(g), p.holdings[g][lv], k) for g, d in held.items() for lv, k in d.items()]
+    jobs = list(assignment) + list(serving)
+    out = Costs()
+    out.nominal = {
         "purchase_usd": float(purchase),
         "servers_usd": float(server_usd),
-        "energy_usd": float(sum(nominal(c) * n for c, n in assignment if c.ownership == "buy")
-                            + costs.energy_per_kw * kw),
-        "hosting_usd": float(costs.hosting_per_kw * kw),
-        "rental_usd": float(sum(nominal(c) * n for c, n in assignment if c.ownership == "rent")),
+        "energy_usd": float(sum(m.run_cost(c, "cash") * n for c, n in jobs if c.ownership == "buy")
+                            + sum(h.energy_cash_usd * k for _, h, k in holds)),
+        "hosting_usd": float(sum(h.hosting_cash_usd * k for _, h, k in holds)),
+        "rental_usd": float(sum(m.run_cost(c, "cash") * n for c, n in jobs if c.ownership == "rent")),
     }
-    factor = costs.horizon_factor
-    pv_bd = {
+    out.pv = {
         "purchase_usd": float(purchase),
-        "residual_usd": float(net - purchase),
+        "residual_usd": float(-sum(price * h.resale_pv_per_usd * k for price, h, k in holds)),
         "servers_usd": float(server_usd),
-        "energy_usd": float(sum(run_cost(c) * n for c, n in assignment if c.ownership == "buy")
-                            + costs.energy_per_kw * kw * factor),
-        "hosting_usd": float(costs.hosting_per_kw * kw * factor),
-        "rental_usd": float(sum(run_cost(c) * n for c, n in assignment if c.ownership == "rent")),
+        "energy_usd": float(sum(m.run_cost(c) * n for c, n in jobs if c.ownership == "buy")
+                            + sum(h.energy_pv_usd * k for _, h, k in holds)),
+        "hosting_usd": float(sum(h.hosting_pv_usd * k for _, h, k in holds)),
+        "rental_usd": float(sum(m.run_cost(c) * n for c, n in jobs if c.ownership == "rent")),
     }
-    resale = sum(p.unit_price[g] * sc.buy_price(g) * n * p.residual[g].fraction
-                 for g, n in bought.items() if g in p.residual)
-    return nominal_bd, pv_bd, float(resale)
+    out.resale_usd = float(sum(h.resale_usd(price) * k for price, h, k in holds))
+    return out

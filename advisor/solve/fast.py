@@ -156,7 +156,9 @@ class HighsModel(SpeedColumns):
         m = self.model
         out = {}
         if g in m.N:
-            out[self.col[m.N[g].name]] = m.unit_cost(g, basis)
+            out[self.col[m.N[g].name]] = m.price(g)
+            for level in range(len(m.problem.holdings[g])):
+                out[self.col[m.H[g, level].name]] = m.hold_cost(g, level, basis)
         for k, i, c in m.pairs():
             if c.gpu == g:
                 out[self.col[m.y[k, i].name]] = m.run_cost(c, basis)
@@ -189,7 +191,7 @@ class HighsModel(SpeedColumns):
                 for g, v in group.items():
                     if g != sc.only_gpu:
                         ub[self.col[v.name]] = 0.0
-            for group2 in (m.z, m.S):
+            for group2 in (m.z, m.S, m.H, m.K):
                 for (g, _), v in group2.items():
                     if g != sc.only_gpu:
                         ub[self.col[v.name]] = 0.0
@@ -332,17 +334,18 @@ def _columns(model):
     return [(model.y[k, i].name, c) for k, i, c in model.pairs()]
 
 
-def _owned_value(model) -> float:
-    """Purchase, servers, networking and hosting of the model's current values, at its scenario's prices."""
-    p, sc = model.problem, model.sc
+def _owned_value(model: Model) -> float:
+    """Purchase, servers, networking, and holding (hosting less resale) of the model's current
+    values, at its scenario's prices, in present value."""
+    p = model.problem
     total = 0.0
     for g, n in model.N.items():
-        x = n.value() or 0.0
-        total += (p.unit_cost.get(g, p.unit_price[g]) * sc.buy_price(g) + p.costs.owned_pv_per_kw * p.gpu_kw[g]) * x
+        total += model.price(g) * (n.value() or 0.0)
         for s in p.servers.get(g, []):
-            total += (s.price_usd + p.costs.owned_pv_per_kw * s.overhead_kw) * (model.S[g, s.id].value() or 0.0)
+            total += s.price_usd * (model.S[g, s.id].value() or 0.0)
         if g in model.W:
             total += (model.network_usd(g) or 0.0) * (model.W[g].value() or 0.0)
+        total += sum(model.hold_cost(g, lv) * (model.H[g, lv].value() or 0.0) for lv in range(len(p.holdings[g])))
     return total
 
 

@@ -201,3 +201,26 @@ def price_warnings(problem: Problem, sol: Solution) -> list[dict]:
         if item["entry"] in considered:
             out.append({"rule": None, "code": "as-of", "message": f"{item['entry']}: {item['message']}"})
     return out
+
+
+def disposal(problem: Problem, sol: Solution) -> list[dict]:
+    """For each GPU type bought: whether it is resold when its planned work ends or held to the
+    horizon (the MILP chose the cheaper, solve/holding.py), the month, and the resale then."""
+    out = []
+    horizon = problem.costs.horizon_hours
+    for g, held in sorted(sol.held.items()):
+        price = problem.unit_price[g] or 0.0
+        for level, count in sorted(held.items()):
+            h = problem.holdings[g][level]
+            at_horizon = h.hours >= horizon * (1 - 1e-9)
+            resale = h.resale_usd(price) * count
+            name = problem.catalog.gpus[g].name
+            months = f"{h.months:g} month{'s' if h.months != 1 else ''}"
+            when = (f"held to the end of the {h.months:g}-month horizon, then resold" if at_horizon else
+                    f"resold after {months}, when their planned work is done (holding them longer would cost "
+                    "more in hosting than it keeps in resale value)")
+            out.append({"gpu": g, "when": "horizon" if at_horizon else "after_work", "month": h.months,
+                        "count": count, "resale_usd": resale,
+                        "message": f"{count} {name} {when}, for about ${resale:,.0f} ({100 * h.resale_fraction:.0f}% "
+                                   "of the price: the generation's used-market value at that age)"})
+    return out

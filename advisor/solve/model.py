@@ -4,12 +4,14 @@ come from the constraint families, solve/constraints/; solve/formulation.py puts
   y[k,c]   jobs of class k run on candidate c (integer 0..m_k; continuous when allow_mixed)
   z[g,n]   binary: some owned job uses n GPUs of type g
   N[g]     integer GPUs of type g bought;  S[g,s] servers of platform s holding them
+  H[g,p]   integer GPUs of type g held until period p, then resold (solve/holding.py);
+  K[g,p]   binary: type g is held until period p (all its GPUs together: a job needs its GPUs at once)
   W[g]     servers of type g that need networking (a job spans several servers)
   r[k,i]   integer replicas of serving candidate i for request class k
 
-  objective  purchase + servers + networking + hosting over the horizon (owned), + energy (owned)
-             or rent of every chosen candidate and replica, + a tie-break that prefers sooner
-             finishes among equal-cost plans.
+  objective  purchase + servers + networking (owned), hosting while held less the discounted
+             resale (each holding period), + energy (owned) or rent of every chosen candidate and
+             replica, + a tie-break that prefers sooner finishes among equal-cost plans.
 """
 from __future__ import annotations
 
@@ -42,6 +44,9 @@ class Model:
         self.N: dict[str, pulp.LpVariable] = {}
         self.S: dict[tuple[str, str], pulp.LpVariable] = {}
         self.W: dict[str, pulp.LpVariable] = {}
+        self.H: dict[tuple[str, int], pulp.LpVariable] = {}
+        self.K: dict[tuple[str, int], pulp.LpVariable] = {}
+        self.cap: dict[str, float] = {}   # the most GPUs of a type the model may buy
         self.r: dict[tuple[int, int], pulp.LpVariable] = {}
         self.sizes: dict[str, list[int]] = {}
         self.capacity_gpu: dict[str, str] = {}   # capacity row name -> its GPU type (speed changes scale one coefficient)
@@ -60,15 +65,18 @@ class Model:
         base = c.run_cost_usd if basis == "present_value" or c.run_cost_nominal is None else c.run_cost_nominal
         return base * (self.sc.rent_price(c.gpu) if c.ownership == "rent" else 1.0)
 
-    def unit_cost(self, g: str, basis: str = "present_value") -> float:
-        """One bought GPU of type g with its hosting (and energy at a given utilization) over the
-        horizon, at the scenario's price: present value (less the discounted resale), or cash."""
-        p = self.problem
-        price = p.unit_price[g]
+    def price(self, g: str) -> float:
+        """One bought GPU of type g at the scenario's price (paid today: cash and present value alike)."""
+        price = self.problem.unit_price[g]
         assert price is not None, f"{g} is owned without a purchase price"   # candidates.py offers none
-        if basis == "present_value":
-            return p.unit_cost.get(g, price) * self.sc.buy_price(g) + p.costs.owned_pv_per_kw * p.gpu_kw[g]
-        return price * self.sc.buy_price(g) + p.costs.owned_cash_per_kw * p.gpu_kw[g]
+        return price * self.sc.buy_price(g)
+
+    def hold_cost(self, g: str, level: int, basis: str = "present_value") -> float:
+        """Holding one bought GPU of type g until period `level`: hosting while held, less the
+        discounted resale of a GPU bought at the scenario's price (present value), or the hosting
+        paid (cash: resale is not cash in hand at decision time)."""
+        h = self.problem.holdings[g][level]
+        return h.pv_usd(self.price(g)) if basis == "present_value" else h.cash_usd
 
     def peak(self, k: int) -> float:
         """Serving class k's peak requests/s under the scenario's traffic factor."""
@@ -94,6 +102,7 @@ class Model:
             want = max(sizes, default=0) * p.job_count + self.serving_gpu_cap(g)
             cap = min(self.sc.gpu_upper or math.inf, math.ceil(want / board) * board)
             self.N[g] = prob.add_variable(f"N_{safe(g)}", lowBound=0, upBound=cap, cat="Integer")
+            self.cap[g] = cap
             for n in sizes:
                 self.z[g, n] = prob.add_variable(f"z_{safe(g)}_{n}", cat="Binary")
             for s in p.servers.get(g, []):
@@ -102,6 +111,9 @@ class Model:
                                                     cat="Integer")
             if self.multi_server_sizes(g) and self.network_usd(g) is not None:
                 self.W[g] = prob.add_variable(f"W_{safe(g)}", lowBound=0, cat="Integer")
+            for level in range(len(p.holdings[g])):
+                self.H[g, level] = prob.add_variable(f"H_{safe(g)}_{level}", lowBound=0, upBound=cap, cat="Integer")
+                self.K[g, level] = prob.add_variable(f"K_{safe(g)}_{level}", cat="Binary")
         for k, i, sc in self.serve_pairs():
             self.r[k, i] = prob.add_variable(f"r_{k}_{i}", lowBound=0,
                                              upBound=math.ceil(self.peak(k) / sc.requests_per_s), cat="Integer")
@@ -132,23 +144,21 @@ class Model:
 
     def _costs(self, basis: str) -> pulp.LpAffineExpression:
         p = self.problem
-        owned_cost, kw = [], []
-        per_kw = p.costs.owned_pv_per_kw if basis == "present_value" else p.costs.owned_cash_per_kw
+        owned: list[tuple[pulp.LpVariable, float]] = []
+        kw: list[tuple[pulp.LpVariable, float]] = []
         for g in self.owned:
-            price = p.unit_cost.get(g, p.unit_price[g]) if basis == "present_value" else p.unit_price[g]
-            assert price is not None, f"{g} is owned without a purchase price"   # candidates.py offers none
-            owned_cost.append(price * self.sc.buy_price(g) * self.N[g])
-            kw.append(p.gpu_kw[g] * self.N[g])
+            owned.append((self.N[g], self.price(g)))
+            kw.append((self.N[g], p.gpu_kw[g]))
             for s in p.servers.get(g, []):
-                owned_cost.append(s.price_usd * self.S[g, s.id])
-                kw.append(s.overhead_kw * self.S[g, s.id])
+                owned.append((self.S[g, s.id], s.price_usd))
+                kw.append((self.S[g, s.id], s.overhead_kw))
             network = self.network_usd(g)
             if g in self.W and network is not None:
-                owned_cost.append(network * self.W[g])
-        self.kw = pulp.lpSum(kw)
-        hosting = per_kw * self.kw     # hosting (and energy at a given utilization)
+                owned.append((self.W[g], network))
+            owned += [(self.H[g, level], self.hold_cost(g, level, basis)) for level in range(len(p.holdings[g]))]
+        self.kw = affine(kw)
         run = affine((self.y[k, i], self.run_cost(c, basis)) for k, i, c in self.pairs()) + self.serving_cost(basis)
-        return pulp.lpSum(owned_cost) + hosting + run
+        return affine(owned) + run
 
     def serving_cost(self, basis: str = "present_value") -> pulp.LpAffineExpression:
         """Energy (owned) or rent per replica over the serving hours."""

@@ -1,16 +1,22 @@
 """What every option of a job (a GPU type, bought or rented) shares, for training and serving
 candidates alike: the context the rules see, the ways to pay for a GPU, the host servers an owned
-GPU can go into, and how the reasons an option was left out are recorded."""
+GPU can go into and how long it may be held, and how the reasons an option was left out are
+recorded."""
 from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+import datetime as dt
+
 from advisor.data.catalog import GPU, Catalog
 from advisor.data.rules import deployment_context, gpu_context
 from advisor.economics.bom import fabric
+from advisor.economics.costs import Costs
+from advisor.economics.ownership import purchase_age_years, residual
 from advisor.economics.rental import RentOption
 from advisor.inputs.workload import Workload
+from advisor.solve.holding import Holding, holdings
 from advisor.solve.problem import Finding, JobClass, ServerOption
 
 if TYPE_CHECKING:
@@ -101,3 +107,12 @@ def server_options(catalog: Catalog, gpu: GPU, context: str) -> tuple[list[Serve
                                 price_usd=price, overhead_kw=s.power_overhead_w.value / 1000.0,
                                 network_usd=network))
     return out, unknown
+
+
+def gpu_holdings(costs: Costs, catalog: Catalog, gpu: GPU, servers: list[ServerOption], as_of: dt.date) -> list[Holding]:
+    """The holding periods of one bought GPU type: its own power and the least share of a server's
+    (the platform's overhead over its slots), resold on its generation's curve from its age today."""
+    per_slot = min((o.overhead_kw / o.slots for o in servers), default=0.0)
+    age = purchase_age_years(gpu, as_of)
+    return holdings(costs, (gpu.tdp_w.value or 0.0) / 1000.0 + per_slot,
+                    lambda years: residual(catalog, gpu.id, years, age).fraction)

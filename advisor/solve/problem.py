@@ -16,6 +16,7 @@ from advisor.economics.rental import RentOption
 from advisor.inputs.workload import Workload
 from advisor.perf.estimate import Estimate
 from advisor.perf.jobspec import JobSpec
+from advisor.solve.holding import Holding
 
 if TYPE_CHECKING:   # types only: a training-only plan does not import the serving estimator (start-up time)
     from advisor.perf.kv import ServeModel
@@ -172,8 +173,8 @@ class Problem:
     serve_candidates: list[list[ServeCandidate]] = field(default_factory=list)   # per serve class
     solver_cache: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
     # built solver models and filtered candidates, reused by every re-solve (solve/fast.py)
-    unit_cost: dict[str, float] = field(default_factory=dict)   # gpu id -> purchase less discounted resale per GPU (PV)
-    residual: dict[str, Residual] = field(default_factory=dict)   # gpu id -> Residual at the horizon's end
+    holdings: dict[str, list[Holding]] = field(default_factory=dict)   # gpu id -> its holding periods (buyable GPUs)
+    residual: dict[str, Residual] = field(default_factory=dict)   # gpu id -> Residual at the horizon's end (its curve)
 
     @property
     def job_count(self) -> int:

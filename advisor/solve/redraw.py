@@ -71,12 +71,15 @@ class Redraw:
         self.serve_rows = [(row[f"serve_{k}"], self.rcol[k, i], c) for k, i, c in m.serve_pairs()]
         self.bounds = {(k, i): (m.y[k, i].lowBound or 0, m.y[k, i].upBound) for k, i, _ in m.pairs()}
         self.obj_n = {g: m.prob.objective.get(v, 0.0) for g, v in m.N.items()}
-        # a capacity row holds one GPU type's owned jobs: GPU-hours x 1/r <= L N is GPU-hours <= L r N,
-        # so a draw changes one coefficient per row, on N
-        self.cap_rows = []     # (row, GPU, column of N, coefficient at the fastest speed)
+        # a capacity row holds one GPU type's owned jobs: GPU-hours x 1/r <= held hours is GPU-hours <= r x
+        # held hours, so a draw scales the row's coefficients on the holding columns H[g, p]
+        self.cap_rows = []     # (row, GPU, column of H, coefficient at the fastest speed)
         self.budget_row = None
         for name, g in m.capacity_gpu.items():
-            self.cap_rows.append((row[name], g, self.ncol[g], m.prob._constraints[name].get(m.N[g], 0.0)))
+            for lv in range(len(m.problem.holdings[g])):
+                coef = m.prob._constraints[name].get(m.H[g, lv], 0.0)
+                if coef:
+                    self.cap_rows.append((row[name], g, col[m.H[g, lv].name], coef))
         if "budget" in m.prob._constraints:
             self.budget_row, self.budget_index = m.prob._constraints["budget"], row["budget"]
         self.dominator = _dominators(m.cands)

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from advisor.solve.problem import Candidate
-from advisor.solve.costing import breakdowns
+from advisor.solve.costing import plan_costs
 
 if TYPE_CHECKING:
     from advisor.solve.model import Model
@@ -25,7 +25,8 @@ class Solution:
     mip_objective_usd: float | None = None            # the least cost, before idle GPUs are put to work
     serving: list = field(default_factory=list)       # (ServeCandidate, replicas) with replicas > 0
     cost_breakdown_pv: dict = field(default_factory=dict)   # present value, resale as residual_usd (solve/costing.py)
-    residual_value_usd: float = 0.0                   # nominal resale value of the bought GPUs at the horizon's end
+    residual_value_usd: float = 0.0                   # nominal resale of the bought GPUs, each at its disposal month
+    held: dict = field(default_factory=dict)          # gpu -> {holding period index: GPUs held until it}
 
     @property
     def feasible(self) -> bool:
@@ -56,7 +57,6 @@ class Solution:
 def read_solution(model: Model, name: str, status: str, proven: bool, gap: float | None,
                   mip_objective: float) -> Solution:
     """The Solution a solved model holds (its variables' values), with its costs."""
-    p, sc = model.problem, model.sc
     assignment = []
     for k, i, c in model.pairs():
         jobs = model.y[k, i].value() or 0.0
@@ -67,13 +67,10 @@ def read_solution(model: Model, name: str, status: str, proven: bool, gap: float
                for g in bought}
     servers = {g: d for g, d in servers.items() if d}
     networked = {g: model.value(v) for g, v in model.W.items() if model.value(v) > 0}
+    held = {g: {lv: model.value(v) for (gg, lv), v in model.H.items() if gg == g and model.value(v) > 0}
+            for g in bought}
     serving = model.serving_solution()
-    breakdown, pv, resale = breakdowns(p, sc, assignment, bought, servers, networked, model.run_cost)
-    for bd, key in ((breakdown, "nominal"), (pv, "pv")):   # serving: energy of owned replicas, rent of rented ones
-        for o, field in (("buy", "energy_usd"), ("rent", "rental_usd")):
-            bd[field] += sum((c.run_cost_usd if key == "pv" or c.run_cost_nominal is None else c.run_cost_nominal)
-                             * (sc.rent_price(c.gpu) if o == "rent" else 1.0) * n
-                             for c, n in serving if c.ownership == o)
-    return Solution("optimal" if proven else "feasible", sum(pv.values()), assignment, bought, servers,
-                    networked, breakdown, {"name": name, "status": status, "proven_optimal": proven, "gap": gap},
-                    mip_objective, serving, pv, resale)
+    costs = plan_costs(model, assignment, bought, servers, networked, held, serving)
+    return Solution("optimal" if proven else "feasible", sum(costs.pv.values()), assignment, bought, servers,
+                    networked, costs.nominal, {"name": name, "status": status, "proven_optimal": proven, "gap": gap},
+                    mip_objective, serving, costs.pv, costs.resale_usd, held)

@@ -38,12 +38,14 @@ class SpeedColumns:
         self.gpu_cols: dict[str, list[tuple[int, int]]] = {}
         for k, i, c in m.pairs():
             self.gpu_cols.setdefault(c.gpu, []).append((k, i))
-        # a capacity row holds one GPU type's owned jobs: GPU-hours x 1/r <= L N is GPU-hours <= L r N,
-        # so a speed change is one coefficient per row, on N
-        self.cap_coefs: dict[str, list[tuple[int, int, float]]] = {}   # GPU -> (row, column of N, coefficient)
+        # a capacity row holds one GPU type's owned jobs: GPU-hours x 1/r <= held hours is GPU-hours <= r x held
+        # hours, so a speed change scales the row's coefficients on the holding columns H[g, p]
+        self.cap_coefs: dict[str, list[tuple[int, int, float]]] = {}   # GPU -> (row, column of H, coefficient)
         for name, g in m.capacity_gpu.items():
-            j = self.col[m.N[g].name]
-            self.cap_coefs.setdefault(g, []).append((self.row[name], j, m.prob._constraints[name][m.N[g]]))
+            for lv in range(len(m.problem.holdings[g])):
+                coef = m.prob._constraints[name].get(m.H[g, lv], 0.0)
+                if coef:
+                    self.cap_coefs.setdefault(g, []).append((self.row[name], self.col[m.H[g, lv].name], coef))
         # cost dominance within a GPU type and ownership holds at every speed (they all scale alike)
         self.dominator: dict[tuple[int, int], int | None] = {
             (k, i): o for k, cs in enumerate(m.cands) for i, o in enumerate(cost_dominators(cs))}

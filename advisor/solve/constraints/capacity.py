@@ -1,8 +1,11 @@
-"""capacity: the owned fleet holds its jobs.
+"""capacity: the owned fleet holds its jobs, for as long as it is held.
 
   use_k_c       y[k,c] <= m_k z[g,n]                  (owned candidates: the size n is in use)
   fleet_g_n     N[g] >= n z[g,n]                      (a job of n GPUs needs n bought)
-  capacity_g_l  owned GPU-hours of jobs due by L_l <= L_l N[g]
+  hold_g        sum_p H[g,p] = N[g]                   (every bought GPU is held until some period p)
+  hold_one_g    sum_p K[g,p] <= 1;  hold_g_p: H[g,p] <= cap_g K[g,p]   (a type's GPUs are sold together)
+  capacity_g_l  owned GPU-hours of jobs due by L_l <= sum_p min(L_l, T_p) H[g,p]
+                                                      (a GPU held until T_p works min(L_l, T_p) hours by L_l)
 
 A job is due by its own deadline, or the horizon; its GPU-hours are taken at the workload's
 confidence quantile against its own deadline (planned GPU-hours), at the estimate against a
@@ -25,6 +28,7 @@ if TYPE_CHECKING:
     from advisor.solve.solution import Solution
 
 HOUR_TOLERANCE = 1e-6
+UNBOUNDED_GPUS = 1e7     # a bound on any GPU type's fleet when the workload sets none (MAX_GPUS_PER_JOB x jobs)
 
 
 def due_levels(problem: Problem, sc: Scenario) -> list[float]:
@@ -39,6 +43,14 @@ class Capacity(Family):
     def rows(self, m: Model) -> None:
         self._use_and_fleet(m)
         p = m.problem
+        for g in m.owned:
+            levels = range(len(p.holdings[g]))
+            m.prob += pulp.LpConstraint(affine([(m.H[g, lv], 1) for lv in levels] + [(m.N[g], -1)]),
+                                        pulp.LpConstraintEQ), f"hold_{safe(g)}"
+            m.prob += pulp.lpSum(m.K[g, lv] for lv in levels) <= 1, f"hold_one_{safe(g)}"
+            cap = m.cap[g] if m.cap[g] < math.inf else UNBOUNDED_GPUS
+            for lv in levels:
+                m.prob += row([(m.H[g, lv], 1), (m.K[g, lv], -cap)], LE), f"hold_{safe(g)}_{lv}"
         due = due_levels(p, m.sc)
         own = [m.sc.job_deadline(cls.deadline) or m.sc.horizon_hours or math.inf for cls in p.classes]
         owned: dict[str, list[tuple[int, int, Candidate]]] = {g: [] for g in m.owned}
@@ -53,7 +65,8 @@ class Capacity(Family):
                          for k, i, c in owned[g] if due[k] <= limit]
                 if terms:
                     name = f"capacity_{safe(g)}_{level}"
-                    m.prob += pulp.LpConstraint(affine(terms + [(m.N[g], -limit)]), LE), name   # GPU-hours - L N <= 0
+                    held = [(m.H[g, lv], -min(limit, h.hours)) for lv, h in enumerate(p.holdings[g])]
+                    m.prob += pulp.LpConstraint(affine(terms + held), LE), name   # GPU-hours - held hours <= 0
                     m.capacity_gpu[name] = g
 
     @staticmethod
@@ -77,10 +90,14 @@ class Capacity(Family):
             if used and max(c.count for c in used) + kept > n:
                 out.append(f"a job uses {max(c.count for c in used)} {g} beside {kept} serving, but only {n} are bought")
             due = due_levels(problem, sc)
+            held = sol.held.get(g, {})
+            if sum(held.values()) != n:
+                out.append(f"{n} {g} bought but {sum(held.values())} held")
             for limit in sorted({due[c.cls] for c in used} - {math.inf}):
                 hours = sum(c.gpu_hours * m for c, m in sol.assignment if c.gpu == g and c.ownership == "buy"
                             and due[c.cls] <= limit)
-                room = limit * (n - serve_gpus + lent)
+                room = sum(min(limit, problem.holdings[g][lv].hours) * k for lv, k in held.items()) \
+                    - limit * (serve_gpus - lent)
                 if hours > room + max(HOUR_TOLERANCE * max(1.0, room), 1e-7 * abs(room)):
                     out.append(f"{g}: {hours:.6g} GPU-hours due within {limit:.6g} h on {n} GPUs ({serve_gpus} serving)")
         return out

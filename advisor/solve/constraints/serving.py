@@ -2,9 +2,10 @@
 in the MILP"); owned serving GPUs count in N[g] and lend their off-peak hours to training.
 
   serve_k             sum_i rate_i r[k,i] >= peak requests/s of class k (x the scenario's traffic factor)
-  serve_fleet_g       N[g] >= owned serving GPUs of type g
+  serve_fleet_g       GPUs of type g held as long as serving runs >= owned serving GPUs of type g
   serve_fleet_g_n     N[g] >= n z[g,n] + owned serving GPUs not lent to training (off_peak_training_hours 0)
-  serve_capacity_g_l  training GPU-hours <= L (N[g] - owned serving GPUs) + L h/24 (GPUs lent h hours a day)
+  serve_capacity_g_l  training GPU-hours <= sum_p min(L, T_p) H[g,p] - L (owned serving GPUs) + L h/24 (GPUs lent
+                      h hours a day)
 """
 from __future__ import annotations
 
@@ -43,7 +44,9 @@ class Serving(Family):
         due = due_levels(p, m.sc)
         for g in sorted({c.gpu for _, _, c in m.serve_pairs() if c.ownership == "buy"}):
             sv = _owned_serving(m, g)
-            m.prob += m.N[g] >= sv, f"serve_fleet_{safe(g)}"
+            until = max(p.serve_classes[k].hours for k, _, c in m.serve_pairs() if c.gpu == g and c.ownership == "buy")
+            held = pulp.lpSum(m.H[g, lv] for lv, h in enumerate(p.holdings[g]) if h.hours >= until * (1 - 1e-9))
+            m.prob += held >= sv, f"serve_fleet_{safe(g)}"
             kept = _owned_serving(m, g, lent=False)
             for (gg, n), z in m.z.items():
                 if gg == g:
@@ -54,7 +57,8 @@ class Serving(Family):
                 terms = [c.gpu_hours * m.y[k, i] for k, i, c in m.pairs()
                          if c.gpu == g and c.ownership == "buy" and due[k] <= limit]
                 if terms:
-                    m.prob += pulp.lpSum(terms) <= limit * (m.N[g] - sv + lent), f"serve_capacity_{safe(g)}_{level}"
+                    room = pulp.lpSum(min(limit, h.hours) * m.H[g, lv] for lv, h in enumerate(p.holdings[g]))
+                    m.prob += pulp.lpSum(terms) <= room - limit * (sv - lent), f"serve_capacity_{safe(g)}_{level}"
 
     def violations(self, problem: Problem, sol: Solution, sc: Scenario) -> list[str]:
         out = []

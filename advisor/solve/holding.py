@@ -1,0 +1,73 @@
+"""How long bought GPUs are held: each owned GPU type is sold when its planned work ends or held to
+the horizon, whichever costs less (issue 29, "ownership over time"). The MILP chooses among a grid
+of holding periods (the months of HOLD_MONTHS within the horizon, and the horizon itself); a GPU
+held T hours pays hosting (and energy, when a utilization is given) for T hours and is resold at
+its generation's used-market value at that age, discounted from T. So a 40-day job bought on 128
+B200s is resold at month 2, not charged 36 months of hosting for a $0 resale.
+
+Hosting here is per GPU: the GPU's own power and its share of its server's (the platform's
+overhead over its slots), times the deployment's $/kW-month; servers are bought with their GPUs
+and held as long."""
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from advisor.economics.costs import HOURS_PER_MONTH, Costs
+from advisor.economics.ownership import HOURS_PER_YEAR, discount, stream_factor
+
+# holding periods offered, in months from today (the horizon is always one more)
+HOLD_MONTHS = (1, 2, 3, 4, 6, 9, 12, 18, 24, 30, 36, 48, 60, 72, 84, 96, 108, 120)
+
+
+@dataclass(frozen=True)
+class Holding:
+    """Holding one bought GPU from today until `hours` from today, then reselling it."""
+
+    hours: float
+    resale_fraction: float      # of its price, at that age (the generation's used-market curve)
+    resale_pv_per_usd: float    # resale fraction x the discount to today: x price = the resale's present value
+    hosting_cash_usd: float     # hosting while held, undiscounted ...
+    hosting_pv_usd: float       # ... and in present value
+    energy_cash_usd: float = 0.0   # energy while held when a utilization is given (else charged per job) ...
+    energy_pv_usd: float = 0.0     # ... and in present value
+
+    @property
+    def cash_usd(self) -> float:
+        """Cash paid while it is held (hosting and energy): resale is not cash in hand at decision time."""
+        return self.hosting_cash_usd + self.energy_cash_usd
+
+    @property
+    def months(self) -> float:
+        return self.hours / HOURS_PER_MONTH
+
+    def pv_usd(self, price: float) -> float:
+        """Present value of holding it, for a GPU bought at `price` (the purchase itself apart)."""
+        return self.hosting_pv_usd + self.energy_pv_usd - price * self.resale_pv_per_usd
+
+    def resale_usd(self, price: float) -> float:
+        return price * self.resale_fraction
+
+
+def hold_hours(costs: Costs) -> list[float]:
+    """The holding periods a plan may choose, in hours from today: HOLD_MONTHS within the horizon,
+    and the horizon."""
+    horizon = costs.horizon_hours
+    levels = {m * HOURS_PER_MONTH for m in HOLD_MONTHS if m * HOURS_PER_MONTH < horizon * (1 - 1e-9)}
+    return sorted(levels | {horizon})
+
+
+def holdings(costs: Costs, kw_per_gpu: float, resale: Callable[[float], float]) -> list[Holding]:
+    """Holding one GPU drawing `kw_per_gpu` (with its share of its server) for each period, `resale`
+    giving the fraction of its price it fetches after that many years."""
+    hosting = costs.hosting_usd_per_kw_month / HOURS_PER_MONTH
+    energy = 0.0 if costs.utilization is None else costs.utilization * costs.pue * costs.electricity_usd_per_kwh
+    out = []
+    for hours in hold_hours(costs):   # energy at a given utilization is charged on the owned kW, not per job
+        years = hours / HOURS_PER_YEAR
+        fraction = max(0.0, resale(years))
+        flow = stream_factor(years, costs.discount_rate)
+        host, power = kw_per_gpu * hosting * hours, kw_per_gpu * energy * hours
+        out.append(Holding(hours, fraction, fraction * discount(years, costs.discount_rate), host, host * flow,
+                           power, power * flow))
+    return out
