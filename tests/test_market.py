@@ -9,8 +9,7 @@ import pytest
 
 from advisor.data.catalog import load_catalog
 from advisor.data.catalog_figures import parse_as_of
-from advisor.data.catalog_parts import SOURCE_KINDS
-from advisor.data.market import price_records, tertiary_only
+from advisor.data.source_grades import SOURCE_KINDS, price_records, tertiary_only
 from advisor.errors import InputError
 
 ROOT = Path(__file__).resolve().parent.parent

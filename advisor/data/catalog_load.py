@@ -14,16 +14,12 @@ from typing import Any
 from pydantic import ValidationError
 
 from advisor.data.bounds import check_catalog, check_sizes
-from advisor.data.catalog_parts import (
-    GPU,
-    Assumption,
-    Catalog,
-    ModelPreset,
-    Server,
-    Source,
-)
+from advisor.data.catalog_entries import GPU, Assumption, ModelPreset, Server, Source
+from advisor.data.catalog_model import Catalog
 from advisor.data.economics import Economics
+from advisor.data.overrides import normalize_override, replace_price_records
 from advisor.data.resources import data_dir
+from advisor.data.source_grades import check_price_sources
 from advisor.errors import InputError, describe, first_error, loc_text, show, suggest
 from advisor.inputs.loader import load_yaml_file
 
@@ -74,8 +70,6 @@ def _merge_document(raw: Raw, doc: Any, name: str, builtin: bool = False) -> Non
             raise InputError(f"{name}: unknown top-level key {key!r}{suggest(str(key), allowed)}; "
                              f"allowed: {', '.join(sorted(allowed))}", file=name, field=str(key))
     if not builtin:
-        from advisor.data.market import normalize_override
-
         doc = normalize_override(doc, name)
     for key in _LISTS:
         section = doc.get(key) or []
@@ -90,8 +84,6 @@ def _merge_document(raw: Raw, doc: Any, name: str, builtin: bool = False) -> Non
                 raise InputError(f"{name}: {key}[{entry_index}]: {item_id!r} is listed twice; merge the two entries",
                                  file=name, field=f"{key}[{entry_index}]")
             if item_id in raw[key] and not builtin:
-                from advisor.data.market import replace_price_records
-
                 raw[key][item_id] = replace_price_records(_deep_merge(raw[key][item_id], entry), entry)
             else:
                 raw[key][item_id] = copy.deepcopy(entry)
@@ -147,8 +139,6 @@ def _validate(raw: Raw, name: str) -> Catalog:
                 if sid not in sections["sources"]:
                     raise InputError(f"{name}: {path} cites source {sid!r}, which is not in the sources table"
                                      f"{suggest(str(sid), sections['sources'])}", file=name, field=path)
-    from advisor.data.market import check_price_sources
-
     check_price_sources(sections, name)
     economics = None
     if raw.get("economics") is not None:

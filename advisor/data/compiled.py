@@ -23,9 +23,10 @@ from typing import Any, TypeVar
 
 T = TypeVar("T")
 FORMAT = 1
-_CODE = ("data/catalog.py", "data/catalog_figures.py", "data/catalog_prices.py", "data/catalog_parts.py",
-         "data/catalog_load.py", "data/economics.py", "data/rules.py", "data/rule_models.py", "data/conditions.py",
-         "data/estimator.py", "data/compiled.py", "data/market.py", "data/bounds.py", "inputs/loader.py", "inputs/strict.py", "inputs/units.py",
+_CODE = ("data/catalog.py", "data/catalog_figures.py", "data/catalog_prices.py", "data/catalog_entries.py",
+         "data/catalog_model.py", "data/catalog_load.py", "data/economics.py", "data/rules.py", "data/rule_models.py",
+         "data/conditions.py", "data/estimator.py", "data/compiled.py", "data/overrides.py", "data/source_grades.py",
+         "data/bounds.py", "inputs/loader.py", "inputs/strict.py", "inputs/units.py",
          "errors.py")
 
 

@@ -1,10 +1,7 @@
-"""The catalog's entries and the catalog itself: GPUs (with their interconnect and prices), servers
-that hold them, model presets, sources, operating assumptions; and the queries plans make of it
-(`Catalog.gpu`, `servers_for`, `source_refs`, `at`)."""
+"""The catalog's entries: GPUs (with their interconnect and prices), the servers that hold them,
+model presets, sources and operating assumptions, each a typed, range-checked model."""
 from __future__ import annotations
 
-import datetime as dt
-from collections.abc import Iterable
 from typing import Any, Literal
 
 from pydantic import Field, field_validator, model_validator
@@ -18,8 +15,7 @@ from advisor.data.catalog_figures import (
     positive_figure,
 )
 from advisor.data.catalog_prices import EndOfLife, Prices, Purchase, RentalOffer
-from advisor.data.economics import Economics
-from advisor.errors import InputError, suggest
+from advisor.data.source_grades import LEGACY_KINDS
 from advisor.inputs.strict import Strict
 
 
@@ -127,9 +123,6 @@ class ModelPreset(Strict):
     source: list[str] = Field(min_length=1)
 
 
-SOURCE_KINDS = ("primary", "secondary", "tertiary", "derived", "assumption")
-
-
 class Source(Strict):
     """Where figures were read. `kind` grades it (catalog/README.md, "Sources"): primary = vendor
     document, price catalog, filing, official statistics; secondary = trade press, analyst data;
@@ -144,8 +137,6 @@ class Source(Strict):
     @model_validator(mode="before")
     @classmethod
     def _legacy_kind(cls, data: Any) -> Any:
-        from advisor.data.market import LEGACY_KINDS
-
         if isinstance(data, dict) and data.get("kind") in LEGACY_KINDS:
             data = {**data, "kind": LEGACY_KINDS[data["kind"]], "form": data.get("form") or data["kind"]}
         return data
@@ -197,49 +188,3 @@ class Server(Strict):
         if gpu.form_factor != self.gpu_form_factor:
             return False
         return self.compatible_gpus is None or gpu.id in self.compatible_gpus
-
-
-class Catalog(Strict):
-    gpus: dict[str, GPU]
-    servers: dict[str, Server] = {}
-    models: dict[str, ModelPreset]
-    sources: dict[str, Source]
-    assumptions: dict[str, Assumption]
-    estimator: dict[str, Any]
-    digest: str
-    economics: Economics | None = None
-    as_of: dt.date | None = None                 # set by at(): the day prices were cut off
-    ignored_after_as_of: list[dict[str, Any]] = []         # what at() dropped: [{entry, field, as_of, message}]
-
-    def at(self, day: dt.date | None) -> Catalog:
-        """The catalog as it stood on `day`: prices and parts dated later are dropped (a price falls
-        back to the newest earlier record), and `ignored_after_as_of` says which."""
-        from advisor.data.market import catalog_at
-
-        return self if day is None or day == self.as_of else catalog_at(self, day)
-
-    def gpu(self, gpu_id: str) -> GPU:
-        try:
-            return self.gpus[gpu_id]
-        except KeyError:
-            raise InputError(f"unknown GPU id {gpu_id!r}{suggest(gpu_id, self.gpus)}; "
-                             f"known ids: {', '.join(sorted(self.gpus))}", field="gpu") from None
-
-    def assumption(self, key: str) -> Assumption:
-        return self.assumptions[key]
-
-    def servers_for(self, gpu_id: str, context: str) -> list[Server]:
-        """Servers that take GPU `gpu_id` and may stand in `context` (office | datacenter), by id.
-        Empty for a GPU no catalog server takes: it cannot be bought as a usable unit."""
-        gpu = self.gpu(gpu_id)
-        return [self.servers[sid] for sid in sorted(self.servers)
-                if context in self.servers[sid].contexts and self.servers[sid].takes(gpu)]
-
-    def source_refs(self, ids: Iterable[str]) -> list[dict[str, str | None]]:
-        """[{id, url, title}] for the given source ids, sorted, unknown ids skipped."""
-        out = []
-        for sid in sorted(set(ids)):
-            src = self.sources.get(sid)
-            if src is not None:
-                out.append({"id": sid, "url": src.url, "title": src.title})
-        return out
