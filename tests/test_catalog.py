@@ -204,7 +204,7 @@ def test_override_price_replaces_the_whole_record(write):
 def test_override_lists_replace(write):
     path = write("gpus:\n  - id: h100-sxm\n    prices:\n      rent:\n"
                  "        - {provider: ACME, usd_per_gpu_hour: 1.25, as_of: '2026-11-01', pricing: on_demand,"
-                 " source: [acme]}\n"
+                 " source: [acme], gpus_per_node: 8, fabric: {kind: none, source: [acme]}, tier: neocloud}\n"
                  "sources:\n  acme: {url: 'https://example.com/acme', title: ACME price list, kind: primary}\n", "rent.yaml")
     c = load_catalog(path)
     assert [o.provider for o in c.gpus["h100-sxm"].prices.rent] == ["ACME"]

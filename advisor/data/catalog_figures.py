@@ -23,6 +23,7 @@ def parse_as_of(text: str | None) -> dt.date | None:
     return dt.date(parts[0], parts[1], parts[2])
 
 
+Confidence = Literal["high", "medium", "low"]
 STALE_MONTHS = 18   # a price older than this, against the as-of date, is flagged
 
 
@@ -88,4 +89,34 @@ def positive_figure(fig: Figure) -> Figure:
     return fig
 
 
-Confidence = Literal["high", "medium", "low"]
+
+class LeadTimeFigure(Strict):
+    """How long from order to working hardware (a purchase: delivery; a rental: provisioning), in
+    days, with the band the source gives. `days: null` is an explicit unknown: a note says why (and
+    `source` may name where it was looked for). A known time is dated, sourced and graded."""
+
+    days: float | None = Field(ge=0, le=3660)
+    low_days: float | None = Field(default=None, ge=0, le=3660)
+    high_days: float | None = Field(default=None, ge=0, le=3660)
+    as_of: str | None = None
+    confidence: Confidence | None = None
+    source: list[str] = []
+    note: str | None = None
+
+    _v = field_validator("as_of")(check_date)
+
+    @model_validator(mode="after")
+    def _sourced(self) -> LeadTimeFigure:
+        if self.days is None:
+            if not self.note:
+                raise ValueError("days is null (unknown), so a note must say why")
+            return self
+        missing = [name for name, v in (("as_of", self.as_of), ("confidence", self.confidence)) if v is None]
+        if missing or not self.source:
+            raise ValueError(f"a known lead time needs as_of, confidence and a source (missing: "
+                             f"{', '.join(missing + ([] if self.source else ['source']))})")
+        low = self.low_days if self.low_days is not None else self.days
+        high = self.high_days if self.high_days is not None else self.days
+        if not low <= self.days <= high:
+            raise ValueError(f"days {self.days:g} must lie within low_days..high_days ({low:g}..{high:g})")
+        return self
