@@ -11,6 +11,7 @@ from advisor.data.catalog_figures import (
     DateFigure,
     Figure,
     FlagFigure,
+    LeadTimeFigure,
     check_date,
     positive_figure,
 )
@@ -63,6 +64,7 @@ class GPU(Strict):
     prices: Prices
     end_of_life: EndOfLife | None = None
     cooling: CoolingFigure | None = None
+    lead_time: LeadTimeFigure | None = None    # order to delivery; required with a purchase price (days: null = unknown, said)
     note: str | None = None
 
     @field_validator("memory_gb", "memory_bandwidth_gbps", "fp32_tflops", "tdp_w", "die_area_mm2", "tpp",
@@ -171,6 +173,7 @@ class Server(Strict):
     contexts: list[Literal["office", "datacenter"]] = Field(min_length=1)
     purchase: Purchase
     other_purchases: list[Purchase] = []
+    lead_time: LeadTimeFigure | None = None    # order to delivery; required with a purchase price (days: null = unknown, said)
     power_overhead_w: Figure
     network_usd_per_server: Figure
     network_gbps_per_server: Figure

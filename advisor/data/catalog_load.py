@@ -154,11 +154,24 @@ def _validate(raw: Raw, name: str) -> Catalog:
                 raise InputError(f"{name}: {path} cites source {sid!r}, which is not in the sources table"
                                  f"{suggest(str(sid), sections['sources'])}", file=name, field=path)
     _check_estimator(raw["estimator"], name)
+    check_lead_times(sections, name)
     check_catalog(sections, name)
     digest = hashlib.sha256(json.dumps(raw, sort_keys=True, default=str).encode()).hexdigest()[:16]
     return Catalog(digest=digest, estimator=raw["estimator"], economics=economics, gpus=sections["gpus"],
                    servers=sections["servers"], models=sections["models"], sources=sections["sources"],
                    assumptions=sections["assumptions"])
+
+
+def check_lead_times(sections: dict[str, dict[str, Any]], name: str) -> None:
+    """Every purchase (a GPU or a server with a price) says how long it takes to arrive: a sourced,
+    dated lead time, or `days: null` with a note saying it is unknown. Refused otherwise (exit 2)."""
+    for key, label in (("gpus", "GPU"), ("servers", "server")):
+        for item_id, entry in sorted(sections[key].items()):
+            price = entry.prices.purchase if key == "gpus" else entry.purchase
+            if price is not None and price.usd is not None and entry.lead_time is None:
+                raise InputError(f"{name}: {label} {item_id!r}, field lead_time: a part with a purchase price needs its "
+                                 "lead time, {days: N, as_of: YYYY-MM, confidence: high|medium|low, source: [id]}, or "
+                                 "{days: null, note: why it is unknown}", file=name, field=f"{key}[{item_id}].lead_time")
 
 
 def _check_estimator(values: dict[str, Any], name: str) -> None:

@@ -125,6 +125,15 @@ class Economics(Strict):
     reliability: dict[str, EconFigure]
     spot_interruption: list[SpotInterruption]
     rental_terms: dict[str, EconFigure]
+    lead_times: dict[str, EconFigure]          # issue 29: `network` (switches, NICs, optics), in days
+
+    @field_validator("lead_times")
+    @classmethod
+    def _network_lead_time(cls, v: dict) -> dict:
+        fig = v.get("network")
+        if fig is None or fig.unit != "days":
+            raise ValueError("lead_times needs `network`, in days (value: null with a note when unknown)")
+        return v
 
     @field_validator("cost_of_capital")
     @classmethod
