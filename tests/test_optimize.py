@@ -201,10 +201,15 @@ def test_objective_time_is_fastest_within_budget(catalog, rules):
     cheap = solve(problem)
     assert fast.objective_usd <= 8000
     assert fast.makespan_hours < cheap.makespan_hours
-    # cards go into a 4-slot workstation: as many cards as fit in $8,000 beside the host (energy is a few dollars)
+    # cards go into a 4-slot workstation: as many cards as fit in $8,000 (present value: a card costs its
+    # price less its discounted resale after the 36-month horizon) beside the host (energy is a few dollars)
+    from advisor.economics.ownership import discount, residual
+
     card, host = catalog.gpus["rtx-4090"].purchase_usd, catalog.servers["workstation-4x-pcie"].purchase.usd
-    n = min(4, int((8000 - host) // card))
-    assert n >= 2 and 8000 - (n * card + host) > 50      # the hand count is not on a knife edge
+    rate = catalog.economics.cost_of_capital["default"].value
+    net = card - card * residual(catalog, "rtx-4090", 3.0).fraction * discount(3.0, rate)
+    n = min(4, int((8000 - host) // net))
+    assert n >= 2 and 8000 - (n * net + host) > 50      # the hand count is not on a knife edge
     assert fast.bought == {"rtx-4090": n}
     assert fast.servers == {"rtx-4090": {"workstation-4x-pcie": 1}}
 

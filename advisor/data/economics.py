@@ -58,27 +58,56 @@ class EconFigure(Strict):
 
 
 class ResidualPoint(Strict):
+    """The used-market price of a GPU `years` after it was new, as a fraction of its new price: a
+    value, or a band (`fraction: null` with `low`/`high`). Each point cites its own sources."""
+
     years: float = Field(ge=0, le=30)
     fraction: float | None = Field(ge=0, le=1.5)
     low: float | None = Field(default=None, ge=0, le=1.5)
     high: float | None = Field(default=None, ge=0, le=1.5)
+    source: list[str] = []
+    note: str | None = None
+
+    @property
+    def conservative(self) -> float | None:
+        """The value a buyer should count on: the fraction, else the band's low end."""
+        return self.fraction if self.fraction is not None else self.low
 
 
 class ResidualCurve(Strict):
-    """Fraction of the new price a GPU of this generation fetches used after `years`."""
+    """What a GPU of this generation fetches on the used market as it ages (fraction of the new
+    price), from sourced used-market prices: the first point is at 0 years and below 1 (a new part
+    resold is a used part) and the curve never rises. A generation with no sourced used-market
+    price borrows another's curve (`like`), said in its note."""
 
     gpus: list[str] = Field(min_length=1)
-    points: list[ResidualPoint] = Field(min_length=1)
+    points: list[ResidualPoint] = []
+    like: str | None = None
     as_of: str | None = None
     confidence: Literal["high", "medium", "low"]
     source: list[str] = Field(min_length=1)
     note: str
 
+    _date = field_validator("as_of")(check_date)
+
     @model_validator(mode="after")
-    def _ordered(self):
+    def _shape(self):
+        if (self.like is None) == (not self.points):
+            raise ValueError("a curve has its own points or borrows another's (`like: GENERATION`), not both")
+        if not self.points:
+            return self
         years = [p.years for p in self.points]
-        if years != sorted(years):
-            raise ValueError("points must be in increasing order of years")
+        if years != sorted(years) or len(set(years)) != len(years):
+            raise ValueError("points must be in strictly increasing order of years")
+        first = self.points[0]
+        if first.years != 0 or first.conservative is None or first.conservative >= 1:
+            raise ValueError("the first point is at years 0 and below 1: a new part resold is a used part "
+                             "(no generation fetches 100% of its price at month 0)")
+        values = [p.conservative for p in self.points]
+        if any(v is None for v in values):
+            raise ValueError("every point needs a fraction or a low end")
+        if any(b > a for a, b in zip(values, values[1:])):
+            raise ValueError("the curve must not rise with age (fractions, or band low ends, non-increasing)")
         return self
 
 
@@ -114,6 +143,7 @@ class SpotInterruption(Strict):
 
 class Economics(Strict):
     residual_value: dict[str, ResidualCurve]
+    used_market_discount: EconFigure            # the dealer's spread: what a seller gets below the used list price
     useful_life_years: EconFigure
     useful_life_filings: list[UsefulLifePoint]
     cost_of_capital: dict[str, EconFigure]
@@ -126,6 +156,20 @@ class Economics(Strict):
     spot_interruption: list[SpotInterruption]
     rental_terms: dict[str, EconFigure]
     lead_times: dict[str, EconFigure]          # issue 29: `network` (switches, NICs, optics), in days
+
+    @field_validator("residual_value")
+    @classmethod
+    def _borrowed_curves_exist(cls, v: dict) -> dict:
+        for name, curve in v.items():
+            seen = {name}
+            while curve.like is not None:
+                if curve.like not in v:
+                    raise ValueError(f"{name}: like {curve.like!r} names no curve; known: {', '.join(sorted(v))}")
+                if curve.like in seen:
+                    raise ValueError(f"{name}: curves borrow each other in a circle ({', '.join(sorted(seen))})")
+                seen.add(curve.like)
+                curve = v[curve.like]
+        return v
 
     @field_validator("lead_times")
     @classmethod
