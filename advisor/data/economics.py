@@ -17,6 +17,7 @@ UNIT_RANGES = {
     "USD/kW-month": (0.0, 10_000.0), "kW per rack": (0.0, 1_000.0), "kW per system": (0.0, 1_000.0),
     "USD": (0.0, 1e9), "USD per TB": (0.0, 1e6), "count": (0.0, 1e9), "per GPU-day": (0.0, 1.0),
     "hours": (0.0, 1e6), "days": (0.0, 3_660.0), "weeks": (0.0, 520.0), "Gb/s": (0.0, 1e5),
+    "bytes per token": (0.0, 1e3), "bytes per parameter": (0.0, 1e3),
 }
 
 
@@ -111,6 +112,35 @@ class ResidualCurve(Strict):
         return self
 
 
+class NetworkBand(Strict):
+    """The scale-out fabric's cost per networked GPU for clusters up to `up_to_gpus` GPUs (null:
+    no top): switches, cables and optics, NICs excluded."""
+
+    up_to_gpus: int | None = Field(ge=2, le=10_000_000)
+    usd_per_gpu: float = Field(ge=0, le=1e6)
+    as_of: str
+    confidence: Literal["high", "medium", "low"]
+    source: list[str] = Field(min_length=1)
+    note: str
+
+    _date = field_validator("as_of")(check_date)
+
+
+class TaxRate(Strict):
+    """Tax on bought hardware in one region: `recoverable` when a registered business reclaims it
+    as input tax (VAT, GST): paid, then credited, so cash but not a cost."""
+
+    rate: float = Field(ge=0, le=0.5)
+    kind: Literal["sales_tax", "vat", "gst", "consumption_tax"]
+    recoverable: bool
+    as_of: str
+    confidence: Literal["high", "medium", "low"]
+    source: list[str] = Field(min_length=1)
+    note: str | None = None
+
+    _date = field_validator("as_of")(check_date)
+
+
 class UsefulLifePoint(Strict):
     company: str
     years: float = Field(gt=0, le=30)
@@ -156,6 +186,10 @@ class Economics(Strict):
     spot_interruption: list[SpotInterruption]
     rental_terms: dict[str, EconFigure]
     lead_times: dict[str, EconFigure]          # issue 29: `network` (switches, NICs, optics), in days
+    network_bands: list[NetworkBand]            # issue 29: fabric $ per networked GPU by cluster size
+    support: dict[str, EconFigure]              # issue 29: service contracts, software licences
+    burn_in: dict[str, EconFigure]              # issue 29: the acceptance soak before production
+    sales_tax: dict[str, TaxRate]               # issue 29: by region (ISO 3166 alpha-2)
 
     @field_validator("residual_value")
     @classmethod
@@ -169,6 +203,14 @@ class Economics(Strict):
                     raise ValueError(f"{name}: curves borrow each other in a circle ({', '.join(sorted(seen))})")
                 seen.add(curve.like)
                 curve = v[curve.like]
+        return v
+
+    @field_validator("network_bands")
+    @classmethod
+    def _bands_ordered(cls, v: list) -> list:
+        tops = [b.up_to_gpus for b in v]
+        if not v or tops[-1] is not None or any(t is None for t in tops[:-1]) or tops[:-1] != sorted(set(tops[:-1])):
+            raise ValueError("network_bands rise by up_to_gpus, and only the last is open (up_to_gpus: null)")
         return v
 
     @field_validator("lead_times")
