@@ -157,7 +157,8 @@ class Server(Strict):
     """What surrounds purchased GPUs: a workstation, a PCIe server, an HGX (SXM) or OAM platform.
 
     `purchase` is the price WITHOUT GPUs (the GPUs are priced in gpus.yaml); a GPU is bought as a
-    usable unit only together with a server that takes it (`Catalog.servers_for`). `gpu_slots` is
+    usable unit only together with a server that takes it (`Catalog.servers_for`). `gpu_cooling`
+    lists the cooling its cards may have (null: any). `gpu_slots` is
     how many GPUs one server holds; `compatible_gpus` lists the GPU ids it takes (null: any GPU of
     `gpu_form_factor`). `power_overhead_w` is the non-GPU draw of one server at full load;
     `network_usd_per_server` and `network_gbps_per_server` (GB/s, total bidirectional, like every
@@ -169,6 +170,7 @@ class Server(Strict):
     kind: Literal["workstation", "pcie-server", "hgx", "oam-platform"]
     gpu_form_factor: Literal["pcie", "sxm", "oam"]
     gpu_slots: int = Field(gt=0)
+    gpu_cooling: list[Literal["passive", "active", "liquid"]] | None = None
     compatible_gpus: list[str] | None = None
     contexts: list[Literal["office", "datacenter"]] = Field(min_length=1)
     purchase: Purchase
@@ -187,7 +189,11 @@ class Server(Strict):
         return fig
 
     def takes(self, gpu: GPU) -> bool:
-        """Whether this server holds `gpu` (form factor, and the compatibility list when given)."""
+        """Whether this server holds `gpu`: its form factor, the compatibility list when given, and
+        the cooling the server is built for when given (a workstation: active cards only; a card
+        whose cooling no datasheet states goes into no server that names its cooling)."""
         if gpu.form_factor != self.gpu_form_factor:
+            return False
+        if self.gpu_cooling is not None and (gpu.cooling is None or gpu.cooling.value not in self.gpu_cooling):
             return False
         return self.compatible_gpus is None or gpu.id in self.compatible_gpus
