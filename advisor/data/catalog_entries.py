@@ -12,6 +12,7 @@ from advisor.data.catalog_figures import (
     Figure,
     FlagFigure,
     LeadTimeFigure,
+    TensorFigure,
     check_date,
     positive_figure,
 )
@@ -54,7 +55,7 @@ class GPU(Strict):
     launch: DateFigure
     memory_gb: Figure
     memory_bandwidth_gbps: Figure
-    tensor_tflops: dict[str, Figure]
+    tensor_tflops: dict[str, TensorFigure]
     fp32_tflops: Figure
     interconnect: Interconnect
     tdp_w: Figure
@@ -75,7 +76,7 @@ class GPU(Strict):
 
     @field_validator("tensor_tflops")
     @classmethod
-    def _positive_rates(cls, rates: dict[str, Figure]) -> dict[str, Figure]:
+    def _positive_rates(cls, rates: dict[str, TensorFigure]) -> dict[str, TensorFigure]:
         for key, fig in rates.items():
             if fig.value is not None and fig.value <= 0:
                 raise ValueError(f"{key} must be positive, got {fig.value:g}")
@@ -85,6 +86,12 @@ class GPU(Strict):
         """Dense tensor rate a training job gets at `precision` (FP32 accumulate), or None."""
         fig = self.tensor_tflops.get(precision)
         return fig.value if fig else None
+
+    def has_precision(self, precision: str) -> bool | None:
+        """Whether the part has tensor `precision`: True (a rate, or a format the sources confirm),
+        False (it lacks it: `supported: false`, sourced), None (no source says)."""
+        fig = self.tensor_tflops.get(precision)
+        return fig.has if fig is not None else None
 
     @property
     def purchase_usd(self) -> float | None:

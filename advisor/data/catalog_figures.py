@@ -66,6 +66,27 @@ class Figure(_Sourced):
     value: float | None = Field(ge=0, le=MAX_FIGURE)
 
 
+class TensorFigure(Figure):
+    """A dense tensor rate at one precision. `supported: false` (with `value: null`, a note and a
+    source) says the part lacks the format, so no job is planned at it; `value: null` alone says
+    only that no source gives the rate (the format may exist: `supported: true`)."""
+
+    supported: bool | None = None
+
+    @model_validator(mode="after")
+    def _supported(self) -> TensorFigure:
+        if self.value is not None and self.supported is False:
+            raise ValueError("a rate is given, so the format is not unsupported (supported: false needs value: null)")
+        if self.supported is False and not self.source:
+            raise ValueError("supported: false must cite the source that shows the part lacks the format")
+        return self
+
+    @property
+    def has(self) -> bool | None:
+        """True: the part has the format; False: it lacks it; None: not known."""
+        return True if self.value is not None else self.supported
+
+
 class FlagFigure(_Sourced):
     value: bool | None
 
