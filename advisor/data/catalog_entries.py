@@ -12,6 +12,7 @@ from advisor.data.catalog_figures import (
     Figure,
     FlagFigure,
     LeadTimeFigure,
+    MarketsFigure,
     TensorFigure,
     check_date,
     positive_figure,
@@ -22,7 +23,7 @@ from advisor.inputs.strict import Strict
 
 
 class Interconnect(Strict):
-    link: Literal["nvlink", "infinity_fabric", "roce", "ici", "none"]
+    link: Literal["nvlink", "infinity_fabric", "roce", "ici", "hccs", "none"]
     link_gbps: Figure
     link_domain: Figure
     p2p: FlagFigure
@@ -66,6 +67,7 @@ class GPU(Strict):
     end_of_life: EndOfLife | None = None
     cooling: CoolingFigure | None = None
     lead_time: LeadTimeFigure | None = None    # order to delivery; required with a purchase price (days: null = unknown, said)
+    markets: MarketsFigure | None = None        # where a market-specific SKU is sold (rules MKT*); absent: worldwide
     note: str | None = None
 
     @field_validator("memory_gb", "memory_bandwidth_gbps", "fp32_tflops", "tdp_w", "die_area_mm2", "tpp",

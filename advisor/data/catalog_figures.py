@@ -98,6 +98,20 @@ class CoolingFigure(_Sourced):
     value: Literal["passive", "active", "liquid"] | None
 
 
+class MarketsFigure(_Sourced):
+    """Where a market-specific part is sold, as ISO 3166 alpha-2 codes (the China-market SKUs:
+    CN, HK, MO); absent or null on a part sold worldwide."""
+
+    value: list[str] | None = Field(default=None, min_length=1)
+
+    @field_validator("value")
+    @classmethod
+    def _codes(cls, v: list[str] | None) -> list[str] | None:
+        if v is not None and not all(isinstance(c, str) and re.fullmatch(r"[A-Z]{2}", c) for c in v):
+            raise ValueError("markets are ISO 3166 alpha-2 codes in capitals, such as CN, HK, MO")
+        return v
+
+
 class DateFigure(_Sourced):
     value: str | None
 
