@@ -101,6 +101,21 @@ def test_a_multi_node_job_needs_a_fabric(catalog):
     assert not fit.carries and "publishes no fabric" in fit.reason
 
 
+def test_published_fabrics_carry_multi_node_jobs_and_single_gpu_vms_do_not(catalog):
+    """The providers' own network specifications: Azure's ND A100 v4 reservations give each GPU a
+    200 Gb/s HDR InfiniBand port, AWS's p4de four 100 Gb/s EFA ports per 8 GPUs; a 1-GPU g6e.xlarge
+    has no EFA (general network only) and a Nebius H100 VM names InfiniBand without its rate."""
+    nd_1y = offer(catalog, "a100-80gb-sxm", "Azure ND96amsr A100 v4 (8x A100 80GB) 1-year")
+    fit = fabric_fit(nd_1y, 64)
+    assert fit.carries and (fit.nodes, fit.kind, fit.gbps_per_gpu) == (8, "infiniband", 200)
+    fit = fabric_fit(offer(catalog, "a100-80gb-sxm", "AWS p4de.24xlarge (8x"), 16)
+    assert fit.carries and (fit.kind, fit.gbps_per_gpu) == ("ethernet", 50)
+    g6e = offer(catalog, "l40s", "AWS g6e.xlarge (1x")
+    assert fabric_fit(g6e, 1).carries and not fabric_fit(g6e, 2).carries
+    nebius = fabric_fit(offer(catalog, "h100-sxm", "Nebius (8x"), 32)
+    assert nebius.carries and nebius.kind == "infiniband" and nebius.gbps_per_gpu is None
+
+
 def test_above_the_largest_order_a_quote_is_needed_at_the_rate_assumed(catalog, tmp_path):
     block = offer(catalog, "h100-sxm", "AWS EC2 Capacity Blocks")
     assert order_fit(block, 512).within
