@@ -164,7 +164,8 @@ def storage_need(econ: Economics, params: float, tokens: float) -> StorageNeed:
     kept, price = _figure(st, "checkpoints_kept"), _figure(st, "flash_usd_per_tb")
     figs = [f for f in (per_token, per_param, kept, price) if f is not None]
     dataset = tokens * float(per_token.value or 0.0) / TB if per_token else 0.0
-    ckpt = params * float(per_param.value or 0.0) * float(kept.value or 1.0) / TB if per_param else 0.0
+    ckpt = (params * float(per_param.value or 0.0) * float(kept.value if kept and kept.value else 1.0) / TB
+            if per_param else 0.0)
     tb = dataset + ckpt
     usd = tb * float(price.value or 0.0) if price else None
     note = (f"dataset {tokens:.3g} tokens x {per_token.value if per_token else '?'} B = {dataset:,.1f} TB; "
@@ -232,7 +233,7 @@ def bill_lines(catalog: Catalog, order: PurchaseOrder, costs: Costs) -> list[dic
         price = _figure(econ.storage, "flash_usd_per_tb")
         out.append(line(f"flash storage, {order.storage_tb:,.1f} TB", order.storage_tb, price.value if price else None,
                         "upfront", price.source if price else [], price.confidence if price else "low",
-                        price.note if price else "no sourced $/TB"))
+                        (price.note or "") if price else "no sourced $/TB"))
         hardware += order.storage_tb * float(price.value or 0.0) if price else 0.0
     k = bought_gpu_coefficients(catalog, order.gpu_id, order.region, costs, overhead, order.recoverable_tax)
     out.append(line(f"tax on hardware ({order.region})", hardware, k.tax.cost_rate, "upfront", k.tax.source,

@@ -209,13 +209,13 @@ def _billed_hours(offer: RentalOffer, kind: str, wall: float) -> tuple[float, li
             notes.append(f"{kind}: committed for {billed / HOURS_PER_YEAR:g} year(s) though the job runs "
                          f"{wall / 24:.1f} days")
         return billed, notes
-    step = offer.billing_hours or (offer.term_hours if kind in TERM_HOURS else None)
+    step: float | None = offer.billing_hours or (offer.term_hours if kind in TERM_HOURS else None)
     billed = math.ceil(wall / step - 1e-9) * step if step else wall
-    term = offer.term_hours
-    if term is not None and billed < term:
-        notes.append(f"{kind} at {offer.provider}: the minimum term of {term / 24:g} days is paid though the job "
+    min_term = offer.term_hours
+    if min_term is not None and billed < min_term:
+        notes.append(f"{kind} at {offer.provider}: the minimum term of {min_term / 24:g} days is paid though the job "
                      f"runs {wall / 24:.1f} days")
-        billed = term
+        billed = min_term
     return billed, notes
 
 
