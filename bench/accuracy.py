@@ -103,7 +103,8 @@ def gpu_of(row: dict, catalog, p):
         return gpu
     v = (p.calibration_variants or {})[name]
     scale = float(v.get("compute_scale", 1.0))
-    tensor = {k: f.model_copy(update={"value": f.value * scale}) for k, f in gpu.tensor_tflops.items()}
+    tensor = {k: f.model_copy(update={"value": f.value * scale}) if f.value is not None else f
+              for k, f in gpu.tensor_tflops.items()}
     update = {"tensor_tflops": tensor}
     if v.get("memory_bandwidth_gbps"):
         update["memory_bandwidth_gbps"] = gpu.memory_bandwidth_gbps.model_copy(

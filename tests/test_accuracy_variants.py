@@ -29,7 +29,8 @@ def _by_hand(catalog, scale: float, bandwidth: float):
     """The variant built here from its stated figures: the catalog H100 SXM with every dense tensor
     rate times `scale` and the memory bandwidth the torchtitan pages state."""
     sxm = catalog.gpus["h100-sxm"]
-    tensor = {k: f.model_copy(update={"value": f.value * scale}) for k, f in sxm.tensor_tflops.items()}
+    tensor = {k: f.model_copy(update={"value": f.value * scale}) if f.value is not None else f   # (fp4: lacked)
+              for k, f in sxm.tensor_tflops.items()}
     return sxm.model_copy(update={"tensor_tflops": tensor, "memory_bandwidth_gbps":
                                   sxm.memory_bandwidth_gbps.model_copy(update={"value": bandwidth})})
 

@@ -4,6 +4,7 @@ the layers below it, and present/ never reaches the solver, the estimators or th
 from __future__ import annotations
 
 import ast
+import sys
 from pathlib import Path
 
 import pytest
@@ -97,3 +98,50 @@ def test_the_layer_checker_catches_an_upward_import(tmp_path):
     assert layer_of("advisor.contract.facts") < layer_of("advisor.solve.constraints")
     with pytest.raises(AssertionError, match="in no layer"):
         layer_of("advisor.nowhere")
+
+
+def all_imports(path: Path) -> set[str]:
+    """Every `advisor...` module a file imports, inside functions and `if TYPE_CHECKING:` too."""
+    out = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("advisor."):
+            out.add(node.module)
+        elif isinstance(node, ast.Import):
+            out |= {a.name for a in node.names if a.name.startswith("advisor.")}
+    return out
+
+
+def import_cycles(package: str) -> list[list[str]]:
+    """Every cycle among the modules of `package`, imports inside functions and type-checking
+    blocks included (issue 28: the catalog's modules import one way)."""
+    mods = {module_name(p): p for p in MODULES if module_name(p).startswith(package + ".")}
+    graph = {m: sorted({t for t in all_imports(p) if t in mods and t != m}) for m, p in mods.items()}
+    cycles, state = [], {}
+
+    def visit(m: str, stack: list[str]) -> None:
+        state[m] = "open"
+        for t in graph[m]:
+            if state.get(t) == "open":
+                cycles.append(stack[stack.index(t):] + [t])
+            elif t not in state:
+                visit(t, stack + [t])
+        state[m] = "done"
+
+    for m in sorted(graph):
+        if m not in state:
+            visit(m, [m])
+    return cycles
+
+
+@pytest.mark.parametrize("package", ["advisor.data", "advisor.economics"])
+def test_the_data_and_economics_modules_import_one_way(package):
+    assert import_cycles(package) == []
+
+
+def test_the_cycle_finder_finds_a_cycle(monkeypatch):
+    """The check itself can fail: a module that imports its importer is a cycle."""
+    fake = {"advisor.data.a": {"advisor.data.b"}, "advisor.data.b": {"advisor.data.a"}}
+    paths = [Path("advisor/data/a.py"), Path("advisor/data/b.py")]
+    monkeypatch.setattr(sys.modules[__name__], "MODULES", [PACKAGE.parent / p for p in paths])
+    monkeypatch.setattr(sys.modules[__name__], "all_imports", lambda p: fake[module_name(p)])
+    assert import_cycles("advisor.data") == [["advisor.data.a", "advisor.data.b", "advisor.data.a"]]

@@ -16,6 +16,7 @@ DESIGN_IDS = ["rtx-3090", "rtx-4090", "rtx-4090d", "rtx-5090", "rtx-a6000", "rtx
               "v100-32gb-sxm2", "a100-40gb-sxm", "a100-80gb-sxm", "a100-80gb-pcie", "a800-80gb-sxm", "h100-sxm",
               "h100-pcie", "h100-nvl", "h800-sxm", "h20", "h200-sxm", "b200", "mi250x", "mi300x", "mi325x", "gaudi2",
               "gaudi3", "rx-7900-xtx"]
+CHINA_MARKET_IDS = ["ascend-910b", "ascend-910c"]  # issue 29 item 7: what a buyer in China can get
 BITS = {"bf16": 16, "fp16": 16, "fp16_fp16acc": 16, "fp8": 8, "fp8_fp16acc": 8, "int8": 8, "fp4": 4}
 
 
@@ -34,8 +35,8 @@ def _sourced(node, path=""):
 
 # ----------------------------------------------------------------------------- coverage and sources
 
-def test_all_28_design_ids_and_nothing_else(catalog):
-    assert sorted(catalog.gpus) == sorted(DESIGN_IDS)
+def test_the_28_design_ids_and_the_china_market_parts_and_nothing_else(catalog):
+    assert sorted(catalog.gpus) == sorted(DESIGN_IDS + CHINA_MARKET_IDS)
 
 
 def test_every_cited_source_resolves_to_a_url_or_a_documented_kind(catalog):
@@ -204,7 +205,7 @@ def test_override_price_replaces_the_whole_record(write):
 def test_override_lists_replace(write):
     path = write("gpus:\n  - id: h100-sxm\n    prices:\n      rent:\n"
                  "        - {provider: ACME, usd_per_gpu_hour: 1.25, as_of: '2026-11-01', pricing: on_demand,"
-                 " source: [acme]}\n"
+                 " source: [acme], gpus_per_node: 8, fabric: {kind: none, source: [acme]}, tier: neocloud}\n"
                  "sources:\n  acme: {url: 'https://example.com/acme', title: ACME price list, kind: primary}\n", "rent.yaml")
     c = load_catalog(path)
     assert [o.provider for o in c.gpus["h100-sxm"].prices.rent] == ["ACME"]
@@ -218,7 +219,7 @@ def test_override_adds_a_gpu_and_a_server(write, catalog):
     server.update(id="our-hgx", compatible_gpus=["h100-sxm-custom"])
     path = write(json.dumps({"gpus": [entry], "servers": [server]}), "add.yaml")
     c = load_catalog(path)
-    assert "h100-sxm-custom" in c.gpus and len(c.gpus) == 29
+    assert "h100-sxm-custom" in c.gpus and len(c.gpus) == 31
     assert [x.id for x in c.servers_for("h100-sxm-custom", "datacenter")] == ["our-hgx"]
 
 
@@ -310,7 +311,7 @@ def test_catalog_list_table_and_json(run):
     assert "STALE" in out and "rent only" in out and "hgx-h100-8gpu" in out
     code, out, _ = run("catalog", "list", "--format", "json", "--as-of", AS_OF)
     data = json.loads(out)
-    assert code == 0 and len(data["gpus"]) == 28 and data["servers"]
+    assert code == 0 and len(data["gpus"]) == 30 and data["servers"]
     h100 = next(g for g in data["gpus"] if g["id"] == "h100-sxm")
     # ages by hand from AS_OF = 2026-12-01: 2026-06 -> 6 months; 2020-09-02 -> 6 * 12 + 3 = 75 months
     assert h100["purchase"] == {"usd": 30000, "as_of": "2026-06", "age_months": 6, "stale": False}
@@ -367,9 +368,9 @@ def test_catalog_show_honours_override(run, write):
 
 def test_catalog_validate_builtin(run):
     code, out, _ = run("catalog", "validate")
-    assert code == 0 and "built-in catalog: valid" in out and "28 GPUs" in out
+    assert code == 0 and "built-in catalog: valid" in out and "30 GPUs" in out
     code, out, _ = run("catalog", "validate", "--format", "json")
-    assert code == 0 and json.loads(out)["gpus"] == 28
+    assert code == 0 and json.loads(out)["gpus"] == 30
 
 
 def test_catalog_validate_file(run, write):

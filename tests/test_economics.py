@@ -30,10 +30,14 @@ gpus:
     prices:
       purchase: {usd: 20000, as_of: "2026-06", source: [test_quote]}
       rent:
-        - {provider: "Test on-demand", usd_per_gpu_hour: 4.0, as_of: "2026-06", pricing: on_demand, gpus_per_node: 8}
-        - {provider: "Test 3-year", usd_per_gpu_hour: 1.0, as_of: "2026-06", pricing: reserved_3y, gpus_per_node: 8}
-        - {provider: "Test 1-year", usd_per_gpu_hour: 2.0, as_of: "2026-06", pricing: reserved_1y, gpus_per_node: 8}
+        - {provider: "Test on-demand", usd_per_gpu_hour: 4.0, as_of: "2026-06", pricing: on_demand, gpus_per_node: 8,
+           fabric: {kind: infiniband, gbps_per_gpu: 400, source: [test_quote]}, tier: neocloud}
+        - {provider: "Test 3-year", usd_per_gpu_hour: 1.0, as_of: "2026-06", pricing: reserved_3y, gpus_per_node: 8,
+           fabric: {kind: infiniband, gbps_per_gpu: 400, source: [test_quote]}, tier: neocloud}
+        - {provider: "Test 1-year", usd_per_gpu_hour: 2.0, as_of: "2026-06", pricing: reserved_1y, gpus_per_node: 8,
+           fabric: {kind: infiniband, gbps_per_gpu: 400, source: [test_quote]}, tier: neocloud}
         - {provider: "Test spot", usd_per_gpu_hour: 1.5, as_of: "2026-06", pricing: spot, gpus_per_node: 8,
+           fabric: {kind: infiniband, gbps_per_gpu: 400, source: [test_quote]}, tier: neocloud,
            interruption: {rate_low: 0.15, rate_high: 0.25, period_days: 30, confidence: medium, source: [test_quote]}}
 servers:
   - id: hgx-h100-8gpu
@@ -46,6 +50,7 @@ HORIZON_MONTHS = 30       # 2.5 years
 GPU_USD, SERVER_USD = 20_000, 100_000
 GPU_KW, SERVER_KW = 0.700, 4.600
 PUE, KWH, HOST = 1.5, 0.10, 150.0
+M0, M36, SPREAD = 0.72, 0.50, 0.15   # Hopper used-market price at 0 and 3.6 years; the dealer's spread
 
 
 def sf(years: float) -> float:
@@ -77,15 +82,16 @@ def tps(quotes):
 def test_the_stated_inputs_are_the_catalogs(quotes):
     h100, hgx = quotes.gpus["h100-sxm"], quotes.servers["hgx-h100-8gpu"]
     assert h100.tdp_w.value == GPU_KW * 1000 and hgx.power_overhead_w.value == SERVER_KW * 1000
-    pts = {p.years: p.fraction for p in quotes.economics.residual_value["hopper"].points}
-    assert pts[2] == 0.60 and pts[3] == 0.46
+    pts = {p.years: p.conservative for p in quotes.economics.residual_value["hopper"].points}
+    assert pts == {0: M0, 3.6: M36}      # the used-market curve (issue 29): 0.72 new-but-used, 0.50 at 3.6 years
+    assert quotes.economics.used_market_discount.value == SPREAD
     terms = quotes.economics.rental_terms
     assert terms["checkpoint_interval_hours"].value == 1 and terms["restart_hours"].value == 0.25
 
 
 def test_buy_with_resale_and_discounting_against_a_3_year_reservation(quotes, tps):
     hours = 30 * 24.0                        # a 30-day job on 8 H100s
-    frac = 0.60 + (0.46 - 0.60) * 0.5        # hopper curve at 2.5 years
+    frac = M0 * (M36 / M0) ** (2.5 / 3.6) * (1 - SPREAD)   # hopper curve at 2.5 years, less the dealer's spread
     buy = (8 * GPU_USD - 8 * GPU_USD * frac * (1 + R) ** -2.5 + SERVER_USD
            + (8 * GPU_KW + SERVER_KW) * HOST * HORIZON_MONTHS * sf(2.5)
            + 8 * hours * (GPU_KW + SERVER_KW / 8) * PUE * KWH * sf(hours / 8760))
@@ -137,11 +143,13 @@ def test_capacity_block_bills_whole_days_and_is_paid_up_front(catalog):
     assert cost.nominal_usd == pytest.approx(8 * 48 * offer.usd_per_gpu_hour) and cost.pv_usd == cost.nominal_usd
 
 
-def test_eight_h100_for_two_years_of_work_are_bought_and_break_even_is_printed(catalog):
+def test_eight_h100_for_thirty_months_of_work_are_bought_and_break_even_is_printed(catalog):
     rate = advisor.estimate(model="gpt2-350m", gpu="h100-sxm", count=8)["tokens_per_s"]
-    doc = {"deployment": {"context": "datacenter", "ownership": "any", "horizon_months": 24},
-           # two years of work, planned at the P80 time with goodput losses: the job fills ~85% of the horizon
-           "model": "gpt2-350m", "tokens": rate * 730 * 86400 * 0.85, "gpus": {"count": 8, "allow": ["h100-sxm"]}}
+    # against on-demand renting (a cluster contract at the market's average rate is cheaper than buying);
+    # with the used-market resale curve and the dealer's spread (issue 29) two years are a tie, 30 months are not
+    doc = {"deployment": {"context": "datacenter", "ownership": "any", "horizon_months": 30, "rent_kinds": ["on_demand"]},
+           # 30 months of work, planned at the P80 time with goodput losses: the job fills ~85% of the horizon
+           "model": "gpt2-350m", "tokens": rate * 730 * 3600 * 30 * 0.85, "gpus": {"count": 8, "allow": ["h100-sxm"]}}
     p = plan(parse_workload(doc), catalog=catalog, as_of=AS_OF, explain=False)
     assert [(i["gpu"], i["ownership"]) for i in p["purchase"]] == [("h100-sxm", "buy")]
     (be,) = p["break_even_months"]
@@ -154,7 +162,7 @@ def test_break_even_without_resale_is_the_hand_worked_payback(catalog):
     rent saved: U / (R - O) months, U the GPUs and servers, R the monthly rent of as many GPUs, O the
     hosting and full-power electricity per month (the job's energy per GPU-hour x 730 h x 8 GPUs)."""
     rate = advisor.estimate(model="gpt2-350m", gpu="h100-sxm", count=8)["tokens_per_s"]
-    doc = {"deployment": {"context": "datacenter", "ownership": "any", "horizon_months": 24},
+    doc = {"deployment": {"context": "datacenter", "ownership": "any", "horizon_months": 24, "rent_kinds": ["on_demand"]},
            "finance": {"discount_rate": 0},
            "model": "gpt2-350m", "tokens": rate * 730 * 86400 * 0.85, "gpus": {"count": 8, "allow": ["h100-sxm"]}}
     p = plan(parse_workload(doc), catalog=catalog, as_of=AS_OF, explain=False)
@@ -228,9 +236,10 @@ def test_utilization_charges_energy_over_the_horizon(quotes, tps):
 
 
 def test_residual_interpolation_discounting_and_depreciation(catalog):
-    assert residual(catalog, "h100-sxm", 1.5).fraction == pytest.approx((0.78 + 0.60) / 2)
-    assert residual(catalog, "h100-sxm", 5.0).fraction == pytest.approx(0.35 - 0.11)      # last segment extended
-    assert residual(catalog, "rtx-4090", 3.0).fraction == 0.0 and residual(catalog, "rtx-4090", 3.0).curve is None
+    # log-linear between the points, the last segment's rate continued past 3.6 years, less the spread
+    assert residual(catalog, "h100-sxm", 1.5).fraction == pytest.approx(M0 * (M36 / M0) ** (1.5 / 3.6) * (1 - SPREAD))
+    assert residual(catalog, "h100-sxm", 5.0).fraction == pytest.approx(M0 * (M36 / M0) ** (5.0 / 3.6) * (1 - SPREAD))
+    assert residual(catalog, "h100-sxm", 0.0).fraction == pytest.approx(M0 * (1 - SPREAD))
     assert discount(2.0, 0.1) == pytest.approx(1 / 1.21) and stream_factor(0.0, 0.1) == 1.0
     sched = depreciation_schedule(100_000, 5, 2.5)
     assert [round(y["depreciation_usd"]) for y in sched] == [20_000, 20_000, 10_000]

@@ -16,11 +16,14 @@ def test_office_buys_rtx_4090(example_plan):
     assert [(p["gpu"], p["count"], p["ownership"]) for p in plan["purchase"]] == [("rtx-4090", 1, "buy")]
     assert plan["jobs"][0]["gpu"] == "rtx-4090"
     assert plan["jobs"][0]["wall_days"] <= 7
-    # the card goes into a workstation: the catalog's card price + the host + a few dollars of electricity
+    # the card goes into a workstation: the catalog's card price + the host, less the card's discounted
+    # resale (the Ada used-market curve, issue 29), + a few dollars of electricity
     c = load_catalog()
     card, host = c.gpus["rtx-4090"].purchase_usd, c.servers["workstation-4x-pcie"].purchase.usd
     assert [(s["server"], s["count"]) for s in plan["servers"]] == [("workstation-4x-pcie", 1)]
-    assert card + host <= plan["total_cost_usd"] <= card + host + 50
+    resale = plan["cost_breakdown_pv"]["residual_usd"]
+    assert -card < resale < 0
+    assert card + host + resale <= plan["total_cost_usd"] <= card + host + resale + 50
     rejected = {r["gpu"]: r for r in plan["rejected"]}
     # SXM modules are sold on HGX boards that only datacenters host, so neither can be bought here
     for gid in ("a100-80gb-sxm", "h100-sxm"):
@@ -70,9 +73,8 @@ def test_same_input_gives_identical_bytes(run):
 def test_stale_price_is_flagged(example_plan):
     _, plan = example_plan("article-office")
     assert any(w.get("code") == "stale-price" and "RTX 4090" in w["message"] for w in plan["warnings"])
-    # the workstation's price (2019) is as old, and a price too
-    assert any(w.get("code") == "stale-price" and "workstation" in w["message"].lower()
-               and "2019-01-31" in w["message"] for w in plan["warnings"])
+    # the workstation's price is current (2026, issue 29; it was a 2019 estimate): not flagged
+    assert not any(w.get("code") == "stale-price" and "workstation" in w["message"].lower() for w in plan["warnings"])
 
 
 def test_infeasible_workload_exits_3_with_diagnosis(run, write):

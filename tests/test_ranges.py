@@ -113,7 +113,11 @@ def test_speed_factor_scales_time_and_rent(catalog, rules):
     assert (c1.gpu, c1.count) == (c0.gpu, c0.count)
     assert c1.hours == pytest.approx(2 * c0.hours)
     rate = problem.rent_rate[c0.gpu]
-    assert slow.cost_breakdown["rental_usd"] == pytest.approx(c0.count * 2 * c0.hours * rate, rel=1e-9)
+    # the job billed as the offer sells it (issue 29: whole nodes, in its billing steps), twice
+    step = c0.offer.offer.billing_hours if c0.offer and c0.offer.offer.billing_hours else None
+    hours = math.ceil(c0.hours / step - 1e-9) * step if step else c0.hours
+    gpus = c0.billed_gpus or c0.count
+    assert slow.cost_breakdown["rental_usd"] == pytest.approx(gpus * 2 * hours * rate, rel=1e-9)
 
 
 def test_reused_model_agrees_with_full_solves(catalog, rules):

@@ -7,13 +7,16 @@ and checks that every `source` id resolves to a URL. Unknown figures stay `null`
 nothing is guessed. `Catalog.servers_for(gpu, context)` says which servers a bought GPU goes into.
 
 This module is the public face (load_catalog, and the Catalog and GPU types it returns); the code
-lives by concern in catalog_figures (sourced figures, dates), catalog_prices (purchases, rental
-offers), catalog_parts (GPUs, servers, presets, sources, assumptions, the Catalog and its queries)
-and catalog_load (shipped files, overrides, checks): import anything else from there.
+lives by concern, each module importing only those before it: catalog_figures (sourced figures,
+dates), source_grades (source kinds and the tertiary-price check), catalog_prices (purchases,
+rental offers), catalog_entries (GPUs, servers, presets, sources, assumptions), catalog_model (the
+Catalog, its queries and its as-of view), overrides (a --catalog file's quote records) and
+catalog_load (shipped files, overrides, checks). Import anything else from there.
 """
 from __future__ import annotations
 
 from advisor.data.catalog_load import load_catalog
-from advisor.data.catalog_parts import GPU, Catalog
+from advisor.data.catalog_entries import GPU
+from advisor.data.catalog_model import Catalog
 
 __all__ = ["GPU", "Catalog", "load_catalog"]

@@ -23,6 +23,7 @@ def parse_as_of(text: str | None) -> dt.date | None:
     return dt.date(parts[0], parts[1], parts[2])
 
 
+Confidence = Literal["high", "medium", "low"]
 STALE_MONTHS = 18   # a price older than this, against the as-of date, is flagged
 
 
@@ -65,6 +66,27 @@ class Figure(_Sourced):
     value: float | None = Field(ge=0, le=MAX_FIGURE)
 
 
+class TensorFigure(Figure):
+    """A dense tensor rate at one precision. `supported: false` (with `value: null`, a note and a
+    source) says the part lacks the format, so no job is planned at it; `value: null` alone says
+    only that no source gives the rate (the format may exist: `supported: true`)."""
+
+    supported: bool | None = None
+
+    @model_validator(mode="after")
+    def _supported(self) -> TensorFigure:
+        if self.value is not None and self.supported is False:
+            raise ValueError("a rate is given, so the format is not unsupported (supported: false needs value: null)")
+        if self.supported is False and not self.source:
+            raise ValueError("supported: false must cite the source that shows the part lacks the format")
+        return self
+
+    @property
+    def has(self) -> bool | None:
+        """True: the part has the format; False: it lacks it; None: not known."""
+        return True if self.value is not None else self.supported
+
+
 class FlagFigure(_Sourced):
     value: bool | None
 
@@ -74,6 +96,20 @@ class CoolingFigure(_Sourced):
     airflow), active (its own fans) or liquid (needs a facility with liquid cooling)."""
 
     value: Literal["passive", "active", "liquid"] | None
+
+
+class MarketsFigure(_Sourced):
+    """Where a market-specific part is sold, as ISO 3166 alpha-2 codes (the China-market SKUs:
+    CN, HK, MO); absent or null on a part sold worldwide."""
+
+    value: list[str] | None = Field(default=None, min_length=1)
+
+    @field_validator("value")
+    @classmethod
+    def _codes(cls, v: list[str] | None) -> list[str] | None:
+        if v is not None and not all(isinstance(c, str) and re.fullmatch(r"[A-Z]{2}", c) for c in v):
+            raise ValueError("markets are ISO 3166 alpha-2 codes in capitals, such as CN, HK, MO")
+        return v
 
 
 class DateFigure(_Sourced):
@@ -88,4 +124,34 @@ def positive_figure(fig: Figure) -> Figure:
     return fig
 
 
-Confidence = Literal["high", "medium", "low"]
+
+class LeadTimeFigure(Strict):
+    """How long from order to working hardware (a purchase: delivery; a rental: provisioning), in
+    days, with the band the source gives. `days: null` is an explicit unknown: a note says why (and
+    `source` may name where it was looked for). A known time is dated, sourced and graded."""
+
+    days: float | None = Field(ge=0, le=3660)
+    low_days: float | None = Field(default=None, ge=0, le=3660)
+    high_days: float | None = Field(default=None, ge=0, le=3660)
+    as_of: str | None = None
+    confidence: Confidence | None = None
+    source: list[str] = []
+    note: str | None = None
+
+    _v = field_validator("as_of")(check_date)
+
+    @model_validator(mode="after")
+    def _sourced(self) -> LeadTimeFigure:
+        if self.days is None:
+            if not self.note:
+                raise ValueError("days is null (unknown), so a note must say why")
+            return self
+        missing = [name for name, v in (("as_of", self.as_of), ("confidence", self.confidence)) if v is None]
+        if missing or not self.source:
+            raise ValueError(f"a known lead time needs as_of, confidence and a source (missing: "
+                             f"{', '.join(missing + ([] if self.source else ['source']))})")
+        low = self.low_days if self.low_days is not None else self.days
+        high = self.high_days if self.high_days is not None else self.days
+        if not low <= self.days <= high:
+            raise ValueError(f"days {self.days:g} must lie within low_days..high_days ({low:g}..{high:g})")
+        return self

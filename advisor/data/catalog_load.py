@@ -14,17 +14,12 @@ from typing import Any
 from pydantic import ValidationError
 
 from advisor.data.bounds import check_catalog, check_sizes
-from advisor.data.catalog_parts import (
-    GPU,
-    Assumption,
-    Catalog,
-    ModelAlias,
-    ModelPreset,
-    Server,
-    Source,
-)
+from advisor.data.catalog_entries import GPU, Assumption, ModelAlias, ModelPreset, Server, Source
+from advisor.data.catalog_model import Catalog
 from advisor.data.economics import Economics
+from advisor.data.overrides import normalize_override, replace_price_records
 from advisor.data.resources import data_dir
+from advisor.data.source_grades import check_price_sources
 from advisor.errors import InputError, describe, first_error, loc_text, show, suggest
 from advisor.inputs.loader import load_yaml_file
 
@@ -80,8 +75,6 @@ def _merge_document(raw: Raw, doc: Any, name: str, builtin: bool = False) -> Non
             raise InputError(f"{name}: unknown top-level key {key!r}{suggest(str(key), allowed)}; "
                              f"allowed: {', '.join(sorted(allowed))}", file=name, field=str(key))
     if not builtin:
-        from advisor.data.market import normalize_override
-
         doc = normalize_override(doc, name)
     for key in _LISTS:
         section = doc.get(key) or []
@@ -96,8 +89,6 @@ def _merge_document(raw: Raw, doc: Any, name: str, builtin: bool = False) -> Non
                 raise InputError(f"{name}: {key}[{entry_index}]: {item_id!r} is listed twice; merge the two entries",
                                  file=name, field=f"{key}[{entry_index}]")
             if item_id in raw[key] and not builtin:
-                from advisor.data.market import replace_price_records
-
                 raw[key][item_id] = replace_price_records(_deep_merge(raw[key][item_id], entry), entry)
             else:
                 raw[key][item_id] = copy.deepcopy(entry)
@@ -155,8 +146,6 @@ def _validate(raw: Raw, name: str) -> Catalog:
                 if sid not in sections["sources"]:
                     raise InputError(f"{name}: {path} cites source {sid!r}, which is not in the sources table"
                                      f"{suggest(str(sid), sections['sources'])}", file=name, field=path)
-    from advisor.data.market import check_price_sources
-
     check_price_sources(sections, name)
     economics = None
     if raw.get("economics") is not None:
@@ -172,6 +161,7 @@ def _validate(raw: Raw, name: str) -> Catalog:
                 raise InputError(f"{name}: {path} cites source {sid!r}, which is not in the sources table"
                                  f"{suggest(str(sid), sections['sources'])}", file=name, field=path)
     _check_estimator(raw["estimator"], name)
+    check_lead_times(sections, name)
     check_catalog(sections, name)
     digest = hashlib.sha256(json.dumps(raw, sort_keys=True, default=str).encode()).hexdigest()[:16]
     return Catalog(digest=digest, estimator=raw["estimator"], economics=economics, gpus=sections["gpus"],
@@ -190,6 +180,18 @@ def _check_aliases(sections: dict[str, dict[str, Any]], name: str) -> None:
         if entry.model not in models:
             raise InputError(f"{name}: {where}.model: unknown model preset {entry.model!r}{suggest(entry.model, models)}",
                              file=name, field=f"{where}.model")
+
+
+def check_lead_times(sections: dict[str, dict[str, Any]], name: str) -> None:
+    """Every purchase (a GPU or a server with a price) says how long it takes to arrive: a sourced,
+    dated lead time, or `days: null` with a note saying it is unknown. Refused otherwise (exit 2)."""
+    for key, label in (("gpus", "GPU"), ("servers", "server")):
+        for item_id, entry in sorted(sections[key].items()):
+            price = entry.prices.purchase if key == "gpus" else entry.purchase
+            if price is not None and price.usd is not None and entry.lead_time is None:
+                raise InputError(f"{name}: {label} {item_id!r}, field lead_time: a part with a purchase price needs its "
+                                 "lead time, {days: N, as_of: YYYY-MM, confidence: high|medium|low, source: [id]}, or "
+                                 "{days: null, note: why it is unknown}", file=name, field=f"{key}[{item_id}].lead_time")
 
 
 def _check_estimator(values: dict[str, Any], name: str) -> None:

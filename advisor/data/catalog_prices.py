@@ -1,15 +1,22 @@
-"""What a GPU or a server costs: purchase records (dated, graded, new or used) and rental offers of
-every kind (on demand, reserved, spot with its interruption band, ...), each sourced."""
+"""What a GPU or a server costs: purchase records (dated, graded, new or used) and rental offers as
+the products providers sell (node size, fabric, largest order, term, billing step, kind, provider
+tier, provisioning time; spot with its interruption band), each sourced."""
 from __future__ import annotations
 
 from typing import Any, Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from advisor.data.catalog_figures import MAX_USD, Confidence, check_date
+from advisor.data.catalog_figures import MAX_USD, Confidence, LeadTimeFigure, check_date
 from advisor.inputs.strict import Strict
 
 _RENT_ALIASES = {"interruptible": "spot", "reserved": "reserved_1y"}   # names used before issue 14
+RENT_KINDS = ("on_demand", "reserved_1y", "reserved_3y", "capacity_block", "cluster_term", "spot", "marketplace",
+              "serverless")
+FABRICS = ("infiniband", "roce", "ethernet", "none")
+TIERS = ("hyperscaler", "neocloud", "marketplace")
+HOURS_PER_YEAR = 8760.0
+TERM_HOURS = {"reserved_1y": HOURS_PER_YEAR, "reserved_3y": 3 * HOURS_PER_YEAR}   # a reservation's term
 
 
 class Purchase(Strict):
@@ -62,24 +69,69 @@ class Interruption(Strict):
     _v = field_validator("as_of")(check_date)
 
 
+class Fabric(Strict):
+    """How an offer's nodes are joined for collective traffic between nodes: `kind` infiniband,
+    roce (RDMA over Converged Ethernet), ethernet (including AWS EFA, RDMA-capable Ethernet) or
+    none (nodes share only a general network, e.g. pods at 100 Mb/s), and the line rate per GPU in
+    Gb/s each way (one 400 Gb/s NDR port per GPU = 400). `kind: null` is an explicit unknown (the
+    provider does not publish it): a note says so, and no multi-node job is planned on it."""
+
+    kind: Literal["infiniband", "roce", "ethernet", "none"] | None
+    gbps_per_gpu: float | None = Field(default=None, gt=0, le=100_000)
+    source: list[str] = []
+    note: str | None = None
+
+    @model_validator(mode="after")
+    def _sourced(self) -> Fabric:
+        if self.kind is None and not self.note:
+            raise ValueError("kind is null (not published), so a note must say where it was looked for")
+        if self.kind is not None and not self.source:
+            raise ValueError(f"a fabric of kind {self.kind} must cite at least one source id")
+        if self.gbps_per_gpu is not None and self.kind in (None, "none"):
+            raise ValueError("gbps_per_gpu belongs to a fabric of kind infiniband, roce or ethernet")
+        return self
+
+    @property
+    def joins_nodes(self) -> bool:
+        """Whether it is a network for collective traffic whose bandwidth is published."""
+        return self.kind in ("infiniband", "roce", "ethernet") and self.gbps_per_gpu is not None
+
+
 class RentalOffer(Strict):
-    """One provider's price for a GPU-hour, of one kind (`pricing`). An undated listing (`as_of:
-    null`, with a note) is documentation, never planned on. The smallest rentable block is
-    `gpus_per_node` x `min_nodes`; `billing_hours` is the billing granularity (null: not sourced)."""
+    """One provider's price for a GPU-hour, as the product it is sold as (`pricing` is its kind).
+    An undated listing (`as_of: null`, with a note) is documentation, never planned on.
+
+    A node holds `gpus_per_node` GPUs (null: not published, one assumed, with a note); the smallest
+    block is `min_gpus` (whole nodes x `min_nodes` unless `whole_nodes: false`, a pod rentable by
+    the GPU). `fabric` says how nodes are joined; `max_gpus_per_order` / `max_gpus_per_provider` the
+    largest published order (null: not published). `min_term_hours` is the shortest commitment
+    (a reservation's term by default), paid in full; `billing_hours` the billing step; `paid`
+    upfront, monthly or as_used (default by kind). `tier`: hyperscaler, neocloud or marketplace
+    (community hosts, bid markets), so plans compare GPUs on comparable offers."""
 
     provider: str
     usd_per_gpu_hour: float = Field(gt=0, le=MAX_USD)
     as_of: str | None
-    pricing: Literal["on_demand", "reserved_1y", "reserved_3y", "spot", "capacity_block", "marketplace",
-                     "serverless"]
+    pricing: Literal["on_demand", "reserved_1y", "reserved_3y", "capacity_block", "cluster_term", "spot",
+                     "marketplace", "serverless"]
     confidence: Confidence
     source: list[str] = Field(min_length=1)
     region: str | None = None
-    gpus_per_node: int | None = Field(default=None, ge=1, le=1024)
     min_nodes: int = Field(default=1, ge=1, le=100_000)
+    whole_nodes: bool = True
     billing_hours: float | None = Field(default=None, gt=0, le=8784)
+    min_term_hours: float | None = Field(default=None, gt=0, le=5 * 8784)
+    max_term_hours: float | None = Field(default=None, gt=0, le=5 * 8784)
+    max_gpus_per_order: int | None = Field(default=None, ge=1, le=10_000_000)
+    max_gpus_per_provider: int | None = Field(default=None, ge=1, le=10_000_000)
+    paid: Literal["upfront", "monthly", "as_used"] | None = None
+    provisioning: LeadTimeFigure | None = None
     interruption: Interruption | None = None
     note: str | None = None
+    # required, declared last so that a malformed offer's own mistake is reported before a missing key
+    gpus_per_node: int | None = Field(ge=1, le=1024)
+    fabric: Fabric
+    tier: Literal["hyperscaler", "neocloud", "marketplace"]
 
     _v = field_validator("as_of")(check_date)
 
@@ -94,14 +146,39 @@ class RentalOffer(Strict):
     def _checks(self) -> RentalOffer:
         if self.as_of is None and not self.note:
             raise ValueError("as_of is null, so a note must say why the offer is undated")
+        if self.gpus_per_node is None and not self.note:
+            raise ValueError("gpus_per_node is null (not published), so a note must say so")
         if self.interruption is not None and self.pricing not in ("spot", "marketplace"):
             raise ValueError("only a spot or marketplace offer has an interruption rate")
+        if self.pricing == "cluster_term" and self.min_term_hours is None:
+            raise ValueError("a cluster_term offer needs min_term_hours, its shortest contract")
+        if self.min_term_hours is not None and self.max_term_hours is not None and self.min_term_hours > self.max_term_hours:
+            raise ValueError("min_term_hours must not exceed max_term_hours")
         return self
+
+    @property
+    def node_gpus(self) -> int:
+        """GPUs per node (one when not published)."""
+        return self.gpus_per_node or 1
 
     @property
     def min_gpus(self) -> int:
         """The smallest number of GPUs one can rent at this price."""
-        return (self.gpus_per_node or 1) * self.min_nodes
+        return self.min_nodes if not self.whole_nodes else self.node_gpus * self.min_nodes
+
+    @property
+    def term_hours(self) -> float | None:
+        """The shortest commitment paid in full: the offer's own, else a reservation's term."""
+        return self.min_term_hours if self.min_term_hours is not None else TERM_HOURS.get(self.pricing)
+
+    @property
+    def payment(self) -> str:
+        """When the rent is paid: the offer's own `paid`, else by kind (capacity blocks and cluster
+        contracts up front, reservations monthly, the rest as used)."""
+        if self.paid is not None:
+            return self.paid
+        return {"capacity_block": "upfront", "cluster_term": "upfront", "reserved_1y": "monthly",
+                "reserved_3y": "monthly"}.get(self.pricing, "as_used")
 
 
 class EndOfLife(Strict):

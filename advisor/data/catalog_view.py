@@ -200,8 +200,7 @@ def unknown_figures(catalog: Catalog) -> list[dict]:
 
 def summary(catalog: Catalog, name: str) -> dict:
     """`catalog validate`: what was checked, in numbers (sources by kind, prices by confidence)."""
-    from advisor.data.catalog_parts import SOURCE_KINDS
-    from advisor.data.market import price_records, tertiary_only
+    from advisor.data.source_grades import SOURCE_KINDS, price_records, tertiary_only
 
     figures = list(_entry_figures(catalog))
     prices = [rec for _, rec in price_records({"gpus": catalog.gpus, "servers": catalog.servers})]

@@ -2,7 +2,9 @@
 
     {field: gpu.brand, in: [geforce, titan]}        equals | in | not_in | gte | lte | gt | lt
     {all: [cond, ...]}   {any: [cond, ...]}          combine
-    in/not_in also take {list: NAME}, a named list from a rules file's `lists:` section.
+    in/not_in also take {list: NAME}, a named list from a rules file's `lists:` section, or
+    {field: NAME}, a list the context holds (`{field: deployment.region, not_in: {field: gpu.markets}}`;
+    an unknown list makes the comparison false, as any unknown value).
 
 A condition is a `Comparison`, an `AllOf` or an `AnyOf`, told apart by its keys. Each refuses, in
 words, anything outside the fixed operators. `gt`/`lt` are the strict forms the regulations need
@@ -38,13 +40,19 @@ class ListRef(Strict):
     list: str
 
 
+class FieldRef(Strict):
+    """`{field: NAME}`: a list the context holds (a catalog GPU's `markets`), compared against."""
+
+    field: str = Field(pattern=r"^[a-z_]+(\.[a-z_0-9]+)+$")
+
+
 class Comparison(Strict):
     """`{field: NAME, OP: VALUE}` with exactly one of the comparison operators."""
 
     field: str
     equals: Any = None
-    in_: list[Any] | ListRef | None = Field(default=None, alias="in")
-    not_in: list[Any] | ListRef | None = None
+    in_: list[Any] | ListRef | FieldRef | None = Field(default=None, alias="in")
+    not_in: list[Any] | ListRef | FieldRef | None = None
     gte: int | float | None = None
     lte: int | float | None = None
     gt: int | float | None = None
@@ -73,8 +81,9 @@ class Comparison(Strict):
         op = next(iter(ops))
         value = data[op]
         if op in ("in", "not_in") and not (isinstance(value, list) or (
-                isinstance(value, dict) and set(value) == {"list"} and isinstance(value["list"], str))):
-            raise ValueError(f"{op}: a list of values or {{list: NAME}}")
+                isinstance(value, dict) and set(value) in ({"list"}, {"field"})
+                and isinstance(next(iter(value.values())), str))):
+            raise ValueError(f"{op}: a list of values, {{list: NAME}} or {{field: NAME}}")
         if op in NUMERIC and (isinstance(value, bool) or not isinstance(value, (int, float))
                               or not math.isfinite(value)):
             raise ValueError(f"{op}: a finite number, got {show(value)}")
@@ -105,7 +114,12 @@ class Comparison(Strict):
                 return False
             return bool(value >= target if op == "gte" else value <= target if op == "lte"
                         else value > target if op == "gt" else value < target)
-        options = lists[target.list] if isinstance(target, ListRef) else target
+        if isinstance(target, FieldRef):
+            options = lookup(context, target.field)
+            if not isinstance(options, (list, tuple)):
+                return False   # an unknown list: the comparison cannot hold
+        else:
+            options = lists[target.list] if isinstance(target, ListRef) else target
         return (value in options) if op == "in" else (value not in options)
 
 
@@ -172,6 +186,8 @@ def condition_fields(cond: AnyCondition) -> Iterator[str]:
         yield from condition_fields(part)
     if isinstance(cond, Comparison):
         yield cond.field
+        if isinstance(cond.value, FieldRef):
+            yield cond.value.field
 
 
 def list_refs(cond: AnyCondition) -> Iterator[str]:
@@ -189,6 +205,8 @@ def as_written(cond: AnyCondition) -> dict[str, Any]:
     if isinstance(cond, AnyOf):
         return {"any": [as_written(c) for c in cond.any]}
     value = cond.value
+    if isinstance(value, FieldRef):
+        return {"field": cond.field, cond.op: {"field": value.field}}
     return {"field": cond.field, cond.op: {"list": value.list} if isinstance(value, ListRef) else value}
 
 
@@ -233,6 +251,8 @@ def describe(cond: AnyCondition, lists: Lists | None = None, _nested: bool = Fal
     if op in _SYMBOL:
         return f"{name} {_SYMBOL[op]} {value:g}"
     neg = "not " if op == "not_in" else ""
+    if isinstance(value, FieldRef):
+        return f"{name} is {neg}in {value.field}"
     if isinstance(value, ListRef):
         size = len((lists or {}).get(value.list, []))
         return f"{name} is {neg}in list {value.list} ({size} entries)"

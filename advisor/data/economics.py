@@ -17,6 +17,7 @@ UNIT_RANGES = {
     "USD/kW-month": (0.0, 10_000.0), "kW per rack": (0.0, 1_000.0), "kW per system": (0.0, 1_000.0),
     "USD": (0.0, 1e9), "USD per TB": (0.0, 1e6), "count": (0.0, 1e9), "per GPU-day": (0.0, 1.0),
     "hours": (0.0, 1e6), "days": (0.0, 3_660.0), "weeks": (0.0, 520.0), "Gb/s": (0.0, 1e5),
+    "bytes per token": (0.0, 1e3), "bytes per parameter": (0.0, 1e3),
 }
 
 
@@ -58,28 +59,86 @@ class EconFigure(Strict):
 
 
 class ResidualPoint(Strict):
+    """The used-market price of a GPU `years` after it was new, as a fraction of its new price: a
+    value, or a band (`fraction: null` with `low`/`high`). Each point cites its own sources."""
+
     years: float = Field(ge=0, le=30)
     fraction: float | None = Field(ge=0, le=1.5)
     low: float | None = Field(default=None, ge=0, le=1.5)
     high: float | None = Field(default=None, ge=0, le=1.5)
+    source: list[str] = []
+    note: str | None = None
+
+    @property
+    def conservative(self) -> float | None:
+        """The value a buyer should count on: the fraction, else the band's low end."""
+        return self.fraction if self.fraction is not None else self.low
 
 
 class ResidualCurve(Strict):
-    """Fraction of the new price a GPU of this generation fetches used after `years`."""
+    """What a GPU of this generation fetches on the used market as it ages (fraction of the new
+    price), from sourced used-market prices: the first point is at 0 years and below 1 (a new part
+    resold is a used part) and the curve never rises. A generation with no sourced used-market
+    price borrows another's curve (`like`), said in its note."""
 
     gpus: list[str] = Field(min_length=1)
-    points: list[ResidualPoint] = Field(min_length=1)
+    points: list[ResidualPoint] = []
+    like: str | None = None
     as_of: str | None = None
     confidence: Literal["high", "medium", "low"]
     source: list[str] = Field(min_length=1)
     note: str
 
+    _date = field_validator("as_of")(check_date)
+
     @model_validator(mode="after")
-    def _ordered(self):
+    def _shape(self):
+        if (self.like is None) == (not self.points):
+            raise ValueError("a curve has its own points or borrows another's (`like: GENERATION`), not both")
+        if not self.points:
+            return self
         years = [p.years for p in self.points]
-        if years != sorted(years):
-            raise ValueError("points must be in increasing order of years")
+        if years != sorted(years) or len(set(years)) != len(years):
+            raise ValueError("points must be in strictly increasing order of years")
+        first = self.points[0]
+        if first.years != 0 or first.conservative is None or first.conservative >= 1:
+            raise ValueError("the first point is at years 0 and below 1: a new part resold is a used part "
+                             "(no generation fetches 100% of its price at month 0)")
+        values = [p.conservative for p in self.points]
+        if any(v is None for v in values):
+            raise ValueError("every point needs a fraction or a low end")
+        if any(b > a for a, b in zip(values, values[1:])):
+            raise ValueError("the curve must not rise with age (fractions, or band low ends, non-increasing)")
         return self
+
+
+class NetworkBand(Strict):
+    """The scale-out fabric's cost per networked GPU for clusters up to `up_to_gpus` GPUs (null:
+    no top): switches, cables and optics, NICs excluded."""
+
+    up_to_gpus: int | None = Field(ge=2, le=10_000_000)
+    usd_per_gpu: float = Field(ge=0, le=1e6)
+    as_of: str
+    confidence: Literal["high", "medium", "low"]
+    source: list[str] = Field(min_length=1)
+    note: str
+
+    _date = field_validator("as_of")(check_date)
+
+
+class TaxRate(Strict):
+    """Tax on bought hardware in one region: `recoverable` when a registered business reclaims it
+    as input tax (VAT, GST): paid, then credited, so cash but not a cost."""
+
+    rate: float = Field(ge=0, le=0.5)
+    kind: Literal["sales_tax", "vat", "gst", "consumption_tax"]
+    recoverable: bool
+    as_of: str
+    confidence: Literal["high", "medium", "low"]
+    source: list[str] = Field(min_length=1)
+    note: str | None = None
+
+    _date = field_validator("as_of")(check_date)
 
 
 class UsefulLifePoint(Strict):
@@ -114,6 +173,7 @@ class SpotInterruption(Strict):
 
 class Economics(Strict):
     residual_value: dict[str, ResidualCurve]
+    used_market_discount: EconFigure            # the dealer's spread: what a seller gets below the used list price
     useful_life_years: EconFigure
     useful_life_filings: list[UsefulLifePoint]
     cost_of_capital: dict[str, EconFigure]
@@ -125,6 +185,41 @@ class Economics(Strict):
     reliability: dict[str, EconFigure]
     spot_interruption: list[SpotInterruption]
     rental_terms: dict[str, EconFigure]
+    lead_times: dict[str, EconFigure]          # issue 29: `network` (switches, NICs, optics), in days
+    network_bands: list[NetworkBand]            # issue 29: fabric $ per networked GPU by cluster size
+    support: dict[str, EconFigure]              # issue 29: service contracts, software licences
+    burn_in: dict[str, EconFigure]              # issue 29: the acceptance soak before production
+    sales_tax: dict[str, TaxRate]               # issue 29: by region (ISO 3166 alpha-2)
+
+    @field_validator("residual_value")
+    @classmethod
+    def _borrowed_curves_exist(cls, v: dict) -> dict:
+        for name, curve in v.items():
+            seen = {name}
+            while curve.like is not None:
+                if curve.like not in v:
+                    raise ValueError(f"{name}: like {curve.like!r} names no curve; known: {', '.join(sorted(v))}")
+                if curve.like in seen:
+                    raise ValueError(f"{name}: curves borrow each other in a circle ({', '.join(sorted(seen))})")
+                seen.add(curve.like)
+                curve = v[curve.like]
+        return v
+
+    @field_validator("network_bands")
+    @classmethod
+    def _bands_ordered(cls, v: list) -> list:
+        tops = [b.up_to_gpus for b in v]
+        if not v or tops[-1] is not None or any(t is None for t in tops[:-1]) or tops[:-1] != sorted(set(tops[:-1])):
+            raise ValueError("network_bands rise by up_to_gpus, and only the last is open (up_to_gpus: null)")
+        return v
+
+    @field_validator("lead_times")
+    @classmethod
+    def _network_lead_time(cls, v: dict) -> dict:
+        fig = v.get("network")
+        if fig is None or fig.unit != "days":
+            raise ValueError("lead_times needs `network`, in days (value: null with a note when unknown)")
+        return v
 
     @field_validator("cost_of_capital")
     @classmethod

@@ -25,7 +25,8 @@ from advisor.inputs.strict import Strict
 # layout for that count).
 FIELDS = {
     "gpu": ("id", "name", "vendor", "brand", "product_class", "form_factor", "memory_gb",
-            "memory_bandwidth_gbps", "tdp_w", "tpp", "performance_density", "link", "link_gbps", "p2p", "cooling"),
+            "memory_bandwidth_gbps", "tdp_w", "tpp", "performance_density", "link", "link_gbps", "p2p", "cooling",
+            "markets"),
     "deployment": ("context", "region", "ownership", "power_limit_kw", "liquid_cooling"),
     "offer": ("ownership", "site"),
     "job": ("kind", "precision", "params", "gpu_count", "needs_tensor_parallel"),

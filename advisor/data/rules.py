@@ -282,6 +282,7 @@ def gpu_context(gpu: Any) -> dict[str, Any]:
         "tdp_w": gpu.tdp_w.value, "tpp": gpu.tpp.value, "performance_density": gpu.performance_density.value,
         "link": ic.link, "link_gbps": ic.link_gbps.value, "p2p": ic.p2p.value,
         "cooling": gpu.cooling.value if getattr(gpu, "cooling", None) else None,
+        "markets": tuple(gpu.markets.value) if getattr(gpu, "markets", None) and gpu.markets.value else None,
     }
 
 

@@ -84,13 +84,20 @@ def fabric_lines(gpus: int, nodes: int, node_gpus: int, econ: Economics | None) 
     cross = f" (a single 64-port NDR switch lists at ${unit_fig.value:,.0f}-{unit_fig.high:,.0f})" if unit_fig else ""
     return [
         line("NICs (400 Gb/s, one per GPU)", nodes * per_node, None, nic.source if nic else (), "low",
-             "no sourced NIC unit price: listed, not costed (server prices derived from complete systems may include them)"),
+             _nic_note(net)),
         line(f"InfiniBand NDR switches ({leaves} leaf + {spines} spine)", leaves + spines, switch_unit, f.source, "low",
              f"the 1,024-GPU fat-tree band's midpoint per switch{cross}; a 400G Ethernet/RoCEv2 fabric is said "
              "to be cheaper but no sourced price exists"),
         line("optics and cables for the fabric", gpus, f.optics_per_gpu, f.source, "low",
              "the 1,024-GPU optics band's midpoint per GPU (no per-transceiver price was found)"),
     ]
+
+
+def _nic_note(net: dict[str, EconFigure]) -> str:
+    price = net.get("nic_usd")
+    each = (f" ({price.low:,.0f}-{price.high:,.0f} USD each, economics.yaml network.nic_usd)"
+            if price is not None and price.low is not None and price.high is not None else "")
+    return ("listed, not in this plan's total: server prices derived from complete systems may include them" + each)
 
 
 def storage_line(tb: float | None, horizon_years: float, econ: Economics | None) -> dict | None:

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from advisor.data.catalog import GPU, Catalog
 from advisor.data.catalog_figures import parse_as_of
+from advisor.data.economics import ResidualCurve
 from advisor.errors import InputError
 from advisor.inputs.workload import Workload
 
@@ -69,47 +70,75 @@ def stream_factor(years: float, rate: float) -> float:
 
 @dataclass(frozen=True)
 class Residual:
-    """The fraction of the new price a GPU fetches used after `years`, and what it rests on."""
+    """What a bought GPU returns when sold `years` after purchase, as a fraction of what was paid
+    for it (the seller's take: the used-market price less the dealer's spread), and what it rests on."""
 
     fraction: float
     curve: str | None             # the generation's key in economics.residual_value (None: no curve)
     confidence: str
-    source: tuple
+    source: tuple[str, ...]
     note: str
+    market_fraction: float = 0.0  # the used-market price at sale / the price paid, before the spread
+    discount: float = 0.0         # the dealer's spread (economics.used_market_discount)
+
+
+def resale_curve(catalog: Catalog, gpu_id: str) -> tuple[str, ResidualCurve, ResidualCurve] | None:
+    """(generation, its curve, the curve whose points it uses: its own or the one it borrows)."""
+    econ = catalog.economics
+    curves = econ.residual_value if econ else {}
+    for name, curve in sorted(curves.items()):
+        if gpu_id in curve.gpus:
+            points = curve
+            while points.like is not None:
+                points = curves[points.like]
+            return name, curve, points
+    return None
+
+
+def market_fraction(curve: ResidualCurve, age_years: float) -> float:
+    """The used-market price at `age_years` as a fraction of the new price: log-linear between the
+    curve's points (a band at its low end), the last segment's rate continued past the last."""
+    pts = [(p.years, max(p.conservative or 0.0, 1e-9)) for p in curve.points]
+    if age_years <= 0 or len(pts) == 1:
+        return pts[0][1]
+    for (x0, y0), (x1, y1) in itertools.pairwise(pts):
+        if age_years <= x1:
+            return y0 * (y1 / y0) ** ((age_years - x0) / (x1 - x0))
+    (x0, y0), (x1, y1) = pts[-2], pts[-1]
+    return y1 * (y1 / y0) ** ((age_years - x1) / (x1 - x0))
 
 
 def residual(catalog: Catalog, gpu_id: str, years: float, age_years: float = 0.0) -> Residual:
-    """Interpolate the generation's curve linearly (a band point counts at its low end: the
-    conservative choice for a buyer); past the last point, extend the last segment, floored at 0.
-    A part bought used at `age_years` keeps f(age + years) / f(age) of what was paid for it.
-    A GPU of no listed generation has no resale value (the pre-issue-14 assumption), said so."""
+    """What a GPU bought (new, or used at `age_years`) returns when sold `years` later, at any month
+    (years = months / 12). The seller's take is the used-market price less the dealer's spread:
+    bought new, m(years) x (1 - d); bought used at age a (paying the market's m(a)),
+    m(a + years) / m(a) x (1 - d). m starts below 1 (a new part resold is a used part) and falls
+    with age. A GPU of no listed generation has no resale value, said so."""
+    found = resale_curve(catalog, gpu_id)
     econ = catalog.economics
-    for name, curve in sorted((econ.residual_value if econ else {}).items()):
-        if gpu_id not in curve.gpus:
-            continue
-        pts: list[tuple[float, float]] = [(p.years, f) for p in curve.points
-                                          if (f := p.fraction if p.fraction is not None else p.low) is not None]
-        if not pts:
-            break
-        start = max(0.0, _interpolate(pts, age_years)) if age_years > 0 else 1.0
-        value = max(0.0, _interpolate(pts, age_years + years)) / start if start > 0 else 0.0
-        banded = any(p.fraction is None for p in curve.points)
-        note = (f"{name} residual-value curve at {years:.2f} years" +
-                (f" after buying it used at {age_years:.1f} years old" if age_years > 0 else "") +
-                (" (a band: its low end is used)" if banded else ""))
-        return Residual(max(0.0, value), name, curve.confidence, tuple(curve.source), note)
-    return Residual(0.0, None, "low", ("assumption",),
-                    f"no residual-value curve for {gpu_id} in catalog/economics.yaml: no resale value assumed")
+    if found is None or econ is None:
+        return Residual(0.0, None, "low", ("assumption",),
+                        f"no residual-value curve for {gpu_id} in catalog/economics.yaml: no resale value assumed")
+    name, curve, points = found
+    spread = econ.used_market_discount
+    d = float(spread.value or 0.0)
+    m = market_fraction(points, age_years + years)
+    if age_years > 0:
+        m = m / market_fraction(points, age_years)
+    banded = any(p.fraction is None for p in points.points)
+    note = (f"{name} residual-value curve at {years * 12:.1f} months" +
+            (f" after buying it used at {age_years:.1f} years old" if age_years > 0 else "") +
+            (f" (borrowed from {points_name(catalog, points)})" if curve.like else "") +
+            (" (a band: its low end is used)" if banded else "") +
+            f": used-market price {m:.0%} of the price paid, less the dealer's {d:.0%} spread")
+    confidence = "low" if "low" in (curve.confidence, spread.confidence) else curve.confidence
+    source = tuple(dict.fromkeys([*curve.source, *points.source, *spread.source]))
+    return Residual(max(0.0, m * (1.0 - d)), name, confidence, source, note, m, d)
 
 
-def _interpolate(pts: list[tuple[float, float]], x: float) -> float:
-    if len(pts) == 1:
-        return pts[0][1]
-    for (x0, y0), (x1, y1) in itertools.pairwise(pts):
-        if x <= x1:
-            return y0 + (y1 - y0) * (max(x, x0) - x0) / (x1 - x0)
-    (x0, y0), (x1, y1) = pts[-2], pts[-1]
-    return y1 + (y1 - y0) * (x - x1) / (x1 - x0)
+def points_name(catalog: Catalog, points: ResidualCurve) -> str:
+    econ = catalog.economics
+    return next((n for n, c in sorted((econ.residual_value if econ else {}).items()) if c is points), "?")
 
 
 def purchase_age_years(gpu: GPU, day: dt.date) -> float:

@@ -1,9 +1,12 @@
-"""Renting by kind: on-demand, 1- and 3-year reservations, spot and capacity blocks, each priced from
-its own catalog offer with its minimum block (whole nodes), its billing granularity and its terms.
+"""Renting as providers sell it: every usable offer of a GPU by kind (on demand, 1- and 3-year
+reservations, capacity blocks, cluster contracts, spot), whether an offer's fabric carries a job
+of n GPUs, whether n is within its published largest order, and what a job costs on it.
 
-* a reservation commits for its term: a job shorter than a year still pays a year per GPU;
-* a capacity block is paid up front, in whole days (billing_hours), for at most the published
-  number of instances per block;
+* a job is billed in whole nodes (a pod rentable by the GPU is billed by the GPU), at least the
+  offer's minimum block;
+* a commitment is paid in full: a reservation for its whole term (a 1-year term used 7 months
+  pays 12), a capacity block or cluster contract for at least its minimum term, in billing steps;
+* a capacity block or cluster contract is paid up front, a reservation monthly, the rest as used;
 * spot adds the work an interruption destroys: with interruptions arriving at rate lambda per node
   and k nodes, each costs the work since the last checkpoint (half the interval on average) plus a
   restart, so the job takes hours / (1 - k lambda (c/2 + R)) (docs/model.md, "Renting").
@@ -13,13 +16,17 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from advisor.data.catalog import GPU
-from advisor.data.catalog_prices import RentalOffer
-from advisor.data.economics import Economics
+from advisor.data.catalog_prices import TERM_HOURS, RentalOffer
+from advisor.data.economics import EconFigure, Economics
 from advisor.economics.ownership import HOURS_PER_YEAR, stream_factor
 
-TERM_HOURS = {"reserved_1y": HOURS_PER_YEAR, "reserved_3y": 3 * HOURS_PER_YEAR}
+__all__ = ["TERM_HOURS", "MAX_SPOT_OVERHEAD", "Interruptions", "RentOption", "RentCost", "FabricFit", "OrderFit",
+           "usable_offers", "rent_options", "fabric_fit", "order_fit", "covers_min_term", "rental_cost",
+           "capacity_warning", "spot_interruptions"]
+
 MAX_SPOT_OVERHEAD = 0.5     # beyond this share of lost work a spot run is not a plan
 
 
@@ -29,13 +36,13 @@ class Interruptions:
 
     per_node_hour: float
     confidence: str
-    source: tuple
+    source: tuple[str, ...]
     note: str
 
 
 @dataclass(frozen=True)
 class RentOption:
-    """The cheapest dated offer of one rental kind for one GPU."""
+    """One dated offer a plan may rent, of kind `kind`, with its spot interruption rate."""
 
     kind: str
     offer: RentalOffer
@@ -47,11 +54,20 @@ class RentOption:
 
     @property
     def node_gpus(self) -> int:
-        return self.offer.gpus_per_node or 1
+        return self.offer.node_gpus
+
+    @property
+    def tier(self) -> str:
+        return self.offer.tier
+
+    def nodes(self, count: int) -> int:
+        """Nodes `count` GPUs occupy."""
+        return max(1, math.ceil(count / self.node_gpus))
 
     def billed_gpus(self, count: int) -> int:
-        """Whole nodes, at least the offer's minimum block."""
-        return max(self.offer.min_gpus, math.ceil(count / self.node_gpus) * self.node_gpus)
+        """Whole nodes (or, for a pod rentable by the GPU, the GPUs), at least the minimum block."""
+        used = self.nodes(count) * self.node_gpus if self.offer.whole_nodes else count
+        return max(self.offer.min_gpus, used)
 
 
 @dataclass(frozen=True)
@@ -65,19 +81,94 @@ class RentCost:
     billed_hours: float
     wall_hours: float
     overhead: float               # spot: share of the wall time lost to interruptions
-    notes: tuple = ()
+    notes: tuple[str, ...] = ()
+    payment: str = "as_used"      # upfront | monthly | as_used
+    quote_needed: bool = False    # the order is above the offer's published largest order
+
+
+@dataclass(frozen=True)
+class FabricFit:
+    """Whether an offer's nodes are joined by a fabric that carries a job of `count` GPUs."""
+
+    carries: bool
+    nodes: int
+    kind: str | None              # infiniband | roce | ethernet | none | None (not published)
+    gbps_per_gpu: float | None    # the published line rate per GPU, Gb/s each way (None: not published)
+    reason: str
+
+
+@dataclass(frozen=True)
+class OrderFit:
+    """Whether `count` GPUs are within the offer's published largest order."""
+
+    within: bool
+    limit: int | None             # the binding published limit, if any
+    scope: str | None             # "order" or "provider"
+    message: str
+
+    @property
+    def quote_needed(self) -> bool:
+        return not self.within
+
+
+def usable_offers(gpu: GPU, kinds: Sequence[str], econ: Economics | None) -> list[RentOption]:
+    """Every dated offer of the allowed kinds (an undated listing is reference only), in the order
+    of `kinds`, cheapest first within a kind (ties by provider): all of them, not only the
+    cheapest, so a plan can take another where the cheapest's fabric, order limit or tier does not
+    fit. Spot offers carry their interruption rate."""
+    out = []
+    for kind in dict.fromkeys(kinds):
+        for offer in gpu.rentals(kind):
+            out.append(RentOption(kind, offer, spot_interruptions(gpu.id, offer, econ) if kind == "spot" else None))
+    return out
 
 
 def rent_options(gpu: GPU, kinds: Sequence[str], econ: Economics | None) -> list[RentOption]:
-    """One option per allowed kind that has a dated offer (the cheapest of that kind)."""
-    out = []
-    for kind in kinds:
-        offers = gpu.rentals(kind)
-        if not offers:
-            continue
-        offer = offers[0]
-        out.append(RentOption(kind, offer, spot_interruptions(gpu.id, offer, econ) if kind == "spot" else None))
-    return out
+    """The cheapest dated offer of each allowed kind (the plan's choice before issue 29)."""
+    seen: dict[str, RentOption] = {}
+    for opt in usable_offers(gpu, kinds, econ):
+        seen.setdefault(opt.kind, opt)
+    return list(seen.values())
+
+
+def fabric_fit(offer: RentalOffer, count: int) -> FabricFit:
+    """A job within one node needs no fabric. A larger one needs the offer's nodes joined by
+    InfiniBand, RoCE or (RDMA-capable) Ethernet: `none` (pods on a general network) or an
+    unpublished fabric does not carry it. The published per-GPU rate is returned for the estimate
+    (None when the provider names the fabric but not its bandwidth)."""
+    nodes = max(1, math.ceil(count / offer.node_gpus))
+    fab = offer.fabric
+    if nodes == 1:
+        return FabricFit(True, 1, fab.kind, fab.gbps_per_gpu,
+                         f"{count} GPU(s) fit on one {offer.node_gpus}-GPU node: no fabric between nodes needed")
+    if fab.kind in ("infiniband", "roce", "ethernet"):
+        rate = f"{fab.gbps_per_gpu:g} Gb/s per GPU" if fab.gbps_per_gpu else "bandwidth not published"
+        return FabricFit(True, nodes, fab.kind, fab.gbps_per_gpu,
+                         f"{nodes} nodes of {offer.node_gpus} joined by {fab.kind} ({rate})")
+    why = ("its nodes share only a general network (no fabric for collective traffic)" if fab.kind == "none"
+           else "the provider publishes no fabric between its nodes")
+    return FabricFit(False, nodes, fab.kind, None,
+                     f"{count} GPUs need {nodes} nodes of {offer.node_gpus} at {offer.provider}, but {why}")
+
+
+def order_fit(offer: RentalOffer, count: int) -> OrderFit:
+    """`count` GPUs against the published largest order (per order, then per provider). Above
+    it the offer's rate is only an assumption: the plan says 'quote needed' with that rate."""
+    for limit, scope in ((offer.max_gpus_per_order, "order"), (offer.max_gpus_per_provider, "provider")):
+        if limit is not None and count > limit:
+            return OrderFit(False, limit, scope,
+                            f"quote needed: {count} GPUs exceed the {limit:,} per {scope} {offer.provider} publishes; "
+                            f"costed at its listed ${offer.usd_per_gpu_hour:g}/GPU-h, which is an assumption above that size")
+    limits = [f"{v:,} per {s}" for v, s in ((offer.max_gpus_per_order, "order"), (offer.max_gpus_per_provider, "provider"))
+              if v is not None]
+    return OrderFit(True, None, None, f"{count} GPUs within the published largest order ({', '.join(limits)})"
+                    if limits else f"{offer.provider} publishes no largest order")
+
+
+def covers_min_term(offer: RentalOffer, hours: float) -> bool:
+    """Whether a need of `hours` covers the offer's minimum term (a shorter need still pays it)."""
+    term = offer.term_hours
+    return term is None or hours >= term - 1e-9
 
 
 def spot_interruptions(gpu_id: str, offer: RentalOffer, econ: Economics | None) -> Interruptions:
@@ -101,50 +192,67 @@ def spot_interruptions(gpu_id: str, offer: RentalOffer, econ: Economics | None) 
     return Interruptions(0.0, "low", ("assumption",), "no interruption rate in the catalog: none assumed")
 
 
-def _rate(low: float, high: float, days: float, confidence: str, source, note: str) -> Interruptions:
+def _rate(low: float, high: float, days: float, confidence: str, source: Sequence[str], note: str) -> Interruptions:
     share = (low + high) / 2
     per_hour = -math.log1p(-min(share, 0.999)) / (days * 24.0)   # Poisson: P(no interruption in the period) = 1 - share
     return Interruptions(per_hour, confidence, tuple(source), note)
 
 
+def _billed_hours(offer: RentalOffer, kind: str, wall: float) -> tuple[float, list[str]]:
+    """Hours paid for `wall` hours of use: a reservation in whole terms; otherwise billing steps,
+    at least the minimum term."""
+    notes = []
+    if kind in TERM_HOURS and offer.min_term_hours is None:
+        term = TERM_HOURS[kind]
+        billed = math.ceil(wall / term - 1e-9) * term
+        if billed > wall * 1.0001:
+            notes.append(f"{kind}: committed for {billed / HOURS_PER_YEAR:g} year(s) though the job runs "
+                         f"{wall / 24:.1f} days")
+        return billed, notes
+    step: float | None = offer.billing_hours or (offer.term_hours if kind in TERM_HOURS else None)
+    billed = math.ceil(wall / step - 1e-9) * step if step else wall
+    min_term = offer.term_hours
+    if min_term is not None and billed < min_term:
+        notes.append(f"{kind} at {offer.provider}: the minimum term of {min_term / 24:g} days is paid though the job "
+                     f"runs {wall / 24:.1f} days")
+        billed = min_term
+    return billed, notes
+
+
 def rental_cost(opt: RentOption, count: int, hours: float, discount_rate: float, econ: Economics | None,
                 price_factor: float = 1.0) -> RentCost | None:
     """The cost of one job of `hours` on `count` GPUs rented as `opt`; None when spot interruptions
-    would destroy more than half the work."""
+    would destroy more than half the work. Above the offer's published largest order the cost is
+    at its rate with `quote_needed` set and said."""
     billed_gpus = opt.billed_gpus(count)
     wall, overhead, notes = hours, 0.0, []
     if opt.kind == "spot" and opt.interruptions is not None:
         terms = econ.rental_terms if econ else {}
         interval = _value(terms, "checkpoint_interval_hours", 1.0)
         restart = _value(terms, "restart_hours", 0.25)
-        nodes = math.ceil(billed_gpus / opt.node_gpus)
+        nodes = opt.nodes(billed_gpus)
         overhead = nodes * opt.interruptions.per_node_hour * (interval / 2 + restart)
         if overhead >= MAX_SPOT_OVERHEAD:
             return None
         wall = hours / (1.0 - overhead)
         notes.append(f"spot: {opt.interruptions.note}; {nodes} node(s) lose {overhead:.1%} of the time to "
                      f"interruptions (checkpoint every {interval:g} h, restart {restart:g} h)")
-    billed = wall
-    if opt.kind in TERM_HOURS:
-        term = TERM_HOURS[opt.kind]
-        billed = math.ceil(wall / term - 1e-9) * term
-        if billed > wall * 1.0001:
-            notes.append(f"{opt.kind}: committed for {billed / HOURS_PER_YEAR:g} year(s) though the job runs "
-                         f"{wall / 24:.1f} days")
-    elif opt.offer.billing_hours:
-        step = opt.offer.billing_hours
-        billed = math.ceil(wall / step - 1e-9) * step
+    billed, term_notes = _billed_hours(opt.offer, opt.kind, wall)
+    notes += term_notes
+    fit = order_fit(opt.offer, billed_gpus)
+    if not fit.within:
+        notes.append(fit.message)
     nominal = billed_gpus * billed * opt.rate * price_factor
-    upfront = opt.kind == "capacity_block"
-    pv = nominal if upfront else nominal * stream_factor(billed / HOURS_PER_YEAR, discount_rate)
-    return RentCost(nominal, pv, billed_gpus, billed, wall, overhead, tuple(notes))
+    payment = opt.offer.payment
+    pv = nominal if payment == "upfront" else nominal * stream_factor(billed / HOURS_PER_YEAR, discount_rate)
+    return RentCost(nominal, pv, billed_gpus, billed, wall, overhead, tuple(notes), payment, not fit.within)
 
 
 def capacity_warning(opt: RentOption, count: int, econ: Economics | None) -> str | None:
     """'capacity not guaranteed at list price' for any multi-node on-demand block, or a capacity
     block above the published instances per block."""
     billed = opt.billed_gpus(count)
-    nodes = math.ceil(billed / opt.node_gpus)
+    nodes = opt.nodes(billed)
     if opt.kind == "on_demand" and nodes > 1:
         return (f"capacity not guaranteed at list price: {billed} on-demand GPUs at {opt.offer.provider} are "
                 f"{nodes} nodes of {opt.node_gpus}; on-demand list prices are for single instances, so a "
@@ -156,6 +264,6 @@ def capacity_warning(opt: RentOption, count: int, econ: Economics | None) -> str
     return None
 
 
-def _value(terms: dict, key: str, default):
+def _value(terms: dict[str, EconFigure], key: str, default: Any) -> Any:
     fig = terms.get(key)
     return fig.value if fig is not None and fig.value is not None else default

@@ -57,7 +57,7 @@ def base_price(problem: Problem, gpu: str, ownership: str) -> float | None:
 
 def break_even(problem: Problem, sol: Solution, alts: dict, settings: SolveSettings) -> list[dict]:
     """The chosen pair's price rise that changes the choice (and what wins then), and the price
-    fall that makes the runner-up win."""
+    fall that makes the runner-up win, each re-solved at the plan's own gap."""
     if not sol.feasible:
         return []
 

@@ -11,6 +11,9 @@ from advisor.inputs.quantities import MAX_GPUS, PowerKW
 from advisor.inputs.regions import check_region
 from advisor.inputs.strict import Written
 
+# what a plan rents from unless the workload says otherwise: every kind but spot (issue 29)
+DEFAULT_RENT_KINDS = ("on_demand", "reserved_1y", "reserved_3y", "capacity_block", "cluster_term")
+
 
 class Deployment(Written):
     context: Literal["office", "datacenter", "cloud"] = Field(description="where the GPUs run")
@@ -21,9 +24,13 @@ class Deployment(Written):
     pue: float | None = Field(default=None, ge=1.0, le=3.0)
     hosting_usd_per_kw_month: float | None = Field(default=None, ge=0, le=10_000)
     horizon_months: float = Field(default=36, gt=0, le=240)
-    # issue 14 (economics): rental kinds allowed, owned-GPU utilization, facility, storage
-    rent_kinds: list[Literal["on_demand", "reserved_1y", "reserved_3y", "spot", "capacity_block"]] = Field(
-        default=["on_demand"], min_length=1, description="rental kinds a plan may use [on_demand]")
+    # issue 14 (economics): rental kinds allowed, owned-GPU utilization, facility, storage. Issue 29:
+    # commitments are considered by default (a term is paid in full, so one is chosen only where the
+    # need makes it cheapest); spot only when listed
+    rent_kinds: list[Literal["on_demand", "reserved_1y", "reserved_3y", "capacity_block", "cluster_term", "spot"]] = Field(
+        default=list(DEFAULT_RENT_KINDS), min_length=1, description=(
+            "rental kinds a plan may use [on_demand, reserved_1y, reserved_3y, capacity_block, cluster_term]; "
+            "spot only when listed"))
     utilization: float | None = Field(default=None, gt=0, le=1, description=(
         "share of the horizon owned GPUs run (energy is costed for it); default: the planned jobs' own hours"))
     liquid_cooling: bool = Field(default=False, description="the facility offers liquid cooling (needed by liquid-only systems)")

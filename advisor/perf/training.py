@@ -309,7 +309,9 @@ def _time(job: JobSpec, gpu: GPU, lay: Layout, batch: float, p: Params,
     if lay.tp > 1:
         tp_tier = _tier(gpu, lay.tp, 1, p)
         per_token = (4.0 + 2.0 * ckpt) * 2.0 * (lay.tp - 1) / lay.tp * 2.0 * m.hidden
-        tp_s = (batch / lay.shard_group) * math.ceil(m.layers / lay.pp) * per_token / (tp_tier["intra_gbps"] * GB)
+        # an intra-server bandwidth no source gives (intra_gbps 0) cannot carry tensor parallelism
+        tp_s = ((batch / lay.shard_group) * math.ceil(m.layers / lay.pp) * per_token / (tp_tier["intra_gbps"] * GB)
+                if tp_tier["intra_gbps"] > 0 else math.inf)
         if tier["tier"] == "none":
             tier = tp_tier
     # context parallel: a ring passes each chunk's keys and values (and their gradients backward)
@@ -318,8 +320,8 @@ def _time(job: JobSpec, gpu: GPU, lay: Layout, batch: float, p: Params,
     if lay.cp > 1:
         cp_tier = _tier(gpu, lay.cp, lay.tp, p)
         kv = (batch / lay.shard_group) * math.ceil(m.layers / lay.pp) * 2.0 * m.kv_width * 2.0 / lay.tp
-        raw = (lay.cp - 1) / lay.cp * kv * (3.0 + ckpt) / (cp_tier["intra_gbps"] * GB if cp_tier["servers"] == 1
-                                                           else cp_tier["network_gbps"] * GB)
+        link = cp_tier["intra_gbps"] if cp_tier["servers"] == 1 else cp_tier["network_gbps"]
+        raw = (lay.cp - 1) / lay.cp * kv * (3.0 + ckpt) / (link * GB) if link > 0 else math.inf
         cp_s = max(0.0, raw - tokens_per_gpu * attention * imbalance)
         if tier["tier"] == "none":
             tier = cp_tier

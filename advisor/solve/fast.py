@@ -299,13 +299,11 @@ def solve_fast(problem: Problem, sc: Scenario, time_limit: float | None, gap: fl
         pm.apply(sc, rows)
         bound = hm.dual_bound
         p_status, p_proven, _ = pm.run(None if time_limit is None else time_limit * POLISH_SHARE, gap, POLISH_NODES)
-        if p_proven:
-            model = pm.model
-        elif p_status == "feasible" and not pm.stopped_on_time and _hours(pm.model) < _hours(model):
-            # stopped at its node limit (not at its time limit: that plan would depend on the load)
-            # with a plan that finishes sooner at a cost within IDLE_GPU_TOLERANCE of the least.
-            # "optimal" claims the cost: that plan is taken only if its cost is still proven within
-            # the gap of the first solve's lower bound
+        if p_proven or (p_status == "feasible" and not pm.stopped_on_time and _hours(pm.model) < _hours(model)):
+            # proven, or stopped at its node limit (not at its time limit: that plan would depend on
+            # the load) with a plan that finishes sooner at a cost within IDLE_GPU_TOLERANCE of the
+            # least. "optimal" claims the cost: that plan is taken only if its cost is still proven
+            # within the gap of the first solve's lower bound, and the gap reported is that plan's
             within = _cost_gap(pm.model, bound)
             if not proven or within <= gap:
                 model, mip_gap = pm.model, (round(within, 6) if proven else mip_gap)

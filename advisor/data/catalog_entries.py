@@ -1,10 +1,7 @@
-"""The catalog's entries and the catalog itself: GPUs (with their interconnect and prices), servers
-that hold them, model presets, sources, operating assumptions; and the queries plans make of it
-(`Catalog.gpu`, `servers_for`, `source_refs`, `at`)."""
+"""The catalog's entries: GPUs (with their interconnect and prices), the servers that hold them,
+model presets, sources and operating assumptions, each a typed, range-checked model."""
 from __future__ import annotations
 
-import datetime as dt
-from collections.abc import Iterable
 from typing import Any, Literal
 
 from pydantic import Field, field_validator, model_validator
@@ -14,17 +11,19 @@ from advisor.data.catalog_figures import (
     DateFigure,
     Figure,
     FlagFigure,
+    LeadTimeFigure,
+    MarketsFigure,
+    TensorFigure,
     check_date,
     positive_figure,
 )
 from advisor.data.catalog_prices import EndOfLife, Prices, Purchase, RentalOffer
-from advisor.data.economics import Economics
-from advisor.errors import InputError, suggest
+from advisor.data.source_grades import LEGACY_KINDS
 from advisor.inputs.strict import Strict
 
 
 class Interconnect(Strict):
-    link: Literal["nvlink", "infinity_fabric", "roce", "ici", "none"]
+    link: Literal["nvlink", "infinity_fabric", "roce", "ici", "hccs", "none"]
     link_gbps: Figure
     link_domain: Figure
     p2p: FlagFigure
@@ -57,7 +56,7 @@ class GPU(Strict):
     launch: DateFigure
     memory_gb: Figure
     memory_bandwidth_gbps: Figure
-    tensor_tflops: dict[str, Figure]
+    tensor_tflops: dict[str, TensorFigure]
     fp32_tflops: Figure
     interconnect: Interconnect
     tdp_w: Figure
@@ -67,6 +66,8 @@ class GPU(Strict):
     prices: Prices
     end_of_life: EndOfLife | None = None
     cooling: CoolingFigure | None = None
+    lead_time: LeadTimeFigure | None = None    # order to delivery; required with a purchase price (days: null = unknown, said)
+    markets: MarketsFigure | None = None        # where a market-specific SKU is sold (rules MKT*); absent: worldwide
     note: str | None = None
 
     @field_validator("memory_gb", "memory_bandwidth_gbps", "fp32_tflops", "tdp_w", "die_area_mm2", "tpp",
@@ -77,7 +78,7 @@ class GPU(Strict):
 
     @field_validator("tensor_tflops")
     @classmethod
-    def _positive_rates(cls, rates: dict[str, Figure]) -> dict[str, Figure]:
+    def _positive_rates(cls, rates: dict[str, TensorFigure]) -> dict[str, TensorFigure]:
         for key, fig in rates.items():
             if fig.value is not None and fig.value <= 0:
                 raise ValueError(f"{key} must be positive, got {fig.value:g}")
@@ -87,6 +88,12 @@ class GPU(Strict):
         """Dense tensor rate a training job gets at `precision` (FP32 accumulate), or None."""
         fig = self.tensor_tflops.get(precision)
         return fig.value if fig else None
+
+    def has_precision(self, precision: str) -> bool | None:
+        """Whether the part has tensor `precision`: True (a rate, or a format the sources confirm),
+        False (it lacks it: `supported: false`, sourced), None (no source says)."""
+        fig = self.tensor_tflops.get(precision)
+        return fig.has if fig is not None else None
 
     @property
     def purchase_usd(self) -> float | None:
@@ -160,9 +167,6 @@ class ModelAlias(Strict):
     note: str = Field(min_length=1)
 
 
-SOURCE_KINDS = ("primary", "secondary", "tertiary", "derived", "assumption")
-
-
 class Source(Strict):
     """Where figures were read. `kind` grades it (catalog/README.md, "Sources"): primary = vendor
     document, price catalog, filing, official statistics; secondary = trade press, analyst data;
@@ -177,8 +181,6 @@ class Source(Strict):
     @model_validator(mode="before")
     @classmethod
     def _legacy_kind(cls, data: Any) -> Any:
-        from advisor.data.market import LEGACY_KINDS
-
         if isinstance(data, dict) and data.get("kind") in LEGACY_KINDS:
             data = {**data, "kind": LEGACY_KINDS[data["kind"]], "form": data.get("form") or data["kind"]}
         return data
@@ -197,7 +199,8 @@ class Server(Strict):
     """What surrounds purchased GPUs: a workstation, a PCIe server, an HGX (SXM) or OAM platform.
 
     `purchase` is the price WITHOUT GPUs (the GPUs are priced in gpus.yaml); a GPU is bought as a
-    usable unit only together with a server that takes it (`Catalog.servers_for`). `gpu_slots` is
+    usable unit only together with a server that takes it (`Catalog.servers_for`). `gpu_cooling`
+    lists the cooling its cards may have (null: any). `gpu_slots` is
     how many GPUs one server holds; `compatible_gpus` lists the GPU ids it takes (null: any GPU of
     `gpu_form_factor`). `power_overhead_w` is the non-GPU draw of one server at full load;
     `network_usd_per_server` and `network_gbps_per_server` (GB/s, total bidirectional, like every
@@ -209,10 +212,12 @@ class Server(Strict):
     kind: Literal["workstation", "pcie-server", "hgx", "oam-platform"]
     gpu_form_factor: Literal["pcie", "sxm", "oam"]
     gpu_slots: int = Field(gt=0)
+    gpu_cooling: list[Literal["passive", "active", "liquid"]] | None = None
     compatible_gpus: list[str] | None = None
     contexts: list[Literal["office", "datacenter"]] = Field(min_length=1)
     purchase: Purchase
     other_purchases: list[Purchase] = []
+    lead_time: LeadTimeFigure | None = None    # order to delivery; required with a purchase price (days: null = unknown, said)
     power_overhead_w: Figure
     network_usd_per_server: Figure
     network_gbps_per_server: Figure
@@ -226,70 +231,11 @@ class Server(Strict):
         return fig
 
     def takes(self, gpu: GPU) -> bool:
-        """Whether this server holds `gpu` (form factor, and the compatibility list when given)."""
+        """Whether this server holds `gpu`: its form factor, the compatibility list when given, and
+        the cooling the server is built for when given (a workstation: active cards only; a card
+        whose cooling no datasheet states goes into no server that names its cooling)."""
         if gpu.form_factor != self.gpu_form_factor:
             return False
+        if self.gpu_cooling is not None and (gpu.cooling is None or gpu.cooling.value not in self.gpu_cooling):
+            return False
         return self.compatible_gpus is None or gpu.id in self.compatible_gpus
-
-
-class Catalog(Strict):
-    gpus: dict[str, GPU]
-    servers: dict[str, Server] = {}
-    models: dict[str, ModelPreset]
-    model_aliases: dict[str, ModelAlias] = {}
-    sources: dict[str, Source]
-    assumptions: dict[str, Assumption]
-    estimator: dict[str, Any]
-    digest: str
-    economics: Economics | None = None
-    as_of: dt.date | None = None                 # set by at(): the day prices were cut off
-    ignored_after_as_of: list[dict[str, Any]] = []         # what at() dropped: [{entry, field, as_of, message}]
-
-    def at(self, day: dt.date | None) -> Catalog:
-        """The catalog as it stood on `day`: prices and parts dated later are dropped (a price falls
-        back to the newest earlier record), and `ignored_after_as_of` says which."""
-        from advisor.data.market import catalog_at
-
-        return self if day is None or day == self.as_of else catalog_at(self, day)
-
-    def gpu(self, gpu_id: str) -> GPU:
-        try:
-            return self.gpus[gpu_id]
-        except KeyError:
-            raise InputError(f"unknown GPU id {gpu_id!r}{suggest(gpu_id, self.gpus)}; "
-                             f"known ids: {', '.join(sorted(self.gpus))}", field="gpu") from None
-
-    def model_id(self, name: str) -> str:
-        """The preset id `name` means (itself, or the preset an alias stands for); an InputError
-        naming the close matches when it is neither."""
-        key = str(name).lower()
-        if key in self.models:
-            return key
-        if key in self.model_aliases:
-            return self.model_aliases[key].model
-        known = list(self.models) + list(self.model_aliases)
-        raise InputError(f"unknown model preset {name!r}{suggest(key, known)}; `advisor models` lists them",
-                         field="model")
-
-    def preset(self, name: str) -> ModelPreset:
-        """A preset by id or alias (see model_id)."""
-        return self.models[self.model_id(name)]
-
-    def assumption(self, key: str) -> Assumption:
-        return self.assumptions[key]
-
-    def servers_for(self, gpu_id: str, context: str) -> list[Server]:
-        """Servers that take GPU `gpu_id` and may stand in `context` (office | datacenter), by id.
-        Empty for a GPU no catalog server takes: it cannot be bought as a usable unit."""
-        gpu = self.gpu(gpu_id)
-        return [self.servers[sid] for sid in sorted(self.servers)
-                if context in self.servers[sid].contexts and self.servers[sid].takes(gpu)]
-
-    def source_refs(self, ids: Iterable[str]) -> list[dict[str, str | None]]:
-        """[{id, url, title}] for the given source ids, sorted, unknown ids skipped."""
-        out = []
-        for sid in sorted(set(ids)):
-            src = self.sources.get(sid)
-            if src is not None:
-                out.append({"id": sid, "url": src.url, "title": src.title})
-        return out

@@ -1,0 +1,77 @@
+"""A `--catalog` override file's prices as whole, dated, self-cited quote records: a price given
+in an override replaces the built-in record whole and cites the file itself."""
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+from typing import Any
+
+from advisor.errors import InputError
+
+
+def override_source_id(name: str) -> str:
+    return f"override:{Path(name).name}"
+
+
+def _quote_record(rec: Any, name: str, field: str, sid: str) -> dict[str, Any]:
+    """An override price as a whole record: dated (or refused), cited to the override file."""
+    if not isinstance(rec, dict):
+        raise InputError(f"{name}: {field} must be a mapping with usd (or usd_per_gpu_hour), as_of and "
+                         "optionally source, note", file=name, field=field)
+    if rec.get("usd", rec.get("usd_per_gpu_hour")) is not None and not rec.get("as_of"):
+        raise InputError(f"{name}: {field}.as_of is missing: a price given in an override file needs the date "
+                         "it was quoted (YYYY, YYYY-MM or YYYY-MM-DD), so that plans can say how old it is and "
+                         "a plan as of an earlier day (--as-of, as_of=) can leave it out", file=name, field=f"{field}.as_of")
+    out = dict(rec)
+    given = out.get("source") or []
+    out["source"] = [sid] + [s for s in (given if isinstance(given, list) else [given]) if s != sid]
+    out.setdefault("confidence", "high")
+    if "usd" in out:
+        out.setdefault("kind", "quote")
+    out.setdefault("note", f"price given in {Path(name).name}")
+    return out
+
+
+def normalize_override(doc: Any, name: str) -> Any:
+    """Make every price in an override file a whole quote record citing the file itself."""
+    if not isinstance(doc, dict):
+        return doc
+    doc = copy.deepcopy(doc)
+    sid = override_source_id(name)
+    used = False
+    for i, entry in enumerate(doc.get("gpus") or []):
+        prices = entry.get("prices") if isinstance(entry, dict) else None
+        if not isinstance(prices, dict):
+            continue
+        where = f"gpus[{i}].prices"
+        if prices.get("purchase") is not None:
+            prices["purchase"] = _quote_record(prices["purchase"], name, f"{where}.purchase", sid)
+            used = True
+        for j, offer in enumerate(prices.get("rent") or []):
+            prices["rent"][j] = _quote_record(offer, name, f"{where}.rent[{j}]", sid)
+            prices["rent"][j].setdefault("pricing", "on_demand")
+            used = True
+    for i, entry in enumerate(doc.get("servers") or []):
+        if isinstance(entry, dict) and entry.get("purchase") is not None:
+            entry["purchase"] = _quote_record(entry["purchase"], name, f"servers[{i}].purchase", sid)
+            used = True
+    if used:
+        sources = doc.setdefault("sources", {}) or {}
+        doc["sources"] = sources
+        sources.setdefault(sid, {"url": f"file:{Path(name).name}", "kind": "primary", "form": "quote",
+                                 "title": f"Prices given by the user in the override file {Path(name).name} "
+                                          "(a quote, not checked by gpu-advisor)"})
+    return doc
+
+
+def replace_price_records(merged: dict[str, Any], entry: dict[str, Any]) -> dict[str, Any]:
+    """An override's purchase price replaces the built-in record whole (no key-by-key merge), and
+    the built-in's other purchase records with it: the quote is then the only purchase price."""
+    prices = entry.get("prices")
+    if isinstance(prices, dict) and prices.get("purchase") is not None:
+        merged["prices"]["purchase"] = copy.deepcopy(prices["purchase"])
+        merged["prices"]["other_purchases"] = copy.deepcopy(prices.get("other_purchases") or [])
+    if entry.get("purchase") is not None and "gpu_slots" in merged:
+        merged["purchase"] = copy.deepcopy(entry["purchase"])
+        merged["other_purchases"] = copy.deepcopy(entry.get("other_purchases") or [])
+    return merged

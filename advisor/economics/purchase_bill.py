@@ -1,0 +1,288 @@
+"""The whole bill of a purchase beyond its GPUs and servers: NICs and the fabric by cluster size,
+storage by model size and token count, support contracts, sales tax or VAT by region and burn-in,
+each sourced. Given two ways: LINEAR per-unit coefficients a MILP multiplies by its variables (per
+bought GPU, per networked GPU in a scale band, per dollar of hardware), and the report's line items
+(item, quantity, unit and total USD, when paid, source, confidence, note).
+
+Cash and present value are kept apart: cash is the nominal money paid over the horizon (what a
+budget caps: purchases, servers, network, storage, energy, hosting, support, tax), resale not
+deducted; present value discounts each line to today, resale included as a credit at disposal."""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from advisor.data.catalog import Catalog
+from advisor.data.economics import EconFigure, Economics, NetworkBand
+from advisor.economics.costs import HOURS_PER_MONTH, Costs
+from advisor.economics.ownership import discount, stream_factor
+
+WHEN = ("upfront", "per_month", "at_disposal")
+TB = 1e12
+
+
+@dataclass(frozen=True)
+class Coefficient:
+    """USD per unit (`per` says of what; None: unknown, with the note), when it is paid, and what it
+    rests on."""
+
+    usd: float | None
+    per: str
+    when: str
+    confidence: str
+    source: tuple[str, ...]
+    note: str
+
+
+@dataclass(frozen=True)
+class TaxCoefficients:
+    """Tax on each dollar of bought hardware in a region: `paid_rate` leaves at purchase;
+    `cost_rate` (and `cash_rate`, what a budget counts) is 0 where a registered business reclaims
+    it as input tax (VAT, GST), the paid rate where it cannot (US sales tax)."""
+
+    region: str
+    kind: str | None
+    paid_rate: float | None
+    cost_rate: float | None
+    recoverable: bool | None
+    confidence: str
+    source: tuple[str, ...]
+    note: str
+
+    @property
+    def cash_rate(self) -> float | None:
+        return self.cost_rate
+
+
+@dataclass(frozen=True)
+class BoughtGpuCoefficients:
+    """Per bought GPU, beyond its price and server: support per dollar of hardware per month, tax
+    per dollar of hardware, the burn-in's energy per GPU and the days it delays the start."""
+
+    support: Coefficient
+    tax: TaxCoefficients
+    burn_in_energy: Coefficient
+    burn_in_days: float
+
+
+@dataclass(frozen=True)
+class StorageNeed:
+    """Training storage: the dataset once plus the checkpoints kept, in TB, and its price."""
+
+    tb: float
+    dataset_tb: float
+    checkpoint_tb: float
+    usd: float | None
+    confidence: str
+    source: tuple[str, ...]
+    note: str
+
+
+def _figure(section: dict[str, EconFigure] | None, key: str) -> EconFigure | None:
+    fig = (section or {}).get(key)
+    return fig if fig is not None and fig.value is not None else None
+
+
+def _worst(*grades: str) -> str:
+    return min(grades, key=("low", "medium", "high").index) if grades else "low"
+
+
+def network_band(econ: Economics, gpus: int) -> NetworkBand:
+    """The scale band that holds a cluster of `gpus` networked GPUs."""
+    return next(b for b in econ.network_bands if b.up_to_gpus is None or gpus <= b.up_to_gpus)
+
+
+def nic_per_gpu(econ: Economics) -> Coefficient:
+    """One 400 Gb/s NIC per networked GPU (the DGX reference ratio), bought up front."""
+    nic, per_node = _figure(econ.network, "nic_usd"), _figure(econ.network, "nics_per_8gpu_node")
+    ratio = (per_node.value or 8.0) / 8.0 if per_node else 1.0
+    if nic is None:
+        return Coefficient(None, "networked GPU", "upfront", "low", (), "no sourced NIC price")
+    src = tuple(dict.fromkeys(nic.source + (per_node.source if per_node else [])))
+    return Coefficient(float(nic.value or 0.0) * ratio, "networked GPU", "upfront", nic.confidence, src,
+                       f"{ratio:g} NIC per GPU at ${nic.value:,.0f} ({nic.note})")
+
+
+def network_per_gpu(econ: Economics, gpus: int) -> Coefficient:
+    """The scale-out network per networked GPU in a cluster of `gpus`: its band's fabric (switches,
+    cables, optics) plus the NIC; a linear coefficient within the band."""
+    band, nic = network_band(econ, gpus), nic_per_gpu(econ)
+    top = f"up to {band.up_to_gpus:,} GPUs" if band.up_to_gpus else "above the largest band"
+    usd = band.usd_per_gpu + (nic.usd or 0.0)
+    return Coefficient(usd, "networked GPU", "upfront", _worst(band.confidence, nic.confidence),
+                       tuple(dict.fromkeys(band.source + list(nic.source))),
+                       f"fabric ${band.usd_per_gpu:,.0f} per GPU for clusters {top} ({band.note}) + NIC "
+                       f"${nic.usd or 0:,.0f}" + ("" if nic.usd is not None else " (unknown, not counted)"))
+
+
+def tax_coefficients(econ: Economics, region: str, recoverable: bool | None = None) -> TaxCoefficients:
+    """The region's tax on hardware; `recoverable` overrides whether the buyer reclaims it (a
+    university or bank often cannot). A region with no sourced rate is unknown, said."""
+    t = econ.sales_tax.get(region.upper())
+    if t is None:
+        return TaxCoefficients(region, None, None, None, None, "low", (),
+                               f"no sourced sales tax or VAT rate for {region}: tax is not counted")
+    back = t.recoverable if recoverable is None else recoverable
+    note = (f"{t.kind.replace('_', ' ')} {t.rate:.2%}" +
+            (", reclaimed as input tax by a registered business: paid, not a cost" if back else ", not recoverable")
+            + (f" ({t.note})" if t.note else ""))
+    return TaxCoefficients(region, t.kind, t.rate, 0.0 if back else t.rate, back, t.confidence, tuple(t.source), note)
+
+
+def bought_gpu_coefficients(catalog: Catalog, gpu_id: str, region: str, costs: Costs,
+                            server_overhead_kw_per_gpu: float = 0.0,
+                            recoverable_tax: bool | None = None) -> BoughtGpuCoefficients:
+    """The per-unit costs of one bought GPU beyond its price: support (per dollar of hardware per
+    month), tax (per dollar of hardware), the burn-in soak's energy (per GPU, at the deployment's
+    electricity and PUE) and the days it delays the first job."""
+    econ = catalog.economics
+    assert econ is not None, "the catalog has no economics section"
+    sup = _figure(econ.support, "hardware_contract_fraction_per_year")
+    support = (Coefficient(float(sup.value or 0.0) / 12.0, "USD of hardware per month", "per_month", sup.confidence,
+                           tuple(sup.source), f"{sup.value:.0%} of the hardware's price a year ({sup.note})")
+               if sup else Coefficient(None, "USD of hardware per month", "per_month", "low", (), "no sourced support rate"))
+    burn = _figure(econ.burn_in, "hours")
+    hours = float(burn.value or 0.0) if burn else 0.0
+    kw = (catalog.gpu(gpu_id).tdp_w.value or 0.0) / 1000.0 + server_overhead_kw_per_gpu
+    energy = hours * kw * costs.pue * costs.electricity_usd_per_kwh
+    burn_note = (f"{hours:g} h at full load x {kw:.2f} kW x PUE {costs.pue:g} x ${costs.electricity_usd_per_kwh:g}/kWh"
+                 + (f" ({burn.note})" if burn else ""))
+    return BoughtGpuCoefficients(
+        support, tax_coefficients(econ, region, recoverable_tax),
+        Coefficient(energy, "bought GPU", "upfront", burn.confidence if burn else "low",
+                    tuple(burn.source) if burn else (), burn_note),
+        hours / 24.0)
+
+
+def storage_need(econ: Economics, params: float, tokens: float) -> StorageNeed:
+    """The default training storage for a model of `params` parameters on `tokens` tokens: the
+    dataset once (bytes per token as stored) plus the checkpoints kept (bytes per parameter each),
+    priced at the flash $/TB, bought up front."""
+    st = econ.storage
+    per_token, per_param = _figure(st, "dataset_bytes_per_token"), _figure(st, "checkpoint_bytes_per_param")
+    kept, price = _figure(st, "checkpoints_kept"), _figure(st, "flash_usd_per_tb")
+    figs = [f for f in (per_token, per_param, kept, price) if f is not None]
+    dataset = tokens * float(per_token.value or 0.0) / TB if per_token else 0.0
+    ckpt = (params * float(per_param.value or 0.0) * float(kept.value if kept and kept.value else 1.0) / TB
+            if per_param else 0.0)
+    tb = dataset + ckpt
+    usd = tb * float(price.value or 0.0) if price else None
+    note = (f"dataset {tokens:.3g} tokens x {per_token.value if per_token else '?'} B = {dataset:,.1f} TB; "
+            f"{kept.value if kept else '?':g} checkpoint(s) of {params:.3g} parameters x "
+            f"{per_param.value if per_param else '?'} B = {ckpt:,.1f} TB"
+            + (f"; at ${price.value:g}/TB of flash" if price else "; no sourced $/TB"))
+    return StorageNeed(tb, dataset, ckpt, usd, _worst(*(f.confidence for f in figs)),
+                       tuple(dict.fromkeys(s for f in figs for s in f.source)), note)
+
+
+@dataclass(frozen=True)
+class PurchaseOrder:
+    """What a plan buys, for its bill: `gpus` of `gpu_id` in `servers` of `server_id`, of which
+    `networked_gpus` are joined by the scale-out fabric (0 for one server), held `months`, sold at
+    `resale_fraction` of the GPUs' price at the end (None: not sold)."""
+
+    gpu_id: str
+    gpus: int
+    server_id: str | None
+    servers: int
+    networked_gpus: int
+    region: str
+    months: float
+    resale_fraction: float | None = None
+    storage_tb: float | None = None
+    recoverable_tax: bool | None = None
+
+
+def line(item: str, quantity: float, unit_usd: float | None, when: str, source: Sequence[str], confidence: str,
+         note: str = "") -> dict[str, Any]:
+    """One line of the bill; `total_usd` is None where the unit price is unknown."""
+    assert when in WHEN, when
+    total = None if unit_usd is None else quantity * unit_usd
+    return {"item": item, "quantity": quantity, "unit_usd": unit_usd, "total_usd": total, "when": when,
+            "source": list(source), "confidence": confidence, "note": note}
+
+
+def bill_lines(catalog: Catalog, order: PurchaseOrder, costs: Costs) -> list[dict[str, Any]]:
+    """Every line of a purchase's bill: GPUs, servers, NICs and fabric, storage, tax, burn-in
+    (up front); support and hosting (per month, for the months held); resale (at disposal, a
+    credit that cash does not deduct)."""
+    econ = catalog.economics
+    assert econ is not None, "the catalog has no economics section"
+    gpu = catalog.gpu(order.gpu_id)
+    p = gpu.prices.purchase
+    out = [line(f"{gpu.name} GPU", order.gpus, p.usd if p else None, "upfront", p.source if p else [],
+                (p.confidence or "low") if p else "low", "" if p and p.usd else "no purchase price")]
+    hardware = (p.usd or 0.0) * order.gpus if p else 0.0
+    overhead = 0.0
+    if order.server_id is not None:
+        srv = catalog.servers[order.server_id]
+        out.append(line(srv.name, order.servers, srv.purchase.usd, "upfront", srv.purchase.source,
+                        srv.purchase.confidence or "low", srv.purchase.note or ""))
+        hardware += (srv.purchase.usd or 0.0) * order.servers
+        overhead = (srv.power_overhead_w.value or 0.0) / 1000.0 / max(srv.gpu_slots, 1)
+    if order.networked_gpus > 1:
+        band, nic = network_band(econ, order.networked_gpus), nic_per_gpu(econ)
+        out.append(line("NICs (400 Gb/s, one per GPU)", order.networked_gpus, nic.usd, "upfront", nic.source,
+                        nic.confidence, nic.note))
+        top = f"up to {band.up_to_gpus:,}" if band.up_to_gpus else "over the largest band's"
+        out.append(line(f"scale-out fabric for {order.networked_gpus:,} GPUs (switches, cables, optics; band {top} GPUs)",
+                        order.networked_gpus, band.usd_per_gpu, "upfront", band.source, band.confidence, band.note))
+        hardware += order.networked_gpus * (band.usd_per_gpu + (nic.usd or 0.0))
+    if order.storage_tb:
+        price = _figure(econ.storage, "flash_usd_per_tb")
+        out.append(line(f"flash storage, {order.storage_tb:,.1f} TB", order.storage_tb, price.value if price else None,
+                        "upfront", price.source if price else [], price.confidence if price else "low",
+                        (price.note or "") if price else "no sourced $/TB"))
+        hardware += order.storage_tb * float(price.value or 0.0) if price else 0.0
+    k = bought_gpu_coefficients(catalog, order.gpu_id, order.region, costs, overhead, order.recoverable_tax)
+    out.append(line(f"tax on hardware ({order.region})", hardware, k.tax.cost_rate, "upfront", k.tax.source,
+                    k.tax.confidence, k.tax.note + (f"; paid ${hardware * k.tax.paid_rate:,.0f}"
+                                                    if k.tax.paid_rate is not None else "")))
+    out.append(line(f"burn-in, {k.burn_in_days * 24:g} h at full load", order.gpus, k.burn_in_energy.usd, "upfront",
+                    k.burn_in_energy.source, k.burn_in_energy.confidence, k.burn_in_energy.note))
+    out.append(line("hardware support contract", hardware, k.support.usd, "per_month", k.support.source,
+                    k.support.confidence, k.support.note))
+    kw = order.gpus * ((gpu.tdp_w.value or 0.0) / 1000.0 + overhead)
+    out.append(line(f"hosting, {kw:.1f} kW", kw, costs.hosting_usd_per_kw_month, "per_month", costs.sources, "medium",
+                    "colocation or office rate per kW-month (economics/costs.py)"))
+    if order.resale_fraction is not None and p and p.usd:
+        out.append(line(f"resale of the GPUs after {order.months:g} months", order.gpus,
+                        -p.usd * order.resale_fraction, "at_disposal", (), "low",
+                        "a credit at disposal (economics/ownership.py residual): not cash in hand at decision time"))
+    return out
+
+
+def cash_usd(lines: Sequence[dict[str, Any]], months: float) -> float:
+    """Nominal cash over `months`: up-front lines plus monthly lines times the months; resale at
+    disposal is not deducted (what a budget caps). Unknown amounts count zero (their lines say so)."""
+    total = 0.0
+    for ln in lines:
+        amount = ln["total_usd"] or 0.0
+        total += amount if ln["when"] == "upfront" else amount * months if ln["when"] == "per_month" else 0.0
+    return total
+
+
+def present_value_usd(lines: Sequence[dict[str, Any]], months: float, rate: float) -> float:
+    """Present value at `rate` a year: up front as is, monthly lines as an even stream over
+    `months`, disposal lines (resale credits) discounted from the end."""
+    years, total = months / 12.0, 0.0
+    for ln in lines:
+        amount = ln["total_usd"] or 0.0
+        if ln["when"] == "upfront":
+            total += amount
+        elif ln["when"] == "per_month":
+            total += amount * months * stream_factor(years, rate)
+        else:
+            total += amount * discount(years, rate)
+    return total
+
+
+def months_of(hours: float) -> float:
+    """Hours as months of the catalog's 730-hour month."""
+    return hours / HOURS_PER_MONTH
+
+
+__all__ = ["WHEN", "Coefficient", "TaxCoefficients", "BoughtGpuCoefficients", "StorageNeed", "PurchaseOrder",
+           "network_band", "nic_per_gpu", "network_per_gpu", "tax_coefficients", "bought_gpu_coefficients",
+           "storage_need", "line", "bill_lines", "cash_usd", "present_value_usd", "months_of"]

@@ -1,0 +1,51 @@
+"""Issue 29, item 5: hardware that can be built. Passively cooled cards go into priced rack PCIe
+servers; the workstation holds only actively cooled cards, in any context."""
+from __future__ import annotations
+
+import pytest
+from conftest import EXAMPLES
+
+PASSIVE = ("a100-80gb-pcie", "h100-pcie", "l40s", "l4", "a10", "t4")
+
+
+def test_the_datasheets_passive_cards_are_passive(catalog):
+    assert {g for g in catalog.gpus if catalog.gpus[g].cooling and catalog.gpus[g].cooling.value == "passive"} \
+        == set(PASSIVE)
+
+
+@pytest.mark.parametrize("context", ["office", "datacenter"])
+def test_the_workstation_holds_only_actively_cooled_cards(catalog, context):
+    ws = catalog.servers["workstation-4x-pcie"]
+    assert ws.gpu_cooling == ["active"]
+    held = [g for g in catalog.gpus if ws in catalog.servers_for(g, context)]
+    assert held and all(catalog.gpus[g].cooling.value == "active" for g in held)
+    assert not set(held) & set(PASSIVE)
+    assert "h100-nvl" not in held            # cooling unknown: no server that names its cooling takes it
+
+
+def test_passive_cards_go_into_priced_rack_pcie_servers(catalog):
+    for gid in PASSIVE:
+        servers = catalog.servers_for(gid, "datacenter")
+        assert {s.id for s in servers} == {"pcie-server-4gpu", "pcie-server-8gpu"}, gid
+        assert catalog.servers_for(gid, "office") == []
+    for sid, slots in (("pcie-server-4gpu", 4), ("pcie-server-8gpu", 8)):
+        s = catalog.servers[sid]
+        assert s.gpu_slots == slots and s.contexts == ["datacenter"] and s.kind == "pcie-server"
+        assert s.purchase.usd and s.purchase.as_of and s.purchase.source and s.purchase.confidence == "low"
+        assert s.power_overhead_w.value is not None and s.lead_time.days is not None
+
+
+def test_the_workstation_is_priced_today(catalog):
+    ws = catalog.servers["workstation-4x-pcie"]
+    assert (ws.purchase.usd, ws.purchase.as_of, ws.purchase.kind) == (7000, "2026", "list")
+    assert catalog.sources[ws.purchase.source[0]].kind == "primary"
+    assert any(p.usd == 2630 and p.as_of == "2019-01-31" for p in ws.other_purchases)   # the old estimate, kept
+
+
+@pytest.mark.parametrize("path", sorted(EXAMPLES.glob("*.yaml")), ids=lambda p: p.stem)
+def test_no_example_puts_a_passive_card_in_a_workstation(example_plan, catalog, path):
+    code, plan = example_plan(path.stem)
+    for srv in plan.get("servers") or []:
+        cooling = catalog.gpus[srv["gpu"]].cooling
+        if srv["server"].startswith("workstation"):
+            assert cooling is not None and cooling.value == "active", (path.stem, srv)

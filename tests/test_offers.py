@@ -1,0 +1,220 @@
+"""Issue 29, item 1: rental offers as the products providers sell. Every offer carries its node size,
+fabric and provider tier (the catalog refuses one without); a multi-node job runs only where a
+fabric joins the nodes; above a published largest order the rate is a quote; a commitment is paid
+in full, in whole nodes and billing steps. Hand-worked costs within $1."""
+from __future__ import annotations
+
+import math
+
+import pytest
+from conftest import AS_OF
+
+from advisor.data.catalog import load_catalog
+from advisor.economics.rental import (
+    RentOption,
+    covers_min_term,
+    fabric_fit,
+    order_fit,
+    rent_options,
+    rental_cost,
+    usable_offers,
+)
+from advisor.errors import InputError
+from advisor.inputs.deployment import DEFAULT_RENT_KINDS
+from advisor.inputs.workload import parse_workload
+from advisor.plan import plan
+
+R = 0.08
+
+
+def sf(years: float) -> float:
+    """PV of $1 paid evenly over `years` (continuous flow at ln(1 + R))."""
+    return 1.0 if years == 0 else (1 - (1 + R) ** -years) / (years * math.log(1 + R))
+
+
+def offer(catalog, gpu: str, provider_prefix: str):
+    return next(o for o in catalog.gpus[gpu].prices.rent if o.provider.startswith(provider_prefix))
+
+
+def test_every_offer_says_its_node_fabric_and_tier(catalog):
+    offers = [(g.id, o) for g in catalog.gpus.values() for o in g.prices.rent]
+    assert len(offers) > 60
+    for gid, o in offers:
+        assert o.tier in ("hyperscaler", "neocloud", "marketplace"), (gid, o.provider)
+        assert o.fabric.kind in ("infiniband", "roce", "ethernet", "none", None), (gid, o.provider)
+        if o.gpus_per_node is None or o.fabric.kind is None:
+            assert o.note or o.fabric.note, (gid, o.provider)     # unknown is said, never guessed
+        if o.fabric.gbps_per_gpu is not None:
+            assert o.fabric.source and o.fabric.kind in ("infiniband", "roce", "ethernet")
+
+
+def test_the_cluster_market_is_in_the_catalog_at_the_sizes_it_is_sold(catalog):
+    """Multi-node H100/H200 offers joined by a published fabric, with their order limits and terms."""
+    joined = {gid: [o for o in catalog.gpus[gid].prices.rent if o.as_of and o.fabric.joins_nodes]
+              for gid in ("h100-sxm", "h200-sxm", "a100-40gb-sxm")}
+    assert {o.provider.split(" ")[0] for o in joined["h100-sxm"]} >= {"AWS", "Azure"}
+    azure = offer(catalog, "h100-sxm", "Azure ND96isr")
+    assert (azure.fabric.kind, azure.fabric.gbps_per_gpu, azure.gpus_per_node) == ("infiniband", 400, 8)
+    block = offer(catalog, "h200-sxm", "AWS EC2 Capacity Blocks")
+    # 64 instances x 8 GPUs per block, 256 instances across blocks; 1 to 182 days, billed by the day
+    assert (block.max_gpus_per_order, block.max_gpus_per_provider) == (512, 2048)
+    assert (block.min_term_hours, block.max_term_hours, block.billing_hours, block.payment) == (24, 182 * 24, 24, "upfront")
+    sfc = offer(catalog, "h100-sxm", "SF Compute")
+    assert sfc.pricing == "cluster_term" and sfc.fabric.kind == "infiniband" and sfc.tier == "marketplace"
+    community = offer(catalog, "h100-sxm", "RunPod (Community")
+    assert community.fabric.kind == "none" and community.tier == "marketplace"
+
+
+@pytest.mark.parametrize("drop", ["gpus_per_node", "fabric", "tier"])
+def test_validate_refuses_an_offer_without_its_product_fields(write, run, drop):
+    fields = {"gpus_per_node": "8", "fabric": "{kind: infiniband, gbps_per_gpu: 400, source: [acme]}", "tier": "neocloud"}
+    extra = ", ".join(f"{k}: {v}" for k, v in fields.items() if k != drop)
+    path = write("gpus:\n  - id: h100-sxm\n    prices:\n      rent:\n"
+                 f"        - {{provider: ACME, usd_per_gpu_hour: 2.0, as_of: '2026-11-01', pricing: on_demand, {extra}}}\n"
+                 "sources:\n  acme: {url: 'https://example.com/acme', title: ACME price list, kind: primary}\n", "offer.yaml")
+    with pytest.raises(InputError) as err:
+        load_catalog(path)
+    assert f"prices.rent[0].{drop}" in str(err.value) and "h100-sxm" in str(err.value)
+    code, out, stderr = run("catalog", "validate", path)
+    assert code == 2 and out == "" and "offer.yaml" in stderr and f"prices.rent[0].{drop}" in stderr
+    assert "Traceback" not in stderr
+
+
+def test_an_unpublished_node_size_or_fabric_must_say_so(write):
+    path = write("gpus:\n  - id: h100-sxm\n    prices:\n      rent:\n"
+                 "        - {provider: ACME, usd_per_gpu_hour: 2.0, as_of: '2026-11-01', pricing: on_demand,"
+                 " gpus_per_node: 8, fabric: {kind: null}, tier: neocloud}\n", "nofab.yaml")
+    with pytest.raises(InputError, match=r"fabric.*note"):
+        load_catalog(path)
+
+
+def test_a_multi_node_job_needs_a_fabric(catalog):
+    p5 = offer(catalog, "h100-sxm", "AWS p5.48xlarge (8x")
+    pods = offer(catalog, "h100-sxm", "RunPod (Community")
+    lambda_8x = offer(catalog, "h100-sxm", "Lambda (8x")
+    assert fabric_fit(pods, 8).carries and fabric_fit(pods, 8).nodes == 1      # one pod: no fabric needed
+    fit = fabric_fit(pods, 16)
+    assert not fit.carries and fit.nodes == 2 and "general network" in fit.reason
+    fit = fabric_fit(p5, 256)
+    assert fit.carries and (fit.nodes, fit.kind, fit.gbps_per_gpu) == (32, "ethernet", 400)
+    fit = fabric_fit(lambda_8x, 16)
+    assert not fit.carries and "publishes no fabric" in fit.reason
+
+
+def test_published_fabrics_carry_multi_node_jobs_and_single_gpu_vms_do_not(catalog):
+    """The providers' own network specifications: Azure's ND A100 v4 reservations give each GPU a
+    200 Gb/s HDR InfiniBand port, AWS's p4de four 100 Gb/s EFA ports per 8 GPUs; a 1-GPU g6e.xlarge
+    has no EFA (general network only) and a Nebius H100 VM names InfiniBand without its rate."""
+    nd_1y = offer(catalog, "a100-80gb-sxm", "Azure ND96amsr A100 v4 (8x A100 80GB) 1-year")
+    fit = fabric_fit(nd_1y, 64)
+    assert fit.carries and (fit.nodes, fit.kind, fit.gbps_per_gpu) == (8, "infiniband", 200)
+    fit = fabric_fit(offer(catalog, "a100-80gb-sxm", "AWS p4de.24xlarge (8x"), 16)
+    assert fit.carries and (fit.kind, fit.gbps_per_gpu) == ("ethernet", 50)
+    g6e = offer(catalog, "l40s", "AWS g6e.xlarge (1x")
+    assert fabric_fit(g6e, 1).carries and not fabric_fit(g6e, 2).carries
+    nebius = fabric_fit(offer(catalog, "h100-sxm", "Nebius (8x"), 32)
+    assert nebius.carries and nebius.kind == "infiniband" and nebius.gbps_per_gpu is None
+
+
+def test_above_the_largest_order_a_quote_is_needed_at_the_rate_assumed(catalog, tmp_path):
+    block = offer(catalog, "h100-sxm", "AWS EC2 Capacity Blocks")
+    assert order_fit(block, 512).within
+    fit = order_fit(block, 520)
+    assert fit.quote_needed and (fit.limit, fit.scope) == (512, "order")
+    assert "quote needed" in fit.message and f"${block.usd_per_gpu_hour:g}/GPU-h" in fit.message
+    assert order_fit(block, 4096).limit == 512
+    cost = rental_cost(RentOption("capacity_block", block), 520, 48.0, R, catalog.economics)
+    assert cost.quote_needed and any("quote needed" in n for n in cost.notes)
+    assert cost.nominal_usd == pytest.approx(520 * 48 * block.usd_per_gpu_hour)     # costed at the rate assumed
+    assert order_fit(offer(catalog, "h100-sxm", "Lambda (8x"), 10_000).within      # no published limit
+
+
+def test_every_usable_offer_is_enumerated_not_only_the_cheapest(catalog):
+    h100 = catalog.gpus["h100-sxm"]
+    opts = usable_offers(h100, ["on_demand", "spot"], catalog.economics)
+    dated = [o for o in h100.prices.rent if o.as_of and o.pricing in ("on_demand", "spot")]
+    assert len(opts) == len(dated) > len(rent_options(h100, ["on_demand", "spot"], catalog.economics)) == 2
+    kinds = [o.kind for o in opts]
+    assert kinds == sorted(kinds, key=["on_demand", "spot"].index)
+    on_demand = [o.rate for o in opts if o.kind == "on_demand"]
+    assert on_demand == sorted(on_demand)
+    assert all(o.interruptions is not None for o in opts if o.kind == "spot")
+    assert all(o.offer.as_of for o in opts)                                     # undated listings are reference
+
+
+def test_commitments_are_considered_by_default_and_spot_only_when_listed():
+    assert set(DEFAULT_RENT_KINDS) == {"on_demand", "reserved_1y", "reserved_3y", "capacity_block", "cluster_term"}
+    d = parse_workload({"deployment": "cloud", "model": "gpt2-124m", "tokens": "1B"}).deployment
+    assert list(d.rent_kinds) == list(DEFAULT_RENT_KINDS) and "spot" not in d.rent_kinds
+
+
+QUOTE = """
+gpus:
+  - id: h100-sxm
+    prices:
+      rent:
+        - {provider: "Test 1-year", usd_per_gpu_hour: 2.0, as_of: "2026-06", pricing: reserved_1y, gpus_per_node: 8,
+           fabric: {kind: infiniband, gbps_per_gpu: 400, source: [test_quote]}, tier: neocloud}
+        - {provider: "Test cluster", usd_per_gpu_hour: 2.5, as_of: "2026-06", pricing: cluster_term, gpus_per_node: 8,
+           min_term_hours: 336, billing_hours: 168, fabric: {kind: infiniband, gbps_per_gpu: 400, source: [test_quote]},
+           tier: neocloud}
+        - {provider: "Test pods", usd_per_gpu_hour: 3.0, as_of: "2026-06", pricing: on_demand, gpus_per_node: 8,
+           whole_nodes: false, billing_hours: 1, fabric: {kind: none, source: [test_quote]}, tier: marketplace}
+sources:
+  test_quote: {url: "https://example.com/quote", title: "a test quote", kind: primary}
+"""
+
+
+@pytest.fixture(scope="module")
+def quotes(tmp_path_factory):
+    path = tmp_path_factory.mktemp("offers") / "quotes.yaml"
+    path.write_text(QUOTE)
+    return load_catalog(path)
+
+
+def test_a_one_year_term_used_seven_months_pays_twelve(quotes):
+    """By hand: 8 GPUs x 8,760 h x $2.00 = $140,160 nominal, paid monthly over the year:
+    PV = 140,160 x (1 - 1.08^-1) / ln 1.08 = $134,902.31 at 8%; seven months of use change nothing."""
+    res = RentOption("reserved_1y", quotes.gpus["h100-sxm"].rentals("reserved_1y")[0])
+    seven_months = 7 * 730.0
+    assert not covers_min_term(res.offer, seven_months) and covers_min_term(res.offer, 8760)
+    cost = rental_cost(res, 8, seven_months, R, quotes.economics)
+    assert cost.billed_hours == 8760 and cost.billed_gpus == 8 and cost.payment == "monthly"
+    assert cost.nominal_usd == pytest.approx(140_160.0, abs=1.0)
+    assert cost.pv_usd == pytest.approx(134_902.31, abs=1.0)
+    assert cost.pv_usd == pytest.approx(140_160 * sf(1.0), abs=1.0)
+    assert any("1 year(s)" in n for n in cost.notes)
+    # thirteen months pay two years
+    assert rental_cost(res, 8, 13 * 730.0, R, quotes.economics).billed_hours == 2 * 8760
+
+
+def test_the_plan_pays_the_whole_term_of_a_reservation_used_seven_months(quotes):
+    import advisor
+
+    tps = advisor.estimate(model="gpt2-350m", gpu="h100-sxm", count=8, catalog=quotes)["tokens_per_s"]
+    doc = {"deployment": {"context": "cloud", "rent_kinds": ["reserved_1y"], "horizon_months": 24},
+           "finance": {"discount_rate": R}, "model": "gpt2-350m", "tokens": tps * 7 * 730 * 3600, "goodput": 1.0,
+           "gpus": {"count": 8, "allow": ["h100-sxm"]}}
+    p = plan(parse_workload(doc), catalog=quotes, as_of=AS_OF, explain=False)
+    assert p["jobs"][0]["wall_days"] == pytest.approx(7 * 730 / 24, rel=1e-5)
+    assert p["cost_breakdown"]["rental_usd"] == pytest.approx(8 * 8760 * 2.0, abs=1.0)
+    assert p["total_cost_usd"] == pytest.approx(8 * 8760 * 2.0 * sf(1.0), abs=1.0)
+
+
+def test_a_cluster_contract_pays_its_minimum_term_in_billing_steps_up_front(quotes):
+    """By hand: 16 GPUs for 100 h on a contract of two weeks minimum billed by the week: 336 h paid;
+    for 400 h, three weeks (504 h); paid up front, so PV = nominal."""
+    c = RentOption("cluster_term", quotes.gpus["h100-sxm"].rentals("cluster_term")[0])
+    short = rental_cost(c, 16, 100.0, R, quotes.economics)
+    assert (short.billed_hours, short.nominal_usd, short.pv_usd) == (336, 16 * 336 * 2.5, 16 * 336 * 2.5)
+    assert any("minimum term" in n for n in short.notes)
+    assert rental_cost(c, 16, 400.0, R, quotes.economics).billed_hours == 504
+
+
+def test_whole_nodes_are_billed_unless_the_pod_rents_by_the_gpu(quotes):
+    res = RentOption("reserved_1y", quotes.gpus["h100-sxm"].rentals("reserved_1y")[0])
+    pods = RentOption("on_demand", quotes.gpus["h100-sxm"].rentals("on_demand")[0])
+    assert res.billed_gpus(3) == 8 and res.billed_gpus(9) == 16
+    assert pods.billed_gpus(3) == 3
+    cost = rental_cost(pods, 3, 10.5, 0.0, quotes.economics)
+    assert (cost.billed_gpus, cost.billed_hours, cost.nominal_usd) == (3, 11, 3 * 11 * 3.0)
