@@ -143,7 +143,7 @@ def plant(kind: str, path: Path, tmp_path: Path) -> None:
         header, _ = split(path)
         path.write_bytes(json.dumps(header).encode() + b"\n" + _forged(path))
     elif kind == "sealed-wrong-shape":   # sealed by this user's key, yet not what the code reads
-        reseal(path, b'{"$":"tuple","d":[{}, {"$":"advisor.data.catalog_parts.GPU","d":{},"s":[]}]}'
+        reseal(path, b'{"$":"tuple","d":[{}, {"$":"advisor.data.catalog_entries.GPU","d":{},"s":[]}]}'
                if path.parent.name.startswith("cache") else b'[[1, "x"], [2, {"a": 1}]]', cache.secret())
     elif kind == "link":
         target = tmp_path / f"target-{path.name}"
@@ -245,9 +245,9 @@ def assert_same(a, b, where="value") -> None:
 def test_stored_values_name_only_data_models():
     """A tag naming anything but a data model of this package, or a model with other fields, is refused."""
     models = compiled.data_models()
-    assert "advisor.data.catalog_parts.GPU" in models and all(t.startswith("advisor.") for t in models)
+    assert "advisor.data.catalog_entries.GPU" in models and all(t.startswith("advisor.") for t in models)
     for payload in (b'{"$":"os.system","d":{},"s":[]}', b'{"$":"builtins.eval","d":"1"}',
-                    b'{"$":"advisor.data.catalog_parts.Source","d":{"x":1},"s":[]}',
+                    b'{"$":"advisor.data.catalog_entries.Source","d":{"x":1},"s":[]}',
                     b'{"$":"dict","d":{},"z":1}'):
         with pytest.raises(ValueError):
             compiled.from_json(payload, models)

@@ -89,26 +89,45 @@ def test_the_stated_inputs_are_the_catalogs(quotes):
     assert terms["checkpoint_interval_hours"].value == 1 and terms["restart_hours"].value == 0.25
 
 
-def test_buy_with_resale_and_discounting_against_a_3_year_reservation(quotes, tps):
-    hours = 30 * 24.0                        # a 30-day job on 8 H100s
-    frac = M0 * (M36 / M0) ** (2.5 / 3.6) * (1 - SPREAD)   # hopper curve at 2.5 years, less the dealer's spread
-    buy = (8 * GPU_USD - 8 * GPU_USD * frac * (1 + R) ** -2.5 + SERVER_USD
-           + (8 * GPU_KW + SERVER_KW) * HOST * HORIZON_MONTHS * sf(2.5)
-           + 8 * hours * (GPU_KW + SERVER_KW / 8) * PUE * KWH * sf(hours / 8760))
-    reserved = 8 * 3 * 8760 * 1.0 * sf(3.0)   # a 3-year term is paid in full, evenly over three years
+def hopper_resale(years: float) -> float:
+    """The Hopper curve of the catalog, by hand: log-linear between the used prices at 0 and 3.6 years,
+    less the dealer's spread (test_residual_interpolation... checks the catalog says so)."""
+    return M0 * (M36 / M0) ** (years / 3.6) * (1 - SPREAD)
+
+
+def test_buy_use_40_days_resell_at_month_2_against_renting(quotes, tps):
+    """Issue 29's hand-worked case: 8 H100 bought for a 40-day job are resold at month 2 (held longer,
+    hosting costs more than the resale keeps; month 1 is too short for the job's P80 time), against
+    renting the same work on demand and on a 3-year reservation paid in full."""
+    hours = 40 * 24.0
     bought = plan(parse_workload(workload("buy", ["on_demand"], hours, tps)), catalog=quotes, as_of=AS_OF, explain=False)
-    rented = plan(parse_workload(workload("rent", ["reserved_3y"], hours, tps)), catalog=quotes, as_of=AS_OF, explain=False)
-    either = plan(parse_workload(workload("any", ["reserved_3y"], hours, tps)), catalog=quotes, as_of=AS_OF, explain=False)
-    assert bought["jobs"][0]["tokens_per_s"] == pytest.approx(tps, rel=1e-6)
+    planned = bought["jobs"][0]["wall_days_planned"] * 24
+    assert 730 < planned <= 2 * 730                          # the P80 time needs the second month, not the third
+    years, kw = 2 / 12, 8 * GPU_KW + SERVER_KW               # the GPUs, and the board's power by slot
+    buy = (8 * GPU_USD + SERVER_USD - 8 * GPU_USD * hopper_resale(years) * (1 + R) ** -years
+           + kw * HOST * 2 * sf(years)                        # hosting for the two months held
+           + 8 * hours * (GPU_KW + SERVER_KW / 8) * PUE * KWH * sf(hours / 8760))   # energy of the job
     assert bought["total_cost_usd"] == pytest.approx(buy, abs=1.0)
-    assert bought["residual_value_usd"] == pytest.approx(8 * GPU_USD * frac, abs=1.0)
+    (sold,) = bought["disposal"]
+    assert (sold["when"], sold["month"], sold["count"]) == ("after_work", 2, 8)
+    assert sold["resale_usd"] == pytest.approx(8 * GPU_USD * hopper_resale(years), abs=1.0)
+    assert bought["residual_value_usd"] == pytest.approx(8 * GPU_USD * hopper_resale(years), abs=1.0)
     assert bought["cost_breakdown"]["purchase_usd"] == 8 * GPU_USD         # nominal keys stay nominal
+    assert bought["nominal_cost_usd"] == pytest.approx(8 * GPU_USD + SERVER_USD + kw * HOST * 2
+                                                       + 8 * hours * (GPU_KW + SERVER_KW / 8) * PUE * KWH, abs=1.0)
     assert sum(bought["cost_breakdown_pv"].values()) == pytest.approx(bought["present_value_usd"], abs=1.0)
-    assert rented["total_cost_usd"] == pytest.approx(reserved, abs=1.0)
-    assert rented["cost_breakdown"]["rental_usd"] == pytest.approx(8 * 3 * 8760 * 1.0, abs=1.0)
-    assert rented["purchase"][0]["rent_kind"] == "reserved_3y"
-    assert either["total_cost_usd"] == pytest.approx(min(buy, reserved), abs=1.0)
-    assert either["purchase"][0]["ownership"] == ("rent" if reserved < buy else "buy")
+    on_demand = 8 * hours * 4.0 * sf(hours / 8760)
+    reserved = 8 * 3 * 8760 * 1.0 * sf(3.0)   # a 3-year term is paid in full, evenly over three years
+    rented = plan(parse_workload(workload("rent", ["on_demand"], hours, tps)), catalog=quotes, as_of=AS_OF, explain=False)
+    term = plan(parse_workload(workload("rent", ["reserved_3y"], hours, tps)), catalog=quotes, as_of=AS_OF, explain=False)
+    either = plan(parse_workload(workload("any", ["on_demand", "reserved_3y"], hours, tps)), catalog=quotes, as_of=AS_OF,
+                  explain=False)
+    assert rented["total_cost_usd"] == pytest.approx(on_demand, abs=1.0)
+    assert term["total_cost_usd"] == pytest.approx(reserved, abs=1.0)
+    assert term["cost_breakdown"]["rental_usd"] == pytest.approx(8 * 3 * 8760 * 1.0, abs=1.0)
+    assert term["purchase"][0]["rent_kind"] == "reserved_3y"
+    assert either["total_cost_usd"] == pytest.approx(min(buy, on_demand, reserved), abs=1.0)
+    assert either["purchase"][0]["ownership"] == "rent" and either["purchase"][0]["rent_kind"] == "on_demand"
 
 
 def test_spot_against_on_demand_with_interruptions(quotes, tps):
@@ -226,12 +245,14 @@ def test_price_warnings(catalog):
     assert any(w["code"] == "as-of" for w in old["warnings"])
 
 
-def test_utilization_charges_energy_over_the_horizon(quotes, tps):
+def test_utilization_charges_energy_while_the_gpus_are_held(quotes, tps):
     doc = workload("buy", ["on_demand"], 24.0, tps)
     doc["finance"]["utilization"] = 0.5
     p = plan(parse_workload(doc), catalog=quotes, as_of=AS_OF, explain=False)
     kw = 8 * GPU_KW + SERVER_KW
-    assert p["cost_breakdown"]["energy_usd"] == pytest.approx(kw * HORIZON_MONTHS * 730 * 0.5 * PUE * KWH, abs=1.0)
+    (sold,) = p["disposal"]   # a day's work: resold after the first month
+    assert sold["month"] == 1
+    assert p["cost_breakdown"]["energy_usd"] == pytest.approx(kw * 730 * 0.5 * PUE * KWH, abs=1.0)
     assert p["utilization"] == 0.5
 
 

@@ -22,7 +22,7 @@ from advisor.economics.rental import (
 from advisor.errors import InputError
 from advisor.inputs.deployment import DEFAULT_RENT_KINDS
 from advisor.inputs.workload import parse_workload
-from advisor.plan import plan
+from advisor.flow import plan
 
 R = 0.08
 

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from advisor.data.catalog import Catalog, load_catalog
-from advisor.data.catalog_parts import ModelPreset
+from advisor.data.catalog_entries import ModelPreset
 from advisor.errors import InputError
 from advisor.perf.measured import Speed
 
