@@ -11,8 +11,9 @@ from advisor.inputs.quantities import MAX_GPUS, PowerKW
 from advisor.inputs.regions import check_region
 from advisor.inputs.strict import Written
 
+RentKind = Literal["on_demand", "reserved_1y", "reserved_3y", "capacity_block", "cluster_term", "spot"]
 # what a plan rents from unless the workload says otherwise: every kind but spot (issue 29)
-DEFAULT_RENT_KINDS = ("on_demand", "reserved_1y", "reserved_3y", "capacity_block", "cluster_term")
+DEFAULT_RENT_KINDS: tuple[RentKind, ...] = ("on_demand", "reserved_1y", "reserved_3y", "capacity_block", "cluster_term")
 
 
 class Deployment(Written):
@@ -27,7 +28,7 @@ class Deployment(Written):
     # issue 14 (economics): rental kinds allowed, owned-GPU utilization, facility, storage. Issue 29:
     # commitments are considered by default (a term is paid in full, so one is chosen only where the
     # need makes it cheapest); spot only when listed
-    rent_kinds: list[Literal["on_demand", "reserved_1y", "reserved_3y", "capacity_block", "cluster_term", "spot"]] = Field(
+    rent_kinds: list[RentKind] = Field(
         default=list(DEFAULT_RENT_KINDS), min_length=1, description=(
             "rental kinds a plan may use [on_demand, reserved_1y, reserved_3y, capacity_block, cluster_term]; "
             "spot only when listed"))
