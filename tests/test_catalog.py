@@ -286,7 +286,7 @@ def test_negotiated_h100_quote_changes_the_datacenter_plan(write, rules):
 
 
 def test_plan_says_rent_only(write, run_json):
-    path = write("deployment: {context: datacenter, ownership: any}\nmodel: gpt2-124m\ntokens: 1B\n"
+    path = write("deployment: {context: datacenter, ownership: any, lead_time_days: 0}\nmodel: gpt2-124m\ntokens: 1B\n"
                  "deadline: 7d\ngpus: {allow: [a10]}\n")
     _, p = run_json("plan", path, "--as-of", AS_OF)
     assert p["purchase"][0]["ownership"] == "rent"
@@ -294,7 +294,7 @@ def test_plan_says_rent_only(write, run_json):
 
 
 def test_plan_names_a_gpu_it_cannot_buy(write, run_json):
-    path = write("deployment: {context: datacenter, ownership: buy}\nmodel: gpt2-124m\ntokens: 1B\n"
+    path = write("deployment: {context: datacenter, ownership: buy, lead_time_days: 0}\nmodel: gpt2-124m\ntokens: 1B\n"
                  "deadline: 7d\ngpus: {allow: [a10, h100-sxm]}\n")
     _, p = run_json("plan", path, "--as-of", AS_OF)
     reasons = {r["gpu"]: r["reasons"] for r in p["rejected"]}

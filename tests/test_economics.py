@@ -68,7 +68,7 @@ def quotes(tmp_path_factory):
 def workload(ownership: str, kinds: list[str], hours_of_work: float, tps: float, **extra) -> dict:
     return {"deployment": {"context": "datacenter", "ownership": ownership, "rent_kinds": kinds,
                            "horizon_months": HORIZON_MONTHS, "electricity_usd_per_kwh": KWH, "pue": PUE,
-                           "hosting_usd_per_kw_month": HOST, **extra},
+                           "hosting_usd_per_kw_month": HOST, "lead_time_days": 0, **extra},
             "finance": {"discount_rate": R}, "model": "gpt2-350m", "tokens": tps * hours_of_work * 3600,
             "goodput": 1.0,   # failure-free hours, so the hand-worked hours are the plan's
             "gpus": {"count": 8, "allow": ["h100-sxm"]}}

@@ -18,7 +18,7 @@ from advisor.solve.scenario import baseline
 def test_one_binding_test_for_table_sensitivity_and_memo(catalog, rules):
     """A buy-only 7B job finishing with a day or so to spare: the table, the +1 day line and the
     memo's margin all say the same thing about the deadline."""
-    doc = {"name": "t", "deployment": {"context": "datacenter", "ownership": "buy"}, "model": "mpt-7b",
+    doc = {"name": "t", "deployment": {"context": "datacenter", "ownership": "buy", "lead_time_days": 0}, "model": "mpt-7b",
            "tokens": "100B", "deadline": "30d"}
     p = plan(parse_workload(doc), catalog=catalog, rules=rules, as_of=AS_OF)
     dl = next(b for b in p["binding"] if b["constraint"].startswith("deadline:"))
@@ -57,14 +57,14 @@ def test_no_contradictory_availability_and_grouped_rows(plan_json, write):
 
     # the rows read here are the rejected GPUs and each unchosen one's forced cost: "alternatives"
     # computes exactly those; the table and --verbose table are rendered from the same plan as the CLI does
-    path = write("deployment: {context: datacenter, ownership: any}\nmodel: gpt2-124m\ntokens: 10B\n")
+    path = write("deployment: {context: datacenter, ownership: any, lead_time_days: 0}\nmodel: gpt2-124m\ntokens: 10B\n")
     _, p = plan_json(path, explain="alternatives")
     for r in p["rejected"]:
         codes = [x["code"] for x in r["reasons"]]
         assert not {"no-purchase-price", "no-rental-price"} <= set(codes), r
         assert "none" not in codes
         assert r["reasons"][0]["primary"] and not any(x.get("primary") for x in r["reasons"][1:])
-    buy = write("deployment: {context: datacenter, ownership: buy}\nmodel: gpt2-124m\ntokens: 10B\n", "buy.yaml")
+    buy = write("deployment: {context: datacenter, ownership: buy, lead_time_days: 0}\nmodel: gpt2-124m\ntokens: 10B\n", "buy.yaml")
     _, p = plan_json(buy, explain="alternatives")
     groups: dict = {}
     for r in p["rejected"]:
@@ -85,7 +85,7 @@ def test_no_contradictory_availability_and_grouped_rows(plan_json, write):
 def test_diagnosis_quantifies_and_is_never_empty(catalog, rules):
     """An office job far beyond a $10,000 budget and a 7-day deadline: the shortfall is stated in
     GPU-hours, dollars and days, and each change offered gives a plan."""
-    doc = {"deployment": {"context": "office", "ownership": "any"}, "model": "mpt-7b", "tokens": "300B",
+    doc = {"deployment": {"context": "office", "ownership": "any", "lead_time_days": 0}, "model": "mpt-7b", "tokens": "300B",
            "deadline": "7d", "budget_usd": 10_000, "gpus": {"allow": ["rtx-4090", "h100-sxm", "a100-80gb-sxm"]}}
     p = plan(parse_workload(doc), catalog=catalog, rules=rules, as_of=AS_OF)
     assert not p.feasible
@@ -106,7 +106,7 @@ def test_a_deadline_held_at_p80_binds_when_its_p80_time_is_within_tolerance(cata
     GPT-2 124M, 10B tokens, RTX 4090 only: a deadline 0.05% above the one-GPU plan's P80 time
     binds (was: "0.28 days of slack" on the point estimate), and tightening it by 0.5% moves the
     plan from 1 GPU to 2."""
-    base = {"deployment": {"context": "office", "ownership": "buy"}, "model": "gpt2-124m", "tokens": "10B",
+    base = {"deployment": {"context": "office", "ownership": "buy", "lead_time_days": 0}, "model": "gpt2-124m", "tokens": "10B",
             "gpus": {"allow": ["rtx-4090"]}}
     free = plan(parse_workload(base), catalog=catalog, rules=rules, as_of=AS_OF, explain=False)
     assert free["jobs"][0]["gpu_count"] == 1

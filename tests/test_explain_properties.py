@@ -31,7 +31,7 @@ def at(problem, entry, factor):
 def workloads(draw):
     context = draw(st.sampled_from(["office", "datacenter", "cloud"]))
     ownership = "rent" if context == "cloud" else draw(st.sampled_from(["buy", "rent", "any"]))
-    doc = {"deployment": {"context": context, "ownership": ownership},
+    doc = {"deployment": {"context": context, "ownership": ownership, "lead_time_days": 0},
            "model": draw(st.sampled_from(["gpt2-124m", "gpt2-350m", "mpt-1b"])),
            "tokens": draw(st.sampled_from(["2B", "10B", "40B"])),
            "gpus": {"allow": draw(st.lists(st.sampled_from(GPUS), min_size=2, max_size=3, unique=True))}}
@@ -119,7 +119,7 @@ def test_every_explanation_is_confirmed_by_a_re_solve(doc, catalog, rules):
 def test_the_other_ownership_of_the_same_gpu_wins_when_only_its_price_rises(catalog, rules):
     """8 H100s for nearly two years: one ownership wins (buying, with resale and discounting); the
     rise of its own price names the other ownership of the same GPU, and a re-solve confirms it."""
-    doc = {"deployment": {"context": "datacenter", "ownership": "any", "horizon_months": 24}, "model": "mpt-7b",
+    doc = {"deployment": {"context": "datacenter", "ownership": "any", "lead_time_days": 0, "horizon_months": 24}, "model": "mpt-7b",
            "tokens": "4.5T", "deadline": "730d", "gpus": {"allow": ["h100-sxm"], "count": 8}}
     p = plan(parse_workload(doc), catalog=catalog, rules=rules, as_of=AS_OF)
     rise = p["sensitivity"]["break_even"][0]
@@ -135,7 +135,7 @@ def test_the_other_ownership_of_the_same_gpu_wins_when_only_its_price_rises(cata
 def test_diagnosis_levers_for_a_rebuilt_problem_give_a_plan(catalog, rules):
     """A buy-only office job that only renting or a datacenter can serve: each deployment lever
     named in the diagnosis gives a plan when the workload is changed that way."""
-    doc = {"deployment": {"context": "office", "ownership": "buy"}, "model": "mpt-7b", "tokens": "20B",
+    doc = {"deployment": {"context": "office", "ownership": "buy", "lead_time_days": 0}, "model": "mpt-7b", "tokens": "20B",
            "deadline": "20d", "gpus": {"allow": ["rtx-4090", "h100-sxm"]}}
     p = plan(parse_workload(doc), catalog=catalog, rules=rules, as_of=AS_OF)
     assert not p.feasible
@@ -153,7 +153,7 @@ def test_crossover_factor_is_what_stops_the_focus_plan(model, run_json, catalog,
     """The crossover's factor for the 4090 is the reason a plan with only 4090s fails."""
     _, x = run_json("crossover", "--model", model, "--as-of", AS_OF)
     row = x["points"][0]
-    doc = {"deployment": {"context": "office", "ownership": "buy"}, "model": model, "tokens": "10B",
+    doc = {"deployment": {"context": "office", "ownership": "buy", "lead_time_days": 0}, "model": model, "tokens": "10B",
            "gpus": {"allow": ["rtx-4090"], "max": 8}}
     problem = prepare(parse_workload(doc), catalog, rules, AS_OF)
     base = baseline(problem)

@@ -72,9 +72,9 @@ def holds(doc, p, catalog):
 
 @pytest.mark.parametrize("doc", [
     # the two cases of issue 20 (prices have moved since: the budgets are re-set at today's optimum below)
-    {"name": "gpt2-1558m on A100s", "deployment": {"context": "datacenter", "ownership": "buy"},
+    {"name": "gpt2-1558m on A100s", "deployment": {"context": "datacenter", "ownership": "buy", "lead_time_days": 0},
      "model": "gpt2-1558m", "tokens": "2T", "gpus": {"allow": ["a100-80gb-sxm"]}, "budget_usd": 605700},
-    {"name": "datacenter", "deployment": {"context": "datacenter", "ownership": "buy"}, "model": "gpt2-124m",
+    {"name": "datacenter", "deployment": {"context": "datacenter", "ownership": "buy", "lead_time_days": 0}, "model": "gpt2-124m",
      "tokens": "10B", "deadline": "7d", "gpus": {"allow": ["rtx-4090", "a100-80gb-sxm", "h100-sxm"]},
      "budget_usd": 192340},
 ])
@@ -91,7 +91,7 @@ def test_a_budget_set_exactly_at_the_optimum_is_never_exceeded(doc, catalog, rul
 
 
 def test_the_check_itself_catches_a_broken_plan(catalog, rules):
-    doc = {"deployment": {"context": "datacenter", "ownership": "buy"}, "model": "gpt2-124m", "tokens": "10B",
+    doc = {"deployment": {"context": "datacenter", "ownership": "buy", "lead_time_days": 0}, "model": "gpt2-124m", "tokens": "10B",
            "gpus": {"allow": ["a100-80gb-sxm"]}}
     problem = prepare(parse_workload(doc), catalog, rules, AS_OF)
     sol = solve(problem)

@@ -259,7 +259,7 @@ def _memo_text(workload_doc: dict, catalog, rules, fmt: str = "md", **kw) -> tup
 
 @pytest.mark.parametrize("ownership,title", [("buy", "GPU purchase justification"), ("rent", "GPU rental justification")])
 def test_memo_title_follows_the_decision(catalog, rules, ownership, title):
-    doc = {"name": "t", "deployment": {"context": "datacenter", "ownership": ownership}, "model": "gpt2-124m",
+    doc = {"name": "t", "deployment": {"context": "datacenter", "ownership": ownership, "lead_time_days": 0}, "model": "gpt2-124m",
            "tokens": "10B", "deadline": "7d", "gpus": {"allow": ["a100-80gb-sxm", "h100-sxm"]}}
     p, text = _memo_text(doc, catalog, rules)
     assert {i["ownership"] for i in p["purchase"]} == {ownership}
@@ -269,7 +269,7 @@ def test_memo_title_follows_the_decision(catalog, rules, ownership, title):
 
 
 def test_memo_prose_uses_display_names_without_doubled_words(catalog, rules):
-    doc = {"name": "t", "deployment": {"context": "datacenter", "ownership": "buy"}, "model": "gpt2-124m",
+    doc = {"name": "t", "deployment": {"context": "datacenter", "ownership": "buy", "lead_time_days": 0}, "model": "gpt2-124m",
            "tokens": "10B", "deadline": "7d", "gpus": {"allow": ["a100-80gb-sxm"]}}
     p, text = _memo_text(doc, catalog, rules)
     recommendation = text.split("Recommendation", 1)[1].split("\n## ", 1)[0]
@@ -285,7 +285,7 @@ def test_memo_prose_uses_display_names_without_doubled_words(catalog, rules):
 
 
 def test_memo_paper_size(catalog, rules):
-    doc = {"name": "t", "deployment": {"context": "office", "ownership": "buy"}, "model": "gpt2-124m", "tokens": "10B"}
+    doc = {"name": "t", "deployment": {"context": "office", "ownership": "buy", "lead_time_days": 0}, "model": "gpt2-124m", "tokens": "10B"}
     p, a4 = _memo_text(doc, catalog, rules, fmt="html")   # one plan, three memos of it
     letter = advisor.memo(p, charts=False, fmt="html", paper="letter").content.decode("utf-8")
     assert "size: A4;" in a4 and "size: letter;" in letter

@@ -46,8 +46,9 @@ def _owned_options(problem, g, mine):
     for hold in problem.holdings[g]:
         need = max(c.count for c, _ in mine)
         for _, level in mine:
-            room = min(level, hold.hours)
-            need = max(need, math.ceil(sum(c.planned_gpu_hours for c, due in mine if due <= level) / room - 1e-9))
+            room = min(level, hold.hours) - problem.arrival[g].hours   # the GPUs work from their arrival
+            hours = sum(c.planned_gpu_hours for c, due in mine if due <= level)
+            need = max(need, math.ceil(hours / room - 1e-9) if room > 0 else (0 if not hours else 10 ** 9))
         if need > (problem.workload.gpus.stock or {}).get(g, math.inf):
             continue
         for s in problem.servers.get(g, []):
@@ -72,7 +73,7 @@ def brute_force(problem) -> float | None:
     per_class = []   # one entry per job: identical jobs choose independently
     for cls, cands in zip(problem.classes, problem.candidates):
         due = min(cls.deadline or math.inf, horizon)
-        usable = [c for c in cands if c.planned_hours <= due * (1 + 1e-9)]   # at the confidence, within the horizon
+        usable = [c for c in cands if c.start_hours + c.planned_hours <= due * (1 + 1e-9)]   # from its start, at the confidence
         per_class += [usable] * cls.multiplicity
     best = None
     for combo in itertools.product(*per_class):
@@ -112,7 +113,7 @@ jobs = st.lists(st.fixed_dictionaries({
        context=st.sampled_from(["office", "datacenter"]), ownership=st.sampled_from(["buy", "rent", "any"]),
        budget=st.sampled_from([None, 3_000, 40_000]), upper=st.sampled_from([None, 2, 8]))
 def test_milp_optimum_equals_brute_force(jobs, gpus, context, ownership, budget, upper):
-    doc = {"deployment": {"context": context, "ownership": ownership},
+    doc = {"deployment": {"context": context, "ownership": ownership, "lead_time_days": 0},
            "jobs": [dict(j, name=f"j{i}") for i, j in enumerate(jobs)], "gpus": {"allow": gpus}}
     if budget:
         doc["budget_usd"] = budget
@@ -132,7 +133,7 @@ def test_milp_optimum_equals_brute_force(jobs, gpus, context, ownership, budget,
 @SETTINGS
 @given(jobs=jobs, ownership=st.sampled_from(["buy", "any"]), scale=st.sampled_from([1.5, 3.0]))
 def test_a_later_deadline_never_costs_more_or_makes_a_workload_infeasible(jobs, ownership, scale):
-    doc = {"deployment": {"context": "office", "ownership": ownership},
+    doc = {"deployment": {"context": "office", "ownership": ownership, "lead_time_days": 0},
            "jobs": [dict(j, name=f"j{i}") for i, j in enumerate(jobs)], "gpus": {"allow": GPUS}}
     problem = problem_for(doc)
     tight, loose = solve(problem), solve(problem, baseline(problem).but(deadline_scale=scale))
@@ -141,7 +142,7 @@ def test_a_later_deadline_never_costs_more_or_makes_a_workload_infeasible(jobs, 
 
 
 def test_forced_cost_is_at_least_the_optimum_and_equals_a_replan_on_that_gpu(catalog, rules):
-    doc = {"deployment": {"context": "office", "ownership": "any"}, "model": "gpt2-350m", "tokens": "20B",
+    doc = {"deployment": {"context": "office", "ownership": "any", "lead_time_days": 0}, "model": "gpt2-350m", "tokens": "20B",
            "deadline": "7d", "gpus": {"allow": GPUS}}
     p = plan(parse_workload(doc), catalog=catalog, rules=rules, as_of=AS_OF)
     forced = [r for r in p["rejected"] if r["forced_cost_usd"] is not None]
@@ -155,22 +156,22 @@ def test_forced_cost_is_at_least_the_optimum_and_equals_a_replan_on_that_gpu(cat
 
 def test_identical_jobs_share_owned_gpus_over_time(catalog, rules):
     """Three one-day jobs due in a week run one after another on one owned GPU."""
-    doc = {"deployment": {"context": "office", "ownership": "buy"}, "gpus": {"allow": ["rtx-4090"]},
+    doc = {"deployment": {"context": "office", "ownership": "buy", "lead_time_days": 0}, "gpus": {"allow": ["rtx-4090"]},
            "jobs": [{"name": "sweep", "model": "gpt2-124m", "tokens": "5B", "deadline": "7d", "repeat": 3}]}
     p = plan(parse_workload(doc), catalog=catalog, rules=rules, as_of=AS_OF, explain=False)
     contract = ("gpu", "count", "ownership", "unit_price_usd", "gpu_hours", "rent_kind")
     assert [{k: item[k] for k in contract} for item in p["purchase"]] == [
-        {"gpu": "rtx-4090", "count": 1, "ownership": "buy", "unit_price_usd": catalog.gpus["rtx-4090"].purchase_usd,
+        {"gpu": "rtx-4090", "count": 1, "ownership": "buy", "lead_time_days": 0, "unit_price_usd": catalog.gpus["rtx-4090"].purchase_usd,
          "gpu_hours": None, "rent_kind": None}]
     assert sum(j["copies"] for j in p["jobs"]) == 3
 
 
 def test_deadline_too_short_for_one_gpu_buys_enough_for_all_jobs_in_time(catalog, rules):
-    one = plan(parse_workload({"deployment": {"context": "office", "ownership": "buy"}, "gpus": {"allow": ["rtx-4090"]},
+    one = plan(parse_workload({"deployment": {"context": "office", "ownership": "buy", "lead_time_days": 0}, "gpus": {"allow": ["rtx-4090"]},
                                "model": "gpt2-124m", "tokens": "10B", "deadline": "7d"}),
                catalog=catalog, rules=rules, as_of=AS_OF, explain=False)
     days = one["jobs"][0]["wall_days"]
-    doc = {"deployment": {"context": "office", "ownership": "buy"}, "gpus": {"allow": ["rtx-4090"]},
+    doc = {"deployment": {"context": "office", "ownership": "buy", "lead_time_days": 0}, "gpus": {"allow": ["rtx-4090"]},
            "jobs": [{"name": "a", "model": "gpt2-124m", "tokens": "10B", "deadline": f"{days * 1.5:.3f}d", "repeat": 2}]}
     p = plan(parse_workload(doc), catalog=catalog, rules=rules, as_of=AS_OF, explain=False)
     # two jobs of `days` each cannot run one after the other within 1.5 x days on one GPU
@@ -178,7 +179,7 @@ def test_deadline_too_short_for_one_gpu_buys_enough_for_all_jobs_in_time(catalog
 
 
 def test_stock_limit_is_honoured(catalog, rules):
-    doc = {"deployment": {"context": "office", "ownership": "buy"}, "model": "gpt2-124m", "tokens": "10B",
+    doc = {"deployment": {"context": "office", "ownership": "buy", "lead_time_days": 0}, "model": "gpt2-124m", "tokens": "10B",
            "deadline": "12h", "gpus": {"allow": ["rtx-4090", "h100-sxm"], "stock": {"rtx-4090": 2}}}
     p = plan(parse_workload(doc), catalog=catalog, rules=rules, as_of=AS_OF)
     bought = {i["gpu"]: i["count"] for i in p["purchase"]}
@@ -192,7 +193,7 @@ BUDGET = 13_500   # cash: the $7,000 workstation of 2026 (issue 29; it was $2,63
 def test_objective_time_is_fastest_within_budget(catalog, rules):
     # a 3.6 kW room (the workload's own limit replaces PWR001's 1.44 kW office default, which
     # would stop at two cards before the budget binds)
-    doc = {"deployment": {"context": "office", "ownership": "buy", "power_limit_kw": 3.6}, "model": "gpt2-124m",
+    doc = {"deployment": {"context": "office", "ownership": "buy", "lead_time_days": 0, "power_limit_kw": 3.6}, "model": "gpt2-124m",
            "tokens": "10B", "gpus": {"allow": ["rtx-4090"], "max": 8}, "budget_usd": BUDGET}
     problem = problem_for(doc, catalog, rules)
     fast = solve_fastest(problem)
@@ -230,10 +231,10 @@ def test_frontier_is_pareto(run_json, write):
 @pytest.mark.parametrize("extra,group,field", [
     ({"budget_usd": 1000}, "budget", "budget_usd"),
     ({"deadline": "6h"}, "deadline", "deadline_scale"),
-    ({"deployment": {"context": "office", "ownership": "buy", "power_limit_kw": 0.3}}, "power", "power_limit_kw"),
+    ({"deployment": {"context": "office", "ownership": "buy", "lead_time_days": 0, "power_limit_kw": 0.3}}, "power", "power_limit_kw"),
 ])
 def test_infeasible_diagnosis_finds_a_relaxation_that_works(extra, group, field, catalog, rules):
-    doc = {"deployment": {"context": "office", "ownership": "buy"}, "model": "gpt2-124m", "tokens": "10B",
+    doc = {"deployment": {"context": "office", "ownership": "buy", "lead_time_days": 0}, "model": "gpt2-124m", "tokens": "10B",
            "deadline": "7d", "gpus": {"allow": ["rtx-4090"], "max": 4}}
     doc.update(extra)
     p = plan(parse_workload(doc), catalog=catalog, rules=rules, as_of=AS_OF)
@@ -254,7 +255,7 @@ def test_infeasible_diagnosis_finds_a_relaxation_that_works(extra, group, field,
 
 def test_gpu_count_diagnosis(catalog, rules):
     # 3.6 kW, so the GPU count binds alone (PWR001's 1.44 kW office default would bind too)
-    doc = {"deployment": {"context": "office", "ownership": "buy", "power_limit_kw": 3.6}, "model": "gpt2-124m",
+    doc = {"deployment": {"context": "office", "ownership": "buy", "lead_time_days": 0, "power_limit_kw": 3.6}, "model": "gpt2-124m",
            "tokens": "10B", "deadline": "14h", "gpus": {"allow": ["rtx-4090"], "max": 2}}
     p = plan(parse_workload(doc), catalog=catalog, rules=rules, as_of=AS_OF)
     found = {d["constraint"]: d for d in p["diagnosis"]}
@@ -267,7 +268,7 @@ def test_gpu_count_diagnosis(catalog, rules):
 
 
 def test_break_even_price_actually_flips_the_choice(catalog, rules):
-    doc = {"deployment": {"context": "datacenter", "ownership": "buy"}, "model": "gpt2-124m", "tokens": "10B",
+    doc = {"deployment": {"context": "datacenter", "ownership": "buy", "lead_time_days": 0}, "model": "gpt2-124m", "tokens": "10B",
            "deadline": "7d", "gpus": {"allow": ["a100-80gb-sxm", "h100-sxm"]}}
     p = plan(parse_workload(doc), catalog=catalog, rules=rules, as_of=AS_OF)
     rise = next(b for b in p["sensitivity"]["break_even"] if b["direction"] == "rise")
@@ -277,7 +278,7 @@ def test_break_even_price_actually_flips_the_choice(catalog, rules):
 
 
 def test_allow_mixed_never_costs_more(catalog, rules):
-    base = {"deployment": {"context": "office", "ownership": "any"}, "gpus": {"allow": GPUS, "max": 3},
+    base = {"deployment": {"context": "office", "ownership": "any", "lead_time_days": 0}, "gpus": {"allow": GPUS, "max": 3},
             "jobs": [{"name": "big", "model": "gpt2-350m", "tokens": "40B", "deadline": "10d"}]}
     whole = problem_for(base, catalog, rules)
     mixed = problem_for({**base, "allow_mixed": True}, catalog, rules)
@@ -290,7 +291,7 @@ def test_cbc_fallback_gives_the_same_optimum(monkeypatch):
     """When highspy is missing the bundled CBC solves the same model to the same cost."""
     import advisor.solve.milp as opt
     from advisor.solve.run import cbc_solver
-    doc = {"deployment": {"context": "office", "ownership": "any"}, "model": "gpt2-350m", "tokens": "20B",
+    doc = {"deployment": {"context": "office", "ownership": "any", "lead_time_days": 0}, "model": "gpt2-350m", "tokens": "20B",
            "deadline": "3d", "gpus": {"allow": GPUS, "max": 8}}
     problem = problem_for(doc)
     highs = solve(problem)

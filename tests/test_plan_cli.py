@@ -78,7 +78,7 @@ def test_stale_price_is_flagged(example_plan):
 
 
 def test_infeasible_workload_exits_3_with_diagnosis(run, write):
-    path = write("deployment: {context: office, ownership: buy}\nmodel: gpt2-124m\ntokens: 10B\ndeadline: 7d\n"
+    path = write("deployment: {context: office, ownership: buy, lead_time_days: 0}\nmodel: gpt2-124m\ntokens: 10B\ndeadline: 7d\n"
                  "budget_usd: 100\n"
                  "gpus: {allow: [rtx-4090]}\n")
     code, out, _ = run("plan", path, "--format", "json", "--as-of", AS_OF)

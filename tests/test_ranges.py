@@ -25,10 +25,10 @@ from advisor.solve.settings import SolveSettings
 # H100 rented wins by a few percent over A100 rented: the speed break-evens are finite
 CLOSE = {"deployment": {"context": "datacenter", "ownership": "rent"}, "model": "gpt2-774m", "tokens": "40B",
          "deadline": "7d", "gpus": {"allow": ["a100-80gb-sxm", "h100-sxm"]}}
-ARTICLE_DC = {"name": "dc", "deployment": {"context": "datacenter", "ownership": "buy"}, "model": "gpt2-124m",
+ARTICLE_DC = {"name": "dc", "deployment": {"context": "datacenter", "ownership": "buy", "lead_time_days": 0}, "model": "gpt2-124m",
               "tokens": "10B", "precision": "bf16", "deadline": "7d",
               "gpus": {"allow": ["rtx-4090", "a100-80gb-sxm", "h100-sxm"]}}
-OFFICE = dict(ARTICLE_DC, deployment={"context": "office", "ownership": "buy"})
+OFFICE = dict(ARTICLE_DC, deployment={"context": "office", "ownership": "buy", "lead_time_days": 0})
 
 
 def stored_speed(family: str, precision: str) -> dict:
@@ -60,7 +60,7 @@ def test_quantiles_are_ordered_and_job_ranges_match_the_stored_distribution(doc,
 
 def test_raising_confidence_never_shortens_allowed_time_nor_lowers_cost(catalog, rules):
     # a deadline tight enough that the confidence decides how many GPUs are needed
-    doc = dict(CLOSE, deadline="2d", deployment={"context": "datacenter", "ownership": "any"})
+    doc = dict(CLOSE, deadline="2d", deployment={"context": "datacenter", "ownership": "any", "lead_time_days": 0})
     last_cost, last_hours = -math.inf, None
     for level in (0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.99):
         problem = problem_of(dict(doc, confidence=level), catalog, rules)
@@ -121,7 +121,7 @@ def test_speed_factor_scales_time_and_rent(catalog, rules):
 
 
 def test_reused_model_agrees_with_full_solves(catalog, rules):
-    problem = problem_of(dict(CLOSE, deployment={"context": "datacenter", "ownership": "any"}), catalog, rules)
+    problem = problem_of(dict(CLOSE, deployment={"context": "datacenter", "ownership": "any", "lead_time_days": 0}), catalog, rules)
     draws = [({"h100-sxm": f, "a100-80gb-sxm": g}, {"h100-sxm": b}, {"a100-80gb-sxm": r})
              for f, g, b, r in ((1.0, 1.0, 1.0, 1.0), (0.9, 1.1, 1.0, 0.9), (1.2, 0.8, 1.3, 1.0),
                                 (0.7, 1.0, 0.8, 1.2), (1.0, 1.3, 1.0, 0.7))]
@@ -194,7 +194,7 @@ def test_a_draw_stopped_by_its_time_limit_is_said_so(catalog, rules, found):
     the verdict says how many were not proven; with none, it is named as such."""
     from advisor.explain.robustness import Verdict
 
-    problem = problem_of(dict(CLOSE, deployment={"context": "datacenter", "ownership": "any"}), catalog, rules)
+    problem = problem_of(dict(CLOSE, deployment={"context": "datacenter", "ownership": "any", "lead_time_days": 0}), catalog, rules)
     sol = solve(problem)
     exact = Verdict(problem, SolveSettings(), draws=20).verdict(sol)
     v = Verdict(problem, SolveSettings(), draws=20)

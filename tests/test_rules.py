@@ -16,8 +16,8 @@ from advisor.solve.constraints.power import power_limit
 
 
 def ctx(catalog, gpu, site="office", ownership="buy", region="US", tp=None, count=None):
-    context = {"deployment": {"context": site, "region": region, "ownership": ownership},
-               "offer": {"site": "cloud" if ownership == "rent" else site, "ownership": ownership},
+    context = {"deployment": {"context": site, "region": region, "ownership": ownership, "lead_time_days": 0},
+               "offer": {"site": "cloud" if ownership == "rent" else site, "ownership": ownership, "lead_time_days": 0},
                "job": {"kind": "pretrain", "precision": "bf16", "params": 124e6}}
     context["gpu"] = gpu_context(catalog.gpus[gpu]) if isinstance(gpu, str) else gpu
     if tp is not None:
@@ -366,7 +366,7 @@ def test_china_office_buys_the_4090d_and_rejects_the_4090_with_exp001(example_pl
 
 
 def test_dep001_is_the_reason_an_office_plan_shows_for_sxm(catalog, rules):
-    wl = parse_workload({"deployment": {"context": "office", "ownership": "buy"}, "model": "gpt2-124m",
+    wl = parse_workload({"deployment": {"context": "office", "ownership": "buy", "lead_time_days": 0}, "model": "gpt2-124m",
                          "tokens": "10B", "deadline": "7d", "gpus": {"allow": ["rtx-4090", "h100-sxm", "mi300x"]}})
     p = plan(wl, catalog=catalog, rules=rules, as_of=AS_OF, explain=False)
     rejected = {r["gpu"]: r["reasons"] for r in p["rejected"]}
@@ -375,7 +375,7 @@ def test_dep001_is_the_reason_an_office_plan_shows_for_sxm(catalog, rules):
 
 
 def test_pwr001_bounds_an_office_plan_and_is_cited(catalog, rules):
-    doc = {"deployment": {"context": "office", "ownership": "buy"}, "model": "gpt2-124m", "tokens": "10B",
+    doc = {"deployment": {"context": "office", "ownership": "buy", "lead_time_days": 0}, "model": "gpt2-124m", "tokens": "10B",
            "deadline": "7d", "gpus": {"allow": ["rtx-4090"], "count": 4}}
     p = plan(parse_workload(doc), catalog=catalog, rules=rules, as_of=AS_OF)
     assert p["status"] == "infeasible"   # 4 x 450 W + 125 W > 1.44 kW
@@ -408,7 +408,7 @@ def _tensor_parallel_above_one(monkeypatch):
 
 
 def test_int001_rejects_counts_whose_layout_needs_tensor_parallelism(monkeypatch, catalog, rules):
-    doc = {"deployment": {"context": "office", "ownership": "buy", "power_limit_kw": 5}, "model": "gpt2-1558m",
+    doc = {"deployment": {"context": "office", "ownership": "buy", "lead_time_days": 0, "power_limit_kw": 5}, "model": "gpt2-1558m",
            "tokens": "1B", "gpus": {"allow": ["rtx-4090"]}}
     assert plan(parse_workload(doc), catalog=catalog, rules=rules, as_of=AS_OF, explain=False)["status"] == "optimal"
     _tensor_parallel_above_one(monkeypatch)
@@ -495,7 +495,7 @@ def test_rule_example_shows_the_rule(rule_id, example, catalog, rules):
         ctx = dict(example.context)
         gpu = dict(gpu_context(catalog.gpus[ctx["gpu"]["id"]]), **ctx["gpu"])
         dep = deployment_context(Deployment(**ctx["deployment"]))
-        context = {"gpu": gpu, "deployment": dep, "offer": {"ownership": "buy", "site": dep["context"]},
+        context = {"gpu": gpu, "deployment": dep, "offer": {"ownership": "buy", "lead_time_days": 0, "site": dep["context"]},
                    "job": {"kind": "pretrain", "precision": "bf16", "params": 1e9}}
         fired = {f.rule for f in rules.evaluate(context, AS_OF)}
         assert (rule_id in fired) is expect.fires

@@ -226,7 +226,7 @@ def test_estimate_exit_codes_and_fields_versus_flags(run):
 # `validate` builds the candidates (every layout search) of its file: a small one, with a repeated job
 TWO_JOBS = """\
 name: two jobs, one repeated
-deployment: {context: office, ownership: buy}
+deployment: {context: office, ownership: buy, lead_time_days: 0}
 jobs:
   - {name: sweep, model: gpt2-124m, tokens: 1B, deadline: 2d, repeat: 3}
   - {name: tune, kind: finetune, model: gpt2-124m, tokens: 200M}
@@ -330,7 +330,7 @@ def test_the_collector_pauses_for_start_up_only(monkeypatch):
 def test_a_top_level_serving_workload_validates_and_plans(run, write):
     """Serving written the short way (issue 32): traffic and slo at the top level, as training's
     model/tokens are; the plan serves it."""
-    path = write("name: short serve\ndeployment: {context: datacenter, ownership: any}\nkind: serve\n"
+    path = write("name: short serve\ndeployment: {context: datacenter, ownership: any, lead_time_days: 0}\nkind: serve\n"
                  "model: llama-3.1-8b\nprecision: fp8\ntraffic: {requests_per_s: 20, input_tokens: 1000, "
                  "output_tokens: 300}\nslo: {ttft_ms: 2000, tpot_ms: 100}\n")
     code, out, err = run("validate", path)

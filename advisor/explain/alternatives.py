@@ -21,7 +21,7 @@ from advisor.solve.settings import SolveSettings
 from advisor.solve.solution import Solution
 
 AVAILABILITY = ("no-price", "no-purchase-price", "no-rental-price", "no-server")
-CAPABILITY = ("memory", "estimate", "deadline")
+CAPABILITY = ("memory", "estimate", "deadline", "fabric")
 PRECEDENCE = ("rule", "availability", "capability", "constraint", "cost", "other", "warning")
 
 

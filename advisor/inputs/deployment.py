@@ -36,6 +36,9 @@ class Deployment(Written):
         "share of the horizon owned GPUs run (energy is costed for it); default: the planned jobs' own hours"))
     liquid_cooling: bool = Field(default=False, description="the facility offers liquid cooling (needed by liquid-only systems)")
     storage_tb: float | None = Field(default=None, ge=0, le=1e7, description="training storage to cost, TB [none]")
+    lead_time_days: float | None = Field(default=None, ge=0, le=3650, description=(
+        "days from today until bought hardware can work (delivery and burn-in), as your vendor quotes it, or 0 for "
+        "hardware in hand; overrides the catalog's sourced lead times [the catalog's, per part]"))
 
     @property
     def site(self) -> str:

@@ -24,7 +24,7 @@ from advisor.contract.facts import (
 ARTICLE = {"office": "an office", "datacenter": "a datacenter", "cloud": "the cloud"}
 BASIS = {"cash": "cash paid over the horizon", "present_value": "present value"}
 KEPT = {"deadline": "deadline", "budget": "budget", "power": "power limit", "gpu_count": "GPU count",
-        "horizon": "horizon"}
+        "horizon": "horizon", "lead_time": "lead times"}
 JSON = dict[str, Any]
 
 
@@ -49,8 +49,9 @@ def _si(x: float) -> str:
 def _slack_words(s: Slack) -> str:
     f = s.facts
     if s.family == "deadline":
+        start = f", after {f['start_days']:.1f} days for the hardware to arrive" if f.get("start_days") else ""
         return (f"{f['job']} finishes in {s.used:.2f} of {s.limit:g} days at the P{round(100 * f['confidence'])} "
-                f"job time ({f['estimate_days']:.2f} estimated)")
+                f"job time ({f['estimate_days']:.2f} estimated{start})")
     if s.family == "budget":
         return f"uses ${s.used:,.2f} of the ${s.limit:,.2f} budget ({BASIS[f['basis']]})"
     if s.family == "power":
@@ -100,10 +101,15 @@ def _shortfall_words(s: Shortfall) -> str:
     if s.family == "horizon":
         return (f"the cheapest plan with no limits takes {s.needed:,.1f} days; every job must finish within the "
                 f"{s.facts['months']:g}-month horizon ({s.limit:,.0f} days) the plan is costed over")
+    if s.family == "lead_time":
+        lead = s.facts.get("lead")
+        why = f" ({lead.confidence} confidence: {lead.note})" if lead is not None and lead.note else ""
+        return (f"bought {s.facts['gpu']} take {s.needed:,.1f} days to arrive and burn in{why}; with "
+                f"{s.facts['job_days']:,.1f} days of work, {s.facts['job']} cannot finish by its {s.limit:g}-day deadline")
     return f"the cheapest plan with no limits needs {s.needed:g}; the limit is {s.limit:g}"
 
 
-NEEDED_DIGITS = {"budget": 2, "power": 3, "deadline": 3, "horizon": 3}
+NEEDED_DIGITS = {"budget": 2, "power": 3, "deadline": 3, "horizon": 3, "lead_time": 3}
 
 
 def _lever_words(lv: Lever) -> str:
@@ -123,13 +129,17 @@ def _lever_words(lv: Lever) -> str:
     if lv.family == "horizon":
         return (f"plan over a {lv.needed:g}-month horizon instead of {lv.limit:g} months (deployment.horizon_months): "
                 "the work does not finish within the horizon (re-solved)")
+    if lv.family == "lead_time":
+        return (f"the bought hardware arrives too late ({lv.limit:,.0f} days or more to arrive and burn in): with it "
+                "already in hand a plan exists (re-solved); rent for those weeks (ownership: any) or set a later "
+                "deadline")
     return f"relax {lv.constraint} to {lv.needed:g}"
 
 
 def _combination_words(c: Combination) -> str:
     words = {"deadline": "the deadline to {:,.1f} days", "budget": "the budget to ${:,.0f}",
              "power": "the power limit to {:.2f} kW", "gpu_count": "the GPU count to {:,.0f}",
-             "horizon": "the horizon to {:g} months"}
+             "horizon": "the horizon to {:g} months", "lead_time": "lead times to {:g} days"}
     lead = f"keep the {KEPT[c.kept]} as written and raise " if c.kept else "raise "
     return ("no single change is enough; together: " + lead
             + ", ".join(words[family].format(value) for family, value in c.needs) + " (re-solved: a plan exists)")
@@ -205,6 +215,10 @@ def limit_reason(lv: Lever, name: str) -> JSON:
         return {"rule": None, "code": "budget", "needed": round(lv.needed, 2), "limit": lv.limit,
                 "message": f"the cheapest plan using only {name} costs ${lv.needed:,.2f} ({BASIS[f['basis']]}); "
                            f"the budget is ${lv.limit:,.2f}"}
+    if lv.family == "lead_time":
+        return {"rule": None, "code": "lead_time", "needed": lv.needed, "limit": lv.limit,
+                "message": f"bought {name} arrive too late ({lv.limit:,.0f} days or more to arrive and burn in) to "
+                           "finish the work by its deadline"}
     if lv.family == "horizon":
         return {"rule": None, "code": "horizon", "needed": lv.needed, "limit": lv.limit,
                 "message": f"the jobs take longer than the {lv.limit:g}-month horizon on {name}; they would need "

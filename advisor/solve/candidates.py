@@ -6,6 +6,7 @@ what is built here, and every option left out is recorded with its reason.
 """
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -24,7 +25,15 @@ from advisor.economics.ownership import (
     residual,
     stream_factor,
 )
-from advisor.economics.rental import RentOption, capacity_warning, rent_options, rental_cost
+from advisor.economics.lead_time import provisioning_time
+from advisor.economics.rental import (
+    RentOption,
+    capacity_warning,
+    fabric_fit,
+    order_fit,
+    rental_cost,
+    usable_offers,
+)
 from advisor.errors import InputError, suggest
 from advisor.inputs.workload import Workload
 from advisor.perf.estimate import Estimate, evaluate
@@ -37,6 +46,7 @@ from advisor.solve.constraints.deadline import meets, too_slow
 from advisor.solve.constraints.power import power_limit
 from advisor.solve.options import (
     add_findings,
+    purchase_arrival,
     gpu_holdings,
     add_reason,
     count_context,
@@ -46,7 +56,7 @@ from advisor.solve.options import (
     server_options,
 )
 from advisor.solve.holding import Holding
-from advisor.solve.problem import Candidate, Finding, JobClass, Problem, Rejection, ServerOption
+from advisor.solve.problem import Arrival, Candidate, Finding, JobClass, Problem, Rejection, ServerOption
 
 MAX_GPUS_PER_JOB = 65_536
 # From this many (job class, GPU type) pairs the GPU types are offered on both cores (solve/parallel.py):
@@ -114,6 +124,8 @@ class GpuOffer:
     rent_rate: float | None
     servers: list[ServerOption] | None = None      # None: not bought
     holdings: list[Holding] | None = None          # its holding periods, when buyable (solve/holding.py)
+    arrival: Arrival | None = None                 # when bought GPUs can start, on one server (no network)
+    networked_arrival: Arrival | None = None       # ... and when a job spans servers (the network too)
     residual: Residual | None = None
     by_class: list[list[Candidate]] = field(default_factory=list)
     reasons: list[Finding] = field(default_factory=list)
@@ -145,6 +157,7 @@ def build_problem(workload: Workload, catalog: Catalog, rules: RuleSet, params: 
                       servers={g: o.servers for g, o in offered if o.servers is not None},
                       power_limit_kw=power.kw if power else None, power_limit=power, as_of=as_of,
                       holdings={g: o.holdings for g, o in offered if o.holdings is not None},
+                      arrival={g: o.arrival for g, o in offered if o.arrival is not None},
                       residual={g: o.residual for g, o in offered if o.residual is not None})
     if all(job.kind != "serve" for job in workload.jobs):
         return problem   # training only: no serving class, and the serving estimator is not even imported
@@ -177,9 +190,9 @@ def offer_gpu(setting: Setting, gid: str) -> GpuOffer:
     if gpu.purchase_usd is not None:
         age = purchase_age_years(gpu, s.as_of)
         out.residual = residual(s.catalog, gid, s.costs.horizon_years, age)
-    options = rent_options(gpu, d.rent_kinds, s.catalog.economics)
+    options = usable_offers(gpu, d.rent_kinds, s.catalog.economics)
     out.rent_rate = min((o.rate for o in options), default=None)
-    ways = offers(gpu, d.ownerships, out.reasons, options, d.rent_kinds)
+    ways = _grouped(offers(gpu, d.ownerships, out.reasons, options, d.rent_kinds))
     # rules first: a rule that removes an option is the reason a plan shows for it, before
     # the catalog's 'no server' or the estimate's 'does not fit'
     contexts = {(k, o): rule_context(gpu, s.workload, cls, o) for k, cls in enumerate(s.classes) for o, _ in ways}
@@ -190,13 +203,39 @@ def offer_gpu(setting: Setting, gid: str) -> GpuOffer:
     if any(own == "buy" for _, own in allowed):
         allowed = _hosted(s, gpu, out, allowed)
         if out.servers:   # held with its share of its server's power, resold at its generation's value
-            out.holdings = gpu_holdings(s.costs, s.catalog, gpu, out.servers, s.as_of)
+            quoted = d.lead_time_days
+            out.arrival = purchase_arrival(s.catalog, gpu, out.servers, networked=False, quoted_days=quoted)
+            out.networked_arrival = purchase_arrival(s.catalog, gpu, out.servers, networked=True, quoted_days=quoted)
+            out.holdings = gpu_holdings(s.costs, s.catalog, gpu, out.servers, s.as_of, out.arrival.hours)
     runs = _Runs(s, gpu, out, contexts, findings)
     for k, cls in enumerate(s.classes):
         mine = [(o, opt) for o, opt in ways if (k, o) in allowed]
         if mine:
             runs.offer_class(k, cls, mine)
     return out
+
+
+Way = tuple[str, tuple[RentOption, ...]]   # buy (no offers), or rent from one kind and tier's offers
+
+
+def _grouped(pairs: list[tuple[str, RentOption | None]]) -> list[Way]:
+    """Buying, and renting grouped by (kind, provider tier), each group's offers cheapest first: for
+    each GPU count a rented candidate takes its group's cheapest offer that can run it (solve/
+    candidates._Runs._offer), so offers of one kind and tier compete, and other kinds and tiers stay
+    beside them (compared on one price basis, docs/model.md)."""
+    groups: dict[tuple[str, str], list[RentOption]] = {}
+    out: list[Way] = []
+    for ownership, opt in pairs:
+        if opt is None:
+            out.append((ownership, ()))
+        else:
+            key = (opt.kind, opt.tier)
+            if key not in groups:
+                groups[key] = []
+                out.append(("rent", ()))   # a placeholder, filled below in this order
+            groups[key].append(opt)
+    filled = iter(tuple(sorted(g, key=lambda o: (o.rate, o.offer.provider))) for g in groups.values())
+    return [(own, next(filled) if own == "rent" else group) for own, group in out]
 
 
 def _hosted(s: Setting, gpu: GPU, out: GpuOffer, allowed: set[tuple[int, str]]) -> set[tuple[int, str]]:
@@ -219,12 +258,13 @@ class _Runs:
     def __init__(self, s: Setting, gpu: GPU, out: GpuOffer, contexts: dict[tuple[int, str], dict[str, Any]],
                  findings: dict[tuple[int, str], list[RuleFinding]]):
         self.s, self.gpu, self.out, self.contexts, self.findings = s, gpu, out, contexts, findings
-        self.cache: dict[tuple[JobSpec, int], Estimate] = {}       # identical shapes share an estimate
+        self.cache: dict[tuple[JobSpec, int, float | None], Estimate] = {}   # identical shapes share an estimate
         self.count_rules: dict[tuple, list[RuleFinding]] = {}      # per-count findings by their context
         self.smallest: dict[JobSpec, int | None] = {}
         self.per_slot_kw = min((o.overhead_kw / o.slots for o in out.servers or []), default=0.0)
+        self.slots = max((o.slots for o in out.servers or []), default=1)
 
-    def offer_class(self, k: int, cls: JobClass, ways: list[tuple[str, RentOption | None]]) -> None:
+    def offer_class(self, k: int, cls: JobClass, ways: list[Way]) -> None:
         s, gpu = self.s, self.gpu
         name = cls.name(s.workload)
         if cls.spec not in self.smallest:
@@ -235,23 +275,29 @@ class _Runs:
             return
         # real speed at the (1 - confidence) quantile of the estimator's error: time at `confidence`
         time_factor = 1.0 / speed_dist(gpu, cls.spec.precision).factor(1.0 - s.workload.confidence)
-        for ownership, opt in ways:
-            mine = list(self._counts(k, cls, ownership, opt, n_min, time_factor))
+        for ownership, group in ways:
+            mine = list(self._counts(k, cls, ownership, group, n_min, time_factor))
             self.out.by_class[k] += mine
             if cls.deadline is not None and mine and not any(meets(c, cls.deadline) for c in mine):
                 fastest = min(mine, key=lambda c: c.hours)
                 add_reason(self.out.reasons, None, "deadline",
                            too_slow(name, fastest, cls, ownership, s.workload.confidence))
 
-    def _counts(self, k: int, cls: JobClass, ownership: str, opt: RentOption | None, n_min: int,
+    def _counts(self, k: int, cls: JobClass, ownership: str, group: tuple[RentOption, ...], n_min: int,
                 time_factor: float) -> Iterator[Candidate]:
         """The candidates of one (class, way of paying), smallest count first: a count is offered only
-        if it is faster than the smaller ones, within the same global batch, and allowed."""
+        if it is faster than the smaller ones, within the same global batch, and allowed; a rented one
+        on its group's cheapest offer whose fabric carries it."""
         best, batch, last = 0.0, None, n_min
         for n in candidate_counts(n_min, MAX_GPUS_PER_JOB):
             if n > 2 * last:
                 break  # no speed-up since half this count: larger counts will not help either
-            est = self._estimate(cls.spec, n)
+            opt = None
+            if ownership == "rent":
+                opt = self._offer(group, n)
+                if opt is None:
+                    break   # no offer of the group joins this many GPUs: more will not be joined either
+            est = self._estimate(cls.spec, n, _network(opt, n))
             step_tokens = est.layout.get("global_batch_tokens") if est.fits else None
             batch = batch or step_tokens
             if step_tokens and batch and step_tokens > batch * 1.0001:
@@ -270,10 +316,30 @@ class _Runs:
             if c.hours < MINUTE_HOURS and meets(c, cls.deadline):
                 break  # under a minute already: faster options only add cost
 
-    def _estimate(self, spec: JobSpec, n: int) -> Estimate:
-        shape = (spec, n)
+    def _offer(self, group: tuple[RentOption, ...], n: int) -> RentOption | None:
+        """The group's cheapest offer whose fabric carries n GPUs and whose published largest order
+        takes them; else its cheapest that carries them (the plan then says a quote is needed); None
+        when none carries them (the reason is recorded)."""
+        carrying = [o for o in group if fabric_fit(o.offer, n).carries]
+        if not carrying:
+            cheapest = group[0]
+            add_reason(self.out.reasons, None, "fabric", f"{self.gpu.name} ({cheapest.kind.replace('_', '-')}, "
+                                                         f"{cheapest.tier}): {fabric_fit(cheapest.offer, n).reason}")
+            return None
+        return next((o for o in carrying if order_fit(o.offer, n).within), carrying[0])
+
+    def _estimate(self, spec: JobSpec, n: int, network_gbps: float | None = None) -> Estimate:
+        """The estimate of n GPUs; `network_gbps` (GB/s per GPU each way): the fabric a rented job
+        spans nodes over, when its offer publishes it (else the estimator's assumed network)."""
+        shape = (spec, n, network_gbps)
         if shape not in self.cache:
-            self.cache[shape] = evaluate(spec, self.gpu, n, self.s.params)
+            params = self.s.params
+            if network_gbps is not None:
+                table = params.network_gbps_per_gpu
+                table = {**table, self.gpu.id: network_gbps} if isinstance(table, dict) else {"default": table,
+                                                                                             self.gpu.id: network_gbps}
+                params = dataclasses.replace(params, network_gbps_per_gpu=table)
+            self.cache[shape] = evaluate(spec, self.gpu, n, params)
         return self.cache[shape]
 
     def _count_rules(self, k: int, ownership: str, n: int, est: Estimate) -> list[RuleFinding]:
@@ -302,11 +368,46 @@ class _Runs:
             cap = capacity_warning(opt, n, s.catalog.economics)
             warnings += [{"rule": None, "code": "capacity", "message": cap}] if cap else []
             warnings += [{"rule": None, "code": "rent-terms", "message": m} for m in rc.notes]
+            warnings += _offer_warnings(opt, n)
         else:
             nominal = s.costs.job_energy_usd(n * hours, self.out.kw + self.per_slot_kw)
             run_cost = nominal * stream_factor(hours / HOURS_PER_YEAR, s.costs.discount_rate)
+        start = (provisioning_time(opt.offer).days or 0.0) * 24.0 if opt is not None else self._arrival(n).hours
         return Candidate(k, self.gpu.id, n, ownership, est.tokens_per_s, hours, run_cost, est, warnings, good,
-                         time_factor, opt.kind if opt else None, nominal, opt, billed)
+                         time_factor, opt.kind if opt else None, nominal, opt, billed, start)
+
+    def _arrival(self, n: int) -> Arrival:
+        """When `n` bought GPUs can start: on one server, or networked across servers."""
+        arrival = self.out.networked_arrival if n > self.slots else self.out.arrival
+        assert arrival is not None, "a bought candidate has a host server, so an arrival"
+        return arrival
+
+
+def _offer_warnings(opt: RentOption, n: int) -> list[Finding]:
+    """What a plan renting n GPUs on `opt` must say: a quote is needed above the offer's published
+    largest order, the fabric its nodes are joined by (when the job spans nodes), and an offer whose
+    node size or fabric bandwidth is not published."""
+    out: list[Finding] = []
+    order = order_fit(opt.offer, n)
+    if order.quote_needed:
+        out.append({"rule": None, "code": "quote-needed", "message": order.message})
+    fit = fabric_fit(opt.offer, n)
+    if fit.nodes > 1:
+        assumed = "" if fit.gbps_per_gpu else ": the estimate assumes the estimator's usual network between nodes"
+        out.append({"rule": None, "code": "fabric", "message": f"{n} GPUs at {opt.offer.provider}: {fit.reason}{assumed}"})
+    if opt.offer.gpus_per_node is None:
+        out.append({"rule": None, "code": "node-size", "message": f"{opt.offer.provider} publishes no node size: one GPU "
+                                                                  "per node is assumed"})
+    return out
+
+
+def _network(opt: RentOption | None, n: int) -> float | None:
+    """GB/s per GPU each way between the nodes a rented job of n GPUs spans, from its offer's
+    published fabric (Gb/s per GPU); None on one node, bought, or unpublished."""
+    if opt is None or n <= opt.node_gpus:
+        return None
+    gbps = opt.offer.fabric.gbps_per_gpu
+    return gbps / 8.0 if gbps else None
 
 
 def _memory_reason(spec: JobSpec, gpu: GPU, params: Params, name: str) -> str:

@@ -13,11 +13,12 @@ from advisor.data.catalog import GPU, Catalog
 from advisor.data.rules import deployment_context, gpu_context
 from advisor.economics.bom import fabric
 from advisor.economics.costs import Costs
+from advisor.economics.lead_time import NETWORK, LeadTime, purchase_lead_time
 from advisor.economics.ownership import purchase_age_years, residual
 from advisor.economics.rental import RentOption
 from advisor.inputs.workload import Workload
 from advisor.solve.holding import Holding, holdings
-from advisor.solve.problem import Finding, JobClass, ServerOption
+from advisor.solve.problem import Arrival, Finding, JobClass, ServerOption
 
 if TYPE_CHECKING:
     from advisor.data.rules import Finding as RuleFinding
@@ -109,10 +110,29 @@ def server_options(catalog: Catalog, gpu: GPU, context: str) -> tuple[list[Serve
     return out, unknown
 
 
-def gpu_holdings(costs: Costs, catalog: Catalog, gpu: GPU, servers: list[ServerOption], as_of: dt.date) -> list[Holding]:
-    """The holding periods of one bought GPU type: its own power and the least share of a server's
-    (the platform's overhead over its slots), resold on its generation's curve from its age today."""
+def gpu_holdings(costs: Costs, catalog: Catalog, gpu: GPU, servers: list[ServerOption], as_of: dt.date,
+                 start_hours: float = 0.0) -> list[Holding]:
+    """The holding periods of one bought GPU type arriving `start_hours` from today: its own power
+    and the least share of a server's (the platform's overhead over its slots), hosted from its
+    arrival, resold on its generation's curve at its age then."""
     per_slot = min((o.overhead_kw / o.slots for o in servers), default=0.0)
     age = purchase_age_years(gpu, as_of)
     return holdings(costs, (gpu.tdp_w.value or 0.0) / 1000.0 + per_slot,
-                    lambda years: residual(catalog, gpu.id, years, age).fraction)
+                    lambda years: residual(catalog, gpu.id, years, age).fraction, start_hours)
+
+
+def purchase_arrival(catalog: Catalog, gpu: GPU, servers: list[ServerOption], networked: bool,
+                     quoted_days: float | None = None) -> Arrival:
+    """When bought GPUs of one type can start work: the last of their parts to arrive (the GPU, its
+    servers, and the network when a job spans servers; economics/lead_time.py), then the burn-in
+    soak (catalog/economics.yaml burn_in); or, given, the workload's own `quoted_days` (delivery and
+    burn-in, e.g. 0 for hardware in hand). An unknown lead time counts as none, and says so."""
+    if quoted_days is not None:
+        quote = LeadTime(quoted_days, "high", ("workload",), None, "deployment.lead_time_days in the workload",
+                         item=gpu.id)
+        return Arrival(quoted_days * 24.0, quote, 0.0)
+    parts = [gpu.id, *(o.id for o in servers), *([NETWORK] if networked else [])]
+    lead: LeadTime = purchase_lead_time(catalog, parts)
+    burn = catalog.economics.burn_in.get("hours") if catalog.economics else None
+    burn_hours = float(burn.value or 0.0) if burn is not None and burn.value is not None else 0.0
+    return Arrival((lead.days or 0.0) * 24.0 + burn_hours, lead, burn_hours)

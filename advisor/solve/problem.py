@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 from advisor.data.catalog import Catalog
 from advisor.data.rules import RuleSet
 from advisor.economics.costs import Costs
+from advisor.economics.lead_time import LeadTime
 from advisor.economics.ownership import Residual
 from advisor.economics.rental import RentOption
 from advisor.inputs.workload import Workload
@@ -44,6 +45,8 @@ class Candidate:
     run_cost_nominal: float | None = None   # the same cost undiscounted (None: equal to run_cost_usd)
     offer: RentOption | None = None         # the rental offer priced (rent)
     billed_gpus: int | None = None          # GPUs billed (whole nodes, the minimum block), rent
+    start_hours: float = 0.0                # hours from today until its GPUs can work: a purchase's lead
+                                            # time and burn-in (buy), an offer's provisioning (rent)
 
     @property
     def gpu_hours(self) -> float:
@@ -57,6 +60,11 @@ class Candidate:
     @property
     def planned_gpu_hours(self) -> float:
         return self.count * self.planned_hours
+
+    def done_hours(self, start_scale: float = 1.0) -> float:
+        """When it finishes, in hours from today, at the workload's confidence: its start (scaled by
+        a diagnosis that lifts lead times) and its planned time."""
+        return self.start_hours * start_scale + self.planned_hours
 
 
 @dataclass
@@ -122,6 +130,16 @@ class ServeCandidate:
 
 
 @dataclass(frozen=True)
+class Arrival:
+    """When bought GPUs of one type can start work: `hours` from today (the purchase's lead time,
+    then its burn-in), and what the lead time rests on."""
+
+    hours: float
+    lead: LeadTime
+    burn_in_hours: float = 0.0
+
+
+@dataclass(frozen=True)
 class ServerOption:
     """A platform an owned GPU type can be installed in (catalog/servers.yaml)."""
 
@@ -174,6 +192,7 @@ class Problem:
     solver_cache: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
     # built solver models and filtered candidates, reused by every re-solve (solve/fast.py)
     holdings: dict[str, list[Holding]] = field(default_factory=dict)   # gpu id -> its holding periods (buyable GPUs)
+    arrival: dict[str, Arrival] = field(default_factory=dict)   # gpu id -> when bought GPUs of it can start work
     residual: dict[str, Residual] = field(default_factory=dict)   # gpu id -> Residual at the horizon's end (its curve)
 
     @property

@@ -209,9 +209,11 @@ class Redraw:
             "has_dom": np.array([col[7] is not None for col in self.columns], dtype=bool)}
 
     def _deadline_test(self, k: int, c: Candidate) -> tuple:
-        """(planned hours, their bound, hours, the makespan cap; inf for none): what `_meets_all`
-        tests of class k's Bounds (the deadline family's)."""
-        return (c.planned_hours, self.limits[k].planned_hours, c.hours, self.limits[k].hours)
+        """(planned hours, their bound, hours, the makespan cap; inf for none), the bounds less the
+        candidate's start: what `_meets_all` tests of class k's Bounds (the deadline family's)."""
+        b = self.limits[k]
+        start = c.start_hours * b.start_scale
+        return (c.planned_hours, b.planned_hours - start, c.hours, b.hours - start)
 
 
 def _test_array(tests: list):

@@ -37,6 +37,7 @@ class Scenario:
     # GPU id -> real speed / estimated speed: hours, GPU-hours and run cost scale by 1 / factor
     horizon_hours: float | None = None       # every job done within this (the deployment's horizon; None: lifted)
     budget_basis: str = "cash"               # what budget_usd caps: cash | present_value
+    lead_scale: float = 1.0                  # purchases' lead times and rentals' provisioning x this (0: lifted)
 
     def but(self, **changes: Any) -> Scenario:
         """This scenario with some values changed."""

@@ -14,7 +14,15 @@ from advisor.errors import InputError
 from advisor.perf.serve import ReplicaResult
 from advisor.perf.serving import hardware, load_params, replica_rate, serving_model
 from advisor.solve.constraints.deadline import meets
-from advisor.solve.options import add_findings, add_reason, forbids, gpu_holdings, offers, server_options
+from advisor.solve.options import (
+    add_findings,
+    add_reason,
+    forbids,
+    gpu_holdings,
+    offers,
+    purchase_arrival,
+    server_options,
+)
 from advisor.solve.problem import Finding, Problem, Rejection, ServeCandidate, ServeClass
 
 SERVE_TP = (1, 2, 4, 8)           # inside one server; deeper models add pipeline stages of 8
@@ -98,8 +106,10 @@ def add_serving(problem: Problem) -> Problem:
                 if ownership == "buy" and gid not in problem.servers:
                     problem.servers[gid], _ = server_options(catalog, gpu, d.context)
                 if ownership == "buy" and problem.servers.get(gid) and gid not in problem.holdings:
+                    problem.arrival[gid] = purchase_arrival(catalog, gpu, problem.servers[gid], networked=False,
+                                                            quoted_days=d.lead_time_days)
                     problem.holdings[gid] = gpu_holdings(problem.costs, catalog, gpu, problem.servers[gid],
-                                                         problem.as_of)
+                                                         problem.as_of, problem.arrival[gid].hours)
                 if ownership == "buy" and not problem.servers.get(gid):
                     add_reason(why, None, "no-server", f"{gpu.name} cannot be bought as a working unit: no priced host "
                                                  f"server for {d.context} use in the catalog")

@@ -27,7 +27,7 @@ def usable_candidates(problem: Problem, sc: Scenario, faster_too: bool = False) 
     factors = sc.speed_factor
     for k, cands in enumerate(problem.candidates):
         b = bounds(problem, sc, k)
-        key = (k, faster_too, b.planned_hours, b.hours, sc.only_gpu, b.min_count, b.max_count, speed)
+        key = (k, faster_too, b.planned_hours, b.hours, sc.only_gpu, b.min_count, b.max_count, b.start_scale, speed)
         hit = memo.get(key)
         if hit is None:
             if sc.only_gpu is not None:
@@ -39,9 +39,10 @@ def usable_candidates(problem: Problem, sc: Scenario, faster_too: bool = False) 
 
 
 def within(c: Candidate, b: Bounds, factor: float = 1.0) -> bool:
-    """Does candidate c, at `factor` x its estimated speed, meet bounds b?"""
+    """Does candidate c, at `factor` x its estimated speed, meet bounds b (from its start)?"""
     hours = c.hours if factor == 1.0 else c.hours / factor
-    return (hours * c.time_factor <= b.planned_hours * (1 + 1e-9) and hours <= b.hours * (1 + 1e-9)
+    start = c.start_hours * b.start_scale
+    return (start + hours * c.time_factor <= b.planned_hours * (1 + 1e-9) and start + hours <= b.hours * (1 + 1e-9)
             and (b.max_count is None or c.count <= b.max_count) and (b.min_count is None or c.count >= b.min_count)
             and c.count <= b.max_count_of.get(c.gpu, math.inf))
 

@@ -12,6 +12,7 @@ from advisor.solve.constraints.capacity import Capacity
 from advisor.solve.constraints.deadline import Deadline
 from advisor.solve.constraints.gpu_count import GpuCount
 from advisor.solve.constraints.horizon import Horizon
+from advisor.solve.constraints.lead_time import LeadTime
 from advisor.solve.constraints.network import Network
 from advisor.solve.constraints.power import Power
 from advisor.solve.constraints.serving import Serving
@@ -28,7 +29,7 @@ if TYPE_CHECKING:
 # its limit filters the candidates) comes last, so the limits a plan can change -- GPU count, power,
 # budget -- are named before the deadline they make a GPU type miss
 FAMILIES: tuple[Family, ...] = (Assignment(), Capacity(), Serving(), Slots(), Network(), Stock(), GpuCount(),
-                                Power(), Budget(), Deadline(), Horizon())
+                                Power(), Budget(), Deadline(), Horizon(), LeadTime())
 UPPER = ("planned_hours", "hours", "max_count")   # Bounds fields where the tightest is the least
 LOWER = ("min_count",)                              # ... and where it is the greatest
 

@@ -40,15 +40,17 @@ class Need:
 
 @dataclass(frozen=True)
 class Bounds:
-    """What the candidates a scenario may use must meet, per job class: the planned (confidence)
-    hours within `planned_hours`, the estimate's hours within `hours` (a makespan cap), the GPU
-    count within [min_count, max_count], and per GPU type at most `max_count_of` GPUs at once."""
+    """What the candidates a scenario may use must meet, per job class: the start and the planned
+    (confidence) hours within `planned_hours` (a deadline, the horizon), the start and the estimate's
+    hours within `hours` (a makespan cap), the GPU count within [min_count, max_count], and per GPU
+    type at most `max_count_of` GPUs at once."""
 
     planned_hours: float = math.inf
     hours: float = math.inf
     min_count: int | None = None
     max_count: int | None = None
     max_count_of: Mapping[str, float] = field(default_factory=dict)
+    start_scale: float = 1.0         # of a candidate's start (lead time, provisioning); 0 when a diagnosis lifts it
 
 
 class Family:

@@ -4,8 +4,9 @@
   fleet_g_n     N[g] >= n z[g,n]                      (a job of n GPUs needs n bought)
   hold_g        sum_p H[g,p] = N[g]                   (every bought GPU is held until some period p)
   hold_one_g    sum_p K[g,p] <= 1;  hold_g_p: H[g,p] <= cap_g K[g,p]   (a type's GPUs are sold together)
-  capacity_g_l  owned GPU-hours of jobs due by L_l <= sum_p min(L_l, T_p) H[g,p]
-                                                      (a GPU held until T_p works min(L_l, T_p) hours by L_l)
+  capacity_g_l  owned GPU-hours of jobs due by L_l <= sum_p (min(L_l, T_p) - A_g)+ H[g,p]
+                                                      (a GPU arriving at A_g, held until T_p, works that many
+                                                       hours by L_l: solve/constraints/lead_time.py)
 
 A job is due by its own deadline, or the horizon; its GPU-hours are taken at the workload's
 confidence quantile against its own deadline (planned GPU-hours), at the estimate against a
@@ -29,6 +30,14 @@ if TYPE_CHECKING:
 
 HOUR_TOLERANCE = 1e-6
 UNBOUNDED_GPUS = 1e7     # a bound on any GPU type's fleet when the workload sets none (MAX_GPUS_PER_JOB x jobs)
+
+
+def held_hours(problem: Problem, sc: Scenario, g: str, limit: float, level: int) -> float:
+    """The hours one GPU of type g, arriving at its lead time and held until period `level`, works
+    by hour `limit`."""
+    arrival = problem.arrival.get(g)
+    start = arrival.hours * sc.lead_scale if arrival is not None else 0.0
+    return max(0.0, min(limit, problem.holdings[g][level].hours) - start)
 
 
 def due_levels(problem: Problem, sc: Scenario) -> list[float]:
@@ -65,7 +74,7 @@ class Capacity(Family):
                          for k, i, c in owned[g] if due[k] <= limit]
                 if terms:
                     name = f"capacity_{safe(g)}_{level}"
-                    held = [(m.H[g, lv], -min(limit, h.hours)) for lv, h in enumerate(p.holdings[g])]
+                    held = [(m.H[g, lv], -held_hours(p, m.sc, g, limit, lv)) for lv in range(len(p.holdings[g]))]
                     m.prob += pulp.LpConstraint(affine(terms + held), LE), name   # GPU-hours - held hours <= 0
                     m.capacity_gpu[name] = g
 
@@ -96,7 +105,7 @@ class Capacity(Family):
             for limit in sorted({due[c.cls] for c in used} - {math.inf}):
                 hours = sum(c.gpu_hours * m for c, m in sol.assignment if c.gpu == g and c.ownership == "buy"
                             and due[c.cls] <= limit)
-                room = sum(min(limit, problem.holdings[g][lv].hours) * k for lv, k in held.items()) \
+                room = sum(held_hours(problem, sc, g, limit, lv) * k for lv, k in held.items()) \
                     - limit * (serve_gpus - lent)
                 if hours > room + max(HOUR_TOLERANCE * max(1.0, room), 1e-7 * abs(room)):
                     out.append(f"{g}: {hours:.6g} GPU-hours due within {limit:.6g} h on {n} GPUs ({serve_gpus} serving)")

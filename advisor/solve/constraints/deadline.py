@@ -21,19 +21,22 @@ TOLERANCE = 1e-9    # relative: a candidate exactly at its deadline meets it
 
 
 def meets(c: Candidate, due_hours: float | None) -> bool:
-    """Does a candidate's planned time (at the workload's confidence) meet a deadline in hours?"""
-    return due_hours is None or c.planned_hours <= due_hours * (1 + TOLERANCE)
+    """Does a candidate finish by a deadline in hours from today: its start (a purchase's lead time,
+    a rental's provisioning) and its planned time at the workload's confidence?"""
+    return due_hours is None or c.done_hours() <= due_hours * (1 + TOLERANCE)
 
 
 def planned_makespan(sol: Solution) -> float:
-    """The longest planned (confidence-quantile) job time of a plan, in hours."""
-    return max((c.planned_hours for c in sol.chosen), default=0.0)
+    """When the plan's last job is done at the workload's confidence, in hours from today."""
+    return max((c.done_hours() for c in sol.chosen), default=0.0)
 
 
 def too_slow(name: str, fastest: Candidate, cls: JobClass, ownership: str, confidence: float) -> str:
     """Why a GPU type cannot meet a job's deadline even on its fastest candidate."""
     assert cls.deadline is not None
-    return (f"{name}: even {fastest.count} GPUs ({ownership}) take {fastest.planned_hours / 24:.1f} days "
+    start = (f" after {fastest.start_hours / 24:.1f} days to " + ("arrive" if ownership == "buy" else "provision")
+             if fastest.start_hours else "")
+    return (f"{name}: even {fastest.count} GPUs ({ownership}) take {fastest.planned_hours / 24:.1f} days{start} "
             f"at confidence {confidence:g} ({fastest.hours / 24:.1f} estimated), "
             f"past the {cls.deadline / 24:g}-day deadline")
 
@@ -58,11 +61,14 @@ class Deadline(Family):
         for c, _ in sol.assignment:
             cls = problem.classes[c.cls]
             due = sc.job_deadline(cls.deadline)
-            if due is not None and c.planned_hours > due * (1 + 1e-6) + 1e-6:
-                out.append(f"{cls.name(problem.workload)} takes {c.planned_hours:.6g} h at its confidence quantile, "
+            done = c.done_hours(sc.lead_scale)
+            if due is not None and done > due * (1 + 1e-6) + 1e-6:
+                out.append(f"{cls.name(problem.workload)} is done {done:.6g} h from today at its confidence quantile, "
                            f"past its {due:.6g} h deadline")
-            if sc.makespan_hours is not None and c.hours > sc.makespan_hours * (1 + 1e-6) + 1e-6:
-                out.append(f"{cls.name(problem.workload)} takes {c.hours:.6g} h, past the {sc.makespan_hours:.6g} h cap")
+            end = c.start_hours * sc.lead_scale + c.hours
+            if sc.makespan_hours is not None and end > sc.makespan_hours * (1 + 1e-6) + 1e-6:
+                out.append(f"{cls.name(problem.workload)} is done {end:.6g} h from today, past the "
+                           f"{sc.makespan_hours:.6g} h cap")
         return out
 
     def slack(self, problem: Problem, sol: Solution) -> list[Slack]:
@@ -71,13 +77,14 @@ class Deadline(Family):
             if cls.deadline is None:
                 continue
             mine = [c for c, _ in sol.assignment if c.cls == k]
-            planned = max(c.planned_hours for c in mine) / 24
-            estimate = max(c.hours for c in mine) / 24
+            planned = max(c.done_hours() for c in mine) / 24
+            estimate = max(c.start_hours + c.hours for c in mine) / 24
+            start = max(c.start_hours for c in mine) / 24
             limit = cls.deadline / 24
             out.append(Slack(self.name, f"deadline:{cls.name(problem.workload)}", planned, limit, limit - planned,
                              "days", binds(limit - planned, limit),
                              facts={"job": cls.name(problem.workload), "estimate_days": estimate,
-                                    "confidence": problem.workload.confidence}))
+                                    "start_days": start, "confidence": problem.workload.confidence}))
         return out
 
     def shortfall(self, problem: Problem, free: Solution) -> list[Shortfall]:

@@ -39,17 +39,17 @@ class Horizon(Family):
     def violations(self, problem: Problem, sol: Solution, sc: Scenario) -> list[str]:
         if sc.horizon_hours is None:
             return []
-        return [f"{problem.classes[c.cls].name(problem.workload)} takes {c.planned_hours:.6g} h at its confidence "
-                f"quantile, past the {sc.horizon_hours:.6g} h horizon"
-                for c, _ in sol.assignment if c.planned_hours > sc.horizon_hours * (1 + 1e-6) + 1e-6]
+        return [f"{problem.classes[c.cls].name(problem.workload)} is done {c.done_hours(sc.lead_scale):.6g} h from "
+                f"today at its confidence quantile, past the {sc.horizon_hours:.6g} h horizon"
+                for c, _ in sol.assignment if c.done_hours(sc.lead_scale) > sc.horizon_hours * (1 + 1e-6) + 1e-6]
 
     def slack(self, problem: Problem, sol: Solution) -> list[Slack]:
         """The longest job without a deadline against the horizon (a job with one: the deadline's row)."""
         free = [c for c, _ in sol.assignment if problem.classes[c.cls].deadline is None]
         if not free:
             return []
-        longest = max(free, key=lambda c: c.planned_hours)
-        used, limit = longest.planned_hours / 24, problem.costs.horizon_hours / 24
+        longest = max(free, key=lambda c: c.done_hours())
+        used, limit = longest.done_hours() / 24, problem.costs.horizon_hours / 24
         return [Slack(self.name, "horizon", used, limit, limit - used, "days", binds(limit - used, limit),
                       facts={"job": problem.classes[longest.cls].name(problem.workload),
                              "months": problem.workload.deployment.horizon_months,

@@ -16,7 +16,7 @@ import pulp
 
 from advisor.contract.facts import Slack, binds
 from advisor.solve.constraints.base import Family
-from advisor.solve.constraints.capacity import due_levels
+from advisor.solve.constraints.capacity import due_levels, held_hours
 from advisor.solve.rows import safe
 from advisor.solve.scenario import Scenario
 
@@ -57,7 +57,7 @@ class Serving(Family):
                 terms = [c.gpu_hours * m.y[k, i] for k, i, c in m.pairs()
                          if c.gpu == g and c.ownership == "buy" and due[k] <= limit]
                 if terms:
-                    room = pulp.lpSum(min(limit, h.hours) * m.H[g, lv] for lv, h in enumerate(p.holdings[g]))
+                    room = pulp.lpSum(held_hours(p, m.sc, g, limit, lv) * m.H[g, lv] for lv in range(len(p.holdings[g])))
                     m.prob += pulp.lpSum(terms) <= room - limit * (sv - lent), f"serve_capacity_{safe(g)}_{level}"
 
     def violations(self, problem: Problem, sol: Solution, sc: Scenario) -> list[str]:
