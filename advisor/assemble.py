@@ -9,8 +9,8 @@ from typing import Any
 
 from advisor._version import __version__
 from advisor.contract import Plan
-from advisor.contract.numbers import cents, rounded
 from advisor.contract.costs import CostBreakdown
+from advisor.contract.numbers import cents, rounded
 from advisor.data.catalog_figures import STALE_MONTHS, age_months
 from advisor.data.uncertainty import basis as uncertainty_basis
 from advisor.explain.alternatives import alternatives, ordered
@@ -20,7 +20,12 @@ from advisor.explain.robustness import Verdict, plan_ranges
 from advisor.explain.sensitivity import break_even, marginal_values
 from advisor.perf import params_from
 from advisor.perf.memory import default_batch_tokens
-from advisor.present.constraint_words import binding_row, diagnosis_row, limit_reason, marginal_row
+from advisor.present.constraint_words import (
+    binding_row,
+    diagnosis_row,
+    limit_reason,
+    marginal_row,
+)
 from advisor.solve import ledger, parallel
 from advisor.solve.candidates import build_problem
 from advisor.solve.constraints import slacks

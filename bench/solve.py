@@ -42,7 +42,9 @@ KINDS = ["pretrain", "finetune", "lora"]
 
 
 def fleet(n: int, seed: int = 7) -> dict:
-    """A deterministic fleet of n jobs drawn from a realistic mix."""
+    """A deterministic fleet of n jobs drawn from a realistic mix, bought for a datacenter whose
+    hardware is in hand (lead_time_days: 0: the deadlines, 2 to 30 days, count from its arrival; with
+    the catalog's 10-30 week lead times nothing bought would meet them)."""
     rng = random.Random(seed)
     jobs = []
     for i in range(n):
@@ -51,7 +53,8 @@ def fleet(n: int, seed: int = 7) -> dict:
         jobs.append({"name": f"job-{i:04d}", "model": model, "kind": kind,
                      "tokens": rng.choice(TOKENS[:2] if model == "llama-3-8b" else TOKENS),
                      "deadline": rng.choice(DEADLINES)})
-    return {"name": f"fleet of {n}", "deployment": {"context": "datacenter", "ownership": "buy"}, "jobs": jobs}
+    return {"name": f"fleet of {n}", "deployment": {"context": "datacenter", "ownership": "buy", "lead_time_days": 0},
+            "jobs": jobs}
 
 
 def naive(problem, time_limit: float) -> tuple[float, float | None, float | None, str]:

@@ -266,7 +266,8 @@ sources:
 
 
 def test_negotiated_h100_quote_changes_the_datacenter_plan(write, rules):
-    workload = load_workload(EXAMPLES / "article-datacenter.yaml")
+    workload = load_workload(EXAMPLES / "article-datacenter.yaml")   # with the hardware in hand (no lead time)
+    workload = workload.model_copy(update={"deployment": workload.deployment.model_copy(update={"lead_time_days": 0})})
     # purchase, servers, costs, sources and warnings only: no explanation is computed
     before = plan(workload, rules=rules, as_of=AS_OF, explain=False)
     after = plan(workload, catalog=load_catalog(write(QUOTES, "quotes.yaml")), rules=rules, as_of=AS_OF,

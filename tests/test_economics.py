@@ -166,7 +166,8 @@ def test_eight_h100_for_thirty_months_of_work_are_bought_and_break_even_is_print
     rate = advisor.estimate(model="gpt2-350m", gpu="h100-sxm", count=8)["tokens_per_s"]
     # against on-demand renting (a cluster contract at the market's average rate is cheaper than buying);
     # with the used-market resale curve and the dealer's spread (issue 29) two years are a tie, 30 months are not
-    doc = {"deployment": {"context": "datacenter", "ownership": "any", "horizon_months": 30, "rent_kinds": ["on_demand"]},
+    doc = {"deployment": {"context": "datacenter", "ownership": "any", "horizon_months": 30, "rent_kinds": ["on_demand"],
+                          "lead_time_days": 0},
            # 30 months of work, planned at the P80 time with goodput losses: the job fills ~85% of the horizon
            "model": "gpt2-350m", "tokens": rate * 730 * 3600 * 30 * 0.85, "gpus": {"count": 8, "allow": ["h100-sxm"]}}
     p = plan(parse_workload(doc), catalog=catalog, as_of=AS_OF, explain=False)
@@ -181,7 +182,8 @@ def test_break_even_without_resale_is_the_hand_worked_payback(catalog):
     rent saved: U / (R - O) months, U the GPUs and servers, R the monthly rent of as many GPUs, O the
     hosting and full-power electricity per month (the job's energy per GPU-hour x 730 h x 8 GPUs)."""
     rate = advisor.estimate(model="gpt2-350m", gpu="h100-sxm", count=8)["tokens_per_s"]
-    doc = {"deployment": {"context": "datacenter", "ownership": "any", "horizon_months": 24, "rent_kinds": ["on_demand"]},
+    doc = {"deployment": {"context": "datacenter", "ownership": "any", "horizon_months": 24, "rent_kinds": ["on_demand"],
+                          "lead_time_days": 0},
            "finance": {"discount_rate": 0},
            "model": "gpt2-350m", "tokens": rate * 730 * 86400 * 0.85, "gpus": {"count": 8, "allow": ["h100-sxm"]}}
     p = plan(parse_workload(doc), catalog=catalog, as_of=AS_OF, explain=False)

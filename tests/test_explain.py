@@ -38,15 +38,15 @@ def test_one_binding_test_for_table_sensitivity_and_memo(catalog, rules):
 
 def test_a_gpu_that_cannot_meet_the_deadline_within_gpus_max_says_how_many_it_needs(catalog, rules):
     doc = {"deployment": {"context": "cloud", "ownership": "rent"}, "model": "gpt2-350m", "tokens": "40B",
-           "deadline": "1d", "gpus": {"allow": ["h100-sxm", "rtx-4090"], "max": 4}}
+           "deadline": "1d", "gpus": {"allow": ["h100-sxm", "a100-80gb-sxm"], "max": 4}}
     p = plan(parse_workload(doc), catalog=catalog, rules=rules, as_of=AS_OF)
-    r = next(r for r in p["rejected"] if r["gpu"] == "rtx-4090")
+    r = next(r for r in p["rejected"] if r["gpu"] == "a100-80gb-sxm")
     first = r["reasons"][0]
     assert first["code"] == "gpu_count" and first["primary"] and "gpus.max is 4" in first["message"]
     n = first["needed"]
     assert f">= {n} GPUs" in first["message"]
     problem = p.problem
-    only = baseline(problem).but(only_gpu="rtx-4090")
+    only = baseline(problem).but(only_gpu="a100-80gb-sxm")
     assert solve(problem, only.but(gpu_upper=n)).feasible and not solve(problem, only.but(gpu_upper=n - 1)).feasible
 
 

@@ -88,14 +88,17 @@ def test_each_price_rise_holds_and_flips_at_the_points_it_names(example, example
     problem = prepare(load_workload(EXAMPLES / f"{example}.yaml"), catalog, rules, AS_OF)
     checked = 0
     for b in p["sensitivity"]["break_even"]:
-        if b["direction"] != "rise" or b["factor"] is None:
+        if b["direction"] != "rise":
             continue
         gpu, own, x = b["gpu"], b["ownership"], b["factor"]
 
         def pair_used(f):
             return uses(solve_pulp(problem, priced(problem, gpu, own, f), 30.0, GAP), gpu, own)
 
-        assert pair_used(x * (1 - STEP)) and not pair_used(x * (1 + STEP)), b
+        if x is None:   # "stays the choice even at 64x": the re-solve at 64x still uses it
+            assert "even at 64x" in b["message"] and pair_used(64.0), b
+        else:
+            assert pair_used(x * (1 - STEP)) and not pair_used(x * (1 + STEP)), b
         checked += 1
     assert checked or example == "team-fleet", p["sensitivity"]["break_even"]
 
@@ -144,10 +147,12 @@ def _usable_reference(problem, sc, faster_too):
             c, tokens_per_s=c.tokens_per_s * f[c.gpu], hours=c.hours / f[c.gpu], run_cost_usd=c.run_cost_usd / f[c.gpu],
             run_cost_nominal=None if c.run_cost_nominal is None else c.run_cost_nominal / f[c.gpu]) for c in cands]
         due = sc.job_deadline(cls.deadline)
-        limit = math.inf if due is None else due
+        limit = min(math.inf if due is None else due, sc.horizon_hours or math.inf)   # a deadline, and the horizon
         single = problem.job_count == 1
         cap = math.inf if sc.makespan_hours is None else sc.makespan_hours   # on the estimate, as well as planned
-        keep = [c for c in scaled if c.planned_hours <= limit * (1 + 1e-9) and c.hours <= cap * (1 + 1e-9)
+        keep = [c for c in scaled   # from the candidate's start (a purchase's lead time, a rental's provisioning)
+                if c.start_hours * sc.lead_scale + c.planned_hours <= limit * (1 + 1e-9)
+                and c.start_hours * sc.lead_scale + c.hours <= cap * (1 + 1e-9)
                 and (sc.only_gpu is None or c.gpu == sc.only_gpu)
                 and not (single and sc.gpu_upper is not None and c.count > sc.gpu_upper)
                 and not (single and sc.gpu_lower is not None and c.count < sc.gpu_lower)

@@ -13,7 +13,7 @@ from conftest import AS_OF, EXAMPLES
 import advisor
 from advisor.present.memo import Memo, format_for
 
-CHOSEN = {"article-office": "NVIDIA GeForce RTX 4090", "article-datacenter": "NVIDIA H100 SXM5 80GB"}
+CHOSEN = {"article-office": "NVIDIA GeForce RTX 4090", "article-datacenter": "NVIDIA A100 80GB SXM4"}
 
 
 def _weasyprint() -> bool:
@@ -158,7 +158,7 @@ def test_date_is_printed_only_when_given(run, memos, tmp_path):
 
 def test_infeasible_workload_gets_a_memo_and_exit_3(run, write, tmp_path):
     # one 4090 in its workstation draws 0.575 kW and needs 1.6 days; two would finish in time but draw 1.03 kW
-    wl = write("name: too fast\ndeployment: {context: office, ownership: buy, power_limit_kw: 0.6}\n"
+    wl = write("name: too fast\ndeployment: {context: office, ownership: buy, power_limit_kw: 0.6, lead_time_days: 0}\n"
                "model: gpt2-124m\ntokens: 10B\ndeadline: 1d\ngpus: {allow: [rtx-4090, h100-sxm]}\n")
     path = tmp_path / "memo.html"
     code, _, err = run("memo", wl, "-o", path, "--as-of", AS_OF.isoformat())

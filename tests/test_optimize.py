@@ -161,7 +161,7 @@ def test_identical_jobs_share_owned_gpus_over_time(catalog, rules):
     p = plan(parse_workload(doc), catalog=catalog, rules=rules, as_of=AS_OF, explain=False)
     contract = ("gpu", "count", "ownership", "unit_price_usd", "gpu_hours", "rent_kind")
     assert [{k: item[k] for k in contract} for item in p["purchase"]] == [
-        {"gpu": "rtx-4090", "count": 1, "ownership": "buy", "lead_time_days": 0, "unit_price_usd": catalog.gpus["rtx-4090"].purchase_usd,
+        {"gpu": "rtx-4090", "count": 1, "ownership": "buy", "unit_price_usd": catalog.gpus["rtx-4090"].purchase_usd,
          "gpu_hours": None, "rent_kind": None}]
     assert sum(j["copies"] for j in p["jobs"]) == 3
 

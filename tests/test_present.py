@@ -109,10 +109,11 @@ def test_one_screen_view_of_the_fleet_is_short_and_says_what_was_decided(run, ex
     assert code_full == 0 and len(full.splitlines()) > len(narrow.splitlines())
     # a family not chosen is named with its best GPU and that GPU's cost, read from the plan's JSON
     _, plan = example_plan("team-fleet")
-    hopper = [r for r in plan["rejected"] if r["gpu"] in ("h100-sxm", "h100-pcie", "h100-nvl", "h200-sxm", "h800-sxm", "h20")]
-    best = min((r for r in hopper if r["forced_cost_usd"] is not None), key=lambda r: r["forced_cost_usd"])
+    ampere = [r for r in plan["rejected"] if r["gpu"] in ("a100-40gb-sxm", "a100-80gb-sxm", "a100-80gb-pcie", "a800-80gb-sxm",
+                                                           "a10")]
+    best = min((r for r in ampere if r["forced_cost_usd"] is not None), key=lambda r: r["forced_cost_usd"])
     extra = best["forced_cost_usd"] - plan["total_cost_usd"]
-    found = re.search(r"Hopper datacenter\s+(\S+) \(\+5 more\): \$([\d,]+), \$([\d,]+) \(\+\d+%\) more", out)
+    found = re.search(r"Ampere datacenter\s+(\S+) \(\+4 more\): \$([\d,]+), \$([\d,]+)\s+\(\+\d+%\) more", out)
     assert found and found.groups() == (best["gpu"], f"{best['forced_cost_usd']:,.0f}", f"{extra:,.0f}")
 
 

@@ -23,8 +23,10 @@ from advisor.solve.scenario import baseline
 from advisor.solve.settings import SolveSettings
 
 # H100 rented wins by a few percent over A100 rented: the speed break-evens are finite
-CLOSE = {"deployment": {"context": "datacenter", "ownership": "rent"}, "model": "gpt2-774m", "tokens": "40B",
-         "deadline": "7d", "gpus": {"allow": ["a100-80gb-sxm", "h100-sxm"]}}
+# a close choice between renting A100s and H100s on demand, 14% apart (a cluster contract would make the H100 clear)
+CLOSE = {"deployment": {"context": "datacenter", "ownership": "rent", "rent_kinds": ["on_demand"]}, "model": "gpt2-350m",
+         "tokens": "40B",
+         "deadline": "14d", "gpus": {"allow": ["a100-80gb-sxm", "h100-sxm"]}}
 ARTICLE_DC = {"name": "dc", "deployment": {"context": "datacenter", "ownership": "buy", "lead_time_days": 0}, "model": "gpt2-124m",
               "tokens": "10B", "precision": "bf16", "deadline": "7d",
               "gpus": {"allow": ["rtx-4090", "a100-80gb-sxm", "h100-sxm"]}}

@@ -429,8 +429,8 @@ def test_warnings_reach_json_and_table(monkeypatch, catalog, rules, run_json, ru
     assert "[LIC002]" in table
     # a per-count warning (INT002) reaches the plan too
     _tensor_parallel_above_one(monkeypatch)
-    wl = parse_workload({"deployment": {"context": "cloud"}, "model": "gpt2-1558m", "tokens": "1B",
-                         "gpus": {"allow": ["l40s"], "count": 2}})
+    wl = parse_workload({"deployment": {"context": "datacenter", "ownership": "buy", "lead_time_days": 0},
+                         "model": "gpt2-1558m", "tokens": "1B", "gpus": {"allow": ["l40s"], "count": 2}})
     p = plan(wl, catalog=catalog, rules=rules, as_of=AS_OF, explain=False)
     assert any(w["rule"] == "INT002" for w in p["warnings"])
 
@@ -495,7 +495,7 @@ def test_rule_example_shows_the_rule(rule_id, example, catalog, rules):
         ctx = dict(example.context)
         gpu = dict(gpu_context(catalog.gpus[ctx["gpu"]["id"]]), **ctx["gpu"])
         dep = deployment_context(Deployment(**ctx["deployment"]))
-        context = {"gpu": gpu, "deployment": dep, "offer": {"ownership": "buy", "lead_time_days": 0, "site": dep["context"]},
+        context = {"gpu": gpu, "deployment": dep, "offer": {"ownership": "buy", "site": dep["context"]},
                    "job": {"kind": "pretrain", "precision": "bf16", "params": 1e9}}
         fired = {f.rule for f in rules.evaluate(context, AS_OF)}
         assert (rule_id in fired) is expect.fires

@@ -13,12 +13,12 @@ from collections.abc import Callable
 from statistics import NormalDist
 
 from advisor.data.uncertainty import NONE, LogDist, price_dist, speed_dist
-from advisor.solve.problem import Problem
 from advisor.solve.milp import solve
-from advisor.solve.solution import Solution
+from advisor.solve.problem import Problem
 from advisor.solve.redraw import describe, signature
-from advisor.solve.settings import SolveSettings
 from advisor.solve.scenario import baseline
+from advisor.solve.settings import SolveSettings
+from advisor.solve.solution import Solution
 
 COST_DRAWS = 2000
 SEED = 16

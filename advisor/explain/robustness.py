@@ -30,13 +30,13 @@ from advisor.explain.ranges import (
     normal,
 )
 from advisor.solve import parallel
-from advisor.solve.problem import Problem
 from advisor.solve.milp import solve
-from advisor.solve.solution import Solution
+from advisor.solve.problem import Problem
 from advisor.solve.redraw import TIMED_OUT, Redraw, describe, signature
 from advisor.solve.run import stage, step
 from advisor.solve.scenario import baseline
 from advisor.solve.settings import SolveSettings
+from advisor.solve.solution import Solution
 
 DRAWS = 200
 MIN_DRAWS = 40

@@ -13,11 +13,11 @@ from advisor.data.resources import data_dir
 from advisor.inputs.loader import load_yaml_file
 from advisor.perf.serve import Setup, operating_point
 from advisor.perf.serving import hardware, load_params
-from advisor.solve.problem import Problem
 from advisor.solve.milp import solve
-from advisor.solve.solution import Solution
-from advisor.solve.settings import SolveSettings
+from advisor.solve.problem import Problem
 from advisor.solve.scenario import baseline
+from advisor.solve.settings import SolveSettings
+from advisor.solve.solution import Solution
 
 TRAFFIC_STEP = 1.3           # "+30% traffic"
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from advisor.data.estimator import Params
 from advisor.perf import evaluate, min_gpus
-from advisor.solve.problem import Problem
 from advisor.solve.milp import solve
-from advisor.solve.settings import SolveSettings
+from advisor.solve.problem import Problem
 from advisor.solve.scenario import baseline
+from advisor.solve.settings import SolveSettings
 from advisor.solve.sweeps import frontier
 
 
@@ -26,7 +26,8 @@ def cost_time_points(problem: Problem, settings: SolveSettings, per_gpu: int = 1
     for gid in problem.considered:
         if gid in problem.rejected:
             continue
-        hours = sorted({round(c.hours, 9) for cs in problem.candidates for c in cs if c.gpu == gid})
+        # completion times from today (a candidate's start, then its hours): the makespan caps worth trying
+        hours = sorted({round(c.start_hours + c.hours, 9) for cs in problem.candidates for c in cs if c.gpu == gid})
         points: list[tuple[float, float, int]] = []
         for h in _sample(hours, per_gpu):
             s = solve(problem, baseline(problem).but(only_gpu=gid, makespan_hours=h), settings)

@@ -18,6 +18,7 @@ from advisor.data.rules import Finding as RuleFinding
 from advisor.data.rules import RuleSet
 from advisor.data.uncertainty import speed_dist
 from advisor.economics.costs import Costs, deployment_costs
+from advisor.economics.lead_time import provisioning_time
 from advisor.economics.ownership import (
     HOURS_PER_YEAR,
     Residual,
@@ -25,7 +26,6 @@ from advisor.economics.ownership import (
     residual,
     stream_factor,
 )
-from advisor.economics.lead_time import provisioning_time
 from advisor.economics.rental import (
     RentOption,
     capacity_warning,
@@ -44,19 +44,28 @@ from advisor.perf.layout_cache import absorb, mark, new_answers
 from advisor.solve import parallel
 from advisor.solve.constraints.deadline import meets, too_slow
 from advisor.solve.constraints.power import power_limit
+from advisor.solve.holding import Holding
 from advisor.solve.options import (
     add_findings,
-    purchase_arrival,
-    gpu_holdings,
     add_reason,
     count_context,
     forbids,
+    gpu_holdings,
     offers,
+    purchase_arrival,
     rule_context,
     server_options,
 )
-from advisor.solve.holding import Holding
-from advisor.solve.problem import Arrival, Candidate, Finding, JobClass, Problem, Rejection, ServerOption
+from advisor.solve.problem import (
+    Arrival,
+    Candidate,
+    Finding,
+    JobClass,
+    Problem,
+    Rejection,
+    ServerOption,
+)
+from advisor.solve.rental_offers import Way, grouped, network_gbps, offer_warnings
 
 MAX_GPUS_PER_JOB = 65_536
 # From this many (job class, GPU type) pairs the GPU types are offered on both cores (solve/parallel.py):
@@ -192,7 +201,7 @@ def offer_gpu(setting: Setting, gid: str) -> GpuOffer:
         out.residual = residual(s.catalog, gid, s.costs.horizon_years, age)
     options = usable_offers(gpu, d.rent_kinds, s.catalog.economics)
     out.rent_rate = min((o.rate for o in options), default=None)
-    ways = _grouped(offers(gpu, d.ownerships, out.reasons, options, d.rent_kinds))
+    ways = grouped(offers(gpu, d.ownerships, out.reasons, options, d.rent_kinds))
     # rules first: a rule that removes an option is the reason a plan shows for it, before
     # the catalog's 'no server' or the estimate's 'does not fit'
     contexts = {(k, o): rule_context(gpu, s.workload, cls, o) for k, cls in enumerate(s.classes) for o, _ in ways}
@@ -213,29 +222,6 @@ def offer_gpu(setting: Setting, gid: str) -> GpuOffer:
         if mine:
             runs.offer_class(k, cls, mine)
     return out
-
-
-Way = tuple[str, tuple[RentOption, ...]]   # buy (no offers), or rent from one kind and tier's offers
-
-
-def _grouped(pairs: list[tuple[str, RentOption | None]]) -> list[Way]:
-    """Buying, and renting grouped by (kind, provider tier), each group's offers cheapest first: for
-    each GPU count a rented candidate takes its group's cheapest offer that can run it (solve/
-    candidates._Runs._offer), so offers of one kind and tier compete, and other kinds and tiers stay
-    beside them (compared on one price basis, docs/model.md)."""
-    groups: dict[tuple[str, str], list[RentOption]] = {}
-    out: list[Way] = []
-    for ownership, opt in pairs:
-        if opt is None:
-            out.append((ownership, ()))
-        else:
-            key = (opt.kind, opt.tier)
-            if key not in groups:
-                groups[key] = []
-                out.append(("rent", ()))   # a placeholder, filled below in this order
-            groups[key].append(opt)
-    filled = iter(tuple(sorted(g, key=lambda o: (o.rate, o.offer.provider))) for g in groups.values())
-    return [(own, next(filled) if own == "rent" else group) for own, group in out]
 
 
 def _hosted(s: Setting, gpu: GPU, out: GpuOffer, allowed: set[tuple[int, str]]) -> set[tuple[int, str]]:
@@ -297,7 +283,7 @@ class _Runs:
                 opt = self._offer(group, n)
                 if opt is None:
                     break   # no offer of the group joins this many GPUs: more will not be joined either
-            est = self._estimate(cls.spec, n, _network(opt, n))
+            est = self._estimate(cls.spec, n, network_gbps(opt, n))
             step_tokens = est.layout.get("global_batch_tokens") if est.fits else None
             batch = batch or step_tokens
             if step_tokens and batch and step_tokens > batch * 1.0001:
@@ -368,7 +354,7 @@ class _Runs:
             cap = capacity_warning(opt, n, s.catalog.economics)
             warnings += [{"rule": None, "code": "capacity", "message": cap}] if cap else []
             warnings += [{"rule": None, "code": "rent-terms", "message": m} for m in rc.notes]
-            warnings += _offer_warnings(opt, n)
+            warnings += offer_warnings(opt, n)
         else:
             nominal = s.costs.job_energy_usd(n * hours, self.out.kw + self.per_slot_kw)
             run_cost = nominal * stream_factor(hours / HOURS_PER_YEAR, s.costs.discount_rate)
@@ -381,33 +367,6 @@ class _Runs:
         arrival = self.out.networked_arrival if n > self.slots else self.out.arrival
         assert arrival is not None, "a bought candidate has a host server, so an arrival"
         return arrival
-
-
-def _offer_warnings(opt: RentOption, n: int) -> list[Finding]:
-    """What a plan renting n GPUs on `opt` must say: a quote is needed above the offer's published
-    largest order, the fabric its nodes are joined by (when the job spans nodes), and an offer whose
-    node size or fabric bandwidth is not published."""
-    out: list[Finding] = []
-    order = order_fit(opt.offer, n)
-    if order.quote_needed:
-        out.append({"rule": None, "code": "quote-needed", "message": order.message})
-    fit = fabric_fit(opt.offer, n)
-    if fit.nodes > 1:
-        assumed = "" if fit.gbps_per_gpu else ": the estimate assumes the estimator's usual network between nodes"
-        out.append({"rule": None, "code": "fabric", "message": f"{n} GPUs at {opt.offer.provider}: {fit.reason}{assumed}"})
-    if opt.offer.gpus_per_node is None:
-        out.append({"rule": None, "code": "node-size", "message": f"{opt.offer.provider} publishes no node size: one GPU "
-                                                                  "per node is assumed"})
-    return out
-
-
-def _network(opt: RentOption | None, n: int) -> float | None:
-    """GB/s per GPU each way between the nodes a rented job of n GPUs spans, from its offer's
-    published fabric (Gb/s per GPU); None on one node, bought, or unpublished."""
-    if opt is None or n <= opt.node_gpus:
-        return None
-    gbps = opt.offer.fabric.gbps_per_gpu
-    return gbps / 8.0 if gbps else None
 
 
 def _memory_reason(spec: JobSpec, gpu: GPU, params: Params, name: str) -> str:

@@ -26,13 +26,13 @@ import numpy as np
 from advisor.errors import SolverError
 from advisor.solve import constraints
 from advisor.solve.constraints.base import UNBOUNDED
+from advisor.solve.formulation import build_model, polish_model
 from advisor.solve.model import (
     IDLE_GPU_TOLERANCE,
     TIE_BREAK_USD_PER_HOUR,
     Model,
     idle_owned_gpus,
 )
-from advisor.solve.formulation import build_model, polish_model
 from advisor.solve.problem import Problem
 from advisor.solve.run import check_found, quiet_stdout
 from advisor.solve.scenario import Scenario, baseline

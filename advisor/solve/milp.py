@@ -15,7 +15,13 @@ from advisor.solve.fast import solve_fast
 from advisor.solve.formulation import build_model, polish_model
 from advisor.solve.model import Model, idle_owned_gpus
 from advisor.solve.problem import Candidate, Problem
-from advisor.solve.run import check_found, count_solve, quiet_stdout, read_gap, solver_for
+from advisor.solve.run import (
+    check_found,
+    count_solve,
+    quiet_stdout,
+    read_gap,
+    solver_for,
+)
 from advisor.solve.scenario import Scenario, baseline
 from advisor.solve.settings import SolveSettings
 from advisor.solve.solution import Solution, read_solution

@@ -4,10 +4,9 @@ GPU can go into and how long it may be held, and how the reasons an option was l
 recorded."""
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
-
-import datetime as dt
 
 from advisor.data.catalog import GPU, Catalog
 from advisor.data.rules import deployment_context, gpu_context

@@ -15,15 +15,14 @@ from collections.abc import Mapping, Sequence
 from advisor.errors import NoPlanInTime, SolverError
 from advisor.solve.constraints import bounds
 from advisor.solve.fast import HighsModel
-from advisor.solve.milp import solve
 from advisor.solve.formulation import build_model
+from advisor.solve.milp import solve
 from advisor.solve.model import TIE_BREAK_USD_PER_HOUR, Model
 from advisor.solve.problem import Candidate, Problem
 from advisor.solve.run import solver_for
 from advisor.solve.scenario import Scenario
 from advisor.solve.settings import SolveSettings
 from advisor.solve.usable import cost_dominators, usable_candidates
-
 
 TIMED_OUT = "no plan found within the time limit"   # a draw's purchase when its time limit came first
 

@@ -23,7 +23,13 @@ from advisor.solve.options import (
     purchase_arrival,
     server_options,
 )
-from advisor.solve.problem import Finding, Problem, Rejection, ServeCandidate, ServeClass
+from advisor.solve.problem import (
+    Finding,
+    Problem,
+    Rejection,
+    ServeCandidate,
+    ServeClass,
+)
 
 SERVE_TP = (1, 2, 4, 8)           # inside one server; deeper models add pipeline stages of 8
 SERVE_PP = (2, 4)

@@ -2,11 +2,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-from typing import TYPE_CHECKING, Any
-
-from advisor.solve.problem import Candidate
 from advisor.solve.costing import plan_costs
+from advisor.solve.problem import Candidate
 
 if TYPE_CHECKING:
     from advisor.solve.model import Model
@@ -48,7 +47,8 @@ class Solution:
 
     @property
     def makespan_hours(self) -> float:
-        return max((c.hours for c in self.chosen), default=0.0)
+        """When the last job is done, in hours from today (its start, then its estimated hours)."""
+        return max((c.start_hours + c.hours for c in self.chosen), default=0.0)
 
     def gpu_types(self) -> set[str]:
         return {c.gpu for c in self.chosen} | {c.gpu for c, _ in self.serving}

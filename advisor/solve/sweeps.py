@@ -11,8 +11,9 @@ from advisor.solve.solution import Solution
 
 
 def candidate_hours(problem: Problem) -> list[float]:
-    """Distinct wall times of all candidates that meet their deadlines: the makespans worth trying."""
-    hours = {round(c.hours, 9) for cls, cs in zip(problem.classes, problem.candidates) for c in cs
+    """Distinct completion times (from today: a candidate's start, then its hours) of all candidates
+    that meet their deadlines: the makespans worth trying."""
+    hours = {round(c.start_hours + c.hours, 9) for cls, cs in zip(problem.classes, problem.candidates) for c in cs
              if meets(c, cls.deadline)}
     return sorted(hours)
 

@@ -25,11 +25,12 @@ if TYPE_CHECKING:
     from advisor.solve.problem import Problem
     from advisor.solve.solution import Solution
 
-# rows in this order (the model's rows are built in it); a family with no row of its own (deadline:
-# its limit filters the candidates) comes last, so the limits a plan can change -- GPU count, power,
-# budget -- are named before the deadline they make a GPU type miss
+# rows in this order (the model's rows are built in it); the families with no row of their own (lead
+# time, deadline, horizon: their limits filter the candidates) come last, the lead time first, so the
+# limits and delays that make a GPU type miss a deadline -- GPU count, power, budget, lead time -- are
+# named before the deadline itself
 FAMILIES: tuple[Family, ...] = (Assignment(), Capacity(), Serving(), Slots(), Network(), Stock(), GpuCount(),
-                                Power(), Budget(), Deadline(), Horizon(), LeadTime())
+                                Power(), Budget(), LeadTime(), Deadline(), Horizon())
 UPPER = ("planned_hours", "hours", "max_count")   # Bounds fields where the tightest is the least
 LOWER = ("min_count",)                              # ... and where it is the greatest
 

@@ -30,7 +30,9 @@ class LeadTime(Family):
         """The bought options whose arrival alone leaves no time for their job before its deadline."""
         out = []
         for k, (cls, cands) in enumerate(zip(problem.classes, problem.candidates)):
-            late = [c for c in cands if c.ownership == "buy" and cls.deadline is not None and c.start_hours
+            if cls.deadline is None:
+                continue
+            late = [c for c in cands if c.ownership == "buy" and c.start_hours
                     and c.done_hours() > cls.deadline and c.hours * c.time_factor <= cls.deadline]
             if late:
                 first = min(late, key=lambda c: c.start_hours)

@@ -9,9 +9,9 @@ from __future__ import annotations
 import datetime as dt
 from typing import TYPE_CHECKING, Any
 
+from advisor.contract.facts import Lever, Shortfall, Slack, binds
 from advisor.data.rules import RuleSet, deployment_context
 from advisor.inputs.workload import Workload
-from advisor.contract.facts import Lever, Shortfall, Slack, binds
 from advisor.solve.constraints.base import UNBOUNDED, Family, Need, Run
 from advisor.solve.problem import PowerLimit
 from advisor.solve.scenario import Scenario

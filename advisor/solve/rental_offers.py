@@ -1,0 +1,57 @@
+"""Rental offers as a plan takes them (issue 29): grouped by kind and provider tier, so offers of one
+kind and tier compete and the others stay beside them; for a GPU count, the group's cheapest offer
+whose fabric carries it; what a plan renting on an offer must say (a quote needed above its largest
+order, the fabric its nodes are joined by, an unpublished node size); and the fabric's bandwidth
+the estimate uses between nodes."""
+from __future__ import annotations
+
+from advisor.economics.rental import RentOption, fabric_fit, order_fit
+from advisor.solve.problem import Finding
+
+Way = tuple[str, tuple[RentOption, ...]]   # buy (no offers), or rent from one kind and tier's offers
+
+
+def grouped(pairs: list[tuple[str, RentOption | None]]) -> list[Way]:
+    """Buying, and renting grouped by (kind, provider tier), each group's offers cheapest first: for
+    each GPU count a rented candidate takes its group's cheapest offer that can run it (solve/candidates.py), so offers of one kind and tier compete, and other kinds and tiers stay
+    beside them (compared on one price basis, docs/model.md)."""
+    groups: dict[tuple[str, str], list[RentOption]] = {}
+    out: list[Way] = []
+    for ownership, opt in pairs:
+        if opt is None:
+            out.append((ownership, ()))
+        else:
+            key = (opt.kind, opt.tier)
+            if key not in groups:
+                groups[key] = []
+                out.append(("rent", ()))   # a placeholder, filled below in this order
+            groups[key].append(opt)
+    filled = iter(tuple(sorted(g, key=lambda o: (o.rate, o.offer.provider))) for g in groups.values())
+    return [(own, next(filled) if own == "rent" else group) for own, group in out]
+
+
+def offer_warnings(opt: RentOption, n: int) -> list[Finding]:
+    """What a plan renting n GPUs on `opt` must say: a quote is needed above the offer's published
+    largest order, the fabric its nodes are joined by (when the job spans nodes), and an offer whose
+    node size or fabric bandwidth is not published."""
+    out: list[Finding] = []
+    order = order_fit(opt.offer, n)
+    if order.quote_needed:
+        out.append({"rule": None, "code": "quote-needed", "message": order.message})
+    fit = fabric_fit(opt.offer, n)
+    if fit.nodes > 1:
+        assumed = "" if fit.gbps_per_gpu else ": the estimate assumes the estimator's usual network between nodes"
+        out.append({"rule": None, "code": "fabric", "message": f"{n} GPUs at {opt.offer.provider}: {fit.reason}{assumed}"})
+    if opt.offer.gpus_per_node is None:
+        out.append({"rule": None, "code": "node-size", "message": f"{opt.offer.provider} publishes no node size: one GPU "
+                                                                  "per node is assumed"})
+    return out
+
+
+def network_gbps(opt: RentOption | None, n: int) -> float | None:
+    """GB/s per GPU each way between the nodes a rented job of n GPUs spans, from its offer's
+    published fabric (Gb/s per GPU); None on one node, bought, or unpublished."""
+    if opt is None or n <= opt.node_gpus:
+        return None
+    gbps = opt.offer.fabric.gbps_per_gpu
+    return gbps / 8.0 if gbps else None
