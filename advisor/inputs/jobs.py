@@ -15,7 +15,11 @@ JOB_SHORTHAND = ("model", "tokens", "precision", "deadline", "kind", "micro_batc
 
 
 class ModelShape(Strict):
-    """A model given by its size (and, better, its shape) instead of a preset name."""
+    """A model given by its size (and, better, its shape) instead of a preset name. Defaults
+    (advisor/perf/jobspec.py `resolve_model`): vocab 50,257 (GPT-2's tokenizer); tied_embeddings
+    inferred from the parameter count when layers and hidden are given (tied when what the layers
+    leave over is nearer one vocab x hidden matrix than two), else tied (every parameter in a matmul:
+    6N FLOPs per token); heads hidden / 128; ffn 4 x hidden; seq_len 2,048."""
 
     params: Params = Field(description="parameter count, e.g. 124M or 7B")
     layers: int | None = Field(default=None, gt=0, le=1000)
@@ -23,7 +27,9 @@ class ModelShape(Strict):
     heads: int | None = Field(default=None, gt=0, le=2048)
     kv_heads: int | None = Field(default=None, gt=0, le=2048)
     ffn: int | None = Field(default=None, gt=0, le=1_000_000)
-    vocab: int | None = Field(default=None, gt=0, le=10_000_000)
+    vocab: int | None = Field(default=None, gt=0, le=10_000_000, description="vocabulary size [50257]")
+    tied_embeddings: bool | None = Field(default=None, description="output head shares the input embedding "
+                                         "[inferred from params, layers and hidden]")
     seq_len: int | None = Field(default=None, gt=0, le=10_000_000)
 
 

@@ -57,7 +57,9 @@ WORDS = {
     "params": ("Parameters", "parameter count: a number or 124M, 7B"),
     "layers": ("Layers", "transformer layers"), "hidden": ("Hidden size", "model width"),
     "heads": ("Attention heads", ""), "kv_heads": ("Key-value heads", "for grouped-query attention"),
-    "ffn": ("Feed-forward width", ""), "vocab": ("Vocabulary", "tokens in the vocabulary"),
+    "ffn": ("Feed-forward width", ""), "vocab": ("Vocabulary", "tokens in the vocabulary [50257]"),
+    "tied_embeddings": ("Tied embeddings", "the output head shares the input embedding [inferred from params, "
+                        "layers and hidden]"),
 }
 LOADER_ONLY = [
     "a token budget below 1,000 (too small to plan hardware for)",

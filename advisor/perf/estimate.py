@@ -138,7 +138,8 @@ def require_gpu(gpu: str | None) -> str:
 
 def estimate(*, gpu: str | None = None, count: int = 1, model: str | None = None, params: float | str | None = None,
              layers: int | None = None, hidden: int | None = None, seq_len: int | None = None,
-             precision: str = "bf16", kind: str = "pretrain", micro_batch: int | None = None,
+             heads: int | None = None, kv_heads: int | None = None, ffn: int | None = None,
+             vocab: int | None = None, tied_embeddings: bool | None = None, precision: str = "bf16", kind: str = "pretrain", micro_batch: int | None = None,
              checkpointing: bool | None = None, global_batch_tokens: float | str | None = None,
              optimizer: str = "adamw", lora_rank: int = 16, strategy: str | None = None,
              tensor_parallel: int | None = None, pipeline_parallel: int | None = None,
@@ -153,6 +154,7 @@ def estimate(*, gpu: str | None = None, count: int = 1, model: str | None = None
     if not isinstance(catalog, Catalog):
         catalog = load_catalog(catalog)
     spec = spec_from_flags(catalog, model=model, params=params, layers=layers, hidden=hidden, seq_len=seq_len,
+                           heads=heads, kv_heads=kv_heads, ffn=ffn, vocab=vocab, tied_embeddings=tied_embeddings,
                            precision=precision, kind=kind, micro_batch=micro_batch, checkpointing=checkpointing,
                            global_batch_tokens=global_batch_tokens, optimizer=optimizer, lora_rank=lora_rank)
     spec = replace(spec, strategy=_check_layout_flags(spec, count, strategy, tensor_parallel, pipeline_parallel),
@@ -169,7 +171,8 @@ def estimate(*, gpu: str | None = None, count: int = 1, model: str | None = None
         "min_gpus": min_gpus(spec, g, p), "dense_tflops": g.dense_tflops(precision),
         "generation": generation(g), "accuracy_band": band(g, precision),
         "model": {"params": spec.model.params, "layers": spec.model.layers, "hidden": spec.model.hidden,
-                  "seq_len": spec.model.seq_len, "shape_inferred": spec.model.shape_inferred},
+                  "seq_len": spec.model.seq_len, "vocab": spec.model.vocab,
+                  "tied_embeddings": spec.model.tied_embeddings, "shape_inferred": spec.model.shape_inferred},
         "job": {"kind": spec.kind, "precision": spec.precision, "optimizer": spec.optimizer,
                 "trainable_params": trainable_params(spec)},
         "reason": e.reason, "notes": e.notes,

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from advisor.data.catalog import Catalog
@@ -36,6 +36,12 @@ class ModelSpec:
         """Parameters that take part in a matrix multiply per token (the input lookup does not;
         a tied output head does)."""
         return max(0.0, self.params - (0 if self.tied_embeddings else self.embedding_params))
+
+    @property
+    def block_params(self) -> float:
+        """Weights of the L transformer blocks' matrices (attention q, k, v, o and the MLP)."""
+        h, f = float(self.hidden), float(self.ffn_width)
+        return self.layers * (2.0 * h * h + 2.0 * h * self.kv_width + (3.0 if self.gated_mlp else 2.0) * h * f)
 
     @property
     def ffn_width(self) -> int:
@@ -76,6 +82,21 @@ class JobSpec:
 
 
 
+DEFAULT_VOCAB = 50257        # a shape without `vocab`: GPT-2's tokenizer
+DEFAULT_SEQ_LEN = 2048       # a shape without `seq_len`
+
+
+def infers_tied(m: ModelSpec) -> bool:
+    """Whether a shape given without `tied_embeddings` shares its output head with the input
+    embedding: the parameters beyond the transformer blocks are one vocab x hidden matrix (tied:
+    GPT-2, MPT) or two (untied: Llama). Nearer one -> tied. With layers or hidden inferred from
+    the parameter count the split cannot be read, and every parameter counts as a matmul
+    parameter (6N FLOPs per token, the usual convention)."""
+    if m.shape_inferred:
+        return True
+    return m.params - m.block_params < 1.5 * m.embedding_params
+
+
 def resolve_model(job: Job, catalog: Catalog, where: str) -> ModelSpec:
     """A preset name or an explicit shape -> ModelSpec; a missing shape is inferred and said so."""
     if isinstance(job.model, str):
@@ -100,13 +121,17 @@ def resolve_model(job: Job, catalog: Catalog, where: str) -> ModelSpec:
     if layers is None:
         layers = max(1, int(round(shape.params / (12 * hidden * hidden))))
     heads = shape.heads or max(1, hidden // 128)
-    return ModelSpec(params=shape.params, layers=layers, hidden=hidden, heads=heads, vocab=shape.vocab or 50257,
-                     seq_len=job.seq_len or shape.seq_len or 2048, ffn=shape.ffn, kv_heads=shape.kv_heads,
-                     shape_inferred=inferred, name=None)
+    m = ModelSpec(params=shape.params, layers=layers, hidden=hidden, heads=heads, vocab=shape.vocab or DEFAULT_VOCAB,
+                  seq_len=job.seq_len or shape.seq_len or DEFAULT_SEQ_LEN, ffn=shape.ffn, kv_heads=shape.kv_heads,
+                  shape_inferred=inferred, name=None)
+    tied = shape.tied_embeddings if shape.tied_embeddings is not None else infers_tied(m)
+    return replace(m, tied_embeddings=tied)
 
 
-def spec_from_flags(catalog: Catalog, *, model: str | None = None, params=None, layers=None, hidden=None,
-                    seq_len=None, **job_fields) -> JobSpec:
+def spec_from_flags(catalog: Catalog, *, model: str | None = None, params: Any = None, layers: int | None = None,
+                    hidden: int | None = None, seq_len: int | None = None, heads: int | None = None,
+                    kv_heads: int | None = None, ffn: int | None = None, vocab: int | None = None,
+                    tied_embeddings: bool | None = None, **job_fields: Any) -> JobSpec:
     """A JobSpec from command-line style arguments (a preset, or params with an optional shape),
     with every invalid value reported as the field that carries it (`` `params`: ... ``, exit 2; the CLI
     layer shows the flag, advisor/cli/base.py)."""
@@ -122,8 +147,15 @@ def spec_from_flags(catalog: Catalog, *, model: str | None = None, params=None, 
         from advisor.errors import suggest
         raise InputError(f"`model`: unknown model preset {model!r}{suggest(model, catalog.models)}; presets: "
                          f"{', '.join(sorted(catalog.models))}", field="model")
+    shape_fields = dict(layers=layers, hidden=hidden, heads=heads, kv_heads=kv_heads, ffn=ffn, vocab=vocab,
+                        tied_embeddings=tied_embeddings)
+    given = [k for k, v in shape_fields.items() if v is not None]
+    if model is not None and given:
+        raise InputError(f"`{given[0]}`: the preset {model!r} fixes the model's shape; describe a shape with "
+                         "`params` (and layers, hidden, ...) instead of a preset", field=given[0])
     shape: Any = model if model is not None else {k: v for k, v in dict(
-        params=params, layers=layers, hidden=hidden, seq_len=seq_len).items() if v is not None}
+        params=params, layers=layers, hidden=hidden, seq_len=seq_len, heads=heads, kv_heads=kv_heads, ffn=ffn,
+        vocab=vocab, tied_embeddings=tied_embeddings).items() if v is not None}
     try:
         job = Job(model=shape, tokens=1e9, seq_len=seq_len if model is not None else None, **job_fields)
     except ValidationError as exc:
