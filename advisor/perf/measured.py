@@ -1,0 +1,95 @@
+"""The user's own measured speeds of a job (a job's `measured:`), carried in the JobSpec so that
+`evaluate` itself uses them (docs/model.md §1.8):
+
+* on the measured GPU and count the estimate IS the measurement (`speed_evidence: measured`), with a
+  P10-P90 band of measured x (1 -+ spread);
+* elsewhere the measurement moves the estimate by a stated rule. Its log-ratio to the model's own
+  estimate of the measured run, e = ln(measured / model), is split: a share `SOFTWARE_SHARE` is the
+  user's software and moves every GPU, the rest is the GPU and moves the GPUs of its generation. So
+  a GPU of the same generation (the same GPU at another count included) takes all of e, any other GPU
+  takes SOFTWARE_SHARE x e (`speed_evidence: transferred`, naming the measurement). Several
+  measurements that reach a GPU are averaged in e.
+
+SOFTWARE_SHARE is measured on the calibration set (bench/calibration.py `software_share`): of the
+variance of the estimator's residuals over publishers that ran several GPU generations, the share
+between publishers (their software) against the share between generations within a publisher.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+from advisor.data.evidence import generation
+
+SOFTWARE_SHARE = 0.29     # bench/calibration.py software_share(): the share of a run's offset that is its software
+_STATED = "docs/model.md §1.8"
+
+
+@dataclass(frozen=True)
+class MeasuredSpeed:
+    """One measurement of the job: `tokens_per_s` over `count` GPUs `gpu` (the catalog entry in
+    `figures`, left out of equality and hashing: the id names it within one catalog)."""
+
+    gpu: str
+    count: int
+    tokens_per_s: float
+    date: str
+    spread: float
+    note: str | None = None
+    figures: Any = field(default=None, compare=False, hash=False, repr=False)
+
+    def label(self) -> str:
+        return f"your measurement of {self.count} x {self.gpu} on {self.date}: {self.tokens_per_s:,.0f} tokens/s"
+
+
+@dataclass(frozen=True)
+class Transfer:
+    """How the measurements reach one (GPU, count): the factor on the model's estimate, the evidence
+    level, the measurements used and the band's spread (exact measurement only)."""
+
+    factor: float
+    level: str
+    source: str
+    spread: float | None = None
+
+
+def transfer(measured: tuple[MeasuredSpeed, ...], gpu: Any, count: int, model_at: Any) -> Transfer | None:
+    """The measurements' effect on the estimate of `gpu` x `count`; `model_at(m)` is the model's
+    tokens/s for measurement m's own GPU and count (the estimate without measurements)."""
+    exact = next((m for m in measured if m.gpu == gpu.id and m.count == count), None)
+    if exact is not None:
+        base = model_at(exact)
+        factor = exact.tokens_per_s / base if base > 0 else 1.0
+        return Transfer(factor, "measured", exact.label(), exact.spread)
+    shares, used = [], []
+    gen = generation(gpu)
+    for m in measured:
+        if m.figures is None:
+            continue
+        base = model_at(m)
+        if base <= 0:
+            continue
+        e = math.log(m.tokens_per_s / base)
+        share = 1.0 if generation(m.figures) == gen else SOFTWARE_SHARE
+        shares.append(share * e)
+        used.append(m.label())
+    if not used:
+        return None
+    return Transfer(math.exp(sum(shares) / len(shares)), "transferred", "; ".join(used))
+
+
+def measured_speeds(job: Any, catalog: Any, where: str) -> tuple[MeasuredSpeed, ...]:
+    """A workload job's `measured:` as MeasuredSpeed entries, each GPU id checked against the catalog
+    (an unknown id is an InputError naming `jobs[i].measured[j].gpu`)."""
+    from advisor.errors import InputError, suggest
+    from advisor.inputs.jobs import DEFAULT_SPREAD
+
+    out = []
+    for j, m in enumerate(job.measured or []):
+        if m.gpu not in catalog.gpus:
+            raise InputError(f"{where}.measured[{j}].gpu: unknown GPU id {m.gpu!r}{suggest(m.gpu, catalog.gpus)}; "
+                             "see `advisor catalog list`", field=f"{where}.measured[{j}].gpu")
+        out.append(MeasuredSpeed(gpu=m.gpu, count=m.count, tokens_per_s=float(m.tokens_per_s), date=m.date.isoformat(),
+                                 spread=float(m.spread or DEFAULT_SPREAD), note=m.note, figures=catalog.gpus[m.gpu]))
+    return tuple(out)
