@@ -1,37 +1,45 @@
-"""Accuracy of the performance model against measured training runs (run by hand).
+"""The calibration library the accuracy and uncertainty benches share: the rows of
+catalog/calibration.csv as estimator jobs, their predictions, the fit of the free parameters, the
+MFU medians and the datasheet derating computed from the rows, and leave-one-source-out
+cross-validation. No report and no command line here (bench/accuracy.py runs it,
+bench/accuracy_report.py writes what it finds).
 
-    pip install -e '.[bench]'                 # scipy and numpy, for the fit only
-    python bench/accuracy.py                  # report with the parameters in catalog/estimator.yaml
-    python bench/accuracy.py --fit            # refit the free parameters, print them, report with them
-    python bench/accuracy.py --out docs/accuracy.md
-
-Rows come from catalog/calibration.csv, each estimated in its published layout. The free
-parameters (FREE) are fitted to the `fit=yes` rows (measured tokens/s, full layout published).
-`basis=measured` rows are where the targets are measured; `basis=derived` rows (tokens/s converted
-from published TFLOPs/GPU) are never fitted: they check what the measured rows lack (tensor and
-pipeline parallelism at scale). Leave-one-source-out cross-validation refits without one `group`
-(one published table) and predicts it. The report also puts GPT-2 124M on one RTX 4090, A100 80GB
-and H100 beside the article's claims, with tokens/s per purchase dollar.
+Rows are estimated in their published layout. The free parameters (FREE) are fitted to the
+`fit=yes` rows (measured tokens/s, full layout published). `basis=measured` rows are where the
+targets are measured; `basis=derived` rows (tokens/s converted from published TFLOPs/GPU) are
+never fitted, except for the compute factor of an older software stack (`software_era`).
+Leave-one-source-out cross-validation refits without one `group` (one published table) and
+predicts it.
 """
 from __future__ import annotations
 
-import argparse
-import csv
 import math
 import statistics
 import sys
 from dataclasses import replace
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from advisor.data.catalog import load_catalog
-from advisor.perf import JobSpec, ModelSpec, evaluate, params_from
-from advisor.perf.goodput import goodput
-from advisor.perf.training import generation, op_sac_recompute_fraction
+from calibration_rows import CALIBRATION, ROOT, gpu_of, job_of, load_rows, measured  # noqa: E402,F401
+from calibration_values import (  # noqa: E402
+    MEDIAN_BASES,
+    derating_from_pairs,
+    evidence_table,
+    mfu_medians,
+    pair_deratings,
+    publisher,
+    row_mfu,
+    software_share,
+    today_kernel_runs,
+)
 
-CALIBRATION = ROOT / "catalog" / "calibration.csv"
+from advisor.data.catalog import load_catalog  # noqa: E402
+from advisor.data.evidence import runs_key, use_table  # noqa: E402
+from advisor.perf import evaluate, params_from  # noqa: E402,F401
+from advisor.perf.goodput import goodput  # noqa: E402
+from advisor.perf.training import generation  # noqa: E402
+
 # free parameters and their bounds (each has a physical meaning: docs/model.md §1)
 def _nvl_over_sxm() -> float:
     """The H100 NVL's dense bf16 rate over the H100 SXM's, both from the catalog."""
@@ -43,8 +51,15 @@ FREE = {
     "framework_efficiency.ampere.bf16": (0.2, 1.0),   # at most the best measured GEMM rate
     "framework_efficiency.hopper.bf16": (0.2, 1.0),
     "framework_efficiency.hopper.fp8": (0.2, 1.0),
-    "attention_efficiency.ampere": (0.05, 1.0),
-    "attention_efficiency.hopper": (0.05, 1.0),
+    "framework_efficiency.blackwell.fp8": (0.2, 1.0),
+    "tp_comm_overlap": (0.0, 1.0),                      # a share of the exposed TP all-reduce time
+    "fused_memory_share": (0.05, 1.0),                  # fused kernels move at most the eager traffic
+    "fp8_cast_bytes_per_layer_element": (0.0, 200.0),   # fp8 quantization traffic (bytes per element and layer)
+    # FlashAttention-2 (Dao 2023, arXiv:2307.08691): "reaching up to 225 TFLOPs/s" forward + backward on A100 (0.72 of
+    # 312); FlashAttention-3 (Shah et al. 2024, arXiv:2407.08608): "FlashAttention-2 achieving only 35% utilization on
+    # the H100": no attention kernel of the rows' era ran faster than that
+    "attention_efficiency.ampere": (0.05, 0.72),
+    "attention_efficiency.hopper": (0.05, 0.35),
     "memory_bytes_per_layer_element": (0.0, 1000.0),
     "matmul_efficiency_half_hidden": (0.0, 2000.0),
     "step_jitter": (0.0, 0.2),
@@ -52,63 +67,10 @@ FREE = {
     # at least the H100 NVL's dense rate (catalog: 835.5 of the SXM's 989.4 TFLOPS), at most the SXM's
     "calibration_variants.h100-96gb-hbm2e-500w.compute_scale": (_nvl_over_sxm(), 1.0),
 }
-CAP_ROWS = {"ampere.bf16": "R027", "gaudi.bf16": "R116", "gaudi.fp8": "R117"}   # caps read from calibration rows
+CAP_ROWS = {"ampere.bf16": "R027", "gaudi.bf16": "R116", "gaudi.fp8": "R117", "ada.bf16": "R008"}   # caps read from rows
 GENERATIONS_FITTED = ("ampere", "hopper")   # their mean is the shared default for the others
 ARTICLE = {"rtx-4090": 153_000, "a100-80gb-sxm": 195_000, "h100-sxm": 481_000}
 PENDING_PRICES = {"a100-80gb-sxm": 15_000}   # being added to the catalog by issue 3 (low confidence)
-MARKER = "<!-- generated by bench/accuracy.py: everything below this line is rewritten -->"
-END = "<!-- generated by bench/accuracy.py: end (what follows is kept) -->"
-
-
-def load_rows(path: Path = CALIBRATION) -> list[dict]:
-    with open(path, encoding="utf-8") as fh:
-        return list(csv.DictReader(line for line in fh if not line.startswith("#")))
-
-
-def _int(v):
-    return int(float(v)) if v not in ("", None) else None
-
-
-def _bool(v):
-    return None if v in ("", None) else v.strip().lower() == "true"
-
-
-def job_of(row: dict) -> JobSpec:
-    m = ModelSpec(params=float(row["params"]), layers=int(row["layers"]), hidden=int(row["hidden"]),
-                  heads=int(row["heads"]), kv_heads=_int(row["kv_heads"]), ffn=_int(row["ffn"]),
-                  vocab=int(row["vocab"]), seq_len=int(row["seq_len"]),
-                  tied_embeddings=_bool(row["tied_embeddings"]) or False, name=row["model"])
-    return JobSpec(model=m, precision=row["precision"], micro_batch=_int(row["micro_batch"]),
-                   checkpointing=_bool(row["checkpointing"]), global_batch_tokens=float(row["global_batch_tokens"]),
-                   strategy=row["strategy"] or None, tensor_parallel=_int(row["tensor_parallel"]),
-                   pipeline_parallel=_int(row["pipeline_parallel"]),
-                   context_parallel=_int(row.get("context_parallel")),
-                   attention_kernel=row.get("attention_kernel") or None,
-                   grad_reduce_bytes=float(row["grad_reduce_bytes"] or 2),
-                   recompute_fraction=op_sac_recompute_fraction(m, row["precision"])
-                   if row.get("selective_ac") == "op" else 0.0,
-                   virtual_stages=_int(row.get("virtual_stages")),
-                   software_era=row.get("software_era") or None)
-
-
-def gpu_of(row: dict, catalog, p):
-    """The GPU the row ran: its catalog entry, or a variant of it (catalog/estimator.yaml
-    `calibration_variants`: the memory bandwidth the source states, and the dense rates scaled by
-    a fitted factor where the source bounds but does not give them). Every prediction goes through
-    it; a variant keeps its entry's id and architecture, so a row's generation (group_of, the band,
-    the uncertainty families) is its catalog entry's."""
-    gpu = catalog.gpus[row["gpu"]]
-    name = row.get("gpu_variant")
-    if not name:
-        return gpu
-    v = (p.calibration_variants or {})[name]
-    scale = float(v.get("compute_scale", 1.0))
-    tensor = {k: f.model_copy(update={"value": f.value * scale}) for k, f in gpu.tensor_tflops.items()}
-    update = {"tensor_tflops": tensor}
-    if v.get("memory_bandwidth_gbps"):
-        update["memory_bandwidth_gbps"] = gpu.memory_bandwidth_gbps.model_copy(
-            update={"value": float(v["memory_bandwidth_gbps"])})
-    return gpu.model_copy(update=update)
 
 
 _CACHE: dict = {}
@@ -118,7 +80,9 @@ def predict(row: dict, catalog, p) -> float:
     """Steady-state tokens/s per GPU in the row's layout; for basis=goodput rows, times the
     goodput of a run of `run_tokens` on `gpu_count` GPUs (advisor/perf/goodput.py). The GPU is the
     one the row ran (gpu_of: a calibration variant where the row names one)."""
-    key = (row["id"], tuple(get(p, k) for k in FREE), repr(p.software_era_factor), repr(p.mfu_cap))
+    key = (row["id"], tuple(get(p, k) for k in FREE), repr(p.software_era_factor), repr(p.mfu_cap), repr(p.mfu_median),
+           repr(p.datasheet_derating), repr(p.software_factor), runs_key(),
+           repr(p.today_kernel_runs))
     if key not in _CACHE:
         n = int(row["gpu_count"])
         e = evaluate(job_of(row), gpu_of(row, catalog, p), n, p)
@@ -138,16 +102,31 @@ def predicted_rows(rows: list[dict]) -> list[dict]:
     return [r for r in rows if r["basis"] in ("measured", "goodput")]
 
 
-def measured(row: dict) -> float:
-    return float(row["tokens_per_s_per_gpu"])
-
-
 def get(p, key: str) -> float:
+    """The value of a FREE parameter; NaN when its table has no entry (unidentified in a fold)."""
     name, *path = key.split(".")
     v = getattr(p, name)
     for k in path:
+        if not isinstance(v, dict) or k not in v:
+            return float("nan")
         v = v[k]
     return float(v)
+
+
+def without_unidentified(p, fit_rows: list[dict], catalog):
+    """Params without the framework efficiency of a (generation, precision) no fitted row ran: a fold
+    that holds out a generation's only source predicts it as the estimator would a part with no run
+    (the shared default), not with the value fitted on the held-out rows."""
+    ran = {(generation(catalog.gpus[r["gpu"]]), r["precision"]) for r in fit_rows}
+    fe = _copy(p.framework_efficiency)
+    for gen, entry in list(fe.items()):
+        if gen == "default" or not isinstance(entry, dict):
+            continue
+        for prec in [k for k in entry if (gen, k) not in ran]:
+            entry.pop(prec)
+        if not entry:
+            fe.pop(gen)
+    return replace(p, framework_efficiency=fe)
 
 
 def _copy(x):
@@ -201,7 +180,7 @@ def fit(rows: list[dict], catalog, p, starts: int = 3):
 
     lo = [b[0] for b in FREE.values()]
     hi = [b[1] for b in FREE.values()]
-    x0 = [min(max(get(p, k), a), b) for k, (a, b) in FREE.items()]
+    x0 = [(a + b) / 2 if math.isnan(get(p, k)) else min(max(get(p, k), a), b) for k, (a, b) in FREE.items()]
     rows = [pinned(r, catalog, p) for r in rows]
 
     def residuals(x):
@@ -277,50 +256,21 @@ def cross_validate(rows, catalog, p) -> tuple[dict, dict]:
     (predictions by row id, parameters fitted without each group)."""
     fit_rows = [r for r in rows if r["fit"] == "yes"]
     held, params = {}, {}
-    for group in sorted({r["group"] for r in fit_rows + era_rows(rows)}):
-        q = without_caps_of(p, {r["id"] for r in rows if r["group"] == group})
-        if any(r["group"] == group for r in fit_rows):
-            q = fit([r for r in fit_rows if r["group"] != group], catalog, q, starts=1)  # warm start at the full fit
-        q = fit_eras([r for r in rows if r["group"] != group], catalog, q)
-        params[group] = {k: get(q, k) for k in FREE}
-        params[group].update({f"software_era_factor.{k}": v for k, v in (q.software_era_factor or {}).items()})
-        held.update({r["id"]: predict(r, catalog, q) for r in rows if r["group"] == group})
-    held.update({r["id"]: predict(r, catalog, p) for r in rows if r["id"] not in held})
+    medians = {r["group"] for r in rows if r["basis"] in MEDIAN_BASES and not r.get("software_era")}
+    for group in sorted({r["group"] for r in fit_rows + era_rows(rows)} | medians):
+        rest = [r for r in rows if r["group"] != group]
+        with use_table(evidence_table(rest, catalog)["gpus"]):   # the source's GPUs as unmeasured as without it
+            q = without_caps_of(p, {r["id"] for r in rows if r["group"] == group})
+            q = replace(q, mfu_median=mfu_medians(rest, catalog, p), today_kernel_runs=today_kernel_runs(rest, catalog))
+            if any(r["group"] == group for r in fit_rows):
+                q = fit([r for r in fit_rows if r["group"] != group], catalog, q, starts=1)  # warm start at the full fit
+                q = without_unidentified(q, [r for r in fit_rows if r["group"] != group], catalog)
+            q = fit_eras(rest, catalog, q)
+            params[group] = {k: get(q, k) for k in FREE}
+            params[group].update({f"software_era_factor.{k}": v for k, v in (q.software_era_factor or {}).items()})
+            held.update({r["id"]: predict(r, catalog, q) for r in rows if r["group"] == group})
+    with use_table(evidence_table(rows, catalog)["gpus"]):
+        held.update({r["id"]: predict(r, catalog, p) for r in rows if r["id"] not in held})
     return held, params
 
 
-def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--fit", action="store_true", help="refit the free parameters on the fit=yes rows and use them")
-    ap.add_argument("--out", help="write the report (Markdown) to this file")
-    ap.add_argument("--band", help="write the error band memos quote (YAML), e.g. catalog/accuracy.yaml")
-    args = ap.parse_args(argv)
-    catalog = load_catalog()
-    p = params_from(catalog)
-    rows = load_rows()
-    if args.fit:
-        p = fit_eras(rows, catalog, fit([r for r in rows if r["fit"] == "yes"], catalog, p))
-        print("fitted:", {k: round(get(p, k), 4) for k in FREE}, "software_era_factor", p.software_era_factor,
-              "fp8_framework_ratio", round(p.fp8_framework_ratio, 4), "default", p.framework_efficiency["default"])
-    preds = {r["id"]: predict(r, catalog, p) for r in rows}
-    held, fitted = cross_validate(rows, catalog, p)
-    from accuracy_report import report, write_band
-
-    text = report(rows, catalog, p, preds, held, fitted)
-    if args.out:  # the hand-written part above MARKER and everything after END (the serving section) are kept
-        out = Path(args.out)
-        old = out.read_text(encoding="utf-8") if out.exists() else ""
-        head = old.split(MARKER)[0] if MARKER in old else "# Accuracy of the performance model\n\n"
-        tail = old.split(END, 1)[1] if END in old else "\n"
-        out.write_text(head + MARKER + "\n\n" + text.rstrip("\n") + "\n\n" + END + tail, encoding="utf-8")
-        print(f"wrote {args.out}")
-    else:
-        print(text)
-    if args.band:
-        write_band(args.band, rows, held, catalog)
-        print(f"wrote {args.band}")
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())
