@@ -2,16 +2,18 @@
 serving job (`ServeJob`: traffic, request mix, latency SLO), told apart by `kind`."""
 from __future__ import annotations
 
+import datetime as dt
 from typing import Annotated, Any, Literal, Union
 
 from pydantic import Discriminator, Field, Tag, field_validator, model_validator
 
-from advisor.inputs.quantities import MAX_JOBS, Count, Hours, Params
+from advisor.inputs.quantities import MAX_GPUS, MAX_JOBS, Count, Hours, Params
 from advisor.inputs.strict import Strict
 
 # a job's fields that may be written at the top level of a workload (one job, in the user's words)
 JOB_SHORTHAND = ("model", "tokens", "precision", "deadline", "kind", "micro_batch", "checkpointing",
-                 "global_batch_tokens", "lora_rank", "optimizer", "seq_len", "goodput")
+                 "global_batch_tokens", "lora_rank", "optimizer", "seq_len", "goodput", "measured")
+DEFAULT_SPREAD = 0.05   # a measurement's P10-P90 half-width when none is given (docs/model.md §1.8)
 
 
 class ModelShape(Strict):
@@ -33,6 +35,30 @@ class ModelShape(Strict):
     seq_len: int | None = Field(default=None, gt=0, le=10_000_000)
 
 
+class Measurement(Strict):
+    """The user's own measured training speed of this job: `tokens_per_s` over all `count` GPUs of
+    type `gpu`, in steady state (docs/model.md §1.8). It replaces the estimate on that GPU and count
+    and moves the estimates of related GPUs."""
+
+    gpu: str = Field(pattern=r"^[a-z0-9]+(-[a-z0-9.]+)*$", max_length=100, description="a catalog GPU id, e.g. h100-sxm")
+    count: int = Field(gt=0, le=MAX_GPUS, description="GPUs the run used")
+    tokens_per_s: Count = Field(description="tokens per second over all `count` GPUs, e.g. 120K")
+    date: dt.date = Field(description="when it was measured, YYYY-MM-DD")
+    note: str | None = Field(default=None, max_length=500, description="software, settings, who measured it")
+    spread: float | None = Field(default=None, gt=0, lt=1, description="P10-P90 half-width as a share, e.g. 0.05 "
+                                 f"for +-5% [{DEFAULT_SPREAD:g}]")
+
+    @field_validator("date", mode="before")
+    @classmethod
+    def _iso_date(cls, v: Any) -> Any:
+        if isinstance(v, str):
+            try:
+                return dt.date.fromisoformat(v.strip())
+            except ValueError:
+                raise ValueError(f"{v!r} is not a date: write YYYY-MM-DD, e.g. 2026-11-20") from None
+        return v
+
+
 class Job(Strict):
     name: str | None = Field(default=None, min_length=1, max_length=200)
     kind: Literal["pretrain", "finetune", "lora", "qlora"] = "pretrain"
@@ -49,6 +75,19 @@ class Job(Strict):
     goodput: float | None = Field(default=None, gt=0, le=1, description="share of wall time spent training (failures, "
                                   "restarts, checkpoints, evaluation); by default from GPU count and job length")
     repeat: int = Field(default=1, gt=0, le=MAX_JOBS, description="this many identical copies of the job")
+    measured: list[Measurement] | None = Field(default=None, min_length=1, max_length=100,
+                                               description="your own measured speeds of this job on some GPUs")
+
+    @field_validator("measured")
+    @classmethod
+    def _one_per_configuration(cls, v: list[Measurement] | None) -> list[Measurement] | None:
+        seen: set[tuple[str, int]] = set()
+        for m in v or []:
+            if (m.gpu, m.count) in seen:
+                raise ValueError(f"two measurements of {m.count} x {m.gpu}: give one speed per GPU type and count "
+                                 "(their mean, with the range as `spread`)")
+            seen.add((m.gpu, m.count))
+        return v
 
     @field_validator("tokens")
     @classmethod

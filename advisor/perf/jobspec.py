@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from advisor.data.catalog import Catalog
@@ -26,6 +26,8 @@ class ModelSpec:
     tied_embeddings: bool = False
     shape_inferred: bool = False
     name: str | None = None
+    # the job's own measurements on their way from resolve_model to job_spec (not part of the shape)
+    measured: tuple = field(default=(), compare=False, hash=False, repr=False)
 
     @property
     def embedding_params(self) -> float:
@@ -79,6 +81,9 @@ class JobSpec:
     recompute_fraction: float = 0.0        # share of the forward matmuls recomputed without full checkpointing (selective AC)
     virtual_stages: int | None = None      # pipeline model chunks per GPU; None: the estimator's default (interleaved 1F1B)
     software_era: str | None = None        # None: today's software; a calibration row's older stack (Params.software_era_factor)
+    tp_overlap: bool = False               # tensor-parallel all-reduces overlapped with GEMMs (Params.tp_comm_overlap)
+    fused_elementwise: bool = True         # elementwise work fused (today's software); False: eager code (older rows)
+    measured: tuple = ()                   # the user's own speeds (perf/measured.py MeasuredSpeed): evaluate uses them
 
 
 
@@ -98,7 +103,14 @@ def infers_tied(m: ModelSpec) -> bool:
 
 
 def resolve_model(job: Job, catalog: Catalog, where: str) -> ModelSpec:
-    """A preset name or an explicit shape -> ModelSpec; a missing shape is inferred and said so."""
+    """A preset name or an explicit shape -> ModelSpec; a missing shape is inferred and said so. The
+    job's `measured:` speeds ride along (checked against the catalog) for `job_spec`."""
+    from advisor.perf.measured import measured_speeds
+
+    return replace(_resolve_shape(job, catalog, where), measured=measured_speeds(job, catalog, where))
+
+
+def _resolve_shape(job: Job, catalog: Catalog, where: str) -> ModelSpec:
     if isinstance(job.model, str):
         preset = catalog.models.get(job.model)
         if preset is None:
@@ -166,6 +178,9 @@ def spec_from_flags(catalog: Catalog, *, model: str | None = None, params: Any =
 
 
 def job_spec(job: Job, model: ModelSpec) -> JobSpec:
-    return JobSpec(model=model, kind=job.kind, precision=job.precision, micro_batch=job.micro_batch,
-                   checkpointing=job.checkpointing, global_batch_tokens=job.global_batch_tokens,
-                   lora_rank=job.lora_rank, optimizer=job.optimizer)
+    """The estimator's view of a workload job; its measurements (resolved by `resolve_model`) move
+    from the model to the job."""
+    return JobSpec(model=replace(model, measured=()), kind=job.kind, precision=job.precision,
+                   micro_batch=job.micro_batch, checkpointing=job.checkpointing,
+                   global_batch_tokens=job.global_batch_tokens, lora_rank=job.lora_rank, optimizer=job.optimizer,
+                   measured=model.measured)
