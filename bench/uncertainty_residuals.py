@@ -20,7 +20,8 @@ import accuracy  # bench/accuracy.py
 
 from advisor.data.evidence import use_table
 
-PREDICTED = ("measured", "goodput", "derived")   # basis=excluded rows are not predicted
+PREDICTED = ("measured", "goodput", "derived")
+NESTED_TOL = 1e-3   # the nested refits start at the full fit and stop at a 0.1% relative change   # basis=excluded rows are not predicted
 
 
 def family(catalog, gpu_id: str) -> str:
@@ -38,7 +39,8 @@ def _fit_without(rows, catalog, p, drop: frozenset):
                 today_kernel_runs=accuracy.today_kernel_runs(rest, catalog))
     with use_table(accuracy.evidence_table(rest, catalog)["gpus"]):
         fit_rows = [r for r in rest if r["fit"] == "yes"]
-        return accuracy.without_unidentified(accuracy.fit(fit_rows, catalog, q, starts=1), fit_rows, catalog)
+        fitted = accuracy.fit(fit_rows, catalog, q, starts=1, tol=NESTED_TOL)
+        return accuracy.without_unidentified(fitted, fit_rows, catalog)
 
 
 def _log_ratio(row, catalog, q, rows, drop) -> float:

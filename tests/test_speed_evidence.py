@@ -116,19 +116,23 @@ def test_mfu_medians_are_recomputed_from_the_rows(catalog, p):
         assert p.mfu_median[gen][key] == pytest.approx(statistics.median(values), abs=1e-4), (gen, key)
 
 
-def test_base_case_holds_a_gain_no_run_measured_to_the_median(catalog, p):
-    """Llama 3 8B on 8 H100 with today's attention kernels: the model is above the best published bf16
-    run, which stays the upper end; the base case takes the kernels' gain only up to the median run
-    (or the estimate at the runs' kernels, if higher). At the runs' kernels nothing changes."""
+@pytest.mark.parametrize("seq_len", [8192, 32768])
+def test_base_case_holds_a_gain_no_run_measured_to_the_median(catalog, p, seq_len):
+    """Llama 3 8B on 8 H100 in bf16 with today's attention kernels, which no bf16 Hopper run of the set
+    used: the upper end is the model held to the best published MFU; the base case takes the
+    kernels' gain only up to the median run, or the estimate at the runs' kernels if higher. At the
+    runs' kernels nothing is held. At 32K tokens attention dominates and the hold binds."""
     g = catalog.gpus["h100-sxm"]
-    today = evaluate(_llama8b(catalog), g, 8, p)
-    runs = evaluate(_llama8b(catalog, attention_kernel="fa2"), g, 8, p)
-    best, med = mfu_cap(g, "bf16", p, 8), mfu_median(g, "bf16", p, 8)
+    today = evaluate(replace(_llama8b(catalog), model=replace(_llama8b(catalog).model, seq_len=seq_len)), g, 8, p)
+    runs = evaluate(replace(_llama8b(catalog, attention_kernel="fa2"),
+                            model=replace(_llama8b(catalog).model, seq_len=seq_len)), g, 8, p)
+    med = mfu_median(g, "bf16", p, 8)
     upper_mfu = today.mfu * today.tokens_per_s_upper / today.tokens_per_s
-    assert upper_mfu == pytest.approx(best)
-    assert today.tokens_per_s < today.tokens_per_s_upper
-    assert today.mfu == pytest.approx(max(med, runs.mfu), rel=1e-6)
+    assert upper_mfu <= mfu_cap(g, "bf16", p, 8) + 1e-9
+    assert today.mfu == pytest.approx(min(upper_mfu, max(med, runs.mfu)), rel=0.02)   # (runs: its own layout)
     assert runs.tokens_per_s == runs.tokens_per_s_upper
+    if seq_len == 32768:
+        assert today.tokens_per_s < today.tokens_per_s_upper
 
 
 def test_datasheet_speeds_are_drawn_wider_than_measured_ones(catalog):

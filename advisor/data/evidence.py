@@ -44,6 +44,14 @@ def generation(gpu: GPU) -> str:
     return generation_of(gpu.architecture)
 
 
+def generation_name(gen: str) -> str:
+    """A generation key as people write it: 'cdna3' -> 'CDNA 3', 'hopper' -> 'Hopper'."""
+    for family in ("cdna", "rdna"):
+        if gen.startswith(family) and gen[len(family):].isdigit():
+            return f"{family.upper()} {gen[len(family):]}"
+    return gen.title()
+
+
 def correlation_group(gpu: GPU) -> str:
     """The key GPUs share when their speed errors move together in joint draws: vendor and
     generation. Their estimates share the fitted parameters of that generation (framework and

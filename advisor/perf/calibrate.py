@@ -138,18 +138,18 @@ def _mfu(run: Run, catalog: Catalog) -> float:
 def fit(runs: list[Run], catalog: Catalog, p: Params) -> tuple[Params, dict[str, Any]]:
     """Params whose framework efficiency, per (generation, precision) of the runs, puts the median
     run's log-ratio at zero; the MFU ceilings of those groups raised to the runs' best and median."""
-    fe = {k: dict(v) if isinstance(v, dict) else v for k, v in (p.framework_efficiency or {}).items()}
-    caps = {k: dict(v) if isinstance(v, dict) else v for k, v in (p.mfu_cap or {}).items()}
-    meds = {k: dict(v) if isinstance(v, dict) else v for k, v in (p.mfu_median or {}).items()}
+    fe: dict[str, Any] = {k: dict(v) if isinstance(v, dict) else v for k, v in (p.framework_efficiency or {}).items()}
+    caps: dict[str, Any] = {k: dict(v) if isinstance(v, dict) else v for k, v in (p.mfu_cap or {}).items()}
+    meds: dict[str, Any] = {k: dict(v) if isinstance(v, dict) else v for k, v in (p.mfu_median or {}).items()}
     groups: dict[tuple[str, str], list[Run]] = {}
     for r in runs:
         groups.setdefault(_key(r, catalog), []).append(r)
     for (gen, prec), rs in sorted(groups.items()):
-        for key, scale in ((prec, [r for r in rs if r.count <= p.server_gpus]),
-                           (f"{prec}_multiserver", [r for r in rs if r.count > p.server_gpus])):
-            mfus = [_mfu(r, catalog) for r in scale]
+        for key, subset in ((prec, [r for r in rs if r.count <= p.server_gpus]),
+                            (f"{prec}_multiserver", [r for r in rs if r.count > p.server_gpus])):
+            mfus = [_mfu(r, catalog) for r in subset]
             for table, value in ((caps, max(mfus, default=0.0)), (meds, statistics.median(mfus) if mfus else 0.0)):
-                entry = table.get(gen) if isinstance(table.get(gen), dict) else {}
+                entry: dict[str, Any] = table[gen] if isinstance(table.get(gen), dict) else {}
                 if value > float(entry.get(key, 0.0)):
                     table[gen] = dict(entry, **{key: value})
         base = fe.get(gen) or {}
@@ -192,8 +192,8 @@ def calibrate(path: str | Path, catalog: Catalog) -> dict[str, Any]:
     loo = leave_one_out(runs, catalog, p) if len(runs) > 1 else [float("nan")]
     ins = [_predict(r, catalog, q) / r.tokens_per_s - 1.0 for r in runs]
     keys = sorted({g for g, _ in (_key(r, catalog) for r in runs)})
-    override = {"framework_efficiency": {g: q.framework_efficiency[g] for g in keys},
-                "mfu_cap": {g: q.mfu_cap[g] for g in keys}, "mfu_median": {g: q.mfu_median[g] for g in keys}}
+    override = {"framework_efficiency": {g: (q.framework_efficiency or {})[g] for g in keys},
+                "mfu_cap": {g: (q.mfu_cap or {})[g] for g in keys}, "mfu_median": {g: (q.mfu_median or {})[g] for g in keys}}
     return {"runs": len(runs), "override": {"estimator": override}, **info,
             "errors": [{"line": r.line, "gpu": r.gpu, "count": r.count, "measured": r.tokens_per_s,
                         "in_sample": round(e, 4), "leave_one_out": round(x, 4)} for r, e, x in zip(runs, ins, loo)],

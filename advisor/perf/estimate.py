@@ -26,6 +26,7 @@ from advisor.perf.memory import (
     default_batch_tokens,
     trainable_params,
 )
+from advisor.data.evidence import generation_name
 from advisor.perf.speed_basis import ceilings, speed_basis
 from advisor.perf.training import generation, mfu_cap, mfu_flops_per_token
 
@@ -120,8 +121,8 @@ def _evaluate(job: JobSpec, gpu: GPU, count: int, p: Params) -> Estimate:
     mfu = tps / count * flops / (peak * 1e12)
     base, upper, held = ceilings(job, gpu, lay, batch, tps, mfu, t, ev, p)
     if upper < tps * 0.9999:  # never above the best published run of the generation
-        notes.append(f"held to the best published {job.precision} MFU on {generation(gpu).title()} GPUs, "
-                     f"{100 * mfu_cap(gpu, job.precision, p, lay.count):.1f}% before communication (model: "
+        notes.append(f"held to the best published {job.precision} MFU on {generation_name(generation(gpu))} GPUs, "
+                     f"{100 * (mfu_cap(gpu, job.precision, p, lay.count) or 0.0):.1f}% before communication (model: "
                      f"{100 * mfu:.1f}%, now {100 * mfu * upper / tps:.1f}%)")
     if held:
         notes.append(held)
@@ -158,7 +159,7 @@ def _evaluate(job: JobSpec, gpu: GPU, count: int, p: Params) -> Estimate:
         evidence_note=ev_note, tokens_per_s_upper=upper)
 
 
-def params_from(catalog) -> Params:
+def params_from(catalog: Any) -> Params:
     """The estimator's parameters from the catalog (catalog/estimator.yaml, or an override)."""
     try:
         return Params(**catalog.estimator)
@@ -180,7 +181,7 @@ def estimate(*, gpu: str | None = None, count: int = 1, model: str | None = None
              checkpointing: bool | None = None, global_batch_tokens: float | str | None = None,
              optimizer: str = "adamw", lora_rank: int = 16, strategy: str | None = None,
              tensor_parallel: int | None = None, pipeline_parallel: int | None = None,
-             catalog=None) -> dict:
+             catalog: Any = None) -> dict:
     """advisor.estimate(...): memory and speed of one job on `count` GPUs, as the JSON of
     `advisor estimate --format json` (DESIGN.md §5). `catalog` is a Catalog, a path to an
     override file, or None for the built-in one. `strategy` (ddp, zero1, zero2, zero3 or fsdp),
@@ -218,7 +219,8 @@ def estimate(*, gpu: str | None = None, count: int = 1, model: str | None = None
     }
 
 
-def _check_layout_flags(spec: JobSpec, count: int, strategy, tp, pp) -> str | None:
+def _check_layout_flags(spec: JobSpec, count: int, strategy: str | None, tp: int | None,
+                        pp: int | None) -> str | None:
     """Reject a fixed layout that cannot exist, naming the field (exit 2; the CLI shows its flag)."""
 
     name = _strategy(strategy)

@@ -21,7 +21,7 @@ from typing import Any
 
 from advisor.data.catalog import GPU
 from advisor.data.estimator import Params
-from advisor.data.evidence import DATASHEET, MEASURED, SAME_GENERATION, Evidence, evidence
+from advisor.data.evidence import DATASHEET, MEASURED, SAME_GENERATION, Evidence, evidence, generation_name
 from advisor.perf.jobspec import JobSpec
 from advisor.perf.memory import Layout
 from advisor.perf.training import _by_precision, _lookup, _server_size, _time, generation, mfu_cap
@@ -54,14 +54,14 @@ def derating(gpu: GPU, p: Params) -> dict[str, Any] | None:
     entry = next((table[k] for k in (gpu.id, gen, gen.rstrip("0123456789"), vendor, "default") if k in table), None)
     if not isinstance(entry, dict):
         return None
-    return {"factor": float(entry["factor"]), "upper": float(entry.get("upper", entry["factor"])),
+    return {"factor": float(entry["factor"]), "upper": float(entry.get("upper") or entry["factor"]),
             "source": list(entry["source"]), "note": str(entry.get("note", ""))}
 
 
 def _kernel_gain(job: JobSpec, gpu: GPU, p: Params) -> bool:
     """Does the estimate credit attention kernels newer than every calibration run of the generation
     at this precision (`today_kernel_runs` counts the runs that used today's)?"""
-    if job.attention_kernel == "fa2" or float(_lookup(p.attention_kernel_speedup or {}, gpu, 1.0)) == 1.0:
+    if job.attention_kernel == "fa2" or float(_lookup(p.attention_kernel_speedup or {}, gpu, 1.0) or 1.0) == 1.0:
         return False
     runs = _lookup(p.today_kernel_runs or {}, gpu)
     return not (isinstance(runs, dict) and runs.get(job.precision))
@@ -100,7 +100,7 @@ def ceilings(job: JobSpec, gpu: GPU, lay: Layout, batch: float, tps: float, mfu:
         return upper, upper, None
     return tps * base_mfu / mfu, upper, (
         f"today's attention kernels count up to {100 * max(mfu_runs, med):.1f}% MFU in the base case: every "
-        f"{job.precision} run measured on {generation(gpu).title()} GPUs used FlashAttention-2-era kernels (median run "
+        f"{job.precision} run measured on {generation_name(generation(gpu))} GPUs used FlashAttention-2-era kernels (median run "
         f"{100 * med:.1f}%; with them {100 * upper_mfu:.1f}%, the upper end)")
 
 
@@ -110,9 +110,9 @@ def evidence_note(gpu: GPU, precision: str, ev: Evidence, d: dict[str, Any] | No
         return None
     if ev.level == SAME_GENERATION:
         return (f"no measured {precision} training run on {gpu.name}: efficiency from measured runs on "
-                f"{', '.join(ev.siblings)} ({ev.generation.title()})")
+                f"{', '.join(ev.siblings)} ({generation_name(ev.generation)})")
     factor = f"x {d['factor']:.2f} derating (source: {', '.join(d['source'])})" if d else "with no derating"
-    return (f"no measured training run on {gpu.name} or any {_vendor(gpu)} {ev.generation.title()} GPU: speed from "
+    return (f"no measured training run on {gpu.name} or any {_vendor(gpu)} {generation_name(ev.generation)} GPU: speed from "
             f"the datasheet {factor}")
 
 
