@@ -63,8 +63,13 @@ _MODEL_SHAPE: dict[str, Check] = {
     "params": arg.amount(optional=True), "layers": arg.whole(*arg.LAYERS, optional=True),
     "hidden": arg.whole(*arg.HIDDEN, optional=True), "catalog": _catalog,
 }
+_EMBEDDINGS: dict[str, Check] = {
+    "vocab": arg.whole(*arg.VOCAB, optional=True), "tied_embeddings": arg.flag(optional=True),
+}
 TRAINING: dict[str, Check] = {
-    **_MODEL_SHAPE, "kind": arg.one_of(("pretrain", "finetune", "lora", "qlora")),
+    **_MODEL_SHAPE, **_EMBEDDINGS, "kind": arg.one_of(("pretrain", "finetune", "lora", "qlora")),
+    "heads": arg.whole(*arg.HEADS, optional=True), "kv_heads": arg.whole(*arg.HEADS, optional=True),
+    "ffn": arg.whole(*arg.FFN, optional=True), "active_params": arg.amount(optional=True),
     "seq_len": arg.whole(*arg.SEQ_LEN, optional=True), "precision": arg.one_of(("bf16", "fp16", "fp8")),
     "micro_batch": arg.whole(*arg.MICRO_BATCH, optional=True), "checkpointing": arg.flag(optional=True),
     "global_batch_tokens": arg.amount(optional=True), "optimizer": arg.one_of(("adamw", "adamw-8bit")),
@@ -92,7 +97,7 @@ _DEPLOYMENTS = ("office", "datacenter", "cloud")
 COMPARE: dict[str, Check] = {
     "model": arg.text(optional=True), "params": arg.amount(optional=True),
     "layers": arg.whole(*arg.LAYERS, optional=True), "hidden": arg.whole(*arg.HIDDEN, optional=True),
-    "seq_len": arg.whole(*arg.SEQ_LEN, optional=True),
+    "seq_len": arg.whole(*arg.SEQ_LEN, optional=True), **_EMBEDDINGS,
     "precision": arg.one_of(("bf16", "fp16", "fp8")), "prices": arg.prices,
     "deployment": arg.one_of(_DEPLOYMENTS, optional=True), "region": arg.region, "catalog": _catalog,
     "rules": _rules, "as_of": arg.day(),

@@ -85,7 +85,8 @@ def article_claims() -> dict[str, Any]:
 
 
 def compare(gpus: list[str], *, model: str | None = None, params: Any = None, layers: Any = None,
-            hidden: Any = None, seq_len: Any = None, precision: str = "bf16", prices: dict[str, Any] | None = None, deployment: str | None = None,
+            hidden: Any = None, seq_len: Any = None, vocab: int | None = None, tied_embeddings: bool | None = None,
+            precision: str = "bf16", prices: dict[str, Any] | None = None, deployment: str | None = None,
             region: str = "US", catalog: Catalog | None = None, rules: RuleSet | None = None,
             as_of: dt.date | None = None) -> dict[str, Any]:
     """One row per GPU: price and its source, dense TFLOPs, memory, links, estimated tokens/s on
@@ -102,7 +103,7 @@ def compare(gpus: list[str], *, model: str | None = None, params: Any = None, la
             raise InputError(f"`prices`: {gid} has a price but is not among the GPUs compared ({', '.join(gpus)})",
                              field="prices")
     spec = spec_from_flags(catalog, model=model, params=params, layers=layers, hidden=hidden, seq_len=seq_len,
-                           precision=precision)
+                           vocab=vocab, tied_embeddings=tied_embeddings, precision=precision)
     p = params_from(catalog)
     claims = article_claims()
     show_claims = model == claims["model"] and precision == "bf16" and seq_len is None

@@ -97,7 +97,7 @@ def software_share(data: list[dict], res: dict) -> float:
     """The share of the in-sample residual spread (log predicted / measured over the scored rows) that
     lies between sources (publisher, engine, its settings) rather than between GPU types:
     serving_estimator.yaml's `measured_software_share`, the part of a user's measured deviation moved
-    to every GPU (advisor/perf/measured.py)."""
+    to every GPU (advisor/perf/serving_measured.py)."""
     err = [(r["source_group"], r["gpu"], math.log(res["in"][r["id"]] / float(r["measured"]))) for r in scored(data)]
     grand = statistics.mean(e for _, _, e in err)
 

@@ -4,8 +4,9 @@
     python bench/uncertainty.py --out catalog/uncertainty.yaml --report docs/accuracy.md
     python bench/uncertainty.py --timing           # the robustness check's cost on the article examples
 
-Deterministic: the same estimator and calibration rows give the same bytes. About 3 minutes on one
-core (one refit per source and per pair of sources, bench/uncertainty_residuals.py).
+Deterministic: the same estimator and calibration rows give the same bytes. About 30 minutes on one
+core (one refit per source and per pair of sources, bench/uncertainty_residuals.py: the pair refits
+start at the full fit and stop at a 0.1% relative change).
 
 Speed: e = log(measured / predicted tokens/s) of every calibration row predicted out of sample
 (its own source left out of the fit), by GPU generation (the architecture's first word) and

@@ -14,9 +14,14 @@ import math
 import sys
 from itertools import combinations
 
+from dataclasses import replace
+
 import accuracy  # bench/accuracy.py
 
-PREDICTED = ("measured", "goodput", "derived")   # basis=excluded rows are not predicted
+from advisor.data.evidence import use_table
+
+PREDICTED = ("measured", "goodput", "derived")
+NESTED_TOL = 1e-3   # the nested refits start at the full fit and stop at a 0.1% relative change   # basis=excluded rows are not predicted
 
 
 def family(catalog, gpu_id: str) -> str:
@@ -26,13 +31,22 @@ def family(catalog, gpu_id: str) -> str:
 
 
 def _fit_without(rows, catalog, p, drop: frozenset):
-    """The estimator refitted without the sources in `drop` (their MFU-cap rows dropped too)."""
+    """The estimator refitted without the sources in `drop` (their MFU-cap rows dropped too; their
+    runs gone from the evidence and the MFU medians)."""
+    rest = [r for r in rows if r["group"] not in drop]
     q = accuracy.without_caps_of(p, {r["id"] for r in rows if r["group"] in drop})
-    return accuracy.fit([r for r in rows if r["fit"] == "yes" and r["group"] not in drop], catalog, q, starts=1)
+    q = replace(q, mfu_median=accuracy.mfu_medians(rest, catalog, p),
+                today_kernel_runs=accuracy.today_kernel_runs(rest, catalog))
+    with use_table(accuracy.evidence_table(rest, catalog)["gpus"]):
+        fit_rows = [r for r in rest if r["fit"] == "yes"]
+        fitted = accuracy.fit(fit_rows, catalog, q, starts=1, tol=NESTED_TOL)
+        return accuracy.without_unidentified(fitted, fit_rows, catalog)
 
 
-def _log_ratio(row, catalog, q) -> float:
-    pred = accuracy.predict(row, catalog, q)
+def _log_ratio(row, catalog, q, rows, drop) -> float:
+    """log(measured / predicted) with the evidence of the rows outside `drop` (the fit's own)."""
+    with use_table(accuracy.evidence_table([r for r in rows if r["group"] not in drop], catalog)["gpus"]):
+        pred = accuracy.predict(row, catalog, q)
     return math.log(accuracy.measured(row) / pred) if pred and not math.isnan(pred) else float("nan")
 
 
@@ -59,6 +73,7 @@ def strict_residuals(rows, catalog, p, progress: bool = True) -> list[dict]:
     for r in rows:
         out.append({"id": r["id"], "group": r["group"], "family": family(catalog, r["gpu"]),
                     "precision": r["precision"], "basis": r["basis"],
-                    "outer": _log_ratio(r, catalog, params({r["group"]})),
-                    "inner": {s: _log_ratio(r, catalog, params({s, r["group"]})) for s in sources if s != r["group"]}})
+                    "outer": _log_ratio(r, catalog, params({r["group"]}), rows, {r["group"]}),
+                    "inner": {s: _log_ratio(r, catalog, params({s, r["group"]}), rows, {s, r["group"]})
+                              for s in sources if s != r["group"]}})
     return [x for x in out if not math.isnan(x["outer"])]

@@ -462,11 +462,13 @@ def test_goodput_is_below_one_and_falls_with_gpu_count(p):
 
 
 def test_no_measured_run_warning_for_mi300x_not_h100(catalog, p):
-    from advisor.perf.band import NO_MEASURED_RUN
-
     job = JobSpec(model=_preset(catalog, "llama-3-8b"), global_batch_tokens=2 ** 21)
-    assert NO_MEASURED_RUN in evaluate(job, catalog.gpus["mi300x"], 8, p).notes
-    assert NO_MEASURED_RUN not in evaluate(job, catalog.gpus["h100-sxm"], 8, p).notes
+    amd = evaluate(job, catalog.gpus["mi300x"], 8, p)
+    assert amd.speed_evidence == "datasheet" and amd.evidence_note.startswith("no measured training run on AMD")
+    assert amd.evidence_note in amd.notes
+    h100 = evaluate(job, catalog.gpus["h100-sxm"], 8, p)
+    assert h100.speed_evidence == "measured" and h100.evidence_note is None
+    assert not any("no measured" in n for n in h100.notes)
 
 
 def test_predicted_mfu_never_above_the_generation_cap(catalog, p):

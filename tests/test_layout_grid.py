@@ -103,6 +103,8 @@ def test_cases_cover_what_the_search_must_handle(cases):
     assert any(j.kind == "qlora" for j in jobs) and any(j.kind == "lora" for j in jobs)
     assert any(j.model.name and "deepseek" in j.model.name.lower() for j in jobs)   # the MoE row
     assert any(j.attention_kernel == "fa2" for j in jobs) and any(j.software_era for j in jobs)
+    assert any(j.tp_overlap for j in jobs) and any(not j.fused_elementwise for j in jobs)   # TP overlap, eager rows
+    assert any(j.fused_elementwise and j.precision == "fp8" for j in jobs)                  # fused fp8 casts
 
 
 def test_every_grid_figure_equals_the_scalar_estimators_to_the_bit(cases, p):

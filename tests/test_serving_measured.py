@@ -1,5 +1,5 @@
 """A serving job's own measurements (issue 31 item 4): used exactly where measured, moving the other
-GPUs by the stated rule (advisor/perf/measured.py), and every estimate says what its speed rests on."""
+GPUs by the stated rule (advisor/perf/serving_measured.py), and every estimate says what its speed rests on."""
 from __future__ import annotations
 
 import pytest

@@ -198,3 +198,55 @@ def rules_validate(files, catalog_file, as_of, debug):
     mine = check_examples(rules, [str(f) for f in files], catalog, day)
     click.echo(f"{', '.join(files)}: valid; {len(mine)} rule{'s' if len(mine) != 1 else ''} "
                f"({', '.join(mine) or 'none'}) beside the built-in ones.")
+
+
+@main.command()
+@click.argument("runs_file", type=click.Path(dir_okay=False))
+@click.option("-o", "--output", required=True, type=click.Path(dir_okay=False),
+              help="The estimator override to write (YAML), for --catalog.")
+@click.option("--force", is_flag=True, help="Replace the output file if it exists.")
+@format_option("table", "json")
+@catalog_option
+@handled
+def calibrate(runs_file, output, force, fmt, catalog_file, debug):
+    """Fit your own estimator to RUNS_FILE, a CSV of your measured training runs, and write it as a
+    catalog override; print the fit and its leave-one-out error (each run predicted by the fit to
+    the others).
+
+    \b
+    Examples:
+      advisor calibrate my-runs.csv -o my-estimator.yaml
+      advisor plan my-workload.yaml --catalog my-estimator.yaml
+
+    RUNS_FILE columns: gpu, count, tokens_per_s (over all GPUs) or tokens_per_s_per_gpu; model (a
+    preset) or params, layers, hidden, heads (kv_heads, ffn, vocab, seq_len, tied_embeddings);
+    optional precision, global_batch_tokens, micro_batch, checkpointing, strategy, tensor_parallel,
+    pipeline_parallel. Exit status: 0 written, 2 invalid input.
+    """
+    from pathlib import Path
+
+    import yaml
+
+    from advisor.cli.base import check_output, write_file
+    from advisor.perf.calibrate import calibrate as fit_runs
+
+    check_output(output, force)
+    catalog, _ = load(catalog_file)
+    result = fit_runs(runs_file, catalog)
+    head = (f"# Estimator override fitted by `advisor calibrate {Path(runs_file).name}` to {result['runs']} runs;\n"
+            f"# leave-one-out MAPE {100 * result['mape_leave_one_out']:.1f}%. Use it with --catalog.\n")
+    write_file(output, head + yaml.safe_dump(result["override"], sort_keys=True))
+    emit(result, fmt, _calibrate_text)
+    if fmt != "json":
+        click.echo(f"wrote {output}")
+
+
+def _calibrate_text(data, fmt):
+    lines = [f"{data['runs']} runs; framework efficiency x " + ", ".join(f"{k} {v:.3f} ({data['groups'][k]} runs)"
+                                                                           for k, v in data["scale"].items()),
+             f"MAPE in-sample {100 * data['mape_in_sample']:.1f}%, leave-one-out {100 * data['mape_leave_one_out']:.1f}%",
+             "", "line  GPU x count            measured tok/s   in-sample  leave-one-out"]
+    for e in data["errors"]:
+        lines.append(f"{e['line']:>4}  {e['gpu'] + ' x ' + str(e['count']):<22} {e['measured']:>14,.0f}   "
+                     f"{100 * e['in_sample']:+8.1f}%  {100 * e['leave_one_out']:+8.1f}%")
+    return "\n".join(lines) + "\n"

@@ -22,6 +22,7 @@ from advisor.cli.base import (
 )
 from advisor.inputs.arguments import (
     EXPERTS,
+    FFN,
     HEADS,
     HIDDEN,
     LAYERS,
@@ -32,6 +33,7 @@ from advisor.inputs.arguments import (
     REQUEST_TOKENS,
     SEQ_LEN,
     TENSOR_PARALLEL,
+    VOCAB,
 )
 
 
@@ -42,6 +44,10 @@ from advisor.inputs.arguments import (
 @click.option("--layers", type=click.IntRange(*LAYERS), default=None)
 @click.option("--hidden", type=click.IntRange(*HIDDEN), default=None)
 @click.option("--seq-len", type=click.IntRange(*SEQ_LEN), default=None)
+@click.option("--vocab", type=click.IntRange(*VOCAB), default=None, help="Vocabulary size with --params [50257].")
+@click.option("--tied-embeddings/--untied-embeddings", "tied_embeddings", default=None,
+              help="Output head shares the input embedding, with --params [inferred from params, layers, hidden].")
+@click.option("--ffn", type=click.IntRange(*FFN), default=None, help="MLP width with --params [4 x hidden].")
 @click.option("--gpu", default=None, help="GPU id, e.g. a100-80gb-sxm (see `advisor catalog list`). Required.",
               shell_complete=complete_gpus)
 @click.option("--count", type=click.IntRange(1, MAX_GPU_COUNT), default=1, show_default=True)
@@ -49,7 +55,7 @@ from advisor.inputs.arguments import (
               show_default=True, help="fp4/int8/int4 with --kind serve only (int8/int4: weight-only).")
 @click.option("--kind", type=click.Choice(["pretrain", "finetune", "lora", "qlora", "serve"]), default="pretrain",
               show_default=True)
-@click.option("--heads", type=click.IntRange(*HEADS), default=None, help="Attention heads (--kind serve, custom model).")
+@click.option("--heads", type=click.IntRange(*HEADS), default=None, help="Attention heads, with --params [hidden / 128].")
 @click.option("--kv-heads", type=click.IntRange(*HEADS), default=None, help="Key/value heads (GQA) [--heads].")
 @click.option("--experts", type=click.IntRange(*EXPERTS), default=None, help="Routed experts (MoE; with --active-params).")
 @click.option("--active-params", default=None, help="Parameters one token multiplies through (MoE), e.g. 13B.")
@@ -74,8 +80,8 @@ from advisor.inputs.arguments import (
 @format_option("table", "json")
 @catalog_option
 @handled
-def estimate(preset, params, layers, hidden, seq_len, gpu, count, precision, kind, heads, kv_heads, experts,
-             active_params, input_len, output_len, ttft_ms, tpot_ms, percentile, list_models, micro_batch,
+def estimate(preset, params, layers, hidden, seq_len, vocab, tied_embeddings, ffn, gpu, count, precision, kind, heads,
+             kv_heads, experts, active_params, input_len, output_len, ttft_ms, tpot_ms, percentile, list_models, micro_batch,
              checkpointing, global_batch_tokens, optimizer, lora_rank, strategy, tensor_parallel, pipeline_parallel,
              fmt, catalog_file, debug):
     """Memory and tokens/s of one training job on COUNT GPUs of one type, in the fastest layout
@@ -115,8 +121,9 @@ def estimate(preset, params, layers, hidden, seq_len, gpu, count, precision, kin
     from advisor.api import estimate as run_estimate
 
     with working("estimating", collect=False):
-        result = run_estimate(model=preset, params=params, layers=layers, hidden=hidden, seq_len=seq_len, gpu=gpu,
-                              count=count, precision=precision, kind=kind, micro_batch=micro_batch,
+        result = run_estimate(model=preset, params=params, layers=layers, hidden=hidden, seq_len=seq_len, heads=heads,
+                              kv_heads=kv_heads, ffn=ffn, vocab=vocab, tied_embeddings=tied_embeddings, gpu=gpu,
+                              active_params=active_params, count=count, precision=precision, kind=kind, micro_batch=micro_batch,
                               checkpointing=checkpointing, global_batch_tokens=global_batch_tokens,
                               optimizer=optimizer, lora_rank=lora_rank, strategy=strategy,
                               tensor_parallel=tensor_parallel, pipeline_parallel=pipeline_parallel,
@@ -157,6 +164,9 @@ def _prices(ctx, param, values):
 @click.option("--layers", type=click.IntRange(*LAYERS), default=None)
 @click.option("--hidden", type=click.IntRange(*HIDDEN), default=None)
 @click.option("--seq-len", type=click.IntRange(*SEQ_LEN), default=None)
+@click.option("--vocab", type=click.IntRange(*VOCAB), default=None, help="Vocabulary size with --params [50257].")
+@click.option("--tied-embeddings/--untied-embeddings", "tied_embeddings", default=None,
+              help="Output head shares the input embedding, with --params [inferred from params, layers, hidden].")
 @click.option("--precision", type=click.Choice(["bf16", "fp16", "fp8"]), default="bf16", show_default=True)
 @click.option("--price", "prices", multiple=True, callback=_prices, metavar="GPU=USD",
               help="Override a purchase price, e.g. --price rtx-4090=1749 (repeatable).")
@@ -168,8 +178,8 @@ def _prices(ctx, param, values):
 @rules_option
 @as_of_option
 @handled
-def compare(gpus, preset, params, layers, hidden, seq_len, precision, prices, deployment, region, fmt,
-            catalog_file, rules_files, as_of, debug):
+def compare(gpus, preset, params, layers, hidden, seq_len, vocab, tied_embeddings, precision, prices, deployment,
+            region, fmt, catalog_file, rules_files, as_of, debug):
     """Compare GPUs for one model: price, TFLOPs, memory, links, tokens/s and tokens/s per $1,000.
 
     The first GPU is the reference for the price and speed ratios. For GPT-2 124M on the
@@ -189,8 +199,9 @@ def compare(gpus, preset, params, layers, hidden, seq_len, precision, prices, de
         preset = "gpt2-124m"
     with working("estimating", collect=False):
         result = run_compare(list(gpus), model=preset, params=params, layers=layers, hidden=hidden,
-                             seq_len=seq_len, precision=precision, prices=prices, deployment=deployment,
-                             region=region.upper(), catalog=catalog, rules=rules, as_of=as_of)
+                             seq_len=seq_len, vocab=vocab, tied_embeddings=tied_embeddings, precision=precision,
+                             prices=prices, deployment=deployment, region=region.upper(), catalog=catalog,
+                             rules=rules, as_of=as_of)
     emit(result, fmt, compare_text)
 
 

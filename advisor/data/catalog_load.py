@@ -162,6 +162,10 @@ def _validate(raw: Raw, name: str) -> Catalog:
                                  f"{suggest(str(sid), sections['sources'])}", file=name, field=path)
     _check_estimator(raw["estimator"], name)
     check_lead_times(sections, name)
+    for path, sid in _source_ids(raw["estimator"].get("datasheet_derating") or {}, "estimator.datasheet_derating"):
+        if sid not in sections["sources"]:
+            raise InputError(f"{name}: {path} cites source {sid!r}, which is not in the sources table"
+                             f"{suggest(str(sid), sections['sources'])}", file=name, field=path)
     check_catalog(sections, name)
     digest = hashlib.sha256(json.dumps(raw, sort_keys=True, default=str).encode()).hexdigest()[:16]
     return Catalog(digest=digest, estimator=raw["estimator"], economics=economics, gpus=sections["gpus"],
@@ -213,13 +217,31 @@ def _check_estimator(values: dict[str, Any], name: str) -> None:
               "list": ("a list of [number, number] pairs",
                        lambda x: isinstance(x, list) and all(isinstance(p, list) and len(p) == 2
                                                              and all(map(number, p)) for p in x))}
+
+    def derating_entry(e: Any) -> bool:   # {factor: 0 < f < 1, upper: f to 2, source: [ids], note: text}
+        if not (isinstance(e, dict) and set(e) <= {"factor", "upper", "source", "note"}):
+            return False
+        factor: Any = e.get("factor")
+        upper: Any = e.get("upper", factor)
+        source: Any = e.get("source")
+        if not (number(factor) and number(upper)):
+            return False
+        return (0 < float(factor) < 1 and float(factor) <= float(upper) <= 2
+                and isinstance(source, list) and bool(source) and all(isinstance(sid, str) for sid in source)
+                and isinstance(e.get("note", ""), str))
+
+    def derating(x: Any) -> bool:   # {generation: entry}
+        return isinstance(x, dict) and bool(x) and all(map(derating_entry, x.values()))
+
     numbers = ("a finite number at or above zero, or a mapping of names to such numbers", tree)
+    special = {"datasheet_derating": ("a mapping of GPU generations to {factor: a number in (0, 1), upper: at least "
+                                      "factor and at most 2, source: [ids], note: text}", derating)}
     kinds = {f.name: str(f.type) for f in dataclasses.fields(Params)}
     for key, value in values.items():
         if key not in kinds:
             raise InputError(f"{name}: `estimator.{key}` is not a parameter of the estimator{suggest(key, kinds)}; "
                              f"parameters: {', '.join(kinds)}", file=name, field=f"estimator.{key}")
-        what, ok = checks.get(kinds[key], numbers)
+        what, ok = special.get(key) or checks.get(kinds[key], numbers)
         if not ok(value):
             raise InputError(f"{name}: `estimator.{key}` must be {what} (given {show(value)})",
                              file=name, field=f"estimator.{key}")

@@ -35,3 +35,9 @@ class Params:
     software_era_factor: dict | None = None  # fitted: compute rate of an older software stack (calibration rows only)
     calibration_variants: dict | None = None  # GPUs calibration rows ran that differ from their catalog entry (bench only)
     goodput: dict | None = None            # failure, restart, checkpoint and evaluation figures (perf/goodput.py)
+    tp_comm_overlap: float = 0.0           # fitted: share of tensor-parallel traffic hidden when a run overlaps it
+    fused_memory_share: float = 1.0        # fitted: share of the eager memory-bound traffic a fused-kernel step moves
+    fp8_cast_bytes_per_layer_element: float = 0.0  # fitted: fp8 quantization traffic per activation element and layer
+    today_kernel_runs: dict | None = None  # measured: runs with today's attention kernels, by generation and precision
+    mfu_median: dict | None = None         # measured: median published MFU by generation and precision (base-case ceiling)
+    datasheet_derating: dict | None = None  # measured ratios: {generation: {factor, source, note}} for parts without a run

@@ -9,11 +9,13 @@ are exactly the stored ones, any other quantile is defined, and a draw is one st
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 from statistics import NormalDist
 
 from advisor.data.catalog import GPU
+from advisor.data.evidence import DATASHEET, correlation_group, evidence
 from advisor.data.resources import data_dir
 from advisor.inputs.loader import load_yaml_file
 
@@ -63,15 +65,42 @@ def _dist(entry: dict) -> LogDist:
     return LogDist(float(entry["q10"]), float(entry["q50"]), float(entry["q90"]), str(entry.get("basis", "")))
 
 
-def speed_dist(gpu: GPU, precision: str) -> LogDist:
-    """log(real / estimated tokens/s) for this GPU's generation and precision; the wider default
-    for a generation with no measured run; no spread if the installation ships no distributions."""
+def speed_dist(gpu: GPU, precision: str, evidence_level: str | None = None) -> LogDist:
+    """log(real / estimated tokens/s) for this GPU's generation and precision, by the evidence
+    behind the estimate (advisor/data/evidence.py; by default read for the GPU): a `datasheet`
+    speed takes the wider distribution of generations with no measured run, a `measured`,
+    `same_generation` or `transferred` one its generation's; no spread if the installation ships
+    no distributions."""
     speed = _doc().get("speed")
     if not speed:
         return NONE
+    level = evidence_level or evidence(gpu, precision).level
+    if level == DATASHEET:
+        return _dist(speed["unmeasured"])
     fam = family(gpu)
     entry = speed["groups"].get(f"{fam}/{precision}") or speed["families"].get(fam)
     return _dist(entry) if entry else _dist(speed["unmeasured"])
+
+
+def measurement_dist(spread: float) -> LogDist:
+    """A user's own measurement (a job's `measured:`) read as a speed distribution: P10-P90 at
+    measured x (1 -+ spread), median at the measurement."""
+    return LogDist(math.log(max(1e-6, 1.0 - spread)), 0.0, math.log(1.0 + spread), f"measured, +-{100 * spread:g}%")
+
+
+def shared_speed_draws(gpus: Iterable[GPU], draw: Callable[[], float]) -> dict[str, float]:
+    """One standard-normal speed draw per correlation group (vendor and generation, evidence.py
+    `correlation_group`), given to each of its GPUs: the estimates of one generation share its
+    fitted parameters, so their errors move together (docs/model.md §2.6). `draw()` returns one
+    standard normal; groups are drawn in sorted order, so the result is deterministic."""
+    by_group: dict[str, list[str]] = {}
+    for g in gpus:
+        by_group.setdefault(correlation_group(g), []).append(g.id)
+    out: dict[str, float] = {}
+    for key in sorted(by_group):
+        z = draw()
+        out.update({gid: z for gid in by_group[key]})
+    return out
 
 
 def price_dist(confidence: str | None, usd: float | None = None,

@@ -2,24 +2,30 @@
 serving job (`ServeJob`: traffic, request mix, latency SLO), told apart by `kind`."""
 from __future__ import annotations
 
+import datetime as dt
 from typing import Annotated, Any, Literal, Union
 
 from pydantic import Discriminator, Field, Tag, ValidationInfo, field_validator, model_validator
 
-from advisor.inputs.known import check_preset, check_serving_model
-from advisor.inputs.quantities import MAX_JOBS, Count, Hours, Params
+from advisor.inputs.known import GpuId, check_preset, check_serving_model
+from advisor.inputs.quantities import MAX_GPUS, MAX_JOBS, Count, Hours, Params
 from advisor.inputs.strict import Written, spoken
 
 # a job's fields that may be written at the top level of a workload (one job, in the user's words):
 # a training job's, and a serving job's (with `kind: serve`)
 TRAINING_SHORTHAND = ("model", "tokens", "precision", "deadline", "kind", "micro_batch", "checkpointing",
-                      "global_batch_tokens", "lora_rank", "optimizer", "seq_len", "goodput")
+                      "global_batch_tokens", "lora_rank", "optimizer", "seq_len", "goodput", "measured")
 SERVING_SHORTHAND = ("traffic", "slo", "months", "off_peak_training_hours")
 JOB_SHORTHAND = TRAINING_SHORTHAND + SERVING_SHORTHAND
+DEFAULT_SPREAD = 0.05   # a measurement's P10-P90 half-width when none is given (docs/model.md §1.8)
 
 
 class ModelShape(Written):
-    """A model given by its size (and, better, its shape) instead of a preset name."""
+    """A model given by its size (and, better, its shape) instead of a preset name. Defaults
+    (advisor/perf/jobspec.py `resolve_model`): vocab 50,257 (GPT-2's tokenizer); tied_embeddings
+    inferred from the parameter count when layers and hidden are given (tied when what the layers
+    leave over is nearer one vocab x hidden matrix than two), else tied (every parameter in a matmul:
+    6N FLOPs per token); heads hidden / 128; ffn 4 x hidden; seq_len 2,048."""
 
     params: Params = Field(description="parameter count, e.g. 124M or 7B")
     layers: int | None = Field(default=None, gt=0, le=1000)
@@ -27,8 +33,45 @@ class ModelShape(Written):
     heads: int | None = Field(default=None, gt=0, le=2048)
     kv_heads: int | None = Field(default=None, gt=0, le=2048)
     ffn: int | None = Field(default=None, gt=0, le=1_000_000)
-    vocab: int | None = Field(default=None, gt=0, le=10_000_000)
+    vocab: int | None = Field(default=None, gt=0, le=10_000_000, description="vocabulary size [50257]")
+    tied_embeddings: bool | None = Field(default=None, description="output head shares the input embedding "
+                                         "[inferred from params, layers and hidden]")
     seq_len: int | None = Field(default=None, gt=0, le=10_000_000)
+    active_params: Params | None = Field(default=None, description="parameters one token passes through, for a "
+                                         "mixture of experts, e.g. 37B [params]")
+
+    @field_validator("active_params")
+    @classmethod
+    def _active_within(cls, v: float | None, info: ValidationInfo) -> float | None:
+        params = info.data.get("params")
+        if v is not None and params is not None and v > params:
+            raise ValueError(f"{v / 1e9:.4g}B active parameters exceed the model's {params / 1e9:.4g}B: a token passes through "
+                             "at most every parameter")
+        return v
+
+
+class Measurement(Written):
+    """The user's own measured training speed of this job: `tokens_per_s` over all `count` GPUs of
+    type `gpu`, in steady state (docs/model.md §1.8). It replaces the estimate on that GPU and count
+    and moves the estimates of related GPUs."""
+
+    gpu: GpuId = Field(max_length=100, description="a catalog GPU id, e.g. h100-sxm")
+    count: int = Field(gt=0, le=MAX_GPUS, description="GPUs the run used")
+    tokens_per_s: Count = Field(description="tokens per second over all `count` GPUs, e.g. 120K")
+    date: dt.date = Field(description="when it was measured, YYYY-MM-DD")
+    note: str | None = Field(default=None, max_length=500, description="software, settings, who measured it")
+    spread: float | None = Field(default=None, gt=0, lt=1, description="P10-P90 half-width as a share, e.g. 0.05 "
+                                 f"for +-5% [{DEFAULT_SPREAD:g}]")
+
+    @field_validator("date", mode="before")
+    @classmethod
+    def _iso_date(cls, v: Any) -> Any:
+        if isinstance(v, str):
+            try:
+                return dt.date.fromisoformat(v.strip())
+            except ValueError:
+                raise ValueError(f"{v!r} is not a date: write YYYY-MM-DD, e.g. 2026-11-20") from None
+        return v
 
 
 class Job(Written):
@@ -47,6 +90,19 @@ class Job(Written):
     goodput: float | None = Field(default=None, gt=0, le=1, description="share of wall time spent training (failures, "
                                   "restarts, checkpoints, evaluation); by default from GPU count and job length")
     repeat: int = Field(default=1, gt=0, le=MAX_JOBS, description="this many identical copies of the job")
+    measured: list[Measurement] | None = Field(default=None, min_length=1, max_length=100,
+                                               description="your own measured speeds of this job on some GPUs")
+
+    @field_validator("measured")
+    @classmethod
+    def _one_per_configuration(cls, v: list[Measurement] | None) -> list[Measurement] | None:
+        seen: set[tuple[str, int]] = set()
+        for m in v or []:
+            if (m.gpu, m.count) in seen:
+                raise ValueError(f"two measurements of {m.count} x {m.gpu}: give one speed per GPU type and count "
+                                 "(their mean, with the range as `spread`)")
+            seen.add((m.gpu, m.count))
+        return v
 
     @field_validator("model")
     @classmethod

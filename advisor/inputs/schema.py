@@ -62,7 +62,13 @@ WORDS = {
     "params": ("Parameters", "parameter count: a number or 124M, 7B"),
     "layers": ("Layers", "transformer layers"), "hidden": ("Hidden size", "model width"),
     "heads": ("Attention heads", ""), "kv_heads": ("Key-value heads", "for grouped-query attention"),
-    "ffn": ("Feed-forward width", ""), "vocab": ("Vocabulary", "tokens in the vocabulary"),
+    "ffn": ("Feed-forward width", ""), "vocab": ("Vocabulary", "tokens in the vocabulary [50257]"),
+    "measured": ("Your measured speeds", "tokens/s you measured for this job on a GPU type and count: used "
+                 "exactly there and moving the estimates of related GPUs"),
+    "tokens_per_s": ("Measured tokens/s", "over all the GPUs of the run, e.g. 120K"),
+    "spread": ("Spread", "P10-P90 half-width of the measurement as a share [0.05]"),
+    "tied_embeddings": ("Tied embeddings", "the output head shares the input embedding [inferred from params, "
+                        "layers and hidden]"),
 }
 LOADER_ONLY = [
     "a token budget below 1,000 (too small to plan hardware for)",

@@ -8,8 +8,9 @@ from typing import Any
 from advisor.data.catalog import GPU
 from advisor.data.estimator import Params
 from advisor.errors import InputError
-from advisor.perf.band import NO_MEASURED_RUN, band
+from advisor.perf.band import band
 from advisor.perf.jobspec import JobSpec, spec_from_flags
+from advisor.perf.measured import transfer
 from advisor.perf.layout import (
     STRATEGIES,
     TENSOR_PARALLEL,
@@ -25,6 +26,8 @@ from advisor.perf.memory import (
     default_batch_tokens,
     trainable_params,
 )
+from advisor.data.evidence import generation_name
+from advisor.perf.speed_basis import ceilings, speed_basis
 from advisor.perf.training import generation, mfu_cap, mfu_flops_per_token
 
 
@@ -43,6 +46,12 @@ class Estimate:
     binding: str
     reason: str | None = None
     notes: list = field(default_factory=list)
+    speed_evidence: str = "datasheet"        # measured | same_generation | datasheet | transferred (perf/speed_basis.py)
+    derating: dict | None = None             # {factor, source, note} applied to a datasheet speed
+    evidence_note: str | None = None         # what a speed not measured on this GPU rests on
+    tokens_per_s_upper: float = 0.0          # the upper end: the model up to the best published MFU, not derated
+    speed_source: str | None = None          # the user's measurement a measured or transferred speed comes from
+    speed_spread: float | None = None        # P10-P90 half-width of a speed that is the user's measurement
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -50,7 +59,28 @@ class Estimate:
 
 
 def evaluate(job: JobSpec, gpu: GPU, count: int, p: Params) -> Estimate:
-    """Memory and speed of `job` on `count` GPUs of type `gpu`, in the fastest layout that fits."""
+    """Memory and speed of `job` on `count` GPUs of type `gpu`, in the fastest layout that fits; the
+    job's own measurements (`job.measured`, perf/measured.py) replace or move the speed."""
+    if not job.measured:
+        return _evaluate(job, gpu, count, p)
+    bare = replace(job, measured=())
+    e = _evaluate(bare, gpu, count, p)
+    if not e.fits:
+        return e
+    t = transfer(job.measured, gpu, count, lambda m: _evaluate(bare, m.figures, m.count, p).tokens_per_s)
+    if t is None:
+        return e
+    note = (f"{t.source}: used as measured" if t.level == "measured" else
+            f"moved x {t.factor:.3f} by {t.source} (docs/model.md §1.8)")
+    upper = e.tokens_per_s * t.factor * (1.0 + t.spread) if t.spread is not None else e.tokens_per_s_upper * t.factor
+    return replace(e, tokens_per_s=e.tokens_per_s * t.factor, tokens_per_s_per_gpu=e.tokens_per_s_per_gpu * t.factor,
+                   mfu=e.mfu * t.factor, tokens_per_s_upper=upper, speed_evidence=t.level, speed_source=t.source,
+                   speed_spread=t.spread, derating=None if t.level == "measured" else e.derating,
+                   evidence_note=note, notes=[n for n in e.notes if n != e.evidence_note] + [note])
+
+
+def _evaluate(job: JobSpec, gpu: GPU, count: int, p: Params) -> Estimate:
+    """`evaluate` without the job's measurements."""
     m = job.model
     peak = gpu.dense_tflops(job.precision)
     notes = []
@@ -63,11 +93,13 @@ def evaluate(job: JobSpec, gpu: GPU, count: int, p: Params) -> Estimate:
     if m.params < 2 * m.embedding_params and not m.tied_embeddings:
         notes.append(f"{m.params:.3g} parameters hardly cover untied input and output embeddings of "
                      f"{m.vocab:,} x {m.hidden:,}: check params, vocab and hidden")
+    ev, derate, ev_note = speed_basis(job, gpu, p)
+    if ev_note:
+        notes.append(ev_note)
     empty: dict[str, Any] = dict(gpu=gpu.id, gpu_count=count, memory_per_gpu_gb=0.0, tokens_per_s=0.0, tokens_per_s_per_gpu=0.0,
                  mfu=0.0, step_breakdown={"compute_s": 0.0, "memory_s": 0.0, "comm_s": 0.0},
-                 memory_breakdown={}, layout={}, binding="none", notes=notes)
-    if band(gpu) is None:
-        notes.append(NO_MEASURED_RUN)
+                 memory_breakdown={}, layout={}, binding="none", notes=notes, speed_evidence=ev.level,
+                 derating=derate, evidence_note=ev_note)
     if not peak:
         return Estimate(fits=False, reason=f"{gpu.name} has no {job.precision} tensor rate in the catalog", **empty)
     if gpu.memory_bandwidth_gbps.value is None or gpu.memory_gb.value is None:
@@ -91,11 +123,16 @@ def evaluate(job: JobSpec, gpu: GPU, count: int, p: Params) -> Estimate:
     binding = max(parts, key=lambda k: parts[k])
     flops = mfu_flops_per_token(m, job.kind)
     mfu = tps / count * flops / (peak * 1e12)
-    cap = mfu_cap(gpu, job.precision, p, lay.count)
-    if cap is not None and mfu > cap:  # never above the best published run of the generation
-        notes.append(f"capped at {100 * cap:.1f}% MFU, the best published {job.precision} run on "
-                     f"{generation(gpu).title()} GPUs (model: {100 * mfu:.1f}%)")
-        tps, mfu = tps * cap / mfu, cap
+    base, upper, held = ceilings(job, gpu, lay, batch, tps, mfu, t, ev, p)
+    if upper < tps * 0.9999:  # never above the best published run of the generation
+        notes.append(f"held to the best published {job.precision} MFU on {generation_name(generation(gpu))} GPUs, "
+                     f"{100 * (mfu_cap(gpu, job.precision, p, lay.count) or 0.0):.1f}% before communication (model: "
+                     f"{100 * mfu:.1f}%, now {100 * mfu * upper / tps:.1f}%)")
+    if held:
+        notes.append(held)
+    if derate:
+        base, upper = base * derate["factor"], upper * derate["upper"]
+    tps, mfu = base, mfu * base / tps
     asked = job.global_batch_tokens or default_batch_tokens(m, p)
     if batch > asked * 1.0001:
         notes.append(f"global batch raised from {asked:,.0f} to {batch:,.0f} tokens: {count} GPUs need at "
@@ -122,10 +159,11 @@ def evaluate(job: JobSpec, gpu: GPU, count: int, p: Params) -> Estimate:
         tokens_per_s=tps, tokens_per_s_per_gpu=tps / count, mfu=mfu,
         step_breakdown={k: t[k] for k in ("compute_s", "memory_s", "comm_s")},
         memory_breakdown={k: round(v / GB, 3) for k, v in mem.items()},
-        layout=layout, binding=binding, notes=notes)
+        layout=layout, binding=binding, notes=notes, speed_evidence=ev.level, derating=derate,
+        evidence_note=ev_note, tokens_per_s_upper=upper)
 
 
-def params_from(catalog) -> Params:
+def params_from(catalog: Any) -> Params:
     """The estimator's parameters from the catalog (catalog/estimator.yaml, or an override)."""
     try:
         return Params(**catalog.estimator)
@@ -142,11 +180,13 @@ def require_gpu(gpu: str | None) -> str:
 
 def estimate(*, gpu: str | None = None, count: int = 1, model: str | None = None, params: float | str | None = None,
              layers: int | None = None, hidden: int | None = None, seq_len: int | None = None,
+             heads: int | None = None, kv_heads: int | None = None, ffn: int | None = None,
+             vocab: int | None = None, tied_embeddings: bool | None = None, active_params: float | str | None = None,
              precision: str = "bf16", kind: str = "pretrain", micro_batch: int | None = None,
              checkpointing: bool | None = None, global_batch_tokens: float | str | None = None,
              optimizer: str = "adamw", lora_rank: int = 16, strategy: str | None = None,
              tensor_parallel: int | None = None, pipeline_parallel: int | None = None,
-             catalog=None) -> dict:
+             catalog: Any = None) -> dict:
     """advisor.estimate(...): memory and speed of one job on `count` GPUs, as the JSON of
     `advisor estimate --format json` (DESIGN.md §5). `catalog` is a Catalog, a path to an
     override file, or None for the built-in one. `strategy` (ddp, zero1, zero2, zero3 or fsdp),
@@ -157,7 +197,8 @@ def estimate(*, gpu: str | None = None, count: int = 1, model: str | None = None
     if not isinstance(catalog, Catalog):
         catalog = load_catalog(catalog)
     spec = spec_from_flags(catalog, model=model, params=params, layers=layers, hidden=hidden, seq_len=seq_len,
-                           precision=precision, kind=kind, micro_batch=micro_batch, checkpointing=checkpointing,
+                           heads=heads, kv_heads=kv_heads, ffn=ffn, vocab=vocab, tied_embeddings=tied_embeddings,
+                           active_params=active_params, precision=precision, kind=kind, micro_batch=micro_batch, checkpointing=checkpointing,
                            global_batch_tokens=global_batch_tokens, optimizer=optimizer, lora_rank=lora_rank)
     spec = replace(spec, strategy=_check_layout_flags(spec, count, strategy, tensor_parallel, pipeline_parallel),
                    tensor_parallel=tensor_parallel, pipeline_parallel=pipeline_parallel)
@@ -173,14 +214,18 @@ def estimate(*, gpu: str | None = None, count: int = 1, model: str | None = None
         "min_gpus": min_gpus(spec, g, p), "dense_tflops": g.dense_tflops(precision),
         "generation": generation(g), "accuracy_band": band(g, precision),
         "model": {"params": spec.model.params, "layers": spec.model.layers, "hidden": spec.model.hidden,
-                  "seq_len": spec.model.seq_len, "shape_inferred": spec.model.shape_inferred},
+                  "seq_len": spec.model.seq_len, "vocab": spec.model.vocab,
+                  "tied_embeddings": spec.model.tied_embeddings, "shape_inferred": spec.model.shape_inferred},
         "job": {"kind": spec.kind, "precision": spec.precision, "optimizer": spec.optimizer,
                 "trainable_params": trainable_params(spec)},
+        "speed_evidence": e.speed_evidence, "derating": e.derating, "evidence_note": e.evidence_note,
+        "tokens_per_s_upper": round(e.tokens_per_s_upper, 1),
         "reason": e.reason, "notes": e.notes,
     }
 
 
-def _check_layout_flags(spec: JobSpec, count: int, strategy, tp, pp) -> str | None:
+def _check_layout_flags(spec: JobSpec, count: int, strategy: str | None, tp: int | None,
+                        pp: int | None) -> str | None:
     """Reject a fixed layout that cannot exist, naming the field (exit 2; the CLI shows its flag)."""
 
     name = _strategy(strategy)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from advisor.data.catalog import Catalog
@@ -27,6 +27,8 @@ class ModelSpec:
     shape_inferred: bool = False
     name: str | None = None
     active_params: float | None = None     # a mixture of experts: the parameters one token passes through
+    # the job's own measurements on their way from resolve_model to job_spec (not part of the shape)
+    measured: tuple = field(default=(), compare=False, hash=False, repr=False)
 
     @property
     def embedding_params(self) -> float:
@@ -38,6 +40,12 @@ class ModelSpec:
         a tied output head does; a mixture of experts counts the experts a token is routed to)."""
         used = self.active_params if self.active_params is not None else self.params
         return max(0.0, used - (0 if self.tied_embeddings else self.embedding_params))
+
+    @property
+    def block_params(self) -> float:
+        """Weights of the L transformer blocks' matrices (attention q, k, v, o and the MLP)."""
+        h, f = float(self.hidden), float(self.ffn_width)
+        return self.layers * (2.0 * h * h + 2.0 * h * self.kv_width + (3.0 if self.gated_mlp else 2.0) * h * f)
 
     @property
     def ffn_width(self) -> int:
@@ -75,11 +83,36 @@ class JobSpec:
     recompute_fraction: float = 0.0        # share of the forward matmuls recomputed without full checkpointing (selective AC)
     virtual_stages: int | None = None      # pipeline model chunks per GPU; None: the estimator's default (interleaved 1F1B)
     software_era: str | None = None        # None: today's software; a calibration row's older stack (Params.software_era_factor)
+    tp_overlap: bool = False               # tensor-parallel all-reduces overlapped with GEMMs (Params.tp_comm_overlap)
+    fused_elementwise: bool = True         # elementwise work fused (today's software); False: eager code (older rows)
+    measured: tuple = ()                   # the user's own speeds (perf/measured.py MeasuredSpeed): evaluate uses them
 
+
+
+DEFAULT_VOCAB = 50257        # a shape without `vocab`: GPT-2's tokenizer
+DEFAULT_SEQ_LEN = 2048       # a shape without `seq_len`
+
+
+def infers_tied(m: ModelSpec) -> bool:
+    """Whether a shape given without `tied_embeddings` shares its output head with the input
+    embedding: the parameters beyond the transformer blocks are one vocab x hidden matrix (tied:
+    GPT-2, MPT) or two (untied: Llama). Nearer one -> tied. With layers or hidden inferred from
+    the parameter count the split cannot be read, and every parameter counts as a matmul
+    parameter (6N FLOPs per token, the usual convention)."""
+    if m.shape_inferred:
+        return True
+    return m.params - m.block_params < 1.5 * m.embedding_params
 
 
 def resolve_model(job: Job, catalog: Catalog, where: str) -> ModelSpec:
-    """A preset name or an explicit shape -> ModelSpec; a missing shape is inferred and said so."""
+    """A preset name or an explicit shape -> ModelSpec; a missing shape is inferred and said so. The
+    job's `measured:` speeds ride along (checked against the catalog) for `job_spec`."""
+    from advisor.perf.measured import measured_speeds
+
+    return replace(_resolve_shape(job, catalog, where), measured=measured_speeds(job, catalog, where))
+
+
+def _resolve_shape(job: Job, catalog: Catalog, where: str) -> ModelSpec:
     if isinstance(job.model, str):
         try:
             preset_id = catalog.model_id(job.model)
@@ -107,13 +140,18 @@ def resolve_model(job: Job, catalog: Catalog, where: str) -> ModelSpec:
     if layers is None:
         layers = max(1, int(round(shape.params / (12 * hidden * hidden))))
     heads = shape.heads or max(1, hidden // 128)
-    return ModelSpec(params=shape.params, layers=layers, hidden=hidden, heads=heads, vocab=shape.vocab or 50257,
-                     seq_len=job.seq_len or shape.seq_len or 2048, ffn=shape.ffn, kv_heads=shape.kv_heads,
-                     shape_inferred=inferred, name=None)
+    m = ModelSpec(params=shape.params, layers=layers, hidden=hidden, heads=heads, vocab=shape.vocab or DEFAULT_VOCAB,
+                  seq_len=job.seq_len or shape.seq_len or DEFAULT_SEQ_LEN, ffn=shape.ffn, kv_heads=shape.kv_heads,
+                  shape_inferred=inferred, name=None,
+                  active_params=shape.active_params if shape.active_params not in (None, shape.params) else None)
+    tied = shape.tied_embeddings if shape.tied_embeddings is not None else infers_tied(m)
+    return replace(m, tied_embeddings=tied)
 
 
-def spec_from_flags(catalog: Catalog, *, model: str | None = None, params=None, layers=None, hidden=None,
-                    seq_len=None, **job_fields) -> JobSpec:
+def spec_from_flags(catalog: Catalog, *, model: str | None = None, params: Any = None, layers: int | None = None,
+                    hidden: int | None = None, seq_len: int | None = None, heads: int | None = None,
+                    kv_heads: int | None = None, ffn: int | None = None, vocab: int | None = None,
+                    tied_embeddings: bool | None = None, active_params: Any = None, **job_fields: Any) -> JobSpec:
     """A JobSpec from command-line style arguments (a preset, or params with an optional shape),
     with every invalid value reported as the field that carries it (`` `params`: ... ``, exit 2; the CLI
     layer shows the flag, advisor/cli/base.py)."""
@@ -130,8 +168,15 @@ def spec_from_flags(catalog: Catalog, *, model: str | None = None, params=None, 
         known = list(catalog.models) + list(catalog.model_aliases)
         raise InputError(f"`model`: unknown model preset {model!r}{suggest(model, known)}; presets: "
                          f"{', '.join(sorted(catalog.models))}", field="model")
+    shape_fields = dict(layers=layers, hidden=hidden, heads=heads, kv_heads=kv_heads, ffn=ffn, vocab=vocab,
+                        tied_embeddings=tied_embeddings, active_params=active_params)
+    given = [k for k, v in shape_fields.items() if v is not None]
+    if model is not None and given:
+        raise InputError(f"`{given[0]}`: the preset {model!r} fixes the model's shape; describe a shape with "
+                         "`params` (and layers, hidden, ...) instead of a preset", field=given[0])
     shape: Any = model if model is not None else {k: v for k, v in dict(
-        params=params, layers=layers, hidden=hidden, seq_len=seq_len).items() if v is not None}
+        params=params, layers=layers, hidden=hidden, seq_len=seq_len, heads=heads, kv_heads=kv_heads, ffn=ffn,
+        vocab=vocab, tied_embeddings=tied_embeddings, active_params=active_params).items() if v is not None}
     try:
         job = Job(model=shape, tokens=1e9, seq_len=seq_len if model is not None else None, **job_fields)
     except ValidationError as exc:
@@ -142,6 +187,9 @@ def spec_from_flags(catalog: Catalog, *, model: str | None = None, params=None, 
 
 
 def job_spec(job: Job, model: ModelSpec) -> JobSpec:
-    return JobSpec(model=model, kind=job.kind, precision=job.precision, micro_batch=job.micro_batch,
-                   checkpointing=job.checkpointing, global_batch_tokens=job.global_batch_tokens,
-                   lora_rank=job.lora_rank, optimizer=job.optimizer)
+    """The estimator's view of a workload job; its measurements (resolved by `resolve_model`) move
+    from the model to the job."""
+    return JobSpec(model=replace(model, measured=()), kind=job.kind, precision=job.precision,
+                   micro_batch=job.micro_batch, checkpointing=job.checkpointing,
+                   global_batch_tokens=job.global_batch_tokens, lora_rank=job.lora_rank, optimizer=job.optimizer,
+                   measured=model.measured)

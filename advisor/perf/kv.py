@@ -12,7 +12,7 @@ from functools import lru_cache
 from advisor.data.catalog import Catalog, load_catalog
 from advisor.data.catalog_entries import ModelPreset
 from advisor.errors import InputError
-from advisor.perf.measured import Speed
+from advisor.perf.serving_measured import Speed
 
 SERVE_PRECISIONS = ("bf16", "fp16", "fp8", "fp4", "int8", "int4")
 
@@ -45,7 +45,7 @@ class ServeModel:
     kv_elements: int | None = None  # KV elements per token and layer (default 2 kv_heads head_dim)
     kv_split_by_tp: bool = True   # False: one latent vector per token, replicated by tensor parallelism
     max_context: int | None = None
-    speeds: tuple[tuple[str, Speed], ...] = ()   # GPU id -> the user's measured speed (advisor/perf/measured.py)
+    speeds: tuple[tuple[str, Speed], ...] = ()   # GPU id -> the user's measured speed (advisor/perf/serving_measured.py)
 
     def speed(self, gpu_id: str) -> Speed | None:
         """The measured (or transferred) speed factor for a GPU type, None without a measurement."""

@@ -29,6 +29,9 @@ from advisor.perf.training import (
     _server_size,
     _tier,
     _time,
+    elementwise_share,
+    layer_bytes,
+    tp_exposed,
 )
 
 Combo = tuple[str, int, int, int, int]   # (strategy, tp, pp, dp, cp)
@@ -252,8 +255,8 @@ def grid(job: JobSpec, gpu: GPU, p: Params, base: float, combos: list[Combo], ck
         dense, attention = rates[:, :, 0:1], rates[:, :, 1:2]
         compute_s = tokens_per_gpu * (dense + attention) * imbalance
         bw = (gpu.memory_bandwidth_gbps.value or 0.0) * GB
-        elementwise = (p.memory_bytes_per_layer_element * m.layers * (m.hidden + m.ffn_width)
-                       + p.memory_bytes_per_vocab_element * m.vocab) * (3.0 + ck) / 3.0
+        elementwise = (layer_bytes(job, p) * m.layers * (m.hidden + m.ffn_width)
+                       + p.memory_bytes_per_vocab_element * m.vocab) * (3.0 + ck) / 3.0 * elementwise_share(job, p)
         opt_state = OPTIMIZER_STEP_BYTES * trainable / st["opt_split"]
         share = batch / dms
         micro = np.maximum(share, 1.0)
@@ -278,7 +281,7 @@ def grid(job: JobSpec, gpu: GPU, p: Params, base: float, combos: list[Combo], ck
             # (a combination without data parallelism gets max(-window, 0.0) = 0.0, as `_time`'s 0.0)
             comm = np.maximum(raw - window, (1.0 - p.comm_overlap) * raw)
         if st["any_tp"]:   # four all-reduces of the activations per layer (six when recomputing)
-            per_tok = (4.0 + 2.0 * ck) * 2.0 * (t - 1) / t * 2.0 * hidden
+            per_tok = (4.0 + 2.0 * ck) * 2.0 * (t - 1) / t * 2.0 * hidden * tp_exposed(job, p)
             comm = comm + np.where(t > 1, (batch / z) * layers_here * per_tok / st["tp_intra"], 0.0)
         if st["any_cp"]:   # the ring's keys and values beyond what attention hides
             kv = (batch / z) * layers_here * 2.0 * m.kv_width * 2.0 / t

@@ -1,81 +1,95 @@
-"""A user's own serving benchmark (issue 31 item 4): the estimate uses it exactly where it was
-measured and moves the other GPUs by a stated rule (docs/model.md, "Serving: your own measurements").
+"""The user's own measured speeds of a job (a job's `measured:`), carried in the JobSpec so that
+`evaluate` itself uses them (docs/model.md §1.8):
 
-A measurement is `count` GPUs of one type, `tensor_parallel` a replica, at full load on requests of
-`input_len`/`output_len` tokens. Its factor f = measured / modelled output tokens/s at that shape (the
-job's precision, the GPU's default engine). Every step time of a replica is divided by the factor it
-gets, so the modelled offline peak at the measured shape is the measurement, and the SLO-limited rate
-follows the same scaled rate-latency curve. Which factor a GPU gets:
+* on the measured GPU and count the estimate IS the measurement (`speed_evidence: measured`), with a
+  P10-P90 band of measured x (1 -+ spread);
+* elsewhere the measurement moves the estimate by a stated rule. Its log-ratio to the model's own
+  estimate of the measured run, e = ln(measured / model), is split: a share `SOFTWARE_SHARE` is the
+  user's software and moves every GPU, the rest is the GPU and moves the GPUs of its generation. So
+  a GPU of the same generation (the same GPU at another count included) takes all of e, any other GPU
+  takes SOFTWARE_SHARE x e (`speed_evidence: transferred`, naming the measurement). Several
+  measurements that reach a GPU are averaged in e.
 
-* the measured GPU type: f (the geometric mean of its measurements' factors); `speed_evidence:
-  measured` on the measured shape (tensor parallel, input and output lengths), `transferred` elsewhere;
-* a GPU of a measured GPU's generation (the catalog's architecture, e.g. Hopper): the same f,
-  `transferred` (the share of f that belongs to the GPU moves its generation, the share that belongs
-  to the user's software moves every GPU: together all of f);
-* any other GPU: f ** s, `transferred`, where s = `measured_software_share` in
-  catalog/serving_estimator.yaml is the share of the deviation attributed to the user's software.
-
-Without a measurement a GPU's evidence is `same_generation` when published runs of its generation are
-in catalog/serving_calibration.csv (the model is fitted on them), else `datasheet`.
+SOFTWARE_SHARE is measured on the calibration set (bench/calibration.py `software_share`): of the
+variance of the estimator's residuals over publishers that ran several GPU generations, the share
+between publishers (their software) against the share between generations within a publisher.
 """
 from __future__ import annotations
 
-import csv
 import math
-from dataclasses import dataclass
-from functools import lru_cache
+from dataclasses import dataclass, field
 from typing import Any
 
-from advisor.data.resources import data_dir
+from advisor.data.evidence import generation
+
+SOFTWARE_SHARE = 0.29     # bench/calibration.py software_share(): the share of a run's offset that is its software
+_STATED = "docs/model.md §1.8"
 
 
 @dataclass(frozen=True)
-class Speed:
-    """What multiplies one GPU type's modelled speed, and why."""
+class MeasuredSpeed:
+    """One measurement of the job: `tokens_per_s` over `count` GPUs `gpu` (the catalog entry in
+    `figures`, left out of equality and hashing: the id names it within one catalog)."""
+
+    gpu: str
+    count: int
+    tokens_per_s: float
+    date: str
+    spread: float
+    note: str | None = None
+    figures: Any = field(default=None, compare=False, hash=False, repr=False)
+
+    def label(self) -> str:
+        return f"your measurement of {self.count} x {self.gpu} on {self.date}: {self.tokens_per_s:,.0f} tokens/s"
+
+
+@dataclass(frozen=True)
+class Transfer:
+    """How the measurements reach one (GPU, count): the factor on the model's estimate, the evidence
+    level, the measurements used and the band's spread (exact measurement only)."""
 
     factor: float
-    evidence: str                                  # measured | transferred
-    source: str                                    # the measurement(s) it comes from, in words
-    shapes: tuple[tuple[int, int, int], ...] = ()  # (tensor parallel, input, output) measured on this GPU
+    level: str
+    source: str
+    spread: float | None = None
 
 
-def label(m: Any) -> str:
-    """A measurement in words, as plans quote it."""
-    when = f", {m.date}" if m.date else ""
-    note = f" ({m.note})" if m.note else ""
-    return (f"your run of {m.count} x {m.gpu}, TP{m.tensor_parallel}, {m.input_len} in / {m.output_len} out: "
-            f"{m.output_tokens_per_s:,.0f} output tokens/s{when}{note}")
-
-
-def geometric_mean(values: list[float]) -> float:
-    return math.exp(sum(math.log(v) for v in values) / len(values))
-
-
-def transfer(factors: list[tuple[str, str, float, Any]], gpus: dict[str, str], software_share: float) -> dict[str, Speed]:
-    """{GPU id: Speed} for every GPU of `gpus` ({id: generation}) from the measured factors
-    [(GPU id, generation, f, measurement)], by the rule of this module's docstring."""
-    out: dict[str, Speed] = {}
-    every = [f for _, _, f, _ in factors]
-    for gid, gen in gpus.items():
-        own = [(f, m) for g, _, f, m in factors if g == gid]
-        if own:
-            shapes = tuple(sorted({(m.tensor_parallel, m.input_len, m.output_len) for _, m in own}))
-            out[gid] = Speed(geometric_mean([f for f, _ in own]), "measured", "; ".join(label(m) for _, m in own),
-                             shapes)
+def transfer(measured: tuple[MeasuredSpeed, ...], gpu: Any, count: int, model_at: Any) -> Transfer | None:
+    """The measurements' effect on the estimate of `gpu` x `count`; `model_at(m)` is the model's
+    tokens/s for measurement m's own GPU and count (the estimate without measurements)."""
+    exact = next((m for m in measured if m.gpu == gpu.id and m.count == count), None)
+    if exact is not None:
+        base = model_at(exact)
+        factor = exact.tokens_per_s / base if base > 0 else 1.0
+        return Transfer(factor, "measured", exact.label(), exact.spread)
+    shares, used = [], []
+    gen = generation(gpu)
+    for m in measured:
+        if m.figures is None:
             continue
-        kin = [(f, m) for _, g, f, m in factors if g == gen]
-        if kin:
-            out[gid] = Speed(geometric_mean([f for f, _ in kin]), "transferred",
-                             "moved with its generation by " + "; ".join(label(m) for _, m in kin))
-        else:
-            out[gid] = Speed(geometric_mean(every) ** software_share, "transferred",
-                             f"moved by the software share ({software_share:g}) of "
-                             + "; ".join(label(m) for _, _, _, m in factors))
-    return out
+        base = model_at(m)
+        if base <= 0:
+            continue
+        e = math.log(m.tokens_per_s / base)
+        share = 1.0 if generation(m.figures) == gen else SOFTWARE_SHARE
+        shares.append(share * e)
+        used.append(m.label())
+    if not used:
+        return None
+    return Transfer(math.exp(sum(shares) / len(shares)), "transferred", "; ".join(used))
 
 
-@lru_cache(maxsize=1)
-def calibrated_gpus() -> frozenset[str]:
-    """GPU ids with a published serving run the model is fitted to (catalog/serving_calibration.csv)."""
-    with open(data_dir("catalog") / "serving_calibration.csv", newline="", encoding="utf-8") as f:
-        return frozenset(r["gpu"] for r in csv.DictReader(f) if r.get("fit") == "yes" and r.get("gpu"))
+def measured_speeds(job: Any, catalog: Any, where: str) -> tuple[MeasuredSpeed, ...]:
+    """A workload job's `measured:` as MeasuredSpeed entries, each GPU id checked against the catalog
+    (an unknown id is an InputError naming `jobs[i].measured[j].gpu`)."""
+    from advisor.errors import InputError, suggest
+    from advisor.inputs.jobs import DEFAULT_SPREAD
+
+    out = []
+    for j, m in enumerate(job.measured or []):
+        if m.gpu not in catalog.gpus:
+            raise InputError(f"{where}.measured[{j}].gpu: unknown GPU id {m.gpu!r}{suggest(m.gpu, catalog.gpus)}; "
+                             "see `advisor catalog list`", field=f"{where}.measured[{j}].gpu")
+        out.append(MeasuredSpeed(gpu=m.gpu, count=m.count, tokens_per_s=float(m.tokens_per_s), date=m.date.isoformat(),
+                                 spread=float(m.spread or DEFAULT_SPREAD), note=m.note, figures=catalog.gpus[m.gpu]))
+    return tuple(out)

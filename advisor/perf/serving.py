@@ -25,7 +25,7 @@ from advisor.perf.serve import (
     replica_capacity,
 )
 from advisor.perf.precision import plan_precision
-from advisor.perf.measured import calibrated_gpus, transfer
+from advisor.perf.serving_measured import calibrated_gpus, transfer
 from advisor.perf.training import achievable_fraction, generation
 
 TP_SIZES = (1, 2, 4, 8, 16, 32, 64)
@@ -214,7 +214,7 @@ def serve_estimate(model: str | ServeModel, gpu, count: int, precision: str, inp
 
 def serving_model(job: ServeJob, catalog: Catalog, where: str = "jobs[0]", params: ServeParams | None = None) -> ServeModel:
     """What a serving job (advisor.inputs.jobs.ServeJob) is served as: its preset, and when it carries
-    `measured:` runs, every catalog GPU's speed factor from them (advisor/perf/measured.py). The
+    `measured:` runs, every catalog GPU's speed factor from them (advisor/perf/serving_measured.py). The
     optimizer's candidate builder passes this model to `replica_rate`, which applies the factors."""
     import dataclasses
 

@@ -21,6 +21,7 @@ import operator
 
 from advisor.data.catalog import GPU
 from advisor.data.estimator import Params
+from advisor.data.evidence import generation_of
 from advisor.perf.jobspec import JobSpec, ModelSpec
 from advisor.perf.memory import GB, Layout, _job_figures, _micro_batches
 
@@ -34,27 +35,14 @@ def mfu_flops_per_token(m: ModelSpec, kind: str = "pretrain") -> float:
     return (4.0 if kind in ("lora", "qlora") else 6.0) * m.matmul_params + 12.0 * m.layers * m.seq_len * m.hidden
 
 
-_GENERATIONS: dict[str | None, str] = {}   # architecture -> generation (the layout search asks ~10^5 times)
 _LOOKUPS: dict[tuple, tuple] = {}          # (table id, GPU id, architecture) -> (table, value or _NONE)
 _NONE = object()
 
 
 def generation(gpu: GPU) -> str:
     """The GPU's generation as the estimator's tables key it: volta, turing, ampere, ada, hopper,
-    blackwell, cdna2, cdna3, rdna3, gaudi (the first word of the catalog's architecture)."""
-    gen = _GENERATIONS.get(gpu.architecture)
-    if gen is None:
-        gen = _GENERATIONS[gpu.architecture] = _generation(gpu.architecture)
-    return gen
-
-
-def _generation(architecture: str | None) -> str:
-    words = (architecture or "").lower().replace("(", " ").split()
-    if not words:
-        return "default"
-    if words[0] in ("cdna", "rdna") and len(words) > 1 and words[1][:1].isdigit():
-        return words[0] + words[1][0]
-    return words[0]
+    blackwell, cdna2, cdna3, rdna3, gaudi (advisor/data/evidence.py `generation_of`)."""
+    return generation_of(gpu.architecture)
 
 
 def _lookup(table, gpu: GPU, default=None):
@@ -116,6 +104,27 @@ def era_factor(job: JobSpec, p: Params) -> float:
     if not job.software_era:
         return 1.0
     return float((p.software_era_factor or {}).get(job.software_era, 1.0))
+
+
+def layer_bytes(job: JobSpec, p: Params) -> float:
+    """Memory-bound bytes per activation element (h + f) per layer and token: the fitted traffic of
+    norms, residuals, activations and casts, plus an fp8 run's quantization of every GEMM input and
+    gradient (read bf16, write fp8 and its scale: `fp8_cast_bytes_per_layer_element`)."""
+    return p.memory_bytes_per_layer_element + (p.fp8_cast_bytes_per_layer_element if job.precision == "fp8" else 0.0)
+
+
+def elementwise_share(job: JobSpec, p: Params) -> float:
+    """Share of that traffic a step moves: all of it in eager code; `fused_memory_share` when its
+    elementwise work is fused into few kernels (torch.compile, llm.c's hand-fused kernels,
+    Transformer Engine's fused norm-GEMM and bias-activation kernels: JobSpec `fused_elementwise`)."""
+    return p.fused_memory_share if job.fused_elementwise else 1.0
+
+
+def tp_exposed(job: JobSpec, p: Params) -> float:
+    """Share of the tensor-parallel all-reduces left on the critical path: all of it, unless the run
+    overlaps them with its GEMMs (Megatron-Core/Transformer Engine userbuffers `tp_comm_overlap`,
+    torchtitan async TP: JobSpec `tp_overlap`), which hides `tp_comm_overlap` of it."""
+    return 1.0 - p.tp_comm_overlap if job.tp_overlap else 1.0
 
 
 def op_sac_recompute_fraction(m: ModelSpec, precision: str = "bf16") -> float:
@@ -265,8 +274,8 @@ def _core(job: JobSpec, gpu: GPU, lay: Layout, batch: float, p: Params, per_toke
     dense, attention = per_token or _per_token(job, gpu, p, lay.tp, lay.checkpointing)
     compute_s = tokens_per_gpu * (dense + attention) * imbalance
     bw = (gpu.memory_bandwidth_gbps.value or 0.0) * GB
-    elementwise = (p.memory_bytes_per_layer_element * m.layers * (m.hidden + m.ffn_width)
-                   + p.memory_bytes_per_vocab_element * m.vocab) * (3.0 + ckpt) / 3.0
+    elementwise = (layer_bytes(job, p) * m.layers * (m.hidden + m.ffn_width)
+                   + p.memory_bytes_per_vocab_element * m.vocab) * (3.0 + ckpt) / 3.0 * elementwise_share(job, p)
     optimizer = OPTIMIZER_STEP_BYTES * _job_figures(job)[2] / (lay.tp * lay.pp * opt_shards)   # trainable_params(job)
     micro = _micro_batches(job, lay, batch)
     dequant = 0.0
@@ -308,7 +317,7 @@ def _time(job: JobSpec, gpu: GPU, lay: Layout, batch: float, p: Params,
     tp_s = 0.0
     if lay.tp > 1:
         tp_tier = _tier(gpu, lay.tp, 1, p)
-        per_token = (4.0 + 2.0 * ckpt) * 2.0 * (lay.tp - 1) / lay.tp * 2.0 * m.hidden
+        per_token = (4.0 + 2.0 * ckpt) * 2.0 * (lay.tp - 1) / lay.tp * 2.0 * m.hidden * tp_exposed(job, p)
         # an intra-server bandwidth no source gives (intra_gbps 0) cannot carry tensor parallelism
         tp_s = ((batch / lay.shard_group) * math.ceil(m.layers / lay.pp) * per_token / (tp_tier["intra_gbps"] * GB)
                 if tp_tier["intra_gbps"] > 0 else math.inf)

@@ -1,0 +1,201 @@
+"""An organisation's own estimator, fitted to its measured runs (`advisor calibrate RUNS.csv -o
+my-estimator.yaml`, docs/model.md §1.8): the shipped model's structure with the framework
+efficiency of each GPU generation and precision in the runs rescaled so that the median run is
+predicted exactly, and the MFU ceilings raised to what the runs reached. The result is a catalog
+override (`--catalog my-estimator.yaml`); its leave-one-out error says how well it predicts a run
+it was not fitted to.
+
+RUNS.csv (one run a line; `#` lines and unknown columns are ignored, so catalog/calibration.csv
+itself can be read): gpu, count, tokens_per_s (over all `count` GPUs) or tokens_per_s_per_gpu; the
+model as `model` (a preset) or `params` with layers, hidden, heads, kv_heads, ffn, vocab, seq_len,
+tied_embeddings; optional precision (bf16), global_batch_tokens, micro_batch, checkpointing,
+strategy, tensor_parallel, pipeline_parallel, context_parallel, virtual_stages, kind, tp_overlap,
+fused_elementwise (true unless the run's elementwise work is eager PyTorch).
+"""
+from __future__ import annotations
+
+import csv
+import math
+import statistics
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from advisor.data.catalog import Catalog
+from advisor.data.estimator import Params
+from advisor.errors import InputError
+from advisor.perf.estimate import evaluate, params_from
+from advisor.perf.jobspec import JobSpec, ModelSpec
+from advisor.perf.training import generation, mfu_flops_per_token
+
+ITERATIONS = 6          # rescaling rounds: the median run is exact to ~1e-4 after 4
+
+
+@dataclass(frozen=True)
+class Run:
+    line: int
+    gpu: str
+    count: int
+    tokens_per_s: float          # over all GPUs
+    job: JobSpec
+
+
+def _num(row: dict[str, str], key: str, line: int, name: str, kind: type = float) -> Any:
+    v = (row.get(key) or "").strip()
+    if not v:
+        return None
+    try:
+        x = kind(float(v)) if kind is int else float(v)
+    except ValueError:
+        raise InputError(f"{name}, line {line}, field {key}: {v!r} is not a number", file=name, field=key) from None
+    if not math.isfinite(x) or x <= 0:
+        raise InputError(f"{name}, line {line}, field {key}: must be above zero (given {v})", file=name, field=key)
+    return x
+
+
+def _flag(row: dict[str, str], key: str) -> bool | None:
+    v = (row.get(key) or "").strip().lower()
+    return None if not v else v in ("true", "1", "yes")
+
+
+def _model(row: dict[str, str], catalog: Catalog, line: int, name: str) -> ModelSpec:
+    preset = (row.get("model") or "").strip()
+    seq = _num(row, "seq_len", line, name, int)
+    if preset in catalog.models and not (row.get("params") or "").strip():
+        m = catalog.models[preset]
+        return ModelSpec(params=m.params, layers=m.layers, hidden=m.hidden, heads=m.heads, vocab=m.vocab,
+                         seq_len=seq or m.seq_len, ffn=m.ffn, kv_heads=m.kv_heads, tied_embeddings=m.tied_embeddings,
+                         name=preset)
+    need = {k: _num(row, k, line, name, int if k != "params" else float) for k in ("params", "layers", "hidden", "heads")}
+    missing = [k for k, v in need.items() if v is None]
+    if missing:
+        raise InputError(f"{name}, line {line}: give `model` (a preset: {', '.join(sorted(catalog.models))}) or "
+                         f"params, layers, hidden and heads (missing {', '.join(missing)})", file=name, field=missing[0])
+    return ModelSpec(params=need["params"], layers=need["layers"], hidden=need["hidden"], heads=need["heads"],
+                     kv_heads=_num(row, "kv_heads", line, name, int), ffn=_num(row, "ffn", line, name, int),
+                     vocab=_num(row, "vocab", line, name, int) or 50257, seq_len=seq or 2048,
+                     tied_embeddings=bool(_flag(row, "tied_embeddings")), name=preset or None)
+
+
+def read_runs(path: str | Path, catalog: Catalog) -> list[Run]:
+    """The runs of a RUNS.csv (module docstring), each checked: an error names file, line and field."""
+    name = str(path)
+    try:
+        lines = Path(path).read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(f"{name}: cannot read it ({exc})", file=name) from None
+    body = [(i + 1, t) for i, t in enumerate(lines) if t.strip() and not t.startswith("#")]
+    if len(body) < 2:
+        raise InputError(f"{name}: no runs (a header line and one run per line)", file=name)
+    reader = csv.DictReader(t for _, t in body)
+    runs = []
+    for (line, _), row in zip(body[1:], reader):
+        if (row.get("basis") or "measured") not in ("measured", "derived"):
+            continue   # calibration.csv: end-to-end, pair and excluded rows are not steady-state speeds
+        gpu = (row.get("gpu") or "").strip()
+        if gpu not in catalog.gpus:
+            raise InputError(f"{name}, line {line}, field gpu: unknown GPU id {gpu!r}", file=name, field="gpu")
+        count = _num(row, "count", line, name, int) or _num(row, "gpu_count", line, name, int)
+        if count is None:
+            raise InputError(f"{name}, line {line}, field count: the run's GPU count is missing", file=name,
+                             field="count")
+        total = _num(row, "tokens_per_s", line, name)
+        per_gpu = _num(row, "tokens_per_s_per_gpu", line, name)
+        if total is None and per_gpu is None:
+            raise InputError(f"{name}, line {line}, field tokens_per_s: the measured speed is missing", file=name,
+                             field="tokens_per_s")
+        model = _model(row, catalog, line, name)
+        job = JobSpec(model=model, kind=(row.get("kind") or "pretrain").strip() or "pretrain",
+                      precision=(row.get("precision") or "bf16").strip(), micro_batch=_num(row, "micro_batch", line, name, int),
+                      checkpointing=_flag(row, "checkpointing"), global_batch_tokens=_num(row, "global_batch_tokens", line, name),
+                      strategy=(row.get("strategy") or "").strip() or None,
+                      tensor_parallel=_num(row, "tensor_parallel", line, name, int),
+                      pipeline_parallel=_num(row, "pipeline_parallel", line, name, int),
+                      context_parallel=_num(row, "context_parallel", line, name, int),
+                      virtual_stages=_num(row, "virtual_stages", line, name, int),
+                      attention_kernel=(row.get("attention_kernel") or "").strip() or None,
+                      tp_overlap=bool(_flag(row, "tp_overlap")),
+                      fused_elementwise=_flag(row, "fused_elementwise") is not False)
+        runs.append(Run(line, gpu, count, total if total is not None else per_gpu * count, job))
+    return runs
+
+
+def _key(run: Run, catalog: Catalog) -> tuple[str, str]:
+    return generation(catalog.gpus[run.gpu]), run.job.precision
+
+
+def _predict(run: Run, catalog: Catalog, p: Params) -> float:
+    e = evaluate(run.job, catalog.gpus[run.gpu], run.count, p)
+    return e.tokens_per_s if e.fits else float("nan")
+
+
+def _mfu(run: Run, catalog: Catalog) -> float:
+    g = catalog.gpus[run.gpu]
+    return run.tokens_per_s / run.count * mfu_flops_per_token(run.job.model, run.job.kind) / (
+        (g.dense_tflops(run.job.precision) or 1.0) * 1e12)
+
+
+def fit(runs: list[Run], catalog: Catalog, p: Params) -> tuple[Params, dict[str, Any]]:
+    """Params whose framework efficiency, per (generation, precision) of the runs, puts the median
+    run's log-ratio at zero; the MFU ceilings of those groups raised to the runs' best and median."""
+    fe: dict[str, Any] = {k: dict(v) if isinstance(v, dict) else v for k, v in (p.framework_efficiency or {}).items()}
+    caps: dict[str, Any] = {k: dict(v) if isinstance(v, dict) else v for k, v in (p.mfu_cap or {}).items()}
+    meds: dict[str, Any] = {k: dict(v) if isinstance(v, dict) else v for k, v in (p.mfu_median or {}).items()}
+    groups: dict[tuple[str, str], list[Run]] = {}
+    for r in runs:
+        groups.setdefault(_key(r, catalog), []).append(r)
+    for (gen, prec), rs in sorted(groups.items()):
+        for key, subset in ((prec, [r for r in rs if r.count <= p.server_gpus]),
+                            (f"{prec}_multiserver", [r for r in rs if r.count > p.server_gpus])):
+            mfus = [_mfu(r, catalog) for r in subset]
+            for table, value in ((caps, max(mfus, default=0.0)), (meds, statistics.median(mfus) if mfus else 0.0)):
+                entry: dict[str, Any] = table[gen] if isinstance(table.get(gen), dict) else {}
+                if value > float(entry.get(key, 0.0)):
+                    table[gen] = dict(entry, **{key: value})
+        base = fe.get(gen) or {}
+        fe[gen] = dict(base, **{prec: float(base.get(prec) or _default(p, prec))})
+    q = replace(p, framework_efficiency=fe, mfu_cap=caps, mfu_median=meds)
+    scale: dict[str, float] = {}
+    for _ in range(ITERATIONS):
+        for (gen, prec), rs in sorted(groups.items()):
+            logs = [math.log(r.tokens_per_s / x) for r in rs if (x := _predict(r, catalog, q)) == x and x > 0]
+            if logs:
+                fe[gen][prec] = min(1.5, fe[gen][prec] * math.exp(statistics.median(logs)))
+        q = replace(q, framework_efficiency={k: dict(v) if isinstance(v, dict) else v for k, v in fe.items()})
+    for (gen, prec) in groups:
+        base = ((p.framework_efficiency or {}).get(gen) or {}).get(prec) or _default(p, prec)
+        scale[f"{gen}/{prec}"] = round(fe[gen][prec] / float(base), 4)
+    return q, {"groups": {f"{g}/{pr}": len(rs) for (g, pr), rs in sorted(groups.items())}, "scale": scale}
+
+
+def _default(p: Params, precision: str) -> float:
+    entry = (p.framework_efficiency or {}).get("default") or {"bf16": p.matmul_efficiency_max}
+    v = entry.get(precision)
+    return float(v) if v is not None else float(entry["bf16"]) * (p.fp8_framework_ratio if precision == "fp8" else 1.0)
+
+
+def leave_one_out(runs: list[Run], catalog: Catalog, p: Params) -> list[float]:
+    """Each run's error (predicted / measured - 1) under the fit to every other run."""
+    out = []
+    for i, r in enumerate(runs):
+        q, _ = fit(runs[:i] + runs[i + 1:], catalog, p)
+        out.append(_predict(r, catalog, q) / r.tokens_per_s - 1.0)
+    return out
+
+
+def calibrate(path: str | Path, catalog: Catalog) -> dict[str, Any]:
+    """The fit of RUNS.csv: the override (`estimator`), the fitted scale per group, each run's error
+    in-sample and leave-one-out, and their mean absolute values."""
+    runs = read_runs(path, catalog)
+    p = params_from(catalog)
+    q, info = fit(runs, catalog, p)
+    loo = leave_one_out(runs, catalog, p) if len(runs) > 1 else [float("nan")]
+    ins = [_predict(r, catalog, q) / r.tokens_per_s - 1.0 for r in runs]
+    keys = sorted({g for g, _ in (_key(r, catalog) for r in runs)})
+    override = {"framework_efficiency": {g: (q.framework_efficiency or {})[g] for g in keys},
+                "mfu_cap": {g: (q.mfu_cap or {})[g] for g in keys}, "mfu_median": {g: (q.mfu_median or {})[g] for g in keys}}
+    return {"runs": len(runs), "override": {"estimator": override}, **info,
+            "errors": [{"line": r.line, "gpu": r.gpu, "count": r.count, "measured": r.tokens_per_s,
+                        "in_sample": round(e, 4), "leave_one_out": round(x, 4)} for r, e, x in zip(runs, ins, loo)],
+            "mape_in_sample": round(statistics.mean(abs(e) for e in ins), 4),
+            "mape_leave_one_out": round(statistics.mean(abs(x) for x in loo), 4)}

@@ -1,0 +1,131 @@
+"""The speed a training estimate states as its base case, its upper end, and what backs it
+(docs/model.md §1.7).
+
+* Ceilings. The structural estimate (perf/training.py) never exceeds the best published MFU of the
+  GPU's generation at the precision (`mfu_cap`): that is the upper end. The base case is held to
+  the group's median published MFU (`mfu_median`, computed from catalog/calibration.csv) wherever
+  the estimate rests on what no run of the group measured:
+    - a gain the measured runs do not show (today's attention kernels on Hopper, where every
+      calibration run used FlashAttention-2-era kernels) lifts the base case at most to the
+      median: base = min(estimate, max(estimate at the runs' kernels, median));
+    - a part with no measured run in its generation (`datasheet`) takes at most the median of
+      every measured group at the precision, then its sourced derating.
+* Evidence. `measured`, `same_generation` or `datasheet` (advisor/data/evidence.py); a
+  `datasheet` speed is multiplied by `datasheet_derating` (factor < 1, with its source), and every
+  estimate not backed by a run on its own GPU says so in `evidence_note`.
+"""
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+from advisor.data.catalog import GPU
+from advisor.data.estimator import Params
+from advisor.data.evidence import DATASHEET, MEASURED, SAME_GENERATION, Evidence, evidence, generation_name
+from advisor.perf.jobspec import JobSpec
+from advisor.perf.memory import Layout
+from advisor.perf.training import _by_precision, _lookup, _server_size, _time, generation, mfu_cap
+
+VENDOR_WORDS = {"nvidia": "NVIDIA", "amd": "AMD", "intel": "Intel"}
+
+
+def mfu_median(gpu: GPU, precision: str, p: Params, count: int = 1) -> float | None:
+    """The median published MFU of the GPU's generation at `precision` (catalog/estimator.yaml
+    `mfu_median`; `<precision>_multiserver` for a job spanning servers when the table has it)."""
+    if not p.mfu_median:
+        return None
+    entry = _lookup(p.mfu_median, gpu)
+    if isinstance(entry, dict) and count > _server_size(gpu, p) and f"{precision}_multiserver" in entry:
+        return float(entry[f"{precision}_multiserver"])
+    return _by_precision(entry, precision)
+
+
+def _default_median(precision: str, p: Params) -> float | None:
+    entry = (p.mfu_median or {}).get("default")
+    return _by_precision(entry, precision) if entry is not None else None
+
+
+def derating(gpu: GPU, p: Params) -> dict[str, Any] | None:
+    """{factor, upper, source, note} for a part with no measured run: by GPU id, generation, its
+    family word, its vendor, then `default` (catalog/estimator.yaml `datasheet_derating`)."""
+    table = p.datasheet_derating or {}
+    gen = generation(gpu)
+    vendor = gpu.vendor.lower().split()[0] if gpu.vendor else ""
+    entry = next((table[k] for k in (gpu.id, gen, gen.rstrip("0123456789"), vendor, "default") if k in table), None)
+    if not isinstance(entry, dict):
+        return None
+    return {"factor": float(entry["factor"]), "upper": float(entry.get("upper") or entry["factor"]),
+            "source": list(entry["source"]), "note": str(entry.get("note", ""))}
+
+
+def _kernel_gain(job: JobSpec, gpu: GPU, p: Params) -> bool:
+    """Does the estimate credit attention kernels newer than every calibration run of the generation
+    at this precision (`today_kernel_runs` counts the runs that used today's)?"""
+    if job.attention_kernel == "fa2" or float(_lookup(p.attention_kernel_speedup or {}, gpu, 1.0) or 1.0) == 1.0:
+        return False
+    runs = _lookup(p.today_kernel_runs or {}, gpu)
+    return not (isinstance(runs, dict) and runs.get(job.precision))
+
+
+def _capped(tps: float, mfu: float, t: dict, best: float | None) -> float:
+    """tokens/s with the step's compute and memory-bound parts held to the best published MFU: the
+    communication the step exposes stays on top (a run that pays for its links pays above the cap)."""
+    work = t["compute_s"] + t["memory_s"]
+    total = work + t["comm_s"]
+    mfu_work = mfu * total / work if work > 0 else mfu
+    if best is None or mfu_work <= best:
+        return tps
+    return tps * total / (work * mfu_work / best + t["comm_s"])
+
+
+def ceilings(job: JobSpec, gpu: GPU, lay: Layout, batch: float, tps: float, mfu: float, t: dict, ev: Evidence,
+             p: Params) -> tuple[float, float, str | None]:
+    """(base tokens/s, upper tokens/s, note) for an estimate of `tps` tokens/s at `mfu`, step `t`."""
+    upper = _capped(tps, mfu, t, mfu_cap(gpu, job.precision, p, lay.count))
+    upper_mfu = mfu * upper / tps
+    if ev.level == DATASHEET:
+        med = _default_median(job.precision, p)
+        if med is not None and upper_mfu > med:
+            return tps * med / mfu, upper, (f"held to {100 * med:.1f}% MFU, the median published {job.precision} "
+                                            f"run of the measured GPU generations (model: {100 * mfu:.1f}%)")
+        return upper, upper, None
+    med = mfu_median(gpu, job.precision, p, lay.count)
+    if med is None or upper_mfu <= med or not _kernel_gain(job, gpu, p):
+        return upper, upper, None
+    t = _time(replace(job, attention_kernel="fa2"), gpu, lay, batch, p)
+    tps_runs = batch / (t["compute_s"] + t["memory_s"] + t["comm_s"])   # the same layout at the runs' kernels
+    mfu_runs = mfu * tps_runs / tps
+    base_mfu = min(upper_mfu, max(mfu_runs, med))
+    if base_mfu >= upper_mfu * 0.9999:
+        return upper, upper, None
+    return tps * base_mfu / mfu, upper, (
+        f"today's attention kernels count up to {100 * max(mfu_runs, med):.1f}% MFU in the base case: every "
+        f"{job.precision} run measured on {generation_name(generation(gpu))} GPUs used FlashAttention-2-era kernels (median run "
+        f"{100 * med:.1f}%; with them {100 * upper_mfu:.1f}%, the upper end)")
+
+
+def evidence_note(gpu: GPU, precision: str, ev: Evidence, d: dict[str, Any] | None) -> str | None:
+    """What the estimate of a GPU with no run of its own rests on, in one sentence."""
+    if ev.level == MEASURED:
+        return None
+    if ev.level == SAME_GENERATION:
+        return (f"no measured {precision} training run on {gpu.name}: efficiency from measured runs on "
+                f"{', '.join(ev.siblings)} ({generation_name(ev.generation)})")
+    factor = f"x {d['factor']:.2f} derating (source: {', '.join(d['source'])})" if d else "with no derating"
+    return (f"no measured training run on {gpu.name} or any {_vendor(gpu)} {generation_name(ev.generation)} GPU: speed from "
+            f"the datasheet {factor}")
+
+
+def _vendor(gpu: GPU) -> str:
+    return VENDOR_WORDS.get(gpu.vendor.lower().split()[0], gpu.vendor)
+
+
+def speed_basis(job: JobSpec, gpu: GPU, p: Params) -> tuple[Evidence, dict[str, Any] | None, str | None]:
+    """(evidence, derating or None, evidence note) for an estimate of `job` on `gpu`."""
+    ev = evidence(gpu, job.precision)
+    d = derating(gpu, p) if ev.level == DATASHEET else None
+    return ev, d, evidence_note(gpu, job.precision, ev, d)
+
+
+__all__ = ["MEASURED", "SAME_GENERATION", "DATASHEET", "ceilings", "derating", "evidence_note", "mfu_median",
+           "speed_basis"]

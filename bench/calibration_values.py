@@ -1,0 +1,145 @@
+"""Values computed from the calibration rows, not fitted (bench/calibration.py uses them in every
+fold; bench/accuracy.py prints them for catalog/estimator.yaml): each run's MFU and the medians by
+group, the runs with today's attention kernels, the evidence table, the datasheet derating from
+the basis=pair rows, and the software share of a run's offset (perf/measured.py)."""
+from __future__ import annotations
+
+import math
+import statistics
+from dataclasses import replace
+
+from calibration_rows import job_of, measured
+
+from advisor.perf import evaluate, mfu_flops_per_token
+from advisor.perf.training import _server_size, generation
+
+MEDIAN_BASES = ("measured", "derived")   # steady state: end-to-end (goodput) rows include failures and evaluation
+
+
+def row_mfu(row: dict, catalog) -> float:
+    """The run's MFU in the PaLM convention: tokens/s per GPU x (6N + 12Lsh) / the dense peak of its
+    catalog GPU at its precision."""
+    g = catalog.gpus[row["gpu"]]
+    return measured(row) * mfu_flops_per_token(job_of(row).model, row.get("kind") or "pretrain") / (
+        g.dense_tflops(row["precision"]) * 1e12)
+
+
+def mfu_medians(rows: list[dict], catalog, p) -> dict:
+    """The median MFU of today's steady-state runs (basis measured or derived, no older software era)
+    by generation and precision, `<precision>_multiserver` for runs spanning servers, and `default`
+    per precision over every such run: catalog/estimator.yaml `mfu_median`, the base-case ceiling
+    (advisor/perf/speed_basis.py). A generation with multi-server runs only uses them for both."""
+    groups: dict[tuple, list] = {}
+    for r in rows:
+        if r["basis"] not in MEDIAN_BASES or r.get("software_era"):
+            continue
+        g = catalog.gpus[r["gpu"]]
+        multi = int(r["gpu_count"]) > _server_size(g, p)
+        mfu = row_mfu(r, catalog)
+        groups.setdefault((generation(g), r["precision"] + ("_multiserver" if multi else "")), []).append(mfu)
+        groups.setdefault(("default", r["precision"]), []).append(mfu)
+    out: dict = {}
+    for (gen, key), v in sorted(groups.items()):
+        out.setdefault(gen, {})[key] = round(statistics.median(v), 4)
+    for entry in out.values():
+        for key in [k for k in entry if k.endswith("_multiserver")]:
+            entry.setdefault(key[:-len("_multiserver")], entry[key])
+    return out
+
+
+def today_kernel_runs(rows: list[dict], catalog) -> dict:
+    """Runs that used today's attention kernels (no attention_kernel=fa2), by generation and precision:
+    catalog/estimator.yaml `today_kernel_runs` (advisor/perf/speed_basis.py credits today's kernels in
+    the base case only where such runs exist)."""
+    out: dict = {}
+    for r in rows:
+        if r["basis"] in ("measured", "goodput", "derived") and not r.get("attention_kernel"):
+            entry = out.setdefault(generation(catalog.gpus[r["gpu"]]), {})
+            entry[r["precision"]] = entry.get(r["precision"], 0) + 1
+    return dict(sorted(out.items()))
+
+
+def pair_deratings(rows: list[dict], catalog, p) -> list[dict]:
+    """For each basis=pair group: the measured speed ratio of its two rows (the part without a run
+    over the calibrated part), the model's ratio for the same jobs (no derating, no vendor software
+    factor), and their quotient, one estimate of the datasheet derating."""
+    q = replace(p, datasheet_derating=None, software_factor={k: v for k, v in (p.software_factor or {}).items()
+                                                            if k != "cdna"})
+    out = []
+    for group in sorted({r["group"] for r in rows if r["basis"] == "pair"}):
+        a, b = sorted((r for r in rows if r["group"] == group), key=lambda r: r["gpu"] in REFERENCE_GPUS)
+        pa = evaluate(job_of(a), catalog.gpus[a["gpu"]], int(a["gpu_count"]), q).tokens_per_s_per_gpu
+        pb = evaluate(job_of(b), catalog.gpus[b["gpu"]], int(b["gpu_count"]), q).tokens_per_s_per_gpu
+        measured_ratio, model_ratio = measured(a) / measured(b), pa / pb
+        out.append({"group": group, "gpus": (a["gpu"], b["gpu"]), "precision": a["precision"],
+                    "measured_ratio": measured_ratio, "model_ratio": model_ratio,
+                    "derating": measured_ratio / model_ratio})
+    return out
+
+
+REFERENCE_GPUS = ("h100-sxm", "h200-sxm", "a100-80gb-sxm")   # the calibrated side of a pair
+
+
+def derating_from_pairs(pairs: list[dict]) -> dict:
+    """The base case is the median pair's derating, the upper end the best (issue 30: median, not best)."""
+    values = sorted(x["derating"] for x in pairs)
+    return {"factor": round(statistics.median(values), 3), "upper": round(values[-1], 3),
+            "lowest": round(values[0], 3), "n": len(values)}
+
+
+PUBLISHERS = {"mosaicml": "mosaicml", "torchtitan": "torchtitan", "megatron": "nvidia", "mlperf-v3.0-h100": "nvidia",
+              "nemo": "nvidia", "llama2": "meta", "llama3": "meta", "speedrun": "speedrun", "llmc": "llmc",
+              "mt": "nvidia", "mlperf-v3.0-gaudi2": "intel", "mlperf-v4.0-gaudi2": "intel"}
+
+
+def publisher(group: str) -> str:
+    """The software publisher of a source (calibration.csv `group`): its stack across GPUs."""
+    for prefix, name in sorted(PUBLISHERS.items(), key=lambda kv: -len(kv[0])):
+        if group.startswith(prefix):
+            return name
+    return group
+
+
+def software_share(rows: list[dict], catalog, preds: dict) -> dict:
+    """How much of a run's offset from the model is its software and how much its GPU: over publishers
+    whose runs span several GPU generations, e = log(measured / predicted) is split into the
+    publisher's mean (between publishers: software) and each generation's mean within the publisher
+    (hardware); the share is var(publisher means) / (that + mean within-publisher var of generation
+    means). perf/measured.py SOFTWARE_SHARE."""
+    cells: dict[tuple[str, str], list[float]] = {}
+    for r in rows:
+        if r["basis"] not in ("measured", "goodput", "derived") or not preds.get(r["id"]):
+            continue
+        e = math.log(measured(r) / preds[r["id"]])
+        cells.setdefault((publisher(r["group"]), generation(catalog.gpus[r["gpu"]])), []).append(e)
+    pubs: dict[str, dict[str, float]] = {}
+    for (pub, gen), es in cells.items():
+        pubs.setdefault(pub, {})[gen] = statistics.mean(es)
+    multi = {pub: gens for pub, gens in pubs.items() if len(gens) >= 2}
+    means = [statistics.mean(g.values()) for g in multi.values()]
+    between = statistics.pvariance(means) if len(means) > 1 else 0.0
+    within = statistics.mean(statistics.pvariance(list(g.values())) for g in multi.values()) if multi else 0.0
+    share = between / (between + within) if between + within > 0 else 0.5
+    return {"share": round(share, 3), "publishers": sorted(multi), "between": between, "within": within}
+
+
+EVIDENCE_BASES = ("measured", "goodput", "derived")   # runs the estimator predicts (pair rows set a ratio only)
+
+
+def evidence_table(rows, catalog) -> dict:
+    """catalog/accuracy.yaml `evidence`: per GPU id its generation and, per precision, how many runs
+    of the calibration set ran on it and from which sources (advisor/data/evidence.py reads it)."""
+    gpus: dict = {}
+    for r in rows:
+        if r["basis"] not in EVIDENCE_BASES:
+            continue
+        entry = gpus.setdefault(r["gpu"], {"generation": generation(catalog.gpus[r["gpu"]]), "precisions": {}})
+        prec = entry["precisions"].setdefault(r["precision"], {"runs": 0, "sources": []})
+        prec["runs"] += 1
+        if r["group"] not in prec["sources"]:
+            prec["sources"].append(r["group"])
+    for entry in gpus.values():
+        for prec in entry["precisions"].values():
+            prec["sources"].sort()
+    return {"basis": "catalog/calibration.csv rows of basis " + ", ".join(EVIDENCE_BASES),
+            "gpus": dict(sorted(gpus.items()))}

@@ -1,0 +1,120 @@
+"""The user's own benchmark (issue 31 item 4): a job's `measured:` speeds reach `evaluate` through the
+JobSpec, replace the estimate on their GPU and count, narrow its band and move related GPUs by the
+stated rule (perf/measured.py); `advisor calibrate` fits an override with a leave-one-out error."""
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+from pydantic import ValidationError
+
+from advisor.data.uncertainty import measurement_dist, speed_dist
+from advisor.errors import InputError
+from advisor.inputs.jobs import DEFAULT_SPREAD, Job
+from advisor.perf import evaluate, job_spec, params_from, resolve_model
+from advisor.perf.measured import SOFTWARE_SHARE
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(scope="module")
+def p(catalog):
+    return params_from(catalog)
+
+
+def _spec(catalog, measured=None, model="llama-3-8b"):
+    job = Job(model=model, tokens="10B", global_batch_tokens="2M", measured=measured)
+    return job_spec(job, resolve_model(job, catalog, "jobs[0]"))
+
+
+M = {"gpu": "h100-sxm", "count": 8, "tokens_per_s": 60_000, "date": "2026-11-20", "note": "torchtitan, our cluster"}
+
+
+def test_a_measured_speed_is_used_exactly_on_its_gpu_and_count(catalog, p):
+    spec = _spec(catalog, [M])
+    e = evaluate(spec, catalog.gpus["h100-sxm"], 8, p)
+    assert e.tokens_per_s == pytest.approx(60_000, rel=1e-12)
+    assert e.speed_evidence == "measured" and e.speed_spread == DEFAULT_SPREAD
+    assert "your measurement of 8 x h100-sxm on 2026-11-20" in e.speed_source
+    assert e.derating is None and e.to_dict()["speed_source"] == e.speed_source
+
+
+def test_a_measurement_narrows_the_band(catalog):
+    generic = speed_dist(catalog.gpus["h100-sxm"], "bf16")
+    mine = measurement_dist(DEFAULT_SPREAD)
+    assert mine.q90 - mine.q10 < generic.q90 - generic.q10
+    assert math.exp(mine.q10) == pytest.approx(0.95) and math.exp(mine.q90) == pytest.approx(1.05)
+
+
+@pytest.mark.parametrize("speed", [45_000, 90_000])
+def test_a_measurement_moves_siblings_the_same_way_and_others_by_the_software_share(catalog, p, speed):
+    plain, spec = _spec(catalog), _spec(catalog, [dict(M, tokens_per_s=speed)])
+    model_h100 = evaluate(plain, catalog.gpus["h100-sxm"], 8, p).tokens_per_s
+    e = math.log(speed / model_h100)
+    for gid, count, share in (("h100-sxm", 16, 1.0), ("h200-sxm", 8, 1.0), ("a100-80gb-sxm", 8, SOFTWARE_SHARE)):
+        before = evaluate(plain, catalog.gpus[gid], count, p)
+        after = evaluate(spec, catalog.gpus[gid], count, p)
+        assert after.speed_evidence == "transferred" and "8 x h100-sxm" in after.speed_source
+        assert after.tokens_per_s == pytest.approx(before.tokens_per_s * math.exp(share * e), rel=1e-9), gid
+        assert (after.tokens_per_s > before.tokens_per_s) == (speed > model_h100)   # the same direction
+
+
+def test_measurements_are_part_of_the_jobspec_and_the_layout_search_ignores_them(catalog, p):
+    a, b = _spec(catalog, [M]), _spec(catalog, [dict(M, tokens_per_s=61_000)])
+    assert a != b and hash(a) != hash(b) and a == _spec(catalog, [M])
+    assert replace(a, measured=()) == _spec(catalog)
+    la = evaluate(a, catalog.gpus["a100-80gb-sxm"], 16, p).layout
+    assert la == evaluate(_spec(catalog), catalog.gpus["a100-80gb-sxm"], 16, p).layout
+
+
+def test_bad_measurements_are_refused_naming_the_field(catalog):
+    with pytest.raises(ValidationError, match="one speed per GPU type and count"):
+        Job(model="gpt2-124m", tokens="1B", measured=[M, dict(M, tokens_per_s=1)])
+    with pytest.raises(ValidationError, match="YYYY-MM-DD"):
+        Job(model="gpt2-124m", tokens="1B", measured=[dict(M, date="last week")])
+    with pytest.raises(ValidationError):
+        Job(model="gpt2-124m", tokens="1B", measured=[dict(M, spread=1.5)])
+    job = Job(model="gpt2-124m", tokens="1B", measured=[dict(M, gpu="h100-sxn")])
+    with pytest.raises(InputError) as exc:
+        resolve_model(job, catalog, "jobs[0]")
+    assert exc.value.field == "jobs[0].measured[0].gpu" and "h100-sxm" in str(exc.value)
+
+
+def test_calibrate_reproduces_one_stacks_speeds_within_5_percent_leave_one_out(catalog, tmp_path):
+    """The MosaicML llm-foundry A100 80GB table (10 runs of one software stack) as RUNS.csv."""
+    from advisor.perf.calibrate import calibrate
+
+    lines = (ROOT / "catalog" / "calibration.csv").read_text().splitlines()
+    header = next(line for line in lines if line.startswith("id,"))
+    rows = [line for line in lines if ",mosaicml-a100-80," in line]
+    path = tmp_path / "runs.csv"
+    path.write_text("\n".join([header] + rows) + "\n")
+    out = calibrate(path, catalog)
+    assert out["runs"] == 10 and out["mape_leave_one_out"] <= 0.05
+    fe = out["override"]["estimator"]["framework_efficiency"]["ampere"]["bf16"]
+    assert 0 < fe <= 1.5
+
+
+def test_calibrate_cli_writes_an_override_usable_with_catalog(tmp_path):
+    from click.testing import CliRunner
+
+    from advisor.cli import main
+
+    runs = tmp_path / "runs.csv"
+    runs.write_text("gpu,count,tokens_per_s,model,global_batch_tokens\n"
+                    "a100-80gb-sxm,1,180000,gpt2-124m,524288\n"
+                    "a100-80gb-sxm,8,1500000,gpt2-124m,524288\n")
+    out = tmp_path / "mine.yaml"
+    r = CliRunner().invoke(main, ["calibrate", str(runs), "-o", str(out)])
+    assert r.exit_code == 0, r.output
+    assert "leave-one-out" in r.output and out.exists()
+    r2 = CliRunner().invoke(main, ["estimate", "--model", "gpt2-124m", "--gpu", "a100-80gb-sxm", "--catalog", str(out),
+                                   "--format", "json"])
+    assert r2.exit_code == 0, r2.output
+    bad = tmp_path / "bad.csv"
+    bad.write_text("gpu,count,tokens_per_s,model\nh100-sxm,8,abc,gpt2-124m\n")
+    r3 = CliRunner().invoke(main, ["calibrate", str(bad), "-o", str(tmp_path / "x.yaml")])
+    assert r3.exit_code == 2 and "line 2" in r3.output and "tokens_per_s" in r3.output
+
