@@ -166,7 +166,8 @@ def _jobs(problem: Problem, sol: Solution) -> list[JSONObject]:
                      "goodput": {"fraction": c.goodput, "lost_days": c.hours * (1 - c.goodput) / 24,
                                  "source": "workload" if cls.goodput is not None else "model (docs/model.md §1.6)"},
                      "memory_per_gpu_gb": e.memory_per_gpu_gb, "mfu": e.mfu, "binding_factor": e.binding,
-                     "step_breakdown": e.step_breakdown, "layout": e.layout})
+                     "step_breakdown": e.step_breakdown, "layout": e.layout, "speed_evidence": e.speed_evidence,
+                     "derating": e.derating, "speed_source": e.speed_source, "evidence_note": e.evidence_note})
     return jobs
 
 

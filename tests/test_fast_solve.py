@@ -193,8 +193,8 @@ def test_a_polish_stopped_by_its_time_limit_is_not_taken(monkeypatch):
 
     The premise, found once by a search over bench/solve.py's fleets (not at test time; searched again
     after issue 29's holding periods, when fleet(40, seed 20)'s polish began to prove at its first
-    nodes): fleet(30, seed 7) at a 1% gap has a polish that, stopped at 20 nodes, holds a plan with
-    fewer job hours, unproven."""
+    nodes, and after the estimator's refit, when fleet(30, seed 7)'s did): fleet(30, seed 1) at a 1% gap
+    has a polish that, stopped at 20 nodes, holds a plan with fewer job hours, unproven."""
     import datetime as dt
 
     import advisor.solve.fast as fast
@@ -204,7 +204,7 @@ def test_a_polish_stopped_by_its_time_limit_is_not_taken(monkeypatch):
     from advisor.solve import model
 
     monkeypatch.setattr(fast, "POLISH_NODES", 20)
-    problem = prepare(parse_workload(_fleet(30, seed=7), "fleet"), load_catalog(), load_rules(), dt.date(2026, 12, 1))
+    problem = prepare(parse_workload(_fleet(30, seed=1), "fleet"), load_catalog(), load_rules(), dt.date(2026, 12, 1))
 
     def fresh():   # the same candidates, no HiGHS model kept from an earlier solve
         problem.solver_cache.clear()

@@ -163,3 +163,19 @@ def test_goodput_rate_is_the_median_published_rate(p):
     assert goodput(16384, 54 * 24, p) == pytest.approx(0.90, abs=0.01)          # Llama 3: "more than 90%"
     assert 0.985 < goodput(512, 30 * 24, p) < 0.995                              # 512 GPUs for a month
     assert math.isclose(goodput(512, 30 * 24, p, override=0.59), 0.59)          # OPT-175B's uptime, as an override
+
+
+def test_a_plan_names_what_each_chosen_speed_rests_on(catalog):
+    """The plan's job rows carry the evidence of the speed they were planned at: the team fleet's
+    MI300X job rests on AMD's datasheet and says so, with the derating it was multiplied by and a
+    source the catalog lists; a GPU with a measured run carries no derating."""
+    import advisor
+
+    plan = advisor.plan("examples/team-fleet.yaml", explain=False).to_dict()
+    rows = {j["gpu"]: j for j in plan["jobs"]}
+    amd = rows["mi300x"]
+    assert amd["speed_evidence"] == "datasheet"
+    assert 0 < amd["derating"]["factor"] < 1
+    assert amd["derating"]["source"] and set(amd["derating"]["source"]) <= set(catalog.sources)
+    assert "derating" in amd["evidence_note"]
+    assert rows["rtx-4090"]["speed_evidence"] == "measured" and rows["rtx-4090"]["derating"] is None

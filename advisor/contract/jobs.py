@@ -40,6 +40,14 @@ class Layout(Out):
     batch_changed: bool
 
 
+class Derating(Out):
+    """The sourced ratio a datasheet-only speed is multiplied by (catalog/estimator.yaml)."""
+    factor: Num
+    upper: Num | None = None
+    source: list[str]
+    note: str | None = None
+
+
 class Job(Out):
     name: str
     gpu: str
@@ -56,8 +64,12 @@ class Job(Out):
     layout: Layout
     wall_days_range: Triple | None = None
     wall_days_planned: Num | None = None
-    speed_evidence: Literal["measured", "transferred", "same_generation", "datasheet"] | None = None   # round 3
-    derating: dict[str, Any] | None = None   # round 3: {factor, source, note}
+    # what the speed rests on (advisor/data/evidence.py): a run on this GPU, the user's measurement moved
+    # to it, a run on its generation, or its datasheet with a sourced derating
+    speed_evidence: Literal["measured", "transferred", "same_generation", "datasheet"] | None = None
+    derating: Derating | None = None
+    speed_source: str | None = None          # the user's measurement a measured or transferred speed comes from
+    evidence_note: str | None = None
 
 
 class Slo(Out):

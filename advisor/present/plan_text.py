@@ -122,15 +122,23 @@ def cost_section(p: Plan, fmt: str) -> list[str]:
     return out
 
 
+def _speed_basis(j: Any) -> str:
+    """What a job's speed rests on, in a table cell: a measured run, one on its generation, or the
+    datasheet times its derating."""
+    if j.speed_evidence == "datasheet" and j.derating is not None:
+        return f"datasheet x {j.derating.factor:.2f}"
+    return (j.speed_evidence or "").replace("same_generation", "same generation")
+
+
 def jobs_section(p: Plan, fmt: str) -> list[str]:
     if not p.jobs:
         return []
     rows = [[j.name, j.gpu, j.gpu_count, tokens(j.tokens_per_s),
              duration(j.wall_days * 24, short=True) + span(j.wall_days_range, lambda v: duration(v * 24, short=True)),
-             f"{j.memory_per_gpu_gb:.1f}", f"{100 * j.mfu:.0f}%", j.binding_factor] for j in p.jobs]
+             f"{j.memory_per_gpu_gb:.1f}", f"{100 * j.mfu:.0f}%", j.binding_factor, _speed_basis(j)] for j in p.jobs]
     out = [heading("Jobs", fmt),
-           grid(["job", "GPU", "GPUs", "tokens/s", "time (P10–P90)", "GB/GPU", "MFU", "limited by"], rows, fmt,
-                wrap=(4, 7))]
+           grid(["job", "GPU", "GPUs", "tokens/s", "time (P10–P90)", "GB/GPU", "MFU", "limited by", "speed from"], rows,
+                fmt, wrap=(4, 8))]
     for j in p.jobs:
         lay, g = j.layout, j.goodput
         split = " x ".join(f"{k[0].upper()}P{getattr(lay, k + '_parallel')}"
