@@ -15,6 +15,7 @@ from advisor.data.catalog_figures import STALE_MONTHS, age_months
 from advisor.data.uncertainty import basis as uncertainty_basis
 from advisor.explain.alternatives import alternatives, ordered
 from advisor.explain.diagnosis import diagnose
+from advisor.explain.other_ownership import other_ownership
 from advisor.explain.ranges import speed_tasks
 from advisor.explain.robustness import Verdict, plan_ranges
 from advisor.explain.sensitivity import break_even, marginal_values
@@ -99,6 +100,8 @@ class _Explained:
             entry["reasons"] = [_worded(r, name) for r in entry["reasons"]]
         if self.insights:
             self.sensitivity["traffic"] = [self.insights["traffic"]]
+        self.other_ownership = (other_ownership(problem, sol, self.settings, _rebuilder(problem), purchase_rows)
+                                if level != "none" and objective == "cost" else None)
 
     def _sensitivity(self, problem: Problem, sol: Solution, alts: dict, settings: SolveSettings,
                      alternatives_s: float) -> dict[str, list[JSONObject]]:
@@ -217,6 +220,7 @@ def assemble(problem: Problem, sol: Solution, settings: SolveSettings, *, object
         "break_even_months": ledger.break_even(problem, sol) if sol.feasible else [],
         "depreciation": ledger.depreciation(problem, sol) if sol.feasible else [],
         "disposal": ledger.disposal(problem, sol) if sol.feasible else [],
+        "other_ownership": why.other_ownership,
         "utilization": ledger.utilization(problem, sol) if sol.feasible else None,
         "jobs": jobs,
         "serving": _serving().serving_rows(problem, sol) if serves else [],
@@ -263,7 +267,8 @@ def purchase_rows(problem: Problem, sol: Solution) -> list[JSONObject]:
         entry = rented.setdefault(c.gpu, {"gpu": c.gpu, "count": 0, "ownership": "rent",
                                           "unit_price_usd": rate.usd_per_gpu_hour, "gpu_hours": 0.0,
                                           "provider": rate.provider, "as_of": rate.as_of,
-                                          "rent_kind": "on_demand", "use": "serving"})
+                                          "confidence": rate.confidence, "rent_kind": rate.pricing,
+                                          **ledger.offer_terms(rate), "use": "serving"})
         entry["count"] += c.gpus * n
         entry["gpu_hours"] += c.gpu_hours * n
     return items + [rented[g] for g in sorted(rented)]

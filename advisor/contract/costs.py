@@ -40,6 +40,16 @@ class PurchaseItem(Out):
     condition: str | None = None
     billed_gpus: int | None = None
     use: Literal["serving"] | None = None
+    # a purchase: the order's lead time (None: unknown) and the day its GPUs can work (delivery and burn-in)
+    lead_time_days: Num | None = None
+    lead_time_confidence: str | None = None
+    ready_days: Num | None = None      # a rental: the offer's provisioning time
+    # a rental offer as the product it is sold as
+    gpus_per_node: int | None = None
+    fabric: Literal["infiniband", "roce", "ethernet", "none", "unknown"] | None = None
+    fabric_gbps_per_gpu: Num | None = None
+    tier: Literal["hyperscaler", "neocloud", "marketplace"] | None = None
+    term_months: Num | None = None     # the shortest commitment, paid in full
 
 
 class ServerItem(Out):

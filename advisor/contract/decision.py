@@ -8,6 +8,7 @@ from typing import Any, Literal
 from pydantic import Field
 
 from advisor.contract.base import Num, Out
+from advisor.contract.costs import PurchaseItem
 
 
 class Verify(Out):
@@ -43,7 +44,11 @@ class Disposal(Out):
 
 class OtherOwnership(Out):
     """The best plan that acquires the GPUs the other way (buying instead of renting or back)."""
-    ownership: str
-    total_cost_usd: Num | None = None
-    purchase: list[dict[str, Any]] = Field(default_factory=list)
+    ownership: Literal["buy", "rent"]
+    status: str | None = None                # the other plan's solve: optimal, feasible or infeasible
+    site: str | None = None                  # where its GPUs work (a cloud workload buys into a datacenter)
+    total_cost_usd: Num | None = None        # present value, as the plan's
+    nominal_cost_usd: Num | None = None      # cash over the horizon
+    difference_usd: Num | None = None        # total_cost_usd less the plan's
+    purchase: list[PurchaseItem] = Field(default_factory=list)
     message: str

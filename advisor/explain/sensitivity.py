@@ -55,6 +55,15 @@ def base_price(problem: Problem, gpu: str, ownership: str) -> float | None:
     return problem.rent_rate.get(gpu) if ownership == "rent" else problem.unit_price.get(gpu)
 
 
+def _alternatives(problem: Problem, own: str) -> str:
+    """What else a plan could have used, as the workload allows it: another GPU, and the same one
+    owned the other way when the deployment allows both."""
+    other = "rent" if own == "buy" else "buy"
+    if other in problem.workload.deployment.ownerships:
+        return f"another GPU, or {VERB[other]} the same one"
+    return f"another GPU ({'buying' if own == 'buy' else 'renting'} only, as the deployment says)"
+
+
 def break_even(problem: Problem, sol: Solution, alts: dict, settings: SolveSettings) -> list[dict]:
     """The chosen pair's price rise that changes the choice (and what wins then), and the price
     fall that makes the runner-up win, each re-solved at the plan's own gap."""
@@ -82,8 +91,7 @@ def break_even(problem: Problem, sol: Solution, alts: dict, settings: SolveSetti
         out.append({"gpu": gpu, "ownership": own, "direction": "rise", "what": what, "factor": None,
                     "price": None, "verified": True,
                     "message": f"{label} stays the choice even at {CAP:g}x its {what} (re-solved at {CAP:g}x): "
-                               "no allowed alternative -- another GPU, or "
-                               f"{VERB['rent' if own == 'buy' else 'buy']} the same one -- meets the constraints "
+                               f"no allowed alternative -- {_alternatives(problem, own)} -- meets the constraints "
                                "for less"})
     else:
         while hi / lo > RISE_SPAN * (1 + 1e-12):

@@ -65,8 +65,8 @@ def speed_candidates(problem: Problem, sc: Scenario, ceiling: dict[str, float]) 
     """The columns of a speed model: for the GPU types whose speed changes, the candidates usable at
     their ceiling, dominated on cost *and* time dropped (a slower speed may need a faster one);
     for the others, those a fresh build keeps."""
-    base = usable_candidates(problem, sc.but(only_gpu=None, speed_factor={}))
-    fast = usable_candidates(problem, sc.but(only_gpu=None, speed_factor=ceiling), faster_too=True)
+    base = usable_candidates(problem, sc.but(only_gpu=None, ownership=None, speed_factor={}))
+    fast = usable_candidates(problem, sc.but(only_gpu=None, ownership=None, speed_factor=ceiling), faster_too=True)
     return [[c for c in f if c.gpu in ceiling] + [c for c in b if c.gpu not in ceiling] for f, b in zip(fast, base)]
 
 
@@ -127,6 +127,7 @@ class HighsModel(SpeedColumns):
         self.bounds = upper.copy()
         self.row_bounds = {name: (rlo[r], rhi[r]) for name, r in self.row.items()}
         self.only_gpu: str | None = None
+        self.ownership: str | None = None
         self.gpu_upper: float = _INF
         self.ceiling: dict[str, float] | None = None     # a speed model's speed ceilings (enable_speed)
         self.dead: set[int] = set()                       # y columns off at the current speed
@@ -143,7 +144,8 @@ class HighsModel(SpeedColumns):
             changed = {g for f in factors + self.factors for g, _ in f} | respeed
             self._reprice(changed)
             self.factors = factors
-        if sc.only_gpu != self.only_gpu or (sc.gpu_upper or _INF) != self.gpu_upper or self.recounted:
+        if ((sc.only_gpu, sc.ownership) != (self.only_gpu, self.ownership) or (sc.gpu_upper or _INF) != self.gpu_upper
+                or self.recounted):
             self._rebound(sc)
         for name, (lo, hi) in rows.items():
             if name in self.row and self.row_bounds[name] != (lo, hi):
@@ -195,6 +197,14 @@ class HighsModel(SpeedColumns):
                 for (g, _), v in group2.items():
                     if g != sc.only_gpu:
                         ub[self.col[v.name]] = 0.0
+        if sc.ownership is not None:
+            for pairs, var in ((m.pairs(), m.y), (m.serve_pairs(), m.r)):
+                for k, i, c in pairs:
+                    if c.ownership != sc.ownership:
+                        ub[self.col[var[k, i].name]] = 0.0
+            if sc.ownership == "rent":   # nothing bought: no GPUs, servers, fabric or holding
+                for v in [*m.N.values(), *m.W.values(), *m.z.values(), *m.S.values(), *m.H.values(), *m.K.values()]:
+                    ub[self.col[v.name]] = 0.0
         for j in self.dead:
             ub[j] = 0.0
         upper = sc.gpu_upper or _INF
@@ -209,7 +219,7 @@ class HighsModel(SpeedColumns):
             lower = np.array([0.0 if self.vars[j].lowBound is None else self.vars[j].lowBound for j in diff])
             self.h.changeColsBounds(len(diff), diff, lower, ub[diff])
             self.bounds = ub
-        self.only_gpu, self.gpu_upper = sc.only_gpu, upper
+        self.only_gpu, self.ownership, self.gpu_upper = sc.only_gpu, sc.ownership, upper
 
     # ------------------------------------------------------------------ run
     def run(self, time_limit: float | None, gap: float, nodes: int | None = None) -> tuple[str, bool, float | None]:
@@ -265,7 +275,7 @@ def solve_fast(problem: Problem, sc: Scenario, time_limit: float | None, gap: fl
     key += ("alone", sc.only_gpu) if alone else ()
     hm = cache_of(problem, alone).get(key)
     if hm is None:
-        cands = (usable_candidates(problem, sc if alone else sc.but(only_gpu=None)) if ceiling is None else
+        cands = (usable_candidates(problem, sc if alone else sc.but(only_gpu=None, ownership=None)) if ceiling is None else
                  speed_candidates(problem, sc, dict(ceiling)))
         model = build_model(problem, constraints.unbounded(sc), cands)
         extra = {name: TIE_BREAK_USD_PER_HOUR * c.hours for name, c in _columns(model)}
@@ -275,7 +285,8 @@ def solve_fast(problem: Problem, sc: Scenario, time_limit: float | None, gap: fl
     remember(problem, key, hm, alone)
     model = hm.model
     no_plan = Solution("infeasible", None, solver={"name": None, "reason": "a job has no usable candidate"})
-    if any(not cs or (sc.only_gpu is not None and all(c.gpu != sc.only_gpu for c in cs)) for cs in model.cands):
+    if any(not cs or all(sc.only_gpu not in (None, c.gpu) or sc.ownership not in (None, c.ownership) for c in cs)
+           for cs in model.cands):
         return no_plan
     hm.apply(sc, constraints.limit_rows(sc))
     if hm.ceiling is not None and hm.no_column(sc.only_gpu):

@@ -5,6 +5,7 @@ depreciation schedule, utilization, and the warnings prices deserve (low confide
 what --as-of left out). Computed from the catalog and the solution; nothing is re-solved."""
 from __future__ import annotations
 
+from advisor.data.catalog_prices import RentalOffer
 from advisor.economics import bom
 from advisor.economics.costs import HOURS_PER_MONTH
 from advisor.economics.ownership import (
@@ -17,15 +18,28 @@ from advisor.solve.problem import Problem
 from advisor.solve.solution import Solution
 
 
+def offer_terms(offer: RentalOffer) -> dict:
+    """A rental offer as the product it is sold as: node size, fabric, tier and shortest term."""
+    term = offer.term_hours
+    return {"gpus_per_node": offer.gpus_per_node,
+            "fabric": offer.fabric.kind if offer.fabric.kind is not None else "unknown",
+            "fabric_gbps_per_gpu": offer.fabric.gbps_per_gpu, "tier": offer.tier,
+            "term_months": term / HOURS_PER_MONTH if term is not None else None}
+
+
 def purchase_items(problem: Problem, sol: Solution) -> list[dict]:
     """The plan's `purchase` list: bought GPUs, then rentals by (GPU, kind)."""
     items = []
     for g, n in sorted(sol.bought.items()):
         p = problem.catalog.gpus[g].prices.purchase
         assert p is not None   # a bought GPU has a purchase price
+        arrival = problem.arrival.get(g)
+        lead = arrival.lead if arrival is not None else None
         items.append({"gpu": g, "count": n, "ownership": "buy", "unit_price_usd": problem.unit_price[g],
                       "gpu_hours": None, "rent_kind": None, "confidence": p.confidence, "condition": p.condition,
-                      "as_of": p.as_of})
+                      "as_of": p.as_of, "lead_time_days": lead.days if lead is not None else None,
+                      "lead_time_confidence": lead.confidence if lead is not None else None,
+                      "ready_days": arrival.hours / 24 if arrival is not None else None})
     rented: dict[tuple, dict] = {}
     for c, n in sol.assignment:
         if c.ownership != "rent":
@@ -36,7 +50,7 @@ def purchase_items(problem: Problem, sol: Solution) -> list[dict]:
         entry = rented.setdefault((c.gpu, kind), {
             "gpu": c.gpu, "count": 0, "ownership": "rent", "unit_price_usd": offer.usd_per_gpu_hour,
             "gpu_hours": 0.0, "rent_kind": kind, "provider": offer.provider, "as_of": offer.as_of,
-            "confidence": offer.confidence, "billed_gpus": 0})
+            "confidence": offer.confidence, "billed_gpus": 0, **offer_terms(offer), "ready_days": c.start_hours / 24})
         entry["count"] = max(entry["count"], c.count)
         entry["billed_gpus"] = max(entry["billed_gpus"], c.billed_gpus or c.count)
         entry["gpu_hours"] += c.gpu_hours * n

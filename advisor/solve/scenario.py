@@ -26,6 +26,7 @@ class Scenario:
     deadline_extra_hours: float = 0.0        # ... + this
     makespan_hours: float | None = None      # every job done within this (frontier, --objective time)
     only_gpu: str | None = None              # every job on this GPU type (forced cost of an alternative)
+    ownership: str | None = None             # every GPU bought, or every GPU rented (the other way to own)
     price_factor: Mapping[str, float] = field(default_factory=lambda: MappingProxyType({}))
     # GPU id -> factor on its purchase price and rental rate (break-even prices)
     rent_factor: Mapping[str, float] = field(default_factory=lambda: MappingProxyType({}))

@@ -27,13 +27,15 @@ def usable_candidates(problem: Problem, sc: Scenario, faster_too: bool = False) 
     factors = sc.speed_factor
     for k, cands in enumerate(problem.candidates):
         b = bounds(problem, sc, k)
-        key = (k, faster_too, b.planned_hours, b.hours, sc.only_gpu, b.min_count, b.max_count, b.start_scale, speed)
+        key = (k, faster_too, b.planned_hours, b.hours, sc.only_gpu, sc.ownership, b.min_count, b.max_count,
+               b.start_scale, speed)
         hit = memo.get(key)
         if hit is None:
             if sc.only_gpu is not None:
                 cands = _of_gpu(problem, k, sc.only_gpu)
             hit = memo[key] = undominated([at_speed(c, factors.get(c.gpu, 1.0)) for c in cands
-                                            if within(c, b, factors.get(c.gpu, 1.0))], faster_too)
+                                            if sc.ownership in (None, c.ownership)
+                                            and within(c, b, factors.get(c.gpu, 1.0))], faster_too)
         out.append(list(hit))
     return out
 
@@ -48,10 +50,10 @@ def within(c: Candidate, b: Bounds, factor: float = 1.0) -> bool:
 
 
 def usable_serving(problem: Problem, sc: Scenario) -> list[list[ServeCandidate]]:
-    """Per serving class: candidates on the scenario's GPU type (only_gpu) within the stock."""
+    """Per serving class: candidates on the scenario's GPU type (only_gpu) and ownership, within the stock."""
     stock = problem.workload.gpus.stock or {}
-    return [[c for c in cs if (sc.only_gpu is None or c.gpu == sc.only_gpu) and c.gpus <= stock.get(c.gpu, math.inf)]
-            for cs in problem.serve_candidates]
+    return [[c for c in cs if sc.only_gpu in (None, c.gpu) and sc.ownership in (None, c.ownership)
+             and c.gpus <= stock.get(c.gpu, math.inf)] for cs in problem.serve_candidates]
 
 
 def _of_gpu(problem: Problem, k: int, gpu: str) -> list[Candidate]:

@@ -66,7 +66,7 @@ def limit_rows(sc: Scenario) -> dict[str, tuple[float, float]]:
 def unbounded(sc: Scenario) -> Scenario:
     """The scenario a shared model is built under: every optional row present with an unbounded
     right-hand side, prices at catalog values, every GPU type."""
-    changes: dict[str, Any] = {"only_gpu": None, "price_factor": {}, "rent_factor": {}, "buy_factor": {}}
+    changes: dict[str, Any] = {"only_gpu": None, "ownership": None, "price_factor": {}, "rent_factor": {}, "buy_factor": {}}
     for family in FAMILIES:
         changes.update(family.unbounded(sc))
     return sc.but(**changes)

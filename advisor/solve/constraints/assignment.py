@@ -52,6 +52,9 @@ def _not_allowed(problem: Problem, c: Candidate, sc: Scenario) -> list[str]:
         out.append(f"{c.gpu} is in gpus.deny")
     if sc.only_gpu is not None and c.gpu != sc.only_gpu:
         out.append(f"{c.gpu} is used where only {sc.only_gpu} may be")
+    if sc.ownership not in (None, c.ownership):
+        out.append(f"{c.gpu} is {'bought' if c.ownership == 'buy' else 'rented'} where every GPU is "
+                   f"{'bought' if sc.ownership == 'buy' else 'rented'}")
     if d.ownership not in ("any", c.ownership) or (d.context == "cloud" and c.ownership == "buy"):
         out.append(f"{c.gpu} is {'bought' if c.ownership == 'buy' else 'rented'} against "
                    f"deployment.ownership {d.ownership}")
