@@ -10,7 +10,7 @@ from typing import Any
 from advisor._version import __version__
 from advisor.contract import Plan
 from advisor.contract.costs import CostBreakdown
-from advisor.contract.numbers import cents, rounded
+from advisor.contract.numbers import cents, cents_adding_to, rounded
 from advisor.data.catalog_figures import STALE_MONTHS, age_months
 from advisor.data.uncertainty import basis as uncertainty_basis
 from advisor.explain.alternatives import alternatives, ordered
@@ -250,7 +250,9 @@ def assemble(problem: Problem, sol: Solution, settings: SolveSettings, *, object
         for key, value in (("total_cost_usd", sol.objective_usd), ("present_value_usd", sol.objective_usd),
                            ("nominal_cost_usd", sol.cash_usd)):
             data[key] = cents(value)
-        data["cost_breakdown"] = {k: cents(v) for k, v in sol.cost_breakdown.items()}
+        data["cost_breakdown"] = cents_adding_to(sol.cost_breakdown, sol.cash_usd)
+        if sol.cost_breakdown_pv:
+            data["cost_breakdown_pv"] = cents_adding_to(sol.cost_breakdown_pv, sol.objective_usd)
     result = Plan.build(data)   # validated only under GPU_ADVISOR_CHECK_PLANS (the tests): contract/base.py
     result.workload, result.catalog, result.rules, result.problem = wl, catalog, problem.rules, problem
     return result

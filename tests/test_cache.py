@@ -290,7 +290,7 @@ def test_a_folder_others_may_write_to_is_not_used(folder, monkeypatch):
 def test_the_default_folder_left_group_writable_is_made_private(tmp_path, monkeypatch):
     """An older version under umask 002 left ~/.cache/gpu-advisor group-writable: the default folder is
     this tool's own, so it is tightened to 0700 and used (a folder the user named is only refused)."""
-    monkeypatch.delenv("GPU_ADVISOR_CACHE")
+    monkeypatch.delenv("GPU_ADVISOR_CACHE", raising=False)
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
     default = tmp_path / "xdg" / "gpu-advisor"
     default.mkdir(parents=True)

@@ -1,6 +1,8 @@
 """`advisor plan` end to end on the article's two scenarios, through the CLI."""
 from __future__ import annotations
 
+import pytest
+
 from conftest import AS_OF, EXAMPLES
 
 from advisor.data.catalog import load_catalog
@@ -16,14 +18,18 @@ def test_office_buys_rtx_4090(example_plan):
     assert [(p["gpu"], p["count"], p["ownership"]) for p in plan["purchase"]] == [("rtx-4090", 1, "buy")]
     assert plan["jobs"][0]["gpu"] == "rtx-4090"
     assert plan["jobs"][0]["wall_days"] <= 7
-    # the card goes into a workstation: the catalog's card price + the host, less the card's discounted
-    # resale (the Ada used-market curve, issue 29), + a few dollars of electricity
+    # the card goes into a workstation: the catalog's card price + the host with the US average sales tax
+    # (7.52%) on both and on the flash for the data, less the card's discounted resale (the Ada used-market
+    # curve, issue 29), + a few dollars of burn-in, support and electricity
     c = load_catalog()
     card, host = c.gpus["rtx-4090"].purchase_usd, c.servers["workstation-4x-pcie"].purchase.usd
     assert [(s["server"], s["count"]) for s in plan["servers"]] == [("workstation-4x-pcie", 1)]
     resale = plan["cost_breakdown_pv"]["residual_usd"]
     assert -card < resale < 0
-    assert card + host + resale <= plan["total_cost_usd"] <= card + host + resale + 50
+    bd = plan["cost_breakdown"]
+    assert bd["tax_usd"] == pytest.approx(0.0752 * (card + host + bd["storage_usd"]), abs=0.01)
+    hardware = (card + host + bd["storage_usd"]) * 1.0752
+    assert hardware + resale <= plan["total_cost_usd"] <= hardware + resale + 50
     rejected = {r["gpu"]: r for r in plan["rejected"]}
     # SXM modules are sold on HGX boards that only datacenters host, so neither can be bought here
     for gid in ("a100-80gb-sxm", "h100-sxm"):
@@ -46,7 +52,8 @@ def test_datacenter_rejects_4090_with_lic001_and_buys_a_datacenter_gpu(example_p
 def test_json_carries_every_contract_key(example_plan):
     _, plan = example_plan("article-office")
     assert CONTRACT_KEYS <= set(plan)
-    assert set(plan["cost_breakdown"]) == {"purchase_usd", "servers_usd", "energy_usd", "hosting_usd", "rental_usd"}
+    assert set(plan["cost_breakdown"]) == {"purchase_usd", "servers_usd", "network_usd", "storage_usd", "tax_usd",
+                                           "burn_in_usd", "support_usd", "energy_usd", "hosting_usd", "rental_usd"}
     assert {"gpu", "count", "ownership", "unit_price_usd", "gpu_hours"} <= set(plan["purchase"][0])
     assert {"name", "gpu", "gpu_count", "tokens_per_s", "wall_days", "memory_per_gpu_gb"} <= set(plan["jobs"][0])
     for r in plan["rejected"]:

@@ -8,19 +8,32 @@ from advisor.contract.base import Num, Out, Ownership
 
 
 class CostBreakdown(Out):
-    """Nominal cost by part; every part null when there is no plan."""
+    """Nominal cash by part, what a budget caps: the hardware and its tax, burn-in and storage paid
+    up front, then support, energy, hosting and rent over the horizon; resale is not deducted.
+    Every part null when there is no plan."""
     purchase_usd: Num | None
     servers_usd: Num | None
+    network_usd: Num | None = None      # NICs and the fabric joining the servers of a multi-server job
+    storage_usd: Num | None = None      # the training storage bought with owned GPUs
+    tax_usd: Num | None = None          # sales tax on the hardware (a reclaimed VAT is not a cost)
+    burn_in_usd: Num | None = None      # the energy of the burn-in soak before work
+    support_usd: Num | None = None      # the hardware support contract while held
     energy_usd: Num | None
     hosting_usd: Num | None
     rental_usd: Num | None
 
 
 class CostBreakdownPV(Out):
-    """Present value by part; residual_usd is the resale value at the horizon (negative)."""
+    """Present value by part (what the plan minimises): the up-front lines as paid, the streams
+    discounted as paid, and `residual_usd`, each resale at its disposal month (negative)."""
     purchase_usd: Num
-    residual_usd: Num
     servers_usd: Num
+    network_usd: Num = 0.0
+    storage_usd: Num = 0.0
+    tax_usd: Num = 0.0
+    burn_in_usd: Num = 0.0
+    residual_usd: Num
+    support_usd: Num = 0.0
     energy_usd: Num
     hosting_usd: Num
     rental_usd: Num

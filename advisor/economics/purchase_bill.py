@@ -155,6 +155,46 @@ def bought_gpu_coefficients(catalog: Catalog, gpu_id: str, region: str, costs: C
         hours / 24.0)
 
 
+@dataclass(frozen=True)
+class HardwareTerms:
+    """The linear terms of one bought GPU type beyond its price, as the MILP charges them:
+    `tax_rate` on every hardware dollar (GPU, server, network, storage; 0 where reclaimed or
+    unsourced), the burn-in's energy per GPU, support per hardware dollar per month held (on the
+    GPU's price and `server_share_usd`, the least server price per slot), and the scale-out network
+    per networked GPU by cluster size (its band's fabric plus the NIC)."""
+
+    tax_rate: float
+    burn_in_usd: float
+    support_rate_month: float
+    server_share_usd: float
+    nic_usd: float | None
+    bands: tuple[NetworkBand, ...]
+    fallback_per_gpu: float | None = None   # a server's own network price per slot, when no band is sourced
+
+    def network_usd(self, gpus: int) -> float | None:
+        """The network joining `gpus` GPUs (whole servers), tax included; None: it cannot be costed."""
+        if self.bands:
+            band = next(b for b in self.bands if b.up_to_gpus is None or gpus <= b.up_to_gpus)
+            per_gpu = band.usd_per_gpu + (self.nic_usd or 0.0)
+        elif self.fallback_per_gpu is not None:
+            per_gpu = self.fallback_per_gpu
+        else:
+            return None
+        return gpus * per_gpu * (1.0 + self.tax_rate)
+
+
+def hardware_terms(catalog: Catalog, gpu_id: str, region: str, costs: Costs, server_overhead_kw_per_gpu: float,
+                   server_share_usd: float, fallback_per_gpu: float | None) -> HardwareTerms:
+    """HardwareTerms of one GPU type from the catalog's sourced economics (unknown figures count 0,
+    and their bill lines say so)."""
+    econ = catalog.economics
+    if econ is None:
+        return HardwareTerms(0.0, 0.0, 0.0, server_share_usd, None, (), fallback_per_gpu)
+    k = bought_gpu_coefficients(catalog, gpu_id, region, costs, server_overhead_kw_per_gpu)
+    return HardwareTerms(k.tax.cost_rate or 0.0, k.burn_in_energy.usd or 0.0, k.support.usd or 0.0, server_share_usd,
+                         nic_per_gpu(econ).usd, tuple(econ.network_bands), fallback_per_gpu)
+
+
 def storage_need(econ: Economics, params: float, tokens: float) -> StorageNeed:
     """The default training storage for a model of `params` parameters on `tokens` tokens: the
     dataset once (bytes per token as stored) plus the checkpoints kept (bytes per parameter each),
@@ -284,5 +324,6 @@ def months_of(hours: float) -> float:
 
 
 __all__ = ["WHEN", "Coefficient", "TaxCoefficients", "BoughtGpuCoefficients", "StorageNeed", "PurchaseOrder",
+           "HardwareTerms", "hardware_terms",
            "network_band", "nic_per_gpu", "network_per_gpu", "tax_coefficients", "bought_gpu_coefficients",
            "storage_need", "line", "bill_lines", "cash_usd", "present_value_usd", "months_of"]

@@ -19,6 +19,7 @@ from advisor.data.rules import RuleSet
 from advisor.data.uncertainty import speed_dist
 from advisor.economics.costs import Costs, deployment_costs
 from advisor.economics.lead_time import provisioning_time
+from advisor.economics.purchase_bill import HardwareTerms
 from advisor.economics.ownership import (
     HOURS_PER_YEAR,
     Residual,
@@ -50,11 +51,13 @@ from advisor.solve.options import (
     add_reason,
     count_context,
     forbids,
+    gpu_hardware,
     gpu_holdings,
     offers,
     purchase_arrival,
     rule_context,
     server_options,
+    training_storage,
 )
 from advisor.solve.problem import (
     Arrival,
@@ -136,6 +139,7 @@ class GpuOffer:
     arrival: Arrival | None = None                 # when bought GPUs can start, on one server (no network)
     networked_arrival: Arrival | None = None       # ... and when a job spans servers (the network too)
     residual: Residual | None = None
+    hardware: HardwareTerms | None = None           # tax, burn-in, support and network terms, when buyable
     by_class: list[list[Candidate]] = field(default_factory=list)
     reasons: list[Finding] = field(default_factory=list)
 
@@ -167,7 +171,9 @@ def build_problem(workload: Workload, catalog: Catalog, rules: RuleSet, params: 
                       power_limit_kw=power.kw if power else None, power_limit=power, as_of=as_of,
                       holdings={g: o.holdings for g, o in offered if o.holdings is not None},
                       arrival={g: o.arrival for g, o in offered if o.arrival is not None},
-                      residual={g: o.residual for g, o in offered if o.residual is not None})
+                      residual={g: o.residual for g, o in offered if o.residual is not None},
+                      hardware={g: o.hardware for g, o in offered if o.hardware is not None},
+                      storage=training_storage(workload, catalog, setting.classes))
     if all(job.kind != "serve" for job in workload.jobs):
         return problem   # training only: no serving class, and the serving estimator is not even imported
     from advisor.solve.serving_candidates import add_serving
@@ -216,6 +222,7 @@ def offer_gpu(setting: Setting, gid: str) -> GpuOffer:
             out.arrival = purchase_arrival(s.catalog, gpu, out.servers, networked=False, quoted_days=quoted)
             out.networked_arrival = purchase_arrival(s.catalog, gpu, out.servers, networked=True, quoted_days=quoted)
             out.holdings = gpu_holdings(s.costs, s.catalog, gpu, out.servers, s.as_of, out.arrival.hours)
+            out.hardware = gpu_hardware(s.costs, s.catalog, gpu, out.servers, d.region)
     runs = _Runs(s, gpu, out, contexts, findings)
     for k, cls in enumerate(s.classes):
         mine = [(o, opt) for o, opt in ways if (k, o) in allowed]

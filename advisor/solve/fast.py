@@ -158,7 +158,7 @@ class HighsModel(SpeedColumns):
         m = self.model
         out = {}
         if g in m.N:
-            out[self.col[m.N[g].name]] = m.price(g)
+            out[self.col[m.N[g].name]] = m.buy_cost(g)
             for level in range(len(m.problem.holdings[g])):
                 out[self.col[m.H[g, level].name]] = m.hold_cost(g, level, basis)
         for k, i, c in m.pairs():
@@ -189,7 +189,7 @@ class HighsModel(SpeedColumns):
             for (k, i), v in m.y.items():
                 if m.cands[k][i].gpu != sc.only_gpu:
                     ub[self.col[v.name]] = 0.0
-            for group in (m.N, m.W):
+            for group in (m.N, m.F):
                 for g, v in group.items():
                     if g != sc.only_gpu:
                         ub[self.col[v.name]] = 0.0
@@ -203,7 +203,7 @@ class HighsModel(SpeedColumns):
                     if c.ownership != sc.ownership:
                         ub[self.col[var[k, i].name]] = 0.0
             if sc.ownership == "rent":   # nothing bought: no GPUs, servers, fabric or holding
-                for v in [*m.N.values(), *m.W.values(), *m.z.values(), *m.S.values(), *m.H.values(), *m.K.values()]:
+                for v in [*m.N.values(), *m.F.values(), *m.z.values(), *m.S.values(), *m.H.values(), *m.K.values()]:
                     ub[self.col[v.name]] = 0.0
         for j in self.dead:
             ub[j] = 0.0
@@ -306,9 +306,11 @@ def solve_fast(problem: Problem, sc: Scenario, time_limit: float | None, gap: fl
             polished = polish_model(problem, constraints.unbounded(sc), cands, UNBOUNDED)
             pm = HighsModel(polished, {j: c.hours for j, c in _columns(polished)}, 1e-6)
         remember(problem, pkey, pm, alone)
-        rows = {**constraints.limit_rows(sc), "idle_gpus_cost": (-_INF, mip_objective + max(1.0, IDLE_GPU_TOLERANCE * mip_objective))}
-        pm.apply(sc, rows)
-        bound = hm.dual_bound
+        # the rows and HiGHS's bound count the variable costs: the storage every plan pays is a constant apart
+        fixed = model.storage_usd
+        ceiling = mip_objective - fixed + max(1.0, IDLE_GPU_TOLERANCE * mip_objective)
+        pm.apply(sc, {**constraints.limit_rows(sc), "idle_gpus_cost": (-_INF, ceiling)})
+        bound = hm.dual_bound + fixed
         p_status, p_proven, _ = pm.run(None if time_limit is None else time_limit * POLISH_SHARE, gap, POLISH_NODES)
         if p_proven or (p_status == "feasible" and not pm.stopped_on_time and _hours(pm.model) < _hours(model)):
             # proven, or stopped at its node limit (not at its time limit: that plan would depend on
@@ -349,13 +351,13 @@ def _owned_value(model: Model) -> float:
     p = model.problem
     total = 0.0
     for g, n in model.N.items():
-        total += model.price(g) * (n.value() or 0.0)
+        total += model.buy_cost(g) * (n.value() or 0.0)
         for s in p.servers.get(g, []):
-            total += s.price_usd * (model.S[g, s.id].value() or 0.0)
-        if g in model.W:
-            total += (model.network_usd(g) or 0.0) * (model.W[g].value() or 0.0)
+            total += model.server_cost(g, s) * (model.S[g, s.id].value() or 0.0)
+        if g in model.F:
+            total += model.F[g].value() or 0.0
         total += sum(model.hold_cost(g, lv) * (model.H[g, lv].value() or 0.0) for lv in range(len(p.holdings[g])))
-    return total
+    return total + model.storage_usd
 
 
 def cache_of(problem: Problem, alone: bool = False) -> OrderedDict:

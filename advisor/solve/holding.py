@@ -31,6 +31,8 @@ class Holding:
     hosting_pv_usd: float       # ... and in present value
     energy_cash_usd: float = 0.0   # energy while held when a utilization is given (else charged per job) ...
     energy_pv_usd: float = 0.0     # ... and in present value
+    months_held: float = 0.0       # months from its arrival to its sale (a support contract's months) ...
+    months_held_pv: float = 0.0    # ... each month's dollar discounted to today (an even stream)
 
     @property
     def cash_usd(self) -> float:
@@ -74,6 +76,7 @@ def holdings(costs: Costs, kw_per_gpu: float, resale: Callable[[float], float], 
         # paid from the arrival to the end: an even stream over [start, end], discounted to today
         flow = stream_factor(used_years, costs.discount_rate) * discount(start_hours / HOURS_PER_YEAR, costs.discount_rate)
         host, power = kw_per_gpu * hosting * used, kw_per_gpu * energy * used
+        months = used / HOURS_PER_MONTH
         out.append(Holding(hours, fraction, fraction * discount(years, costs.discount_rate), host, host * flow,
-                           power, power * flow))
+                           power, power * flow, months, months * flow))
     return out

@@ -5,8 +5,9 @@ depreciation schedule, utilization, and the warnings prices deserve (low confide
 what --as-of left out). Computed from the catalog and the solution; nothing is re-solved."""
 from __future__ import annotations
 
+from advisor.contract.numbers import cents_adding_to
 from advisor.data.catalog_prices import RentalOffer
-from advisor.economics import bom
+from advisor.economics import bom, purchase_bill
 from advisor.economics.costs import HOURS_PER_MONTH
 from advisor.economics.ownership import (
     break_even_months,
@@ -14,7 +15,7 @@ from advisor.economics.ownership import (
     purchase_age_years,
     residual,
 )
-from advisor.solve.problem import Problem
+from advisor.solve.problem import Problem, Storage
 from advisor.solve.solution import Solution
 
 
@@ -58,14 +59,40 @@ def purchase_items(problem: Problem, sol: Solution) -> list[dict]:
 
 
 def bill_of_materials(problem: Problem, sol: Solution) -> list[dict]:
-    """[{item, quantity, unit_usd, total_usd, source, confidence, note}] for the plan."""
-    cat, econ, costs = problem.catalog, problem.catalog.economics, problem.costs
-    out = []
+    """[{item, quantity, unit_usd, total_usd, source, confidence, note}] for the plan: each line the
+    cash the MILP charged for it (solve/model.py's coefficients), so the lines with a total add up to
+    the plan's nominal cost (`nominal_cost_usd`); a rack count carries no total (space is in the
+    hosting rate)."""
+    cat, econ = problem.catalog, problem.catalog.economics
+    out: list[dict] = []
+    taxed: dict[str, float] = {}
     for g, n in sorted(sol.bought.items()):
         p = cat.gpus[g].prices.purchase
         assert p is not None
         note = f"{p.kind or 'price'} as of {p.as_of}" + (f"; {p.condition}: {p.warranty}" if p.condition != "new" else "")
-        out.append(bom.line(f"{cat.gpus[g].name} GPU", n, p.usd, p.source, p.confidence or "low", note))
+        out.append(bom.line(f"{cat.gpus[g].name} GPU", n, problem.unit_price[g], p.source, p.confidence or "low", note))
+        taxed[g] = (problem.unit_price[g] or 0.0) * n
+    out += _servers_and_network(problem, sol, taxed)
+    storage = problem.storage
+    if storage is not None and econ is not None:   # every plan keeps its data and checkpoints (Model.storage_usd)
+        price = econ.storage.get("flash_usd_per_tb")
+        out.append(bom.line(f"flash storage, {storage.need.tb:,.3g} TB", storage.need.tb,
+                            price.value if price else None, price.source if price else (),
+                            storage.need.confidence,
+                            storage.need.note + ("" if sol.bought else "; priced as bought flash for a rented "
+                                                 "plan too: no sourced cloud storage rate")))
+    out += _owned_running(problem, sol, taxed, storage)
+    out += _rented(problem, sol)
+    # to the cent, adding up to the nominal cost printed beside them
+    priced = {f"{i:06d}": row["total_usd"] for i, row in enumerate(out) if row["total_usd"] is not None}
+    for i, usd in cents_adding_to(priced, sol.cash_usd).items():
+        out[int(i)]["total_usd"] = usd
+    return out
+
+
+def _servers_and_network(problem: Problem, sol: Solution, taxed: dict[str, float]) -> list[dict]:
+    """Servers, racks, and the NICs and fabric of each networked type (its band at the plan's size)."""
+    cat, econ, out = problem.catalog, problem.catalog.economics, []
     nodes_total, node_kw = 0, 0.0
     for g, servers in sorted(sol.servers.items()):
         opts = {s.id: s for s in problem.servers.get(g, [])}
@@ -73,33 +100,81 @@ def bill_of_materials(problem: Problem, sol: Solution) -> list[dict]:
             s = cat.servers[sid]
             out.append(bom.line(s.name, n, s.purchase.usd, s.purchase.source, s.purchase.confidence or "low",
                                 f"without GPUs, as of {s.purchase.as_of}"))
+            taxed[g] = taxed.get(g, 0.0) + (s.purchase.usd or 0.0) * n
             nodes_total += n
             node_kw = max(node_kw, opts[sid].overhead_kw + opts[sid].slots * problem.gpu_kw[g])
-        if sol.networked.get(g):
-            slots = max(o.slots for o in opts.values())
-            nodes = sol.networked[g]
-            out += bom.fabric_lines(nodes * slots, nodes, slots, econ)
+        hw = problem.hardware.get(g)
+        if sol.networked.get(g) and hw is not None and econ is not None:
+            gpus = sol.networked[g] * max(o.slots for o in opts.values())
+            nic, band = purchase_bill.nic_per_gpu(econ), purchase_bill.network_band(econ, gpus)
+            top = f"up to {band.up_to_gpus:,}" if band.up_to_gpus else "above the largest band's"
+            out.append(bom.line("NICs (400 Gb/s, one per GPU)", gpus, nic.usd, nic.source, nic.confidence, nic.note))
+            out.append(bom.line(f"scale-out fabric for {gpus:,} GPUs (switches, cables, optics; band {top} GPUs)",
+                                gpus, band.usd_per_gpu, band.source, band.confidence, band.note))
+            taxed[g] += gpus * (band.usd_per_gpu + (nic.usd or 0.0))
     rack, _ = bom.racks(node_kw, nodes_total, econ) if problem.workload.deployment.site == "datacenter" else (None, None)
-    if rack:
-        out.append(rack)
-    kw = owned_kw(problem, sol)
-    if kw and costs.hosting_usd_per_kw_month:
-        fig = bom.colocation(econ, problem.workload.deployment.region)
+    return out + ([rack] if rack else [])
+
+
+def _owned_running(problem: Problem, sol: Solution, taxed: dict[str, float], storage: Storage | None) -> list[dict]:
+    """Tax on the hardware, burn-in, support and hosting while held, and the owned jobs' energy."""
+    cat, econ, costs = problem.catalog, problem.catalog.economics, problem.costs
+    out: list[dict] = []
+    if econ is None:
+        return out
+    region = problem.workload.deployment.region
+    tax = purchase_bill.tax_coefficients(econ, region)
+    base = sum(taxed.values()) + (storage.need.usd or 0.0 if storage is not None else 0.0)
+    if base:
+        out.append(bom.line(f"tax on hardware ({region})", base, tax.cost_rate or 0.0, tax.source, tax.confidence,
+                            tax.note))
+    for g, n in sorted(sol.bought.items()):
+        hw, k = problem.hardware.get(g), purchase_bill.bought_gpu_coefficients(cat, g, region, costs)
+        if hw is None:
+            continue
+        out.append(bom.line(f"burn-in of {cat.gpus[g].name}, {k.burn_in_days * 24:g} h at full load", n,
+                            hw.burn_in_usd, k.burn_in_energy.source, k.burn_in_energy.confidence, k.burn_in_energy.note))
+        months = sum(problem.holdings[g][lv].months_held * c for lv, c in sol.held.get(g, {}).items())
+        base_usd = (problem.unit_price[g] or 0.0) + hw.server_share_usd
+        out.append(bom.line(f"support contract for {cat.gpus[g].name}, {months / max(n, 1):g} months held", months,
+                            hw.support_rate_month * base_usd, k.support.source, k.support.confidence,
+                            f"GPU-months x {hw.support_rate_month:.4f} x ${base_usd:,.0f} (the GPU and its server "
+                            f"share); {k.support.note}"))
+    hosting = sol.cost_breakdown.get("hosting_usd") or 0.0
+    if hosting:
+        fig = bom.colocation(econ, region)
         overridden = problem.workload.deployment.hosting_usd_per_kw_month is not None
-        out.append(bom.line(f"colocation, {kw:.1f} kW for {costs.horizon_hours / HOURS_PER_MONTH:g} months",
-                            kw * costs.horizon_hours / HOURS_PER_MONTH, costs.hosting_usd_per_kw_month,
+        out.append(bom.line(f"hosting while held, at ${costs.hosting_usd_per_kw_month:g} per kW-month", 1, hosting,
                             ["workload"] if overridden or fig is None else fig.source,
-                            "high" if overridden or fig is None else fig.confidence, "USD per kW-month; electricity on top"))
-    for item in purchase_items(problem, sol):
-        if item["ownership"] == "rent":
-            offer = next(c.offer.offer for c, _ in sol.assignment if c.gpu == item["gpu"] and c.offer
-                         and c.kind == item["rent_kind"])
-            out.append(bom.line(f"{item['gpu']} rented ({item['rent_kind']}, {item['provider']})", item["gpu_hours"],
-                                item["unit_price_usd"], offer.source, offer.confidence, f"GPU-hours, as of {offer.as_of}"))
-    store = bom.storage_line(problem.workload.deployment.storage_tb, costs.horizon_years, econ)
-    if store:
-        out.append(store)
+                            "high" if overridden or fig is None else fig.confidence,
+                            "each bought GPU's power and its server share, from its arrival to its sale"))
+    energy = sol.cost_breakdown.get("energy_usd") or 0.0
+    if energy:
+        out.append(bom.line("electricity of the owned GPUs' work", 1, energy, costs.sources, "medium",
+                            f"at ${costs.electricity_usd_per_kwh:g}/kWh x PUE {costs.pue:g}"))
     return out
+
+
+def _rented(problem: Problem, sol: Solution) -> list[dict]:
+    """One line per rented GPU type, kind and offer: the rent the plan pays (terms, whole nodes and
+    the serving months included)."""
+    lines: dict[tuple[str, str, str], dict] = {}
+    for c, n in list(sol.assignment) + list(sol.serving):
+        if c.ownership != "rent":
+            continue
+        offer = c.offer.offer if getattr(c, "offer", None) else problem.catalog.gpus[c.gpu].rental
+        assert offer is not None   # a rented candidate was priced from an offer
+        kind = getattr(c, "kind", None) or offer.pricing
+        paid = (c.run_cost_nominal if c.run_cost_nominal is not None else c.run_cost_usd) * n
+        key = (c.gpu, kind, offer.provider)
+        if key not in lines:
+            lines[key] = bom.line(f"{c.gpu} rented ({kind.replace('_', ' ')}, {offer.provider})", 1, 0.0,
+                                  offer.source, offer.confidence,
+                                  f"at ${offer.usd_per_gpu_hour:g}/GPU-hour, as of {offer.as_of}; terms and whole "
+                                  "nodes as billed")
+        lines[key]["unit_usd"] += paid
+        lines[key]["total_usd"] += paid
+    return [lines[k] for k in sorted(lines)]
 
 
 def owned_kw(problem: Problem, sol: Solution) -> float:
@@ -112,10 +187,10 @@ def owned_kw(problem: Problem, sol: Solution) -> float:
 
 def break_even(problem: Problem, sol: Solution) -> list[dict]:
     """For each GPU type the plan buys: the months of continuous use after which owning its fleet
-    (GPUs, servers, fabric; less the resale value; plus hosting and energy at full power) costs no
-    more, in present value, than renting as many GPUs on demand at the cheapest sourced rate; and the
-    same without resale, since resale at the curve's value after a few months is what a buyer can
-    least count on."""
+    (GPUs, servers and network with their tax and burn-in; less the resale value; plus hosting,
+    support and energy at full power) costs no more, in present value, than renting as many GPUs on
+    demand at the cheapest sourced rate; and the same without resale, since resale at the curve's
+    value after a few months is what a buyer can least count on."""
     out, costs = [], problem.costs
     for g, n in sorted(sol.bought.items()):
         gpu = problem.catalog.gpus[g]
@@ -124,10 +199,16 @@ def break_even(problem: Problem, sol: Solution) -> list[dict]:
             continue
         opts = {s.id: s for s in problem.servers.get(g, [])}
         servers = sol.servers.get(g, {})
-        upfront = problem.unit_price[g] * n + sum(opts[sid].price_usd * k for sid, k in servers.items())
-        upfront += max((s.network_usd or 0.0 for s in opts.values()), default=0.0) * sol.networked.get(g, 0)
+        hw = problem.hardware.get(g)
+        tax = hw.tax_rate if hw else 0.0
+        upfront = ((problem.unit_price[g] * n + sum(opts[sid].price_usd * k for sid, k in servers.items())) * (1 + tax)
+                   + (hw.burn_in_usd * n if hw else 0.0))
+        if sol.networked.get(g) and hw is not None:
+            upfront += hw.network_usd(sol.networked[g] * max(o.slots for o in opts.values())) or 0.0
         kw = problem.gpu_kw[g] * n + sum(opts[sid].overhead_kw * k for sid, k in servers.items())
         monthly_own = kw * (costs.hosting_usd_per_kw_month + HOURS_PER_MONTH * costs.pue * costs.electricity_usd_per_kwh)
+        if hw is not None:
+            monthly_own += hw.support_rate_month * ((problem.unit_price[g] or 0.0) + hw.server_share_usd) * n
         monthly_rent = n * HOURS_PER_MONTH * offer.usd_per_gpu_hour
         price = problem.unit_price[g] * n
         age = purchase_age_years(gpu, problem.as_of)

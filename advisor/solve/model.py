@@ -6,12 +6,13 @@ come from the constraint families, solve/constraints/; solve/formulation.py puts
   N[g]     integer GPUs of type g bought;  S[g,s] servers of platform s holding them
   H[g,p]   integer GPUs of type g held until period p, then resold (solve/holding.py);
   K[g,p]   binary: type g is held until period p (all its GPUs together: a job needs its GPUs at once)
-  W[g]     servers of type g that need networking (a job spans several servers)
+  F[g]     the network joining type g's servers, USD (sized to its widest job: >= cost(n) z[g,n])
   r[k,i]   integer replicas of serving candidate i for request class k
 
-  objective  purchase + servers + networking (owned), hosting while held less the discounted
-             resale (each holding period), + energy (owned) or rent of every chosen candidate and
-             replica, + a tie-break that prefers sooner finishes among equal-cost plans.
+  objective  purchase, servers and network with their tax and burn-in (owned), hosting and support
+             while held less the discounted resale (each holding period), + energy (owned) or rent
+             of every chosen candidate and replica, + the training storage (every plan: a constant),
+             + a tie-break that prefers sooner finishes among equal-cost plans.
 """
 from __future__ import annotations
 
@@ -20,7 +21,7 @@ from collections.abc import Iterator
 
 import pulp
 
-from advisor.solve.problem import Candidate, Problem, ServeCandidate
+from advisor.solve.problem import Candidate, Problem, ServeCandidate, ServerOption
 from advisor.solve.rows import affine, safe
 from advisor.solve.scenario import Scenario
 
@@ -43,7 +44,7 @@ class Model:
         self.z: dict[tuple[str, int], pulp.LpVariable] = {}
         self.N: dict[str, pulp.LpVariable] = {}
         self.S: dict[tuple[str, str], pulp.LpVariable] = {}
-        self.W: dict[str, pulp.LpVariable] = {}
+        self.F: dict[str, pulp.LpVariable] = {}
         self.H: dict[tuple[str, int], pulp.LpVariable] = {}
         self.K: dict[tuple[str, int], pulp.LpVariable] = {}
         self.cap: dict[str, float] = {}   # the most GPUs of a type the model may buy
@@ -71,12 +72,29 @@ class Model:
         assert price is not None, f"{g} is owned without a purchase price"   # candidates.py offers none
         return price * self.sc.buy_price(g)
 
+    def buy_cost(self, g: str) -> float:
+        """One bought GPU of type g paid today: its price with the tax on it, and its burn-in's energy."""
+        hw = self.problem.hardware.get(g)
+        return self.price(g) * (1.0 + hw.tax_rate) + hw.burn_in_usd if hw else self.price(g)
+
+    def server_cost(self, g: str, server: ServerOption) -> float:
+        """One server for type g, with the tax on it."""
+        hw = self.problem.hardware.get(g)
+        return server.price_usd * (1.0 + (hw.tax_rate if hw else 0.0))
+
     def hold_cost(self, g: str, level: int, basis: str = "present_value") -> float:
-        """Holding one bought GPU of type g until period `level`: hosting while held, less the
-        discounted resale of a GPU bought at the scenario's price (present value), or the hosting
-        paid (cash: resale is not cash in hand at decision time)."""
+        """Holding one bought GPU of type g until period `level`: hosting and support while held,
+        less the discounted resale of a GPU bought at the scenario's price (present value), or the
+        hosting and support paid (cash: resale is not cash in hand at decision time)."""
         h = self.problem.holdings[g][level]
-        return h.pv_usd(self.price(g)) if basis == "present_value" else h.cash_usd
+        return (h.pv_usd(self.price(g)) + self.support(g) * h.months_held_pv if basis == "present_value"
+                else h.cash_usd + self.support(g) * h.months_held)
+
+    def support(self, g: str) -> float:
+        """Support per month of one bought GPU of type g: the contract's rate on its price and its
+        share of a server."""
+        hw = self.problem.hardware.get(g)
+        return hw.support_rate_month * (self.price(g) + hw.server_share_usd) if hw else 0.0
 
     def peak(self, k: int) -> float:
         """Serving class k's peak requests/s under the scenario's traffic factor."""
@@ -109,8 +127,8 @@ class Model:
                 self.S[g, s.id] = prob.add_variable(f"S_{safe(g)}_{safe(s.id)}", lowBound=0,
                                                     upBound=math.ceil(cap / s.slots) if cap < math.inf else None,
                                                     cat="Integer")
-            if self.multi_server_sizes(g) and self.network_usd(g) is not None:
-                self.W[g] = prob.add_variable(f"W_{safe(g)}", lowBound=0, cat="Integer")
+            if self.multi_server_sizes(g) and all(self.network_usd(g, n) is not None for n in self.multi_server_sizes(g)):
+                self.F[g] = prob.add_variable(f"F_{safe(g)}", lowBound=0)
             for level in range(len(p.holdings[g])):
                 self.H[g, level] = prob.add_variable(f"H_{safe(g)}_{level}", lowBound=0, upBound=cap, cat="Integer")
                 self.K[g, level] = prob.add_variable(f"K_{safe(g)}_{level}", cat="Binary")
@@ -131,9 +149,16 @@ class Model:
         per_server = max(s.slots for s in options)
         return [n for n in self.sizes[g] if n > per_server]
 
-    def network_usd(self, g: str) -> float | None:
-        """The fabric's cost per networked server of type g (None: it cannot be costed)."""
-        return max((s.network_usd for s in self.problem.servers.get(g, []) if s.network_usd is not None), default=None)
+    def per_server(self, g: str) -> int:
+        """GPU slots of type g's largest server (what a networked job is counted in)."""
+        return max((s.slots for s in self.problem.servers.get(g, [])), default=1)
+
+    def network_usd(self, g: str, n: int) -> float | None:
+        """The network a job of n GPUs of type g needs (its servers joined: NICs and the fabric of
+        their band, taxed; economics/purchase_bill.py); None: it cannot be costed."""
+        hw = self.problem.hardware.get(g)
+        ps = self.per_server(g)
+        return hw.network_usd(math.ceil(n / ps) * ps) if hw is not None else None
 
     # ------------------------------------------------------------------ objective
     def cost_terms(self) -> None:
@@ -147,18 +172,22 @@ class Model:
         owned: list[tuple[pulp.LpVariable, float]] = []
         kw: list[tuple[pulp.LpVariable, float]] = []
         for g in self.owned:
-            owned.append((self.N[g], self.price(g)))
+            owned.append((self.N[g], self.buy_cost(g)))
             kw.append((self.N[g], p.gpu_kw[g]))
             for s in p.servers.get(g, []):
-                owned.append((self.S[g, s.id], s.price_usd))
+                owned.append((self.S[g, s.id], self.server_cost(g, s)))
                 kw.append((self.S[g, s.id], s.overhead_kw))
-            network = self.network_usd(g)
-            if g in self.W and network is not None:
-                owned.append((self.W[g], network))
+            if g in self.F:
+                owned.append((self.F[g], 1.0))
             owned += [(self.H[g, level], self.hold_cost(g, level, basis)) for level in range(len(p.holdings[g]))]
         self.kw = affine(kw)
         run = affine((self.y[k, i], self.run_cost(c, basis)) for k, i, c in self.pairs()) + self.serving_cost(basis)
-        return affine(owned) + run
+        return affine(owned) + run + self.storage_usd
+
+    @property
+    def storage_usd(self) -> float:
+        """The training storage every plan pays, bought or rented (a constant: it moves no choice)."""
+        return self.problem.storage.usd if self.problem.storage is not None else 0.0
 
     def serving_cost(self, basis: str = "present_value") -> pulp.LpAffineExpression:
         """Energy (owned) or rent per replica over the serving hours."""

@@ -5,6 +5,7 @@ recorded."""
 from __future__ import annotations
 
 import datetime as dt
+from dataclasses import replace
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -14,10 +15,11 @@ from advisor.economics.bom import fabric
 from advisor.economics.costs import Costs
 from advisor.economics.lead_time import NETWORK, LeadTime, purchase_lead_time
 from advisor.economics.ownership import purchase_age_years, residual
+from advisor.economics.purchase_bill import HardwareTerms, hardware_terms, storage_need, tax_coefficients
 from advisor.economics.rental import RentOption
 from advisor.inputs.workload import Workload
 from advisor.solve.holding import Holding, holdings
-from advisor.solve.problem import Arrival, Finding, JobClass, ServerOption
+from advisor.solve.problem import Arrival, Finding, JobClass, ServerOption, Storage
 
 if TYPE_CHECKING:
     from advisor.data.rules import Finding as RuleFinding
@@ -118,6 +120,35 @@ def gpu_holdings(costs: Costs, catalog: Catalog, gpu: GPU, servers: list[ServerO
     age = purchase_age_years(gpu, as_of)
     return holdings(costs, (gpu.tdp_w.value or 0.0) / 1000.0 + per_slot,
                     lambda years: residual(catalog, gpu.id, years, age).fraction, start_hours)
+
+
+def gpu_hardware(costs: Costs, catalog: Catalog, gpu: GPU, servers: list[ServerOption], region: str) -> HardwareTerms:
+    """What one bought GPU of this type costs beyond its price (tax, burn-in, support, the network by
+    cluster size; economics/purchase_bill.py), on the least server share per slot (price and power)."""
+    share = min((o.price_usd / o.slots for o in servers), default=0.0)
+    per_slot_kw = min((o.overhead_kw / o.slots for o in servers), default=0.0)
+    fallback = min((o.network_usd / o.slots for o in servers if o.network_usd is not None), default=None)
+    return hardware_terms(catalog, gpu.id, region, costs, per_slot_kw, share, fallback)
+
+
+def training_storage(workload: Workload, catalog: Catalog, classes: Sequence[JobClass]) -> Storage | None:
+    """The storage every training plan pays for, bought or rented (bought flash: no cloud storage rate
+    is sourced): the workload's `storage_tb`, else the largest training job's dataset and checkpoints
+    kept, taxed as hardware; None without either or a sourced $/TB."""
+    econ = catalog.economics
+    given = workload.deployment.storage_tb
+    if econ is None or not (classes or given):
+        return None
+    need = max((storage_need(econ, c.spec.model.params, c.tokens) for c in classes), key=lambda n: n.tb,
+               default=storage_need(econ, 0.0, 0.0))
+    if given is not None:   # the workload's own figure
+        price = econ.storage.get("flash_usd_per_tb")
+        usd = given * price.value if price is not None and price.value is not None else None
+        need = replace(need, tb=given, usd=usd, note=f"{given:g} TB, deployment.storage_tb in the workload")
+    if need.usd is None or need.usd <= 0:
+        return None
+    tax = tax_coefficients(econ, workload.deployment.region).cost_rate or 0.0
+    return Storage(need, need.usd * (1.0 + tax))
 
 
 def purchase_arrival(catalog: Catalog, gpu: GPU, servers: list[ServerOption], networked: bool,

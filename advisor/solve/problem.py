@@ -13,6 +13,7 @@ from advisor.data.rules import RuleSet
 from advisor.economics.costs import Costs
 from advisor.economics.lead_time import LeadTime
 from advisor.economics.ownership import Residual
+from advisor.economics.purchase_bill import HardwareTerms, StorageNeed
 from advisor.economics.rental import RentOption
 from advisor.inputs.workload import Workload
 from advisor.perf.estimate import Estimate
@@ -140,6 +141,15 @@ class Arrival:
 
 
 @dataclass(frozen=True)
+class Storage:
+    """Flash storage bought with any owned GPU: the largest training job's dataset and checkpoints
+    (economics/purchase_bill.py storage_need), and its cost with the region's tax on hardware."""
+
+    need: StorageNeed
+    usd: float
+
+
+@dataclass(frozen=True)
 class ServerOption:
     """A platform an owned GPU type can be installed in (catalog/servers.yaml)."""
 
@@ -194,6 +204,8 @@ class Problem:
     holdings: dict[str, list[Holding]] = field(default_factory=dict)   # gpu id -> its holding periods (buyable GPUs)
     arrival: dict[str, Arrival] = field(default_factory=dict)   # gpu id -> when bought GPUs of it can start work
     residual: dict[str, Residual] = field(default_factory=dict)   # gpu id -> Residual at the horizon's end (its curve)
+    hardware: dict[str, HardwareTerms] = field(default_factory=dict)   # gpu id -> what a bought one costs beyond its price
+    storage: Storage | None = None   # the storage bought with any owned GPU (the training data and checkpoints)
 
     @property
     def job_count(self) -> int:

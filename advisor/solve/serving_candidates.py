@@ -18,6 +18,7 @@ from advisor.solve.options import (
     add_findings,
     add_reason,
     forbids,
+    gpu_hardware,
     gpu_holdings,
     offers,
     purchase_arrival,
@@ -116,6 +117,7 @@ def add_serving(problem: Problem) -> Problem:
                                                             quoted_days=d.lead_time_days)
                     problem.holdings[gid] = gpu_holdings(problem.costs, catalog, gpu, problem.servers[gid],
                                                          problem.as_of, problem.arrival[gid].hours)
+                    problem.hardware[gid] = gpu_hardware(problem.costs, catalog, gpu, problem.servers[gid], d.region)
                 if ownership == "buy" and not problem.servers.get(gid):
                     add_reason(why, None, "no-server", f"{gpu.name} cannot be bought as a working unit: no priced host "
                                                  f"server for {d.context} use in the catalog")

@@ -1,6 +1,7 @@
 """A solved plan (Solution) and how one is read off a solved model (solve/model.py, through PuLP or the fast path)."""
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -66,7 +67,10 @@ def read_solution(model: Model, name: str, status: str, proven: bool, gap: float
     servers = {g: {sid: model.value(v) for (gg, sid), v in model.S.items() if gg == g and model.value(v) > 0}
                for g in bought}
     servers = {g: d for g, d in servers.items() if d}
-    networked = {g: model.value(v) for g, v in model.W.items() if model.value(v) > 0}
+    networked: dict[str, int] = {}   # servers joined by the network: those the widest bought job of a type spans
+    for (g, n), v in model.z.items():
+        if g in model.F and n > model.per_server(g) and model.value(v) > 0:
+            networked[g] = max(networked.get(g, 0), math.ceil(n / model.per_server(g)))
     held = {g: {lv: model.value(v) for (gg, lv), v in model.H.items() if gg == g and model.value(v) > 0}
             for g in bought}
     serving = model.serving_solution()

@@ -1,15 +1,14 @@
-"""network: a bought job that spans servers needs them networked, and the fabric is costed.
+"""network: a bought job that spans servers needs them networked, and the network is costed at
+its size: the NICs and the fabric of its scale band (economics/purchase_bill.py) for the servers
+the widest such job spans.
 
-  network_servers_g  W[g] <= sum_s S[g,s]
-  network_g_n        W[g] >= ceil(n / slots) z[g,n]   (n larger than one server)
-  network_unknown_g_n  z[g,n] = 0                    (no sourced fabric price: the size cannot be costed)
+  network_g_n          F[g] >= network_usd(g, n) z[g,n]   (n larger than one server)
+  network_unknown_g_n  z[g,n] = 0                        (no sourced network price: the size cannot be costed)
 """
 from __future__ import annotations
 
 import math
 from typing import TYPE_CHECKING
-
-import pulp
 
 from advisor.solve.constraints.base import Family
 from advisor.solve.rows import safe
@@ -29,15 +28,12 @@ class Network(Family):
             multi = m.multi_server_sizes(g)
             if not multi:
                 continue
-            if g not in m.W:  # the network joining these servers cannot be costed
+            if g not in m.F:  # the network joining these servers cannot be costed
                 for n in multi:
                     m.prob += m.z[g, n] == 0, f"network_unknown_{safe(g)}_{n}"
                 continue
-            options = m.problem.servers[g]
-            per_server = max(s.slots for s in options)
-            m.prob += m.W[g] <= pulp.lpSum(m.S[g, s.id] for s in options), f"network_servers_{safe(g)}"
             for n in multi:
-                m.prob += m.W[g] >= math.ceil(n / per_server) * m.z[g, n], f"network_{safe(g)}_{n}"
+                m.prob += m.F[g] >= (m.network_usd(g, n) or 0.0) * m.z[g, n], f"network_{safe(g)}_{n}"
 
     def violations(self, problem: Problem, sol: Solution, sc: Scenario) -> list[str]:
         out = []
