@@ -33,6 +33,8 @@ class PlanCost:
 
     @classmethod
     def of(cls, problem: Problem, sol: Solution) -> PlanCost:
+        """The cost model of `sol`, which must be costed at the catalog's figures (a solve under price
+        factors is brought back by explain/decision.at_catalog_figures)."""
         buy = {g: problem.unit_cost.get(g, problem.unit_price[g] or 0.0) * n for g, n in sol.bought.items()}
         energy: dict[str, float] = {}
         rent: dict[str, float] = {}

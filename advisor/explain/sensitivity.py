@@ -14,6 +14,7 @@ import math
 from typing import Any
 
 from advisor.contract.facts import Marginal
+from advisor.explain.draws import Prices
 from advisor.solve.constraints import FAMILIES, slacks
 from advisor.solve.milp import solve
 from advisor.solve.problem import Problem
@@ -45,27 +46,33 @@ def uses(sol: Solution, gpu: str, ownership: str) -> bool:
                                 for c in sol.chosen + [s for s, _ in sol.serving])
 
 
-def priced(problem: Problem, gpu: str, ownership: str, factor: float) -> Scenario:
-    """The workload with only `ownership`'s price of `gpu` multiplied by `factor`."""
+def priced(problem: Problem, gpu: str, ownership: str, factor: float, prices: Prices | None = None) -> Scenario:
+    """The workload with only `ownership`'s price of `gpu` multiplied by `factor` (over `prices`,
+    the expected prices of a plan chosen on expected cost, when given)."""
     key = "rent_factor" if ownership == "rent" else "buy_factor"
-    return baseline(problem).but(**{key: {gpu: factor}})
+    sc = baseline(problem).but(**{key: {gpu: factor}})
+    return prices.on(sc) if prices is not None else sc
 
 
-def base_price(problem: Problem, gpu: str, ownership: str) -> float | None:
-    return problem.rent_rate.get(gpu) if ownership == "rent" else problem.unit_price.get(gpu)
+def base_price(problem: Problem, gpu: str, ownership: str, prices: Prices | None = None) -> float | None:
+    """The catalog's price of the pair (the expected one under `prices`)."""
+    price = problem.rent_rate.get(gpu) if ownership == "rent" else problem.unit_price.get(gpu)
+    return price * prices.expected(gpu, ownership) if price is not None and prices is not None else price
 
 
-def break_even(problem: Problem, sol: Solution, alts: dict, settings: SolveSettings) -> list[dict]:
+def break_even(problem: Problem, sol: Solution, alts: dict, settings: SolveSettings,
+               prices: Prices | None = None) -> list[dict]:
     """The chosen pair's price rise that changes the choice (and what wins then), and the price
-    fall that makes the runner-up win."""
+    fall that makes the runner-up win; at `prices` (the expected prices a plan chosen on expected
+    cost is optimal at; its words then say 'expected'), else at the catalog's."""
     if not sol.feasible:
         return []
 
     def run(gpu, own, f):
-        return solve(problem, priced(problem, gpu, own, f), settings)
+        return solve(problem, priced(problem, gpu, own, f, prices), settings)
 
     gpu, own = main_choice(problem, sol)
-    what, price = PRICE[own], base_price(problem, gpu, own)
+    what, price = PRICE[own] if prices is None else f"expected {PRICE[own]}", base_price(problem, gpu, own, prices)
     out: list[dict[str, Any]] = []
     label = f"{gpu} ({OWN[own]})"
     lo, hi, flipped = 1.0, 2.0, None
@@ -116,7 +123,7 @@ def break_even(problem: Problem, sol: Solution, alts: dict, settings: SolveSetti
             o = costed[g].get("forced_ownership", "buy")
             runner = (g, o if o in ("buy", "rent") else "buy")
     if runner is not None and base_price(problem, *runner):
-        out.append(_fall(problem, runner, settings, sol))
+        out.append(_fall(problem, runner, settings, sol, prices))
     return out
 
 
@@ -124,16 +131,17 @@ def _pair_words(pair: tuple[str, str] | None) -> str:
     return f"{VERB[pair[1]]} {pair[0]}" if pair else "no plan"
 
 
-def _fall(problem: Problem, pair: tuple[str, str], settings: SolveSettings, sol: Solution) -> dict:
+def _fall(problem: Problem, pair: tuple[str, str], settings: SolveSettings, sol: Solution,
+          prices: Prices | None = None) -> dict:
     """How far the runner-up pair's own price must fall for it to be chosen (bisection on [0, 1]);
     at its current price (factor 1) the plan's own solve `sol` answers."""
     gpu, own = pair
-    what, price = PRICE[own], base_price(problem, gpu, own)
+    what, price = PRICE[own] if prices is None else f"expected {PRICE[own]}", base_price(problem, gpu, own, prices)
 
     def wins(f: float) -> bool:
         if f == 1.0:
             return uses(sol, gpu, own)
-        return uses(solve(problem, priced(problem, gpu, own, f), settings), gpu, own)
+        return uses(solve(problem, priced(problem, gpu, own, f, prices), settings), gpu, own)
 
     words = _pair_words(pair)
     base = {"gpu": gpu, "ownership": own, "direction": "fall", "what": what}
@@ -158,14 +166,16 @@ def _fall(problem: Problem, pair: tuple[str, str], settings: SolveSettings, sol:
                        + (f" (to ${price * lo:,.2f})" if price else "")}
 
 
-def marginal_values(problem: Problem, sol: Solution, settings: SolveSettings) -> list[Marginal]:
+def marginal_values(problem: Problem, sol: Solution, settings: SolveSettings,
+                    prices: Prices | None = None) -> list[Marginal]:
     """What each family's small relaxation saves (one more day on every deadline, 10% more budget),
-    re-solved, with the same binding flag as the constraint table (present/ words them)."""
+    re-solved (at `prices` when given), with the same binding flag as the constraint table (present/
+    words them)."""
     if not sol.feasible:
         return []
     table = slacks(problem, sol)
 
     def run(p: Problem, sc: Scenario) -> Solution:
-        return solve(p, sc, settings)
+        return solve(p, prices.on(sc) if prices is not None else sc, settings)
 
     return [m for family in FAMILIES if (m := family.marginal(problem, sol, run, table)) is not None]
