@@ -23,6 +23,7 @@ from advisor.data.catalog import Catalog, load_catalog
 from advisor.data.rules import RuleSet, load_rules
 from advisor.errors import InputError
 from advisor.explain.decision import decide
+from advisor.explain.value_of_information import verify
 from advisor.explain.robustness import Verdict, range_points
 from advisor.explain.tradeoffs import cost_time_points, value_points
 from advisor.inputs.workload import Workload
@@ -86,6 +87,8 @@ def plan(workload: Workload, *, catalog: Catalog | None = None, rules: RuleSet |
             verdict = verdict or decided.verdict
             sol = decided.chosen
             check(problem, sol)
+            if level == "full":   # which inputs to verify first, by the value of knowing them
+                decided.record["verify"] = verify(problem, decided, settings.explaining(problem))
         with stage("explaining"):   # named on the CLI's progress line (solve/run.py)
             result = assemble(problem, sol, settings, objective=objective, explain=level, verdict=verdict,
                               decision=decided.record if decided is not None else None,
