@@ -243,7 +243,7 @@ def rfq(plan: Any, workload: Any = None, **options: Any) -> Any:
     from advisor.report import rfq as make_rfq
 
     options = checked("advisor.rfq", RFQ, options)
-    planning = {k: options.pop(k) for k in ("as_of", "objective", "gap", "time_limit") if k in options}
+    planning: dict[str, Any] = {k: options.pop(k) for k in ("as_of", "objective", "gap", "time_limit") if k in options}
     if not _is_plan(plan):
         if workload is not None:
             raise InputError("advisor.rfq(plan, workload): the first argument is not a plan; give a plan "

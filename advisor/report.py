@@ -9,7 +9,7 @@ import datetime as dt
 import hashlib
 import json
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from advisor.contract import Plan
 from advisor.contract.context import Host, JobInfo, PlanContext
@@ -20,9 +20,11 @@ from advisor.errors import InputError
 from advisor.inputs.workload import Workload, load_workload
 from advisor.flow import chart_data, min_gpus_by_job, prepare
 from advisor.present.memo import Memo, format_for, render
-from advisor.present.rfq import Document as RfqDocument
 from advisor.solve.settings import SolveSettings
 from advisor.solve.problem import Problem
+
+if TYPE_CHECKING:   # present/rfq.py is imported when an RFQ is made, not by every command
+    from advisor.present.rfq import Document as RfqDocument
 
 
 def plan_context(problem: Problem) -> PlanContext:

@@ -329,7 +329,8 @@ def memo(workload_file, output, fmt, date, paper, force, time_limit, catalog_fil
 @rules_option
 @as_of_option
 @handled
-def rfq(workload_file, output, fmt, force, time_limit, catalog_file, rules_files, as_of, debug):
+def rfq(workload_file: str, output: str, fmt: str | None, force: bool, time_limit: float | None,
+        catalog_file: str | None, rules_files: tuple[str, ...], as_of: Any, debug: bool) -> None:
     """Write a request for quotation for WORKLOAD_FILE's plan: first the inputs worth confirming
     (the plan's decision.verify, by the value of knowing them), then each GPU type to buy or rent
     with the specification that matters, quantity, term, the latest delivery or start date, and

@@ -31,16 +31,16 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from advisor.contract.numbers import cents
 from advisor.explain.draws import Draws, Prices, joint_draws, shared_draws, usable_gpus
 from advisor.explain.plan_cost import PlanCost
 from advisor.explain.ranges import SEED
-from advisor.explain.saa import saa_plan
 from advisor.solve.costing import breakdowns
 from advisor.solve.milp import solve
 from advisor.solve.problem import Problem
 from advisor.solve.redraw import TIMED_OUT, describe, signature
 from advisor.solve.scenario import baseline
-from advisor.solve.settings import SolveSettings
+from advisor.solve.settings import FLEET_JOBS, SolveSettings
 from advisor.solve.solution import Solution
 from advisor.solve.verify import violations
 
@@ -52,6 +52,8 @@ FRESH_DRAWS = 2000
 EXCLUDED = 1e3           # a price factor that keeps a (GPU, ownership) pair out of a restricted re-solve
 QUANTILES = {"p80": 0.8, "p90": 0.9}
 MOST_DRAW_PLANS = 8      # p80/p90: the most frequent draw optima re-solved as candidates
+Z_SWITCH = 2.0           # a plan moves off the point optimum only on a saving of 2 standard errors (one-sided ~98%)
+BOOTSTRAP, BOOTSTRAP_SEED = 200, 7   # resamples (and their seed) for a quantile's standard error
 CVAR_TERMS = 1_000_000   # p80/p90: the CVaR plan is a candidate when candidate columns x draws is at most this
 
 Pair = tuple[str, str]   # (GPU id, "buy" | "rent")
@@ -165,12 +167,31 @@ def draw_options(problem: Problem, verdict: Verdict, settings: SolveSettings, se
 
 def pick(options: list[Option], basis: str, draws: Draws, gap: float) -> Option:
     """The option with the least score; the point plan (options[0]) unless another beats it by more
-    than the solve's relative gap (a difference the solves cannot resolve does not move the plan)."""
-    scores = [score(o.cost.at(draws), basis) for o in options]
+    than the solve's relative gap AND by more than Z_SWITCH standard errors of the paired difference
+    over the draws: a saving the solves cannot resolve, or that the draws cannot tell from sampling
+    noise, does not move the plan (a choice made on noise loses on fresh draws half the time)."""
+    costs = [o.cost.at(draws) for o in options]
+    scores = [score(c, basis) for c in costs]
     best = min(range(len(options)), key=lambda i: (scores[i], i))
-    if best and scores[0] - scores[best] <= gap * abs(scores[0]):
-        best = 0
+    if best == 0:
+        return options[0]
+    saving = scores[0] - scores[best]
+    if saving <= gap * abs(scores[0]) or saving <= Z_SWITCH * standard_error(costs[0], costs[best], basis):
+        return options[0]
     return options[best]
+
+
+def standard_error(a: np.ndarray, b: np.ndarray, basis: str) -> float:
+    """The standard error of score(a) - score(b) over the same draws: of the paired mean difference,
+    or for a quantile by BOOTSTRAP seeded resamples of the draws."""
+    n = len(a)
+    if basis not in QUANTILES:
+        return float(np.std(a - b, ddof=1) / np.sqrt(n)) if n > 1 else 0.0
+    rng = np.random.default_rng(BOOTSTRAP_SEED)
+    picks = rng.integers(0, n, size=(BOOTSTRAP, n))
+    q = QUANTILES[basis]
+    diffs = np.quantile(a[picks], q, axis=1) - np.quantile(b[picks], q, axis=1)
+    return float(np.std(diffs, ddof=1))
 
 
 def decide(problem: Problem, point: Solution, settings: SolveSettings, verdict: Verdict | None = None) -> Decided:
@@ -190,6 +211,7 @@ def decide(problem: Problem, point: Solution, settings: SolveSettings, verdict: 
         add("expected", expected_plan(problem, draws, settings.but(polish=False)))
     if spec.basis in QUANTILES:
         if sum(map(len, problem.candidates)) * draws.n <= CVAR_TERMS:
+            from advisor.explain.saa import saa_plan   # (p80/p90 only: not imported by every plan)
             tail = saa_plan(problem, draws, "cvar", QUANTILES[spec.basis], settings.time_limit, settings.gap_for(problem))
             add("least tail mean (CVaR)", tail and (None if violations(problem, tail) else tail))
         if verdict is None:
@@ -197,7 +219,9 @@ def decide(problem: Problem, point: Solution, settings: SolveSettings, verdict: 
             verdict = Drawn(problem, settings)
         options += draw_options(problem, verdict, settings, seen)
     chosen = pick(options, spec.basis, draws, settings.gap_for(problem))
-    if chosen.label == "expected" and settings.polish:   # the plan itself: with the idle-GPU polish
+    if chosen.label == "expected" and settings.polish and problem.job_count < FLEET_JOBS:
+        # the plan itself: with the idle-GPU polish (not for fleets, as in their explanations: it moves the
+        # cost by at most 0.1%, inside their 1% gap, and costs a second MILP of seconds)
         polished = expected_plan(problem, draws, settings)
         if polished is not None:
             chosen.sol, chosen.cost = polished, PlanCost.of(problem, polished)
@@ -232,8 +256,6 @@ def record(problem: Problem, d: Decided, point: Option) -> dict[str, Any]:
 
 def message(basis: str, rec: dict[str, Any], what: str, point_what: str, same: bool) -> str:
     """The decision in one sentence."""
-    from advisor.contract.numbers import cents
-
     how = {"expected": "the least expected cost", "p80": "the least 80th-percentile cost",
            "p90": "the least 90th-percentile cost", "point": "the least cost at the point estimates"}[basis]
     text = (f"{what}: chosen for {how} over {rec['draws']:,} joint draws of speed and price "

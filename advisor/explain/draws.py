@@ -115,30 +115,36 @@ class Draws:
 
     def maps(self, i: int) -> tuple[dict[str, float], dict[str, float], dict[str, float]]:
         """Draw i as (speed, buy, rent) factor maps (GPU id -> factor), as solve/redraw.py reads them."""
-        return ({g: float(self.speed[i, j]) for j, g in enumerate(self.gpus)},
-                {g: float(self.buy[i, j]) for j, g in enumerate(self.gpus)},
-                {g: float(self.rent[i, j]) for j, g in enumerate(self.gpus)})
+        return (dict(zip(self.gpus, self.speed[i].tolist())), dict(zip(self.gpus, self.buy[i].tolist())),
+                dict(zip(self.gpus, self.rent[i].tolist())))
 
 
 def joint_draws(problem: Problem, n: int, seed: int, gpus: Sequence[str] | None = None,
                 lookup: SpeedLookup = by_generation, shared: float = SHARED_SPEED) -> Draws:
     """n seeded joint draws of `gpus` (default: every usable GPU type). Per draw: one standard
-    normal per group (sorted), then per GPU (sorted) its own speed, purchase and rent normals."""
+    normal per group of two or more of the GPUs (sorted), then per GPU (sorted) its own speed,
+    purchase and rent normals (a GPU alone in its group: its own speed normal is its z)."""
     gids = tuple(sorted(gpus if gpus is not None else usable_gpus(problem)))
     dists = [(gpu_speed(problem, g, lookup), *gpu_prices(problem, g)) for g in gids]
     groups = tuple(group_of(problem.catalog.gpus[g]) for g in gids)
-    order = sorted(set(groups))
+    order = sorted(grp for grp in set(groups) if groups.count(grp) > 1)
     a, b = math.sqrt(shared), math.sqrt(1.0 - shared)
     rng = random.Random(seed)
-    z = np.empty((n, len(gids)))
-    speed, buy, rent = np.empty_like(z), np.empty_like(z), np.empty_like(z)
-    for i in range(n):
+    rows: tuple[list[list[float]], ...] = ([], [], [], [])   # z, speed, buy, rent
+    for _ in range(n):
         common = {grp: normal(rng) for grp in order}
-        for j, (s_d, b_d, r_d) in enumerate(dists):
-            z[i, j] = a * common[groups[j]] + b * normal(rng)
-            speed[i, j] = s_d.factor_at(z[i, j])
-            buy[i, j], rent[i, j] = b_d.factor_at(normal(rng)), r_d.factor_at(normal(rng))
-    return Draws(gids, speed, buy, rent, z, groups, shared, seed)
+        z, speed, buy, rent = [], [], [], []
+        for grp, (s_d, b_d, r_d) in zip(groups, dists):
+            zj = a * common[grp] + b * normal(rng) if grp in common else normal(rng)
+            z.append(zj)
+            speed.append(s_d.factor_at(zj))
+            buy.append(b_d.factor_at(normal(rng)))
+            rent.append(r_d.factor_at(normal(rng)))
+        for out, row in zip(rows, (z, speed, buy, rent)):
+            out.append(row)
+    shape = (n, len(gids))
+    zs, speeds, buys, rents = (np.array(r, dtype=float).reshape(shape) for r in rows)
+    return Draws(gids, speeds, buys, rents, zs, groups, shared, seed)
 
 
 def shared_draws(problem: Problem, n: int, seed: int) -> Draws:

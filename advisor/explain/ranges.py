@@ -17,7 +17,7 @@ from advisor.solve.problem import Problem
 from advisor.solve.milp import solve
 from advisor.solve.solution import Solution
 from advisor.solve.redraw import describe, signature
-from advisor.solve.settings import SolveSettings
+from advisor.solve.settings import FLEET_JOBS, SolveSettings
 from advisor.solve.scenario import baseline
 
 __all__ = ["COST_DRAWS", "SEED", "cost_range", "gpu_prices", "gpu_speed", "job_ranges", "normal", "quantile",
@@ -112,8 +112,8 @@ def speed_tasks(problem: Problem, sol: Solution, alts: dict, settings: SolveSett
     """speed_sensitivity as independent calls, one per GPU type (the chosen one slower, the
     runner-up faster): each search is sequential, the two are not (solve/parallel.py runs them
     on both cores). Their entries, concatenated in order, are speed_sensitivity's."""
-    if not sol.feasible or not sol.chosen:
-        return []
+    if not sol.feasible or not sol.chosen or (prices is not None and problem.job_count >= FLEET_JOBS):
+        return []   # (a fleet chosen on expected cost: not searched, as its price break-evens, sensitivity.searched)
     spend: dict[tuple[str, str], float] = {}
     for c, n in sol.assignment:
         spend[c.gpu, c.ownership] = spend.get((c.gpu, c.ownership), 0.0) + c.run_cost_usd * n

@@ -40,6 +40,10 @@ COLUMNS_AT_FULL = 400   # models with more candidate columns get proportionally 
 # Draws begun before the plan is solved from this many candidate columns (the 200-job fleet: 29,675,
 # ~0.6 s a draw beside a ~4 s solve; team-fleet: 2,833, 0.01 s a draw beside a 0.02 s solve)
 EARLY_COLUMNS = 10000
+# On models that large, each draw gets at most this many seconds: a draw stopped there counts its best
+# plan (`unproven_draws`, said in the message). The 200-job fleet's 40 joint draws took 38 s of CPU, two
+# of them 7.5 and 8.3 s (median 0.5 s); capped, see docs/performance.md
+DRAW_TIME_LIMIT = 2.0
 
 
 def draws_for(columns: int, draws: int = DRAWS) -> int:
@@ -91,6 +95,8 @@ class Verdict:
         columns = sum(len(cs) for cs in problem.candidates)
         self.samples = samples[:draws_for(columns, draws)]
         self.block = min(CHECK_EVERY, len(self.samples))   # the first block: always drawn
+        if columns >= EARLY_COLUMNS and (settings.time_limit is None or settings.time_limit > DRAW_TIME_LIMIT):
+            settings = settings.but(time_limit=DRAW_TIME_LIMIT)
         self.redraw = Redraw(problem, baseline(problem), fastest, settings, [s[0] for s in self.samples])
         self.names = {g: problem.catalog.gpus[g].name for g in gids}
         self.cpu, self.drawn = 0.0, 0   # CPU s and count of the draws made in this process

@@ -19,7 +19,7 @@ from advisor.solve.constraints import FAMILIES, slacks
 from advisor.solve.milp import solve
 from advisor.solve.problem import Problem
 from advisor.solve.scenario import Scenario, baseline
-from advisor.solve.settings import SolveSettings
+from advisor.solve.settings import FLEET_JOBS, SolveSettings
 from advisor.solve.solution import Solution
 
 CAP = 64.0            # the largest price factor tried
@@ -39,6 +39,17 @@ def main_choice(problem: Problem, sol: Solution) -> tuple[str, str]:
     for g, n in sol.bought.items():
         spend[g, "buy"] = spend.get((g, "buy"), 0.0) + (problem.unit_price[g] or 0.0) * n
     return max(sorted(spend), key=lambda k: spend[k])
+
+
+NOT_SEARCHED = ("no break-even is stated: a fleet chosen on expected cost over the point optimum is not searched "
+                "for break-evens (each re-solve at the expected prices is a harder MILP of seconds); decision.verify "
+                "ranks the inputs whose exact value could change the choice")
+
+
+def searched(problem: Problem, prices: Prices | None) -> bool:
+    """Are break-evens searched? Always, but for a fleet (FLEET_JOBS jobs or more) explained at expected
+    prices: its bisections there cost 3-6x the catalog's (bench/perf.py's 200-job fleet: ~95 s of CPU)."""
+    return prices is None or problem.job_count < FLEET_JOBS
 
 
 def uses(sol: Solution, gpu: str, ownership: str) -> bool:
@@ -68,10 +79,13 @@ def break_even(problem: Problem, sol: Solution, alts: dict, settings: SolveSetti
     if not sol.feasible:
         return []
 
-    def run(gpu, own, f):
+    def run(gpu: str, own: str, f: float) -> Solution:
         return solve(problem, priced(problem, gpu, own, f, prices), settings)
 
     gpu, own = main_choice(problem, sol)
+    if not searched(problem, prices):
+        return [{"gpu": gpu, "ownership": own, "direction": "rise", "what": PRICE[own], "factor": None, "price": None,
+                 "verified": False, "message": NOT_SEARCHED}]
     what, price = PRICE[own] if prices is None else f"expected {PRICE[own]}", base_price(problem, gpu, own, prices)
     out: list[dict[str, Any]] = []
     label = f"{gpu} ({OWN[own]})"

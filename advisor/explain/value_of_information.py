@@ -163,18 +163,19 @@ def entry(problem: Problem, x: Input, value: float, options: list[Option], switc
                 f"{lo:.2f}-{hi:.2f}x the estimate" + (f" ({evidence.replace('_', ' ')} evidence)" if evidence else ""))
         return _item(x, count, current, [lo, hi], evidence, value, text)
     buy_d, rent_d = gpu_prices(problem, x.gpu)
-    if x.kind == "rental_rate":
-        price, conf, d, unit = problem.rent_rate.get(x.gpu), gpu.rental.confidence if gpu.rental else None, rent_d, "/GPU-hour"
-        what = "rental"
-    else:
-        p = gpu.prices.purchase
-        price, conf, d, unit, what = problem.unit_price.get(x.gpu), p.confidence if p else None, buy_d, " per GPU", "purchase"
-    lo, hi = (price * d.factor(0.1), price * d.factor(0.9)) if price else (None, None)
-    fmt = "{:,.2f}" if x.kind == "rental_rate" else "{:,.0f}"
-    text = (f"get a firm quote for {count:,}\u00d7 {gpu.name} {what}: {stake}"
-            + (f"; catalog ${fmt.format(price)}{unit}, {conf or 'unknown'} confidence, P10-P90 "
-               f"${fmt.format(lo)}-${fmt.format(hi)}" if price and lo and hi else ""))
-    return _item(x, count, price, [lo, hi] if lo else None, conf, value, text)
+    rented = x.kind == "rental_rate"
+    purchase = gpu.prices.purchase
+    price = problem.rent_rate.get(x.gpu) if rented else problem.unit_price.get(x.gpu)
+    conf = (gpu.rental.confidence if gpu.rental else None) if rented else (purchase.confidence if purchase else None)
+    d, unit, what = (rent_d, "/GPU-hour", "rental") if rented else (buy_d, " per GPU", "purchase")
+    fmt = "{:,.2f}" if rented else "{:,.0f}"
+    text = f"get a firm quote for {count:,}\u00d7 {gpu.name} {what}: {stake}"
+    if not price:
+        return _item(x, count, price, None, conf, value, text)
+    lo, hi = price * d.factor(0.1), price * d.factor(0.9)
+    text += (f"; catalog ${fmt.format(price)}{unit}, {conf or 'unknown'} confidence, P10-P90 "
+             f"${fmt.format(lo)}-${fmt.format(hi)}")
+    return _item(x, count, price, [lo, hi], conf, value, text)
 
 
 def _item(x: Input, count: int, current: Any, span: Any, confidence: str | None, value: float,
