@@ -5,6 +5,7 @@
     print(p["purchase"], p["total_cost_usd"])           # the keys of `advisor plan --format json`
     advisor.estimate(model="gpt2-124m", gpu="rtx-4090")
     advisor.memo(p, fmt="html").write("memo.html")
+    advisor.rfq(p).write("rfq.md")                      # a request for quotation (or fmt="csv")
     advisor.compare(["rtx-4090", "h100-sxm"], model="gpt2-124m")
 
 Nothing heavy is imported until it is used (`advisor --version` stays fast): the names below are
@@ -22,7 +23,7 @@ _LAZY = {
     "InputError": "advisor.errors", "InfeasibleError": "advisor.errors", "AdvisorError": "advisor.errors",
     # the public functions, each checking its arguments first (advisor/api.py)
     "plan": "advisor.api", "estimate": "advisor.api", "memo": "advisor.api", "compare": "advisor.api",
-    "crossover": "advisor.api", "load_workload": "advisor.api", "parse_workload": "advisor.api",
+    "crossover": "advisor.api", "rfq": "advisor.api", "load_workload": "advisor.api", "parse_workload": "advisor.api",
     "load_catalog": "advisor.api", "load_rules": "advisor.api",
 }
 
@@ -40,4 +41,4 @@ def __dir__() -> list[str]:
 
 
 __all__ = ["__version__", "load_workload", "parse_workload", "plan", "load_catalog", "load_rules",
-           "estimate", "memo", "compare", "crossover", "InputError", "InfeasibleError", "AdvisorError"]
+           "estimate", "memo", "rfq", "compare", "crossover", "InputError", "InfeasibleError", "AdvisorError"]

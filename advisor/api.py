@@ -93,6 +93,10 @@ MEMO: dict[str, Check] = {
     "charts": arg.flag(), "name": _stem, "time_limit": _SECONDS, "paper": arg.one_of(("a4", "letter")),
     "as_of": PLAN["as_of"], "objective": PLAN["objective"], "explain": _explain, "gap": PLAN["gap"],
 }
+RFQ: dict[str, Check] = {
+    "fmt": arg.one_of(("md", "csv")), "catalog": _catalog, "rules": _rules, "time_limit": _SECONDS,
+    "as_of": PLAN["as_of"], "objective": PLAN["objective"], "gap": PLAN["gap"],
+}
 _DEPLOYMENTS = ("office", "datacenter", "cloud")
 COMPARE: dict[str, Check] = {
     "model": arg.text(optional=True), "params": arg.amount(optional=True),
@@ -233,6 +237,35 @@ def memo(plan: Any, workload: Any = None, **options: Any) -> Any:
     if isinstance(workload, dict):
         workload = as_workload(workload)
     return make_memo(plan, workload, **options)
+
+
+def rfq(plan: Any, workload: Any = None, **options: Any) -> Any:
+    """The request for quotation of `plan` (a Plan, or its JSON dict): the inputs worth confirming
+    first, then every item to quote with its specification, quantity, term and latest date. Given a
+    workload (a path, a dict or a Workload) in place of a plan, it plans it first (every explanation:
+    the RFQ reads the plan's `decision.verify`). Options: fmt (md | csv), catalog, rules, and for
+    planning as_of, objective, gap, time_limit. `.write(path)` writes it."""
+    from advisor.report import rfq as make_rfq
+
+    options = checked("advisor.rfq", RFQ, options)
+    planning: dict[str, Any] = {k: options.pop(k) for k in ("as_of", "objective", "gap", "time_limit") if k in options}
+    if not _is_plan(plan):
+        if workload is not None:
+            raise InputError("advisor.rfq(plan, workload): the first argument is not a plan; give a plan "
+                             "(from advisor.plan) and its workload, or only a workload", field="plan")
+        workload = plan
+        planning.update((k, options[k]) for k in ("catalog", "rules") if k in options)
+        plan = _planned(workload, planning)
+    elif planning:
+        raise InputError(f"advisor.rfq: `{sorted(planning)[0]}` is for planning a workload; this plan is made "
+                         "already", field=sorted(planning)[0])
+    elif isinstance(plan, dict):
+        plan = _plan_dict(plan)
+    if workload is None:
+        workload = getattr(plan, "workload_file", None)
+    if isinstance(workload, dict):
+        workload = as_workload(workload)
+    return make_rfq(plan, workload, **options)
 
 
 def compare(gpus: Any, **options: Any) -> dict[str, Any]:

@@ -15,6 +15,7 @@ from advisor.data.catalog_figures import STALE_MONTHS, age_months
 from advisor.data.uncertainty import basis as uncertainty_basis
 from advisor.explain.alternatives import alternatives, ordered
 from advisor.explain.diagnosis import diagnose
+from advisor.explain.draws import Prices
 from advisor.explain.other_ownership import other_ownership
 from advisor.explain.ranges import speed_tasks
 from advisor.explain.robustness import Verdict, plan_ranges
@@ -69,8 +70,9 @@ class _Explained:
     solver record)."""
 
     def __init__(self, problem: Problem, sol: Solution, objective: str, settings: SolveSettings,
-                 level: str, verdict: Verdict | None) -> None:
+                 level: str, verdict: Verdict | None, prices: Prices | None = None) -> None:
         self.verdict = verdict   # the robustness draws, already begun (plan.plan), or None
+        self.prices = prices     # the expected prices the plan was chosen at (explain/decision.py), or None
         self.settings = settings.explaining(problem)   # every re-solve below: its gap, limit and tally
         self.rejected: dict[str, JSONObject] = {
             gid: {"gpu": gid, "reasons": ordered(problem, gid, r.reasons), "forced_cost_usd": None}
@@ -115,9 +117,10 @@ class _Explained:
         # near a tie: the serve-70b example's MI300X rental claimed +24.3% where re-solves at 0.01% put +20.4%),
         # within the explanations' time limit, counted with them
         at_plan_gap = explaining.but(gap=settings.gap_for(problem))
-        tasks: list[Callable[[], Any]] = [lambda: break_even(problem, sol, alts, at_plan_gap),
-                                          *speed_tasks(problem, sol, alts, explaining),
-                                          lambda: marginal_values(problem, sol, explaining)]
+        prices = self.prices
+        tasks: list[Callable[[], Any]] = [lambda: break_even(problem, sol, alts, at_plan_gap, prices),
+                                          *speed_tasks(problem, sol, alts, explaining, prices),
+                                          lambda: marginal_values(problem, sol, explaining, prices)]
         tally = explaining.tally
         assert tally is not None
         at_fork = (tally.solves, tally.unproven)
@@ -192,13 +195,16 @@ def _assumptions(problem: Problem, sol: Solution) -> JSONObject:
 
 
 def assemble(problem: Problem, sol: Solution, settings: SolveSettings, *, objective: str = "cost",
-             explain: bool | str = True, verdict: Verdict | None = None) -> Plan:
+             explain: bool | str = True, verdict: Verdict | None = None, decision: JSONObject | None = None,
+             prices: Prices | None = None) -> Plan:
     """The Plan of `sol`, with the explanations `explain` asks for (plan.plan's levels). `verdict`:
     the robustness verdict of `problem` under `settings`, its draws begun before `sol` was solved
-    (Verdict.begin in plan.plan); None: drawn here."""
+    (Verdict.begin in plan.plan); None: drawn here. `decision`: how `sol` was chosen
+    (explain/decision.py), the plan's `decision` key; `prices`: the expected prices it was chosen at,
+    which the sensitivity re-solves use (None: the catalog's)."""
     wl, catalog = problem.workload, problem.catalog
     level = explain_level(explain)
-    why = _Explained(problem, sol, objective, settings, level, verdict)
+    why = _Explained(problem, sol, objective, settings, level, verdict, prices)
     explaining = why.settings
     tally = explaining.tally or SolveTally()
     jobs = _jobs(problem, sol)
@@ -245,6 +251,8 @@ def assemble(problem: Problem, sol: Solution, settings: SolveSettings, *, object
     data.update(plan_ranges(problem, sol, jobs, robust=level == "full" and objective == "cost", settings=settings,
                             verdict=why.robustness))
     data["assumptions"]["uncertainty"] = uncertainty_basis()
+    if decision is not None:
+        data["decision"] = decision
     data = rounded(data)
     if sol.objective_usd is not None:   # money to the cent, half up: the precision a budget is compared at
         for key, value in (("total_cost_usd", sol.objective_usd), ("present_value_usd", sol.objective_usd),

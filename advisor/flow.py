@@ -22,6 +22,8 @@ from advisor.contract.numbers import rounded
 from advisor.data.catalog import Catalog, load_catalog
 from advisor.data.rules import RuleSet, load_rules
 from advisor.errors import InputError
+from advisor.explain.decision import decide
+from advisor.explain.value_of_information import verify
 from advisor.explain.robustness import Verdict, range_points
 from advisor.explain.tradeoffs import cost_time_points, value_points
 from advisor.inputs.workload import Workload
@@ -69,7 +71,8 @@ def plan(workload: Workload, *, catalog: Catalog | None = None, rules: RuleSet |
     settings = SolveSettings(gap=gap, time_limit=time_limit)
     # the robustness draws need the candidates, not the plan: on a large model they begin on the
     # other core while the plan is solved (explain/robustness.py)
-    verdict = Verdict.begin(problem, settings) if objective == "cost" and level == "full" else None
+    drawn = objective == "cost" and level == "full"
+    verdict = Verdict.begin(problem, settings) if drawn and workload.decision.basis not in ("p80", "p90") else None
     try:
         sol = (solve(problem, settings=settings) if objective == "cost"
                else solve_fastest(problem, settings=settings))
@@ -77,8 +80,19 @@ def plan(workload: Workload, *, catalog: Catalog | None = None, rules: RuleSet |
             verdict.close()
             verdict = None
         check(problem, sol)   # every hard constraint holds, or the plan is refused (solve/verify.py)
+        # the plan a buyer gets is the one chosen on the workload's decision basis (explain/decision.py):
+        # every explanation below is about it
+        decided = decide(problem, sol, settings, verdict) if objective == "cost" and sol.feasible else None
+        if decided is not None:
+            verdict = verdict or decided.verdict
+            sol = decided.chosen
+            check(problem, sol)
+            if level == "full":   # which inputs to verify first, by the value of knowing them
+                decided.record["verify"] = verify(problem, decided, settings.explaining(problem))
         with stage("explaining"):   # named on the CLI's progress line (solve/run.py)
-            result = assemble(problem, sol, settings, objective=objective, explain=level, verdict=verdict)
+            result = assemble(problem, sol, settings, objective=objective, explain=level, verdict=verdict,
+                              decision=decided.record if decided is not None else None,
+                              prices=decided.prices if decided is not None else None)
     finally:
         if verdict is not None:
             verdict.close()   # no plan, or an error: the draws begun are not needed

@@ -1,4 +1,5 @@
-"""advisor.memo(plan): the flow from a plan to its justification memo. It gathers what the memo
+"""advisor.memo(plan) and advisor.rfq(plan): the flow from a plan to its justification memo and to
+its request for quotation. It gathers what the memo
 shows -- the Problem the plan was made from, chart data (re-solves, unless the plan already
 carries them from `plan(..., charts=True)`), each job's minimum GPU count, the estimator's error
 band -- and hands it to present/, which only renders."""
@@ -8,7 +9,7 @@ import datetime as dt
 import hashlib
 import json
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from advisor.contract import Plan
 from advisor.contract.context import Host, JobInfo, PlanContext
@@ -21,6 +22,9 @@ from advisor.flow import chart_data, min_gpus_by_job, prepare
 from advisor.present.memo import Memo, format_for, render
 from advisor.solve.settings import SolveSettings
 from advisor.solve.problem import Problem
+
+if TYPE_CHECKING:   # present/rfq.py is imported when an RFQ is made, not by every command
+    from advisor.present.rfq import Document as RfqDocument
 
 
 def plan_context(problem: Problem) -> PlanContext:
@@ -79,3 +83,28 @@ def memo(plan: Plan | dict[str, Any], workload: str | Path | Workload | None = N
         data = getattr(plan, "chart_data", None) or chart_data(problem, SolveSettings(time_limit=time_limit))
     return render(typed, plan_context(problem), input_digest(workload, source), fmt=fmt, date=date, chart_data=data,
                   band=estimator_band(), min_gpus=min_gpus_by_job(problem, typed), name=name, paper=paper)
+
+
+def rfq(plan: Plan | dict[str, Any], workload: str | Path | Workload | None = None, *, fmt: str = "md",
+        catalog: Catalog | None = None, rules: RuleSet | None = None) -> RfqDocument:
+    """A request for quotation for `plan` (present/rfq.py): what a buyer sends to vendors and
+    providers, the inputs worth confirming first (decision.verify), then each item with its
+    specification, quantity, term and latest date, and the plan's export and licence notes.
+    fmt: "md" or "csv". `workload`, `catalog` and `rules` default to what the plan was made from."""
+    from advisor.data.catalog import load_catalog
+    from advisor.data.rules import load_rules
+    from advisor.present.rfq import format_for as rfq_format, render as render_rfq
+
+    fmt = rfq_format("", fmt)
+    workload = workload if workload is not None else getattr(plan, "workload", None)
+    if workload is None:
+        raise InputError("advisor.rfq needs the workload the plan was made from: rfq(plan, 'workload.yaml')",
+                         field="workload")
+    catalog = catalog if catalog is not None else getattr(plan, "catalog", None) or load_catalog()
+    rules = rules if rules is not None else getattr(plan, "rules", None) or load_rules()
+    wl = workload if isinstance(workload, Workload) else load_workload(workload)
+    problem = getattr(plan, "problem", None)
+    if problem is None or problem.workload != wl or problem.catalog is not catalog or problem.rules is not rules:
+        problem = prepare(wl, catalog, rules, dt.date.fromisoformat(plan["as_of"]))
+    typed = plan if isinstance(plan, Plan) else Plan.build(plan)
+    return render_rfq(typed, plan_context(problem), fmt)

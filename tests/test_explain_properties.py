@@ -9,6 +9,8 @@ from conftest import AS_OF, ci_examples
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from advisor.explain.draws import Prices, shared_draws
+from advisor.explain.ranges import SEED
 from advisor.inputs.workload import parse_workload
 from advisor.flow import plan, prepare
 from advisor.solve.milp import solve
@@ -22,9 +24,23 @@ def uses(sol, gpu, ownership):
     return sol.feasible and any(c.gpu == gpu and c.ownership == ownership for c in sol.chosen)
 
 
-def at(problem, entry, factor):
+def at_prices(problem, entry, factor, prices=None):
+    """The re-solve a break-even claim is about: at the catalog's prices, or at the expected prices a
+    plan chosen on expected cost over the point optimum is explained at (decision.explained_at)."""
     key = "rent_factor" if entry["ownership"] == "rent" else "buy_factor"
-    return solve(problem, baseline(problem).but(**{key: {entry["gpu"]: factor}}))
+    sc = baseline(problem).but(**{key: {entry["gpu"]: factor}})
+    return solve(problem, prices.on(sc) if prices is not None else sc)
+
+
+def at(problem, entry, factor):
+    return at_prices(problem, entry, factor)
+
+
+def explained_prices(problem, p):
+    d = p.get("decision")
+    if d is None or d.get("explained_at") != "expected":
+        return None
+    return Prices.of(shared_draws(problem, d["draws"], SEED))
 
 
 @st.composite
@@ -48,6 +64,11 @@ def workloads(draw):
 
 
 def check_break_evens(problem, p):
+    prices = explained_prices(problem, p)
+
+    def at(problem, entry, factor):
+        return at_prices(problem, entry, factor, prices)
+
     for b in p["sensitivity"]["break_even"]:
         if not b.get("verified", True):
             assert b["factor"] is None and "no break-even is stated" in b["message"]

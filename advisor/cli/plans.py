@@ -314,3 +314,55 @@ def memo(workload_file, output, fmt, date, paper, force, time_limit, catalog_fil
     if not result.feasible:
         click.echo("no plan meets every requirement; the memo explains why", err=True)
         sys.exit(3)
+
+
+@main.command()
+@workload_argument
+@click.option("-o", "--output", required=True, type=click.Path(dir_okay=False, allow_dash=True),
+              help="File to write: rfq.md (a document to send) or rfq.csv (one row per line item); `-` for "
+                   "standard output (give --format).")
+@click.option("--format", "fmt", type=click.Choice(["md", "csv"]), default=None,
+              help="RFQ format [from the suffix of --output].")
+@click.option("--force", is_flag=True, help="Replace the output file if it exists.")
+@time_limit_option
+@catalog_option
+@rules_option
+@as_of_option
+@handled
+def rfq(workload_file: str, output: str, fmt: str | None, force: bool, time_limit: float | None,
+        catalog_file: str | None, rules_files: tuple[str, ...], as_of: Any, debug: bool) -> None:
+    """Write a request for quotation for WORKLOAD_FILE's plan: first the inputs worth confirming
+    (the plan's decision.verify, by the value of knowing them), then each GPU type to buy or rent
+    with the specification that matters, quantity, term, the latest delivery or start date, and
+    the export and licence notes the plan cites.
+
+    \b
+    Examples:
+      advisor rfq examples/rent-vs-buy-3y.yaml -o rfq.md
+      advisor rfq my.yaml -o rfq.csv --as-of 2026-12-01
+      advisor rfq my.yaml -o - --format md
+
+    Exit status as for `advisor memo`: 0 written, 2 invalid input, 3 no feasible plan (the RFQ is
+    written all the same and says so), 1 anything else.
+    """
+    from advisor.present.rfq import format_for
+
+    if output == "-" and fmt is None:
+        raise click.UsageError("with -o - give --format md or csv")
+    fmt = format_for(output if output != "-" else f"rfq.{fmt}", fmt)
+    check_output(output, force)
+    from advisor.flow import plan as make_plan
+    from advisor.report import rfq as make_rfq
+
+    workload, catalog, rules = _inputs(workload_file, catalog_file, rules_files, {})
+    with working("solving"):
+        result = make_plan(workload, catalog=catalog, rules=rules, as_of=as_of, time_limit=time_limit)
+        doc = make_rfq(result, workload, fmt=fmt, catalog=catalog, rules=rules)
+    if output == "-":
+        sys.stdout.buffer.write(doc.content)
+        sys.stdout.flush()
+    else:
+        click.echo(f"wrote {doc.write(output, force=force)}")
+    if not result.feasible:
+        click.echo("no plan meets every requirement; the RFQ says so", err=True)
+        sys.exit(3)

@@ -12,23 +12,37 @@ from advisor.contract.costs import PurchaseItem
 
 
 class Verify(Out):
-    """An input worth checking before committing: its current value, the range it may take, and
-    the expected value of knowing it exactly (EVPI)."""
+    """An input worth checking before committing: its current value, the range it may take (P10,
+    P90), and the expected value of knowing it exactly (EVPI, explain/value_of_information.py).
+    `input` is "<kind>:<gpu>" (kind: rental_rate, purchase_price, speed; lead_time once lead times
+    are drawn); a rate or price is in US dollars (per GPU-hour for a rate), a speed a factor on the
+    estimate."""
     input: str
+    kind: Literal["rental_rate", "purchase_price", "speed", "lead_time"] | None = None
+    gpu: str | None = None
+    count: int | None = None          # GPUs of that type the decision is about (the most any candidate uses)
     current: Any = None
     range: Any = None
+    confidence: str | None = None     # a price's confidence grade, or a speed's evidence
     evpi_usd: Num | None = None
     message: str
 
 
 class Decision(Out):
-    """How the plan was chosen among draws of speeds and prices."""
+    """How the plan was chosen among joint draws of speeds and prices (explain/decision.py)."""
     basis: Literal["expected", "point", "p80", "p90"]
     draws: int | None = None
     expected_cost_usd: Num | None = None
     p80_cost_usd: Num | None = None
-    point_optimal: dict[str, Any] | None = None
-    price_of_robustness_usd: Num | None = None
+    p90_cost_usd: Num | None = None
+    point_optimal: dict[str, Any] | None = None       # {purchase: [{gpu, ownership, count}], expected_cost_usd, p80_cost_usd}
+    price_of_robustness_usd: Num | None = None        # the point plan's expected loss against this one, on fresh draws
+    fresh_draws: int | None = None                    # the draws that price was measured on (0: the plans are one)
+    candidates: int | None = None                     # the plans compared
+    # the prices the break-evens and marginal values re-solve at: the catalog's, or the expected prices
+    # (the draws' means) a plan chosen on expected cost over another is optimal at
+    explained_at: Literal["catalog", "expected"] | None = None
+    message: str | None = None
     verify: list[Verify] = Field(default_factory=list)
 
 

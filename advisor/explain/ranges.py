@@ -3,22 +3,25 @@ real speed may be from the estimate before the choice flips (re-solved, as price
 
 Job times are analytic (time = tokens / speed, so its quantiles are the speed's, reversed). The
 total cost of the chosen plan is a seeded Monte Carlo over speeds (energy and rent scale with
-time) and prices (purchase and rent, by each price's confidence; catalog/uncertainty.yaml):
-same input, same numbers.
+time) and prices (purchase and rent, by each price's confidence; catalog/uncertainty.yaml), drawn
+jointly (explain/draws.py): same input, same numbers.
 """
 from __future__ import annotations
 
-import random
 from collections.abc import Callable
-from statistics import NormalDist
 
-from advisor.data.uncertainty import NONE, LogDist, price_dist, speed_dist
+from advisor.data.uncertainty import speed_dist
+from advisor.explain.draws import Prices, gpu_prices, gpu_speed, joint_draws, normal
+from advisor.explain.plan_cost import PlanCost
 from advisor.solve.milp import solve
 from advisor.solve.problem import Problem
 from advisor.solve.redraw import describe, signature
 from advisor.solve.scenario import baseline
-from advisor.solve.settings import SolveSettings
+from advisor.solve.settings import FLEET_JOBS, SolveSettings
 from advisor.solve.solution import Solution
+
+__all__ = ["COST_DRAWS", "SEED", "cost_range", "gpu_prices", "gpu_speed", "job_ranges", "normal", "quantile",
+           "speed_sensitivity", "speed_tasks", "triple"]
 
 COST_DRAWS = 2000
 SEED = 16
@@ -36,33 +39,8 @@ def quantile(xs: list[float], q: float) -> float:
     return s[lo] + (s[hi] - s[lo]) * (pos - lo)
 
 
-_STANDARD = NormalDist()
-
-
-def normal(rng: random.Random) -> float:
-    """One standard-normal draw from a seeded generator (inverse CDF: the same on every platform)."""
-    return _STANDARD.inv_cdf(min(max(rng.random(), 1e-12), 1 - 1e-12))
-
-
 def triple(lo: float, mid: float, hi: float) -> dict:
     return {"p10": lo, "p50": mid, "p90": hi}
-
-
-def gpu_speed(problem: Problem, gid: str) -> LogDist:
-    """The speed error of a GPU type for this workload (its first training job's precision). A
-    serving-only workload has no training speed to vary: its serving capacity is sized, not timed."""
-    if not problem.classes:
-        return NONE
-    return speed_dist(problem.catalog.gpus[gid], problem.classes[0].spec.precision)
-
-
-def gpu_prices(problem: Problem, gid: str) -> tuple[LogDist, LogDist]:
-    """(purchase, rent) price errors of a GPU type, by each price record's confidence."""
-    gpu = problem.catalog.gpus[gid]
-    p = gpu.prices.purchase
-    buy = price_dist(p.confidence, p.usd, p.usd_range) if p and p.usd else price_dist("low")
-    rent = price_dist(gpu.rental.confidence) if gpu.rental else price_dist("low")
-    return buy, rent
 
 
 def job_ranges(problem: Problem, sol: Solution) -> list[dict]:
@@ -77,26 +55,10 @@ def job_ranges(problem: Problem, sol: Solution) -> list[dict]:
 
 
 def cost_range(problem: Problem, sol: Solution, draws: int = COST_DRAWS, seed: int = SEED) -> dict:
-    """P10/P50/P90 of the chosen plan's total cost when speeds and GPU prices are drawn from their
-    distributions (servers, hosting and the fleet stay as planned; a serving replica's energy or rent
-    scales like a job's: a GPU 10% faster needs about 10% fewer replica-hours)."""
-    fixed = sol.objective_usd or 0.0
-    buy_usd = {g: (problem.unit_price[g] or 0.0) * n for g, n in sol.bought.items()}
-    run: dict[tuple[str, str], float] = {}
-    for c, n in list(sol.assignment) + list(sol.serving):
-        run[c.gpu, c.ownership] = run.get((c.gpu, c.ownership), 0.0) + c.run_cost_usd * n
-    fixed -= sum(buy_usd.values()) + sum(run.values())
-    gids = sorted(set(buy_usd) | {g for g, _ in run})
-    dists = {g: (gpu_speed(problem, g),) + gpu_prices(problem, g) for g in gids}
-    rng = random.Random(seed)
-    totals = []
-    for _ in range(draws):
-        total = fixed
-        for g in gids:
-            speed, buy, rent = (d.factor_at(normal(rng)) for d in dists[g])
-            total += buy_usd.get(g, 0.0) * buy + run.get((g, "buy"), 0.0) / speed
-            total += run.get((g, "rent"), 0.0) * rent / speed
-        totals.append(total)
+    """P10/P50/P90 of the chosen plan's total cost over joint draws of its GPUs' speeds and prices
+    (explain/draws.py; the plan's cost in a draw: explain/plan_cost.py)."""
+    cost = PlanCost.of(problem, sol)
+    totals = cost.at(joint_draws(problem, draws, seed, gpus=sorted(cost.gpus()))).tolist()
     return triple(quantile(totals, 0.1), quantile(totals, 0.5), quantile(totals, 0.9))
 
 
@@ -145,13 +107,13 @@ def speed_sensitivity(problem: Problem, sol: Solution, alts: dict, settings: Sol
     return [e for task in speed_tasks(problem, sol, alts, settings) for e in task()]
 
 
-def speed_tasks(problem: Problem, sol: Solution, alts: dict,
-                settings: SolveSettings) -> list[Callable[[], list[dict]]]:
+def speed_tasks(problem: Problem, sol: Solution, alts: dict, settings: SolveSettings,
+                prices: Prices | None = None) -> list[Callable[[], list[dict]]]:
     """speed_sensitivity as independent calls, one per GPU type (the chosen one slower, the
     runner-up faster): each search is sequential, the two are not (solve/parallel.py runs them
     on both cores). Their entries, concatenated in order, are speed_sensitivity's."""
-    if not sol.feasible or not sol.chosen:
-        return []
+    if not sol.feasible or not sol.chosen or (prices is not None and problem.job_count >= FLEET_JOBS):
+        return []   # (a fleet chosen on expected cost: not searched, as its price break-evens, sensitivity.searched)
     spend: dict[tuple[str, str], float] = {}
     for c, n in sol.assignment:
         spend[c.gpu, c.ownership] = spend.get((c.gpu, c.ownership), 0.0) + c.run_cost_usd * n
@@ -159,7 +121,7 @@ def speed_tasks(problem: Problem, sol: Solution, alts: dict,
         spend[g, "buy"] = spend.get((g, "buy"), 0.0) + (problem.unit_price[g] or 0.0) * n
     chosen = max(sorted(spend), key=lambda k: spend[k])
     gid, own = chosen
-    base = baseline(problem)
+    base = baseline(problem) if prices is None else prices.on(baseline(problem))   # (expected prices: see decision.py)
     slowest, fastest = round(100 * (SLOWEST - 1)), round(100 * (FASTEST - 1))   # -80, +200
 
     def search(g: str, sign: int, holds_at: Callable[[Solution], bool], limit: int, entry: dict,

@@ -16,19 +16,12 @@ from __future__ import annotations
 
 import functools
 import math
-import random
 import time
 from collections import Counter
 from collections.abc import Callable
 
-from advisor.explain.ranges import (
-    SEED,
-    cost_range,
-    gpu_prices,
-    gpu_speed,
-    job_ranges,
-    normal,
-)
+from advisor.explain.draws import shared_draws
+from advisor.explain.ranges import SEED, cost_range, job_ranges
 from advisor.solve import parallel
 from advisor.solve.milp import solve
 from advisor.solve.problem import Problem
@@ -47,6 +40,10 @@ COLUMNS_AT_FULL = 400   # models with more candidate columns get proportionally 
 # Draws begun before the plan is solved from this many candidate columns (the 200-job fleet: 29,675,
 # ~0.6 s a draw beside a ~4 s solve; team-fleet: 2,833, 0.01 s a draw beside a 0.02 s solve)
 EARLY_COLUMNS = 10000
+# On models that large, each draw gets at most this many seconds: a draw stopped there counts its best
+# plan (`unproven_draws`, said in the message). The 200-job fleet's 40 joint draws took 38 s of CPU, two
+# of them 7.5 and 8.3 s (median 0.5 s); capped, see docs/performance.md
+DRAW_TIME_LIMIT = 2.0
 
 
 def draws_for(columns: int, draws: int = DRAWS) -> int:
@@ -69,10 +66,10 @@ def settled(held: int, n: int) -> bool:
 
 
 def robustness(problem: Problem, sol: Solution, settings: SolveSettings,
-               draws: int = DRAWS, seed: int = SEED) -> dict | None:
+               draws: int | None = None, seed: int = SEED) -> dict | None:
     """{draws, seed, holds, holds_share, alternatives: [{purchase, share}], unproven_draws, reused_model,
     message}; None without a plan."""
-    if not sol.feasible or draws <= 0:
+    if not sol.feasible or (draws is not None and draws <= 0):
         return None
     return Verdict(problem, settings, draws, seed).verdict(sol)
 
@@ -86,26 +83,24 @@ class Verdict:
     process before the plan is solved (plan.plan, for problems of EARLY_COLUMNS candidate columns
     or more), and first_block() then holds only the draws the child had not begun."""
 
-    def __init__(self, problem: Problem, settings: SolveSettings, draws: int = DRAWS, seed: int = SEED):
+    def __init__(self, problem: Problem, settings: SolveSettings, draws: int | None = None, seed: int = SEED):
+        """`draws`: how many joint draws (explain/draws.py) to plan for (None: the workload's
+        decision.draws, 200 by default); the decision (explain/decision.py) reads the same ones."""
         self.problem, self.seed = problem, seed
-        gids = [g for g in problem.considered if g not in problem.rejected]
-        rng = random.Random(seed)
-        dists = {g: (gpu_speed(problem, g), *gpu_prices(problem, g)) for g in gids}
-        samples = []
-        for _ in range(draws):
-            speed, buy, rent = {}, {}, {}
-            for g in gids:
-                s_d, b_d, r_d = dists[g]
-                speed[g], buy[g], rent[g] = (s_d.factor_at(normal(rng)), b_d.factor_at(normal(rng)),
-                                             r_d.factor_at(normal(rng)))
-            samples.append((speed, buy, rent))
+        joint = shared_draws(problem, problem.workload.decision.draws if draws is None else draws, seed)
+        draws = joint.n
+        gids = list(joint.gpus)
+        samples = [joint.maps(i) for i in range(draws)]
         fastest = {g: max(s[0][g] for s in samples) for g in gids}
         columns = sum(len(cs) for cs in problem.candidates)
         self.samples = samples[:draws_for(columns, draws)]
         self.block = min(CHECK_EVERY, len(self.samples))   # the first block: always drawn
+        if columns >= EARLY_COLUMNS and (settings.time_limit is None or settings.time_limit > DRAW_TIME_LIMIT):
+            settings = settings.but(time_limit=DRAW_TIME_LIMIT)
         self.redraw = Redraw(problem, baseline(problem), fastest, settings, [s[0] for s in self.samples])
         self.names = {g: problem.catalog.gpus[g].name for g in gids}
         self.cpu, self.drawn = 0.0, 0   # CPU s and count of the draws made in this process
+        self.known: dict[int, tuple[frozenset, tuple, bool] | None] = {}   # draws answered (answers())
         self.early: parallel.Early | None = None
         self.begun: list[int] = []   # the first block's draws first_block() handed out
 
@@ -129,12 +124,27 @@ class Verdict:
 
     def draw(self, i: int) -> tuple[frozenset, tuple, bool] | None:
         """Draw i's plan, solved at the plan's own settings (without highspy a draw is a full solve)."""
+        if i in self.known:
+            return self.known[i]
         t = time.process_time()
         try:
             return self.redraw.choice(*self.samples[i])
         finally:
             self.cpu += time.process_time() - t
             self.drawn += 1
+
+    def answers(self) -> list[tuple[frozenset, tuple, bool] | None]:
+        """Every planned draw's answer, in order (the p80/p90 decision reads their optima); each is
+        drawn once, and verdict() reuses them."""
+        if self.early is not None:
+            self.first_block()
+            self.known.update(enumerate(self._first([])))
+        missing = [i for i in range(len(self.samples)) if i not in self.known]
+        if missing:
+            per = self.cpu / max(self.drawn, 1)
+            got = parallel.run(lambda k: self.draw(missing[k]), len(missing), work_s=per * len(missing) or None)
+            self.known.update(zip(missing, got))
+        return [self.known[i] for i in range(len(self.samples))]
 
     def first_block(self) -> list[Callable[[], tuple[frozenset, tuple, bool] | None]]:
         """The first block's draws that no process has begun, as calls (all of them without begin())."""

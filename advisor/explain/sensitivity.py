@@ -14,11 +14,12 @@ import math
 from typing import Any
 
 from advisor.contract.facts import Marginal
+from advisor.explain.draws import Prices
 from advisor.solve.constraints import FAMILIES, slacks
 from advisor.solve.milp import solve
 from advisor.solve.problem import Problem
 from advisor.solve.scenario import Scenario, baseline
-from advisor.solve.settings import SolveSettings
+from advisor.solve.settings import FLEET_JOBS, SolveSettings
 from advisor.solve.solution import Solution
 
 CAP = 64.0            # the largest price factor tried
@@ -40,19 +41,34 @@ def main_choice(problem: Problem, sol: Solution) -> tuple[str, str]:
     return max(sorted(spend), key=lambda k: spend[k])
 
 
+NOT_SEARCHED = ("no break-even is stated: a fleet chosen on expected cost over the point optimum is not searched "
+                "for break-evens (each re-solve at the expected prices is a harder MILP of seconds); decision.verify "
+                "ranks the inputs whose exact value could change the choice")
+
+
+def searched(problem: Problem, prices: Prices | None) -> bool:
+    """Are break-evens searched? Always, but for a fleet (FLEET_JOBS jobs or more) explained at expected
+    prices: its bisections there cost 3-6x the catalog's (bench/perf.py's 200-job fleet: ~95 s of CPU)."""
+    return prices is None or problem.job_count < FLEET_JOBS
+
+
 def uses(sol: Solution, gpu: str, ownership: str) -> bool:
     return sol.feasible and any(c.gpu == gpu and c.ownership == ownership
                                 for c in sol.chosen + [s for s, _ in sol.serving])
 
 
-def priced(problem: Problem, gpu: str, ownership: str, factor: float) -> Scenario:
-    """The workload with only `ownership`'s price of `gpu` multiplied by `factor`."""
+def priced(problem: Problem, gpu: str, ownership: str, factor: float, prices: Prices | None = None) -> Scenario:
+    """The workload with only `ownership`'s price of `gpu` multiplied by `factor` (over `prices`,
+    the expected prices of a plan chosen on expected cost, when given)."""
     key = "rent_factor" if ownership == "rent" else "buy_factor"
-    return baseline(problem).but(**{key: {gpu: factor}})
+    sc = baseline(problem).but(**{key: {gpu: factor}})
+    return prices.on(sc) if prices is not None else sc
 
 
-def base_price(problem: Problem, gpu: str, ownership: str) -> float | None:
-    return problem.rent_rate.get(gpu) if ownership == "rent" else problem.unit_price.get(gpu)
+def base_price(problem: Problem, gpu: str, ownership: str, prices: Prices | None = None) -> float | None:
+    """The catalog's price of the pair (the expected one under `prices`)."""
+    price = problem.rent_rate.get(gpu) if ownership == "rent" else problem.unit_price.get(gpu)
+    return price * prices.expected(gpu, ownership) if price is not None and prices is not None else price
 
 
 def _alternatives(problem: Problem, own: str) -> str:
@@ -64,17 +80,23 @@ def _alternatives(problem: Problem, own: str) -> str:
     return f"another GPU ({'buying' if own == 'buy' else 'renting'} only, as the deployment says)"
 
 
-def break_even(problem: Problem, sol: Solution, alts: dict, settings: SolveSettings) -> list[dict]:
+def break_even(problem: Problem, sol: Solution, alts: dict, settings: SolveSettings,
+               prices: Prices | None = None) -> list[dict]:
     """The chosen pair's price rise that changes the choice (and what wins then), and the price
-    fall that makes the runner-up win, each re-solved at the plan's own gap."""
+    fall that makes the runner-up win, each re-solved at the plan's own gap; at `prices` (the
+    expected prices a plan chosen on expected cost is optimal at; its words then say 'expected'),
+    else at the catalog's."""
     if not sol.feasible:
         return []
 
-    def run(gpu, own, f):
-        return solve(problem, priced(problem, gpu, own, f), settings)
+    def run(gpu: str, own: str, f: float) -> Solution:
+        return solve(problem, priced(problem, gpu, own, f, prices), settings)
 
     gpu, own = main_choice(problem, sol)
-    what, price = PRICE[own], base_price(problem, gpu, own)
+    if not searched(problem, prices):
+        return [{"gpu": gpu, "ownership": own, "direction": "rise", "what": PRICE[own], "factor": None, "price": None,
+                 "verified": False, "message": NOT_SEARCHED}]
+    what, price = PRICE[own] if prices is None else f"expected {PRICE[own]}", base_price(problem, gpu, own, prices)
     out: list[dict[str, Any]] = []
     label = f"{gpu} ({OWN[own]})"
     lo, hi, flipped = 1.0, 2.0, None
@@ -124,7 +146,7 @@ def break_even(problem: Problem, sol: Solution, alts: dict, settings: SolveSetti
             o = costed[g].get("forced_ownership", "buy")
             runner = (g, o if o in ("buy", "rent") else "buy")
     if runner is not None and base_price(problem, *runner):
-        out.append(_fall(problem, runner, settings, sol))
+        out.append(_fall(problem, runner, settings, sol, prices))
     return out
 
 
@@ -132,16 +154,17 @@ def _pair_words(pair: tuple[str, str] | None) -> str:
     return f"{VERB[pair[1]]} {pair[0]}" if pair else "no plan"
 
 
-def _fall(problem: Problem, pair: tuple[str, str], settings: SolveSettings, sol: Solution) -> dict:
+def _fall(problem: Problem, pair: tuple[str, str], settings: SolveSettings, sol: Solution,
+          prices: Prices | None = None) -> dict:
     """How far the runner-up pair's own price must fall for it to be chosen (bisection on [0, 1]);
     at its current price (factor 1) the plan's own solve `sol` answers."""
     gpu, own = pair
-    what, price = PRICE[own], base_price(problem, gpu, own)
+    what, price = PRICE[own] if prices is None else f"expected {PRICE[own]}", base_price(problem, gpu, own, prices)
 
     def wins(f: float) -> bool:
         if f == 1.0:
             return uses(sol, gpu, own)
-        return uses(solve(problem, priced(problem, gpu, own, f), settings), gpu, own)
+        return uses(solve(problem, priced(problem, gpu, own, f, prices), settings), gpu, own)
 
     words = _pair_words(pair)
     base = {"gpu": gpu, "ownership": own, "direction": "fall", "what": what}
@@ -166,14 +189,16 @@ def _fall(problem: Problem, pair: tuple[str, str], settings: SolveSettings, sol:
                        + (f" (to ${price * lo:,.2f})" if price else "")}
 
 
-def marginal_values(problem: Problem, sol: Solution, settings: SolveSettings) -> list[Marginal]:
+def marginal_values(problem: Problem, sol: Solution, settings: SolveSettings,
+                    prices: Prices | None = None) -> list[Marginal]:
     """What each family's small relaxation saves (one more day on every deadline, 10% more budget),
-    re-solved, with the same binding flag as the constraint table (present/ words them)."""
+    re-solved (at `prices` when given), with the same binding flag as the constraint table (present/
+    words them)."""
     if not sol.feasible:
         return []
     table = slacks(problem, sol)
 
     def run(p: Problem, sc: Scenario) -> Solution:
-        return solve(p, sc, settings)
+        return solve(p, prices.on(sc) if prices is not None else sc, settings)
 
     return [m for family in FAMILIES if (m := family.marginal(problem, sol, run, table)) is not None]

@@ -59,6 +59,10 @@ WORDS = {
     "budget_usd": ("Budget", "most the plan may cost over the horizon, in US dollars: 30000 or 30K"),
     "allow_mixed": ("Mixed GPU types per job", "let one job's tokens be split across GPU types [false]"),
     "confidence": ("Confidence", "deadlines hold at this quantile of job time"),
+    "decision": ("Decision basis", "expected, p80, p90 or point, or {basis, draws} [expected over 200 draws]"),
+    "basis": ("Basis", "expected: least mean cost over the draws; p80/p90: least 80th/90th percentile; point: "
+                       "least cost at the point estimates [expected]"),
+    "draws": ("Draws", "joint draws of speed and price the decision is made on [200]"),
     "params": ("Parameters", "parameter count: a number or 124M, 7B"),
     "layers": ("Layers", "transformer layers"), "hidden": ("Hidden size", "model width"),
     "heads": ("Attention heads", ""), "kv_heads": ("Key-value heads", "for grouped-query attention"),
@@ -124,6 +128,8 @@ def workload_schema(gpus: list[str] | None = None, presets: list[str] | None = N
                                      {"$ref": "#/$defs/Deployment"}]}
     props["gpus"] = {"anyOf": [{"type": "integer", "exclusiveMinimum": 0, "maximum": MAX_GPUS},
                                {"$ref": "#/$defs/GpuSelection"}]}
+    props["decision"] = {"anyOf": [{"type": "string", "enum": ["expected", "point", "p80", "p90"]},
+                                   {"$ref": "#/$defs/DecisionBasis"}]}
     defs["GpuSelection"]["not"] = {"anyOf": [{"required": ["count", "min"]}, {"required": ["count", "max"]}]}
     dep = defs["Deployment"]["properties"]
     from advisor.inputs.regions import codes

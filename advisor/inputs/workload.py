@@ -22,7 +22,24 @@ from advisor.inputs.phrasing import as_written, distinct_errors, format_error
 from advisor.inputs.quantities import MAX_JOBS, USD
 from advisor.inputs.strict import Written
 
-__all__ = ["MAX_JOBS", "Workload", "load_workload", "parse_workload", "read_workload", "workload_json_schema"]
+__all__ = ["MAX_JOBS", "DecisionBasis", "Workload", "load_workload", "parse_workload", "read_workload",
+           "workload_json_schema"]
+
+MIN_DRAWS, MAX_DRAWS = 40, 5000   # the robustness verdict's first look is at 40 draws (explain/robustness.py)
+
+
+class DecisionBasis(Written):
+    """How the plan is chosen among joint draws of speed and price (docs/model.md, "Decision"):
+    the lowest mean cost (expected), the lowest 80th or 90th percentile of cost (p80, p90), or the
+    optimum at the point estimates (point)."""
+
+    basis: Literal["expected", "point", "p80", "p90"] = Field(default="expected", description=(
+        "expected: the plan with the lowest mean cost over the draws [expected]; p80/p90: the lowest 80th/90th "
+        "percentile of cost; point: the optimum at the catalog's figures and the estimates. Deadlines hold at the "
+        "workload's confidence whatever the basis"))
+    draws: int = Field(default=200, ge=MIN_DRAWS, le=MAX_DRAWS, description=(
+        "joint draws of every GPU's speed and prices the decision is made on [200]; the robustness verdict uses "
+        "the first of them"))
 
 
 class Workload(Written):
@@ -43,6 +60,15 @@ class Workload(Written):
         "every deadline must hold at this quantile of the job's time (the estimator's measured error, "
         "catalog/uncertainty.yaml): 0.5 plans on the median, 0.9 on the time 9 runs in 10 beat [0.8]"))
     finance: Finance = Finance.model_construct()
+    decision: DecisionBasis = DecisionBasis.model_construct()
+
+    @model_validator(mode="before")
+    @classmethod
+    def _decision_shorthand(cls, data: Any) -> Any:
+        """`decision: p80` means `decision: {basis: p80}`."""
+        if isinstance(data, dict) and isinstance(data.get("decision"), str):
+            data = {**data, "decision": {"basis": data["decision"]}}
+        return data
 
     @model_validator(mode="before")
     @classmethod

@@ -80,12 +80,12 @@ class Memo:
                              f"{'it' if len(existing) == 1 else f'it and {len(existing) - 1} more'}", field="output")
         for rel, data in sorted(self.attachments.items()):
             (path.parent / rel).parent.mkdir(exist_ok=True)
-            _replace(path.parent / rel, data)
-        _replace(path, self.content)
+            write_atomically(path.parent / rel, data)
+        write_atomically(path, self.content)
         return targets
 
 
-def _replace(target: Path, data: bytes) -> None:
+def write_atomically(target: Path, data: bytes) -> None:
     """Write `data` to a temporary file beside `target`, then rename it over `target` (atomic on
     one filesystem): a reader sees the old file or the new one, never a part."""
     import tempfile

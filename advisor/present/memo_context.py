@@ -11,6 +11,7 @@ from advisor.contract import Plan
 from advisor.contract.context import PlanContext
 from advisor.contract.explanations import BreakEven, Marginal
 from advisor.data.catalog import Catalog
+from advisor.present.decision_words import headline, robustness_cost, unmeasured, verify_first
 from advisor.present.memo_charts import charts as draw_charts
 from advisor.present.memo_ranges import assumption_row, range_sentence, ranges_chart
 from advisor.present.memo_refs import Refs, rules_digest
@@ -90,8 +91,9 @@ def memo_context(plan: Plan, ctx: PlanContext, source: tuple[str, str, bytes | N
         "date": date.isoformat() if date else None,
         "as_of": plan.as_of,
         "feasible": feasible,
-        "recommendation": " ".join(x for x in (_recommendation(plan, ctx, best_alt, finish_h, cited_rules, upfront),
-                                               range_sentence(plan)) if x),
+        "recommendation": " ".join(x for x in (*[sentence(c) for c in (headline(plan), unmeasured(plan)) if c],
+                                               _recommendation(plan, ctx, best_alt, finish_h, cited_rules, upfront),
+                                               range_sentence(plan), robustness_cost(plan), verify_first(plan)) if x),
         "key_figures": key_figures,
         "requirement": {"file": label, "text": text, "fence": _fence(text or ""), "summary": summary,
                         "constraints": constraints,

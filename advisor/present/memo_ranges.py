@@ -8,6 +8,7 @@ from advisor.contract import Plan
 from advisor.contract.context import PlanContext
 from advisor.present.memo_charts import gpu_colours
 from advisor.present.svg import Chart
+from advisor.present.decision_words import HONEST_SHARE
 from advisor.present.words import duration, usd, usd_short
 
 
@@ -28,7 +29,8 @@ def range_sentence(plan: Plan) -> str:
             if parts else "")
     robust = plan.robustness
     rented = [f"{i.count}× {i.gpu}" for i in plan.purchase if i.use == "serving" and i.ownership == "rent"]
-    if robust is not None and not (rented and len(rented) == len(plan.purchase)):
+    led = robust is not None and robust.holds_share < HONEST_SHARE   # the recommendation opens with it already
+    if robust is not None and not led and not (rented and len(rented) == len(plan.purchase)):
         share = f"{100 * robust.holds_share:.0f}%"
         text += (f" The choice{' of the GPUs bought' if rented else ''} stays the cheapest in {share} of "
                  f"{robust.draws} draws of speeds and prices")

@@ -10,6 +10,7 @@ from typing import Any
 from advisor.contract import Plan
 from advisor.contract.context import PlanContext
 from advisor.contract.explanations import Rejected
+from advisor.present.decision_words import headline, unmeasured
 from advisor.present.escape import md
 from advisor.present.grid import grid, para
 from advisor.present.words import duration, pct, plural, unit_rate, usd
@@ -187,6 +188,8 @@ def summary_text(plan: Plan, ctx: PlanContext | None = None, fmt: str = "table")
     out = title_lines(p, fmt, summary=True)
     if p.feasible:
         out.append("")
+        # a choice that rarely holds, or a speed no run measured, is said before the choice itself
+        out += [_labelled("Caution", text, fmt) for text in (headline(p), unmeasured(p)) if text]
         out.append(_labelled("Decision", decision_text(p), fmt))
         out.append(_labelled("Cost", cost_text(p), fmt))
         time = time_text(p, ctx)
@@ -227,10 +230,11 @@ def _why(p: Plan, fmt: str) -> list[str]:
     d = p.decision
     if d is not None:
         basis = f"chosen on the {d.basis} cost" + (f" over {d.draws:,} draws" if d.draws else "")
+        loss = d.price_of_robustness_usd
         figures = [f"expected {usd(d.expected_cost_usd)}" if d.expected_cost_usd is not None else "",
                    f"P80 {usd(d.p80_cost_usd)}" if d.p80_cost_usd is not None else "",
-                   f"robustness costs {usd(d.price_of_robustness_usd)} over the plan for the point estimates"
-                   if d.price_of_robustness_usd else ""]
+                   f"the plan at the point estimates is expected to cost {usd(abs(loss))} "
+                   f"{'more' if loss > 0 else 'less'} (fresh draws)" if loss else ""]
         out.append(_labelled("Basis", basis + ": " + ", ".join(f for f in figures if f) if any(figures) else basis,
                              fmt))
         if d.verify:

@@ -1,0 +1,263 @@
+"""Choosing the plan on a decision basis (workload `decision: {basis, draws}`), and what choosing at
+the point estimates would have cost: docs/model.md, "Decision".
+
+An optimizer picks, among many plans, the one whose estimates are most favourably wrong. Here the
+plan is chosen on its cost over joint draws of every GPU's speed and prices (explain/draws.py),
+with deadlines held at the workload's confidence as in every solve:
+
+* expected (the default): the least mean cost over the draws. The first stage (what is bought,
+  which GPU types and offers are rented, every job's configuration) is one decision shared by all
+  draws, and a plan's cost is linear in the drawn factors (explain/plan_cost.py), so the
+  sample-average objective is the MILP's objective at the draws' mean factors: purchase prices x
+  mean(b), rents x mean(r / s). That is one re-solve (`Scenario.buy_factor`, `rent_factor`); the
+  energy of owned jobs, which scales with mean(1 / s), is left at the estimate there, and the plan
+  is kept only if its mean cost over the draws, energy included, beats the point plan's by more
+  than the solve's gap (bench/decision.py compares with the exact sample-average MILP).
+* p80 / p90: the least 80th / 90th percentile of cost among candidate plans: the point plan, the
+  expected plan, the plan of least mean cost over the worst 20% / 10% of draws (CVaR, a linear
+  program: explain/saa.py; it finds the hedged mixes of GPU types a single re-solve cannot), the
+  cheapest plan on the (GPU, ownership) pairs of each robustness draw's optimum, and each GPU type
+  alone; each at the catalog's figures, then costed in every draw. The exact quantile MILP (one
+  binary per draw) is the benchmark's reference (bench/decision.py), not run here.
+* point: the optimum at the catalog's figures and the estimates (the plan as solved).
+
+The price of robustness is what the point plan is expected to lose against the chosen one,
+measured on FRESH_DRAWS fresh draws (another seed) that played no part in the choice.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from advisor.contract.numbers import cents
+from advisor.explain.draws import Draws, Prices, joint_draws, shared_draws, usable_gpus
+from advisor.explain.plan_cost import PlanCost
+from advisor.explain.ranges import SEED
+from advisor.solve.costing import plan_costs
+from advisor.solve.model import Model
+from advisor.solve.milp import solve
+from advisor.solve.problem import Problem
+from advisor.solve.redraw import TIMED_OUT, describe, signature
+from advisor.solve.scenario import baseline
+from advisor.solve.settings import FLEET_JOBS, SolveSettings
+from advisor.solve.solution import Solution
+from advisor.solve.verify import violations
+
+if TYPE_CHECKING:
+    from advisor.explain.robustness import Verdict
+
+FRESH_SEED = 61          # the fresh draws the price of robustness is measured on (never used to choose)
+FRESH_DRAWS = 2000
+EXCLUDED = 1e3           # a price factor that keeps a (GPU, ownership) pair out of a restricted re-solve
+QUANTILES = {"p80": 0.8, "p90": 0.9}
+MOST_DRAW_PLANS = 8      # p80/p90: the most frequent draw optima re-solved as candidates
+Z_SWITCH = 2.0           # a plan moves off the point optimum only on a saving of 2 standard errors (one-sided ~98%)
+BOOTSTRAP, BOOTSTRAP_SEED = 200, 7   # resamples (and their seed) for a quantile's standard error
+CVAR_TERMS = 1_000_000   # p80/p90: the CVaR plan is a candidate when candidate columns x draws is at most this
+
+Pair = tuple[str, str]   # (GPU id, "buy" | "rent")
+
+
+def pairs_of(sol: Solution) -> frozenset[Pair]:
+    """The (GPU, ownership) pairs a plan uses: what the robustness verdict compares."""
+    return frozenset({(c.gpu, c.ownership) for c in sol.chosen} | {(c.gpu, c.ownership) for c, _ in sol.serving})
+
+
+@dataclass
+class Option:
+    """A candidate plan: how it was found, its Solution at the catalog's figures, its cost model."""
+
+    label: str
+    sol: Solution
+    cost: PlanCost
+
+    @property
+    def pairs(self) -> frozenset[Pair]:
+        return pairs_of(self.sol)
+
+    @property
+    def first_stage(self) -> tuple:
+        return signature(self.sol.bought, self.sol.assignment, self.sol.serving)
+
+
+@dataclass
+class Decided:
+    """The decision: the chosen plan, the candidates it was chosen from (the point plan first), the
+    draws, and the JSON record (DESIGN.md §5 `decision`, without `verify`)."""
+
+    chosen: Solution
+    options: list[Option]
+    draws: Draws
+    basis: str
+    record: dict[str, Any] = field(default_factory=dict)
+    verdict: Verdict | None = None   # the robustness draws, when the choice read them (p80, p90)
+    prices: Prices | None = None     # the expected prices explanations re-solve at (None: the catalog's)
+
+    @property
+    def chosen_option(self) -> Option:
+        return next(o for o in self.options if o.sol is self.chosen)
+
+
+def score(costs: np.ndarray, basis: str) -> float:
+    """A plan's figure of merit over the draws: its mean cost, or its cost quantile (p80, p90)."""
+    return float(np.quantile(costs, QUANTILES[basis])) if basis in QUANTILES else float(costs.mean())
+
+
+def at_catalog_figures(problem: Problem, sol: Solution) -> Solution:
+    """`sol` costed at the catalog's prices (a solve under price factors reports its costs at them)."""
+    costs = plan_costs(Model(problem, baseline(problem), [], []), sol.assignment, sol.bought, sol.servers,
+                       sol.networked, sol.held, sol.serving)
+    return replace(sol, objective_usd=sum(costs.pv.values()), cost_breakdown=costs.nominal, cost_breakdown_pv=costs.pv,
+                   residual_value_usd=costs.resale_usd, mip_objective_usd=None)
+
+
+def restricted(problem: Problem, settings: SolveSettings, keep: frozenset[Pair] | None = None,
+               drop: frozenset[Pair] = frozenset()) -> Solution | None:
+    """The cheapest plan at the catalog's figures using only the pairs in `keep` (None: any) and none in
+    `drop`; None when there is none. Pairs are kept out by pricing them EXCLUDED times dearer."""
+    buy: dict[str, float] = {}
+    rent: dict[str, float] = {}
+    for g in usable_gpus(problem):
+        for own, factors in (("buy", buy), ("rent", rent)):
+            if (keep is not None and (g, own) not in keep) or (g, own) in drop:
+                factors[g] = EXCLUDED
+    sol = solve(problem, baseline(problem).but(buy_factor=buy, rent_factor=rent), settings)
+    if not sol.feasible or (keep is not None and not pairs_of(sol) <= keep) or pairs_of(sol) & drop:
+        return None
+    return sol
+
+
+def expected_plan(problem: Problem, draws: Draws, settings: SolveSettings) -> Solution | None:
+    """The sample-average plan: the MILP at the draws' mean price factors (deadlines at the
+    workload's confidence), costed back at the catalog's figures; None if it breaks a limit there."""
+    sol = solve(problem, Prices.of(draws).on(baseline(problem)), settings)
+    if not sol.feasible:
+        return None
+    sol = at_catalog_figures(problem, sol)
+    return None if violations(problem, sol) else sol
+
+
+def draw_options(problem: Problem, verdict: Verdict, settings: SolveSettings, seen: set) -> list[Option]:
+    """p80/p90 candidates: for the MOST_DRAW_PLANS most frequent (GPU, ownership) sets among the
+    robustness draws' optima, and for each GPU type alone, the cheapest plan at the catalog's figures."""
+    counts: dict[frozenset, int] = {}
+    for one in verdict.answers():
+        if one is not None and one[1] != (TIMED_OUT,):
+            counts[one[0]] = counts.get(one[0], 0) + 1
+    ranked = sorted(counts, key=lambda k: (-counts[k], sorted(k)))[:MOST_DRAW_PLANS]
+    out = []
+    wanted = [("draw optimum (" + " + ".join(f"{g} ({o})" for g, o in sorted(k)) + ")", k) for k in ranked]
+    wanted += [(f"{g} alone", frozenset({(g, "buy"), (g, "rent")})) for g in usable_gpus(problem)]
+    for label, keep in wanted:
+        sol = restricted(problem, settings, keep=keep)
+        if sol is None:
+            continue
+        opt = Option(label, sol, PlanCost.of(problem, sol))
+        if opt.first_stage not in seen:
+            seen.add(opt.first_stage)
+            out.append(opt)
+    return out
+
+
+def pick(options: list[Option], basis: str, draws: Draws, gap: float) -> Option:
+    """The option with the least score; the point plan (options[0]) unless another beats it by more
+    than the solve's relative gap AND by more than Z_SWITCH standard errors of the paired difference
+    over the draws: a saving the solves cannot resolve, or that the draws cannot tell from sampling
+    noise, does not move the plan (a choice made on noise loses on fresh draws half the time)."""
+    costs = [o.cost.at(draws) for o in options]
+    scores = [score(c, basis) for c in costs]
+    best = min(range(len(options)), key=lambda i: (scores[i], i))
+    if best == 0:
+        return options[0]
+    saving = scores[0] - scores[best]
+    if saving <= gap * abs(scores[0]) or saving <= Z_SWITCH * standard_error(costs[0], costs[best], basis):
+        return options[0]
+    return options[best]
+
+
+def standard_error(a: np.ndarray, b: np.ndarray, basis: str) -> float:
+    """The standard error of score(a) - score(b) over the same draws: of the paired mean difference,
+    or for a quantile by BOOTSTRAP seeded resamples of the draws."""
+    n = len(a)
+    if basis not in QUANTILES:
+        return float(np.std(a - b, ddof=1) / np.sqrt(n)) if n > 1 else 0.0
+    rng = np.random.default_rng(BOOTSTRAP_SEED)
+    picks = rng.integers(0, n, size=(BOOTSTRAP, n))
+    q = QUANTILES[basis]
+    diffs = np.quantile(a[picks], q, axis=1) - np.quantile(b[picks], q, axis=1)
+    return float(np.std(diffs, ddof=1))
+
+
+def decide(problem: Problem, point: Solution, settings: SolveSettings, verdict: Verdict | None = None) -> Decided:
+    """The plan chosen on the workload's decision basis from the point plan `point` (feasible), with its
+    record. `verdict`: the robustness draws (p80/p90 read their optima; made here when None)."""
+    spec = problem.workload.decision
+    draws = shared_draws(problem, spec.draws, SEED)
+    options = [Option("point", point, PlanCost.of(problem, point))]
+    seen = {options[0].first_stage}
+
+    def add(label: str, sol: Solution | None) -> None:
+        if sol is not None and signature(sol.bought, sol.assignment, sol.serving) not in seen:
+            options.append(Option(label, sol, PlanCost.of(problem, sol)))
+            seen.add(options[-1].first_stage)
+
+    if spec.basis != "point":
+        add("expected", expected_plan(problem, draws, settings.but(polish=False)))
+    if spec.basis in QUANTILES:
+        if sum(map(len, problem.candidates)) * draws.n <= CVAR_TERMS:
+            from advisor.explain.saa import saa_plan   # (p80/p90 only: not imported by every plan)
+            tail = saa_plan(problem, draws, "cvar", QUANTILES[spec.basis], settings.time_limit, settings.gap_for(problem))
+            add("least tail mean (CVaR)", tail and (None if violations(problem, tail) else tail))
+        if verdict is None:
+            from advisor.explain.robustness import Verdict as Drawn
+            verdict = Drawn(problem, settings)
+        options += draw_options(problem, verdict, settings, seen)
+    chosen = pick(options, spec.basis, draws, settings.gap_for(problem))
+    if chosen.label == "expected" and settings.polish and problem.job_count < FLEET_JOBS:
+        # the plan itself: with the idle-GPU polish (not for fleets, as in their explanations: it moves the
+        # cost by at most 0.1%, inside their 1% gap, and costs a second MILP of seconds)
+        polished = expected_plan(problem, draws, settings)
+        if polished is not None:
+            chosen.sol, chosen.cost = polished, PlanCost.of(problem, polished)
+    out = Decided(chosen.sol, options, draws, spec.basis, verdict=verdict,
+                  prices=None if chosen is options[0] else Prices.of(draws))
+    out.record = record(problem, out, options[0])
+    return out
+
+
+def record(problem: Problem, d: Decided, point: Option) -> dict[str, Any]:
+    """The plan's `decision` (without `verify`): basis, draws, the chosen plan's mean and P80 cost over
+    the draws, the point plan's, and the price of robustness on fresh draws."""
+    chosen = d.chosen_option
+    mine, theirs = chosen.cost.at(d.draws), point.cost.at(d.draws)
+    loss = 0.0
+    if chosen is not point:
+        fresh = joint_draws(problem, FRESH_DRAWS, FRESH_SEED, gpus=sorted(chosen.cost.gpus() | point.cost.gpus()))
+        loss = float((point.cost.at(fresh) - chosen.cost.at(fresh)).mean())
+    names = {g: problem.catalog.gpus[g].name for g in problem.catalog.gpus}
+    what = describe(chosen.first_stage, names)
+    rec: dict[str, Any] = {
+        "basis": d.basis, "draws": d.draws.n,
+        "expected_cost_usd": float(mine.mean()), "p80_cost_usd": float(np.quantile(mine, 0.8)),
+        "p90_cost_usd": float(np.quantile(mine, 0.9)),
+        "point_optimal": {"purchase": [{"gpu": g, "ownership": o, "count": n} for g, o, n in point.first_stage],
+                          "expected_cost_usd": float(theirs.mean()), "p80_cost_usd": float(np.quantile(theirs, 0.8))},
+        "price_of_robustness_usd": loss, "fresh_draws": FRESH_DRAWS if chosen is not point else 0,
+        "candidates": len(d.options), "explained_at": "catalog" if d.prices is None else "expected"}
+    rec["message"] = message(d.basis, rec, what, describe(point.first_stage, names), chosen is point)
+    return rec
+
+
+def message(basis: str, rec: dict[str, Any], what: str, point_what: str, same: bool) -> str:
+    """The decision in one sentence."""
+    how = {"expected": "the least expected cost", "p80": "the least 80th-percentile cost",
+           "p90": "the least 90th-percentile cost", "point": "the least cost at the point estimates"}[basis]
+    text = (f"{what}: chosen for {how} over {rec['draws']:,} joint draws of speed and price "
+            f"(expected ${cents(rec['expected_cost_usd']):,.0f}, P80 ${cents(rec['p80_cost_usd']):,.0f})")
+    if same:
+        return text + "; it is also the optimum at the point estimates"
+    loss = rec["price_of_robustness_usd"]
+    return (text + f"; the optimum at the point estimates ({point_what}) is expected to cost "
+            f"${abs(cents(loss)):,.0f} {'more' if loss >= 0 else 'less'} on {rec['fresh_draws']:,} fresh draws")

@@ -1,0 +1,185 @@
+"""Joint draws of every GPU type's real speed and prices: what the robustness verdict, the cost
+range and the decision (explain/decision.py) all read, so they judge a plan on the same world.
+
+* Speed: GPUs of one vendor and generation move together. A GPU's standard-normal speed draw is
+  z = sqrt(SHARED_SPEED) x (its group's draw) + sqrt(1 - SHARED_SPEED) x (its own draw), so its
+  marginal is unchanged (each GPU keeps its distribution, catalog/uncertainty.yaml) and two GPUs
+  of one group correlate SHARED_SPEED. The split is derived from the calibration residuals
+  (bench/joint_draws.py; docs/model.md "Joint draws"): the estimates of one generation share its
+  fitted parameters, so their errors on one job move together.
+* Speed evidence: the distribution of a GPU type comes from a lookup that is told the evidence
+  behind its estimate (`speed_evidence` of the job's estimate, when the estimator states one):
+  a datasheet speed reads the wider distribution of a generation with no measured run.
+* Prices: each GPU's purchase price and rental rate are drawn on their own, by each record's
+  confidence grade (data/uncertainty.price_dist: a low-confidence price is wider than a high one).
+
+Draws are seeded and made by Python's own generator and inverse normal, so the same input gives
+the same numbers on every platform.
+"""
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from statistics import NormalDist
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from advisor.data.catalog import GPU
+from advisor.data.uncertainty import NONE, LogDist, family, price_dist, speed_dist
+
+if TYPE_CHECKING:
+    from advisor.solve.problem import Problem
+    from advisor.solve.scenario import Scenario
+
+# Share of a GPU's log speed error common to its vendor and generation: the intraclass correlation of
+# the out-of-sample residuals of one job measured on two GPU types of one generation (bench/joint_draws.py:
+# 7 pairs, A100 40 GB / 80 GB on one job each; 95% interval -0.29 to 0.93; docs/model.md "Joint draws")
+SHARED_SPEED = 0.59
+SpeedLookup = Callable[[GPU, str, "str | None"], LogDist]   # (GPU, precision, speed evidence) -> log error
+# weakest first: a GPU type's draws take the weakest evidence behind any of its estimates
+EVIDENCE_ORDER = ("datasheet", "same_generation", "transferred", "measured")
+_STANDARD = NormalDist()
+
+
+def normal(rng: random.Random) -> float:
+    """One standard-normal draw from a seeded generator (inverse CDF: the same on every platform)."""
+    return _STANDARD.inv_cdf(min(max(rng.random(), 1e-12), 1 - 1e-12))
+
+
+def by_generation(gpu: GPU, precision: str, evidence: str | None = None) -> LogDist:
+    """The speed error by GPU generation and precision (data/uncertainty.speed_dist); a generation
+    with no measured run already takes the wide 'unmeasured' distribution. The evidence-aware
+    lookup (the estimator's speed_dist(gpu, precision, evidence)) is passed in its place."""
+    return speed_dist(gpu, precision)
+
+
+def group_of(gpu: GPU) -> str:
+    """The group whose speeds move together: vendor and generation ('NVIDIA/hopper')."""
+    return f"{gpu.vendor.split(' (')[0]}/{family(gpu)}"
+
+
+def speed_evidence(problem: Problem, gid: str) -> str | None:
+    """The weakest evidence behind GPU type `gid`'s training estimates in this problem (the
+    Estimate's `speed_evidence`, when the estimator states one; None otherwise)."""
+    found = {getattr(c.estimate, "speed_evidence", None) for cs in problem.candidates for c in cs if c.gpu == gid}
+    ranked = [e for e in EVIDENCE_ORDER if e in found]
+    return ranked[0] if ranked else None
+
+
+def gpu_speed(problem: Problem, gid: str, lookup: SpeedLookup = by_generation) -> LogDist:
+    """The speed error of a GPU type for this workload (its first training job's precision, by the
+    evidence behind its estimates). A serving-only workload has no training speed to vary."""
+    if not problem.classes:
+        return NONE
+    return lookup(problem.catalog.gpus[gid], problem.classes[0].spec.precision, speed_evidence(problem, gid))
+
+
+def gpu_prices(problem: Problem, gid: str) -> tuple[LogDist, LogDist]:
+    """(purchase, rent) price errors of a GPU type, by each price record's confidence."""
+    gpu = problem.catalog.gpus[gid]
+    p = gpu.prices.purchase
+    buy = price_dist(p.confidence, p.usd, p.usd_range) if p and p.usd else price_dist("low")
+    rent = price_dist(gpu.rental.confidence) if gpu.rental else price_dist("low")
+    return buy, rent
+
+
+def usable_gpus(problem: Problem) -> list[str]:
+    """The GPU types a plan may use (considered, not rejected), sorted."""
+    return sorted(g for g in problem.considered if g not in problem.rejected)
+
+
+@dataclass(frozen=True)
+class Draws:
+    """n joint draws over `gpus` (columns, sorted): real speed / estimate, real purchase price /
+    catalog, real rental rate / catalog, and each speed's standard-normal value `z` (what
+    conditioning on one GPU's speed reads, explain/value_of_information.py)."""
+
+    gpus: tuple[str, ...]
+    speed: np.ndarray
+    buy: np.ndarray
+    rent: np.ndarray
+    z: np.ndarray
+    groups: tuple[str, ...]     # each column's group (group_of)
+    shared: float               # SHARED_SPEED used
+    seed: int
+
+    @property
+    def n(self) -> int:
+        return int(self.speed.shape[0])
+
+    def column(self, gid: str) -> int:
+        return self.gpus.index(gid)
+
+    def maps(self, i: int) -> tuple[dict[str, float], dict[str, float], dict[str, float]]:
+        """Draw i as (speed, buy, rent) factor maps (GPU id -> factor), as solve/redraw.py reads them."""
+        return (dict(zip(self.gpus, self.speed[i].tolist())), dict(zip(self.gpus, self.buy[i].tolist())),
+                dict(zip(self.gpus, self.rent[i].tolist())))
+
+
+def joint_draws(problem: Problem, n: int, seed: int, gpus: Sequence[str] | None = None,
+                lookup: SpeedLookup = by_generation, shared: float = SHARED_SPEED) -> Draws:
+    """n seeded joint draws of `gpus` (default: every usable GPU type). Per draw: one standard
+    normal per group of two or more of the GPUs (sorted), then per GPU (sorted) its own speed,
+    purchase and rent normals (a GPU alone in its group: its own speed normal is its z)."""
+    gids = tuple(sorted(gpus if gpus is not None else usable_gpus(problem)))
+    dists = [(gpu_speed(problem, g, lookup), *gpu_prices(problem, g)) for g in gids]
+    groups = tuple(group_of(problem.catalog.gpus[g]) for g in gids)
+    order = sorted(grp for grp in set(groups) if groups.count(grp) > 1)
+    a, b = math.sqrt(shared), math.sqrt(1.0 - shared)
+    rng = random.Random(seed)
+    rows: tuple[list[list[float]], ...] = ([], [], [], [])   # z, speed, buy, rent
+    for _ in range(n):
+        common = {grp: normal(rng) for grp in order}
+        z, speed, buy, rent = [], [], [], []
+        for grp, (s_d, b_d, r_d) in zip(groups, dists):
+            zj = a * common[grp] + b * normal(rng) if grp in common else normal(rng)
+            z.append(zj)
+            speed.append(s_d.factor_at(zj))
+            buy.append(b_d.factor_at(normal(rng)))
+            rent.append(r_d.factor_at(normal(rng)))
+        for out, row in zip(rows, (z, speed, buy, rent)):
+            out.append(row)
+    shape = (n, len(gids))
+    zs, speeds, buys, rents = (np.array(r, dtype=float).reshape(shape) for r in rows)
+    return Draws(gids, speeds, buys, rents, zs, groups, shared, seed)
+
+
+def shared_draws(problem: Problem, n: int, seed: int) -> Draws:
+    """The joint draws of every usable GPU type that the robustness verdict and the decision share,
+    made once per problem (kept in its solver cache)."""
+    memo = problem.solver_cache.setdefault("joint_draws", {})
+    key = (n, seed)
+    if key not in memo:
+        memo[key] = joint_draws(problem, n, seed)
+    return memo[key]
+
+
+@dataclass(frozen=True)
+class Prices:
+    """The prices a plan chosen on expected cost is optimal at, which its explanations re-solve
+    under (explain/decision.py): per GPU, purchase-price factor mean(b) and rent factor mean(r / s)
+    (the expected rent of a GPU-hour of work), and mean(r), the expected rental rate / catalog
+    rate (the rate the words quote). Empty maps: the catalog's figures."""
+
+    buy: dict[str, float]
+    rent: dict[str, float]
+    rate: dict[str, float]
+
+    @classmethod
+    def of(cls, draws: Draws) -> Prices:
+        return cls({g: float(draws.buy[:, j].mean()) for j, g in enumerate(draws.gpus)},
+                   {g: float((draws.rent[:, j] / draws.speed[:, j]).mean()) for j, g in enumerate(draws.gpus)},
+                   {g: float(draws.rent[:, j].mean()) for j, g in enumerate(draws.gpus)})
+
+    def on(self, sc: Scenario) -> Scenario:
+        """`sc` with these prices under its own price factors (factors multiply)."""
+        buy = {g: f * sc.buy_factor.get(g, 1.0) for g, f in self.buy.items()}
+        rent = {g: f * sc.rent_factor.get(g, 1.0) for g, f in self.rent.items()}
+        return sc.but(buy_factor={**sc.buy_factor, **buy}, rent_factor={**sc.rent_factor, **rent})
+
+    def expected(self, gpu: str, ownership: str) -> float:
+        """The expected price / catalog price of `gpu` bought or rented (the words' 'expected $X')."""
+        return (self.rate if ownership == "rent" else self.buy).get(gpu, 1.0)

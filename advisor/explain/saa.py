@@ -1,0 +1,103 @@
+"""The exact sample-average MILP: the reference the decision (explain/decision.py) is checked
+against (bench/decision.py, tests/test_decision.py), not part of a plan's flow.
+
+One first-stage decision (GPUs bought, servers, fabric, every job's candidate and every serving
+replica) shared by all n draws, each draw's cost a linear expression of it at that draw's factors
+(explain/plan_cost.py: purchase x b, owned energy / s, rent x r / s), deadlines held at the
+workload's confidence as in every solve:
+
+* mean (the expected basis): minimise (1/n) sum_s cost_s;
+* quantile (p80 / p90): minimise t subject to cost_s - t <= M u_s with u_s binary and
+  sum_s u_s <= floor((1 - q) n): t is then at least the ceil(q n)-th smallest cost (the draws'
+  q-quantile, order-statistic rule). One binary per draw: seconds to minutes;
+* cvar: minimise t + sum_s max(0, cost_s - t) / ((1 - q) n), the mean of the worst 1 - q share
+  of draws (Rockafellar and Uryasev 2000): a linear program over the same first stage, an upper
+  bound on the q-quantile, fast enough to be one of the p80/p90 decision's candidates.
+"""
+from __future__ import annotations
+
+import math
+
+import pulp
+
+from advisor.explain.draws import Draws
+from advisor.solve.formulation import build_model
+from advisor.solve.milp import run_model
+from advisor.solve.model import Model
+from advisor.solve.problem import Problem
+from advisor.solve.scenario import baseline
+from advisor.solve.solution import Solution, read_solution
+from advisor.solve.usable import usable_candidates
+
+
+
+def draw_costs(m: Model, draws: Draws) -> list[pulp.LpAffineExpression]:
+    """Per draw, the model's present-value cost at that draw's factors (a GPU the draws do not cover
+    stays at its catalog figures)."""
+    p = m.problem
+    col = {g: draws.column(g) for g in draws.gpus}
+    per_price = {g: m.per_price_usd(g) for g in m.N}
+    priced = {g: [(v, m.price(g) * per_price[g][0])]
+              + [(m.H[g, lv], m.price(g) * c) for lv, c in enumerate(per_price[g][1]) if (g, lv) in m.H]
+              for g, v in m.N.items()}
+    purchase = pulp.lpSum(c * v for g in priced for v, c in priced[g])
+    run = pulp.lpSum(c.run_cost_usd * m.y[k, i] for k, i, c in m.pairs()) + pulp.lpSum(
+        c.run_cost_usd * m.r[k, i] for k, i, c in m.serve_pairs())
+    fixed = m.total - purchase - run   # servers, fabric, hosting: not drawn
+    out = []
+    for s in range(draws.n):
+        def factor(gpu: str, own: str) -> float:
+            if gpu not in col:
+                return 1.0
+            j = col[gpu]
+            return float((draws.rent[s, j] if own == "rent" else 1.0) / draws.speed[s, j])
+        terms = [(v, c * (float(draws.buy[s, col[g]]) if g in col else 1.0)) for g in priced for v, c in priced[g]]
+        terms += [(m.y[k, i], c.run_cost_usd * factor(c.gpu, c.ownership)) for k, i, c in m.pairs()]
+        terms += [(m.r[k, i], c.run_cost_usd * factor(c.gpu, c.ownership)) for k, i, c in m.serve_pairs()]
+        out.append(fixed + pulp.LpAffineExpression(terms))
+    return out
+
+
+def saa_plan(problem: Problem, draws: Draws, objective: str = "mean", q: float = 0.8,
+             time_limit: float | None = 60.0, gap: float = 1e-4) -> Solution | None:
+    """The exact sample-average optimum over `draws`, costed at the catalog's figures (None when no
+    plan meets the constraints): objective "mean" (the expected basis), "quantile" (the q-quantile of
+    cost: p80, p90) or "cvar" (the mean of the worst 1 - q share of draws, an upper bound on the
+    q-quantile that needs no binaries: what the p80/p90 decision adds to its candidates)."""
+    sc = baseline(problem)
+    cands = usable_candidates(problem, sc)
+    if any(not cs for cs in cands):
+        return None
+    m = build_model(problem, sc, cands)
+    costs = draw_costs(m, draws)
+    if objective == "cvar":
+        t = pulp.LpVariable("saa_t")
+        excess = [pulp.LpVariable(f"saa_e_{s}", lowBound=0) for s in range(draws.n)]
+        for s, cost in enumerate(costs):
+            m.prob += excess[s] >= cost - t, f"saa_excess_{s}"
+        m.prob.setObjective(t + pulp.lpSum(excess) * (1.0 / ((1 - q) * draws.n)) + m.tie_break())
+    elif objective == "quantile":
+        t = pulp.LpVariable("saa_t")
+        u = [pulp.LpVariable(f"saa_u_{s}", cat="Binary") for s in range(draws.n)]
+        big = _big_m(m, draws)
+        for s, cost in enumerate(costs):
+            m.prob += cost - t <= big * u[s], f"saa_tail_{s}"
+        m.prob += pulp.lpSum(u) <= math.floor((1 - q) * draws.n + 1e-9), "saa_tail_count"
+        m.prob.setObjective(t + m.tie_break())
+    else:
+        m.prob.setObjective(pulp.lpSum(costs) * (1.0 / draws.n) + m.tie_break())
+    name, status, proven = run_model(m.prob, time_limit, gap)
+    if status == "Infeasible":
+        return None
+    return read_solution(m, name, status, proven, None, pulp.value(m.total))
+
+
+def _big_m(m: Model, draws: Draws) -> float:
+    """An upper bound on any draw's cost: every variable at its upper bound, at the dearest factors."""
+    p = m.problem
+    worst = float(max(draws.buy.max(), (draws.rent / draws.speed).max(), (1.0 / draws.speed).max(), 1.0))
+    bound = 0.0
+    for v, coef in m.total.items():
+        hi = v.upBound if v.upBound is not None else 10 * max(p.job_count, 1) * 1000
+        bound += abs(coef) * hi
+    return 2.0 * worst * bound

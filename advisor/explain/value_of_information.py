@@ -1,0 +1,184 @@
+"""Which quote to get first: the expected value of perfect information (EVPI) on each uncertain
+input of the decision (docs/model.md, "Value of information").
+
+An input X is a GPU's rental rate, its purchase price, or its speed on this job. Knowing X exactly
+before committing lets the buyer take, for the X that turns up, the plan of least expected cost
+given X; the EVPI is what that is worth on average against committing now to the chosen plan C:
+
+    EVPI(X) = E_X[ E[cost(C) | X] - min_a E[cost(a) | X] ] - (E[cost(C)] - min_a E[cost(a)])
+
+(the second term, zero when C is the expected-cost choice, removes what C pays for its basis,
+p80 or p90, whatever X turns out to be). `a` ranges over the candidate plans: those the decision
+compared (explain/decision.py) and, for each (GPU, ownership) pair C spends on, the cheapest plan
+without it. A plan's cost is linear in the drawn factors (explain/plan_cost.py), so E[cost(a) | X]
+is exact: for a price, its coefficient times the known value; for a speed, the GPU's own 1 / speed
+and its group's (explain/draws.py: siblings' normals given this one are N(rho z, 1 - rho^2),
+integrated by Gauss-Hermite). E_X averages over the decision's own draws of X. An input that
+cannot change which plan is best has EVPI 0 and is not listed.
+
+Lead times (the market's lead-time distributions, once they are drawn) enter as a fourth kind:
+they move feasibility (a deadline), not cost, so their conditional is per-plan feasibility given
+the lead time; `KINDS` is where it goes.
+"""
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from advisor.explain.decision import Decided, Option, restricted
+from advisor.explain.draws import Draws, gpu_prices, gpu_speed, speed_evidence
+from advisor.explain.plan_cost import PlanCost
+from advisor.solve.redraw import describe
+from advisor.solve.settings import SolveSettings
+
+if TYPE_CHECKING:
+    from advisor.solve.problem import Problem
+
+KINDS = ("rental_rate", "purchase_price", "speed")
+MOST_LISTED = 8          # verify lists at most this many inputs
+MIN_EVPI_USD = 0.5       # below this (a cent once rounded, or noise), an input is not worth a quote
+HERMITE_NODES = 24
+WITHOUT_SHARE = 0.05     # a pair carrying at least this share of the chosen plan's cost gets a "without" plan
+
+
+@dataclass(frozen=True)
+class Input:
+    kind: str   # rental_rate | purchase_price | speed
+    gpu: str
+
+
+def candidates(problem: Problem, decided: Decided, settings: SolveSettings) -> list[Option]:
+    """The decision's options and, for each (GPU, ownership) pair carrying WITHOUT_SHARE or more of the
+    chosen plan's cost, the cheapest plan without that pair (the runner-up if its price rises)."""
+    options = list(decided.options)
+    seen = {o.first_stage for o in options}
+    cost = decided.chosen_option.cost
+    spend = {(g, "buy"): cost.buy.get(g, 0.0) + cost.energy.get(g, 0.0) for g in cost.gpus()}
+    spend.update({(g, "rent"): v for g, v in cost.rent.items()})
+    total = sum(spend.values()) or 1.0
+    for pair in sorted(p for p, v in spend.items() if v >= WITHOUT_SHARE * total):
+        sol = restricted(problem, settings, drop=frozenset({pair}))
+        if sol is None:
+            continue
+        opt = Option(f"without {pair[0]} ({pair[1]})", sol, PlanCost.of(problem, sol))
+        if opt.first_stage not in seen:
+            seen.add(opt.first_stage)
+            options.append(opt)
+    return options
+
+
+def inputs_of(options: list[Option], draws: Draws) -> list[Input]:
+    """Every input some candidate's cost depends on (sorted: kind, then GPU)."""
+    out = set()
+    for o in options:
+        for g in o.cost.gpus() & set(draws.gpus):
+            if o.cost.buy.get(g):
+                out.add(Input("purchase_price", g))
+            if o.cost.rent.get(g):
+                out.add(Input("rental_rate", g))
+            if o.cost.energy.get(g) or o.cost.rent.get(g):
+                out.add(Input("speed", g))
+    return sorted(out, key=lambda x: (KINDS.index(x.kind), x.gpu))
+
+
+def inverse_speed_given(problem: Problem, draws: Draws, gid: str, z: np.ndarray) -> np.ndarray:
+    """E[1 / s_gid | the conditioning speed's normal is z]: exact draws for that GPU itself are read
+    by the caller; this is a sibling's, whose normal given z is N(rho z, 1 - rho^2)."""
+    rho = draws.shared
+    dist = gpu_speed(problem, gid)
+    nodes, weights = np.polynomial.hermite_e.hermegauss(HERMITE_NODES)
+    weights = weights / weights.sum()
+    at = rho * z[:, None] + np.sqrt(max(1.0 - rho * rho, 0.0)) * nodes[None, :]
+    inv = np.vectorize(lambda v: 1.0 / dist.factor_at(float(v)))(at)
+    return inv @ weights
+
+
+def conditional_costs(problem: Problem, x: Input, options: list[Option], draws: Draws) -> np.ndarray:
+    """E[cost(a) | X = X's value in draw i], an (n draws x n options) array: each option's mean cost
+    over the draws with X's terms replaced by their expectation given X (the other factors are
+    independent of X, or, for a sibling's speed, conditioned through the shared normal)."""
+    j = draws.column(x.gpu)
+    out = np.repeat(np.array([o.cost.at(draws).mean() for o in options])[None, :], draws.n, axis=0)
+    if x.kind == "purchase_price":
+        b = draws.buy[:, j]
+        coef = np.array([o.cost.buy.get(x.gpu, 0.0) for o in options])
+        return out + np.outer(b - b.mean(), coef)
+    if x.kind == "rental_rate":
+        r, inv = draws.rent[:, j], 1.0 / draws.speed[:, j]
+        coef = np.array([o.cost.rent.get(x.gpu, 0.0) for o in options])
+        return out + np.outer(r * inv.mean() - (r * inv).mean(), coef)
+    z = draws.z[:, j]
+    for k, g in enumerate(draws.gpus):
+        if draws.groups[k] != draws.groups[j]:
+            continue
+        inv, rate = 1.0 / draws.speed[:, k], draws.rent[:, k]
+        m = inv if g == x.gpu else inverse_speed_given(problem, draws, g, z)
+        energy = np.array([o.cost.energy.get(g, 0.0) for o in options])
+        rent = np.array([o.cost.rent.get(g, 0.0) for o in options])
+        if energy.any() or rent.any():   # the terms in 1 / s_g at their draws' means, then given z
+            out += np.outer(m, energy + rent * rate.mean()) - (energy * inv.mean() + rent * (rate * inv).mean())
+    return out
+
+
+def evpi(cond: np.ndarray, chosen: int) -> tuple[float, np.ndarray]:
+    """(EVPI of the input, per draw the option best given its value), from conditional_costs."""
+    best = cond.min(axis=1)
+    means = cond.mean(axis=0)
+    value = float((cond[:, chosen] - best).mean() - (means[chosen] - means.min()))
+    return max(value, 0.0), cond.argmin(axis=1)
+
+
+def verify(problem: Problem, decided: Decided, settings: SolveSettings) -> list[dict[str, Any]]:
+    """`decision.verify`: the inputs whose exact value could change the decision, by EVPI, most first."""
+    options = candidates(problem, decided, settings)
+    chosen = next(i for i, o in enumerate(options) if o.sol is decided.chosen)
+    names = {g: problem.catalog.gpus[g].name for g in problem.catalog.gpus}
+    found = []
+    for x in inputs_of(options, decided.draws):
+        value, best = evpi(conditional_costs(problem, x, options, decided.draws), chosen)
+        if value < MIN_EVPI_USD:
+            continue
+        others = Counter(int(i) for i in best if i != chosen)
+        switch = describe(options[others.most_common(1)[0][0]].first_stage, names) if others else None
+        found.append(entry(problem, x, value, options, switch))
+    found.sort(key=lambda e: (-e["evpi_usd"], e["input"]))
+    return found[:MOST_LISTED]
+
+
+def entry(problem: Problem, x: Input, value: float, options: list[Option], switch: str | None) -> dict[str, Any]:
+    """One verify item: {input, kind, gpu, count, current, range, confidence, evpi_usd, message}."""
+    gpu = problem.catalog.gpus[x.gpu]
+    own = {"rental_rate": ("rent",), "purchase_price": ("buy",), "speed": ("buy", "rent")}[x.kind]
+    count = max((n for o in options for g, o2, n in o.first_stage if g == x.gpu and o2 in own), default=0)
+    stake = f"up to ${value:,.0f} at stake" + (f" (at part of its range {switch} is cheaper)" if switch else "")
+    if x.kind == "speed":
+        d = gpu_speed(problem, x.gpu)
+        lo, hi = d.factor(0.1), d.factor(0.9)
+        evidence = speed_evidence(problem, x.gpu)
+        current: Any = 1.0
+        text = (f"measure {gpu.name}'s speed on this job (a short run of it): {stake}; real speed P10-P90 "
+                f"{lo:.2f}-{hi:.2f}x the estimate" + (f" ({evidence.replace('_', ' ')} evidence)" if evidence else ""))
+        return _item(x, count, current, [lo, hi], evidence, value, text)
+    buy_d, rent_d = gpu_prices(problem, x.gpu)
+    rented = x.kind == "rental_rate"
+    purchase = gpu.prices.purchase
+    price = problem.rent_rate.get(x.gpu) if rented else problem.unit_price.get(x.gpu)
+    conf = (gpu.rental.confidence if gpu.rental else None) if rented else (purchase.confidence if purchase else None)
+    d, unit, what = (rent_d, "/GPU-hour", "rental") if rented else (buy_d, " per GPU", "purchase")
+    fmt = "{:,.2f}" if rented else "{:,.0f}"
+    text = f"get a firm quote for {count:,}\u00d7 {gpu.name} {what}: {stake}"
+    if not price:
+        return _item(x, count, price, None, conf, value, text)
+    lo, hi = price * d.factor(0.1), price * d.factor(0.9)
+    text += (f"; catalog ${fmt.format(price)}{unit}, {conf or 'unknown'} confidence, P10-P90 "
+             f"${fmt.format(lo)}-${fmt.format(hi)}")
+    return _item(x, count, price, [lo, hi], conf, value, text)
+
+
+def _item(x: Input, count: int, current: Any, span: Any, confidence: str | None, value: float,
+          message: str) -> dict[str, Any]:
+    return {"input": f"{x.kind}:{x.gpu}", "kind": x.kind, "gpu": x.gpu, "count": count, "current": current,
+            "range": span, "confidence": confidence, "evpi_usd": value, "message": message}

@@ -1,0 +1,217 @@
+"""A request for quotation (`advisor rfq`): the plan as what a buyer sends to vendors and providers.
+
+First the inputs worth confirming in the quote (the plan's `decision.verify`, most valuable first),
+then one item per GPU type bought or rented with the specification that matters (the exact variant,
+memory, interconnect, node size and fabric where the plan has them), the quantity, the term, the
+latest delivery or start date (from the deadline and the run time at the workload's confidence,
+and the lead time when the plan carries one), and the export and licence notes the plan cites.
+Renders a typed Plan and its PlanContext only (Markdown or CSV); nothing is solved here.
+"""
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from advisor.contract import Plan
+from advisor.contract.context import PlanContext
+from advisor.contract.costs import PurchaseItem
+from advisor.errors import InputError
+from advisor.inputs.arguments import output_file
+from advisor.present.escape import md
+from advisor.present.grid import csv_text, markdown
+from advisor.present.memo import write_atomically
+from advisor.present.words import unit_rate, usd
+
+FORMATS = ("md", "csv")
+SUFFIXES = {".md": "md", ".markdown": "md", ".csv": "csv"}
+TOP_VERIFY = 3        # the verify items an RFQ asks about first
+COLUMNS = ["section", "item", "gpu", "specification", "quantity", "ownership", "term", "latest_date",
+           "date_basis", "notes"]
+
+
+@dataclass(frozen=True)
+class Document:
+    """A rendered request for quotation: `format` (md or csv) and its bytes."""
+
+    format: str
+    content: bytes
+
+    def __repr__(self) -> str:
+        return f"<RFQ {self.format}, {len(self.content):,} bytes>"
+
+    @property
+    def text(self) -> str:
+        return self.content.decode("utf-8")
+
+    def write(self, path: str | Path, *, force: bool = False) -> Path:
+        """Write to `path` atomically; an existing file or a link is replaced only with force=True."""
+        target = output_file(path, "output", force)
+        write_atomically(target, self.content)
+        return target
+
+
+def format_for(path: str | Path, fmt: str | None = None) -> str:
+    """The RFQ format: `fmt` if given, else from the file's suffix (.md or .csv)."""
+    if fmt is not None:
+        if fmt not in FORMATS:
+            raise InputError(f"rfq format {fmt!r} is not one of {', '.join(FORMATS)}", field="fmt")
+        return fmt
+    suffix = Path(path).suffix.lower()
+    if suffix not in SUFFIXES:
+        raise InputError(f"cannot tell the rfq format from {str(path)!r}: name the file .md or .csv, or give "
+                         "`fmt` (md or csv)", field="output")
+    return SUFFIXES[suffix]
+
+
+def specification(item: PurchaseItem, ctx: PlanContext) -> str:
+    """'NVIDIA H100 SXM5 80GB (h100-sxm): 80 GB memory, SXM, NVLink 900 GB/s (8-GPU domain), 8 GPUs per
+    node, fabric infiniband' -- what a quote must match."""
+    g = ctx.catalog.gpus.get(item.gpu)
+    if g is None:
+        return item.gpu
+    parts = [f"{g.memory_gb.value:g} GB memory" if g.memory_gb.value else None,
+             g.form_factor.upper() if g.form_factor else None]
+    ic = g.interconnect
+    if ic.link and ic.link_gbps.value:
+        domain = f" ({ic.link_domain.value:g}-GPU domain)" if ic.link_domain is not None and ic.link_domain.value else ""
+        parts.append(f"{ic.link.replace('nvlink', 'NVLink')} {ic.link_gbps.value:g} GB/s{domain}")
+    elif ic.pcie_gen:
+        parts.append(f"PCIe Gen{ic.pcie_gen}")
+    node = getattr(item, "gpus_per_node", None) or _node_size(item, ctx)
+    if node:
+        parts.append(f"{node} GPU{'s' if node != 1 else ''} per node")
+    fabric = getattr(item, "fabric", None)
+    if fabric:
+        parts.append(f"fabric {fabric}")
+    return f"{g.name} ({item.gpu}): " + ", ".join(p for p in parts if p)
+
+
+def _node_size(item: PurchaseItem, ctx: PlanContext) -> int | None:
+    """A rented item's node size from its offer in the catalog (provider and kind), if listed."""
+    g = ctx.catalog.gpus.get(item.gpu)
+    if g is None or item.ownership != "rent":
+        return None
+    offers = [o for o in g.rentals(item.rent_kind or "on_demand") if o.provider == item.provider]
+    return offers[0].gpus_per_node if offers and offers[0].gpus_per_node else None
+
+
+def latest_date(plan: Plan, ctx: PlanContext, item: PurchaseItem) -> tuple[str | None, str]:
+    """(the latest delivery or start date, how it follows): the earliest over the item's jobs of
+    deadline - run time at the workload's confidence, counted from the plan's date; for a purchase
+    with a lead time, the order-by date too."""
+    day0 = dt.date.fromisoformat(plan.as_of)
+    starts = []
+    for j in plan.jobs:
+        info = ctx.job(j.name)
+        if j.gpu != item.gpu or j.ownership != item.ownership or info is None or not info.deadline_hours:
+            continue
+        run = j.wall_days_planned if j.wall_days_planned is not None else j.wall_days
+        starts.append((info.deadline_hours / 24 - run, j.name, run, info.deadline_hours / 24))
+    if item.use == "serving":
+        return day0.isoformat(), "serving starts at once (the plan's date)"
+    if not starts:
+        return None, "no deadline given"
+    slack, name, run, due = min(starts)
+    start = day0 + dt.timedelta(days=max(0.0, slack))
+    verb = "delivered and running" if item.ownership == "buy" else "available"
+    basis = (f"{verb} by day {max(0.0, slack):.1f}: {name} is due on day {due:g} and runs {run:.1f} days at the "
+             f"workload's confidence (day 0 = {plan.as_of})")
+    lead = getattr(item, "lead_time_days", None)
+    if item.ownership == "buy" and lead:
+        order = start - dt.timedelta(days=float(lead))
+        basis += f"; with a {lead:g}-day lead time, order by {order.isoformat()}"
+    return start.isoformat(), basis
+
+
+def term(plan: Plan, item: PurchaseItem) -> str:
+    months = getattr(item, "term_months", None)
+    if item.ownership == "buy":
+        resale = next((d.message for d in plan.disposal or [] if d.gpu == item.gpu), None)
+        return resale or f"owned over the {plan.assumptions.horizon_months:g}-month horizon"
+    kind = (item.rent_kind or "on_demand").replace("_", "-")
+    hours = f"{item.gpu_hours:,.0f} GPU-hours" if item.gpu_hours else "the serving months"
+    return f"{kind}, {hours}, up to {item.count:,} GPUs at once" + (f", {months:g}-month term" if months else "")
+
+
+def notes(plan: Plan, ctx: PlanContext, gpu: str) -> str:
+    """The plan's rule warnings naming this GPU (id or name): export and licence notes."""
+    name = ctx.gpu_name(gpu)
+    found = [f"[{w.rule}] {w.message}" for w in plan.warnings if w.rule and (gpu in w.message or name in w.message)]
+    return "; ".join(found)
+
+
+def rows(plan: Plan, ctx: PlanContext) -> list[list[Any]]:
+    """The RFQ as rows of COLUMNS: the verify items first, then every item to quote, then servers."""
+    out: list[list[Any]] = []
+    d = plan.decision
+    for v in (d.verify if d is not None else [])[:TOP_VERIFY]:
+        out.append(["verify first", v.input, v.gpu, _verify_spec(v), v.count, None, None, None, None, v.message])
+    for item in plan.purchase:
+        date, basis = latest_date(plan, ctx, item)
+        price = (f"catalog {unit_rate(item.unit_price_usd or 0)}/GPU-hour" if item.ownership == "rent"
+                 else f"catalog {usd(item.unit_price_usd)} per GPU")
+        out.append(["quote", f"{item.gpu} ({item.ownership})", item.gpu, specification(item, ctx), item.count,
+                    item.ownership, term(plan, item), date, basis,
+                    "; ".join(x for x in (price, notes(plan, ctx, item.gpu)) if x)])
+    for s in plan.servers:
+        server = ctx.catalog.servers.get(s.server)
+        spec = f"{server.name if server else s.server} holding {ctx.gpu_name(s.gpu)}" + (
+            f"; {s.networked} networked" if s.networked else "")
+        out.append(["quote", s.server, s.gpu, spec, s.count, "buy", None, None, None,
+                    f"catalog {usd(s.unit_price_usd)} each"])
+    return out
+
+
+def _shown(kind: str | None, x: float) -> str:
+    """A verify value in its unit: a rate per GPU-hour, a price per GPU, a speed as a factor."""
+    if kind == "rental_rate":
+        return f"{unit_rate(x)}/GPU-hour"
+    if kind == "purchase_price":
+        return f"{usd(x)} per GPU"
+    return f"{x:.2f}x the estimate" if kind == "speed" else f"{x:,.4g}"
+
+
+def _verify_spec(v: Any) -> str:
+    """'now $2.69/GPU-hour, P10-P90 $1.79-$4.03/GPU-hour, worth up to $33,885'."""
+    span = (f"P10-P90 {_shown(v.kind, v.range[0])} to {_shown(v.kind, v.range[1])}"
+            if isinstance(v.range, list) and len(v.range) == 2 and None not in v.range else "")
+    now = f"now {_shown(v.kind, v.current)}" if isinstance(v.current, (int, float)) else ""
+    return ", ".join(x for x in (now, span, f"worth up to {usd(v.evpi_usd)}" if v.evpi_usd else "") if x)
+
+
+def render(plan: Plan, ctx: PlanContext, fmt: str = "md") -> Document:
+    """The request for quotation as Markdown (a document to send) or CSV (one row per line item)."""
+    fmt = format_for("", fmt)
+    table = rows(plan, ctx)
+    if fmt == "csv":
+        return Document("csv", csv_text(COLUMNS, table).encode("utf-8"))
+    return Document("md", markdown_text(plan, ctx, table).encode("utf-8"))
+
+
+def markdown_text(plan: Plan, ctx: PlanContext, table: list[list[Any]]) -> str:
+    name = plan.name or ctx.workload.name or "GPU plan"
+    out = [f"# Request for quotation: {md(name)}", "",
+           f"Prepared with gpu-advisor {md(plan.tool_version)} from a plan dated {plan.as_of} (catalog "
+           f"{md(plan.catalog_digest)}). Quote each item below; dates are the latest that keep every deadline at "
+           f"the workload's confidence ({md(plan.confidence.quantile)}).", ""]
+    if not plan.feasible:
+        return "\n".join(out + ["No plan meets every requirement, so there is nothing to quote (see the plan's "
+                                "diagnosis).", ""])
+    first = [r for r in table if r[0] == "verify first"]
+    if first:
+        out += ["## Confirm first", "", "These inputs could change the decision; the figure is the most knowing "
+                "each exactly is worth (expected value of perfect information):", "",
+                markdown(["input", "now and range", "what to ask"], [[r[1], r[3], r[9]] for r in first]), ""]
+    items = [r for r in table if r[0] == "quote"]
+    out += ["## Items", "", markdown(["item", "specification", "quantity", "term", "latest date", "notes"],
+                                     [[r[1], r[3], f"{r[4]:,}", r[6] or "", r[7] or "", r[9] or ""] for r in items]),
+            ""]
+    dates = [f"- {r[1]}: {r[8]}" for r in items if r[8]]
+    if dates:
+        out += ["## How the dates follow", "", *[f"- {md(x[2:])}" for x in dates], ""]
+    ruled = [w for w in plan.warnings if w.rule]
+    if ruled:
+        out += ["## Export and licence notes", "", *[f"- [{md(w.rule)}] {md(w.message)}" for w in ruled], ""]
+    return "\n".join(out)

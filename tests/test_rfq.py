@@ -1,0 +1,110 @@
+"""`advisor rfq` and advisor.rfq(plan): the plan as a request for quotation, the inputs worth
+confirming first, each item with its specification, quantity, term and latest date (recomputed here
+from the plan's own figures), the rule notes it carries; output rules as for `advisor memo`."""
+from __future__ import annotations
+
+import csv
+import datetime as dt
+import io
+import os
+
+import pytest
+import yaml
+from conftest import AS_OF, EXAMPLES
+from test_decision import KNIFE
+
+import advisor
+from advisor.flow import plan
+from advisor.inputs.workload import parse_workload
+
+
+@pytest.fixture(scope="module")
+def knife(catalog, rules):
+    return plan(parse_workload({**KNIFE, "name": "8x H100", "decision": "point"}), catalog=catalog, rules=rules,
+                as_of=AS_OF)
+
+
+def table(doc) -> list[dict]:
+    return list(csv.DictReader(io.StringIO(doc.text)))
+
+
+def test_the_inputs_to_confirm_come_first_in_evpi_order(knife):
+    rows = table(advisor.rfq(knife, fmt="csv"))
+    verify = knife["decision"]["verify"]
+    first = [r for r in rows if r["section"] == "verify first"]
+    assert [r["item"] for r in first] == [v["input"] for v in verify[:3]]
+    assert rows[:len(first)] == first and first[0]["item"] == "rental_rate:h100-sxm"
+    assert "get a firm quote for 8\u00d7 NVIDIA H100 SXM5 80GB rental" in first[0]["notes"]
+    text = advisor.rfq(knife).text
+    assert text.index("## Confirm first") < text.index("## Items")
+    assert "rental\\_rate:h100-sxm" in text and "$2.69/GPU-hour" in text
+
+
+def test_each_item_has_its_specification_quantity_term_and_latest_date(knife, catalog):
+    (item,) = [r for r in table(advisor.rfq(knife, fmt="csv")) if r["section"] == "quote"]
+    (job,) = knife["jobs"]
+    purchase = knife["purchase"][0]
+    assert item["gpu"] == "h100-sxm" and int(item["quantity"]) == purchase["count"] == 8
+    g = catalog.gpus["h100-sxm"]
+    assert g.name in item["specification"] and "80 GB memory" in item["specification"]
+    assert "NVLink 900 GB/s" in item["specification"]
+    assert f"{purchase['gpu_hours']:,.0f} GPU-hours" in item["term"]
+    # the latest start: the plan's date + the deadline - the run time at the workload's confidence
+    latest = AS_OF + dt.timedelta(days=730 - job["wall_days_planned"])
+    assert item["latest_date"] == latest.isoformat()
+    assert f"runs {job['wall_days_planned']:.1f} days at the workload's confidence" in item["date_basis"]
+
+
+def test_rule_notes_reach_the_item_they_name(catalog, rules):
+    doc = yaml.safe_load((EXAMPLES / "serve-mixed-requests.yaml").read_text())
+    p = plan(parse_workload(doc), catalog=catalog, rules=rules, as_of=AS_OF, explain="alternatives")
+    ruled = [w for w in p["warnings"] if w["rule"] == "LIC002"]
+    assert ruled
+    rows = [r for r in table(advisor.rfq(p, fmt="csv")) if r["section"] == "quote" and r["gpu"] == "rtx-4090"]
+    assert rows and "[LIC002]" in rows[0]["notes"]
+    assert "## Export and licence notes" in advisor.rfq(p).text
+
+
+def test_same_input_same_bytes(knife):
+    assert advisor.rfq(knife).content == advisor.rfq(knife).content
+    assert advisor.rfq(knife, fmt="csv").content == advisor.rfq(knife, fmt="csv").content
+
+
+def test_cli_writes_refuses_and_replaces_like_memo(run, write, tmp_path):
+    f = write(yaml.safe_dump({**KNIFE, "decision": "point"}))
+    out = tmp_path / "rfq.md"
+    code, stdout, _ = run("rfq", f, "-o", out, "--as-of", AS_OF.isoformat())
+    assert code == 0 and out.read_text().startswith("# Request for quotation") and "wrote" in stdout
+    code, _, err = run("rfq", f, "-o", out, "--as-of", AS_OF.isoformat())
+    assert code == 2 and "already exists" in err and "--force" in err
+    link = tmp_path / "link.csv"
+    os.symlink(tmp_path / "nowhere.csv", link)
+    code, _, err = run("rfq", f, "-o", link, "--as-of", AS_OF.isoformat())
+    assert code == 2 and "link" in err and not (tmp_path / "nowhere.csv").exists()
+    code, _, _ = run("rfq", f, "-o", out, "--force", "--as-of", AS_OF.isoformat(), "--format", "csv")
+    assert code == 0 and out.read_text().startswith("section,item,")
+    code, _, err = run("rfq", f, "-o", tmp_path / "rfq.txt")
+    assert code == 2 and ".md or .csv" in err
+    code, _, err = run("rfq", f, "-o", "-")
+    assert code == 2 and "--format" in err
+    code, stdout, _ = run("rfq", f, "-o", "-", "--format", "csv", "--as-of", AS_OF.isoformat())
+    assert code == 0 and stdout.startswith("section,item,")
+
+
+def test_cli_no_plan_exits_3_and_says_so(run, write, tmp_path):
+    f = write("deployment: {context: office, ownership: buy}\nmodel: mpt-7b\ntokens: 20B\ndeadline: 1d\n"
+              "gpus: {allow: [rtx-4090], max: 1}\n")
+    out = tmp_path / "rfq.md"
+    code, _, err = run("rfq", f, "-o", out, "--as-of", AS_OF.isoformat())
+    assert code == 3 and "no plan" in err and "nothing to quote" in out.read_text()
+
+
+def test_library_plans_a_workload_and_refuses_bad_options(tmp_path):
+    doc = advisor.rfq(str(EXAMPLES / "article-datacenter.yaml"), as_of=AS_OF, fmt="csv")
+    assert doc.format == "csv" and "a100-80gb-sxm" in doc.text
+    path = doc.write(tmp_path / "rfq.csv")
+    assert path.read_bytes() == doc.content
+    with pytest.raises(advisor.InputError, match="already exists"):
+        doc.write(tmp_path / "rfq.csv")
+    with pytest.raises(advisor.InputError, match="fmt"):
+        advisor.rfq(str(EXAMPLES / "article-datacenter.yaml"), fmt="pdf")
