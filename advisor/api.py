@@ -152,14 +152,12 @@ def plan(workload: Any, **options: Any) -> Any:
 
 def _planned(workload: Any, options: dict[str, Any]) -> Any:
     """advisor.plan with checked options, under a name the `plan` parameter of `memo` does not hide;
-    the workload's size is checked against the catalog before any estimating (data/bounds.py)."""
-    from advisor.data.bounds import check_workload_size
+    the workload's size is checked against the catalog before any estimating (in flow.prepare)."""
     from advisor.data.catalog import load_catalog
     from advisor.flow import plan as make_plan
 
     options["catalog"] = options.get("catalog") or load_catalog()
     wl = as_workload(workload, options["catalog"])
-    check_workload_size(wl, options["catalog"].gpus)
     result = make_plan(wl, **options)
     if isinstance(workload, (str, os.PathLike)):
         result.workload_file = os.fspath(workload)

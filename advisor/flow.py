@@ -19,6 +19,7 @@ from advisor.assemble import (
 )
 from advisor.contract import Plan
 from advisor.contract.numbers import rounded
+from advisor.data.bounds import check_workload_size
 from advisor.data.catalog import Catalog, load_catalog
 from advisor.data.rules import RuleSet, load_rules
 from advisor.errors import InputError
@@ -41,8 +42,11 @@ __all__ = ["chart_data", "min_gpus_by_job", "pareto", "plan", "prepare"]
 
 def prepare(workload: Workload, catalog: Catalog | None = None, rules: RuleSet | None = None,
             as_of: dt.date | None = None) -> Problem:
-    """Candidates for every job: rules and estimates applied, nothing solved yet."""
+    """Candidates for every job: rules and estimates applied, nothing solved yet. The workload's size
+    is checked against the catalog first (data/bounds.py), so every path to a plan (the library, the
+    CLI, bench code) refuses an oversized workload before any estimating."""
     catalog = catalog or load_catalog()
+    check_workload_size(workload, catalog.gpus)
     rules = rules or load_rules()
     return build_problem(workload, catalog, rules, params_from(catalog), as_of or dt.date.today())
 

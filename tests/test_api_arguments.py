@@ -180,17 +180,25 @@ def test_a_model_shape_has_the_bounds_of_a_workload_file():
     assert isinstance(advisor.load_workload(EXAMPLES / "article-office.yaml"), Workload)
 
 
-@pytest.mark.xfail(strict=True, reason="Memo.write is in advisor/present/ (not this branch's to edit): it should "
-                   "begin with inputs.arguments.output_file(path, 'path', force) and a flag check of force")
 def test_memo_write_checks_its_arguments(made_plan, tmp_path):
+    """Memo.write checks its arguments with the table of inputs/arguments.py, like every public
+    function: each wrong one is an InputError naming it, and nothing is written."""
     memo = advisor.memo(made_plan, charts=False)
     dangling = tmp_path / "memo.md"
     dangling.symlink_to(tmp_path / "nowhere.md")
-    for path, force in ((None, False), (3, False), (b"x", False), ("\x00", False), (tmp_path / "m.md", "yes"),
-                        (dangling, False)):
-        with pytest.raises(advisor.InputError):
+    for path, force, named in ((None, False, "path"), (3, False, "path"), (b"x", False, "path"),
+                               ("\x00", False, "path"), (tmp_path / "m.md", "yes", "force"),
+                               (tmp_path / "m.md", 1, "force"), (dangling, False, "path"),
+                               (tmp_path / "no-such-folder" / "m.md", False, "path"), (tmp_path, True, "path"),
+                               ("-", False, "path")):
+        with pytest.raises(advisor.InputError) as err:
             memo.write(path, force=force)
+        said = str(err.value)
+        assert err.value.field == named and (f"`{named}`" in said or str(path) in said), (path, force, said)
     assert dangling.is_symlink() and not (tmp_path / "nowhere.md").exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["memo.md"]
+    assert memo.write(dangling, force=True) == [dangling] and not dangling.is_symlink()   # the link replaced
+    assert not (tmp_path / "nowhere.md").exists()
 
 
 def test_the_cli_refuses_a_link_given_to_output_before_any_work(run, tmp_path, monkeypatch):

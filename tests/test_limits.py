@@ -90,7 +90,6 @@ def test_too_many_distinct_jobs_are_refused_before_any_estimate(run, write, monk
     def never(*args, **kwargs):
         raise AssertionError("estimated before the size limit refused the workload")
 
-    monkeypatch.setattr(flow, "prepare", never)
     monkeypatch.setattr(flow, "build_problem", never)
     doc = _distinct(1_000)   # 1,000 x the built-in GPU types (30): more than 25,000 pairs
     types = len(advisor.load_catalog().gpus)
@@ -101,6 +100,40 @@ def test_too_many_distinct_jobs_are_refused_before_any_estimate(run, write, monk
         assert f"the limit is {bounds.MAX_JOB_GPU_PAIRS:,}" in err and err.startswith(f"error: {path}: `jobs`")
     with pytest.raises(advisor.InputError, match="distinct jobs"):
         advisor.plan(doc)
+    with pytest.raises(advisor.InputError, match="distinct jobs"):   # bench code's path: prepare itself
+        flow.prepare(advisor.load_workload(path))
+
+
+def test_the_size_is_checked_once_per_plan(run, write, monkeypatch):
+    """flow.prepare checks the workload's size for every path; the library and the CLI do not check it
+    again before calling it (the check hashes every job: 5,000 of them are not read twice)."""
+    import importlib
+
+    import yaml
+
+    import advisor
+
+    flow = importlib.import_module("advisor.flow")
+    calls = []
+
+    class Stop(Exception):
+        pass
+
+    def counted(workload, gpu_ids):
+        calls.append(len(workload.jobs))
+
+    def stop(*args, **kwargs):
+        raise Stop
+
+    monkeypatch.setattr(flow, "check_workload_size", counted)
+    monkeypatch.setattr(flow, "build_problem", stop)
+    doc = _distinct(3)
+    with pytest.raises(Stop):
+        advisor.plan(doc)
+    assert calls == [3]
+    calls.clear()
+    code, _, _ = run("plan", write(yaml.safe_dump(doc), "three.yaml"))
+    assert code == 1 and calls == [3]   # (Stop is an internal error to the CLI)
 
 
 def test_distinct_jobs_are_counted_as_the_planner_groups_them(catalog):

@@ -27,15 +27,13 @@ from advisor.cli.base import (
 def _inputs(workload_file: str, catalog_file: str | None, rules_files: tuple[str, ...],
             raw: dict | None = None) -> tuple[Any, Any, Any]:
     """The workload, catalog and rules a plan-making command reads: the catalog and rules first,
-    so that the workload's GPU ids and presets are checked with its other mistakes, then the
-    workload's size against the catalog (before any estimating: data/bounds.py). `raw` gets the
-    workload file's name and bytes (a memo quotes them, standard input's too)."""
+    so that the workload's GPU ids and presets are checked with its other mistakes (its size against
+    the catalog is checked by flow.prepare, before any estimating). `raw` gets the workload file's
+    name and bytes (a memo quotes them, standard input's too)."""
     from advisor.api import known_ids
-    from advisor.data.bounds import check_workload_size
     from advisor.inputs.workload import read_workload
     catalog, rules = load(catalog_file, rules_files)
     workload, name, data = read_workload(workload_file, known_ids(catalog))
-    check_workload_size(workload, catalog.gpus)
     if raw is not None:
         raw.update(name=name, data=data)
     return workload, catalog, rules

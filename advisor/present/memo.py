@@ -24,10 +24,13 @@ from markupsafe import Markup
 from advisor.contract import Plan
 from advisor.contract.context import PlanContext
 from advisor.errors import AdvisorError, InputError
+from advisor.inputs import arguments as arg
+from advisor.inputs.arguments import Check, checked, output_file
 from advisor.present import escape
 from advisor.present.memo_context import memo_context
 
 FORMATS = ("md", "html", "pdf")
+WRITE: dict[str, Check] = {"path": arg.path(), "force": arg.flag()}   # Memo.write's arguments
 PAPERS = ("a4", "letter")
 SUFFIXES = {".md": "md", ".markdown": "md", ".html": "html", ".htm": "html", ".pdf": "pdf"}
 PDF_HINT = ("PDF output needs WeasyPrint and its Pango libraries: pip install 'gpu-advisor[pdf]' "
@@ -59,25 +62,23 @@ class Memo:
         """Write the memo to `path` and its attachments beside it (in `<stem>_files/`, so two memos
         in one folder never share one); returns the files written. Nothing is half-written: each
         file goes to a temporary file in its folder first and is renamed into place, charts before
-        the memo. The folder must exist, and an existing file is replaced only with force=True."""
-        path = Path(path)
-        if str(path) == "-":
-            raise InputError("a memo is written to a file (and Markdown to a folder beside it); give a file name "
-                             "such as memo.md, not '-'", field="output")
-        if not path.parent.is_dir():
-            raise InputError(f"{path}: the folder {str(path.parent)!r} does not exist; create it first (a memo is "
-                             "never written into a folder made up from a mistyped path)", field="output")
+        the memo. The folder must exist, and an existing file or a link (even one pointing nowhere)
+        is replaced only with force=True. The arguments are checked first, as every public
+        function's are (inputs/arguments.py): a wrong one is an InputError naming it."""
+        args = checked("Memo.write", WRITE, {"path": path, "force": force})
+        if args["path"] == "-":
+            raise InputError("`path`: a memo is written to a file (and Markdown to a folder beside it); give a file "
+                             "name such as memo.md, not '-'", field="path")
+        path = output_file(args["path"], "path", args["force"], force_as="`force`")
         targets = [path] + [path.parent / rel for rel in sorted(self.attachments)]
-        if path.is_dir():
-            raise InputError(f"{path}: is a folder; give a file name such as memo.md", field="output")
         folders = {rel.split("/", 1)[0] for rel in self.attachments}
         if folders - {f"{path.stem}_files"}:
             raise InputError(f"{path}: this memo links its charts in {', '.join(sorted(folders))}/, which is not named "
-                             f"after the file; render it with name={path.stem!r} (the CLI does)", field="output")
-        existing = [t for t in targets if t.exists()]
-        if existing and not force:
+                             f"after the file; render it with name={path.stem!r} (the CLI does)", field="path")
+        existing = [t for t in targets if t.exists() or t.is_symlink()]   # a dangling link too
+        if existing and not args["force"]:
             raise InputError(f"{existing[0]}: already exists; pass `force` to replace "
-                             f"{'it' if len(existing) == 1 else f'it and {len(existing) - 1} more'}", field="output")
+                             f"{'it' if len(existing) == 1 else f'it and {len(existing) - 1} more'}", field="path")
         for rel, data in sorted(self.attachments.items()):
             (path.parent / rel).parent.mkdir(exist_ok=True)
             write_atomically(path.parent / rel, data)
