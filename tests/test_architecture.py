@@ -22,7 +22,7 @@ LAYERS = [
     {"advisor.solve"},
     {"advisor.explain"},
     {"advisor.present"},
-    {"advisor.flow", "advisor.assemble", "advisor.comparisons", "advisor.rule_examples"},
+    {"advisor.flow", "advisor.assemble", "advisor.plan_notes", "advisor.comparisons", "advisor.rule_examples"},
     {"advisor.report", "advisor.api"},
     {"advisor.cli", "advisor.__main__", "advisor"},
 ]

@@ -3,10 +3,11 @@ cent, to the total printed beside it: the bill of materials to the nominal cost,
 the nominal cost, the present-value lines to the total; a plan that rents still keeps its data."""
 from __future__ import annotations
 
+import re
 from decimal import Decimal
 
 import pytest
-from conftest import EXAMPLES
+from conftest import AS_OF, EXAMPLES
 
 
 def _sum(values) -> Decimal:
@@ -35,3 +36,51 @@ def test_a_rented_plan_pays_for_its_storage_like_a_bought_one(example_plan):
     (store,) = [r for r in plan["bill_of_materials"] if r["item"].startswith("flash storage")]
     assert store["total_usd"] > 0 and "no sourced cloud storage rate" in store["note"]
     assert plan["cost_breakdown"]["storage_usd"] == pytest.approx(store["total_usd"], abs=0.01)
+
+
+def _money(cell: str) -> Decimal:
+    text = cell.strip().strip("*").replace(",", "")
+    sign = -1 if text.startswith("-") else 1
+    return sign * Decimal(text.lstrip("-").lstrip("$"))
+
+
+def _table(markdown: str, heading: str) -> list[list[str]]:
+    """The rows of the first table under the `## N. <heading>...` section, as cells."""
+    section = re.split(r"\n## \d+\. " + re.escape(heading), markdown, maxsplit=1)[1].split("\n## ", 1)[0]
+    rows = [line for line in section.splitlines() if line.startswith("| ")]
+    return [[c.strip() for c in re.split(r"(?<!\\)\|", row.strip()[1:-1])] for row in rows[1:]]   # after the header
+
+
+def memo_adds_up(markdown: str) -> None:
+    """A memo's bill of materials and cost table, read as a finance reader adds them: the BOM's
+    extended prices add up to its total cash, the cost lines to the cash subtotal, and the cash less
+    the resale plus the discounting to the total present value, each to the cent."""
+    bom = _table(markdown, "Bill of materials")
+    *items, (label, *_, total_cash, _, _) = [r for r in bom if not set(r[0]) <= set("-:")]
+    assert label == "**Total cash**"
+    assert sum(_money(r[3]) for r in items if r[3] != "in hosting") == _money(total_cash)
+    costs = [r for r in _table(markdown, "Cost") if not set(r[0]) <= set("-:")]
+    labels = [r[0] for r in costs]
+    cut = next(i for i, name in enumerate(labels) if name.startswith("**Cash paid over"))
+    cash = _money(costs[cut][2])
+    assert sum(_money(r[2]) for r in costs[:cut]) == cash == _money(total_cash)
+    assert costs[-1][0] == "**Total, present value**"
+    assert cash + sum(_money(r[2]) for r in costs[cut + 1:-1]) == _money(costs[-1][2])
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", sorted(p.stem for p in EXAMPLES.glob("*.yaml")))
+def test_every_examples_memo_adds_up_to_the_cent(tmp_path, example_plan, name):
+    """Issue 32's target: every example's memo (Markdown, through the CLI), its tables summed as
+    printed, and its total the plan's own."""
+    from click.testing import CliRunner
+
+    from advisor.cli import main
+
+    out = tmp_path / f"{name}.md"
+    run = CliRunner().invoke(main, ["memo", str(EXAMPLES / f"{name}.yaml"), "-o", str(out), "--as-of", AS_OF.isoformat()])
+    assert run.exit_code == 0, run.output
+    text = out.read_text(encoding="utf-8")
+    memo_adds_up(text)
+    _, plan = example_plan(name)
+    assert f"**${plan['total_cost_usd']:,.2f}**" in text and f"${plan['nominal_cost_usd']:,.2f}" in text

@@ -331,3 +331,11 @@ def test_chart_labels_legends_and_notes_fit_inside_the_figure(example):
         assert_inside(svg, name)
         w, h, (x0, y0, x1, y1) = figure_and_axes(svg)
         assert x1 - x0 >= w / 3 and y1 - y0 >= h / 3, name
+
+
+@pytest.mark.parametrize("example", sorted(CHOSEN))
+def test_the_memos_cost_tables_add_up_to_the_cent(memos, example):
+    """The article examples' memos (every example's in the slow suite: tests/test_cash_adds_up.py)."""
+    from test_cash_adds_up import memo_adds_up
+
+    memo_adds_up(memos[example, "md"].read_text(encoding="utf-8"))

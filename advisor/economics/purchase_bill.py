@@ -208,9 +208,9 @@ def storage_need(econ: Economics, params: float, tokens: float) -> StorageNeed:
             if per_param else 0.0)
     tb = dataset + ckpt
     usd = tb * float(price.value or 0.0) if price else None
-    note = (f"dataset {tokens:.3g} tokens x {per_token.value if per_token else '?'} B = {dataset:,.1f} TB; "
+    note = (f"dataset {tokens:.3g} tokens x {per_token.value if per_token else '?'} B = {dataset:,.3g} TB; "
             f"{kept.value if kept else '?':g} checkpoint(s) of {params:.3g} parameters x "
-            f"{per_param.value if per_param else '?'} B = {ckpt:,.1f} TB"
+            f"{per_param.value if per_param else '?'} B = {ckpt:,.3g} TB"
             + (f"; at ${price.value:g}/TB of flash" if price else "; no sourced $/TB"))
     return StorageNeed(tb, dataset, ckpt, usd, _worst(*(f.confidence for f in figs)),
                        tuple(dict.fromkeys(s for f in figs for s in f.source)), note)

@@ -16,6 +16,7 @@ from advisor.present.memo_charts import charts as draw_charts
 from advisor.present.memo_ranges import assumption_row, range_sentence, ranges_chart
 from advisor.present.memo_refs import Refs, rules_digest
 from advisor.present.memo_sections import (
+    COST_LINES,
     alternative_rows,
     assumption_rows,
     bill_of_materials,
@@ -35,6 +36,7 @@ from advisor.present.words import (
     unit_rate,
     unproven,
     usd,
+    usd_cents,
 )
 
 GLOSSARY = [
@@ -50,6 +52,8 @@ GLOSSARY = [
                              "(NVLink, PCIe or the network)"),
     ("Pareto front", "the plans for which no other plan is both cheaper and faster"),
     ("Break-even price", "the price at which the recommendation would change"),
+    ("Present value", "a cost paid later, or a resale received later, discounted to what it is worth today at "
+                      "the cost of capital; the plan minimises the present value of everything it pays"),
     ("MILP", "mixed-integer linear program: the optimisation method that proves the plan is the "
              "cheapest of all the options considered"),
 ]
@@ -66,7 +70,7 @@ def memo_context(plan: Plan, ctx: PlanContext, source: tuple[str, str, bytes | N
     feasible = plan.feasible
     months = plan.assumptions.horizon_months
     cb = plan.cost_breakdown
-    upfront = (cb.purchase_usd or 0) + (cb.servers_usd or 0)
+    upfront = sum(getattr(cb, key) or 0.0 for key, _, when in COST_LINES if when in ("upfront", "before the work"))
     bom, bom_notes = bill_of_materials(plan, ctx, refs)
     alternatives, best_alt, cited_rules = alternative_rows(plan, ctx, refs)
     best_alt = _next_best(plan, ctx, best_alt)
@@ -100,9 +104,9 @@ def memo_context(plan: Plan, ctx: PlanContext, source: tuple[str, str, bytes | N
                         "intro": ("The workload, as read from standard input, verbatim:" if label == STDIN
                                   else f"The workload file {label}, verbatim:")},
         "bom": bom, "bom_notes": bom_notes,
-        "bom_total": usd(upfront + (cb.rental_usd or 0)) if feasible else None,
+        "bom_total": usd_cents(plan.nominal_cost_usd or 0.0) if feasible else None,
         "costs": cost_rows(plan, months, catalog) if feasible else [],
-        "total": usd(plan.total_cost_usd), "cost_title": cost_title,
+        "total": usd_cents(total), "cost_title": cost_title,
         "jobs": job_rows(plan, ctx, min_gpus or {}, refs),
         "serving": serving_context(plan),
         "alternatives": alternatives,
@@ -244,16 +248,7 @@ def _recommendation(plan: Plan, ctx: PlanContext, best_alt: tuple[str, float] | 
     for srv in plan.servers:
         parts.append(f"{server_phrase(ctx.catalog, srv.server, srv.count)} to hold them")
     text = join(parts)
-    a, cb = plan.assumptions, plan.cost_breakdown
-    running = [f"{usd(v)} for {what}" for v, what in ((cb.energy_usd, "electricity"), (cb.hosting_usd, "hosting"),
-                                                       (cb.rental_usd, "rental")) if v]
-    text = f"{text[:1].upper()}{text[1:]}. "
-    if upfront:
-        text += (f"Over the {a.horizon_months:g} months the hardware is costed for, the total is "
-                 f"{usd(plan.total_cost_usd)}" + (f": {usd(upfront)} upfront and {join(running)}. " if running
-                                                  else ". "))
-    else:
-        text += f"The total cost is {usd(plan.total_cost_usd)}, all of it rental. "
+    text = f"{text[:1].upper()}{text[1:]}. " + _cost_sentence(plan, upfront)
     hostless = [gpus[g].name for g in sorted({i.gpu for i in plan.purchase if i.ownership == "buy"})
                 if not ctx.hosts.get(g)]
     if hostless:
@@ -271,6 +266,24 @@ def _recommendation(plan: Plan, ctx: PlanContext, best_alt: tuple[str, float] | 
             text += (f"The {join(excluded)} {'is' if len(excluded) == 1 else 'are'} excluded by rule {rid} "
                      f"({rules.get(rid).title}). ")
     return text.strip()
+
+
+def _cost_sentence(plan: Plan, upfront: float) -> str:
+    """The cost in words, as the cost table adds it up: the cash (upfront and while running), the
+    resale, and the present value the plan minimises; then the cost of owning the other way."""
+    a, cb = plan.assumptions, plan.cost_breakdown
+    cash, total, resale = plan.nominal_cost_usd or 0.0, plan.total_cost_usd or 0.0, plan.residual_value_usd or 0.0
+    later = [f"{usd(v)} for {what}" for v, what in ((cb.support_usd, "support"), (cb.energy_usd, "electricity"),
+                                                     (cb.hosting_usd, "hosting"), (cb.rental_usd, "rental")) if v]
+    paid = join(([f"{usd(upfront)} upfront"] if upfront else []) + later)
+    text = (f"Over the {a.horizon_months:g} months the plan is costed for, it pays {usd(cash)} in cash ({paid})"
+            + (f" and gets about {usd(resale)} back by reselling the GPUs" if resale else "")
+            + f"; at {a.discount_rate:.1%} a year that is {usd(total)} in present value, the figure the plan "
+              "minimises. ")
+    other = plan.other_ownership
+    if other is not None and other.message:
+        text += sentence(other.message) + " "
+    return text
 
 
 def _finish_sentence(plan: Plan, ctx: PlanContext, finish_h: float | None) -> str:

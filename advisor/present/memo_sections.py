@@ -8,7 +8,7 @@ from typing import Any
 from advisor.contract import Plan
 from advisor.contract.context import PlanContext
 from advisor.contract.costs import PurchaseItem
-from advisor.data.catalog import GPU, Catalog
+from advisor.data.catalog import Catalog
 from advisor.inputs.workload import Workload
 from advisor.present.memo_refs import Refs
 from advisor.present.words import (
@@ -22,6 +22,7 @@ from advisor.present.words import (
     sentence,
     unit_rate,
     usd,
+    usd_cents,
 )
 
 PRICE_KIND = {"msrp": "launch list price (MSRP)", "list": "list price", "street": "street price",
@@ -43,58 +44,33 @@ def server_name(catalog: Catalog | None, sid: str) -> str:
 
 
 def bill_of_materials(plan: Plan, ctx: PlanContext, refs: Refs) -> tuple[list, list]:
-    """Rows (GPUs bought or rented, servers, networking) with unit prices, dates and sources;
-    notes on the prices and on what the catalog does not price."""
+    """The plan's own bill of materials (`bill_of_materials`: every line the MILP charged, to the cent,
+    adding up to the cash paid), with each line's confidence and sources; its notes say how each
+    figure was reached, and what the catalog does not price."""
     gpus = ctx.catalog.gpus
     bom: list[dict[str, Any]] = []
     bom_notes: list[str] = []
-    for item in plan.purchase:
-        g = gpus[item.gpu]
-        if item.ownership == "buy":
-            bom.append(_bought(item, g, refs))
-            if g.prices.purchase is not None and g.prices.purchase.note:
-                bom_notes.append(f"{g.name}: {g.prices.purchase.note}.")
-            if not ctx.hosts.get(g.id):
-                bom_notes.append(f"The catalog lists no server or workstation to hold the {g.name}, so none is "
-                                 "costed: budget the host machine separately.")
-        else:
-            bom.append(_rented(item, g, refs))
-    for srv in plan.servers:
-        s = ctx.catalog.servers.get(srv.server)
-        sp = s.purchase if s is not None else None
-        bom.append({"item": f"{server_name(ctx.catalog, srv.server)} for {gpus[srv.gpu].name}",
-                    "qty": f"{srv.count:,}", "unit": usd(srv.unit_price_usd),
-                    "extended": usd(srv.count * (srv.unit_price_usd or 0.0)),
-                    "basis": PRICE_KIND.get(sp.kind or "" if sp is not None else "", "price"),
-                    "dated": day(sp.as_of if sp is not None else None),
-                    "refs": refs.cite(sp.source, sp.as_of) if sp is not None else []})
-        if srv.networked:
-            host = ctx.hosts.get(srv.gpu)
-            per = host.network_usd if host is not None else 0.0
-            net = s.network_usd_per_server if s is not None else None
-            bom.append({"item": "Networking (NICs and switch ports) per server", "qty": f"{srv.networked:,}",
-                        "unit": usd(per), "extended": usd(per * srv.networked), "basis": "per server",
-                        "dated": "", "refs": refs.cite(net.source) if net is not None else []})
+    for row in plan.bill_of_materials:
+        qty, unit = _quantity(row.item, row.quantity, row.unit_usd)
+        bom.append({"item": row.item, "qty": qty, "unit": unit,
+                    "extended": usd_cents(row.total_usd) if row.total_usd is not None else "in hosting",
+                    "basis": f"{row.confidence or 'unrated'} confidence", "refs": refs.cite(row.source)})
+        if row.note:
+            bom_notes.append(f"{row.item}: {sentence(row.note)}")
+    for g in sorted({i.gpu for i in plan.purchase if i.ownership == "buy"}):
+        if not ctx.hosts.get(g):
+            bom_notes.append(f"The catalog lists no server or workstation to hold the {gpus[g].name}, so none is "
+                             "costed: budget the host machine separately.")
     return bom, bom_notes
 
 
-def _bought(item: PurchaseItem, g: GPU, refs: Refs) -> dict[str, Any]:
-    p = g.prices.purchase
-    return {"item": f"{g.name} GPU", "qty": f"{item.count:,}", "unit": usd(item.unit_price_usd),
-            "extended": usd(item.count * (item.unit_price_usd or 0.0)),
-            "basis": PRICE_KIND.get(p.kind or "", p.kind or "price") if p is not None else "price",
-            "dated": day(p.as_of) if p is not None else "undated",
-            "refs": refs.cite(p.source, p.as_of) if p is not None else []}
+def _quantity(item: str, quantity: float, unit_usd: float | None) -> tuple[str, str]:
+    """(quantity, unit price) as a reader checks them: a tax line is a rate on a dollar base."""
+    if item.startswith("tax on"):
+        return usd_cents(quantity), f"{(unit_usd or 0.0) * 100:.2f}%"
+    qty = f"{quantity:,}" if float(quantity).is_integer() else f"{quantity:,.4g}"
+    return qty, (unit_rate(unit_usd) if unit_usd is not None and abs(unit_usd) < 10 else usd(unit_usd))
 
-
-def _rented(item: PurchaseItem, g: GPU, refs: Refs) -> dict[str, Any]:
-    r = g.rental
-    hours, price = item.gpu_hours or 0.0, item.unit_price_usd or 0.0
-    return {"item": f"{g.name} rental, {item.provider or (r.provider if r is not None else 'provider unknown')}",
-            "qty": f"{hours:,.0f} GPU-hours (up to {plural(item.count, 'GPU')} at once)",
-            "unit": f"{unit_rate(price)} per GPU-hour", "extended": usd(hours * price),
-            "basis": "on-demand rate", "dated": day(item.as_of or (r.as_of if r is not None else None)),
-            "refs": refs.cite(r.source, r.as_of) if r is not None else []}
 
 
 def job_rows(plan: Plan, ctx: PlanContext, min_gpus: dict, refs: Refs) -> list[dict]:
@@ -209,32 +185,64 @@ _STATUS = {"no-purchase-price": "No purchase price", "no-rental-price": "No rent
            "no-feasible-plan": "No plan meets the limits", "none": "Excluded"}
 
 
+# the nominal cost lines in the order a reader pays them, with what each is and when it is paid
+COST_LINES = (("purchase_usd", "GPUs", "upfront"), ("servers_usd", "Servers", "upfront"),
+              ("network_usd", "Network (NICs, switches, cables)", "upfront"),
+              ("storage_usd", "Storage (the training data and checkpoints)", "upfront"),
+              ("tax_usd", "Sales tax on the hardware", "upfront"), ("burn_in_usd", "Burn-in", "before the work"),
+              ("support_usd", "Support contract", "while held"), ("energy_usd", "Electricity", "while the GPUs work"),
+              ("hosting_usd", "Hosting (space and power capacity)", "while held"),
+              ("rental_usd", "GPU rental", "while the jobs run"))
+
+
 def cost_rows(plan: Plan, months: float, catalog: Catalog | None = None) -> list[dict]:
-    cb, a = plan.cost_breakdown, plan.assumptions
+    """The cost section, every row a number to the cent: the cash paid by line (they add up to the
+    cash subtotal), the resale at disposal, the discounting to present value, which with the cash add
+    up to the total the plan minimises (`total_cost_usd`)."""
+    cb, a = plan.cost_breakdown.to_dict(), plan.assumptions
     bought = [i for i in plan.purchase if i.ownership == "buy"]
-    rented = [i for i in plan.purchase if i.ownership == "rent"]
-    rate_kwh, pue, host = a.electricity_usd_per_kwh, a.pue, a.hosting_usd_per_kw_month
-    energy = cb.energy_usd or 0.0
-    hosting = cb.hosting_usd or 0.0
-    rows = [
-        {"category": "GPUs", "when": "upfront", "amount": usd(cb.purchase_usd),
-         "basis": "; ".join(f"{i.count:,} × {usd(i.unit_price_usd)}" for i in bought) or "none bought"},
-        {"category": "Servers and networking", "when": "upfront", "amount": usd(cb.servers_usd),
-         "basis": ("; ".join(f"{s.count:,} × {server_name(catalog, s.server)} at {usd(s.unit_price_usd)}"
-                             for s in plan.servers)
-                   or ("none priced (see the bill of materials)" if bought else "none: no owned GPUs"))},
-        {"category": "Electricity", "when": "while the jobs run", "amount": usd(energy),
-         "basis": (f"{energy / rate_kwh:,.0f} kWh at {unit_rate(rate_kwh)} per kWh, including the building "
-                   f"overhead (PUE {pue:.2f})" if bought and rate_kwh else "none: no owned GPUs")},
-        {"category": "Hosting (space and power capacity)", "when": f"over {months:g} months", "amount": usd(hosting),
-         "basis": (f"{hosting / (host * months):,.2f} kW × {unit_rate(host)} per kW-month × {months:g} months "
-                   f"= {usd(hosting / months)} per month" if host and bought
-                   else "none: no hosting charge for this deployment" if bought else "none: no owned GPUs")},
-        {"category": "GPU rental", "when": "while the jobs run", "amount": usd(cb.rental_usd),
-         "basis": "; ".join(f"{i.gpu_hours or 0:,.0f} GPU-hours × {unit_rate(i.unit_price_usd or 0)}"
-                            for i in rented) or "none rented"},
-    ]
+    rows: list[dict[str, Any]] = []
+    for key, what, when in COST_LINES:
+        amount = cb.get(key) or 0.0
+        if amount or key in ("purchase_usd", "rental_usd"):
+            rows.append({"category": what, "when": when, "amount": usd_cents(amount), "usd": amount, "kind": "line",
+                         "basis": _cost_basis(plan, key, months, catalog, bought)})
+    cash = plan.nominal_cost_usd or 0.0
+    rows.append({"category": f"Cash paid over {months:g} months", "when": "", "amount": usd_cents(cash), "usd": cash,
+                 "kind": "subtotal", "basis": "the sum of the lines above (what a cash budget caps)"})
+    resale = plan.residual_value_usd or 0.0
+    if resale:
+        sold = "; ".join(sentence(d.message).rstrip(".") for d in plan.disposal or []) or "resold"
+        rows.append({"category": "Resale at disposal", "when": "when sold", "amount": usd_cents(-resale),
+                     "usd": -resale, "kind": "line", "basis": sold})
+    total = plan.total_cost_usd or 0.0
+    discount = round(total - cash + resale, 2)
+    rows.append({"category": "Discounting to present value", "when": "", "amount": usd_cents(discount),
+                 "usd": discount, "kind": "line",
+                 "basis": (f"what is paid or resold later is worth less today, at {a.discount_rate:.1%} a year "
+                           f"({a.discount_rate_source}); purchases today are not discounted")})
     return rows
+
+
+def _cost_basis(plan: Plan, key: str, months: float, catalog: Catalog | None, bought: list[PurchaseItem]) -> str:
+    """How one cost line is computed, in the plan's own figures."""
+    a = plan.assumptions
+    if key == "purchase_usd":
+        return "; ".join(f"{i.count:,} × {usd(i.unit_price_usd)}" for i in bought) or "none bought"
+    if key == "servers_usd":
+        return "; ".join(f"{s.count:,} × {server_name(catalog, s.server)} at {usd(s.unit_price_usd)}"
+                         for s in plan.servers) or "none priced (see the bill of materials)"
+    if key == "energy_usd":
+        return (f"{(plan.cost_breakdown.energy_usd or 0.0) / a.electricity_usd_per_kwh:,.0f} kWh at "
+                f"{unit_rate(a.electricity_usd_per_kwh)} per kWh, including the building overhead (PUE {a.pue:.2f})"
+                if a.electricity_usd_per_kwh else "at the deployment's electricity rate")
+    if key == "hosting_usd":
+        return f"{unit_rate(a.hosting_usd_per_kw_month)} per kW-month while the GPUs are held"
+    if key == "rental_usd":
+        rented = [i for i in plan.purchase if i.ownership == "rent"]
+        return "; ".join(f"{i.gpu_hours or 0:,.0f} GPU-hours × {unit_rate(i.unit_price_usd or 0)}"
+                         for i in rented) or "none rented"
+    return "see the bill of materials"
 
 
 def requirement(ctx: PlanContext, plan: Plan) -> tuple[list, list]:
@@ -306,8 +314,10 @@ def assumption_rows(wl: Workload, catalog: Catalog, plan: Plan, refs: Refs) -> l
         note = f": {assumption.note}" if assumption is not None and assumption.note else ""
         out.append({"text": f"{text}{note}.", "refs": refs.cite(assumption.source, assumption.as_of)
                     if assumption is not None else []})
-    out.append({"text": f"Owned hardware is costed over {a.horizon_months:g} months with no resale value; "
-                        "energy is costed only for the hours the jobs run, not for idle time.", "refs": []})
+    out.append({"text": f"Owned hardware is costed over {a.horizon_months:g} months: it is resold when its planned "
+                        "work is done or at the horizon's end, whichever costs less, at its generation's used-market "
+                        "value (the disposal rows); energy is costed only for the hours the jobs run, not for idle "
+                        "time.", "refs": []})
     out.append({"text": "Rented GPUs run in the provider's datacenter; their energy and hosting are in the "
                         "hourly rate.", "refs": []})
     out.append({"text": "Training times are estimates from the tool's performance model (docs/model.md), not "

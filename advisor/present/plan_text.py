@@ -13,7 +13,8 @@ from advisor.errors import InputError, suggest
 from advisor.present.escape import md
 from advisor.present.grid import csv_text, grid, para
 from advisor.present.sections import NAMES
-from advisor.present.words import duration, tokens, unit_rate, unproven, usd
+from advisor.present.memo_sections import cost_rows
+from advisor.present.words import duration, tokens, unit_rate, unproven, usd, usd_cents
 
 
 def as_plan(p: Plan | dict[str, Any]) -> Plan:
@@ -107,19 +108,13 @@ def buy_section(p: Plan, fmt: str) -> list[str]:
 
 
 def cost_section(p: Plan, fmt: str) -> list[str]:
+    """The cost lines as the memo adds them up, to the cent: the cash by line, the resale at disposal
+    and the discounting, to the present value the plan minimises."""
     if not p.purchase:
         return []
-    cb, a = p.cost_breakdown, p.assumptions
-    out = [heading("Cost breakdown", fmt),
-           grid(["purchase", "servers", "energy", "hosting", "rental", "total"],
-                [[usd(cb.purchase_usd), usd(cb.servers_usd), usd(cb.energy_usd), usd(cb.hosting_usd),
-                  usd(cb.rental_usd), usd(p.total_cost_usd)]], fmt)]
-    if p.cost_breakdown_pv is not None:
-        out.append(line(f"total = present value at {100 * (a.discount_rate or 0):.1f}%/year, what the plan "
-                        f"minimises; the columns are undiscounted. Resale of bought GPUs after "
-                        f"{a.horizon_months:g} months: {usd(p.residual_value_usd or 0)}; cash paid over "
-                        f"the horizon (no resale deducted): {usd(p.nominal_cost_usd)}", fmt))
-    return out
+    rows = [[r["category"], r["when"], r["amount"]] for r in cost_rows(p, p.assumptions.horizon_months)]
+    rows.append(["Total, present value (what the plan minimises)", "", usd_cents(p.total_cost_usd or 0.0)])
+    return [heading("Cost breakdown", fmt), grid(["cost", "when", "amount"], rows, fmt)]
 
 
 def _speed_basis(j: Any) -> str:

@@ -128,6 +128,11 @@ def usd(x: float | None) -> str:
     return f"${x:,.0f}"
 
 
+def usd_cents(x: float) -> str:
+    """Dollars to the cent, as a finance table prints them so its rows add up: $9,007.06, -$1,210.57."""
+    return f"{'-' if x < 0 else ''}${abs(x):,.2f}"
+
+
 def short(x: float) -> str:
     """Three significant figures with a K/M/B/T suffix, trailing zeros dropped: 40000 -> '40K',
     1.25e9 -> '1.25B', 612 -> '612' (chart axes, where space is short)."""

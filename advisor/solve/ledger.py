@@ -136,7 +136,8 @@ def _owned_running(problem: Problem, sol: Solution, taxed: dict[str, float], sto
                             hw.burn_in_usd, k.burn_in_energy.source, k.burn_in_energy.confidence, k.burn_in_energy.note))
         months = sum(problem.holdings[g][lv].months_held * c for lv, c in sol.held.get(g, {}).items())
         base_usd = (problem.unit_price[g] or 0.0) + hw.server_share_usd
-        out.append(bom.line(f"support contract for {cat.gpus[g].name}, {months / max(n, 1):g} months held", months,
+        held = f"{months / max(n, 1):.3g} months in service (arrival to sale)"
+        out.append(bom.line(f"support contract for {cat.gpus[g].name}, {held}", months,
                             hw.support_rate_month * base_usd, k.support.source, k.support.confidence,
                             f"GPU-months x {hw.support_rate_month:.4f} x ${base_usd:,.0f} (the GPU and its server "
                             f"share); {k.support.note}"))
