@@ -118,3 +118,28 @@ def test_calibrate_cli_writes_an_override_usable_with_catalog(tmp_path):
     r3 = CliRunner().invoke(main, ["calibrate", str(bad), "-o", str(tmp_path / "x.yaml")])
     assert r3.exit_code == 2 and "line 2" in r3.output and "tokens_per_s" in r3.output
 
+
+
+def test_a_measured_speed_bounds_the_ranges_and_the_draws(catalog, rules):
+    """A speed the user measured on the GPU and count the plan uses: the job's time range and every
+    joint draw of that GPU's speed stay within the measurement's own spread (P10-P90 at measured x
+    (1 -+ spread), nothing faster than its top), not the estimator's wider generation band."""
+    from conftest import AS_OF
+
+    from advisor.explain.draws import joint_draws
+    from advisor.flow import plan, prepare
+    from advisor.inputs.workload import parse_workload
+
+    doc = {"deployment": {"context": "datacenter", "ownership": "rent", "rent_kinds": ["on_demand"]},
+           "gpus": {"allow": ["h100-sxm"], "count": 8},
+           "jobs": [{"model": "llama-3-8b", "tokens": "20B", "global_batch_tokens": "2M",
+                     "measured": [dict(M, spread=0.05)]}]}
+    wl = parse_workload(doc)
+    p = plan(wl, catalog=catalog, rules=rules, as_of=AS_OF, explain=False)
+    (job,) = p["jobs"]
+    assert job["speed_evidence"] == "measured" and job["tokens_per_s"] == pytest.approx(60_000, rel=1e-6)
+    r = job["wall_days_range"]
+    assert r["p10"] == pytest.approx(job["wall_days"] / 1.05, rel=1e-4)
+    assert r["p90"] == pytest.approx(job["wall_days"] / 0.95, rel=1e-4)
+    draws = joint_draws(prepare(wl, catalog, rules, AS_OF), 2000, 3, gpus=["h100-sxm"])
+    assert draws.speed.max() <= 1.05 + 1e-12 and draws.speed.min() < 0.95 < 1.0 < draws.speed.max()

@@ -25,15 +25,19 @@ DEFAULT_CONFIDENCE = 0.8
 
 @dataclass(frozen=True)
 class LogDist:
-    """A log-ratio with quantiles q10 <= q50 <= q90 (two-piece normal between and beyond them)."""
+    """A log-ratio with quantiles q10 <= q50 <= q90 (two-piece normal between and beyond them), at
+    most `cap` as a factor: a speed cannot beat its physics (the estimate's upper end: the model at
+    the best published MFU, or a measurement's own spread), however wide its error band."""
 
     q10: float
     q50: float
     q90: float
     basis: str = ""
+    cap: float = math.inf
 
     def at_z(self, z: float) -> float:
-        return self.q50 + z * ((self.q50 - self.q10) if z < 0 else (self.q90 - self.q50)) / Z90
+        return min(self.q50 + z * ((self.q50 - self.q10) if z < 0 else (self.q90 - self.q50)) / Z90,
+                   math.log(self.cap) if self.cap < math.inf else math.inf)
 
     def quantile(self, p: float) -> float:
         return self.at_z(NormalDist().inv_cdf(p))

@@ -21,17 +21,26 @@ from __future__ import annotations
 import math
 import random
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from statistics import NormalDist
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 from advisor.data.catalog import GPU
-from advisor.data.uncertainty import NONE, LogDist, family, price_dist, speed_dist
+from advisor.data.uncertainty import (
+    NONE,
+    LogDist,
+    family,
+    measurement_dist,
+    price_dist,
+    speed_dist,
+)
+from advisor.perf.estimate import params_from
+from advisor.perf.training import mfu_cap
 
 if TYPE_CHECKING:
-    from advisor.solve.problem import Problem
+    from advisor.solve.problem import Candidate, Problem
     from advisor.solve.scenario import Scenario
 
 # Share of a GPU's log speed error common to its vendor and generation: the intraclass correlation of
@@ -50,10 +59,23 @@ def normal(rng: random.Random) -> float:
 
 
 def by_generation(gpu: GPU, precision: str, evidence: str | None = None) -> LogDist:
-    """The speed error by GPU generation and precision (data/uncertainty.speed_dist); a generation
-    with no measured run already takes the wide 'unmeasured' distribution. The evidence-aware
-    lookup (the estimator's speed_dist(gpu, precision, evidence)) is passed in its place."""
-    return speed_dist(gpu, precision)
+    """The speed error by GPU generation and precision and the evidence behind the estimate
+    (data/uncertainty.speed_dist): a datasheet speed takes the wide 'unmeasured' distribution."""
+    return speed_dist(gpu, precision, evidence)
+
+
+def estimate_speed(problem: Problem, c: Candidate, lookup: SpeedLookup = by_generation) -> LogDist:
+    """The real speed / candidate c's estimate: the user's own measurement's spread when the speed is
+    theirs, else the error of its evidence; capped where the job would beat the best MFU ever
+    published on its generation (perf/training.mfu_cap: catalog/estimator.yaml) or the top of the
+    user's measurement, so no draw is faster than physics and the record allow."""
+    gpu, precision, e = problem.catalog.gpus[c.gpu], problem.classes[c.cls].spec.precision, c.estimate
+    spread = getattr(e, "speed_spread", None)
+    if spread is not None:
+        return replace(measurement_dist(spread), cap=1.0 + spread)
+    dist = lookup(gpu, precision, getattr(e, "speed_evidence", None))
+    best = mfu_cap(gpu, precision, params_from(problem.catalog), c.count)
+    return replace(dist, cap=max(1.0, best / e.mfu)) if best and e.mfu > 0 else dist
 
 
 def group_of(gpu: GPU) -> str:
@@ -71,10 +93,19 @@ def speed_evidence(problem: Problem, gid: str) -> str | None:
 
 def gpu_speed(problem: Problem, gid: str, lookup: SpeedLookup = by_generation) -> LogDist:
     """The speed error of a GPU type for this workload (its first training job's precision, by the
-    evidence behind its estimates). A serving-only workload has no training speed to vary."""
+    weakest evidence behind its estimates: the user's measurement only when every estimate is one),
+    capped at the tightest of its estimates' physics. A serving-only workload has no training speed
+    to vary."""
     if not problem.classes:
         return NONE
-    return lookup(problem.catalog.gpus[gid], problem.classes[0].spec.precision, speed_evidence(problem, gid))
+    gpu = problem.catalog.gpus[gid]
+    mine = [c for cs in problem.candidates for c in cs if c.gpu == gid]
+    spreads = [getattr(c.estimate, "speed_spread", None) for c in mine]
+    if mine and all(s is not None for s in spreads):
+        dist = measurement_dist(max(s for s in spreads if s is not None))
+    else:
+        dist = lookup(gpu, problem.classes[0].spec.precision, speed_evidence(problem, gid))
+    return replace(dist, cap=min((estimate_speed(problem, c, lookup).cap for c in mine), default=math.inf))
 
 
 def gpu_prices(problem: Problem, gid: str) -> tuple[LogDist, LogDist]:

@@ -10,8 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from advisor.data.uncertainty import speed_dist
-from advisor.explain.draws import Prices, gpu_prices, gpu_speed, joint_draws, normal
+from advisor.explain.draws import Prices, estimate_speed, gpu_prices, gpu_speed, joint_draws, normal
 from advisor.explain.plan_cost import PlanCost
 from advisor.solve.milp import solve
 from advisor.solve.problem import Problem
@@ -46,8 +45,8 @@ def triple(lo: float, mid: float, hi: float) -> dict:
 def job_ranges(problem: Problem, sol: Solution) -> list[dict]:
     """Per assigned job (plan order): wall days at P10/P50/P90 and at the workload's confidence."""
     out = []
-    for c, _ in sol.assignment:
-        d = speed_dist(problem.catalog.gpus[c.gpu], problem.classes[c.cls].spec.precision)
+    for c, _ in sol.assignment:   # the job's own estimate: its evidence, the user's measurement, its physics
+        d = estimate_speed(problem, c)
         days = c.hours / 24
         out.append({"wall_days_range": triple(days / d.factor(0.9), days / d.factor(0.5), days / d.factor(0.1)),
                     "wall_days_planned": c.planned_hours / 24})
