@@ -32,7 +32,7 @@ from advisor.perf import min_gpus, params_from
 from advisor.solve.candidates import build_problem
 from advisor.solve.milp import solve
 from advisor.solve.problem import Problem
-from advisor.solve.run import stage
+from advisor.solve.run import plan_chosen, stage
 from advisor.solve.settings import SolveSettings
 from advisor.solve.sweeps import frontier, solve_fastest
 from advisor.solve.verify import check
@@ -91,6 +91,7 @@ def plan(workload: Workload, *, catalog: Catalog | None = None, rules: RuleSet |
             verdict = verdict or decided.verdict
             sol = decided.chosen
             check(problem, sol)
+            plan_chosen(sol.objective_usd, sol.solver.get("gap"))   # the progress line's best: the plan printed
             if level == "full":   # which inputs to verify first, by the value of knowing them
                 decided.record["verify"] = verify(problem, decided, settings.explaining(problem))
         with stage("explaining"):   # named on the CLI's progress line (solve/run.py)

@@ -36,15 +36,17 @@ from advisor.solve.settings import SolveSettings  # noqa: E402
 
 AS_OF = dt.date(2026, 12, 1)
 MARK_BEGIN, MARK_END = "<!-- decision:begin -->", "<!-- decision:end -->"
-KNIFE = {"name": "8x H100 for two years (constructed)",
-         "deployment": {"context": "datacenter", "ownership": "any", "horizon_months": 24}, "model": "mpt-7b",
-         "tokens": "4.4T", "deadline": "730d", "gpus": {"allow": ["h100-sxm"], "count": 8}}
+# the constructed cases of tests/test_decision.py (KNIFE, BAND), re-found there after issue 29's costs
+KNIFE = {"name": "8x H100 for four years (constructed)",
+         "deployment": {"context": "datacenter", "ownership": "any", "horizon_months": 48, "lead_time_days": 0,
+                        "rent_kinds": ["on_demand"]},
+         "model": "mpt-7b", "tokens": "10T", "deadline": "1460d", "gpus": {"allow": ["h100-sxm"], "count": 8}}
 BAND_JOB = {"name": "4 workstation GPUs, one price at the bottom of its band (constructed)",
-            "deployment": {"context": "datacenter", "ownership": "buy"}, "model": "llama-3-8b", "kind": "finetune",
-            "tokens": "2B", "deadline": "14d", "gpus": {"allow": ["rtx-6000-ada", "l40s"]}}
-# the RTX 6000 Ada's purchase price quoted at the bottom of a $6,887-20,000 band (tests/test_decision.py BAND)
-BAND = {"gpus": [{"id": "rtx-6000-ada", "prices": {"purchase": {
-    "usd": 6887, "usd_range": [6887, 20000], "confidence": "medium", "as_of": "2026-11-20", "kind": "quote"}}}]}
+            "deployment": {"context": "datacenter", "ownership": "buy", "lead_time_days": 0}, "model": "llama-3-8b",
+            "kind": "finetune", "tokens": "2B", "deadline": "14d", "gpus": {"allow": ["rtx-a6000", "rtx-6000-ada"]}}
+# the RTX A6000's purchase price quoted at the bottom of a $5,173-15,000 band (tests/test_decision.py BAND)
+BAND = {"gpus": [{"id": "rtx-a6000", "prices": {"purchase": {
+    "usd": 5173, "usd_range": [5173, 15000], "confidence": "medium", "as_of": "2026-11-20", "kind": "quote"}}}]}
 SMALL = ["article-datacenter", "rent-vs-buy-3y", "continued-pretraining-8x", "team-fleet", "knife", "band"]
 
 

@@ -23,10 +23,17 @@ from advisor.solve.model import Model
 from advisor.solve.scenario import baseline
 from advisor.solve.settings import SolveSettings
 
-# eight H100s for two years at a low-confidence community rate, renting 1% below buying at the point
-# estimates (tests/test_value_of_information.py shows the rate is within 5% of the break-even)
-KNIFE = {"deployment": {"context": "datacenter", "ownership": "any", "horizon_months": 24}, "model": "mpt-7b",
-         "tokens": "4.4T", "deadline": "730d", "gpus": {"allow": ["h100-sxm"], "count": 8}}
+# eight H100s for four years at a low-confidence community rate (RunPod's, on demand), renting 1% below
+# buying at the point estimates (tests/test_value_of_information.py shows the rate is within 5% of the
+# break-even). Re-found after issue 29: with the GPUs resold when the work ends, tax, support and the
+# network costed, buying eight H100s for the first premise's two years (4.4T tokens) cost 51% more than
+# renting, and no token count fits two years near the break-even. A search over horizons of 24-48 months
+# and the token counts filling them (mpt-7b on 8 H100, on-demand offers only, hardware in hand) put buying
+# 12.6% above renting at 36 months (7.5T), 4.4% / 2.7% / 1.1% / -0.4% at 48 months with 9.6T / 9.8T /
+# 10T / 10.2T: 10T is the knife ($572,779 renting against $579,142 buying)
+KNIFE = {"deployment": {"context": "datacenter", "ownership": "any", "horizon_months": 48, "lead_time_days": 0,
+                        "rent_kinds": ["on_demand"]},
+         "model": "mpt-7b", "tokens": "10T", "deadline": "1460d", "gpus": {"allow": ["h100-sxm"], "count": 8}}
 EXAMPLES = ["article-datacenter", "article-office", "rent-vs-buy-3y", "continued-pretraining-8x", "team-fleet",
             "lora-7b-workstation", "llama-70b-budget"]
 
@@ -53,11 +60,18 @@ def test_point_basis_is_the_optimum_at_the_point_estimates(knife):
     assert d["point_optimal"]["purchase"] == [{"gpu": "h100-sxm", "ownership": "rent", "count": 8}]
 
 
-# a purchase price quoted at the bottom of its band ($6,887 of $6,887-20,000): its mean lies far above it
-BAND = "gpus:\n  - id: rtx-6000-ada\n    prices:\n      purchase: {usd: 6887, usd_range: [6887, 20000], " \
+# a purchase price quoted at the bottom of its band (the RTX A6000's catalog street price, $5,173, as
+# the low end of a $5,173-15,000 quote): its mean lies far above it. Re-found after issue 29 (bought
+# GPUs resold, the bill of materials): the L40S of the first premise now needs a $45,000 rack server
+# (passive cooling, DEP002) and is never close ($65K against $21K). A search by a small script over the
+# workstation cards that fit the job (of RTX A6000, RTX 6000 Ada, RTX 5090, 4090, 3090 and RX 7900 XTX
+# only the first two do) and the band's top ($10,000, $12,000, $15,000) at 1B, 2B and 4B tokens: only
+# the $15,000 top moves the plan, at every token count (2B: the RTX A6000s $18,021 at the point,
+# expected $23,728 against the RTX 6000 Ada's $21,365)
+BAND = "gpus:\n  - id: rtx-a6000\n    prices:\n      purchase: {usd: 5173, usd_range: [5173, 15000], " \
        "confidence: medium, as_of: '2026-11-20', kind: quote}\n"
-BAND_JOB = {"deployment": {"context": "datacenter", "ownership": "buy"}, "model": "llama-3-8b", "kind": "finetune",
-            "tokens": "2B", "deadline": "14d", "gpus": {"allow": ["rtx-6000-ada", "l40s"]}}
+BAND_JOB = {"deployment": {"context": "datacenter", "ownership": "buy", "lead_time_days": 0}, "model": "llama-3-8b",
+            "kind": "finetune", "tokens": "2B", "deadline": "14d", "gpus": {"allow": ["rtx-a6000", "rtx-6000-ada"]}}
 
 
 @pytest.fixture(scope="module")
@@ -70,27 +84,29 @@ def band(tmp_path_factory, rules):
 
 
 def test_expected_basis_moves_off_a_price_quoted_at_the_bottom_of_its_band(band):
-    """At the catalog's figures four RTX 6000 Ada win; their price sits at the bottom of a $6,887-20,000
-    quote band, so on expected cost four L40S are chosen, and the plan says what the point plan would lose."""
+    """At the catalog's figures four RTX A6000 win; their price sits at the bottom of a $5,173-15,000
+    quote band, so on expected cost four RTX 6000 Ada are chosen, and the plan says what the point plan
+    would lose."""
     p, q = band["expected"], band["point"]
-    assert owned(p) == [("l40s", "buy")] and owned(q) == [("rtx-6000-ada", "buy")]
+    assert owned(p) == [("rtx-6000-ada", "buy")] and owned(q) == [("rtx-a6000", "buy")]
     d = p["decision"]
     assert d["basis"] == "expected" and d["draws"] == 200 and d["explained_at"] == "expected"
     assert d["expected_cost_usd"] < d["point_optimal"]["expected_cost_usd"]
-    assert d["point_optimal"]["purchase"] == [{"gpu": "rtx-6000-ada", "ownership": "buy", "count": 4}]
+    assert d["point_optimal"]["purchase"] == [{"gpu": "rtx-a6000", "ownership": "buy", "count": 4}]
     assert d["price_of_robustness_usd"] > 0 and d["fresh_draws"] == FRESH_DRAWS
     assert p["total_cost_usd"] > q["total_cost_usd"]     # dearer at the catalog's figures ...
     assert "expected to cost" in d["message"] and "fresh draws" in d["message"]
     # ... and every explanation is about the plan chosen: its own break-even, at the expected prices
     rise = p["sensitivity"]["break_even"][0]
-    assert rise["gpu"] == "l40s" and rise["ownership"] == "buy" and rise["verified"]
+    assert rise["gpu"] == "rtx-6000-ada" and rise["ownership"] == "buy" and rise["verified"]
     assert "expected purchase price" in rise["message"]
-    assert "L40S (buy)" in p["robustness"]["message"].split(";")[0]
+    assert "RTX 6000 Ada Generation (buy)" in p["robustness"]["message"].split(";")[0]
 
 
 def test_a_saving_within_the_draws_noise_does_not_move_the_plan(knife):
-    """Renting is 1% cheaper at the catalog's rate; the low-confidence rate's mean lies ~5% above it,
-    but renting's cost varies so much that 200 draws cannot tell the two apart: the plan stays."""
+    """Renting is 1% cheaper at the catalog's rate; the low-confidence rate's mean lies ~7% above it, so
+    buying is the cheaper on the draws' mean (by $4K), but renting's cost varies so much (a standard
+    error of $16K) that 200 draws cannot tell the two apart: the plan stays."""
     assert owned(knife["expected"]) == owned(knife["point"]) == [("h100-sxm", "rent")]
     assert knife["expected"]["decision"]["price_of_robustness_usd"] == 0
 
@@ -124,10 +140,10 @@ def test_expected_and_p80_costs_are_the_chosen_plans_over_the_draws_recomputed(k
 def test_price_of_robustness_is_measured_on_fresh_draws(band):
     p = band["expected"]
     problem = p.problem
-    fresh = joint_draws(problem, FRESH_DRAWS, FRESH_SEED, gpus=["l40s", "rtx-6000-ada"])
-    chosen = solve(problem, baseline(problem).but(buy_factor={"rtx-6000-ada": 1e3}))
+    fresh = joint_draws(problem, FRESH_DRAWS, FRESH_SEED, gpus=["rtx-6000-ada", "rtx-a6000"])
+    chosen = solve(problem, baseline(problem).but(buy_factor={"rtx-a6000": 1e3}))
     point = solve(problem)
-    assert sorted(chosen.bought) == ["l40s"] and sorted(point.bought) == ["rtx-6000-ada"]
+    assert sorted(chosen.bought) == ["rtx-6000-ada"] and sorted(point.bought) == ["rtx-a6000"]
     loss = (PlanCost.of(problem, point).at(fresh) - PlanCost.of(problem, chosen).at(fresh)).mean()
     assert p["decision"]["price_of_robustness_usd"] == pytest.approx(loss, abs=0.01)
     assert fresh.seed != SEED
@@ -190,10 +206,15 @@ def test_p80_never_reports_a_lower_cost_than_expected(name, catalog, rules):
 
 
 def test_p80_chooses_the_least_p80_among_its_candidates(catalog, rules):
-    """36 monthly fine-tunes on P80: the candidates include the CVaR plan (a mix of GPU types) and each
-    robustness draw's optimum; the plan chosen has the least P80 of them over the draws (recomputed),
-    or is the point plan within the gap."""
-    problem = prepare(parse_workload({**example("rent-vs-buy-3y"), "decision": "p80"}), catalog, rules, AS_OF)
+    """36 monthly fine-tunes on P80, the H200 SXM allowed too: the candidates include the CVaR plan (a
+    mix of GPU types) and each robustness draw's optimum; the plan chosen has the least P80 of them over
+    the draws (recomputed), or is the point plan within the gap. (Since issue 29's bill of materials the
+    example's own GPUs rent H100s far below any purchase and its CVaR plan is the point plan; a search
+    over every pair of its GPUs, the H200 SXM and the RTX A6000 for a CVaR plan of two types found one:
+    H100 SXM and H200 SXM rented, 26 and 10 of the runs.)"""
+    doc = example("rent-vs-buy-3y")
+    doc = {**doc, "gpus": {"allow": [*doc["gpus"]["allow"], "h200-sxm"]}, "decision": "p80"}
+    problem = prepare(parse_workload(doc), catalog, rules, AS_OF)
     s = SolveSettings()
     d = decide(problem, solve(problem, settings=s), s)
     labels = [o.label for o in d.options]

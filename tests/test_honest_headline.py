@@ -65,7 +65,7 @@ def test_no_measured_training_run_is_said_in_the_plan_and_the_memo(knife):
     """The estimator states each job's speed evidence; a datasheet speed is said before the decision."""
     data = json.loads(knife.to_json())
     data["jobs"][0]["speed_evidence"] = "datasheet"
-    data["jobs"][0]["derating"] = {"factor": 0.8, "source": "vendor-gap", "note": "no measured run"}
+    data["jobs"][0]["derating"] = {"factor": 0.8, "source": ["vendor-gap"], "note": "no measured run"}
     p = Plan.build(copy.deepcopy(data))
     note = unmeasured(p)
     assert note.startswith("No measured training run on h100-sxm (derated x0.8, vendor-gap)")

@@ -70,3 +70,26 @@ def test_a_real_plan_reports_its_stages_and_its_own_cost(catalog, rules):
     assert any(f[2:].startswith("solving: ") for f in frames if f)
     late = [f for f in frames if f[2:].startswith(("explaining: ", "robustness: "))]
     assert late and all(f"best {_money(p['total_cost_usd'])}, " in f for f in late)
+
+
+def test_a_plan_chosen_over_the_least_cost_reports_its_own_cost(tmp_path, rules):
+    """The decision (explain/decision.py) buys four RTX 6000 Ada on expected cost although four RTX A6000
+    cost less at the catalog's figures (tests/test_decision.py's BAND premise), and its re-solves price
+    plans at the draws' mean prices: the line's best, once the plan is chosen, is the printed plan's
+    cost, never the cheaper point plan's nor a cost at other prices."""
+    from test_decision import BAND, BAND_JOB
+
+    from advisor.data.catalog import load_catalog
+    from advisor.flow import plan
+    from advisor.inputs.workload import parse_workload
+    from advisor.solve.run import _money
+
+    path = tmp_path / "band.yaml"
+    path.write_text(BAND)
+    tty = Terminal()
+    with working("solving", stream=tty, after=0.0, every=0.002):
+        p = plan(parse_workload(BAND_JOB), catalog=load_catalog(path), rules=rules, as_of=AS_OF)
+    assert p["purchase"][0]["gpu"] == "rtx-6000-ada"   # $21.2K; the point plan's four RTX A6000: $18K
+    frames = tty.getvalue().split("\r")
+    late = [f for f in frames if f[2:].startswith(("explaining: ", "robustness: "))]
+    assert late and all(f"best {_money(p['total_cost_usd'])}, " in f for f in late)

@@ -50,7 +50,7 @@ def test_each_item_has_its_specification_quantity_term_and_latest_date(knife, ca
     assert "NVLink 900 GB/s" in item["specification"]
     assert f"{purchase['gpu_hours']:,.0f} GPU-hours" in item["term"]
     # the latest start: the plan's date + the deadline - the run time at the workload's confidence
-    latest = AS_OF + dt.timedelta(days=730 - job["wall_days_planned"])
+    latest = AS_OF + dt.timedelta(days=int(KNIFE["deadline"].removesuffix("d")) - job["wall_days_planned"])
     assert item["latest_date"] == latest.isoformat()
     assert f"runs {job['wall_days_planned']:.1f} days at the workload's confidence" in item["date_basis"]
 

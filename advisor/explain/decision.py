@@ -41,7 +41,7 @@ from advisor.solve.milp import solve
 from advisor.solve.problem import Problem
 from advisor.solve.redraw import TIMED_OUT, describe, signature
 from advisor.solve.scenario import baseline
-from advisor.solve.settings import FLEET_JOBS, SolveSettings
+from advisor.solve.settings import FLEET_JOBS, SolveSettings, SolveTally
 from advisor.solve.solution import Solution
 from advisor.solve.verify import violations
 
@@ -195,6 +195,9 @@ def decide(problem: Problem, point: Solution, settings: SolveSettings, verdict: 
     record. `verdict`: the robustness draws (p80/p90 read their optima; made here when None)."""
     spec = problem.workload.decision
     draws = shared_draws(problem, spec.draws, SEED)
+    # the candidates' solves price plans at other prices (the draws' mean, EXCLUDED pairs): counted apart
+    # from the plan's own, so the progress line never shows their cost as the plan's (solve/run.count_solve)
+    settings = settings.but(tally=settings.tally or SolveTally())
     options = [Option("point", point, PlanCost.of(problem, point))]
     seen = {options[0].first_stage}
 

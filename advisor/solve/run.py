@@ -114,6 +114,12 @@ def count_solve(objective_usd: float | None = None, gap: float | None = None, ex
         STATUS.best_usd, STATUS.gap = objective_usd, gap
 
 
+def plan_chosen(objective_usd: float | None, gap: float | None) -> None:
+    """The plan a buyer gets is chosen (explain/decision.py: it may not be the least-cost solve): the
+    progress line's best is its cost from here on, not the least cost any solve found."""
+    STATUS.best_usd, STATUS.gap = objective_usd, gap
+
+
 @contextlib.contextmanager
 def stage(name: str, total: int | None = None) -> Iterator[None]:
     """Name what runs inside (e.g. "explaining"), with `total` steps counted by step() when known;
