@@ -104,6 +104,8 @@ class ServingRow(Out):
     kv_cache_gb_per_gpu: Num
     months: Num
     measured_gpu: bool
+    availability: Literal["n+1", "none"] = "n+1"   # n+1: the class holds its peak with any one replica down
+    requests_per_s_one_down: Num | None = None     # what the class's replicas sustain with its largest one down
     speed_evidence: Literal["measured", "transferred", "same_generation", "datasheet"]
     speed_source: str | None               # the user's measurement the speed rests on
     shared_with_training: str | None

@@ -13,6 +13,7 @@ from advisor.data.resources import data_dir
 from advisor.inputs.loader import load_yaml_file
 from advisor.perf.serve import Setup, operating_point
 from advisor.perf.serving import hardware, load_params
+from advisor.solve.constraints.serving import held_with_one_down
 from advisor.solve.milp import solve
 from advisor.solve.problem import Problem
 from advisor.solve.scenario import baseline
@@ -78,6 +79,8 @@ def serving_rows(problem: Problem, sol: Solution) -> list[dict]:
             "months": cls.hours / 730.0, "measured_gpu": c.gpu in measured_gpus(),
             "speed_evidence": r.speed_evidence, "speed_source": r.speed_source,
             "shared_with_training": lent_to.get((cls.job, c.gpu)) if c.ownership == "buy" else None,
+            "availability": "n+1" if cls.spare else "none",
+            "requests_per_s_one_down": held_with_one_down(sol, c.cls, True),
         })
     return out
 

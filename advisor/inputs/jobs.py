@@ -15,7 +15,7 @@ from advisor.inputs.strict import Written, spoken
 # a training job's, and a serving job's (with `kind: serve`)
 TRAINING_SHORTHAND = ("model", "tokens", "precision", "deadline", "kind", "micro_batch", "checkpointing",
                       "global_batch_tokens", "lora_rank", "optimizer", "seq_len", "goodput", "measured")
-SERVING_SHORTHAND = ("traffic", "slo", "months", "off_peak_training_hours")
+SERVING_SHORTHAND = ("traffic", "slo", "months", "off_peak_training_hours", "availability")
 JOB_SHORTHAND = TRAINING_SHORTHAND + SERVING_SHORTHAND
 DEFAULT_SPREAD = 0.05   # a measurement's P10-P90 half-width when none is given (docs/model.md §1.8)
 
@@ -194,6 +194,9 @@ class ServeJob(Written):
     months: float | None = Field(default=None, gt=0, le=240, description="months of serving [the horizon]")
     off_peak_training_hours: float = Field(default=0, ge=0, le=24, description="hours a day (low traffic) in which "
                                            "training jobs may use this job's owned GPUs [0: never]")
+    availability: Literal["n+1", "none"] = Field(default="n+1", description=(
+        "spare capacity: n+1 holds the SLO at peak with any one replica down (one GPU failure takes out "
+        "its replica), none sizes the replicas to the peak alone [n+1]"))
     measured: list[MeasuredServing] | None = Field(default=None, min_length=1, max_length=50, description=(
         "your own throughput runs: used exactly on their GPU and shape, and moving the other GPUs' estimates"))
 

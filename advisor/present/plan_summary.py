@@ -85,8 +85,10 @@ def serving_texts(p: Plan) -> list[str]:
         tpot = "n/a" if r.tpot_ms is None else f"{r.tpot_ms:.1f} ms"
         out.append(f"{r.name}: {r.replicas:,} replica{'s' if r.replicas != 1 else ''} of {r.gpu_count // max(1, r.replicas)}× "
                    f"{r.gpu} ({r.ownership}) "
-                   f"for {r.peak_requests_per_s:.3g} requests/s at peak; p{r.slo.percentile:g} TTFT {ttft}, "
-                   f"TPOT {tpot}")
+                   f"for {r.peak_requests_per_s:.3g} requests/s at peak"
+                   + (f" (n+1: {r.requests_per_s_one_down:.3g} with any one replica down)"
+                      if r.availability == "n+1" and r.requests_per_s_one_down is not None else "")
+                   + f"; p{r.slo.percentile:g} TTFT {ttft}, TPOT {tpot}")
     if len(p.serving) > 3:
         out.append(f"and {len(p.serving) - 3} more rows (--section serving)")
     return out

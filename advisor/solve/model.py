@@ -140,13 +140,15 @@ class Model:
             for level in range(len(p.holdings[g])):
                 self.H[g, level] = prob.add_variable(f"H_{safe(g)}_{level}", lowBound=0, upBound=cap, cat="Integer")
                 self.K[g, level] = prob.add_variable(f"K_{safe(g)}_{level}", cat="Binary")
-        for k, i, sc in self.serve_pairs():
+        for k, i, sc in self.serve_pairs():   # one replica more when the class keeps a spare (n+1)
+            spare = int(p.serve_classes[k].spare)
             self.r[k, i] = prob.add_variable(f"r_{k}_{i}", lowBound=0,
-                                             upBound=math.ceil(self.peak(k) / sc.requests_per_s), cat="Integer")
+                                             upBound=math.ceil(self.peak(k) / sc.requests_per_s) + spare, cat="Integer")
 
     def serving_gpu_cap(self, g: str) -> int:
         """Most owned GPUs of type g serving could want: each class on its hungriest layout alone."""
-        return sum(max((math.ceil(self.peak(k) / c.requests_per_s) * c.gpus for c in cs
+        return sum(max(((math.ceil(self.peak(k) / c.requests_per_s) + self.problem.serve_classes[k].spare) * c.gpus
+                        for c in cs
                         if c.gpu == g and c.ownership == "buy"), default=0) for k, cs in enumerate(self.scands))
 
     def multi_server_sizes(self, g: str) -> list[int]:

@@ -102,6 +102,7 @@ class ServeClass:
     percentile: float
     hours: float                    # serving hours over the horizon
     off_peak_hours: float           # hours a day training may borrow this job's owned GPUs
+    spare: bool = True              # n+1: the peak is held with any one replica down (availability)
 
 
 @dataclass

@@ -56,7 +56,7 @@ def serve_classes(problem: Problem) -> list[ServeClass]:
                                  f"of {model.max_context} tokens", field=f"jobs[{i}].traffic")
             out.append(ServeClass(i, name, name if len(mix) == 1 else f"{name}/{cname}", model, job.precision,
                                   inp, outp, peak, job.slo.ttft_ms, job.slo.tpot_ms, job.slo.percentile,
-                                  hours, job.off_peak_training_hours))
+                                  hours, job.off_peak_training_hours, job.availability == "n+1"))
     return out
 
 

@@ -1,7 +1,9 @@
 """serving: every request class's peak rate is sustained under its SLO (docs/model.md "Serving
 in the MILP"); owned serving GPUs count in N[g] and lend their off-peak hours to training.
 
-  serve_k             sum_i rate_i r[k,i] >= peak requests/s of class k (x the scenario's traffic factor)
+  serve_k             sum_i rate_i r[k,i] - D_k >= peak requests/s of class k (x the scenario's traffic factor),
+                      D_k the largest replica the class uses (availability n+1: the peak is held with any one
+                      replica down): D_k >= rate_i u[k,i], r[k,i] <= R_i u[k,i], u binary; D_k = 0 for none
   serve_fleet_g       GPUs of type g held as long as serving runs >= owned serving GPUs of type g
   serve_fleet_g_n     N[g] >= n z[g,n] + owned serving GPUs not lent to training (off_peak_training_hours 0)
   serve_capacity_g_l  training GPU-hours <= sum_p min(L, T_p) H[g,p] - L (owned serving GPUs) + L h/24 (GPUs lent
@@ -34,12 +36,30 @@ def _owned_serving(m: Model, g: str, lent: bool | None = None) -> pulp.LpAffineE
                       and (lent is None or (cls[k].off_peak_hours > 0) == lent))
 
 
+def spare_rate(m: Model, k: int) -> pulp.LpVariable:
+    """D_k: the requests/s of the largest replica class k uses (what one failed GPU takes down)."""
+    down = m.prob.add_variable(f"spare_{k}", lowBound=0)
+    for i, c in enumerate(m.scands[k]):
+        used = m.prob.add_variable(f"uses_{k}_{i}", cat="Binary")
+        m.prob += m.r[k, i] <= (m.r[k, i].upBound or 0) * used, f"serve_uses_{k}_{i}"
+        m.prob += down >= c.requests_per_s * used, f"serve_spare_{k}_{i}"
+    return down
+
+
+def held_with_one_down(sol: Solution, k: int, spare: bool) -> float:
+    """The requests/s class k's replicas sustain with its largest replica down (n+1), or all up."""
+    mine = [(c.requests_per_s, n) for c, n in sol.serving if c.cls == k and n > 0]
+    total = sum(rate * n for rate, n in mine)
+    return total - max((rate for rate, _ in mine), default=0.0) if spare else total
+
+
 class Serving(Family):
     name = "serving"
 
     def rows(self, m: Model) -> None:
         for k, cs in enumerate(m.scands):
-            m.prob += pulp.lpSum(c.requests_per_s * m.r[k, i] for i, c in enumerate(cs)) >= m.peak(k), f"serve_{k}"
+            down = spare_rate(m, k) if m.problem.serve_classes[k].spare else 0
+            m.prob += pulp.lpSum(c.requests_per_s * m.r[k, i] for i, c in enumerate(cs)) - down >= m.peak(k), f"serve_{k}"
         p = m.problem
         due = due_levels(p, m.sc)
         for g in sorted({c.gpu for _, _, c in m.serve_pairs() if c.ownership == "buy"}):
@@ -64,17 +84,16 @@ class Serving(Family):
         out = []
         classes, sel = problem.serve_classes, problem.workload.gpus
         own = problem.workload.deployment.ownership
-        rate = [0.0] * len(classes)
         for c, n in sol.serving:
-            rate[c.cls] += c.requests_per_s * n
             if (sel.allow is not None and c.gpu not in sel.allow) or c.gpu in sel.deny:
                 out.append(f"{c.gpu} serves {classes[c.cls].name} against gpus.allow/deny")
             if own not in ("any", c.ownership):
                 out.append(f"{c.gpu} serving is {c.ownership} against deployment.ownership {own}")
         for k, cls in enumerate(classes):
-            peak = cls.peak_rps * sc.traffic_factor
-            if rate[k] < peak * (1 - 1e-9) - 1e-9:
-                out.append(f"{cls.name}: replicas sustain {rate[k]:.6g} requests/s of the {peak:.6g} at peak")
+            peak, held = cls.peak_rps * sc.traffic_factor, held_with_one_down(sol, k, cls.spare)
+            if held < peak * (1 - 1e-9) - 1e-9:
+                out.append(f"{cls.name}: replicas sustain {held:.6g} requests/s of the {peak:.6g} at peak"
+                           + (" with one replica down (availability n+1)" if cls.spare else ""))
         for g, n in sol.bought.items():
             serve_gpus = sum(c.gpus * m for c, m in sol.serving if c.gpu == g and c.ownership == "buy")
             if serve_gpus > n:
@@ -84,7 +103,7 @@ class Serving(Family):
     def slack(self, problem: Problem, sol: Solution) -> list[Slack]:
         out = []
         for k, cls in enumerate(problem.serve_classes):
-            cap = sum(c.requests_per_s * n for c, n in sol.serving if c.cls == k)
+            cap = held_with_one_down(sol, k, cls.spare)
             out.append(Slack(self.name, f"serve:{cls.name}", cap, cls.peak_rps, cap - cls.peak_rps, "requests/s",
                              binds(cap - cls.peak_rps, cls.peak_rps), facts={"name": cls.name}))
         return out

@@ -1,0 +1,48 @@
+"""Serving that stays up (issue 29 item 9): by default a serving job keeps N+1 -- its replicas hold the
+peak under the SLO with any one replica down (one failed GPU takes its replica out) -- and the plan
+costs the spare and says what it buys; `availability: none` sizes the replicas to the peak alone."""
+from __future__ import annotations
+
+import copy
+
+import pytest
+import yaml
+from conftest import AS_OF, EXAMPLES
+
+from advisor.flow import plan
+from advisor.inputs.workload import parse_workload
+
+SERVING = sorted(p.stem for p in EXAMPLES.glob("*.yaml") if "traffic" in p.read_text(encoding="utf-8"))
+
+
+def held_with_one_down(rows: list[dict], name: str) -> float:
+    """Requests/s the class's replicas sustain with its largest replica down, from the printed rows."""
+    mine = [r for r in rows if r["name"] == name]
+    return sum(r["requests_per_s_per_replica"] * r["replicas"] for r in mine) - max(
+        r["requests_per_s_per_replica"] for r in mine)
+
+
+@pytest.mark.parametrize("name", SERVING)
+def test_every_serving_example_holds_its_peak_with_one_replica_down(example_plan, name):
+    code, p = example_plan(name)
+    assert code == 0 and p["serving"]
+    for row in p["serving"]:
+        held = held_with_one_down(p["serving"], row["name"])
+        assert row["availability"] == "n+1" and row["requests_per_s_one_down"] == pytest.approx(held, rel=1e-5)
+        assert held >= row["peak_requests_per_s"] * (1 - 1e-9)
+
+
+def test_no_spare_sizes_to_the_peak_and_costs_less(catalog, rules):
+    doc = yaml.safe_load((EXAMPLES / "serve-8b-office.yaml").read_text(encoding="utf-8"))
+    bare = copy.deepcopy(doc)
+    for job in bare.get("jobs", [bare]):
+        job["availability"] = "none"
+    spare = plan(parse_workload(doc), catalog=catalog, rules=rules, as_of=AS_OF, explain=False)
+    none = plan(parse_workload(bare), catalog=catalog, rules=rules, as_of=AS_OF, explain=False)
+    replicas = {k: sum(r["replicas"] for r in p["serving"]) for k, p in (("spare", spare), ("none", none))}
+    assert replicas["spare"] == replicas["none"] + 1          # the spare replica ...
+    assert spare["total_cost_usd"] > none["total_cost_usd"]  # ... costed
+    assert all(r["availability"] == "none" for r in none["serving"])
+    for r in none["serving"]:
+        assert sum(x["requests_per_s_per_replica"] * x["replicas"] for x in none["serving"] if x["name"] == r["name"]) \
+            >= r["peak_requests_per_s"] * (1 - 1e-9)
