@@ -40,7 +40,7 @@ MARK_BEGIN, MARK_END = "<!-- decision:begin -->", "<!-- decision:end -->"
 KNIFE = {"name": "8x H100 for four years (constructed)",
          "deployment": {"context": "datacenter", "ownership": "any", "horizon_months": 48, "lead_time_days": 0,
                         "rent_kinds": ["on_demand"]},
-         "model": "mpt-7b", "tokens": "10T", "deadline": "1460d", "gpus": {"allow": ["h100-sxm"], "count": 8}}
+         "model": "mpt-7b", "tokens": "9.2T", "deadline": "1460d", "gpus": {"allow": ["h100-sxm"], "count": 8}}
 BAND_JOB = {"name": "4 workstation GPUs, one price at the bottom of its band (constructed)",
             "deployment": {"context": "datacenter", "ownership": "buy", "lead_time_days": 0}, "model": "llama-3-8b",
             "kind": "finetune", "tokens": "2B", "deadline": "14d", "gpus": {"allow": ["rtx-a6000", "rtx-6000-ada"]}}

@@ -249,16 +249,37 @@ def record(problem: Problem, d: Decided, point: Option) -> dict[str, Any]:
                           "expected_cost_usd": float(theirs.mean()), "p80_cost_usd": float(np.quantile(theirs, 0.8))},
         "price_of_robustness_usd": loss, "fresh_draws": FRESH_DRAWS if chosen is not point else 0,
         "candidates": len(d.options), "explained_at": "catalog" if d.prices is None else "expected"}
-    rec["message"] = message(d.basis, rec, what, describe(point.first_stage, names), chosen is point)
+    rec["message"] = message(d.basis, rec, what, describe(point.first_stage, names), chosen is point,
+                             _within_noise(d, point, names) if chosen is point else None)
     return rec
 
 
-def message(basis: str, rec: dict[str, Any], what: str, point_what: str, same: bool) -> str:
+def _within_noise(d: Decided, point: Option, names: dict[str, str]) -> str | None:
+    """When the point plan stands though another candidate scores less on the draws (by no more than the
+    gap or Z_SWITCH standard errors), that candidate and its saving: the plan never claims a least cost
+    it does not have."""
+    if d.basis == "point" or len(d.options) < 2:
+        return None
+    costs = {id(o): o.cost.at(d.draws) for o in d.options}
+    best = min(d.options[1:], key=lambda o: score(costs[id(o)], d.basis))
+    saving = score(costs[id(point)], d.basis) - score(costs[id(best)], d.basis)
+    if saving <= 0:
+        return None
+    se = standard_error(costs[id(point)], costs[id(best)], d.basis)
+    return (f"{describe(best.first_stage, names)} scores ${saving:,.0f} less over the draws, within their noise "
+            f"({Z_SWITCH:g} standard errors: ${Z_SWITCH * se:,.0f}) or the solve's gap, so the optimum at the point "
+            "estimates stands")
+
+
+def message(basis: str, rec: dict[str, Any], what: str, point_what: str, same: bool, close: str | None = None) -> str:
     """The decision in one sentence."""
     how = {"expected": "the least expected cost", "p80": "the least 80th-percentile cost",
            "p90": "the least 90th-percentile cost", "point": "the least cost at the point estimates"}[basis]
-    text = (f"{what}: chosen for {how} over {rec['draws']:,} joint draws of speed and price "
-            f"(expected ${cents(rec['expected_cost_usd']):,.0f}, P80 ${cents(rec['p80_cost_usd']):,.0f})")
+    figures = (f"over {rec['draws']:,} joint draws of speed and price (expected ${cents(rec['expected_cost_usd']):,.0f}, "
+               f"P80 ${cents(rec['p80_cost_usd']):,.0f})")
+    if close is not None:
+        return f"{what}: the optimum at the point estimates, kept on {how.removeprefix('the least ')} {figures}; {close}"
+    text = f"{what}: chosen for {how} {figures}"
     if same:
         return text + "; it is also the optimum at the point estimates"
     loss = rec["price_of_robustness_usd"]

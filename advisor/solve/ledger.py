@@ -256,6 +256,32 @@ def utilization(problem: Problem, sol: Solution) -> float | None:
     return min(1.0, used / (owned * problem.costs.horizon_hours))
 
 
+def tier_warnings(problem: Problem, sol: Solution) -> list[dict]:
+    """One price basis per decision (issue 29): rented GPUs priced at different provider tiers are
+    compared on their providers as much as on the GPUs, and each rented GPU's offer is shown beside
+    the cheapest offer of the same kind in every other tier."""
+    rented = [i for i in purchase_items(problem, sol) if i["ownership"] == "rent" and i.get("tier")]
+    out = []
+    if len({i["tier"] for i in rented}) > 1:
+        out.append({"rule": None, "code": "mixed-tiers",
+                    "message": "the plan rents at different provider tiers ("
+                               + "; ".join(f"{i['gpu']} at {i['provider']}, {i['tier']}" for i in rented)
+                               + "): the comparison between them measures the providers as much as the GPUs"})
+    for i in rented:
+        offers = problem.catalog.gpus[i["gpu"]].rentals(i["rent_kind"])
+        others = {}
+        for o in offers:   # cheapest first: the first of each other tier
+            if o.tier != i["tier"] and o.tier not in others:
+                others[o.tier] = o
+        if others:
+            out.append({"rule": None, "code": "price-basis",
+                        "message": f"{i['gpu']} {i['rent_kind'].replace('_', '-')} is priced at {i['provider']} "
+                                   f"({i['tier']}, {i['confidence']} confidence) ${i['unit_price_usd']:g}/GPU-hour; "
+                                   + "; ".join(f"the cheapest {t} offer is {o.provider} ${o.usd_per_gpu_hour:g} "
+                                               f"({o.confidence} confidence)" for t, o in sorted(others.items()))})
+    return out
+
+
 def price_warnings(problem: Problem, sol: Solution) -> list[dict]:
     """low-confidence-price, used-part, capacity (from the candidates), rack and as-of warnings."""
     out = []
@@ -282,8 +308,10 @@ def price_warnings(problem: Problem, sol: Solution) -> list[dict]:
                                        f"as of {s.purchase.as_of}); get a quote before committing"})
     if sol.networked:
         out.append({"rule": None, "code": "low-confidence-price",
-                    "message": "the network fabric is costed from a 1,024-GPU band (switches and optics), low "
-                               "confidence; NICs are not costed (no sourced unit price)"})
+                    "message": "the network is costed from a sourced cluster sheet's per-GPU band for its size "
+                               "(switches, cables, optics) and a 400 Gb/s NIC per GPU at a reseller's list price, "
+                               "both low confidence; get a quote before committing"})
+    out += tier_warnings(problem, sol)
     nodes = sum(n for d in sol.servers.values() for n in d.values())
     if nodes and problem.workload.deployment.site == "datacenter":
         node_kw = max((o.overhead_kw + o.slots * problem.gpu_kw[g] for g, d in sol.servers.items()
