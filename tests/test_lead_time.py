@@ -3,7 +3,10 @@ confidence, or an explicit unknown with a note; the catalog refuses one with nei
 their provisioning time where the provider gives it."""
 from __future__ import annotations
 
+import re
+
 import pytest
+import yaml
 
 from advisor.data.catalog import load_catalog
 from advisor.economics.lead_time import lead_time, provisioning_time, purchase_lead_time
@@ -75,3 +78,35 @@ def test_validate_refuses_a_purchase_without_a_lead_time(write, run, catalog, ki
     assert code == 2 and "nolead.yaml" in stderr and "field lead_time" in stderr and "Traceback" not in stderr
     entry["lead_time"] = {"days": None, "note": "not quoted yet"}          # an explicit unknown is accepted
     load_catalog(write(yaml.safe_dump({kind: [entry]}), "unknown.yaml"))
+
+
+def test_ten_weeks_of_lead_time_and_three_weeks_of_work_miss_an_eight_week_deadline(run, write, catalog, rules):
+    """Issue 29's hand-worked case: 8 H100 bought with a quoted 10-week lead time, a job of 3 weeks of
+    work (tokens = 3 weeks at the estimator's rate), a deadline of 8 weeks: 70 + 21 > 56 days, so no
+    plan (exit 3); the diagnosis names the lead time with its days and the job's, and the levers
+    (rent for those weeks, or a later deadline); allowed to rent, a plan exists."""
+    import advisor
+    from conftest import AS_OF
+
+    from advisor.flow import plan
+    from advisor.inputs.workload import parse_workload
+
+    tps = advisor.estimate(model="llama-3-8b", gpu="h100-sxm", count=8)["tokens_per_s"]
+    doc = {"name": "ten weeks", "deployment": {"context": "datacenter", "ownership": "buy", "lead_time_days": 70},
+           "gpus": {"allow": ["h100-sxm"], "count": 8}, "model": "llama-3-8b", "tokens": tps * 21 * 86400,
+           "deadline": "56d"}
+    code, out, _ = run("plan", write(yaml.safe_dump(doc), "ten-weeks.yaml"), "--as-of", AS_OF.isoformat())
+    assert code == 3
+    lines = " ".join(out.split())
+    assert "bought h100-sxm take 70.0 days to arrive and burn in" in lines
+    p = plan(parse_workload(doc), catalog=catalog, rules=rules, as_of=AS_OF, explain=False)
+    (lever,) = [d for d in p["diagnosis"] if d["constraint"] == "lead_time"]
+    assert lever["kind"] == "lever" and lever["relaxation"] == {"lead_time_days": 0}
+    assert "70 days or more to arrive and burn in" in lever["message"]
+    work = float(re.search(r"with ([\d.]+) days of work, job cannot finish by its 56-day deadline", lines).group(1))
+    assert 21.0 <= work < 30.0     # three weeks at the estimate, planned at its P80 time with goodput losses
+    assert "rent for those weeks (ownership: any) or set a later deadline" in lines
+    doc["deployment"]["ownership"] = "any"
+    rented = plan(parse_workload(doc), catalog=catalog, rules=rules, as_of=AS_OF, explain=False)
+    assert rented["status"] == "optimal" and {i["ownership"] for i in rented["purchase"]} == {"rent"}
+    assert rented["jobs"][0]["wall_days_planned"] <= 56

@@ -35,7 +35,10 @@ class LeadTime(Family):
             late = [c for c in cands if c.ownership == "buy" and c.start_hours
                     and c.done_hours() > cls.deadline and c.hours * c.time_factor <= cls.deadline]
             if late:
-                first = min(late, key=lambda c: c.start_hours)
+                sel = problem.workload.gpus   # the soonest done within the workload's GPU count: the best it can do
+                fits = [c for c in late if (sel.lower is None or c.count >= sel.lower)
+                        and (sel.upper is None or c.count <= sel.upper)] or late
+                first = min(fits, key=lambda c: (c.done_hours(), c.gpu))
                 arrival = problem.arrival.get(first.gpu)
                 out.append(Shortfall(self.name, f"shortfall:lead_time:{cls.name(problem.workload)}",
                                      first.start_hours / 24, cls.deadline / 24,
