@@ -71,14 +71,14 @@ def saa_plan(problem: Problem, draws: Draws, objective: str = "mean", q: float =
     m = build_model(problem, sc, cands)
     costs = draw_costs(m, draws)
     if objective == "cvar":
-        t = pulp.LpVariable("saa_t")
-        excess = [pulp.LpVariable(f"saa_e_{s}", lowBound=0) for s in range(draws.n)]
+        t = m.prob.add_variable("saa_t")
+        excess = [m.prob.add_variable(f"saa_e_{s}", lowBound=0) for s in range(draws.n)]
         for s, cost in enumerate(costs):
             m.prob += excess[s] >= cost - t, f"saa_excess_{s}"
         m.prob.setObjective(t + pulp.lpSum(excess) * (1.0 / ((1 - q) * draws.n)) + m.tie_break())
     elif objective == "quantile":
-        t = pulp.LpVariable("saa_t")
-        u = [pulp.LpVariable(f"saa_u_{s}", cat="Binary") for s in range(draws.n)]
+        t = m.prob.add_variable("saa_t")
+        u = [m.prob.add_variable(f"saa_u_{s}", cat="Binary") for s in range(draws.n)]
         big = _big_m(m, draws)
         for s, cost in enumerate(costs):
             m.prob += cost - t <= big * u[s], f"saa_tail_{s}"
