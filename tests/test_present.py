@@ -32,7 +32,7 @@ def test_present_reads_typed_fields_and_no_solver_problem():
             a.arg for n in ast.walk(tree) if isinstance(n, ast.arguments) for a in n.args + n.kwonlyargs}
         assert "problem" not in names, f"{path.name} reads a solver Problem; give it a PlanContext"
         assert "getattr(problem" not in text, path.name
-        plan_names = ("plan", "p") if path.name == "plan_text.py" else ("plan",)   # `p` is a price elsewhere
+        plan_names = ("plan", "p") if path.name in ("plan_text.py", "plan_sections.py", "plan_summary.py") else ("plan",)
         assert not _plan_subscripts(tree, plan_names), f"{path.name}: plan[...] at {_plan_subscripts(tree, plan_names)}"
 
 

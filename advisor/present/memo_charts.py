@@ -8,7 +8,14 @@ from advisor.contract import Plan
 from advisor.contract.context import PlanContext
 from advisor.contract.explanations import Rejected
 from advisor.present.svg import Chart
-from advisor.present.words import EXCLUDED, deadline_phrase, job_label, join, usd, usd_short
+from advisor.present.words import (
+    EXCLUDED,
+    deadline_phrase,
+    job_label,
+    join,
+    usd,
+    usd_short,
+)
 
 COLOURS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#9467bd", "#8c564b", "#e377c2", "#17becf", "#bcbd22")
 

@@ -11,7 +11,12 @@ from advisor.contract import Plan
 from advisor.contract.context import PlanContext
 from advisor.contract.explanations import BreakEven, Marginal
 from advisor.data.catalog import Catalog
-from advisor.present.decision_words import headline, robustness_cost, unmeasured, verify_first
+from advisor.present.decision_words import (
+    headline,
+    robustness_cost,
+    unmeasured,
+    verify_first,
+)
 from advisor.present.memo_charts import charts as draw_charts
 from advisor.present.memo_ranges import assumption_row, range_sentence, ranges_chart
 from advisor.present.memo_refs import Refs, rules_digest

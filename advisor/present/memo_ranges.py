@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from advisor.contract import Plan
 from advisor.contract.context import PlanContext
+from advisor.present.decision_words import HONEST_SHARE
 from advisor.present.memo_charts import gpu_colours
 from advisor.present.svg import Chart
-from advisor.present.decision_words import HONEST_SHARE
 from advisor.present.words import duration, usd, usd_short
 
 

@@ -1,7 +1,7 @@
 """`advisor plan`'s default view: the decision on one screen. What to buy or rent, its cost in cash
 and in present value, when the work is done, what binds, the three sensitivities that matter most,
 robustness, what to verify first, the other way of acquiring the GPUs, and the top reason for each
-GPU family not chosen. Every other part is one `--section` away (present/plan_text.py)."""
+GPU family not chosen. Every other part is one `--section` away (present/plan_sections.py)."""
 from __future__ import annotations
 
 from collections import Counter
@@ -13,6 +13,12 @@ from advisor.contract.explanations import Rejected
 from advisor.present.decision_words import headline, unmeasured
 from advisor.present.escape import md
 from advisor.present.grid import grid, para
+from advisor.present.plan_sections import (
+    diagnosis_section,
+    robustness_message,
+    title_lines,
+)
+from advisor.present.sections import NAMES
 from advisor.present.words import duration, pct, plural, unit_rate, usd
 
 LABEL = 10   # width of the labels ("Decision", "Cost", ...)
@@ -184,8 +190,6 @@ def _rule_title(rule: str | None, ctx: PlanContext | None) -> str | None:
 
 def summary_text(plan: Plan, ctx: PlanContext | None = None, fmt: str = "table") -> str:
     """The decision on one screen (about 40 lines on a wide terminal)."""
-    from advisor.present.plan_text import SECTIONS, diagnosis_section, title_lines
-
     p = plan
     out = title_lines(p, fmt, summary=True)
     if p.feasible:
@@ -216,13 +220,11 @@ def summary_text(plan: Plan, ctx: PlanContext | None = None, fmt: str = "table")
         out.append(para(f"{plural(len(others), 'more warning' if ruled else 'warning')} ("
                         + ", ".join(f"{k} {n}" if n > 1 else k for k, n in kinds.items()) + "): --section warnings"))
     out.append(para("More: --full for every part, --section NAME for one (" + ", ".join(
-        name for name in SECTIONS if name != "summary") + ")"))
+        name for name in NAMES if name != "summary") + ")"))
     return "\n".join(out) + "\n"
 
 
 def _why(p: Plan, fmt: str) -> list[str]:
-    from advisor.present.plan_text import robustness_message
-
     out = []
     for i, text in enumerate(top_sensitivities(p)):   # one label for the three
         out.append(_labelled("Sensitive" if i == 0 else "", text, fmt))

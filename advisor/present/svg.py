@@ -5,15 +5,15 @@ fit; every text is XML-escaped; the output depends only on the data (ids carry t
 from __future__ import annotations
 
 import json
-from bisect import bisect_right
 import math
 import unicodedata
+from bisect import bisect_right
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from itertools import accumulate, pairwise
-from typing import Any
 from pathlib import Path
+from typing import Any
 
 from advisor.present.escape import xml_text
 
