@@ -230,11 +230,15 @@ def memo(plan: Any, workload: Any = None, **options: Any) -> Any:
                              field=extra[0])
         if isinstance(plan, dict):
             plan = _plan_dict(plan)
+    return make_memo(plan, _workload_of(plan, workload), **options)
+
+
+def _workload_of(plan: Any, workload: Any) -> Any:
+    """The workload a document about `plan` quotes: the one given (a dict parsed), else the file the
+    plan was made from."""
     if workload is None:
         workload = getattr(plan, "workload_file", None)
-    if isinstance(workload, dict):
-        workload = as_workload(workload)
-    return make_memo(plan, workload, **options)
+    return as_workload(workload) if isinstance(workload, dict) else workload
 
 
 def rfq(plan: Any, workload: Any = None, **options: Any) -> Any:
@@ -259,11 +263,7 @@ def rfq(plan: Any, workload: Any = None, **options: Any) -> Any:
                          "already", field=sorted(planning)[0])
     elif isinstance(plan, dict):
         plan = _plan_dict(plan)
-    if workload is None:
-        workload = getattr(plan, "workload_file", None)
-    if isinstance(workload, dict):
-        workload = as_workload(workload)
-    return make_rfq(plan, workload, **options)
+    return make_rfq(plan, _workload_of(plan, workload), **options)
 
 
 def compare(gpus: Any, **options: Any) -> dict[str, Any]:

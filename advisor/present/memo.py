@@ -120,15 +120,24 @@ def _umask() -> int:
 
 def format_for(path: str | Path, fmt: str | None = None) -> str:
     """The memo format: `fmt` if given, else from the file's suffix."""
+    return output_format(path, fmt, "memo", SUFFIXES)
+
+
+def output_format(path: str | Path, fmt: str | None, what: str, suffixes: dict[str, str]) -> str:
+    """A document's format: `fmt` if given (one of the suffixes' formats), else from the file's suffix;
+    an InputError naming `fmt` or `output` otherwise (the memo's and the RFQ's rule)."""
+    formats = tuple(dict.fromkeys(suffixes.values()))
+    listed = ", ".join(formats[:-1]) + f" or {formats[-1]}"
     if fmt is not None:
-        if fmt not in FORMATS:
-            raise InputError(f"memo format {fmt!r} is not one of {', '.join(FORMATS)}", field="fmt")
+        if fmt not in formats:
+            raise InputError(f"{what} format {fmt!r} is not one of {', '.join(formats)}", field="fmt")
         return fmt
     suffix = Path(path).suffix.lower()
-    if suffix not in SUFFIXES:
-        raise InputError(f"cannot tell the memo format from {str(path)!r}: name the file .md, .html or .pdf, "
-                         "or give `fmt` (md, html or pdf)", field="output")
-    return SUFFIXES[suffix]
+    if suffix not in suffixes:
+        names = ", ".join(f".{f}" for f in formats[:-1]) + f" or .{formats[-1]}"
+        raise InputError(f"cannot tell the {what} format from {str(path)!r}: name the file {names}, "
+                         f"or give `fmt` ({listed})", field="output")
+    return suffixes[suffix]
 
 
 def render(plan: Plan, context: PlanContext, source: tuple[str, str, bytes | None], *, fmt: str = "md",

@@ -17,11 +17,10 @@ from typing import Any
 from advisor.contract import Plan
 from advisor.contract.context import PlanContext
 from advisor.contract.costs import PurchaseItem
-from advisor.errors import InputError
 from advisor.inputs.arguments import output_file
 from advisor.present.escape import md
 from advisor.present.grid import csv_text, markdown
-from advisor.present.memo import write_atomically
+from advisor.present.memo import output_format, write_atomically
 from advisor.present.words import unit_rate, usd
 
 FORMATS = ("md", "csv")
@@ -54,15 +53,7 @@ class Document:
 
 def format_for(path: str | Path, fmt: str | None = None) -> str:
     """The RFQ format: `fmt` if given, else from the file's suffix (.md or .csv)."""
-    if fmt is not None:
-        if fmt not in FORMATS:
-            raise InputError(f"rfq format {fmt!r} is not one of {', '.join(FORMATS)}", field="fmt")
-        return fmt
-    suffix = Path(path).suffix.lower()
-    if suffix not in SUFFIXES:
-        raise InputError(f"cannot tell the rfq format from {str(path)!r}: name the file .md or .csv, or give "
-                         "`fmt` (md or csv)", field="output")
-    return SUFFIXES[suffix]
+    return output_format(path, fmt, "rfq", SUFFIXES)
 
 
 def specification(item: PurchaseItem, ctx: PlanContext) -> str:
