@@ -54,7 +54,7 @@ def bill_of_materials(plan: Plan, ctx: PlanContext, refs: Refs) -> tuple[list, l
         qty, unit = _quantity(row.item, row.quantity, row.unit_usd)
         bom.append({"item": row.item, "qty": qty, "unit": unit,
                     "extended": usd_cents(row.total_usd) if row.total_usd is not None else "in hosting",
-                    "basis": f"{row.confidence or 'unrated'} confidence", "refs": refs.cite(row.source)})
+                    "basis": row.confidence or "unrated", "refs": refs.cite(row.source)})
         if row.note:
             bom_notes.append(f"{row.item}: {sentence(row.note)}")
     for g in sorted({i.gpu for i in plan.purchase if i.ownership == "buy"}):
