@@ -68,7 +68,7 @@ class InfeasibleError(AdvisorError):
 
     exit_code = 3
 
-    def __init__(self, message: str, plan=None):
+    def __init__(self, message: str, plan: Mapping[str, Any] | None = None):
         self.plan = plan
         super().__init__(message)
 
@@ -113,7 +113,7 @@ def suggest(word: str, choices: Iterable[Any]) -> str:
     return f" (did you mean {either(close)}?)" if close else ""
 
 
-def show(value, limit: int = 60) -> str:
+def show(value: object, limit: int = 60) -> str:
     """A value as the user wrote it, short enough for a one-paragraph message."""
     if isinstance(value, bool):
         text = "true" if value else "false"
@@ -180,13 +180,13 @@ def first_error(errors: Sequence[Error], clean: Callable[..., tuple[Any, ...]] =
     `clean` drops the union tags from a location."""
     locs = [clean(e["loc"]) for e in errors]
 
-    def key(i):
+    def key(i: int) -> tuple[bool, bool, int]:
         deeper = any(len(other) > len(locs[i]) and other[:len(locs[i])] == locs[i] for other in locs)
         return errors[i]["type"] != "extra_forbidden", deeper, i
     return errors[min(range(len(errors)), key=key)]
 
 
-def loc_text(loc) -> str:
+def loc_text(loc: Iterable[int | str]) -> str:
     """('jobs', 0, 'tokens') -> 'jobs[0].tokens'; an empty key shows as ''."""
     text = ""
     for part in loc:

@@ -89,7 +89,7 @@ LOADER_ONLY = [
 ]
 
 
-def _retitle(node, key: str | None = None) -> None:
+def _retitle(node: object, key: str | None = None) -> None:
     if isinstance(node, dict):
         props = node.get("properties")
         if isinstance(props, dict):

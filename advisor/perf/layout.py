@@ -13,6 +13,9 @@ from advisor.perf.layout_cache import remembered
 from advisor.perf.memory import Layout, default_batch_tokens, memory_total, usable_bytes
 from advisor.perf.training import _server_size
 
+Timed = tuple[Layout, dict, float]           # (layout, the estimator's step times, tokens/s): layout_grid.timed
+Chosen = tuple[Layout, dict, float, bool]    # ... and whether tensor parallelism is needed (rule INT001)
+
 STRATEGIES = ("ddp", "zero1", "zero2", "zero3")
 STRATEGY_ALIASES = {"fsdp": "zero3", "full_shard": "zero3", "shard_grad_op": "zero2"}
 TENSOR_PARALLEL = (1, 2, 4, 8)
@@ -81,7 +84,8 @@ def _micro_batch_options(job: JobSpec, dp: int, batch: float) -> list[int]:
     return [b for b in MICRO_BATCHES if b <= cap] or [1]
 
 
-def _fastest(job: JobSpec, gpu: GPU, p: Params, base: float, combos: list[tuple[str, int, int, int, int]]):
+def _fastest(job: JobSpec, gpu: GPU, p: Params, base: float,
+             combos: list[tuple[str, int, int, int, int]]) -> tuple[Timed | None, ...]:
     """The fastest fitting layout without and with tensor parallelism, each as (layout, times,
     tokens/s) or None: every (combination, checkpointing, micro-batch) evaluated at once
     (perf/layout_grid.py), in the exhaustive scan's order, a later layout winning only if over 1%
@@ -105,13 +109,13 @@ def _batch(job: JobSpec, lay: Layout, p: Params) -> float:
     return max(batch, lay.dp * lay.micro_batch * job.model.seq_len)
 
 
-def choose_layout(job: JobSpec, gpu: GPU, count: int, p: Params):
+def choose_layout(job: JobSpec, gpu: GPU, count: int, p: Params) -> Chosen | None:
     """`_choose_layout`, remembered for the process (perf/layout_cache.py): re-planning the same jobs under
     another deployment, budget or batch re-asks the same layouts."""
     return remembered(_choose_layout, "layout", job, gpu, count, p)
 
 
-def _choose_layout(job: JobSpec, gpu: GPU, count: int, p: Params):
+def _choose_layout(job: JobSpec, gpu: GPU, count: int, p: Params) -> Chosen | None:
     """The fastest layout that fits on `count` GPUs at the job's global batch, as (layout, times,
     tokens/s, needs_tensor_parallel), or None. Only when no layout holds the batch (too few
     sequences for the data-parallel groups) may the batch grow; `evaluate` says so. Pipelining
@@ -138,6 +142,7 @@ def _choose_layout(job: JobSpec, gpu: GPU, count: int, p: Params):
             return with_tp + (alt is None or with_tp[2] > alt[2] * (1 + TP_MARGIN),)
         if no_tp and (with_tp is None or not p2p or with_tp[2] <= no_tp[2] * 1.01):
             return no_tp + (False,)
+        assert with_tp is not None   # (both None continued above)
         return with_tp + (needs,)
     return None
 

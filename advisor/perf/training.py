@@ -18,12 +18,16 @@ from __future__ import annotations
 
 import math
 import operator
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from advisor.data.catalog import GPU
 from advisor.data.estimator import Params
 from advisor.data.evidence import generation_of
 from advisor.perf.jobspec import JobSpec, ModelSpec
 from advisor.perf.memory import GB, Layout, _job_figures, _micro_batches
+
+T = TypeVar("T")
 
 DEQUANT_BYTES = 4.127 / 8 + 2.0 + 2.0  # read NF4 weights, write and re-read them in bf16, per parameter and pass
 OPTIMIZER_STEP_BYTES = 32.0           # bytes one AdamW update reads and writes per parameter (master, m, v, grad)
@@ -45,9 +49,10 @@ def generation(gpu: GPU) -> str:
     return generation_of(gpu.architecture)
 
 
-def _lookup(table, gpu: GPU, default=None):
+def _lookup(table: Any, gpu: GPU, default: Any = None) -> Any:
     """A per-GPU value: the GPU id, then its generation ('ampere', 'cdna3'), its family word
-    ('cdna'), then default."""
+    ('cdna'), then default. `table` is an estimator.yaml entry as parsed: a number, or a mapping of
+    those keys to numbers or to {precision: number} mappings."""
     if not isinstance(table, dict):
         return table
     key = (id(table), gpu.id, gpu.architecture)
@@ -57,7 +62,7 @@ def _lookup(table, gpu: GPU, default=None):
     return default if hit[1] is _NONE else hit[1]
 
 
-def _find(table: dict, gpu: GPU):
+def _find(table: dict[str, Any], gpu: GPU) -> Any:
     gen = generation(gpu)
     for key in (gpu.id, gen, gen.rstrip("0123456789"), "default"):
         if key in table:
@@ -65,7 +70,7 @@ def _find(table: dict, gpu: GPU):
     return _NONE
 
 
-def _by_precision(entry, precision: str, fp8_ratio: float = 1.0) -> float | None:
+def _by_precision(entry: Any, precision: str, fp8_ratio: float = 1.0) -> float | None:
     """A {bf16: x, fp8: y} entry at `precision`; fp8 falls back to bf16 x `fp8_ratio`."""
     if not isinstance(entry, dict):
         return None if entry is None else float(entry)
@@ -215,7 +220,7 @@ def _collective_seconds(volume: float, tier: dict) -> float:
 _ONCE: dict[tuple, tuple] = {}   # the layout search's per-GPU figures, computed once per (objects, values)
 
 
-def _once(fn, objs: tuple, values: tuple, *args):
+def _once(fn: Callable[..., T], objs: tuple[object, ...], values: tuple[object, ...], *args: Any) -> T:
     """fn(*args), remembered by the identity of `objs` (kept in the entry, so their ids stay
     unique) and `values`: the layout search asks the same per-GPU figures ~10^5 times."""
     key = (fn, *map(id, objs), *values)
