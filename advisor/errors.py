@@ -1,4 +1,4 @@
-"""Errors the library raises on purpose; the CLI maps each to an exit code (DESIGN.md §5).
+"""Errors the library raises on purpose; the CLI maps each to an exit code (docs/cli.md).
 
 Also the small helpers every input check shares, so that workload, catalog and rules files get
 messages of one shape: the file, the location, the value given and what is allowed.

@@ -2,7 +2,7 @@
 commands that use them), the mapping of failures to exit codes, one emit() for every format, the
 progress line, and checks made before any work (output folder, optional dependencies).
 
-Exit codes (DESIGN.md §5): 0 success, 2 invalid input, 3 no feasible plan, 1 anything else.
+Exit codes (docs/cli.md): 0 success, 2 invalid input, 3 no feasible plan, 1 anything else.
 """
 from __future__ import annotations
 

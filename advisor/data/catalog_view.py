@@ -1,4 +1,4 @@
-"""What `advisor catalog list|show|validate` report, as plain data (render.py lays it out).
+"""What `advisor catalog list|show|validate` report, as plain data (present/listings.py lays it out).
 
 Every figure comes with its sources resolved to URLs; every price with its age in months against
 an as-of date and a stale flag (older than catalog_figures.STALE_MONTHS); every GPU with what can be done

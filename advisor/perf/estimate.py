@@ -188,7 +188,7 @@ def estimate(*, gpu: str | None = None, count: int = 1, model: str | None = None
              tensor_parallel: int | None = None, pipeline_parallel: int | None = None,
              catalog: Any = None) -> dict:
     """advisor.estimate(...): memory and speed of one job on `count` GPUs, as the JSON of
-    `advisor estimate --format json` (DESIGN.md §5). `catalog` is a Catalog, a path to an
+    `advisor estimate --format json` (README.md, `advisor estimate`). `catalog` is a Catalog, a path to an
     override file, or None for the built-in one. `strategy` (ddp, zero1, zero2, zero3 or fsdp),
     `tensor_parallel` and `pipeline_parallel` fix the layout; by default the fastest is chosen."""
     from advisor.data.catalog import Catalog, load_catalog

@@ -1,6 +1,6 @@
 """Public serving estimates: a model on `count` GPUs of one type at a request class and SLO.
 
-`serve_estimate` answers `advisor estimate --kind serve` (DESIGN.md §5); `replica_rate` is what the
+`serve_estimate` answers `advisor estimate --kind serve` (docs/model.md, Serving); `replica_rate` is what the
 optimizer calls per (model, GPU, TP, precision, request class, SLO): requests/s one replica sustains
 and the GPUs it takes. The math is in advisor/perf/serve.py and kv.py.
 """
