@@ -1,4 +1,4 @@
-"""Errors the library raises on purpose; the CLI maps each to an exit code (DESIGN.md §5).
+"""Errors the library raises on purpose; the CLI maps each to an exit code (docs/cli.md).
 
 Also the small helpers every input check shares, so that workload, catalog and rules files get
 messages of one shape: the file, the location, the value given and what is allowed.
@@ -68,7 +68,7 @@ class InfeasibleError(AdvisorError):
 
     exit_code = 3
 
-    def __init__(self, message: str, plan=None):
+    def __init__(self, message: str, plan: Mapping[str, Any] | None = None):
         self.plan = plan
         super().__init__(message)
 
@@ -113,7 +113,7 @@ def suggest(word: str, choices: Iterable[Any]) -> str:
     return f" (did you mean {either(close)}?)" if close else ""
 
 
-def show(value, limit: int = 60) -> str:
+def show(value: object, limit: int = 60) -> str:
     """A value as the user wrote it, short enough for a one-paragraph message."""
     if isinstance(value, bool):
         text = "true" if value else "false"
@@ -180,13 +180,13 @@ def first_error(errors: Sequence[Error], clean: Callable[..., tuple[Any, ...]] =
     `clean` drops the union tags from a location."""
     locs = [clean(e["loc"]) for e in errors]
 
-    def key(i):
+    def key(i: int) -> tuple[bool, bool, int]:
         deeper = any(len(other) > len(locs[i]) and other[:len(locs[i])] == locs[i] for other in locs)
         return errors[i]["type"] != "extra_forbidden", deeper, i
     return errors[min(range(len(errors)), key=key)]
 
 
-def loc_text(loc) -> str:
+def loc_text(loc: Iterable[int | str]) -> str:
     """('jobs', 0, 'tokens') -> 'jobs[0].tokens'; an empty key shows as ''."""
     text = ""
     for part in loc:

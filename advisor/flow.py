@@ -1,7 +1,7 @@
 """The flow: advisor.plan(workload) -> Plan, one way, in one function.
 
 workload -> candidates (rules + estimate per job and GPU) -> optimize (MILP) -> explain -> Plan.
-A Plan is a typed model of the JSON contract (advisor/contract/, DESIGN.md §5) that also reads
+A Plan is a typed model of the JSON contract (advisor/contract/, printed by `advisor schema --output plan`) that also reads
 like a dict, so a script reads plan["total_cost_usd"] the same way it reads `advisor plan
 --format json`. assemble.py turns a solution into the Plan.
 """

@@ -11,7 +11,7 @@ from dataclasses import replace
 from calibration_rows import job_of, measured
 
 from advisor.perf import evaluate, mfu_flops_per_token
-from advisor.perf.training import _server_size, generation
+from advisor.perf.training import generation, server_size
 
 MEDIAN_BASES = ("measured", "derived")   # steady state: end-to-end (goodput) rows include failures and evaluation
 
@@ -34,7 +34,7 @@ def mfu_medians(rows: list[dict], catalog, p) -> dict:
         if r["basis"] not in MEDIAN_BASES or r.get("software_era"):
             continue
         g = catalog.gpus[r["gpu"]]
-        multi = int(r["gpu_count"]) > _server_size(g, p)
+        multi = int(r["gpu_count"]) > server_size(g, p)
         mfu = row_mfu(r, catalog)
         groups.setdefault((generation(g), r["precision"] + ("_multiserver" if multi else "")), []).append(mfu)
         groups.setdefault(("default", r["precision"]), []).append(mfu)

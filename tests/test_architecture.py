@@ -1,6 +1,8 @@
 """The package's layers (docs/architecture.md): each module imports only from its own layer or
 the layers below it, and present/ never reaches the solver, the estimators or the explanations
-(the memo renders what plan() computed). Checked on the source, imports inside functions included."""
+(the memo renders what plan() computed). Checked on the source, imports inside functions included.
+And the house rules of issue 28: no module uses another module's private `_name`; functions under
+80 lines and cyclomatic complexity 20 (today's exceptions recorded in OVERSIZED, never to grow)."""
 from __future__ import annotations
 
 import ast
@@ -145,3 +147,158 @@ def test_the_cycle_finder_finds_a_cycle(monkeypatch):
     monkeypatch.setattr(sys.modules[__name__], "MODULES", [PACKAGE.parent / p for p in paths])
     monkeypatch.setattr(sys.modules[__name__], "all_imports", lambda p: fake[module_name(p)])
     assert import_cycles("advisor.data") == [["advisor.data.a", "advisor.data.b", "advisor.data.a"]]
+
+
+# ---------------------------------------------------------------------------------------------
+# House rules (issue 28): no module reaches into another's private names; functions stay small.
+
+def _is_private(name: str) -> bool:
+    return name.startswith("_") and not (name.startswith("__") and name.endswith("__"))
+
+
+MODULE_NAMES = {module_name(p) for p in MODULES}
+
+
+def private_uses(source: str, me: str, modules: set[str] = MODULE_NAMES) -> list[str]:
+    """Where the module `me` (its source) uses another advisor module's private name: `from
+    advisor.x import _name`, or `x._name` / `advisor.x._name` on a name bound to another module."""
+    tree = ast.parse(source)
+    bound: dict[str, str] = {}   # local name -> the advisor module it is bound to
+    out = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("advisor") and not node.level:
+            for a in node.names:
+                if f"{node.module}.{a.name}" in modules:
+                    bound[a.asname or a.name] = f"{node.module}.{a.name}"
+                elif _is_private(a.name) and node.module != me:
+                    out.append(f"line {node.lineno}: from {node.module} import {a.name}")
+        elif isinstance(node, ast.Import):
+            bound.update({a.asname: a.name for a in node.names if a.asname and a.name.startswith("advisor")})
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and _is_private(node.attr):
+            owner = bound.get(node.value.id) if isinstance(node.value, ast.Name) else ast.unparse(node.value)
+            if owner in modules and owner != me:
+                out.append(f"line {node.lineno}: {owner}.{node.attr}")
+    return out
+
+
+@pytest.mark.parametrize("path", MODULES, ids=lambda p: module_name(p))
+def test_no_module_uses_another_modules_private_names(path):
+    used = private_uses(path.read_text(encoding="utf-8"), module_name(path))
+    assert not used, (f"{module_name(path)} uses private names of other modules (make the name public, or "
+                      f"move it where it is used): {used}")
+
+
+def test_the_private_name_check_can_fail():
+    mods = {"advisor.perf.memory", "advisor.perf.training"}
+    source = ("from advisor.perf.memory import _parts, Layout\n"
+              "from advisor.perf import memory as m\n"
+              "import advisor.perf.memory\n"
+              "x = m._parts(1) + advisor.perf.memory._parts(2) + m.__name__ + m.memory_total\n")
+    assert private_uses(source, "advisor.perf.training", mods) == [
+        "line 1: from advisor.perf.memory import _parts", "line 4: advisor.perf.memory._parts",
+        "line 4: advisor.perf.memory._parts"]
+    assert private_uses(source, "advisor.perf.memory", mods) == []   # a module's own private names are its own
+
+
+MAX_LINES = 80        # a function is shorter than this (its `def` line to its last, nested functions included)
+MAX_COMPLEXITY = 20   # and its cyclomatic complexity below this (nested functions measured on their own)
+_BRANCHES = (ast.If, ast.IfExp, ast.For, ast.AsyncFor, ast.While, ast.ExceptHandler, ast.match_case)
+
+
+def complexity(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> int:
+    """1 + its branches: if (elif, conditional expressions), for, while, except handlers, each extra
+    operand of and/or, comprehension ifs and match cases. Nested functions and classes not included."""
+    n, stack = 1, list(ast.iter_child_nodes(fn))
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            continue
+        n += (isinstance(node, _BRANCHES) + (len(node.values) - 1 if isinstance(node, ast.BoolOp) else 0)
+              + (len(node.ifs) if isinstance(node, ast.comprehension) else 0))
+        stack.extend(ast.iter_child_nodes(node))
+    return n
+
+
+def function_sizes(source: str, prefix: str = "") -> dict[str, tuple[int, int]]:
+    """'Class.method' or 'outer.inner' -> (lines, complexity) of every function in `source`."""
+    out: dict[str, tuple[int, int]] = {}
+
+    def walk(node: ast.AST, where: str) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                out[where + child.name] = (child.end_lineno - child.lineno + 1, complexity(child))
+                walk(child, where + child.name + ".")
+            else:
+                walk(child, where + child.name + "." if isinstance(child, ast.ClassDef) else where)
+    walk(ast.parse(source), prefix)
+    return out
+
+
+# The debt record: every function over a limit today, at its size when the rule came in
+# (lines, complexity). None may grow and no other may join; split one and delete its line here.
+OVERSIZED = {
+    "advisor.comparisons:compare": (73, 41),
+    "advisor.comparisons:crossover": (65, 31),
+    "advisor.data.catalog_load:_merge_document": (39, 24),
+    "advisor.data.catalog_load:_validate": (58, 23),
+    "advisor.data.catalog_model:catalog_at": (42, 25),
+    "advisor.data.catalog_view:select": (26, 25),
+    "advisor.economics.purchase_bill:bill_lines": (48, 30),
+    "advisor.explain.robustness:Verdict.verdict": (52, 23),
+    "advisor.explain.sensitivity:break_even": (68, 24),
+    "advisor.flow:plan": (53, 20),
+    "advisor.perf.calibrate:read_runs": (41, 22),
+    "advisor.perf.calibrate:fit": (31, 28),
+    "advisor.perf.estimate:_evaluate": (82, 30),
+    "advisor.perf.layout_grid:grid": (86, 10),
+    "advisor.perf.serving:serve_estimate": (70, 30),
+    "advisor.plan_notes:plan_warnings": (55, 27),
+    "advisor.plan_notes:plan_sources": (57, 31),
+    "advisor.present.listings:catalog_show_text": (57, 22),
+    "advisor.present.memo_context:memo_context": (66, 28),
+    "advisor.present.memo_sections:alternative_rows": (59, 22),
+    "advisor.present.memo_sections:requirement": (49, 25),
+    "advisor.present.tables:compare_text": (40, 20),
+    "advisor.solve.fast:HighsModel._rebound": (38, 23),
+    "advisor.solve.fast:solve_fast": (57, 28),
+    "advisor.solve.redraw:Redraw.choice": (62, 21),
+    "advisor.solve.serving_candidates:add_serving": (75, 25),
+}
+
+
+def size_problems(sizes: dict[str, tuple[int, int]], allowed: dict[str, tuple[int, int]]) -> list[str]:
+    """What breaks the size rule: a function over a limit that is not in `allowed`, one that grew
+    past its recorded size, and a recorded one now within the limits (delete its line)."""
+    out = []
+    for name, (lines, cx) in sorted(sizes.items()):
+        over = lines >= MAX_LINES or cx >= MAX_COMPLEXITY
+        if over and name not in allowed:
+            out.append(f"{name}: {lines} lines, complexity {cx} (limits: under {MAX_LINES} and {MAX_COMPLEXITY})")
+        elif name in allowed and (lines > allowed[name][0] or cx > allowed[name][1]):
+            out.append(f"{name} grew: {lines} lines, complexity {cx} (recorded {allowed[name]})")
+        elif name in allowed and not over:
+            out.append(f"{name} is within the limits now: delete it from OVERSIZED")
+    out += [f"{name} no longer exists: delete it from OVERSIZED" for name in sorted(set(allowed) - set(sizes))]
+    return out
+
+
+def test_functions_stay_short_and_simple():
+    sizes: dict[str, tuple[int, int]] = {}
+    for path in MODULES:
+        sizes.update(function_sizes(path.read_text(encoding="utf-8"), module_name(path) + ":"))
+    problems = size_problems(sizes, OVERSIZED)
+    assert not problems, "split these functions (or, when one shrank, update OVERSIZED):\n" + "\n".join(problems)
+
+
+def test_the_size_check_can_fail():
+    branches = "\n".join(f"    if x == {i}:\n        return {i}" for i in range(19))
+    source = (f"def big(x):\n{branches}\n    return [y for y in x if y and x or y]\n"
+              "class C:\n    def m(self):\n        def inner():\n            pass\n        return 1 if self else 2\n")
+    sizes = function_sizes(source, "m:")
+    assert sizes["m:big"] == (2 + 2 * 19, 1 + 19 + 1 + 2)   # 19 ifs, a comprehension if, `and`, `or`
+    assert sizes["m:C.m"] == (4, 2) and sizes["m:C.m.inner"] == (2, 1)
+    assert size_problems(sizes, {}) == ["m:big: 40 lines, complexity 23 (limits: under 80 and 20)"]
+    assert size_problems(sizes, {"m:big": (40, 22)}) == ["m:big grew: 40 lines, complexity 23 (recorded (40, 22))"]
+    assert size_problems(sizes, {"m:big": (40, 23), "m:C.m": (4, 2), "m:gone": (90, 1)}) == [
+        "m:C.m is within the limits now: delete it from OVERSIZED", "m:gone no longer exists: delete it from OVERSIZED"]

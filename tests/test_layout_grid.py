@@ -1,5 +1,5 @@
 """The layout search evaluated over numpy arrays (perf/layout_grid.py) against the scalar estimator
-it replaced in the search (`memory_total`, `_time`, one call per layout), on a varied set of jobs:
+it replaced in the search (`memory_total`, `step_time`, one call per layout), on a varied set of jobs:
 every shipped example's training jobs, a slice of bench/solve.py's 200-job fleet, every row of the
 calibration table (fixed pipelines and context parallelism, selective recompute, FlashAttention-2
 era, interleaved stages, DeepSeek-V3's MoE as the dense model of its active parameters, which is
@@ -27,7 +27,7 @@ from advisor.perf.jobspec import job_spec, resolve_model, spec_from_flags
 from advisor.perf.layout import MICRO_BATCHES, TP_MARGIN, _choose_layout, _options
 from advisor.perf.layout_grid import grid
 from advisor.perf.memory import Layout, default_batch_tokens, memory_total, usable_bytes
-from advisor.perf.training import _time
+from advisor.perf.training import step_time
 
 ROOT = Path(__file__).resolve().parent.parent
 GPUS = ("rtx-4090", "h100-sxm", "mi300x", "l40s")
@@ -125,7 +125,7 @@ def test_every_grid_figure_equals_the_scalar_estimators_to_the_bit(cases, p):
                     pick = {name: float(a[k, i, j]) for name, a in arrays.items()}
                     assert pick["total"] == memory_total(job, lay, p, base), (job, gpu.id, n, lay)
                     batch = max(base, dp * mb * job.model.seq_len)
-                    times = _time(job, gpu, lay, batch, p)
+                    times = step_time(job, gpu, lay, batch, p)
                     for part in ("compute_s", "memory_s", "comm_s"):
                         assert _same(pick[part], times[part]), (part, job, gpu.id, n, lay)
                     tps = batch / (times["compute_s"] + times["memory_s"] + times["comm_s"])

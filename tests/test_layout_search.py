@@ -1,7 +1,7 @@
 """The layout search's shortcuts (every layout of a search evaluated at once over numpy arrays,
 perf/layout_grid.py; bisected micro-batches) give exactly the answer of the plain exhaustive scan,
 which this file re-implements as it stood before them (every layout memory-tested, then timed, in
-order, one scalar `_time` call each)."""
+order, one scalar `step_time` call each)."""
 from __future__ import annotations
 
 from dataclasses import replace
@@ -11,8 +11,8 @@ import pytest
 from advisor.perf import params_from
 from advisor.perf.jobspec import spec_from_flags
 from advisor.perf.layout import TP_MARGIN, _choose_layout, _micro_batch_options, _options
-from advisor.perf.memory import Layout, _memory, default_batch_tokens, usable_bytes
-from advisor.perf.training import _time
+from advisor.perf.memory import Layout, default_batch_tokens, layout_memory, usable_bytes
+from advisor.perf.training import step_time
 
 GPUS = ("a100-80gb-sxm", "h100-sxm", "rtx-4090", "mi300x")
 COUNTS = (1, 8, 64, 512)
@@ -42,7 +42,7 @@ def _scan(job, gpu, count, p):
             for ckpt in ([job.checkpointing] if job.checkpointing is not None else [False, True]):
                 for mb in _micro_batch_options(job, dp, base):
                     lay = Layout(st, dp, t, q, mb, ckpt, c)
-                    if sum(_memory(job, lay, p, base).values()) <= cap:
+                    if sum(layout_memory(job, lay, p, base).values()) <= cap:
                         fits.append(lay)
                         if q == 1:
                             break
@@ -53,7 +53,7 @@ def _scan(job, gpu, count, p):
             out = None
             for lay in layouts:
                 batch = max(base, lay.dp * lay.micro_batch * s)
-                t = _time(job, gpu, lay, batch, p)
+                t = step_time(job, gpu, lay, batch, p)
                 tps = batch / (t["compute_s"] + t["memory_s"] + t["comm_s"])
                 if out is None or tps > out[2] * 1.01:
                     out = (lay, t, tps)

@@ -2,7 +2,7 @@
 commands that use them), the mapping of failures to exit codes, one emit() for every format, the
 progress line, and checks made before any work (output folder, optional dependencies).
 
-Exit codes (DESIGN.md §5): 0 success, 2 invalid input, 3 no feasible plan, 1 anything else.
+Exit codes (docs/cli.md): 0 success, 2 invalid input, 3 no feasible plan, 1 anything else.
 """
 from __future__ import annotations
 
@@ -15,15 +15,22 @@ import os
 import re
 import shutil
 import sys
-from collections.abc import Callable, Iterator
-from typing import Any
+from collections.abc import Callable, Iterable, Iterator
+from typing import TYPE_CHECKING, Any, NoReturn, TextIO, TypeVar
 
 import click
 
 from advisor.inputs.arguments import TIME_LIMIT_S
 
+if TYPE_CHECKING:
+    from advisor.data.catalog import Catalog
+    from advisor.data.rules import RuleSet
 
-def _as_of(ctx, param, value):
+T = TypeVar("T")
+FC = TypeVar("FC", bound=Callable[..., Any])   # a command function an option decorates
+
+
+def _as_of(ctx: click.Context, param: click.Parameter, value: str | None) -> dt.date | None:
     if value is None:
         return None
     try:
@@ -35,19 +42,19 @@ def _as_of(ctx, param, value):
 date_callback = _as_of
 
 
-def _seconds(ctx, param, value):
+def _seconds(ctx: click.Context, param: click.Parameter, value: float) -> float:
     if value != value or value == float("inf"):  # click's range lets NaN and infinity through
         raise click.BadParameter(f"{value} is not a number of seconds; give e.g. 30")
     return value
 
 
-def complete_gpus(ctx, param, incomplete):
+def complete_gpus(ctx: click.Context, param: click.Parameter, incomplete: str) -> list[str]:
     """Shell completion of GPU ids from the built-in catalog."""
     from advisor.data.catalog import load_catalog
     return [g for g in sorted(load_catalog().gpus) if g.startswith(incomplete)]
 
 
-def complete_presets(ctx, param, incomplete):
+def complete_presets(ctx: click.Context, param: click.Parameter, incomplete: str) -> list[str]:
     from advisor.data.catalog import load_catalog
     return [m for m in sorted(load_catalog().models) if m.startswith(incomplete)]
 
@@ -64,12 +71,12 @@ time_limit_option = click.option("--time-limit", type=click.FloatRange(*TIME_LIM
 workload_argument = click.argument("workload_file", type=click.Path(dir_okay=False, allow_dash=True))
 
 
-def format_option(*choices: str, default: str = "table"):
+def format_option(*choices: str, default: str = "table") -> Callable[[FC], FC]:
     return click.option("--format", "fmt", type=click.Choice(list(choices)), default=default, show_default=True,
                         help="Output format.")
 
 
-def _fail(lines: list[str], code: int):
+def _fail(lines: list[str], code: int) -> NoReturn:
     from advisor.errors import printable
     for line in lines:   # one paragraph per mistake, no terminal controls
         click.echo(printable(" ".join(line.split())), err=True)
@@ -94,7 +101,7 @@ _GC = {"paused": False, "frozen": False, "may_freeze": False}
 
 
 @contextlib.contextmanager
-def _starting_up():
+def _starting_up() -> Iterator[None]:
     """A command's start-up (importing the package, reading the workload, catalog and rules) makes
     long-lived objects only, which the cyclic collector walked ~130 times for nothing: ~0.04 s of a
     cold `advisor plan`. It is paused until the work starts (`working`), which freezes what start-up
@@ -123,18 +130,18 @@ def _work_starts() -> None:
         gc.enable()
 
 
-def handled(f):
+def handled(f: Callable[..., T]) -> Callable[..., T]:
     """--debug, and the mapping of failures to exit codes (2 bad input, 3 infeasible, 1 anything
     else): one paragraph per error on stderr, a traceback only with --debug."""
     @click.option("--debug", is_flag=True, help="Show the Python traceback of an error.")
     @functools.wraps(f)
-    def wrapper(*args, **kwargs):
+    def wrapper(*args: Any, **kwargs: Any) -> T:
         with _starting_up():
             return _run(f, args, kwargs)
     return wrapper
 
 
-def _run(f, args, kwargs):
+def _run(f: Callable[..., T], args: tuple[Any, ...], kwargs: dict[str, Any]) -> T:
     """The command, its failures mapped to exit codes (see `handled`)."""
     try:
         result = f(*args, **kwargs)
@@ -155,11 +162,11 @@ def _run(f, args, kwargs):
             command = click.get_current_context(silent=True)
             if exc.field not in {p.name for p in (command.command.params if command else [])}:
                 exc = exc.in_file("<stdin>" if workload == "-" else workload)   # not about an option (--output)
-            lines = [str(e) if e.file else flag_names(str(e), command and command.command) for e in exc.errors]
+            lines = [str(e) if e.file else flag_names(str(e), command.command if command else None) for e in exc.errors]
             _fail([f"error: {line}" for line in lines], exc.exit_code)
         if isinstance(exc, AdvisorError):   # e.g. "raise `time_limit`": the flag, as above
             command = click.get_current_context(silent=True)
-            _fail([f"error: {flag_names(str(exc), command and command.command)}"], exc.exit_code)
+            _fail([f"error: {flag_names(str(exc), command.command if command else None)}"], exc.exit_code)
         _fail([f"internal error: {type(exc).__name__}: {exc} (please report it; run with --debug for "
                "the traceback)"], 1)
 
@@ -183,7 +190,8 @@ FRAMES = "|/-\\"
 
 
 @contextlib.contextmanager
-def working(what: str, stream=None, after: float = 2.0, every: float = 0.25, collect: bool = True):
+def working(what: str, stream: TextIO | None = None, after: float = 2.0, every: float = 0.25,
+            collect: bool = True) -> Iterator[None]:
     """The progress line on stderr while a command runs longer than two seconds, on a terminal only:
     the solve's own progress hook (solve/run.progress) drives it, e.g. "| explaining: re-solve 12,
     best $1.23M, gap 0.01%, 14 s"; a command that solves nothing (collect=False: estimate, compare,
@@ -274,21 +282,21 @@ def write_file(path: str, text: str) -> None:
         raise
 
 
-def load(catalog_file=None, rules_files=()):
+def load(catalog_file: str | None = None, rules_files: Iterable[str] = ()) -> tuple[Catalog, RuleSet]:
     """The catalog and the rules a command reads."""
     from advisor.data.catalog import load_catalog
     from advisor.data.rules import load_rules
     return load_catalog(catalog_file), load_rules(list(rules_files))
 
 
-def today(as_of):
+def today(as_of: dt.date | None) -> dt.date:
     return as_of or dt.date.today()
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
 @click.version_option(None, "-V", "--version", package_name="gpu-advisor", prog_name="advisor")
 @click.option("--no-color", is_flag=True, help="No colour in tables (also: the NO_COLOR environment variable).")
-def main(no_color):
+def main(no_color: bool) -> None:
     """gpu-advisor: which GPUs to buy or rent to train and serve your models, and why.
 
     \b

@@ -1,6 +1,9 @@
 """The data commands: `advisor catalog list|show|validate`, `advisor rules list|show|validate`."""
 from __future__ import annotations
 
+import datetime as dt
+from typing import Any
+
 import click
 
 from advisor.cli.base import (
@@ -18,7 +21,7 @@ from advisor.cli.base import (
 
 
 @main.group("catalog")
-def catalog_group():
+def catalog_group() -> None:
     """The catalog: GPUs, servers and prices, every figure with its source.
 
     \b
@@ -45,7 +48,8 @@ def catalog_group():
 @catalog_option
 @as_of_option
 @handled
-def catalog_list(name, vendor, min_memory, buyable, rentable, sort, fmt, catalog_file, as_of, debug):
+def catalog_list(name: str | None, vendor: str | None, min_memory: float | None, buyable: bool, rentable: bool,
+                 sort: str, fmt: str, catalog_file: str | None, as_of: dt.date | None, debug: bool) -> None:
     """Every GPU (whose id or name contains NAME) and the servers they go into, with prices and
     their ages (against --as-of, default today).
 
@@ -72,7 +76,7 @@ def catalog_list(name, vendor, min_memory, buyable, rentable, sort, fmt, catalog
 @catalog_option
 @as_of_option
 @handled
-def catalog_show(item_id, fmt, catalog_file, as_of, debug):
+def catalog_show(item_id: str, fmt: str, catalog_file: str | None, as_of: dt.date | None, debug: bool) -> None:
     """Every figure of one GPU or server with its sources and their URLs; whether a GPU can be
     bought, rented or both; price ages.
 
@@ -95,7 +99,7 @@ def catalog_show(item_id, fmt, catalog_file, as_of, debug):
 @format_option("table", "json")
 @catalog_option
 @handled
-def catalog_validate(file, fmt, catalog_file, debug):
+def catalog_validate(file: str | None, fmt: str, catalog_file: str | None, debug: bool) -> None:
     """Check the built-in catalog, or FILE merged over it: schema, units, dates, and that every
     source id resolves. Exit status 0 valid, 2 invalid (naming file, entry and field).
 
@@ -116,7 +120,7 @@ def catalog_validate(file, fmt, catalog_file, debug):
 
 
 @main.group("rules")
-def rules_group():
+def rules_group() -> None:
     """The rules every plan applies: licences, export controls, deployment, power, interconnect.
 
     Each rule has a code (LIC001), a severity (forbid: the option is removed; warn: kept, with a
@@ -137,7 +141,7 @@ def rules_group():
 @rules_option
 @as_of_option
 @handled
-def rules_list(fmt, rules_files, as_of, debug):
+def rules_list(fmt: str, rules_files: tuple[str, ...], as_of: dt.date | None, debug: bool) -> None:
     """Every rule with its severity, whether it is in force (as of --as-of, default today) and its title.
 
     \b
@@ -158,7 +162,7 @@ def rules_list(fmt, rules_files, as_of, debug):
 @rules_option
 @as_of_option
 @handled
-def rules_show(rule_id, fmt, rules_files, as_of, debug):
+def rules_show(rule_id: str, fmt: str, rules_files: tuple[str, ...], as_of: dt.date | None, debug: bool) -> None:
     """What rule ID does, why, an example, and its source with the clause quoted (like `ruff rule`).
 
     \b
@@ -179,7 +183,7 @@ def rules_show(rule_id, fmt, rules_files, as_of, debug):
 @catalog_option
 @as_of_option
 @handled
-def rules_validate(files, catalog_file, as_of, debug):
+def rules_validate(files: tuple[str, ...], catalog_file: str | None, as_of: dt.date | None, debug: bool) -> None:
     """Check rules FILES (an organisation's own) against the rule format and the built-in rules:
     every field and operator known, ids unique, each rule's runnable example run (its workload
     planned with these rules and --catalog, or its context evaluated) and showing what it says.
@@ -208,7 +212,7 @@ def rules_validate(files, catalog_file, as_of, debug):
 @format_option("table", "json")
 @catalog_option
 @handled
-def calibrate(runs_file, output, force, fmt, catalog_file, debug):
+def calibrate(runs_file: str, output: str, force: bool, fmt: str, catalog_file: str | None, debug: bool) -> None:
     """Fit your own estimator to RUNS_FILE, a CSV of your measured training runs, and write it as a
     catalog override; print the fit and its leave-one-out error (each run predicted by the fit to
     the others).
@@ -241,7 +245,7 @@ def calibrate(runs_file, output, force, fmt, catalog_file, debug):
         click.echo(f"wrote {output}")
 
 
-def _calibrate_text(data, fmt):
+def _calibrate_text(data: dict[str, Any], fmt: str) -> str:
     lines = [f"{data['runs']} runs; framework efficiency x " + ", ".join(f"{k} {v:.3f} ({data['groups'][k]} runs)"
                                                                            for k, v in data["scale"].items()),
              f"MAPE in-sample {100 * data['mape_in_sample']:.1f}%, leave-one-out {100 * data['mape_leave_one_out']:.1f}%",

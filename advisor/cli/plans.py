@@ -1,8 +1,9 @@
 """Commands that read a workload: plan, frontier, memo, validate, schema."""
 from __future__ import annotations
 
+import datetime as dt
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -23,9 +24,14 @@ from advisor.cli.base import (
     workload_argument,
 )
 
+if TYPE_CHECKING:
+    from advisor.data.catalog import Catalog
+    from advisor.data.rules import RuleSet
+    from advisor.inputs.workload import Workload
+
 
 def _inputs(workload_file: str, catalog_file: str | None, rules_files: tuple[str, ...],
-            raw: dict | None = None) -> tuple[Any, Any, Any]:
+            raw: dict | None = None) -> tuple[Workload, Catalog, RuleSet]:
     """The workload, catalog and rules a plan-making command reads: the catalog and rules first,
     so that the workload's GPU ids and presets are checked with its other mistakes (its size against
     the catalog is checked by flow.prepare, before any estimating). `raw` gets the workload file's
@@ -74,8 +80,9 @@ def _section(ctx: click.Context, param: click.Parameter, value: str | None) -> s
 @rules_option
 @as_of_option
 @handled
-def plan(workload_file, fmt, objective, full, section, verbose, gap, time_limit, catalog_file, rules_files, as_of,
-         debug):
+def plan(workload_file: str, fmt: str, objective: str, full: bool, section: str | None, verbose: bool,
+         gap: float | None, time_limit: float, catalog_file: str | None, rules_files: tuple[str, ...], as_of: dt.date | None,
+         debug: bool) -> None:
     """Choose the cheapest GPUs to buy or rent for WORKLOAD_FILE (`-` for standard input): its
     training jobs and its serving jobs; and explain the choice.
 
@@ -116,7 +123,8 @@ def plan(workload_file, fmt, objective, full, section, verbose, gap, time_limit,
 @rules_option
 @as_of_option
 @handled
-def frontier(workload_file, fmt, points, time_limit, catalog_file, rules_files, as_of, debug):
+def frontier(workload_file: str, fmt: str, points: int, time_limit: float, catalog_file: str | None,
+             rules_files: tuple[str, ...], as_of: dt.date | None, debug: bool) -> None:
     """The cost-versus-time Pareto front of WORKLOAD_FILE: for each makespan, the cheapest plan.
 
     \b
@@ -142,7 +150,7 @@ def frontier(workload_file, fmt, points, time_limit, catalog_file, rules_files, 
 @rules_option
 @as_of_option
 @handled
-def validate(workload_file: str, fmt: str, catalog_file: str | None, rules_files: tuple[str, ...], as_of: Any,
+def validate(workload_file: str, fmt: str, catalog_file: str | None, rules_files: tuple[str, ...], as_of: dt.date | None,
              debug: bool) -> None:
     """Check WORKLOAD_FILE without solving: every check `advisor plan` makes before it solves (every
     mistake at once, each with its line and column, its location as written, the value given and
@@ -214,7 +222,7 @@ def init(file: str, serve: bool, force: bool, debug: bool) -> None:
               help="workload: what users may write (shorthand included); plan: the JSON a plan prints.")
 @catalog_option
 @handled
-def schema(what, catalog_file, debug):
+def schema(what: str, catalog_file: str | None, debug: bool) -> None:
     """Print the JSON Schema of workload files (or, with --output plan, of `plan --format json`),
     for editor autocompletion and checks.
 
@@ -267,7 +275,8 @@ def _pdf_ready() -> None:
 @rules_option
 @as_of_option
 @handled
-def memo(workload_file, output, fmt, date, paper, force, time_limit, catalog_file, rules_files, as_of, debug):
+def memo(workload_file: str, output: str, fmt: str | None, date: dt.date | None, paper: str, force: bool,
+         time_limit: float, catalog_file: str | None, rules_files: tuple[str, ...], as_of: dt.date | None, debug: bool) -> None:
     """Write a justification memo for WORKLOAD_FILE: the recommendation, bill of materials,
     costs, alternatives with the rules that excluded them, sensitivity, charts and sources.
 
@@ -328,7 +337,7 @@ def memo(workload_file, output, fmt, date, paper, force, time_limit, catalog_fil
 @as_of_option
 @handled
 def rfq(workload_file: str, output: str, fmt: str | None, force: bool, time_limit: float | None,
-        catalog_file: str | None, rules_files: tuple[str, ...], as_of: Any, debug: bool) -> None:
+        catalog_file: str | None, rules_files: tuple[str, ...], as_of: dt.date | None, debug: bool) -> None:
     """Write a request for quotation for WORKLOAD_FILE's plan: first the inputs worth confirming
     (the plan's decision.verify, by the value of knowing them), then each GPU type to buy or rent
     with the specification that matters, quantity, term, the latest delivery or start date, and

@@ -1,7 +1,9 @@
 """Commands about one job or a few GPUs: estimate, compare, crossover, models."""
 from __future__ import annotations
 
+import datetime as dt
 import sys
+from typing import Any
 
 import click
 
@@ -80,10 +82,14 @@ from advisor.inputs.arguments import (
 @format_option("table", "json")
 @catalog_option
 @handled
-def estimate(preset, params, layers, hidden, seq_len, vocab, tied_embeddings, ffn, gpu, count, precision, kind, heads,
-             kv_heads, experts, active_params, input_len, output_len, ttft_ms, tpot_ms, percentile, list_models, micro_batch,
-             checkpointing, global_batch_tokens, optimizer, lora_rank, strategy, tensor_parallel, pipeline_parallel,
-             fmt, catalog_file, debug):
+def estimate(preset: str | None, params: str | None, layers: int | None, hidden: int | None, seq_len: int | None,
+             vocab: int | None, tied_embeddings: bool | None, ffn: int | None, gpu: str | None, count: int,
+             precision: str, kind: str, heads: int | None, kv_heads: int | None, experts: int | None,
+             active_params: str | None, input_len: int | None, output_len: int | None, ttft_ms: float | None,
+             tpot_ms: float | None, percentile: float, list_models: bool, micro_batch: int | None,
+             checkpointing: bool | None, global_batch_tokens: str | None, optimizer: str, lora_rank: int,
+             strategy: str | None, tensor_parallel: int | None, pipeline_parallel: int | None,
+             fmt: str, catalog_file: str | None, debug: bool) -> None:
     """Memory and tokens/s of one training job on COUNT GPUs of one type, in the fastest layout
     that fits (or the one --strategy/--tensor-parallel/--pipeline-parallel fix); with --kind serve,
     the requests/s and latencies of serving a model on them.
@@ -133,17 +139,17 @@ def estimate(preset, params, layers, hidden, seq_len, vocab, tied_embeddings, ff
         sys.exit(3)
 
 
-def _serve_render(data, fmt):
+def _serve_render(data: dict[str, Any], fmt: str) -> str:
     from advisor.present.tables import serve_estimate_text
     return serve_estimate_text(data)
 
 
-def _estimate_render(data, fmt):
+def _estimate_render(data: dict[str, Any], fmt: str) -> str:
     from advisor.present.tables import estimate_text
     return estimate_text(data)
 
 
-def _prices(ctx, param, values):
+def _prices(ctx: click.Context, param: click.Parameter, values: tuple[str, ...]) -> dict[str, float]:
     out = {}
     for item in values:
         gid, sep, usd = item.partition("=")
@@ -178,8 +184,10 @@ def _prices(ctx, param, values):
 @rules_option
 @as_of_option
 @handled
-def compare(gpus, preset, params, layers, hidden, seq_len, vocab, tied_embeddings, precision, prices, deployment,
-            region, fmt, catalog_file, rules_files, as_of, debug):
+def compare(gpus: tuple[str, ...], preset: str | None, params: str | None, layers: int | None, hidden: int | None,
+            seq_len: int | None, vocab: int | None, tied_embeddings: bool | None, precision: str,
+            prices: dict[str, float], deployment: str | None, region: str, fmt: str, catalog_file: str | None,
+            rules_files: tuple[str, ...], as_of: dt.date | None, debug: bool) -> None:
     """Compare GPUs for one model: price, TFLOPs, memory, links, tokens/s and tokens/s per $1,000.
 
     The first GPU is the reference for the price and speed ratios. For GPT-2 124M on the
@@ -222,8 +230,9 @@ def compare(gpus, preset, params, layers, hidden, seq_len, vocab, tied_embedding
 @rules_option
 @as_of_option
 @handled
-def crossover(tokens, max_gpus, gpus, models, deployment, ownership, deadline, focus, fmt, chart, catalog_file,
-              rules_files, as_of, debug):
+def crossover(tokens: str, max_gpus: int, gpus: tuple[str, ...], models: tuple[str, ...], deployment: str,
+              ownership: str, deadline: str | None, focus: str, fmt: str, chart: str | None, catalog_file: str | None,
+              rules_files: tuple[str, ...], as_of: dt.date | None, debug: bool) -> None:
     """Where the RTX 4090 stops being the cheapest way to train as models grow, and why.
 
     For each model size: the cheapest plan among the GPUs, and for the focus GPU its cost or
@@ -254,7 +263,7 @@ def crossover(tokens, max_gpus, gpus, models, deployment, ownership, deadline, f
 
 @main.group("models", invoke_without_command=True)
 @click.pass_context
-def models_group(ctx):
+def models_group(ctx: click.Context) -> None:
     """Model presets (what `model: NAME` in a workload and `--model` mean), each usable for training
     and serving, with their shapes, serving figures, other names and sources.
 
@@ -271,7 +280,7 @@ def models_group(ctx):
 @format_option("table", "json", "csv", "markdown")
 @catalog_option
 @handled
-def models_list(fmt="table", catalog_file=None, debug=False):
+def models_list(fmt: str = "table", catalog_file: str | None = None, debug: bool = False) -> None:
     """Every preset: parameters, shape, sequence length and the sources of its figures."""
     from advisor.data.catalog_view import presets
     from advisor.present.listings import models_text
@@ -285,7 +294,7 @@ def models_list(fmt="table", catalog_file=None, debug=False):
 @format_option("table", "json")
 @catalog_option
 @handled
-def models_show(preset, fmt, catalog_file, debug):
+def models_show(preset: str, fmt: str, catalog_file: str | None, debug: bool) -> None:
     """Every figure of one preset (by id or another name) and the sources it was read from.
 
     Exit status: 0 shown, 2 unknown preset.

@@ -1,5 +1,6 @@
 """The decision's basis and what to check before acting on it, what happens to bought GPUs at
-the end, and the cost of the other way of acquiring them (DESIGN.md §5, "Round 3 adds"). Every
+the end, and the cost of the other way of acquiring them (the decision: docs/model.md §2.7; disposal:
+README.md, A workload file). Every
 key optional: a plan carries them when its flow computed them."""
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The plan (DESIGN.md §5): `advisor plan --format json` is `Plan.to_json()`, and `advisor schema
+"""The plan (the JSON contract, advisor/contract/): `advisor plan --format json` is `Plan.to_json()`, and `advisor schema
 --output plan` prints `plan_schema()`. Also its assumptions, solver record, sources and ranges."""
 from __future__ import annotations
 
@@ -124,7 +124,7 @@ def _kept(name: str, doc: str) -> Any:
 
 
 class Plan(Out):
-    """The plan (DESIGN.md §5). A plan made by `plan()` also keeps what it was made from
+    """The plan, as `advisor plan --format json` prints it. A plan made by `plan()` also keeps what it was made from
     (`workload`, `catalog`, `rules`, `problem`, and `chart_data` with charts=True), so
     `advisor.memo(plan)` needs nothing else; these are attributes, not JSON keys."""
 
@@ -161,7 +161,7 @@ class Plan(Out):
     confidence: Confidence
     total_cost_usd_range: Triple | None = None   # feasible plans only
     robustness: Robustness | None = None         # feasible, cost-optimal, fully explained plans
-    decision: Decision | None = None             # round 3 (DESIGN.md §5): how the plan was chosen, what to verify
+    decision: Decision | None = None             # round 3 (docs/model.md §2.7): how the plan was chosen, what to verify
     disposal: list[Disposal] | None = None       # round 3: bought GPUs resold, when and for how much
     other_ownership: OtherOwnership | None = None   # round 3: the best plan acquiring the GPUs the other way
 

@@ -65,11 +65,11 @@ def num(x: float) -> str:
     return f"{int(x):,}" if float(x).is_integer() else f"{x:,g}"
 
 
-def _range_text(lo, hi, unit) -> str:
+def _range_text(lo: float, hi: float, unit: str) -> str:
     return f"between {num(lo)} and {num(hi)} {unit}".rstrip()
 
 
-def _check(value, bounds, where: str, name: str) -> None:
+def _check(value: float | None, bounds: tuple[float, float, str], where: str, name: str) -> None:
     lo, hi, unit = bounds
     if value is not None and not lo <= value <= hi:
         raise InputError(f"{name}: {where} is {value:g}, outside the physical range this tool accepts: it must be "

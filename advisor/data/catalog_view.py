@@ -1,4 +1,4 @@
-"""What `advisor catalog list|show|validate` report, as plain data (render.py lays it out).
+"""What `advisor catalog list|show|validate` report, as plain data (present/listings.py lays it out).
 
 Every figure comes with its sources resolved to URLs; every price with its age in months against
 an as-of date and a stale flag (older than catalog_figures.STALE_MONTHS); every GPU with what can be done
@@ -7,9 +7,11 @@ with it: bought (and in which servers), rented, both or neither.
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Iterable, Iterator
+from typing import Any
 
 from advisor.data.catalog import GPU, Catalog
-from advisor.data.catalog_figures import STALE_MONTHS, age_months
+from advisor.data.catalog_figures import STALE_MONTHS, Figure, age_months
 from advisor.data.catalog_prices import Purchase, RentalOffer
 from advisor.errors import InputError, suggest
 
@@ -30,7 +32,7 @@ def _dated(as_of: str | None, today: dt.date) -> dict:
     return {"as_of": as_of, "age_months": months, "stale": months is not None and months > STALE_MONTHS}
 
 
-def _sources(catalog: Catalog, ids) -> list[dict]:
+def _sources(catalog: Catalog, ids: Iterable[str]) -> list[dict]:
     out = []
     for sid in ids:
         src = catalog.sources.get(sid)
@@ -39,7 +41,7 @@ def _sources(catalog: Catalog, ids) -> list[dict]:
     return out
 
 
-def _figure(catalog: Catalog, field: str, fig, unit: str) -> dict:
+def _figure(catalog: Catalog, field: str, fig: Figure, unit: str) -> dict:
     return {"field": field, "value": fig.value, "unit": unit, "sources": _sources(catalog, fig.source),
             "note": fig.note}
 
@@ -47,7 +49,7 @@ def _figure(catalog: Catalog, field: str, fig, unit: str) -> dict:
 def _gpu_figures(catalog: Catalog, gpu: GPU) -> list[dict]:
     out = []
     for path, unit in _GPU_FIGURES:
-        obj = gpu
+        obj: Any = gpu   # walked down `path` to a Figure
         for part in path.split("."):
             obj = getattr(obj, part)
         out.append(_figure(catalog, path, obj, unit))
@@ -169,7 +171,7 @@ def listing(catalog: Catalog, today: dt.date) -> dict:
             "ignored_after_as_of": catalog.ignored_after_as_of}
 
 
-def _entry_figures(catalog: Catalog):
+def _entry_figures(catalog: Catalog) -> Iterator[tuple[str, str, dict[str, Any]]]:
     """(entry, field, figure-like) for every sourced value in GPUs, servers and assumptions."""
     for gid in sorted(catalog.gpus):
         g = catalog.gpus[gid]

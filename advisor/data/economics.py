@@ -43,7 +43,7 @@ class EconFigure(Strict):
         return v
 
     @model_validator(mode="after")
-    def _checks(self):
+    def _checks(self) -> EconFigure:
         lo, hi = UNIT_RANGES[self.unit]
         for name in ("value", "low", "high"):
             x = getattr(self, name)
@@ -92,7 +92,7 @@ class ResidualCurve(Strict):
     _date = field_validator("as_of")(check_date)
 
     @model_validator(mode="after")
-    def _shape(self):
+    def _shape(self) -> ResidualCurve:
         if (self.like is None) == (not self.points):
             raise ValueError("a curve has its own points or borrows another's (`like: GENERATION`), not both")
         if not self.points:
@@ -105,9 +105,10 @@ class ResidualCurve(Strict):
             raise ValueError("the first point is at years 0 and below 1: a new part resold is a used part "
                              "(no generation fetches 100% of its price at month 0)")
         values = [p.conservative for p in self.points]
-        if any(v is None for v in values):
+        known = [v for v in values if v is not None]
+        if len(known) != len(values):
             raise ValueError("every point needs a fraction or a low end")
-        if any(b > a for a, b in zip(values, values[1:])):
+        if any(b > a for a, b in zip(known, known[1:])):
             raise ValueError("the curve must not rise with age (fractions, or band low ends, non-increasing)")
         return self
 

@@ -10,7 +10,9 @@ exists, so the RoCE alternative is named, not priced."""
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 
 from advisor.data.economics import EconFigure, Economics
 
@@ -19,7 +21,8 @@ SWITCH_RADIX = 64
 NORTH_AMERICA = frozenset({"US", "CA", "MX"})
 
 
-def line(item: str, quantity: float, unit_usd: float | None, source, confidence: str, note: str = "") -> dict:
+def line(item: str, quantity: float, unit_usd: float | None, source: Iterable[str], confidence: str,
+         note: str = "") -> dict[str, Any]:
     total = None if unit_usd is None else quantity * unit_usd
     return {"item": item, "quantity": quantity, "unit_usd": unit_usd, "total_usd": total,
             "source": list(source), "confidence": confidence, "note": note}

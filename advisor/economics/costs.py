@@ -72,11 +72,12 @@ def deployment_costs(workload: Workload, catalog: Catalog) -> Costs:
     site = d.site
     sources = []
 
-    def pick(override, key):
+    def pick(override: float | None, key: str) -> float:
         if override is not None:
             return override
         a = catalog.assumption(f"{key}_{site}")
         sources.extend(a.source)
+        assert a.value is not None   # the catalog loader refuses a null assumption (data/bounds.py)
         return a.value
 
     if d.hosting_usd_per_kw_month is not None:

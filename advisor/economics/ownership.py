@@ -10,6 +10,7 @@ from __future__ import annotations
 import datetime as dt
 import itertools
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from advisor.data.catalog import GPU, Catalog
@@ -172,7 +173,7 @@ def depreciation_schedule(amount: float, life_years: float, horizon_years: float
     return out
 
 
-def break_even_months(upfront_usd: float, resale_usd_at, monthly_owned_usd: float, monthly_rent_usd: float,
+def break_even_months(upfront_usd: float, resale_usd_at: Callable[..., float], monthly_owned_usd: float, monthly_rent_usd: float,
                       rate: float, max_months: float = 120.0) -> float | None:
     """The months of use after which owning costs no more (in present value) than renting the same
     GPUs: upfront - PV(resale at m) + PV(owned running costs for m) = PV(rent for m). Owning's curve

@@ -85,7 +85,7 @@ class Option:
 @dataclass
 class Decided:
     """The decision: the chosen plan, the candidates it was chosen from (the point plan first), the
-    draws, and the JSON record (DESIGN.md §5 `decision`, without `verify`)."""
+    draws, and the JSON record (advisor/contract/decision.py `Decision`, without `verify`)."""
 
     chosen: Solution
     options: list[Option]

@@ -71,7 +71,7 @@ def _what(problem: Problem, s: Solution) -> str:
     return describe(signature(s.bought, s.assignment, s.serving))
 
 
-def _first_change(holds, bad: int, good: int = 0) -> int:
+def _first_change(holds: Callable[[int], bool], bad: int, good: int = 0) -> int:
     """The smallest whole percent p in (good, bad] at which `holds(p)` is false, by bisection on whole
     percents: holds(good) is known true (0: the plan itself) and holds(bad) false (ceil(log2 (bad -
     good)) re-solves)."""
@@ -81,7 +81,7 @@ def _first_change(holds, bad: int, good: int = 0) -> int:
     return bad
 
 
-def _search(holds, limit: int) -> tuple[int, int] | None:
+def _search(holds: Callable[[int], bool], limit: int) -> tuple[int, int] | None:
     """(good, bad): whole percents with holds(good) true (0: the plan itself) and holds(bad) false;
     None when the choice holds at `limit` (one re-solve, as before). Else the bracket is found from
     FIRST_PROBE up by doubling (below the limit): break-evens mostly lie within a few tens of

@@ -229,7 +229,7 @@ def _timed_out(one: tuple[frozenset, tuple, bool] | None) -> bool:
 
 def plan_ranges(problem: Problem, sol: Solution, jobs: list[dict], *, robust: bool,
                 settings: SolveSettings, verdict: dict | None = None) -> dict:
-    """The range keys of a plan (DESIGN.md §5): each job's `wall_days_range` and `wall_days_planned`
+    """The range keys of a plan (docs/model.md §2.6; typed in advisor/contract/): each job's `wall_days_range` and `wall_days_planned`
     (added to `jobs` in place), `total_cost_usd_range`, the `confidence` deadlines were held at, and
     (robust=True) the `robustness` verdict (`verdict`, when already drawn). Existing keys are left
     as they are."""

@@ -15,7 +15,7 @@ from advisor.perf.serve import Setup, operating_point
 from advisor.perf.serving import hardware, load_params
 from advisor.solve.constraints.serving import held_with_one_down
 from advisor.solve.milp import solve
-from advisor.solve.problem import Problem
+from advisor.solve.problem import Problem, ServeCandidate
 from advisor.solve.scenario import baseline
 from advisor.solve.settings import SolveSettings
 from advisor.solve.solution import Solution
@@ -36,7 +36,7 @@ def serving_band() -> dict:
     return dict(load_yaml_file(data_dir("catalog") / "serving_accuracy.yaml", "catalog file") or {})
 
 
-def _latency_at(problem: Problem, c, load: float) -> tuple[float, float]:
+def _latency_at(problem: Problem, c: ServeCandidate, load: float) -> tuple[float, float]:
     """p-th percentile (TTFT, TPOT) in ms of one replica of `c` receiving `load` requests/s (<= its rate):
     the batch whose Little's-law rate is `load`, found by bisection (the rate rises with the batch)."""
     cls = problem.serve_classes[c.cls]

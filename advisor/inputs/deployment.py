@@ -57,21 +57,21 @@ class Deployment(Written):
     def renting_only(self) -> bool:
         return self.ownerships == ["rent"]
 
-    def moved_to(self, **changes) -> Deployment:
+    def moved_to(self, **changes: object) -> Deployment:
         """This deployment with another context or ownership (a diagnosis lever); moving to the
         cloud turns `buy` into `any`, since the cloud only rents."""
         d = self.model_copy(update=changes)
         return d.model_copy(update={"ownership": "any"}) if d.context == "cloud" and d.ownership == "buy" else d
 
     @model_validator(mode="after")
-    def _cloud_is_rented(self):
+    def _cloud_is_rented(self) -> Deployment:
         if self.context == "cloud" and self.ownership == "buy":
             raise ValueError("context cloud means renting GPUs; to buy GPUs and host them, use context: datacenter")
         return self
 
     @field_validator("region", mode="before")
     @classmethod
-    def _region(cls, v):
+    def _region(cls, v: object) -> str:
         return check_region(v)
 
 
@@ -94,14 +94,14 @@ class GpuSelection(Written):
 
     @field_validator("stock")
     @classmethod
-    def _stock(cls, v):
+    def _stock(cls, v: dict[str, int] | None) -> dict[str, int] | None:
         for gid, n in (v or {}).items():
             if n < 0 or n > MAX_GPUS:
                 raise ValueError(f"stock of {gid} must be between 0 and {MAX_GPUS}, got {n}")
         return v
 
     @model_validator(mode="after")
-    def _consistent(self):
+    def _consistent(self) -> GpuSelection:
         if self.count is not None and (self.min is not None or self.max is not None):
             raise ValueError("give either count, or min and/or max, not both")
         if self.min is not None and self.max is not None and self.min > self.max:

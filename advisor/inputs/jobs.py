@@ -111,7 +111,7 @@ class Job(Written):
 
     @field_validator("tokens")
     @classmethod
-    def _tokens_bound(cls, v):
+    def _tokens_bound(cls, v: float) -> float:
         if v < 1e3:
             raise ValueError(f"a token budget of {v:.0f} is too small to plan hardware for; write e.g. 10B")
         return v
@@ -135,7 +135,7 @@ class Traffic(Written):
                                "capacity is sized for the peak")
 
     @model_validator(mode="after")
-    def _one_shape(self):
+    def _one_shape(self) -> Traffic:
         sizes = self.input_tokens is not None or self.output_tokens is not None
         if self.mix is not None and sizes:
             raise ValueError("give either input_tokens and output_tokens, or a mix of request classes, not both")
@@ -176,7 +176,7 @@ class MeasuredServing(Written):
     note: str | None = Field(default=None, max_length=500, description="engine, version, settings")
 
     @model_validator(mode="after")
-    def _whole_replicas(self):
+    def _whole_replicas(self) -> MeasuredServing:
         if self.count % self.tensor_parallel:
             raise ValueError(f"count {self.count} is not a multiple of tensor_parallel {self.tensor_parallel}")
         return self

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import codecs
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import yaml
 
@@ -31,8 +31,15 @@ _BOMS = ((codecs.BOM_UTF32_LE, "UTF-32"), (codecs.BOM_UTF32_BE, "UTF-32"),
          (codecs.BOM_UTF16_LE, "UTF-16"), (codecs.BOM_UTF16_BE, "UTF-16"))
 
 
+class _Position(Protocol):
+    """Where a parser is: PyYAML's Mark or libyaml's own Mark class."""
+
+    line: int
+    column: int
+
+
 class _TooDeep(Exception):
-    def __init__(self, mark):
+    def __init__(self, mark: _Position) -> None:
         self.mark = mark
 
 
@@ -42,7 +49,7 @@ class _SafeLoader(yaml.SafeLoader):
 
     _depth = 0
 
-    def compose_node(self, parent, index):
+    def compose_node(self, parent: yaml.Node | None, index: int) -> yaml.Node | None:
         self._depth += 1
         try:
             if self._depth > MAX_DEPTH:
@@ -51,7 +58,7 @@ class _SafeLoader(yaml.SafeLoader):
         finally:
             self._depth -= 1
 
-    def construct_yaml_int(self, node):
+    def construct_yaml_int(self, node: yaml.ScalarNode) -> int | str:  # type: ignore[override]
         if len(node.value) > MAX_INT_DIGITS:
             return node.value
         return super().construct_yaml_int(node)
@@ -70,7 +77,7 @@ if _CLoader is not None:
         the same constructors; depth, aliases, keys and text are checked by check_nodes after
         composition instead of during it."""
 
-        def construct_yaml_int(self, node):
+        def construct_yaml_int(self, node: yaml.ScalarNode) -> int | str:  # type: ignore[override]
             if len(node.value) > MAX_INT_DIGITS:
                 return node.value
             return yaml.SafeLoader.construct_yaml_int(self, node)
@@ -95,11 +102,12 @@ if _CLoader is not None:
             yaml.constructor.SafeConstructor.__init__(self)
             yaml.resolver.Resolver.__init__(self)
 
-        def compose_node(self, parent, index):
+        def compose_node(self, parent: yaml.Node | None, index: int) -> yaml.Node | None:
             self._depth += 1
             try:
                 if self._depth > MAX_DEPTH:
-                    raise _TooDeep(self.peek_event().start_mark)
+                    # composing a node means an event is pending, and a parsed event has its mark
+                    raise _TooDeep(self.peek_event().start_mark)  # type: ignore[union-attr,arg-type]
                 return yaml.composer.Composer.compose_node(self, parent, index)
             finally:
                 self._depth -= 1
@@ -107,7 +115,7 @@ if _CLoader is not None:
         compose_document = yaml.composer.Composer.compose_document
         get_single_node = yaml.composer.Composer.get_single_node
 
-        def construct_yaml_int(self, node):
+        def construct_yaml_int(self, node: yaml.ScalarNode) -> int | str:  # type: ignore[override]
             if len(node.value) > MAX_INT_DIGITS:
                 return node.value
             return yaml.SafeLoader.construct_yaml_int(self, node)
@@ -117,11 +125,11 @@ if _CLoader is not None:
     _UserLoader.add_constructor("tag:yaml.org,2002:int", _UserLoader.construct_yaml_int)  # type: ignore[type-var]
 
 
-def _at(mark) -> str:
+def _at(mark: _Position) -> str:
     return f"line {mark.line + 1}, column {mark.column + 1}"
 
 
-def _where(parts: tuple) -> str:
+def _where(parts: tuple[int | str, ...]) -> str:
     return f"`{loc_text(parts)}`" if parts else "at the top level"
 
 
@@ -130,13 +138,13 @@ _KEY_KINDS = {"tag:yaml.org,2002:int": "a number", "tag:yaml.org,2002:float": "a
               "tag:yaml.org,2002:timestamp": "a date"}
 
 
-def _bad_key(node) -> str:
+def _bad_key(node: yaml.ScalarNode | yaml.SequenceNode | yaml.MappingNode) -> str:
     if not isinstance(node, yaml.ScalarNode):
         return f"a {node.id} is used as a key"
     return f"the key {node.value} is read as {_KEY_KINDS.get(node.tag, node.tag)}, not text"
 
 
-def _check_text(node, path: tuple, name: str) -> None:
+def _check_text(node: yaml.ScalarNode, path: tuple[int | str, ...], name: str) -> None:
     """Text with terminal controls (an escape sequence, a right-to-left override) is refused: names
     and messages from input files end up on the user's terminal."""
     bad = next((c for c in node.value if is_control(c) and c not in "\t\n\r"), None)
@@ -145,7 +153,7 @@ def _check_text(node, path: tuple, name: str) -> None:
                          f"U+{ord(bad):04X}; write plain text.", file=name, field=loc_text(path) or None)
 
 
-def _children(node, path: tuple, name: str) -> list:
+def _children(node: yaml.Node, path: tuple[int | str, ...], name: str) -> list[tuple[yaml.Node, tuple[int | str, ...]]]:
     """(child, path) of a node, refusing merge keys, keys that are not text, repeated keys and text
     with control characters."""
     if isinstance(node, yaml.ScalarNode):
@@ -174,7 +182,7 @@ def _children(node, path: tuple, name: str) -> list:
     return children
 
 
-def check_nodes(root, name: str) -> None:
+def check_nodes(root: yaml.Node, name: str) -> None:
     """Walk the composed document once, without recursion: refuse self-referencing aliases,
     more than MAX_EXPANDED_NODES values or MAX_DEPTH levels once aliases are expanded, and the
     keys _children refuses. Raises InputError naming the location."""

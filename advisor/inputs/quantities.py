@@ -2,6 +2,7 @@
 inputs/units.py and bounded: a figure beyond any real training run is a typo, not a plan."""
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Annotated
 
 from pydantic import BeforeValidator, WithJsonSchema
@@ -15,8 +16,8 @@ MAX_JOBS = 5_000
 MAX_BUDGET_USD = 1e12    # a trillion dollars
 
 
-def _bounded(parse, upper: float, what: str):
-    def check(value):
+def _bounded(parse: Callable[[object, str], float], upper: float, what: str) -> Callable[[object], float]:
+    def check(value: object) -> float:
         x = parse(value, what)
         if x > upper:
             raise ValueError(f"{what} of {x:.3g} is beyond the {upper:.3g} this tool accepts")
@@ -41,7 +42,7 @@ PowerKW = Annotated[float, BeforeValidator(_bounded(units.parse_power_kw, 1e6, "
                                     "description": "power in kW: 3.6, 3.6kW or 1500W"})]
 
 
-def _usd(value, what: str) -> float:
+def _usd(value: object, what: str) -> float:
     """30000, '30K' or '$30K'."""
     return units.parse_count(value.replace("$", "") if isinstance(value, str) else value, what)
 

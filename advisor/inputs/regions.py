@@ -32,7 +32,7 @@ def _latin(text: str) -> str:
     return "".join(_LOOKALIKE.get(c, c) for c in folded)
 
 
-def check_region(value) -> str:
+def check_region(value: object) -> str:
     """The region as an upper-case ISO code; ValueError with what is allowed otherwise."""
     known = codes()
     groups = ", ".join(EXPORT_GROUPS)

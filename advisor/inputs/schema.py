@@ -89,7 +89,7 @@ LOADER_ONLY = [
 ]
 
 
-def _retitle(node, key: str | None = None) -> None:
+def _retitle(node: object, key: str | None = None) -> None:
     if isinstance(node, dict):
         props = node.get("properties")
         if isinstance(props, dict):
@@ -155,7 +155,7 @@ def workload_schema(gpus: list[str] | None = None, presets: list[str] | None = N
                      {"required": ["kind", "model", "traffic"], "properties": {"kind": {"const": "serve"}},
                       "not": {"anyOf": [{"required": ["jobs"]}, {"required": ["tokens"]}]}}]
     schema = {"$schema": DIALECT, "$id": WORKLOAD_ID, "title": "gpu-advisor workload",
-              "description": "What to train, where, by when and within what limits (DESIGN.md §5). Checked "
+              "description": "What to train, where, by when and within what limits (README.md, A workload file). Checked "
                              "by `advisor validate FILE`, which also catches what a schema cannot express.",
               **{k: v for k, v in base.items() if k not in ("title", "description")}, "$defs": defs}
     _retitle(schema)

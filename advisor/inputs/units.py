@@ -32,7 +32,7 @@ def _finite_positive(x: float, what: str) -> float:
     return x
 
 
-def _parse(value, table: dict[str, float], what: str, example: str, bare_ok: bool,
+def _parse(value: object, table: dict[str, float], what: str, example: str, bare_ok: bool,
            words: dict[str, str] | None = None) -> float:
     if isinstance(value, bool):
         raise ValueError(f"{what} must be a number, got {value!r}; write it like {example}")
@@ -62,17 +62,17 @@ def _parse(value, table: dict[str, float], what: str, example: str, bare_ok: boo
     return _finite_positive(float(number) * table.get(unit, 1.0), what)
 
 
-def parse_count(value, what: str = "a count") -> float:
+def parse_count(value: object, what: str = "a count") -> float:
     """'124M' -> 124e6, '10B' -> 1e10, '1T' -> 1e12, '7 billion', '10k'; plain numbers pass through."""
     return _parse(value, COUNT_SUFFIXES, what, "124M, 10B or 1T", bare_ok=True, words=COUNT_WORDS)
 
 
-def parse_duration_hours(value, what: str = "a duration") -> float:
+def parse_duration_hours(value: object, what: str = "a duration") -> float:
     """'36h' -> 36, '7d' -> 168, '2w' -> 336, '30 days' -> 720 (hours). A bare number is refused:
     hours or days?"""
     return _parse(value, DURATION_HOURS, what, "36h, 7d or 2w", bare_ok=False, words=DURATION_WORDS)
 
 
-def parse_power_kw(value, what: str = "a power") -> float:
+def parse_power_kw(value: object, what: str = "a power") -> float:
     """'3.6kW' -> 3.6, '1500W' -> 1.5, '2MW' -> 2000 (kW). A bare number is read as kW."""
     return _parse(value, POWER_KW, what, "3.6kW or 1500W", bare_ok=True, words=POWER_WORDS)

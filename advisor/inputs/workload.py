@@ -1,6 +1,6 @@
 """The workload file: what the user wants trained, where, by when, and within what limits.
 
-Pydantic models of DESIGN.md §5 are the schema (`advisor schema` prints it). Units are strict
+Pydantic models of the workload format (README.md, A workload file) are the schema (`advisor schema` prints it). Units are strict
 ("10B" tokens, "7d", "3.6kW"), unknown fields are errors, and the shorthand in the user's own
 words is accepted: `model`/`tokens`/`precision`/`deadline`/`kind` at the top level are one job,
 `gpus: 8` means `gpus: {count: 8}`, `deployment: datacenter` means `{context: datacenter}`.

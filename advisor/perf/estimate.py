@@ -14,16 +14,16 @@ from advisor.perf.measured import transfer
 from advisor.perf.layout import (
     STRATEGIES,
     TENSOR_PARALLEL,
-    _batch,
-    _strategy,
+    canonical_strategy,
     choose_layout,
+    layout_batch,
     min_gpus,
 )
 from advisor.perf.memory import (
     GB,
     Layout,
-    _memory,
     default_batch_tokens,
+    layout_memory,
     trainable_params,
 )
 from advisor.data.evidence import generation_name
@@ -109,7 +109,7 @@ def _evaluate(job: JobSpec, gpu: GPU, count: int, p: Params) -> Estimate:
         tp = max([t for t in TENSOR_PARALLEL if count % t == 0 and m.heads % t == 0], default=1)
         batch = job.global_batch_tokens or default_batch_tokens(m, p)
         lay = Layout("zero3" if count > tp else "ddp", max(1, count // tp), tp, 1, job.micro_batch or 1, True)
-        need = sum(_memory(job, lay, p, batch).values()) / GB
+        need = sum(layout_memory(job, lay, p, batch).values()) / GB
         empty["memory_per_gpu_gb"] = round(need, 3)
         split = (f", sharded over {count} GPUs" if count > 1 else "") + (
             f" with tensor parallelism {tp}" if tp > 1 else "")
@@ -117,8 +117,8 @@ def _evaluate(job: JobSpec, gpu: GPU, count: int, p: Params) -> Estimate:
             f"needs {need:.1f} GB per GPU even with checkpointing{split}; {gpu.name} has "
             f"{gpu.memory_gb.value:g} GB"), **empty)
     lay, t, tps, needs_tp = chosen
-    batch = _batch(job, lay, p)
-    mem = _memory(job, lay, p, batch)
+    batch = layout_batch(job, lay, p)
+    mem = layout_memory(job, lay, p, batch)
     parts = {"compute": t["compute_s"], "memory_bandwidth": t["memory_s"], "interconnect": t["comm_s"]}
     binding = max(parts, key=lambda k: parts[k])
     flops = mfu_flops_per_token(m, job.kind)
@@ -188,7 +188,7 @@ def estimate(*, gpu: str | None = None, count: int = 1, model: str | None = None
              tensor_parallel: int | None = None, pipeline_parallel: int | None = None,
              catalog: Any = None) -> dict:
     """advisor.estimate(...): memory and speed of one job on `count` GPUs, as the JSON of
-    `advisor estimate --format json` (DESIGN.md §5). `catalog` is a Catalog, a path to an
+    `advisor estimate --format json` (README.md, `advisor estimate`). `catalog` is a Catalog, a path to an
     override file, or None for the built-in one. `strategy` (ddp, zero1, zero2, zero3 or fsdp),
     `tensor_parallel` and `pipeline_parallel` fix the layout; by default the fastest is chosen."""
     from advisor.data.catalog import Catalog, load_catalog
@@ -228,7 +228,7 @@ def _check_layout_flags(spec: JobSpec, count: int, strategy: str | None, tp: int
                         pp: int | None) -> str | None:
     """Reject a fixed layout that cannot exist, naming the field (exit 2; the CLI shows its flag)."""
 
-    name = _strategy(strategy)
+    name = canonical_strategy(strategy)
     if name is not None and name not in STRATEGIES:
         raise InputError(f"`strategy`: {strategy!r} is not one of {', '.join(STRATEGIES)} (or fsdp)",
                          field="strategy")

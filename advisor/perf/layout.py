@@ -11,7 +11,10 @@ from advisor.perf.jobspec import JobSpec
 from advisor.perf.layout_grid import fastest, fastest_scalar, timed
 from advisor.perf.layout_cache import remembered
 from advisor.perf.memory import Layout, default_batch_tokens, memory_total, usable_bytes
-from advisor.perf.training import _server_size
+from advisor.perf.training import server_size
+
+Timed = tuple[Layout, dict, float]           # (layout, the estimator's step times, tokens/s): layout_grid.timed
+Chosen = tuple[Layout, dict, float, bool]    # ... and whether tensor parallelism is needed (rule INT001)
 
 STRATEGIES = ("ddp", "zero1", "zero2", "zero3")
 STRATEGY_ALIASES = {"fsdp": "zero3", "full_shard": "zero3", "shard_grad_op": "zero2"}
@@ -23,7 +26,7 @@ LONG_SEQUENCE = 16_384                # context parallelism is searched from thi
 TP_MARGIN = 0.10                      # tensor parallelism is "needed" (rule INT001) only if >10% faster than without
 
 
-def _strategy(name: str | None) -> str | None:
+def canonical_strategy(name: str | None) -> str | None:
     if name is None:
         return None
     return STRATEGY_ALIASES.get(name.lower(), name.lower())
@@ -32,7 +35,7 @@ def _strategy(name: str | None) -> str | None:
 def _parallel_sizes(job: JobSpec, gpu: GPU, p: Params) -> tuple[list[int], list[int]]:
     """Tensor-parallel sizes (within a server, dividing the heads) and pipeline sizes to consider."""
     m = job.model
-    server = _server_size(gpu, p)
+    server = server_size(gpu, p)
     tps = [job.tensor_parallel] if job.tensor_parallel else [
         t for t in TENSOR_PARALLEL if t <= server and m.heads % t == 0]
     pps = [job.pipeline_parallel] if job.pipeline_parallel else [q for q in PIPELINE_PARALLEL if q <= m.layers]
@@ -54,7 +57,7 @@ def _options(job: JobSpec, gpu: GPU, count: int, p: Params) -> list[tuple[str, i
     tp x pp x cp does not divide `count` the remainder idles (5 GPUs can run tensor parallelism 2
     on 4); such combinations come last, so they win only by being faster."""
     tps, pps = _parallel_sizes(job, gpu, p)
-    strategies = [_strategy(job.strategy) or job.strategy] if job.strategy else list(STRATEGIES)
+    strategies = [canonical_strategy(job.strategy) or job.strategy] if job.strategy else list(STRATEGIES)
     fixed = job.tensor_parallel or job.pipeline_parallel or job.context_parallel
     out = []
     for c in _context_sizes(job, p):
@@ -81,11 +84,12 @@ def _micro_batch_options(job: JobSpec, dp: int, batch: float) -> list[int]:
     return [b for b in MICRO_BATCHES if b <= cap] or [1]
 
 
-def _fastest(job: JobSpec, gpu: GPU, p: Params, base: float, combos: list[tuple[str, int, int, int, int]]):
+def _fastest(job: JobSpec, gpu: GPU, p: Params, base: float,
+             combos: list[tuple[str, int, int, int, int]]) -> tuple[Timed | None, ...]:
     """The fastest fitting layout without and with tensor parallelism, each as (layout, times,
     tokens/s) or None: every (combination, checkpointing, micro-batch) evaluated at once
     (perf/layout_grid.py), in the exhaustive scan's order, a later layout winning only if over 1%
-    faster; the winners re-timed here by `_time`, the estimator's own step."""
+    faster; the winners re-timed here by `step_time`, the estimator's own step."""
     cap = usable_bytes(gpu, p)
     if cap is None:   # (`_choose_layout` asks only about GPUs of known memory)
         return None, None
@@ -100,18 +104,18 @@ def _fastest(job: JobSpec, gpu: GPU, p: Params, base: float, combos: list[tuple[
     return tuple(None if lay is None else timed(job, gpu, p, base, lay) for lay in lays)
 
 
-def _batch(job: JobSpec, lay: Layout, p: Params) -> float:
+def layout_batch(job: JobSpec, lay: Layout, p: Params) -> float:
     batch = job.global_batch_tokens or default_batch_tokens(job.model, p)
     return max(batch, lay.dp * lay.micro_batch * job.model.seq_len)
 
 
-def choose_layout(job: JobSpec, gpu: GPU, count: int, p: Params):
+def choose_layout(job: JobSpec, gpu: GPU, count: int, p: Params) -> Chosen | None:
     """`_choose_layout`, remembered for the process (perf/layout_cache.py): re-planning the same jobs under
     another deployment, budget or batch re-asks the same layouts."""
     return remembered(_choose_layout, "layout", job, gpu, count, p)
 
 
-def _choose_layout(job: JobSpec, gpu: GPU, count: int, p: Params):
+def _choose_layout(job: JobSpec, gpu: GPU, count: int, p: Params) -> Chosen | None:
     """The fastest layout that fits on `count` GPUs at the job's global batch, as (layout, times,
     tokens/s, needs_tensor_parallel), or None. Only when no layout holds the batch (too few
     sequences for the data-parallel groups) may the batch grow; `evaluate` says so. Pipelining
@@ -138,13 +142,14 @@ def _choose_layout(job: JobSpec, gpu: GPU, count: int, p: Params):
             return with_tp + (alt is None or with_tp[2] > alt[2] * (1 + TP_MARGIN),)
         if no_tp and (with_tp is None or not p2p or with_tp[2] <= no_tp[2] * 1.01):
             return no_tp + (False,)
+        assert with_tp is not None   # (both None continued above)
         return with_tp + (needs,)
     return None
 
 
 def _frugal_fits(job: JobSpec, gpu: GPU, dp: int, t: int, q: int, p: Params, cap: float, batch: float) -> bool:
     """Does the least memory-hungry layout with this (dp, tp, pp) fit?"""
-    strategies = [_strategy(job.strategy) or job.strategy] if job.strategy else ["zero3" if dp > 1 else "ddp"]
+    strategies = [canonical_strategy(job.strategy) or job.strategy] if job.strategy else ["zero3" if dp > 1 else "ddp"]
     ckpt = job.checkpointing if job.checkpointing is not None else True
     mb = job.micro_batch or 1
     return any(memory_total(job, Layout(s, dp, t, q, mb, ckpt), p, batch) <= cap for s in strategies)

@@ -10,7 +10,7 @@ value changes nothing but time.
 Keys are by value: the JobSpec (a frozen dataclass), the GPU's figures and the parameters' repr,
 so a --catalog override with the same GPU id but other figures gets its own entry. The GPU's name,
 prices and note are left out (the search never reads them), and so is its id unless a parameter
-table names it (`_lookup` in perf/training.py reads tables by id, then by generation): two GPUs
+table names it (`gpu_value` in perf/training.py reads tables by id, then by generation): two GPUs
 with the same figures share one search (a --catalog copy of a GPU at another price, say). On disk,
 one sealed JSON entry (data/cache.py) per (question, job, GPU, parameters) holds every count asked
 so far, in a folder of the cache (`GPU_ADVISOR_CACHE=off` turns it off) named by a digest of the

@@ -2,13 +2,13 @@
 micro-batch as numpy arrays, memory per GPU and tokens/s computed for the whole grid instead of one
 Python call per layout (a first `advisor crossover` spent ~1 s of its 1.5 s in those calls).
 
-The arithmetic is `memory._parts` and `training._time`'s, operation for operation and in the same
+The arithmetic is `memory._parts` and `training.step_time`'s, operation for operation and in the same
 order, so every figure equals the scalar one to the bit (IEEE division, multiplication and
 addition round alike in numpy and Python; integers stay below 2**53; log and sqrt, whose numpy
 kernels may differ in the last bit, are taken with `math` once per distinct server count).
 tests/test_layout_grid.py checks that. The choice (`fastest`) is the exhaustive scan's: every
 layout that fits, in the search's order, a later one winning only if over 1% faster;
-perf/layout.py re-times the winners with `_time` for the figures it returns.
+perf/layout.py re-times the winners with `step_time` for the figures it returns.
 """
 from __future__ import annotations
 
@@ -20,17 +20,17 @@ from advisor.data.catalog import GPU
 from advisor.data.estimator import Params
 from advisor.perf.jobspec import JobSpec
 from advisor.perf.layout_cache import search_key
-from advisor.perf.memory import GB, Layout, _job_figures, memory_total
+from advisor.perf.memory import GB, Layout, job_figures, memory_total
 from advisor.perf.training import (
     DEQUANT_BYTES,
     OPTIMIZER_STEP_BYTES,
-    _once,
-    _per_token,
-    _server_size,
-    _tier,
-    _time,
+    comm_tier,
+    computed_once,
     elementwise_share,
     layer_bytes,
+    seconds_per_token,
+    server_size,
+    step_time,
     tp_exposed,
 )
 
@@ -76,13 +76,13 @@ def fastest(job: JobSpec, gpu: GPU, p: Params, base: float, cap: float, combos: 
 def timed(job: JobSpec, gpu: GPU, p: Params, base: float, lay: Layout) -> tuple[Layout, dict, float]:
     """(layout, the estimator's step times, tokens/s) of one layout at the search's batch."""
     batch = max(base, lay.dp * lay.micro_batch * job.model.seq_len)
-    times = _time(job, gpu, lay, batch, p)
+    times = step_time(job, gpu, lay, batch, p)
     return lay, times, batch / (times["compute_s"] + times["memory_s"] + times["comm_s"])
 
 
 def fastest_scalar(job: JobSpec, gpu: GPU, p: Params, base: float, cap: float, combos: list[Combo],
                    ckpts: list[bool], mbs: tuple[int, ...], start: list[int]) -> tuple[Layout | None, Layout | None]:
-    """`fastest`, one layout at a time with `memory_total` and `_time`, for a process that has not
+    """`fastest`, one layout at a time with `memory_total` and `step_time`, for a process that has not
     loaded numpy: `advisor estimate` loads neither pulp nor numpy, and importing numpy (~0.1 s)
     costs more than its searches. Same scan, same answer (tests/test_layout_grid.py)."""
     best: list[tuple[float, Layout] | None] = [None, None]
@@ -149,17 +149,17 @@ def _static(gpu: GPU, p: Params, combos: tuple[Combo, ...]) -> dict[str, Any]:
     return hit
 
 
-_CODES = {"ddp": 0, "zero1": 1, "zero2": 2, "zero3": 3}   # any other name: 4 (as `_time`'s last branch)
+_CODES = {"ddp": 0, "zero1": 1, "zero2": 2, "zero3": 3}   # any other name: 4 (as `step_time`'s last branch)
 
 
 def _tiers(np: Any, gpu: GPU, p: Params, group: Any, stride: Any) -> Any:
-    """`_tier(gpu, group, stride)`'s (per_server, servers, intra GB/s, network GB/s) per
-    combination, one `_tier` per distinct (group, stride): an array (combinations, 4)."""
+    """`comm_tier(gpu, group, stride)`'s (per_server, servers, intra GB/s, network GB/s) per
+    combination, one `comm_tier` per distinct (group, stride): an array (combinations, 4)."""
     pairs = group * 1_000_003 + stride
     distinct, where = np.unique(pairs, return_inverse=True)
     rows = []
     for x in distinct.tolist():
-        tier = _tier(gpu, x // 1_000_003, x % 1_000_003, p)
+        tier = comm_tier(gpu, x // 1_000_003, x % 1_000_003, p)
         rows.append((tier["per_server"], tier["servers"], tier["intra_gbps"], tier["network_gbps"]))
     return np.asarray(rows, dtype=float)[where.reshape(-1)]
 
@@ -198,11 +198,11 @@ def _build_static(gpu: GPU, p: Params, combos: tuple[Combo, ...]) -> dict[str, A
         _, s, intra, net = (x[:, None, None] for x in _tiers(np, gpu, p, ci, ti).T)
         out["cp_link"] = np.where(s == 1, intra * GB, net * GB)
         out["cp_share"] = (c - 1) / c
-    size = _once(_server_size, (gpu, p), (), gpu, p)
+    size = computed_once(server_size, (gpu, p), (), gpu, p)
     spans, where = np.unique(arr.prod(axis=1), return_inverse=True)   # each combination's GPU count
     factors = []
     for n in spans.tolist():
-        servers = math.ceil(n / size)   # as `_time`
+        servers = math.ceil(n / size)   # as `step_time`
         factors.append(p.step_jitter * math.sqrt(2.0 * math.log(servers)) if servers > 1 else 0.0)
     out["sync"] = np.asarray(factors)[where.reshape(-1)][:, None, None]
     out["any_sync"] = any(f > 0.0 for f in factors)
@@ -212,7 +212,7 @@ def _build_static(gpu: GPU, p: Params, combos: tuple[Combo, ...]) -> dict[str, A
 def grid(job: JobSpec, gpu: GPU, p: Params, base: float, combos: list[Combo], ckpts: list[bool],
          mbs: tuple[int, ...], st: dict[str, Any] | None = None) -> dict[str, Any]:
     """Memory per GPU at the base batch (`total`, as `memory_total`) and the step (`compute_s`,
-    `memory_s`, `comm_s`, as `_time`, and `tps`, the search's tokens/s) for every (combination,
+    `memory_s`, `comm_s`, as `step_time`, and `tps`, the search's tokens/s) for every (combination,
     checkpointing, micro-batch): arrays that broadcast to (combinations, checkpointing, micro-batches)."""
     import numpy as np
 
@@ -223,7 +223,7 @@ def grid(job: JobSpec, gpu: GPU, p: Params, base: float, combos: list[Combo], ck
     ckb = np.asarray(ckpts)[:, None]
     ck = np.where(ckb, 1.0, 0.0)
     mb = np.asarray(mbs)
-    _, (bpp_w, bpp_g, bpp_o), trainable, per_token = _job_figures(job)
+    _, (bpp_w, bpp_g, bpp_o), trainable, per_token = job_figures(job)
     with np.errstate(all="ignore"):   # layouts that cannot fit may divide by a zero link rate: never chosen
         # memory._parts at the base batch
         split = st["split"]
@@ -246,11 +246,11 @@ def grid(job: JobSpec, gpu: GPU, p: Params, base: float, combos: list[Combo], ck
         logits = 4.0 * seq * mb * m.vocab / t / c
         total = weights + gradients + optimizer + (act + logits) + p.overhead_gb * GB
 
-        # training._core and training._time at the layout's batch
+        # training._core and training.step_time at the layout's batch
         batch = np.maximum(dms, base)
         tokens_per_gpu = batch / st["count"]
         imbalance = layers_here * q / layers
-        rates = np.asarray([[_per_token(job, gpu, p, tt, k) for k in ckpts] for tt in st["t_values"]])
+        rates = np.asarray([[seconds_per_token(job, gpu, p, tt, k) for k in ckpts] for tt in st["t_values"]])
         rates = rates[st["t_index"]]
         dense, attention = rates[:, :, 0:1], rates[:, :, 1:2]
         compute_s = tokens_per_gpu * (dense + attention) * imbalance
@@ -269,7 +269,7 @@ def grid(job: JobSpec, gpu: GPU, p: Params, base: float, combos: list[Combo], ck
         bubble = (q - 1) / (micro * chunks)
         core = compute_s + memory_s
 
-        comm: Any = 0.0   # dp_s + tp_s + cp_s + sync_s in `_time`'s order; a part that is 0.0 everywhere left out
+        comm: Any = 0.0   # dp_s + tp_s + cp_s + sync_s in `step_time`'s order; a part that is 0.0 everywhere left out
         if st["any_dp"]:   # gradients (and ZeRO-3's gathers) over the data-parallel group
             grads = job.grad_reduce_bytes * trainable / split
             wts = 2.0 * m.params / split
@@ -278,7 +278,7 @@ def grid(job: JobSpec, gpu: GPU, p: Params, base: float, combos: list[Combo], ck
             window = np.where(st["ddp1"], core / micro * 2.0 / 3.0, core)
             raw = np.where(st["dp_in"], st["dp_share"] * volume / st["dp_intra"], 0.0)
             raw = raw + np.where(st["dp_s1"], st["dp_net_share"] * volume / st["dp_k"] / st["dp_net"], 0.0)
-            # (a combination without data parallelism gets max(-window, 0.0) = 0.0, as `_time`'s 0.0)
+            # (a combination without data parallelism gets max(-window, 0.0) = 0.0, as `step_time`'s 0.0)
             comm = np.maximum(raw - window, (1.0 - p.comm_overlap) * raw)
         if st["any_tp"]:   # four all-reduces of the activations per layer (six when recomputing)
             per_tok = (4.0 + 2.0 * ck) * 2.0 * (t - 1) / t * 2.0 * hidden * tp_exposed(job, p)

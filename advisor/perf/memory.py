@@ -72,11 +72,11 @@ def activation_bytes_per_layer(job: JobSpec, micro_batch: int, checkpointing: bo
     return sb * (attention + mlp + norms) / tp
 
 
-def _micro_batches(job: JobSpec, lay: Layout, batch: float) -> float:
+def micro_batches_per_step(job: JobSpec, lay: Layout, batch: float) -> float:
     return max(1.0, batch / (lay.dp * lay.micro_batch * job.model.seq_len))
 
 
-def _memory(job: JobSpec, lay: Layout, p: Params, batch: float) -> dict:
+def layout_memory(job: JobSpec, lay: Layout, p: Params, batch: float) -> dict:
     """Bytes per GPU for one layout: the model's state split by tensor and pipeline parallelism
     and sharded over the data-parallel group by ZeRO, plus activations and overhead."""
     weights, gradients, optimizer, activations = _parts(job, lay, batch)
@@ -85,7 +85,7 @@ def _memory(job: JobSpec, lay: Layout, p: Params, batch: float) -> dict:
 
 
 def memory_total(job: JobSpec, lay: Layout, p: Params, batch: float) -> float:
-    """sum(_memory(...).values()), added in the same order (so equal to the bit), without the dict:
+    """sum(layout_memory(...).values()), added in the same order (so equal to the bit), without the dict:
     the layout search asks it ~10^6 times on a large fleet."""
     weights, gradients, optimizer, activations = _parts(job, lay, batch)
     return weights + gradients + optimizer + activations + p.overhead_gb * GB
@@ -94,7 +94,7 @@ def memory_total(job: JobSpec, lay: Layout, p: Params, batch: float) -> float:
 _JOB_FIGURES: dict[int, tuple] = {}   # id(job) -> (job, its per-job figures): asked ~10^6 times
 
 
-def _job_figures(job: JobSpec) -> tuple:
+def job_figures(job: JobSpec) -> tuple:
     """(bytes per parameter, trainable parameters, a layer's activation elements per token
     without checkpointing) of a job, computed once per job object."""
     hit = _JOB_FIGURES.get(id(job))
@@ -110,10 +110,10 @@ def _job_figures(job: JobSpec) -> tuple:
 
 
 def _parts(job: JobSpec, lay: Layout, batch: float) -> tuple[float, float, float, float]:
-    """Weights, gradients, optimizer state and activations (+ logits) per GPU: `_memory`'s figures,
+    """Weights, gradients, optimizer state and activations (+ logits) per GPU: `layout_memory`'s figures,
     computed as `activation_bytes_per_layer` and `trainable_params` do, with the per-job ones kept."""
     m = job.model
-    _, (bpp_w, bpp_g, bpp_o), trainable, per_token = _job_figures(job)
+    _, (bpp_w, bpp_g, bpp_o), trainable, per_token = job_figures(job)
     split = lay.tp * lay.pp
     stage_params = m.params / split
     stage_train = trainable / split
@@ -146,7 +146,7 @@ def memory_per_gpu(job: JobSpec, shards: int, micro_batch: int, checkpointing: b
     """Bytes per GPU by part, for `shards` data-parallel GPUs (1 = unsharded) with `strategy`."""
     lay = Layout(strategy if shards > 1 else "ddp", shards, tensor_parallel, pipeline_parallel, micro_batch,
                  checkpointing)
-    return _memory(job, lay, p, job.global_batch_tokens or default_batch_tokens(job.model, p))
+    return layout_memory(job, lay, p, job.global_batch_tokens or default_batch_tokens(job.model, p))
 
 
 def usable_bytes(gpu: GPU, p: Params) -> float | None:

@@ -1,6 +1,6 @@
 """Public serving estimates: a model on `count` GPUs of one type at a request class and SLO.
 
-`serve_estimate` answers `advisor estimate --kind serve` (DESIGN.md §5); `replica_rate` is what the
+`serve_estimate` answers `advisor estimate --kind serve` (docs/model.md, Serving); `replica_rate` is what the
 optimizer calls per (model, GPU, TP, precision, request class, SLO): requests/s one replica sustains
 and the GPUs it takes. The math is in advisor/perf/serve.py and kv.py.
 """
@@ -9,8 +9,10 @@ from __future__ import annotations
 import math
 from dataclasses import fields
 from functools import lru_cache
+from pathlib import Path
+from typing import Any
 
-from advisor.data.catalog import Catalog, load_catalog
+from advisor.data.catalog import GPU, Catalog, load_catalog
 from advisor.errors import InputError
 from advisor.inputs.jobs import ServeJob
 from advisor.inputs.loader import load_yaml_file
@@ -49,7 +51,7 @@ def load_params(path: str | None = None) -> ServeParams:
     return ServeParams(**values)
 
 
-def matmul_fraction(gpu, estimator: Params) -> dict:
+def matmul_fraction(gpu: GPU, estimator: Params) -> dict[str, float]:
     """{precision: MAMF share} for a catalog GPU: the training estimator's achievable fraction
     (measured best GEMM rate / dense peak, stas00's MAMF tables) with the parameters of the catalog in
     use. fp4 takes the fp8 share (no fp4 MAMF is published)."""
@@ -66,7 +68,7 @@ def memory_bytes_gb(gpu_id: str, memory_gb: float) -> float:
     return float(mib) * 2 ** 20 / 1e9 if mib else memory_gb * GIB
 
 
-def hardware(gpu, catalog=None) -> Hardware:
+def hardware(gpu: GPU, catalog: Catalog | None = None) -> Hardware:
     """The serving model's view of a catalog GPU (advisor.catalog.GPU): figures, never guesses; its
     GEMM rate share from the estimator parameters of `catalog` (None: the built-in catalog)."""
     ic = gpu.interconnect
@@ -95,7 +97,7 @@ def _model(model: str | ServeModel) -> ServeModel:
     return model if isinstance(model, ServeModel) else load_model(model)
 
 
-def _check_lengths(input_len, output_len, model: ServeModel) -> None:
+def _check_lengths(input_len: float, output_len: float, model: ServeModel) -> None:
     for name, v in (("input_len", input_len), ("output_len", output_len)):
         if not isinstance(v, (int, float)) or isinstance(v, bool) or not math.isfinite(v) or v < 1:
             raise InputError(f"{name}: must be a whole number of tokens of at least 1 (given {v!r})", field=name)
@@ -118,8 +120,9 @@ def replica_rate(model: str | ServeModel, hw: Hardware, tp: int, precision: str,
 
 
 def best_layout(model: ServeModel, hw: Hardware, count: int, precision: str, input_len: float, output_len: float,
-                ttft_ms=None, tpot_ms=None, percentile=99, tensor_parallel=None, engine=None,
-                params: ServeParams | None = None, max_batch=None) -> ReplicaResult | None:
+                ttft_ms: float | None = None, tpot_ms: float | None = None, percentile: float = 99,
+                tensor_parallel: int | None = None, engine: str | None = None,
+                params: ServeParams | None = None, max_batch: int | None = None) -> ReplicaResult | None:
     """The tensor-parallel size (and pipeline depth, only when no TP alone fits) that gives `count` GPUs
     the highest total rate; ties go to the smaller TP. None when nothing fits."""
     params = params or load_params()
@@ -141,10 +144,11 @@ def best_layout(model: ServeModel, hw: Hardware, count: int, precision: str, inp
     return best[1] if best else None
 
 
-def serve_estimate(model: str | ServeModel, gpu, count: int, precision: str, input_len: int, output_len: int,
-                   ttft_ms: float | None = None, tpot_ms: float | None = None, percentile: float = 99,
-                   tensor_parallel: int | None = None, catalog=None, engine: str | None = None,
-                   max_batch: int | None = None, params: ServeParams | None = None) -> dict:
+def serve_estimate(model: str | ServeModel, gpu: GPU | str | Hardware, count: int, precision: str, input_len: int,
+                   output_len: int, ttft_ms: float | None = None, tpot_ms: float | None = None,
+                   percentile: float = 99, tensor_parallel: int | None = None, catalog: Catalog | None = None,
+                   engine: str | None = None, max_batch: int | None = None,
+                   params: ServeParams | None = None) -> dict[str, Any]:
     """Serving a model on `count` GPUs (a catalog GPU, its id, or a `Hardware`): whole-system output
     tokens/s under the SLO when one is given, else the offline peak; JSON-able."""
     m = _model(model)
@@ -245,12 +249,15 @@ def serving_model(job: ServeJob, catalog: Catalog, where: str = "jobs[0]", param
     return dataclasses.replace(model, speeds=tuple(sorted(speeds.items())))
 
 
-def estimate_serving(*, gpu: str | None = None, count: int = 1, model: str | None = None, params=None,
+def estimate_serving(*, gpu: str | None = None, count: int = 1, model: str | None = None,
+                     params: float | str | None = None,
                      layers: int | None = None, hidden: int | None = None, heads: int | None = None,
-                     kv_heads: int | None = None, experts: int | None = None, active_params=None,
+                     kv_heads: int | None = None, experts: int | None = None,
+                     active_params: float | str | None = None,
                      precision: str = "bf16", input_len: int | None = None, output_len: int | None = None,
                      ttft_ms: float | None = None, tpot_ms: float | None = None, percentile: float = 99,
-                     tensor_parallel: int | None = None, catalog=None, list_models: bool = False) -> dict:
+                     tensor_parallel: int | None = None, catalog: Catalog | str | Path | None = None,
+                     list_models: bool = False) -> dict[str, Any]:
     """advisor.estimate(kind="serve", ...) and `advisor estimate --kind serve`: a preset (`model`, id or
     alias) or a custom shape (`params`, `layers`, `hidden`, `heads`, ...) served on `count` GPUs, as
     JSON (or the preset list, as `advisor models`). `catalog` is a Catalog, a path to an override file, or None for the built-in one.

@@ -24,7 +24,7 @@ from advisor.data.estimator import Params
 from advisor.data.evidence import DATASHEET, MEASURED, SAME_GENERATION, Evidence, evidence, generation_name
 from advisor.perf.jobspec import JobSpec
 from advisor.perf.memory import Layout
-from advisor.perf.training import _by_precision, _lookup, _server_size, _time, generation, mfu_cap
+from advisor.perf.training import by_precision, generation, gpu_value, mfu_cap, server_size, step_time
 
 VENDOR_WORDS = {"nvidia": "NVIDIA", "amd": "AMD", "intel": "Intel"}
 
@@ -34,15 +34,15 @@ def mfu_median(gpu: GPU, precision: str, p: Params, count: int = 1) -> float | N
     `mfu_median`; `<precision>_multiserver` for a job spanning servers when the table has it)."""
     if not p.mfu_median:
         return None
-    entry = _lookup(p.mfu_median, gpu)
-    if isinstance(entry, dict) and count > _server_size(gpu, p) and f"{precision}_multiserver" in entry:
+    entry = gpu_value(p.mfu_median, gpu)
+    if isinstance(entry, dict) and count > server_size(gpu, p) and f"{precision}_multiserver" in entry:
         return float(entry[f"{precision}_multiserver"])
-    return _by_precision(entry, precision)
+    return by_precision(entry, precision)
 
 
 def _default_median(precision: str, p: Params) -> float | None:
     entry = (p.mfu_median or {}).get("default")
-    return _by_precision(entry, precision) if entry is not None else None
+    return by_precision(entry, precision) if entry is not None else None
 
 
 def derating(gpu: GPU, p: Params) -> dict[str, Any] | None:
@@ -61,9 +61,9 @@ def derating(gpu: GPU, p: Params) -> dict[str, Any] | None:
 def _kernel_gain(job: JobSpec, gpu: GPU, p: Params) -> bool:
     """Does the estimate credit attention kernels newer than every calibration run of the generation
     at this precision (`today_kernel_runs` counts the runs that used today's)?"""
-    if job.attention_kernel == "fa2" or float(_lookup(p.attention_kernel_speedup or {}, gpu, 1.0) or 1.0) == 1.0:
+    if job.attention_kernel == "fa2" or float(gpu_value(p.attention_kernel_speedup or {}, gpu, 1.0) or 1.0) == 1.0:
         return False
-    runs = _lookup(p.today_kernel_runs or {}, gpu)
+    runs = gpu_value(p.today_kernel_runs or {}, gpu)
     return not (isinstance(runs, dict) and runs.get(job.precision))
 
 
@@ -92,7 +92,7 @@ def ceilings(job: JobSpec, gpu: GPU, lay: Layout, batch: float, tps: float, mfu:
     med = mfu_median(gpu, job.precision, p, lay.count)
     if med is None or upper_mfu <= med or not _kernel_gain(job, gpu, p):
         return upper, upper, None
-    t = _time(replace(job, attention_kernel="fa2"), gpu, lay, batch, p)
+    t = step_time(replace(job, attention_kernel="fa2"), gpu, lay, batch, p)
     tps_runs = batch / (t["compute_s"] + t["memory_s"] + t["comm_s"])   # the same layout at the runs' kernels
     mfu_runs = mfu * tps_runs / tps
     base_mfu = min(upper_mfu, max(mfu_runs, med))

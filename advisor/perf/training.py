@@ -18,12 +18,16 @@ from __future__ import annotations
 
 import math
 import operator
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from advisor.data.catalog import GPU
 from advisor.data.estimator import Params
 from advisor.data.evidence import generation_of
 from advisor.perf.jobspec import JobSpec, ModelSpec
-from advisor.perf.memory import GB, Layout, _job_figures, _micro_batches
+from advisor.perf.memory import GB, Layout, job_figures, micro_batches_per_step
+
+T = TypeVar("T")
 
 DEQUANT_BYTES = 4.127 / 8 + 2.0 + 2.0  # read NF4 weights, write and re-read them in bf16, per parameter and pass
 OPTIMIZER_STEP_BYTES = 32.0           # bytes one AdamW update reads and writes per parameter (master, m, v, grad)
@@ -45,9 +49,10 @@ def generation(gpu: GPU) -> str:
     return generation_of(gpu.architecture)
 
 
-def _lookup(table, gpu: GPU, default=None):
+def gpu_value(table: Any, gpu: GPU, default: Any = None) -> Any:
     """A per-GPU value: the GPU id, then its generation ('ampere', 'cdna3'), its family word
-    ('cdna'), then default."""
+    ('cdna'), then default. `table` is an estimator.yaml entry as parsed: a number, or a mapping of
+    those keys to numbers or to {precision: number} mappings."""
     if not isinstance(table, dict):
         return table
     key = (id(table), gpu.id, gpu.architecture)
@@ -57,7 +62,7 @@ def _lookup(table, gpu: GPU, default=None):
     return default if hit[1] is _NONE else hit[1]
 
 
-def _find(table: dict, gpu: GPU):
+def _find(table: dict[str, Any], gpu: GPU) -> Any:
     gen = generation(gpu)
     for key in (gpu.id, gen, gen.rstrip("0123456789"), "default"):
         if key in table:
@@ -65,7 +70,7 @@ def _find(table: dict, gpu: GPU):
     return _NONE
 
 
-def _by_precision(entry, precision: str, fp8_ratio: float = 1.0) -> float | None:
+def by_precision(entry: Any, precision: str, fp8_ratio: float = 1.0) -> float | None:
     """A {bf16: x, fp8: y} entry at `precision`; fp8 falls back to bf16 x `fp8_ratio`."""
     if not isinstance(entry, dict):
         return None if entry is None else float(entry)
@@ -78,7 +83,7 @@ def _by_precision(entry, precision: str, fp8_ratio: float = 1.0) -> float | None
 
 def achievable_fraction(gpu: GPU, precision: str, p: Params) -> float:
     """Best measured GEMM rate / dense peak for this GPU and precision (MAMF, docs/model.md §1)."""
-    v = _by_precision(_lookup(p.architecture_efficiency, gpu, 1.0), precision)
+    v = by_precision(gpu_value(p.architecture_efficiency, gpu, 1.0), precision)
     return 1.0 if v is None else v
 
 
@@ -87,15 +92,15 @@ def framework_efficiency(gpu: GPU, precision: str, p: Params) -> float:
     precision (fitted where calibration rows exist, the shared default elsewhere), times the
     vendor software factor (AMD, Intel: docs/model.md §1.5)."""
     table = p.framework_efficiency or {"default": {"bf16": p.matmul_efficiency_max}}
-    entry = _lookup(table, gpu, table.get("default"))
-    v = _by_precision(entry, precision, p.fp8_framework_ratio)
+    entry = gpu_value(table, gpu, table.get("default"))
+    v = by_precision(entry, precision, p.fp8_framework_ratio)
     if v is None:
-        v = _by_precision(table["default"], precision, p.fp8_framework_ratio) or 1.0
+        v = by_precision(table["default"], precision, p.fp8_framework_ratio) or 1.0
     return v * software_factor(gpu, p)
 
 
 def software_factor(gpu: GPU, p: Params) -> float:
-    return float(_lookup(p.software_factor or {}, gpu, 1.0))
+    return float(gpu_value(p.software_factor or {}, gpu, 1.0))
 
 
 def era_factor(job: JobSpec, p: Params) -> float:
@@ -147,8 +152,8 @@ def mfu_cap(gpu: GPU, precision: str, p: Params, count: int = 1) -> float | None
     the best published multi-server run (`<precision>_multiserver`) when there is one."""
     if not p.mfu_cap:
         return None
-    entry = _lookup(p.mfu_cap, gpu)
-    if isinstance(entry, dict) and count > _server_size(gpu, p) and f"{precision}_multiserver" in entry:
+    entry = gpu_value(p.mfu_cap, gpu)
+    if isinstance(entry, dict) and count > server_size(gpu, p) and f"{precision}_multiserver" in entry:
         return float(entry[f"{precision}_multiserver"])
     if isinstance(entry, dict) and precision not in entry:
         # no published run at this precision: another precision's cap scaled by how much of its
@@ -157,7 +162,7 @@ def mfu_cap(gpu: GPU, precision: str, p: Params, count: int = 1) -> float | None
         if other is not None:
             ratio = achievable_fraction(gpu, precision, p) / achievable_fraction(gpu, other, p)
             return float(entry[other]) * ratio
-    return _by_precision(entry, precision)
+    return by_precision(entry, precision)
 
 
 def matmul_efficiency(m: ModelSpec, gpu: GPU, p: Params, precision: str = "bf16", tp: int = 1) -> float:
@@ -170,7 +175,7 @@ def matmul_efficiency(m: ModelSpec, gpu: GPU, p: Params, precision: str = "bf16"
 
 
 
-def _server_size(gpu: GPU, p: Params) -> int:
+def server_size(gpu: GPU, p: Params) -> int:
     ic = gpu.interconnect
     domain = int(ic.link_domain.value or 1)
     return domain if ic.link != "none" and domain >= p.server_gpus else p.server_gpus
@@ -181,7 +186,7 @@ def _group_tier(gpu: GPU, group: int, stride: int, p: Params) -> dict:
     innermost, then data parallel, then pipeline): GB/s per direction inside a server and between
     servers, how many of the group share a server, and how many servers it spans."""
     ic = gpu.interconnect
-    server = _server_size(gpu, p)
+    server = server_size(gpu, p)
     domain = int(ic.link_domain.value or 1)
     per_server = max(1, min(group, server // stride)) if stride <= server else 1
     servers = math.ceil(group / per_server)
@@ -196,7 +201,7 @@ def _group_tier(gpu: GPU, group: int, stride: int, p: Params) -> dict:
         name = "pcie-p2p" if ic.p2p.value is True else "pcie-via-host"
     if servers > 1:
         name += "+network"
-    net = float(_lookup(p.network_gbps_per_gpu, gpu, 25.0))
+    net = float(gpu_value(p.network_gbps_per_gpu, gpu, 25.0))
     return {"tier": name, "intra_gbps": intra, "network_gbps": net, "per_server": per_server, "servers": servers}
 
 
@@ -215,7 +220,7 @@ def _collective_seconds(volume: float, tier: dict) -> float:
 _ONCE: dict[tuple, tuple] = {}   # the layout search's per-GPU figures, computed once per (objects, values)
 
 
-def _once(fn, objs: tuple, values: tuple, *args):
+def computed_once(fn: Callable[..., T], objs: tuple[object, ...], values: tuple[object, ...], *args: Any) -> T:
     """fn(*args), remembered by the identity of `objs` (kept in the entry, so their ids stay
     unique) and `values`: the layout search asks the same per-GPU figures ~10^5 times."""
     key = (fn, *map(id, objs), *values)
@@ -228,17 +233,17 @@ def _once(fn, objs: tuple, values: tuple, *args):
 
 
 def _attention_efficiency(gpu: GPU, p: Params, kernel: str) -> float:
-    eff = float(_lookup(p.attention_efficiency, gpu, 0.3)) * software_factor(gpu, p)
+    eff = float(gpu_value(p.attention_efficiency, gpu, 0.3)) * software_factor(gpu, p)
     if kernel != "fa2":  # today's kernels (FlashAttention-3 on Hopper) over the calibrated FA2 era
-        eff *= float(_lookup(p.attention_kernel_speedup or {}, gpu, 1.0))
+        eff *= float(gpu_value(p.attention_kernel_speedup or {}, gpu, 1.0))
     return eff
 
 
-def _tier(gpu: GPU, group: int, stride: int, p: Params) -> dict:
-    return _once(_group_tier, (gpu, p), (group, stride), gpu, group, stride, p)
+def comm_tier(gpu: GPU, group: int, stride: int, p: Params) -> dict:
+    return computed_once(_group_tier, (gpu, p), (group, stride), gpu, group, stride, p)
 
 
-def _per_token(job: JobSpec, gpu: GPU, p: Params, tp: int, checkpointing: bool) -> tuple[float, float]:
+def seconds_per_token(job: JobSpec, gpu: GPU, p: Params, tp: int, checkpointing: bool) -> tuple[float, float]:
     """Seconds per token of the step's matrix multiplies and of its attention, on one GPU."""
     m = job.model
     peak = (gpu.dense_tflops(job.precision) or 0.0) * 1e12   # evaluate() checked the rates exist
@@ -248,9 +253,9 @@ def _per_token(job: JobSpec, gpu: GPU, p: Params, tp: int, checkpointing: bool) 
     recompute = ckpt or job.recompute_fraction  # full checkpointing reruns every forward matmul, selective AC a share
     passes = (2.0 if job.kind in ("lora", "qlora") else 3.0) + recompute     # forward, backward (data, weights), recompute
     era = era_factor(job, p)
-    dense = 2.0 * m.matmul_params * passes / (peak * era * _once(matmul_efficiency, (m, gpu, p), (job.precision, tp),
+    dense = 2.0 * m.matmul_params * passes / (peak * era * computed_once(matmul_efficiency, (m, gpu, p), (job.precision, tp),
                                                                   m, gpu, p, job.precision, tp))
-    attn_eff = _once(_attention_efficiency, (gpu, p), (job.attention_kernel,), gpu, p, job.attention_kernel) * era
+    attn_eff = computed_once(_attention_efficiency, (gpu, p), (job.attention_kernel,), gpu, p, job.attention_kernel) * era
     attention = 2.0 * m.layers * m.seq_len * m.hidden * (3.0 + ckpt) / (attn_peak * attn_eff)
     return dense, attention
 
@@ -271,13 +276,13 @@ def _core(job: JobSpec, gpu: GPU, lay: Layout, batch: float, p: Params, per_toke
     ckpt = 1.0 if lay.checkpointing else 0.0
     tokens_per_gpu = batch / count
     imbalance = math.ceil(m.layers / lay.pp) * lay.pp / m.layers  # the slowest pipeline stage sets the pace
-    dense, attention = per_token or _per_token(job, gpu, p, lay.tp, lay.checkpointing)
+    dense, attention = per_token or seconds_per_token(job, gpu, p, lay.tp, lay.checkpointing)
     compute_s = tokens_per_gpu * (dense + attention) * imbalance
     bw = (gpu.memory_bandwidth_gbps.value or 0.0) * GB
     elementwise = (layer_bytes(job, p) * m.layers * (m.hidden + m.ffn_width)
                    + p.memory_bytes_per_vocab_element * m.vocab) * (3.0 + ckpt) / 3.0 * elementwise_share(job, p)
-    optimizer = OPTIMIZER_STEP_BYTES * _job_figures(job)[2] / (lay.tp * lay.pp * opt_shards)   # trainable_params(job)
-    micro = _micro_batches(job, lay, batch)
+    optimizer = OPTIMIZER_STEP_BYTES * job_figures(job)[2] / (lay.tp * lay.pp * opt_shards)   # trainable_params(job)
+    micro = micro_batches_per_step(job, lay, batch)
     dequant = 0.0
     if job.kind == "qlora":  # every pass dequantizes the 4-bit weights it uses into a bf16 buffer the GEMM reads
         dequant = DEQUANT_BYTES * m.params / (lay.tp * lay.pp) * (2.0 + ckpt) * micro * imbalance
@@ -285,9 +290,9 @@ def _core(job: JobSpec, gpu: GPU, lay: Layout, batch: float, p: Params, per_toke
     return compute_s, memory_s, _bubble(job, lay, micro, p), micro, attention, tokens_per_gpu
 
 
-def _time(job: JobSpec, gpu: GPU, lay: Layout, batch: float, p: Params,
+def step_time(job: JobSpec, gpu: GPU, lay: Layout, batch: float, p: Params,
           rates: tuple[float, float] | None = None) -> dict:
-    """Seconds per optimizer step, by part, for one layout (`rates`: `_per_token`'s answer, if known)."""
+    """Seconds per optimizer step, by part, for one layout (`rates`: `seconds_per_token`'s answer, if known)."""
     m = job.model
     count = lay.count
     ckpt = 1.0 if lay.checkpointing else 0.0
@@ -301,8 +306,8 @@ def _time(job: JobSpec, gpu: GPU, lay: Layout, batch: float, p: Params,
     dp_s = 0.0
     tier = {"tier": "none"}
     if lay.shard_group > 1:
-        tier = _tier(gpu, lay.shard_group, lay.tp, p)
-        grads = job.grad_reduce_bytes * _job_figures(job)[2] / (lay.tp * lay.pp)   # trainable_params(job)
+        tier = comm_tier(gpu, lay.shard_group, lay.tp, p)
+        grads = job.grad_reduce_bytes * job_figures(job)[2] / (lay.tp * lay.pp)   # trainable_params(job)
         weights = 2.0 * m.params / (lay.tp * lay.pp)
         if lay.strategy in ("ddp", "zero1"):
             volume, window = 2.0 * grads, core / micro * 2.0 / 3.0   # once per step, behind the last backward
@@ -316,7 +321,7 @@ def _time(job: JobSpec, gpu: GPU, lay: Layout, batch: float, p: Params,
     # more when recomputing); they sit on the critical path
     tp_s = 0.0
     if lay.tp > 1:
-        tp_tier = _tier(gpu, lay.tp, 1, p)
+        tp_tier = comm_tier(gpu, lay.tp, 1, p)
         per_token = (4.0 + 2.0 * ckpt) * 2.0 * (lay.tp - 1) / lay.tp * 2.0 * m.hidden * tp_exposed(job, p)
         # an intra-server bandwidth no source gives (intra_gbps 0) cannot carry tensor parallelism
         tp_s = ((batch / lay.shard_group) * math.ceil(m.layers / lay.pp) * per_token / (tp_tier["intra_gbps"] * GB)
@@ -327,7 +332,7 @@ def _time(job: JobSpec, gpu: GPU, lay: Layout, batch: float, p: Params,
     # to the other cp - 1 GPUs per layer; it hides behind the attention it feeds
     cp_s = 0.0
     if lay.cp > 1:
-        cp_tier = _tier(gpu, lay.cp, lay.tp, p)
+        cp_tier = comm_tier(gpu, lay.cp, lay.tp, p)
         kv = (batch / lay.shard_group) * math.ceil(m.layers / lay.pp) * 2.0 * m.kv_width * 2.0 / lay.tp
         link = cp_tier["intra_gbps"] if cp_tier["servers"] == 1 else cp_tier["network_gbps"]
         raw = (lay.cp - 1) / lay.cp * kv * (3.0 + ckpt) / (link * GB) if link > 0 else math.inf
@@ -335,11 +340,11 @@ def _time(job: JobSpec, gpu: GPU, lay: Layout, batch: float, p: Params,
         if tier["tier"] == "none":
             tier = cp_tier
     if lay.pp > 1 and tier["tier"] == "none":
-        tier = _tier(gpu, lay.pp, lay.tp * lay.dp, p)
+        tier = comm_tier(gpu, lay.pp, lay.tp * lay.dp, p)
     # every step waits for the slowest of S servers: with per-server step-time jitter sigma the
     # expected maximum of S is about sigma sqrt(2 ln S) above the mean (Gumbel), so the loss grows
     # with scale (GPUs inside one server run in NVLink lockstep)
-    servers = math.ceil(count / _once(_server_size, (gpu, p), (), gpu, p))
+    servers = math.ceil(count / computed_once(server_size, (gpu, p), (), gpu, p))
     sync_s = p.step_jitter * math.sqrt(2.0 * math.log(servers)) * core * (1 + bubble) if servers > 1 else 0.0
     return {"compute_s": compute_s * (1 + bubble), "memory_s": memory_s * (1 + bubble),
             "comm_s": dp_s + tp_s + cp_s + sync_s,

@@ -226,7 +226,7 @@ def _sensitivity_line(s: BreakEven, ctx: PlanContext) -> str:
 
 
 def _marginal_line(m: Marginal) -> str:
-    """The plan's own wording (it uses the one binding test of explain/binding.py)."""
+    """The plan's own wording (it uses the one binding test, contract/facts.binds)."""
     return sentence(m.message)
 
 

@@ -224,7 +224,8 @@ def warnings_section(p: Plan, fmt: str) -> list[str]:
 
 def decision_section(p: Plan, fmt: str) -> list[str]:
     """How the plan was chosen among draws, every input worth verifying, what happens to bought
-    GPUs at the end and the other way of acquiring them (the keys of DESIGN.md §5, round 3)."""
+    GPUs at the end and the other way of acquiring them (the plan's `decision`, `disposal` and
+    `other_ownership`: advisor/contract/decision.py)."""
     out: list[str] = []
     d = p.decision
     if d is not None:

@@ -33,7 +33,7 @@ from advisor.solve.model import (
     Model,
     idle_owned_gpus,
 )
-from advisor.solve.problem import Problem
+from advisor.solve.problem import Candidate, Problem
 from advisor.solve.run import check_found, quiet_stdout
 from advisor.solve.scenario import Scenario, baseline
 from advisor.solve.solution import Solution, read_solution
@@ -323,24 +323,24 @@ def solve_fast(problem: Problem, sc: Scenario, time_limit: float | None, gap: fl
     return read_solution(model, "highs", "Optimal", proven, mip_gap, mip_objective)
 
 
-def _plan_cost(model) -> float:
+def _plan_cost(model: Model) -> float:
     """The cost of a solved model's plan (run costs and what is owned), without the tie-break."""
     return float(sum(model.run_cost(c) * (model.y[k, i].value() or 0.0) for k, i, c in model.pairs())
                  + _owned_value(model))
 
 
-def _cost_gap(model, bound: float) -> float:
+def _cost_gap(model: Model, bound: float) -> float:
     """How far a solved model's plan cost lies above a proven lower bound, relative to the cost."""
     cost = _plan_cost(model)
     return max(0.0, (cost - bound) / cost) if cost > 0 and math.isfinite(bound) else _INF
 
 
-def _hours(model) -> float:
+def _hours(model: Model) -> float:
     """The GPU-hours of a solved model's plan: what the idle-GPU polish makes smaller."""
     return float(sum(c.hours * (model.y[k, i].value() or 0.0) for k, i, c in model.pairs()))
 
 
-def _columns(model):
+def _columns(model: Model) -> list[tuple[str, Candidate]]:
     """(PuLP variable name of y[k,i], candidate) of a model: the columns the tie-break weighs."""
     return [(model.y[k, i].name, c) for k, i, c in model.pairs()]
 

@@ -10,7 +10,8 @@ and runs HiGHS again: no PuLP model is rebuilt. Without highspy every draw is a 
 """
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Literal
 
 from advisor.errors import NoPlanInTime, SolverError
 from advisor.solve.constraints import bounds
@@ -18,12 +19,17 @@ from advisor.solve.fast import HighsModel
 from advisor.solve.formulation import build_model
 from advisor.solve.milp import solve
 from advisor.solve.model import TIE_BREAK_USD_PER_HOUR, Model
-from advisor.solve.problem import Candidate, Problem
+from advisor.solve.problem import Candidate, Problem, ServeCandidate
 from advisor.solve.run import solver_for
 from advisor.solve.scenario import Scenario
 from advisor.solve.settings import SolveSettings
 from advisor.solve.usable import cost_dominators, usable_candidates
 
+if TYPE_CHECKING:
+    import numpy as np
+
+Signature = tuple[tuple[str, str, int], ...]   # a purchase: sorted (GPU, buy | rent, count)
+DeadlineTest = tuple[float, float, float, float]   # Redraw._deadline_test: (planned hours, bound, hours, cap)
 TIMED_OUT = "no plan found within the time limit"   # a draw's purchase when its time limit came first
 
 
@@ -192,7 +198,7 @@ class Redraw:
         at = {g: n for n, g in enumerate(self.gpu_names)}
         inf = float("inf")
 
-        def tests(which: int) -> np.ndarray:
+        def tests(which: Literal[6, 7]) -> np.ndarray:
             return _test_array([col[which] for col in self.columns])
 
         self.arrays = {
@@ -207,7 +213,7 @@ class Redraw:
             "mine": tests(6), "dom": tests(7),
             "has_dom": np.array([col[7] is not None for col in self.columns], dtype=bool)}
 
-    def _deadline_test(self, k: int, c: Candidate) -> tuple:
+    def _deadline_test(self, k: int, c: Candidate) -> DeadlineTest:
         """(planned hours, their bound, hours, the makespan cap; inf for none), the bounds less the
         candidate's start: what `_meets_all` tests of class k's Bounds (the deadline family's)."""
         b = self.limits[k]
@@ -215,7 +221,7 @@ class Redraw:
         return (c.planned_hours, b.planned_hours - start, c.hours, b.hours - start)
 
 
-def _test_array(tests: list):
+def _test_array(tests: Sequence[DeadlineTest | None]) -> np.ndarray:
     """`_deadline_test`s as an (n, 4) array, inf for no deadline or cap (and for no test at all)."""
     import numpy as np
 
@@ -224,7 +230,7 @@ def _test_array(tests: list):
                      for t in tests], dtype=float).reshape(-1, 4)
 
 
-def _meets_all(tests, r):
+def _meets_all(tests: np.ndarray, r: np.ndarray) -> np.ndarray:
     """Does each column meet its deadline and the makespan cap at relative speed `r` (a vector, or a
     matrix with a column per draw)? `tests` from _test_array."""
     planned, due, hours, cap = (x[:, None] if r.ndim == 2 else x for x in tests.T)
@@ -237,20 +243,21 @@ def _dominators(cands: list[list[Candidate]]) -> dict[int, Candidate | None]:
     return {id(c): None if o is None else cs[o] for cs in cands for c, o in zip(cs, cost_dominators(cs))}
 
 
-def signature(bought: Mapping[str, int], assignment, serving=()) -> tuple:
+def signature(bought: Mapping[str, int], assignment: Iterable[tuple[Candidate, object]],
+              serving: Iterable[tuple[ServeCandidate, int]] = ()) -> Signature:
     """A purchase as a sorted tuple of (GPU, ownership, count): GPUs bought, or rented at once (the
     most one training job rents, plus every rented serving replica's GPUs)."""
     rented: dict[str, int] = {}
     for c, _ in assignment:
         if c.ownership == "rent":
             rented[c.gpu] = max(rented.get(c.gpu, 0), c.count)
-    for c, n in serving:
-        if c.ownership == "rent":
-            rented[c.gpu] = rented.get(c.gpu, 0) + c.gpus * n
+    for s, n in serving:
+        if s.ownership == "rent":
+            rented[s.gpu] = rented.get(s.gpu, 0) + s.gpus * n
     return tuple(sorted([(g, "buy", n) for g, n in bought.items()] + [(g, "rent", n) for g, n in rented.items()]))
 
 
-def describe(sig: tuple, names: Mapping[str, str] | None = None) -> str:
+def describe(sig: Signature, names: Mapping[str, str] | None = None) -> str:
     """'8x H100 SXM (buy)' for a purchase signature."""
     names = names or {}
     return " + ".join(f"{n}\u00d7 {names.get(g, g)} ({own})" for g, own, n in sig) or "nothing"

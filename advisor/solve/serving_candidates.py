@@ -7,11 +7,12 @@ module only builds the options and records why a GPU type was left out.
 """
 from __future__ import annotations
 
+from advisor.data.catalog import GPU
 from advisor.data.rules import deployment_context, gpu_context
 from advisor.economics.costs import HOURS_PER_MONTH
 from advisor.economics.ownership import HOURS_PER_YEAR, stream_factor
 from advisor.errors import InputError
-from advisor.perf.serve import ReplicaResult
+from advisor.perf.serve import Hardware, ReplicaResult, ServeParams
 from advisor.perf.serving import hardware, load_params, replica_rate, serving_model
 from advisor.solve.constraints.deadline import meets
 from advisor.solve.options import (
@@ -60,7 +61,7 @@ def serve_classes(problem: Problem) -> list[ServeClass]:
     return out
 
 
-def _layouts(cls: ServeClass, hw, params) -> list[ReplicaResult]:
+def _layouts(cls: ServeClass, hw: Hardware, params: ServeParams) -> list[ReplicaResult]:
     """Replica layouts worth offering: tensor parallel sizes inside a server (pipeline stages of 8
     only when none fits), without those a smaller layout beats on requests/s per GPU (same GPUs,
     same cost, at least the rate: the larger one can never be cheaper)."""
@@ -172,7 +173,7 @@ def _merge_rejections(problem: Problem, reasons: dict) -> None:
                                                                "message": "no usable configuration"}])
 
 
-def _serving_offers(gpu, ownerships: list[str], why: list) -> list[tuple[str, float | None]]:
+def _serving_offers(gpu: GPU, ownerships: list[str], why: list) -> list[tuple[str, float | None]]:
     """(ownership, on-demand $/GPU-hour) pairs a serving replica can use: bought at the catalog
     price, or rented on demand for the serving months (reserved and spot serving are not modelled)."""
     out: list[tuple[str, float | None]] = []

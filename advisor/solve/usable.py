@@ -4,6 +4,7 @@ shares, can be remembered per problem."""
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
 
 import numpy as np
 
@@ -82,7 +83,7 @@ def at_speed(c: Candidate, factor: float) -> Candidate:
     return out
 
 
-def _cost_dominance(cands: list[Candidate]):
+def _cost_dominance(cands: list[Candidate]) -> Iterator[tuple[list[int], np.ndarray, np.ndarray]]:
     """Per (GPU, ownership) group with two or more candidates: (its indices in `cands`, its figures
     (count, GPU-hours, run cost, hours), the matrix whose row o, column c is True when o needs no
     more GPUs, GPU-hours or run cost than c and differs from it on one of them)."""
