@@ -24,9 +24,9 @@ from advisor.data.catalog import Catalog, load_catalog
 from advisor.data.rules import RuleSet, load_rules
 from advisor.errors import InputError
 from advisor.explain.decision import decide
-from advisor.explain.value_of_information import verify
 from advisor.explain.robustness import Verdict, range_points
 from advisor.explain.tradeoffs import cost_time_points, value_points
+from advisor.explain.value_of_information import verify
 from advisor.inputs.workload import Workload
 from advisor.perf import min_gpus, params_from
 from advisor.solve.candidates import build_problem

@@ -17,11 +17,11 @@ from advisor.data.accuracy import estimator_band
 from advisor.data.catalog import Catalog
 from advisor.data.rules import RuleSet
 from advisor.errors import InputError
-from advisor.inputs.workload import Workload, load_workload
 from advisor.flow import chart_data, min_gpus_by_job, prepare
+from advisor.inputs.workload import Workload, load_workload
 from advisor.present.memo import Memo, format_for, render
-from advisor.solve.settings import SolveSettings
 from advisor.solve.problem import Problem
+from advisor.solve.settings import SolveSettings
 
 if TYPE_CHECKING:   # present/rfq.py is imported when an RFQ is made, not by every command
     from advisor.present.rfq import Document as RfqDocument
@@ -93,7 +93,8 @@ def rfq(plan: Plan | dict[str, Any], workload: str | Path | Workload | None = No
     fmt: "md" or "csv". `workload`, `catalog` and `rules` default to what the plan was made from."""
     from advisor.data.catalog import load_catalog
     from advisor.data.rules import load_rules
-    from advisor.present.rfq import format_for as rfq_format, render as render_rfq
+    from advisor.present.rfq import format_for as rfq_format
+    from advisor.present.rfq import render as render_rfq
 
     fmt = rfq_format("", fmt)
     workload = workload if workload is not None else getattr(plan, "workload", None)

@@ -33,8 +33,8 @@ def _context_findings(rule: Rule, example: RuleExample, catalog: Catalog, rules:
 
 
 def _workload_findings(rule: Rule, example: RuleExample, catalog: Catalog, rules: RuleSet, as_of: dt.date) -> list[str]:
-    from advisor.inputs.workload import parse_workload
     from advisor.flow import plan
+    from advisor.inputs.workload import parse_workload
 
     p = plan(parse_workload(dict(example.workload or {}, name=f"{rule.id} example"), f"rule {rule.id} example"),
              catalog=catalog, rules=rules, as_of=as_of, explain=False)

@@ -8,10 +8,10 @@ from pathlib import Path
 
 from calibration import (
     ARTICLE,
-    evidence_table,
     FREE,
     PENDING_PRICES,
     error,
+    evidence_table,
     get,
     gpu_of,
     group_of,

@@ -24,13 +24,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from calibration_rows import CALIBRATION, ROOT, gpu_of, job_of, load_rows, measured  # noqa: E402,F401
 from calibration_values import (  # noqa: E402
     MEDIAN_BASES,
-    derating_from_pairs,
     evidence_table,
     mfu_medians,
-    pair_deratings,
-    publisher,
-    row_mfu,
-    software_share,
     today_kernel_runs,
 )
 
@@ -39,6 +34,7 @@ from advisor.data.evidence import runs_key, use_table  # noqa: E402
 from advisor.perf import evaluate, params_from  # noqa: E402,F401
 from advisor.perf.goodput import goodput  # noqa: E402
 from advisor.perf.training import generation  # noqa: E402
+
 
 # free parameters and their bounds (each has a physical meaning: docs/model.md §1)
 def _nvl_over_sxm() -> float:

@@ -29,6 +29,7 @@ def main() -> None:
     ap.add_argument("--time-limit", type=float, default=30.0)
     args = ap.parse_args()
     import highspy
+    from solve import fleet
 
     import advisor.assemble as assemble_mod
     import advisor.explain.alternatives as alt_mod
@@ -37,12 +38,11 @@ def main() -> None:
     import advisor.explain.sensitivity as sens_mod
     from advisor.data.catalog import load_catalog
     from advisor.data.rules import load_rules
-    from advisor.inputs.workload import load_workload
     from advisor.flow import prepare
+    from advisor.inputs.workload import load_workload
     from advisor.solve import milp
     from advisor.solve.model import Model
     from advisor.solve.settings import SolveSettings
-    from solve import fleet
 
     counts = {"pulp_builds": 0, "highs_runs": 0}
     build, run = Model.variables, highspy.Highs.run   # every model build declares its variables once

@@ -39,8 +39,8 @@ def main() -> None:
     from advisor.explain.ranges import speed_tasks
     from advisor.explain.robustness import Verdict
     from advisor.explain.sensitivity import break_even, marginal_values
-    from advisor.inputs.workload import load_workload
     from advisor.flow import prepare
+    from advisor.inputs.workload import load_workload
     from advisor.solve import milp
     from advisor.solve.settings import SolveSettings
 

@@ -54,11 +54,11 @@ def main() -> None:
     from advisor.data.catalog import load_catalog
     from advisor.data.rules import load_rules
     from advisor.explain.robustness import robustness
-    from advisor.solve.settings import SolveSettings
-    from advisor.inputs.workload import load_workload
     from advisor.flow import prepare
+    from advisor.inputs.workload import load_workload
     from advisor.solve import parallel
     from advisor.solve.milp import solve
+    from advisor.solve.settings import SolveSettings
 
     cat, rules, as_of = load_catalog(), load_rules(), dt.date(2026, 12, 1)
     problems = {}
@@ -118,11 +118,11 @@ def fleet_check(n: int, modes: list[str]) -> None:
     from solve import fleet
 
     from advisor.assemble import assemble
-    from advisor.solve.settings import SolveSettings
-    from advisor.inputs.workload import load_workload
     from advisor.flow import prepare
+    from advisor.inputs.workload import load_workload
     from advisor.solve import parallel
     from advisor.solve.milp import solve
+    from advisor.solve.settings import SolveSettings
 
     with tempfile.NamedTemporaryFile("w", suffix=".yaml", delete=False) as f:
         yaml.safe_dump(fleet(n), f)

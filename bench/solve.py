@@ -27,12 +27,12 @@ sys.path.insert(0, str(ROOT))
 
 from advisor.data.catalog import load_catalog  # noqa: E402
 from advisor.data.rules import load_rules  # noqa: E402
-from advisor.inputs.workload import parse_workload  # noqa: E402
 from advisor.flow import prepare  # noqa: E402
+from advisor.inputs.workload import parse_workload  # noqa: E402
 from advisor.solve.milp import solve  # noqa: E402
 from advisor.solve.rows import safe  # noqa: E402
-from advisor.solve.settings import SolveSettings  # noqa: E402
 from advisor.solve.run import quiet_stdout as _quiet_stdout  # noqa: E402
+from advisor.solve.settings import SolveSettings  # noqa: E402
 
 AS_OF = dt.date(2026, 12, 1)
 MODELS = ["gpt2-124m", "gpt2-350m", "gpt2-774m", "gpt2-1558m", "llama-3-8b"]
@@ -94,7 +94,7 @@ def naive(problem, time_limit: float) -> tuple[float, float | None, float | None
                             prob += W >= math.ceil(c.count / per_server[g]) * x[j, i]
     run = pulp.lpSum(c.run_cost_usd * x[j, i] for j, (_, cs) in enumerate(jobs) for i, c in enumerate(cs))
     prob += pulp.lpSum(terms) + problem.costs.hosting_usd_per_kw_month * months * pulp.lpSum(kw) + run
-    for j, (cls, cs) in enumerate(jobs):
+    for j, (_, cs) in enumerate(jobs):
         prob += pulp.lpSum(x[j, i] for i in range(len(cs))) == 1
         for g in owned:
             need = [c.count * x[j, i] for i, c in enumerate(cs) if c.gpu == g and c.ownership == "buy"]

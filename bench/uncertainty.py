@@ -47,12 +47,12 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-import accuracy  # bench/accuracy.py: calibration rows, predictions, leave-one-source-out
-import yaml
-from uncertainty_residuals import family, strict_residuals
+import accuracy  # noqa: E402  (bench/accuracy.py: calibration rows, predictions, leave-one-source-out)
+import yaml  # noqa: E402
+from uncertainty_residuals import family, strict_residuals  # noqa: E402
 
-from advisor.data.catalog import load_catalog
-from advisor.perf import params_from
+from advisor.data.catalog import load_catalog  # noqa: E402
+from advisor.perf import params_from  # noqa: E402
 
 PRIOR_ROWS = 9.0           # weight of the pooled residuals in a group's distribution (the rank rule's minimum n)
 UNMEASURED_WIDEN = 2.0     # assumption: a generation with no measured run gets the pooled spread x 2
@@ -297,10 +297,10 @@ def timing(repeats: int = 3) -> str:
     import time
 
     from advisor.explain.robustness import robustness
-    from advisor.solve.settings import SolveSettings
-    from advisor.inputs.workload import load_workload
     from advisor.flow import plan
+    from advisor.inputs.workload import load_workload
     from advisor.solve.milp import solve
+    from advisor.solve.settings import SolveSettings
 
     lines = ["| example | solve() s | plan() without the check s | robustness check s | draws | check / plan() |",
              "|---|---|---|---|---|---|"]

@@ -12,9 +12,8 @@ from __future__ import annotations
 
 import math
 import sys
-from itertools import combinations
-
 from dataclasses import replace
+from itertools import combinations
 
 import accuracy  # bench/accuracy.py
 

@@ -5,16 +5,22 @@ team-fleet); plain and clearSolver agreed with the fresh solve every time. So wa
 
     python bench/warm_start.py examples/lora-7b-workstation.yaml examples/team-fleet.yaml
 """
-import datetime as dt, random, sys
+import datetime as dt
+import random
+import sys
 from pathlib import Path
+
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import highspy
+
+from advisor.data.catalog import load_catalog
+from advisor.data.rules import load_rules
 from advisor.flow import prepare
+from advisor.inputs.workload import load_workload
+from advisor.solve import fast
 from advisor.solve.milp import solve
 from advisor.solve.scenario import baseline
-from advisor.solve import fast
-from advisor.inputs.workload import load_workload
-from advisor.data.catalog import load_catalog; from advisor.data.rules import load_rules
+
 cat=load_catalog(); r=load_rules()
 for ex in sys.argv[1:]:
     wl=load_workload(ex); p=prepare(wl,cat,r,dt.date(2026,12,1)); base=baseline(p)
@@ -26,7 +32,7 @@ for ex in sys.argv[1:]:
     key=None
     p.solver_cache.clear(); solve(p, base)
     hm=next(iter(fast.cache_of(p).values()))
-    for trial in range(12):
+    for _trial in range(12):
         g=rng.choice(gids); f=rng.choice([0.3,0.6,0.9,1.1,1.5,2.5])
         sc=base.but(price_factor={g:f})
         want=fresh(sc)

@@ -16,7 +16,7 @@ from hypothesis import HealthCheck, settings
 from advisor.cli import main
 
 try:
-    import fcntl   # POSIX: xdist workers share the example plans; elsewhere each worker plans its own
+    import fcntl  # POSIX: xdist workers share the example plans; elsewhere each worker plans its own
 except ImportError:
     fcntl = None  # type: ignore[assignment]  # Windows
 
@@ -211,8 +211,8 @@ def plan_json(catalog, rules):
     """plan_json(path, explain=False) -> (exit code, plan): what `advisor plan PATH --as-of AS_OF
     --format json` prints (as_of=None: no --as-of), planned in-process with the session's catalog and
     rules at the given explain level, for tests that read no explanation (purchase, jobs, serving, costs, status)."""
-    from advisor.inputs.workload import load_workload
     from advisor.flow import plan
+    from advisor.inputs.workload import load_workload
 
     def get(path: Path, explain: bool | str = False, as_of: dt.date | None = AS_OF) -> tuple[int, dict]:
         result = plan(load_workload(path), catalog=catalog, rules=rules, as_of=as_of, explain=explain)

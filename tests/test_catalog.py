@@ -9,8 +9,8 @@ from conftest import AS_OF, EXAMPLES
 from advisor.data.catalog import load_catalog
 from advisor.data.catalog_view import unknown_figures
 from advisor.errors import InputError
-from advisor.inputs.workload import load_workload
 from advisor.flow import plan
+from advisor.inputs.workload import load_workload
 
 DESIGN_IDS = ["rtx-3090", "rtx-4090", "rtx-4090d", "rtx-5090", "rtx-a6000", "rtx-6000-ada", "l4", "l40s", "a10", "t4",
               "v100-32gb-sxm2", "a100-40gb-sxm", "a100-80gb-sxm", "a100-80gb-pcie", "a800-80gb-sxm", "h100-sxm",

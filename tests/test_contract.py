@@ -46,8 +46,8 @@ def _same(a: Any, b: Any, path: str = "plan") -> None:
 
 @pytest.mark.parametrize("name", ["article-office", "serve-8b-office", "llama-70b-budget"])
 def test_a_built_plan_is_the_validated_plan(name, monkeypatch, catalog, rules):
-    from advisor.inputs.workload import load_workload
     from advisor.flow import plan
+    from advisor.inputs.workload import load_workload
 
     seen: dict[str, dict] = {}
     build = Plan.build.__func__

@@ -6,7 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import yaml
-from conftest import AS_OF, EXAMPLES as EXAMPLE_DIR, ci_examples
+from conftest import AS_OF, ci_examples
+from conftest import EXAMPLES as EXAMPLE_DIR
 from hypothesis import HealthCheck, given, settings
 from test_explain_properties import workloads
 

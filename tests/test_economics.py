@@ -20,8 +20,8 @@ from advisor.economics.ownership import (
     stream_factor,
 )
 from advisor.economics.rental import RentOption, rental_cost
-from advisor.inputs.workload import parse_workload
 from advisor.flow import plan
+from advisor.inputs.workload import parse_workload
 from advisor.present.plan_text import plan_text
 
 OVERRIDE = """

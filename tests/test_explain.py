@@ -5,12 +5,11 @@ from __future__ import annotations
 import re
 
 import pytest
-
 from conftest import AS_OF
 
 from advisor.contract.facts import BINDING_TOLERANCE
-from advisor.inputs.workload import parse_workload
 from advisor.flow import plan
+from advisor.inputs.workload import parse_workload
 from advisor.solve.milp import solve
 from advisor.solve.scenario import baseline
 

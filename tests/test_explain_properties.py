@@ -11,8 +11,8 @@ from hypothesis import strategies as st
 
 from advisor.explain.draws import Prices, shared_draws
 from advisor.explain.ranges import SEED
-from advisor.inputs.workload import parse_workload
 from advisor.flow import plan, prepare
+from advisor.inputs.workload import parse_workload
 from advisor.solve.milp import solve
 from advisor.solve.scenario import baseline
 

@@ -10,11 +10,11 @@ from conftest import AS_OF, EXAMPLES
 
 from advisor.explain import ranges
 from advisor.explain.sensitivity import STEP, priced, uses
-from advisor.inputs.workload import load_workload
 from advisor.flow import prepare
+from advisor.inputs.workload import load_workload
 from advisor.solve.milp import solve, solve_pulp
-from advisor.solve.settings import SolveSettings
 from advisor.solve.scenario import baseline
+from advisor.solve.settings import SolveSettings
 from advisor.solve.usable import cost_dominators, usable_candidates
 
 GAP = 1e-4

@@ -10,11 +10,11 @@ import json
 import pytest
 from conftest import AS_OF, EXAMPLES
 
-from advisor.inputs.workload import load_workload
 from advisor.flow import plan, prepare
+from advisor.inputs.workload import load_workload
 from advisor.solve.milp import solve, solve_pulp
-from advisor.solve.settings import SolveSettings
 from advisor.solve.scenario import baseline
+from advisor.solve.settings import SolveSettings
 
 GAP = 1e-4
 

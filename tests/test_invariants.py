@@ -13,8 +13,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from advisor.contract.numbers import cents
-from advisor.inputs.workload import parse_workload
 from advisor.flow import plan, prepare
+from advisor.inputs.workload import parse_workload
 from advisor.solve.milp import solve
 from advisor.solve.verify import ConstraintViolation, check, violations
 

@@ -85,9 +85,9 @@ def test_ten_weeks_of_lead_time_and_three_weeks_of_work_miss_an_eight_week_deadl
     work (tokens = 3 weeks at the estimator's rate), a deadline of 8 weeks: 70 + 21 > 56 days, so no
     plan (exit 3); the diagnosis names the lead time with its days and the job's, and the levers
     (rent for those weeks, or a later deadline); allowed to rent, a plan exists."""
-    import advisor
     from conftest import AS_OF
 
+    import advisor
     from advisor.flow import plan
     from advisor.inputs.workload import parse_workload
 

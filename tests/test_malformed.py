@@ -9,7 +9,6 @@ through the library) and `# says: TEXT` lines. Files that cannot carry a header 
 from __future__ import annotations
 
 import re
-
 from pathlib import Path
 
 import pytest

@@ -11,8 +11,8 @@ from conftest import AS_OF
 from advisor.data.conditions import FieldRef, holds
 from advisor.data.rules import deployment_context, gpu_context
 from advisor.errors import InputError
-from advisor.inputs.workload import parse_workload
 from advisor.flow import plan
+from advisor.inputs.workload import parse_workload
 
 CHINA_SKUS = ("h800-sxm", "h20", "a800-80gb-sxm", "rtx-4090d", "ascend-910b", "ascend-910c")
 

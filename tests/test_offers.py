@@ -20,9 +20,9 @@ from advisor.economics.rental import (
     usable_offers,
 )
 from advisor.errors import InputError
+from advisor.flow import plan
 from advisor.inputs.deployment import DEFAULT_RENT_KINDS
 from advisor.inputs.workload import parse_workload
-from advisor.flow import plan
 
 R = 0.08
 

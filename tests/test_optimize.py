@@ -12,8 +12,8 @@ from hypothesis import strategies as st
 
 from advisor.data.catalog import load_catalog
 from advisor.data.rules import load_rules
-from advisor.inputs.workload import parse_workload
 from advisor.flow import plan, prepare
+from advisor.inputs.workload import parse_workload
 from advisor.solve.milp import solve
 from advisor.solve.scenario import baseline
 from advisor.solve.sweeps import solve_fastest

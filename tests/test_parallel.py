@@ -172,9 +172,9 @@ def test_candidates_offered_on_two_cores_are_the_serial_ones(monkeypatch, tmp_pa
     search made elsewhere is not made again here."""
     from advisor.data.catalog import load_catalog
     from advisor.data.rules import load_rules
+    from advisor.flow import prepare
     from advisor.inputs.workload import parse_workload
     from advisor.perf import layout, layout_cache, params_from
-    from advisor.flow import prepare
 
     monkeypatch.setattr(layout_cache, "_FOLDER", [None])   # no store on disk: this process's memory only
     layout_cache.forget()

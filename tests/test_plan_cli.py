@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import pytest
-
 from conftest import AS_OF, EXAMPLES
 
 from advisor.data.catalog import load_catalog

@@ -59,8 +59,8 @@ def test_nothing_is_written_when_stderr_is_not_a_terminal():
 
 
 def test_a_real_plan_reports_its_stages_and_its_own_cost(catalog, rules):
-    from advisor.inputs.workload import load_workload
     from advisor.flow import plan
+    from advisor.inputs.workload import load_workload
     from advisor.solve.run import _money
 
     tty = Terminal()

@@ -6,8 +6,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_optimize import CATALOG, RULES
 
-from advisor.inputs.workload import parse_workload
 from advisor.flow import plan
+from advisor.inputs.workload import parse_workload
 
 GPUS = ["rtx-4090", "a100-80gb-sxm", "h100-sxm"]
 

@@ -7,16 +7,15 @@ import math
 
 import pytest
 import yaml
-
-from advisor.present.words import duration
 from conftest import AS_OF
 
 from advisor.data.resources import data_dir
-from advisor.explain.ranges import cost_range, speed_sensitivity
 from advisor.explain.alternatives import alternatives
+from advisor.explain.ranges import cost_range, speed_sensitivity
 from advisor.explain.robustness import robustness
-from advisor.inputs.workload import parse_workload
 from advisor.flow import plan, prepare
+from advisor.inputs.workload import parse_workload
+from advisor.present.words import duration
 from advisor.solve.milp import solve
 from advisor.solve.redraw import Redraw
 from advisor.solve.scenario import baseline

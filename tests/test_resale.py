@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from advisor.data.economics import ResidualCurve
-from advisor.economics.ownership import market_fraction, residual, resale_curve
+from advisor.economics.ownership import market_fraction, resale_curve, residual
 
 
 def test_every_catalog_gpu_has_a_resale_curve(catalog):

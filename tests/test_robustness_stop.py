@@ -9,8 +9,8 @@ import pytest
 from conftest import AS_OF, EXAMPLES
 
 import advisor.explain.robustness as rob
-from advisor.inputs.workload import load_workload
 from advisor.flow import prepare
+from advisor.inputs.workload import load_workload
 from advisor.solve.milp import solve
 from advisor.solve.settings import SolveSettings
 

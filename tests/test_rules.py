@@ -10,8 +10,8 @@ from conftest import AS_OF, EXAMPLES
 from advisor.data.conditions import describe
 from advisor.data.rules import gpu_context, load_rules
 from advisor.errors import InputError
-from advisor.inputs.workload import parse_workload
 from advisor.flow import plan
+from advisor.inputs.workload import parse_workload
 from advisor.solve.constraints.power import power_limit
 
 

@@ -8,8 +8,8 @@ import math
 import pytest
 from conftest import AS_OF, EXAMPLES
 
-from advisor.inputs.workload import load_workload
 from advisor.flow import prepare
+from advisor.inputs.workload import load_workload
 from advisor.solve.milp import solve
 from advisor.solve.scenario import baseline
 

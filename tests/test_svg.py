@@ -126,7 +126,7 @@ def test_every_text_is_escaped_and_reads_back_as_given():
 def test_a_long_name_keeps_the_axes_a_third_of_the_figure_and_every_label_inside():
     ch = Chart(7.2, 2.5, "t")
     long = "NVIDIA " + "Extremely Long Hostile Name " * 12
-    for i, name in enumerate([long, "short"]):
+    for i, _name in enumerate([long, "short"]):
         ch.hbar(i, 10 + i, 0.6, "#1f77b4")
     ch.text(1, 0, long, valign="center")
     ch.y.set(limits=(-0.6, 1.6), ticks=[(0, long), (1, "short")])
@@ -197,6 +197,6 @@ def test_notes_that_would_overlap_are_moved_apart():
     ch.x.set(scale="log")
     ch.y.set(scale="log")
     boxes = {t: (x0, y0, x1, y1) for t, x0, y0, x1, y1 in text_boxes(ch.svg()[0])}
-    (a0, b0, a1, b1), (c0, d0, c1, d1) = boxes["3-day deadline"], boxes["5-day deadline"]
+    (_a0, _b0, a1, b1), (c0, d0, _c1, _d1) = boxes["3-day deadline"], boxes["5-day deadline"]
     assert a1 > c0 and d0 >= b1 - 0.01     # they overlap across, so one sits below the other
     assert boxes["11,377"][0] >= boxes["excluded here: rule DEP001"][2]

@@ -13,8 +13,14 @@ from test_decision import KNIFE, example
 
 from advisor.explain.decision import PlanCost, at_catalog_figures, decide
 from advisor.explain.draws import Prices, gpu_speed
-from advisor.explain.value_of_information import candidates, conditional_costs, evpi, inputs_of, \
-    inverse_speed_given, verify
+from advisor.explain.value_of_information import (
+    candidates,
+    conditional_costs,
+    evpi,
+    inputs_of,
+    inverse_speed_given,
+    verify,
+)
 from advisor.flow import plan, prepare
 from advisor.inputs.workload import parse_workload
 from advisor.solve.milp import solve

@@ -59,7 +59,13 @@ def test_plan_views(example_plan, example):
 
 
 def test_listing_commands():
-    from advisor.present.listings import catalog_list_text, catalog_show_text, models_text, rules_list_text, rules_show_text
+    from advisor.present.listings import (
+        catalog_list_text,
+        catalog_show_text,
+        models_text,
+        rules_list_text,
+        rules_show_text,
+    )
 
     data = cli_json("catalog", "list", "--as-of", AS_OF)
     text = check(lambda: catalog_list_text(data))

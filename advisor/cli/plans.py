@@ -11,7 +11,6 @@ from advisor.cli.base import (
     as_of_option,
     catalog_option,
     check_output,
-    write_file,
     date_callback,
     emit,
     format_option,
@@ -22,6 +21,7 @@ from advisor.cli.base import (
     time_limit_option,
     working,
     workload_argument,
+    write_file,
 )
 
 if TYPE_CHECKING:

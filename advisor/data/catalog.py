@@ -15,8 +15,8 @@ catalog_load (shipped files, overrides, checks). Import anything else from there
 """
 from __future__ import annotations
 
-from advisor.data.catalog_load import load_catalog
 from advisor.data.catalog_entries import GPU
+from advisor.data.catalog_load import load_catalog
 from advisor.data.catalog_model import Catalog
 
 __all__ = ["GPU", "Catalog", "load_catalog"]

@@ -36,8 +36,8 @@ from advisor.explain.draws import Draws, Prices, joint_draws, shared_draws, usab
 from advisor.explain.plan_cost import PlanCost
 from advisor.explain.ranges import SEED
 from advisor.solve.costing import plan_costs
-from advisor.solve.model import Model
 from advisor.solve.milp import solve
+from advisor.solve.model import Model
 from advisor.solve.problem import Problem
 from advisor.solve.redraw import TIMED_OUT, describe, signature
 from advisor.solve.scenario import baseline
@@ -210,7 +210,7 @@ def decide(problem: Problem, point: Solution, settings: SolveSettings, verdict: 
         add("expected", expected_plan(problem, draws, settings.but(polish=False)))
     if spec.basis in QUANTILES:
         if sum(map(len, problem.candidates)) * draws.n <= CVAR_TERMS:
-            from advisor.explain.saa import saa_plan   # (p80/p90 only: not imported by every plan)
+            from advisor.explain.saa import saa_plan  # (p80/p90 only: not imported by every plan)
             tail = saa_plan(problem, draws, "cvar", QUANTILES[spec.basis], settings.time_limit, settings.gap_for(problem))
             add("least tail mean (CVaR)", tail and (None if violations(problem, tail) else tail))
         if verdict is None:

@@ -30,11 +30,9 @@ from advisor.solve.solution import Solution, read_solution
 from advisor.solve.usable import usable_candidates
 
 
-
 def draw_costs(m: Model, draws: Draws) -> list[pulp.LpAffineExpression]:
     """Per draw, the model's present-value cost at that draw's factors (a GPU the draws do not cover
     stays at its catalog figures)."""
-    p = m.problem
     col = {g: draws.column(g) for g in draws.gpus}
     per_price = {g: m.per_price_usd(g) for g in m.N}
     priced = {g: [(v, m.price(g) * per_price[g][0])]

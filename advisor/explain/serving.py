@@ -89,7 +89,7 @@ def _lending(problem: Problem, sol: Solution) -> dict:
     """(serving job, GPU) -> how its owned GPUs are shared with training jobs on the same type."""
     out = {}
     train = {c.gpu for c in sol.chosen if c.ownership == "buy"}
-    for c, n in sol.serving:
+    for c, _n in sol.serving:
         cls = problem.serve_classes[c.cls]
         if c.ownership == "buy" and c.gpu in train and cls.off_peak_hours > 0:
             out[cls.job, c.gpu] = (f"training jobs on {c.gpu} may use these GPUs {cls.off_peak_hours:g} h a day "

@@ -167,7 +167,7 @@ def distinct_errors(errors: Sequence[ErrorDetails], clean: Callable[[Sequence[in
     for err in errors:
         groups.setdefault(clean(err["loc"]), []).append(err)
 
-    import difflib   # (here: only a workload with errors needs it)
+    import difflib  # (here: only a workload with errors needs it)
 
     typos = {loc for loc, errs in groups.items() if any(e["type"] == "extra_forbidden" for e in errs)}
     out: list[ErrorDetails] = []

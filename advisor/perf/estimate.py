@@ -7,10 +7,10 @@ from typing import Any
 
 from advisor.data.catalog import GPU
 from advisor.data.estimator import Params
+from advisor.data.evidence import generation_name
 from advisor.errors import InputError
 from advisor.perf.band import band
 from advisor.perf.jobspec import JobSpec, spec_from_flags
-from advisor.perf.measured import transfer
 from advisor.perf.layout import (
     STRATEGIES,
     TENSOR_PARALLEL,
@@ -19,6 +19,7 @@ from advisor.perf.layout import (
     layout_batch,
     min_gpus,
 )
+from advisor.perf.measured import transfer
 from advisor.perf.memory import (
     GB,
     Layout,
@@ -26,7 +27,6 @@ from advisor.perf.memory import (
     layout_memory,
     trainable_params,
 )
-from advisor.data.evidence import generation_name
 from advisor.perf.speed_basis import ceilings, speed_basis
 from advisor.perf.training import generation, mfu_cap, mfu_flops_per_token
 

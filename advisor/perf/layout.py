@@ -8,8 +8,8 @@ from dataclasses import replace
 from advisor.data.catalog import GPU
 from advisor.data.estimator import Params
 from advisor.perf.jobspec import JobSpec
-from advisor.perf.layout_grid import fastest, fastest_scalar, timed
 from advisor.perf.layout_cache import remembered
+from advisor.perf.layout_grid import fastest, fastest_scalar, timed
 from advisor.perf.memory import Layout, default_batch_tokens, memory_total, usable_bytes
 from advisor.perf.training import server_size
 

@@ -13,12 +13,13 @@ from pathlib import Path
 from typing import Any
 
 from advisor.data.catalog import GPU, Catalog, load_catalog
+from advisor.data.estimator import Params
 from advisor.errors import InputError
 from advisor.inputs.jobs import ServeJob
 from advisor.inputs.loader import load_yaml_file
-from advisor.data.estimator import Params
 from advisor.perf.estimate import params_from, require_gpu
 from advisor.perf.kv import ServeModel, check_precision, load_model, memory
+from advisor.perf.precision import plan_precision
 from advisor.perf.serve import (
     Hardware,
     ReplicaResult,
@@ -26,7 +27,6 @@ from advisor.perf.serve import (
     Setup,
     replica_capacity,
 )
-from advisor.perf.precision import plan_precision
 from advisor.perf.serving_measured import calibrated_gpus, transfer
 from advisor.perf.training import achievable_fraction, generation
 

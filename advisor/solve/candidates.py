@@ -19,7 +19,6 @@ from advisor.data.rules import RuleSet
 from advisor.data.uncertainty import speed_dist
 from advisor.economics.costs import Costs, deployment_costs
 from advisor.economics.lead_time import provisioning_time
-from advisor.economics.purchase_bill import HardwareTerms
 from advisor.economics.ownership import (
     HOURS_PER_YEAR,
     Residual,
@@ -27,6 +26,7 @@ from advisor.economics.ownership import (
     residual,
     stream_factor,
 )
+from advisor.economics.purchase_bill import HardwareTerms
 from advisor.economics.rental import (
     RentOption,
     capacity_warning,

@@ -5,8 +5,8 @@ recorded."""
 from __future__ import annotations
 
 import datetime as dt
-from dataclasses import replace
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from advisor.data.catalog import GPU, Catalog

@@ -29,7 +29,7 @@ class LeadTime(Family):
     def shortfall(self, problem: Problem, free: Solution) -> list[Shortfall]:
         """The bought options whose arrival alone leaves no time for their job before its deadline."""
         out = []
-        for k, (cls, cands) in enumerate(zip(problem.classes, problem.candidates)):
+        for _k, (cls, cands) in enumerate(zip(problem.classes, problem.candidates)):
             if cls.deadline is None:
                 continue
             late = [c for c in cands if c.ownership == "buy" and c.start_hours

@@ -84,7 +84,7 @@ class Serving(Family):
         out = []
         classes, sel = problem.serve_classes, problem.workload.gpus
         own = problem.workload.deployment.ownership
-        for c, n in sol.serving:
+        for c, _ in sol.serving:
             if (sel.allow is not None and c.gpu not in sel.allow) or c.gpu in sel.deny:
                 out.append(f"{c.gpu} serves {classes[c.cls].name} against gpus.allow/deny")
             if own not in ("any", c.ownership):
