@@ -22,10 +22,15 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from calibration_rows import CALIBRATION, ROOT, gpu_of, job_of, load_rows, measured  # noqa: E402,F401
-from calibration_values import (  # noqa: E402
+from calibration_values import (  # noqa: E402,F401  (re-exported: bench/accuracy.py, bench/accuracy_report.py)
     MEDIAN_BASES,
+    derating_from_pairs,
     evidence_table,
     mfu_medians,
+    pair_deratings,
+    publisher,
+    row_mfu,
+    software_share,
     today_kernel_runs,
 )
 
