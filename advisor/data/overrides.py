@@ -66,7 +66,11 @@ def normalize_override(doc: Any, name: str) -> Any:
 
 def replace_price_records(merged: dict[str, Any], entry: dict[str, Any]) -> dict[str, Any]:
     """An override's purchase price replaces the built-in record whole (no key-by-key merge), and
-    the built-in's other purchase records with it: the quote is then the only purchase price."""
+    the built-in's other purchase records with it: the quote is then the only purchase price. A
+    lead time is a quoted figure too: the override's replaces the built-in one whole, so its days are
+    never checked against, or cited with, the built-in's band and source."""
+    if "lead_time" in entry:
+        merged["lead_time"] = copy.deepcopy(entry["lead_time"])
     prices = entry.get("prices")
     if isinstance(prices, dict) and prices.get("purchase") is not None:
         merged["prices"]["purchase"] = copy.deepcopy(prices["purchase"])
