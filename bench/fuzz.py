@@ -28,6 +28,7 @@ import sys
 import time
 import traceback
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]   # this checkout's advisor, not an installed one
@@ -42,7 +43,7 @@ def memoize_estimates() -> None:
 
     evaluate, memo = candidates.evaluate, dict[tuple, tuple]()
 
-    def remembered(job, gpu, count, p):
+    def remembered(job: Any, gpu: Any, count: int, p: Any) -> Any:
         key = (job, gpu.id, count, id(p))
         hit = memo.get(key)
         if hit is None or hit[0] is not p or hit[1] is not gpu:
@@ -78,7 +79,7 @@ def shard(index: int, examples: int, seed: int, full: float, until: float, save:
     done, started, chunks = [0], time.monotonic(), []
     every = round(1 / full) if full > 0 else 0
 
-    def one(kind: str, case) -> None:
+    def one(kind: str, case: tuple) -> None:
         if done[0] >= examples or time.monotonic() - started > until:
             return
         data, override = fuzz_documents.documents(case)
@@ -108,12 +109,12 @@ def shard(index: int, examples: int, seed: int, full: float, until: float, save:
         chunk_seed, kind = seed + chunk, ("wild", "sane")[chunk % 2]   # the two kinds take turns
         before = done[0]
 
-        def chunk_of(kind: str, chunk_seed: int):
+        def chunk_of(kind: str, chunk_seed: int) -> Any:
             @with_seed(chunk_seed)
             @settings(max_examples=CHUNK, deadline=None, database=None, phases=[Phase.generate],
                       suppress_health_check=list(fuzz.HealthCheck))
             @given(case=fuzz.wild if kind == "wild" else fuzz.sane)
-            def run(case):
+            def run(case: tuple) -> None:
                 one(kind, case)
             return run
 

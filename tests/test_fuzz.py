@@ -101,6 +101,7 @@ def check(data: bytes, override: bytes | None = None) -> int:
     from advisor.inputs.workload import load_workload
 
     with written(data, "advisor-fuzz-") as name, written(override, "advisor-fuzz-catalog-") as catalog:
+        assert name is not None
         args = ["plan", name, "--format", "json", "--as-of", str(AS_OF), "--time-limit", "10"]
         result = CliRunner().invoke(main, args + (["--catalog", catalog] if catalog else []))
         out, err = result.stdout, result.stderr
@@ -120,7 +121,7 @@ def check(data: bytes, override: bytes | None = None) -> int:
     return result.exit_code
 
 
-_CATALOGS: dict[bytes | None, Any] = {}
+_LOADED: dict[str, Any] = {}   # the built-in catalog and rules, loaded once per process
 
 
 def check_light(data: bytes, override: bytes | None = None) -> int:
@@ -136,13 +137,13 @@ def check_light(data: bytes, override: bytes | None = None) -> int:
     from advisor.flow import plan
     from advisor.inputs.workload import load_workload
 
-    if "rules" not in _CATALOGS:
-        _CATALOGS.update({None: load_catalog(), "rules": load_rules()})   # type: ignore[dict-item]
+    if not _LOADED:
+        _LOADED.update(catalog=load_catalog(), rules=load_rules())
     code = 0
     with written(data, "advisor-fuzz-") as name, written(override, "advisor-fuzz-catalog-") as catalog_file:
         assert name is not None
         try:
-            catalog = _CATALOGS[None] if catalog_file is None else load_catalog(catalog_file)
+            catalog = _LOADED["catalog"] if catalog_file is None else load_catalog(catalog_file)
             workload = load_workload(name, known_ids(catalog))
         except InputError as exc:   # names the file it found the mistake in
             assert exc.file in (name, catalog_file), str(exc)
@@ -150,7 +151,7 @@ def check_light(data: bytes, override: bytes | None = None) -> int:
             code = 2
         else:
             try:
-                p = plan(workload, catalog=catalog, rules=_CATALOGS["rules"], as_of=AS_OF, explain="none",
+                p = plan(workload, catalog=catalog, rules=_LOADED["rules"], as_of=AS_OF, explain="none",
                          time_limit=10)
             except InputError as exc:   # found against the catalog (its size): names the field
                 assert str(exc), repr(exc)
@@ -167,30 +168,30 @@ def check_light(data: bytes, override: bytes | None = None) -> int:
     return code
 
 
-FUZZ = dict(deadline=None, database=None, suppress_health_check=list(HealthCheck))
+FUZZ = settings(deadline=None, database=None, suppress_health_check=list(HealthCheck))
 # CI's share of the fuzzing stays small (40 wild and 10 sane documents, 5 with every explanation;
 # derandomized); the long runs are HYPOTHESIS_PROFILE=long and bench/fuzz.py (10,000).
 WILD_EXAMPLES, SANE_EXAMPLES, FULL_EXAMPLES = ci_examples(40, 3200), ci_examples(10, 800), ci_examples(5, 400)
 
 
 @pytest.mark.slow
-@settings(max_examples=WILD_EXAMPLES, **FUZZ)
+@settings(FUZZ, max_examples=WILD_EXAMPLES)
 @given(case=wild)
-def test_random_workloads_exit_0_2_or_3_never_a_traceback(case):
+def test_random_workloads_exit_0_2_or_3_never_a_traceback(case: tuple) -> None:
     check(*documents(case))
 
 
 @pytest.mark.slow
-@settings(max_examples=SANE_EXAMPLES, **FUZZ)
+@settings(FUZZ, max_examples=SANE_EXAMPLES)
 @given(case=sane)
-def test_well_formed_random_workloads_reach_the_solver(case):
+def test_well_formed_random_workloads_reach_the_solver(case: tuple) -> None:
     check_light(*documents(case))   # the library at explanation level "none": the plan path, not the explanations
 
 
 @pytest.mark.slow
-@settings(max_examples=FULL_EXAMPLES, **FUZZ)
+@settings(FUZZ, max_examples=FULL_EXAMPLES)
 @given(case=sane)
-def test_well_formed_random_workloads_with_every_explanation(case):
+def test_well_formed_random_workloads_with_every_explanation(case: tuple) -> None:
     check(*documents(case))
 
 
@@ -203,7 +204,7 @@ def saved(folder: str) -> list[Path]:
 
 @pytest.mark.slow
 @pytest.mark.parametrize("path", saved("seed") + saved("failures"), ids=lambda p: f"{p.parent.name}/{p.stem}")
-def test_the_saved_fuzz_corpus_still_holds(path):
+def test_the_saved_fuzz_corpus_still_holds(path: Path) -> None:
     """Every document the long fuzz kept replays: the seed corpus with the exit code it had, each
     failure found (fixed since) as a plan, an input error or a diagnosis that pass every check."""
     override = path.with_name(f"{path.stem}.catalog.yaml")
@@ -212,7 +213,7 @@ def test_the_saved_fuzz_corpus_still_holds(path):
         assert f"-exit{code}-" in path.name
 
 
-def test_the_plan_check_finds_cash_above_the_budget_and_a_job_past_its_deadline_or_the_horizon():
+def test_the_plan_check_finds_cash_above_the_budget_and_a_job_past_its_deadline_or_the_horizon() -> None:
     """plan_breaks can fail: cash a cent over a cash budget, present value over a present-value
     budget, a job whose GPUs' ready day plus its wall time passes its deadline or the horizon."""
     from advisor.inputs.workload import parse_workload
