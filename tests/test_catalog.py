@@ -202,6 +202,21 @@ def test_override_price_replaces_the_whole_record(write):
     assert c.gpus["h100-sxm"].memory_gb.value == 80
 
 
+def test_override_lead_time_replaces_the_whole_record(write, catalog):
+    """A vendor's quoted lead time outside the built-in band was refused against a band the user
+    never wrote (found by bench/fuzz.py); it replaces the record, band and source included."""
+    built_in = catalog.gpus["h100-sxm"].lead_time
+    assert built_in.high_days is not None and built_in.high_days < 300   # (what made the merge refuse it)
+    path = write("gpus:\n  - id: h100-sxm\n    lead_time: {days: 300, as_of: '2026-10-01', confidence: medium, "
+                 "source: [acme]}\nsources:\n  acme: {url: 'https://example.com/acme', title: ACME quote, kind: primary}\n",
+                 "lead.yaml")
+    lead = load_catalog(path).gpus["h100-sxm"].lead_time
+    assert (lead.days, lead.low_days, lead.high_days, lead.source, lead.note) == (300, None, None, ["acme"], None)
+    unknown = write("gpus:\n  - id: h100-sxm\n    lead_time: {days: null, note: no quote yet}\n", "unknown.yaml")
+    lead = load_catalog(unknown).gpus["h100-sxm"].lead_time
+    assert (lead.days, lead.as_of, lead.source, lead.note) == (None, None, [], "no quote yet")
+
+
 def test_override_lists_replace(write):
     path = write("gpus:\n  - id: h100-sxm\n    prices:\n      rent:\n"
                  "        - {provider: ACME, usd_per_gpu_hour: 1.25, as_of: '2026-11-01', pricing: on_demand,"

@@ -243,3 +243,41 @@ def test_no_job_outlives_the_horizon(catalog, rules):
     horizon_days = free["assumptions"]["horizon_months"] * 730 / 24
     assert free["jobs"] and all(j["wall_days_planned"] <= horizon_days for j in free["jobs"])
     assert free["nominal_cost_usd"] > 1e6
+
+
+def test_the_budget_counts_the_storage_every_plan_pays(catalog, rules):
+    """500 TB of training storage ($118K) with a $5,000 budget used to give a plan refused by the
+    constraint check (exit 1; found by bench/fuzz.py): the fast path set the budget row's bound
+    without the storage constant. No plan fits, and the diagnosis names the budget; a budget of the
+    cheapest plan's printed cash total admits it."""
+    doc = {"deployment": {"context": "office", "ownership": "rent", "storage_tb": 500, "horizon_months": 6},
+           "model": "gpt2-124m", "tokens": "2B", "budget_usd": 5000}
+    p = plan(parse_workload(doc), catalog=catalog, rules=rules, as_of=AS_OF, explain="none")
+    assert p["status"] == "infeasible"
+    short = next(d for d in p["diagnosis"] if d["constraint"] == "shortfall:budget")
+    free = plan(parse_workload({**doc, "budget_usd": None}), catalog=catalog, rules=rules, as_of=AS_OF, explain=False)
+    assert free["cost_breakdown"]["storage_usd"] > 5000 and short["needed"] == pytest.approx(free["nominal_cost_usd"])
+    at = {**doc, "budget_usd": free["nominal_cost_usd"]}
+    again = plan(parse_workload(at), catalog=catalog, rules=rules, as_of=AS_OF, explain=False)
+    assert again["status"] != "infeasible" and again["nominal_cost_usd"] <= free["nominal_cost_usd"]
+    holds(at, again, catalog)
+
+
+def test_a_job_split_across_gpu_types_holds_all_its_rented_gpus(catalog, rules):
+    """With allow_mixed a job's tokens may be split between GPU types, but the share on a rented
+    column still holds all that column's GPUs while it runs. The GPU count counted count x share
+    (8 GPUs x 0.25 = 2) while the check counted whole copies: `gpus: 10` gave plans refused as
+    "9 GPUs, below the 10 asked for" and `copies: 12.0` broke the plan's contract (found by
+    bench/fuzz.py). The fleet is now whole copies on both sides."""
+    import math
+
+    doc = {"deployment": "office", "allow_mixed": True, "gpus": 10, "budget_usd": "1M", "budget_basis": "present_value",
+           "confidence": 0.5, "decision": {"basis": "point"},
+           "jobs": [{"model": "gpt2-350m", "tokens": 2e9, "deadline": "3d"},
+                    {"model": {"params": "124M", "hidden": 768, "ffn": 3072}, "micro_batch": 4, "tokens": "50B",
+                     "deadline": "3d"}]}
+    p = plan(parse_workload(doc), catalog=catalog, rules=rules, as_of=AS_OF, explain="none")
+    assert p["status"] != "infeasible"
+    fleet = sum(i["count"] for i in p["purchase"] if i["ownership"] == "buy") + \
+        sum(j["gpu_count"] * math.ceil(j["copies"] - 1e-6) for j in p["jobs"] if j["ownership"] == "rent")
+    assert fleet == 10

@@ -53,7 +53,7 @@ class Job(Out):
     gpu: str
     gpu_count: int
     ownership: Ownership
-    copies: int
+    copies: int | Num    # identical jobs on this GPU; with allow_mixed, a share of a job's tokens
     tokens_per_s: Num
     wall_days: Num
     goodput: Goodput

@@ -6,7 +6,7 @@ import copy
 from pathlib import Path
 from typing import Any
 
-from advisor.errors import InputError
+from advisor.errors import InputError, show
 
 
 def override_source_id(name: str) -> str:
@@ -47,7 +47,11 @@ def normalize_override(doc: Any, name: str) -> Any:
         if prices.get("purchase") is not None:
             prices["purchase"] = _quote_record(prices["purchase"], name, f"{where}.purchase", sid)
             used = True
-        for j, offer in enumerate(prices.get("rent") or []):
+        rent = prices.get("rent")
+        if rent is not None and not isinstance(rent, list):
+            raise InputError(f"{name}: {where}.rent must be a list of rental offers, got {show(rent)}", file=name,
+                             field=f"{where}.rent")
+        for j, offer in enumerate(rent or []):
             prices["rent"][j] = _quote_record(offer, name, f"{where}.rent[{j}]", sid)
             prices["rent"][j].setdefault("pricing", "on_demand")
             used = True
@@ -56,7 +60,9 @@ def normalize_override(doc: Any, name: str) -> Any:
             entry["purchase"] = _quote_record(entry["purchase"], name, f"servers[{i}].purchase", sid)
             used = True
     if used:
-        sources = doc.setdefault("sources", {}) or {}
+        sources = doc.get("sources") or {}
+        if not isinstance(sources, dict):
+            raise InputError(f"{name}: `sources` must be a mapping of id to entry", file=name, field="sources")
         doc["sources"] = sources
         sources.setdefault(sid, {"url": f"file:{Path(name).name}", "kind": "primary", "form": "quote",
                                  "title": f"Prices given by the user in the override file {Path(name).name} "
@@ -66,7 +72,11 @@ def normalize_override(doc: Any, name: str) -> Any:
 
 def replace_price_records(merged: dict[str, Any], entry: dict[str, Any]) -> dict[str, Any]:
     """An override's purchase price replaces the built-in record whole (no key-by-key merge), and
-    the built-in's other purchase records with it: the quote is then the only purchase price."""
+    the built-in's other purchase records with it: the quote is then the only purchase price. A
+    lead time is a quoted figure too: the override's replaces the built-in one whole, so its days are
+    never checked against, or cited with, the built-in's band and source."""
+    if "lead_time" in entry:
+        merged["lead_time"] = copy.deepcopy(entry["lead_time"])
     prices = entry.get("prices")
     if isinstance(prices, dict) and prices.get("purchase") is not None:
         merged["prices"]["purchase"] = copy.deepcopy(prices["purchase"])

@@ -126,6 +126,9 @@ class HighsModel(SpeedColumns):
         self.factors: tuple = ((), (), ())
         self.bounds = upper.copy()
         self.row_bounds = {name: (rlo[r], rhi[r]) for name, r in self.row.items()}
+        # a limit is on the whole cost, the storage every plan pays included (Model.storage_usd); the
+        # budget row holds the costs that vary, so its bounds are set that constant lower
+        self.row_shift = {"budget": model.storage_usd}
         self.only_gpu: str | None = None
         self.ownership: str | None = None
         self.gpu_upper: float = _INF
@@ -148,6 +151,8 @@ class HighsModel(SpeedColumns):
                 or self.recounted):
             self._rebound(sc)
         for name, (lo, hi) in rows.items():
+            shift = self.row_shift.get(name, 0.0)
+            lo, hi = lo - shift, hi - shift   # (an infinite bound stays infinite)
             if name in self.row and self.row_bounds[name] != (lo, hi):
                 self.h.changeRowBounds(self.row[name], lo, hi)
                 self.row_bounds[name] = (lo, hi)

@@ -8,6 +8,8 @@ come from the constraint families, solve/constraints/; solve/formulation.py puts
   K[g,p]   binary: type g is held until period p (all its GPUs together: a job needs its GPUs at once)
   F[g]     the network joining type g's servers, USD (sized to its widest job: >= cost(n) z[g,n])
   r[k,i]   integer replicas of serving candidate i for request class k
+  u[k,c]   allow_mixed only: integer copies a rented candidate holds at once, ceil(y[k,c]) (a share of
+           a job's tokens still holds all its GPUs): y <= u <= y + 1 - epsilon; what the GPU count counts
 
   objective  purchase, servers and network with their tax and burn-in (owned), hosting and support
              while held less the discounted resale (each holding period), + energy (owned) or rent
@@ -26,6 +28,7 @@ from advisor.solve.rows import affine, safe
 from advisor.solve.scenario import Scenario
 
 TIE_BREAK_USD_PER_HOUR = 1e-6
+COPY_EPSILON = 1e-4           # allow_mixed: the least share of a job a rented column with copies held runs
 IDLE_GPU_TOLERANCE = 0.001    # idle bought GPUs are put to work when that costs < 0.1% of the plan (or $1)
 
 
@@ -49,6 +52,7 @@ class Model:
         self.K: dict[tuple[str, int], pulp.LpVariable] = {}
         self.cap: dict[str, float] = {}   # the most GPUs of a type the model may buy
         self.r: dict[tuple[int, int], pulp.LpVariable] = {}
+        self.u: dict[tuple[int, int], pulp.LpVariable] = {}   # allow_mixed: copies a rented column holds at once
         self.sizes: dict[str, list[int]] = {}
         self.capacity_gpu: dict[str, str] = {}   # capacity row name -> its GPU type (speed changes scale one coefficient)
         self.total = pulp.LpAffineExpression()   # present value over the horizon: what the objective minimises
@@ -118,6 +122,8 @@ class Model:
             m = p.classes[k].multiplicity
             cat = "Binary" if self.integral and m == 1 else ("Integer" if self.integral else "Continuous")
             self.y[k, i] = prob.add_variable(f"y_{k}_{i}", lowBound=0, upBound=m, cat=cat)
+        if not self.integral:
+            self.started_copies()
         bought: dict[str, set[int]] = {}   # GPU -> the counts its bought candidates use (one pass, not one per GPU)
         for _, _, c in self.pairs():
             if c.ownership == "buy":
@@ -207,9 +213,20 @@ class Model:
         """Sooner finishes among equal-cost plans: 1e-6 $ per hour of each job's wall time."""
         return affine((self.y[k, i], TIE_BREAK_USD_PER_HOUR * c.hours) for k, i, c in self.pairs())
 
+    def started_copies(self) -> None:
+        """With allow_mixed, y is a share of a class's tokens, but a job with any share on a rented
+        column holds all its GPUs while it runs: u = ceil(y), the copies it rents at once."""
+        for k, i, c in self.pairs():
+            if c.ownership == "rent":
+                y = self.y[k, i]
+                u = self.u[k, i] = self.prob.add_variable(f"u_{k}_{i}", lowBound=0, upBound=y.upBound, cat="Integer")
+                self.prob += y <= u, f"copies_{k}_{i}_lo"
+                self.prob += u <= y + 1 - COPY_EPSILON, f"copies_{k}_{i}_hi"
+
     def rented_gpus(self) -> pulp.LpAffineExpression:
         """GPUs rented at once by the training jobs and the serving replicas."""
-        return (pulp.lpSum(c.count * self.y[k, i] for k, i, c in self.pairs() if c.ownership == "rent")
+        held = self.u if not self.integral else self.y
+        return (pulp.lpSum(c.count * held[k, i] for k, i, c in self.pairs() if c.ownership == "rent")
                 + pulp.lpSum(c.gpus * self.r[k, i] for k, i, c in self.serve_pairs() if c.ownership == "rent"))
 
     def serving_solution(self) -> list[tuple[ServeCandidate, int]]:

@@ -7,6 +7,7 @@ the maximum, nor of fewer than the minimum), which decides the model's columns.
 """
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING, Any
 
 import pulp
@@ -25,8 +26,9 @@ _INF = float("inf")
 
 
 def fleet_size(sol: Solution) -> int:
-    """GPUs bought, plus rented at once by the jobs and the serving replicas (the row's left side)."""
-    return (sum(sol.bought.values()) + sum(c.count * round(n) for c, n in sol.assignment if c.ownership == "rent")
+    """GPUs bought, plus rented at once by the jobs and the serving replicas (the row's left side): a
+    job with a share of its tokens on a rented column (allow_mixed) holds all its GPUs."""
+    return (sum(sol.bought.values()) + sum(c.count * math.ceil(n - 1e-6) for c, n in sol.assignment if c.ownership == "rent")
             + sum(c.gpus * n for c, n in sol.serving if c.ownership == "rent"))
 
 
