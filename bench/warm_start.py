@@ -5,6 +5,7 @@ team-fleet); plain and clearSolver agreed with the fresh solve every time. So wa
 
     python bench/warm_start.py examples/lora-7b-workstation.yaml examples/team-fleet.yaml
 """
+
 import datetime as dt
 import random
 import sys
@@ -21,35 +22,57 @@ from advisor.solve import fast
 from advisor.solve.milp import solve
 from advisor.solve.scenario import baseline
 
-cat=load_catalog(); r=load_rules()
+cat = load_catalog()
+r = load_rules()
 for ex in sys.argv[1:]:
-    wl=load_workload(ex); p=prepare(wl,cat,r,dt.date(2026,12,1)); base=baseline(p)
-    gids=[g for g in p.considered if g not in p.rejected]
-    rng=random.Random(1); bad={"setSolution":0,"clearSolver":0,"plain":0}; n=0
+    wl = load_workload(ex)
+    p = prepare(wl, cat, r, dt.date(2026, 12, 1))
+    base = baseline(p)
+    gids = [g for g in p.considered if g not in p.rejected]
+    rng = random.Random(1)
+    bad = {"setSolution": 0, "clearSolver": 0, "plain": 0}
+    n = 0
+
     def fresh(sc):
-        p.solver_cache.clear(); s=solve(p, sc); return s.objective_usd if s.feasible else None
+        p.solver_cache.clear()
+        s = solve(p, sc)
+        return s.objective_usd if s.feasible else None
+
     # persistent model
-    key=None
-    p.solver_cache.clear(); solve(p, base)
-    hm=next(iter(fast.cache_of(p).values()))
+    key = None
+    p.solver_cache.clear()
+    solve(p, base)
+    hm = next(iter(fast.cache_of(p).values()))
     for _trial in range(12):
-        g=rng.choice(gids); f=rng.choice([0.3,0.6,0.9,1.1,1.5,2.5])
-        sc=base.but(price_factor={g:f})
-        want=fresh(sc)
-        for mode in ("plain","setSolution","clearSolver"):
-            prev=list(hm.h.getSolution().col_value)
+        g = rng.choice(gids)
+        f = rng.choice([0.3, 0.6, 0.9, 1.1, 1.5, 2.5])
+        sc = base.but(price_factor={g: f})
+        want = fresh(sc)
+        for mode in ("plain", "setSolution", "clearSolver"):
+            prev = list(hm.h.getSolution().col_value)
             hm.apply(sc, fast.limit_rows(sc))
-            if mode=="setSolution":
-                sol=highspy.HighsSolution(); sol.col_value=prev; sol.value_valid=True; hm.h.setSolution(sol)
-            elif mode=="clearSolver":
+            if mode == "setSolution":
+                sol = highspy.HighsSolution()
+                sol.col_value = prev
+                sol.value_valid = True
+                hm.h.setSolution(sol)
+            elif mode == "clearSolver":
                 hm.h.clearSolver()
             st, proven, gap = hm.run(30, 1e-4)
-            got = None if st in ("infeasible","none") else sum(
-                hm.model.run_cost(c)*(hm.model.y[k,i].value() or 0) for k,i,c in hm.model.pairs()) + fast._owned_value(hm.model)
-            ok = (want is None and got is None) or (want is not None and got is not None and abs(got-want) <= 1e-3*max(1,abs(want)))
+            got = (
+                None
+                if st in ("infeasible", "none")
+                else sum(hm.model.run_cost(c) * (hm.model.y[k, i].value() or 0) for k, i, c in hm.model.pairs())
+                + fast._owned_value(hm.model)
+            )
+            ok = (want is None and got is None) or (
+                want is not None and got is not None and abs(got - want) <= 1e-3 * max(1, abs(want))
+            )
             if not ok:
-                bad[mode]+=1; print(ex, mode, g, f, "fresh", want, "reused", got, st)
+                bad[mode] += 1
+                print(ex, mode, g, f, "fresh", want, "reused", got, st)
             # back to base for next trial
-            hm.apply(base, fast.limit_rows(base)); hm.run(30,1e-4)
-        n+=1
+            hm.apply(base, fast.limit_rows(base))
+            hm.run(30, 1e-4)
+        n += 1
     print(ex, "trials", n, "wrong", bad)
