@@ -33,7 +33,7 @@ def plan_context(problem: Problem) -> PlanContext:
     platforms each owned GPU type goes into."""
     wl = problem.workload
     jobs = tuple(JobInfo(c.name(wl), c.tokens, c.spec.precision, c.deadline) for c in problem.classes)
-    hosts = {gid: Host(tuple(o.id for o in options), max((o.network_usd or 0.0 for o in options), default=0.0))
+    hosts = {gid: Host(tuple(o.id for o in options))
              for gid, options in problem.servers.items() if options}
     return PlanContext(wl, problem.catalog, problem.rules, tuple(problem.considered), jobs, hosts)
 

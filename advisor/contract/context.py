@@ -26,11 +26,9 @@ class JobInfo:
 
 @dataclass(frozen=True)
 class Host:
-    """The platforms (servers, workstations) an owned GPU type can be installed in, and the most
-    networking one of them costs per server when a job spans servers."""
+    """The platforms (servers, workstations) an owned GPU type can be installed in."""
 
     servers: tuple[str, ...]
-    network_usd: float = 0.0
 
 
 @dataclass(frozen=True)

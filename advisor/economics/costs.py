@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from advisor.data.catalog import Catalog
 from advisor.economics.bom import colocation
-from advisor.economics.ownership import HOURS_PER_YEAR, finance_for, stream_factor
+from advisor.economics.ownership import HOURS_PER_YEAR, finance_for
 from advisor.inputs.workload import Workload
 
 HOURS_PER_MONTH = 730.0   # 8,760 h / 12
@@ -31,34 +31,6 @@ class Costs:
     @property
     def horizon_years(self) -> float:
         return self.horizon_hours / HOURS_PER_YEAR
-
-    @property
-    def horizon_factor(self) -> float:
-        """PV of $1 spread evenly over the horizon."""
-        return stream_factor(self.horizon_years, self.discount_rate)
-
-    @property
-    def hosting_per_kw(self) -> float:
-        """Nominal hosting of one owned kW over the horizon."""
-        return self.hosting_usd_per_kw_month * self.horizon_hours / HOURS_PER_MONTH
-
-    @property
-    def energy_per_kw(self) -> float:
-        """Nominal energy of one owned kW over the horizon when `utilization` is given (else 0:
-        energy is then charged per job, for the hours the jobs run)."""
-        if self.utilization is None:
-            return 0.0
-        return self.horizon_hours * self.utilization * self.pue * self.electricity_usd_per_kwh
-
-    @property
-    def owned_cash_per_kw(self) -> float:
-        """Cash paid per owned kW over the horizon: hosting (and energy at `utilization`), undiscounted."""
-        return self.hosting_per_kw + self.energy_per_kw
-
-    @property
-    def owned_pv_per_kw(self) -> float:
-        """What the optimizer charges per owned kW: hosting (and energy at `utilization`) in PV."""
-        return (self.hosting_per_kw + self.energy_per_kw) * self.horizon_factor
 
     def job_energy_usd(self, gpu_hours: float, kw_per_gpu: float) -> float:
         """Nominal energy of one job on owned GPUs (0 when utilization charges energy per kW)."""

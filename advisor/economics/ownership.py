@@ -154,11 +154,6 @@ def purchase_age_years(gpu: GPU, day: dt.date) -> float:
     return max(0.0, (day - launch).days / 365.25)
 
 
-def net_unit_cost(price: float, fraction: float, years: float, rate: float) -> float:
-    """Price paid now less the present value of reselling at the end of `years`."""
-    return price - price * fraction * discount(years, rate)
-
-
 def depreciation_schedule(amount: float, life_years: float, horizon_years: float) -> list[dict]:
     """Straight-line over the useful life, year by year up to the horizon (the last year may be part
     of one): [{year, depreciation_usd, book_value_usd}]."""

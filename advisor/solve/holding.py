@@ -61,8 +61,9 @@ def hold_hours(costs: Costs) -> list[float]:
 
 def holdings(costs: Costs, kw_per_gpu: float, resale: Callable[[float], float], start_hours: float = 0.0) -> list[Holding]:
     """Holding one GPU drawing `kw_per_gpu` (with its share of its server) until each period ending
-    after it arrives (`start_hours` from today): hosted from then, resold at its age of use, `resale`
-    giving the fraction of its price it fetches after that many years."""
+    after it arrives (`start_hours` from today): hosted from then, resold at its age since it was bought
+    (the used market prices a part by the calendar, not by its hours of use; waiting for delivery ages
+    it too), `resale` giving the fraction of its price it fetches after that many years."""
     hosting = costs.hosting_usd_per_kw_month / HOURS_PER_MONTH
     energy = 0.0 if costs.utilization is None else costs.utilization * costs.pue * costs.electricity_usd_per_kwh
     out = []
@@ -72,7 +73,7 @@ def holdings(costs: Costs, kw_per_gpu: float, resale: Callable[[float], float], 
             continue   # over before the GPUs arrive
         used = max(used, 0.0)
         years, used_years = hours / HOURS_PER_YEAR, used / HOURS_PER_YEAR
-        fraction = max(0.0, resale(used_years))
+        fraction = max(0.0, resale(years))
         # paid from the arrival to the end: an even stream over [start, end], discounted to today
         flow = stream_factor(used_years, costs.discount_rate) * discount(start_hours / HOURS_PER_YEAR, costs.discount_rate)
         host, power = kw_per_gpu * hosting * used, kw_per_gpu * energy * used

@@ -11,7 +11,6 @@ from typing import TYPE_CHECKING, Any
 
 from advisor.data.catalog import GPU, Catalog
 from advisor.data.rules import deployment_context, gpu_context
-from advisor.economics.bom import fabric
 from advisor.economics.costs import Costs
 from advisor.economics.lead_time import NETWORK, LeadTime, purchase_lead_time
 from advisor.economics.ownership import purchase_age_years, residual
@@ -96,15 +95,12 @@ def server_options(catalog: Catalog, gpu: GPU, context: str) -> tuple[list[Serve
     left out and named in the second list). A server that can be networked is charged the sourced
     fabric per GPU (economics/bom.py) for its slots; one with no sourced network cannot be."""
     out, unknown = [], []
-    fab = fabric(catalog.economics)
     for s in catalog.servers_for(gpu.id, context):
         price = s.purchase.usd if s.purchase else None
         if price is None or s.power_overhead_w.value is None:
             unknown.append(s.id)
             continue
-        network = None
-        if s.network_usd_per_server.value is not None:
-            network = fab.per_gpu * s.gpu_slots if fab is not None else s.network_usd_per_server.value
+        network = s.network_usd_per_server.value   # a fallback: the MILP prices the network by cluster band
         out.append(ServerOption(id=s.id, slots=s.gpu_slots, filled=s.kind in ("hgx", "oam-platform"),
                                 price_usd=price, overhead_kw=s.power_overhead_w.value / 1000.0,
                                 network_usd=network))

@@ -141,9 +141,8 @@ def add_serving(problem: Problem) -> Problem:
                         continue
                     if ownership == "rent":
                         cost = r.gpus * cls.hours * (rate or 0.0)
-                    else:
-                        cost = (r.gpus * cls.hours * (problem.gpu_kw[gid] + per_slot_kw) * costs.pue
-                                * costs.electricity_usd_per_kwh)
+                    else:   # an owned replica's energy, as a training job's (none when a utilization charges it per kW)
+                        cost = costs.job_energy_usd(r.gpus * cls.hours, problem.gpu_kw[gid] + per_slot_kw)
                     # paid evenly over the serving months from the start: discounted like training's streams
                     pv = cost * stream_factor(cls.hours / HOURS_PER_YEAR, costs.discount_rate)
                     warnings: list[Finding] = [{"rule": f.rule, "code": f.rule, "message": f.message}

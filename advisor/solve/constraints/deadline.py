@@ -34,8 +34,11 @@ def planned_makespan(sol: Solution) -> float:
 def too_slow(name: str, fastest: Candidate, cls: JobClass, ownership: str, confidence: float) -> str:
     """Why a GPU type cannot meet a job's deadline even on its fastest candidate."""
     assert cls.deadline is not None
-    start = (f" after {fastest.start_hours / 24:.1f} days to " + ("arrive" if ownership == "buy" else "provision")
-             if fastest.start_hours else "")
+    verb = "arrive" if ownership == "buy" else "be provisioned"
+    if fastest.start_hours >= cls.deadline:   # the lead time alone: no GPU count helps
+        return (f"{name}: {'bought' if ownership == 'buy' else 'rented'} GPUs take {fastest.start_hours / 24:.1f} days "
+                f"to {verb}, past the {cls.deadline / 24:g}-day deadline before any work starts")
+    start = f" after {fastest.start_hours / 24:.1f} days to {verb}" if fastest.start_hours else ""
     return (f"{name}: even {fastest.count} GPUs ({ownership}) take {fastest.planned_hours / 24:.1f} days{start} "
             f"at confidence {confidence:g} ({fastest.hours / 24:.1f} estimated), "
             f"past the {cls.deadline / 24:g}-day deadline")
