@@ -46,3 +46,20 @@ def test_no_spare_sizes_to_the_peak_and_costs_less(catalog, rules):
     for r in none["serving"]:
         assert sum(x["requests_per_s_per_replica"] * x["replicas"] for x in none["serving"] if x["name"] == r["name"]) \
             >= r["peak_requests_per_s"] * (1 - 1e-9)
+
+
+def test_a_replica_far_faster_than_the_peak_still_gets_its_spare(catalog, rules):
+    """Found by the fuzzer: a replica measured at a million requests/s against a 0.75 requests/s peak
+    outweighed the solver's integrality tolerance (u = 1 - 1e-6 took down all but a request/s of it),
+    so one replica passed n+1 and the plan was refused as broken. The rows count a replica at most at
+    the peak: two replicas, each holding the peak alone."""
+    doc = {"deployment": "datacenter", "jobs": [{
+        "name": "chat", "kind": "serve", "model": "llama-3.1-8b", "precision": "int8", "months": 36,
+        "traffic": {"requests_per_s": 0.5, "peak_factor": 1.5, "input_tokens": 200, "output_tokens": 100},
+        "measured": [{"gpu": "rtx-4090", "count": 1, "tensor_parallel": 1, "input_len": 200, "output_len": 100,
+                      "output_tokens_per_s": 1e8, "date": "2026-11-20"}]}]}
+    p = plan(parse_workload(doc), catalog=catalog, rules=rules, as_of=AS_OF, explain=False)
+    assert p["status"] == "optimal"
+    (row, *more) = p["serving"]
+    assert sum(r["replicas"] for r in p["serving"]) >= 2
+    assert held_with_one_down(p["serving"], "chat") >= 0.75

@@ -24,7 +24,7 @@ from advisor.solve.scenario import Scenario
 
 if TYPE_CHECKING:
     from advisor.solve.model import Model
-    from advisor.solve.problem import Problem
+    from advisor.solve.problem import Problem, ServeCandidate
     from advisor.solve.solution import Solution
 
 
@@ -36,13 +36,21 @@ def _owned_serving(m: Model, g: str, lent: bool | None = None) -> pulp.LpAffineE
                       and (lent is None or (cls[k].off_peak_hours > 0) == lent))
 
 
+def counted_rate(m: Model, k: int, c: ServeCandidate) -> float:
+    """A replica's rate as the rows count it: at most the class's peak. Exact for 'the replicas hold the
+    peak' (a replica faster than the peak holds it alone either way), and it keeps a replica measured
+    at a million requests/s from out-weighing the solver's integrality tolerance (u = 1 - 1e-6 would
+    take down all but a request/s of it, passing n+1 with one replica)."""
+    return min(c.requests_per_s, m.peak(k))
+
+
 def spare_rate(m: Model, k: int) -> pulp.LpVariable:
     """D_k: the requests/s of the largest replica class k uses (what one failed GPU takes down)."""
     down = m.prob.add_variable(f"spare_{k}", lowBound=0)
     for i, c in enumerate(m.scands[k]):
         used = m.prob.add_variable(f"uses_{k}_{i}", cat="Binary")
         m.prob += m.r[k, i] <= (m.r[k, i].upBound or 0) * used, f"serve_uses_{k}_{i}"
-        m.prob += down >= c.requests_per_s * used, f"serve_spare_{k}_{i}"
+        m.prob += down >= counted_rate(m, k, c) * used, f"serve_spare_{k}_{i}"
     return down
 
 
@@ -59,7 +67,8 @@ class Serving(Family):
     def rows(self, m: Model) -> None:
         for k, cs in enumerate(m.scands):
             down = spare_rate(m, k) if m.problem.serve_classes[k].spare else 0
-            m.prob += pulp.lpSum(c.requests_per_s * m.r[k, i] for i, c in enumerate(cs)) - down >= m.peak(k), f"serve_{k}"
+            m.prob += (pulp.lpSum(counted_rate(m, k, c) * m.r[k, i] for i, c in enumerate(cs)) - down >= m.peak(k),
+                       f"serve_{k}")
         p = m.problem
         due = due_levels(p, m.sc)
         for g in sorted({c.gpu for _, _, c in m.serve_pairs() if c.ownership == "buy"}):
