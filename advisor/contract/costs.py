@@ -14,7 +14,7 @@ class CostBreakdown(Out):
     purchase_usd: Num | None
     servers_usd: Num | None
     network_usd: Num | None = None      # NICs and the fabric joining the servers of a multi-server job
-    storage_usd: Num | None = None      # the training storage bought with owned GPUs
+    storage_usd: Num | None = None      # the training data and checkpoints, on every training plan
     tax_usd: Num | None = None          # sales tax on the hardware (a reclaimed VAT is not a cost)
     burn_in_usd: Num | None = None      # the energy of the burn-in soak before work
     support_usd: Num | None = None      # the hardware support contract while held

@@ -51,9 +51,10 @@ def bill_of_materials(plan: Plan, ctx: PlanContext, refs: Refs) -> tuple[list, l
     bom: list[dict[str, Any]] = []
     bom_notes: list[str] = []
     for row in plan.bill_of_materials:
-        qty, unit = _quantity(row.item, row.quantity, row.unit_usd)
+        qty, unit = _quantity(row.item, row.quantity, row.unit_usd, row.total_usd)
         bom.append({"item": row.item, "qty": qty, "unit": unit,
-                    "extended": usd_cents(row.total_usd) if row.total_usd is not None else "in hosting",
+                    "extended": usd_cents(row.total_usd) if row.total_usd is not None
+                    else "in hosting" if row.item.startswith("racks") else "unpriced",
                     "basis": row.confidence or "unrated", "refs": refs.cite(row.source)})
         if row.note:
             bom_notes.append(f"{row.item}: {sentence(row.note)}")
@@ -64,10 +65,12 @@ def bill_of_materials(plan: Plan, ctx: PlanContext, refs: Refs) -> tuple[list, l
     return bom, bom_notes
 
 
-def _quantity(item: str, quantity: float, unit_usd: float | None) -> tuple[str, str]:
+def _quantity(item: str, quantity: float, unit_usd: float | None, total_usd: float | None) -> tuple[str, str]:
     """(quantity, unit price) as a reader checks them: a tax line is a rate on a dollar base."""
     if item.startswith("tax on"):
         return usd_cents(quantity), f"{(unit_usd or 0.0) * 100:.2f}%"
+    if quantity == 1 and total_usd is not None:   # a lump sum: its unit is its total, to the cent
+        return "1", usd_cents(total_usd)
     qty = f"{quantity:,}" if float(quantity).is_integer() else f"{quantity:,.4g}"
     return qty, (unit_rate(unit_usd) if unit_usd is not None and abs(unit_usd) < 10 else usd(unit_usd))
 
@@ -316,8 +319,10 @@ def assumption_rows(wl: Workload, catalog: Catalog, plan: Plan, refs: Refs) -> l
                     if assumption is not None else []})
     out.append({"text": f"Owned hardware is costed over {a.horizon_months:g} months: it is resold when its planned "
                         "work is done or at the horizon's end, whichever costs less, at its generation's used-market "
-                        "value (the disposal rows); energy is costed only for the hours the jobs run, not for idle "
-                        "time.", "refs": []})
+                        "value (the disposal rows); "
+                        + ("energy is costed only for the hours the jobs run, not for idle time." if a.utilization is None
+                           else f"energy is costed at {a.utilization:.0%} utilization for as long as the GPUs are held."),
+             "refs": []})
     out.append({"text": "Rented GPUs run in the provider's datacenter; their energy and hosting are in the "
                         "hourly rate.", "refs": []})
     out.append({"text": "Training times are estimates from the tool's performance model (docs/model.md), not "

@@ -1,8 +1,9 @@
 """How long bought GPUs are held: each owned GPU type is sold when its planned work ends or held to
 the horizon, whichever costs less (issue 29, "ownership over time"). The MILP chooses among a grid
 of holding periods (the months of HOLD_MONTHS within the horizon, and the horizon itself); a GPU
-held T hours pays hosting (and energy, when a utilization is given) for T hours and is resold at
-its generation's used-market value at that age, discounted from T. So a 40-day job bought on 128
+held until T pays hosting and support (and energy, when a utilization is given) from its arrival
+to T and is resold at its generation's used-market value at T (its age since the purchase),
+discounted from T. So a 40-day job bought on 128
 B200s is resold at month 2, not charged 36 months of hosting for a $0 resale.
 
 Hosting here is per GPU: the GPU's own power and its share of its server's (the platform's

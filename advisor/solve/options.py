@@ -92,8 +92,8 @@ def add_reason(reasons: list[Finding], rule: str | None, code: str, message: str
 def server_options(catalog: Catalog, gpu: GPU, context: str) -> tuple[list[ServerOption], list[str]]:
     """Owned GPUs need a host: the catalog's compatible platforms for this deployment context that
     have a known price and power draw (a platform with either unknown cannot be costed, so it is
-    left out and named in the second list). A server that can be networked is charged the sourced
-    fabric per GPU (economics/bom.py) for its slots; one with no sourced network cannot be."""
+    left out and named in the second list). A server's own network price (catalog) is carried as a
+    fallback: the MILP prices the network by cluster-size band and NIC (economics/purchase_bill.py)."""
     out, unknown = [], []
     for s in catalog.servers_for(gpu.id, context):
         price = s.purchase.usd if s.purchase else None

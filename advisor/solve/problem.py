@@ -143,7 +143,7 @@ class Arrival:
 
 @dataclass(frozen=True)
 class Storage:
-    """Flash storage bought with any owned GPU: the largest training job's dataset and checkpoints
+    """Flash storage every training plan pays for, bought or rented: the largest training job's dataset and checkpoints
     (economics/purchase_bill.py storage_need), and its cost with the region's tax on hardware."""
 
     need: StorageNeed
@@ -159,7 +159,7 @@ class ServerOption:
     filled: bool                    # GPUs come with the board (HGX, OAM): N = slots x servers
     price_usd: float
     overhead_kw: float
-    network_usd: float | None       # fabric (switches, optics) per server when a job spans servers
+    network_usd: float | None       # the catalog's network price per server: a fallback when no band is sourced
 
 
 @dataclass
@@ -206,7 +206,7 @@ class Problem:
     arrival: dict[str, Arrival] = field(default_factory=dict)   # gpu id -> when bought GPUs of it can start work
     residual: dict[str, Residual] = field(default_factory=dict)   # gpu id -> Residual at the horizon's end (its curve)
     hardware: dict[str, HardwareTerms] = field(default_factory=dict)   # gpu id -> what a bought one costs beyond its price
-    storage: Storage | None = None   # the storage bought with any owned GPU (the training data and checkpoints)
+    storage: Storage | None = None   # the storage every training plan pays (the training data and checkpoints)
 
     @property
     def job_count(self) -> int:

@@ -3,7 +3,8 @@ in the MILP"); owned serving GPUs count in N[g] and lend their off-peak hours to
 
   serve_k             sum_i rate_i r[k,i] - D_k >= peak requests/s of class k (x the scenario's traffic factor),
                       D_k the largest replica the class uses (availability n+1: the peak is held with any one
-                      replica down): D_k >= rate_i u[k,i], r[k,i] <= R_i u[k,i], u binary; D_k = 0 for none
+                      replica down): D_k >= rate_i b[k,i] (uses_k_i), r[k,i] <= R_i b[k,i], b binary; D_k = 0
+                      for none. rate_i counts at most the peak (counted_rate)
   serve_fleet_g       GPUs of type g held as long as serving runs >= owned serving GPUs of type g
   serve_fleet_g_n     N[g] >= n z[g,n] + owned serving GPUs not lent to training (off_peak_training_hours 0)
   serve_capacity_g_l  training GPU-hours <= sum_p min(L, T_p) H[g,p] - L (owned serving GPUs) + L h/24 (GPUs lent
