@@ -233,24 +233,10 @@ def _no_stage(name: str, total: int | None = None) -> Iterator[None]:
 @contextlib.contextmanager
 def _light_progress(write: Callable[[str], None], after: float = 2.0, every: float = 0.25) -> Iterator[None]:
     """solve/run.progress without the solver: the stage and the seconds elapsed."""
-    import threading
-    import time
+    from advisor.ticker import ticking
 
-    start, stop = time.monotonic(), threading.Event()
-
-    def loop() -> None:
-        if stop.wait(after):
-            return
-        while not stop.is_set():
-            write(f"{_LIGHT['what']}, {time.monotonic() - start:.0f} s")
-            stop.wait(every)
-    ticker = threading.Thread(target=loop, name="advisor-progress", daemon=True)
-    ticker.start()
-    try:
+    with ticking(lambda elapsed: write(f"{_LIGHT['what']}, {elapsed:.0f} s"), after, every):
         yield
-    finally:
-        stop.set()
-        ticker.join()
 
 
 _LIGHT = {"what": "working"}

@@ -15,7 +15,9 @@ from advisor.economics.ownership import (
     purchase_age_years,
     residual,
 )
+from advisor.solve.model import Model
 from advisor.solve.problem import Problem, Storage
+from advisor.solve.scenario import baseline
 from advisor.solve.solution import Solution
 
 
@@ -179,14 +181,6 @@ def _rented(problem: Problem, sol: Solution) -> list[dict]:
     return [lines[k] for k in sorted(lines)]
 
 
-def owned_kw(problem: Problem, sol: Solution) -> float:
-    kw = sum(problem.gpu_kw[g] * n for g, n in sol.bought.items())
-    for g, servers in sol.servers.items():
-        opts = {s.id: s for s in problem.servers.get(g, [])}
-        kw += sum(opts[sid].overhead_kw * n for sid, n in servers.items())
-    return kw
-
-
 def break_even(problem: Problem, sol: Solution) -> list[dict]:
     """For each GPU type the plan buys: the months of continuous use after which owning its fleet
     (GPUs, servers and network with their tax and burn-in; less the resale value; plus hosting,
@@ -194,6 +188,7 @@ def break_even(problem: Problem, sol: Solution) -> list[dict]:
     demand at the cheapest sourced rate; and the same without resale, since resale at the curve's
     value after a few months is what a buyer can least count on."""
     out, costs = [], problem.costs
+    m = Model(problem, baseline(problem), [], [])   # coefficients only, no rows
     for g, n in sorted(sol.bought.items()):
         gpu = problem.catalog.gpus[g]
         offer = gpu.rental
@@ -201,16 +196,13 @@ def break_even(problem: Problem, sol: Solution) -> list[dict]:
             continue
         opts = {s.id: s for s in problem.servers.get(g, [])}
         servers = sol.servers.get(g, {})
-        hw = problem.hardware.get(g)
-        tax = hw.tax_rate if hw else 0.0
-        upfront = ((problem.unit_price[g] * n + sum(opts[sid].price_usd * k for sid, k in servers.items())) * (1 + tax)
-                   + (hw.burn_in_usd * n if hw else 0.0))
-        if sol.networked.get(g) and hw is not None:
-            upfront += hw.network_usd(sol.networked[g] * max(o.slots for o in opts.values())) or 0.0
+        # the MILP's own coefficients (solve/model.py): the GPUs, servers and network with their tax and burn-in
+        upfront = m.buy_cost(g) * n + sum(m.server_cost(g, opts[sid]) * k for sid, k in servers.items())
+        if sol.networked.get(g):
+            upfront += m.network_usd(g, sol.networked[g] * m.per_server(g)) or 0.0
         kw = problem.gpu_kw[g] * n + sum(opts[sid].overhead_kw * k for sid, k in servers.items())
-        monthly_own = kw * (costs.hosting_usd_per_kw_month + HOURS_PER_MONTH * costs.pue * costs.electricity_usd_per_kwh)
-        if hw is not None:
-            monthly_own += hw.support_rate_month * ((problem.unit_price[g] or 0.0) + hw.server_share_usd) * n
+        monthly_own = (kw * (costs.hosting_usd_per_kw_month + HOURS_PER_MONTH * costs.pue * costs.electricity_usd_per_kwh)
+                       + m.support(g) * n)
         monthly_rent = n * HOURS_PER_MONTH * offer.usd_per_gpu_hour
         price = problem.unit_price[g] * n
         age = purchase_age_years(gpu, problem.as_of)

@@ -9,14 +9,13 @@ import contextlib
 import dataclasses
 import os
 import sys
-import threading
-import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 import pulp
 
 from advisor.errors import NoPlanInTime
+from advisor.ticker import ticking
 
 
 def solver_for(time_limit: float | None, gap: float | None = None) -> tuple[str, pulp.LpSolver]:
@@ -147,20 +146,7 @@ def progress(write: Callable[[str], None], after: float = 3.0, every: float = 5.
     """While the block runs longer than `after` seconds, call `write` with a one-line status every
     `every` seconds (Status.line: stage, steps, best cost and gap so far, seconds elapsed). Output is
     the caller's: nothing is printed unless it asks (the CLI does, on a terminal only)."""
-    start, stop = time.monotonic(), threading.Event()
     STATUS.solves = STATUS.done = 0
     STATUS.best_usd = STATUS.gap = None
-
-    def loop() -> None:
-        wait = after
-        while not stop.wait(wait):
-            write(STATUS.line(time.monotonic() - start))
-            wait = every
-
-    ticker = threading.Thread(target=loop, name="advisor-progress", daemon=True)
-    ticker.start()
-    try:
+    with ticking(lambda elapsed: write(STATUS.line(elapsed)), after, every):
         yield
-    finally:
-        stop.set()
-        ticker.join()
