@@ -250,8 +250,6 @@ OVERSIZED = {
     "advisor.flow:plan": (53, 20),
     "advisor.perf.calibrate:read_runs": (41, 22),
     "advisor.perf.calibrate:fit": (31, 28),
-    "advisor.perf.estimate:_evaluate": (82, 30),
-    "advisor.perf.layout_grid:grid": (86, 10),
     "advisor.perf.serving:serve_estimate": (70, 30),
     "advisor.plan_notes:plan_warnings": (55, 27),
     "advisor.plan_notes:plan_sources": (57, 31),

@@ -79,11 +79,10 @@ def evaluate(job: JobSpec, gpu: GPU, count: int, p: Params) -> Estimate:
                    evidence_note=note, notes=[n for n in e.notes if n != e.evidence_note] + [note])
 
 
-def _evaluate(job: JobSpec, gpu: GPU, count: int, p: Params) -> Estimate:
-    """`evaluate` without the job's measurements."""
-    m = job.model
-    peak = gpu.dense_tflops(job.precision)
-    notes = []
+def shape_notes(job: JobSpec) -> list[str]:
+    """What the estimate of this model's shape must say: an inferred shape, a mixture of experts, a
+    parameter count too small for its embeddings."""
+    m, notes = job.model, []
     if m.shape_inferred:
         notes.append("layers and hidden size were inferred from the parameter count; give them for a better estimate")
     if m.active_params is not None:
@@ -93,6 +92,27 @@ def _evaluate(job: JobSpec, gpu: GPU, count: int, p: Params) -> Estimate:
     if m.params < 2 * m.embedding_params and not m.tied_embeddings:
         notes.append(f"{m.params:.3g} parameters hardly cover untied input and output embeddings of "
                      f"{m.vocab:,} x {m.hidden:,}: check params, vocab and hidden")
+    return notes
+
+
+def does_not_fit(job: JobSpec, gpu: GPU, count: int, p: Params) -> tuple[float, str]:
+    """(GB per GPU, why) for a job no layout fits: the memory of the most sharded layout, with
+    checkpointing, at the widest tensor parallelism the count and the heads allow."""
+    m = job.model
+    tp = max([t for t in TENSOR_PARALLEL if count % t == 0 and m.heads % t == 0], default=1)
+    batch = job.global_batch_tokens or default_batch_tokens(m, p)
+    lay = Layout("zero3" if count > tp else "ddp", max(1, count // tp), tp, 1, job.micro_batch or 1, True)
+    need = sum(layout_memory(job, lay, p, batch).values()) / GB
+    split = (f", sharded over {count} GPUs" if count > 1 else "") + (f" with tensor parallelism {tp}" if tp > 1 else "")
+    return need, (f"needs {need:.1f} GB per GPU even with checkpointing{split}; {gpu.name} has "
+                  f"{gpu.memory_gb.value:g} GB")
+
+
+def _evaluate(job: JobSpec, gpu: GPU, count: int, p: Params) -> Estimate:
+    """`evaluate` without the job's measurements."""
+    m = job.model
+    peak = gpu.dense_tflops(job.precision)
+    notes = shape_notes(job)
     ev, derate, ev_note = speed_basis(job, gpu, p)
     if ev_note:
         notes.append(ev_note)
@@ -106,16 +126,9 @@ def _evaluate(job: JobSpec, gpu: GPU, count: int, p: Params) -> Estimate:
         return Estimate(fits=False, reason=f"{gpu.name}'s memory size or bandwidth is unknown", **empty)
     chosen = choose_layout(job, gpu, count, p)
     if chosen is None:
-        tp = max([t for t in TENSOR_PARALLEL if count % t == 0 and m.heads % t == 0], default=1)
-        batch = job.global_batch_tokens or default_batch_tokens(m, p)
-        lay = Layout("zero3" if count > tp else "ddp", max(1, count // tp), tp, 1, job.micro_batch or 1, True)
-        need = sum(layout_memory(job, lay, p, batch).values()) / GB
+        need, reason = does_not_fit(job, gpu, count, p)
         empty["memory_per_gpu_gb"] = round(need, 3)
-        split = (f", sharded over {count} GPUs" if count > 1 else "") + (
-            f" with tensor parallelism {tp}" if tp > 1 else "")
-        return Estimate(fits=False, reason=(
-            f"needs {need:.1f} GB per GPU even with checkpointing{split}; {gpu.name} has "
-            f"{gpu.memory_gb.value:g} GB"), **empty)
+        return Estimate(fits=False, reason=reason, **empty)
     lay, t, tps, needs_tp = chosen
     batch = layout_batch(job, lay, p)
     mem = layout_memory(job, lay, p, batch)

@@ -218,33 +218,14 @@ def grid(job: JobSpec, gpu: GPU, p: Params, base: float, combos: list[Combo], ck
 
     st = st or _static(gpu, p, tuple(combos))
     m = job.model
-    seq, layers, hidden = m.seq_len, m.layers, m.hidden
-    t, q, dp, c, z = st["t"], st["q"], st["dp"], st["c"], st["z"]
+    layers, hidden, split = m.layers, m.hidden, st["split"]
+    t, q, c, z = st["t"], st["q"], st["c"], st["z"]
     ckb = np.asarray(ckpts)[:, None]
     ck = np.where(ckb, 1.0, 0.0)
     mb = np.asarray(mbs)
-    _, (bpp_w, bpp_g, bpp_o), trainable, per_token = job_figures(job)
+    trainable = job_figures(job)[2]
     with np.errstate(all="ignore"):   # layouts that cannot fit may divide by a zero link rate: never chosen
-        # memory._parts at the base batch
-        split = st["split"]
-        stage_params = m.params / split
-        stage_train = trainable / split
-        s0 = st["s0"]
-        weights = stage_params * bpp_w / s0
-        if st["any_s0"]:   # the layer being computed and the next one gathered in full
-            weights = np.where(st["s0_gt1"], weights + 2 * m.params / m.layers / t * bpp_w, weights)
-        gradients = stage_train * bpp_g / st["s1"]
-        optimizer = stage_train * bpp_o / st["s2"]
-        layers_here = np.ceil(layers / q)
-        dms = dp * mb * seq
-        share = base / dms
-        in_flight = np.minimum(q, np.ceil(np.maximum(share, 1.0)))   # (max(1.0, x): no NaN here)
-        sb = seq * mb
-        full = sb * per_token / t
-        act = np.where(ckb, 2.0 * sb * hidden / t * layers_here * in_flight + full, full * layers_here * in_flight)
-        act = act / c
-        logits = 4.0 * seq * mb * m.vocab / t / c
-        total = weights + gradients + optimizer + (act + logits) + p.overhead_gb * GB
+        total, layers_here, dms = _grid_memory(job, p, base, st, ckb, mb)   # memory._parts at the base batch
 
         # training._core and training.step_time at the layout's batch
         batch = np.maximum(dms, base)
@@ -295,3 +276,35 @@ def grid(job: JobSpec, gpu: GPU, p: Params, base: float, combos: list[Combo], ck
         mem = memory_s * stretch
         tps = batch / (comp + mem + comm)
     return {"total": total, "compute_s": comp, "memory_s": mem, "comm_s": comm, "tps": tps}
+
+
+def _grid_memory(job: JobSpec, p: Params, base: float, st: dict[str, Any], ckb: Any, mb: Any) -> tuple[Any, Any, Any]:
+    """(memory per GPU, layers per stage, tokens per data-parallel micro-step) of every combination
+    at the base batch, as memory._parts: weights, gradients and optimizer by their sharding, the
+    activations in flight with or without checkpointing, the logits, the fixed overhead."""
+    import numpy as np
+
+    m = job.model
+    seq, layers, hidden = m.seq_len, m.layers, m.hidden
+    t, q, dp, c = st["t"], st["q"], st["dp"], st["c"]
+    _, (bpp_w, bpp_g, bpp_o), trainable, per_token = job_figures(job)
+    split = st["split"]
+    stage_params = m.params / split
+    stage_train = trainable / split
+    s0 = st["s0"]
+    weights = stage_params * bpp_w / s0
+    if st["any_s0"]:   # the layer being computed and the next one gathered in full
+        weights = np.where(st["s0_gt1"], weights + 2 * m.params / m.layers / t * bpp_w, weights)
+    gradients = stage_train * bpp_g / st["s1"]
+    optimizer = stage_train * bpp_o / st["s2"]
+    layers_here = np.ceil(layers / q)
+    dms = dp * mb * seq
+    share = base / dms
+    in_flight = np.minimum(q, np.ceil(np.maximum(share, 1.0)))   # (max(1.0, x): no NaN here)
+    sb = seq * mb
+    full = sb * per_token / t
+    act = np.where(ckb, 2.0 * sb * hidden / t * layers_here * in_flight + full, full * layers_here * in_flight)
+    act = act / c
+    logits = 4.0 * seq * mb * m.vocab / t / c
+    total = weights + gradients + optimizer + (act + logits) + p.overhead_gb * GB
+    return total, layers_here, dms
