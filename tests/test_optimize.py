@@ -319,3 +319,34 @@ def test_a_lone_job_uses_the_whole_board_it_had_to_buy(example_plan):
     bought = {i["gpu"]: i["count"] for i in p["purchase"]}
     job = p["jobs"][0]
     assert bought[job["gpu"]] == 8 and job["gpu_count"] == 8
+
+
+def test_holding_periods_past_every_due_hour_are_bounded_at_zero_and_the_optimum_stays():
+    """A 30-day job needs its GPUs for one month: every later holding period costs more for no held
+    hour (constraints/capacity.dominated_levels), so it is bounded at 0, and the plan is the one the
+    MILP finds with every period open."""
+    from advisor.solve import model as model_module
+    from advisor.solve.constraints.capacity import dominated_levels
+
+    doc = {"deployment": {"context": "datacenter", "ownership": "buy", "lead_time_days": 0},
+           "jobs": [{"name": "j", "model": "gpt2-774m", "tokens": "40B", "deadline": "30d"}],
+           "gpus": {"allow": ["a100-80gb-sxm", "h100-sxm"]}}
+    problem = problem_for(doc)
+    sc = baseline(problem)
+    for g, levels in problem.holdings.items():
+        first = next(lv for lv, h in enumerate(levels) if h.hours >= 30 * 24)
+        assert dominated_levels(problem, sc, g) == set(range(first + 1, len(levels)))
+        assert first == 0 and len(levels) > 5   # month 1 covers 30 days; 36 months offer more
+    # the deadline lifted (a diagnosis): every period stays open
+    assert all(not dominated_levels(problem, sc.but(deadline_scale=1e9, horizon_hours=None), g)
+               for g in problem.holdings)
+    pruned = solve(problem)
+    problem.solver_cache.clear()
+    original = model_module.dominated_levels
+    try:
+        model_module.dominated_levels = lambda *a: set()
+        every = solve(problem)
+    finally:
+        model_module.dominated_levels = original
+    assert pruned.bought == every.bought and pruned.held == every.held
+    assert pruned.objective_usd == pytest.approx(every.objective_usd, rel=1e-9)

@@ -24,6 +24,7 @@ from advisor.solve.rows import GE, LE, affine, row, safe
 from advisor.solve.scenario import Scenario
 
 if TYPE_CHECKING:
+    from advisor.solve.holding import Holding
     from advisor.solve.model import Model
     from advisor.solve.problem import Candidate, Problem
     from advisor.solve.solution import Solution
@@ -44,6 +45,36 @@ def due_levels(problem: Problem, sc: Scenario) -> list[float]:
     """Per training class, the hour by which it must be done: its deadline (and any makespan cap)
     under the scenario, else the horizon (infinite when a diagnosis lifts it)."""
     return [sc.deadline(cls.deadline) or sc.horizon_hours or math.inf for cls in problem.classes]
+
+
+def dominated_levels(problem: Problem, sc: Scenario, g: str) -> set[int]:
+    """Holding periods of GPU type g no plan needs under `sc`: those after the first period that
+    covers every hour g's work and serving are due by. Such a period adds no held hour a capacity
+    or serving row counts (each counts min(due, T_p)) and pays at least as much in every term the
+    costs weigh (hosting, energy, support months: more; resale: less), at any price factor, in cash
+    and in present value, so bounding it at 0 keeps the optimum and spares HiGHS the branching
+    (the 200-job fleet: 11 periods per type where one is of use)."""
+    due = due_levels(problem, sc)
+    ends = [due[k] for k, cands in enumerate(problem.candidates)
+            if any(c.gpu == g and c.ownership == "buy" for c in cands)]
+    ends += [cls.hours for k, cls in enumerate(problem.serve_classes)
+             if any(c.gpu == g and c.ownership == "buy" for c in problem.serve_candidates[k])]
+    if not ends or max(ends) == math.inf:
+        return set()
+    levels = problem.holdings[g]
+    first = next((lv for lv, h in enumerate(levels) if h.hours >= max(ends) * (1 - 1e-9)), None)
+    if first is None:
+        return set()
+    keep = levels[first]
+    return {lv for lv in range(first + 1, len(levels)) if _costs_more(levels[lv], keep)}
+
+
+def _costs_more(later: Holding, keep: Holding) -> bool:
+    """Does holding until `later` pay at least what holding until `keep` does, term by term?"""
+    return (later.hosting_pv_usd >= keep.hosting_pv_usd and later.energy_pv_usd >= keep.energy_pv_usd
+            and later.months_held_pv >= keep.months_held_pv and later.resale_pv_per_usd <= keep.resale_pv_per_usd
+            and later.hosting_cash_usd >= keep.hosting_cash_usd and later.energy_cash_usd >= keep.energy_cash_usd
+            and later.months_held >= keep.months_held)
 
 
 class Capacity(Family):
