@@ -6,7 +6,8 @@ import itertools
 import math
 
 import pytest
-from conftest import AS_OF, ci_examples
+import yaml
+from conftest import AS_OF, EXAMPLES, ci_examples
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -340,6 +341,12 @@ def test_holding_periods_past_every_due_hour_are_bounded_at_zero_and_the_optimum
     # the deadline lifted (a diagnosis): every period stays open
     assert all(not dominated_levels(problem, sc.but(deadline_scale=1e9, horizon_hours=None), g)
                for g in problem.holdings)
+    # served all day for 24 months and fine-tuned by day 120: held to month 4 at the latest for the
+    # fine-tune alone (periods before it may suffice), or to month 24 when it serves; months 6-18 never
+    served = problem_for(yaml.safe_load((EXAMPLES / "train-and-serve.yaml").read_text()))
+    levels = served.holdings["rtx-6000-ada"]
+    assert [round(h.months) for h in levels] == [3, 4, 6, 9, 12, 18, 24]   # bought ones arrive in 10 weeks
+    assert dominated_levels(served, baseline(served), "rtx-6000-ada") == {2, 3, 4, 5}
     pruned = solve(problem)
     problem.solver_cache.clear()
     original = model_module.dominated_levels

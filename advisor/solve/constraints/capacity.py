@@ -48,25 +48,37 @@ def due_levels(problem: Problem, sc: Scenario) -> list[float]:
 
 
 def dominated_levels(problem: Problem, sc: Scenario, g: str) -> set[int]:
-    """Holding periods of GPU type g no plan needs under `sc`: those after the first period that
-    covers every hour g's work and serving are due by. Such a period adds no held hour a capacity
-    or serving row counts (each counts min(due, T_p)) and pays at least as much in every term the
-    costs weigh (hosting, energy, support months: more; resale: less), at any price factor, in cash
-    and in present value, so bounding it at 0 keeps the optimum and spares HiGHS the branching
+    """Holding periods of GPU type g no plan needs under `sc`. A type's GPUs are sold together at
+    one period (hold_one), so the periods of use are those up to the first covering every hour g's
+    training is due by (a later one adds no held hour: each capacity row counts min(due, T_p)), and
+    the first covering the hours it serves (serve_fleet needs that one or later). Any later period
+    pays at least as much as the useful one below it in every term the costs weigh (hosting,
+    energy, support months: more; resale: less), at any price factor, in cash and in present value,
+    for no hour a row counts, so bounding it at 0 keeps the optimum and spares HiGHS the branching
     (the 200-job fleet: 11 periods per type where one is of use)."""
-    due = due_levels(problem, sc)
-    ends = [due[k] for k, cands in enumerate(problem.candidates)
-            if any(c.gpu == g and c.ownership == "buy" for c in cands)]
-    ends += [cls.hours for k, cls in enumerate(problem.serve_classes)
-             if any(c.gpu == g and c.ownership == "buy" for c in problem.serve_candidates[k])]
-    if not ends or max(ends) == math.inf:
-        return set()
     levels = problem.holdings[g]
-    first = next((lv for lv, h in enumerate(levels) if h.hours >= max(ends) * (1 - 1e-9)), None)
-    if first is None:
-        return set()
-    keep = levels[first]
-    return {lv for lv in range(first + 1, len(levels)) if _costs_more(levels[lv], keep)}
+    due = due_levels(problem, sc)
+    train = [due[k] for k, cands in enumerate(problem.candidates) if any(c.gpu == g and c.ownership == "buy" for c in cands)]
+    serve = [cls.hours for k, cls in enumerate(problem.serve_classes)
+             if any(c.gpu == g and c.ownership == "buy" for c in problem.serve_candidates[k])]
+    ends = [_first_covering(levels, max(hours)) if hours else -1 for hours in (train, serve)]
+    if ends == [-1, -1] or None in ends:
+        return set()   # some work is due past every period (or never: a diagnosis lifted the limits)
+    # every period up to training's end (none without training), and serving's
+    useful = sorted({*range(ends[0] + 1), ends[1]} - {-1})
+    out = set()
+    for lv in range(len(levels)):
+        below = max((u for u in useful if u <= lv), default=None)   # (none: a period cheaper than any of use)
+        if below is not None and lv not in useful and _costs_more(levels[lv], levels[below]):
+            out.add(lv)
+    return out
+
+
+def _first_covering(levels: list[Holding], hours: float) -> int | None:
+    """The first holding period ending at or after `hours` (None: none does)."""
+    if hours == math.inf:
+        return None
+    return next((lv for lv, h in enumerate(levels) if h.hours >= hours * (1 - 1e-9)), None)
 
 
 def _costs_more(later: Holding, keep: Holding) -> bool:
