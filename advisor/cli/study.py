@@ -39,16 +39,25 @@ from advisor.inputs.arguments import (
 )
 
 
+def shape_options(command: Any) -> Any:
+    """The model-shape options `estimate` and `compare` share (with --params instead of a preset)."""
+    for option in reversed((
+        click.option("--layers", type=click.IntRange(*LAYERS), default=None),
+        click.option("--hidden", type=click.IntRange(*HIDDEN), default=None),
+        click.option("--seq-len", type=click.IntRange(*SEQ_LEN), default=None),
+        click.option("--vocab", type=click.IntRange(*VOCAB), default=None, help="Vocabulary size with --params [50257]."),
+        click.option("--tied-embeddings/--untied-embeddings", "tied_embeddings", default=None,
+                     help="Output head shares the input embedding, with --params [inferred from params, layers, hidden]."),
+    )):
+        command = option(command)
+    return command
+
+
 @main.command()
 @click.option("--model", "preset", default=None, help="Model preset (see `advisor models`), e.g. gpt2-124m.",
               shell_complete=complete_presets)
 @click.option("--params", default=None, help="Parameter count, e.g. 124M or 7B (instead of --model).")
-@click.option("--layers", type=click.IntRange(*LAYERS), default=None)
-@click.option("--hidden", type=click.IntRange(*HIDDEN), default=None)
-@click.option("--seq-len", type=click.IntRange(*SEQ_LEN), default=None)
-@click.option("--vocab", type=click.IntRange(*VOCAB), default=None, help="Vocabulary size with --params [50257].")
-@click.option("--tied-embeddings/--untied-embeddings", "tied_embeddings", default=None,
-              help="Output head shares the input embedding, with --params [inferred from params, layers, hidden].")
+@shape_options
 @click.option("--ffn", type=click.IntRange(*FFN), default=None, help="MLP width with --params [4 x hidden].")
 @click.option("--gpu", default=None, help="GPU id, e.g. a100-80gb-sxm (see `advisor catalog list`). Required.",
               shell_complete=complete_gpus)
@@ -167,12 +176,7 @@ def _prices(ctx: click.Context, param: click.Parameter, values: tuple[str, ...])
 @click.argument("gpus", nargs=-1, required=True, shell_complete=complete_gpus)
 @click.option("--model", "preset", default=None, help="Model preset, e.g. gpt2-124m (default when no --params).")
 @click.option("--params", default=None, help="Parameter count instead of a preset, e.g. 7B.")
-@click.option("--layers", type=click.IntRange(*LAYERS), default=None)
-@click.option("--hidden", type=click.IntRange(*HIDDEN), default=None)
-@click.option("--seq-len", type=click.IntRange(*SEQ_LEN), default=None)
-@click.option("--vocab", type=click.IntRange(*VOCAB), default=None, help="Vocabulary size with --params [50257].")
-@click.option("--tied-embeddings/--untied-embeddings", "tied_embeddings", default=None,
-              help="Output head shares the input embedding, with --params [inferred from params, layers, hidden].")
+@shape_options
 @click.option("--precision", type=click.Choice(["bf16", "fp16", "fp8"]), default="bf16", show_default=True)
 @click.option("--price", "prices", multiple=True, callback=_prices, metavar="GPU=USD",
               help="Override a purchase price, e.g. --price rtx-4090=1749 (repeatable).")
