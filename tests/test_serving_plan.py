@@ -232,3 +232,25 @@ def test_the_70b_examples_break_even_claims_hold_when_re_solved_here(example_pla
         assert (fall["gpu"], fall["ownership"]) in held and "already part of the chosen plan" in fall["message"]
     else:
         assert (fall["gpu"], fall["ownership"]) not in held
+
+
+def test_training_on_lent_serving_gpus_is_counted_at_its_planned_hours(catalog, rules):
+    """The serving GPUs' off-peak hours hold a training job at the same GPU-hours the capacity rows
+    hold it at: its confidence quantile (planned) against its own deadline, never the estimate."""
+    from advisor.solve.formulation import build_model
+    from advisor.solve.usable import usable_candidates
+
+    problem = prepare(load_workload(EXAMPLES / "train-and-serve.yaml"), catalog, rules, AS_OF)
+    sc = baseline(problem)
+    model = build_model(problem, sc, usable_candidates(problem, sc))
+    rows = {name: row for name, row in model.prob.constraints.items()
+            if name.startswith(("serve_capacity_", "capacity_"))}
+    assert any(name.startswith("serve_capacity_") for name in rows)
+    checked = 0
+    for name, row in rows.items():
+        for k, i, c in model.pairs():
+            coef = row.get(model.y[k, i], None)
+            if coef is not None:
+                assert c.planned_gpu_hours > c.gpu_hours and coef == pytest.approx(c.planned_gpu_hours), name
+                checked += 1
+    assert checked

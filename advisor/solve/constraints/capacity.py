@@ -41,6 +41,15 @@ def held_hours(problem: Problem, sc: Scenario, g: str, limit: float, level: int)
     return max(0.0, min(limit, problem.holdings[g][level].hours) - start)
 
 
+def at_planned_hours(problem: Problem, sc: Scenario) -> list[bool]:
+    """Per training class, does a capacity row count its GPU-hours at the workload's confidence
+    quantile (planned: due by its own deadline) rather than at the estimate (due by a makespan cap,
+    or by the horizon sooner than its deadline)?"""
+    due = due_levels(problem, sc)
+    return [(sc.job_deadline(cls.deadline) or sc.horizon_hours or math.inf) <= due[k]
+            for k, cls in enumerate(problem.classes)]
+
+
 def due_levels(problem: Problem, sc: Scenario) -> list[float]:
     """Per training class, the hour by which it must be done: its deadline (and any makespan cap)
     under the scenario, else the horizon (infinite when a diagnosis lifts it)."""
@@ -61,11 +70,11 @@ def dominated_levels(problem: Problem, sc: Scenario, g: str) -> set[int]:
     train = [due[k] for k, cands in enumerate(problem.candidates) if any(c.gpu == g and c.ownership == "buy" for c in cands)]
     serve = [cls.hours for k, cls in enumerate(problem.serve_classes)
              if any(c.gpu == g and c.ownership == "buy" for c in problem.serve_candidates[k])]
-    ends = [_first_covering(levels, max(hours)) if hours else -1 for hours in (train, serve)]
-    if ends == [-1, -1] or None in ends:
+    train_end, serve_end = (_first_covering(levels, max(hours)) if hours else -1 for hours in (train, serve))
+    if train_end is None or serve_end is None or train_end == serve_end == -1:
         return set()   # some work is due past every period (or never: a diagnosis lifted the limits)
     # every period up to training's end (none without training), and serving's
-    useful = sorted({*range(ends[0] + 1), ends[1]} - {-1})
+    useful = sorted({*range(train_end + 1), serve_end} - {-1})
     out = set()
     for lv in range(len(levels)):
         below = max((u for u in useful if u <= lv), default=None)   # (none: a period cheaper than any of use)
@@ -103,8 +112,7 @@ class Capacity(Family):
             cap = m.cap[g] if m.cap[g] < math.inf else UNBOUNDED_GPUS
             for lv in levels:
                 m.prob += row([(m.H[g, lv], 1), (m.K[g, lv], -cap)], LE), f"hold_{safe(g)}_{lv}"
-        due = due_levels(p, m.sc)
-        own = [m.sc.job_deadline(cls.deadline) or m.sc.horizon_hours or math.inf for cls in p.classes]
+        due, planned = due_levels(p, m.sc), at_planned_hours(p, m.sc)
         owned: dict[str, list[tuple[int, int, Candidate]]] = {g: [] for g in m.owned}
         for k, i, c in m.pairs():
             if c.ownership == "buy":
@@ -113,7 +121,7 @@ class Capacity(Family):
             for level, limit in enumerate(sorted(set(due))):
                 if limit == math.inf:
                     continue   # no horizon (a diagnosis lifted it): no capacity level
-                terms = [(m.y[k, i], c.planned_gpu_hours if own[k] <= due[k] else c.gpu_hours)
+                terms = [(m.y[k, i], c.planned_gpu_hours if planned[k] else c.gpu_hours)
                          for k, i, c in owned[g] if due[k] <= limit]
                 if terms:
                     name = f"capacity_{safe(g)}_{level}"

@@ -19,7 +19,7 @@ import pulp
 
 from advisor.contract.facts import Slack, binds
 from advisor.solve.constraints.base import Family
-from advisor.solve.constraints.capacity import due_levels, held_hours
+from advisor.solve.constraints.capacity import at_planned_hours, due_levels, held_hours
 from advisor.solve.rows import safe
 from advisor.solve.scenario import Scenario
 
@@ -71,7 +71,7 @@ class Serving(Family):
             m.prob += (pulp.lpSum(counted_rate(m, k, c) * m.r[k, i] for i, c in enumerate(cs)) - down >= m.peak(k),
                        f"serve_{k}")
         p = m.problem
-        due = due_levels(p, m.sc)
+        due, planned = due_levels(p, m.sc), at_planned_hours(p, m.sc)
         for g in sorted({c.gpu for _, _, c in m.serve_pairs() if c.ownership == "buy"}):
             sv = _owned_serving(m, g)
             until = max(p.serve_classes[k].hours for k, _, c in m.serve_pairs() if c.gpu == g and c.ownership == "buy")
@@ -84,7 +84,7 @@ class Serving(Family):
             lent = pulp.lpSum(c.gpus * m.r[k, i] * p.serve_classes[k].off_peak_hours / 24.0
                               for k, i, c in m.serve_pairs() if c.gpu == g and c.ownership == "buy")
             for level, limit in enumerate(sorted(set(due) - {math.inf})):
-                terms = [c.gpu_hours * m.y[k, i] for k, i, c in m.pairs()
+                terms = [(c.planned_gpu_hours if planned[k] else c.gpu_hours) * m.y[k, i] for k, i, c in m.pairs()
                          if c.gpu == g and c.ownership == "buy" and due[k] <= limit]
                 if terms:
                     room = pulp.lpSum(held_hours(p, m.sc, g, limit, lv) * m.H[g, lv] for lv in range(len(p.holdings[g])))
