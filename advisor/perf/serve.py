@@ -145,13 +145,9 @@ def _allreduce_s(tokens: float, model: ServeModel, hw: Hardware, tp: int, pp: in
 
 
 def activation_s(s: "Setup", tokens: float) -> float:
-    """Time of the non-GEMM kernels of one stage for `tokens` tokens: RMSNorm, residual adds, RoPE,
-    SiLU-and-multiply and the quantization of GEMM inputs each read and write the activations from
-    memory, so their time scales with memory bandwidth, not with the tensor rate (NVIDIA, "GPU
-    Performance Background User's Guide": element-wise operations and normalizations are memory-limited).
-    They run as kernels of their own between the GEMMs, so the time adds to the step. Per token and layer
-    the traffic is `activation_bytes_per_layer_element` x (hidden + the MLP width each GPU holds; a
-    mixture of experts runs its k routed experts' MLPs per token)."""
+    """Time of one stage's kernels between the GEMMs (norms, residual adds, RoPE, SiLU, quantization) for
+    `tokens` tokens: memory-bound kernels of their own, so at the bandwidth and added to the step; bytes =
+    activation_bytes_per_layer_element x (hidden + MLP width per GPU, k experts' for a MoE) x layers."""
     m = s.model
     width = m.hidden + (m.ffn or 4 * m.hidden) * max(m.experts_per_token, 1) / s.tp
     stage_layers = math.ceil(m.layers / s.pp)
