@@ -238,9 +238,7 @@ def prefill(s: Setup, tokens: float) -> dict:
     anyway), so they run at the large-batch decode rate; `latency_s` is its time alone (standalone
     prefill kernels, `prefill_compute_efficiency`)."""
     m, pp, tp = s.model, s.pp, s.tp
-    # the LM head runs on the prompt's last position only: engines return no prompt logits unless asked
-    # (TensorRT-LLM return_context_logits, default False; vLLM prompt_logprobs, default None)
-    head = m.vocab * m.hidden
+    head = m.vocab * m.hidden   # on the last position only: no prompt logits unless asked (return_context_logits)
     flops = (2 * max(m.matmul_active - head, 0.0) * tokens + 2 * head + 2 * m.layers * tokens ** 2 * m.heads * m.head_dim) / (tp * pp)
     compute_s = flops / (s.rate() * s.params.prefill_compute_efficiency)
     batched_s = flops / (s.rate() * s.params.decode_compute_efficiency)
