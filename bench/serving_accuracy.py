@@ -45,9 +45,9 @@ from bench.serving_report import (  # noqa: E402
 
 CSV = ROOT / "catalog" / "serving_calibration.csv"
 FREE = ("decode_bandwidth_efficiency", "decode_compute_efficiency", "prefill_compute_efficiency", "step_overhead_ms",
-        "seq_overhead_us", "layer_overhead_us")
+        "seq_overhead_us", "layer_overhead_us", "activation_bytes_per_layer_element")
 BOUNDS = {"step_overhead_ms": (0.0, 50.0), "allreduce_latency_us": (0.0, 200.0), "seq_overhead_us": (0.0, 100.0),
-          "layer_overhead_us": (0.0, 500.0)}
+          "layer_overhead_us": (0.0, 500.0), "activation_bytes_per_layer_element": (0.0, 40.0)}
 ENGINES = ("vllm", "tgi-gaudi", "llama.cpp", "mlc-llm")
 COMPUTE_ENGINES: tuple = ()   # engines with their own compute-only factor (none: the MAMF and host terms explain vLLM)
 HOST_ENGINES = ("vllm",)      # engines with their own host time per sequence

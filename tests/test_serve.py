@@ -55,10 +55,12 @@ def test_moe_memory_uses_total_params_and_compute_active_params():
     p = load_params()
     s_moe, s_dense = Setup(mix, H100, "bf16", 2, 1, "tensorrt-llm", p), Setup(dense, H100, "bf16", 2, 1, "tensorrt-llm", p)
     ratio = prefill(s_moe, 1000)["compute_s"] / prefill(s_dense, 1000)["compute_s"]
-    matmul_moe = mix.active_params - mix.vocab * mix.hidden
-    matmul_dense = mix.params - mix.vocab * mix.hidden
+    head = mix.vocab * mix.hidden                      # the LM head runs on the prompt's last position only
+    matmul_moe = mix.active_params - 2 * head
+    matmul_dense = mix.params - 2 * head
     attn = 2 * mix.layers * 1000 * mix.heads * mix.head_dim
-    assert ratio == pytest.approx((2 * matmul_moe + attn) / (2 * matmul_dense + attn), rel=1e-9)
+    assert ratio == pytest.approx((2 * matmul_moe * 1000 + 2 * head + attn * 1000)
+                                  / (2 * matmul_dense * 1000 + 2 * head + attn * 1000), rel=1e-9)
     # one token reads 2 of 8 experts per layer: the weight read of a batch-1 decode step is the active share
     read_moe = decode_step(s_moe, 1, 0)["memory_s"]
     read_dense = decode_step(s_dense, 1, 0)["memory_s"]
@@ -205,6 +207,41 @@ def test_decode_step_pays_a_fixed_time_per_layer():
     extra = (decode_step(Setup(m, H100, "fp8", 4, 2, "tensorrt-llm", p1), 16, 1500)["step_s"]
              - decode_step(Setup(m, H100, "fp8", 4, 2, "tensorrt-llm", p0), 16, 1500)["step_s"])
     assert extra == pytest.approx(40 * 100e-6, rel=1e-9)
+
+
+def test_prefill_flops_by_hand_with_the_lm_head_on_the_last_position():
+    """Llama 3.1 8B, a 1,000-token prompt: 2 x (matmul parameters less the LM head) x 1,000 + the LM head
+    once (no prompt logits are computed unless asked) + causal attention 2 L I^2 n_heads d_head; alone it
+    runs at R x prefill_compute_efficiency (the non-GEMM kernels at zero traffic to isolate the GEMMs)."""
+    m = load_model("llama-3.1-8b")
+    p = dataclasses.replace(load_params(), activation_bytes_per_layer_element=0.0)
+    s = Setup(m, H100, "fp8", 1, 1, "tensorrt-llm", p)
+    head = 128256 * 4096
+    flops = 2 * (m.active_params - 2 * head) * 1000 + 2 * head + 2 * 32 * 1000 ** 2 * 32 * 128
+    assert prefill(s, 1000)["compute_s"] == pytest.approx(flops / (s.rate() * p.prefill_compute_efficiency), rel=1e-9)
+
+
+def test_non_gemm_kernels_move_activation_bytes_at_the_memory_bandwidth():
+    """With a_b bytes per element, B sequences of Llama 3.1 8B on one H100 add a_b x B x (4096 + 14336)
+    x 32 layers / (bandwidth x eta_bw) to a decode step; at tensor parallelism 2 each GPU holds half the
+    MLP width; a prompt of I tokens adds the same for I tokens to its prefill time, alone and in a batch.
+    The time scales with memory bandwidth, so an H200 pays 3.35 / 4.8 of an H100's."""
+    m = load_model("llama-3.1-8b")
+    p0 = dataclasses.replace(load_params(), activation_bytes_per_layer_element=0.0)
+    p1 = dataclasses.replace(p0, activation_bytes_per_layer_element=20.0)
+    bw = H100.bandwidth_gbps * 1e9 * p0.decode_bandwidth_efficiency
+
+    def extra(tp: int, batch: int, hw: Hardware = H100) -> float:
+        return (decode_step(Setup(m, hw, "fp8", tp, 1, "tensorrt-llm", p1), batch, 1500)["step_s"]
+                - decode_step(Setup(m, hw, "fp8", tp, 1, "tensorrt-llm", p0), batch, 1500)["step_s"])
+    assert extra(1, 256) == pytest.approx(20 * 256 * (4096 + 14336) * 32 / bw, rel=1e-9)
+    assert extra(2, 256) == pytest.approx(20 * 256 * (4096 + 14336 / 2) * 32 / bw, rel=1e-9)
+    h200 = dataclasses.replace(H100, bandwidth_gbps=H100.bandwidth_gbps * 4.8 / 3.35)
+    assert extra(1, 256, h200) == pytest.approx(extra(1, 256) * 3.35 / 4.8, rel=1e-9)
+    for key in ("busy_s", "latency_s"):
+        pre = (prefill(Setup(m, H100, "fp8", 1, 1, "tensorrt-llm", p1), 1000)[key]
+               - prefill(Setup(m, H100, "fp8", 1, 1, "tensorrt-llm", p0), 1000)[key])
+        assert pre == pytest.approx(20 * 1000 * (4096 + 14336) * 32 / bw, rel=1e-9)
 
 
 def test_tail_tpot_decodes_at_the_poisson_high_batch():

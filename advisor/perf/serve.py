@@ -71,6 +71,7 @@ class ServeParams:
     engine_compute_factor: dict = field(default_factory=dict)  # fitted: extra factor on compute only, by engine
     seq_overhead_us: float = 0.0          # fitted: host time per sequence per decode step (scheduling, sampling)
     layer_overhead_us: float = 0.0        # fitted: fixed time per layer per decode step (each layer's ~10 kernels have a floor however small the batch)
+    activation_bytes_per_layer_element: float = 0.0  # fitted: HBM bytes the non-GEMM kernels (norms, residual adds, RoPE, SiLU-and-multiply, activation quantization) move per activation element (hidden + MLP width per GPU) per layer per token
     engine_seq_overhead_us: dict = field(default_factory=dict)  # fitted: the same for engines whose host loop differs
     kv_reserved_output_share: dict = field(default_factory=dict)  # sourced: share of the output a scheduler policy reserves KV for at admission, by policy
     scheduler_policy: dict = field(default_factory=dict)  # sourced: each engine's default capacity policy (a key of kv_reserved_output_share)
@@ -141,6 +142,16 @@ def _allreduce_s(tokens: float, model: ServeModel, hw: Hardware, tp: int, pp: in
     bw = link_gbps_per_direction(hw, tp, p) * 1e9
     per = 2 * (tp - 1) / tp * tokens * model.hidden * ACT_BYTES / bw + p.allreduce_latency_us * 1e-6
     return math.ceil(model.layers / pp) * 2 * per
+
+
+def activation_s(s: "Setup", tokens: float) -> float:
+    """Time of one stage's kernels between the GEMMs (norms, residual adds, RoPE, SiLU, quantization) for
+    `tokens` tokens: memory-bound kernels of their own, so at the bandwidth and added to the step; bytes =
+    activation_bytes_per_layer_element x (hidden + MLP width per GPU, k experts' for a MoE) x layers."""
+    m = s.model
+    width = m.hidden + (m.ffn or 4 * m.hidden) * max(m.experts_per_token, 1) / s.tp
+    stage_layers = math.ceil(m.layers / s.pp)
+    return s.params.activation_bytes_per_layer_element * tokens * width * stage_layers / s.bandwidth()
 
 
 def experts_touched(model: ServeModel, tokens: float) -> float:
@@ -215,7 +226,7 @@ def decode_step(s: Setup, batch: float, context: float) -> dict:
     comm_s = _allreduce_s(batch, m, s.hw, tp, pp, s.params)
     host_s = (s.params.step_overhead_ms + s.params.layer_overhead_us * 1e-3 * stage_layers
               + s.params.seq_overhead(s.engine) * 1e-3 * batch) * 1e-3
-    step = max(compute_s, memory_s) + comm_s + host_s
+    step = max(compute_s, memory_s) + comm_s + host_s + activation_s(s, batch)
     k = 1.0 / s.speed   # a user's measurement scales every part of the step alike
     return {"compute_s": compute_s * k, "memory_s": memory_s * k, "comm_s": comm_s * k, "step_s": step * k}
 
@@ -227,16 +238,18 @@ def prefill(s: Setup, tokens: float) -> dict:
     anyway), so they run at the large-batch decode rate; `latency_s` is its time alone (standalone
     prefill kernels, `prefill_compute_efficiency`)."""
     m, pp, tp = s.model, s.pp, s.tp
-    flops = (2 * m.matmul_active * tokens + 2 * m.layers * tokens ** 2 * m.heads * m.head_dim) / (tp * pp)
+    head = m.vocab * m.hidden   # on the last position only: no prompt logits unless asked (return_context_logits)
+    flops = (2 * max(m.matmul_active - head, 0.0) * tokens + 2 * head + 2 * m.layers * tokens ** 2 * m.heads * m.head_dim) / (tp * pp)
     compute_s = flops / (s.rate() * s.params.prefill_compute_efficiency)
     batched_s = flops / (s.rate() * s.params.decode_compute_efficiency)
     wb = WEIGHT_BYTES[s.served]
     read = ((m.params - m.expert_params) + m.expert_params * experts_touched(m, tokens)) * wb / (tp * pp)
     memory_s = read / s.bandwidth()
     comm_s = _allreduce_s(tokens, m, s.hw, tp, pp, s.params)
+    act_s = activation_s(s, tokens)
     k = 1.0 / s.speed
     return {"compute_s": compute_s * k, "memory_s": memory_s * k, "comm_s": comm_s * k,
-            "busy_s": (batched_s + comm_s) * k, "latency_s": (max(compute_s, memory_s) + comm_s) * k}
+            "busy_s": (batched_s + comm_s + act_s) * k, "latency_s": (max(compute_s, memory_s) + comm_s + act_s) * k}
 
 
 def z_score(percentile: float) -> float:
