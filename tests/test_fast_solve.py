@@ -204,7 +204,7 @@ def test_a_polish_stopped_by_its_time_limit_is_not_taken(monkeypatch):
     from advisor.inputs.workload import parse_workload
     from advisor.solve import model
 
-    monkeypatch.setattr(fast, "POLISH_NODES", 20)
+    monkeypatch.setattr(fast, "POLISH_NODES", 50)   # few enough to stop unproven, enough to find a plan on this fleet
     problem = prepare(parse_workload(_fleet(30, seed=12), "fleet"), load_catalog(), load_rules(), dt.date(2026, 12, 1))
 
     def fresh():   # the same candidates, no HiGHS model kept from an earlier solve
