@@ -17,7 +17,7 @@ from advisor.data.evidence import LEVELS, correlation_group, evidence, generatio
 from advisor.data.resources import data_dir
 from advisor.data.uncertainty import shared_speed_draws, speed_dist
 from advisor.perf import JobSpec, ModelSpec, evaluate, params_from
-from advisor.perf.speed_basis import mfu_median
+from advisor.perf.speed_basis import mfu_median, software_matured
 from advisor.perf.training import mfu_cap
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
@@ -42,7 +42,12 @@ def test_every_training_estimate_states_its_evidence(catalog, p):
         e = evaluate(job, g, 8, p)
         assert e.speed_evidence in LEVELS, gid
         assert (e.evidence_note is None) == (e.speed_evidence == "measured"), gid
-        if e.speed_evidence == "datasheet":
+        if e.speed_evidence == "datasheet" and e.derating is None:
+            # only a first-software-year derating its generation is past (catalog/estimator.yaml
+            # `mature_after_months`) is left off, and the note says there is none
+            assert software_matured(g, p.datasheet_derating[g.vendor.lower().split()[0]]), gid
+            assert "with no derating" in e.evidence_note
+        elif e.speed_evidence == "datasheet":
             assert e.derating is not None and 0 < e.derating["factor"] < 1, gid
             assert e.derating["source"] and all(s in catalog.sources for s in e.derating["source"]), gid
             assert "no measured training run" in e.evidence_note
@@ -179,3 +184,31 @@ def test_a_plan_names_what_each_chosen_speed_rests_on(catalog):
     assert amd["derating"]["source"] and set(amd["derating"]["source"]) <= set(catalog.sources)
     assert "derating" in amd["evidence_note"]
     assert rows["rtx-4090"]["speed_evidence"] == "measured" and rows["rtx-4090"]["derating"] is None
+
+
+def test_the_nvidia_derating_covers_a_generations_first_software_months_only(catalog, p):
+    """NVIDIA's derating is the H100's first-software-year gain (MLPerf v3.0, 8 months after launch, to
+    v4.0, 20 months after: +27%): a part launched 20 months or more before the entry's as_of has had it,
+    a part launched since (or undated) has not."""
+    entry = p.datasheet_derating["nvidia"]
+    b200 = catalog.gpus["b200"]   # launch 2024: 27 months before 2026-04
+    assert entry["mature_after_months"] == 20 and software_matured(b200, entry)
+    new = b200.model_copy(update={"launch": b200.launch.model_copy(update={"value": "2025-09"})})
+    assert not software_matured(new, entry)            # 19 months: still in its first software year
+    undated = b200.model_copy(update={"launch": b200.launch.model_copy(update={"value": None})})
+    assert not software_matured(undated, entry)
+    assert not software_matured(b200, p.datasheet_derating["cdna"])   # AMD's pairs are no such gap
+
+
+def test_a_datasheet_speed_is_not_held_to_another_jobs_median_mfu(catalog, p):
+    """A part with no run of its generation is the model at the shared default efficiencies, not clipped
+    to the median MFU of the measured runs (which ran other jobs): Llama 3 8B fp8 on 8 B200 (as
+    if Blackwell had no run) keeps the model's MFU above that median, and its base case is its upper end."""
+    from advisor.data.evidence import use_table
+    rows = [r for r in calibration.load_rows() if generation(catalog.gpus[r["gpu"]]) != "blackwell"]
+    g = catalog.gpus["b200"]
+    with use_table(calibration.evidence_table(rows, catalog)["gpus"]):
+        short = evaluate(_llama8b(catalog, precision="fp8"), g, 8, p)
+        assert short.speed_evidence == "datasheet" and short.derating is None
+        assert short.mfu > p.mfu_median["default"]["fp8"] + 0.02   # above the median of other jobs
+        assert short.tokens_per_s == pytest.approx(short.tokens_per_s_upper, rel=1e-9)

@@ -15,6 +15,7 @@ from pydantic import ValidationError
 
 from advisor.data.bounds import check_catalog, check_sizes
 from advisor.data.catalog_entries import GPU, Assumption, ModelAlias, ModelPreset, Server, Source
+from advisor.data.catalog_figures import check_date
 from advisor.data.catalog_model import Catalog
 from advisor.data.economics import Economics
 from advisor.data.overrides import normalize_override, replace_price_records
@@ -218,8 +219,11 @@ def _check_estimator(values: dict[str, Any], name: str) -> None:
                        lambda x: isinstance(x, list) and all(isinstance(p, list) and len(p) == 2
                                                              and all(map(number, p)) for p in x))}
 
-    def derating_entry(e: Any) -> bool:   # {factor: 0 < f < 1, upper: f to 2, source: [ids], note: text}
-        if not (isinstance(e, dict) and set(e) <= {"factor", "upper", "source", "note"}):
+    def derating_entry(e: Any) -> bool:   # {factor: 0 < f < 1, upper: f to 2, source: [ids], note: text,
+        # optionally mature_after_months: a whole number with as_of: a YYYY[-MM[-DD]] date}
+        if not (isinstance(e, dict) and set(e) <= {"factor", "upper", "source", "note", "mature_after_months", "as_of"}):
+            return False
+        if ("mature_after_months" in e) != ("as_of" in e) or not _maturity_ok(e):
             return False
         factor: Any = e.get("factor")
         upper: Any = e.get("upper", factor)
@@ -235,7 +239,8 @@ def _check_estimator(values: dict[str, Any], name: str) -> None:
 
     numbers = ("a finite number at or above zero, or a mapping of names to such numbers", tree)
     special = {"datasheet_derating": ("a mapping of GPU generations to {factor: a number in (0, 1), upper: at least "
-                                      "factor and at most 2, source: [ids], note: text}", derating)}
+                                      "factor and at most 2, source: [ids], note: text, and optionally "
+                                      "mature_after_months: a whole number with as_of: a YYYY-MM date}", derating)}
     kinds = {f.name: str(f.type) for f in dataclasses.fields(Params)}
     for key, value in values.items():
         if key not in kinds:
@@ -270,3 +275,17 @@ def load_catalog(override: str | Path | None = None) -> Catalog:
     name = str(override)
     _merge_document(raw, doc or {}, name)
     return _validate(raw, name)
+
+
+def _maturity_ok(e: dict[str, Any]) -> bool:
+    """A derating's optional scope: `mature_after_months` a whole number >= 1, `as_of` a valid date."""
+    if "mature_after_months" not in e:
+        return True
+    months, as_of = e["mature_after_months"], e["as_of"]
+    if isinstance(months, bool) or not isinstance(months, int) or months < 1 or not isinstance(as_of, str):
+        return False
+    try:
+        check_date(as_of)
+    except ValueError:
+        return False
+    return True

@@ -26,8 +26,7 @@ from advisor.perf.training import (
     OPTIMIZER_STEP_BYTES,
     comm_tier,
     computed_once,
-    elementwise_share,
-    layer_bytes,
+    elementwise_bytes,
     seconds_per_token,
     server_size,
     step_time,
@@ -236,8 +235,7 @@ def grid(job: JobSpec, gpu: GPU, p: Params, base: float, combos: list[Combo], ck
         dense, attention = rates[:, :, 0:1], rates[:, :, 1:2]
         compute_s = tokens_per_gpu * (dense + attention) * imbalance
         bw = (gpu.memory_bandwidth_gbps.value or 0.0) * GB
-        elementwise = (layer_bytes(job, p) * m.layers * (m.hidden + m.ffn_width)
-                       + p.memory_bytes_per_vocab_element * m.vocab) * (3.0 + ck) / 3.0 * elementwise_share(job, p)
+        elementwise = elementwise_bytes(job, p, ck)
         opt_state = OPTIMIZER_STEP_BYTES * trainable / st["opt_split"]
         share = batch / dms
         micro = np.maximum(share, 1.0)

@@ -8,10 +8,13 @@
     - a gain the measured runs do not show (today's attention kernels on Hopper, where every
       calibration run used FlashAttention-2-era kernels) lifts the base case at most to the
       median: base = min(estimate, max(estimate at the runs' kernels, median));
-    - a part with no measured run in its generation (`datasheet`) takes at most the median of
-      every measured group at the precision, then its sourced derating.
+    - a part with no measured run in its generation (`datasheet`) is the model at the shared
+      default efficiencies (already centred on each fitted group's median run), then its sourced
+      derating; it is not also held to a median MFU of other jobs (MFU depends on the job's shape:
+      docs/model.md §1.7).
 * Evidence. `measured`, `same_generation` or `datasheet` (advisor/data/evidence.py); a
-  `datasheet` speed is multiplied by `datasheet_derating` (factor < 1, with its source), and every
+  `datasheet` speed is multiplied by `datasheet_derating` (factor < 1, with its source) unless that
+  derating is a first-software-year gap its generation is past (`mature_after_months`), and every
   estimate not backed by a run on its own GPU says so in `evidence_note`.
 """
 from __future__ import annotations
@@ -20,6 +23,7 @@ from dataclasses import replace
 from typing import Any
 
 from advisor.data.catalog import GPU
+from advisor.data.catalog_figures import age_months, parse_as_of
 from advisor.data.estimator import Params
 from advisor.data.evidence import DATASHEET, MEASURED, SAME_GENERATION, Evidence, evidence, generation_name
 from advisor.perf.jobspec import JobSpec
@@ -40,11 +44,6 @@ def mfu_median(gpu: GPU, precision: str, p: Params, count: int = 1) -> float | N
     return by_precision(entry, precision)
 
 
-def _default_median(precision: str, p: Params) -> float | None:
-    entry = (p.mfu_median or {}).get("default")
-    return by_precision(entry, precision) if entry is not None else None
-
-
 def derating(gpu: GPU, p: Params) -> dict[str, Any] | None:
     """{factor, upper, source, note} for a part with no measured run: by GPU id, generation, its
     family word, its vendor, then `default` (catalog/estimator.yaml `datasheet_derating`)."""
@@ -52,10 +51,20 @@ def derating(gpu: GPU, p: Params) -> dict[str, Any] | None:
     gen = generation(gpu)
     vendor = gpu.vendor.lower().split()[0] if gpu.vendor else ""
     entry = next((table[k] for k in (gpu.id, gen, gen.rstrip("0123456789"), vendor, "default") if k in table), None)
-    if not isinstance(entry, dict):
+    if not isinstance(entry, dict) or software_matured(gpu, entry):
         return None
     return {"factor": float(entry["factor"]), "upper": float(entry.get("upper") or entry["factor"]),
             "source": list(entry["source"]), "note": str(entry.get("note", ""))}
+
+
+def software_matured(gpu: GPU, entry: dict[str, Any]) -> bool:
+    """Is the derating a first-software-year gap (`mature_after_months` set) that the GPU's generation
+    is past: launched at least that many months before the entry's `as_of`? An undated launch is not."""
+    months, as_of = entry.get("mature_after_months"), parse_as_of(entry.get("as_of"))
+    if months is None or as_of is None:
+        return False
+    age = age_months(gpu.launch.value if gpu.launch else None, as_of)
+    return age is not None and age >= int(months)
 
 
 def _kernel_gain(job: JobSpec, gpu: GPU, p: Params) -> bool:
@@ -84,10 +93,6 @@ def ceilings(job: JobSpec, gpu: GPU, lay: Layout, batch: float, tps: float, mfu:
     upper = _capped(tps, mfu, t, mfu_cap(gpu, job.precision, p, lay.count))
     upper_mfu = mfu * upper / tps
     if ev.level == DATASHEET:
-        med = _default_median(job.precision, p)
-        if med is not None and upper_mfu > med:
-            return tps * med / mfu, upper, (f"held to {100 * med:.1f}% MFU, the median published {job.precision} "
-                                            f"run of the measured GPU generations (model: {100 * mfu:.1f}%)")
         return upper, upper, None
     med = mfu_median(gpu, job.precision, p, lay.count)
     if med is None or upper_mfu <= med or not _kernel_gain(job, gpu, p):
@@ -111,7 +116,8 @@ def evidence_note(gpu: GPU, precision: str, ev: Evidence, d: dict[str, Any] | No
     if ev.level == SAME_GENERATION:
         return (f"no measured {precision} training run on {gpu.name}: efficiency from measured runs on "
                 f"{', '.join(ev.siblings)} ({generation_name(ev.generation)})")
-    factor = f"x {d['factor']:.2f} derating (source: {', '.join(d['source'])})" if d else "with no derating"
+    factor = (f"x {d['factor']:.2f} derating (source: {', '.join(d['source'])})" if d else
+              "with no derating (no measured shortfall applies: a vendor stack past its first software year)")
     return (f"no measured training run on {gpu.name} or any {_vendor(gpu)} {generation_name(ev.generation)} GPU: speed from "
             f"the datasheet {factor}")
 
@@ -128,4 +134,4 @@ def speed_basis(job: JobSpec, gpu: GPU, p: Params) -> tuple[Evidence, dict[str, 
 
 
 __all__ = ["MEASURED", "SAME_GENERATION", "DATASHEET", "ceilings", "derating", "evidence_note", "mfu_median",
-           "speed_basis"]
+           "software_matured", "speed_basis"]

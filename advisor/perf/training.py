@@ -111,18 +111,27 @@ def era_factor(job: JobSpec, p: Params) -> float:
     return float((p.software_era_factor or {}).get(job.software_era, 1.0))
 
 
-def layer_bytes(job: JobSpec, p: Params) -> float:
-    """Memory-bound bytes per activation element (h + f) per layer and token: the fitted traffic of
-    norms, residuals, activations and casts, plus an fp8 run's quantization of every GEMM input and
-    gradient (read bf16, write fp8 and its scale: `fp8_cast_bytes_per_layer_element`)."""
-    return p.memory_bytes_per_layer_element + (p.fp8_cast_bytes_per_layer_element if job.precision == "fp8" else 0.0)
-
-
 def elementwise_share(job: JobSpec, p: Params) -> float:
-    """Share of that traffic a step moves: all of it in eager code; `fused_memory_share` when its
-    elementwise work is fused into few kernels (torch.compile, llm.c's hand-fused kernels,
-    Transformer Engine's fused norm-GEMM and bias-activation kernels: JobSpec `fused_elementwise`)."""
+    """Share of the norms', residuals' and activations' traffic a step moves: all of it in eager code;
+    `fused_memory_share` when its elementwise work is fused into few kernels (torch.compile, llm.c's
+    hand-fused kernels, Transformer Engine's fused norm-GEMM and bias-activation kernels: JobSpec
+    `fused_elementwise`)."""
     return p.fused_memory_share if job.fused_elementwise else 1.0
+
+
+def elementwise_bytes(job: JobSpec, p: Params, ckpt: Any) -> Any:
+    """Memory-bound bytes per token of one model replica (`ckpt` 1 when recomputing the forward): the
+    fitted traffic per activation element (h + f) per layer and of the logits, at the share fusion
+    leaves, plus an fp8 run's quantization of every GEMM input and gradient
+    (`fp8_cast_bytes_per_layer_element`). Fusion does not remove the quantization: each fp8 GEMM
+    operand is written in fp8 in the layout its GEMM reads, and on Hopper, whose fp8 GEMMs take only
+    the TN layout, a second transposed copy for the backward (Transformer Engine, "Performance
+    considerations: handling transposes"; cuBLASLt: "A must be transposed and B non-transposed")."""
+    m = job.model
+    fusable = (p.memory_bytes_per_layer_element * m.layers * (m.hidden + m.ffn_width)
+               + p.memory_bytes_per_vocab_element * m.vocab) * elementwise_share(job, p)
+    cast = p.fp8_cast_bytes_per_layer_element * m.layers * (m.hidden + m.ffn_width) if job.precision == "fp8" else 0.0
+    return (fusable + cast) * (3.0 + ckpt) / 3.0
 
 
 def tp_exposed(job: JobSpec, p: Params) -> float:
@@ -279,8 +288,7 @@ def _core(job: JobSpec, gpu: GPU, lay: Layout, batch: float, p: Params, per_toke
     dense, attention = per_token or seconds_per_token(job, gpu, p, lay.tp, lay.checkpointing)
     compute_s = tokens_per_gpu * (dense + attention) * imbalance
     bw = (gpu.memory_bandwidth_gbps.value or 0.0) * GB
-    elementwise = (layer_bytes(job, p) * m.layers * (m.hidden + m.ffn_width)
-                   + p.memory_bytes_per_vocab_element * m.vocab) * (3.0 + ckpt) / 3.0 * elementwise_share(job, p)
+    elementwise = elementwise_bytes(job, p, ckpt)
     optimizer = OPTIMIZER_STEP_BYTES * job_figures(job)[2] / (lay.tp * lay.pp * opt_shards)   # trainable_params(job)
     micro = micro_batches_per_step(job, lay, batch)
     dequant = 0.0
