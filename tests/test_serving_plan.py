@@ -243,8 +243,7 @@ def test_training_on_lent_serving_gpus_is_counted_at_its_planned_hours(catalog, 
     problem = prepare(load_workload(EXAMPLES / "train-and-serve.yaml"), catalog, rules, AS_OF)
     sc = baseline(problem)
     model = build_model(problem, sc, usable_candidates(problem, sc))
-    rows = {name: row for name, row in model.prob.constraints.items()
-            if name.startswith(("serve_capacity_", "capacity_"))}
+    rows = {row.name: row for row in model.prob.constraints() if row.name.startswith(("serve_capacity_", "capacity_"))}
     assert any(name.startswith("serve_capacity_") for name in rows)
     checked = 0
     for name, row in rows.items():
