@@ -84,6 +84,73 @@ def article_claims() -> dict[str, Any]:
     return load_yaml_file(data_dir("catalog") / "article.yaml", "catalog file")
 
 
+def _check_prices(catalog: Catalog, gpus: list[str], prices: dict[str, Any]) -> None:
+    """A --price names a GPU of the catalog that is among those compared: a price for a GPU not
+    shown is a typo the user should hear about."""
+    if not gpus:
+        raise InputError("name at least one GPU id to compare, e.g. rtx-4090 a100-80gb-sxm h100-sxm", field="gpus")
+    for gid in prices:
+        catalog.gpu(gid)
+        if gid not in gpus:
+            raise InputError(f"`prices`: {gid} has a price but is not among the GPUs compared ({', '.join(gpus)})",
+                             field="prices")
+
+
+def _price_of(catalog: Catalog, g: GPU, prices: dict[str, Any],
+              as_of: dt.date) -> tuple[float | None, str | None, str | None]:
+    """(price, its source, its date): the user's --price, else the catalog's purchase price with
+    the URLs of its sources."""
+    if g.id in prices:
+        return float(prices[g.id]), "--price", as_of.isoformat()
+    purchase = g.prices.purchase
+    price = purchase.usd if purchase else None
+    price_src = ", ".join(catalog.sources[s].url for s in purchase.source) if purchase and price else None
+    return price, price_src, purchase.as_of if purchase else None
+
+
+def _rules_row(rules: RuleSet, g: GPU, spec: JobSpec, precision: str, deployment: str, region: str,
+               as_of: dt.date) -> list[dict[str, Any]]:
+    """What the rules say of buying `g` for `deployment` in `region` (a licence, an export control)."""
+    ctx = {"gpu": gpu_context(g), "deployment": {"context": deployment, "region": region, "ownership": "buy"},
+           "offer": {"ownership": "buy", "site": deployment},
+           "job": {"kind": "pretrain", "precision": precision, "params": spec.model.params}}
+    return [{"rule": f.rule, "severity": f.severity, "message": f.message} for f in rules.evaluate(ctx, as_of)]
+
+
+def _compare_row(catalog: Catalog, g: GPU, spec: JobSpec, p: Params, precision: str,
+                 price: tuple[float | None, str | None, str | None]) -> dict[str, Any]:
+    """One GPU's figures and its estimate on the fewest cards that hold the model."""
+    n = min_gpus(spec, g, p, limit=65_536)
+    est = evaluate(spec, g, n, p) if n else None
+    usd, price_src, price_date = price
+    tps = est.tokens_per_s if est and est.fits else None
+    run = est if tps and est else None
+    fp16acc = g.tensor_tflops.get("fp16_fp16acc")
+    return {
+        "gpu": g.id, "name": g.name, "price_usd": usd, "price_source": price_src, "price_as_of": price_date,
+        "rent_usd_per_hour": g.rental.usd_per_gpu_hour if g.rental else None,
+        "dense_tflops": g.dense_tflops(precision),
+        "fp16_fp16acc_tflops": fp16acc.value if fp16acc else None,
+        "memory_gb": g.memory_gb.value, "memory_bandwidth_gbps": g.memory_bandwidth_gbps.value,
+        "link": g.interconnect.link, "link_gbps": g.interconnect.link_gbps.value,
+        "p2p": g.interconnect.p2p.value, "gpu_count": n, "tokens_per_s": tps,
+        "tokens_per_s_per_gpu": run.tokens_per_s_per_gpu if run else None,
+        "mfu": run.mfu if run else None, "limited_by": run.binding if run else None,
+        "tokens_per_s_per_1k_usd": (tps / (usd * n / 1000.0)) if tps and usd and n else None,
+    }
+
+
+def _add_ratios(rows: list[dict[str, Any]]) -> None:
+    """Price (of the cards needed) and speed of each row relative to the first GPU named."""
+    first = rows[0]
+    for row in rows:
+        row["price_ratio"] = (row["price_usd"] * row["gpu_count"] / (first["price_usd"] * first["gpu_count"])
+                              if row["price_usd"] and first["price_usd"] and row["gpu_count"] and first["gpu_count"]
+                              else None)
+        row["speed_ratio"] = (row["tokens_per_s"] / first["tokens_per_s"]
+                              if row["tokens_per_s"] and first["tokens_per_s"] else None)
+
+
 def compare(gpus: list[str], *, model: str | None = None, params: Any = None, layers: Any = None,
             hidden: Any = None, seq_len: Any = None, vocab: int | None = None, tied_embeddings: bool | None = None,
             precision: str = "bf16", prices: dict[str, Any] | None = None, deployment: str | None = None,
@@ -95,13 +162,7 @@ def compare(gpus: list[str], *, model: str | None = None, params: Any = None, la
     rules = rules or load_rules()
     as_of = as_of or dt.date.today()
     prices = prices or {}
-    if not gpus:
-        raise InputError("name at least one GPU id to compare, e.g. rtx-4090 a100-80gb-sxm h100-sxm", field="gpus")
-    for gid in prices:
-        catalog.gpu(gid)
-        if gid not in gpus:
-            raise InputError(f"`prices`: {gid} has a price but is not among the GPUs compared ({', '.join(gpus)})",
-                             field="prices")
+    _check_prices(catalog, gpus, prices)
     spec = spec_from_flags(catalog, model=model, params=params, layers=layers, hidden=hidden, seq_len=seq_len,
                            vocab=vocab, tied_embeddings=tied_embeddings, precision=precision)
     p = params_from(catalog)
@@ -110,53 +171,66 @@ def compare(gpus: list[str], *, model: str | None = None, params: Any = None, la
     rows: list[dict[str, Any]] = []
     for gid in gpus:
         g = catalog.gpu(gid)
-        n = min_gpus(spec, g, p, limit=65_536)
-        est = evaluate(spec, g, n, p) if n else None
-        price: float | None
-        price_src: str | None
-        price_date: str | None
-        if gid in prices:
-            price, price_src, price_date = float(prices[gid]), "--price", as_of.isoformat()
-        else:
-            purchase = g.prices.purchase
-            price = purchase.usd if purchase else None
-            price_src = ", ".join(catalog.sources[s].url for s in purchase.source) if purchase and price else None
-            price_date = purchase.as_of if purchase else None
-        tps = est.tokens_per_s if est and est.fits else None
-        fp16acc = g.tensor_tflops.get("fp16_fp16acc")
-        row: dict[str, Any] = {
-            "gpu": gid, "name": g.name, "price_usd": price, "price_source": price_src, "price_as_of": price_date,
-            "rent_usd_per_hour": g.rental.usd_per_gpu_hour if g.rental else None,
-            "dense_tflops": g.dense_tflops(precision),
-            "fp16_fp16acc_tflops": fp16acc.value if fp16acc else None,
-            "memory_gb": g.memory_gb.value, "memory_bandwidth_gbps": g.memory_bandwidth_gbps.value,
-            "link": g.interconnect.link, "link_gbps": g.interconnect.link_gbps.value,
-            "p2p": g.interconnect.p2p.value, "gpu_count": n, "tokens_per_s": tps,
-            "tokens_per_s_per_gpu": est.tokens_per_s_per_gpu if tps and est else None,
-            "mfu": est.mfu if tps and est else None, "limited_by": est.binding if tps and est else None,
-            "tokens_per_s_per_1k_usd": (tps / (price * n / 1000.0)) if tps and price and n else None,
-        }
+        row = _compare_row(catalog, g, spec, p, precision, _price_of(catalog, g, prices, as_of))
         if deployment is not None:
-            ctx = {"gpu": gpu_context(g), "deployment": {"context": deployment, "region": region, "ownership": "buy"},
-                   "offer": {"ownership": "buy", "site": deployment},
-                   "job": {"kind": "pretrain", "precision": precision, "params": spec.model.params}}
-            row["rules"] = [{"rule": f.rule, "severity": f.severity, "message": f.message}
-                            for f in rules.evaluate(ctx, as_of)]
+            row["rules"] = _rules_row(rules, g, spec, precision, deployment, region, as_of)
         if show_claims and gid in claims["claims"]:
             row["article"] = claims["claims"][gid]
         rows.append(row)
-    first = rows[0]
-    for row in rows:
-        row["price_ratio"] = (row["price_usd"] * row["gpu_count"] / (first["price_usd"] * first["gpu_count"])
-                              if row["price_usd"] and first["price_usd"] and row["gpu_count"] and first["gpu_count"]
-                              else None)
-        row["speed_ratio"] = (row["tokens_per_s"] / first["tokens_per_s"]
-                              if row["tokens_per_s"] and first["tokens_per_s"] else None)
+    _add_ratios(rows)
     return {"model": {"name": model, "params": spec.model.params, "layers": spec.model.layers,
                       "hidden": spec.model.hidden, "seq_len": spec.model.seq_len,
                       "shape_inferred": spec.model.shape_inferred},
             "precision": precision, "deployment": deployment, "as_of": as_of.isoformat(), "rows": rows,
             "article_source": "docs/article.md" if show_claims else None}
+
+
+def _crossover_models(catalog: Catalog, tokens: str, deadline: str | None, gpus: list[str], focus: str,
+                      models: list[str] | None) -> list[str]:
+    """The sweep's arguments checked before any solve, and its models: those named (as catalog ids),
+    else the article's presets the catalog holds, smallest first."""
+    _parsed(units.parse_count, tokens, "tokens")
+    if deadline is not None:
+        _parsed(units.parse_duration_hours, deadline, "deadline")
+    for gid in gpus:
+        catalog.gpu(gid)
+    if focus not in gpus:
+        raise InputError(f"`focus`: {focus} must be one of the GPUs swept ({', '.join(gpus)})", field="focus")
+    for name in models or []:
+        spec_from_flags(catalog, model=name)   # an unknown preset is reported as `model`
+    return ([catalog.model_id(m) for m in models] if models else
+            sorted((m for m in CROSSOVER_MODELS if m in catalog.models), key=lambda m: (catalog.models[m].params, m)))
+
+
+def _no_plan_reason(result: Any, catalog: Catalog, focus: str, deployment: str, n: int | None,
+                    primary: dict[str, Any]) -> dict[str, Any]:
+    """When no plan exists at all, the focus GPU's reason from the plan's own diagnosis (the limit
+    whose relaxation would give a plan), else the slots when no host holds the cards it needs."""
+    lever = next((d for d in result.diagnosis if d.kind != "shortfall" and d.relaxation
+                  and d.constraint in ("power", "deadline", "budget", "gpu_count")), None)
+    slots = max((s.gpu_slots for s in catalog.servers_for(focus, deployment)), default=0)
+    if lever is not None:
+        return {"code": lever.constraint, "rule": None, "message": lever.message}
+    if n is not None and n > slots:   # more cards than any host of this deployment holds
+        return {"code": "slots", "rule": None,
+                "message": f"it needs at least {n} cards and no {deployment} machine holds more than {slots}"}
+    return primary
+
+
+def _focus_loses(row: dict[str, Any], result: Any, catalog: Catalog, spec: JobSpec, p: Params, focus: str,
+                 deployment: str, max_gpus: int, n: int | None) -> None:
+    """The focus GPU is not the cheapest: its forced cost, the reason and the article's factor."""
+    winner = row["cheapest"]
+    rej = next((r for r in result.rejected if r.gpu == focus), None)
+    row["focus_cost_usd"] = rej.forced_cost_usd if rej else None
+    primary: dict[str, Any] = rej.reasons[0].to_dict() if rej else {"code": "cost", "rule": None}
+    if primary.get("code") == "no-plan":
+        primary = _no_plan_reason(result, catalog, focus, deployment, n, primary)
+    row["focus_reason"] = primary.get("message")
+    row["factor"] = factor_of(primary, n, max_gpus)
+    if row["factor"] == "cost":   # it runs (factor_of says memory_size when no count holds it)
+        row["factor"] = (_losing_factor(spec, catalog.gpu(focus), catalog.gpu(winner), p, n)
+                         if winner and n is not None else "compute")
 
 
 def crossover(*, tokens: str = "10B", max_gpus: int = 8, gpus: list[str] | None = None, models: list[str] | None = None,
@@ -170,19 +244,8 @@ def crossover(*, tokens: str = "10B", max_gpus: int = 8, gpus: list[str] | None 
     rules = rules or load_rules()
     as_of = as_of or dt.date.today()
     gpus = gpus or list(CROSSOVER_GPUS)
-    _parsed(units.parse_count, tokens, "tokens")
-    if deadline is not None:
-        _parsed(units.parse_duration_hours, deadline, "deadline")
-    for gid in gpus:
-        catalog.gpu(gid)
-    if focus not in gpus:
-        raise InputError(f"`focus`: {focus} must be one of the GPUs swept ({', '.join(gpus)})", field="focus")
-    for name in models or []:
-        spec_from_flags(catalog, model=name)   # an unknown preset is reported as `model`
-    models = ([catalog.model_id(m) for m in models] if models else
-              sorted((m for m in CROSSOVER_MODELS if m in catalog.models), key=lambda m: (catalog.models[m].params, m)))
+    models = _crossover_models(catalog, tokens, deadline, gpus, focus, models)
     p = params_from(catalog)
-    focus_gpu = catalog.gpu(focus)
     points: list[dict[str, Any]] = []
     crossed = None
     for name in models:
@@ -195,29 +258,13 @@ def crossover(*, tokens: str = "10B", max_gpus: int = 8, gpus: list[str] | None 
         winner = result.purchase[0].gpu if result.purchase else None
         row: dict[str, Any] = {"model": name, "params": catalog.models[name].params, "cheapest": winner,
                                "total_cost_usd": result.total_cost_usd}
-        rej = next((r for r in result.rejected if r.gpu == focus), None)
         spec = spec_from_flags(catalog, model=name)
-        n = min_gpus(spec, focus_gpu, p, limit=65_536)
+        n = min_gpus(spec, catalog.gpu(focus), p, limit=65_536)
         row[f"{focus}_min_gpus"] = n
         if winner == focus:
             row["focus_cost_usd"], row["factor"] = result.total_cost_usd, None
         else:
-            row["focus_cost_usd"] = rej.forced_cost_usd if rej else None
-            primary: dict[str, Any] = rej.reasons[0].to_dict() if rej else {"code": "cost", "rule": None}
-            if primary.get("code") == "no-plan":   # no plan at all: the plan's own diagnosis says what binds
-                lever = next((d for d in result.diagnosis if d.kind != "shortfall" and d.relaxation
-                              and d.constraint in ("power", "deadline", "budget", "gpu_count")), None)
-                slots = max((s.gpu_slots for s in catalog.servers_for(focus, deployment)), default=0)
-                if lever is not None:
-                    primary = {"code": lever.constraint, "rule": None, "message": lever.message}
-                elif n is not None and n > slots:   # more cards than any host of this deployment holds
-                    primary = {"code": "slots", "rule": None,
-                               "message": f"it needs at least {n} cards and no {deployment} machine holds more than {slots}"}
-            row["focus_reason"] = primary.get("message")
-            row["factor"] = factor_of(primary, n, max_gpus)
-            if row["factor"] == "cost":   # it runs (factor_of says memory_size when no count holds it)
-                row["factor"] = (_losing_factor(spec, focus_gpu, catalog.gpu(winner), p, n)
-                                 if winner and n is not None else "compute")
+            _focus_loses(row, result, catalog, spec, p, focus, deployment, max_gpus, n)
             if crossed is None:
                 crossed = name
         row["factor_text"] = FACTORS.get(row["factor"], row["factor"]) if row["factor"] else None

@@ -7,7 +7,7 @@ with it: bought (and in which servers), rented, both or neither.
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from advisor.data.catalog import GPU, Catalog
@@ -263,27 +263,30 @@ def preset_view(catalog: Catalog, name: str) -> dict:
     return found
 
 
+SORT_KEYS: dict[str, Callable[[dict], tuple]] = {
+    "id": lambda g: (g["id"],),
+    "memory": lambda g: (-(g.get("memory_gb") or 0), g["id"]),
+    "tflops": lambda g: (-(g.get("bf16_tflops") or 0), g["id"]),
+    "price": lambda g: ((g["purchase"] or {}).get("usd") is None, (g["purchase"] or {}).get("usd") or 0, g["id"]),
+    "rent": lambda g: (g["rent"] is None, (g["rent"] or {}).get("usd_per_gpu_hour") or 0, g["id"])}
+"""How select() orders a listing's GPUs: by id, most memory, most bf16 TFLOPS, cheapest to buy or to rent."""
+
+
+def _selected(g: dict, name: str | None, vendor: str | None, min_memory: float | None, buyable: bool,
+              rentable: bool) -> bool:
+    """Whether one listed GPU passes every filter given."""
+    return ((not name or name.lower() in g["id"].lower() or name.lower() in (g.get("name") or "").lower())
+            and (not vendor or (g.get("vendor") or "").lower() == vendor.lower())
+            and (min_memory is None or (g.get("memory_gb") or 0) >= min_memory)
+            and (not buyable or bool(g["purchase"])) and (not rentable or bool(g["rent"])))
+
+
 def select(data: dict, *, name: str | None = None, vendor: str | None = None, min_memory: float | None = None,
            buyable: bool = False, rentable: bool = False, sort: str = "id") -> dict:
     """A listing() narrowed like `sky show-gpus A100`: a name fragment (id or product name), a
     vendor, a least memory, buy or rent availability; sorted by id, memory, tflops, price or rent."""
-    gpus = data["gpus"]
-    if name:
-        gpus = [g for g in gpus if name.lower() in g["id"].lower() or name.lower() in (g.get("name") or "").lower()]
-    if vendor:
-        gpus = [g for g in gpus if (g.get("vendor") or "").lower() == vendor.lower()]
-    if min_memory is not None:
-        gpus = [g for g in gpus if (g.get("memory_gb") or 0) >= min_memory]
-    if buyable:
-        gpus = [g for g in gpus if g["purchase"]]
-    if rentable:
-        gpus = [g for g in gpus if g["rent"]]
-    keys = {"id": lambda g: (g["id"],),
-            "memory": lambda g: (-(g.get("memory_gb") or 0), g["id"]),
-            "tflops": lambda g: (-(g.get("bf16_tflops") or 0), g["id"]),
-            "price": lambda g: ((g["purchase"] or {}).get("usd") is None, (g["purchase"] or {}).get("usd") or 0, g["id"]),
-            "rent": lambda g: (g["rent"] is None, (g["rent"] or {}).get("usd_per_gpu_hour") or 0, g["id"])}
-    gpus = sorted(gpus, key=keys[sort])
+    gpus = sorted((g for g in data["gpus"] if _selected(g, name, vendor, min_memory, buyable, rentable)),
+                  key=SORT_KEYS[sort])
     servers = data["servers"]
     if any((name, vendor, min_memory is not None, buyable, rentable)):
         kept = {s for g in gpus for s in g.get("servers", [])}
