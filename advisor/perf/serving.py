@@ -18,8 +18,8 @@ from advisor.errors import InputError
 from advisor.inputs.jobs import ServeJob
 from advisor.inputs.loader import load_yaml_file
 from advisor.perf.estimate import params_from, require_gpu
-from advisor.perf.kv import ServeModel, check_precision, load_model, memory
-from advisor.perf.precision import plan_precision
+from advisor.perf.kv import Memory, ServeModel, check_precision, load_model, memory
+from advisor.perf.precision import PrecisionPlan, plan_precision
 from advisor.perf.serve import (
     Hardware,
     ReplicaResult,
@@ -144,16 +144,9 @@ def best_layout(model: ServeModel, hw: Hardware, count: int, precision: str, inp
     return best[1] if best else None
 
 
-def serve_estimate(model: str | ServeModel, gpu: GPU | str | Hardware, count: int, precision: str, input_len: int,
-                   output_len: int, ttft_ms: float | None = None, tpot_ms: float | None = None,
-                   percentile: float = 99, tensor_parallel: int | None = None, catalog: Catalog | None = None,
-                   engine: str | None = None, max_batch: int | None = None,
-                   params: ServeParams | None = None) -> dict[str, Any]:
-    """Serving a model on `count` GPUs (a catalog GPU, its id, or a `Hardware`): whole-system output
-    tokens/s under the SLO when one is given, else the offline peak; JSON-able."""
-    m = _model(model)
-    check_precision(precision)
-    _check_lengths(input_len, output_len, m)
+def _check_request(count: Any, tensor_parallel: int | None, ttft_ms: Any, tpot_ms: Any, percentile: float) -> None:
+    """The GPU count, tensor-parallel size, latency limits and percentile of a serving estimate,
+    checked before anything is computed."""
     if not isinstance(count, int) or isinstance(count, bool) or count < 1:
         raise InputError(f"`count`: must be a whole number of GPUs of at least 1 (given {count!r})", field="count")
     if tensor_parallel is not None and (tensor_parallel not in TP_SIZES or tensor_parallel > count):
@@ -164,6 +157,19 @@ def serve_estimate(model: str | ServeModel, gpu: GPU | str | Hardware, count: in
             raise InputError(f"`{name}`: a latency limit is a positive number of milliseconds (given {v!r})", field=name)
     if not 50 <= percentile < 100:
         raise InputError(f"`percentile`: must be at least 50 and below 100 (given {percentile!r})", field="percentile")
+
+
+def serve_estimate(model: str | ServeModel, gpu: GPU | str | Hardware, count: int, precision: str, input_len: int,
+                   output_len: int, ttft_ms: float | None = None, tpot_ms: float | None = None,
+                   percentile: float = 99, tensor_parallel: int | None = None, catalog: Catalog | None = None,
+                   engine: str | None = None, max_batch: int | None = None,
+                   params: ServeParams | None = None) -> dict[str, Any]:
+    """Serving a model on `count` GPUs (a catalog GPU, its id, or a `Hardware`): whole-system output
+    tokens/s under the SLO when one is given, else the offline peak; JSON-able."""
+    m = _model(model)
+    check_precision(precision)
+    _check_lengths(input_len, output_len, m)
+    _check_request(count, tensor_parallel, ttft_ms, tpot_ms, percentile)
     if isinstance(gpu, str):
         gpu = (catalog or load_catalog()).gpu(gpu)
     hw = gpu if isinstance(gpu, Hardware) else hardware(gpu, catalog)
@@ -182,35 +188,51 @@ def serve_estimate(model: str | ServeModel, gpu: GPU | str | Hardware, count: in
            "compute_precision": plan.compute,
            "warnings": [{"code": "precision-not-on-gpu", "message": plan.warning}] if plan.warning else []}
     if r is None:
+        kv_tokens = params.kv_tokens(engine or default_engine(hw, params), input_len, output_len)[0]
         mem = memory(m, plan.served or precision, hw.memory_gb, tensor_parallel or min(count, 8), 1,
-                     params.kv_tokens(engine or default_engine(hw, params), input_len, output_len)[0],
-                     params.usable_memory_fraction, params.overhead_gb)
-        reason = (f"{hw.name} has {plan.refused}" if plan.refused else
-                  f"{hw.name} has no sourced memory size or bandwidth in the catalog, which the serving model needs"
-                  if hw.bandwidth_gbps <= 0 or hw.memory_gb <= 0 else
-                  f"{m.name} at {plan.served} needs {mem.weights_gb:.1f} GB of weights per GPU plus "
-                  f"{params.overhead_gb:g} GB overhead and KV cache; {count} x {hw.memory_gb:g} GB is not enough")
-        return {**out, "fits": False, "reason": reason, "output_tokens_per_s": 0.0, "requests_per_s": 0.0,
+                     kv_tokens, params.usable_memory_fraction, params.overhead_gb)
+        return {**out, "fits": False, "reason": _why_not(m, hw, plan, mem, count, params),
+                "output_tokens_per_s": 0.0, "requests_per_s": 0.0,
                 "ttft_ms": None, "tpot_ms": None, "max_batch": 0, "kv_cache_gb_per_gpu": 0.0,
                 "weights_gb_per_gpu": round(mem.weights_gb, 3), "step_breakdown": None, "limited_by": None,
                 "tensor_parallel": None, "pipeline_parallel": None, "replicas": 0, "idle_gpus": count}
+    return {**out, "fits": True, **_served(r, count, output_len)}
+
+
+def _why_not(m: ServeModel, hw: Hardware, plan: PrecisionPlan, mem: Memory, count: int, params: ServeParams) -> str:
+    """Why no layout serves the model: the precision the GPU lacks, its unsourced memory, or the
+    memory the weights, overhead and KV cache need against what `count` GPUs hold."""
+    if plan.refused:
+        return f"{hw.name} has {plan.refused}"
+    if hw.bandwidth_gbps <= 0 or hw.memory_gb <= 0:
+        return f"{hw.name} has no sourced memory size or bandwidth in the catalog, which the serving model needs"
+    return (f"{m.name} at {plan.served} needs {mem.weights_gb:.1f} GB of weights per GPU plus "
+            f"{params.overhead_gb:g} GB overhead and KV cache; {count} x {hw.memory_gb:g} GB is not enough")
+
+
+def _rnd(x: Any, n: int = 6) -> float:
+    """A figure of the estimate as JSON shows it: a float to `n` decimals."""
+    return round(float(x), n)
+
+
+def _served(r: ReplicaResult, count: int, output_len: int) -> dict[str, Any]:
+    """The best layout's figures for the whole system: its replicas' throughput, its latencies,
+    batch, memory and the step time's parts."""
     replicas = count // r.gpus
     pt = r.point
     dec, pre = pt["decode"], pt["prefill"]
-    rnd = lambda x, n=6: round(float(x), n)  # noqa: E731
-    return {**out, "fits": True,
-            "output_tokens_per_s": rnd(replicas * r.requests_per_s * output_len, 3),
-            "requests_per_s": rnd(replicas * r.requests_per_s, 5),
-            "requests_per_s_per_replica": rnd(r.requests_per_s, 5),
-            "ttft_ms": rnd(r.ttft_ms, 3), "tpot_ms": rnd(r.tpot_ms, 3),
-            "ttft_mean_ms": rnd(pt["ttft_mean_s"] * 1e3, 3), "tpot_mean_ms": rnd(pt["tpot_mean_s"] * 1e3, 3),
-            "batch_per_replica": rnd(r.batch, 2), "max_batch": r.max_batch,
-            "kv_cache_gb_per_gpu": rnd(r.kv_cache_gb_per_gpu, 3), "weights_gb_per_gpu": rnd(r.weights_gb_per_gpu, 3),
+    return {"output_tokens_per_s": _rnd(replicas * r.requests_per_s * output_len, 3),
+            "requests_per_s": _rnd(replicas * r.requests_per_s, 5),
+            "requests_per_s_per_replica": _rnd(r.requests_per_s, 5),
+            "ttft_ms": _rnd(r.ttft_ms, 3), "tpot_ms": _rnd(r.tpot_ms, 3),
+            "ttft_mean_ms": _rnd(pt["ttft_mean_s"] * 1e3, 3), "tpot_mean_ms": _rnd(pt["tpot_mean_s"] * 1e3, 3),
+            "batch_per_replica": _rnd(r.batch, 2), "max_batch": r.max_batch,
+            "kv_cache_gb_per_gpu": _rnd(r.kv_cache_gb_per_gpu, 3), "weights_gb_per_gpu": _rnd(r.weights_gb_per_gpu, 3),
             "step_breakdown": {
-                "prefill": {"compute_s": rnd(pre["compute_s"]), "memory_s": rnd(pre["memory_s"]),
-                            "comm_s": rnd(pre["comm_s"])},
-                "decode": {"compute_s": rnd(dec["compute_s"]), "memory_s": rnd(dec["memory_s"]),
-                           "comm_s": rnd(dec["comm_s"]), "step_s": rnd(dec["step_s"])}},
+                "prefill": {"compute_s": _rnd(pre["compute_s"]), "memory_s": _rnd(pre["memory_s"]),
+                            "comm_s": _rnd(pre["comm_s"])},
+                "decode": {"compute_s": _rnd(dec["compute_s"]), "memory_s": _rnd(dec["memory_s"]),
+                           "comm_s": _rnd(dec["comm_s"]), "step_s": _rnd(dec["step_s"])}},
             "limited_by": r.limited_by, "tensor_parallel": r.tp, "pipeline_parallel": r.pp,
             "replicas": replicas, "idle_gpus": count - replicas * r.gpus,
             "speed_evidence": r.speed_evidence, "speed_source": r.speed_source}
