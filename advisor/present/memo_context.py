@@ -17,19 +17,12 @@ from advisor.present.decision_words import (
     verify_first,
 )
 from advisor.present.memo_charts import charts as draw_charts
+from advisor.present.memo_costs import COST_LINES, cost_rows
 from advisor.present.memo_ranges import assumption_row, range_sentence, ranges_chart
 from advisor.present.memo_recommendation import recommendation
 from advisor.present.memo_refs import Refs, rules_digest
-from advisor.present.memo_sections import (
-    COST_LINES,
-    alternative_rows,
-    assumption_rows,
-    bill_of_materials,
-    cost_rows,
-    job_rows,
-    requirement,
-    rule_card,
-)
+from advisor.present.memo_requirement import assumption_rows, requirement
+from advisor.present.memo_sections import alternative_rows, bill_of_materials, job_rows, rule_card
 from advisor.present.memo_serving import serving_context
 from advisor.present.words import (
     duration,
