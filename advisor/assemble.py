@@ -28,7 +28,7 @@ from advisor.present.constraint_words import (
     limit_reason,
     marginal_row,
 )
-from advisor.solve import ledger, parallel
+from advisor.solve import ledger, ownership_terms, parallel
 from advisor.solve.candidates import build_problem
 from advisor.solve.constraints import slacks
 from advisor.solve.problem import Problem
@@ -223,11 +223,11 @@ def assemble(problem: Problem, sol: Solution, settings: SolveSettings, *, object
         "purchase": purchase_rows(problem, sol),
         "servers": _servers(problem, sol),
         "bill_of_materials": ledger.bill_of_materials(problem, sol) if sol.feasible else [],
-        "break_even_months": ledger.break_even(problem, sol) if sol.feasible else [],
-        "depreciation": ledger.depreciation(problem, sol) if sol.feasible else [],
-        "disposal": ledger.disposal(problem, sol) if sol.feasible else [],
+        "break_even_months": ownership_terms.break_even(problem, sol) if sol.feasible else [],
+        "depreciation": ownership_terms.depreciation(problem, sol) if sol.feasible else [],
+        "disposal": ownership_terms.disposal(problem, sol) if sol.feasible else [],
         "other_ownership": why.other_ownership,
-        "utilization": ledger.utilization(problem, sol) if sol.feasible else None,
+        "utilization": ownership_terms.utilization(problem, sol) if sol.feasible else None,
         "jobs": jobs,
         "serving": _serving().serving_rows(problem, sol) if serves else [],
         "serving_mix": why.insights.get("mix"),
