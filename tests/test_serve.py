@@ -9,7 +9,8 @@ import pytest
 from advisor.errors import InputError
 from advisor.perf.kv import kv_bytes_per_token, load_model, memory, weight_bytes
 from advisor.perf.serve import Hardware, Setup, decode_step, prefill
-from advisor.perf.serving import load_params, replica_rate, serve_estimate
+from advisor.perf.serving import load_params, replica_rate
+from advisor.perf.serving_estimate import serve_estimate
 
 # A plain H100-like GPU, stated here so the tests do not depend on catalog figures.
 H100 = Hardware(name="test-h100", memory_gb=85.9, bandwidth_gbps=3350, tflops={"bf16": 989.4, "fp8": 1978.9},

@@ -2,7 +2,7 @@
 request rate into p-th percentile TTFT and TPOT (docs/model.md, "Serving").
 
 Everything here takes plain numbers and dataclasses (`ServeModel`, `Hardware`, `ServeParams`); the
-catalog adapter and the public `serve_estimate` live in advisor/perf/serving.py.
+catalog adapter lives in advisor/perf/serving.py, the public `serve_estimate` in serving_estimate.py.
 
 Operating point of one replica at mean concurrency B (sequences decoding at once):
     D(B)    = pp * stage decode step for B/pp sequences      time for every sequence to gain a token

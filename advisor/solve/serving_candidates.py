@@ -13,7 +13,8 @@ from advisor.economics.costs import HOURS_PER_MONTH
 from advisor.economics.ownership import HOURS_PER_YEAR, stream_factor
 from advisor.errors import InputError
 from advisor.perf.serve import Hardware, ReplicaResult, ServeParams
-from advisor.perf.serving import hardware, load_params, replica_rate, serving_model
+from advisor.perf.serving import hardware, load_params, replica_rate
+from advisor.perf.serving_estimate import serving_model
 from advisor.solve.constraints.deadline import meets
 from advisor.solve.options import (
     add_findings,
