@@ -89,7 +89,7 @@ def test_tighter_tpot_never_raises_the_sustainable_rate(model, precision, tp):
 
 
 def test_higher_rate_never_lowers_latency():
-    from advisor.perf.serve import operating_point
+    from advisor.perf.serve_capacity import operating_point
     s = Setup(load_model("llama-3.1-70b"), H100, "fp8", 2, 1, "tensorrt-llm", load_params())
     pts = [operating_point(s, 1000, 300, b) for b in (1, 4, 16, 64, 128, 256)]
     for a, b in zip(pts, pts[1:]):
@@ -134,7 +134,7 @@ def test_slot_wait_matches_the_halfin_whitt_formula_by_hand():
     P(wait) = 1 / (1 + beta Phi(beta) / phi(beta)), p99 wait = hold / (c - a) ln(P(wait) / 0.01)."""
     import math
 
-    from advisor.perf.serve import slot_wait_quantile
+    from advisor.perf.serve_capacity import slot_wait_quantile
     phi = math.exp(-2.0) / math.sqrt(2 * math.pi)
     big_phi = 0.5 * (1 + math.erf(2 / math.sqrt(2)))
     p_wait = 1 / (1 + 2 * big_phi / phi)
@@ -214,7 +214,7 @@ def test_tail_tpot_decodes_at_the_poisson_high_batch():
     over its life); the prefills it meets are Poisson with mean B. Recomputed from the step functions."""
     import math
 
-    from advisor.perf.serve import operating_point
+    from advisor.perf.serve_capacity import operating_point
     s = Setup(load_model("llama-3.1-8b"), H100, "fp8", 1, 1, "tensorrt-llm", load_params())
     B, I, O, z = 200.0, 1000.0, 300.0, 2.3263478740408408
     context = I + O / 2
@@ -233,7 +233,7 @@ def test_first_token_waits_for_the_running_step_and_then_rides_a_batched_step():
     batched time); alone (B -> 0) the prompt runs at the prefill rate."""
     import math
 
-    from advisor.perf.serve import mdl_wait_quantile, operating_point
+    from advisor.perf.serve_capacity import mdl_wait_quantile, operating_point
     s = Setup(load_model("llama-3.1-70b"), H100, "fp8", 4, 1, "tensorrt-llm", load_params())
     pre = prefill(s, 1000)
     for b in (64.0, 512.0):

@@ -16,13 +16,8 @@ from advisor.errors import InputError
 from advisor.inputs.loader import load_yaml_file
 from advisor.perf.estimate import params_from
 from advisor.perf.kv import ServeModel, check_precision, load_model
-from advisor.perf.serve import (
-    Hardware,
-    ReplicaResult,
-    ServeParams,
-    Setup,
-    replica_capacity,
-)
+from advisor.perf.serve import Hardware, ServeParams, Setup
+from advisor.perf.serve_capacity import ReplicaResult, replica_capacity
 from advisor.perf.serving_measured import calibrated_gpus
 from advisor.perf.training import achievable_fraction, generation
 

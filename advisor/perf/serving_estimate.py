@@ -14,7 +14,8 @@ from advisor.inputs.jobs import ServeJob
 from advisor.perf.estimate import require_gpu
 from advisor.perf.kv import Memory, ServeModel, check_precision, load_model, memory
 from advisor.perf.precision import PrecisionPlan, plan_precision
-from advisor.perf.serve import Hardware, ReplicaResult, ServeParams, Setup
+from advisor.perf.serve import Hardware, ServeParams, Setup
+from advisor.perf.serve_capacity import ReplicaResult
 from advisor.perf.serving import (
     TP_SIZES,
     as_serve_model,

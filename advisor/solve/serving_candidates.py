@@ -12,7 +12,8 @@ from advisor.data.rules import deployment_context, gpu_context
 from advisor.economics.costs import HOURS_PER_MONTH
 from advisor.economics.ownership import HOURS_PER_YEAR, stream_factor
 from advisor.errors import InputError
-from advisor.perf.serve import Hardware, ReplicaResult, ServeParams
+from advisor.perf.serve import Hardware, ServeParams
+from advisor.perf.serve_capacity import ReplicaResult
 from advisor.perf.serving import hardware, load_params, replica_rate
 from advisor.perf.serving_estimate import serving_model
 from advisor.solve.constraints.deadline import meets
