@@ -276,8 +276,8 @@ def compare(gpus: Any, **options: Any) -> dict[str, Any]:
 
 def crossover(**options: Any) -> dict[str, Any]:
     """Where the focus GPU (the RTX 4090) stops being the cheapest as models grow, and why; see
-    advisor.comparisons.crossover for the options."""
-    from advisor.comparisons import crossover as run_crossover
+    advisor.crossover_sweep.crossover for the options."""
+    from advisor.crossover_sweep import crossover as run_crossover
 
     return run_crossover(**checked("advisor.crossover", CROSSOVER, options))
 
