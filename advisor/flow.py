@@ -15,7 +15,6 @@ from advisor.assemble import (
     SCHEMA_VERSION,
     assemble,
     explain_level,
-    purchase_rows,
 )
 from advisor.contract import Plan
 from advisor.contract.numbers import rounded
@@ -29,6 +28,7 @@ from advisor.explain.tradeoffs import cost_time_points, value_points
 from advisor.explain.value_of_information import verify
 from advisor.inputs.workload import Workload
 from advisor.perf import min_gpus, params_from
+from advisor.plan_rows import purchase_rows
 from advisor.solve.candidates import build_problem
 from advisor.solve.milp import solve
 from advisor.solve.problem import Problem

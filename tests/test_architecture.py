@@ -24,8 +24,8 @@ LAYERS = [
     {"advisor.solve"},
     {"advisor.explain"},
     {"advisor.present"},
-    {"advisor.flow", "advisor.assemble", "advisor.plan_notes", "advisor.comparisons", "advisor.crossover_sweep",
-     "advisor.rule_examples"},
+    {"advisor.flow", "advisor.assemble", "advisor.plan_notes", "advisor.plan_rows", "advisor.comparisons",
+     "advisor.crossover_sweep", "advisor.rule_examples"},
     {"advisor.report", "advisor.api"},
     {"advisor.cli", "advisor.__main__", "advisor"},
 ]
