@@ -166,10 +166,10 @@ def _planned(workload: Any, options: dict[str, Any]) -> Any:
 
 def estimate(**options: Any) -> dict[str, Any]:
     """Memory and speed of one job on `count` GPUs (1 to 100,000; advisor.perf.estimate.estimate's
-    keywords); with kind="serve", the serving estimate (advisor.perf.serving.estimate_serving's)."""
+    keywords); with kind="serve", the serving estimate (advisor.perf.serving_estimate.estimate_serving's)."""
     run_estimate: Callable[..., dict[str, Any]]
     if options.get("kind") == "serve":
-        from advisor.perf.serving import estimate_serving as run_estimate
+        from advisor.perf.serving_estimate import estimate_serving as run_estimate
 
         options = checked("advisor.estimate(kind='serve')", SERVING, options)
         options.pop("kind")
@@ -276,8 +276,8 @@ def compare(gpus: Any, **options: Any) -> dict[str, Any]:
 
 def crossover(**options: Any) -> dict[str, Any]:
     """Where the focus GPU (the RTX 4090) stops being the cheapest as models grow, and why; see
-    advisor.comparisons.crossover for the options."""
-    from advisor.comparisons import crossover as run_crossover
+    advisor.crossover_sweep.crossover for the options."""
+    from advisor.crossover_sweep import crossover as run_crossover
 
     return run_crossover(**checked("advisor.crossover", CROSSOVER, options))
 

@@ -22,13 +22,14 @@ from advisor.explain.sensitivity import break_even, marginal_values
 from advisor.perf import params_from
 from advisor.perf.memory import default_batch_tokens
 from advisor.plan_notes import plan_sources, plan_warnings
+from advisor.plan_rows import plan_assumptions, plan_jobs, plan_servers, purchase_rows
 from advisor.present.constraint_words import (
     binding_row,
     diagnosis_row,
     limit_reason,
     marginal_row,
 )
-from advisor.solve import ledger, parallel
+from advisor.solve import ledger, ownership_terms, parallel
 from advisor.solve.candidates import build_problem
 from advisor.solve.constraints import slacks
 from advisor.solve.problem import Problem
@@ -162,38 +163,6 @@ def _serving() -> Any:
     return serving
 
 
-def _jobs(problem: Problem, sol: Solution) -> list[JSONObject]:
-    jobs = []
-    for c, n in sol.assignment:
-        e = c.estimate
-        cls = problem.classes[c.cls]
-        jobs.append({"name": cls.name(problem.workload), "gpu": c.gpu, "gpu_count": c.count,
-                     "ownership": c.ownership, "copies": n, "tokens_per_s": e.tokens_per_s, "wall_days": c.hours / 24,
-                     "goodput": {"fraction": c.goodput, "lost_days": c.hours * (1 - c.goodput) / 24,
-                                 "source": "workload" if cls.goodput is not None else "model (docs/model.md §1.6)"},
-                     "memory_per_gpu_gb": e.memory_per_gpu_gb, "mfu": e.mfu, "binding_factor": e.binding,
-                     "step_breakdown": e.step_breakdown, "layout": e.layout, "speed_evidence": e.speed_evidence,
-                     "derating": e.derating, "speed_source": e.speed_source, "evidence_note": e.evidence_note})
-    return jobs
-
-
-def _assumptions(problem: Problem, sol: Solution) -> JSONObject:
-    d, costs = problem.workload.deployment, problem.costs
-    return {
-        "deployment": d.context, "region": d.region, "ownership": d.ownership, "horizon_months": d.horizon_months,
-        "electricity_usd_per_kwh": costs.electricity_usd_per_kwh, "pue": costs.pue,
-        "hosting_usd_per_kw_month": costs.hosting_usd_per_kw_month,
-        "power_limit_kw": problem.power_limit_kw,
-        "power_limit_rule": problem.power_rule,
-        "discount_rate": costs.discount_rate, "discount_rate_source": costs.discount_source,
-        "utilization": costs.utilization, "useful_life_years": costs.useful_life_years,
-        "rent_kinds": list(d.rent_kinds),
-        "budget_usd": problem.workload.budget_usd, "budget_basis": problem.workload.budget_basis,
-        "residual_value": {g: {"fraction": r.fraction, "curve": r.curve, "confidence": r.confidence,
-                               "note": r.note} for g, r in sorted(problem.residual.items()) if g in sol.bought},
-    }
-
-
 def assemble(problem: Problem, sol: Solution, settings: SolveSettings, *, objective: str = "cost",
              explain: bool | str = True, verdict: Verdict | None = None, decision: JSONObject | None = None,
              prices: Prices | None = None) -> Plan:
@@ -207,7 +176,7 @@ def assemble(problem: Problem, sol: Solution, settings: SolveSettings, *, object
     why = _Explained(problem, sol, objective, settings, level, verdict, prices)
     explaining = why.settings
     tally = explaining.tally or SolveTally()
-    jobs = _jobs(problem, sol)
+    jobs = plan_jobs(problem, sol)
     serves = _serves(problem, sol)
     data: JSONObject = {
         "schema_version": SCHEMA_VERSION,
@@ -221,13 +190,13 @@ def assemble(problem: Problem, sol: Solution, settings: SolveSettings, *, object
         "residual_value_usd": sol.residual_value_usd if sol.feasible else None,
         "cost_breakdown_pv": sol.cost_breakdown_pv or None,
         "purchase": purchase_rows(problem, sol),
-        "servers": _servers(problem, sol),
+        "servers": plan_servers(problem, sol),
         "bill_of_materials": ledger.bill_of_materials(problem, sol) if sol.feasible else [],
-        "break_even_months": ledger.break_even(problem, sol) if sol.feasible else [],
-        "depreciation": ledger.depreciation(problem, sol) if sol.feasible else [],
-        "disposal": ledger.disposal(problem, sol) if sol.feasible else [],
+        "break_even_months": ownership_terms.break_even(problem, sol) if sol.feasible else [],
+        "depreciation": ownership_terms.depreciation(problem, sol) if sol.feasible else [],
+        "disposal": ownership_terms.disposal(problem, sol) if sol.feasible else [],
         "other_ownership": why.other_ownership,
-        "utilization": ledger.utilization(problem, sol) if sol.feasible else None,
+        "utilization": ownership_terms.utilization(problem, sol) if sol.feasible else None,
         "jobs": jobs,
         "serving": _serving().serving_rows(problem, sol) if serves else [],
         "serving_mix": why.insights.get("mix"),
@@ -237,7 +206,7 @@ def assemble(problem: Problem, sol: Solution, settings: SolveSettings, *, object
         "diagnosis": why.diagnosis,
         "warnings": plan_warnings(problem, sol, explaining) + (_serving().serving_warnings(problem, sol)
                                                            if serves else []),
-        "assumptions": _assumptions(problem, sol),
+        "assumptions": plan_assumptions(problem, sol),
         "solver": {**{k: v for k, v in sol.solver.items() if k != "status"},
                    "gap_limit": settings.gap_for(problem),
                    "explanations": {"solves": tally.solves, "gap_limit": explaining.gap,
@@ -264,31 +233,3 @@ def assemble(problem: Problem, sol: Solution, settings: SolveSettings, *, object
     result = Plan.build(data)   # validated only under GPU_ADVISOR_CHECK_PLANS (the tests): contract/base.py
     result.workload, result.catalog, result.rules, result.problem = wl, catalog, problem.rules, problem
     return result
-
-
-def purchase_rows(problem: Problem, sol: Solution) -> list[JSONObject]:
-    items = ledger.purchase_items(problem, sol)
-    rented: dict[str, JSONObject] = {}
-    for c, n in sol.serving:   # serving replicas rented on demand for the serving months
-        if c.ownership != "rent":
-            continue
-        rate = problem.catalog.gpus[c.gpu].rental
-        assert rate is not None, f"{c.gpu} rented for serving without a rental rate"   # candidates need one
-        entry = rented.setdefault(c.gpu, {"gpu": c.gpu, "count": 0, "ownership": "rent",
-                                          "unit_price_usd": rate.usd_per_gpu_hour, "gpu_hours": 0.0,
-                                          "provider": rate.provider, "as_of": rate.as_of,
-                                          "confidence": rate.confidence, "rent_kind": rate.pricing,
-                                          **ledger.offer_terms(rate), "use": "serving"})
-        entry["count"] += c.gpus * n
-        entry["gpu_hours"] += c.gpu_hours * n
-    return items + [rented[g] for g in sorted(rented)]
-
-
-def _servers(problem: Problem, sol: Solution) -> list[JSONObject]:
-    out = []
-    for g, servers in sorted(sol.servers.items()):
-        opts = {s.id: s for s in problem.servers.get(g, [])}
-        for sid, n in sorted(servers.items()):
-            out.append({"server": sid, "gpu": g, "count": n, "unit_price_usd": opts[sid].price_usd,
-                        "networked": min(n, sol.networked.get(g, 0))})
-    return out

@@ -15,7 +15,6 @@ from advisor.assemble import (
     SCHEMA_VERSION,
     assemble,
     explain_level,
-    purchase_rows,
 )
 from advisor.contract import Plan
 from advisor.contract.numbers import rounded
@@ -29,6 +28,7 @@ from advisor.explain.tradeoffs import cost_time_points, value_points
 from advisor.explain.value_of_information import verify
 from advisor.inputs.workload import Workload
 from advisor.perf import min_gpus, params_from
+from advisor.plan_rows import purchase_rows
 from advisor.solve.candidates import build_problem
 from advisor.solve.milp import solve
 from advisor.solve.problem import Problem
@@ -51,6 +51,20 @@ def prepare(workload: Workload, catalog: Catalog | None = None, rules: RuleSet |
     return build_problem(workload, catalog, rules, params_from(catalog), as_of or dt.date.today())
 
 
+def _checked_level(objective: str, explain: bool | str, gap: float | None) -> str:
+    """The explanation level of plan()'s arguments, each checked before anything is solved (a
+    library caller gets the error the CLI's options would have given)."""
+    if objective not in ("cost", "time"):
+        raise InputError(f"objective is 'cost' or 'time', got {objective!r}", field="objective")
+    level = explain_level(explain)
+    if level not in EXPLAIN_LEVELS:
+        raise InputError(f"explain is one of {', '.join(EXPLAIN_LEVELS)} (or true/false), got {explain!r}",
+                         field="explain")
+    if gap is not None and not 0 <= gap < 1:
+        raise InputError(f"gap is a fraction from 0 to below 1 (0.01 = 1%), got {gap!r}", field="gap")
+    return level
+
+
 def plan(workload: Workload, *, catalog: Catalog | None = None, rules: RuleSet | None = None,
          as_of: dt.date | None = None, objective: str = "cost", time_limit: float | None = 30.0,
          explain: bool | str = True, charts: bool = False, gap: float | None = None) -> Plan:
@@ -63,14 +77,7 @@ def plan(workload: Workload, *, catalog: Catalog | None = None, rules: RuleSet |
     break-evens, marginal values, robustness draws or re-planning under another deployment or
     batch (what `crossover` reads); "none" (or False) none but, without a plan, the diagnosis from the workload's own limits. gap: the relative MIP gap the plan is proven within (None: 0.01% for a few jobs, 1% for
     fleets of 50 jobs or more; milp.default_gap)."""
-    if objective not in ("cost", "time"):
-        raise InputError(f"objective is 'cost' or 'time', got {objective!r}", field="objective")
-    level = explain_level(explain)
-    if level not in EXPLAIN_LEVELS:
-        raise InputError(f"explain is one of {', '.join(EXPLAIN_LEVELS)} (or true/false), got {explain!r}",
-                         field="explain")
-    if gap is not None and not 0 <= gap < 1:
-        raise InputError(f"gap is a fraction from 0 to below 1 (0.01 = 1%), got {gap!r}", field="gap")
+    level = _checked_level(objective, explain, gap)
     problem = prepare(workload, catalog, rules, as_of)
     settings = SolveSettings(gap=gap, time_limit=time_limit)
     # the robustness draws need the candidates, not the plan: on a large model they begin on the

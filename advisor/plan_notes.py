@@ -3,6 +3,7 @@ figure comes from (the chosen GPUs' datasheets and prices, the bill of materials
 assumptions and the rules cited)."""
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 from advisor.data.catalog_figures import STALE_MONTHS, age_months
@@ -14,66 +15,98 @@ from advisor.solve.solution import Solution
 JSONObject = dict[str, Any]
 
 
+def dated_prices(problem: Problem, sol: Solution, gid: str) -> list[tuple[str, list[str], str | None]]:
+    """(what, its sources, as of) of every price the plan pays for GPU `gid`: its purchase price
+    when bought, each rental offer chosen for training, its on-demand rate when rented to serve.
+    The warnings date them; the sources cite them."""
+    gpu = problem.catalog.gpus[gid]
+    out: list[tuple[str, list[str], str | None]] = []
+    if gid in sol.bought and gpu.prices.purchase is not None:
+        out.append(("purchase price", gpu.prices.purchase.source, gpu.prices.purchase.as_of))
+    for offer in {id(c.offer): c.offer.offer for c in sol.chosen if c.gpu == gid and c.offer}.values():
+        out.append((f"{offer.pricing.replace('_', '-')} rental rate", offer.source, offer.as_of))
+    if any(c.gpu == gid and c.ownership == "rent" for c, _ in sol.serving) and gpu.rental:
+        out.append(("rental rate", gpu.rental.source, gpu.rental.as_of))
+    return out
+
+
 def plan_warnings(problem: Problem, sol: Solution, explaining: SolveSettings | None = None) -> list[JSONObject]:
     """What a reader must check beside the figures: the chosen candidates' warnings and estimate notes,
     rent- or buy-only GPUs, stale prices, the ledger's price warnings, and an unproven solve."""
     out: list[JSONObject] = []
-
-    def add(entry: JSONObject) -> None:
+    for entry in [*_candidate_notes(sol), *_price_warnings(problem, sol),
+                  *(ledger.price_warnings(problem, sol) if sol.feasible else []), *_solver_warnings(sol, explaining)]:
         if entry not in out:
             out.append(entry)
+    return out
 
-    def stale(what: str, price: str, as_of: str | None) -> None:
-        months = age_months(as_of, problem.as_of)
-        if months is not None and months > STALE_MONTHS:
-            add({"rule": None, "code": "stale-price",
-                 "message": f"{what}'s {price} is from {as_of}, {months} months before "
-                            f"{problem.as_of.isoformat()}; get a current quote"})
 
+def _candidate_notes(sol: Solution) -> Iterator[JSONObject]:
+    """The chosen training candidates' own warnings (rules) and their estimate's notes."""
     for c in sol.chosen:
-        for w in c.warnings:
-            add(w)
+        yield from c.warnings
         for note in c.estimate.notes:
-            add({"rule": None, "code": "estimate", "message": note})
+            yield {"rule": None, "code": "estimate", "message": note}
+
+
+def _price_warnings(problem: Problem, sol: Solution) -> Iterator[JSONObject]:
+    """Per GPU type: a rent- or buy-only GPU when both were allowed, and each price older than
+    STALE_MONTHS; then each server's stale price."""
     d = problem.workload.deployment
     for gid in sorted(sol.gpu_types()):
         gpu = problem.catalog.gpus[gid]
         if len(d.ownerships) == 2 and gpu.availability in ("rent only", "buy only"):
             missing = "purchase price" if gpu.availability == "rent only" else "on-demand rental rate"
-            add({"rule": None, "code": gpu.availability.replace(" ", "-"),
-                 "message": f"{gpu.name} is {gpu.availability}: the catalog holds no sourced {missing} "
-                            "for it (give a quote with --catalog)"})
-        dated = []
-        if gid in sol.bought and gpu.prices.purchase:
-            dated.append(("purchase price", gpu.prices.purchase.as_of))
-        for offer in {id(c.offer): c.offer.offer for c in sol.chosen if c.gpu == gid and c.offer}.values():
-            dated.append((f"{offer.pricing.replace('_', '-')} rental rate", offer.as_of))
-        if any(c.gpu == gid and c.ownership == "rent" for c, _ in sol.serving) and gpu.rental:
-            dated.append(("rental rate", gpu.rental.as_of))
-        for what, as_of in dated:
-            stale(gpu.name, what, as_of)
+            yield {"rule": None, "code": gpu.availability.replace(" ", "-"),
+                   "message": f"{gpu.name} is {gpu.availability}: the catalog holds no sourced {missing} "
+                              "for it (give a quote with --catalog)"}
+        for what, _, as_of in dated_prices(problem, sol, gid):
+            yield from _stale(problem, gpu.name, what, as_of)
     for servers in sol.servers.values():
         for sid in sorted(servers):
             server = problem.catalog.servers[sid]
-            stale(server.name, "purchase price", server.purchase.as_of)
-    for entry in ledger.price_warnings(problem, sol) if sol.feasible else []:
-        add(entry)
+            yield from _stale(problem, server.name, "purchase price", server.purchase.as_of)
+
+
+def _stale(problem: Problem, what: str, price: str, as_of: str | None) -> Iterator[JSONObject]:
+    """A warning when `what`'s `price` is older than STALE_MONTHS on the plan's day."""
+    months = age_months(as_of, problem.as_of)
+    if months is not None and months > STALE_MONTHS:
+        yield {"rule": None, "code": "stale-price",
+               "message": f"{what}'s {price} is from {as_of}, {months} months before "
+                          f"{problem.as_of.isoformat()}; get a current quote"}
+
+
+def _solver_warnings(sol: Solution, explaining: SolveSettings | None) -> Iterator[JSONObject]:
+    """The plan not proven optimal, and explanations whose re-solves stopped before their gap."""
     if sol.solver.get("proven_optimal") is False:
-        add({"rule": None, "code": "not-proven-optimal",
-             "message": f"the solver stopped at its time limit with a plan not proven optimal "
-                        f"(gap {sol.solver.get('gap')}); raise --time-limit for a proof"})
+        yield {"rule": None, "code": "not-proven-optimal",
+               "message": f"the solver stopped at its time limit with a plan not proven optimal "
+                          f"(gap {sol.solver.get('gap')}); raise --time-limit for a proof"}
     tally = explaining.tally if explaining else None
     if explaining and tally and tally.unproven:
-        add({"rule": None, "code": "explanations-approximate",
-             "message": f"{tally.unproven} of the {tally.solves} re-solves behind the explanations "
-                        f"stopped at their {explaining.time_limit:g} s limit before proving a "
-                        f"{100 * (explaining.gap or 0.0):g}% gap; their numbers are approximate"})
-    return out
+        yield {"rule": None, "code": "explanations-approximate",
+               "message": f"{tally.unproven} of the {tally.solves} re-solves behind the explanations "
+                          f"stopped at their {explaining.time_limit:g} s limit before proving a "
+                          f"{100 * (explaining.gap or 0.0):g}% gap; their numbers are approximate"}
 
 
 def plan_sources(problem: Problem, sol: Solution) -> list[JSONObject]:
     """Every source behind the chosen GPUs' figures and prices, the cost assumptions and the
     rules cited, with the date of each dated figure."""
+    catalog = problem.catalog
+    dated = _source_dates(problem, sol)
+    out = []
+    for sid in sorted(dated):
+        src = catalog.sources.get(sid)
+        if src is not None and src.kind not in ("derived", "assumption"):
+            out.append({"id": sid, "url": src.url, "as_of": dated[sid]})
+    return out + _rule_sources(problem, sol)
+
+
+def _source_dates(problem: Problem, sol: Solution) -> dict[str, str | None]:
+    """Source id -> the latest date a cited figure of it carries (None: undated): the chosen GPUs'
+    datasheet figures and prices, the bill of materials, the servers and the cost assumptions."""
     catalog = problem.catalog
     dated: dict[str, str | None] = {}
 
@@ -88,24 +121,16 @@ def plan_sources(problem: Problem, sol: Solution) -> list[JSONObject]:
     for gid in sorted(sol.gpu_types()):
         gpu = catalog.gpus[gid]
         for fig in (gpu.memory_gb, gpu.memory_bandwidth_gbps, gpu.tdp_w, gpu.interconnect.link_gbps,
-                    gpu.interconnect.p2p, gpu.interconnect.pcie_gbps):
+                    gpu.interconnect.p2p, gpu.interconnect.pcie_gbps, *gpu.tensor_tflops.values()):
             add(fig.source)
-        for fig in gpu.tensor_tflops.values():
-            add(fig.source)
-        if gid in sol.bought and gpu.prices.purchase is not None:
-            add(gpu.prices.purchase.source, gpu.prices.purchase.as_of)
-        for c in sol.chosen:
-            if c.gpu == gid and c.offer is not None:
-                add(c.offer.offer.source, c.offer.offer.as_of)
-        if any(c.gpu == gid and c.ownership == "rent" for c, _ in sol.serving) and gpu.rental:
-            add(gpu.rental.source, gpu.rental.as_of)
+        for _, source, as_of in dated_prices(problem, sol, gid):
+            add(source, as_of)
     if sol.feasible:
         for item in ledger.bill_of_materials(problem, sol):
             add([s for s in item["source"] if s in catalog.sources])
-    server_defs = catalog.servers
     for servers in sol.servers.values():
         for sid in servers:
-            s = server_defs.get(sid)
+            s = catalog.servers.get(sid)
             if s is not None and s.purchase is not None:
                 add(s.purchase.source, s.purchase.as_of)
                 add(s.power_overhead_w.source)
@@ -113,15 +138,17 @@ def plan_sources(problem: Problem, sol: Solution) -> list[JSONObject]:
         for a in catalog.assumptions.values():
             if set(a.source) & set(problem.costs.sources):
                 add(a.source, a.as_of)
-    out = []
-    for sid in sorted(dated):
-        src = catalog.sources.get(sid)
-        if src is not None and src.kind not in ("derived", "assumption"):
-            out.append({"id": sid, "url": src.url, "as_of": dated[sid]})
+    return dated
+
+
+def _rule_sources(problem: Problem, sol: Solution) -> list[JSONObject]:
+    """The rules the plan cites (why a GPU was rejected, a chosen candidate's warnings, the power
+    rule), each with its source's URL (or its citation) and the date it took effect."""
     cited: set[str] = ({r["rule"] for rej in problem.rejected.values() for r in rej.reasons if r["rule"]}
                        | {w["rule"] for c in sol.chosen + [c for c, _ in sol.serving] for w in c.warnings if w["rule"]})
     if problem.power_rule:
         cited.add(problem.power_rule)
+    out = []
     for rule_id in sorted(cited):
         rule = problem.rules.get(rule_id)
         out.append({"id": rule_id, "url": rule.source.url,

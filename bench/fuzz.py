@@ -39,9 +39,9 @@ def memoize_estimates() -> None:
     """The training estimator is a pure function of (job, GPU, count, parameters) and takes most of
     a plan's time; the fuzzed workloads repeat the same jobs on the same GPUs, so within one process
     its results are reused. The planning code around it runs unchanged."""
-    from advisor.solve import candidates
+    from advisor.solve import class_candidates
 
-    evaluate, memo = candidates.evaluate, dict[tuple, tuple]()
+    evaluate, memo = class_candidates.evaluate, dict[tuple, tuple]()
 
     def remembered(job: Any, gpu: Any, count: int, p: Any) -> Any:
         key = (job, gpu.id, count, id(p))
@@ -52,7 +52,7 @@ def memoize_estimates() -> None:
             hit = memo[key] = (p, gpu, evaluate(job, gpu, count, p))
         return hit[2]
 
-    candidates.evaluate = remembered
+    class_candidates.evaluate = remembered
 
 
 def keep(folder: Path, stem: str, data: bytes, override: bytes | None) -> Path:

@@ -32,8 +32,10 @@ sys.path.insert(0, str(ROOT))
 
 from advisor.data.catalog import load_catalog  # noqa: E402
 from advisor.perf.kv import load_model, weight_bytes  # noqa: E402
-from advisor.perf.serve import Setup, decode_step, operating_point, prefill  # noqa: E402
-from advisor.perf.serving import hardware, load_params, serve_estimate  # noqa: E402
+from advisor.perf.serve import Setup, decode_step, prefill  # noqa: E402
+from advisor.perf.serve_capacity import operating_point  # noqa: E402
+from advisor.perf.serving import hardware, load_params  # noqa: E402
+from advisor.perf.serving_estimate import serve_estimate  # noqa: E402
 from bench.serving_report import (  # noqa: E402
     bandwidth_baseline,
     baseline_text,

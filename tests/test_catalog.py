@@ -7,7 +7,7 @@ import pytest
 from conftest import AS_OF, EXAMPLES
 
 from advisor.data.catalog import load_catalog
-from advisor.data.catalog_view import unknown_figures
+from advisor.data.catalog_summary import unknown_figures
 from advisor.errors import InputError
 from advisor.flow import plan
 from advisor.inputs.workload import load_workload

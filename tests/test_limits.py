@@ -8,7 +8,7 @@ from conftest import ROOT
 
 from advisor.data import bounds, cache
 from advisor.errors import InputError
-from advisor.inputs import loader, workload
+from advisor.inputs import loader, workload, yaml_nodes
 from advisor.solve import candidates
 from advisor.solve.run import progress
 
@@ -16,7 +16,7 @@ DOC = (ROOT / "docs" / "limits.md").read_text(encoding="utf-8")
 
 
 def test_every_limit_in_the_code_is_on_the_page():
-    for value in (loader.MAX_BYTES, loader.MAX_EXPANDED_NODES, loader.MAX_EXPANDED_CHARS, loader.MAX_DEPTH,
+    for value in (loader.MAX_BYTES, yaml_nodes.MAX_EXPANDED_NODES, yaml_nodes.MAX_EXPANDED_CHARS, yaml_nodes.MAX_DEPTH,
                   workload.MAX_JOBS, bounds.MAX_GPU_TYPES, bounds.MAX_RULES, candidates.MAX_CANDIDATES,
                   cache.MAX_ENTRY_BYTES, bounds.MAX_JOB_GPU_PAIRS):
         assert f"{value:,}" in DOC, value

@@ -9,7 +9,7 @@ from advisor.data.catalog import load_catalog
 from advisor.errors import InputError
 from advisor.perf.jobspec import spec_from_flags
 from advisor.perf.kv import load_model
-from advisor.perf.serving import serve_estimate
+from advisor.perf.serving_estimate import serve_estimate
 
 CATALOG = load_catalog()
 

@@ -397,14 +397,14 @@ def test_pwr001_bounds_an_office_plan_and_is_cited(catalog, rules):
 def _tensor_parallel_above_one(monkeypatch):
     """Make the estimate say every count above one needs tensor parallelism (the estimator
     reports it in Estimate.layout)."""
-    import advisor.solve.candidates as candidates
-    real = candidates.evaluate
+    import advisor.solve.class_candidates as class_candidates
+    real = class_candidates.evaluate
 
     def patched(spec, gpu, n, params):
         est = real(spec, gpu, n, params)
         est.layout["needs_tensor_parallel"] = n > 1
         return est
-    monkeypatch.setattr(candidates, "evaluate", patched)
+    monkeypatch.setattr(class_candidates, "evaluate", patched)
 
 
 def test_int001_rejects_counts_whose_layout_needs_tensor_parallelism(monkeypatch, catalog, rules):

@@ -9,7 +9,8 @@ import pytest
 from advisor.errors import InputError
 from advisor.perf.kv import kv_bytes_per_token, load_model, memory, weight_bytes
 from advisor.perf.serve import Hardware, Setup, decode_step, prefill
-from advisor.perf.serving import load_params, replica_rate, serve_estimate
+from advisor.perf.serving import load_params, replica_rate
+from advisor.perf.serving_estimate import serve_estimate
 
 # A plain H100-like GPU, stated here so the tests do not depend on catalog figures.
 H100 = Hardware(name="test-h100", memory_gb=85.9, bandwidth_gbps=3350, tflops={"bf16": 989.4, "fp8": 1978.9},
@@ -90,7 +91,7 @@ def test_tighter_tpot_never_raises_the_sustainable_rate(model, precision, tp):
 
 
 def test_higher_rate_never_lowers_latency():
-    from advisor.perf.serve import operating_point
+    from advisor.perf.serve_capacity import operating_point
     s = Setup(load_model("llama-3.1-70b"), H100, "fp8", 2, 1, "tensorrt-llm", load_params())
     pts = [operating_point(s, 1000, 300, b) for b in (1, 4, 16, 64, 128, 256)]
     for a, b in zip(pts, pts[1:]):
@@ -135,7 +136,7 @@ def test_slot_wait_matches_the_halfin_whitt_formula_by_hand():
     P(wait) = 1 / (1 + beta Phi(beta) / phi(beta)), p99 wait = hold / (c - a) ln(P(wait) / 0.01)."""
     import math
 
-    from advisor.perf.serve import slot_wait_quantile
+    from advisor.perf.serve_capacity import slot_wait_quantile
     phi = math.exp(-2.0) / math.sqrt(2 * math.pi)
     big_phi = 0.5 * (1 + math.erf(2 / math.sqrt(2)))
     p_wait = 1 / (1 + 2 * big_phi / phi)
@@ -250,7 +251,7 @@ def test_tail_tpot_decodes_at_the_poisson_high_batch():
     over its life); the prefills it meets are Poisson with mean B. Recomputed from the step functions."""
     import math
 
-    from advisor.perf.serve import operating_point
+    from advisor.perf.serve_capacity import operating_point
     s = Setup(load_model("llama-3.1-8b"), H100, "fp8", 1, 1, "tensorrt-llm", load_params())
     B, I, O, z = 200.0, 1000.0, 300.0, 2.3263478740408408
     context = I + O / 2
@@ -269,7 +270,7 @@ def test_first_token_waits_for_the_running_step_and_then_rides_a_batched_step():
     batched time); alone (B -> 0) the prompt runs at the prefill rate."""
     import math
 
-    from advisor.perf.serve import mdl_wait_quantile, operating_point
+    from advisor.perf.serve_capacity import mdl_wait_quantile, operating_point
     s = Setup(load_model("llama-3.1-70b"), H100, "fp8", 4, 1, "tensorrt-llm", load_params())
     pre = prefill(s, 1000)
     for b in (64.0, 512.0):

@@ -9,7 +9,8 @@ from advisor.data.catalog import load_catalog
 from advisor.errors import InputError
 from advisor.inputs.jobs import ServeJob
 from advisor.perf.kv import load_model
-from advisor.perf.serving import hardware, load_params, replica_rate, serve_estimate, serving_model
+from advisor.perf.serving import hardware, load_params, replica_rate
+from advisor.perf.serving_estimate import serve_estimate, serving_model
 
 CATALOG = load_catalog()
 RUN = {"gpu": "h100-sxm", "count": 8, "tensor_parallel": 2, "input_len": 1000, "output_len": 300,

@@ -8,7 +8,8 @@ import pytest
 from advisor.data.catalog import load_catalog
 from advisor.perf.kv import SERVE_PRECISIONS, WEIGHT_BYTES, load_model
 from advisor.perf.serve import Hardware
-from advisor.perf.serving import hardware, replica_rate, serve_estimate
+from advisor.perf.serving import hardware, replica_rate
+from advisor.perf.serving_estimate import serve_estimate
 
 WIDTH = {"fp4": 4, "int4": 4, "fp8": 8, "int8": 8, "bf16": 16, "fp16": 16}
 

@@ -15,7 +15,9 @@ from pathlib import Path
 import pytest
 
 from advisor.present.escape import xml_text as esc
-from advisor.present.svg import Axis, Chart, ascent_descent, text_width
+from advisor.present.svg import Chart
+from advisor.present.svg_axis import Axis
+from advisor.present.svg_text import ascent_descent, text_width
 from advisor.present.words import usd, usd_short
 
 NS = "{http://www.w3.org/2000/svg}"
@@ -153,7 +155,7 @@ def test_a_long_legend_makes_the_figure_taller_and_stays_inside():
 
 
 def test_a_name_of_thousands_of_characters_is_cut_in_one_pass():
-    from advisor.present.svg import fit_text
+    from advisor.present.svg_text import fit_text
     name = "x" * 20_000
     cut = fit_text(name, 9.0, 200.0)
     assert cut.endswith("\u2026") and text_width(cut, 9.0) <= 200.0 < text_width(cut[:-1] + "xx\u2026", 9.0)

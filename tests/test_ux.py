@@ -363,7 +363,7 @@ def test_every_command_that_can_take_seconds_says_what_it_does(monkeypatch, writ
     progress line (cli/base.working: shown after 2 s, on a terminal only)."""
     import contextlib
 
-    from advisor.cli import plans, study
+    from advisor.cli import comparisons, documents, plans, study
 
     seen: list[str] = []
 
@@ -371,7 +371,7 @@ def test_every_command_that_can_take_seconds_says_what_it_does(monkeypatch, writ
     def spy(what, **kwargs):
         seen.append(what)
         yield
-    for module in (plans, study):
+    for module in (plans, study, comparisons, documents):
         monkeypatch.setattr(module, "working", spy)
     office = str(EXAMPLES / "article-office.yaml")
     for args in (["validate", office], ["estimate", "--model", "gpt2-124m", "--gpu", "rtx-4090"],

@@ -1,8 +1,8 @@
 """The `advisor` command: parse arguments, call the library, emit. No logic of its own.
 
 The console script is `advisor.cli:main`; the commands live in base (the group and what every
-command shares), plans (plan, frontier, memo, validate, schema), study (estimate, compare,
-crossover, models) and data (catalog, rules).
+command shares), plans (plan, frontier, validate, init, schema), documents (memo, rfq), study
+(estimate, models), comparisons (compare, crossover) and data (catalog, rules).
 """
 import os
 
@@ -10,7 +10,7 @@ import os
 # saves ~0.01 s of a cold `advisor plan` (PYDANTIC_DISABLE_PLUGINS= set empty turns the scan back on)
 os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
 
-from advisor.cli import data, plans, study  # noqa: E402,F401  (registers the commands)
+from advisor.cli import comparisons, data, documents, plans, study  # noqa: E402,F401  (registers the commands)
 from advisor.cli.base import main  # noqa: E402
 
 __all__ = ["main"]

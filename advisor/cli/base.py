@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, NoReturn, TextIO, TypeVar
 
 import click
 
-from advisor.inputs.arguments import TIME_LIMIT_S
+from advisor.inputs.arguments import HIDDEN, LAYERS, SEQ_LEN, TIME_LIMIT_S, VOCAB
 
 if TYPE_CHECKING:
     from advisor.data.catalog import Catalog
@@ -69,6 +69,20 @@ time_limit_option = click.option("--time-limit", type=click.FloatRange(*TIME_LIM
                                  show_default=True, callback=_seconds,
                                  help="Seconds the solver may spend on each solve (0.1 to 86400).")
 workload_argument = click.argument("workload_file", type=click.Path(dir_okay=False, allow_dash=True))
+
+
+def shape_options(command: FC) -> FC:
+    """The model-shape options `estimate` and `compare` share (with --params instead of a preset)."""
+    for option in reversed((
+        click.option("--layers", type=click.IntRange(*LAYERS), default=None),
+        click.option("--hidden", type=click.IntRange(*HIDDEN), default=None),
+        click.option("--seq-len", type=click.IntRange(*SEQ_LEN), default=None),
+        click.option("--vocab", type=click.IntRange(*VOCAB), default=None, help="Vocabulary size with --params [50257]."),
+        click.option("--tied-embeddings/--untied-embeddings", "tied_embeddings", default=None,
+                     help="Output head shares the input embedding, with --params [inferred from params, layers, hidden]."),
+    )):
+        command = option(command)
+    return command
 
 
 def format_option(*choices: str, default: str = "table") -> Callable[[FC], FC]:

@@ -108,7 +108,7 @@ def catalog_validate(file: str | None, fmt: str, catalog_file: str | None, debug
       advisor catalog validate
       advisor catalog validate quotes.yaml
     """
-    from advisor.data.catalog_view import summary
+    from advisor.data.catalog_summary import summary
     from advisor.present.listings import catalog_validate_text
 
     if file and catalog_file and file != catalog_file:

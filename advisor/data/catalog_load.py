@@ -78,30 +78,40 @@ def _merge_document(raw: Raw, doc: Any, name: str, builtin: bool = False) -> Non
     if not builtin:
         doc = normalize_override(doc, name)
     for key in _LISTS:
-        section = doc.get(key) or []
-        if not isinstance(section, list):
-            raise InputError(f"{name}: `{key}` must be a list of entries, each with an `id`", file=name, field=key)
-        for entry_index, entry in enumerate(section):
-            if not isinstance(entry, dict) or not isinstance(entry.get("id"), str):
-                raise InputError(f"{name}: {key}[{entry_index}] must be a mapping with an `id`", file=name,
-                                 field=f"{key}[{entry_index}]")
-            item_id = entry["id"]
-            if any(isinstance(e, dict) and e.get("id") == item_id for e in section[:entry_index]):
-                raise InputError(f"{name}: {key}[{entry_index}]: {item_id!r} is listed twice; merge the two entries",
-                                 file=name, field=f"{key}[{entry_index}]")
-            if item_id in raw[key] and not builtin:
-                raw[key][item_id] = replace_price_records(_deep_merge(raw[key][item_id], entry), entry)
-            else:
-                raw[key][item_id] = copy.deepcopy(entry)
+        _merge_list(raw[key], doc.get(key) or [], key, name, builtin)
     for key in _MAPPINGS:
-        section = doc.get(key) or {}
-        if not isinstance(section, dict):
-            raise InputError(f"{name}: `{key}` must be a mapping of id to entry", file=name, field=key)
-        for item_id, entry in section.items():
-            if item_id in raw[key] and isinstance(entry, dict) and not builtin:
-                raw[key][item_id] = _deep_merge(raw[key][item_id], entry)
-            else:
-                raw[key][item_id] = copy.deepcopy(entry)
+        _merge_mapping(raw[key], doc.get(key) or {}, key, name, builtin)
+
+
+def _merge_list(merged: dict[str, Any], section: Any, key: str, name: str, builtin: bool) -> None:
+    """A list section (gpus, servers) into `merged` by id: an override's entry merges over the
+    built-in one of its id, its price records replacing theirs; an id listed twice is refused."""
+    if not isinstance(section, list):
+        raise InputError(f"{name}: `{key}` must be a list of entries, each with an `id`", file=name, field=key)
+    for entry_index, entry in enumerate(section):
+        if not isinstance(entry, dict) or not isinstance(entry.get("id"), str):
+            raise InputError(f"{name}: {key}[{entry_index}] must be a mapping with an `id`", file=name,
+                             field=f"{key}[{entry_index}]")
+        item_id = entry["id"]
+        if any(isinstance(e, dict) and e.get("id") == item_id for e in section[:entry_index]):
+            raise InputError(f"{name}: {key}[{entry_index}]: {item_id!r} is listed twice; merge the two entries",
+                             file=name, field=f"{key}[{entry_index}]")
+        if item_id in merged and not builtin:
+            merged[item_id] = replace_price_records(_deep_merge(merged[item_id], entry), entry)
+        else:
+            merged[item_id] = copy.deepcopy(entry)
+
+
+def _merge_mapping(merged: dict[str, Any], section: Any, key: str, name: str, builtin: bool) -> None:
+    """A mapping section (models, sources, ...) into `merged`: an override's entry merges key by
+    key over the built-in one of its id."""
+    if not isinstance(section, dict):
+        raise InputError(f"{name}: `{key}` must be a mapping of id to entry", file=name, field=key)
+    for item_id, entry in section.items():
+        if item_id in merged and isinstance(entry, dict) and not builtin:
+            merged[item_id] = _deep_merge(merged[item_id], entry)
+        else:
+            merged[item_id] = copy.deepcopy(entry)
 
 
 def _deep_merge(base: Any, over: Any) -> Any:
@@ -114,12 +124,37 @@ def _deep_merge(base: Any, over: Any) -> Any:
     return copy.deepcopy(over)
 
 
+_ENTRY_MODELS: tuple[tuple[str, Any, str | None], ...] = (
+    ("gpus", GPU, "GPU"), ("servers", Server, "server"), ("models", ModelPreset, None),
+    ("model_aliases", ModelAlias, "model alias"), ("sources", Source, None), ("assumptions", Assumption, None))
+
+
 def _validate(raw: Raw, name: str) -> Catalog:
+    """The merged documents as a Catalog, every check across entries passed (the first failure is
+    refused, naming the file and field)."""
     check_sizes(raw, name)
+    sections = _validated_entries(raw, name)
+    _check_servers(sections, name)
+    _check_aliases(sections, name)
+    for key in ("gpus", "servers", "models", "assumptions"):
+        for item_id, entry in sorted(raw[key].items()):
+            _check_cited(entry, f"{key}[{item_id}]", sections, name)
+    check_price_sources(sections, name)
+    economics = _validated_economics(raw, sections, name)
+    _check_estimator(raw["estimator"], name)
+    check_lead_times(sections, name)
+    _check_cited(raw["estimator"].get("datasheet_derating") or {}, "estimator.datasheet_derating", sections, name)
+    check_catalog(sections, name)
+    digest = hashlib.sha256(json.dumps(raw, sort_keys=True, default=str).encode()).hexdigest()[:16]
+    return Catalog(digest=digest, estimator=raw["estimator"], economics=economics, gpus=sections["gpus"],
+                   servers=sections["servers"], models=sections["models"], model_aliases=sections["model_aliases"],
+                   sources=sections["sources"], assumptions=sections["assumptions"])
+
+
+def _validated_entries(raw: Raw, name: str) -> dict[str, dict[str, Any]]:
+    """Each entry of each section as its typed model, in id order; the first invalid field refused."""
     sections: dict[str, dict[str, Any]] = {}
-    for key, model, label in (("gpus", GPU, "GPU"), ("servers", Server, "server"), ("models", ModelPreset, None),
-                              ("model_aliases", ModelAlias, "model alias"), ("sources", Source, None),
-                              ("assumptions", Assumption, None)):
+    for key, model, label in _ENTRY_MODELS:
         sections[key] = {}
         for item_id, entry in sorted(raw[key].items()):
             try:
@@ -129,6 +164,11 @@ def _validate(raw: Raw, name: str) -> Catalog:
                 where = loc_text(err["loc"])
                 raise InputError(f"{name}: {label or key + ' entry'} {item_id!r}, field {where or '(entry)'}: "
                                  f"{describe(err)}", file=name, field=f"{key}[{item_id}].{where}") from None
+    return sections
+
+
+def _check_servers(sections: dict[str, dict[str, Any]], name: str) -> None:
+    """A server's compatible GPUs exist and have the form factor its slots take."""
     gpus = sections["gpus"]
     for sid, server in sections["servers"].items():
         for i, gid in enumerate(server.compatible_gpus or []):
@@ -140,38 +180,29 @@ def _validate(raw: Raw, name: str) -> Catalog:
                 raise InputError(f"{name}: server {sid!r}, field compatible_gpus[{i}]: {gid} is a "
                                  f"{gpus[gid].form_factor} part, but the server takes {server.gpu_form_factor} GPUs",
                                  file=name, field=where)
-    _check_aliases(sections, name)
-    for key in ("gpus", "servers", "models", "assumptions"):
-        for item_id, entry in sorted(raw[key].items()):
-            for path, sid in _source_ids(entry, f"{key}[{item_id}]"):
-                if sid not in sections["sources"]:
-                    raise InputError(f"{name}: {path} cites source {sid!r}, which is not in the sources table"
-                                     f"{suggest(str(sid), sections['sources'])}", file=name, field=path)
-    check_price_sources(sections, name)
-    economics = None
-    if raw.get("economics") is not None:
-        try:
-            economics = Economics.model_validate(raw["economics"])
-        except ValidationError as exc:
-            err = first_error(exc.errors())
-            where = loc_text(err["loc"])
-            raise InputError(f"{name}: economics, field {where or '(entry)'}: {describe(err)}", file=name,
-                             field=f"economics.{where}") from None
-        for path, sid in _source_ids(raw["economics"], "economics"):
-            if sid not in sections["sources"]:
-                raise InputError(f"{name}: {path} cites source {sid!r}, which is not in the sources table"
-                                 f"{suggest(str(sid), sections['sources'])}", file=name, field=path)
-    _check_estimator(raw["estimator"], name)
-    check_lead_times(sections, name)
-    for path, sid in _source_ids(raw["estimator"].get("datasheet_derating") or {}, "estimator.datasheet_derating"):
+
+
+def _check_cited(node: Any, path: str, sections: dict[str, dict[str, Any]], name: str) -> None:
+    """Every `source` id cited under `node` (at `path`) is in the sources table."""
+    for where, sid in _source_ids(node, path):
         if sid not in sections["sources"]:
-            raise InputError(f"{name}: {path} cites source {sid!r}, which is not in the sources table"
-                             f"{suggest(str(sid), sections['sources'])}", file=name, field=path)
-    check_catalog(sections, name)
-    digest = hashlib.sha256(json.dumps(raw, sort_keys=True, default=str).encode()).hexdigest()[:16]
-    return Catalog(digest=digest, estimator=raw["estimator"], economics=economics, gpus=sections["gpus"],
-                   servers=sections["servers"], models=sections["models"], model_aliases=sections["model_aliases"],
-                   sources=sections["sources"], assumptions=sections["assumptions"])
+            raise InputError(f"{name}: {where} cites source {sid!r}, which is not in the sources table"
+                             f"{suggest(str(sid), sections['sources'])}", file=name, field=where)
+
+
+def _validated_economics(raw: Raw, sections: dict[str, dict[str, Any]], name: str) -> Economics | None:
+    """The economics section typed, its sources resolved; None when the catalog has none."""
+    if raw.get("economics") is None:
+        return None
+    try:
+        economics = Economics.model_validate(raw["economics"])
+    except ValidationError as exc:
+        err = first_error(exc.errors())
+        where = loc_text(err["loc"])
+        raise InputError(f"{name}: economics, field {where or '(entry)'}: {describe(err)}", file=name,
+                         field=f"economics.{where}") from None
+    _check_cited(raw["economics"], "economics", sections, name)
+    return economics
 
 
 def _check_aliases(sections: dict[str, dict[str, Any]], name: str) -> None:

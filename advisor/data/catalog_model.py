@@ -4,7 +4,7 @@ it (`Catalog.gpu`, `servers_for`, `source_refs`), and the catalog as it stood on
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from advisor.data.catalog_entries import GPU, Assumption, ModelAlias, ModelPreset, Server, Source
@@ -101,6 +101,9 @@ def _no_price(day: dt.date, why: str) -> Purchase:
     return Purchase(usd=None, as_of=None, note=f"no purchase price dated on or before {day.isoformat()}: {why}")
 
 
+Drop = Callable[[str, str, str | None, str], None]   # (entry, field, as_of, what): records what at() left out
+
+
 def catalog_at(catalog: Catalog, day: dt.date) -> Catalog:
     """See Catalog.at. A GPU launched after `day` keeps its specs but loses every price."""
     ignored: list[dict] = []
@@ -109,37 +112,43 @@ def catalog_at(catalog: Catalog, day: dt.date) -> Catalog:
         ignored.append({"entry": entry, "field": field, "as_of": as_of,
                         "message": f"{what} dated {as_of} is after {day.isoformat()} and was not used"})
 
-    gpus = {}
-    for gid, g in catalog.gpus.items():
-        launch = parse_as_of(g.launch.value)
-        if launch is not None and launch > day:
-            drop(gid, "launch", g.launch.value, f"{g.name} (launched {g.launch.value}) is not offered: its launch")
-            gpus[gid] = g.model_copy(update={"prices": g.prices.model_copy(update={
-                "purchase": _no_price(day, f"{g.name} launched later"), "other_purchases": [], "rent": []})})
-            continue
-        eol = g.end_of_life
-        eol_gone = eol is not None and eol.new_purchase == "unavailable" and not _after(eol.value, day) \
-            and eol.value is not None
-        p = g.prices.purchase
-        chosen = _pick(p, g.prices.other_purchases, day, eol_gone)
-        if p is not None and p.usd is not None and chosen is not p and _after(p.as_of, day):
-            drop(gid, "prices.purchase", p.as_of, f"{g.name}'s purchase price (${p.usd:,.0f})")
-        if chosen is None:
-            chosen = _no_price(day, "the catalog's prices are all later") if p is not None else None
-        rent = [o for o in g.prices.rent if not _after(o.as_of, day)]
-        for o in g.prices.rent:
-            if o not in rent:
-                drop(gid, "prices.rent", o.as_of, f"{g.name}'s {o.pricing} rate at {o.provider} "
-                                                   f"(${o.usd_per_gpu_hour:g}/GPU-h)")
-        others = [q for q in g.prices.other_purchases if q is not chosen and not _after(q.as_of, day)]
-        gpus[gid] = g.model_copy(update={"prices": g.prices.model_copy(
-            update={"purchase": chosen, "other_purchases": others, "rent": rent})})
-    servers = {}
-    for sid, s in catalog.servers.items():
-        chosen = _pick(s.purchase, s.other_purchases, day, False)
-        if s.purchase.usd is not None and chosen is not s.purchase and _after(s.purchase.as_of, day):
-            drop(sid, "purchase", s.purchase.as_of, f"{s.name}'s price (${s.purchase.usd:,.0f})")
-        chosen = chosen or _no_price(day, "the catalog's prices are all later; give a quote with --catalog")
-        servers[sid] = s.model_copy(update={"purchase": chosen, "other_purchases": [
-            q for q in s.other_purchases if q is not chosen and not _after(q.as_of, day)]})
+    gpus = {gid: _gpu_at(gid, g, day, drop) for gid, g in catalog.gpus.items()}
+    servers = {sid: _server_at(sid, s, day, drop) for sid, s in catalog.servers.items()}
     return catalog.model_copy(update={"gpus": gpus, "servers": servers, "as_of": day, "ignored_after_as_of": ignored})
+
+
+def _gpu_at(gid: str, g: GPU, day: dt.date, drop: Drop) -> GPU:
+    """A GPU's prices as of `day`: none before its launch; else the purchase record of that day
+    (no new part past an end of life), and the rental offers dated by then."""
+    launch = parse_as_of(g.launch.value)
+    if launch is not None and launch > day:
+        drop(gid, "launch", g.launch.value, f"{g.name} (launched {g.launch.value}) is not offered: its launch")
+        return g.model_copy(update={"prices": g.prices.model_copy(update={
+            "purchase": _no_price(day, f"{g.name} launched later"), "other_purchases": [], "rent": []})})
+    eol = g.end_of_life
+    eol_gone = eol is not None and eol.new_purchase == "unavailable" and not _after(eol.value, day) \
+        and eol.value is not None
+    p = g.prices.purchase
+    chosen = _pick(p, g.prices.other_purchases, day, eol_gone)
+    if p is not None and p.usd is not None and chosen is not p and _after(p.as_of, day):
+        drop(gid, "prices.purchase", p.as_of, f"{g.name}'s purchase price (${p.usd:,.0f})")
+    if chosen is None:
+        chosen = _no_price(day, "the catalog's prices are all later") if p is not None else None
+    rent = [o for o in g.prices.rent if not _after(o.as_of, day)]
+    for o in g.prices.rent:
+        if o not in rent:
+            drop(gid, "prices.rent", o.as_of, f"{g.name}'s {o.pricing} rate at {o.provider} "
+                                               f"(${o.usd_per_gpu_hour:g}/GPU-h)")
+    others = [q for q in g.prices.other_purchases if q is not chosen and not _after(q.as_of, day)]
+    return g.model_copy(update={"prices": g.prices.model_copy(
+        update={"purchase": chosen, "other_purchases": others, "rent": rent})})
+
+
+def _server_at(sid: str, s: Server, day: dt.date, drop: Drop) -> Server:
+    """A server's purchase record as of `day` (none dated by then: unknown, ask for a quote)."""
+    chosen = _pick(s.purchase, s.other_purchases, day, False)
+    if s.purchase.usd is not None and chosen is not s.purchase and _after(s.purchase.as_of, day):
+        drop(sid, "purchase", s.purchase.as_of, f"{s.name}'s price (${s.purchase.usd:,.0f})")
+    chosen = chosen or _no_price(day, "the catalog's prices are all later; give a quote with --catalog")
+    return s.model_copy(update={"purchase": chosen, "other_purchases": [
+        q for q in s.other_purchases if q is not chosen and not _after(q.as_of, day)]})

@@ -7,7 +7,7 @@ with it: bought (and in which servers), rented, both or neither.
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from advisor.data.catalog import GPU, Catalog
@@ -24,7 +24,7 @@ _GPU_FIGURES = (
     ("interconnect.pcie_gbps", "GB/s"), ("tdp_w", "W"), ("die_area_mm2", "mm^2"), ("tpp", "TPP"),
     ("performance_density", "TPP/mm^2"),
 )
-_SERVER_FIGURES = (("power_overhead_w", "W"), ("network_usd_per_server", "USD"), ("network_gbps_per_server", "GB/s"))
+SERVER_FIGURES = (("power_overhead_w", "W"), ("network_usd_per_server", "USD"), ("network_gbps_per_server", "GB/s"))
 
 
 def _dated(as_of: str | None, today: dt.date) -> dict:
@@ -32,7 +32,8 @@ def _dated(as_of: str | None, today: dt.date) -> dict:
     return {"as_of": as_of, "age_months": months, "stale": months is not None and months > STALE_MONTHS}
 
 
-def _sources(catalog: Catalog, ids: Iterable[str]) -> list[dict]:
+def sources_of(catalog: Catalog, ids: Iterable[str]) -> list[dict]:
+    """The cited source ids with their URL, title and kind (None where the id is not in the table)."""
     out = []
     for sid in ids:
         src = catalog.sources.get(sid)
@@ -41,21 +42,23 @@ def _sources(catalog: Catalog, ids: Iterable[str]) -> list[dict]:
     return out
 
 
-def _figure(catalog: Catalog, field: str, fig: Figure, unit: str) -> dict:
-    return {"field": field, "value": fig.value, "unit": unit, "sources": _sources(catalog, fig.source),
+def figure_record(catalog: Catalog, field: str, fig: Figure, unit: str) -> dict:
+    """One figure as listed: field, value, unit, its sources resolved and its note."""
+    return {"field": field, "value": fig.value, "unit": unit, "sources": sources_of(catalog, fig.source),
             "note": fig.note}
 
 
-def _gpu_figures(catalog: Catalog, gpu: GPU) -> list[dict]:
+def gpu_figures(catalog: Catalog, gpu: GPU) -> list[dict]:
+    """Every figure of a GPU in display order, its tensor rates after fp32, each with its sources."""
     out = []
     for path, unit in _GPU_FIGURES:
         obj: Any = gpu   # walked down `path` to a Figure
         for part in path.split("."):
             obj = getattr(obj, part)
-        out.append(_figure(catalog, path, obj, unit))
+        out.append(figure_record(catalog, path, obj, unit))
         if path == "fp32_tflops":
             for key, fig in gpu.tensor_tflops.items():
-                out.append(_figure(catalog, f"tensor_tflops.{key}", fig, "TOPS" if key == "int8" else "TFLOPS"))
+                out.append(figure_record(catalog, f"tensor_tflops.{key}", fig, "TOPS" if key == "int8" else "TFLOPS"))
     return out
 
 
@@ -64,13 +67,13 @@ def _purchase(catalog: Catalog, p: Purchase | None, today: dt.date) -> dict | No
         return None
     return {"usd": p.usd, "kind": p.kind, "condition": p.condition, "confidence": p.confidence,
             "usd_range": list(p.usd_range) if p.usd_range else None, "warranty": p.warranty,
-            **_dated(p.as_of, today), "sources": _sources(catalog, p.source), "note": p.note}
+            **_dated(p.as_of, today), "sources": sources_of(catalog, p.source), "note": p.note}
 
 
 def _offer(catalog: Catalog, o: RentalOffer, chosen: RentalOffer | None, today: dt.date) -> dict:
     return {"provider": o.provider, "usd_per_gpu_hour": o.usd_per_gpu_hour, "pricing": o.pricing,
             "confidence": o.confidence, "min_gpus": o.min_gpus, "billing_hours": o.billing_hours,
-            "interruption": o.interruption.model_dump() if o.interruption else None, **_dated(o.as_of, today), "used_for_plans": o is chosen, "sources": _sources(catalog, o.source),
+            "interruption": o.interruption.model_dump() if o.interruption else None, **_dated(o.as_of, today), "used_for_plans": o is chosen, "sources": sources_of(catalog, o.source),
             "note": o.note}
 
 
@@ -107,7 +110,7 @@ def gpu_record(catalog: Catalog, gpu_id: str, today: dt.date) -> dict:
         "as_of": today.isoformat(), "stale_after_months": STALE_MONTHS,
         "availability": gpu.availability, "availability_message": availability_message(catalog, gpu),
         "servers": _server_ids(catalog, gpu.id),
-        "figures": _gpu_figures(catalog, gpu),
+        "figures": gpu_figures(catalog, gpu),
         "prices": {"purchase": _purchase(catalog, gpu.prices.purchase, today),
                    "other_purchases": [_purchase(catalog, p, today) for p in gpu.prices.other_purchases],
                    "rent": [_offer(catalog, o, chosen, today) for o in gpu.prices.rent]},
@@ -122,7 +125,7 @@ def server_record(catalog: Catalog, server_id: str, today: dt.date) -> dict:
         "type": "server", "id": s.id, "name": s.name, "kind": s.kind, "gpu_form_factor": s.gpu_form_factor,
         "gpu_slots": s.gpu_slots, "compatible_gpus": s.compatible_gpus, "takes": takes, "contexts": list(s.contexts),
         "note": s.note, "as_of": today.isoformat(), "stale_after_months": STALE_MONTHS,
-        "figures": [_figure(catalog, name, getattr(s, name), unit) for name, unit in _SERVER_FIGURES],
+        "figures": [figure_record(catalog, name, getattr(s, name), unit) for name, unit in SERVER_FIGURES],
         "prices": {"purchase": _purchase(catalog, s.purchase, today), "rent": []},
     }
 
@@ -171,70 +174,6 @@ def listing(catalog: Catalog, today: dt.date) -> dict:
             "ignored_after_as_of": catalog.ignored_after_as_of}
 
 
-def _entry_figures(catalog: Catalog) -> Iterator[tuple[str, str, dict[str, Any]]]:
-    """(entry, field, figure-like) for every sourced value in GPUs, servers and assumptions."""
-    for gid in sorted(catalog.gpus):
-        g = catalog.gpus[gid]
-        for f in _gpu_figures(catalog, g):
-            yield gid, f["field"], f
-        p = g.prices.purchase
-        if p is not None:
-            yield gid, "prices.purchase", {"value": p.usd, "sources": _sources(catalog, p.source), "note": p.note}
-        for i, o in enumerate(g.prices.rent):
-            yield gid, f"prices.rent[{i}]", {"value": o.usd_per_gpu_hour, "sources": _sources(catalog, o.source),
-                                             "note": o.note}
-    for sid in sorted(catalog.servers):
-        s = catalog.servers[sid]
-        yield sid, "purchase", {"value": s.purchase.usd, "sources": _sources(catalog, s.purchase.source),
-                                "note": s.purchase.note}
-        for name, unit in _SERVER_FIGURES:
-            yield sid, name, _figure(catalog, name, getattr(s, name), unit)
-    for key in sorted(catalog.assumptions):
-        a = catalog.assumptions[key]
-        yield key, "value", _figure(catalog, "value", a, a.unit)
-
-
-def unknown_figures(catalog: Catalog) -> list[dict]:
-    """Every figure left null, with the note saying why: the list a closing note quotes."""
-    return [{"entry": entry, "field": field, "note": f["note"]}
-            for entry, field, f in _entry_figures(catalog) if f["value"] is None]
-
-
-def summary(catalog: Catalog, name: str) -> dict:
-    """`catalog validate`: what was checked, in numbers (sources by kind, prices by confidence)."""
-    from advisor.data.source_grades import SOURCE_KINDS, price_records, tertiary_only
-
-    figures = list(_entry_figures(catalog))
-    prices = [rec for _, rec in price_records({"gpus": catalog.gpus, "servers": catalog.servers})]
-    cited = {s["id"] for _, _, f in figures for s in f["sources"]}
-    derived = sum(1 for _, _, f in figures if any(s["kind"] == "derived" for s in f["sources"]))
-    return {
-        "file": name, "valid": True, "gpus": len(catalog.gpus), "servers": len(catalog.servers),
-        "models": len(catalog.models), "assumptions": len(catalog.assumptions), "sources": len(catalog.sources),
-        "sources_cited": len(cited), "figures": len(figures),
-        "unknown": sum(1 for _, _, f in figures if f["value"] is None), "derived": derived,
-        "availability": {k: sum(1 for g in catalog.gpus.values() if g.availability == k)
-                         for k in ("buy and rent", "buy only", "rent only", "neither")},
-        "sources_by_kind": {k: sum(1 for s in catalog.sources.values() if s.kind == k) for k in SOURCE_KINDS},
-        "sources_without_kind": sum(1 for s in catalog.sources.values() if s.kind not in SOURCE_KINDS),
-        "prices": len(prices),
-        "prices_by_confidence": {k: sum(1 for p in prices if p.confidence == k) for k in ("high", "medium", "low")},
-        "prices_tertiary_only": sum(1 for p in prices if tertiary_only(p, catalog.sources)),
-        "economics_figures": _economics_count(catalog),
-        "digest": catalog.digest,
-    }
-
-
-def _economics_count(catalog: Catalog) -> int:
-    e = catalog.economics
-    if e is None:
-        return 0
-    maps = (e.cost_of_capital, e.colocation_usd_per_kw_month, e.power_and_cooling, e.network, e.storage,
-            e.reliability, e.rental_terms)
-    return (len(e.residual_value) + 1 + len(e.useful_life_filings) + sum(len(m) for m in maps)
-            + len(e.liquid_only_systems) + len(e.spot_interruption))
-
-
 def presets(catalog: Catalog) -> dict:
     """`advisor models`: every model preset (each usable for training and serving) with its figures,
     the serving figures resolved to the values the estimators use (kv_heads = heads, head_dim =
@@ -250,7 +189,7 @@ def presets(catalog: Catalog) -> dict:
         fig = m.model_dump(exclude={"source"})
         fig.update(kv_heads=m.kv_heads or m.heads, head_dim=m.head_dim or m.hidden // m.heads,
                    active_params=m.active_params or m.params, max_context=m.max_context or m.seq_len)
-        out.append({"id": mid, **fig, "aliases": aliases.get(mid, []), "sources": _sources(catalog, m.source)})
+        out.append({"id": mid, **fig, "aliases": aliases.get(mid, []), "sources": sources_of(catalog, m.source)})
     return {"models": out}
 
 
@@ -263,27 +202,30 @@ def preset_view(catalog: Catalog, name: str) -> dict:
     return found
 
 
+SORT_KEYS: dict[str, Callable[[dict], tuple]] = {
+    "id": lambda g: (g["id"],),
+    "memory": lambda g: (-(g.get("memory_gb") or 0), g["id"]),
+    "tflops": lambda g: (-(g.get("bf16_tflops") or 0), g["id"]),
+    "price": lambda g: ((g["purchase"] or {}).get("usd") is None, (g["purchase"] or {}).get("usd") or 0, g["id"]),
+    "rent": lambda g: (g["rent"] is None, (g["rent"] or {}).get("usd_per_gpu_hour") or 0, g["id"])}
+"""How select() orders a listing's GPUs: by id, most memory, most bf16 TFLOPS, cheapest to buy or to rent."""
+
+
+def _selected(g: dict, name: str | None, vendor: str | None, min_memory: float | None, buyable: bool,
+              rentable: bool) -> bool:
+    """Whether one listed GPU passes every filter given."""
+    return ((not name or name.lower() in g["id"].lower() or name.lower() in (g.get("name") or "").lower())
+            and (not vendor or (g.get("vendor") or "").lower() == vendor.lower())
+            and (min_memory is None or (g.get("memory_gb") or 0) >= min_memory)
+            and (not buyable or bool(g["purchase"])) and (not rentable or bool(g["rent"])))
+
+
 def select(data: dict, *, name: str | None = None, vendor: str | None = None, min_memory: float | None = None,
            buyable: bool = False, rentable: bool = False, sort: str = "id") -> dict:
     """A listing() narrowed like `sky show-gpus A100`: a name fragment (id or product name), a
     vendor, a least memory, buy or rent availability; sorted by id, memory, tflops, price or rent."""
-    gpus = data["gpus"]
-    if name:
-        gpus = [g for g in gpus if name.lower() in g["id"].lower() or name.lower() in (g.get("name") or "").lower()]
-    if vendor:
-        gpus = [g for g in gpus if (g.get("vendor") or "").lower() == vendor.lower()]
-    if min_memory is not None:
-        gpus = [g for g in gpus if (g.get("memory_gb") or 0) >= min_memory]
-    if buyable:
-        gpus = [g for g in gpus if g["purchase"]]
-    if rentable:
-        gpus = [g for g in gpus if g["rent"]]
-    keys = {"id": lambda g: (g["id"],),
-            "memory": lambda g: (-(g.get("memory_gb") or 0), g["id"]),
-            "tflops": lambda g: (-(g.get("bf16_tflops") or 0), g["id"]),
-            "price": lambda g: ((g["purchase"] or {}).get("usd") is None, (g["purchase"] or {}).get("usd") or 0, g["id"]),
-            "rent": lambda g: (g["rent"] is None, (g["rent"] or {}).get("usd_per_gpu_hour") or 0, g["id"])}
-    gpus = sorted(gpus, key=keys[sort])
+    gpus = sorted((g for g in data["gpus"] if _selected(g, name, vendor, min_memory, buyable, rentable)),
+                  key=SORT_KEYS[sort])
     servers = data["servers"]
     if any((name, vendor, min_memory is not None, buyable, rentable)):
         kept = {s for g in gpus for s in g.get("servers", [])}

@@ -1,24 +1,16 @@
-"""The whole bill of a purchase beyond its GPUs and servers: NICs and the fabric by cluster size,
+"""The costs of a purchase beyond its GPUs and servers: NICs and the fabric by cluster size,
 storage by model size and token count, support contracts, sales tax or VAT by region and burn-in,
-each sourced. Given two ways: LINEAR per-unit coefficients a MILP multiplies by its variables (per
-bought GPU, per networked GPU in a scale band, per dollar of hardware), and the report's line items
-(item, quantity, unit and total USD, when paid, source, confidence, note).
-
-Cash and present value are kept apart: cash is the nominal money paid over the horizon (what a
-budget caps: purchases, servers, network, storage, energy, hosting, support, tax), resale not
-deducted; present value discounts each line to today, resale included as a credit at disposal."""
+each sourced, as LINEAR per-unit coefficients a MILP multiplies by its variables (per bought GPU,
+per networked GPU in a scale band, per dollar of hardware). The plan's bill of materials, line by
+line, is solve/ledger.py's `bill_of_materials`."""
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from advisor.data.catalog import Catalog
 from advisor.data.economics import EconFigure, Economics, NetworkBand
-from advisor.economics.costs import HOURS_PER_MONTH, Costs
-from advisor.economics.ownership import discount, stream_factor
+from advisor.economics.costs import Costs
 
-WHEN = ("upfront", "per_month", "at_disposal")
 TB = 1e12
 
 
@@ -216,114 +208,6 @@ def storage_need(econ: Economics, params: float, tokens: float) -> StorageNeed:
                        tuple(dict.fromkeys(s for f in figs for s in f.source)), note)
 
 
-@dataclass(frozen=True)
-class PurchaseOrder:
-    """What a plan buys, for its bill: `gpus` of `gpu_id` in `servers` of `server_id`, of which
-    `networked_gpus` are joined by the scale-out fabric (0 for one server), held `months`, sold at
-    `resale_fraction` of the GPUs' price at the end (None: not sold)."""
-
-    gpu_id: str
-    gpus: int
-    server_id: str | None
-    servers: int
-    networked_gpus: int
-    region: str
-    months: float
-    resale_fraction: float | None = None
-    storage_tb: float | None = None
-    recoverable_tax: bool | None = None
-
-
-def line(item: str, quantity: float, unit_usd: float | None, when: str, source: Sequence[str], confidence: str,
-         note: str = "") -> dict[str, Any]:
-    """One line of the bill; `total_usd` is None where the unit price is unknown."""
-    assert when in WHEN, when
-    total = None if unit_usd is None else quantity * unit_usd
-    return {"item": item, "quantity": quantity, "unit_usd": unit_usd, "total_usd": total, "when": when,
-            "source": list(source), "confidence": confidence, "note": note}
-
-
-def bill_lines(catalog: Catalog, order: PurchaseOrder, costs: Costs) -> list[dict[str, Any]]:
-    """Every line of a purchase's bill: GPUs, servers, NICs and fabric, storage, tax, burn-in
-    (up front); support and hosting (per month, for the months held); resale (at disposal, a
-    credit that cash does not deduct)."""
-    econ = catalog.economics
-    assert econ is not None, "the catalog has no economics section"
-    gpu = catalog.gpu(order.gpu_id)
-    p = gpu.prices.purchase
-    out = [line(f"{gpu.name} GPU", order.gpus, p.usd if p else None, "upfront", p.source if p else [],
-                (p.confidence or "low") if p else "low", "" if p and p.usd else "no purchase price")]
-    hardware = (p.usd or 0.0) * order.gpus if p else 0.0
-    overhead = 0.0
-    if order.server_id is not None:
-        srv = catalog.servers[order.server_id]
-        out.append(line(srv.name, order.servers, srv.purchase.usd, "upfront", srv.purchase.source,
-                        srv.purchase.confidence or "low", srv.purchase.note or ""))
-        hardware += (srv.purchase.usd or 0.0) * order.servers
-        overhead = (srv.power_overhead_w.value or 0.0) / 1000.0 / max(srv.gpu_slots, 1)
-    if order.networked_gpus > 1:
-        band, nic = network_band(econ, order.networked_gpus), nic_per_gpu(econ)
-        out.append(line("NICs (400 Gb/s, one per GPU)", order.networked_gpus, nic.usd, "upfront", nic.source,
-                        nic.confidence, nic.note))
-        top = f"up to {band.up_to_gpus:,}" if band.up_to_gpus else "over the largest band's"
-        out.append(line(f"scale-out fabric for {order.networked_gpus:,} GPUs (switches, cables, optics; band {top} GPUs)",
-                        order.networked_gpus, band.usd_per_gpu, "upfront", band.source, band.confidence, band.note))
-        hardware += order.networked_gpus * (band.usd_per_gpu + (nic.usd or 0.0))
-    if order.storage_tb:
-        price = _figure(econ.storage, "flash_usd_per_tb")
-        out.append(line(f"flash storage, {order.storage_tb:,.1f} TB", order.storage_tb, price.value if price else None,
-                        "upfront", price.source if price else [], price.confidence if price else "low",
-                        (price.note or "") if price else "no sourced $/TB"))
-        hardware += order.storage_tb * float(price.value or 0.0) if price else 0.0
-    k = bought_gpu_coefficients(catalog, order.gpu_id, order.region, costs, overhead, order.recoverable_tax)
-    out.append(line(f"tax on hardware ({order.region})", hardware, k.tax.cost_rate, "upfront", k.tax.source,
-                    k.tax.confidence, k.tax.note + (f"; paid ${hardware * k.tax.paid_rate:,.0f}"
-                                                    if k.tax.paid_rate is not None else "")))
-    out.append(line(f"burn-in, {k.burn_in_days * 24:g} h at full load", order.gpus, k.burn_in_energy.usd, "upfront",
-                    k.burn_in_energy.source, k.burn_in_energy.confidence, k.burn_in_energy.note))
-    out.append(line("hardware support contract", hardware, k.support.usd, "per_month", k.support.source,
-                    k.support.confidence, k.support.note))
-    kw = order.gpus * ((gpu.tdp_w.value or 0.0) / 1000.0 + overhead)
-    out.append(line(f"hosting, {kw:.1f} kW", kw, costs.hosting_usd_per_kw_month, "per_month", costs.sources, "medium",
-                    "colocation or office rate per kW-month (economics/costs.py)"))
-    if order.resale_fraction is not None and p and p.usd:
-        out.append(line(f"resale of the GPUs after {order.months:g} months", order.gpus,
-                        -p.usd * order.resale_fraction, "at_disposal", (), "low",
-                        "a credit at disposal (economics/ownership.py residual): not cash in hand at decision time"))
-    return out
-
-
-def cash_usd(lines: Sequence[dict[str, Any]], months: float) -> float:
-    """Nominal cash over `months`: up-front lines plus monthly lines times the months; resale at
-    disposal is not deducted (what a budget caps). Unknown amounts count zero (their lines say so)."""
-    total = 0.0
-    for ln in lines:
-        amount = ln["total_usd"] or 0.0
-        total += amount if ln["when"] == "upfront" else amount * months if ln["when"] == "per_month" else 0.0
-    return total
-
-
-def present_value_usd(lines: Sequence[dict[str, Any]], months: float, rate: float) -> float:
-    """Present value at `rate` a year: up front as is, monthly lines as an even stream over
-    `months`, disposal lines (resale credits) discounted from the end."""
-    years, total = months / 12.0, 0.0
-    for ln in lines:
-        amount = ln["total_usd"] or 0.0
-        if ln["when"] == "upfront":
-            total += amount
-        elif ln["when"] == "per_month":
-            total += amount * months * stream_factor(years, rate)
-        else:
-            total += amount * discount(years, rate)
-    return total
-
-
-def months_of(hours: float) -> float:
-    """Hours as months of the catalog's 730-hour month."""
-    return hours / HOURS_PER_MONTH
-
-
-__all__ = ["WHEN", "Coefficient", "TaxCoefficients", "BoughtGpuCoefficients", "StorageNeed", "PurchaseOrder",
-           "HardwareTerms", "hardware_terms",
+__all__ = ["Coefficient", "TaxCoefficients", "BoughtGpuCoefficients", "StorageNeed", "HardwareTerms", "hardware_terms",
            "network_band", "nic_per_gpu", "network_per_gpu", "tax_coefficients", "bought_gpu_coefficients",
-           "storage_need", "line", "bill_lines", "cash_usd", "present_value_usd", "months_of"]
+           "storage_need"]

@@ -21,7 +21,7 @@ from advisor.contract.facts import (
     WorkloadLever,
     WorkShortfall,
 )
-from advisor.solve.candidates import MAX_GPUS_PER_JOB
+from advisor.solve.class_candidates import MAX_GPUS_PER_JOB
 from advisor.solve.constraints import FAMILIES
 from advisor.solve.milp import solve
 from advisor.solve.problem import Problem

@@ -11,7 +11,8 @@ from typing import Any
 
 from advisor.data.resources import data_dir
 from advisor.inputs.loader import load_yaml_file
-from advisor.perf.serve import Setup, operating_point
+from advisor.perf.serve import Setup
+from advisor.perf.serve_capacity import operating_point
 from advisor.perf.serving import hardware, load_params
 from advisor.solve.constraints.serving import held_with_one_down
 from advisor.solve.milp import solve

@@ -12,34 +12,22 @@ from __future__ import annotations
 
 import codecs
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 import yaml
 
-from advisor.errors import InputError, is_control, loc_text
+from advisor.errors import InputError
+from advisor.inputs.yaml_nodes import MAX_DEPTH, Marks, Position, check_nodes, mark_text, positions
 
 MAX_BYTES = 1_000_000          # a workload is a few hundred bytes; a catalog a few hundred KB
-MAX_EXPANDED_NODES = 200_000   # nodes after alias expansion
-MAX_EXPANDED_CHARS = 4 * MAX_BYTES   # characters of text after alias expansion (a 1 MB file re-used 1,000 times
-                                     # through an alias would otherwise become gigabytes once copied or hashed)
-MAX_DEPTH = 50                 # levels of nesting (the built-in catalog and rules use fewer than 10)
 MAX_INT_DIGITS = 4000          # Python refuses to read longer integers (sys.get_int_max_str_digits)
 
-_STR = "tag:yaml.org,2002:str"
-_MERGE = "tag:yaml.org,2002:merge"
 _BOMS = ((codecs.BOM_UTF32_LE, "UTF-32"), (codecs.BOM_UTF32_BE, "UTF-32"),
          (codecs.BOM_UTF16_LE, "UTF-16"), (codecs.BOM_UTF16_BE, "UTF-16"))
 
 
-class _Position(Protocol):
-    """Where a parser is: PyYAML's Mark or libyaml's own Mark class."""
-
-    line: int
-    column: int
-
-
 class _TooDeep(Exception):
-    def __init__(self, mark: _Position) -> None:
+    def __init__(self, mark: Position) -> None:
         self.mark = mark
 
 
@@ -125,126 +113,6 @@ if _CLoader is not None:
     _UserLoader.add_constructor("tag:yaml.org,2002:int", _UserLoader.construct_yaml_int)  # type: ignore[type-var]
 
 
-def _at(mark: _Position) -> str:
-    return f"line {mark.line + 1}, column {mark.column + 1}"
-
-
-def _where(parts: tuple[int | str, ...]) -> str:
-    return f"`{loc_text(parts)}`" if parts else "at the top level"
-
-
-_KEY_KINDS = {"tag:yaml.org,2002:int": "a number", "tag:yaml.org,2002:float": "a number",
-              "tag:yaml.org,2002:bool": "true/false", "tag:yaml.org,2002:null": "null",
-              "tag:yaml.org,2002:timestamp": "a date"}
-
-
-def _bad_key(node: yaml.ScalarNode | yaml.SequenceNode | yaml.MappingNode) -> str:
-    if not isinstance(node, yaml.ScalarNode):
-        return f"a {node.id} is used as a key"
-    return f"the key {node.value} is read as {_KEY_KINDS.get(node.tag, node.tag)}, not text"
-
-
-def _check_text(node: yaml.ScalarNode, path: tuple[int | str, ...], name: str) -> None:
-    """Text with terminal controls (an escape sequence, a right-to-left override) is refused: names
-    and messages from input files end up on the user's terminal."""
-    bad = next((c for c in node.value if is_control(c) and c not in "\t\n\r"), None)
-    if bad is not None:
-        raise InputError(f"{name}: {_where(path)}: the text at {_at(node.start_mark)} holds the control character "
-                         f"U+{ord(bad):04X}; write plain text.", file=name, field=loc_text(path) or None)
-
-
-def _children(node: yaml.Node, path: tuple[int | str, ...], name: str) -> list[tuple[yaml.Node, tuple[int | str, ...]]]:
-    """(child, path) of a node, refusing merge keys, keys that are not text, repeated keys and text
-    with control characters."""
-    if isinstance(node, yaml.ScalarNode):
-        _check_text(node, path, name)
-    if isinstance(node, yaml.SequenceNode):
-        return [(child, path + (i,)) for i, child in enumerate(node.value)]
-    if not isinstance(node, yaml.MappingNode):
-        return []
-    children: list[tuple[yaml.Node, tuple[int | str, ...]]] = []
-    seen: dict[str, yaml.Mark] = {}
-    for k, v in node.value:
-        if k.tag == _MERGE:
-            raise InputError(f"{name}: {_where(path)}: YAML merge keys (<<, {_at(k.start_mark)}) are not "
-                             "supported; write the fields out.", file=name, field=loc_text(path) or None)
-        if not isinstance(k, yaml.ScalarNode) or k.tag != _STR:
-            raise InputError(f"{name}: {_where(path)}: {_bad_key(k)} ({_at(k.start_mark)}); field names "
-                             "and ids are text (quote a key such as '1' or 'yes' if you mean the text).",
-                             file=name, field=loc_text(path) or None)
-        _check_text(k, path, name)
-        if k.value in seen:
-            where = loc_text(path + (k.value,))
-            raise InputError(f"{name}: `{where}` is given twice (lines {seen[k.value].line + 1} and "
-                             f"{k.start_mark.line + 1}); keep one.", file=name, field=where)
-        seen[k.value] = k.start_mark
-        children.append((v, path + (k.value,)))
-    return children
-
-
-def check_nodes(root: yaml.Node, name: str) -> None:
-    """Walk the composed document once, without recursion: refuse self-referencing aliases,
-    more than MAX_EXPANDED_NODES values or MAX_DEPTH levels once aliases are expanded, and the
-    keys _children refuses. Raises InputError naming the location."""
-    size: dict[int, int] = {}     # id(node) -> values in its expansion (capped)
-    chars: dict[int, int] = {}    # id(node) -> characters of text in its expansion (capped)
-    depth: dict[int, int] = {}    # id(node) -> levels in its expansion
-    open_: set[int] = set()       # the nodes on the path being walked
-    stack: list[tuple[yaml.Node, tuple[int | str, ...], list[tuple[yaml.Node, tuple[int | str, ...]]] | None]]
-    stack = [(root, (), None)]
-    while stack:
-        node, path, children = stack.pop()
-        if children is not None:  # every child is done: this node is too
-            open_.discard(id(node))
-            size[id(node)] = min(1 + sum(size[id(c)] for c, _ in children), MAX_EXPANDED_NODES + 1)
-            own = len(node.value) if isinstance(node, yaml.ScalarNode) else 0
-            keys = sum(len(k.value) for k, _ in node.value) if isinstance(node, yaml.MappingNode) else 0
-            chars[id(node)] = min(own + keys + sum(chars[id(c)] for c, _ in children), MAX_EXPANDED_CHARS + 1)
-            depth[id(node)] = 1 + max((depth[id(c)] for c, _ in children), default=0)
-            continue
-        if id(node) in size:      # reached again through an alias
-            continue
-        children = _children(node, path, name)
-        open_.add(id(node))
-        stack.append((node, path, children))
-        for child, child_path in reversed(children):
-            if id(child) in open_:
-                raise InputError(f"{name}: `{loc_text(child_path)}`: an alias refers to the value that contains it "
-                                 f"({_at(child.start_mark)}); a value cannot include itself.", file=name,
-                                 field=loc_text(child_path))
-            stack.append((child, child_path, None))
-    if size[id(root)] > MAX_EXPANDED_NODES:
-        raise InputError(f"{name}: the document expands to more than {MAX_EXPANDED_NODES:,} values through YAML "
-                         "aliases; write the values out instead of nesting anchors.", file=name)
-    if chars[id(root)] > MAX_EXPANDED_CHARS:
-        raise InputError(f"{name}: the document expands to more than {MAX_EXPANDED_CHARS:,} characters of text "
-                         "through YAML aliases; write the values out instead of repeating a long one by alias.",
-                         file=name)
-    if depth[id(root)] > MAX_DEPTH:
-        raise InputError(f"{name}: the document nests more than {MAX_DEPTH} levels deep once its YAML aliases "
-                         "are expanded; no file this tool reads needs that.", file=name)
-
-
-# where each value of a document was written: path -> (key line, key column, value line, value
-# column), 1-based; a list item's key position is its value's
-Marks = dict[tuple[int | str, ...], tuple[int, int, int, int]]
-
-
-def positions(root: yaml.Node, marks: Marks) -> None:
-    """Fill `marks` with where every value of the composed document `root` starts (a document
-    check_nodes passed: aliases expanded at most once per path, no cycles)."""
-    stack: list[tuple[yaml.Node, tuple[int | str, ...], yaml.Mark]] = [(root, (), root.start_mark)]
-    while stack:
-        node, path, key = stack.pop()
-        if path in marks:
-            continue
-        marks[path] = (key.line + 1, key.column + 1, node.start_mark.line + 1, node.start_mark.column + 1)
-        if isinstance(node, yaml.SequenceNode):
-            stack += [(child, path + (i,), child.start_mark) for i, child in enumerate(node.value)]
-        elif isinstance(node, yaml.MappingNode):
-            stack += [(v, path + (k.value,), k.start_mark) for k, v in node.value if isinstance(k, yaml.ScalarNode)]
-
-
 def parse_yaml_text(text: str, name: str, shipped: bool = False, marks: Marks | None = None) -> Any:
     """Parse YAML text from `name` (used in messages) under the rules above. shipped: a file of
     the package itself (catalog/, rules/), parsed with libyaml when PyYAML has it; the same
@@ -265,7 +133,7 @@ def parse_yaml_text(text: str, name: str, shipped: bool = False, marks: Marks | 
             positions(node, marks)
         return loader.construct_document(node)
     except _TooDeep as exc:
-        raise _too_deep(name, _at(exc.mark)) from None
+        raise _too_deep(name, mark_text(exc.mark)) from None
     except yaml.YAMLError as exc:
         raise _not_yaml(exc, text, name, by_bytes=not isinstance(loader, _SafeLoader)) from None
     finally:
@@ -288,13 +156,13 @@ def _not_yaml(exc: yaml.YAMLError, text: str, name: str, by_bytes: bool) -> Inpu
         return InputError(f"{name}: not valid YAML at line {line}, column {column}: the control character "
                           f"U+{exc.character:04X} is not allowed in a YAML file.", file=name)
     mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
-    where = f" at {_at(mark)}" if mark else ""
+    where = f" at {mark_text(mark)}" if mark else ""
     problem = getattr(exc, "problem", None) or str(exc)
     if "could not determine a constructor" in str(exc):
         problem = ("it uses a YAML tag that names a Python object or custom type; only plain "
                    "mappings, lists, strings and numbers are allowed")
     elif "exceeded maximum nesting depth" in problem:   # libyaml's own limit (1,000), met before ours
-        return _too_deep(name, _at(mark) if mark else "the start")
+        return _too_deep(name, mark_text(mark) if mark else "the start")
     elif problem == "found character that cannot start any token" and mark is not None:   # libyaml's words
         lines = text.splitlines()
         char = lines[mark.line][mark.column:mark.column + 1] if mark.line < len(lines) else ""

@@ -19,8 +19,8 @@ from advisor.errors import (
     suggest,
 )
 from advisor.inputs.jobs import JOB_SHORTHAND, Job, ServeJob
-from advisor.inputs.loader import Marks
 from advisor.inputs.quantities import MAX_GPUS, MAX_JOBS
+from advisor.inputs.yaml_nodes import Marks
 
 _UNION_TAGS = ("str", "ModelShape", "train", "serve")
 # What a field holds, for a value of the wrong kind ("`gpus` must be ..., got a list").

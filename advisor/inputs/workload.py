@@ -17,10 +17,11 @@ from advisor.errors import InputError, show
 from advisor.inputs.deployment import Deployment, Finance, GpuSelection
 from advisor.inputs.jobs import JOB_SHORTHAND, AnyJob
 from advisor.inputs.known import Known, gpus_shorthand
-from advisor.inputs.loader import Marks, parse_bytes, read_bytes
+from advisor.inputs.loader import parse_bytes, read_bytes
 from advisor.inputs.phrasing import as_written, distinct_errors, format_error
 from advisor.inputs.quantities import MAX_JOBS, USD
 from advisor.inputs.strict import Written
+from advisor.inputs.yaml_nodes import Marks
 
 __all__ = ["MAX_JOBS", "DecisionBasis", "Workload", "load_workload", "parse_workload", "read_workload",
            "workload_json_schema"]

@@ -77,8 +77,8 @@ def _model(row: dict[str, str], catalog: Catalog, line: int, name: str) -> Model
                      tied_embeddings=bool(_flag(row, "tied_embeddings")), name=preset or None)
 
 
-def read_runs(path: str | Path, catalog: Catalog) -> list[Run]:
-    """The runs of a RUNS.csv (module docstring), each checked: an error names file, line and field."""
+def _body(path: str | Path) -> list[tuple[int, str]]:
+    """(line number, text) of the file's header and runs: blank and `#` lines left out."""
     name = str(path)
     try:
         lines = Path(path).read_text(encoding="utf-8").splitlines()
@@ -87,37 +87,53 @@ def read_runs(path: str | Path, catalog: Catalog) -> list[Run]:
     body = [(i + 1, t) for i, t in enumerate(lines) if t.strip() and not t.startswith("#")]
     if len(body) < 2:
         raise InputError(f"{name}: no runs (a header line and one run per line)", file=name)
+    return body
+
+
+def read_runs(path: str | Path, catalog: Catalog) -> list[Run]:
+    """The runs of a RUNS.csv (module docstring), each checked: an error names file, line and field."""
+    name = str(path)
+    body = _body(path)
     reader = csv.DictReader(t for _, t in body)
     runs = []
     for (line, _), row in zip(body[1:], reader):
         if (row.get("basis") or "measured") not in ("measured", "derived"):
             continue   # calibration.csv: end-to-end, pair and excluded rows are not steady-state speeds
-        gpu = (row.get("gpu") or "").strip()
-        if gpu not in catalog.gpus:
-            raise InputError(f"{name}, line {line}, field gpu: unknown GPU id {gpu!r}", file=name, field="gpu")
-        count = _num(row, "count", line, name, int) or _num(row, "gpu_count", line, name, int)
-        if count is None:
-            raise InputError(f"{name}, line {line}, field count: the run's GPU count is missing", file=name,
-                             field="count")
-        total = _num(row, "tokens_per_s", line, name)
-        per_gpu = _num(row, "tokens_per_s_per_gpu", line, name)
-        if total is None and per_gpu is None:
-            raise InputError(f"{name}, line {line}, field tokens_per_s: the measured speed is missing", file=name,
-                             field="tokens_per_s")
-        model = _model(row, catalog, line, name)
-        job = JobSpec(model=model, kind=(row.get("kind") or "pretrain").strip() or "pretrain",
-                      precision=(row.get("precision") or "bf16").strip(), micro_batch=_num(row, "micro_batch", line, name, int),
-                      checkpointing=_flag(row, "checkpointing"), global_batch_tokens=_num(row, "global_batch_tokens", line, name),
-                      strategy=(row.get("strategy") or "").strip() or None,
-                      tensor_parallel=_num(row, "tensor_parallel", line, name, int),
-                      pipeline_parallel=_num(row, "pipeline_parallel", line, name, int),
-                      context_parallel=_num(row, "context_parallel", line, name, int),
-                      virtual_stages=_num(row, "virtual_stages", line, name, int),
-                      attention_kernel=(row.get("attention_kernel") or "").strip() or None,
-                      tp_overlap=bool(_flag(row, "tp_overlap")),
-                      fused_elementwise=_flag(row, "fused_elementwise") is not False)
-        runs.append(Run(line, gpu, count, total if total is not None else per_gpu * count, job))
+        runs.append(_run(row, catalog, line, name))
     return runs
+
+
+def _run(row: dict[str, str], catalog: Catalog, line: int, name: str) -> Run:
+    """One measured run: its GPU, count and speed (over all GPUs, or per GPU times the count)."""
+    gpu = (row.get("gpu") or "").strip()
+    if gpu not in catalog.gpus:
+        raise InputError(f"{name}, line {line}, field gpu: unknown GPU id {gpu!r}", file=name, field="gpu")
+    count = _num(row, "count", line, name, int) or _num(row, "gpu_count", line, name, int)
+    if count is None:
+        raise InputError(f"{name}, line {line}, field count: the run's GPU count is missing", file=name,
+                         field="count")
+    total = _num(row, "tokens_per_s", line, name)
+    per_gpu = _num(row, "tokens_per_s_per_gpu", line, name)
+    if total is None and per_gpu is None:
+        raise InputError(f"{name}, line {line}, field tokens_per_s: the measured speed is missing", file=name,
+                         field="tokens_per_s")
+    job = _job(row, _model(row, catalog, line, name), line, name)
+    return Run(line, gpu, count, total if total is not None else per_gpu * count, job)
+
+
+def _job(row: dict[str, str], model: ModelSpec, line: int, name: str) -> JobSpec:
+    """The run's job as the estimator takes it: kind, precision, batch, and the layout when given."""
+    return JobSpec(model=model, kind=(row.get("kind") or "pretrain").strip() or "pretrain",
+                   precision=(row.get("precision") or "bf16").strip(), micro_batch=_num(row, "micro_batch", line, name, int),
+                   checkpointing=_flag(row, "checkpointing"), global_batch_tokens=_num(row, "global_batch_tokens", line, name),
+                   strategy=(row.get("strategy") or "").strip() or None,
+                   tensor_parallel=_num(row, "tensor_parallel", line, name, int),
+                   pipeline_parallel=_num(row, "pipeline_parallel", line, name, int),
+                   context_parallel=_num(row, "context_parallel", line, name, int),
+                   virtual_stages=_num(row, "virtual_stages", line, name, int),
+                   attention_kernel=(row.get("attention_kernel") or "").strip() or None,
+                   tp_overlap=bool(_flag(row, "tp_overlap")),
+                   fused_elementwise=_flag(row, "fused_elementwise") is not False)
 
 
 def _key(run: Run, catalog: Catalog) -> tuple[str, str]:
@@ -135,15 +151,15 @@ def _mfu(run: Run, catalog: Catalog) -> float:
         (g.dense_tflops(run.job.precision) or 1.0) * 1e12)
 
 
-def fit(runs: list[Run], catalog: Catalog, p: Params) -> tuple[Params, dict[str, Any]]:
-    """Params whose framework efficiency, per (generation, precision) of the runs, puts the median
-    run's log-ratio at zero; the MFU ceilings of those groups raised to the runs' best and median."""
-    fe: dict[str, Any] = {k: dict(v) if isinstance(v, dict) else v for k, v in (p.framework_efficiency or {}).items()}
-    caps: dict[str, Any] = {k: dict(v) if isinstance(v, dict) else v for k, v in (p.mfu_cap or {}).items()}
-    meds: dict[str, Any] = {k: dict(v) if isinstance(v, dict) else v for k, v in (p.mfu_median or {}).items()}
-    groups: dict[tuple[str, str], list[Run]] = {}
-    for r in runs:
-        groups.setdefault(_key(r, catalog), []).append(r)
+def _copied(table: dict[str, Any] | None) -> dict[str, Any]:
+    """A table of Params (per generation, a mapping or a number) copied a level deep, to update."""
+    return {k: dict(v) if isinstance(v, dict) else v for k, v in (table or {}).items()}
+
+
+def _raise_ceilings(groups: dict[tuple[str, str], list[Run]], caps: dict[str, Any], meds: dict[str, Any],
+                    catalog: Catalog, p: Params) -> None:
+    """The MFU ceilings (`caps`) and medians (`meds`) of each group, within a server and across
+    servers, raised to the best and the median MFU its runs reached (never lowered)."""
     for (gen, prec), rs in sorted(groups.items()):
         for key, subset in ((prec, [r for r in rs if r.count <= p.server_gpus]),
                             (f"{prec}_multiserver", [r for r in rs if r.count > p.server_gpus])):
@@ -152,16 +168,33 @@ def fit(runs: list[Run], catalog: Catalog, p: Params) -> tuple[Params, dict[str,
                 entry: dict[str, Any] = table[gen] if isinstance(table.get(gen), dict) else {}
                 if value > float(entry.get(key, 0.0)):
                     table[gen] = dict(entry, **{key: value})
-        base = fe.get(gen) or {}
-        fe[gen] = dict(base, **{prec: float(base.get(prec) or _default(p, prec))})
-    q = replace(p, framework_efficiency=fe, mfu_cap=caps, mfu_median=meds)
-    scale: dict[str, float] = {}
+
+
+def _rescaled(groups: dict[tuple[str, str], list[Run]], fe: dict[str, Any], q: Params, catalog: Catalog) -> Params:
+    """`q` with each group's framework efficiency in `fe` (updated in place) rescaled, ITERATIONS
+    times, by the median log-ratio of measured to predicted speed (capped at 1.5)."""
     for _ in range(ITERATIONS):
         for (gen, prec), rs in sorted(groups.items()):
             logs = [math.log(r.tokens_per_s / x) for r in rs if (x := _predict(r, catalog, q)) == x and x > 0]
             if logs:
                 fe[gen][prec] = min(1.5, fe[gen][prec] * math.exp(statistics.median(logs)))
-        q = replace(q, framework_efficiency={k: dict(v) if isinstance(v, dict) else v for k, v in fe.items()})
+        q = replace(q, framework_efficiency=_copied(fe))
+    return q
+
+
+def fit(runs: list[Run], catalog: Catalog, p: Params) -> tuple[Params, dict[str, Any]]:
+    """Params whose framework efficiency, per (generation, precision) of the runs, puts the median
+    run's log-ratio at zero; the MFU ceilings of those groups raised to the runs' best and median."""
+    fe, caps, meds = _copied(p.framework_efficiency), _copied(p.mfu_cap), _copied(p.mfu_median)
+    groups: dict[tuple[str, str], list[Run]] = {}
+    for r in runs:
+        groups.setdefault(_key(r, catalog), []).append(r)
+    _raise_ceilings(groups, caps, meds, catalog, p)
+    for (gen, prec) in sorted(groups):
+        base = fe.get(gen) or {}
+        fe[gen] = dict(base, **{prec: float(base.get(prec) or _default(p, prec))})
+    q = _rescaled(groups, fe, replace(p, framework_efficiency=fe, mfu_cap=caps, mfu_median=meds), catalog)
+    scale: dict[str, float] = {}
     for (gen, prec) in groups:
         base = ((p.framework_efficiency or {}).get(gen) or {}).get(prec) or _default(p, prec)
         scale[f"{gen}/{prec}"] = round(fe[gen][prec] / float(base), 4)

@@ -77,44 +77,56 @@ def catalog_list_text(data: dict, fmt: str = "table") -> str:
     return "\n".join(out) + "\n"
 
 
-def catalog_show_text(rec: dict) -> str:
-    def line(text: str, indent: str = "  ", rest: str = "    ") -> str:
-        return para(text, indent, rest)
+def _line(text: str, indent: str = "  ", rest: str = "    ") -> str:
+    return para(text, indent, rest)
 
+
+def _cite(sources: list[dict], cited: dict[str, dict]) -> str:
+    """The source ids of one figure, `[a, b]`, each remembered in `cited` for the Sources table."""
+    for s in sources:
+        cited.setdefault(s["id"], s)
+    return "[" + ", ".join(s["id"] for s in sources) + "]" if sources else "[no source]"
+
+
+def _show_heading(rec: dict) -> list[str]:
+    """What the entry is: a GPU's vendor, class and availability; a server's slots, contexts and
+    the GPUs it takes; its note."""
     if rec["type"] == "gpu":
-        out = [line(f"{rec['id']}  {rec['name']}", ""),
-               line(f"{rec['vendor']}, {rec['architecture']}; {rec['product_class']}"
-                    + (f" ({rec['brand']})" if rec["brand"] else "") + f", {rec['form_factor']}"),
-               line(f"Availability: {rec['availability_message']}")]
+        out = [_line(f"{rec['id']}  {rec['name']}", ""),
+               _line(f"{rec['vendor']}, {rec['architecture']}; {rec['product_class']}"
+                     + (f" ({rec['brand']})" if rec["brand"] else "") + f", {rec['form_factor']}"),
+               _line(f"Availability: {rec['availability_message']}")]
     else:
-        out = [line(f"{rec['id']}  {rec['name']}", ""),
-               line(f"{rec['kind']}: {rec['gpu_slots']} x {rec['gpu_form_factor']} GPUs; contexts: "
-                    f"{', '.join(rec['contexts'])}"),
-               line(f"Takes: {', '.join(rec['takes']) or 'no GPU in the catalog'}")]
+        out = [_line(f"{rec['id']}  {rec['name']}", ""),
+               _line(f"{rec['kind']}: {rec['gpu_slots']} x {rec['gpu_form_factor']} GPUs; contexts: "
+                     f"{', '.join(rec['contexts'])}"),
+               _line(f"Takes: {', '.join(rec['takes']) or 'no GPU in the catalog'}")]
     if rec["note"]:
-        out.append(line(f"Note: {rec['note']}"))
-    cited: dict[str, dict] = {}
+        out.append(_line(f"Note: {rec['note']}"))
+    return out
 
-    def ids(sources: list[dict]) -> str:
-        for s in sources:
-            cited.setdefault(s["id"], s)
-        return "[" + ", ".join(s["id"] for s in sources) + "]" if sources else "[no source]"
 
+def _figure_rows(rec: dict, cited: dict[str, dict]) -> list[list[str]]:
+    """One row per figure (field, value with its unit, sources), its note beneath."""
     rows: list[list[str]] = []
     for f in rec["figures"]:
-        rows.append([f["field"], _num(f["value"], f["unit"]), ids(f["sources"])])
+        rows.append([f["field"], _num(f["value"], f["unit"]), _cite(f["sources"], cited)])
         if f["note"]:
             rows.append(["", "", f"note: {f['note']}"])
-    out += ["\nFigures", table(["figure", "value", "sources"], rows, wrap=(2,))]
-    out.append("\n" + para(f"Prices (ages as of {rec['as_of']}; STALE = older than {rec['stale_after_months']} months)"))
+    return rows
+
+
+def _price_rows(rec: dict, cited: dict[str, dict]) -> list[list[str]]:
+    """The purchase price (as the catalog writes it) and, for a GPU, each rental rate, with their
+    ages, sources and notes."""
     rows = []
     p = rec["prices"]["purchase"]
     if p is None or p["usd"] is None:
-        rows.append(["buy", "unknown", "", ids(p["sources"]) if p else ""])
+        rows.append(["buy", "unknown", "", _cite(p["sources"], cited) if p else ""])
     else:
         kind = f" {p['kind']}" if p["kind"] else ""
         exact = f"${p['usd']:,.2f}" if p["usd"] % 1 else usd(p["usd"])   # the catalog's figure as written
-        rows.append(["buy", f"{exact}{kind}", _age(p), ids(p["sources"])])
+        rows.append(["buy", f"{exact}{kind}", _age(p), _cite(p["sources"], cited)])
     if p and p["note"]:
         rows.append(["", "", "", f"note: {p['note']}"])
     if rec["type"] == "gpu":
@@ -123,13 +135,23 @@ def catalog_show_text(rec: dict) -> str:
         for o in rec["prices"]["rent"]:
             used = " (used for plans)" if o["used_for_plans"] else ""
             rows.append(["rent", f"${o['usd_per_gpu_hour']:.3g}/GPU-hour {o['pricing']}, {o['provider']}{used}",
-                         _age(o), ids(o["sources"])])
+                         _age(o), _cite(o["sources"], cited)])
             if o["note"]:
                 rows.append(["", "", "", f"note: {o['note']}"])
-    out.append(table(["", "price", "as of, age", "sources"], rows, wrap=(3, 1)))
+    return rows
+
+
+def catalog_show_text(rec: dict) -> str:
+    """`advisor catalog show`: the entry, its figures and prices each with its sources, the servers
+    that take a GPU, and the table of the sources cited."""
+    out = _show_heading(rec)
+    cited: dict[str, dict] = {}
+    out += ["\nFigures", table(["figure", "value", "sources"], _figure_rows(rec, cited), wrap=(2,))]
+    out.append("\n" + para(f"Prices (ages as of {rec['as_of']}; STALE = older than {rec['stale_after_months']} months)"))
+    out.append(table(["", "price", "as of, age", "sources"], _price_rows(rec, cited), wrap=(3, 1)))
     if rec["type"] == "gpu":
         servers = "; ".join(f"{ctx}: {', '.join(v) or 'none'}" for ctx, v in rec["servers"].items())
-        out.append("\n" + line(f"Servers that take it: {servers}", ""))
+        out.append("\n" + _line(f"Servers that take it: {servers}", ""))
     out.append("\nSources")
     out.append(table(["id", "url"], [[sid, s["url"] or "(not in the sources table)"] for sid, s in sorted(cited.items())],
                      wrap=(1,)))

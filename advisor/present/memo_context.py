@@ -10,7 +10,6 @@ from advisor._version import __version__
 from advisor.contract import Plan
 from advisor.contract.context import PlanContext
 from advisor.contract.explanations import BreakEven, Marginal
-from advisor.data.catalog import Catalog
 from advisor.present.decision_words import (
     headline,
     robustness_cost,
@@ -18,27 +17,17 @@ from advisor.present.decision_words import (
     verify_first,
 )
 from advisor.present.memo_charts import charts as draw_charts
+from advisor.present.memo_costs import COST_LINES, cost_rows
 from advisor.present.memo_ranges import assumption_row, range_sentence, ranges_chart
+from advisor.present.memo_recommendation import recommendation
 from advisor.present.memo_refs import Refs, rules_digest
-from advisor.present.memo_sections import (
-    COST_LINES,
-    alternative_rows,
-    assumption_rows,
-    bill_of_materials,
-    cost_rows,
-    job_rows,
-    requirement,
-    rule_card,
-    server_name,
-)
+from advisor.present.memo_requirement import assumption_rows, requirement
+from advisor.present.memo_sections import alternative_rows, bill_of_materials, job_rows, rule_card
 from advisor.present.memo_serving import serving_context
 from advisor.present.words import (
-    deadline_phrase,
     duration,
-    join,
     pct,
     sentence,
-    unit_rate,
     unproven,
     usd,
     usd_cents,
@@ -79,20 +68,9 @@ def memo_context(plan: Plan, ctx: PlanContext, source: tuple[str, str, bytes | N
     bom, bom_notes = bill_of_materials(plan, ctx, refs)
     alternatives, best_alt, cited_rules = alternative_rows(plan, ctx, refs)
     best_alt = _next_best(plan, ctx, best_alt)
-    summary, constraints = requirement(ctx, plan)
     finish_h = max((j.wall_days * 24 for j in plan.jobs), default=None)
-    key_figures = []
     owned = any(i.ownership == "buy" for i in plan.purchase)
     cost_title = f"Cost over {months:g} months" if owned else "Cost"
-    total = plan.total_cost_usd or 0.0
-    if feasible:
-        key_figures = [(f"Total {cost_title.lower()}", usd(plan.total_cost_usd)),
-                       ("Paid upfront", usd(upfront)) if upfront else ("Paid as used (rental)", usd(cb.rental_usd)),
-                       ("Work finishes after", duration(finish_h, short=True) if finish_h is not None else "")]
-        key_figures = [kf for kf in key_figures if kf[1]]
-        if best_alt:
-            key_figures.append(("Saving against the next-best GPU", usd(best_alt[1] - total)))
-    text = raw.decode("utf-8", "replace") if raw is not None else None
     name = plan.name or wl.name or "training workload"
     return {
         "title": f"{_title(plan)}: {name}" + (f" ({unproven(plan)})" if unproven(plan) else ""),
@@ -101,17 +79,14 @@ def memo_context(plan: Plan, ctx: PlanContext, source: tuple[str, str, bytes | N
         "as_of": plan.as_of,
         "feasible": feasible,
         "recommendation": " ".join(x for x in (*[sentence(c) for c in (headline(plan), unmeasured(plan)) if c],
-                                               _recommendation(plan, ctx, best_alt, finish_h, cited_rules, upfront),
+                                               recommendation(plan, ctx, best_alt, finish_h, cited_rules, upfront),
                                                range_sentence(plan), robustness_cost(plan), verify_first(plan)) if x),
-        "key_figures": key_figures,
-        "requirement": {"file": label, "text": text, "fence": _fence(text or ""), "summary": summary,
-                        "constraints": constraints,
-                        "intro": ("The workload, as read from standard input, verbatim:" if label == STDIN
-                                  else f"The workload file {label}, verbatim:")},
+        "key_figures": _key_figures(plan, cost_title, upfront, finish_h, best_alt) if feasible else [],
+        "requirement": _requirement(ctx, plan, label, raw),
         "bom": bom, "bom_notes": bom_notes,
         "bom_total": usd_cents(plan.nominal_cost_usd or 0.0) if feasible else None,
         "costs": cost_rows(plan, months, catalog) if feasible else [],
-        "total": usd_cents(total), "cost_title": cost_title,
+        "total": usd_cents(plan.total_cost_usd or 0.0), "cost_title": cost_title,
         "jobs": job_rows(plan, ctx, min_gpus or {}, refs),
         "serving": serving_context(plan),
         "alternatives": alternatives,
@@ -122,14 +97,45 @@ def memo_context(plan: Plan, ctx: PlanContext, source: tuple[str, str, bytes | N
         "assumptions": assumption_rows(wl, catalog, plan, refs) + [r for r in [assumption_row(plan)] if r],
         "warnings": [sentence(w.message) for w in plan.warnings],
         "accuracy": _accuracy_line(band or {}),
-        "charts": (draw_charts(plan, ctx, chart_data) + [c for c in [ranges_chart(
-            plan, ctx, chart_data.get("ranges"))] if c]) if chart_data else [],
+        "charts": _charts(plan, ctx, chart_data),
         "glossary": GLOSSARY,
         "sources": refs.listing(),
         "footer": {"version": plan.tool_version or __version__, "catalog": catalog.digest,
                    "rules": rules_digest(rules), "input": label, "input_sha256": digest,
                    "solver": _solver_line(plan)},
     }
+
+
+def _key_figures(plan: Plan, cost_title: str, upfront: float, finish_h: float | None,
+                 best_alt: tuple[str, float] | None) -> list[tuple[str, str]]:
+    """The figures a reader looks for first: the total, what is paid upfront (or as used), when the
+    work finishes and the saving against the next-best GPU; those with no value left out."""
+    total = plan.total_cost_usd or 0.0
+    key_figures = [(f"Total {cost_title.lower()}", usd(plan.total_cost_usd)),
+                   ("Paid upfront", usd(upfront)) if upfront
+                   else ("Paid as used (rental)", usd(plan.cost_breakdown.rental_usd)),
+                   ("Work finishes after", duration(finish_h, short=True) if finish_h is not None else "")]
+    key_figures = [kf for kf in key_figures if kf[1]]
+    if best_alt:
+        key_figures.append(("Saving against the next-best GPU", usd(best_alt[1] - total)))
+    return key_figures
+
+
+def _requirement(ctx: PlanContext, plan: Plan, label: str, raw: bytes | None) -> dict:
+    """The workload as given (verbatim, fenced), its summary and its constraints."""
+    summary, constraints = requirement(ctx, plan)
+    text = raw.decode("utf-8", "replace") if raw is not None else None
+    return {"file": label, "text": text, "fence": _fence(text or ""), "summary": summary,
+            "constraints": constraints,
+            "intro": ("The workload, as read from standard input, verbatim:" if label == STDIN
+                      else f"The workload file {label}, verbatim:")}
+
+
+def _charts(plan: Plan, ctx: PlanContext, chart_data: dict | None) -> list:
+    """The memo's charts, the range chart last; none without the chart data plan() computed."""
+    if not chart_data:
+        return []
+    return draw_charts(plan, ctx, chart_data) + [c for c in [ranges_chart(plan, ctx, chart_data.get("ranges"))] if c]
 
 
 PAPER = {"a4": "A4", "letter": "letter"}
@@ -228,97 +234,3 @@ def _sensitivity_line(s: BreakEven, ctx: PlanContext) -> str:
 def _marginal_line(m: Marginal) -> str:
     """The plan's own wording (it uses the one binding test, contract/facts.binds)."""
     return sentence(m.message)
-
-
-def server_phrase(catalog: Catalog, sid: str, n: int) -> str:
-    """'one HGX A100 8-GPU server (SXM4, NVSwitch)', '2 x Workstation ...' (display names only)."""
-    name = server_name(catalog, sid)
-    return f"one {name}" if n == 1 else f"{n:,} x {name}"
-
-
-def _recommendation(plan: Plan, ctx: PlanContext, best_alt: tuple[str, float] | None, finish_h: float | None,
-                    cited_rules: list[str], upfront: float) -> str:
-    if not plan.feasible:
-        return _no_plan(plan, ctx)
-    gpus, rules = ctx.catalog.gpus, ctx.rules
-    parts = []
-    for item in plan.purchase:
-        g, n = gpus[item.gpu], item.count
-        if item.ownership == "buy":
-            parts.append(f"buy {n:,} {g.name} GPU" + (f"s at {usd(item.unit_price_usd)} each" if n != 1
-                                                       else f" for {usd(item.unit_price_usd)}"))
-        else:
-            parts.append(f"rent {g.name} GPUs on demand from {item.provider}: {item.gpu_hours or 0:,.0f} "
-                         f"GPU-hours at {unit_rate(item.unit_price_usd or 0)} per GPU-hour, up to {n:,} at once")
-    for srv in plan.servers:
-        parts.append(f"{server_phrase(ctx.catalog, srv.server, srv.count)} to hold them")
-    text = join(parts)
-    text = f"{text[:1].upper()}{text[1:]}. " + _cost_sentence(plan, upfront)
-    hostless = [gpus[g].name for g in sorted({i.gpu for i in plan.purchase if i.ownership == "buy"})
-                if not ctx.hosts.get(g)]
-    if hostless:
-        text += (f"This excludes the machine that hosts the {join(hostless)}, which the catalog does not price. ")
-    text += _finish_sentence(plan, ctx, finish_h)
-    if best_alt:
-        text += (f"The next-best option, the {best_alt[0]} alone, would cost {usd(best_alt[1])} "
-                 f"({usd(best_alt[1] - (plan.total_cost_usd or 0))} more). ")
-    for rid in cited_rules:
-        if rules.get(rid).severity != "forbid":
-            continue  # a warning does not exclude anything
-        excluded = [gpus[r.gpu].name for r in plan.rejected
-                    if r.forced_cost_usd is None and any(x.rule == rid for x in r.reasons)]
-        if excluded:
-            text += (f"The {join(excluded)} {'is' if len(excluded) == 1 else 'are'} excluded by rule {rid} "
-                     f"({rules.get(rid).title}). ")
-    return text.strip()
-
-
-def _cost_sentence(plan: Plan, upfront: float) -> str:
-    """The cost in words, as the cost table adds it up: the cash (upfront and while running), the
-    resale, and the present value the plan minimises; then the cost of owning the other way."""
-    a, cb = plan.assumptions, plan.cost_breakdown
-    cash, total, resale = plan.nominal_cost_usd or 0.0, plan.total_cost_usd or 0.0, plan.residual_value_usd or 0.0
-    later = [f"{usd(v)} for {what}" for v, what in ((cb.support_usd, "support"), (cb.energy_usd, "electricity"),
-                                                     (cb.hosting_usd, "hosting"), (cb.rental_usd, "rental")) if v]
-    paid = join(([f"{usd(upfront)} upfront"] if upfront else []) + later)
-    text = (f"Over the {a.horizon_months:g} months the plan is costed for, it pays {usd(cash)} in cash ({paid})"
-            + (f" and gets about {usd(resale)} back by reselling the GPUs" if resale else "")
-            + f"; at {a.discount_rate:.1%} a year that is {usd(total)} in present value, the figure the plan "
-              "minimises. ")
-    other = plan.other_ownership
-    if other is not None and other.message:
-        text += sentence(other.message) + " "
-    return text
-
-
-def _finish_sentence(plan: Plan, ctx: PlanContext, finish_h: float | None) -> str:
-    """When the training finishes, against its deadline ('' for a plan that only serves)."""
-    jobs = plan.jobs
-    if not jobs or finish_h is None:
-        return ""   # serving only: the serving section says what runs
-    if len(jobs) == 1 and jobs[0].copies == 1:
-        deadline = ctx.jobs[0].deadline_hours if ctx.jobs else None
-        spare = f", {duration(deadline - finish_h)} before its {deadline_phrase(deadline)}" if deadline else ""
-        return f"The training run finishes after about {duration(finish_h)} of running time{spare}. "
-    count = round(sum(j.copies for j in jobs))   # with allow_mixed, the shares of one job add up to it
-    return (f"{'Both jobs' if count == 2 else f'All {count:,} jobs'} finish within {duration(finish_h)} "
-            "of running time, each within its deadline. ")
-
-
-def _no_plan(plan: Plan, ctx: PlanContext) -> str:
-    name = plan.name or ctx.workload.name or "the workload"
-    levers = [d for d in plan.diagnosis if d.relaxation]
-    fixes = [d.message for d in levers if d.constraint != "combined"]
-    combined = [d.message for d in levers if d.constraint == "combined"]
-    text = (f"No combination of the allowed GPUs meets every requirement of the workload '{name}', so "
-            "nothing should be bought or rented as specified.")
-    if fixes:
-        text += (f" Any one of the {len(fixes)} changes listed under 'Why no plan exists' would make a plan "
-                 f"possible; the first: {fixes[0].rstrip('.')}." if len(fixes) > 1
-                 else f" This change would make a plan possible: {fixes[0].rstrip('.')}.")
-    elif combined:
-        text += f" {sentence(combined[0])}"
-    else:
-        nothing = [d.message for d in plan.diagnosis if d.kind == "nothing"]
-        text += f" {sentence(nothing[0])}" if nothing else ""
-    return text

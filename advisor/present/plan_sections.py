@@ -11,7 +11,7 @@ from advisor.contract.costs import Triple
 from advisor.contract.explanations import Reason, Rejected
 from advisor.present.escape import md
 from advisor.present.grid import grid, para
-from advisor.present.memo_sections import cost_rows
+from advisor.present.memo_costs import cost_rows
 from advisor.present.sections import NAMES
 from advisor.present.words import duration, tokens, unit_rate, unproven, usd, usd_cents
 

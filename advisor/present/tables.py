@@ -59,46 +59,60 @@ def _ratio(x: float | None) -> str:
     return "n/a" if x is None else f"{x:.2f}x"
 
 
+def _subheading(text: str, fmt: str) -> str:
+    """A line of prose above a table or list, set apart in markdown by a blank line."""
+    return prose(text, fmt) + ("\n" if fmt == "markdown" else "")
+
+
+def _compare_cells(row: dict) -> list:
+    """One GPU of `advisor compare` as table cells: price, TFLOPs, memory, links, speed, ratios."""
+    tflops = f"{row['dense_tflops']:g}" if row["dense_tflops"] else "n/a"
+    if row["fp16_fp16acc_tflops"]:
+        tflops += f" ({row['fp16_fp16acc_tflops']:g} FP16-acc)"
+    link = "none" if row["link"] == "none" else f"{row['link']} {row['link_gbps']:g} GB/s"
+    link += "" if row["p2p"] else (", no P2P" if row["p2p"] is False else ", P2P unknown")
+    return [row["gpu"], usd(row["price_usd"]), tflops, f"{row['memory_gb']:g} GB",
+            f"{row['memory_bandwidth_gbps']:g} GB/s", link, row["gpu_count"] or "n/a",
+            tokens(row["tokens_per_s"]),
+            tokens(row["tokens_per_s_per_1k_usd"]) if row["tokens_per_s_per_1k_usd"] else "n/a",
+            _ratio(row["price_ratio"]), _ratio(row["speed_ratio"])]
+
+
+def _compare_notes(r: dict, fmt: str) -> list[str]:
+    """Below the comparison: the article's claims beside the estimates, what the rules say of each
+    GPU in the deployment, and where each price comes from (each part only when there is one)."""
+    out = []
+    claims = [row for row in r["rows"] if row.get("article")]
+    if claims:
+        out.append("\n" + _subheading("The article's claims beside the estimates (see docs/article.md):", fmt))
+        out.append(grid(["GPU", "article price", "our price", "article TFLOPs", "article tokens/s", "our estimate"],
+                        [[row["gpu"], usd(row["article"]["price_usd"]), usd(row["price_usd"]),
+                          row["article"]["fp16_tflops"], tokens(row["article"]["tokens_per_s"]),
+                          tokens(row["tokens_per_s"])] for row in claims], fmt))
+    ruled = [(row["gpu"], f) for row in r["rows"] for f in row.get("rules", [])]
+    if ruled:
+        out.append("\n" + _subheading(f"Rules in a {r['deployment']}:", fmt))
+        out += [prose(f"{gid}: [{f['rule']}] {f['message']}", fmt, "  ", "    ") for gid, f in ruled]
+    sources = [(row["gpu"], row["price_source"], row["price_as_of"]) for row in r["rows"] if row["price_source"]]
+    if sources:
+        out.append("\n" + _subheading("Price sources:", fmt))
+        out += [prose(f"{gid}: {src} ({date})", fmt, "  ", "    ") for gid, src, date in sources]
+    return out
+
+
 def compare_text(r: dict, fmt: str = "table") -> str:
+    """`advisor compare` as a table (text or markdown, with its notes) or CSV (the figures only)."""
     if fmt == "csv":
         keys = ["gpu", "price_usd", "dense_tflops", "memory_gb", "memory_bandwidth_gbps", "link", "link_gbps", "p2p",
                 "gpu_count", "tokens_per_s", "tokens_per_s_per_1k_usd", "price_ratio", "speed_ratio"]
         return csv_text(keys, [[row.get(k) for k in keys] for row in r["rows"]])
     m = r["model"]
     title = m["name"] or f"{m['params'] / 1e9:.3g}B parameters"
-    out = [prose(f"{title} ({r['precision']}), estimated on the fewest GPUs that hold it; prices as of {r['as_of']}",
-                 fmt) + ("\n" if fmt == "markdown" else "")]
-    rows = []
-    for row in r["rows"]:
-        tflops = f"{row['dense_tflops']:g}" if row["dense_tflops"] else "n/a"
-        if row["fp16_fp16acc_tflops"]:
-            tflops += f" ({row['fp16_fp16acc_tflops']:g} FP16-acc)"
-        link = "none" if row["link"] == "none" else f"{row['link']} {row['link_gbps']:g} GB/s"
-        link += "" if row["p2p"] else (", no P2P" if row["p2p"] is False else ", P2P unknown")
-        rows.append([row["gpu"], usd(row["price_usd"]), tflops, f"{row['memory_gb']:g} GB",
-                     f"{row['memory_bandwidth_gbps']:g} GB/s", link, row["gpu_count"] or "n/a",
-                     tokens(row["tokens_per_s"]),
-                     tokens(row["tokens_per_s_per_1k_usd"]) if row["tokens_per_s_per_1k_usd"] else "n/a",
-                     _ratio(row["price_ratio"]), _ratio(row["speed_ratio"])])
+    out = [_subheading(f"{title} ({r['precision']}), estimated on the fewest GPUs that hold it; "
+                       f"prices as of {r['as_of']}", fmt)]
     out.append(grid(["GPU", "price", "dense TFLOPs", "memory", "bandwidth", "GPU-to-GPU", "GPUs", "tokens/s",
-                      "tokens/s per $1k", "price x", "speed x"], rows, fmt))
-    claims = [row for row in r["rows"] if row.get("article")]
-    if claims:
-        out.append("\n" + prose("The article's claims beside the estimates (see docs/article.md):", fmt)
-                   + ("\n" if fmt == "markdown" else ""))
-        out.append(grid(["GPU", "article price", "our price", "article TFLOPs", "article tokens/s", "our estimate"],
-                         [[row["gpu"], usd(row["article"]["price_usd"]), usd(row["price_usd"]),
-                           row["article"]["fp16_tflops"], tokens(row["article"]["tokens_per_s"]),
-                           tokens(row["tokens_per_s"])] for row in claims], fmt))
-    ruled = [(row["gpu"], f) for row in r["rows"] for f in row.get("rules", [])]
-    if ruled:
-        out.append("\n" + prose(f"Rules in a {r['deployment']}:", fmt) + ("\n" if fmt == "markdown" else ""))
-        out += [prose(f"{gid}: [{f['rule']}] {f['message']}", fmt, "  ", "    ") for gid, f in ruled]
-    sources = [(row["gpu"], row["price_source"], row["price_as_of"]) for row in r["rows"] if row["price_source"]]
-    if sources:
-        out.append("\n" + prose("Price sources:", fmt) + ("\n" if fmt == "markdown" else ""))
-        out += [prose(f"{gid}: {src} ({date})", fmt, "  ", "    ") for gid, src, date in sources]
-    return "\n".join(out) + "\n"
+                     "tokens/s per $1k", "price x", "speed x"], [_compare_cells(row) for row in r["rows"]], fmt))
+    return "\n".join(out + _compare_notes(r, fmt)) + "\n"
 
 
 def crossover_text(x: dict, fmt: str = "table") -> str:

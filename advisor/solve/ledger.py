@@ -1,7 +1,6 @@
 """What a solved plan buys and rents, as a finance reader checks it: purchase items with their
 price's confidence and rental kind, the bill of materials (GPUs, servers, fabric, storage, racks,
-colocation; every line sourced or flagged), the break-even months of owning against renting, the
-depreciation schedule, utilization, and the warnings prices deserve (low confidence, used parts,
+colocation; every line sourced or flagged), and the warnings prices deserve (low confidence, used parts,
 what --as-of left out). Computed from the catalog and the solution; nothing is re-solved."""
 from __future__ import annotations
 
@@ -9,15 +8,7 @@ from advisor.contract.numbers import cents_adding_to
 from advisor.data.catalog_prices import RentalOffer
 from advisor.economics import bom, purchase_bill
 from advisor.economics.costs import HOURS_PER_MONTH
-from advisor.economics.ownership import (
-    break_even_months,
-    depreciation_schedule,
-    purchase_age_years,
-    residual,
-)
-from advisor.solve.model import Model
 from advisor.solve.problem import Problem, Storage
-from advisor.solve.scenario import baseline
 from advisor.solve.solution import Solution
 
 
@@ -181,74 +172,6 @@ def _rented(problem: Problem, sol: Solution) -> list[dict]:
     return [lines[k] for k in sorted(lines)]
 
 
-def break_even(problem: Problem, sol: Solution) -> list[dict]:
-    """For each GPU type the plan buys: the months of continuous use after which owning its fleet
-    (GPUs, servers and network with their tax and burn-in; less the resale value; plus hosting,
-    support and energy at full power) costs no more, in present value, than renting as many GPUs on
-    demand at the cheapest sourced rate; and the same without resale, since resale at the curve's
-    value after a few months is what a buyer can least count on."""
-    out, costs = [], problem.costs
-    m = Model(problem, baseline(problem), [], [])   # coefficients only, no rows
-    for g, n in sorted(sol.bought.items()):
-        gpu = problem.catalog.gpus[g]
-        offer = gpu.rental
-        if offer is None:
-            continue
-        opts = {s.id: s for s in problem.servers.get(g, [])}
-        servers = sol.servers.get(g, {})
-        # the MILP's own coefficients (solve/model.py): the GPUs, servers and network with their tax and burn-in
-        upfront = m.buy_cost(g) * n + sum(m.server_cost(g, opts[sid]) * k for sid, k in servers.items())
-        if sol.networked.get(g):
-            upfront += m.network_usd(g, sol.networked[g] * m.per_server(g)) or 0.0
-        kw = problem.gpu_kw[g] * n + sum(opts[sid].overhead_kw * k for sid, k in servers.items())
-        monthly_own = (kw * (costs.hosting_usd_per_kw_month + HOURS_PER_MONTH * costs.pue * costs.electricity_usd_per_kwh)
-                       + m.support(g) * n)
-        monthly_rent = n * HOURS_PER_MONTH * offer.usd_per_gpu_hour
-        price = problem.unit_price[g] * n
-        age = purchase_age_years(gpu, problem.as_of)
-        resale = residual(problem.catalog, g, 1.0, age)
-        months = break_even_months(upfront, lambda y, g=g, price=price, age=age: price * residual(problem.catalog, g, y, age).fraction,
-                                   monthly_own, monthly_rent, costs.discount_rate)
-        kept = break_even_months(upfront, lambda y: 0.0, monthly_own, monthly_rent, costs.discount_rate)
-        rate = f"${offer.usd_per_gpu_hour:g}/GPU-hour on demand ({offer.provider}, {offer.confidence} confidence)"
-        if months is None:
-            msg = f"renting {n} {gpu.name} at {rate} stays cheaper than buying for 10 years"
-        elif resale.curve is None:
-            msg = (f"buying {n} {gpu.name} pays for itself after {months:.1f} months of continuous use "
-                   f"(no resale value assumed) against renting at {rate}")
-        else:
-            kept_text = f"{kept:.1f} months" if kept is not None else "not within 10 years"
-            msg = (f"buying {n} {gpu.name} pays for itself after {months:.1f} months of continuous use if resold "
-                   f"at the {resale.curve} residual-value curve ({resale.confidence} confidence), {kept_text} "
-                   f"if never resold, against renting at {rate}")
-        out.append({"gpu": g, "count": n, "months": months, "months_without_resale": kept,
-                    "rent_usd_per_gpu_hour": offer.usd_per_gpu_hour, "message": msg})
-    return out
-
-
-def depreciation(problem: Problem, sol: Solution) -> list[dict]:
-    """Straight-line depreciation of what is bought (GPUs and servers) over the useful life."""
-    amount = sum(problem.unit_price[g] * n for g, n in sol.bought.items())
-    for g, servers in sol.servers.items():
-        opts = {s.id: s for s in problem.servers.get(g, [])}
-        amount += sum(opts[sid].price_usd * n for sid, n in servers.items())
-    if not amount:
-        return []
-    return depreciation_schedule(amount, problem.costs.useful_life_years, problem.costs.horizon_years)
-
-
-def utilization(problem: Problem, sol: Solution) -> float | None:
-    """The share of the horizon owned GPUs run: the workload's figure, else the planned jobs' GPU-hours
-    over the bought GPUs' hours in the horizon."""
-    if problem.costs.utilization is not None:
-        return problem.costs.utilization
-    owned = sum(sol.bought.values())
-    if not owned:
-        return None
-    used = sum(c.gpu_hours * n for c, n in sol.assignment if c.ownership == "buy")
-    return min(1.0, used / (owned * problem.costs.horizon_hours))
-
-
 def tier_warnings(problem: Problem, sol: Solution) -> list[dict]:
     """One price basis per decision (issue 29): rented GPUs priced at different provider tiers are
     compared on their providers as much as on the GPUs, and each rented GPU's offer is shown beside
@@ -317,27 +240,4 @@ def price_warnings(problem: Problem, sol: Solution) -> list[dict]:
     for item in problem.catalog.ignored_after_as_of:
         if item["entry"] in considered:
             out.append({"rule": None, "code": "as-of", "message": f"{item['entry']}: {item['message']}"})
-    return out
-
-
-def disposal(problem: Problem, sol: Solution) -> list[dict]:
-    """For each GPU type bought: whether it is resold when its planned work ends or held to the
-    horizon (the MILP chose the cheaper, solve/holding.py), the month, and the resale then."""
-    out = []
-    horizon = problem.costs.horizon_hours
-    for g, held in sorted(sol.held.items()):
-        price = problem.unit_price[g] or 0.0
-        for level, count in sorted(held.items()):
-            h = problem.holdings[g][level]
-            at_horizon = h.hours >= horizon * (1 - 1e-9)
-            resale = h.resale_usd(price) * count
-            name = problem.catalog.gpus[g].name
-            months = f"{h.months:g} month{'s' if h.months != 1 else ''}"
-            when = (f"held to the end of the {h.months:g}-month horizon, then resold" if at_horizon else
-                    f"resold after {months}, when their planned work is done (holding them longer would cost "
-                    "more in hosting than it keeps in resale value)")
-            out.append({"gpu": g, "when": "horizon" if at_horizon else "after_work", "month": h.months,
-                        "count": count, "resale_usd": resale,
-                        "message": f"{count} {name} {when}, for about ${resale:,.0f} ({100 * h.resale_fraction:.0f}% "
-                                   "of the price: the generation's used-market value at that age)"})
     return out

@@ -22,7 +22,7 @@ from advisor.solve.holding import Holding
 
 if TYPE_CHECKING:   # types only: a training-only plan does not import the serving estimator (start-up time)
     from advisor.perf.kv import ServeModel
-    from advisor.perf.serve import ReplicaResult
+    from advisor.perf.serve_capacity import ReplicaResult
 
 Finding = dict[str, Any]   # {rule, code, message} (+ severity, needed, limit...): a reason or a warning
 

@@ -12,8 +12,10 @@ from advisor.data.rules import deployment_context, gpu_context
 from advisor.economics.costs import HOURS_PER_MONTH
 from advisor.economics.ownership import HOURS_PER_YEAR, stream_factor
 from advisor.errors import InputError
-from advisor.perf.serve import Hardware, ReplicaResult, ServeParams
-from advisor.perf.serving import hardware, load_params, replica_rate, serving_model
+from advisor.perf.serve import Hardware, ServeParams
+from advisor.perf.serve_capacity import ReplicaResult
+from advisor.perf.serving import hardware, load_params, replica_rate
+from advisor.perf.serving_estimate import serving_model
 from advisor.solve.constraints.deadline import meets
 from advisor.solve.options import (
     add_findings,
@@ -90,8 +92,6 @@ def add_serving(problem: Problem) -> Problem:
         return problem
     params = load_params()
     d = wl.deployment
-    ownerships = d.ownerships
-    costs = problem.costs
     reasons: dict[str, list] = {}
     for gid in problem.considered:
         gpu = catalog.gpus[gid]
@@ -99,7 +99,7 @@ def add_serving(problem: Problem) -> Problem:
         problem.gpu_kw.setdefault(gid, (gpu.tdp_w.value or 0.0) / 1000.0)
         problem.unit_price.setdefault(gid, gpu.purchase_usd)
         problem.rent_rate.setdefault(gid, gpu.rental.usd_per_gpu_hour if gpu.rental else None)
-        ways = _serving_offers(gpu, ownerships, why)
+        ways = _serving_offers(gpu, d.ownerships, why)
         hw = hardware(gpu, catalog)
         base = {"gpu": gpu_context(gpu), "deployment": deployment_context(d)}
         for k, cls in enumerate(classes):
@@ -111,48 +111,73 @@ def add_serving(problem: Problem) -> Problem:
                 if forbids(static):
                     add_findings(why, static)
                     continue
-                if ownership == "buy" and gid not in problem.servers:
-                    problem.servers[gid], _ = server_options(catalog, gpu, d.context)
-                if ownership == "buy" and problem.servers.get(gid) and gid not in problem.holdings:
-                    problem.arrival[gid] = purchase_arrival(catalog, gpu, problem.servers[gid], networked=False,
-                                                            quoted_days=d.lead_time_days)
-                    problem.holdings[gid] = gpu_holdings(problem.costs, catalog, gpu, problem.servers[gid],
-                                                         problem.as_of, problem.arrival[gid].hours)
-                    problem.hardware[gid] = gpu_hardware(problem.costs, catalog, gpu, problem.servers[gid], d.region)
-                if ownership == "buy" and not problem.servers.get(gid):
-                    add_reason(why, None, "no-server", f"{gpu.name} cannot be bought as a working unit: no priced host "
-                                                 f"server for {d.context} use in the catalog")
+                if ownership == "buy" and not _buyable(problem, gpu, why):
                     continue
-                if layouts is None and (hw.bandwidth_gbps <= 0 or hw.memory_gb <= 0):
-                    layouts = []
-                    add_reason(why, None, "unknown-figure", f"{gpu.name} has no sourced memory size or bandwidth in the "
-                                                      "catalog, which the serving model needs")
                 if layouts is None:
-                    layouts = _layouts(cls, hw, params)
-                    if not layouts:
-                        add_reason(why, None, "memory", f"{cls.name}: {cls.model.name} at {cls.precision} does not fit, "
-                                                  f"or cannot meet the latency limits, on up to 32 x {gpu.name}")
-                per_slot_kw = min((s.overhead_kw / s.slots for s in problem.servers.get(gid, [])), default=0.0)
+                    layouts = _class_layouts(cls, hw, params, gpu, why)
                 for r in layouts:
-                    job_ctx = {**ctx["job"], "gpu_count": r.gpus, "needs_tensor_parallel": r.tp > 1}
-                    per_count = rules.evaluate({**ctx, "job": job_ctx}, problem.as_of, per_count=True)
-                    if forbids(per_count):
-                        add_findings(why, per_count, once=True)
-                        continue
-                    if ownership == "rent":
-                        cost = r.gpus * cls.hours * (rate or 0.0)
-                    else:   # an owned replica's energy, as a training job's (none when a utilization charges it per kW)
-                        cost = costs.job_energy_usd(r.gpus * cls.hours, problem.gpu_kw[gid] + per_slot_kw)
-                    # paid evenly over the serving months from the start: discounted like training's streams
-                    pv = cost * stream_factor(cls.hours / HOURS_PER_YEAR, costs.discount_rate)
-                    warnings: list[Finding] = [{"rule": f.rule, "code": f.rule, "message": f.message}
-                                               for f in static + per_count]
-                    warnings += [{"rule": None, "code": w["code"], "message": w["message"]}   # precision-not-on-gpu
-                                 for w in r.warnings]
-                    problem.serve_candidates[k].append(ServeCandidate(k, gid, r.tp, r.pp, ownership, r.requests_per_s,
-                                                                      cls.hours, pv, r, warnings, cost))
+                    candidate = _candidate(problem, k, cls, gid, ownership, rate, r, ctx, static, why)
+                    if candidate is not None:
+                        problem.serve_candidates[k].append(candidate)
     _merge_rejections(problem, reasons)
     return problem
+
+
+def _buyable(problem: Problem, gpu: GPU, why: list) -> bool:
+    """Whether `gpu` can be bought as a working unit: a priced host server for the deployment. The
+    first time, its servers, arrival, holding and hardware terms are recorded (as for training)."""
+    catalog, d, gid = problem.catalog, problem.workload.deployment, gpu.id
+    if gid not in problem.servers:
+        problem.servers[gid], _ = server_options(catalog, gpu, d.context)
+    if problem.servers.get(gid) and gid not in problem.holdings:
+        problem.arrival[gid] = purchase_arrival(catalog, gpu, problem.servers[gid], networked=False,
+                                                quoted_days=d.lead_time_days)
+        problem.holdings[gid] = gpu_holdings(problem.costs, catalog, gpu, problem.servers[gid],
+                                             problem.as_of, problem.arrival[gid].hours)
+        problem.hardware[gid] = gpu_hardware(problem.costs, catalog, gpu, problem.servers[gid], d.region)
+    if not problem.servers.get(gid):
+        add_reason(why, None, "no-server", f"{gpu.name} cannot be bought as a working unit: no priced host "
+                                           f"server for {d.context} use in the catalog")
+        return False
+    return True
+
+
+def _class_layouts(cls: ServeClass, hw: Hardware, params: ServeParams, gpu: GPU, why: list) -> list[ReplicaResult]:
+    """The replica layouts of `gpu` for one request class; none (and why) when the catalog lacks
+    the GPU's memory figures or no layout fits the model and meets the latency limits."""
+    if hw.bandwidth_gbps <= 0 or hw.memory_gb <= 0:
+        add_reason(why, None, "unknown-figure", f"{gpu.name} has no sourced memory size or bandwidth in the "
+                                                "catalog, which the serving model needs")
+        return []
+    layouts = _layouts(cls, hw, params)
+    if not layouts:
+        add_reason(why, None, "memory", f"{cls.name}: {cls.model.name} at {cls.precision} does not fit, "
+                                        f"or cannot meet the latency limits, on up to 32 x {gpu.name}")
+    return layouts
+
+
+def _candidate(problem: Problem, k: int, cls: ServeClass, gid: str, ownership: str, rate: float | None,
+               r: ReplicaResult, ctx: dict, static: list, why: list) -> ServeCandidate | None:
+    """One replica layout bought or rented for class `k`, with its cost over the serving months;
+    None (and why) when a rule forbids it at its GPU count."""
+    costs = problem.costs
+    job_ctx = {**ctx["job"], "gpu_count": r.gpus, "needs_tensor_parallel": r.tp > 1}
+    per_count = problem.rules.evaluate({**ctx, "job": job_ctx}, problem.as_of, per_count=True)
+    if forbids(per_count):
+        add_findings(why, per_count, once=True)
+        return None
+    if ownership == "rent":
+        cost = r.gpus * cls.hours * (rate or 0.0)
+    else:   # an owned replica's energy, as a training job's (none when a utilization charges it per kW)
+        per_slot_kw = min((s.overhead_kw / s.slots for s in problem.servers.get(gid, [])), default=0.0)
+        cost = costs.job_energy_usd(r.gpus * cls.hours, problem.gpu_kw[gid] + per_slot_kw)
+    # paid evenly over the serving months from the start: discounted like training's streams
+    pv = cost * stream_factor(cls.hours / HOURS_PER_YEAR, costs.discount_rate)
+    warnings: list[Finding] = [{"rule": f.rule, "code": f.rule, "message": f.message}
+                               for f in static + per_count]
+    warnings += [{"rule": None, "code": w["code"], "message": w["message"]}   # precision-not-on-gpu
+                 for w in r.warnings]
+    return ServeCandidate(k, gid, r.tp, r.pp, ownership, r.requests_per_s, cls.hours, pv, r, warnings, cost)
 
 
 def _merge_rejections(problem: Problem, reasons: dict) -> None:
