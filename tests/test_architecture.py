@@ -241,8 +241,6 @@ def function_sizes(source: str, prefix: str = "") -> dict[str, tuple[int, int]]:
 OVERSIZED = {
     "advisor.explain.robustness:Verdict.verdict": (52, 23),
     "advisor.explain.sensitivity:break_even": (68, 24),
-    "advisor.solve.fast:HighsModel._rebound": (38, 23),
-    "advisor.solve.fast:solve_fast": (57, 28),
     "advisor.solve.redraw:Redraw.choice": (62, 21),
 }
 

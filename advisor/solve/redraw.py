@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING, Literal
 
 from advisor.errors import NoPlanInTime, SolverError
 from advisor.solve.constraints import bounds
-from advisor.solve.fast import HighsModel
 from advisor.solve.formulation import build_model
+from advisor.solve.highs_model import HighsModel
 from advisor.solve.milp import solve
 from advisor.solve.model import TIE_BREAK_USD_PER_HOUR, Model
 from advisor.solve.problem import Candidate, Problem, ServeCandidate
