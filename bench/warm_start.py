@@ -18,7 +18,7 @@ from advisor.data.catalog import load_catalog
 from advisor.data.rules import load_rules
 from advisor.flow import prepare
 from advisor.inputs.workload import load_workload
-from advisor.solve import fast
+from advisor.solve import constraints, fast, plan_values
 from advisor.solve.milp import solve
 from advisor.solve.scenario import baseline
 
@@ -50,7 +50,7 @@ for ex in sys.argv[1:]:
         want = fresh(sc)
         for mode in ("plain", "setSolution", "clearSolver"):
             prev = list(hm.h.getSolution().col_value)
-            hm.apply(sc, fast.limit_rows(sc))
+            hm.apply(sc, constraints.limit_rows(sc))
             if mode == "setSolution":
                 sol = highspy.HighsSolution()
                 sol.col_value = prev
@@ -63,7 +63,7 @@ for ex in sys.argv[1:]:
                 None
                 if st in ("infeasible", "none")
                 else sum(hm.model.run_cost(c) * (hm.model.y[k, i].value() or 0) for k, i, c in hm.model.pairs())
-                + fast._owned_value(hm.model)
+                + plan_values.owned_value(hm.model)
             )
             ok = (want is None and got is None) or (
                 want is not None and got is not None and abs(got - want) <= 1e-3 * max(1, abs(want))

@@ -203,6 +203,7 @@ def test_a_polish_stopped_by_its_time_limit_is_not_taken(monkeypatch):
     from advisor.data.rules import load_rules
     from advisor.inputs.workload import parse_workload
     from advisor.solve import model
+    from advisor.solve.highs_model import HighsModel
 
     monkeypatch.setattr(fast, "POLISH_NODES", 20)
     problem = prepare(parse_workload(_fleet(30, seed=7), "fleet"), load_catalog(), load_rules(), dt.date(2026, 12, 1))
@@ -218,7 +219,7 @@ def test_a_polish_stopped_by_its_time_limit_is_not_taken(monkeypatch):
         return [(c.gpu, c.count, c.ownership, round(c.hours, 9), n) for c, n in sol.assignment], sol.bought
 
     polish_runs: list[tuple[str, bool, bool]] = []
-    run = fast.HighsModel.run
+    run = HighsModel.run
 
     def recorded(self, time_limit, gap, nodes=None):
         out = run(self, time_limit, gap, nodes)
@@ -226,7 +227,7 @@ def test_a_polish_stopped_by_its_time_limit_is_not_taken(monkeypatch):
             polish_runs.append((out[0], out[1], self.stopped_on_time))
         return out
 
-    monkeypatch.setattr(fast.HighsModel, "run", recorded)
+    monkeypatch.setattr(HighsModel, "run", recorded)
     on_nodes = solve(fresh(), settings=SolveSettings(time_limit=120, gap=0.01))
     # the premise: the polish ran, stopped at its node limit with a plan, unproven, not on time
     assert polish_runs == [("feasible", False, False)]
@@ -241,7 +242,7 @@ def test_a_polish_stopped_by_its_time_limit_is_not_taken(monkeypatch):
         self.stopped_on_time = nodes is not None   # the polish's run: as if its time limit had stopped it
         return out
 
-    monkeypatch.setattr(fast.HighsModel, "run", as_if_timed_out)
+    monkeypatch.setattr(HighsModel, "run", as_if_timed_out)
     on_time = solve(fresh(), settings=SolveSettings(time_limit=120, gap=0.01))
     assert polish_runs[1][:2] == ("feasible", False)        # the same unproven polish ran ...
     assert job_hours(on_nodes) < job_hours(on_time)          # ... its plan finishing sooner was not taken:

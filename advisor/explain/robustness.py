@@ -169,7 +169,30 @@ class Verdict:
         chosen = frozenset({(c.gpu, c.ownership) for c in sol.chosen} | {(c.gpu, c.ownership) for c, _ in sol.serving})
         if first is not None or self.early is not None:
             first = self._first(first or [])
-        held, other = 0, Counter[str]()
+        got_all, held = self._draw_until_settled(draws, chosen, first)
+        timed_out = sum(1 for one in got_all if _timed_out(one))
+        unproven = sum(1 for one in got_all if one is not None and not one[2]) - timed_out   # plans found, not proven
+        other = Counter[str]()
+        for one in got_all:
+            if not _held(one, chosen):
+                other[("no feasible plan" if one is None else TIMED_OUT if _timed_out(one)
+                       else describe(one[1], self.names))] += 1
+        planned, draws = draws, len(got_all)
+        ranked = sorted(other.items(), key=lambda kv: (-kv[1], kv[0]))
+        alts: list[dict] = [{"purchase": k, "share": v / draws} for k, v in ranked]
+        share = held / draws
+        mine = describe(signature(sol.bought, sol.assignment, sol.serving), self.names)
+        msg = f"the choice ({mine}) holds in {100 * share:.0f}% of {draws} draws of speed and price"
+        if alts:
+            msg += f"; otherwise {alts[0]['purchase']} ({100 * alts[0]['share']:.0f}%)"
+        msg += self._caveats(held, draws, planned, unproven, timed_out)
+        return {"draws": draws, "seed": self.seed, "holds": held, "holds_share": share, "alternatives": alts[:5],
+                "unproven_draws": unproven, "reused_model": self.redraw.model is not None, "message": msg}
+
+    def _draw_until_settled(self, draws: int, chosen: frozenset, first: list | None) -> tuple[list, int]:
+        """(the draws' answers in index order, how many held `chosen`): blocks of CHECK_EVERY draws
+        until all `draws` are drawn or the share that held is settled (so a clear verdict stops early)."""
+        held = 0
         got_all: list = []
         with stage("robustness", total=draws):   # the CLI's progress line counts the draws
             while len(got_all) < draws:
@@ -191,20 +214,12 @@ class Verdict:
                 n = len(got_all)
                 if n < draws and settled(held, n):   # looked at every CHECK_EVERY draws
                     break
-        timed_out = sum(1 for one in got_all if _timed_out(one))
-        unproven = sum(1 for one in got_all if one is not None and not one[2]) - timed_out   # plans found, not proven
-        for one in got_all:
-            if not _held(one, chosen):
-                other[("no feasible plan" if one is None else TIMED_OUT if _timed_out(one)
-                       else describe(one[1], self.names))] += 1
-        planned, draws = draws, len(got_all)
-        ranked = sorted(other.items(), key=lambda kv: (-kv[1], kv[0]))
-        alts: list[dict] = [{"purchase": k, "share": v / draws} for k, v in ranked]
-        share = held / draws
-        mine = describe(signature(sol.bought, sol.assignment, sol.serving), self.names)
-        msg = f"the choice ({mine}) holds in {100 * share:.0f}% of {draws} draws of speed and price"
-        if alts:
-            msg += f"; otherwise {alts[0]['purchase']} ({100 * alts[0]['share']:.0f}%)"
+        return got_all, held
+
+    def _caveats(self, held: int, draws: int, planned: int, unproven: int, timed_out: int) -> str:
+        """What the verdict's message adds about its own draws: stopped early (with the share's 95%
+        interval), plans not proven within the gap, draws with no plan in time."""
+        msg = ""
         if draws < planned:
             lo, hi = wilson(held, draws)
             msg += f" (stopped at {draws} of {planned} draws: settled, 95% interval {100 * lo:.0f}-{100 * hi:.0f}%)"
@@ -213,8 +228,7 @@ class Verdict:
             msg += f"; {unproven} of {draws} draws stopped at the{limit} time limit, their plans not proven within the gap"
         if timed_out:
             msg += f"; {timed_out} of {draws} draws found no plan within the{limit} time limit"
-        return {"draws": draws, "seed": self.seed, "holds": held, "holds_share": share, "alternatives": alts[:5],
-                "unproven_draws": unproven, "reused_model": self.redraw.model is not None, "message": msg}
+        return msg
 
 
 def _held(one: tuple[frozenset, tuple, bool] | None, chosen: frozenset) -> bool:

@@ -88,66 +88,77 @@ def break_even(problem: Problem, sol: Solution, alts: dict, settings: SolveSetti
     else at the catalog's."""
     if not sol.feasible:
         return []
-
-    def run(gpu: str, own: str, f: float) -> Solution:
-        return solve(problem, priced(problem, gpu, own, f, prices), settings)
-
     gpu, own = main_choice(problem, sol)
     if not searched(problem, prices):
         return [{"gpu": gpu, "ownership": own, "direction": "rise", "what": PRICE[own], "factor": None, "price": None,
                  "verified": False, "message": NOT_SEARCHED}]
+    rise, runner = _rise(problem, gpu, own, settings, prices)
+    out: list[dict[str, Any]] = [rise]
+    if runner is None:
+        runner = _cheapest_forced(alts)
+    if runner is not None and base_price(problem, *runner):
+        out.append(_fall(problem, runner, settings, sol, prices))
+    return out
+
+
+def _rise(problem: Problem, gpu: str, own: str, settings: SolveSettings,
+          prices: Prices | None) -> tuple[dict[str, Any], tuple[str, str] | None]:
+    """(the rise entry, the pair that wins after it, if any): the price factor is doubled until the
+    choice changes (up to CAP), then bisected to within RISE_SPAN and checked on both sides."""
+    def run(f: float) -> Solution:
+        return solve(problem, priced(problem, gpu, own, f, prices), settings)
+
     what, price = PRICE[own] if prices is None else f"expected {PRICE[own]}", base_price(problem, gpu, own, prices)
-    out: list[dict[str, Any]] = []
     label = f"{gpu} ({OWN[own]})"
     lo, hi, flipped = 1.0, 2.0, None
     while True:
-        s = run(gpu, own, hi)
+        s = run(hi)
         if not uses(s, gpu, own):
             flipped = s
             break
         if hi >= CAP:
             break
         lo, hi = hi, min(hi * 2, CAP)
-    runner = None
     if flipped is None:
-        out.append({"gpu": gpu, "ownership": own, "direction": "rise", "what": what, "factor": None,
-                    "price": None, "verified": True,
-                    "message": f"{label} stays the choice even at {CAP:g}x its {what} (re-solved at {CAP:g}x): "
-                               f"no allowed alternative -- {_alternatives(problem, own)} -- meets the constraints "
-                               "for less"})
+        return {"gpu": gpu, "ownership": own, "direction": "rise", "what": what, "factor": None,
+                "price": None, "verified": True,
+                "message": f"{label} stays the choice even at {CAP:g}x its {what} (re-solved at {CAP:g}x): "
+                           f"no allowed alternative -- {_alternatives(problem, own)} -- meets the constraints "
+                           "for less"}, None
+    while hi / lo > RISE_SPAN * (1 + 1e-12):
+        mid = (lo * hi) ** 0.5
+        s = run(mid)
+        lo, hi, flipped = (mid, hi, flipped) if uses(s, gpu, own) else (lo, mid, s)
+    # the claim is the factor x = hi / (1 + STEP) rounded up to the printed 3 decimals: its check
+    # at x(1 + STEP) lies at or above the solve at hi (not chosen; a higher price of the chosen
+    # pair cannot bring it back), the one at x(1 - STEP) is re-solved at exactly that point
+    after, top, hi = flipped, hi, math.ceil(hi / (1 + STEP) * 1000) / 1000
+    ok = uses(run(hi * (1 - STEP)), gpu, own) and not uses(after, gpu, own)
+    runner = main_choice(problem, after) if after.feasible else None
+    then = _pair_words(runner) if runner else "no plan meets every constraint (the budget)"
+    entry: dict[str, Any] = {"gpu": gpu, "ownership": own, "direction": "rise", "what": what, "verified": ok,
+             "then": {"gpu": runner[0], "ownership": runner[1]} if runner else None}
+    if ok:
+        entry.update(factor=hi, price=round(price * hi, 2) if price else None,
+                     message=f"{label} stays the choice until its {what} rises about {100 * (hi - 1):.1f}%"
+                             + (f" (to ${price * hi:,.2f})" if price else "")
+                             + (f"; then {then} is cheaper" if runner else f"; then {then}"))
     else:
-        while hi / lo > RISE_SPAN * (1 + 1e-12):
-            mid = (lo * hi) ** 0.5
-            s = run(gpu, own, mid)
-            lo, hi, flipped = (mid, hi, flipped) if uses(s, gpu, own) else (lo, mid, s)
-        # the claim is the factor x = hi / (1 + STEP) rounded up to the printed 3 decimals: its check
-        # at x(1 + STEP) lies at or above the solve at hi (not chosen; a higher price of the chosen
-        # pair cannot bring it back), the one at x(1 - STEP) is re-solved at exactly that point
-        after, top, hi = flipped, hi, math.ceil(hi / (1 + STEP) * 1000) / 1000
-        ok = uses(run(gpu, own, hi * (1 - STEP)), gpu, own) and not uses(after, gpu, own)
-        runner = main_choice(problem, after) if after.feasible else None
-        then = _pair_words(runner) if runner else "no plan meets every constraint (the budget)"
-        entry: dict[str, Any] = {"gpu": gpu, "ownership": own, "direction": "rise", "what": what, "verified": ok,
-                 "then": {"gpu": runner[0], "ownership": runner[1]} if runner else None}
-        if ok:
-            entry.update(factor=hi, price=round(price * hi, 2) if price else None,
-                         message=f"{label} stays the choice until its {what} rises about {100 * (hi - 1):.1f}%"
-                                 + (f" (to ${price * hi:,.2f})" if price else "")
-                                 + (f"; then {then} is cheaper" if runner else f"; then {then}"))
-        else:
-            entry.update(factor=None, price=None,
-                         message=f"{label} stops being the choice somewhere between {lo:.3g}x and {top:.3g}x its "
-                                 f"{what}, but not at a single price (re-solves disagree); no break-even is stated")
-        out.append(entry)
-    if runner is None:
-        costed = {g: a for g, a in alts.items() if a.get("forced_cost_usd") is not None}
-        if costed:
-            g = min(sorted(costed), key=lambda k: costed[k]["forced_cost_usd"])
-            o = costed[g].get("forced_ownership", "buy")
-            runner = (g, o if o in ("buy", "rent") else "buy")
-    if runner is not None and base_price(problem, *runner):
-        out.append(_fall(problem, runner, settings, sol, prices))
-    return out
+        entry.update(factor=None, price=None,
+                     message=f"{label} stops being the choice somewhere between {lo:.3g}x and {top:.3g}x its "
+                             f"{what}, but not at a single price (re-solves disagree); no break-even is stated")
+    return entry, runner
+
+
+def _cheapest_forced(alts: dict) -> tuple[str, str] | None:
+    """The runner-up when the rise found none: the alternative GPU cheapest when forced, with its
+    ownership (buy unless it was rented)."""
+    costed = {g: a for g, a in alts.items() if a.get("forced_cost_usd") is not None}
+    if not costed:
+        return None
+    g = min(sorted(costed), key=lambda k: costed[k]["forced_cost_usd"])
+    o = costed[g].get("forced_ownership", "buy")
+    return g, o if o in ("buy", "rent") else "buy"
 
 
 def _pair_words(pair: tuple[str, str] | None) -> str:

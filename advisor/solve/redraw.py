@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING, Literal
 
 from advisor.errors import NoPlanInTime, SolverError
 from advisor.solve.constraints import bounds
-from advisor.solve.fast import HighsModel
 from advisor.solve.formulation import build_model
+from advisor.solve.highs_model import HighsModel
 from advisor.solve.milp import solve
 from advisor.solve.model import TIE_BREAK_USD_PER_HOUR, Model
 from advisor.solve.problem import Candidate, Problem, ServeCandidate
@@ -118,17 +118,30 @@ class Redraw:
 
     def choice(self, speed: Mapping[str, float], buy: Mapping[str, float],
                rent: Mapping[str, float]) -> tuple[frozenset, tuple, bool] | None:
+        """(the (GPU, ownership) pairs used, the purchase's signature, proven?) of the plan at one
+        draw's speed, buy and rent factors; None when no plan meets the constraints then."""
         if self.model is None:
-            try:
-                s = solve(self.problem, self.sc.but(speed_factor=speed, buy_factor=buy, rent_factor=rent),
-                          self.settings)
-            except NoPlanInTime:
-                return frozenset(), (TIMED_OUT,), False
-            if not s.feasible:
-                return None
-            pairs = {(c.gpu, c.ownership) for c in s.chosen} | {(c.gpu, c.ownership) for c, _ in s.serving}
-            return frozenset(pairs), signature(s.bought, s.assignment, s.serving), bool(s.solver.get("proven_optimal"))
-        import highspy
+            return self._solved_choice(speed, buy, rent)
+        self._set_draw(speed, buy, rent)
+        return self._run_draw()
+
+    def _solved_choice(self, speed: Mapping[str, float], buy: Mapping[str, float],
+                       rent: Mapping[str, float]) -> tuple[frozenset, tuple, bool] | None:
+        """choice() by a full `solve` of the scenario: without highspy there is no model to redraw."""
+        try:
+            s = solve(self.problem, self.sc.but(speed_factor=speed, buy_factor=buy, rent_factor=rent),
+                      self.settings)
+        except NoPlanInTime:
+            return frozenset(), (TIMED_OUT,), False
+        if not s.feasible:
+            return None
+        pairs = {(c.gpu, c.ownership) for c in s.chosen} | {(c.gpu, c.ownership) for c, _ in s.serving}
+        return frozenset(pairs), signature(s.bought, s.assignment, s.serving), bool(s.solver.get("proven_optimal"))
+
+    def _set_draw(self, speed: Mapping[str, float], buy: Mapping[str, float], rent: Mapping[str, float]) -> None:
+        """The HiGHS model's costs, bounds and coefficients at one draw's factors: run costs and
+        capacities x 1 / relative speed, rents and purchases at their drawn prices, the budget row
+        in its basis, and the columns a fresh build would drop bounded to 0."""
         import numpy as np
 
         h, m, p = self.h, self.model, self.problem
@@ -162,6 +175,13 @@ class Redraw:
         for row, col, c in self.serve_rows:   # a replica serves speed x its estimated rate, at the drawn rent
             h.changeCoeff(row, col, c.requests_per_s * speed.get(c.gpu, 1.0))
             h.changeColCost(col, m.run_cost(c) * (rent.get(c.gpu, 1.0) if c.ownership == "rent" else 1.0))
+
+    def _run_draw(self) -> tuple[frozenset, tuple, bool] | None:
+        """choice() of the model as _set_draw left it: a fresh HiGHS run, its plan read off the columns."""
+        import highspy
+
+        h, m = self.h, self.model
+        assert m is not None
         if h.run() == highspy.HighsStatus.kError:
             raise SolverError("the highs solver failed: HiGHS returned an error")
         status, S = h.getModelStatus(), highspy.HighsModelStatus

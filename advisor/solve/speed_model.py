@@ -1,5 +1,5 @@
 """Speed scenarios (Scenario.speed_factor, the speed break-evens) as coefficient changes of one
-HiGHS model (solve/fast.py's HighsModel), as solve/redraw.py does for the robustness draws.
+HiGHS model (solve/highs_model.py's HighsModel), as solve/redraw.py does for the robustness draws.
 
 The model is built from the candidates usable at its speed ceilings (solve/fast.speed_key), with
 candidates dominated on cost *and* time dropped: any candidate a fresh build at a slower speed
