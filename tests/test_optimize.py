@@ -326,7 +326,7 @@ def test_holding_periods_past_every_due_hour_are_bounded_at_zero_and_the_optimum
     """A 30-day job needs its GPUs for one month: every later holding period costs more for no held
     hour (constraints/capacity.dominated_levels), so it is bounded at 0, and the plan is the one the
     MILP finds with every period open."""
-    from advisor.solve import model as model_module
+    from advisor.solve.constraints import capacity
     from advisor.solve.constraints.capacity import dominated_levels
 
     doc = {"deployment": {"context": "datacenter", "ownership": "buy", "lead_time_days": 0},
@@ -349,11 +349,11 @@ def test_holding_periods_past_every_due_hour_are_bounded_at_zero_and_the_optimum
     assert dominated_levels(served, baseline(served), "rtx-6000-ada") == {2, 3, 4, 5}
     pruned = solve(problem)
     problem.solver_cache.clear()
-    original = model_module.dominated_levels
+    original = capacity.dominated_levels
     try:
-        model_module.dominated_levels = lambda *a: set()
+        capacity.dominated_levels = lambda *a: set()
         every = solve(problem)
     finally:
-        model_module.dominated_levels = original
+        capacity.dominated_levels = original
     assert pruned.bought == every.bought and pruned.held == every.held
     assert pruned.objective_usd == pytest.approx(every.objective_usd, rel=1e-9)

@@ -23,7 +23,6 @@ from collections.abc import Iterator
 
 import pulp
 
-from advisor.solve.constraints.capacity import dominated_levels
 from advisor.solve.problem import Candidate, Problem, ServeCandidate, ServerOption
 from advisor.solve.rows import affine, safe
 from advisor.solve.scenario import Scenario
@@ -144,12 +143,9 @@ class Model:
                                                     cat="Integer")
             if self.multi_server_sizes(g) and all(self.network_usd(g, n) is not None for n in self.multi_server_sizes(g)):
                 self.F[g] = prob.add_variable(f"F_{safe(g)}", lowBound=0)
-            idle = dominated_levels(p, self.sc, g)   # periods past every due hour: bounded at 0
             for level in range(len(p.holdings[g])):
-                self.H[g, level] = prob.add_variable(f"H_{safe(g)}_{level}", lowBound=0,
-                                                     upBound=0 if level in idle else cap, cat="Integer")
-                self.K[g, level] = prob.add_variable(f"K_{safe(g)}_{level}", lowBound=0,
-                                                     upBound=0 if level in idle else 1, cat="Integer")
+                self.H[g, level] = prob.add_variable(f"H_{safe(g)}_{level}", lowBound=0, upBound=cap, cat="Integer")
+                self.K[g, level] = prob.add_variable(f"K_{safe(g)}_{level}", cat="Binary")
         for k, i, sc in self.serve_pairs():   # one replica more when the class keeps a spare (n+1)
             spare = int(p.serve_classes[k].spare)
             self.r[k, i] = prob.add_variable(f"r_{k}_{i}", lowBound=0,

@@ -112,6 +112,8 @@ class Capacity(Family):
             cap = m.cap[g] if m.cap[g] < math.inf else UNBOUNDED_GPUS
             for lv in levels:
                 m.prob += row([(m.H[g, lv], 1), (m.K[g, lv], -cap)], LE), f"hold_{safe(g)}_{lv}"
+            for lv in dominated_levels(p, m.sc, g):   # periods no plan needs: bounded at 0
+                m.H[g, lv].upBound = m.K[g, lv].upBound = 0
         due, planned = due_levels(p, m.sc), at_planned_hours(p, m.sc)
         owned: dict[str, list[tuple[int, int, Candidate]]] = {g: [] for g in m.owned}
         for k, i, c in m.pairs():
