@@ -349,11 +349,11 @@ def test_holding_periods_past_every_due_hour_are_bounded_at_zero_and_the_optimum
     assert dominated_levels(served, baseline(served), "rtx-6000-ada") == {2, 3, 4, 5}
     pruned = solve(problem)
     problem.solver_cache.clear()
-    original = capacity.dominated_levels
+    original = capacity.dominated_by_gpu
     try:
-        capacity.dominated_levels = lambda *a: set()
+        capacity.dominated_by_gpu = lambda *a: {}
         every = solve(problem)
     finally:
-        capacity.dominated_levels = original
+        capacity.dominated_by_gpu = original
     assert pruned.bought == every.bought and pruned.held == every.held
     assert pruned.objective_usd == pytest.approx(every.objective_usd, rel=1e-9)

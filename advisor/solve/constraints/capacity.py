@@ -65,11 +65,24 @@ def dominated_levels(problem: Problem, sc: Scenario, g: str) -> set[int]:
     energy, support months: more; resale: less), at any price factor, in cash and in present value,
     for no hour a row counts, so bounding it at 0 keeps the optimum and spares HiGHS the branching
     (the 200-job fleet: 11 periods per type where one is of use)."""
-    levels = problem.holdings[g]
+    return dominated_by_gpu(problem, sc).get(g, set())
+
+
+def dominated_by_gpu(problem: Problem, sc: Scenario) -> dict[str, set[int]]:
+    """dominated_levels of every buyable GPU type, from one pass over the candidates."""
     due = due_levels(problem, sc)
-    train = [due[k] for k, cands in enumerate(problem.candidates) if any(c.gpu == g and c.ownership == "buy" for c in cands)]
-    serve = [cls.hours for k, cls in enumerate(problem.serve_classes)
-             if any(c.gpu == g and c.ownership == "buy" for c in problem.serve_candidates[k])]
+    ends: dict[str, tuple[list[float], list[float]]] = {g: ([], []) for g in problem.holdings}
+    for k, cands in enumerate(problem.candidates):
+        for g in {c.gpu for c in cands if c.ownership == "buy"} & ends.keys():
+            ends[g][0].append(due[k])
+    for k, serve in enumerate(problem.serve_candidates):
+        for g in {c.gpu for c in serve if c.ownership == "buy"} & ends.keys():
+            ends[g][1].append(problem.serve_classes[k].hours)
+    return {g: _dominated(problem.holdings[g], train, serve) for g, (train, serve) in ends.items()}
+
+
+def _dominated(levels: list[Holding], train: list[float], serve: list[float]) -> set[int]:
+    """The periods of `levels` no plan needs, given the hours training is due by and serving runs."""
     train_end, serve_end = (_first_covering(levels, max(hours)) if hours else -1 for hours in (train, serve))
     if train_end is None or serve_end is None or train_end == serve_end == -1:
         return set()   # some work is due past every period (or never: a diagnosis lifted the limits)
@@ -104,6 +117,7 @@ class Capacity(Family):
     def rows(self, m: Model) -> None:
         self._use_and_fleet(m)
         p = m.problem
+        idle = dominated_by_gpu(p, m.sc)
         for g in m.owned:
             levels = range(len(p.holdings[g]))
             m.prob += pulp.LpConstraint(affine([(m.H[g, lv], 1) for lv in levels] + [(m.N[g], -1)]),
@@ -112,7 +126,7 @@ class Capacity(Family):
             cap = m.cap[g] if m.cap[g] < math.inf else UNBOUNDED_GPUS
             for lv in levels:
                 m.prob += row([(m.H[g, lv], 1), (m.K[g, lv], -cap)], LE), f"hold_{safe(g)}_{lv}"
-            for lv in dominated_levels(p, m.sc, g):   # periods no plan needs: bounded at 0
+            for lv in idle.get(g, ()):   # periods no plan needs: bounded at 0
                 m.H[g, lv].upBound = m.K[g, lv].upBound = 0
         due, planned = due_levels(p, m.sc), at_planned_hours(p, m.sc)
         owned: dict[str, list[tuple[int, int, Candidate]]] = {g: [] for g in m.owned}
