@@ -324,10 +324,10 @@ def test_a_lone_job_uses_the_whole_board_it_had_to_buy(example_plan):
 
 def test_holding_periods_past_every_due_hour_are_bounded_at_zero_and_the_optimum_stays():
     """A 30-day job needs its GPUs for one month: every later holding period costs more for no held
-    hour (constraints/capacity.dominated_levels), so it is bounded at 0, and the plan is the one the
+    hour (constraints/capacity.dominated_by_gpu), so it is bounded at 0, and the plan is the one the
     MILP finds with every period open."""
     from advisor.solve.constraints import capacity
-    from advisor.solve.constraints.capacity import dominated_levels
+    from advisor.solve.constraints.capacity import dominated_by_gpu
 
     doc = {"deployment": {"context": "datacenter", "ownership": "buy", "lead_time_days": 0},
            "jobs": [{"name": "j", "model": "gpt2-774m", "tokens": "40B", "deadline": "30d"}],
@@ -336,17 +336,17 @@ def test_holding_periods_past_every_due_hour_are_bounded_at_zero_and_the_optimum
     sc = baseline(problem)
     for g, levels in problem.holdings.items():
         first = next(lv for lv, h in enumerate(levels) if h.hours >= 30 * 24)
-        assert dominated_levels(problem, sc, g) == set(range(first + 1, len(levels)))
+        assert dominated_by_gpu(problem, sc)[g] == set(range(first + 1, len(levels)))
         assert first == 0 and len(levels) > 5   # month 1 covers 30 days; 36 months offer more
     # the deadline lifted (a diagnosis): every period stays open
-    assert all(not dominated_levels(problem, sc.but(deadline_scale=1e9, horizon_hours=None), g)
+    assert all(not dominated_by_gpu(problem, sc.but(deadline_scale=1e9, horizon_hours=None))[g]
                for g in problem.holdings)
     # served all day for 24 months and fine-tuned by day 120: held to month 4 at the latest for the
     # fine-tune alone (periods before it may suffice), or to month 24 when it serves; months 6-18 never
     served = problem_for(yaml.safe_load((EXAMPLES / "train-and-serve.yaml").read_text()))
     levels = served.holdings["rtx-6000-ada"]
     assert [round(h.months) for h in levels] == [3, 4, 6, 9, 12, 18, 24]   # bought ones arrive in 10 weeks
-    assert dominated_levels(served, baseline(served), "rtx-6000-ada") == {2, 3, 4, 5}
+    assert dominated_by_gpu(served, baseline(served))["rtx-6000-ada"] == {2, 3, 4, 5}
     pruned = solve(problem)
     problem.solver_cache.clear()
     original = capacity.dominated_by_gpu

@@ -56,20 +56,15 @@ def due_levels(problem: Problem, sc: Scenario) -> list[float]:
     return [sc.deadline(cls.deadline) or sc.horizon_hours or math.inf for cls in problem.classes]
 
 
-def dominated_levels(problem: Problem, sc: Scenario, g: str) -> set[int]:
-    """Holding periods of GPU type g no plan needs under `sc`. A type's GPUs are sold together at
-    one period (hold_one), so the periods of use are those up to the first covering every hour g's
-    training is due by (a later one adds no held hour: each capacity row counts min(due, T_p)), and
-    the first covering the hours it serves (serve_fleet needs that one or later). Any later period
-    pays at least as much as the useful one below it in every term the costs weigh (hosting,
-    energy, support months: more; resale: less), at any price factor, in cash and in present value,
-    for no hour a row counts, so bounding it at 0 keeps the optimum and spares HiGHS the branching
-    (the 200-job fleet: 11 periods per type where one is of use)."""
-    return dominated_by_gpu(problem, sc).get(g, set())
-
-
 def dominated_by_gpu(problem: Problem, sc: Scenario) -> dict[str, set[int]]:
-    """dominated_levels of every buyable GPU type, from one pass over the candidates."""
+    """Per buyable GPU type, the holding periods no plan needs under `sc`. A type's GPUs are sold
+    together at one period (hold_one), so the periods of use are those up to the first covering
+    every hour its training is due by (a later one adds no held hour: each capacity row counts
+    min(due, T_p)), and the first covering the hours it serves (serve_fleet needs that one or
+    later). Any later period pays at least as much as the useful one below it in every term the
+    costs weigh (hosting, energy, support months: more; resale: less), at any price factor, in cash
+    and in present value, for no hour a row counts, so bounding it at 0 keeps the optimum and
+    spares HiGHS the branching (the 200-job fleet: 11 periods per type where one is of use)."""
     due = due_levels(problem, sc)
     ends: dict[str, tuple[list[float], list[float]]] = {g: ([], []) for g in problem.holdings}
     for k, cands in enumerate(problem.candidates):
