@@ -63,3 +63,27 @@ def test_a_replica_far_faster_than_the_peak_still_gets_its_spare(catalog, rules)
     (row, *more) = p["serving"]
     assert sum(r["replicas"] for r in p["serving"]) >= 2
     assert held_with_one_down(p["serving"], "chat") >= 0.75
+
+
+def test_a_robustness_draw_keeps_the_spare_the_plan_keeps(catalog, rules):
+    """A draw re-solves the plan's model with its speeds and prices set in place: it must count each
+    replica as the rows do (at most the peak, and the same rate on its spare row), or a replica far
+    faster than the peak holds the peak alone in every draw and the verdict judges a plan without
+    its spare. At the catalog's own speeds and prices a draw is the plan: two replicas."""
+    from advisor.explain.robustness import Verdict
+    from advisor.flow import prepare
+    from advisor.solve.settings import SolveSettings
+
+    doc = {"deployment": "datacenter", "jobs": [{
+        "name": "chat", "kind": "serve", "model": "llama-3.1-8b", "precision": "int8", "months": 36,
+        "traffic": {"requests_per_s": 0.5, "peak_factor": 1.5, "input_tokens": 200, "output_tokens": 100},
+        "measured": [{"gpu": "rtx-4090", "count": 1, "tensor_parallel": 1, "input_len": 200, "output_len": 100,
+                      "output_tokens_per_s": 1e8, "date": "2026-11-20"}]}]}
+    problem = prepare(parse_workload(doc), catalog, rules, AS_OF)
+    redraw = Verdict(problem, SolveSettings(), draws=1).redraw
+    assert redraw.model is not None   # the in-place path (highspy), not a full solve per draw
+    _, purchase, proven = redraw.choice({}, {}, {})
+    assert proven and sum(n for _, _, n in purchase) >= 2, purchase
+    for speed in (0.5, 2.0):   # slower or faster, a replica is still counted at most at the peak
+        _, purchase, _ = redraw.choice({"rtx-4090": speed}, {}, {})
+        assert sum(n for _, _, n in purchase) >= 2, (speed, purchase)

@@ -72,8 +72,12 @@ class Redraw:
         self.ycol = {(k, i): col[m.y[k, i].name] for k, i, _ in m.pairs()}
         self.ncol = {g: col[v.name] for g, v in m.N.items()}
         self.rcol = {(k, i): col[m.r[k, i].name] for k, i, _ in m.serve_pairs()}
-        # a serving class's row holds its replicas' rates: a draw scales a GPU type's rates by its speed
-        self.serve_rows = [(row[f"serve_{k}"], self.rcol[k, i], c) for k, i, c in m.serve_pairs()]
+        # a serving class's row holds its replicas' rates, each counted at most at the peak (counted_rate),
+        # and with n+1 its spare row the same rate on the replica's use binary: a draw scales a GPU type's
+        # rates by its speed in both, so a spare stays a spare
+        self.serve_rows = [(row[f"serve_{k}"], self.rcol[k, i], k, c,
+                            (row[f"serve_spare_{k}_{i}"], col[f"uses_{k}_{i}"]) if f"serve_spare_{k}_{i}" in row else None)
+                           for k, i, c in m.serve_pairs()]
         self.bounds = {(k, i): (m.y[k, i].lowBound or 0, m.y[k, i].upBound) for k, i, _ in m.pairs()}
         self.obj_n = {g: m.prob.objective.get(v, 0.0) for g, v in m.N.items()}
         # a capacity row holds one GPU type's owned jobs: GPU-hours x 1/r <= held hours is GPU-hours <= r x
@@ -172,8 +176,11 @@ class Redraw:
                 h.changeCoeff(self.budget_index, col, self.budget_row.get(m.N[g], 0.0) + extra)
         for row, g, col, coef in self.cap_rows:
             h.changeCoeff(row, col, coef * rel.get(g, 1.0))
-        for row, col, c in self.serve_rows:   # a replica serves speed x its estimated rate, at the drawn rent
-            h.changeCoeff(row, col, c.requests_per_s * speed.get(c.gpu, 1.0))
+        for row, col, k, c, spare in self.serve_rows:   # a replica serves speed x its estimated rate, at the drawn rent
+            served = min(c.requests_per_s * speed.get(c.gpu, 1.0), m.peak(k))   # counted_rate at this speed
+            h.changeCoeff(row, col, served)
+            if spare is not None:   # down >= served x uses: the row holds -served on the use binary
+                h.changeCoeff(spare[0], spare[1], -served)
             h.changeColCost(col, m.run_cost(c) * (rent.get(c.gpu, 1.0) if c.ownership == "rent" else 1.0))
 
     def _run_draw(self) -> tuple[frozenset, tuple, bool] | None:
