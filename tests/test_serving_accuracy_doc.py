@@ -62,3 +62,16 @@ def test_plans_quote_the_offline_and_server_errors():
     q = _quoted()
     for key in ("offline_mape", "server_mape"):
         assert q[key].endswith("%") and 0 < float(q[key][:-1]) < 100
+
+
+def test_the_targets_table_of_docs_accuracy_quotes_the_data_file():
+    """docs/accuracy.md's serving targets (written by hand above the generated section) state the
+    figures catalog/serving_accuracy.yaml holds, not an earlier run's."""
+    q = _quoted()
+    doc = (ROOT / "docs" / "accuracy.md").read_text(encoding="utf-8")
+    table = doc[doc.index("| target | now (`catalog/serving_accuracy.yaml`)"):]
+    table = table[:table.index("\n\n")]
+    assert f"{q['offline_mape']} mean, {q['offline_median']} median" in table
+    assert f"{q['server_mape']} mean, {q['server_median']} median" in table
+    assert f"{q['ratio_within_25']} of {q['ratio_pairs']} pairs, mean error {q['ratio_mean_error']}" in table
+    assert f"| {q['offline_baseline_mape']} |" in table and f"| {q['server_baseline_mape']} |" in table
