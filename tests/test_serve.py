@@ -222,6 +222,20 @@ def test_prefill_flops_by_hand_with_the_lm_head_on_the_last_position():
     assert prefill(s, 1000)["compute_s"] == pytest.approx(flops / (s.rate() * p.prefill_compute_efficiency), rel=1e-9)
 
 
+def test_a_tied_model_multiplies_its_one_table_as_the_head():
+    """GPT-2 124M ties its output head to its input embedding: its 124,439,808 parameters hold the
+    50,257 x 768 table once. The matrix multiplies are the body (parameters less the table) per prompt
+    token plus the head (the table) once; a decode token runs through body and head alike."""
+    m = load_model("gpt2-124m")
+    p = dataclasses.replace(load_params(), activation_bytes_per_layer_element=0.0)
+    s = Setup(m, H100, "bf16", 1, 1, "tensorrt-llm", p)
+    head = 50257 * 768
+    body = 124439808 - head
+    flops = 2 * body * 500 + 2 * head + 2 * 12 * 500 ** 2 * 12 * 64
+    assert prefill(s, 500)["compute_s"] == pytest.approx(flops / (s.rate() * p.prefill_compute_efficiency), rel=1e-9)
+    assert m.matmul_active == 124439808   # body + head: the table is read as the head once per token
+
+
 def test_non_gemm_kernels_move_activation_bytes_at_the_memory_bandwidth():
     """With a_b bytes per element, B sequences of Llama 3.1 8B on one H100 add a_b x B x (4096 + 14336)
     x 32 layers / (bandwidth x eta_bw) to a decode step; at tensor parallelism 2 each GPU holds half the

@@ -45,6 +45,7 @@ class ServeModel:
     kv_elements: int | None = None  # KV elements per token and layer (default 2 kv_heads head_dim)
     kv_split_by_tp: bool = True   # False: one latent vector per token, replicated by tensor parallelism
     max_context: int | None = None
+    tied: bool = False            # the output head is the input embedding (one table, read twice)
     speeds: tuple[tuple[str, Speed], ...] = ()   # GPU id -> the user's measured speed (advisor/perf/serving_measured.py)
 
     def speed(self, gpu_id: str) -> Speed | None:
@@ -57,8 +58,9 @@ class ServeModel:
 
     @property
     def matmul_active(self) -> float:
-        """Active parameters in matrix multiplies: less the input embedding (a table lookup)."""
-        return max(self.active_params - self.vocab * self.hidden, 0.0)
+        """Active parameters in matrix multiplies: less the input embedding (a table lookup), which a
+        tied model's count holds once and multiplies through as its output head."""
+        return self.active_params if self.tied else max(self.active_params - self.vocab * self.hidden, 0.0)
 
 
 def weight_bytes(model: ServeModel, precision: str) -> float:
@@ -114,7 +116,8 @@ def serve_model(preset_id: str, preset: ModelPreset) -> ServeModel:
                       head_dim=preset.head_dim or preset.hidden // preset.heads, vocab=preset.vocab,
                       ffn=preset.ffn or 0, experts=preset.experts, experts_per_token=preset.experts_per_token,
                       expert_params=float(preset.expert_params), kv_elements=preset.kv_elements,
-                      kv_split_by_tp=preset.kv_split_by_tp, max_context=preset.max_context or preset.seq_len)
+                      kv_split_by_tp=preset.kv_split_by_tp, max_context=preset.max_context or preset.seq_len,
+                      tied=preset.tied_embeddings)
 
 
 @lru_cache(maxsize=64)
