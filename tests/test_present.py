@@ -127,3 +127,20 @@ def test_sections_one_at_a_time_and_a_mistyped_one_gets_its_near_names(run):
     assert code == 2 and "sensitivity" in err
     code, out, _ = run("plan", "--help")
     assert all(name in " ".join(out.split()) for name in ("not-chosen", "robustness", "decision", "warnings"))
+
+
+def test_one_job_split_over_two_offers_is_one_training_run_in_the_memo(example_plan):
+    """With allow_mixed a job's tokens may be shared between two rows (copies 0.5 each): the memo's
+    recommendation counts jobs, not rows, and says 'the training run', never 'All 1 jobs'."""
+    import copy
+
+    import advisor
+
+    _, plan = example_plan("article-office")
+    (job,) = plan["jobs"]
+    half = copy.deepcopy(job)
+    half["copies"] = job["copies"] / 2
+    plan["jobs"] = [half, copy.deepcopy(half)]
+    text = advisor.memo(plan, EXAMPLES / "article-office.yaml", fmt="md", charts=False).text
+    assert "The training run finishes after about" in text
+    assert "All 1 jobs" not in text

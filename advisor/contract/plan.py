@@ -177,6 +177,12 @@ class Plan(Out):
     def feasible(self) -> bool:
         return self.status != "infeasible"
 
+    @property
+    def training_jobs(self) -> int:
+        """How many training jobs the plan runs: its rows' copies added up (with allow_mixed, a job's
+        shares on several rows add up to one)."""
+        return round(sum(j.copies for j in self.jobs))
+
     def to_json(self) -> str:
         """`advisor plan --format json`: the same bytes for the same input."""
         return json.dumps(self.to_dict(), indent=2, ensure_ascii=False) + "\n"

@@ -78,11 +78,11 @@ def _finish_sentence(plan: Plan, ctx: PlanContext, finish_h: float | None) -> st
     jobs = plan.jobs
     if not jobs or finish_h is None:
         return ""   # serving only: the serving section says what runs
-    if len(jobs) == 1 and jobs[0].copies == 1:
+    count = plan.training_jobs
+    if count == 1:
         deadline = ctx.jobs[0].deadline_hours if ctx.jobs else None
         spare = f", {duration(deadline - finish_h)} before its {deadline_phrase(deadline)}" if deadline else ""
         return f"The training run finishes after about {duration(finish_h)} of running time{spare}. "
-    count = round(sum(j.copies for j in jobs))   # with allow_mixed, the shares of one job add up to it
     return (f"{'Both jobs' if count == 2 else f'All {count:,} jobs'} finish within {duration(finish_h)} "
             "of running time, each within its deadline. ")
 

@@ -75,7 +75,7 @@ def time_text(p: Plan, ctx: PlanContext | None) -> str | None:
     span = _span(r.p10, r.p90, lambda d: duration(24 * d, short=True)) if r is not None else ""
     info = ctx.job(last.name) if ctx is not None else None
     deadline = f", deadline {duration(info.deadline_hours, short=True)}" if info and info.deadline_hours else ""
-    count = round(sum(j.copies for j in p.jobs))   # with allow_mixed, the shares of one job add up to it
+    count = p.training_jobs
     who = "the training run" if count == 1 else f"{plural(count, 'job')}; the last, {last.name},"
     text = f"{who} finishes after {duration(24 * last.wall_days, short=True)}{span}{deadline}"
     evidence = Counter(j.speed_evidence for j in p.jobs if j.speed_evidence)
