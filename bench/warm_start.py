@@ -39,7 +39,6 @@ for ex in sys.argv[1:]:
         return s.objective_usd if s.feasible else None
 
     # persistent model
-    key = None
     p.solver_cache.clear()
     solve(p, base)
     hm = next(iter(fast.cache_of(p).values()))
@@ -72,7 +71,7 @@ for ex in sys.argv[1:]:
                 bad[mode] += 1
                 print(ex, mode, g, f, "fresh", want, "reused", got, st)
             # back to base for next trial
-            hm.apply(base, fast.limit_rows(base))
+            hm.apply(base, constraints.limit_rows(base))
             hm.run(30, 1e-4)
         n += 1
     print(ex, "trials", n, "wrong", bad)

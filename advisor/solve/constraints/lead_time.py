@@ -10,7 +10,8 @@ from typing import TYPE_CHECKING, Any
 
 from advisor.contract.facts import Lever, Shortfall
 from advisor.solve.constraints.base import Family, Run
-from advisor.solve.scenario import Scenario
+from advisor.solve.constraints.gpu_count import GpuCount
+from advisor.solve.scenario import Scenario, baseline
 
 if TYPE_CHECKING:
     from advisor.solve.problem import Problem
@@ -29,15 +30,18 @@ class LeadTime(Family):
     def shortfall(self, problem: Problem, free: Solution) -> list[Shortfall]:
         """The bought options whose arrival alone leaves no time for their job before its deadline."""
         out = []
-        for _k, (cls, cands) in enumerate(zip(problem.classes, problem.candidates)):
+        sc = baseline(problem)
+        for k, (cls, cands) in enumerate(zip(problem.classes, problem.candidates)):
             if cls.deadline is None:
                 continue
             late = [c for c in cands if c.ownership == "buy" and c.start_hours
                     and c.done_hours() > cls.deadline and c.hours * c.time_factor <= cls.deadline]
             if late:
-                sel = problem.workload.gpus   # the soonest done within the workload's GPU count: the best it can do
-                fits = [c for c in late if (sel.lower is None or c.count >= sel.lower)
-                        and (sel.upper is None or c.count <= sel.upper)] or late
+                # the soonest done within the GPU count the job may use (the gpu_count family's bounds: the
+                # workload's count binds one job only when it is the only job): the best it can do
+                b = GpuCount().bounds(problem, sc, k)
+                lo, hi = b.get("min_count"), b.get("max_count")
+                fits = [c for c in late if (lo is None or c.count >= lo) and (hi is None or c.count <= hi)] or late
                 first = min(fits, key=lambda c: (c.done_hours(), c.gpu))
                 arrival = problem.arrival.get(first.gpu)
                 out.append(Shortfall(self.name, f"shortfall:lead_time:{cls.name(problem.workload)}",
