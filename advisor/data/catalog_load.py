@@ -271,7 +271,7 @@ def _check_estimator(values: dict[str, Any], name: str) -> None:
     numbers = ("a finite number at or above zero, or a mapping of names to such numbers", tree)
     special = {"datasheet_derating": ("a mapping of GPU generations to {factor: a number in (0, 1), upper: at least "
                                       "factor and at most 2, source: [ids], note: text, and optionally "
-                                      "mature_after_months: a whole number with as_of: a YYYY-MM date}", derating)}
+                                      "mature_after_months: a whole number with as_of: a YYYY, YYYY-MM or YYYY-MM-DD date}", derating)}
     kinds = {f.name: str(f.type) for f in dataclasses.fields(Params)}
     for key, value in values.items():
         if key not in kinds:

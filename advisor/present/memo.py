@@ -29,7 +29,6 @@ from advisor.inputs.arguments import Check, checked, output_file
 from advisor.present import escape
 from advisor.present.memo_context import memo_context
 
-FORMATS = ("md", "html", "pdf")
 WRITE: dict[str, Check] = {"path": arg.path(), "force": arg.flag()}   # Memo.write's arguments
 PAPERS = ("a4", "letter")
 SUFFIXES = {".md": "md", ".markdown": "md", ".html": "html", ".htm": "html", ".pdf": "pdf"}

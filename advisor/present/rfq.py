@@ -23,7 +23,6 @@ from advisor.present.grid import csv_text, markdown
 from advisor.present.memo import output_format, write_atomically
 from advisor.present.words import unit_rate, usd
 
-FORMATS = ("md", "csv")
 SUFFIXES = {".md": "md", ".markdown": "md", ".csv": "csv"}
 TOP_VERIFY = 3        # the verify items an RFQ asks about first
 COLUMNS = ["section", "item", "gpu", "specification", "quantity", "ownership", "term", "latest_date",
