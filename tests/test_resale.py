@@ -66,3 +66,22 @@ def test_a_curve_at_100_percent_or_rising_is_refused(points, why):
     with pytest.raises(ValueError, match="not both"):
         ResidualCurve.model_validate({"gpus": ["x"], "points": points[:1], "like": "hopper", "confidence": "low",
                                       "source": ["s"], "note": "n"})
+
+
+def test_a_gpu_waiting_for_delivery_is_resold_at_its_age_since_purchase(example_plan, catalog):
+    """article-datacenter buys 8 used A100 80GB with a 70-day lead time and sells them at month 3: the
+    used market prices them at 3 months after the purchase, not at the 0.6 months they were in hand."""
+    from conftest import AS_OF
+
+    from advisor.economics.ownership import purchase_age_years
+
+    _, plan = example_plan("article-datacenter")
+    (item,) = plan["purchase"]
+    (sold,) = plan["disposal"]
+    assert item["lead_time_days"] == 70 and sold["month"] == 3.0
+    gpu = catalog.gpus["a100-80gb-sxm"]
+    age = purchase_age_years(gpu, AS_OF)
+    by_purchase = residual(catalog, gpu.id, 3 / 12, age).fraction
+    in_hand = residual(catalog, gpu.id, (3 * 730 - 70 * 24 - 72) / 8760, age).fraction
+    assert sold["resale_usd"] == pytest.approx(8 * item["unit_price_usd"] * by_purchase, abs=0.01)
+    assert by_purchase < in_hand   # the older part fetches less
