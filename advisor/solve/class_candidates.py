@@ -43,6 +43,7 @@ from advisor.solve.options import (
     add_reason,
     count_context,
     forbids,
+    per_slot_kw,
 )
 from advisor.solve.problem import (
     Arrival,
@@ -105,7 +106,7 @@ class ClassRuns:
         self.cache: dict[tuple[JobSpec, int, float | None], Estimate] = {}   # identical shapes share an estimate
         self.count_rules: dict[tuple, list[RuleFinding]] = {}      # per-count findings by their context
         self.smallest: dict[JobSpec, int | None] = {}
-        self.per_slot_kw = min((o.overhead_kw / o.slots for o in out.servers or []), default=0.0)
+        self.per_slot_kw = per_slot_kw(out.servers or [])
         self.slots = max((o.slots for o in out.servers or []), default=1)
 
     def offer_class(self, k: int, cls: JobClass, ways: list[Way]) -> None:

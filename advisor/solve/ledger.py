@@ -8,6 +8,7 @@ from advisor.contract.numbers import cents_adding_to
 from advisor.data.catalog_prices import RentalOffer
 from advisor.economics import bom, purchase_bill
 from advisor.economics.costs import HOURS_PER_MONTH
+from advisor.solve.options import per_slot_kw
 from advisor.solve.problem import Problem, Storage
 from advisor.solve.solution import Solution
 
@@ -122,8 +123,8 @@ def _owned_running(problem: Problem, sol: Solution, taxed: dict[str, float], sto
         out.append(bom.line(f"tax on hardware ({region})", base, tax.cost_rate or 0.0, tax.source, tax.confidence,
                             tax.note))
     for g, n in sorted(sol.bought.items()):
-        per_slot = min((o.overhead_kw / o.slots for o in problem.servers.get(g, [])), default=0.0)   # as the MILP
-        hw, k = problem.hardware.get(g), purchase_bill.bought_gpu_coefficients(cat, g, region, costs, per_slot)
+        k = purchase_bill.bought_gpu_coefficients(cat, g, region, costs, per_slot_kw(problem.servers.get(g, [])))
+        hw = problem.hardware.get(g)
         if hw is None:
             continue
         out.append(bom.line(f"burn-in of {cat.gpus[g].name}, {k.burn_in_days * 24:g} h at full load", n,

@@ -107,14 +107,19 @@ def server_options(catalog: Catalog, gpu: GPU, context: str) -> tuple[list[Serve
     return out, unknown
 
 
+def per_slot_kw(servers: Sequence[ServerOption]) -> float:
+    """The least share of a server's own power one GPU slot carries (overhead kW / slots): what a
+    bought GPU is hosted and burnt in with, as the MILP charges it."""
+    return min((o.overhead_kw / o.slots for o in servers), default=0.0)
+
+
 def gpu_holdings(costs: Costs, catalog: Catalog, gpu: GPU, servers: list[ServerOption], as_of: dt.date,
                  start_hours: float = 0.0) -> list[Holding]:
     """The holding periods of one bought GPU type arriving `start_hours` from today: its own power
     and the least share of a server's (the platform's overhead over its slots), hosted from its
     arrival, resold on its generation's curve at its age then."""
-    per_slot = min((o.overhead_kw / o.slots for o in servers), default=0.0)
     age = purchase_age_years(gpu, as_of)
-    return holdings(costs, (gpu.tdp_w.value or 0.0) / 1000.0 + per_slot,
+    return holdings(costs, (gpu.tdp_w.value or 0.0) / 1000.0 + per_slot_kw(servers),
                     lambda years: residual(catalog, gpu.id, years, age).fraction, start_hours)
 
 
@@ -122,9 +127,8 @@ def gpu_hardware(costs: Costs, catalog: Catalog, gpu: GPU, servers: list[ServerO
     """What one bought GPU of this type costs beyond its price (tax, burn-in, support, the network by
     cluster size; economics/purchase_bill.py), on the least server share per slot (price and power)."""
     share = min((o.price_usd / o.slots for o in servers), default=0.0)
-    per_slot_kw = min((o.overhead_kw / o.slots for o in servers), default=0.0)
     fallback = min((o.network_usd / o.slots for o in servers if o.network_usd is not None), default=None)
-    return hardware_terms(catalog, gpu.id, region, costs, per_slot_kw, share, fallback)
+    return hardware_terms(catalog, gpu.id, region, costs, per_slot_kw(servers), share, fallback)
 
 
 def training_storage(workload: Workload, catalog: Catalog, classes: Sequence[JobClass]) -> Storage | None:

@@ -24,6 +24,7 @@ from advisor.solve.options import (
     gpu_hardware,
     gpu_holdings,
     offers,
+    per_slot_kw,
     purchase_arrival,
     server_options,
 )
@@ -169,8 +170,7 @@ def _candidate(problem: Problem, k: int, cls: ServeClass, gid: str, ownership: s
     if ownership == "rent":
         cost = r.gpus * cls.hours * (rate or 0.0)
     else:   # an owned replica's energy, as a training job's (none when a utilization charges it per kW)
-        per_slot_kw = min((s.overhead_kw / s.slots for s in problem.servers.get(gid, [])), default=0.0)
-        cost = costs.job_energy_usd(r.gpus * cls.hours, problem.gpu_kw[gid] + per_slot_kw)
+        cost = costs.job_energy_usd(r.gpus * cls.hours, problem.gpu_kw[gid] + per_slot_kw(problem.servers.get(gid, [])))
     # paid evenly over the serving months from the start: discounted like training's streams
     pv = cost * stream_factor(cls.hours / HOURS_PER_YEAR, costs.discount_rate)
     warnings: list[Finding] = [{"rule": f.rule, "code": f.rule, "message": f.message}
