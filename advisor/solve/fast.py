@@ -139,11 +139,9 @@ def _polished(pm: HighsModel, hm: HighsModel, sc: Scenario, time_limit: float | 
     """(model, gap) of the plan to report: the polish's, run within IDLE_GPU_TOLERANCE of the first
     solve's cost, when it passes the checks below; else the first solve's (hm's)."""
     model = hm.model
-    # the rows and HiGHS's bound count the variable costs: the storage every plan pays is a constant apart
-    fixed = model.storage_usd
-    ceiling = mip_objective - fixed + max(1.0, IDLE_GPU_TOLERANCE * mip_objective)
+    ceiling = mip_objective + max(1.0, IDLE_GPU_TOLERANCE * mip_objective)   # on the whole cost (row_shift)
     pm.apply(sc, {**constraints.limit_rows(sc), "idle_gpus_cost": (-_INF, ceiling)})
-    bound = hm.dual_bound + fixed
+    bound = hm.dual_bound + model.storage_usd   # HiGHS's bound counts the variable costs only
     p_status, p_proven, _ = pm.run(None if time_limit is None else time_limit * POLISH_SHARE, gap, POLISH_NODES)
     if p_proven or (p_status == "feasible" and not pm.stopped_on_time and plan_hours(pm.model) < plan_hours(model)):
         # proven, or stopped at its node limit (not at its time limit: that plan would depend on

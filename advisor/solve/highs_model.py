@@ -75,8 +75,8 @@ class HighsModel(SpeedColumns):
         self.bounds = upper.copy()
         self.row_bounds = {name: (rlo[r], rhi[r]) for name, r in self.row.items()}
         # a limit is on the whole cost, the storage every plan pays included (Model.storage_usd); the
-        # budget row holds the costs that vary, so its bounds are set that constant lower
-        self.row_shift = {"budget": model.storage_usd}
+        # budget and idle-GPU cost rows hold the costs that vary, so their bounds are set that constant lower
+        self.row_shift = {"budget": model.storage_usd, "idle_gpus_cost": model.storage_usd}
         self.only_gpu: str | None = None
         self.ownership: str | None = None
         self.gpu_upper: float = _INF
