@@ -50,6 +50,11 @@ def at_planned_hours(problem: Problem, sc: Scenario) -> list[bool]:
             for k, cls in enumerate(problem.classes)]
 
 
+def counted_hours(c: Candidate, planned: bool) -> float:
+    """The GPU-hours a capacity row counts for candidate c (`planned`: at_planned_hours of its class)."""
+    return c.planned_gpu_hours if planned else c.gpu_hours
+
+
 def due_levels(problem: Problem, sc: Scenario) -> list[float]:
     """Per training class, the hour by which it must be done: its deadline (and any makespan cap)
     under the scenario, else the horizon (infinite when a diagnosis lifts it)."""
@@ -132,8 +137,7 @@ class Capacity(Family):
             for level, limit in enumerate(sorted(set(due))):
                 if limit == math.inf:
                     continue   # no horizon (a diagnosis lifted it): no capacity level
-                terms = [(m.y[k, i], c.planned_gpu_hours if planned[k] else c.gpu_hours)
-                         for k, i, c in owned[g] if due[k] <= limit]
+                terms = [(m.y[k, i], counted_hours(c, planned[k])) for k, i, c in owned[g] if due[k] <= limit]
                 if terms:
                     name = f"capacity_{safe(g)}_{level}"
                     held = [(m.H[g, lv], -held_hours(p, m.sc, g, limit, lv)) for lv in range(len(p.holdings[g]))]

@@ -19,7 +19,7 @@ import pulp
 
 from advisor.contract.facts import Slack, binds
 from advisor.solve.constraints.base import Family
-from advisor.solve.constraints.capacity import at_planned_hours, due_levels, held_hours
+from advisor.solve.constraints.capacity import at_planned_hours, counted_hours, due_levels, held_hours
 from advisor.solve.rows import safe
 from advisor.solve.scenario import Scenario
 
@@ -84,7 +84,7 @@ class Serving(Family):
             lent = pulp.lpSum(c.gpus * m.r[k, i] * p.serve_classes[k].off_peak_hours / 24.0
                               for k, i, c in m.serve_pairs() if c.gpu == g and c.ownership == "buy")
             for level, limit in enumerate(sorted(set(due) - {math.inf})):
-                terms = [(c.planned_gpu_hours if planned[k] else c.gpu_hours) * m.y[k, i] for k, i, c in m.pairs()
+                terms = [counted_hours(c, planned[k]) * m.y[k, i] for k, i, c in m.pairs()
                          if c.gpu == g and c.ownership == "buy" and due[k] <= limit]
                 if terms:
                     room = pulp.lpSum(held_hours(p, m.sc, g, limit, lv) * m.H[g, lv] for lv in range(len(p.holdings[g])))
