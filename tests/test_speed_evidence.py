@@ -212,3 +212,15 @@ def test_a_datasheet_speed_is_not_held_to_another_jobs_median_mfu(catalog, p):
         assert short.speed_evidence == "datasheet" and short.derating is None
         assert short.mfu > p.mfu_median["default"]["fp8"] + 0.02   # above the median of other jobs
         assert short.tokens_per_s == pytest.approx(short.tokens_per_s_upper, rel=1e-9)
+
+
+def test_a_datasheet_speed_with_no_derating_entry_says_so_not_that_its_software_matured(catalog, p):
+    """An estimator whose `datasheet_derating` table has no entry for a part (a --catalog override
+    replacing the table) leaves its datasheet speed underated, and the note names that cause."""
+    import dataclasses
+
+    e = evaluate(_llama8b(catalog), catalog.gpus["mi300x"], 8, dataclasses.replace(p, datasheet_derating={}))
+    assert e.speed_evidence == "datasheet" and e.derating is None
+    assert "has no entry for it" in e.evidence_note and "first software year" not in e.evidence_note
+    with_table = evaluate(_llama8b(catalog), catalog.gpus["mi300x"], 8, p)
+    assert with_table.derating is not None and 0 < with_table.derating["factor"] < 1

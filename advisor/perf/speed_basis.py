@@ -44,14 +44,21 @@ def mfu_median(gpu: GPU, precision: str, p: Params, count: int = 1) -> float | N
     return by_precision(entry, precision)
 
 
-def derating(gpu: GPU, p: Params) -> dict[str, Any] | None:
-    """{factor, upper, source, note} for a part with no measured run: by GPU id, generation, its
-    family word, its vendor, then `default` (catalog/estimator.yaml `datasheet_derating`)."""
+def derating_entry(gpu: GPU, p: Params) -> dict[str, Any] | None:
+    """The `datasheet_derating` entry of catalog/estimator.yaml for a part: by GPU id, generation, its
+    family word, its vendor, then `default` (None: none)."""
     table = p.datasheet_derating or {}
     gen = generation(gpu)
     vendor = gpu.vendor.lower().split()[0] if gpu.vendor else ""
     entry = next((table[k] for k in (gpu.id, gen, gen.rstrip("0123456789"), vendor, "default") if k in table), None)
-    if not isinstance(entry, dict) or software_matured(gpu, entry):
+    return entry if isinstance(entry, dict) else None
+
+
+def derating(gpu: GPU, p: Params) -> dict[str, Any] | None:
+    """{factor, upper, source, note} for a part with no measured run (derating_entry), None when it has
+    none or its generation is past the first-software months the entry covers."""
+    entry = derating_entry(gpu, p)
+    if entry is None or software_matured(gpu, entry):
         return None
     return {"factor": float(entry["factor"]), "upper": float(entry.get("upper") or entry["factor"]),
             "source": list(entry["source"]), "note": str(entry.get("note", ""))}
@@ -109,15 +116,17 @@ def ceilings(job: JobSpec, gpu: GPU, lay: Layout, batch: float, tps: float, mfu:
         f"{100 * med:.1f}%; with them {100 * upper_mfu:.1f}%, the upper end)")
 
 
-def evidence_note(gpu: GPU, precision: str, ev: Evidence, d: dict[str, Any] | None) -> str | None:
-    """What the estimate of a GPU with no run of its own rests on, in one sentence."""
+def evidence_note(gpu: GPU, precision: str, ev: Evidence, d: dict[str, Any] | None, matured: bool = False) -> str | None:
+    """What the estimate of a GPU with no run of its own rests on, in one sentence (`matured`: no
+    derating because its generation is past the first-software months its entry covers)."""
     if ev.level == MEASURED:
         return None
     if ev.level == SAME_GENERATION:
         return (f"no measured {precision} training run on {gpu.name}: efficiency from measured runs on "
                 f"{', '.join(ev.siblings)} ({generation_name(ev.generation)})")
     factor = (f"x {d['factor']:.2f} derating (source: {', '.join(d['source'])})" if d else
-              "with no derating (no measured shortfall applies: a vendor stack past its first software year)")
+              "with no derating (no measured shortfall applies: a vendor stack past its first software year)" if matured
+              else "with no derating (catalog/estimator.yaml `datasheet_derating` has no entry for it)")
     return (f"no measured training run on {gpu.name} or any {_vendor(gpu)} {generation_name(ev.generation)} GPU: speed from "
             f"the datasheet {factor}")
 
@@ -130,7 +139,8 @@ def speed_basis(job: JobSpec, gpu: GPU, p: Params) -> tuple[Evidence, dict[str, 
     """(evidence, derating or None, evidence note) for an estimate of `job` on `gpu`."""
     ev = evidence(gpu, job.precision)
     d = derating(gpu, p) if ev.level == DATASHEET else None
-    return ev, d, evidence_note(gpu, job.precision, ev, d)
+    entry = derating_entry(gpu, p) if ev.level == DATASHEET else None
+    return ev, d, evidence_note(gpu, job.precision, ev, d, entry is not None and software_matured(gpu, entry))
 
 
 __all__ = ["MEASURED", "SAME_GENERATION", "DATASHEET", "ceilings", "derating", "evidence_note", "mfu_median",
