@@ -16,6 +16,8 @@ from advisor.inputs.loader import load_yaml_file
 from advisor.perf import evaluate, min_gpus, params_from, spec_from_flags
 from advisor.perf.jobspec import JobSpec
 
+DEFAULT_MODEL = "gpt2-124m"   # the article's model: compared when neither a preset nor --params is given
+
 
 def article_claims() -> dict[str, Any]:
     """The seed article's claims (catalog/article.yaml)."""
@@ -95,12 +97,15 @@ def compare(gpus: list[str], *, model: str | None = None, params: Any = None, la
             region: str = "US", catalog: Catalog | None = None, rules: RuleSet | None = None,
             as_of: dt.date | None = None) -> dict[str, Any]:
     """One row per GPU: price and its source, dense TFLOPs, memory, links, estimated tokens/s on
-    the fewest cards that hold the model, tokens/s per $1,000 and ratios to the first GPU."""
+    the fewest cards that hold the model (DEFAULT_MODEL without a model or params), tokens/s per
+    $1,000 and ratios to the first GPU."""
     catalog = catalog or load_catalog()
     rules = rules or load_rules()
     as_of = as_of or dt.date.today()
     prices = prices or {}
     _check_prices(catalog, gpus, prices)
+    if model is None and params is None:
+        model = DEFAULT_MODEL
     spec = spec_from_flags(catalog, model=model, params=params, layers=layers, hidden=hidden, seq_len=seq_len,
                            vocab=vocab, tied_embeddings=tied_embeddings, precision=precision)
     p = params_from(catalog)

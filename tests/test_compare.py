@@ -148,3 +148,23 @@ def test_library_errors_name_the_parameter_and_the_cli_its_flag(run, call, args,
             argv += [flag, value]
     code, out, err = run(*argv)
     assert code == 2 and err.startswith(f"error: {flag}") and f"`{parameter}`" not in err and out == ""
+
+
+def test_a_price_is_written_as_a_workload_writes_one_and_the_model_defaults_in_the_library(run, catalog):
+    """--price takes the amounts a workload takes (1.7K, $1,700); the default model (the article's GPT-2
+    124M) is the library's, so advisor.compare answers without one as the CLI does."""
+    import json
+
+    import advisor
+
+    code, out, err = run("compare", "rtx-4090", "--price", "rtx-4090=1.7K", "--format", "json")
+    assert code == 0, err
+    (row,) = json.loads(out)["rows"]
+    assert row["price_usd"] == 1700
+    code, _, err = run("compare", "rtx-4090", "--price", "rtx-4090=$1,700", "--format", "json")
+    assert code == 0, err
+    for bad in ("rtx-4090=cheap", "rtx-4090=0", "rtx-4090", "=1700"):
+        code, _, err = run("compare", "rtx-4090", "--price", bad)
+        assert code == 2 and "write GPU=USD" in err, (bad, err)
+    result = advisor.compare(["rtx-4090"], catalog=catalog)
+    assert result["model"]["name"] == "gpt2-124m"

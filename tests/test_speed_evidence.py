@@ -216,7 +216,7 @@ def test_a_datasheet_speed_is_not_held_to_another_jobs_median_mfu(catalog, p):
 
 def test_a_datasheet_speed_with_no_derating_entry_says_so_not_that_its_software_matured(catalog, p):
     """An estimator whose `datasheet_derating` table has no entry for a part (a --catalog override
-    replacing the table) leaves its datasheet speed underated, and the note names that cause."""
+    replacing the table) leaves its datasheet speed without one, and the note names that cause."""
     import dataclasses
 
     e = evaluate(_llama8b(catalog), catalog.gpus["mi300x"], 8, dataclasses.replace(p, datasheet_derating={}))

@@ -24,6 +24,7 @@ from advisor.cli.base import (
 from advisor.inputs.arguments import (
     MAX_GPU_COUNT,
 )
+from advisor.inputs.quantities import usd_amount
 
 
 def _prices(ctx: click.Context, param: click.Parameter, values: tuple[str, ...]) -> dict[str, float]:
@@ -32,11 +33,11 @@ def _prices(ctx: click.Context, param: click.Parameter, values: tuple[str, ...])
     for item in values:
         gid, sep, usd = item.partition("=")
         try:
-            value = float(usd.replace(",", "").replace("$", "")) if sep else None
-        except ValueError:
+            value = usd_amount(usd, "--price") if sep else None
+        except ValueError:   # units' message; the flag's own words follow
             value = None
-        if not gid or value is None or not value > 0 or value == float("inf"):
-            raise click.BadParameter(f"{item!r}: write GPU=USD, e.g. --price rtx-4090=1749")
+        if not gid or value is None or not 0 < value < float("inf"):
+            raise click.BadParameter(f"{item!r}: write GPU=USD, e.g. --price rtx-4090=1749 or rtx-4090=1.7K")
         out[gid.strip()] = value
     return out
 
@@ -76,8 +77,6 @@ def compare(gpus: tuple[str, ...], preset: str | None, params: str | None, layer
     from advisor.present.tables import compare_text
 
     catalog, rules = load(catalog_file, rules_files)
-    if preset is None and params is None:
-        preset = "gpt2-124m"
     with working("estimating", collect=False):
         result = run_compare(list(gpus), model=preset, params=params, layers=layers, hidden=hidden,
                              seq_len=seq_len, vocab=vocab, tied_embeddings=tied_embeddings, precision=precision,

@@ -42,11 +42,11 @@ PowerKW = Annotated[float, BeforeValidator(_bounded(units.parse_power_kw, 1e6, "
                                     "description": "power in kW: 3.6, 3.6kW or 1500W"})]
 
 
-def _usd(value: object, what: str) -> float:
-    """30000, '30K' or '$30K'."""
-    return units.parse_count(value.replace("$", "") if isinstance(value, str) else value, what)
+def usd_amount(value: object, what: str) -> float:
+    """30000, '30K', '$30K' or '$30,000' (a workload's amounts and `compare --price`)."""
+    return units.parse_count(value.replace("$", "").replace(",", "") if isinstance(value, str) else value, what)
 
 
-USD = Annotated[float, BeforeValidator(_bounded(_usd, MAX_BUDGET_USD, "an amount in USD")),
+USD = Annotated[float, BeforeValidator(_bounded(usd_amount, MAX_BUDGET_USD, "an amount in USD")),
                 WithJsonSchema({"anyOf": [{"type": "number", "exclusiveMinimum": 0}, {"type": "string"}],
                                 "description": "US dollars: 30000 or 30K"})]
