@@ -24,11 +24,12 @@ from advisor.cli.base import (
 from advisor.inputs.arguments import (
     MAX_GPU_COUNT,
 )
-from advisor.inputs.quantities import usd_amount
 
 
 def _prices(ctx: click.Context, param: click.Parameter, values: tuple[str, ...]) -> dict[str, float]:
     """--price GPU=USD, repeatable, as {gpu: usd}; anything else is refused naming the flag."""
+    from advisor.inputs.quantities import usd_amount  # pydantic: not imported by `advisor -V`
+
     out = {}
     for item in values:
         gid, sep, usd = item.partition("=")
