@@ -47,6 +47,9 @@ _DIRTY: set[tuple] = set()                        # shards with new answers, not
 _VALUE_KEYS: dict[int, tuple[object, str]] = {}   # id(obj) -> (obj, its value key)
 _GPU_KEYS: dict[tuple[int, int], tuple[object, object, str]] = {}   # (id(gpu), id(params)) -> (gpu, params, key)
 _NAMED: dict[int, tuple[object, frozenset]] = {}  # id(params) -> (params, the keys of its tables)
+# (id(gpu), id kept?) -> (gpu, its figures): each plan has its own parameters object (a `crossover`
+# makes 12), while its GPUs are the catalog's, read once
+_FIGURES: dict[tuple[int, bool], tuple[object, str]] = {}
 _UNREAD = frozenset({"name", "prices", "note"})   # GPU fields the layout search never reads
 _FOLDER: list[Path | None] = []                   # [folder] once known (None: no disk)
 _OWNER = os.getpid()   # the process that writes the store: a forked worker (solve/parallel.py) only sends answers
@@ -140,6 +143,7 @@ def _load(shard: tuple) -> dict:
         _VALUE_KEYS.clear()
         _GPU_KEYS.clear()
         _NAMED.clear()
+        _FIGURES.clear()
     _SHARDS[shard] = answers
     return answers
 
@@ -203,8 +207,11 @@ def _gpu_key(gpu: Any, p: Any) -> str:
     if named is None or named[0] is not p:
         tables = [getattr(p, f.name) for f in dataclasses.fields(p)] if dataclasses.is_dataclass(p) else []
         named = _NAMED[id(p)] = (p, frozenset(k for t in tables if isinstance(t, dict) for k in t))
-    drop = _UNREAD if gpu.id in named[1] else _UNREAD | {"id"}
-    return _figures(gpu, drop)
+    keep_id = gpu.id in named[1]
+    hit = _FIGURES.get((id(gpu), keep_id))
+    if hit is None or hit[0] is not gpu:
+        hit = _FIGURES[id(gpu), keep_id] = (gpu, _figures(gpu, _UNREAD if keep_id else _UNREAD | {"id"}))
+    return hit[1]
 
 
 def _figures(value: Any, drop: frozenset = frozenset()) -> str:
@@ -272,3 +279,4 @@ def forget() -> None:
     _VALUE_KEYS.clear()
     _GPU_KEYS.clear()
     _NAMED.clear()
+    _FIGURES.clear()
