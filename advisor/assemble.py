@@ -171,14 +171,32 @@ def assemble(problem: Problem, sol: Solution, settings: SolveSettings, *, object
     (Verdict.begin in plan.plan); None: drawn here. `decision`: how `sol` was chosen
     (explain/decision.py), the plan's `decision` key; `prices`: the expected prices it was chosen at,
     which the sensitivity re-solves use (None: the catalog's)."""
-    wl, catalog = problem.workload, problem.catalog
     level = explain_level(explain)
     why = _Explained(problem, sol, objective, settings, level, verdict, prices)
+    jobs = plan_jobs(problem, sol)
+    data = _plan_fields(problem, sol, settings, objective, why, jobs)
+    # the robustness verdict is an explanation: drawn at the full level only (crossover reads none of it)
+    data.update(plan_ranges(problem, sol, jobs, robust=level == "full" and objective == "cost", settings=settings,
+                            verdict=why.robustness))
+    data["assumptions"]["uncertainty"] = uncertainty_basis()
+    if decision is not None:
+        data["decision"] = decision
+    data = _in_cents(rounded(data), sol)
+    result = Plan.build(data)   # validated only under GPU_ADVISOR_CHECK_PLANS (the tests): contract/base.py
+    result.workload, result.catalog = problem.workload, problem.catalog
+    result.rules, result.problem = problem.rules, problem
+    return result
+
+
+def _plan_fields(problem: Problem, sol: Solution, settings: SolveSettings, objective: str, why: _Explained,
+                 jobs: list[JSONObject]) -> JSONObject:
+    """The plan's keys in the contract's order, before rounding: what is bought or rented and what
+    it costs, the jobs and serving, the explanations `why` holds, warnings, the solver and sources."""
+    wl, catalog = problem.workload, problem.catalog
     explaining = why.settings
     tally = explaining.tally or SolveTally()
-    jobs = plan_jobs(problem, sol)
     serves = _serves(problem, sol)
-    data: JSONObject = {
+    return {
         "schema_version": SCHEMA_VERSION,
         "name": wl.name,
         "objective": objective,
@@ -216,20 +234,16 @@ def assemble(problem: Problem, sol: Solution, settings: SolveSettings, *, object
         "tool_version": __version__,
         "catalog_digest": catalog.digest,
     }
-    # the robustness verdict is an explanation: drawn at the full level only (crossover reads none of it)
-    data.update(plan_ranges(problem, sol, jobs, robust=level == "full" and objective == "cost", settings=settings,
-                            verdict=why.robustness))
-    data["assumptions"]["uncertainty"] = uncertainty_basis()
-    if decision is not None:
-        data["decision"] = decision
-    data = rounded(data)
-    if sol.objective_usd is not None:   # money to the cent, half up: the precision a budget is compared at
+
+
+def _in_cents(data: JSONObject, sol: Solution) -> JSONObject:
+    """`data` (rounded) with its money to the cent, half up, the parts of each cost breakdown adding
+    to its total: the precision a budget is compared at."""
+    if sol.objective_usd is not None:
         for key, value in (("total_cost_usd", sol.objective_usd), ("present_value_usd", sol.objective_usd),
                            ("nominal_cost_usd", sol.cash_usd)):
             data[key] = cents(value)
         data["cost_breakdown"] = cents_adding_to(sol.cost_breakdown, sol.cash_usd)
         if sol.cost_breakdown_pv:
             data["cost_breakdown_pv"] = cents_adding_to(sol.cost_breakdown_pv, sol.objective_usd)
-    result = Plan.build(data)   # validated only under GPU_ADVISOR_CHECK_PLANS (the tests): contract/base.py
-    result.workload, result.catalog, result.rules, result.problem = wl, catalog, problem.rules, problem
-    return result
+    return data

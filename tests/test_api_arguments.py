@@ -141,6 +141,19 @@ def test_unknown_arguments_are_input_errors():
             call()
 
 
+
+def test_every_estimate_flag_reaches_the_estimator_of_its_kind():
+    """`advisor estimate` passes its flags on by name (cli/study.py, SERVING_FLAGS and TRAINING_FLAGS):
+    every option of the command is passed on by at least one kind, and each kind passes on only
+    arguments advisor.estimate takes for it, so no flag is dropped or refused unnoticed."""
+    from advisor.cli.study import SERVING_FLAGS, TRAINING_FLAGS
+
+    options = {"model" if p.name == "preset" else "catalog" if p.name == "catalog_file" else p.name
+               for p in main.commands["estimate"].params} - {"fmt", "debug"}
+    assert options == set(SERVING_FLAGS) | set(TRAINING_FLAGS)
+    assert set(SERVING_FLAGS) <= set(api.SERVING) and set(TRAINING_FLAGS) <= set(api.TRAINING)
+    assert len(set(SERVING_FLAGS)) == len(SERVING_FLAGS) and len(set(TRAINING_FLAGS)) == len(TRAINING_FLAGS)
+
 def _range(param: click.Parameter) -> tuple[float, float] | None:
     kind = param.type
     if isinstance(kind, (click.IntRange, click.FloatRange)) and kind.max is not None:

@@ -69,14 +69,7 @@ from advisor.inputs.arguments import (
 @format_option("table", "json")
 @catalog_option
 @handled
-def estimate(preset: str | None, params: str | None, layers: int | None, hidden: int | None, seq_len: int | None,
-             vocab: int | None, tied_embeddings: bool | None, ffn: int | None, gpu: str | None, count: int,
-             precision: str, kind: str, heads: int | None, kv_heads: int | None, experts: int | None,
-             active_params: str | None, input_len: int | None, output_len: int | None, ttft_ms: float | None,
-             tpot_ms: float | None, percentile: float, list_models: bool, micro_batch: int | None,
-             checkpointing: bool | None, global_batch_tokens: str | None, optimizer: str, lora_rank: int,
-             strategy: str | None, tensor_parallel: int | None, pipeline_parallel: int | None,
-             fmt: str, catalog_file: str | None, debug: bool) -> None:
+def estimate(fmt: str, catalog_file: str | None, debug: bool, **flags: Any) -> None:
     """Memory and tokens/s of one training job on COUNT GPUs of one type, in the fastest layout
     that fits (or the one --strategy/--tensor-parallel/--pipeline-parallel fix); with --kind serve,
     the requests/s and latencies of serving a model on them.
@@ -93,34 +86,49 @@ def estimate(preset: str | None, params: str | None, layers: int | None, hidden:
     Exit status: 0 the job runs, 2 invalid input, 3 it does not fit on COUNT GPUs (the output says
     why and the fewest that fit).
     """
+    # `flags`: the options above as click parsed them (--model arrives as `preset`); each kind reads its own
+    flags = {"model": flags.pop("preset"), **flags, "catalog": catalog_file}
+    if flags["kind"] == "serve":
+        _estimate_serving(flags, fmt)
+    else:
+        _estimate_training(flags, fmt)
+
+
+# the keywords of advisor.estimate each kind of `advisor estimate` passes on (the other kind's flags are ignored)
+SERVING_FLAGS = ("kind", "model", "params", "layers", "hidden", "heads", "kv_heads", "experts", "active_params", "gpu",
+                 "count", "precision", "input_len", "output_len", "ttft_ms", "tpot_ms", "percentile",
+                 "tensor_parallel", "catalog", "list_models")
+TRAINING_FLAGS = ("model", "params", "layers", "hidden", "seq_len", "heads", "kv_heads", "ffn", "vocab",
+                  "tied_embeddings", "gpu", "active_params", "count", "precision", "kind", "micro_batch",
+                  "checkpointing", "global_batch_tokens", "optimizer", "lora_rank", "strategy", "tensor_parallel",
+                  "pipeline_parallel", "catalog")
+
+
+def _estimate_serving(flags: dict[str, Any], fmt: str) -> None:
+    """`advisor estimate --kind serve`: the serving estimate (or, with --list-models, the serving
+    presets); exit 3 when the model does not fit on the GPUs, as for a training job."""
+    from advisor.api import estimate as run_estimate
+
+    with working("estimating", collect=False):
+        served = run_estimate(**{name: flags[name] for name in SERVING_FLAGS})
+    emit(served, fmt, _serve_render)
+    if "models" not in served and not served["fits"]:
+        sys.exit(3)
+
+
+def _estimate_training(flags: dict[str, Any], fmt: str) -> None:
+    """`advisor estimate` of a training job: a serving-only precision is refused here, naming --kind
+    serve, before anything loads; exit 3 when the job does not fit."""
     from advisor.errors import InputError
 
-    if kind == "serve":
-        from advisor.api import estimate as run_estimate
-
-        with working("estimating", collect=False):
-            served = run_estimate(kind="serve", model=preset, params=params, layers=layers, hidden=hidden, heads=heads,
-                                      kv_heads=kv_heads, experts=experts, active_params=active_params, gpu=gpu,
-                                      count=count, precision=precision, input_len=input_len, output_len=output_len,
-                                      ttft_ms=ttft_ms, tpot_ms=tpot_ms, percentile=percentile,
-                                      tensor_parallel=tensor_parallel, catalog=catalog_file, list_models=list_models)
-        emit(served, fmt, _serve_render)
-        if "models" not in served and not served["fits"]:
-            sys.exit(3)
-        return
+    precision = flags["precision"]
     if precision in ("fp4", "int8", "int4"):
         raise InputError(f"--precision {precision} is a serving precision; training takes bf16, fp16 or fp8 "
                          "(add --kind serve to estimate serving)", field="precision")
     from advisor.api import estimate as run_estimate
 
     with working("estimating", collect=False):
-        result = run_estimate(model=preset, params=params, layers=layers, hidden=hidden, seq_len=seq_len, heads=heads,
-                              kv_heads=kv_heads, ffn=ffn, vocab=vocab, tied_embeddings=tied_embeddings, gpu=gpu,
-                              active_params=active_params, count=count, precision=precision, kind=kind, micro_batch=micro_batch,
-                              checkpointing=checkpointing, global_batch_tokens=global_batch_tokens,
-                              optimizer=optimizer, lora_rank=lora_rank, strategy=strategy,
-                              tensor_parallel=tensor_parallel, pipeline_parallel=pipeline_parallel,
-                              catalog=catalog_file)
+        result = run_estimate(**{name: flags[name] for name in TRAINING_FLAGS})
     emit(result, fmt, _estimate_render)
     if not result["fits"]:
         sys.exit(3)

@@ -15,7 +15,7 @@ from advisor.explain.plan_cost import PlanCost
 from advisor.solve.milp import solve
 from advisor.solve.problem import Problem
 from advisor.solve.redraw import describe, signature
-from advisor.solve.scenario import baseline
+from advisor.solve.scenario import Scenario, baseline
 from advisor.solve.settings import FLEET_JOBS, SolveSettings
 from advisor.solve.solution import Solution
 
@@ -113,45 +113,18 @@ def speed_tasks(problem: Problem, sol: Solution, alts: dict, settings: SolveSett
     on both cores). Their entries, concatenated in order, are speed_sensitivity's."""
     if not sol.feasible or not sol.chosen or (prices is not None and problem.job_count >= FLEET_JOBS):
         return []   # (a fleet chosen on expected cost: not searched, as its price break-evens, sensitivity.searched)
-    spend: dict[tuple[str, str], float] = {}
-    for c, n in sol.assignment:
-        spend[c.gpu, c.ownership] = spend.get((c.gpu, c.ownership), 0.0) + c.run_cost_usd * n
-    for g, n in sol.bought.items():
-        spend[g, "buy"] = spend.get((g, "buy"), 0.0) + (problem.unit_price[g] or 0.0) * n
-    chosen = max(sorted(spend), key=lambda k: spend[k])
+    chosen = _most_spent(problem, sol)
     gid, own = chosen
     base = baseline(problem) if prices is None else prices.on(baseline(problem))   # (expected prices: see decision.py)
     slowest, fastest = round(100 * (SLOWEST - 1)), round(100 * (FASTEST - 1))   # -80, +200
 
-    def search(g: str, sign: int, holds_at: Callable[[Solution], bool], limit: int, entry: dict,
-               never: str, changes: Callable[[int, str], str]) -> list[dict]:
-        """The first whole percent (slower: sign -1, faster: +1) at which holds_at stops being
-        true, each point re-solved once; `entry` the fields that do not depend on it."""
-        solved: dict[int, Solution] = {}
-
-        def at(pct: int) -> Solution:   # the plan when g's real speed is pct% off its estimate
-            if sign * pct not in solved:
-                solved[sign * pct] = solve(problem, base.but(speed_factor={g: (100 + sign * pct) / 100}), settings)
-            return solved[sign * pct]
-
-        def holds(pct: int) -> bool:
-            return holds_at(at(pct))
-
-        bracket = _search(holds, limit)
-        if bracket is None:
-            return [{**entry, "factor": None, "percent": None, "switches_to": None, "message": never}]
-        pct = _first_change(holds, bracket[1], bracket[0])
-        to = _what(problem, at(pct))
-        return [{**entry, "factor": round(1 + sign * pct / 100, 2), "percent": pct, "switches_to": to,
-                 "message": changes(pct, to)}]
-
     def slower() -> list[dict]:
-        return search(gid, -1, lambda s: s.feasible and chosen in _pairs(s), -slowest,
-                      {"gpu": gid, "ownership": own, "direction": "slower", "what": "speed"},
-                      f"{gid} ({own}) stays the choice even if its real speed is "
-                      f"{100 * (1 - SLOWEST):.0f}% below the estimate",
-                      lambda pct, to: f"{gid} ({own}) stays the choice unless its real speed is \u2265 {pct}% "
-                                      f"below the estimate (then: {to})")
+        return _speed_break_even(problem, base, settings, gid, -1, lambda s: s.feasible and chosen in _pairs(s),
+                                 -slowest, {"gpu": gid, "ownership": own, "direction": "slower", "what": "speed"},
+                                 f"{gid} ({own}) stays the choice even if its real speed is "
+                                 f"{100 * (1 - SLOWEST):.0f}% below the estimate",
+                                 lambda pct, to: f"{gid} ({own}) stays the choice unless its real speed is "
+                                                 f"\u2265 {pct}% below the estimate (then: {to})")
 
     tasks = [slower]
     costed = {g: a["forced_cost_usd"] for g, a in alts.items() if a.get("forced_cost_usd") is not None}
@@ -159,11 +132,48 @@ def speed_tasks(problem: Problem, sol: Solution, alts: dict, settings: SolveSett
         runner = min(sorted(costed), key=lambda g: costed[g])
 
         def faster() -> list[dict]:   # holds while the runner-up is still not chosen
-            return search(runner, 1, lambda s: not (s.feasible and runner in s.gpu_types()), fastest,
-                          {"gpu": runner, "ownership": None, "direction": "faster", "what": "speed"},
-                          f"{runner} (runner-up) would not become the choice even at "
-                          f"{100 * (FASTEST - 1):.0f}% above its estimated speed",
-                          lambda pct, to: f"{runner} becomes the choice if its real speed is \u2265 {pct}% above "
-                                          f"the estimate (then: {to})")
+            return _speed_break_even(problem, base, settings, runner, 1,
+                                     lambda s: not (s.feasible and runner in s.gpu_types()), fastest,
+                                     {"gpu": runner, "ownership": None, "direction": "faster", "what": "speed"},
+                                     f"{runner} (runner-up) would not become the choice even at "
+                                     f"{100 * (FASTEST - 1):.0f}% above its estimated speed",
+                                     lambda pct, to: f"{runner} becomes the choice if its real speed is "
+                                                     f"\u2265 {pct}% above the estimate (then: {to})")
         tasks.append(faster)
     return tasks
+
+
+def _most_spent(problem: Problem, sol: Solution) -> tuple[str, str]:
+    """The (GPU, ownership) the plan spends most on, running and buying: the choice whose real speed
+    the slower search moves (ties: the first in sorted order)."""
+    spend: dict[tuple[str, str], float] = {}
+    for c, n in sol.assignment:
+        spend[c.gpu, c.ownership] = spend.get((c.gpu, c.ownership), 0.0) + c.run_cost_usd * n
+    for g, n in sol.bought.items():
+        spend[g, "buy"] = spend.get((g, "buy"), 0.0) + (problem.unit_price[g] or 0.0) * n
+    return max(sorted(spend), key=lambda k: spend[k])
+
+
+def _speed_break_even(problem: Problem, base: Scenario, settings: SolveSettings, g: str, sign: int,
+                      holds_at: Callable[[Solution], bool], limit: int, entry: dict, never: str,
+                      changes: Callable[[int, str], str]) -> list[dict]:
+    """One task of speed_tasks: the first whole percent (slower: sign -1, faster: +1) at which
+    holds_at stops being true, each point re-solved once at `base` with g's speed moved; `entry` the
+    fields that do not depend on it, `never` the message when it holds up to `limit`."""
+    solved: dict[int, Solution] = {}
+
+    def at(pct: int) -> Solution:   # the plan when g's real speed is pct% off its estimate
+        if sign * pct not in solved:
+            solved[sign * pct] = solve(problem, base.but(speed_factor={g: (100 + sign * pct) / 100}), settings)
+        return solved[sign * pct]
+
+    def holds(pct: int) -> bool:
+        return holds_at(at(pct))
+
+    bracket = _search(holds, limit)
+    if bracket is None:
+        return [{**entry, "factor": None, "percent": None, "switches_to": None, "message": never}]
+    pct = _first_change(holds, bracket[1], bracket[0])
+    to = _what(problem, at(pct))
+    return [{**entry, "factor": round(1 + sign * pct / 100, 2), "percent": pct, "switches_to": to,
+             "message": changes(pct, to)}]

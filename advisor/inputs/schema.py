@@ -110,6 +110,31 @@ def workload_schema(gpus: list[str] | None = None, presets: list[str] | None = N
     """The schema of workload files as users write them; `gpus` and `presets` become enums."""
     base = Workload.model_json_schema()
     defs = base.pop("$defs")
+    _name_ids(defs, gpus, presets)
+    props = base["properties"]
+    props["deployment"] = {"anyOf": [{"type": "string", "enum": ["office", "datacenter", "cloud"]},
+                                     {"$ref": "#/$defs/Deployment"}]}
+    props["gpus"] = {"anyOf": [{"type": "integer", "exclusiveMinimum": 0, "maximum": MAX_GPUS},
+                               {"$ref": "#/$defs/GpuSelection"}]}
+    props["decision"] = {"anyOf": [{"type": "string", "enum": ["expected", "point", "p80", "p90"]},
+                                   {"$ref": "#/$defs/DecisionBasis"}]}
+    defs["GpuSelection"]["not"] = {"anyOf": [{"required": ["count", "min"]}, {"required": ["count", "max"]}]}
+    dep = defs["Deployment"]["properties"]
+    from advisor.inputs.regions import codes
+    dep["region"] = {"type": "string", "default": "US",   # ISO 3166-1 alpha-2 (the loader also takes lower case)
+                     "enum": sorted(set(codes()) | {c.lower() for c in codes()})}
+    _one_job_shorthand(base, defs)
+    schema = {"$schema": DIALECT, "$id": WORKLOAD_ID, "title": "gpu-advisor workload",
+              "description": "What to train, where, by when and within what limits (README.md, A workload file). Checked "
+                             "by `advisor validate FILE`, which also catches what a schema cannot express.",
+              **{k: v for k, v in base.items() if k not in ("title", "description")}, "$defs": defs}
+    _retitle(schema)
+    return schema
+
+
+def _name_ids(defs: dict, gpus: list[str] | None, presets: list[str] | None) -> None:
+    """Where a workload names a GPU (allow, deny, stock) or a training preset, the catalog's ids as
+    an enum, so an editor completes them and flags a typo."""
     job = defs["Job"]
     gpu_id: dict[str, Any] = {"type": "string", "description": "a GPU id (`advisor catalog list`)"}
     if gpus:
@@ -123,21 +148,15 @@ def workload_schema(gpus: list[str] | None = None, presets: list[str] | None = N
     sel["deny"] = {"type": "array", "items": gpu_id}
     sel["stock"] = {"anyOf": [{"type": "object", "propertyNames": gpu_id,
                                "additionalProperties": {"type": "integer", "minimum": 0}}, {"type": "null"}]}
+
+
+def _one_job_shorthand(base: dict, defs: dict) -> None:
+    """One job written at the top level (a training or a serving job): its keys, a model that is a
+    serving model when `traffic` is given, and either `jobs` or one job's keys, never both."""
+    job, serve = defs["Job"], defs["ServeJob"]
     props = base["properties"]
-    props["deployment"] = {"anyOf": [{"type": "string", "enum": ["office", "datacenter", "cloud"]},
-                                     {"$ref": "#/$defs/Deployment"}]}
-    props["gpus"] = {"anyOf": [{"type": "integer", "exclusiveMinimum": 0, "maximum": MAX_GPUS},
-                               {"$ref": "#/$defs/GpuSelection"}]}
-    props["decision"] = {"anyOf": [{"type": "string", "enum": ["expected", "point", "p80", "p90"]},
-                                   {"$ref": "#/$defs/DecisionBasis"}]}
-    defs["GpuSelection"]["not"] = {"anyOf": [{"required": ["count", "min"]}, {"required": ["count", "max"]}]}
-    dep = defs["Deployment"]["properties"]
-    from advisor.inputs.regions import codes
-    dep["region"] = {"type": "string", "default": "US",   # ISO 3166-1 alpha-2 (the loader also takes lower case)
-                     "enum": sorted(set(codes()) | {c.lower() for c in codes()})}
-    serve = defs["ServeJob"]
     serve["properties"]["model"] = {"anyOf": [{"type": "string", "description": "a serving model (`advisor models`)"}]}
-    for key in JOB_SHORTHAND:             # one job, written at the top level (a training or a serving job)
+    for key in JOB_SHORTHAND:
         props[key] = copy.deepcopy(job["properties"][key] if key in job["properties"] else serve["properties"][key])
     props["kind"] = {"type": "string", "enum": ["pretrain", "finetune", "lora", "qlora", "serve"],
                      "title": "Kind of job", "description": "pretrain, finetune, lora, qlora or serve [pretrain]"}
@@ -154,9 +173,3 @@ def workload_schema(gpus: list[str] | None = None, presets: list[str] | None = N
                          {"required": [k]} for k in SERVING_SHORTHAND]}},
                      {"required": ["kind", "model", "traffic"], "properties": {"kind": {"const": "serve"}},
                       "not": {"anyOf": [{"required": ["jobs"]}, {"required": ["tokens"]}]}}]
-    schema = {"$schema": DIALECT, "$id": WORKLOAD_ID, "title": "gpu-advisor workload",
-              "description": "What to train, where, by when and within what limits (README.md, A workload file). Checked "
-                             "by `advisor validate FILE`, which also catches what a schema cannot express.",
-              **{k: v for k, v in base.items() if k not in ("title", "description")}, "$defs": defs}
-    _retitle(schema)
-    return schema

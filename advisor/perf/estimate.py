@@ -7,9 +7,10 @@ from typing import Any
 
 from advisor.data.catalog import GPU
 from advisor.data.estimator import Params
-from advisor.data.evidence import generation_name
+from advisor.data.evidence import Evidence
 from advisor.errors import InputError
 from advisor.perf.band import band
+from advisor.perf.estimate_notes import held_note, layout_notes, shape_notes
 from advisor.perf.jobspec import JobSpec, spec_from_flags
 from advisor.perf.layout import (
     STRATEGIES,
@@ -28,7 +29,7 @@ from advisor.perf.memory import (
     trainable_params,
 )
 from advisor.perf.speed_basis import ceilings, speed_basis
-from advisor.perf.training import generation, mfu_cap, mfu_flops_per_token
+from advisor.perf.training import generation, mfu_flops_per_token
 
 
 @dataclass
@@ -79,22 +80,6 @@ def evaluate(job: JobSpec, gpu: GPU, count: int, p: Params) -> Estimate:
                    evidence_note=note, notes=[n for n in e.notes if n != e.evidence_note] + [note])
 
 
-def shape_notes(job: JobSpec) -> list[str]:
-    """What the estimate of this model's shape must say: an inferred shape, a mixture of experts, a
-    parameter count too small for its embeddings."""
-    m, notes = job.model, []
-    if m.shape_inferred:
-        notes.append("layers and hidden size were inferred from the parameter count; give them for a better estimate")
-    if m.active_params is not None:
-        notes.append(f"a mixture of experts: compute counts the {m.active_params:.3g} parameters a token is routed "
-                     f"through, memory all {m.params:.3g}; the all-to-all of expert parallelism is not modelled, so "
-                     "the speed is an upper bound")
-    if m.params < 2 * m.embedding_params and not m.tied_embeddings:
-        notes.append(f"{m.params:.3g} parameters hardly cover untied input and output embeddings of "
-                     f"{m.vocab:,} x {m.hidden:,}: check params, vocab and hidden")
-    return notes
-
-
 def does_not_fit(job: JobSpec, gpu: GPU, count: int, p: Params) -> tuple[float, str]:
     """(GB per GPU, why) for a job no layout fits: the memory of the most sharded layout, with
     checkpointing, at the widest tensor parallelism the count and the heads allow."""
@@ -136,44 +121,46 @@ def _evaluate(job: JobSpec, gpu: GPU, count: int, p: Params) -> Estimate:
     binding = max(parts, key=lambda k: parts[k])
     flops = mfu_flops_per_token(m, job.kind)
     mfu = tps / count * flops / (peak * 1e12)
-    base, upper, held = ceilings(job, gpu, lay, batch, tps, mfu, t, ev, p)
-    if upper < tps * 0.9999:  # never above the best published run of the generation
-        notes.append(f"held to the best published {job.precision} MFU on {generation_name(generation(gpu))} GPUs, "
-                     f"{100 * (mfu_cap(gpu, job.precision, p, lay.count) or 0.0):.1f}% before communication (model: "
-                     f"{100 * mfu:.1f}%, now {100 * mfu * upper / tps:.1f}%)")
-    if held:
-        notes.append(held)
-    if derate:
-        base, upper = base * derate["factor"], upper * derate["upper"]
-    tps, mfu = base, mfu * base / tps
+    tps, mfu, upper = _held_speed(job, gpu, lay, batch, tps, mfu, t, ev, derate, p, notes)
     asked = job.global_batch_tokens or default_batch_tokens(m, p)
-    if batch > asked * 1.0001:
-        notes.append(f"global batch raised from {asked:,.0f} to {batch:,.0f} tokens: {count} GPUs need at "
-                     f"least one sequence each per step in this layout")
-    if lay.count < count:
-        notes.append(f"{count - lay.count} of {count} GPUs idle: tensor x pipeline parallelism "
-                     f"{lay.tp} x {lay.pp} on {lay.count} is faster than any layout using all {count}")
-    if needs_tp and gpu.interconnect.p2p.value is not True and gpu.interconnect.link == "none":
-        notes.append(f"only fits with tensor parallelism {lay.tp}, whose per-layer all-reduces cross PCIe "
-                     f"without peer-to-peer on {gpu.name}")
-    if lay.pp > 1:
-        notes.append(f"pipeline parallelism {lay.pp}: {100 * t['bubble'] / (1 + t['bubble']):.0f}% of each step is pipeline bubble")
-    strategy = "single" if count == 1 else lay.strategy
-    layout = {"strategy": strategy, "shards": lay.shard_group if lay.strategy == "zero3" else 1,
-              "micro_batch": lay.micro_batch, "checkpointing": lay.checkpointing, "data_parallel": lay.dp,
-              "tensor_parallel": lay.tp, "pipeline_parallel": lay.pp, "needs_tensor_parallel": needs_tp,
-              "idle_gpus": count - lay.count,
-              "gradient_accumulation": round(t["micro_batches"], 2), "pipeline_bubble": round(t["bubble"], 4),
-              "context_parallel": lay.cp, "interconnect": t["tier"], "global_batch_tokens": batch,
-              "seq_len": m.seq_len, "batch_changed": batch > asked * 1.0001}
+    notes += layout_notes(gpu, count, lay, t, batch, asked, needs_tp)
     return Estimate(
         gpu=gpu.id, gpu_count=count, fits=True,
         memory_per_gpu_gb=round(sum(mem.values()) / GB, 3),
         tokens_per_s=tps, tokens_per_s_per_gpu=tps / count, mfu=mfu,
         step_breakdown={k: t[k] for k in ("compute_s", "memory_s", "comm_s")},
         memory_breakdown={k: round(v / GB, 3) for k, v in mem.items()},
-        layout=layout, binding=binding, notes=notes, speed_evidence=ev.level, derating=derate,
-        evidence_note=ev_note, tokens_per_s_upper=upper)
+        layout=_layout_row(m.seq_len, count, lay, t, batch, asked, needs_tp), binding=binding, notes=notes,
+        speed_evidence=ev.level, derating=derate, evidence_note=ev_note, tokens_per_s_upper=upper)
+
+
+def _held_speed(job: JobSpec, gpu: GPU, lay: Layout, batch: float, tps: float, mfu: float, t: dict, ev: Evidence,
+                derate: dict[str, Any] | None, p: Params, notes: list[str]) -> tuple[float, float, float]:
+    """(tokens/s, MFU, upper tokens/s) from the layout's modelled `tps` at `mfu`: never above the
+    best published run of the generation (perf/speed_basis.ceilings), then derated when the speed
+    rests on a datasheet; why it was held is added to `notes`."""
+    base, upper, held = ceilings(job, gpu, lay, batch, tps, mfu, t, ev, p)
+    if upper < tps * 0.9999:
+        notes.append(held_note(job, gpu, lay, p, mfu, tps, upper))
+    if held:
+        notes.append(held)
+    if derate:
+        base, upper = base * derate["factor"], upper * derate["upper"]
+    return base, mfu * base / tps, upper
+
+
+def _layout_row(seq_len: int, count: int, lay: Layout, t: dict, batch: float, asked: float,
+                needs_tp: bool) -> dict[str, Any]:
+    """The estimate's `layout`: the strategy and parallel sizes chosen, with what they imply (idle
+    GPUs, gradient accumulation, the pipeline bubble, the interconnect tier, the global batch)."""
+    strategy = "single" if count == 1 else lay.strategy
+    return {"strategy": strategy, "shards": lay.shard_group if lay.strategy == "zero3" else 1,
+            "micro_batch": lay.micro_batch, "checkpointing": lay.checkpointing, "data_parallel": lay.dp,
+            "tensor_parallel": lay.tp, "pipeline_parallel": lay.pp, "needs_tensor_parallel": needs_tp,
+            "idle_gpus": count - lay.count,
+            "gradient_accumulation": round(t["micro_batches"], 2), "pipeline_bubble": round(t["bubble"], 4),
+            "context_parallel": lay.cp, "interconnect": t["tier"], "global_batch_tokens": batch,
+            "seq_len": seq_len, "batch_changed": batch > asked * 1.0001}
 
 
 def params_from(catalog: Any) -> Params:
@@ -217,7 +204,12 @@ def estimate(*, gpu: str | None = None, count: int = 1, model: str | None = None
                    tensor_parallel=tensor_parallel, pipeline_parallel=pipeline_parallel)
     p = params_from(catalog)
     g = catalog.gpu(gpu)
-    e = evaluate(spec, g, count, p)
+    return _estimate_json(evaluate(spec, g, count, p), spec, g, p, precision)
+
+
+def _estimate_json(e: Estimate, spec: JobSpec, g: GPU, p: Params, precision: str) -> dict:
+    """The JSON of `advisor estimate --format json`: the estimate `e` of `spec` on GPUs `g`, rounded
+    as it prints, with the fewest GPUs that fit, the accuracy band and the job as resolved."""
     return {
         "gpu": e.gpu, "gpu_count": e.gpu_count, "fits": e.fits, "memory_per_gpu_gb": e.memory_per_gpu_gb,
         "tokens_per_s": round(e.tokens_per_s, 1), "tokens_per_s_per_gpu": round(e.tokens_per_s_per_gpu, 1),

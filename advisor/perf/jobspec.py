@@ -155,11 +155,19 @@ def spec_from_flags(catalog: Catalog, *, model: str | None = None, params: Any =
     """A JobSpec from command-line style arguments (a preset, or params with an optional shape),
     with every invalid value reported as the field that carries it (`` `params`: ... ``, exit 2; the CLI
     layer shows the flag, advisor/cli/base.py)."""
-    from pydantic import ValidationError
+    _check_model_flags(catalog, model, params, dict(
+        layers=layers, hidden=hidden, heads=heads, kv_heads=kv_heads, ffn=ffn, vocab=vocab,
+        tied_embeddings=tied_embeddings, active_params=active_params))
+    shape: Any = model if model is not None else {k: v for k, v in dict(
+        params=params, layers=layers, hidden=hidden, seq_len=seq_len, heads=heads, kv_heads=kv_heads, ffn=ffn,
+        vocab=vocab, tied_embeddings=tied_embeddings, active_params=active_params).items() if v is not None}
+    job = _flag_job(shape, seq_len if model is not None else None, job_fields)
+    return job_spec(job, resolve_model(job, catalog, "model"))
 
-    from advisor.errors import describe, first_error
-    from advisor.inputs.phrasing import clean_loc
 
+def _check_model_flags(catalog: Catalog, model: str | None, params: Any, shape_fields: dict[str, Any]) -> None:
+    """Either a preset the catalog knows or a parameter count, and a preset with no shape given
+    beside it (the preset fixes the shape): each refused naming its field."""
     if (model is None) == (params is None):
         raise InputError("give either `model` PRESET or `params` N (with optional `layers`/`hidden`/`seq_len`)",
                          field="model")
@@ -168,22 +176,26 @@ def spec_from_flags(catalog: Catalog, *, model: str | None = None, params: Any =
         known = list(catalog.models) + list(catalog.model_aliases)
         raise InputError(f"`model`: unknown model preset {model!r}{suggest(model, known)}; presets: "
                          f"{', '.join(sorted(catalog.models))}", field="model")
-    shape_fields = dict(layers=layers, hidden=hidden, heads=heads, kv_heads=kv_heads, ffn=ffn, vocab=vocab,
-                        tied_embeddings=tied_embeddings, active_params=active_params)
     given = [k for k, v in shape_fields.items() if v is not None]
     if model is not None and given:
         raise InputError(f"`{given[0]}`: the preset {model!r} fixes the model's shape; describe a shape with "
                          "`params` (and layers, hidden, ...) instead of a preset", field=given[0])
-    shape: Any = model if model is not None else {k: v for k, v in dict(
-        params=params, layers=layers, hidden=hidden, seq_len=seq_len, heads=heads, kv_heads=kv_heads, ffn=ffn,
-        vocab=vocab, tied_embeddings=tied_embeddings, active_params=active_params).items() if v is not None}
+
+
+def _flag_job(shape: Any, seq_len: int | None, job_fields: dict[str, Any]) -> Job:
+    """The workload Job of the flags (a preset or a shape), validated as a workload's job is, its
+    first error reported as the field that carries it (`` `params`: ... ``)."""
+    from pydantic import ValidationError
+
+    from advisor.errors import describe, first_error
+    from advisor.inputs.phrasing import clean_loc
+
     try:
-        job = Job(model=shape, tokens=1e9, seq_len=seq_len if model is not None else None, **job_fields)
+        return Job(model=shape, tokens=1e9, seq_len=seq_len, **job_fields)
     except ValidationError as exc:
         err = first_error(exc.errors(), clean_loc)
         field = ".".join(str(p) for p in clean_loc(err["loc"]))
         raise InputError(f"`{field.replace('model.', '')}`: {describe(err)}", field=field) from None
-    return job_spec(job, resolve_model(job, catalog, "model"))
 
 
 def job_spec(job: Job, model: ModelSpec) -> JobSpec:

@@ -136,7 +136,28 @@ def replica_capacity(s: Setup, input_len: float, output_len: float, ttft_ms: flo
     cap = min(mem.max_batch, engine_cap)
     kv_bound = mem.max_batch <= engine_cap
 
-    def ok(b: float) -> tuple[bool, bool]:
+    best, limit = _largest_batch(s, input_len, output_len, ttft_ms, tpot_ms, percentile, cap, kv_bound)
+    if best <= 0:
+        pt = operating_point(s, input_len, output_len, 1e-6, percentile)
+        lam = 0.0
+    else:
+        pt = operating_point(s, input_len, output_len, best, percentile, cap if ttft_ms is not None else None)
+        lam = pt["requests_per_s"]
+    limit = limit or _limit_of_step(pt["decode"])
+    kv_gb = best * mem.kv_per_seq_gb   # each stage caches its own layers for every sequence
+    warnings = [{"rule": None, "code": "precision-not-on-gpu", "message": s.plan.warning}] if s.plan.warning else []
+    evidence, source = s.evidence(input_len, output_len)
+    return ReplicaResult(lam, s.gpus, s.tp, s.pp, best, mem.max_batch, pt["ttft_s"] * 1e3, pt["tpot_s"] * 1e3,
+                         limit, pt, kv_gb, mem.weights_gb, s.engine, cap, s.served, warnings, evidence, source)
+
+
+def _largest_batch(s: Setup, input_len: float, output_len: float, ttft_ms: float | None, tpot_ms: float | None,
+                   percentile: float, cap: int, kv_bound: bool) -> tuple[float, str | None]:
+    """(batch, limit): the largest mean batch up to `cap` at which both latency limits hold, by
+    bisection (50 halvings), and what stops it there when it is the KV cache or the TTFT queue
+    (None: the step itself, read from the operating point by the caller). Batch 0 when the limits
+    fail even when idle."""
+    def ok(b: float) -> tuple[bool, bool]:   # (TPOT within its limit, TTFT within its limit) at batch b
         pt = operating_point(s, input_len, output_len, b, percentile, cap if ttft_ms is not None else None)
         t_ok = tpot_ms is None or pt["tpot_s"] * 1e3 <= tpot_ms
         f_ok = ttft_ms is None or pt["ttft_s"] * 1e3 <= ttft_ms
@@ -157,15 +178,4 @@ def replica_capacity(s: Setup, input_len: float, output_len: float, ttft_ms: flo
             best = lo
             t_ok, f_ok = ok(min(hi * 1.001, cap))
             limit = "ttft-queue" if not f_ok and t_ok else None
-    if best <= 0:
-        pt = operating_point(s, input_len, output_len, 1e-6, percentile)
-        lam = 0.0
-    else:
-        pt = operating_point(s, input_len, output_len, best, percentile, cap if ttft_ms is not None else None)
-        lam = pt["requests_per_s"]
-    limit = limit or _limit_of_step(pt["decode"])
-    kv_gb = best * mem.kv_per_seq_gb   # each stage caches its own layers for every sequence
-    warnings = [{"rule": None, "code": "precision-not-on-gpu", "message": s.plan.warning}] if s.plan.warning else []
-    evidence, source = s.evidence(input_len, output_len)
-    return ReplicaResult(lam, s.gpus, s.tp, s.pp, best, mem.max_batch, pt["ttft_s"] * 1e3, pt["tpot_s"] * 1e3,
-                         limit, pt, kv_gb, mem.weights_gb, s.engine, cap, s.served, warnings, evidence, source)
+    return best, limit

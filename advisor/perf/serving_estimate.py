@@ -51,37 +51,55 @@ def serve_estimate(model: str | ServeModel, gpu: GPU | str | Hardware, count: in
                    params: ServeParams | None = None) -> dict[str, Any]:
     """Serving a model on `count` GPUs (a catalog GPU, its id, or a `Hardware`): whole-system output
     tokens/s under the SLO when one is given, else the offline peak; JSON-able."""
+    m, hw = _checked_request(model, gpu, count, precision, input_len, output_len, ttft_ms, tpot_ms, percentile,
+                             tensor_parallel, catalog)
+    params = params or load_params()
+    slo = ttft_ms is not None or tpot_ms is not None
+    r = best_layout(m, hw, count, precision, input_len, output_len, ttft_ms, tpot_ms, percentile,
+                    tensor_parallel, engine, params, max_batch)
+    plan = plan_precision(hw.name, hw.tflops, hw.rate_notes, precision)
+    served_by = engine or default_engine(hw, params)
+    evidence, source = Setup(m, hw, precision, tensor_parallel or 1, 1, served_by, params).evidence(input_len, output_len)
+    out = {"kind": "serve", "model": m.name, "gpu": hw.name, "gpu_count": count, "precision": precision,
+           "input_len": input_len, "output_len": output_len,
+           "slo": {"ttft_ms": ttft_ms, "tpot_ms": tpot_ms, "percentile": percentile} if slo else None,
+           "engine": served_by, "served_precision": plan.served,
+           "speed_evidence": evidence, "speed_source": source,
+           "compute_precision": plan.compute,
+           "warnings": [{"code": "precision-not-on-gpu", "message": plan.warning}] if plan.warning else []}
+    if r is None:
+        unserved = _unserved(m, hw, plan, count, precision, input_len, output_len, tensor_parallel, served_by, params)
+        return {**out, "fits": False, **unserved}
+    return {**out, "fits": True, **_served(r, count, output_len)}
+
+
+def _checked_request(model: str | ServeModel, gpu: GPU | str | Hardware, count: int, precision: str,
+                     input_len: int, output_len: int, ttft_ms: float | None, tpot_ms: float | None,
+                     percentile: float, tensor_parallel: int | None,
+                     catalog: Catalog | None) -> tuple[ServeModel, Hardware]:
+    """The model and the GPU's serving figures, after every argument is checked: a bad one is
+    reported before anything is computed."""
     m = as_serve_model(model)
     check_precision(precision)
     check_lengths(input_len, output_len, m)
     _check_request(count, tensor_parallel, ttft_ms, tpot_ms, percentile)
     if isinstance(gpu, str):
         gpu = (catalog or load_catalog()).gpu(gpu)
-    hw = gpu if isinstance(gpu, Hardware) else hardware(gpu, catalog)
-    params = params or load_params()
-    slo = ttft_ms is not None or tpot_ms is not None
-    r = best_layout(m, hw, count, precision, input_len, output_len, ttft_ms, tpot_ms, percentile,
-                    tensor_parallel, engine, params, max_batch)
-    plan = plan_precision(hw.name, hw.tflops, hw.rate_notes, precision)
-    evidence, source = Setup(m, hw, precision, tensor_parallel or 1, 1, engine or default_engine(hw, params),
-                             params).evidence(input_len, output_len)
-    out = {"kind": "serve", "model": m.name, "gpu": hw.name, "gpu_count": count, "precision": precision,
-           "input_len": input_len, "output_len": output_len,
-           "slo": {"ttft_ms": ttft_ms, "tpot_ms": tpot_ms, "percentile": percentile} if slo else None,
-           "engine": engine or default_engine(hw, params), "served_precision": plan.served,
-           "speed_evidence": evidence, "speed_source": source,
-           "compute_precision": plan.compute,
-           "warnings": [{"code": "precision-not-on-gpu", "message": plan.warning}] if plan.warning else []}
-    if r is None:
-        kv_tokens = params.kv_tokens(engine or default_engine(hw, params), input_len, output_len)[0]
-        mem = memory(m, plan.served or precision, hw.memory_gb, tensor_parallel or min(count, 8), 1,
-                     kv_tokens, params.usable_memory_fraction, params.overhead_gb)
-        return {**out, "fits": False, "reason": _why_not(m, hw, plan, mem, count, params),
-                "output_tokens_per_s": 0.0, "requests_per_s": 0.0,
-                "ttft_ms": None, "tpot_ms": None, "max_batch": 0, "kv_cache_gb_per_gpu": 0.0,
-                "weights_gb_per_gpu": round(mem.weights_gb, 3), "step_breakdown": None, "limited_by": None,
-                "tensor_parallel": None, "pipeline_parallel": None, "replicas": 0, "idle_gpus": count}
-    return {**out, "fits": True, **_served(r, count, output_len)}
+    return m, gpu if isinstance(gpu, Hardware) else hardware(gpu, catalog)
+
+
+def _unserved(m: ServeModel, hw: Hardware, plan: PrecisionPlan, count: int, precision: str, input_len: int,
+              output_len: int, tensor_parallel: int | None, engine: str, params: ServeParams) -> dict[str, Any]:
+    """The figures of a model no layout serves: why, and the weights per GPU at the widest tensor
+    parallelism tried (or the one asked), the rest zero or null."""
+    kv_tokens = params.kv_tokens(engine, input_len, output_len)[0]
+    mem = memory(m, plan.served or precision, hw.memory_gb, tensor_parallel or min(count, 8), 1,
+                 kv_tokens, params.usable_memory_fraction, params.overhead_gb)
+    return {"reason": _why_not(m, hw, plan, mem, count, params),
+            "output_tokens_per_s": 0.0, "requests_per_s": 0.0,
+            "ttft_ms": None, "tpot_ms": None, "max_batch": 0, "kv_cache_gb_per_gpu": 0.0,
+            "weights_gb_per_gpu": round(mem.weights_gb, 3), "step_breakdown": None, "limited_by": None,
+            "tensor_parallel": None, "pipeline_parallel": None, "replicas": 0, "idle_gpus": count}
 
 
 def _why_not(m: ServeModel, hw: Hardware, plan: PrecisionPlan, mem: Memory, count: int, params: ServeParams) -> str:
