@@ -3,12 +3,16 @@ keeps its own distribution, low-confidence prices and datasheet speeds draw wide
 cost in a draw (explain/plan_cost.py) is what a re-solve at those factors charges it."""
 from __future__ import annotations
 
+import math
+import random
+from statistics import NormalDist
+
 import numpy as np
 import pytest
 from conftest import AS_OF
 
 from advisor.data.uncertainty import LogDist, speed_dist
-from advisor.explain.draws import SHARED_SPEED, Draws, gpu_speed, group_of, joint_draws, shared_draws
+from advisor.explain.draws import SHARED_SPEED, Draws, gpu_prices, gpu_speed, group_of, joint_draws, shared_draws
 from advisor.explain.plan_cost import PlanCost
 from advisor.explain.robustness import Verdict
 from advisor.flow import prepare
@@ -113,3 +117,26 @@ def test_a_plans_cost_in_a_draw_is_what_a_re_solve_at_those_factors_charges(cata
         one = Draws((g,), np.array([[speed]]), np.array([[buy]]), np.array([[1.0]]), np.zeros((1, 1)),
                     ("NVIDIA/ampere",), SHARED_SPEED, 0)
         assert cost.at(one)[0] == pytest.approx(again.objective_usd, rel=1e-6)
+
+
+def test_the_array_draws_are_the_one_at_a_time_draws_to_the_bit(four):
+    """joint_draws turns the generator's uniforms into normals and factors a whole array at a time;
+    drawn one at a time with the standard library's inverse normal and math.exp, in the order its
+    docstring states (per draw: each shared group's normal, then per GPU its own speed, purchase and
+    rent normals), every figure is the same to the bit, tails included."""
+    got = joint_draws(four, 3000, 11)
+    rng, inv = random.Random(11), NormalDist().inv_cdf
+
+    def normal() -> float:
+        return inv(min(max(rng.random(), 1e-12), 1 - 1e-12))
+
+    order = sorted({g for g in got.groups if got.groups.count(g) > 1})
+    a, b = math.sqrt(SHARED_SPEED), math.sqrt(1 - SHARED_SPEED)
+    dists = [(gpu_speed(four, g), *gpu_prices(four, g)) for g in got.gpus]
+    for i in range(got.n):
+        common = {grp: normal() for grp in order}
+        for j, (grp, (s, buy, rent)) in enumerate(zip(got.groups, dists)):
+            z = a * common[grp] + b * normal() if grp in common else normal()
+            assert (got.z[i, j], got.speed[i, j]) == (z, s.factor_at(z))
+            assert (got.buy[i, j], got.rent[i, j]) == (buy.factor_at(normal()), rent.factor_at(normal()))
+    assert got.z.min() < -3 and got.z.max() > 3   # the tails' branch of the inverse is reached

@@ -13,11 +13,15 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 from statistics import NormalDist
+from typing import TYPE_CHECKING
 
 from advisor.data.catalog import GPU
 from advisor.data.evidence import DATASHEET, correlation_group, evidence
 from advisor.data.resources import data_dir
 from advisor.inputs.loader import load_yaml_file
+
+if TYPE_CHECKING:
+    import numpy as np
 
 Z90 = NormalDist().inv_cdf(0.9)
 DEFAULT_CONFIDENCE = 0.8
@@ -45,6 +49,15 @@ class LogDist:
     def factor_at(self, z: float) -> float:
         """The multiplier on the point value at standard-normal draw z."""
         return math.exp(self.at_z(z))
+
+    def factors_at(self, z: np.ndarray) -> np.ndarray:
+        """factor_at of every z, the same bits (exponentials by math.exp: numpy's may differ in the last bit)."""
+        import numpy as np
+
+        at = self.q50 + z * np.where(z < 0, self.q50 - self.q10, self.q90 - self.q50) / Z90
+        if self.cap < math.inf:
+            at = np.minimum(at, math.log(self.cap))
+        return np.array(list(map(math.exp, at.tolist())), dtype=float).reshape(z.shape)
 
     def factor(self, p: float) -> float:
         """exp(quantile p): the multiplier on the point value at probability level p."""

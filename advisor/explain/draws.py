@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from advisor.data.catalog import GPU
+from advisor.data.estimator import Params
 from advisor.data.uncertainty import (
     NONE,
     LogDist,
@@ -53,18 +54,14 @@ EVIDENCE_ORDER = ("datasheet", "same_generation", "transferred", "measured")
 _STANDARD = NormalDist()
 
 
-def normal(rng: random.Random) -> float:
-    """One standard-normal draw from a seeded generator (inverse CDF: the same on every platform)."""
-    return _STANDARD.inv_cdf(min(max(rng.random(), 1e-12), 1 - 1e-12))
-
-
 def by_generation(gpu: GPU, precision: str, evidence: str | None = None) -> LogDist:
     """The speed error by GPU generation and precision and the evidence behind the estimate
     (data/uncertainty.speed_dist): a datasheet speed takes the wide 'unmeasured' distribution."""
     return speed_dist(gpu, precision, evidence)
 
 
-def estimate_speed(problem: Problem, c: Candidate, lookup: SpeedLookup = by_generation) -> LogDist:
+def estimate_speed(problem: Problem, c: Candidate, lookup: SpeedLookup = by_generation,
+                   params: Params | None = None) -> LogDist:
     """The real speed / candidate c's estimate: the user's own measurement's spread when the speed is
     theirs, else the error of its evidence; capped where the job would beat the best MFU ever
     published on its generation (perf/training.mfu_cap: catalog/estimator.yaml) or the top of the
@@ -74,7 +71,7 @@ def estimate_speed(problem: Problem, c: Candidate, lookup: SpeedLookup = by_gene
     if spread is not None:
         return replace(measurement_dist(spread), cap=1.0 + spread)
     dist = lookup(gpu, precision, getattr(e, "speed_evidence", None))
-    best = mfu_cap(gpu, precision, params_from(problem.catalog), c.count)
+    best = mfu_cap(gpu, precision, params or params_from(problem.catalog), c.count)
     return replace(dist, cap=max(1.0, best / e.mfu)) if best and e.mfu > 0 else dist
 
 
@@ -105,7 +102,8 @@ def gpu_speed(problem: Problem, gid: str, lookup: SpeedLookup = by_generation) -
         dist = measurement_dist(max(s for s in spreads if s is not None))
     else:
         dist = lookup(gpu, problem.classes[0].spec.precision, speed_evidence(problem, gid))
-    return replace(dist, cap=min((estimate_speed(problem, c, lookup).cap for c in mine), default=math.inf))
+    params = params_from(problem.catalog)
+    return replace(dist, cap=min((estimate_speed(problem, c, lookup, params).cap for c in mine), default=math.inf))
 
 
 def gpu_prices(problem: Problem, gid: str) -> tuple[LogDist, LogDist]:
@@ -154,28 +152,69 @@ def joint_draws(problem: Problem, n: int, seed: int, gpus: Sequence[str] | None 
                 lookup: SpeedLookup = by_generation, shared: float = SHARED_SPEED) -> Draws:
     """n seeded joint draws of `gpus` (default: every usable GPU type). Per draw: one standard
     normal per group of two or more of the GPUs (sorted), then per GPU (sorted) its own speed,
-    purchase and rent normals (a GPU alone in its group: its own speed normal is its z)."""
+    purchase and rent normals (a GPU alone in its group: its own speed normal is its z). The
+    uniforms come from the seeded generator in that order and are turned into normals and factors
+    a whole array at a time, to the bit what NormalDist().inv_cdf (its input kept within 1e-12 of 0
+    and 1) and LogDist.factor_at give one at a time."""
     gids = tuple(sorted(gpus if gpus is not None else usable_gpus(problem)))
     dists = [(gpu_speed(problem, g, lookup), *gpu_prices(problem, g)) for g in gids]
     groups = tuple(group_of(problem.catalog.gpus[g]) for g in gids)
     order = sorted(grp for grp in set(groups) if groups.count(grp) > 1)
     a, b = math.sqrt(shared), math.sqrt(1.0 - shared)
     rng = random.Random(seed)
-    rows: tuple[list[list[float]], ...] = ([], [], [], [])   # z, speed, buy, rent
-    for _ in range(n):
-        common = {grp: normal(rng) for grp in order}
-        z, speed, buy, rent = [], [], [], []
-        for grp, (s_d, b_d, r_d) in zip(groups, dists):
-            zj = a * common[grp] + b * normal(rng) if grp in common else normal(rng)
-            z.append(zj)
-            speed.append(s_d.factor_at(zj))
-            buy.append(b_d.factor_at(normal(rng)))
-            rent.append(r_d.factor_at(normal(rng)))
-        for out, row in zip(rows, (z, speed, buy, rent)):
-            out.append(row)
-    shape = (n, len(gids))
-    zs, speeds, buys, rents = (np.array(r, dtype=float).reshape(shape) for r in rows)
+    width = len(order) + 3 * len(gids)
+    uniform = np.array([rng.random() for _ in range(n * width)], dtype=float).reshape(n, width)
+    normals = inverse_normal(np.clip(uniform, 1e-12, 1 - 1e-12))
+    own = normals[:, len(order)::3]
+    zs = own.copy()
+    for j, grp in enumerate(groups):
+        if grp in order:
+            zs[:, j] = a * normals[:, order.index(grp)] + b * own[:, j]
+    speeds, buys, rents = (np.column_stack([d[which].factors_at(col) for d, col in zip(dists, z.T)])
+                           if gids else np.zeros((n, 0))
+                           for which, z in ((0, zs), (1, normals[:, len(order) + 1::3]), (2, normals[:, len(order) + 2::3])))
     return Draws(gids, speeds, buys, rents, zs, groups, shared, seed)
+
+
+# Wichura's AS241 as CPython's statistics module writes it (_normal_dist_inv_cdf): the numerator and
+# denominator coefficients, highest power first, of the central region and of the two tails
+_CENTRAL = ((2.5090809287301226727e+3, 3.3430575583588128105e+4, 6.7265770927008700853e+4, 4.5921953931549871457e+4,
+             1.3731693765509461125e+4, 1.9715909503065514427e+3, 1.3314166789178437745e+2, 3.3871328727963666080e+0),
+            (5.2264952788528545610e+3, 2.8729085735721942674e+4, 3.9307895800092710610e+4, 2.1213794301586595867e+4,
+             5.3941960214247511077e+3, 6.8718700749205790830e+2, 4.2313330701600911252e+1, 1.0))
+_NEAR = ((7.74545014278341407640e-4, 2.27238449892691845833e-2, 2.41780725177450611770e-1, 1.27045825245236838258e+0,
+          3.64784832476320460504e+0, 5.76949722146069140550e+0, 4.63033784615654529590e+0, 1.42343711074968357734e+0),
+         (1.05075007164441684324e-9, 5.47593808499534494600e-4, 1.51986665636164571966e-2, 1.48103976427480074590e-1,
+          6.89767334985100004550e-1, 1.67638483018380384940e+0, 2.05319162663775882187e+0, 1.0))
+_FAR = ((2.01033439929228813265e-7, 2.71155556874348757815e-5, 1.24266094738807843860e-3, 2.65321895265761230930e-2,
+         2.96560571828504891230e-1, 1.78482653991729133580e+0, 5.46378491116411436990e+0, 6.65790464350110377720e+0),
+        (2.04426310338993978564e-15, 1.42151175831644588870e-7, 1.84631831751005468180e-5, 7.86869131145613259100e-4,
+         1.48753612908506148525e-2, 1.36929880922735805310e-1, 5.99832206555887937690e-1, 1.0))
+
+
+def _horner(coefs: tuple[float, ...], r: np.ndarray) -> np.ndarray:
+    out = coefs[0] * r + coefs[1]
+    for c in coefs[2:]:
+        out = out * r + c
+    return out
+
+
+def inverse_normal(p: np.ndarray) -> np.ndarray:
+    """NormalDist().inv_cdf of every p in (0, 1), the same bits as one at a time: the same
+    operations in the same order (numpy's + - * / and sqrt are IEEE-exact), and logs by math.log
+    (numpy's differ from the C library's in the last bit on some machines)."""
+    q = p - 0.5
+    central = np.abs(q) <= 0.425
+    r = 0.180625 - q * q
+    x = _horner(_CENTRAL[0], r) * q / _horner(_CENTRAL[1], r)
+    tail = np.where(q <= 0.0, p, 1.0 - p)[~central]
+    if tail.size:
+        t = np.sqrt(-np.array(list(map(math.log, tail.tolist())), dtype=float))
+        near = t <= 5.0
+        u = np.where(near, t - 1.6, t - 5.0)
+        far = np.where(near, _horner(_NEAR[0], u) / _horner(_NEAR[1], u), _horner(_FAR[0], u) / _horner(_FAR[1], u))
+        x[~central] = np.where(q[~central] < 0.0, -far, far)
+    return x
 
 
 def shared_draws(problem: Problem, n: int, seed: int) -> Draws:

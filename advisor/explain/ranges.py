@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from advisor.explain.draws import Prices, estimate_speed, gpu_prices, gpu_speed, joint_draws, normal
+from advisor.explain.draws import Prices, estimate_speed, joint_draws
 from advisor.explain.plan_cost import PlanCost
 from advisor.solve.milp import solve
 from advisor.solve.problem import Problem
@@ -19,7 +19,7 @@ from advisor.solve.scenario import Scenario, baseline
 from advisor.solve.settings import FLEET_JOBS, SolveSettings
 from advisor.solve.solution import Solution
 
-__all__ = ["COST_DRAWS", "SEED", "cost_range", "gpu_prices", "gpu_speed", "job_ranges", "normal", "quantile",
+__all__ = ["COST_DRAWS", "SEED", "cost_range", "job_ranges", "quantile",
            "speed_sensitivity", "speed_tasks", "triple"]
 
 COST_DRAWS = 2000
