@@ -247,3 +247,17 @@ def test_a_chart_is_never_written_through_a_link(tmp_path):
     write_file(str(link), "<svg/>")
     assert target.read_text() == "keep" and not link.is_symlink() and link.read_text() == "<svg/>"
     assert Path(str(link)).parent == tmp_path
+
+
+@pytest.mark.parametrize("args, flag", [
+    (["--params", "50B", "--active-params", "13B", "--experts", "8", "--gpu", "h100-sxm", "--count", "8"], "--experts"),
+    (["--model", "gpt2-124m", "--gpu", "rtx-4090", "--ttft-ms", "500"], "--ttft-ms"),
+    (["--kind", "serve", "--model", "llama-3.1-8b", "--gpu", "h100-sxm", "--input-len", "1000", "--output-len", "300",
+      "--seq-len", "2048"], "--seq-len"),
+    (["--kind", "serve", "--model", "llama-3.1-8b", "--gpu", "h100-sxm", "--input-len", "1000", "--output-len", "300",
+      "--strategy", "fsdp"], "--strategy")])
+def test_a_flag_the_estimate_kind_does_not_read_is_refused_by_name(run, args, flag):
+    """`--experts 8` on a training estimate answered as if it were not given; each kind now refuses the
+    other kind's flags, naming the flag and the kind it applies to."""
+    code, out, err = run("estimate", *args)
+    assert code == 2 and out == "" and err.startswith(f"error: {flag} applies to ") and "does not read it" in err, err

@@ -88,13 +88,14 @@ def estimate(fmt: str, catalog_file: str | None, debug: bool, **flags: Any) -> N
     """
     # `flags`: the options above as click parsed them (--model arrives as `preset`); each kind reads its own
     flags = {"model": flags.pop("preset"), **flags, "catalog": catalog_file}
+    _refuse_unread(SERVING_FLAGS if flags["kind"] == "serve" else TRAINING_FLAGS, flags["kind"])
     if flags["kind"] == "serve":
         _estimate_serving(flags, fmt)
     else:
         _estimate_training(flags, fmt)
 
 
-# the keywords of advisor.estimate each kind of `advisor estimate` passes on (the other kind's flags are ignored)
+# the keywords of advisor.estimate each kind of `advisor estimate` passes on (a flag of the other kind is refused)
 SERVING_FLAGS = ("kind", "model", "params", "layers", "hidden", "heads", "kv_heads", "experts", "active_params", "gpu",
                  "count", "precision", "input_len", "output_len", "ttft_ms", "tpot_ms", "percentile",
                  "tensor_parallel", "catalog", "list_models")
@@ -102,6 +103,21 @@ TRAINING_FLAGS = ("model", "params", "layers", "hidden", "seq_len", "heads", "kv
                   "tied_embeddings", "gpu", "active_params", "count", "precision", "kind", "micro_batch",
                   "checkpointing", "global_batch_tokens", "optimizer", "lora_rank", "strategy", "tensor_parallel",
                   "pipeline_parallel", "catalog")
+
+
+def _refuse_unread(read: tuple[str, ...], kind: str) -> None:
+    """A flag given on the command line that this kind of estimate does not read is an error naming
+    it: `--experts 8` on a training estimate would otherwise answer as if it were not there."""
+    from advisor.errors import InputError
+
+    ctx = click.get_current_context()
+    for p in ctx.command.params:
+        name = "model" if p.name == "preset" else p.name
+        if (name in SERVING_FLAGS + TRAINING_FLAGS and name not in read and p.name is not None
+                and ctx.get_parameter_source(p.name) is click.core.ParameterSource.COMMANDLINE):
+            other = "training estimates (--kind pretrain, finetune, lora, qlora)" if kind == "serve" else "--kind serve"
+            mine = "a serving" if kind == "serve" else f"a {kind}"
+            raise InputError(f"{p.opts[0]} applies to {other} only; {mine} estimate does not read it", field=p.name)
 
 
 def _estimate_serving(flags: dict[str, Any], fmt: str) -> None:
