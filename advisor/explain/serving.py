@@ -6,6 +6,7 @@ saves against the best single type (Mélange's comparison).
 from __future__ import annotations
 
 import csv
+import math
 from functools import lru_cache
 from typing import Any
 
@@ -16,7 +17,7 @@ from advisor.perf.serve_capacity import operating_point
 from advisor.perf.serving import hardware, load_params
 from advisor.solve.constraints.serving import held_with_one_down
 from advisor.solve.milp import solve
-from advisor.solve.problem import Problem, ServeCandidate
+from advisor.solve.problem import Problem, ServeCandidate, ServeClass
 from advisor.solve.scenario import baseline
 from advisor.solve.settings import SolveSettings
 from advisor.solve.solution import Solution
@@ -109,7 +110,69 @@ def serving_warnings(problem: Problem, sol: Solution) -> list[dict]:
                         f"model's extrapolation (leave-one-source-out error {band.get('offline_mape', 'unknown')} "
                         f"offline, {band.get('server_mape', 'unknown')} under an SLO, on the GPUs that were measured)"}
         out.append(w)
+    return out + late_service(problem, sol) + unfilled_nodes(problem, sol)
+
+
+def late_service(problem: Problem, sol: Solution) -> list[dict]:
+    """A request class served by bought GPUs is served once they arrive (lead time, then burn-in), while
+    the MILP counts its replicas from today (docs/model.md, serving): say on which day, and what renting
+    the cheapest layout that holds the class's peak alone (n+1 when the class keeps a spare) costs until
+    then, in cash at the layout's own rate, or that no rented layout is allowed here."""
+    out = []
+    for k, cls in enumerate(problem.serve_classes):
+        bought = sorted({c.gpu for c, n in sol.serving if c.cls == k and c.ownership == "buy" and n > 0})
+        hours = max((problem.arrival[g].hours for g in bought if g in problem.arrival), default=0.0)
+        if hours <= 0:
+            continue
+        names = " and ".join(problem.catalog.gpus[g].name for g in bought)
+        msg = (f"{cls.name}: served by bought {names}, which arrive on day {math.ceil(hours / 24 - 1e-9)} (lead "
+               "time, then burn-in), while the plan counts them from today. ")
+        bridges = sorted((bridge_usd(cls, c, hours), c.gpu, c.tp * c.pp, bridge_replicas(cls, c))
+                         for c in problem.serve_candidates[k] if c.ownership == "rent")
+        if bridges:
+            usd, gpu, per, n = bridges[0]
+            msg += (f"To serve from today, rent {n} replica{'s' if n != 1 else ''} of {per} "
+                    f"{problem.catalog.gpus[gpu].name} until then: about ${usd:,.0f} more in cash (the cheapest "
+                    f"rented layout holding the peak{' with one replica down' if cls.spare else ''}).")
+        else:
+            msg += "No rented layout is allowed here (deployment.ownership or the catalog's rates): plan the launch for that day."
+        out.append({"rule": None, "code": "serving-starts-late", "message": msg})
     return out
+
+
+def unfilled_nodes(problem: Problem, sol: Solution) -> list[dict]:
+    """A rental sold by whole nodes (B200 at Lambda, H200 at Nebius: 8 GPUs) bills the serving GPUs of
+    its type in whole nodes, while the MILP prices each replica's own GPUs (docs/model.md, serving):
+    say how many GPUs are billed and the cash above the plan's total, over the longest serving months."""
+    out = []
+    for g in sorted({c.gpu for c, n in sol.serving if c.ownership == "rent" and n > 0}):
+        offer = problem.catalog.gpus[g].rental
+        if offer is None:
+            continue
+        mine = [(c, n) for c, n in sol.serving if c.gpu == g and c.ownership == "rent" and n > 0]
+        used = sum(c.gpus * n for c, n in mine)
+        billed = max(offer.min_gpus, math.ceil(used / offer.node_gpus) * offer.node_gpus if offer.whole_nodes else used)
+        if billed <= used:
+            continue
+        hours = max(c.hours for c, _ in mine)
+        usd = (billed - used) * offer.usd_per_gpu_hour * hours
+        out.append({"rule": None, "code": "serving-whole-nodes",
+                    "message": f"{offer.provider} rents {problem.catalog.gpus[g].name} by whole nodes of {offer.node_gpus}: "
+                               f"the {used} GPU{'s' if used != 1 else ''} serving are billed as {billed}, about "
+                               f"${usd:,.0f} more in cash than the plan's total, which prices the GPUs used (a quote by "
+                               "the GPU, given with --catalog, would remove it)"})
+    return out
+
+
+def bridge_replicas(cls: ServeClass, c: ServeCandidate) -> int:
+    """Replicas of layout c that hold the class's peak alone (one more for n+1)."""
+    return math.ceil(cls.peak_rps / c.requests_per_s - 1e-9) + (1 if cls.spare else 0)
+
+
+def bridge_usd(cls: ServeClass, c: ServeCandidate, hours: float) -> float:
+    """Cash for bridge_replicas of rented layout c over `hours` at its own hourly rate."""
+    cash = c.run_cost_usd if c.run_cost_nominal is None else c.run_cost_nominal   # one replica, serving hours
+    return bridge_replicas(cls, c) * cash / c.hours * hours
 
 
 def serving_insights(problem: Problem, sol: Solution, settings: SolveSettings) -> dict:

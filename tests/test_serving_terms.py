@@ -1,0 +1,56 @@
+"""What a serving plan's cash rests on beyond its replicas (explain/serving.py): bought GPUs serve
+once they arrive, so the plan says on which day and what renting the cheapest layout until then
+costs; a rental sold by whole nodes bills the serving GPUs in whole nodes, so the plan says how many
+are billed and the cash above its total. Each figure is re-computed here from the catalog's rate."""
+from __future__ import annotations
+
+import datetime as dt
+import math
+import re
+
+SERVE = ("kind: serve\nmodel: llama-3.1-8b\nprecision: fp8\nslo: {ttft_ms: 2000, tpot_ms: 100}\n"
+         "traffic: {requests_per_s: 20, input_tokens: 1000, output_tokens: 300}\n")
+
+
+def _warning(plan: dict, code: str) -> str:
+    (found,) = [w["message"] for w in plan["warnings"] if w["code"] == code]
+    return found
+
+
+def test_bought_serving_gpus_serve_from_their_arrival_and_the_bridge_is_priced(plan_json, write, catalog):
+    # (on 2026-06-01 buying RTX 6000 Ada cards beats renting over the 36 months)
+    code, plan = plan_json(write("name: bridge\ndeployment: {context: datacenter, ownership: any}\n" + SERVE),
+                           as_of=dt.date(2026, 6, 1))
+    (bought,) = [p for p in plan["purchase"] if p["ownership"] == "buy"]
+    assert code == 0 and bought["ready_days"] > 0
+    msg = _warning(plan, "serving-starts-late")
+    assert f"arrive on day {math.ceil(bought['ready_days'])} " in msg and catalog.gpus[bought["gpu"]].name in msg
+    n, per, name, usd = re.search(r"rent (\d+) replicas? of (\d+) (.+?) until then: about \$([\d,]+) more", msg).groups()
+    (gpu,) = [g for g in catalog.gpus.values() if g.name == name]
+    rate = gpu.rental.usd_per_gpu_hour
+    assert abs(int(n) * int(per) * rate * bought["ready_days"] * 24 - int(usd.replace(",", ""))) <= 1
+
+
+def test_a_buy_only_deployment_is_told_to_plan_the_launch(plan_json, write):
+    code, plan = plan_json(write("name: launch\ndeployment: {context: datacenter, ownership: buy}\n" + SERVE))
+    assert code == 0 and "No rented layout is allowed here" in _warning(plan, "serving-starts-late")
+
+
+def test_a_rental_sold_by_whole_nodes_bills_the_serving_gpus_in_whole_nodes(plan_json, write, catalog):
+    code, plan = plan_json(write("name: nodes\ndeployment: {context: datacenter, ownership: rent}\n"
+                                 "gpus: {allow: [h200-sxm]}\n" + SERVE))
+    offer = catalog.gpus["h200-sxm"].rental
+    used = sum(r["gpu_count"] for r in plan["serving"])
+    billed = math.ceil(used / offer.gpus_per_node) * offer.gpus_per_node
+    assert code == 0 and offer.whole_nodes and used % offer.gpus_per_node
+    msg = _warning(plan, "serving-whole-nodes")
+    assert f"the {used} GPUs serving are billed as {billed}," in msg
+    usd = int(re.search(r"about \$([\d,]+) more in cash", msg).group(1).replace(",", ""))
+    hours = max(r["months"] for r in plan["serving"]) * 730
+    assert abs((billed - used) * offer.usd_per_gpu_hour * hours - usd) <= 1
+
+
+def test_a_rental_by_the_gpu_and_a_rented_plan_carry_neither_warning(plan_json, write):
+    code, plan = plan_json(write("name: by the gpu\ndeployment: {context: datacenter, ownership: rent}\n"
+                                 "gpus: {allow: [mi300x]}\n" + SERVE))
+    assert code == 0 and not [w for w in plan["warnings"] if w["code"] in ("serving-whole-nodes", "serving-starts-late")]
