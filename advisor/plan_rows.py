@@ -64,6 +64,8 @@ def purchase_rows(problem: Problem, sol: Solution) -> list[JSONObject]:
                                           **ledger.offer_terms(rate), "use": "serving"})
         entry["count"] += c.gpus * n
         entry["gpu_hours"] += c.gpu_hours * n
+    for g, entry in rented.items():   # an offer sold by whole nodes bills the idle GPUs of its nodes too
+        entry["billed_gpus"] = entry["count"] + sol.serving_idle.get(g, (0, None))[0]
     return items + [rented[g] for g in sorted(rented)]
 
 

@@ -1,12 +1,16 @@
 """What a serving plan's cash rests on beyond its replicas (explain/serving.py): bought GPUs serve
 once they arrive, so the plan says on which day and what renting the cheapest layout until then
-costs; a rental sold by whole nodes bills the serving GPUs in whole nodes, so the plan says how many
-are billed and the cash above its total. Each figure is re-computed here from the catalog's rate."""
+costs; a rental sold by whole nodes bills the serving GPUs in whole nodes, and the plan pays for
+them (solve/serving_nodes.py). Each figure is re-computed here from the catalog's rate."""
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import math
 import re
+
+import pytest
+from conftest import AS_OF
 
 SERVE = ("kind: serve\nmodel: llama-3.1-8b\nprecision: fp8\nslo: {ttft_ms: 2000, tpot_ms: 100}\n"
          "traffic: {requests_per_s: 20, input_tokens: 1000, output_tokens: 300}\n")
@@ -37,20 +41,43 @@ def test_a_buy_only_deployment_is_told_to_plan_the_launch(plan_json, write):
 
 
 def test_a_rental_sold_by_whole_nodes_bills_the_serving_gpus_in_whole_nodes(plan_json, write, catalog):
+    """Nebius rents H200 by the 8-GPU VM: two 1-GPU replicas were priced as 2 GPUs ($183,960 over 36
+    months) for an offer that bills 8 ($735,840). The MILP now bills whole nodes (serve_nodes_g)."""
     code, plan = plan_json(write("name: nodes\ndeployment: {context: datacenter, ownership: rent}\n"
                                  "gpus: {allow: [h200-sxm]}\n" + SERVE))
     offer = catalog.gpus["h200-sxm"].rental
     used = sum(r["gpu_count"] for r in plan["serving"])
     billed = math.ceil(used / offer.gpus_per_node) * offer.gpus_per_node
-    assert code == 0 and offer.whole_nodes and used % offer.gpus_per_node
-    msg = _warning(plan, "serving-whole-nodes")
-    assert f"the {used} GPUs serving are billed as {billed}," in msg
-    usd = int(re.search(r"about \$([\d,]+) more in cash", msg).group(1).replace(",", ""))
+    (row,) = plan["purchase"]
+    assert code == 0 and offer.whole_nodes and (row["count"], row["billed_gpus"]) == (used, billed)
     hours = max(r["months"] for r in plan["serving"]) * 730
-    assert abs((billed - used) * offer.usd_per_gpu_hour * hours - usd) <= 1
+    assert plan["nominal_cost_usd"] == pytest.approx(billed * offer.usd_per_gpu_hour * hours, abs=0.01)
+    assert sum(b["total_usd"] for b in plan["bill_of_materials"] if b["total_usd"]) == pytest.approx(
+        plan["nominal_cost_usd"], abs=0.01)
 
 
-def test_a_rental_by_the_gpu_and_a_rented_plan_carry_neither_warning(plan_json, write):
+def test_the_plan_check_refuses_serving_gpus_billed_short_of_whole_nodes(catalog, rules):
+    """verify's serving family: a plan paying for fewer rented GPUs than the offer bills is refused."""
+    from advisor.flow import prepare
+    from advisor.inputs.workload import parse_workload
+    from advisor.solve.constraints.serving import Serving
+    from advisor.solve.milp import solve
+    from advisor.solve.scenario import baseline
+
+    problem = prepare(parse_workload({"name": "nodes", "deployment": {"context": "datacenter", "ownership": "rent"},
+                                      "gpus": {"allow": ["h200-sxm"]}, "kind": "serve", "model": "llama-3.1-8b",
+                                      "precision": "fp8", "slo": {"ttft_ms": 2000, "tpot_ms": 100},
+                                      "traffic": {"requests_per_s": 20, "input_tokens": 1000, "output_tokens": 300}}),
+                      catalog, rules, AS_OF)
+    sol = solve(problem)
+    assert sol.serving_idle and not Serving().violations(problem, sol, baseline(problem))
+    short = dataclasses.replace(sol, serving_idle={})
+    (msg,) = Serving().violations(problem, short, baseline(problem))
+    assert "billed by Nebius (8x H200 SXM VM) as 8, the plan pays for 2" in msg
+
+
+def test_a_rental_by_the_gpu_carries_no_serving_warning(plan_json, write):
     code, plan = plan_json(write("name: by the gpu\ndeployment: {context: datacenter, ownership: rent}\n"
                                  "gpus: {allow: [mi300x]}\n" + SERVE))
-    assert code == 0 and not [w for w in plan["warnings"] if w["code"] in ("serving-whole-nodes", "serving-starts-late")]
+    assert code == 0 and not [w for w in plan["warnings"] if w["code"] == "serving-starts-late"]
+    assert all(r.get("billed_gpus") == r["count"] for r in plan["purchase"])

@@ -108,7 +108,7 @@ def score(costs: np.ndarray, basis: str) -> float:
 def at_catalog_figures(problem: Problem, sol: Solution) -> Solution:
     """`sol` costed at the catalog's prices (a solve under price factors reports its costs at them)."""
     costs = plan_costs(Model(problem, baseline(problem), [], []), sol.assignment, sol.bought, sol.servers,
-                       sol.networked, sol.held, sol.serving)
+                       sol.networked, sol.held, sol.paid_serving)
     return replace(sol, objective_usd=sum(costs.pv.values()), cost_breakdown=costs.nominal, cost_breakdown_pv=costs.pv,
                    residual_value_usd=costs.resale_usd, mip_objective_usd=None)
 

@@ -45,7 +45,7 @@ class PlanCost:
             buy[g] = m.price(g) * (upfront * n + sum(held[lv] * k for lv, k in sol.held.get(g, {}).items()))
         energy: dict[str, float] = {}
         rent: dict[str, float] = {}
-        for c, n in list(sol.assignment) + list(sol.serving):
+        for c, n in list(sol.assignment) + sol.paid_serving:
             into = rent if c.ownership == "rent" else energy
             into[c.gpu] = into.get(c.gpu, 0.0) + c.run_cost_usd * n
         total = float(sol.objective_usd or 0.0)

@@ -34,7 +34,7 @@ VERB = {"buy": "buying", "rent": "renting"}
 def main_choice(problem: Problem, sol: Solution) -> tuple[str, str]:
     """The (GPU, ownership) the plan spends most on."""
     spend: dict[tuple[str, str], float] = {}
-    for c, n in list(sol.assignment) + list(sol.serving):
+    for c, n in list(sol.assignment) + sol.paid_serving:
         spend[c.gpu, c.ownership] = spend.get((c.gpu, c.ownership), 0.0) + c.run_cost_usd * n
     for g, n in sol.bought.items():
         spend[g, "buy"] = spend.get((g, "buy"), 0.0) + (problem.unit_price[g] or 0.0) * n

@@ -110,7 +110,7 @@ def serving_warnings(problem: Problem, sol: Solution) -> list[dict]:
                         f"model's extrapolation (leave-one-source-out error {band.get('offline_mape', 'unknown')} "
                         f"offline, {band.get('server_mape', 'unknown')} under an SLO, on the GPUs that were measured)"}
         out.append(w)
-    return out + late_service(problem, sol) + unfilled_nodes(problem, sol)
+    return out + late_service(problem, sol)
 
 
 def late_service(problem: Problem, sol: Solution) -> list[dict]:
@@ -137,30 +137,6 @@ def late_service(problem: Problem, sol: Solution) -> list[dict]:
         else:
             msg += "No rented layout is allowed here (deployment.ownership or the catalog's rates): plan the launch for that day."
         out.append({"rule": None, "code": "serving-starts-late", "message": msg})
-    return out
-
-
-def unfilled_nodes(problem: Problem, sol: Solution) -> list[dict]:
-    """A rental sold by whole nodes (B200 at Lambda, H200 at Nebius: 8 GPUs) bills the serving GPUs of
-    its type in whole nodes, while the MILP prices each replica's own GPUs (docs/model.md, serving):
-    say how many GPUs are billed and the cash above the plan's total, over the longest serving months."""
-    out = []
-    for g in sorted({c.gpu for c, n in sol.serving if c.ownership == "rent" and n > 0}):
-        offer = problem.catalog.gpus[g].rental
-        if offer is None:
-            continue
-        mine = [(c, n) for c, n in sol.serving if c.gpu == g and c.ownership == "rent" and n > 0]
-        used = sum(c.gpus * n for c, n in mine)
-        billed = max(offer.min_gpus, math.ceil(used / offer.node_gpus) * offer.node_gpus if offer.whole_nodes else used)
-        if billed <= used:
-            continue
-        hours = max(c.hours for c, _ in mine)
-        usd = (billed - used) * offer.usd_per_gpu_hour * hours
-        out.append({"rule": None, "code": "serving-whole-nodes",
-                    "message": f"{offer.provider} rents {problem.catalog.gpus[g].name} by whole nodes of {offer.node_gpus}: "
-                               f"the {used} GPU{'s' if used != 1 else ''} serving are billed as {billed}, about "
-                               f"${usd:,.0f} more in cash than the plan's total, which prices the GPUs used (a quote by "
-                               "the GPU, given with --catalog, would remove it)"})
     return out
 
 

@@ -46,8 +46,10 @@ def decision_text(p: Plan) -> str:
         if i.ownership == "buy":
             parts.append(f"buy {i.count:,}× {i.gpu} at {usd(i.unit_price_usd)} each")
         else:
+            billed = (f", billed as {i.billed_gpus:,} in whole nodes" if i.billed_gpus and i.billed_gpus > i.count
+                      else "")
             parts.append(f"rent up to {i.count:,}× {i.gpu} at {unit_rate(i.unit_price_usd or 0)}/GPU-hour "
-                         f"({i.gpu_hours or 0:,.0f} GPU-hours, {i.provider or 'provider unknown'})")
+                         f"({i.gpu_hours or 0:,.0f} GPU-hours, {i.provider or 'provider unknown'}{billed})")
     parts += [f"buy {s.count:,}× {s.server} at {usd(s.unit_price_usd)} each to hold the {s.gpu}" for s in p.servers]
     return "; ".join(parts) or "nothing to buy or rent"
 

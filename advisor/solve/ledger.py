@@ -155,7 +155,7 @@ def _rented(problem: Problem, sol: Solution) -> list[dict]:
     """One line per rented GPU type, kind and offer: the rent the plan pays (terms, whole nodes and
     the serving months included)."""
     lines: dict[tuple[str, str, str], dict] = {}
-    for c, n in list(sol.assignment) + list(sol.serving):
+    for c, n in list(sol.assignment) + sol.paid_serving:
         if c.ownership != "rent":
             continue
         offer = c.offer.offer if getattr(c, "offer", None) else problem.catalog.gpus[c.gpu].rental

@@ -8,6 +8,8 @@ come from the constraint families, solve/constraints/; solve/formulation.py puts
   K[g,p]   binary: type g is held until period p (all its GPUs together: a job needs its GPUs at once)
   F[g]     the network joining type g's servers, USD (sized to its widest job: >= cost(n) z[g,n])
   r[k,i]   integer replicas of serving candidate i for request class k
+  I[g]     integer GPUs of type g rented for serving and billed beyond the replicas' own: an offer sold by
+           whole nodes (or a minimum block) bills its serving GPUs in nodes B[g] (solve/serving_nodes.py)
   u[k,c]   allow_mixed only: integer copies a rented candidate holds at once, ceil(y[k,c]) (a share of
            a job's tokens still holds all its GPUs): y <= u <= y + 1 - epsilon; what the GPU count counts
 
@@ -26,6 +28,7 @@ import pulp
 from advisor.solve.problem import Candidate, Problem, ServeCandidate, ServerOption
 from advisor.solve.rows import affine, safe
 from advisor.solve.scenario import Scenario
+from advisor.solve.serving_nodes import block_gpus, serving_node_offers
 
 TIE_BREAK_USD_PER_HOUR = 1e-6
 COPY_EPSILON = 1e-4           # allow_mixed: the least share of a job a rented column with copies held runs
@@ -53,6 +56,9 @@ class Model:
         self.cap: dict[str, float] = {}   # the most GPUs of a type the model may buy
         self.r: dict[tuple[int, int], pulp.LpVariable] = {}
         self.u: dict[tuple[int, int], pulp.LpVariable] = {}   # allow_mixed: copies a rented column holds at once
+        self.idle: dict[str, pulp.LpVariable] = {}   # I[g]: serving GPUs billed beyond the replicas' (whole nodes)
+        self.nodes: dict[str, pulp.LpVariable] = {}  # B[g]: the nodes (or GPUs, by the GPU) they are billed in
+        self.idle_layout: dict[str, ServeCandidate] = {}   # what one idle GPU of g costs: a GPU of this layout
         self.sizes: dict[str, list[int]] = {}
         self.capacity_gpu: dict[str, str] = {}   # capacity row name -> its GPU type (speed changes scale one coefficient)
         self.total = pulp.LpAffineExpression()   # present value over the horizon: what the objective minimises
@@ -150,6 +156,27 @@ class Model:
             spare = int(p.serve_classes[k].spare)
             self.r[k, i] = prob.add_variable(f"r_{k}_{i}", lowBound=0,
                                              upBound=math.ceil(self.peak(k) / sc.requests_per_s) + spare, cat="Integer")
+        self.billed_nodes()
+
+    def billed_nodes(self) -> None:
+        """I[g] and B[g] for each GPU type rented for serving from an offer sold in blocks of more than
+        one GPU; an idle GPU is paid as a GPU of the type's rented layout with the longest serving hours."""
+        for g, offer in serving_node_offers(self.problem, (c for _, _, c in self.serve_pairs())).items():
+            layouts = [c for _, _, c in self.serve_pairs() if c.gpu == g and c.ownership == "rent"]
+            self.idle_layout[g] = max(layouts, key=lambda c: (c.hours, -c.gpus))
+            most = sum(c.gpus * (self.r[k, i].upBound or 0) for k, i, c in self.serve_pairs()
+                       if c.gpu == g and c.ownership == "rent")
+            block = block_gpus(offer)
+            self.idle[g] = self.prob.add_variable(f"I_{safe(g)}", lowBound=0, upBound=max(block, offer.min_gpus),
+                                                  cat="Integer")
+            self.nodes[g] = self.prob.add_variable(f"B_{safe(g)}", lowBound=0,
+                                                   upBound=math.ceil((most + max(block, offer.min_gpus)) / block),
+                                                   cat="Integer")
+
+    def idle_cost(self, g: str, basis: str = "present_value") -> float:
+        """One serving GPU of type g billed beyond the replicas': a GPU of its idle layout's rent."""
+        c = self.idle_layout[g]
+        return self.run_cost(c, basis) / c.gpus
 
     def serving_gpu_cap(self, g: str) -> int:
         """Most owned GPUs of type g serving could want: each class on its hungriest layout alone."""
@@ -206,8 +233,10 @@ class Model:
         return self.problem.storage.usd if self.problem.storage is not None else 0.0
 
     def serving_cost(self, basis: str = "present_value") -> pulp.LpAffineExpression:
-        """Energy (owned) or rent per replica over the serving hours."""
-        return pulp.lpSum(self.run_cost(c, basis) * self.r[k, i] for k, i, c in self.serve_pairs())
+        """Energy (owned) or rent per replica over the serving hours, and the rent of the GPUs an offer
+        sold by whole nodes bills beyond them."""
+        return (pulp.lpSum(self.run_cost(c, basis) * self.r[k, i] for k, i, c in self.serve_pairs())
+                + pulp.lpSum(self.idle_cost(g, basis) * v for g, v in self.idle.items()))
 
     def tie_break(self) -> pulp.LpAffineExpression:
         """Sooner finishes among equal-cost plans: 1e-6 $ per hour of each job's wall time."""
@@ -227,11 +256,16 @@ class Model:
         """GPUs rented at once by the training jobs and the serving replicas."""
         held = self.u if not self.integral else self.y
         return (pulp.lpSum(c.count * held[k, i] for k, i, c in self.pairs() if c.ownership == "rent")
-                + pulp.lpSum(c.gpus * self.r[k, i] for k, i, c in self.serve_pairs() if c.ownership == "rent"))
+                + pulp.lpSum(c.gpus * self.r[k, i] for k, i, c in self.serve_pairs() if c.ownership == "rent")
+                + pulp.lpSum(self.idle.values()))
 
     def serving_solution(self) -> list[tuple[ServeCandidate, int]]:
         return [(c, int(round(self.r[k, i].value() or 0))) for k, i, c in self.serve_pairs()
                 if (self.r[k, i].value() or 0) > 0.5]
+
+    def idle_solution(self) -> dict[str, tuple[int, ServeCandidate]]:
+        """GPU -> (serving GPUs billed beyond the replicas', the layout one of them is paid as)."""
+        return {g: (self.value(v), self.idle_layout[g]) for g, v in self.idle.items() if self.value(v) > 0}
 
 
 def idle_owned_gpus(model: Model) -> bool:

@@ -27,6 +27,12 @@ class Solution:
     cost_breakdown_pv: dict = field(default_factory=dict)   # present value, resale as residual_usd (solve/costing.py)
     residual_value_usd: float = 0.0                   # nominal resale of the bought GPUs, each at its disposal month
     held: dict = field(default_factory=dict)          # gpu -> {holding period index: GPUs held until it}
+    serving_idle: dict = field(default_factory=dict)  # gpu -> (GPUs billed beyond the replicas', the layout paid as)
+
+    @property
+    def paid_serving(self) -> list:
+        """What serving pays for: its replicas, and each idle billed GPU as a share of its layout."""
+        return paid_serving(self.serving, self.serving_idle)
 
     @property
     def feasible(self) -> bool:
@@ -55,6 +61,12 @@ class Solution:
         return {c.gpu for c in self.chosen} | {c.gpu for c, _ in self.serving}
 
 
+def paid_serving(serving: list, idle: dict) -> list:
+    """(layout, count) pairs whose run costs add up to serving's: the replicas, then per GPU type an
+    offer bills by the node its idle GPUs as idle / GPUs-per-layout of the layout they are paid as."""
+    return list(serving) + [(c, n / c.gpus) for _, (n, c) in sorted(idle.items(), key=lambda kv: kv[0])]
+
+
 def read_solution(model: Model, name: str, status: str, proven: bool, gap: float | None,
                   mip_objective: float) -> Solution:
     """The Solution a solved model holds (its variables' values), with its costs."""
@@ -73,8 +85,8 @@ def read_solution(model: Model, name: str, status: str, proven: bool, gap: float
             networked[g] = max(networked.get(g, 0), math.ceil(n / model.per_server(g)))
     held = {g: {lv: model.value(v) for (gg, lv), v in model.H.items() if gg == g and model.value(v) > 0}
             for g in bought}
-    serving = model.serving_solution()
-    costs = plan_costs(model, assignment, bought, servers, networked, held, serving)
+    serving, idle = model.serving_solution(), model.idle_solution()
+    costs = plan_costs(model, assignment, bought, servers, networked, held, paid_serving(serving, idle))
     return Solution("optimal" if proven else "feasible", sum(costs.pv.values()), assignment, bought, servers,
                     networked, costs.nominal, {"name": name, "status": status, "proven_optimal": proven, "gap": gap},
-                    mip_objective, serving, costs.pv, costs.resale_usd, held)
+                    mip_objective, serving, costs.pv, costs.resale_usd, held, idle)

@@ -29,7 +29,8 @@ def fleet_size(sol: Solution) -> int:
     """GPUs bought, plus rented at once by the jobs and the serving replicas (the row's left side): a
     job with a share of its tokens on a rented column (allow_mixed) holds all its GPUs."""
     return (sum(sol.bought.values()) + sum(c.count * math.ceil(n - 1e-6) for c, n in sol.assignment if c.ownership == "rent")
-            + sum(c.gpus * n for c, n in sol.serving if c.ownership == "rent"))
+            + sum(c.gpus * n for c, n in sol.serving if c.ownership == "rent")
+            + sum(n for n, _ in sol.serving_idle.values()))
 
 
 class GpuCount(Family):
