@@ -359,10 +359,11 @@ def main() -> None:
     res = report(params, catalog, not a.no_loso)
     data = rows()
     pairs = ratio_pairs(data, res, catalog)
+    pairs_in = ratio_pairs(data, {"in": res["in"], "loso": {}}, catalog) if not a.no_loso else None
     base = bandwidth_baseline(data, catalog, lambda name: load_model(name, catalog))
     share = software_share(data, res)
     text = (summarise(res, not a.no_loso) + "\n\n" + baseline_text(data, base) + "\n\n" + ranks(res) + "\n\n"
-            + ratio_text(pairs) + "\n\n" + f"Residual spread between sources: {share:.2f} of the spread between "
+            + ratio_text(pairs, pairs_in) + "\n\n" + f"Residual spread between sources: {share:.2f} of the spread between "
             "sources and GPU types together (serving_estimator.yaml `measured_software_share`).")
     print(text)
     if a.out and not a.no_loso:

@@ -70,13 +70,19 @@ def ratio_summary(pairs: list[dict]) -> dict:
             "median": statistics.median(errs), "rule_within": sum(e <= WITHIN for e in rule), "rule_mean": statistics.mean(rule)}
 
 
-def ratio_text(pairs: list[dict]) -> str:
+def ratio_text(pairs: list[dict], in_sample: list[dict] | None = None) -> str:
+    """The ratio summary and table; `in_sample`, the same pairs from the in-sample predictions, separates
+    what the model's structure misses from what a fold's refit moves."""
     if not pairs:
         return ""
     s = ratio_summary(pairs)
+    fit = ""
+    if in_sample:
+        i = ratio_summary(in_sample)
+        fit = f"; the in-sample predictions: {i['within']} of {i['pairs']}, mean error {pct(i['mean'])}"
     lines = [f"GPU-to-GPU ratios (per-GPU throughput of two GPU types on the same benchmark, leave-one-source-out "
              f"predictions; {s['pairs']} pairs): **{s['within']} of {s['pairs']} within 25%**, mean error {pct(s['mean'])} "
-             f"(median {pct(s['median'])}); the peak memory bandwidth ratio as a rule: {s['rule_within']} of {s['pairs']} "
+             f"(median {pct(s['median'])}){fit}; the peak memory bandwidth ratio as a rule: {s['rule_within']} of {s['pairs']} "
              f"within 25%, mean error {pct(s['rule_mean'])}.", "",
              "| GPU pair | pairs | measured ratio (range) | model error, mean (worst) | bandwidth rule error, mean |",
              "|---|---|---|---|---|"]

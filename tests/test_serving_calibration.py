@@ -61,9 +61,29 @@ def test_engine_settings_carry_their_sources():
     assert all(1 <= _setting(r["scheduler_steps"]) <= 32 and r["engine"] == "vllm" for r in steps)
     assert all("harness" in r["scheduler_steps"] or "inference_results" in r["scheduler_steps"] for r in steps)
     assert all(0.5 < _setting(r["gpu_memory_utilization"]) <= 1.0 and r["engine"] == "vllm" for r in utils)
+    cited = ("mlperf41-amd", "mlperf51-amd", "mlperf51-hpe", "mlperf41-hpe", "mlperf41-asus", "mlperf41-fujitsu",
+             "mlperf51-nvidia")
     for r in rows:
-        if r["fit"] == "yes" and r["max_batch"] and r["source_group"] in ("mlperf41-amd", "mlperf51-amd", "mlperf51-hpe"):
+        if r["fit"] == "yes" and r["max_batch"] and r["source_group"] in cited:
             assert f"{int(float(r['max_batch']))}" in r["note"], r["id"]
+
+
+def test_kv_fractions_are_the_submitters_own():
+    """A TensorRT-LLM MLPerf row's KV share is the kvcache_free_gpu_mem_frac of the class its submitter ran,
+    quoted with that file; a partner's class overrides NVIDIA's base class (HPE's H100 NVL: 0.95 and, on
+    Server, gpu_batch_size 1024 where NVIDIA's H100_NVL_94GB_TP2x1 says 640)."""
+    rows = {r["id"]: r for r in _rows()}
+    for r in rows.values():
+        cell = r["kv_memory_fraction"]
+        if cell and r["engine"] == "tensorrt-llm" and r["source_group"].startswith("mlperf"):
+            value = _setting(cell)
+            assert 0.5 < value <= 1.0 and f"{value:g}" in cell.partition(":")[2], r["id"]
+            assert "configs/" in cell, r["id"]
+    nvl = {k: rows[f"mlperf41-hpe-h100nvl-x4-llama2-70b-{k}"] for k in ("offline", "server")}
+    assert {k: (int(r["max_batch"]), _setting(r["kv_memory_fraction"])) for k, r in nvl.items()} == {
+        "offline": (1300, 0.95), "server": (1024, 0.95)}
+    assert all(_setting(rows[f"mlperf51-nvidia-b200-x8-llama2-70b-{k}"]["kv_memory_fraction"]) == 0.95
+               for k in ("offline", "server", "interactive"))
 
 
 def test_amd_v41_caps_are_the_harness_defaults():

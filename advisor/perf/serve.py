@@ -66,6 +66,8 @@ class ServeParams:
     kv_static: dict = field(default_factory=dict)  # sourced: engines with static shapes, whose KV is padded to a fixed total (tokens; 0: the request's I + O)
     max_batch_large_memory: dict = field(default_factory=dict)  # sourced: engine -> {min_gib, max_batch, not_on}
     measured_software_share: float = 0.5  # derived: share of a user's measured deviation moved to every GPU
+    power_limit_exponent: float = 0.0     # derived: sustained GEMM rate of one die ~ (board power limit)^x (advisor/perf/power_limit.py)
+    power_reference: dict = field(default_factory=dict)  # sourced: GPU id -> the same die's part whose matmul rate was measured
     notes: dict = field(default_factory=dict)
 
     def factor(self, engine: str) -> float:

@@ -16,6 +16,7 @@ from advisor.errors import InputError
 from advisor.inputs.loader import load_yaml_file
 from advisor.perf.estimate import params_from
 from advisor.perf.kv import ServeModel, check_precision, load_model
+from advisor.perf.power_limit import power_limited_shares
 from advisor.perf.serve import Hardware, ServeParams, Setup
 from advisor.perf.serve_capacity import ReplicaResult, replica_capacity
 from advisor.perf.serving_measured import calibrated_gpus
@@ -72,7 +73,8 @@ def hardware(gpu: GPU, catalog: Catalog | None = None) -> Hardware:
                     link_gbps=(ic.link_gbps.value or 0.0) if ic.link != "none" else 0.0,
                     link_domain=int(ic.link_domain.value or 1), pcie_gbps=ic.pcie_gbps.value or 32.0,
                     p2p=bool(ic.p2p.value) if ic.p2p.value is not None else True, vendor=gpu.vendor,
-                    matmul_fraction=matmul_fraction(gpu, params_from(cat)), rate_notes=notes,
+                    matmul_fraction=power_limited_shares(gpu, matmul_fraction(gpu, params_from(cat)), cat,
+                                                         params_from(cat), load_params()), rate_notes=notes,
                     generation=generation(gpu), evidence="same_generation" if generation(gpu) in fitted else "datasheet")
 
 
