@@ -272,6 +272,20 @@ def test_a_missing_bf16_cap_follows_from_the_fp8_cap_by_the_gemm_ratio(catalog, 
     assert mfu_cap(g, "bf16", q) == pytest.approx(0.379 * ratio)
 
 
+def test_a_missing_cap_across_servers_follows_from_the_other_precisions_multiserver_run(catalog, p):
+    """A job spanning servers with no run at its precision takes the other precision's best
+    multi-server run (not its single-server one), scaled by the GEMM ratio; within a server the
+    single-server run: Gaudi2 bf16 from the fp8 runs of Intel's table (47.0% on 8, 43.8% on 64)."""
+    from advisor.perf.training import achievable_fraction, mfu_cap
+
+    g = catalog.gpus["gaudi2"]
+    q = replace(p, mfu_cap={"gaudi": {"fp8": 0.470, "fp8_multiserver": 0.438}})
+    ratio = achievable_fraction(g, "bf16", q) / achievable_fraction(g, "fp8", q)
+    assert mfu_cap(g, "bf16", q, 384) == pytest.approx(0.438 * ratio)
+    assert mfu_cap(g, "bf16", q, 8) == pytest.approx(0.470 * ratio)
+    assert mfu_cap(g, "fp8", q, 64) == pytest.approx(0.438) and mfu_cap(g, "fp8", q, 8) == pytest.approx(0.470)
+
+
 # --------------------------------------------------------------------------- monotonicity
 
 @SETTINGS
