@@ -70,7 +70,8 @@ FREE = {
     # at least the H100 NVL's dense rate (catalog: 835.5 of the SXM's 989.4 TFLOPS), at most the SXM's
     "calibration_variants.h100-96gb-hbm2e-500w.compute_scale": (_nvl_over_sxm(), 1.0),
 }
-CAP_ROWS = {"ampere.bf16": "R027", "gaudi.bf16": "R116", "gaudi.fp8": "R117", "ada.bf16": "R008"}   # caps read from rows
+CAP_ROWS = {"ampere.bf16": "R027", "gaudi.bf16": "R116", "gaudi.fp8": "G001", "gaudi.fp8_multiserver": "G003",
+            "ada.bf16": "R008"}   # caps read from rows
 GENERATIONS_FITTED = ("ampere", "hopper")   # their mean is the shared default for the others
 ARTICLE = {"rtx-4090": 153_000, "a100-80gb-sxm": 195_000, "h100-sxm": 481_000}
 PENDING_PRICES = {"a100-80gb-sxm": 15_000}   # being added to the catalog by issue 3 (low confidence)

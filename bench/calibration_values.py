@@ -89,7 +89,8 @@ def derating_from_pairs(pairs: list[dict]) -> dict:
 
 PUBLISHERS = {"mosaicml": "mosaicml", "torchtitan": "torchtitan", "megatron": "nvidia", "mlperf-v3.0-h100": "nvidia",
               "nemo": "nvidia", "llama2": "meta", "llama3": "meta", "speedrun": "speedrun", "llmc": "llmc",
-              "mt": "nvidia", "mlperf-v3.0-gaudi2": "intel", "mlperf-v4.0-gaudi2": "intel"}
+              "mt": "nvidia", "mlperf-v3.0-gaudi2": "intel", "mlperf-v4.0-gaudi2": "intel", "intel-gaudi2": "intel",
+              "mlperf-v5.0-amd": "amd", "mlperf-v5.1-amd": "amd", "mlperf-v5.0-nvidia": "nvidia"}
 
 
 def publisher(group: str) -> str:

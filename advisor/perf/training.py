@@ -166,11 +166,14 @@ def mfu_cap(gpu: GPU, precision: str, p: Params, count: int = 1) -> float | None
         return float(entry[f"{precision}_multiserver"])
     if isinstance(entry, dict) and precision not in entry:
         # no published run at this precision: another precision's cap scaled by how much of its
-        # own peak the GPU's best GEMM reaches at each (fp8 0.709 vs bf16 0.803 on an H100)
+        # own peak the GPU's best GEMM reaches at each (fp8 0.709 vs bf16 0.803 on an H100); a job
+        # spanning servers takes that precision's multi-server run where there is one
         other = "bf16" if "bf16" in entry else "fp8" if "fp8" in entry else None
         if other is not None:
             ratio = achievable_fraction(gpu, precision, p) / achievable_fraction(gpu, other, p)
-            return float(entry[other]) * ratio
+            multi = f"{other}_multiserver"
+            key = multi if count > server_size(gpu, p) and multi in entry else other
+            return float(entry[key]) * ratio
     return by_precision(entry, precision)
 
 
