@@ -129,10 +129,13 @@ EVIDENCE_BASES = ("measured", "goodput", "derived")   # runs the estimator predi
 
 def evidence_table(rows, catalog) -> dict:
     """catalog/accuracy.yaml `evidence`: per GPU id its generation and, per precision, how many runs
-    of the calibration set ran on it and from which sources (advisor/data/evidence.py reads it)."""
+    of the calibration set the estimator is fitted to ran on it and from which sources
+    (advisor/data/evidence.py reads it). A run scored but not fitted (its layout not published, such
+    as MLPerf's tuned LoRA runs) does not lift a part's datasheet derating: the model cannot predict
+    it like for like, so it cannot vouch for the part's other speeds."""
     gpus: dict = {}
     for r in rows:
-        if r["basis"] not in EVIDENCE_BASES:
+        if r["basis"] not in EVIDENCE_BASES or r["fit"] != "yes":
             continue
         entry = gpus.setdefault(r["gpu"], {"generation": generation(catalog.gpus[r["gpu"]]), "precisions": {}})
         prec = entry["precisions"].setdefault(r["precision"], {"runs": 0, "sources": []})
@@ -142,5 +145,5 @@ def evidence_table(rows, catalog) -> dict:
     for entry in gpus.values():
         for prec in entry["precisions"].values():
             prec["sources"].sort()
-    return {"basis": "catalog/calibration.csv rows of basis " + ", ".join(EVIDENCE_BASES),
+    return {"basis": "catalog/calibration.csv rows of basis " + ", ".join(EVIDENCE_BASES) + " that the fit uses (fit: yes)",
             "gpus": dict(sorted(gpus.items()))}

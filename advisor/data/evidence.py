@@ -2,7 +2,8 @@
 precision in catalog/accuracy.yaml (`evidence`, written by bench/accuracy.py), and the GPU
 generation every table of the estimator is keyed by.
 
-A speed is `measured` when the calibration set holds a run on this GPU at this precision,
+A speed is `measured` when the calibration set holds a run the estimator is fitted to on this GPU
+at this precision (a run scored but not fitted, its layout unpublished, does not count),
 `same_generation` when it holds runs on a part of the same generation (another part at this
 precision, or this generation at another precision), `datasheet` when it holds neither: the
 estimate then rests on the part's datasheet figures and the shared default efficiencies, and
