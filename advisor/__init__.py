@@ -12,6 +12,7 @@ Nothing heavy is imported until it is used (`advisor --version` stays fast): the
 resolved on first access, and the functions are thin ones in advisor.api that check their
 arguments (an InputError naming the argument) before any work.
 """
+
 from __future__ import annotations
 
 import importlib
@@ -20,11 +21,20 @@ from typing import Any
 from advisor._version import __version__
 
 _LAZY = {
-    "InputError": "advisor.errors", "InfeasibleError": "advisor.errors", "AdvisorError": "advisor.errors",
+    "InputError": "advisor.errors",
+    "InfeasibleError": "advisor.errors",
+    "AdvisorError": "advisor.errors",
     # the public functions, each checking its arguments first (advisor/api.py)
-    "plan": "advisor.api", "estimate": "advisor.api", "memo": "advisor.api", "compare": "advisor.api",
-    "crossover": "advisor.api", "rfq": "advisor.api", "load_workload": "advisor.api", "parse_workload": "advisor.api",
-    "load_catalog": "advisor.api", "load_rules": "advisor.api",
+    "plan": "advisor.api",
+    "estimate": "advisor.api",
+    "memo": "advisor.api",
+    "compare": "advisor.api",
+    "crossover": "advisor.api",
+    "rfq": "advisor.api",
+    "load_workload": "advisor.api",
+    "parse_workload": "advisor.api",
+    "load_catalog": "advisor.api",
+    "load_rules": "advisor.api",
 }
 
 
@@ -40,5 +50,19 @@ def __dir__() -> list[str]:
     return sorted(set(globals()) | set(_LAZY))
 
 
-__all__ = ["__version__", "load_workload", "parse_workload", "plan", "load_catalog", "load_rules",
-           "estimate", "memo", "rfq", "compare", "crossover", "InputError", "InfeasibleError", "AdvisorError"]
+__all__ = [
+    "__version__",
+    "load_workload",
+    "parse_workload",
+    "plan",
+    "load_catalog",
+    "load_rules",
+    "estimate",
+    "memo",
+    "rfq",
+    "compare",
+    "crossover",
+    "InputError",
+    "InfeasibleError",
+    "AdvisorError",
+]

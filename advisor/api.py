@@ -3,6 +3,7 @@ They accept what a script has at hand (a path, a dict, a model), speak in field 
 flags, and check every argument first against the table of inputs/arguments.py (the bounds of the
 command line's options): a wrong type, NaN, infinity, a bool for a number or a value out of bounds is
 an `advisor.InputError` naming the argument, before any work."""
+
 from __future__ import annotations
 
 import os
@@ -52,65 +53,124 @@ def _stem(value: Any, name: str) -> str:
 
 
 _SECONDS = arg.number(*arg.TIME_LIMIT_S, optional=True)
-_LATENCY = arg.number(0, arg.LATENCY_MS, above=True, optional=True,
-                      says=f"a latency limit is a positive number of milliseconds, at most {arg.LATENCY_MS:,.0f}")
+_LATENCY = arg.number(
+    0,
+    arg.LATENCY_MS,
+    above=True,
+    optional=True,
+    says=f"a latency limit is a positive number of milliseconds, at most {arg.LATENCY_MS:,.0f}",
+)
 PLAN: dict[str, Check] = {
-    "catalog": _catalog, "rules": _rules, "as_of": arg.day(), "objective": arg.one_of(("cost", "time")),
-    "time_limit": _SECONDS, "explain": _explain, "charts": arg.flag(), "gap": arg.number(0, 1, below=True, optional=True),
+    "catalog": _catalog,
+    "rules": _rules,
+    "as_of": arg.day(),
+    "objective": arg.one_of(("cost", "time")),
+    "time_limit": _SECONDS,
+    "explain": _explain,
+    "charts": arg.flag(),
+    "gap": arg.number(0, 1, below=True, optional=True),
 }
 _MODEL_SHAPE: dict[str, Check] = {
-    "gpu": arg.text(optional=True), "count": arg.whole(1, arg.MAX_GPU_COUNT), "model": arg.text(optional=True),
-    "params": arg.amount(optional=True), "layers": arg.whole(*arg.LAYERS, optional=True),
-    "hidden": arg.whole(*arg.HIDDEN, optional=True), "catalog": _catalog,
+    "gpu": arg.text(optional=True),
+    "count": arg.whole(1, arg.MAX_GPU_COUNT),
+    "model": arg.text(optional=True),
+    "params": arg.amount(optional=True),
+    "layers": arg.whole(*arg.LAYERS, optional=True),
+    "hidden": arg.whole(*arg.HIDDEN, optional=True),
+    "catalog": _catalog,
 }
 _EMBEDDINGS: dict[str, Check] = {
-    "vocab": arg.whole(*arg.VOCAB, optional=True), "tied_embeddings": arg.flag(optional=True),
+    "vocab": arg.whole(*arg.VOCAB, optional=True),
+    "tied_embeddings": arg.flag(optional=True),
 }
 TRAINING: dict[str, Check] = {
-    **_MODEL_SHAPE, **_EMBEDDINGS, "kind": arg.one_of(("pretrain", "finetune", "lora", "qlora")),
-    "heads": arg.whole(*arg.HEADS, optional=True), "kv_heads": arg.whole(*arg.HEADS, optional=True),
-    "ffn": arg.whole(*arg.FFN, optional=True), "active_params": arg.amount(optional=True),
-    "seq_len": arg.whole(*arg.SEQ_LEN, optional=True), "precision": arg.one_of(("bf16", "fp16", "fp8")),
-    "micro_batch": arg.whole(*arg.MICRO_BATCH, optional=True), "checkpointing": arg.flag(optional=True),
-    "global_batch_tokens": arg.amount(optional=True), "optimizer": arg.one_of(("adamw", "adamw-8bit")),
+    **_MODEL_SHAPE,
+    **_EMBEDDINGS,
+    "kind": arg.one_of(("pretrain", "finetune", "lora", "qlora")),
+    "heads": arg.whole(*arg.HEADS, optional=True),
+    "kv_heads": arg.whole(*arg.HEADS, optional=True),
+    "ffn": arg.whole(*arg.FFN, optional=True),
+    "active_params": arg.amount(optional=True),
+    "seq_len": arg.whole(*arg.SEQ_LEN, optional=True),
+    "precision": arg.one_of(("bf16", "fp16", "fp8")),
+    "micro_batch": arg.whole(*arg.MICRO_BATCH, optional=True),
+    "checkpointing": arg.flag(optional=True),
+    "global_batch_tokens": arg.amount(optional=True),
+    "optimizer": arg.one_of(("adamw", "adamw-8bit")),
     "lora_rank": arg.whole(*arg.LORA_RANK),
-    "strategy": lambda v, n: arg.one_of(("ddp", "zero1", "zero2", "zero3", "fsdp", "full_shard", "shard_grad_op"),
-                                        optional=True)(v.lower() if isinstance(v, str) else v, n),
+    "strategy": lambda v, n: arg.one_of(
+        ("ddp", "zero1", "zero2", "zero3", "fsdp", "full_shard", "shard_grad_op"), optional=True
+    )(v.lower() if isinstance(v, str) else v, n),
     "tensor_parallel": arg.whole(*arg.TENSOR_PARALLEL, optional=True),
     "pipeline_parallel": arg.whole(*arg.PIPELINE_PARALLEL, optional=True),
 }
 SERVING: dict[str, Check] = {
-    **_MODEL_SHAPE, "kind": arg.one_of(("serve",)), "heads": arg.whole(*arg.HEADS, optional=True),
-    "kv_heads": arg.whole(*arg.HEADS, optional=True), "experts": arg.whole(*arg.EXPERTS, optional=True),
-    "active_params": arg.amount(optional=True), "precision": arg.one_of(("bf16", "fp16", "fp8", "fp4", "int8", "int4")),
-    "input_len": arg.whole(*arg.REQUEST_TOKENS, optional=True), "output_len": arg.whole(*arg.REQUEST_TOKENS, optional=True),
-    "ttft_ms": _LATENCY, "tpot_ms": _LATENCY,
+    **_MODEL_SHAPE,
+    "kind": arg.one_of(("serve",)),
+    "heads": arg.whole(*arg.HEADS, optional=True),
+    "kv_heads": arg.whole(*arg.HEADS, optional=True),
+    "experts": arg.whole(*arg.EXPERTS, optional=True),
+    "active_params": arg.amount(optional=True),
+    "precision": arg.one_of(("bf16", "fp16", "fp8", "fp4", "int8", "int4")),
+    "input_len": arg.whole(*arg.REQUEST_TOKENS, optional=True),
+    "output_len": arg.whole(*arg.REQUEST_TOKENS, optional=True),
+    "ttft_ms": _LATENCY,
+    "tpot_ms": _LATENCY,
     "percentile": arg.number(50, 100, below=True, says="must be at least 50 and below 100"),
-    "tensor_parallel": arg.whole(*arg.TENSOR_PARALLEL, optional=True), "list_models": arg.flag(),
+    "tensor_parallel": arg.whole(*arg.TENSOR_PARALLEL, optional=True),
+    "list_models": arg.flag(),
 }
 MEMO: dict[str, Check] = {
-    "fmt": arg.one_of(("md", "html", "pdf")), "catalog": _catalog, "rules": _rules, "date": arg.day(),
-    "charts": arg.flag(), "name": _stem, "time_limit": _SECONDS, "paper": arg.one_of(("a4", "letter")),
-    "as_of": PLAN["as_of"], "objective": PLAN["objective"], "explain": _explain, "gap": PLAN["gap"],
+    "fmt": arg.one_of(("md", "html", "pdf")),
+    "catalog": _catalog,
+    "rules": _rules,
+    "date": arg.day(),
+    "charts": arg.flag(),
+    "name": _stem,
+    "time_limit": _SECONDS,
+    "paper": arg.one_of(("a4", "letter")),
+    "as_of": PLAN["as_of"],
+    "objective": PLAN["objective"],
+    "explain": _explain,
+    "gap": PLAN["gap"],
 }
 RFQ: dict[str, Check] = {
-    "fmt": arg.one_of(("md", "csv")), "catalog": _catalog, "rules": _rules, "time_limit": _SECONDS,
-    "as_of": PLAN["as_of"], "objective": PLAN["objective"], "gap": PLAN["gap"],
+    "fmt": arg.one_of(("md", "csv")),
+    "catalog": _catalog,
+    "rules": _rules,
+    "time_limit": _SECONDS,
+    "as_of": PLAN["as_of"],
+    "objective": PLAN["objective"],
+    "gap": PLAN["gap"],
 }
 _DEPLOYMENTS = ("office", "datacenter", "cloud")
 COMPARE: dict[str, Check] = {
-    "model": arg.text(optional=True), "params": arg.amount(optional=True),
-    "layers": arg.whole(*arg.LAYERS, optional=True), "hidden": arg.whole(*arg.HIDDEN, optional=True),
-    "seq_len": arg.whole(*arg.SEQ_LEN, optional=True), **_EMBEDDINGS,
-    "precision": arg.one_of(("bf16", "fp16", "fp8")), "prices": arg.prices,
-    "deployment": arg.one_of(_DEPLOYMENTS, optional=True), "region": arg.region, "catalog": _catalog,
-    "rules": _rules, "as_of": arg.day(),
+    "model": arg.text(optional=True),
+    "params": arg.amount(optional=True),
+    "layers": arg.whole(*arg.LAYERS, optional=True),
+    "hidden": arg.whole(*arg.HIDDEN, optional=True),
+    "seq_len": arg.whole(*arg.SEQ_LEN, optional=True),
+    **_EMBEDDINGS,
+    "precision": arg.one_of(("bf16", "fp16", "fp8")),
+    "prices": arg.prices,
+    "deployment": arg.one_of(_DEPLOYMENTS, optional=True),
+    "region": arg.region,
+    "catalog": _catalog,
+    "rules": _rules,
+    "as_of": arg.day(),
 }
 CROSSOVER: dict[str, Check] = {
-    "tokens": arg.amount(), "max_gpus": arg.whole(1, arg.MAX_GPU_COUNT), "gpus": arg.names(optional=True),
-    "models": arg.names(optional=True), "deployment": arg.one_of(_DEPLOYMENTS),
-    "ownership": arg.one_of(("buy", "rent", "any")), "deadline": arg.text(optional=True, max_len=40),
-    "focus": arg.text(), "catalog": _catalog, "rules": _rules, "as_of": arg.day(),
+    "tokens": arg.amount(),
+    "max_gpus": arg.whole(1, arg.MAX_GPU_COUNT),
+    "gpus": arg.names(optional=True),
+    "models": arg.names(optional=True),
+    "deployment": arg.one_of(_DEPLOYMENTS),
+    "ownership": arg.one_of(("buy", "rent", "any")),
+    "deadline": arg.text(optional=True, max_len=40),
+    "focus": arg.text(),
+    "catalog": _catalog,
+    "rules": _rules,
+    "as_of": arg.day(),
 }
 
 
@@ -122,8 +182,9 @@ def known_ids(catalog: Any = None) -> Known:
     from advisor.inputs.known import Known
 
     catalog = catalog if catalog is not None else load_catalog()
-    return Known(frozenset(catalog.gpus), frozenset(catalog.models) | frozenset(catalog.model_aliases),
-                 catalog.model_id)
+    return Known(
+        frozenset(catalog.gpus), frozenset(catalog.models) | frozenset(catalog.model_aliases), catalog.model_id
+    )
 
 
 def as_workload(workload: Any, catalog: Any = None) -> Workload:
@@ -138,8 +199,10 @@ def as_workload(workload: Any, catalog: Any = None) -> Workload:
         return load_workload(arg.path()(workload, "workload"), known_ids(catalog))
     if isinstance(workload, dict):
         return parse_workload(workload, "<workload dict>", known=known_ids(catalog))
-    raise InputError(f"`workload`: give a Workload, a workload file's path or a dict, not {type(workload).__name__}",
-                     field="workload")
+    raise InputError(
+        f"`workload`: give a Workload, a workload file's path or a dict, not {type(workload).__name__}",
+        field="workload",
+    )
 
 
 def plan(workload: Any, **options: Any) -> Any:
@@ -198,8 +261,9 @@ def _plan_dict(value: dict[str, Any]) -> dict[str, Any]:
         Plan.model_validate(value)
     except ValidationError as exc:
         err = first_error(exc.errors())
-        raise InputError(f"`plan`: not the JSON of a plan: `{loc_text(err['loc'])}` {describe(err)}",
-                         field="plan") from None
+        raise InputError(
+            f"`plan`: not the JSON of a plan: `{loc_text(err['loc'])}` {describe(err)}", field="plan"
+        ) from None
     return value
 
 
@@ -217,8 +281,11 @@ def memo(plan: Any, workload: Any = None, **options: Any) -> Any:
         workload = arg.path()(workload, "workload")
     if not _is_plan(plan):
         if workload is not None:
-            raise InputError("advisor.memo(plan, workload): the first argument is not a plan; give a plan "
-                             "(from advisor.plan) and its workload, or only a workload", field="plan")
+            raise InputError(
+                "advisor.memo(plan, workload): the first argument is not a plan; give a plan "
+                "(from advisor.plan) and its workload, or only a workload",
+                field="plan",
+            )
         workload = plan
         planning: dict[str, Any] = {k: options.pop(k) for k in ("as_of", "objective", "explain", "gap") if k in options}
         planning.update((k, options[k]) for k in ("catalog", "rules", "time_limit") if k in options)
@@ -226,8 +293,9 @@ def memo(plan: Any, workload: Any = None, **options: Any) -> Any:
     else:
         extra = sorted(k for k in ("as_of", "objective", "explain", "gap") if k in options)
         if extra:
-            raise InputError(f"advisor.memo: `{extra[0]}` is for planning a workload; this plan is made already",
-                             field=extra[0])
+            raise InputError(
+                f"advisor.memo: `{extra[0]}` is for planning a workload; this plan is made already", field=extra[0]
+            )
         if isinstance(plan, dict):
             plan = _plan_dict(plan)
     return make_memo(plan, _workload_of(plan, workload), **options)
@@ -253,14 +321,19 @@ def rfq(plan: Any, workload: Any = None, **options: Any) -> Any:
     planning: dict[str, Any] = {k: options.pop(k) for k in ("as_of", "objective", "gap", "time_limit") if k in options}
     if not _is_plan(plan):
         if workload is not None:
-            raise InputError("advisor.rfq(plan, workload): the first argument is not a plan; give a plan "
-                             "(from advisor.plan) and its workload, or only a workload", field="plan")
+            raise InputError(
+                "advisor.rfq(plan, workload): the first argument is not a plan; give a plan "
+                "(from advisor.plan) and its workload, or only a workload",
+                field="plan",
+            )
         workload = plan
         planning.update((k, options[k]) for k in ("catalog", "rules") if k in options)
         plan = _planned(workload, planning)
     elif planning:
-        raise InputError(f"advisor.rfq: `{sorted(planning)[0]}` is for planning a workload; this plan is made "
-                         "already", field=sorted(planning)[0])
+        raise InputError(
+            f"advisor.rfq: `{sorted(planning)[0]}` is for planning a workload; this plan is made already",
+            field=sorted(planning)[0],
+        )
     elif isinstance(plan, dict):
         plan = _plan_dict(plan)
     return make_rfq(plan, _workload_of(plan, workload), **options)
@@ -311,5 +384,15 @@ def load_rules(extra: Any = None) -> Any:
     return load(files)
 
 
-__all__ = ["as_workload", "compare", "crossover", "estimate", "load_catalog", "load_rules", "load_workload",
-           "memo", "parse_workload", "plan"]
+__all__ = [
+    "as_workload",
+    "compare",
+    "crossover",
+    "estimate",
+    "load_catalog",
+    "load_rules",
+    "load_workload",
+    "memo",
+    "parse_workload",
+    "plan",
+]

@@ -1,6 +1,7 @@
 """A solved problem into the plan contract (advisor/contract/): the explanations asked for, the
 costs, what to buy or rent, warnings and sources, with numbers rounded so the same input gives
 the same bytes. plan.py runs the flow; this module only assembles its result."""
+
 from __future__ import annotations
 
 import time
@@ -40,7 +41,7 @@ SCHEMA_VERSION = 1
 EXPLAIN_LEVELS = ("none", "alternatives", "full")
 
 JSONObject = dict[str, Any]
-WORK_PER_ALTERNATIVES = 10   # the sensitivity re-solves' CPU over the alternatives stage's, roughly
+WORK_PER_ALTERNATIVES = 10  # the sensitivity re-solves' CPU over the alternatives stage's, roughly
 
 
 def explain_level(explain: bool | str) -> str:
@@ -55,13 +56,20 @@ def _rebuilder(problem: Problem) -> Callable[..., Problem]:
         wl = problem.workload.model_copy(update={"deployment": d})
         if batch_scale is not None:
             p = params_from(problem.catalog)
-            jobs = [job.model_copy(update={"global_batch_tokens": batch_scale * (
-                        cls.spec.global_batch_tokens or default_batch_tokens(cls.spec.model, p))})
-                    for job, cls in ((wl.jobs[j], c) for c in problem.classes for j in c.jobs)]
+            jobs = [
+                job.model_copy(
+                    update={
+                        "global_batch_tokens": batch_scale
+                        * (cls.spec.global_batch_tokens or default_batch_tokens(cls.spec.model, p))
+                    }
+                )
+                for job, cls in ((wl.jobs[j], c) for c in problem.classes for j in c.jobs)
+            ]
             order = [j for c in problem.classes for j in c.jobs]
             by_index = dict(zip(order, jobs))
             wl = wl.model_copy(update={"jobs": [by_index.get(i, job) for i, job in enumerate(wl.jobs)]})
         return build_problem(wl, problem.catalog, problem.rules, params_from(problem.catalog), problem.as_of)
+
     return rebuild
 
 
@@ -70,22 +78,40 @@ class _Explained:
     and the settings of the explanations' re-solves with their tally (read by the warnings and the
     solver record)."""
 
-    def __init__(self, problem: Problem, sol: Solution, objective: str, settings: SolveSettings,
-                 level: str, verdict: Verdict | None, prices: Prices | None = None) -> None:
-        self.verdict = verdict   # the robustness draws, already begun (plan.plan), or None
-        self.prices = prices     # the expected prices the plan was chosen at (explain/decision.py), or None
-        self.settings = settings.explaining(problem)   # every re-solve below: its gap, limit and tally
+    def __init__(
+        self,
+        problem: Problem,
+        sol: Solution,
+        objective: str,
+        settings: SolveSettings,
+        level: str,
+        verdict: Verdict | None,
+        prices: Prices | None = None,
+    ) -> None:
+        self.verdict = verdict  # the robustness draws, already begun (plan.plan), or None
+        self.prices = prices  # the expected prices the plan was chosen at (explain/decision.py), or None
+        self.settings = settings.explaining(problem)  # every re-solve below: its gap, limit and tally
         self.rejected: dict[str, JSONObject] = {
             gid: {"gpu": gid, "reasons": ordered(problem, gid, r.reasons), "forced_cost_usd": None}
-            for gid, r in problem.rejected.items()}
+            for gid, r in problem.rejected.items()
+        }
         if not sol.feasible:  # allowed GPUs that could run the job: no plan meets the limits (see diagnosis)
             for gid in problem.considered:
                 if gid not in self.rejected:
-                    self.rejected[gid] = {"gpu": gid, "forced_cost_usd": None, "reasons": [
-                        {"rule": None, "code": "no-plan", "primary": True,
-                         "message": "it can run the jobs, but no plan meets every limit (see why no plan exists)"}]}
+                    self.rejected[gid] = {
+                        "gpu": gid,
+                        "forced_cost_usd": None,
+                        "reasons": [
+                            {
+                                "rule": None,
+                                "code": "no-plan",
+                                "primary": True,
+                                "message": "it can run the jobs, but no plan meets every limit (see why no plan exists)",
+                            }
+                        ],
+                    }
         self.sensitivity: dict[str, list[JSONObject]] = {"break_even": [], "marginal": []}
-        self.robustness: JSONObject | None = None   # drawn beside the sensitivity re-solves (full level)
+        self.robustness: JSONObject | None = None  # drawn beside the sensitivity re-solves (full level)
         if sol.feasible and level != "none":
             took = time.process_time()
             alts = alternatives(problem, sol, self.settings)
@@ -94,20 +120,33 @@ class _Explained:
                 self.rejected[gid] = {"gpu": gid, **alt}
             if objective == "cost" and level == "full":
                 self.sensitivity = self._sensitivity(problem, sol, alts, settings, took)
-        self.diagnosis: list[JSONObject] = [] if sol.feasible else [diagnosis_row(d) for d in diagnose(
-            problem, self.settings, _rebuilder(problem) if level == "full" else None)]
-        self.insights: JSONObject = (_serving().serving_insights(problem, sol, settings)
-                                     if level != "none" and objective == "cost" and _serves(problem, sol) else {})
-        for entry in self.rejected.values():   # a limit that rules a GPU type out, in words
+        self.diagnosis: list[JSONObject] = (
+            []
+            if sol.feasible
+            else [
+                diagnosis_row(d)
+                for d in diagnose(problem, self.settings, _rebuilder(problem) if level == "full" else None)
+            ]
+        )
+        self.insights: JSONObject = (
+            _serving().serving_insights(problem, sol, settings)
+            if level != "none" and objective == "cost" and _serves(problem, sol)
+            else {}
+        )
+        for entry in self.rejected.values():  # a limit that rules a GPU type out, in words
             name = problem.catalog.gpus[entry["gpu"]].name
             entry["reasons"] = [_worded(r, name) for r in entry["reasons"]]
         if self.insights:
             self.sensitivity["traffic"] = [self.insights["traffic"]]
-        self.other_ownership = (other_ownership(problem, sol, self.settings, _rebuilder(problem), purchase_rows)
-                                if level != "none" and objective == "cost" else None)
+        self.other_ownership = (
+            other_ownership(problem, sol, self.settings, _rebuilder(problem), purchase_rows)
+            if level != "none" and objective == "cost"
+            else None
+        )
 
-    def _sensitivity(self, problem: Problem, sol: Solution, alts: dict, settings: SolveSettings,
-                     alternatives_s: float) -> dict[str, list[JSONObject]]:
+    def _sensitivity(
+        self, problem: Problem, sol: Solution, alts: dict, settings: SolveSettings, alternatives_s: float
+    ) -> dict[str, list[JSONObject]]:
         """Price break-evens, speed break-evens (one bisection per GPU type) and marginal values:
         independent of each other and of the robustness draws, so on two cores (solve/parallel.py)
         they run beside each other with the verdict's first block of draws. They cost more than
@@ -119,14 +158,16 @@ class _Explained:
         # within the explanations' time limit, counted with them
         at_plan_gap = explaining.but(gap=settings.gap_for(problem))
         prices = self.prices
-        tasks: list[Callable[[], Any]] = [lambda: break_even(problem, sol, alts, at_plan_gap, prices),
-                                          *speed_tasks(problem, sol, alts, explaining, prices),
-                                          lambda: marginal_values(problem, sol, explaining, prices)]
+        tasks: list[Callable[[], Any]] = [
+            lambda: break_even(problem, sol, alts, at_plan_gap, prices),
+            *speed_tasks(problem, sol, alts, explaining, prices),
+            lambda: marginal_values(problem, sol, explaining, prices),
+        ]
         tally = explaining.tally
         assert tally is not None
         at_fork = (tally.solves, tally.unproven)
 
-        def state() -> tuple[int, int]:   # a child's explanation solves, added to the parent's count
+        def state() -> tuple[int, int]:  # a child's explanation solves, added to the parent's count
             return tally.solves - at_fork[0], tally.unproven - at_fork[1]
 
         def merge(extra: tuple[int, int]) -> None:
@@ -136,12 +177,15 @@ class _Explained:
         # the robustness verdict's first block of draws (always drawn) joins them: the queue deals the
         # longest first (price break-evens, the speed bisections), then marginal values and the draws
         verdict = self.verdict or Verdict(problem, settings)
-        draws = verdict.first_block()   # those an early start (plan.plan) has not begun
+        draws = verdict.first_block()  # those an early start (plan.plan) has not begun
         got = parallel.gather(tasks + draws, work_s=WORK_PER_ALTERNATIVES * alternatives_s, state=state, merge=merge)
-        price, *speed, marginal = got[:len(tasks)]
-        self.robustness = verdict.verdict(sol, got[len(tasks):])
-        return {"break_even": price, "marginal": [marginal_row(m) for m in marginal],
-                "speed": [e for part in speed for e in part]}
+        price, *speed, marginal = got[: len(tasks)]
+        self.robustness = verdict.verdict(sol, got[len(tasks) :])
+        return {
+            "break_even": price,
+            "marginal": [marginal_row(m) for m in marginal],
+            "speed": [e for part in speed for e in part],
+        }
 
 
 def _worded(reason: JSONObject, name: str) -> JSONObject:
@@ -160,12 +204,21 @@ def _serving() -> Any:
     """explain/serving.py, imported only for a workload that serves (it brings the serving estimator:
     start-up time of a training-only plan); every serving key of a training-only plan is empty."""
     import advisor.explain.serving as serving
+
     return serving
 
 
-def assemble(problem: Problem, sol: Solution, settings: SolveSettings, *, objective: str = "cost",
-             explain: bool | str = True, verdict: Verdict | None = None, decision: JSONObject | None = None,
-             prices: Prices | None = None) -> Plan:
+def assemble(
+    problem: Problem,
+    sol: Solution,
+    settings: SolveSettings,
+    *,
+    objective: str = "cost",
+    explain: bool | str = True,
+    verdict: Verdict | None = None,
+    decision: JSONObject | None = None,
+    prices: Prices | None = None,
+) -> Plan:
     """The Plan of `sol`, with the explanations `explain` asks for (plan.plan's levels). `verdict`:
     the robustness verdict of `problem` under `settings`, its draws begun before `sol` was solved
     (Verdict.begin in plan.plan); None: drawn here. `decision`: how `sol` was chosen
@@ -176,20 +229,29 @@ def assemble(problem: Problem, sol: Solution, settings: SolveSettings, *, object
     jobs = plan_jobs(problem, sol)
     data = _plan_fields(problem, sol, settings, objective, why, jobs)
     # the robustness verdict is an explanation: drawn at the full level only (crossover reads none of it)
-    data.update(plan_ranges(problem, sol, jobs, robust=level == "full" and objective == "cost", settings=settings,
-                            verdict=why.robustness))
+    data.update(
+        plan_ranges(
+            problem,
+            sol,
+            jobs,
+            robust=level == "full" and objective == "cost",
+            settings=settings,
+            verdict=why.robustness,
+        )
+    )
     data["assumptions"]["uncertainty"] = uncertainty_basis()
     if decision is not None:
         data["decision"] = decision
     data = _in_cents(rounded(data), sol)
-    result = Plan.build(data)   # validated only under GPU_ADVISOR_CHECK_PLANS (the tests): contract/base.py
+    result = Plan.build(data)  # validated only under GPU_ADVISOR_CHECK_PLANS (the tests): contract/base.py
     result.workload, result.catalog = problem.workload, problem.catalog
     result.rules, result.problem = problem.rules, problem
     return result
 
 
-def _plan_fields(problem: Problem, sol: Solution, settings: SolveSettings, objective: str, why: _Explained,
-                 jobs: list[JSONObject]) -> JSONObject:
+def _plan_fields(
+    problem: Problem, sol: Solution, settings: SolveSettings, objective: str, why: _Explained, jobs: list[JSONObject]
+) -> JSONObject:
     """The plan's keys in the contract's order, before rounding: what is bought or rented and what
     it costs, the jobs and serving, the explanations `why` holds, warnings, the solver and sources."""
     wl, catalog = problem.workload, problem.catalog
@@ -222,13 +284,19 @@ def _plan_fields(problem: Problem, sol: Solution, settings: SolveSettings, objec
         "binding": [binding_row(s) for s in slacks(problem, sol)],
         "sensitivity": why.sensitivity,
         "diagnosis": why.diagnosis,
-        "warnings": plan_warnings(problem, sol, explaining) + (_serving().serving_warnings(problem, sol)
-                                                           if serves else []),
+        "warnings": plan_warnings(problem, sol, explaining)
+        + (_serving().serving_warnings(problem, sol) if serves else []),
         "assumptions": plan_assumptions(problem, sol),
-        "solver": {**{k: v for k, v in sol.solver.items() if k != "status"},
-                   "gap_limit": settings.gap_for(problem),
-                   "explanations": {"solves": tally.solves, "gap_limit": explaining.gap,
-                                    "time_limit_s": explaining.time_limit, "approximate": tally.unproven > 0}},
+        "solver": {
+            **{k: v for k, v in sol.solver.items() if k != "status"},
+            "gap_limit": settings.gap_for(problem),
+            "explanations": {
+                "solves": tally.solves,
+                "gap_limit": explaining.gap,
+                "time_limit_s": explaining.time_limit,
+                "approximate": tally.unproven > 0,
+            },
+        },
         "sources": plan_sources(problem, sol),
         "as_of": problem.as_of.isoformat(),
         "tool_version": __version__,
@@ -240,8 +308,11 @@ def _in_cents(data: JSONObject, sol: Solution) -> JSONObject:
     """`data` (rounded) with its money to the cent, half up, the parts of each cost breakdown adding
     to its total: the precision a budget is compared at."""
     if sol.objective_usd is not None:
-        for key, value in (("total_cost_usd", sol.objective_usd), ("present_value_usd", sol.objective_usd),
-                           ("nominal_cost_usd", sol.cash_usd)):
+        for key, value in (
+            ("total_cost_usd", sol.objective_usd),
+            ("present_value_usd", sol.objective_usd),
+            ("nominal_cost_usd", sol.cash_usd),
+        ):
             data[key] = cents(value)
         data["cost_breakdown"] = cents_adding_to(sol.cost_breakdown, sol.cash_usd)
         if sol.cost_breakdown_pv:

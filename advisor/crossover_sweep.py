@@ -2,6 +2,7 @@
 the cheapest way to train as models grow, and why (the factor of the article that decides). Public
 as advisor.crossover (advisor/api.py checks its arguments first).
 """
+
 from __future__ import annotations
 
 import datetime as dt
@@ -20,7 +21,7 @@ from advisor.perf.jobspec import JobSpec
 FACTORS = {
     "memory_size": "memory size: the model does not fit in the allowed number of cards",
     "slots": "slots: it needs several cards to hold the model, and no allowed machine "
-             "(or costed network between machines) holds that many",
+    "(or costed network between machines) holds that many",
     "power": "power: the cards it needs draw more than the power limit",
     "licence": "licence: a rule forbids it for this deployment",
     "deadline": "time: even its fastest allowed plan misses the deadline",
@@ -36,8 +37,20 @@ FACTORS = {
 CROSSOVER_GPUS = ("rtx-4090", "a100-80gb-sxm", "h100-sxm", "a100-80gb-pcie", "h100-pcie")
 # the article's sweep (docs/article.md): one preset per size from GPT-2 124M to Llama 3.1 405B; the
 # other presets (Llama 2, Llama 3.1/3.3 at sizes already swept, mixtures of experts) by --model
-CROSSOVER_MODELS = ("gpt2-124m", "gpt2-350m", "gpt2-774m", "gpt2-1558m", "mpt-1b", "mpt-3b", "mpt-7b", "mpt-13b",
-                    "mpt-30b", "llama-3-8b", "llama-3-70b", "llama-3.1-405b")
+CROSSOVER_MODELS = (
+    "gpt2-124m",
+    "gpt2-350m",
+    "gpt2-774m",
+    "gpt2-1558m",
+    "mpt-1b",
+    "mpt-3b",
+    "mpt-7b",
+    "mpt-13b",
+    "mpt-30b",
+    "llama-3-8b",
+    "llama-3-70b",
+    "llama-3.1-405b",
+)
 
 
 def _losing_factor(spec: JobSpec, focus: GPU, winner: GPU, p: Params, n: int) -> str:
@@ -62,10 +75,21 @@ def factor_of(primary: dict[str, Any], n_min: int | None, max_gpus: int) -> str:
         return "memory_size"  # no allowed count holds the model, whatever else also rules it out
     if rule:
         return "licence" if rule.startswith("LIC") else f"rule:{rule}"
-    return {"power": "power", "slots": "slots", "combined": "slots", "deadline_limit": "deadline",
-            "deadline": "deadline", "budget": "budget", "gpu_count": "memory_size", "cost": "cost",
-            "no-price": "availability", "no-purchase-price": "availability", "no-rental-price": "availability",
-            "no-server": "availability", "no-plan": "no_plan"}.get(code or "cost", code or "cost")
+    return {
+        "power": "power",
+        "slots": "slots",
+        "combined": "slots",
+        "deadline_limit": "deadline",
+        "deadline": "deadline",
+        "budget": "budget",
+        "gpu_count": "memory_size",
+        "cost": "cost",
+        "no-price": "availability",
+        "no-purchase-price": "availability",
+        "no-rental-price": "availability",
+        "no-server": "availability",
+        "no-plan": "no_plan",
+    }.get(code or "cost", code or "cost")
 
 
 def _parsed(parse: Callable[[str], Any], value: str, name: str) -> Any:
@@ -76,8 +100,9 @@ def _parsed(parse: Callable[[str], Any], value: str, name: str) -> Any:
         raise InputError(f"`{name}`: {exc}", field=name) from None
 
 
-def _crossover_models(catalog: Catalog, tokens: str, deadline: str | None, gpus: list[str], focus: str,
-                      models: list[str] | None) -> list[str]:
+def _crossover_models(
+    catalog: Catalog, tokens: str, deadline: str | None, gpus: list[str], focus: str, models: list[str] | None
+) -> list[str]:
     """The sweep's arguments checked before any solve, and its models: those named (as catalog ids),
     else the article's presets the catalog holds, smallest first."""
     _parsed(units.parse_count, tokens, "tokens")
@@ -88,28 +113,50 @@ def _crossover_models(catalog: Catalog, tokens: str, deadline: str | None, gpus:
     if focus not in gpus:
         raise InputError(f"`focus`: {focus} must be one of the GPUs swept ({', '.join(gpus)})", field="focus")
     for name in models or []:
-        spec_from_flags(catalog, model=name)   # an unknown preset is reported as `model`
-    return ([catalog.model_id(m) for m in models] if models else
-            sorted((m for m in CROSSOVER_MODELS if m in catalog.models), key=lambda m: (catalog.models[m].params, m)))
+        spec_from_flags(catalog, model=name)  # an unknown preset is reported as `model`
+    return (
+        [catalog.model_id(m) for m in models]
+        if models
+        else sorted((m for m in CROSSOVER_MODELS if m in catalog.models), key=lambda m: (catalog.models[m].params, m))
+    )
 
 
-def _no_plan_reason(result: Any, catalog: Catalog, focus: str, deployment: str, n: int | None,
-                    primary: dict[str, Any]) -> dict[str, Any]:
+def _no_plan_reason(
+    result: Any, catalog: Catalog, focus: str, deployment: str, n: int | None, primary: dict[str, Any]
+) -> dict[str, Any]:
     """When no plan exists at all, the focus GPU's reason from the plan's own diagnosis (the limit
     whose relaxation would give a plan), else the slots when no host holds the cards it needs."""
-    lever = next((d for d in result.diagnosis if d.kind != "shortfall" and d.relaxation
-                  and d.constraint in ("power", "deadline", "budget", "gpu_count")), None)
+    lever = next(
+        (
+            d
+            for d in result.diagnosis
+            if d.kind != "shortfall" and d.relaxation and d.constraint in ("power", "deadline", "budget", "gpu_count")
+        ),
+        None,
+    )
     slots = max((s.gpu_slots for s in catalog.servers_for(focus, deployment)), default=0)
     if lever is not None:
         return {"code": lever.constraint, "rule": None, "message": lever.message}
-    if n is not None and n > slots:   # more cards than any host of this deployment holds
-        return {"code": "slots", "rule": None,
-                "message": f"it needs at least {n} cards and no {deployment} machine holds more than {slots}"}
+    if n is not None and n > slots:  # more cards than any host of this deployment holds
+        return {
+            "code": "slots",
+            "rule": None,
+            "message": f"it needs at least {n} cards and no {deployment} machine holds more than {slots}",
+        }
     return primary
 
 
-def _focus_loses(row: dict[str, Any], result: Any, catalog: Catalog, spec: JobSpec, p: Params, focus: str,
-                 deployment: str, max_gpus: int, n: int | None) -> None:
+def _focus_loses(
+    row: dict[str, Any],
+    result: Any,
+    catalog: Catalog,
+    spec: JobSpec,
+    p: Params,
+    focus: str,
+    deployment: str,
+    max_gpus: int,
+    n: int | None,
+) -> None:
     """The focus GPU is not the cheapest: its forced cost, the reason and the article's factor."""
     winner = row["cheapest"]
     rej = next((r for r in result.rejected if r.gpu == focus), None)
@@ -119,14 +166,28 @@ def _focus_loses(row: dict[str, Any], result: Any, catalog: Catalog, spec: JobSp
         primary = _no_plan_reason(result, catalog, focus, deployment, n, primary)
     row["focus_reason"] = primary.get("message")
     row["factor"] = factor_of(primary, n, max_gpus)
-    if row["factor"] == "cost":   # it runs (factor_of says memory_size when no count holds it)
-        row["factor"] = (_losing_factor(spec, catalog.gpu(focus), catalog.gpu(winner), p, n)
-                         if winner and n is not None else "compute")
+    if row["factor"] == "cost":  # it runs (factor_of says memory_size when no count holds it)
+        row["factor"] = (
+            _losing_factor(spec, catalog.gpu(focus), catalog.gpu(winner), p, n)
+            if winner and n is not None
+            else "compute"
+        )
 
 
-def crossover(*, tokens: str = "10B", max_gpus: int = 8, gpus: list[str] | None = None, models: list[str] | None = None,
-              deployment: str = "office", ownership: str = "buy", deadline: str | None = None, focus: str = "rtx-4090",
-              catalog: Catalog | None = None, rules: RuleSet | None = None, as_of: dt.date | None = None) -> dict[str, Any]:
+def crossover(
+    *,
+    tokens: str = "10B",
+    max_gpus: int = 8,
+    gpus: list[str] | None = None,
+    models: list[str] | None = None,
+    deployment: str = "office",
+    ownership: str = "buy",
+    deadline: str | None = None,
+    focus: str = "rtx-4090",
+    catalog: Catalog | None = None,
+    rules: RuleSet | None = None,
+    as_of: dt.date | None = None,
+) -> dict[str, Any]:
     """Sweep model size at a fixed token budget and GPU-count limit: the cheapest plan per size,
     and for `focus` (the 4090) its cost or why it cannot run, with the factor that decides."""
     from advisor.flow import plan
@@ -140,15 +201,25 @@ def crossover(*, tokens: str = "10B", max_gpus: int = 8, gpus: list[str] | None 
     points: list[dict[str, Any]] = []
     crossed = None
     for name in models:
-        doc: dict[str, Any] = {"name": f"crossover {name}", "deployment": {"context": deployment, "ownership": ownership},
-               "model": name, "tokens": tokens, "gpus": {"allow": gpus, "max": max_gpus}}
+        doc: dict[str, Any] = {
+            "name": f"crossover {name}",
+            "deployment": {"context": deployment, "ownership": ownership},
+            "model": name,
+            "tokens": tokens,
+            "gpus": {"allow": gpus, "max": max_gpus},
+        }
         if deadline:
             doc["deadline"] = deadline
-        result = plan(parse_workload(doc), catalog=catalog, rules=rules, as_of=as_of,
-                      explain="alternatives")   # forced costs only: no break-evens are shown
+        result = plan(
+            parse_workload(doc), catalog=catalog, rules=rules, as_of=as_of, explain="alternatives"
+        )  # forced costs only: no break-evens are shown
         winner = result.purchase[0].gpu if result.purchase else None
-        row: dict[str, Any] = {"model": name, "params": catalog.models[name].params, "cheapest": winner,
-                               "total_cost_usd": result.total_cost_usd}
+        row: dict[str, Any] = {
+            "model": name,
+            "params": catalog.models[name].params,
+            "cheapest": winner,
+            "total_cost_usd": result.total_cost_usd,
+        }
         spec = spec_from_flags(catalog, model=name)
         n = min_gpus(spec, catalog.gpu(focus), p, limit=65_536)
         row[f"{focus}_min_gpus"] = n
@@ -160,5 +231,13 @@ def crossover(*, tokens: str = "10B", max_gpus: int = 8, gpus: list[str] | None 
                 crossed = name
         row["factor_text"] = FACTORS.get(row["factor"], row["factor"]) if row["factor"] else None
         points.append(row)
-    return {"tokens": tokens, "max_gpus": max_gpus, "gpus": gpus, "deployment": deployment, "focus": focus,
-            "crossover_model": crossed, "points": points, "as_of": as_of.isoformat()}
+    return {
+        "tokens": tokens,
+        "max_gpus": max_gpus,
+        "gpus": gpus,
+        "deployment": deployment,
+        "focus": focus,
+        "crossover_model": crossed,
+        "points": points,
+        "as_of": as_of.isoformat(),
+    }

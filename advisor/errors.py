@@ -3,6 +3,7 @@
 Also the small helpers every input check shares, so that workload, catalog and rules files get
 messages of one shape: the file, the location, the value given and what is allowed.
 """
+
 from __future__ import annotations
 
 import datetime as dt
@@ -10,7 +11,7 @@ import unicodedata
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, TypeVar
 
-Error = TypeVar("Error", bound=Mapping[str, Any])   # a pydantic error (ErrorDetails) or a plain dict
+Error = TypeVar("Error", bound=Mapping[str, Any])  # a pydantic error (ErrorDetails) or a plain dict
 
 
 class AdvisorError(Exception):
@@ -24,20 +25,36 @@ class InputError(AdvisorError):
 
     exit_code = 2
 
-    def __init__(self, message: str, *, file: str | None = None, field: str | None = None,
-                 line: int | None = None, column: int | None = None, given: Any = None):
+    def __init__(
+        self,
+        message: str,
+        *,
+        file: str | None = None,
+        field: str | None = None,
+        line: int | None = None,
+        column: int | None = None,
+        given: Any = None,
+    ):
         self.file = file
         self.field = field
-        self.line, self.column = line, column   # where in the file (1-based), when read from one
-        self.given = given                      # the value as written, when there is one
-        self.errors: list[InputError] = [self]   # every mistake found, when a file has several
+        self.line, self.column = line, column  # where in the file (1-based), when read from one
+        self.given = given  # the value as written, when there is one
+        self.errors: list[InputError] = [self]  # every mistake found, when a file has several
         super().__init__(message)
 
     def to_dict(self) -> dict[str, Any]:
         """One mistake as data (`advisor validate --format json`)."""
-        given = self.given if isinstance(self.given, (str, int, float, bool)) or self.given is None else show(self.given)
-        return {"file": self.file, "line": self.line, "column": self.column, "path": self.field,
-                "given": given, "message": str(self)}
+        given = (
+            self.given if isinstance(self.given, (str, int, float, bool)) or self.given is None else show(self.given)
+        )
+        return {
+            "file": self.file,
+            "line": self.line,
+            "column": self.column,
+            "path": self.field,
+            "given": given,
+            "message": str(self),
+        }
 
     @classmethod
     def many(cls, errors: list[InputError]) -> InputError:
@@ -58,9 +75,10 @@ class InputError(AdvisorError):
             return InputError.many([e.in_file(file) for e in self.errors])
         message = str(self)
         if self.field and message.startswith(f"{self.field}:"):
-            message = f"`{self.field}`" + message[len(self.field):]
-        return InputError(f"{file}: {message}", file=file, field=self.field, line=self.line, column=self.column,
-                          given=self.given)
+            message = f"`{self.field}`" + message[len(self.field) :]
+        return InputError(
+            f"{file}: {message}", file=file, field=self.field, line=self.line, column=self.column, given=self.given
+        )
 
 
 class InfeasibleError(AdvisorError):
@@ -85,6 +103,7 @@ class NoPlanInTime(SolverError):
 
 # ------------------------------------------------------------------ message helpers
 
+
 def close_matches(word: str, choices: Iterable[Any], n: int = 6) -> list[str]:
     """The choices `word` may have meant (case-insensitive): those it begins word for word ('h100'
     -> h100-sxm, h100-pcie, h100-nvl), then the closest by spelling and any as close (within 0.1
@@ -94,7 +113,7 @@ def close_matches(word: str, choices: Iterable[Any], n: int = 6) -> list[str]:
     by_lower = {str(c).lower(): c for c in sorted(choices, key=str)}
     low = str(word).lower().strip()
     words = low.replace("_", "-").split("-")
-    starting = [c for c in by_lower if low and c != low and c.split("-")[:len(words)] == words]
+    starting = [c for c in by_lower if low and c != low and c.split("-")[: len(words)] == words]
     scored = sorted(((difflib.SequenceMatcher(None, low, c).ratio(), c) for c in by_lower), key=lambda x: (-x[0], x[1]))
     best = scored[0][0] if scored else 0.0
     near = [c for r, c in scored if r >= max(0.6, best - 0.1)]
@@ -134,14 +153,21 @@ def show(value: object, limit: int = 60) -> str:
     else:
         text = repr(value)
     if len(text) > limit:
-        text = f"{text[:limit - 20]}... ({len(text):,} characters)"
+        text = f"{text[: limit - 20]}... ({len(text):,} characters)"
     return text
 
 
 # pydantic's "wrong kind of value" errors, and what the value should have been
-KINDS = {"dict_type": "a mapping", "model_type": "a mapping", "model_attributes_type": "a mapping",
-         "list_type": "a list", "string_type": "text", "int_type": "a whole number", "float_type": "a number",
-         "bool_type": "true or false"}
+KINDS = {
+    "dict_type": "a mapping",
+    "model_type": "a mapping",
+    "model_attributes_type": "a mapping",
+    "list_type": "a list",
+    "string_type": "text",
+    "int_type": "a whole number",
+    "float_type": "a number",
+    "bool_type": "true or false",
+}
 
 
 # what a field's pattern means, in words (a user should never see a regex)
@@ -170,7 +196,7 @@ def describe(err: Mapping[str, Any], reason: str | None = None) -> str:
         msg = msg.replace(prefix, "")
     if reason:
         msg += f" ({reason})"
-    quoted = isinstance(given, str) and show(given) in msg   # the message already quotes the value
+    quoted = isinstance(given, str) and show(given) in msg  # the message already quotes the value
     return msg if kind == "missing" or quoted else f"{msg} (given {show(given)})"
 
 
@@ -181,8 +207,9 @@ def first_error(errors: Sequence[Error], clean: Callable[..., tuple[Any, ...]] =
     locs = [clean(e["loc"]) for e in errors]
 
     def key(i: int) -> tuple[bool, bool, int]:
-        deeper = any(len(other) > len(locs[i]) and other[:len(locs[i])] == locs[i] for other in locs)
+        deeper = any(len(other) > len(locs[i]) and other[: len(locs[i])] == locs[i] for other in locs)
         return errors[i]["type"] != "extra_forbidden", deeper, i
+
     return errors[min(range(len(errors)), key=key)]
 
 

@@ -5,6 +5,7 @@ A Plan is a typed model of the JSON contract (advisor/contract/, printed by `adv
 like a dict, so a script reads plan["total_cost_usd"] the same way it reads `advisor plan
 --format json`. assemble.py turns a solution into the Plan.
 """
+
 from __future__ import annotations
 
 import datetime as dt
@@ -40,8 +41,9 @@ from advisor.solve.verify import check
 __all__ = ["chart_data", "min_gpus_by_job", "pareto", "plan", "prepare"]
 
 
-def prepare(workload: Workload, catalog: Catalog | None = None, rules: RuleSet | None = None,
-            as_of: dt.date | None = None) -> Problem:
+def prepare(
+    workload: Workload, catalog: Catalog | None = None, rules: RuleSet | None = None, as_of: dt.date | None = None
+) -> Problem:
     """Candidates for every job: rules and estimates applied, nothing solved yet. The workload's size
     is checked against the catalog first (data/bounds.py), so every path to a plan (the library, the
     CLI, bench code) refuses an oversized workload before any estimating."""
@@ -58,16 +60,26 @@ def _checked_level(objective: str, explain: bool | str, gap: float | None) -> st
         raise InputError(f"objective is 'cost' or 'time', got {objective!r}", field="objective")
     level = explain_level(explain)
     if level not in EXPLAIN_LEVELS:
-        raise InputError(f"explain is one of {', '.join(EXPLAIN_LEVELS)} (or true/false), got {explain!r}",
-                         field="explain")
+        raise InputError(
+            f"explain is one of {', '.join(EXPLAIN_LEVELS)} (or true/false), got {explain!r}", field="explain"
+        )
     if gap is not None and not 0 <= gap < 1:
         raise InputError(f"gap is a fraction from 0 to below 1 (0.01 = 1%), got {gap!r}", field="gap")
     return level
 
 
-def plan(workload: Workload, *, catalog: Catalog | None = None, rules: RuleSet | None = None,
-         as_of: dt.date | None = None, objective: str = "cost", time_limit: float | None = 30.0,
-         explain: bool | str = True, charts: bool = False, gap: float | None = None) -> Plan:
+def plan(
+    workload: Workload,
+    *,
+    catalog: Catalog | None = None,
+    rules: RuleSet | None = None,
+    as_of: dt.date | None = None,
+    objective: str = "cost",
+    time_limit: float | None = 30.0,
+    explain: bool | str = True,
+    charts: bool = False,
+    gap: float | None = None,
+) -> Plan:
     """Choose the cheapest GPU mix for `workload` (or, with objective='time', the fastest one
     within the budget) and say why. charts=True also computes what a memo's charts show (the
     cheapest plan per GPU type under a sweep of completion times, speed per dollar), once.
@@ -85,12 +97,11 @@ def plan(workload: Workload, *, catalog: Catalog | None = None, rules: RuleSet |
     drawn = objective == "cost" and level == "full"
     verdict = Verdict.begin(problem, settings) if drawn and workload.decision.basis not in ("p80", "p90") else None
     try:
-        sol = (solve(problem, settings=settings) if objective == "cost"
-               else solve_fastest(problem, settings=settings))
-        if verdict is not None and not sol.feasible:   # no plan to judge: stop the draws before the diagnosis
+        sol = solve(problem, settings=settings) if objective == "cost" else solve_fastest(problem, settings=settings)
+        if verdict is not None and not sol.feasible:  # no plan to judge: stop the draws before the diagnosis
             verdict.close()
             verdict = None
-        check(problem, sol)   # every hard constraint holds, or the plan is refused (solve/verify.py)
+        check(problem, sol)  # every hard constraint holds, or the plan is refused (solve/verify.py)
         # the plan a buyer gets is the one chosen on the workload's decision basis (explain/decision.py):
         # every explanation below is about it
         decided = decide(problem, sol, settings, verdict) if objective == "cost" and sol.feasible else None
@@ -98,16 +109,23 @@ def plan(workload: Workload, *, catalog: Catalog | None = None, rules: RuleSet |
             verdict = verdict or decided.verdict
             sol = decided.chosen
             check(problem, sol)
-            plan_chosen(sol.objective_usd, sol.solver.get("gap"))   # the progress line's best: the plan printed
-            if level == "full":   # which inputs to verify first, by the value of knowing them
+            plan_chosen(sol.objective_usd, sol.solver.get("gap"))  # the progress line's best: the plan printed
+            if level == "full":  # which inputs to verify first, by the value of knowing them
                 decided.record["verify"] = verify(problem, decided, settings.explaining(problem))
-        with stage("explaining"):   # named on the CLI's progress line (solve/run.py)
-            result = assemble(problem, sol, settings, objective=objective, explain=level, verdict=verdict,
-                              decision=decided.record if decided is not None else None,
-                              prices=decided.prices if decided is not None else None)
+        with stage("explaining"):  # named on the CLI's progress line (solve/run.py)
+            result = assemble(
+                problem,
+                sol,
+                settings,
+                objective=objective,
+                explain=level,
+                verdict=verdict,
+                decision=decided.record if decided is not None else None,
+                prices=decided.prices if decided is not None else None,
+            )
     finally:
         if verdict is not None:
-            verdict.close()   # no plan, or an error: the draws begun are not needed
+            verdict.close()  # no plan, or an error: the draws begun are not needed
     if charts:
         result.chart_data = chart_data(problem, settings)
     return result
@@ -117,9 +135,11 @@ def chart_data(problem: Problem, settings: SolveSettings) -> dict[str, Any]:
     """What a memo's charts show, computed by re-solving and estimating (explain/tradeoffs.py)."""
     if not problem.classes:
         return {}  # the charts are about training time; a serving-only workload has none
-    return {"cost_time": cost_time_points(problem, settings),
-            "value": value_points(problem, params_from(problem.catalog)),
-            "ranges": range_points(problem, settings)}
+    return {
+        "cost_time": cost_time_points(problem, settings),
+        "value": value_points(problem, params_from(problem.catalog)),
+        "ranges": range_points(problem, settings),
+    }
 
 
 def min_gpus_by_job(problem: Problem, plan: Plan | dict[str, Any]) -> dict[str, int | None]:
@@ -133,14 +153,28 @@ def min_gpus_by_job(problem: Problem, plan: Plan | dict[str, Any]) -> dict[str, 
     return out
 
 
-def pareto(workload: Workload, *, catalog: Catalog | None = None, rules: RuleSet | None = None,
-           as_of: dt.date | None = None, points: int = 24, time_limit: float | None = 30.0) -> dict[str, Any]:
+def pareto(
+    workload: Workload,
+    *,
+    catalog: Catalog | None = None,
+    rules: RuleSet | None = None,
+    as_of: dt.date | None = None,
+    points: int = 24,
+    time_limit: float | None = 30.0,
+) -> dict[str, Any]:
     """The cost-versus-time Pareto front (`advisor frontier`), from up to `points` makespan caps."""
     problem = prepare(workload, catalog, rules, as_of)
     front: list[dict[str, Any]] = []
     for sol in frontier(problem, SolveSettings(time_limit=time_limit), points=points):
         check(problem, sol)
-        front.append({"makespan_days": sol.makespan_hours / 24, "total_cost_usd": sol.objective_usd,
-                      "purchase": purchase_rows(problem, sol), "status": sol.status})
-    return rounded({"schema_version": SCHEMA_VERSION, "name": workload.name, "as_of": problem.as_of.isoformat(),
-                     "points": front})
+        front.append(
+            {
+                "makespan_days": sol.makespan_hours / 24,
+                "total_cost_usd": sol.objective_usd,
+                "purchase": purchase_rows(problem, sol),
+                "status": sol.status,
+            }
+        )
+    return rounded(
+        {"schema_version": SCHEMA_VERSION, "name": workload.name, "as_of": problem.as_of.isoformat(), "points": front}
+    )

@@ -1,6 +1,7 @@
 """A plan's warnings and sources: what a reader must check beside the figures, and where every
 figure comes from (the chosen GPUs' datasheets and prices, the bill of materials, the cost
 assumptions and the rules cited)."""
+
 from __future__ import annotations
 
 from collections.abc import Iterator
@@ -34,8 +35,12 @@ def plan_warnings(problem: Problem, sol: Solution, explaining: SolveSettings | N
     """What a reader must check beside the figures: the chosen candidates' warnings and estimate notes,
     rent- or buy-only GPUs, stale prices, the ledger's price warnings, and an unproven solve."""
     out: list[JSONObject] = []
-    for entry in [*_candidate_notes(sol), *_price_warnings(problem, sol),
-                  *(ledger.price_warnings(problem, sol) if sol.feasible else []), *_solver_warnings(sol, explaining)]:
+    for entry in [
+        *_candidate_notes(sol),
+        *_price_warnings(problem, sol),
+        *(ledger.price_warnings(problem, sol) if sol.feasible else []),
+        *_solver_warnings(sol, explaining),
+    ]:
         if entry not in out:
             out.append(entry)
     return out
@@ -57,9 +62,12 @@ def _price_warnings(problem: Problem, sol: Solution) -> Iterator[JSONObject]:
         gpu = problem.catalog.gpus[gid]
         if len(d.ownerships) == 2 and gpu.availability in ("rent only", "buy only"):
             missing = "purchase price" if gpu.availability == "rent only" else "on-demand rental rate"
-            yield {"rule": None, "code": gpu.availability.replace(" ", "-"),
-                   "message": f"{gpu.name} is {gpu.availability}: the catalog holds no sourced {missing} "
-                              "for it (give a quote with --catalog)"}
+            yield {
+                "rule": None,
+                "code": gpu.availability.replace(" ", "-"),
+                "message": f"{gpu.name} is {gpu.availability}: the catalog holds no sourced {missing} "
+                "for it (give a quote with --catalog)",
+            }
         for what, _, as_of in dated_prices(problem, sol, gid):
             yield from _stale(problem, gpu.name, what, as_of)
     for servers in sol.servers.values():
@@ -72,23 +80,32 @@ def _stale(problem: Problem, what: str, price: str, as_of: str | None) -> Iterat
     """A warning when `what`'s `price` is older than STALE_MONTHS on the plan's day."""
     months = age_months(as_of, problem.as_of)
     if months is not None and months > STALE_MONTHS:
-        yield {"rule": None, "code": "stale-price",
-               "message": f"{what}'s {price} is from {as_of}, {months} months before "
-                          f"{problem.as_of.isoformat()}; get a current quote"}
+        yield {
+            "rule": None,
+            "code": "stale-price",
+            "message": f"{what}'s {price} is from {as_of}, {months} months before "
+            f"{problem.as_of.isoformat()}; get a current quote",
+        }
 
 
 def _solver_warnings(sol: Solution, explaining: SolveSettings | None) -> Iterator[JSONObject]:
     """The plan not proven optimal, and explanations whose re-solves stopped before their gap."""
     if sol.solver.get("proven_optimal") is False:
-        yield {"rule": None, "code": "not-proven-optimal",
-               "message": f"the solver stopped at its time limit with a plan not proven optimal "
-                          f"(gap {sol.solver.get('gap')}); raise --time-limit for a proof"}
+        yield {
+            "rule": None,
+            "code": "not-proven-optimal",
+            "message": f"the solver stopped at its time limit with a plan not proven optimal "
+            f"(gap {sol.solver.get('gap')}); raise --time-limit for a proof",
+        }
     tally = explaining.tally if explaining else None
     if explaining and tally and tally.unproven:
-        yield {"rule": None, "code": "explanations-approximate",
-               "message": f"{tally.unproven} of the {tally.solves} re-solves behind the explanations "
-                          f"stopped at their {explaining.time_limit:g} s limit before proving a "
-                          f"{100 * (explaining.gap or 0.0):g}% gap; their numbers are approximate"}
+        yield {
+            "rule": None,
+            "code": "explanations-approximate",
+            "message": f"{tally.unproven} of the {tally.solves} re-solves behind the explanations "
+            f"stopped at their {explaining.time_limit:g} s limit before proving a "
+            f"{100 * (explaining.gap or 0.0):g}% gap; their numbers are approximate",
+        }
 
 
 def plan_sources(problem: Problem, sol: Solution) -> list[JSONObject]:
@@ -120,8 +137,15 @@ def _source_dates(problem: Problem, sol: Solution) -> dict[str, str | None]:
 
     for gid in sorted(sol.gpu_types()):
         gpu = catalog.gpus[gid]
-        for fig in (gpu.memory_gb, gpu.memory_bandwidth_gbps, gpu.tdp_w, gpu.interconnect.link_gbps,
-                    gpu.interconnect.p2p, gpu.interconnect.pcie_gbps, *gpu.tensor_tflops.values()):
+        for fig in (
+            gpu.memory_gb,
+            gpu.memory_bandwidth_gbps,
+            gpu.tdp_w,
+            gpu.interconnect.link_gbps,
+            gpu.interconnect.p2p,
+            gpu.interconnect.pcie_gbps,
+            *gpu.tensor_tflops.values(),
+        ):
             add(fig.source)
         for _, source, as_of in dated_prices(problem, sol, gid):
             add(source, as_of)
@@ -144,14 +168,20 @@ def _source_dates(problem: Problem, sol: Solution) -> dict[str, str | None]:
 def _rule_sources(problem: Problem, sol: Solution) -> list[JSONObject]:
     """The rules the plan cites (why a GPU was rejected, a chosen candidate's warnings, the power
     rule), each with its source's URL (or its citation) and the date it took effect."""
-    cited: set[str] = ({r["rule"] for rej in problem.rejected.values() for r in rej.reasons if r["rule"]}
-                       | {w["rule"] for c in sol.chosen + [c for c, _ in sol.serving] for w in c.warnings if w["rule"]})
+    cited: set[str] = {r["rule"] for rej in problem.rejected.values() for r in rej.reasons if r["rule"]} | {
+        w["rule"] for c in sol.chosen + [c for c, _ in sol.serving] for w in c.warnings if w["rule"]
+    }
     if problem.power_rule:
         cited.add(problem.power_rule)
     out = []
     for rule_id in sorted(cited):
         rule = problem.rules.get(rule_id)
-        out.append({"id": rule_id, "url": rule.source.url,
-                    "as_of": rule.effective.from_.isoformat() if rule.effective.from_ else None}
-                   | ({} if rule.source.url else {"reference": rule.source.cite}))
+        out.append(
+            {
+                "id": rule_id,
+                "url": rule.source.url,
+                "as_of": rule.effective.from_.isoformat() if rule.effective.from_ else None,
+            }
+            | ({} if rule.source.url else {"reference": rule.source.cite})
+        )
     return out

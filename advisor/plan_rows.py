@@ -1,5 +1,6 @@
 """The parts of a plan read straight from a solved problem: its jobs, what it buys and rents, its
 servers and its assumptions. assemble.py puts them into the Plan beside the explanations."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -18,13 +19,31 @@ def plan_jobs(problem: Problem, sol: Solution) -> list[JSONObject]:
     for c, n in sol.assignment:
         e = c.estimate
         cls = problem.classes[c.cls]
-        jobs.append({"name": cls.name(problem.workload), "gpu": c.gpu, "gpu_count": c.count,
-                     "ownership": c.ownership, "copies": n, "tokens_per_s": e.tokens_per_s, "wall_days": c.hours / 24,
-                     "goodput": {"fraction": c.goodput, "lost_days": c.hours * (1 - c.goodput) / 24,
-                                 "source": "workload" if cls.goodput is not None else "model (docs/model.md §1.6)"},
-                     "memory_per_gpu_gb": e.memory_per_gpu_gb, "mfu": e.mfu, "binding_factor": e.binding,
-                     "step_breakdown": e.step_breakdown, "layout": e.layout, "speed_evidence": e.speed_evidence,
-                     "derating": e.derating, "speed_source": e.speed_source, "evidence_note": e.evidence_note})
+        jobs.append(
+            {
+                "name": cls.name(problem.workload),
+                "gpu": c.gpu,
+                "gpu_count": c.count,
+                "ownership": c.ownership,
+                "copies": n,
+                "tokens_per_s": e.tokens_per_s,
+                "wall_days": c.hours / 24,
+                "goodput": {
+                    "fraction": c.goodput,
+                    "lost_days": c.hours * (1 - c.goodput) / 24,
+                    "source": "workload" if cls.goodput is not None else "model (docs/model.md §1.6)",
+                },
+                "memory_per_gpu_gb": e.memory_per_gpu_gb,
+                "mfu": e.mfu,
+                "binding_factor": e.binding,
+                "step_breakdown": e.step_breakdown,
+                "layout": e.layout,
+                "speed_evidence": e.speed_evidence,
+                "derating": e.derating,
+                "speed_source": e.speed_source,
+                "evidence_note": e.evidence_note,
+            }
+        )
     return jobs
 
 
@@ -33,17 +52,27 @@ def plan_assumptions(problem: Problem, sol: Solution) -> JSONObject:
     of each GPU bought."""
     d, costs = problem.workload.deployment, problem.costs
     return {
-        "deployment": d.context, "region": d.region, "ownership": d.ownership, "horizon_months": d.horizon_months,
-        "electricity_usd_per_kwh": costs.electricity_usd_per_kwh, "pue": costs.pue,
+        "deployment": d.context,
+        "region": d.region,
+        "ownership": d.ownership,
+        "horizon_months": d.horizon_months,
+        "electricity_usd_per_kwh": costs.electricity_usd_per_kwh,
+        "pue": costs.pue,
         "hosting_usd_per_kw_month": costs.hosting_usd_per_kw_month,
         "power_limit_kw": problem.power_limit_kw,
         "power_limit_rule": problem.power_rule,
-        "discount_rate": costs.discount_rate, "discount_rate_source": costs.discount_source,
-        "utilization": costs.utilization, "useful_life_years": costs.useful_life_years,
+        "discount_rate": costs.discount_rate,
+        "discount_rate_source": costs.discount_source,
+        "utilization": costs.utilization,
+        "useful_life_years": costs.useful_life_years,
         "rent_kinds": list(d.rent_kinds),
-        "budget_usd": problem.workload.budget_usd, "budget_basis": problem.workload.budget_basis,
-        "residual_value": {g: {"fraction": r.fraction, "curve": r.curve, "confidence": r.confidence,
-                               "note": r.note} for g, r in sorted(problem.residual.items()) if g in sol.bought},
+        "budget_usd": problem.workload.budget_usd,
+        "budget_basis": problem.workload.budget_basis,
+        "residual_value": {
+            g: {"fraction": r.fraction, "curve": r.curve, "confidence": r.confidence, "note": r.note}
+            for g, r in sorted(problem.residual.items())
+            if g in sol.bought
+        },
     }
 
 
@@ -52,19 +81,30 @@ def purchase_rows(problem: Problem, sol: Solution) -> list[JSONObject]:
     GPUs rented on demand to serve, per GPU type."""
     items = ledger.purchase_items(problem, sol)
     rented: dict[str, JSONObject] = {}
-    for c, n in sol.serving:   # serving replicas rented on demand for the serving months
+    for c, n in sol.serving:  # serving replicas rented on demand for the serving months
         if c.ownership != "rent":
             continue
         rate = problem.catalog.gpus[c.gpu].rental
-        assert rate is not None, f"{c.gpu} rented for serving without a rental rate"   # candidates need one
-        entry = rented.setdefault(c.gpu, {"gpu": c.gpu, "count": 0, "ownership": "rent",
-                                          "unit_price_usd": rate.usd_per_gpu_hour, "gpu_hours": 0.0,
-                                          "provider": rate.provider, "as_of": rate.as_of,
-                                          "confidence": rate.confidence, "rent_kind": rate.pricing,
-                                          **ledger.offer_terms(rate), "use": "serving"})
+        assert rate is not None, f"{c.gpu} rented for serving without a rental rate"  # candidates need one
+        entry = rented.setdefault(
+            c.gpu,
+            {
+                "gpu": c.gpu,
+                "count": 0,
+                "ownership": "rent",
+                "unit_price_usd": rate.usd_per_gpu_hour,
+                "gpu_hours": 0.0,
+                "provider": rate.provider,
+                "as_of": rate.as_of,
+                "confidence": rate.confidence,
+                "rent_kind": rate.pricing,
+                **ledger.offer_terms(rate),
+                "use": "serving",
+            },
+        )
         entry["count"] += c.gpus * n
         entry["gpu_hours"] += c.gpu_hours * n
-    for g, entry in rented.items():   # an offer sold by whole nodes bills the idle GPUs of its nodes too
+    for g, entry in rented.items():  # an offer sold by whole nodes bills the idle GPUs of its nodes too
         entry["billed_gpus"] = entry["count"] + sol.serving_idle.get(g, (0, None))[0]
     return items + [rented[g] for g in sorted(rented)]
 
@@ -75,6 +115,13 @@ def plan_servers(problem: Problem, sol: Solution) -> list[JSONObject]:
     for g, servers in sorted(sol.servers.items()):
         opts = {s.id: s for s in problem.servers.get(g, [])}
         for sid, n in sorted(servers.items()):
-            out.append({"server": sid, "gpu": g, "count": n, "unit_price_usd": opts[sid].price_usd,
-                        "networked": min(n, sol.networked.get(g, 0))})
+            out.append(
+                {
+                    "server": sid,
+                    "gpu": g,
+                    "count": n,
+                    "unit_price_usd": opts[sid].price_usd,
+                    "networked": min(n, sol.networked.get(g, 0)),
+                }
+            )
     return out

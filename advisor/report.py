@@ -3,6 +3,7 @@ its request for quotation. It gathers what the memo
 shows -- the Problem the plan was made from, chart data (re-solves, unless the plan already
 carries them from `plan(..., charts=True)`), each job's minimum GPU count, the estimator's error
 band -- and hands it to present/, which only renders."""
+
 from __future__ import annotations
 
 import datetime as dt
@@ -23,7 +24,7 @@ from advisor.present.memo import Memo, format_for, render
 from advisor.solve.problem import Problem
 from advisor.solve.settings import SolveSettings
 
-if TYPE_CHECKING:   # present/rfq.py is imported when an RFQ is made, not by every command
+if TYPE_CHECKING:  # present/rfq.py is imported when an RFQ is made, not by every command
     from advisor.present.rfq import Document as RfqDocument
 
 
@@ -33,13 +34,13 @@ def plan_context(problem: Problem) -> PlanContext:
     platforms each owned GPU type goes into."""
     wl = problem.workload
     jobs = tuple(JobInfo(c.name(wl), c.tokens, c.spec.precision, c.deadline) for c in problem.classes)
-    hosts = {gid: Host(tuple(o.id for o in options))
-             for gid, options in problem.servers.items() if options}
+    hosts = {gid: Host(tuple(o.id for o in options)) for gid, options in problem.servers.items() if options}
     return PlanContext(wl, problem.catalog, problem.rules, tuple(problem.considered), jobs, hosts)
 
 
-def input_digest(workload: str | Path | Workload, source: tuple[str, bytes] | None = None
-                 ) -> tuple[str, str, bytes | None]:
+def input_digest(
+    workload: str | Path | Workload, source: tuple[str, bytes] | None = None
+) -> tuple[str, str, bytes | None]:
     """(label, sha256, file bytes): of the workload file's bytes (`source`: a label and the bytes
     as read, e.g. standard input's), or of a Workload's JSON."""
     if source is not None:
@@ -51,9 +52,20 @@ def input_digest(workload: str | Path | Workload, source: tuple[str, bytes] | No
     return "workload given in Python (canonical JSON)", hashlib.sha256(data).hexdigest(), None
 
 
-def memo(plan: Plan | dict[str, Any], workload: str | Path | Workload | None = None, *, fmt: str = "md", catalog: Catalog | None = None, rules: RuleSet | None = None,
-         date: dt.date | None = None, charts: bool = True, name: str = "memo", time_limit: float | None = 30.0,
-         paper: str = "a4", source: tuple[str, bytes] | None = None) -> Memo:
+def memo(
+    plan: Plan | dict[str, Any],
+    workload: str | Path | Workload | None = None,
+    *,
+    fmt: str = "md",
+    catalog: Catalog | None = None,
+    rules: RuleSet | None = None,
+    date: dt.date | None = None,
+    charts: bool = True,
+    name: str = "memo",
+    time_limit: float | None = 30.0,
+    paper: str = "a4",
+    source: tuple[str, bytes] | None = None,
+) -> Memo:
     """The justification memo for `plan`, made from `workload` (a workload file's path, whose bytes
     the memo quotes and hashes, or a Workload). `workload`, `catalog` and `rules` default to what a
     plan made by advisor.plan() was made from; otherwise they must be those the plan used (built-in
@@ -65,14 +77,18 @@ def memo(plan: Plan | dict[str, Any], workload: str | Path | Workload | None = N
 
     workload = workload if workload is not None else getattr(plan, "workload", None)
     if workload is None:
-        raise InputError("advisor.memo needs the workload the plan was made from: memo(plan, 'workload.yaml')",
-                         field="workload")
+        raise InputError(
+            "advisor.memo needs the workload the plan was made from: memo(plan, 'workload.yaml')", field="workload"
+        )
     catalog = catalog if catalog is not None else getattr(plan, "catalog", None) or load_catalog()
     rules = rules if rules is not None else getattr(plan, "rules", None) or load_rules()
     fmt = format_for("", fmt)
     if plan.get("catalog_digest") not in (None, catalog.digest):
-        raise InputError(f"the plan was made with catalog {plan['catalog_digest']}, not {catalog.digest}: "
-                         "give the memo the same `catalog` as the plan", field="catalog")
+        raise InputError(
+            f"the plan was made with catalog {plan['catalog_digest']}, not {catalog.digest}: "
+            "give the memo the same `catalog` as the plan",
+            field="catalog",
+        )
     wl = workload if isinstance(workload, Workload) else load_workload(workload)
     problem = getattr(plan, "problem", None)
     typed = plan if isinstance(plan, Plan) else Plan.build(plan)
@@ -81,12 +97,28 @@ def memo(plan: Plan | dict[str, Any], workload: str | Path | Workload | None = N
     data = None
     if charts:
         data = getattr(plan, "chart_data", None) or chart_data(problem, SolveSettings(time_limit=time_limit))
-    return render(typed, plan_context(problem), input_digest(workload, source), fmt=fmt, date=date, chart_data=data,
-                  band=estimator_band(), min_gpus=min_gpus_by_job(problem, typed), name=name, paper=paper)
+    return render(
+        typed,
+        plan_context(problem),
+        input_digest(workload, source),
+        fmt=fmt,
+        date=date,
+        chart_data=data,
+        band=estimator_band(),
+        min_gpus=min_gpus_by_job(problem, typed),
+        name=name,
+        paper=paper,
+    )
 
 
-def rfq(plan: Plan | dict[str, Any], workload: str | Path | Workload | None = None, *, fmt: str = "md",
-        catalog: Catalog | None = None, rules: RuleSet | None = None) -> RfqDocument:
+def rfq(
+    plan: Plan | dict[str, Any],
+    workload: str | Path | Workload | None = None,
+    *,
+    fmt: str = "md",
+    catalog: Catalog | None = None,
+    rules: RuleSet | None = None,
+) -> RfqDocument:
     """A request for quotation for `plan` (present/rfq.py): what a buyer sends to vendors and
     providers, the inputs worth confirming first (decision.verify), then each item with its
     specification, quantity, term and latest date, and the plan's export and licence notes.
@@ -99,8 +131,9 @@ def rfq(plan: Plan | dict[str, Any], workload: str | Path | Workload | None = No
     fmt = rfq_format("", fmt)
     workload = workload if workload is not None else getattr(plan, "workload", None)
     if workload is None:
-        raise InputError("advisor.rfq needs the workload the plan was made from: rfq(plan, 'workload.yaml')",
-                         field="workload")
+        raise InputError(
+            "advisor.rfq needs the workload the plan was made from: rfq(plan, 'workload.yaml')", field="workload"
+        )
     catalog = catalog if catalog is not None else getattr(plan, "catalog", None) or load_catalog()
     rules = rules if rules is not None else getattr(plan, "rules", None) or load_rules()
     wl = workload if isinstance(workload, Workload) else load_workload(workload)

@@ -1,5 +1,6 @@
 """A status line's clock: a daemon thread that calls back while a block runs long. Light on
 purpose (no solver import), so the CLI's plain progress and the solver's share it."""
+
 from __future__ import annotations
 
 import contextlib

@@ -10,6 +10,7 @@ band file are bench/accuracy_report.py's. `--fit` also prints the values compute
 that catalog/estimator.yaml holds (the MFU medians, the datasheet derating): copy them there
 (tests/test_speed_evidence.py checks that the file and the rows agree).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -46,9 +47,12 @@ def computed(rows: list[dict], catalog, p) -> dict:
     """The estimator.yaml values computed from the rows, not fitted: MFU medians and the datasheet
     derating with its pairs."""
     pairs = pair_deratings(rows, catalog, p)
-    return {"mfu_median": mfu_medians(rows, catalog, p), "today_kernel_runs": today_kernel_runs(rows, catalog),
-            "datasheet_derating": derating_from_pairs(pairs),
-            "pairs": [{k: (round(v, 3) if isinstance(v, float) else v) for k, v in x.items()} for x in pairs]}
+    return {
+        "mfu_median": mfu_medians(rows, catalog, p),
+        "today_kernel_runs": today_kernel_runs(rows, catalog),
+        "datasheet_derating": derating_from_pairs(pairs),
+        "pairs": [{k: (round(v, 3) if isinstance(v, float) else v) for k, v in x.items()} for x in pairs],
+    }
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -60,21 +64,31 @@ def main(argv: list[str] | None = None) -> int:
     catalog = load_catalog()
     p = params_from(catalog)
     rows = load_rows()
-    with use_table(evidence_table(rows, catalog)["gpus"]):   # evidence from these rows, not the shipped file
+    with use_table(evidence_table(rows, catalog)["gpus"]):  # evidence from these rows, not the shipped file
         return run(args, rows, catalog, p)
 
 
 def run(args: argparse.Namespace, rows: list[dict], catalog, p) -> int:
-    if args.fit:   # the values computed from the rows first: the fit's predictions use them
+    if args.fit:  # the values computed from the rows first: the fit's predictions use them
         p = replace(p, mfu_median=mfu_medians(rows, catalog, p), today_kernel_runs=today_kernel_runs(rows, catalog))
         p = fit_eras(rows, catalog, fit([r for r in rows if r["fit"] == "yes"], catalog, p))
-        print("fitted:", {k: round(get(p, k), 4) for k in FREE}, "software_era_factor", p.software_era_factor,
-              "fp8_framework_ratio", round(p.fp8_framework_ratio, 4), "default", p.framework_efficiency["default"])
+        print(
+            "fitted:",
+            {k: round(get(p, k), 4) for k in FREE},
+            "software_era_factor",
+            p.software_era_factor,
+            "fp8_framework_ratio",
+            round(p.fp8_framework_ratio, 4),
+            "default",
+            p.framework_efficiency["default"],
+        )
         print("computed from the rows:", computed(rows, catalog, p))
     preds = {r["id"]: predict(r, catalog, p) for r in rows}
     held, fitted = cross_validate(rows, catalog, p)
-    if args.fit:   # on the out-of-sample offsets: what a user's run off the model looks like
-        print("software share of a run's offset (perf/measured.py SOFTWARE_SHARE):", software_share(rows, catalog, held))
+    if args.fit:  # on the out-of-sample offsets: what a user's run off the model looks like
+        print(
+            "software share of a run's offset (perf/measured.py SOFTWARE_SHARE):", software_share(rows, catalog, held)
+        )
     text = report(rows, catalog, p, preds, held, fitted)
     if args.out:  # the hand-written part above MARKER and everything after END (the serving section) are kept
         out = Path(args.out)

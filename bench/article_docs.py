@@ -3,6 +3,7 @@ they match what `advisor compare` and `advisor crossover` print now).
 
     python bench/article_docs.py
 """
+
 from __future__ import annotations
 
 import re
@@ -16,8 +17,9 @@ sys.path.insert(0, str(ROOT))
 
 from advisor.cli import main  # noqa: E402
 
-PATTERN = re.compile(r"(<!-- generated: advisor (.+?) \(tests/test_article\.py checks it\) -->\n)(.*?)(<!-- /generated -->)",
-                     re.DOTALL)
+PATTERN = re.compile(
+    r"(<!-- generated: advisor (.+?) \(tests/test_article\.py checks it\) -->\n)(.*?)(<!-- /generated -->)", re.DOTALL
+)
 
 
 def regenerate(text: str) -> str:
@@ -27,6 +29,7 @@ def regenerate(text: str) -> str:
             raise SystemExit(f"`advisor {m.group(2)}` exited {result.exit_code}: {result.stderr}")
         table = "\n".join(line for line in result.stdout.splitlines() if line.startswith("|"))
         return f"{m.group(1)}{table}\n{m.group(4)}"
+
     return PATTERN.sub(block, text)
 
 

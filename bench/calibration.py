@@ -11,6 +11,7 @@ never fitted, except for the compute factor of an older software stack (`softwar
 Leave-one-source-out cross-validation refits without one `group` (one published table) and
 predicts it.
 """
+
 from __future__ import annotations
 
 import math
@@ -49,15 +50,15 @@ def _nvl_over_sxm() -> float:
 
 
 FREE = {
-    "framework_efficiency.ampere.bf16": (0.2, 1.0),   # at most the best measured GEMM rate
+    "framework_efficiency.ampere.bf16": (0.2, 1.0),  # at most the best measured GEMM rate
     "framework_efficiency.hopper.bf16": (0.2, 1.0),
     "framework_efficiency.hopper.fp8": (0.2, 1.0),
     # Blackwell's best GEMM rate has no published MAMF: its share takes the H100's (architecture_efficiency
     # default), so its framework share may exceed 1 up to the datasheet peak (1 / 0.71)
     "framework_efficiency.blackwell.fp8": (0.2, 1.0 / 0.71),
-    "tp_comm_overlap": (0.0, 1.0),                      # a share of the exposed TP all-reduce time
-    "fused_memory_share": (0.05, 1.0),                  # fused kernels move at most the eager traffic
-    "fp8_cast_bytes_per_layer_element": (0.0, 200.0),   # fp8 quantization traffic (bytes per element and layer)
+    "tp_comm_overlap": (0.0, 1.0),  # a share of the exposed TP all-reduce time
+    "fused_memory_share": (0.05, 1.0),  # fused kernels move at most the eager traffic
+    "fp8_cast_bytes_per_layer_element": (0.0, 200.0),  # fp8 quantization traffic (bytes per element and layer)
     # FlashAttention-2 (Dao 2023, arXiv:2307.08691): "reaching up to 225 TFLOPs/s" forward + backward on A100 (0.72 of
     # 312); FlashAttention-3 (Shah et al. 2024, arXiv:2407.08608): "FlashAttention-2 achieving only 35% utilization on
     # the H100": no attention kernel of the rows' era ran faster than that
@@ -70,11 +71,16 @@ FREE = {
     # at least the H100 NVL's dense rate (catalog: 835.5 of the SXM's 989.4 TFLOPS), at most the SXM's
     "calibration_variants.h100-96gb-hbm2e-500w.compute_scale": (_nvl_over_sxm(), 1.0),
 }
-CAP_ROWS = {"ampere.bf16": "R027", "gaudi.bf16": "R116", "gaudi.fp8": "G001", "gaudi.fp8_multiserver": "G003",
-            "ada.bf16": "R008"}   # caps read from rows
-GENERATIONS_FITTED = ("ampere", "hopper")   # their mean is the shared default for the others
+CAP_ROWS = {
+    "ampere.bf16": "R027",
+    "gaudi.bf16": "R116",
+    "gaudi.fp8": "G001",
+    "gaudi.fp8_multiserver": "G003",
+    "ada.bf16": "R008",
+}  # caps read from rows
+GENERATIONS_FITTED = ("ampere", "hopper")  # their mean is the shared default for the others
 ARTICLE = {"rtx-4090": 153_000, "a100-80gb-sxm": 195_000, "h100-sxm": 481_000}
-PENDING_PRICES = {"a100-80gb-sxm": 15_000}   # being added to the catalog by issue 3 (low confidence)
+PENDING_PRICES = {"a100-80gb-sxm": 15_000}  # being added to the catalog by issue 3 (low confidence)
 
 
 _CACHE: dict = {}
@@ -84,9 +90,17 @@ def predict(row: dict, catalog, p) -> float:
     """Steady-state tokens/s per GPU in the row's layout; for basis=goodput rows, times the
     goodput of a run of `run_tokens` on `gpu_count` GPUs (advisor/perf/goodput.py). The GPU is the
     one the row ran (gpu_of: a calibration variant where the row names one)."""
-    key = (row["id"], tuple(get(p, k) for k in FREE), repr(p.software_era_factor), repr(p.mfu_cap), repr(p.mfu_median),
-           repr(p.datasheet_derating), repr(p.software_factor), runs_key(),
-           repr(p.today_kernel_runs))
+    key = (
+        row["id"],
+        tuple(get(p, k) for k in FREE),
+        repr(p.software_era_factor),
+        repr(p.mfu_cap),
+        repr(p.mfu_median),
+        repr(p.datasheet_derating),
+        repr(p.software_factor),
+        runs_key(),
+        repr(p.today_kernel_runs),
+    )
     if key not in _CACHE:
         n = int(row["gpu_count"])
         e = evaluate(job_of(row), gpu_of(row, catalog, p), n, p)
@@ -171,10 +185,16 @@ def pinned(row: dict, catalog, p) -> dict:
     if not e.fits:
         return row
     lay = e.layout
-    return dict(row, id=row["id"] + "*", strategy=lay["strategy"] if lay["strategy"] != "single" else "ddp",
-                tensor_parallel=str(lay["tensor_parallel"]), pipeline_parallel=str(lay["pipeline_parallel"]),
-                micro_batch=str(lay["micro_batch"]), checkpointing=str(lay["checkpointing"]).lower(),
-                context_parallel=str(lay["context_parallel"]))
+    return dict(
+        row,
+        id=row["id"] + "*",
+        strategy=lay["strategy"] if lay["strategy"] != "single" else "ddp",
+        tensor_parallel=str(lay["tensor_parallel"]),
+        pipeline_parallel=str(lay["pipeline_parallel"]),
+        micro_batch=str(lay["micro_batch"]),
+        checkpointing=str(lay["checkpointing"]).lower(),
+        context_parallel=str(lay["context_parallel"]),
+    )
 
 
 def fit(rows: list[dict], catalog, p, starts: int = 3, tol: float = 1e-8):
@@ -197,9 +217,18 @@ def fit(rows: list[dict], catalog, p, starts: int = 3, tol: float = 1e-8):
     best = None
     options = [x0] + [[a + f * (b - a) for a, b in zip(lo, hi)] for f in (0.25, 0.5)]
     for start in options[:starts]:  # a few starting points: the problem is small and not convex
-        res = least_squares(residuals, start, bounds=(lo, hi), x_scale="jac", diff_step=1e-3,
-                            loss="soft_l1", f_scale=0.1,  # robust: a row >10% off weighs less than its square
-                            ftol=tol, xtol=tol, gtol=tol)
+        res = least_squares(
+            residuals,
+            start,
+            bounds=(lo, hi),
+            x_scale="jac",
+            diff_step=1e-3,
+            loss="soft_l1",
+            f_scale=0.1,  # robust: a row >10% off weighs less than its square
+            ftol=tol,
+            xtol=tol,
+            gtol=tol,
+        )
         if best is None or res.cost < best.cost:
             best = res
     return centred(rows, catalog, with_values(p, best.x))
@@ -216,9 +245,13 @@ def centred(rows: list[dict], catalog, p, rounds: int = 3):
             if name != "framework_efficiency" or math.isnan(values[i]):
                 continue
             gen, prec = path
-            logs = [math.log(measured(r) / x) for r in rows
-                    if (generation(catalog.gpus[r["gpu"]]), r["precision"]) == (gen, prec)
-                    and (x := predict(r, catalog, p)) == x and x > 0]
+            logs = [
+                math.log(measured(r) / x)
+                for r in rows
+                if (generation(catalog.gpus[r["gpu"]]), r["precision"]) == (gen, prec)
+                and (x := predict(r, catalog, p)) == x
+                and x > 0
+            ]
             if logs:
                 lo, hi = FREE[key]
                 values[i] = min(hi, max(lo, values[i] * math.exp(statistics.median(logs))))
@@ -287,11 +320,13 @@ def cross_validate(rows, catalog, p) -> tuple[dict, dict]:
     medians = {r["group"] for r in rows if r["basis"] in MEDIAN_BASES and not r.get("software_era")}
     for group in sorted({r["group"] for r in fit_rows + era_rows(rows)} | medians):
         rest = [r for r in rows if r["group"] != group]
-        with use_table(evidence_table(rest, catalog)["gpus"]):   # the source's GPUs as unmeasured as without it
+        with use_table(evidence_table(rest, catalog)["gpus"]):  # the source's GPUs as unmeasured as without it
             q = without_caps_of(p, {r["id"] for r in rows if r["group"] == group})
             q = replace(q, mfu_median=mfu_medians(rest, catalog, p), today_kernel_runs=today_kernel_runs(rest, catalog))
             if any(r["group"] == group for r in fit_rows):
-                q = fit([r for r in fit_rows if r["group"] != group], catalog, q, starts=1)  # warm start at the full fit
+                q = fit(
+                    [r for r in fit_rows if r["group"] != group], catalog, q, starts=1
+                )  # warm start at the full fit
                 q = without_unidentified(q, [r for r in fit_rows if r["group"] != group], catalog)
             q = fit_eras(rest, catalog, q)
             params[group] = {k: get(q, k) for k in FREE}
@@ -300,5 +335,3 @@ def cross_validate(rows, catalog, p) -> tuple[dict, dict]:
     with use_table(evidence_table(rows, catalog)["gpus"]):
         held.update({r["id"]: predict(r, catalog, p) for r in rows if r["id"] not in held})
     return held, params
-
-

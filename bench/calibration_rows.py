@@ -1,6 +1,7 @@
 """The rows of catalog/calibration.csv as the estimator's jobs and GPUs: what every calibration
 bench reads first (bench/calibration.py fits and predicts them; bench/calibration_values.py
 computes values from them)."""
+
 from __future__ import annotations
 
 import csv
@@ -30,24 +31,39 @@ def _bool(v):
 
 
 def job_of(row: dict) -> JobSpec:
-    m = ModelSpec(params=float(row["params"]), layers=int(row["layers"]), hidden=int(row["hidden"]),
-                  heads=int(row["heads"]), kv_heads=_int(row["kv_heads"]), ffn=_int(row["ffn"]),
-                  vocab=int(row["vocab"]), seq_len=int(row["seq_len"]),
-                  tied_embeddings=_bool(row["tied_embeddings"]) or False, name=row["model"])
-    return JobSpec(model=m, kind=row.get("kind") or "pretrain", precision=row["precision"],
-                   micro_batch=_int(row["micro_batch"]),
-                   checkpointing=_bool(row["checkpointing"]), global_batch_tokens=float(row["global_batch_tokens"]),
-                   strategy=row["strategy"] or None, tensor_parallel=_int(row["tensor_parallel"]),
-                   pipeline_parallel=_int(row["pipeline_parallel"]),
-                   context_parallel=_int(row.get("context_parallel")),
-                   attention_kernel=row.get("attention_kernel") or None,
-                   grad_reduce_bytes=float(row["grad_reduce_bytes"] or 2),
-                   recompute_fraction=op_sac_recompute_fraction(m, row["precision"])
-                   if row.get("selective_ac") == "op" else float(row.get("recompute_fraction") or 0.0),
-                   virtual_stages=_int(row.get("virtual_stages")),
-                   software_era=row.get("software_era") or None,
-                   tp_overlap=_bool(row.get("tp_overlap")) or False,
-                   fused_elementwise=_bool(row.get("fused_elementwise")) or False)
+    m = ModelSpec(
+        params=float(row["params"]),
+        layers=int(row["layers"]),
+        hidden=int(row["hidden"]),
+        heads=int(row["heads"]),
+        kv_heads=_int(row["kv_heads"]),
+        ffn=_int(row["ffn"]),
+        vocab=int(row["vocab"]),
+        seq_len=int(row["seq_len"]),
+        tied_embeddings=_bool(row["tied_embeddings"]) or False,
+        name=row["model"],
+    )
+    return JobSpec(
+        model=m,
+        kind=row.get("kind") or "pretrain",
+        precision=row["precision"],
+        micro_batch=_int(row["micro_batch"]),
+        checkpointing=_bool(row["checkpointing"]),
+        global_batch_tokens=float(row["global_batch_tokens"]),
+        strategy=row["strategy"] or None,
+        tensor_parallel=_int(row["tensor_parallel"]),
+        pipeline_parallel=_int(row["pipeline_parallel"]),
+        context_parallel=_int(row.get("context_parallel")),
+        attention_kernel=row.get("attention_kernel") or None,
+        grad_reduce_bytes=float(row["grad_reduce_bytes"] or 2),
+        recompute_fraction=op_sac_recompute_fraction(m, row["precision"])
+        if row.get("selective_ac") == "op"
+        else float(row.get("recompute_fraction") or 0.0),
+        virtual_stages=_int(row.get("virtual_stages")),
+        software_era=row.get("software_era") or None,
+        tp_overlap=_bool(row.get("tp_overlap")) or False,
+        fused_elementwise=_bool(row.get("fused_elementwise")) or False,
+    )
 
 
 def gpu_of(row: dict, catalog, p):
@@ -62,12 +78,15 @@ def gpu_of(row: dict, catalog, p):
         return gpu
     v = (p.calibration_variants or {})[name]
     scale = float(v.get("compute_scale", 1.0))
-    tensor = {k: f.model_copy(update={"value": f.value * scale}) if f.value is not None else f
-              for k, f in gpu.tensor_tflops.items()}
+    tensor = {
+        k: f.model_copy(update={"value": f.value * scale}) if f.value is not None else f
+        for k, f in gpu.tensor_tflops.items()
+    }
     update = {"tensor_tflops": tensor}
     if v.get("memory_bandwidth_gbps"):
         update["memory_bandwidth_gbps"] = gpu.memory_bandwidth_gbps.model_copy(
-            update={"value": float(v["memory_bandwidth_gbps"])})
+            update={"value": float(v["memory_bandwidth_gbps"])}
+        )
     return gpu.model_copy(update=update)
 
 

@@ -2,6 +2,7 @@
 fold; bench/accuracy.py prints them for catalog/estimator.yaml): each run's MFU and the medians by
 group, the runs with today's attention kernels, the evidence table, the datasheet derating from
 the basis=pair rows, and the software share of a run's offset (perf/measured.py)."""
+
 from __future__ import annotations
 
 import math
@@ -13,15 +14,18 @@ from calibration_rows import job_of, measured
 from advisor.perf import evaluate, mfu_flops_per_token
 from advisor.perf.training import generation, server_size
 
-MEDIAN_BASES = ("measured", "derived")   # steady state: end-to-end (goodput) rows include failures and evaluation
+MEDIAN_BASES = ("measured", "derived")  # steady state: end-to-end (goodput) rows include failures and evaluation
 
 
 def row_mfu(row: dict, catalog) -> float:
     """The run's MFU in the PaLM convention: tokens/s per GPU x (6N + 12Lsh) / the dense peak of its
     catalog GPU at its precision."""
     g = catalog.gpus[row["gpu"]]
-    return measured(row) * mfu_flops_per_token(job_of(row).model, row.get("kind") or "pretrain") / (
-        g.dense_tflops(row["precision"]) * 1e12)
+    return (
+        measured(row)
+        * mfu_flops_per_token(job_of(row).model, row.get("kind") or "pretrain")
+        / (g.dense_tflops(row["precision"]) * 1e12)
+    )
 
 
 def mfu_medians(rows: list[dict], catalog, p) -> dict:
@@ -43,7 +47,7 @@ def mfu_medians(rows: list[dict], catalog, p) -> dict:
         out.setdefault(gen, {})[key] = round(statistics.median(v), 4)
     for entry in out.values():
         for key in [k for k in entry if k.endswith("_multiserver")]:
-            entry.setdefault(key[:-len("_multiserver")], entry[key])
+            entry.setdefault(key[: -len("_multiserver")], entry[key])
     return out
 
 
@@ -63,34 +67,60 @@ def pair_deratings(rows: list[dict], catalog, p) -> list[dict]:
     """For each basis=pair group: the measured speed ratio of its two rows (the part without a run
     over the calibrated part), the model's ratio for the same jobs (no derating, no vendor software
     factor), and their quotient, one estimate of the datasheet derating."""
-    q = replace(p, datasheet_derating=None, software_factor={k: v for k, v in (p.software_factor or {}).items()
-                                                            if k != "cdna"})
+    q = replace(
+        p, datasheet_derating=None, software_factor={k: v for k, v in (p.software_factor or {}).items() if k != "cdna"}
+    )
     out = []
     for group in sorted({r["group"] for r in rows if r["basis"] == "pair"}):
         a, b = sorted((r for r in rows if r["group"] == group), key=lambda r: r["gpu"] in REFERENCE_GPUS)
         pa = evaluate(job_of(a), catalog.gpus[a["gpu"]], int(a["gpu_count"]), q).tokens_per_s_per_gpu
         pb = evaluate(job_of(b), catalog.gpus[b["gpu"]], int(b["gpu_count"]), q).tokens_per_s_per_gpu
         measured_ratio, model_ratio = measured(a) / measured(b), pa / pb
-        out.append({"group": group, "gpus": (a["gpu"], b["gpu"]), "precision": a["precision"],
-                    "measured_ratio": measured_ratio, "model_ratio": model_ratio,
-                    "derating": measured_ratio / model_ratio})
+        out.append(
+            {
+                "group": group,
+                "gpus": (a["gpu"], b["gpu"]),
+                "precision": a["precision"],
+                "measured_ratio": measured_ratio,
+                "model_ratio": model_ratio,
+                "derating": measured_ratio / model_ratio,
+            }
+        )
     return out
 
 
-REFERENCE_GPUS = ("h100-sxm", "h200-sxm", "a100-80gb-sxm")   # the calibrated side of a pair
+REFERENCE_GPUS = ("h100-sxm", "h200-sxm", "a100-80gb-sxm")  # the calibrated side of a pair
 
 
 def derating_from_pairs(pairs: list[dict]) -> dict:
     """The base case is the median pair's derating, the upper end the best (issue 30: median, not best)."""
     values = sorted(x["derating"] for x in pairs)
-    return {"factor": round(statistics.median(values), 3), "upper": round(values[-1], 3),
-            "lowest": round(values[0], 3), "n": len(values)}
+    return {
+        "factor": round(statistics.median(values), 3),
+        "upper": round(values[-1], 3),
+        "lowest": round(values[0], 3),
+        "n": len(values),
+    }
 
 
-PUBLISHERS = {"mosaicml": "mosaicml", "torchtitan": "torchtitan", "megatron": "nvidia", "mlperf-v3.0-h100": "nvidia",
-              "nemo": "nvidia", "llama2": "meta", "llama3": "meta", "speedrun": "speedrun", "llmc": "llmc",
-              "mt": "nvidia", "mlperf-v3.0-gaudi2": "intel", "mlperf-v4.0-gaudi2": "intel", "intel-gaudi2": "intel",
-              "mlperf-v5.0-amd": "amd", "mlperf-v5.1-amd": "amd", "mlperf-v5.0-nvidia": "nvidia"}
+PUBLISHERS = {
+    "mosaicml": "mosaicml",
+    "torchtitan": "torchtitan",
+    "megatron": "nvidia",
+    "mlperf-v3.0-h100": "nvidia",
+    "nemo": "nvidia",
+    "llama2": "meta",
+    "llama3": "meta",
+    "speedrun": "speedrun",
+    "llmc": "llmc",
+    "mt": "nvidia",
+    "mlperf-v3.0-gaudi2": "intel",
+    "mlperf-v4.0-gaudi2": "intel",
+    "intel-gaudi2": "intel",
+    "mlperf-v5.0-amd": "amd",
+    "mlperf-v5.1-amd": "amd",
+    "mlperf-v5.0-nvidia": "nvidia",
+}
 
 
 def publisher(group: str) -> str:
@@ -124,7 +154,7 @@ def software_share(rows: list[dict], catalog, preds: dict) -> dict:
     return {"share": round(share, 3), "publishers": sorted(multi), "between": between, "within": within}
 
 
-EVIDENCE_BASES = ("measured", "goodput", "derived")   # runs the estimator predicts (pair rows set a ratio only)
+EVIDENCE_BASES = ("measured", "goodput", "derived")  # runs the estimator predicts (pair rows set a ratio only)
 
 
 def evidence_table(rows, catalog) -> dict:
@@ -145,5 +175,7 @@ def evidence_table(rows, catalog) -> dict:
     for entry in gpus.values():
         for prec in entry["precisions"].values():
             prec["sources"].sort()
-    return {"basis": "catalog/calibration.csv rows of basis " + ", ".join(EVIDENCE_BASES) + " that the fit uses (fit: yes)",
-            "gpus": dict(sorted(gpus.items()))}
+    return {
+        "basis": "catalog/calibration.csv rows of basis " + ", ".join(EVIDENCE_BASES) + " that the fit uses (fit: yes)",
+        "gpus": dict(sorted(gpus.items())),
+    }

@@ -4,6 +4,7 @@ tool prints, so that neither drifts.
     python bench/cli_docs.py          # rewrite docs/cli.md and the README's generated blocks
     python bench/cli_docs.py --check  # exit 1 if either differs (tests/test_ux.py runs this check)
 """
+
 from __future__ import annotations
 
 import re
@@ -60,7 +61,9 @@ def render() -> str:
     return "".join(out)
 
 
-SAMPLE = re.compile(r"(<!-- generated: advisor (.*?) \((\d+) columns;.*?-->\n```\n)(.*?)(```\n<!-- /generated -->)", re.S)
+SAMPLE = re.compile(
+    r"(<!-- generated: advisor (.*?) \((\d+) columns;.*?-->\n```\n)(.*?)(```\n<!-- /generated -->)", re.S
+)
 
 
 def readme(text: str) -> str:
@@ -75,6 +78,7 @@ def readme(text: str) -> str:
             raise SystemExit(f"advisor {m.group(2)}: exit {result.exit_code}: {result.stderr}")
         shown = [a for i, a in enumerate(args) if a != "--as-of" and (i == 0 or args[i - 1] != "--as-of")]
         return m.group(1) + f"$ advisor {' '.join(shown)}\n" + result.stdout + m.group(5)
+
     return SAMPLE.sub(run, text)
 
 
@@ -83,8 +87,11 @@ if __name__ == "__main__":
     readme_path = ROOT / "README.md"
     targets[readme_path] = readme(readme_path.read_text(encoding="utf-8"))
     if "--check" in sys.argv:
-        stale = [str(p.relative_to(ROOT)) for p, text in targets.items()
-                 if not p.exists() or p.read_text(encoding="utf-8") != text]
+        stale = [
+            str(p.relative_to(ROOT))
+            for p, text in targets.items()
+            if not p.exists() or p.read_text(encoding="utf-8") != text
+        ]
         if stale:
             print(f"stale: {', '.join(stale)} (run python bench/cli_docs.py)")
         sys.exit(1 if stale else 0)

@@ -13,6 +13,7 @@ example (docs/model.md, "Decision"). Run by hand (minutes; the quantile MILPs ar
 3. Per example, the price of robustness (fresh draws) and whether the expected plan's mean on
    fresh draws is within the gap of the point plan's.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -37,16 +38,46 @@ from advisor.solve.settings import SolveSettings  # noqa: E402
 AS_OF = dt.date(2026, 12, 1)
 MARK_BEGIN, MARK_END = "<!-- decision:begin -->", "<!-- decision:end -->"
 # the constructed cases of tests/test_decision.py (KNIFE, BAND), re-found there after issue 29's costs
-KNIFE = {"name": "8x H100 for four years (constructed)",
-         "deployment": {"context": "datacenter", "ownership": "any", "horizon_months": 48, "lead_time_days": 0,
-                        "rent_kinds": ["on_demand"]},
-         "model": "mpt-7b", "tokens": "9.2T", "deadline": "1460d", "gpus": {"allow": ["h100-sxm"], "count": 8}}
-BAND_JOB = {"name": "4 workstation GPUs, one price at the bottom of its band (constructed)",
-            "deployment": {"context": "datacenter", "ownership": "buy", "lead_time_days": 0}, "model": "llama-3-8b",
-            "kind": "finetune", "tokens": "2B", "deadline": "14d", "gpus": {"allow": ["rtx-a6000", "rtx-6000-ada"]}}
+KNIFE = {
+    "name": "8x H100 for four years (constructed)",
+    "deployment": {
+        "context": "datacenter",
+        "ownership": "any",
+        "horizon_months": 48,
+        "lead_time_days": 0,
+        "rent_kinds": ["on_demand"],
+    },
+    "model": "mpt-7b",
+    "tokens": "9.2T",
+    "deadline": "1460d",
+    "gpus": {"allow": ["h100-sxm"], "count": 8},
+}
+BAND_JOB = {
+    "name": "4 workstation GPUs, one price at the bottom of its band (constructed)",
+    "deployment": {"context": "datacenter", "ownership": "buy", "lead_time_days": 0},
+    "model": "llama-3-8b",
+    "kind": "finetune",
+    "tokens": "2B",
+    "deadline": "14d",
+    "gpus": {"allow": ["rtx-a6000", "rtx-6000-ada"]},
+}
 # the RTX A6000's purchase price quoted at the bottom of a $5,173-15,000 band (tests/test_decision.py BAND)
-BAND = {"gpus": [{"id": "rtx-a6000", "prices": {"purchase": {
-    "usd": 5173, "usd_range": [5173, 15000], "confidence": "medium", "as_of": "2026-11-20", "kind": "quote"}}}]}
+BAND = {
+    "gpus": [
+        {
+            "id": "rtx-a6000",
+            "prices": {
+                "purchase": {
+                    "usd": 5173,
+                    "usd_range": [5173, 15000],
+                    "confidence": "medium",
+                    "as_of": "2026-11-20",
+                    "kind": "quote",
+                }
+            },
+        }
+    ]
+}
 SMALL = ["article-datacenter", "rent-vs-buy-3y", "continued-pretraining-8x", "team-fleet", "knife", "band"]
 
 
@@ -73,9 +104,11 @@ def usd(x: float) -> str:
 
 
 def expected_rows(cases: dict[str, dict]) -> list[str]:
-    rows = ["| example | point plan | chosen (expected) | expected cost | point plan's expected cost | "
-            "price of robustness (fresh draws) | best candidate vs exact SAA MILP (same plan? mean) | chosen vs exact |",
-            "|---|---|---|---|---|---|---|---|"]
+    rows = [
+        "| example | point plan | chosen (expected) | expected cost | point plan's expected cost | "
+        "price of robustness (fresh draws) | best candidate vs exact SAA MILP (same plan? mean) | chosen vs exact |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
     for name, doc in cases.items():
         catalog = catalog_for(name)
         p = plan(parse_workload(doc), catalog=catalog, as_of=AS_OF, explain="none")
@@ -94,15 +127,20 @@ def expected_rows(cases: dict[str, dict]) -> list[str]:
         same = exact is not None and Option("", exact, PlanCost.of(problem, exact)).first_stage == top.first_stage
         point = ", ".join(f"{x['count']}x {x['gpu']} ({x['ownership']})" for x in d["point_optimal"]["purchase"])
         chosen = ", ".join(f"{i['count']}x {i['gpu']} ({i['ownership']})" for i in p["purchase"])
-        rows.append(f"| {name} | {point} | {'same' if chosen == point else chosen} | {usd(d['expected_cost_usd'])} | "
-                    f"{usd(d['point_optimal']['expected_cost_usd'])} | {usd(d['price_of_robustness_usd'])} | "
-                    f"{'yes' if same else 'no'}, {100 * (best - ref) / ref:+.3f}% | {100 * (mine - ref) / ref:+.3f}% |")
+        rows.append(
+            f"| {name} | {point} | {'same' if chosen == point else chosen} | {usd(d['expected_cost_usd'])} | "
+            f"{usd(d['point_optimal']['expected_cost_usd'])} | {usd(d['price_of_robustness_usd'])} | "
+            f"{'yes' if same else 'no'}, {100 * (best - ref) / ref:+.3f}% | {100 * (mine - ref) / ref:+.3f}% |"
+        )
     return rows
 
 
 def quantile_rows(cases: dict[str, dict], limit: float) -> list[str]:
-    rows = ["| case | p80 plan (candidates) | its P80 | best candidate's P80 | without the CVaR candidate | "
-            "exact quantile MILP (P80, proven?, s) | candidates' s |", "|---|---|---|---|---|---|---|"]
+    rows = [
+        "| case | p80 plan (candidates) | its P80 | best candidate's P80 | without the CVaR candidate | "
+        "exact quantile MILP (P80, proven?, s) | candidates' s |",
+        "|---|---|---|---|---|---|---|",
+    ]
     for name in SMALL:
         doc = {**cases[name], "decision": "p80"}
         problem = prepare(parse_workload(doc), catalog_for(name), as_of=AS_OF)
@@ -119,10 +157,12 @@ def quantile_rows(cases: dict[str, dict], limit: float) -> list[str]:
         exact_s = time.process_time() - t
         ref = score(PlanCost.of(problem, exact).at(dec.draws), "p80") if exact is not None else float("nan")
         proven = exact.solver.get("proven_optimal") if exact is not None else None
-        rows.append(f"| {name} | {dec.chosen_option.label} | {usd(mine)} ({100 * (mine - ref) / ref:+.1f}% vs exact) | "
-                    f"{usd(best)} ({100 * (best - ref) / ref:+.1f}%) | "
-                    f"{usd(without)} ({100 * (without - ref) / ref:+.1f}%) | {usd(ref)}, {proven}, {exact_s:.1f} | "
-                    f"{took:.2f} |")
+        rows.append(
+            f"| {name} | {dec.chosen_option.label} | {usd(mine)} ({100 * (mine - ref) / ref:+.1f}% vs exact) | "
+            f"{usd(best)} ({100 * (best - ref) / ref:+.1f}%) | "
+            f"{usd(without)} ({100 * (without - ref) / ref:+.1f}%) | {usd(ref)}, {proven}, {exact_s:.1f} | "
+            f"{took:.2f} |"
+        )
     return rows
 
 
@@ -132,10 +172,18 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--quantile-limit", type=float, default=60.0, help="seconds for each exact quantile MILP")
     args = ap.parse_args(argv)
     cases = docs()
-    lines = [f"Measured by `python bench/decision.py` ({dt.date.today().isoformat()}; draws 200, seed 16; fresh "
-             "draws 2,000, seed 61; prices as of 2026-12-01).", "", "Expected basis, every example:", "",
-             *expected_rows(cases), "", "P80 basis on small cases against the exact quantile MILP (1% gap, "
-             f"{args.quantile_limit:g} s limit):", "", *quantile_rows(cases, args.quantile_limit)]
+    lines = [
+        f"Measured by `python bench/decision.py` ({dt.date.today().isoformat()}; draws 200, seed 16; fresh "
+        "draws 2,000, seed 61; prices as of 2026-12-01).",
+        "",
+        "Expected basis, every example:",
+        "",
+        *expected_rows(cases),
+        "",
+        f"P80 basis on small cases against the exact quantile MILP (1% gap, {args.quantile_limit:g} s limit):",
+        "",
+        *quantile_rows(cases, args.quantile_limit),
+    ]
     text = "\n".join(lines) + "\n"
     print(text)
     if args.out:

@@ -3,6 +3,7 @@
 Prepares the fleet drawn by bench/solve.py (seed 7), solves it, then assembles the plan with every
 explanation, counting PuLP model builds and HiGHS runs and timing each explanation stage (CPU s).
 Writes the break-evens and speed sensitivities to --out, to compare two versions of the code."""
+
 from __future__ import annotations
 
 import argparse
@@ -45,7 +46,7 @@ def main() -> None:
     from advisor.solve.settings import SolveSettings
 
     counts = {"pulp_builds": 0, "highs_runs": 0}
-    build, run = Model.variables, highspy.Highs.run   # every model build declares its variables once
+    build, run = Model.variables, highspy.Highs.run  # every model build declares its variables once
 
     def counted_build(self):
         counts["pulp_builds"] += 1
@@ -75,6 +76,7 @@ def main() -> None:
                 walls[key] = walls.get(key, 0.0) + time.perf_counter() - w
                 runs[key] = runs.get(key, 0) + counts["highs_runs"] - n
                 builds[key] = builds.get(key, 0) + counts["pulp_builds"] - b
+
         setattr(mod, name, wrapper)
 
     timed(assemble_mod, "alternatives", "alternatives")
@@ -82,7 +84,7 @@ def main() -> None:
     timed(assemble_mod, "marginal_values", "marginal")
     if hasattr(assemble_mod, "speed_sensitivity"):
         timed(assemble_mod, "speed_sensitivity", "speed")
-    else:   # on two cores (solve/parallel.py): speed bisections run as tasks beside the price ones
+    else:  # on two cores (solve/parallel.py): speed bisections run as tasks beside the price ones
         timed(assemble_mod._Explained, "_sensitivity", "sensitivity (price, marginal, speed)")
     timed(assemble_mod, "plan_ranges", "ranges+robustness")
     del alt_mod, ranges_mod, rob_mod, sens_mod
@@ -105,23 +107,43 @@ def main() -> None:
     explain_cpu, explain_wall = time.process_time() - t, time.perf_counter() - w
     now = resource.getrusage(resource.RUSAGE_CHILDREN)
     children_cpu = now.ru_utime + now.ru_stime - kids.ru_utime - kids.ru_stime
-    row = {"jobs": args.jobs, "candidates_cpu": round(cand, 2), "solve_cpu": round(solve_cpu, 2),
-           "status": sol.status, "gap": sol.solver.get("gap"), "explain_cpu": round(explain_cpu, 2),
-           "explain_children_cpu": round(children_cpu, 2), "explain_wall": round(explain_wall, 2),
-           "parallel": os.environ.get("GPU_ADVISOR_PARALLEL", "auto"),
-           "stages": {k: round(v, 2) for k, v in stages.items()},
-           "stage_walls": {k: round(v, 2) for k, v in walls.items()}, "highs_runs": runs, "pulp_builds": builds,
-           "explain_pulp_builds": counts["pulp_builds"] - before["pulp_builds"],
-           "explain_highs_runs": counts["highs_runs"] - before["highs_runs"],
-           "explanation_solves": p["solver"]["explanations"]["solves"],
-           "approximate": p["solver"]["explanations"]["approximate"], "load": os.getloadavg()[0]}
+    row = {
+        "jobs": args.jobs,
+        "candidates_cpu": round(cand, 2),
+        "solve_cpu": round(solve_cpu, 2),
+        "status": sol.status,
+        "gap": sol.solver.get("gap"),
+        "explain_cpu": round(explain_cpu, 2),
+        "explain_children_cpu": round(children_cpu, 2),
+        "explain_wall": round(explain_wall, 2),
+        "parallel": os.environ.get("GPU_ADVISOR_PARALLEL", "auto"),
+        "stages": {k: round(v, 2) for k, v in stages.items()},
+        "stage_walls": {k: round(v, 2) for k, v in walls.items()},
+        "highs_runs": runs,
+        "pulp_builds": builds,
+        "explain_pulp_builds": counts["pulp_builds"] - before["pulp_builds"],
+        "explain_highs_runs": counts["highs_runs"] - before["highs_runs"],
+        "explanation_solves": p["solver"]["explanations"]["solves"],
+        "approximate": p["solver"]["explanations"]["approximate"],
+        "load": os.getloadavg()[0],
+    }
     print(json.dumps(row, indent=1))
     if args.out:
         sens = p["sensitivity"]
-        Path(args.out).write_text(json.dumps({"row": row, "break_even": sens["break_even"],
-                                              "marginal": sens["marginal"], "speed": sens.get("speed"),
-                                              "cost": p["total_cost_usd"], "robustness": p["robustness"]},
-                                             indent=1, default=str))
+        Path(args.out).write_text(
+            json.dumps(
+                {
+                    "row": row,
+                    "break_even": sens["break_even"],
+                    "marginal": sens["marginal"],
+                    "speed": sens.get("speed"),
+                    "cost": p["total_cost_usd"],
+                    "robustness": p["robustness"],
+                },
+                indent=1,
+                default=str,
+            )
+        )
 
 
 if __name__ == "__main__":

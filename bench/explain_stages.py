@@ -8,6 +8,7 @@ runs the same stages one after another in one process, with the settings assembl
 alternatives, the price break-evens, both speed bisections, the marginal values and the
 robustness verdict (its model built, then every draw). --out keeps the claims, to compare two
 versions of the code."""
+
 from __future__ import annotations
 
 import argparse
@@ -52,7 +53,7 @@ def main() -> None:
     plan_settings = SolveSettings(time_limit=30.0)
     sol = milp.solve(pr, settings=plan_settings)
     row: dict = {"jobs": args.jobs, "solve_cpu": round(time.process_time() - t, 2)}
-    explaining = plan_settings.explaining(pr)   # the settings assemble gives the explanations' re-solves
+    explaining = plan_settings.explaining(pr)  # the settings assemble gives the explanations' re-solves
     tally = explaining.tally
     assert tally is not None
     cpu: dict[str, float] = {}
@@ -72,12 +73,23 @@ def main() -> None:
     marginal = timed("marginal values", lambda: marginal_values(pr, sol, explaining))
     verdict = timed("robustness", lambda: Verdict(pr, plan_settings))
     robustness = timed("robustness", lambda: verdict.verdict(sol))
-    row.update(stages_cpu={k: round(v, 2) for k, v in cpu.items()}, explain_cpu=round(sum(cpu.values()), 2),
-               solves=solves, draws=robustness["draws"], load=round(os.getloadavg()[0], 2))
+    row.update(
+        stages_cpu={k: round(v, 2) for k, v in cpu.items()},
+        explain_cpu=round(sum(cpu.values()), 2),
+        solves=solves,
+        draws=robustness["draws"],
+        load=round(os.getloadavg()[0], 2),
+    )
     print(json.dumps(row, indent=1))
     if args.out:
-        Path(args.out).write_text(json.dumps({"row": row, "price": price, "speed": speed, "marginal": marginal,
-                                              "robustness": robustness}, indent=1, sort_keys=True, default=str))
+        Path(args.out).write_text(
+            json.dumps(
+                {"row": row, "price": price, "speed": speed, "marginal": marginal, "robustness": robustness},
+                indent=1,
+                sort_keys=True,
+                default=str,
+            )
+        )
 
 
 if __name__ == "__main__":

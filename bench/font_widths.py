@@ -2,6 +2,7 @@
 Sans Bold, read with fontTools from the TrueType files matplotlib ships (mpl-data/fonts/ttf), so
 that the SVG charts (advisor/present/svg.py) can size their margins without matplotlib at run time.
 Development only: `python bench/font_widths.py` (needs matplotlib and fontTools installed)."""
+
 from __future__ import annotations
 
 import json
@@ -33,17 +34,22 @@ def widths(path: Path) -> dict:
         if run_start is not None:
             runs.append([run_start, run])
     hhea = font["hhea"]
-    return {"file": path.name, "units_per_em": font["head"].unitsPerEm, "ascent": hhea.ascent,
-            "descent": -hhea.descent, "runs": runs}
+    return {
+        "file": path.name,
+        "units_per_em": font["head"].unitsPerEm,
+        "ascent": hhea.ascent,
+        "descent": -hhea.descent,
+        "runs": runs,
+    }
 
 
 def main() -> None:
     ttf = Path(matplotlib.get_data_path()) / "fonts" / "ttf"
     data = {
         "source": f"DejaVu Sans {TTFont(str(ttf / 'DejaVuSans.ttf'))['name'].getDebugName(5)} as shipped in matplotlib {matplotlib.__version__} (mpl-data/fonts/ttf); "
-                  "DejaVu fonts licence (Bitstream Vera derivative), https://dejavu-fonts.github.io/",
+        "DejaVu fonts licence (Bitstream Vera derivative), https://dejavu-fonts.github.io/",
         "produced_by": "python bench/font_widths.py (fontTools: hmtx advance widths by cmap code point, "
-                       "hhea ascent/descent; runs of consecutive code points, in font units)",
+        "hhea ascent/descent; runs of consecutive code points, in font units)",
         "regular": widths(ttf / "DejaVuSans.ttf"),
         "bold": widths(ttf / "DejaVuSans-Bold.ttf"),
     }

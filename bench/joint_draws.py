@@ -12,6 +12,7 @@ matter), with a Fisher-z 95% interval. Pairs within one vendor and generation gi
 pairs across generations are printed beside them (not modelled: the draws are independent across
 groups).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -54,7 +55,8 @@ def pairs(res: list[dict]) -> tuple[list, list]:
     for x in res:
         r = rows[x["id"]]
         jobs.setdefault((r["model"].lower(), r["seq_len"], r["gpu_count"], r["precision"]), []).append(
-            (r["gpu"], x["outer"]))
+            (r["gpu"], x["outer"])
+        )
     within, across = [], []
     for job, found in sorted(jobs.items()):
         for (g1, e1), (g2, e2) in combinations(found, 2):
@@ -82,8 +84,10 @@ def main(argv: list[str] | None = None) -> int:
     for name, p in (("within a vendor and generation", within), ("across generations", across)):
         r, lo, hi = icc(p)
         kinds = sorted({f"{a}/{b}" for *_, a, b in p})
-        print(f"{name}: {len(p)} pairs ({', '.join(kinds)}): intraclass correlation {r:.2f} "
-              f"(95% interval {lo:.2f} to {hi:.2f})")
+        print(
+            f"{name}: {len(p)} pairs ({', '.join(kinds)}): intraclass correlation {r:.2f} "
+            f"(95% interval {lo:.2f} to {hi:.2f})"
+        )
     return 0
 
 

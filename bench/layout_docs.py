@@ -1,5 +1,6 @@
 """Writes the README's layout section from docs/architecture.md's layer table (tests/test_docs.py
 keeps the two equal):  python bench/layout_docs.py"""
+
 from __future__ import annotations
 
 import re

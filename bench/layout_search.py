@@ -13,6 +13,7 @@ Run it from the checkout under test (PYTHONPATH=. if the installed package point
 array path; `dump-scalar` leaves numpy out, as `advisor estimate` does (`fastest_scalar`).
 `compare` wants identical layouts and every time and tokens/s equal to 1e-12 relative.
 """
+
 from __future__ import annotations
 
 import json
@@ -48,8 +49,9 @@ def dump(path: str, scalar: bool = False) -> None:
                         continue
                     for n in COUNTS:
                         r = _choose_layout(spec, gpu, n, p)
-                        out[f"{model}|{kind}|{prec}|{g}|{n}"] = None if r is None else {
-                            "layout": asdict(r[0]), "tps": r[2], "needs": r[3], "t": r[1]}
+                        out[f"{model}|{kind}|{prec}|{g}|{n}"] = (
+                            None if r is None else {"layout": asdict(r[0]), "tps": r[2], "needs": r[3], "t": r[1]}
+                        )
     cpu = time.process_time() - t0
     with open(path, "w") as f:
         json.dump(out, f, indent=0, sort_keys=True)
@@ -70,9 +72,19 @@ def compare(before: str, after: str) -> int:
     if a.keys() != b.keys():
         print("different questions:", sorted(set(a) ^ set(b))[:10])
         return 1
-    bad = [k for k in a if (a[k] is None) != (b[k] is None) or a[k] is not None and (
-        a[k]["layout"] != b[k]["layout"] or a[k]["needs"] != b[k]["needs"] or not _close(a[k]["tps"], b[k]["tps"])
-        or a[k]["t"].keys() != b[k]["t"].keys() or not all(_close(a[k]["t"][x], b[k]["t"][x]) for x in a[k]["t"]))]
+    bad = [
+        k
+        for k in a
+        if (a[k] is None) != (b[k] is None)
+        or a[k] is not None
+        and (
+            a[k]["layout"] != b[k]["layout"]
+            or a[k]["needs"] != b[k]["needs"]
+            or not _close(a[k]["tps"], b[k]["tps"])
+            or a[k]["t"].keys() != b[k]["t"].keys()
+            or not all(_close(a[k]["t"][x], b[k]["t"][x]) for x in a[k]["t"])
+        )
+    ]
     for k in bad[:20]:
         print("DIFFERENT", k, a[k], b[k])
     print(f"{len(a)} questions, {len(bad)} different")

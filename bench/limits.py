@@ -5,6 +5,7 @@ estimating or solving, so every refusal should come in under 2 s.
 
     python bench/limits.py [--runs 3]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -32,18 +33,23 @@ def cases(folder: Path) -> list[tuple[str, list[str]]]:
         path.write_text(yaml.safe_dump(doc, sort_keys=False))
         return str(path)
 
-    distinct = [{"name": f"j{i}", "model": "gpt2-124m", "tokens": f"{1 + i / 10_000:.4f}B", "deadline": "30d"}
-                for i in range(5_000)]
+    distinct = [
+        {"name": f"j{i}", "model": "gpt2-124m", "tokens": f"{1 + i / 10_000:.4f}B", "deadline": "30d"}
+        for i in range(5_000)
+    ]
     many = workload("distinct.yaml", {"deployment": {"context": "datacenter"}, "jobs": distinct})
-    repeat = workload("repeat.yaml", {"deployment": "office", "jobs": [{"model": "gpt2-124m", "tokens": "1B",
-                                                                        "repeat": 5_001}]})
+    repeat = workload(
+        "repeat.yaml", {"deployment": "office", "jobs": [{"model": "gpt2-124m", "tokens": "1B", "repeat": 5_001}]}
+    )
     gpus = [{"id": f"gpu-{i}", "name": f"GPU {i}", "vendor": "NVIDIA"} for i in range(1_000)]
     catalog = workload("catalog.yaml", {"gpus": gpus})
     big = folder / "big.yaml"
     big.write_text("name: big\n" + "# padding\n" * 110_000)
     laughs = workload("laughs.yaml", {})
-    Path(laughs).write_text("a: &a [x, x, x, x, x, x, x, x, x, x]\n" + "".join(
-        f"{chr(98 + i)}: &{chr(98 + i)} [{', '.join([f'*{chr(97 + i)}'] * 10)}]\n" for i in range(8)))
+    Path(laughs).write_text(
+        "a: &a [x, x, x, x, x, x, x, x, x, x]\n"
+        + "".join(f"{chr(98 + i)}: &{chr(98 + i)} [{', '.join([f'*{chr(97 + i)}'] * 10)}]\n" for i in range(8))
+    )
     deep = folder / "deep.yaml"
     deep.write_text("a: " + "[" * 100_000 + "]" * 100_000 + "\n")
     return [

@@ -6,6 +6,7 @@
 Each memo is made with --as-of 2026-12-01 and drawn by headless Chromium with a fresh profile;
 the PNG is reduced to 64 colours (Pillow) to keep the repository small.
 """
+
 from __future__ import annotations
 
 import shutil
@@ -20,8 +21,17 @@ sys.path.insert(0, str(ROOT))
 import advisor  # noqa: E402
 
 AS_OF = "2026-12-01"
-FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-         "--disable-sync", "--no-first-run", "--hide-scrollbars", "--window-size=800,1400"]
+FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--hide-scrollbars",
+    "--window-size=800,1400",
+]
 
 
 def main() -> None:
@@ -40,8 +50,18 @@ def main() -> None:
             plan = advisor.plan(example, as_of=dt.date.fromisoformat(AS_OF), charts=True)
             advisor.memo(plan, fmt="html").write(html, force=True)
             png = target / f"{example.stem}.png"
-            subprocess.run([browser, *FLAGS, f"--user-data-dir={tmp}/profile-{example.stem}", f"--screenshot={png}",
-                            html.as_uri()], capture_output=True, timeout=180, check=True)
+            subprocess.run(
+                [
+                    browser,
+                    *FLAGS,
+                    f"--user-data-dir={tmp}/profile-{example.stem}",
+                    f"--screenshot={png}",
+                    html.as_uri(),
+                ],
+                capture_output=True,
+                timeout=180,
+                check=True,
+            )
             Image.open(png).convert("RGB").quantize(colors=64).save(png, optimize=True)
             print(f"wrote {png.relative_to(ROOT)} ({png.stat().st_size:,} bytes)")
 

@@ -14,6 +14,7 @@
 3. Break-even: per example, the robustness verdict's wall serial against forced workers, with the
    measured CPU of one draw: `parallel.MIN_WORK_S` is set from where forced stops losing.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -44,10 +45,15 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--repeat", type=int, default=30)
     ap.add_argument("--safety", default="rent-vs-buy-3y", help="example whose verdict is re-drawn --repeat times")
-    ap.add_argument("--examples", nargs="*", default=["article-office", "lora-7b-workstation", "rent-vs-buy-3y",
-                                                        "llama-70b-budget", "team-fleet"])
+    ap.add_argument(
+        "--examples",
+        nargs="*",
+        default=["article-office", "lora-7b-workstation", "rent-vs-buy-3y", "llama-70b-budget", "team-fleet"],
+    )
     ap.add_argument("--fleet", type=int, help="only compare serial and parallel explanations of this fleet")
-    ap.add_argument("--modes", nargs=2, default=["off", "auto"], help="GPU_ADVISOR_PARALLEL of the two assemblies, in order")
+    ap.add_argument(
+        "--modes", nargs=2, default=["off", "auto"], help="GPU_ADVISOR_PARALLEL of the two assemblies, in order"
+    )
     args = ap.parse_args()
     if args.fleet:
         return fleet_check(args.fleet, args.modes)
@@ -100,8 +106,16 @@ def main() -> None:
         off, a = timed(lambda: robustness(pr, sol, SolveSettings()))
         os.environ[parallel.ENV] = "on"
         on, b = timed(lambda: robustness(pr, sol, SolveSettings()))
-        rows.append({"example": name, "draws": draws, "draw_cpu_ms": round(1000 * per, 2),
-                     "serial_wall_s": round(off, 4), "forced_wall_s": round(on, 4), "identical": a == b})
+        rows.append(
+            {
+                "example": name,
+                "draws": draws,
+                "draw_cpu_ms": round(1000 * per, 2),
+                "serial_wall_s": round(off, 4),
+                "forced_wall_s": round(on, 4),
+                "identical": a == b,
+            }
+        )
     os.environ.pop(parallel.ENV)
     report["break_even"] = rows
     report["load_end"] = os.getloadavg()[0]
@@ -130,7 +144,7 @@ def fleet_check(n: int, modes: list[str]) -> None:
     os.unlink(f.name)
     sol = solve(pr)
     rows, texts = [], []
-    for how in modes:   # the second reuses the models the first built (problem.solver_cache)
+    for how in modes:  # the second reuses the models the first built (problem.solver_cache)
         os.environ[parallel.ENV] = how
         load = os.getloadavg()[0]
         kids = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -139,9 +153,15 @@ def fleet_check(n: int, modes: list[str]) -> None:
         cpu, wall = time.process_time() - t, time.perf_counter() - w
         now = resource.getrusage(resource.RUSAGE_CHILDREN)
         texts.append(json.dumps(p.to_dict(), indent=2, ensure_ascii=False))
-        rows.append({"mode": how, "explain_wall_s": round(wall, 2), "parent_cpu_s": round(cpu, 2),
-                     "children_cpu_s": round(now.ru_utime + now.ru_stime - kids.ru_utime - kids.ru_stime, 2),
-                     "load": round(load, 2)})
+        rows.append(
+            {
+                "mode": how,
+                "explain_wall_s": round(wall, 2),
+                "parent_cpu_s": round(cpu, 2),
+                "children_cpu_s": round(now.ru_utime + now.ru_stime - kids.ru_utime - kids.ru_stime, 2),
+                "load": round(load, 2),
+            }
+        )
     print(json.dumps({"jobs": n, "rows": rows, "identical": texts[0] == texts[1]}, indent=1))
 
 

@@ -16,6 +16,7 @@ warm-up with the compiled data and the layout store (perf/layout_cache.py) fille
 would; "first run" rows start from a store holding only the compiled catalog and rules. Fleets
 always start from an empty layout store (the estimator's first-run cost is in "candidates").
 """
+
 from __future__ import annotations
 
 import argparse
@@ -44,7 +45,7 @@ FLOOR = [PY, "-c", "import pulp, pydantic, click, yaml"]
 AS_OF = "2026-12-01"
 
 
-CACHE = Path(tempfile.mkdtemp(prefix="advisor-bench-"))   # compiled data + layout store of this run
+CACHE = Path(tempfile.mkdtemp(prefix="advisor-bench-"))  # compiled data + layout store of this run
 
 
 def env(cache: Path = CACHE) -> dict:
@@ -56,7 +57,7 @@ def fresh_store() -> Path:
     import shutil
 
     folder = Path(tempfile.mkdtemp(prefix="advisor-bench-cold-"))
-    for f in CACHE.glob("*.json"):   # the compiled catalog and rules (sealed entries: valid in any folder of this user)
+    for f in CACHE.glob("*.json"):  # the compiled catalog and rules (sealed entries: valid in any folder of this user)
         shutil.copy(f, folder / f.name)
     return folder
 
@@ -78,14 +79,18 @@ def run(cmd: list[str], runs: int = 3, cold: bool = False) -> tuple[float, float
 def doubled_catalog(path: Path) -> None:
     """A --catalog file adding a copy of every GPU (id + '-copy'), the servers taking both."""
     from advisor.data.catalog_load import _builtin
+
     raw, _ = _builtin()
-    gpus = [dict(g, id=g["id"] + "-copy", name=g["name"] + " (copy)", prices=_dated(g.get("prices")))
-            for g in raw["gpus"].values()]
+    gpus = [
+        dict(g, id=g["id"] + "-copy", name=g["name"] + " (copy)", prices=_dated(g.get("prices")))
+        for g in raw["gpus"].values()
+    ]
     servers = []
     for s in raw["servers"].values():
         if s.get("compatible_gpus"):
-            servers.append({"id": s["id"], "compatible_gpus": s["compatible_gpus"]
-                            + [g + "-copy" for g in s["compatible_gpus"]]})
+            servers.append(
+                {"id": s["id"], "compatible_gpus": s["compatible_gpus"] + [g + "-copy" for g in s["compatible_gpus"]]}
+            )
     path.write_text(yaml.safe_dump({"gpus": gpus, "servers": servers}, sort_keys=False))
 
 
@@ -136,8 +141,7 @@ if {with_plan!r}:
                approximate=p["solver"]["explanations"]["approximate"], cost=p["total_cost_usd"])
 print(json.dumps(row))
 """
-    out = subprocess.run([PY, "-c", code], check=True, capture_output=True, text=True, cwd=ROOT,
-                         env=env(fresh_store()))
+    out = subprocess.run([PY, "-c", code], check=True, capture_output=True, text=True, cwd=ROOT, env=env(fresh_store()))
     os.unlink(f.name)
     return {"jobs": n, **json.loads(out.stdout.strip().splitlines()[-1])}
 
@@ -148,32 +152,47 @@ def main() -> None:
     ap.add_argument("--sizes", type=int, nargs="+", default=None)
     ap.add_argument("--time-limit", type=float, default=30.0)
     ap.add_argument("--plan-max", type=int, default=None, help="fleets above this many jobs: solve only")
-    ap.add_argument("--no-fleets", action="store_true",
-                    help="measure the commands only; the fleets table of --out is kept as it is")
+    ap.add_argument(
+        "--no-fleets", action="store_true", help="measure the commands only; the fleets table of --out is kept as it is"
+    )
     ap.add_argument("--out", default=str(ROOT / "docs/performance.md"))
     args = ap.parse_args()
     runs = 1 if args.quick else 3
     sizes = args.sizes or ([10, 200] if args.quick else [10, 200, 1000])
     adv = [PY, "-m", "advisor"]
     subprocess.run([PY, "-m", "compileall", "-q", "advisor"], check=True, cwd=ROOT)
-    subprocess.run(adv + ["plan", "examples/article-office.yaml"], capture_output=True, cwd=ROOT, env=env())  # compile data
+    subprocess.run(
+        adv + ["plan", "examples/article-office.yaml"], capture_output=True, cwd=ROOT, env=env()
+    )  # compile data
     floor, _ = run(FLOOR, max(runs, 3))
     bare, _ = run([PY, "-c", "pass"], max(runs, 3))
     commands = []
     with tempfile.TemporaryDirectory() as tmp:
         for label, cmd in [
             ("advisor --version", adv + ["--version"]),
-            ("advisor plan examples/article-datacenter.yaml", adv + ["plan", "examples/article-datacenter.yaml", "--as-of", AS_OF]),
-            ("advisor plan examples/article-office.yaml", adv + ["plan", "examples/article-office.yaml", "--as-of", AS_OF]),
+            (
+                "advisor plan examples/article-datacenter.yaml",
+                adv + ["plan", "examples/article-datacenter.yaml", "--as-of", AS_OF],
+            ),
+            (
+                "advisor plan examples/article-office.yaml",
+                adv + ["plan", "examples/article-office.yaml", "--as-of", AS_OF],
+            ),
             ("advisor crossover", adv + ["crossover", "--as-of", AS_OF]),
-            ("advisor memo (html)", adv + ["memo", "examples/article-office.yaml", "-o", f"{tmp}/m.html", "--force", "--as-of", AS_OF]),
+            (
+                "advisor memo (html)",
+                adv + ["memo", "examples/article-office.yaml", "-o", f"{tmp}/m.html", "--force", "--as-of", AS_OF],
+            ),
         ]:
-            run(cmd, 1)   # warm-up: fills the layout store
+            run(cmd, 1)  # warm-up: fills the layout store
             cpu, wall = run(cmd, runs)
             commands.append((label, cpu, wall, os.getloadavg()[0]))
             print(label, f"{cpu:.2f} s CPU", f"{cpu / floor:.1f}x floor", flush=True)
         for label, cmd in [
-            ("advisor plan examples/article-datacenter.yaml (first run)", adv + ["plan", "examples/article-datacenter.yaml", "--as-of", AS_OF]),
+            (
+                "advisor plan examples/article-datacenter.yaml (first run)",
+                adv + ["plan", "examples/article-datacenter.yaml", "--as-of", AS_OF],
+            ),
             ("advisor crossover (first run)", adv + ["crossover", "--as-of", AS_OF]),
         ]:
             cpu, wall = run(cmd, runs, cold=True)
@@ -183,7 +202,7 @@ def main() -> None:
         doubled_catalog(catalog2)
         fleets = []
         for n in [] if args.no_fleets else sizes:
-            for cat in ([None] if args.quick else [None, catalog2]):
+            for cat in [None] if args.quick else [None, catalog2]:
                 row = fleet_row(n, cat, args.time_limit, args.plan_max is None or n <= args.plan_max)
                 fleets.append(row)
                 print(row, flush=True)
@@ -192,45 +211,58 @@ def main() -> None:
 
 def write(path: Path, floor: float, bare: float, commands, fleets, args) -> None:
     lines = [
-        "# Performance", "",
+        "# Performance",
+        "",
         f"Measured by `python bench/perf.py{(' ' + ' '.join(sys.argv[1:])) if sys.argv[1:] else ''}` on {dt.date.today().isoformat()}: "
         f"{platform.machine()}, {os.cpu_count()} cores (shared), Python {platform.python_version()}, "
-        "HiGHS through highspy, one thread. CPU seconds of the child process (user + system).", "",
-        f"Floor: `python -c \"import pulp, pydantic, click, yaml\"` = **{floor:.2f} s** CPU; "
-        f"`python -c pass` = {bare:.2f} s.", "",
-        "| command | CPU s | x floor | wall s | load average |", "|---|---|---|---|---|",
+        "HiGHS through highspy, one thread. CPU seconds of the child process (user + system).",
+        "",
+        f'Floor: `python -c "import pulp, pydantic, click, yaml"` = **{floor:.2f} s** CPU; '
+        f"`python -c pass` = {bare:.2f} s.",
+        "",
+        "| command | CPU s | x floor | wall s | load average |",
+        "|---|---|---|---|---|",
     ]
     for label, cpu, wall, load in commands:
         lines.append(f"| `{label}` | {cpu:.2f} | {cpu / floor:.1f} | {wall:.2f} | {load:.1f} |")
     lines += [
-        "", "Targets: cold `advisor plan` on the article example <= 2x the floor; `advisor --version` <= "
-        "1.2x `python -c pass` + 0.1 s; crossover <= 3x the floor; HTML memo <= 2x its plan.", "",
-        "## Fleets", "",
+        "",
+        "Targets: cold `advisor plan` on the article example <= 2x the floor; `advisor --version` <= "
+        "1.2x `python -c pass` + 0.1 s; crossover <= 3x the floor; HTML memo <= 2x its plan.",
+        "",
+        "## Fleets",
+        "",
         "Fleets drawn by bench/solve.py (seed 7); 'plan' is `advisor.plan()` with every explanation. "
         "CPU columns add the worker processes the plan forks (solve/parallel.py) to its own. "
-        f"Time limit {args.time_limit:g} s; default gap 1% for fleets of 50 jobs or more, explanations 1% within 10 s.", "",
+        f"Time limit {args.time_limit:g} s; default gap 1% for fleets of 50 jobs or more, explanations 1% within 10 s.",
+        "",
         "| jobs | GPU types | classes | candidates | candidates CPU s | solve CPU s | status | gap | plan CPU s | "
         "plan wall s | explanation solves | approximate | load average |",
         "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
-    if args.no_fleets:   # the previous run's fleet rows, with the line saying so
+    if args.no_fleets:  # the previous run's fleet rows, with the line saying so
         lines += [_kept_fleets(path)]
     for r in fleets:
         plan_cpu = "not run" if r["plan_cpu"] is None else f"{r['plan_cpu']:.1f}"
         plan_wall = "" if r["plan_wall"] is None else f"{r['plan_wall']:.1f}"
-        lines.append(f"| {r['jobs']} | {r['gpus']} | {r['classes']} | {r['candidates']} | {r['cand_cpu']:.2f} | "
-                     f"{r['solve_cpu']:.2f} | {r['status']} | {r['gap']} | {plan_cpu} | {plan_wall} | "
-                     f"{r['explain_solves']} | {r['approximate']} | {r['load']:.1f} |")
+        lines.append(
+            f"| {r['jobs']} | {r['gpus']} | {r['classes']} | {r['candidates']} | {r['cand_cpu']:.2f} | "
+            f"{r['solve_cpu']:.2f} | {r['status']} | {r['gap']} | {plan_cpu} | {plan_wall} | "
+            f"{r['explain_solves']} | {r['approximate']} | {r['load']:.1f} |"
+        )
     lines += [
-        "", "Targets: 200 jobs end to end <= 30 s and 1,000 jobs <= 60 s with every explanation; 1,000 jobs x 56 "
+        "",
+        "Targets: 200 jobs end to end <= 30 s and 1,000 jobs <= 60 s with every explanation; 1,000 jobs x 56 "
         "types within a 1% proven gap in <= 10 s of solve. The naive formulation (one binary per job and "
-        "candidate) is compared in `python bench/solve.py`.", "",
+        "candidate) is compared in `python bench/solve.py`.",
+        "",
         "What makes re-solves cheap: the built-in catalog and rules are compiled once (data/compiled.py: sealed JSON in the cache, rebuilt into models in ~10 ms); "
         "each problem keeps one HiGHS model per structure and turns a counterfactual into cost, bound and "
         "coefficient changes (solve/fast.py); explanation re-solves stop at a 1% gap; break-even bisections "
-        "stop within 1% of the price; crossover computes no break-evens.", "",
+        "stop within 1% of the price; crossover computes no break-evens.",
+        "",
     ]
-    kept = ""   # what follows the marker (profiles, hand-measured sections, the test suite) is kept
+    kept = ""  # what follows the marker (profiles, hand-measured sections, the test suite) is kept
     if path.exists() and END in (old := path.read_text()):
         kept = old.split(END, 1)[1]
     path.write_text("\n".join(lines) + "\n" + END + kept)
@@ -245,8 +277,6 @@ def _kept_fleets(path: Path) -> str:
 
 
 END = "<!-- end of bench/perf.py's output: what follows is kept when it rewrites this file -->"
-
-
 
 
 if __name__ == "__main__":

@@ -8,6 +8,7 @@ H200_SXM_141GBx8_MaxQ: every other setting inherited from H200_SXM_141GBx1). A p
 clock, not the memory's: the GEMM-rate scale c with which the serving model reproduces the measured
 throughput ratio gives the exponent x of c = (500 / 700)^x.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -23,7 +24,7 @@ from advisor.data.catalog import GPU, Catalog, load_catalog  # noqa: E402
 from advisor.perf.serve import Hardware  # noqa: E402
 from advisor.perf.serving import load_params  # noqa: E402
 
-MAXP_ROW = "mlperf41-nvidia-h200sxm-x8-llama2-70b-offline"   # 31,302.7 tokens/s at 700 W (the calibration row)
+MAXP_ROW = "mlperf41-nvidia-h200sxm-x8-llama2-70b-offline"  # 31,302.7 tokens/s at 700 W (the calibration row)
 # closed/NVIDIA/results/H200-SXM-141GBx8_TRT_MaxQ/llama2-70b-99/Offline/performance/run_1/mlperf_log_summary.txt
 # (github.com/mlcommons/inference_results_v4.1 at a2f5d66d): "Tokens per second: 25262.1"
 MAXQ_TOKENS_PER_S = 25262.1
@@ -64,8 +65,10 @@ def derived_exponent() -> tuple[float, float, float]:
 
 def main() -> None:
     target, scale, exponent = derived_exponent()
-    print(f"measured 500 W / 700 W throughput: {target:.3f}; GEMM-rate scale reproducing it: {scale:.4f}; "
-          f"power_limit_exponent: {exponent:.3f} (shipped: {load_params().power_limit_exponent})")
+    print(
+        f"measured 500 W / 700 W throughput: {target:.3f}; GEMM-rate scale reproducing it: {scale:.4f}; "
+        f"power_limit_exponent: {exponent:.3f} (shipped: {load_params().power_limit_exponent})"
+    )
 
 
 if __name__ == "__main__":

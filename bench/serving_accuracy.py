@@ -17,6 +17,7 @@ within those is compared with the rate the run sustained. An MLPerf Server rate 
 at the limits, a model exact at every operating point would be counted too fast on every run with
 margin. The old metric (the model's rate at the scenario's limits, same fit) is reported beside it.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -46,13 +47,25 @@ from bench.serving_report import (  # noqa: E402
 )
 
 CSV = ROOT / "catalog" / "serving_calibration.csv"
-FREE = ("decode_bandwidth_efficiency", "decode_compute_efficiency", "prefill_compute_efficiency", "step_overhead_ms",
-        "seq_overhead_us", "layer_overhead_us", "activation_bytes_per_layer_element")
-BOUNDS = {"step_overhead_ms": (0.0, 50.0), "allreduce_latency_us": (0.0, 200.0), "seq_overhead_us": (0.0, 100.0),
-          "layer_overhead_us": (0.0, 500.0), "activation_bytes_per_layer_element": (0.0, 40.0)}
+FREE = (
+    "decode_bandwidth_efficiency",
+    "decode_compute_efficiency",
+    "prefill_compute_efficiency",
+    "step_overhead_ms",
+    "seq_overhead_us",
+    "layer_overhead_us",
+    "activation_bytes_per_layer_element",
+)
+BOUNDS = {
+    "step_overhead_ms": (0.0, 50.0),
+    "allreduce_latency_us": (0.0, 200.0),
+    "seq_overhead_us": (0.0, 100.0),
+    "layer_overhead_us": (0.0, 500.0),
+    "activation_bytes_per_layer_element": (0.0, 40.0),
+}
 ENGINES = ("vllm", "tgi-gaudi", "llama.cpp", "mlc-llm")
-COMPUTE_ENGINES: tuple = ()   # engines with their own compute-only factor (none: the MAMF and host terms explain vLLM)
-HOST_ENGINES = ("vllm",)      # engines with their own host time per sequence
+COMPUTE_ENGINES: tuple = ()  # engines with their own compute-only factor (none: the MAMF and host terms explain vLLM)
+HOST_ENGINES = ("vllm",)  # engines with their own host time per sequence
 # Upper bound of an engine's own host time per sequence per decode step (us): vLLM's profile of its
 # Python step loop, "When BS is 200, all this together [sampling, prepare input, process_model_output,
 # scheduler] can be 20ms" (github.com/vllm-project/vllm/issues/6801, 2024-08-08: 100 us a sequence,
@@ -69,8 +82,14 @@ LENGTH_BOUNDS = {"mlperf-llama2-openorca": (32.0, 1024.0)}
 
 def rows() -> list[dict]:
     with open(CSV, newline="") as f:
-        return [r for r in csv.DictReader(f) if r["kind"] and r["measured"] and not r["excluded_because"]
-                and (r["input_len"] or r["input_len_group"] in LENGTH_BOUNDS)]
+        return [
+            r
+            for r in csv.DictReader(f)
+            if r["kind"]
+            and r["measured"]
+            and not r["excluded_because"]
+            and (r["input_len"] or r["input_len_group"] in LENGTH_BOUNDS)
+        ]
 
 
 def groups_of(rs: list[dict]) -> list[str]:
@@ -85,7 +104,7 @@ def row_params(r: dict, params):
     """The run's own published engine settings (columns scheduler_policy, kv_memory_fraction, each with
     its source in the cell) in place of the engine defaults a plan assumes."""
     policy = (r.get("scheduler_policy") or "").split(":")[0].strip()
-    if policy:   # its KV reservation: catalog/serving_estimator.yaml kv_reserved_output_share (sourced there)
+    if policy:  # its KV reservation: catalog/serving_estimator.yaml kv_reserved_output_share (sourced there)
         if policy not in params.kv_reserved_output_share:
             raise ValueError(f"{r['id']}: scheduler_policy {policy!r} has no kv_reserved_output_share in the YAML")
         params = dataclasses.replace(params, scheduler_policy={**params.scheduler_policy, r["engine"]: policy})
@@ -96,7 +115,7 @@ def row_params(r: dict, params):
     if frac:
         params = dataclasses.replace(params, usable_memory_fraction=float(frac))
     steps = (r.get("scheduler_steps") or "").split(":")[0].strip()
-    if steps:   # vLLM multi-step scheduling: the host loop runs once per `steps` decode steps
+    if steps:  # vLLM multi-step scheduling: the host loop runs once per `steps` decode steps
         host = dict(params.engine_seq_overhead_us)
         host[r["engine"]] = params.seq_overhead(r["engine"]) / float(steps)
         params = dataclasses.replace(params, engine_seq_overhead_us=host)
@@ -113,7 +132,9 @@ def vllm_memory_fraction(r: dict, params, hw, model, tp: int | None):
     setup = Setup(model, hw, r["precision"], tp or 1, 1, r["engine"], params)
     w = weight_bytes(model, setup.served) / (tp or 1) / 1e9
     free = hw.memory_gb - w - params.overhead_gb
-    return dataclasses.replace(params, usable_memory_fraction=max(0.05, (float(u) * hw.memory_gb - w - params.overhead_gb) / free))
+    return dataclasses.replace(
+        params, usable_memory_fraction=max(0.05, (float(u) * hw.memory_gb - w - params.overhead_gb) / free)
+    )
 
 
 def predict(r: dict, params, catalog, lengths: dict | None = None, limits: bool = False) -> float | None:
@@ -122,7 +143,7 @@ def predict(r: dict, params, catalog, lengths: dict | None = None, limits: bool 
     gives them, else (or with `limits`) the scenario's limits."""
     gpu = catalog.gpu(r["gpu"])
     hw = hardware(gpu, catalog)
-    if (r.get("scale_up_link") or "").startswith("none"):   # the system description lists no GPU-GPU link
+    if (r.get("scale_up_link") or "").startswith("none"):  # the system description lists no GPU-GPU link
         hw = dataclasses.replace(hw, link_gbps=0.0, link_domain=1)
     params = row_params(r, params)
     model = load_model(r["model"], catalog)
@@ -133,21 +154,38 @@ def predict(r: dict, params, catalog, lengths: dict | None = None, limits: bool 
     if r["kind"] in ("offline", "server"):
         slo = r["kind"] == "server"
         own = slo and not limits and r["run_ttft_ms"] and r["run_tpot_ms"]
-        ttft, tpot = (_f(r["run_ttft_ms"]), _f(r["run_tpot_ms"])) if own else (_f(r["slo_ttft_ms"]), _f(r["slo_tpot_ms"]))
-        est = serve_estimate(model, hw, count, r["precision"], I, O,
-                             ttft_ms=ttft if slo else None, tpot_ms=tpot if slo else None,
-                             percentile=_f(r["slo_percentile"]) or 99, tensor_parallel=tp, engine=r["engine"],
-                             max_batch=cap, params=params)
+        ttft, tpot = (
+            (_f(r["run_ttft_ms"]), _f(r["run_tpot_ms"])) if own else (_f(r["slo_ttft_ms"]), _f(r["slo_tpot_ms"]))
+        )
+        est = serve_estimate(
+            model,
+            hw,
+            count,
+            r["precision"],
+            I,
+            O,
+            ttft_ms=ttft if slo else None,
+            tpot_ms=tpot if slo else None,
+            percentile=_f(r["slo_percentile"]) or 99,
+            tensor_parallel=tp,
+            engine=r["engine"],
+            max_batch=cap,
+            params=params,
+        )
         return est["output_tokens_per_s"] if est["fits"] else 0.0
     s = Setup(model, hw, r["precision"], tp or count, 1, r["engine"], params)
     if r["kind"] == "batch1_ttft_ms":
         return prefill(s, I)["latency_s"] * 1e3
     if r["kind"] == "batch1_decode_tokens_per_s":
         return 1.0 / decode_step(s, 1, I + O / 2)["step_s"]
-    if r["kind"] == "static_batch_latency_s":   # B prompts prefilled together, then O steps at batch B
+    if r["kind"] == "static_batch_latency_s":  # B prompts prefilled together, then O steps at batch B
         b = float(r["max_batch"])
         pre = prefill(s, I)
-        return b * pre["busy_s"] + max(pre["memory_s"] - pre["compute_s"], 0.0) + O * decode_step(s, b, I + O / 2)["step_s"]
+        return (
+            b * pre["busy_s"]
+            + max(pre["memory_s"] - pre["compute_s"], 0.0)
+            + O * decode_step(s, b, I + O / 2)["step_s"]
+        )
     if r["kind"] == "at_rate_tpot_mean":
         rate, lo, hi = _f(r["offered_requests_per_s"]), 1e-6, 4096.0
         for _ in range(40):
@@ -158,21 +196,26 @@ def predict(r: dict, params, catalog, lengths: dict | None = None, limits: bool 
 
 
 def with_values(params, x) -> object:
-    vals = dict(zip(FREE, x[:len(FREE)]))
+    vals = dict(zip(FREE, x[: len(FREE)]))
     eng = dict(params.engine_factor)
-    eng.update(dict(zip(ENGINES, x[len(FREE):len(FREE) + len(ENGINES)])))
+    eng.update(dict(zip(ENGINES, x[len(FREE) : len(FREE) + len(ENGINES)])))
     comp = dict(params.engine_compute_factor)
     at = len(FREE) + len(ENGINES)
-    comp.update(dict(zip(COMPUTE_ENGINES, x[at:at + len(COMPUTE_ENGINES)])))
+    comp.update(dict(zip(COMPUTE_ENGINES, x[at : at + len(COMPUTE_ENGINES)])))
     host = dict(params.engine_seq_overhead_us)
-    host.update(dict(zip(HOST_ENGINES, x[at + len(COMPUTE_ENGINES):])))
-    return dataclasses.replace(params, engine_factor=eng, engine_compute_factor=comp, engine_seq_overhead_us=host, **vals)
+    host.update(dict(zip(HOST_ENGINES, x[at + len(COMPUTE_ENGINES) :])))
+    return dataclasses.replace(
+        params, engine_factor=eng, engine_compute_factor=comp, engine_seq_overhead_us=host, **vals
+    )
 
 
 def vector(params) -> list[float]:
-    return ([getattr(params, k) for k in FREE] + [params.engine_factor.get(e, 1.0) for e in ENGINES]
-            + [params.engine_compute_factor.get(e, 1.0) for e in COMPUTE_ENGINES]
-            + [params.seq_overhead(e) for e in HOST_ENGINES])
+    return (
+        [getattr(params, k) for k in FREE]
+        + [params.engine_factor.get(e, 1.0) for e in ENGINES]
+        + [params.engine_compute_factor.get(e, 1.0) for e in COMPUTE_ENGINES]
+        + [params.seq_overhead(e) for e in HOST_ENGINES]
+    )
 
 
 def fit(train: list[dict], params, catalog, lengths: dict | None = None, max_nfev: int = 60):
@@ -205,21 +248,39 @@ def fit(train: list[dict], params, catalog, lengths: dict | None = None, max_nfe
     start = dict(lengths or {})
     x0 = np.array(vector(params) + [start.get(g, 300.0) for g in groups])
     n, h = len(FREE), len(FREE) + len(keys)
-    lb = ([BOUNDS.get(k, (0.05, 1.0))[0] for k in FREE] + [0.05 if e in engines else x0[n + i] - 1e-9 for i, e in enumerate(keys)]
-          + [0.0 if e in engines else x0[h + i] - 1e-9 for i, e in enumerate(HOST_ENGINES)]
-          + [LENGTH_BOUNDS[g][0] for g in groups])
-    ub = ([BOUNDS.get(k, (0.05, 1.0))[1] for k in FREE] + [3.0 if e in engines else x0[n + i] + 1e-9 for i, e in enumerate(keys)]
-          + [HOST_BOUND_US if e in engines else x0[h + i] + 1e-9 for i, e in enumerate(HOST_ENGINES)]
-          + [LENGTH_BOUNDS[g][1] for g in groups])
+    lb = (
+        [BOUNDS.get(k, (0.05, 1.0))[0] for k in FREE]
+        + [0.05 if e in engines else x0[n + i] - 1e-9 for i, e in enumerate(keys)]
+        + [0.0 if e in engines else x0[h + i] - 1e-9 for i, e in enumerate(HOST_ENGINES)]
+        + [LENGTH_BOUNDS[g][0] for g in groups]
+    )
+    ub = (
+        [BOUNDS.get(k, (0.05, 1.0))[1] for k in FREE]
+        + [3.0 if e in engines else x0[n + i] + 1e-9 for i, e in enumerate(keys)]
+        + [HOST_BOUND_US if e in engines else x0[h + i] + 1e-9 for i, e in enumerate(HOST_ENGINES)]
+        + [LENGTH_BOUNDS[g][1] for g in groups]
+    )
     x0 = np.clip(x0, lb, ub)
     scale = [1.0] * h + [10.0] * len(HOST_ENGINES) + [100.0] * len(groups)
-    sol = least_squares(res, x0, bounds=(lb, ub), loss="soft_l1", f_scale=0.1, diff_step=1e-3, max_nfev=max_nfev,
-                        x_scale=np.array(scale))
+    sol = least_squares(
+        res,
+        x0,
+        bounds=(lb, ub),
+        loss="soft_l1",
+        f_scale=0.1,
+        diff_step=1e-3,
+        max_nfev=max_nfev,
+        x_scale=np.array(scale),
+    )
     # engines without a training row keep the reference factor 1.0 (what a held-out engine gets) and
     # the common host time per sequence
     common = sol.x[FREE.index("seq_overhead_us")]
-    x = [v if i < n or i >= m or (keys[i - n] if i < h else HOST_ENGINES[i - h]) in engines
-         else (1.0 if i < h else common) for i, v in enumerate(sol.x)]
+    x = [
+        v
+        if i < n or i >= m or (keys[i - n] if i < h else HOST_ENGINES[i - h]) in engines
+        else (1.0 if i < h else common)
+        for i, v in enumerate(sol.x)
+    ]
     return split(np.array(x))
 
 
@@ -231,6 +292,7 @@ def fit_lengths(train: list[dict], params, catalog) -> dict:
     """Mean prompt per data set without a sourced one, the shipped parameters held fixed."""
     import numpy as np
     from scipy.optimize import least_squares
+
     groups = groups_of(train)
     if not groups:
         return {}
@@ -241,8 +303,15 @@ def fit_lengths(train: list[dict], params, catalog) -> dict:
         return np.array([math.log(max(predict(r, params, catalog, ln), 1e-9) / float(r["measured"])) for r in use])
 
     lb, ub = [LENGTH_BOUNDS[g][0] for g in groups], [LENGTH_BOUNDS[g][1] for g in groups]
-    sol = least_squares(res, np.clip([300.0] * len(groups), lb, ub), bounds=(lb, ub), loss="soft_l1", f_scale=0.1,
-                        diff_step=1e-3, max_nfev=40)
+    sol = least_squares(
+        res,
+        np.clip([300.0] * len(groups), lb, ub),
+        bounds=(lb, ub),
+        loss="soft_l1",
+        f_scale=0.1,
+        diff_step=1e-3,
+        max_nfev=40,
+    )
     return dict(zip(groups, sol.x))
 
 
@@ -271,34 +340,61 @@ def report(params, catalog, loso: bool) -> dict:
 
 def summarise(res: dict, loso: bool) -> str:
     data = rows()
-    lines = ["| kind | rows | in-sample MAPE | leave-one-source-out MAPE | LOSO median | worst LOSO |", "|---|---|---|---|---|---|"]
-    for kind in ("offline", "server", "batch1_decode_tokens_per_s", "batch1_ttft_ms", "static_batch_latency_s",
-                 "at_rate_tpot_mean"):
-        for label, rs in ((kind, [r for r in data if r["kind"] == kind and r["fit"] == "yes"]),
-                          (f"{kind}, never fitted", [r for r in data if r["kind"] == kind and r["fit"] != "yes"])):
+    lines = [
+        "| kind | rows | in-sample MAPE | leave-one-source-out MAPE | LOSO median | worst LOSO |",
+        "|---|---|---|---|---|---|",
+    ]
+    for kind in (
+        "offline",
+        "server",
+        "batch1_decode_tokens_per_s",
+        "batch1_ttft_ms",
+        "static_batch_latency_s",
+        "at_rate_tpot_mean",
+    ):
+        for label, rs in (
+            (kind, [r for r in data if r["kind"] == kind and r["fit"] == "yes"]),
+            (f"{kind}, never fitted", [r for r in data if r["kind"] == kind and r["fit"] != "yes"]),
+        ):
             if rs:
                 lines.append(_line(label, rs, res, loso))
         fitted = [r for r in data if r["kind"] == kind and r["fit"] == "yes"]
         apart = [r for r in fitted if not r["input_len"]]
         if apart and kind in ("offline", "server"):
-            lines.append(_line(f"{kind}: prompt length given in the row", [r for r in fitted if r["input_len"]], res, loso))
+            lines.append(
+                _line(f"{kind}: prompt length given in the row", [r for r in fitted if r["input_len"]], res, loso)
+            )
             lines.append(_line(f"{kind}: prompt length fitted (MLPerf llama2 OpenOrca)", apart, res, loso))
         if kind == "server" and fitted:
-            lines.append(_line("server, at the scenario's limits, same fit (the old metric)", fitted, res["limits"], loso))
+            lines.append(
+                _line("server, at the scenario's limits, same fit (the old metric)", fitted, res["limits"], loso)
+            )
     ln_in = res["lengths"]["in"]
     ln_lo = [v for d in res["lengths"]["loso"].values() for v in d.values()]
     if ln_in:
-        lines += ["", "Mean prompt fitted where no source states it (not a model parameter; the MLPerf llama2-70b "
-                  "OpenOrca subset, capped at 1,024 tokens): " + ", ".join(f"{g} {v:.0f} tokens" for g, v in ln_in.items())
-                  + " with the shipped parameters"
-                  + (f"; {min(ln_lo):.0f}-{max(ln_lo):.0f} across the leave-one-source-out folds" if ln_lo else "") + "."]
-    lines += ["", "| row | source | kind | fit | GPU x n | measured | in-sample | LOSO |", "|---|---|---|---|---|---|---|---|"]
+        lines += [
+            "",
+            "Mean prompt fitted where no source states it (not a model parameter; the MLPerf llama2-70b "
+            "OpenOrca subset, capped at 1,024 tokens): "
+            + ", ".join(f"{g} {v:.0f} tokens" for g, v in ln_in.items())
+            + " with the shipped parameters"
+            + (f"; {min(ln_lo):.0f}-{max(ln_lo):.0f} across the leave-one-source-out folds" if ln_lo else "")
+            + ".",
+        ]
+    lines += [
+        "",
+        "| row | source | kind | fit | GPU x n | measured | in-sample | LOSO |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
     for r in data:
         m, p = float(r["measured"]), res["in"][r["id"]]
         q = res["loso"].get(r["id"])
-        lines.append(f"| {r['id']} | {r['source_group']} | {r['kind']} | {r['fit']} | {r['gpu']} x {r['gpu_count']} | "
-                     f"{m:,.1f} | {p:,.1f} ({(p / m - 1) * 100:+.0f}%) | "
-                     + (f"{q:,.1f} ({(q / m - 1) * 100:+.0f}%)" if q is not None else "-") + " |")
+        lines.append(
+            f"| {r['id']} | {r['source_group']} | {r['kind']} | {r['fit']} | {r['gpu']} x {r['gpu_count']} | "
+            f"{m:,.1f} | {p:,.1f} ({(p / m - 1) * 100:+.0f}%) | "
+            + (f"{q:,.1f} ({(q / m - 1) * 100:+.0f}%)" if q is not None else "-")
+            + " |"
+        )
     return "\n".join(lines)
 
 
@@ -306,9 +402,15 @@ def _line(label: str, rs: list[dict], res: dict, loso: bool) -> str:
     ins = [ape(res["in"][r["id"]], float(r["measured"])) for r in rs]
     lo = [ape(res["loso"].get(r["id"], res["in"][r["id"]]), float(r["measured"])) for r in rs] if loso else []
     worst = max(zip(lo, [r["id"] for r in rs])) if lo else None
-    return (f"| {label} | {len(rs)} | {statistics.mean(ins):.1f}% | "
-            + (f"{statistics.mean(lo):.1f}% | {statistics.median(lo):.1f}% | {worst[0]:.0f}% ({worst[1]})"
-               if lo else "- | - | -") + " |")
+    return (
+        f"| {label} | {len(rs)} | {statistics.mean(ins):.1f}% | "
+        + (
+            f"{statistics.mean(lo):.1f}% | {statistics.median(lo):.1f}% | {worst[0]:.0f}% ({worst[1]})"
+            if lo
+            else "- | - | -"
+        )
+        + " |"
+    )
 
 
 def ranks(res: dict) -> str:
@@ -318,7 +420,7 @@ def ranks(res: dict) -> str:
     agree = total = 0
     bad = []
     for i, a in enumerate(data):
-        for b in data[i + 1:]:
+        for b in data[i + 1 :]:
             same = (a["model"], a["kind"], a["slo_ttft_ms"], a["slo_tpot_ms"], a["input_len"], a["output_len"])
             if same != (b["model"], b["kind"], b["slo_ttft_ms"], b["slo_tpot_ms"], b["input_len"], b["output_len"]):
                 continue
@@ -362,9 +464,18 @@ def main() -> None:
     pairs_in = ratio_pairs(data, {"in": res["in"], "loso": {}}, catalog) if not a.no_loso else None
     base = bandwidth_baseline(data, catalog, lambda name: load_model(name, catalog))
     share = software_share(data, res)
-    text = (summarise(res, not a.no_loso) + "\n\n" + baseline_text(data, base) + "\n\n" + ranks(res) + "\n\n"
-            + ratio_text(pairs, pairs_in) + "\n\n" + f"Residual spread between sources: {share:.2f} of the spread between "
-            "sources and GPU types together (serving_estimator.yaml `measured_software_share`).")
+    text = (
+        summarise(res, not a.no_loso)
+        + "\n\n"
+        + baseline_text(data, base)
+        + "\n\n"
+        + ranks(res)
+        + "\n\n"
+        + ratio_text(pairs, pairs_in)
+        + "\n\n"
+        + f"Residual spread between sources: {share:.2f} of the spread between "
+        "sources and GPU types together (serving_estimator.yaml `measured_software_share`)."
+    )
     print(text)
     if a.out and not a.no_loso:
         write_results(data, res, pairs, base, share)
@@ -372,7 +483,7 @@ def main() -> None:
         doc = Path(a.out).read_text()
         block = f"{BEGIN}\n{text}\n{END}"
         if BEGIN in doc:
-            doc = doc[:doc.index(BEGIN)] + block + doc[doc.index(END) + len(END):]
+            doc = doc[: doc.index(BEGIN)] + block + doc[doc.index(END) + len(END) :]
         else:
             doc = doc.rstrip("\n") + "\n\n" + block + "\n"
         Path(a.out).write_text(doc)

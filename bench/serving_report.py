@@ -2,6 +2,7 @@
 the same benchmark, a one-parameter bandwidth baseline for absolute throughput, the split of the
 residual spread between software and GPU, and catalog/serving_accuracy.yaml (the numbers plans quote,
 with the per-row predictions and pairs they come from, so tests can recompute them)."""
+
 from __future__ import annotations
 
 import math
@@ -12,7 +13,7 @@ import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
 ACCURACY_YAML = ROOT / "catalog" / "serving_accuracy.yaml"
-WITHIN = 0.25   # issue 31's target: every GPU-to-GPU ratio within 25%
+WITHIN = 0.25  # issue 31's target: every GPU-to-GPU ratio within 25%
 KINDS = ("offline", "server")
 
 
@@ -37,7 +38,14 @@ def benchmark_key(r: dict) -> tuple:
     chooses its own, as part of the system)."""
     suite = r["source_group"].split("-")[0] if r["source_group"].startswith("mlperf") else r["source_group"]
     table = () if suite.startswith("mlperf") else (r["output_len"], r["tensor_parallel"])
-    return (suite, r["model"], r["kind"], r["slo_ttft_ms"], r["slo_tpot_ms"], r["input_len"] or r["input_len_group"]) + table
+    return (
+        suite,
+        r["model"],
+        r["kind"],
+        r["slo_ttft_ms"],
+        r["slo_tpot_ms"],
+        r["input_len"] or r["input_len_group"],
+    ) + table
 
 
 def per_gpu(r: dict, value: float) -> float:
@@ -51,23 +59,38 @@ def ratio_pairs(data: list[dict], res: dict, catalog) -> list[dict]:
     rows = scored(data)
     out = []
     for i, first in enumerate(rows):
-        for second in rows[i + 1:]:
+        for second in rows[i + 1 :]:
             a, b = sorted((first, second), key=lambda r: r["gpu"])
             if a["gpu"] == b["gpu"] or benchmark_key(a) != benchmark_key(b):
                 continue
             meas = per_gpu(a, a["measured"]) / per_gpu(b, b["measured"])
             pred = per_gpu(a, best(res, a["id"])) / per_gpu(b, best(res, b["id"]))
             bw = catalog.gpus[a["gpu"]].memory_bandwidth_gbps.value / catalog.gpus[b["gpu"]].memory_bandwidth_gbps.value
-            out.append({"a": a["id"], "b": b["id"], "gpus": f"{a['gpu']} / {b['gpu']}", "measured": meas, "model": pred,
-                        "error": pred / meas - 1, "bandwidth_rule": bw / meas - 1})
+            out.append(
+                {
+                    "a": a["id"],
+                    "b": b["id"],
+                    "gpus": f"{a['gpu']} / {b['gpu']}",
+                    "measured": meas,
+                    "model": pred,
+                    "error": pred / meas - 1,
+                    "bandwidth_rule": bw / meas - 1,
+                }
+            )
     return out
 
 
 def ratio_summary(pairs: list[dict]) -> dict:
     errs = [abs(p["error"]) for p in pairs]
     rule = [abs(p["bandwidth_rule"]) for p in pairs]
-    return {"pairs": len(pairs), "within": sum(e <= WITHIN for e in errs), "mean": statistics.mean(errs),
-            "median": statistics.median(errs), "rule_within": sum(e <= WITHIN for e in rule), "rule_mean": statistics.mean(rule)}
+    return {
+        "pairs": len(pairs),
+        "within": sum(e <= WITHIN for e in errs),
+        "mean": statistics.mean(errs),
+        "median": statistics.median(errs),
+        "rule_within": sum(e <= WITHIN for e in rule),
+        "rule_mean": statistics.mean(rule),
+    }
 
 
 def ratio_text(pairs: list[dict], in_sample: list[dict] | None = None) -> str:
@@ -80,22 +103,27 @@ def ratio_text(pairs: list[dict], in_sample: list[dict] | None = None) -> str:
     if in_sample:
         i = ratio_summary(in_sample)
         fit = f"; the in-sample predictions: {i['within']} of {i['pairs']}, mean error {pct(i['mean'])}"
-    lines = [f"GPU-to-GPU ratios (per-GPU throughput of two GPU types on the same benchmark, leave-one-source-out "
-             f"predictions; {s['pairs']} pairs): **{s['within']} of {s['pairs']} within 25%**, mean error {pct(s['mean'])} "
-             f"(median {pct(s['median'])}){fit}; the peak memory bandwidth ratio as a rule: {s['rule_within']} of {s['pairs']} "
-             f"within 25%, mean error {pct(s['rule_mean'])}.", "",
-             "| GPU pair | pairs | measured ratio (range) | model error, mean (worst) | bandwidth rule error, mean |",
-             "|---|---|---|---|---|"]
+    lines = [
+        f"GPU-to-GPU ratios (per-GPU throughput of two GPU types on the same benchmark, leave-one-source-out "
+        f"predictions; {s['pairs']} pairs): **{s['within']} of {s['pairs']} within 25%**, mean error {pct(s['mean'])} "
+        f"(median {pct(s['median'])}){fit}; the peak memory bandwidth ratio as a rule: {s['rule_within']} of {s['pairs']} "
+        f"within 25%, mean error {pct(s['rule_mean'])}.",
+        "",
+        "| GPU pair | pairs | measured ratio (range) | model error, mean (worst) | bandwidth rule error, mean |",
+        "|---|---|---|---|---|",
+    ]
     groups: dict[str, list[dict]] = {}
     for p in pairs:
         groups.setdefault(p["gpus"], []).append(p)
     for g in sorted(groups):
         ps = groups[g]
         worst = max(ps, key=lambda p: abs(p["error"]))
-        lines.append(f"| {g} | {len(ps)} | {statistics.mean(p['measured'] for p in ps):.2f} "
-                     f"({min(p['measured'] for p in ps):.2f}-{max(p['measured'] for p in ps):.2f}) | "
-                     f"{statistics.mean(abs(p['error']) for p in ps) * 100:.0f}% ({worst['error'] * 100:+.0f}%) | "
-                     f"{statistics.mean(abs(p['bandwidth_rule']) for p in ps) * 100:.0f}% |")
+        lines.append(
+            f"| {g} | {len(ps)} | {statistics.mean(p['measured'] for p in ps):.2f} "
+            f"({min(p['measured'] for p in ps):.2f}-{max(p['measured'] for p in ps):.2f}) | "
+            f"{statistics.mean(abs(p['error']) for p in ps) * 100:.0f}% ({worst['error'] * 100:+.0f}%) | "
+            f"{statistics.mean(abs(p['bandwidth_rule']) for p in ps) * 100:.0f}% |"
+        )
     return "\n".join(lines)
 
 
@@ -112,6 +140,7 @@ def software_share(data: list[dict], res: dict) -> float:
         for e in err:
             groups.setdefault(str(e[i]), []).append(e[2])
         return sum(len(v) * (statistics.mean(v) - grand) ** 2 for v in groups.values()) / len(err)
+
     src, gpu = between(0), between(1)
     return src / (src + gpu)
 
@@ -126,6 +155,7 @@ def bandwidth_baseline(data: list[dict], catalog, model_of) -> dict[str, float]:
         m = model_of(r["model"])
         wb = {"fp4": 0.5625, "int4": 0.5625, "fp8": 1.0, "int8": 1.0625}.get(r["precision"], 2.0)
         return int(r["gpu_count"]) * catalog.gpus[r["gpu"]].memory_bandwidth_gbps.value * 1e9 / (m.active_params * wb)
+
     out = {}
     for g in sorted({r["source_group"] for r in rows}):
         train = [r for r in rows if r["source_group"] != g]
@@ -145,8 +175,10 @@ def baseline_text(data: list[dict], base: dict[str, float]) -> str:
         rows = [r for r in scored(data) if r["kind"] == kind]
         mean, median = mape(rows, base)
         parts.append(f"{kind} {pct(mean)} (median {pct(median)})")
-    return ("Bandwidth baseline (output tokens/s = k x GPUs x peak bandwidth / active weight bytes, k held out like "
-            "the model): " + ", ".join(parts) + ".")
+    return (
+        "Bandwidth baseline (output tokens/s = k x GPUs x peak bandwidth / active weight bytes, k held out like "
+        "the model): " + ", ".join(parts) + "."
+    )
 
 
 def write_results(data: list[dict], res: dict, pairs: list[dict], base: dict[str, float], share: float) -> None:
@@ -160,15 +192,31 @@ def write_results(data: list[dict], res: dict, pairs: list[dict], base: dict[str
         bmean, _ = mape(rows, base)
         out[f"{kind}_baseline_mape"] = pct(bmean)
     s = ratio_summary(pairs)
-    out.update({"ratio_pairs": s["pairs"], "ratio_within_25": s["within"], "ratio_mean_error": pct(s["mean"]),
-                "ratio_median_error": pct(s["median"]), "ratio_bandwidth_rule_within_25": s["rule_within"],
-                "ratio_bandwidth_rule_mean_error": pct(s["rule_mean"]), "software_share": round(share, 2),
-                "basis": "leave-one-source-out over the published serving runs of catalog/serving_calibration.csv "
-                         "(MLPerf Inference v4.0-v5.1, TensorRT-LLM perf overviews, AMD ROCm, Oracle); a Server run "
-                         "at the p99 latencies it was measured at",
-                "rows": {r["id"]: {"measured": float(r["measured"]), "held_out": round(best(res, r["id"]), 3),
-                                   "baseline": round(base[r["id"]], 3)} for r in scored(data)},
-                "pairs": [{"a": p["a"], "b": p["b"], "model": round(p["model"], 6)} for p in pairs]})
-    head = ("# The serving model's measured error, quoted by plans beside every serving rate. Generated by\n"
-            "# `python bench/serving_accuracy.py --out docs/accuracy.md` (docs/accuracy.md \"Serving\"); do not edit.\n")
+    out.update(
+        {
+            "ratio_pairs": s["pairs"],
+            "ratio_within_25": s["within"],
+            "ratio_mean_error": pct(s["mean"]),
+            "ratio_median_error": pct(s["median"]),
+            "ratio_bandwidth_rule_within_25": s["rule_within"],
+            "ratio_bandwidth_rule_mean_error": pct(s["rule_mean"]),
+            "software_share": round(share, 2),
+            "basis": "leave-one-source-out over the published serving runs of catalog/serving_calibration.csv "
+            "(MLPerf Inference v4.0-v5.1, TensorRT-LLM perf overviews, AMD ROCm, Oracle); a Server run "
+            "at the p99 latencies it was measured at",
+            "rows": {
+                r["id"]: {
+                    "measured": float(r["measured"]),
+                    "held_out": round(best(res, r["id"]), 3),
+                    "baseline": round(base[r["id"]], 3),
+                }
+                for r in scored(data)
+            },
+            "pairs": [{"a": p["a"], "b": p["b"], "model": round(p["model"], 6)} for p in pairs],
+        }
+    )
+    head = (
+        "# The serving model's measured error, quoted by plans beside every serving rate. Generated by\n"
+        '# `python bench/serving_accuracy.py --out docs/accuracy.md` (docs/accuracy.md "Serving"); do not edit.\n'
+    )
     ACCURACY_YAML.write_text(head + yaml.safe_dump(out, sort_keys=False, width=120), encoding="utf-8")

@@ -7,6 +7,7 @@ Our formulation: identical jobs aggregated into classes, dominated candidates re
 binaries per (GPU type, count). The naive one: one binary per (job, candidate) and N[g] >= the
 GPUs of each job, same candidates, same costs. Results are written to docs/performance.md.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -50,11 +51,20 @@ def fleet(n: int, seed: int = 7) -> dict:
     for i in range(n):
         model = rng.choice(MODELS)
         kind = rng.choice(KINDS) if model == "llama-3-8b" else rng.choice(KINDS[:2])
-        jobs.append({"name": f"job-{i:04d}", "model": model, "kind": kind,
-                     "tokens": rng.choice(TOKENS[:2] if model == "llama-3-8b" else TOKENS),
-                     "deadline": rng.choice(DEADLINES)})
-    return {"name": f"fleet of {n}", "deployment": {"context": "datacenter", "ownership": "buy", "lead_time_days": 0},
-            "jobs": jobs}
+        jobs.append(
+            {
+                "name": f"job-{i:04d}",
+                "model": model,
+                "kind": kind,
+                "tokens": rng.choice(TOKENS[:2] if model == "llama-3-8b" else TOKENS),
+                "deadline": rng.choice(DEADLINES),
+            }
+        )
+    return {
+        "name": f"fleet of {n}",
+        "deployment": {"context": "datacenter", "ownership": "buy", "lead_time_days": 0},
+        "jobs": jobs,
+    }
 
 
 def naive(problem, time_limit: float) -> tuple[float, float | None, float | None, str]:
@@ -63,14 +73,22 @@ def naive(problem, time_limit: float) -> tuple[float, float | None, float | None
     months = problem.costs.horizon_hours / 730.0
     jobs = []
     per_server = {g: max(s.slots for s in opts) for g, opts in problem.servers.items() if opts}
-    network = {g: max((s.network_usd for s in opts if s.network_usd is not None), default=None)
-               for g, opts in problem.servers.items() if opts}
+    network = {
+        g: max((s.network_usd for s in opts if s.network_usd is not None), default=None)
+        for g, opts in problem.servers.items()
+        if opts
+    }
     for k, cls in enumerate(problem.classes):
-        usable = [c for c in problem.candidates[k] if (cls.deadline is None or c.hours <= cls.deadline)
-                  and not (c.ownership == "buy" and c.count > per_server.get(c.gpu, 10**9)
-                           and network.get(c.gpu) is None)]
+        usable = [
+            c
+            for c in problem.candidates[k]
+            if (cls.deadline is None or c.hours <= cls.deadline)
+            and not (c.ownership == "buy" and c.count > per_server.get(c.gpu, 10**9) and network.get(c.gpu) is None)
+        ]
         jobs += [(cls, usable)] * cls.multiplicity
-    x = {(j, i): prob.add_variable(f"x_{j}_{i}", cat="Binary") for j, (_, cs) in enumerate(jobs) for i in range(len(cs))}
+    x = {
+        (j, i): prob.add_variable(f"x_{j}_{i}", cat="Binary") for j, (_, cs) in enumerate(jobs) for i in range(len(cs))
+    }
     owned = sorted({c.gpu for _, cs in jobs for c in cs if c.ownership == "buy"})
     N = {g: prob.add_variable(f"N_{safe(g)}", lowBound=0, cat="Integer") for g in owned}
     terms, kw = [], []
@@ -103,8 +121,12 @@ def naive(problem, time_limit: float) -> tuple[float, float | None, float | None
     levels = sorted({cls.deadline or problem.costs.horizon_hours for cls, _ in jobs})
     for g in owned:
         for level in levels:
-            use = [c.gpu_hours * x[j, i] for j, (cls, cs) in enumerate(jobs) for i, c in enumerate(cs)
-                   if c.gpu == g and c.ownership == "buy" and (cls.deadline or problem.costs.horizon_hours) <= level]
+            use = [
+                c.gpu_hours * x[j, i]
+                for j, (cls, cs) in enumerate(jobs)
+                for i, c in enumerate(cs)
+                if c.gpu == g and c.ownership == "buy" and (cls.deadline or problem.costs.horizon_hours) <= level
+            ]
             if use:
                 prob += pulp.lpSum(use) <= level * N[g]
     start = time.perf_counter()
@@ -112,7 +134,8 @@ def naive(problem, time_limit: float) -> tuple[float, float | None, float | None
         prob.solve(pulp.HiGHS(msg=False, timeLimit=time_limit, threads=1, random_seed=0))
     seconds = time.perf_counter() - start
     status = {1: "optimal", 2: "feasible (time limit)", 0: "no solution (time limit)", -1: "infeasible"}.get(
-        prob.sol_status, str(prob.sol_status))
+        prob.sol_status, str(prob.sol_status)
+    )
     value = pulp.value(prob.objective) if prob.sol_status in (1, 2) else None
     try:
         gap = float(prob.solverModel.getInfo().mip_gap) if prob.sol_status in (1, 2) else None
@@ -125,8 +148,12 @@ def cli_seconds(runs: int = 5) -> float:
     times = []
     for _ in range(runs):
         start = time.perf_counter()
-        subprocess.run([sys.executable, "-m", "advisor", "plan", str(ROOT / "examples/article-office.yaml")],
-                       check=True, capture_output=True, cwd="/")
+        subprocess.run(
+            [sys.executable, "-m", "advisor", "plan", str(ROOT / "examples/article-office.yaml")],
+            check=True,
+            capture_output=True,
+            cwd="/",
+        )
         times.append(time.perf_counter() - start)
     return statistics.median(times)
 
@@ -150,10 +177,23 @@ def main():
         t_solve = time.perf_counter() - t0
         cands = sum(len(c) for c in problem.candidates)
         nv = naive(problem, args.naive_limit)
-        rows.append({"jobs": n, "classes": len(problem.classes), "gpus": len(problem.considered), "candidates": cands,
-                     "build_s": t_build, "solve_s": t_solve, "cost": sol.objective_usd, "status": sol.status,
-                     "gap": sol.solver.get("gap"), "naive_s": nv[0], "naive_cost": nv[1], "naive_gap": nv[2],
-                     "naive_status": nv[3]})
+        rows.append(
+            {
+                "jobs": n,
+                "classes": len(problem.classes),
+                "gpus": len(problem.considered),
+                "candidates": cands,
+                "build_s": t_build,
+                "solve_s": t_solve,
+                "cost": sol.objective_usd,
+                "status": sol.status,
+                "gap": sol.solver.get("gap"),
+                "naive_s": nv[0],
+                "naive_cost": nv[1],
+                "naive_gap": nv[2],
+                "naive_status": nv[3],
+            }
+        )
         print(rows[-1], flush=True)
     cli = cli_seconds()
     print(f"article example, whole CLI: {cli:.3f} s (median of 5)")
@@ -181,9 +221,11 @@ def write(path, rows, cli, args):
         "|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in rows:
-        lines.append(f"| {r['jobs']} | {r['classes']} | {r['gpus']} | {r['candidates']} | {fmt(r['build_s'])} | "
-                     f"{fmt(r['solve_s'])} | {r['status']} | {fmt(r['gap'], 4)} | ${fmt(r['cost'], 0)} | "
-                     f"{fmt(r['naive_s'])} | {r['naive_status']} | {fmt(r['naive_gap'], 4)} |")
+        lines.append(
+            f"| {r['jobs']} | {r['classes']} | {r['gpus']} | {r['candidates']} | {fmt(r['build_s'])} | "
+            f"{fmt(r['solve_s'])} | {r['status']} | {fmt(r['gap'], 4)} | ${fmt(r['cost'], 0)} | "
+            f"{fmt(r['naive_s'])} | {r['naive_status']} | {fmt(r['naive_gap'], 4)} |"
+        )
     lines += [
         "",
         f"Our solve has a {args.time_limit:g} s limit; the naive formulation {args.naive_limit:g} s. `build` is the "

@@ -34,6 +34,7 @@ low-high band a source printed), by confidence grade: medium and low take the me
 their grade, high the narrowest band any quote shows; a lower grade is never narrower than a
 higher one. A band is read as P10-P90 in log price (advisor/data/uncertainty.py price_dist).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -54,8 +55,8 @@ from uncertainty_residuals import family, strict_residuals  # noqa: E402
 from advisor.data.catalog import load_catalog  # noqa: E402
 from advisor.perf import params_from  # noqa: E402
 
-PRIOR_ROWS = 9.0           # weight of the pooled residuals in a group's distribution (the rank rule's minimum n)
-UNMEASURED_WIDEN = 2.0     # assumption: a generation with no measured run gets the pooled spread x 2
+PRIOR_ROWS = 9.0  # weight of the pooled residuals in a group's distribution (the rank rule's minimum n)
+UNMEASURED_WIDEN = 2.0  # assumption: a generation with no measured run gets the pooled spread x 2
 LEVELS = (0.1, 0.5, 0.9)
 MARK_BEGIN, MARK_END = "<!-- uncertainty:begin -->", "<!-- uncertainty:end -->"
 RULE = [
@@ -72,6 +73,7 @@ RULE = [
 
 def rank_quantiles(pairs: list[tuple[float, float]]) -> dict:
     """P10/P50/P90 of weighted residuals by the conformal rank rule (module docstring)."""
+
     def upper(ps, q, plus_one=True):
         total = sum(w for _, w in ps) + (1.0 if plus_one else 0.0)
         acc = 0.0
@@ -79,7 +81,7 @@ def rank_quantiles(pairs: list[tuple[float, float]]) -> dict:
             acc += w
             if acc >= q * total - 1e-9:
                 return v
-        return math.inf   # fewer rows than the rule needs: callers never pass so few
+        return math.inf  # fewer rows than the rule needs: callers never pass so few
 
     q90 = upper(pairs, 0.9)
     q10 = -upper([(-v, w) for v, w in pairs], 0.9)
@@ -103,17 +105,24 @@ def distributions(res: list[dict], families: list[str], prior: float = PRIOR_ROW
     fams, groups = {}, {}
     for f in sorted({x["family"] for x in res}):
         fams[f] = shrunk(res, lambda x, f=f: x["family"] == f, prior) | {
-            "basis": f"{f} rows + every other row as a prior of {prior:g} rows"}
+            "basis": f"{f} rows + every other row as a prior of {prior:g} rows"
+        }
         for p in sorted({x["precision"] for x in res if x["family"] == f}):
             groups[f"{f}/{p}"] = shrunk(res, lambda x, f=f, p=p: (x["family"], x["precision"]) == (f, p), prior) | {
-                "basis": f"{f} {p} rows + every other row as a prior of {prior:g} rows"}
+                "basis": f"{f} {p} rows + every other row as a prior of {prior:g} rows"
+            }
     med = pooled["q50"]
     lo = min([med - UNMEASURED_WIDEN * (med - pooled["q10"])] + [g["q10"] for g in groups.values()])
     hi = max([med + UNMEASURED_WIDEN * (pooled["q90"] - med)] + [g["q90"] for g in groups.values()])
-    unmeasured = {"q10": math.floor(1e4 * lo) / 1e4, "q50": med, "q90": math.ceil(1e4 * hi) / 1e4, "n": 0,
-                  "basis": f"assumption: every row pooled, spread x {UNMEASURED_WIDEN:g}, no narrower than any "
-                           f"measured group (no measured run of this generation: "
-                           f"{', '.join(f for f in families if f not in fams)})"}
+    unmeasured = {
+        "q10": math.floor(1e4 * lo) / 1e4,
+        "q50": med,
+        "q90": math.ceil(1e4 * hi) / 1e4,
+        "n": 0,
+        "basis": f"assumption: every row pooled, spread x {UNMEASURED_WIDEN:g}, no narrower than any "
+        f"measured group (no measured run of this generation: "
+        f"{', '.join(f for f in families if f not in fams)})",
+    }
     return {"pooled": pooled, "families": fams, "groups": groups, "unmeasured": unmeasured}
 
 
@@ -147,9 +156,11 @@ def coverage(res: list[dict], families: list[str], prior: float = PRIOR_ROWS) ->
                     tally[kind][k] = (i + hit, n + 1)
     out = {}
     for kind, t in tally.items():
-        out[kind] = {"all": _share(*t["all"]),
-                     "by_group": {k[6:]: _share(*v) for k, v in t.items() if k.startswith("group ")},
-                     "by_source": {k[7:]: f"{v[0]}/{v[1]}" for k, v in t.items() if k.startswith("source ")}}
+        out[kind] = {
+            "all": _share(*t["all"]),
+            "by_group": {k[6:]: _share(*v) for k, v in t.items() if k.startswith("group ")},
+            "by_source": {k[7:]: f"{v[0]}/{v[1]}" for k, v in t.items() if k.startswith("source ")},
+        }
     return out
 
 
@@ -164,9 +175,11 @@ def default_check(res: list[dict], dist: dict) -> str:
     others = [abs(x["outer"]) for x in rows]
     if not rows:
         return "no row is predicted with the shared default efficiency"
-    return (f"{inside}/{len(rows)} rows predicted with the shared default efficiency "
-            f"({', '.join(sorted({x['family'] for x in rows}))}) fall inside it; their median |e| "
-            f"{statistics.median(others):.3f} vs {statistics.median(fitted):.3f} on the fitted generations")
+    return (
+        f"{inside}/{len(rows)} rows predicted with the shared default efficiency "
+        f"({', '.join(sorted({x['family'] for x in rows}))}) fall inside it; their median |e| "
+        f"{statistics.median(others):.3f} vs {statistics.median(fitted):.3f} on the fitted generations"
+    )
 
 
 def price_spreads(catalog) -> dict:
@@ -187,8 +200,7 @@ def price_spreads(catalog) -> dict:
                 basis = "the narrowest quote band in the catalog: a high-confidence price is a vendor or catalog figure"
         else:
             width, basis = statistics.median(ws), f"median width of the {len(ws)} {grade}-confidence quote bands"
-        out[grade] = {"log_width": round(width, 4), "bands": [f"{g} {w:.3f}" for g, w in bands[grade]],
-                      "basis": basis}
+        out[grade] = {"log_width": round(width, 4), "bands": [f"{g} {w:.3f}" for g, w in bands[grade]], "basis": basis}
     for lower, higher in (("medium", "high"), ("low", "medium")):  # a lower grade is never narrower
         if out[lower]["log_width"] < out[higher]["log_width"]:
             out[lower]["log_width"] = out[higher]["log_width"]
@@ -224,36 +236,44 @@ def main(argv=None) -> int:
         "speed": {
             "quantity": "log(measured / estimated tokens/s); real speed = estimate x exp(q)",
             "source": "catalog/calibration.csv predicted out of sample: each row by the estimator refitted without "
-                      "its own source (bench/accuracy.py, bench/uncertainty_residuals.py)",
+            "its own source (bench/accuracy.py, bench/uncertainty_residuals.py)",
             "derived": RULE + [f"check of the default: {default_check(res, dist)}"],
             "prior_rows": PRIOR_ROWS,
             "rows": len(res),
-            "coverage_p10_p90": {"strict_leave_one_source_out": cov["strict"]["all"],
-                                 "in_sample": cov["in_sample"]["all"],
-                                 "strict_by_group": cov["strict"]["by_group"],
-                                 "strict_by_source": cov["strict"]["by_source"],
-                                 "in_sample_by_group": cov["in_sample"]["by_group"],
-                                 "strict_with_other_prior_weights": prior_check},
+            "coverage_p10_p90": {
+                "strict_leave_one_source_out": cov["strict"]["all"],
+                "in_sample": cov["in_sample"]["all"],
+                "strict_by_group": cov["strict"]["by_group"],
+                "strict_by_source": cov["strict"]["by_source"],
+                "in_sample_by_group": cov["in_sample"]["by_group"],
+                "strict_with_other_prior_weights": prior_check,
+            },
             **dist,
         },
         "price": {
             "quantity": "log(real price / catalog price); a grade's log_width is its P10-P90 band",
             "source": "the usd_range bands of catalog/gpus.yaml price records, by confidence",
-            "derived": ["medium and low: the median width of that grade's quote bands; high: the narrowest band any "
-                        "quote shows (a high-confidence price is a vendor or catalog figure)",
-                        "a lower grade is never narrower than a higher one; a price without a grade is read as low"],
+            "derived": [
+                "medium and low: the median width of that grade's quote bands; high: the narrowest band any "
+                "quote shows (a high-confidence price is a vendor or catalog figure)",
+                "a lower grade is never narrower than a higher one; a price without a grade is read as low",
+            ],
             "rule": "a record with its own usd_range uses it as P10-P90 (a side where the point sits at the band's "
-                    "end takes half the grade's width); others take the grade's width centred on the point. "
-                    "Rental rates (every rental kind) use the grade of the GPU's cheapest on-demand offer; server "
-                    "prices are not varied",
+            "end takes half the grade's width); others take the grade's width centred on the point. "
+            "Rental rates (every rental kind) use the grade of the GPU's cheapest on-demand offer; server "
+            "prices are not varied",
             "by_confidence": price_spreads(catalog),
         },
     }
-    header = ("# Error distributions behind plan ranges, deadlines at a confidence and the robustness verdict.\n"
-              "# GENERATED: do not edit by hand; derivation in bench/uncertainty.py and docs/model.md (uncertainty).\n")
+    header = (
+        "# Error distributions behind plan ranges, deadlines at a confidence and the robustness verdict.\n"
+        "# GENERATED: do not edit by hand; derivation in bench/uncertainty.py and docs/model.md (uncertainty).\n"
+    )
     Path(args.out).write_text(header + yaml.safe_dump(doc, sort_keys=False, width=110), encoding="utf-8")
-    print(f"wrote {args.out}: P10-P90 coverage strict leave-one-source-out {cov['strict']['all']}, "
-          f"in-sample {cov['in_sample']['all']}")
+    print(
+        f"wrote {args.out}: P10-P90 coverage strict leave-one-source-out {cov['strict']['all']}, "
+        f"in-sample {cov['in_sample']['all']}"
+    )
     if args.report:
         write_report(Path(args.report), doc)
     return 0
@@ -262,19 +282,35 @@ def main(argv=None) -> int:
 def write_report(path: Path, doc: dict) -> None:
     s = doc["speed"]
     c = s["coverage_p10_p90"]
-    lines = [MARK_BEGIN, "", "| speed distribution | n | P10 | P50 | P90 | strict coverage | in-sample coverage |",
-             "|---|---|---|---|---|---|---|"]
+    lines = [
+        MARK_BEGIN,
+        "",
+        "| speed distribution | n | P10 | P50 | P90 | strict coverage | in-sample coverage |",
+        "|---|---|---|---|---|---|---|",
+    ]
     for k, v in list(s["groups"].items()) + [("no measured run (default)", s["unmeasured"])]:
-        lines.append(f"| {k} | {v['n']} | {_pct(v['q10'])} | {_pct(v['q50'])} | {_pct(v['q90'])} | "
-                     f"{c['strict_by_group'].get(k, '-')} | {c['in_sample_by_group'].get(k, '-')} |")
-    lines += ["", (f"Coverage of P10-P90 (measured speed inside the interval): strict leave-one-source-out "
-                   f"{c['strict_leave_one_source_out']}, in-sample (the shipped distribution) {c['in_sample']} "
-                   f"(strict, by source: {', '.join(f'{k} {v}' for k, v in c['strict_by_source'].items())})."),
-              "", "Strict coverage with the pooled prior weighing more: " + ", ".join(
-                  f"{k} {v}" for k, v in c["strict_with_other_prior_weights"].items()) + ". Sources none of whose "
-              "rows fall inside: " + (", ".join(f"{k} ({v})" for k, v in c["strict_by_source"].items()
-                                               if v.startswith("0/")) or "none") + ".",
-              "", "Derivation (the `derived:` notes of catalog/uncertainty.yaml):", ""]
+        lines.append(
+            f"| {k} | {v['n']} | {_pct(v['q10'])} | {_pct(v['q50'])} | {_pct(v['q90'])} | "
+            f"{c['strict_by_group'].get(k, '-')} | {c['in_sample_by_group'].get(k, '-')} |"
+        )
+    lines += [
+        "",
+        (
+            f"Coverage of P10-P90 (measured speed inside the interval): strict leave-one-source-out "
+            f"{c['strict_leave_one_source_out']}, in-sample (the shipped distribution) {c['in_sample']} "
+            f"(strict, by source: {', '.join(f'{k} {v}' for k, v in c['strict_by_source'].items())})."
+        ),
+        "",
+        "Strict coverage with the pooled prior weighing more: "
+        + ", ".join(f"{k} {v}" for k, v in c["strict_with_other_prior_weights"].items())
+        + ". Sources none of whose "
+        "rows fall inside: "
+        + (", ".join(f"{k} ({v})" for k, v in c["strict_by_source"].items() if v.startswith("0/")) or "none")
+        + ".",
+        "",
+        "Derivation (the `derived:` notes of catalog/uncertainty.yaml):",
+        "",
+    ]
     lines += [f"- {note}" for note in s["derived"]]
     lines += ["", "| price confidence | P10-P90 width | basis |", "|---|---|---|"]
     for k, v in doc["price"]["by_confidence"].items():
@@ -302,8 +338,10 @@ def timing(repeats: int = 3) -> str:
     from advisor.solve.milp import solve
     from advisor.solve.settings import SolveSettings
 
-    lines = ["| example | solve() s | plan() without the check s | robustness check s | draws | check / plan() |",
-             "|---|---|---|---|---|---|"]
+    lines = [
+        "| example | solve() s | plan() without the check s | robustness check s | draws | check / plan() |",
+        "|---|---|---|---|---|---|",
+    ]
     for name in ("article-office", "article-datacenter"):
         wl = load_workload(ROOT / "examples" / f"{name}.yaml")
         best = {"solve": 1e9, "plan": 1e9, "robust": 1e9}
@@ -323,8 +361,10 @@ def timing(repeats: int = 3) -> str:
             rob = time.perf_counter() - t
             best["robust"] = min(best["robust"], rob)
             best["plan"] = min(best["plan"], total - rob)
-        lines.append(f"| {name} | {best['solve']:.3f} | {best['plan']:.2f} | {best['robust']:.2f} | {draws} | "
-                     f"{best['robust'] / best['plan']:.2f}x |")
+        lines.append(
+            f"| {name} | {best['solve']:.3f} | {best['plan']:.2f} | {best['robust']:.2f} | {draws} | "
+            f"{best['robust'] / best['plan']:.2f}x |"
+        )
     return "\n".join(lines)
 
 

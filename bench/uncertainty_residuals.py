@@ -8,6 +8,7 @@ the row's own source T (one refit per pair {S, T}; a never-fitted T takes the fi
 a held-out source never touches the distribution it is scored against: not its rows, not its
 residuals, not the parameters the other residuals come from, not its MFU caps.
 """
+
 from __future__ import annotations
 
 import math
@@ -20,7 +21,7 @@ import accuracy  # bench/accuracy.py
 from advisor.data.evidence import use_table
 
 PREDICTED = ("measured", "goodput", "derived")
-NESTED_TOL = 1e-3   # the nested refits start at the full fit and stop at a 0.1% relative change   # basis=excluded rows are not predicted
+NESTED_TOL = 1e-3  # the nested refits start at the full fit and stop at a 0.1% relative change   # basis=excluded rows are not predicted
 
 
 def family(catalog, gpu_id: str) -> str:
@@ -34,8 +35,11 @@ def _fit_without(rows, catalog, p, drop: frozenset):
     runs gone from the evidence and the MFU medians)."""
     rest = [r for r in rows if r["group"] not in drop]
     q = accuracy.without_caps_of(p, {r["id"] for r in rows if r["group"] in drop})
-    q = replace(q, mfu_median=accuracy.mfu_medians(rest, catalog, p),
-                today_kernel_runs=accuracy.today_kernel_runs(rest, catalog))
+    q = replace(
+        q,
+        mfu_median=accuracy.mfu_medians(rest, catalog, p),
+        today_kernel_runs=accuracy.today_kernel_runs(rest, catalog),
+    )
     with use_table(accuracy.evidence_table(rest, catalog)["gpus"]):
         fit_rows = [r for r in rest if r["fit"] == "yes"]
         fitted = accuracy.fit(fit_rows, catalog, q, starts=1, tol=NESTED_TOL)
@@ -70,9 +74,19 @@ def strict_residuals(rows, catalog, p, progress: bool = True) -> list[dict]:
 
     out = []
     for r in rows:
-        out.append({"id": r["id"], "group": r["group"], "family": family(catalog, r["gpu"]),
-                    "precision": r["precision"], "basis": r["basis"],
-                    "outer": _log_ratio(r, catalog, params({r["group"]}), rows, {r["group"]}),
-                    "inner": {s: _log_ratio(r, catalog, params({s, r["group"]}), rows, {s, r["group"]})
-                              for s in sources if s != r["group"]}})
+        out.append(
+            {
+                "id": r["id"],
+                "group": r["group"],
+                "family": family(catalog, r["gpu"]),
+                "precision": r["precision"],
+                "basis": r["basis"],
+                "outer": _log_ratio(r, catalog, params({r["group"]}), rows, {r["group"]}),
+                "inner": {
+                    s: _log_ratio(r, catalog, params({s, r["group"]}), rows, {s, r["group"]})
+                    for s in sources
+                    if s != r["group"]
+                },
+            }
+        )
     return [x for x in out if not math.isnan(x["outer"])]

@@ -1,5 +1,6 @@
 """Shared fixtures: the built-in catalog and rules are loaded once per session, and so are the
 slow outputs many tests only read (a shipped example's plan, the article's crossover sweep)."""
+
 from __future__ import annotations
 
 import datetime as dt
@@ -31,10 +32,12 @@ from advisor.data.rules import load_rules
 
 # Property tests run a fixed, derandomized set of examples, so CI takes a bounded time and fails the
 # same way twice; HYPOTHESIS_PROFILE=long runs many more (bench/, or by hand before a release).
-settings.register_profile("ci", derandomize=True, max_examples=25, deadline=None, database=None,
-                          suppress_health_check=list(HealthCheck))
-settings.register_profile("long", derandomize=False, max_examples=2_000, deadline=None,
-                          suppress_health_check=list(HealthCheck))
+settings.register_profile(
+    "ci", derandomize=True, max_examples=25, deadline=None, database=None, suppress_health_check=list(HealthCheck)
+)
+settings.register_profile(
+    "long", derandomize=False, max_examples=2_000, deadline=None, suppress_health_check=list(HealthCheck)
+)
 PROFILE = os.environ.get("HYPOTHESIS_PROFILE", "ci")
 settings.load_profile(PROFILE)
 
@@ -43,6 +46,7 @@ def ci_examples(ci: int, other: int) -> int:
     """A property test's example count: `ci` under the default "ci" profile (CI's time budget; still
     derandomized, the same examples every run), `other` under any other profile."""
     return ci if PROFILE == "ci" else other
+
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"
@@ -62,7 +66,7 @@ def pytest_collection_modifyitems(items):
         group = next((name for name in GROUPED if name in getattr(item, "fixturenames", ())), None)
         if group:
             item.add_marker(pytest.mark.xdist_group(group))
-    items.sort(key=lambda item: item.get_closest_marker("xdist_group") is None)   # stable: files stay in order
+    items.sort(key=lambda item: item.get_closest_marker("xdist_group") is None)  # stable: files stay in order
 
 
 class _GroupSuffix:
@@ -79,7 +83,7 @@ class _GroupSuffix:
                 continue
             try:
                 item._id = type(node_id).parse(f"{item.nodeid}@{mark.args[0]}")
-            except (AttributeError, TypeError):   # another pytest: the tests run, ungrouped
+            except (AttributeError, TypeError):  # another pytest: the tests run, ungrouped
                 return
 
 
@@ -93,7 +97,7 @@ def pytest_runtest_logfinish(nodeid, location):
 
 
 def pytest_configure(config):
-    if getattr(config.option, "loadgroup", False):   # set on an xdist worker under --dist loadgroup
+    if getattr(config.option, "loadgroup", False):  # set on an xdist worker under --dist loadgroup
         config.pluginmanager.register(_GroupSuffix(), "gpu-advisor-group-suffix")
 
 
@@ -122,9 +126,11 @@ def plan_validator():
 @pytest.fixture
 def run():
     """Invoke the CLI; returns (exit code, stdout, stderr)."""
+
     def invoke(*args):
         result = CliRunner().invoke(main, [str(a) for a in args])
         return result.exit_code, result.stdout, result.stderr
+
     return invoke
 
 
@@ -134,16 +140,19 @@ def run_json(run):
         code, out, err = run(*args, "--format", "json")
         assert code in (0, 3), err
         return code, json.loads(out)
+
     return invoke
 
 
 @pytest.fixture
 def write(tmp_path):
     """Write a YAML (or any text) file and return its path."""
+
     def make(text: str, name: str = "workload.yaml") -> Path:
         path = tmp_path / name
         path.write_text(text, encoding="utf-8")
         return path
+
     return make
 
 
@@ -161,7 +170,7 @@ def _shared(folder: Path | None, key: str, compute: Callable[[], tuple[int, str]
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / f"{key}.json"
     with open(folder / f"{key}.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)   # released when the file closes, even if compute() fails
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes, even if compute() fails
         if path.exists():
             code, out = json.loads(path.read_text(encoding="utf-8"))
             return code, out
@@ -187,14 +196,18 @@ def example_plan(shared_folder):
 
     def get(name: str) -> tuple[int, dict]:
         if name not in cache:
-            cache[name] = _shared(shared_folder, f"plan-{name}", lambda: _cli_once(
-                "plan", EXAMPLES / f"{name}.yaml", "--as-of", AS_OF, "--format", "json"))
+            cache[name] = _shared(
+                shared_folder,
+                f"plan-{name}",
+                lambda: _cli_once("plan", EXAMPLES / f"{name}.yaml", "--as-of", AS_OF, "--format", "json"),
+            )
         code, out = cache[name]
         return code, json.loads(out)
+
     return get
 
 
-CROSSOVER_ARGS = ("crossover", "--as-of", AS_OF.isoformat())   # docs/article.md's sweep: 10B tokens, 8 GPUs
+CROSSOVER_ARGS = ("crossover", "--as-of", AS_OF.isoformat())  # docs/article.md's sweep: 10B tokens, 8 GPUs
 
 
 @pytest.fixture(scope="session")
@@ -217,4 +230,5 @@ def plan_json(catalog, rules):
     def get(path: Path, explain: bool | str = False, as_of: dt.date | None = AS_OF) -> tuple[int, dict]:
         result = plan(load_workload(path), catalog=catalog, rules=rules, as_of=as_of, explain=explain)
         return (0 if result.feasible else 3), json.loads(result.to_json())
+
     return get

@@ -1,6 +1,7 @@
 """Library errors are InputError (issue 33 item 7): every public function checks its arguments with
 the bounds of the command line and raises advisor.InputError naming the argument, whatever a script
 passes -- wrong types, NaN, infinity, negatives, bools, numbers out of range."""
+
 from __future__ import annotations
 
 import datetime as dt
@@ -20,8 +21,13 @@ from advisor.inputs import arguments
 from advisor.inputs.jobs import Job, ModelShape
 from advisor.inputs.workload import Workload
 
-WORKLOAD = {"name": "t", "deployment": "cloud", "model": "gpt2-124m", "tokens": "1B",
-            "gpus": {"allow": ["rtx-4090", "h100-sxm"]}}
+WORKLOAD = {
+    "name": "t",
+    "deployment": "cloud",
+    "model": "gpt2-124m",
+    "tokens": "1B",
+    "gpus": {"allow": ["rtx-4090", "h100-sxm"]},
+}
 
 
 @pytest.fixture(scope="module")
@@ -32,29 +38,110 @@ def made_plan():
 def calls(made_plan) -> dict:
     """Each public function, as a call taking keyword arguments, and a valid, quick set of them."""
     return {
-        "plan": (lambda workload, **k: advisor.plan(workload, **k),
-                 dict(workload=WORKLOAD, as_of=AS_OF, explain=False, time_limit=10, objective="cost", charts=False,
-                      gap=None, catalog=None, rules=None)),
-        "estimate": (advisor.estimate,
-                     dict(gpu="h100-sxm", count=1, model="gpt2-124m", precision="bf16", kind="pretrain", micro_batch=None,
-                          checkpointing=None, global_batch_tokens=None, optimizer="adamw", lora_rank=16, strategy=None,
-                          tensor_parallel=None, pipeline_parallel=None, catalog=None, params=None, layers=None,
-                          hidden=None, seq_len=None)),
-        "estimate(kind='serve')": (advisor.estimate,
-                                   dict(kind="serve", gpu="h100-sxm", count=1, model="llama-3.1-8b", precision="bf16",
-                                        input_len=100, output_len=100, ttft_ms=None, tpot_ms=None, percentile=99,
-                                        tensor_parallel=None, catalog=None, list_models=False)),
-        "memo": (lambda plan, **k: advisor.memo(plan, **k),
-                 dict(plan=made_plan, workload=None, fmt="md", date=None, charts=False, name="memo", time_limit=10,
-                      paper="a4", catalog=None, rules=None)),
-        "compare": (lambda gpus, **k: advisor.compare(gpus, **k),
-                    dict(gpus=["rtx-4090", "h100-sxm"], model="gpt2-124m", params=None, layers=None, hidden=None,
-                         seq_len=None, precision="bf16", prices=None, deployment=None, region="US", catalog=None,
-                         rules=None, as_of=AS_OF)),
-        "crossover": (advisor.crossover,
-                      dict(tokens="1B", max_gpus=8, gpus=["rtx-4090", "h100-sxm"], models=["gpt2-124m"],
-                           deployment="office", ownership="buy", deadline=None, focus="rtx-4090", catalog=None,
-                           rules=None, as_of=AS_OF)),
+        "plan": (
+            lambda workload, **k: advisor.plan(workload, **k),
+            dict(
+                workload=WORKLOAD,
+                as_of=AS_OF,
+                explain=False,
+                time_limit=10,
+                objective="cost",
+                charts=False,
+                gap=None,
+                catalog=None,
+                rules=None,
+            ),
+        ),
+        "estimate": (
+            advisor.estimate,
+            dict(
+                gpu="h100-sxm",
+                count=1,
+                model="gpt2-124m",
+                precision="bf16",
+                kind="pretrain",
+                micro_batch=None,
+                checkpointing=None,
+                global_batch_tokens=None,
+                optimizer="adamw",
+                lora_rank=16,
+                strategy=None,
+                tensor_parallel=None,
+                pipeline_parallel=None,
+                catalog=None,
+                params=None,
+                layers=None,
+                hidden=None,
+                seq_len=None,
+            ),
+        ),
+        "estimate(kind='serve')": (
+            advisor.estimate,
+            dict(
+                kind="serve",
+                gpu="h100-sxm",
+                count=1,
+                model="llama-3.1-8b",
+                precision="bf16",
+                input_len=100,
+                output_len=100,
+                ttft_ms=None,
+                tpot_ms=None,
+                percentile=99,
+                tensor_parallel=None,
+                catalog=None,
+                list_models=False,
+            ),
+        ),
+        "memo": (
+            lambda plan, **k: advisor.memo(plan, **k),
+            dict(
+                plan=made_plan,
+                workload=None,
+                fmt="md",
+                date=None,
+                charts=False,
+                name="memo",
+                time_limit=10,
+                paper="a4",
+                catalog=None,
+                rules=None,
+            ),
+        ),
+        "compare": (
+            lambda gpus, **k: advisor.compare(gpus, **k),
+            dict(
+                gpus=["rtx-4090", "h100-sxm"],
+                model="gpt2-124m",
+                params=None,
+                layers=None,
+                hidden=None,
+                seq_len=None,
+                precision="bf16",
+                prices=None,
+                deployment=None,
+                region="US",
+                catalog=None,
+                rules=None,
+                as_of=AS_OF,
+            ),
+        ),
+        "crossover": (
+            advisor.crossover,
+            dict(
+                tokens="1B",
+                max_gpus=8,
+                gpus=["rtx-4090", "h100-sxm"],
+                models=["gpt2-124m"],
+                deployment="office",
+                ownership="buy",
+                deadline=None,
+                focus="rtx-4090",
+                catalog=None,
+                rules=None,
+                as_of=AS_OF,
+            ),
+        ),
         "load_workload": (advisor.load_workload, dict(path=EXAMPLES / "article-office.yaml")),
         "parse_workload": (advisor.parse_workload, dict(data=WORKLOAD, name="x")),
         "load_catalog": (advisor.load_catalog, dict(override=None)),
@@ -62,16 +149,60 @@ def calls(made_plan) -> dict:
     }
 
 
-ODD = [True, False, None, math.nan, math.inf, -math.inf, -1, 0, 1.5, 10**9, 2**70, -(10**12), "", "x", "\x00",
-       "yesterday", [], {}, [None], (1,), object(), b"x", dt.date(2026, 1, 1), dt.datetime(2026, 1, 1, 12), 1e308]
-values = st.one_of(st.sampled_from(ODD), st.floats(allow_nan=True, allow_infinity=True), st.booleans(),
-                   st.integers(min_value=-10**12, max_value=10**12), st.text(max_size=4), st.none(),
-                   st.lists(st.one_of(st.none(), st.integers(), st.text(max_size=3)), max_size=2),
-                   st.dictionaries(st.text(max_size=3), st.integers(), max_size=2))
+ODD = [
+    True,
+    False,
+    None,
+    math.nan,
+    math.inf,
+    -math.inf,
+    -1,
+    0,
+    1.5,
+    10**9,
+    2**70,
+    -(10**12),
+    "",
+    "x",
+    "\x00",
+    "yesterday",
+    [],
+    {},
+    [None],
+    (1,),
+    object(),
+    b"x",
+    dt.date(2026, 1, 1),
+    dt.datetime(2026, 1, 1, 12),
+    1e308,
+]
+values = st.one_of(
+    st.sampled_from(ODD),
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.booleans(),
+    st.integers(min_value=-(10**12), max_value=10**12),
+    st.text(max_size=4),
+    st.none(),
+    st.lists(st.one_of(st.none(), st.integers(), st.text(max_size=3)), max_size=2),
+    st.dictionaries(st.text(max_size=3), st.integers(), max_size=2),
+)
 
 
-@pytest.mark.parametrize("function", ["plan", "estimate", "estimate(kind='serve')", "memo", "compare", "crossover",
-                                      "load_workload", "parse_workload", "load_catalog", "load_rules"])
+@pytest.mark.parametrize(
+    "function",
+    [
+        "plan",
+        "estimate",
+        "estimate(kind='serve')",
+        "memo",
+        "compare",
+        "crossover",
+        "load_workload",
+        "parse_workload",
+        "load_catalog",
+        "load_rules",
+    ],
+)
 def test_odd_arguments_give_input_errors_only(function, made_plan):
     """Any value for any one argument: a result, or an InputError naming that argument; never another error."""
     call, base = calls(made_plan)[function]
@@ -80,15 +211,16 @@ def test_odd_arguments_give_input_errors_only(function, made_plan):
     @given(name=st.sampled_from(sorted(base)), value=values)
     def check(name, value):
         if function.startswith("estimate") and name == "kind":
-            return   # the kind picks the table; another kind is the other estimate
+            return  # the kind picks the table; another kind is the other estimate
         try:
             call(**{**base, name: value})
         except advisor.InputError as exc:
-            assert exc.field or exc.file, exc   # it names the argument (or the field it conflicts with), or the file
+            assert exc.field or exc.file, exc  # it names the argument (or the field it conflicts with), or the file
+
     check()
 
 
-REFUSED = [   # the issue's cases and their kin: each an InputError naming the argument
+REFUSED = [  # the issue's cases and their kin: each an InputError naming the argument
     ("estimate", "count", [-1, 0, True, False, 10**9, 1.5, math.nan, math.inf, "8"]),
     ("estimate", "lora_rank", [0, 4097, True]),
     ("estimate", "layers", [0, 10**9, 2**70, True]),
@@ -135,11 +267,14 @@ def test_a_catalog_or_rules_given_as_paths_are_loaded(write):
 
 
 def test_unknown_arguments_are_input_errors():
-    for call in (lambda: advisor.plan(WORKLOAD, explian=False), lambda: advisor.estimate(gpu="h100-sxm", cuont=2),
-                 lambda: advisor.compare(["rtx-4090"], modle="gpt2-124m"), lambda: advisor.crossover(token="1B")):
+    for call in (
+        lambda: advisor.plan(WORKLOAD, explian=False),
+        lambda: advisor.estimate(gpu="h100-sxm", cuont=2),
+        lambda: advisor.compare(["rtx-4090"], modle="gpt2-124m"),
+        lambda: advisor.crossover(token="1B"),
+    ):
         with pytest.raises(advisor.InputError, match="unknown argument"):
             call()
-
 
 
 def test_every_estimate_flag_reaches_the_estimator_of_its_kind():
@@ -148,11 +283,14 @@ def test_every_estimate_flag_reaches_the_estimator_of_its_kind():
     arguments advisor.estimate takes for it, so no flag is dropped or refused unnoticed."""
     from advisor.cli.study import SERVING_FLAGS, TRAINING_FLAGS
 
-    options = {"model" if p.name == "preset" else "catalog" if p.name == "catalog_file" else p.name
-               for p in main.commands["estimate"].params} - {"fmt", "debug"}
+    options = {
+        "model" if p.name == "preset" else "catalog" if p.name == "catalog_file" else p.name
+        for p in main.commands["estimate"].params
+    } - {"fmt", "debug"}
     assert options == set(SERVING_FLAGS) | set(TRAINING_FLAGS)
     assert set(SERVING_FLAGS) <= set(api.SERVING) and set(TRAINING_FLAGS) <= set(api.TRAINING)
     assert len(set(SERVING_FLAGS)) == len(SERVING_FLAGS) and len(set(TRAINING_FLAGS)) == len(TRAINING_FLAGS)
+
 
 def _range(param: click.Parameter) -> tuple[float, float] | None:
     kind = param.type
@@ -161,8 +299,15 @@ def _range(param: click.Parameter) -> tuple[float, float] | None:
     return None
 
 
-@pytest.mark.parametrize("command, tables", [("estimate", [api.TRAINING, api.SERVING]), ("compare", [api.COMPARE]),
-                                             ("crossover", [api.CROSSOVER]), ("plan", [api.PLAN])])
+@pytest.mark.parametrize(
+    "command, tables",
+    [
+        ("estimate", [api.TRAINING, api.SERVING]),
+        ("compare", [api.COMPARE]),
+        ("crossover", [api.CROSSOVER]),
+        ("plan", [api.PLAN]),
+    ],
+)
 def test_the_library_and_the_cli_have_the_same_bounds(command, tables):
     """Each bounded CLI option and the public function's argument of the same name accept the same
     ends and refuse just past them."""
@@ -199,18 +344,25 @@ def test_memo_write_checks_its_arguments(made_plan, tmp_path):
     memo = advisor.memo(made_plan, charts=False)
     dangling = tmp_path / "memo.md"
     dangling.symlink_to(tmp_path / "nowhere.md")
-    for path, force, named in ((None, False, "path"), (3, False, "path"), (b"x", False, "path"),
-                               ("\x00", False, "path"), (tmp_path / "m.md", "yes", "force"),
-                               (tmp_path / "m.md", 1, "force"), (dangling, False, "path"),
-                               (tmp_path / "no-such-folder" / "m.md", False, "path"), (tmp_path, True, "path"),
-                               ("-", False, "path")):
+    for path, force, named in (
+        (None, False, "path"),
+        (3, False, "path"),
+        (b"x", False, "path"),
+        ("\x00", False, "path"),
+        (tmp_path / "m.md", "yes", "force"),
+        (tmp_path / "m.md", 1, "force"),
+        (dangling, False, "path"),
+        (tmp_path / "no-such-folder" / "m.md", False, "path"),
+        (tmp_path, True, "path"),
+        ("-", False, "path"),
+    ):
         with pytest.raises(advisor.InputError) as err:
             memo.write(path, force=force)
         said = str(err.value)
         assert err.value.field == named and (f"`{named}`" in said or str(path) in said), (path, force, said)
     assert dangling.is_symlink() and not (tmp_path / "nowhere.md").exists()
     assert sorted(p.name for p in tmp_path.iterdir()) == ["memo.md"]
-    assert memo.write(dangling, force=True) == [dangling] and not dangling.is_symlink()   # the link replaced
+    assert memo.write(dangling, force=True) == [dangling] and not dangling.is_symlink()  # the link replaced
     assert not (tmp_path / "nowhere.md").exists()
 
 
@@ -219,7 +371,7 @@ def test_the_cli_refuses_a_link_given_to_output_before_any_work(run, tmp_path, m
     --force, before planning); with --force the link itself is replaced, never written through."""
     import importlib
 
-    flow = importlib.import_module("advisor.flow")   # the flow (advisor.plan is its function)
+    flow = importlib.import_module("advisor.flow")  # the flow (advisor.plan is its function)
 
     link, target = tmp_path / "memo.md", tmp_path / "elsewhere.md"
     link.symlink_to(target)
@@ -249,13 +401,50 @@ def test_a_chart_is_never_written_through_a_link(tmp_path):
     assert Path(str(link)).parent == tmp_path
 
 
-@pytest.mark.parametrize("args, flag", [
-    (["--params", "50B", "--active-params", "13B", "--experts", "8", "--gpu", "h100-sxm", "--count", "8"], "--experts"),
-    (["--model", "gpt2-124m", "--gpu", "rtx-4090", "--ttft-ms", "500"], "--ttft-ms"),
-    (["--kind", "serve", "--model", "llama-3.1-8b", "--gpu", "h100-sxm", "--input-len", "1000", "--output-len", "300",
-      "--seq-len", "2048"], "--seq-len"),
-    (["--kind", "serve", "--model", "llama-3.1-8b", "--gpu", "h100-sxm", "--input-len", "1000", "--output-len", "300",
-      "--strategy", "fsdp"], "--strategy")])
+@pytest.mark.parametrize(
+    "args, flag",
+    [
+        (
+            ["--params", "50B", "--active-params", "13B", "--experts", "8", "--gpu", "h100-sxm", "--count", "8"],
+            "--experts",
+        ),
+        (["--model", "gpt2-124m", "--gpu", "rtx-4090", "--ttft-ms", "500"], "--ttft-ms"),
+        (
+            [
+                "--kind",
+                "serve",
+                "--model",
+                "llama-3.1-8b",
+                "--gpu",
+                "h100-sxm",
+                "--input-len",
+                "1000",
+                "--output-len",
+                "300",
+                "--seq-len",
+                "2048",
+            ],
+            "--seq-len",
+        ),
+        (
+            [
+                "--kind",
+                "serve",
+                "--model",
+                "llama-3.1-8b",
+                "--gpu",
+                "h100-sxm",
+                "--input-len",
+                "1000",
+                "--output-len",
+                "300",
+                "--strategy",
+                "fsdp",
+            ],
+            "--strategy",
+        ),
+    ],
+)
 def test_a_flag_the_estimate_kind_does_not_read_is_refused_by_name(run, args, flag):
     """`--experts 8` on a training estimate answered as if it were not given; each kind now refuses the
     other kind's flags, naming the flag and the kind it applies to."""

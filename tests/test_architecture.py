@@ -3,6 +3,7 @@ the layers below it, and present/ never reaches the solver, the estimators or th
 (the memo renders what plan() computed). Checked on the source, imports inside functions included.
 And the house rules of issue 28: no module uses another module's private `_name`; functions under
 80 lines and cyclomatic complexity 20 (today's exceptions recorded in OVERSIZED, never to grow)."""
+
 from __future__ import annotations
 
 import ast
@@ -24,14 +25,29 @@ LAYERS = [
     {"advisor.solve"},
     {"advisor.explain"},
     {"advisor.present"},
-    {"advisor.flow", "advisor.assemble", "advisor.plan_notes", "advisor.plan_rows", "advisor.comparisons",
-     "advisor.crossover_sweep", "advisor.rule_examples"},
+    {
+        "advisor.flow",
+        "advisor.assemble",
+        "advisor.plan_notes",
+        "advisor.plan_rows",
+        "advisor.comparisons",
+        "advisor.crossover_sweep",
+        "advisor.rule_examples",
+    },
     {"advisor.report", "advisor.api"},
     {"advisor.cli", "advisor.__main__", "advisor"},
 ]
 # present/ renders only: it may read data types, never call what computes
-FORBIDDEN = {"advisor.present": ("advisor.perf", "advisor.solve", "advisor.explain", "advisor.flow",
-                                 "advisor.report", "advisor.economics")}
+FORBIDDEN = {
+    "advisor.present": (
+        "advisor.perf",
+        "advisor.solve",
+        "advisor.explain",
+        "advisor.flow",
+        "advisor.report",
+        "advisor.economics",
+    )
+}
 
 
 def module_name(path: Path) -> str:
@@ -43,7 +59,9 @@ def layer_of(module: str) -> int:
     best = None
     for i, members in enumerate(LAYERS):
         for m in members:
-            if (module == m or (m != "advisor" and module.startswith(m + "."))) and (best is None or len(m) > len(best[1])):
+            if (module == m or (m != "advisor" and module.startswith(m + "."))) and (
+                best is None or len(m) > len(best[1])
+            ):
                 best = (i, m)
     if best is None:
         raise AssertionError(f"{module} is in no layer: add it to LAYERS and docs/architecture.md")
@@ -63,8 +81,10 @@ def imports(path: Path) -> list[tuple[int, str]]:
             continue
         if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
             if node.module == "advisor":
-                out += [(node.lineno, f"advisor.{a.name}" if a.name != "__version__" else "advisor._version")
-                        for a in node.names]
+                out += [
+                    (node.lineno, f"advisor.{a.name}" if a.name != "__version__" else "advisor._version")
+                    for a in node.names
+                ]
             elif node.module.startswith("advisor."):
                 out.append((node.lineno, node.module))
         elif isinstance(node, ast.ImportFrom) and node.level:
@@ -82,8 +102,9 @@ def test_imports_go_down_the_layers_only(path):
     mine = module_name(path)
     here = layer_of(mine)
     for line, target in imports(path):
-        assert layer_of(target) <= here, (f"{mine} (layer {here}) imports {target} (layer {layer_of(target)}) "
-                                          f"at line {line}: an import up the layers")
+        assert layer_of(target) <= here, (
+            f"{mine} (layer {here}) imports {target} (layer {layer_of(target)}) at line {line}: an import up the layers"
+        )
         for prefix, banned in FORBIDDEN.items():
             if mine == prefix or mine.startswith(prefix + "."):
                 assert not target.startswith(banned), f"{mine} imports {target} at line {line}: present/ renders only"
@@ -97,7 +118,7 @@ def test_no_module_is_over_400_lines():
 def test_the_layer_checker_catches_an_upward_import(tmp_path):
     """The check itself can fail: an upward import is reported."""
     assert layer_of("advisor.data.catalog") < layer_of("advisor.solve.milp")
-    assert layer_of("advisor.present.memo") < layer_of("advisor.flow")   # the flow words its plan with present/
+    assert layer_of("advisor.present.memo") < layer_of("advisor.flow")  # the flow words its plan with present/
     assert layer_of("advisor.contract.facts") < layer_of("advisor.solve.constraints")
     with pytest.raises(AssertionError, match="in no layer"):
         layer_of("advisor.nowhere")
@@ -125,7 +146,7 @@ def import_cycles(package: str) -> list[list[str]]:
         state[m] = "open"
         for t in graph[m]:
             if state.get(t) == "open":
-                cycles.append(stack[stack.index(t):] + [t])
+                cycles.append(stack[stack.index(t) :] + [t])
             elif t not in state:
                 visit(t, stack + [t])
         state[m] = "done"
@@ -153,6 +174,7 @@ def test_the_cycle_finder_finds_a_cycle(monkeypatch):
 # ---------------------------------------------------------------------------------------------
 # House rules (issue 28): no module reaches into another's private names; functions stay small.
 
+
 def _is_private(name: str) -> bool:
     return name.startswith("_") and not (name.startswith("__") and name.endswith("__"))
 
@@ -164,7 +186,7 @@ def private_uses(source: str, me: str, modules: set[str] = MODULE_NAMES) -> list
     """Where the module `me` (its source) uses another advisor module's private name: `from
     advisor.x import _name`, or `x._name` / `advisor.x._name` on a name bound to another module."""
     tree = ast.parse(source)
-    bound: dict[str, str] = {}   # local name -> the advisor module it is bound to
+    bound: dict[str, str] = {}  # local name -> the advisor module it is bound to
     out = []
     for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("advisor") and not node.level:
@@ -186,24 +208,30 @@ def private_uses(source: str, me: str, modules: set[str] = MODULE_NAMES) -> list
 @pytest.mark.parametrize("path", MODULES, ids=lambda p: module_name(p))
 def test_no_module_uses_another_modules_private_names(path):
     used = private_uses(path.read_text(encoding="utf-8"), module_name(path))
-    assert not used, (f"{module_name(path)} uses private names of other modules (make the name public, or "
-                      f"move it where it is used): {used}")
+    assert not used, (
+        f"{module_name(path)} uses private names of other modules (make the name public, or "
+        f"move it where it is used): {used}"
+    )
 
 
 def test_the_private_name_check_can_fail():
     mods = {"advisor.perf.memory", "advisor.perf.training"}
-    source = ("from advisor.perf.memory import _parts, Layout\n"
-              "from advisor.perf import memory as m\n"
-              "import advisor.perf.memory\n"
-              "x = m._parts(1) + advisor.perf.memory._parts(2) + m.__name__ + m.memory_total\n")
+    source = (
+        "from advisor.perf.memory import _parts, Layout\n"
+        "from advisor.perf import memory as m\n"
+        "import advisor.perf.memory\n"
+        "x = m._parts(1) + advisor.perf.memory._parts(2) + m.__name__ + m.memory_total\n"
+    )
     assert private_uses(source, "advisor.perf.training", mods) == [
-        "line 1: from advisor.perf.memory import _parts", "line 4: advisor.perf.memory._parts",
-        "line 4: advisor.perf.memory._parts"]
-    assert private_uses(source, "advisor.perf.memory", mods) == []   # a module's own private names are its own
+        "line 1: from advisor.perf.memory import _parts",
+        "line 4: advisor.perf.memory._parts",
+        "line 4: advisor.perf.memory._parts",
+    ]
+    assert private_uses(source, "advisor.perf.memory", mods) == []  # a module's own private names are its own
 
 
-MAX_LINES = 80        # a function is shorter than this (its `def` line to its last, nested functions included)
-MAX_COMPLEXITY = 20   # and its cyclomatic complexity below this (nested functions measured on their own)
+MAX_LINES = 80  # a function is shorter than this (its `def` line to its last, nested functions included)
+MAX_COMPLEXITY = 20  # and its cyclomatic complexity below this (nested functions measured on their own)
 _BRANCHES = (ast.If, ast.IfExp, ast.For, ast.AsyncFor, ast.While, ast.ExceptHandler, ast.match_case)
 
 
@@ -215,8 +243,11 @@ def complexity(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> int:
         node = stack.pop()
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             continue
-        n += (isinstance(node, _BRANCHES) + (len(node.values) - 1 if isinstance(node, ast.BoolOp) else 0)
-              + (len(node.ifs) if isinstance(node, ast.comprehension) else 0))
+        n += (
+            isinstance(node, _BRANCHES)
+            + (len(node.values) - 1 if isinstance(node, ast.BoolOp) else 0)
+            + (len(node.ifs) if isinstance(node, ast.comprehension) else 0)
+        )
         stack.extend(ast.iter_child_nodes(node))
     return n
 
@@ -232,6 +263,7 @@ def function_sizes(source: str, prefix: str = "") -> dict[str, tuple[int, int]]:
                 walk(child, where + child.name + ".")
             else:
                 walk(child, where + child.name + "." if isinstance(child, ast.ClassDef) else where)
+
     walk(ast.parse(source), prefix)
     return out
 
@@ -267,12 +299,16 @@ def test_functions_stay_short_and_simple():
 
 def test_the_size_check_can_fail():
     branches = "\n".join(f"    if x == {i}:\n        return {i}" for i in range(19))
-    source = (f"def big(x):\n{branches}\n    return [y for y in x if y and x or y]\n"
-              "class C:\n    def m(self):\n        def inner():\n            pass\n        return 1 if self else 2\n")
+    source = (
+        f"def big(x):\n{branches}\n    return [y for y in x if y and x or y]\n"
+        "class C:\n    def m(self):\n        def inner():\n            pass\n        return 1 if self else 2\n"
+    )
     sizes = function_sizes(source, "m:")
-    assert sizes["m:big"] == (2 + 2 * 19, 1 + 19 + 1 + 2)   # 19 ifs, a comprehension if, `and`, `or`
+    assert sizes["m:big"] == (2 + 2 * 19, 1 + 19 + 1 + 2)  # 19 ifs, a comprehension if, `and`, `or`
     assert sizes["m:C.m"] == (4, 2) and sizes["m:C.m.inner"] == (2, 1)
     assert size_problems(sizes, {}) == ["m:big: 40 lines, complexity 23 (limits: under 80 and 20)"]
     assert size_problems(sizes, {"m:big": (40, 22)}) == ["m:big grew: 40 lines, complexity 23 (recorded (40, 22))"]
     assert size_problems(sizes, {"m:big": (40, 23), "m:C.m": (4, 2), "m:gone": (90, 1)}) == [
-        "m:C.m is within the limits now: delete it from OVERSIZED", "m:gone no longer exists: delete it from OVERSIZED"]
+        "m:C.m is within the limits now: delete it from OVERSIZED",
+        "m:gone no longer exists: delete it from OVERSIZED",
+    ]

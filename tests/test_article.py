@@ -1,5 +1,6 @@
 """docs/article.md's numbers come from the tool: every generated table equals what the command
 prints now, and the prose's crossover claims match the crossover's own reasons."""
+
 from __future__ import annotations
 
 import json
@@ -16,8 +17,11 @@ ARTICLE = (ROOT / "docs" / "article.md").read_text(encoding="utf-8")
 
 def blocks() -> list[tuple[list[str], list[str]]]:
     """(command arguments, table lines) of each generated block."""
-    found = re.findall(r"<!-- generated: advisor (.+?) \(tests/test_article\.py checks it\) -->\n(.*?)<!-- /generated -->",
-                       ARTICLE, flags=re.DOTALL)
+    found = re.findall(
+        r"<!-- generated: advisor (.+?) \(tests/test_article\.py checks it\) -->\n(.*?)<!-- /generated -->",
+        ARTICLE,
+        flags=re.DOTALL,
+    )
     return [(cmd.split(), [line for line in body.splitlines() if line.startswith("|")]) for cmd, body in found]
 
 
@@ -26,18 +30,21 @@ def test_the_generated_tables_are_what_the_tool_prints(run, crossover_json):
     assert {args[0] for args, _ in found} == {"compare", "crossover"}
     for args, table in found:
         assert "--as-of" in args and AS_OF.isoformat() in args
-        if tuple(args) == CROSSOVER_ARGS:   # the session's sweep, printed as the CLI prints it (cli/study.py)
+        if tuple(args) == CROSSOVER_ARGS:  # the session's sweep, printed as the CLI prints it (cli/study.py)
             code, out = 0, crossover_text(json.loads(crossover_json), "markdown")
         else:
             code, out, _ = run(*args, "--format", "markdown")
         assert code == 0
         printed = [line for line in out.splitlines() if line.startswith("|")]
-        assert table == printed[:len(table)] and len(table) >= 3, f"docs/article.md drifted from `advisor {' '.join(args)}`"
+        assert table == printed[: len(table)] and len(table) >= 3, (
+            f"docs/article.md drifted from `advisor {' '.join(args)}`"
+        )
 
 
 def test_the_prose_names_the_crossover_the_tool_finds(crossover_json):
-    x = json.loads(crossover_json)   # `advisor crossover --as-of AS_OF --format json`
+    x = json.loads(crossover_json)  # `advisor crossover --as-of AS_OF --format json`
     from advisor.present.tables import crossover_headline
+
     assert crossover_headline(x) in ARTICLE and x["crossover_model"] in crossover_headline(x)
     crossed = next(p for p in x["points"] if p["model"] == x["crossover_model"])
     # the prose says power decides there, with the plan's own numbers
@@ -48,7 +55,7 @@ def test_the_prose_names_the_crossover_the_tool_finds(crossover_json):
 
 def test_the_prose_ratios_are_the_compare_tables():
     """The sentence under the comparison quotes the table's price x / speed x and tokens per $1k."""
-    (_, table), = [b for b in blocks() if b[0][0] == "compare"]
+    ((_, table),) = [b for b in blocks() if b[0][0] == "compare"]
     rows = {cells[0]: cells for line in table if len(cells := [c.strip() for c in line.strip("|").split("|")]) == 11}
     prose = " ".join(ARTICLE.split())
 

@@ -3,6 +3,7 @@ visible, nothing is wider than an 800-pixel window, and it prints to A4 and to L
 wider than the printed page. A script added to a copy of the memo measures the laid-out page
 (--dump-dom); --print-to-pdf gives the PDF. Skipped, saying why, where Chromium is not installed
 (.ci/run installs Debian's `chromium` when it can)."""
+
 from __future__ import annotations
 
 import json
@@ -19,11 +20,19 @@ import advisor
 pytestmark = pytest.mark.slow
 
 CHROMIUM = next((p for p in (shutil.which(n) for n in ("chromium", "chromium-browser", "google-chrome")) if p), None)
-FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-         "--disable-sync", "--no-first-run", "--hide-scrollbars"]
+FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--hide-scrollbars",
+]
 # the printed page's text width in CSS pixels (96 per inch): the paper less the memo's 16 mm side margins (@page)
 PAGE_WIDTH_PX = {"a4": (210 - 32) / 25.4 * 96, "letter": (215.9 - 32) / 25.4 * 96}
-MEDIA_BOX = {"a4": (595, 842), "letter": (612, 792)}   # points
+MEDIA_BOX = {"a4": (595, 842), "letter": (612, 792)}  # points
 PROBE = """<script>
 window.addEventListener("load", function () {
   var vw = window.innerWidth, out = {width: vw, wide: [], charts: [], tables: []};
@@ -47,9 +56,10 @@ window.addEventListener("load", function () {
 
 
 def chromium(tmp_path: Path, *args: str) -> subprocess.CompletedProcess:
-    profile = tmp_path / f"profile-{len(list(tmp_path.glob('profile-*')))}"   # a fresh profile for each run
-    return subprocess.run([CHROMIUM, *FLAGS, f"--user-data-dir={profile}", *args], capture_output=True, text=True,
-                          timeout=180)
+    profile = tmp_path / f"profile-{len(list(tmp_path.glob('profile-*')))}"  # a fresh profile for each run
+    return subprocess.run(
+        [CHROMIUM, *FLAGS, f"--user-data-dir={profile}", *args], capture_output=True, text=True, timeout=180
+    )
 
 
 def laid_out(tmp_path: Path, html: str, width: int) -> dict:
@@ -64,8 +74,10 @@ def laid_out(tmp_path: Path, html: str, width: int) -> dict:
 @pytest.fixture(scope="module")
 def memos(tmp_path_factory) -> dict[tuple[str, str], Path]:
     if CHROMIUM is None:
-        pytest.skip("Chromium is not installed (Debian/Ubuntu: apt-get install chromium): the HTML memo is not "
-                    "checked in a browser")
+        pytest.skip(
+            "Chromium is not installed (Debian/Ubuntu: apt-get install chromium): the HTML memo is not "
+            "checked in a browser"
+        )
     out = tmp_path_factory.mktemp("browser")
     found = {}
     for name in ("article-datacenter", "team-fleet", "serve-mixed-requests"):
@@ -81,8 +93,8 @@ def memos(tmp_path_factory) -> dict[tuple[str, str], Path]:
 def test_the_memo_renders_with_visible_charts_and_fits_800_pixels(memos, tmp_path, name):
     html = memos[name, "a4"].read_text(encoding="utf-8")
     page = laid_out(tmp_path, html, 800)
-    assert page["wide"] == [], page["wide"][:10]   # no horizontal overflow
-    assert len(page["charts"]) >= (2 if "<figure" in html else 0)   # (a plan that only serves draws no chart)
+    assert page["wide"] == [], page["wide"][:10]  # no horizontal overflow
+    assert len(page["charts"]) >= (2 if "<figure" in html else 0)  # (a plan that only serves draws no chart)
     assert ("<figure" in html) == (name != "serve-mixed-requests")
     for width, height, display, visibility, marks in page["charts"]:
         assert width > 300 and height > 100 and display != "none" and visibility == "visible" and marks > 10
@@ -95,12 +107,14 @@ def test_the_memo_renders_with_visible_charts_and_fits_800_pixels(memos, tmp_pat
 @pytest.mark.parametrize("name", ["article-datacenter", "team-fleet", "serve-mixed-requests"])
 def test_the_memo_prints_on_the_paper_asked_with_no_table_cut(memos, tmp_path, name, paper):
     html = memos[name, paper].read_text(encoding="utf-8")
-    page = laid_out(tmp_path, html, int(PAGE_WIDTH_PX[paper]))   # the printed text width
+    page = laid_out(tmp_path, html, int(PAGE_WIDTH_PX[paper]))  # the printed text width
     for right, scroll, client in page["tables"]:
         assert right <= page["width"] + 0.5 and scroll <= client + 1, (right, scroll, client)
     pdf = tmp_path / f"memo-{paper}.pdf"
     run = chromium(tmp_path, "--no-pdf-header-footer", f"--print-to-pdf={pdf}", memos[name, paper].as_uri())
     assert pdf.exists(), run.stderr[-2000:]
-    boxes = {tuple(round(float(v)) for v in box)
-             for box in re.findall(rb"/MediaBox\s*\[\s*0\s+0\s+([\d.]+)\s+([\d.]+)\s*\]", pdf.read_bytes())}
+    boxes = {
+        tuple(round(float(v)) for v in box)
+        for box in re.findall(rb"/MediaBox\s*\[\s*0\s+0\s+([\d.]+)\s+([\d.]+)\s*\]", pdf.read_bytes())
+    }
     assert boxes == {MEDIA_BOX[paper]}

@@ -1,5 +1,6 @@
 """Issue 29, item 5: hardware that can be built. Passively cooled cards go into priced rack PCIe
 servers; the workstation holds only actively cooled cards, in any context."""
+
 from __future__ import annotations
 
 import pytest
@@ -9,8 +10,9 @@ PASSIVE = ("a100-80gb-pcie", "h100-pcie", "l40s", "l4", "a10", "t4")
 
 
 def test_the_datasheets_passive_cards_are_passive(catalog):
-    assert {g for g in catalog.gpus if catalog.gpus[g].cooling and catalog.gpus[g].cooling.value == "passive"} \
-        == set(PASSIVE)
+    assert {g for g in catalog.gpus if catalog.gpus[g].cooling and catalog.gpus[g].cooling.value == "passive"} == set(
+        PASSIVE
+    )
 
 
 @pytest.mark.parametrize("context", ["office", "datacenter"])
@@ -20,7 +22,7 @@ def test_the_workstation_holds_only_actively_cooled_cards(catalog, context):
     held = [g for g in catalog.gpus if ws in catalog.servers_for(g, context)]
     assert held and all(catalog.gpus[g].cooling.value == "active" for g in held)
     assert not set(held) & set(PASSIVE)
-    assert "h100-nvl" not in held            # cooling unknown: no server that names its cooling takes it
+    assert "h100-nvl" not in held  # cooling unknown: no server that names its cooling takes it
 
 
 def test_passive_cards_go_into_priced_rack_pcie_servers(catalog):
@@ -39,7 +41,7 @@ def test_the_workstation_is_priced_today(catalog):
     ws = catalog.servers["workstation-4x-pcie"]
     assert (ws.purchase.usd, ws.purchase.as_of, ws.purchase.kind) == (7000, "2026", "list")
     assert catalog.sources[ws.purchase.source[0]].kind == "primary"
-    assert any(p.usd == 2630 and p.as_of == "2019-01-31" for p in ws.other_purchases)   # the old estimate, kept
+    assert any(p.usd == 2630 and p.as_of == "2019-01-31" for p in ws.other_purchases)  # the old estimate, kept
 
 
 @pytest.mark.parametrize("path", sorted(EXAMPLES.glob("*.yaml")), ids=lambda p: p.stem)

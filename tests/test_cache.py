@@ -2,6 +2,7 @@
 would run code, random bytes, a truncated entry, a well-formed entry with other figures sealed by
 someone without this user's key, a sealed entry of the wrong shape, a link, a pipe -- the plan is
 byte-identical to a cache-off plan, the command exits 0, nothing runs, and the entry is rebuilt."""
+
 from __future__ import annotations
 
 import dataclasses
@@ -43,7 +44,7 @@ def invoke(*args) -> tuple[int, str, str]:
     """One command as a fresh process would run it: nothing remembered before, its searches written after."""
     layout_cache.forget()
     result = CliRunner().invoke(main, [str(a) for a in args])
-    layout_cache.save()   # (what the process does at exit)
+    layout_cache.save()  # (what the process does at exit)
     layout_cache.forget()
     return result.exit_code, result.stdout, result.stderr
 
@@ -116,7 +117,7 @@ def _forged(path: Path) -> bytes:
         _cheap(raw["gpus"]["h100-sxm"])
         _cheap(catalog["d"]["gpus"]["h100-sxm"])
     elif path.name.startswith("rules-"):
-        value = json.loads(payload.replace(b'"forbid"', b'"warn"'))   # every forbidding rule a mere warning
+        value = json.loads(payload.replace(b'"forbid"', b'"warn"'))  # every forbidding rule a mere warning
     else:
         for pair in value:
             if isinstance(pair[1], list):
@@ -130,21 +131,26 @@ def plant(kind: str, path: Path, tmp_path: Path) -> None:
     marker = tmp_path / "marker"
     if kind == "pickle":
         path.write_bytes(pickle.dumps(_Runs(marker)))
-    elif kind == "pickle-after-header":   # a header of the right form, then a pickle
+    elif kind == "pickle-after-header":  # a header of the right form, then a pickle
         reseal(path, pickle.dumps(_Runs(marker)), b"attacker" * 4)
     elif kind == "random":
         path.write_bytes(os.urandom(4096))
     elif kind == "truncated":
         data = path.read_bytes()
-        path.write_bytes(data[:len(data) // 2])
-    elif kind == "forged":   # well formed, other figures, sealed without this user's key
+        path.write_bytes(data[: len(data) // 2])
+    elif kind == "forged":  # well formed, other figures, sealed without this user's key
         reseal(path, _forged(path), b"attacker" * 4)
-    elif kind == "forged-unsealed":   # well formed, other figures, the old seal kept
+    elif kind == "forged-unsealed":  # well formed, other figures, the old seal kept
         header, _ = split(path)
         path.write_bytes(json.dumps(header).encode() + b"\n" + _forged(path))
-    elif kind == "sealed-wrong-shape":   # sealed by this user's key, yet not what the code reads
-        reseal(path, b'{"$":"tuple","d":[{}, {"$":"advisor.data.catalog_entries.GPU","d":{},"s":[]}]}'
-               if path.parent.name.startswith("cache") else b'[[1, "x"], [2, {"a": 1}]]', cache.secret())
+    elif kind == "sealed-wrong-shape":  # sealed by this user's key, yet not what the code reads
+        reseal(
+            path,
+            b'{"$":"tuple","d":[{}, {"$":"advisor.data.catalog_entries.GPU","d":{},"s":[]}]}'
+            if path.parent.name.startswith("cache")
+            else b'[[1, "x"], [2, {"a": 1}]]',
+            cache.secret(),
+        )
     elif kind == "link":
         target = tmp_path / f"target-{path.name}"
         target.write_bytes(path.read_bytes())
@@ -155,14 +161,23 @@ def plant(kind: str, path: Path, tmp_path: Path) -> None:
         os.mkfifo(path)
 
 
-ATTACKS = ("pickle", "pickle-after-header", "random", "truncated", "forged", "forged-unsealed",
-           "sealed-wrong-shape", "link", "pipe")
+ATTACKS = (
+    "pickle",
+    "pickle-after-header",
+    "random",
+    "truncated",
+    "forged",
+    "forged-unsealed",
+    "sealed-wrong-shape",
+    "link",
+    "pipe",
+)
 
 
 @pytest.mark.parametrize("attack", ATTACKS)
 def test_a_planted_entry_changes_nothing_and_is_rebuilt(attack, folder, tmp_path, monkeypatch):
     expected = cache_off(monkeypatch, *PLAN)
-    code, out, _ = invoke(*PLAN)   # fills the cache
+    code, out, _ = invoke(*PLAN)  # fills the cache
     assert (code, out) == (0, expected)
     planted = entries(folder)
     for path in planted:
@@ -171,11 +186,11 @@ def test_a_planted_entry_changes_nothing_and_is_rebuilt(attack, folder, tmp_path
     assert code == 0, err
     assert out == expected
     assert not (tmp_path / "marker").exists()
-    for path in planted:   # removed, and written anew as a sealed entry of this user
+    for path in planted:  # removed, and written anew as a sealed entry of this user
         assert stat.S_ISREG(path.lstat().st_mode)
         header, _ = split(path)
         assert header["format"] == cache.FORMAT and cache.read_sealed(path, header["kind"], header["key"])
-    for target in tmp_path.glob("target-*"):   # a link is replaced, never followed
+    for target in tmp_path.glob("target-*"):  # a link is replaced, never followed
         assert not target.is_symlink() and target.stat().st_size > 0
 
 
@@ -196,8 +211,13 @@ def test_the_pickle_payload_never_runs_in_a_fresh_process(folder, tmp_path, monk
     invoke(*PLAN)
     for path in entries(folder):
         plant("pickle", path, tmp_path)
-    done = subprocess.run([sys.executable, "-m", "advisor", *map(str, PLAN)], capture_output=True, text=True,
-                          cwd=ROOT, env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"})
+    done = subprocess.run(
+        [sys.executable, "-m", "advisor", *map(str, PLAN)],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"},
+    )
     assert (done.returncode, done.stdout, done.stderr) == (0, expected, "")
     assert not (tmp_path / "marker").exists()
 
@@ -246,9 +266,12 @@ def test_stored_values_name_only_data_models():
     """A tag naming anything but a data model of this package, or a model with other fields, is refused."""
     models = compiled.data_models()
     assert "advisor.data.catalog_entries.GPU" in models and all(t.startswith("advisor.") for t in models)
-    for payload in (b'{"$":"os.system","d":{},"s":[]}', b'{"$":"builtins.eval","d":"1"}',
-                    b'{"$":"advisor.data.catalog_entries.Source","d":{"x":1},"s":[]}',
-                    b'{"$":"dict","d":{},"z":1}'):
+    for payload in (
+        b'{"$":"os.system","d":{},"s":[]}',
+        b'{"$":"builtins.eval","d":"1"}',
+        b'{"$":"advisor.data.catalog_entries.Source","d":{"x":1},"s":[]}',
+        b'{"$":"dict","d":{},"z":1}',
+    ):
         with pytest.raises(ValueError):
             compiled.from_json(payload, models)
     with pytest.raises(compiled.Unsupported):
@@ -260,9 +283,15 @@ def test_a_layout_answer_read_back_is_checked():
     answers = layout_cache._read("layout", json.dumps(good).encode())
     assert answers[9] is None and answers[8][0] == layout_cache.Layout("zero1", 8, 1, 1, 4, False, 1)
     assert layout_cache._stored("layout", answers) == json.dumps(good, separators=(",", ":")).encode()
-    for bad in ([[8, [["zero9", 8, 1, 1, 4, False, 1], {}, 1.0, False]]], [[8, [["ddp", 0, 1, 1, 4, False, 1], {}, 1.0, False]]],
-                [[8, [["ddp", 8, 1, 1, 4, False, 1], {"comm_s": -1.0}, 1.0, False]]],
-                [[8, [["ddp", 8, 1, 1, 4, False, 1], {}, -1.0, False]]], [[True, None]], [[0, None]], {"8": None}):
+    for bad in (
+        [[8, [["zero9", 8, 1, 1, 4, False, 1], {}, 1.0, False]]],
+        [[8, [["ddp", 0, 1, 1, 4, False, 1], {}, 1.0, False]]],
+        [[8, [["ddp", 8, 1, 1, 4, False, 1], {"comm_s": -1.0}, 1.0, False]]],
+        [[8, [["ddp", 8, 1, 1, 4, False, 1], {}, -1.0, False]]],
+        [[True, None]],
+        [[0, None]],
+        {"8": None},
+    ):
         with pytest.raises((ValueError, TypeError)):
             layout_cache._read("layout", json.dumps(bad).encode())
     assert layout_cache._read("min_gpus", b"[[100000, 4], [8, null]]") == {100000: 4, 8: None}
@@ -308,12 +337,12 @@ def test_pruning_old_layout_stores_never_follows_a_link(folder, tmp_path):
     (precious / "thesis.tex").write_text("keep")
     invoke(*PLAN)
     (folder / "layouts-0000").symlink_to(precious, target_is_directory=True)
-    os.utime(precious, (0, 0))   # through the link, the oldest store of all
+    os.utime(precious, (0, 0))  # through the link, the oldest store of all
     for i in range(layout_cache.KEEP_FOLDERS + 2):
         old = folder / f"layouts-old{i}"
         old.mkdir()
         (old / "x.json").write_text("{}")
-        os.utime(old, (i, i))   # the oldest first
+        os.utime(old, (i, i))  # the oldest first
     layout_cache._prune(next(p for p in folder.glob("layouts-*") if not p.is_symlink() and "old" not in p.name))
     assert (precious / "thesis.tex").read_text() == "keep"
     assert len(list(folder.glob("layouts-old*"))) == layout_cache.KEEP_FOLDERS
@@ -335,5 +364,5 @@ def test_a_key_readable_by_others_turns_the_cache_off(folder):
     stored = {p: p.read_bytes() for p in folder.glob("*.json")}
     code, _, err = invoke(*LIST)
     assert code == 0 and "is not a private file" in err
-    assert {p: p.read_bytes() for p in folder.glob("*.json")} == stored   # neither read nor rewritten
+    assert {p: p.read_bytes() for p in folder.glob("*.json")} == stored  # neither read nor rewritten
     cache._SECRETS.clear()

@@ -1,6 +1,7 @@
 """Cash is cash (issue 29 item 6, issue 32): every figure a plan prints about its cost adds up, to the
 cent, to the total printed beside it: the bill of materials to the nominal cost, the nominal lines to
 the nominal cost, the present-value lines to the total; a plan that rents still keeps its data."""
+
 from __future__ import annotations
 
 import re
@@ -22,7 +23,7 @@ def test_every_cost_line_adds_up_to_its_printed_total(example_plan, name):
     assert _sum(row["total_usd"] for row in plan["bill_of_materials"]) == nominal
     assert _sum(plan["cost_breakdown"].values()) == nominal
     assert _sum(plan["cost_breakdown_pv"].values()) == total
-    for row in plan["bill_of_materials"]:   # a line's total is its quantity at its unit price (printed to 6 digits)
+    for row in plan["bill_of_materials"]:  # a line's total is its quantity at its unit price (printed to 6 digits)
         if row["total_usd"] is not None and row["unit_usd"] is not None:
             product = row["quantity"] * row["unit_usd"]
             assert abs(product - row["total_usd"]) <= 0.01 + 5e-6 * abs(product)
@@ -48,7 +49,7 @@ def _table(markdown: str, heading: str) -> list[list[str]]:
     """The rows of the first table under the `## N. <heading>...` section, as cells."""
     section = re.split(r"\n## \d+\. " + re.escape(heading), markdown, maxsplit=1)[1].split("\n## ", 1)[0]
     rows = [line for line in section.splitlines() if line.startswith("| ")]
-    return [[c.strip() for c in re.split(r"(?<!\\)\|", row.strip()[1:-1])] for row in rows[1:]]   # after the header
+    return [[c.strip() for c in re.split(r"(?<!\\)\|", row.strip()[1:-1])] for row in rows[1:]]  # after the header
 
 
 def memo_adds_up(markdown: str) -> None:
@@ -65,7 +66,7 @@ def memo_adds_up(markdown: str) -> None:
     cash = _money(costs[cut][2])
     assert sum(_money(r[2]) for r in costs[:cut]) == cash == _money(total_cash)
     assert costs[-1][0] == "**Total, present value**"
-    assert cash + sum(_money(r[2]) for r in costs[cut + 1:-1]) == _money(costs[-1][2])
+    assert cash + sum(_money(r[2]) for r in costs[cut + 1 : -1]) == _money(costs[-1][2])
 
 
 @pytest.mark.parametrize("name", sorted(p.stem for p in EXAMPLES.glob("*.yaml")))

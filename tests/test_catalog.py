@@ -1,4 +1,5 @@
 """The catalog: coverage, sources, units, override semantics, the `advisor catalog` commands."""
+
 from __future__ import annotations
 
 import json
@@ -12,10 +13,36 @@ from advisor.errors import InputError
 from advisor.flow import plan
 from advisor.inputs.workload import load_workload
 
-DESIGN_IDS = ["rtx-3090", "rtx-4090", "rtx-4090d", "rtx-5090", "rtx-a6000", "rtx-6000-ada", "l4", "l40s", "a10", "t4",
-              "v100-32gb-sxm2", "a100-40gb-sxm", "a100-80gb-sxm", "a100-80gb-pcie", "a800-80gb-sxm", "h100-sxm",
-              "h100-pcie", "h100-nvl", "h800-sxm", "h20", "h200-sxm", "b200", "mi250x", "mi300x", "mi325x", "gaudi2",
-              "gaudi3", "rx-7900-xtx"]
+DESIGN_IDS = [
+    "rtx-3090",
+    "rtx-4090",
+    "rtx-4090d",
+    "rtx-5090",
+    "rtx-a6000",
+    "rtx-6000-ada",
+    "l4",
+    "l40s",
+    "a10",
+    "t4",
+    "v100-32gb-sxm2",
+    "a100-40gb-sxm",
+    "a100-80gb-sxm",
+    "a100-80gb-pcie",
+    "a800-80gb-sxm",
+    "h100-sxm",
+    "h100-pcie",
+    "h100-nvl",
+    "h800-sxm",
+    "h20",
+    "h200-sxm",
+    "b200",
+    "mi250x",
+    "mi300x",
+    "mi325x",
+    "gaudi2",
+    "gaudi3",
+    "rx-7900-xtx",
+]
 CHINA_MARKET_IDS = ["ascend-910b", "ascend-910c"]  # issue 29 item 7: what a buyer in China can get
 BITS = {"bf16": 16, "fp16": 16, "fp16_fp16acc": 16, "fp8": 8, "fp8_fp16acc": 8, "int8": 8, "fp4": 4}
 
@@ -35,13 +62,16 @@ def _sourced(node, path=""):
 
 # ----------------------------------------------------------------------------- coverage and sources
 
+
 def test_the_28_design_ids_and_the_china_market_parts_and_nothing_else(catalog):
     assert sorted(catalog.gpus) == sorted(DESIGN_IDS + CHINA_MARKET_IDS)
 
 
 def test_every_cited_source_resolves_to_a_url_or_a_documented_kind(catalog):
     entries = [g.model_dump() for g in catalog.gpus.values()] + [s.model_dump() for s in catalog.servers.values()]
-    entries += [a.model_dump() for a in catalog.assumptions.values()] + [m.model_dump() for m in catalog.models.values()]
+    entries += [a.model_dump() for a in catalog.assumptions.values()] + [
+        m.model_dump() for m in catalog.models.values()
+    ]
     checked = 0
     for entry in entries:
         for path, ids, _ in _sourced(entry):
@@ -71,6 +101,7 @@ def test_derived_figures_explain_their_formula(catalog):
 
 
 # ----------------------------------------------------------------------------- units and orderings
+
 
 @pytest.mark.parametrize("gid", DESIGN_IDS)
 def test_units_and_orderings(catalog, gid):
@@ -102,7 +133,9 @@ def test_tpp_matches_tensor_rates_times_bit_length(catalog, gid):
     best = max(f.value * BITS[k] for k, f in g.tensor_tflops.items() if f.value is not None)
     assert abs(g.tpp.value - best) <= 0.02 * best
     if g.performance_density.value is not None:
-        assert abs(g.performance_density.value - g.tpp.value / g.die_area_mm2.value) <= 0.01 * g.performance_density.value
+        assert (
+            abs(g.performance_density.value - g.tpp.value / g.die_area_mm2.value) <= 0.01 * g.performance_density.value
+        )
 
 
 def test_rtx_4090_carries_both_the_fp32_and_fp16_accumulate_rates(catalog):
@@ -118,7 +151,12 @@ def test_classes_brands_and_link_domains(catalog):
     assert g["rx-7900-xtx"].brand == "radeon" and g["rx-7900-xtx"].product_class == "consumer"
     assert {i for i in g if g[i].product_class == "workstation"} == {"rtx-a6000", "rtx-6000-ada"}
     assert {i for i in g if g[i].interconnect.link_domain.value == 2} == {
-        "rtx-3090", "rtx-a6000", "a100-80gb-pcie", "h100-pcie", "h100-nvl"}
+        "rtx-3090",
+        "rtx-a6000",
+        "a100-80gb-pcie",
+        "h100-pcie",
+        "h100-nvl",
+    }
     for i in ("rtx-4090", "rtx-4090d", "rtx-5090"):
         assert g[i].interconnect.p2p.value is False
     for i in ("mi300x", "mi325x", "gaudi2", "gaudi3", "h100-sxm", "a100-80gb-sxm", "b200"):
@@ -151,6 +189,7 @@ def test_availability(catalog):
 
 # ----------------------------------------------------------------------------- servers
 
+
 def test_servers_cover_the_required_kinds(catalog):
     s = catalog.servers
     assert len(s) >= 6
@@ -159,7 +198,8 @@ def test_servers_cover_the_required_kinds(catalog):
     assert ws and all(x.gpu_slots == 4 and set(x.contexts) == {"office", "datacenter"} for x in ws)
     assert sorted(x.gpu_slots for x in s.values() if x.kind == "pcie-server") == [4, 8]
     assert {"a100-80gb-sxm", "h100-sxm", "h200-sxm", "mi300x"} <= {
-        g for x in s.values() if x.kind in ("hgx", "oam-platform") for g in x.compatible_gpus}
+        g for x in s.values() if x.kind in ("hgx", "oam-platform") for g in x.compatible_gpus
+    }
     for x in s.values():
         assert x.purchase.usd is not None or x.purchase.note
         if x.purchase.usd is not None:
@@ -172,7 +212,7 @@ def test_servers_for(catalog):
     assert [x.id for x in catalog.servers_for("rtx-4090", "office")] == ["workstation-4x-pcie"]
     ids = [x.id for x in catalog.servers_for("rtx-4090", "datacenter")]
     assert ids == sorted(ids) and {"pcie-server-4gpu", "pcie-server-8gpu", "workstation-4x-pcie"} == set(ids)
-    assert catalog.servers_for("v100-32gb-sxm2", "datacenter") == []      # no SXM2 server: not a usable purchase
+    assert catalog.servers_for("v100-32gb-sxm2", "datacenter") == []  # no SXM2 server: not a usable purchase
     with pytest.raises(InputError):
         catalog.servers_for("h100", "datacenter")
 
@@ -189,9 +229,12 @@ def test_derived_hgx_h100_platform_price(catalog):
 
 # ----------------------------------------------------------------------------- override semantics
 
+
 def test_override_price_replaces_the_whole_record(write):
-    path = write("gpus:\n  - id: h100-sxm\n    prices:\n      purchase: {usd: 21500, as_of: '2026-11-20', kind: quote}\n",
-                 "quote.yaml")
+    path = write(
+        "gpus:\n  - id: h100-sxm\n    prices:\n      purchase: {usd: 21500, as_of: '2026-11-20', kind: quote}\n",
+        "quote.yaml",
+    )
     c = load_catalog(path)
     p = c.gpus["h100-sxm"].prices.purchase
     assert (p.usd, p.as_of, p.kind) == (21500, "2026-11-20", "quote")
@@ -206,10 +249,12 @@ def test_override_lead_time_replaces_the_whole_record(write, catalog):
     """A vendor's quoted lead time outside the built-in band was refused against a band the user
     never wrote (found by bench/fuzz.py); it replaces the record, band and source included."""
     built_in = catalog.gpus["h100-sxm"].lead_time
-    assert built_in.high_days is not None and built_in.high_days < 300   # (what made the merge refuse it)
-    path = write("gpus:\n  - id: h100-sxm\n    lead_time: {days: 300, as_of: '2026-10-01', confidence: medium, "
-                 "source: [acme]}\nsources:\n  acme: {url: 'https://example.com/acme', title: ACME quote, kind: primary}\n",
-                 "lead.yaml")
+    assert built_in.high_days is not None and built_in.high_days < 300  # (what made the merge refuse it)
+    path = write(
+        "gpus:\n  - id: h100-sxm\n    lead_time: {days: 300, as_of: '2026-10-01', confidence: medium, "
+        "source: [acme]}\nsources:\n  acme: {url: 'https://example.com/acme', title: ACME quote, kind: primary}\n",
+        "lead.yaml",
+    )
     lead = load_catalog(path).gpus["h100-sxm"].lead_time
     assert (lead.days, lead.low_days, lead.high_days, lead.source, lead.note) == (300, None, None, ["acme"], None)
     unknown = write("gpus:\n  - id: h100-sxm\n    lead_time: {days: null, note: no quote yet}\n", "unknown.yaml")
@@ -218,10 +263,13 @@ def test_override_lead_time_replaces_the_whole_record(write, catalog):
 
 
 def test_override_lists_replace(write):
-    path = write("gpus:\n  - id: h100-sxm\n    prices:\n      rent:\n"
-                 "        - {provider: ACME, usd_per_gpu_hour: 1.25, as_of: '2026-11-01', pricing: on_demand,"
-                 " source: [acme], gpus_per_node: 8, fabric: {kind: none, source: [acme]}, tier: neocloud}\n"
-                 "sources:\n  acme: {url: 'https://example.com/acme', title: ACME price list, kind: primary}\n", "rent.yaml")
+    path = write(
+        "gpus:\n  - id: h100-sxm\n    prices:\n      rent:\n"
+        "        - {provider: ACME, usd_per_gpu_hour: 1.25, as_of: '2026-11-01', pricing: on_demand,"
+        " source: [acme], gpus_per_node: 8, fabric: {kind: none, source: [acme]}, tier: neocloud}\n"
+        "sources:\n  acme: {url: 'https://example.com/acme', title: ACME price list, kind: primary}\n",
+        "rent.yaml",
+    )
     c = load_catalog(path)
     assert [o.provider for o in c.gpus["h100-sxm"].prices.rent] == ["ACME"]
     assert c.gpus["h100-sxm"].rental.usd_per_gpu_hour == 1.25
@@ -239,24 +287,35 @@ def test_override_adds_a_gpu_and_a_server(write, catalog):
 
 
 def test_override_server_price(write):
-    path = write("servers:\n  - id: pcie-server-8gpu\n    purchase: {usd: 9000, as_of: '2026-10', kind: quote,"
-                 " source: [q]}\nsources:\n  q: {url: 'https://example.com/q', kind: primary}\n", "srv.yaml")
+    path = write(
+        "servers:\n  - id: pcie-server-8gpu\n    purchase: {usd: 9000, as_of: '2026-10', kind: quote,"
+        " source: [q]}\nsources:\n  q: {url: 'https://example.com/q', kind: primary}\n",
+        "srv.yaml",
+    )
     c = load_catalog(path)
     assert c.servers["pcie-server-8gpu"].purchase.usd == 9000
     assert c.servers["pcie-server-8gpu"].gpu_slots == 8
 
 
-@pytest.mark.parametrize("text, field", [
-    ("gpus:\n  - id: h100-sxm\n    memory_gb: {value: eighty}\n", "memory_gb.value"),
-    ("gpus:\n  - id: h100-sxm\n    prices: {purchase: {usd: 9000, as_of: null}}\n", "prices.purchase"),
-    ("gpus:\n  - id: h100-sxm\n    tdp_w: {value: 700, source: [nowhere]}\n", "tdp_w.source"),
-    ("servers:\n  - id: hgx-h100-8gpu\n    compatible_gpus: [rtx-4090]\n", "compatible_gpus[0]"),
-    ("servers:\n  - id: oam-8gpu\n    gpu_slots: 0\n", "gpu_slots"),
-    ("gpus:\n  - id: h100-sxm\n    tdp_w: {value: -700, source: [nv_h100_page_copies]}\n", "field tdp_w.value: Input should be greater than or equal to 0 (given -700)"),
-    ("servers:\n  - id: oam-8gpu\n    power_overhead_w: {value: -1, source: [derived], note: x}\n",
-     "field power_overhead_w.value: Input should be greater than or equal to 0 (given -1)"),
-    ("gpu:\n  - id: h100-sxm\n", "gpu"),
-])
+@pytest.mark.parametrize(
+    "text, field",
+    [
+        ("gpus:\n  - id: h100-sxm\n    memory_gb: {value: eighty}\n", "memory_gb.value"),
+        ("gpus:\n  - id: h100-sxm\n    prices: {purchase: {usd: 9000, as_of: null}}\n", "prices.purchase"),
+        ("gpus:\n  - id: h100-sxm\n    tdp_w: {value: 700, source: [nowhere]}\n", "tdp_w.source"),
+        ("servers:\n  - id: hgx-h100-8gpu\n    compatible_gpus: [rtx-4090]\n", "compatible_gpus[0]"),
+        ("servers:\n  - id: oam-8gpu\n    gpu_slots: 0\n", "gpu_slots"),
+        (
+            "gpus:\n  - id: h100-sxm\n    tdp_w: {value: -700, source: [nv_h100_page_copies]}\n",
+            "field tdp_w.value: Input should be greater than or equal to 0 (given -700)",
+        ),
+        (
+            "servers:\n  - id: oam-8gpu\n    power_overhead_w: {value: -1, source: [derived], note: x}\n",
+            "field power_overhead_w.value: Input should be greater than or equal to 0 (given -1)",
+        ),
+        ("gpu:\n  - id: h100-sxm\n", "gpu"),
+    ],
+)
 def test_override_errors_name_file_entry_and_field(write, text, field):
     path = write(text, "broken.yaml")
     with pytest.raises(InputError) as exc:
@@ -281,20 +340,21 @@ sources:
 
 
 def test_negotiated_h100_quote_changes_the_datacenter_plan(write, rules):
-    workload = load_workload(EXAMPLES / "article-datacenter.yaml")   # with the hardware in hand (no lead time)
+    workload = load_workload(EXAMPLES / "article-datacenter.yaml")  # with the hardware in hand (no lead time)
     workload = workload.model_copy(update={"deployment": workload.deployment.model_copy(update={"lead_time_days": 0})})
     # purchase, servers, costs, sources and warnings only: no explanation is computed
     before = plan(workload, rules=rules, as_of=AS_OF, explain=False)
-    after = plan(workload, catalog=load_catalog(write(QUOTES, "quotes.yaml")), rules=rules, as_of=AS_OF,
-                 explain=False)
+    after = plan(workload, catalog=load_catalog(write(QUOTES, "quotes.yaml")), rules=rules, as_of=AS_OF, explain=False)
     # SXM modules come eight to an HGX board: the board and its eight GPUs are the purchase
     assert [(p["gpu"], p["count"], p["ownership"], p["unit_price_usd"]) for p in before["purchase"]] == [
-        ("a100-80gb-sxm", 8, "buy", load_catalog().gpus["a100-80gb-sxm"].purchase_usd)]
+        ("a100-80gb-sxm", 8, "buy", load_catalog().gpus["a100-80gb-sxm"].purchase_usd)
+    ]
     assert [(s["server"], s["count"]) for s in before["servers"]] == [("hgx-a100-8gpu", 1)]
     assert [(p["gpu"], p["count"], p["ownership"], p["unit_price_usd"]) for p in after["purchase"]] == [
-        ("h100-sxm", 8, "buy", 5000)]
+        ("h100-sxm", 8, "buy", 5000)
+    ]
     assert [(s["server"], s["count"], s["unit_price_usd"]) for s in after["servers"]] == [("hgx-h100-8gpu", 1, 10000)]
-    assert after["cost_breakdown"]["purchase_usd"] == 8 * 5000   # exact: the rounding cents go elsewhere
+    assert after["cost_breakdown"]["purchase_usd"] == 8 * 5000  # exact: the rounding cents go elsewhere
     assert after["cost_breakdown"]["servers_usd"] == 10000
     assert after["total_cost_usd"] < before["total_cost_usd"]
     assert any(s["id"] == "acme_quote" and s["as_of"] == "2026-11-20" for s in after["sources"])
@@ -302,22 +362,27 @@ def test_negotiated_h100_quote_changes_the_datacenter_plan(write, rules):
 
 
 def test_plan_says_rent_only(write, run_json):
-    path = write("deployment: {context: datacenter, ownership: any, lead_time_days: 0}\nmodel: gpt2-124m\ntokens: 1B\n"
-                 "deadline: 7d\ngpus: {allow: [a10]}\n")
+    path = write(
+        "deployment: {context: datacenter, ownership: any, lead_time_days: 0}\nmodel: gpt2-124m\ntokens: 1B\n"
+        "deadline: 7d\ngpus: {allow: [a10]}\n"
+    )
     _, p = run_json("plan", path, "--as-of", AS_OF)
     assert p["purchase"][0]["ownership"] == "rent"
     assert any(w.get("code") == "rent-only" and "A10" in w["message"] for w in p["warnings"])
 
 
 def test_plan_names_a_gpu_it_cannot_buy(write, run_json):
-    path = write("deployment: {context: datacenter, ownership: buy, lead_time_days: 0}\nmodel: gpt2-124m\ntokens: 1B\n"
-                 "deadline: 7d\ngpus: {allow: [a10, h100-sxm]}\n")
+    path = write(
+        "deployment: {context: datacenter, ownership: buy, lead_time_days: 0}\nmodel: gpt2-124m\ntokens: 1B\n"
+        "deadline: 7d\ngpus: {allow: [a10, h100-sxm]}\n"
+    )
     _, p = run_json("plan", path, "--as-of", AS_OF)
     reasons = {r["gpu"]: r["reasons"] for r in p["rejected"]}
     assert any(x.get("code") == "no-purchase-price" for x in reasons["a10"])
 
 
 # ----------------------------------------------------------------------------- advisor catalog ...
+
 
 def test_catalog_list_table_and_json(run):
     code, out, _ = run("catalog", "list", "--as-of", AS_OF)
@@ -341,7 +406,7 @@ def test_catalog_show_prints_every_figure_with_its_url(run):
     assert code == 0
     assert "165.2" in out and "330.3" in out and "fp16_fp16acc" in out
     assert "https://images.nvidia.com/aem-dam/Solutions/geforce/ada/nvidia-ada-gpu-architecture.pdf" in out
-    assert "37 mo STALE" in out and "workstation-4x-pcie" in out   # street price of 2023-11-23
+    assert "37 mo STALE" in out and "workstation-4x-pcie" in out  # street price of 2023-11-23
 
 
 def test_catalog_show_json_resolves_sources_and_ages(run):
@@ -353,14 +418,21 @@ def test_catalog_show_json_resolves_sources_and_ages(run):
             assert s["url"].startswith("http") or s["kind"] in ("derived", "assumption")
     assert rec["prices"]["purchase"]["age_months"] == 6 and not rec["prices"]["purchase"]["stale"]
     older = {p["as_of"]: p for p in rec["prices"]["other_purchases"]}
-    assert older["2023-08"]["age_months"] == 40 and older["2023-08"]["stale"]   # 3 * 12 + 4 months
+    assert older["2023-08"]["age_months"] == 40 and older["2023-08"]["stale"]  # 3 * 12 + 4 months
     assert sum(o["used_for_plans"] for o in rec["prices"]["rent"]) == 1
 
 
-@pytest.mark.parametrize("gid, words", [
-    ("a10", "rent only"), ("rx-7900-xtx", "buy only"), ("gaudi2", "neither"),
-    ("v100-32gb-sxm2", "cannot be bought as a usable unit"), ("mi300x", "whose price is unknown"), ("b200", "bought GPUs go into hgx-b200-8gpu"),
-])
+@pytest.mark.parametrize(
+    "gid, words",
+    [
+        ("a10", "rent only"),
+        ("rx-7900-xtx", "buy only"),
+        ("gaudi2", "neither"),
+        ("v100-32gb-sxm2", "cannot be bought as a usable unit"),
+        ("mi300x", "whose price is unknown"),
+        ("b200", "bought GPUs go into hgx-b200-8gpu"),
+    ],
+)
 def test_catalog_show_says_how_a_gpu_can_be_had(run, gid, words):
     code, out, _ = run("catalog", "show", gid, "--as-of", AS_OF)
     assert code == 0 and words in out
@@ -396,8 +468,9 @@ def test_catalog_validate_file(run, write):
 
 
 def test_catalog_validate_broken_file_exits_2_naming_file_entry_and_field(run, write):
-    path = write("gpus:\n  - id: h100-sxm\n    prices:\n      purchase: {usd: 21000, as_of: '2026-13'}\n",
-                 "broken.yaml")
+    path = write(
+        "gpus:\n  - id: h100-sxm\n    prices:\n      purchase: {usd: 21000, as_of: '2026-13'}\n", "broken.yaml"
+    )
     code, out, err = run("catalog", "validate", path)
     assert code == 2 and out == ""
     assert str(path) in err and "'h100-sxm'" in err and "prices.purchase.as_of" in err
@@ -416,7 +489,11 @@ def test_catalog_validate_errors(run, write, tmp_path):
 
 def test_every_command_takes_catalog(run, write):
     bad = write("gpus:\n  - id: h100-sxm\n    memory_gb: {value: null}\n", "bad.yaml")
-    for args in (("catalog", "list"), ("catalog", "show", "h100-sxm"),
-                 ("plan", EXAMPLES / "article-office.yaml"), ("estimate", "--model", "gpt2-124m", "--gpu", "h100-sxm")):
+    for args in (
+        ("catalog", "list"),
+        ("catalog", "show", "h100-sxm"),
+        ("plan", EXAMPLES / "article-office.yaml"),
+        ("estimate", "--model", "gpt2-124m", "--gpu", "h100-sxm"),
+    ):
         code, _, err = run(*args, "--catalog", bad)
         assert code == 2 and "memory_gb" in err, args

@@ -1,4 +1,5 @@
 """`advisor compare` and `advisor crossover`: the article's table for any model, and where the 4090 stops winning."""
+
 from __future__ import annotations
 
 import datetime as dt
@@ -51,15 +52,23 @@ def test_markdown_table(run):
 
 
 def test_crossover_names_the_model_and_the_factor(crossover_json):
-    x = json.loads(crossover_json)   # `advisor crossover --as-of AS_OF`: exit 0, the defaults below
+    x = json.loads(crossover_json)  # `advisor crossover --as-of AS_OF`: exit 0, the defaults below
     assert x["tokens"] == "10B" and x["max_gpus"] == 8
     points = {p["model"]: p for p in x["points"]}
     assert points["gpt2-124m"]["cheapest"] == "rtx-4090"
     crossed = points[x["crossover_model"]]
     assert crossed["cheapest"] != "rtx-4090"
     assert crossed["params"] > points["gpt2-124m"]["params"]
-    assert crossed["factor"] in {"memory_size", "slots", "power", "licence", "memory_bandwidth", "interconnect", "compute"}
-    assert crossed["rtx-4090_min_gpus"] > 1   # in an office it stops winning once one card cannot hold the model
+    assert crossed["factor"] in {
+        "memory_size",
+        "slots",
+        "power",
+        "licence",
+        "memory_bandwidth",
+        "interconnect",
+        "compute",
+    }
+    assert crossed["rtx-4090_min_gpus"] > 1  # in an office it stops winning once one card cannot hold the model
     # the largest models cannot fit on eight 24 GB cards at all
     assert points["llama-3-70b"]["factor"] == "memory_size"
 
@@ -70,8 +79,9 @@ def test_crossover_factor_is_the_plans_own_reason(run_json, write):
     _, x = run_json("crossover", "--model", "mpt-3b", "--as-of", AS_OF)
     row = x["points"][0]
     assert row["factor"] == "power" and row["rtx-4090_min_gpus"] == 3
-    path = write("deployment: {context: office, ownership: buy}\nmodel: mpt-3b\ntokens: 10B\n"
-                 "gpus: {allow: [rtx-4090], max: 8}\n")
+    path = write(
+        "deployment: {context: office, ownership: buy}\nmodel: mpt-3b\ntokens: 10B\ngpus: {allow: [rtx-4090], max: 8}\n"
+    )
     code, plan = run_json("plan", path, "--as-of", AS_OF)
     assert code == 3
     assert any(d["constraint"] == "power" and d["kind"] == "lever" for d in plan["diagnosis"])
@@ -101,36 +111,55 @@ def test_crossover_chart_axes_read_in_dollars_and_parameters_never_powers_of_ten
     from advisor.present.charts import crossover_svg
 
     def point(model, params, cost, factor=None):
-        return {"model": model, "params": params, "cheapest": "rtx-4090" if cost else None,
-                "total_cost_usd": cost, "focus_cost_usd": cost, "rtx-4090_min_gpus": 1,
-                "factor": factor, "factor_text": f"{factor}: why" if factor else None}
+        return {
+            "model": model,
+            "params": params,
+            "cheapest": "rtx-4090" if cost else None,
+            "total_cost_usd": cost,
+            "focus_cost_usd": cost,
+            "rtx-4090_min_gpus": 1,
+            "factor": factor,
+            "factor_text": f"{factor}: why" if factor else None,
+        }
 
-    x = {"tokens": "10B", "max_gpus": 8, "deployment": "office", "focus": "rtx-4090", "crossover_model": "m3",
-         "points": [point("m1", 124e6, 4632.17), point("m2", 1.56e9, 6649.0), point("m3", 2.65e9, None, "power")]}
+    x = {
+        "tokens": "10B",
+        "max_gpus": 8,
+        "deployment": "office",
+        "focus": "rtx-4090",
+        "crossover_model": "m3",
+        "points": [point("m1", 124e6, 4632.17), point("m2", 1.56e9, 6649.0), point("m3", 2.65e9, None, "power")],
+    }
     labels = _labels(crossover_svg(x))
     assert {"$5K", "$6K", "1B"} <= set(labels) and any(re.fullmatch(r"[0-9]+M", t) for t in labels)
     assert not [t for t in labels if "×10" in t or "\\times" in t or "mathdefault" in t or "e+0" in t]
 
 
-@pytest.mark.parametrize("args,flag", [
-    (("compare", "rtx-4090", "--params", "1e400"), "--params"),
-    (("compare", "rtx-4090", "--model", "gpt2-12m"), "--model"),
-    (("crossover", "--tokens", "lots"), "--tokens"),
-    (("crossover", "--deadline", "5"), "--deadline"),
-    (("crossover", "--model", "gpt2-12m"), "--model"),
-    (("crossover", "--gpu", "h100-sx"), "h100-sxm"),
-])
+@pytest.mark.parametrize(
+    "args,flag",
+    [
+        (("compare", "rtx-4090", "--params", "1e400"), "--params"),
+        (("compare", "rtx-4090", "--model", "gpt2-12m"), "--model"),
+        (("crossover", "--tokens", "lots"), "--tokens"),
+        (("crossover", "--deadline", "5"), "--deadline"),
+        (("crossover", "--model", "gpt2-12m"), "--model"),
+        (("crossover", "--gpu", "h100-sx"), "h100-sxm"),
+    ],
+)
 def test_bad_flags_exit_2_naming_the_flag(run, args, flag):
     code, out, err = run(*args)
     assert code == 2 and flag in err and "Traceback" not in out + err and "internal error" not in err
 
 
-@pytest.mark.parametrize("call,args,parameter,flag", [
-    ("compare", {"gpus": ["rtx-4090"], "prices": {"h100-sxm": 20000}}, "prices", "--price"),
-    ("crossover", {"tokens": "lots"}, "tokens", "--tokens"),
-    ("crossover", {"deadline": "5"}, "deadline", "--deadline"),
-    ("crossover", {"focus": "b200"}, "focus", "--focus"),
-])
+@pytest.mark.parametrize(
+    "call,args,parameter,flag",
+    [
+        ("compare", {"gpus": ["rtx-4090"], "prices": {"h100-sxm": 20000}}, "prices", "--price"),
+        ("crossover", {"tokens": "lots"}, "tokens", "--tokens"),
+        ("crossover", {"deadline": "5"}, "deadline", "--deadline"),
+        ("crossover", {"focus": "b200"}, "focus", "--focus"),
+    ],
+)
 def test_library_errors_name_the_parameter_and_the_cli_its_flag(run, call, args, parameter, flag):
     """advisor.compare and advisor.crossover are called with Python arguments: their errors name them
     (`prices`), never a flag; the CLI shows the same mistake with the flag the user typed (--price), exit 2."""

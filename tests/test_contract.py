@@ -1,5 +1,6 @@
 """The plan contract built without validation (what the tool does, contract/base.Out.build) is the
 plan validation gives: the same objects, the same JSON, the same dict-like reads."""
+
 from __future__ import annotations
 
 import json
@@ -55,13 +56,14 @@ def test_a_built_plan_is_the_validated_plan(name, monkeypatch, catalog, rules):
     def spy(cls, data):
         seen["data"] = data
         return build(cls, data)
+
     monkeypatch.setattr(Plan, "build", classmethod(spy))
     monkeypatch.delenv("GPU_ADVISOR_CHECK_PLANS")
     built = plan(load_workload(EXAMPLES / f"{name}.yaml"), catalog=catalog, rules=rules, as_of=AS_OF)
     validated = Plan.model_validate(seen["data"])
     _same(built, validated)
     assert built.to_json() == validated.to_json()
-    assert json.dumps(built.to_dict()) == json.dumps(validated.model_dump(mode="json"))   # pydantic's serializer
+    assert json.dumps(built.to_dict()) == json.dumps(validated.model_dump(mode="json"))  # pydantic's serializer
     for key in validated.model_dump(mode="json"):
         assert built[key] == validated[key] and built.get(key) == validated.get(key) and key in built
     assert built.robustness is not None and built.robustness.message == seen["data"]["robustness"]["message"]
@@ -88,7 +90,8 @@ def test_the_tool_builds_and_the_tests_validate(monkeypatch):
     """Under GPU_ADVISOR_CHECK_PLANS (set for the whole suite) a wrong plan is refused; without it, it is
     built as given (the tool's trusted path)."""
     from advisor.contract.plan import Confidence
-    bad = {"level": 0.8, "quantile": 80, "message": "m"}   # quantile is a string
+
+    bad = {"level": 0.8, "quantile": 80, "message": "m"}  # quantile is a string
     with pytest.raises(ValidationError, match="quantile"):
         Confidence.build(bad)
     monkeypatch.delenv("GPU_ADVISOR_CHECK_PLANS")

@@ -1,6 +1,7 @@
 """The decision basis (explain/decision.py): the plan a buyer gets is the one of least expected cost
 over the joint draws (or least P80/P90, or the point optimum), its figures recomputed here
 independently, the price of robustness on fresh draws, and the targets of issue 30."""
+
 from __future__ import annotations
 
 import re
@@ -35,11 +36,28 @@ from advisor.solve.settings import SolveSettings
 # 10T chose buying on the mean ($39K price of robustness); 7T-9.2T stay rented with the choice holding in
 # 46-62% of draws. 9.2T at 48 months is the knife: renting $533,641 at the point estimates, $595,040
 # expected, buying cheaper on the mean but within the draws' noise.
-KNIFE = {"deployment": {"context": "datacenter", "ownership": "any", "horizon_months": 48, "lead_time_days": 0,
-                        "rent_kinds": ["on_demand"]},
-         "model": "mpt-7b", "tokens": "9.2T", "deadline": "1460d", "gpus": {"allow": ["h100-sxm"], "count": 8}}
-EXAMPLES = ["article-datacenter", "article-office", "rent-vs-buy-3y", "continued-pretraining-8x", "team-fleet",
-            "lora-7b-workstation", "llama-70b-budget"]
+KNIFE = {
+    "deployment": {
+        "context": "datacenter",
+        "ownership": "any",
+        "horizon_months": 48,
+        "lead_time_days": 0,
+        "rent_kinds": ["on_demand"],
+    },
+    "model": "mpt-7b",
+    "tokens": "9.2T",
+    "deadline": "1460d",
+    "gpus": {"allow": ["h100-sxm"], "count": 8},
+}
+EXAMPLES = [
+    "article-datacenter",
+    "article-office",
+    "rent-vs-buy-3y",
+    "continued-pretraining-8x",
+    "team-fleet",
+    "lora-7b-workstation",
+    "llama-70b-budget",
+]
 
 
 def example(name: str) -> dict:
@@ -48,8 +66,10 @@ def example(name: str) -> dict:
 
 @pytest.fixture(scope="module")
 def knife(catalog, rules):
-    return {basis: plan(parse_workload({**KNIFE, "decision": basis}), catalog=catalog, rules=rules, as_of=AS_OF)
-            for basis in ("expected", "point")}
+    return {
+        basis: plan(parse_workload({**KNIFE, "decision": basis}), catalog=catalog, rules=rules, as_of=AS_OF)
+        for basis in ("expected", "point")
+    }
 
 
 def owned(p) -> list[tuple[str, str]]:
@@ -72,10 +92,18 @@ def test_point_basis_is_the_optimum_at_the_point_estimates(knife):
 # only the first two do) and the band's top ($10,000, $12,000, $15,000) at 1B, 2B and 4B tokens: only
 # the $15,000 top moves the plan, at every token count (2B: the RTX A6000s $18,021 at the point,
 # expected $23,728 against the RTX 6000 Ada's $21,365)
-BAND = "gpus:\n  - id: rtx-a6000\n    prices:\n      purchase: {usd: 5173, usd_range: [5173, 15000], " \
-       "confidence: medium, as_of: '2026-11-20', kind: quote}\n"
-BAND_JOB = {"deployment": {"context": "datacenter", "ownership": "buy", "lead_time_days": 0}, "model": "llama-3-8b",
-            "kind": "finetune", "tokens": "2B", "deadline": "14d", "gpus": {"allow": ["rtx-a6000", "rtx-6000-ada"]}}
+BAND = (
+    "gpus:\n  - id: rtx-a6000\n    prices:\n      purchase: {usd: 5173, usd_range: [5173, 15000], "
+    "confidence: medium, as_of: '2026-11-20', kind: quote}\n"
+)
+BAND_JOB = {
+    "deployment": {"context": "datacenter", "ownership": "buy", "lead_time_days": 0},
+    "model": "llama-3-8b",
+    "kind": "finetune",
+    "tokens": "2B",
+    "deadline": "14d",
+    "gpus": {"allow": ["rtx-a6000", "rtx-6000-ada"]},
+}
 
 
 @pytest.fixture(scope="module")
@@ -83,8 +111,10 @@ def band(tmp_path_factory, rules):
     path = tmp_path_factory.mktemp("band") / "band.yaml"
     path.write_text(BAND)
     catalog = load_catalog(path)
-    return {basis: plan(parse_workload({**BAND_JOB, "decision": basis}), catalog=catalog, rules=rules, as_of=AS_OF)
-            for basis in ("expected", "point")}
+    return {
+        basis: plan(parse_workload({**BAND_JOB, "decision": basis}), catalog=catalog, rules=rules, as_of=AS_OF)
+        for basis in ("expected", "point")
+    }
 
 
 def test_expected_basis_moves_off_a_price_quoted_at_the_bottom_of_its_band(band):
@@ -98,7 +128,7 @@ def test_expected_basis_moves_off_a_price_quoted_at_the_bottom_of_its_band(band)
     assert d["expected_cost_usd"] < d["point_optimal"]["expected_cost_usd"]
     assert d["point_optimal"]["purchase"] == [{"gpu": "rtx-a6000", "ownership": "buy", "count": 4}]
     assert d["price_of_robustness_usd"] > 0 and d["fresh_draws"] == FRESH_DRAWS
-    assert p["total_cost_usd"] > q["total_cost_usd"]     # dearer at the catalog's figures ...
+    assert p["total_cost_usd"] > q["total_cost_usd"]  # dearer at the catalog's figures ...
     assert "expected to cost" in d["message"] and "fresh draws" in d["message"]
     # ... and every explanation is about the plan chosen: its own break-even, at the expected prices
     rise = p["sensitivity"]["break_even"][0]
@@ -123,9 +153,13 @@ def test_a_saving_within_the_draws_noise_does_not_move_the_plan(knife):
     draws = shared_draws(problem, 200, SEED)
     j = draws.column("h100-sxm")
     rent, buy = solve(problem), solve(problem, baseline(problem).but(ownership="buy"))
-    diff = np.array([plan_cost_by_hand(problem, rent, draws.speed[i, j], draws.buy[i, j], draws.rent[i, j])
-                     - plan_cost_by_hand(problem, buy, draws.speed[i, j], draws.buy[i, j], draws.rent[i, j])
-                     for i in range(draws.n)])
+    diff = np.array(
+        [
+            plan_cost_by_hand(problem, rent, draws.speed[i, j], draws.buy[i, j], draws.rent[i, j])
+            - plan_cost_by_hand(problem, buy, draws.speed[i, j], draws.buy[i, j], draws.rent[i, j])
+            for i in range(draws.n)
+        ]
+    )
     saving, noise = re.search(r"scores \$([\d,]+) less .*standard errors: \$([\d,]+)\)", d["message"]).groups()
     assert float(saving.replace(",", "")) == pytest.approx(diff.mean(), abs=1.0)
     assert float(noise.replace(",", "")) == pytest.approx(Z_SWITCH * diff.std(ddof=1) / np.sqrt(draws.n), abs=1.0)
@@ -137,7 +171,7 @@ def plan_cost_by_hand(problem, sol, speed: float, buy: float, rent: float) -> fl
     purchase x buy, run costs x (rent if rented) / speed; servers, fabric and hosting as planned."""
     g = "h100-sxm"
     sc = baseline(problem).but(buy_factor={g: buy}, rent_factor={g: rent})
-    m = Model(problem, sc, [], [])   # the coefficients at those prices, no rows
+    m = Model(problem, sc, [], [])  # the coefficients at those prices, no rows
     pv = plan_costs(m, sol.assignment, sol.bought, sol.servers, sol.networked, sol.held, sol.serving).pv
     runs = sum(m.run_cost(c) * n for c, n in list(sol.assignment) + list(sol.serving))
     return sum(pv.values()) - runs + runs / speed
@@ -147,11 +181,12 @@ def test_expected_and_p80_costs_are_the_chosen_plans_over_the_draws_recomputed(k
     p = knife["expected"]
     problem = p.problem
     draws = shared_draws(problem, 200, SEED)
-    sol = solve(problem)   # the same plan: eight H100s rented
+    sol = solve(problem)  # the same plan: eight H100s rented
     assert [(c.gpu, c.ownership, c.count) for c in sol.chosen] == [("h100-sxm", "rent", 8)]
     j = draws.column("h100-sxm")
-    by_hand = [plan_cost_by_hand(problem, sol, draws.speed[i, j], draws.buy[i, j], draws.rent[i, j])
-               for i in range(draws.n)]
+    by_hand = [
+        plan_cost_by_hand(problem, sol, draws.speed[i, j], draws.buy[i, j], draws.rent[i, j]) for i in range(draws.n)
+    ]
     d = p["decision"]
     assert d["expected_cost_usd"] == pytest.approx(np.mean(by_hand), abs=0.01)
     assert d["p80_cost_usd"] == pytest.approx(np.quantile(by_hand, 0.8), abs=0.01)
@@ -185,8 +220,12 @@ def test_expected_plan_is_the_exact_sample_average_optimum(name, catalog, rules)
     assert min(c.mean() for c in costs) <= best * (1 + settings_.gap_for(problem)) + 1e-6
     mine = PlanCost.of(problem, d.chosen).at(d.draws)
     top = min(costs, key=lambda c: c.mean())
-    assert mine.mean() <= top.mean() + max(settings_.gap_for(problem) * costs[0].mean(),
-                                           Z_SWITCH * standard_error(mine, top, "expected")) + 1e-6
+    assert (
+        mine.mean()
+        <= top.mean()
+        + max(settings_.gap_for(problem) * costs[0].mean(), Z_SWITCH * standard_error(mine, top, "expected"))
+        + 1e-6
+    )
 
 
 def fresh_loss_within_gap(p) -> None:
@@ -199,20 +238,24 @@ def fresh_loss_within_gap(p) -> None:
 
 @pytest.mark.parametrize("name", EXAMPLES)
 def test_the_expected_plan_never_loses_to_the_point_plan_on_fresh_draws(name, catalog, rules):
-    fresh_loss_within_gap(plan(parse_workload(example(name)), catalog=catalog, rules=rules, as_of=AS_OF,
-                               explain="none"))
+    fresh_loss_within_gap(
+        plan(parse_workload(example(name)), catalog=catalog, rules=rules, as_of=AS_OF, explain="none")
+    )
 
 
-@settings(derandomize=True, max_examples=ci_examples(8, 12), deadline=None,
-          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@settings(
+    derandomize=True,
+    max_examples=ci_examples(8, 12),
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
 @given(doc=workloads())
 def test_generated_workloads_never_lose_to_the_point_plan_and_p80_is_never_below_expected(doc, catalog, rules):
     wl = parse_workload(doc)
     p = plan(wl, catalog=catalog, rules=rules, as_of=AS_OF, explain="none")
     fresh_loss_within_gap(p)
     if p.feasible:
-        q = plan(parse_workload({**doc, "decision": "p80"}), catalog=catalog, rules=rules, as_of=AS_OF,
-                 explain="none")
+        q = plan(parse_workload({**doc, "decision": "p80"}), catalog=catalog, rules=rules, as_of=AS_OF, explain="none")
         assert q["decision"]["p80_cost_usd"] >= p["decision"]["expected_cost_usd"] - 0.01
 
 
@@ -220,10 +263,17 @@ def test_generated_workloads_never_lose_to_the_point_plan_and_p80_is_never_below
 def test_p80_never_reports_a_lower_cost_than_expected(name, catalog, rules):
     doc = example(name)
     e = plan(parse_workload(doc), catalog=catalog, rules=rules, as_of=AS_OF, explain="none")["decision"]
-    q = plan(parse_workload({**doc, "decision": {"basis": "p80", "draws": 200}}), catalog=catalog, rules=rules,
-             as_of=AS_OF, explain="none")["decision"]
+    q = plan(
+        parse_workload({**doc, "decision": {"basis": "p80", "draws": 200}}),
+        catalog=catalog,
+        rules=rules,
+        as_of=AS_OF,
+        explain="none",
+    )["decision"]
     assert q["basis"] == "p80" and q["p80_cost_usd"] >= e["expected_cost_usd"]
-    assert q["p80_cost_usd"] <= q["point_optimal"]["p80_cost_usd"] + 0.01   # never worse than the point plan on its basis
+    assert (
+        q["p80_cost_usd"] <= q["point_optimal"]["p80_cost_usd"] + 0.01
+    )  # never worse than the point plan on its basis
 
 
 def test_p80_chooses_the_least_p80_among_its_candidates(catalog, rules):
@@ -240,12 +290,12 @@ def test_p80_chooses_the_least_p80_among_its_candidates(catalog, rules):
     d = decide(problem, solve(problem, settings=s), s)
     labels = [o.label for o in d.options]
     assert labels[0] == "point" and "least tail mean (CVaR)" in labels and any("draw optimum" in x for x in labels)
-    assert any(len({g for g, _, _ in o.first_stage}) >= 2 for o in d.options)   # the CVaR plan hedges
+    assert any(len({g for g, _, _ in o.first_stage}) >= 2 for o in d.options)  # the CVaR plan hedges
     costs = [o.cost.at(d.draws) for o in d.options]
     p80 = [float(np.quantile(c, 0.8)) for c in costs]
     best = int(np.argmin(p80))
     mine = float(np.quantile(PlanCost.of(problem, d.chosen).at(d.draws), 0.8))
-    if d.chosen is not d.options[best].sol:   # kept the point plan: the saving is within the gap or the noise
+    if d.chosen is not d.options[best].sol:  # kept the point plan: the saving is within the gap or the noise
         assert d.chosen is d.options[0].sol
         saving = p80[0] - p80[best]
         assert saving <= max(s.gap_for(problem) * p80[0], Z_SWITCH * standard_error(costs[0], costs[best], "p80"))
@@ -253,16 +303,27 @@ def test_p80_chooses_the_least_p80_among_its_candidates(catalog, rules):
 
 
 def test_draws_setting_is_read_and_bounded(catalog, rules):
-    p = plan(parse_workload({**example("article-datacenter"), "decision": {"basis": "expected", "draws": 60}}),
-             catalog=catalog, rules=rules, as_of=AS_OF, explain="none")
+    p = plan(
+        parse_workload({**example("article-datacenter"), "decision": {"basis": "expected", "draws": 60}}),
+        catalog=catalog,
+        rules=rules,
+        as_of=AS_OF,
+        explain="none",
+    )
     assert p["decision"]["draws"] == 60
     with pytest.raises(Exception, match="decision.draws"):
         parse_workload({**example("article-datacenter"), "decision": {"draws": 5}})
 
 
 def test_objective_time_has_no_decision(catalog, rules):
-    p = plan(parse_workload(example("article-datacenter")), catalog=catalog, rules=rules, as_of=AS_OF,
-             objective="time", explain="none")
+    p = plan(
+        parse_workload(example("article-datacenter")),
+        catalog=catalog,
+        rules=rules,
+        as_of=AS_OF,
+        objective="time",
+        explain="none",
+    )
     assert p.get("decision") is None
 
 
@@ -280,6 +341,10 @@ def test_the_plan_and_the_memo_give_the_price_of_robustness(band):
     loss = usd(p["decision"]["price_of_robustness_usd"])
     memo = advisor.memo(p, charts=False).text
     recommendation = memo.split("## 1. Recommendation", 1)[1].split("\n\n", 2)[1]
-    assert f"is expected to cost {loss} more than this one (the price of robustness, on 2,000 fresh draws)" \
+    assert (
+        f"is expected to cost {loss} more than this one (the price of robustness, on 2,000 fresh draws)"
         in recommendation
-    assert f"the plan at the point estimates is expected to cost {loss} more" in " ".join(plan_text(p, full=False).split())
+    )
+    assert f"the plan at the point estimates is expected to cost {loss} more" in " ".join(
+        plan_text(p, full=False).split()
+    )

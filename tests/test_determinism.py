@@ -1,5 +1,6 @@
 """The same question gets the same bytes: table and JSON output, and error messages, whatever the
 process's hash seed (set and dict ordering must not leak into output)."""
+
 from __future__ import annotations
 
 import json
@@ -75,23 +76,39 @@ def test_hash_seed_does_not_leak_into_output(write):
     path = write(MIXED)
     rules = write(TWO_COMBINATORS, "rules.yaml")
     outputs = {}
-    for seed in ("0", "4242"):   # two hash seeds: any leak of set or dict order shows between them
+    for seed in ("0", "4242"):  # two hash seeds: any leak of set or dict order shows between them
         env = {**os.environ, "PYTHONHASHSEED": seed}
-        both = subprocess.run([sys.executable, "-c", BOTH_FORMATS, str(path), AS_OF.isoformat(),
-                               str(EXAMPLES / "article-office.yaml"), str(rules)],
-                              capture_output=True, env=env, timeout=300)
+        both = subprocess.run(
+            [
+                sys.executable,
+                "-c",
+                BOTH_FORMATS,
+                str(path),
+                AS_OF.isoformat(),
+                str(EXAMPLES / "article-office.yaml"),
+                str(rules),
+            ],
+            capture_output=True,
+            env=env,
+            timeout=300,
+        )
         assert both.returncode == 0, both.stderr
         outputs[seed] = both.stdout.split(b"\0")
     assert outputs["0"] == outputs["4242"]
     plan = json.loads(outputs["0"][0])
-    assert plan["status"] == "optimal" and "Not chosen" in outputs["0"][1].decode()   # the table, not an empty render
-    assert outputs["0"][2] == b"2" and "stands alone" in outputs["0"][3].decode()      # the rules file's error
+    assert plan["status"] == "optimal" and "Not chosen" in outputs["0"][1].decode()  # the table, not an empty render
+    assert outputs["0"][2] == b"2" and "stands alone" in outputs["0"][3].decode()  # the rules file's error
 
 
 def test_json_output_is_pure_json_in_a_real_pipe():
     """HiGHS prints a banner from C++ straight to file descriptor 1; it must not reach stdout."""
-    plan = subprocess.run(f'"{sys.executable}" -m advisor plan "{EXAMPLES / "article-datacenter.yaml"}" '
-                          f'--format json --as-of {AS_OF} | "{sys.executable}" -m json.tool',
-                          shell=True, capture_output=True, text=True, timeout=300)
+    plan = subprocess.run(
+        f'"{sys.executable}" -m advisor plan "{EXAMPLES / "article-datacenter.yaml"}" '
+        f'--format json --as-of {AS_OF} | "{sys.executable}" -m json.tool',
+        shell=True,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert plan.returncode == 0, plan.stderr
     assert json.loads(plan.stdout)["status"] == "optimal"

@@ -1,5 +1,6 @@
 """Docs that must not drift from the code: the README's layout section is the architecture
 document's layer table, and every package on disk is in it."""
+
 from __future__ import annotations
 
 import re
@@ -32,8 +33,11 @@ def test_every_package_and_top_module_is_in_the_architecture_table():
 def test_readme_test_command_is_what_ci_runs():
     """README command 2 and .ci/run run the same pytest command; command 3 is the fast subset."""
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    ci = [line.split("#")[0].strip() for line in (ROOT / ".ci" / "run").read_text(encoding="utf-8").splitlines()
-          if line.startswith("python -m pytest")]
+    ci = [
+        line.split("#")[0].strip()
+        for line in (ROOT / ".ci" / "run").read_text(encoding="utf-8").splitlines()
+        if line.startswith("python -m pytest")
+    ]
     command2 = re.search(r"^# 2\..*\n(.*)$", readme, flags=re.MULTILINE).group(1)
     assert len(ci) == 1 and command2.endswith("&& " + ci[0])
     command3 = re.search(r"^# 3\..*\n(.*)$", readme, flags=re.MULTILINE).group(1)

@@ -3,6 +3,7 @@
 Every expected value is computed here from stated inputs: prices given in an override catalog,
 the workload's own rates, the catalog's sourced residual-value curve and spot terms (asserted to
 be what the test states), and the job's speed from the estimator (advisor.estimate)."""
+
 from __future__ import annotations
 
 import math
@@ -44,14 +45,14 @@ servers:
 sources:
   test_quote: {url: "https://example.com/quote", title: "a test quote", kind: primary}
 """
-R = 0.08                  # finance.discount_rate
-HORIZON_MONTHS = 30       # 2.5 years
+R = 0.08  # finance.discount_rate
+HORIZON_MONTHS = 30  # 2.5 years
 GPU_USD, SERVER_USD = 20_000, 100_000
 GPU_KW, SERVER_KW = 0.700, 4.600
 PUE, KWH, HOST = 1.5, 0.10, 150.0
-M0, M36, SPREAD = 0.72, 0.50, 0.15   # Hopper used-market price at 0 and 3.6 years; the dealer's spread
-TAX, SUPPORT, BURN_H = 0.0752, 0.15, 72   # US sales tax on hardware; support a year per hardware dollar; burn-in hours
-STORAGE_TB, FLASH = 10, 220.0             # the workload's storage, bought as flash at $/TB (every plan keeps its data)
+M0, M36, SPREAD = 0.72, 0.50, 0.15  # Hopper used-market price at 0 and 3.6 years; the dealer's spread
+TAX, SUPPORT, BURN_H = 0.0752, 0.15, 72  # US sales tax on hardware; support a year per hardware dollar; burn-in hours
+STORAGE_TB, FLASH = 10, 220.0  # the workload's storage, bought as flash at $/TB (every plan keeps its data)
 STORE = STORAGE_TB * FLASH * (1 + TAX)
 
 
@@ -68,12 +69,25 @@ def quotes(tmp_path_factory):
 
 
 def workload(ownership: str, kinds: list[str], hours_of_work: float, tps: float, **extra) -> dict:
-    return {"deployment": {"context": "datacenter", "ownership": ownership, "rent_kinds": kinds,
-                           "horizon_months": HORIZON_MONTHS, "electricity_usd_per_kwh": KWH, "pue": PUE,
-                           "hosting_usd_per_kw_month": HOST, "lead_time_days": 0, "storage_tb": STORAGE_TB, **extra},
-            "finance": {"discount_rate": R}, "model": "gpt2-350m", "tokens": tps * hours_of_work * 3600,
-            "goodput": 1.0,   # failure-free hours, so the hand-worked hours are the plan's
-            "gpus": {"count": 8, "allow": ["h100-sxm"]}}
+    return {
+        "deployment": {
+            "context": "datacenter",
+            "ownership": ownership,
+            "rent_kinds": kinds,
+            "horizon_months": HORIZON_MONTHS,
+            "electricity_usd_per_kwh": KWH,
+            "pue": PUE,
+            "hosting_usd_per_kw_month": HOST,
+            "lead_time_days": 0,
+            "storage_tb": STORAGE_TB,
+            **extra,
+        },
+        "finance": {"discount_rate": R},
+        "model": "gpt2-350m",
+        "tokens": tps * hours_of_work * 3600,
+        "goodput": 1.0,  # failure-free hours, so the hand-worked hours are the plan's
+        "gpus": {"count": 8, "allow": ["h100-sxm"]},
+    }
 
 
 @pytest.fixture(scope="module")
@@ -85,7 +99,7 @@ def test_the_stated_inputs_are_the_catalogs(quotes):
     h100, hgx = quotes.gpus["h100-sxm"], quotes.servers["hgx-h100-8gpu"]
     assert h100.tdp_w.value == GPU_KW * 1000 and hgx.power_overhead_w.value == SERVER_KW * 1000
     pts = {p.years: p.conservative for p in quotes.economics.residual_value["hopper"].points}
-    assert pts == {0: M0, 3.6: M36}      # the used-market curve (issue 29): 0.72 new-but-used, 0.50 at 3.6 years
+    assert pts == {0: M0, 3.6: M36}  # the used-market curve (issue 29): 0.72 new-but-used, 0.50 at 3.6 years
     assert quotes.economics.used_market_discount.value == SPREAD
     econ = quotes.economics
     assert (econ.sales_tax["US"].rate, econ.sales_tax["US"].recoverable) == (TAX, False)
@@ -106,33 +120,51 @@ def test_buy_use_40_days_resell_at_month_2_against_renting(quotes, tps):
     hosting costs more than the resale keeps; month 1 is too short for the job's P80 time), against
     renting the same work on demand and on a 3-year reservation paid in full."""
     hours = 40 * 24.0
-    bought = plan(parse_workload(workload("buy", ["on_demand"], hours, tps)), catalog=quotes, as_of=AS_OF, explain=False)
+    bought = plan(
+        parse_workload(workload("buy", ["on_demand"], hours, tps)), catalog=quotes, as_of=AS_OF, explain=False
+    )
     planned = bought["jobs"][0]["wall_days_planned"] * 24
-    assert 730 < planned <= 2 * 730                          # the P80 time needs the second month, not the third
-    years, kw = 2 / 12, 8 * GPU_KW + SERVER_KW               # the GPUs, and the board's power by slot
-    upfront = ((8 * GPU_USD + SERVER_USD) * (1 + TAX) + STORE  # the hardware and the storage, taxed
-               + 8 * BURN_H * (GPU_KW + SERVER_KW / 8) * PUE * KWH)   # 72 h of burn-in at full power
-    support = 8 * SUPPORT / 12 * (GPU_USD + SERVER_USD / 8) * 2     # a month's support per GPU and server share
-    buy = (upfront - 8 * GPU_USD * hopper_resale(years) * (1 + R) ** -years
-           + (kw * HOST * 2 + support) * sf(years)             # hosting and support for the two months held
-           + 8 * hours * (GPU_KW + SERVER_KW / 8) * PUE * KWH * sf(hours / 8760))   # energy of the job
+    assert 730 < planned <= 2 * 730  # the P80 time needs the second month, not the third
+    years, kw = 2 / 12, 8 * GPU_KW + SERVER_KW  # the GPUs, and the board's power by slot
+    upfront = (
+        (8 * GPU_USD + SERVER_USD) * (1 + TAX)
+        + STORE  # the hardware and the storage, taxed
+        + 8 * BURN_H * (GPU_KW + SERVER_KW / 8) * PUE * KWH
+    )  # 72 h of burn-in at full power
+    support = 8 * SUPPORT / 12 * (GPU_USD + SERVER_USD / 8) * 2  # a month's support per GPU and server share
+    buy = (
+        upfront
+        - 8 * GPU_USD * hopper_resale(years) * (1 + R) ** -years
+        + (kw * HOST * 2 + support) * sf(years)  # hosting and support for the two months held
+        + 8 * hours * (GPU_KW + SERVER_KW / 8) * PUE * KWH * sf(hours / 8760)
+    )  # energy of the job
     assert bought["total_cost_usd"] == pytest.approx(buy, abs=1.0)
     (sold,) = bought["disposal"]
     assert (sold["when"], sold["month"], sold["count"]) == ("after_work", 2, 8)
     assert sold["resale_usd"] == pytest.approx(8 * GPU_USD * hopper_resale(years), abs=1.0)
     assert bought["residual_value_usd"] == pytest.approx(8 * GPU_USD * hopper_resale(years), abs=1.0)
-    assert bought["cost_breakdown"]["purchase_usd"] == 8 * GPU_USD         # nominal keys stay nominal
-    assert bought["cost_breakdown"]["tax_usd"] == pytest.approx(TAX * (8 * GPU_USD + SERVER_USD + STORAGE_TB * FLASH),
-                                                                abs=0.01)
-    assert bought["nominal_cost_usd"] == pytest.approx(upfront + kw * HOST * 2 + support
-                                                       + 8 * hours * (GPU_KW + SERVER_KW / 8) * PUE * KWH, abs=1.0)
+    assert bought["cost_breakdown"]["purchase_usd"] == 8 * GPU_USD  # nominal keys stay nominal
+    assert bought["cost_breakdown"]["tax_usd"] == pytest.approx(
+        TAX * (8 * GPU_USD + SERVER_USD + STORAGE_TB * FLASH), abs=0.01
+    )
+    assert bought["nominal_cost_usd"] == pytest.approx(
+        upfront + kw * HOST * 2 + support + 8 * hours * (GPU_KW + SERVER_KW / 8) * PUE * KWH, abs=1.0
+    )
     assert sum(bought["cost_breakdown_pv"].values()) == pytest.approx(bought["present_value_usd"], abs=1.0)
     on_demand = 8 * hours * 4.0 * sf(hours / 8760) + STORE
-    reserved = 8 * 3 * 8760 * 1.0 * sf(3.0) + STORE   # a 3-year term is paid in full, evenly over three years
-    rented = plan(parse_workload(workload("rent", ["on_demand"], hours, tps)), catalog=quotes, as_of=AS_OF, explain=False)
-    term = plan(parse_workload(workload("rent", ["reserved_3y"], hours, tps)), catalog=quotes, as_of=AS_OF, explain=False)
-    either = plan(parse_workload(workload("any", ["on_demand", "reserved_3y"], hours, tps)), catalog=quotes, as_of=AS_OF,
-                  explain=False)
+    reserved = 8 * 3 * 8760 * 1.0 * sf(3.0) + STORE  # a 3-year term is paid in full, evenly over three years
+    rented = plan(
+        parse_workload(workload("rent", ["on_demand"], hours, tps)), catalog=quotes, as_of=AS_OF, explain=False
+    )
+    term = plan(
+        parse_workload(workload("rent", ["reserved_3y"], hours, tps)), catalog=quotes, as_of=AS_OF, explain=False
+    )
+    either = plan(
+        parse_workload(workload("any", ["on_demand", "reserved_3y"], hours, tps)),
+        catalog=quotes,
+        as_of=AS_OF,
+        explain=False,
+    )
     assert rented["total_cost_usd"] == pytest.approx(on_demand, abs=1.0)
     assert term["total_cost_usd"] == pytest.approx(reserved, abs=1.0)
     assert term["cost_breakdown"]["rental_usd"] == pytest.approx(8 * 3 * 8760 * 1.0, abs=1.0)
@@ -143,12 +175,14 @@ def test_buy_use_40_days_resell_at_month_2_against_renting(quotes, tps):
 
 def test_spot_against_on_demand_with_interruptions(quotes, tps):
     hours = 10 * 24.0
-    lam = -math.log(1 - (0.15 + 0.25) / 2) / (30 * 24)     # per node-hour, Poisson
-    lost = lam * (1 / 2 + 0.25)                             # one node: half a checkpoint interval + restart
+    lam = -math.log(1 - (0.15 + 0.25) / 2) / (30 * 24)  # per node-hour, Poisson
+    lost = lam * (1 / 2 + 0.25)  # one node: half a checkpoint interval + restart
     wall = hours / (1 - lost)
     spot = 8 * wall * 1.5 * sf(wall / 8760) + STORE
     on_demand = 8 * hours * 4.0 * sf(hours / 8760) + STORE
-    p = plan(parse_workload(workload("rent", ["on_demand", "spot"], hours, tps)), catalog=quotes, as_of=AS_OF, explain=False)
+    p = plan(
+        parse_workload(workload("rent", ["on_demand", "spot"], hours, tps)), catalog=quotes, as_of=AS_OF, explain=False
+    )
     assert p["total_cost_usd"] == pytest.approx(min(spot, on_demand), abs=1.0)
     assert p["purchase"][0]["rent_kind"] == "spot"
     assert p["jobs"][0]["wall_days"] == pytest.approx(wall / 24, rel=1e-5)
@@ -161,7 +195,7 @@ def test_a_reservation_commits_for_its_term(quotes):
     h100 = quotes.gpus["h100-sxm"]
     opt = RentOption("reserved_1y", h100.rentals("reserved_1y")[0])
     cost = rental_cost(opt, 8, 10 * 24.0, R, quotes.economics)
-    assert cost.nominal_usd == pytest.approx(8 * 8760 * 2.0)                # a year, though the job runs 10 days
+    assert cost.nominal_usd == pytest.approx(8 * 8760 * 2.0)  # a year, though the job runs 10 days
     assert cost.pv_usd == pytest.approx(8 * 8760 * 2.0 * sf(1.0))
     assert rental_cost(opt, 3, 24.0, R, quotes.economics).billed_gpus == 8  # whole 8-GPU nodes
 
@@ -178,10 +212,19 @@ def test_eight_h100_bought_for_thirty_months_print_a_break_even_beyond_them(cata
     8 H100 kept busy for 30 months cost more bought than rented: a plan free to choose rents, and the
     plan told to buy prints a break-even beyond the horizon that says so."""
     rate = advisor.estimate(model="gpt2-350m", gpu="h100-sxm", count=8)["tokens_per_s"]
-    doc = {"deployment": {"context": "datacenter", "ownership": "any", "horizon_months": 30, "rent_kinds": ["on_demand"],
-                          "lead_time_days": 0},
-           # 30 months of work, planned at the P80 time with goodput losses: the job fills ~85% of the horizon
-           "model": "gpt2-350m", "tokens": rate * 730 * 3600 * 30 * 0.85, "gpus": {"count": 8, "allow": ["h100-sxm"]}}
+    doc = {
+        "deployment": {
+            "context": "datacenter",
+            "ownership": "any",
+            "horizon_months": 30,
+            "rent_kinds": ["on_demand"],
+            "lead_time_days": 0,
+        },
+        # 30 months of work, planned at the P80 time with goodput losses: the job fills ~85% of the horizon
+        "model": "gpt2-350m",
+        "tokens": rate * 730 * 3600 * 30 * 0.85,
+        "gpus": {"count": 8, "allow": ["h100-sxm"]},
+    }
     free = plan(parse_workload(doc), catalog=catalog, as_of=AS_OF, explain=False)
     assert [(i["gpu"], i["ownership"]) for i in free["purchase"]] == [("h100-sxm", "rent")]
     doc["deployment"]["ownership"] = "buy"
@@ -197,10 +240,19 @@ def test_break_even_without_resale_is_the_hand_worked_payback(catalog):
     monthly rent of as many GPUs, O the hosting, support and full-power electricity per month (the
     job's energy per GPU-hour x 730 h x 8 GPUs)."""
     rate = advisor.estimate(model="gpt2-350m", gpu="h100-sxm", count=8)["tokens_per_s"]
-    doc = {"deployment": {"context": "datacenter", "ownership": "buy", "horizon_months": 24, "rent_kinds": ["on_demand"],
-                          "lead_time_days": 0},
-           "finance": {"discount_rate": 0},
-           "model": "gpt2-350m", "tokens": rate * 730 * 86400 * 0.85, "gpus": {"count": 8, "allow": ["h100-sxm"]}}
+    doc = {
+        "deployment": {
+            "context": "datacenter",
+            "ownership": "buy",
+            "horizon_months": 24,
+            "rent_kinds": ["on_demand"],
+            "lead_time_days": 0,
+        },
+        "finance": {"discount_rate": 0},
+        "model": "gpt2-350m",
+        "tokens": rate * 730 * 86400 * 0.85,
+        "gpus": {"count": 8, "allow": ["h100-sxm"]},
+    }
     p = plan(parse_workload(doc), catalog=catalog, as_of=AS_OF, explain=False)
     (be,) = p["break_even_months"]
     cb, (job,) = p["cost_breakdown"], p["jobs"]
@@ -210,7 +262,7 @@ def test_break_even_without_resale_is_the_hand_worked_payback(catalog):
     monthly_own = cb["hosting_usd"] / 24 + 8 * 730 * energy_per_gpu_hour + SUPPORT / 12 * hardware
     monthly_rent = 8 * 730 * be["rent_usd_per_gpu_hour"]
     assert be["months_without_resale"] == pytest.approx(upfront / (monthly_rent - monthly_own), rel=0.005)
-    assert be["months"] < be["months_without_resale"]     # resale only shortens the payback
+    assert be["months"] < be["months_without_resale"]  # resale only shortens the payback
     assert f"{be['months']:.1f} months of continuous use if resold at the hopper residual-value curve" in be["message"]
     assert f"{be['months_without_resale']:.1f} months if never resold" in be["message"]
 
@@ -219,8 +271,12 @@ def test_a_256_gpu_network_is_its_band_and_a_nic_per_gpu(catalog):
     """256 networked H100 pay the one-switch-layer band of the sourced cluster sheet per GPU (its
     64-node row: no 256-GPU row exists) and a 400 Gb/s NIC each, taxed like the rest of the hardware:
     $1,883 + $2,188 = $4,071 a GPU, inside the issue's sourced $3-10K (issue 29)."""
-    doc = {"deployment": {"context": "datacenter", "ownership": "buy"}, "model": "llama-3-8b", "tokens": "1T",
-           "gpus": {"count": 256, "allow": ["h100-sxm"]}}
+    doc = {
+        "deployment": {"context": "datacenter", "ownership": "buy"},
+        "model": "llama-3-8b",
+        "tokens": "1T",
+        "gpus": {"count": 256, "allow": ["h100-sxm"]},
+    }
     p = plan(parse_workload(doc), catalog=catalog, as_of=AS_OF, explain=False)
     econ = catalog.economics
     (band,) = [b for b in econ.network_bands if b.up_to_gpus == 512]
@@ -240,11 +296,15 @@ PASSIVE = sorted(g.id for g in load_catalog().gpus.values() if g.cooling and g.c
 @pytest.mark.parametrize("gpu", PASSIVE)
 @pytest.mark.parametrize("ownership", ["buy", "any"])
 def test_no_office_plan_contains_a_passively_cooled_card(catalog, gpu, ownership):
-    doc = {"deployment": {"context": "office", "ownership": ownership, "power_limit_kw": 10}, "model": "gpt2-124m",
-           "tokens": "1B", "gpus": {"allow": [gpu, "rtx-4090"]}}
+    doc = {
+        "deployment": {"context": "office", "ownership": ownership, "power_limit_kw": 10},
+        "model": "gpt2-124m",
+        "tokens": "1B",
+        "gpus": {"allow": [gpu, "rtx-4090"]},
+    }
     p = plan(parse_workload(doc), catalog=catalog, as_of=AS_OF, explain=False)
     assert not any(i["gpu"] == gpu and i["ownership"] == "buy" for i in p["purchase"])
-    if ownership == "buy" and catalog.gpus[gpu].purchase_usd is not None:   # (no price: never a purchase)
+    if ownership == "buy" and catalog.gpus[gpu].purchase_usd is not None:  # (no price: never a purchase)
         reasons = next(r for r in p["rejected"] if r["gpu"] == gpu)["reasons"]
         assert [x["rule"] for x in reasons if x.get("severity") == "forbid"] == ["DEP002"]
 
@@ -254,16 +314,33 @@ def test_passive_cards_are_the_datasheets(catalog):
 
 
 def test_price_warnings(catalog):
-    rent = plan(parse_workload({"deployment": "cloud", "model": "gpt2-124m", "tokens": "10B",
-                                "gpus": {"allow": ["mi300x"]}}), catalog=catalog, as_of=AS_OF, explain=False)
+    rent = plan(
+        parse_workload({"deployment": "cloud", "model": "gpt2-124m", "tokens": "10B", "gpus": {"allow": ["mi300x"]}}),
+        catalog=catalog,
+        as_of=AS_OF,
+        explain=False,
+    )
     assert any(w["code"] == "low-confidence-price" and "MI300X" in w["message"] for w in rent["warnings"])
-    used = plan(parse_workload({"deployment": {"context": "datacenter", "ownership": "buy"}, "model": "gpt2-124m",
-                                "tokens": "10B", "gpus": {"allow": ["a100-80gb-sxm"]}}), catalog=catalog,
-                as_of=AS_OF, explain=False)
+    used = plan(
+        parse_workload(
+            {
+                "deployment": {"context": "datacenter", "ownership": "buy"},
+                "model": "gpt2-124m",
+                "tokens": "10B",
+                "gpus": {"allow": ["a100-80gb-sxm"]},
+            }
+        ),
+        catalog=catalog,
+        as_of=AS_OF,
+        explain=False,
+    )
     assert any(w["code"] == "used-part" for w in used["warnings"])
-    old = plan(parse_workload({"deployment": "cloud", "model": "gpt2-124m", "tokens": "10B",
-                               "gpus": {"allow": ["h100-sxm"]}}), catalog=catalog, as_of=AS_OF.replace(year=2025),
-               explain=False)
+    old = plan(
+        parse_workload({"deployment": "cloud", "model": "gpt2-124m", "tokens": "10B", "gpus": {"allow": ["h100-sxm"]}}),
+        catalog=catalog,
+        as_of=AS_OF.replace(year=2025),
+        explain=False,
+    )
     assert any(w["code"] == "as-of" for w in old["warnings"])
 
 
@@ -272,7 +349,7 @@ def test_utilization_charges_energy_while_the_gpus_are_held(quotes, tps):
     doc["finance"]["utilization"] = 0.5
     p = plan(parse_workload(doc), catalog=quotes, as_of=AS_OF, explain=False)
     kw = 8 * GPU_KW + SERVER_KW
-    (sold,) = p["disposal"]   # a day's work: resold after the first month
+    (sold,) = p["disposal"]  # a day's work: resold after the first month
     assert sold["month"] == 1
     assert p["cost_breakdown"]["energy_usd"] == pytest.approx(kw * 730 * 0.5 * PUE * KWH, abs=1.0)
     assert p["utilization"] == 0.5

@@ -1,6 +1,7 @@
 """The performance model: memory worked examples, layouts, monotonicity, the 4090's missing
 peer-to-peer, and the `advisor estimate` command. Accuracy against measured runs is not tested
 here: bench/accuracy.py measures it (docs/accuracy.md)."""
+
 from __future__ import annotations
 
 import json
@@ -33,14 +34,31 @@ def p(catalog):
 
 def gpt(layers: int, hidden: int, seq_len: int = 2048, vocab: int = 50257) -> ModelSpec:
     """A GPT-style shape: 12*L*h^2 in the blocks plus the (tied) embedding."""
-    return ModelSpec(params=12 * layers * hidden ** 2 + vocab * hidden, layers=layers, hidden=hidden,
-                     heads=max(1, hidden // 128), vocab=vocab, seq_len=seq_len, tied_embeddings=True)
+    return ModelSpec(
+        params=12 * layers * hidden**2 + vocab * hidden,
+        layers=layers,
+        hidden=hidden,
+        heads=max(1, hidden // 128),
+        vocab=vocab,
+        seq_len=seq_len,
+        tied_embeddings=True,
+    )
 
 
 def _preset(catalog, name: str) -> ModelSpec:
     m = catalog.models[name]
-    return ModelSpec(params=m.params, layers=m.layers, hidden=m.hidden, heads=m.heads, vocab=m.vocab,
-                     seq_len=m.seq_len, ffn=m.ffn, kv_heads=m.kv_heads, tied_embeddings=m.tied_embeddings, name=name)
+    return ModelSpec(
+        params=m.params,
+        layers=m.layers,
+        hidden=m.hidden,
+        heads=m.heads,
+        vocab=m.vocab,
+        seq_len=m.seq_len,
+        ffn=m.ffn,
+        kv_heads=m.kv_heads,
+        tied_embeddings=m.tied_embeddings,
+        name=name,
+    )
 
 
 def with_p2p(gpu, value: bool):
@@ -50,6 +68,7 @@ def with_p2p(gpu, value: bool):
 
 
 # --------------------------------------------------------------------------- the article's anchor
+
 
 def test_gpt2_small_on_one_a100_is_within_30_percent_of_195k():
     e = advisor.estimate(model="gpt2-124m", gpu="a100-80gb-sxm")
@@ -74,6 +93,7 @@ def test_memory_bound_share_grows_as_models_shrink():
 
 # --------------------------------------------------------------------------- memory
 
+
 def test_7b_full_finetune_with_adam_worked_example(catalog, p):
     """7B parameters x 16 bytes (bf16 weights 2 + bf16 gradients 2 + fp32 master, m, v 12) = 112 GB:
     more than one 80 GB GPU holds; sharded eight ways by ZeRO-3 the states are 14 GB per GPU."""
@@ -86,8 +106,8 @@ def test_7b_full_finetune_with_adam_worked_example(catalog, p):
     eight = evaluate(replace(job, strategy="zero3"), a100, 8, p)
     assert eight.fits and eight.layout["shards"] == 8
     mem = eight.memory_breakdown
-    assert mem["gradients"] + mem["optimizer"] == pytest.approx(14 * 7 / 8, abs=0.01)   # (2 + 12) B x 7e9 / 8
-    assert mem["weights"] == pytest.approx(2 * 7 / 8 + 2 * 2 * 7 / 32, abs=0.01)        # shard + two gathered layers
+    assert mem["gradients"] + mem["optimizer"] == pytest.approx(14 * 7 / 8, abs=0.01)  # (2 + 12) B x 7e9 / 8
+    assert mem["weights"] == pytest.approx(2 * 7 / 8 + 2 * 2 * 7 / 32, abs=0.01)  # shard + two gathered layers
 
 
 def test_a_7b_model_needs_several_24gb_cards():
@@ -104,7 +124,7 @@ def test_lora_trains_adapters_only_and_needs_far_less_memory(p):
     assert trainable_params(lora) < 0.01 * model.params
     m_full = memory_per_gpu(full, 1, 1, True, p)
     m_lora = memory_per_gpu(lora, 1, 1, True, p)
-    assert m_lora["weights"] == m_full["weights"]            # the frozen base stays in bf16
+    assert m_lora["weights"] == m_full["weights"]  # the frozen base stays in bf16
     assert m_lora["gradients"] + m_lora["optimizer"] < 0.01 * (m_full["gradients"] + m_full["optimizer"])
     assert sum(m_lora.values()) < 0.3 * sum(m_full.values())
     e = advisor.estimate(params="7B", layers=32, hidden=4096, seq_len=2048, gpu="a100-80gb-sxm", kind="lora")
@@ -116,7 +136,7 @@ def test_lora_skips_weight_gradients_so_it_is_faster(catalog, p):
     g = catalog.gpus["a100-80gb-sxm"]
     full = evaluate(JobSpec(model=model, kind="finetune", micro_batch=4, checkpointing=False), g, 1, p)
     lora = evaluate(JobSpec(model=model, kind="lora", micro_batch=4, checkpointing=False), g, 1, p)
-    assert 1.2 < lora.tokens_per_s / full.tokens_per_s < 1.6   # 4N instead of 6N FLOPs per token
+    assert 1.2 < lora.tokens_per_s / full.tokens_per_s < 1.6  # 4N instead of 6N FLOPs per token
 
 
 def test_8bit_optimizer_keeps_6_bytes_per_parameter_instead_of_12(p):
@@ -149,7 +169,7 @@ def test_checkpointing_trades_memory_for_speed():
     on = advisor.estimate(model="gpt2-124m", gpu="rtx-4090", micro_batch=16, checkpointing=True)
     off = advisor.estimate(model="gpt2-124m", gpu="rtx-4090", micro_batch=16, checkpointing=False)
     assert on["memory_per_gpu_gb"] < off["memory_per_gpu_gb"]
-    assert 0.6 < on["tokens_per_s"] / off["tokens_per_s"] < 0.9    # a recomputed forward: ~4/3 the work
+    assert 0.6 < on["tokens_per_s"] / off["tokens_per_s"] < 0.9  # a recomputed forward: ~4/3 the work
 
 
 def test_min_gpus_is_the_smallest_count_that_fits(catalog, p):
@@ -163,6 +183,7 @@ def test_min_gpus_is_the_smallest_count_that_fits(catalog, p):
 
 
 # --------------------------------------------------------------------------- layouts and links
+
 
 def test_the_4090_pays_for_missing_peer_to_peer(catalog, p):
     one = advisor.estimate(model="gpt2-350m", gpu="rtx-4090")
@@ -190,10 +211,15 @@ def test_tensor_parallelism_is_flagged_when_the_job_needs_it(catalog, p):
 
 
 @SETTINGS
-@given(layers=st.integers(4, 48), hidden=st.sampled_from([1024, 2048, 3072, 4096, 5120]),
-       count=st.sampled_from([2, 4, 8]), seq=st.sampled_from([1024, 2048, 4096]))
-def test_without_peer_to_peer_a_layout_without_tensor_parallelism_wins_if_one_fits(catalog, p, layers, hidden,
-                                                                                     count, seq):
+@given(
+    layers=st.integers(4, 48),
+    hidden=st.sampled_from([1024, 2048, 3072, 4096, 5120]),
+    count=st.sampled_from([2, 4, 8]),
+    seq=st.sampled_from([1024, 2048, 4096]),
+)
+def test_without_peer_to_peer_a_layout_without_tensor_parallelism_wins_if_one_fits(
+    catalog, p, layers, hidden, count, seq
+):
     g = catalog.gpus["rtx-4090"]
     job = JobSpec(model=gpt(layers, hidden, seq))
     if evaluate(replace(job, tensor_parallel=1), g, count, p).fits:
@@ -202,10 +228,15 @@ def test_without_peer_to_peer_a_layout_without_tensor_parallelism_wins_if_one_fi
 
 
 def test_pipeline_parallelism_reports_its_bubble(catalog, p):
-    job = JobSpec(model=_preset(catalog, "llama-3-70b"), tensor_parallel=8, pipeline_parallel=4, micro_batch=1,
-                  global_batch_tokens=4 * 2 ** 20)
+    job = JobSpec(
+        model=_preset(catalog, "llama-3-70b"),
+        tensor_parallel=8,
+        pipeline_parallel=4,
+        micro_batch=1,
+        global_batch_tokens=4 * 2**20,
+    )
     e = evaluate(job, catalog.gpus["h100-sxm"], 64, p)
-    m = e.layout["gradient_accumulation"]           # micro-batches per pipeline per step
+    m = e.layout["gradient_accumulation"]  # micro-batches per pipeline per step
     assert e.layout["pipeline_bubble"] == pytest.approx(3 / (m * p.pipeline_virtual_stages), abs=1e-4)
     assert e.layout["interconnect"] == "nvlink+network"
 
@@ -213,8 +244,14 @@ def test_pipeline_parallelism_reports_its_bubble(catalog, p):
 def test_plain_1f1b_has_the_bubble_of_one_chunk_per_gpu(catalog, p):
     """A job that says `virtual_stages=1` (torchtitan's "1F1B", DeepSpeed's pipeline) idles
     (q - 1) / m of the step, v times the interleaved schedule's (q - 1) / (m v)."""
-    job = JobSpec(model=_preset(catalog, "llama-3-70b"), tensor_parallel=8, pipeline_parallel=4, micro_batch=1,
-                  global_batch_tokens=4 * 2 ** 20, virtual_stages=1)
+    job = JobSpec(
+        model=_preset(catalog, "llama-3-70b"),
+        tensor_parallel=8,
+        pipeline_parallel=4,
+        micro_batch=1,
+        global_batch_tokens=4 * 2**20,
+        virtual_stages=1,
+    )
     e = evaluate(job, catalog.gpus["h100-sxm"], 64, p)
     m = e.layout["gradient_accumulation"]
     assert e.layout["pipeline_bubble"] == pytest.approx(3 / m, abs=1e-4)
@@ -227,8 +264,7 @@ def test_per_op_selective_checkpointing_recomputes_wk_wo_and_w3():
     forward matmul FLOPs; fp8 linears (aten._scaled_mm, not in the save list) recompute all."""
     from advisor.perf.training import op_sac_recompute_fraction
 
-    m = ModelSpec(params=8.03e9, layers=32, hidden=4096, heads=32, kv_heads=8, ffn=14336, vocab=128256,
-                  seq_len=8192)
+    m = ModelSpec(params=8.03e9, layers=32, hidden=4096, heads=32, kv_heads=8, ffn=14336, vocab=128256, seq_len=8192)
     h, kv, f = 4096, 1024, 14336
     by_hand = (h * kv + h * h + h * f) / (h * h + h * kv + h * kv + h * h + 3 * h * f)
     assert by_hand == pytest.approx(0.3654, abs=1e-4)
@@ -242,8 +278,16 @@ def test_selective_recompute_costs_between_none_and_full(catalog, p):
     (which a fast enough layout reaches with or without some recompute) or the base-case hold."""
     m = _preset(catalog, "llama-3-8b")
     g = catalog.gpus["h100-sxm"]
-    base = JobSpec(model=m, strategy="zero3", tensor_parallel=1, pipeline_parallel=1, micro_batch=1,
-                   checkpointing=False, global_batch_tokens=8 * m.seq_len, attention_kernel="fa2")
+    base = JobSpec(
+        model=m,
+        strategy="zero3",
+        tensor_parallel=1,
+        pipeline_parallel=1,
+        micro_batch=1,
+        checkpointing=False,
+        global_batch_tokens=8 * m.seq_len,
+        attention_kernel="fa2",
+    )
     p = replace(p, mfu_cap=None)
     none = evaluate(base, g, 8, p).tokens_per_s
     some = evaluate(replace(base, recompute_fraction=0.37), g, 8, p).tokens_per_s
@@ -290,14 +334,19 @@ def test_a_missing_cap_across_servers_follows_from_the_other_precisions_multiser
 
 # --------------------------------------------------------------------------- monotonicity
 
+
 @SETTINGS
-@given(layers=st.integers(2, 60), hidden=st.integers(4, 48).map(lambda k: 128 * k),
-       more_layers=st.integers(0, 24), more_hidden=st.integers(0, 16).map(lambda k: 128 * k),
-       gpu=st.sampled_from(["rtx-4090", "a100-80gb-sxm", "h100-sxm"]), count=st.sampled_from([1, 2, 4, 8]))
-def test_a_larger_model_never_gets_more_tokens_per_s(catalog, p, layers, hidden, more_layers, more_hidden, gpu,
-                                                     count):
+@given(
+    layers=st.integers(2, 60),
+    hidden=st.integers(4, 48).map(lambda k: 128 * k),
+    more_layers=st.integers(0, 24),
+    more_hidden=st.integers(0, 16).map(lambda k: 128 * k),
+    gpu=st.sampled_from(["rtx-4090", "a100-80gb-sxm", "h100-sxm"]),
+    count=st.sampled_from([1, 2, 4, 8]),
+)
+def test_a_larger_model_never_gets_more_tokens_per_s(catalog, p, layers, hidden, more_layers, more_hidden, gpu, count):
     g = catalog.gpus[gpu]
-    small = JobSpec(model=gpt(layers, hidden), global_batch_tokens=2 ** 21)
+    small = JobSpec(model=gpt(layers, hidden), global_batch_tokens=2**21)
     large = replace(small, model=gpt(layers + more_layers, hidden + more_hidden))
     e_small, e_large = evaluate(small, g, count, p), evaluate(large, g, count, p)
     if e_large.fits:
@@ -306,9 +355,13 @@ def test_a_larger_model_never_gets_more_tokens_per_s(catalog, p, layers, hidden,
 
 
 @SETTINGS
-@given(model=st.sampled_from(["gpt2-124m", "gpt2-350m", "gpt2-774m", "gpt2-1558m", "llama-3-8b"]),
-       gpu=st.sampled_from(["a100-80gb-sxm", "a100-40gb-sxm", "h100-sxm"]), n=st.integers(1, 7),
-       kind=st.sampled_from(["pretrain", "lora"]), batch=st.sampled_from([2 ** 19, 2 ** 21, 2 ** 23]))
+@given(
+    model=st.sampled_from(["gpt2-124m", "gpt2-350m", "gpt2-774m", "gpt2-1558m", "llama-3-8b"]),
+    gpu=st.sampled_from(["a100-80gb-sxm", "a100-40gb-sxm", "h100-sxm"]),
+    n=st.integers(1, 7),
+    kind=st.sampled_from(["pretrain", "lora"]),
+    batch=st.sampled_from([2**19, 2**21, 2**23]),
+)
 def test_more_nvlink_gpus_never_give_fewer_total_tokens_per_s(catalog, p, model, gpu, n, kind, batch):
     g = catalog.gpus[gpu]
     job = JobSpec(model=_preset(catalog, model), kind=kind, global_batch_tokens=batch)
@@ -319,9 +372,12 @@ def test_more_nvlink_gpus_never_give_fewer_total_tokens_per_s(catalog, p, model,
 
 
 @SETTINGS
-@given(model=st.sampled_from(["gpt2-124m", "gpt2-774m", "llama-3-8b", "llama-3-70b"]),
-       gpu=st.sampled_from(["rtx-4090", "a100-40gb-sxm", "h100-sxm"]), count=st.sampled_from([1, 3, 8, 16, 64, 256]),
-       precision=st.sampled_from(["bf16", "fp8"]))
+@given(
+    model=st.sampled_from(["gpt2-124m", "gpt2-774m", "llama-3-8b", "llama-3-70b"]),
+    gpu=st.sampled_from(["rtx-4090", "a100-40gb-sxm", "h100-sxm"]),
+    count=st.sampled_from([1, 3, 8, 16, 64, 256]),
+    precision=st.sampled_from(["bf16", "fp8"]),
+)
 def test_every_estimate_is_physical(catalog, p, model, gpu, count, precision):
     g = catalog.gpus[gpu]
     e = evaluate(JobSpec(model=_preset(catalog, model), precision=precision), g, count, p)
@@ -339,56 +395,142 @@ def test_every_estimate_is_physical(catalog, p, model, gpu, count, precision):
 
 # --------------------------------------------------------------------------- the command
 
+
 def test_estimate_cli_json(run):
     code, out, _ = run("estimate", "--model", "gpt2-124m", "--gpu", "h100-sxm", "--format", "json")
     e = json.loads(out)
     assert code == 0
-    assert {"gpu", "gpu_count", "fits", "memory_per_gpu_gb", "tokens_per_s", "tokens_per_s_per_gpu", "mfu",
-            "step_breakdown"} <= set(e)
+    assert {
+        "gpu",
+        "gpu_count",
+        "fits",
+        "memory_per_gpu_gb",
+        "tokens_per_s",
+        "tokens_per_s_per_gpu",
+        "mfu",
+        "step_breakdown",
+    } <= set(e)
     assert set(e["step_breakdown"]) == {"compute_s", "memory_s", "comm_s"}
-    assert {"strategy", "shards", "micro_batch", "checkpointing", "data_parallel", "tensor_parallel",
-            "interconnect", "global_batch_tokens", "needs_tensor_parallel"} <= set(e["layout"])
+    assert {
+        "strategy",
+        "shards",
+        "micro_batch",
+        "checkpointing",
+        "data_parallel",
+        "tensor_parallel",
+        "interconnect",
+        "global_batch_tokens",
+        "needs_tensor_parallel",
+    } <= set(e["layout"])
 
 
 def test_estimate_cli_flags(run):
-    code, out, _ = run("estimate", "--model", "gpt2-350m", "--gpu", "a100-80gb-sxm", "--count", "2", "--kind",
-                       "finetune", "--micro-batch", "4", "--checkpointing", "--global-batch-tokens", "1M",
-                       "--format", "json")
+    code, out, _ = run(
+        "estimate",
+        "--model",
+        "gpt2-350m",
+        "--gpu",
+        "a100-80gb-sxm",
+        "--count",
+        "2",
+        "--kind",
+        "finetune",
+        "--micro-batch",
+        "4",
+        "--checkpointing",
+        "--global-batch-tokens",
+        "1M",
+        "--format",
+        "json",
+    )
     e = json.loads(out)
     assert code == 0 and e["fits"]
     assert e["layout"]["micro_batch"] == 4 and e["layout"]["checkpointing"] is True
     assert e["layout"]["global_batch_tokens"] == 1e6 and e["job"]["kind"] == "finetune"
-    code, out, _ = run("estimate", "--params", "1.3B", "--layers", "24", "--hidden", "2048", "--seq-len", "2048",
-                       "--gpu", "h100-sxm", "--count", "8", "--strategy", "fsdp", "--no-checkpointing",
-                       "--kind", "lora", "--optimizer", "adamw-8bit", "--format", "json")
+    code, out, _ = run(
+        "estimate",
+        "--params",
+        "1.3B",
+        "--layers",
+        "24",
+        "--hidden",
+        "2048",
+        "--seq-len",
+        "2048",
+        "--gpu",
+        "h100-sxm",
+        "--count",
+        "8",
+        "--strategy",
+        "fsdp",
+        "--no-checkpointing",
+        "--kind",
+        "lora",
+        "--optimizer",
+        "adamw-8bit",
+        "--format",
+        "json",
+    )
     e = json.loads(out)
     assert code == 0 and e["layout"]["strategy"] == "zero3" and e["layout"]["checkpointing"] is False
-    code, out, _ = run("estimate", "--model", "llama-3-70b", "--gpu", "h100-sxm", "--count", "64",
-                       "--tensor-parallel", "8", "--pipeline-parallel", "2")
+    code, out, _ = run(
+        "estimate",
+        "--model",
+        "llama-3-70b",
+        "--gpu",
+        "h100-sxm",
+        "--count",
+        "64",
+        "--tensor-parallel",
+        "8",
+        "--pipeline-parallel",
+        "2",
+    )
     assert code == 0 and "TP8 x PP2" in out
 
 
-@pytest.mark.parametrize("args, words", [
-    (["--micro-batch", "0"], "--micro-batch"),
-    (["--kind", "pretraining"], "--kind"),
-    (["--global-batch-tokens", "12X"], "--global-batch-tokens"),
-    (["--tensor-parallel", "5", "--count", "5"], "--tensor-parallel"),
-    (["--tensor-parallel", "2", "--count", "3"], "--count"),
-    (["--pipeline-parallel", "13"], "--pipeline-parallel"),
-    (["--strategy", "zero4"], "--strategy"),
-    (["--params", "7B"], "either --model"),
-    (["--count", "0"], "--count"),
-])
+@pytest.mark.parametrize(
+    "args, words",
+    [
+        (["--micro-batch", "0"], "--micro-batch"),
+        (["--kind", "pretraining"], "--kind"),
+        (["--global-batch-tokens", "12X"], "--global-batch-tokens"),
+        (["--tensor-parallel", "5", "--count", "5"], "--tensor-parallel"),
+        (["--tensor-parallel", "2", "--count", "3"], "--count"),
+        (["--pipeline-parallel", "13"], "--pipeline-parallel"),
+        (["--strategy", "zero4"], "--strategy"),
+        (["--params", "7B"], "either --model"),
+        (["--count", "0"], "--count"),
+    ],
+)
 def test_estimate_cli_bad_flags_exit_2_naming_the_flag(run, args, words):
     code, _, err = run("estimate", "--model", "gpt2-124m", "--gpu", "rtx-4090", *args)
     assert code == 2 and words in err
 
 
-@pytest.mark.parametrize("args, message", [
-    (["--model", "nosuch", "--gpu", "rtx-4090"], "error: --model: unknown model preset 'nosuch'"),
-    (["--kind", "serve", "--model", "llama-3.1-8b", "--gpu", "h100-sxm", "--input-len", "10", "--output-len", "10",
-      "--ttft-ms", "-1"], "error: --ttft-ms: a latency limit is a positive number of milliseconds"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--model", "nosuch", "--gpu", "rtx-4090"], "error: --model: unknown model preset 'nosuch'"),
+        (
+            [
+                "--kind",
+                "serve",
+                "--model",
+                "llama-3.1-8b",
+                "--gpu",
+                "h100-sxm",
+                "--input-len",
+                "10",
+                "--output-len",
+                "10",
+                "--ttft-ms",
+                "-1",
+            ],
+            "error: --ttft-ms: a latency limit is a positive number of milliseconds",
+        ),
+    ],
+)
 def test_the_cli_turns_the_field_into_its_flag_and_leaves_the_words_alone(run, args, message):
     """The library quotes fields (`model`, `ttft_ms`); the CLI names the flag, once, and no other word
     of the sentence (a rewrite of bare words once printed 'unknown model --model')."""
@@ -408,10 +550,11 @@ def test_estimate_cli_unknown_gpu_suggests(run):
 
 # --- issue 13: throughput a buyer can bet on ------------------------------------------------------
 
+
 def test_fp8_beats_bf16_on_h100_and_b200_beats_h100(catalog, p):
     """fp8 doubles the H100's dense rate (1979 vs 989 TFLOPs); even at a smaller share of it the
     same job runs faster. The B200's bf16 rate (2250) is 2.3x the H100's."""
-    job = JobSpec(model=_preset(catalog, "llama-3-8b"), global_batch_tokens=2 ** 21)
+    job = JobSpec(model=_preset(catalog, "llama-3-8b"), global_batch_tokens=2**21)
     h100, b200 = catalog.gpus["h100-sxm"], catalog.gpus["b200"]
     bf16 = evaluate(job, h100, 8, p)
     fp8 = evaluate(replace(job, precision="fp8"), h100, 8, p)
@@ -436,13 +579,16 @@ def test_405b_on_2048_h100_keeps_a_16m_batch_with_model_parallelism(catalog, p):
 
 def test_16384_gpus_at_a_fixed_batch(catalog, p):
     """Scale to 16,384 H100 at Llama 3's 16M-token batch without growing it."""
-    batch = 16 * 2 ** 20
+    batch = 16 * 2**20
     job = JobSpec(model=_preset(catalog, "llama-3.1-405b"), global_batch_tokens=batch)
     e = evaluate(job, catalog.gpus["h100-sxm"], 16384, p)
     assert e.fits and e.layout["global_batch_tokens"] == batch
     lay = e.layout
-    assert lay["data_parallel"] * lay["tensor_parallel"] * lay["pipeline_parallel"] * lay["context_parallel"] \
-        + lay["idle_gpus"] == 16384
+    assert (
+        lay["data_parallel"] * lay["tensor_parallel"] * lay["pipeline_parallel"] * lay["context_parallel"]
+        + lay["idle_gpus"]
+        == 16384
+    )
 
 
 def test_70b_qlora_fits_two_24gb_cards_and_bf16_lora_does_not(catalog, p):
@@ -450,13 +596,13 @@ def test_70b_qlora_fits_two_24gb_cards_and_bf16_lora_does_not(catalog, p):
     36.4 GB, 18.2 GB per card over two; a bf16 base alone is 141 GB, 70.6 GB per card."""
     m = replace(_preset(catalog, "llama-3-70b"), seq_len=512)
     g = catalog.gpus["rtx-4090"]
-    qlora = JobSpec(model=m, kind="qlora", micro_batch=1, checkpointing=True, global_batch_tokens=2 ** 16)
+    qlora = JobSpec(model=m, kind="qlora", micro_batch=1, checkpointing=True, global_batch_tokens=2**16)
     e = evaluate(qlora, g, 2, p)
     assert e.fits and e.memory_per_gpu_gb <= 24
     assert e.memory_breakdown["weights"] >= m.params * 4.127 / 8 / 2 / 1e9 * 0.99
     lora = replace(qlora, kind="lora")
     assert not evaluate(lora, g, 2, p).fits
-    assert m.params * 2 / 2 / 1e9 > 24   # the bf16 base alone overflows each card
+    assert m.params * 2 / 2 / 1e9 > 24  # the bf16 base alone overflows each card
 
 
 def test_goodput_is_below_one_and_falls_with_gpu_count(p):
@@ -473,13 +619,13 @@ def test_goodput_is_below_one_and_falls_with_gpu_count(p):
     tau = (2 * c / rate) ** 0.5
     assert goodput(16384, 54 * 24, p) == pytest.approx(1 / (1 + c / tau + rate * (tau / 2 + r)), rel=1e-3)
     assert goodput(16384, 54 * 24, p) == pytest.approx(0.90, abs=0.01)
-    assert goodput(8, 1.0, p) > goodput(8, days, p)    # a short job risks less
+    assert goodput(8, 1.0, p) > goodput(8, days, p)  # a short job risks less
     assert goodput(8, days, p, override=0.8) == 0.8
 
 
 def test_no_measured_run_warning_for_mi250x_not_h100(catalog, p):
-    job = JobSpec(model=_preset(catalog, "llama-3-8b"), global_batch_tokens=2 ** 21)
-    amd = evaluate(job, catalog.gpus["mi250x"], 8, p)   # CDNA 2: no run of its generation in the calibration set
+    job = JobSpec(model=_preset(catalog, "llama-3-8b"), global_batch_tokens=2**21)
+    amd = evaluate(job, catalog.gpus["mi250x"], 8, p)  # CDNA 2: no run of its generation in the calibration set
     assert amd.speed_evidence == "datasheet" and amd.evidence_note.startswith("no measured training run on AMD")
     assert amd.evidence_note in amd.notes
     h100 = evaluate(job, catalog.gpus["h100-sxm"], 8, p)
@@ -495,7 +641,7 @@ def test_predicted_mfu_never_above_the_generation_cap(catalog, p):
         for precision in ("bf16", "fp8"):
             if not g.dense_tflops(precision):
                 continue
-            e = evaluate(JobSpec(model=gpt(40, 5120), precision=precision, global_batch_tokens=2 ** 21), g, 8, p)
+            e = evaluate(JobSpec(model=gpt(40, 5120), precision=precision, global_batch_tokens=2**21), g, 8, p)
             cap = mfu_cap(g, precision, p, 8)
             assert e.fits and cap is not None and e.mfu <= cap + 1e-9
 
@@ -503,8 +649,8 @@ def test_predicted_mfu_never_above_the_generation_cap(catalog, p):
 def test_larger_model_slower_on_8_rtx_4090_known_counterexample(catalog, p):
     """Issue 13: 36 x 4608 got 9,271 tokens/s with PP8 while 34 x 4480 got 9,241 with ZeRO-3."""
     g = catalog.gpus["rtx-4090"]
-    small = evaluate(JobSpec(model=gpt(34, 4480), global_batch_tokens=2 ** 21), g, 8, p)
-    large = evaluate(JobSpec(model=gpt(36, 4608), global_batch_tokens=2 ** 21), g, 8, p)
+    small = evaluate(JobSpec(model=gpt(34, 4480), global_batch_tokens=2**21), g, 8, p)
+    large = evaluate(JobSpec(model=gpt(36, 4608), global_batch_tokens=2**21), g, 8, p)
     assert small.fits and large.fits
     assert large.tokens_per_s <= small.tokens_per_s
 

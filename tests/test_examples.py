@@ -1,4 +1,5 @@
 """Every example runs, opens with the question it answers, and gives the plan its comment promises."""
+
 from __future__ import annotations
 
 import pytest
@@ -16,11 +17,11 @@ def test_there_are_the_articles_two_and_at_least_six_more():
 def test_example_opens_with_its_question_and_plans(path, example_plan, plan_validator):
     first = path.read_text(encoding="utf-8").lstrip().splitlines()[0]
     assert first.startswith("#") and "?" in path.read_text(encoding="utf-8").split("\n\n")[0]
-    code, plan = example_plan(path.stem)   # `advisor plan PATH --as-of AS_OF --format json`
+    code, plan = example_plan(path.stem)  # `advisor plan PATH --as-of AS_OF --format json`
     assert code == 0, plan["diagnosis"]
     assert plan["purchase"] and (plan["jobs"] or plan["serving"])
     errors = [f"{'/'.join(map(str, e.absolute_path))}: {e.message}" for e in plan_validator.iter_errors(plan)]
-    assert not errors, errors   # the plan is what `advisor schema --output plan` says it is
+    assert not errors, errors  # the plan is what `advisor schema --output plan` says it is
 
 
 def test_exactly_eight_gpus(example_plan):
@@ -32,15 +33,21 @@ def test_exactly_eight_gpus(example_plan):
 def test_budget_cap_is_reported_and_a_lower_cap_is_diagnosed(example_plan, run_json, write, plan_validator):
     _, plan = example_plan("llama-70b-budget")
     budget = next(b for b in plan["binding"] if b["constraint"] == "budget")
-    cash = plan["nominal_cost_usd"]   # the budget caps the cash paid over the horizon
+    cash = plan["nominal_cost_usd"]  # the budget caps the cash paid over the horizon
     assert cash <= 2.5e6 and budget["slack"] == pytest.approx(2.5e6 - cash, abs=0.01)
-    text = (EXAMPLES / "llama-70b-budget.yaml").read_text().replace("budget_usd: 2.5M", f"budget_usd: {int(cash * 0.8)}")
+    text = (
+        (EXAMPLES / "llama-70b-budget.yaml").read_text().replace("budget_usd: 2.5M", f"budget_usd: {int(cash * 0.8)}")
+    )
     code, low = run_json("plan", write(text), "--as-of", AS_OF)
     assert code == 3
-    assert not list(plan_validator.iter_errors(low))   # an infeasible plan has the same contract
+    assert not list(plan_validator.iter_errors(low))  # an infeasible plan has the same contract
     # ... and the schema is not a formality: an unknown key, a missing one or a wrong type fails it
-    for broken in ({**low, "surprise": 1}, {k: v for k, v in low.items() if k != "jobs"},
-                   {**low, "status": "maybe"}, {**low, "diagnosis": [{**low["diagnosis"][0], "kind": 7}]}):
+    for broken in (
+        {**low, "surprise": 1},
+        {k: v for k, v in low.items() if k != "jobs"},
+        {**low, "status": "maybe"},
+        {**low, "diagnosis": [{**low["diagnosis"][0], "kind": 7}]},
+    ):
         assert list(plan_validator.iter_errors(broken))
     fix = next(d for d in low["diagnosis"] if d["constraint"] == "budget")
     assert fix["relaxation"]["budget_usd"] == pytest.approx(cash, rel=1e-4)
@@ -60,8 +67,9 @@ def test_rent_vs_buy_answers_with_both_costs(example_plan, plan_json, write):
     assert plan["total_cost_usd"] == pytest.approx(min(bought["total_cost_usd"], rented["total_cost_usd"]), rel=1e-6)
 
 
-
 def test_the_plan_schema_is_closed_and_typed(plan_validator):
     s = plan_validator.schema
     assert s["$id"] == "urn:gpu-advisor:schema:plan:1" and s["additionalProperties"] is False
-    assert {"schema_version", "status", "total_cost_usd", "purchase", "jobs", "rejected", "sources"} <= set(s["required"])
+    assert {"schema_version", "status", "total_cost_usd", "purchase", "jobs", "rejected", "sources"} <= set(
+        s["required"]
+    )

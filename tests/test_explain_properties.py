@@ -2,6 +2,7 @@
 budget): every printed break-even or "stays the choice" claim holds when re-solved here; no GPU
 has two contradictory reasons; every infeasible workload gets a verified relaxation or a plain
 "nothing within bounds" statement; the crossover's factor is the plan's own reason."""
+
 from __future__ import annotations
 
 import pytest
@@ -47,10 +48,12 @@ def explained_prices(problem, p):
 def workloads(draw):
     context = draw(st.sampled_from(["office", "datacenter", "cloud"]))
     ownership = "rent" if context == "cloud" else draw(st.sampled_from(["buy", "rent", "any"]))
-    doc = {"deployment": {"context": context, "ownership": ownership, "lead_time_days": 0},
-           "model": draw(st.sampled_from(["gpt2-124m", "gpt2-350m", "mpt-1b"])),
-           "tokens": draw(st.sampled_from(["2B", "10B", "40B"])),
-           "gpus": {"allow": draw(st.lists(st.sampled_from(GPUS), min_size=2, max_size=3, unique=True))}}
+    doc = {
+        "deployment": {"context": context, "ownership": ownership, "lead_time_days": 0},
+        "model": draw(st.sampled_from(["gpt2-124m", "gpt2-350m", "mpt-1b"])),
+        "tokens": draw(st.sampled_from(["2B", "10B", "40B"])),
+        "gpus": {"allow": draw(st.lists(st.sampled_from(GPUS), min_size=2, max_size=3, unique=True))},
+    }
     deadline = draw(st.sampled_from([None, "12h", "3d", "30d"]))
     if deadline:
         doc["deadline"] = deadline
@@ -75,12 +78,12 @@ def check_break_evens(problem, p):
             continue
         pair = (b["gpu"], b["ownership"])
         if b["direction"] == "rise":
-            if b["factor"] is None:   # "stays the choice even at 64x"
+            if b["factor"] is None:  # "stays the choice even at 64x"
                 assert uses(at(problem, b, 64.0), *pair), b["message"]
             else:
                 assert uses(at(problem, b, b["factor"] * 0.98), *pair), b["message"]
                 assert not uses(at(problem, b, b["factor"] * 1.02), *pair), b["message"]
-        elif b["factor"] is None:     # "would not be chosen even if its price were zero"
+        elif b["factor"] is None:  # "would not be chosen even if its price were zero"
             assert not uses(at(problem, b, 0.0), *pair), b["message"]
         elif b["factor"] < 1.0:
             assert uses(at(problem, b, b["factor"] * 0.98), *pair), b["message"]
@@ -120,8 +123,12 @@ def check_diagnosis(problem, p, doc):
         assert solve(problem, sc).feasible, d
 
 
-@settings(derandomize=True, max_examples=ci_examples(6, 10), deadline=None,   # ~2 s of CPU each
-          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@settings(
+    derandomize=True,
+    max_examples=ci_examples(6, 10),
+    deadline=None,  # ~2 s of CPU each
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
 @given(doc=workloads())
 def test_every_explanation_is_confirmed_by_a_re_solve(doc, catalog, rules):
     wl = parse_workload(doc)
@@ -140,8 +147,13 @@ def test_every_explanation_is_confirmed_by_a_re_solve(doc, catalog, rules):
 def test_the_other_ownership_of_the_same_gpu_wins_when_only_its_price_rises(catalog, rules):
     """8 H100s for nearly two years: one ownership wins (buying, with resale and discounting); the
     rise of its own price names the other ownership of the same GPU, and a re-solve confirms it."""
-    doc = {"deployment": {"context": "datacenter", "ownership": "any", "lead_time_days": 0, "horizon_months": 24}, "model": "mpt-7b",
-           "tokens": "4.5T", "deadline": "730d", "gpus": {"allow": ["h100-sxm"], "count": 8}}
+    doc = {
+        "deployment": {"context": "datacenter", "ownership": "any", "lead_time_days": 0, "horizon_months": 24},
+        "model": "mpt-7b",
+        "tokens": "4.5T",
+        "deadline": "730d",
+        "gpus": {"allow": ["h100-sxm"], "count": 8},
+    }
     p = plan(parse_workload(doc), catalog=catalog, rules=rules, as_of=AS_OF)
     rise = p["sensitivity"]["break_even"][0]
     own, other = rise["ownership"], "rent" if rise["ownership"] == "buy" else "buy"
@@ -156,14 +168,22 @@ def test_the_other_ownership_of_the_same_gpu_wins_when_only_its_price_rises(cata
 def test_diagnosis_levers_for_a_rebuilt_problem_give_a_plan(catalog, rules):
     """A buy-only office job that only renting or a datacenter can serve: each deployment lever
     named in the diagnosis gives a plan when the workload is changed that way."""
-    doc = {"deployment": {"context": "office", "ownership": "buy", "lead_time_days": 0}, "model": "mpt-7b", "tokens": "20B",
-           "deadline": "20d", "gpus": {"allow": ["rtx-4090", "h100-sxm"]}}
+    doc = {
+        "deployment": {"context": "office", "ownership": "buy", "lead_time_days": 0},
+        "model": "mpt-7b",
+        "tokens": "20B",
+        "deadline": "20d",
+        "gpus": {"allow": ["rtx-4090", "h100-sxm"]},
+    }
     p = plan(parse_workload(doc), catalog=catalog, rules=rules, as_of=AS_OF)
     assert not p.feasible
     deployment = [d for d in p["diagnosis"] if d["constraint"] == "deployment"]
     assert deployment
     for d in deployment:
-        changed = {**doc, "deployment": {**doc["deployment"], **{k.split(".")[1]: v for k, v in d["relaxation"].items()}}}
+        changed = {
+            **doc,
+            "deployment": {**doc["deployment"], **{k.split(".")[1]: v for k, v in d["relaxation"].items()}},
+        }
         if changed["deployment"]["context"] == "cloud":
             changed["deployment"]["ownership"] = "rent"
         assert plan(parse_workload(changed), catalog=catalog, rules=rules, as_of=AS_OF, explain=False).feasible
@@ -174,8 +194,12 @@ def test_crossover_factor_is_what_stops_the_focus_plan(model, run_json, catalog,
     """The crossover's factor for the 4090 is the reason a plan with only 4090s fails."""
     _, x = run_json("crossover", "--model", model, "--as-of", AS_OF)
     row = x["points"][0]
-    doc = {"deployment": {"context": "office", "ownership": "buy", "lead_time_days": 0}, "model": model, "tokens": "10B",
-           "gpus": {"allow": ["rtx-4090"], "max": 8}}
+    doc = {
+        "deployment": {"context": "office", "ownership": "buy", "lead_time_days": 0},
+        "model": model,
+        "tokens": "10B",
+        "gpus": {"allow": ["rtx-4090"], "max": 8},
+    }
     problem = prepare(parse_workload(doc), catalog, rules, AS_OF)
     base = baseline(problem)
     assert not solve(problem, base).feasible

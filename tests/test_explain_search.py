@@ -3,6 +3,7 @@ from ranges.FIRST_PROBE, the price rise reuses its bracket's top solve as the cl
 check, and speed models and robustness draws share one array version of cost dominance
 (usable.cost_dominators). Each is compared with what it replaces, computed here independently,
 and every price-rise claim is re-solved from scratch at the points it names."""
+
 from __future__ import annotations
 
 import pytest
@@ -25,9 +26,16 @@ def _pairwise_dominators(cs):
     type and ownership needing no more GPUs, GPU-hours or run cost, not equal on all three."""
     out = []
     for c in cs:
-        doms = [j for j, o in enumerate(cs) if o is not c and (o.gpu, o.ownership) == (c.gpu, c.ownership)
-                and o.count <= c.count and o.gpu_hours <= c.gpu_hours and o.run_cost_usd <= c.run_cost_usd
-                and (o.count, o.gpu_hours, o.run_cost_usd) != (c.count, c.gpu_hours, c.run_cost_usd)]
+        doms = [
+            j
+            for j, o in enumerate(cs)
+            if o is not c
+            and (o.gpu, o.ownership) == (c.gpu, c.ownership)
+            and o.count <= c.count
+            and o.gpu_hours <= c.gpu_hours
+            and o.run_cost_usd <= c.run_cost_usd
+            and (o.count, o.gpu_hours, o.run_cost_usd) != (c.count, c.gpu_hours, c.run_cost_usd)
+        ]
         out.append(min(doms, key=lambda j: cs[j].hours) if doms else None)
     return out
 
@@ -35,15 +43,16 @@ def _pairwise_dominators(cs):
 @pytest.mark.parametrize("example", ["team-fleet", "rent-vs-buy-3y", "llama-70b-budget", "lora-7b-workstation"])
 def test_cost_dominators_are_those_of_every_pair_compared(example, catalog, rules):
     problem = prepare(load_workload(EXAMPLES / f"{example}.yaml"), catalog, rules, AS_OF)
-    fastest = {g: 2.0 for g in problem.considered}   # a speed model's ceiling: dominated on time too are gone
-    lists = list(problem.candidates) + usable_candidates(problem, baseline(problem).but(speed_factor=fastest),
-                                                         faster_too=True)
+    fastest = {g: 2.0 for g in problem.considered}  # a speed model's ceiling: dominated on time too are gone
+    lists = list(problem.candidates) + usable_candidates(
+        problem, baseline(problem).but(speed_factor=fastest), faster_too=True
+    )
     some = 0
     for cs in lists:
         got = cost_dominators(cs)
         assert got == _pairwise_dominators(cs)
         some += sum(o is not None for o in got)
-    assert some > 0   # the examples have dominated candidates, so the comparison means something
+    assert some > 0  # the examples have dominated candidates, so the comparison means something
 
 
 def _bisect_all(holds, bad):
@@ -76,13 +85,13 @@ def test_doubling_search_finds_the_same_percent_with_fewer_re_solves(limit):
         assert got == _bisect_all(holds, limit), t
         if t is None:
             assert mine == len(asked) == 1
-        elif t <= 32:   # fewer up to 16%, never more up to 32% (above 32%, up to 3 more: said in _search)
+        elif t <= 32:  # fewer up to 16%, never more up to 32% (above 32%, up to 3 more: said in _search)
             assert mine < len(asked) if t <= 16 else mine <= len(asked), (t, mine, len(asked))
 
 
 @pytest.mark.parametrize("example", ["article-datacenter", "rent-vs-buy-3y", "lora-7b-workstation", "team-fleet"])
 def test_each_price_rise_holds_and_flips_at_the_points_it_names(example, example_plan, catalog, rules):
-    """"stays the choice until its price rises about x": a fresh build at x(1 - STEP) still uses
+    """ "stays the choice until its price rises about x": a fresh build at x(1 - STEP) still uses
     the pair (that GPU, bought or rented) and one at x(1 + STEP) does not, with only that price moved."""
     _, p = example_plan(example)
     problem = prepare(load_workload(EXAMPLES / f"{example}.yaml"), catalog, rules, AS_OF)
@@ -95,7 +104,7 @@ def test_each_price_rise_holds_and_flips_at_the_points_it_names(example, example
         def pair_used(f):
             return uses(solve_pulp(problem, priced(problem, gpu, own, f), 30.0, GAP), gpu, own)
 
-        if x is None:   # "stays the choice even at 64x": the re-solve at 64x still uses it
+        if x is None:  # "stays the choice even at 64x": the re-solve at 64x still uses it
             assert "even at 64x" in b["message"] and pair_used(64.0), b
         else:
             assert pair_used(x * (1 - STEP)) and not pair_used(x * (1 + STEP)), b
@@ -143,39 +152,55 @@ def _usable_reference(problem, sc, faster_too):
     out = []
     for cls, cands in zip(problem.classes, problem.candidates):
         f = sc.speed_factor
-        scaled = [c if f.get(c.gpu, 1.0) == 1.0 else dataclasses.replace(
-            c, tokens_per_s=c.tokens_per_s * f[c.gpu], hours=c.hours / f[c.gpu], run_cost_usd=c.run_cost_usd / f[c.gpu],
-            run_cost_nominal=None if c.run_cost_nominal is None else c.run_cost_nominal / f[c.gpu]) for c in cands]
+        scaled = [
+            c
+            if f.get(c.gpu, 1.0) == 1.0
+            else dataclasses.replace(
+                c,
+                tokens_per_s=c.tokens_per_s * f[c.gpu],
+                hours=c.hours / f[c.gpu],
+                run_cost_usd=c.run_cost_usd / f[c.gpu],
+                run_cost_nominal=None if c.run_cost_nominal is None else c.run_cost_nominal / f[c.gpu],
+            )
+            for c in cands
+        ]
         due = sc.job_deadline(cls.deadline)
-        limit = min(math.inf if due is None else due, sc.horizon_hours or math.inf)   # a deadline, and the horizon
+        limit = min(math.inf if due is None else due, sc.horizon_hours or math.inf)  # a deadline, and the horizon
         single = problem.job_count == 1
-        cap = math.inf if sc.makespan_hours is None else sc.makespan_hours   # on the estimate, as well as planned
-        keep = [c for c in scaled   # from the candidate's start (a purchase's lead time, a rental's provisioning)
-                if c.start_hours * sc.lead_scale + c.planned_hours <= limit * (1 + 1e-9)
-                and c.start_hours * sc.lead_scale + c.hours <= cap * (1 + 1e-9)
-                and (sc.only_gpu is None or c.gpu == sc.only_gpu)
-                and not (single and sc.gpu_upper is not None and c.count > sc.gpu_upper)
-                and not (single and sc.gpu_lower is not None and c.count < sc.gpu_lower)
-                and c.count <= (problem.workload.gpus.stock or {}).get(c.gpu, math.inf)]
+        cap = math.inf if sc.makespan_hours is None else sc.makespan_hours  # on the estimate, as well as planned
+        keep = [
+            c
+            for c in scaled  # from the candidate's start (a purchase's lead time, a rental's provisioning)
+            if c.start_hours * sc.lead_scale + c.planned_hours <= limit * (1 + 1e-9)
+            and c.start_hours * sc.lead_scale + c.hours <= cap * (1 + 1e-9)
+            and (sc.only_gpu is None or c.gpu == sc.only_gpu)
+            and not (single and sc.gpu_upper is not None and c.count > sc.gpu_upper)
+            and not (single and sc.gpu_lower is not None and c.count < sc.gpu_lower)
+            and c.count <= (problem.workload.gpus.stock or {}).get(c.gpu, math.inf)
+        ]
         out.append(undominated(keep, faster_too))
     return out
 
 
-@pytest.mark.parametrize("example,confidence", [("team-fleet", None), ("rent-vs-buy-3y", None),
-                                                ("llama-70b-budget", None), ("team-fleet", 0.3)])
+@pytest.mark.parametrize(
+    "example,confidence",
+    [("team-fleet", None), ("rent-vs-buy-3y", None), ("llama-70b-budget", None), ("team-fleet", 0.3)],
+)
 def test_usable_candidates_match_scaling_every_candidate_first(example, confidence, catalog, rules):
     wl = load_workload(EXAMPLES / f"{example}.yaml")
-    if confidence is not None:   # below 0.5 a job's planned time is under its estimate: the makespan cap tests both
+    if confidence is not None:  # below 0.5 a job's planned time is under its estimate: the makespan cap tests both
         wl = wl.model_copy(update={"confidence": confidence})
     problem = prepare(wl, catalog, rules, AS_OF)
     assert confidence is None or any(c.time_factor < 1 for cs in problem.candidates for c in cs)
     gpus = sorted(problem.considered)
     base = baseline(problem)
-    hours = sorted(c.hours for cs in problem.candidates for c in cs)   # a makespan cap half the candidates meet
-    scenarios = [base.but(speed_factor={g: 0.7 if j % 2 else 1.6 for j, g in enumerate(gpus)}),
-                 base.but(deadline_scale=0.8, speed_factor={gpus[0]: 1.3}),
-                 base.but(makespan_hours=hours[len(hours) // 2], speed_factor={gpus[-1]: 0.8}),
-                 *(base.but(only_gpu=g, deadline_scale=1.5) for g in gpus)]
+    hours = sorted(c.hours for cs in problem.candidates for c in cs)  # a makespan cap half the candidates meet
+    scenarios = [
+        base.but(speed_factor={g: 0.7 if j % 2 else 1.6 for j, g in enumerate(gpus)}),
+        base.but(deadline_scale=0.8, speed_factor={gpus[0]: 1.3}),
+        base.but(makespan_hours=hours[len(hours) // 2], speed_factor={gpus[-1]: 0.8}),
+        *(base.but(only_gpu=g, deadline_scale=1.5) for g in gpus),
+    ]
     for sc in scenarios:
         for faster_too in (False, True):
             assert usable_candidates(problem, sc, faster_too=faster_too) == _usable_reference(problem, sc, faster_too)

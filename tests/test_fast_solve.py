@@ -3,6 +3,7 @@ the same as a fresh PuLP build: for each scenario, both agree on feasibility and
 cost within the gap, whatever order the scenarios come in (real speeds included). And each
 break-even a plan reports, of price or of speed, holds when re-solved from scratch at the claimed
 point."""
+
 from __future__ import annotations
 
 import json
@@ -24,25 +25,34 @@ def _scenarios(problem):
     first = solve(problem)
     chosen = min(first.gpu_types())
     others = [g for g in problem.considered if g not in problem.rejected and g != chosen][:3]
-    out = [base, base.but(price_factor={chosen: 1.5}), base.but(price_factor={chosen: 4.0}),
-           base.but(price_factor={chosen: 0.5}), base.but(budget_usd=None),
-           base.but(deadline_scale=1.5), base.but(deadline_scale=0.5),
-           base.but(makespan_hours=max(c.hours for c in first.chosen) * 0.8),
-           base.but(price_factor={chosen: 1.5}),      # the same scenario again, after others
-           base.but(rent_factor={chosen: 2.0}, buy_factor={chosen: 0.7}),
-           base.but(speed_factor={chosen: 0.6}), base.but(speed_factor={chosen: 0.3}),   # one shared speed model
-           base.but(speed_factor={chosen: 0.6}, price_factor={chosen: 1.5}),
-           base.but(speed_factor={chosen: 0.95}, only_gpu=chosen), base.but(speed_factor={chosen: 2.5})]
+    out = [
+        base,
+        base.but(price_factor={chosen: 1.5}),
+        base.but(price_factor={chosen: 4.0}),
+        base.but(price_factor={chosen: 0.5}),
+        base.but(budget_usd=None),
+        base.but(deadline_scale=1.5),
+        base.but(deadline_scale=0.5),
+        base.but(makespan_hours=max(c.hours for c in first.chosen) * 0.8),
+        base.but(price_factor={chosen: 1.5}),  # the same scenario again, after others
+        base.but(rent_factor={chosen: 2.0}, buy_factor={chosen: 0.7}),
+        base.but(speed_factor={chosen: 0.6}),
+        base.but(speed_factor={chosen: 0.3}),  # one shared speed model
+        base.but(speed_factor={chosen: 0.6}, price_factor={chosen: 1.5}),
+        base.but(speed_factor={chosen: 0.95}, only_gpu=chosen),
+        base.but(speed_factor={chosen: 2.5}),
+    ]
     out += [base.but(only_gpu=g) for g in others]
-    out += [base.but(speed_factor={g: f}) for g in others for f in (3.0, 1.3, 0.5)]   # the runner-up's bisection
+    out += [base.but(speed_factor={g: f}) for g in others for f in (3.0, 1.3, 0.5)]  # the runner-up's bisection
     out += [base.but(only_gpu=chosen, price_factor={chosen: 3.0})]
     if problem.workload.budget_usd is not None:
         out.append(base.but(budget_usd=problem.workload.budget_usd * 0.5))
     return out
 
 
-@pytest.mark.parametrize("example", ["article-office", "article-datacenter", "lora-7b-workstation",
-                                     "rent-vs-buy-3y", "llama-70b-budget"])
+@pytest.mark.parametrize(
+    "example", ["article-office", "article-datacenter", "lora-7b-workstation", "rent-vs-buy-3y", "llama-70b-budget"]
+)
 def test_fast_path_agrees_with_a_fresh_build(example, catalog, rules):
     problem = prepare(load_workload(EXAMPLES / f"{example}.yaml"), catalog, rules, AS_OF)
     for sc in _scenarios(problem):
@@ -56,7 +66,7 @@ def test_fast_path_agrees_with_a_fresh_build(example, catalog, rules):
 
 @pytest.mark.parametrize("example", ["article-datacenter", "lora-7b-workstation", "rent-vs-buy-3y"])
 def test_each_break_even_flips_the_choice_when_re_solved_from_scratch(example, example_plan, catalog, rules):
-    _, p = example_plan(example)   # `advisor plan examples/EXAMPLE.yaml --as-of AS_OF --format json`
+    _, p = example_plan(example)  # `advisor plan examples/EXAMPLE.yaml --as-of AS_OF --format json`
     problem = prepare(load_workload(EXAMPLES / f"{example}.yaml"), catalog, rules, AS_OF)
     base = baseline(problem)
     for b in p["sensitivity"]["break_even"]:
@@ -119,11 +129,18 @@ def test_speed_break_evens_are_those_of_a_fresh_build_at_every_step(example, cat
 
 
 def test_explanation_solves_are_reported(example_plan, catalog, rules):
-    _, p = example_plan("article-office")   # the JSON of the plan with every explanation
+    _, p = example_plan("article-office")  # the JSON of the plan with every explanation
     ex = p["solver"]["explanations"]
     assert ex["solves"] > 0 and ex["gap_limit"] == 0.01 and ex["approximate"] is False
-    none = json.loads(plan(load_workload(EXAMPLES / "article-office.yaml"), catalog=catalog, rules=rules,
-                           as_of=AS_OF, explain="alternatives").to_json())   # compared as JSON, like p
+    none = json.loads(
+        plan(
+            load_workload(EXAMPLES / "article-office.yaml"),
+            catalog=catalog,
+            rules=rules,
+            as_of=AS_OF,
+            explain="alternatives",
+        ).to_json()
+    )  # compared as JSON, like p
     assert none["sensitivity"] == {"break_even": [], "marginal": []}
     assert none["total_cost_usd"] == p["total_cost_usd"]
 
@@ -163,11 +180,14 @@ def test_the_idle_gpu_polish_stops_on_work_so_the_plan_does_not_depend_on_time(m
 
     problem = prepare(parse_workload(_fleet(jobs, seed), "fleet"), cat, rules, dt.date(2026, 12, 1))
 
-    def fresh():   # the same candidates, no HiGHS model kept from an earlier solve
+    def fresh():  # the same candidates, no HiGHS model kept from an earlier solve
         problem.solver_cache.clear()
         return problem
 
-    short, long = solve(fresh(), settings=SolveSettings(time_limit=30)), solve(fresh(), settings=SolveSettings(time_limit=300))
+    short, long = (
+        solve(fresh(), settings=SolveSettings(time_limit=30)),
+        solve(fresh(), settings=SolveSettings(time_limit=300)),
+    )
 
     def plan_of(sol):
         return [(c.gpu, c.count, c.ownership, round(c.hours, 9), n) for c, n in sol.assignment], sol.bought
@@ -178,10 +198,12 @@ def test_the_idle_gpu_polish_stops_on_work_so_the_plan_does_not_depend_on_time(m
     assert gap <= (1e-4 if jobs < 50 else 0.01)
     # the claim: the plan's cost x (1 - gap) is a lower bound on the optimum, which a separate
     # solve at a 0.01% gap reaches or beats
-    tight = long if jobs < 50 else solve(fresh(), settings=SolveSettings(time_limit=300, gap=1e-4))   # below 50 jobs the gap is 0.01%
+    tight = (
+        long if jobs < 50 else solve(fresh(), settings=SolveSettings(time_limit=300, gap=1e-4))
+    )  # below 50 jobs the gap is 0.01%
     assert short.objective_usd * (1 - gap) <= tight.mip_objective_usd * (1 + 1e-9)
     assert short.objective_usd <= tight.mip_objective_usd / (1 - 1e-4) / (1 - gap) * (1 + 1e-9)
-    if jobs < 50:   # the polish proved a plan dearer than the least: the gap reported is that plan's
+    if jobs < 50:  # the polish proved a plan dearer than the least: the gap reported is that plan's
         assert short.objective_usd > short.mip_objective_usd
         assert gap >= (short.objective_usd - short.mip_objective_usd) / short.objective_usd - 5e-7
 
@@ -208,7 +230,7 @@ def test_a_polish_stopped_by_its_time_limit_is_not_taken(monkeypatch):
     monkeypatch.setattr(fast, "POLISH_NODES", 20)
     problem = prepare(parse_workload(_fleet(30, seed=7), "fleet"), load_catalog(), load_rules(), dt.date(2026, 12, 1))
 
-    def fresh():   # the same candidates, no HiGHS model kept from an earlier solve
+    def fresh():  # the same candidates, no HiGHS model kept from an earlier solve
         problem.solver_cache.clear()
         return problem
 
@@ -223,7 +245,7 @@ def test_a_polish_stopped_by_its_time_limit_is_not_taken(monkeypatch):
 
     def recorded(self, time_limit, gap, nodes=None):
         out = run(self, time_limit, gap, nodes)
-        if nodes is not None:   # the polish's run (the least-cost solve has no node cap)
+        if nodes is not None:  # the polish's run (the least-cost solve has no node cap)
             polish_runs.append((out[0], out[1], self.stopped_on_time))
         return out
 
@@ -231,22 +253,22 @@ def test_a_polish_stopped_by_its_time_limit_is_not_taken(monkeypatch):
     on_nodes = solve(fresh(), settings=SolveSettings(time_limit=120, gap=0.01))
     # the premise: the polish ran, stopped at its node limit with a plan, unproven, not on time
     assert polish_runs == [("feasible", False, False)]
-    least = solve(fresh(), settings=SolveSettings(time_limit=120, gap=0.01, polish=False))   # the least-cost plan
+    least = solve(fresh(), settings=SolveSettings(time_limit=120, gap=0.01, polish=False))  # the least-cost plan
     assert len(polish_runs) == 1
-    assert job_hours(on_nodes) < job_hours(least)            # taken: it finishes sooner ...
-    assert on_nodes.objective_usd <= least.objective_usd * (1 + model.IDLE_GPU_TOLERANCE)   # ... at <= 0.1% more
+    assert job_hours(on_nodes) < job_hours(least)  # taken: it finishes sooner ...
+    assert on_nodes.objective_usd <= least.objective_usd * (1 + model.IDLE_GPU_TOLERANCE)  # ... at <= 0.1% more
     assert on_nodes.status == "optimal" and on_nodes.solver["gap"] <= 0.01
 
     def as_if_timed_out(self, time_limit, gap, nodes=None):
         out = recorded(self, time_limit, gap, nodes)
-        self.stopped_on_time = nodes is not None   # the polish's run: as if its time limit had stopped it
+        self.stopped_on_time = nodes is not None  # the polish's run: as if its time limit had stopped it
         return out
 
     monkeypatch.setattr(HighsModel, "run", as_if_timed_out)
     on_time = solve(fresh(), settings=SolveSettings(time_limit=120, gap=0.01))
-    assert polish_runs[1][:2] == ("feasible", False)        # the same unproven polish ran ...
-    assert job_hours(on_nodes) < job_hours(on_time)          # ... its plan finishing sooner was not taken:
-    assert plan_of(on_time) == plan_of(least)                # the least-cost plan stands
+    assert polish_runs[1][:2] == ("feasible", False)  # the same unproven polish ran ...
+    assert job_hours(on_nodes) < job_hours(on_time)  # ... its plan finishing sooner was not taken:
+    assert plan_of(on_time) == plan_of(least)  # the least-cost plan stands
     assert on_time.status == "optimal" and on_time.solver["proven_optimal"]
     assert on_time.objective_usd == pytest.approx(on_time.mip_objective_usd, rel=1e-9)
 

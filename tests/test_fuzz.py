@@ -15,6 +15,7 @@ The fuzzing tests are marked slow (`pytest -m "not slow"` skips them); their exa
 tests/conftest.py's ci_examples (derandomized under "ci"; HYPOTHESIS_PROFILE=long for thousands).
 bench/fuzz.py runs 10,000 (results in docs/fuzz.md).
 """
+
 from __future__ import annotations
 
 import collections
@@ -36,7 +37,7 @@ from hypothesis import HealthCheck, given, settings
 from advisor.cli import main
 
 HOURS_PER_MONTH = 730.0
-CENT = 0.01   # constraints compare money at the cents it is printed with (issue 33 item 6)
+CENT = 0.01  # constraints compare money at the cents it is printed with (issue 33 item 6)
 exit_codes: collections.Counter = collections.Counter()
 # what plan_breaks checked: plans, plans with a budget (by basis), training jobs against the horizon
 # and against a deadline (bench/fuzz.py prints them)
@@ -60,8 +61,11 @@ def written(data: bytes | None, prefix: str) -> Iterator[str | None]:
 
 def _job_limits(workload: Any) -> dict[str, float | None]:
     """Each training job's deadline in days, by the name the plan prints for it."""
-    return {workload.job_name(i): (job.deadline / 24 if job.deadline is not None else None)
-            for i, job in enumerate(workload.jobs) if job.kind != "serve"}
+    return {
+        workload.job_name(i): (job.deadline / 24 if job.deadline is not None else None)
+        for i, job in enumerate(workload.jobs)
+        if job.kind != "serve"
+    }
 
 
 def plan_breaks(plan: dict[str, Any], workload: Any) -> list[str]:
@@ -80,10 +84,13 @@ def plan_breaks(plan: dict[str, Any], workload: Any) -> list[str]:
     horizon = workload.deployment.horizon_months * HOURS_PER_MONTH / 24
     deadlines = _job_limits(workload)
     for job in plan["jobs"]:
-        ready = [r.get("ready_days") or 0.0 for r in plan["purchase"]
-                 if r["gpu"] == job["gpu"] and r["ownership"] == job["ownership"]]
+        ready = [
+            r.get("ready_days") or 0.0
+            for r in plan["purchase"]
+            if r["gpu"] == job["gpu"] and r["ownership"] == job["ownership"]
+        ]
         done = min(ready, default=0.0) + job["wall_days_planned"]
-        name = job["name"].split(" (+")[0]   # "a (+2 identical)": the first of a class of identical jobs
+        name = job["name"].split(" (+")[0]  # "a (+2 identical)": the first of a class of identical jobs
         if name not in deadlines:
             out.append(f"job {job['name']} is not a training job of the workload")
         due = deadlines.get(name)
@@ -108,20 +115,23 @@ def check(data: bytes, override: bytes | None = None) -> int:
         exit_codes[result.exit_code] += 1
         assert result.exit_code in (0, 2, 3), f"exit {result.exit_code}: {err or result.exception!r}"
         assert "Traceback" not in out + err and "internal error" not in err
-        if result.exit_code == 2:   # one line per mistake, each naming the file (the workload or the override)
+        if result.exit_code == 2:  # one line per mistake, each naming the file (the workload or the override)
             files = "|".join(re.escape(str(n)) for n in (name, catalog) if n)
-            assert err and out == "" and all(re.match(rf"error: ({files})(:\d+:\d+)?: ", line)
-                                             for line in err.splitlines()), err
+            assert (
+                err
+                and out == ""
+                and all(re.match(rf"error: ({files})(:\d+:\d+)?: ", line) for line in err.splitlines())
+            ), err
             return 2
         plan = json.loads(out)
         assert (plan["status"] == "infeasible") == (result.exit_code == 3)
         if result.exit_code == 0:
-            workload = load_workload(name)   # (its budget, deadlines and horizon need no catalog)
+            workload = load_workload(name)  # (its budget, deadlines and horizon need no catalog)
             assert not plan_breaks(plan, workload), plan_breaks(plan, workload)
     return result.exit_code
 
 
-_LOADED: dict[str, Any] = {}   # the built-in catalog and rules, loaded once per process
+_LOADED: dict[str, Any] = {}  # the built-in catalog and rules, loaded once per process
 
 
 def check_light(data: bytes, override: bytes | None = None) -> int:
@@ -145,15 +155,14 @@ def check_light(data: bytes, override: bytes | None = None) -> int:
         try:
             catalog = _LOADED["catalog"] if catalog_file is None else load_catalog(catalog_file)
             workload = load_workload(name, known_ids(catalog))
-        except InputError as exc:   # names the file it found the mistake in
+        except InputError as exc:  # names the file it found the mistake in
             assert exc.file in (name, catalog_file), str(exc)
             assert re.match(rf"{re.escape(str(exc.file))}(:\d+:\d+)?: ", str(exc)), str(exc)
             code = 2
         else:
             try:
-                p = plan(workload, catalog=catalog, rules=_LOADED["rules"], as_of=AS_OF, explain="none",
-                         time_limit=10)
-            except InputError as exc:   # found against the catalog (its size): names the field
+                p = plan(workload, catalog=catalog, rules=_LOADED["rules"], as_of=AS_OF, explain="none", time_limit=10)
+            except InputError as exc:  # found against the catalog (its size): names the field
                 assert str(exc), repr(exc)
                 code = 2
             except InfeasibleError:
@@ -185,7 +194,7 @@ def test_random_workloads_exit_0_2_or_3_never_a_traceback(case: tuple) -> None:
 @settings(FUZZ, max_examples=SANE_EXAMPLES)
 @given(case=sane)
 def test_well_formed_random_workloads_reach_the_solver(case: tuple) -> None:
-    check_light(*documents(case))   # the library at explanation level "none": the plan path, not the explanations
+    check_light(*documents(case))  # the library at explanation level "none": the plan path, not the explanations
 
 
 @pytest.mark.slow
@@ -195,7 +204,7 @@ def test_well_formed_random_workloads_with_every_explanation(case: tuple) -> Non
     check(*documents(case))
 
 
-CORPUS = Path(__file__).parent / "fuzz-corpus"   # bench/fuzz.py --save: failures/ found, seed/ kept
+CORPUS = Path(__file__).parent / "fuzz-corpus"  # bench/fuzz.py --save: failures/ found, seed/ kept
 
 
 def saved(folder: str) -> list[Path]:
@@ -208,7 +217,7 @@ def test_the_saved_fuzz_corpus_still_holds(path: Path) -> None:
     """Every document the long fuzz kept replays: the seed corpus with the exit code it had, each
     failure found (fixed since) as a plan, an input error or a diagnosis that pass every check."""
     override = path.with_name(f"{path.stem}.catalog.yaml")
-    trace = path.with_suffix(".txt")   # a failure found through the CLI is replayed through it
+    trace = path.with_suffix(".txt")  # a failure found through the CLI is replayed through it
     full = trace.exists() and trace.read_text(encoding="utf-8").startswith("level full")
     code = (check if full else check_light)(path.read_bytes(), override.read_bytes() if override.exists() else None)
     if path.parent.name == "seed":
@@ -220,18 +229,33 @@ def test_the_plan_check_finds_cash_above_the_budget_and_a_job_past_its_deadline_
     budget, a job whose GPUs' ready day plus its wall time passes its deadline or the horizon."""
     from advisor.inputs.workload import parse_workload
 
-    workload = parse_workload({"deployment": {"context": "cloud", "horizon_months": 1}, "model": "gpt2-124m",
-                               "tokens": "1B", "deadline": "10d", "budget_usd": 1000})
+    workload = parse_workload(
+        {
+            "deployment": {"context": "cloud", "horizon_months": 1},
+            "model": "gpt2-124m",
+            "tokens": "1B",
+            "deadline": "10d",
+            "budget_usd": 1000,
+        }
+    )
     job = {"name": "job", "gpu": "h100-sxm", "ownership": "rent", "wall_days_planned": 9.0}
-    plan = {"nominal_cost_usd": 1000.0, "present_value_usd": 990.0, "jobs": [job],
-            "purchase": [{"gpu": "h100-sxm", "ownership": "rent", "ready_days": 0.5}]}
+    plan = {
+        "nominal_cost_usd": 1000.0,
+        "present_value_usd": 990.0,
+        "jobs": [job],
+        "purchase": [{"gpu": "h100-sxm", "ownership": "rent", "ready_days": 0.5}],
+    }
     assert plan_breaks(plan, workload) == []
     assert plan_breaks({**plan, "nominal_cost_usd": 1000.02}, workload) == ["cash 1,000.02 above the budget 1,000.00"]
     pv = workload.model_copy(update={"budget_basis": "present_value"})
     assert plan_breaks({**plan, "nominal_cost_usd": 5000.0}, pv) == []
-    assert plan_breaks({**plan, "present_value_usd": 1000.5}, pv) == ["present_value 1,000.50 above the budget 1,000.00"]
+    assert plan_breaks({**plan, "present_value_usd": 1000.5}, pv) == [
+        "present_value 1,000.50 above the budget 1,000.00"
+    ]
     late = {**plan, "purchase": [{"gpu": "h100-sxm", "ownership": "rent", "ready_days": 1.5}]}
     assert plan_breaks(late, workload) == ["job job done on day 10.5, after its deadline (day 10)"]
     long = {**plan, "jobs": [{**job, "wall_days_planned": 31.0}]}
-    assert plan_breaks(long, workload) == ["job job done on day 31.5, after its deadline (day 10)",
-                                           "job job done on day 31.5, after the horizon (day 30.4167)"]
+    assert plan_breaks(long, workload) == [
+        "job job done on day 31.5, after its deadline (day 10)",
+        "job job done on day 31.5, after the horizon (day 30.4167)",
+    ]

@@ -2,6 +2,7 @@
 the one-screen plan and the memo's recommendation with that and with the alternative that holds
 most often; the memo names the input to verify first and the price of robustness; a chosen GPU
 with no measured training run is said to have none."""
+
 from __future__ import annotations
 
 import copy
@@ -54,11 +55,15 @@ def test_the_memo_names_the_input_to_verify_first(knife):
 
 
 def test_a_choice_that_holds_says_nothing_more(catalog, rules):
-    p = plan(parse_workload(yaml.safe_load((EXAMPLES / "article-datacenter.yaml").read_text())), catalog=catalog,
-             rules=rules, as_of=AS_OF)
+    p = plan(
+        parse_workload(yaml.safe_load((EXAMPLES / "article-datacenter.yaml").read_text())),
+        catalog=catalog,
+        rules=rules,
+        as_of=AS_OF,
+    )
     assert p["robustness"]["holds_share"] >= HONEST_SHARE
     assert headline(p) is None and "Caution" not in plan_text(p, full=False)
-    assert "Before committing" not in recommendation(p, p.workload)   # nothing worth verifying here
+    assert "Before committing" not in recommendation(p, p.workload)  # nothing worth verifying here
 
 
 def test_no_measured_training_run_is_said_in_the_plan_and_the_memo(knife):

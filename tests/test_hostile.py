@@ -3,6 +3,7 @@ provider names and source URLs, a rule's title, message and why) printed in each
 stays text -- no tag, script, event handler, javascript: link, image, heading or table cell comes
 out of it (issue 20). Markdown is rendered with a CommonMark renderer that passes raw HTML
 through, as many do, and the result is checked like the HTML memo."""
+
 from __future__ import annotations
 
 import csv
@@ -36,7 +37,7 @@ HOSTILE = [
     "&lt;b&gt; &amp; entity",
     "]]></text><script>x</script>",
     "$\\frac{1}{0}$ and $x^2$",
-    "=HYPERLINK(\"https://evil.example\",\"x\")",
+    '=HYPERLINK("https://evil.example","x")',
     "line one\n# line two",
     "--><script>alert(2)</script><!--",
 ]
@@ -77,16 +78,32 @@ def assert_inert(html: str):
 
 def hostile_inputs(tmp_path, text: str):
     """A workload, catalog override and rules file that carry `text` everywhere a user can put text."""
-    wl = {"name": text, "deployment": {"context": "office", "ownership": "any"},
-          "jobs": [{"name": text[:200], "model": "gpt2-124m", "tokens": "10B", "deadline": "7d"}],
-          "gpus": {"allow": ["rtx-4090", "a100-80gb-pcie", "l40s"]}}
-    cat = {"gpus": [{"id": "rtx-4090", "name": text},
-                    {"id": "l40s", "name": "L40S " + text}],
-           "sources": {"tomsguide_4090": {"url": "javascript:alert(1)", "title": text}}}
-    rules = {"schema_version": 1, "rules": [{
-        "id": "ORG901", "name": "hostile", "title": text, "severity": "forbid",
-        "when": {"field": "gpu.id", "equals": "a100-80gb-pcie"}, "message": text + " {gpu.name}", "why": text,
-        "example": "x", "source": {"title": text, "url": "https://intranet.example.com/p", "clause": text}}]}
+    wl = {
+        "name": text,
+        "deployment": {"context": "office", "ownership": "any"},
+        "jobs": [{"name": text[:200], "model": "gpt2-124m", "tokens": "10B", "deadline": "7d"}],
+        "gpus": {"allow": ["rtx-4090", "a100-80gb-pcie", "l40s"]},
+    }
+    cat = {
+        "gpus": [{"id": "rtx-4090", "name": text}, {"id": "l40s", "name": "L40S " + text}],
+        "sources": {"tomsguide_4090": {"url": "javascript:alert(1)", "title": text}},
+    }
+    rules = {
+        "schema_version": 1,
+        "rules": [
+            {
+                "id": "ORG901",
+                "name": "hostile",
+                "title": text,
+                "severity": "forbid",
+                "when": {"field": "gpu.id", "equals": "a100-80gb-pcie"},
+                "message": text + " {gpu.name}",
+                "why": text,
+                "example": "x",
+                "source": {"title": text, "url": "https://intranet.example.com/p", "clause": text},
+            }
+        ],
+    }
     paths = []
     for name, doc in (("wl.yaml", wl), ("cat.yaml", cat), ("rules.yaml", rules)):
         path = tmp_path / name
@@ -112,14 +129,17 @@ def test_a_hostile_name_is_inert_in_markdown_html_and_json(text, tmp_path):
     assert json.loads(p.to_json())["name"] == text
     # Markdown, rendered by a CommonMark renderer that lets raw HTML through
     doc = advisor.memo(p, wl_path, fmt="md", catalog=catalog, rules=rules, charts=False).text
-    body = doc.split("```yaml", 1)[0] + doc.rsplit("```", 1)[1]   # the verbatim workload is a code block
+    body = doc.split("```yaml", 1)[0] + doc.rsplit("```", 1)[1]  # the verbatim workload is a code block
     html = markdown_it.MarkdownIt("commonmark").enable("table").render(doc)
     found = assert_inert(html)
     flat = " ".join(text.split())
-    assert f" justification: {flat}" in html_text(found)          # the heading reads as written
-    assert not re.search(r"^#{1,6} ", "\n".join(line for line in body.splitlines()
-                                                if not line.startswith(("# GPU", "## ", "### "))), re.M)
-    header = None   # every table row keeps its table's columns: as many unescaped pipes as its header
+    assert f" justification: {flat}" in html_text(found)  # the heading reads as written
+    assert not re.search(
+        r"^#{1,6} ",
+        "\n".join(line for line in body.splitlines() if not line.startswith(("# GPU", "## ", "### "))),
+        re.M,
+    )
+    header = None  # every table row keeps its table's columns: as many unescaped pipes as its header
     for line in body.splitlines():
         if not line.startswith("|"):
             header = None
@@ -143,7 +163,7 @@ def test_hostile_names_are_inert_in_the_svg_charts(tmp_path):
     m = advisor.memo(p, wl_path, fmt="md", catalog=catalog, rules=rules)
     assert m.attachments
     for svg in m.attachments.values():
-        tree = ET.fromstring(svg)   # well-formed XML: no text broke out of its element
+        tree = ET.fromstring(svg)  # well-formed XML: no text broke out of its element
         tags = {el.tag.rsplit("}", 1)[-1] for el in tree.iter()}
         assert not {"script", "foreignObject", "image"} & tags
         assert not [a for el in tree.iter() for a in el.attrib if a.startswith("on")]
@@ -166,8 +186,15 @@ def test_csv_cells_and_markdown_tables_stay_text(text):
 
 def test_only_http_links_are_made():
     assert linkable("https://example.com/a?b#c") and linkable("docs/model.md#x")
-    for url in ("javascript:alert(1)", "JavaScript:alert(1)", "data:text/html,x", "java script:x", "file:///etc",
-                "https://a.example/ onmouseover=x", "vbscript:x"):
+    for url in (
+        "javascript:alert(1)",
+        "JavaScript:alert(1)",
+        "data:text/html,x",
+        "java script:x",
+        "file:///etc",
+        "https://a.example/ onmouseover=x",
+        "vbscript:x",
+    ):
         assert not linkable(url), url
-    assert str(md_url("javascript:alert(1)")) == "javascript:alert(1)"   # text, not <autolink>
+    assert str(md_url("javascript:alert(1)")) == "javascript:alert(1)"  # text, not <autolink>
     assert str(md_url("https://example.com/x")) == "<https://example.com/x>"

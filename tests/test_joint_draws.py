@@ -1,6 +1,7 @@
 """Joint draws (advisor/explain/draws.py): GPUs of one vendor and generation move together, each
 keeps its own distribution, low-confidence prices and datasheet speeds draw wider, and a plan's
 cost in a draw (explain/plan_cost.py) is what a re-solve at those factors charges it."""
+
 from __future__ import annotations
 
 import math
@@ -21,10 +22,20 @@ from advisor.solve.milp import solve
 from advisor.solve.scenario import baseline
 from advisor.solve.settings import SolveSettings
 
-FOUR = {"deployment": {"context": "datacenter", "ownership": "any", "lead_time_days": 0}, "model": "gpt2-774m", "tokens": "40B",
-        "deadline": "7d", "gpus": {"allow": ["h100-sxm", "h200-sxm", "a100-80gb-sxm", "b200"]}}
-ARTICLE_DC = {"deployment": {"context": "datacenter", "ownership": "buy", "lead_time_days": 0}, "model": "gpt2-124m", "tokens": "10B",
-              "deadline": "7d", "gpus": {"allow": ["rtx-4090", "a100-80gb-sxm", "h100-sxm"]}}
+FOUR = {
+    "deployment": {"context": "datacenter", "ownership": "any", "lead_time_days": 0},
+    "model": "gpt2-774m",
+    "tokens": "40B",
+    "deadline": "7d",
+    "gpus": {"allow": ["h100-sxm", "h200-sxm", "a100-80gb-sxm", "b200"]},
+}
+ARTICLE_DC = {
+    "deployment": {"context": "datacenter", "ownership": "buy", "lead_time_days": 0},
+    "model": "gpt2-124m",
+    "tokens": "10B",
+    "deadline": "7d",
+    "gpus": {"allow": ["rtx-4090", "a100-80gb-sxm", "h100-sxm"]},
+}
 
 
 @pytest.fixture(scope="module")
@@ -50,7 +61,7 @@ def test_one_generation_moves_together_and_generations_apart(many):
     other = np.corrcoef(z["h100-sxm"], z["a100-80gb-sxm"])[0, 1]
     assert same == pytest.approx(SHARED_SPEED, abs=0.04)
     assert abs(other) < 0.05
-    for g in many.gpus:   # each speed normal stays standard: the shared part does not change a GPU's spread
+    for g in many.gpus:  # each speed normal stays standard: the shared part does not change a GPU's spread
         assert z[g].mean() == pytest.approx(0.0, abs=0.05) and z[g].std() == pytest.approx(1.0, abs=0.04)
 
 
@@ -64,8 +75,10 @@ def test_each_gpu_keeps_its_own_distribution(four, many):
 
 def test_low_confidence_rents_draw_wider_than_high_confidence(four, many, catalog):
     assert catalog.gpus["b200"].rental.confidence == "high" and catalog.gpus["h100-sxm"].rental.confidence == "low"
-    spread = {g: np.quantile(many.rent[:, many.column(g)], 0.9) / np.quantile(many.rent[:, many.column(g)], 0.1)
-              for g in ("b200", "h100-sxm")}
+    spread = {
+        g: np.quantile(many.rent[:, many.column(g)], 0.9) / np.quantile(many.rent[:, many.column(g)], 0.1)
+        for g in ("b200", "h100-sxm")
+    }
     assert spread["h100-sxm"] > 1.5 * spread["b200"]
 
 
@@ -81,15 +94,19 @@ def test_datasheet_speeds_draw_wider_through_the_evidence_lookup(four, catalog):
 
     draws = joint_draws(four, 2000, 5, lookup=lookup)
     assert {g for g, _ in seen} == set(draws.gpus)
-    spread = {g: np.quantile(draws.speed[:, draws.column(g)], 0.9) / np.quantile(draws.speed[:, draws.column(g)], 0.1)
-              for g in draws.gpus}
+    spread = {
+        g: np.quantile(draws.speed[:, draws.column(g)], 0.9) / np.quantile(draws.speed[:, draws.column(g)], 0.1)
+        for g in draws.gpus
+    }
     # the upper tail stops where the job would beat the best MFU published on Blackwell (the cap)
     cap = gpu_speed(four, "b200").cap
     assert 1.0 <= cap < np.exp(0.6) and draws.speed[:, draws.column("b200")].max() <= cap + 1e-12
     assert spread["b200"] == pytest.approx(min(np.exp(0.6), cap) / np.exp(-0.6), rel=0.05)
     assert spread["b200"] > spread["h100-sxm"]
-    assert gpu_speed(four, "b200").q90 - gpu_speed(four, "b200").q10 > gpu_speed(four, "h100-sxm").q90 - gpu_speed(
-        four, "h100-sxm").q10   # b200: no measured Blackwell run in the calibration set
+    assert (
+        gpu_speed(four, "b200").q90 - gpu_speed(four, "b200").q10
+        > gpu_speed(four, "h100-sxm").q90 - gpu_speed(four, "h100-sxm").q10
+    )  # b200: no measured Blackwell run in the calibration set
 
 
 def test_draws_are_seeded_and_shared_by_the_verdict(four):
@@ -114,8 +131,16 @@ def test_a_plans_cost_in_a_draw_is_what_a_re_solve_at_those_factors_charges(cata
     for buy, speed in ((1.3, 1.0), (1.0, 0.8), (0.9, 1.25)):
         again = solve(problem, baseline(problem).but(buy_factor={g: buy}, speed_factor={g: speed}))
         assert again.bought == {g: 8}
-        one = Draws((g,), np.array([[speed]]), np.array([[buy]]), np.array([[1.0]]), np.zeros((1, 1)),
-                    ("NVIDIA/ampere",), SHARED_SPEED, 0)
+        one = Draws(
+            (g,),
+            np.array([[speed]]),
+            np.array([[buy]]),
+            np.array([[1.0]]),
+            np.zeros((1, 1)),
+            ("NVIDIA/ampere",),
+            SHARED_SPEED,
+            0,
+        )
         assert cost.at(one)[0] == pytest.approx(again.objective_usd, rel=1e-6)
 
 
@@ -139,4 +164,4 @@ def test_the_array_draws_are_the_one_at_a_time_draws_to_the_bit(four):
             z = a * common[grp] + b * normal() if grp in common else normal()
             assert (got.z[i, j], got.speed[i, j]) == (z, s.factor_at(z))
             assert (got.buy[i, j], got.rent[i, j]) == (buy.factor_at(normal()), rent.factor_at(normal()))
-    assert got.z.min() < -3 and got.z.max() > 3   # the tails' branch of the inverse is reached
+    assert got.z.min() < -3 and got.z.max() > 3  # the tails' branch of the inverse is reached

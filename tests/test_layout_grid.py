@@ -10,6 +10,7 @@ how the estimator represents it) and hand-picked pipeline, recompute, QLoRA and 
 2. The search chooses what the exhaustive scalar scan (tests/test_layout_search.py `_scan`) does:
    the same layout, times, tokens/s and tensor-parallel verdict.
 """
+
 from __future__ import annotations
 
 import importlib.util
@@ -60,14 +61,14 @@ def _hand_specs(catalog) -> list:
     base = spec_from_flags(catalog, model="llama-3-8b")
     seventy = spec_from_flags(catalog, model="llama-3-70b")
     return [
-        replace(base, recompute_fraction=0.4),                                  # selective recompute
-        replace(seventy, pipeline_parallel=4, virtual_stages=2),                # fixed interleaved pipeline
+        replace(base, recompute_fraction=0.4),  # selective recompute
+        replace(seventy, pipeline_parallel=4, virtual_stages=2),  # fixed interleaved pipeline
         replace(seventy, pipeline_parallel=8, tensor_parallel=8, strategy="zero1"),
         replace(seventy, checkpointing=True, micro_batch=2),
-        spec_from_flags(catalog, model="llama-3-8b", seq_len=65536),            # context parallelism searched
+        spec_from_flags(catalog, model="llama-3-8b", seq_len=65536),  # context parallelism searched
         spec_from_flags(catalog, model="llama-3-70b", kind="qlora"),
         spec_from_flags(catalog, model="mpt-30b", kind="lora", precision="fp8"),
-        replace(spec_from_flags(catalog, model="gpt2-124m"), global_batch_tokens=4096.0),   # batch too small to share
+        replace(spec_from_flags(catalog, model="gpt2-124m"), global_batch_tokens=4096.0),  # batch too small to share
     ]
 
 
@@ -82,8 +83,13 @@ def cases(catalog):
     row on the GPUs and count it ran."""
     fleet = _workload_specs(catalog, _bench("solve").fleet(200))
     jobs = _example_specs(catalog) + list(dict.fromkeys(fleet))[:12] + _hand_specs(catalog)
-    out = [(job, catalog.gpu(g), n) for job in jobs for g in GPUS for n in COUNTS
-           if catalog.gpu(g).dense_tflops(job.precision)]
+    out = [
+        (job, catalog.gpu(g), n)
+        for job in jobs
+        for g in GPUS
+        for n in COUNTS
+        if catalog.gpu(g).dense_tflops(job.precision)
+    ]
     accuracy = _bench("accuracy")
     for row in accuracy.load_rows():
         out.append((accuracy.job_of(row), catalog.gpus[row["gpu"]], int(row["gpu_count"])))
@@ -101,15 +107,15 @@ def test_cases_cover_what_the_search_must_handle(cases):
     assert any(j.pipeline_parallel and j.pipeline_parallel > 1 for j in jobs)
     assert any(j.context_parallel and j.context_parallel > 1 for j in jobs)
     assert any(j.kind == "qlora" for j in jobs) and any(j.kind == "lora" for j in jobs)
-    assert any(j.model.name and "deepseek" in j.model.name.lower() for j in jobs)   # the MoE row
+    assert any(j.model.name and "deepseek" in j.model.name.lower() for j in jobs)  # the MoE row
     assert any(j.attention_kernel == "fa2" for j in jobs) and any(j.software_era for j in jobs)
-    assert any(j.tp_overlap for j in jobs) and any(not j.fused_elementwise for j in jobs)   # TP overlap, eager rows
-    assert any(j.fused_elementwise and j.precision == "fp8" for j in jobs)                  # fused fp8 casts
+    assert any(j.tp_overlap for j in jobs) and any(not j.fused_elementwise for j in jobs)  # TP overlap, eager rows
+    assert any(j.fused_elementwise and j.precision == "fp8" for j in jobs)  # fused fp8 casts
 
 
 def test_every_grid_figure_equals_the_scalar_estimators_to_the_bit(cases, p):
     checked = 0
-    for job, gpu, n in cases[::7]:   # every 7th case (7 is prime to the 20 GPU x count pairs of a job): every grid point
+    for job, gpu, n in cases[::7]:  # every 7th case (7 is prime to the 20 GPU x count pairs of a job): every grid point
         combos = _options(job, gpu, n, p)
         if usable_bytes(gpu, p) is None or not combos:
             continue
@@ -145,8 +151,11 @@ def _reference(job, gpu, n, p):
 
 
 def test_search_chooses_what_the_exhaustive_scalar_scan_does(cases, p):
-    differ = [(job, gpu.id, n) for job, gpu, n in cases
-              if usable_bytes(gpu, p) is not None and _choose_layout(job, gpu, n, p) != _reference(job, gpu, n, p)]
+    differ = [
+        (job, gpu.id, n)
+        for job, gpu, n in cases
+        if usable_bytes(gpu, p) is not None and _choose_layout(job, gpu, n, p) != _reference(job, gpu, n, p)
+    ]
     assert not differ, differ[:3]
 
 
@@ -166,9 +175,17 @@ def test_estimate_loads_no_numpy(tmp_path):
     import subprocess
     import sys
 
-    code = ("import sys; from advisor.cli import main; sys.argv = ['advisor', 'estimate', '--model', 'llama-3-8b', "
-            "'--gpu', 'h100-sxm', '--count', '64']\ntry:\n    main()\nexcept SystemExit:\n    pass\n"
-            "print('numpy' in sys.modules)")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True,
-                         env={**os.environ, "GPU_ADVISOR_CACHE": str(tmp_path)})
+    code = (
+        "import sys; from advisor.cli import main; sys.argv = ['advisor', 'estimate', '--model', 'llama-3-8b', "
+        "'--gpu', 'h100-sxm', '--count', '64']\ntry:\n    main()\nexcept SystemExit:\n    pass\n"
+        "print('numpy' in sys.modules)"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        check=True,
+        env={**os.environ, "GPU_ADVISOR_CACHE": str(tmp_path)},
+    )
     assert out.stdout.strip().splitlines()[-1] == "False"

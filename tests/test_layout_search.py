@@ -2,6 +2,7 @@
 perf/layout_grid.py; bisected micro-batches) give exactly the answer of the plain exhaustive scan,
 which this file re-implements as it stood before them (every layout memory-tested, then timed, in
 order, one scalar `step_time` call each)."""
+
 from __future__ import annotations
 
 from dataclasses import replace
@@ -16,10 +17,17 @@ from advisor.perf.training import step_time
 
 GPUS = ("a100-80gb-sxm", "h100-sxm", "rtx-4090", "mi300x")
 COUNTS = (1, 8, 64, 512)
-JOBS = (dict(model="gpt2-124m"), dict(model="llama-3-8b"), dict(model="llama-3-70b"), dict(model="llama-3.1-405b"),
-        dict(model="llama-3-8b", kind="qlora"), dict(model="mpt-7b", kind="lora"),
-        dict(model="llama-3-8b", precision="fp8"), dict(model="llama-3-8b", seq_len=32768),
-        dict(model="llama-3-70b", checkpointing=True, micro_batch=1))
+JOBS = (
+    dict(model="gpt2-124m"),
+    dict(model="llama-3-8b"),
+    dict(model="llama-3-70b"),
+    dict(model="llama-3.1-405b"),
+    dict(model="llama-3-8b", kind="qlora"),
+    dict(model="mpt-7b", kind="lora"),
+    dict(model="llama-3-8b", precision="fp8"),
+    dict(model="llama-3-8b", seq_len=32768),
+    dict(model="llama-3-70b", checkpointing=True, micro_batch=1),
+)
 FIXED = (dict(strategy="zero2"), dict(pipeline_parallel=4), dict(strategy="ddp", pipeline_parallel=2))
 
 
@@ -39,7 +47,7 @@ def _scan(job, gpu, count, p):
     for stage in (held, [c for c in combos if c not in held]):
         fits = []
         for st, t, q, dp, c in stage:
-            for ckpt in ([job.checkpointing] if job.checkpointing is not None else [False, True]):
+            for ckpt in [job.checkpointing] if job.checkpointing is not None else [False, True]:
                 for mb in _micro_batch_options(job, dp, base):
                     lay = Layout(st, dp, t, q, mb, ckpt, c)
                     if sum(layout_memory(job, lay, p, base).values()) <= cap:
@@ -58,6 +66,7 @@ def _scan(job, gpu, count, p):
                 if out is None or tps > out[2] * 1.01:
                     out = (lay, t, tps)
             return out
+
         no_tp, with_tp = best([x for x in fits if x.tp == 1]), best([x for x in fits if x.tp > 1])
         needs = no_tp is None or (with_tp is not None and with_tp[2] > no_tp[2] * (1 + TP_MARGIN))
         if no_tp and (with_tp is None or not p2p or with_tp[2] <= no_tp[2] * 1.01):

@@ -1,6 +1,7 @@
 """Issue 29, item 2: every purchase (GPU, server, network) carries a sourced, dated lead time with its
 confidence, or an explicit unknown with a note; the catalog refuses one with neither. Rentals carry
 their provisioning time where the provider gives it."""
+
 from __future__ import annotations
 
 import re
@@ -43,7 +44,7 @@ def test_lead_times_as_sourced(catalog):
 
 def test_an_order_waits_for_its_last_part_and_names_the_unknown_ones(catalog):
     order = purchase_lead_time(catalog, ["h100-sxm", "hgx-h100-8gpu"])
-    assert order.days == 152 and order.item == "h100-sxm"          # the GPU (5 months) after the server (10 weeks)
+    assert order.days == 152 and order.item == "h100-sxm"  # the GPU (5 months) after the server (10 weeks)
     with_net = purchase_lead_time(catalog, ["h100-sxm", "hgx-h100-8gpu", "network"])
     assert with_net.days == 152 and with_net.confidence == "low" and "unknown for network" in with_net.note
     assert not purchase_lead_time(catalog, ["network"]).known
@@ -76,7 +77,7 @@ def test_validate_refuses_a_purchase_without_a_lead_time(write, run, catalog, ki
     assert "lead_time" in str(err.value) and entry["id"] in str(err.value)
     code, out, stderr = run("catalog", "validate", path)
     assert code == 2 and "nolead.yaml" in stderr and "field lead_time" in stderr and "Traceback" not in stderr
-    entry["lead_time"] = {"days": None, "note": "not quoted yet"}          # an explicit unknown is accepted
+    entry["lead_time"] = {"days": None, "note": "not quoted yet"}  # an explicit unknown is accepted
     load_catalog(write(yaml.safe_dump({kind: [entry]}), "unknown.yaml"))
 
 
@@ -92,9 +93,14 @@ def test_ten_weeks_of_lead_time_and_three_weeks_of_work_miss_an_eight_week_deadl
     from advisor.inputs.workload import parse_workload
 
     tps = advisor.estimate(model="llama-3-8b", gpu="h100-sxm", count=8)["tokens_per_s"]
-    doc = {"name": "ten weeks", "deployment": {"context": "datacenter", "ownership": "buy", "lead_time_days": 70},
-           "gpus": {"allow": ["h100-sxm"], "count": 8}, "model": "llama-3-8b", "tokens": tps * 21 * 86400,
-           "deadline": "56d"}
+    doc = {
+        "name": "ten weeks",
+        "deployment": {"context": "datacenter", "ownership": "buy", "lead_time_days": 70},
+        "gpus": {"allow": ["h100-sxm"], "count": 8},
+        "model": "llama-3-8b",
+        "tokens": tps * 21 * 86400,
+        "deadline": "56d",
+    }
     code, out, _ = run("plan", write(yaml.safe_dump(doc), "ten-weeks.yaml"), "--as-of", AS_OF.isoformat())
     assert code == 3
     lines = " ".join(out.split())
@@ -104,7 +110,7 @@ def test_ten_weeks_of_lead_time_and_three_weeks_of_work_miss_an_eight_week_deadl
     assert lever["kind"] == "lever" and lever["relaxation"] == {"lead_time_days": 0}
     assert "70 days or more to arrive and burn in" in lever["message"]
     work = float(re.search(r"with ([\d.]+) days of work, job cannot finish by its 56-day deadline", lines).group(1))
-    assert 21.0 <= work < 30.0     # three weeks at the estimate, planned at its P80 time with goodput losses
+    assert 21.0 <= work < 30.0  # three weeks at the estimate, planned at its P80 time with goodput losses
     assert "rent for those weeks (ownership: any) or set a later deadline" in lines
     doc["deployment"]["ownership"] = "any"
     rented = plan(parse_workload(doc), catalog=catalog, rules=rules, as_of=AS_OF, explain=False)

@@ -1,4 +1,5 @@
 """docs/limits.md states the limits the code enforces, and the progress hook reports (issue 20)."""
+
 from __future__ import annotations
 
 import time
@@ -16,9 +17,18 @@ DOC = (ROOT / "docs" / "limits.md").read_text(encoding="utf-8")
 
 
 def test_every_limit_in_the_code_is_on_the_page():
-    for value in (loader.MAX_BYTES, yaml_nodes.MAX_EXPANDED_NODES, yaml_nodes.MAX_EXPANDED_CHARS, yaml_nodes.MAX_DEPTH,
-                  workload.MAX_JOBS, bounds.MAX_GPU_TYPES, bounds.MAX_RULES, candidates.MAX_CANDIDATES,
-                  cache.MAX_ENTRY_BYTES, bounds.MAX_JOB_GPU_PAIRS):
+    for value in (
+        loader.MAX_BYTES,
+        yaml_nodes.MAX_EXPANDED_NODES,
+        yaml_nodes.MAX_EXPANDED_CHARS,
+        yaml_nodes.MAX_DEPTH,
+        workload.MAX_JOBS,
+        bounds.MAX_GPU_TYPES,
+        bounds.MAX_RULES,
+        candidates.MAX_CANDIDATES,
+        cache.MAX_ENTRY_BYTES,
+        bounds.MAX_JOB_GPU_PAIRS,
+    ):
         assert f"{value:,}" in DOC, value
     assert f"{bounds.MAX_SERVERS:,} / {bounds.MAX_MODELS:,} / {bounds.MAX_SOURCES:,}" in DOC
     for lo, hi, _ in list(bounds.GPU_RANGES.values()) + list(bounds.INTERCONNECT_RANGES.values()):
@@ -36,7 +46,7 @@ def test_progress_is_reported_only_while_work_runs_long():
     assert quiet == []
 
 
-EXTREMES = [   # figures at the edges of their ranges: valid, so a plan or a diagnosis, never a crash
+EXTREMES = [  # figures at the edges of their ranges: valid, so a plan or a diagnosis, never a crash
     "gpus:\n  - id: rtx-4090\n    memory_bandwidth_gbps: {value: 1, source: [tomsguide_4090]}\n",
     "gpus:\n  - id: rtx-4090\n    memory_bandwidth_gbps: {value: 100000, source: [tomsguide_4090]}\n",
     "gpus:\n  - id: rtx-4090\n    tensor_tflops: {bf16: {value: 0.01, source: [tomsguide_4090]}}\n",
@@ -52,8 +62,18 @@ def test_overrides_at_the_edges_of_their_ranges_plan_or_diagnose(run, write):
     from conftest import AS_OF, EXAMPLES
 
     for i, text in enumerate(EXTREMES):
-        code, out, err = run("plan", EXAMPLES / "article-office.yaml", "--catalog", write(text, f"c{i}.yaml"),
-                             "--as-of", AS_OF, "--format", "json", "--time-limit", "10")
+        code, out, err = run(
+            "plan",
+            EXAMPLES / "article-office.yaml",
+            "--catalog",
+            write(text, f"c{i}.yaml"),
+            "--as-of",
+            AS_OF,
+            "--format",
+            "json",
+            "--time-limit",
+            "10",
+        )
         assert code in (0, 3), (text, err)
         assert "internal error" not in err and "Traceback" not in err
 
@@ -89,13 +109,13 @@ def test_too_many_distinct_jobs_are_refused_before_any_estimate(run, write, monk
 
     import advisor
 
-    flow = importlib.import_module("advisor.flow")   # (advisor.plan is its function)
+    flow = importlib.import_module("advisor.flow")  # (advisor.plan is its function)
 
     def never(*args, **kwargs):
         raise AssertionError("estimated before the size limit refused the workload")
 
     monkeypatch.setattr(flow, "build_problem", never)
-    doc = _distinct(1_000)   # 1,000 x the built-in GPU types (30): more than 25,000 pairs
+    doc = _distinct(1_000)  # 1,000 x the built-in GPU types (30): more than 25,000 pairs
     types = len(advisor.load_catalog().gpus)
     path = write(yaml.safe_dump(doc), "many.yaml")
     for args in (("plan", path), ("validate", path), ("memo", path, "-o", path.with_suffix(".md"))):
@@ -104,7 +124,7 @@ def test_too_many_distinct_jobs_are_refused_before_any_estimate(run, write, monk
         assert f"the limit is {bounds.MAX_JOB_GPU_PAIRS:,}" in err and err.startswith(f"error: {path}: `jobs`")
     with pytest.raises(advisor.InputError, match="distinct jobs"):
         advisor.plan(doc)
-    with pytest.raises(advisor.InputError, match="distinct jobs"):   # bench code's path: prepare itself
+    with pytest.raises(advisor.InputError, match="distinct jobs"):  # bench code's path: prepare itself
         flow.prepare(advisor.load_workload(path))
 
 
@@ -137,7 +157,7 @@ def test_the_size_is_checked_once_per_plan(run, write, monkeypatch):
     assert calls == [3]
     calls.clear()
     code, _, _ = run("plan", write(yaml.safe_dump(doc), "three.yaml"))
-    assert code == 1 and calls == [3]   # (Stop is an internal error to the CLI)
+    assert code == 1 and calls == [3]  # (Stop is an internal error to the CLI)
 
 
 def test_distinct_jobs_are_counted_as_the_planner_groups_them(catalog):
@@ -145,12 +165,18 @@ def test_distinct_jobs_are_counted_as_the_planner_groups_them(catalog):
     gpus.deny into account, and holds at exactly MAX_JOB_GPU_PAIRS."""
     from advisor.inputs.workload import parse_workload
 
-    same = parse_workload({"deployment": "office", "jobs": [
-        {"name": "a", "model": "gpt2-124m", "tokens": "1B"}, {"name": "b", "model": "gpt2-124m", "tokens": "1B",
-                                                              "repeat": 4}]})
+    same = parse_workload(
+        {
+            "deployment": "office",
+            "jobs": [
+                {"name": "a", "model": "gpt2-124m", "tokens": "1B"},
+                {"name": "b", "model": "gpt2-124m", "tokens": "1B", "repeat": 4},
+            ],
+        }
+    )
     assert bounds.distinct_jobs(same) == 1
     five = ["rtx-4090", "h100-sxm", "a100-80gb-sxm", "l40s", "b200"]
-    at_limit = parse_workload(_distinct(5_000, five))   # exactly 25,000 pairs
+    at_limit = parse_workload(_distinct(5_000, five))  # exactly 25,000 pairs
     bounds.check_workload_size(at_limit, catalog.gpus)
     denied = at_limit.model_copy(update={"gpus": at_limit.gpus.model_copy(update={"deny": ["b200"]})})
     assert bounds.gpu_types_considered(denied, catalog.gpus) == 4

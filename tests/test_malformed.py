@@ -6,6 +6,7 @@ The corpus is tests/malformed/. A file's name says how it is fed to the CLI: `wl
 Its header says what the message must hold: `# field: LOCATION` (also checked against InputError.field
 through the library) and `# says: TEXT` lines. Files that cannot carry a header are in NOT_TEXT.
 """
+
 from __future__ import annotations
 
 import re
@@ -36,17 +37,20 @@ def expectations(path: Path) -> tuple[str | None, list[str]]:
     field, says = None, []
     for line in path.read_text(encoding="utf-8").splitlines():
         if line.startswith("# field: "):
-            field = line[len("# field: "):]
+            field = line[len("# field: ") :]
         elif line.startswith("# says: "):
-            says.append(line[len("# says: "):])
+            says.append(line[len("# says: ") :])
     assert field or says, f"{path.name} has no `# field:` or `# says:` header"
     return field, says
 
 
 def cli_args(path: Path) -> list:
     kind = path.name.split("-")[0]
-    return {"wl": ["plan", path], "cat": ["plan", OFFICE, "--catalog", path],
-            "rules": ["plan", OFFICE, "--rules", path]}[kind] + ["--as-of", AS_OF]
+    return {
+        "wl": ["plan", path],
+        "cat": ["plan", OFFICE, "--catalog", path],
+        "rules": ["plan", OFFICE, "--rules", path],
+    }[kind] + ["--as-of", AS_OF]
 
 
 def load_through_library(path: Path):
@@ -70,20 +74,26 @@ def test_the_corpus_grows_with_the_features():
     """Issue 20 item 7: serving jobs, economics fields, rental kinds and confidence levels each have
     malformed and hostile cases."""
     names = [p.name for p in FILES]
-    for prefix, least in [("wl-serve-", 20), ("wl-finance-", 6), ("wl-utilization-", 2), ("wl-rent-kinds-", 5),
-                          ("cat-rent-", 8), ("wl-confidence-", 8)]:
+    for prefix, least in [
+        ("wl-serve-", 20),
+        ("wl-finance-", 6),
+        ("wl-utilization-", 2),
+        ("wl-rent-kinds-", 5),
+        ("cat-rent-", 8),
+        ("wl-confidence-", 8),
+    ]:
         assert sum(n.startswith(prefix) for n in names) >= least, prefix
 
 
 @pytest.mark.parametrize("path", FILES, ids=lambda p: p.name)
 def test_malformed_file_exits_2_naming_file_and_field(path, run, tmp_path, monkeypatch):
-    monkeypatch.chdir(tmp_path)   # a file that tried to run `echo pwned > advisor-pwned.txt` would leave it here
+    monkeypatch.chdir(tmp_path)  # a file that tried to run `echo pwned > advisor-pwned.txt` would leave it here
     field, says = expectations(path)
     code, out, err = run(*cli_args(path))
     assert code == 2, err
     assert out == ""
     assert "Traceback" not in err
-    assert re.match(rf"error: {re.escape(str(path))}(:\d+:\d+)?: ", err) and err.count("\n") == 1   # naming the file
+    assert re.match(rf"error: {re.escape(str(path))}(:\d+:\d+)?: ", err) and err.count("\n") == 1  # naming the file
     if field:
         assert field in err
     for text in says:
@@ -106,6 +116,7 @@ def test_library_raises_input_error_with_file_and_field(path):
 
 
 # ------------------------------------------------------------------ files too big or odd to keep in git
+
 
 def test_a_50_mb_file_is_refused_by_size(run, tmp_path):
     path = tmp_path / "huge.yaml"
@@ -139,7 +150,7 @@ def test_missing_file_and_folder_are_named(run, tmp_path, option):
     code, _, err = run(*args, tmp_path / "nope.yaml")
     assert code == 2 and err.startswith(f"error: {tmp_path / 'nope.yaml'}: no such")
     code, _, err = run(*args, tmp_path)
-    if option == "workload":   # click checks the argument first: a usage error, still exit 2, naming it
+    if option == "workload":  # click checks the argument first: a usage error, still exit 2, naming it
         assert code == 2 and f"File '{tmp_path}' is a directory" in err
     else:
         assert code == 2 and err.startswith(f"error: {tmp_path}: is a folder")
@@ -149,11 +160,13 @@ def test_debug_shows_the_traceback():
     from click.testing import CliRunner
 
     from advisor.cli import main
+
     result = CliRunner().invoke(main, ["plan", str(CORPUS / "wl-tokens-nan.yaml"), "--debug"])
     assert isinstance(result.exception, InputError)
 
 
 # ------------------------------------------------------------------ the solver
+
 
 def test_a_solver_that_stops_without_a_plan_is_an_error_not_infeasible(run, monkeypatch):
     """Both ways the solver is called: PuLP (the first build, CBC, serving) and HiGHS's own
@@ -164,12 +177,13 @@ def test_a_solver_that_stops_without_a_plan_is_an_error_not_infeasible(run, monk
     def out_of_time(prob, solver=None, **kwargs):
         prob.status, prob.sol_status = pulp.LpStatusNotSolved, pulp.LpSolutionNoSolutionFound
         return prob.status
+
     monkeypatch.setattr(pulp.LpProblem, "solve", out_of_time)
-    monkeypatch.setattr(highspy.Highs, "run", lambda self: highspy.HighsStatus.kWarning)   # stopped, nothing found
+    monkeypatch.setattr(highspy.Highs, "run", lambda self: highspy.HighsStatus.kWarning)  # stopped, nothing found
     code, out, err = run("plan", OFFICE, "--as-of", AS_OF)
     assert code == 1 and out == "" and "Traceback" not in err
     assert err.startswith("error: the highs solver found no plan within the 30 s time limit")
-    assert "raise --time-limit" in err   # the library's message names the parameter, the CLI its flag
+    assert "raise --time-limit" in err  # the library's message names the parameter, the CLI its flag
     with pytest.raises(advisor.errors.SolverError, match="raise `time_limit` or simplify"):
         advisor.plan(OFFICE, as_of=AS_OF)
 
@@ -180,6 +194,7 @@ def test_a_solver_crash_is_exit_1_with_a_message(run, monkeypatch):
 
     def crash(prob, solver=None, **kwargs):
         raise pulp.PulpSolverError("HiGHS returned an error")
+
     monkeypatch.setattr(pulp.LpProblem, "solve", crash)
     monkeypatch.setattr(highspy.Highs, "run", lambda self: highspy.HighsStatus.kError)
     code, _, err = run("plan", OFFICE, "--as-of", AS_OF)
@@ -188,11 +203,12 @@ def test_a_solver_crash_is_exit_1_with_a_message(run, monkeypatch):
 
 def test_an_internal_error_is_exit_1_without_traceback(run, monkeypatch):
     import sys
+
     plan_module = sys.modules["advisor.flow"]
 
     def broken(*args, **kwargs):
         raise ZeroDivisionError("division by zero")
+
     monkeypatch.setattr(plan_module, "solve", broken)
     code, _, err = run("plan", OFFICE, "--as-of", AS_OF)
     assert code == 1 and err.startswith("internal error: ZeroDivisionError") and "Traceback" not in err
-

@@ -1,5 +1,6 @@
 """Issue 14, data side: 2026 market prices, rental kinds, end of life, source grades, economics data,
 override quote records and the --as-of view of the catalog."""
+
 from __future__ import annotations
 
 import datetime as dt
@@ -25,7 +26,7 @@ def test_every_price_has_as_of_source_and_confidence(catalog):
     for path, rec in records:
         assert rec.source and rec.confidence in ("high", "medium", "low"), path
         if getattr(rec, "pricing", "on_demand") == "on_demand" and rec.as_of is None:
-            assert rec.note, path          # an undated offer says why (and is never planned on)
+            assert rec.note, path  # an undated offer says why (and is never planned on)
         elif not hasattr(rec, "pricing"):
             assert rec.as_of, path
 
@@ -76,7 +77,7 @@ def test_a100_sxm_is_end_of_life_and_sold_used(catalog):
         assert g.end_of_life is not None and g.end_of_life.new_purchase == "unavailable" and g.end_of_life.source
         p = g.prices.purchase
         assert p.condition == "used" and p.usd and p.warranty and p.as_of.startswith("2026")
-        assert any(o.condition == "new" for o in g.prices.other_purchases)   # the launch price, kept as history
+        assert any(o.condition == "new" for o in g.prices.other_purchases)  # the launch price, kept as history
 
 
 def test_geforce_priced_at_street_not_msrp(catalog):
@@ -106,7 +107,7 @@ def test_economics_file_is_loaded_and_sourced(catalog):
     assert e is not None and e.cost_of_capital["default"].value == 0.10
     assert e.useful_life_years.value == 5 and e.colocation_usd_per_kw_month["north_america"].value == 184.06
     hopper = e.residual_value["hopper"]
-    assert hopper.points[0].years == 0 and hopper.points[0].fraction < 1     # a new part resold is a used one
+    assert hopper.points[0].years == 0 and hopper.points[0].fraction < 1  # a new part resold is a used one
     assert [p.years for p in hopper.points] == sorted(p.years for p in hopper.points)
     # Llama 3: 419 unexpected interruptions / (54 days x 16,384 GPUs)
     assert e.reliability["unexpected_interruptions_per_gpu_day"].value == pytest.approx(419 / (54 * 16384), rel=1e-3)
@@ -115,11 +116,11 @@ def test_economics_file_is_loaded_and_sourced(catalog):
 def test_economics_range_is_checked(write):
     path = write("economics: {}\n", "bad.yaml")
     with pytest.raises(InputError):
-        load_catalog(path)        # economics is not an override key
+        load_catalog(path)  # economics is not an override key
     from advisor.data.economics import EconFigure
 
     with pytest.raises(ValueError):
-        EconFigure(value=10, unit="fraction per year", confidence="low", source=["x"])   # 10 is a percent
+        EconFigure(value=10, unit="fraction per year", confidence="low", source=["x"])  # 10 is a percent
 
 
 def test_override_price_without_a_date_is_refused(write, run):
@@ -132,12 +133,13 @@ def test_override_price_without_a_date_is_refused(write, run):
 
 
 def test_override_replaces_the_whole_record_and_cites_the_file(write):
-    path = write("gpus:\n  - id: a100-80gb-sxm\n    prices:\n      purchase: {usd: 7000, as_of: '2026-11-20'}\n",
-                 "acme.yaml")
+    path = write(
+        "gpus:\n  - id: a100-80gb-sxm\n    prices:\n      purchase: {usd: 7000, as_of: '2026-11-20'}\n", "acme.yaml"
+    )
     c = load_catalog(path)
     p = c.gpus["a100-80gb-sxm"].prices.purchase
     assert (p.usd, p.as_of, p.kind, p.source) == (7000, "2026-11-20", "quote", ["override:acme.yaml"])
-    assert p.condition == "new" and p.warranty is None and p.usd_range is None   # nothing of the built-in kept
+    assert p.condition == "new" and p.warranty is None and p.usd_range is None  # nothing of the built-in kept
     assert c.gpus["a100-80gb-sxm"].prices.other_purchases == []
     assert "acme.yaml" in c.sources["override:acme.yaml"].title
 
@@ -165,7 +167,11 @@ def test_plan_as_of_2023_uses_no_later_price(run_json):
 
 
 def test_no_catalog_text_names_internal_paths():
-    for f in list((ROOT / "catalog").glob("*.yaml")) + list((ROOT / "catalog").glob("*.csv")) + \
-            list((ROOT / "advisor").rglob("*.py")) + list((ROOT / "rules").glob("*.yaml")):
+    for f in (
+        list((ROOT / "catalog").glob("*.yaml"))
+        + list((ROOT / "catalog").glob("*.csv"))
+        + list((ROOT / "advisor").rglob("*.py"))
+        + list((ROOT / "rules").glob("*.yaml"))
+    ):
         text = f.read_text()
         assert "shared/reference" not in text and "research: " not in text, f

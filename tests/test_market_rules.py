@@ -1,6 +1,7 @@
 """Issue 29, item 7: market-specific parts stay in their markets (rule MKT001 reads the catalog's
 sourced `markets`); the accelerators a buyer in China can get (Huawei Ascend) are in the catalog,
 sourced, with the PRC-chip warning (MKT002) and no US export rule applied to them."""
+
 from __future__ import annotations
 
 import datetime as dt
@@ -18,11 +19,19 @@ CHINA_SKUS = ("h800-sxm", "h20", "a800-80gb-sxm", "rtx-4090d", "ascend-910b", "a
 
 
 def ctx(catalog, gpu, region, ownership="buy"):
-    d = parse_workload({"deployment": {"context": "datacenter", "region": region, "ownership": ownership},
-                        "model": "gpt2-124m", "tokens": "1B"}).deployment
-    return {"gpu": gpu_context(catalog.gpus[gpu]), "deployment": deployment_context(d),
-            "offer": {"ownership": ownership, "site": "datacenter"},
-            "job": {"kind": "pretrain", "precision": "bf16", "params": 124e6}}
+    d = parse_workload(
+        {
+            "deployment": {"context": "datacenter", "region": region, "ownership": ownership},
+            "model": "gpt2-124m",
+            "tokens": "1B",
+        }
+    ).deployment
+    return {
+        "gpu": gpu_context(catalog.gpus[gpu]),
+        "deployment": deployment_context(d),
+        "offer": {"ownership": ownership, "site": "datacenter"},
+        "job": {"kind": "pretrain", "precision": "bf16", "params": 124e6},
+    }
 
 
 def fired(rules, context, day=AS_OF):
@@ -67,9 +76,12 @@ def test_an_unknown_list_is_no_ground_for_a_finding():
 def test_a_rule_reading_an_unknown_list_field_is_refused(write, tmp_path):
     from advisor.data.rules import load_rules
 
-    path = write("rules:\n  - id: ORG001\n    name: org-rule\n    title: t\n    severity: forbid\n"
-                 "    when: {field: deployment.region, not_in: {field: gpu.market}}\n    message: m\n    why: w\n"
-                 "    source: {title: t, url: 'https://example.org'}\n", "org.yaml")
+    path = write(
+        "rules:\n  - id: ORG001\n    name: org-rule\n    title: t\n    severity: forbid\n"
+        "    when: {field: deployment.region, not_in: {field: gpu.market}}\n    message: m\n    why: w\n"
+        "    source: {title: t, url: 'https://example.org'}\n",
+        "org.yaml",
+    )
     with pytest.raises(InputError, match="gpu.market"):
         load_rules([path])
 
@@ -77,14 +89,18 @@ def test_a_rule_reading_an_unknown_list_field_is_refused(write, tmp_path):
 def test_mkt002_warns_on_prc_advanced_chips_from_the_guidance(catalog, rules):
     for gid in ("ascend-910b", "ascend-910c"):
         found = fired(rules, ctx(catalog, gid, "CN"))
-        assert found == {"MKT002": "warn"}, gid                 # and no US export rule: not a US export
+        assert found == {"MKT002": "warn"}, gid  # and no US export rule: not a US export
         assert "MKT002" not in fired(rules, ctx(catalog, gid, "CN"), dt.date(2025, 5, 12))
     assert "MKT002" not in fired(rules, ctx(catalog, "h100-sxm", "CN"))
 
 
 def test_a_us_buyer_is_not_offered_china_market_skus_as_runners_up(catalog):
-    doc = {"deployment": {"context": "datacenter", "ownership": "buy", "region": "US"}, "model": "gpt2-124m",
-           "tokens": "1B", "gpus": {"allow": ["h100-sxm", "h800-sxm", "h20", "a800-80gb-sxm"]}}
+    doc = {
+        "deployment": {"context": "datacenter", "ownership": "buy", "region": "US"},
+        "model": "gpt2-124m",
+        "tokens": "1B",
+        "gpus": {"allow": ["h100-sxm", "h800-sxm", "h20", "a800-80gb-sxm"]},
+    }
     p = plan(parse_workload(doc), catalog=catalog, as_of=AS_OF, explain=False)
     assert {i["gpu"] for i in p["purchase"]} == {"h100-sxm"}
     rejected = {r["gpu"]: r for r in p["rejected"]}

@@ -1,6 +1,7 @@
 """The user's own benchmark (issue 31 item 4): a job's `measured:` speeds reach `evaluate` through the
 JobSpec, replace the estimate on their GPU and count, narrow its band and move related GPUs by the
 stated rule (perf/measured.py); `advisor calibrate` fits an override with a leave-one-out error."""
+
 from __future__ import annotations
 
 import math
@@ -58,7 +59,7 @@ def test_a_measurement_moves_siblings_the_same_way_and_others_by_the_software_sh
         after = evaluate(spec, catalog.gpus[gid], count, p)
         assert after.speed_evidence == "transferred" and "8 x h100-sxm" in after.speed_source
         assert after.tokens_per_s == pytest.approx(before.tokens_per_s * math.exp(share * e), rel=1e-9), gid
-        assert (after.tokens_per_s > before.tokens_per_s) == (speed > model_h100)   # the same direction
+        assert (after.tokens_per_s > before.tokens_per_s) == (speed > model_h100)  # the same direction
 
 
 def test_measurements_are_part_of_the_jobspec_and_the_layout_search_ignores_them(catalog, p):
@@ -103,21 +104,23 @@ def test_calibrate_cli_writes_an_override_usable_with_catalog(tmp_path):
     from advisor.cli import main
 
     runs = tmp_path / "runs.csv"
-    runs.write_text("gpu,count,tokens_per_s,model,global_batch_tokens\n"
-                    "a100-80gb-sxm,1,180000,gpt2-124m,524288\n"
-                    "a100-80gb-sxm,8,1500000,gpt2-124m,524288\n")
+    runs.write_text(
+        "gpu,count,tokens_per_s,model,global_batch_tokens\n"
+        "a100-80gb-sxm,1,180000,gpt2-124m,524288\n"
+        "a100-80gb-sxm,8,1500000,gpt2-124m,524288\n"
+    )
     out = tmp_path / "mine.yaml"
     r = CliRunner().invoke(main, ["calibrate", str(runs), "-o", str(out)])
     assert r.exit_code == 0, r.output
     assert "leave-one-out" in r.output and out.exists()
-    r2 = CliRunner().invoke(main, ["estimate", "--model", "gpt2-124m", "--gpu", "a100-80gb-sxm", "--catalog", str(out),
-                                   "--format", "json"])
+    r2 = CliRunner().invoke(
+        main, ["estimate", "--model", "gpt2-124m", "--gpu", "a100-80gb-sxm", "--catalog", str(out), "--format", "json"]
+    )
     assert r2.exit_code == 0, r2.output
     bad = tmp_path / "bad.csv"
     bad.write_text("gpu,count,tokens_per_s,model\nh100-sxm,8,abc,gpt2-124m\n")
     r3 = CliRunner().invoke(main, ["calibrate", str(bad), "-o", str(tmp_path / "x.yaml")])
     assert r3.exit_code == 2 and "line 2" in r3.output and "tokens_per_s" in r3.output
-
 
 
 def test_a_measured_speed_bounds_the_ranges_and_the_draws(catalog, rules):
@@ -130,10 +133,13 @@ def test_a_measured_speed_bounds_the_ranges_and_the_draws(catalog, rules):
     from advisor.flow import plan, prepare
     from advisor.inputs.workload import parse_workload
 
-    doc = {"deployment": {"context": "datacenter", "ownership": "rent", "rent_kinds": ["on_demand"]},
-           "gpus": {"allow": ["h100-sxm"], "count": 8},
-           "jobs": [{"model": "llama-3-8b", "tokens": "20B", "global_batch_tokens": "2M",
-                     "measured": [dict(M, spread=0.05)]}]}
+    doc = {
+        "deployment": {"context": "datacenter", "ownership": "rent", "rent_kinds": ["on_demand"]},
+        "gpus": {"allow": ["h100-sxm"], "count": 8},
+        "jobs": [
+            {"model": "llama-3-8b", "tokens": "20B", "global_batch_tokens": "2M", "measured": [dict(M, spread=0.05)]}
+        ],
+    }
     wl = parse_workload(doc)
     p = plan(wl, catalog=catalog, rules=rules, as_of=AS_OF, explain=False)
     (job,) = p["jobs"]

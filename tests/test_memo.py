@@ -1,4 +1,5 @@
 """Justification memos: contents, charts, sources, determinism, well-formed HTML, exit codes."""
+
 from __future__ import annotations
 
 import hashlib
@@ -36,8 +37,9 @@ def memos(tmp_path_factory):
     for example in CHOSEN:
         for fmt in ("md", "html"):
             path = out / f"{example}.{fmt}"
-            run = CliRunner().invoke(main, ["memo", str(EXAMPLES / f"{example}.yaml"), "-o", str(path),
-                                            "--as-of", AS_OF.isoformat()])
+            run = CliRunner().invoke(
+                main, ["memo", str(EXAMPLES / f"{example}.yaml"), "-o", str(path), "--as-of", AS_OF.isoformat()]
+            )
             assert run.exit_code == 0, run.output
             result[example, fmt] = path
     return result
@@ -54,9 +56,17 @@ def test_memo_names_the_chosen_gpu_and_every_plan_source(example_plan, memos, ex
     data = (EXAMPLES / f"{example}.yaml").read_bytes()
     assert hashlib.sha256(data).hexdigest() in text
     assert plan["catalog_digest"] in text
-    for heading in ("Recommendation", "requirement as given", "Bill of materials", "Cost over 36 months",
-                    "How long the work takes", "Alternatives considered", "Sensitivity",
-                    "Assumptions and warnings", "Sources"):
+    for heading in (
+        "Recommendation",
+        "requirement as given",
+        "Bill of materials",
+        "Cost over 36 months",
+        "How long the work takes",
+        "Alternatives considered",
+        "Sensitivity",
+        "Assumptions and warnings",
+        "Sources",
+    ):
         assert heading in text, heading
 
 
@@ -73,8 +83,11 @@ def test_datacenter_memo_cites_lic001_with_its_source(memos, rules):
 def test_markdown_memo_links_its_charts_beside_it(memos):
     path = memos["article-office", "md"]
     links = re.findall(r"!\[[^\]]*\]\(([^)]+)\)", path.read_text(encoding="utf-8"))
-    assert links == ["article-office_files/cost-vs-time.svg", "article-office_files/value-by-gpu.svg",
-                     "article-office_files/cost-vs-time-ranges.svg"]
+    assert links == [
+        "article-office_files/cost-vs-time.svg",
+        "article-office_files/value-by-gpu.svg",
+        "article-office_files/cost-vs-time-ranges.svg",
+    ]
     for link in links:
         svg = ET.parse(path.parent / link).getroot()
         assert svg.tag.endswith("svg")
@@ -89,7 +102,7 @@ def test_html_memo_is_well_formed_with_inline_charts(memos):
         text = memos[example, "html"].read_text(encoding="utf-8")
         root = ET.fromstring(text.split("\n", 1)[1])  # everything after <!DOCTYPE html> is XML
         svgs = root.findall(".//{http://www.w3.org/2000/svg}svg")
-        assert len(svgs) == 3      # cost-time, value per dollar, cost-time with P10-P90 whiskers
+        assert len(svgs) == 3  # cost-time, value per dollar, cost-time with P10-P90 whiskers
         ids = [el.get("id") for el in root.iter() if el.get("id")]
         assert len(ids) == len(set(ids)), "two charts share an SVG id"
         _Balanced().check(text)
@@ -120,8 +133,11 @@ class _Balanced(HTMLParser):
 
 def _digests(folder, only: tuple[str, ...] = ("",)) -> dict:
     """sha256 of each file in `folder` whose relative path starts with one of `only`."""
-    return {p.relative_to(folder).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
-            for p in sorted(folder.rglob("*")) if p.is_file() and p.relative_to(folder).as_posix().startswith(only)}
+    return {
+        p.relative_to(folder).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(folder.rglob("*"))
+        if p.is_file() and p.relative_to(folder).as_posix().startswith(only)
+    }
 
 
 @pytest.mark.parametrize("fmt", ["md", "html", pytest.param("pdf", marks=pytest.mark.slow)])
@@ -130,17 +146,18 @@ def test_two_runs_give_identical_bytes(run, memos, tmp_path, fmt):
         pytest.skip("WeasyPrint (pip install 'gpu-advisor[pdf]') or its Pango libraries are not installed")
     stem = "article-datacenter"
     digests = []
-    if (stem, fmt) in memos:   # the first run: the session's memo, written with the same arguments
+    if (stem, fmt) in memos:  # the first run: the session's memo, written with the same arguments
         # in a folder it shares with other memos: its own file and, for markdown, its charts beside it
         own = (f"{stem}.{fmt}",) + ((f"{stem}_files/",) if fmt == "md" else ())
         digests.append(_digests(memos[stem, fmt].parent, own))
     while len(digests) < 2:
         folder = tmp_path / str(len(digests))
-        folder.mkdir()   # advisor memo refuses a missing folder rather than creating it
-        code, _, err = run("memo", EXAMPLES / f"{stem}.yaml", "-o", folder / f"{stem}.{fmt}",
-                           "--as-of", AS_OF.isoformat())
+        folder.mkdir()  # advisor memo refuses a missing folder rather than creating it
+        code, _, err = run(
+            "memo", EXAMPLES / f"{stem}.yaml", "-o", folder / f"{stem}.{fmt}", "--as-of", AS_OF.isoformat()
+        )
         assert code == 0, err
-        digests.append(_digests(folder))   # everything the run wrote
+        digests.append(_digests(folder))  # everything the run wrote
     assert digests[0] and digests[0] == digests[1]
     if fmt == "pdf":
         pdf = (tmp_path / "1" / f"{stem}.pdf").read_bytes()
@@ -148,18 +165,22 @@ def test_two_runs_give_identical_bytes(run, memos, tmp_path, fmt):
 
 
 def test_date_is_printed_only_when_given(run, memos, tmp_path):
-    assert AS_OF.isoformat() == "2026-12-01"   # the session's memo: `advisor memo ... --as-of 2026-12-01`, no --date
+    assert AS_OF.isoformat() == "2026-12-01"  # the session's memo: `advisor memo ... --as-of 2026-12-01`, no --date
     assert "Date:" not in memos["article-office", "md"].read_text(encoding="utf-8")
     path = tmp_path / "memo.md"
-    assert run("memo", EXAMPLES / "article-office.yaml", "-o", path, "--as-of", "2026-12-01",
-               "--date", "2027-01-15")[0] == 0
+    assert (
+        run("memo", EXAMPLES / "article-office.yaml", "-o", path, "--as-of", "2026-12-01", "--date", "2027-01-15")[0]
+        == 0
+    )
     assert "Date: 2027-01-15" in path.read_text(encoding="utf-8")
 
 
 def test_infeasible_workload_gets_a_memo_and_exit_3(run, write, tmp_path):
     # one 4090 in its workstation draws 0.575 kW and needs 1.6 days; two would finish in time but draw 1.03 kW
-    wl = write("name: too fast\ndeployment: {context: office, ownership: buy, power_limit_kw: 0.6, lead_time_days: 0}\n"
-               "model: gpt2-124m\ntokens: 10B\ndeadline: 1d\ngpus: {allow: [rtx-4090, h100-sxm]}\n")
+    wl = write(
+        "name: too fast\ndeployment: {context: office, ownership: buy, power_limit_kw: 0.6, lead_time_days: 0}\n"
+        "model: gpt2-124m\ntokens: 10B\ndeadline: 1d\ngpus: {allow: [rtx-4090, h100-sxm]}\n"
+    )
     path = tmp_path / "memo.html"
     code, _, err = run("memo", wl, "-o", path, "--as-of", AS_OF.isoformat())
     assert code == 3
@@ -172,20 +193,29 @@ def test_infeasible_workload_gets_a_memo_and_exit_3(run, write, tmp_path):
 def test_format_comes_from_the_suffix_or_the_option(run, tmp_path):
     code, _, err = run("memo", EXAMPLES / "article-office.yaml", "-o", tmp_path / "memo.txt")
     assert code == 2 and "--format (md, html or pdf)" in err and "`fmt`" not in err
-    assert "article-office.yaml" not in err   # about the output file, not the workload
-    code, _, _ = run("memo", EXAMPLES / "article-office.yaml", "-o", tmp_path / "memo.txt", "--format", "html",
-                     "--as-of", AS_OF.isoformat())
+    assert "article-office.yaml" not in err  # about the output file, not the workload
+    code, _, _ = run(
+        "memo",
+        EXAMPLES / "article-office.yaml",
+        "-o",
+        tmp_path / "memo.txt",
+        "--format",
+        "html",
+        "--as-of",
+        AS_OF.isoformat(),
+    )
     assert code == 0
     assert (tmp_path / "memo.txt").read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
     assert format_for("a/b.MD") == "md" and format_for("x.htm") == "html" and format_for("x.pdf") == "pdf"
-    with pytest.raises(advisor.InputError) as caught:   # the library names its parameter, the CLI the flag
+    with pytest.raises(advisor.InputError) as caught:  # the library names its parameter, the CLI the flag
         format_for("memo.txt")
     assert "`fmt`" in str(caught.value) and "--" not in str(caught.value)
 
 
 def test_bad_workload_exits_2(run, write, tmp_path):
-    code, _, err = run("memo", write("deployment: office\nmodel: gpt2-124m\ntokens: lots\n"), "-o",
-                       tmp_path / "memo.md")
+    code, _, err = run(
+        "memo", write("deployment: office\nmodel: gpt2-124m\ntokens: lots\n"), "-o", tmp_path / "memo.md"
+    )
     assert code == 2 and "tokens" in err
 
 
@@ -246,6 +276,7 @@ def test_error_band_is_quoted_from_the_catalog_never_invented(catalog, rules):
 def test_memo_of_a_plan_needs_nothing_else():
     """DESIGN.md §1: advisor.memo(plan) -- the plan remembers its workload, catalog and rules."""
     import advisor
+
     p = advisor.plan(advisor.load_workload(EXAMPLES / "article-datacenter.yaml"), as_of=AS_OF)
     html = advisor.memo(p, fmt="html").content.decode("utf-8")
     assert "a100-80gb-sxm" in html.lower() or "A100 80GB" in html
@@ -257,10 +288,18 @@ def _memo_text(workload_doc: dict, catalog, rules, fmt: str = "md", **kw) -> tup
     return p, advisor.memo(p, charts=False, fmt=fmt, **kw).content.decode("utf-8")
 
 
-@pytest.mark.parametrize("ownership,title", [("buy", "GPU purchase justification"), ("rent", "GPU rental justification")])
+@pytest.mark.parametrize(
+    "ownership,title", [("buy", "GPU purchase justification"), ("rent", "GPU rental justification")]
+)
 def test_memo_title_follows_the_decision(catalog, rules, ownership, title):
-    doc = {"name": "t", "deployment": {"context": "datacenter", "ownership": ownership, "lead_time_days": 0}, "model": "gpt2-124m",
-           "tokens": "10B", "deadline": "7d", "gpus": {"allow": ["a100-80gb-sxm", "h100-sxm"]}}
+    doc = {
+        "name": "t",
+        "deployment": {"context": "datacenter", "ownership": ownership, "lead_time_days": 0},
+        "model": "gpt2-124m",
+        "tokens": "10B",
+        "deadline": "7d",
+        "gpus": {"allow": ["a100-80gb-sxm", "h100-sxm"]},
+    }
     p, text = _memo_text(doc, catalog, rules)
     assert {i["ownership"] for i in p["purchase"]} == {ownership}
     assert text.startswith(f"# {title}: t")
@@ -269,35 +308,48 @@ def test_memo_title_follows_the_decision(catalog, rules, ownership, title):
 
 
 def test_memo_prose_uses_display_names_without_doubled_words(catalog, rules):
-    doc = {"name": "t", "deployment": {"context": "datacenter", "ownership": "buy", "lead_time_days": 0}, "model": "gpt2-124m",
-           "tokens": "10B", "deadline": "7d", "gpus": {"allow": ["a100-80gb-sxm"]}}
+    doc = {
+        "name": "t",
+        "deployment": {"context": "datacenter", "ownership": "buy", "lead_time_days": 0},
+        "model": "gpt2-124m",
+        "tokens": "10B",
+        "deadline": "7d",
+        "gpus": {"allow": ["a100-80gb-sxm"]},
+    }
     p, text = _memo_text(doc, catalog, rules)
     recommendation = text.split("Recommendation", 1)[1].split("\n## ", 1)[0]
     for srv in p["servers"]:
-        assert srv["server"] not in recommendation                      # no internal id in prose
+        assert srv["server"] not in recommendation  # no internal id in prose
         assert catalog.servers[srv["server"]].name in recommendation
     prose = [line for line in text.splitlines() if line and not line.startswith(("|", "```", "    "))]
     doubled = [m.group(0) for line in prose for m in re.finditer(r"\b(\w+) \1\b", line, flags=re.I)]
     assert not doubled, doubled
-    for srv in p["servers"]:   # "HGX A100 8-GPU server (SXM4, NVSwitch) server for" nowhere, tables included
+    for srv in p["servers"]:  # "HGX A100 8-GPU server (SXM4, NVSwitch) server for" nowhere, tables included
         name = catalog.servers[srv["server"]].name
         assert "server" in name.lower() and f"{name} server" not in text
 
 
 def test_memo_paper_size(catalog, rules):
-    doc = {"name": "t", "deployment": {"context": "office", "ownership": "buy", "lead_time_days": 0}, "model": "gpt2-124m", "tokens": "10B"}
-    p, a4 = _memo_text(doc, catalog, rules, fmt="html")   # one plan, three memos of it
+    doc = {
+        "name": "t",
+        "deployment": {"context": "office", "ownership": "buy", "lead_time_days": 0},
+        "model": "gpt2-124m",
+        "tokens": "10B",
+    }
+    p, a4 = _memo_text(doc, catalog, rules, fmt="html")  # one plan, three memos of it
     letter = advisor.memo(p, charts=False, fmt="html", paper="letter").content.decode("utf-8")
     assert "size: A4;" in a4 and "size: letter;" in letter
     from advisor.errors import InputError
+
     with pytest.raises(InputError, match="paper"):
         advisor.memo(p, charts=False, fmt="html", paper="a3")
 
 
 def test_cli_memo_paper_option(run, tmp_path):
     out = tmp_path / "m.html"
-    code, _, _ = run("memo", EXAMPLES / "article-office.yaml", "-o", out, "--paper", "letter", "--as-of",
-                     AS_OF.isoformat())
+    code, _, _ = run(
+        "memo", EXAMPLES / "article-office.yaml", "-o", out, "--paper", "letter", "--as-of", AS_OF.isoformat()
+    )
     assert code == 0 and "size: letter;" in out.read_text()
     code, _, err = run("memo", EXAMPLES / "article-office.yaml", "-o", out, "--paper", "a3")
     assert code == 2 and "--paper" in err
@@ -306,13 +358,30 @@ def test_cli_memo_paper_option(run, tmp_path):
 def test_value_chart_marks_excluded_gpus():
     from advisor.contract.explanations import Rejected
     from advisor.present.memo_charts import excluded_labels
-    rejected = [Rejected.model_validate(r) for r in [
-        {"gpu": "rtx-4090", "forced_cost_usd": None, "reasons": [{"rule": "LIC001", "code": "LIC001", "message": "m"}],
-         "name": "NVIDIA GeForce RTX 4090"},
-        {"gpu": "b200", "forced_cost_usd": None, "reasons": [{"rule": None, "code": "no-server", "message": "m"}],
-         "name": "NVIDIA B200"},
-        {"gpu": "h100-sxm", "forced_cost_usd": 1000.0, "reasons": [{"rule": None, "code": "cost", "message": "m"}],
-         "name": "NVIDIA H100 SXM5 80GB"}]]
+
+    rejected = [
+        Rejected.model_validate(r)
+        for r in [
+            {
+                "gpu": "rtx-4090",
+                "forced_cost_usd": None,
+                "reasons": [{"rule": "LIC001", "code": "LIC001", "message": "m"}],
+                "name": "NVIDIA GeForce RTX 4090",
+            },
+            {
+                "gpu": "b200",
+                "forced_cost_usd": None,
+                "reasons": [{"rule": None, "code": "no-server", "message": "m"}],
+                "name": "NVIDIA B200",
+            },
+            {
+                "gpu": "h100-sxm",
+                "forced_cost_usd": 1000.0,
+                "reasons": [{"rule": None, "code": "cost", "message": "m"}],
+                "name": "NVIDIA H100 SXM5 80GB",
+            },
+        ]
+    ]
     assert excluded_labels(rejected) == {"rtx-4090": "rule LIC001", "b200": "no priced server"}
 
 

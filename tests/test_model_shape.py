@@ -1,5 +1,6 @@
 """One FLOP count (issue 31 item 1): a model named by its preset and the same model described by its
 shape get the same estimate, because the shape path counts the output head as the preset does."""
+
 from __future__ import annotations
 
 import pytest
@@ -12,13 +13,22 @@ from advisor.perf.jobspec import infers_tied
 from advisor.perf.training import mfu_flops_per_token
 
 GPUS = ("rtx-4090", "a100-80gb-sxm", "h100-sxm")
-PRESETS = sorted(load_catalog().models)      # every preset the catalog ships
+PRESETS = sorted(load_catalog().models)  # every preset the catalog ships
 
 
 def _shape(catalog, name: str) -> dict:
     m = catalog.models[name]
-    return dict(params=m.params, layers=m.layers, hidden=m.hidden, heads=m.heads, kv_heads=m.kv_heads, ffn=m.ffn,
-                vocab=m.vocab, seq_len=m.seq_len, active_params=m.active_params)
+    return dict(
+        params=m.params,
+        layers=m.layers,
+        hidden=m.hidden,
+        heads=m.heads,
+        kv_heads=m.kv_heads,
+        ffn=m.ffn,
+        vocab=m.vocab,
+        seq_len=m.seq_len,
+        active_params=m.active_params,
+    )
 
 
 @pytest.mark.parametrize("name", PRESETS)
@@ -60,13 +70,14 @@ def test_tied_embeddings_given_wins_and_moves_the_flop_count(catalog):
 def test_a_size_alone_counts_every_parameter(catalog):
     m = spec_from_flags(catalog, params="7B").model
     assert m.shape_inferred and infers_tied(m) and m.tied_embeddings
-    assert m.matmul_params == m.params                          # 6N per token, the usual convention
+    assert m.matmul_params == m.params  # 6N per token, the usual convention
 
 
 def test_a_vocab_changes_the_head(catalog):
-    small = spec_from_flags(catalog, params="8B", layers=32, hidden=4096, ffn=14336, kv_heads=8, heads=32,
-                            vocab=128256).model
-    assert not small.tied_embeddings                            # Llama 3 8B: two 128256 x 4096 matrices
+    small = spec_from_flags(
+        catalog, params="8B", layers=32, hidden=4096, ffn=14336, kv_heads=8, heads=32, vocab=128256
+    ).model
+    assert not small.tied_embeddings  # Llama 3 8B: two 128256 x 4096 matrices
 
 
 def test_a_preset_with_shape_fields_is_refused_naming_the_field(catalog):
@@ -82,9 +93,27 @@ def test_cli_takes_vocab_and_tied_embeddings(tmp_path):
 
     from advisor.cli import main
 
-    r = CliRunner().invoke(main, ["estimate", "--params", "124M", "--layers", "12", "--hidden", "768", "--seq-len",
-                                  "1024", "--untied-embeddings", "--vocab", "32000", "--gpu", "a100-80gb-sxm",
-                                  "--format", "json"])
+    r = CliRunner().invoke(
+        main,
+        [
+            "estimate",
+            "--params",
+            "124M",
+            "--layers",
+            "12",
+            "--hidden",
+            "768",
+            "--seq-len",
+            "1024",
+            "--untied-embeddings",
+            "--vocab",
+            "32000",
+            "--gpu",
+            "a100-80gb-sxm",
+            "--format",
+            "json",
+        ],
+    )
     assert r.exit_code == 0, r.output
     d = json.loads(r.output)
     assert d["model"]["vocab"] == 32000 and d["model"]["tied_embeddings"] is False

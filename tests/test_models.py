@@ -1,5 +1,6 @@
 """One model list (issue 32 item 3): every preset of catalog/models.yaml trains and serves, other names
 of a checkpoint are aliases, and the figures agree with a count from the published shapes."""
+
 from __future__ import annotations
 
 import pytest
@@ -24,12 +25,25 @@ def _llama_params(m) -> int:
     return 2 * m.vocab * h + m.layers * layer + h
 
 
-@pytest.mark.parametrize("mid", ["llama-2-7b", "llama-2-13b", "llama-2-70b", "llama-3-8b", "llama-3-70b", "llama-3.1-8b",
-                                 "llama-3.1-70b", "llama-3.1-405b", "llama-3.3-70b", "mixtral-8x7b"])
+@pytest.mark.parametrize(
+    "mid",
+    [
+        "llama-2-7b",
+        "llama-2-13b",
+        "llama-2-70b",
+        "llama-3-8b",
+        "llama-3-70b",
+        "llama-3.1-8b",
+        "llama-3.1-70b",
+        "llama-3.1-405b",
+        "llama-3.3-70b",
+        "mixtral-8x7b",
+    ],
+)
 def test_preset_parameter_counts_match_the_published_shapes(mid):
     m = CATALOG.models[mid]
     assert m.params == _llama_params(m)
-    if m.experts:   # all routed experts; a token multiplies through k of E of them
+    if m.experts:  # all routed experts; a token multiplies through k of E of them
         assert m.expert_params == m.layers * m.experts * 3 * m.hidden * m.ffn
         assert m.active_params == m.params - m.expert_params * (m.experts - m.experts_per_token) // m.experts
 
@@ -67,7 +81,7 @@ def test_a_former_training_preset_serves_within_its_context():
 def test_a_mixture_of_experts_trains_on_its_active_parameters():
     spec = spec_from_flags(CATALOG, model="mixtral-8x7b").model
     m = CATALOG.models["mixtral-8x7b"]
-    assert spec.matmul_params == m.active_params - m.vocab * m.hidden    # untied: the input lookup is no matmul
+    assert spec.matmul_params == m.active_params - m.vocab * m.hidden  # untied: the input lookup is no matmul
     out = estimate(model="mixtral-8x7b", gpu="h100-sxm", count=16, kind="finetune")
     assert any("mixture of experts" in n for n in out["notes"])
 

@@ -2,6 +2,7 @@
 fabric and provider tier (the catalog refuses one without); a multi-node job runs only where a
 fabric joins the nodes; above a published largest order the rate is a quote; a commitment is paid
 in full, in whole nodes and billing steps. Hand-worked costs within $1."""
+
 from __future__ import annotations
 
 import math
@@ -43,22 +44,29 @@ def test_every_offer_says_its_node_fabric_and_tier(catalog):
         assert o.tier in ("hyperscaler", "neocloud", "marketplace"), (gid, o.provider)
         assert o.fabric.kind in ("infiniband", "roce", "ethernet", "none", None), (gid, o.provider)
         if o.gpus_per_node is None or o.fabric.kind is None:
-            assert o.note or o.fabric.note, (gid, o.provider)     # unknown is said, never guessed
+            assert o.note or o.fabric.note, (gid, o.provider)  # unknown is said, never guessed
         if o.fabric.gbps_per_gpu is not None:
             assert o.fabric.source and o.fabric.kind in ("infiniband", "roce", "ethernet")
 
 
 def test_the_cluster_market_is_in_the_catalog_at_the_sizes_it_is_sold(catalog):
     """Multi-node H100/H200 offers joined by a published fabric, with their order limits and terms."""
-    joined = {gid: [o for o in catalog.gpus[gid].prices.rent if o.as_of and o.fabric.joins_nodes]
-              for gid in ("h100-sxm", "h200-sxm", "a100-40gb-sxm")}
+    joined = {
+        gid: [o for o in catalog.gpus[gid].prices.rent if o.as_of and o.fabric.joins_nodes]
+        for gid in ("h100-sxm", "h200-sxm", "a100-40gb-sxm")
+    }
     assert {o.provider.split(" ")[0] for o in joined["h100-sxm"]} >= {"AWS", "Azure"}
     azure = offer(catalog, "h100-sxm", "Azure ND96isr")
     assert (azure.fabric.kind, azure.fabric.gbps_per_gpu, azure.gpus_per_node) == ("infiniband", 400, 8)
     block = offer(catalog, "h200-sxm", "AWS EC2 Capacity Blocks")
     # 64 instances x 8 GPUs per block, 256 instances across blocks; 1 to 182 days, billed by the day
     assert (block.max_gpus_per_order, block.max_gpus_per_provider) == (512, 2048)
-    assert (block.min_term_hours, block.max_term_hours, block.billing_hours, block.payment) == (24, 182 * 24, 24, "upfront")
+    assert (block.min_term_hours, block.max_term_hours, block.billing_hours, block.payment) == (
+        24,
+        182 * 24,
+        24,
+        "upfront",
+    )
     sfc = offer(catalog, "h100-sxm", "SF Compute")
     assert sfc.pricing == "cluster_term" and sfc.fabric.kind == "infiniband" and sfc.tier == "marketplace"
     community = offer(catalog, "h100-sxm", "RunPod (Community")
@@ -67,11 +75,18 @@ def test_the_cluster_market_is_in_the_catalog_at_the_sizes_it_is_sold(catalog):
 
 @pytest.mark.parametrize("drop", ["gpus_per_node", "fabric", "tier"])
 def test_validate_refuses_an_offer_without_its_product_fields(write, run, drop):
-    fields = {"gpus_per_node": "8", "fabric": "{kind: infiniband, gbps_per_gpu: 400, source: [acme]}", "tier": "neocloud"}
+    fields = {
+        "gpus_per_node": "8",
+        "fabric": "{kind: infiniband, gbps_per_gpu: 400, source: [acme]}",
+        "tier": "neocloud",
+    }
     extra = ", ".join(f"{k}: {v}" for k, v in fields.items() if k != drop)
-    path = write("gpus:\n  - id: h100-sxm\n    prices:\n      rent:\n"
-                 f"        - {{provider: ACME, usd_per_gpu_hour: 2.0, as_of: '2026-11-01', pricing: on_demand, {extra}}}\n"
-                 "sources:\n  acme: {url: 'https://example.com/acme', title: ACME price list, kind: primary}\n", "offer.yaml")
+    path = write(
+        "gpus:\n  - id: h100-sxm\n    prices:\n      rent:\n"
+        f"        - {{provider: ACME, usd_per_gpu_hour: 2.0, as_of: '2026-11-01', pricing: on_demand, {extra}}}\n"
+        "sources:\n  acme: {url: 'https://example.com/acme', title: ACME price list, kind: primary}\n",
+        "offer.yaml",
+    )
     with pytest.raises(InputError) as err:
         load_catalog(path)
     assert f"prices.rent[0].{drop}" in str(err.value) and "h100-sxm" in str(err.value)
@@ -81,9 +96,12 @@ def test_validate_refuses_an_offer_without_its_product_fields(write, run, drop):
 
 
 def test_an_unpublished_node_size_or_fabric_must_say_so(write):
-    path = write("gpus:\n  - id: h100-sxm\n    prices:\n      rent:\n"
-                 "        - {provider: ACME, usd_per_gpu_hour: 2.0, as_of: '2026-11-01', pricing: on_demand,"
-                 " gpus_per_node: 8, fabric: {kind: null}, tier: neocloud}\n", "nofab.yaml")
+    path = write(
+        "gpus:\n  - id: h100-sxm\n    prices:\n      rent:\n"
+        "        - {provider: ACME, usd_per_gpu_hour: 2.0, as_of: '2026-11-01', pricing: on_demand,"
+        " gpus_per_node: 8, fabric: {kind: null}, tier: neocloud}\n",
+        "nofab.yaml",
+    )
     with pytest.raises(InputError, match=r"fabric.*note"):
         load_catalog(path)
 
@@ -92,7 +110,7 @@ def test_a_multi_node_job_needs_a_fabric(catalog):
     p5 = offer(catalog, "h100-sxm", "AWS p5.48xlarge (8x")
     pods = offer(catalog, "h100-sxm", "RunPod (Community")
     lambda_8x = offer(catalog, "h100-sxm", "Lambda (8x")
-    assert fabric_fit(pods, 8).carries and fabric_fit(pods, 8).nodes == 1      # one pod: no fabric needed
+    assert fabric_fit(pods, 8).carries and fabric_fit(pods, 8).nodes == 1  # one pod: no fabric needed
     fit = fabric_fit(pods, 16)
     assert not fit.carries and fit.nodes == 2 and "general network" in fit.reason
     fit = fabric_fit(p5, 256)
@@ -125,8 +143,8 @@ def test_above_the_largest_order_a_quote_is_needed_at_the_rate_assumed(catalog, 
     assert order_fit(block, 4096).limit == 512
     cost = rental_cost(RentOption("capacity_block", block), 520, 48.0, R, catalog.economics)
     assert cost.quote_needed and any("quote needed" in n for n in cost.notes)
-    assert cost.nominal_usd == pytest.approx(520 * 48 * block.usd_per_gpu_hour)     # costed at the rate assumed
-    assert order_fit(offer(catalog, "h100-sxm", "Lambda (8x"), 10_000).within      # no published limit
+    assert cost.nominal_usd == pytest.approx(520 * 48 * block.usd_per_gpu_hour)  # costed at the rate assumed
+    assert order_fit(offer(catalog, "h100-sxm", "Lambda (8x"), 10_000).within  # no published limit
 
 
 def test_every_usable_offer_is_enumerated_not_only_the_cheapest(catalog):
@@ -139,7 +157,7 @@ def test_every_usable_offer_is_enumerated_not_only_the_cheapest(catalog):
     on_demand = [o.rate for o in opts if o.kind == "on_demand"]
     assert on_demand == sorted(on_demand)
     assert all(o.interruptions is not None for o in opts if o.kind == "spot")
-    assert all(o.offer.as_of for o in opts)                                     # undated listings are reference
+    assert all(o.offer.as_of for o in opts)  # undated listings are reference
 
 
 def test_commitments_are_considered_by_default_and_spot_only_when_listed():
@@ -192,10 +210,19 @@ def test_the_plan_pays_the_whole_term_of_a_reservation_used_seven_months(quotes)
     import advisor
 
     tps = advisor.estimate(model="gpt2-350m", gpu="h100-sxm", count=8, catalog=quotes)["tokens_per_s"]
-    doc = {"deployment": {"context": "cloud", "rent_kinds": ["reserved_1y"], "horizon_months": 24,
-                          "storage_tb": 0},   # the data is kept elsewhere: only the term is costed here
-           "finance": {"discount_rate": R}, "model": "gpt2-350m", "tokens": tps * 7 * 730 * 3600, "goodput": 1.0,
-           "gpus": {"count": 8, "allow": ["h100-sxm"]}}
+    doc = {
+        "deployment": {
+            "context": "cloud",
+            "rent_kinds": ["reserved_1y"],
+            "horizon_months": 24,
+            "storage_tb": 0,
+        },  # the data is kept elsewhere: only the term is costed here
+        "finance": {"discount_rate": R},
+        "model": "gpt2-350m",
+        "tokens": tps * 7 * 730 * 3600,
+        "goodput": 1.0,
+        "gpus": {"count": 8, "allow": ["h100-sxm"]},
+    }
     p = plan(parse_workload(doc), catalog=quotes, as_of=AS_OF, explain=False)
     assert p["jobs"][0]["wall_days"] == pytest.approx(7 * 730 / 24, rel=1e-5)
     assert p["cost_breakdown"]["rental_usd"] == pytest.approx(8 * 8760 * 2.0, abs=1.0)

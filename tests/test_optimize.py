@@ -1,4 +1,5 @@
 """The optimizer: exact against brute force, fleets share GPUs, explanations re-solve honestly."""
+
 from __future__ import annotations
 
 import functools
@@ -51,9 +52,9 @@ def _owned_options(problem, g, mine):
     for hold in problem.holdings[g]:
         need = max(c.count for c, _ in mine)
         for _, level in mine:
-            room = min(level, hold.hours) - problem.arrival[g].hours   # the GPUs work from their arrival
+            room = min(level, hold.hours) - problem.arrival[g].hours  # the GPUs work from their arrival
             hours = sum(c.planned_gpu_hours for c, due in mine if due <= level)
-            need = max(need, math.ceil(hours / room - 1e-9) if room > 0 else (0 if not hours else 10 ** 9))
+            need = max(need, math.ceil(hours / room - 1e-9) if room > 0 else (0 if not hours else 10**9))
         if need > (problem.workload.gpus.stock or {}).get(g, math.inf):
             continue
         for s in problem.servers.get(g, []):
@@ -65,9 +66,14 @@ def _owned_options(problem, g, mine):
                 continue  # a network that cannot be costed is not offered
             fixed = count * s.price_usd * (1 + hw.tax_rate) + network
             bought = gpus * (price * (1 + hw.tax_rate) + hw.burn_in_usd)
-            out.append((fixed + bought + gpus * (hold.pv_usd(price) + support * hold.months_held_pv),
-                        fixed + bought + gpus * (hold.cash_usd + support * hold.months_held),
-                        gpus * problem.gpu_kw[g] + count * s.overhead_kw, gpus))
+            out.append(
+                (
+                    fixed + bought + gpus * (hold.pv_usd(price) + support * hold.months_held_pv),
+                    fixed + bought + gpus * (hold.cash_usd + support * hold.months_held),
+                    gpus * problem.gpu_kw[g] + count * s.overhead_kw,
+                    gpus,
+                )
+            )
     return out
 
 
@@ -78,10 +84,12 @@ def brute_force(problem) -> float | None:
     less its discounted resale at the end of the period (`holdings`, solve/holding.py)."""
     wl = problem.workload
     horizon = problem.costs.horizon_hours
-    per_class = []   # one entry per job: identical jobs choose independently
+    per_class = []  # one entry per job: identical jobs choose independently
     for cls, cands in zip(problem.classes, problem.candidates):
         due = min(cls.deadline or math.inf, horizon)
-        usable = [c for c in cands if c.start_hours + c.planned_hours <= due * (1 + 1e-9)]   # from its start, at the confidence
+        usable = [
+            c for c in cands if c.start_hours + c.planned_hours <= due * (1 + 1e-9)
+        ]  # from its start, at the confidence
         per_class += [usable] * cls.multiplicity
     best = None
     for combo in itertools.product(*per_class):
@@ -92,10 +100,12 @@ def brute_force(problem) -> float | None:
         run_pv = sum(c.run_cost_usd for c in combo)
         run_cash = sum(c.run_cost_nominal if c.run_cost_nominal is not None else c.run_cost_usd for c in combo)
         rented = sum(c.count for c in combo if c.ownership == "rent")
-        owned = {g: [(c, problem.classes[c.cls].deadline or horizon) for c in combo if c.gpu == g and c.ownership == "buy"]
-                 for g in sorted({c.gpu for c in combo if c.ownership == "buy"})}
+        owned = {
+            g: [(c, problem.classes[c.cls].deadline or horizon) for c in combo if c.gpu == g and c.ownership == "buy"]
+            for g in sorted({c.gpu for c in combo if c.ownership == "buy"})
+        }
         for choice in itertools.product(*(_owned_options(problem, g, mine) for g, mine in owned.items())):
-            storage = problem.storage.usd if problem.storage is not None else 0.0   # every plan keeps its data
+            storage = problem.storage.usd if problem.storage is not None else 0.0  # every plan keeps its data
             pv, cash = run_pv + sum(o[0] for o in choice) + storage, run_cash + sum(o[1] for o in choice) + storage
             kw, fleet = sum(o[2] for o in choice), rented + sum(o[3] for o in choice)
             if wl.gpus.lower is not None and fleet < wl.gpus.lower:
@@ -110,20 +120,34 @@ def brute_force(problem) -> float | None:
     return best
 
 
-jobs = st.lists(st.fixed_dictionaries({
-    "model": st.sampled_from(["gpt2-124m", "gpt2-350m", "gpt2-774m"]),
-    "tokens": st.sampled_from(["2B", "10B", "40B"]),
-    "deadline": st.sampled_from(["2d", "7d", "30d"]),
-}), min_size=1, max_size=2)
+jobs = st.lists(
+    st.fixed_dictionaries(
+        {
+            "model": st.sampled_from(["gpt2-124m", "gpt2-350m", "gpt2-774m"]),
+            "tokens": st.sampled_from(["2B", "10B", "40B"]),
+            "deadline": st.sampled_from(["2d", "7d", "30d"]),
+        }
+    ),
+    min_size=1,
+    max_size=2,
+)
 
 
 @SETTINGS
-@given(jobs=jobs, gpus=st.lists(st.sampled_from(GPUS), min_size=1, max_size=3, unique=True),
-       context=st.sampled_from(["office", "datacenter"]), ownership=st.sampled_from(["buy", "rent", "any"]),
-       budget=st.sampled_from([None, 3_000, 40_000]), upper=st.sampled_from([None, 2, 8]))
+@given(
+    jobs=jobs,
+    gpus=st.lists(st.sampled_from(GPUS), min_size=1, max_size=3, unique=True),
+    context=st.sampled_from(["office", "datacenter"]),
+    ownership=st.sampled_from(["buy", "rent", "any"]),
+    budget=st.sampled_from([None, 3_000, 40_000]),
+    upper=st.sampled_from([None, 2, 8]),
+)
 def test_milp_optimum_equals_brute_force(jobs, gpus, context, ownership, budget, upper):
-    doc = {"deployment": {"context": context, "ownership": ownership, "lead_time_days": 0},
-           "jobs": [dict(j, name=f"j{i}") for i, j in enumerate(jobs)], "gpus": {"allow": gpus}}
+    doc = {
+        "deployment": {"context": context, "ownership": ownership, "lead_time_days": 0},
+        "jobs": [dict(j, name=f"j{i}") for i, j in enumerate(jobs)],
+        "gpus": {"allow": gpus},
+    }
     if budget:
         doc["budget_usd"] = budget
     if upper:
@@ -142,8 +166,11 @@ def test_milp_optimum_equals_brute_force(jobs, gpus, context, ownership, budget,
 @SETTINGS
 @given(jobs=jobs, ownership=st.sampled_from(["buy", "any"]), scale=st.sampled_from([1.5, 3.0]))
 def test_a_later_deadline_never_costs_more_or_makes_a_workload_infeasible(jobs, ownership, scale):
-    doc = {"deployment": {"context": "office", "ownership": ownership, "lead_time_days": 0},
-           "jobs": [dict(j, name=f"j{i}") for i, j in enumerate(jobs)], "gpus": {"allow": GPUS}}
+    doc = {
+        "deployment": {"context": "office", "ownership": ownership, "lead_time_days": 0},
+        "jobs": [dict(j, name=f"j{i}") for i, j in enumerate(jobs)],
+        "gpus": {"allow": GPUS},
+    }
     problem = problem_for(doc)
     tight, loose = solve(problem), solve(problem, baseline(problem).but(deadline_scale=scale))
     if tight.feasible:
@@ -151,59 +178,104 @@ def test_a_later_deadline_never_costs_more_or_makes_a_workload_infeasible(jobs, 
 
 
 def test_forced_cost_is_at_least_the_optimum_and_equals_a_replan_on_that_gpu(catalog, rules):
-    doc = {"deployment": {"context": "office", "ownership": "any", "lead_time_days": 0}, "model": "gpt2-350m", "tokens": "20B",
-           "deadline": "7d", "gpus": {"allow": GPUS}}
+    doc = {
+        "deployment": {"context": "office", "ownership": "any", "lead_time_days": 0},
+        "model": "gpt2-350m",
+        "tokens": "20B",
+        "deadline": "7d",
+        "gpus": {"allow": GPUS},
+    }
     p = plan(parse_workload(doc), catalog=catalog, rules=rules, as_of=AS_OF)
     forced = [r for r in p["rejected"] if r["forced_cost_usd"] is not None]
     assert forced
     for r in forced:
         assert r["forced_cost_usd"] >= p["total_cost_usd"]
-        alone = plan(parse_workload({**doc, "gpus": {"allow": [r["gpu"]]}}), catalog=catalog, rules=rules,
-                     as_of=AS_OF, explain=False)
-        assert alone["total_cost_usd"] == pytest.approx(r["forced_cost_usd"], rel=1e-5, abs=0.006)   # to the cent
+        alone = plan(
+            parse_workload({**doc, "gpus": {"allow": [r["gpu"]]}}),
+            catalog=catalog,
+            rules=rules,
+            as_of=AS_OF,
+            explain=False,
+        )
+        assert alone["total_cost_usd"] == pytest.approx(r["forced_cost_usd"], rel=1e-5, abs=0.006)  # to the cent
 
 
 def test_identical_jobs_share_owned_gpus_over_time(catalog, rules):
     """Three one-day jobs due in a week run one after another on one owned GPU."""
-    doc = {"deployment": {"context": "office", "ownership": "buy", "lead_time_days": 0}, "gpus": {"allow": ["rtx-4090"]},
-           "jobs": [{"name": "sweep", "model": "gpt2-124m", "tokens": "5B", "deadline": "7d", "repeat": 3}]}
+    doc = {
+        "deployment": {"context": "office", "ownership": "buy", "lead_time_days": 0},
+        "gpus": {"allow": ["rtx-4090"]},
+        "jobs": [{"name": "sweep", "model": "gpt2-124m", "tokens": "5B", "deadline": "7d", "repeat": 3}],
+    }
     p = plan(parse_workload(doc), catalog=catalog, rules=rules, as_of=AS_OF, explain=False)
     contract = ("gpu", "count", "ownership", "unit_price_usd", "gpu_hours", "rent_kind")
     assert [{k: item[k] for k in contract} for item in p["purchase"]] == [
-        {"gpu": "rtx-4090", "count": 1, "ownership": "buy", "unit_price_usd": catalog.gpus["rtx-4090"].purchase_usd,
-         "gpu_hours": None, "rent_kind": None}]
+        {
+            "gpu": "rtx-4090",
+            "count": 1,
+            "ownership": "buy",
+            "unit_price_usd": catalog.gpus["rtx-4090"].purchase_usd,
+            "gpu_hours": None,
+            "rent_kind": None,
+        }
+    ]
     assert sum(j["copies"] for j in p["jobs"]) == 3
 
 
 def test_deadline_too_short_for_one_gpu_buys_enough_for_all_jobs_in_time(catalog, rules):
-    one = plan(parse_workload({"deployment": {"context": "office", "ownership": "buy", "lead_time_days": 0}, "gpus": {"allow": ["rtx-4090"]},
-                               "model": "gpt2-124m", "tokens": "10B", "deadline": "7d"}),
-               catalog=catalog, rules=rules, as_of=AS_OF, explain=False)
+    one = plan(
+        parse_workload(
+            {
+                "deployment": {"context": "office", "ownership": "buy", "lead_time_days": 0},
+                "gpus": {"allow": ["rtx-4090"]},
+                "model": "gpt2-124m",
+                "tokens": "10B",
+                "deadline": "7d",
+            }
+        ),
+        catalog=catalog,
+        rules=rules,
+        as_of=AS_OF,
+        explain=False,
+    )
     days = one["jobs"][0]["wall_days"]
-    doc = {"deployment": {"context": "office", "ownership": "buy", "lead_time_days": 0}, "gpus": {"allow": ["rtx-4090"]},
-           "jobs": [{"name": "a", "model": "gpt2-124m", "tokens": "10B", "deadline": f"{days * 1.5:.3f}d", "repeat": 2}]}
+    doc = {
+        "deployment": {"context": "office", "ownership": "buy", "lead_time_days": 0},
+        "gpus": {"allow": ["rtx-4090"]},
+        "jobs": [{"name": "a", "model": "gpt2-124m", "tokens": "10B", "deadline": f"{days * 1.5:.3f}d", "repeat": 2}],
+    }
     p = plan(parse_workload(doc), catalog=catalog, rules=rules, as_of=AS_OF, explain=False)
     # two jobs of `days` each cannot run one after the other within 1.5 x days on one GPU
     assert p["purchase"][0]["count"] == 2
 
 
 def test_stock_limit_is_honoured(catalog, rules):
-    doc = {"deployment": {"context": "office", "ownership": "buy", "lead_time_days": 0}, "model": "gpt2-124m", "tokens": "10B",
-           "deadline": "12h", "gpus": {"allow": ["rtx-4090", "h100-sxm"], "stock": {"rtx-4090": 2}}}
+    doc = {
+        "deployment": {"context": "office", "ownership": "buy", "lead_time_days": 0},
+        "model": "gpt2-124m",
+        "tokens": "10B",
+        "deadline": "12h",
+        "gpus": {"allow": ["rtx-4090", "h100-sxm"], "stock": {"rtx-4090": 2}},
+    }
     p = plan(parse_workload(doc), catalog=catalog, rules=rules, as_of=AS_OF)
     bought = {i["gpu"]: i["count"] for i in p["purchase"]}
     assert bought.get("rtx-4090", 0) <= 2
     assert any(b["constraint"] == "stock:rtx-4090" for b in p["binding"]) or "rtx-4090" not in bought
 
 
-BUDGET = 14_500   # cash: the $7,000 workstation of 2026 (issue 29; it was $2,630), a few cards and their tax
+BUDGET = 14_500  # cash: the $7,000 workstation of 2026 (issue 29; it was $2,630), a few cards and their tax
 
 
 def test_objective_time_is_fastest_within_budget(catalog, rules):
     # a 3.6 kW room (the workload's own limit replaces PWR001's 1.44 kW office default, which
     # would stop at two cards before the budget binds)
-    doc = {"deployment": {"context": "office", "ownership": "buy", "lead_time_days": 0, "power_limit_kw": 3.6}, "model": "gpt2-124m",
-           "tokens": "10B", "gpus": {"allow": ["rtx-4090"], "max": 8}, "budget_usd": BUDGET}
+    doc = {
+        "deployment": {"context": "office", "ownership": "buy", "lead_time_days": 0, "power_limit_kw": 3.6},
+        "model": "gpt2-124m",
+        "tokens": "10B",
+        "gpus": {"allow": ["rtx-4090"], "max": 8},
+        "budget_usd": BUDGET,
+    }
     problem = problem_for(doc, catalog, rules)
     fast = solve_fastest(problem)
     cheap = solve(problem)
@@ -213,10 +285,12 @@ def test_objective_time_is_fastest_within_budget(catalog, rules):
     # beside a few dollars of storage, support and electricity
     card, host = catalog.gpus["rtx-4090"].purchase_usd, catalog.servers["workstation-4x-pcie"].purchase.usd
     hw = problem.hardware["rtx-4090"]
+
     def cash(n):
         return (n * card + host) * (1 + hw.tax_rate) + n * hw.burn_in_usd
+
     n = max(k for k in range(1, 5) if cash(k) <= BUDGET)
-    assert n >= 2 and BUDGET - cash(n) > 100 and (n == 4 or cash(n + 1) > BUDGET)   # not on a knife edge
+    assert n >= 2 and BUDGET - cash(n) > 100 and (n == 4 or cash(n + 1) > BUDGET)  # not on a knife edge
     assert fast.cash_usd <= BUDGET
     assert fast.bought == {"rtx-4090": n}
     assert fast.servers == {"rtx-4090": {"workstation-4x-pcie": 1}}
@@ -224,10 +298,14 @@ def test_objective_time_is_fastest_within_budget(catalog, rules):
 
 def test_frontier_is_pareto(run_json, write):
     from conftest import EXAMPLES
+
     # the article's office job in a room with a 3.6 kW circuit: the 1.44 kW office default
     # (PWR001) would stop the front at two cards
-    text = (EXAMPLES / "article-office.yaml").read_text().replace("ownership: buy",
-                                                                  "ownership: buy\n  power_limit_kw: 3.6")
+    text = (
+        (EXAMPLES / "article-office.yaml")
+        .read_text()
+        .replace("ownership: buy", "ownership: buy\n  power_limit_kw: 3.6")
+    )
     code, f = run_json("frontier", write(text), "--as-of", AS_OF)
     pts = f["points"]
     assert code == 0 and len(pts) >= 3
@@ -241,14 +319,26 @@ def test_frontier_is_pareto(run_json, write):
     assert two["points"][-1]["total_cost_usd"] == pts[-1]["total_cost_usd"]
 
 
-@pytest.mark.parametrize("extra,group,field", [
-    ({"budget_usd": 1000}, "budget", "budget_usd"),
-    ({"deadline": "6h"}, "deadline", "deadline_scale"),
-    ({"deployment": {"context": "office", "ownership": "buy", "lead_time_days": 0, "power_limit_kw": 0.3}}, "power", "power_limit_kw"),
-])
+@pytest.mark.parametrize(
+    "extra,group,field",
+    [
+        ({"budget_usd": 1000}, "budget", "budget_usd"),
+        ({"deadline": "6h"}, "deadline", "deadline_scale"),
+        (
+            {"deployment": {"context": "office", "ownership": "buy", "lead_time_days": 0, "power_limit_kw": 0.3}},
+            "power",
+            "power_limit_kw",
+        ),
+    ],
+)
 def test_infeasible_diagnosis_finds_a_relaxation_that_works(extra, group, field, catalog, rules):
-    doc = {"deployment": {"context": "office", "ownership": "buy", "lead_time_days": 0}, "model": "gpt2-124m", "tokens": "10B",
-           "deadline": "7d", "gpus": {"allow": ["rtx-4090"], "max": 4}}
+    doc = {
+        "deployment": {"context": "office", "ownership": "buy", "lead_time_days": 0},
+        "model": "gpt2-124m",
+        "tokens": "10B",
+        "deadline": "7d",
+        "gpus": {"allow": ["rtx-4090"], "max": 4},
+    }
     doc.update(extra)
     p = plan(parse_workload(doc), catalog=catalog, rules=rules, as_of=AS_OF)
     assert p["status"] == "infeasible"
@@ -268,31 +358,60 @@ def test_infeasible_diagnosis_finds_a_relaxation_that_works(extra, group, field,
 
 def test_gpu_count_diagnosis(catalog, rules):
     # 3.6 kW, so the GPU count binds alone (PWR001's 1.44 kW office default would bind too)
-    doc = {"deployment": {"context": "office", "ownership": "buy", "lead_time_days": 0, "power_limit_kw": 3.6}, "model": "gpt2-124m",
-           "tokens": "10B", "deadline": "14h", "gpus": {"allow": ["rtx-4090"], "max": 2}}
+    doc = {
+        "deployment": {"context": "office", "ownership": "buy", "lead_time_days": 0, "power_limit_kw": 3.6},
+        "model": "gpt2-124m",
+        "tokens": "10B",
+        "deadline": "14h",
+        "gpus": {"allow": ["rtx-4090"], "max": 2},
+    }
     p = plan(parse_workload(doc), catalog=catalog, rules=rules, as_of=AS_OF)
     found = {d["constraint"]: d for d in p["diagnosis"]}
     n = found["gpu_count"]["relaxation"]["gpus.max"]
-    ok = plan(parse_workload({**doc, "gpus": {"allow": ["rtx-4090"], "max": n}}), catalog=catalog, rules=rules,
-              as_of=AS_OF, explain=False)
-    worse = plan(parse_workload({**doc, "gpus": {"allow": ["rtx-4090"], "max": n - 1}}), catalog=catalog,
-                 rules=rules, as_of=AS_OF, explain=False)
+    ok = plan(
+        parse_workload({**doc, "gpus": {"allow": ["rtx-4090"], "max": n}}),
+        catalog=catalog,
+        rules=rules,
+        as_of=AS_OF,
+        explain=False,
+    )
+    worse = plan(
+        parse_workload({**doc, "gpus": {"allow": ["rtx-4090"], "max": n - 1}}),
+        catalog=catalog,
+        rules=rules,
+        as_of=AS_OF,
+        explain=False,
+    )
     assert ok["status"] != "infeasible" and worse["status"] == "infeasible"
 
 
 def test_break_even_price_actually_flips_the_choice(catalog, rules):
-    doc = {"deployment": {"context": "datacenter", "ownership": "buy", "lead_time_days": 0}, "model": "gpt2-124m", "tokens": "10B",
-           "deadline": "7d", "gpus": {"allow": ["a100-80gb-sxm", "h100-sxm"]}}
+    doc = {
+        "deployment": {"context": "datacenter", "ownership": "buy", "lead_time_days": 0},
+        "model": "gpt2-124m",
+        "tokens": "10B",
+        "deadline": "7d",
+        "gpus": {"allow": ["a100-80gb-sxm", "h100-sxm"]},
+    }
     p = plan(parse_workload(doc), catalog=catalog, rules=rules, as_of=AS_OF)
     rise = next(b for b in p["sensitivity"]["break_even"] if b["direction"] == "rise")
     problem = problem_for(doc, catalog, rules)
-    assert rise["gpu"] in solve(problem, baseline(problem).but(price_factor={rise["gpu"]: rise["factor"] * 0.97})).gpu_types()
-    assert rise["gpu"] not in solve(problem, baseline(problem).but(price_factor={rise["gpu"]: rise["factor"] * 1.03})).gpu_types()
+    assert (
+        rise["gpu"]
+        in solve(problem, baseline(problem).but(price_factor={rise["gpu"]: rise["factor"] * 0.97})).gpu_types()
+    )
+    assert (
+        rise["gpu"]
+        not in solve(problem, baseline(problem).but(price_factor={rise["gpu"]: rise["factor"] * 1.03})).gpu_types()
+    )
 
 
 def test_allow_mixed_never_costs_more(catalog, rules):
-    base = {"deployment": {"context": "office", "ownership": "any", "lead_time_days": 0}, "gpus": {"allow": GPUS, "max": 3},
-            "jobs": [{"name": "big", "model": "gpt2-350m", "tokens": "40B", "deadline": "10d"}]}
+    base = {
+        "deployment": {"context": "office", "ownership": "any", "lead_time_days": 0},
+        "gpus": {"allow": GPUS, "max": 3},
+        "jobs": [{"name": "big", "model": "gpt2-350m", "tokens": "40B", "deadline": "10d"}],
+    }
     whole = problem_for(base, catalog, rules)
     mixed = problem_for({**base, "allow_mixed": True}, catalog, rules)
     a, b = solve(whole), solve(mixed)
@@ -304,8 +423,14 @@ def test_cbc_fallback_gives_the_same_optimum(monkeypatch):
     """When highspy is missing the bundled CBC solves the same model to the same cost."""
     import advisor.solve.milp as opt
     from advisor.solve.run import cbc_solver
-    doc = {"deployment": {"context": "office", "ownership": "any", "lead_time_days": 0}, "model": "gpt2-350m", "tokens": "20B",
-           "deadline": "3d", "gpus": {"allow": GPUS, "max": 8}}
+
+    doc = {
+        "deployment": {"context": "office", "ownership": "any", "lead_time_days": 0},
+        "model": "gpt2-350m",
+        "tokens": "20B",
+        "deadline": "3d",
+        "gpus": {"allow": GPUS, "max": 8},
+    }
     problem = problem_for(doc)
     highs = solve(problem)
     monkeypatch.setattr(opt, "solver_for", lambda limit, gap=None: ("cbc", cbc_solver(limit, gap)))
@@ -329,23 +454,26 @@ def test_holding_periods_past_every_due_hour_are_bounded_at_zero_and_the_optimum
     from advisor.solve.constraints import capacity
     from advisor.solve.constraints.capacity import dominated_by_gpu
 
-    doc = {"deployment": {"context": "datacenter", "ownership": "buy", "lead_time_days": 0},
-           "jobs": [{"name": "j", "model": "gpt2-774m", "tokens": "40B", "deadline": "30d"}],
-           "gpus": {"allow": ["a100-80gb-sxm", "h100-sxm"]}}
+    doc = {
+        "deployment": {"context": "datacenter", "ownership": "buy", "lead_time_days": 0},
+        "jobs": [{"name": "j", "model": "gpt2-774m", "tokens": "40B", "deadline": "30d"}],
+        "gpus": {"allow": ["a100-80gb-sxm", "h100-sxm"]},
+    }
     problem = problem_for(doc)
     sc = baseline(problem)
     for g, levels in problem.holdings.items():
         first = next(lv for lv, h in enumerate(levels) if h.hours >= 30 * 24)
         assert dominated_by_gpu(problem, sc)[g] == set(range(first + 1, len(levels)))
-        assert first == 0 and len(levels) > 5   # month 1 covers 30 days; 36 months offer more
+        assert first == 0 and len(levels) > 5  # month 1 covers 30 days; 36 months offer more
     # the deadline lifted (a diagnosis): every period stays open
-    assert all(not dominated_by_gpu(problem, sc.but(deadline_scale=1e9, horizon_hours=None))[g]
-               for g in problem.holdings)
+    assert all(
+        not dominated_by_gpu(problem, sc.but(deadline_scale=1e9, horizon_hours=None))[g] for g in problem.holdings
+    )
     # served all day for 24 months and fine-tuned by day 120: held to month 4 at the latest for the
     # fine-tune alone (periods before it may suffice), or to month 24 when it serves; months 6-18 never
     served = problem_for(yaml.safe_load((EXAMPLES / "train-and-serve.yaml").read_text()))
     levels = served.holdings["rtx-6000-ada"]
-    assert [round(h.months) for h in levels] == [3, 4, 6, 9, 12, 18, 24]   # bought ones arrive in 10 weeks
+    assert [round(h.months) for h in levels] == [3, 4, 6, 9, 12, 18, 24]  # bought ones arrive in 10 weeks
     assert dominated_by_gpu(served, baseline(served))["rtx-6000-ada"] == {2, 3, 4, 5}
     pruned = solve(problem)
     problem.solver_cache.clear()

@@ -1,6 +1,7 @@
 """The other way to own (issue 29 item 5): every explained plan states the best plan that rents
 when it buys, or buys when it rents, and its cost is what planning the workload with that
 ownership gives (an independent re-plan from the workload, not the plan's own re-solve)."""
+
 from __future__ import annotations
 
 import copy
@@ -10,10 +11,12 @@ import yaml
 
 import advisor
 
-B200 = {"name": "70B on B200 in 60 days",
-        "deployment": {"context": "datacenter", "ownership": "buy", "horizon_months": 36, "lead_time_days": 0},
-        "gpus": {"allow": ["b200"]},
-        "jobs": [{"model": "llama-3-70b", "tokens": "1T", "deadline": "60d"}]}
+B200 = {
+    "name": "70B on B200 in 60 days",
+    "deployment": {"context": "datacenter", "ownership": "buy", "horizon_months": 36, "lead_time_days": 0},
+    "gpus": {"allow": ["b200"]},
+    "jobs": [{"model": "llama-3-70b", "tokens": "1T", "deadline": "60d"}],
+}
 
 
 def _with(workload: dict, **deployment) -> dict:
@@ -59,15 +62,16 @@ def test_with_both_ownerships_allowed_the_other_way_is_the_plan_of_that_ownershi
     alone = _plan(_with(wl, ownership=other["ownership"]), "alternatives")
     assert other["total_cost_usd"] == pytest.approx(alone["total_cost_usd"], rel=2e-4)
     assert other["difference_usd"] == pytest.approx(other["total_cost_usd"] - plan["total_cost_usd"], abs=0.01)
-    assert other["difference_usd"] >= -plan["solver"]["gap_limit"] * plan["total_cost_usd"]   # a subset of the choices
-    assert [(p["gpu"], p["count"], p["ownership"]) for p in other["purchase"]] == \
-           [(p["gpu"], p["count"], p["ownership"]) for p in alone["purchase"]]
+    assert other["difference_usd"] >= -plan["solver"]["gap_limit"] * plan["total_cost_usd"]  # a subset of the choices
+    assert [(p["gpu"], p["count"], p["ownership"]) for p in other["purchase"]] == [
+        (p["gpu"], p["count"], p["ownership"]) for p in alone["purchase"]
+    ]
 
 
 def test_a_cloud_workload_is_told_what_buying_and_hosting_in_a_datacenter_would_cost():
     with open("examples/serve-mixed-requests.yaml", encoding="utf-8") as f:
         wl = yaml.safe_load(f)
-    other = _plan(wl, "alternatives")["other_ownership"]   # (the level that states it; no draws needed here)
+    other = _plan(wl, "alternatives")["other_ownership"]  # (the level that states it; no draws needed here)
     assert other["ownership"] == "buy" and other["site"] == "datacenter"
     assert "hosted in a datacenter" in other["message"]
     hosted = _plan(_with(wl, context="datacenter", ownership="buy"), "alternatives")
@@ -78,8 +82,12 @@ def test_when_the_other_way_cannot_meet_the_limits_the_plan_says_which_limit_sto
     """Buying cannot meet a 21-day deadline when the GPUs take weeks to arrive: the other-ownership
     line names the lead time, and the cost without it is the plan bought with the deadline moved
     out by the GPUs' arrival (delivery and burn-in), re-planned from the workload."""
-    wl = {"name": "three weeks", "deployment": {"context": "datacenter", "ownership": "any"},
-          "gpus": {"allow": ["h100-sxm"]}, "jobs": [{"model": "llama-3-8b", "tokens": "20B", "deadline": "21d"}]}
+    wl = {
+        "name": "three weeks",
+        "deployment": {"context": "datacenter", "ownership": "any"},
+        "gpus": {"allow": ["h100-sxm"]},
+        "jobs": [{"model": "llama-3-8b", "tokens": "20B", "deadline": "21d"}],
+    }
     plan = _plan(wl)
     assert {p["ownership"] for p in plan["purchase"]} == {"rent"}
     other = plan["other_ownership"]

@@ -1,5 +1,6 @@
 """Re-solves on two cores (solve/parallel.py): a plan made with forced workers is the same JSON as
 the serial one, and the fallbacks (off, a failing child, an error) behave as the serial path."""
+
 from __future__ import annotations
 
 import json
@@ -70,13 +71,13 @@ def test_early_tasks_each_once_whoever_takes_them(monkeypatch):
         return i
 
     early = parallel.Early(dies, 5)
-    assert early.done() == ({}, None)   # the caller draws what is missing, as serially
+    assert early.done() == ({}, None)  # the caller draws what is missing, as serially
     early = parallel.Early(lambda i: time.sleep(30), 3)
     early.cancel()
     with pytest.raises(ChildProcessError):
-        os.waitpid(-1, os.WNOHANG)   # reaped: no child left
+        os.waitpid(-1, os.WNOHANG)  # reaped: no child left
     monkeypatch.setenv(parallel.ENV, "off")
-    assert parallel.Early(lambda i: i, 4).rest() == [0, 1, 2, 3]   # serial: every task back to the caller
+    assert parallel.Early(lambda i: i, 4).rest() == [0, 1, 2, 3]  # serial: every task back to the caller
 
 
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="no os.fork on this platform")
@@ -92,7 +93,7 @@ def test_draws_begun_before_an_infeasible_plan_are_stopped(monkeypatch):
     def diagnose(*a, **k):
         try:
             os.waitpid(-1, os.WNOHANG)
-            alive.append(True)   # a child to reap: the draws were still there
+            alive.append(True)  # a child to reap: the draws were still there
         except ChildProcessError:
             pass
         return real(*a, **k)
@@ -114,7 +115,7 @@ def test_no_process_to_start_means_the_parent_does_everything(monkeypatch):
     before = len(os.listdir("/proc/self/fd")) if os.path.isdir("/proc/self/fd") else None
     assert parallel.Early(lambda i: i, 5).rest() == [0, 1, 2, 3, 4]
     assert parallel.run(lambda i: i * i, 6) == [i * i for i in range(6)]
-    if before is not None:   # no pipe left open
+    if before is not None:  # no pipe left open
         assert len(os.listdir("/proc/self/fd")) == before
 
 
@@ -131,7 +132,7 @@ def test_a_failing_child_is_recomputed_in_the_parent(monkeypatch):
 
     def task(i: int) -> int:
         if os.getpid() != parent:
-            os._exit(3)   # the child dies without an answer
+            os._exit(3)  # the child dies without an answer
         return i * i
 
     assert parallel.run(task, 6) == [i * i for i in range(6)]
@@ -150,7 +151,7 @@ def test_off_small_and_errors_stay_serial(monkeypatch):
             raise ValueError("task 3")
         return i
 
-    with pytest.raises(ValueError, match="task 3"):   # raised in the child: the parent's re-run raises it
+    with pytest.raises(ValueError, match="task 3"):  # raised in the child: the parent's re-run raises it
         parallel.run(task, 4)
     merged = []
     counter = {"n": 0}
@@ -176,7 +177,7 @@ def test_candidates_offered_on_two_cores_are_the_serial_ones(monkeypatch, tmp_pa
     from advisor.inputs.workload import parse_workload
     from advisor.perf import layout, layout_cache, params_from
 
-    monkeypatch.setattr(layout_cache, "_FOLDER", [None])   # no store on disk: this process's memory only
+    monkeypatch.setattr(layout_cache, "_FOLDER", [None])  # no store on disk: this process's memory only
     layout_cache.forget()
     wl = parse_workload(small_fleet())
     catalog, rules = load_catalog(), load_rules()
@@ -192,11 +193,11 @@ def test_candidates_offered_on_two_cores_are_the_serial_ones(monkeypatch, tmp_pa
     serial = prepare(wl, catalog, rules, AS_OF)
     assert rows(forked) == rows(serial) and sum(map(len, serial.candidates)) > 100
     assert {g: r.reasons for g, r in forked.rejected.items()} == {g: r.reasons for g, r in serial.rejected.items()}
-    for name in ("gpu_kw", "unit_price", "rent_rate", "holdings"):   # keyed and ordered as serially
+    for name in ("gpu_kw", "unit_price", "rent_rate", "holdings"):  # keyed and ordered as serially
         assert list(getattr(forked, name).items()) == list(getattr(serial, name).items())
     assert list(forked.servers) == list(serial.servers) and list(forked.residual) == list(serial.residual)
     layout_cache.forget()
-    layout_cache.absorb(found)   # what another process found, as a child's answers arrive
+    layout_cache.absorb(found)  # what another process found, as a child's answers arrive
     searched = []
     real = layout._choose_layout
     monkeypatch.setattr(layout, "_choose_layout", lambda *a: searched.append(a) or real(*a))
@@ -211,7 +212,7 @@ def test_candidates_offered_on_two_cores_are_the_serial_ones(monkeypatch, tmp_pa
     flag = tmp_path / "child-searched"
 
     def task(i: int) -> int:
-        if i == 0 and os.getpid() == parent:   # wait (20 s at most) until the child has taken a task
+        if i == 0 and os.getpid() == parent:  # wait (20 s at most) until the child has taken a task
             deadline = time.monotonic() + 20
             while not flag.exists() and time.monotonic() < deadline:
                 time.sleep(0.01)
@@ -222,10 +223,12 @@ def test_candidates_offered_on_two_cores_are_the_serial_ones(monkeypatch, tmp_pa
 
     known = layout_cache.mark()
     layout.choose_layout(spec, gpu, 8, params)
-    assert len(layout_cache.new_answers(known)) == 1 and layout_cache.new_answers(layout_cache.mark()) == {}   # only what is new since
+    assert (
+        len(layout_cache.new_answers(known)) == 1 and layout_cache.new_answers(layout_cache.mark()) == {}
+    )  # only what is new since
     layout_cache.forget()
     pids = parallel.run(task, 6, state=layout_cache.new_answers, merge=layout_cache.absorb)
-    assert any(p != parent for p in pids)   # the child searched some
+    assert any(p != parent for p in pids)  # the child searched some
     searched.clear()
     monkeypatch.setenv(parallel.ENV, "off")
     assert all(task(i) == parent for i in range(1, 6)) and searched == []

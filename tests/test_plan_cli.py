@@ -1,4 +1,5 @@
 """`advisor plan` end to end on the article's two scenarios, through the CLI."""
+
 from __future__ import annotations
 
 import pytest
@@ -6,8 +7,18 @@ from conftest import AS_OF, EXAMPLES
 
 from advisor.data.catalog import load_catalog
 
-CONTRACT_KEYS = {"schema_version", "status", "total_cost_usd", "cost_breakdown", "purchase", "jobs", "rejected",
-                 "binding", "diagnosis", "sources"}
+CONTRACT_KEYS = {
+    "schema_version",
+    "status",
+    "total_cost_usd",
+    "cost_breakdown",
+    "purchase",
+    "jobs",
+    "rejected",
+    "binding",
+    "diagnosis",
+    "sources",
+}
 
 
 def test_office_buys_rtx_4090(example_plan):
@@ -51,8 +62,18 @@ def test_datacenter_rejects_4090_with_lic001_and_buys_a_datacenter_gpu(example_p
 def test_json_carries_every_contract_key(example_plan):
     _, plan = example_plan("article-office")
     assert CONTRACT_KEYS <= set(plan)
-    assert set(plan["cost_breakdown"]) == {"purchase_usd", "servers_usd", "network_usd", "storage_usd", "tax_usd",
-                                           "burn_in_usd", "support_usd", "energy_usd", "hosting_usd", "rental_usd"}
+    assert set(plan["cost_breakdown"]) == {
+        "purchase_usd",
+        "servers_usd",
+        "network_usd",
+        "storage_usd",
+        "tax_usd",
+        "burn_in_usd",
+        "support_usd",
+        "energy_usd",
+        "hosting_usd",
+        "rental_usd",
+    }
     assert {"gpu", "count", "ownership", "unit_price_usd", "gpu_hours"} <= set(plan["purchase"][0])
     assert {"name", "gpu", "gpu_count", "tokens_per_s", "wall_days", "memory_per_gpu_gb"} <= set(plan["jobs"][0])
     for r in plan["rejected"]:
@@ -65,7 +86,7 @@ def test_table_names_choice_and_rejection(example_plan):
     from advisor.present.plan_text import plan_text
 
     code, plan = example_plan("article-datacenter")
-    out = plan_text(plan, "table")   # the table `advisor plan` prints: rendered from the same JSON value
+    out = plan_text(plan, "table")  # the table `advisor plan` prints: rendered from the same JSON value
     assert code == 0
     assert "h100-sxm" in out and "LIC001" in out
 
@@ -84,12 +105,15 @@ def test_stale_price_is_flagged(example_plan):
 
 
 def test_infeasible_workload_exits_3_with_diagnosis(run, write):
-    path = write("deployment: {context: office, ownership: buy, lead_time_days: 0}\nmodel: gpt2-124m\ntokens: 10B\ndeadline: 7d\n"
-                 "budget_usd: 100\n"
-                 "gpus: {allow: [rtx-4090]}\n")
+    path = write(
+        "deployment: {context: office, ownership: buy, lead_time_days: 0}\nmodel: gpt2-124m\ntokens: 10B\ndeadline: 7d\n"
+        "budget_usd: 100\n"
+        "gpus: {allow: [rtx-4090]}\n"
+    )
     code, out, _ = run("plan", path, "--format", "json", "--as-of", AS_OF)
     assert code == 3
     import json
+
     plan = json.loads(out)
     assert plan["status"] == "infeasible" and plan["total_cost_usd"] is None
     assert plan["diagnosis"][0]["constraint"] == "budget"
@@ -111,6 +135,7 @@ def test_missing_file_exits_2(run, tmp_path):
 def test_python_module_entry_point():
     import subprocess
     import sys
+
     out = subprocess.run([sys.executable, "-m", "advisor", "--help"], capture_output=True, text=True)
     assert out.returncode == 0 and "plan" in out.stdout
 

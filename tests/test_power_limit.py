@@ -1,6 +1,7 @@
 """A card run at a lower board power limit than the measured part of its die sustains a lower GEMM
 rate (advisor/perf/power_limit.py): the cap, worked by hand, and its exponent recomputed from the
 measured power-capped run it is derived from (bench/power_limit.py)."""
+
 from __future__ import annotations
 
 import math
@@ -35,7 +36,7 @@ def test_cap_leaves_measured_and_unreferenced_parts_alone():
     assert hardware(catalog.gpu("l40s"), catalog).matmul_fraction["fp8"] == pytest.approx(0.71)
     assert capped_share(0.71, 1978.9, 1978.9, 0.709, 700, 700, 0.775) == 0.71
     pcie = hardware(catalog.gpu("h100-pcie"), catalog).matmul_fraction["fp8"]
-    assert pcie == pytest.approx(1978.9 * 0.709 * 0.5 ** 0.775 / 1513, rel=1e-3)
+    assert pcie == pytest.approx(1978.9 * 0.709 * 0.5**0.775 / 1513, rel=1e-3)
 
 
 @pytest.mark.slow
@@ -43,6 +44,7 @@ def test_exponent_reproduces_the_measured_power_capped_run():
     """NVIDIA's DGX H200 at power_limit 500 W ran Llama 2 70B Offline at 25,262.1 tokens/s against
     31,302.7 at 700 W (0.807): the shipped exponent, recomputed from that pair, is within 0.01."""
     from bench.power_limit import derived_exponent
+
     target, _, exponent = derived_exponent()
     assert target == pytest.approx(0.807, abs=0.001)
     assert exponent == pytest.approx(load_params().power_limit_exponent, abs=0.01)

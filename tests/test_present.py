@@ -1,5 +1,6 @@
 """present/ renders a typed Plan and its PlanContext (issue 28 item 3): it never reads a solver
 Problem and never subscripts a plan's JSON value."""
+
 from __future__ import annotations
 
 import ast
@@ -15,11 +16,21 @@ def _plan_subscripts(tree: ast.AST, names: tuple[str, ...]) -> list[int]:
     """Lines where one of `names` is subscripted with a string or asked `.get(...)`."""
     out = []
     for node in ast.walk(tree):
-        if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and node.value.id in names \
-                and isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, str):
+        if (
+            isinstance(node, ast.Subscript)
+            and isinstance(node.value, ast.Name)
+            and node.value.id in names
+            and isinstance(node.slice, ast.Constant)
+            and isinstance(node.slice.value, str)
+        ):
             out.append(node.lineno)
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "get" \
-                and isinstance(node.func.value, ast.Name) and node.func.value.id in names:
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr == "get"
+            and isinstance(node.func.value, ast.Name)
+            and node.func.value.id in names
+        ):
             out.append(node.lineno)
     return out
 
@@ -29,10 +40,13 @@ def test_present_reads_typed_fields_and_no_solver_problem():
         text = path.read_text(encoding="utf-8")
         tree = ast.parse(text)
         names = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)} | {
-            a.arg for n in ast.walk(tree) if isinstance(n, ast.arguments) for a in n.args + n.kwonlyargs}
+            a.arg for n in ast.walk(tree) if isinstance(n, ast.arguments) for a in n.args + n.kwonlyargs
+        }
         assert "problem" not in names, f"{path.name} reads a solver Problem; give it a PlanContext"
         assert "getattr(problem" not in text, path.name
-        plan_names = ("plan", "p") if path.name in ("plan_text.py", "plan_sections.py", "plan_summary.py") else ("plan",)
+        plan_names = (
+            ("plan", "p") if path.name in ("plan_text.py", "plan_sections.py", "plan_summary.py") else ("plan",)
+        )
         assert not _plan_subscripts(tree, plan_names), f"{path.name}: plan[...] at {_plan_subscripts(tree, plan_names)}"
 
 
@@ -50,17 +64,44 @@ def test_memo_render_takes_a_plan_and_its_context():
 # ------------------------------------------------------------------ the decision on one screen (issue 32 item 2)
 
 ROUND3 = {
-    "decision": {"basis": "expected", "draws": 200, "expected_cost_usd": 140000.0, "p80_cost_usd": 151234.0,
-                 "price_of_robustness_usd": 2148.0,
-                 "verify": [{"input": "a100-80gb-sxm purchase price", "current": 9000.0, "range": [4000.0, 18000.0],
-                             "evpi_usd": 3120.0, "message": "get a quote for the A100 80GB SXM4 first: knowing "
-                                                            "its price exactly is worth $3,120"},
-                            {"input": "hosting", "current": 184.06, "range": [150.0, 220.0], "evpi_usd": 0.0,
-                             "message": "the hosting rate does not change the choice"}]},
-    "disposal": [{"gpu": "a100-80gb-sxm", "when": "horizon", "month": 36, "resale_usd": 21000.0,
-                  "message": "resell the 8 A100 80GB SXM4 at month 36 for about $21,000"}],
-    "other_ownership": {"ownership": "rent", "total_cost_usd": 152000.0, "purchase": [],
-                        "message": "renting the same GPUs instead would cost $152,000"},
+    "decision": {
+        "basis": "expected",
+        "draws": 200,
+        "expected_cost_usd": 140000.0,
+        "p80_cost_usd": 151234.0,
+        "price_of_robustness_usd": 2148.0,
+        "verify": [
+            {
+                "input": "a100-80gb-sxm purchase price",
+                "current": 9000.0,
+                "range": [4000.0, 18000.0],
+                "evpi_usd": 3120.0,
+                "message": "get a quote for the A100 80GB SXM4 first: knowing its price exactly is worth $3,120",
+            },
+            {
+                "input": "hosting",
+                "current": 184.06,
+                "range": [150.0, 220.0],
+                "evpi_usd": 0.0,
+                "message": "the hosting rate does not change the choice",
+            },
+        ],
+    },
+    "disposal": [
+        {
+            "gpu": "a100-80gb-sxm",
+            "when": "horizon",
+            "month": 36,
+            "resale_usd": 21000.0,
+            "message": "resell the 8 A100 80GB SXM4 at month 36 for about $21,000",
+        }
+    ],
+    "other_ownership": {
+        "ownership": "rent",
+        "total_cost_usd": 152000.0,
+        "purchase": [],
+        "message": "renting the same GPUs instead would cost $152,000",
+    },
 }
 
 
@@ -82,16 +123,21 @@ def test_the_one_screen_view_shows_the_round_3_keys(example_plan):
     assert "resell the 8 A100 80GB SXM4 at month 36" in out
     assert "renting the same GPUs instead would cost $152,000" in out
     assert "speeds measured (1)" in out
-    assert f"{plan['nominal_cost_usd']:,.0f} in cash" in out and f"${plan['present_value_usd']:,.0f} present value" in out
+    assert (
+        f"{plan['nominal_cost_usd']:,.0f} in cash" in out and f"${plan['present_value_usd']:,.0f} present value" in out
+    )
     decision = plan_text(_with_round3(plan), section="decision")
     assert "the hosting rate does not change the choice" in decision and "$4,000–$18,000" not in decision
     assert "4,000–18,000" in decision and "$3,120" in decision
-    bare = plan_text({k: v for k, v in plan.items() if k not in ROUND3}, full=False)   # without the keys: nothing about them
+    bare = plan_text(
+        {k: v for k, v in plan.items() if k not in ROUND3}, full=False
+    )  # without the keys: nothing about them
     assert "Verify" not in bare and "Basis" not in bare and "Otherwise" not in bare
 
 
 def test_one_screen_view_of_the_fleet_is_short_and_says_what_was_decided(run, example_plan):
     import os
+
     code, out, _ = run("plan", EXAMPLES / "team-fleet.yaml", "--as-of", AS_OF)
     wide = out.splitlines()
     assert code == 0 and len(wide) <= 40
@@ -109,8 +155,11 @@ def test_one_screen_view_of_the_fleet_is_short_and_says_what_was_decided(run, ex
     assert code_full == 0 and len(full.splitlines()) > len(narrow.splitlines())
     # a family not chosen is named with its best GPU and that GPU's cost, read from the plan's JSON
     _, plan = example_plan("team-fleet")
-    ampere = [r for r in plan["rejected"] if r["gpu"] in ("a100-40gb-sxm", "a100-80gb-sxm", "a100-80gb-pcie", "a800-80gb-sxm",
-                                                           "a10")]
+    ampere = [
+        r
+        for r in plan["rejected"]
+        if r["gpu"] in ("a100-40gb-sxm", "a100-80gb-sxm", "a100-80gb-pcie", "a800-80gb-sxm", "a10")
+    ]
     best = min((r for r in ampere if r["forced_cost_usd"] is not None), key=lambda r: r["forced_cost_usd"])
     extra = best["forced_cost_usd"] - plan["total_cost_usd"]
     found = re.search(r"Ampere datacenter\s+(\S+) \(\+4 more\): \$([\d,]+), \$([\d,]+)\s+\(\+\d+%\) more", out)

@@ -1,6 +1,7 @@
 """One price basis per decision (issue 29 item 3): a rented GPU's offer is shown beside the cheapest
 offer of the same kind in every other provider tier, and GPUs rented at different tiers are said to
 be compared on their providers as much as on themselves."""
+
 from __future__ import annotations
 
 from conftest import AS_OF
@@ -10,8 +11,12 @@ from advisor.inputs.workload import parse_workload
 
 
 def test_a_rented_gpu_is_shown_beside_the_other_tiers_cheapest_offer(catalog, rules):
-    doc = {"deployment": {"context": "cloud", "rent_kinds": ["on_demand"]}, "model": "gpt2-350m", "tokens": "20B",
-           "gpus": {"allow": ["h100-sxm"], "count": 8}}
+    doc = {
+        "deployment": {"context": "cloud", "rent_kinds": ["on_demand"]},
+        "model": "gpt2-350m",
+        "tokens": "20B",
+        "gpus": {"allow": ["h100-sxm"], "count": 8},
+    }
     p = plan(parse_workload(doc), catalog=catalog, rules=rules, as_of=AS_OF, explain=False)
     (item,) = p["purchase"]
     offers = catalog.gpus["h100-sxm"].rentals("on_demand")

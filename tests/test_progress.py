@@ -1,6 +1,7 @@
 """The progress line (issue 18 item 5, issue 20 item 2): one mechanism. The solve's hook
 (solve/run.py: STATUS, stage, step, progress) says what a long plan is doing; the CLI's spinner
 (cli/base.working) draws it on stderr, on a terminal only."""
+
 from __future__ import annotations
 
 import io
@@ -19,21 +20,21 @@ class Terminal(io.StringIO):
 
 def test_the_status_line_names_the_stage_the_step_the_best_cost_and_the_gap():
     lines: list[str] = []
-    with progress(lines.append, after=60):   # resets the best cost; no line in this short block
+    with progress(lines.append, after=60):  # resets the best cost; no line in this short block
         with stage("solving"):
             assert STATUS.line(3.2) == "solving: building the options, 3 s"
             count_solve(1_234_567.0, 0.004)
-            count_solve(2_000_000.0, 0.0)   # a dearer solve does not replace the best
+            count_solve(2_000_000.0, 0.0)  # a dearer solve does not replace the best
             assert STATUS.line(12) == "solving: solve 2, best $1.23M, gap 0.4%, 12 s"
         with stage("explaining"):
-            count_solve(900_000.0, 0.01, explaining=True)   # an explanation prices another choice
+            count_solve(900_000.0, 0.01, explaining=True)  # an explanation prices another choice
             assert STATUS.line(14) == "explaining: re-solve 1, best $1.23M, gap 0.4%, 14 s"
             with stage("robustness", total=200):
                 for _ in range(12):
                     step()
-                count_solve(5_000.0, 0.0)   # a draw's fallback solve: drawn prices, not the plan's
+                count_solve(5_000.0, 0.0)  # a draw's fallback solve: drawn prices, not the plan's
                 assert STATUS.line(20) == "robustness: draw 12/200, best $1.23M, gap 0.4%, 20 s"
-            assert STATUS.line(21).startswith("explaining: re-solve 1, ")   # the outer stage comes back
+            assert STATUS.line(21).startswith("explaining: re-solve 1, ")  # the outer stage comes back
     assert lines == []
 
 
@@ -46,7 +47,7 @@ def test_a_terminal_gets_a_redrawn_line_that_is_cleared_at_the_end():
     assert text.startswith("\r| solving: ") and "best $50K, gap 0%" in text
     frames = text.split("\r")[1:-2]
     assert len(frames) >= 2 and all(f[0] in "|/-\\" for f in frames)
-    assert text.endswith("\r" + " " * max(len(f) for f in frames) + "\r")   # nothing left on the line
+    assert text.endswith("\r" + " " * max(len(f) for f in frames) + "\r")  # nothing left on the line
     assert "\n" not in text
 
 
@@ -89,7 +90,7 @@ def test_a_plan_chosen_over_the_least_cost_reports_its_own_cost(tmp_path, rules)
     tty = Terminal()
     with working("solving", stream=tty, after=0.0, every=0.002):
         p = plan(parse_workload(BAND_JOB), catalog=load_catalog(path), rules=rules, as_of=AS_OF)
-    assert p["purchase"][0]["gpu"] == "rtx-6000-ada"   # $21.2K; the point plan's four RTX A6000: $18K
+    assert p["purchase"][0]["gpu"] == "rtx-6000-ada"  # $21.2K; the point plan's four RTX A6000: $18K
     frames = tty.getvalue().split("\r")
     late = [f for f in frames if f[2:].startswith(("explaining: ", "robustness: "))]
     assert late and all(f"best {_money(p['total_cost_usd'])}, " in f for f in late)

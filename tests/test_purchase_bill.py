@@ -1,6 +1,7 @@
 """Issue 29, item 4: the costs of a purchase beyond its GPUs and servers as the linear per-unit
 coefficients the MILP charges (NICs and fabric by cluster size, tax by region, burn-in, support,
 storage), each sourced with its confidence. Hand-worked within $1."""
+
 from __future__ import annotations
 
 import pytest
@@ -15,8 +16,14 @@ from advisor.economics.purchase_bill import (
     tax_coefficients,
 )
 
-COSTS = Costs(electricity_usd_per_kwh=0.10, pue=1.5, hosting_usd_per_kw_month=150.0, horizon_hours=36 * 730,
-              sources=("test",), discount_rate=0.08)
+COSTS = Costs(
+    electricity_usd_per_kwh=0.10,
+    pue=1.5,
+    hosting_usd_per_kw_month=150.0,
+    horizon_hours=36 * 730,
+    sources=("test",),
+    discount_rate=0.08,
+)
 
 
 def test_a_nic_per_networked_gpu_is_costed_from_its_sourced_price(catalog):
@@ -24,8 +31,10 @@ def test_a_nic_per_networked_gpu_is_costed_from_its_sourced_price(catalog):
     assert nic.usd == 2188 and nic.when == "upfront" and nic.source and nic.confidence == "low"
 
 
-@pytest.mark.parametrize("gpus, band_usd", [(16, 810), (64, 1883), (512, 1883), (513, 4248), (1024, 4248),
-                                            (16384, 4248), (16385, 6612), (100_000, 6612)])
+@pytest.mark.parametrize(
+    "gpus, band_usd",
+    [(16, 810), (64, 1883), (512, 1883), (513, 4248), (1024, 4248), (16384, 4248), (16385, 6612), (100_000, 6612)],
+)
 def test_the_fabric_is_costed_by_a_band_that_matches_scale(catalog, gpus, band_usd):
     e = catalog.economics
     assert network_band(e, gpus).usd_per_gpu == band_usd
@@ -45,7 +54,7 @@ def test_tax_by_region_and_whether_it_is_a_cost(catalog):
     assert (us.paid_rate, us.cost_rate, us.recoverable) == (0.0752, 0.0752, False)
     assert (de.paid_rate, de.cost_rate, de.recoverable) == (0.19, 0.0, True) and de.cash_rate == 0.0
     assert jp.paid_rate == 0.10 and jp.confidence == "high"
-    assert tax_coefficients(e, "DE", recoverable=False).cost_rate == 0.19    # a buyer who cannot reclaim VAT
+    assert tax_coefficients(e, "DE", recoverable=False).cost_rate == 0.19  # a buyer who cannot reclaim VAT
     unknown = tax_coefficients(e, "BR")
     assert unknown.paid_rate is None and "no sourced" in unknown.note
 

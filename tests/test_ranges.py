@@ -1,5 +1,6 @@
 """Ranges, not points (issue 16): P10/P50/P90 of job time and cost, deadlines held at a chosen
 confidence, speed break-evens verified by re-solving, a seeded robustness verdict."""
+
 from __future__ import annotations
 
 import json
@@ -23,12 +24,22 @@ from advisor.solve.settings import SolveSettings
 
 # H100 rented wins by a few percent over A100 rented: the speed break-evens are finite
 # a close choice between renting A100s and H100s on demand, 14% apart (a cluster contract would make the H100 clear)
-CLOSE = {"deployment": {"context": "datacenter", "ownership": "rent", "rent_kinds": ["on_demand"]}, "model": "gpt2-350m",
-         "tokens": "40B",
-         "deadline": "14d", "gpus": {"allow": ["a100-80gb-sxm", "h100-sxm"]}}
-ARTICLE_DC = {"name": "dc", "deployment": {"context": "datacenter", "ownership": "buy", "lead_time_days": 0}, "model": "gpt2-124m",
-              "tokens": "10B", "precision": "bf16", "deadline": "7d",
-              "gpus": {"allow": ["rtx-4090", "a100-80gb-sxm", "h100-sxm"]}}
+CLOSE = {
+    "deployment": {"context": "datacenter", "ownership": "rent", "rent_kinds": ["on_demand"]},
+    "model": "gpt2-350m",
+    "tokens": "40B",
+    "deadline": "14d",
+    "gpus": {"allow": ["a100-80gb-sxm", "h100-sxm"]},
+}
+ARTICLE_DC = {
+    "name": "dc",
+    "deployment": {"context": "datacenter", "ownership": "buy", "lead_time_days": 0},
+    "model": "gpt2-124m",
+    "tokens": "10B",
+    "precision": "bf16",
+    "deadline": "7d",
+    "gpus": {"allow": ["rtx-4090", "a100-80gb-sxm", "h100-sxm"]},
+}
 OFFICE = dict(ARTICLE_DC, deployment={"context": "office", "ownership": "buy", "lead_time_days": 0})
 
 
@@ -130,10 +141,19 @@ def test_speed_factor_scales_time_and_rent(catalog, rules):
 
 
 def test_reused_model_agrees_with_full_solves(catalog, rules):
-    problem = problem_of(dict(CLOSE, deployment={"context": "datacenter", "ownership": "any", "lead_time_days": 0}), catalog, rules)
-    draws = [({"h100-sxm": f, "a100-80gb-sxm": g}, {"h100-sxm": b}, {"a100-80gb-sxm": r})
-             for f, g, b, r in ((1.0, 1.0, 1.0, 1.0), (0.9, 1.1, 1.0, 0.9), (1.2, 0.8, 1.3, 1.0),
-                                (0.7, 1.0, 0.8, 1.2), (1.0, 1.3, 1.0, 0.7))]
+    problem = problem_of(
+        dict(CLOSE, deployment={"context": "datacenter", "ownership": "any", "lead_time_days": 0}), catalog, rules
+    )
+    draws = [
+        ({"h100-sxm": f, "a100-80gb-sxm": g}, {"h100-sxm": b}, {"a100-80gb-sxm": r})
+        for f, g, b, r in (
+            (1.0, 1.0, 1.0, 1.0),
+            (0.9, 1.1, 1.0, 0.9),
+            (1.2, 0.8, 1.3, 1.0),
+            (0.7, 1.0, 0.8, 1.2),
+            (1.0, 1.3, 1.0, 0.7),
+        )
+    ]
     fastest = {g: max(d[0].get(g, 1.0) for d in draws) for g in ("h100-sxm", "a100-80gb-sxm")}
     redraw = Redraw(problem, baseline(problem), fastest, SolveSettings())
     assert redraw.model is not None
@@ -189,12 +209,19 @@ class _StoppedAtTimeLimit:
 
     def getModelStatus(self):
         import highspy
+
         return highspy.HighsModelStatus.kTimeLimit
 
     def getInfo(self):
         info = self._h.getInfo()
-        return type("Info", (), {"primal_solution_status": 2 if self._found else 0,
-                                 "objective_function_value": info.objective_function_value})()
+        return type(
+            "Info",
+            (),
+            {
+                "primal_solution_status": 2 if self._found else 0,
+                "objective_function_value": info.objective_function_value,
+            },
+        )()
 
 
 @pytest.mark.parametrize("found", [True, False])
@@ -203,7 +230,9 @@ def test_a_draw_stopped_by_its_time_limit_is_said_so(catalog, rules, found):
     the verdict says how many were not proven; with none, it is named as such."""
     from advisor.explain.robustness import Verdict
 
-    problem = problem_of(dict(CLOSE, deployment={"context": "datacenter", "ownership": "any", "lead_time_days": 0}), catalog, rules)
+    problem = problem_of(
+        dict(CLOSE, deployment={"context": "datacenter", "ownership": "any", "lead_time_days": 0}), catalog, rules
+    )
     sol = solve(problem)
     exact = Verdict(problem, SolveSettings(), draws=20).verdict(sol)
     v = Verdict(problem, SolveSettings(), draws=20)
@@ -211,7 +240,7 @@ def test_a_draw_stopped_by_its_time_limit_is_said_so(catalog, rules, found):
     v.redraw.h = _StoppedAtTimeLimit(v.redraw.h, found)
     got = v.verdict(sol)
     assert exact["unproven_draws"] == 0 and "time limit" not in exact["message"]
-    if found:   # the same plans as the proven runs (they were optimal; only the status says otherwise)
+    if found:  # the same plans as the proven runs (they were optimal; only the status says otherwise)
         assert got["unproven_draws"] == 20
         assert "20 of 20 draws stopped at the 30 s time limit, their plans not proven within the gap" in got["message"]
         assert (got["holds"], got["alternatives"]) == (exact["holds"], exact["alternatives"])

@@ -1,4 +1,5 @@
 """Rendering fixes (issue 32 item 6), each read back from the output a user gets."""
+
 from __future__ import annotations
 
 import hashlib
@@ -22,11 +23,11 @@ def _memo(example_plan, name: str, fmt: str = "md") -> str:
 
 def test_the_markdown_memo_lists_each_source_on_its_own_line(example_plan):
     text = _memo(example_plan, "article-datacenter")
-    sources = text.split("## ", 99)[-1]   # the last section: Sources
+    sources = text.split("## ", 99)[-1]  # the last section: Sources
     assert sources.startswith(tuple(f"{n}. Sources" for n in range(8, 14)))
     items = re.findall(r"^(\d+)\. ", sources.split("\n", 1)[1], re.M)
     assert [int(n) for n in items] == list(range(1, len(items) + 1)) and len(items) >= 10
-    assert not re.search(r"\)\d+\. |>\d+\. ", sources)   # no item runs into the next
+    assert not re.search(r"\)\d+\. |>\d+\. ", sources)  # no item runs into the next
 
 
 def test_a_memo_from_standard_input_quotes_it(tmp_path):
@@ -49,9 +50,28 @@ def test_the_markdown_plan_names_every_column(example_plan):
 
 
 def test_a_serving_estimate_states_only_the_limits_given():
-    result = CliRunner().invoke(main, ["estimate", "--kind", "serve", "--model", "llama-3.1-8b", "--gpu", "h100-sxm",
-                                       "--precision", "fp8", "--input-len", "1000", "--output-len", "300",
-                                       "--ttft-ms", "2000", "--format", "json"])
+    result = CliRunner().invoke(
+        main,
+        [
+            "estimate",
+            "--kind",
+            "serve",
+            "--model",
+            "llama-3.1-8b",
+            "--gpu",
+            "h100-sxm",
+            "--precision",
+            "fp8",
+            "--input-len",
+            "1000",
+            "--output-len",
+            "300",
+            "--ttft-ms",
+            "2000",
+            "--format",
+            "json",
+        ],
+    )
     assert result.exit_code == 0, result.stderr
     text = serve_estimate_text(json.loads(result.stdout))
     assert "None" not in text and "p99 TTFT <= 2000 ms" in text and "TPOT <=" not in text
@@ -59,8 +79,24 @@ def test_a_serving_estimate_states_only_the_limits_given():
 
 def test_the_pipeline_bubble_is_a_share_of_the_step():
     """A bubble of 1.88 (1.88 s idle per second of work) is 65% of the step, never '188%'."""
-    result = CliRunner().invoke(main, ["estimate", "--model", "gpt2-124m", "--gpu", "rtx-4090", "--count", "8",
-                                       "--pipeline-parallel", "8", "--global-batch-tokens", "8K", "--format", "json"])
+    result = CliRunner().invoke(
+        main,
+        [
+            "estimate",
+            "--model",
+            "gpt2-124m",
+            "--gpu",
+            "rtx-4090",
+            "--count",
+            "8",
+            "--pipeline-parallel",
+            "8",
+            "--global-batch-tokens",
+            "8K",
+            "--format",
+            "json",
+        ],
+    )
     e = json.loads(result.stdout)
     (note,) = [n for n in e["notes"] if "pipeline bubble" in n]
     share = int(re.search(r"(\d+)% of each step", note).group(1))
@@ -71,9 +107,18 @@ def test_the_pipeline_bubble_is_a_share_of_the_step():
 def test_frontier_rows_that_differ_read_differently():
     assert duration(50 / 3600) == "50 seconds" and duration(80 / 3600) == "1.3 minutes"
     assert duration(1 / 60) == "1 minute" and duration(0.5) == "30 minutes"
-    f = {"name": "x", "as_of": "2026-12-01", "points": [
-        {"makespan_days": d, "total_cost_usd": c, "purchase": [{"count": n, "gpu": "h100-sxm", "ownership": "rent"}]}
-        for d, c, n in ((50 / 86400, 900.0, 8), (80 / 86400, 700.0, 4), (110 / 86400, 600.0, 2))]}
+    f = {
+        "name": "x",
+        "as_of": "2026-12-01",
+        "points": [
+            {
+                "makespan_days": d,
+                "total_cost_usd": c,
+                "purchase": [{"count": n, "gpu": "h100-sxm", "ownership": "rent"}],
+            }
+            for d, c, n in ((50 / 86400, 900.0, 8), (80 / 86400, 700.0, 4), (110 / 86400, 600.0, 2))
+        ],
+    }
     times = [row.strip().split("  ")[0] for row in frontier_text(f).splitlines()[3:]]
     assert len(set(times)) == 3, times
 
@@ -97,14 +142,14 @@ def test_robustness_never_calls_a_rental_plan_nothing(example_plan):
     for text in (plan_text(plan), plan_text(plan, full=False), _memo(example_plan, "serve-mixed-requests")):
         assert "(nothing)" not in text
     assert all(r in plan["robustness"]["message"] for r in rented)
-    assert plan["robustness"]["holds_share"] < 1   # the draws of rent and speed move a rental plan
+    assert plan["robustness"]["holds_share"] < 1  # the draws of rent and speed move a rental plan
 
 
 def test_the_next_best_of_a_serving_mix_is_its_cheapest_single_type(example_plan):
     _, plan = example_plan("serve-mixed-requests")
     mix = plan["serving_mix"]
     forced = min(r["forced_cost_usd"] for r in plan["rejected"] if r["forced_cost_usd"] is not None)
-    assert mix["best_single_cost_usd"] < forced   # the cheaper single-type plan is one of the mix's own types
+    assert mix["best_single_cost_usd"] < forced  # the cheaper single-type plan is one of the mix's own types
     memo = _memo(example_plan, "serve-mixed-requests")
     name = advisor.load_catalog().gpus[mix["best_single_gpu"]].name
     assert f"The next-best option, the {name} alone, would cost ${mix['best_single_cost_usd']:,.0f}" in memo
@@ -112,20 +157,28 @@ def test_the_next_best_of_a_serving_mix_is_its_cheapest_single_type(example_plan
 
 def test_the_crossover_headline_names_only_a_real_overtaking(crossover_json):
     x = json.loads(crossover_json)
-    assert crossover_headline(x) == ("rtx-4090 is the cheapest up to gpt2-1558m; from mpt-3b on, no plan of any "
-                                     "allowed GPU meets the limits.")
+    assert crossover_headline(x) == (
+        "rtx-4090 is the cheapest up to gpt2-1558m; from mpt-3b on, no plan of any allowed GPU meets the limits."
+    )
     never = dict(x, points=[dict(p, cheapest="a100-80gb-pcie") for p in x["points"]], crossover_model="gpt2-124m")
     assert crossover_headline(never) == "rtx-4090 is not the cheapest at any size tried."
-    taken = dict(x, points=[dict(p, cheapest="rtx-4090" if i < 5 else "h100-sxm") for i, p in enumerate(x["points"])],
-                 crossover_model=x["points"][5]["model"])
-    assert crossover_headline(taken) == f"rtx-4090 stops being the cheapest at {x['points'][5]['model']}, where h100-sxm takes over."
+    taken = dict(
+        x,
+        points=[dict(p, cheapest="rtx-4090" if i < 5 else "h100-sxm") for i, p in enumerate(x["points"])],
+        crossover_model=x["points"][5]["model"],
+    )
+    assert (
+        crossover_headline(taken)
+        == f"rtx-4090 stops being the cheapest at {x['points'][5]['model']}, where h100-sxm takes over."
+    )
 
 
 def test_an_existing_memo_is_replaced_only_with_force_said_as_the_caller_writes_it(tmp_path, example_plan):
     target = tmp_path / "memo.html"
     target.write_text("old")
-    result = CliRunner().invoke(main, ["memo", str(EXAMPLES / "article-office.yaml"), "-o", str(target),
-                                       "--as-of", str(AS_OF)])
+    result = CliRunner().invoke(
+        main, ["memo", str(EXAMPLES / "article-office.yaml"), "-o", str(target), "--as-of", str(AS_OF)]
+    )
     assert result.exit_code == 2 and "pass --force to replace it" in result.stderr and "force=True" not in result.stderr
     _, plan = example_plan("article-office")
     memo = advisor.memo(plan, EXAMPLES / "article-office.yaml", fmt="html", charts=False)

@@ -1,5 +1,6 @@
 """Issue 29, item 3: resale curves for every generation from sourced used-market prices, with the
 dealer's spread, falling with age, never 100% at month 0, at any month."""
+
 from __future__ import annotations
 
 import pytest
@@ -16,11 +17,25 @@ def test_every_catalog_gpu_has_a_resale_curve(catalog):
     for name, curve in gens.items():
         assert curve.note and curve.source, name
         for p in curve.points:
-            assert p.source and p.note, (name, p.years)        # each used-market point cites where it was read
+            assert p.source and p.note, (name, p.years)  # each used-market point cites where it was read
 
 
-@pytest.mark.parametrize("gpu", ["h100-sxm", "h200-sxm", "b200", "a100-80gb-sxm", "rtx-4090", "rtx-3090",
-                                 "rtx-5090", "v100-32gb-sxm2", "mi300x", "l40s", "t4"])
+@pytest.mark.parametrize(
+    "gpu",
+    [
+        "h100-sxm",
+        "h200-sxm",
+        "b200",
+        "a100-80gb-sxm",
+        "rtx-4090",
+        "rtx-3090",
+        "rtx-5090",
+        "v100-32gb-sxm2",
+        "mi300x",
+        "l40s",
+        "t4",
+    ],
+)
 def test_resale_is_below_one_at_month_zero_and_falls_every_month(catalog, gpu):
     months = [residual(catalog, gpu, m / 12).fraction for m in range(0, 121)]
     assert 0 < months[0] < 1
@@ -53,19 +68,24 @@ def test_the_memo_no_longer_pays_back_in_a_month(catalog):
     assert residual(catalog, "h100-sxm", 1 / 12).fraction < 0.62
 
 
-@pytest.mark.parametrize("points, why", [
-    ([{"years": 0, "fraction": 1.0}, {"years": 3, "fraction": 0.5}], "below 1"),
-    ([{"years": 1, "fraction": 0.7}, {"years": 3, "fraction": 0.5}], "years 0"),
-    ([{"years": 0, "fraction": 0.7}, {"years": 3, "fraction": 0.8}], "must not rise"),
-    ([{"years": 0, "fraction": 0.7}, {"years": 3, "fraction": None, "low": 0.75, "high": 0.9}], "must not rise"),
-])
+@pytest.mark.parametrize(
+    "points, why",
+    [
+        ([{"years": 0, "fraction": 1.0}, {"years": 3, "fraction": 0.5}], "below 1"),
+        ([{"years": 1, "fraction": 0.7}, {"years": 3, "fraction": 0.5}], "years 0"),
+        ([{"years": 0, "fraction": 0.7}, {"years": 3, "fraction": 0.8}], "must not rise"),
+        ([{"years": 0, "fraction": 0.7}, {"years": 3, "fraction": None, "low": 0.75, "high": 0.9}], "must not rise"),
+    ],
+)
 def test_a_curve_at_100_percent_or_rising_is_refused(points, why):
     with pytest.raises(ValueError, match=why):
-        ResidualCurve.model_validate({"gpus": ["x"], "points": points, "confidence": "low", "source": ["s"],
-                                      "note": "n"})
+        ResidualCurve.model_validate(
+            {"gpus": ["x"], "points": points, "confidence": "low", "source": ["s"], "note": "n"}
+        )
     with pytest.raises(ValueError, match="not both"):
-        ResidualCurve.model_validate({"gpus": ["x"], "points": points[:1], "like": "hopper", "confidence": "low",
-                                      "source": ["s"], "note": "n"})
+        ResidualCurve.model_validate(
+            {"gpus": ["x"], "points": points[:1], "like": "hopper", "confidence": "low", "source": ["s"], "note": "n"}
+        )
 
 
 def test_a_gpu_waiting_for_delivery_is_resold_at_its_age_since_purchase(example_plan, catalog):
@@ -84,4 +104,4 @@ def test_a_gpu_waiting_for_delivery_is_resold_at_its_age_since_purchase(example_
     by_purchase = residual(catalog, gpu.id, 3 / 12, age).fraction
     in_hand = residual(catalog, gpu.id, (3 * 730 - 70 * 24 - 72) / 8760, age).fraction
     assert sold["resale_usd"] == pytest.approx(8 * item["unit_price_usd"] * by_purchase, abs=0.01)
-    assert by_purchase < in_hand   # the older part fetches less
+    assert by_purchase < in_hand  # the older part fetches less

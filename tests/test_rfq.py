@@ -1,6 +1,7 @@
 """`advisor rfq` and advisor.rfq(plan): the plan as a request for quotation, the inputs worth
 confirming first, each item with its specification, quantity, term and latest date (recomputed here
 from the plan's own figures), the rule notes it carries; output rules as for `advisor memo`."""
+
 from __future__ import annotations
 
 import csv
@@ -20,8 +21,9 @@ from advisor.inputs.workload import parse_workload
 
 @pytest.fixture(scope="module")
 def knife(catalog, rules):
-    return plan(parse_workload({**KNIFE, "name": "8x H100", "decision": "point"}), catalog=catalog, rules=rules,
-                as_of=AS_OF)
+    return plan(
+        parse_workload({**KNIFE, "name": "8x H100", "decision": "point"}), catalog=catalog, rules=rules, as_of=AS_OF
+    )
 
 
 def table(doc) -> list[dict]:
@@ -33,7 +35,7 @@ def test_the_inputs_to_confirm_come_first_in_evpi_order(knife):
     verify = knife["decision"]["verify"]
     first = [r for r in rows if r["section"] == "verify first"]
     assert [r["item"] for r in first] == [v["input"] for v in verify[:3]]
-    assert rows[:len(first)] == first and first[0]["item"] == "rental_rate:h100-sxm"
+    assert rows[: len(first)] == first and first[0]["item"] == "rental_rate:h100-sxm"
     assert "get a firm quote for 8\u00d7 NVIDIA H100 SXM5 80GB rental" in first[0]["notes"]
     text = advisor.rfq(knife).text
     assert text.index("## Confirm first") < text.index("## Items")
@@ -92,8 +94,10 @@ def test_cli_writes_refuses_and_replaces_like_memo(run, write, tmp_path):
 
 
 def test_cli_no_plan_exits_3_and_says_so(run, write, tmp_path):
-    f = write("deployment: {context: office, ownership: buy}\nmodel: mpt-7b\ntokens: 20B\ndeadline: 1d\n"
-              "gpus: {allow: [rtx-4090], max: 1}\n")
+    f = write(
+        "deployment: {context: office, ownership: buy}\nmodel: mpt-7b\ntokens: 20B\ndeadline: 1d\n"
+        "gpus: {allow: [rtx-4090], max: 1}\n"
+    )
     out = tmp_path / "rfq.md"
     code, _, err = run("rfq", f, "-o", out, "--as-of", AS_OF.isoformat())
     assert code == 3 and "no plan" in err and "nothing to quote" in out.read_text()

@@ -1,6 +1,7 @@
 """The robustness verdict's sequential stop (explain/robustness.py): draws are looked at every
 CHECK_EVERY and stop once the hold share's 95% Wilson interval is at most SETTLED_WIDTH wide. A
 stopped verdict is the full verdict cut short, and says how many draws it made."""
+
 from __future__ import annotations
 
 import math
@@ -40,28 +41,30 @@ def test_a_settled_verdict_stops_and_says_so(office):
     got = rob.robustness(problem, sol, SolveSettings())
     assert got is not None and got["draws"] == rob.CHECK_EVERY and got["holds"] == rob.CHECK_EVERY
     lo = round(100 * rob.CHECK_EVERY / (rob.CHECK_EVERY + Z * Z))
-    assert got["message"].endswith(f"holds in 100% of {rob.CHECK_EVERY} draws of speed and price "
-                                   f"(stopped at {rob.CHECK_EVERY} of {rob.DRAWS} draws: settled, "
-                                   f"95% interval {lo}-100%)")
-    assert rob.robustness(problem, sol, SolveSettings()) == got   # seeded: the same verdict again
+    assert got["message"].endswith(
+        f"holds in 100% of {rob.CHECK_EVERY} draws of speed and price "
+        f"(stopped at {rob.CHECK_EVERY} of {rob.DRAWS} draws: settled, "
+        f"95% interval {lo}-100%)"
+    )
+    assert rob.robustness(problem, sol, SolveSettings()) == got  # seeded: the same verdict again
 
 
 def test_a_stopped_verdict_is_the_full_one_cut_short(office, monkeypatch):
     problem, sol = office
     stopped = rob.robustness(problem, sol, SolveSettings())
     n = stopped["draws"]
-    monkeypatch.setattr(rob, "CHECK_EVERY", 10 ** 6)   # never look: every draw asked for is made
+    monkeypatch.setattr(rob, "CHECK_EVERY", 10**6)  # never look: every draw asked for is made
     full = rob.robustness(problem, sol, SolveSettings())
     assert full["draws"] == rob.DRAWS and "stopped" not in full["message"]
     # the same seeded sequence: its first n draws, asked for alone, give the stopped verdict
     first = rob.robustness(problem, sol, SolveSettings(), draws=n)
     assert {k: v for k, v in first.items() if k != "message"} == {k: v for k, v in stopped.items() if k != "message"}
     assert stopped["message"].startswith(first["message"])
-    assert stopped["message"][len(first["message"]):].startswith(f" (stopped at {n} of {rob.DRAWS} draws")
+    assert stopped["message"][len(first["message"]) :].startswith(f" (stopped at {n} of {rob.DRAWS} draws")
 
 
 def test_an_unsettled_verdict_draws_them_all(office, monkeypatch):
     problem, sol = office
-    monkeypatch.setattr(rob, "SETTLED_WIDTH", 0.0)   # nothing is ever settled
+    monkeypatch.setattr(rob, "SETTLED_WIDTH", 0.0)  # nothing is ever settled
     got = rob.robustness(problem, sol, SolveSettings())
     assert got["draws"] == rob.DRAWS and "stopped" not in got["message"]

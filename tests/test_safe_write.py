@@ -1,6 +1,7 @@
 """Memo.write never surprises: no folder made up from a mistyped path, no file replaced without
 force, no file named '-', charts in a folder named after the memo, and nothing half-written (a
 temporary file renamed into place) (issue 20)."""
+
 from __future__ import annotations
 
 import os
@@ -28,13 +29,13 @@ def test_an_existing_file_is_replaced_only_with_force(tmp_path):
     path.write_text("keep me", encoding="utf-8")
     with pytest.raises(InputError) as exc:
         md_memo().write(path)
-    assert "already exists" in str(exc.value) and "pass `force`" in str(exc.value)   # the CLI says --force
+    assert "already exists" in str(exc.value) and "pass `force`" in str(exc.value)  # the CLI says --force
     assert path.read_text(encoding="utf-8") == "keep me"
-    assert not (tmp_path / "memo_files").exists()         # nothing written before the refusal
+    assert not (tmp_path / "memo_files").exists()  # nothing written before the refusal
     written = md_memo().write(path, force=True)
     assert path.read_bytes() == b"# memo\n" and (tmp_path / "memo_files" / "chart.svg").read_bytes() == b"<svg/>"
     assert written == [path, tmp_path / "memo_files" / "chart.svg"]
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["memo.md", "memo_files"]   # no temporary file left
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["memo.md", "memo_files"]  # no temporary file left
 
 
 def test_dash_and_folders_are_not_file_names(tmp_path, monkeypatch):
@@ -52,7 +53,7 @@ def test_two_memos_in_one_folder_never_share_their_charts(tmp_path):
     md_memo("b").write(tmp_path / "b.md")
     assert (tmp_path / "a_files" / "chart.svg").exists() and (tmp_path / "b_files" / "chart.svg").exists()
     with pytest.raises(InputError) as exc:
-        md_memo("a").write(tmp_path / "c.md")        # charts linked as a_files/ cannot go beside c.md
+        md_memo("a").write(tmp_path / "c.md")  # charts linked as a_files/ cannot go beside c.md
     assert "name='c'" in str(exc.value)
 
 
@@ -75,6 +76,7 @@ def test_the_cli_refuses_to_overwrite_without_force(run, tmp_path):
     path.write_text("mine", encoding="utf-8")
     code, out, err = run("memo", EXAMPLES / "article-office.yaml", "-o", path, "--as-of", "2026-12-01")
     assert code == 2 and "already exists" in err and path.read_text(encoding="utf-8") == "mine"
-    code, _, err = run("memo", EXAMPLES / "article-office.yaml", "-o", tmp_path / "missing" / "m.md",
-                       "--as-of", "2026-12-01")
+    code, _, err = run(
+        "memo", EXAMPLES / "article-office.yaml", "-o", tmp_path / "missing" / "m.md", "--as-of", "2026-12-01"
+    )
     assert code == 2 and "does not exist" in err and not (tmp_path / "missing").exists()

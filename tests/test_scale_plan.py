@@ -1,6 +1,7 @@
 """Issue 13: planning at a fixed global batch past 512 GPUs. A 405B model on 2T tokens within 90
 days for $10M is feasible: at 16M tokens per step, 2T tokens are 119,210 steps, and e.g. 2,048 H100
 at ~150 tokens/s/GPU take 2e12 / (2048 x 150) / 86400 = 75 days."""
+
 from __future__ import annotations
 
 
@@ -16,7 +17,7 @@ deadline: 90d
 budget_usd: 10M
 global_batch_tokens: 16M
 """)
-    code, plan = plan_json(path, as_of=None)   # jobs, costs, status: no explanation read
+    code, plan = plan_json(path, as_of=None)  # jobs, costs, status: no explanation read
     assert code == 0 and plan["status"] == "optimal"
     assert plan["total_cost_usd"] <= 10e6
     for job in plan["jobs"]:
@@ -37,7 +38,7 @@ tokens: 10B
 goodput: 0.8
 gpus: {allow: [h100-sxm]}
 """)
-    code, plan = plan_json(path, as_of=None)   # jobs, costs, status: no explanation read
+    code, plan = plan_json(path, as_of=None)  # jobs, costs, status: no explanation read
     assert code == 0
     job = plan["jobs"][0]
     assert job["goodput"]["fraction"] == 0.8 and job["goodput"]["source"] == "workload"

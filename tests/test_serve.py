@@ -1,5 +1,6 @@
 """The serving model (advisor/perf/serve.py, kv.py, serving.py): memory by hand, and the monotone
 behaviour the optimizer relies on."""
+
 from __future__ import annotations
 
 import dataclasses
@@ -13,18 +14,27 @@ from advisor.perf.serving import load_params, replica_rate
 from advisor.perf.serving_estimate import serve_estimate
 
 # A plain H100-like GPU, stated here so the tests do not depend on catalog figures.
-H100 = Hardware(name="test-h100", memory_gb=85.9, bandwidth_gbps=3350, tflops={"bf16": 989.4, "fp8": 1978.9},
-                link_gbps=900, link_domain=8, pcie_gbps=128, vendor="NVIDIA")
-CARD24 = Hardware(name="test-24gb", memory_gb=25.8, bandwidth_gbps=1008, tflops={"bf16": 165.2, "fp8": 330.3},
-                  vendor="NVIDIA")
+H100 = Hardware(
+    name="test-h100",
+    memory_gb=85.9,
+    bandwidth_gbps=3350,
+    tflops={"bf16": 989.4, "fp8": 1978.9},
+    link_gbps=900,
+    link_domain=8,
+    pcie_gbps=128,
+    vendor="NVIDIA",
+)
+CARD24 = Hardware(
+    name="test-24gb", memory_gb=25.8, bandwidth_gbps=1008, tflops={"bf16": 165.2, "fp8": 330.3}, vendor="NVIDIA"
+)
 
 
 def test_kv_cache_llama31_70b_at_8k_matches_hand_count():
     m = load_model("llama-3.1-70b")
     tokens = 8192
-    by_hand = 80 * 8 * 128 * 2 * 2 * tokens          # layers x KV heads x head dim x (K, V) x bf16 bytes x tokens
+    by_hand = 80 * 8 * 128 * 2 * 2 * tokens  # layers x KV heads x head dim x (K, V) x bf16 bytes x tokens
     assert kv_bytes_per_token(m, "bf16") * tokens == by_hand
-    assert by_hand / 2**30 == pytest.approx(2.5)       # 2.5 GiB per 8K-token sequence
+    assert by_hand / 2**30 == pytest.approx(2.5)  # 2.5 GiB per 8K-token sequence
     fp8 = 80 * 8 * 128 * 2 * 1 * tokens
     assert kv_bytes_per_token(m, "fp8") * tokens == fp8
     # tensor parallel 4 splits the 8 KV heads 2 per GPU; at TP 16 each GPU still keeps one (replicated)
@@ -49,19 +59,23 @@ def test_70b_bf16_does_not_fit_one_24gb_card():
 
 def test_moe_memory_uses_total_params_and_compute_active_params():
     mix = load_model("mixtral-8x7b")
-    assert weight_bytes(mix, "bf16") == 2 * mix.params                 # every expert resident
+    assert weight_bytes(mix, "bf16") == 2 * mix.params  # every expert resident
     assert mix.active_params < mix.params / 3
     # a dense model with Mixtral's total size but the same shape otherwise
     dense = dataclasses.replace(mix, active_params=mix.params, experts=0, experts_per_token=0, expert_params=0.0)
     p = load_params()
-    s_moe, s_dense = Setup(mix, H100, "bf16", 2, 1, "tensorrt-llm", p), Setup(dense, H100, "bf16", 2, 1, "tensorrt-llm", p)
+    s_moe, s_dense = (
+        Setup(mix, H100, "bf16", 2, 1, "tensorrt-llm", p),
+        Setup(dense, H100, "bf16", 2, 1, "tensorrt-llm", p),
+    )
     ratio = prefill(s_moe, 1000)["compute_s"] / prefill(s_dense, 1000)["compute_s"]
-    head = mix.vocab * mix.hidden                      # the LM head runs on the prompt's last position only
+    head = mix.vocab * mix.hidden  # the LM head runs on the prompt's last position only
     matmul_moe = mix.active_params - 2 * head
     matmul_dense = mix.params - 2 * head
     attn = 2 * mix.layers * 1000 * mix.heads * mix.head_dim
-    assert ratio == pytest.approx((2 * matmul_moe * 1000 + 2 * head + attn * 1000)
-                                  / (2 * matmul_dense * 1000 + 2 * head + attn * 1000), rel=1e-9)
+    assert ratio == pytest.approx(
+        (2 * matmul_moe * 1000 + 2 * head + attn * 1000) / (2 * matmul_dense * 1000 + 2 * head + attn * 1000), rel=1e-9
+    )
     # one token reads 2 of 8 experts per layer: the weight read of a batch-1 decode step is the active share
     read_moe = decode_step(s_moe, 1, 0)["memory_s"]
     read_dense = decode_step(s_dense, 1, 0)["memory_s"]
@@ -70,28 +84,33 @@ def test_moe_memory_uses_total_params_and_compute_active_params():
 
 
 def test_doubled_rate_needs_at_least_as_many_gpus():
-    def gpus_for(demand):   # smallest GPU count whose whole system sustains `demand` requests/s under the SLO
+    def gpus_for(demand):  # smallest GPU count whose whole system sustains `demand` requests/s under the SLO
         for n in range(1, 65):
             est = serve_estimate("llama-3.1-70b", H100, n, "fp8", 1000, 300, ttft_ms=2000, tpot_ms=100)
             if est["requests_per_s"] >= demand:
                 return n, est["replicas"]
         return None
+
     for demand in (2.0, 9.0, 25.0):
         (n1, r1), (n2, r2) = gpus_for(demand), gpus_for(2 * demand)
         assert n2 >= n1 and r2 >= r1
 
 
-@pytest.mark.parametrize("model,precision,tp", [("llama-3.1-70b", "fp8", 2), ("llama-3.1-8b", "bf16", 1),
-                                                ("mixtral-8x7b", "fp8", 2)])
+@pytest.mark.parametrize(
+    "model,precision,tp", [("llama-3.1-70b", "fp8", 2), ("llama-3.1-8b", "bf16", 1), ("mixtral-8x7b", "fp8", 2)]
+)
 def test_tighter_tpot_never_raises_the_sustainable_rate(model, precision, tp):
-    rates = [replica_rate(model, H100, tp, precision, 1000, 300, ttft_ms=2000, tpot_ms=t).requests_per_s
-             for t in (400, 200, 100, 60, 40, 25, 15, 8)]
+    rates = [
+        replica_rate(model, H100, tp, precision, 1000, 300, ttft_ms=2000, tpot_ms=t).requests_per_s
+        for t in (400, 200, 100, 60, 40, 25, 15, 8)
+    ]
     assert all(a >= b for a, b in zip(rates, rates[1:])), rates
     assert rates[-1] < rates[0]
 
 
 def test_higher_rate_never_lowers_latency():
     from advisor.perf.serve_capacity import operating_point
+
     s = Setup(load_model("llama-3.1-70b"), H100, "fp8", 2, 1, "tensorrt-llm", load_params())
     pts = [operating_point(s, 1000, 300, b) for b in (1, 4, 16, 64, 128, 256)]
     for a, b in zip(pts, pts[1:]):
@@ -101,8 +120,19 @@ def test_higher_rate_never_lowers_latency():
 
 def test_offline_output_holds_the_contract_fields():
     est = serve_estimate("llama-3.1-70b", H100, 8, "fp8", 1000, 300, ttft_ms=2000, tpot_ms=100)
-    for key in ("output_tokens_per_s", "requests_per_s", "ttft_ms", "tpot_ms", "max_batch", "kv_cache_gb_per_gpu",
-                "step_breakdown", "fits", "limited_by", "tensor_parallel", "replicas"):
+    for key in (
+        "output_tokens_per_s",
+        "requests_per_s",
+        "ttft_ms",
+        "tpot_ms",
+        "max_batch",
+        "kv_cache_gb_per_gpu",
+        "step_breakdown",
+        "fits",
+        "limited_by",
+        "tensor_parallel",
+        "replicas",
+    ):
         assert key in est
     assert est["limited_by"] in ("kv-memory", "memory-bandwidth", "compute", "ttft-queue")
     assert est["ttft_ms"] <= 2000 and est["tpot_ms"] <= 100 + 1e-6
@@ -137,13 +167,14 @@ def test_slot_wait_matches_the_halfin_whitt_formula_by_hand():
     import math
 
     from advisor.perf.serve_capacity import slot_wait_quantile
+
     phi = math.exp(-2.0) / math.sqrt(2 * math.pi)
     big_phi = 0.5 * (1 + math.erf(2 / math.sqrt(2)))
     p_wait = 1 / (1 + 2 * big_phi / phi)
-    assert p_wait == pytest.approx(0.0269, abs=5e-4)     # phi(2) = 0.0540, Phi(2) = 0.9772
+    assert p_wait == pytest.approx(0.0269, abs=5e-4)  # phi(2) = 0.0540, Phi(2) = 0.9772
     assert slot_wait_quantile(100, 120, 10.0, 99) == pytest.approx(10.0 / 20 * math.log(p_wait / 0.01), rel=1e-9)
-    assert slot_wait_quantile(100, 120, 10.0, 90) == 0.0            # P(wait) 2.7% < 10%: the p90 does not wait
-    assert slot_wait_quantile(120, 120, 10.0, 99) == math.inf        # every slot busy: the queue grows without bound
+    assert slot_wait_quantile(100, 120, 10.0, 90) == 0.0  # P(wait) 2.7% < 10%: the p90 does not wait
+    assert slot_wait_quantile(120, 120, 10.0, 99) == math.inf  # every slot busy: the queue grows without bound
 
 
 def test_a_ttft_limit_keeps_slots_free_that_offline_fills():
@@ -172,8 +203,10 @@ def test_kv_held_per_sequence_by_engine_scheduler():
     the padded total: max_batch by hand from the same free memory."""
     m, params = load_model("llama-3.1-8b"), load_params()
     I, O = 1000, 1000
-    free = (H100.memory_gb - params.overhead_gb - m.params * 1 / 1e9) * params.usable_memory_fraction   # fp8 weights: 1 byte each
-    per_token = 32 * 8 * 128 * 2 * 1 / 1e9                  # fp8 KV: layers x KV heads x head dim x (K, V) x 1 byte
+    free = (
+        H100.memory_gb - params.overhead_gb - m.params * 1 / 1e9
+    ) * params.usable_memory_fraction  # fp8 weights: 1 byte each
+    per_token = 32 * 8 * 128 * 2 * 1 / 1e9  # fp8 KV: layers x KV heads x head dim x (K, V) x 1 byte
     for engine, tokens in (("tensorrt-llm", I + O), ("vllm", I + O / 2), ("tgi-gaudi", I + O)):
         r = replica_rate(m, H100, 1, "fp8", I, O, engine=engine)
         assert r.max_batch == int(free // (per_token * tokens)), engine
@@ -187,6 +220,7 @@ def test_l40s_memory_is_what_cuda_reports_with_ecc():
     """An L40S with ECC on shows 46,068 MiB (1/16 of its 48 GiB of GDDR6 holds ECC); the KV cache is sized on that."""
     from advisor.data.catalog import load_catalog
     from advisor.perf.serving import hardware
+
     hw = hardware(load_catalog().gpu("l40s"))
     assert hw.memory_gb == pytest.approx(46068 * 2**20 / 1e9)
     assert hw.memory_gb == pytest.approx(48 * 2**30 / 1e9 * 15 / 16, rel=1e-3)
@@ -201,12 +235,16 @@ def test_decode_step_pays_a_fixed_time_per_layer():
     for name, layers in (("llama-3.1-70b", 80), ("llama-3.1-8b", 32)):
         m = load_model(name)
         assert m.layers == layers
-        extra = (decode_step(Setup(m, H100, "fp8", 8, 1, "tensorrt-llm", p1), 16, 1500)["step_s"]
-                 - decode_step(Setup(m, H100, "fp8", 8, 1, "tensorrt-llm", p0), 16, 1500)["step_s"])
+        extra = (
+            decode_step(Setup(m, H100, "fp8", 8, 1, "tensorrt-llm", p1), 16, 1500)["step_s"]
+            - decode_step(Setup(m, H100, "fp8", 8, 1, "tensorrt-llm", p0), 16, 1500)["step_s"]
+        )
         assert extra == pytest.approx(layers * 100e-6, rel=1e-9)
     m = load_model("llama-3.1-70b")
-    extra = (decode_step(Setup(m, H100, "fp8", 4, 2, "tensorrt-llm", p1), 16, 1500)["step_s"]
-             - decode_step(Setup(m, H100, "fp8", 4, 2, "tensorrt-llm", p0), 16, 1500)["step_s"])
+    extra = (
+        decode_step(Setup(m, H100, "fp8", 4, 2, "tensorrt-llm", p1), 16, 1500)["step_s"]
+        - decode_step(Setup(m, H100, "fp8", 4, 2, "tensorrt-llm", p0), 16, 1500)["step_s"]
+    )
     assert extra == pytest.approx(40 * 100e-6, rel=1e-9)
 
 
@@ -218,7 +256,7 @@ def test_prefill_flops_by_hand_with_the_lm_head_on_the_last_position():
     p = dataclasses.replace(load_params(), activation_bytes_per_layer_element=0.0)
     s = Setup(m, H100, "fp8", 1, 1, "tensorrt-llm", p)
     head = 128256 * 4096
-    flops = 2 * (m.active_params - 2 * head) * 1000 + 2 * head + 2 * 32 * 1000 ** 2 * 32 * 128
+    flops = 2 * (m.active_params - 2 * head) * 1000 + 2 * head + 2 * 32 * 1000**2 * 32 * 128
     assert prefill(s, 1000)["compute_s"] == pytest.approx(flops / (s.rate() * p.prefill_compute_efficiency), rel=1e-9)
 
 
@@ -231,9 +269,9 @@ def test_a_tied_model_multiplies_its_one_table_as_the_head():
     s = Setup(m, H100, "bf16", 1, 1, "tensorrt-llm", p)
     head = 50257 * 768
     body = 124439808 - head
-    flops = 2 * body * 500 + 2 * head + 2 * 12 * 500 ** 2 * 12 * 64
+    flops = 2 * body * 500 + 2 * head + 2 * 12 * 500**2 * 12 * 64
     assert prefill(s, 500)["compute_s"] == pytest.approx(flops / (s.rate() * p.prefill_compute_efficiency), rel=1e-9)
-    assert m.matmul_active == 124439808   # body + head: the table is read as the head once per token
+    assert m.matmul_active == 124439808  # body + head: the table is read as the head once per token
 
 
 def test_non_gemm_kernels_move_activation_bytes_at_the_memory_bandwidth():
@@ -247,15 +285,20 @@ def test_non_gemm_kernels_move_activation_bytes_at_the_memory_bandwidth():
     bw = H100.bandwidth_gbps * 1e9 * p0.decode_bandwidth_efficiency
 
     def extra(tp: int, batch: int, hw: Hardware = H100) -> float:
-        return (decode_step(Setup(m, hw, "fp8", tp, 1, "tensorrt-llm", p1), batch, 1500)["step_s"]
-                - decode_step(Setup(m, hw, "fp8", tp, 1, "tensorrt-llm", p0), batch, 1500)["step_s"])
+        return (
+            decode_step(Setup(m, hw, "fp8", tp, 1, "tensorrt-llm", p1), batch, 1500)["step_s"]
+            - decode_step(Setup(m, hw, "fp8", tp, 1, "tensorrt-llm", p0), batch, 1500)["step_s"]
+        )
+
     assert extra(1, 256) == pytest.approx(20 * 256 * (4096 + 14336) * 32 / bw, rel=1e-9)
     assert extra(2, 256) == pytest.approx(20 * 256 * (4096 + 14336 / 2) * 32 / bw, rel=1e-9)
     h200 = dataclasses.replace(H100, bandwidth_gbps=H100.bandwidth_gbps * 4.8 / 3.35)
     assert extra(1, 256, h200) == pytest.approx(extra(1, 256) * 3.35 / 4.8, rel=1e-9)
     for key in ("busy_s", "latency_s"):
-        pre = (prefill(Setup(m, H100, "fp8", 1, 1, "tensorrt-llm", p1), 1000)[key]
-               - prefill(Setup(m, H100, "fp8", 1, 1, "tensorrt-llm", p0), 1000)[key])
+        pre = (
+            prefill(Setup(m, H100, "fp8", 1, 1, "tensorrt-llm", p1), 1000)[key]
+            - prefill(Setup(m, H100, "fp8", 1, 1, "tensorrt-llm", p0), 1000)[key]
+        )
         assert pre == pytest.approx(20 * 1000 * (4096 + 14336) * 32 / bw, rel=1e-9)
 
 
@@ -266,6 +309,7 @@ def test_tail_tpot_decodes_at_the_poisson_high_batch():
     import math
 
     from advisor.perf.serve_capacity import operating_point
+
     s = Setup(load_model("llama-3.1-8b"), H100, "fp8", 1, 1, "tensorrt-llm", load_params())
     B, I, O, z = 200.0, 1000.0, 300.0, 2.3263478740408408
     context = I + O / 2
@@ -275,7 +319,7 @@ def test_tail_tpot_decodes_at_the_poisson_high_batch():
     pt = operating_point(s, I, O, B, 99)
     assert pt["tpot_s"] == pytest.approx(hand_p99, rel=1e-9)
     assert pt["tpot_mean_s"] == pytest.approx(hand_mean, rel=1e-9)
-    assert pt["tpot_s"] > pt["tpot_mean_s"] + z * math.sqrt(B) * c / O   # wider than the prefill count alone
+    assert pt["tpot_s"] > pt["tpot_mean_s"] + z * math.sqrt(B) * c / O  # wider than the prefill count alone
 
 
 def test_first_token_waits_for_the_running_step_and_then_rides_a_batched_step():
@@ -285,6 +329,7 @@ def test_first_token_waits_for_the_running_step_and_then_rides_a_batched_step():
     import math
 
     from advisor.perf.serve_capacity import mdl_wait_quantile, operating_point
+
     s = Setup(load_model("llama-3.1-70b"), H100, "fp8", 4, 1, "tensorrt-llm", load_params())
     pre = prefill(s, 1000)
     for b in (64.0, 512.0):
@@ -294,10 +339,10 @@ def test_first_token_waits_for_the_running_step_and_then_rides_a_batched_step():
         by_hand = d + mdl_wait_quantile(lam * c, c, 99) + max(pre["latency_s"], d + c)
         pt = operating_point(s, 1000, 300, b)
         assert pt["ttft_s"] == pytest.approx(by_hand, rel=1e-12)
-        assert pt["ttft_s"] >= 2 * d                       # two decode steps at least: a prompt never skips the batch
+        assert pt["ttft_s"] >= 2 * d  # two decode steps at least: a prompt never skips the batch
         mean_by_hand = d / 2 + lam * c * c / (2 * (1 - lam * c)) + max(pre["latency_s"], d + c)
         assert pt["ttft_mean_s"] == pytest.approx(mean_by_hand, rel=1e-12)
-    d0 = decode_step(s, 1e-6, 1075)["step_s"]      # an idle replica: no queue, a step of fixed time only
+    d0 = decode_step(s, 1e-6, 1075)["step_s"]  # an idle replica: no queue, a step of fixed time only
     idle = operating_point(s, 1000, 300, 1e-6)
     assert idle["ttft_s"] == pytest.approx(d0 + max(pre["latency_s"], d0 + pre["busy_s"]), rel=1e-6)
     assert math.isfinite(idle["ttft_s"])
@@ -307,6 +352,7 @@ def test_vllm_default_cap_rises_on_large_memory_gpus():
     """vLLM's EngineArgs.get_batch_defaults: max_num_seqs 1024 from 70 GiB (A100s excepted), else 256."""
     from advisor.data.catalog import load_catalog
     from advisor.perf.serving import hardware
+
     c, p = load_catalog(), load_params()
     caps = {g: p.batch_cap("vllm", hardware(c.gpus[g], c)) for g in ("mi300x", "h100-sxm", "a100-80gb-sxm", "l40s")}
     assert caps == {"mi300x": 1024, "h100-sxm": 1024, "a100-80gb-sxm": 256, "l40s": 256}

@@ -1,6 +1,7 @@
 """catalog/serving_accuracy.yaml (the serving error every plan quotes, written by
 bench/serving_accuracy.py --out) holds the held-out predictions and GPU pairs its summary comes from:
 the summary must be what those give, and the pairs what the calibration data pairs."""
+
 from __future__ import annotations
 
 import csv
@@ -27,8 +28,11 @@ def _pct(x: float) -> str:
 
 def test_quoted_means_are_the_held_out_rows():
     q, cal = _quoted(), _calibration()
-    scored = {i: r for i, r in cal.items() if r["fit"] == "yes" and r["kind"] in ("offline", "server")
-              and not r["excluded_because"]}
+    scored = {
+        i: r
+        for i, r in cal.items()
+        if r["fit"] == "yes" and r["kind"] in ("offline", "server") and not r["excluded_because"]
+    }
     assert set(q["rows"]) == set(scored)
     for kind in ("offline", "server"):
         ape = [abs(v["held_out"] / v["measured"] - 1) for i, v in q["rows"].items() if scored[i]["kind"] == kind]
@@ -47,9 +51,15 @@ def test_ratio_summary_is_the_pairs():
     for p in q["pairs"]:
         a, b = cal[p["a"]], cal[p["b"]]
         assert a["gpu"] < b["gpu"]
-        assert (a["model"], a["kind"], a["slo_ttft_ms"], a["slo_tpot_ms"]) == (b["model"], b["kind"], b["slo_ttft_ms"],
-                                                                             b["slo_tpot_ms"])
-        model = (q["rows"][p["a"]]["held_out"] / int(a["gpu_count"])) / (q["rows"][p["b"]]["held_out"] / int(b["gpu_count"]))
+        assert (a["model"], a["kind"], a["slo_ttft_ms"], a["slo_tpot_ms"]) == (
+            b["model"],
+            b["kind"],
+            b["slo_ttft_ms"],
+            b["slo_tpot_ms"],
+        )
+        model = (q["rows"][p["a"]]["held_out"] / int(a["gpu_count"])) / (
+            q["rows"][p["b"]]["held_out"] / int(b["gpu_count"])
+        )
         assert abs(model / p["model"] - 1) < 1e-4
         measured = (float(a["measured"]) / int(a["gpu_count"])) / (float(b["measured"]) / int(b["gpu_count"]))
         errors.append(abs(model / measured - 1))
@@ -69,8 +79,8 @@ def test_the_targets_table_of_docs_accuracy_quotes_the_data_file():
     figures catalog/serving_accuracy.yaml holds, not an earlier run's."""
     q = _quoted()
     doc = (ROOT / "docs" / "accuracy.md").read_text(encoding="utf-8")
-    table = doc[doc.index("| target | now (`catalog/serving_accuracy.yaml`)"):]
-    table = table[:table.index("\n\n")]
+    table = doc[doc.index("| target | now (`catalog/serving_accuracy.yaml`)") :]
+    table = table[: table.index("\n\n")]
     assert f"{q['offline_mape']} mean, {q['offline_median']} median" in table
     assert f"{q['server_mape']} mean, {q['server_median']} median" in table
     assert f"{q['ratio_within_25']} of {q['ratio_pairs']} pairs, mean error {q['ratio_mean_error']}" in table

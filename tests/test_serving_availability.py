@@ -1,6 +1,7 @@
 """Serving that stays up (issue 29 item 9): by default a serving job keeps N+1 -- its replicas hold the
 peak under the SLO with any one replica down (one failed GPU takes its replica out) -- and the plan
 costs the spare and says what it buys; `availability: none` sizes the replicas to the peak alone."""
+
 from __future__ import annotations
 
 import copy
@@ -19,7 +20,8 @@ def held_with_one_down(rows: list[dict], name: str) -> float:
     """Requests/s the class's replicas sustain with its largest replica down, from the printed rows."""
     mine = [r for r in rows if r["name"] == name]
     return sum(r["requests_per_s_per_replica"] * r["replicas"] for r in mine) - max(
-        r["requests_per_s_per_replica"] for r in mine)
+        r["requests_per_s_per_replica"] for r in mine
+    )
 
 
 @pytest.mark.parametrize("name", SERVING)
@@ -40,12 +42,13 @@ def test_no_spare_sizes_to_the_peak_and_costs_less(catalog, rules):
     spare = plan(parse_workload(doc), catalog=catalog, rules=rules, as_of=AS_OF, explain=False)
     none = plan(parse_workload(bare), catalog=catalog, rules=rules, as_of=AS_OF, explain=False)
     replicas = {k: sum(r["replicas"] for r in p["serving"]) for k, p in (("spare", spare), ("none", none))}
-    assert replicas["spare"] == replicas["none"] + 1          # the spare replica ...
+    assert replicas["spare"] == replicas["none"] + 1  # the spare replica ...
     assert spare["total_cost_usd"] > none["total_cost_usd"]  # ... costed
     assert all(r["availability"] == "none" for r in none["serving"])
     for r in none["serving"]:
-        assert sum(x["requests_per_s_per_replica"] * x["replicas"] for x in none["serving"] if x["name"] == r["name"]) \
-            >= r["peak_requests_per_s"] * (1 - 1e-9)
+        assert sum(
+            x["requests_per_s_per_replica"] * x["replicas"] for x in none["serving"] if x["name"] == r["name"]
+        ) >= r["peak_requests_per_s"] * (1 - 1e-9)
 
 
 def test_a_replica_far_faster_than_the_peak_still_gets_its_spare(catalog, rules):
@@ -53,11 +56,30 @@ def test_a_replica_far_faster_than_the_peak_still_gets_its_spare(catalog, rules)
     outweighed the solver's integrality tolerance (u = 1 - 1e-6 took down all but a request/s of it),
     so one replica passed n+1 and the plan was refused as broken. The rows count a replica at most at
     the peak: two replicas, each holding the peak alone."""
-    doc = {"deployment": "datacenter", "jobs": [{
-        "name": "chat", "kind": "serve", "model": "llama-3.1-8b", "precision": "int8", "months": 36,
-        "traffic": {"requests_per_s": 0.5, "peak_factor": 1.5, "input_tokens": 200, "output_tokens": 100},
-        "measured": [{"gpu": "rtx-4090", "count": 1, "tensor_parallel": 1, "input_len": 200, "output_len": 100,
-                      "output_tokens_per_s": 1e8, "date": "2026-11-20"}]}]}
+    doc = {
+        "deployment": "datacenter",
+        "jobs": [
+            {
+                "name": "chat",
+                "kind": "serve",
+                "model": "llama-3.1-8b",
+                "precision": "int8",
+                "months": 36,
+                "traffic": {"requests_per_s": 0.5, "peak_factor": 1.5, "input_tokens": 200, "output_tokens": 100},
+                "measured": [
+                    {
+                        "gpu": "rtx-4090",
+                        "count": 1,
+                        "tensor_parallel": 1,
+                        "input_len": 200,
+                        "output_len": 100,
+                        "output_tokens_per_s": 1e8,
+                        "date": "2026-11-20",
+                    }
+                ],
+            }
+        ],
+    }
     p = plan(parse_workload(doc), catalog=catalog, rules=rules, as_of=AS_OF, explain=False)
     assert p["status"] == "optimal"
     (row, *more) = p["serving"]
@@ -74,16 +96,35 @@ def test_a_robustness_draw_keeps_the_spare_the_plan_keeps(catalog, rules):
     from advisor.flow import prepare
     from advisor.solve.settings import SolveSettings
 
-    doc = {"deployment": "datacenter", "jobs": [{
-        "name": "chat", "kind": "serve", "model": "llama-3.1-8b", "precision": "int8", "months": 36,
-        "traffic": {"requests_per_s": 0.5, "peak_factor": 1.5, "input_tokens": 200, "output_tokens": 100},
-        "measured": [{"gpu": "rtx-4090", "count": 1, "tensor_parallel": 1, "input_len": 200, "output_len": 100,
-                      "output_tokens_per_s": 1e8, "date": "2026-11-20"}]}]}
+    doc = {
+        "deployment": "datacenter",
+        "jobs": [
+            {
+                "name": "chat",
+                "kind": "serve",
+                "model": "llama-3.1-8b",
+                "precision": "int8",
+                "months": 36,
+                "traffic": {"requests_per_s": 0.5, "peak_factor": 1.5, "input_tokens": 200, "output_tokens": 100},
+                "measured": [
+                    {
+                        "gpu": "rtx-4090",
+                        "count": 1,
+                        "tensor_parallel": 1,
+                        "input_len": 200,
+                        "output_len": 100,
+                        "output_tokens_per_s": 1e8,
+                        "date": "2026-11-20",
+                    }
+                ],
+            }
+        ],
+    }
     problem = prepare(parse_workload(doc), catalog, rules, AS_OF)
     redraw = Verdict(problem, SolveSettings(), draws=1).redraw
-    assert redraw.model is not None   # the in-place path (highspy), not a full solve per draw
+    assert redraw.model is not None  # the in-place path (highspy), not a full solve per draw
     _, purchase, proven = redraw.choice({}, {}, {})
     assert proven and sum(n for _, _, n in purchase) >= 2, purchase
-    for speed in (0.5, 2.0):   # slower or faster, a replica is still counted at most at the peak
+    for speed in (0.5, 2.0):  # slower or faster, a replica is still counted at most at the peak
         _, purchase, _ = redraw.choice({"rtx-4090": speed}, {}, {})
         assert sum(n for _, _, n in purchase) >= 2, (speed, purchase)

@@ -1,6 +1,7 @@
 """catalog/serving_calibration.csv: a Server row is scored at its run's own p99 latencies (columns
 run_ttft_ms, run_tpot_ms; bench/serving_accuracy.py), so those must be the figures its quoted loadgen
 summary gives, and a run that passed cannot exceed its scenario's limits."""
+
 from __future__ import annotations
 
 import csv
@@ -25,7 +26,7 @@ def test_run_latencies_are_the_quoted_loadgen_percentiles():
     checked = 0
     for r in _rows():
         quoted = r["kind"] == "server" and "99.00 percentile time to output token" in r["quote"]
-        assert bool(r["run_ttft_ms"]) == bool(r["run_tpot_ms"]) == quoted, r["id"]   # every quoted run has both
+        assert bool(r["run_ttft_ms"]) == bool(r["run_tpot_ms"]) == quoted, r["id"]  # every quoted run has both
         if not quoted:
             continue
         pc = float(r["slo_percentile"])
@@ -61,8 +62,15 @@ def test_engine_settings_carry_their_sources():
     assert all(1 <= _setting(r["scheduler_steps"]) <= 32 and r["engine"] == "vllm" for r in steps)
     assert all("harness" in r["scheduler_steps"] or "inference_results" in r["scheduler_steps"] for r in steps)
     assert all(0.5 < _setting(r["gpu_memory_utilization"]) <= 1.0 and r["engine"] == "vllm" for r in utils)
-    cited = ("mlperf41-amd", "mlperf51-amd", "mlperf51-hpe", "mlperf41-hpe", "mlperf41-asus", "mlperf41-fujitsu",
-             "mlperf51-nvidia")
+    cited = (
+        "mlperf41-amd",
+        "mlperf51-amd",
+        "mlperf51-hpe",
+        "mlperf41-hpe",
+        "mlperf41-asus",
+        "mlperf41-fujitsu",
+        "mlperf51-nvidia",
+    )
     for r in rows:
         if r["fit"] == "yes" and r["max_batch"] and r["source_group"] in cited:
             assert f"{int(float(r['max_batch']))}" in r["note"], r["id"]
@@ -81,9 +89,13 @@ def test_kv_fractions_are_the_submitters_own():
             assert "configs/" in cell, r["id"]
     nvl = {k: rows[f"mlperf41-hpe-h100nvl-x4-llama2-70b-{k}"] for k in ("offline", "server")}
     assert {k: (int(r["max_batch"]), _setting(r["kv_memory_fraction"])) for k, r in nvl.items()} == {
-        "offline": (1300, 0.95), "server": (1024, 0.95)}
-    assert all(_setting(rows[f"mlperf51-nvidia-b200-x8-llama2-70b-{k}"]["kv_memory_fraction"]) == 0.95
-               for k in ("offline", "server", "interactive"))
+        "offline": (1300, 0.95),
+        "server": (1024, 0.95),
+    }
+    assert all(
+        _setting(rows[f"mlperf51-nvidia-b200-x8-llama2-70b-{k}"]["kv_memory_fraction"]) == 0.95
+        for k in ("offline", "server", "interactive")
+    )
 
 
 def test_amd_v41_caps_are_the_harness_defaults():

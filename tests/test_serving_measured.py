@@ -1,5 +1,6 @@
 """A serving job's own measurements (issue 31 item 4): used exactly where measured, moving the other
 GPUs by the stated rule (advisor/perf/serving_measured.py), and every estimate says what its speed rests on."""
+
 from __future__ import annotations
 
 import pytest
@@ -13,14 +14,27 @@ from advisor.perf.serving import hardware, load_params, replica_rate
 from advisor.perf.serving_estimate import serve_estimate, serving_model
 
 CATALOG = load_catalog()
-RUN = {"gpu": "h100-sxm", "count": 8, "tensor_parallel": 2, "input_len": 1000, "output_len": 300,
-       "date": "2026-11-02", "note": "vLLM 0.11, max_num_seqs 512"}
+RUN = {
+    "gpu": "h100-sxm",
+    "count": 8,
+    "tensor_parallel": 2,
+    "input_len": 1000,
+    "output_len": 300,
+    "date": "2026-11-02",
+    "note": "vLLM 0.11, max_num_seqs 512",
+}
 
 
 def _job(**run) -> ServeJob:
-    return ServeJob.model_validate({"kind": "serve", "model": "llama-3.1-70b", "precision": "fp8",
-                                    "traffic": {"requests_per_s": 10, "input_tokens": 1000, "output_tokens": 300},
-                                    "measured": [{**RUN, **run}]})
+    return ServeJob.model_validate(
+        {
+            "kind": "serve",
+            "model": "llama-3.1-70b",
+            "precision": "fp8",
+            "traffic": {"requests_per_s": 10, "input_tokens": 1000, "output_tokens": 300},
+            "measured": [{**RUN, **run}],
+        }
+    )
 
 
 def _offline(model, gpu, count=8, tp=2, i=1000, o=300):
@@ -45,13 +59,14 @@ def test_other_shapes_and_gpus_move_by_the_stated_rule():
     other_shape = _offline(slower, "h100-sxm", count=4, tp=4, i=2000, o=200)
     assert other_shape["speed_evidence"] == "transferred"
     assert other_shape["output_tokens_per_s"] / _offline(base, "h100-sxm", count=4, tp=4, i=2000, o=200)[
-        "output_tokens_per_s"] == pytest.approx(f, rel=1e-6)
+        "output_tokens_per_s"
+    ] == pytest.approx(f, rel=1e-6)
     # its generation (Hopper): the whole factor; another generation (Blackwell): the software share
-    for gpu, expected in (("h200-sxm", f), ("b200", f ** share)):
+    for gpu, expected in (("h200-sxm", f), ("b200", f**share)):
         moved, own = _offline(slower, gpu), _offline(base, gpu)
         assert moved["speed_evidence"] == "transferred"
         assert moved["output_tokens_per_s"] / own["output_tokens_per_s"] == pytest.approx(expected, rel=1e-6)
-        assert moved["output_tokens_per_s"] < own["output_tokens_per_s"]   # the same direction as the measurement
+        assert moved["output_tokens_per_s"] < own["output_tokens_per_s"]  # the same direction as the measurement
 
 
 def test_the_optimizer_unit_carries_the_measurement_through_the_model():
@@ -66,8 +81,10 @@ def test_the_optimizer_unit_carries_the_measurement_through_the_model():
 
 def test_without_measurements_evidence_says_whether_the_generation_was_calibrated():
     assert _offline("llama-3.1-70b", "h100-sxm")["speed_evidence"] == "same_generation"
-    assert _offline("llama-3.1-70b", "h100-nvl")["speed_evidence"] == "same_generation"   # Hopper runs are fitted
-    est = serve_estimate("llama-3.1-8b", CATALOG.gpus["rx-7900-xtx"], 1, "fp16", 500, 100, catalog=CATALOG)   # RDNA 3: no run
+    assert _offline("llama-3.1-70b", "h100-nvl")["speed_evidence"] == "same_generation"  # Hopper runs are fitted
+    est = serve_estimate(
+        "llama-3.1-8b", CATALOG.gpus["rx-7900-xtx"], 1, "fp16", 500, 100, catalog=CATALOG
+    )  # RDNA 3: no run
     assert est["speed_evidence"] == "datasheet" and est["speed_source"] is None
 
 

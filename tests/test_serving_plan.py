@@ -1,6 +1,7 @@
 """Serving jobs in plans (issue 17): capacity per request class, more traffic never needs fewer GPUs,
 a mix of GPU types beats the best single type where the example says so, the GeForce licence, and
 `advisor estimate --kind serve`."""
+
 from __future__ import annotations
 
 import math
@@ -33,7 +34,7 @@ def _gpus(plan: dict) -> int:
 
 def test_each_class_has_capacity_for_its_peak_and_rent_is_priced_by_hand(example_plan, catalog):
     path = EXAMPLES / "serve-mixed-requests.yaml"
-    _, plan = example_plan("serve-mixed-requests")   # `advisor plan PATH --as-of AS_OF --format json`
+    _, plan = example_plan("serve-mixed-requests")  # `advisor plan PATH --as-of AS_OF --format json`
     traffic = load_workload(path).jobs[0].traffic
     for c in traffic.mix:
         peak = traffic.requests_per_s * traffic.peak_factor * c.share
@@ -47,7 +48,7 @@ def test_each_class_has_capacity_for_its_peak_and_rent_is_priced_by_hand(example
 
 def test_a_rate_that_doubles_needs_at_least_as_many_gpus(plan_json, write):
     gpus = []
-    for rate in (10, 20, 40):   # reads only the serving rows: planned without explanations
+    for rate in (10, 20, 40):  # reads only the serving rows: planned without explanations
         code, plan = plan_json(write(SERVE_70B.format(rate=rate)))
         assert code == 0
         gpus.append(_gpus(plan))
@@ -59,8 +60,10 @@ def test_the_mixed_request_example_mix_beats_every_single_type(example_plan, cat
     _, plan = example_plan("serve-mixed-requests")
     assert len({r["gpu"] for r in plan["serving"]}) >= 2
     problem = prepare(load_workload(path), catalog, rules, AS_OF)
-    singles = [solve(problem, baseline(problem).but(only_gpu=g)) for g in
-               sorted({c.gpu for cs in problem.serve_candidates for c in cs})]
+    singles = [
+        solve(problem, baseline(problem).but(only_gpu=g))
+        for g in sorted({c.gpu for cs in problem.serve_candidates for c in cs})
+    ]
     best = min(s.objective_usd for s in singles if s.feasible)
     assert plan["total_cost_usd"] < best
     assert plan["serving_mix"]["best_single_cost_usd"] == pytest.approx(best, rel=1e-5)
@@ -75,7 +78,7 @@ jobs:
   - {name: bot, kind: serve, model: llama-3.1-8b, precision: fp8,
      traffic: {requests_per_s: 2, input_tokens: 500, output_tokens: 200}}
 """
-    code, plan = plan_json(write(text))   # the rule's rejection needs no explanation level
+    code, plan = plan_json(write(text))  # the rule's rejection needs no explanation level
     assert code == 3
     reasons = next(r for r in plan["rejected"] if r["gpu"] == "rtx-4090")["reasons"]
     assert "LIC001" in {r["rule"] for r in reasons}
@@ -87,12 +90,19 @@ def test_training_and_serving_share_owned_gpus_only_when_allowed(example_plan, w
     import json
 
     import advisor
+
     text = (EXAMPLES / "train-and-serve.yaml").read_text(encoding="utf-8")
-    _, shared = example_plan("train-and-serve")   # the file as shipped
+    _, shared = example_plan("train-and-serve")  # the file as shipped
     # the same file with no off-peak sharing; the test reads no explanation, so none is computed
-    apart = json.loads(advisor.plan(load_workload(write(text.replace("off_peak_training_hours: 8",
-                                                                     "off_peak_training_hours: 0"), "b.yaml")),
-                                    catalog=catalog, rules=rules, as_of=AS_OF, explain=False).to_json())
+    apart = json.loads(
+        advisor.plan(
+            load_workload(write(text.replace("off_peak_training_hours: 8", "off_peak_training_hours: 0"), "b.yaml")),
+            catalog=catalog,
+            rules=rules,
+            as_of=AS_OF,
+            explain=False,
+        ).to_json()
+    )
     for plan in (shared, apart):
         assert plan["serving"] and plan["jobs"]
     owned = {p["gpu"]: p["count"] for p in apart["purchase"] if p["ownership"] == "buy"}
@@ -116,18 +126,45 @@ def test_serve_job_errors_name_the_field(run, write):
     bad = "deployment: cloud\njobs:\n  - {kind: serve, model: llama-3.1-8b, traffic: {requests_per_s: 5}}\n"
     code, _, err = run("plan", write(bad))
     assert code == 2 and "jobs[0].traffic" in err and "input_tokens" in err
-    mix = ("deployment: cloud\njobs:\n  - {kind: serve, model: llama-3.1-8b, traffic: {requests_per_s: 5, mix: "
-           "[{input_tokens: 100, output_tokens: 10, share: 0.5}]}}\n")
+    mix = (
+        "deployment: cloud\njobs:\n  - {kind: serve, model: llama-3.1-8b, traffic: {requests_per_s: 5, mix: "
+        "[{input_tokens: 100, output_tokens: 10, share: 0.5}]}}\n"
+    )
     code, _, err = run("plan", write(mix, "m.yaml"))
     assert code == 2 and "sum to 1" in err
 
 
 def test_estimate_serve_json_has_the_contract_keys(run_json):
-    code, e = run_json("estimate", "--kind", "serve", "--model", "llama-3.3-70b", "--gpu", "b200", "--count", "1",
-                       "--precision", "fp4", "--input-len", "1000", "--output-len", "1000", "--ttft-ms", "2000",
-                       "--tpot-ms", "200")
-    for key in ("output_tokens_per_s", "requests_per_s", "ttft_ms", "tpot_ms", "max_batch", "kv_cache_gb_per_gpu",
-                "step_breakdown"):
+    code, e = run_json(
+        "estimate",
+        "--kind",
+        "serve",
+        "--model",
+        "llama-3.3-70b",
+        "--gpu",
+        "b200",
+        "--count",
+        "1",
+        "--precision",
+        "fp4",
+        "--input-len",
+        "1000",
+        "--output-len",
+        "1000",
+        "--ttft-ms",
+        "2000",
+        "--tpot-ms",
+        "200",
+    )
+    for key in (
+        "output_tokens_per_s",
+        "requests_per_s",
+        "ttft_ms",
+        "tpot_ms",
+        "max_batch",
+        "kv_cache_gb_per_gpu",
+        "step_breakdown",
+    ):
         assert key in e
     assert e["output_tokens_per_s"] == pytest.approx(e["requests_per_s"] * 1000, rel=1e-4)
     assert e["ttft_ms"] <= 2000 and e["tpot_ms"] <= 200
@@ -138,10 +175,19 @@ def test_the_api_estimates_serving_as_the_cli_does_and_names_parameters(run, run
     the library and the flag on the command line (exit 2)."""
     import advisor
 
-    args = dict(model="llama-3.1-8b", gpu="h100-sxm", count=2, precision="fp8", input_len=1000, output_len=300,
-                ttft_ms=2000, tpot_ms=100)
-    code, cli = run_json("estimate", "--kind", "serve", *[x for k, v in args.items()
-                                                          for x in (f"--{k.replace('_', '-')}", str(v))])
+    args = dict(
+        model="llama-3.1-8b",
+        gpu="h100-sxm",
+        count=2,
+        precision="fp8",
+        input_len=1000,
+        output_len=300,
+        ttft_ms=2000,
+        tpot_ms=100,
+    )
+    code, cli = run_json(
+        "estimate", "--kind", "serve", *[x for k, v in args.items() for x in (f"--{k.replace('_', '-')}", str(v))]
+    )
     assert code == 0 and advisor.estimate(kind="serve", **args) == cli
     with pytest.raises(advisor.InputError, match="^`params`: a custom serving model needs `layers`, `hidden`, `heads`"):
         advisor.estimate(kind="serve", params="8B", gpu="l40s", input_len=5, output_len=5)
@@ -152,16 +198,36 @@ def test_the_api_estimates_serving_as_the_cli_does_and_names_parameters(run, run
 
 
 def test_estimate_serve_custom_shape_and_preset_list(run, run_json):
-    code, e = run_json("estimate", "--kind", "serve", "--params", "8B", "--layers", "32", "--hidden", "4096",
-                       "--heads", "32", "--kv-heads", "8", "--gpu", "l40s", "--input-len", "500", "--output-len", "100")
+    code, e = run_json(
+        "estimate",
+        "--kind",
+        "serve",
+        "--params",
+        "8B",
+        "--layers",
+        "32",
+        "--hidden",
+        "4096",
+        "--heads",
+        "32",
+        "--kv-heads",
+        "8",
+        "--gpu",
+        "l40s",
+        "--input-len",
+        "500",
+        "--output-len",
+        "100",
+    )
     # KV per sequence by hand: 32 layers x 2 (K, V) x 8 heads x 128 x 2 bytes x (500 + 100) tokens: an
     # L40S runs TensorRT-LLM, whose default scheduler (GUARANTEED_NO_EVICT) reserves the whole output
     per_seq_gb = 32 * 2 * 8 * 128 * 2 * 600 / 1e9
     assert e["kv_cache_gb_per_gpu"] == pytest.approx(e["batch_per_replica"] * per_seq_gb, rel=1e-3)
     code, out, _ = run("estimate", "--kind", "serve", "--list-models")
     assert code == 0 and "llama-3.1-70b" in out and "hf_llama31_70b_config" in out
-    code, _, err = run("estimate", "--kind", "serve", "--params", "8B", "--gpu", "l40s", "--input-len", "5",
-                       "--output-len", "5")
+    code, _, err = run(
+        "estimate", "--kind", "serve", "--params", "8B", "--gpu", "l40s", "--input-len", "5", "--output-len", "5"
+    )
     assert code == 2 and "--layers" in err
 
 
@@ -178,11 +244,11 @@ jobs:
   - {{name: bot, kind: serve, model: llama-3.1-8b, precision: fp8, months: {months},
      traffic: {{requests_per_s: 2, input_tokens: 500, output_tokens: 200}}}}
 """
-    code, plan = plan_json(write(text))   # costs only: planned without explanations
+    code, plan = plan_json(write(text))  # costs only: planned without explanations
     assert code == 0
     gpus = _gpus(plan)
     assert gpus >= 1 and plan["purchase"] and all(p["ownership"] == "rent" for p in plan["purchase"])
-    monthly = gpus * 730 * catalog.gpus["h100-sxm"].rental.usd_per_gpu_hour     # 8,760 h / 12 a month
+    monthly = gpus * 730 * catalog.gpus["h100-sxm"].rental.usd_per_gpu_hour  # 8,760 h / 12 a month
     assert plan["cost_breakdown"]["rental_usd"] == pytest.approx(monthly * months, rel=1e-6)
     # paid evenly: PV = 12 M (1 - (1 + r)^-Y) / ln(1 + r) over Y = 3 years
     years = months / 12
@@ -192,22 +258,37 @@ jobs:
     assert closed == pytest.approx(by_month, rel=1e-4)
     assert plan["cost_breakdown_pv"]["rental_usd"] == pytest.approx(closed, rel=1e-6)
     assert plan["present_value_usd"] == pytest.approx(closed, rel=1e-6)
-    assert plan["present_value_usd"] < 0.88 * monthly * months     # 3 years at 10% is worth ~13.9% less
+    assert plan["present_value_usd"] < 0.88 * monthly * months  # 3 years at 10% is worth ~13.9% less
 
 
 def test_estimate_serve_uses_the_estimator_of_the_catalog_given(run_json, write):
     """A --catalog that halves the H100's measured GEMM share (architecture_efficiency, the training
     estimator's MAMF table) doubles the compute of a prompt prefilled alone (flops / (peak x share x
     efficiency)): serving reads the catalog in use, not the shipped estimator.yaml."""
-    args = ("estimate", "--kind", "serve", "--model", "llama-3.1-8b", "--gpu", "h100-sxm", "--count", "1",
-            "--precision", "fp8", "--input-len", "2000", "--output-len", "200")
+    args = (
+        "estimate",
+        "--kind",
+        "serve",
+        "--model",
+        "llama-3.1-8b",
+        "--gpu",
+        "h100-sxm",
+        "--count",
+        "1",
+        "--precision",
+        "fp8",
+        "--input-len",
+        "2000",
+        "--output-len",
+        "200",
+    )
     _, shipped = run_json(*args)
     half = write("estimator:\n  architecture_efficiency:\n    h100-sxm: {bf16: 0.4015, fp8: 0.3545}\n", "cat.yaml")
     _, slow = run_json(*args, "--catalog", half)
     pre, pre_slow = shipped["step_breakdown"]["prefill"], slow["step_breakdown"]["prefill"]
     # the shipped table's H100 fp8 share is 0.709 (stas00 MAMF: 1402.6 of 1979 TFLOPS); 0.3545 is half of it
     assert pre_slow["compute_s"] == pytest.approx(2 * pre["compute_s"], rel=1e-4)
-    assert pre_slow["memory_s"] == pytest.approx(pre["memory_s"], rel=1e-9)   # bandwidth is not the estimator's
+    assert pre_slow["memory_s"] == pytest.approx(pre["memory_s"], rel=1e-9)  # bandwidth is not the estimator's
     assert slow["output_tokens_per_s"] < shipped["output_tokens_per_s"]
 
 

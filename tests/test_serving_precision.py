@@ -1,6 +1,7 @@
 """Precision needs hardware (issue 29 item 7, serving): a job's precision is served only on GPUs with a
 tensor rate for it; elsewhere it is planned at a wider precision the GPU has, with a warning, and
 weight-only int8/int4 compute at the GPU's 16-bit rate."""
+
 from __future__ import annotations
 
 import pytest
@@ -51,7 +52,9 @@ def test_fp8_on_rdna3_is_planned_at_fp16_with_the_catalog_reason():
     assert catalog.gpus["rx-7900-xtx"].tensor_tflops["fp8"].value is None
     est = serve_estimate("llama-3.1-8b", "rx-7900-xtx", 1, "fp8", 800, 250, ttft_ms=2000, tpot_ms=80)
     assert est["served_precision"] == "fp16" and est["compute_precision"] == "fp16"
-    assert catalog.gpus["rx-7900-xtx"].tensor_tflops["fp8"].note in est["warnings"][0]["message"]   # the catalog's reason
+    assert (
+        catalog.gpus["rx-7900-xtx"].tensor_tflops["fp8"].note in est["warnings"][0]["message"]
+    )  # the catalog's reason
     # the weights are held at 2 bytes, not 1: 8,030,261,248 parameters x 2 bytes
     assert est["weights_gb_per_gpu"] == pytest.approx(8030261248 * 2 / 1e9, abs=1e-3)
     same = serve_estimate("llama-3.1-8b", "rx-7900-xtx", 1, "fp16", 800, 250, ttft_ms=2000, tpot_ms=80)

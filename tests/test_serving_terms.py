@@ -2,6 +2,7 @@
 once they arrive, so the plan says on which day and what renting the cheapest layout until then
 costs; a rental sold by whole nodes bills the serving GPUs in whole nodes, and the plan pays for
 them (solve/serving_nodes.py). Each figure is re-computed here from the catalog's rate."""
+
 from __future__ import annotations
 
 import dataclasses
@@ -12,8 +13,10 @@ import re
 import pytest
 from conftest import AS_OF
 
-SERVE = ("kind: serve\nmodel: llama-3.1-8b\nprecision: fp8\nslo: {ttft_ms: 2000, tpot_ms: 100}\n"
-         "traffic: {requests_per_s: 20, input_tokens: 1000, output_tokens: 300}\n")
+SERVE = (
+    "kind: serve\nmodel: llama-3.1-8b\nprecision: fp8\nslo: {ttft_ms: 2000, tpot_ms: 100}\n"
+    "traffic: {requests_per_s: 20, input_tokens: 1000, output_tokens: 300}\n"
+)
 
 
 def _warning(plan: dict, code: str) -> str:
@@ -23,13 +26,16 @@ def _warning(plan: dict, code: str) -> str:
 
 def test_bought_serving_gpus_serve_from_their_arrival_and_the_bridge_is_priced(plan_json, write, catalog):
     # (on 2026-06-01 buying RTX 6000 Ada cards beats renting over the 36 months)
-    code, plan = plan_json(write("name: bridge\ndeployment: {context: datacenter, ownership: any}\n" + SERVE),
-                           as_of=dt.date(2026, 6, 1))
+    code, plan = plan_json(
+        write("name: bridge\ndeployment: {context: datacenter, ownership: any}\n" + SERVE), as_of=dt.date(2026, 6, 1)
+    )
     (bought,) = [p for p in plan["purchase"] if p["ownership"] == "buy"]
     assert code == 0 and bought["ready_days"] > 0
     msg = _warning(plan, "serving-starts-late")
     assert f"arrive on day {math.ceil(bought['ready_days'])} " in msg and catalog.gpus[bought["gpu"]].name in msg
-    n, per, name, usd = re.search(r"rent (\d+) replicas? of (\d+) (.+?) until then: about \$([\d,]+) more", msg).groups()
+    n, per, name, usd = re.search(
+        r"rent (\d+) replicas? of (\d+) (.+?) until then: about \$([\d,]+) more", msg
+    ).groups()
     (gpu,) = [g for g in catalog.gpus.values() if g.name == name]
     rate = gpu.rental.usd_per_gpu_hour
     assert abs(int(n) * int(per) * rate * bought["ready_days"] * 24 - int(usd.replace(",", ""))) <= 1
@@ -43,8 +49,9 @@ def test_a_buy_only_deployment_is_told_to_plan_the_launch(plan_json, write):
 def test_a_rental_sold_by_whole_nodes_bills_the_serving_gpus_in_whole_nodes(plan_json, write, catalog):
     """Nebius rents H200 by the 8-GPU VM: two 1-GPU replicas were priced as 2 GPUs ($183,960 over 36
     months) for an offer that bills 8 ($735,840). The MILP now bills whole nodes (serve_nodes_g)."""
-    code, plan = plan_json(write("name: nodes\ndeployment: {context: datacenter, ownership: rent}\n"
-                                 "gpus: {allow: [h200-sxm]}\n" + SERVE))
+    code, plan = plan_json(
+        write("name: nodes\ndeployment: {context: datacenter, ownership: rent}\ngpus: {allow: [h200-sxm]}\n" + SERVE)
+    )
     offer = catalog.gpus["h200-sxm"].rental
     used = sum(r["gpu_count"] for r in plan["serving"])
     billed = math.ceil(used / offer.gpus_per_node) * offer.gpus_per_node
@@ -53,7 +60,8 @@ def test_a_rental_sold_by_whole_nodes_bills_the_serving_gpus_in_whole_nodes(plan
     hours = max(r["months"] for r in plan["serving"]) * 730
     assert plan["nominal_cost_usd"] == pytest.approx(billed * offer.usd_per_gpu_hour * hours, abs=0.01)
     assert sum(b["total_usd"] for b in plan["bill_of_materials"] if b["total_usd"]) == pytest.approx(
-        plan["nominal_cost_usd"], abs=0.01)
+        plan["nominal_cost_usd"], abs=0.01
+    )
 
 
 def test_the_plan_check_refuses_serving_gpus_billed_short_of_whole_nodes(catalog, rules):
@@ -64,11 +72,23 @@ def test_the_plan_check_refuses_serving_gpus_billed_short_of_whole_nodes(catalog
     from advisor.solve.milp import solve
     from advisor.solve.scenario import baseline
 
-    problem = prepare(parse_workload({"name": "nodes", "deployment": {"context": "datacenter", "ownership": "rent"},
-                                      "gpus": {"allow": ["h200-sxm"]}, "kind": "serve", "model": "llama-3.1-8b",
-                                      "precision": "fp8", "slo": {"ttft_ms": 2000, "tpot_ms": 100},
-                                      "traffic": {"requests_per_s": 20, "input_tokens": 1000, "output_tokens": 300}}),
-                      catalog, rules, AS_OF)
+    problem = prepare(
+        parse_workload(
+            {
+                "name": "nodes",
+                "deployment": {"context": "datacenter", "ownership": "rent"},
+                "gpus": {"allow": ["h200-sxm"]},
+                "kind": "serve",
+                "model": "llama-3.1-8b",
+                "precision": "fp8",
+                "slo": {"ttft_ms": 2000, "tpot_ms": 100},
+                "traffic": {"requests_per_s": 20, "input_tokens": 1000, "output_tokens": 300},
+            }
+        ),
+        catalog,
+        rules,
+        AS_OF,
+    )
     sol = solve(problem)
     assert sol.serving_idle and not Serving().violations(problem, sol, baseline(problem))
     short = dataclasses.replace(sol, serving_idle={})
@@ -77,7 +97,8 @@ def test_the_plan_check_refuses_serving_gpus_billed_short_of_whole_nodes(catalog
 
 
 def test_a_rental_by_the_gpu_carries_no_serving_warning(plan_json, write):
-    code, plan = plan_json(write("name: by the gpu\ndeployment: {context: datacenter, ownership: rent}\n"
-                                 "gpus: {allow: [mi300x]}\n" + SERVE))
+    code, plan = plan_json(
+        write("name: by the gpu\ndeployment: {context: datacenter, ownership: rent}\ngpus: {allow: [mi300x]}\n" + SERVE)
+    )
     assert code == 0 and not [w for w in plan["warnings"] if w["code"] == "serving-starts-late"]
     assert all(r.get("billed_gpus") == r["count"] for r in plan["purchase"])

@@ -3,6 +3,7 @@ workload go through every command in every format. Markdown (rendered by a Commo
 lets raw HTML through), HTML and SVG come out with no tag, event handler, javascript: link or heading
 a name made; CSV with no cell a spreadsheet would run; a terminal with no escape sequence and no line
 a name began. One escaping function per format lives in advisor/present/escape.py."""
+
 from __future__ import annotations
 
 import csv
@@ -20,8 +21,8 @@ from advisor.present import escape
 # each holds, at once: tags and event handlers, a javascript: link, an image, pipes and backticks, a
 # formula prefix first (for CSV), a line break followed by a heading or a list marker, a terminal escape
 TEXTS = [
-    "=HYPERLINK(\"https://evil.example\",\"x\") <script>alert(1)</script> [x](javascript:alert(1)) a | b `c`\n# line two",
-    "@SUM(1) <img src=x onerror=alert(1)> ![p](https://evil.example/p.png)\n- bullet",   # (files refuse an ESC)
+    '=HYPERLINK("https://evil.example","x") <script>alert(1)</script> [x](javascript:alert(1)) a | b `c`\n# line two',
+    "@SUM(1) <img src=x onerror=alert(1)> ![p](https://evil.example/p.png)\n- bullet",  # (files refuse an ESC)
     "+cmd <svg onload=alert(1)> <https://evil.example> **b**\n## sub\r\n1. item",
     "-2+3 \"'><iframe src=javascript:alert(1)> ~~gone~~ | x |\n---",
 ]
@@ -38,19 +39,52 @@ def _commands(wl, cat, rules, tmp_path) -> list[tuple[str, list]]:
     extra = ["--catalog", cat, "--rules", rules, "--as-of", AS_OF]
     out = []
     for fmt in ("table", "markdown", "csv"):
-        out += [(fmt, ["plan", wl, "--format", fmt, *extra]),
-                (fmt, ["frontier", wl, "--points", "3", "--format", fmt, *extra]),
-                (fmt, ["compare", "rtx-4090", "l40s", "a100-80gb-pcie", "--deployment", "datacenter", "--format", fmt,
-                       *extra]),
-                (fmt, ["catalog", "list", "--format", fmt, "--catalog", cat]),
-                (fmt, ["rules", "list", "--format", fmt, "--rules", rules])]
-    out += [("markdown", ["plan", wl, "--format", "markdown", "--section", "summary", *extra]),
-            ("table", ["plan", wl, "--full", "--verbose", *extra]),
-            ("table", ["catalog", "show", "rtx-4090", "--catalog", cat]),
-            ("table", ["catalog", "show", "l40s", "--catalog", cat]),
-            ("table", ["rules", "show", "ORG901", "--rules", rules]),
-            ("markdown", ["crossover", "--gpu", "rtx-4090", "--gpu", "l40s", "--model", "gpt2-124m", "--tokens", "1B",
-                          "--format", "markdown", "--chart", tmp_path / "x.svg", *extra])]
+        out += [
+            (fmt, ["plan", wl, "--format", fmt, *extra]),
+            (fmt, ["frontier", wl, "--points", "3", "--format", fmt, *extra]),
+            (
+                fmt,
+                [
+                    "compare",
+                    "rtx-4090",
+                    "l40s",
+                    "a100-80gb-pcie",
+                    "--deployment",
+                    "datacenter",
+                    "--format",
+                    fmt,
+                    *extra,
+                ],
+            ),
+            (fmt, ["catalog", "list", "--format", fmt, "--catalog", cat]),
+            (fmt, ["rules", "list", "--format", fmt, "--rules", rules]),
+        ]
+    out += [
+        ("markdown", ["plan", wl, "--format", "markdown", "--section", "summary", *extra]),
+        ("table", ["plan", wl, "--full", "--verbose", *extra]),
+        ("table", ["catalog", "show", "rtx-4090", "--catalog", cat]),
+        ("table", ["catalog", "show", "l40s", "--catalog", cat]),
+        ("table", ["rules", "show", "ORG901", "--rules", rules]),
+        (
+            "markdown",
+            [
+                "crossover",
+                "--gpu",
+                "rtx-4090",
+                "--gpu",
+                "l40s",
+                "--model",
+                "gpt2-124m",
+                "--tokens",
+                "1B",
+                "--format",
+                "markdown",
+                "--chart",
+                tmp_path / "x.svg",
+                *extra,
+            ],
+        ),
+    ]
     return out
 
 
@@ -69,7 +103,7 @@ def _check_csv(text: str) -> None:
     for row in csv.reader(io.StringIO(text)):
         for cell in row:
             if cell.startswith(("=", "+", "-", "@")):
-                float(cell)   # only a number may begin so (a negative one)
+                float(cell)  # only a number may begin so (a negative one)
 
 
 def _check_terminal(text: str) -> None:

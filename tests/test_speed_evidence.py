@@ -2,6 +2,7 @@
 a speed with no measured run, the median (not the best) published efficiency in the base case, and
 evidence-aware, jointly drawn speed errors. The values catalog/estimator.yaml and catalog/accuracy.yaml
 hold are recomputed here from catalog/calibration.csv."""
+
 from __future__ import annotations
 
 import math
@@ -31,9 +32,18 @@ def p(catalog):
 
 def _llama8b(catalog, **kw) -> JobSpec:
     m = catalog.models["llama-3-8b"]
-    model = ModelSpec(params=m.params, layers=m.layers, hidden=m.hidden, heads=m.heads, vocab=m.vocab,
-                      seq_len=m.seq_len, ffn=m.ffn, kv_heads=m.kv_heads, tied_embeddings=m.tied_embeddings)
-    return JobSpec(model=model, global_batch_tokens=2 ** 21, **kw)
+    model = ModelSpec(
+        params=m.params,
+        layers=m.layers,
+        hidden=m.hidden,
+        heads=m.heads,
+        vocab=m.vocab,
+        seq_len=m.seq_len,
+        ffn=m.ffn,
+        kv_heads=m.kv_heads,
+        tied_embeddings=m.tied_embeddings,
+    )
+    return JobSpec(model=model, global_batch_tokens=2**21, **kw)
 
 
 def test_every_training_estimate_states_its_evidence(catalog, p):
@@ -58,8 +68,11 @@ def test_every_training_estimate_states_its_evidence(catalog, p):
 
 def test_evidence_levels_follow_the_calibration_rows(catalog):
     rows = calibration.load_rows()
-    ran = {(r["gpu"], r["precision"]) for r in rows
-           if r["basis"] in ("measured", "goodput", "derived") and r["fit"] == "yes"}
+    ran = {
+        (r["gpu"], r["precision"])
+        for r in rows
+        if r["basis"] in ("measured", "goodput", "derived") and r["fit"] == "yes"
+    }
     gens = {generation(catalog.gpus[g]) for g, _ in ran}
     for gid, g in catalog.gpus.items():
         for prec in ("bf16", "fp8"):
@@ -82,7 +95,7 @@ def test_the_accuracy_file_lists_the_runs_of_the_calibration_set(catalog):
 
 
 def test_a_datasheet_speed_is_the_model_times_its_sourced_derating(catalog, p):
-    g = catalog.gpus["mi250x"]   # CDNA 2: no run of its generation (the MI300X and MI325X have MLPerf LoRA runs)
+    g = catalog.gpus["mi250x"]  # CDNA 2: no run of its generation (the MI300X and MI325X have MLPerf LoRA runs)
     job = _llama8b(catalog)
     derated = evaluate(job, g, 8, p)
     plain = evaluate(job, g, 8, replace(p, datasheet_derating=None))
@@ -114,9 +127,12 @@ def test_mfu_medians_are_recomputed_from_the_rows(catalog, p):
         g = catalog.gpus[r["gpu"]]
         m = calibration.job_of(r).model
         n_mm = m.params - (0 if m.tied_embeddings else m.vocab * m.hidden)
-        per_param = 4 if r["kind"] == "lora" else 6   # LoRA: no weight gradient of the frozen matrices
-        mfu = float(r["tokens_per_s_per_gpu"]) * (per_param * n_mm + 12 * m.layers * m.seq_len * m.hidden) / (
-            g.dense_tflops(r["precision"]) * 1e12)
+        per_param = 4 if r["kind"] == "lora" else 6  # LoRA: no weight gradient of the frozen matrices
+        mfu = (
+            float(r["tokens_per_s_per_gpu"])
+            * (per_param * n_mm + 12 * m.layers * m.seq_len * m.hidden)
+            / (g.dense_tflops(r["precision"]) * 1e12)
+        )
         key = r["precision"] + ("_multiserver" if int(r["gpu_count"]) > 8 else "")
         groups.setdefault((generation(g), key), []).append(mfu)
     for (gen, key), values in groups.items():
@@ -131,12 +147,16 @@ def test_base_case_holds_a_gain_no_run_measured_to_the_median(catalog, p, seq_le
     runs' kernels nothing is held. At 32K tokens attention dominates and the hold binds."""
     g = catalog.gpus["h100-sxm"]
     today = evaluate(replace(_llama8b(catalog), model=replace(_llama8b(catalog).model, seq_len=seq_len)), g, 8, p)
-    runs = evaluate(replace(_llama8b(catalog, attention_kernel="fa2"),
-                            model=replace(_llama8b(catalog).model, seq_len=seq_len)), g, 8, p)
+    runs = evaluate(
+        replace(_llama8b(catalog, attention_kernel="fa2"), model=replace(_llama8b(catalog).model, seq_len=seq_len)),
+        g,
+        8,
+        p,
+    )
     med = mfu_median(g, "bf16", p, 8)
     upper_mfu = today.mfu * today.tokens_per_s_upper / today.tokens_per_s
     assert upper_mfu <= mfu_cap(g, "bf16", p, 8) + 1e-9
-    assert today.mfu == pytest.approx(min(upper_mfu, max(med, runs.mfu)), rel=0.02)   # (runs: its own layout)
+    assert today.mfu == pytest.approx(min(upper_mfu, max(med, runs.mfu)), rel=0.02)  # (runs: its own layout)
     assert runs.tokens_per_s == runs.tokens_per_s_upper
     if seq_len == 32768:
         assert today.tokens_per_s < today.tokens_per_s_upper
@@ -167,9 +187,9 @@ def test_goodput_rate_is_the_median_published_rate(p):
 
     rates = [466 / (54 * 24 * 16384), 40 / (16 * 24 * 1024), 10 / (55 * 24 * 504)]
     assert p.goodput["interruptions_per_gpu_hour"] == pytest.approx(statistics.median(rates), rel=1e-3)
-    assert goodput(16384, 54 * 24, p) == pytest.approx(0.90, abs=0.01)          # Llama 3: "more than 90%"
-    assert 0.985 < goodput(512, 30 * 24, p) < 0.995                              # 512 GPUs for a month
-    assert math.isclose(goodput(512, 30 * 24, p, override=0.59), 0.59)          # OPT-175B's uptime, as an override
+    assert goodput(16384, 54 * 24, p) == pytest.approx(0.90, abs=0.01)  # Llama 3: "more than 90%"
+    assert 0.985 < goodput(512, 30 * 24, p) < 0.995  # 512 GPUs for a month
+    assert math.isclose(goodput(512, 30 * 24, p, override=0.59), 0.59)  # OPT-175B's uptime, as an override
 
 
 def test_a_plan_names_what_each_chosen_speed_rests_on(catalog):
@@ -194,13 +214,13 @@ def test_the_nvidia_derating_covers_a_generations_first_software_months_only(cat
     v4.0, 20 months after: +27%): a part launched 20 months or more before the entry's as_of has had it,
     a part launched since (or undated) has not."""
     entry = p.datasheet_derating["nvidia"]
-    b200 = catalog.gpus["b200"]   # launch 2024: 27 months before 2026-04
+    b200 = catalog.gpus["b200"]  # launch 2024: 27 months before 2026-04
     assert entry["mature_after_months"] == 20 and software_matured(b200, entry)
     new = b200.model_copy(update={"launch": b200.launch.model_copy(update={"value": "2025-09"})})
-    assert not software_matured(new, entry)            # 19 months: still in its first software year
+    assert not software_matured(new, entry)  # 19 months: still in its first software year
     undated = b200.model_copy(update={"launch": b200.launch.model_copy(update={"value": None})})
     assert not software_matured(undated, entry)
-    assert not software_matured(b200, p.datasheet_derating["cdna"])   # AMD's pairs are no such gap
+    assert not software_matured(b200, p.datasheet_derating["cdna"])  # AMD's pairs are no such gap
 
 
 def test_a_datasheet_speed_is_not_held_to_another_jobs_median_mfu(catalog, p):
@@ -208,12 +228,13 @@ def test_a_datasheet_speed_is_not_held_to_another_jobs_median_mfu(catalog, p):
     to the median MFU of the measured runs (which ran other jobs): Llama 3 8B fp8 on 8 B200 (as
     if Blackwell had no run) keeps the model's MFU above that median, and its base case is its upper end."""
     from advisor.data.evidence import use_table
+
     rows = [r for r in calibration.load_rows() if generation(catalog.gpus[r["gpu"]]) != "blackwell"]
     g = catalog.gpus["b200"]
     with use_table(calibration.evidence_table(rows, catalog)["gpus"]):
         short = evaluate(_llama8b(catalog, precision="fp8"), g, 8, p)
         assert short.speed_evidence == "datasheet" and short.derating is None
-        assert short.mfu > p.mfu_median["default"]["fp8"] + 0.02   # above the median of other jobs
+        assert short.mfu > p.mfu_median["default"]["fp8"] + 0.02  # above the median of other jobs
         assert short.tokens_per_s == pytest.approx(short.tokens_per_s_upper, rel=1e-9)
 
 

@@ -1,6 +1,7 @@
 """The suite's own sharing under pytest-xdist (`-n 2 --dist loadgroup`, tests/conftest.py): if it
 silently stopped working, both workers would compute the shared inputs and the fast subset would
 take a third longer without any test failing."""
+
 from __future__ import annotations
 
 import pytest

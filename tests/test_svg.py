@@ -1,6 +1,7 @@
 """The plain-SVG chart writer (advisor/present/svg.py): tick choice on log and linear axes, escaping
 of every text, labels inside the figure, the axes kept at least a third of it, and bytes that do not
 depend on the hash seed."""
+
 from __future__ import annotations
 
 import math
@@ -35,7 +36,7 @@ def text_boxes(svg: str) -> list[tuple[str, float, float, float, float]]:
         a, d = ascent_descent(size)
         x0 = x - w * {"start": 0.0, "middle": 0.5, "end": 1.0}[el.get("text-anchor", "start")]
         turn = re.fullmatch(r"rotate\(-90 ([-\d.]+) ([-\d.]+)\)", el.get("transform", ""))
-        if turn:   # about (x, y): the text runs upwards from y
+        if turn:  # about (x, y): the text runs upwards from y
             out.append((text, x - a, y - (x0 + w - x), x + d, y - (x0 - x)))
         else:
             out.append((text, x0, y - a, x0 + w, y + d))
@@ -55,8 +56,9 @@ def figure_and_axes(svg: str) -> tuple[float, float, tuple[float, ...]]:
 def assert_inside(svg: str, what: str = "") -> None:
     w, h, _ = figure_and_axes(svg)
     for text, x0, y0, x1, y1 in text_boxes(svg):
-        assert x0 >= -0.01 and y0 >= -0.01 and x1 <= w + 0.01 and y1 <= h + 0.01, \
+        assert x0 >= -0.01 and y0 >= -0.01 and x1 <= w + 0.01 and y1 <= h + 0.01, (
             f"{what}: {text!r} at ({x0:.1f}, {y0:.1f})-({x1:.1f}, {y1:.1f}) falls outside {w}x{h}"
+        )
 
 
 def _ticks(axis: Axis, length: float, vertical: bool = True) -> list[float]:
@@ -115,12 +117,12 @@ def test_every_text_is_escaped_and_reads_back_as_given():
     ch.y.set(label="y", ticks=[(3, HOSTILE), (4, "four")])
     file_svg, inline = ch.svg()
     for svg in (file_svg, inline):
-        root = ET.fromstring(svg)   # well-formed: nothing broke out of its element
+        root = ET.fromstring(svg)  # well-formed: nothing broke out of its element
         tags = {el.tag.removeprefix(NS) for el in root.iter()}
         assert not {"script", "foreignObject", "image"} & tags
         assert not [a for el in root.iter() for a in el.attrib if a.startswith("on")]
     texts = [el.text or "" for el in ET.fromstring(inline).iter(f"{NS}text")]
-    shown = HOSTILE.replace("\x07", "\ufffd")   # XML 1.0 cannot carry a control character
+    shown = HOSTILE.replace("\x07", "\ufffd")  # XML 1.0 cannot carry a control character
     assert texts.count(shown) >= 4 and "second line" in texts
     assert esc("a<b&c>'\"") == "a&lt;b&amp;c&gt;&#39;&quot;"
 
@@ -138,7 +140,7 @@ def test_a_long_name_keeps_the_axes_a_third_of_the_figure_and_every_label_inside
     w, h, (x0, y0, x1, y1) = figure_and_axes(svg)
     assert x1 - x0 >= w / 3 and y1 - y0 >= h / 3
     assert_inside(svg, "long name")
-    assert any(t.endswith("\u2026") for t, *_ in text_boxes(svg))   # cut, where it could not fit
+    assert any(t.endswith("\u2026") for t, *_ in text_boxes(svg))  # cut, where it could not fit
 
 
 def test_a_long_legend_makes_the_figure_taller_and_stays_inside():
@@ -156,32 +158,51 @@ def test_a_long_legend_makes_the_figure_taller_and_stays_inside():
 
 def test_a_name_of_thousands_of_characters_is_cut_in_one_pass():
     from advisor.present.svg_text import fit_text
+
     name = "x" * 20_000
     cut = fit_text(name, 9.0, 200.0)
     assert cut.endswith("\u2026") and text_width(cut, 9.0) <= 200.0 < text_width(cut[:-1] + "xx\u2026", 9.0)
 
 
 def test_bytes_do_not_depend_on_the_hash_seed():
-    code = ("from advisor.present.charts import crossover_svg\n"
-            "p = lambda m, n, c: {'model': m, 'params': n, 'cheapest': 'a' if c else None, 'total_cost_usd': c,"
-            " 'focus_cost_usd': c, 'factor_text': 'power: why' if not c else None}\n"
-            "x = {'tokens': '10B', 'max_gpus': 8, 'deployment': 'office', 'focus': 'a', 'crossover_model': 'm3',"
-            " 'points': [p('m1', 1.2e8, 4632.0), p('m2', 1.5e9, 9000.0), p('m3', 2.6e9, None)]}\n"
-            "print(crossover_svg(x), end='')\n")
+    code = (
+        "from advisor.present.charts import crossover_svg\n"
+        "p = lambda m, n, c: {'model': m, 'params': n, 'cheapest': 'a' if c else None, 'total_cost_usd': c,"
+        " 'focus_cost_usd': c, 'factor_text': 'power: why' if not c else None}\n"
+        "x = {'tokens': '10B', 'max_gpus': 8, 'deployment': 'office', 'focus': 'a', 'crossover_model': 'm3',"
+        " 'points': [p('m1', 1.2e8, 4632.0), p('m2', 1.5e9, 9000.0), p('m3', 2.6e9, None)]}\n"
+        "print(crossover_svg(x), end='')\n"
+    )
     root = Path(__file__).resolve().parent.parent
-    outs = {subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True, check=True,
-                           env={**os.environ, "PYTHONHASHSEED": seed}).stdout for seed in ("0", "1", "4242")}
+    outs = {
+        subprocess.run(
+            [sys.executable, "-c", code],
+            cwd=root,
+            capture_output=True,
+            text=True,
+            check=True,
+            env={**os.environ, "PYTHONHASHSEED": seed},
+        ).stdout
+        for seed in ("0", "1", "4242")
+    }
     assert len(outs) == 1
     svg = outs.pop()
     assert svg.startswith("<?xml") and "matplotlib" not in svg
     assert_inside(svg, "crossover")
 
 
-@pytest.mark.parametrize("module", ["advisor.present.svg", "advisor.present.charts", "advisor.present.memo_charts",
-                                    "advisor.present.memo_ranges"])
+@pytest.mark.parametrize(
+    "module",
+    ["advisor.present.svg", "advisor.present.charts", "advisor.present.memo_charts", "advisor.present.memo_ranges"],
+)
 def test_charts_need_no_matplotlib(module):
-    out = subprocess.run([sys.executable, "-c", f"import sys, {module}; print('matplotlib' in sys.modules)"],
-                         cwd=Path(__file__).resolve().parent.parent, capture_output=True, text=True, check=True)
+    out = subprocess.run(
+        [sys.executable, "-c", f"import sys, {module}; print('matplotlib' in sys.modules)"],
+        cwd=Path(__file__).resolve().parent.parent,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     assert out.stdout.strip() == "False"
 
 
@@ -200,5 +221,5 @@ def test_notes_that_would_overlap_are_moved_apart():
     ch.y.set(scale="log")
     boxes = {t: (x0, y0, x1, y1) for t, x0, y0, x1, y1 in text_boxes(ch.svg()[0])}
     (_a0, _b0, a1, b1), (c0, d0, _c1, _d1) = boxes["3-day deadline"], boxes["5-day deadline"]
-    assert a1 > c0 and d0 >= b1 - 0.01     # they overlap across, so one sits below the other
+    assert a1 > c0 and d0 >= b1 - 0.01  # they overlap across, so one sits below the other
     assert boxes["11,377"][0] >= boxes["excluded here: rule DEP001"][2]

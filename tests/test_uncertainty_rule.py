@@ -1,6 +1,7 @@
 """The speed error distributions' rule (bench/uncertainty.py, issue 16): the conformal rank rule
 picks the order statistics it says, shrinkage weighs a small group as stated, and the shipped
 catalog/uncertainty.yaml keeps its promises (ordered quantiles, a wider default, coverage 70-90%)."""
+
 from __future__ import annotations
 
 import math
@@ -18,10 +19,10 @@ import uncertainty as rule  # noqa: E402  (bench/ is not a package)
 
 @pytest.mark.parametrize("n", [9, 10, 19, 35])
 def test_rank_rule_is_the_conformal_order_statistic(n):
-    values = [float(v) for v in range(1, n + 1)]      # the k-th smallest is k
+    values = [float(v) for v in range(1, n + 1)]  # the k-th smallest is k
     q = rule.rank_quantiles([(v, 1.0) for v in reversed(values)])
-    assert q["q90"] == math.ceil(0.9 * (n + 1))        # e.g. n=19: the 18th of 19
-    assert q["q10"] == math.floor(0.1 * (n + 1))       # the mirror: the 2nd of 19
+    assert q["q90"] == math.ceil(0.9 * (n + 1))  # e.g. n=19: the 18th of 19
+    assert q["q10"] == math.floor(0.1 * (n + 1))  # the mirror: the 2nd of 19
     assert q["q10"] <= q["q50"] <= q["q90"]
 
 
@@ -30,7 +31,8 @@ def test_a_one_row_group_is_mostly_the_pooled_prior():
     # W = 10, P90 needs cumulative weight 0.9 x 11 = 9.9: reached only at the 10th value, +1.0;
     # P10 mirrors it: 9.9 from the top is reached only at the smallest, 0.0.
     res = [{"family": "g", "precision": "bf16", "e": 1.0}] + [
-        {"family": "h", "precision": "bf16", "e": k / 10} for k in range(9)]
+        {"family": "h", "precision": "bf16", "e": k / 10} for k in range(9)
+    ]
     d = rule.shrunk(res, lambda x: x["family"] == "g")
     assert (d["q10"], d["q90"], d["n"]) == (0.0, 1.0, 1)
     # with 18 other rows each weighs 0.5; P90 needs 9.9: the 18 weigh 9, so again +1.0

@@ -1,5 +1,6 @@
 """Issue 18: the tool as a working user meets it -- schema, all errors at once, terminal-fitted
 tables, streams and formats, fast start-up, the Python API."""
+
 from __future__ import annotations
 
 import json
@@ -23,15 +24,28 @@ MALFORMED = sorted((Path(__file__).parent / "malformed").glob("wl-*.yaml"))
 # (bounds after units are read, cross-field rules, YAML hygiene).
 LOADER_ONLY = {
     # bounds that apply once units are read (10B, $30K, 1e400, a 4,000-digit number read as text)
-    "wl-tokens-tiny.yaml", "wl-tokens-absurd.yaml", "wl-tokens-1e400.yaml", "wl-tokens-10pow4000.yaml",
-    "wl-budget-10pow5000.yaml", "wl-budget-absurd.yaml",
+    "wl-tokens-tiny.yaml",
+    "wl-tokens-absurd.yaml",
+    "wl-tokens-1e400.yaml",
+    "wl-tokens-10pow4000.yaml",
+    "wl-budget-10pow5000.yaml",
+    "wl-budget-absurd.yaml",
     # NaN and infinity: YAML has them, JSON (and so JSON Schema) does not
-    "wl-tokens-nan.yaml", "wl-params-nan.yaml", "wl-pue-nan.yaml", "wl-power-inf.yaml", "wl-deadline-inf.yaml",
-    "wl-confidence-nan.yaml", "wl-finance-discount-nan.yaml",
+    "wl-tokens-nan.yaml",
+    "wl-params-nan.yaml",
+    "wl-pue-nan.yaml",
+    "wl-power-inf.yaml",
+    "wl-deadline-inf.yaml",
+    "wl-confidence-nan.yaml",
+    "wl-finance-discount-nan.yaml",
     # rules across fields
-    "wl-min-above-max.yaml", "wl-cloud-buy.yaml", "wl-duplicate-job-names.yaml",
+    "wl-min-above-max.yaml",
+    "wl-cloud-buy.yaml",
+    "wl-duplicate-job-names.yaml",
     # traffic: sizes or a mix (one of the two), mix shares summing to 1
-    "wl-serve-mix-and-sizes.yaml", "wl-serve-mix-shares-sum.yaml", "wl-serve-traffic-sizes-missing.yaml",
+    "wl-serve-mix-and-sizes.yaml",
+    "wl-serve-mix-shares-sum.yaml",
+    "wl-serve-traffic-sizes-missing.yaml",
 }
 
 
@@ -73,10 +87,11 @@ def test_every_readme_workload_validates_against_the_schema(validator):
 @pytest.mark.parametrize("path", MALFORMED, ids=lambda p: p.name)
 def test_malformed_workloads_fail_the_schema_or_a_documented_loader_check(validator, path):
     from advisor.inputs.loader import load_yaml_file
+
     try:
         doc = load_yaml_file(path, "workload file")
     except InputError:
-        return   # not safe YAML text (binary, aliases, tags, duplicate keys): refused before any schema applies
+        return  # not safe YAML text (binary, aliases, tags, duplicate keys): refused before any schema applies
     if path.name in LOADER_ONLY or doc is None:
         with pytest.raises(InputError):
             advisor.load_workload(path)
@@ -90,7 +105,7 @@ def test_five_independent_mistakes_are_reported_in_one_run(run, write):
     lines = err.splitlines()
     assert code == 2 and out == "" and len(lines) == 5
     assert all(re.match(rf"error: {re.escape(str(path))}:\d+:\d+: ", line) for line in lines)
-    for where in ("deadlin", "`deployment`", "`tokens`", "`gpus`", "`budget_usd`"):   # as written, not jobs[0]...
+    for where in ("deadlin", "`deployment`", "`tokens`", "`gpus`", "`budget_usd`"):  # as written, not jobs[0]...
         assert any(where in line for line in lines), where
     assert "jobs[0]" not in err and "^" not in err
 
@@ -114,9 +129,13 @@ def test_the_five_mistake_file_gets_five_messages_with_lines_and_paths_as_writte
     code, out, err = run("validate", path)
     lines = err.splitlines()
     assert code == 2 and out == "" and len(lines) == 5, err
-    expect = [(3, 12, "`deployment.context`", "did you mean office?"), (4, 14, "`deployment.ownership`", "did you mean buy?"),
-              (5, 8, "`model`", "did you mean gpt2-124m?"), (6, 9, "`tokens`", "unknown unit 'Q'"),
-              (7, 11, "`deadline`", "unknown unit 'fortnights'")]
+    expect = [
+        (3, 12, "`deployment.context`", "did you mean office?"),
+        (4, 14, "`deployment.ownership`", "did you mean buy?"),
+        (5, 8, "`model`", "did you mean gpt2-124m?"),
+        (6, 9, "`tokens`", "unknown unit 'Q'"),
+        (7, 11, "`deadline`", "unknown unit 'fortnights'"),
+    ]
     for line, (row, col, where, words) in zip(lines, expect):
         assert line.startswith(f"error: {path}:{row}:{col}: {where}") and words in line, line
     assert "jobs[0]" not in err
@@ -124,8 +143,12 @@ def test_the_five_mistake_file_gets_five_messages_with_lines_and_paths_as_writte
     doc = json.loads(out)
     assert code == 2 and doc["valid"] is False
     assert [(e["line"], e["column"], e["path"]) for e in doc["errors"]] == [
-        (3, 12, "deployment.context"), (4, 14, "deployment.ownership"), (5, 8, "model"), (6, 9, "tokens"),
-        (7, 11, "deadline")]
+        (3, 12, "deployment.context"),
+        (4, 14, "deployment.ownership"),
+        (5, 8, "model"),
+        (6, 9, "tokens"),
+        (7, 11, "deadline"),
+    ]
     assert doc["errors"][2]["given"] == "gpt2-124mm" and doc["errors"][0]["file"] == str(path)
     code, out, _ = run("validate", EXAMPLES / "article-office.yaml", "--format", "json")
     assert code == 0 and json.loads(out)["valid"] is True
@@ -164,8 +187,23 @@ def test_tables_keep_every_word_whole_at_any_width(width):
     text = string.ascii_letters + string.digits + " .,$%-_/()[]:'*#|<>=+&–§×≤→€é"
 
     def cell():
-        return rng.choice([None, True, 0, rng.randint(1, 10**6), rng.random() * 1e4, "", " a  b ", "日本", "e\u20d7",
-                           "\u00ad", "\t", "".join(rng.choice(text) for _ in range(rng.randint(1, 24)))])
+        return rng.choice(
+            [
+                None,
+                True,
+                0,
+                rng.randint(1, 10**6),
+                rng.random() * 1e4,
+                "",
+                " a  b ",
+                "日本",
+                "e\u20d7",
+                "\u00ad",
+                "\t",
+                "".join(rng.choice(text) for _ in range(rng.randint(1, 24))),
+            ]
+        )
+
     grid.configure(color=False, width=width)
     try:
         side_by_side = 0
@@ -175,21 +213,28 @@ def test_tables_keep_every_word_whole_at_any_width(width):
             rows = [[cell() for _ in range(n)] for _ in range(rng.randint(0, 5))]
             wrap = tuple(i for i in range(n) if rng.random() < 0.3)
             out = grid.table(headers, rows, wrap=wrap)
-            words = set(out.split()) | {w[:-1] for w in out.split() if w.endswith(":")}   # blocks: `header: value`
+            words = set(out.split()) | {w[:-1] for w in out.split() if w.endswith(":")}  # blocks: `header: value`
             fallback = "too wide" in out
             for v in [*([] if fallback else headers), *(x for r in rows for x in r)]:
                 assert set(grid._cell(v).split()) <= words, (v, out)
             for line in out.splitlines():
                 assert width is None or grid.cell_len(line) <= width or len(line.split()) == 1, line
             side_by_side += not fallback
-        assert side_by_side >= 10   # the side-by-side layout was exercised, not only the fallbacks
+        assert side_by_side >= 10  # the side-by-side layout was exercised, not only the fallbacks
     finally:
         grid.configure()
 
 
-@pytest.mark.parametrize("cmd", [["plan", EXAMPLES / "article-office.yaml"], ["catalog", "list"], ["rules", "list"],
-                                 ["compare", "rtx-4090", "h100-sxm"], ["frontier", EXAMPLES / "article-office.yaml",
-                                                                       "--points", "3"]])
+@pytest.mark.parametrize(
+    "cmd",
+    [
+        ["plan", EXAMPLES / "article-office.yaml"],
+        ["catalog", "list"],
+        ["rules", "list"],
+        ["compare", "rtx-4090", "h100-sxm"],
+        ["frontier", EXAMPLES / "article-office.yaml", "--points", "3"],
+    ],
+)
 def test_csv_and_markdown_formats(run, cmd):
     code, out, _ = run(*cmd, "--format", "csv", "--as-of", AS_OF)
     assert code == 0 and "," in out.splitlines()[0] and "$" not in out.splitlines()[0]
@@ -236,7 +281,7 @@ gpus: {allow: [rtx-4090]}
 
 def test_validate_models_and_catalog_filters(run, write):
     code, out, _ = run("validate", write(TWO_JOBS))
-    assert code == 0 and "valid (4 jobs, office, region US)" in out   # 3 copies + 1
+    assert code == 0 and "valid (4 jobs, office, region US)" in out  # 3 copies + 1
     code, _, err = run("validate", EXAMPLES / "rules" / "no-amd.yaml")
     assert code == 2
     code, out, _ = run("rules", "validate", EXAMPLES / "rules" / "no-amd.yaml")
@@ -246,25 +291,42 @@ def test_validate_models_and_catalog_filters(run, write):
     code, out, _ = run("catalog", "list", "a100", "--format", "json", "--as-of", AS_OF)
     assert code == 0 and {g["id"] for g in json.loads(out)["gpus"]} >= {"a100-80gb-sxm"}
     assert all("a100" in g["id"] or "a100" in g["name"].lower() for g in json.loads(out)["gpus"])
-    code, out, _ = run("catalog", "list", "--vendor", "amd", "--min-memory", 128, "--sort", "memory", "--format",
-                       "json", "--as-of", AS_OF)
+    code, out, _ = run(
+        "catalog",
+        "list",
+        "--vendor",
+        "amd",
+        "--min-memory",
+        128,
+        "--sort",
+        "memory",
+        "--format",
+        "json",
+        "--as-of",
+        AS_OF,
+    )
     mem = [g["memory_gb"] for g in json.loads(out)["gpus"]]
     assert code == 0 and mem == sorted(mem, reverse=True) and all(m >= 128 for m in mem)
     assert {g["vendor"] for g in json.loads(out)["gpus"]} == {"AMD"}
 
 
 def test_version_imports_nothing_heavy():
-    code = ("import sys, runpy; sys.argv=['advisor','-V']\n"
-            "try:\n runpy.run_module('advisor', run_name='__main__')\nexcept SystemExit: pass\n"
-            "heavy=[m for m in ('pulp','highspy','pydantic','matplotlib','jinja2','weasyprint','rich') if m in sys.modules]\n"
-            "print(heavy)")
+    code = (
+        "import sys, runpy; sys.argv=['advisor','-V']\n"
+        "try:\n runpy.run_module('advisor', run_name='__main__')\nexcept SystemExit: pass\n"
+        "heavy=[m for m in ('pulp','highspy','pydantic','matplotlib','jinja2','weasyprint','rich') if m in sys.modules]\n"
+        "print(heavy)"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
     assert out.stdout.strip().endswith("[]"), out.stdout + out.stderr
 
 
 def test_python_api_takes_dicts_and_has_short_reprs():
-    p = advisor.plan({"deployment": "office", "model": "gpt2-124m", "tokens": "1B",
-                      "gpus": {"allow": ["rtx-4090"]}}, as_of=AS_OF, explain=False)
+    p = advisor.plan(
+        {"deployment": "office", "model": "gpt2-124m", "tokens": "1B", "gpus": {"allow": ["rtx-4090"]}},
+        as_of=AS_OF,
+        explain=False,
+    )
     assert p["purchase"][0]["gpu"] == "rtx-4090" and len(repr(p)) < 200
     with pytest.raises(InputError, match="workload"):
         advisor.plan(42)
@@ -289,8 +351,9 @@ def test_cli_reference_is_generated_from_help():
 
 def test_words_formatters():
     from advisor.present.words import tokens
+
     assert tokens(612.4) == "612" and tokens(72948) == "72.9K" and tokens(1_234_000) == "1.23M"
-    assert tokens(999_600) == "1M" and tokens(1.5e9) == "1.5B"   # rounded before the suffix: not '1e+03K'/'1.5e+03M'
+    assert tokens(999_600) == "1M" and tokens(1.5e9) == "1.5B"  # rounded before the suffix: not '1e+03K'/'1.5e+03M'
 
 
 def test_the_collector_pauses_for_start_up_only(monkeypatch):
@@ -299,30 +362,31 @@ def test_the_collector_pauses_for_start_up_only(monkeypatch):
     import gc
     import importlib
 
-    module = importlib.import_module("advisor.flow")   # the flow; advisor.plan is its function
+    module = importlib.import_module("advisor.flow")  # the flow; advisor.plan is its function
     seen = []
     real = module.plan
 
     def spy(*args, **kwargs):
         seen.append(gc.isenabled())
         return real(*args, **kwargs)
+
     monkeypatch.setattr(module, "plan", spy)
     assert gc.isenabled()
     result = CliRunner().invoke(main, ["plan", str(EXAMPLES / "article-office.yaml"), "--as-of", str(AS_OF)])
     assert result.exit_code == 0 and seen == [True]
     assert gc.isenabled() and gc.get_freeze_count() == 0
     gc.disable()
-    try:   # a caller that had turned it off keeps it off
+    try:  # a caller that had turned it off keeps it off
         assert CliRunner().invoke(main, ["rules", "list"]).exit_code == 0 and not gc.isenabled()
     finally:
         gc.enable()
-    gc.freeze()   # a caller that froze its own objects (before forking workers) finds them frozen still
+    gc.freeze()  # a caller that froze its own objects (before forking workers) finds them frozen still
     frozen = gc.get_freeze_count()
     try:
         assert frozen > 0
         result = CliRunner().invoke(main, ["plan", str(EXAMPLES / "article-office.yaml"), "--as-of", str(AS_OF)])
         assert result.exit_code == 0 and seen == [True, True], gc.get_freeze_count()
-        assert gc.get_freeze_count() > frozen // 2, (frozen, gc.get_freeze_count())   # unfrozen would be 0
+        assert gc.get_freeze_count() > frozen // 2, (frozen, gc.get_freeze_count())  # unfrozen would be 0
     finally:
         gc.unfreeze()
 
@@ -330,9 +394,11 @@ def test_the_collector_pauses_for_start_up_only(monkeypatch):
 def test_a_top_level_serving_workload_validates_and_plans(run, write):
     """Serving written the short way (issue 32): traffic and slo at the top level, as training's
     model/tokens are; the plan serves it."""
-    path = write("name: short serve\ndeployment: {context: datacenter, ownership: any, lead_time_days: 0}\nkind: serve\n"
-                 "model: llama-3.1-8b\nprecision: fp8\ntraffic: {requests_per_s: 20, input_tokens: 1000, "
-                 "output_tokens: 300}\nslo: {ttft_ms: 2000, tpot_ms: 100}\n")
+    path = write(
+        "name: short serve\ndeployment: {context: datacenter, ownership: any, lead_time_days: 0}\nkind: serve\n"
+        "model: llama-3.1-8b\nprecision: fp8\ntraffic: {requests_per_s: 20, input_tokens: 1000, "
+        "output_tokens: 300}\nslo: {ttft_ms: 2000, tpot_ms: 100}\n"
+    )
     code, out, err = run("validate", path)
     assert code == 0 and "valid (1 job" in out, err
     code, out, _ = run("plan", path, "--as-of", AS_OF, "--format", "json")
@@ -347,7 +413,7 @@ def test_init_writes_a_commented_starter_that_validates_and_plans(run, tmp_path,
     code, out, _ = run("init", path, *(["--serve"] if serve else []))
     text = path.read_text(encoding="utf-8")
     assert code == 0 and f"advisor validate {path}" in out
-    assert sum(line.lstrip().startswith("#") or " # " in line for line in text.splitlines()) >= 10   # commented
+    assert sum(line.lstrip().startswith("#") or " # " in line for line in text.splitlines()) >= 10  # commented
     assert ("traffic:" in text) == serve and ("\ntokens:" in text) == (not serve)
     code, out, err = run("validate", path)
     assert code == 0 and "valid (1 job" in out, err
@@ -371,11 +437,16 @@ def test_every_command_that_can_take_seconds_says_what_it_does(monkeypatch, writ
     def spy(what, **kwargs):
         seen.append(what)
         yield
+
     for module in (plans, study, comparisons, documents):
         monkeypatch.setattr(module, "working", spy)
     office = str(EXAMPLES / "article-office.yaml")
-    for args in (["validate", office], ["estimate", "--model", "gpt2-124m", "--gpu", "rtx-4090"],
-                 ["compare", "rtx-4090", "h100-sxm"], ["plan", office, "--as-of", str(AS_OF)]):
+    for args in (
+        ["validate", office],
+        ["estimate", "--model", "gpt2-124m", "--gpu", "rtx-4090"],
+        ["compare", "rtx-4090", "h100-sxm"],
+        ["plan", office, "--as-of", str(AS_OF)],
+    ):
         seen.clear()
         assert CliRunner().invoke(main, args).exit_code == 0
         assert seen, args
@@ -390,9 +461,11 @@ def test_the_repository_carries_its_licence():
 def test_a_command_that_solves_nothing_shows_its_stage_without_the_solver():
     """estimate/compare/validate's progress line names the stage and the seconds, and importing the
     solver (pulp, numpy) is left to the commands that solve."""
-    code = ("import io, sys, time\nfrom advisor.cli.base import working\n"
-            "class T(io.StringIO):\n    def isatty(self): return True\n"
-            "t = T()\nwith working('estimating', stream=t, after=0.01, every=0.01, collect=False):\n    time.sleep(0.1)\n"
-            "print(repr(t.getvalue()), 'pulp' in sys.modules)")
+    code = (
+        "import io, sys, time\nfrom advisor.cli.base import working\n"
+        "class T(io.StringIO):\n    def isatty(self): return True\n"
+        "t = T()\nwith working('estimating', stream=t, after=0.01, every=0.01, collect=False):\n    time.sleep(0.1)\n"
+        "print(repr(t.getvalue()), 'pulp' in sys.modules)"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True).stdout
     assert "| estimating, 0 s" in out and out.strip().endswith("False")

@@ -1,5 +1,6 @@
 """`advisor validate` makes every check `advisor plan` makes before it solves, and `advisor rules
 validate` runs each rule's runnable example (issue 33: validate missed mistakes the plan caught)."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -12,8 +13,11 @@ MALFORMED = sorted((ROOT / "tests" / "malformed").glob("*.yaml"))
 
 def _args(path: Path) -> list:
     kind = path.name.split("-")[0]
-    return {"wl": [path], "cat": [EXAMPLES / "article-office.yaml", "--catalog", path],
-            "rules": [EXAMPLES / "article-office.yaml", "--rules", path]}[kind]
+    return {
+        "wl": [path],
+        "cat": [EXAMPLES / "article-office.yaml", "--catalog", path],
+        "rules": [EXAMPLES / "article-office.yaml", "--rules", path],
+    }[kind]
 
 
 @pytest.mark.parametrize("path", MALFORMED, ids=lambda p: p.name)
@@ -52,7 +56,7 @@ def test_rules_validate_runs_each_example(run, write):
     good = write(RULE.format(rejects="mi300x"), "good.yaml")
     code, out, err = run("rules", "validate", good, "--as-of", AS_OF)
     assert code == 0 and "1 rule (ORG009)" in out, err
-    wrong = write(RULE.format(rejects="h100-sxm"), "wrong.yaml")   # the example claims what the rule never does
+    wrong = write(RULE.format(rejects="h100-sxm"), "wrong.yaml")  # the example claims what the rule never does
     code, out, err = run("rules", "validate", wrong, "--as-of", AS_OF)
     assert code == 2 and out == ""
     assert f"{wrong}: rule ORG009: its example should reject h100-sxm" in err

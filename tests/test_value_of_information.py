@@ -2,6 +2,7 @@
 brute-force re-computation (a re-solve for every value the input takes in the draws, every plan
 costed by substituting that value into every draw), and the target of issue 30: a plan resting on a
 low-confidence rate within 5% of its break-even names that rate with evpi_usd > 0."""
+
 from __future__ import annotations
 
 import dataclasses
@@ -42,13 +43,14 @@ def test_a_rate_near_its_break_even_is_named_first(catalog, rules):
     """Eight H100s for four years, rented at RunPod's community rate (low confidence) 2% below buying
     (the knife at 9.8T tokens: its rate within 5% of its break-even, issue 30's target): the plan names
     that rate first, with what knowing it is worth."""
-    p = plan(parse_workload({**KNIFE, "tokens": "9.8T", "decision": "point"}), catalog=catalog, rules=rules,
-             as_of=AS_OF)
+    p = plan(
+        parse_workload({**KNIFE, "tokens": "9.8T", "decision": "point"}), catalog=catalog, rules=rules, as_of=AS_OF
+    )
     (item,) = [i for i in p["purchase"]]
     assert (item["gpu"], item["ownership"], item["count"]) == (G, "rent", 8)
     assert catalog.gpus[G].rental.confidence == "low"
     rise = p["sensitivity"]["break_even"][0]
-    assert rise["ownership"] == "rent" and 1.0 < rise["factor"] < 1.05    # within 5% of its break-even
+    assert rise["ownership"] == "rent" and 1.0 < rise["factor"] < 1.05  # within 5% of its break-even
     top = p["decision"]["verify"][0]
     assert top["input"] == f"rental_rate:{G}" and top["evpi_usd"] > 0 and top["count"] == 8
     assert top["message"].startswith("get a firm quote for 8\u00d7 NVIDIA H100 SXM5 80GB rental: up to $")
@@ -68,13 +70,18 @@ def brute_force_evpi(problem, decided, kind: str) -> float:
     draws, j = decided.draws, decided.draws.column(G)
     prices = Prices.of(draws)
     column = {"rental_rate": draws.rent, "purchase_price": draws.buy, "speed": draws.speed}[kind][:, j]
-    plans = {signature(decided.chosen.bought, decided.chosen.assignment, decided.chosen.serving):
-             PlanCost.of(problem, decided.chosen)}
+    plans = {
+        signature(decided.chosen.bought, decided.chosen.assignment, decided.chosen.serving): PlanCost.of(
+            problem, decided.chosen
+        )
+    }
     for x in sorted(set(column.tolist())):
         inv = (1.0 / draws.speed[:, j]).mean() if kind != "speed" else 1.0 / x
         rent = (x if kind == "rental_rate" else prices.rate[G]) * inv
         buy = x if kind == "purchase_price" else prices.buy[G]
-        sol = at_catalog_figures(problem, solve(problem, baseline(problem).but(buy_factor={G: buy}, rent_factor={G: rent})))
+        sol = at_catalog_figures(
+            problem, solve(problem, baseline(problem).but(buy_factor={G: buy}, rent_factor={G: rent}))
+        )
         plans.setdefault(signature(sol.bought, sol.assignment, sol.serving), PlanCost.of(problem, sol))
     costs = list(plans.values())
     given = np.empty((draws.n, len(costs)))
@@ -84,7 +91,7 @@ def brute_force_evpi(problem, decided, kind: str) -> float:
         arr[:, j] = x
         known = dataclasses.replace(draws, **{field: arr})
         given[i] = [c.at(known).mean() for c in costs]
-    means = given.mean(axis=0)   # each plan's expected cost: E over x of its expected cost given x
+    means = given.mean(axis=0)  # each plan's expected cost: E over x of its expected cost given x
     return float((given[:, 0] - given.min(axis=1)).mean() - (means[0] - means.min()))
 
 
@@ -110,7 +117,7 @@ def test_a_sibling_speed_given_another_is_the_conditional_of_the_joint_draw(cata
     t = rng.standard_normal(200_000)
     dist = gpu_speed(problem, "h100-pcie")
     for k, zk in enumerate(z):
-        w = d.shared * zk + np.sqrt(1 - d.shared ** 2) * t
+        w = d.shared * zk + np.sqrt(1 - d.shared**2) * t
         sampled = np.mean([1.0 / dist.factor_at(float(v)) for v in w[:20_000]])
         assert exact[k] == pytest.approx(sampled, rel=0.01)
 

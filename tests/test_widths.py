@@ -2,6 +2,7 @@
 or split -- every figure the unlimited-width output prints appears whole -- and no line is wider
 than the terminal unless it is one word that cannot be broken (a URL). A table too wide to fit
 says how to see it whole."""
+
 from __future__ import annotations
 
 import json
@@ -69,13 +70,13 @@ def test_listing_commands():
 
     data = cli_json("catalog", "list", "--as-of", AS_OF)
     text = check(lambda: catalog_list_text(data))
-    for g in data["gpus"]:   # every purchase price of the JSON, whole, at every width
+    for g in data["gpus"]:  # every purchase price of the JSON, whole, at every width
         if g["purchase"]:
             assert f"${g['purchase']['usd']:,.0f}" in text
     for gid in ("h100-sxm", "hgx-h100-8gpu"):
         rec = cli_json("catalog", "show", gid, "--as-of", AS_OF)
         check(lambda: catalog_show_text(rec))
-    rules = cli_json("rules", "list", "--as-of", AS_OF)   # (the CLI resets the width: read the data first)
+    rules = cli_json("rules", "list", "--as-of", AS_OF)  # (the CLI resets the width: read the data first)
     check(lambda: rules_list_text(rules))
     rule = cli_json("rules", "show", "EXP001", "--as-of", AS_OF)
     check(lambda: rules_show_text(rule))
@@ -92,13 +93,42 @@ def test_study_commands(crossover_json):
     text = check(lambda: compare_text(data))
     for row in data["rows"]:
         assert f"${row['price_usd']:,.0f}" in text
-    many = cli_json("compare", "rtx-4090", "l40s", "a100-80gb-sxm", "h100-sxm", "h200-sxm", "b200", "mi300x",
-                    "--deployment", "datacenter", "--as-of", AS_OF)
+    many = cli_json(
+        "compare",
+        "rtx-4090",
+        "l40s",
+        "a100-80gb-sxm",
+        "h100-sxm",
+        "h200-sxm",
+        "b200",
+        "mi300x",
+        "--deployment",
+        "datacenter",
+        "--as-of",
+        AS_OF,
+    )
     check(lambda: compare_text(many))
     est = cli_json("estimate", "--model", "llama-3-8b", "--gpu", "h100-sxm", "--count", "8")
     check(lambda: estimate_text(est))
-    serve = cli_json("estimate", "--kind", "serve", "--model", "llama-3.1-8b", "--gpu", "h100-sxm", "--precision",
-                     "fp8", "--input-len", "1000", "--output-len", "300", "--ttft-ms", "2000", "--tpot-ms", "100")
+    serve = cli_json(
+        "estimate",
+        "--kind",
+        "serve",
+        "--model",
+        "llama-3.1-8b",
+        "--gpu",
+        "h100-sxm",
+        "--precision",
+        "fp8",
+        "--input-len",
+        "1000",
+        "--output-len",
+        "300",
+        "--ttft-ms",
+        "2000",
+        "--tpot-ms",
+        "100",
+    )
     check(lambda: serve_estimate_text(serve))
     front = cli_json("frontier", EXAMPLES / "article-office.yaml", "--points", "4", "--as-of", AS_OF)
     check(lambda: frontier_text(front))
@@ -108,10 +138,16 @@ def test_study_commands(crossover_json):
 
 def test_a_table_that_cannot_fit_turns_or_stacks_and_says_so():
     headers = ["GPU", "price", "dense TFLOPs", "memory", "bandwidth", "link", "tokens/s"]
-    rows = [["a100-80gb-sxm", "$9,000", "312", "80 GB", "2,039 GB/s", "nvlink 600 GB/s", "157K"],
-            ["h100-sxm", "$30,000", "989.4", "80 GB", "3,350 GB/s", "nvlink 900 GB/s", "342K"]]
+    rows = [
+        ["a100-80gb-sxm", "$9,000", "312", "80 GB", "2,039 GB/s", "nvlink 600 GB/s", "157K"],
+        ["h100-sxm", "$30,000", "989.4", "80 GB", "3,350 GB/s", "nvlink 900 GB/s", "342K"],
+    ]
     turned = at(40, lambda: grid.table(headers, rows))
-    assert "turned: one column per row" in " ".join(turned.split()) and "$30,000" in turned and "2,039 GB/s" in " ".join(turned.split())
+    assert (
+        "turned: one column per row" in " ".join(turned.split())
+        and "$30,000" in turned
+        and "2,039 GB/s" in " ".join(turned.split())
+    )
     many = rows * 4
     stacked = at(40, lambda: grid.table(headers, many))
     assert "one block per row" in " ".join(stacked.split()) and stacked.count("  price: $30,000") == 4

@@ -4,6 +4,7 @@ The console script is `advisor.cli:main`; the commands live in base (the group a
 command shares), plans (plan, frontier, validate, init, schema), documents (memo, rfq), study
 (estimate, models), comparisons (compare, crossover) and data (catalog, rules).
 """
+
 import os
 
 # the tool uses no pydantic plugin: not scanning every installed package's entry points for one

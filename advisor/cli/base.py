@@ -4,6 +4,7 @@ progress line, and checks made before any work (output folder, optional dependen
 
 Exit codes (docs/cli.md): 0 success, 2 invalid input, 3 no feasible plan, 1 anything else.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -27,7 +28,7 @@ if TYPE_CHECKING:
     from advisor.data.rules import RuleSet
 
 T = TypeVar("T")
-FC = TypeVar("FC", bound=Callable[..., Any])   # a command function an option decorates
+FC = TypeVar("FC", bound=Callable[..., Any])  # a command function an option decorates
 
 
 def _as_of(ctx: click.Context, param: click.Parameter, value: str | None) -> dt.date | None:
@@ -51,48 +52,80 @@ def _seconds(ctx: click.Context, param: click.Parameter, value: float) -> float:
 def complete_gpus(ctx: click.Context, param: click.Parameter, incomplete: str) -> list[str]:
     """Shell completion of GPU ids from the built-in catalog."""
     from advisor.data.catalog import load_catalog
+
     return [g for g in sorted(load_catalog().gpus) if g.startswith(incomplete)]
 
 
 def complete_presets(ctx: click.Context, param: click.Parameter, incomplete: str) -> list[str]:
     from advisor.data.catalog import load_catalog
+
     return [m for m in sorted(load_catalog().models) if m.startswith(incomplete)]
 
 
-catalog_option = click.option("--catalog", "catalog_file", type=click.Path(), default=None,
-                              help="YAML file merged over the built-in catalog (a negotiated price, a GPU we lack).")
-rules_option = click.option("--rules", "rules_files", type=click.Path(), multiple=True,
-                            help="YAML rules file added to the built-in rules (repeatable).")
-as_of_option = click.option("--as-of", callback=_as_of, default=None, metavar="YYYY-MM-DD",
-                            help="Evaluate rules and price ages as of this date [today].")
-time_limit_option = click.option("--time-limit", type=click.FloatRange(*TIME_LIMIT_S), default=30.0,
-                                 show_default=True, callback=_seconds,
-                                 help="Seconds the solver may spend on each solve (0.1 to 86400).")
+catalog_option = click.option(
+    "--catalog",
+    "catalog_file",
+    type=click.Path(),
+    default=None,
+    help="YAML file merged over the built-in catalog (a negotiated price, a GPU we lack).",
+)
+rules_option = click.option(
+    "--rules",
+    "rules_files",
+    type=click.Path(),
+    multiple=True,
+    help="YAML rules file added to the built-in rules (repeatable).",
+)
+as_of_option = click.option(
+    "--as-of",
+    callback=_as_of,
+    default=None,
+    metavar="YYYY-MM-DD",
+    help="Evaluate rules and price ages as of this date [today].",
+)
+time_limit_option = click.option(
+    "--time-limit",
+    type=click.FloatRange(*TIME_LIMIT_S),
+    default=30.0,
+    show_default=True,
+    callback=_seconds,
+    help="Seconds the solver may spend on each solve (0.1 to 86400).",
+)
 workload_argument = click.argument("workload_file", type=click.Path(dir_okay=False, allow_dash=True))
 
 
 def shape_options(command: FC) -> FC:
     """The model-shape options `estimate` and `compare` share (with --params instead of a preset)."""
-    for option in reversed((
-        click.option("--layers", type=click.IntRange(*LAYERS), default=None),
-        click.option("--hidden", type=click.IntRange(*HIDDEN), default=None),
-        click.option("--seq-len", type=click.IntRange(*SEQ_LEN), default=None),
-        click.option("--vocab", type=click.IntRange(*VOCAB), default=None, help="Vocabulary size with --params [50257]."),
-        click.option("--tied-embeddings/--untied-embeddings", "tied_embeddings", default=None,
-                     help="Output head shares the input embedding, with --params [inferred from params, layers, hidden]."),
-    )):
+    for option in reversed(
+        (
+            click.option("--layers", type=click.IntRange(*LAYERS), default=None),
+            click.option("--hidden", type=click.IntRange(*HIDDEN), default=None),
+            click.option("--seq-len", type=click.IntRange(*SEQ_LEN), default=None),
+            click.option(
+                "--vocab", type=click.IntRange(*VOCAB), default=None, help="Vocabulary size with --params [50257]."
+            ),
+            click.option(
+                "--tied-embeddings/--untied-embeddings",
+                "tied_embeddings",
+                default=None,
+                help="Output head shares the input embedding, with --params [inferred from params, layers, hidden].",
+            ),
+        )
+    ):
         command = option(command)
     return command
 
 
 def format_option(*choices: str, default: str = "table") -> Callable[[FC], FC]:
-    return click.option("--format", "fmt", type=click.Choice(list(choices)), default=default, show_default=True,
-                        help="Output format.")
+    return click.option(
+        "--format", "fmt", type=click.Choice(list(choices)), default=default, show_default=True, help="Output format."
+    )
 
 
 def _fail(lines: list[str], code: int) -> NoReturn:
     from advisor.errors import printable
-    for line in lines:   # one paragraph per mistake, no terminal controls
+
+    for line in lines:  # one paragraph per mistake, no terminal controls
         click.echo(printable(" ".join(line.split())), err=True)
     sys.exit(code)
 
@@ -147,11 +180,13 @@ def _work_starts() -> None:
 def handled(f: Callable[..., T]) -> Callable[..., T]:
     """--debug, and the mapping of failures to exit codes (2 bad input, 3 infeasible, 1 anything
     else): one paragraph per error on stderr, a traceback only with --debug."""
+
     @click.option("--debug", is_flag=True, help="Show the Python traceback of an error.")
     @functools.wraps(f)
     def wrapper(*args: Any, **kwargs: Any) -> T:
         with _starting_up():
             return _run(f, args, kwargs)
+
     return wrapper
 
 
@@ -169,20 +204,22 @@ def _run(f: Callable[..., T], args: tuple[Any, ...], kwargs: dict[str, Any]) -> 
         sys.exit(1)
     except Exception as exc:  # mapped to exit codes; tracebacks only on --debug
         from advisor.errors import AdvisorError, InputError
+
         if kwargs.get("debug"):
             raise
         if isinstance(exc, InputError):  # found after reading, e.g. a GPU id the catalog lacks
             workload = kwargs.get("workload_file")
             command = click.get_current_context(silent=True)
             if exc.field not in {p.name for p in (command.command.params if command else [])}:
-                exc = exc.in_file("<stdin>" if workload == "-" else workload)   # not about an option (--output)
+                exc = exc.in_file("<stdin>" if workload == "-" else workload)  # not about an option (--output)
             lines = [str(e) if e.file else flag_names(str(e), command.command if command else None) for e in exc.errors]
             _fail([f"error: {line}" for line in lines], exc.exit_code)
-        if isinstance(exc, AdvisorError):   # e.g. "raise `time_limit`": the flag, as above
+        if isinstance(exc, AdvisorError):  # e.g. "raise `time_limit`": the flag, as above
             command = click.get_current_context(silent=True)
             _fail([f"error: {flag_names(str(exc), command.command if command else None)}"], exc.exit_code)
-        _fail([f"internal error: {type(exc).__name__}: {exc} (please report it; run with --debug for "
-               "the traceback)"], 1)
+        _fail(
+            [f"internal error: {type(exc).__name__}: {exc} (please report it; run with --debug for the traceback)"], 1
+        )
 
 
 def emit(data: Any, fmt: str, render: Callable[[Any, str], str] | None = None) -> None:
@@ -194,8 +231,9 @@ def emit(data: Any, fmt: str, render: Callable[[Any, str], str] | None = None) -
     else:
         assert render is not None, f"no renderer for --format {fmt}"
         text = render(data, fmt)
-        if fmt != "csv":   # (a CSV cell keeps its text; escape.csv_cell made it inert for spreadsheets)
+        if fmt != "csv":  # (a CSV cell keeps its text; escape.csv_cell made it inert for spreadsheets)
             from advisor.present.escape import visible
+
             text = visible(text)
     click.echo(text, nl=not text.endswith("\n"))
 
@@ -204,14 +242,15 @@ FRAMES = "|/-\\"
 
 
 @contextlib.contextmanager
-def working(what: str, stream: TextIO | None = None, after: float = 2.0, every: float = 0.25,
-            collect: bool = True) -> Iterator[None]:
+def working(
+    what: str, stream: TextIO | None = None, after: float = 2.0, every: float = 0.25, collect: bool = True
+) -> Iterator[None]:
     """The progress line on stderr while a command runs longer than two seconds, on a terminal only:
     the solve's own progress hook (solve/run.progress) drives it, e.g. "| explaining: re-solve 12,
     best $1.23M, gap 0.01%, 14 s"; a command that solves nothing (collect=False: estimate, compare,
     validate) gets its stage and seconds without importing the solver. Nothing is written when
     stderr is not a terminal."""
-    if collect:   # (estimate, compare and validate make few objects: they keep the collector paused)
+    if collect:  # (estimate, compare and validate make few objects: they keep the collector paused)
         _work_starts()
         from advisor.solve.run import progress, stage
     else:
@@ -221,14 +260,15 @@ def working(what: str, stream: TextIO | None = None, after: float = 2.0, every: 
         with stage(what):
             yield
         return
-    shown = [0, 0]   # frames drawn, widest line
-    width = shutil.get_terminal_size((80, 24)).columns - 1   # one line: a wrapped one would not redraw
+    shown = [0, 0]  # frames drawn, widest line
+    width = shutil.get_terminal_size((80, 24)).columns - 1  # one line: a wrapped one would not redraw
 
     def draw(line: str) -> None:
         text = f"{FRAMES[shown[0] % 4]} {line}"[:width]
         shown[0], shown[1] = shown[0] + 1, max(shown[1], len(text))
         out.write("\r" + text.ljust(shown[1]))
         out.flush()
+
     _LIGHT["what"] = what
     try:
         with stage(what), progress(draw, after=after, every=every):
@@ -286,6 +326,7 @@ def load(catalog_file: str | None = None, rules_files: Iterable[str] = ()) -> tu
     """The catalog and the rules a command reads."""
     from advisor.data.catalog import load_catalog
     from advisor.data.rules import load_rules
+
     return load_catalog(catalog_file), load_rules(list(rules_files))
 
 
@@ -312,4 +353,5 @@ def main(no_color: bool) -> None:
     eval "$(_ADVISOR_COMPLETE=bash_source advisor)" (zsh_source, fish_source for other shells).
     """
     from advisor.present.grid import configure
+
     configure(color=False if no_color else None)

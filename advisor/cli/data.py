@@ -1,4 +1,5 @@
 """The data commands: `advisor catalog list|show|validate`, `advisor rules list|show|validate`."""
+
 from __future__ import annotations
 
 import datetime as dt
@@ -38,18 +39,38 @@ def catalog_group() -> None:
 @catalog_group.command("list")
 @click.argument("name", required=False)
 @click.option("--vendor", default=None, help="Only this vendor (NVIDIA, AMD, Intel).")
-@click.option("--min-memory", type=click.FloatRange(min=0), default=None, metavar="GB",
-              help="Only GPUs with at least this much memory.")
+@click.option(
+    "--min-memory",
+    type=click.FloatRange(min=0),
+    default=None,
+    metavar="GB",
+    help="Only GPUs with at least this much memory.",
+)
 @click.option("--buyable", is_flag=True, help="Only GPUs with a sourced purchase price.")
 @click.option("--rentable", is_flag=True, help="Only GPUs with a sourced rental rate.")
-@click.option("--sort", type=click.Choice(["id", "memory", "tflops", "price", "rent"]), default="id",
-              show_default=True, help="Order of the GPUs (memory and tflops: largest first; prices: cheapest first).")
+@click.option(
+    "--sort",
+    type=click.Choice(["id", "memory", "tflops", "price", "rent"]),
+    default="id",
+    show_default=True,
+    help="Order of the GPUs (memory and tflops: largest first; prices: cheapest first).",
+)
 @format_option("table", "json", "csv", "markdown")
 @catalog_option
 @as_of_option
 @handled
-def catalog_list(name: str | None, vendor: str | None, min_memory: float | None, buyable: bool, rentable: bool,
-                 sort: str, fmt: str, catalog_file: str | None, as_of: dt.date | None, debug: bool) -> None:
+def catalog_list(
+    name: str | None,
+    vendor: str | None,
+    min_memory: float | None,
+    buyable: bool,
+    rentable: bool,
+    sort: str,
+    fmt: str,
+    catalog_file: str | None,
+    as_of: dt.date | None,
+    debug: bool,
+) -> None:
     """Every GPU (whose id or name contains NAME) and the servers they go into, with prices and
     their ages (against --as-of, default today).
 
@@ -65,8 +86,15 @@ def catalog_list(name: str | None, vendor: str | None, min_memory: float | None,
     from advisor.present.listings import catalog_list_text
 
     catalog, _ = load(catalog_file)
-    data = select(listing(catalog, today(as_of)), name=name, vendor=vendor, min_memory=min_memory, buyable=buyable,
-                  rentable=rentable, sort=sort)
+    data = select(
+        listing(catalog, today(as_of)),
+        name=name,
+        vendor=vendor,
+        min_memory=min_memory,
+        buyable=buyable,
+        rentable=rentable,
+        sort=sort,
+    )
     emit(data, fmt, catalog_list_text)
 
 
@@ -116,7 +144,6 @@ def catalog_validate(file: str | None, fmt: str, catalog_file: str | None, debug
     path = file or catalog_file
     catalog, _ = load(path)
     emit(summary(catalog, path or "built-in catalog"), fmt, lambda data, _: catalog_validate_text(data))
-
 
 
 @main.group("rules")
@@ -200,14 +227,21 @@ def rules_validate(files: tuple[str, ...], catalog_file: str | None, as_of: dt.d
     catalog, rules = load(catalog_file, files)
     day = today(as_of)
     mine = check_examples(rules, [str(f) for f in files], catalog, day)
-    click.echo(f"{', '.join(files)}: valid; {len(mine)} rule{'s' if len(mine) != 1 else ''} "
-               f"({', '.join(mine) or 'none'}) beside the built-in ones.")
+    click.echo(
+        f"{', '.join(files)}: valid; {len(mine)} rule{'s' if len(mine) != 1 else ''} "
+        f"({', '.join(mine) or 'none'}) beside the built-in ones."
+    )
 
 
 @main.command()
 @click.argument("runs_file", type=click.Path(dir_okay=False))
-@click.option("-o", "--output", required=True, type=click.Path(dir_okay=False),
-              help="The estimator override to write (YAML), for --catalog.")
+@click.option(
+    "-o",
+    "--output",
+    required=True,
+    type=click.Path(dir_okay=False),
+    help="The estimator override to write (YAML), for --catalog.",
+)
 @click.option("--force", is_flag=True, help="Replace the output file if it exists.")
 @format_option("table", "json")
 @catalog_option
@@ -237,8 +271,10 @@ def calibrate(runs_file: str, output: str, force: bool, fmt: str, catalog_file: 
     check_output(output, force)
     catalog, _ = load(catalog_file)
     result = fit_runs(runs_file, catalog)
-    head = (f"# Estimator override fitted by `advisor calibrate {Path(runs_file).name}` to {result['runs']} runs;\n"
-            f"# leave-one-out MAPE {100 * result['mape_leave_one_out']:.1f}%. Use it with --catalog.\n")
+    head = (
+        f"# Estimator override fitted by `advisor calibrate {Path(runs_file).name}` to {result['runs']} runs;\n"
+        f"# leave-one-out MAPE {100 * result['mape_leave_one_out']:.1f}%. Use it with --catalog.\n"
+    )
     write_file(output, head + yaml.safe_dump(result["override"], sort_keys=True))
     emit(result, fmt, _calibrate_text)
     if fmt != "json":
@@ -246,11 +282,16 @@ def calibrate(runs_file: str, output: str, force: bool, fmt: str, catalog_file: 
 
 
 def _calibrate_text(data: dict[str, Any], fmt: str) -> str:
-    lines = [f"{data['runs']} runs; framework efficiency x " + ", ".join(f"{k} {v:.3f} ({data['groups'][k]} runs)"
-                                                                           for k, v in data["scale"].items()),
-             f"MAPE in-sample {100 * data['mape_in_sample']:.1f}%, leave-one-out {100 * data['mape_leave_one_out']:.1f}%",
-             "", "line  GPU x count            measured tok/s   in-sample  leave-one-out"]
+    lines = [
+        f"{data['runs']} runs; framework efficiency x "
+        + ", ".join(f"{k} {v:.3f} ({data['groups'][k]} runs)" for k, v in data["scale"].items()),
+        f"MAPE in-sample {100 * data['mape_in_sample']:.1f}%, leave-one-out {100 * data['mape_leave_one_out']:.1f}%",
+        "",
+        "line  GPU x count            measured tok/s   in-sample  leave-one-out",
+    ]
     for e in data["errors"]:
-        lines.append(f"{e['line']:>4}  {e['gpu'] + ' x ' + str(e['count']):<22} {e['measured']:>14,.0f}   "
-                     f"{100 * e['in_sample']:+8.1f}%  {100 * e['leave_one_out']:+8.1f}%")
+        lines.append(
+            f"{e['line']:>4}  {e['gpu'] + ' x ' + str(e['count']):<22} {e['measured']:>14,.0f}   "
+            f"{100 * e['in_sample']:+8.1f}%  {100 * e['leave_one_out']:+8.1f}%"
+        )
     return "\n".join(lines) + "\n"

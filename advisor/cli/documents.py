@@ -1,5 +1,6 @@
 """Commands that write a document about a workload's plan: memo (the justification a buyer
 defends) and rfq (the request for quotation sent to vendors)."""
+
 from __future__ import annotations
 
 import datetime as dt
@@ -25,33 +26,67 @@ from advisor.cli.plans import workload_inputs
 def _pdf_ready() -> None:
     """Fail before solving when a PDF cannot be written (no WeasyPrint or no Pango)."""
     from advisor.errors import AdvisorError
+
     try:
         import weasyprint  # noqa: F401
-    except Exception as exc:   # ImportError, or OSError when Pango is missing
-        raise AdvisorError(f"a PDF memo needs WeasyPrint and Pango ({type(exc).__name__}: {exc}); "
-                           "pip install 'gpu-advisor[pdf]' and, on Debian/Ubuntu, apt-get install "
-                           "libpango-1.0-0 libpangoft2-1.0-0; or write HTML (-o memo.html) and print it") from None
+    except Exception as exc:  # ImportError, or OSError when Pango is missing
+        raise AdvisorError(
+            f"a PDF memo needs WeasyPrint and Pango ({type(exc).__name__}: {exc}); "
+            "pip install 'gpu-advisor[pdf]' and, on Debian/Ubuntu, apt-get install "
+            "libpango-1.0-0 libpangoft2-1.0-0; or write HTML (-o memo.html) and print it"
+        ) from None
 
 
 @main.command()
 @workload_argument
-@click.option("-o", "--output", required=True, type=click.Path(dir_okay=False, allow_dash=True),
-              help="File to write: memo.md (charts in memo_files/ beside it), memo.html or memo.pdf; "
-                   "`-` for standard output (give --format).")
-@click.option("--format", "fmt", type=click.Choice(["md", "html", "pdf"]), default=None,
-              help="Memo format [from the suffix of --output].")
-@click.option("--date", callback=date_callback, default=None, metavar="YYYY-MM-DD",
-              help="Date printed on the memo [none, so that reruns give identical files].")
-@click.option("--paper", type=click.Choice(["a4", "letter"]), default="a4", show_default=True,
-              help="Page size of the PDF (and of the HTML when printed).")
+@click.option(
+    "-o",
+    "--output",
+    required=True,
+    type=click.Path(dir_okay=False, allow_dash=True),
+    help="File to write: memo.md (charts in memo_files/ beside it), memo.html or memo.pdf; "
+    "`-` for standard output (give --format).",
+)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["md", "html", "pdf"]),
+    default=None,
+    help="Memo format [from the suffix of --output].",
+)
+@click.option(
+    "--date",
+    callback=date_callback,
+    default=None,
+    metavar="YYYY-MM-DD",
+    help="Date printed on the memo [none, so that reruns give identical files].",
+)
+@click.option(
+    "--paper",
+    type=click.Choice(["a4", "letter"]),
+    default="a4",
+    show_default=True,
+    help="Page size of the PDF (and of the HTML when printed).",
+)
 @click.option("--force", is_flag=True, help="Replace the output file (and its charts) if they exist.")
 @time_limit_option
 @catalog_option
 @rules_option
 @as_of_option
 @handled
-def memo(workload_file: str, output: str, fmt: str | None, date: dt.date | None, paper: str, force: bool,
-         time_limit: float, catalog_file: str | None, rules_files: tuple[str, ...], as_of: dt.date | None, debug: bool) -> None:
+def memo(
+    workload_file: str,
+    output: str,
+    fmt: str | None,
+    date: dt.date | None,
+    paper: str,
+    force: bool,
+    time_limit: float,
+    catalog_file: str | None,
+    rules_files: tuple[str, ...],
+    as_of: dt.date | None,
+    debug: bool,
+) -> None:
     """Write a justification memo for WORKLOAD_FILE: the recommendation, bill of materials,
     costs, alternatives with the rules that excluded them, sensitivity, charts and sources.
 
@@ -83,10 +118,19 @@ def memo(workload_file: str, output: str, fmt: str | None, date: dt.date | None,
     workload, catalog, rules = workload_inputs(workload_file, catalog_file, rules_files, raw)
     with working("solving and drawing"):
         result = make_plan(workload, catalog=catalog, rules=rules, as_of=as_of, time_limit=time_limit, charts=True)
-        doc = make_memo(result, workload, fmt=fmt, catalog=catalog, rules=rules, date=date,
-                        name="memo" if output == "-" else Path(output).stem, time_limit=time_limit,
-                        charts=not (output == "-" and fmt == "md"), paper=paper,
-                        source=(Path(raw["name"]).name if workload_file != "-" else "<stdin>", raw["data"]))
+        doc = make_memo(
+            result,
+            workload,
+            fmt=fmt,
+            catalog=catalog,
+            rules=rules,
+            date=date,
+            name="memo" if output == "-" else Path(output).stem,
+            time_limit=time_limit,
+            charts=not (output == "-" and fmt == "md"),
+            paper=paper,
+            source=(Path(raw["name"]).name if workload_file != "-" else "<stdin>", raw["data"]),
+        )
     if output == "-":
         sys.stdout.buffer.write(doc.content)
         sys.stdout.flush()
@@ -100,19 +144,34 @@ def memo(workload_file: str, output: str, fmt: str | None, date: dt.date | None,
 
 @main.command()
 @workload_argument
-@click.option("-o", "--output", required=True, type=click.Path(dir_okay=False, allow_dash=True),
-              help="File to write: rfq.md (a document to send) or rfq.csv (one row per line item); `-` for "
-                   "standard output (give --format).")
-@click.option("--format", "fmt", type=click.Choice(["md", "csv"]), default=None,
-              help="RFQ format [from the suffix of --output].")
+@click.option(
+    "-o",
+    "--output",
+    required=True,
+    type=click.Path(dir_okay=False, allow_dash=True),
+    help="File to write: rfq.md (a document to send) or rfq.csv (one row per line item); `-` for "
+    "standard output (give --format).",
+)
+@click.option(
+    "--format", "fmt", type=click.Choice(["md", "csv"]), default=None, help="RFQ format [from the suffix of --output]."
+)
 @click.option("--force", is_flag=True, help="Replace the output file if it exists.")
 @time_limit_option
 @catalog_option
 @rules_option
 @as_of_option
 @handled
-def rfq(workload_file: str, output: str, fmt: str | None, force: bool, time_limit: float | None,
-        catalog_file: str | None, rules_files: tuple[str, ...], as_of: dt.date | None, debug: bool) -> None:
+def rfq(
+    workload_file: str,
+    output: str,
+    fmt: str | None,
+    force: bool,
+    time_limit: float | None,
+    catalog_file: str | None,
+    rules_files: tuple[str, ...],
+    as_of: dt.date | None,
+    debug: bool,
+) -> None:
     """Write a request for quotation for WORKLOAD_FILE's plan: first the inputs worth confirming
     (the plan's decision.verify, by the value of knowing them), then each GPU type to buy or rent
     with the specification that matters, quantity, term, the latest delivery or start date, and

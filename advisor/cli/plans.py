@@ -1,4 +1,5 @@
 """Commands that read a workload: plan, frontier, validate, init, schema."""
+
 from __future__ import annotations
 
 import datetime as dt
@@ -29,14 +30,16 @@ if TYPE_CHECKING:
     from advisor.inputs.workload import Workload
 
 
-def workload_inputs(workload_file: str, catalog_file: str | None, rules_files: tuple[str, ...],
-            raw: dict | None = None) -> tuple[Workload, Catalog, RuleSet]:
+def workload_inputs(
+    workload_file: str, catalog_file: str | None, rules_files: tuple[str, ...], raw: dict | None = None
+) -> tuple[Workload, Catalog, RuleSet]:
     """The workload, catalog and rules a plan-making command reads: the catalog and rules first,
     so that the workload's GPU ids and presets are checked with its other mistakes (its size against
     the catalog is checked by flow.prepare, before any estimating). `raw` gets the workload file's
     name and bytes (a memo quotes them, standard input's too)."""
     from advisor.api import known_ids
     from advisor.inputs.workload import read_workload
+
     catalog, rules = load(catalog_file, rules_files)
     workload, name, data = read_workload(workload_file, known_ids(catalog))
     if raw is not None:
@@ -44,44 +47,74 @@ def workload_inputs(workload_file: str, catalog_file: str | None, rules_files: t
     return workload, catalog, rules
 
 
-def _plan_render(data: Any, fmt: str, verbose: bool = False, full: bool = False, section: str | None = None,
-                 context: Any = None) -> str:
+def _plan_render(
+    data: Any, fmt: str, verbose: bool = False, full: bool = False, section: str | None = None, context: Any = None
+) -> str:
     from advisor.present.plan_text import plan_csv, plan_text
+
     if fmt == "csv":
         return plan_csv(data)
-    return plan_text(data, fmt, verbose=verbose, full=full or verbose or fmt == "markdown", section=section,
-                     context=context)
+    return plan_text(
+        data, fmt, verbose=verbose, full=full or verbose or fmt == "markdown", section=section, context=context
+    )
 
 
 def _section(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
     """--section NAME, refused with every close name (exit 2)."""
     from advisor.present.sections import NAMES
+
     if value is None or value in NAMES:
         return value
     from advisor.errors import suggest
+
     raise click.BadParameter(f"{value!r} is not a section{suggest(value, NAMES)}; sections: {', '.join(NAMES)}")
 
 
 @main.command()
 @workload_argument
 @format_option("table", "json", "csv", "markdown")
-@click.option("--objective", type=click.Choice(["cost", "time"]), default="cost", show_default=True,
-              help="cost: the cheapest plan meeting every constraint; time: the shortest makespan within the budget.")
+@click.option(
+    "--objective",
+    type=click.Choice(["cost", "time"]),
+    default="cost",
+    show_default=True,
+    help="cost: the cheapest plan meeting every constraint; time: the shortest makespan within the budget.",
+)
 @click.option("--full", is_flag=True, help="Print every part of the plan, not the one-screen decision.")
-@click.option("--section", metavar="NAME", callback=_section, default=None,
-              help="Print one part of the plan: summary, buy, costs, jobs, serving, constraints, sensitivity, "
-                   "robustness, decision, not-chosen, diagnosis, warnings or sources.")
+@click.option(
+    "--section",
+    metavar="NAME",
+    callback=_section,
+    default=None,
+    help="Print one part of the plan: summary, buy, costs, jobs, serving, constraints, sensitivity, "
+    "robustness, decision, not-chosen, diagnosis, warnings or sources.",
+)
 @click.option("--verbose", is_flag=True, help="Every part (as --full), with every reason each GPU was not chosen.")
-@click.option("--gap", type=click.FloatRange(min=0, max=0.5), default=None,
-              help="Relative MIP gap the optimum is proven within [0.0001; 0.01 for fleets of 50+ jobs].")
+@click.option(
+    "--gap",
+    type=click.FloatRange(min=0, max=0.5),
+    default=None,
+    help="Relative MIP gap the optimum is proven within [0.0001; 0.01 for fleets of 50+ jobs].",
+)
 @time_limit_option
 @catalog_option
 @rules_option
 @as_of_option
 @handled
-def plan(workload_file: str, fmt: str, objective: str, full: bool, section: str | None, verbose: bool,
-         gap: float | None, time_limit: float, catalog_file: str | None, rules_files: tuple[str, ...], as_of: dt.date | None,
-         debug: bool) -> None:
+def plan(
+    workload_file: str,
+    fmt: str,
+    objective: str,
+    full: bool,
+    section: str | None,
+    verbose: bool,
+    gap: float | None,
+    time_limit: float,
+    catalog_file: str | None,
+    rules_files: tuple[str, ...],
+    as_of: dt.date | None,
+    debug: bool,
+) -> None:
     """Choose the cheapest GPUs to buy or rent for WORKLOAD_FILE (`-` for standard input): its
     training jobs and its serving jobs; and explain the choice.
 
@@ -103,9 +136,11 @@ def plan(workload_file: str, fmt: str, objective: str, full: bool, section: str 
 
     workload, catalog, rules = workload_inputs(workload_file, catalog_file, rules_files)
     with working("solving"):
-        result = make_plan(workload, catalog=catalog, rules=rules, as_of=as_of, objective=objective,
-                           time_limit=time_limit, gap=gap)
+        result = make_plan(
+            workload, catalog=catalog, rules=rules, as_of=as_of, objective=objective, time_limit=time_limit, gap=gap
+        )
     from advisor.report import plan_context
+
     context = plan_context(result.problem) if result.problem is not None else None
     emit(result, fmt, lambda data, f: _plan_render(data, f, verbose, full, section, context))
     if not result.feasible:
@@ -115,15 +150,28 @@ def plan(workload_file: str, fmt: str, objective: str, full: bool, section: str 
 @main.command()
 @workload_argument
 @format_option("table", "json", "csv", "markdown")
-@click.option("--points", type=click.IntRange(min=2, max=200), default=24, show_default=True,
-              help="Makespan caps to try (sampled from the candidates' wall times).")
+@click.option(
+    "--points",
+    type=click.IntRange(min=2, max=200),
+    default=24,
+    show_default=True,
+    help="Makespan caps to try (sampled from the candidates' wall times).",
+)
 @time_limit_option
 @catalog_option
 @rules_option
 @as_of_option
 @handled
-def frontier(workload_file: str, fmt: str, points: int, time_limit: float, catalog_file: str | None,
-             rules_files: tuple[str, ...], as_of: dt.date | None, debug: bool) -> None:
+def frontier(
+    workload_file: str,
+    fmt: str,
+    points: int,
+    time_limit: float,
+    catalog_file: str | None,
+    rules_files: tuple[str, ...],
+    as_of: dt.date | None,
+    debug: bool,
+) -> None:
     """The cost-versus-time Pareto front of WORKLOAD_FILE: for each makespan, the cheapest plan.
 
     \b
@@ -149,8 +197,14 @@ def frontier(workload_file: str, fmt: str, points: int, time_limit: float, catal
 @rules_option
 @as_of_option
 @handled
-def validate(workload_file: str, fmt: str, catalog_file: str | None, rules_files: tuple[str, ...], as_of: dt.date | None,
-             debug: bool) -> None:
+def validate(
+    workload_file: str,
+    fmt: str,
+    catalog_file: str | None,
+    rules_files: tuple[str, ...],
+    as_of: dt.date | None,
+    debug: bool,
+) -> None:
     """Check WORKLOAD_FILE without solving: every check `advisor plan` makes before it solves (every
     mistake at once, each with its line and column, its location as written, the value given and
     what is allowed; GPU ids and presets against the catalog; the workload's size; the options built
@@ -173,21 +227,39 @@ def validate(workload_file: str, fmt: str, catalog_file: str | None, rules_files
     try:
         workload, catalog, rules = workload_inputs(workload_file, catalog_file, rules_files)
         with working("checking", collect=False):
-            prepare(workload, catalog, rules, as_of)   # resolves GPU ids and presets, builds every option; solves nothing
+            prepare(
+                workload, catalog, rules, as_of
+            )  # resolves GPU ids and presets, builds every option; solves nothing
     except InputError as exc:
         if fmt != "json":
             raise
         errors = [e.in_file(name) if e.field != "catalog_file" else e for e in exc.errors]
-        click.echo(json.dumps({"file": name, "valid": False, "errors": [e.to_dict() for e in errors]},
-                              indent=2, ensure_ascii=False))
+        click.echo(
+            json.dumps(
+                {"file": name, "valid": False, "errors": [e.to_dict() for e in errors]}, indent=2, ensure_ascii=False
+            )
+        )
         sys.exit(2)
     jobs = sum(j.repeat for j in workload.jobs)
     if fmt == "json":
-        click.echo(json.dumps({"file": name, "valid": True, "jobs": jobs, "deployment": workload.deployment.context,
-                               "region": workload.deployment.region, "errors": []}, indent=2))
+        click.echo(
+            json.dumps(
+                {
+                    "file": name,
+                    "valid": True,
+                    "jobs": jobs,
+                    "deployment": workload.deployment.context,
+                    "region": workload.deployment.region,
+                    "errors": [],
+                },
+                indent=2,
+            )
+        )
         return
-    click.echo(f"{name}: valid ({jobs} job{'s' if jobs != 1 else ''}, {workload.deployment.context}, "
-               f"region {workload.deployment.region}).")
+    click.echo(
+        f"{name}: valid ({jobs} job{'s' if jobs != 1 else ''}, {workload.deployment.context}, "
+        f"region {workload.deployment.region})."
+    )
 
 
 @main.command()
@@ -212,13 +284,19 @@ def init(file: str, serve: bool, force: bool, debug: bool) -> None:
         click.echo(text, nl=False)
         return
     check_output(file, force)
-    write_file(file, text)   # atomic; a link is replaced, never written through
+    write_file(file, text)  # atomic; a link is replaced, never written through
     click.echo(f"wrote {file}; next: advisor validate {file}, then advisor plan {file}")
 
 
 @main.command()
-@click.option("--output", "what", type=click.Choice(["workload", "plan"]), default="workload", show_default=True,
-              help="workload: what users may write (shorthand included); plan: the JSON a plan prints.")
+@click.option(
+    "--output",
+    "what",
+    type=click.Choice(["workload", "plan"]),
+    default="workload",
+    show_default=True,
+    help="workload: what users may write (shorthand included); plan: the JSON a plan prints.",
+)
 @catalog_option
 @handled
 def schema(what: str, catalog_file: str | None, debug: bool) -> None:
@@ -240,6 +318,7 @@ def schema(what: str, catalog_file: str | None, debug: bool) -> None:
     catalog, _ = load(catalog_file)
     if what == "plan":
         from advisor.contract import plan_schema
+
         doc = plan_schema()
     else:
         doc = workload_schema(gpus=sorted(catalog.gpus), presets=sorted(catalog.models) + sorted(catalog.model_aliases))

@@ -1,4 +1,5 @@
 """Commands about one job or one model: estimate, models."""
+
 from __future__ import annotations
 
 import sys
@@ -32,24 +33,50 @@ from advisor.inputs.arguments import (
 
 
 @main.command()
-@click.option("--model", "preset", default=None, help="Model preset (see `advisor models`), e.g. gpt2-124m.",
-              shell_complete=complete_presets)
+@click.option(
+    "--model",
+    "preset",
+    default=None,
+    help="Model preset (see `advisor models`), e.g. gpt2-124m.",
+    shell_complete=complete_presets,
+)
 @click.option("--params", default=None, help="Parameter count, e.g. 124M or 7B (instead of --model).")
 @shape_options
 @click.option("--ffn", type=click.IntRange(*FFN), default=None, help="MLP width with --params [4 x hidden].")
-@click.option("--gpu", default=None, help="GPU id, e.g. a100-80gb-sxm (see `advisor catalog list`). Required.",
-              shell_complete=complete_gpus)
+@click.option(
+    "--gpu",
+    default=None,
+    help="GPU id, e.g. a100-80gb-sxm (see `advisor catalog list`). Required.",
+    shell_complete=complete_gpus,
+)
 @click.option("--count", type=click.IntRange(1, MAX_GPU_COUNT), default=1, show_default=True)
-@click.option("--precision", type=click.Choice(["bf16", "fp16", "fp8", "fp4", "int8", "int4"]), default="bf16",
-              show_default=True, help="fp4/int8/int4 with --kind serve only (int8/int4: weight-only).")
-@click.option("--kind", type=click.Choice(["pretrain", "finetune", "lora", "qlora", "serve"]), default="pretrain",
-              show_default=True)
-@click.option("--heads", type=click.IntRange(*HEADS), default=None, help="Attention heads, with --params [hidden / 128].")
+@click.option(
+    "--precision",
+    type=click.Choice(["bf16", "fp16", "fp8", "fp4", "int8", "int4"]),
+    default="bf16",
+    show_default=True,
+    help="fp4/int8/int4 with --kind serve only (int8/int4: weight-only).",
+)
+@click.option(
+    "--kind",
+    type=click.Choice(["pretrain", "finetune", "lora", "qlora", "serve"]),
+    default="pretrain",
+    show_default=True,
+)
+@click.option(
+    "--heads", type=click.IntRange(*HEADS), default=None, help="Attention heads, with --params [hidden / 128]."
+)
 @click.option("--kv-heads", type=click.IntRange(*HEADS), default=None, help="Key/value heads (GQA) [--heads].")
-@click.option("--experts", type=click.IntRange(*EXPERTS), default=None, help="Routed experts (MoE; with --active-params).")
+@click.option(
+    "--experts", type=click.IntRange(*EXPERTS), default=None, help="Routed experts (MoE; with --active-params)."
+)
 @click.option("--active-params", default=None, help="Parameters one token multiplies through (MoE), e.g. 13B.")
-@click.option("--input-len", type=click.IntRange(*REQUEST_TOKENS), default=None, help="Prompt tokens per request (--kind serve).")
-@click.option("--output-len", type=click.IntRange(*REQUEST_TOKENS), default=None, help="Output tokens per request (--kind serve).")
+@click.option(
+    "--input-len", type=click.IntRange(*REQUEST_TOKENS), default=None, help="Prompt tokens per request (--kind serve)."
+)
+@click.option(
+    "--output-len", type=click.IntRange(*REQUEST_TOKENS), default=None, help="Output tokens per request (--kind serve)."
+)
 @click.option("--ttft-ms", type=float, default=None, help="Time-to-first-token limit, ms [none: offline peak].")
 @click.option("--tpot-ms", type=float, default=None, help="Time-per-output-token limit, ms [none].")
 @click.option("--percentile", type=float, default=99, show_default=True, help="Percentile the limits hold at.")
@@ -58,14 +85,25 @@ from advisor.inputs.arguments import (
 @click.option("--checkpointing/--no-checkpointing", default=None, help="Activation checkpointing [chosen].")
 @click.option("--global-batch-tokens", default=None, help="Tokens per optimizer step, e.g. 524288 or 4M.")
 @click.option("--optimizer", type=click.Choice(["adamw", "adamw-8bit"]), default="adamw", show_default=True)
-@click.option("--lora-rank", type=click.IntRange(*LORA_RANK), default=16, show_default=True,
-              help="Adapter rank with --kind lora or qlora.")
-@click.option("--strategy", type=click.Choice(["ddp", "zero1", "zero2", "zero3", "fsdp"]), default=None,
-              help="Data-parallel sharding (fsdp = zero3) [chosen].")
-@click.option("--tensor-parallel", type=click.IntRange(*TENSOR_PARALLEL), default=None,
-              help="Tensor parallelism [chosen].")
-@click.option("--pipeline-parallel", type=click.IntRange(*PIPELINE_PARALLEL), default=None,
-              help="Pipeline parallelism [chosen].")
+@click.option(
+    "--lora-rank",
+    type=click.IntRange(*LORA_RANK),
+    default=16,
+    show_default=True,
+    help="Adapter rank with --kind lora or qlora.",
+)
+@click.option(
+    "--strategy",
+    type=click.Choice(["ddp", "zero1", "zero2", "zero3", "fsdp"]),
+    default=None,
+    help="Data-parallel sharding (fsdp = zero3) [chosen].",
+)
+@click.option(
+    "--tensor-parallel", type=click.IntRange(*TENSOR_PARALLEL), default=None, help="Tensor parallelism [chosen]."
+)
+@click.option(
+    "--pipeline-parallel", type=click.IntRange(*PIPELINE_PARALLEL), default=None, help="Pipeline parallelism [chosen]."
+)
 @format_option("table", "json")
 @catalog_option
 @handled
@@ -96,13 +134,54 @@ def estimate(fmt: str, catalog_file: str | None, debug: bool, **flags: Any) -> N
 
 
 # the keywords of advisor.estimate each kind of `advisor estimate` passes on (a flag of the other kind is refused)
-SERVING_FLAGS = ("kind", "model", "params", "layers", "hidden", "heads", "kv_heads", "experts", "active_params", "gpu",
-                 "count", "precision", "input_len", "output_len", "ttft_ms", "tpot_ms", "percentile",
-                 "tensor_parallel", "catalog", "list_models")
-TRAINING_FLAGS = ("model", "params", "layers", "hidden", "seq_len", "heads", "kv_heads", "ffn", "vocab",
-                  "tied_embeddings", "gpu", "active_params", "count", "precision", "kind", "micro_batch",
-                  "checkpointing", "global_batch_tokens", "optimizer", "lora_rank", "strategy", "tensor_parallel",
-                  "pipeline_parallel", "catalog")
+SERVING_FLAGS = (
+    "kind",
+    "model",
+    "params",
+    "layers",
+    "hidden",
+    "heads",
+    "kv_heads",
+    "experts",
+    "active_params",
+    "gpu",
+    "count",
+    "precision",
+    "input_len",
+    "output_len",
+    "ttft_ms",
+    "tpot_ms",
+    "percentile",
+    "tensor_parallel",
+    "catalog",
+    "list_models",
+)
+TRAINING_FLAGS = (
+    "model",
+    "params",
+    "layers",
+    "hidden",
+    "seq_len",
+    "heads",
+    "kv_heads",
+    "ffn",
+    "vocab",
+    "tied_embeddings",
+    "gpu",
+    "active_params",
+    "count",
+    "precision",
+    "kind",
+    "micro_batch",
+    "checkpointing",
+    "global_batch_tokens",
+    "optimizer",
+    "lora_rank",
+    "strategy",
+    "tensor_parallel",
+    "pipeline_parallel",
+    "catalog",
+)
 
 
 def _refuse_unread(read: tuple[str, ...], kind: str) -> None:
@@ -113,8 +192,12 @@ def _refuse_unread(read: tuple[str, ...], kind: str) -> None:
     ctx = click.get_current_context()
     for p in ctx.command.params:
         name = "model" if p.name == "preset" else p.name
-        if (name in SERVING_FLAGS + TRAINING_FLAGS and name not in read and p.name is not None
-                and ctx.get_parameter_source(p.name) is click.core.ParameterSource.COMMANDLINE):
+        if (
+            name in SERVING_FLAGS + TRAINING_FLAGS
+            and name not in read
+            and p.name is not None
+            and ctx.get_parameter_source(p.name) is click.core.ParameterSource.COMMANDLINE
+        ):
             other = "training estimates (--kind pretrain, finetune, lora, qlora)" if kind == "serve" else "--kind serve"
             mine = "a serving" if kind == "serve" else f"a {kind}"
             raise InputError(f"{p.opts[0]} applies to {other} only; {mine} estimate does not read it", field=p.name)
@@ -139,8 +222,11 @@ def _estimate_training(flags: dict[str, Any], fmt: str) -> None:
 
     precision = flags["precision"]
     if precision in ("fp4", "int8", "int4"):
-        raise InputError(f"--precision {precision} is a serving precision; training takes bf16, fp16 or fp8 "
-                         "(add --kind serve to estimate serving)", field="precision")
+        raise InputError(
+            f"--precision {precision} is a serving precision; training takes bf16, fp16 or fp8 "
+            "(add --kind serve to estimate serving)",
+            field="precision",
+        )
     from advisor.api import estimate as run_estimate
 
     with working("estimating", collect=False):
@@ -152,11 +238,13 @@ def _estimate_training(flags: dict[str, Any], fmt: str) -> None:
 
 def _serve_render(data: dict[str, Any], fmt: str) -> str:
     from advisor.present.tables import serve_estimate_text
+
     return serve_estimate_text(data)
 
 
 def _estimate_render(data: dict[str, Any], fmt: str) -> str:
     from advisor.present.tables import estimate_text
+
     return estimate_text(data)
 
 

@@ -11,6 +11,7 @@ assembles its plans with `Out.build` (the same objects `model_validate` returns 
 without checking it) and prints them with `to_dict` (no pydantic serializer). The tests check both
 against validation and the JSON Schema (`GPU_ADVISOR_CHECK_PLANS=1` makes `build` validate).
 """
+
 from __future__ import annotations
 
 import os
@@ -70,10 +71,12 @@ class Out(BaseModel):
     def _construct(cls, data: dict[str, Any]) -> Self:
         shapers = _SHAPERS.get(cls)
         if shapers is None:
-            shapers = _SHAPERS[cls] = {name: s for name, f in cls.model_fields.items()
-                                       if (s := _shaper(f.annotation)) is not None}
-        obj = cls.model_construct(**{k: (shapers[k](v) if k in shapers and v is not None else v)
-                                     for k, v in data.items()})
+            shapers = _SHAPERS[cls] = {
+                name: s for name, f in cls.model_fields.items() if (s := _shaper(f.annotation)) is not None
+            }
+        obj = cls.model_construct(
+            **{k: (shapers[k](v) if k in shapers and v is not None else v) for k, v in data.items()}
+        )
         obj._keys = tuple(data)
         return obj
 
@@ -124,7 +127,7 @@ def _shaper(annotation: Any) -> Callable[[Any], Any] | None:
     if isinstance(annotation, type) and issubclass(annotation, Out):
         return annotation._construct
     origin, args = get_origin(annotation), get_args(annotation)
-    if origin in (Union, types.UnionType):   # X | None, list[X] | None (None values are never shaped)
+    if origin in (Union, types.UnionType):  # X | None, list[X] | None (None values are never shaped)
         shaped = [s for a in args if (s := _shaper(a)) is not None]
         if len(shaped) > 1:
             raise TypeError(f"{annotation}: a union of several objects cannot be built without validating")

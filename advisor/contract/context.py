@@ -3,6 +3,7 @@ cites, the GPU types considered, each job's requirement and the platforms an own
 
 present/ renders a typed `Plan` and this `PlanContext`, never the solver's Problem:
 `advisor.report.plan_context` builds it from what `plan()` returns. Types only."""
+
 from __future__ import annotations
 
 from collections.abc import Mapping
@@ -38,9 +39,9 @@ class PlanContext:
     workload: Workload
     catalog: Catalog
     rules: RuleSet
-    considered: tuple[str, ...]                  # GPU ids considered (after allow/deny), in catalog order
-    jobs: tuple[JobInfo, ...]                    # training jobs, in the plan's order
-    hosts: Mapping[str, Host] = field(default_factory=dict)   # gpu id -> platforms for owned GPUs
+    considered: tuple[str, ...]  # GPU ids considered (after allow/deny), in catalog order
+    jobs: tuple[JobInfo, ...]  # training jobs, in the plan's order
+    hosts: Mapping[str, Host] = field(default_factory=dict)  # gpu id -> platforms for owned GPUs
 
     def job(self, name: str) -> JobInfo | None:
         """The job the plan calls `name` (None for a name the workload does not have)."""

@@ -1,5 +1,6 @@
 """The money parts of a plan: costs, what to buy or rent, servers, bill of materials, break-even
 months, depreciation; and the P10/P50/P90 triple of every range."""
+
 from __future__ import annotations
 
 from typing import Literal
@@ -11,13 +12,14 @@ class CostBreakdown(Out):
     """Nominal cash by part, what a budget caps: the hardware and its tax, burn-in and storage paid
     up front, then support, energy, hosting and rent over the horizon; resale is not deducted.
     Every part null when there is no plan."""
+
     purchase_usd: Num | None
     servers_usd: Num | None
-    network_usd: Num | None = None      # NICs and the fabric joining the servers of a multi-server job
-    storage_usd: Num | None = None      # the training data and checkpoints, on every training plan
-    tax_usd: Num | None = None          # sales tax on the hardware (a reclaimed VAT is not a cost)
-    burn_in_usd: Num | None = None      # the energy of the burn-in soak before work
-    support_usd: Num | None = None      # the hardware support contract while held
+    network_usd: Num | None = None  # NICs and the fabric joining the servers of a multi-server job
+    storage_usd: Num | None = None  # the training data and checkpoints, on every training plan
+    tax_usd: Num | None = None  # sales tax on the hardware (a reclaimed VAT is not a cost)
+    burn_in_usd: Num | None = None  # the energy of the burn-in soak before work
+    support_usd: Num | None = None  # the hardware support contract while held
     energy_usd: Num | None
     hosting_usd: Num | None
     rental_usd: Num | None
@@ -26,6 +28,7 @@ class CostBreakdown(Out):
 class CostBreakdownPV(Out):
     """Present value by part (what the plan minimises): the up-front lines as paid, the streams
     discounted as paid, and `residual_usd`, each resale at its disposal month (negative)."""
+
     purchase_usd: Num
     servers_usd: Num
     network_usd: Num = 0.0
@@ -41,6 +44,7 @@ class CostBreakdownPV(Out):
 
 class PurchaseItem(Out):
     """A GPU type bought, rented for training (by rent kind) or rented on demand for serving."""
+
     gpu: str
     count: int
     ownership: Ownership
@@ -56,13 +60,13 @@ class PurchaseItem(Out):
     # a purchase: the order's lead time (None: unknown) and the day its GPUs can work (delivery and burn-in)
     lead_time_days: Num | None = None
     lead_time_confidence: str | None = None
-    ready_days: Num | None = None      # a rental: the offer's provisioning time
+    ready_days: Num | None = None  # a rental: the offer's provisioning time
     # a rental offer as the product it is sold as
     gpus_per_node: int | None = None
     fabric: Literal["infiniband", "roce", "ethernet", "none", "unknown"] | None = None
     fabric_gbps_per_gpu: Num | None = None
     tier: Literal["hyperscaler", "neocloud", "marketplace"] | None = None
-    term_months: Num | None = None     # the shortest commitment, paid in full
+    term_months: Num | None = None  # the shortest commitment, paid in full
 
 
 class ServerItem(Out):
@@ -100,6 +104,7 @@ class DepreciationYear(Out):
 
 class Triple(Out):
     """P10 / P50 / P90 of a quantity."""
+
     p10: Num | None
     p50: Num | None
     p90: Num | None

@@ -1,5 +1,6 @@
 """Why the plan is what it is: GPUs not chosen and their reasons, binding constraints, break-evens
 and marginal values, the diagnosis of an infeasible workload, warnings."""
+
 from __future__ import annotations
 
 from typing import Literal
@@ -9,6 +10,7 @@ from advisor.contract.base import Num, Out, Ownership
 
 class Reason(Out):
     """Why a GPU was not chosen; `primary` marks the one reason a reader is shown first."""
+
     rule: str | None
     code: str
     needed: Num | None = None
@@ -22,13 +24,14 @@ class Reason(Out):
 class Rejected(Out):
     gpu: str
     forced_cost_usd: Num | None
-    forced_ownership: str | None = None   # buy, rent or mixed
+    forced_ownership: str | None = None  # buy, rent or mixed
     reasons: list[Reason]
     name: str
 
 
 class Binding(Out):
     """A constraint of the plan, whether it binds and its slack in `unit`."""
+
     constraint: str
     binding: bool
     message: str
@@ -44,6 +47,7 @@ class Runner(Out):
 
 class BreakEven(Out):
     """The price change at which the choice changes (verified by re-solving)."""
+
     gpu: str
     ownership: Ownership
     direction: Literal["rise", "fall"]
@@ -64,6 +68,7 @@ class Marginal(Out):
 
 class SpeedBreakEven(Out):
     """The speed error at which the choice changes; ownership null for the runner-up."""
+
     gpu: str
     ownership: Ownership | None
     direction: Literal["slower", "faster"]
@@ -91,6 +96,7 @@ class Sensitivity(Out):
 class Diagnosis(Out):
     """Why no plan exists: a shortfall, or a lever whose `relaxation` (workload field -> value,
     e.g. "gpus.max": 16) was re-solved and gives a plan."""
+
     constraint: str
     relaxation: dict[str, Num | str] | None
     kind: Literal["shortfall", "lever", "nothing"]

@@ -2,13 +2,14 @@
 shortfall or a lever of an infeasible one, a marginal value. The numbers are computed by the
 constraint families (advisor/solve/constraints/); the sentences a plan prints are present/'s
 (present/constraint_words.py), so the two never disagree on what a constraint measures."""
+
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-BINDING_TOLERANCE = 0.01    # a continuous constraint binds when its slack is under 1% of its limit
+BINDING_TOLERANCE = 0.01  # a continuous constraint binds when its slack is under 1% of its limit
 
 
 def binds(slack: float, limit: float | None, *, whole: bool = False) -> bool:
@@ -25,15 +26,15 @@ def binds(slack: float, limit: float | None, *, whole: bool = False) -> bool:
 class Slack:
     """One constraint of a finished plan: what the plan uses of its limit, in `unit`."""
 
-    family: str                 # the constraint family's name (how present/ words it)
-    constraint: str             # "deadline:pretrain", "budget", "stock:h100-sxm" ...
+    family: str  # the constraint family's name (how present/ words it)
+    constraint: str  # "deadline:pretrain", "budget", "stock:h100-sxm" ...
     used: float
     limit: float
     slack: float
     unit: str
     binding: bool
-    rule: str | None = None     # the rule that set the limit (PWR001), None when the workload did
-    facts: Mapping[str, Any] = field(default_factory=dict)   # what the words need beyond the numbers
+    rule: str | None = None  # the rule that set the limit (PWR001), None when the workload did
+    facts: Mapping[str, Any] = field(default_factory=dict)  # what the words need beyond the numbers
 
 
 @dataclass(frozen=True)
@@ -41,7 +42,7 @@ class Shortfall:
     """What the work needs against one limit, from the cheapest plan with every limit removed."""
 
     family: str
-    constraint: str             # "shortfall:budget" ...
+    constraint: str  # "shortfall:budget" ...
     needed: float
     limit: float
     facts: Mapping[str, Any] = field(default_factory=dict)
@@ -53,8 +54,8 @@ class Lever:
 
     family: str
     constraint: str
-    relaxation: Mapping[str, Any]   # workload field -> value (e.g. {"gpus.max": 16})
-    needed: float                   # the value, in the limit's own unit
+    relaxation: Mapping[str, Any]  # workload field -> value (e.g. {"gpus.max": 16})
+    needed: float  # the value, in the limit's own unit
     limit: float
     rule: str | None = None
     facts: Mapping[str, Any] = field(default_factory=dict)
@@ -92,9 +93,9 @@ class WorkloadLever:
     """A change that needs new candidates (another deployment context, renting as well as
     buying, a larger global batch), re-planned from scratch and found to give a plan."""
 
-    kind: str                       # deployment | workload
-    relaxation: Mapping[str, Any]   # e.g. {"deployment.context": "cloud"} or {"jobs[].global_batch_tokens x": 2.0}
-    was: str                        # the deployment context as written
+    kind: str  # deployment | workload
+    relaxation: Mapping[str, Any]  # e.g. {"deployment.context": "cloud"} or {"jobs[].global_batch_tokens x": 2.0}
+    was: str  # the deployment context as written
 
 
 @dataclass(frozen=True)
@@ -102,8 +103,8 @@ class Combination:
     """No single lever is enough: the limits a plan needs together (`kept`: the limit kept as
     written, if any), re-solved."""
 
-    kept: str | None                # deadline | budget | power | gpu_count
-    needs: tuple[tuple[str, float], ...]   # (family, the value it needs), in the registry's order
+    kept: str | None  # deadline | budget | power | gpu_count
+    needs: tuple[tuple[str, float], ...]  # (family, the value it needs), in the registry's order
     relaxation: Mapping[str, Any]
 
 
@@ -111,7 +112,7 @@ class Combination:
 class Elsewhere:
     """Only another deployment with every limit lifted gives a plan."""
 
-    change: Mapping[str, Any]       # deployment field -> value
+    change: Mapping[str, Any]  # deployment field -> value
     cost_usd: float
     days: float
 

@@ -1,4 +1,5 @@
 """A plan's training jobs (GPU, count, speed, layout, goodput) and serving rows."""
+
 from __future__ import annotations
 
 from typing import Literal
@@ -15,6 +16,7 @@ class Goodput(Out):
 
 class StepBreakdown(Out):
     """Seconds per optimizer step by what bounds them."""
+
     compute_s: Num
     memory_s: Num
     comm_s: Num
@@ -22,6 +24,7 @@ class StepBreakdown(Out):
 
 class Layout(Out):
     """The parallel layout the estimate found (perf/estimate.py)."""
+
     strategy: str
     shards: int
     micro_batch: int
@@ -42,6 +45,7 @@ class Layout(Out):
 
 class Derating(Out):
     """The sourced ratio a datasheet-only speed is multiplied by (catalog/estimator.yaml)."""
+
     factor: Num
     upper: Num | None = None
     source: list[str]
@@ -53,7 +57,7 @@ class Job(Out):
     gpu: str
     gpu_count: int
     ownership: Ownership
-    copies: int | Num    # identical jobs on this GPU; with allow_mixed, a share of a job's tokens
+    copies: int | Num  # identical jobs on this GPU; with allow_mixed, a share of a job's tokens
     tokens_per_s: Num
     wall_days: Num
     goodput: Goodput
@@ -68,7 +72,7 @@ class Job(Out):
     # to it, a run on its generation, or its datasheet with a sourced derating
     speed_evidence: Literal["measured", "transferred", "same_generation", "datasheet"] | None = None
     derating: Derating | None = None
-    speed_source: str | None = None          # the user's measurement a measured or transferred speed comes from
+    speed_source: str | None = None  # the user's measurement a measured or transferred speed comes from
     evidence_note: str | None = None
 
 
@@ -83,7 +87,7 @@ class ServingRow(Out):
     job: str
     model: str
     precision: str
-    served_precision: str                  # the precision served at (a wider one where the GPU lacks the job's)
+    served_precision: str  # the precision served at (a wider one where the GPU lacks the job's)
     input_tokens: int
     output_tokens: int
     gpu: str
@@ -104,10 +108,10 @@ class ServingRow(Out):
     kv_cache_gb_per_gpu: Num
     months: Num
     measured_gpu: bool
-    availability: Literal["n+1", "none"] = "n+1"   # n+1: the class holds its peak with any one replica down
-    requests_per_s_one_down: Num | None = None     # what the class's replicas sustain with its largest one down
+    availability: Literal["n+1", "none"] = "n+1"  # n+1: the class holds its peak with any one replica down
+    requests_per_s_one_down: Num | None = None  # what the class's replicas sustain with its largest one down
     speed_evidence: Literal["measured", "transferred", "same_generation", "datasheet"]
-    speed_source: str | None               # the user's measurement the speed rests on
+    speed_source: str | None  # the user's measurement the speed rests on
     shared_with_training: str | None
 
 

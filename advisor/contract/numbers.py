@@ -1,6 +1,7 @@
 """Numbers as the plan prints them, so that the same input gives byte-identical JSON and a budget
 is compared at the precision a total is printed with: money to the cent (half up), other figures
 to 6 significant digits."""
+
 from __future__ import annotations
 
 from decimal import ROUND_HALF_UP, Decimal
@@ -28,8 +29,12 @@ def rounded(obj: Any) -> Any:
             return None
         return float(f"{obj:.6g}") if abs(obj) < 1e6 else round(obj, 2)
     if isinstance(obj, dict):
-        return {k: cents(v) if isinstance(v, float) and v == v and abs(v) != float("inf") and is_money(k, obj)
-                else rounded(v) for k, v in obj.items()}
+        return {
+            k: cents(v)
+            if isinstance(v, float) and v == v and abs(v) != float("inf") and is_money(k, obj)
+            else rounded(v)
+            for k, v in obj.items()
+        }
     if isinstance(obj, (list, tuple)):
         return [rounded(v) for v in obj]
     return obj
@@ -42,11 +47,11 @@ def cents_adding_to(lines: dict[str, float], total: float) -> dict[str, float]:
     and an exact line (8 x $5,000) stays exact."""
     out = {k: cents(v) for k, v in lines.items()}
     drift = round((Decimal(repr(cents(total))) - sum((Decimal(repr(v)) for v in out.values()), Decimal(0))) * 100)
-    if not out or not drift or abs(drift) > len(out):   # nothing to put right, or a missing line, not rounding
+    if not out or not drift or abs(drift) > len(out):  # nothing to put right, or a missing line, not rounding
         return out
     step = 1 if drift > 0 else -1
     # the lines rounded furthest against the drift first (ties by name: deterministic)
     order = sorted(out, key=lambda k: (-step * (lines[k] - out[k]), k))
-    for k in order[:abs(drift)]:
+    for k in order[: abs(drift)]:
         out[k] = float(Decimal(repr(out[k])) + Decimal(step) / 100)
     return out

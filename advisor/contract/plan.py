@@ -1,5 +1,6 @@
 """The plan (the JSON contract, advisor/contract/): `advisor plan --format json` is `Plan.to_json()`, and `advisor schema
 --output plan` prints `plan_schema()`. Also its assumptions, solver record, sources and ranges."""
+
 from __future__ import annotations
 
 import json
@@ -63,8 +64,8 @@ class Assumptions(Out):
     useful_life_years: Num
     rent_kinds: list[str]
     budget_usd: Num | None = None
-    budget_basis: Literal["cash", "present_value"] = "cash"   # what budget_usd caps
-    residual_value: dict[str, ResidualValue]   # GPU id -> resale assumption, for the GPUs bought
+    budget_basis: Literal["cash", "present_value"] = "cash"  # what budget_usd caps
+    residual_value: dict[str, ResidualValue]  # GPU id -> resale assumption, for the GPUs bought
     uncertainty: UncertaintyBasis
 
 
@@ -88,7 +89,7 @@ class Source(Out):
     id: str
     url: str | None
     as_of: str | None
-    reference: str | None = None   # a rule's citation when it has no URL
+    reference: str | None = None  # a rule's citation when it has no URL
 
 
 class Confidence(Out):
@@ -108,18 +109,20 @@ class Robustness(Out):
     holds: int
     holds_share: Num
     alternatives: list[RobustAlternative]
-    unproven_draws: int   # draws the time limit stopped with a plan not proven within the gap (that plan counted)
+    unproven_draws: int  # draws the time limit stopped with a plan not proven within the gap (that plan counted)
     reused_model: bool
     message: str
 
 
 def _kept(name: str, doc: str) -> Any:
     """A plan attribute that is not a JSON key (kept in Plan._made_from)."""
+
     def get(self: Plan) -> Any:
         return self._made_from.get(name)
 
     def set(self: Plan, value: Any) -> None:
         self._made_from[name] = value
+
     return property(get, set, doc=doc)
 
 
@@ -129,7 +132,7 @@ class Plan(Out):
     `advisor.memo(plan)` needs nothing else; these are attributes, not JSON keys."""
 
     schema_version: Literal[1]
-    name: str | None   # the workload's name, if it has one
+    name: str | None  # the workload's name, if it has one
     objective: Literal["cost", "time"]
     status: Literal["optimal", "feasible", "infeasible"]
     total_cost_usd: Num | None
@@ -159,11 +162,11 @@ class Plan(Out):
     tool_version: str
     catalog_digest: str
     confidence: Confidence
-    total_cost_usd_range: Triple | None = None   # feasible plans only
-    robustness: Robustness | None = None         # feasible, cost-optimal, fully explained plans
-    decision: Decision | None = None             # round 3 (docs/model.md §2.7): how the plan was chosen, what to verify
-    disposal: list[Disposal] | None = None       # round 3: bought GPUs resold, when and for how much
-    other_ownership: OtherOwnership | None = None   # round 3: the best plan acquiring the GPUs the other way
+    total_cost_usd_range: Triple | None = None  # feasible plans only
+    robustness: Robustness | None = None  # feasible, cost-optimal, fully explained plans
+    decision: Decision | None = None  # round 3 (docs/model.md §2.7): how the plan was chosen, what to verify
+    disposal: list[Disposal] | None = None  # round 3: bought GPUs resold, when and for how much
+    other_ownership: OtherOwnership | None = None  # round 3: the best plan acquiring the GPUs the other way
 
     _made_from: dict[str, Any] = PrivateAttr(default_factory=dict)
 

@@ -1,5 +1,6 @@
 """The estimator's measured error band, as its maintainers publish it in catalog/accuracy.yaml
 (written by bench/accuracy.py): quoted by estimates, plans and memos, never invented."""
+
 from __future__ import annotations
 
 from advisor.data.resources import data_dir

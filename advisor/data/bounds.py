@@ -2,6 +2,7 @@
 `--catalog` override can neither crash a plan (a null PUE, a zero bandwidth) nor run unbounded
 (a thousand GPU types). Each range is wide -- far beyond any part shipped -- but finite, and an
 error states it. docs/limits.md lists them all."""
+
 from __future__ import annotations
 
 from collections.abc import Iterable
@@ -33,7 +34,7 @@ SERVER_RANGES = {
     "network_usd_per_server": (0.0, 10_000_000.0, "USD"),
     "network_gbps_per_server": (0.0, 100_000.0, "GB/s"),
 }
-PURCHASE_USD = (1.0, 10_000_000.0, "USD")            # one GPU, or one server without its GPUs
+PURCHASE_USD = (1.0, 10_000_000.0, "USD")  # one GPU, or one server without its GPUs
 RENT_USD_PER_HOUR = (0.001, 10_000.0, "USD per GPU-hour")
 SERVER_SLOTS = (1, 1024, "GPUs")
 # operating assumptions, by their unit; every assumption is used by the cost model, so none is null
@@ -42,18 +43,30 @@ ASSUMPTION_RANGES = {
     "USD/kWh": (0.0, 5.0, "USD/kWh"),
     "USD/kW-month": (0.0, 10_000.0, "USD/kW-month"),
 }
-MODEL_RANGES = {"params": (1, 10 ** 14), "layers": (1, 1000), "hidden": (1, 200_000), "heads": (1, 2048),
-                "kv_heads": (1, 2048), "ffn": (1, 1_000_000), "vocab": (1, 10_000_000), "seq_len": (1, 10_000_000),
-                "head_dim": (1, 65_536), "max_context": (1, 100_000_000), "active_params": (1, 10 ** 14),
-                "experts": (0, 100_000), "experts_per_token": (0, 100_000), "expert_params": (0, 10 ** 14),
-                "kv_elements": (1, 10_000_000)}
+MODEL_RANGES = {
+    "params": (1, 10**14),
+    "layers": (1, 1000),
+    "hidden": (1, 200_000),
+    "heads": (1, 2048),
+    "kv_heads": (1, 2048),
+    "ffn": (1, 1_000_000),
+    "vocab": (1, 10_000_000),
+    "seq_len": (1, 10_000_000),
+    "head_dim": (1, 65_536),
+    "max_context": (1, 100_000_000),
+    "active_params": (1, 10**14),
+    "experts": (0, 100_000),
+    "experts_per_token": (0, 100_000),
+    "expert_params": (0, 10**14),
+    "kv_elements": (1, 10_000_000),
+}
 
 # sizes that drive work: candidates, MILP columns and the explanations' re-solves grow with them
-MAX_GPU_TYPES = 120       # the built-in catalog holds 28; planning time grows about quadratically
+MAX_GPU_TYPES = 120  # the built-in catalog holds 28; planning time grows about quadratically
 MAX_SERVERS = 200
 MAX_MODELS = 1000
 MAX_SOURCES = 5000
-MAX_RULES = 500           # the built-in rules number a few dozen
+MAX_RULES = 500  # the built-in rules number a few dozen
 # distinct jobs x GPU types considered: each pair costs at least one layout search before any candidate
 # exists; the built-in catalog gives ~7 candidate configurations a pair, so past this many pairs a plan
 # would reach solve/candidates.py's MAX_CANDIDATES only after a minute of estimating
@@ -72,18 +85,30 @@ def _range_text(lo: float, hi: float, unit: str) -> str:
 def _check(value: float | None, bounds: tuple[float, float, str], where: str, name: str) -> None:
     lo, hi, unit = bounds
     if value is not None and not lo <= value <= hi:
-        raise InputError(f"{name}: {where} is {value:g}, outside the physical range this tool accepts: it must be "
-                         f"{_range_text(lo, hi, unit)} (or null with a note when unknown)", file=name, field=where)
+        raise InputError(
+            f"{name}: {where} is {value:g}, outside the physical range this tool accepts: it must be "
+            f"{_range_text(lo, hi, unit)} (or null with a note when unknown)",
+            file=name,
+            field=where,
+        )
 
 
 def check_sizes(raw: dict, name: str) -> None:
     """Refuse a catalog whose sections exceed the documented limits (before any validation)."""
-    for key, limit in (("gpus", MAX_GPU_TYPES), ("servers", MAX_SERVERS), ("models", MAX_MODELS),
-                       ("sources", MAX_SOURCES)):
+    for key, limit in (
+        ("gpus", MAX_GPU_TYPES),
+        ("servers", MAX_SERVERS),
+        ("models", MAX_MODELS),
+        ("sources", MAX_SOURCES),
+    ):
         if len(raw.get(key) or {}) > limit:
-            raise InputError(f"{name}: the catalog would hold {len(raw[key]):,} {key}; the limit is {limit:,} "
-                             f"(planning time grows with it; see docs/limits.md). Keep only the {key} you "
-                             "mean to compare, or narrow a plan with gpus.allow.", file=name, field=key)
+            raise InputError(
+                f"{name}: the catalog would hold {len(raw[key]):,} {key}; the limit is {limit:,} "
+                f"(planning time grows with it; see docs/limits.md). Keep only the {key} you "
+                "mean to compare, or narrow a plan with gpus.allow.",
+                file=name,
+                field=key,
+            )
 
 
 def check_catalog(sections: dict, name: str) -> None:
@@ -109,9 +134,12 @@ def check_catalog(sections: dict, name: str) -> None:
     for key, a in sorted(sections["assumptions"].items()):
         where = f"assumptions[{key}].value"
         if a.value is None:
-            raise InputError(f"{name}: {where} is null; the cost model uses every assumption, so it needs a number "
-                             f"({_range_text(*ASSUMPTION_RANGES.get(a.unit, (0.0, 1e9, a.unit)))})",
-                             file=name, field=where)
+            raise InputError(
+                f"{name}: {where} is null; the cost model uses every assumption, so it needs a number "
+                f"({_range_text(*ASSUMPTION_RANGES.get(a.unit, (0.0, 1e9, a.unit)))})",
+                file=name,
+                field=where,
+            )
         _check(a.value, ASSUMPTION_RANGES.get(a.unit, (0.0, 1e9, a.unit)), where, name)
     for mid, m in sorted(sections["models"].items()):
         for fld, (lo, hi) in MODEL_RANGES.items():
@@ -136,6 +164,9 @@ def check_workload_size(workload: Workload, gpu_ids: Iterable[str]) -> None:
     """Refuse, before any estimating, a workload whose distinct jobs x GPU types exceed MAX_JOB_GPU_PAIRS."""
     jobs, types = distinct_jobs(workload), gpu_types_considered(workload, gpu_ids)
     if jobs * types > MAX_JOB_GPU_PAIRS:
-        raise InputError(f"jobs: the workload has {jobs:,} distinct jobs x {types:,} GPU types = {jobs * types:,} "
-                         f"(job, GPU) pairs to estimate; the limit is {MAX_JOB_GPU_PAIRS:,} (see docs/limits.md). "
-                         "Narrow it with gpus.allow, or give identical jobs as one job with repeat:", field="jobs")
+        raise InputError(
+            f"jobs: the workload has {jobs:,} distinct jobs x {types:,} GPU types = {jobs * types:,} "
+            f"(job, GPU) pairs to estimate; the limit is {MAX_JOB_GPU_PAIRS:,} (see docs/limits.md). "
+            "Narrow it with gpus.allow, or give identical jobs as one job with repeat:",
+            field="jobs",
+        )

@@ -16,6 +16,7 @@ made on first use, readable by the user only. Whenever one of these does not hol
 or written (a note on stderr says why, once): the data is parsed and searched every time, which is
 only slower.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -29,11 +30,11 @@ import tempfile
 from pathlib import Path
 
 FORMAT = "gpu-advisor cache entry 2"
-MAX_ENTRY_BYTES = 16_000_000      # the compiled catalog is ~0.4 MB, a layout shard a few KB
+MAX_ENTRY_BYTES = 16_000_000  # the compiled catalog is ~0.4 MB, a layout shard a few KB
 _OFF = ("", "0", "off", "no", "false")
-_SECRETS: dict[str, bytes | None] = {}   # key file -> its secret (None: unusable), read once per process
-_FOLDERS: dict[str, bool] = {}           # folder -> whether it may be used, checked once per process
-_SAID: set[str] = set()                  # notes already printed
+_SECRETS: dict[str, bytes | None] = {}  # key file -> its secret (None: unusable), read once per process
+_FOLDERS: dict[str, bool] = {}  # folder -> whether it may be used, checked once per process
+_SAID: set[str] = set()  # notes already printed
 
 
 def note(message: str) -> None:
@@ -54,12 +55,14 @@ def cache_dir() -> Path | None:
             return None
         path = os.path.expanduser(where)
         if not os.path.isabs(path):
-            note(f"GPU_ADVISOR_CACHE={where!r} is not an absolute path: the cache is off for this run "
-                 "(give an absolute folder, or off)")
+            note(
+                f"GPU_ADVISOR_CACHE={where!r} is not an absolute path: the cache is off for this run "
+                "(give an absolute folder, or off)"
+            )
             return None
         return Path(path)
     base = os.environ.get("XDG_CACHE_HOME") or ""
-    if not os.path.isabs(base):   # the XDG spec: a relative value is ignored
+    if not os.path.isabs(base):  # the XDG spec: a relative value is ignored
         base = os.path.join(os.path.expanduser("~"), ".cache")
     return Path(base) / "gpu-advisor"
 
@@ -87,21 +90,23 @@ def usable_folder(folder: Path, create: bool = False) -> bool:
         return True
     try:
         if create and not folder.exists():
-            folder.parent.mkdir(parents=True, exist_ok=True)   # (~/.cache, say: not ours to restrict)
+            folder.parent.mkdir(parents=True, exist_ok=True)  # (~/.cache, say: not ours to restrict)
             folder.mkdir(mode=0o700, exist_ok=True)
         st = folder.stat()
     except OSError:
-        return False   # missing (not created yet) or unreachable: nothing to read, nothing written
+        return False  # missing (not created yet) or unreachable: nothing to read, nothing written
     ok = stat.S_ISDIR(st.st_mode) and _owned_private(st, 0o022)
     if not ok and stat.S_ISDIR(st.st_mode) and _owned_private(st, 0) and _ours(folder):
-        try:   # the default folder (or one inside it), made group-writable by an older version under umask 002
+        try:  # the default folder (or one inside it), made group-writable by an older version under umask 002
             os.chmod(folder, 0o700)
             ok = _owned_private(folder.stat(), 0o022)
         except OSError:
             ok = False
     if not ok:
-        note(f"the cache folder {name} is not the user's own or others may write to it: the cache is off "
-             "(give GPU_ADVISOR_CACHE a private folder)")
+        note(
+            f"the cache folder {name} is not the user's own or others may write to it: the cache is off "
+            "(give GPU_ADVISOR_CACHE a private folder)"
+        )
     _FOLDERS[name] = ok
     return ok
 
@@ -124,8 +129,10 @@ def _read_secret(path: Path) -> bytes | None:
     finally:
         os.close(fd)
     if not stat.S_ISREG(st.st_mode) or not _owned_private(st, 0o077) or len(text) != 64:
-        note(f"the cache key {path} is not a private file of the user's own (64 hex digits, mode 600): "
-             "the cache is off until it is (delete it to make a new one)")
+        note(
+            f"the cache key {path} is not a private file of the user's own (64 hex digits, mode 600): "
+            "the cache is off until it is (delete it to make a new one)"
+        )
         return None
     try:
         return bytes.fromhex(text.decode("ascii"))
@@ -137,14 +144,14 @@ def _read_secret(path: Path) -> bytes | None:
 def _make_secret(path: Path) -> None:
     """Write a new random key, atomically: linked into place only if no other process made one first."""
     path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-key-")   # mode 0600
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-key-")  # mode 0600
     try:
         with os.fdopen(fd, "w") as f:
             f.write(secrets.token_hex(32))
         try:
             os.link(tmp, path)
         except FileExistsError:
-            pass   # another process made it first: use theirs
+            pass  # another process made it first: use theirs
     finally:
         Path(tmp).unlink(missing_ok=True)
 
@@ -176,7 +183,7 @@ def remove(path: Path) -> None:
     try:
         path.unlink(missing_ok=True)
     except OSError:
-        pass   # a folder planted under an entry's name, a read-only disk: it is ignored all the same
+        pass  # a folder planted under an entry's name, a read-only disk: it is ignored all the same
 
 
 def _read_file(path: Path) -> bytes | None:
@@ -187,7 +194,7 @@ def _read_file(path: Path) -> bytes | None:
         fd = os.open(path, flags)
     except FileNotFoundError:
         return None
-    except OSError:   # a link (ELOOP), a folder, no permission
+    except OSError:  # a link (ELOOP), a folder, no permission
         remove(path)
         return None
     try:
@@ -215,10 +222,15 @@ def read_sealed(path: Path, kind: str, key: str) -> bytes | None:
     head, _, payload = data.partition(b"\n")
     try:
         header = json.loads(head)
-        ok = (isinstance(header, dict) and header.get("format") == FORMAT and header.get("kind") == kind
-              and header.get("key") == key and isinstance(header.get("seal"), str)
-              and hmac.compare_digest(header["seal"], _seal(key_bytes, kind, key, payload)))
-    except ValueError:   # not JSON, not UTF-8
+        ok = (
+            isinstance(header, dict)
+            and header.get("format") == FORMAT
+            and header.get("kind") == kind
+            and header.get("key") == key
+            and isinstance(header.get("seal"), str)
+            and hmac.compare_digest(header["seal"], _seal(key_bytes, kind, key, payload))
+        )
+    except ValueError:  # not JSON, not UTF-8
         ok = False
     if not ok:
         remove(path)

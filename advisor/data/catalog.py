@@ -13,6 +13,7 @@ rental offers), catalog_entries (GPUs, servers, presets, sources, assumptions), 
 Catalog, its queries and its as-of view), overrides (a --catalog file's quote records) and
 catalog_load (shipped files, overrides, checks). Import anything else from there.
 """
+
 from __future__ import annotations
 
 from advisor.data.catalog_entries import GPU

@@ -1,5 +1,6 @@
 """The catalog's entries: GPUs (with their interconnect and prices), the servers that hold them,
 model presets, sources and operating assumptions, each a typed, range-checked model."""
+
 from __future__ import annotations
 
 from typing import Any, Literal
@@ -47,7 +48,7 @@ class GPU(Strict):
     """One accelerator as the estimate, the rules and the optimizer see it."""
 
     id: str = Field(pattern=r"^[a-z0-9]+(-[a-z0-9.]+)*$")
-    name: str = Field(min_length=1, max_length=1000)   # printed in tables, memos and charts: bounded, as every text
+    name: str = Field(min_length=1, max_length=1000)  # printed in tables, memos and charts: bounded, as every text
     vendor: str
     architecture: str | None = None
     product_class: Literal["consumer", "workstation", "datacenter", "cloud_only"]
@@ -66,12 +67,15 @@ class GPU(Strict):
     prices: Prices
     end_of_life: EndOfLife | None = None
     cooling: CoolingFigure | None = None
-    lead_time: LeadTimeFigure | None = None    # order to delivery; required with a purchase price (days: null = unknown, said)
-    markets: MarketsFigure | None = None        # where a market-specific SKU is sold (rules MKT*); absent: worldwide
+    lead_time: LeadTimeFigure | None = (
+        None  # order to delivery; required with a purchase price (days: null = unknown, said)
+    )
+    markets: MarketsFigure | None = None  # where a market-specific SKU is sold (rules MKT*); absent: worldwide
     note: str | None = None
 
-    @field_validator("memory_gb", "memory_bandwidth_gbps", "fp32_tflops", "tdp_w", "die_area_mm2", "tpp",
-                     "performance_density")
+    @field_validator(
+        "memory_gb", "memory_bandwidth_gbps", "fp32_tflops", "tdp_w", "die_area_mm2", "tpp", "performance_density"
+    )
     @classmethod
     def _positive(cls, fig: Figure) -> Figure:
         return positive_figure(fig)
@@ -117,8 +121,12 @@ class GPU(Strict):
     def availability(self) -> str:
         """'buy and rent', 'buy only', 'rent only' or 'neither', from the prices the catalog holds."""
         buy, rent = self.purchase_usd is not None, self.rental is not None
-        return {(True, True): "buy and rent", (True, False): "buy only",
-                (False, True): "rent only", (False, False): "neither"}[(buy, rent)]
+        return {
+            (True, True): "buy and rent",
+            (True, False): "buy only",
+            (False, True): "rent only",
+            (False, False): "neither",
+        }[(buy, rent)]
 
 
 class ModelPreset(Strict):
@@ -153,8 +161,9 @@ class ModelPreset(Strict):
         if self.expert_params > self.params:
             raise ValueError(f"expert_params ({self.expert_params:,}) cannot exceed params ({self.params:,})")
         if (self.experts > 0) != (self.experts_per_token > 0) or self.experts_per_token > self.experts:
-            raise ValueError("a mixture of experts gives experts and experts_per_token (at most experts); "
-                             "a dense model neither")
+            raise ValueError(
+                "a mixture of experts gives experts and experts_per_token (at most experts); a dense model neither"
+            )
         if self.experts and not self.expert_params:
             raise ValueError("a mixture of experts gives expert_params (the parameters in all routed experts)")
         return self
@@ -217,7 +226,9 @@ class Server(Strict):
     contexts: list[Literal["office", "datacenter"]] = Field(min_length=1)
     purchase: Purchase
     other_purchases: list[Purchase] = []
-    lead_time: LeadTimeFigure | None = None    # order to delivery; required with a purchase price (days: null = unknown, said)
+    lead_time: LeadTimeFigure | None = (
+        None  # order to delivery; required with a purchase price (days: null = unknown, said)
+    )
     power_overhead_w: Figure
     network_usd_per_server: Figure
     network_gbps_per_server: Figure

@@ -1,5 +1,6 @@
 """The catalog's smallest pieces: a figure with where it came from (`_Sourced`: a known value cites
 a source, an unknown one is null with a note), dates written YYYY[-MM[-DD]] and their ages, bounds."""
+
 from __future__ import annotations
 
 import datetime as dt
@@ -10,8 +11,8 @@ from pydantic import Field, field_validator, model_validator
 
 from advisor.inputs.strict import Strict
 
-MAX_FIGURE = 1e9   # no sourced figure (GB, GB/s, TFLOPs, W, mm², TPP) comes near this
-MAX_USD = 1e8      # per GPU, or per GPU-hour
+MAX_FIGURE = 1e9  # no sourced figure (GB, GB/s, TFLOPs, W, mm², TPP) comes near this
+MAX_USD = 1e8  # per GPU, or per GPU-hour
 _DATE = re.compile(r"^\d{4}(-\d{2}(-\d{2})?)?$")
 
 
@@ -24,7 +25,7 @@ def parse_as_of(text: str | None) -> dt.date | None:
 
 
 Confidence = Literal["high", "medium", "low"]
-STALE_MONTHS = 18   # a price older than this, against the as-of date, is flagged
+STALE_MONTHS = 18  # a price older than this, against the as-of date, is flagged
 
 
 def age_months(as_of: str | None, today: dt.date) -> int | None:
@@ -52,7 +53,7 @@ class _Sourced(Strict):
 
     @model_validator(mode="after")
     def _sourced(self) -> _Sourced:
-        value = getattr(self, "value", None)   # each subclass declares `value` with its own type
+        value = getattr(self, "value", None)  # each subclass declares `value` with its own type
         if value is None and not self.note:
             raise ValueError("value is null, so a note must say why it is unknown")
         if value is not None and not self.source:
@@ -124,7 +125,6 @@ def positive_figure(fig: Figure) -> Figure:
     return fig
 
 
-
 class LeadTimeFigure(Strict):
     """How long from order to working hardware (a purchase: delivery; a rental: provisioning), in
     days, with the band the source gives. `days: null` is an explicit unknown: a note says why (and
@@ -148,8 +148,10 @@ class LeadTimeFigure(Strict):
             return self
         missing = [name for name, v in (("as_of", self.as_of), ("confidence", self.confidence)) if v is None]
         if missing or not self.source:
-            raise ValueError(f"a known lead time needs as_of, confidence and a source (missing: "
-                             f"{', '.join(missing + ([] if self.source else ['source']))})")
+            raise ValueError(
+                f"a known lead time needs as_of, confidence and a source (missing: "
+                f"{', '.join(missing + ([] if self.source else ['source']))})"
+            )
         low = self.low_days if self.low_days is not None else self.days
         high = self.high_days if self.high_days is not None else self.days
         if not low <= self.days <= high:

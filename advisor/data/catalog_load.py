@@ -2,6 +2,7 @@
 override merged over them (`--catalog FILE`: mappings merge key by key, lists replace), and the
 checks across entries: every `source` id resolves, servers name real GPUs, estimator parameters
 have the kinds the estimator declares, figures lie in physical ranges (bounds.py)."""
+
 from __future__ import annotations
 
 import copy
@@ -24,13 +25,20 @@ from advisor.data.source_grades import check_price_sources
 from advisor.errors import InputError, describe, first_error, loc_text, show, suggest
 from advisor.inputs.loader import load_yaml_file
 
-_FILES = ("gpus.yaml", "servers.yaml", "models.yaml", "sources.yaml", "assumptions.yaml", "estimator.yaml",
-          "economics.yaml")
-_LISTS = ("gpus", "servers")                    # lists of entries, each with an `id`
-_MAPPINGS = ("models", "model_aliases", "sources", "assumptions", "estimator")   # mappings of id to entry
+_FILES = (
+    "gpus.yaml",
+    "servers.yaml",
+    "models.yaml",
+    "sources.yaml",
+    "assumptions.yaml",
+    "estimator.yaml",
+    "economics.yaml",
+)
+_LISTS = ("gpus", "servers")  # lists of entries, each with an `id`
+_MAPPINGS = ("models", "model_aliases", "sources", "assumptions", "estimator")  # mappings of id to entry
 
 
-Raw = dict[str, Any]   # the merged documents, before validation
+Raw = dict[str, Any]  # the merged documents, before validation
 
 
 def _builtin_raw() -> Raw:
@@ -66,15 +74,20 @@ def _builtin() -> tuple[Raw, Catalog]:
 def _merge_document(raw: Raw, doc: Any, name: str, builtin: bool = False) -> None:
     """Merge one catalog document (built-in file or user override) into `raw`."""
     if not isinstance(doc, dict):
-        raise InputError(f"{name}: a catalog file is a mapping with keys gpus, servers, models, sources, "
-                         "assumptions", file=name)
+        raise InputError(
+            f"{name}: a catalog file is a mapping with keys gpus, servers, models, sources, assumptions", file=name
+        )
     if name.endswith("sources.yaml") and builtin:
         doc = {"sources": doc}
     allowed = {"schema_version", *_LISTS, *_MAPPINGS}
     for key in doc:
         if key not in allowed:
-            raise InputError(f"{name}: unknown top-level key {key!r}{suggest(str(key), allowed)}; "
-                             f"allowed: {', '.join(sorted(allowed))}", file=name, field=str(key))
+            raise InputError(
+                f"{name}: unknown top-level key {key!r}{suggest(str(key), allowed)}; "
+                f"allowed: {', '.join(sorted(allowed))}",
+                file=name,
+                field=str(key),
+            )
     if not builtin:
         doc = normalize_override(doc, name)
     for key in _LISTS:
@@ -90,12 +103,16 @@ def _merge_list(merged: dict[str, Any], section: Any, key: str, name: str, built
         raise InputError(f"{name}: `{key}` must be a list of entries, each with an `id`", file=name, field=key)
     for entry_index, entry in enumerate(section):
         if not isinstance(entry, dict) or not isinstance(entry.get("id"), str):
-            raise InputError(f"{name}: {key}[{entry_index}] must be a mapping with an `id`", file=name,
-                             field=f"{key}[{entry_index}]")
+            raise InputError(
+                f"{name}: {key}[{entry_index}] must be a mapping with an `id`", file=name, field=f"{key}[{entry_index}]"
+            )
         item_id = entry["id"]
         if any(isinstance(e, dict) and e.get("id") == item_id for e in section[:entry_index]):
-            raise InputError(f"{name}: {key}[{entry_index}]: {item_id!r} is listed twice; merge the two entries",
-                             file=name, field=f"{key}[{entry_index}]")
+            raise InputError(
+                f"{name}: {key}[{entry_index}]: {item_id!r} is listed twice; merge the two entries",
+                file=name,
+                field=f"{key}[{entry_index}]",
+            )
         if item_id in merged and not builtin:
             merged[item_id] = replace_price_records(_deep_merge(merged[item_id], entry), entry)
         else:
@@ -125,8 +142,13 @@ def _deep_merge(base: Any, over: Any) -> Any:
 
 
 _ENTRY_MODELS: tuple[tuple[str, Any, str | None], ...] = (
-    ("gpus", GPU, "GPU"), ("servers", Server, "server"), ("models", ModelPreset, None),
-    ("model_aliases", ModelAlias, "model alias"), ("sources", Source, None), ("assumptions", Assumption, None))
+    ("gpus", GPU, "GPU"),
+    ("servers", Server, "server"),
+    ("models", ModelPreset, None),
+    ("model_aliases", ModelAlias, "model alias"),
+    ("sources", Source, None),
+    ("assumptions", Assumption, None),
+)
 
 
 def _validate(raw: Raw, name: str) -> Catalog:
@@ -146,9 +168,17 @@ def _validate(raw: Raw, name: str) -> Catalog:
     _check_cited(raw["estimator"].get("datasheet_derating") or {}, "estimator.datasheet_derating", sections, name)
     check_catalog(sections, name)
     digest = hashlib.sha256(json.dumps(raw, sort_keys=True, default=str).encode()).hexdigest()[:16]
-    return Catalog(digest=digest, estimator=raw["estimator"], economics=economics, gpus=sections["gpus"],
-                   servers=sections["servers"], models=sections["models"], model_aliases=sections["model_aliases"],
-                   sources=sections["sources"], assumptions=sections["assumptions"])
+    return Catalog(
+        digest=digest,
+        estimator=raw["estimator"],
+        economics=economics,
+        gpus=sections["gpus"],
+        servers=sections["servers"],
+        models=sections["models"],
+        model_aliases=sections["model_aliases"],
+        sources=sections["sources"],
+        assumptions=sections["assumptions"],
+    )
 
 
 def _validated_entries(raw: Raw, name: str) -> dict[str, dict[str, Any]]:
@@ -162,8 +192,11 @@ def _validated_entries(raw: Raw, name: str) -> dict[str, dict[str, Any]]:
             except ValidationError as exc:
                 err = first_error(exc.errors())
                 where = loc_text(err["loc"])
-                raise InputError(f"{name}: {label or key + ' entry'} {item_id!r}, field {where or '(entry)'}: "
-                                 f"{describe(err)}", file=name, field=f"{key}[{item_id}].{where}") from None
+                raise InputError(
+                    f"{name}: {label or key + ' entry'} {item_id!r}, field {where or '(entry)'}: {describe(err)}",
+                    file=name,
+                    field=f"{key}[{item_id}].{where}",
+                ) from None
     return sections
 
 
@@ -174,20 +207,30 @@ def _check_servers(sections: dict[str, dict[str, Any]], name: str) -> None:
         for i, gid in enumerate(server.compatible_gpus or []):
             where = f"servers[{sid}].compatible_gpus[{i}]"
             if gid not in gpus:
-                raise InputError(f"{name}: server {sid!r}, field compatible_gpus[{i}]: unknown GPU id {gid!r}"
-                                 f"{suggest(gid, gpus)}", file=name, field=where)
+                raise InputError(
+                    f"{name}: server {sid!r}, field compatible_gpus[{i}]: unknown GPU id {gid!r}{suggest(gid, gpus)}",
+                    file=name,
+                    field=where,
+                )
             if gpus[gid].form_factor != server.gpu_form_factor:
-                raise InputError(f"{name}: server {sid!r}, field compatible_gpus[{i}]: {gid} is a "
-                                 f"{gpus[gid].form_factor} part, but the server takes {server.gpu_form_factor} GPUs",
-                                 file=name, field=where)
+                raise InputError(
+                    f"{name}: server {sid!r}, field compatible_gpus[{i}]: {gid} is a "
+                    f"{gpus[gid].form_factor} part, but the server takes {server.gpu_form_factor} GPUs",
+                    file=name,
+                    field=where,
+                )
 
 
 def _check_cited(node: Any, path: str, sections: dict[str, dict[str, Any]], name: str) -> None:
     """Every `source` id cited under `node` (at `path`) is in the sources table."""
     for where, sid in _source_ids(node, path):
         if sid not in sections["sources"]:
-            raise InputError(f"{name}: {where} cites source {sid!r}, which is not in the sources table"
-                             f"{suggest(str(sid), sections['sources'])}", file=name, field=where)
+            raise InputError(
+                f"{name}: {where} cites source {sid!r}, which is not in the sources table"
+                f"{suggest(str(sid), sections['sources'])}",
+                file=name,
+                field=where,
+            )
 
 
 def _validated_economics(raw: Raw, sections: dict[str, dict[str, Any]], name: str) -> Economics | None:
@@ -199,8 +242,9 @@ def _validated_economics(raw: Raw, sections: dict[str, dict[str, Any]], name: st
     except ValidationError as exc:
         err = first_error(exc.errors())
         where = loc_text(err["loc"])
-        raise InputError(f"{name}: economics, field {where or '(entry)'}: {describe(err)}", file=name,
-                         field=f"economics.{where}") from None
+        raise InputError(
+            f"{name}: economics, field {where or '(entry)'}: {describe(err)}", file=name, field=f"economics.{where}"
+        ) from None
     _check_cited(raw["economics"], "economics", sections, name)
     return economics
 
@@ -211,11 +255,15 @@ def _check_aliases(sections: dict[str, dict[str, Any]], name: str) -> None:
     for alias, entry in sorted(sections["model_aliases"].items()):
         where = f"model_aliases[{alias}]"
         if alias in models:
-            raise InputError(f"{name}: {where}: {alias!r} is a preset's id; an alias must be another name",
-                             file=name, field=where)
+            raise InputError(
+                f"{name}: {where}: {alias!r} is a preset's id; an alias must be another name", file=name, field=where
+            )
         if entry.model not in models:
-            raise InputError(f"{name}: {where}.model: unknown model preset {entry.model!r}{suggest(entry.model, models)}",
-                             file=name, field=f"{where}.model")
+            raise InputError(
+                f"{name}: {where}.model: unknown model preset {entry.model!r}{suggest(entry.model, models)}",
+                file=name,
+                field=f"{where}.model",
+            )
 
 
 def check_lead_times(sections: dict[str, dict[str, Any]], name: str) -> None:
@@ -225,9 +273,13 @@ def check_lead_times(sections: dict[str, dict[str, Any]], name: str) -> None:
         for item_id, entry in sorted(sections[key].items()):
             price = entry.prices.purchase if key == "gpus" else entry.purchase
             if price is not None and price.usd is not None and entry.lead_time is None:
-                raise InputError(f"{name}: {label} {item_id!r}, field lead_time: a part with a purchase price needs its "
-                                 "lead time, {days: N, as_of: YYYY-MM, confidence: high|medium|low, source: [id]}, or "
-                                 "{days: null, note: why it is unknown}", file=name, field=f"{key}[{item_id}].lead_time")
+                raise InputError(
+                    f"{name}: {label} {item_id!r}, field lead_time: a part with a purchase price needs its "
+                    "lead time, {days: N, as_of: YYYY-MM, confidence: high|medium|low, source: [id]}, or "
+                    "{days: null, note: why it is unknown}",
+                    file=name,
+                    field=f"{key}[{item_id}].lead_time",
+                )
 
 
 def _check_estimator(values: dict[str, Any], name: str) -> None:
@@ -245,14 +297,21 @@ def _check_estimator(values: dict[str, Any], name: str) -> None:
     def tree(x: Any) -> bool:  # a number, or a mapping (per GPU family, id or precision) of such trees
         return number(x) or (isinstance(x, dict) and bool(x) and all(map(tree, x.values())))
 
-    checks = {"int": ("a whole number above zero", lambda x: number(x) and isinstance(x, int) and x >= 1),
-              "list": ("a list of [number, number] pairs",
-                       lambda x: isinstance(x, list) and all(isinstance(p, list) and len(p) == 2
-                                                             and all(map(number, p)) for p in x))}
+    checks = {
+        "int": ("a whole number above zero", lambda x: number(x) and isinstance(x, int) and x >= 1),
+        "list": (
+            "a list of [number, number] pairs",
+            lambda x: (
+                isinstance(x, list) and all(isinstance(p, list) and len(p) == 2 and all(map(number, p)) for p in x)
+            ),
+        ),
+    }
 
-    def derating_entry(e: Any) -> bool:   # {factor: 0 < f < 1, upper: f to 2, source: [ids], note: text,
+    def derating_entry(e: Any) -> bool:  # {factor: 0 < f < 1, upper: f to 2, source: [ids], note: text,
         # optionally mature_after_months: a whole number with as_of: a YYYY[-MM[-DD]] date}
-        if not (isinstance(e, dict) and set(e) <= {"factor", "upper", "source", "note", "mature_after_months", "as_of"}):
+        if not (
+            isinstance(e, dict) and set(e) <= {"factor", "upper", "source", "note", "mature_after_months", "as_of"}
+        ):
             return False
         if ("mature_after_months" in e) != ("as_of" in e) or not _maturity_ok(e):
             return False
@@ -261,26 +320,41 @@ def _check_estimator(values: dict[str, Any], name: str) -> None:
         source: Any = e.get("source")
         if not (number(factor) and number(upper)):
             return False
-        return (0 < float(factor) < 1 and float(factor) <= float(upper) <= 2
-                and isinstance(source, list) and bool(source) and all(isinstance(sid, str) for sid in source)
-                and isinstance(e.get("note", ""), str))
+        return (
+            0 < float(factor) < 1
+            and float(factor) <= float(upper) <= 2
+            and isinstance(source, list)
+            and bool(source)
+            and all(isinstance(sid, str) for sid in source)
+            and isinstance(e.get("note", ""), str)
+        )
 
-    def derating(x: Any) -> bool:   # {generation: entry}
+    def derating(x: Any) -> bool:  # {generation: entry}
         return isinstance(x, dict) and bool(x) and all(map(derating_entry, x.values()))
 
     numbers = ("a finite number at or above zero, or a mapping of names to such numbers", tree)
-    special = {"datasheet_derating": ("a mapping of GPU generations to {factor: a number in (0, 1), upper: at least "
-                                      "factor and at most 2, source: [ids], note: text, and optionally "
-                                      "mature_after_months: a whole number with as_of: a YYYY, YYYY-MM or YYYY-MM-DD date}", derating)}
+    special = {
+        "datasheet_derating": (
+            "a mapping of GPU generations to {factor: a number in (0, 1), upper: at least "
+            "factor and at most 2, source: [ids], note: text, and optionally "
+            "mature_after_months: a whole number with as_of: a YYYY, YYYY-MM or YYYY-MM-DD date}",
+            derating,
+        )
+    }
     kinds = {f.name: str(f.type) for f in dataclasses.fields(Params)}
     for key, value in values.items():
         if key not in kinds:
-            raise InputError(f"{name}: `estimator.{key}` is not a parameter of the estimator{suggest(key, kinds)}; "
-                             f"parameters: {', '.join(kinds)}", file=name, field=f"estimator.{key}")
+            raise InputError(
+                f"{name}: `estimator.{key}` is not a parameter of the estimator{suggest(key, kinds)}; "
+                f"parameters: {', '.join(kinds)}",
+                file=name,
+                field=f"estimator.{key}",
+            )
         what, ok = special.get(key) or checks.get(kinds[key], numbers)
         if not ok(value):
-            raise InputError(f"{name}: `estimator.{key}` must be {what} (given {show(value)})",
-                             file=name, field=f"estimator.{key}")
+            raise InputError(
+                f"{name}: `estimator.{key}` must be {what} (given {show(value)})", file=name, field=f"estimator.{key}"
+            )
 
 
 def _source_ids(node: Any, path: str) -> Iterator[tuple[str, Any]]:

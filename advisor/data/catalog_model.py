@@ -1,6 +1,7 @@
 """The catalog as one object: every entry by id, the economics data, and the queries plans make of
 it (`Catalog.gpu`, `servers_for`, `source_refs`), and the catalog as it stood on an `--as-of` day
 (later prices and parts dropped, and said so)."""
+
 from __future__ import annotations
 
 import datetime as dt
@@ -25,8 +26,8 @@ class Catalog(Strict):
     estimator: dict[str, Any]
     digest: str
     economics: Economics | None = None
-    as_of: dt.date | None = None                 # set by at(): the day prices were cut off
-    ignored_after_as_of: list[dict[str, Any]] = []         # what at() dropped: [{entry, field, as_of, message}]
+    as_of: dt.date | None = None  # set by at(): the day prices were cut off
+    ignored_after_as_of: list[dict[str, Any]] = []  # what at() dropped: [{entry, field, as_of, message}]
 
     def at(self, day: dt.date | None) -> Catalog:
         """The catalog as it stood on `day`: prices and parts dated later are dropped (a price falls
@@ -37,8 +38,10 @@ class Catalog(Strict):
         try:
             return self.gpus[gpu_id]
         except KeyError:
-            raise InputError(f"unknown GPU id {gpu_id!r}{suggest(gpu_id, self.gpus)}; "
-                             f"known ids: {', '.join(sorted(self.gpus))}", field="gpu") from None
+            raise InputError(
+                f"unknown GPU id {gpu_id!r}{suggest(gpu_id, self.gpus)}; known ids: {', '.join(sorted(self.gpus))}",
+                field="gpu",
+            ) from None
 
     def model_id(self, name: str) -> str:
         """The preset id `name` means (itself, or the preset an alias stands for); an InputError
@@ -49,8 +52,9 @@ class Catalog(Strict):
         if key in self.model_aliases:
             return self.model_aliases[key].model
         known = list(self.models) + list(self.model_aliases)
-        raise InputError(f"unknown model preset {name!r}{suggest(key, known)}; `advisor models` lists them",
-                         field="model")
+        raise InputError(
+            f"unknown model preset {name!r}{suggest(key, known)}; `advisor models` lists them", field="model"
+        )
 
     def preset(self, name: str) -> ModelPreset:
         """A preset by id or alias (see model_id)."""
@@ -63,8 +67,11 @@ class Catalog(Strict):
         """Servers that take GPU `gpu_id` and may stand in `context` (office | datacenter), by id.
         Empty for a GPU no catalog server takes: it cannot be bought as a usable unit."""
         gpu = self.gpu(gpu_id)
-        return [self.servers[sid] for sid in sorted(self.servers)
-                if context in self.servers[sid].contexts and self.servers[sid].takes(gpu)]
+        return [
+            self.servers[sid]
+            for sid in sorted(self.servers)
+            if context in self.servers[sid].contexts and self.servers[sid].takes(gpu)
+        ]
 
     def source_refs(self, ids: Iterable[str]) -> list[dict[str, str | None]]:
         """[{id, url, title}] for the given source ids, sorted, unknown ids skipped."""
@@ -78,6 +85,7 @@ class Catalog(Strict):
 
 # ----------------------------------------------------------------------------- --as-of
 
+
 def _after(as_of: str | None, day: dt.date) -> bool:
     d = parse_as_of(as_of)
     return d is not None and d > day
@@ -86,9 +94,14 @@ def _after(as_of: str | None, day: dt.date) -> bool:
 def _pick(current: Any, others: list[Any], day: dt.date, eol_new_unavailable: bool) -> Any:
     """The record plans use on `day`: the current one if dated on or before it, else the newest
     earlier record of the same condition, else the newest earlier record of any condition."""
+
     def ok(p: Any) -> bool:
-        return p is not None and p.usd is not None and not _after(p.as_of, day) and not (
-            eol_new_unavailable and p.condition == "new")
+        return (
+            p is not None
+            and p.usd is not None
+            and not _after(p.as_of, day)
+            and not (eol_new_unavailable and p.condition == "new")
+        )
 
     if current is not None and (current.usd is None or ok(current)):
         return current
@@ -101,7 +114,7 @@ def _no_price(day: dt.date, why: str) -> Purchase:
     return Purchase(usd=None, as_of=None, note=f"no purchase price dated on or before {day.isoformat()}: {why}")
 
 
-Drop = Callable[[str, str, str | None, str], None]   # (entry, field, as_of, what): records what at() left out
+Drop = Callable[[str, str, str | None, str], None]  # (entry, field, as_of, what): records what at() left out
 
 
 def catalog_at(catalog: Catalog, day: dt.date) -> Catalog:
@@ -109,8 +122,14 @@ def catalog_at(catalog: Catalog, day: dt.date) -> Catalog:
     ignored: list[dict] = []
 
     def drop(entry: str, field: str, as_of: str | None, what: str) -> None:
-        ignored.append({"entry": entry, "field": field, "as_of": as_of,
-                        "message": f"{what} dated {as_of} is after {day.isoformat()} and was not used"})
+        ignored.append(
+            {
+                "entry": entry,
+                "field": field,
+                "as_of": as_of,
+                "message": f"{what} dated {as_of} is after {day.isoformat()} and was not used",
+            }
+        )
 
     gpus = {gid: _gpu_at(gid, g, day, drop) for gid, g in catalog.gpus.items()}
     servers = {sid: _server_at(sid, s, day, drop) for sid, s in catalog.servers.items()}
@@ -123,11 +142,17 @@ def _gpu_at(gid: str, g: GPU, day: dt.date, drop: Drop) -> GPU:
     launch = parse_as_of(g.launch.value)
     if launch is not None and launch > day:
         drop(gid, "launch", g.launch.value, f"{g.name} (launched {g.launch.value}) is not offered: its launch")
-        return g.model_copy(update={"prices": g.prices.model_copy(update={
-            "purchase": _no_price(day, f"{g.name} launched later"), "other_purchases": [], "rent": []})})
+        return g.model_copy(
+            update={
+                "prices": g.prices.model_copy(
+                    update={"purchase": _no_price(day, f"{g.name} launched later"), "other_purchases": [], "rent": []}
+                )
+            }
+        )
     eol = g.end_of_life
-    eol_gone = eol is not None and eol.new_purchase == "unavailable" and not _after(eol.value, day) \
-        and eol.value is not None
+    eol_gone = (
+        eol is not None and eol.new_purchase == "unavailable" and not _after(eol.value, day) and eol.value is not None
+    )
     p = g.prices.purchase
     chosen = _pick(p, g.prices.other_purchases, day, eol_gone)
     if p is not None and p.usd is not None and chosen is not p and _after(p.as_of, day):
@@ -137,11 +162,16 @@ def _gpu_at(gid: str, g: GPU, day: dt.date, drop: Drop) -> GPU:
     rent = [o for o in g.prices.rent if not _after(o.as_of, day)]
     for o in g.prices.rent:
         if o not in rent:
-            drop(gid, "prices.rent", o.as_of, f"{g.name}'s {o.pricing} rate at {o.provider} "
-                                               f"(${o.usd_per_gpu_hour:g}/GPU-h)")
+            drop(
+                gid,
+                "prices.rent",
+                o.as_of,
+                f"{g.name}'s {o.pricing} rate at {o.provider} (${o.usd_per_gpu_hour:g}/GPU-h)",
+            )
     others = [q for q in g.prices.other_purchases if q is not chosen and not _after(q.as_of, day)]
-    return g.model_copy(update={"prices": g.prices.model_copy(
-        update={"purchase": chosen, "other_purchases": others, "rent": rent})})
+    return g.model_copy(
+        update={"prices": g.prices.model_copy(update={"purchase": chosen, "other_purchases": others, "rent": rent})}
+    )
 
 
 def _server_at(sid: str, s: Server, day: dt.date, drop: Drop) -> Server:
@@ -150,5 +180,9 @@ def _server_at(sid: str, s: Server, day: dt.date, drop: Drop) -> Server:
     if s.purchase.usd is not None and chosen is not s.purchase and _after(s.purchase.as_of, day):
         drop(sid, "purchase", s.purchase.as_of, f"{s.name}'s price (${s.purchase.usd:,.0f})")
     chosen = chosen or _no_price(day, "the catalog's prices are all later; give a quote with --catalog")
-    return s.model_copy(update={"purchase": chosen, "other_purchases": [
-        q for q in s.other_purchases if q is not chosen and not _after(q.as_of, day)]})
+    return s.model_copy(
+        update={
+            "purchase": chosen,
+            "other_purchases": [q for q in s.other_purchases if q is not chosen and not _after(q.as_of, day)],
+        }
+    )

@@ -1,6 +1,7 @@
 """What a GPU or a server costs: purchase records (dated, graded, new or used) and rental offers as
 the products providers sell (node size, fabric, largest order, term, billing step, kind, provider
 tier, provisioning time; spot with its interruption band), each sourced."""
+
 from __future__ import annotations
 
 from typing import Any, Literal
@@ -10,13 +11,21 @@ from pydantic import Field, field_validator, model_validator
 from advisor.data.catalog_figures import MAX_USD, Confidence, LeadTimeFigure, check_date
 from advisor.inputs.strict import Strict
 
-_RENT_ALIASES = {"interruptible": "spot", "reserved": "reserved_1y"}   # names used before issue 14
-RENT_KINDS = ("on_demand", "reserved_1y", "reserved_3y", "capacity_block", "cluster_term", "spot", "marketplace",
-              "serverless")
+_RENT_ALIASES = {"interruptible": "spot", "reserved": "reserved_1y"}  # names used before issue 14
+RENT_KINDS = (
+    "on_demand",
+    "reserved_1y",
+    "reserved_3y",
+    "capacity_block",
+    "cluster_term",
+    "spot",
+    "marketplace",
+    "serverless",
+)
 FABRICS = ("infiniband", "roce", "ethernet", "none")
 TIERS = ("hyperscaler", "neocloud", "marketplace")
 HOURS_PER_YEAR = 8760.0
-TERM_HOURS = {"reserved_1y": HOURS_PER_YEAR, "reserved_3y": 3 * HOURS_PER_YEAR}   # a reservation's term
+TERM_HOURS = {"reserved_1y": HOURS_PER_YEAR, "reserved_3y": 3 * HOURS_PER_YEAR}  # a reservation's term
 
 
 class Purchase(Strict):
@@ -112,8 +121,9 @@ class RentalOffer(Strict):
     provider: str
     usd_per_gpu_hour: float = Field(gt=0, le=MAX_USD)
     as_of: str | None
-    pricing: Literal["on_demand", "reserved_1y", "reserved_3y", "capacity_block", "cluster_term", "spot",
-                     "marketplace", "serverless"]
+    pricing: Literal[
+        "on_demand", "reserved_1y", "reserved_3y", "capacity_block", "cluster_term", "spot", "marketplace", "serverless"
+    ]
     confidence: Confidence
     source: list[str] = Field(min_length=1)
     region: str | None = None
@@ -152,7 +162,11 @@ class RentalOffer(Strict):
             raise ValueError("only a spot or marketplace offer has an interruption rate")
         if self.pricing == "cluster_term" and self.min_term_hours is None:
             raise ValueError("a cluster_term offer needs min_term_hours, its shortest contract")
-        if self.min_term_hours is not None and self.max_term_hours is not None and self.min_term_hours > self.max_term_hours:
+        if (
+            self.min_term_hours is not None
+            and self.max_term_hours is not None
+            and self.min_term_hours > self.max_term_hours
+        ):
             raise ValueError("min_term_hours must not exceed max_term_hours")
         return self
 
@@ -177,8 +191,12 @@ class RentalOffer(Strict):
         contracts up front, reservations monthly, the rest as used)."""
         if self.paid is not None:
             return self.paid
-        return {"capacity_block": "upfront", "cluster_term": "upfront", "reserved_1y": "monthly",
-                "reserved_3y": "monthly"}.get(self.pricing, "as_used")
+        return {
+            "capacity_block": "upfront",
+            "cluster_term": "upfront",
+            "reserved_1y": "monthly",
+            "reserved_3y": "monthly",
+        }.get(self.pricing, "as_used")
 
 
 class EndOfLife(Strict):

@@ -1,6 +1,7 @@
 """What `advisor catalog validate` reports once the catalog has loaded: what was checked, in numbers
 (entries, figures, sources by kind, prices by confidence), and every figure left null with the
 note saying why."""
+
 from __future__ import annotations
 
 from collections.abc import Iterator
@@ -20,12 +21,18 @@ def _entry_figures(catalog: Catalog) -> Iterator[tuple[str, str, dict[str, Any]]
         if p is not None:
             yield gid, "prices.purchase", {"value": p.usd, "sources": sources_of(catalog, p.source), "note": p.note}
         for i, o in enumerate(g.prices.rent):
-            yield gid, f"prices.rent[{i}]", {"value": o.usd_per_gpu_hour, "sources": sources_of(catalog, o.source),
-                                             "note": o.note}
+            yield (
+                gid,
+                f"prices.rent[{i}]",
+                {"value": o.usd_per_gpu_hour, "sources": sources_of(catalog, o.source), "note": o.note},
+            )
     for sid in sorted(catalog.servers):
         s = catalog.servers[sid]
-        yield sid, "purchase", {"value": s.purchase.usd, "sources": sources_of(catalog, s.purchase.source),
-                                "note": s.purchase.note}
+        yield (
+            sid,
+            "purchase",
+            {"value": s.purchase.usd, "sources": sources_of(catalog, s.purchase.source), "note": s.purchase.note},
+        )
         for name, unit in SERVER_FIGURES:
             yield sid, name, figure_record(catalog, name, getattr(s, name), unit)
     for key in sorted(catalog.assumptions):
@@ -35,8 +42,11 @@ def _entry_figures(catalog: Catalog) -> Iterator[tuple[str, str, dict[str, Any]]
 
 def unknown_figures(catalog: Catalog) -> list[dict]:
     """Every figure left null, with the note saying why: the list a closing note quotes."""
-    return [{"entry": entry, "field": field, "note": f["note"]}
-            for entry, field, f in _entry_figures(catalog) if f["value"] is None]
+    return [
+        {"entry": entry, "field": field, "note": f["note"]}
+        for entry, field, f in _entry_figures(catalog)
+        if f["value"] is None
+    ]
 
 
 def summary(catalog: Catalog, name: str) -> dict:
@@ -48,12 +58,21 @@ def summary(catalog: Catalog, name: str) -> dict:
     cited = {s["id"] for _, _, f in figures for s in f["sources"]}
     derived = sum(1 for _, _, f in figures if any(s["kind"] == "derived" for s in f["sources"]))
     return {
-        "file": name, "valid": True, "gpus": len(catalog.gpus), "servers": len(catalog.servers),
-        "models": len(catalog.models), "assumptions": len(catalog.assumptions), "sources": len(catalog.sources),
-        "sources_cited": len(cited), "figures": len(figures),
-        "unknown": sum(1 for _, _, f in figures if f["value"] is None), "derived": derived,
-        "availability": {k: sum(1 for g in catalog.gpus.values() if g.availability == k)
-                         for k in ("buy and rent", "buy only", "rent only", "neither")},
+        "file": name,
+        "valid": True,
+        "gpus": len(catalog.gpus),
+        "servers": len(catalog.servers),
+        "models": len(catalog.models),
+        "assumptions": len(catalog.assumptions),
+        "sources": len(catalog.sources),
+        "sources_cited": len(cited),
+        "figures": len(figures),
+        "unknown": sum(1 for _, _, f in figures if f["value"] is None),
+        "derived": derived,
+        "availability": {
+            k: sum(1 for g in catalog.gpus.values() if g.availability == k)
+            for k in ("buy and rent", "buy only", "rent only", "neither")
+        },
         "sources_by_kind": {k: sum(1 for s in catalog.sources.values() if s.kind == k) for k in SOURCE_KINDS},
         "sources_without_kind": sum(1 for s in catalog.sources.values() if s.kind not in SOURCE_KINDS),
         "prices": len(prices),
@@ -69,7 +88,20 @@ def _economics_count(catalog: Catalog) -> int:
     e = catalog.economics
     if e is None:
         return 0
-    maps = (e.cost_of_capital, e.colocation_usd_per_kw_month, e.power_and_cooling, e.network, e.storage,
-            e.reliability, e.rental_terms)
-    return (len(e.residual_value) + 1 + len(e.useful_life_filings) + sum(len(m) for m in maps)
-            + len(e.liquid_only_systems) + len(e.spot_interruption))
+    maps = (
+        e.cost_of_capital,
+        e.colocation_usd_per_kw_month,
+        e.power_and_cooling,
+        e.network,
+        e.storage,
+        e.reliability,
+        e.rental_terms,
+    )
+    return (
+        len(e.residual_value)
+        + 1
+        + len(e.useful_life_filings)
+        + sum(len(m) for m in maps)
+        + len(e.liquid_only_systems)
+        + len(e.spot_interruption)
+    )

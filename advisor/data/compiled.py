@@ -11,6 +11,7 @@ its class's fields; anything else (an unsealed, foreign, truncated or malformed 
 and the data parsed and validated again. User files (workloads, --catalog, --rules) are never
 compiled: they are read with the defensive loader each time.
 """
+
 from __future__ import annotations
 
 import datetime as dt
@@ -26,8 +27,8 @@ from advisor.data.cache import cache_dir, read_sealed, remove, write_sealed
 from advisor.inputs.strict import Strict
 
 T = TypeVar("T")
-FORMAT = 2   # 1: pickle (never read again); 2: sealed JSON
-KEEP = 8     # entries of one kind kept (several checkouts may share the folder)
+FORMAT = 2  # 1: pickle (never read again); 2: sealed JSON
+KEEP = 8  # entries of one kind kept (several checkouts may share the folder)
 # the code that makes and checks the compiled objects: every module of these folders (not a list of
 # names, which a module split or renamed would silently leave stale), and errors.py
 _CODE = ("data", "inputs", "errors.py")
@@ -83,8 +84,7 @@ def to_plain(value: Any) -> Any:
     if value is None or type(value) in (str, int, float, bool):
         return value
     if isinstance(value, Strict):
-        out = {"$": _tag(type(value)), "d": to_plain(dict(value.__dict__)),
-               "s": sorted(value.__pydantic_fields_set__)}
+        out = {"$": _tag(type(value)), "d": to_plain(dict(value.__dict__)), "s": sorted(value.__pydantic_fields_set__)}
         if value.__pydantic_private__:
             out["p"] = to_plain(dict(value.__pydantic_private__))
         return out
@@ -125,8 +125,14 @@ def from_json(payload: bytes, models: dict[str, type[Strict]]) -> Any:
             return dt.date.fromisoformat(inner)
         cls, fields, privates = shapes.get(tag) or (None, None, None) if isinstance(tag, str) else (None, None, None)
         fields_set, private = d.get("s"), d.get("p")
-        if (cls is None or type(inner) is not dict or inner.keys() != fields or type(fields_set) is not list
-                or not inner.keys() >= set(fields_set) or (private or {}).keys() != privates):
+        if (
+            cls is None
+            or type(inner) is not dict
+            or inner.keys() != fields
+            or type(fields_set) is not list
+            or not inner.keys() >= set(fields_set)
+            or (private or {}).keys() != privates
+        ):
             raise Unsupported(f"not a stored {tag!r}")
         obj = new(cls)
         put(obj, "__dict__", inner)
@@ -154,12 +160,12 @@ def compiled(kind: str, files: list[Path], build: Callable[[], T], check: Callab
         try:
             return check(from_json(payload, data_models()))
         except (ValueError, TypeError, KeyError, RecursionError):
-            remove(path)   # sealed by this user, yet not what this code reads: made anew
+            remove(path)  # sealed by this user, yet not what this code reads: made anew
     value = build()
     try:
         plain = json.dumps(to_plain(value), separators=(",", ":"), allow_nan=False).encode()
     except (Unsupported, ValueError):
-        return value   # nothing stored: parsed every time
+        return value  # nothing stored: parsed every time
     write_sealed(path, kind, key, plain)
     _prune(folder, kind)
     return value

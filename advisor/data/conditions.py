@@ -11,6 +11,7 @@ words, anything outside the fixed operators. `gt`/`lt` are the strict forms the 
 ("a TPP of less than 4800"). A comparison against an unknown (null) value is false, so a rule never
 fires on a guess; `equals: null` asks "is it unknown?".
 """
+
 from __future__ import annotations
 
 import math
@@ -26,12 +27,12 @@ from advisor.inputs.strict import Strict
 COMPARATORS = ("equals", "in", "not_in", "gte", "lte", "gt", "lt")
 COMBINATORS = ("all", "any")
 NUMERIC = ("gte", "lte", "gt", "lt")
-TAGS = ("all-of", "any-of", "comparison")   # the union's tags, dropped from error locations
+TAGS = ("all-of", "any-of", "comparison")  # the union's tags, dropped from error locations
 PLACEHOLDER = re.compile(r"\{([a-z_]+(?:\.[a-z_0-9]+)*)\}")
 _FIELD_NAME = re.compile(r"[a-z_]+(\.[a-z_0-9]+)+")
 
-Context = Mapping[str, Any]        # {gpu: {...}, deployment: {...}, offer: {...}, job: {...}}
-Lists = Mapping[str, list[Any]]    # a rules file's named lists
+Context = Mapping[str, Any]  # {gpu: {...}, deployment: {...}, offer: {...}, job: {...}}
+Lists = Mapping[str, list[Any]]  # a rules file's named lists
 
 
 class ListRef(Strict):
@@ -67,8 +68,10 @@ class Comparison(Strict):
             return data
         keys = set(data)
         if "field" not in keys:
-            raise ValueError(f"unknown operator(s) {sorted(map(str, keys))}; allowed: "
-                             f"{', '.join(COMPARATORS + COMBINATORS)} (with field:)")
+            raise ValueError(
+                f"unknown operator(s) {sorted(map(str, keys))}; allowed: "
+                f"{', '.join(COMPARATORS + COMBINATORS)} (with field:)"
+            )
         ops = keys - {"field"}
         unknown = ops - set(COMPARATORS)
         if unknown:
@@ -80,12 +83,18 @@ class Comparison(Strict):
             raise ValueError(f"field is a dotted name such as gpu.brand, got {name!r}")
         op = next(iter(ops))
         value = data[op]
-        if op in ("in", "not_in") and not (isinstance(value, list) or (
-                isinstance(value, dict) and set(value) in ({"list"}, {"field"})
-                and isinstance(next(iter(value.values())), str))):
+        if op in ("in", "not_in") and not (
+            isinstance(value, list)
+            or (
+                isinstance(value, dict)
+                and set(value) in ({"list"}, {"field"})
+                and isinstance(next(iter(value.values())), str)
+            )
+        ):
             raise ValueError(f"{op}: a list of values, {{list: NAME}} or {{field: NAME}}")
-        if op in NUMERIC and (isinstance(value, bool) or not isinstance(value, (int, float))
-                              or not math.isfinite(value)):
+        if op in NUMERIC and (
+            isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value)
+        ):
             raise ValueError(f"{op}: a finite number, got {show(value)}")
         return data
 
@@ -112,12 +121,19 @@ class Comparison(Strict):
         if op in NUMERIC:
             if not _number(value):
                 return False
-            return bool(value >= target if op == "gte" else value <= target if op == "lte"
-                        else value > target if op == "gt" else value < target)
+            return bool(
+                value >= target
+                if op == "gte"
+                else value <= target
+                if op == "lte"
+                else value > target
+                if op == "gt"
+                else value < target
+            )
         if isinstance(target, FieldRef):
             options = lookup(context, target.field)
             if not isinstance(options, (list, tuple)):
-                return False   # an unknown list: the comparison cannot hold
+                return False  # an unknown list: the comparison cannot hold
         else:
             options = lists[target.list] if isinstance(target, ListRef) else target
         return (value in options) if op == "in" else (value not in options)
@@ -161,15 +177,20 @@ def _kind(value: Any) -> str | None:
     return kinds.get(type(value))
 
 
-Condition = Annotated[Union[Annotated[AllOf, Tag("all-of")], Annotated[AnyOf, Tag("any-of")],
-                            Annotated[Comparison, Tag("comparison")]],
-                      Discriminator(_kind, custom_error_type="condition_type",
-                                    custom_error_message="a condition is a mapping such as "
-                                                         "{field: gpu.vendor, equals: AMD}, {all: [...]} or {any: [...]}")]
+Condition = Annotated[
+    Union[Annotated[AllOf, Tag("all-of")], Annotated[AnyOf, Tag("any-of")], Annotated[Comparison, Tag("comparison")]],
+    Discriminator(
+        _kind,
+        custom_error_type="condition_type",
+        custom_error_message="a condition is a mapping such as "
+        "{field: gpu.vendor, equals: AMD}, {all: [...]} or {any: [...]}",
+    ),
+]
 AnyCondition = AllOf | AnyOf | Comparison
 
 
 # ------------------------------------------------------------------------------ reading a condition
+
 
 def parts(cond: AnyCondition) -> list[AnyCondition]:
     """The conditions an `all`/`any` combines (none for a comparison)."""
@@ -233,6 +254,7 @@ def render(template: str, context: Context) -> str:
         if isinstance(v, float):
             return f"{v:g}"
         return "unknown" if v is None else str(v)
+
     return PLACEHOLDER.sub(sub, template)
 
 

@@ -2,6 +2,7 @@
 by GPU generation, useful life, cost of capital, colocation, rack power and cooling, network fabric,
 storage, failures and interruptions, rental terms. Every figure is sourced, dated and graded; an
 unknown one is null with a note. The economics layer computes with these; this module only reads."""
+
 from __future__ import annotations
 
 from typing import Literal
@@ -13,11 +14,22 @@ from advisor.inputs.strict import Strict
 
 # unit -> (low, high) a value in that unit may take; ranges catch a percent typed as a fraction
 UNIT_RANGES = {
-    "fraction": (0.0, 1.0), "fraction per year": (0.0, 1.0), "years": (0.0, 30.0),
-    "USD/kW-month": (0.0, 10_000.0), "kW per rack": (0.0, 1_000.0), "kW per system": (0.0, 1_000.0),
-    "USD": (0.0, 1e9), "USD per TB": (0.0, 1e6), "count": (0.0, 1e9), "per GPU-day": (0.0, 1.0),
-    "hours": (0.0, 1e6), "days": (0.0, 3_660.0), "weeks": (0.0, 520.0), "Gb/s": (0.0, 1e5),
-    "bytes per token": (0.0, 1e3), "bytes per parameter": (0.0, 1e3),
+    "fraction": (0.0, 1.0),
+    "fraction per year": (0.0, 1.0),
+    "years": (0.0, 30.0),
+    "USD/kW-month": (0.0, 10_000.0),
+    "kW per rack": (0.0, 1_000.0),
+    "kW per system": (0.0, 1_000.0),
+    "USD": (0.0, 1e9),
+    "USD per TB": (0.0, 1e6),
+    "count": (0.0, 1e9),
+    "per GPU-day": (0.0, 1.0),
+    "hours": (0.0, 1e6),
+    "days": (0.0, 3_660.0),
+    "weeks": (0.0, 520.0),
+    "Gb/s": (0.0, 1e5),
+    "bytes per token": (0.0, 1e3),
+    "bytes per parameter": (0.0, 1e3),
 }
 
 
@@ -33,7 +45,7 @@ class EconFigure(Strict):
     source: list[str] = []
     note: str | None = None
 
-    _date = field_validator("as_of")(check_date)   # the catalog's check: also refuses month 13
+    _date = field_validator("as_of")(check_date)  # the catalog's check: also refuses month 13
 
     @field_validator("unit")
     @classmethod
@@ -102,8 +114,10 @@ class ResidualCurve(Strict):
             raise ValueError("points must be in strictly increasing order of years")
         first = self.points[0]
         if first.years != 0 or first.conservative is None or first.conservative >= 1:
-            raise ValueError("the first point is at years 0 and below 1: a new part resold is a used part "
-                             "(no generation fetches 100% of its price at month 0)")
+            raise ValueError(
+                "the first point is at years 0 and below 1: a new part resold is a used part "
+                "(no generation fetches 100% of its price at month 0)"
+            )
         values = [p.conservative for p in self.points]
         known = [v for v in values if v is not None]
         if len(known) != len(values):
@@ -174,7 +188,7 @@ class SpotInterruption(Strict):
 
 class Economics(Strict):
     residual_value: dict[str, ResidualCurve]
-    used_market_discount: EconFigure            # the dealer's spread: what a seller gets below the used list price
+    used_market_discount: EconFigure  # the dealer's spread: what a seller gets below the used list price
     useful_life_years: EconFigure
     useful_life_filings: list[UsefulLifePoint]
     cost_of_capital: dict[str, EconFigure]
@@ -186,11 +200,11 @@ class Economics(Strict):
     reliability: dict[str, EconFigure]
     spot_interruption: list[SpotInterruption]
     rental_terms: dict[str, EconFigure]
-    lead_times: dict[str, EconFigure]          # issue 29: `network` (switches, NICs, optics), in days
-    network_bands: list[NetworkBand]            # issue 29: fabric $ per networked GPU by cluster size
-    support: dict[str, EconFigure]              # issue 29: service contracts, software licences
-    burn_in: dict[str, EconFigure]              # issue 29: the acceptance soak before production
-    sales_tax: dict[str, TaxRate]               # issue 29: by region (ISO 3166 alpha-2)
+    lead_times: dict[str, EconFigure]  # issue 29: `network` (switches, NICs, optics), in days
+    network_bands: list[NetworkBand]  # issue 29: fabric $ per networked GPU by cluster size
+    support: dict[str, EconFigure]  # issue 29: service contracts, software licences
+    burn_in: dict[str, EconFigure]  # issue 29: the acceptance soak before production
+    sales_tax: dict[str, TaxRate]  # issue 29: by region (ISO 3166 alpha-2)
 
     @field_validator("residual_value")
     @classmethod

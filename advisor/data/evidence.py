@@ -11,6 +11,7 @@ carries a sourced derating (catalog/estimator.yaml `datasheet_derating`). A user
 measurement (a job's `measured:`) makes a speed `measured` on its GPU and count and
 `transferred` on related GPUs (advisor/perf/measured.py).
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -20,7 +21,7 @@ from typing import Any
 from advisor.data.catalog_entries import GPU
 
 MEASURED, SAME_GENERATION, DATASHEET, TRANSFERRED = "measured", "same_generation", "datasheet", "transferred"
-LEVELS = (MEASURED, TRANSFERRED, SAME_GENERATION, DATASHEET)   # best evidence first
+LEVELS = (MEASURED, TRANSFERRED, SAME_GENERATION, DATASHEET)  # best evidence first
 _GENERATIONS: dict[str | None, str] = {}
 
 
@@ -48,8 +49,8 @@ def generation(gpu: GPU) -> str:
 def generation_name(gen: str) -> str:
     """A generation key as people write it: 'cdna3' -> 'CDNA 3', 'hopper' -> 'Hopper'."""
     for family in ("cdna", "rdna"):
-        if gen.startswith(family) and gen[len(family):].isdigit():
-            return f"{family.upper()} {gen[len(family):]}"
+        if gen.startswith(family) and gen[len(family) :].isdigit():
+            return f"{family.upper()} {gen[len(family) :]}"
     return gen.title()
 
 
@@ -65,14 +66,14 @@ def correlation_group(gpu: GPU) -> str:
 class Evidence:
     """What the calibration set holds for one GPU and precision."""
 
-    level: str                      # measured | same_generation | datasheet
-    runs: int                       # runs on this GPU at this precision
-    sources: tuple[str, ...]        # their sources (calibration.csv `group`)
-    siblings: tuple[str, ...]       # other GPU ids of the generation with runs (same_generation)
+    level: str  # measured | same_generation | datasheet
+    runs: int  # runs on this GPU at this precision
+    sources: tuple[str, ...]  # their sources (calibration.csv `group`)
+    siblings: tuple[str, ...]  # other GPU ids of the generation with runs (same_generation)
     generation: str
 
 
-_OVERRIDE: list[dict[str, Any]] = []   # a table in force instead of the shipped one (bench/calibration.py folds)
+_OVERRIDE: list[dict[str, Any]] = []  # a table in force instead of the shipped one (bench/calibration.py folds)
 
 
 def _table() -> dict[str, Any]:
@@ -90,7 +91,9 @@ def _shipped() -> dict[str, Any]:
     from advisor.inputs.loader import load_yaml_file
 
     path = data_dir("catalog") / "accuracy.yaml"
-    doc = (load_yaml_file(path, "catalog file", shipped=True) or {}) if path.is_file() else {}   # libyaml: a shipped file
+    doc = (
+        (load_yaml_file(path, "catalog file", shipped=True) or {}) if path.is_file() else {}
+    )  # libyaml: a shipped file
     return (doc.get("evidence") or {}).get("gpus") or {}
 
 
@@ -102,8 +105,9 @@ def evidence(gpu: GPU, precision: str) -> Evidence:
     runs = mine.get(precision) or {}
     if runs.get("runs") and (table.get(gpu.id) or {}).get("generation") == gen:
         return Evidence(MEASURED, int(runs["runs"]), tuple(runs.get("sources") or ()), (), gen)
-    kin = sorted(gid for gid, e in table.items() if e.get("generation") == gen
-                 and (gid != gpu.id or e.get("precisions")))
+    kin = sorted(
+        gid for gid, e in table.items() if e.get("generation") == gen and (gid != gpu.id or e.get("precisions"))
+    )
     same_precision = [gid for gid in kin if precision in (table[gid].get("precisions") or {})]
     if same_precision or kin:
         sibs = tuple(same_precision or kin)

@@ -1,5 +1,6 @@
 """A `--catalog` override file's prices as whole, dated, self-cited quote records: a price given
 in an override replaces the built-in record whole and cites the file itself."""
+
 from __future__ import annotations
 
 import copy
@@ -16,12 +17,19 @@ def override_source_id(name: str) -> str:
 def _quote_record(rec: Any, name: str, field: str, sid: str) -> dict[str, Any]:
     """An override price as a whole record: dated (or refused), cited to the override file."""
     if not isinstance(rec, dict):
-        raise InputError(f"{name}: {field} must be a mapping with usd (or usd_per_gpu_hour), as_of and "
-                         "optionally source, note", file=name, field=field)
+        raise InputError(
+            f"{name}: {field} must be a mapping with usd (or usd_per_gpu_hour), as_of and optionally source, note",
+            file=name,
+            field=field,
+        )
     if rec.get("usd", rec.get("usd_per_gpu_hour")) is not None and not rec.get("as_of"):
-        raise InputError(f"{name}: {field}.as_of is missing: a price given in an override file needs the date "
-                         "it was quoted (YYYY, YYYY-MM or YYYY-MM-DD), so that plans can say how old it is and "
-                         "a plan as of an earlier day (--as-of, as_of=) can leave it out", file=name, field=f"{field}.as_of")
+        raise InputError(
+            f"{name}: {field}.as_of is missing: a price given in an override file needs the date "
+            "it was quoted (YYYY, YYYY-MM or YYYY-MM-DD), so that plans can say how old it is and "
+            "a plan as of an earlier day (--as-of, as_of=) can leave it out",
+            file=name,
+            field=f"{field}.as_of",
+        )
     out = dict(rec)
     given = out.get("source") or []
     out["source"] = [sid] + [s for s in (given if isinstance(given, list) else [given]) if s != sid]
@@ -49,8 +57,11 @@ def normalize_override(doc: Any, name: str) -> Any:
             used = True
         rent = prices.get("rent")
         if rent is not None and not isinstance(rent, list):
-            raise InputError(f"{name}: {where}.rent must be a list of rental offers, got {show(rent)}", file=name,
-                             field=f"{where}.rent")
+            raise InputError(
+                f"{name}: {where}.rent must be a list of rental offers, got {show(rent)}",
+                file=name,
+                field=f"{where}.rent",
+            )
         for j, offer in enumerate(rent or []):
             prices["rent"][j] = _quote_record(offer, name, f"{where}.rent[{j}]", sid)
             prices["rent"][j].setdefault("pricing", "on_demand")
@@ -64,9 +75,16 @@ def normalize_override(doc: Any, name: str) -> Any:
         if not isinstance(sources, dict):
             raise InputError(f"{name}: `sources` must be a mapping of id to entry", file=name, field="sources")
         doc["sources"] = sources
-        sources.setdefault(sid, {"url": f"file:{Path(name).name}", "kind": "primary", "form": "quote",
-                                 "title": f"Prices given by the user in the override file {Path(name).name} "
-                                          "(a quote, not checked by gpu-advisor)"})
+        sources.setdefault(
+            sid,
+            {
+                "url": f"file:{Path(name).name}",
+                "kind": "primary",
+                "form": "quote",
+                "title": f"Prices given by the user in the override file {Path(name).name} "
+                "(a quote, not checked by gpu-advisor)",
+            },
+        )
     return doc
 
 

@@ -5,6 +5,7 @@ editable install or a source checkout has them at the repository root, next to a
 Both are found from the package itself through importlib.resources, never from the current
 directory.
 """
+
 from __future__ import annotations
 
 from importlib import resources

@@ -1,6 +1,7 @@
 """What a rules file holds, as typed models: a rule (id, title, severity, effective dates, a
 condition, a message, why it exists, a runnable example and its source) and the file (rules and
 named lists). Field names a rule reads are checked here: `gpu.brnad` is refused, naming the rule."""
+
 from __future__ import annotations
 
 import datetime as dt
@@ -24,9 +25,24 @@ from advisor.inputs.strict import Strict
 # and, per candidate GPU count, `job.gpu_count` and `job.needs_tensor_parallel` (the estimate's
 # layout for that count).
 FIELDS = {
-    "gpu": ("id", "name", "vendor", "brand", "product_class", "form_factor", "memory_gb",
-            "memory_bandwidth_gbps", "tdp_w", "tpp", "performance_density", "link", "link_gbps", "p2p", "cooling",
-            "markets"),
+    "gpu": (
+        "id",
+        "name",
+        "vendor",
+        "brand",
+        "product_class",
+        "form_factor",
+        "memory_gb",
+        "memory_bandwidth_gbps",
+        "tdp_w",
+        "tpp",
+        "performance_density",
+        "link",
+        "link_gbps",
+        "p2p",
+        "cooling",
+        "markets",
+    ),
     "deployment": ("context", "region", "ownership", "power_limit_kw", "liquid_cooling"),
     "offer": ("ownership", "site"),
     "job": ("kind", "precision", "params", "gpu_count", "needs_tensor_parallel"),
@@ -55,8 +71,10 @@ class RuleSource(Strict):
             if not self.by or self.date is None:
                 raise ValueError("a quote names who said it and when: {kind: quote, by: NAME, date: YYYY-MM-DD}")
         elif self.url is None and self.document is None:
-            raise ValueError("a source is a URL (url: https://...), a document reference (document: "
-                             "'IT policy 12, section 3'), or a quote ({kind: quote, by: NAME, date: YYYY-MM-DD})")
+            raise ValueError(
+                "a source is a URL (url: https://...), a document reference (document: "
+                "'IT policy 12, section 3'), or a quote ({kind: quote, by: NAME, date: YYYY-MM-DD})"
+            )
         return self
 
     @property
@@ -128,7 +146,7 @@ class Rule(Strict):
     name: str = Field(pattern=r"^[a-z0-9]+(-[a-z0-9]+)*$")
     title: str
     severity: Literal["forbid", "warn", "limit"]
-    effective: Effective = Effective.model_construct()   # (the defaults: no validator built at import)
+    effective: Effective = Effective.model_construct()  # (the defaults: no validator built at import)
     when: Condition
     effect: Effect | None = None
     message: str
@@ -158,8 +176,10 @@ class Rule(Strict):
                 raise ValueError("a `limit` rule needs `effect: {limit: power_kw, value: N}`")
             outside = sorted(f for f in read if not f.startswith("deployment."))
             if outside:
-                raise ValueError(f"a `limit` rule applies to the whole deployment, so its condition may read "
-                                 f"only deployment.* fields, not {', '.join(outside)}")
+                raise ValueError(
+                    f"a `limit` rule applies to the whole deployment, so its condition may read "
+                    f"only deployment.* fields, not {', '.join(outside)}"
+                )
         elif self.effect is not None:
             raise ValueError("`effect` belongs to rules of severity `limit`")
         if not self.effect:

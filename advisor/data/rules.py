@@ -24,6 +24,7 @@ rules file is reported at once.
 The code lives by concern: conditions.py (typed conditions and their interpreter), rule_models.py
 (rules and rules files), and here the registry (RuleSet), the loader and the contexts rules read.
 """
+
 from __future__ import annotations
 
 import datetime as dt
@@ -76,22 +77,26 @@ class Limit:
 class RuleSet:
     rules: list[Rule]
     lists: dict[str, list[Any]]
-    origin: dict[str, str] = field(default_factory=dict)   # rule id -> file
+    origin: dict[str, str] = field(default_factory=dict)  # rule id -> file
     _memo: dict[Any, Any] = field(default_factory=dict, repr=False)
 
     def get(self, rule_id: str) -> Rule:
         for r in self.rules:
             if r.id == rule_id.upper():
                 return r
-        raise InputError(f"unknown rule {rule_id!r}{suggest(rule_id.upper(), [r.id for r in self.rules])}; "
-                         f"known: {', '.join(r.id for r in self.rules)}", field="rule")
+        raise InputError(
+            f"unknown rule {rule_id!r}{suggest(rule_id.upper(), [r.id for r in self.rules])}; "
+            f"known: {', '.join(r.id for r in self.rules)}",
+            field="rule",
+        )
 
     def _scope(self, per_count: bool | None) -> tuple[list[Rule], tuple[str, ...]]:
         """The option rules (forbid/warn) in a scope, and every field they read (conditions and messages)."""
         key = ("scope", per_count)
         if key not in self._memo:
-            chosen = [r for r in self.rules
-                      if r.severity != "limit" and (per_count is None or r.per_count == per_count)]
+            chosen = [
+                r for r in self.rules if r.severity != "limit" and (per_count is None or r.per_count == per_count)
+            ]
             names: set[str] = set()
             for r in chosen:
                 names |= set(condition_fields(r.when)) | set(PLACEHOLDER.findall(r.message))
@@ -111,8 +116,11 @@ class RuleSet:
             pass
         except TypeError:  # an unhashable value in the context: evaluate without the memo
             key = None
-        found = [Finding(r.id, r.severity, render(r.message, context)) for r in chosen
-                 if r.effective.covers(as_of) and holds(r.when, context, self.lists)]
+        found = [
+            Finding(r.id, r.severity, render(r.message, context))
+            for r in chosen
+            if r.effective.covers(as_of) and holds(r.when, context, self.lists)
+        ]
         if key is not None:
             self._memo[key] = found
         return found
@@ -121,9 +129,13 @@ class RuleSet:
         """The `limit` rules in force whose condition holds for the deployment `context`."""
         out = []
         for r in self.rules:
-            effect = r.effect   # every limit rule has one (Rule checks it)
-            if (r.severity == "limit" and effect is not None and r.effective.covers(as_of)
-                    and holds(r.when, context, self.lists)):
+            effect = r.effect  # every limit rule has one (Rule checks it)
+            if (
+                r.severity == "limit"
+                and effect is not None
+                and r.effective.covers(as_of)
+                and holds(r.when, context, self.lists)
+            ):
                 ctx = {**context, "effect": {"limit": effect.limit, "value": effect.value}}
                 out.append(Limit(r.id, effect.limit, effect.value, render(r.message, ctx)))
         return out
@@ -132,27 +144,49 @@ class RuleSet:
         """Everything about one rule, for `advisor rules show` and scripts."""
         used = sorted(set(list_refs(rule.when)))
         return {
-            "id": rule.id, "name": rule.name, "title": rule.title, "severity": rule.severity,
-            "effective": {"from": rule.effective.from_.isoformat() if rule.effective.from_ else None,
-                          "until": rule.effective.until.isoformat() if rule.effective.until else None},
-            "in_force": rule.effective.covers(as_of), "as_of": as_of.isoformat(),
-            "file": self.origin.get(rule.id), "when": as_written(rule.when),
+            "id": rule.id,
+            "name": rule.name,
+            "title": rule.title,
+            "severity": rule.severity,
+            "effective": {
+                "from": rule.effective.from_.isoformat() if rule.effective.from_ else None,
+                "until": rule.effective.until.isoformat() if rule.effective.until else None,
+            },
+            "in_force": rule.effective.covers(as_of),
+            "as_of": as_of.isoformat(),
+            "file": self.origin.get(rule.id),
+            "when": as_written(rule.when),
             "condition": describe(rule.when, self.lists),
             "effect": rule.effect.model_dump() if rule.effect else None,
-            "message": rule.message, "why": " ".join(rule.why.split()),
+            "message": rule.message,
+            "why": " ".join(rule.why.split()),
             "example": rule.example.text if isinstance(rule.example, RuleExample) else rule.example,
-            "source": {k: v for k, v in rule.source.model_dump(mode="json").items()
-                       if v is not None or k not in ("document", "kind", "by", "date")},
+            "source": {
+                k: v
+                for k, v in rule.source.model_dump(mode="json").items()
+                if v is not None or k not in ("document", "kind", "by", "date")
+            },
             "lists": {name: self.lists[name] for name in used},
         }
 
     def listing(self, as_of: dt.date) -> list[dict[str, Any]]:
-        return [{"id": r.id, "name": r.name, "severity": r.severity, "title": r.title,
-                 "in_force": r.effective.covers(as_of), "effective": r.effective.text(),
-                 "file": self.origin.get(r.id), "source": r.source.cite} for r in self.rules]
+        return [
+            {
+                "id": r.id,
+                "name": r.name,
+                "severity": r.severity,
+                "title": r.title,
+                "in_force": r.effective.covers(as_of),
+                "effective": r.effective.text(),
+                "file": self.origin.get(r.id),
+                "source": r.source.cite,
+            }
+            for r in self.rules
+        ]
 
 
 # ------------------------------------------------------------------------------ loading
+
 
 def _clean(loc: Sequence[int | str]) -> tuple[int | str, ...]:
     """An error location without pydantic's union tags (the condition kinds, validator names)."""
@@ -167,8 +201,7 @@ def _phrase(err: ErrorDetails, name: str, rid: str | None) -> InputError:
     if rid is None:
         return InputError(f"{name}: field `{where}`: {msg}", file=name, field=where)
     if err["type"] == "extra_forbidden":
-        msg = (f"unknown field{suggest(str(loc[-1]), Rule.model_fields)} "
-               f"(allowed: {', '.join(Rule.model_fields)})")
+        msg = f"unknown field{suggest(str(loc[-1]), Rule.model_fields)} (allowed: {', '.join(Rule.model_fields)})"
     at = f", field `{where}`" if where else ""
     return InputError(f"{name}: rule {rid}{at}: {msg}", file=name, field=f"{rid}.{where}" if where else rid)
 
@@ -210,12 +243,18 @@ def _builtin_files(paths: list[Path]) -> list[tuple[str, RuleFile | None]]:
     from advisor.data.compiled import compiled
 
     def build() -> list[tuple[str, RuleFile | None]]:
-        return [(f"rules/{p.name}", _validate_file(load_yaml_file(p, "rules file", shipped=True), f"rules/{p.name}"))
-                for p in paths]
+        return [
+            (f"rules/{p.name}", _validate_file(load_yaml_file(p, "rules file", shipped=True), f"rules/{p.name}"))
+            for p in paths
+        ]
 
     def stored(value: Any) -> list[tuple[str, RuleFile | None]]:
-        if not (type(value) is list and all(type(f) is tuple and len(f) == 2 and type(f[0]) is str
-                                            and isinstance(f[1], RuleFile) for f in value)):
+        if not (
+            type(value) is list
+            and all(
+                type(f) is tuple and len(f) == 2 and type(f[0]) is str and isinstance(f[1], RuleFile) for f in value
+            )
+        ):
             raise ValueError("not compiled rules")
         return value
 
@@ -232,9 +271,9 @@ def load_rules(extra: list[str | Path] | None = None) -> RuleSet:
     lists: dict[str, list[Any]] = {}
     origin: dict[str, str] = {}
     errors: list[InputError] = []
-    unlisted: set[str] = set()   # files whose `lists:` could not be read: their list references go unchecked
+    unlisted: set[str] = set()  # files whose `lists:` could not be read: their list references go unchecked
     for name, parsed in parsed_files:
-        if parsed is None:   # a user's file: read defensively every time
+        if parsed is None:  # a user's file: read defensively every time
             try:
                 parsed, found, lists_ok = _read_file(load_yaml_file(name, "rules file"), name)
             except InputError as exc:
@@ -245,27 +284,44 @@ def load_rules(extra: list[str | Path] | None = None) -> RuleSet:
                 unlisted.add(name)
         for key, values in parsed.lists.items():
             if key in lists and lists[key] != values:
-                errors.append(InputError(f"{name}: list {key!r} is already defined differently in another rules "
-                                         "file", file=name, field=f"lists.{key}"))
+                errors.append(
+                    InputError(
+                        f"{name}: list {key!r} is already defined differently in another rules file",
+                        file=name,
+                        field=f"lists.{key}",
+                    )
+                )
                 continue
             lists[key] = values
         for rule in parsed.rules:
             if rule.id in origin:
-                errors.append(InputError(f"{name}: rule {rule.id} is already defined in {origin[rule.id]}",
-                                         file=name, field=rule.id))
+                errors.append(
+                    InputError(
+                        f"{name}: rule {rule.id} is already defined in {origin[rule.id]}", file=name, field=rule.id
+                    )
+                )
                 continue
             origin[rule.id] = name
             rules.append(rule)
         if len(rules) > MAX_RULES:
-            errors.append(InputError(f"{name}: more than {MAX_RULES:,} rules in all; the limit is {MAX_RULES:,} "
-                                     "(every option of every job is checked against each; see docs/limits.md)",
-                                     file=name))
+            errors.append(
+                InputError(
+                    f"{name}: more than {MAX_RULES:,} rules in all; the limit is {MAX_RULES:,} "
+                    "(every option of every job is checked against each; see docs/limits.md)",
+                    file=name,
+                )
+            )
             break
     for rule in rules:
         for list_name in list_refs(rule.when):
             if list_name not in lists and not unlisted:
-                errors.append(InputError(f"{origin[rule.id]}: rule {rule.id} refers to list {list_name!r}, which "
-                                         "no rules file defines", file=origin[rule.id], field=rule.id))
+                errors.append(
+                    InputError(
+                        f"{origin[rule.id]}: rule {rule.id} refers to list {list_name!r}, which no rules file defines",
+                        file=origin[rule.id],
+                        field=rule.id,
+                    )
+                )
     if errors:
         raise InputError.many(errors)
     rules.sort(key=lambda r: r.id)
@@ -276,11 +332,20 @@ def gpu_context(gpu: Any) -> dict[str, Any]:
     """The flat view of a catalog GPU that rule conditions and messages see as `gpu.*`."""
     ic = gpu.interconnect
     return {
-        "id": gpu.id, "name": gpu.name, "vendor": gpu.vendor, "brand": gpu.brand,
-        "product_class": gpu.product_class, "form_factor": gpu.form_factor,
-        "memory_gb": gpu.memory_gb.value, "memory_bandwidth_gbps": gpu.memory_bandwidth_gbps.value,
-        "tdp_w": gpu.tdp_w.value, "tpp": gpu.tpp.value, "performance_density": gpu.performance_density.value,
-        "link": ic.link, "link_gbps": ic.link_gbps.value, "p2p": ic.p2p.value,
+        "id": gpu.id,
+        "name": gpu.name,
+        "vendor": gpu.vendor,
+        "brand": gpu.brand,
+        "product_class": gpu.product_class,
+        "form_factor": gpu.form_factor,
+        "memory_gb": gpu.memory_gb.value,
+        "memory_bandwidth_gbps": gpu.memory_bandwidth_gbps.value,
+        "tdp_w": gpu.tdp_w.value,
+        "tpp": gpu.tpp.value,
+        "performance_density": gpu.performance_density.value,
+        "link": ic.link,
+        "link_gbps": ic.link_gbps.value,
+        "p2p": ic.p2p.value,
         "cooling": gpu.cooling.value if getattr(gpu, "cooling", None) else None,
         "markets": tuple(gpu.markets.value) if getattr(gpu, "markets", None) and gpu.markets.value else None,
     }
@@ -288,6 +353,10 @@ def gpu_context(gpu: Any) -> dict[str, Any]:
 
 def deployment_context(deployment: Any) -> dict[str, Any]:
     """`deployment.*` as rules see it (a workload's Deployment)."""
-    return {"context": deployment.context, "region": deployment.region, "ownership": deployment.ownership,
-            "power_limit_kw": deployment.power_limit_kw,
-            "liquid_cooling": bool(getattr(deployment, "liquid_cooling", False))}
+    return {
+        "context": deployment.context,
+        "region": deployment.region,
+        "ownership": deployment.ownership,
+        "power_limit_kw": deployment.power_limit_kw,
+        "liquid_cooling": bool(getattr(deployment, "liquid_cooling", False)),
+    }

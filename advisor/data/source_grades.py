@@ -1,6 +1,7 @@
 """How far a catalog figure may be trusted: the grades of sources (primary, secondary, tertiary,
 derived, assumption), the finer kinds used before issue 14 and the grade each maps onto, and the
 check that a price resting only on tertiary sources says `confidence: low`."""
+
 from __future__ import annotations
 
 from collections.abc import Iterator
@@ -12,16 +13,60 @@ SOURCE_KINDS = ("primary", "secondary", "tertiary", "derived", "assumption")
 
 # The finer source kinds used before issue 14, and the grade each maps onto (catalog/README.md).
 LEGACY_KINDS = {
-    **dict.fromkeys(("vendor", "vendor_copy", "vendor_via_transcription", "vendor_via_quote", "vendor_via_quotes",
-                     "vendor_sec_filing", "vendor_sec_filing_via_quote", "vendor_licence_text", "vendor_submission",
-                     "provider_page", "provider_api", "provider_page_copy", "provider_price_list",
-                     "cloud_provider_doc", "government", "government_via_transcription", "oem_document",
-                     "model_config", "paper", "industry_survey", "official_statistics", "filing", "quote"),
-                    "primary"),
-    **dict.fromkeys(("secondary_dataset", "secondary_via_dataset", "secondary_vendor_table", "reseller",
-                     "measurement", "trade_press", "analyst"), "secondary"),
-    **dict.fromkeys(("secondary_aggregator", "secondary_low_quality", "secondary_llm_generated", "secondary_code",
-                     "third_party_snapshot", "third_party_quotes", "claim", "aggregator", "forum"), "tertiary"),
+    **dict.fromkeys(
+        (
+            "vendor",
+            "vendor_copy",
+            "vendor_via_transcription",
+            "vendor_via_quote",
+            "vendor_via_quotes",
+            "vendor_sec_filing",
+            "vendor_sec_filing_via_quote",
+            "vendor_licence_text",
+            "vendor_submission",
+            "provider_page",
+            "provider_api",
+            "provider_page_copy",
+            "provider_price_list",
+            "cloud_provider_doc",
+            "government",
+            "government_via_transcription",
+            "oem_document",
+            "model_config",
+            "paper",
+            "industry_survey",
+            "official_statistics",
+            "filing",
+            "quote",
+        ),
+        "primary",
+    ),
+    **dict.fromkeys(
+        (
+            "secondary_dataset",
+            "secondary_via_dataset",
+            "secondary_vendor_table",
+            "reseller",
+            "measurement",
+            "trade_press",
+            "analyst",
+        ),
+        "secondary",
+    ),
+    **dict.fromkeys(
+        (
+            "secondary_aggregator",
+            "secondary_low_quality",
+            "secondary_llm_generated",
+            "secondary_code",
+            "third_party_snapshot",
+            "third_party_quotes",
+            "claim",
+            "aggregator",
+            "forum",
+        ),
+        "tertiary",
+    ),
     "derived_convention": "derived",
 }
 
@@ -52,6 +97,10 @@ def check_price_sources(sections: dict[str, Any], name: str) -> None:
     `confidence: low`. Anything else is refused (exit 2) so a finance reader is never misled."""
     for path, rec in price_records(sections):
         if rec.confidence != "low" and tertiary_only(rec, sections["sources"]):
-            raise InputError(f"{name}: {path} rests only on tertiary sources ({', '.join(rec.source)}) but has "
-                             f"confidence: {rec.confidence}; cite a primary or secondary source, or set "
-                             "confidence: low", file=name, field=f"{path}.confidence")
+            raise InputError(
+                f"{name}: {path} rests only on tertiary sources ({', '.join(rec.source)}) but has "
+                f"confidence: {rec.confidence}; cite a primary or secondary source, or set "
+                "confidence: low",
+                file=name,
+                field=f"{path}.confidence",
+            )

@@ -6,6 +6,7 @@ Each distribution is a log-ratio given by its P10, P50 and P90, read as a two-pi
 the median with the spread (P50 - P10) / z90, above it with (P90 - P50) / z90. So its P10/P50/P90
 are exactly the stored ones, any other quantile is defined, and a draw is one standard normal.
 """
+
 from __future__ import annotations
 
 import math
@@ -40,8 +41,10 @@ class LogDist:
     cap: float = math.inf
 
     def at_z(self, z: float) -> float:
-        return min(self.q50 + z * ((self.q50 - self.q10) if z < 0 else (self.q90 - self.q50)) / Z90,
-                   math.log(self.cap) if self.cap < math.inf else math.inf)
+        return min(
+            self.q50 + z * ((self.q50 - self.q10) if z < 0 else (self.q90 - self.q50)) / Z90,
+            math.log(self.cap) if self.cap < math.inf else math.inf,
+        )
 
     def quantile(self, p: float) -> float:
         return self.at_z(NormalDist().inv_cdf(p))
@@ -70,7 +73,9 @@ NONE = LogDist(0.0, 0.0, 0.0, "no spread")
 @lru_cache(maxsize=1)
 def _doc() -> dict:
     path = data_dir("catalog") / "uncertainty.yaml"
-    return (load_yaml_file(path, "catalog file", shipped=True) or {}) if path.is_file() else {}   # libyaml: a shipped file
+    return (
+        (load_yaml_file(path, "catalog file", shipped=True) or {}) if path.is_file() else {}
+    )  # libyaml: a shipped file
 
 
 def family(gpu: GPU) -> str:
@@ -120,8 +125,9 @@ def shared_speed_draws(gpus: Iterable[GPU], draw: Callable[[], float]) -> dict[s
     return out
 
 
-def price_dist(confidence: str | None, usd: float | None = None,
-               usd_range: tuple[float, float] | None = None) -> LogDist:
+def price_dist(
+    confidence: str | None, usd: float | None = None, usd_range: tuple[float, float] | None = None
+) -> LogDist:
     """log(real / catalog price) for a price of this confidence grade: its own usd_range as P10-P90
     when it has one (a side with no room takes half the grade's width), else the grade's band
     centred on the point."""
@@ -140,7 +146,11 @@ def basis() -> dict:
     if not doc:
         return {"source": None, "note": "no catalog/uncertainty.yaml: ranges have no spread"}
     speed = doc["speed"]
-    return {"source": "catalog/uncertainty.yaml", "generated_by": doc.get("generated_by"),
-            "speed": speed["source"], "speed_rows": speed["rows"],
-            "speed_coverage_p10_p90": speed["coverage_p10_p90"]["strict_leave_one_source_out"],
-            "price": doc["price"]["source"]}
+    return {
+        "source": "catalog/uncertainty.yaml",
+        "generated_by": doc.get("generated_by"),
+        "speed": speed["source"],
+        "speed_rows": speed["rows"],
+        "speed_coverage_p10_p90": speed["coverage_p10_p90"]["strict_leave_one_source_out"],
+        "price": doc["price"]["source"],
+    }

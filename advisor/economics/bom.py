@@ -2,6 +2,7 @@
 what solve/ledger.py lists beside the lines it prices with economics/purchase_bill.py (tax, burn-in,
 support, the network by cluster-size band and a NIC per GPU, storage). Every line cites its source or
 says it is unknown."""
+
 from __future__ import annotations
 
 import math
@@ -13,11 +14,19 @@ from advisor.data.economics import EconFigure, Economics
 NORTH_AMERICA = frozenset({"US", "CA", "MX"})
 
 
-def line(item: str, quantity: float, unit_usd: float | None, source: Iterable[str], confidence: str,
-         note: str = "") -> dict[str, Any]:
+def line(
+    item: str, quantity: float, unit_usd: float | None, source: Iterable[str], confidence: str, note: str = ""
+) -> dict[str, Any]:
     total = None if unit_usd is None else quantity * unit_usd
-    return {"item": item, "quantity": quantity, "unit_usd": unit_usd, "total_usd": total,
-            "source": list(source), "confidence": confidence, "note": note}
+    return {
+        "item": item,
+        "quantity": quantity,
+        "unit_usd": unit_usd,
+        "total_usd": total,
+        "source": list(source),
+        "confidence": confidence,
+        "note": note,
+    }
 
 
 def racks(node_kw: float, nodes: int, econ: Economics | None) -> tuple[dict | None, str | None]:
@@ -27,11 +36,19 @@ def racks(node_kw: float, nodes: int, econ: Economics | None) -> tuple[dict | No
         return None, None
     per_rack = math.floor(fig.value / node_kw)
     if per_rack < 1:
-        return None, (f"one server draws {node_kw:.1f} kW, above the {fig.value:g} kW an air-cooled rack carries: "
-                      "plan a high-density or liquid-cooled rack")
+        return None, (
+            f"one server draws {node_kw:.1f} kW, above the {fig.value:g} kW an air-cooled rack carries: "
+            "plan a high-density or liquid-cooled rack"
+        )
     count = math.ceil(nodes / per_rack)
-    return line(f"racks ({per_rack} server(s) of {node_kw:.1f} kW per {fig.value:g} kW air-cooled rack)", count, None,
-                fig.source, fig.confidence, "space is priced in the colocation rate per kW, not per rack"), None
+    return line(
+        f"racks ({per_rack} server(s) of {node_kw:.1f} kW per {fig.value:g} kW air-cooled rack)",
+        count,
+        None,
+        fig.source,
+        fig.confidence,
+        "space is priced in the colocation rate per kW, not per rack",
+    ), None
 
 
 def colocation(econ: Economics | None, region: str) -> EconFigure | None:

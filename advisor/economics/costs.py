@@ -2,6 +2,7 @@
 utilization), from the catalog's sourced assumptions and economics or the workload's overrides, and
 the per-kW coefficients the optimizer charges owned hardware over the horizon (nominal and present
 value)."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -11,7 +12,7 @@ from advisor.economics.bom import colocation
 from advisor.economics.ownership import HOURS_PER_YEAR, finance_for
 from advisor.inputs.workload import Workload
 
-HOURS_PER_MONTH = 730.0   # 8,760 h / 12
+HOURS_PER_MONTH = 730.0  # 8,760 h / 12
 
 
 @dataclass(frozen=True)
@@ -25,7 +26,7 @@ class Costs:
     sources: tuple
     discount_rate: float = 0.0
     discount_source: str = ""
-    utilization: float | None = None      # share of the horizon owned GPUs run (None: the jobs' own hours)
+    utilization: float | None = None  # share of the horizon owned GPUs run (None: the jobs' own hours)
     useful_life_years: float = 5.0
 
     @property
@@ -49,13 +50,13 @@ def deployment_costs(workload: Workload, catalog: Catalog) -> Costs:
             return override
         a = catalog.assumption(f"{key}_{site}")
         sources.extend(a.source)
-        assert a.value is not None   # the catalog loader refuses a null assumption (data/bounds.py)
+        assert a.value is not None  # the catalog loader refuses a null assumption (data/bounds.py)
         return a.value
 
     if d.hosting_usd_per_kw_month is not None:
         hosting = d.hosting_usd_per_kw_month
     elif site == "datacenter" and (fig := colocation(catalog.economics, d.region)) is not None:
-        hosting = float(fig.value or 0.0)     # economics.yaml's colocation rate: the one source of truth
+        hosting = float(fig.value or 0.0)  # economics.yaml's colocation rate: the one source of truth
         sources.extend(fig.source)
     else:
         hosting = pick(None, "hosting_usd_per_kw_month")

@@ -2,6 +2,7 @@
 network) and a rental's provisioning, each sourced and dated, or unknown and said so. Bought
 hardware starts work only after the last of its parts arrives (and its burn-in: economics/bom.py),
 which a plan counts against every deadline."""
+
 from __future__ import annotations
 
 from collections.abc import Iterable
@@ -41,8 +42,16 @@ class LeadTime:
 def _from_figure(fig: LeadTimeFigure | None, item: str, missing: str) -> LeadTime:
     if fig is None:
         return LeadTime(None, "low", (), None, missing, item=item)
-    return LeadTime(fig.days, fig.confidence or "low", tuple(fig.source), fig.as_of, fig.note or "",
-                    fig.low_days, fig.high_days, item)
+    return LeadTime(
+        fig.days,
+        fig.confidence or "low",
+        tuple(fig.source),
+        fig.as_of,
+        fig.note or "",
+        fig.low_days,
+        fig.high_days,
+        item,
+    )
 
 
 def lead_time(catalog: Catalog, item: str) -> LeadTime:
@@ -52,19 +61,23 @@ def lead_time(catalog: Catalog, item: str) -> LeadTime:
         fig = (catalog.economics.lead_times if catalog.economics else {}).get(NETWORK)
         if fig is None:
             return LeadTime(None, "low", (), None, "the catalog has no network lead time", item=item)
-        return LeadTime(fig.value, fig.confidence, tuple(fig.source), fig.as_of, fig.note or "", fig.low, fig.high, item)
+        return LeadTime(
+            fig.value, fig.confidence, tuple(fig.source), fig.as_of, fig.note or "", fig.low, fig.high, item
+        )
     if item in catalog.gpus:
         return _from_figure(catalog.gpus[item].lead_time, item, f"{item} has no purchase price, so no lead time")
     if item in catalog.servers:
         return _from_figure(catalog.servers[item].lead_time, item, f"{item} has no purchase price, so no lead time")
-    raise InputError(f"unknown part {item!r}: a lead time is asked of a GPU id, a server id or {NETWORK!r}",
-                     field="item")
+    raise InputError(
+        f"unknown part {item!r}: a lead time is asked of a GPU id, a server id or {NETWORK!r}", field="item"
+    )
 
 
 def provisioning_time(offer: RentalOffer) -> LeadTime:
     """How long a rental takes to become usable, where the provider says; unknown otherwise."""
-    return _from_figure(offer.provisioning, offer.provider,
-                        f"{offer.provider} publishes no provisioning time; capacity is not assured")
+    return _from_figure(
+        offer.provisioning, offer.provider, f"{offer.provider} publishes no provisioning time; capacity is not assured"
+    )
 
 
 def purchase_lead_time(catalog: Catalog, parts: Iterable[str]) -> LeadTime:

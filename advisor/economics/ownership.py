@@ -5,6 +5,7 @@ depreciation schedule for the memo, and the months of use at which buying beats 
 Buying costs the price now less the discounted resale value at the end of the horizon; streams
 paid while the hardware runs (energy, hosting, rent) are discounted as paid evenly over their
 duration. Without these, buying looks worse than it is (issue 14)."""
+
 from __future__ import annotations
 
 import datetime as dt
@@ -28,7 +29,7 @@ class Finance:
     horizon owned GPUs run (None: the planned jobs' own hours), and the useful life for depreciation."""
 
     discount_rate: float
-    discount_source: str          # "workload" or the catalog figure's source ids
+    discount_source: str  # "workload" or the catalog figure's source ids
     utilization: float | None
     useful_life_years: float
     useful_life_source: tuple
@@ -43,13 +44,18 @@ def finance_for(workload: Workload, catalog: Catalog) -> Finance:
         rate, src = f.discount_rate, "workload: finance.discount_rate"
     elif econ is not None:
         fig = econ.cost_of_capital["default"]
-        rate, src = float(fig.value or 0.0), "catalog: economics.cost_of_capital.default (" + ", ".join(fig.source) + ")"
+        rate, src = (
+            float(fig.value or 0.0),
+            "catalog: economics.cost_of_capital.default (" + ", ".join(fig.source) + ")",
+        )
     else:
         rate, src = 0.0, "none: the catalog has no economics section"
     if f.utilization is not None and d.utilization is not None and f.utilization != d.utilization:
-        raise InputError(f"finance.utilization ({f.utilization:g}) and deployment.utilization ({d.utilization:g}) "
-                         "disagree; give the share of the horizon owned GPUs run once (a fraction, 0 < u <= 1)",
-                         field="finance.utilization")
+        raise InputError(
+            f"finance.utilization ({f.utilization:g}) and deployment.utilization ({d.utilization:g}) "
+            "disagree; give the share of the horizon owned GPUs run once (a fraction, 0 < u <= 1)",
+            field="finance.utilization",
+        )
     util = f.utilization if f.utilization is not None else d.utilization
     life = econ.useful_life_years if econ is not None else None
     years = life.value if life is not None and life.value is not None else 5.0
@@ -75,12 +81,12 @@ class Residual:
     for it (the seller's take: the used-market price less the dealer's spread), and what it rests on."""
 
     fraction: float
-    curve: str | None             # the generation's key in economics.residual_value (None: no curve)
+    curve: str | None  # the generation's key in economics.residual_value (None: no curve)
     confidence: str
     source: tuple[str, ...]
     note: str
     market_fraction: float = 0.0  # the used-market price at sale / the price paid, before the spread
-    discount: float = 0.0         # the dealer's spread (economics.used_market_discount)
+    discount: float = 0.0  # the dealer's spread (economics.used_market_discount)
 
 
 def resale_curve(catalog: Catalog, gpu_id: str) -> tuple[str, ResidualCurve, ResidualCurve] | None:
@@ -118,8 +124,13 @@ def residual(catalog: Catalog, gpu_id: str, years: float, age_years: float = 0.0
     found = resale_curve(catalog, gpu_id)
     econ = catalog.economics
     if found is None or econ is None:
-        return Residual(0.0, None, "low", ("assumption",),
-                        f"no residual-value curve for {gpu_id} in catalog/economics.yaml: no resale value assumed")
+        return Residual(
+            0.0,
+            None,
+            "low",
+            ("assumption",),
+            f"no residual-value curve for {gpu_id} in catalog/economics.yaml: no resale value assumed",
+        )
     name, curve, points = found
     spread = econ.used_market_discount
     d = float(spread.value or 0.0)
@@ -127,11 +138,13 @@ def residual(catalog: Catalog, gpu_id: str, years: float, age_years: float = 0.0
     if age_years > 0:
         m = m / market_fraction(points, age_years)
     banded = any(p.fraction is None for p in points.points)
-    note = (f"{name} residual-value curve at {years * 12:.1f} months" +
-            (f" after buying it used at {age_years:.1f} years old" if age_years > 0 else "") +
-            (f" (borrowed from {points_name(catalog, points)})" if curve.like else "") +
-            (" (a band: its low end is used)" if banded else "") +
-            f": used-market price {m:.0%} of the price paid, less the dealer's {d:.0%} spread")
+    note = (
+        f"{name} residual-value curve at {years * 12:.1f} months"
+        + (f" after buying it used at {age_years:.1f} years old" if age_years > 0 else "")
+        + (f" (borrowed from {points_name(catalog, points)})" if curve.like else "")
+        + (" (a band: its low end is used)" if banded else "")
+        + f": used-market price {m:.0%} of the price paid, less the dealer's {d:.0%} spread"
+    )
     confidence = "low" if "low" in (curve.confidence, spread.confidence) else curve.confidence
     source = tuple(dict.fromkeys([*curve.source, *points.source, *spread.source]))
     return Residual(max(0.0, m * (1.0 - d)), name, confidence, source, note, m, d)
@@ -146,9 +159,11 @@ def purchase_age_years(gpu: GPU, day: dt.date) -> float:
     """How old a part bought used (or refurbished) is on `day`, from its launch (or its earliest new
     price record); 0 when bought new."""
     p, launch = gpu.prices.purchase, parse_as_of(gpu.launch.value)
-    if launch is None:   # launch not verified: the earliest new price record stands in for it
-        launch = min((d for q in gpu.prices.other_purchases if q.condition == "new"
-                      and (d := parse_as_of(q.as_of)) is not None), default=None)
+    if launch is None:  # launch not verified: the earliest new price record stands in for it
+        launch = min(
+            (d for q in gpu.prices.other_purchases if q.condition == "new" and (d := parse_as_of(q.as_of)) is not None),
+            default=None,
+        )
     if p is None or p.condition == "new" or launch is None:
         return 0.0
     return max(0.0, (day - launch).days / 365.25)
@@ -168,15 +183,26 @@ def depreciation_schedule(amount: float, life_years: float, horizon_years: float
     return out
 
 
-def break_even_months(upfront_usd: float, resale_usd_at: Callable[..., float], monthly_owned_usd: float, monthly_rent_usd: float,
-                      rate: float, max_months: float = 120.0) -> float | None:
+def break_even_months(
+    upfront_usd: float,
+    resale_usd_at: Callable[..., float],
+    monthly_owned_usd: float,
+    monthly_rent_usd: float,
+    rate: float,
+    max_months: float = 120.0,
+) -> float | None:
     """The months of use after which owning costs no more (in present value) than renting the same
     GPUs: upfront - PV(resale at m) + PV(owned running costs for m) = PV(rent for m). Owning's curve
     minus renting's falls as m grows once the rent outruns the running costs, so the first crossing
     is found on a 0.01-month grid refined by bisection; None when renting stays cheaper up to max_months."""
+
     def gap(m: float) -> float:
         years = m / 12.0
-        own = upfront_usd - resale_usd_at(years) * discount(years, rate) + monthly_owned_usd * m * stream_factor(years, rate)
+        own = (
+            upfront_usd
+            - resale_usd_at(years) * discount(years, rate)
+            + monthly_owned_usd * m * stream_factor(years, rate)
+        )
         return own - monthly_rent_usd * m * stream_factor(years, rate)
 
     lo, step = 0.0, 0.25

@@ -3,6 +3,7 @@ storage by model size and token count, support contracts, sales tax or VAT by re
 each sourced, as LINEAR per-unit coefficients a MILP multiplies by its variables (per bought GPU,
 per networked GPU in a scale band, per dollar of hardware). The plan's bill of materials, line by
 line, is solve/ledger.py's `bill_of_materials`."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -92,8 +93,14 @@ def nic_per_gpu(econ: Economics) -> Coefficient:
     if nic is None:
         return Coefficient(None, "networked GPU", "upfront", "low", (), "no sourced NIC price")
     src = tuple(dict.fromkeys(nic.source + (per_node.source if per_node else [])))
-    return Coefficient(float(nic.value or 0.0) * ratio, "networked GPU", "upfront", nic.confidence, src,
-                       f"{ratio:g} NIC per GPU at ${nic.value:,.0f} ({nic.note})")
+    return Coefficient(
+        float(nic.value or 0.0) * ratio,
+        "networked GPU",
+        "upfront",
+        nic.confidence,
+        src,
+        f"{ratio:g} NIC per GPU at ${nic.value:,.0f} ({nic.note})",
+    )
 
 
 def network_per_gpu(econ: Economics, gpus: int) -> Coefficient:
@@ -102,10 +109,15 @@ def network_per_gpu(econ: Economics, gpus: int) -> Coefficient:
     band, nic = network_band(econ, gpus), nic_per_gpu(econ)
     top = f"up to {band.up_to_gpus:,} GPUs" if band.up_to_gpus else "above the largest band"
     usd = band.usd_per_gpu + (nic.usd or 0.0)
-    return Coefficient(usd, "networked GPU", "upfront", _worst(band.confidence, nic.confidence),
-                       tuple(dict.fromkeys(band.source + list(nic.source))),
-                       f"fabric ${band.usd_per_gpu:,.0f} per GPU for clusters {top} ({band.note}) + NIC "
-                       f"${nic.usd or 0:,.0f}" + ("" if nic.usd is not None else " (unknown, not counted)"))
+    return Coefficient(
+        usd,
+        "networked GPU",
+        "upfront",
+        _worst(band.confidence, nic.confidence),
+        tuple(dict.fromkeys(band.source + list(nic.source))),
+        f"fabric ${band.usd_per_gpu:,.0f} per GPU for clusters {top} ({band.note}) + NIC "
+        f"${nic.usd or 0:,.0f}" + ("" if nic.usd is not None else " (unknown, not counted)"),
+    )
 
 
 def tax_coefficients(econ: Economics, region: str, recoverable: bool | None = None) -> TaxCoefficients:
@@ -113,38 +125,72 @@ def tax_coefficients(econ: Economics, region: str, recoverable: bool | None = No
     university or bank often cannot). A region with no sourced rate is unknown, said."""
     t = econ.sales_tax.get(region.upper())
     if t is None:
-        return TaxCoefficients(region, None, None, None, None, "low", (),
-                               f"no sourced sales tax or VAT rate for {region}: tax is not counted")
+        return TaxCoefficients(
+            region,
+            None,
+            None,
+            None,
+            None,
+            "low",
+            (),
+            f"no sourced sales tax or VAT rate for {region}: tax is not counted",
+        )
     back = t.recoverable if recoverable is None else recoverable
-    note = (f"{t.kind.replace('_', ' ')} {t.rate:.2%}" +
-            (", reclaimed as input tax by a registered business: paid, not a cost" if back else ", not recoverable")
-            + (f" ({t.note})" if t.note else ""))
+    note = (
+        f"{t.kind.replace('_', ' ')} {t.rate:.2%}"
+        + (", reclaimed as input tax by a registered business: paid, not a cost" if back else ", not recoverable")
+        + (f" ({t.note})" if t.note else "")
+    )
     return TaxCoefficients(region, t.kind, t.rate, 0.0 if back else t.rate, back, t.confidence, tuple(t.source), note)
 
 
-def bought_gpu_coefficients(catalog: Catalog, gpu_id: str, region: str, costs: Costs,
-                            server_overhead_kw_per_gpu: float = 0.0,
-                            recoverable_tax: bool | None = None) -> BoughtGpuCoefficients:
+def bought_gpu_coefficients(
+    catalog: Catalog,
+    gpu_id: str,
+    region: str,
+    costs: Costs,
+    server_overhead_kw_per_gpu: float = 0.0,
+    recoverable_tax: bool | None = None,
+) -> BoughtGpuCoefficients:
     """The per-unit costs of one bought GPU beyond its price: support (per dollar of hardware per
     month), tax (per dollar of hardware), the burn-in soak's energy (per GPU, at the deployment's
     electricity and PUE) and the days it delays the first job."""
     econ = catalog.economics
     assert econ is not None, "the catalog has no economics section"
     sup = _figure(econ.support, "hardware_contract_fraction_per_year")
-    support = (Coefficient(float(sup.value or 0.0) / 12.0, "USD of hardware per month", "per_month", sup.confidence,
-                           tuple(sup.source), f"{sup.value:.0%} of the hardware's price a year ({sup.note})")
-               if sup else Coefficient(None, "USD of hardware per month", "per_month", "low", (), "no sourced support rate"))
+    support = (
+        Coefficient(
+            float(sup.value or 0.0) / 12.0,
+            "USD of hardware per month",
+            "per_month",
+            sup.confidence,
+            tuple(sup.source),
+            f"{sup.value:.0%} of the hardware's price a year ({sup.note})",
+        )
+        if sup
+        else Coefficient(None, "USD of hardware per month", "per_month", "low", (), "no sourced support rate")
+    )
     burn = _figure(econ.burn_in, "hours")
     hours = float(burn.value or 0.0) if burn else 0.0
     kw = (catalog.gpu(gpu_id).tdp_w.value or 0.0) / 1000.0 + server_overhead_kw_per_gpu
     energy = hours * kw * costs.pue * costs.electricity_usd_per_kwh
-    burn_note = (f"{hours:g} h at full load x {kw:.2f} kW x PUE {costs.pue:g} x ${costs.electricity_usd_per_kwh:g}/kWh"
-                 + (f" ({burn.note})" if burn else ""))
+    burn_note = (
+        f"{hours:g} h at full load x {kw:.2f} kW x PUE {costs.pue:g} x ${costs.electricity_usd_per_kwh:g}/kWh"
+        + (f" ({burn.note})" if burn else "")
+    )
     return BoughtGpuCoefficients(
-        support, tax_coefficients(econ, region, recoverable_tax),
-        Coefficient(energy, "bought GPU", "upfront", burn.confidence if burn else "low",
-                    tuple(burn.source) if burn else (), burn_note),
-        hours / 24.0)
+        support,
+        tax_coefficients(econ, region, recoverable_tax),
+        Coefficient(
+            energy,
+            "bought GPU",
+            "upfront",
+            burn.confidence if burn else "low",
+            tuple(burn.source) if burn else (),
+            burn_note,
+        ),
+        hours / 24.0,
+    )
 
 
 @dataclass(frozen=True)
@@ -161,7 +207,7 @@ class HardwareTerms:
     server_share_usd: float
     nic_usd: float | None
     bands: tuple[NetworkBand, ...]
-    fallback_per_gpu: float | None = None   # a server's own network price per slot, when no band is sourced
+    fallback_per_gpu: float | None = None  # a server's own network price per slot, when no band is sourced
 
     def network_usd(self, gpus: int) -> float | None:
         """The network joining `gpus` GPUs (whole servers), tax included; None: it cannot be costed."""
@@ -175,16 +221,30 @@ class HardwareTerms:
         return gpus * per_gpu * (1.0 + self.tax_rate)
 
 
-def hardware_terms(catalog: Catalog, gpu_id: str, region: str, costs: Costs, server_overhead_kw_per_gpu: float,
-                   server_share_usd: float, fallback_per_gpu: float | None) -> HardwareTerms:
+def hardware_terms(
+    catalog: Catalog,
+    gpu_id: str,
+    region: str,
+    costs: Costs,
+    server_overhead_kw_per_gpu: float,
+    server_share_usd: float,
+    fallback_per_gpu: float | None,
+) -> HardwareTerms:
     """HardwareTerms of one GPU type from the catalog's sourced economics (unknown figures count 0,
     and their bill lines say so)."""
     econ = catalog.economics
     if econ is None:
         return HardwareTerms(0.0, 0.0, 0.0, server_share_usd, None, (), fallback_per_gpu)
     k = bought_gpu_coefficients(catalog, gpu_id, region, costs, server_overhead_kw_per_gpu)
-    return HardwareTerms(k.tax.cost_rate or 0.0, k.burn_in_energy.usd or 0.0, k.support.usd or 0.0, server_share_usd,
-                         nic_per_gpu(econ).usd, tuple(econ.network_bands), fallback_per_gpu)
+    return HardwareTerms(
+        k.tax.cost_rate or 0.0,
+        k.burn_in_energy.usd or 0.0,
+        k.support.usd or 0.0,
+        server_share_usd,
+        nic_per_gpu(econ).usd,
+        tuple(econ.network_bands),
+        fallback_per_gpu,
+    )
 
 
 def storage_need(econ: Economics, params: float, tokens: float) -> StorageNeed:
@@ -196,18 +256,41 @@ def storage_need(econ: Economics, params: float, tokens: float) -> StorageNeed:
     kept, price = _figure(st, "checkpoints_kept"), _figure(st, "flash_usd_per_tb")
     figs = [f for f in (per_token, per_param, kept, price) if f is not None]
     dataset = tokens * float(per_token.value or 0.0) / TB if per_token else 0.0
-    ckpt = (params * float(per_param.value or 0.0) * float(kept.value if kept and kept.value else 1.0) / TB
-            if per_param else 0.0)
+    ckpt = (
+        params * float(per_param.value or 0.0) * float(kept.value if kept and kept.value else 1.0) / TB
+        if per_param
+        else 0.0
+    )
     tb = dataset + ckpt
     usd = tb * float(price.value or 0.0) if price else None
-    note = (f"dataset {tokens:.3g} tokens x {per_token.value if per_token else '?'} B = {dataset:,.3g} TB; "
-            f"{kept.value if kept else '?':g} checkpoint(s) of {params:.3g} parameters x "
-            f"{per_param.value if per_param else '?'} B = {ckpt:,.3g} TB"
-            + (f"; at ${price.value:g}/TB of flash" if price else "; no sourced $/TB"))
-    return StorageNeed(tb, dataset, ckpt, usd, _worst(*(f.confidence for f in figs)),
-                       tuple(dict.fromkeys(s for f in figs for s in f.source)), note)
+    note = (
+        f"dataset {tokens:.3g} tokens x {per_token.value if per_token else '?'} B = {dataset:,.3g} TB; "
+        f"{kept.value if kept else '?':g} checkpoint(s) of {params:.3g} parameters x "
+        f"{per_param.value if per_param else '?'} B = {ckpt:,.3g} TB"
+        + (f"; at ${price.value:g}/TB of flash" if price else "; no sourced $/TB")
+    )
+    return StorageNeed(
+        tb,
+        dataset,
+        ckpt,
+        usd,
+        _worst(*(f.confidence for f in figs)),
+        tuple(dict.fromkeys(s for f in figs for s in f.source)),
+        note,
+    )
 
 
-__all__ = ["Coefficient", "TaxCoefficients", "BoughtGpuCoefficients", "StorageNeed", "HardwareTerms", "hardware_terms",
-           "network_band", "nic_per_gpu", "network_per_gpu", "tax_coefficients", "bought_gpu_coefficients",
-           "storage_need"]
+__all__ = [
+    "Coefficient",
+    "TaxCoefficients",
+    "BoughtGpuCoefficients",
+    "StorageNeed",
+    "HardwareTerms",
+    "hardware_terms",
+    "network_band",
+    "nic_per_gpu",
+    "network_per_gpu",
+    "tax_coefficients",
+    "bought_gpu_coefficients",
+    "storage_need",
+]

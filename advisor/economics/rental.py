@@ -11,6 +11,7 @@ of n GPUs, whether n is within its published largest order, and what a job costs
   and k nodes, each costs the work since the last checkpoint (half the interval on average) plus a
   restart, so the job takes hours / (1 - k lambda (c/2 + R)) (docs/model.md, "Renting").
 """
+
 from __future__ import annotations
 
 import math
@@ -23,11 +24,25 @@ from advisor.data.catalog_prices import TERM_HOURS, RentalOffer
 from advisor.data.economics import EconFigure, Economics
 from advisor.economics.ownership import HOURS_PER_YEAR, stream_factor
 
-__all__ = ["TERM_HOURS", "MAX_SPOT_OVERHEAD", "Interruptions", "RentOption", "RentCost", "FabricFit", "OrderFit",
-           "usable_offers", "rent_options", "fabric_fit", "order_fit", "covers_min_term", "rental_cost",
-           "capacity_warning", "spot_interruptions"]
+__all__ = [
+    "TERM_HOURS",
+    "MAX_SPOT_OVERHEAD",
+    "Interruptions",
+    "RentOption",
+    "RentCost",
+    "FabricFit",
+    "OrderFit",
+    "usable_offers",
+    "rent_options",
+    "fabric_fit",
+    "order_fit",
+    "covers_min_term",
+    "rental_cost",
+    "capacity_warning",
+    "spot_interruptions",
+]
 
-MAX_SPOT_OVERHEAD = 0.5     # beyond this share of lost work a spot run is not a plan
+MAX_SPOT_OVERHEAD = 0.5  # beyond this share of lost work a spot run is not a plan
 
 
 @dataclass(frozen=True)
@@ -80,10 +95,10 @@ class RentCost:
     billed_gpus: int
     billed_hours: float
     wall_hours: float
-    overhead: float               # spot: share of the wall time lost to interruptions
+    overhead: float  # spot: share of the wall time lost to interruptions
     notes: tuple[str, ...] = ()
-    payment: str = "as_used"      # upfront | monthly | as_used
-    quote_needed: bool = False    # the order is above the offer's published largest order
+    payment: str = "as_used"  # upfront | monthly | as_used
+    quote_needed: bool = False  # the order is above the offer's published largest order
 
 
 @dataclass(frozen=True)
@@ -92,8 +107,8 @@ class FabricFit:
 
     carries: bool
     nodes: int
-    kind: str | None              # infiniband | roce | ethernet | none | None (not published)
-    gbps_per_gpu: float | None    # the published line rate per GPU, Gb/s each way (None: not published)
+    kind: str | None  # infiniband | roce | ethernet | none | None (not published)
+    gbps_per_gpu: float | None  # the published line rate per GPU, Gb/s each way (None: not published)
     reason: str
 
 
@@ -102,8 +117,8 @@ class OrderFit:
     """Whether `count` GPUs are within the offer's published largest order."""
 
     within: bool
-    limit: int | None             # the binding published limit, if any
-    scope: str | None             # "order" or "provider"
+    limit: int | None  # the binding published limit, if any
+    scope: str | None  # "order" or "provider"
     message: str
 
     @property
@@ -139,16 +154,30 @@ def fabric_fit(offer: RentalOffer, count: int) -> FabricFit:
     nodes = max(1, math.ceil(count / offer.node_gpus))
     fab = offer.fabric
     if nodes == 1:
-        return FabricFit(True, 1, fab.kind, fab.gbps_per_gpu,
-                         f"{count} GPU(s) fit on one {offer.node_gpus}-GPU node: no fabric between nodes needed")
+        return FabricFit(
+            True,
+            1,
+            fab.kind,
+            fab.gbps_per_gpu,
+            f"{count} GPU(s) fit on one {offer.node_gpus}-GPU node: no fabric between nodes needed",
+        )
     if fab.kind in ("infiniband", "roce", "ethernet"):
         rate = f"{fab.gbps_per_gpu:g} Gb/s per GPU" if fab.gbps_per_gpu else "bandwidth not published"
-        return FabricFit(True, nodes, fab.kind, fab.gbps_per_gpu,
-                         f"{nodes} nodes of {offer.node_gpus} joined by {fab.kind} ({rate})")
-    why = ("its nodes share only a general network (no fabric for collective traffic)" if fab.kind == "none"
-           else "the provider publishes no fabric between its nodes")
-    return FabricFit(False, nodes, fab.kind, None,
-                     f"{count} GPUs need {nodes} nodes of {offer.node_gpus} at {offer.provider}, but {why}")
+        return FabricFit(
+            True, nodes, fab.kind, fab.gbps_per_gpu, f"{nodes} nodes of {offer.node_gpus} joined by {fab.kind} ({rate})"
+        )
+    why = (
+        "its nodes share only a general network (no fabric for collective traffic)"
+        if fab.kind == "none"
+        else "the provider publishes no fabric between its nodes"
+    )
+    return FabricFit(
+        False,
+        nodes,
+        fab.kind,
+        None,
+        f"{count} GPUs need {nodes} nodes of {offer.node_gpus} at {offer.provider}, but {why}",
+    )
 
 
 def order_fit(offer: RentalOffer, count: int) -> OrderFit:
@@ -156,13 +185,26 @@ def order_fit(offer: RentalOffer, count: int) -> OrderFit:
     it the offer's rate is only an assumption: the plan says 'quote needed' with that rate."""
     for limit, scope in ((offer.max_gpus_per_order, "order"), (offer.max_gpus_per_provider, "provider")):
         if limit is not None and count > limit:
-            return OrderFit(False, limit, scope,
-                            f"quote needed: {count} GPUs exceed the {limit:,} per {scope} {offer.provider} publishes; "
-                            f"costed at its listed ${offer.usd_per_gpu_hour:g}/GPU-h, which is an assumption above that size")
-    limits = [f"{v:,} per {s}" for v, s in ((offer.max_gpus_per_order, "order"), (offer.max_gpus_per_provider, "provider"))
-              if v is not None]
-    return OrderFit(True, None, None, f"{count} GPUs within the published largest order ({', '.join(limits)})"
-                    if limits else f"{offer.provider} publishes no largest order")
+            return OrderFit(
+                False,
+                limit,
+                scope,
+                f"quote needed: {count} GPUs exceed the {limit:,} per {scope} {offer.provider} publishes; "
+                f"costed at its listed ${offer.usd_per_gpu_hour:g}/GPU-h, which is an assumption above that size",
+            )
+    limits = [
+        f"{v:,} per {s}"
+        for v, s in ((offer.max_gpus_per_order, "order"), (offer.max_gpus_per_provider, "provider"))
+        if v is not None
+    ]
+    return OrderFit(
+        True,
+        None,
+        None,
+        f"{count} GPUs within the published largest order ({', '.join(limits)})"
+        if limits
+        else f"{offer.provider} publishes no largest order",
+    )
 
 
 def covers_min_term(offer: RentalOffer, hours: float) -> bool:
@@ -176,25 +218,43 @@ def spot_interruptions(gpu_id: str, offer: RentalOffer, econ: Economics | None) 
     band sourced for any GPU (said so): the midpoint, as a per-node hourly rate."""
     band = offer.interruption
     if band is not None:
-        return _rate(band.rate_low, band.rate_high, band.period_days, band.confidence, band.source,
-                     f"{offer.provider}: {band.rate_low:.0%}-{band.rate_high:.0%} interrupted per {band.period_days:g} days")
+        return _rate(
+            band.rate_low,
+            band.rate_high,
+            band.period_days,
+            band.confidence,
+            band.source,
+            f"{offer.provider}: {band.rate_low:.0%}-{band.rate_high:.0%} interrupted per {band.period_days:g} days",
+        )
     rows = list(econ.spot_interruption) if econ else []
     mine = [r for r in rows if r.gpu == gpu_id]
     if mine:
         r = mine[0]
-        return _rate(r.rate_low, r.rate_high, r.period_days, r.confidence, r.source,
-                     f"{r.instance}: {r.rate_low:.0%}-{r.rate_high:.0%} interrupted per {r.period_days:g} days")
+        return _rate(
+            r.rate_low,
+            r.rate_high,
+            r.period_days,
+            r.confidence,
+            r.source,
+            f"{r.instance}: {r.rate_low:.0%}-{r.rate_high:.0%} interrupted per {r.period_days:g} days",
+        )
     if rows:
         r = max(rows, key=lambda r: r.rate_high / r.period_days)
-        return _rate(r.rate_high, r.rate_high, r.period_days, "low", r.source,
-                     f"no sourced interruption rate for {offer.provider}: the highest sourced band's top "
-                     f"({r.instance}, {r.rate_high:.0%} per {r.period_days:g} days) is assumed")
+        return _rate(
+            r.rate_high,
+            r.rate_high,
+            r.period_days,
+            "low",
+            r.source,
+            f"no sourced interruption rate for {offer.provider}: the highest sourced band's top "
+            f"({r.instance}, {r.rate_high:.0%} per {r.period_days:g} days) is assumed",
+        )
     return Interruptions(0.0, "low", ("assumption",), "no interruption rate in the catalog: none assumed")
 
 
 def _rate(low: float, high: float, days: float, confidence: str, source: Sequence[str], note: str) -> Interruptions:
     share = (low + high) / 2
-    per_hour = -math.log1p(-min(share, 0.999)) / (days * 24.0)   # Poisson: P(no interruption in the period) = 1 - share
+    per_hour = -math.log1p(-min(share, 0.999)) / (days * 24.0)  # Poisson: P(no interruption in the period) = 1 - share
     return Interruptions(per_hour, confidence, tuple(source), note)
 
 
@@ -206,21 +266,25 @@ def _billed_hours(offer: RentalOffer, kind: str, wall: float) -> tuple[float, li
         term = TERM_HOURS[kind]
         billed = math.ceil(wall / term - 1e-9) * term
         if billed > wall * 1.0001:
-            notes.append(f"{kind}: committed for {billed / HOURS_PER_YEAR:g} year(s) though the job runs "
-                         f"{wall / 24:.1f} days")
+            notes.append(
+                f"{kind}: committed for {billed / HOURS_PER_YEAR:g} year(s) though the job runs {wall / 24:.1f} days"
+            )
         return billed, notes
     step: float | None = offer.billing_hours or (offer.term_hours if kind in TERM_HOURS else None)
     billed = math.ceil(wall / step - 1e-9) * step if step else wall
     min_term = offer.term_hours
     if min_term is not None and billed < min_term:
-        notes.append(f"{kind} at {offer.provider}: the minimum term of {min_term / 24:g} days is paid though the job "
-                     f"runs {wall / 24:.1f} days")
+        notes.append(
+            f"{kind} at {offer.provider}: the minimum term of {min_term / 24:g} days is paid though the job "
+            f"runs {wall / 24:.1f} days"
+        )
         billed = min_term
     return billed, notes
 
 
-def rental_cost(opt: RentOption, count: int, hours: float, discount_rate: float, econ: Economics | None,
-                price_factor: float = 1.0) -> RentCost | None:
+def rental_cost(
+    opt: RentOption, count: int, hours: float, discount_rate: float, econ: Economics | None, price_factor: float = 1.0
+) -> RentCost | None:
     """The cost of one job of `hours` on `count` GPUs rented as `opt`; None when spot interruptions
     would destroy more than half the work. Above the offer's published largest order the cost is
     at its rate with `quote_needed` set and said."""
@@ -235,8 +299,10 @@ def rental_cost(opt: RentOption, count: int, hours: float, discount_rate: float,
         if overhead >= MAX_SPOT_OVERHEAD:
             return None
         wall = hours / (1.0 - overhead)
-        notes.append(f"spot: {opt.interruptions.note}; {nodes} node(s) lose {overhead:.1%} of the time to "
-                     f"interruptions (checkpoint every {interval:g} h, restart {restart:g} h)")
+        notes.append(
+            f"spot: {opt.interruptions.note}; {nodes} node(s) lose {overhead:.1%} of the time to "
+            f"interruptions (checkpoint every {interval:g} h, restart {restart:g} h)"
+        )
     billed, term_notes = _billed_hours(opt.offer, opt.kind, wall)
     notes += term_notes
     fit = order_fit(opt.offer, billed_gpus)
@@ -254,13 +320,17 @@ def capacity_warning(opt: RentOption, count: int, econ: Economics | None) -> str
     billed = opt.billed_gpus(count)
     nodes = opt.nodes(billed)
     if opt.kind == "on_demand" and nodes > 1:
-        return (f"capacity not guaranteed at list price: {billed} on-demand GPUs at {opt.offer.provider} are "
-                f"{nodes} nodes of {opt.node_gpus}; on-demand list prices are for single instances, so a "
-                "multi-node block may need a reservation or a quote")
+        return (
+            f"capacity not guaranteed at list price: {billed} on-demand GPUs at {opt.offer.provider} are "
+            f"{nodes} nodes of {opt.node_gpus}; on-demand list prices are for single instances, so a "
+            "multi-node block may need a reservation or a quote"
+        )
     most = _value(econ.rental_terms if econ else {}, "capacity_block_max_instances", None)
     if opt.kind == "capacity_block" and most is not None and nodes > most:
-        return (f"capacity not guaranteed at list price: {nodes} instances exceed the {most:g} a capacity "
-                "block holds (AWS), so several blocks would be needed")
+        return (
+            f"capacity not guaranteed at list price: {nodes} instances exceed the {most:g} a capacity "
+            "block holds (AWS), so several blocks would be needed"
+        )
     return None
 
 

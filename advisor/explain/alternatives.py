@@ -8,6 +8,7 @@ infeasible, named with its number ("needs >= 12 GPUs to meet the deadline; gpus.
 found by re-solving; then cost (the best plan using only it, re-solved). The primary reason is
 first in `reasons` and carries `primary: true`.
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -46,26 +47,37 @@ def ordered(problem: Problem, gid: str, reasons: list[dict]) -> list[dict]:
     gpu = problem.catalog.gpus[gid]
     codes = {r.get("code") for r in reasons}
     wl = problem.workload
-    allowed = {"rent"} if wl.deployment.context == "cloud" else (
-        {"buy", "rent"} if wl.deployment.ownership == "any" else {wl.deployment.ownership})
+    allowed = (
+        {"rent"}
+        if wl.deployment.context == "cloud"
+        else ({"buy", "rent"} if wl.deployment.ownership == "any" else {wl.deployment.ownership})
+    )
     missing = ({"buy"} if "no-purchase-price" in codes or "no-server" in codes else set()) | (
-        {"rent"} if "no-rental-price" in codes else set())
+        {"rent"} if "no-rental-price" in codes else set()
+    )
     unavailable = allowed <= missing
     out = [dict(r) for r in reasons if r.get("code") != "none"]
     if {"no-purchase-price", "no-rental-price"} <= codes:
         out = [r for r in out if r.get("code") not in ("no-purchase-price", "no-rental-price")]
-        out.append({"rule": None, "code": "no-price",
-                    "message": f"{gpu.name} has neither a sourced purchase price nor a sourced rental rate in "
-                               "the catalog, so it can be neither bought nor rented (give a quote with --catalog)"})
+        out.append(
+            {
+                "rule": None,
+                "code": "no-price",
+                "message": f"{gpu.name} has neither a sourced purchase price nor a sourced rental rate in "
+                "the catalog, so it can be neither bought nor rented (give a quote with --catalog)",
+            }
+        )
     if unavailable and len(allowed) == 1:
         only = next(iter(allowed))
         missing_code = "no-purchase-price" if only == "buy" else "no-rental-price"
         for r in out:
             if r.get("code") == missing_code:
                 what = "purchase price" if only == "buy" else "on-demand rental rate"
-                r["message"] = (f"{gpu.name} has no sourced {what} in the catalog, and this workload only "
-                                f"{'buys' if only == 'buy' else 'rents'} (deployment.ownership: {only}); give a "
-                                "quote with --catalog")
+                r["message"] = (
+                    f"{gpu.name} has no sourced {what} in the catalog, and this workload only "
+                    f"{'buys' if only == 'buy' else 'rents'} (deployment.ownership: {only}); give a "
+                    "quote with --catalog"
+                )
     if not out:
         out.append(_unexplained(problem, gid))
     out.sort(key=lambda r: _rank(r, unavailable))
@@ -81,10 +93,16 @@ def _unexplained(problem: Problem, gid: str) -> dict:
         n = min_gpus(cls.spec, gpu, params)
         est = evaluate(cls.spec, gpu, n or 1, params)
         if est.reason:
-            return {"rule": None, "code": "estimate",
-                    "message": f"{cls.name(problem.workload)}: {est.reason}, so its speed cannot be estimated"}
-    return {"rule": None, "code": "estimate",
-            "message": f"{gpu.name}: no GPU count gives a training speed the estimate can state"}
+            return {
+                "rule": None,
+                "code": "estimate",
+                "message": f"{cls.name(problem.workload)}: {est.reason}, so its speed cannot be estimated",
+            }
+    return {
+        "rule": None,
+        "code": "estimate",
+        "message": f"{gpu.name}: no GPU count gives a training speed the estimate can state",
+    }
 
 
 def alternatives(problem: Problem, sol: Solution, settings: SolveSettings) -> dict:
@@ -102,21 +120,35 @@ def alternatives(problem: Problem, sol: Solution, settings: SolveSettings) -> di
         forced = solve(problem, base, settings)
         name = problem.catalog.gpus[gid].name
         if not forced.feasible:
-            out[gid] = {"forced_cost_usd": None,
-                        "reasons": ordered(problem, gid, infeasible_reasons(problem, base, name, settings))}
+            out[gid] = {
+                "forced_cost_usd": None,
+                "reasons": ordered(problem, gid, infeasible_reasons(problem, base, name, settings)),
+            }
             continue
         cost, chosen = forced.objective_usd or 0.0, sol.objective_usd or 0.0
         delta = cost - chosen
         pct = 100 * delta / chosen if chosen else 0.0
-        what = ", ".join(sorted({f"{c.count}x {c.ownership}" for c in forced.chosen}
-                                | {f"{sum(c.gpus * n for c, n in forced.serving if c.ownership == o)}x {o} serving"
-                                   for o in {c.ownership for c, _ in forced.serving}}))
-        reason = {"rule": None, "code": "cost",
-                  "message": f"the best plan using only {name} ({what}) costs ${forced.objective_usd:,.0f}, "
-                             f"${delta:,.0f} ({pct:+.1f}%) more than the chosen plan"}
+        what = ", ".join(
+            sorted(
+                {f"{c.count}x {c.ownership}" for c in forced.chosen}
+                | {
+                    f"{sum(c.gpus * n for c, n in forced.serving if c.ownership == o)}x {o} serving"
+                    for o in {c.ownership for c, _ in forced.serving}
+                }
+            )
+        )
+        reason = {
+            "rule": None,
+            "code": "cost",
+            "message": f"the best plan using only {name} ({what}) costs ${forced.objective_usd:,.0f}, "
+            f"${delta:,.0f} ({pct:+.1f}%) more than the chosen plan",
+        }
         owns = sorted({c.ownership for c in forced.chosen})
-        out[gid] = {"forced_cost_usd": forced.objective_usd, "forced_ownership": owns[0] if len(owns) == 1 else "mixed",
-                    "reasons": ordered(problem, gid, [reason])}
+        out[gid] = {
+            "forced_cost_usd": forced.objective_usd,
+            "forced_ownership": owns[0] if len(owns) == 1 else "mixed",
+            "reasons": ordered(problem, gid, [reason]),
+        }
     return out
 
 
@@ -125,20 +157,34 @@ def infeasible_reasons(problem: Problem, sc: Scenario, name: str, settings: Solv
     whose limit, lifted alone, gives a plan, with the number the cheapest such plan needs (found by
     re-solving; a `fact` present/constraint_words.limit_reason words); else that the limits conflict
     together; else that nothing hosts it."""
+
     def run(p: Problem, s: Scenario) -> Solution:
         return solve(p, s, settings)
 
-    out: list[dict[str, Any]] = [{"rule": None, "code": "limit", "fact": lv} for family in FAMILIES
-                                 if (lv := family.lever(problem, sc, run, exact=False)) is not None]
+    out: list[dict[str, Any]] = [
+        {"rule": None, "code": "limit", "fact": lv}
+        for family in FAMILIES
+        if (lv := family.lever(problem, sc, run, exact=False)) is not None
+    ]
     if out:
         return out
     lifted: dict[str, Any] = {}
     for family in FAMILIES:
         lifted.update(family.lifted())
     if run(problem, sc.but(**lifted)).feasible:
-        return [{"rule": None, "code": "combined",
-                 "message": f"no plan using only {name} meets the deadline, budget, power and GPU-count limits "
-                            "together, though no single one of them alone rules it out"}]
-    return [{"rule": None, "code": "slots",
-             "message": f"even without the deadline, budget, power and GPU-count limits no plan uses only {name}: "
-                        "no allowed machine (or costed network between machines) holds the GPUs it needs"}]
+        return [
+            {
+                "rule": None,
+                "code": "combined",
+                "message": f"no plan using only {name} meets the deadline, budget, power and GPU-count limits "
+                "together, though no single one of them alone rules it out",
+            }
+        ]
+    return [
+        {
+            "rule": None,
+            "code": "slots",
+            "message": f"even without the deadline, budget, power and GPU-count limits no plan uses only {name}: "
+            "no allowed machine (or costed network between machines) holds the GPUs it needs",
+        }
+    ]

@@ -24,6 +24,7 @@ with deadlines held at the workload's confidence as in every solve:
 The price of robustness is what the point plan is expected to lose against the chosen one,
 measured on FRESH_DRAWS fresh draws (another seed) that played no part in the choice.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
@@ -48,16 +49,16 @@ from advisor.solve.verify import violations
 if TYPE_CHECKING:
     from advisor.explain.robustness import Verdict
 
-FRESH_SEED = 61          # the fresh draws the price of robustness is measured on (never used to choose)
+FRESH_SEED = 61  # the fresh draws the price of robustness is measured on (never used to choose)
 FRESH_DRAWS = 2000
-EXCLUDED = 1e3           # a price factor that keeps a (GPU, ownership) pair out of a restricted re-solve
+EXCLUDED = 1e3  # a price factor that keeps a (GPU, ownership) pair out of a restricted re-solve
 QUANTILES = {"p80": 0.8, "p90": 0.9}
-MOST_DRAW_PLANS = 8      # p80/p90: the most frequent draw optima re-solved as candidates
-Z_SWITCH = 2.0           # a plan moves off the point optimum only on a saving of 2 standard errors (one-sided ~98%)
-BOOTSTRAP, BOOTSTRAP_SEED = 200, 7   # resamples (and their seed) for a quantile's standard error
-CVAR_TERMS = 1_000_000   # p80/p90: the CVaR plan is a candidate when candidate columns x draws is at most this
+MOST_DRAW_PLANS = 8  # p80/p90: the most frequent draw optima re-solved as candidates
+Z_SWITCH = 2.0  # a plan moves off the point optimum only on a saving of 2 standard errors (one-sided ~98%)
+BOOTSTRAP, BOOTSTRAP_SEED = 200, 7  # resamples (and their seed) for a quantile's standard error
+CVAR_TERMS = 1_000_000  # p80/p90: the CVaR plan is a candidate when candidate columns x draws is at most this
 
-Pair = tuple[str, str]   # (GPU id, "buy" | "rent")
+Pair = tuple[str, str]  # (GPU id, "buy" | "rent")
 
 
 def pairs_of(sol: Solution) -> frozenset[Pair]:
@@ -92,8 +93,8 @@ class Decided:
     draws: Draws
     basis: str
     record: dict[str, Any] = field(default_factory=dict)
-    verdict: Verdict | None = None   # the robustness draws, when the choice read them (p80, p90)
-    prices: Prices | None = None     # the expected prices explanations re-solve at (None: the catalog's)
+    verdict: Verdict | None = None  # the robustness draws, when the choice read them (p80, p90)
+    prices: Prices | None = None  # the expected prices explanations re-solve at (None: the catalog's)
 
     @property
     def chosen_option(self) -> Option:
@@ -107,14 +108,28 @@ def score(costs: np.ndarray, basis: str) -> float:
 
 def at_catalog_figures(problem: Problem, sol: Solution) -> Solution:
     """`sol` costed at the catalog's prices (a solve under price factors reports its costs at them)."""
-    costs = plan_costs(Model(problem, baseline(problem), [], []), sol.assignment, sol.bought, sol.servers,
-                       sol.networked, sol.held, sol.paid_serving)
-    return replace(sol, objective_usd=sum(costs.pv.values()), cost_breakdown=costs.nominal, cost_breakdown_pv=costs.pv,
-                   residual_value_usd=costs.resale_usd, mip_objective_usd=None)
+    costs = plan_costs(
+        Model(problem, baseline(problem), [], []),
+        sol.assignment,
+        sol.bought,
+        sol.servers,
+        sol.networked,
+        sol.held,
+        sol.paid_serving,
+    )
+    return replace(
+        sol,
+        objective_usd=sum(costs.pv.values()),
+        cost_breakdown=costs.nominal,
+        cost_breakdown_pv=costs.pv,
+        residual_value_usd=costs.resale_usd,
+        mip_objective_usd=None,
+    )
 
 
-def restricted(problem: Problem, settings: SolveSettings, keep: frozenset[Pair] | None = None,
-               drop: frozenset[Pair] = frozenset()) -> Solution | None:
+def restricted(
+    problem: Problem, settings: SolveSettings, keep: frozenset[Pair] | None = None, drop: frozenset[Pair] = frozenset()
+) -> Solution | None:
     """The cheapest plan at the catalog's figures using only the pairs in `keep` (None: any) and none in
     `drop`; None when there is none. Pairs are kept out by pricing them EXCLUDED times dearer."""
     buy: dict[str, float] = {}
@@ -211,10 +226,14 @@ def decide(problem: Problem, point: Solution, settings: SolveSettings, verdict: 
     if spec.basis in QUANTILES:
         if sum(map(len, problem.candidates)) * draws.n <= CVAR_TERMS:
             from advisor.explain.saa import saa_plan  # (p80/p90 only: not imported by every plan)
-            tail = saa_plan(problem, draws, "cvar", QUANTILES[spec.basis], settings.time_limit, settings.gap_for(problem))
+
+            tail = saa_plan(
+                problem, draws, "cvar", QUANTILES[spec.basis], settings.time_limit, settings.gap_for(problem)
+            )
             add("least tail mean (CVaR)", tail and (None if violations(problem, tail) else tail))
         if verdict is None:
             from advisor.explain.robustness import Verdict as Drawn
+
             verdict = Drawn(problem, settings)
         options += draw_options(problem, verdict, settings, seen)
     chosen = pick(options, spec.basis, draws, settings.gap_for(problem))
@@ -224,8 +243,14 @@ def decide(problem: Problem, point: Solution, settings: SolveSettings, verdict: 
         polished = expected_plan(problem, draws, settings)
         if polished is not None:
             chosen.sol, chosen.cost = polished, PlanCost.of(problem, polished)
-    out = Decided(chosen.sol, options, draws, spec.basis, verdict=verdict,
-                  prices=None if chosen is options[0] else Prices.of(draws))
+    out = Decided(
+        chosen.sol,
+        options,
+        draws,
+        spec.basis,
+        verdict=verdict,
+        prices=None if chosen is options[0] else Prices.of(draws),
+    )
     out.record = record(problem, out, options[0])
     return out
 
@@ -242,15 +267,29 @@ def record(problem: Problem, d: Decided, point: Option) -> dict[str, Any]:
     names = {g: problem.catalog.gpus[g].name for g in problem.catalog.gpus}
     what = describe(chosen.first_stage, names)
     rec: dict[str, Any] = {
-        "basis": d.basis, "draws": d.draws.n,
-        "expected_cost_usd": float(mine.mean()), "p80_cost_usd": float(np.quantile(mine, 0.8)),
+        "basis": d.basis,
+        "draws": d.draws.n,
+        "expected_cost_usd": float(mine.mean()),
+        "p80_cost_usd": float(np.quantile(mine, 0.8)),
         "p90_cost_usd": float(np.quantile(mine, 0.9)),
-        "point_optimal": {"purchase": [{"gpu": g, "ownership": o, "count": n} for g, o, n in point.first_stage],
-                          "expected_cost_usd": float(theirs.mean()), "p80_cost_usd": float(np.quantile(theirs, 0.8))},
-        "price_of_robustness_usd": loss, "fresh_draws": FRESH_DRAWS if chosen is not point else 0,
-        "candidates": len(d.options), "explained_at": "catalog" if d.prices is None else "expected"}
-    rec["message"] = message(d.basis, rec, what, describe(point.first_stage, names), chosen is point,
-                             _within_noise(d, point, names) if chosen is point else None)
+        "point_optimal": {
+            "purchase": [{"gpu": g, "ownership": o, "count": n} for g, o, n in point.first_stage],
+            "expected_cost_usd": float(theirs.mean()),
+            "p80_cost_usd": float(np.quantile(theirs, 0.8)),
+        },
+        "price_of_robustness_usd": loss,
+        "fresh_draws": FRESH_DRAWS if chosen is not point else 0,
+        "candidates": len(d.options),
+        "explained_at": "catalog" if d.prices is None else "expected",
+    }
+    rec["message"] = message(
+        d.basis,
+        rec,
+        what,
+        describe(point.first_stage, names),
+        chosen is point,
+        _within_noise(d, point, names) if chosen is point else None,
+    )
     return rec
 
 
@@ -266,22 +305,34 @@ def _within_noise(d: Decided, point: Option, names: dict[str, str]) -> str | Non
     if saving <= 0:
         return None
     se = standard_error(costs[id(point)], costs[id(best)], d.basis)
-    return (f"{describe(best.first_stage, names)} scores ${saving:,.0f} less over the draws, within their noise "
-            f"({Z_SWITCH:g} standard errors: ${Z_SWITCH * se:,.0f}) or the solve's gap, so the optimum at the point "
-            "estimates stands")
+    return (
+        f"{describe(best.first_stage, names)} scores ${saving:,.0f} less over the draws, within their noise "
+        f"({Z_SWITCH:g} standard errors: ${Z_SWITCH * se:,.0f}) or the solve's gap, so the optimum at the point "
+        "estimates stands"
+    )
 
 
 def message(basis: str, rec: dict[str, Any], what: str, point_what: str, same: bool, close: str | None = None) -> str:
     """The decision in one sentence."""
-    how = {"expected": "the least expected cost", "p80": "the least 80th-percentile cost",
-           "p90": "the least 90th-percentile cost", "point": "the least cost at the point estimates"}[basis]
-    figures = (f"over {rec['draws']:,} joint draws of speed and price (expected ${cents(rec['expected_cost_usd']):,.0f}, "
-               f"P80 ${cents(rec['p80_cost_usd']):,.0f})")
+    how = {
+        "expected": "the least expected cost",
+        "p80": "the least 80th-percentile cost",
+        "p90": "the least 90th-percentile cost",
+        "point": "the least cost at the point estimates",
+    }[basis]
+    figures = (
+        f"over {rec['draws']:,} joint draws of speed and price (expected ${cents(rec['expected_cost_usd']):,.0f}, "
+        f"P80 ${cents(rec['p80_cost_usd']):,.0f})"
+    )
     if close is not None:
-        return f"{what}: the optimum at the point estimates, kept on {how.removeprefix('the least ')} {figures}; {close}"
+        return (
+            f"{what}: the optimum at the point estimates, kept on {how.removeprefix('the least ')} {figures}; {close}"
+        )
     text = f"{what}: chosen for {how} {figures}"
     if same:
         return text + "; it is also the optimum at the point estimates"
     loss = rec["price_of_robustness_usd"]
-    return (text + f"; the optimum at the point estimates ({point_what}) is expected to cost "
-            f"${abs(cents(loss)):,.0f} {'more' if loss >= 0 else 'less'} on {rec['fresh_draws']:,} fresh draws")
+    return (
+        text + f"; the optimum at the point estimates ({point_what}) is expected to cost "
+        f"${abs(cents(loss)):,.0f} {'more' if loss >= 0 else 'less'} on {rec['fresh_draws']:,} fresh draws"
+    )

@@ -6,6 +6,7 @@ re-solving. When no single lever is enough, the smallest combined change found (
 when nothing within the bounds tried helps, a plain statement of those bounds. Never an empty list.
 The results are typed facts (contract/facts.py); present/constraint_words.py words them.
 """
+
 from __future__ import annotations
 
 import math
@@ -44,12 +45,12 @@ def _relaxed(sc: Scenario) -> Scenario:
 def diagnose(problem: Problem, settings: SolveSettings, rebuild: Rebuild | None = None) -> list[Diagnosis]:
     """For an infeasible workload: the shortfall, then every single relaxation that restores a
     plan (verified), else the smallest combined change found, else what was tried."""
+
     def run(p: Problem, s: Scenario | None = None) -> Solution:
         return solve(p, s or baseline(p), settings)
 
     wl, base = problem.workload, baseline(problem)
-    out: list[Diagnosis] = [NoCandidate(cls.name(wl)) for cls, cs in zip(problem.classes, problem.candidates)
-                            if not cs]
+    out: list[Diagnosis] = [NoCandidate(cls.name(wl)) for cls, cs in zip(problem.classes, problem.candidates) if not cs]
     free = run(problem, _relaxed(base)) if not out else Solution("infeasible", None)
     out += shortfall(problem, free)
     levers: list[Diagnosis] = []
@@ -69,8 +70,10 @@ def shortfall(problem: Problem, free: Solution) -> list[Diagnosis]:
     out: list[Diagnosis] = []
     need: dict[str, float] = {}
     for gid in problem.considered:
-        per_class = [min((c.gpu_hours for c in cs if c.gpu == gid), default=math.inf) * cls.multiplicity
-                     for cls, cs in zip(problem.classes, problem.candidates)]
+        per_class = [
+            min((c.gpu_hours for c in cs if c.gpu == gid), default=math.inf) * cls.multiplicity
+            for cls, cs in zip(problem.classes, problem.candidates)
+        ]
         if all(h < math.inf for h in per_class):
             need[gid] = sum(per_class)
     if need:
@@ -97,8 +100,10 @@ def _workload_levers(problem: Problem, rebuild: Rebuild | None, run: Callable[..
         other = rebuild(**change)
         if other is not None and run(other).feasible:
             kind = "workload" if "batch_scale" in change else "deployment"
-            relax = {("jobs[].global_batch_tokens x" if k == "batch_scale" else f"deployment.{k}"): v
-                     for k, v in change.items()}
+            relax = {
+                ("jobs[].global_batch_tokens x" if k == "batch_scale" else f"deployment.{k}"): v
+                for k, v in change.items()
+            }
             out.append(WorkloadLever(kind, relax, d.context))
             if kind == "workload":
                 break  # the smallest batch increase that works is enough
@@ -126,7 +131,9 @@ def _combined(problem: Problem, free: Solution, run: Callable[..., Solution]) ->
     return out
 
 
-def _combination(problem: Problem, plan: Solution, run: Callable[..., Solution], kept: str | None) -> Combination | None:
+def _combination(
+    problem: Problem, plan: Solution, run: Callable[..., Solution], kept: str | None
+) -> Combination | None:
     """The limits `plan` needs beyond the workload's, applied together and re-solved."""
     sc = baseline(problem)
     needs = [n for family in FAMILIES if (n := family.need(problem, plan)) is not None]

@@ -16,6 +16,7 @@ range and the decision (explain/decision.py) all read, so they judge a plan on t
 Draws are seeded and made by Python's own generator and inverse normal, so the same input gives
 the same numbers on every platform.
 """
+
 from __future__ import annotations
 
 import math
@@ -48,7 +49,7 @@ if TYPE_CHECKING:
 # the out-of-sample residuals of one job measured on two GPU types of one generation (bench/joint_draws.py:
 # 7 pairs, A100 40 GB / 80 GB on one job each; 95% interval -0.29 to 0.93; docs/model.md "Joint draws")
 SHARED_SPEED = 0.59
-SpeedLookup = Callable[[GPU, str, "str | None"], LogDist]   # (GPU, precision, speed evidence) -> log error
+SpeedLookup = Callable[[GPU, str, "str | None"], LogDist]  # (GPU, precision, speed evidence) -> log error
 # weakest first: a GPU type's draws take the weakest evidence behind any of its estimates
 EVIDENCE_ORDER = ("datasheet", "same_generation", "transferred", "measured")
 _STANDARD = NormalDist()
@@ -60,8 +61,9 @@ def by_generation(gpu: GPU, precision: str, evidence: str | None = None) -> LogD
     return speed_dist(gpu, precision, evidence)
 
 
-def estimate_speed(problem: Problem, c: Candidate, lookup: SpeedLookup = by_generation,
-                   params: Params | None = None) -> LogDist:
+def estimate_speed(
+    problem: Problem, c: Candidate, lookup: SpeedLookup = by_generation, params: Params | None = None
+) -> LogDist:
     """The real speed / candidate c's estimate: the user's own measurement's spread when the speed is
     theirs, else the error of its evidence; capped where the job would beat the best MFU ever
     published on its generation (perf/training.mfu_cap: catalog/estimator.yaml) or the top of the
@@ -131,8 +133,8 @@ class Draws:
     buy: np.ndarray
     rent: np.ndarray
     z: np.ndarray
-    groups: tuple[str, ...]     # each column's group (group_of)
-    shared: float               # SHARED_SPEED used
+    groups: tuple[str, ...]  # each column's group (group_of)
+    shared: float  # SHARED_SPEED used
     seed: int
 
     @property
@@ -144,12 +146,21 @@ class Draws:
 
     def maps(self, i: int) -> tuple[dict[str, float], dict[str, float], dict[str, float]]:
         """Draw i as (speed, buy, rent) factor maps (GPU id -> factor), as solve/redraw.py reads them."""
-        return (dict(zip(self.gpus, self.speed[i].tolist())), dict(zip(self.gpus, self.buy[i].tolist())),
-                dict(zip(self.gpus, self.rent[i].tolist())))
+        return (
+            dict(zip(self.gpus, self.speed[i].tolist())),
+            dict(zip(self.gpus, self.buy[i].tolist())),
+            dict(zip(self.gpus, self.rent[i].tolist())),
+        )
 
 
-def joint_draws(problem: Problem, n: int, seed: int, gpus: Sequence[str] | None = None,
-                lookup: SpeedLookup = by_generation, shared: float = SHARED_SPEED) -> Draws:
+def joint_draws(
+    problem: Problem,
+    n: int,
+    seed: int,
+    gpus: Sequence[str] | None = None,
+    lookup: SpeedLookup = by_generation,
+    shared: float = SHARED_SPEED,
+) -> Draws:
     """n seeded joint draws of `gpus` (default: every usable GPU type). Per draw: one standard
     normal per group of two or more of the GPUs (sorted), then per GPU (sorted) its own speed,
     purchase and rent normals (a GPU alone in its group: its own speed normal is its z). The
@@ -165,31 +176,86 @@ def joint_draws(problem: Problem, n: int, seed: int, gpus: Sequence[str] | None 
     width = len(order) + 3 * len(gids)
     uniform = np.array([rng.random() for _ in range(n * width)], dtype=float).reshape(n, width)
     normals = inverse_normal(np.clip(uniform, 1e-12, 1 - 1e-12))
-    own = normals[:, len(order)::3]
+    own = normals[:, len(order) :: 3]
     zs = own.copy()
     for j, grp in enumerate(groups):
         if grp in order:
             zs[:, j] = a * normals[:, order.index(grp)] + b * own[:, j]
-    speeds, buys, rents = (np.column_stack([d[which].factors_at(col) for d, col in zip(dists, z.T)])
-                           if gids else np.zeros((n, 0))
-                           for which, z in ((0, zs), (1, normals[:, len(order) + 1::3]), (2, normals[:, len(order) + 2::3])))
+    speeds, buys, rents = (
+        np.column_stack([d[which].factors_at(col) for d, col in zip(dists, z.T)]) if gids else np.zeros((n, 0))
+        for which, z in ((0, zs), (1, normals[:, len(order) + 1 :: 3]), (2, normals[:, len(order) + 2 :: 3]))
+    )
     return Draws(gids, speeds, buys, rents, zs, groups, shared, seed)
 
 
 # Wichura's AS241 as CPython's statistics module writes it (_normal_dist_inv_cdf): the numerator and
 # denominator coefficients, highest power first, of the central region and of the two tails
-_CENTRAL = ((2.5090809287301226727e+3, 3.3430575583588128105e+4, 6.7265770927008700853e+4, 4.5921953931549871457e+4,
-             1.3731693765509461125e+4, 1.9715909503065514427e+3, 1.3314166789178437745e+2, 3.3871328727963666080e+0),
-            (5.2264952788528545610e+3, 2.8729085735721942674e+4, 3.9307895800092710610e+4, 2.1213794301586595867e+4,
-             5.3941960214247511077e+3, 6.8718700749205790830e+2, 4.2313330701600911252e+1, 1.0))
-_NEAR = ((7.74545014278341407640e-4, 2.27238449892691845833e-2, 2.41780725177450611770e-1, 1.27045825245236838258e+0,
-          3.64784832476320460504e+0, 5.76949722146069140550e+0, 4.63033784615654529590e+0, 1.42343711074968357734e+0),
-         (1.05075007164441684324e-9, 5.47593808499534494600e-4, 1.51986665636164571966e-2, 1.48103976427480074590e-1,
-          6.89767334985100004550e-1, 1.67638483018380384940e+0, 2.05319162663775882187e+0, 1.0))
-_FAR = ((2.01033439929228813265e-7, 2.71155556874348757815e-5, 1.24266094738807843860e-3, 2.65321895265761230930e-2,
-         2.96560571828504891230e-1, 1.78482653991729133580e+0, 5.46378491116411436990e+0, 6.65790464350110377720e+0),
-        (2.04426310338993978564e-15, 1.42151175831644588870e-7, 1.84631831751005468180e-5, 7.86869131145613259100e-4,
-         1.48753612908506148525e-2, 1.36929880922735805310e-1, 5.99832206555887937690e-1, 1.0))
+_CENTRAL = (
+    (
+        2.5090809287301226727e3,
+        3.3430575583588128105e4,
+        6.7265770927008700853e4,
+        4.5921953931549871457e4,
+        1.3731693765509461125e4,
+        1.9715909503065514427e3,
+        1.3314166789178437745e2,
+        3.3871328727963666080e0,
+    ),
+    (
+        5.2264952788528545610e3,
+        2.8729085735721942674e4,
+        3.9307895800092710610e4,
+        2.1213794301586595867e4,
+        5.3941960214247511077e3,
+        6.8718700749205790830e2,
+        4.2313330701600911252e1,
+        1.0,
+    ),
+)
+_NEAR = (
+    (
+        7.74545014278341407640e-4,
+        2.27238449892691845833e-2,
+        2.41780725177450611770e-1,
+        1.27045825245236838258e0,
+        3.64784832476320460504e0,
+        5.76949722146069140550e0,
+        4.63033784615654529590e0,
+        1.42343711074968357734e0,
+    ),
+    (
+        1.05075007164441684324e-9,
+        5.47593808499534494600e-4,
+        1.51986665636164571966e-2,
+        1.48103976427480074590e-1,
+        6.89767334985100004550e-1,
+        1.67638483018380384940e0,
+        2.05319162663775882187e0,
+        1.0,
+    ),
+)
+_FAR = (
+    (
+        2.01033439929228813265e-7,
+        2.71155556874348757815e-5,
+        1.24266094738807843860e-3,
+        2.65321895265761230930e-2,
+        2.96560571828504891230e-1,
+        1.78482653991729133580e0,
+        5.46378491116411436990e0,
+        6.65790464350110377720e0,
+    ),
+    (
+        2.04426310338993978564e-15,
+        1.42151175831644588870e-7,
+        1.84631831751005468180e-5,
+        7.86869131145613259100e-4,
+        1.48753612908506148525e-2,
+        1.36929880922735805310e-1,
+        5.99832206555887937690e-1,
+        1.0,
+    ),
+)
 
 
 def _horner(coefs: tuple[float, ...], r: np.ndarray) -> np.ndarray:
@@ -240,9 +306,11 @@ class Prices:
 
     @classmethod
     def of(cls, draws: Draws) -> Prices:
-        return cls({g: float(draws.buy[:, j].mean()) for j, g in enumerate(draws.gpus)},
-                   {g: float((draws.rent[:, j] / draws.speed[:, j]).mean()) for j, g in enumerate(draws.gpus)},
-                   {g: float(draws.rent[:, j].mean()) for j, g in enumerate(draws.gpus)})
+        return cls(
+            {g: float(draws.buy[:, j].mean()) for j, g in enumerate(draws.gpus)},
+            {g: float((draws.rent[:, j] / draws.speed[:, j]).mean()) for j, g in enumerate(draws.gpus)},
+            {g: float(draws.rent[:, j].mean()) for j, g in enumerate(draws.gpus)},
+        )
 
     def on(self, sc: Scenario) -> Scenario:
         """`sc` with these prices under its own price factors (factors multiply)."""

@@ -3,6 +3,7 @@ when the plan buys, or buys everything when it rents, under the same limits. Whe
 allows both, one re-solve with the ownership fixed (Scenario.ownership); where it allows one, the
 problem is rebuilt with the other (renting from a cloud; buying for a cloud workload hosts the GPUs
 in a datacenter)."""
+
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -18,9 +19,13 @@ from advisor.solve.solution import Solution
 WORDS = {"buy": ("buying", "bought"), "rent": ("renting", "rented")}
 
 
-def other_ownership(problem: Problem, sol: Solution, settings: SolveSettings,
-                    rebuild: Callable[..., Problem] | None,
-                    rows: Callable[[Problem, Solution], list[dict[str, Any]]]) -> dict[str, Any] | None:
+def other_ownership(
+    problem: Problem,
+    sol: Solution,
+    settings: SolveSettings,
+    rebuild: Callable[..., Problem] | None,
+    rows: Callable[[Problem, Solution], list[dict[str, Any]]],
+) -> dict[str, Any] | None:
     """{ownership, status, total_cost_usd (present value), nominal_cost_usd (cash), difference_usd,
     purchase, site, message} of the best plan owning the other way; None for a plan that is not
     feasible (its diagnosis tries the other ownership) or when the other way cannot be planned
@@ -41,24 +46,42 @@ def other_ownership(problem: Problem, sol: Solution, settings: SolveSettings,
         return None
     verb, done = WORDS[other]
     where = f"hosted in a {site}: a cloud workload cannot own GPUs" if site != d.context else ""
-    out: dict[str, Any] = {"ownership": other, "status": found.status, "site": site,
-                           "total_cost_usd": None, "nominal_cost_usd": None, "difference_usd": None, "purchase": []}
+    out: dict[str, Any] = {
+        "ownership": other,
+        "status": found.status,
+        "site": site,
+        "total_cost_usd": None,
+        "nominal_cost_usd": None,
+        "difference_usd": None,
+        "purchase": [],
+    }
     if not found.feasible or found.objective_usd is None:
-        out["message"] = (f"{verb.capitalize()} instead{f' ({where})' if where else ''}: no plan meets the same "
-                          f"limits with every GPU {done}; {_blocking(there, other, settings)}")
+        out["message"] = (
+            f"{verb.capitalize()} instead{f' ({where})' if where else ''}: no plan meets the same "
+            f"limits with every GPU {done}; {_blocking(there, other, settings)}"
+        )
         return out
     diff = found.objective_usd - sol.objective_usd
-    out.update(total_cost_usd=found.objective_usd, nominal_cost_usd=found.cash_usd, difference_usd=diff,
-               purchase=rows(there, found))
+    out.update(
+        total_cost_usd=found.objective_usd,
+        nominal_cost_usd=found.cash_usd,
+        difference_usd=diff,
+        purchase=rows(there, found),
+    )
     what = "; ".join(_item(r) for r in out["purchase"][:3]) + ("; ..." if len(out["purchase"]) > 3 else "")
-    than = (f"${abs(diff):,.0f} more" if diff > 0.5 else f"${abs(diff):,.0f} less" if diff < -0.5 else "the same")
+    than = f"${abs(diff):,.0f} more" if diff > 0.5 else f"${abs(diff):,.0f} less" if diff < -0.5 else "the same"
     why = ""
     if diff < -0.5:
-        why = ("; this plan is dearer only within the solver's gap" if other in d.ownerships else
-               f"; the workload's deployment.ownership: {d.ownership} keeps it out of this plan")
-    out["message"] = (f"{verb.capitalize()} instead ({'; '.join(x for x in (what, where) if x)}): the best plan with every GPU {done} costs "
-                      f"${found.objective_usd:,.0f} present value (${found.cash_usd:,.0f} in cash), {than} than "
-                      f"this plan{why}")
+        why = (
+            "; this plan is dearer only within the solver's gap"
+            if other in d.ownerships
+            else f"; the workload's deployment.ownership: {d.ownership} keeps it out of this plan"
+        )
+    out["message"] = (
+        f"{verb.capitalize()} instead ({'; '.join(x for x in (what, where) if x)}): the best plan with every GPU {done} costs "
+        f"${found.objective_usd:,.0f} present value (${found.cash_usd:,.0f} in cash), {than} than "
+        f"this plan{why}"
+    )
     return out
 
 
@@ -81,5 +104,8 @@ def _blocking(problem: Problem, ownership: str, settings: SolveSettings) -> str:
         s = solve(problem, base.but(**lift), settings)
         if s.feasible and s.objective_usd is not None:
             found.append(f"without the {family.name.replace('_', ' ')} limit it would cost ${s.objective_usd:,.0f}")
-    return ("; ".join(found) if found else
-            "no single limit lifted makes it possible (the GPUs allowed, the rules or their offers rule it out)")
+    return (
+        "; ".join(found)
+        if found
+        else "no single limit lifted makes it possible (the GPUs allowed, the rules or their offers rule it out)"
+    )

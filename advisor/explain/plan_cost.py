@@ -9,6 +9,7 @@ rent by rental-rate factor / speed (training jobs and serving replicas alike: a 
 needs about 10% fewer GPU-hours). Servers, the network, storage, burn-in and hosting are not varied. At every factor 1
 the cost is the plan's own present value (`total_cost_usd`).
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field

@@ -6,6 +6,7 @@ total cost of the chosen plan is a seeded Monte Carlo over speeds (energy and re
 time) and prices (purchase and rent, by each price's confidence; catalog/uncertainty.yaml), drawn
 jointly (explain/draws.py): same input, same numbers.
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -19,15 +20,14 @@ from advisor.solve.scenario import Scenario, baseline
 from advisor.solve.settings import FLEET_JOBS, SolveSettings
 from advisor.solve.solution import Solution
 
-__all__ = ["COST_DRAWS", "SEED", "cost_range", "job_ranges", "quantile",
-           "speed_sensitivity", "speed_tasks", "triple"]
+__all__ = ["COST_DRAWS", "SEED", "cost_range", "job_ranges", "quantile", "speed_sensitivity", "speed_tasks", "triple"]
 
 COST_DRAWS = 2000
 SEED = 16
-SLOWEST = 0.2          # speed sensitivity searches down to 80% below the estimate ...
-FASTEST = 3.0          # ... and up to 200% above it
+SLOWEST = 0.2  # speed sensitivity searches down to 80% below the estimate ...
+FASTEST = 3.0  # ... and up to 200% above it
 # the break-even is searched on whole percents: the choice holds at P - 1 and changes at P, both re-solved
-FIRST_PROBE = 16       # after the limit, the first percent tried (then 32, 64, ... below the limit)
+FIRST_PROBE = 16  # after the limit, the first percent tried (then 32, 64, ... below the limit)
 
 
 def quantile(xs: list[float], q: float) -> float:
@@ -45,11 +45,15 @@ def triple(lo: float, mid: float, hi: float) -> dict:
 def job_ranges(problem: Problem, sol: Solution) -> list[dict]:
     """Per assigned job (plan order): wall days at P10/P50/P90 and at the workload's confidence."""
     out = []
-    for c, _ in sol.assignment:   # the job's own estimate: its evidence, the user's measurement, its physics
+    for c, _ in sol.assignment:  # the job's own estimate: its evidence, the user's measurement, its physics
         d = estimate_speed(problem, c)
         days = c.hours / 24
-        out.append({"wall_days_range": triple(days / d.factor(0.9), days / d.factor(0.5), days / d.factor(0.1)),
-                    "wall_days_planned": c.planned_hours / 24})
+        out.append(
+            {
+                "wall_days_range": triple(days / d.factor(0.9), days / d.factor(0.5), days / d.factor(0.1)),
+                "wall_days_planned": c.planned_hours / 24,
+            }
+        )
     return out
 
 
@@ -106,39 +110,57 @@ def speed_sensitivity(problem: Problem, sol: Solution, alts: dict, settings: Sol
     return [e for task in speed_tasks(problem, sol, alts, settings) for e in task()]
 
 
-def speed_tasks(problem: Problem, sol: Solution, alts: dict, settings: SolveSettings,
-                prices: Prices | None = None) -> list[Callable[[], list[dict]]]:
+def speed_tasks(
+    problem: Problem, sol: Solution, alts: dict, settings: SolveSettings, prices: Prices | None = None
+) -> list[Callable[[], list[dict]]]:
     """speed_sensitivity as independent calls, one per GPU type (the chosen one slower, the
     runner-up faster): each search is sequential, the two are not (solve/parallel.py runs them
     on both cores). Their entries, concatenated in order, are speed_sensitivity's."""
     if not sol.feasible or not sol.chosen or (prices is not None and problem.job_count >= FLEET_JOBS):
-        return []   # (a fleet chosen on expected cost: not searched, as its price break-evens, sensitivity.searched)
+        return []  # (a fleet chosen on expected cost: not searched, as its price break-evens, sensitivity.searched)
     chosen = _most_spent(problem, sol)
     gid, own = chosen
-    base = baseline(problem) if prices is None else prices.on(baseline(problem))   # (expected prices: see decision.py)
-    slowest, fastest = round(100 * (SLOWEST - 1)), round(100 * (FASTEST - 1))   # -80, +200
+    base = baseline(problem) if prices is None else prices.on(baseline(problem))  # (expected prices: see decision.py)
+    slowest, fastest = round(100 * (SLOWEST - 1)), round(100 * (FASTEST - 1))  # -80, +200
 
     def slower() -> list[dict]:
-        return _speed_break_even(problem, base, settings, gid, -1, lambda s: s.feasible and chosen in _pairs(s),
-                                 -slowest, {"gpu": gid, "ownership": own, "direction": "slower", "what": "speed"},
-                                 f"{gid} ({own}) stays the choice even if its real speed is "
-                                 f"{100 * (1 - SLOWEST):.0f}% below the estimate",
-                                 lambda pct, to: f"{gid} ({own}) stays the choice unless its real speed is "
-                                                 f"\u2265 {pct}% below the estimate (then: {to})")
+        return _speed_break_even(
+            problem,
+            base,
+            settings,
+            gid,
+            -1,
+            lambda s: s.feasible and chosen in _pairs(s),
+            -slowest,
+            {"gpu": gid, "ownership": own, "direction": "slower", "what": "speed"},
+            f"{gid} ({own}) stays the choice even if its real speed is {100 * (1 - SLOWEST):.0f}% below the estimate",
+            lambda pct, to: (
+                f"{gid} ({own}) stays the choice unless its real speed is \u2265 {pct}% below the estimate (then: {to})"
+            ),
+        )
 
     tasks = [slower]
     costed = {g: a["forced_cost_usd"] for g, a in alts.items() if a.get("forced_cost_usd") is not None}
     if costed:
         runner = min(sorted(costed), key=lambda g: costed[g])
 
-        def faster() -> list[dict]:   # holds while the runner-up is still not chosen
-            return _speed_break_even(problem, base, settings, runner, 1,
-                                     lambda s: not (s.feasible and runner in s.gpu_types()), fastest,
-                                     {"gpu": runner, "ownership": None, "direction": "faster", "what": "speed"},
-                                     f"{runner} (runner-up) would not become the choice even at "
-                                     f"{100 * (FASTEST - 1):.0f}% above its estimated speed",
-                                     lambda pct, to: f"{runner} becomes the choice if its real speed is "
-                                                     f"\u2265 {pct}% above the estimate (then: {to})")
+        def faster() -> list[dict]:  # holds while the runner-up is still not chosen
+            return _speed_break_even(
+                problem,
+                base,
+                settings,
+                runner,
+                1,
+                lambda s: not (s.feasible and runner in s.gpu_types()),
+                fastest,
+                {"gpu": runner, "ownership": None, "direction": "faster", "what": "speed"},
+                f"{runner} (runner-up) would not become the choice even at "
+                f"{100 * (FASTEST - 1):.0f}% above its estimated speed",
+                lambda pct, to: (
+                    f"{runner} becomes the choice if its real speed is \u2265 {pct}% above the estimate (then: {to})"
+                ),
+            )
+
         tasks.append(faster)
     return tasks
 
@@ -154,15 +176,24 @@ def _most_spent(problem: Problem, sol: Solution) -> tuple[str, str]:
     return max(sorted(spend), key=lambda k: spend[k])
 
 
-def _speed_break_even(problem: Problem, base: Scenario, settings: SolveSettings, g: str, sign: int,
-                      holds_at: Callable[[Solution], bool], limit: int, entry: dict, never: str,
-                      changes: Callable[[int, str], str]) -> list[dict]:
+def _speed_break_even(
+    problem: Problem,
+    base: Scenario,
+    settings: SolveSettings,
+    g: str,
+    sign: int,
+    holds_at: Callable[[Solution], bool],
+    limit: int,
+    entry: dict,
+    never: str,
+    changes: Callable[[int, str], str],
+) -> list[dict]:
     """One task of speed_tasks: the first whole percent (slower: sign -1, faster: +1) at which
     holds_at stops being true, each point re-solved once at `base` with g's speed moved; `entry` the
     fields that do not depend on it, `never` the message when it holds up to `limit`."""
     solved: dict[int, Solution] = {}
 
-    def at(pct: int) -> Solution:   # the plan when g's real speed is pct% off its estimate
+    def at(pct: int) -> Solution:  # the plan when g's real speed is pct% off its estimate
         if sign * pct not in solved:
             solved[sign * pct] = solve(problem, base.but(speed_factor={g: (100 + sign * pct) / 100}), settings)
         return solved[sign * pct]
@@ -175,5 +206,12 @@ def _speed_break_even(problem: Problem, base: Scenario, settings: SolveSettings,
         return [{**entry, "factor": None, "percent": None, "switches_to": None, "message": never}]
     pct = _first_change(holds, bracket[1], bracket[0])
     to = _what(problem, at(pct))
-    return [{**entry, "factor": round(1 + sign * pct / 100, 2), "percent": pct, "switches_to": to,
-             "message": changes(pct, to)}]
+    return [
+        {
+            **entry,
+            "factor": round(1 + sign * pct / 100, 2),
+            "percent": pct,
+            "switches_to": to,
+            "message": changes(pct, to),
+        }
+    ]

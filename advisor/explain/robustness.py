@@ -12,6 +12,7 @@ to within about 5 points (40 of 40 draws hold: 91-100%). The draws are the first
 seeded sequence, and the model is built for all of them, so a stopped verdict is the full one cut
 short (same input, same verdict); its message says how many were drawn and the interval.
 """
+
 from __future__ import annotations
 
 import functools
@@ -33,10 +34,10 @@ from advisor.solve.solution import Solution
 
 DRAWS = 200
 MIN_DRAWS = 40
-CHECK_EVERY = MIN_DRAWS   # draws between two looks at the verdict (so never fewer than MIN_DRAWS)
-SETTLED_WIDTH = 0.10   # stop once the hold share's 95% interval is at most 10 points wide
-Z95 = 1.959964         # the two-sided 95% normal quantile
-COLUMNS_AT_FULL = 400   # models with more candidate columns get proportionally fewer draws (not below MIN_DRAWS)
+CHECK_EVERY = MIN_DRAWS  # draws between two looks at the verdict (so never fewer than MIN_DRAWS)
+SETTLED_WIDTH = 0.10  # stop once the hold share's 95% interval is at most 10 points wide
+Z95 = 1.959964  # the two-sided 95% normal quantile
+COLUMNS_AT_FULL = 400  # models with more candidate columns get proportionally fewer draws (not below MIN_DRAWS)
 # Draws begun before the plan is solved from this many candidate columns (the 200-job fleet: 29,675,
 # ~0.6 s a draw beside a ~4 s solve; team-fleet: 2,833, 0.01 s a draw beside a 0.02 s solve)
 EARLY_COLUMNS = 10000
@@ -65,8 +66,9 @@ def settled(held: int, n: int) -> bool:
     return hi - lo <= SETTLED_WIDTH
 
 
-def robustness(problem: Problem, sol: Solution, settings: SolveSettings,
-               draws: int | None = None, seed: int = SEED) -> dict | None:
+def robustness(
+    problem: Problem, sol: Solution, settings: SolveSettings, draws: int | None = None, seed: int = SEED
+) -> dict | None:
     """{draws, seed, holds, holds_share, alternatives: [{purchase, share}], unproven_draws, reused_model,
     message}; None without a plan."""
     if not sol.feasible or (draws is not None and draws <= 0):
@@ -93,16 +95,16 @@ class Verdict:
         samples = [joint.maps(i) for i in range(draws)]
         fastest = {g: max(s[0][g] for s in samples) for g in gids}
         columns = sum(len(cs) for cs in problem.candidates)
-        self.samples = samples[:draws_for(columns, draws)]
-        self.block = min(CHECK_EVERY, len(self.samples))   # the first block: always drawn
+        self.samples = samples[: draws_for(columns, draws)]
+        self.block = min(CHECK_EVERY, len(self.samples))  # the first block: always drawn
         if columns >= EARLY_COLUMNS and (settings.time_limit is None or settings.time_limit > DRAW_TIME_LIMIT):
             settings = settings.but(time_limit=DRAW_TIME_LIMIT)
         self.redraw = Redraw(problem, baseline(problem), fastest, settings, [s[0] for s in self.samples])
         self.names = {g: problem.catalog.gpus[g].name for g in gids}
-        self.cpu, self.drawn = 0.0, 0   # CPU s and count of the draws made in this process
-        self.known: dict[int, tuple[frozenset, tuple, bool] | None] = {}   # draws answered (answers())
+        self.cpu, self.drawn = 0.0, 0  # CPU s and count of the draws made in this process
+        self.known: dict[int, tuple[frozenset, tuple, bool] | None] = {}  # draws answered (answers())
         self.early: parallel.Early | None = None
-        self.begun: list[int] = []   # the first block's draws first_block() handed out
+        self.begun: list[int] = []  # the first block's draws first_block() handed out
 
     @classmethod
     def begin(cls, problem: Problem, settings: SolveSettings) -> Verdict | None:
@@ -110,7 +112,9 @@ class Verdict:
         caller solves the plan; None when the problem is too small for that to pay (EARLY_COLUMNS
         candidate columns; any size when parallel is forced) or there is one core. close() stops
         the child when the verdict is not drawn after all."""
-        if parallel.workers() < 2 or not (parallel.mode() == "on" or sum(map(len, problem.candidates)) >= EARLY_COLUMNS):
+        if parallel.workers() < 2 or not (
+            parallel.mode() == "on" or sum(map(len, problem.candidates)) >= EARLY_COLUMNS
+        ):
             return None
         self = cls(problem, settings)
         if self.redraw.model is not None or parallel.mode() == "on":
@@ -171,12 +175,19 @@ class Verdict:
             first = self._first(first or [])
         got_all, held = self._draw_until_settled(draws, chosen, first)
         timed_out = sum(1 for one in got_all if _timed_out(one))
-        unproven = sum(1 for one in got_all if one is not None and not one[2]) - timed_out   # plans found, not proven
+        unproven = sum(1 for one in got_all if one is not None and not one[2]) - timed_out  # plans found, not proven
         other = Counter[str]()
         for one in got_all:
             if not _held(one, chosen):
-                other[("no feasible plan" if one is None else TIMED_OUT if _timed_out(one)
-                       else describe(one[1], self.names))] += 1
+                other[
+                    (
+                        "no feasible plan"
+                        if one is None
+                        else TIMED_OUT
+                        if _timed_out(one)
+                        else describe(one[1], self.names)
+                    )
+                ] += 1
         planned, draws = draws, len(got_all)
         ranked = sorted(other.items(), key=lambda kv: (-kv[1], kv[0]))
         alts: list[dict] = [{"purchase": k, "share": v / draws} for k, v in ranked]
@@ -186,22 +197,30 @@ class Verdict:
         if alts:
             msg += f"; otherwise {alts[0]['purchase']} ({100 * alts[0]['share']:.0f}%)"
         msg += self._caveats(held, draws, planned, unproven, timed_out)
-        return {"draws": draws, "seed": self.seed, "holds": held, "holds_share": share, "alternatives": alts[:5],
-                "unproven_draws": unproven, "reused_model": self.redraw.model is not None, "message": msg}
+        return {
+            "draws": draws,
+            "seed": self.seed,
+            "holds": held,
+            "holds_share": share,
+            "alternatives": alts[:5],
+            "unproven_draws": unproven,
+            "reused_model": self.redraw.model is not None,
+            "message": msg,
+        }
 
     def _draw_until_settled(self, draws: int, chosen: frozenset, first: list | None) -> tuple[list, int]:
         """(the draws' answers in index order, how many held `chosen`): blocks of CHECK_EVERY draws
         until all `draws` are drawn or the share that held is settled (so a clear verdict stops early)."""
         held = 0
         got_all: list = []
-        with stage("robustness", total=draws):   # the CLI's progress line counts the draws
+        with stage("robustness", total=draws):  # the CLI's progress line counts the draws
             while len(got_all) < draws:
                 start = len(got_all)
                 idx = list(range(start, min(draws, start + CHECK_EVERY)))
                 got: list = []
                 if start == 0 and first is not None:
-                    got, idx = list(first), idx[len(first):]
-                elif not self.drawn:   # time one draw here: is the rest of the block worth a second process?
+                    got, idx = list(first), idx[len(first) :]
+                elif not self.drawn:  # time one draw here: is the rest of the block worth a second process?
                     got, idx = [self.draw(idx[0])], idx[1:]
                 # each draw is a fresh HiGHS run of the model with that draw's coefficients: a block's
                 # draws over both cores (solve/parallel.py), merged in index order, as drawn serially
@@ -212,7 +231,7 @@ class Verdict:
                     held += _held(one, chosen)
                     step()
                 n = len(got_all)
-                if n < draws and settled(held, n):   # looked at every CHECK_EVERY draws
+                if n < draws and settled(held, n):  # looked at every CHECK_EVERY draws
                     break
         return got_all, held
 
@@ -225,7 +244,9 @@ class Verdict:
             msg += f" (stopped at {draws} of {planned} draws: settled, 95% interval {100 * lo:.0f}-{100 * hi:.0f}%)"
         limit = "" if self.redraw.time_limit is None else f" {self.redraw.time_limit:g} s"
         if unproven:
-            msg += f"; {unproven} of {draws} draws stopped at the{limit} time limit, their plans not proven within the gap"
+            msg += (
+                f"; {unproven} of {draws} draws stopped at the{limit} time limit, their plans not proven within the gap"
+            )
         if timed_out:
             msg += f"; {timed_out} of {draws} draws found no plan within the{limit} time limit"
         return msg
@@ -241,16 +262,28 @@ def _timed_out(one: tuple[frozenset, tuple, bool] | None) -> bool:
     return one is not None and one[1] == (TIMED_OUT,)
 
 
-def plan_ranges(problem: Problem, sol: Solution, jobs: list[dict], *, robust: bool,
-                settings: SolveSettings, verdict: dict | None = None) -> dict:
+def plan_ranges(
+    problem: Problem,
+    sol: Solution,
+    jobs: list[dict],
+    *,
+    robust: bool,
+    settings: SolveSettings,
+    verdict: dict | None = None,
+) -> dict:
     """The range keys of a plan (docs/model.md §2.6; typed in advisor/contract/): each job's `wall_days_range` and `wall_days_planned`
     (added to `jobs` in place), `total_cost_usd_range`, the `confidence` deadlines were held at, and
     (robust=True) the `robustness` verdict (`verdict`, when already drawn). Existing keys are left
     as they are."""
     level = problem.workload.confidence
-    out: dict = {"confidence": {"level": level, "quantile": f"P{round(100 * level)}",
-                                "message": f"every deadline holds at the P{round(100 * level)} job time "
-                                           f"(workload confidence {level:g}; default 0.8)"}}
+    out: dict = {
+        "confidence": {
+            "level": level,
+            "quantile": f"P{round(100 * level)}",
+            "message": f"every deadline holds at the P{round(100 * level)} job time "
+            f"(workload confidence {level:g}; default 0.8)",
+        }
+    }
     if not sol.feasible:
         return out
     for job, extra in zip(jobs, job_ranges(problem, sol)):

@@ -14,6 +14,7 @@ workload's confidence as in every solve:
   of draws (Rockafellar and Uryasev 2000): a linear program over the same first stage, an upper
   bound on the q-quantile, fast enough to be one of the p80/p90 decision's candidates.
 """
+
 from __future__ import annotations
 
 import math
@@ -35,20 +36,25 @@ def draw_costs(m: Model, draws: Draws) -> list[pulp.LpAffineExpression]:
     stays at its catalog figures)."""
     col = {g: draws.column(g) for g in draws.gpus}
     per_price = {g: m.per_price_usd(g) for g in m.N}
-    priced = {g: [(v, m.price(g) * per_price[g][0])]
-              + [(m.H[g, lv], m.price(g) * c) for lv, c in enumerate(per_price[g][1]) if (g, lv) in m.H]
-              for g, v in m.N.items()}
+    priced = {
+        g: [(v, m.price(g) * per_price[g][0])]
+        + [(m.H[g, lv], m.price(g) * c) for lv, c in enumerate(per_price[g][1]) if (g, lv) in m.H]
+        for g, v in m.N.items()
+    }
     purchase = pulp.lpSum(c * v for g in priced for v, c in priced[g])
     run = pulp.lpSum(c.run_cost_usd * m.y[k, i] for k, i, c in m.pairs()) + pulp.lpSum(
-        c.run_cost_usd * m.r[k, i] for k, i, c in m.serve_pairs())
-    fixed = m.total - purchase - run   # servers, fabric, hosting: not drawn
+        c.run_cost_usd * m.r[k, i] for k, i, c in m.serve_pairs()
+    )
+    fixed = m.total - purchase - run  # servers, fabric, hosting: not drawn
     out = []
     for s in range(draws.n):
+
         def factor(gpu: str, own: str) -> float:
             if gpu not in col:
                 return 1.0
             j = col[gpu]
             return float((draws.rent[s, j] if own == "rent" else 1.0) / draws.speed[s, j])
+
         terms = [(v, c * (float(draws.buy[s, col[g]]) if g in col else 1.0)) for g in priced for v, c in priced[g]]
         terms += [(m.y[k, i], c.run_cost_usd * factor(c.gpu, c.ownership)) for k, i, c in m.pairs()]
         terms += [(m.r[k, i], c.run_cost_usd * factor(c.gpu, c.ownership)) for k, i, c in m.serve_pairs()]
@@ -56,8 +62,14 @@ def draw_costs(m: Model, draws: Draws) -> list[pulp.LpAffineExpression]:
     return out
 
 
-def saa_plan(problem: Problem, draws: Draws, objective: str = "mean", q: float = 0.8,
-             time_limit: float | None = 60.0, gap: float = 1e-4) -> Solution | None:
+def saa_plan(
+    problem: Problem,
+    draws: Draws,
+    objective: str = "mean",
+    q: float = 0.8,
+    time_limit: float | None = 60.0,
+    gap: float = 1e-4,
+) -> Solution | None:
     """The exact sample-average optimum over `draws`, costed at the catalog's figures (None when no
     plan meets the constraints): objective "mean" (the expected basis), "quantile" (the q-quantile of
     cost: p80, p90) or "cvar" (the mean of the worst 1 - q share of draws, an upper bound on the

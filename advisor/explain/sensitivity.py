@@ -8,6 +8,7 @@ stays in the model. A break-even factor x is printed only when the re-solves at 
 (still chosen) and x(1 + STEP) (not chosen) confirm it; "stays the choice even at 64x" only when
 the re-solve at 64x confirms it.
 """
+
 from __future__ import annotations
 
 import math
@@ -22,10 +23,10 @@ from advisor.solve.scenario import Scenario, baseline
 from advisor.solve.settings import FLEET_JOBS, SolveSettings
 from advisor.solve.solution import Solution
 
-CAP = 64.0            # the largest price factor tried
-STEP = 0.01           # each break-even claim is verified at x(1 - STEP) and x(1 + STEP)
-RESOLUTION = 0.004    # the fall's bisection stops when hi - lo is within this
-RISE_SPAN = (1 + STEP) / (1 - STEP)   # the rise's when hi/lo is: x = hi/(1 + STEP) then has x(1 - STEP) <= lo
+CAP = 64.0  # the largest price factor tried
+STEP = 0.01  # each break-even claim is verified at x(1 - STEP) and x(1 + STEP)
+RESOLUTION = 0.004  # the fall's bisection stops when hi - lo is within this
+RISE_SPAN = (1 + STEP) / (1 - STEP)  # the rise's when hi/lo is: x = hi/(1 + STEP) then has x(1 - STEP) <= lo
 OWN = {"buy": "bought", "rent": "rented"}
 PRICE = {"buy": "purchase price", "rent": "rental rate"}
 VERB = {"buy": "buying", "rent": "renting"}
@@ -41,9 +42,11 @@ def main_choice(problem: Problem, sol: Solution) -> tuple[str, str]:
     return max(sorted(spend), key=lambda k: spend[k])
 
 
-NOT_SEARCHED = ("no break-even is stated: a fleet chosen on expected cost over the point optimum is not searched "
-                "for break-evens (each re-solve at the expected prices is a harder MILP of seconds); decision.verify "
-                "ranks the inputs whose exact value could change the choice")
+NOT_SEARCHED = (
+    "no break-even is stated: a fleet chosen on expected cost over the point optimum is not searched "
+    "for break-evens (each re-solve at the expected prices is a harder MILP of seconds); decision.verify "
+    "ranks the inputs whose exact value could change the choice"
+)
 
 
 def searched(problem: Problem, prices: Prices | None) -> bool:
@@ -53,8 +56,9 @@ def searched(problem: Problem, prices: Prices | None) -> bool:
 
 
 def uses(sol: Solution, gpu: str, ownership: str) -> bool:
-    return sol.feasible and any(c.gpu == gpu and c.ownership == ownership
-                                for c in sol.chosen + [s for s, _ in sol.serving])
+    return sol.feasible and any(
+        c.gpu == gpu and c.ownership == ownership for c in sol.chosen + [s for s, _ in sol.serving]
+    )
 
 
 def priced(problem: Problem, gpu: str, ownership: str, factor: float, prices: Prices | None = None) -> Scenario:
@@ -80,8 +84,9 @@ def _alternatives(problem: Problem, own: str) -> str:
     return f"another GPU ({'buying' if own == 'buy' else 'renting'} only, as the deployment says)"
 
 
-def break_even(problem: Problem, sol: Solution, alts: dict, settings: SolveSettings,
-               prices: Prices | None = None) -> list[dict]:
+def break_even(
+    problem: Problem, sol: Solution, alts: dict, settings: SolveSettings, prices: Prices | None = None
+) -> list[dict]:
     """The chosen pair's price rise that changes the choice (and what wins then), and the price
     fall that makes the runner-up win, each re-solved at the plan's own gap; at `prices` (the
     expected prices a plan chosen on expected cost is optimal at; its words then say 'expected'),
@@ -90,8 +95,18 @@ def break_even(problem: Problem, sol: Solution, alts: dict, settings: SolveSetti
         return []
     gpu, own = main_choice(problem, sol)
     if not searched(problem, prices):
-        return [{"gpu": gpu, "ownership": own, "direction": "rise", "what": PRICE[own], "factor": None, "price": None,
-                 "verified": False, "message": NOT_SEARCHED}]
+        return [
+            {
+                "gpu": gpu,
+                "ownership": own,
+                "direction": "rise",
+                "what": PRICE[own],
+                "factor": None,
+                "price": None,
+                "verified": False,
+                "message": NOT_SEARCHED,
+            }
+        ]
     rise, runner = _rise(problem, gpu, own, settings, prices)
     out: list[dict[str, Any]] = [rise]
     if runner is None:
@@ -101,10 +116,12 @@ def break_even(problem: Problem, sol: Solution, alts: dict, settings: SolveSetti
     return out
 
 
-def _rise(problem: Problem, gpu: str, own: str, settings: SolveSettings,
-          prices: Prices | None) -> tuple[dict[str, Any], tuple[str, str] | None]:
+def _rise(
+    problem: Problem, gpu: str, own: str, settings: SolveSettings, prices: Prices | None
+) -> tuple[dict[str, Any], tuple[str, str] | None]:
     """(the rise entry, the pair that wins after it, if any): the price factor is doubled until the
     choice changes (up to CAP), then bisected to within RISE_SPAN and checked on both sides."""
+
     def run(f: float) -> Solution:
         return solve(problem, priced(problem, gpu, own, f, prices), settings)
 
@@ -120,11 +137,18 @@ def _rise(problem: Problem, gpu: str, own: str, settings: SolveSettings,
             break
         lo, hi = hi, min(hi * 2, CAP)
     if flipped is None:
-        return {"gpu": gpu, "ownership": own, "direction": "rise", "what": what, "factor": None,
-                "price": None, "verified": True,
-                "message": f"{label} stays the choice even at {CAP:g}x its {what} (re-solved at {CAP:g}x): "
-                           f"no allowed alternative -- {_alternatives(problem, own)} -- meets the constraints "
-                           "for less"}, None
+        return {
+            "gpu": gpu,
+            "ownership": own,
+            "direction": "rise",
+            "what": what,
+            "factor": None,
+            "price": None,
+            "verified": True,
+            "message": f"{label} stays the choice even at {CAP:g}x its {what} (re-solved at {CAP:g}x): "
+            f"no allowed alternative -- {_alternatives(problem, own)} -- meets the constraints "
+            "for less",
+        }, None
     while hi / lo > RISE_SPAN * (1 + 1e-12):
         mid = (lo * hi) ** 0.5
         s = run(mid)
@@ -136,17 +160,29 @@ def _rise(problem: Problem, gpu: str, own: str, settings: SolveSettings,
     ok = uses(run(hi * (1 - STEP)), gpu, own) and not uses(after, gpu, own)
     runner = main_choice(problem, after) if after.feasible else None
     then = _pair_words(runner) if runner else "no plan meets every constraint (the budget)"
-    entry: dict[str, Any] = {"gpu": gpu, "ownership": own, "direction": "rise", "what": what, "verified": ok,
-             "then": {"gpu": runner[0], "ownership": runner[1]} if runner else None}
+    entry: dict[str, Any] = {
+        "gpu": gpu,
+        "ownership": own,
+        "direction": "rise",
+        "what": what,
+        "verified": ok,
+        "then": {"gpu": runner[0], "ownership": runner[1]} if runner else None,
+    }
     if ok:
-        entry.update(factor=hi, price=round(price * hi, 2) if price else None,
-                     message=f"{label} stays the choice until its {what} rises about {100 * (hi - 1):.1f}%"
-                             + (f" (to ${price * hi:,.2f})" if price else "")
-                             + (f"; then {then} is cheaper" if runner else f"; then {then}"))
+        entry.update(
+            factor=hi,
+            price=round(price * hi, 2) if price else None,
+            message=f"{label} stays the choice until its {what} rises about {100 * (hi - 1):.1f}%"
+            + (f" (to ${price * hi:,.2f})" if price else "")
+            + (f"; then {then} is cheaper" if runner else f"; then {then}"),
+        )
     else:
-        entry.update(factor=None, price=None,
-                     message=f"{label} stops being the choice somewhere between {lo:.3g}x and {top:.3g}x its "
-                             f"{what}, but not at a single price (re-solves disagree); no break-even is stated")
+        entry.update(
+            factor=None,
+            price=None,
+            message=f"{label} stops being the choice somewhere between {lo:.3g}x and {top:.3g}x its "
+            f"{what}, but not at a single price (re-solves disagree); no break-even is stated",
+        )
     return entry, runner
 
 
@@ -165,8 +201,9 @@ def _pair_words(pair: tuple[str, str] | None) -> str:
     return f"{VERB[pair[1]]} {pair[0]}" if pair else "no plan"
 
 
-def _fall(problem: Problem, pair: tuple[str, str], settings: SolveSettings, sol: Solution,
-          prices: Prices | None = None) -> dict:
+def _fall(
+    problem: Problem, pair: tuple[str, str], settings: SolveSettings, sol: Solution, prices: Prices | None = None
+) -> dict:
     """How far the runner-up pair's own price must fall for it to be chosen (bisection on [0, 1]);
     at its current price (factor 1) the plan's own solve `sol` answers."""
     gpu, own = pair
@@ -180,28 +217,49 @@ def _fall(problem: Problem, pair: tuple[str, str], settings: SolveSettings, sol:
     words = _pair_words(pair)
     base = {"gpu": gpu, "ownership": own, "direction": "fall", "what": what}
     if not wins(0.0):
-        return {**base, "factor": None, "price": None, "verified": True,
-                "message": f"{words} (runner-up) would not be chosen even if its {what} were zero (re-solved): "
-                           "the other costs of its plan (servers, energy, hosting, or the deadline) stay higher"}
+        return {
+            **base,
+            "factor": None,
+            "price": None,
+            "verified": True,
+            "message": f"{words} (runner-up) would not be chosen even if its {what} were zero (re-solved): "
+            "the other costs of its plan (servers, energy, hosting, or the deadline) stay higher",
+        }
     if wins(1.0):  # the plan already uses the pair beside its main choice: no fall needed to bring it in
-        return {**base, "factor": 1.0, "price": price, "verified": True,
-                "message": f"{words} (runner-up) is already part of the chosen plan at its current {what}"}
+        return {
+            **base,
+            "factor": 1.0,
+            "price": price,
+            "verified": True,
+            "message": f"{words} (runner-up) is already part of the chosen plan at its current {what}",
+        }
     lo, hi = 0.0, 1.0
     while hi - lo > RESOLUTION:
         mid = (lo + hi) / 2
         lo, hi = (mid, hi) if wins(mid) else (lo, mid)
     ok = wins(lo * (1 - STEP)) and not wins(min(1.0, lo * (1 + STEP) + 1e-9))
     if not ok:
-        return {**base, "factor": None, "price": None, "verified": False,
-                "message": f"{words} (runner-up) becomes the choice somewhere below {hi:.3g}x its {what}, but not "
-                           "at a single price (re-solves disagree); no break-even is stated"}
-    return {**base, "factor": round(lo, 3), "price": round(price * lo, 2) if price else None, "verified": True,
-            "message": f"{words} (runner-up) becomes the choice if its {what} falls about {100 * (1 - lo):.1f}%"
-                       + (f" (to ${price * lo:,.2f})" if price else "")}
+        return {
+            **base,
+            "factor": None,
+            "price": None,
+            "verified": False,
+            "message": f"{words} (runner-up) becomes the choice somewhere below {hi:.3g}x its {what}, but not "
+            "at a single price (re-solves disagree); no break-even is stated",
+        }
+    return {
+        **base,
+        "factor": round(lo, 3),
+        "price": round(price * lo, 2) if price else None,
+        "verified": True,
+        "message": f"{words} (runner-up) becomes the choice if its {what} falls about {100 * (1 - lo):.1f}%"
+        + (f" (to ${price * lo:,.2f})" if price else ""),
+    }
 
 
-def marginal_values(problem: Problem, sol: Solution, settings: SolveSettings,
-                    prices: Prices | None = None) -> list[Marginal]:
+def marginal_values(
+    problem: Problem, sol: Solution, settings: SolveSettings, prices: Prices | None = None
+) -> list[Marginal]:
     """What each family's small relaxation saves (one more day on every deadline, 10% more budget),
     re-solved (at `prices` when given), with the same binding flag as the constraint table (present/
     words them)."""

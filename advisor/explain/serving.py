@@ -3,6 +3,7 @@ sustains, the latency at peak and what limits it; whether its owned GPUs are len
 the constraint slack; and, by re-solving, what more traffic costs and what the mix of GPU types
 saves against the best single type (Mélange's comparison).
 """
+
 from __future__ import annotations
 
 import csv
@@ -22,7 +23,7 @@ from advisor.solve.scenario import baseline
 from advisor.solve.settings import SolveSettings
 from advisor.solve.solution import Solution
 
-TRAFFIC_STEP = 1.3           # "+30% traffic"
+TRAFFIC_STEP = 1.3  # "+30% traffic"
 
 
 @lru_cache(maxsize=1)
@@ -45,8 +46,16 @@ def _latency_at(problem: Problem, c: ServeCandidate, load: float) -> tuple[float
     r = c.result
     if load >= r.requests_per_s * 0.9999 or r.batch <= 0:
         return r.ttft_ms, r.tpot_ms
-    s = Setup(cls.model, hardware(problem.catalog.gpus[c.gpu], problem.catalog), cls.precision, c.tp, c.pp, r.engine, load_params())
-    slots = r.slots if cls.ttft_ms is not None else None   # as replica_capacity
+    s = Setup(
+        cls.model,
+        hardware(problem.catalog.gpus[c.gpu], problem.catalog),
+        cls.precision,
+        c.tp,
+        c.pp,
+        r.engine,
+        load_params(),
+    )
+    slots = r.slots if cls.ttft_ms is not None else None  # as replica_capacity
     lo, hi = 1e-6, r.batch
     for _ in range(40):
         mid = (lo + hi) / 2
@@ -68,22 +77,40 @@ def serving_rows(problem: Problem, sol: Solution) -> list[dict]:
         load = min(cls.peak_rps / capacity, 1.0) if capacity else 1.0
         ttft, tpot = _latency_at(problem, c, c.requests_per_s * load)
         r = c.result
-        out.append({
-            "name": cls.name, "job": cls.job_name, "model": cls.model.name, "precision": cls.precision,
-            "input_tokens": cls.input_len, "output_tokens": cls.output_len,
-            "served_precision": r.precision or cls.precision,
-            "gpu": c.gpu, "tensor_parallel": c.tp, "pipeline_parallel": c.pp, "replicas": n,
-            "gpu_count": n * c.gpus, "ownership": c.ownership, "engine": r.engine,
-            "requests_per_s_per_replica": c.requests_per_s, "peak_requests_per_s": cls.peak_rps,
-            "utilization_at_peak": load, "ttft_ms": ttft, "tpot_ms": tpot,
-            "slo": {"ttft_ms": cls.ttft_ms, "tpot_ms": cls.tpot_ms, "percentile": cls.percentile},
-            "limited_by": r.limited_by, "max_batch": r.max_batch, "kv_cache_gb_per_gpu": r.kv_cache_gb_per_gpu,
-            "months": cls.hours / 730.0, "measured_gpu": c.gpu in measured_gpus(),
-            "speed_evidence": r.speed_evidence, "speed_source": r.speed_source,
-            "shared_with_training": lent_to.get((cls.job, c.gpu)) if c.ownership == "buy" else None,
-            "availability": "n+1" if cls.spare else "none",
-            "requests_per_s_one_down": held_with_one_down(sol, c.cls, True),
-        })
+        out.append(
+            {
+                "name": cls.name,
+                "job": cls.job_name,
+                "model": cls.model.name,
+                "precision": cls.precision,
+                "input_tokens": cls.input_len,
+                "output_tokens": cls.output_len,
+                "served_precision": r.precision or cls.precision,
+                "gpu": c.gpu,
+                "tensor_parallel": c.tp,
+                "pipeline_parallel": c.pp,
+                "replicas": n,
+                "gpu_count": n * c.gpus,
+                "ownership": c.ownership,
+                "engine": r.engine,
+                "requests_per_s_per_replica": c.requests_per_s,
+                "peak_requests_per_s": cls.peak_rps,
+                "utilization_at_peak": load,
+                "ttft_ms": ttft,
+                "tpot_ms": tpot,
+                "slo": {"ttft_ms": cls.ttft_ms, "tpot_ms": cls.tpot_ms, "percentile": cls.percentile},
+                "limited_by": r.limited_by,
+                "max_batch": r.max_batch,
+                "kv_cache_gb_per_gpu": r.kv_cache_gb_per_gpu,
+                "months": cls.hours / 730.0,
+                "measured_gpu": c.gpu in measured_gpus(),
+                "speed_evidence": r.speed_evidence,
+                "speed_source": r.speed_source,
+                "shared_with_training": lent_to.get((cls.job, c.gpu)) if c.ownership == "buy" else None,
+                "availability": "n+1" if cls.spare else "none",
+                "requests_per_s_one_down": held_with_one_down(sol, c.cls, True),
+            }
+        )
     return out
 
 
@@ -94,8 +121,10 @@ def _lending(problem: Problem, sol: Solution) -> dict:
     for c, _n in sol.serving:
         cls = problem.serve_classes[c.cls]
         if c.ownership == "buy" and c.gpu in train and cls.off_peak_hours > 0:
-            out[cls.job, c.gpu] = (f"training jobs on {c.gpu} may use these GPUs {cls.off_peak_hours:g} h a day "
-                                   "(off_peak_training_hours); serving has them the rest of the day")
+            out[cls.job, c.gpu] = (
+                f"training jobs on {c.gpu} may use these GPUs {cls.off_peak_hours:g} h a day "
+                "(off_peak_training_hours); serving has them the rest of the day"
+            )
     return out
 
 
@@ -105,10 +134,13 @@ def serving_warnings(problem: Problem, sol: Solution) -> list[dict]:
     for c, _ in sol.serving:
         out += [w for w in c.warnings if w not in out]
     for gid in sorted({c.gpu for c, _ in sol.serving} - measured_gpus()):
-        w = {"rule": None, "code": "no-measured-serving-run",
-             "message": f"no measured serving run on {gid} is in the calibration set: its serving rate is the "
-                        f"model's extrapolation (leave-one-source-out error {band.get('offline_mape', 'unknown')} "
-                        f"offline, {band.get('server_mape', 'unknown')} under an SLO, on the GPUs that were measured)"}
+        w = {
+            "rule": None,
+            "code": "no-measured-serving-run",
+            "message": f"no measured serving run on {gid} is in the calibration set: its serving rate is the "
+            f"model's extrapolation (leave-one-source-out error {band.get('offline_mape', 'unknown')} "
+            f"offline, {band.get('server_mape', 'unknown')} under an SLO, on the GPUs that were measured)",
+        }
         out.append(w)
     return out + late_service(problem, sol)
 
@@ -125,15 +157,22 @@ def late_service(problem: Problem, sol: Solution) -> list[dict]:
         if hours <= 0:
             continue
         names = " and ".join(problem.catalog.gpus[g].name for g in bought)
-        msg = (f"{cls.name}: served by bought {names}, which arrive on day {math.ceil(hours / 24 - 1e-9)} (lead "
-               "time, then burn-in), while the plan counts them from today. ")
-        bridges = sorted((bridge_usd(cls, c, hours), c.gpu, c.tp * c.pp, bridge_replicas(cls, c))
-                         for c in problem.serve_candidates[k] if c.ownership == "rent")
+        msg = (
+            f"{cls.name}: served by bought {names}, which arrive on day {math.ceil(hours / 24 - 1e-9)} (lead "
+            "time, then burn-in), while the plan counts them from today. "
+        )
+        bridges = sorted(
+            (bridge_usd(cls, c, hours), c.gpu, c.tp * c.pp, bridge_replicas(cls, c))
+            for c in problem.serve_candidates[k]
+            if c.ownership == "rent"
+        )
         if bridges:
             usd, gpu, per, n = bridges[0]
-            msg += (f"To serve from today, rent {n} replica{'s' if n != 1 else ''} of {per} "
-                    f"{problem.catalog.gpus[gpu].name} until then: about ${usd:,.0f} more in cash (the cheapest "
-                    f"rented layout holding the peak{' with one replica down' if cls.spare else ''}).")
+            msg += (
+                f"To serve from today, rent {n} replica{'s' if n != 1 else ''} of {per} "
+                f"{problem.catalog.gpus[gpu].name} until then: about ${usd:,.0f} more in cash (the cheapest "
+                f"rented layout holding the peak{' with one replica down' if cls.spare else ''})."
+            )
         else:
             msg += "No rented layout is allowed here (deployment.ownership or the catalog's rates): plan the launch for that day."
         out.append({"rule": None, "code": "serving-starts-late", "message": msg})
@@ -147,7 +186,7 @@ def bridge_replicas(cls: ServeClass, c: ServeCandidate) -> int:
 
 def bridge_usd(cls: ServeClass, c: ServeCandidate, hours: float) -> float:
     """Cash for bridge_replicas of rented layout c over `hours` at its own hourly rate."""
-    cash = c.run_cost_usd if c.run_cost_nominal is None else c.run_cost_nominal   # one replica, serving hours
+    cash = c.run_cost_usd if c.run_cost_nominal is None else c.run_cost_nominal  # one replica, serving hours
     return bridge_replicas(cls, c) * cash / c.hours * hours
 
 
@@ -162,13 +201,24 @@ def serving_insights(problem: Problem, sol: Solution, settings: SolveSettings) -
     if more.feasible:
         added = sum(n for _, n in more.serving) - replicas
         extra = float(more.objective_usd or 0.0) - float(sol.objective_usd or 0.0)
-        traffic = {"change": step, "replicas_added": added, "extra_cost_usd": round(extra, 2),
-                   "message": (f"{step} adds {added} replica{'s' if added != 1 else ''}, ${extra:,.0f}" if added > 0 else
-                               f"{step} needs no more replicas" + (f" but a dearer layout, ${extra:,.0f}" if extra > 0.5
-                                                                   else " and costs nothing more"))}
+        traffic = {
+            "change": step,
+            "replicas_added": added,
+            "extra_cost_usd": round(extra, 2),
+            "message": (
+                f"{step} adds {added} replica{'s' if added != 1 else ''}, ${extra:,.0f}"
+                if added > 0
+                else f"{step} needs no more replicas"
+                + (f" but a dearer layout, ${extra:,.0f}" if extra > 0.5 else " and costs nothing more")
+            ),
+        }
     else:
-        traffic = {"change": step, "replicas_added": None, "extra_cost_usd": None,
-                   "message": f"{step} has no plan within the workload's limits"}
+        traffic = {
+            "change": step,
+            "replicas_added": None,
+            "extra_cost_usd": None,
+            "message": f"{step} has no plan within the workload's limits",
+        }
     singles = []
     for gid in sorted({c.gpu for cs in problem.serve_candidates for c in cs}):
         s = solve(problem, base.but(only_gpu=gid), settings)
@@ -179,10 +229,18 @@ def serving_insights(problem: Problem, sol: Solution, settings: SolveSettings) -
     if singles:
         cost, gid = min(singles)
         saving = cost - float(sol.objective_usd or 0.0)
-        mix.update({"best_single_gpu": gid, "best_single_cost_usd": cost, "saving_usd": round(saving, 2),
-                    "saving_pct": round(100 * saving / cost, 2) if cost else 0.0,
-                    "message": (f"the mix of {', '.join(types)} costs ${saving:,.0f} ({100 * saving / cost:.1f}%) "
-                                f"less than the best plan on one GPU type ({gid}, ${cost:,.0f})"
-                                if len(types) > 1 and saving > 0.5 else
-                                f"one GPU type ({', '.join(types)}) is the cheapest; no mix saves money")})
+        mix.update(
+            {
+                "best_single_gpu": gid,
+                "best_single_cost_usd": cost,
+                "saving_usd": round(saving, 2),
+                "saving_pct": round(100 * saving / cost, 2) if cost else 0.0,
+                "message": (
+                    f"the mix of {', '.join(types)} costs ${saving:,.0f} ({100 * saving / cost:.1f}%) "
+                    f"less than the best plan on one GPU type ({gid}, ${cost:,.0f})"
+                    if len(types) > 1 and saving > 0.5
+                    else f"one GPU type ({', '.join(types)}) is the cheapest; no mix saves money"
+                ),
+            }
+        )
     return {"traffic": traffic, "mix": mix}

@@ -1,6 +1,7 @@
 """Trade-offs a memo charts: the cheapest plan per GPU type under a sweep of completion-time
 caps (cost against time), and training speed per dollar of each considered GPU. Computed by
 re-solving and estimating here, so that the memo only draws them."""
+
 from __future__ import annotations
 
 from advisor.data.estimator import Params
@@ -31,7 +32,7 @@ def cost_time_points(problem: Problem, settings: SolveSettings, per_gpu: int = 1
         points: list[tuple[float, float, int]] = []
         for h in _sample(hours, per_gpu):
             s = solve(problem, baseline(problem).but(only_gpu=gid, makespan_hours=h), settings)
-            if s.objective_usd is not None:   # feasible
+            if s.objective_usd is not None:  # feasible
                 n = sum(s.bought.values()) or max((c.count for c in s.chosen), default=0)
                 point = (s.makespan_hours, s.objective_usd, n)
                 if all(abs(point[0] - p[0]) > 1e-9 or abs(point[1] - p[1]) > 1e-6 for p in points):
@@ -51,8 +52,11 @@ def value_points(problem: Problem, params: Params) -> dict:
     rows = []
     for gid in problem.considered:
         g = problem.catalog.gpus[gid]
-        rule_ids = sorted({r["rule"] for r in problem.rejected[gid].reasons if r.get("rule")}) \
-            if gid in problem.rejected else []
+        rule_ids = (
+            sorted({r["rule"] for r in problem.rejected[gid].reasons if r.get("rule")})
+            if gid in problem.rejected
+            else []
+        )
         n = min_gpus(cls.spec, g, params)
         est = evaluate(cls.spec, g, n, params) if n else None
         price = (g.rental.usd_per_gpu_hour if g.rental else None) if renting else g.purchase_usd
@@ -62,8 +66,7 @@ def value_points(problem: Problem, params: Params) -> dict:
         elif price is None:
             note = f"no {'rental' if renting else 'purchase'} price in the catalog"
         else:
-            value = (est.tokens_per_s * 3600 / (n * price) / 1e6 if renting
-                     else est.tokens_per_s / (n * price) * 1000)
+            value = est.tokens_per_s * 3600 / (n * price) / 1e6 if renting else est.tokens_per_s / (n * price) * 1000
         rows.append({"gpu": gid, "name": g.name, "count": n, "value": value, "note": note, "rules": rule_ids})
     unit = "million tokens per $1 of rent" if renting else "tokens/s per $1,000 of purchase price"
     return {"rows": rows, "unit": unit, "job": cls.name(problem.workload), "renting": renting}

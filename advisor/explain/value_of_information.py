@@ -20,6 +20,7 @@ Lead times (the market's lead-time distributions, once they are drawn) enter as 
 they move feasibility (a deadline), not cost, so their conditional is per-plan feasibility given
 the lead time; `KINDS` is where it goes.
 """
+
 from __future__ import annotations
 
 from collections import Counter
@@ -38,15 +39,15 @@ if TYPE_CHECKING:
     from advisor.solve.problem import Problem
 
 KINDS = ("rental_rate", "purchase_price", "speed")
-MOST_LISTED = 8          # verify lists at most this many inputs
-MIN_EVPI_USD = 0.5       # below this (a cent once rounded, or noise), an input is not worth a quote
+MOST_LISTED = 8  # verify lists at most this many inputs
+MIN_EVPI_USD = 0.5  # below this (a cent once rounded, or noise), an input is not worth a quote
 HERMITE_NODES = 24
-WITHOUT_SHARE = 0.05     # a pair carrying at least this share of the chosen plan's cost gets a "without" plan
+WITHOUT_SHARE = 0.05  # a pair carrying at least this share of the chosen plan's cost gets a "without" plan
 
 
 @dataclass(frozen=True)
 class Input:
-    kind: str   # rental_rate | purchase_price | speed
+    kind: str  # rental_rate | purchase_price | speed
     gpu: str
 
 
@@ -118,7 +119,7 @@ def conditional_costs(problem: Problem, x: Input, options: list[Option], draws: 
         m = inv if g == x.gpu else inverse_speed_given(problem, draws, g, z)
         energy = np.array([o.cost.energy.get(g, 0.0) for o in options])
         rent = np.array([o.cost.rent.get(g, 0.0) for o in options])
-        if energy.any() or rent.any():   # the terms in 1 / s_g at their draws' means, then given z
+        if energy.any() or rent.any():  # the terms in 1 / s_g at their draws' means, then given z
             out += np.outer(m, energy + rent * rate.mean()) - (energy * inv.mean() + rent * (rate * inv).mean())
     return out
 
@@ -159,8 +160,10 @@ def entry(problem: Problem, x: Input, value: float, options: list[Option], switc
         lo, hi = d.factor(0.1), d.factor(0.9)
         evidence = speed_evidence(problem, x.gpu)
         current: Any = 1.0
-        text = (f"measure {gpu.name}'s speed on this job (a short run of it): {stake}; real speed P10-P90 "
-                f"{lo:.2f}-{hi:.2f}x the estimate" + (f" ({evidence.replace('_', ' ')} evidence)" if evidence else ""))
+        text = (
+            f"measure {gpu.name}'s speed on this job (a short run of it): {stake}; real speed P10-P90 "
+            f"{lo:.2f}-{hi:.2f}x the estimate" + (f" ({evidence.replace('_', ' ')} evidence)" if evidence else "")
+        )
         return _item(x, count, current, [lo, hi], evidence, value, text)
     buy_d, rent_d = gpu_prices(problem, x.gpu)
     rented = x.kind == "rental_rate"
@@ -173,12 +176,24 @@ def entry(problem: Problem, x: Input, value: float, options: list[Option], switc
     if not price:
         return _item(x, count, price, None, conf, value, text)
     lo, hi = price * d.factor(0.1), price * d.factor(0.9)
-    text += (f"; catalog ${fmt.format(price)}{unit}, {conf or 'unknown'} confidence, P10-P90 "
-             f"${fmt.format(lo)}-${fmt.format(hi)}")
+    text += (
+        f"; catalog ${fmt.format(price)}{unit}, {conf or 'unknown'} confidence, P10-P90 "
+        f"${fmt.format(lo)}-${fmt.format(hi)}"
+    )
     return _item(x, count, price, [lo, hi], conf, value, text)
 
 
-def _item(x: Input, count: int, current: Any, span: Any, confidence: str | None, value: float,
-          message: str) -> dict[str, Any]:
-    return {"input": f"{x.kind}:{x.gpu}", "kind": x.kind, "gpu": x.gpu, "count": count, "current": current,
-            "range": span, "confidence": confidence, "evpi_usd": value, "message": message}
+def _item(
+    x: Input, count: int, current: Any, span: Any, confidence: str | None, value: float, message: str
+) -> dict[str, Any]:
+    return {
+        "input": f"{x.kind}:{x.gpu}",
+        "kind": x.kind,
+        "gpu": x.gpu,
+        "count": count,
+        "current": current,
+        "range": span,
+        "confidence": confidence,
+        "evpi_usd": value,
+        "message": message,
+    }

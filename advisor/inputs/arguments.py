@@ -7,6 +7,7 @@ NaN and infinity never a bound.
 A check is a function (value, argument name) -> the value to use; `checked` applies a table of them
 to a call's keyword arguments and refuses a name the table does not hold.
 """
+
 from __future__ import annotations
 
 import datetime as dt
@@ -19,8 +20,8 @@ from typing import Any
 
 from advisor.errors import InputError, is_control, show, suggest
 
-MAX_GPU_COUNT = 100_000          # GPUs in one estimate or sweep (`--count`, `--max-gpus`)
-TIME_LIMIT_S = (0.1, 86_400.0)   # seconds a solve may take (`--time-limit`)
+MAX_GPU_COUNT = 100_000  # GPUs in one estimate or sweep (`--count`, `--max-gpus`)
+TIME_LIMIT_S = (0.1, 86_400.0)  # seconds a solve may take (`--time-limit`)
 LORA_RANK = (1, 4_096)
 TENSOR_PARALLEL = (1, 64)
 PIPELINE_PARALLEL = (1, 1_024)
@@ -34,10 +35,10 @@ EXPERTS = (1, 100_000)
 SEQ_LEN = (1, 10_000_000)
 MICRO_BATCH = (1, 4_096)
 REQUEST_TOKENS = (1, 10_000_000)  # prompt or output tokens of one request
-LATENCY_MS = 1e7                  # a time-to-first-token or per-output-token limit, ms
-MAX_PATH = 4_096                 # characters of a file name
-MAX_TEXT = 200                   # characters of an id, a name or a memo's file stem
-MAX_NAMES = 1_000                # ids in one list (GPUs compared, presets swept)
+LATENCY_MS = 1e7  # a time-to-first-token or per-output-token limit, ms
+MAX_PATH = 4_096  # characters of a file name
+MAX_TEXT = 200  # characters of an id, a name or a memo's file stem
+MAX_NAMES = 1_000  # ids in one list (GPUs compared, presets swept)
 
 Check = Callable[[Any, str], Any]
 
@@ -67,14 +68,22 @@ def whole(lo: int = 1, hi: int | None = None, optional: bool = False) -> Check:
         if whole_value < lo or (hi is not None and whole_value > hi):
             raise _refuse(name, wanted, value)
         return whole_value
+
     return _optional(check, optional)
 
 
-def number(lo: float | None = None, hi: float | None = None, optional: bool = False, above: bool = False,
-           below: bool = False, says: str | None = None) -> Check:
+def number(
+    lo: float | None = None,
+    hi: float | None = None,
+    optional: bool = False,
+    above: bool = False,
+    below: bool = False,
+    says: str | None = None,
+) -> Check:
     """A finite number from lo to hi (above/below: strictly); `says` words the refusal (what the number is)."""
-    parts = ([f"{'above' if above else 'at least'} {lo:g}"] if lo is not None else []) + \
-            ([f"{'below' if below else 'at most'} {hi:g}"] if hi is not None else [])
+    parts = ([f"{'above' if above else 'at least'} {lo:g}"] if lo is not None else []) + (
+        [f"{'below' if below else 'at most'} {hi:g}"] if hi is not None else []
+    )
     wanted = "a finite number" + (f" {' and '.join(parts)}" if parts else "")
 
     def check(value: Any, name: str) -> float:
@@ -88,6 +97,7 @@ def number(lo: float | None = None, hi: float | None = None, optional: bool = Fa
                 raise InputError(f"`{name}`: {says} (given {show(value)})", field=name)
             raise _refuse(name, wanted, value)
         return float(value) if isinstance(value, float) else value
+
     return _optional(check, optional)
 
 
@@ -97,6 +107,7 @@ def one_of(choices: Sequence[str], optional: bool = False) -> Check:
             hint = suggest(value, choices) if isinstance(value, str) else ""
             raise InputError(f"`{name}`: must be one of {', '.join(choices)}, got {show(value)}{hint}", field=name)
         return value
+
     return _optional(check, optional)
 
 
@@ -105,20 +116,24 @@ def flag(optional: bool = False) -> Check:
         if not isinstance(value, bool):
             raise _refuse(name, "true or false", value)
         return value
+
     return _optional(check, optional)
 
 
 def text(optional: bool = False, max_len: int = MAX_TEXT) -> Check:
     """Non-empty text of at most max_len characters, without control characters."""
+
     def check(value: Any, name: str) -> str:
         if not isinstance(value, str) or not value.strip() or len(value) > max_len or any(map(is_control, value)):
             raise _refuse(name, f"text of 1 to {max_len} characters without control characters", value)
         return value
+
     return _optional(check, optional)
 
 
 def day(optional: bool = True) -> Check:
     """A date, or its text YYYY-MM-DD (a datetime is taken as its day)."""
+
     def check(value: Any, name: str) -> dt.date:
         if isinstance(value, dt.datetime):
             return value.date()
@@ -130,17 +145,20 @@ def day(optional: bool = True) -> Check:
             except ValueError:
                 pass
         raise _refuse(name, "a date (datetime.date, or text YYYY-MM-DD)", value)
+
     return _optional(check, optional)
 
 
 def path(optional: bool = False) -> Check:
     """A file name: text or a path object, not empty, without NUL, at most MAX_PATH characters."""
+
     def check(value: Any, name: str) -> str | Path:
         if isinstance(value, os.PathLike):
             value = os.fspath(value)
         if not isinstance(value, str) or not value or "\0" in value or len(value) > MAX_PATH:
             raise _refuse(name, f"a file name (text or a path, at most {MAX_PATH:,} characters, no NUL)", value)
         return value
+
     return _optional(check, optional)
 
 
@@ -151,14 +169,18 @@ def output_file(value: Any, name: str = "output", force: bool = False, force_as:
     target = Path(path()(value, name))
     where = str(target)
     if not target.parent.is_dir():
-        raise InputError(f"{where}: the folder {target.parent} does not exist; create it first or write elsewhere",
-                         file=where, field=name)
+        raise InputError(
+            f"{where}: the folder {target.parent} does not exist; create it first or write elsewhere",
+            file=where,
+            field=name,
+        )
     if target.is_dir():
         raise InputError(f"{where}: is a folder; give a file name", file=where, field=name)
     if target.is_symlink() and not force:
         pointing = "" if target.exists() else " to nothing"
-        raise InputError(f"{where}: is a link{pointing}; pass {force_as} to replace the link with the file",
-                         file=where, field=name)
+        raise InputError(
+            f"{where}: is a link{pointing}; pass {force_as} to replace the link with the file", file=where, field=name
+        )
     if target.exists() and not force:
         raise InputError(f"{where}: already exists; pass {force_as} to replace it", file=where, field=name)
     return target
@@ -177,19 +199,23 @@ def paths(value: Any, name: str) -> list[str]:
 
 def names(optional: bool = False, empty: bool = False) -> Check:
     """A list (or tuple) of ids, each non-empty text; `empty`: the list may be empty."""
+
     def check(value: Any, name: str) -> list[str]:
         if not isinstance(value, (list, tuple)) or len(value) > MAX_NAMES or (not value and not empty):
             raise _refuse(name, f"a list of {'' if empty else '1 to '}{MAX_NAMES:,} ids such as ['rtx-4090']", value)
         return [text()(v, f"{name}[{i}]") for i, v in enumerate(value)]
+
     return _optional(check, optional)
 
 
 def amount(optional: bool = False) -> Check:
     """A count as the workload writes it: a positive finite number, or text such as 124M or 10B."""
+
     def check(value: Any, name: str) -> float | str:
         if isinstance(value, str):
             return text(max_len=40)(value, name)
         return number(lo=0, above=True)(value, name)
+
     return _optional(check, optional)
 
 
@@ -219,7 +245,9 @@ def checked(function: str, table: Mapping[str, Check], options: Mapping[str, Any
     for key, value in options.items():
         check = table.get(key)
         if check is None:
-            raise InputError(f"{function}: unknown argument `{key}`{suggest(str(key), table)}; arguments: "
-                             f"{', '.join(table)}", field=str(key))
+            raise InputError(
+                f"{function}: unknown argument `{key}`{suggest(str(key), table)}; arguments: {', '.join(table)}",
+                field=str(key),
+            )
         out[key] = check(value, key)
     return out

@@ -1,5 +1,6 @@
 """Where and how a workload runs: the deployment (site, region, ownership, power, facility), the
 finance terms, and which GPUs a plan may choose. `Deployment` decides site and ownerships in one place."""
+
 from __future__ import annotations
 
 from typing import Literal
@@ -29,16 +30,34 @@ class Deployment(Written):
     # commitments are considered by default (a term is paid in full, so one is chosen only where the
     # need makes it cheapest); spot only when listed
     rent_kinds: list[RentKind] = Field(
-        default=list(DEFAULT_RENT_KINDS), min_length=1, description=(
+        default=list(DEFAULT_RENT_KINDS),
+        min_length=1,
+        description=(
             "rental kinds a plan may use [on_demand, reserved_1y, reserved_3y, capacity_block, cluster_term]; "
-            "spot only when listed"))
-    utilization: float | None = Field(default=None, gt=0, le=1, description=(
-        "share of the horizon owned GPUs run (energy is costed for it); default: the planned jobs' own hours"))
-    liquid_cooling: bool = Field(default=False, description="the facility offers liquid cooling (needed by liquid-only systems)")
+            "spot only when listed"
+        ),
+    )
+    utilization: float | None = Field(
+        default=None,
+        gt=0,
+        le=1,
+        description=(
+            "share of the horizon owned GPUs run (energy is costed for it); default: the planned jobs' own hours"
+        ),
+    )
+    liquid_cooling: bool = Field(
+        default=False, description="the facility offers liquid cooling (needed by liquid-only systems)"
+    )
     storage_tb: float | None = Field(default=None, ge=0, le=1e7, description="training storage to cost, TB [none]")
-    lead_time_days: float | None = Field(default=None, ge=0, le=3650, description=(
-        "days from today until bought hardware can work (delivery and burn-in), as your vendor quotes it, or 0 for "
-        "hardware in hand; overrides the catalog's sourced lead times [the catalog's, per part]"))
+    lead_time_days: float | None = Field(
+        default=None,
+        ge=0,
+        le=3650,
+        description=(
+            "days from today until bought hardware can work (delivery and burn-in), as your vendor quotes it, or 0 for "
+            "hardware in hand; overrides the catalog's sourced lead times [the catalog's, per part]"
+        ),
+    )
 
     @property
     def site(self) -> str:
@@ -79,8 +98,14 @@ class Finance(Written):
     """How money is valued over time (issue 14): the buyer's discount rate (cost of capital) and how
     much of the horizon owned GPUs are used."""
 
-    discount_rate: float | None = Field(default=None, ge=0, le=1, description=(
-        "cost of capital per year as a fraction (0.10 = 10%); default: the catalog's sourced economics.cost_of_capital"))
+    discount_rate: float | None = Field(
+        default=None,
+        ge=0,
+        le=1,
+        description=(
+            "cost of capital per year as a fraction (0.10 = 10%); default: the catalog's sourced economics.cost_of_capital"
+        ),
+    )
     utilization: float | None = Field(default=None, gt=0, le=1, description="as deployment.utilization")
 
 
@@ -90,7 +115,9 @@ class GpuSelection(Written):
     max: int | None = Field(default=None, gt=0, le=MAX_GPUS)
     allow: list[GpuId] | None = Field(default=None, description="candidate GPU ids; all catalog GPUs when absent")
     deny: list[GpuId] = []
-    stock: dict[GpuId, int] | None = Field(default=None, description="most units of a GPU type that can be bought or rented")
+    stock: dict[GpuId, int] | None = Field(
+        default=None, description="most units of a GPU type that can be bought or rented"
+    )
 
     @field_validator("stock")
     @classmethod

@@ -1,5 +1,6 @@
 """The jobs of a workload: a training job (`Job`, with its model given by preset or by shape) or a
 serving job (`ServeJob`: traffic, request mix, latency SLO), told apart by `kind`."""
+
 from __future__ import annotations
 
 import datetime as dt
@@ -13,11 +14,24 @@ from advisor.inputs.strict import Written, spoken
 
 # a job's fields that may be written at the top level of a workload (one job, in the user's words):
 # a training job's, and a serving job's (with `kind: serve`)
-TRAINING_SHORTHAND = ("model", "tokens", "precision", "deadline", "kind", "micro_batch", "checkpointing",
-                      "global_batch_tokens", "lora_rank", "optimizer", "seq_len", "goodput", "measured")
+TRAINING_SHORTHAND = (
+    "model",
+    "tokens",
+    "precision",
+    "deadline",
+    "kind",
+    "micro_batch",
+    "checkpointing",
+    "global_batch_tokens",
+    "lora_rank",
+    "optimizer",
+    "seq_len",
+    "goodput",
+    "measured",
+)
 SERVING_SHORTHAND = ("traffic", "slo", "months", "off_peak_training_hours", "availability")
 JOB_SHORTHAND = TRAINING_SHORTHAND + SERVING_SHORTHAND
-DEFAULT_SPREAD = 0.05   # a measurement's P10-P90 half-width when none is given (docs/model.md §1.8)
+DEFAULT_SPREAD = 0.05  # a measurement's P10-P90 half-width when none is given (docs/model.md §1.8)
 
 
 class ModelShape(Written):
@@ -34,19 +48,23 @@ class ModelShape(Written):
     kv_heads: int | None = Field(default=None, gt=0, le=2048)
     ffn: int | None = Field(default=None, gt=0, le=1_000_000)
     vocab: int | None = Field(default=None, gt=0, le=10_000_000, description="vocabulary size [50257]")
-    tied_embeddings: bool | None = Field(default=None, description="output head shares the input embedding "
-                                         "[inferred from params, layers and hidden]")
+    tied_embeddings: bool | None = Field(
+        default=None, description="output head shares the input embedding [inferred from params, layers and hidden]"
+    )
     seq_len: int | None = Field(default=None, gt=0, le=10_000_000)
-    active_params: Params | None = Field(default=None, description="parameters one token passes through, for a "
-                                         "mixture of experts, e.g. 37B [params]")
+    active_params: Params | None = Field(
+        default=None, description="parameters one token passes through, for a mixture of experts, e.g. 37B [params]"
+    )
 
     @field_validator("active_params")
     @classmethod
     def _active_within(cls, v: float | None, info: ValidationInfo) -> float | None:
         params = info.data.get("params")
         if v is not None and params is not None and v > params:
-            raise ValueError(f"{v / 1e9:.4g}B active parameters exceed the model's {params / 1e9:.4g}B: a token passes through "
-                             "at most every parameter")
+            raise ValueError(
+                f"{v / 1e9:.4g}B active parameters exceed the model's {params / 1e9:.4g}B: a token passes through "
+                "at most every parameter"
+            )
         return v
 
 
@@ -60,8 +78,9 @@ class Measurement(Written):
     tokens_per_s: Count = Field(description="tokens per second over all `count` GPUs, e.g. 120K")
     date: dt.date = Field(description="when it was measured, YYYY-MM-DD")
     note: str | None = Field(default=None, max_length=500, description="software, settings, who measured it")
-    spread: float | None = Field(default=None, gt=0, lt=1, description="P10-P90 half-width as a share, e.g. 0.05 "
-                                 f"for +-5% [{DEFAULT_SPREAD:g}]")
+    spread: float | None = Field(
+        default=None, gt=0, lt=1, description=f"P10-P90 half-width as a share, e.g. 0.05 for +-5% [{DEFAULT_SPREAD:g}]"
+    )
 
     @field_validator("date", mode="before")
     @classmethod
@@ -82,16 +101,24 @@ class Job(Written):
     precision: Literal["bf16", "fp16", "fp8"] = "bf16"
     deadline: Hours | None = Field(default=None, description="wall-clock limit: 36h, 7d, 2w")
     micro_batch: int | None = Field(default=None, gt=0, le=4096)
-    checkpointing: bool | None = Field(default=None, description="activation checkpointing; chosen automatically when absent")
+    checkpointing: bool | None = Field(
+        default=None, description="activation checkpointing; chosen automatically when absent"
+    )
     global_batch_tokens: Count | None = None
     seq_len: int | None = Field(default=None, gt=0, le=10_000_000, description="overrides the preset's sequence length")
     lora_rank: int = Field(default=16, gt=0, le=4096)
     optimizer: Literal["adamw", "adamw-8bit"] = "adamw"
-    goodput: float | None = Field(default=None, gt=0, le=1, description="share of wall time spent training (failures, "
-                                  "restarts, checkpoints, evaluation); by default from GPU count and job length")
+    goodput: float | None = Field(
+        default=None,
+        gt=0,
+        le=1,
+        description="share of wall time spent training (failures, "
+        "restarts, checkpoints, evaluation); by default from GPU count and job length",
+    )
     repeat: int = Field(default=1, gt=0, le=MAX_JOBS, description="this many identical copies of the job")
-    measured: list[Measurement] | None = Field(default=None, min_length=1, max_length=100,
-                                               description="your own measured speeds of this job on some GPUs")
+    measured: list[Measurement] | None = Field(
+        default=None, min_length=1, max_length=100, description="your own measured speeds of this job on some GPUs"
+    )
 
     @field_validator("measured")
     @classmethod
@@ -99,8 +126,10 @@ class Job(Written):
         seen: set[tuple[str, int]] = set()
         for m in v or []:
             if (m.gpu, m.count) in seen:
-                raise ValueError(f"two measurements of {m.count} x {m.gpu}: give one speed per GPU type and count "
-                                 "(their mean, with the range as `spread`)")
+                raise ValueError(
+                    f"two measurements of {m.count} x {m.gpu}: give one speed per GPU type and count "
+                    "(their mean, with the range as `spread`)"
+                )
             seen.add((m.gpu, m.count))
         return v
 
@@ -119,6 +148,7 @@ class Job(Written):
 
 class RequestClass(Written):
     """One kind of request in a serving mix: prompt and answer lengths, share of requests."""
+
     name: str | None = Field(default=None, min_length=1, max_length=200)
     input_tokens: int = Field(gt=0, le=10_000_000, description="mean prompt length in tokens")
     output_tokens: int = Field(gt=0, le=10_000_000, description="mean generated tokens per request")
@@ -127,12 +157,14 @@ class RequestClass(Written):
 
 class Traffic(Written):
     """Requests a serving job must sustain: one request size, or a `mix` of request classes."""
+
     requests_per_s: float = Field(gt=0, le=1e7, description="average requests per second over the day")
     input_tokens: int | None = Field(default=None, gt=0, le=10_000_000, description="mean prompt length (without mix)")
     output_tokens: int | None = Field(default=None, gt=0, le=10_000_000, description="mean output length (without mix)")
     mix: list[RequestClass] | None = Field(default=None, min_length=1, max_length=50)
-    peak_factor: float = Field(default=1.0, ge=1, le=100, description="daily profile: peak rate / average rate; "
-                               "capacity is sized for the peak")
+    peak_factor: float = Field(
+        default=1.0, ge=1, le=100, description="daily profile: peak rate / average rate; capacity is sized for the peak"
+    )
 
     @model_validator(mode="after")
     def _one_shape(self) -> Traffic:
@@ -140,8 +172,10 @@ class Traffic(Written):
         if self.mix is not None and sizes:
             raise ValueError("give either input_tokens and output_tokens, or a mix of request classes, not both")
         if self.mix is None and (self.input_tokens is None or self.output_tokens is None):
-            raise ValueError("give input_tokens and output_tokens (mean request size), or a mix: "
-                             "[{input_tokens, output_tokens, share}, ...]")
+            raise ValueError(
+                "give input_tokens and output_tokens (mean request size), or a mix: "
+                "[{input_tokens, output_tokens, share}, ...]"
+            )
         if self.mix is not None and abs(sum(c.share for c in self.mix) - 1.0) > 1e-3:
             raise ValueError(f"the shares of the mix sum to {sum(c.share for c in self.mix):.4g}; they must sum to 1")
         return self
@@ -151,12 +185,15 @@ class Traffic(Written):
         peak = self.requests_per_s * self.peak_factor
         if self.mix is None:
             return [("all", int(self.input_tokens or 0), int(self.output_tokens or 0), peak)]
-        return [(c.name or f"{c.input_tokens}/{c.output_tokens}", c.input_tokens, c.output_tokens, peak * c.share)
-                for c in self.mix]
+        return [
+            (c.name or f"{c.input_tokens}/{c.output_tokens}", c.input_tokens, c.output_tokens, peak * c.share)
+            for c in self.mix
+        ]
 
 
 class Slo(Written):
     """Latency limits at a percentile of requests (none: the offline peak rate)."""
+
     ttft_ms: float | None = Field(default=None, gt=0, le=1e7, description="time to first token limit, ms")
     tpot_ms: float | None = Field(default=None, gt=0, le=1e7, description="time per output token limit, ms")
     percentile: float = Field(default=99, ge=50, lt=100)
@@ -166,6 +203,7 @@ class MeasuredServing(Written):
     """The user's own serving benchmark: `count` GPUs of one type, `tensor_parallel` GPUs a replica,
     at full load (a throughput run such as trtllm-bench or vllm bench throughput) on requests of
     `input_len` prompt and `output_len` output tokens, at the job's precision."""
+
     gpu: str = Field(min_length=1, max_length=100, description="a catalog GPU id, e.g. h100-sxm")
     count: int = Field(gt=0, le=100_000, description="GPUs the run used")
     tensor_parallel: int = Field(default=1, gt=0, le=64, description="GPUs per replica")
@@ -185,20 +223,35 @@ class MeasuredServing(Written):
 class ServeJob(Written):
     """A model served to traffic under a latency SLO, for the horizon (or `months`). `kind: serve`
     may be left out: a job with `traffic` is a serving job."""
+
     name: str | None = Field(default=None, min_length=1, max_length=200)
     kind: Literal["serve"] = "serve"
     model: str = Field(description="a model preset id or alias (`advisor models` lists them)")
     precision: Literal["bf16", "fp16", "fp8", "fp4", "int8", "int4"] = "bf16"
     traffic: Traffic
-    slo: Slo = Slo.model_construct()   # (the defaults: no validator built at import)
+    slo: Slo = Slo.model_construct()  # (the defaults: no validator built at import)
     months: float | None = Field(default=None, gt=0, le=240, description="months of serving [the horizon]")
-    off_peak_training_hours: float = Field(default=0, ge=0, le=24, description="hours a day (low traffic) in which "
-                                           "training jobs may use this job's owned GPUs [0: never]")
-    availability: Literal["n+1", "none"] = Field(default="n+1", description=(
-        "spare capacity: n+1 holds the SLO at peak with any one replica down (one GPU failure takes out "
-        "its replica), none sizes the replicas to the peak alone [n+1]"))
-    measured: list[MeasuredServing] | None = Field(default=None, min_length=1, max_length=50, description=(
-        "your own throughput runs: used exactly on their GPU and shape, and moving the other GPUs' estimates"))
+    off_peak_training_hours: float = Field(
+        default=0,
+        ge=0,
+        le=24,
+        description="hours a day (low traffic) in which training jobs may use this job's owned GPUs [0: never]",
+    )
+    availability: Literal["n+1", "none"] = Field(
+        default="n+1",
+        description=(
+            "spare capacity: n+1 holds the SLO at peak with any one replica down (one GPU failure takes out "
+            "its replica), none sizes the replicas to the peak alone [n+1]"
+        ),
+    )
+    measured: list[MeasuredServing] | None = Field(
+        default=None,
+        min_length=1,
+        max_length=50,
+        description=(
+            "your own throughput runs: used exactly on their GPU and shape, and moving the other GPUs' estimates"
+        ),
+    )
 
     @field_validator("model")
     @classmethod

@@ -6,6 +6,7 @@ by advisor.api.known_ids) in pydantic's validation context; without one, ids are
 when the workload is planned. GPU names are read as people write them, as SkyPilot reads
 accelerators: any case, `H100` for the one GPU whose id starts so, `H100:8` for eight of it (in
 `gpus:`), and a name matching several ids is refused with all of them."""
+
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -46,7 +47,7 @@ def resolve_gpu(text: str, ids: frozenset[str] | set[str]) -> str:
     if len(same) == 1:
         return same[0]
     words = low.split("-")
-    starting = sorted(g for g in ids if g.split("-")[:len(words)] == words)
+    starting = sorted(g for g in ids if g.split("-")[: len(words)] == words)
     if len(starting) == 1:
         return starting[0]
     if starting:
@@ -60,8 +61,9 @@ def _gpu_id(value: str, info: ValidationInfo) -> str:
 
 
 # a GPU id as written in a workload: resolved against the catalog when the caller knows it
-GpuId = Annotated[str, AfterValidator(_gpu_id),
-                  WithJsonSchema({"type": "string", "description": "a GPU id (`advisor catalog list`)"})]
+GpuId = Annotated[
+    str, AfterValidator(_gpu_id), WithJsonSchema({"type": "string", "description": "a GPU id (`advisor catalog list`)"})
+]
 
 
 def check_preset(value: str, info: ValidationInfo) -> str:
@@ -71,9 +73,11 @@ def check_preset(value: str, info: ValidationInfo) -> str:
         return value
     if value.lower() in known.presets:
         return value.lower()
-    raise ValueError(f"unknown model preset {value!r}{suggest(value, known.presets)}; presets: "
-                     f"{', '.join(sorted(known.presets))} (`advisor models`); or give the model's shape: "
-                     "{params: 7B, layers: 32, hidden: 4096}")
+    raise ValueError(
+        f"unknown model preset {value!r}{suggest(value, known.presets)}; presets: "
+        f"{', '.join(sorted(known.presets))} (`advisor models`); or give the model's shape: "
+        "{params: 7B, layers: 32, hidden: 4096}"
+    )
 
 
 def check_serving_model(value: str, info: ValidationInfo) -> str:

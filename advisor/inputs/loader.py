@@ -8,6 +8,7 @@ wrote. Every failure is an InputError naming the file and, where it has one, the
 When PyYAML has libyaml, a file is scanned and parsed by it (a 5,000-job workload in 0.6 s rather
 than 3 s) and its nodes composed in Python, where the depth limit holds as they are built.
 """
+
 from __future__ import annotations
 
 import codecs
@@ -19,11 +20,15 @@ import yaml
 from advisor.errors import InputError
 from advisor.inputs.yaml_nodes import MAX_DEPTH, Marks, Position, check_nodes, mark_text, positions
 
-MAX_BYTES = 1_000_000          # a workload is a few hundred bytes; a catalog a few hundred KB
-MAX_INT_DIGITS = 4000          # Python refuses to read longer integers (sys.get_int_max_str_digits)
+MAX_BYTES = 1_000_000  # a workload is a few hundred bytes; a catalog a few hundred KB
+MAX_INT_DIGITS = 4000  # Python refuses to read longer integers (sys.get_int_max_str_digits)
 
-_BOMS = ((codecs.BOM_UTF32_LE, "UTF-32"), (codecs.BOM_UTF32_BE, "UTF-32"),
-         (codecs.BOM_UTF16_LE, "UTF-16"), (codecs.BOM_UTF16_BE, "UTF-16"))
+_BOMS = (
+    (codecs.BOM_UTF32_LE, "UTF-32"),
+    (codecs.BOM_UTF32_BE, "UTF-32"),
+    (codecs.BOM_UTF16_LE, "UTF-16"),
+    (codecs.BOM_UTF16_BE, "UTF-16"),
+)
 
 
 class _TooDeep(Exception):
@@ -60,6 +65,7 @@ _CLoader = getattr(yaml, "CSafeLoader", None)
 
 
 if _CLoader is not None:
+
     class _ShippedLoader(_CLoader):  # type: ignore[valid-type,misc]
         """libyaml's parser (15x faster) for the files shipped with the package, which we wrote:
         the same constructors; depth, aliases, keys and text are checked by check_nodes after
@@ -75,8 +81,12 @@ if _CLoader is not None:
 
     from yaml._yaml import CParser
 
-    class _UserLoader(CParser, yaml.composer.Composer, yaml.constructor.SafeConstructor,  # type: ignore[misc]
-                      yaml.resolver.Resolver):
+    class _UserLoader(
+        CParser,
+        yaml.composer.Composer,
+        yaml.constructor.SafeConstructor,  # type: ignore[misc]
+        yaml.resolver.Resolver,
+    ):
         """A user's file: libyaml scans and parses it (3x faster: a 5,000-job file is read in well
         under a second), and the nodes are composed here in Python, with _SafeLoader's depth limit
         during composition -- libyaml's own composer recurses in C, where a deeply nested file could
@@ -108,8 +118,10 @@ if _CLoader is not None:
                 return node.value
             return yaml.SafeLoader.construct_yaml_int(self, node)
 
-    _UserLoader.add_constructor("tag:yaml.org,2002:timestamp",  # type: ignore[type-var]
-                                yaml.SafeLoader.construct_yaml_str)
+    _UserLoader.add_constructor(
+        "tag:yaml.org,2002:timestamp",  # type: ignore[type-var]
+        yaml.SafeLoader.construct_yaml_str,
+    )
     _UserLoader.add_constructor("tag:yaml.org,2002:int", _UserLoader.construct_yaml_int)  # type: ignore[type-var]
 
 
@@ -142,30 +154,36 @@ def parse_yaml_text(text: str, name: str, shipped: bool = False, marks: Marks | 
 
 
 def _too_deep(name: str, where: str) -> InputError:
-    return InputError(f"{name}: nested more than {MAX_DEPTH} levels deep at {where}; no file this tool reads "
-                      "needs that.", file=name)
+    return InputError(
+        f"{name}: nested more than {MAX_DEPTH} levels deep at {where}; no file this tool reads needs that.", file=name
+    )
 
 
 def _not_yaml(exc: yaml.YAMLError, text: str, name: str, by_bytes: bool) -> InputError:
     """The parser's error in the user's terms, at its line and column. by_bytes: libyaml's reader
     counts a control character's position in UTF-8 bytes, Python's in characters."""
     if isinstance(exc, yaml.reader.ReaderError):
-        at = len(text.encode("utf-8")[:exc.position].decode("utf-8", "ignore")) if by_bytes else exc.position
+        at = len(text.encode("utf-8")[: exc.position].decode("utf-8", "ignore")) if by_bytes else exc.position
         line = text.count("\n", 0, at) + 1
         column = at - (text.rfind("\n", 0, at) + 1) + 1
-        return InputError(f"{name}: not valid YAML at line {line}, column {column}: the control character "
-                          f"U+{exc.character:04X} is not allowed in a YAML file.", file=name)
+        return InputError(
+            f"{name}: not valid YAML at line {line}, column {column}: the control character "
+            f"U+{exc.character:04X} is not allowed in a YAML file.",
+            file=name,
+        )
     mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
     where = f" at {mark_text(mark)}" if mark else ""
     problem = getattr(exc, "problem", None) or str(exc)
     if "could not determine a constructor" in str(exc):
-        problem = ("it uses a YAML tag that names a Python object or custom type; only plain "
-                   "mappings, lists, strings and numbers are allowed")
-    elif "exceeded maximum nesting depth" in problem:   # libyaml's own limit (1,000), met before ours
+        problem = (
+            "it uses a YAML tag that names a Python object or custom type; only plain "
+            "mappings, lists, strings and numbers are allowed"
+        )
+    elif "exceeded maximum nesting depth" in problem:  # libyaml's own limit (1,000), met before ours
         return _too_deep(name, mark_text(mark) if mark else "the start")
-    elif problem == "found character that cannot start any token" and mark is not None:   # libyaml's words
+    elif problem == "found character that cannot start any token" and mark is not None:  # libyaml's words
         lines = text.splitlines()
-        char = lines[mark.line][mark.column:mark.column + 1] if mark.line < len(lines) else ""
+        char = lines[mark.line][mark.column : mark.column + 1] if mark.line < len(lines) else ""
         problem = f"found character {char!r} that cannot start any token" if char else problem
     return InputError(f"{name}: not valid YAML{where}: {problem}.", file=name)
 
@@ -187,18 +205,20 @@ def read_bytes(path: str | Path, what: str = "file") -> tuple[str, bytes]:
 
         try:
             raw = sys.stdin.buffer.read(MAX_BYTES + 1)
-        except (OSError, AttributeError, ValueError) as exc:   # closed, not a byte stream, captured
+        except (OSError, AttributeError, ValueError) as exc:  # closed, not a byte stream, captured
             raise InputError(f"<stdin>: cannot read the {what} ({exc}).", file="<stdin>") from None
         if len(raw) > MAX_BYTES:
-            raise InputError(f"<stdin>: the {what} is more than {MAX_BYTES:,} bytes; the limit is {MAX_BYTES:,} "
-                             "bytes.", file="<stdin>")
+            raise InputError(
+                f"<stdin>: the {what} is more than {MAX_BYTES:,} bytes; the limit is {MAX_BYTES:,} bytes.",
+                file="<stdin>",
+            )
         return "<stdin>", raw
     path = Path(path)
     try:
         if path.is_dir():
             raise InputError(f"{name}: is a folder, not a {what}.", file=name)
         size = path.stat().st_size
-        with open(path, "rb") as f:   # at most the limit, whatever stat said: /dev/zero has size 0
+        with open(path, "rb") as f:  # at most the limit, whatever stat said: /dev/zero has size 0
             raw = f.read(MAX_BYTES + 1) if size <= MAX_BYTES else b""
         if size > MAX_BYTES or len(raw) > MAX_BYTES:
             how = f"{size:,} bytes" if size > MAX_BYTES else f"more than {MAX_BYTES:,} bytes"
@@ -222,6 +242,7 @@ def parse_bytes(raw: bytes, name: str, what: str, shipped: bool = False, marks: 
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        raise InputError(f"{name}: is not UTF-8 text (byte {exc.start}); save the {what} as UTF-8 YAML.",
-                         file=name) from None
+        raise InputError(
+            f"{name}: is not UTF-8 text (byte {exc.start}); save the {what} as UTF-8 YAML.", file=name
+        ) from None
     return parse_yaml_text(text, name, shipped, marks)

@@ -1,5 +1,6 @@
 """Validation errors of a workload in the user's terms: one per location, each at the path as
 written in the file (the shorthand un-expanded), with the value given and what is allowed."""
+
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
@@ -35,10 +36,14 @@ _SHAPES = {
 }
 # Why an upper bound is where it is.
 _LARGEST_CLUSTERS = f"the largest clusters reported hold about {MAX_GPUS:,} GPUs"
-_REASONS = {"count": _LARGEST_CLUSTERS, "min": _LARGEST_CLUSTERS, "max": _LARGEST_CLUSTERS,
-            "horizon_months": "owned hardware is costed over at most 20 years",
-            "jobs": f"a workload holds at most {MAX_JOBS:,} jobs",
-            "confidence": "a quantile between 0.5 (the median job time) and 0.99; the default is 0.8"}
+_REASONS = {
+    "count": _LARGEST_CLUSTERS,
+    "min": _LARGEST_CLUSTERS,
+    "max": _LARGEST_CLUSTERS,
+    "horizon_months": "owned hardware is costed over at most 20 years",
+    "jobs": f"a workload holds at most {MAX_JOBS:,} jobs",
+    "confidence": "a quantile between 0.5 (the median job time) and 0.99; the default is 0.8",
+}
 
 
 Loc = tuple[int | str, ...]
@@ -47,8 +52,11 @@ Loc = tuple[int | str, ...]
 def clean_loc(loc: Sequence[int | str]) -> Loc:
     """Drop pydantic's union/validator tags ('str', 'ModelShape', 'function-after[...]', a
     mapping key's '[key]')."""
-    return tuple(p for p in loc if isinstance(p, int) or not (
-        p in _UNION_TAGS or p == "[key]" or str(p).startswith(("function-", "lax-"))))
+    return tuple(
+        p
+        for p in loc
+        if isinstance(p, int) or not (p in _UNION_TAGS or p == "[key]" or str(p).startswith(("function-", "lax-")))
+    )
 
 
 def located(name: str, loc: Loc, marks: Marks | None, key: bool = False) -> tuple[str, int | None, int | None]:
@@ -92,8 +100,13 @@ def _fields_at(root: type[BaseModel], loc: Loc) -> list[str]:
     return names
 
 
-def format_error(err: ErrorDetails, name: str, root: type[BaseModel],
-                 mapped: Callable[[Loc], Loc] = lambda loc: loc, marks: Marks | None = None) -> InputError:
+def format_error(
+    err: ErrorDetails,
+    name: str,
+    root: type[BaseModel],
+    mapped: Callable[[Loc], Loc] = lambda loc: loc,
+    marks: Marks | None = None,
+) -> InputError:
     """One error of a `root` document (a Workload) as a sentence naming the file, the line and
     column (with the loader's marks) and the location as written."""
     real = clean_loc(err["loc"])
@@ -104,15 +117,21 @@ def format_error(err: ErrorDetails, name: str, root: type[BaseModel],
     head, line, column = located(name, loc, marks, key=kind in ("extra_forbidden", "missing"))
 
     def error(text: str) -> InputError:
-        return InputError(f"{head}: {text}", file=name, field=where or None, line=line, column=column,
-                          given=None if kind in ("missing", "extra_forbidden") else given)
+        return InputError(
+            f"{head}: {text}",
+            file=name,
+            field=where or None,
+            line=line,
+            column=column,
+            given=None if kind in ("missing", "extra_forbidden") else given,
+        )
+
     if kind == "extra_forbidden":
         field = str(loc[-1])
         valid = _fields_at(root, err["loc"])
         return error(f"unknown field `{where}`{suggest(field, valid)}. Allowed here: {', '.join(valid) or 'none'}.")
     if kind == "missing":
-        what = ("; give the job as model: and tokens: at the top level, or a list under jobs:"
-                if where == "jobs" else "")
+        what = "; give the job as model: and tokens: at the top level, or a list under jobs:" if where == "jobs" else ""
         return error(f"`{where}` is required but missing{what}.")
     if not where:
         return error(f"{describe(err)}.")
@@ -150,16 +169,19 @@ def as_written(data: dict[str, Any]) -> Callable[[Loc], Loc]:
             return loc[2:]
         if gpus_scalar and loc == ("gpus", "count"):
             return ("gpus",)
-        if gpus_text and loc[:1] == ("gpus",):   # `gpus: "H100:8"`
+        if gpus_text and loc[:1] == ("gpus",):  # `gpus: "H100:8"`
             return ("gpus",)
         if deployment_scalar and loc == ("deployment", "context"):
             return ("deployment",)
         return loc
+
     return mapped
 
 
-def distinct_errors(errors: Sequence[ErrorDetails], clean: Callable[[Sequence[int | str]], Loc] = clean_loc,
-                    ) -> list[ErrorDetails]:
+def distinct_errors(
+    errors: Sequence[ErrorDetails],
+    clean: Callable[[Sequence[int | str]], Loc] = clean_loc,
+) -> list[ErrorDetails]:
     """One error per location, in file order; a union branch's type error (`model` is neither text
     nor a mapping) gives way to the other branch's errors deeper inside the same value. `clean`
     drops the union tags from a location (the workload's by default)."""
@@ -172,12 +194,16 @@ def distinct_errors(errors: Sequence[ErrorDetails], clean: Callable[[Sequence[in
     typos = {loc for loc, errs in groups.items() if any(e["type"] == "extra_forbidden" for e in errs)}
     out: list[ErrorDetails] = []
     for loc, errs in groups.items():
-        deeper = any(len(other) > len(loc) and other[:len(loc)] == loc for other in groups)
+        deeper = any(len(other) > len(loc) and other[: len(loc)] == loc for other in groups)
         if deeper and all(e["type"] in KINDS for e in errs):
             continue
-        if all(e["type"] == "missing" for e in errs) and any(   # `tokenz` given: `tokens` missing says nothing new
+        if (
+            all(e["type"] == "missing" for e in errs)
+            and any(  # `tokenz` given: `tokens` missing says nothing new
                 t[:-1] == loc[:-1] and difflib.get_close_matches(str(t[-1]).lower(), [str(loc[-1])], n=1, cutoff=0.6)
-                for t in typos):
+                for t in typos
+            )
+        ):
             continue
         out.append(first_error(errs, clean))
     return sorted(out, key=lambda e: e["type"] != "extra_forbidden")

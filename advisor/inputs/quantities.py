@@ -1,5 +1,6 @@
 """Quantities as users write them in a workload ("10B" tokens, "7d", "3.6kW", "$30K"), read by
 inputs/units.py and bounded: a figure beyond any real training run is a typo, not a plan."""
+
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -9,11 +10,11 @@ from pydantic import BeforeValidator, WithJsonSchema
 
 from advisor.inputs import units
 
-MAX_TOKENS = 1e15          # 1,000T: far beyond any training run published so far
-MAX_GPUS = 100_000         # the largest clusters reported hold about this many GPUs
-MAX_PARAMS = 1e14          # 100T parameters
+MAX_TOKENS = 1e15  # 1,000T: far beyond any training run published so far
+MAX_GPUS = 100_000  # the largest clusters reported hold about this many GPUs
+MAX_PARAMS = 1e14  # 100T parameters
 MAX_JOBS = 5_000
-MAX_BUDGET_USD = 1e12    # a trillion dollars
+MAX_BUDGET_USD = 1e12  # a trillion dollars
 
 
 def _bounded(parse: Callable[[object, str], float], upper: float, what: str) -> Callable[[object], float]:
@@ -22,24 +23,48 @@ def _bounded(parse: Callable[[object, str], float], upper: float, what: str) -> 
         if x > upper:
             raise ValueError(f"{what} of {x:.3g} is beyond the {upper:.3g} this tool accepts")
         return x
+
     return check
 
 
-Count = Annotated[float, BeforeValidator(_bounded(units.parse_count, MAX_TOKENS, "a count")),
-                  WithJsonSchema({"anyOf": [{"type": "number", "exclusiveMinimum": 0},
-                                            {"type": "string", "pattern": r"^[0-9.]+\s*[KMBT]?$"}],
-                                  "description": "a count: a number or 124M, 10B, 1T"})]
-Params = Annotated[float, BeforeValidator(_bounded(units.parse_count, MAX_PARAMS, "a parameter count")),
-                   WithJsonSchema({"anyOf": [{"type": "number", "exclusiveMinimum": 0},
-                                             {"type": "string", "pattern": r"^[0-9.]+\s*[KMBT]?$"}],
-                                   "description": "parameters: a number or 124M, 7B"})]
-Hours = Annotated[float, BeforeValidator(_bounded(units.parse_duration_hours, 24 * 365 * 20, "a duration")),
-                  WithJsonSchema({"type": "string", "pattern": r"^[0-9.]+\s*[hdw]$",
-                                  "description": "a duration: 36h, 7d or 2w"})]
-PowerKW = Annotated[float, BeforeValidator(_bounded(units.parse_power_kw, 1e6, "a power")),
-                    WithJsonSchema({"anyOf": [{"type": "number", "exclusiveMinimum": 0},
-                                              {"type": "string", "pattern": r"^[0-9.]+\s*(W|kW|MW)$"}],
-                                    "description": "power in kW: 3.6, 3.6kW or 1500W"})]
+Count = Annotated[
+    float,
+    BeforeValidator(_bounded(units.parse_count, MAX_TOKENS, "a count")),
+    WithJsonSchema(
+        {
+            "anyOf": [{"type": "number", "exclusiveMinimum": 0}, {"type": "string", "pattern": r"^[0-9.]+\s*[KMBT]?$"}],
+            "description": "a count: a number or 124M, 10B, 1T",
+        }
+    ),
+]
+Params = Annotated[
+    float,
+    BeforeValidator(_bounded(units.parse_count, MAX_PARAMS, "a parameter count")),
+    WithJsonSchema(
+        {
+            "anyOf": [{"type": "number", "exclusiveMinimum": 0}, {"type": "string", "pattern": r"^[0-9.]+\s*[KMBT]?$"}],
+            "description": "parameters: a number or 124M, 7B",
+        }
+    ),
+]
+Hours = Annotated[
+    float,
+    BeforeValidator(_bounded(units.parse_duration_hours, 24 * 365 * 20, "a duration")),
+    WithJsonSchema({"type": "string", "pattern": r"^[0-9.]+\s*[hdw]$", "description": "a duration: 36h, 7d or 2w"}),
+]
+PowerKW = Annotated[
+    float,
+    BeforeValidator(_bounded(units.parse_power_kw, 1e6, "a power")),
+    WithJsonSchema(
+        {
+            "anyOf": [
+                {"type": "number", "exclusiveMinimum": 0},
+                {"type": "string", "pattern": r"^[0-9.]+\s*(W|kW|MW)$"},
+            ],
+            "description": "power in kW: 3.6, 3.6kW or 1500W",
+        }
+    ),
+]
 
 
 def usd_amount(value: object, what: str) -> float:
@@ -47,6 +72,13 @@ def usd_amount(value: object, what: str) -> float:
     return units.parse_count(value.replace("$", "").replace(",", "") if isinstance(value, str) else value, what)
 
 
-USD = Annotated[float, BeforeValidator(_bounded(usd_amount, MAX_BUDGET_USD, "an amount in USD")),
-                WithJsonSchema({"anyOf": [{"type": "number", "exclusiveMinimum": 0}, {"type": "string"}],
-                                "description": "US dollars: 30000 or 30K"})]
+USD = Annotated[
+    float,
+    BeforeValidator(_bounded(usd_amount, MAX_BUDGET_USD, "an amount in USD")),
+    WithJsonSchema(
+        {
+            "anyOf": [{"type": "number", "exclusiveMinimum": 0}, {"type": "string"}],
+            "description": "US dollars: 30000 or 30K",
+        }
+    ),
+]

@@ -5,6 +5,7 @@ fields at the top level, `gpus: 8`, `deployment: office`), enums of GPU ids and 
 (from the catalog, passed in: inputs/ sits below data/), titles and descriptions for people, and
 `$schema`/`$id`. What a schema cannot express is checked by the loader only (docs/cli.md lists it).
 """
+
 from __future__ import annotations
 
 import copy
@@ -22,8 +23,10 @@ PLAN_ID = "urn:gpu-advisor:schema:plan:1"
 WORDS = {
     "name": ("Name", "a name for the workload or the job, shown in plans and memos"),
     "deployment": ("Deployment", "where the GPUs run: office, datacenter or cloud, or a mapping with the details"),
-    "context": ("Where the GPUs run", "office (desk-side, one power circuit), datacenter (racks you own or "
-                "colocate) or cloud (rented)"),
+    "context": (
+        "Where the GPUs run",
+        "office (desk-side, one power circuit), datacenter (racks you own or colocate) or cloud (rented)",
+    ),
     "region": ("Country", "ISO 3166 two-letter country code of where the hardware goes (drives export rules)"),
     "ownership": ("Buy or rent", "buy, rent or any [any]"),
     "power_limit_kw": ("Power limit", "most power the owned hardware may draw: 3.6, 3.6kW or 1500W"),
@@ -33,11 +36,17 @@ WORDS = {
     "horizon_months": ("Horizon", "months over which owned hardware is costed [36]"),
     "jobs": ("Jobs", "several jobs; for one, write its fields at the top level instead"),
     "kind": ("Kind of job", "pretrain, finetune, lora, qlora or serve [pretrain]"),
-    "traffic": ("Traffic", "a serving job's requests: {requests_per_s: 50, input_tokens: 1000, output_tokens: 300, "
-                "peak_factor: 2}, or a `mix` of request classes"),
+    "traffic": (
+        "Traffic",
+        "a serving job's requests: {requests_per_s: 50, input_tokens: 1000, output_tokens: 300, "
+        "peak_factor: 2}, or a `mix` of request classes",
+    ),
     "slo": ("Latency limits", "a serving job's limits at a percentile: {ttft_ms: 2000, tpot_ms: 100, percentile: 99}"),
     "months": ("Months of serving", "how long a serving job runs [the horizon]"),
-    "off_peak_training_hours": ("Off-peak training hours", "hours a day training may use a serving job's owned GPUs [0]"),
+    "off_peak_training_hours": (
+        "Off-peak training hours",
+        "hours a day training may use a serving job's owned GPUs [0]",
+    ),
     "model": ("Model", "a preset id (`advisor models`) or its shape: {params: 7B, layers: 32, hidden: 4096}"),
     "tokens": ("Tokens", "tokens to train on: a number or 124M, 10B, 1T"),
     "precision": ("Precision", "bf16, fp16 or fp8 [bf16]"),
@@ -60,19 +69,30 @@ WORDS = {
     "allow_mixed": ("Mixed GPU types per job", "let one job's tokens be split across GPU types [false]"),
     "confidence": ("Confidence", "deadlines hold at this quantile of job time"),
     "decision": ("Decision basis", "expected, p80, p90 or point, or {basis, draws} [expected over 200 draws]"),
-    "basis": ("Basis", "expected: least mean cost over the draws; p80/p90: least 80th/90th percentile; point: "
-                       "least cost at the point estimates [expected]"),
+    "basis": (
+        "Basis",
+        "expected: least mean cost over the draws; p80/p90: least 80th/90th percentile; point: "
+        "least cost at the point estimates [expected]",
+    ),
     "draws": ("Draws", "joint draws of speed and price the decision is made on [200]"),
     "params": ("Parameters", "parameter count: a number or 124M, 7B"),
-    "layers": ("Layers", "transformer layers"), "hidden": ("Hidden size", "model width"),
-    "heads": ("Attention heads", ""), "kv_heads": ("Key-value heads", "for grouped-query attention"),
-    "ffn": ("Feed-forward width", ""), "vocab": ("Vocabulary", "tokens in the vocabulary [50257]"),
-    "measured": ("Your measured speeds", "tokens/s you measured for this job on a GPU type and count: used "
-                 "exactly there and moving the estimates of related GPUs"),
+    "layers": ("Layers", "transformer layers"),
+    "hidden": ("Hidden size", "model width"),
+    "heads": ("Attention heads", ""),
+    "kv_heads": ("Key-value heads", "for grouped-query attention"),
+    "ffn": ("Feed-forward width", ""),
+    "vocab": ("Vocabulary", "tokens in the vocabulary [50257]"),
+    "measured": (
+        "Your measured speeds",
+        "tokens/s you measured for this job on a GPU type and count: used "
+        "exactly there and moving the estimates of related GPUs",
+    ),
     "tokens_per_s": ("Measured tokens/s", "over all the GPUs of the run, e.g. 120K"),
     "spread": ("Spread", "P10-P90 half-width of the measurement as a share [0.05]"),
-    "tied_embeddings": ("Tied embeddings", "the output head shares the input embedding [inferred from params, "
-                        "layers and hidden]"),
+    "tied_embeddings": (
+        "Tied embeddings",
+        "the output head shares the input embedding [inferred from params, layers and hidden]",
+    ),
 }
 LOADER_ONLY = [
     "a token budget below 1,000 (too small to plan hardware for)",
@@ -112,22 +132,34 @@ def workload_schema(gpus: list[str] | None = None, presets: list[str] | None = N
     defs = base.pop("$defs")
     _name_ids(defs, gpus, presets)
     props = base["properties"]
-    props["deployment"] = {"anyOf": [{"type": "string", "enum": ["office", "datacenter", "cloud"]},
-                                     {"$ref": "#/$defs/Deployment"}]}
-    props["gpus"] = {"anyOf": [{"type": "integer", "exclusiveMinimum": 0, "maximum": MAX_GPUS},
-                               {"$ref": "#/$defs/GpuSelection"}]}
-    props["decision"] = {"anyOf": [{"type": "string", "enum": ["expected", "point", "p80", "p90"]},
-                                   {"$ref": "#/$defs/DecisionBasis"}]}
+    props["deployment"] = {
+        "anyOf": [{"type": "string", "enum": ["office", "datacenter", "cloud"]}, {"$ref": "#/$defs/Deployment"}]
+    }
+    props["gpus"] = {
+        "anyOf": [{"type": "integer", "exclusiveMinimum": 0, "maximum": MAX_GPUS}, {"$ref": "#/$defs/GpuSelection"}]
+    }
+    props["decision"] = {
+        "anyOf": [{"type": "string", "enum": ["expected", "point", "p80", "p90"]}, {"$ref": "#/$defs/DecisionBasis"}]
+    }
     defs["GpuSelection"]["not"] = {"anyOf": [{"required": ["count", "min"]}, {"required": ["count", "max"]}]}
     dep = defs["Deployment"]["properties"]
     from advisor.inputs.regions import codes
-    dep["region"] = {"type": "string", "default": "US",   # ISO 3166-1 alpha-2 (the loader also takes lower case)
-                     "enum": sorted(set(codes()) | {c.lower() for c in codes()})}
+
+    dep["region"] = {
+        "type": "string",
+        "default": "US",  # ISO 3166-1 alpha-2 (the loader also takes lower case)
+        "enum": sorted(set(codes()) | {c.lower() for c in codes()}),
+    }
     _one_job_shorthand(base, defs)
-    schema = {"$schema": DIALECT, "$id": WORKLOAD_ID, "title": "gpu-advisor workload",
-              "description": "What to train, where, by when and within what limits (README.md, A workload file). Checked "
-                             "by `advisor validate FILE`, which also catches what a schema cannot express.",
-              **{k: v for k, v in base.items() if k not in ("title", "description")}, "$defs": defs}
+    schema = {
+        "$schema": DIALECT,
+        "$id": WORKLOAD_ID,
+        "title": "gpu-advisor workload",
+        "description": "What to train, where, by when and within what limits (README.md, A workload file). Checked "
+        "by `advisor validate FILE`, which also catches what a schema cannot express.",
+        **{k: v for k, v in base.items() if k not in ("title", "description")},
+        "$defs": defs,
+    }
     _retitle(schema)
     return schema
 
@@ -146,8 +178,12 @@ def _name_ids(defs: dict, gpus: list[str] | None, presets: list[str] | None) -> 
     sel = defs["GpuSelection"]["properties"]
     sel["allow"] = {"anyOf": [{"type": "array", "items": gpu_id, "minItems": 1}, {"type": "null"}]}
     sel["deny"] = {"type": "array", "items": gpu_id}
-    sel["stock"] = {"anyOf": [{"type": "object", "propertyNames": gpu_id,
-                               "additionalProperties": {"type": "integer", "minimum": 0}}, {"type": "null"}]}
+    sel["stock"] = {
+        "anyOf": [
+            {"type": "object", "propertyNames": gpu_id, "additionalProperties": {"type": "integer", "minimum": 0}},
+            {"type": "null"},
+        ]
+    }
 
 
 def _one_job_shorthand(base: dict, defs: dict) -> None:
@@ -158,18 +194,31 @@ def _one_job_shorthand(base: dict, defs: dict) -> None:
     serve["properties"]["model"] = {"anyOf": [{"type": "string", "description": "a serving model (`advisor models`)"}]}
     for key in JOB_SHORTHAND:
         props[key] = copy.deepcopy(job["properties"][key] if key in job["properties"] else serve["properties"][key])
-    props["kind"] = {"type": "string", "enum": ["pretrain", "finetune", "lora", "qlora", "serve"],
-                     "title": "Kind of job", "description": "pretrain, finetune, lora, qlora or serve [pretrain]"}
-    props["precision"] = copy.deepcopy(serve["properties"]["precision"])   # a serving job's list holds training's
+    props["kind"] = {
+        "type": "string",
+        "enum": ["pretrain", "finetune", "lora", "qlora", "serve"],
+        "title": "Kind of job",
+        "description": "pretrain, finetune, lora, qlora or serve [pretrain]",
+    }
+    props["precision"] = copy.deepcopy(serve["properties"]["precision"])  # a serving job's list holds training's
     training_model = props.pop("model")
-    props["model"] = {"title": "Model", "description": "a training preset or shape; for a serving job (one with "
-                      "`traffic`), a serving model"}
+    props["model"] = {
+        "title": "Model",
+        "description": "a training preset or shape; for a serving job (one with `traffic`), a serving model",
+    }
     base["if"] = {"required": ["traffic"]}
     base["then"] = {"properties": {"model": serve["properties"]["model"]}}
     base["else"] = {"properties": {"model": training_model}}
     base["required"] = ["deployment"]
-    base["anyOf"] = [{"required": ["jobs"], "not": {"anyOf": [{"required": [k]} for k in JOB_SHORTHAND]}},
-                     {"required": ["model", "tokens"], "not": {"anyOf": [{"required": ["jobs"]}] + [
-                         {"required": [k]} for k in SERVING_SHORTHAND]}},
-                     {"required": ["kind", "model", "traffic"], "properties": {"kind": {"const": "serve"}},
-                      "not": {"anyOf": [{"required": ["jobs"]}, {"required": ["tokens"]}]}}]
+    base["anyOf"] = [
+        {"required": ["jobs"], "not": {"anyOf": [{"required": [k]} for k in JOB_SHORTHAND]}},
+        {
+            "required": ["model", "tokens"],
+            "not": {"anyOf": [{"required": ["jobs"]}] + [{"required": [k]} for k in SERVING_SHORTHAND]},
+        },
+        {
+            "required": ["kind", "model", "traffic"],
+            "properties": {"kind": {"const": "serve"}},
+            "not": {"anyOf": [{"required": ["jobs"]}, {"required": ["tokens"]}]},
+        },
+    ]

@@ -1,6 +1,7 @@
 """Starter workload files (`advisor init [--serve]`): every field a first-day user needs, each with
 a comment saying what it means and what it takes. Both validate and plan as written
 (tests/test_ux.py checks it)."""
+
 from __future__ import annotations
 
 _HEAD = """\
@@ -11,7 +12,9 @@ _HEAD = """\
 # Every field: README.md, "A workload file"; `advisor schema` for editors.
 """
 
-TRAINING = _HEAD + """\
+TRAINING = (
+    _HEAD
+    + """\
 name: my training run
 
 deployment:
@@ -33,8 +36,11 @@ gpus:
 
 # budget_usd: 250K           # the most the plan may cost over the horizon
 """
+)
 
-SERVING = _HEAD + """\
+SERVING = (
+    _HEAD
+    + """\
 name: my chat service
 
 deployment:
@@ -58,6 +64,7 @@ slo:
   tpot_ms: 100               # time per output token after it
   percentile: 99
 """
+)
 
 
 def starter(serve: bool = False, file: str = "workload.yaml") -> str:

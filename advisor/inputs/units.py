@@ -3,6 +3,7 @@
 Every parser is strict: a value it cannot read raises ValueError with what is allowed, and
 pydantic turns that into an error naming the field.
 """
+
 from __future__ import annotations
 
 import math
@@ -16,12 +17,42 @@ COUNT_SUFFIXES = {"": 1.0, "K": 1e3, "M": 1e6, "B": 1e9, "T": 1e12}
 DURATION_HOURS = {"h": 1.0, "d": 24.0, "w": 168.0}
 POWER_KW = {"W": 1e-3, "kW": 1.0, "MW": 1e3}
 # units as people also write them (any case): "1 trillion", "7 billion", "10k", "30 days", "2 weeks"
-COUNT_WORDS = {"k": "K", "thousand": "K", "m": "M", "mn": "M", "million": "M", "b": "B", "bn": "B",
-               "billion": "B", "t": "T", "tn": "T", "trillion": "T"}
-DURATION_WORDS = {"hr": "h", "hrs": "h", "hour": "h", "hours": "h", "day": "d", "days": "d", "wk": "w", "wks": "w",
-                  "week": "w", "weeks": "w"}
-POWER_WORDS = {"w": "W", "watt": "W", "watts": "W", "kw": "kW", "kilowatt": "kW", "kilowatts": "kW", "mw": "MW",
-               "megawatt": "MW", "megawatts": "MW"}
+COUNT_WORDS = {
+    "k": "K",
+    "thousand": "K",
+    "m": "M",
+    "mn": "M",
+    "million": "M",
+    "b": "B",
+    "bn": "B",
+    "billion": "B",
+    "t": "T",
+    "tn": "T",
+    "trillion": "T",
+}
+DURATION_WORDS = {
+    "hr": "h",
+    "hrs": "h",
+    "hour": "h",
+    "hours": "h",
+    "day": "d",
+    "days": "d",
+    "wk": "w",
+    "wks": "w",
+    "week": "w",
+    "weeks": "w",
+}
+POWER_WORDS = {
+    "w": "W",
+    "watt": "W",
+    "watts": "W",
+    "kw": "kW",
+    "kilowatt": "kW",
+    "kilowatts": "kW",
+    "mw": "MW",
+    "megawatt": "MW",
+    "megawatts": "MW",
+}
 
 
 def _finite_positive(x: float, what: str) -> float:
@@ -32,8 +63,9 @@ def _finite_positive(x: float, what: str) -> float:
     return x
 
 
-def _parse(value: object, table: dict[str, float], what: str, example: str, bare_ok: bool,
-           words: dict[str, str] | None = None) -> float:
+def _parse(
+    value: object, table: dict[str, float], what: str, example: str, bare_ok: bool, words: dict[str, str] | None = None
+) -> float:
     if isinstance(value, bool):
         raise ValueError(f"{what} must be a number, got {value!r}; write it like {example}")
     if isinstance(value, (int, float)):
@@ -42,7 +74,9 @@ def _parse(value: object, table: dict[str, float], what: str, example: str, bare
         except OverflowError:  # an integer of hundreds of digits
             raise ValueError(f"{what} of {len(str(value)):,} digits is far too large") from None
         if not bare_ok and math.isfinite(x):
-            raise ValueError(f"{what} needs a unit; write it like {example} (allowed units: {', '.join(u for u in table if u)})")
+            raise ValueError(
+                f"{what} needs a unit; write it like {example} (allowed units: {', '.join(u for u in table if u)})"
+            )
         return _finite_positive(x, what)
     if not isinstance(value, str):
         raise ValueError(f"{what} must be a number or a string like {example}, got {show(value)}")
@@ -57,8 +91,9 @@ def _parse(value: object, table: dict[str, float], what: str, example: str, bare
     if unit == "" and not bare_ok:
         raise ValueError(f"{what} needs a unit; write it like {example} (allowed units: {allowed})")
     if unit not in table and unit != "":
-        raise ValueError(f"unknown unit {unit!r} in {show(value)} for {what}; allowed units: {allowed} "
-                         f"(e.g. {example})")
+        raise ValueError(
+            f"unknown unit {unit!r} in {show(value)} for {what}; allowed units: {allowed} (e.g. {example})"
+        )
     return _finite_positive(float(number) * table.get(unit, 1.0), what)
 
 

@@ -5,6 +5,7 @@ Pydantic models of the workload format (README.md, A workload file) are the sche
 words is accepted: `model`/`tokens`/`precision`/`deadline`/`kind` at the top level are one job,
 `gpus: 8` means `gpus: {count: 8}`, `deployment: datacenter` means `{context: datacenter}`.
 """
+
 from __future__ import annotations
 
 from collections import Counter
@@ -23,10 +24,17 @@ from advisor.inputs.quantities import MAX_JOBS, USD
 from advisor.inputs.strict import Written
 from advisor.inputs.yaml_nodes import Marks
 
-__all__ = ["MAX_JOBS", "DecisionBasis", "Workload", "load_workload", "parse_workload", "read_workload",
-           "workload_json_schema"]
+__all__ = [
+    "MAX_JOBS",
+    "DecisionBasis",
+    "Workload",
+    "load_workload",
+    "parse_workload",
+    "read_workload",
+    "workload_json_schema",
+]
 
-MIN_DRAWS, MAX_DRAWS = 40, 5000   # the robustness verdict's first look is at 40 draws (explain/robustness.py)
+MIN_DRAWS, MAX_DRAWS = 40, 5000  # the robustness verdict's first look is at 40 draws (explain/robustness.py)
 
 
 class DecisionBasis(Written):
@@ -34,13 +42,23 @@ class DecisionBasis(Written):
     the lowest mean cost (expected), the lowest 80th or 90th percentile of cost (p80, p90), or the
     optimum at the point estimates (point)."""
 
-    basis: Literal["expected", "point", "p80", "p90"] = Field(default="expected", description=(
-        "expected: the plan with the lowest mean cost over the draws [expected]; p80/p90: the lowest 80th/90th "
-        "percentile of cost; point: the optimum at the catalog's figures and the estimates. Deadlines hold at the "
-        "workload's confidence whatever the basis"))
-    draws: int = Field(default=200, ge=MIN_DRAWS, le=MAX_DRAWS, description=(
-        "joint draws of every GPU's speed and prices the decision is made on [200]; the robustness verdict uses "
-        "the first of them"))
+    basis: Literal["expected", "point", "p80", "p90"] = Field(
+        default="expected",
+        description=(
+            "expected: the plan with the lowest mean cost over the draws [expected]; p80/p90: the lowest 80th/90th "
+            "percentile of cost; point: the optimum at the catalog's figures and the estimates. Deadlines hold at the "
+            "workload's confidence whatever the basis"
+        ),
+    )
+    draws: int = Field(
+        default=200,
+        ge=MIN_DRAWS,
+        le=MAX_DRAWS,
+        description=(
+            "joint draws of every GPU's speed and prices the decision is made on [200]; the robustness verdict uses "
+            "the first of them"
+        ),
+    )
 
 
 class Workload(Written):
@@ -49,17 +67,31 @@ class Workload(Written):
     name: str | None = Field(default=None, max_length=200)
     deployment: Deployment
     jobs: list[AnyJob] = Field(min_length=1, max_length=MAX_JOBS)
-    gpus: GpuSelection = GpuSelection.model_construct()   # (the defaults: no validator built at import)
-    budget_usd: USD | None = Field(default=None, description=(
-        "a cap on the cash paid over the horizon (purchases, servers, network, energy, hosting, rental; resale "
-        "is not cash in hand), or on the present value with budget_basis: present_value"))
-    budget_basis: Literal["cash", "present_value"] = Field(default="cash", description=(
-        "what budget_usd caps: the nominal cash paid over the horizon [cash], or the present value the plan "
-        "minimises (purchases less discounted resale, streams discounted)"))
+    gpus: GpuSelection = GpuSelection.model_construct()  # (the defaults: no validator built at import)
+    budget_usd: USD | None = Field(
+        default=None,
+        description=(
+            "a cap on the cash paid over the horizon (purchases, servers, network, energy, hosting, rental; resale "
+            "is not cash in hand), or on the present value with budget_basis: present_value"
+        ),
+    )
+    budget_basis: Literal["cash", "present_value"] = Field(
+        default="cash",
+        description=(
+            "what budget_usd caps: the nominal cash paid over the horizon [cash], or the present value the plan "
+            "minimises (purchases less discounted resale, streams discounted)"
+        ),
+    )
     allow_mixed: bool = Field(default=False, description="let one job's tokens be split across GPU types")
-    confidence: float = Field(default=0.8, ge=0.5, le=0.99, description=(
-        "every deadline must hold at this quantile of the job's time (the estimator's measured error, "
-        "catalog/uncertainty.yaml): 0.5 plans on the median, 0.9 on the time 9 runs in 10 beat [0.8]"))
+    confidence: float = Field(
+        default=0.8,
+        ge=0.5,
+        le=0.99,
+        description=(
+            "every deadline must hold at this quantile of the job's time (the estimator's measured error, "
+            "catalog/uncertainty.yaml): 0.5 plans on the median, 0.9 on the time 9 runs in 10 beat [0.8]"
+        ),
+    )
     finance: Finance = Finance.model_construct()
     decision: DecisionBasis = DecisionBasis.model_construct()
 
@@ -80,12 +112,11 @@ class Workload(Written):
         top = {k: data.pop(k) for k in JOB_SHORTHAND if k in data}
         if top:
             if "jobs" in data:
-                raise ValueError(f"write the job either at the top level ({', '.join(top)}) or under "
-                                 "jobs:, not both")
+                raise ValueError(f"write the job either at the top level ({', '.join(top)}) or under jobs:, not both")
             data["jobs"] = [top]
         if isinstance(data.get("gpus"), (int, float)) and not isinstance(data.get("gpus"), bool):
             data["gpus"] = {"count": data["gpus"]}
-        if isinstance(data.get("gpus"), str):   # `gpus: h100-sxm`, `gpus: "H100:8"`
+        if isinstance(data.get("gpus"), str):  # `gpus: h100-sxm`, `gpus: "H100:8"`
             data["gpus"] = gpus_shorthand(data["gpus"])
         if isinstance(data.get("deployment"), str):
             data["deployment"] = {"context": data["deployment"]}
@@ -95,7 +126,7 @@ class Workload(Written):
     def _job_names(self) -> Workload:
         if sum(j.repeat for j in self.jobs) > MAX_JOBS:
             raise ValueError(f"at most {MAX_JOBS:,} jobs (counting repeat) in one workload")
-        names = Counter(j.name for j in self.jobs if j.name)   # (not list.count: 5,000 jobs took 1.3 s)
+        names = Counter(j.name for j in self.jobs if j.name)  # (not list.count: 5,000 jobs took 1.3 s)
         dup = sorted(n for n, times in names.items() if times > 1)
         if dup:
             raise ValueError(f"job names must be unique; repeated: {', '.join(dup)}")
@@ -106,18 +137,22 @@ class Workload(Written):
         return job.name or ("job" if len(self.jobs) == 1 else f"job-{index + 1}")
 
 
-def parse_workload(data: Any, name: str = "<workload>", *, known: Known | None = None,
-                   marks: Marks | None = None) -> Workload:
+def parse_workload(
+    data: Any, name: str = "<workload>", *, known: Known | None = None, marks: Marks | None = None
+) -> Workload:
     """Validate a workload document (already parsed YAML or a dict from Python). Every mistake is
     reported at once (InputError.errors), each at its location as written in the file, with its
     line and column when `marks` (from the loader) has them. With `known` (the catalog's ids), GPU
     ids and presets are checked too, and GPU names resolved (`H100-SXM`, `h200`)."""
     if data is None:
-        raise InputError(f"{name}: the workload file is empty; it needs at least deployment, model and tokens.",
-                         file=name)
+        raise InputError(
+            f"{name}: the workload file is empty; it needs at least deployment, model and tokens.", file=name
+        )
     if not isinstance(data, dict):
-        raise InputError(f"{name}: a workload file is a mapping (deployment:, jobs: or model:/tokens:, ...), "
-                         f"got {show(data)}.", file=name)
+        raise InputError(
+            f"{name}: a workload file is a mapping (deployment:, jobs: or model:/tokens:, ...), got {show(data)}.",
+            file=name,
+        )
     try:
         return Workload.model_validate(data, context={"known": known})
     except ValidationError as exc:

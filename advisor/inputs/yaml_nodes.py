@@ -3,6 +3,7 @@ from it: no alias inside its own anchor, a bounded size, text and depth once ali
 keys that are text and given once, no merge keys, no control characters; and where each value was
 written (`positions`), for messages that give a line and column.
 """
+
 from __future__ import annotations
 
 from typing import Protocol
@@ -11,11 +12,11 @@ import yaml
 
 from advisor.errors import InputError, is_control, loc_text
 
-MAX_EXPANDED_NODES = 200_000   # nodes after alias expansion
-MAX_EXPANDED_CHARS = 4_000_000   # characters of text after alias expansion, 4 x loader.MAX_BYTES (a 1 MB
-                                 # file re-used 1,000 times through an alias would otherwise become gigabytes
-                                 # once copied or hashed)
-MAX_DEPTH = 50                 # levels of nesting (the built-in catalog and rules use fewer than 10)
+MAX_EXPANDED_NODES = 200_000  # nodes after alias expansion
+MAX_EXPANDED_CHARS = 4_000_000  # characters of text after alias expansion, 4 x loader.MAX_BYTES (a 1 MB
+# file re-used 1,000 times through an alias would otherwise become gigabytes
+# once copied or hashed)
+MAX_DEPTH = 50  # levels of nesting (the built-in catalog and rules use fewer than 10)
 
 _STR = "tag:yaml.org,2002:str"
 _MERGE = "tag:yaml.org,2002:merge"
@@ -37,9 +38,13 @@ def _where(parts: tuple[int | str, ...]) -> str:
     return f"`{loc_text(parts)}`" if parts else "at the top level"
 
 
-_KEY_KINDS = {"tag:yaml.org,2002:int": "a number", "tag:yaml.org,2002:float": "a number",
-              "tag:yaml.org,2002:bool": "true/false", "tag:yaml.org,2002:null": "null",
-              "tag:yaml.org,2002:timestamp": "a date"}
+_KEY_KINDS = {
+    "tag:yaml.org,2002:int": "a number",
+    "tag:yaml.org,2002:float": "a number",
+    "tag:yaml.org,2002:bool": "true/false",
+    "tag:yaml.org,2002:null": "null",
+    "tag:yaml.org,2002:timestamp": "a date",
+}
 
 
 def _bad_key(node: yaml.ScalarNode | yaml.SequenceNode | yaml.MappingNode) -> str:
@@ -53,8 +58,12 @@ def _check_text(node: yaml.ScalarNode, path: tuple[int | str, ...], name: str) -
     and messages from input files end up on the user's terminal."""
     bad = next((c for c in node.value if is_control(c) and c not in "\t\n\r"), None)
     if bad is not None:
-        raise InputError(f"{name}: {_where(path)}: the text at {mark_text(node.start_mark)} holds the control "
-                         f"character U+{ord(bad):04X}; write plain text.", file=name, field=loc_text(path) or None)
+        raise InputError(
+            f"{name}: {_where(path)}: the text at {mark_text(node.start_mark)} holds the control "
+            f"character U+{ord(bad):04X}; write plain text.",
+            file=name,
+            field=loc_text(path) or None,
+        )
 
 
 def _children(node: yaml.Node, path: tuple[int | str, ...], name: str) -> list[tuple[yaml.Node, tuple[int | str, ...]]]:
@@ -70,17 +79,28 @@ def _children(node: yaml.Node, path: tuple[int | str, ...], name: str) -> list[t
     seen: dict[str, yaml.Mark] = {}
     for k, v in node.value:
         if k.tag == _MERGE:
-            raise InputError(f"{name}: {_where(path)}: YAML merge keys (<<, {mark_text(k.start_mark)}) are not "
-                             "supported; write the fields out.", file=name, field=loc_text(path) or None)
+            raise InputError(
+                f"{name}: {_where(path)}: YAML merge keys (<<, {mark_text(k.start_mark)}) are not "
+                "supported; write the fields out.",
+                file=name,
+                field=loc_text(path) or None,
+            )
         if not isinstance(k, yaml.ScalarNode) or k.tag != _STR:
-            raise InputError(f"{name}: {_where(path)}: {_bad_key(k)} ({mark_text(k.start_mark)}); field names "
-                             "and ids are text (quote a key such as '1' or 'yes' if you mean the text).",
-                             file=name, field=loc_text(path) or None)
+            raise InputError(
+                f"{name}: {_where(path)}: {_bad_key(k)} ({mark_text(k.start_mark)}); field names "
+                "and ids are text (quote a key such as '1' or 'yes' if you mean the text).",
+                file=name,
+                field=loc_text(path) or None,
+            )
         _check_text(k, path, name)
         if k.value in seen:
             where = loc_text(path + (k.value,))
-            raise InputError(f"{name}: `{where}` is given twice (lines {seen[k.value].line + 1} and "
-                             f"{k.start_mark.line + 1}); keep one.", file=name, field=where)
+            raise InputError(
+                f"{name}: `{where}` is given twice (lines {seen[k.value].line + 1} and "
+                f"{k.start_mark.line + 1}); keep one.",
+                file=name,
+                field=where,
+            )
         seen[k.value] = k.start_mark
         children.append((v, path + (k.value,)))
     return children
@@ -90,10 +110,10 @@ def check_nodes(root: yaml.Node, name: str) -> None:
     """Walk the composed document once, without recursion: refuse self-referencing aliases,
     more than MAX_EXPANDED_NODES values or MAX_DEPTH levels once aliases are expanded, and the
     keys _children refuses. Raises InputError naming the location."""
-    size: dict[int, int] = {}     # id(node) -> values in its expansion (capped)
-    chars: dict[int, int] = {}    # id(node) -> characters of text in its expansion (capped)
-    depth: dict[int, int] = {}    # id(node) -> levels in its expansion
-    open_: set[int] = set()       # the nodes on the path being walked
+    size: dict[int, int] = {}  # id(node) -> values in its expansion (capped)
+    chars: dict[int, int] = {}  # id(node) -> characters of text in its expansion (capped)
+    depth: dict[int, int] = {}  # id(node) -> levels in its expansion
+    open_: set[int] = set()  # the nodes on the path being walked
     stack: list[tuple[yaml.Node, tuple[int | str, ...], list[tuple[yaml.Node, tuple[int | str, ...]]] | None]]
     stack = [(root, (), None)]
     while stack:
@@ -106,27 +126,38 @@ def check_nodes(root: yaml.Node, name: str) -> None:
             chars[id(node)] = min(own + keys + sum(chars[id(c)] for c, _ in children), MAX_EXPANDED_CHARS + 1)
             depth[id(node)] = 1 + max((depth[id(c)] for c, _ in children), default=0)
             continue
-        if id(node) in size:      # reached again through an alias
+        if id(node) in size:  # reached again through an alias
             continue
         children = _children(node, path, name)
         open_.add(id(node))
         stack.append((node, path, children))
         for child, child_path in reversed(children):
             if id(child) in open_:
-                raise InputError(f"{name}: `{loc_text(child_path)}`: an alias refers to the value that contains it "
-                                 f"({mark_text(child.start_mark)}); a value cannot include itself.", file=name,
-                                 field=loc_text(child_path))
+                raise InputError(
+                    f"{name}: `{loc_text(child_path)}`: an alias refers to the value that contains it "
+                    f"({mark_text(child.start_mark)}); a value cannot include itself.",
+                    file=name,
+                    field=loc_text(child_path),
+                )
             stack.append((child, child_path, None))
     if size[id(root)] > MAX_EXPANDED_NODES:
-        raise InputError(f"{name}: the document expands to more than {MAX_EXPANDED_NODES:,} values through YAML "
-                         "aliases; write the values out instead of nesting anchors.", file=name)
+        raise InputError(
+            f"{name}: the document expands to more than {MAX_EXPANDED_NODES:,} values through YAML "
+            "aliases; write the values out instead of nesting anchors.",
+            file=name,
+        )
     if chars[id(root)] > MAX_EXPANDED_CHARS:
-        raise InputError(f"{name}: the document expands to more than {MAX_EXPANDED_CHARS:,} characters of text "
-                         "through YAML aliases; write the values out instead of repeating a long one by alias.",
-                         file=name)
+        raise InputError(
+            f"{name}: the document expands to more than {MAX_EXPANDED_CHARS:,} characters of text "
+            "through YAML aliases; write the values out instead of repeating a long one by alias.",
+            file=name,
+        )
     if depth[id(root)] > MAX_DEPTH:
-        raise InputError(f"{name}: the document nests more than {MAX_DEPTH} levels deep once its YAML aliases "
-                         "are expanded; no file this tool reads needs that.", file=name)
+        raise InputError(
+            f"{name}: the document nests more than {MAX_DEPTH} levels deep once its YAML aliases "
+            "are expanded; no file this tool reads needs that.",
+            file=name,
+        )
 
 
 # where each value of a document was written: path -> (key line, key column, value line, value

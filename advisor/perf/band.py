@@ -1,6 +1,7 @@
 """The estimator's out-of-sample error band for a GPU's generation (catalog/accuracy.yaml, written
 by bench/accuracy.py --band), so estimates, plans and memos quote the band for the family in
 question, or say that no measured run backs it."""
+
 from __future__ import annotations
 
 from functools import lru_cache
@@ -16,7 +17,9 @@ def _bands() -> dict:
     from advisor.inputs.loader import load_yaml_file
 
     path = data_dir("catalog") / "accuracy.yaml"
-    doc = (load_yaml_file(path, "catalog file", shipped=True) or {}) if path.is_file() else {}   # libyaml: a shipped file
+    doc = (
+        (load_yaml_file(path, "catalog file", shipped=True) or {}) if path.is_file() else {}
+    )  # libyaml: a shipped file
     return doc.get("by_generation") or {}
 
 

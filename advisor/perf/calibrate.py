@@ -12,6 +12,7 @@ tied_embeddings; optional precision (bf16), global_batch_tokens, micro_batch, ch
 strategy, tensor_parallel, pipeline_parallel, context_parallel, virtual_stages, kind, tp_overlap,
 fused_elementwise (true unless the run's elementwise work is eager PyTorch).
 """
+
 from __future__ import annotations
 
 import csv
@@ -28,7 +29,7 @@ from advisor.perf.estimate import evaluate, params_from
 from advisor.perf.jobspec import JobSpec, ModelSpec
 from advisor.perf.training import generation, mfu_flops_per_token
 
-ITERATIONS = 6          # rescaling rounds: the median run is exact to ~1e-4 after 4
+ITERATIONS = 6  # rescaling rounds: the median run is exact to ~1e-4 after 4
 
 
 @dataclass(frozen=True)
@@ -36,7 +37,7 @@ class Run:
     line: int
     gpu: str
     count: int
-    tokens_per_s: float          # over all GPUs
+    tokens_per_s: float  # over all GPUs
     job: JobSpec
 
 
@@ -63,18 +64,41 @@ def _model(row: dict[str, str], catalog: Catalog, line: int, name: str) -> Model
     seq = _num(row, "seq_len", line, name, int)
     if preset in catalog.models and not (row.get("params") or "").strip():
         m = catalog.models[preset]
-        return ModelSpec(params=m.params, layers=m.layers, hidden=m.hidden, heads=m.heads, vocab=m.vocab,
-                         seq_len=seq or m.seq_len, ffn=m.ffn, kv_heads=m.kv_heads, tied_embeddings=m.tied_embeddings,
-                         name=preset)
-    need = {k: _num(row, k, line, name, int if k != "params" else float) for k in ("params", "layers", "hidden", "heads")}
+        return ModelSpec(
+            params=m.params,
+            layers=m.layers,
+            hidden=m.hidden,
+            heads=m.heads,
+            vocab=m.vocab,
+            seq_len=seq or m.seq_len,
+            ffn=m.ffn,
+            kv_heads=m.kv_heads,
+            tied_embeddings=m.tied_embeddings,
+            name=preset,
+        )
+    need = {
+        k: _num(row, k, line, name, int if k != "params" else float) for k in ("params", "layers", "hidden", "heads")
+    }
     missing = [k for k, v in need.items() if v is None]
     if missing:
-        raise InputError(f"{name}, line {line}: give `model` (a preset: {', '.join(sorted(catalog.models))}) or "
-                         f"params, layers, hidden and heads (missing {', '.join(missing)})", file=name, field=missing[0])
-    return ModelSpec(params=need["params"], layers=need["layers"], hidden=need["hidden"], heads=need["heads"],
-                     kv_heads=_num(row, "kv_heads", line, name, int), ffn=_num(row, "ffn", line, name, int),
-                     vocab=_num(row, "vocab", line, name, int) or 50257, seq_len=seq or 2048,
-                     tied_embeddings=bool(_flag(row, "tied_embeddings")), name=preset or None)
+        raise InputError(
+            f"{name}, line {line}: give `model` (a preset: {', '.join(sorted(catalog.models))}) or "
+            f"params, layers, hidden and heads (missing {', '.join(missing)})",
+            file=name,
+            field=missing[0],
+        )
+    return ModelSpec(
+        params=need["params"],
+        layers=need["layers"],
+        hidden=need["hidden"],
+        heads=need["heads"],
+        kv_heads=_num(row, "kv_heads", line, name, int),
+        ffn=_num(row, "ffn", line, name, int),
+        vocab=_num(row, "vocab", line, name, int) or 50257,
+        seq_len=seq or 2048,
+        tied_embeddings=bool(_flag(row, "tied_embeddings")),
+        name=preset or None,
+    )
 
 
 def _body(path: str | Path) -> list[tuple[int, str]]:
@@ -98,7 +122,7 @@ def read_runs(path: str | Path, catalog: Catalog) -> list[Run]:
     runs = []
     for (line, _), row in zip(body[1:], reader):
         if (row.get("basis") or "measured") not in ("measured", "derived"):
-            continue   # calibration.csv: end-to-end, pair and excluded rows are not steady-state speeds
+            continue  # calibration.csv: end-to-end, pair and excluded rows are not steady-state speeds
         runs.append(_run(row, catalog, line, name))
     return runs
 
@@ -110,30 +134,35 @@ def _run(row: dict[str, str], catalog: Catalog, line: int, name: str) -> Run:
         raise InputError(f"{name}, line {line}, field gpu: unknown GPU id {gpu!r}", file=name, field="gpu")
     count = _num(row, "count", line, name, int) or _num(row, "gpu_count", line, name, int)
     if count is None:
-        raise InputError(f"{name}, line {line}, field count: the run's GPU count is missing", file=name,
-                         field="count")
+        raise InputError(f"{name}, line {line}, field count: the run's GPU count is missing", file=name, field="count")
     total = _num(row, "tokens_per_s", line, name)
     per_gpu = _num(row, "tokens_per_s_per_gpu", line, name)
     if total is None and per_gpu is None:
-        raise InputError(f"{name}, line {line}, field tokens_per_s: the measured speed is missing", file=name,
-                         field="tokens_per_s")
+        raise InputError(
+            f"{name}, line {line}, field tokens_per_s: the measured speed is missing", file=name, field="tokens_per_s"
+        )
     job = _job(row, _model(row, catalog, line, name), line, name)
     return Run(line, gpu, count, total if total is not None else per_gpu * count, job)
 
 
 def _job(row: dict[str, str], model: ModelSpec, line: int, name: str) -> JobSpec:
     """The run's job as the estimator takes it: kind, precision, batch, and the layout when given."""
-    return JobSpec(model=model, kind=(row.get("kind") or "pretrain").strip() or "pretrain",
-                   precision=(row.get("precision") or "bf16").strip(), micro_batch=_num(row, "micro_batch", line, name, int),
-                   checkpointing=_flag(row, "checkpointing"), global_batch_tokens=_num(row, "global_batch_tokens", line, name),
-                   strategy=(row.get("strategy") or "").strip() or None,
-                   tensor_parallel=_num(row, "tensor_parallel", line, name, int),
-                   pipeline_parallel=_num(row, "pipeline_parallel", line, name, int),
-                   context_parallel=_num(row, "context_parallel", line, name, int),
-                   virtual_stages=_num(row, "virtual_stages", line, name, int),
-                   attention_kernel=(row.get("attention_kernel") or "").strip() or None,
-                   tp_overlap=bool(_flag(row, "tp_overlap")),
-                   fused_elementwise=_flag(row, "fused_elementwise") is not False)
+    return JobSpec(
+        model=model,
+        kind=(row.get("kind") or "pretrain").strip() or "pretrain",
+        precision=(row.get("precision") or "bf16").strip(),
+        micro_batch=_num(row, "micro_batch", line, name, int),
+        checkpointing=_flag(row, "checkpointing"),
+        global_batch_tokens=_num(row, "global_batch_tokens", line, name),
+        strategy=(row.get("strategy") or "").strip() or None,
+        tensor_parallel=_num(row, "tensor_parallel", line, name, int),
+        pipeline_parallel=_num(row, "pipeline_parallel", line, name, int),
+        context_parallel=_num(row, "context_parallel", line, name, int),
+        virtual_stages=_num(row, "virtual_stages", line, name, int),
+        attention_kernel=(row.get("attention_kernel") or "").strip() or None,
+        tp_overlap=bool(_flag(row, "tp_overlap")),
+        fused_elementwise=_flag(row, "fused_elementwise") is not False,
+    )
 
 
 def _key(run: Run, catalog: Catalog) -> tuple[str, str]:
@@ -147,8 +176,12 @@ def _predict(run: Run, catalog: Catalog, p: Params) -> float:
 
 def _mfu(run: Run, catalog: Catalog) -> float:
     g = catalog.gpus[run.gpu]
-    return run.tokens_per_s / run.count * mfu_flops_per_token(run.job.model, run.job.kind) / (
-        (g.dense_tflops(run.job.precision) or 1.0) * 1e12)
+    return (
+        run.tokens_per_s
+        / run.count
+        * mfu_flops_per_token(run.job.model, run.job.kind)
+        / ((g.dense_tflops(run.job.precision) or 1.0) * 1e12)
+    )
 
 
 def _copied(table: dict[str, Any] | None) -> dict[str, Any]:
@@ -156,13 +189,16 @@ def _copied(table: dict[str, Any] | None) -> dict[str, Any]:
     return {k: dict(v) if isinstance(v, dict) else v for k, v in (table or {}).items()}
 
 
-def _raise_ceilings(groups: dict[tuple[str, str], list[Run]], caps: dict[str, Any], meds: dict[str, Any],
-                    catalog: Catalog, p: Params) -> None:
+def _raise_ceilings(
+    groups: dict[tuple[str, str], list[Run]], caps: dict[str, Any], meds: dict[str, Any], catalog: Catalog, p: Params
+) -> None:
     """The MFU ceilings (`caps`) and medians (`meds`) of each group, within a server and across
     servers, raised to the best and the median MFU its runs reached (never lowered)."""
     for (gen, prec), rs in sorted(groups.items()):
-        for key, subset in ((prec, [r for r in rs if r.count <= p.server_gpus]),
-                            (f"{prec}_multiserver", [r for r in rs if r.count > p.server_gpus])):
+        for key, subset in (
+            (prec, [r for r in rs if r.count <= p.server_gpus]),
+            (f"{prec}_multiserver", [r for r in rs if r.count > p.server_gpus]),
+        ):
             mfus = [_mfu(r, catalog) for r in subset]
             for table, value in ((caps, max(mfus, default=0.0)), (meds, statistics.median(mfus) if mfus else 0.0)):
                 entry: dict[str, Any] = table[gen] if isinstance(table.get(gen), dict) else {}
@@ -190,12 +226,12 @@ def fit(runs: list[Run], catalog: Catalog, p: Params) -> tuple[Params, dict[str,
     for r in runs:
         groups.setdefault(_key(r, catalog), []).append(r)
     _raise_ceilings(groups, caps, meds, catalog, p)
-    for (gen, prec) in sorted(groups):
+    for gen, prec in sorted(groups):
         base = fe.get(gen) or {}
         fe[gen] = dict(base, **{prec: float(base.get(prec) or _default(p, prec))})
     q = _rescaled(groups, fe, replace(p, framework_efficiency=fe, mfu_cap=caps, mfu_median=meds), catalog)
     scale: dict[str, float] = {}
-    for (gen, prec) in groups:
+    for gen, prec in groups:
         base = ((p.framework_efficiency or {}).get(gen) or {}).get(prec) or _default(p, prec)
         scale[f"{gen}/{prec}"] = round(fe[gen][prec] / float(base), 4)
     return q, {"groups": {f"{g}/{pr}": len(rs) for (g, pr), rs in sorted(groups.items())}, "scale": scale}
@@ -211,7 +247,7 @@ def leave_one_out(runs: list[Run], catalog: Catalog, p: Params) -> list[float]:
     """Each run's error (predicted / measured - 1) under the fit to every other run."""
     out = []
     for i, r in enumerate(runs):
-        q, _ = fit(runs[:i] + runs[i + 1:], catalog, p)
+        q, _ = fit(runs[:i] + runs[i + 1 :], catalog, p)
         out.append(_predict(r, catalog, q) / r.tokens_per_s - 1.0)
     return out
 
@@ -225,10 +261,26 @@ def calibrate(path: str | Path, catalog: Catalog) -> dict[str, Any]:
     loo = leave_one_out(runs, catalog, p) if len(runs) > 1 else [float("nan")]
     ins = [_predict(r, catalog, q) / r.tokens_per_s - 1.0 for r in runs]
     keys = sorted({g for g, _ in (_key(r, catalog) for r in runs)})
-    override = {"framework_efficiency": {g: (q.framework_efficiency or {})[g] for g in keys},
-                "mfu_cap": {g: (q.mfu_cap or {})[g] for g in keys}, "mfu_median": {g: (q.mfu_median or {})[g] for g in keys}}
-    return {"runs": len(runs), "override": {"estimator": override}, **info,
-            "errors": [{"line": r.line, "gpu": r.gpu, "count": r.count, "measured": r.tokens_per_s,
-                        "in_sample": round(e, 4), "leave_one_out": round(x, 4)} for r, e, x in zip(runs, ins, loo)],
-            "mape_in_sample": round(statistics.mean(abs(e) for e in ins), 4),
-            "mape_leave_one_out": round(statistics.mean(abs(x) for x in loo), 4)}
+    override = {
+        "framework_efficiency": {g: (q.framework_efficiency or {})[g] for g in keys},
+        "mfu_cap": {g: (q.mfu_cap or {})[g] for g in keys},
+        "mfu_median": {g: (q.mfu_median or {})[g] for g in keys},
+    }
+    return {
+        "runs": len(runs),
+        "override": {"estimator": override},
+        **info,
+        "errors": [
+            {
+                "line": r.line,
+                "gpu": r.gpu,
+                "count": r.count,
+                "measured": r.tokens_per_s,
+                "in_sample": round(e, 4),
+                "leave_one_out": round(x, 4),
+            }
+            for r, e, x in zip(runs, ins, loo)
+        ],
+        "mape_in_sample": round(statistics.mean(abs(e) for e in ins), 4),
+        "mape_leave_one_out": round(statistics.mean(abs(x) for x in loo), 4),
+    }

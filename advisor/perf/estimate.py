@@ -1,5 +1,6 @@
 """The training estimate of one job on n GPUs (`evaluate`), and `advisor.estimate(...)`, its public
 form: memory, tokens/s, MFU, the layout and the step split into compute, memory and communication."""
+
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field, replace
@@ -47,16 +48,15 @@ class Estimate:
     binding: str
     reason: str | None = None
     notes: list = field(default_factory=list)
-    speed_evidence: str = "datasheet"        # measured | same_generation | datasheet | transferred (perf/speed_basis.py)
-    derating: dict | None = None             # {factor, source, note} applied to a datasheet speed
-    evidence_note: str | None = None         # what a speed not measured on this GPU rests on
-    tokens_per_s_upper: float = 0.0          # the upper end: the model up to the best published MFU, not derated
-    speed_source: str | None = None          # the user's measurement a measured or transferred speed comes from
-    speed_spread: float | None = None        # P10-P90 half-width of a speed that is the user's measurement
+    speed_evidence: str = "datasheet"  # measured | same_generation | datasheet | transferred (perf/speed_basis.py)
+    derating: dict | None = None  # {factor, source, note} applied to a datasheet speed
+    evidence_note: str | None = None  # what a speed not measured on this GPU rests on
+    tokens_per_s_upper: float = 0.0  # the upper end: the model up to the best published MFU, not derated
+    speed_source: str | None = None  # the user's measurement a measured or transferred speed comes from
+    speed_spread: float | None = None  # P10-P90 half-width of a speed that is the user's measurement
 
     def to_dict(self) -> dict:
         return asdict(self)
-
 
 
 def evaluate(job: JobSpec, gpu: GPU, count: int, p: Params) -> Estimate:
@@ -71,13 +71,25 @@ def evaluate(job: JobSpec, gpu: GPU, count: int, p: Params) -> Estimate:
     t = transfer(job.measured, gpu, count, lambda m: _evaluate(bare, m.figures, m.count, p).tokens_per_s)
     if t is None:
         return e
-    note = (f"{t.source}: used as measured" if t.level == "measured" else
-            f"moved x {t.factor:.3f} by {t.source} (docs/model.md §1.8)")
+    note = (
+        f"{t.source}: used as measured"
+        if t.level == "measured"
+        else f"moved x {t.factor:.3f} by {t.source} (docs/model.md §1.8)"
+    )
     upper = e.tokens_per_s * t.factor * (1.0 + t.spread) if t.spread is not None else e.tokens_per_s_upper * t.factor
-    return replace(e, tokens_per_s=e.tokens_per_s * t.factor, tokens_per_s_per_gpu=e.tokens_per_s_per_gpu * t.factor,
-                   mfu=e.mfu * t.factor, tokens_per_s_upper=upper, speed_evidence=t.level, speed_source=t.source,
-                   speed_spread=t.spread, derating=None if t.level == "measured" else e.derating,
-                   evidence_note=note, notes=[n for n in e.notes if n != e.evidence_note] + [note])
+    return replace(
+        e,
+        tokens_per_s=e.tokens_per_s * t.factor,
+        tokens_per_s_per_gpu=e.tokens_per_s_per_gpu * t.factor,
+        mfu=e.mfu * t.factor,
+        tokens_per_s_upper=upper,
+        speed_evidence=t.level,
+        speed_source=t.source,
+        speed_spread=t.spread,
+        derating=None if t.level == "measured" else e.derating,
+        evidence_note=note,
+        notes=[n for n in e.notes if n != e.evidence_note] + [note],
+    )
 
 
 def does_not_fit(job: JobSpec, gpu: GPU, count: int, p: Params) -> tuple[float, str]:
@@ -89,8 +101,9 @@ def does_not_fit(job: JobSpec, gpu: GPU, count: int, p: Params) -> tuple[float, 
     lay = Layout("zero3" if count > tp else "ddp", max(1, count // tp), tp, 1, job.micro_batch or 1, True)
     need = sum(layout_memory(job, lay, p, batch).values()) / GB
     split = (f", sharded over {count} GPUs" if count > 1 else "") + (f" with tensor parallelism {tp}" if tp > 1 else "")
-    return need, (f"needs {need:.1f} GB per GPU even with checkpointing{split}; {gpu.name} has "
-                  f"{gpu.memory_gb.value:g} GB")
+    return need, (
+        f"needs {need:.1f} GB per GPU even with checkpointing{split}; {gpu.name} has {gpu.memory_gb.value:g} GB"
+    )
 
 
 def _evaluate(job: JobSpec, gpu: GPU, count: int, p: Params) -> Estimate:
@@ -101,10 +114,22 @@ def _evaluate(job: JobSpec, gpu: GPU, count: int, p: Params) -> Estimate:
     ev, derate, ev_note = speed_basis(job, gpu, p)
     if ev_note:
         notes.append(ev_note)
-    empty: dict[str, Any] = dict(gpu=gpu.id, gpu_count=count, memory_per_gpu_gb=0.0, tokens_per_s=0.0, tokens_per_s_per_gpu=0.0,
-                 mfu=0.0, step_breakdown={"compute_s": 0.0, "memory_s": 0.0, "comm_s": 0.0},
-                 memory_breakdown={}, layout={}, binding="none", notes=notes, speed_evidence=ev.level,
-                 derating=derate, evidence_note=ev_note)
+    empty: dict[str, Any] = dict(
+        gpu=gpu.id,
+        gpu_count=count,
+        memory_per_gpu_gb=0.0,
+        tokens_per_s=0.0,
+        tokens_per_s_per_gpu=0.0,
+        mfu=0.0,
+        step_breakdown={"compute_s": 0.0, "memory_s": 0.0, "comm_s": 0.0},
+        memory_breakdown={},
+        layout={},
+        binding="none",
+        notes=notes,
+        speed_evidence=ev.level,
+        derating=derate,
+        evidence_note=ev_note,
+    )
     if not peak:
         return Estimate(fits=False, reason=f"{gpu.name} has no {job.precision} tensor rate in the catalog", **empty)
     if gpu.memory_bandwidth_gbps.value is None or gpu.memory_gb.value is None:
@@ -125,17 +150,38 @@ def _evaluate(job: JobSpec, gpu: GPU, count: int, p: Params) -> Estimate:
     asked = job.global_batch_tokens or default_batch_tokens(m, p)
     notes += layout_notes(gpu, count, lay, t, batch, asked, needs_tp)
     return Estimate(
-        gpu=gpu.id, gpu_count=count, fits=True,
+        gpu=gpu.id,
+        gpu_count=count,
+        fits=True,
         memory_per_gpu_gb=round(sum(mem.values()) / GB, 3),
-        tokens_per_s=tps, tokens_per_s_per_gpu=tps / count, mfu=mfu,
+        tokens_per_s=tps,
+        tokens_per_s_per_gpu=tps / count,
+        mfu=mfu,
         step_breakdown={k: t[k] for k in ("compute_s", "memory_s", "comm_s")},
         memory_breakdown={k: round(v / GB, 3) for k, v in mem.items()},
-        layout=_layout_row(m.seq_len, count, lay, t, batch, asked, needs_tp), binding=binding, notes=notes,
-        speed_evidence=ev.level, derating=derate, evidence_note=ev_note, tokens_per_s_upper=upper)
+        layout=_layout_row(m.seq_len, count, lay, t, batch, asked, needs_tp),
+        binding=binding,
+        notes=notes,
+        speed_evidence=ev.level,
+        derating=derate,
+        evidence_note=ev_note,
+        tokens_per_s_upper=upper,
+    )
 
 
-def _held_speed(job: JobSpec, gpu: GPU, lay: Layout, batch: float, tps: float, mfu: float, t: dict, ev: Evidence,
-                derate: dict[str, Any] | None, p: Params, notes: list[str]) -> tuple[float, float, float]:
+def _held_speed(
+    job: JobSpec,
+    gpu: GPU,
+    lay: Layout,
+    batch: float,
+    tps: float,
+    mfu: float,
+    t: dict,
+    ev: Evidence,
+    derate: dict[str, Any] | None,
+    p: Params,
+    notes: list[str],
+) -> tuple[float, float, float]:
     """(tokens/s, MFU, upper tokens/s) from the layout's modelled `tps` at `mfu`: never above the
     best published run of the generation (perf/speed_basis.ceilings), then derated when the speed
     rests on a datasheet; why it was held is added to `notes`."""
@@ -149,18 +195,30 @@ def _held_speed(job: JobSpec, gpu: GPU, lay: Layout, batch: float, tps: float, m
     return base, mfu * base / tps, upper
 
 
-def _layout_row(seq_len: int, count: int, lay: Layout, t: dict, batch: float, asked: float,
-                needs_tp: bool) -> dict[str, Any]:
+def _layout_row(
+    seq_len: int, count: int, lay: Layout, t: dict, batch: float, asked: float, needs_tp: bool
+) -> dict[str, Any]:
     """The estimate's `layout`: the strategy and parallel sizes chosen, with what they imply (idle
     GPUs, gradient accumulation, the pipeline bubble, the interconnect tier, the global batch)."""
     strategy = "single" if count == 1 else lay.strategy
-    return {"strategy": strategy, "shards": lay.shard_group if lay.strategy == "zero3" else 1,
-            "micro_batch": lay.micro_batch, "checkpointing": lay.checkpointing, "data_parallel": lay.dp,
-            "tensor_parallel": lay.tp, "pipeline_parallel": lay.pp, "needs_tensor_parallel": needs_tp,
-            "idle_gpus": count - lay.count,
-            "gradient_accumulation": round(t["micro_batches"], 2), "pipeline_bubble": round(t["bubble"], 4),
-            "context_parallel": lay.cp, "interconnect": t["tier"], "global_batch_tokens": batch,
-            "seq_len": seq_len, "batch_changed": batch > asked * 1.0001}
+    return {
+        "strategy": strategy,
+        "shards": lay.shard_group if lay.strategy == "zero3" else 1,
+        "micro_batch": lay.micro_batch,
+        "checkpointing": lay.checkpointing,
+        "data_parallel": lay.dp,
+        "tensor_parallel": lay.tp,
+        "pipeline_parallel": lay.pp,
+        "needs_tensor_parallel": needs_tp,
+        "idle_gpus": count - lay.count,
+        "gradient_accumulation": round(t["micro_batches"], 2),
+        "pipeline_bubble": round(t["bubble"], 4),
+        "context_parallel": lay.cp,
+        "interconnect": t["tier"],
+        "global_batch_tokens": batch,
+        "seq_len": seq_len,
+        "batch_changed": batch > asked * 1.0001,
+    }
 
 
 def params_from(catalog: Any) -> Params:
@@ -178,15 +236,33 @@ def require_gpu(gpu: str | None) -> str:
     return gpu
 
 
-def estimate(*, gpu: str | None = None, count: int = 1, model: str | None = None, params: float | str | None = None,
-             layers: int | None = None, hidden: int | None = None, seq_len: int | None = None,
-             heads: int | None = None, kv_heads: int | None = None, ffn: int | None = None,
-             vocab: int | None = None, tied_embeddings: bool | None = None, active_params: float | str | None = None,
-             precision: str = "bf16", kind: str = "pretrain", micro_batch: int | None = None,
-             checkpointing: bool | None = None, global_batch_tokens: float | str | None = None,
-             optimizer: str = "adamw", lora_rank: int = 16, strategy: str | None = None,
-             tensor_parallel: int | None = None, pipeline_parallel: int | None = None,
-             catalog: Any = None) -> dict:
+def estimate(
+    *,
+    gpu: str | None = None,
+    count: int = 1,
+    model: str | None = None,
+    params: float | str | None = None,
+    layers: int | None = None,
+    hidden: int | None = None,
+    seq_len: int | None = None,
+    heads: int | None = None,
+    kv_heads: int | None = None,
+    ffn: int | None = None,
+    vocab: int | None = None,
+    tied_embeddings: bool | None = None,
+    active_params: float | str | None = None,
+    precision: str = "bf16",
+    kind: str = "pretrain",
+    micro_batch: int | None = None,
+    checkpointing: bool | None = None,
+    global_batch_tokens: float | str | None = None,
+    optimizer: str = "adamw",
+    lora_rank: int = 16,
+    strategy: str | None = None,
+    tensor_parallel: int | None = None,
+    pipeline_parallel: int | None = None,
+    catalog: Any = None,
+) -> dict:
     """advisor.estimate(...): memory and speed of one job on `count` GPUs, as the JSON of
     `advisor estimate --format json` (README.md, `advisor estimate`). `catalog` is a Catalog, a path to an
     override file, or None for the built-in one. `strategy` (ddp, zero1, zero2, zero3 or fsdp),
@@ -196,12 +272,33 @@ def estimate(*, gpu: str | None = None, count: int = 1, model: str | None = None
     gpu = require_gpu(gpu)
     if not isinstance(catalog, Catalog):
         catalog = load_catalog(catalog)
-    spec = spec_from_flags(catalog, model=model, params=params, layers=layers, hidden=hidden, seq_len=seq_len,
-                           heads=heads, kv_heads=kv_heads, ffn=ffn, vocab=vocab, tied_embeddings=tied_embeddings,
-                           active_params=active_params, precision=precision, kind=kind, micro_batch=micro_batch, checkpointing=checkpointing,
-                           global_batch_tokens=global_batch_tokens, optimizer=optimizer, lora_rank=lora_rank)
-    spec = replace(spec, strategy=_check_layout_flags(spec, count, strategy, tensor_parallel, pipeline_parallel),
-                   tensor_parallel=tensor_parallel, pipeline_parallel=pipeline_parallel)
+    spec = spec_from_flags(
+        catalog,
+        model=model,
+        params=params,
+        layers=layers,
+        hidden=hidden,
+        seq_len=seq_len,
+        heads=heads,
+        kv_heads=kv_heads,
+        ffn=ffn,
+        vocab=vocab,
+        tied_embeddings=tied_embeddings,
+        active_params=active_params,
+        precision=precision,
+        kind=kind,
+        micro_batch=micro_batch,
+        checkpointing=checkpointing,
+        global_batch_tokens=global_batch_tokens,
+        optimizer=optimizer,
+        lora_rank=lora_rank,
+    )
+    spec = replace(
+        spec,
+        strategy=_check_layout_flags(spec, count, strategy, tensor_parallel, pipeline_parallel),
+        tensor_parallel=tensor_parallel,
+        pipeline_parallel=pipeline_parallel,
+    )
     p = params_from(catalog)
     g = catalog.gpu(gpu)
     return _estimate_json(evaluate(spec, g, count, p), spec, g, p, precision)
@@ -211,40 +308,62 @@ def _estimate_json(e: Estimate, spec: JobSpec, g: GPU, p: Params, precision: str
     """The JSON of `advisor estimate --format json`: the estimate `e` of `spec` on GPUs `g`, rounded
     as it prints, with the fewest GPUs that fit, the accuracy band and the job as resolved."""
     return {
-        "gpu": e.gpu, "gpu_count": e.gpu_count, "fits": e.fits, "memory_per_gpu_gb": e.memory_per_gpu_gb,
-        "tokens_per_s": round(e.tokens_per_s, 1), "tokens_per_s_per_gpu": round(e.tokens_per_s_per_gpu, 1),
+        "gpu": e.gpu,
+        "gpu_count": e.gpu_count,
+        "fits": e.fits,
+        "memory_per_gpu_gb": e.memory_per_gpu_gb,
+        "tokens_per_s": round(e.tokens_per_s, 1),
+        "tokens_per_s_per_gpu": round(e.tokens_per_s_per_gpu, 1),
         "mfu": round(e.mfu, 4),
         "step_breakdown": {k: round(v, 6) for k, v in e.step_breakdown.items()},
-        "memory_breakdown_gb": e.memory_breakdown, "layout": e.layout, "binding": e.binding,
-        "min_gpus": min_gpus(spec, g, p), "dense_tflops": g.dense_tflops(precision),
-        "generation": generation(g), "accuracy_band": band(g, precision),
-        "model": {"params": spec.model.params, "layers": spec.model.layers, "hidden": spec.model.hidden,
-                  "seq_len": spec.model.seq_len, "vocab": spec.model.vocab,
-                  "tied_embeddings": spec.model.tied_embeddings, "shape_inferred": spec.model.shape_inferred},
-        "job": {"kind": spec.kind, "precision": spec.precision, "optimizer": spec.optimizer,
-                "trainable_params": trainable_params(spec)},
-        "speed_evidence": e.speed_evidence, "derating": e.derating, "evidence_note": e.evidence_note,
+        "memory_breakdown_gb": e.memory_breakdown,
+        "layout": e.layout,
+        "binding": e.binding,
+        "min_gpus": min_gpus(spec, g, p),
+        "dense_tflops": g.dense_tflops(precision),
+        "generation": generation(g),
+        "accuracy_band": band(g, precision),
+        "model": {
+            "params": spec.model.params,
+            "layers": spec.model.layers,
+            "hidden": spec.model.hidden,
+            "seq_len": spec.model.seq_len,
+            "vocab": spec.model.vocab,
+            "tied_embeddings": spec.model.tied_embeddings,
+            "shape_inferred": spec.model.shape_inferred,
+        },
+        "job": {
+            "kind": spec.kind,
+            "precision": spec.precision,
+            "optimizer": spec.optimizer,
+            "trainable_params": trainable_params(spec),
+        },
+        "speed_evidence": e.speed_evidence,
+        "derating": e.derating,
+        "evidence_note": e.evidence_note,
         "tokens_per_s_upper": round(e.tokens_per_s_upper, 1),
-        "reason": e.reason, "notes": e.notes,
+        "reason": e.reason,
+        "notes": e.notes,
     }
 
 
-def _check_layout_flags(spec: JobSpec, count: int, strategy: str | None, tp: int | None,
-                        pp: int | None) -> str | None:
+def _check_layout_flags(spec: JobSpec, count: int, strategy: str | None, tp: int | None, pp: int | None) -> str | None:
     """Reject a fixed layout that cannot exist, naming the field (exit 2; the CLI shows its flag)."""
 
     name = canonical_strategy(strategy)
     if name is not None and name not in STRATEGIES:
-        raise InputError(f"`strategy`: {strategy!r} is not one of {', '.join(STRATEGIES)} (or fsdp)",
-                         field="strategy")
+        raise InputError(f"`strategy`: {strategy!r} is not one of {', '.join(STRATEGIES)} (or fsdp)", field="strategy")
     m = spec.model
     if tp is not None and (tp < 1 or m.heads % tp):
-        raise InputError(f"`tensor_parallel`: {tp} must divide the model's {m.heads} attention heads",
-                         field="tensor_parallel")
+        raise InputError(
+            f"`tensor_parallel`: {tp} must divide the model's {m.heads} attention heads", field="tensor_parallel"
+        )
     if pp is not None and (pp < 1 or pp > m.layers):
-        raise InputError(f"`pipeline_parallel`: {pp} must be between 1 and the model's {m.layers} layers",
-                         field="pipeline_parallel")
+        raise InputError(
+            f"`pipeline_parallel`: {pp} must be between 1 and the model's {m.layers} layers", field="pipeline_parallel"
+        )
     if count % ((tp or 1) * (pp or 1)):
-        raise InputError(f"`count` {count} is not a multiple of tensor x pipeline parallelism "
-                         f"({tp or 1} x {pp or 1})", field="count")
+        raise InputError(
+            f"`count` {count} is not a multiple of tensor x pipeline parallelism ({tp or 1} x {pp or 1})", field="count"
+        )
     return name

@@ -13,14 +13,19 @@ and goodput = 1 / (1 + loss + evaluation share). The loss grows with n (linearly
 tau*, with the job's length T. Llama 3 405B (466 interruptions in 54 days on 16,384 H100, R = 11
 min, C = 10 s) gives 0.900, the paper's "more than 90% effective training time".
 """
+
 from __future__ import annotations
 
 import math
 
 from advisor.data.estimator import Params
 
-DEFAULTS = {"interruptions_per_gpu_hour": 466 / (54 * 24 * 16384), "restart_hours": 11 / 60,
-            "checkpoint_hours": 10 / 3600, "evaluation_fraction": 0.0}
+DEFAULTS = {
+    "interruptions_per_gpu_hour": 466 / (54 * 24 * 16384),
+    "restart_hours": 11 / 60,
+    "checkpoint_hours": 10 / 3600,
+    "evaluation_fraction": 0.0,
+}
 
 
 def _figures(p: Params) -> dict:

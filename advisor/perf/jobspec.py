@@ -1,5 +1,6 @@
 """What the estimators need from a job: the model's shape (ModelSpec) and the job's settings
 (JobSpec), resolved from a workload job, a preset, or command-line style fields."""
+
 from __future__ import annotations
 
 import math
@@ -26,7 +27,7 @@ class ModelSpec:
     tied_embeddings: bool = False
     shape_inferred: bool = False
     name: str | None = None
-    active_params: float | None = None     # a mixture of experts: the parameters one token passes through
+    active_params: float | None = None  # a mixture of experts: the parameters one token passes through
     # the job's own measurements on their way from resolve_model to job_spec (not part of the shape)
     measured: tuple = field(default=(), compare=False, hash=False, repr=False)
 
@@ -67,30 +68,31 @@ class JobSpec:
     `tensor_parallel` and `pipeline_parallel` fix the layout; None lets `evaluate` choose."""
 
     model: ModelSpec
-    kind: str = "pretrain"                 # pretrain | finetune | lora | qlora
+    kind: str = "pretrain"  # pretrain | finetune | lora | qlora
     precision: str = "bf16"
     micro_batch: int | None = None
     checkpointing: bool | None = None
     global_batch_tokens: float | None = None
     lora_rank: int = 16
-    optimizer: str = "adamw"               # adamw | adamw-8bit
-    strategy: str | None = None            # ddp | zero1 | zero2 | zero3 (= fsdp)
+    optimizer: str = "adamw"  # adamw | adamw-8bit
+    strategy: str | None = None  # ddp | zero1 | zero2 | zero3 (= fsdp)
     tensor_parallel: int | None = None
     pipeline_parallel: int | None = None
     context_parallel: int | None = None
-    attention_kernel: str | None = None    # None: today's kernels; "fa2": FlashAttention-2-era (calibration rows)
-    grad_reduce_bytes: float = 2.0         # bytes per gradient reduced: 2 (bf16), 4 (fp32, FSDP's default)
-    recompute_fraction: float = 0.0        # share of the forward matmuls recomputed without full checkpointing (selective AC)
-    virtual_stages: int | None = None      # pipeline model chunks per GPU; None: the estimator's default (interleaved 1F1B)
-    software_era: str | None = None        # None: today's software; a calibration row's older stack (Params.software_era_factor)
-    tp_overlap: bool = False               # tensor-parallel all-reduces overlapped with GEMMs (Params.tp_comm_overlap)
-    fused_elementwise: bool = True         # elementwise work fused (today's software); False: eager code (older rows)
-    measured: tuple = ()                   # the user's own speeds (perf/measured.py MeasuredSpeed): evaluate uses them
+    attention_kernel: str | None = None  # None: today's kernels; "fa2": FlashAttention-2-era (calibration rows)
+    grad_reduce_bytes: float = 2.0  # bytes per gradient reduced: 2 (bf16), 4 (fp32, FSDP's default)
+    recompute_fraction: float = 0.0  # share of the forward matmuls recomputed without full checkpointing (selective AC)
+    virtual_stages: int | None = None  # pipeline model chunks per GPU; None: the estimator's default (interleaved 1F1B)
+    software_era: str | None = (
+        None  # None: today's software; a calibration row's older stack (Params.software_era_factor)
+    )
+    tp_overlap: bool = False  # tensor-parallel all-reduces overlapped with GEMMs (Params.tp_comm_overlap)
+    fused_elementwise: bool = True  # elementwise work fused (today's software); False: eager code (older rows)
+    measured: tuple = ()  # the user's own speeds (perf/measured.py MeasuredSpeed): evaluate uses them
 
 
-
-DEFAULT_VOCAB = 50257        # a shape without `vocab`: GPT-2's tokenizer
-DEFAULT_SEQ_LEN = 2048       # a shape without `seq_len`
+DEFAULT_VOCAB = 50257  # a shape without `vocab`: GPT-2's tokenizer
+DEFAULT_SEQ_LEN = 2048  # a shape without `seq_len`
 
 
 def infers_tied(m: ModelSpec) -> bool:
@@ -118,16 +120,28 @@ def _resolve_shape(job: Job, catalog: Catalog, where: str) -> ModelSpec:
             preset_id = catalog.model_id(job.model)
         except InputError:
             from advisor.errors import suggest
+
             known = list(catalog.models) + list(catalog.model_aliases)
-            raise InputError(f"{where}.model: unknown model preset {job.model!r}{suggest(job.model, known)}; "
-                             f"presets: {', '.join(sorted(catalog.models))}; or give {{params: 7B, layers: 32, hidden: 4096}}",
-                             field=f"{where}.model") from None
+            raise InputError(
+                f"{where}.model: unknown model preset {job.model!r}{suggest(job.model, known)}; "
+                f"presets: {', '.join(sorted(catalog.models))}; or give {{params: 7B, layers: 32, hidden: 4096}}",
+                field=f"{where}.model",
+            ) from None
         preset = catalog.models[preset_id]
         active = preset.active_params if preset.active_params not in (None, preset.params) else None
-        return ModelSpec(params=preset.params, layers=preset.layers, hidden=preset.hidden, heads=preset.heads,
-                         vocab=preset.vocab, seq_len=job.seq_len or preset.seq_len, ffn=preset.ffn,
-                         kv_heads=preset.kv_heads, tied_embeddings=preset.tied_embeddings, name=preset_id,
-                         active_params=active)
+        return ModelSpec(
+            params=preset.params,
+            layers=preset.layers,
+            hidden=preset.hidden,
+            heads=preset.heads,
+            vocab=preset.vocab,
+            seq_len=job.seq_len or preset.seq_len,
+            ffn=preset.ffn,
+            kv_heads=preset.kv_heads,
+            tied_embeddings=preset.tied_embeddings,
+            name=preset_id,
+            active_params=active,
+        )
     shape = job.model
     inferred = shape.layers is None or shape.hidden is None
     hidden = shape.hidden
@@ -140,27 +154,77 @@ def _resolve_shape(job: Job, catalog: Catalog, where: str) -> ModelSpec:
     if layers is None:
         layers = max(1, int(round(shape.params / (12 * hidden * hidden))))
     heads = shape.heads or max(1, hidden // 128)
-    m = ModelSpec(params=shape.params, layers=layers, hidden=hidden, heads=heads, vocab=shape.vocab or DEFAULT_VOCAB,
-                  seq_len=job.seq_len or shape.seq_len or DEFAULT_SEQ_LEN, ffn=shape.ffn, kv_heads=shape.kv_heads,
-                  shape_inferred=inferred, name=None,
-                  active_params=shape.active_params if shape.active_params not in (None, shape.params) else None)
+    m = ModelSpec(
+        params=shape.params,
+        layers=layers,
+        hidden=hidden,
+        heads=heads,
+        vocab=shape.vocab or DEFAULT_VOCAB,
+        seq_len=job.seq_len or shape.seq_len or DEFAULT_SEQ_LEN,
+        ffn=shape.ffn,
+        kv_heads=shape.kv_heads,
+        shape_inferred=inferred,
+        name=None,
+        active_params=shape.active_params if shape.active_params not in (None, shape.params) else None,
+    )
     tied = shape.tied_embeddings if shape.tied_embeddings is not None else infers_tied(m)
     return replace(m, tied_embeddings=tied)
 
 
-def spec_from_flags(catalog: Catalog, *, model: str | None = None, params: Any = None, layers: int | None = None,
-                    hidden: int | None = None, seq_len: int | None = None, heads: int | None = None,
-                    kv_heads: int | None = None, ffn: int | None = None, vocab: int | None = None,
-                    tied_embeddings: bool | None = None, active_params: Any = None, **job_fields: Any) -> JobSpec:
+def spec_from_flags(
+    catalog: Catalog,
+    *,
+    model: str | None = None,
+    params: Any = None,
+    layers: int | None = None,
+    hidden: int | None = None,
+    seq_len: int | None = None,
+    heads: int | None = None,
+    kv_heads: int | None = None,
+    ffn: int | None = None,
+    vocab: int | None = None,
+    tied_embeddings: bool | None = None,
+    active_params: Any = None,
+    **job_fields: Any,
+) -> JobSpec:
     """A JobSpec from command-line style arguments (a preset, or params with an optional shape),
     with every invalid value reported as the field that carries it (`` `params`: ... ``, exit 2; the CLI
     layer shows the flag, advisor/cli/base.py)."""
-    _check_model_flags(catalog, model, params, dict(
-        layers=layers, hidden=hidden, heads=heads, kv_heads=kv_heads, ffn=ffn, vocab=vocab,
-        tied_embeddings=tied_embeddings, active_params=active_params))
-    shape: Any = model if model is not None else {k: v for k, v in dict(
-        params=params, layers=layers, hidden=hidden, seq_len=seq_len, heads=heads, kv_heads=kv_heads, ffn=ffn,
-        vocab=vocab, tied_embeddings=tied_embeddings, active_params=active_params).items() if v is not None}
+    _check_model_flags(
+        catalog,
+        model,
+        params,
+        dict(
+            layers=layers,
+            hidden=hidden,
+            heads=heads,
+            kv_heads=kv_heads,
+            ffn=ffn,
+            vocab=vocab,
+            tied_embeddings=tied_embeddings,
+            active_params=active_params,
+        ),
+    )
+    shape: Any = (
+        model
+        if model is not None
+        else {
+            k: v
+            for k, v in dict(
+                params=params,
+                layers=layers,
+                hidden=hidden,
+                seq_len=seq_len,
+                heads=heads,
+                kv_heads=kv_heads,
+                ffn=ffn,
+                vocab=vocab,
+                tied_embeddings=tied_embeddings,
+                active_params=active_params,
+            ).items()
+            if v is not None
+        }
+    )
     job = _flag_job(shape, seq_len if model is not None else None, job_fields)
     return job_spec(job, resolve_model(job, catalog, "model"))
 
@@ -169,17 +233,25 @@ def _check_model_flags(catalog: Catalog, model: str | None, params: Any, shape_f
     """Either a preset the catalog knows or a parameter count, and a preset with no shape given
     beside it (the preset fixes the shape): each refused naming its field."""
     if (model is None) == (params is None):
-        raise InputError("give either `model` PRESET or `params` N (with optional `layers`/`hidden`/`seq_len`)",
-                         field="model")
+        raise InputError(
+            "give either `model` PRESET or `params` N (with optional `layers`/`hidden`/`seq_len`)", field="model"
+        )
     if model is not None and model not in catalog.models and str(model).lower() not in catalog.model_aliases:
         from advisor.errors import suggest
+
         known = list(catalog.models) + list(catalog.model_aliases)
-        raise InputError(f"`model`: unknown model preset {model!r}{suggest(model, known)}; presets: "
-                         f"{', '.join(sorted(catalog.models))}", field="model")
+        raise InputError(
+            f"`model`: unknown model preset {model!r}{suggest(model, known)}; presets: "
+            f"{', '.join(sorted(catalog.models))}",
+            field="model",
+        )
     given = [k for k, v in shape_fields.items() if v is not None]
     if model is not None and given:
-        raise InputError(f"`{given[0]}`: the preset {model!r} fixes the model's shape; describe a shape with "
-                         "`params` (and layers, hidden, ...) instead of a preset", field=given[0])
+        raise InputError(
+            f"`{given[0]}`: the preset {model!r} fixes the model's shape; describe a shape with "
+            "`params` (and layers, hidden, ...) instead of a preset",
+            field=given[0],
+        )
 
 
 def _flag_job(shape: Any, seq_len: int | None, job_fields: dict[str, Any]) -> Job:
@@ -201,7 +273,14 @@ def _flag_job(shape: Any, seq_len: int | None, job_fields: dict[str, Any]) -> Jo
 def job_spec(job: Job, model: ModelSpec) -> JobSpec:
     """The estimator's view of a workload job; its measurements (resolved by `resolve_model`) move
     from the model to the job."""
-    return JobSpec(model=replace(model, measured=()), kind=job.kind, precision=job.precision,
-                   micro_batch=job.micro_batch, checkpointing=job.checkpointing,
-                   global_batch_tokens=job.global_batch_tokens, lora_rank=job.lora_rank, optimizer=job.optimizer,
-                   measured=model.measured)
+    return JobSpec(
+        model=replace(model, measured=()),
+        kind=job.kind,
+        precision=job.precision,
+        micro_batch=job.micro_batch,
+        checkpointing=job.checkpointing,
+        global_batch_tokens=job.global_batch_tokens,
+        lora_rank=job.lora_rank,
+        optimizer=job.optimizer,
+        measured=model.measured,
+    )

@@ -3,6 +3,7 @@ largest batch a tensor/pipeline-parallel replica holds (docs/model.md, "Serving"
 
 Plain numbers and dataclasses only, so the arithmetic is testable without the catalog.
 """
+
 from __future__ import annotations
 
 import math
@@ -30,8 +31,8 @@ class ServeModel:
     """A decoder-only transformer's shape as serving sees it (a preset of catalog/models.yaml)."""
 
     name: str
-    params: float                 # total parameters: what memory holds
-    active_params: float          # parameters one token multiplies through: what compute costs
+    params: float  # total parameters: what memory holds
+    active_params: float  # parameters one token multiplies through: what compute costs
     layers: int
     hidden: int
     heads: int
@@ -39,14 +40,14 @@ class ServeModel:
     head_dim: int
     vocab: int
     ffn: int = 0
-    experts: int = 0              # routed experts per MoE layer (0: dense)
+    experts: int = 0  # routed experts per MoE layer (0: dense)
     experts_per_token: int = 0
-    expert_params: float = 0.0    # parameters in all routed experts of all layers
+    expert_params: float = 0.0  # parameters in all routed experts of all layers
     kv_elements: int | None = None  # KV elements per token and layer (default 2 kv_heads head_dim)
-    kv_split_by_tp: bool = True   # False: one latent vector per token, replicated by tensor parallelism
+    kv_split_by_tp: bool = True  # False: one latent vector per token, replicated by tensor parallelism
     max_context: int | None = None
-    tied: bool = False            # the output head is the input embedding (one table, read twice)
-    speeds: tuple[tuple[str, Speed], ...] = ()   # GPU id -> the user's measured speed (advisor/perf/serving_measured.py)
+    tied: bool = False  # the output head is the input embedding (one table, read twice)
+    speeds: tuple[tuple[str, Speed], ...] = ()  # GPU id -> the user's measured speed (advisor/perf/serving_measured.py)
 
     def speed(self, gpu_id: str) -> Speed | None:
         """The measured (or transferred) speed factor for a GPU type, None without a measurement."""
@@ -80,19 +81,27 @@ def kv_bytes_per_token(model: ServeModel, precision: str, tp: int = 1, layers: i
 
 @dataclass(frozen=True)
 class Memory:
-    weights_gb: float        # per GPU
-    overhead_gb: float       # per GPU: CUDA context, activations workspace, allocator slack
-    kv_capacity_gb: float    # per GPU, left for the KV cache (negative: the weights do not fit)
-    kv_per_seq_gb: float     # per GPU, one sequence at the average context
-    max_batch: int           # sequences the replica can hold (0: does not fit)
+    weights_gb: float  # per GPU
+    overhead_gb: float  # per GPU: CUDA context, activations workspace, allocator slack
+    kv_capacity_gb: float  # per GPU, left for the KV cache (negative: the weights do not fit)
+    kv_per_seq_gb: float  # per GPU, one sequence at the average context
+    max_batch: int  # sequences the replica can hold (0: does not fit)
 
     @property
     def fits(self) -> bool:
         return self.max_batch >= 1
 
 
-def memory(model: ServeModel, precision: str, memory_gb: float, tp: int, pp: int, context: float,
-           usable_fraction: float, overhead_gb: float) -> Memory:
+def memory(
+    model: ServeModel,
+    precision: str,
+    memory_gb: float,
+    tp: int,
+    pp: int,
+    context: float,
+    usable_fraction: float,
+    overhead_gb: float,
+) -> Memory:
     """Per-GPU memory of one replica (tp x pp GPUs) and the largest batch at `context` tokens of KV per
     sequence. Weights split evenly over the tp x pp GPUs; each pipeline stage caches its own layers. The
     KV cache gets `usable_fraction` of what weights and overhead leave (TensorRT-LLM's
@@ -100,24 +109,36 @@ def memory(model: ServeModel, precision: str, memory_gb: float, tp: int, pp: int
     w = weight_bytes(model, precision) / (tp * pp) / 1e9
     stage_layers = math.ceil(model.layers / pp)
     kv_seq = kv_bytes_per_token(model, precision, tp, stage_layers) * context / 1e9
-    capacity = (memory_gb - overhead_gb - w) * usable_fraction   # engines give the KV cache a share of what is free
+    capacity = (memory_gb - overhead_gb - w) * usable_fraction  # engines give the KV cache a share of what is free
     batch = int(capacity // kv_seq) if capacity > 0 and kv_seq > 0 else 0
     return Memory(w, overhead_gb, capacity, kv_seq, max(batch, 0))
 
 
 # ----------------------------------------------------------------------------- presets
 
+
 def serve_model(preset_id: str, preset: ModelPreset) -> ServeModel:
     """The serving view of a catalog preset (catalog/models.yaml): a dense model unless it names
     experts; head width hidden / heads and context its pre-training length unless given."""
-    return ServeModel(name=preset_id, params=float(preset.params),
-                      active_params=float(preset.active_params or preset.params), layers=preset.layers,
-                      hidden=preset.hidden, heads=preset.heads, kv_heads=preset.kv_heads or preset.heads,
-                      head_dim=preset.head_dim or preset.hidden // preset.heads, vocab=preset.vocab,
-                      ffn=preset.ffn or 0, experts=preset.experts, experts_per_token=preset.experts_per_token,
-                      expert_params=float(preset.expert_params), kv_elements=preset.kv_elements,
-                      kv_split_by_tp=preset.kv_split_by_tp, max_context=preset.max_context or preset.seq_len,
-                      tied=preset.tied_embeddings)
+    return ServeModel(
+        name=preset_id,
+        params=float(preset.params),
+        active_params=float(preset.active_params or preset.params),
+        layers=preset.layers,
+        hidden=preset.hidden,
+        heads=preset.heads,
+        kv_heads=preset.kv_heads or preset.heads,
+        head_dim=preset.head_dim or preset.hidden // preset.heads,
+        vocab=preset.vocab,
+        ffn=preset.ffn or 0,
+        experts=preset.experts,
+        experts_per_token=preset.experts_per_token,
+        expert_params=float(preset.expert_params),
+        kv_elements=preset.kv_elements,
+        kv_split_by_tp=preset.kv_split_by_tp,
+        max_context=preset.max_context or preset.seq_len,
+        tied=preset.tied_embeddings,
+    )
 
 
 @lru_cache(maxsize=64)
@@ -138,13 +159,23 @@ def load_model(name: str, catalog: Catalog | None = None) -> ServeModel:
 
 def check_precision(precision: str) -> str:
     if precision not in SERVE_PRECISIONS:
-        raise InputError(f"`precision`: {precision!r} is not a serving precision; allowed: "
-                         f"{', '.join(SERVE_PRECISIONS)} (int8/int4 are weight-only)", field="precision")
+        raise InputError(
+            f"`precision`: {precision!r} is not a serving precision; allowed: "
+            f"{', '.join(SERVE_PRECISIONS)} (int8/int4 are weight-only)",
+            field="precision",
+        )
     return precision
 
 
-def custom_model(params: float, layers: int, hidden: int, heads: int, kv_heads: int | None = None,
-                 active_params: float | None = None, experts: int | None = None) -> ServeModel:
+def custom_model(
+    params: float,
+    layers: int,
+    hidden: int,
+    heads: int,
+    kv_heads: int | None = None,
+    active_params: float | None = None,
+    experts: int | None = None,
+) -> ServeModel:
     """A model given by its shape (advisor estimate --kind serve --params ...). The embedding is not
     subtracted (no vocabulary given) and a mixture of experts is served as if every weight were read
     each decode step (exact at large batch, pessimistic at batch 1): only its compute uses active_params."""
@@ -155,7 +186,17 @@ def custom_model(params: float, layers: int, hidden: int, heads: int, kv_heads: 
     if active_params is not None and active_params > params:
         raise InputError("`active_params`: cannot exceed params", field="active_params")
     if experts is not None and active_params is None:
-        raise InputError("`experts`: give `active_params` too (the parameters one token multiplies through)",
-                         field="experts")
-    return ServeModel(name="custom", params=params, active_params=active_params or params, layers=layers,
-                      hidden=hidden, heads=heads, kv_heads=kv_heads or heads, head_dim=hidden // heads, vocab=0)
+        raise InputError(
+            "`experts`: give `active_params` too (the parameters one token multiplies through)", field="experts"
+        )
+    return ServeModel(
+        name="custom",
+        params=params,
+        active_params=active_params or params,
+        layers=layers,
+        hidden=hidden,
+        heads=heads,
+        kv_heads=kv_heads or heads,
+        head_dim=hidden // heads,
+        vocab=0,
+    )

@@ -1,5 +1,6 @@
 """The layout search: data parallel (DDP, ZeRO-1/2/3 = FSDP) x tensor parallel x pipeline parallel,
 micro-batch and activation checkpointing; the fastest layout that fits, and the fewest GPUs that hold a job."""
+
 from __future__ import annotations
 
 import sys
@@ -13,17 +14,17 @@ from advisor.perf.layout_grid import fastest, fastest_scalar, timed
 from advisor.perf.memory import Layout, default_batch_tokens, memory_total, usable_bytes
 from advisor.perf.training import server_size
 
-Timed = tuple[Layout, dict, float]           # (layout, the estimator's step times, tokens/s): layout_grid.timed
-Chosen = tuple[Layout, dict, float, bool]    # ... and whether tensor parallelism is needed (rule INT001)
+Timed = tuple[Layout, dict, float]  # (layout, the estimator's step times, tokens/s): layout_grid.timed
+Chosen = tuple[Layout, dict, float, bool]  # ... and whether tensor parallelism is needed (rule INT001)
 
 STRATEGIES = ("ddp", "zero1", "zero2", "zero3")
 STRATEGY_ALIASES = {"fsdp": "zero3", "full_shard": "zero3", "shard_grad_op": "zero2"}
 TENSOR_PARALLEL = (1, 2, 4, 8)
 PIPELINE_PARALLEL = (1, 2, 4, 8, 16, 32, 64, 128)
 MICRO_BATCHES = (128, 64, 48, 32, 24, 16, 12, 8, 6, 4, 3, 2, 1)
-MAX_MICRO_BATCH_TOKENS = 65_536       # larger micro-batches buy nothing once the matrices are large
-LONG_SEQUENCE = 16_384                # context parallelism is searched from this sequence length up
-TP_MARGIN = 0.10                      # tensor parallelism is "needed" (rule INT001) only if >10% faster than without
+MAX_MICRO_BATCH_TOKENS = 65_536  # larger micro-batches buy nothing once the matrices are large
+LONG_SEQUENCE = 16_384  # context parallelism is searched from this sequence length up
+TP_MARGIN = 0.10  # tensor parallelism is "needed" (rule INT001) only if >10% faster than without
 
 
 def canonical_strategy(name: str | None) -> str | None:
@@ -36,8 +37,11 @@ def _parallel_sizes(job: JobSpec, gpu: GPU, p: Params) -> tuple[list[int], list[
     """Tensor-parallel sizes (within a server, dividing the heads) and pipeline sizes to consider."""
     m = job.model
     server = server_size(gpu, p)
-    tps = [job.tensor_parallel] if job.tensor_parallel else [
-        t for t in TENSOR_PARALLEL if t <= server and m.heads % t == 0]
+    tps = (
+        [job.tensor_parallel]
+        if job.tensor_parallel
+        else [t for t in TENSOR_PARALLEL if t <= server and m.heads % t == 0]
+    )
     pps = [job.pipeline_parallel] if job.pipeline_parallel else [q for q in PIPELINE_PARALLEL if q <= m.layers]
     return tps, pps
 
@@ -84,22 +88,23 @@ def _micro_batch_options(job: JobSpec, dp: int, batch: float) -> list[int]:
     return [b for b in MICRO_BATCHES if b <= cap] or [1]
 
 
-def _fastest(job: JobSpec, gpu: GPU, p: Params, base: float,
-             combos: list[tuple[str, int, int, int, int]]) -> tuple[Timed | None, ...]:
+def _fastest(
+    job: JobSpec, gpu: GPU, p: Params, base: float, combos: list[tuple[str, int, int, int, int]]
+) -> tuple[Timed | None, ...]:
     """The fastest fitting layout without and with tensor parallelism, each as (layout, times,
     tokens/s) or None: every (combination, checkpointing, micro-batch) evaluated at once
     (perf/layout_grid.py), in the exhaustive scan's order, a later layout winning only if over 1%
     faster; the winners re-timed here by `step_time`, the estimator's own step."""
     cap = usable_bytes(gpu, p)
-    if cap is None:   # (`_choose_layout` asks only about GPUs of known memory)
+    if cap is None:  # (`_choose_layout` asks only about GPUs of known memory)
         return None, None
     ckpts = [job.checkpointing] if job.checkpointing is not None else [False, True]
     mbs: tuple[int, ...] = (job.micro_batch,) if job.micro_batch else MICRO_BATCHES
     first: dict[int, int] = {}
-    for dp in {c[3] for c in combos}:   # a data-parallel size's micro-batches: a suffix of `mbs` (decreasing)
+    for dp in {c[3] for c in combos}:  # a data-parallel size's micro-batches: a suffix of `mbs` (decreasing)
         first[dp] = len(mbs) - len(_micro_batch_options(job, dp, base))
-    lo = min(first.values())   # micro-batches no combination may use are left out
-    search = fastest if "numpy" in sys.modules else fastest_scalar   # (see fastest_scalar)
+    lo = min(first.values())  # micro-batches no combination may use are left out
+    search = fastest if "numpy" in sys.modules else fastest_scalar  # (see fastest_scalar)
     lays = search(job, gpu, p, base, cap, combos, ckpts, mbs[lo:], [first[c[3]] - lo for c in combos])
     return tuple(None if lay is None else timed(job, gpu, p, base, lay) for lay in lays)
 
@@ -129,20 +134,20 @@ def _choose_layout(job: JobSpec, gpu: GPU, count: int, p: Params) -> Chosen | No
     s = job.model.seq_len
     combos = _options(job, gpu, count, p)
     p2p = gpu.interconnect.p2p.value is True or gpu.interconnect.link != "none"
-    held = [c for c in combos if c[3] * s <= base * 1.0001]   # the batch feeds every data-parallel group
+    held = [c for c in combos if c[3] * s <= base * 1.0001]  # the batch feeds every data-parallel group
     for stage in (held, [c for c in combos if c not in held]):
         if not stage:
             continue
         no_tp, with_tp = _fastest(job, gpu, p, base, stage)
         if no_tp is None and with_tp is None:
-            continue   # no pipelined layout fitted either
+            continue  # no pipelined layout fitted either
         needs = no_tp is None or (with_tp is not None and with_tp[2] > no_tp[2] * (1 + TP_MARGIN))
         if job.tensor_parallel and with_tp is not None:  # fixed by the caller: would the job run (well) without it?
             alt = choose_layout(replace(job, tensor_parallel=1), gpu, count, p)
             return with_tp + (alt is None or with_tp[2] > alt[2] * (1 + TP_MARGIN),)
         if no_tp and (with_tp is None or not p2p or with_tp[2] <= no_tp[2] * 1.01):
             return no_tp + (False,)
-        assert with_tp is not None   # (both None continued above)
+        assert with_tp is not None  # (both None continued above)
         return with_tp + (needs,)
     return None
 

@@ -19,6 +19,7 @@ value by value (a layout of known strategy and positive sizes, finite times, a s
 a GPU count); an entry that is unsealed, for another question, or not of that shape is removed and
 searched again. Files are written at exit, atomically.
 """
+
 from __future__ import annotations
 
 import atexit
@@ -36,28 +37,36 @@ from typing import Any
 from advisor.data.cache import cache_dir, read_sealed, remove, usable_folder, write_sealed
 from advisor.perf.memory import Layout
 
-MAX_ENTRIES = 200_000        # a 1,000-job x 56-type fleet asks ~10^5 questions; beyond this, start again
-MAX_FILES = 20_000           # files per store folder: beyond this, nothing more is written
-KEEP_FOLDERS = 3             # store folders of other estimator versions kept (several checkouts may share)
-_SOURCES = ("perf/layout.py", "perf/layout_grid.py", "perf/training.py", "perf/memory.py", "perf/jobspec.py", "perf/layout_cache.py",
-            "data/estimator.py", "data/cache.py")
-_STRATEGIES = ("ddp", "zero1", "zero2", "zero3")   # perf/layout.py's STRATEGIES (it imports this module)
-_SHARDS: dict[tuple, dict] = {}                   # (kind, job, GPU key, params key) -> {n: answer}
-_DIRTY: set[tuple] = set()                        # shards with new answers, not yet on disk
-_VALUE_KEYS: dict[int, tuple[object, str]] = {}   # id(obj) -> (obj, its value key)
-_GPU_KEYS: dict[tuple[int, int], tuple[object, object, str]] = {}   # (id(gpu), id(params)) -> (gpu, params, key)
+MAX_ENTRIES = 200_000  # a 1,000-job x 56-type fleet asks ~10^5 questions; beyond this, start again
+MAX_FILES = 20_000  # files per store folder: beyond this, nothing more is written
+KEEP_FOLDERS = 3  # store folders of other estimator versions kept (several checkouts may share)
+_SOURCES = (
+    "perf/layout.py",
+    "perf/layout_grid.py",
+    "perf/training.py",
+    "perf/memory.py",
+    "perf/jobspec.py",
+    "perf/layout_cache.py",
+    "data/estimator.py",
+    "data/cache.py",
+)
+_STRATEGIES = ("ddp", "zero1", "zero2", "zero3")  # perf/layout.py's STRATEGIES (it imports this module)
+_SHARDS: dict[tuple, dict] = {}  # (kind, job, GPU key, params key) -> {n: answer}
+_DIRTY: set[tuple] = set()  # shards with new answers, not yet on disk
+_VALUE_KEYS: dict[int, tuple[object, str]] = {}  # id(obj) -> (obj, its value key)
+_GPU_KEYS: dict[tuple[int, int], tuple[object, object, str]] = {}  # (id(gpu), id(params)) -> (gpu, params, key)
 _NAMED: dict[int, tuple[object, frozenset]] = {}  # id(params) -> (params, the keys of its tables)
 # (id(gpu), id kept?) -> (gpu, its figures): each plan has its own parameters object (a `crossover`
 # makes 12), while its GPUs are the catalog's, read once
 _FIGURES: dict[tuple[int, bool], tuple[object, str]] = {}
-_UNREAD = frozenset({"name", "prices", "note"})   # GPU fields the layout search never reads
-_FOLDER: list[Path | None] = []                   # [folder] once known (None: no disk)
-_OWNER = os.getpid()   # the process that writes the store: a forked worker (solve/parallel.py) only sends answers
+_UNREAD = frozenset({"name", "prices", "note"})  # GPU fields the layout search never reads
+_FOLDER: list[Path | None] = []  # [folder] once known (None: no disk)
+_OWNER = os.getpid()  # the process that writes the store: a forked worker (solve/parallel.py) only sends answers
 
 
 def _value_key(obj: object, describe: Callable[[Any], str]) -> str:
     hit = _VALUE_KEYS.get(id(obj))
-    if hit is None or hit[0] is not obj:   # (the object is kept with its key, so its id stays unique)
+    if hit is None or hit[0] is not obj:  # (the object is kept with its key, so its id stays unique)
         hit = _VALUE_KEYS[id(obj)] = (obj, describe(obj))
     return hit[1]
 
@@ -100,14 +109,25 @@ def _layout_answer(value: Any) -> tuple | None:
         raise ValueError("not a layout answer")
     lay, times, tps, needs = value
     strategy, dp, tp, pp, micro_batch, checkpointing, cp = lay
-    if (strategy not in _STRATEGIES or type(checkpointing) is not bool or type(needs) is not bool
-            or type(times) is not dict or type(tps) is not float or not math.isfinite(tps) or tps <= 0):
+    if (
+        strategy not in _STRATEGIES
+        or type(checkpointing) is not bool
+        or type(needs) is not bool
+        or type(times) is not dict
+        or type(tps) is not float
+        or not math.isfinite(tps)
+        or tps <= 0
+    ):
         raise ValueError("not a layout answer")
     for name, t in times.items():
         if not (type(t) is str or (type(t) in (int, float) and math.isfinite(t) and t >= 0)):
             raise ValueError(f"step time {name!r}")
-    return Layout(strategy, _count(dp), _count(tp), _count(pp), _count(micro_batch), checkpointing, _count(cp)), \
-        times, tps, needs
+    return (
+        Layout(strategy, _count(dp), _count(tp), _count(pp), _count(micro_batch), checkpointing, _count(cp)),
+        times,
+        tps,
+        needs,
+    )
 
 
 def _stored(kind: str, answers: dict) -> bytes:
@@ -135,9 +155,9 @@ def _load(shard: tuple) -> dict:
         if payload is not None:
             try:
                 answers = _read(shard[0], payload)
-            except (ValueError, TypeError):   # sealed, yet not of this shape: searched again
+            except (ValueError, TypeError):  # sealed, yet not of this shape: searched again
                 remove(path)
-    if len(_SHARDS) >= MAX_ENTRIES // 8 and os.getpid() == _OWNER:   # (a worker's memory just grows)
+    if len(_SHARDS) >= MAX_ENTRIES // 8 and os.getpid() == _OWNER:  # (a worker's memory just grows)
         save()
         _SHARDS.clear()
         _VALUE_KEYS.clear()
@@ -172,8 +192,7 @@ def new_answers(since: dict[tuple, int] | None = None) -> dict[tuple, dict]:
     """The shards with answers not yet on disk, those new or grown `since` a mark() only: what a
     worker process (solve/parallel.py) found, sent to the parent with its results."""
     since = since or {}
-    return {shard: _SHARDS[shard] for shard in _DIRTY
-            if shard in _SHARDS and len(_SHARDS[shard]) > since.get(shard, 0)}
+    return {shard: _SHARDS[shard] for shard in _DIRTY if shard in _SHARDS and len(_SHARDS[shard]) > since.get(shard, 0)}
 
 
 def absorb(found: dict[tuple, dict] | None) -> None:
@@ -181,7 +200,7 @@ def absorb(found: dict[tuple, dict] | None) -> None:
     for shard, answers in (found or {}).items():
         mine = _SHARDS.get(shard)
         if mine is None:
-            mine = _load(shard)   # (it keeps what it loads)
+            mine = _load(shard)  # (it keeps what it loads)
         mine.update(answers)
         _DIRTY.add(shard)
 
@@ -232,29 +251,34 @@ def save() -> None:
     folder = _folder()
     dirty = [s for s in _DIRTY if s in _SHARDS]
     _DIRTY.clear()
-    if folder is None or not dirty or not (usable_folder(folder.parent, create=True)
-                                           and usable_folder(folder, create=True)):
+    if (
+        folder is None
+        or not dirty
+        or not (usable_folder(folder.parent, create=True) and usable_folder(folder, create=True))
+    ):
         return
     try:
         _prune(folder)
         room = MAX_FILES - sum(1 for _ in os.scandir(folder))
     except OSError:
         return
-    for shard in dirty[:max(0, room)]:
+    for shard in dirty[: max(0, room)]:
         key = _identity(shard)
         try:
             payload = _stored(shard[0], _SHARDS[shard])
-        except (ValueError, TypeError):   # (a NaN time: not stored, searched again next time)
+        except (ValueError, TypeError):  # (a NaN time: not stored, searched again next time)
             continue
         write_sealed(folder / (key[:32] + ".json"), "layouts", key, payload)
 
 
 def _prune(folder: Path) -> None:
     """Remove the stores of older estimator versions, keeping the newest few."""
-    others = sorted((p for p in folder.parent.glob("layouts-*") if p != folder and p.is_dir() and not p.is_symlink()),
-                    key=lambda p: p.lstat().st_mtime)
+    others = sorted(
+        (p for p in folder.parent.glob("layouts-*") if p != folder and p.is_dir() and not p.is_symlink()),
+        key=lambda p: p.lstat().st_mtime,
+    )
     for old in others[:-KEEP_FOLDERS] if len(others) > KEEP_FOLDERS else []:
-        try:   # by a descriptor of the folder itself: a link swapped in for it is never followed
+        try:  # by a descriptor of the folder itself: a link swapped in for it is never followed
             fd = os.open(old, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_NOFOLLOW", 0))
         except OSError:
             continue

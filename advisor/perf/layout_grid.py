@@ -10,6 +10,7 @@ tests/test_layout_grid.py checks that. The choice (`fastest`) is the exhaustive 
 layout that fits, in the search's order, a later one winning only if over 1% faster;
 perf/layout.py re-times the winners with `step_time` for the figures it returns.
 """
+
 from __future__ import annotations
 
 import math
@@ -33,11 +34,20 @@ from advisor.perf.training import (
     tp_exposed,
 )
 
-Combo = tuple[str, int, int, int, int]   # (strategy, tp, pp, dp, cp)
+Combo = tuple[str, int, int, int, int]  # (strategy, tp, pp, dp, cp)
 
 
-def fastest(job: JobSpec, gpu: GPU, p: Params, base: float, cap: float, combos: list[Combo],
-            ckpts: list[bool], mbs: tuple[int, ...], start: list[int]) -> tuple[Layout | None, Layout | None]:
+def fastest(
+    job: JobSpec,
+    gpu: GPU,
+    p: Params,
+    base: float,
+    cap: float,
+    combos: list[Combo],
+    ckpts: list[bool],
+    mbs: tuple[int, ...],
+    start: list[int],
+) -> tuple[Layout | None, Layout | None]:
     """The fastest fitting layout without and with tensor parallelism (None: none fits). `mbs`:
     the micro-batches, largest first; combination k may use mbs[start[k]:]. Without pipelining
     only the largest micro-batch that fits is a candidate (found by bisection, as the scalar
@@ -50,15 +60,15 @@ def fastest(job: JobSpec, gpu: GPU, p: Params, base: float, cap: float, combos: 
     valid = np.arange(M) >= np.asarray(start)[:, None, None]
     sel = (g["total"] <= cap) & valid
     flat = st["flat"]
-    if flat.any():   # without pipelining: the first fitting micro-batch, by bisection
+    if flat.any():  # without pipelining: the first fitting micro-batch, by bisection
         rows = sel[flat]
         have = rows.any(axis=-1)
         first = np.where(have, rows.argmax(axis=-1), M)
-        if M > 1:   # a row whose fitting micro-batches are not all those from its first on: bisect as the scan did
+        if M > 1:  # a row whose fitting micro-batches are not all those from its first on: bisect as the scan did
             for i, j in zip(*np.nonzero(rows.sum(axis=-1) != M - first)):
                 first[i, j] = _bisect(rows[i, j].__getitem__, int(start[int(np.flatnonzero(flat)[i])]), M)
         sel[flat] = np.arange(M) == first[..., None]
-    order = np.flatnonzero(sel.ravel())           # the scan's order: combination, checkpointing, micro-batch
+    order = np.flatnonzero(sel.ravel())  # the scan's order: combination, checkpointing, micro-batch
     tp = st["tp_flat"][order // (C * M)]
     tps = g["tps"].ravel()
     out: list[Layout | None] = []
@@ -79,8 +89,17 @@ def timed(job: JobSpec, gpu: GPU, p: Params, base: float, lay: Layout) -> tuple[
     return lay, times, batch / (times["compute_s"] + times["memory_s"] + times["comm_s"])
 
 
-def fastest_scalar(job: JobSpec, gpu: GPU, p: Params, base: float, cap: float, combos: list[Combo],
-                   ckpts: list[bool], mbs: tuple[int, ...], start: list[int]) -> tuple[Layout | None, Layout | None]:
+def fastest_scalar(
+    job: JobSpec,
+    gpu: GPU,
+    p: Params,
+    base: float,
+    cap: float,
+    combos: list[Combo],
+    ckpts: list[bool],
+    mbs: tuple[int, ...],
+    start: list[int],
+) -> tuple[Layout | None, Layout | None]:
     """`fastest`, one layout at a time with `memory_total` and `step_time`, for a process that has not
     loaded numpy: `advisor estimate` loads neither pulp nor numpy, and importing numpy (~0.1 s)
     costs more than its searches. Same scan, same answer (tests/test_layout_grid.py)."""
@@ -88,11 +107,14 @@ def fastest_scalar(job: JobSpec, gpu: GPU, p: Params, base: float, cap: float, c
     for (s, t, q, dp, c), lo in zip(combos, start):
         for ckpt in ckpts:
             lays = [Layout(s, dp, t, q, mb, ckpt, c) for mb in mbs]
-            fits = [memory_total(job, lay, p, base) <= cap if i >= lo else False for i, lay in enumerate(lays)] \
-                if q > 1 else None
-            if fits is None:   # without pipelining: the first fitting micro-batch, by bisection
+            fits = (
+                [memory_total(job, lay, p, base) <= cap if i >= lo else False for i, lay in enumerate(lays)]
+                if q > 1
+                else None
+            )
+            if fits is None:  # without pipelining: the first fitting micro-batch, by bisection
                 i = _bisect(_fit_test(job, lays, p, base, cap), lo, len(lays))
-                chosen = lays[i:i + 1]
+                chosen = lays[i : i + 1]
             else:
                 chosen = [lay for lay, ok in zip(lays, fits) if ok]
             for lay in chosen:
@@ -125,13 +147,13 @@ def _record(tps: Any) -> int:
     """Index of the scan's winner: the first entry, replaced by each later one over 1% faster."""
     best = 0
     while True:
-        later = tps[best + 1:] > tps[best] * 1.01
+        later = tps[best + 1 :] > tps[best] * 1.01
         if not later.any():
             return best
         best = best + 1 + int(later.argmax())
 
 
-_STATICS: dict[tuple, dict[str, Any]] = {}   # (GPU figures, parameters, combinations) -> _build_static
+_STATICS: dict[tuple, dict[str, Any]] = {}  # (GPU figures, parameters, combinations) -> _build_static
 
 
 def _static(gpu: GPU, p: Params, combos: tuple[Combo, ...]) -> dict[str, Any]:
@@ -148,7 +170,7 @@ def _static(gpu: GPU, p: Params, combos: tuple[Combo, ...]) -> dict[str, Any]:
     return hit
 
 
-_CODES = {"ddp": 0, "zero1": 1, "zero2": 2, "zero3": 3}   # any other name: 4 (as `step_time`'s last branch)
+_CODES = {"ddp": 0, "zero1": 1, "zero2": 2, "zero3": 3}  # any other name: 4 (as `step_time`'s last branch)
 
 
 def _tiers(np: Any, gpu: GPU, p: Params, group: Any, stride: Any) -> Any:
@@ -166,19 +188,27 @@ def _tiers(np: Any, gpu: GPU, p: Params, group: Any, stride: Any) -> Any:
 def _build_static(gpu: GPU, p: Params, combos: tuple[Combo, ...]) -> dict[str, Any]:
     import numpy as np
 
-    arr = np.asarray([c[1:] for c in combos])   # (tp, pp, dp, cp), integers
+    arr = np.asarray([c[1:] for c in combos])  # (tp, pp, dp, cp), integers
     code = np.asarray([_CODES.get(c[0], 4) for c in combos])[:, None, None]
     ti, qi, di, ci = arr.T
     t, q, dp, c = (x.astype(float)[:, None, None] for x in (ti, qi, di, ci))
     z = dp * c
-    out: dict[str, Any] = {"t": t, "q": q, "dp": dp, "c": c, "z": z, "ddp": code == 0, "ddp1": code <= 1,
-                           "zero2": code == 2}
+    out: dict[str, Any] = {
+        "t": t,
+        "q": q,
+        "dp": dp,
+        "c": c,
+        "z": z,
+        "ddp": code == 0,
+        "ddp1": code <= 1,
+        "zero2": code == 2,
+    }
     out["split"] = t * q
     out["count"] = dp * t * q * c
-    out["s0"] = np.where(code == 3, z, 1)                       # ZeRO-3 shards the weights,
-    out["s1"] = np.where((code == 2) | (code == 3), z, 1)       # ZeRO-2 and 3 the gradients,
-    out["s2"] = np.where(code == 0, 1, z)                       # every ZeRO the optimizer state
-    out["opt_split"] = out["split"] * out["s2"]                 # (tp x pp) x opt_shards, as `_core`
+    out["s0"] = np.where(code == 3, z, 1)  # ZeRO-3 shards the weights,
+    out["s1"] = np.where((code == 2) | (code == 3), z, 1)  # ZeRO-2 and 3 the gradients,
+    out["s2"] = np.where(code == 0, 1, z)  # every ZeRO the optimizer state
+    out["opt_split"] = out["split"] * out["s2"]  # (tp x pp) x opt_shards, as `_core`
     out["s0_gt1"] = out["s0"] > 1
     out["any_s0"] = bool(out["s0_gt1"].any())
     out["flat"] = qi == 1
@@ -198,18 +228,26 @@ def _build_static(gpu: GPU, p: Params, combos: tuple[Combo, ...]) -> dict[str, A
         out["cp_link"] = np.where(s == 1, intra * GB, net * GB)
         out["cp_share"] = (c - 1) / c
     size = computed_once(server_size, (gpu, p), (), gpu, p)
-    spans, where = np.unique(arr.prod(axis=1), return_inverse=True)   # each combination's GPU count
+    spans, where = np.unique(arr.prod(axis=1), return_inverse=True)  # each combination's GPU count
     factors = []
     for n in spans.tolist():
-        servers = math.ceil(n / size)   # as `step_time`
+        servers = math.ceil(n / size)  # as `step_time`
         factors.append(p.step_jitter * math.sqrt(2.0 * math.log(servers)) if servers > 1 else 0.0)
     out["sync"] = np.asarray(factors)[where.reshape(-1)][:, None, None]
     out["any_sync"] = any(f > 0.0 for f in factors)
     return out
 
 
-def grid(job: JobSpec, gpu: GPU, p: Params, base: float, combos: list[Combo], ckpts: list[bool],
-         mbs: tuple[int, ...], st: dict[str, Any] | None = None) -> dict[str, Any]:
+def grid(
+    job: JobSpec,
+    gpu: GPU,
+    p: Params,
+    base: float,
+    combos: list[Combo],
+    ckpts: list[bool],
+    mbs: tuple[int, ...],
+    st: dict[str, Any] | None = None,
+) -> dict[str, Any]:
     """Memory per GPU at the base batch (`total`, as `memory_total`) and the step (`compute_s`,
     `memory_s`, `comm_s`, as `step_time`, and `tps`, the search's tokens/s) for every (combination,
     checkpointing, micro-batch): arrays that broadcast to (combinations, checkpointing, micro-batches)."""
@@ -223,8 +261,8 @@ def grid(job: JobSpec, gpu: GPU, p: Params, base: float, combos: list[Combo], ck
     ck = np.where(ckb, 1.0, 0.0)
     mb = np.asarray(mbs)
     trainable = job_figures(job)[2]
-    with np.errstate(all="ignore"):   # layouts that cannot fit may divide by a zero link rate: never chosen
-        total, layers_here, dms = _grid_memory(job, p, base, st, ckb, mb)   # memory._parts at the base batch
+    with np.errstate(all="ignore"):  # layouts that cannot fit may divide by a zero link rate: never chosen
+        total, layers_here, dms = _grid_memory(job, p, base, st, ckb, mb)  # memory._parts at the base batch
 
         # training._core and training.step_time at the layout's batch
         batch = np.maximum(dms, base)
@@ -240,7 +278,7 @@ def grid(job: JobSpec, gpu: GPU, p: Params, base: float, combos: list[Combo], ck
         share = batch / dms
         micro = np.maximum(share, 1.0)
         memory_s = tokens_per_gpu * elementwise * imbalance + opt_state
-        if job.kind == "qlora":   # (for other kinds `_core` adds a dequantization of 0.0: no change)
+        if job.kind == "qlora":  # (for other kinds `_core` adds a dequantization of 0.0: no change)
             memory_s = memory_s + DEQUANT_BYTES * m.params / split * (2.0 + ck) * micro * imbalance
         memory_s = memory_s / bw
         virtual = job.virtual_stages or p.pipeline_virtual_stages
@@ -248,21 +286,22 @@ def grid(job: JobSpec, gpu: GPU, p: Params, base: float, combos: list[Combo], ck
         bubble = (q - 1) / (micro * chunks)
         core = compute_s + memory_s
 
-        comm: Any = 0.0   # dp_s + tp_s + cp_s + sync_s in `step_time`'s order; a part that is 0.0 everywhere left out
-        if st["any_dp"]:   # gradients (and ZeRO-3's gathers) over the data-parallel group
+        comm: Any = 0.0  # dp_s + tp_s + cp_s + sync_s in `step_time`'s order; a part that is 0.0 everywhere left out
+        if st["any_dp"]:  # gradients (and ZeRO-3's gathers) over the data-parallel group
             grads = job.grad_reduce_bytes * trainable / split
             wts = 2.0 * m.params / split
-            volume = np.where(st["ddp1"], 2.0 * grads, np.where(st["zero2"], micro * grads + wts,
-                                                                 micro * (2.0 * wts + grads)))
+            volume = np.where(
+                st["ddp1"], 2.0 * grads, np.where(st["zero2"], micro * grads + wts, micro * (2.0 * wts + grads))
+            )
             window = np.where(st["ddp1"], core / micro * 2.0 / 3.0, core)
             raw = np.where(st["dp_in"], st["dp_share"] * volume / st["dp_intra"], 0.0)
             raw = raw + np.where(st["dp_s1"], st["dp_net_share"] * volume / st["dp_k"] / st["dp_net"], 0.0)
             # (a combination without data parallelism gets max(-window, 0.0) = 0.0, as `step_time`'s 0.0)
             comm = np.maximum(raw - window, (1.0 - p.comm_overlap) * raw)
-        if st["any_tp"]:   # four all-reduces of the activations per layer (six when recomputing)
+        if st["any_tp"]:  # four all-reduces of the activations per layer (six when recomputing)
             per_tok = (4.0 + 2.0 * ck) * 2.0 * (t - 1) / t * 2.0 * hidden * tp_exposed(job, p)
             comm = comm + np.where(t > 1, (batch / z) * layers_here * per_tok / st["tp_intra"], 0.0)
-        if st["any_cp"]:   # the ring's keys and values beyond what attention hides
+        if st["any_cp"]:  # the ring's keys and values beyond what attention hides
             kv = (batch / z) * layers_here * 2.0 * m.kv_width * 2.0 / t
             late = st["cp_share"] * kv * (3.0 + ck) / st["cp_link"] - tokens_per_gpu * attention * imbalance
             comm = comm + np.where(c > 1, np.maximum(late, 0.0), 0.0)
@@ -291,14 +330,14 @@ def _grid_memory(job: JobSpec, p: Params, base: float, st: dict[str, Any], ckb: 
     stage_train = trainable / split
     s0 = st["s0"]
     weights = stage_params * bpp_w / s0
-    if st["any_s0"]:   # the layer being computed and the next one gathered in full
+    if st["any_s0"]:  # the layer being computed and the next one gathered in full
         weights = np.where(st["s0_gt1"], weights + 2 * m.params / m.layers / t * bpp_w, weights)
     gradients = stage_train * bpp_g / st["s1"]
     optimizer = stage_train * bpp_o / st["s2"]
     layers_here = np.ceil(layers / q)
     dms = dp * mb * seq
     share = base / dms
-    in_flight = np.minimum(q, np.ceil(np.maximum(share, 1.0)))   # (max(1.0, x): no NaN here)
+    in_flight = np.minimum(q, np.ceil(np.maximum(share, 1.0)))  # (max(1.0, x): no NaN here)
     sb = seq * mb
     full = sb * per_token / t
     act = np.where(ckb, 2.0 * sb * hidden / t * layers_here * in_flight + full, full * layers_here * in_flight)

@@ -14,6 +14,7 @@ SOFTWARE_SHARE is measured on the calibration set (bench/calibration.py `softwar
 variance of the estimator's residuals over publishers that ran several GPU generations, the share
 between publishers (their software) against the share between generations within a publisher.
 """
+
 from __future__ import annotations
 
 import math
@@ -22,7 +23,7 @@ from typing import Any
 
 from advisor.data.evidence import generation
 
-SOFTWARE_SHARE = 0.29     # bench/calibration.py software_share(): the share of a run's offset that is its software
+SOFTWARE_SHARE = 0.29  # bench/calibration.py software_share(): the share of a run's offset that is its software
 _STATED = "docs/model.md §1.8"
 
 
@@ -88,8 +89,20 @@ def measured_speeds(job: Any, catalog: Any, where: str) -> tuple[MeasuredSpeed, 
     out = []
     for j, m in enumerate(job.measured or []):
         if m.gpu not in catalog.gpus:
-            raise InputError(f"{where}.measured[{j}].gpu: unknown GPU id {m.gpu!r}{suggest(m.gpu, catalog.gpus)}; "
-                             "see `advisor catalog list`", field=f"{where}.measured[{j}].gpu")
-        out.append(MeasuredSpeed(gpu=m.gpu, count=m.count, tokens_per_s=float(m.tokens_per_s), date=m.date.isoformat(),
-                                 spread=float(m.spread or DEFAULT_SPREAD), note=m.note, figures=catalog.gpus[m.gpu]))
+            raise InputError(
+                f"{where}.measured[{j}].gpu: unknown GPU id {m.gpu!r}{suggest(m.gpu, catalog.gpus)}; "
+                "see `advisor catalog list`",
+                field=f"{where}.measured[{j}].gpu",
+            )
+        out.append(
+            MeasuredSpeed(
+                gpu=m.gpu,
+                count=m.count,
+                tokens_per_s=float(m.tokens_per_s),
+                date=m.date.isoformat(),
+                spread=float(m.spread or DEFAULT_SPREAD),
+                note=m.note,
+                figures=catalog.gpus[m.gpu],
+            )
+        )
     return tuple(out)

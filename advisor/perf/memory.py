@@ -1,5 +1,6 @@
 """Bytes per GPU of a training job in a given layout: weights, gradients, optimizer state,
 activations and overhead (docs/model.md §1)."""
+
 from __future__ import annotations
 
 import math
@@ -17,13 +18,13 @@ QLORA_WEIGHT_BYTES = 4.127 / 8
 
 @dataclass(frozen=True)
 class Layout:
-    strategy: str            # ddp | zero1 | zero2 | zero3 (data-parallel sharding)
+    strategy: str  # ddp | zero1 | zero2 | zero3 (data-parallel sharding)
     dp: int
     tp: int
     pp: int
     micro_batch: int
     checkpointing: bool
-    cp: int = 1              # context parallel: each sequence split over cp GPUs (ring attention)
+    cp: int = 1  # context parallel: each sequence split over cp GPUs (ring attention)
 
     @property
     def count(self) -> int:
@@ -33,7 +34,6 @@ class Layout:
     def shard_group(self) -> int:
         """GPUs that hold the same model slice: ZeRO shards and gradients reduce over dp x cp."""
         return self.dp * self.cp
-
 
 
 def bytes_per_param(job: JobSpec) -> dict:
@@ -66,8 +66,8 @@ def activation_bytes_per_layer(job: JobSpec, micro_batch: int, checkpointing: bo
     sb = m.seq_len * micro_batch
     if checkpointing:
         return 2.0 * sb * m.hidden / tp
-    attention = 6 * m.hidden + 4 * m.kv_width        # qkv input, q, k, v, projection input (bf16)
-    mlp = 2 * m.hidden + (6 if m.gated_mlp else 4) * m.ffn_width   # fc1 input, activation input and output
+    attention = 6 * m.hidden + 4 * m.kv_width  # qkv input, q, k, v, projection input (bf16)
+    mlp = 2 * m.hidden + (6 if m.gated_mlp else 4) * m.ffn_width  # fc1 input, activation input and output
     norms = 4 * m.hidden
     return sb * (attention + mlp + norms) / tp
 
@@ -80,8 +80,13 @@ def layout_memory(job: JobSpec, lay: Layout, p: Params, batch: float) -> dict:
     """Bytes per GPU for one layout: the model's state split by tensor and pipeline parallelism
     and sharded over the data-parallel group by ZeRO, plus activations and overhead."""
     weights, gradients, optimizer, activations = _parts(job, lay, batch)
-    return {"weights": weights, "gradients": gradients, "optimizer": optimizer,
-            "activations": activations, "overhead": p.overhead_gb * GB}
+    return {
+        "weights": weights,
+        "gradients": gradients,
+        "optimizer": optimizer,
+        "activations": activations,
+        "overhead": p.overhead_gb * GB,
+    }
 
 
 def memory_total(job: JobSpec, lay: Layout, p: Params, batch: float) -> float:
@@ -91,21 +96,27 @@ def memory_total(job: JobSpec, lay: Layout, p: Params, batch: float) -> float:
     return weights + gradients + optimizer + activations + p.overhead_gb * GB
 
 
-_JOB_FIGURES: dict[int, tuple] = {}   # id(job) -> (job, its per-job figures): asked ~10^6 times
+_JOB_FIGURES: dict[int, tuple] = {}  # id(job) -> (job, its per-job figures): asked ~10^6 times
 
 
 def job_figures(job: JobSpec) -> tuple:
     """(bytes per parameter, trainable parameters, a layer's activation elements per token
     without checkpointing) of a job, computed once per job object."""
     hit = _JOB_FIGURES.get(id(job))
-    if hit is None or hit[0] is not job:   # (the job is kept in the entry, so its id stays unique)
+    if hit is None or hit[0] is not job:  # (the job is kept in the entry, so its id stays unique)
         if len(_JOB_FIGURES) > 10_000:
             _JOB_FIGURES.clear()
         m = job.model
         bpp = bytes_per_param(job)
-        per_token = 6 * m.hidden + 4 * m.kv_width + (2 * m.hidden + (6 if m.gated_mlp else 4) * m.ffn_width) + 4 * m.hidden
-        hit = _JOB_FIGURES[id(job)] = (job, (bpp["weights"], bpp["gradients"], bpp["optimizer"]),
-                                       trainable_params(job), per_token)
+        per_token = (
+            6 * m.hidden + 4 * m.kv_width + (2 * m.hidden + (6 if m.gated_mlp else 4) * m.ffn_width) + 4 * m.hidden
+        )
+        hit = _JOB_FIGURES[id(job)] = (
+            job,
+            (bpp["weights"], bpp["gradients"], bpp["optimizer"]),
+            trainable_params(job),
+            per_token,
+        )
     return hit
 
 
@@ -128,9 +139,11 @@ def _parts(job: JobSpec, lay: Layout, batch: float) -> tuple[float, float, float
     gradients = stage_train * bpp_g / s1
     optimizer = stage_train * bpp_o / s2
     layers_here = math.ceil(m.layers / lay.pp)
-    in_flight = min(lay.pp, math.ceil(max(1.0, batch / (lay.dp * lay.micro_batch * m.seq_len))))  # 1F1B: the first stage holds pp micro-batches
+    in_flight = min(
+        lay.pp, math.ceil(max(1.0, batch / (lay.dp * lay.micro_batch * m.seq_len)))
+    )  # 1F1B: the first stage holds pp micro-batches
     sb = m.seq_len * lay.micro_batch
-    full = sb * per_token / lay.tp                     # activation_bytes_per_layer(job, mb, False, tp)
+    full = sb * per_token / lay.tp  # activation_bytes_per_layer(job, mb, False, tp)
     if lay.checkpointing:
         act = 2.0 * sb * m.hidden / lay.tp * layers_here * in_flight
         act += full  # plus one layer's full activations while it is recomputed
@@ -141,11 +154,20 @@ def _parts(job: JobSpec, lay: Layout, batch: float) -> tuple[float, float, float
     return weights, gradients, optimizer, act + logits
 
 
-def memory_per_gpu(job: JobSpec, shards: int, micro_batch: int, checkpointing: bool, p: Params,
-                   strategy: str = "zero3", tensor_parallel: int = 1, pipeline_parallel: int = 1) -> dict:
+def memory_per_gpu(
+    job: JobSpec,
+    shards: int,
+    micro_batch: int,
+    checkpointing: bool,
+    p: Params,
+    strategy: str = "zero3",
+    tensor_parallel: int = 1,
+    pipeline_parallel: int = 1,
+) -> dict:
     """Bytes per GPU by part, for `shards` data-parallel GPUs (1 = unsharded) with `strategy`."""
-    lay = Layout(strategy if shards > 1 else "ddp", shards, tensor_parallel, pipeline_parallel, micro_batch,
-                 checkpointing)
+    lay = Layout(
+        strategy if shards > 1 else "ddp", shards, tensor_parallel, pipeline_parallel, micro_batch, checkpointing
+    )
     return layout_memory(job, lay, p, job.global_batch_tokens or default_batch_tokens(job.model, p))
 
 

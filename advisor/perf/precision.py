@@ -12,6 +12,7 @@ weight-only on an A100 in bf16, github.com/pytorch/ao torchao/quantization/READM
 kernels exist too (vLLM's FP8 Marlin on Ampere) but are not planned: a job written at fp8 is planned
 at fp8 only where the GPU has FP8 tensor cores.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -19,11 +20,23 @@ from dataclasses import dataclass
 WEIGHT_ONLY = ("int8", "int4")
 BITS = {"fp4": 4, "int4": 4, "fp8": 8, "int8": 8, "bf16": 16, "fp16": 16}
 # what a precision may be served as, in order of preference: itself, then wider formats only
-SERVED_AS = {"fp4": ("fp4", "fp8", "bf16", "fp16"), "fp8": ("fp8", "bf16", "fp16"), "bf16": ("bf16", "fp16"),
-             "fp16": ("fp16", "bf16"), "int8": ("int8",), "int4": ("int4",)}
+SERVED_AS = {
+    "fp4": ("fp4", "fp8", "bf16", "fp16"),
+    "fp8": ("fp8", "bf16", "fp16"),
+    "bf16": ("bf16", "fp16"),
+    "fp16": ("fp16", "bf16"),
+    "int8": ("int8",),
+    "int4": ("int4",),
+}
 # the tensor rate a served precision computes at (weight-only formats: the 16-bit rate they dequantize to)
-COMPUTES_AT = {"fp4": ("fp4",), "fp8": ("fp8",), "bf16": ("bf16",), "fp16": ("fp16",),
-               "int8": ("bf16", "fp16"), "int4": ("bf16", "fp16")}
+COMPUTES_AT = {
+    "fp4": ("fp4",),
+    "fp8": ("fp8",),
+    "bf16": ("bf16",),
+    "fp16": ("fp16",),
+    "int8": ("bf16", "fp16"),
+    "int4": ("bf16", "fp16"),
+}
 
 
 @dataclass(frozen=True)
@@ -60,9 +73,16 @@ def plan_precision(gpu_name: str, tflops: dict, notes: dict, precision: str) -> 
             return PrecisionPlan(precision, served, compute)
         note = notes.get(precision)
         why = f" ({note})" if note else ""
-        cost = (f"weights and KV cache in {served}: more memory and a slower step than {precision} would take"
-                if BITS[served] > BITS[precision] else f"the same {BITS[served] // 8} bytes a weight")
-        return PrecisionPlan(precision, served, compute,
-                             f"{gpu_name} has no {precision} tensor rate in the catalog{why}: planned at {served}, "
-                             f"not {precision} ({cost})")
+        cost = (
+            f"weights and KV cache in {served}: more memory and a slower step than {precision} would take"
+            if BITS[served] > BITS[precision]
+            else f"the same {BITS[served] // 8} bytes a weight"
+        )
+        return PrecisionPlan(
+            precision,
+            served,
+            compute,
+            f"{gpu_name} has no {precision} tensor rate in the catalog{why}: planned at {served}, "
+            f"not {precision} ({cost})",
+        )
     return PrecisionPlan(precision, None, None)

@@ -5,6 +5,7 @@ replica sustains under an SLO, are advisor/perf/serve_capacity.py.
 Everything here takes plain numbers and dataclasses (`ServeModel`, `Hardware`, `ServeParams`); the
 catalog adapter lives in advisor/perf/serving.py, the public `serve_estimate` in serving_estimate.py.
 """
+
 from __future__ import annotations
 
 import math
@@ -17,7 +18,7 @@ from advisor.perf.kv import (
 )
 from advisor.perf.precision import PrecisionPlan, plan_precision
 
-ACT_BYTES = 2.0   # activations cross the tensor-parallel all-reduce in bf16/fp16
+ACT_BYTES = 2.0  # activations cross the tensor-parallel all-reduce in bf16/fp16
 
 
 @dataclass(frozen=True)
@@ -26,48 +27,62 @@ class Hardware:
 
     name: str
     memory_gb: float
-    bandwidth_gbps: float                 # GB/s
-    tflops: dict                          # precision -> dense TFLOPs (None/absent: unsupported)
-    link_gbps: float = 0.0                # scale-up link, GB/s both directions together (0: none)
-    link_domain: int = 1                  # GPUs that share that link
-    pcie_gbps: float = 64.0               # GB/s both directions together
+    bandwidth_gbps: float  # GB/s
+    tflops: dict  # precision -> dense TFLOPs (None/absent: unsupported)
+    link_gbps: float = 0.0  # scale-up link, GB/s both directions together (0: none)
+    link_domain: int = 1  # GPUs that share that link
+    pcie_gbps: float = 64.0  # GB/s both directions together
     p2p: bool = True
     vendor: str = ""
-    matmul_fraction: dict = field(default_factory=dict)  # precision -> measured best GEMM rate / dense peak (MAMF; absent: 1)
-    rate_notes: dict = field(default_factory=dict)       # precision -> the catalog's note on a missing (null) rate
-    generation: str = ""                                 # the catalog architecture's first word (hopper, cdna3, ...)
-    evidence: str = "datasheet"                          # same_generation when published runs of its generation are fitted
+    matmul_fraction: dict = field(
+        default_factory=dict
+    )  # precision -> measured best GEMM rate / dense peak (MAMF; absent: 1)
+    rate_notes: dict = field(default_factory=dict)  # precision -> the catalog's note on a missing (null) rate
+    generation: str = ""  # the catalog architecture's first word (hopper, cdna3, ...)
+    evidence: str = "datasheet"  # same_generation when published runs of its generation are fitted
 
 
 @dataclass(frozen=True)
 class ServeParams:
     """Efficiency parameters; values and fit in catalog/serving_estimator.yaml."""
 
-    decode_bandwidth_efficiency: float    # fitted: achieved / peak memory bandwidth in decode
-    decode_compute_efficiency: float      # fitted: achieved / dense peak for decode GEMMs
-    prefill_compute_efficiency: float     # fitted: achieved / dense peak in prefill
-    engine_factor: dict                   # fitted: software speed relative to TensorRT-LLM, by engine
-    step_overhead_ms: float               # assumption/fitted: fixed time per decode step (launch, scheduler)
-    usable_memory_fraction: float         # assumption
-    overhead_gb: float                    # assumption
-    link_efficiency: float                # assumption
-    allreduce_latency_us: float           # assumption
-    no_p2p_factor: float                  # assumption
-    max_batch: dict                       # assumption: engine's default sequence cap, by engine
-    default_engine: dict                  # which engine a vendor's GPU is assumed to run
+    decode_bandwidth_efficiency: float  # fitted: achieved / peak memory bandwidth in decode
+    decode_compute_efficiency: float  # fitted: achieved / dense peak for decode GEMMs
+    prefill_compute_efficiency: float  # fitted: achieved / dense peak in prefill
+    engine_factor: dict  # fitted: software speed relative to TensorRT-LLM, by engine
+    step_overhead_ms: float  # assumption/fitted: fixed time per decode step (launch, scheduler)
+    usable_memory_fraction: float  # assumption
+    overhead_gb: float  # assumption
+    link_efficiency: float  # assumption
+    allreduce_latency_us: float  # assumption
+    no_p2p_factor: float  # assumption
+    max_batch: dict  # assumption: engine's default sequence cap, by engine
+    default_engine: dict  # which engine a vendor's GPU is assumed to run
     engine_compute_factor: dict = field(default_factory=dict)  # fitted: extra factor on compute only, by engine
-    seq_overhead_us: float = 0.0          # fitted: host time per sequence per decode step (scheduling, sampling)
-    layer_overhead_us: float = 0.0        # fitted: fixed time per layer per decode step (each layer's ~10 kernels have a floor however small the batch)
+    seq_overhead_us: float = 0.0  # fitted: host time per sequence per decode step (scheduling, sampling)
+    layer_overhead_us: float = 0.0  # fitted: fixed time per layer per decode step (each layer's ~10 kernels have a floor however small the batch)
     activation_bytes_per_layer_element: float = 0.0  # fitted: HBM bytes the non-GEMM kernels (norms, residual adds, RoPE, SiLU-and-multiply, activation quantization) move per activation element (hidden + MLP width per GPU) per layer per token
     engine_seq_overhead_us: dict = field(default_factory=dict)  # fitted: the same for engines whose host loop differs
-    kv_reserved_output_share: dict = field(default_factory=dict)  # sourced: share of the output a scheduler policy reserves KV for at admission, by policy
-    scheduler_policy: dict = field(default_factory=dict)  # sourced: each engine's default capacity policy (a key of kv_reserved_output_share)
-    visible_memory_mib: dict = field(default_factory=dict)  # sourced: memory CUDA sees (nvidia-smi) where ECC or firmware takes a share, by GPU id
-    kv_static: dict = field(default_factory=dict)  # sourced: engines with static shapes, whose KV is padded to a fixed total (tokens; 0: the request's I + O)
+    kv_reserved_output_share: dict = field(
+        default_factory=dict
+    )  # sourced: share of the output a scheduler policy reserves KV for at admission, by policy
+    scheduler_policy: dict = field(
+        default_factory=dict
+    )  # sourced: each engine's default capacity policy (a key of kv_reserved_output_share)
+    visible_memory_mib: dict = field(
+        default_factory=dict
+    )  # sourced: memory CUDA sees (nvidia-smi) where ECC or firmware takes a share, by GPU id
+    kv_static: dict = field(
+        default_factory=dict
+    )  # sourced: engines with static shapes, whose KV is padded to a fixed total (tokens; 0: the request's I + O)
     max_batch_large_memory: dict = field(default_factory=dict)  # sourced: engine -> {min_gib, max_batch, not_on}
     measured_software_share: float = 0.5  # derived: share of a user's measured deviation moved to every GPU
-    power_limit_exponent: float = 0.0     # derived: sustained GEMM rate of one die ~ (board power limit)^x (advisor/perf/power_limit.py)
-    power_reference: dict = field(default_factory=dict)  # sourced: GPU id -> the same die's part whose matmul rate was measured
+    power_limit_exponent: float = (
+        0.0  # derived: sustained GEMM rate of one die ~ (board power limit)^x (advisor/perf/power_limit.py)
+    )
+    power_reference: dict = field(
+        default_factory=dict
+    )  # sourced: GPU id -> the same die's part whose matmul rate was measured
     notes: dict = field(default_factory=dict)
 
     def factor(self, engine: str) -> float:
@@ -101,8 +116,12 @@ class ServeParams:
         """The engine's default cap on sequences in flight; some raise it on large-memory GPUs (vLLM:
         1,024 instead of 256 from 70 GiB, A100s excepted: `max_batch_large_memory`)."""
         large = self.max_batch_large_memory.get(engine)
-        if large and hw is not None and hw.memory_gb * 1e9 >= float(large["min_gib"]) * 2 ** 30 \
-                and not any(part in hw.name for part in large.get("not_on", [])):
+        if (
+            large
+            and hw is not None
+            and hw.memory_gb * 1e9 >= float(large["min_gib"]) * 2**30
+            and not any(part in hw.name for part in large.get("not_on", []))
+        ):
             return int(large["max_batch"])
         return int(self.max_batch.get(engine, self.max_batch.get("default", 2048)))
 
@@ -164,11 +183,12 @@ class Setup:
     engine: str
     params: ServeParams
     plan: PrecisionPlan = field(init=False, repr=False, compare=False)
-    speed: float = field(init=False, repr=False, compare=False)   # the user's measured speed factor (1: none)
+    speed: float = field(init=False, repr=False, compare=False)  # the user's measured speed factor (1: none)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "plan", plan_precision(self.hw.name, self.hw.tflops, self.hw.rate_notes,
-                                                        self.precision))
+        object.__setattr__(
+            self, "plan", plan_precision(self.hw.name, self.hw.tflops, self.hw.rate_notes, self.precision)
+        )
         measured = self.model.speed(self.hw.name)
         object.__setattr__(self, "speed", measured.factor if measured else 1.0)
 
@@ -213,10 +233,13 @@ def decode_step(s: Setup, batch: float, context: float) -> dict:
     flops = batch * (2 * m.matmul_active + 4 * m.layers * context * m.heads * m.head_dim) / (tp * pp)
     compute_s = flops / (s.rate() * s.params.decode_compute_efficiency)
     comm_s = _allreduce_s(batch, m, s.hw, tp, pp, s.params)
-    host_s = (s.params.step_overhead_ms + s.params.layer_overhead_us * 1e-3 * stage_layers
-              + s.params.seq_overhead(s.engine) * 1e-3 * batch) * 1e-3
+    host_s = (
+        s.params.step_overhead_ms
+        + s.params.layer_overhead_us * 1e-3 * stage_layers
+        + s.params.seq_overhead(s.engine) * 1e-3 * batch
+    ) * 1e-3
     step = max(compute_s, memory_s) + comm_s + host_s + activation_s(s, batch)
-    k = 1.0 / s.speed   # a user's measurement scales every part of the step alike
+    k = 1.0 / s.speed  # a user's measurement scales every part of the step alike
     return {"compute_s": compute_s * k, "memory_s": memory_s * k, "comm_s": comm_s * k, "step_s": step * k}
 
 
@@ -227,8 +250,10 @@ def prefill(s: Setup, tokens: float) -> dict:
     anyway), so they run at the large-batch decode rate; `latency_s` is its time alone (standalone
     prefill kernels, `prefill_compute_efficiency`)."""
     m, pp, tp = s.model, s.pp, s.tp
-    head = m.vocab * m.hidden   # on the last position only: no prompt logits unless asked (return_context_logits)
-    flops = (2 * max(m.matmul_active - head, 0.0) * tokens + 2 * head + 2 * m.layers * tokens ** 2 * m.heads * m.head_dim) / (tp * pp)
+    head = m.vocab * m.hidden  # on the last position only: no prompt logits unless asked (return_context_logits)
+    flops = (
+        2 * max(m.matmul_active - head, 0.0) * tokens + 2 * head + 2 * m.layers * tokens**2 * m.heads * m.head_dim
+    ) / (tp * pp)
     compute_s = flops / (s.rate() * s.params.prefill_compute_efficiency)
     batched_s = flops / (s.rate() * s.params.decode_compute_efficiency)
     wb = WEIGHT_BYTES[s.served]
@@ -237,5 +262,10 @@ def prefill(s: Setup, tokens: float) -> dict:
     comm_s = _allreduce_s(tokens, m, s.hw, tp, pp, s.params)
     act_s = activation_s(s, tokens)
     k = 1.0 / s.speed
-    return {"compute_s": compute_s * k, "memory_s": memory_s * k, "comm_s": comm_s * k,
-            "busy_s": (batched_s + comm_s + act_s) * k, "latency_s": (max(compute_s, memory_s) + comm_s + act_s) * k}
+    return {
+        "compute_s": compute_s * k,
+        "memory_s": memory_s * k,
+        "comm_s": comm_s * k,
+        "busy_s": (batched_s + comm_s + act_s) * k,
+        "latency_s": (max(compute_s, memory_s) + comm_s + act_s) * k,
+    }

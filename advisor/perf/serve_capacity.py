@@ -14,6 +14,7 @@ Operating point of one replica at mean concurrency B (sequences decoding at once
 Every quantity rises with B and lambda rises with B, so the sustainable rate is the largest B whose
 latencies meet the SLO: higher rates never lower latency, tighter SLOs never raise the rate.
 """
+
 from __future__ import annotations
 
 import math
@@ -59,8 +60,9 @@ def slot_wait_quantile(load: float, slots: float, hold_s: float, percentile: flo
     return hold_s / (slots - load) * math.log(p_wait / tail)
 
 
-def operating_point(s: Setup, input_len: float, output_len: float, batch: float, percentile: float = 99,
-                    slots: float | None = None) -> dict:
+def operating_point(
+    s: Setup, input_len: float, output_len: float, batch: float, percentile: float = 99, slots: float | None = None
+) -> dict:
     """Rate, latencies and step breakdown of one replica at mean concurrency `batch` (formulas above);
     `slots`: the sequences it can hold, whose queue adds to the TTFT (None: unbounded)."""
     context = s.params.kv_tokens(s.engine, input_len, output_len)[1]
@@ -86,8 +88,17 @@ def operating_point(s: Setup, input_len: float, output_len: float, batch: float,
     own = max(s.pp * pre["latency_s"], d + s.pp * c)
     ttft_mean = d / 2 + rho * c / (2 * (1 - rho)) + own
     ttft_p = d + mdl_wait_quantile(rho, c, percentile) + slot_p + own
-    return {"requests_per_s": lam, "batch": batch, "rho_prefill": rho, "tpot_s": tpot_p, "ttft_s": ttft_p,
-            "tpot_mean_s": tpot_mean, "ttft_mean_s": ttft_mean, "decode": dec, "prefill": pre}
+    return {
+        "requests_per_s": lam,
+        "batch": batch,
+        "rho_prefill": rho,
+        "tpot_s": tpot_p,
+        "ttft_s": ttft_p,
+        "tpot_mean_s": tpot_mean,
+        "ttft_mean_s": ttft_mean,
+        "decode": dec,
+        "prefill": pre,
+    }
 
 
 @dataclass
@@ -107,20 +118,26 @@ class ReplicaResult:
     kv_cache_gb_per_gpu: float
     weights_gb_per_gpu: float
     engine: str
-    slots: int            # sequences in flight the engine admits: KV room and the engine's batch cap
-    precision: str = ""   # the precision weights and KV cache are served at (the job's, or a wider one)
-    warnings: list = field(default_factory=list)   # [{code, message}] the plan shows beside this replica
-    speed_evidence: str = "datasheet"   # measured | transferred | same_generation | datasheet
-    speed_source: str | None = None     # the user's measurement the speed rests on (measured, transferred)
+    slots: int  # sequences in flight the engine admits: KV room and the engine's batch cap
+    precision: str = ""  # the precision weights and KV cache are served at (the job's, or a wider one)
+    warnings: list = field(default_factory=list)  # [{code, message}] the plan shows beside this replica
+    speed_evidence: str = "datasheet"  # measured | transferred | same_generation | datasheet
+    speed_source: str | None = None  # the user's measurement the speed rests on (measured, transferred)
 
 
 def _limit_of_step(dec: dict) -> str:
     return "compute" if dec["compute_s"] >= dec["memory_s"] else "memory-bandwidth"
 
 
-def replica_capacity(s: Setup, input_len: float, output_len: float, ttft_ms: float | None = None,
-                     tpot_ms: float | None = None, percentile: float = 99,
-                     max_batch: int | None = None) -> ReplicaResult | None:
+def replica_capacity(
+    s: Setup,
+    input_len: float,
+    output_len: float,
+    ttft_ms: float | None = None,
+    tpot_ms: float | None = None,
+    percentile: float = 99,
+    max_batch: int | None = None,
+) -> ReplicaResult | None:
     """Largest request rate one replica sustains with p-th percentile TTFT <= ttft_ms and TPOT <=
     tpot_ms (None: no limit; both None: offline peak). None when the model does not fit, the GPU
     lacks a rate for the precision or the catalog lacks its memory size or bandwidth. A zero rate
@@ -128,8 +145,16 @@ def replica_capacity(s: Setup, input_len: float, output_len: float, ttft_ms: flo
     if s.rate() <= 0 or s.bandwidth() <= 0 or s.hw.memory_gb <= 0:
         return None
     p = s.params
-    mem = memory(s.model, s.served, s.hw.memory_gb, s.tp, s.pp, p.kv_tokens(s.engine, input_len, output_len)[0],
-                 p.usable_memory_fraction, p.overhead_gb)
+    mem = memory(
+        s.model,
+        s.served,
+        s.hw.memory_gb,
+        s.tp,
+        s.pp,
+        p.kv_tokens(s.engine, input_len, output_len)[0],
+        p.usable_memory_fraction,
+        p.overhead_gb,
+    )
     if not mem.fits:
         return None
     engine_cap = max_batch or p.batch_cap(s.engine, s.hw)
@@ -144,20 +169,47 @@ def replica_capacity(s: Setup, input_len: float, output_len: float, ttft_ms: flo
         pt = operating_point(s, input_len, output_len, best, percentile, cap if ttft_ms is not None else None)
         lam = pt["requests_per_s"]
     limit = limit or _limit_of_step(pt["decode"])
-    kv_gb = best * mem.kv_per_seq_gb   # each stage caches its own layers for every sequence
+    kv_gb = best * mem.kv_per_seq_gb  # each stage caches its own layers for every sequence
     warnings = [{"rule": None, "code": "precision-not-on-gpu", "message": s.plan.warning}] if s.plan.warning else []
     evidence, source = s.evidence(input_len, output_len)
-    return ReplicaResult(lam, s.gpus, s.tp, s.pp, best, mem.max_batch, pt["ttft_s"] * 1e3, pt["tpot_s"] * 1e3,
-                         limit, pt, kv_gb, mem.weights_gb, s.engine, cap, s.served, warnings, evidence, source)
+    return ReplicaResult(
+        lam,
+        s.gpus,
+        s.tp,
+        s.pp,
+        best,
+        mem.max_batch,
+        pt["ttft_s"] * 1e3,
+        pt["tpot_s"] * 1e3,
+        limit,
+        pt,
+        kv_gb,
+        mem.weights_gb,
+        s.engine,
+        cap,
+        s.served,
+        warnings,
+        evidence,
+        source,
+    )
 
 
-def _largest_batch(s: Setup, input_len: float, output_len: float, ttft_ms: float | None, tpot_ms: float | None,
-                   percentile: float, cap: int, kv_bound: bool) -> tuple[float, str | None]:
+def _largest_batch(
+    s: Setup,
+    input_len: float,
+    output_len: float,
+    ttft_ms: float | None,
+    tpot_ms: float | None,
+    percentile: float,
+    cap: int,
+    kv_bound: bool,
+) -> tuple[float, str | None]:
     """(batch, limit): the largest mean batch up to `cap` at which both latency limits hold, by
     bisection (50 halvings), and what stops it there when it is the KV cache or the TTFT queue
     (None: the step itself, read from the operating point by the caller). Batch 0 when the limits
     fail even when idle."""
-    def ok(b: float) -> tuple[bool, bool]:   # (TPOT within its limit, TTFT within its limit) at batch b
+
+    def ok(b: float) -> tuple[bool, bool]:  # (TPOT within its limit, TTFT within its limit) at batch b
         pt = operating_point(s, input_len, output_len, b, percentile, cap if ttft_ms is not None else None)
         t_ok = tpot_ms is None or pt["tpot_s"] * 1e3 <= tpot_ms
         f_ok = ttft_ms is None or pt["ttft_s"] * 1e3 <= ttft_ms

@@ -4,6 +4,7 @@ precision, request class, SLO): requests/s one replica sustains and the GPUs it 
 of `count` GPUs. The whole estimate `advisor estimate --kind serve` prints is
 advisor/perf/serving_estimate.py; the math is in advisor/perf/serve.py and kv.py.
 """
+
 from __future__ import annotations
 
 import math
@@ -32,14 +33,16 @@ GIB = 1.073741824
 def load_params(path: str | None = None) -> ServeParams:
     """Parameters from catalog/serving_estimator.yaml (or `path`)."""
     from advisor.data.resources import data_dir
+
     doc = load_yaml_file(path or data_dir("catalog") / "serving_estimator.yaml", "catalog file") or {}
     values = dict(doc.get("serving_estimator") or {})
     names = {f.name for f in fields(ServeParams)} - {"notes"}
     missing = names - set(values)
     unknown = set(values) - names
     if missing or unknown:
-        raise InputError(f"serving_estimator.yaml: missing {sorted(missing)}, unknown {sorted(unknown)}",
-                         field="serving_estimator")
+        raise InputError(
+            f"serving_estimator.yaml: missing {sorted(missing)}, unknown {sorted(unknown)}", field="serving_estimator"
+        )
     return ServeParams(**values)
 
 
@@ -57,7 +60,7 @@ def memory_bytes_gb(gpu_id: str, memory_gb: float) -> float:
     parameters list one (GDDR6 datacenter cards keep in-band ECC on and lose 1/16: an L40S shows
     46,068 of 49,152 MiB), else the catalog's binary GB."""
     mib = load_params().visible_memory_mib.get(gpu_id)
-    return float(mib) * 2 ** 20 / 1e9 if mib else memory_gb * GIB
+    return float(mib) * 2**20 / 1e9 if mib else memory_gb * GIB
 
 
 def hardware(gpu: GPU, catalog: Catalog | None = None) -> Hardware:
@@ -68,14 +71,23 @@ def hardware(gpu: GPU, catalog: Catalog | None = None) -> Hardware:
     notes = {k: f.note for k, f in gpu.tensor_tflops.items() if not f.value and f.note}
     cat = catalog if catalog is not None else load_catalog()
     fitted = {generation(cat.gpus[g]) for g in calibrated_gpus() if g in cat.gpus}
-    return Hardware(name=gpu.id, memory_gb=memory_bytes_gb(gpu.id, gpu.memory_gb.value or 0.0),
-                    bandwidth_gbps=gpu.memory_bandwidth_gbps.value or 0.0, tflops=tflops,
-                    link_gbps=(ic.link_gbps.value or 0.0) if ic.link != "none" else 0.0,
-                    link_domain=int(ic.link_domain.value or 1), pcie_gbps=ic.pcie_gbps.value or 32.0,
-                    p2p=bool(ic.p2p.value) if ic.p2p.value is not None else True, vendor=gpu.vendor,
-                    matmul_fraction=power_limited_shares(gpu, matmul_fraction(gpu, params_from(cat)), cat,
-                                                         params_from(cat), load_params()), rate_notes=notes,
-                    generation=generation(gpu), evidence="same_generation" if generation(gpu) in fitted else "datasheet")
+    return Hardware(
+        name=gpu.id,
+        memory_gb=memory_bytes_gb(gpu.id, gpu.memory_gb.value or 0.0),
+        bandwidth_gbps=gpu.memory_bandwidth_gbps.value or 0.0,
+        tflops=tflops,
+        link_gbps=(ic.link_gbps.value or 0.0) if ic.link != "none" else 0.0,
+        link_domain=int(ic.link_domain.value or 1),
+        pcie_gbps=ic.pcie_gbps.value or 32.0,
+        p2p=bool(ic.p2p.value) if ic.p2p.value is not None else True,
+        vendor=gpu.vendor,
+        matmul_fraction=power_limited_shares(
+            gpu, matmul_fraction(gpu, params_from(cat)), cat, params_from(cat), load_params()
+        ),
+        rate_notes=notes,
+        generation=generation(gpu),
+        evidence="same_generation" if generation(gpu) in fitted else "datasheet",
+    )
 
 
 def default_engine(hw: Hardware, params: ServeParams) -> str:
@@ -97,14 +109,28 @@ def check_lengths(input_len: float, output_len: float, model: ServeModel) -> Non
         if not isinstance(v, (int, float)) or isinstance(v, bool) or not math.isfinite(v) or v < 1:
             raise InputError(f"{name}: must be a whole number of tokens of at least 1 (given {v!r})", field=name)
     if model.max_context and input_len + output_len > model.max_context:
-        raise InputError(f"input_len + output_len = {input_len + output_len:g} exceeds {model.name}'s context "
-                         f"window of {model.max_context} tokens", field="input_len")
+        raise InputError(
+            f"input_len + output_len = {input_len + output_len:g} exceeds {model.name}'s context "
+            f"window of {model.max_context} tokens",
+            field="input_len",
+        )
 
 
-def replica_rate(model: str | ServeModel, hw: Hardware, tp: int, precision: str, input_len: float,
-                 output_len: float, ttft_ms: float | None = None, tpot_ms: float | None = None,
-                 percentile: float = 99, pp: int = 1, engine: str | None = None,
-                 params: ServeParams | None = None, max_batch: int | None = None) -> ReplicaResult | None:
+def replica_rate(
+    model: str | ServeModel,
+    hw: Hardware,
+    tp: int,
+    precision: str,
+    input_len: float,
+    output_len: float,
+    ttft_ms: float | None = None,
+    tpot_ms: float | None = None,
+    percentile: float = 99,
+    pp: int = 1,
+    engine: str | None = None,
+    params: ServeParams | None = None,
+    max_batch: int | None = None,
+) -> ReplicaResult | None:
     """For the optimizer: requests/s one replica of tp x pp GPUs sustains under the SLO (`.requests_per_s`,
     `.gpus`), or None when the model does not fit or the GPU has no rate for the precision."""
     params = params or load_params()
@@ -114,10 +140,21 @@ def replica_rate(model: str | ServeModel, hw: Hardware, tp: int, precision: str,
     return replica_capacity(setup, input_len, output_len, ttft_ms, tpot_ms, percentile, max_batch)
 
 
-def best_layout(model: ServeModel, hw: Hardware, count: int, precision: str, input_len: float, output_len: float,
-                ttft_ms: float | None = None, tpot_ms: float | None = None, percentile: float = 99,
-                tensor_parallel: int | None = None, engine: str | None = None,
-                params: ServeParams | None = None, max_batch: int | None = None) -> ReplicaResult | None:
+def best_layout(
+    model: ServeModel,
+    hw: Hardware,
+    count: int,
+    precision: str,
+    input_len: float,
+    output_len: float,
+    ttft_ms: float | None = None,
+    tpot_ms: float | None = None,
+    percentile: float = 99,
+    tensor_parallel: int | None = None,
+    engine: str | None = None,
+    params: ServeParams | None = None,
+    max_batch: int | None = None,
+) -> ReplicaResult | None:
     """The tensor-parallel size (and pipeline depth, only when no TP alone fits) that gives `count` GPUs
     the highest total rate; ties go to the smaller TP. None when nothing fits."""
     params = params or load_params()
@@ -127,8 +164,21 @@ def best_layout(model: ServeModel, hw: Hardware, count: int, precision: str, inp
         for tp in tps:
             if tp * pp > count or (pp > 1 and tp < min(count // pp, hw.link_domain or 1, 8)):
                 continue
-            r = replica_rate(model, hw, tp, precision, input_len, output_len, ttft_ms, tpot_ms, percentile,
-                             pp, engine, params, max_batch)
+            r = replica_rate(
+                model,
+                hw,
+                tp,
+                precision,
+                input_len,
+                output_len,
+                ttft_ms,
+                tpot_ms,
+                percentile,
+                pp,
+                engine,
+                params,
+                max_batch,
+            )
             if r is None:
                 continue
             total = (count // r.gpus) * r.requests_per_s

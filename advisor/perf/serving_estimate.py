@@ -3,6 +3,7 @@ model on `count` GPUs of one type at a request class and SLO, as JSON (`serve_es
 library's arguments `estimate_serving`), and the serving model of a workload's serving job with the
 speeds the user measured (`serving_model`).
 """
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -35,48 +36,98 @@ def _check_request(count: Any, tensor_parallel: int | None, ttft_ms: Any, tpot_m
     if not isinstance(count, int) or isinstance(count, bool) or count < 1:
         raise InputError(f"`count`: must be a whole number of GPUs of at least 1 (given {count!r})", field="count")
     if tensor_parallel is not None and (tensor_parallel not in TP_SIZES or tensor_parallel > count):
-        raise InputError(f"`tensor_parallel`: must be one of {', '.join(map(str, TP_SIZES))} and at most count "
-                         f"({count}); given {tensor_parallel!r}", field="tensor_parallel")
+        raise InputError(
+            f"`tensor_parallel`: must be one of {', '.join(map(str, TP_SIZES))} and at most count "
+            f"({count}); given {tensor_parallel!r}",
+            field="tensor_parallel",
+        )
     for name, v in (("ttft_ms", ttft_ms), ("tpot_ms", tpot_ms)):
         if v is not None and (isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 < v < 1e9):
-            raise InputError(f"`{name}`: a latency limit is a positive number of milliseconds (given {v!r})", field=name)
+            raise InputError(
+                f"`{name}`: a latency limit is a positive number of milliseconds (given {v!r})", field=name
+            )
     if not 50 <= percentile < 100:
         raise InputError(f"`percentile`: must be at least 50 and below 100 (given {percentile!r})", field="percentile")
 
 
-def serve_estimate(model: str | ServeModel, gpu: GPU | str | Hardware, count: int, precision: str, input_len: int,
-                   output_len: int, ttft_ms: float | None = None, tpot_ms: float | None = None,
-                   percentile: float = 99, tensor_parallel: int | None = None, catalog: Catalog | None = None,
-                   engine: str | None = None, max_batch: int | None = None,
-                   params: ServeParams | None = None) -> dict[str, Any]:
+def serve_estimate(
+    model: str | ServeModel,
+    gpu: GPU | str | Hardware,
+    count: int,
+    precision: str,
+    input_len: int,
+    output_len: int,
+    ttft_ms: float | None = None,
+    tpot_ms: float | None = None,
+    percentile: float = 99,
+    tensor_parallel: int | None = None,
+    catalog: Catalog | None = None,
+    engine: str | None = None,
+    max_batch: int | None = None,
+    params: ServeParams | None = None,
+) -> dict[str, Any]:
     """Serving a model on `count` GPUs (a catalog GPU, its id, or a `Hardware`): whole-system output
     tokens/s under the SLO when one is given, else the offline peak; JSON-able."""
-    m, hw = _checked_request(model, gpu, count, precision, input_len, output_len, ttft_ms, tpot_ms, percentile,
-                             tensor_parallel, catalog)
+    m, hw = _checked_request(
+        model, gpu, count, precision, input_len, output_len, ttft_ms, tpot_ms, percentile, tensor_parallel, catalog
+    )
     params = params or load_params()
     slo = ttft_ms is not None or tpot_ms is not None
-    r = best_layout(m, hw, count, precision, input_len, output_len, ttft_ms, tpot_ms, percentile,
-                    tensor_parallel, engine, params, max_batch)
+    r = best_layout(
+        m,
+        hw,
+        count,
+        precision,
+        input_len,
+        output_len,
+        ttft_ms,
+        tpot_ms,
+        percentile,
+        tensor_parallel,
+        engine,
+        params,
+        max_batch,
+    )
     plan = plan_precision(hw.name, hw.tflops, hw.rate_notes, precision)
     served_by = engine or default_engine(hw, params)
-    evidence, source = Setup(m, hw, precision, tensor_parallel or 1, 1, served_by, params).evidence(input_len, output_len)
-    out = {"kind": "serve", "model": m.name, "gpu": hw.name, "gpu_count": count, "precision": precision,
-           "input_len": input_len, "output_len": output_len,
-           "slo": {"ttft_ms": ttft_ms, "tpot_ms": tpot_ms, "percentile": percentile} if slo else None,
-           "engine": served_by, "served_precision": plan.served,
-           "speed_evidence": evidence, "speed_source": source,
-           "compute_precision": plan.compute,
-           "warnings": [{"code": "precision-not-on-gpu", "message": plan.warning}] if plan.warning else []}
+    evidence, source = Setup(m, hw, precision, tensor_parallel or 1, 1, served_by, params).evidence(
+        input_len, output_len
+    )
+    out = {
+        "kind": "serve",
+        "model": m.name,
+        "gpu": hw.name,
+        "gpu_count": count,
+        "precision": precision,
+        "input_len": input_len,
+        "output_len": output_len,
+        "slo": {"ttft_ms": ttft_ms, "tpot_ms": tpot_ms, "percentile": percentile} if slo else None,
+        "engine": served_by,
+        "served_precision": plan.served,
+        "speed_evidence": evidence,
+        "speed_source": source,
+        "compute_precision": plan.compute,
+        "warnings": [{"code": "precision-not-on-gpu", "message": plan.warning}] if plan.warning else [],
+    }
     if r is None:
         unserved = _unserved(m, hw, plan, count, precision, input_len, output_len, tensor_parallel, served_by, params)
         return {**out, "fits": False, **unserved}
     return {**out, "fits": True, **_served(r, count, output_len)}
 
 
-def _checked_request(model: str | ServeModel, gpu: GPU | str | Hardware, count: int, precision: str,
-                     input_len: int, output_len: int, ttft_ms: float | None, tpot_ms: float | None,
-                     percentile: float, tensor_parallel: int | None,
-                     catalog: Catalog | None) -> tuple[ServeModel, Hardware]:
+def _checked_request(
+    model: str | ServeModel,
+    gpu: GPU | str | Hardware,
+    count: int,
+    precision: str,
+    input_len: int,
+    output_len: int,
+    ttft_ms: float | None,
+    tpot_ms: float | None,
+    percentile: float,
+    tensor_parallel: int | None,
+    catalog: Catalog | None,
+) -> tuple[ServeModel, Hardware]:
     """The model and the GPU's serving figures, after every argument is checked: a bad one is
     reported before anything is computed."""
     m = as_serve_model(model)
@@ -88,18 +139,47 @@ def _checked_request(model: str | ServeModel, gpu: GPU | str | Hardware, count: 
     return m, gpu if isinstance(gpu, Hardware) else hardware(gpu, catalog)
 
 
-def _unserved(m: ServeModel, hw: Hardware, plan: PrecisionPlan, count: int, precision: str, input_len: int,
-              output_len: int, tensor_parallel: int | None, engine: str, params: ServeParams) -> dict[str, Any]:
+def _unserved(
+    m: ServeModel,
+    hw: Hardware,
+    plan: PrecisionPlan,
+    count: int,
+    precision: str,
+    input_len: int,
+    output_len: int,
+    tensor_parallel: int | None,
+    engine: str,
+    params: ServeParams,
+) -> dict[str, Any]:
     """The figures of a model no layout serves: why, and the weights per GPU at the widest tensor
     parallelism tried (or the one asked), the rest zero or null."""
     kv_tokens = params.kv_tokens(engine, input_len, output_len)[0]
-    mem = memory(m, plan.served or precision, hw.memory_gb, tensor_parallel or min(count, 8), 1,
-                 kv_tokens, params.usable_memory_fraction, params.overhead_gb)
-    return {"reason": _why_not(m, hw, plan, mem, count, params),
-            "output_tokens_per_s": 0.0, "requests_per_s": 0.0,
-            "ttft_ms": None, "tpot_ms": None, "max_batch": 0, "kv_cache_gb_per_gpu": 0.0,
-            "weights_gb_per_gpu": round(mem.weights_gb, 3), "step_breakdown": None, "limited_by": None,
-            "tensor_parallel": None, "pipeline_parallel": None, "replicas": 0, "idle_gpus": count}
+    mem = memory(
+        m,
+        plan.served or precision,
+        hw.memory_gb,
+        tensor_parallel or min(count, 8),
+        1,
+        kv_tokens,
+        params.usable_memory_fraction,
+        params.overhead_gb,
+    )
+    return {
+        "reason": _why_not(m, hw, plan, mem, count, params),
+        "output_tokens_per_s": 0.0,
+        "requests_per_s": 0.0,
+        "ttft_ms": None,
+        "tpot_ms": None,
+        "max_batch": 0,
+        "kv_cache_gb_per_gpu": 0.0,
+        "weights_gb_per_gpu": round(mem.weights_gb, 3),
+        "step_breakdown": None,
+        "limited_by": None,
+        "tensor_parallel": None,
+        "pipeline_parallel": None,
+        "replicas": 0,
+        "idle_gpus": count,
+    }
 
 
 def _why_not(m: ServeModel, hw: Hardware, plan: PrecisionPlan, mem: Memory, count: int, params: ServeParams) -> str:
@@ -109,8 +189,10 @@ def _why_not(m: ServeModel, hw: Hardware, plan: PrecisionPlan, mem: Memory, coun
         return f"{hw.name} has {plan.refused}"
     if hw.bandwidth_gbps <= 0 or hw.memory_gb <= 0:
         return f"{hw.name} has no sourced memory size or bandwidth in the catalog, which the serving model needs"
-    return (f"{m.name} at {plan.served} needs {mem.weights_gb:.1f} GB of weights per GPU plus "
-            f"{params.overhead_gb:g} GB overhead and KV cache; {count} x {hw.memory_gb:g} GB is not enough")
+    return (
+        f"{m.name} at {plan.served} needs {mem.weights_gb:.1f} GB of weights per GPU plus "
+        f"{params.overhead_gb:g} GB overhead and KV cache; {count} x {hw.memory_gb:g} GB is not enough"
+    )
 
 
 def _rnd(x: Any, n: int = 6) -> float:
@@ -124,24 +206,44 @@ def _served(r: ReplicaResult, count: int, output_len: int) -> dict[str, Any]:
     replicas = count // r.gpus
     pt = r.point
     dec, pre = pt["decode"], pt["prefill"]
-    return {"output_tokens_per_s": _rnd(replicas * r.requests_per_s * output_len, 3),
-            "requests_per_s": _rnd(replicas * r.requests_per_s, 5),
-            "requests_per_s_per_replica": _rnd(r.requests_per_s, 5),
-            "ttft_ms": _rnd(r.ttft_ms, 3), "tpot_ms": _rnd(r.tpot_ms, 3),
-            "ttft_mean_ms": _rnd(pt["ttft_mean_s"] * 1e3, 3), "tpot_mean_ms": _rnd(pt["tpot_mean_s"] * 1e3, 3),
-            "batch_per_replica": _rnd(r.batch, 2), "max_batch": r.max_batch,
-            "kv_cache_gb_per_gpu": _rnd(r.kv_cache_gb_per_gpu, 3), "weights_gb_per_gpu": _rnd(r.weights_gb_per_gpu, 3),
-            "step_breakdown": {
-                "prefill": {"compute_s": _rnd(pre["compute_s"]), "memory_s": _rnd(pre["memory_s"]),
-                            "comm_s": _rnd(pre["comm_s"])},
-                "decode": {"compute_s": _rnd(dec["compute_s"]), "memory_s": _rnd(dec["memory_s"]),
-                           "comm_s": _rnd(dec["comm_s"]), "step_s": _rnd(dec["step_s"])}},
-            "limited_by": r.limited_by, "tensor_parallel": r.tp, "pipeline_parallel": r.pp,
-            "replicas": replicas, "idle_gpus": count - replicas * r.gpus,
-            "speed_evidence": r.speed_evidence, "speed_source": r.speed_source}
+    return {
+        "output_tokens_per_s": _rnd(replicas * r.requests_per_s * output_len, 3),
+        "requests_per_s": _rnd(replicas * r.requests_per_s, 5),
+        "requests_per_s_per_replica": _rnd(r.requests_per_s, 5),
+        "ttft_ms": _rnd(r.ttft_ms, 3),
+        "tpot_ms": _rnd(r.tpot_ms, 3),
+        "ttft_mean_ms": _rnd(pt["ttft_mean_s"] * 1e3, 3),
+        "tpot_mean_ms": _rnd(pt["tpot_mean_s"] * 1e3, 3),
+        "batch_per_replica": _rnd(r.batch, 2),
+        "max_batch": r.max_batch,
+        "kv_cache_gb_per_gpu": _rnd(r.kv_cache_gb_per_gpu, 3),
+        "weights_gb_per_gpu": _rnd(r.weights_gb_per_gpu, 3),
+        "step_breakdown": {
+            "prefill": {
+                "compute_s": _rnd(pre["compute_s"]),
+                "memory_s": _rnd(pre["memory_s"]),
+                "comm_s": _rnd(pre["comm_s"]),
+            },
+            "decode": {
+                "compute_s": _rnd(dec["compute_s"]),
+                "memory_s": _rnd(dec["memory_s"]),
+                "comm_s": _rnd(dec["comm_s"]),
+                "step_s": _rnd(dec["step_s"]),
+            },
+        },
+        "limited_by": r.limited_by,
+        "tensor_parallel": r.tp,
+        "pipeline_parallel": r.pp,
+        "replicas": replicas,
+        "idle_gpus": count - replicas * r.gpus,
+        "speed_evidence": r.speed_evidence,
+        "speed_source": r.speed_source,
+    }
 
 
-def serving_model(job: ServeJob, catalog: Catalog, where: str = "jobs[0]", params: ServeParams | None = None) -> ServeModel:
+def serving_model(
+    job: ServeJob, catalog: Catalog, where: str = "jobs[0]", params: ServeParams | None = None
+) -> ServeModel:
     """What a serving job (advisor.inputs.jobs.ServeJob) is served as: its preset, and when it carries
     `measured:` runs, every catalog GPU's speed factor from them (advisor/perf/serving_measured.py). The
     optimizer's candidate builder passes this model to `replica_rate`, which applies the factors."""
@@ -156,33 +258,57 @@ def serving_model(job: ServeJob, catalog: Catalog, where: str = "jobs[0]", param
         at = f"{where}.measured[{k}]"
         if run.gpu not in catalog.gpus:
             from advisor.errors import suggest
+
             raise InputError(f"{at}.gpu: unknown GPU id {run.gpu!r}{suggest(run.gpu, catalog.gpus)}", field=f"{at}.gpu")
         gpu = catalog.gpus[run.gpu]
         try:
-            est = serve_estimate(model, hardware(gpu, catalog), run.count, job.precision, run.input_len, run.output_len,
-                                 tensor_parallel=run.tensor_parallel, params=params)
+            est = serve_estimate(
+                model,
+                hardware(gpu, catalog),
+                run.count,
+                job.precision,
+                run.input_len,
+                run.output_len,
+                tensor_parallel=run.tensor_parallel,
+                params=params,
+            )
         except InputError as exc:
             raise InputError(f"{at}: {exc}", field=at) from None
         if not est["fits"] or est["tensor_parallel"] != run.tensor_parallel or est["pipeline_parallel"] != 1:
-            raise InputError(f"{at}: {model.name} at {job.precision} on {run.count} x {run.gpu} with tensor parallelism "
-                             f"{run.tensor_parallel} is not a layout the serving model can run "
-                             f"({est.get('reason') or 'it needs pipeline stages'}); check gpu, count and tensor_parallel",
-                             field=at)
+            raise InputError(
+                f"{at}: {model.name} at {job.precision} on {run.count} x {run.gpu} with tensor parallelism "
+                f"{run.tensor_parallel} is not a layout the serving model can run "
+                f"({est.get('reason') or 'it needs pipeline stages'}); check gpu, count and tensor_parallel",
+                field=at,
+            )
         factors.append((run.gpu, generation(gpu), run.output_tokens_per_s / est["output_tokens_per_s"], run))
     gens = {gid: generation(g) for gid, g in catalog.gpus.items()}
     speeds = transfer(factors, gens, params.measured_software_share)
     return dataclasses.replace(model, speeds=tuple(sorted(speeds.items())))
 
 
-def estimate_serving(*, gpu: str | None = None, count: int = 1, model: str | None = None,
-                     params: float | str | None = None,
-                     layers: int | None = None, hidden: int | None = None, heads: int | None = None,
-                     kv_heads: int | None = None, experts: int | None = None,
-                     active_params: float | str | None = None,
-                     precision: str = "bf16", input_len: int | None = None, output_len: int | None = None,
-                     ttft_ms: float | None = None, tpot_ms: float | None = None, percentile: float = 99,
-                     tensor_parallel: int | None = None, catalog: Catalog | str | Path | None = None,
-                     list_models: bool = False) -> dict[str, Any]:
+def estimate_serving(
+    *,
+    gpu: str | None = None,
+    count: int = 1,
+    model: str | None = None,
+    params: float | str | None = None,
+    layers: int | None = None,
+    hidden: int | None = None,
+    heads: int | None = None,
+    kv_heads: int | None = None,
+    experts: int | None = None,
+    active_params: float | str | None = None,
+    precision: str = "bf16",
+    input_len: int | None = None,
+    output_len: int | None = None,
+    ttft_ms: float | None = None,
+    tpot_ms: float | None = None,
+    percentile: float = 99,
+    tensor_parallel: int | None = None,
+    catalog: Catalog | str | Path | None = None,
+    list_models: bool = False,
+) -> dict[str, Any]:
     """advisor.estimate(kind="serve", ...) and `advisor estimate --kind serve`: a preset (`model`, id or
     alias) or a custom shape (`params`, `layers`, `hidden`, `heads`, ...) served on `count` GPUs, as
     JSON (or the preset list, as `advisor models`). `catalog` is a Catalog, a path to an override file, or None for the built-in one.
@@ -190,23 +316,29 @@ def estimate_serving(*, gpu: str | None = None, count: int = 1, model: str | Non
     from advisor.data.catalog_view import presets
     from advisor.inputs.units import parse_count
     from advisor.perf.kv import custom_model
+
     if not isinstance(catalog, Catalog):
         catalog = load_catalog(catalog) if catalog else load_catalog()
     if list_models:
         return presets(catalog)
     if input_len is None or output_len is None:
-        raise InputError("`input_len` and `output_len`: give the request's prompt and output tokens, "
-                         "e.g. 1000 and 300", field="input_len")
+        raise InputError(
+            "`input_len` and `output_len`: give the request's prompt and output tokens, e.g. 1000 and 300",
+            field="input_len",
+        )
     if model and params:
-        raise InputError("give either `model` (a preset) or `params` with `layers`, `hidden` and `heads`",
-                         field="model")
+        raise InputError(
+            "give either `model` (a preset) or `params` with `layers`, `hidden` and `heads`", field="model"
+        )
     if params:
         missing = [f"`{n}`" for n, v in (("layers", layers), ("hidden", hidden), ("heads", heads)) if v is None]
         if missing or layers is None or hidden is None or heads is None:
             raise InputError(f"`params`: a custom serving model needs {', '.join(missing)} too", field="params")
         try:
-            total, active = parse_count(params, "params"), parse_count(active_params, "active_params") \
-                if active_params else None
+            total, active = (
+                parse_count(params, "params"),
+                parse_count(active_params, "active_params") if active_params else None,
+            )
         except ValueError as exc:
             raise InputError(f"`params`/`active_params`: {exc}", field="params") from None
         served = custom_model(total, layers, hidden, heads, kv_heads, active, experts)
@@ -215,6 +347,18 @@ def estimate_serving(*, gpu: str | None = None, count: int = 1, model: str | Non
     gpu = require_gpu(gpu)
     if gpu not in catalog.gpus:
         from advisor.errors import suggest
+
         raise InputError(f"`gpu`: unknown GPU id {gpu!r}{suggest(gpu, catalog.gpus)}", field="gpu")
-    return serve_estimate(served, catalog.gpus[gpu], count, precision, input_len, output_len, ttft_ms, tpot_ms,
-                          percentile, tensor_parallel, catalog)
+    return serve_estimate(
+        served,
+        catalog.gpus[gpu],
+        count,
+        precision,
+        input_len,
+        output_len,
+        ttft_ms,
+        tpot_ms,
+        percentile,
+        tensor_parallel,
+        catalog,
+    )

@@ -18,6 +18,7 @@ follows the same scaled rate-latency curve. Which factor a GPU gets:
 Without a measurement a GPU's evidence is `same_generation` when published runs of its generation are
 in catalog/serving_calibration.csv (the model is fitted on them), else `datasheet`.
 """
+
 from __future__ import annotations
 
 import csv
@@ -34,8 +35,8 @@ class Speed:
     """What multiplies one GPU type's modelled speed, and why."""
 
     factor: float
-    evidence: str                                  # measured | transferred
-    source: str                                    # the measurement(s) it comes from, in words
+    evidence: str  # measured | transferred
+    source: str  # the measurement(s) it comes from, in words
     shapes: tuple[tuple[int, int, int], ...] = ()  # (tensor parallel, input, output) measured on this GPU
 
 
@@ -43,15 +44,19 @@ def label(m: Any) -> str:
     """A measurement in words, as plans quote it."""
     when = f", {m.date}" if m.date else ""
     note = f" ({m.note})" if m.note else ""
-    return (f"your run of {m.count} x {m.gpu}, TP{m.tensor_parallel}, {m.input_len} in / {m.output_len} out: "
-            f"{m.output_tokens_per_s:,.0f} output tokens/s{when}{note}")
+    return (
+        f"your run of {m.count} x {m.gpu}, TP{m.tensor_parallel}, {m.input_len} in / {m.output_len} out: "
+        f"{m.output_tokens_per_s:,.0f} output tokens/s{when}{note}"
+    )
 
 
 def geometric_mean(values: list[float]) -> float:
     return math.exp(sum(math.log(v) for v in values) / len(values))
 
 
-def transfer(factors: list[tuple[str, str, float, Any]], gpus: dict[str, str], software_share: float) -> dict[str, Speed]:
+def transfer(
+    factors: list[tuple[str, str, float, Any]], gpus: dict[str, str], software_share: float
+) -> dict[str, Speed]:
     """{GPU id: Speed} for every GPU of `gpus` ({id: generation}) from the measured factors
     [(GPU id, generation, f, measurement)], by the rule of this module's docstring."""
     out: dict[str, Speed] = {}
@@ -60,17 +65,23 @@ def transfer(factors: list[tuple[str, str, float, Any]], gpus: dict[str, str], s
         own = [(f, m) for g, _, f, m in factors if g == gid]
         if own:
             shapes = tuple(sorted({(m.tensor_parallel, m.input_len, m.output_len) for _, m in own}))
-            out[gid] = Speed(geometric_mean([f for f, _ in own]), "measured", "; ".join(label(m) for _, m in own),
-                             shapes)
+            out[gid] = Speed(
+                geometric_mean([f for f, _ in own]), "measured", "; ".join(label(m) for _, m in own), shapes
+            )
             continue
         kin = [(f, m) for _, g, f, m in factors if g == gen]
         if kin:
-            out[gid] = Speed(geometric_mean([f for f, _ in kin]), "transferred",
-                             "moved with its generation by " + "; ".join(label(m) for _, m in kin))
+            out[gid] = Speed(
+                geometric_mean([f for f, _ in kin]),
+                "transferred",
+                "moved with its generation by " + "; ".join(label(m) for _, m in kin),
+            )
         else:
-            out[gid] = Speed(geometric_mean(every) ** software_share, "transferred",
-                             f"moved by the software share ({software_share:g}) of "
-                             + "; ".join(label(m) for _, _, _, m in factors))
+            out[gid] = Speed(
+                geometric_mean(every) ** software_share,
+                "transferred",
+                f"moved by the software share ({software_share:g}) of " + "; ".join(label(m) for _, _, _, m in factors),
+            )
     return out
 
 

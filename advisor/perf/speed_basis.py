@@ -17,6 +17,7 @@
   derating is a first-software-year gap its generation is past (`mature_after_months`), and every
   estimate not backed by a run on its own GPU says so in `evidence_note`.
 """
+
 from __future__ import annotations
 
 from dataclasses import replace
@@ -60,8 +61,12 @@ def derating(gpu: GPU, p: Params) -> dict[str, Any] | None:
     entry = derating_entry(gpu, p)
     if entry is None or software_matured(gpu, entry):
         return None
-    return {"factor": float(entry["factor"]), "upper": float(entry.get("upper") or entry["factor"]),
-            "source": list(entry["source"]), "note": str(entry.get("note", ""))}
+    return {
+        "factor": float(entry["factor"]),
+        "upper": float(entry.get("upper") or entry["factor"]),
+        "source": list(entry["source"]),
+        "note": str(entry.get("note", "")),
+    }
 
 
 def software_matured(gpu: GPU, entry: dict[str, Any]) -> bool:
@@ -94,8 +99,9 @@ def _capped(tps: float, mfu: float, t: dict, best: float | None) -> float:
     return tps * total / (work * mfu_work / best + t["comm_s"])
 
 
-def ceilings(job: JobSpec, gpu: GPU, lay: Layout, batch: float, tps: float, mfu: float, t: dict, ev: Evidence,
-             p: Params) -> tuple[float, float, str | None]:
+def ceilings(
+    job: JobSpec, gpu: GPU, lay: Layout, batch: float, tps: float, mfu: float, t: dict, ev: Evidence, p: Params
+) -> tuple[float, float, str | None]:
     """(base tokens/s, upper tokens/s, note) for an estimate of `tps` tokens/s at `mfu`, step `t`."""
     upper = _capped(tps, mfu, t, mfu_cap(gpu, job.precision, p, lay.count))
     upper_mfu = mfu * upper / tps
@@ -105,30 +111,45 @@ def ceilings(job: JobSpec, gpu: GPU, lay: Layout, batch: float, tps: float, mfu:
     if med is None or upper_mfu <= med or not _kernel_gain(job, gpu, p):
         return upper, upper, None
     t = step_time(replace(job, attention_kernel="fa2"), gpu, lay, batch, p)
-    tps_runs = batch / (t["compute_s"] + t["memory_s"] + t["comm_s"])   # the same layout at the runs' kernels
+    tps_runs = batch / (t["compute_s"] + t["memory_s"] + t["comm_s"])  # the same layout at the runs' kernels
     mfu_runs = mfu * tps_runs / tps
     base_mfu = min(upper_mfu, max(mfu_runs, med))
     if base_mfu >= upper_mfu * 0.9999:
         return upper, upper, None
-    return tps * base_mfu / mfu, upper, (
-        f"today's attention kernels count up to {100 * max(mfu_runs, med):.1f}% MFU in the base case: every "
-        f"{job.precision} run measured on {generation_name(generation(gpu))} GPUs used FlashAttention-2-era kernels (median run "
-        f"{100 * med:.1f}%; with them {100 * upper_mfu:.1f}%, the upper end)")
+    return (
+        tps * base_mfu / mfu,
+        upper,
+        (
+            f"today's attention kernels count up to {100 * max(mfu_runs, med):.1f}% MFU in the base case: every "
+            f"{job.precision} run measured on {generation_name(generation(gpu))} GPUs used FlashAttention-2-era kernels (median run "
+            f"{100 * med:.1f}%; with them {100 * upper_mfu:.1f}%, the upper end)"
+        ),
+    )
 
 
-def evidence_note(gpu: GPU, precision: str, ev: Evidence, d: dict[str, Any] | None, matured: bool = False) -> str | None:
+def evidence_note(
+    gpu: GPU, precision: str, ev: Evidence, d: dict[str, Any] | None, matured: bool = False
+) -> str | None:
     """What the estimate of a GPU with no run of its own rests on, in one sentence (`matured`: no
     derating because its generation is past the first-software months its entry covers)."""
     if ev.level == MEASURED:
         return None
     if ev.level == SAME_GENERATION:
-        return (f"no measured {precision} training run on {gpu.name}: efficiency from measured runs on "
-                f"{', '.join(ev.siblings)} ({generation_name(ev.generation)})")
-    factor = (f"x {d['factor']:.2f} derating (source: {', '.join(d['source'])})" if d else
-              "with no derating (no measured shortfall applies: a vendor stack past its first software year)" if matured
-              else "with no derating (catalog/estimator.yaml `datasheet_derating` has no entry for it)")
-    return (f"no measured training run on {gpu.name} or any {_vendor(gpu)} {generation_name(ev.generation)} GPU: speed from "
-            f"the datasheet {factor}")
+        return (
+            f"no measured {precision} training run on {gpu.name}: efficiency from measured runs on "
+            f"{', '.join(ev.siblings)} ({generation_name(ev.generation)})"
+        )
+    factor = (
+        f"x {d['factor']:.2f} derating (source: {', '.join(d['source'])})"
+        if d
+        else "with no derating (no measured shortfall applies: a vendor stack past its first software year)"
+        if matured
+        else "with no derating (catalog/estimator.yaml `datasheet_derating` has no entry for it)"
+    )
+    return (
+        f"no measured training run on {gpu.name} or any {_vendor(gpu)} {generation_name(ev.generation)} GPU: speed from "
+        f"the datasheet {factor}"
+    )
 
 
 def _vendor(gpu: GPU) -> str:
@@ -143,5 +164,14 @@ def speed_basis(job: JobSpec, gpu: GPU, p: Params) -> tuple[Evidence, dict[str, 
     return ev, d, evidence_note(gpu, job.precision, ev, d, entry is not None and software_matured(gpu, entry))
 
 
-__all__ = ["MEASURED", "SAME_GENERATION", "DATASHEET", "ceilings", "derating", "evidence_note", "mfu_median",
-           "software_matured", "speed_basis"]
+__all__ = [
+    "MEASURED",
+    "SAME_GENERATION",
+    "DATASHEET",
+    "ceilings",
+    "derating",
+    "evidence_note",
+    "mfu_median",
+    "software_matured",
+    "speed_basis",
+]

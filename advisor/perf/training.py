@@ -14,6 +14,7 @@ separately so explanations can say which of the article's factors binds:
 A layout is data parallel (DDP, ZeRO-1/2/3 = FSDP) x tensor parallel x pipeline parallel, with a
 micro-batch and activation checkpointing; `evaluate` chooses the fastest that fits.
 """
+
 from __future__ import annotations
 
 import math
@@ -30,8 +31,7 @@ from advisor.perf.memory import GB, Layout, job_figures, micro_batches_per_step
 T = TypeVar("T")
 
 DEQUANT_BYTES = 4.127 / 8 + 2.0 + 2.0  # read NF4 weights, write and re-read them in bf16, per parameter and pass
-OPTIMIZER_STEP_BYTES = 32.0           # bytes one AdamW update reads and writes per parameter (master, m, v, grad)
-
+OPTIMIZER_STEP_BYTES = 32.0  # bytes one AdamW update reads and writes per parameter (master, m, v, grad)
 
 
 def mfu_flops_per_token(m: ModelSpec, kind: str = "pretrain") -> float:
@@ -39,7 +39,7 @@ def mfu_flops_per_token(m: ModelSpec, kind: str = "pretrain") -> float:
     return (4.0 if kind in ("lora", "qlora") else 6.0) * m.matmul_params + 12.0 * m.layers * m.seq_len * m.hidden
 
 
-_LOOKUPS: dict[tuple, tuple] = {}          # (table id, GPU id, architecture) -> (table, value or _NONE)
+_LOOKUPS: dict[tuple, tuple] = {}  # (table id, GPU id, architecture) -> (table, value or _NONE)
 _NONE = object()
 
 
@@ -57,7 +57,7 @@ def gpu_value(table: Any, gpu: GPU, default: Any = None) -> Any:
         return table
     key = (id(table), gpu.id, gpu.architecture)
     hit = _LOOKUPS.get(key)
-    if hit is None or hit[0] is not table:   # (the table is kept in the entry, so its id stays unique)
+    if hit is None or hit[0] is not table:  # (the table is kept in the entry, so its id stays unique)
         hit = _LOOKUPS[key] = (table, _find(table, gpu))
     return default if hit[1] is _NONE else hit[1]
 
@@ -128,8 +128,10 @@ def elementwise_bytes(job: JobSpec, p: Params, ckpt: Any) -> Any:
     the TN layout, a second transposed copy for the backward (Transformer Engine, "Performance
     considerations: handling transposes"; cuBLASLt: "A must be transposed and B non-transposed")."""
     m = job.model
-    fusable = (p.memory_bytes_per_layer_element * m.layers * (m.hidden + m.ffn_width)
-               + p.memory_bytes_per_vocab_element * m.vocab) * elementwise_share(job, p)
+    fusable = (
+        p.memory_bytes_per_layer_element * m.layers * (m.hidden + m.ffn_width)
+        + p.memory_bytes_per_vocab_element * m.vocab
+    ) * elementwise_share(job, p)
     cast = p.fp8_cast_bytes_per_layer_element * m.layers * (m.hidden + m.ffn_width) if job.precision == "fp8" else 0.0
     return (fusable + cast) * (3.0 + ckpt) / 3.0
 
@@ -181,10 +183,9 @@ def matmul_efficiency(m: ModelSpec, gpu: GPU, p: Params, precision: str = "bf16"
     """Share of the dense rate the step's matrix multiplies reach: the GPU's best GEMM share x the
     framework's share of it (by generation and precision) x a saturating function of the
     matrices' size (the hidden size per tensor-parallel shard, h / t)."""
-    width = m.hidden / tp            # tensor parallelism shards the matrices: each GPU's are narrower
+    width = m.hidden / tp  # tensor parallelism shards the matrices: each GPU's are narrower
     size = width / (width + p.matmul_efficiency_half_hidden)
     return achievable_fraction(gpu, precision, p) * framework_efficiency(gpu, precision, p) * size
-
 
 
 def server_size(gpu: GPU, p: Params) -> int:
@@ -229,7 +230,7 @@ def _collective_seconds(volume: float, tier: dict) -> float:
     return t
 
 
-_ONCE: dict[tuple, tuple] = {}   # the layout search's per-GPU figures, computed once per (objects, values)
+_ONCE: dict[tuple, tuple] = {}  # the layout search's per-GPU figures, computed once per (objects, values)
 
 
 def computed_once(fn: Callable[..., T], objs: tuple[object, ...], values: tuple[object, ...], *args: Any) -> T:
@@ -258,16 +259,26 @@ def comm_tier(gpu: GPU, group: int, stride: int, p: Params) -> dict:
 def seconds_per_token(job: JobSpec, gpu: GPU, p: Params, tp: int, checkpointing: bool) -> tuple[float, float]:
     """Seconds per token of the step's matrix multiplies and of its attention, on one GPU."""
     m = job.model
-    peak = (gpu.dense_tflops(job.precision) or 0.0) * 1e12   # evaluate() checked the rates exist
+    peak = (gpu.dense_tflops(job.precision) or 0.0) * 1e12  # evaluate() checked the rates exist
     # fp8 recipes (Transformer Engine) keep attention in bf16
     attn_peak = (gpu.dense_tflops("bf16") or gpu.dense_tflops(job.precision) or 0.0) * 1e12
     ckpt = 1.0 if checkpointing else 0.0
     recompute = ckpt or job.recompute_fraction  # full checkpointing reruns every forward matmul, selective AC a share
-    passes = (2.0 if job.kind in ("lora", "qlora") else 3.0) + recompute     # forward, backward (data, weights), recompute
+    passes = (2.0 if job.kind in ("lora", "qlora") else 3.0) + recompute  # forward, backward (data, weights), recompute
     era = era_factor(job, p)
-    dense = 2.0 * m.matmul_params * passes / (peak * era * computed_once(matmul_efficiency, (m, gpu, p), (job.precision, tp),
-                                                                  m, gpu, p, job.precision, tp))
-    attn_eff = computed_once(_attention_efficiency, (gpu, p), (job.attention_kernel,), gpu, p, job.attention_kernel) * era
+    dense = (
+        2.0
+        * m.matmul_params
+        * passes
+        / (
+            peak
+            * era
+            * computed_once(matmul_efficiency, (m, gpu, p), (job.precision, tp), m, gpu, p, job.precision, tp)
+        )
+    )
+    attn_eff = (
+        computed_once(_attention_efficiency, (gpu, p), (job.attention_kernel,), gpu, p, job.attention_kernel) * era
+    )
     attention = 2.0 * m.layers * m.seq_len * m.hidden * (3.0 + ckpt) / (attn_peak * attn_eff)
     return dense, attention
 
@@ -279,8 +290,9 @@ def _bubble(job: JobSpec, lay: Layout, micro: float, p: Params) -> float:
     return (lay.pp - 1) / (micro * chunks)
 
 
-def _core(job: JobSpec, gpu: GPU, lay: Layout, batch: float, p: Params, per_token: tuple[float, float] | None,
-          opt_shards: int) -> tuple[float, float, float, float, float, float]:
+def _core(
+    job: JobSpec, gpu: GPU, lay: Layout, batch: float, p: Params, per_token: tuple[float, float] | None, opt_shards: int
+) -> tuple[float, float, float, float, float, float]:
     """The step's compute and memory-bound seconds before the bubble, the bubble, the micro-batches,
     attention seconds per token and tokens per GPU (`opt_shards`: GPUs sharing the optimizer state)."""
     m = job.model
@@ -292,7 +304,7 @@ def _core(job: JobSpec, gpu: GPU, lay: Layout, batch: float, p: Params, per_toke
     compute_s = tokens_per_gpu * (dense + attention) * imbalance
     bw = (gpu.memory_bandwidth_gbps.value or 0.0) * GB
     elementwise = elementwise_bytes(job, p, ckpt)
-    optimizer = OPTIMIZER_STEP_BYTES * job_figures(job)[2] / (lay.tp * lay.pp * opt_shards)   # trainable_params(job)
+    optimizer = OPTIMIZER_STEP_BYTES * job_figures(job)[2] / (lay.tp * lay.pp * opt_shards)  # trainable_params(job)
     micro = micro_batches_per_step(job, lay, batch)
     dequant = 0.0
     if job.kind == "qlora":  # every pass dequantizes the 4-bit weights it uses into a bf16 buffer the GEMM reads
@@ -301,16 +313,16 @@ def _core(job: JobSpec, gpu: GPU, lay: Layout, batch: float, p: Params, per_toke
     return compute_s, memory_s, _bubble(job, lay, micro, p), micro, attention, tokens_per_gpu
 
 
-def step_time(job: JobSpec, gpu: GPU, lay: Layout, batch: float, p: Params,
-          rates: tuple[float, float] | None = None) -> dict:
+def step_time(
+    job: JobSpec, gpu: GPU, lay: Layout, batch: float, p: Params, rates: tuple[float, float] | None = None
+) -> dict:
     """Seconds per optimizer step, by part, for one layout (`rates`: `seconds_per_token`'s answer, if known)."""
     m = job.model
     count = lay.count
     ckpt = 1.0 if lay.checkpointing else 0.0
     imbalance = math.ceil(m.layers / lay.pp) * lay.pp / m.layers  # the slowest pipeline stage sets the pace
     opt_shards = lay.shard_group if lay.strategy != "ddp" else 1
-    compute_s, memory_s, bubble, micro, attention, tokens_per_gpu = _core(job, gpu, lay, batch, p, rates,
-                                                                          opt_shards)
+    compute_s, memory_s, bubble, micro, attention, tokens_per_gpu = _core(job, gpu, lay, batch, p, rates, opt_shards)
     core = compute_s + memory_s
 
     # data parallel: gradients (and ZeRO-3's parameter gathers) over the data-parallel group
@@ -318,14 +330,14 @@ def step_time(job: JobSpec, gpu: GPU, lay: Layout, batch: float, p: Params,
     tier = {"tier": "none"}
     if lay.shard_group > 1:
         tier = comm_tier(gpu, lay.shard_group, lay.tp, p)
-        grads = job.grad_reduce_bytes * job_figures(job)[2] / (lay.tp * lay.pp)   # trainable_params(job)
+        grads = job.grad_reduce_bytes * job_figures(job)[2] / (lay.tp * lay.pp)  # trainable_params(job)
         weights = 2.0 * m.params / (lay.tp * lay.pp)
         if lay.strategy in ("ddp", "zero1"):
-            volume, window = 2.0 * grads, core / micro * 2.0 / 3.0   # once per step, behind the last backward
+            volume, window = 2.0 * grads, core / micro * 2.0 / 3.0  # once per step, behind the last backward
         elif lay.strategy == "zero2":
-            volume, window = micro * grads + weights, core           # reduce-scatter every micro-batch
+            volume, window = micro * grads + weights, core  # reduce-scatter every micro-batch
         else:
-            volume, window = micro * (2.0 * weights + grads), core   # gather twice, reduce-scatter, per micro-batch
+            volume, window = micro * (2.0 * weights + grads), core  # gather twice, reduce-scatter, per micro-batch
         raw = _collective_seconds(volume, tier)
         dp_s = max(raw - window, (1.0 - p.comm_overlap) * raw)
     # tensor parallel: two all-reduces of the activations per layer forward, two backward (and two
@@ -335,8 +347,11 @@ def step_time(job: JobSpec, gpu: GPU, lay: Layout, batch: float, p: Params,
         tp_tier = comm_tier(gpu, lay.tp, 1, p)
         per_token = (4.0 + 2.0 * ckpt) * 2.0 * (lay.tp - 1) / lay.tp * 2.0 * m.hidden * tp_exposed(job, p)
         # an intra-server bandwidth no source gives (intra_gbps 0) cannot carry tensor parallelism
-        tp_s = ((batch / lay.shard_group) * math.ceil(m.layers / lay.pp) * per_token / (tp_tier["intra_gbps"] * GB)
-                if tp_tier["intra_gbps"] > 0 else math.inf)
+        tp_s = (
+            (batch / lay.shard_group) * math.ceil(m.layers / lay.pp) * per_token / (tp_tier["intra_gbps"] * GB)
+            if tp_tier["intra_gbps"] > 0
+            else math.inf
+        )
         if tier["tier"] == "none":
             tier = tp_tier
     # context parallel: a ring passes each chunk's keys and values (and their gradients backward)
@@ -357,6 +372,11 @@ def step_time(job: JobSpec, gpu: GPU, lay: Layout, batch: float, p: Params,
     # with scale (GPUs inside one server run in NVLink lockstep)
     servers = math.ceil(count / computed_once(server_size, (gpu, p), (), gpu, p))
     sync_s = p.step_jitter * math.sqrt(2.0 * math.log(servers)) * core * (1 + bubble) if servers > 1 else 0.0
-    return {"compute_s": compute_s * (1 + bubble), "memory_s": memory_s * (1 + bubble),
-            "comm_s": dp_s + tp_s + cp_s + sync_s,
-            "bubble": bubble, "tier": tier["tier"], "micro_batches": micro}
+    return {
+        "compute_s": compute_s * (1 + bubble),
+        "memory_s": memory_s * (1 + bubble),
+        "comm_s": dp_s + tp_s + cp_s + sync_s,
+        "bubble": bubble,
+        "tier": tier["tier"],
+        "micro_batches": micro,
+    }

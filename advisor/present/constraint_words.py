@@ -2,6 +2,7 @@
 compute (contract/facts.py): the binding table, the diagnosis of an infeasible workload, the limit
 that rules out a GPU type, and the marginal values. Each function returns the JSON object of the
 plan contract (advisor/contract/explanations.py), keys in the contract's order."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -23,8 +24,14 @@ from advisor.contract.facts import (
 
 ARTICLE = {"office": "an office", "datacenter": "a datacenter", "cloud": "the cloud"}
 BASIS = {"cash": "cash paid over the horizon", "present_value": "present value"}
-KEPT = {"deadline": "deadline", "budget": "budget", "power": "power limit", "gpu_count": "GPU count",
-        "horizon": "horizon", "lead_time": "lead times"}
+KEPT = {
+    "deadline": "deadline",
+    "budget": "budget",
+    "power": "power limit",
+    "gpu_count": "GPU count",
+    "horizon": "horizon",
+    "lead_time": "lead times",
+}
 JSON = dict[str, Any]
 
 
@@ -50,8 +57,10 @@ def _slack_words(s: Slack) -> str:
     f = s.facts
     if s.family == "deadline":
         start = f", after {f['start_days']:.1f} days for the hardware to arrive" if f.get("start_days") else ""
-        return (f"{f['job']} finishes in {s.used:.2f} of {s.limit:g} days at the P{round(100 * f['confidence'])} "
-                f"job time ({f['estimate_days']:.2f} estimated{start})")
+        return (
+            f"{f['job']} finishes in {s.used:.2f} of {s.limit:g} days at the P{round(100 * f['confidence'])} "
+            f"job time ({f['estimate_days']:.2f} estimated{start})"
+        )
     if s.family == "budget":
         return f"uses ${s.used:,.2f} of the ${s.limit:,.2f} budget ({BASIS[f['basis']]})"
     if s.family == "power":
@@ -64,11 +73,12 @@ def _slack_words(s: Slack) -> str:
     if s.family == "stock":
         return f"{s.used:.0f} of the {s.limit:.0f} {f['gpu']} in stock bought"
     if s.family == "serving":
-        return (f"{f['name']}: replicas sustain {s.used:,.2f} requests/s under the SLO at a peak of "
-                f"{s.limit:,.2f}")
+        return f"{f['name']}: replicas sustain {s.used:,.2f} requests/s under the SLO at a peak of {s.limit:,.2f}"
     if s.family == "horizon":
-        return (f"{f['job']} finishes in {s.used:.2f} days at the P{round(100 * f['confidence'])} job time, within "
-                f"the {f['months']:g}-month horizon ({s.limit:,.0f} days)")
+        return (
+            f"{f['job']} finishes in {s.used:.2f} days at the P{round(100 * f['confidence'])} job time, within "
+            f"the {f['months']:g}-month horizon ({s.limit:,.0f} days)"
+        )
     return f"{s.constraint}: {s.used:g} of {s.limit:g} {s.unit}"
 
 
@@ -79,8 +89,13 @@ def binding_row(s: Slack) -> JSON:
     """One row of the plan's `binding` table."""
     digits = ROUNDING.get(s.unit, 4)
     slack = int(s.slack) if digits == 0 else round(s.slack, digits)
-    row: JSON = {"constraint": s.constraint, "binding": s.binding, "message": _slack_words(s), "slack": slack,
-                 "unit": s.unit}
+    row: JSON = {
+        "constraint": s.constraint,
+        "binding": s.binding,
+        "message": _slack_words(s),
+        "slack": slack,
+        "unit": s.unit,
+    }
     if s.family == "power":
         row["rule"] = s.rule
     return row
@@ -89,23 +104,31 @@ def binding_row(s: Slack) -> JSON:
 # ---------------------------------------------------------------------- the diagnosis
 def _shortfall_words(s: Shortfall) -> str:
     if s.family == "budget":
-        return (f"the cheapest plan with no limits costs ${s.needed:,.2f} ({BASIS[s.facts['basis']]}); the "
-                f"${s.limit:,.2f} budget is {_share(s.limit, s.needed)} of it")
+        return (
+            f"the cheapest plan with no limits costs ${s.needed:,.2f} ({BASIS[s.facts['basis']]}); the "
+            f"${s.limit:,.2f} budget is {_share(s.limit, s.needed)} of it"
+        )
     if s.family == "power":
-        return (f"the cheapest plan with no limits draws {s.needed:.2f} kW; the power limit is {s.limit:g} kW"
-                f"{origin(s.facts.get('rule'), s.facts.get('origin'))}")
+        return (
+            f"the cheapest plan with no limits draws {s.needed:.2f} kW; the power limit is {s.limit:g} kW"
+            f"{origin(s.facts.get('rule'), s.facts.get('origin'))}"
+        )
     if s.family == "deadline":
         return f"the cheapest plan with no limits takes {s.needed:.1f} days; the deadline is {s.limit:g} days"
     if s.family == "gpu_count":
         return f"the cheapest plan with no limits uses {s.needed:,.0f} GPUs; at most {s.limit:,.0f} are allowed"
     if s.family == "horizon":
-        return (f"the cheapest plan with no limits takes {s.needed:,.1f} days; every job must finish within the "
-                f"{s.facts['months']:g}-month horizon ({s.limit:,.0f} days) the plan is costed over")
+        return (
+            f"the cheapest plan with no limits takes {s.needed:,.1f} days; every job must finish within the "
+            f"{s.facts['months']:g}-month horizon ({s.limit:,.0f} days) the plan is costed over"
+        )
     if s.family == "lead_time":
         lead = s.facts.get("lead")
         why = f" ({lead.confidence} confidence: {lead.note})" if lead is not None and lead.note else ""
-        return (f"bought {s.facts['gpu']} take {s.needed:,.1f} days to arrive and burn in{why}; with "
-                f"{s.facts['job_days']:,.1f} days of work, {s.facts['job']} cannot finish by its {s.limit:g}-day deadline")
+        return (
+            f"bought {s.facts['gpu']} take {s.needed:,.1f} days to arrive and burn in{why}; with "
+            f"{s.facts['job_days']:,.1f} days of work, {s.facts['job']} cannot finish by its {s.limit:g}-day deadline"
+        )
     return f"the cheapest plan with no limits needs {s.needed:g}; the limit is {s.limit:g}"
 
 
@@ -115,82 +138,133 @@ NEEDED_DIGITS = {"budget": 2, "power": 3, "deadline": 3, "horizon": 3, "lead_tim
 def _lever_words(lv: Lever) -> str:
     f = lv.facts
     if lv.family == "deadline":
-        return (f"extend the deadlines by {100 * (f['scale'] - 1):.0f}% (the {lv.limit:g}-day deadline to "
-                f"{lv.needed:.1f} days)")
+        return (
+            f"extend the deadlines by {100 * (f['scale'] - 1):.0f}% (the {lv.limit:g}-day deadline to "
+            f"{lv.needed:.1f} days)"
+        )
     if lv.family == "budget":
-        return (f"raise the budget from ${lv.limit:,.0f} to ${lv.needed:,.0f} ({BASIS[f['basis']]}; the budget is "
-                f"{_share(lv.limit, lv.needed)} of the cheapest plan)")
+        return (
+            f"raise the budget from ${lv.limit:,.0f} to ${lv.needed:,.0f} ({BASIS[f['basis']]}; the budget is "
+            f"{_share(lv.limit, lv.needed)} of the cheapest plan)"
+        )
     if lv.family == "power":
-        return (f"raise the power limit from {lv.limit:g} kW to {lv.needed:.2f} kW (deployment.power_limit_kw)"
-                f"{origin(lv.rule, f.get('origin'))}")
+        return (
+            f"raise the power limit from {lv.limit:g} kW to {lv.needed:.2f} kW (deployment.power_limit_kw)"
+            f"{origin(lv.rule, f.get('origin'))}"
+        )
     if lv.family == "gpu_count":
-        return (f"allow {lv.needed:.0f} GPUs instead of {'exactly' if f['exact'] else 'at most'} {lv.limit:.0f} "
-                f"({f['field']})")
+        return (
+            f"allow {lv.needed:.0f} GPUs instead of {'exactly' if f['exact'] else 'at most'} {lv.limit:.0f} "
+            f"({f['field']})"
+        )
     if lv.family == "horizon":
-        return (f"plan over a {lv.needed:g}-month horizon instead of {lv.limit:g} months (deployment.horizon_months): "
-                "the work does not finish within the horizon (re-solved)")
+        return (
+            f"plan over a {lv.needed:g}-month horizon instead of {lv.limit:g} months (deployment.horizon_months): "
+            "the work does not finish within the horizon (re-solved)"
+        )
     if lv.family == "lead_time":
-        return (f"the bought hardware arrives too late ({lv.limit:,.0f} days or more to arrive and burn in): with it "
-                "already in hand a plan exists (re-solved); rent for those weeks (ownership: any) or set a later "
-                "deadline")
+        return (
+            f"the bought hardware arrives too late ({lv.limit:,.0f} days or more to arrive and burn in): with it "
+            "already in hand a plan exists (re-solved); rent for those weeks (ownership: any) or set a later "
+            "deadline"
+        )
     return f"relax {lv.constraint} to {lv.needed:g}"
 
 
 def _combination_words(c: Combination) -> str:
-    words = {"deadline": "the deadline to {:,.1f} days", "budget": "the budget to ${:,.0f}",
-             "power": "the power limit to {:.2f} kW", "gpu_count": "the GPU count to {:,.0f}",
-             "horizon": "the horizon to {:g} months", "lead_time": "lead times to {:g} days"}
+    words = {
+        "deadline": "the deadline to {:,.1f} days",
+        "budget": "the budget to ${:,.0f}",
+        "power": "the power limit to {:.2f} kW",
+        "gpu_count": "the GPU count to {:,.0f}",
+        "horizon": "the horizon to {:g} months",
+        "lead_time": "lead times to {:g} days",
+    }
     lead = f"keep the {KEPT[c.kept]} as written and raise " if c.kept else "raise "
-    return ("no single change is enough; together: " + lead
-            + ", ".join(words[family].format(value) for family, value in c.needs) + " (re-solved: a plan exists)")
+    return (
+        "no single change is enough; together: "
+        + lead
+        + ", ".join(words[family].format(value) for family, value in c.needs)
+        + " (re-solved: a plan exists)"
+    )
 
 
 def _workload_lever_words(w: WorkloadLever) -> str:
-    (key, value), = w.relaxation.items()
+    ((key, value),) = w.relaxation.items()
     if key == "deployment.context":
         return f"deploying in {ARTICLE[value]} instead of {ARTICLE[w.was]} gives a plan"
     if key == "deployment.ownership":
         return "allowing rented as well as bought GPUs (ownership: any) gives a plan"
-    return (f"a global batch {value:g}x larger (jobs[].global_batch_tokens) lets more GPUs share each step "
-            "and gives a plan")
+    return (
+        f"a global batch {value:g}x larger (jobs[].global_batch_tokens) lets more GPUs share each step and gives a plan"
+    )
 
 
 def diagnosis_row(d: Diagnosis) -> JSON:
     """One entry of the plan's `diagnosis`."""
     if isinstance(d, NoCandidate):
-        return {"constraint": f"job:{d.job}", "relaxation": None, "kind": "shortfall",
-                "message": f"no allowed GPU can run {d.job} at all; see `rejected` for each GPU's reasons"}
+        return {
+            "constraint": f"job:{d.job}",
+            "relaxation": None,
+            "kind": "shortfall",
+            "message": f"no allowed GPU can run {d.job} at all; see `rejected` for each GPU's reasons",
+        }
     if isinstance(d, WorkShortfall):
-        return {"constraint": "shortfall:work", "relaxation": None, "kind": "shortfall", "gpu": d.gpu,
-                "gpu_hours": round(d.gpu_hours),
-                "message": f"the work needs about {_si(d.gpu_hours)} GPU-hours on {d.gpu_name} "
-                           "(the fewest of any allowed GPU)"}
+        return {
+            "constraint": "shortfall:work",
+            "relaxation": None,
+            "kind": "shortfall",
+            "gpu": d.gpu,
+            "gpu_hours": round(d.gpu_hours),
+            "message": f"the work needs about {_si(d.gpu_hours)} GPU-hours on {d.gpu_name} "
+            "(the fewest of any allowed GPU)",
+        }
     if isinstance(d, Shortfall):
         needed = round(d.needed, NEEDED_DIGITS[d.family]) if d.family in NEEDED_DIGITS else int(d.needed)
-        return {"constraint": d.constraint, "relaxation": None, "kind": "shortfall", "needed": needed,
-                "message": _shortfall_words(d)}
+        return {
+            "constraint": d.constraint,
+            "relaxation": None,
+            "kind": "shortfall",
+            "needed": needed,
+            "message": _shortfall_words(d),
+        }
     if isinstance(d, Lever):
         row: JSON = {"constraint": d.constraint, "relaxation": dict(d.relaxation), "kind": "lever"}
         if d.family == "power":
             row["rule"] = d.rule
         return {**row, "message": _lever_words(d)}
     if isinstance(d, WorkloadLever):
-        return {"constraint": d.kind, "message": _workload_lever_words(d), "relaxation": dict(d.relaxation),
-                "kind": "lever"}
+        return {
+            "constraint": d.kind,
+            "message": _workload_lever_words(d),
+            "relaxation": dict(d.relaxation),
+            "kind": "lever",
+        }
     if isinstance(d, Combination):
-        return {"constraint": "combined", "relaxation": dict(d.relaxation), "kind": "lever",
-                "message": _combination_words(d)}
+        return {
+            "constraint": "combined",
+            "relaxation": dict(d.relaxation),
+            "kind": "lever",
+            "message": _combination_words(d),
+        }
     if isinstance(d, Elsewhere):
         where = ", ".join(f"deployment.{k}: {v}" for k, v in d.change.items())
-        return {"constraint": "combined", "kind": "lever",
-                "relaxation": {**{f"deployment.{k}": v for k, v in d.change.items()}, "limits": "none"},
-                "message": f"only with {where} and no deadline, budget, power or GPU-count limit does a plan "
-                           f"exist (re-solved: ${d.cost_usd:,.0f}, {d.days:,.1f} days)"}
+        return {
+            "constraint": "combined",
+            "kind": "lever",
+            "relaxation": {**{f"deployment.{k}": v for k, v in d.change.items()}, "limits": "none"},
+            "message": f"only with {where} and no deadline, budget, power or GPU-count limit does a plan "
+            f"exist (re-solved: ${d.cost_usd:,.0f}, {d.days:,.1f} days)",
+        }
     assert isinstance(d, Nothing)
-    return {"constraint": "combined", "relaxation": None, "kind": "nothing",
-            "message": "nothing within the bounds tried gives a plan: no deadline, no budget, no power limit, "
-                       f"up to {d.max_gpus:,} GPUs per job, a global batch up to 4x larger, buying or renting, in an "
-                       "office, a datacenter or the cloud"}
+    return {
+        "constraint": "combined",
+        "relaxation": None,
+        "kind": "nothing",
+        "message": "nothing within the bounds tried gives a plan: no deadline, no budget, no power limit, "
+        f"up to {d.max_gpus:,} GPUs per job, a global batch up to 4x larger, buying or renting, in an "
+        "office, a datacenter or the cloud",
+    }
 
 
 # ---------------------------------------------------------------------- a GPU type not chosen
@@ -203,29 +277,57 @@ def limit_reason(lv: Lever, name: str) -> JSON:
     if lv.family == "gpu_count":
         why = "to meet the deadline" if f["deadlines"] else "to hold and run the job"
         cap = f"gpus.count is {lv.limit:.0f}" if f["exact"] else f"gpus.max is {lv.limit:.0f}"
-        return {"rule": None, "code": "gpu_count", "needed": lv.needed, "limit": lv.limit,
-                "message": f"{name} needs >= {lv.needed:.0f} GPUs {why}; {cap}"}
+        return {
+            "rule": None,
+            "code": "gpu_count",
+            "needed": lv.needed,
+            "limit": lv.limit,
+            "message": f"{name} needs >= {lv.needed:.0f} GPUs {why}; {cap}",
+        }
     if lv.family == "power":
         out: JSON = {"rule": None, "code": "power", "needed": round(lv.needed, 3), "limit": lv.limit}
         if lv.rule is not None:
             out["limit_rule"] = lv.rule
-        return {**out, "message": f"the cheapest plan using only {name} draws {lv.needed:.2f} kW; the power limit "
-                                  f"is {lv.limit:g} kW{origin(lv.rule, f.get('origin'))}"}
+        return {
+            **out,
+            "message": f"the cheapest plan using only {name} draws {lv.needed:.2f} kW; the power limit "
+            f"is {lv.limit:g} kW{origin(lv.rule, f.get('origin'))}",
+        }
     if lv.family == "budget":
-        return {"rule": None, "code": "budget", "needed": round(lv.needed, 2), "limit": lv.limit,
-                "message": f"the cheapest plan using only {name} costs ${lv.needed:,.2f} ({BASIS[f['basis']]}); "
-                           f"the budget is ${lv.limit:,.2f}"}
+        return {
+            "rule": None,
+            "code": "budget",
+            "needed": round(lv.needed, 2),
+            "limit": lv.limit,
+            "message": f"the cheapest plan using only {name} costs ${lv.needed:,.2f} ({BASIS[f['basis']]}); "
+            f"the budget is ${lv.limit:,.2f}",
+        }
     if lv.family == "lead_time":
-        return {"rule": None, "code": "lead_time", "needed": lv.needed, "limit": lv.limit,
-                "message": f"bought {name} arrive too late ({lv.limit:,.0f} days or more to arrive and burn in) to "
-                           "finish the work by its deadline"}
+        return {
+            "rule": None,
+            "code": "lead_time",
+            "needed": lv.needed,
+            "limit": lv.limit,
+            "message": f"bought {name} arrive too late ({lv.limit:,.0f} days or more to arrive and burn in) to "
+            "finish the work by its deadline",
+        }
     if lv.family == "horizon":
-        return {"rule": None, "code": "horizon", "needed": lv.needed, "limit": lv.limit,
-                "message": f"the jobs take longer than the {lv.limit:g}-month horizon on {name}; they would need "
-                           f"{lv.needed:g} months"}
-    return {"rule": None, "code": CODES.get(lv.family, lv.family), "needed": round(lv.needed, 3), "limit": lv.limit,
-            "message": f"{name} needs >= {lv.needed:.1f} days even at its fastest allowed plan; the deadline is "
-                       f"{lv.limit:g} days"}
+        return {
+            "rule": None,
+            "code": "horizon",
+            "needed": lv.needed,
+            "limit": lv.limit,
+            "message": f"the jobs take longer than the {lv.limit:g}-month horizon on {name}; they would need "
+            f"{lv.needed:g} months",
+        }
+    return {
+        "rule": None,
+        "code": CODES.get(lv.family, lv.family),
+        "needed": round(lv.needed, 3),
+        "limit": lv.limit,
+        "message": f"{name} needs >= {lv.needed:.1f} days even at its fastest allowed plan; the deadline is "
+        f"{lv.limit:g} days",
+    }
 
 
 # ---------------------------------------------------------------------- marginal values
@@ -235,14 +337,19 @@ def marginal_row(m: Marginal) -> JSON:
     if m.family == "deadline":
         if m.saving_usd > 0.5:
             msg = f"one more day on every deadline saves ${m.saving_usd:,.0f}" + (
-                "" if m.binding else
-                f" (the plan has {m.slack:.2f} days of slack, but a cheaper plan needs up to a day more)")
+                ""
+                if m.binding
+                else f" (the plan has {m.slack:.2f} days of slack, but a cheaper plan needs up to a day more)"
+            )
         elif m.binding:
-            msg = (f"one more day on the deadline saves nothing: the deadline binds ({m.slack:.2f} days of slack, "
-                   f"under {tol}), but no cheaper plan finishes within a day more")
+            msg = (
+                f"one more day on the deadline saves nothing: the deadline binds ({m.slack:.2f} days of slack, "
+                f"under {tol}), but no cheaper plan finishes within a day more"
+            )
         else:
-            msg = (f"one more day on the deadline saves nothing: the deadline does not bind ({m.slack:.2f} days of "
-                   "slack)")
+            msg = (
+                f"one more day on the deadline saves nothing: the deadline does not bind ({m.slack:.2f} days of slack)"
+            )
     elif m.saving_usd > 0.5:
         msg = f"10% more budget saves ${m.saving_usd:,.0f}"
     elif m.binding:

@@ -2,12 +2,13 @@
 a choice that holds in under HONEST_SHARE of the draws leads with that and with the alternative
 that holds most often; a chosen GPU whose speed has no measured training run says so; the input
 worth confirming first is named. Reads the typed Plan only."""
+
 from __future__ import annotations
 
 from advisor.contract import Plan
 from advisor.present.words import join, usd
 
-HONEST_SHARE = 0.8   # below this share of draws, the plan leads with how often it holds
+HONEST_SHARE = 0.8  # below this share of draws, the plan leads with how often it holds
 
 
 def headline(p: Plan) -> str | None:
@@ -22,8 +23,12 @@ def headline(p: Plan) -> str | None:
         verb = "more" if best.share > r.holds_share else "most"
         text += f"; the alternative that holds {verb} often is {best.purchase} ({100 * best.share:.0f}%)"
     d = p.decision
-    if d is not None and d.basis in ("expected", "p80", "p90") and r.alternatives and \
-            r.alternatives[0].share > r.holds_share:
+    if (
+        d is not None
+        and d.basis in ("expected", "p80", "p90")
+        and r.alternatives
+        and r.alternatives[0].share > r.holds_share
+    ):
         what = {"expected": "expected cost", "p80": "80th-percentile cost", "p90": "90th-percentile cost"}[d.basis]
         text += f"; it is chosen on {what}, which weighs how much dearer the other plans' bad draws are"
     return text[:1].upper() + text[1:]
@@ -36,13 +41,16 @@ def unmeasured(p: Plan) -> str | None:
     for j in p.jobs:
         if j.speed_evidence == "datasheet" and j.gpu not in seen:
             d = j.derating
-            seen[j.gpu] = (f"derated x{d.factor:g}" + (f", {', '.join(d.source)}" if d.source else "")
-                           if d is not None else "")
+            seen[j.gpu] = (
+                f"derated x{d.factor:g}" + (f", {', '.join(d.source)}" if d.source else "") if d is not None else ""
+            )
     if not seen:
         return None
     parts = [f"{g}" + (f" ({note})" if note else "") for g, note in seen.items()]
-    return (f"No measured training run on {join(parts)}: the speed is datasheet arithmetic, so the plan's time "
-            "and cost rest on the vendor's figures")
+    return (
+        f"No measured training run on {join(parts)}: the speed is datasheet arithmetic, so the plan's time "
+        "and cost rest on the vendor's figures"
+    )
 
 
 def verify_first(p: Plan) -> str | None:
@@ -61,6 +69,8 @@ def robustness_cost(p: Plan) -> str | None:
         return None
     what = ", ".join(f"{x['count']}x {x['gpu']} ({x['ownership']})" for x in d.point_optimal.get("purchase", []))
     loss = d.price_of_robustness_usd
-    return (f"The plan at the point estimates ({what}) is expected to cost {usd(abs(loss))} "
-            f"{'more' if loss > 0 else 'less'} than this one (the price of robustness, on "
-            f"{d.fresh_draws or 0:,} fresh draws).")
+    return (
+        f"The plan at the point estimates ({what}) is expected to cost {usd(abs(loss))} "
+        f"{'more' if loss > 0 else 'less'} than this one (the price of robustness, on "
+        f"{d.fresh_draws or 0:,} fresh draws)."
+    )

@@ -10,6 +10,7 @@ applied where text leaves the program.
     xml_text   SVG charts (text and attribute values)
     csv_cell   CSV: no cell a spreadsheet would run as a formula (quoting is the csv module's)
     json_text  JSON: the text exactly (json.dumps escapes what JSON must)"""
+
 from __future__ import annotations
 
 import json
@@ -31,8 +32,9 @@ _XML = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'"
 _BAD_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff\ud800-\udfff]")
 
 
-_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f"
-                      "\ufeff\ufff9-\ufffb\ud800-\udfff]")
+_CONTROL = re.compile(
+    "[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb\ud800-\udfff]"
+)
 _BREAKS = re.compile("[\n\r\t\f\v\u0085\u2028\u2029]")
 
 
@@ -107,7 +109,7 @@ def csv_cell(value: Any) -> Any:
     if isinstance(value, str) and value.startswith(CSV_FORMULA):
         try:
             float(value)
-            return value       # a negative number written as text stays a number
+            return value  # a negative number written as text stays a number
         except ValueError:
             return "'" + value
     return value

@@ -12,6 +12,7 @@ Hand-written rather than drawn with rich: importing rich costs a cold `advisor p
 CPU (about a tenth of the start-up budget), and rich wraps a word wider than its column by cutting
 it (overflow "fold" or "ellipsis"), where these tables must keep every figure whole.
 """
+
 from __future__ import annotations
 
 import csv
@@ -30,8 +31,8 @@ _STATE: dict[str, Any] = {"color": None, "width": None}
 # characters one terminal column wide: ASCII, Latin-1 and Latin extended, general punctuation
 # (dashes, quotes), currency, letterlike symbols, arrows, math operators
 _ONE_CELL = re.compile("[ -~\u00a0-\u02ff\u2010-\u20cf\u2100-\u22ff]*")
-GAP = 2          # spaces between columns
-TIGHT_GAP = 1    # ... when that is what lets a table fit
+GAP = 2  # spaces between columns
+TIGHT_GAP = 1  # ... when that is what lets a table fit
 BOLD, RESET = "\x1b[1m", "\x1b[0m"
 
 
@@ -63,8 +64,14 @@ def cell_len(text: str) -> int:
     """Terminal columns `text` takes: wide (East Asian) characters 2, combining marks 0."""
     if _ONE_CELL.fullmatch(text):
         return len(text)
-    return sum(0 if unicodedata.combining(c) or unicodedata.category(c) in ("Mn", "Me", "Cf")
-               else 2 if unicodedata.east_asian_width(c) in ("W", "F") else 1 for c in text)
+    return sum(
+        0
+        if unicodedata.combining(c) or unicodedata.category(c) in ("Mn", "Me", "Cf")
+        else 2
+        if unicodedata.east_asian_width(c) in ("W", "F")
+        else 1
+        for c in text
+    )
 
 
 def _cell(v: Any) -> str:
@@ -137,8 +144,7 @@ def _fitted(texts: list[list[str]], room: int | None, wrap: Sequence[int]) -> tu
     return None
 
 
-def table(headers: Sequence[Any], rows: Sequence[Sequence[Any]], indent: str = "  ",
-          wrap: Sequence[int] = ()) -> str:
+def table(headers: Sequence[Any], rows: Sequence[Sequence[Any]], indent: str = "  ", wrap: Sequence[int] = ()) -> str:
     """A text table: a header row, a rule under it, one line per row (more when a cell wraps).
     Columns listed in `wrap` give up width first. Too wide to fit side by side: turned, or one
     block per row, with a hint (see the module's docstring)."""
@@ -148,7 +154,8 @@ def table(headers: Sequence[Any], rows: Sequence[Sequence[Any]], indent: str = "
     fitted = _fitted(texts, room, wrap)
     if fitted is None and len(rows) <= 6:
         turned = [[texts[0][0]] + [row[0] for row in texts[1:]]] + [
-            [texts[0][i]] + [row[i] for row in texts[1:]] for i in range(1, len(texts[0]))]
+            [texts[0][i]] + [row[i] for row in texts[1:]] for i in range(1, len(texts[0]))
+        ]
         fitted = _fitted(turned, room, range(1, len(turned[0])))
         if fitted is not None:
             hint = wrap_words(_hint(limit, "turned: one column per row"), room or 10_000)
@@ -198,8 +205,9 @@ def prose(text: str, fmt: str = "table", indent: str = "", subsequent: str | Non
 
 
 def markdown(headers: Sequence[Any], rows: Sequence[Sequence[Any]]) -> str:
-    def esc(v: Any) -> str:   # user text stays text: no tag, link or cell boundary comes out of it
+    def esc(v: Any) -> str:  # user text stays text: no tag, link or cell boundary comes out of it
         return md(_cell(v))
+
     lines = ["| " + " | ".join(esc(h) for h in headers) + " |", "|" + "---|" * len(headers)]
     lines += ["| " + " | ".join(esc(v) for v in row) + " |" for row in rows]
     return "\n".join(lines)

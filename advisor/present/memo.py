@@ -11,6 +11,7 @@ draws the charts as plain SVG, WeasyPrint turns the HTML into PDF (optional extr
 Same input, catalog and rules -> identical bytes: no clock is read, each chart's SVG ids
 carry its own prefix, file metadata carry no dates.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -29,12 +30,14 @@ from advisor.inputs.arguments import Check, checked, output_file
 from advisor.present import escape
 from advisor.present.memo_context import memo_context
 
-WRITE: dict[str, Check] = {"path": arg.path(), "force": arg.flag()}   # Memo.write's arguments
+WRITE: dict[str, Check] = {"path": arg.path(), "force": arg.flag()}  # Memo.write's arguments
 PAPERS = ("a4", "letter")
 SUFFIXES = {".md": "md", ".markdown": "md", ".html": "html", ".htm": "html", ".pdf": "pdf"}
-PDF_HINT = ("PDF output needs WeasyPrint and its Pango libraries: pip install 'gpu-advisor[pdf]' "
-            "(Debian/Ubuntu: apt-get install libpango-1.0-0 libpangoft2-1.0-0); "
-            "or write HTML (-o memo.html) and print it from a browser")
+PDF_HINT = (
+    "PDF output needs WeasyPrint and its Pango libraries: pip install 'gpu-advisor[pdf]' "
+    "(Debian/Ubuntu: apt-get install libpango-1.0-0 libpangoft2-1.0-0); "
+    "or write HTML (-o memo.html) and print it from a browser"
+)
 
 
 @dataclass
@@ -66,18 +69,27 @@ class Memo:
         function's are (inputs/arguments.py): a wrong one is an InputError naming it."""
         args = checked("Memo.write", WRITE, {"path": path, "force": force})
         if args["path"] == "-":
-            raise InputError("`path`: a memo is written to a file (and Markdown to a folder beside it); give a file "
-                             "name such as memo.md, not '-'", field="path")
+            raise InputError(
+                "`path`: a memo is written to a file (and Markdown to a folder beside it); give a file "
+                "name such as memo.md, not '-'",
+                field="path",
+            )
         path = output_file(args["path"], "path", args["force"], force_as="`force`")
         targets = [path] + [path.parent / rel for rel in sorted(self.attachments)]
         folders = {rel.split("/", 1)[0] for rel in self.attachments}
         if folders - {f"{path.stem}_files"}:
-            raise InputError(f"{path}: this memo links its charts in {', '.join(sorted(folders))}/, which is not named "
-                             f"after the file; render it with name={path.stem!r} (the CLI does)", field="path")
-        existing = [t for t in targets if t.exists() or t.is_symlink()]   # a dangling link too
+            raise InputError(
+                f"{path}: this memo links its charts in {', '.join(sorted(folders))}/, which is not named "
+                f"after the file; render it with name={path.stem!r} (the CLI does)",
+                field="path",
+            )
+        existing = [t for t in targets if t.exists() or t.is_symlink()]  # a dangling link too
         if existing and not args["force"]:
-            raise InputError(f"{existing[0]}: already exists; pass `force` to replace "
-                             f"{'it' if len(existing) == 1 else f'it and {len(existing) - 1} more'}", field="path")
+            raise InputError(
+                f"{existing[0]}: already exists; pass `force` to replace "
+                f"{'it' if len(existing) == 1 else f'it and {len(existing) - 1} more'}",
+                field="path",
+            )
         for rel, data in sorted(self.attachments.items()):
             (path.parent / rel).parent.mkdir(exist_ok=True)
             write_atomically(path.parent / rel, data)
@@ -96,7 +108,7 @@ def write_atomically(target: Path, data: bytes) -> None:
             f.write(data)
             f.flush()
             os.fsync(f.fileno())
-        os.chmod(tmp, 0o666 & ~_umask())   # as a plain open() would have made it
+        os.chmod(tmp, 0o666 & ~_umask())  # as a plain open() would have made it
         os.replace(tmp, target)
     except BaseException:
         with contextlib.suppress(OSError):
@@ -134,14 +146,26 @@ def output_format(path: str | Path, fmt: str | None, what: str, suffixes: dict[s
     suffix = Path(path).suffix.lower()
     if suffix not in suffixes:
         names = ", ".join(f".{f}" for f in formats[:-1]) + f" or .{formats[-1]}"
-        raise InputError(f"cannot tell the {what} format from {str(path)!r}: name the file {names}, "
-                         f"or give `fmt` ({listed})", field="output")
+        raise InputError(
+            f"cannot tell the {what} format from {str(path)!r}: name the file {names}, or give `fmt` ({listed})",
+            field="output",
+        )
     return suffixes[suffix]
 
 
-def render(plan: Plan, context: PlanContext, source: tuple[str, str, bytes | None], *, fmt: str = "md",
-           date: dt.date | None = None, chart_data: dict | None = None, band: dict | None = None,
-           min_gpus: dict | None = None, name: str = "memo", paper: str = "a4") -> Memo:
+def render(
+    plan: Plan,
+    context: PlanContext,
+    source: tuple[str, str, bytes | None],
+    *,
+    fmt: str = "md",
+    date: dt.date | None = None,
+    chart_data: dict | None = None,
+    band: dict | None = None,
+    min_gpus: dict | None = None,
+    name: str = "memo",
+    paper: str = "a4",
+) -> Memo:
     """The memo for `plan`, drawn from what the plan's flow computed: its context (the workload,
     catalog entries and rules it was made from), the workload file's (label, sha256, bytes), chart
     data, the estimator's error band and each job's minimum GPU count. Markdown links its charts as
@@ -149,8 +173,9 @@ def render(plan: Plan, context: PlanContext, source: tuple[str, str, bytes | Non
     fmt = format_for("", fmt)
     if paper not in PAPERS:
         raise InputError(f"paper size {paper!r} is not one of {', '.join(PAPERS)}", field="paper")
-    ctx = memo_context(plan, context, source, date=date, chart_data=chart_data, band=band, min_gpus=min_gpus,
-                       paper=paper)
+    ctx = memo_context(
+        plan, context, source, date=date, chart_data=chart_data, band=band, min_gpus=min_gpus, paper=paper
+    )
     if fmt == "md":
         attachments = {}
         for chart in ctx["charts"]:
@@ -182,10 +207,15 @@ def _render(template: str, ctx: dict, autoescape: bool) -> str:
 
     # Markdown has no autoescape: every {{ value }} goes through escape.md (finalize) unless it is
     # Markup the template chose on purpose (the verbatim workload in its fence, a checked link)
-    env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(Path(__file__).parent / "templates")),
-                             autoescape=autoescape, trim_blocks=True, lstrip_blocks=True,
-                             keep_trailing_newline=True, undefined=jinja2.StrictUndefined,
-                             finalize=None if autoescape else escape.md)
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(Path(__file__).parent / "templates")),
+        autoescape=autoescape,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+        undefined=jinja2.StrictUndefined,
+        finalize=None if autoescape else escape.md,
+    )
     env.filters["cell"] = lambda v: " ".join(str(v).split())
     env.filters["refs"] = lambda ns: Markup("".join(f"[{int(n)}]" for n in ns))
     env.filters["verbatim"] = Markup

@@ -1,5 +1,6 @@
 """The memo's charts, drawn from data the plan computed (explain/tradeoffs.py): cost against
 completion time with the Pareto front, and training speed per dollar by GPU."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -30,8 +31,7 @@ def charts(plan: Plan, ctx: PlanContext, data: dict[str, Any]) -> list[dict]:
     """The memo's charts (those with something to show), each as SVG for a file and for inlining."""
     colour = gpu_colours(ctx)
     excluded = excluded_labels(plan.rejected)
-    drawn = [_cost_time_chart(plan, ctx, colour, data["cost_time"]),
-             _value_chart(ctx, colour, data["value"], excluded)]
+    drawn = [_cost_time_chart(plan, ctx, colour, data["cost_time"]), _value_chart(ctx, colour, data["value"], excluded)]
     return [c for c in drawn if c is not None]
 
 
@@ -45,8 +45,9 @@ def excluded_labels(rejected: list[Rejected]) -> dict[str, str]:
         first = r.reasons[0]
         if first.code == "cost":
             continue
-        out[r.gpu] = (f"rule {first.rule}" if first.rule
-                      else EXCLUDED.get(first.code, "no plan meets the limits with it"))
+        out[r.gpu] = (
+            f"rule {first.rule}" if first.rule else EXCLUDED.get(first.code, "no plan meets the limits with it")
+        )
     return out
 
 
@@ -66,7 +67,7 @@ def _cost_time_chart(plan: Plan, ctx: PlanContext, colour: dict[str, str], data:
             ch.text(x, y, f"{n}", dx=4, dy=3, size=7, colour=colour[gid])
     if data["front"]:
         fx, fy = [p[0] / scale for p in data["front"]], [p[1] for p in data["front"]]
-        sx = [x for i, x in enumerate(fx) for _ in range(2 if i else 1)]       # steps after each point
+        sx = [x for i, x in enumerate(fx) for _ in range(2 if i else 1)]  # steps after each point
         sy = [y for i, y in enumerate(fy) for _ in range(2 if i < len(fy) - 1 else 1)]
         ch.line(sx, sy, "#000000", width=1.6, opacity=0.6, label="Pareto front: cheapest plan for each finishing time")
         ch.line(fx, fy, "#000000", width=0, marker="o", ms=9, hollow=True)
@@ -75,26 +76,49 @@ def _cost_time_chart(plan: Plan, ctx: PlanContext, colour: dict[str, str], data:
         ch.line([finish], [plan.total_cost_usd or 0.0], "#d62728", width=0, marker="*", ms=16, label="Recommended plan")
     for dl in sorted(set(deadlines)):
         ch.vline(dl / scale, "#d62728", dash="4 2")
-        ch.text(dl / scale, 1, deadline_phrase(dl), yfrac=True, dx=-4, dy=-12, anchor="end", size=8,
-                colour="#d62728", avoid="deadline")
+        ch.text(
+            dl / scale,
+            1,
+            deadline_phrase(dl),
+            yfrac=True,
+            dx=-4,
+            dy=-12,
+            anchor="end",
+            size=8,
+            colour="#d62728",
+            avoid="deadline",
+        )
     ch.x.set(scale="log", label=f"Time until all work is done ({'days' if days else 'hours'}, log scale)", grid=True)
-    ch.y.set(scale="log", label=f"Total cost over {plan.assumptions.horizon_months:g} months (log scale)",
-             fmt=usd_short, fine=usd, grid=True)
+    ch.y.set(
+        scale="log",
+        label=f"Total cost over {plan.assumptions.horizon_months:g} months (log scale)",
+        fmt=usd_short,
+        fine=usd,
+        grid=True,
+    )
     shown = set(data["series"])
     left_out = [names[g] for g in ctx.considered if g not in shown]
-    caption = ("Each dot is the cheapest plan that uses only one GPU type and finishes within a given time; "
-               "the small number beside it is how many GPUs that plan uses. The black line joins the "
-               "plans for which no other plan is both cheaper and faster; the star is the recommendation.")
+    caption = (
+        "Each dot is the cheapest plan that uses only one GPU type and finishes within a given time; "
+        "the small number beside it is how many GPUs that plan uses. The black line joins the "
+        "plans for which no other plan is both cheaper and faster; the star is the recommendation."
+    )
     if left_out:
         caption += f" Not shown (see Alternatives considered for why): {join(left_out)}."
     file_svg, inline = ch.svg()
-    return {"slug": "cost-vs-time", "title": "Cost against completion time", "caption": caption,
-            "svg_file": file_svg, "svg": inline,
-            "alt": "Chart of total cost against completion time for each GPU type"}
+    return {
+        "slug": "cost-vs-time",
+        "title": "Cost against completion time",
+        "caption": caption,
+        "svg_file": file_svg,
+        "svg": inline,
+        "alt": "Chart of total cost against completion time for each GPU type",
+    }
 
 
-def _value_chart(ctx: PlanContext, colour: dict[str, str], value: dict[str, Any],
-                 excluded: dict[str, str]) -> dict | None:
+def _value_chart(
+    ctx: PlanContext, colour: dict[str, str], value: dict[str, Any], excluded: dict[str, str]
+) -> dict | None:
     rows = value["rows"]
     if not any(r["value"] for r in rows):
         return None
@@ -110,22 +134,43 @@ def _value_chart(ctx: PlanContext, colour: dict[str, str], value: dict[str, Any]
             if not allowed:
                 why = f"rule {', '.join(r['rules'])}" if r["rules"] else excluded[r["gpu"]]
                 note = ch.text(top * 0.02, y, f"excluded here: {why}", valign="center", colour="#333333", box=True)
-            ch.text(r["value"] + top * 0.01, y, f"{r['value']:,.0f}" if r["value"] >= 10 else f"{r['value']:,.2f}",
-                    valign="center", clear_of=note)   # after the note where the bar is shorter than it
+            ch.text(
+                r["value"] + top * 0.01,
+                y,
+                f"{r['value']:,.0f}" if r["value"] >= 10 else f"{r['value']:,.2f}",
+                valign="center",
+                clear_of=note,
+            )  # after the note where the bar is shorter than it
         else:
             ch.text(top * 0.02, y, r["note"], valign="center", colour="#666666", italic=True)
-    ch.x.set(label=value["unit"].capitalize() + " (higher is better)", fmt=lambda v: f"{v:,.0f}",
-             limits=(0, top * 1.15), grid=True)
-    ch.y.set(limits=(-0.6, len(order) - 0.4), ticks=[
-        (i, f"{r['name']}" + (f" ×{r['count']}" if r["count"] and r["count"] > 1 else ""))
-        for i, r in enumerate(reversed(order))])
+    ch.x.set(
+        label=value["unit"].capitalize() + " (higher is better)",
+        fmt=lambda v: f"{v:,.0f}",
+        limits=(0, top * 1.15),
+        grid=True,
+    )
+    ch.y.set(
+        limits=(-0.6, len(order) - 0.4),
+        ticks=[
+            (i, f"{r['name']}" + (f" ×{r['count']}" if r["count"] and r["count"] > 1 else ""))
+            for i, r in enumerate(reversed(order))
+        ],
+    )
     job = job_label(value["job"], ctx.workload)
-    caption = (f"Estimated training speed of {'the training run' if job == 'Training run' else repr(job)} "
-               "on each GPU type divided by "
-               + ("its cheapest on-demand rental rate" if value["renting"] else "its purchase price")
-               + ", on the fewest GPUs that hold the job. It compares value for money; it ignores "
-                 "servers, power and the deadline, which the plan accounts for. Grey hatched bars are GPUs "
-                 "the plan cannot use here, with the reason.")
+    caption = (
+        f"Estimated training speed of {'the training run' if job == 'Training run' else repr(job)} "
+        "on each GPU type divided by "
+        + ("its cheapest on-demand rental rate" if value["renting"] else "its purchase price")
+        + ", on the fewest GPUs that hold the job. It compares value for money; it ignores "
+        "servers, power and the deadline, which the plan accounts for. Grey hatched bars are GPUs "
+        "the plan cannot use here, with the reason."
+    )
     file_svg, inline = ch.svg()
-    return {"slug": "value-by-gpu", "title": "Training speed per dollar, by GPU", "caption": caption,
-            "svg_file": file_svg, "svg": inline, "alt": f"Bar chart of {value['unit']} by GPU"}
+    return {
+        "slug": "value-by-gpu",
+        "title": "Training speed per dollar, by GPU",
+        "caption": caption,
+        "svg_file": file_svg,
+        "svg": inline,
+        "alt": f"Bar chart of {value['unit']} by GPU",
+    }

@@ -1,6 +1,7 @@
 """Everything a memo prints, as display text: the recommendation, key figures, sections, the
 sensitivity and the footer. `memo_context` is the one place where the memo's figures are chosen
 and worded; it reads the typed plan and its PlanContext and never solves or estimates."""
+
 from __future__ import annotations
 
 import datetime as dt
@@ -36,26 +37,44 @@ from advisor.present.words import (
 GLOSSARY = [
     ("Token", "a word piece of training text; the amount of training is counted in tokens"),
     ("Tokens/s", "training throughput: tokens processed per second by all the job's GPUs together"),
-    ("MFU", "model FLOPs utilisation: the share of the GPUs' peak matrix-math rate that training "
-            "actually uses"),
+    ("MFU", "model FLOPs utilisation: the share of the GPUs' peak matrix-math rate that training actually uses"),
     ("GPU-hour", "one GPU used (or rented) for one hour"),
-    ("PUE", "power usage effectiveness: a building's total power per unit of power the computers draw "
-            "(1.58 means 58% extra for cooling and power conversion)"),
+    (
+        "PUE",
+        "power usage effectiveness: a building's total power per unit of power the computers draw "
+        "(1.58 means 58% extra for cooling and power conversion)",
+    ),
     ("Memory bandwidth", "how fast a GPU moves data between its memory and its compute units"),
-    ("GPU-to-GPU bandwidth", "how fast GPUs exchange data when one job runs on several of them "
-                             "(NVLink, PCIe or the network)"),
+    (
+        "GPU-to-GPU bandwidth",
+        "how fast GPUs exchange data when one job runs on several of them (NVLink, PCIe or the network)",
+    ),
     ("Pareto front", "the plans for which no other plan is both cheaper and faster"),
     ("Break-even price", "the price at which the recommendation would change"),
-    ("Present value", "a cost paid later, or a resale received later, discounted to what it is worth today at "
-                      "the cost of capital; the plan minimises the present value of everything it pays"),
-    ("MILP", "mixed-integer linear program: the optimisation method that proves the plan is the "
-             "cheapest of all the options considered"),
+    (
+        "Present value",
+        "a cost paid later, or a resale received later, discounted to what it is worth today at "
+        "the cost of capital; the plan minimises the present value of everything it pays",
+    ),
+    (
+        "MILP",
+        "mixed-integer linear program: the optimisation method that proves the plan is the "
+        "cheapest of all the options considered",
+    ),
 ]
 
 
-def memo_context(plan: Plan, ctx: PlanContext, source: tuple[str, str, bytes | None], *,
-                 date: dt.date | None = None, chart_data: dict | None = None, band: dict | None = None,
-                 min_gpus: dict | None = None, paper: str = "a4") -> dict:
+def memo_context(
+    plan: Plan,
+    ctx: PlanContext,
+    source: tuple[str, str, bytes | None],
+    *,
+    date: dt.date | None = None,
+    chart_data: dict | None = None,
+    band: dict | None = None,
+    min_gpus: dict | None = None,
+    paper: str = "a4",
+) -> dict:
     """Everything the templates print, as display text (no markup): the one place where the
     memo's figures are chosen and worded."""
     catalog, rules, wl = ctx.catalog, ctx.rules, ctx.workload
@@ -78,21 +97,31 @@ def memo_context(plan: Plan, ctx: PlanContext, source: tuple[str, str, bytes | N
         "date": date.isoformat() if date else None,
         "as_of": plan.as_of,
         "feasible": feasible,
-        "recommendation": " ".join(x for x in (*[sentence(c) for c in (headline(plan), unmeasured(plan)) if c],
-                                               recommendation(plan, ctx, best_alt, finish_h, cited_rules, upfront),
-                                               range_sentence(plan), robustness_cost(plan), verify_first(plan)) if x),
+        "recommendation": " ".join(
+            x
+            for x in (
+                *[sentence(c) for c in (headline(plan), unmeasured(plan)) if c],
+                recommendation(plan, ctx, best_alt, finish_h, cited_rules, upfront),
+                range_sentence(plan),
+                robustness_cost(plan),
+                verify_first(plan),
+            )
+            if x
+        ),
         "key_figures": _key_figures(plan, cost_title, upfront, finish_h, best_alt) if feasible else [],
         "requirement": _requirement(ctx, plan, label, raw),
-        "bom": bom, "bom_notes": bom_notes,
+        "bom": bom,
+        "bom_notes": bom_notes,
         "bom_total": usd_cents(plan.nominal_cost_usd or 0.0) if feasible else None,
         "costs": cost_rows(plan, months, catalog) if feasible else [],
-        "total": usd_cents(plan.total_cost_usd or 0.0), "cost_title": cost_title,
+        "total": usd_cents(plan.total_cost_usd or 0.0),
+        "cost_title": cost_title,
         "jobs": job_rows(plan, ctx, min_gpus or {}, refs),
         "serving": serving_context(plan),
         "alternatives": alternatives,
         "rules": [rule_card(rules.get(rid), refs) for rid in cited_rules],
         "sensitivity": [_sensitivity_line(x, ctx) for x in plan.sensitivity.break_even]
-                       + [_marginal_line(x) for x in plan.sensitivity.marginal],
+        + [_marginal_line(x) for x in plan.sensitivity.marginal],
         "diagnosis": [sentence(d.message) for d in plan.diagnosis],
         "assumptions": assumption_rows(wl, catalog, plan, refs) + [r for r in [assumption_row(plan)] if r],
         "warnings": [sentence(w.message) for w in plan.warnings],
@@ -100,21 +129,28 @@ def memo_context(plan: Plan, ctx: PlanContext, source: tuple[str, str, bytes | N
         "charts": _charts(plan, ctx, chart_data),
         "glossary": GLOSSARY,
         "sources": refs.listing(),
-        "footer": {"version": plan.tool_version or __version__, "catalog": catalog.digest,
-                   "rules": rules_digest(rules), "input": label, "input_sha256": digest,
-                   "solver": _solver_line(plan)},
+        "footer": {
+            "version": plan.tool_version or __version__,
+            "catalog": catalog.digest,
+            "rules": rules_digest(rules),
+            "input": label,
+            "input_sha256": digest,
+            "solver": _solver_line(plan),
+        },
     }
 
 
-def _key_figures(plan: Plan, cost_title: str, upfront: float, finish_h: float | None,
-                 best_alt: tuple[str, float] | None) -> list[tuple[str, str]]:
+def _key_figures(
+    plan: Plan, cost_title: str, upfront: float, finish_h: float | None, best_alt: tuple[str, float] | None
+) -> list[tuple[str, str]]:
     """The figures a reader looks for first: the total, what is paid upfront (or as used), when the
     work finishes and the saving against the next-best GPU; those with no value left out."""
     total = plan.total_cost_usd or 0.0
-    key_figures = [(f"Total {cost_title.lower()}", usd(plan.total_cost_usd)),
-                   ("Paid upfront", usd(upfront)) if upfront
-                   else ("Paid as used (rental)", usd(plan.cost_breakdown.rental_usd)),
-                   ("Work finishes after", duration(finish_h, short=True) if finish_h is not None else "")]
+    key_figures = [
+        (f"Total {cost_title.lower()}", usd(plan.total_cost_usd)),
+        ("Paid upfront", usd(upfront)) if upfront else ("Paid as used (rental)", usd(plan.cost_breakdown.rental_usd)),
+        ("Work finishes after", duration(finish_h, short=True) if finish_h is not None else ""),
+    ]
     key_figures = [kf for kf in key_figures if kf[1]]
     if best_alt:
         key_figures.append(("Saving against the next-best GPU", usd(best_alt[1] - total)))
@@ -125,10 +161,18 @@ def _requirement(ctx: PlanContext, plan: Plan, label: str, raw: bytes | None) ->
     """The workload as given (verbatim, fenced), its summary and its constraints."""
     summary, constraints = requirement(ctx, plan)
     text = raw.decode("utf-8", "replace") if raw is not None else None
-    return {"file": label, "text": text, "fence": _fence(text or ""), "summary": summary,
-            "constraints": constraints,
-            "intro": ("The workload, as read from standard input, verbatim:" if label == STDIN
-                      else f"The workload file {label}, verbatim:")}
+    return {
+        "file": label,
+        "text": text,
+        "fence": _fence(text or ""),
+        "summary": summary,
+        "constraints": constraints,
+        "intro": (
+            "The workload, as read from standard input, verbatim:"
+            if label == STDIN
+            else f"The workload file {label}, verbatim:"
+        ),
+    }
 
 
 def _charts(plan: Plan, ctx: PlanContext, chart_data: dict | None) -> list:
@@ -139,16 +183,22 @@ def _charts(plan: Plan, ctx: PlanContext, chart_data: dict | None) -> list:
 
 
 PAPER = {"a4": "A4", "letter": "letter"}
-STDIN = "<stdin>"   # the label of a workload read from standard input
+STDIN = "<stdin>"  # the label of a workload read from standard input
 
 
 def _next_best(plan: Plan, ctx: PlanContext, best_alt: tuple[str, float] | None) -> tuple[str, float] | None:
     """The cheapest plan on one GPU type: a GPU not chosen (its forced cost), or, for a plan that
     serves on a mix of types, one of the mix's own types alone when that is cheaper (serving_mix)."""
     mix = plan.serving_mix
-    if mix is None or not mix.best_single_gpu or mix.best_single_cost_usd is None or mix.cost_usd is None \
-            or abs(mix.cost_usd - (plan.total_cost_usd or 0.0)) > 0.5 or len(mix.gpu_types) < 2:
-        return best_alt   # (the mix's figures are for the whole plan only when it serves and nothing else)
+    if (
+        mix is None
+        or not mix.best_single_gpu
+        or mix.best_single_cost_usd is None
+        or mix.cost_usd is None
+        or abs(mix.cost_usd - (plan.total_cost_usd or 0.0)) > 0.5
+        or len(mix.gpu_types) < 2
+    ):
+        return best_alt  # (the mix's figures are for the whole plan only when it serves and nothing else)
     if best_alt is None or mix.best_single_cost_usd < best_alt[1]:
         return ctx.gpu_name(mix.best_single_gpu), mix.best_single_cost_usd
     return best_alt
@@ -181,9 +231,11 @@ def _solver_line(plan: Plan) -> str:
 
 def _accuracy_line(band: dict) -> str:
     if not band:
-        return ("No measured error band for the time estimates ships with this installation "
-                "(the estimator's accuracy report, docs/accuracy.md, is absent), so none is stated: "
-                "confirm the times on a short trial run before committing.")
+        return (
+            "No measured error band for the time estimates ships with this installation "
+            "(the estimator's accuracy report, docs/accuracy.md, is absent), so none is stated: "
+            "confirm the times on a short trial run before committing."
+        )
     parts = [f"mean absolute percentage error (MAPE) {band['mape']}"]
     if band.get("median"):
         parts.append(f"median {band['median']}")
@@ -191,8 +243,10 @@ def _accuracy_line(band: dict) -> str:
         parts.append(f"worst {band['worst']}")
     where = f" over {band['n']} measured training runs" if band.get("n") else ""
     basis = f" ({band['basis']})" if band.get("basis") else ""
-    return (f"Measured accuracy of the time estimates{where}{basis}: {', '.join(parts)} "
-            f"(from {band['source']}). Times and costs that depend on them carry that uncertainty.")
+    return (
+        f"Measured accuracy of the time estimates{where}{basis}: {', '.join(parts)} "
+        f"(from {band['source']}). Times and costs that depend on them carry that uncertainty."
+    )
 
 
 _VERB = {"buy": "buying", "rent": "renting"}
@@ -200,6 +254,7 @@ _VERB = {"buy": "buying", "rent": "renting"}
 
 def _sensitivity_line(s: BreakEven, ctx: PlanContext) -> str:
     """A break-even in words, with display names; only what the plan verified is stated."""
+
     def called(gid: str, own: str | None) -> str:
         name = ctx.gpu_name(gid)
         return f"{_VERB[own]} the {name}" if own in _VERB else f"the {name}"
@@ -210,25 +265,34 @@ def _sensitivity_line(s: BreakEven, ctx: PlanContext) -> str:
         if s.factor is None:
             if not verified:
                 return sentence(s.message)
-            return (f"{who[:1].upper()}{who[1:]} stays the choice even at 64 times its {s.what} (re-solved): no "
-                    "allowed alternative, including the other way of acquiring the same GPU, meets the requirements "
-                    "for less.")
+            return (
+                f"{who[:1].upper()}{who[1:]} stays the choice even at 64 times its {s.what} (re-solved): no "
+                "allowed alternative, including the other way of acquiring the same GPU, meets the requirements "
+                "for less."
+            )
         if s.factor >= 2:
             rise = f"to about {s.factor:.1f} times its current level" + (f" ({usd(s.price)})" if s.price else "")
         else:
             rise = f"by about {pct(100 * (s.factor - 1))}" + (f" (to about {usd(s.price)})" if s.price else "")
         then = s.then
-        after = (f"; beyond that, {called(then.gpu, then.ownership)} is cheaper" if then
-                 else "; beyond that, no plan fits the budget")
+        after = (
+            f"; beyond that, {called(then.gpu, then.ownership)} is cheaper"
+            if then
+            else "; beyond that, no plan fits the budget"
+        )
         return f"{who[:1].upper()}{who[1:]} stays the cheapest choice until its {s.what} rises {rise}{after}."
     if s.factor is None:
         if not verified:
             return sentence(s.message)
-        return (f"The runner-up, {who}, would not be chosen even if its {s.what} were zero: the other costs of "
-                "its plan (servers, energy, hosting) stay higher.")
+        return (
+            f"The runner-up, {who}, would not be chosen even if its {s.what} were zero: the other costs of "
+            "its plan (servers, energy, hosting) stay higher."
+        )
     price = f" (to about {usd(s.price)})" if s.price else ""
-    return (f"The runner-up, {who}, becomes the cheaper choice only if its {s.what} falls by about "
-            f"{pct(100 * (1 - s.factor))}{price}.")
+    return (
+        f"The runner-up, {who}, becomes the cheaper choice only if its {s.what} falls by about "
+        f"{pct(100 * (1 - s.factor))}{price}."
+    )
 
 
 def _marginal_line(m: Marginal) -> str:

@@ -1,6 +1,7 @@
 """The memo's cost section: the cash paid by line in the order a reader pays it, each with how it
 is computed in the plan's own figures, the resale and the discounting to present value (the rows
 add up, to the cent, to the total the plan minimises)."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -12,13 +13,18 @@ from advisor.present.memo_sections import server_name
 from advisor.present.words import sentence, unit_rate, usd, usd_cents
 
 # the nominal cost lines in the order a reader pays them, with what each is and when it is paid
-COST_LINES = (("purchase_usd", "GPUs", "upfront"), ("servers_usd", "Servers", "upfront"),
-              ("network_usd", "Network (NICs, switches, cables)", "upfront"),
-              ("storage_usd", "Storage (the training data and checkpoints)", "upfront"),
-              ("tax_usd", "Sales tax on the hardware", "upfront"), ("burn_in_usd", "Burn-in", "before the work"),
-              ("support_usd", "Support contract", "while held"), ("energy_usd", "Electricity", "while the GPUs work"),
-              ("hosting_usd", "Hosting (space and power capacity)", "while held"),
-              ("rental_usd", "GPU rental", "while the jobs run"))
+COST_LINES = (
+    ("purchase_usd", "GPUs", "upfront"),
+    ("servers_usd", "Servers", "upfront"),
+    ("network_usd", "Network (NICs, switches, cables)", "upfront"),
+    ("storage_usd", "Storage (the training data and checkpoints)", "upfront"),
+    ("tax_usd", "Sales tax on the hardware", "upfront"),
+    ("burn_in_usd", "Burn-in", "before the work"),
+    ("support_usd", "Support contract", "while held"),
+    ("energy_usd", "Electricity", "while the GPUs work"),
+    ("hosting_usd", "Hosting (space and power capacity)", "while held"),
+    ("rental_usd", "GPU rental", "while the jobs run"),
+)
 
 
 def cost_rows(plan: Plan, months: float, catalog: Catalog | None = None) -> list[dict]:
@@ -31,22 +37,55 @@ def cost_rows(plan: Plan, months: float, catalog: Catalog | None = None) -> list
     for key, what, when in COST_LINES:
         amount = cb.get(key) or 0.0
         if amount or key in ("purchase_usd", "rental_usd"):
-            rows.append({"category": what, "when": when, "amount": usd_cents(amount), "usd": amount, "kind": "line",
-                         "basis": _cost_basis(plan, key, months, catalog, bought)})
+            rows.append(
+                {
+                    "category": what,
+                    "when": when,
+                    "amount": usd_cents(amount),
+                    "usd": amount,
+                    "kind": "line",
+                    "basis": _cost_basis(plan, key, months, catalog, bought),
+                }
+            )
     cash = plan.nominal_cost_usd or 0.0
-    rows.append({"category": f"Cash paid over {months:g} months", "when": "", "amount": usd_cents(cash), "usd": cash,
-                 "kind": "subtotal", "basis": "the sum of the lines above (what a cash budget caps)"})
+    rows.append(
+        {
+            "category": f"Cash paid over {months:g} months",
+            "when": "",
+            "amount": usd_cents(cash),
+            "usd": cash,
+            "kind": "subtotal",
+            "basis": "the sum of the lines above (what a cash budget caps)",
+        }
+    )
     resale = plan.residual_value_usd or 0.0
     if resale:
         sold = "; ".join(sentence(d.message).rstrip(".") for d in plan.disposal or []) or "resold"
-        rows.append({"category": "Resale at disposal", "when": "when sold", "amount": usd_cents(-resale),
-                     "usd": -resale, "kind": "line", "basis": sold})
+        rows.append(
+            {
+                "category": "Resale at disposal",
+                "when": "when sold",
+                "amount": usd_cents(-resale),
+                "usd": -resale,
+                "kind": "line",
+                "basis": sold,
+            }
+        )
     total = plan.total_cost_usd or 0.0
     discount = round(total - cash + resale, 2)
-    rows.append({"category": "Discounting to present value", "when": "", "amount": usd_cents(discount),
-                 "usd": discount, "kind": "line",
-                 "basis": (f"what is paid or resold later is worth less today, at {a.discount_rate:.1%} a year "
-                           f"({a.discount_rate_source}); purchases today are not discounted")})
+    rows.append(
+        {
+            "category": "Discounting to present value",
+            "when": "",
+            "amount": usd_cents(discount),
+            "usd": discount,
+            "kind": "line",
+            "basis": (
+                f"what is paid or resold later is worth less today, at {a.discount_rate:.1%} a year "
+                f"({a.discount_rate_source}); purchases today are not discounted"
+            ),
+        }
+    )
     return rows
 
 
@@ -56,16 +95,25 @@ def _cost_basis(plan: Plan, key: str, months: float, catalog: Catalog | None, bo
     if key == "purchase_usd":
         return "; ".join(f"{i.count:,} × {usd(i.unit_price_usd)}" for i in bought) or "none bought"
     if key == "servers_usd":
-        return "; ".join(f"{s.count:,} × {server_name(catalog, s.server)} at {usd(s.unit_price_usd)}"
-                         for s in plan.servers) or "none priced (see the bill of materials)"
+        return (
+            "; ".join(
+                f"{s.count:,} × {server_name(catalog, s.server)} at {usd(s.unit_price_usd)}" for s in plan.servers
+            )
+            or "none priced (see the bill of materials)"
+        )
     if key == "energy_usd":
-        return (f"{(plan.cost_breakdown.energy_usd or 0.0) / a.electricity_usd_per_kwh:,.0f} kWh at "
-                f"{unit_rate(a.electricity_usd_per_kwh)} per kWh, including the building overhead (PUE {a.pue:.2f})"
-                if a.electricity_usd_per_kwh else "at the deployment's electricity rate")
+        return (
+            f"{(plan.cost_breakdown.energy_usd or 0.0) / a.electricity_usd_per_kwh:,.0f} kWh at "
+            f"{unit_rate(a.electricity_usd_per_kwh)} per kWh, including the building overhead (PUE {a.pue:.2f})"
+            if a.electricity_usd_per_kwh
+            else "at the deployment's electricity rate"
+        )
     if key == "hosting_usd":
         return f"{unit_rate(a.hosting_usd_per_kw_month)} per kW-month while the GPUs are held"
     if key == "rental_usd":
         rented = [i for i in plan.purchase if i.ownership == "rent"]
-        return "; ".join(f"{i.gpu_hours or 0:,.0f} GPU-hours × {unit_rate(i.unit_price_usd or 0)}"
-                         for i in rented) or "none rented"
+        return (
+            "; ".join(f"{i.gpu_hours or 0:,.0f} GPU-hours × {unit_rate(i.unit_price_usd or 0)}" for i in rented)
+            or "none rented"
+        )
     return "see the bill of materials"

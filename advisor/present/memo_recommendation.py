@@ -1,6 +1,7 @@
 """The memo's recommendation in words: what to buy or rent and the servers that hold it, its cost
 as the cost table adds it up, when the work finishes, the next-best option and the rules that
 excluded GPUs; or, without a plan, what would make one possible."""
+
 from __future__ import annotations
 
 from advisor.contract import Plan
@@ -16,8 +17,14 @@ def server_phrase(catalog: Catalog, sid: str, n: int) -> str:
     return f"one {name}" if n == 1 else f"{n:,} x {name}"
 
 
-def recommendation(plan: Plan, ctx: PlanContext, best_alt: tuple[str, float] | None, finish_h: float | None,
-                    cited_rules: list[str], upfront: float) -> str:
+def recommendation(
+    plan: Plan,
+    ctx: PlanContext,
+    best_alt: tuple[str, float] | None,
+    finish_h: float | None,
+    cited_rules: list[str],
+    upfront: float,
+) -> str:
     """What to buy or rent and why, in sentences: the purchase, its cost, the finish, the next-best
     option and the GPUs the rules excluded."""
     if not plan.feasible:
@@ -27,31 +34,43 @@ def recommendation(plan: Plan, ctx: PlanContext, best_alt: tuple[str, float] | N
     for item in plan.purchase:
         g, n = gpus[item.gpu], item.count
         if item.ownership == "buy":
-            parts.append(f"buy {n:,} {g.name} GPU" + (f"s at {usd(item.unit_price_usd)} each" if n != 1
-                                                       else f" for {usd(item.unit_price_usd)}"))
+            parts.append(
+                f"buy {n:,} {g.name} GPU"
+                + (f"s at {usd(item.unit_price_usd)} each" if n != 1 else f" for {usd(item.unit_price_usd)}")
+            )
         else:
-            parts.append(f"rent {g.name} GPUs on demand from {item.provider}: {item.gpu_hours or 0:,.0f} "
-                         f"GPU-hours at {unit_rate(item.unit_price_usd or 0)} per GPU-hour, up to {n:,} at once")
+            parts.append(
+                f"rent {g.name} GPUs on demand from {item.provider}: {item.gpu_hours or 0:,.0f} "
+                f"GPU-hours at {unit_rate(item.unit_price_usd or 0)} per GPU-hour, up to {n:,} at once"
+            )
     for srv in plan.servers:
         parts.append(f"{server_phrase(ctx.catalog, srv.server, srv.count)} to hold them")
     text = join(parts)
     text = f"{text[:1].upper()}{text[1:]}. " + _cost_sentence(plan, upfront)
-    hostless = [gpus[g].name for g in sorted({i.gpu for i in plan.purchase if i.ownership == "buy"})
-                if not ctx.hosts.get(g)]
+    hostless = [
+        gpus[g].name for g in sorted({i.gpu for i in plan.purchase if i.ownership == "buy"}) if not ctx.hosts.get(g)
+    ]
     if hostless:
-        text += (f"This excludes the machine that hosts the {join(hostless)}, which the catalog does not price. ")
+        text += f"This excludes the machine that hosts the {join(hostless)}, which the catalog does not price. "
     text += _finish_sentence(plan, ctx, finish_h)
     if best_alt:
-        text += (f"The next-best option, the {best_alt[0]} alone, would cost {usd(best_alt[1])} "
-                 f"({usd(best_alt[1] - (plan.total_cost_usd or 0))} more). ")
+        text += (
+            f"The next-best option, the {best_alt[0]} alone, would cost {usd(best_alt[1])} "
+            f"({usd(best_alt[1] - (plan.total_cost_usd or 0))} more). "
+        )
     for rid in cited_rules:
         if rules.get(rid).severity != "forbid":
             continue  # a warning does not exclude anything
-        excluded = [gpus[r.gpu].name for r in plan.rejected
-                    if r.forced_cost_usd is None and any(x.rule == rid for x in r.reasons)]
+        excluded = [
+            gpus[r.gpu].name
+            for r in plan.rejected
+            if r.forced_cost_usd is None and any(x.rule == rid for x in r.reasons)
+        ]
         if excluded:
-            text += (f"The {join(excluded)} {'is' if len(excluded) == 1 else 'are'} excluded by rule {rid} "
-                     f"({rules.get(rid).title}). ")
+            text += (
+                f"The {join(excluded)} {'is' if len(excluded) == 1 else 'are'} excluded by rule {rid} "
+                f"({rules.get(rid).title}). "
+            )
     return text.strip()
 
 
@@ -60,13 +79,23 @@ def _cost_sentence(plan: Plan, upfront: float) -> str:
     resale, and the present value the plan minimises; then the cost of owning the other way."""
     a, cb = plan.assumptions, plan.cost_breakdown
     cash, total, resale = plan.nominal_cost_usd or 0.0, plan.total_cost_usd or 0.0, plan.residual_value_usd or 0.0
-    later = [f"{usd(v)} for {what}" for v, what in ((cb.support_usd, "support"), (cb.energy_usd, "electricity"),
-                                                     (cb.hosting_usd, "hosting"), (cb.rental_usd, "rental")) if v]
+    later = [
+        f"{usd(v)} for {what}"
+        for v, what in (
+            (cb.support_usd, "support"),
+            (cb.energy_usd, "electricity"),
+            (cb.hosting_usd, "hosting"),
+            (cb.rental_usd, "rental"),
+        )
+        if v
+    ]
     paid = join(([f"{usd(upfront)} upfront"] if upfront else []) + later)
-    text = (f"Over the {a.horizon_months:g} months the plan is costed for, it pays {usd(cash)} in cash ({paid})"
-            + (f" and gets about {usd(resale)} back by reselling the GPUs" if resale else "")
-            + f"; at {a.discount_rate:.1%} a year that is {usd(total)} in present value, the figure the plan "
-              "minimises. ")
+    text = (
+        f"Over the {a.horizon_months:g} months the plan is costed for, it pays {usd(cash)} in cash ({paid})"
+        + (f" and gets about {usd(resale)} back by reselling the GPUs" if resale else "")
+        + f"; at {a.discount_rate:.1%} a year that is {usd(total)} in present value, the figure the plan "
+        "minimises. "
+    )
     other = plan.other_ownership
     if other is not None and other.message:
         text += sentence(other.message) + " "
@@ -77,14 +106,16 @@ def _finish_sentence(plan: Plan, ctx: PlanContext, finish_h: float | None) -> st
     """When the training finishes, against its deadline ('' for a plan that only serves)."""
     jobs = plan.jobs
     if not jobs or finish_h is None:
-        return ""   # serving only: the serving section says what runs
+        return ""  # serving only: the serving section says what runs
     count = plan.training_jobs
     if count == 1:
         deadline = ctx.jobs[0].deadline_hours if ctx.jobs else None
         spare = f", {duration(deadline - finish_h)} before its {deadline_phrase(deadline)}" if deadline else ""
         return f"The training run finishes after about {duration(finish_h)} of running time{spare}. "
-    return (f"{'Both jobs' if count == 2 else f'All {count:,} jobs'} finish within {duration(finish_h)} "
-            "of running time, each within its deadline. ")
+    return (
+        f"{'Both jobs' if count == 2 else f'All {count:,} jobs'} finish within {duration(finish_h)} "
+        "of running time, each within its deadline. "
+    )
 
 
 def _no_plan(plan: Plan, ctx: PlanContext) -> str:
@@ -93,12 +124,17 @@ def _no_plan(plan: Plan, ctx: PlanContext) -> str:
     levers = [d for d in plan.diagnosis if d.relaxation]
     fixes = [d.message for d in levers if d.constraint != "combined"]
     combined = [d.message for d in levers if d.constraint == "combined"]
-    text = (f"No combination of the allowed GPUs meets every requirement of the workload '{name}', so "
-            "nothing should be bought or rented as specified.")
+    text = (
+        f"No combination of the allowed GPUs meets every requirement of the workload '{name}', so "
+        "nothing should be bought or rented as specified."
+    )
     if fixes:
-        text += (f" Any one of the {len(fixes)} changes listed under 'Why no plan exists' would make a plan "
-                 f"possible; the first: {fixes[0].rstrip('.')}." if len(fixes) > 1
-                 else f" This change would make a plan possible: {fixes[0].rstrip('.')}.")
+        text += (
+            f" Any one of the {len(fixes)} changes listed under 'Why no plan exists' would make a plan "
+            f"possible; the first: {fixes[0].rstrip('.')}."
+            if len(fixes) > 1
+            else f" This change would make a plan possible: {fixes[0].rstrip('.')}."
+        )
     elif combined:
         text += f" {sentence(combined[0])}"
     else:

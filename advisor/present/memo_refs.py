@@ -1,4 +1,5 @@
 """Numbered references for a memo, and the digests its footer prints."""
+
 from __future__ import annotations
 
 import hashlib
@@ -39,8 +40,7 @@ class Refs:
                     title = None
                 else:
                     title, url = f"{rule.id}: {rule.source.title}", rule.source.url
-            self.entries[sid] = {"n": len(self.entries) + 1, "id": sid, "title": title, "url": url,
-                                 "as_of": as_of}
+            self.entries[sid] = {"n": len(self.entries) + 1, "id": sid, "title": title, "url": url, "as_of": as_of}
         entry = self.entries[sid]
         if as_of and (entry["as_of"] is None or str(as_of) > str(entry["as_of"])):
             entry["as_of"] = as_of
@@ -50,8 +50,10 @@ class Refs:
         return sorted({n for n in (self._add(sid, as_of) for sid in ids) if n is not None})
 
     def listing(self) -> list[dict]:
-        return [dict(e, as_of=day(e["as_of"]) if e["as_of"] else None)
-                for e in sorted(self.entries.values(), key=lambda e: e["n"])]
+        return [
+            dict(e, as_of=day(e["as_of"]) if e["as_of"] else None)
+            for e in sorted(self.entries.values(), key=lambda e: e["n"])
+        ]
 
 
 def rules_digest(rules: Any) -> str:

@@ -1,6 +1,7 @@
 """The memo's sections as display text: bill of materials, jobs, alternatives, rule cards, cost
 rows, the requirement and the assumptions. Everything comes from the plan and what it was made
 from; nothing is solved or estimated here."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -24,12 +25,19 @@ from advisor.present.words import (
     usd_cents,
 )
 
-PRICE_KIND = {"msrp": "launch list price (MSRP)", "list": "list price", "street": "street price",
-              "estimate": "analyst estimate", "quote": "quote"}
-LIMITED_BY = {"compute": "matrix math (the GPU's compute rate)",
-              "memory_bandwidth": "memory bandwidth (moving data in and out of GPU memory)",
-              "interconnect": "GPU-to-GPU bandwidth (exchanging results between GPUs)",
-              "none": "nothing measured"}
+PRICE_KIND = {
+    "msrp": "launch list price (MSRP)",
+    "list": "list price",
+    "street": "street price",
+    "estimate": "analyst estimate",
+    "quote": "quote",
+}
+LIMITED_BY = {
+    "compute": "matrix math (the GPU's compute rate)",
+    "memory_bandwidth": "memory bandwidth (moving data in and out of GPU memory)",
+    "interconnect": "GPU-to-GPU bandwidth (exchanging results between GPUs)",
+    "none": "nothing measured",
+}
 
 
 def server_name(catalog: Catalog | None, sid: str) -> str:
@@ -51,16 +59,28 @@ def bill_of_materials(plan: Plan, ctx: PlanContext, refs: Refs) -> tuple[list, l
     bom_notes: list[str] = []
     for row in plan.bill_of_materials:
         qty, unit = _quantity(row.item, row.quantity, row.unit_usd, row.total_usd)
-        bom.append({"item": row.item, "qty": qty, "unit": unit,
-                    "extended": usd_cents(row.total_usd) if row.total_usd is not None
-                    else "in hosting" if row.item.startswith("racks") else "unpriced",
-                    "basis": row.confidence or "unrated", "refs": refs.cite(row.source)})
+        bom.append(
+            {
+                "item": row.item,
+                "qty": qty,
+                "unit": unit,
+                "extended": usd_cents(row.total_usd)
+                if row.total_usd is not None
+                else "in hosting"
+                if row.item.startswith("racks")
+                else "unpriced",
+                "basis": row.confidence or "unrated",
+                "refs": refs.cite(row.source),
+            }
+        )
         if row.note:
             bom_notes.append(f"{row.item}: {sentence(row.note)}")
     for g in sorted({i.gpu for i in plan.purchase if i.ownership == "buy"}):
         if not ctx.hosts.get(g):
-            bom_notes.append(f"The catalog lists no server or workstation to hold the {gpus[g].name}, so none is "
-                             "costed: budget the host machine separately.")
+            bom_notes.append(
+                f"The catalog lists no server or workstation to hold the {gpus[g].name}, so none is "
+                "costed: budget the host machine separately."
+            )
     return bom, bom_notes
 
 
@@ -68,11 +88,10 @@ def _quantity(item: str, quantity: float, unit_usd: float | None, total_usd: flo
     """(quantity, unit price) as a reader checks them: a tax line is a rate on a dollar base."""
     if item.startswith("tax on"):
         return usd_cents(quantity), f"{(unit_usd or 0.0) * 100:.2f}%"
-    if quantity == 1 and total_usd is not None:   # a lump sum: its unit is its total, to the cent
+    if quantity == 1 and total_usd is not None:  # a lump sum: its unit is its total, to the cent
         return "1", usd_cents(total_usd)
     qty = f"{quantity:,}" if float(quantity).is_integer() else f"{quantity:,.4g}"
     return qty, (unit_rate(unit_usd) if unit_usd is not None and abs(unit_usd) < 10 else usd(unit_usd))
-
 
 
 def job_rows(plan: Plan, ctx: PlanContext, min_gpus: dict, refs: Refs) -> list[dict]:
@@ -87,30 +106,40 @@ def job_rows(plan: Plan, ctx: PlanContext, min_gpus: dict, refs: Refs) -> list[d
         step = sb.compute_s + sb.memory_s + sb.comm_s
         tf = g.tensor_tflops.get(info.precision)
         spec_refs = refs.cite((tf.source if tf else []) + g.memory_bandwidth_gbps.source + g.memory_gb.source)
-        memory = (f"{j.memory_per_gpu_gb:.1f} GB of the {g.memory_gb.value:g} GB on each GPU"
-                  + (f", the model's training state sharded over {lay.shards} GPUs" if (lay.shards or 1) > 1 else ""))
+        memory = f"{j.memory_per_gpu_gb:.1f} GB of the {g.memory_gb.value:g} GB on each GPU" + (
+            f", the model's training state sharded over {lay.shards} GPUs" if (lay.shards or 1) > 1 else ""
+        )
         if n_min and n_min > 1:
-            memory_binds = (f"Memory size sets the minimum: the job needs at least {plural(n_min, 'GPU')} "
-                            "to hold its model, gradients and optimizer state.")
+            memory_binds = (
+                f"Memory size sets the minimum: the job needs at least {plural(n_min, 'GPU')} "
+                "to hold its model, gradients and optimizer state."
+            )
         else:
             memory_binds = "Memory size does not constrain the choice: one GPU holds the whole job."
         limited_by = LIMITED_BY.get(j.binding_factor, j.binding_factor)
-        jobs.append({
-            "name": job_label(j.name, wl) + (f" (×{j.copies:g} copies)" if j.copies != 1 else ""),
-            "gpus": f"{j.gpu_count:,} × {g.name} ({'bought' if j.ownership == 'buy' else 'rented'})",
-            "tokens": f"{count_words(info.tokens)} tokens", "speed": f"{rate(j.tokens_per_s)} tokens/s",
-            "time": duration(j.wall_days * 24),
-            "deadline": duration(info.deadline_hours) if info.deadline_hours else "none",
-            "mfu": pct(100 * j.mfu), "memory": memory, "limited_by": limited_by,
-            "basis": (f"Each training step processes {lay.global_batch_tokens:,.0f} tokens and takes "
-                      f"{step:.3g} s: {sb.compute_s:.3g} s of matrix math at the GPU's "
-                      f"{tf.value if tf else 'unknown'} TFLOPS {info.precision} rate, {sb.memory_s:.3g} s of "
-                      f"memory traffic at {g.memory_bandwidth_gbps.value:,.0f} GB/s and {sb.comm_s:.3g} s of "
-                      "GPU-to-GPU communication that computation does not hide. The largest part, "
-                      f"{limited_by}, limits the speed. "
-                      f"{memory_binds}"),
-            "refs": spec_refs,
-        })
+        jobs.append(
+            {
+                "name": job_label(j.name, wl) + (f" (×{j.copies:g} copies)" if j.copies != 1 else ""),
+                "gpus": f"{j.gpu_count:,} × {g.name} ({'bought' if j.ownership == 'buy' else 'rented'})",
+                "tokens": f"{count_words(info.tokens)} tokens",
+                "speed": f"{rate(j.tokens_per_s)} tokens/s",
+                "time": duration(j.wall_days * 24),
+                "deadline": duration(info.deadline_hours) if info.deadline_hours else "none",
+                "mfu": pct(100 * j.mfu),
+                "memory": memory,
+                "limited_by": limited_by,
+                "basis": (
+                    f"Each training step processes {lay.global_batch_tokens:,.0f} tokens and takes "
+                    f"{step:.3g} s: {sb.compute_s:.3g} s of matrix math at the GPU's "
+                    f"{tf.value if tf else 'unknown'} TFLOPS {info.precision} rate, {sb.memory_s:.3g} s of "
+                    f"memory traffic at {g.memory_bandwidth_gbps.value:,.0f} GB/s and {sb.comm_s:.3g} s of "
+                    "GPU-to-GPU communication that computation does not hide. The largest part, "
+                    f"{limited_by}, limits the speed. "
+                    f"{memory_binds}"
+                ),
+                "refs": spec_refs,
+            }
+        )
     return jobs
 
 
@@ -128,14 +157,32 @@ def alternative_rows(plan: Plan, ctx: PlanContext, refs: Refs) -> tuple[list, tu
         g = gpus[gid]
         r = rejected.get(gid)
         if gid in chosen:
-            alternatives.append(((0, 0.0, g.name), {"gpu": g.name, "status": "Recommended",
-                                                    "cost": usd(plan.total_cost_usd), "detail": "The plan above.",
-                                                    "refs": []}))
+            alternatives.append(
+                (
+                    (0, 0.0, g.name),
+                    {
+                        "gpu": g.name,
+                        "status": "Recommended",
+                        "cost": usd(plan.total_cost_usd),
+                        "detail": "The plan above.",
+                        "refs": [],
+                    },
+                )
+            )
             continue
         if r is None:  # allowed, but the plan is infeasible and no forced cost was computed
-            alternatives.append(((2, 0.0, g.name), {"gpu": g.name, "status": "No plan", "cost": "n/a",
-                                                    "detail": "Allowed, but no plan meets every requirement "
-                                                              "(see why no plan exists).", "refs": []}))
+            alternatives.append(
+                (
+                    (2, 0.0, g.name),
+                    {
+                        "gpu": g.name,
+                        "status": "No plan",
+                        "cost": "n/a",
+                        "detail": "Allowed, but no plan meets every requirement (see why no plan exists).",
+                        "refs": [],
+                    },
+                )
+            )
             continue
         rule_ids = [x.rule for x in r.reasons if x.rule]
         cited_rules += [x for x in rule_ids if x not in cited_rules]
@@ -157,8 +204,13 @@ def _excluded_row(name: str, r: Rejected, rule_ids: list[str], refs: Refs) -> di
     """A GPU no plan can use: the rules that forbid it (else its first reason) and every reason."""
     blocking = [x.rule for x in r.reasons if x.rule and x.severity != "warn"]
     status = f"Excluded by rule {', '.join(blocking)}" if blocking else _STATUS.get(r.reasons[0].code, "Excluded")
-    return {"gpu": name, "status": status, "cost": "n/a",
-            "detail": " ".join(sentence(x.message) for x in r.reasons), "refs": refs.cite(rule_ids)}
+    return {
+        "gpu": name,
+        "status": status,
+        "cost": "n/a",
+        "detail": " ".join(sentence(x.message) for x in r.reasons),
+        "refs": refs.cite(rule_ids),
+    }
 
 
 def _costlier_row(plan: Plan, g: GPU, forced: float, refs: Refs) -> dict[str, Any]:
@@ -168,25 +220,46 @@ def _costlier_row(plan: Plan, g: GPU, forced: float, refs: Refs) -> dict[str, An
     extra = forced - total
     p = g.prices.purchase
     if plan.assumptions.ownership != "rent" and p is not None and p.usd:
-        price, price_refs = (f"{usd(p.usd)} per GPU ({PRICE_KIND.get(p.kind or '', 'price')}, {day(p.as_of)})",
-                             refs.cite(p.source, p.as_of))
+        price, price_refs = (
+            f"{usd(p.usd)} per GPU ({PRICE_KIND.get(p.kind or '', 'price')}, {day(p.as_of)})",
+            refs.cite(p.source, p.as_of),
+        )
     elif g.rental is not None:
-        price, price_refs = (f"{unit_rate(g.rental.usd_per_gpu_hour)} per GPU-hour ({g.rental.provider}, "
-                             f"{day(g.rental.as_of)})", refs.cite(g.rental.source, g.rental.as_of))
+        price, price_refs = (
+            f"{unit_rate(g.rental.usd_per_gpu_hour)} per GPU-hour ({g.rental.provider}, {day(g.rental.as_of)})",
+            refs.cite(g.rental.source, g.rental.as_of),
+        )
     else:
         price, price_refs = "", []
-    return {"gpu": g.name, "status": "Costs more", "cost": usd(forced),
-            "detail": f"The cheapest plan using only this GPU costs {usd(extra)} "
-                      f"({pct(100 * extra / total, True)}) more than the recommendation"
-                      + (f"; priced at {price}." if price else "."),
-            "refs": price_refs}
+    return {
+        "gpu": g.name,
+        "status": "Costs more",
+        "cost": usd(forced),
+        "detail": f"The cheapest plan using only this GPU costs {usd(extra)} "
+        f"({pct(100 * extra / total, True)}) more than the recommendation"
+        + (f"; priced at {price}." if price else "."),
+        "refs": price_refs,
+    }
 
 
 def rule_card(rule: Any, refs: Refs) -> dict:
-    return {"id": rule.id, "title": rule.title, "why": " ".join(rule.why.split()), "source": rule.source.title,
-            "clause": rule.source.clause, "url": rule.source.url, "refs": refs.cite([rule.id])}
+    return {
+        "id": rule.id,
+        "title": rule.title,
+        "why": " ".join(rule.why.split()),
+        "source": rule.source.title,
+        "clause": rule.source.clause,
+        "url": rule.source.url,
+        "refs": refs.cite([rule.id]),
+    }
 
 
-_STATUS = {"no-purchase-price": "No purchase price", "no-rental-price": "No rental price",
-           "memory": "Does not fit", "deadline": "Too slow for the deadline", "no-server": "No server platform",
-           "no-feasible-plan": "No plan meets the limits", "none": "Excluded"}
+_STATUS = {
+    "no-purchase-price": "No purchase price",
+    "no-rental-price": "No rental price",
+    "memory": "Does not fit",
+    "deadline": "Too slow for the deadline",
+    "no-server": "No server platform",
+    "no-feasible-plan": "No plan meets the limits",
+    "none": "Excluded",
+}

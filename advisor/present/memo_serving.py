@@ -1,12 +1,17 @@
 """The memo's serving section (issue 17): display text only, from what plan() computed
 (plan["serving"], plan["serving_mix"], plan["sensitivity"]["traffic"]); nothing is solved here."""
+
 from __future__ import annotations
 
 from advisor.contract import Plan
 from advisor.present.words import usd
 
-LIMITS = {"kv-memory": "KV-cache memory (the batch the cache holds)", "memory-bandwidth": "memory bandwidth",
-          "compute": "compute", "ttft-queue": "the first-token latency limit (prompt queue)"}
+LIMITS = {
+    "kv-memory": "KV-cache memory (the batch the cache holds)",
+    "memory-bandwidth": "memory bandwidth",
+    "compute": "compute",
+    "ttft-queue": "the first-token latency limit (prompt queue)",
+}
 
 
 def serving_context(plan: Plan) -> dict | None:
@@ -14,12 +19,18 @@ def serving_context(plan: Plan) -> dict | None:
     rows = plan.serving
     if not rows:
         return None
-    table = [{"name": r.name, "gpus": f"{r.replicas} × {r.gpu} (TP {r.tensor_parallel}"
-                                     + (f" × PP {r.pipeline_parallel}" if r.pipeline_parallel > 1 else "")
-                                     + f", {r.ownership})",
-              "requests": f"{r.requests_per_s_per_replica:.3g}/s each; peak {r.peak_requests_per_s:.3g}/s",
-              "latency": f"TTFT {_ms(r.ttft_ms, '.0f')}, TPOT {_ms(r.tpot_ms, '.1f')} (p{r.slo.percentile:g})",
-              "limited_by": LIMITS.get(r.limited_by, r.limited_by)} for r in rows]
+    table = [
+        {
+            "name": r.name,
+            "gpus": f"{r.replicas} × {r.gpu} (TP {r.tensor_parallel}"
+            + (f" × PP {r.pipeline_parallel}" if r.pipeline_parallel > 1 else "")
+            + f", {r.ownership})",
+            "requests": f"{r.requests_per_s_per_replica:.3g}/s each; peak {r.peak_requests_per_s:.3g}/s",
+            "latency": f"TTFT {_ms(r.ttft_ms, '.0f')}, TPOT {_ms(r.tpot_ms, '.1f')} (p{r.slo.percentile:g})",
+            "limited_by": LIMITS.get(r.limited_by, r.limited_by),
+        }
+        for r in rows
+    ]
     notes = [f"{r.name} on {r.gpu}: {r.shared_with_training}." for r in rows if r.shared_with_training]
     mix = plan.serving_mix
     if mix is not None and mix.message:

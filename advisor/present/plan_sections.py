@@ -1,6 +1,7 @@
 """The parts of `advisor plan`'s text, section by section, for a terminal (fitted to its width) or a
 document (Markdown): what present/plan_text.py puts together and the one-screen view
 (present/plan_summary.py) picks from. present/grid.py draws the tables."""
+
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -32,7 +33,7 @@ def line(text: str, fmt: str) -> str:
 
 def span(r: Triple | None, fmt: Callable[[float], str]) -> str:
     """' (P10–P90)' beside a point value, e.g. '18.9 (15.7–23.4)'."""
-    if r is None or r.p10 is None or r.p90 is None or fmt(r.p10) == fmt(r.p90):   # a range of one value says nothing
+    if r is None or r.p10 is None or r.p90 is None or fmt(r.p10) == fmt(r.p90):  # a range of one value says nothing
         return ""
     return f" ({fmt(r.p10)}–{fmt(r.p90)})"
 
@@ -43,11 +44,25 @@ def bill_rows(p: Plan) -> list[list[Any]]:
         if item.ownership == "buy":
             rows.append([item.gpu, item.count, "buy", usd(item.unit_price_usd) + " each", ""])
         else:
-            rows.append([item.gpu, item.count, "rent", f"{unit_rate(item.unit_price_usd or 0)}/GPU-hour",
-                         f"{item.gpu_hours or 0:,.0f} GPU-hours ({item.provider or ''})"])
+            rows.append(
+                [
+                    item.gpu,
+                    item.count,
+                    "rent",
+                    f"{unit_rate(item.unit_price_usd or 0)}/GPU-hour",
+                    f"{item.gpu_hours or 0:,.0f} GPU-hours ({item.provider or ''})",
+                ]
+            )
     for srv in p.servers:
-        rows.append([srv.server, srv.count, "buy", usd(srv.unit_price_usd) + " each",
-                     f"holds {srv.gpu}" + (f", {srv.networked} networked" if srv.networked else "")])
+        rows.append(
+            [
+                srv.server,
+                srv.count,
+                "buy",
+                usd(srv.unit_price_usd) + " each",
+                f"holds {srv.gpu}" + (f", {srv.networked} networked" if srv.networked else ""),
+            ]
+        )
     return rows
 
 
@@ -79,22 +94,29 @@ def title_lines(p: Plan, fmt: str, summary: bool = False) -> list[str]:
     more) the total cost and the confidence deadlines hold at."""
     a = p.assumptions
     caveat = unproven(p)
-    head = (f"{p.name or 'GPU plan'}  ({a.deployment}, region {a.region}, prices as of {p.as_of})"
-            + (f"  [{caveat}]" if caveat else ""))
+    head = f"{p.name or 'GPU plan'}  ({a.deployment}, region {a.region}, prices as of {p.as_of})" + (
+        f"  [{caveat}]" if caveat else ""
+    )
     out = [f"## {md(head)}\n" if fmt == "markdown" else para(head)]
     if not p.feasible:
         out.append("Status: NO FEASIBLE PLAN")
         return out
     solver = p.solver
     limit = solver.gap_limit or 0.0
-    proof = ((f"proven within {100 * limit:g}% of optimal" if limit > 1e-4 else "proven optimal")
-             if solver.proven_optimal else f"best found, gap {solver.gap}")
+    proof = (
+        (f"proven within {100 * limit:g}% of optimal" if limit > 1e-4 else "proven optimal")
+        if solver.proven_optimal
+        else f"best found, gap {solver.gap}"
+    )
     if summary:
         out.append(para(f"Status: {p.status} ({solver.name}, {proof})"))
         return out
-    out.append(para(f"Status: {p.status} ({solver.name}, {proof})   "
-                    f"Total cost over {a.horizon_months:g} months: {usd(p.total_cost_usd)}"
-                    + span(p.total_cost_usd_range, usd)))
+    out.append(
+        para(
+            f"Status: {p.status} ({solver.name}, {proof})   "
+            f"Total cost over {a.horizon_months:g} months: {usd(p.total_cost_usd)}" + span(p.total_cost_usd_range, usd)
+        )
+    )
     if p.jobs:
         out.append(para(f"Deadlines held at {p.confidence.quantile} of each job's time; ranges are P10–P90"))
     return out
@@ -103,7 +125,10 @@ def title_lines(p: Plan, fmt: str, summary: bool = False) -> list[str]:
 def buy_section(p: Plan, fmt: str) -> list[str]:
     if not p.purchase:
         return []
-    return [heading("Buy / rent", fmt), grid(["item", "count", "buy/rent", "price", "usage"], bill_rows(p), fmt, wrap=(4,))]
+    return [
+        heading("Buy / rent", fmt),
+        grid(["item", "count", "buy/rent", "price", "usage"], bill_rows(p), fmt, wrap=(4,)),
+    ]
 
 
 def cost_section(p: Plan, fmt: str) -> list[str]:
@@ -127,21 +152,45 @@ def _speed_basis(j: Any) -> str:
 def jobs_section(p: Plan, fmt: str) -> list[str]:
     if not p.jobs:
         return []
-    rows = [[j.name, j.gpu, j.gpu_count, tokens(j.tokens_per_s),
-             duration(j.wall_days * 24, short=True) + span(j.wall_days_range, lambda v: duration(v * 24, short=True)),
-             f"{j.memory_per_gpu_gb:.1f}", f"{100 * j.mfu:.0f}%", j.binding_factor, _speed_basis(j)] for j in p.jobs]
-    out = [heading("Jobs", fmt),
-           grid(["job", "GPU", "GPUs", "tokens/s", "time (P10–P90)", "GB/GPU", "MFU", "limited by", "speed from"], rows,
-                fmt, wrap=(4, 8))]
+    rows = [
+        [
+            j.name,
+            j.gpu,
+            j.gpu_count,
+            tokens(j.tokens_per_s),
+            duration(j.wall_days * 24, short=True) + span(j.wall_days_range, lambda v: duration(v * 24, short=True)),
+            f"{j.memory_per_gpu_gb:.1f}",
+            f"{100 * j.mfu:.0f}%",
+            j.binding_factor,
+            _speed_basis(j),
+        ]
+        for j in p.jobs
+    ]
+    out = [
+        heading("Jobs", fmt),
+        grid(
+            ["job", "GPU", "GPUs", "tokens/s", "time (P10–P90)", "GB/GPU", "MFU", "limited by", "speed from"],
+            rows,
+            fmt,
+            wrap=(4, 8),
+        ),
+    ]
     for j in p.jobs:
         lay, g = j.layout, j.goodput
-        split = " x ".join(f"{k[0].upper()}P{getattr(lay, k + '_parallel')}"
-                           for k in ("data", "tensor", "pipeline", "context")
-                           if getattr(lay, k + "_parallel", 1) > 1) or "one GPU"
+        split = (
+            " x ".join(
+                f"{k[0].upper()}P{getattr(lay, k + '_parallel')}"
+                for k in ("data", "tensor", "pipeline", "context")
+                if getattr(lay, k + "_parallel", 1) > 1
+            )
+            or "one GPU"
+        )
         text = f"{j.name}: layout {split}, global batch {lay.global_batch_tokens:,.0f} tokens"
         if g is not None:
-            text += (f"; goodput {100 * g.fraction:.1f}%: {24 * g.lost_days:,.1f} h of the "
-                     f"{24 * j.wall_days:,.1f} h lost to failures, restarts and checkpoints")
+            text += (
+                f"; goodput {100 * g.fraction:.1f}%: {24 * g.lost_days:,.1f} h of the "
+                f"{24 * j.wall_days:,.1f} h lost to failures, restarts and checkpoints"
+            )
         out.append(line(text, fmt))
     return out
 
@@ -150,12 +199,29 @@ def serving_section(p: Plan, fmt: str) -> list[str]:
     """The plan's serving replicas: rate per replica, latency at peak, what limits it; the mix's saving."""
     if not p.serving:
         return []
-    rows = [[r.name, r.gpu, f"TP{r.tensor_parallel}" + (f"xPP{r.pipeline_parallel}" if r.pipeline_parallel > 1 else ""),
-             r.replicas, r.ownership, f"{r.requests_per_s_per_replica:.3g}", _ms(r.ttft_ms, ".0f"),
-             _ms(r.tpot_ms, ".1f"), r.limited_by] for r in p.serving]
-    out = [heading("Serving (latency at peak traffic, p%g)" % p.serving[0].slo.percentile, fmt),
-           grid(["class", "GPU", "layout", "replicas", "buy/rent", "req/s each", "TTFT ms", "TPOT ms", "limited by"], rows, fmt,
-                wrap=(8,))]
+    rows = [
+        [
+            r.name,
+            r.gpu,
+            f"TP{r.tensor_parallel}" + (f"xPP{r.pipeline_parallel}" if r.pipeline_parallel > 1 else ""),
+            r.replicas,
+            r.ownership,
+            f"{r.requests_per_s_per_replica:.3g}",
+            _ms(r.ttft_ms, ".0f"),
+            _ms(r.tpot_ms, ".1f"),
+            r.limited_by,
+        ]
+        for r in p.serving
+    ]
+    out = [
+        heading("Serving (latency at peak traffic, p%g)" % p.serving[0].slo.percentile, fmt),
+        grid(
+            ["class", "GPU", "layout", "replicas", "buy/rent", "req/s each", "TTFT ms", "TPOT ms", "limited by"],
+            rows,
+            fmt,
+            wrap=(8,),
+        ),
+    ]
     out += [line(f"{r.name} on {r.gpu}: {r.shared_with_training}", fmt) for r in p.serving if r.shared_with_training]
     if p.serving_mix is not None and p.serving_mix.message:
         out.append(line(p.serving_mix.message, fmt))
@@ -169,8 +235,9 @@ def _ms(value: float | None, spec: str) -> str:
 def constraints_section(p: Plan, fmt: str) -> list[str]:
     if not p.binding:
         return []
-    rows = [[b.constraint, "BINDING" if b.binding else f"slack {b.slack or 0:,.2f} {b.unit}", b.message]
-            for b in p.binding]
+    rows = [
+        [b.constraint, "BINDING" if b.binding else f"slack {b.slack or 0:,.2f} {b.unit}", b.message] for b in p.binding
+    ]
     return [heading("Constraints", fmt), grid(["constraint", "status", "detail"], rows, fmt, wrap=(1, 2))]
 
 
@@ -199,8 +266,10 @@ def robustness_section(p: Plan, fmt: str) -> list[str]:
 def not_chosen_section(p: Plan, fmt: str, verbose: bool = False) -> list[str]:
     if not p.rejected:
         return []
-    return [heading("Not chosen" + ("" if verbose else " (primary reason; --verbose for all)"), fmt),
-            grid(["GPU", "why", "detail"], not_chosen_rows(p.rejected, verbose), fmt, wrap=(0, 2))]
+    return [
+        heading("Not chosen" + ("" if verbose else " (primary reason; --verbose for all)"), fmt),
+        grid(["GPU", "why", "detail"], not_chosen_rows(p.rejected, verbose), fmt, wrap=(0, 2)),
+    ]
 
 
 def diagnosis_section(p: Plan, fmt: str) -> list[str]:
@@ -210,8 +279,14 @@ def diagnosis_section(p: Plan, fmt: str) -> list[str]:
     need = [d for d in p.diagnosis if d.kind == "shortfall"]
     fixes = [d for d in p.diagnosis if d.kind != "shortfall"]
     if need:
-        out.append(grid(["shortfall", "detail"], [[d.constraint.partition(":")[2] or d.constraint, d.message]
-                                                  for d in need], fmt, wrap=(1,)))
+        out.append(
+            grid(
+                ["shortfall", "detail"],
+                [[d.constraint.partition(":")[2] or d.constraint, d.message] for d in need],
+                fmt,
+                wrap=(1,),
+            )
+        )
     out.append(grid(["change", "detail"], [[d.constraint, d.message] for d in fixes], fmt, wrap=(1,)))
     return out
 
@@ -229,13 +304,30 @@ def decision_section(p: Plan, fmt: str) -> list[str]:
     out: list[str] = []
     d = p.decision
     if d is not None:
-        figures = [("expected cost", d.expected_cost_usd), ("P80 cost", d.p80_cost_usd),
-                   ("price of robustness", d.price_of_robustness_usd)]
-        out.append(line(f"chosen on the {d.basis} cost" + (f" over {d.draws:,} draws" if d.draws else "") + "".join(
-            f"; {name} {usd(v)}" for name, v in figures if v is not None), fmt))
+        figures = [
+            ("expected cost", d.expected_cost_usd),
+            ("P80 cost", d.p80_cost_usd),
+            ("price of robustness", d.price_of_robustness_usd),
+        ]
+        out.append(
+            line(
+                f"chosen on the {d.basis} cost"
+                + (f" over {d.draws:,} draws" if d.draws else "")
+                + "".join(f"; {name} {usd(v)}" for name, v in figures if v is not None),
+                fmt,
+            )
+        )
         if d.verify:
-            rows = [[v.input, _shown(v.current), _shown(v.range), usd(v.evpi_usd) if v.evpi_usd is not None else "",
-                     v.message] for v in d.verify]
+            rows = [
+                [
+                    v.input,
+                    _shown(v.current),
+                    _shown(v.range),
+                    usd(v.evpi_usd) if v.evpi_usd is not None else "",
+                    v.message,
+                ]
+                for v in d.verify
+            ]
             out.append(grid(["verify", "now", "range", "worth knowing", "why"], rows, fmt, wrap=(4,)))
     out += [line(x.message, fmt) for x in p.disposal or []]
     if p.other_ownership is not None:
@@ -257,8 +349,9 @@ def _shown(value: Any) -> str:
 
 
 def sources_line(p: Plan) -> str:
-    return "\n" + para(f"Sources: {len(p.sources)} cited (see --format json); catalog {p.catalog_digest}, "
-                       f"gpu-advisor {p.tool_version}")
+    return "\n" + para(
+        f"Sources: {len(p.sources)} cited (see --format json); catalog {p.catalog_digest}, gpu-advisor {p.tool_version}"
+    )
 
 
 def _not_chosen_all(p: Plan, fmt: str) -> list[str]:
@@ -272,9 +365,17 @@ def _diagnosis_or_nothing(p: Plan, fmt: str) -> list[str]:
 # `advisor plan --section NAME`: each part of the plan on its own ("summary" is the default view)
 SECTIONS: dict[str, Callable[[Plan, str], list[str]]] = {
     "summary": lambda p, fmt: [],
-    "buy": buy_section, "costs": cost_section, "jobs": jobs_section, "serving": serving_section,
-    "constraints": constraints_section, "sensitivity": sensitivity_section, "robustness": robustness_section,
-    "decision": decision_section, "not-chosen": _not_chosen_all, "diagnosis": _diagnosis_or_nothing,
-    "warnings": warnings_section, "sources": lambda p, fmt: [sources_line(p).strip()],
+    "buy": buy_section,
+    "costs": cost_section,
+    "jobs": jobs_section,
+    "serving": serving_section,
+    "constraints": constraints_section,
+    "sensitivity": sensitivity_section,
+    "robustness": robustness_section,
+    "decision": decision_section,
+    "not-chosen": _not_chosen_all,
+    "diagnosis": _diagnosis_or_nothing,
+    "warnings": warnings_section,
+    "sources": lambda p, fmt: [sources_line(p).strip()],
 }
 assert tuple(SECTIONS) == NAMES, "present/sections.py lists the sections the CLI offers"

@@ -2,6 +2,7 @@
 and in present value, when the work is done, what binds, the three sensitivities that matter most,
 robustness, what to verify first, the other way of acquiring the GPUs, and the top reason for each
 GPU family not chosen. Every other part is one `--section` away (present/plan_sections.py)."""
+
 from __future__ import annotations
 
 from collections import Counter
@@ -21,12 +22,15 @@ from advisor.present.plan_sections import (
 from advisor.present.sections import NAMES
 from advisor.present.words import duration, pct, plural, unit_rate, usd
 
-LABEL = 10   # width of the labels ("Decision", "Cost", ...)
+LABEL = 10  # width of the labels ("Decision", "Cost", ...)
 # reasons whose plan message is long and says little more than its code
-SHORT = {"no-price": "no sourced purchase price or rental rate (a quote goes in with --catalog)",
-         "no-rental-price": "no sourced rental rate, and it cannot be bought here",
-         "no-purchase-price": "no sourced purchase price, and it cannot be rented here",
-         "no-server": "no priced server or workstation holds it here", "slots": "no allowed machine holds it"}
+SHORT = {
+    "no-price": "no sourced purchase price or rental rate (a quote goes in with --catalog)",
+    "no-rental-price": "no sourced rental rate, and it cannot be bought here",
+    "no-purchase-price": "no sourced purchase price, and it cannot be rented here",
+    "no-server": "no priced server or workstation holds it here",
+    "slots": "no allowed machine holds it",
+}
 
 
 def _labelled(label: str, text: str, fmt: str) -> str:
@@ -46,10 +50,13 @@ def decision_text(p: Plan) -> str:
         if i.ownership == "buy":
             parts.append(f"buy {i.count:,}× {i.gpu} at {usd(i.unit_price_usd)} each")
         else:
-            billed = (f", billed as {i.billed_gpus:,} in whole nodes" if i.billed_gpus and i.billed_gpus > i.count
-                      else "")
-            parts.append(f"rent up to {i.count:,}× {i.gpu} at {unit_rate(i.unit_price_usd or 0)}/GPU-hour "
-                         f"({i.gpu_hours or 0:,.0f} GPU-hours, {i.provider or 'provider unknown'}{billed})")
+            billed = (
+                f", billed as {i.billed_gpus:,} in whole nodes" if i.billed_gpus and i.billed_gpus > i.count else ""
+            )
+            parts.append(
+                f"rent up to {i.count:,}× {i.gpu} at {unit_rate(i.unit_price_usd or 0)}/GPU-hour "
+                f"({i.gpu_hours or 0:,.0f} GPU-hours, {i.provider or 'provider unknown'}{billed})"
+            )
     parts += [f"buy {s.count:,}× {s.server} at {usd(s.unit_price_usd)} each to hold the {s.gpu}" for s in p.servers]
     return "; ".join(parts) or "nothing to buy or rent"
 
@@ -58,8 +65,10 @@ def cost_text(p: Plan) -> str:
     a = p.assumptions
     pv = p.present_value_usd if p.present_value_usd is not None else p.total_cost_usd
     r = p.total_cost_usd_range
-    text = (f"{usd(pv)} present value at {100 * a.discount_rate:.1f}%/year over {a.horizon_months:g} months, "
-            f"what the plan minimises" + (_span(r.p10, r.p90, usd) if r is not None else ""))
+    text = (
+        f"{usd(pv)} present value at {100 * a.discount_rate:.1f}%/year over {a.horizon_months:g} months, "
+        f"what the plan minimises" + (_span(r.p10, r.p90, usd) if r is not None else "")
+    )
     if p.nominal_cost_usd is not None:
         text += f"; {usd(p.nominal_cost_usd)} in cash, undiscounted"
     if p.disposal:
@@ -91,12 +100,17 @@ def serving_texts(p: Plan) -> list[str]:
     for r in p.serving[:3]:
         ttft = "n/a" if r.ttft_ms is None else f"{r.ttft_ms:.0f} ms"
         tpot = "n/a" if r.tpot_ms is None else f"{r.tpot_ms:.1f} ms"
-        out.append(f"{r.name}: {r.replicas:,} replica{'s' if r.replicas != 1 else ''} of {r.gpu_count // max(1, r.replicas)}× "
-                   f"{r.gpu} ({r.ownership}) "
-                   f"for {r.peak_requests_per_s:.3g} requests/s at peak"
-                   + (f" (n+1: {r.requests_per_s_one_down:.3g} with any one replica down)"
-                      if r.availability == "n+1" and r.requests_per_s_one_down is not None else "")
-                   + f"; p{r.slo.percentile:g} TTFT {ttft}, TPOT {tpot}")
+        out.append(
+            f"{r.name}: {r.replicas:,} replica{'s' if r.replicas != 1 else ''} of {r.gpu_count // max(1, r.replicas)}× "
+            f"{r.gpu} ({r.ownership}) "
+            f"for {r.peak_requests_per_s:.3g} requests/s at peak"
+            + (
+                f" (n+1: {r.requests_per_s_one_down:.3g} with any one replica down)"
+                if r.availability == "n+1" and r.requests_per_s_one_down is not None
+                else ""
+            )
+            + f"; p{r.slo.percentile:g} TTFT {ttft}, TPOT {tpot}"
+        )
     if len(p.serving) > 3:
         out.append(f"and {len(p.serving) - 3} more rows (--section serving)")
     return out
@@ -118,8 +132,16 @@ def binds_text(p: Plan) -> str:
 def top_sensitivities(p: Plan, n: int = 3) -> list[str]:
     """The chosen option's price break-even, its speed break-even, then the rest in order."""
     s = p.sensitivity
-    ranked: list[Any] = [*s.break_even[:1], *(s.speed or [])[:1], *(s.traffic or [])[:1], *s.break_even[1:],
-                         *(s.speed or [])[1:], *s.marginal, *(s.traffic or [])[1:], *p.break_even_months]
+    ranked: list[Any] = [
+        *s.break_even[:1],
+        *(s.speed or [])[:1],
+        *(s.traffic or [])[:1],
+        *s.break_even[1:],
+        *(s.speed or [])[1:],
+        *s.marginal,
+        *(s.traffic or [])[1:],
+        *p.break_even_months,
+    ]
     return [x.message for x in ranked[:n]]
 
 
@@ -130,7 +152,7 @@ def family(gid: str, ctx: PlanContext | None) -> tuple[str, str]:
     if g is None:
         return gid, ""
     words = (g.architecture or g.vendor).split(" (")[0].split(",")[0].split()
-    arch = words[0] if len(words) > 1 and words[1].isalpha() else " ".join(words)   # 'Ada Lovelace' -> 'Ada'
+    arch = words[0] if len(words) > 1 and words[1].isalpha() else " ".join(words)  # 'Ada Lovelace' -> 'Ada'
     return arch, g.product_class.replace("_", " ")
 
 
@@ -161,7 +183,7 @@ def family_rows(p: Plan, ctx: PlanContext | None) -> list[list[str]]:
             groups.setdefault(fam, []).append(r)
     total = p.total_cost_usd or 0.0
     costed_rows: list[tuple[float, list[str]]] = []
-    excluded: dict[str, list[tuple[tuple[str, str], list[str]]]] = {}   # reason -> (family, its GPUs)
+    excluded: dict[str, list[tuple[tuple[str, str], list[str]]]] = {}  # reason -> (family, its GPUs)
     for fam, members in groups.items():
         costed = sorted((r for r in members if r.forced_cost_usd is not None), key=lambda r: r.forced_cost_usd or 0.0)
         if costed and p.feasible:
@@ -169,8 +191,9 @@ def family_rows(p: Plan, ctx: PlanContext | None) -> list[list[str]]:
             extra = (best.forced_cost_usd or 0.0) - total
             share = f" ({pct(100 * extra / total, True)})" if total else ""
             more = f" (+{len(members) - 1} more)" if len(members) > 1 else ""
-            costed_rows.append((extra, [_families([fam]), f"{best.gpu}{more}: {usd(best.forced_cost_usd)}, "
-                                                          f"{usd(extra)}{share} more"]))
+            costed_rows.append(
+                (extra, [_families([fam]), f"{best.gpu}{more}: {usd(best.forced_cost_usd)}, {usd(extra)}{share} more"])
+            )
             continue
         reasons = Counter(_reason(r, ctx) for r in members)
         top = max(reasons, key=lambda k: (reasons[k], k.startswith("[") and k[1:2].isupper()))
@@ -178,8 +201,12 @@ def family_rows(p: Plan, ctx: PlanContext | None) -> list[list[str]]:
     rows = [row for _, row in sorted(costed_rows, key=lambda x: x[0])]
     for reason, fams in excluded.items():
         gids = [g for _, members in fams for g in members]
-        rows.append([_families([f for f, _ in fams]), f"{', '.join(gids) if len(gids) <= 3 else plural(len(gids), 'GPU')}: "
-                                                       f"{reason}"])
+        rows.append(
+            [
+                _families([f for f, _ in fams]),
+                f"{', '.join(gids) if len(gids) <= 3 else plural(len(gids), 'GPU')}: {reason}",
+            ]
+        )
     return rows
 
 
@@ -211,24 +238,37 @@ def summary_text(plan: Plan, ctx: PlanContext | None = None, fmt: str = "table")
     rows = family_rows(p, ctx)
     if rows:
         head = "Not chosen, by family (the best of each; --section not-chosen for every GPU)"
-        out += ["", f"### {md(head)}\n" if fmt == "markdown" else para(head),
-                grid(["family", "why not"], rows, fmt, wrap=(0, 1))]
+        out += [
+            "",
+            f"### {md(head)}\n" if fmt == "markdown" else para(head),
+            grid(["family", "why not"], rows, fmt, wrap=(0, 1)),
+        ]
     out.append("")
-    ruled = [w for w in p.warnings if w.rule]   # a rule's warning (licence, export, P2P) is read before buying
+    ruled = [w for w in p.warnings if w.rule]  # a rule's warning (licence, export, P2P) is read before buying
     out += [_labelled("Warning", f"[{w.rule}] {w.message}", fmt) for w in ruled]
     others = [w for w in p.warnings if not w.rule]
     if others:
         kinds = Counter(w.code for w in others)
-        out.append(para(f"{plural(len(others), 'more warning' if ruled else 'warning')} ("
-                        + ", ".join(f"{k} {n}" if n > 1 else k for k, n in kinds.items()) + "): --section warnings"))
-    out.append(para("More: --full for every part, --section NAME for one (" + ", ".join(
-        name for name in NAMES if name != "summary") + ")"))
+        out.append(
+            para(
+                f"{plural(len(others), 'more warning' if ruled else 'warning')} ("
+                + ", ".join(f"{k} {n}" if n > 1 else k for k, n in kinds.items())
+                + "): --section warnings"
+            )
+        )
+    out.append(
+        para(
+            "More: --full for every part, --section NAME for one ("
+            + ", ".join(name for name in NAMES if name != "summary")
+            + ")"
+        )
+    )
     return "\n".join(out) + "\n"
 
 
 def _why(p: Plan, fmt: str) -> list[str]:
     out = []
-    for i, text in enumerate(top_sensitivities(p)):   # one label for the three
+    for i, text in enumerate(top_sensitivities(p)):  # one label for the three
         out.append(_labelled("Sensitive" if i == 0 else "", text, fmt))
     robust = robustness_message(p)
     if robust:
@@ -237,16 +277,26 @@ def _why(p: Plan, fmt: str) -> list[str]:
     if d is not None:
         basis = f"chosen on the {d.basis} cost" + (f" over {d.draws:,} draws" if d.draws else "")
         loss = d.price_of_robustness_usd
-        figures = [f"expected {usd(d.expected_cost_usd)}" if d.expected_cost_usd is not None else "",
-                   f"P80 {usd(d.p80_cost_usd)}" if d.p80_cost_usd is not None else "",
-                   f"the plan at the point estimates is expected to cost {usd(abs(loss))} "
-                   f"{'more' if loss > 0 else 'less'} (fresh draws)" if loss else ""]
-        out.append(_labelled("Basis", basis + ": " + ", ".join(f for f in figures if f) if any(figures) else basis,
-                             fmt))
+        figures = [
+            f"expected {usd(d.expected_cost_usd)}" if d.expected_cost_usd is not None else "",
+            f"P80 {usd(d.p80_cost_usd)}" if d.p80_cost_usd is not None else "",
+            f"the plan at the point estimates is expected to cost {usd(abs(loss))} "
+            f"{'more' if loss > 0 else 'less'} (fresh draws)"
+            if loss
+            else "",
+        ]
+        out.append(
+            _labelled("Basis", basis + ": " + ", ".join(f for f in figures if f) if any(figures) else basis, fmt)
+        )
         if d.verify:
-            out.append(_labelled("Verify", d.verify[0].message
-                                 + (f" (and {len(d.verify) - 1} more: --section decision)" if len(d.verify) > 1 else ""),
-                                 fmt))
+            out.append(
+                _labelled(
+                    "Verify",
+                    d.verify[0].message
+                    + (f" (and {len(d.verify) - 1} more: --section decision)" if len(d.verify) > 1 else ""),
+                    fmt,
+                )
+            )
     o = p.other_ownership
     if o is not None:
         out.append(_labelled("Otherwise", o.message or f"{o.ownership}: {usd(o.total_cost_usd)}", fmt))

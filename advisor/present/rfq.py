@@ -7,6 +7,7 @@ latest delivery or start date (from the deadline and the run time at the workloa
 and the lead time when the plan carries one), and the export and licence notes the plan cites.
 Renders a typed Plan and its PlanContext only (Markdown or CSV); nothing is solved here.
 """
+
 from __future__ import annotations
 
 import datetime as dt
@@ -24,9 +25,19 @@ from advisor.present.memo import output_format, write_atomically
 from advisor.present.words import unit_rate, usd
 
 SUFFIXES = {".md": "md", ".markdown": "md", ".csv": "csv"}
-TOP_VERIFY = 3        # the verify items an RFQ asks about first
-COLUMNS = ["section", "item", "gpu", "specification", "quantity", "ownership", "term", "latest_date",
-           "date_basis", "notes"]
+TOP_VERIFY = 3  # the verify items an RFQ asks about first
+COLUMNS = [
+    "section",
+    "item",
+    "gpu",
+    "specification",
+    "quantity",
+    "ownership",
+    "term",
+    "latest_date",
+    "date_basis",
+    "notes",
+]
 
 
 @dataclass(frozen=True)
@@ -61,11 +72,15 @@ def specification(item: PurchaseItem, ctx: PlanContext) -> str:
     g = ctx.catalog.gpus.get(item.gpu)
     if g is None:
         return item.gpu
-    parts = [f"{g.memory_gb.value:g} GB memory" if g.memory_gb.value else None,
-             g.form_factor.upper() if g.form_factor else None]
+    parts = [
+        f"{g.memory_gb.value:g} GB memory" if g.memory_gb.value else None,
+        g.form_factor.upper() if g.form_factor else None,
+    ]
     ic = g.interconnect
     if ic.link and ic.link_gbps.value:
-        domain = f" ({ic.link_domain.value:g}-GPU domain)" if ic.link_domain is not None and ic.link_domain.value else ""
+        domain = (
+            f" ({ic.link_domain.value:g}-GPU domain)" if ic.link_domain is not None and ic.link_domain.value else ""
+        )
         parts.append(f"{ic.link.replace('nvlink', 'NVLink')} {ic.link_gbps.value:g} GB/s{domain}")
     elif ic.pcie_gen:
         parts.append(f"PCIe Gen{ic.pcie_gen}")
@@ -106,8 +121,10 @@ def latest_date(plan: Plan, ctx: PlanContext, item: PurchaseItem) -> tuple[str |
     slack, name, run, due = min(starts)
     start = day0 + dt.timedelta(days=max(0.0, slack))
     verb = "delivered and running" if item.ownership == "buy" else "available"
-    basis = (f"{verb} by day {max(0.0, slack):.1f}: {name} is due on day {due:g} and runs {run:.1f} days at the "
-             f"workload's confidence (day 0 = {plan.as_of})")
+    basis = (
+        f"{verb} by day {max(0.0, slack):.1f}: {name} is due on day {due:g} and runs {run:.1f} days at the "
+        f"workload's confidence (day 0 = {plan.as_of})"
+    )
     lead = getattr(item, "lead_time_days", None)
     if item.ownership == "buy" and lead:
         order = start - dt.timedelta(days=float(lead))
@@ -140,17 +157,33 @@ def rows(plan: Plan, ctx: PlanContext) -> list[list[Any]]:
         out.append(["verify first", v.input, v.gpu, _verify_spec(v), v.count, None, None, None, None, v.message])
     for item in plan.purchase:
         date, basis = latest_date(plan, ctx, item)
-        price = (f"catalog {unit_rate(item.unit_price_usd or 0)}/GPU-hour" if item.ownership == "rent"
-                 else f"catalog {usd(item.unit_price_usd)} per GPU")
-        out.append(["quote", f"{item.gpu} ({item.ownership})", item.gpu, specification(item, ctx), item.count,
-                    item.ownership, term(plan, item), date, basis,
-                    "; ".join(x for x in (price, notes(plan, ctx, item.gpu)) if x)])
+        price = (
+            f"catalog {unit_rate(item.unit_price_usd or 0)}/GPU-hour"
+            if item.ownership == "rent"
+            else f"catalog {usd(item.unit_price_usd)} per GPU"
+        )
+        out.append(
+            [
+                "quote",
+                f"{item.gpu} ({item.ownership})",
+                item.gpu,
+                specification(item, ctx),
+                item.count,
+                item.ownership,
+                term(plan, item),
+                date,
+                basis,
+                "; ".join(x for x in (price, notes(plan, ctx, item.gpu)) if x),
+            ]
+        )
     for s in plan.servers:
         server = ctx.catalog.servers.get(s.server)
         spec = f"{server.name if server else s.server} holding {ctx.gpu_name(s.gpu)}" + (
-            f"; {s.networked} networked" if s.networked else "")
-        out.append(["quote", s.server, s.gpu, spec, s.count, "buy", None, None, None,
-                    f"catalog {usd(s.unit_price_usd)} each"])
+            f"; {s.networked} networked" if s.networked else ""
+        )
+        out.append(
+            ["quote", s.server, s.gpu, spec, s.count, "buy", None, None, None, f"catalog {usd(s.unit_price_usd)} each"]
+        )
     return out
 
 
@@ -165,8 +198,11 @@ def _shown(kind: str | None, x: float) -> str:
 
 def _verify_spec(v: Any) -> str:
     """'now $2.69/GPU-hour, P10-P90 $1.79-$4.03/GPU-hour, worth up to $33,885'."""
-    span = (f"P10-P90 {_shown(v.kind, v.range[0])} to {_shown(v.kind, v.range[1])}"
-            if isinstance(v.range, list) and len(v.range) == 2 and None not in v.range else "")
+    span = (
+        f"P10-P90 {_shown(v.kind, v.range[0])} to {_shown(v.kind, v.range[1])}"
+        if isinstance(v.range, list) and len(v.range) == 2 and None not in v.range
+        else ""
+    )
     now = f"now {_shown(v.kind, v.current)}" if isinstance(v.current, (int, float)) else ""
     return ", ".join(x for x in (now, span, f"worth up to {usd(v.evpi_usd)}" if v.evpi_usd else "") if x)
 
@@ -182,22 +218,39 @@ def render(plan: Plan, ctx: PlanContext, fmt: str = "md") -> Document:
 
 def markdown_text(plan: Plan, ctx: PlanContext, table: list[list[Any]]) -> str:
     name = plan.name or ctx.workload.name or "GPU plan"
-    out = [f"# Request for quotation: {md(name)}", "",
-           f"Prepared with gpu-advisor {md(plan.tool_version)} from a plan dated {plan.as_of} (catalog "
-           f"{md(plan.catalog_digest)}). Quote each item below; dates are the latest that keep every deadline at "
-           f"the workload's confidence ({md(plan.confidence.quantile)}).", ""]
+    out = [
+        f"# Request for quotation: {md(name)}",
+        "",
+        f"Prepared with gpu-advisor {md(plan.tool_version)} from a plan dated {plan.as_of} (catalog "
+        f"{md(plan.catalog_digest)}). Quote each item below; dates are the latest that keep every deadline at "
+        f"the workload's confidence ({md(plan.confidence.quantile)}).",
+        "",
+    ]
     if not plan.feasible:
-        return "\n".join(out + ["No plan meets every requirement, so there is nothing to quote (see the plan's "
-                                "diagnosis).", ""])
+        return "\n".join(
+            out + ["No plan meets every requirement, so there is nothing to quote (see the plan's diagnosis).", ""]
+        )
     first = [r for r in table if r[0] == "verify first"]
     if first:
-        out += ["## Confirm first", "", "These inputs could change the decision; the figure is the most knowing "
-                "each exactly is worth (expected value of perfect information):", "",
-                markdown(["input", "now and range", "what to ask"], [[r[1], r[3], r[9]] for r in first]), ""]
+        out += [
+            "## Confirm first",
+            "",
+            "These inputs could change the decision; the figure is the most knowing "
+            "each exactly is worth (expected value of perfect information):",
+            "",
+            markdown(["input", "now and range", "what to ask"], [[r[1], r[3], r[9]] for r in first]),
+            "",
+        ]
     items = [r for r in table if r[0] == "quote"]
-    out += ["## Items", "", markdown(["item", "specification", "quantity", "term", "latest date", "notes"],
-                                     [[r[1], r[3], f"{r[4]:,}", r[6] or "", r[7] or "", r[9] or ""] for r in items]),
-            ""]
+    out += [
+        "## Items",
+        "",
+        markdown(
+            ["item", "specification", "quantity", "term", "latest date", "notes"],
+            [[r[1], r[3], f"{r[4]:,}", r[6] or "", r[7] or "", r[9] or ""] for r in items],
+        ),
+        "",
+    ]
     dates = [f"- {r[1]}: {r[8]}" for r in items if r[8]]
     if dates:
         out += ["## How the dates follow", "", *[f"- {md(x[2:])}" for x in dates], ""]

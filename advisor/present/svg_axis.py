@@ -1,6 +1,7 @@
 """A chart axis and its ticks, chosen as matplotlib's locators would: linear steps of 1, 2, 2.5
 and 5 times a power of ten, log decades with 1-2-5 subdivisions, the densest set whose labels
 neither collide nor repeat."""
+
 from __future__ import annotations
 
 import math
@@ -13,7 +14,7 @@ from advisor.present.svg_text import text_width
 
 
 def _clean(v: float) -> float:
-    return float(f"{v:.12g}")   # 0.30000000000000004 -> 0.3
+    return float(f"{v:.12g}")  # 0.30000000000000004 -> 0.3
 
 
 def linear_ticks(lo: float, hi: float) -> list[list[float]]:
@@ -21,9 +22,11 @@ def linear_ticks(lo: float, hi: float) -> list[list[float]]:
     if hi <= lo:
         return [[lo]]
     top = math.floor(math.log10(hi - lo))
-    steps = [m * 10.0 ** e for e in range(top - 2, top + 2) for m in (1, 2, 2.5, 5)]
-    sets = [[_clean(k * step) for k in range(math.ceil(lo / step - 1e-9), math.floor(hi / step + 1e-9) + 1)]
-            for step in steps]
+    steps = [m * 10.0**e for e in range(top - 2, top + 2) for m in (1, 2, 2.5, 5)]
+    sets = [
+        [_clean(k * step) for k in range(math.ceil(lo / step - 1e-9), math.floor(hi / step + 1e-9) + 1)]
+        for step in steps
+    ]
     return [t for t in sets if 1 <= len(t) <= 40]
 
 
@@ -33,11 +36,16 @@ def log_ticks(lo: float, hi: float, subs: Sequence[float] = (1, 2, 5)) -> list[t
     d0, d1 = math.floor(math.log10(lo)), math.ceil(math.log10(hi))
 
     def at(mantissas: Sequence[float], every: int = 1) -> list[float]:
-        return [_clean(m * 10.0 ** d) for d in range(d0, d1 + 1) if d % every == 0 for m in mantissas
-                if lo * (1 - 1e-9) <= m * 10.0 ** d <= hi * (1 + 1e-9)]
+        return [
+            _clean(m * 10.0**d)
+            for d in range(d0, d1 + 1)
+            if d % every == 0
+            for m in mantissas
+            if lo * (1 - 1e-9) <= m * 10.0**d <= hi * (1 + 1e-9)
+        ]
 
     def pair(major: list[float], between: list[float]) -> tuple[list[float], list[float]]:
-        return major, [t for t in between if t not in major]   # (major, minor)
+        return major, [t for t in between if t not in major]  # (major, minor)
 
     out: list[tuple[list[float], list[float]]] = [(t, []) for t in linear_ticks(lo, hi) if hi / lo < 10 and len(t) >= 2]
     out += [pair(at(m), at(range(1, 10))) for m in (range(1, 10), tuple(subs), (1,))]
@@ -48,12 +56,12 @@ def log_ticks(lo: float, hi: float, subs: Sequence[float] = (1, 2, 5)) -> list[t
 class Axis:
     """One axis of a chart: its scale, label, tick formats, limits (or the data's span) and ticks."""
 
-    scale: str = "linear"                 # or "log"
+    scale: str = "linear"  # or "log"
     label: str = ""
     fmt: Callable[[float], str] = lambda v: f"{v:g}"
-    fine: Callable[[float], str] | None = None      # where fmt would print two ticks alike ($4.64K)
+    fine: Callable[[float], str] | None = None  # where fmt would print two ticks alike ($4.64K)
     limits: tuple[float, float] | None = None
-    ticks: list[tuple[float, str]] | None = None   # fixed ticks (categories), or chosen from the data
+    ticks: list[tuple[float, str]] | None = None  # fixed ticks (categories), or chosen from the data
     subs: tuple[float, ...] = (1, 2, 5)
     grid: bool = False
     values: list[float] = field(default_factory=list)
@@ -76,7 +84,7 @@ class Axis:
             a, b = (a - 0.3, b + 0.3) if self.scale == "log" else (a - abs(a) * 0.1 - 1, b + abs(b) * 0.1 + 1)
         m = (b - a) * 0.05
         a, b = a - m, b + m
-        return (10 ** a, 10 ** b) if self.scale == "log" else (a, b)
+        return (10**a, 10**b) if self.scale == "log" else (a, b)
 
     def choose(self, length: float, size: float, vertical: bool) -> tuple[list[tuple[float, str]], list[float]]:
         """The densest tick set whose labels neither collide nor repeat."""
@@ -88,8 +96,10 @@ class Axis:
 
         def ok(major: list[float], fmt: Callable[[float], str]) -> bool:
             labels, pos = [fmt(v) for v in major], [(self.t(v) - a) / (b - a) * length for v in major]
-            need = [2.0 * size if vertical else (text_width(p, size) + text_width(q, size)) / 2 + 8
-                    for p, q in pairwise(labels)]   # two lines of text apart, or 8 pt between labels
+            need = [
+                2.0 * size if vertical else (text_width(p, size) + text_width(q, size)) / 2 + 8
+                for p, q in pairwise(labels)
+            ]  # two lines of text apart, or 8 pt between labels
             return len(set(labels)) == len(labels) >= 2 and all(q - p >= n for p, q, n in zip(pos, pos[1:], need))
 
         for fmt in [f for f in (self.fmt, self.fine) if f]:

@@ -1,6 +1,7 @@
 """How wide a chart's text is, without a font renderer: DejaVu Sans advance widths
 (fonts/dejavu_widths.json, made by bench/font_widths.py), so that margins are sized to fit every
 label and a label too long for its room is cut with an ellipsis."""
+
 from __future__ import annotations
 
 import json
@@ -27,8 +28,10 @@ def text_width(text: str, size: float, bold: bool = False) -> float:
     """Width in points; a character DejaVu Sans lacks (the browser takes it from another font)
     counts a full em, two-em for wide East Asian ones, so that margins err on the roomy side."""
     adv = _metrics(bold)[0]
-    return size * sum(w if (w := adv.get(ord(ch))) is not None
-                      else 2.0 if unicodedata.east_asian_width(ch) in "WF" else 1.0 for ch in text)
+    return size * sum(
+        w if (w := adv.get(ord(ch))) is not None else 2.0 if unicodedata.east_asian_width(ch) in "WF" else 1.0
+        for ch in text
+    )
 
 
 def ascent_descent(size: float) -> tuple[float, float]:
@@ -42,4 +45,4 @@ def fit_text(text: str, size: float, room: float, bold: bool = False) -> str:
     if text_width(text, size, bold) <= room:
         return text
     used = list(accumulate(text_width(ch, size, bold) for ch in text))
-    return text[:bisect_right(used, room - text_width("\u2026", size, bold))] + "\u2026"
+    return text[: bisect_right(used, room - text_width("\u2026", size, bold))] + "\u2026"

@@ -1,5 +1,6 @@
 """Numbers in words for people: durations, rates, counts, dates, percentages, dollars. One
 formatter per kind of number, shared by tables and memos."""
+
 from __future__ import annotations
 
 import math
@@ -11,11 +12,22 @@ if TYPE_CHECKING:
 
 # why a GPU cannot be used at all, in a few words, by the code of its primary reason (chart notes,
 # the one-screen plan); a rule's own title says it for a rule
-EXCLUDED = {"no-price": "no price", "no-purchase-price": "no purchase price", "no-rental-price": "no rental price",
-            "no-server": "no priced server", "memory": "does not fit", "estimate": "speed unknown",
-            "deadline": "misses the deadline", "deadline_limit": "misses the deadline",
-            "gpu_count": "too many GPUs needed", "power": "over the power limit", "budget": "over budget",
-            "slots": "no machine holds it", "combined": "limits conflict", "no-plan": "no plan meets the limits"}
+EXCLUDED = {
+    "no-price": "no price",
+    "no-purchase-price": "no purchase price",
+    "no-rental-price": "no rental price",
+    "no-server": "no priced server",
+    "memory": "does not fit",
+    "estimate": "speed unknown",
+    "deadline": "misses the deadline",
+    "deadline_limit": "misses the deadline",
+    "gpu_count": "too many GPUs needed",
+    "power": "over the power limit",
+    "budget": "over budget",
+    "slots": "no machine holds it",
+    "combined": "limits conflict",
+    "no-plan": "no plan meets the limits",
+}
 MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
 
 
@@ -136,7 +148,7 @@ def usd_cents(x: float) -> str:
 def short(x: float) -> str:
     """Three significant figures with a K/M/B/T suffix, trailing zeros dropped: 40000 -> '40K',
     1.25e9 -> '1.25B', 612 -> '612' (chart axes, where space is short)."""
-    x = float(f"{x:.3g}")   # rounded first, so 999,600 is '1M', never '1e+03K'
+    x = float(f"{x:.3g}")  # rounded first, so 999,600 is '1M', never '1e+03K'
     for scale, suffix in ((1e12, "T"), (1e9, "B"), (1e6, "M"), (1e3, "K")):
         if abs(x) >= scale:
             return f"{x / scale:.3g}{suffix}"

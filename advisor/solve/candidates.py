@@ -4,6 +4,7 @@ allow and the estimate says can run, with its speed, time and cost coefficients.
 This is where the rules and the estimate meet the catalog; the optimizer only chooses among
 what is built here, and every option left out is recorded with its reason.
 """
+
 from __future__ import annotations
 
 import datetime as dt
@@ -50,7 +51,7 @@ from advisor.solve.rental_offers import grouped
 # the 200-job fleet (109 x 28) spends ~3 s in layout searches from an empty store; team-fleet (12 x 28)
 # ~0.1 s. A smaller problem is offered serially.
 PARALLEL_PAIRS = 1000
-MAX_CANDIDATES = 200_000   # MILP columns: beyond this a solve's time and memory are unbounded (docs/limits.md)
+MAX_CANDIDATES = 200_000  # MILP columns: beyond this a solve's time and memory are unbounded (docs/limits.md)
 
 
 def considered_gpus(workload: Workload, catalog: Catalog) -> list[str]:
@@ -58,8 +59,10 @@ def considered_gpus(workload: Workload, catalog: Catalog) -> list[str]:
     for where, ids in (("gpus.allow", sel.allow or []), ("gpus.deny", sel.deny), ("gpus.stock", sel.stock or {})):
         for gid in ids:
             if gid not in catalog.gpus:
-                raise InputError(f"{where}: unknown GPU id {gid!r}{suggest(gid, catalog.gpus)}; "
-                                 f"see `advisor catalog list`", field=where)
+                raise InputError(
+                    f"{where}: unknown GPU id {gid!r}{suggest(gid, catalog.gpus)}; see `advisor catalog list`",
+                    field=where,
+                )
     ids = sel.allow if sel.allow is not None else sorted(catalog.gpus)
     return [g for g in dict.fromkeys(ids) if g not in set(sel.deny)]
 
@@ -81,38 +84,58 @@ def job_classes(workload: Workload, catalog: Catalog) -> list[JobClass]:
 
 
 def build_problem(workload: Workload, catalog: Catalog, rules: RuleSet, params: Params, as_of: dt.date) -> Problem:
-    catalog = catalog.at(as_of)   # prices and parts dated after as_of are left out (catalog.ignored_after_as_of)
-    setting = Setting(workload, catalog, rules, params, as_of, deployment_costs(workload, catalog),
-                      job_classes(workload, catalog))
+    catalog = catalog.at(as_of)  # prices and parts dated after as_of are left out (catalog.ignored_after_as_of)
+    setting = Setting(
+        workload, catalog, rules, params, as_of, deployment_costs(workload, catalog), job_classes(workload, catalog)
+    )
     gpu_ids = considered_gpus(workload, catalog)
     by_gpu = _offer_all(setting, gpu_ids)
     classes = setting.classes
     candidates = [[c for g in gpu_ids for c in by_gpu[g].by_class[k]] for k in range(len(classes))]
     total = sum(map(len, candidates))
     if total > MAX_CANDIDATES:
-        raise InputError(f"the workload gives {total:,} candidate configurations ({len(classes):,} distinct jobs x "
-                         f"{len(gpu_ids):,} GPU types x GPU counts); the limit is {MAX_CANDIDATES:,}. Narrow it with "
-                         "gpus.allow, or give identical jobs as one job with repeat:", field="jobs")
+        raise InputError(
+            f"the workload gives {total:,} candidate configurations ({len(classes):,} distinct jobs x "
+            f"{len(gpu_ids):,} GPU types x GPU counts); the limit is {MAX_CANDIDATES:,}. Narrow it with "
+            "gpus.allow, or give identical jobs as one job with repeat:",
+            field="jobs",
+        )
     usable = {c.gpu for cls, cands in zip(classes, candidates) for c in cands if meets(c, cls.deadline)}
-    rejected = {gid: Rejection(gid, by_gpu[gid].reasons or [{"rule": None, "code": "none",
-                                                            "message": "no usable configuration"}])
-                for gid in gpu_ids if gid not in usable}
+    rejected = {
+        gid: Rejection(
+            gid, by_gpu[gid].reasons or [{"rule": None, "code": "none", "message": "no usable configuration"}]
+        )
+        for gid in gpu_ids
+        if gid not in usable
+    }
     power = power_limit(workload, rules, as_of)
     offered = [(g, by_gpu[g]) for g in gpu_ids]
-    problem = Problem(workload=workload, catalog=catalog, rules=rules, classes=classes, candidates=candidates,
-                      rejected=rejected, considered=gpu_ids, costs=setting.costs,
-                      gpu_kw={g: o.kw for g, o in offered}, unit_price={g: o.unit_price for g, o in offered},
-                      rent_rate={g: o.rent_rate for g, o in offered},
-                      servers={g: o.servers for g, o in offered if o.servers is not None},
-                      power_limit_kw=power.kw if power else None, power_limit=power, as_of=as_of,
-                      holdings={g: o.holdings for g, o in offered if o.holdings is not None},
-                      arrival={g: o.arrival for g, o in offered if o.arrival is not None},
-                      residual={g: o.residual for g, o in offered if o.residual is not None},
-                      hardware={g: o.hardware for g, o in offered if o.hardware is not None},
-                      storage=training_storage(workload, catalog, setting.classes))
+    problem = Problem(
+        workload=workload,
+        catalog=catalog,
+        rules=rules,
+        classes=classes,
+        candidates=candidates,
+        rejected=rejected,
+        considered=gpu_ids,
+        costs=setting.costs,
+        gpu_kw={g: o.kw for g, o in offered},
+        unit_price={g: o.unit_price for g, o in offered},
+        rent_rate={g: o.rent_rate for g, o in offered},
+        servers={g: o.servers for g, o in offered if o.servers is not None},
+        power_limit_kw=power.kw if power else None,
+        power_limit=power,
+        as_of=as_of,
+        holdings={g: o.holdings for g, o in offered if o.holdings is not None},
+        arrival={g: o.arrival for g, o in offered if o.arrival is not None},
+        residual={g: o.residual for g, o in offered if o.residual is not None},
+        hardware={g: o.hardware for g, o in offered if o.hardware is not None},
+        storage=training_storage(workload, catalog, setting.classes),
+    )
     if all(job.kind != "serve" for job in workload.jobs):
-        return problem   # training only: no serving class, and the serving estimator is not even imported
+        return problem  # training only: no serving class, and the serving estimator is not even imported
     from advisor.solve.serving_candidates import add_serving
+
     return add_serving(problem)
 
 
@@ -121,7 +144,7 @@ def _offer_all(setting: Setting, gpu_ids: list[str]) -> dict[str, GpuOffer]:
     on a large problem: each process offers the next GPU type from a queue; a child sends back only
     its layout searches (perf/layout_cache.py: what is new since the fork), and the types it offered are
     offered again here from them, so the offers are the serial ones, in the GPU types' order."""
-    done: dict[str, GpuOffer] = {}   # the offers made in this process (a child's copy is discarded)
+    done: dict[str, GpuOffer] = {}  # the offers made in this process (a child's copy is discarded)
 
     def offer(i: int) -> None:
         done[gpu_ids[i]] = offer_gpu(setting, gpu_ids[i])
@@ -136,8 +159,12 @@ def offer_gpu(setting: Setting, gid: str) -> GpuOffer:
     """One GPU type's candidates for every job class, and why options were removed."""
     s, gpu = setting, setting.catalog.gpus[gid]
     d = s.workload.deployment
-    out = GpuOffer(kw=(gpu.tdp_w.value or 0.0) / 1000.0, unit_price=gpu.purchase_usd, rent_rate=None,
-                   by_class=[[] for _ in s.classes])
+    out = GpuOffer(
+        kw=(gpu.tdp_w.value or 0.0) / 1000.0,
+        unit_price=gpu.purchase_usd,
+        rent_rate=None,
+        by_class=[[] for _ in s.classes],
+    )
     if gpu.purchase_usd is not None:
         age = purchase_age_years(gpu, s.as_of)
         out.residual = residual(s.catalog, gid, s.costs.horizon_years, age)
@@ -153,7 +180,7 @@ def offer_gpu(setting: Setting, gid: str) -> GpuOffer:
         add_findings(out.reasons, findings[key])
     if any(own == "buy" for _, own in allowed):
         allowed = _hosted(s, gpu, out, allowed)
-        if out.servers:   # held with its share of its server's power, resold at its generation's value
+        if out.servers:  # held with its share of its server's power, resold at its generation's value
             quoted = d.lead_time_days
             out.arrival = purchase_arrival(s.catalog, gpu, out.servers, networked=False, quoted_days=quoted)
             out.networked_arrival = purchase_arrival(s.catalog, gpu, out.servers, networked=True, quoted_days=quoted)
@@ -173,8 +200,15 @@ def _hosted(s: Setting, gpu: GPU, out: GpuOffer, allowed: set[tuple[int, str]]) 
     if out.servers:
         return allowed
     context = s.workload.deployment.context
-    why = (f"its platforms ({', '.join(unpriced)}) have no sourced price or power draw; give a quote "
-           "with --catalog" if unpriced else f"the catalog has no platform for it in {context} use")
-    add_reason(out.reasons, None, "no-server", f"{gpu.name} cannot be bought as a working unit: it needs a host "
-                                               f"server and {why}")
+    why = (
+        f"its platforms ({', '.join(unpriced)}) have no sourced price or power draw; give a quote with --catalog"
+        if unpriced
+        else f"the catalog has no platform for it in {context} use"
+    )
+    add_reason(
+        out.reasons,
+        None,
+        "no-server",
+        f"{gpu.name} cannot be bought as a working unit: it needs a host server and {why}",
+    )
     return {key for key in allowed if key[1] != "buy"}

@@ -3,6 +3,7 @@ for each training job class (`ClassRuns`): the GPU counts worth offering, bought
 estimated, checked against the rules per count and costed; every option left out recorded with its
 reason. solve/candidates.py builds the Problem from these.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -60,7 +61,7 @@ MINUTE_HOURS = 1 / 60
 
 def candidate_counts(n_min: int, upper: int) -> list[int]:
     """GPU counts worth offering: every count to 8, then multiples of 8 to 64, then powers of two."""
-    counts = {c for c in range(n_min, 9)} | set(range(16, 65, 8)) | {2 ** k for k in range(7, 18)} | {n_min, upper}
+    counts = {c for c in range(n_min, 9)} | set(range(16, 65, 8)) | {2**k for k in range(7, 18)} | {n_min, upper}
     return sorted(c for c in counts if n_min <= c <= upper)
 
 
@@ -86,12 +87,12 @@ class GpuOffer:
     kw: float
     unit_price: float | None
     rent_rate: float | None
-    servers: list[ServerOption] | None = None      # None: not bought
-    holdings: list[Holding] | None = None          # its holding periods, when buyable (solve/holding.py)
-    arrival: Arrival | None = None                 # when bought GPUs can start, on one server (no network)
-    networked_arrival: Arrival | None = None       # ... and when a job spans servers (the network too)
+    servers: list[ServerOption] | None = None  # None: not bought
+    holdings: list[Holding] | None = None  # its holding periods, when buyable (solve/holding.py)
+    arrival: Arrival | None = None  # when bought GPUs can start, on one server (no network)
+    networked_arrival: Arrival | None = None  # ... and when a job spans servers (the network too)
     residual: Residual | None = None
-    hardware: HardwareTerms | None = None           # tax, burn-in, support and network terms, when buyable
+    hardware: HardwareTerms | None = None  # tax, burn-in, support and network terms, when buyable
     by_class: list[list[Candidate]] = field(default_factory=list)
     reasons: list[Finding] = field(default_factory=list)
 
@@ -100,11 +101,17 @@ class ClassRuns:
     """The candidates of one GPU type: for each job class and way of paying, the GPU counts worth
     offering, each estimated, checked against the per-count rules, timed and costed."""
 
-    def __init__(self, s: Setting, gpu: GPU, out: GpuOffer, contexts: dict[tuple[int, str], dict[str, Any]],
-                 findings: dict[tuple[int, str], list[RuleFinding]]):
+    def __init__(
+        self,
+        s: Setting,
+        gpu: GPU,
+        out: GpuOffer,
+        contexts: dict[tuple[int, str], dict[str, Any]],
+        findings: dict[tuple[int, str], list[RuleFinding]],
+    ):
         self.s, self.gpu, self.out, self.contexts, self.findings = s, gpu, out, contexts, findings
-        self.cache: dict[tuple[JobSpec, int, float | None], Estimate] = {}   # identical shapes share an estimate
-        self.count_rules: dict[tuple, list[RuleFinding]] = {}      # per-count findings by their context
+        self.cache: dict[tuple[JobSpec, int, float | None], Estimate] = {}  # identical shapes share an estimate
+        self.count_rules: dict[tuple, list[RuleFinding]] = {}  # per-count findings by their context
         self.smallest: dict[JobSpec, int | None] = {}
         self.per_slot_kw = per_slot_kw(out.servers or [])
         self.slots = max((o.slots for o in out.servers or []), default=1)
@@ -125,11 +132,13 @@ class ClassRuns:
             self.out.by_class[k] += mine
             if cls.deadline is not None and mine and not any(meets(c, cls.deadline) for c in mine):
                 fastest = min(mine, key=lambda c: c.hours)
-                add_reason(self.out.reasons, None, "deadline",
-                           too_slow(name, fastest, cls, ownership, s.workload.confidence))
+                add_reason(
+                    self.out.reasons, None, "deadline", too_slow(name, fastest, cls, ownership, s.workload.confidence)
+                )
 
-    def _counts(self, k: int, cls: JobClass, ownership: str, group: tuple[RentOption, ...], n_min: int,
-                time_factor: float) -> Iterator[Candidate]:
+    def _counts(
+        self, k: int, cls: JobClass, ownership: str, group: tuple[RentOption, ...], n_min: int, time_factor: float
+    ) -> Iterator[Candidate]:
         """The candidates of one (class, way of paying), smallest count first: a count is offered only
         if it is faster than the smaller ones, within the same global batch, and allowed; a rented one
         on its group's cheapest offer whose fabric carries it."""
@@ -141,7 +150,7 @@ class ClassRuns:
             if ownership == "rent":
                 opt = self._offer(group, n)
                 if opt is None:
-                    break   # no offer of the group joins this many GPUs: more will not be joined either
+                    break  # no offer of the group joins this many GPUs: more will not be joined either
             est = self._estimate(cls.spec, n, network_gbps(opt, n))
             step_tokens = est.layout.get("global_batch_tokens") if est.fits else None
             batch = batch or step_tokens
@@ -168,8 +177,13 @@ class ClassRuns:
         carrying = [o for o in group if fabric_fit(o.offer, n).carries]
         if not carrying:
             cheapest = group[0]
-            add_reason(self.out.reasons, None, "fabric", f"{self.gpu.name} ({cheapest.kind.replace('_', '-')}, "
-                                                         f"{cheapest.tier}): {fabric_fit(cheapest.offer, n).reason}")
+            add_reason(
+                self.out.reasons,
+                None,
+                "fabric",
+                f"{self.gpu.name} ({cheapest.kind.replace('_', '-')}, "
+                f"{cheapest.tier}): {fabric_fit(cheapest.offer, n).reason}",
+            )
             return None
         return next((o for o in carrying if order_fit(o.offer, n).within), carrying[0])
 
@@ -181,8 +195,11 @@ class ClassRuns:
             params = self.s.params
             if network_gbps is not None:
                 table = params.network_gbps_per_gpu
-                table = {**table, self.gpu.id: network_gbps} if isinstance(table, dict) else {"default": table,
-                                                                                             self.gpu.id: network_gbps}
+                table = (
+                    {**table, self.gpu.id: network_gbps}
+                    if isinstance(table, dict)
+                    else {"default": table, self.gpu.id: network_gbps}
+                )
                 params = dataclasses.replace(params, network_gbps_per_gpu=table)
             self.cache[shape] = evaluate(spec, self.gpu, n, params)
         return self.cache[shape]
@@ -195,14 +212,24 @@ class ClassRuns:
             self.count_rules[seen] = self.s.rules.evaluate(ctx, self.s.as_of, per_count=True)
         return self.count_rules[seen]
 
-    def _candidate(self, k: int, cls: JobClass, ownership: str, opt: RentOption | None, n: int, est: Estimate,
-                   time_factor: float, per_count: list[RuleFinding]) -> Candidate | None:
+    def _candidate(
+        self,
+        k: int,
+        cls: JobClass,
+        ownership: str,
+        opt: RentOption | None,
+        n: int,
+        est: Estimate,
+        time_factor: float,
+        per_count: list[RuleFinding],
+    ) -> Candidate | None:
         """One candidate with its wall time (failure-free training time over goodput) and cost; None
         when spot interruptions would destroy more than half the work."""
         s = self.s
         hours, good = wall_hours(n, cls.tokens / est.tokens_per_s / 3600.0, s.params, cls.goodput)
-        warnings: list[Finding] = [{"rule": f.rule, "code": f.rule, "message": f.message}
-                                   for f in self.findings[k, ownership] + per_count]
+        warnings: list[Finding] = [
+            {"rule": f.rule, "code": f.rule, "message": f.message} for f in self.findings[k, ownership] + per_count
+        ]
         billed = None
         if ownership == "rent":
             assert opt is not None, "a rent offer comes with its option (options.offers)"
@@ -218,8 +245,24 @@ class ClassRuns:
             nominal = s.costs.job_energy_usd(n * hours, self.out.kw + self.per_slot_kw)
             run_cost = nominal * stream_factor(hours / HOURS_PER_YEAR, s.costs.discount_rate)
         start = (provisioning_time(opt.offer).days or 0.0) * 24.0 if opt is not None else self._arrival(n).hours
-        return Candidate(k, self.gpu.id, n, ownership, est.tokens_per_s, hours, run_cost, est, warnings, good,
-                         time_factor, opt.kind if opt else None, nominal, opt, billed, start)
+        return Candidate(
+            k,
+            self.gpu.id,
+            n,
+            ownership,
+            est.tokens_per_s,
+            hours,
+            run_cost,
+            est,
+            warnings,
+            good,
+            time_factor,
+            opt.kind if opt else None,
+            nominal,
+            opt,
+            billed,
+            start,
+        )
 
     def _arrival(self, n: int) -> Arrival:
         """When `n` bought GPUs can start: on one server, or networked across servers."""

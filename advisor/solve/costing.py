@@ -6,6 +6,7 @@ undiscounted; resale is reported apart as `residual_value_usd` (it is not cash i
 decision is made). Present value (`cost_breakdown_pv`): purchases at t = 0, streams (energy,
 hosting, rent) discounted as paid evenly over their duration, and each resale at its disposal
 month as a negative `residual_usd`; its sum is what the MILP minimises."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -24,8 +25,15 @@ class Costs:
     resale_usd: float = 0.0
 
 
-def plan_costs(m: Model, assignment: list, bought: dict[str, int], servers: dict[str, dict[str, int]],
-               networked: dict[str, int], held: dict[str, dict[int, int]], serving: list) -> Costs:
+def plan_costs(
+    m: Model,
+    assignment: list,
+    bought: dict[str, int],
+    servers: dict[str, dict[str, int]],
+    networked: dict[str, int],
+    held: dict[str, dict[int, int]],
+    serving: list,
+) -> Costs:
     """The cost lines of a solved model's plan, at its scenario's prices: the MILP's own
     coefficients (Model.buy_cost, server_cost, network_usd, hold_cost), split by what they pay for."""
     p = m.problem
@@ -33,30 +41,46 @@ def plan_costs(m: Model, assignment: list, bought: dict[str, int], servers: dict
     burn = {g: p.hardware[g].burn_in_usd if g in p.hardware else 0.0 for g in bought}
     gpus = {g: m.price(g) * n for g, n in bought.items()}
     boxes = {g: sum(s.price_usd * servers.get(g, {}).get(s.id, 0) for s in p.servers.get(g, [])) for g in bought}
-    network = {g: (m.network_usd(g, w * m.per_server(g)) or 0.0) / (1.0 + tax.get(g, 0.0))
-               for g, w in networked.items() if g in bought}
-    storage = (p.storage.need.usd or 0.0) if p.storage is not None else 0.0   # every plan (Model.storage_usd)
+    network = {
+        g: (m.network_usd(g, w * m.per_server(g)) or 0.0) / (1.0 + tax.get(g, 0.0))
+        for g, w in networked.items()
+        if g in bought
+    }
+    storage = (p.storage.need.usd or 0.0) if p.storage is not None else 0.0  # every plan (Model.storage_usd)
     store_tax = (p.storage.usd - storage) if storage and p.storage is not None else 0.0
     taxed = sum(tax[g] * (gpus[g] + boxes[g] + network.get(g, 0.0)) for g in bought) + store_tax
     holds = [(g, p.holdings[g][lv], k) for g, d in held.items() for lv, k in d.items()]
     jobs = list(assignment) + list(serving)
-    upfront = {"purchase_usd": sum(gpus.values()), "servers_usd": sum(boxes.values()),
-               "network_usd": sum(network.values()), "storage_usd": storage, "tax_usd": taxed,
-               "burn_in_usd": sum(burn[g] * n for g, n in bought.items())}
+    upfront = {
+        "purchase_usd": sum(gpus.values()),
+        "servers_usd": sum(boxes.values()),
+        "network_usd": sum(network.values()),
+        "storage_usd": storage,
+        "tax_usd": taxed,
+        "burn_in_usd": sum(burn[g] * n for g, n in bought.items()),
+    }
     out = Costs()
-    out.nominal = {**upfront,
-                   "support_usd": sum(m.support(g) * h.months_held * k for g, h, k in holds),
-                   "energy_usd": (sum(m.run_cost(c, "cash") * n for c, n in jobs if c.ownership == "buy")
-                                  + sum(h.energy_cash_usd * k for _, h, k in holds)),
-                   "hosting_usd": sum(h.hosting_cash_usd * k for _, h, k in holds),
-                   "rental_usd": sum(m.run_cost(c, "cash") * n for c, n in jobs if c.ownership == "rent")}
-    out.pv = {**upfront,
-              "residual_usd": -sum(m.price(g) * h.resale_pv_per_usd * k for g, h, k in holds),
-              "support_usd": sum(m.support(g) * h.months_held_pv * k for g, h, k in holds),
-              "energy_usd": (sum(m.run_cost(c) * n for c, n in jobs if c.ownership == "buy")
-                             + sum(h.energy_pv_usd * k for _, h, k in holds)),
-              "hosting_usd": sum(h.hosting_pv_usd * k for _, h, k in holds),
-              "rental_usd": sum(m.run_cost(c) * n for c, n in jobs if c.ownership == "rent")}
+    out.nominal = {
+        **upfront,
+        "support_usd": sum(m.support(g) * h.months_held * k for g, h, k in holds),
+        "energy_usd": (
+            sum(m.run_cost(c, "cash") * n for c, n in jobs if c.ownership == "buy")
+            + sum(h.energy_cash_usd * k for _, h, k in holds)
+        ),
+        "hosting_usd": sum(h.hosting_cash_usd * k for _, h, k in holds),
+        "rental_usd": sum(m.run_cost(c, "cash") * n for c, n in jobs if c.ownership == "rent"),
+    }
+    out.pv = {
+        **upfront,
+        "residual_usd": -sum(m.price(g) * h.resale_pv_per_usd * k for g, h, k in holds),
+        "support_usd": sum(m.support(g) * h.months_held_pv * k for g, h, k in holds),
+        "energy_usd": (
+            sum(m.run_cost(c) * n for c, n in jobs if c.ownership == "buy")
+            + sum(h.energy_pv_usd * k for _, h, k in holds)
+        ),
+        "hosting_usd": sum(h.hosting_pv_usd * k for _, h, k in holds),
+        "rental_usd": sum(m.run_cost(c) * n for c, n in jobs if c.ownership == "rent"),
+    }
     out.nominal = {k: float(v) for k, v in out.nominal.items()}
     out.pv = {k: float(v) for k, v in out.pv.items()}
     out.resale_usd = float(sum(h.resale_usd(m.price(g)) * k for g, h, k in holds))

@@ -16,6 +16,7 @@ fresh build at that speed has.
 Equivalence with a fresh build is tested (tests/test_fast_solve.py): status and objective agree
 within the gap for price factors, no budget, scaled deadlines, one GPU type and makespan caps.
 """
+
 from __future__ import annotations
 
 import math
@@ -38,10 +39,10 @@ from advisor.solve.scenario import Scenario, baseline
 from advisor.solve.solution import Solution, read_solution
 from advisor.solve.usable import usable_candidates
 
-KEEP_MODELS = 6          # structures kept per problem and kind (sweeps build many, explanations reuse few)
+KEEP_MODELS = 6  # structures kept per problem and kind (sweeps build many, explanations reuse few)
 _INF = math.inf
-POLISH_SHARE = 0.2       # of the time limit, for the idle-GPU polish (it only refines a found plan)
-POLISH_NODES = 100       # branch-and-bound nodes the polish may use: its result must not depend on load
+POLISH_SHARE = 0.2  # of the time limit, for the idle-GPU polish (it only refines a found plan)
+POLISH_NODES = 100  # branch-and-bound nodes the polish may use: its result must not depend on load
 
 
 def structure_key(problem: Problem, sc: Scenario) -> tuple:
@@ -55,8 +56,13 @@ def speed_key(sc: Scenario) -> tuple | None:
     of the shared model: every factor up to 1 shares one model, factors in (1, 2] another, (2, 4] ..."""
     if all(f == 1.0 for f in sc.speed_factor.values()):
         return None
-    return tuple(sorted((g, 1.0 if f <= 1.0 else 2.0 ** math.ceil(math.log2(f) - 1e-12))
-                        for g, f in sc.speed_factor.items() if f != 1.0))
+    return tuple(
+        sorted(
+            (g, 1.0 if f <= 1.0 else 2.0 ** math.ceil(math.log2(f) - 1e-12))
+            for g, f in sc.speed_factor.items()
+            if f != 1.0
+        )
+    )
 
 
 def speed_candidates(problem: Problem, sc: Scenario, ceiling: dict[str, float]) -> list[list]:
@@ -101,8 +107,11 @@ def _shared_model(problem: Problem, sc: Scenario) -> tuple[tuple, bool, HighsMod
     key += ("alone", sc.only_gpu) if alone else ()
     hm = cache_of(problem, alone).get(key)
     if hm is None:
-        cands = (usable_candidates(problem, sc if alone else sc.but(only_gpu=None, ownership=None)) if ceiling is None else
-                 speed_candidates(problem, sc, dict(ceiling)))
+        cands = (
+            usable_candidates(problem, sc if alone else sc.but(only_gpu=None, ownership=None))
+            if ceiling is None
+            else speed_candidates(problem, sc, dict(ceiling))
+        )
         model = build_model(problem, constraints.unbounded(sc), cands)
         extra = {name: TIE_BREAK_USD_PER_HOUR * c.hours for name, c in run_columns(model)}
         hm = HighsModel(model, extra, 1.0)
@@ -115,8 +124,10 @@ def _shared_model(problem: Problem, sc: Scenario) -> tuple[tuple, bool, HighsMod
 def _a_job_has_no_column(model: Model, sc: Scenario) -> bool:
     """A job none of whose model columns the scenario's GPU type and ownership allow: no plan,
     known without a solve (the shared model keeps every type's columns)."""
-    return any(not cs or all(sc.only_gpu not in (None, c.gpu) or sc.ownership not in (None, c.ownership) for c in cs)
-               for cs in model.cands)
+    return any(
+        not cs or all(sc.only_gpu not in (None, c.gpu) or sc.ownership not in (None, c.ownership) for c in cs)
+        for cs in model.cands
+    )
 
 
 def _polish_model(problem: Problem, sc: Scenario, key: tuple, alone: bool, model: Model) -> HighsModel:
@@ -126,22 +137,32 @@ def _polish_model(problem: Problem, sc: Scenario, key: tuple, alone: bool, model
     pkey = key + ("polish", frozenset(used), tuple(sorted(sc.speed_factor.items())))
     pm = cache_of(problem, alone).get(pkey)
     if pm is None:
-        cands = [[c for c in cs if (c.gpu, c.ownership) in used]
-                 for cs in usable_candidates(problem, sc.but(only_gpu=None), faster_too=True)]
+        cands = [
+            [c for c in cs if (c.gpu, c.ownership) in used]
+            for cs in usable_candidates(problem, sc.but(only_gpu=None), faster_too=True)
+        ]
         polished = polish_model(problem, constraints.unbounded(sc), cands, UNBOUNDED)
         pm = HighsModel(polished, {j: c.hours for j, c in run_columns(polished)}, 1e-6)
     remember(problem, pkey, pm, alone)
     return pm
 
 
-def _polished(pm: HighsModel, hm: HighsModel, sc: Scenario, time_limit: float | None, gap: float, proven: bool,
-              mip_gap: float | None, mip_objective: float) -> tuple[Model, float | None]:
+def _polished(
+    pm: HighsModel,
+    hm: HighsModel,
+    sc: Scenario,
+    time_limit: float | None,
+    gap: float,
+    proven: bool,
+    mip_gap: float | None,
+    mip_objective: float,
+) -> tuple[Model, float | None]:
     """(model, gap) of the plan to report: the polish's, run within IDLE_GPU_TOLERANCE of the first
     solve's cost, when it passes the checks below; else the first solve's (hm's)."""
     model = hm.model
-    ceiling = mip_objective + max(1.0, IDLE_GPU_TOLERANCE * mip_objective)   # on the whole cost (row_shift)
+    ceiling = mip_objective + max(1.0, IDLE_GPU_TOLERANCE * mip_objective)  # on the whole cost (row_shift)
     pm.apply(sc, {**constraints.limit_rows(sc), "idle_gpus_cost": (-_INF, ceiling)})
-    bound = hm.dual_bound + model.storage_usd   # HiGHS's bound counts the variable costs only
+    bound = hm.dual_bound + model.storage_usd  # HiGHS's bound counts the variable costs only
     p_status, p_proven, _ = pm.run(None if time_limit is None else time_limit * POLISH_SHARE, gap, POLISH_NODES)
     if p_proven or (p_status == "feasible" and not pm.stopped_on_time and plan_hours(pm.model) < plan_hours(model)):
         # proven, or stopped at its node limit (not at its time limit: that plan would depend on

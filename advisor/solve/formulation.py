@@ -1,6 +1,7 @@
 """The MILP put together: the model's variables and objective (solve/model.py), then every
 constraint family's rows (solve/constraints/) in the registry's order; and the idle-GPU polish,
 the same model with a cost cap and another objective."""
+
 from __future__ import annotations
 
 import pulp

@@ -2,6 +2,7 @@
 costs (prices), column bounds (a GPU type, an ownership, a GPU-count bound), row bounds (budget,
 power) and, through SpeedColumns, the coefficients of a speed. solve/fast.py keeps these per problem
 and structure; solve/redraw.py draws on one. Each run is a fresh MIP search (see HighsModel.run)."""
+
 from __future__ import annotations
 
 import math
@@ -28,7 +29,7 @@ class HighsModel(SpeedColumns):
         import highspy
 
         self.model, self.cost_weight = model, cost_weight
-        self.dual_bound = -_INF     # HiGHS's lower bound on the objective after the last run
+        self.dual_bound = -_INF  # HiGHS's lower bound on the objective after the last run
         self.stopped_on_time = False
         prob = model.prob
         self.vars = prob.variables()
@@ -62,11 +63,26 @@ class HighsModel(SpeedColumns):
         h.setOptionValue("output_flag", False)
         h.setOptionValue("threads", 1)
         h.setOptionValue("random_seed", 0)
-        h.addCols(n, cost, lower, upper, 0, np.array([], dtype=np.int32), np.array([], dtype=np.int32),
-                  np.array([], dtype=float))
+        h.addCols(
+            n,
+            cost,
+            lower,
+            upper,
+            0,
+            np.array([], dtype=np.int32),
+            np.array([], dtype=np.int32),
+            np.array([], dtype=float),
+        )
         if self.row:
-            h.addRows(len(rlo), np.array(rlo), np.array(rhi), len(index), np.array(starts, dtype=np.int32),
-                      np.array(index, dtype=np.int32), np.array(value, dtype=float))
+            h.addRows(
+                len(rlo),
+                np.array(rlo),
+                np.array(rhi),
+                len(index),
+                np.array(starts, dtype=np.int32),
+                np.array(index, dtype=np.int32),
+                np.array(value, dtype=float),
+            )
         ints = np.array([j for j, v in enumerate(self.vars) if v.cat == "Integer"], dtype=np.int32)
         if len(ints):
             h.changeColsIntegrality(len(ints), ints, np.full(len(ints), highspy.HighsVarType.kInteger))
@@ -80,14 +96,17 @@ class HighsModel(SpeedColumns):
         self.only_gpu: str | None = None
         self.ownership: str | None = None
         self.gpu_upper: float = _INF
-        self.ceiling: dict[str, float] | None = None     # a speed model's speed ceilings (enable_speed)
-        self.dead: set[int] = set()                       # y columns off at the current speed
+        self.ceiling: dict[str, float] | None = None  # a speed model's speed ceilings (enable_speed)
+        self.dead: set[int] = set()  # y columns off at the current speed
 
     # ------------------------------------------------------------------ scenario -> changes
     def apply(self, sc: Scenario, rows: dict[str, tuple[float, float]]) -> None:
         m = self.model
-        factors = (tuple(sorted(sc.price_factor.items())), tuple(sorted(sc.rent_factor.items())),
-                   tuple(sorted(sc.buy_factor.items())))
+        factors = (
+            tuple(sorted(sc.price_factor.items())),
+            tuple(sorted(sc.rent_factor.items())),
+            tuple(sorted(sc.buy_factor.items())),
+        )
         m.sc = sc
         self.recounted = False
         respeed = self._respeed(sc) if self.ceiling is not None else set()
@@ -95,12 +114,15 @@ class HighsModel(SpeedColumns):
             changed = {g for f in factors + self.factors for g, _ in f} | respeed
             self._reprice(changed)
             self.factors = factors
-        if ((sc.only_gpu, sc.ownership) != (self.only_gpu, self.ownership) or (sc.gpu_upper or _INF) != self.gpu_upper
-                or self.recounted):
+        if (
+            (sc.only_gpu, sc.ownership) != (self.only_gpu, self.ownership)
+            or (sc.gpu_upper or _INF) != self.gpu_upper
+            or self.recounted
+        ):
             self._rebound(sc)
         for name, (lo, hi) in rows.items():
             shift = self.row_shift.get(name, 0.0)
-            lo, hi = lo - shift, hi - shift   # (an infinite bound stays infinite)
+            lo, hi = lo - shift, hi - shift  # (an infinite bound stays infinite)
             if name in self.row and self.row_bounds[name] != (lo, hi):
                 self.h.changeRowBounds(self.row[name], lo, hi)
                 self.row_bounds[name] = (lo, hi)
@@ -120,8 +142,11 @@ class HighsModel(SpeedColumns):
         return out
 
     def _reprice(self, gpus: set[str]) -> None:
-        cost_rows = {self.row[r]: basis for r, basis in (("budget", self.model.sc.budget_basis),
-                                                         ("idle_gpus_cost", "present_value")) if r in self.row}
+        cost_rows = {
+            self.row[r]: basis
+            for r, basis in (("budget", self.model.sc.budget_basis), ("idle_gpus_cost", "present_value"))
+            if r in self.row
+        }
         for g in sorted(gpus):
             coefs = self._coefs(g, "present_value")
             if not coefs:
@@ -177,7 +202,7 @@ class HighsModel(SpeedColumns):
             for k, i, c in pairs:
                 if c.ownership != ownership:
                     ub[self.col[var[k, i].name]] = 0.0
-        if ownership == "rent":   # nothing bought: no GPUs, servers, fabric or holding
+        if ownership == "rent":  # nothing bought: no GPUs, servers, fabric or holding
             for v in [*m.N.values(), *m.F.values(), *m.z.values(), *m.S.values(), *m.H.values(), *m.K.values()]:
                 ub[self.col[v.name]] = 0.0
 
@@ -216,7 +241,7 @@ class HighsModel(SpeedColumns):
             raise SolverError("the highs solver failed: HiGHS returned an error")
         status = h.getModelStatus()
         S = highspy.HighsModelStatus
-        self.stopped_on_time = status == S.kTimeLimit   # what it found then depends on the machine's load
+        self.stopped_on_time = status == S.kTimeLimit  # what it found then depends on the machine's load
         if status in (S.kInfeasible, S.kUnboundedOrInfeasible):
             return "infeasible", False, None
         info = h.getInfo()

@@ -9,6 +9,7 @@ B200s is resold at month 2, not charged 36 months of hosting for a $0 resale.
 Hosting here is per GPU: the GPU's own power and its share of its server's (the platform's
 overhead over its slots), times the deployment's $/kW-month; servers are bought with their GPUs
 and held as long."""
+
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -26,14 +27,14 @@ class Holding:
     """Holding one bought GPU from today until `hours` from today, then reselling it."""
 
     hours: float
-    resale_fraction: float      # of its price, at that age (the generation's used-market curve)
-    resale_pv_per_usd: float    # resale fraction x the discount to today: x price = the resale's present value
-    hosting_cash_usd: float     # hosting while held, undiscounted ...
-    hosting_pv_usd: float       # ... and in present value
-    energy_cash_usd: float = 0.0   # energy while held when a utilization is given (else charged per job) ...
-    energy_pv_usd: float = 0.0     # ... and in present value
-    months_held: float = 0.0       # months from its arrival to its sale (a support contract's months) ...
-    months_held_pv: float = 0.0    # ... each month's dollar discounted to today (an even stream)
+    resale_fraction: float  # of its price, at that age (the generation's used-market curve)
+    resale_pv_per_usd: float  # resale fraction x the discount to today: x price = the resale's present value
+    hosting_cash_usd: float  # hosting while held, undiscounted ...
+    hosting_pv_usd: float  # ... and in present value
+    energy_cash_usd: float = 0.0  # energy while held when a utilization is given (else charged per job) ...
+    energy_pv_usd: float = 0.0  # ... and in present value
+    months_held: float = 0.0  # months from its arrival to its sale (a support contract's months) ...
+    months_held_pv: float = 0.0  # ... each month's dollar discounted to today (an even stream)
 
     @property
     def cash_usd(self) -> float:
@@ -60,7 +61,9 @@ def hold_hours(costs: Costs) -> list[float]:
     return sorted(levels | {horizon})
 
 
-def holdings(costs: Costs, kw_per_gpu: float, resale: Callable[[float], float], start_hours: float = 0.0) -> list[Holding]:
+def holdings(
+    costs: Costs, kw_per_gpu: float, resale: Callable[[float], float], start_hours: float = 0.0
+) -> list[Holding]:
     """Holding one GPU drawing `kw_per_gpu` (with its share of its server) until each period ending
     after it arrives (`start_hours` from today): hosted from then, resold at its age since it was bought
     (the used market prices a part by the calendar, not by its hours of use; waiting for delivery ages
@@ -68,17 +71,30 @@ def holdings(costs: Costs, kw_per_gpu: float, resale: Callable[[float], float], 
     hosting = costs.hosting_usd_per_kw_month / HOURS_PER_MONTH
     energy = 0.0 if costs.utilization is None else costs.utilization * costs.pue * costs.electricity_usd_per_kwh
     out = []
-    for hours in hold_hours(costs):   # energy at a given utilization is charged on the owned kW, not per job
+    for hours in hold_hours(costs):  # energy at a given utilization is charged on the owned kW, not per job
         used = hours - start_hours
         if used <= 0 and hours < costs.horizon_hours:
-            continue   # over before the GPUs arrive
+            continue  # over before the GPUs arrive
         used = max(used, 0.0)
         years, used_years = hours / HOURS_PER_YEAR, used / HOURS_PER_YEAR
         fraction = max(0.0, resale(years))
         # paid from the arrival to the end: an even stream over [start, end], discounted to today
-        flow = stream_factor(used_years, costs.discount_rate) * discount(start_hours / HOURS_PER_YEAR, costs.discount_rate)
+        flow = stream_factor(used_years, costs.discount_rate) * discount(
+            start_hours / HOURS_PER_YEAR, costs.discount_rate
+        )
         host, power = kw_per_gpu * hosting * used, kw_per_gpu * energy * used
         months = used / HOURS_PER_MONTH
-        out.append(Holding(hours, fraction, fraction * discount(years, costs.discount_rate), host, host * flow,
-                           power, power * flow, months, months * flow))
+        out.append(
+            Holding(
+                hours,
+                fraction,
+                fraction * discount(years, costs.discount_rate),
+                host,
+                host * flow,
+                power,
+                power * flow,
+                months,
+                months * flow,
+            )
+        )
     return out

@@ -2,6 +2,7 @@
 price's confidence and rental kind, the bill of materials (GPUs, servers, fabric, storage, racks,
 colocation; every line sourced or flagged), and the warnings prices deserve (low confidence, used parts,
 what --as-of left out). Computed from the catalog and the solution; nothing is re-solved."""
+
 from __future__ import annotations
 
 from advisor.contract.numbers import cents_adding_to
@@ -16,10 +17,13 @@ from advisor.solve.solution import Solution
 def offer_terms(offer: RentalOffer) -> dict:
     """A rental offer as the product it is sold as: node size, fabric, tier and shortest term."""
     term = offer.term_hours
-    return {"gpus_per_node": offer.gpus_per_node,
-            "fabric": offer.fabric.kind if offer.fabric.kind is not None else "unknown",
-            "fabric_gbps_per_gpu": offer.fabric.gbps_per_gpu, "tier": offer.tier,
-            "term_months": term / HOURS_PER_MONTH if term is not None else None}
+    return {
+        "gpus_per_node": offer.gpus_per_node,
+        "fabric": offer.fabric.kind if offer.fabric.kind is not None else "unknown",
+        "fabric_gbps_per_gpu": offer.fabric.gbps_per_gpu,
+        "tier": offer.tier,
+        "term_months": term / HOURS_PER_MONTH if term is not None else None,
+    }
 
 
 def purchase_items(problem: Problem, sol: Solution) -> list[dict]:
@@ -27,25 +31,49 @@ def purchase_items(problem: Problem, sol: Solution) -> list[dict]:
     items = []
     for g, n in sorted(sol.bought.items()):
         p = problem.catalog.gpus[g].prices.purchase
-        assert p is not None   # a bought GPU has a purchase price
+        assert p is not None  # a bought GPU has a purchase price
         arrival = problem.arrival.get(g)
         lead = arrival.lead if arrival is not None else None
-        items.append({"gpu": g, "count": n, "ownership": "buy", "unit_price_usd": problem.unit_price[g],
-                      "gpu_hours": None, "rent_kind": None, "confidence": p.confidence, "condition": p.condition,
-                      "as_of": p.as_of, "lead_time_days": lead.days if lead is not None else None,
-                      "lead_time_confidence": lead.confidence if lead is not None else None,
-                      "ready_days": arrival.hours / 24 if arrival is not None else None})
+        items.append(
+            {
+                "gpu": g,
+                "count": n,
+                "ownership": "buy",
+                "unit_price_usd": problem.unit_price[g],
+                "gpu_hours": None,
+                "rent_kind": None,
+                "confidence": p.confidence,
+                "condition": p.condition,
+                "as_of": p.as_of,
+                "lead_time_days": lead.days if lead is not None else None,
+                "lead_time_confidence": lead.confidence if lead is not None else None,
+                "ready_days": arrival.hours / 24 if arrival is not None else None,
+            }
+        )
     rented: dict[tuple, dict] = {}
     for c, n in sol.assignment:
         if c.ownership != "rent":
             continue
         offer = c.offer.offer if c.offer else problem.catalog.gpus[c.gpu].rental
-        assert offer is not None   # a rented candidate was priced from an offer
+        assert offer is not None  # a rented candidate was priced from an offer
         kind = c.kind or "on_demand"
-        entry = rented.setdefault((c.gpu, kind), {
-            "gpu": c.gpu, "count": 0, "ownership": "rent", "unit_price_usd": offer.usd_per_gpu_hour,
-            "gpu_hours": 0.0, "rent_kind": kind, "provider": offer.provider, "as_of": offer.as_of,
-            "confidence": offer.confidence, "billed_gpus": 0, **offer_terms(offer), "ready_days": c.start_hours / 24})
+        entry = rented.setdefault(
+            (c.gpu, kind),
+            {
+                "gpu": c.gpu,
+                "count": 0,
+                "ownership": "rent",
+                "unit_price_usd": offer.usd_per_gpu_hour,
+                "gpu_hours": 0.0,
+                "rent_kind": kind,
+                "provider": offer.provider,
+                "as_of": offer.as_of,
+                "confidence": offer.confidence,
+                "billed_gpus": 0,
+                **offer_terms(offer),
+                "ready_days": c.start_hours / 24,
+            },
+        )
         entry["count"] = max(entry["count"], c.count)
         entry["billed_gpus"] = max(entry["billed_gpus"], c.billed_gpus or c.count)
         entry["gpu_hours"] += c.gpu_hours * n
@@ -63,18 +91,30 @@ def bill_of_materials(problem: Problem, sol: Solution) -> list[dict]:
     for g, n in sorted(sol.bought.items()):
         p = cat.gpus[g].prices.purchase
         assert p is not None
-        note = f"{p.kind or 'price'} as of {p.as_of}" + (f"; {p.condition}: {p.warranty}" if p.condition != "new" else "")
+        note = f"{p.kind or 'price'} as of {p.as_of}" + (
+            f"; {p.condition}: {p.warranty}" if p.condition != "new" else ""
+        )
         out.append(bom.line(f"{cat.gpus[g].name} GPU", n, problem.unit_price[g], p.source, p.confidence or "low", note))
         taxed[g] = (problem.unit_price[g] or 0.0) * n
     out += _servers_and_network(problem, sol, taxed)
     storage = problem.storage
-    if storage is not None and econ is not None:   # every plan keeps its data and checkpoints (Model.storage_usd)
+    if storage is not None and econ is not None:  # every plan keeps its data and checkpoints (Model.storage_usd)
         price = econ.storage.get("flash_usd_per_tb")
-        out.append(bom.line(f"flash storage, {storage.need.tb:,.3g} TB", storage.need.tb,
-                            price.value if price else None, price.source if price else (),
-                            storage.need.confidence,
-                            storage.need.note + ("" if sol.bought else "; priced as bought flash for a rented "
-                                                 "plan too: no sourced cloud storage rate")))
+        out.append(
+            bom.line(
+                f"flash storage, {storage.need.tb:,.3g} TB",
+                storage.need.tb,
+                price.value if price else None,
+                price.source if price else (),
+                storage.need.confidence,
+                storage.need.note
+                + (
+                    ""
+                    if sol.bought
+                    else "; priced as bought flash for a rented plan too: no sourced cloud storage rate"
+                ),
+            )
+        )
     out += _owned_running(problem, sol, taxed, storage)
     out += _rented(problem, sol)
     # to the cent, adding up to the nominal cost printed beside them
@@ -92,8 +132,16 @@ def _servers_and_network(problem: Problem, sol: Solution, taxed: dict[str, float
         opts = {s.id: s for s in problem.servers.get(g, [])}
         for sid, n in sorted(servers.items()):
             s = cat.servers[sid]
-            out.append(bom.line(s.name, n, s.purchase.usd, s.purchase.source, s.purchase.confidence or "low",
-                                f"without GPUs, as of {s.purchase.as_of}"))
+            out.append(
+                bom.line(
+                    s.name,
+                    n,
+                    s.purchase.usd,
+                    s.purchase.source,
+                    s.purchase.confidence or "low",
+                    f"without GPUs, as of {s.purchase.as_of}",
+                )
+            )
             taxed[g] = taxed.get(g, 0.0) + (s.purchase.usd or 0.0) * n
             nodes_total += n
             node_kw = max(node_kw, opts[sid].overhead_kw + opts[sid].slots * problem.gpu_kw[g])
@@ -103,10 +151,20 @@ def _servers_and_network(problem: Problem, sol: Solution, taxed: dict[str, float
             nic, band = purchase_bill.nic_per_gpu(econ), purchase_bill.network_band(econ, gpus)
             top = f"up to {band.up_to_gpus:,}" if band.up_to_gpus else "above the largest band's"
             out.append(bom.line("NICs (400 Gb/s, one per GPU)", gpus, nic.usd, nic.source, nic.confidence, nic.note))
-            out.append(bom.line(f"scale-out fabric for {gpus:,} GPUs (switches, cables, optics; band {top} GPUs)",
-                                gpus, band.usd_per_gpu, band.source, band.confidence, band.note))
+            out.append(
+                bom.line(
+                    f"scale-out fabric for {gpus:,} GPUs (switches, cables, optics; band {top} GPUs)",
+                    gpus,
+                    band.usd_per_gpu,
+                    band.source,
+                    band.confidence,
+                    band.note,
+                )
+            )
             taxed[g] += gpus * (band.usd_per_gpu + (nic.usd or 0.0))
-    rack, _ = bom.racks(node_kw, nodes_total, econ) if problem.workload.deployment.site == "datacenter" else (None, None)
+    rack, _ = (
+        bom.racks(node_kw, nodes_total, econ) if problem.workload.deployment.site == "datacenter" else (None, None)
+    )
     return out + ([rack] if rack else [])
 
 
@@ -120,34 +178,64 @@ def _owned_running(problem: Problem, sol: Solution, taxed: dict[str, float], sto
     tax = purchase_bill.tax_coefficients(econ, region)
     base = sum(taxed.values()) + (storage.need.usd or 0.0 if storage is not None else 0.0)
     if base:
-        out.append(bom.line(f"tax on hardware ({region})", base, tax.cost_rate or 0.0, tax.source, tax.confidence,
-                            tax.note))
+        out.append(
+            bom.line(f"tax on hardware ({region})", base, tax.cost_rate or 0.0, tax.source, tax.confidence, tax.note)
+        )
     for g, n in sorted(sol.bought.items()):
         k = purchase_bill.bought_gpu_coefficients(cat, g, region, costs, per_slot_kw(problem.servers.get(g, [])))
         hw = problem.hardware.get(g)
         if hw is None:
             continue
-        out.append(bom.line(f"burn-in of {cat.gpus[g].name}, {k.burn_in_days * 24:g} h at full load", n,
-                            hw.burn_in_usd, k.burn_in_energy.source, k.burn_in_energy.confidence, k.burn_in_energy.note))
+        out.append(
+            bom.line(
+                f"burn-in of {cat.gpus[g].name}, {k.burn_in_days * 24:g} h at full load",
+                n,
+                hw.burn_in_usd,
+                k.burn_in_energy.source,
+                k.burn_in_energy.confidence,
+                k.burn_in_energy.note,
+            )
+        )
         months = sum(problem.holdings[g][lv].months_held * c for lv, c in sol.held.get(g, {}).items())
         base_usd = (problem.unit_price[g] or 0.0) + hw.server_share_usd
         held = f"{months / max(n, 1):.3g} months in service (arrival to sale)"
-        out.append(bom.line(f"support contract for {cat.gpus[g].name}, {held}", months,
-                            hw.support_rate_month * base_usd, k.support.source, k.support.confidence,
-                            f"GPU-months x {hw.support_rate_month:.4f} x ${base_usd:,.0f} (the GPU and its server "
-                            f"share); {k.support.note}"))
+        out.append(
+            bom.line(
+                f"support contract for {cat.gpus[g].name}, {held}",
+                months,
+                hw.support_rate_month * base_usd,
+                k.support.source,
+                k.support.confidence,
+                f"GPU-months x {hw.support_rate_month:.4f} x ${base_usd:,.0f} (the GPU and its server "
+                f"share); {k.support.note}",
+            )
+        )
     hosting = sol.cost_breakdown.get("hosting_usd") or 0.0
     if hosting:
         fig = bom.colocation(econ, region)
         overridden = problem.workload.deployment.hosting_usd_per_kw_month is not None
-        out.append(bom.line(f"hosting while held, at ${costs.hosting_usd_per_kw_month:g} per kW-month", 1, hosting,
-                            ["workload"] if overridden or fig is None else fig.source,
-                            "high" if overridden or fig is None else fig.confidence,
-                            "each bought GPU's power and its server share, from its arrival to its sale"))
+        out.append(
+            bom.line(
+                f"hosting while held, at ${costs.hosting_usd_per_kw_month:g} per kW-month",
+                1,
+                hosting,
+                ["workload"] if overridden or fig is None else fig.source,
+                "high" if overridden or fig is None else fig.confidence,
+                "each bought GPU's power and its server share, from its arrival to its sale",
+            )
+        )
     energy = sol.cost_breakdown.get("energy_usd") or 0.0
     if energy:
-        out.append(bom.line("electricity of the owned GPUs' work", 1, energy, costs.sources, "medium",
-                            f"at ${costs.electricity_usd_per_kwh:g}/kWh x PUE {costs.pue:g}"))
+        out.append(
+            bom.line(
+                "electricity of the owned GPUs' work",
+                1,
+                energy,
+                costs.sources,
+                "medium",
+                f"at ${costs.electricity_usd_per_kwh:g}/kWh x PUE {costs.pue:g}",
+            )
+        )
     return out
 
 
@@ -159,15 +247,19 @@ def _rented(problem: Problem, sol: Solution) -> list[dict]:
         if c.ownership != "rent":
             continue
         offer = c.offer.offer if getattr(c, "offer", None) else problem.catalog.gpus[c.gpu].rental
-        assert offer is not None   # a rented candidate was priced from an offer
+        assert offer is not None  # a rented candidate was priced from an offer
         kind = getattr(c, "kind", None) or offer.pricing
         paid = (c.run_cost_nominal if c.run_cost_nominal is not None else c.run_cost_usd) * n
         key = (c.gpu, kind, offer.provider)
         if key not in lines:
-            lines[key] = bom.line(f"{c.gpu} rented ({kind.replace('_', ' ')}, {offer.provider})", 1, 0.0,
-                                  offer.source, offer.confidence,
-                                  f"at ${offer.usd_per_gpu_hour:g}/GPU-hour, as of {offer.as_of}; terms and whole "
-                                  "nodes as billed")
+            lines[key] = bom.line(
+                f"{c.gpu} rented ({kind.replace('_', ' ')}, {offer.provider})",
+                1,
+                0.0,
+                offer.source,
+                offer.confidence,
+                f"at ${offer.usd_per_gpu_hour:g}/GPU-hour, as of {offer.as_of}; terms and whole nodes as billed",
+            )
         lines[key]["unit_usd"] += paid
         lines[key]["total_usd"] += paid
     return [lines[k] for k in sorted(lines)]
@@ -180,22 +272,34 @@ def tier_warnings(problem: Problem, sol: Solution) -> list[dict]:
     rented = [i for i in purchase_items(problem, sol) if i["ownership"] == "rent" and i.get("tier")]
     out = []
     if len({i["tier"] for i in rented}) > 1:
-        out.append({"rule": None, "code": "mixed-tiers",
-                    "message": "the plan rents at different provider tiers ("
-                               + "; ".join(f"{i['gpu']} at {i['provider']}, {i['tier']}" for i in rented)
-                               + "): the comparison between them measures the providers as much as the GPUs"})
+        out.append(
+            {
+                "rule": None,
+                "code": "mixed-tiers",
+                "message": "the plan rents at different provider tiers ("
+                + "; ".join(f"{i['gpu']} at {i['provider']}, {i['tier']}" for i in rented)
+                + "): the comparison between them measures the providers as much as the GPUs",
+            }
+        )
     for i in rented:
         offers = problem.catalog.gpus[i["gpu"]].rentals(i["rent_kind"])
         others = {}
-        for o in offers:   # cheapest first: the first of each other tier
+        for o in offers:  # cheapest first: the first of each other tier
             if o.tier != i["tier"] and o.tier not in others:
                 others[o.tier] = o
         if others:
-            out.append({"rule": None, "code": "price-basis",
-                        "message": f"{i['gpu']} {i['rent_kind'].replace('_', '-')} is priced at {i['provider']} "
-                                   f"({i['tier']}, {i['confidence']} confidence) ${i['unit_price_usd']:g}/GPU-hour; "
-                                   + "; ".join(f"the cheapest {t} offer is {o.provider} ${o.usd_per_gpu_hour:g} "
-                                               f"({o.confidence} confidence)" for t, o in sorted(others.items()))})
+            out.append(
+                {
+                    "rule": None,
+                    "code": "price-basis",
+                    "message": f"{i['gpu']} {i['rent_kind'].replace('_', '-')} is priced at {i['provider']} "
+                    f"({i['tier']}, {i['confidence']} confidence) ${i['unit_price_usd']:g}/GPU-hour; "
+                    + "; ".join(
+                        f"the cheapest {t} offer is {o.provider} ${o.usd_per_gpu_hour:g} ({o.confidence} confidence)"
+                        for t, o in sorted(others.items())
+                    ),
+                }
+            )
     return out
 
 
@@ -204,40 +308,74 @@ def price_warnings(problem: Problem, sol: Solution) -> list[dict]:
     out = []
     for item in purchase_items(problem, sol):
         gpu = problem.catalog.gpus[item["gpu"]]
-        what = ("purchase price" if item["ownership"] == "buy" else
-                f"{item['rent_kind'].replace('_', '-')} rate at {item['provider']}")
+        what = (
+            "purchase price"
+            if item["ownership"] == "buy"
+            else f"{item['rent_kind'].replace('_', '-')} rate at {item['provider']}"
+        )
         if item["confidence"] == "low":
-            price = (f"${item['unit_price_usd']:,.0f}" if item["ownership"] == "buy"
-                     else f"${item['unit_price_usd']:g}/GPU-hour")
-            out.append({"rule": None, "code": "low-confidence-price",
-                        "message": f"the plan rests on a low-confidence price: {gpu.name}'s {what} ({price}, as of "
-                                   f"{item['as_of']}); get a quote before committing"})
+            price = (
+                f"${item['unit_price_usd']:,.0f}"
+                if item["ownership"] == "buy"
+                else f"${item['unit_price_usd']:g}/GPU-hour"
+            )
+            out.append(
+                {
+                    "rule": None,
+                    "code": "low-confidence-price",
+                    "message": f"the plan rests on a low-confidence price: {gpu.name}'s {what} ({price}, as of "
+                    f"{item['as_of']}); get a quote before committing",
+                }
+            )
         if item["ownership"] == "buy" and item.get("condition", "new") != "new":
-            out.append({"rule": None, "code": "used-part",
-                        "message": f"{gpu.name} is bought {item['condition']}: "
-                                   f"{gpu.prices.purchase.warranty if gpu.prices.purchase else ''}"})
+            out.append(
+                {
+                    "rule": None,
+                    "code": "used-part",
+                    "message": f"{gpu.name} is bought {item['condition']}: "
+                    f"{gpu.prices.purchase.warranty if gpu.prices.purchase else ''}",
+                }
+            )
     for servers in sol.servers.values():
         for sid in sorted(servers):
             s = problem.catalog.servers[sid]
             if s.purchase.confidence == "low":
-                out.append({"rule": None, "code": "low-confidence-price",
-                            "message": f"the plan rests on a low-confidence price: {s.name} (${s.purchase.usd:,.0f}, "
-                                       f"as of {s.purchase.as_of}); get a quote before committing"})
+                out.append(
+                    {
+                        "rule": None,
+                        "code": "low-confidence-price",
+                        "message": f"the plan rests on a low-confidence price: {s.name} (${s.purchase.usd:,.0f}, "
+                        f"as of {s.purchase.as_of}); get a quote before committing",
+                    }
+                )
     if sol.networked:
-        out.append({"rule": None, "code": "low-confidence-price",
-                    "message": "the network is costed from a sourced cluster sheet's per-GPU band for its size "
-                               "(switches, cables, optics) and a 400 Gb/s NIC per GPU at a reseller's list price, "
-                               "both low confidence; get a quote before committing"})
+        out.append(
+            {
+                "rule": None,
+                "code": "low-confidence-price",
+                "message": "the network is costed from a sourced cluster sheet's per-GPU band for its size "
+                "(switches, cables, optics) and a 400 Gb/s NIC per GPU at a reseller's list price, "
+                "both low confidence; get a quote before committing",
+            }
+        )
     out += tier_warnings(problem, sol)
     nodes = sum(n for d in sol.servers.values() for n in d.values())
     if nodes and problem.workload.deployment.site == "datacenter":
-        node_kw = max((o.overhead_kw + o.slots * problem.gpu_kw[g] for g, d in sol.servers.items()
-                       for o in problem.servers.get(g, []) if o.id in d), default=0.0)
+        node_kw = max(
+            (
+                o.overhead_kw + o.slots * problem.gpu_kw[g]
+                for g, d in sol.servers.items()
+                for o in problem.servers.get(g, [])
+                if o.id in d
+            ),
+            default=0.0,
+        )
         _, warn = bom.racks(node_kw, nodes, problem.catalog.economics)
         if warn:
             out.append({"rule": None, "code": "rack-power", "message": warn})
-    considered = set(problem.considered) | {sid for g in problem.considered for sid in
-                                            (s.id for s in problem.servers.get(g, []))}
+    considered = set(problem.considered) | {
+        sid for g in problem.considered for sid in (s.id for s in problem.servers.get(g, []))
+    }
     for item in problem.catalog.ignored_after_as_of:
         if item["entry"] in considered:
             out.append({"rule": None, "code": "as-of", "message": f"{item['entry']}: {item['message']}"})

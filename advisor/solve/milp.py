@@ -6,6 +6,7 @@ time limit). A solution found but not proven optimal is reported with its gap, n
 What one solve enforces is a Scenario (solve/scenario.py): the workload's limits, or a
 counterfactual an explanation asks about.
 """
+
 from __future__ import annotations
 
 import pulp
@@ -37,7 +38,7 @@ def solve(problem: Problem, scenario: Scenario | None = None, settings: SolveSet
     if solver_for(s.time_limit, gap)[0] == "highs" and not problem.serve_classes:
         # the fast path changes training coefficients in place; serving sections are rebuilt each time
         sol = solve_fast(problem, sc, s.time_limit, gap, polish=s.polish)
-    else:   # highspy missing, or serving: a fresh PuLP build
+    else:  # highspy missing, or serving: a fresh PuLP build
         sol = solve_pulp(problem, sc, s.time_limit, gap)
     count_solve(sol.objective_usd if sol.feasible else None, sol.solver.get("gap"), s.tally is not None)  # progress
     if s.tally is not None:
@@ -59,18 +60,27 @@ def solve_pulp(problem: Problem, sc: Scenario, time_limit: float | None, gap: fl
     mip_objective = pulp.value(model.total)
     mip_gap = read_gap(model.prob, name, proven)
     if idle_owned_gpus(model):
-        model, name, status, proven = _polished(problem, sc, model, mip_objective, time_limit, gap,
-                                                (name, status, proven))
+        model, name, status, proven = _polished(
+            problem, sc, model, mip_objective, time_limit, gap, (name, status, proven)
+        )
     return read_solution(model, name, status, proven, mip_gap, mip_objective)
 
 
-def _polished(problem: Problem, sc: Scenario, model: Model, least: float, time_limit: float | None, gap: float,
-              ran: tuple[str, str, bool]) -> tuple[Model, str, str, bool]:
+def _polished(
+    problem: Problem,
+    sc: Scenario,
+    model: Model,
+    least: float,
+    time_limit: float | None,
+    gap: float,
+    ran: tuple[str, str, bool],
+) -> tuple[Model, str, str, bool]:
     """The idle-GPU polish of a solved model (model.polish_model) with how its run went, or the
     model as it is with `ran` (solver name, status, proven)."""
     used = {(c.gpu, c.ownership) for k, i, c in model.pairs() if (model.y[k, i].value() or 0) > 1e-6}
-    cands: list[list[Candidate]] = [[c for c in cs if (c.gpu, c.ownership) in used]
-                                    for cs in usable_candidates(problem, sc, faster_too=True)]
+    cands: list[list[Candidate]] = [
+        [c for c in cs if (c.gpu, c.ownership) in used] for cs in usable_candidates(problem, sc, faster_too=True)
+    ]
     polish = polish_model(problem, sc, cands, least)
     try:
         name2, status2, proven2 = run_model(polish.prob, time_limit, gap)

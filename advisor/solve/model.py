@@ -18,6 +18,7 @@ come from the constraint families, solve/constraints/; solve/formulation.py puts
              of every chosen candidate and replica, + the training storage (every plan: a constant),
              + a tie-break that prefers sooner finishes among equal-cost plans.
 """
+
 from __future__ import annotations
 
 import math
@@ -31,21 +32,24 @@ from advisor.solve.scenario import Scenario
 from advisor.solve.serving_nodes import block_gpus, serving_node_offers
 
 TIE_BREAK_USD_PER_HOUR = 1e-6
-COPY_EPSILON = 1e-4           # allow_mixed: the least share of a job a rented column with copies held runs
-IDLE_GPU_TOLERANCE = 0.001    # idle bought GPUs are put to work when that costs < 0.1% of the plan (or $1)
+COPY_EPSILON = 1e-4  # allow_mixed: the least share of a job a rented column with copies held runs
+IDLE_GPU_TOLERANCE = 0.001  # idle bought GPUs are put to work when that costs < 0.1% of the plan (or $1)
 
 
 class Model:
     """The PuLP model of one scenario over the candidates `cands` (per training class) and `scands`
     (per serving request class)."""
 
-    def __init__(self, problem: Problem, sc: Scenario, cands: list[list[Candidate]],
-                 scands: list[list[ServeCandidate]]):
+    def __init__(
+        self, problem: Problem, sc: Scenario, cands: list[list[Candidate]], scands: list[list[ServeCandidate]]
+    ):
         self.problem, self.sc, self.cands, self.scands = problem, sc, cands, scands
         self.prob = pulp.LpProblem("gpu_plan", pulp.LpMinimize)
         self.integral = not problem.workload.allow_mixed
-        self.owned = sorted({c.gpu for cs in cands for c in cs if c.ownership == "buy"}
-                            | {c.gpu for _, _, c in self.serve_pairs() if c.ownership == "buy"})
+        self.owned = sorted(
+            {c.gpu for cs in cands for c in cs if c.ownership == "buy"}
+            | {c.gpu for _, _, c in self.serve_pairs() if c.ownership == "buy"}
+        )
         self.y: dict[tuple[int, int], pulp.LpVariable] = {}
         self.z: dict[tuple[str, int], pulp.LpVariable] = {}
         self.N: dict[str, pulp.LpVariable] = {}
@@ -53,16 +57,18 @@ class Model:
         self.F: dict[str, pulp.LpVariable] = {}
         self.H: dict[tuple[str, int], pulp.LpVariable] = {}
         self.K: dict[tuple[str, int], pulp.LpVariable] = {}
-        self.cap: dict[str, float] = {}   # the most GPUs of a type the model may buy
+        self.cap: dict[str, float] = {}  # the most GPUs of a type the model may buy
         self.r: dict[tuple[int, int], pulp.LpVariable] = {}
-        self.u: dict[tuple[int, int], pulp.LpVariable] = {}   # allow_mixed: copies a rented column holds at once
-        self.idle: dict[str, pulp.LpVariable] = {}   # I[g]: serving GPUs billed beyond the replicas' (whole nodes)
+        self.u: dict[tuple[int, int], pulp.LpVariable] = {}  # allow_mixed: copies a rented column holds at once
+        self.idle: dict[str, pulp.LpVariable] = {}  # I[g]: serving GPUs billed beyond the replicas' (whole nodes)
         self.nodes: dict[str, pulp.LpVariable] = {}  # B[g]: the nodes (or GPUs, by the GPU) they are billed in
-        self.idle_layout: dict[str, ServeCandidate] = {}   # what one idle GPU of g costs: a GPU of this layout
+        self.idle_layout: dict[str, ServeCandidate] = {}  # what one idle GPU of g costs: a GPU of this layout
         self.sizes: dict[str, list[int]] = {}
-        self.capacity_gpu: dict[str, str] = {}   # capacity row name -> its GPU type (speed changes scale one coefficient)
-        self.total = pulp.LpAffineExpression()   # present value over the horizon: what the objective minimises
-        self.cash = pulp.LpAffineExpression()    # nominal cash paid over the horizon: what a budget caps
+        self.capacity_gpu: dict[
+            str, str
+        ] = {}  # capacity row name -> its GPU type (speed changes scale one coefficient)
+        self.total = pulp.LpAffineExpression()  # present value over the horizon: what the objective minimises
+        self.cash = pulp.LpAffineExpression()  # nominal cash paid over the horizon: what a budget caps
         self.kw = pulp.LpAffineExpression()
 
     def pairs(self) -> Iterator[tuple[int, int, Candidate]]:
@@ -79,7 +85,7 @@ class Model:
     def price(self, g: str) -> float:
         """One bought GPU of type g at the scenario's price (paid today: cash and present value alike)."""
         price = self.problem.unit_price[g]
-        assert price is not None, f"{g} is owned without a purchase price"   # candidates.py offers none
+        assert price is not None, f"{g} is owned without a purchase price"  # candidates.py offers none
         return price * self.sc.buy_price(g)
 
     def buy_cost(self, g: str) -> float:
@@ -97,8 +103,11 @@ class Model:
         less the discounted resale of a GPU bought at the scenario's price (present value), or the
         hosting and support paid (cash: resale is not cash in hand at decision time)."""
         h = self.problem.holdings[g][level]
-        return (h.pv_usd(self.price(g)) + self.support(g) * h.months_held_pv if basis == "present_value"
-                else h.cash_usd + self.support(g) * h.months_held)
+        return (
+            h.pv_usd(self.price(g)) + self.support(g) * h.months_held_pv
+            if basis == "present_value"
+            else h.cash_usd + self.support(g) * h.months_held
+        )
 
     def per_price_usd(self, g: str) -> tuple[float, list[float]]:
         """Per dollar of g's purchase price, what one bought GPU pays in present value: at purchase
@@ -130,7 +139,7 @@ class Model:
             self.y[k, i] = prob.add_variable(f"y_{k}_{i}", lowBound=0, upBound=m, cat=cat)
         if not self.integral:
             self.started_copies()
-        bought: dict[str, set[int]] = {}   # GPU -> the counts its bought candidates use (one pass, not one per GPU)
+        bought: dict[str, set[int]] = {}  # GPU -> the counts its bought candidates use (one pass, not one per GPU)
         for _, _, c in self.pairs():
             if c.ownership == "buy":
                 bought.setdefault(c.gpu, set()).add(c.count)
@@ -144,18 +153,24 @@ class Model:
             for n in sizes:
                 self.z[g, n] = prob.add_variable(f"z_{safe(g)}_{n}", cat="Binary")
             for s in p.servers.get(g, []):
-                self.S[g, s.id] = prob.add_variable(f"S_{safe(g)}_{safe(s.id)}", lowBound=0,
-                                                    upBound=math.ceil(cap / s.slots) if cap < math.inf else None,
-                                                    cat="Integer")
-            if self.multi_server_sizes(g) and all(self.network_usd(g, n) is not None for n in self.multi_server_sizes(g)):
+                self.S[g, s.id] = prob.add_variable(
+                    f"S_{safe(g)}_{safe(s.id)}",
+                    lowBound=0,
+                    upBound=math.ceil(cap / s.slots) if cap < math.inf else None,
+                    cat="Integer",
+                )
+            if self.multi_server_sizes(g) and all(
+                self.network_usd(g, n) is not None for n in self.multi_server_sizes(g)
+            ):
                 self.F[g] = prob.add_variable(f"F_{safe(g)}", lowBound=0)
             for level in range(len(p.holdings[g])):
                 self.H[g, level] = prob.add_variable(f"H_{safe(g)}_{level}", lowBound=0, upBound=cap, cat="Integer")
                 self.K[g, level] = prob.add_variable(f"K_{safe(g)}_{level}", cat="Binary")
-        for k, i, sc in self.serve_pairs():   # one replica more when the class keeps a spare (n+1)
+        for k, i, sc in self.serve_pairs():  # one replica more when the class keeps a spare (n+1)
             spare = int(p.serve_classes[k].spare)
-            self.r[k, i] = prob.add_variable(f"r_{k}_{i}", lowBound=0,
-                                             upBound=math.ceil(self.peak(k) / sc.requests_per_s) + spare, cat="Integer")
+            self.r[k, i] = prob.add_variable(
+                f"r_{k}_{i}", lowBound=0, upBound=math.ceil(self.peak(k) / sc.requests_per_s) + spare, cat="Integer"
+            )
         self.billed_nodes()
 
     def billed_nodes(self) -> None:
@@ -164,14 +179,21 @@ class Model:
         for g, offer in serving_node_offers(self.problem, (c for _, _, c in self.serve_pairs())).items():
             layouts = [c for _, _, c in self.serve_pairs() if c.gpu == g and c.ownership == "rent"]
             self.idle_layout[g] = max(layouts, key=lambda c: (c.hours, -c.gpus))
-            most = sum(c.gpus * (self.r[k, i].upBound or 0) for k, i, c in self.serve_pairs()
-                       if c.gpu == g and c.ownership == "rent")
+            most = sum(
+                c.gpus * (self.r[k, i].upBound or 0)
+                for k, i, c in self.serve_pairs()
+                if c.gpu == g and c.ownership == "rent"
+            )
             block = block_gpus(offer)
-            self.idle[g] = self.prob.add_variable(f"I_{safe(g)}", lowBound=0, upBound=max(block, offer.min_gpus),
-                                                  cat="Integer")
-            self.nodes[g] = self.prob.add_variable(f"B_{safe(g)}", lowBound=0,
-                                                   upBound=math.ceil((most + max(block, offer.min_gpus)) / block),
-                                                   cat="Integer")
+            self.idle[g] = self.prob.add_variable(
+                f"I_{safe(g)}", lowBound=0, upBound=max(block, offer.min_gpus), cat="Integer"
+            )
+            self.nodes[g] = self.prob.add_variable(
+                f"B_{safe(g)}",
+                lowBound=0,
+                upBound=math.ceil((most + max(block, offer.min_gpus)) / block),
+                cat="Integer",
+            )
 
     def idle_cost(self, g: str, basis: str = "present_value") -> float:
         """One serving GPU of type g billed beyond the replicas': a GPU of its idle layout's rent."""
@@ -180,9 +202,17 @@ class Model:
 
     def serving_gpu_cap(self, g: str) -> int:
         """Most owned GPUs of type g serving could want: each class on its hungriest layout alone."""
-        return sum(max(((math.ceil(self.peak(k) / c.requests_per_s) + self.problem.serve_classes[k].spare) * c.gpus
-                        for c in cs
-                        if c.gpu == g and c.ownership == "buy"), default=0) for k, cs in enumerate(self.scands))
+        return sum(
+            max(
+                (
+                    (math.ceil(self.peak(k) / c.requests_per_s) + self.problem.serve_classes[k].spare) * c.gpus
+                    for c in cs
+                    if c.gpu == g and c.ownership == "buy"
+                ),
+                default=0,
+            )
+            for k, cs in enumerate(self.scands)
+        )
 
     def multi_server_sizes(self, g: str) -> list[int]:
         """The job sizes (GPUs) of type g that span more than one server."""
@@ -235,8 +265,9 @@ class Model:
     def serving_cost(self, basis: str = "present_value") -> pulp.LpAffineExpression:
         """Energy (owned) or rent per replica over the serving hours, and the rent of the GPUs an offer
         sold by whole nodes bills beyond them."""
-        return (pulp.lpSum(self.run_cost(c, basis) * self.r[k, i] for k, i, c in self.serve_pairs())
-                + pulp.lpSum(self.idle_cost(g, basis) * v for g, v in self.idle.items()))
+        return pulp.lpSum(self.run_cost(c, basis) * self.r[k, i] for k, i, c in self.serve_pairs()) + pulp.lpSum(
+            self.idle_cost(g, basis) * v for g, v in self.idle.items()
+        )
 
     def tie_break(self) -> pulp.LpAffineExpression:
         """Sooner finishes among equal-cost plans: 1e-6 $ per hour of each job's wall time."""
@@ -255,13 +286,18 @@ class Model:
     def rented_gpus(self) -> pulp.LpAffineExpression:
         """GPUs rented at once by the training jobs and the serving replicas."""
         held = self.u if not self.integral else self.y
-        return (pulp.lpSum(c.count * held[k, i] for k, i, c in self.pairs() if c.ownership == "rent")
-                + pulp.lpSum(c.gpus * self.r[k, i] for k, i, c in self.serve_pairs() if c.ownership == "rent")
-                + pulp.lpSum(self.idle.values()))
+        return (
+            pulp.lpSum(c.count * held[k, i] for k, i, c in self.pairs() if c.ownership == "rent")
+            + pulp.lpSum(c.gpus * self.r[k, i] for k, i, c in self.serve_pairs() if c.ownership == "rent")
+            + pulp.lpSum(self.idle.values())
+        )
 
     def serving_solution(self) -> list[tuple[ServeCandidate, int]]:
-        return [(c, int(round(self.r[k, i].value() or 0))) for k, i, c in self.serve_pairs()
-                if (self.r[k, i].value() or 0) > 0.5]
+        return [
+            (c, int(round(self.r[k, i].value() or 0)))
+            for k, i, c in self.serve_pairs()
+            if (self.r[k, i].value() or 0) > 0.5
+        ]
 
     def idle_solution(self) -> dict[str, tuple[int, ServeCandidate]]:
         """GPU -> (serving GPUs billed beyond the replicas', the layout one of them is paid as)."""
@@ -270,7 +306,7 @@ class Model:
 
 def idle_owned_gpus(model: Model) -> bool:
     """Does some bought GPU type have GPUs no job of it uses at once (e.g. 1 job on an 8-GPU board)?"""
-    used: dict[str, int] = {}   # GPU -> the most GPUs a job of it uses at once (one pass over the columns)
+    used: dict[str, int] = {}  # GPU -> the most GPUs a job of it uses at once (one pass over the columns)
     for k, i, c in model.pairs():
         if c.ownership == "buy" and c.gpu in model.N and (model.y[k, i].value() or 0) > 1e-6:
             used[c.gpu] = max(used.get(c.gpu, 0), c.count)

@@ -2,6 +2,7 @@
 candidates alike: the context the rules see, the ways to pay for a GPU, the host servers an owned
 GPU can go into and how long it may be held, and how the reasons an option was left out are
 recorded."""
+
 from __future__ import annotations
 
 import datetime as dt
@@ -25,23 +26,32 @@ if TYPE_CHECKING:
     from advisor.perf.estimate import Estimate
 
 
-def offers(gpu: GPU, ownerships: list[str], reasons: list[Finding], options: list[RentOption],
-           kinds: Sequence[str]) -> list[tuple[str, RentOption | None]]:
+def offers(
+    gpu: GPU, ownerships: list[str], reasons: list[Finding], options: list[RentOption], kinds: Sequence[str]
+) -> list[tuple[str, RentOption | None]]:
     """(ownership, rental option) pairs: one for buying, one per allowed rental kind with an offer."""
     out: list[tuple[str, RentOption | None]] = []
     for ownership in ownerships:
         if ownership == "buy":
             if gpu.purchase_usd is None:
-                add_reason(reasons, None, "no-purchase-price",
-                           f"{gpu.name} has no sourced purchase price in the catalog, so it can only be rented "
-                           "(give a quote with --catalog)")
+                add_reason(
+                    reasons,
+                    None,
+                    "no-purchase-price",
+                    f"{gpu.name} has no sourced purchase price in the catalog, so it can only be rented "
+                    "(give a quote with --catalog)",
+                )
             else:
                 out.append(("buy", None))
         else:
             if not options:
                 what = "on-demand" if kinds == ["on_demand"] else " or ".join(k.replace("_", "-") for k in kinds)
-                add_reason(reasons, None, "no-rental-price",
-                           f"{gpu.name} has no sourced {what} rental price in the catalog, so it can only be bought")
+                add_reason(
+                    reasons,
+                    None,
+                    "no-rental-price",
+                    f"{gpu.name} has no sourced {what} rental price in the catalog, so it can only be bought",
+                )
             out += [("rent", o) for o in options]
     return out
 
@@ -62,8 +72,11 @@ def rule_context(gpu: GPU, workload: Workload, cls: JobClass, ownership: str) ->
 def count_context(context: dict[str, Any], count: int, est: Estimate) -> dict[str, Any]:
     """The option's context for `count` GPUs: whether that count's layout needs tensor parallelism
     (the estimate says so in its layout; absent means no)."""
-    job = {**context["job"], "gpu_count": count,
-           "needs_tensor_parallel": bool(est.layout.get("needs_tensor_parallel", False))}
+    job = {
+        **context["job"],
+        "gpu_count": count,
+        "needs_tensor_parallel": bool(est.layout.get("needs_tensor_parallel", False)),
+    }
     return {**context, "job": job}
 
 
@@ -100,10 +113,17 @@ def server_options(catalog: Catalog, gpu: GPU, context: str) -> tuple[list[Serve
         if price is None or s.power_overhead_w.value is None:
             unknown.append(s.id)
             continue
-        network = s.network_usd_per_server.value   # a fallback: the MILP prices the network by cluster band
-        out.append(ServerOption(id=s.id, slots=s.gpu_slots, filled=s.kind in ("hgx", "oam-platform"),
-                                price_usd=price, overhead_kw=s.power_overhead_w.value / 1000.0,
-                                network_usd=network))
+        network = s.network_usd_per_server.value  # a fallback: the MILP prices the network by cluster band
+        out.append(
+            ServerOption(
+                id=s.id,
+                slots=s.gpu_slots,
+                filled=s.kind in ("hgx", "oam-platform"),
+                price_usd=price,
+                overhead_kw=s.power_overhead_w.value / 1000.0,
+                network_usd=network,
+            )
+        )
     return out, unknown
 
 
@@ -113,14 +133,19 @@ def per_slot_kw(servers: Sequence[ServerOption]) -> float:
     return min((o.overhead_kw / o.slots for o in servers), default=0.0)
 
 
-def gpu_holdings(costs: Costs, catalog: Catalog, gpu: GPU, servers: list[ServerOption], as_of: dt.date,
-                 start_hours: float = 0.0) -> list[Holding]:
+def gpu_holdings(
+    costs: Costs, catalog: Catalog, gpu: GPU, servers: list[ServerOption], as_of: dt.date, start_hours: float = 0.0
+) -> list[Holding]:
     """The holding periods of one bought GPU type arriving `start_hours` from today: its own power
     and the least share of a server's (the platform's overhead over its slots), hosted from its
     arrival, resold on its generation's curve at its age then."""
     age = purchase_age_years(gpu, as_of)
-    return holdings(costs, (gpu.tdp_w.value or 0.0) / 1000.0 + per_slot_kw(servers),
-                    lambda years: residual(catalog, gpu.id, years, age).fraction, start_hours)
+    return holdings(
+        costs,
+        (gpu.tdp_w.value or 0.0) / 1000.0 + per_slot_kw(servers),
+        lambda years: residual(catalog, gpu.id, years, age).fraction,
+        start_hours,
+    )
 
 
 def gpu_hardware(costs: Costs, catalog: Catalog, gpu: GPU, servers: list[ServerOption], region: str) -> HardwareTerms:
@@ -139,9 +164,12 @@ def training_storage(workload: Workload, catalog: Catalog, classes: Sequence[Job
     given = workload.deployment.storage_tb
     if econ is None or not (classes or given):
         return None
-    need = max((storage_need(econ, c.spec.model.params, c.tokens) for c in classes), key=lambda n: n.tb,
-               default=storage_need(econ, 0.0, 0.0))
-    if given is not None:   # the workload's own figure
+    need = max(
+        (storage_need(econ, c.spec.model.params, c.tokens) for c in classes),
+        key=lambda n: n.tb,
+        default=storage_need(econ, 0.0, 0.0),
+    )
+    if given is not None:  # the workload's own figure
         price = econ.storage.get("flash_usd_per_tb")
         usd = given * price.value if price is not None and price.value is not None else None
         need = replace(need, tb=given, usd=usd, note=f"{given:g} TB, deployment.storage_tb in the workload")
@@ -151,15 +179,17 @@ def training_storage(workload: Workload, catalog: Catalog, classes: Sequence[Job
     return Storage(need, need.usd * (1.0 + tax))
 
 
-def purchase_arrival(catalog: Catalog, gpu: GPU, servers: list[ServerOption], networked: bool,
-                     quoted_days: float | None = None) -> Arrival:
+def purchase_arrival(
+    catalog: Catalog, gpu: GPU, servers: list[ServerOption], networked: bool, quoted_days: float | None = None
+) -> Arrival:
     """When bought GPUs of one type can start work: the last of their parts to arrive (the GPU, its
     servers, and the network when a job spans servers; economics/lead_time.py), then the burn-in
     soak (catalog/economics.yaml burn_in); or, given, the workload's own `quoted_days` (delivery and
     burn-in, e.g. 0 for hardware in hand). An unknown lead time counts as none, and says so."""
     if quoted_days is not None:
-        quote = LeadTime(quoted_days, "high", ("workload",), None, "deployment.lead_time_days in the workload",
-                         item=gpu.id)
+        quote = LeadTime(
+            quoted_days, "high", ("workload",), None, "deployment.lead_time_days in the workload", item=gpu.id
+        )
         return Arrival(quoted_days * 24.0, quote, 0.0)
     parts = [gpu.id, *(o.id for o in servers), *([NETWORK] if networked else [])]
     lead: LeadTime = purchase_lead_time(catalog, parts)

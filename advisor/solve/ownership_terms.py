@@ -2,6 +2,7 @@
 months of owning against renting (from the MILP's own coefficients), the depreciation schedule, the
 share of the horizon the owned GPUs run, and when each is resold. Computed from the catalog and the
 solution; nothing is re-solved."""
+
 from __future__ import annotations
 
 from advisor.economics.costs import HOURS_PER_MONTH
@@ -24,7 +25,7 @@ def break_even(problem: Problem, sol: Solution) -> list[dict]:
     demand at the cheapest sourced rate; and the same without resale, since resale at the curve's
     value after a few months is what a buyer can least count on."""
     out, costs = [], problem.costs
-    m = Model(problem, baseline(problem), [], [])   # coefficients only, no rows
+    m = Model(problem, baseline(problem), [], [])  # coefficients only, no rows
     for g, n in sorted(sol.bought.items()):
         gpu = problem.catalog.gpus[g]
         offer = gpu.rental
@@ -37,28 +38,47 @@ def break_even(problem: Problem, sol: Solution) -> list[dict]:
         if sol.networked.get(g):
             upfront += m.network_usd(g, sol.networked[g] * m.per_server(g)) or 0.0
         kw = problem.gpu_kw[g] * n + sum(opts[sid].overhead_kw * k for sid, k in servers.items())
-        monthly_own = (kw * (costs.hosting_usd_per_kw_month + HOURS_PER_MONTH * costs.pue * costs.electricity_usd_per_kwh)
-                       + m.support(g) * n)
+        monthly_own = (
+            kw * (costs.hosting_usd_per_kw_month + HOURS_PER_MONTH * costs.pue * costs.electricity_usd_per_kwh)
+            + m.support(g) * n
+        )
         monthly_rent = n * HOURS_PER_MONTH * offer.usd_per_gpu_hour
         price = problem.unit_price[g] * n
         age = purchase_age_years(gpu, problem.as_of)
         resale = residual(problem.catalog, g, 1.0, age)
-        months = break_even_months(upfront, lambda y, g=g, price=price, age=age: price * residual(problem.catalog, g, y, age).fraction,
-                                   monthly_own, monthly_rent, costs.discount_rate)
+        months = break_even_months(
+            upfront,
+            lambda y, g=g, price=price, age=age: price * residual(problem.catalog, g, y, age).fraction,
+            monthly_own,
+            monthly_rent,
+            costs.discount_rate,
+        )
         kept = break_even_months(upfront, lambda y: 0.0, monthly_own, monthly_rent, costs.discount_rate)
         rate = f"${offer.usd_per_gpu_hour:g}/GPU-hour on demand ({offer.provider}, {offer.confidence} confidence)"
         if months is None:
             msg = f"renting {n} {gpu.name} at {rate} stays cheaper than buying for 10 years"
         elif resale.curve is None:
-            msg = (f"buying {n} {gpu.name} pays for itself after {months:.1f} months of continuous use "
-                   f"(no resale value assumed) against renting at {rate}")
+            msg = (
+                f"buying {n} {gpu.name} pays for itself after {months:.1f} months of continuous use "
+                f"(no resale value assumed) against renting at {rate}"
+            )
         else:
             kept_text = f"{kept:.1f} months" if kept is not None else "not within 10 years"
-            msg = (f"buying {n} {gpu.name} pays for itself after {months:.1f} months of continuous use if resold "
-                   f"at the {resale.curve} residual-value curve ({resale.confidence} confidence), {kept_text} "
-                   f"if never resold, against renting at {rate}")
-        out.append({"gpu": g, "count": n, "months": months, "months_without_resale": kept,
-                    "rent_usd_per_gpu_hour": offer.usd_per_gpu_hour, "message": msg})
+            msg = (
+                f"buying {n} {gpu.name} pays for itself after {months:.1f} months of continuous use if resold "
+                f"at the {resale.curve} residual-value curve ({resale.confidence} confidence), {kept_text} "
+                f"if never resold, against renting at {rate}"
+            )
+        out.append(
+            {
+                "gpu": g,
+                "count": n,
+                "months": months,
+                "months_without_resale": kept,
+                "rent_usd_per_gpu_hour": offer.usd_per_gpu_hour,
+                "message": msg,
+            }
+        )
     return out
 
 
@@ -98,11 +118,21 @@ def disposal(problem: Problem, sol: Solution) -> list[dict]:
             resale = h.resale_usd(price) * count
             name = problem.catalog.gpus[g].name
             months = f"{h.months:g} month{'s' if h.months != 1 else ''}"
-            when = (f"held to the end of the {h.months:g}-month horizon, then resold" if at_horizon else
-                    f"resold after {months}, when their planned work is done (holding them longer would cost "
-                    "more in hosting than it keeps in resale value)")
-            out.append({"gpu": g, "when": "horizon" if at_horizon else "after_work", "month": h.months,
-                        "count": count, "resale_usd": resale,
-                        "message": f"{count} {name} {when}, for about ${resale:,.0f} ({100 * h.resale_fraction:.0f}% "
-                                   "of the price: the generation's used-market value at that age)"})
+            when = (
+                f"held to the end of the {h.months:g}-month horizon, then resold"
+                if at_horizon
+                else f"resold after {months}, when their planned work is done (holding them longer would cost "
+                "more in hosting than it keeps in resale value)"
+            )
+            out.append(
+                {
+                    "gpu": g,
+                    "when": "horizon" if at_horizon else "after_work",
+                    "month": h.months,
+                    "count": count,
+                    "resale_usd": resale,
+                    "message": f"{count} {name} {when}, for about ${resale:,.0f} ({100 * h.resale_fraction:.0f}% "
+                    "of the price: the generation's used-market value at that age)",
+                }
+            )
     return out

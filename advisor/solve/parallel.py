@@ -23,6 +23,7 @@ or macOS (fork is unsafe with its system frameworks), fewer than two tasks, or t
 small to pay for a fork: `worth(seconds)` compares the caller's estimate of the serial work with
 MIN_WORK_S. GPU_ADVISOR_PARALLEL=on forces workers whatever the size (the tests use it).
 """
+
 from __future__ import annotations
 
 import itertools
@@ -77,8 +78,14 @@ def worth(work_s: float) -> bool:
     return mode() == "on" or work_s >= MIN_WORK_S
 
 
-def run(task: Callable[[int], T], n: int, *, work_s: float | None = None,
-        merge: Callable[[Any], None] | None = None, state: Callable[[], Any] | None = None) -> list[T]:
+def run(
+    task: Callable[[int], T],
+    n: int,
+    *,
+    work_s: float | None = None,
+    merge: Callable[[Any], None] | None = None,
+    state: Callable[[], Any] | None = None,
+) -> list[T]:
     """[task(0), ..., task(n - 1)], computed over worker processes when worth it (`work_s`: the
     caller's estimate of the serial time; None: always worth it when workers are allowed).
 
@@ -90,11 +97,11 @@ def run(task: Callable[[int], T], n: int, *, work_s: float | None = None,
     if n < 2 or parts < 2 or n > MAX_QUEUE or (work_s is not None and not worth(work_s)):
         return [task(i) for i in range(n)]
     rfd = _queue(n)
-    first = next(_indices(rfd))   # the parent takes task 0 before forking: the split starts the same every run
+    first = next(_indices(rfd))  # the parent takes task 0 before forking: the split starts the same every run
     children = []
     for _ in range(parts - 1):
         child = _fork(task, rfd, state)
-        if child is not None:   # (no fork possible: the parent does the rest)
+        if child is not None:  # (no fork possible: the parent does the rest)
             children.append(child)
     out: list[Any] = [_NONE] * n
     try:
@@ -108,7 +115,7 @@ def run(task: Callable[[int], T], n: int, *, work_s: float | None = None,
         os.close(rfd)
     for pid, fd in children:
         got = _reap(pid, fd)
-        if got is None:             # the child failed: its tasks are redone below, as the serial path would
+        if got is None:  # the child failed: its tasks are redone below, as the serial path would
             continue
         results, extra = got
         for i, x in results:
@@ -119,7 +126,7 @@ def run(task: Callable[[int], T], n: int, *, work_s: float | None = None,
 
 
 _NONE = object()
-MAX_QUEUE = 16000   # task indices the queue pipe holds (4 bytes each, within a 64 KiB pipe)
+MAX_QUEUE = 16000  # task indices the queue pipe holds (4 bytes each, within a 64 KiB pipe)
 
 
 def _queue(n: int) -> int:
@@ -149,14 +156,14 @@ def _fork(task: Callable[[int], Any], queue: int, state: Callable[[], Any] | Non
     except OSError:
         return None
     try:
-        with warnings.catch_warnings():   # Python 3.12 warns on fork with threads (the progress line's)
+        with warnings.catch_warnings():  # Python 3.12 warns on fork with threads (the progress line's)
             warnings.simplefilter("ignore", DeprecationWarning)
             pid = os.fork()
     except OSError:
         os.close(rfd)
         os.close(wfd)
         return None
-    if pid == 0:   # the child: compute, send, leave without running the parent's exit hooks
+    if pid == 0:  # the child: compute, send, leave without running the parent's exit hooks
         code = 1
         try:
             os.close(rfd)
@@ -165,7 +172,7 @@ def _fork(task: Callable[[int], Any], queue: int, state: Callable[[], Any] | Non
             with os.fdopen(wfd, "wb") as f:
                 f.write(payload)
             code = 0
-        except BaseException:   # noqa: BLE001 -- any failure: the parent redoes this child's tasks
+        except BaseException:  # noqa: BLE001 -- any failure: the parent redoes this child's tasks
             pass
         finally:
             os._exit(code)
@@ -189,7 +196,7 @@ def _reap(pid: int, fd: int, kill: bool = False) -> Any:
         return None
     try:
         return pickle.loads(data)
-    except Exception:   # noqa: BLE001 -- a truncated answer: recompute
+    except Exception:  # noqa: BLE001 -- a truncated answer: recompute
         return None
 
 
@@ -209,7 +216,7 @@ class Early:
             return
         self.queue = _queue(n)
         self.child = _fork(task, self.queue, state)
-        if self.child is None:   # no process could start: every index goes back to the caller
+        if self.child is None:  # no process could start: every index goes back to the caller
             os.close(self.queue)
             self.queue = None
 
@@ -219,7 +226,7 @@ class Early:
             return list(range(self.n))
         if self.queue is None:
             return []
-        left = list(_indices(self.queue))   # 4-byte reads are atomic: each index goes to one process
+        left = list(_indices(self.queue))  # 4-byte reads are atomic: each index goes to one process
         os.close(self.queue)
         self.queue = None
         return left
@@ -247,7 +254,12 @@ class Early:
             self.child = None
 
 
-def gather(tasks: Sequence[Callable[[], T]], *, work_s: float | None = None,
-           merge: Callable[[Any], None] | None = None, state: Callable[[], Any] | None = None) -> list[T]:
+def gather(
+    tasks: Sequence[Callable[[], T]],
+    *,
+    work_s: float | None = None,
+    merge: Callable[[Any], None] | None = None,
+    state: Callable[[], Any] | None = None,
+) -> list[T]:
     """[t() for t in tasks] through run(): independent calls, e.g. one bisection per GPU type."""
     return run(lambda i: tasks[i](), len(tasks), work_s=work_s, merge=merge, state=state)

@@ -1,6 +1,7 @@
 """What a solved model's plan costs and takes, read from its variables' values: the fast solver
 (solve/fast.py) compares the first plan with the idle-GPU polish's on these, and weighs its columns
 by them."""
+
 from __future__ import annotations
 
 import math
@@ -11,8 +12,9 @@ from advisor.solve.problem import Candidate
 
 def plan_cost(model: Model) -> float:
     """The cost of a solved model's plan (run costs and what is owned), without the tie-break."""
-    return float(sum(model.run_cost(c) * (model.y[k, i].value() or 0.0) for k, i, c in model.pairs())
-                 + owned_value(model))
+    return float(
+        sum(model.run_cost(c) * (model.y[k, i].value() or 0.0) for k, i, c in model.pairs()) + owned_value(model)
+    )
 
 
 def cost_gap(model: Model, bound: float) -> float:

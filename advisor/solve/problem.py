@@ -2,6 +2,7 @@
 their candidate configurations, the GPUs rejected and why, costs, servers, the power limit) and
 its parts. Built by candidates.py (training) and serving_candidates.py (serving); read by the
 MILP and the explainers."""
+
 from __future__ import annotations
 
 import datetime as dt
@@ -20,34 +21,34 @@ from advisor.perf.estimate import Estimate
 from advisor.perf.jobspec import JobSpec
 from advisor.solve.holding import Holding
 
-if TYPE_CHECKING:   # types only: a training-only plan does not import the serving estimator (start-up time)
+if TYPE_CHECKING:  # types only: a training-only plan does not import the serving estimator (start-up time)
     from advisor.perf.kv import ServeModel
     from advisor.perf.serve_capacity import ReplicaResult
 
-Finding = dict[str, Any]   # {rule, code, message} (+ severity, needed, limit...): a reason or a warning
+Finding = dict[str, Any]  # {rule, code, message} (+ severity, needed, limit...): a reason or a warning
 
 
 @dataclass
 class Candidate:
     """One way to run a job class: `count` GPUs of type `gpu`, bought or rented."""
 
-    cls: int                        # index into Problem.classes
+    cls: int  # index into Problem.classes
     gpu: str
     count: int
-    ownership: str                  # buy | rent
+    ownership: str  # buy | rent
     tokens_per_s: float
-    hours: float                    # wall-clock hours for one job's tokens, after goodput losses
-    run_cost_usd: float             # one job's energy (buy) or rental (rent) cost, present value (run_cost_nominal: undiscounted)
+    hours: float  # wall-clock hours for one job's tokens, after goodput losses
+    run_cost_usd: float  # one job's energy (buy) or rental (rent) cost, present value (run_cost_nominal: undiscounted)
     estimate: Estimate
     warnings: list[Finding] = field(default_factory=list)
-    goodput: float = 1.0            # share of wall time spent training (advisor/perf/goodput.py)
-    time_factor: float = 1.0        # the workload's confidence quantile of wall time / the estimate's
-    kind: str | None = None         # rental kind (on_demand, reserved_1y, reserved_3y, spot, capacity_block); None when bought
-    run_cost_nominal: float | None = None   # the same cost undiscounted (None: equal to run_cost_usd)
-    offer: RentOption | None = None         # the rental offer priced (rent)
-    billed_gpus: int | None = None          # GPUs billed (whole nodes, the minimum block), rent
-    start_hours: float = 0.0                # hours from today until its GPUs can work: a purchase's lead
-                                            # time and burn-in (buy), an offer's provisioning (rent)
+    goodput: float = 1.0  # share of wall time spent training (advisor/perf/goodput.py)
+    time_factor: float = 1.0  # the workload's confidence quantile of wall time / the estimate's
+    kind: str | None = None  # rental kind (on_demand, reserved_1y, reserved_3y, spot, capacity_block); None when bought
+    run_cost_nominal: float | None = None  # the same cost undiscounted (None: equal to run_cost_usd)
+    offer: RentOption | None = None  # the rental offer priced (rent)
+    billed_gpus: int | None = None  # GPUs billed (whole nodes, the minimum block), rent
+    start_hours: float = 0.0  # hours from today until its GPUs can work: a purchase's lead
+    # time and burn-in (buy), an offer's provisioning (rent)
 
     @property
     def gpu_hours(self) -> float:
@@ -73,12 +74,12 @@ class JobClass:
     """Identical jobs (same model, kind, tokens, deadline...) are planned together: the MILP
     chooses how many of them run on each candidate instead of one binary per job."""
 
-    jobs: list[int]                 # workload job indices (a job with repeat: n appears once, counted n times)
+    jobs: list[int]  # workload job indices (a job with repeat: n appears once, counted n times)
     multiplicity: int
     spec: JobSpec
     tokens: float
-    deadline: float | None          # hours
-    goodput: float | None = None    # the workload's override (job field `goodput`)
+    deadline: float | None  # hours
+    goodput: float | None = None  # the workload's override (job field `goodput`)
 
     def name(self, workload: Workload) -> str:
         names = [workload.job_name(j) for j in self.jobs]
@@ -89,20 +90,20 @@ class JobClass:
 class ServeClass:
     """One request class of one serving job: what the capacity constraint serve_k covers."""
 
-    job: int                        # index in workload.jobs
+    job: int  # index in workload.jobs
     job_name: str
-    name: str                       # job name, or job/class for a mix
+    name: str  # job name, or job/class for a mix
     model: ServeModel
     precision: str
     input_len: int
     output_len: int
-    peak_rps: float                 # requests/s the replicas must sustain (peak of the daily profile)
+    peak_rps: float  # requests/s the replicas must sustain (peak of the daily profile)
     ttft_ms: float | None
     tpot_ms: float | None
     percentile: float
-    hours: float                    # serving hours over the horizon
-    off_peak_hours: float           # hours a day training may borrow this job's owned GPUs
-    spare: bool = True              # n+1: the peak is held with any one replica down (availability)
+    hours: float  # serving hours over the horizon
+    off_peak_hours: float  # hours a day training may borrow this job's owned GPUs
+    spare: bool = True  # n+1: the peak is held with any one replica down (availability)
 
 
 @dataclass
@@ -110,17 +111,17 @@ class ServeCandidate:
     """One replica layout: `gpus` GPUs of type `gpu` (tp x pp), bought or rented, sustaining
     `requests_per_s` of its class under the SLO."""
 
-    cls: int                        # index into Problem.serve_classes
+    cls: int  # index into Problem.serve_classes
     gpu: str
     tp: int
     pp: int
     ownership: str
     requests_per_s: float
     hours: float
-    run_cost_usd: float             # one replica's energy (buy) or rent (rent) over the serving hours, present value
+    run_cost_usd: float  # one replica's energy (buy) or rent (rent) over the serving hours, present value
     result: ReplicaResult
     warnings: list[Finding] = field(default_factory=list)
-    run_cost_nominal: float | None = None   # the same cost undiscounted (None: equal to run_cost_usd)
+    run_cost_nominal: float | None = None  # the same cost undiscounted (None: equal to run_cost_usd)
 
     @property
     def gpus(self) -> int:
@@ -156,16 +157,16 @@ class ServerOption:
 
     id: str
     slots: int
-    filled: bool                    # GPUs come with the board (HGX, OAM): N = slots x servers
+    filled: bool  # GPUs come with the board (HGX, OAM): N = slots x servers
     price_usd: float
     overhead_kw: float
-    network_usd: float | None       # the catalog's network price per server: a fallback when no band is sourced
+    network_usd: float | None  # the catalog's network price per server: a fallback when no band is sourced
 
 
 @dataclass
 class Rejection:
     gpu: str
-    reasons: list[Finding]          # [{rule, code, message}], + severity for a rule's finding
+    reasons: list[Finding]  # [{rule, code, message}], + severity for a rule's finding
 
 
 @dataclass(frozen=True)
@@ -186,27 +187,29 @@ class Problem:
     catalog: Catalog
     rules: RuleSet
     classes: list[JobClass]
-    candidates: list[list[Candidate]]   # per class
+    candidates: list[list[Candidate]]  # per class
     rejected: dict[str, Rejection]  # gpu id -> why it is unusable for every job
-    considered: list[str]           # GPU ids considered (after allow/deny)
+    considered: list[str]  # GPU ids considered (after allow/deny)
     costs: Costs
-    gpu_kw: dict[str, float]        # gpu id -> kW drawn per GPU
-    unit_price: dict[str, float | None]   # gpu id -> purchase USD per GPU (None if unknown)
-    rent_rate: dict[str, float | None]    # gpu id -> USD per GPU-hour (None if unknown)
-    servers: dict[str, list[ServerOption]]   # gpu id -> platforms for owned GPUs
-    power_limit_kw: float | None    # what the `power` constraint enforces (None: no limit)
+    gpu_kw: dict[str, float]  # gpu id -> kW drawn per GPU
+    unit_price: dict[str, float | None]  # gpu id -> purchase USD per GPU (None if unknown)
+    rent_rate: dict[str, float | None]  # gpu id -> USD per GPU-hour (None if unknown)
+    servers: dict[str, list[ServerOption]]  # gpu id -> platforms for owned GPUs
+    power_limit_kw: float | None  # what the `power` constraint enforces (None: no limit)
     power_limit: PowerLimit | None  # ... and where it comes from (the workload, or a rule such as PWR001)
     as_of: dt.date
     notes: list[str] = field(default_factory=list)
-    serve_classes: list[ServeClass] = field(default_factory=list)   # per serving request class
-    serve_candidates: list[list[ServeCandidate]] = field(default_factory=list)   # per serve class
+    serve_classes: list[ServeClass] = field(default_factory=list)  # per serving request class
+    serve_candidates: list[list[ServeCandidate]] = field(default_factory=list)  # per serve class
     solver_cache: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
     # built solver models and filtered candidates, reused by every re-solve (solve/fast.py)
-    holdings: dict[str, list[Holding]] = field(default_factory=dict)   # gpu id -> its holding periods (buyable GPUs)
-    arrival: dict[str, Arrival] = field(default_factory=dict)   # gpu id -> when bought GPUs of it can start work
-    residual: dict[str, Residual] = field(default_factory=dict)   # gpu id -> Residual at the horizon's end (its curve)
-    hardware: dict[str, HardwareTerms] = field(default_factory=dict)   # gpu id -> what a bought one costs beyond its price
-    storage: Storage | None = None   # the storage every training plan pays (the training data and checkpoints)
+    holdings: dict[str, list[Holding]] = field(default_factory=dict)  # gpu id -> its holding periods (buyable GPUs)
+    arrival: dict[str, Arrival] = field(default_factory=dict)  # gpu id -> when bought GPUs of it can start work
+    residual: dict[str, Residual] = field(default_factory=dict)  # gpu id -> Residual at the horizon's end (its curve)
+    hardware: dict[str, HardwareTerms] = field(
+        default_factory=dict
+    )  # gpu id -> what a bought one costs beyond its price
+    storage: Storage | None = None  # the storage every training plan pays (the training data and checkpoints)
 
     @property
     def job_count(self) -> int:

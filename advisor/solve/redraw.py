@@ -8,6 +8,7 @@ coefficients (run cost / speed x rent factor, purchase price x buy factor), the 
 coefficients (GPU-hours / speed) and the bounds of candidates that miss a deadline at this speed,
 and runs HiGHS again: no PuLP model is rebuilt. Without highspy every draw is a full `solve`.
 """
+
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
@@ -28,9 +29,9 @@ from advisor.solve.usable import cost_dominators, usable_candidates
 if TYPE_CHECKING:
     import numpy as np
 
-Signature = tuple[tuple[str, str, int], ...]   # a purchase: sorted (GPU, buy | rent, count)
-DeadlineTest = tuple[float, float, float, float]   # Redraw._deadline_test: (planned hours, bound, hours, cap)
-TIMED_OUT = "no plan found within the time limit"   # a draw's purchase when its time limit came first
+Signature = tuple[tuple[str, str, int], ...]  # a purchase: sorted (GPU, buy | rent, count)
+DeadlineTest = tuple[float, float, float, float]  # Redraw._deadline_test: (planned hours, bound, hours, cap)
+TIMED_OUT = "no plan found within the time limit"  # a draw's purchase when its time limit came first
 
 
 class Redraw:
@@ -39,23 +40,29 @@ class Redraw:
     none found, the purchase is (TIMED_OUT,)), or None when no plan meets the constraints under
     those factors (GPU id -> factor; 1 when absent)."""
 
-    def __init__(self, problem: Problem, sc: Scenario, fastest: Mapping[str, float], settings: SolveSettings,
-                 draws: Sequence[Mapping[str, float]] | None = None):
+    def __init__(
+        self,
+        problem: Problem,
+        sc: Scenario,
+        fastest: Mapping[str, float],
+        settings: SolveSettings,
+        draws: Sequence[Mapping[str, float]] | None = None,
+    ):
         self.problem, self.sc, self.settings = problem, sc, settings
         self.time_limit = time_limit = settings.time_limit
         self.limits = [bounds(problem, sc, k) for k in range(len(problem.classes))]
         self.fastest = dict(fastest)
         self.cands = usable_candidates(problem, sc.but(speed_factor=self.fastest), faster_too=True)
-        if draws is not None:   # the speeds of every draw to come are known: only their live columns
+        if draws is not None:  # the speeds of every draw to come are known: only their live columns
             self.cands = self._needed(draws)
         self.model: Model | None = None
         if any(not cs for cs in self.cands):
             return
-        gap = settings.gap_for(problem)   # the plan's own gap: 1% for fleets
+        gap = settings.gap_for(problem)  # the plan's own gap: 1% for fleets
         if solver_for(time_limit, gap)[0] != "highs":
             return  # fall back to full solves
         model = build_model(problem, sc, self.cands)
-        hm = HighsModel(model, {}, 1.0)   # handed to HiGHS without a solve: each draw is a fresh run
+        hm = HighsModel(model, {}, 1.0)  # handed to HiGHS without a solve: each draw is a fresh run
         hm.h.setOptionValue("time_limit", float(time_limit) if time_limit is not None else float("inf"))
         hm.h.setOptionValue("mip_rel_gap", float(gap))
         # Without the RINS sub-MIP heuristic: the 200-job fleet's 40 draws took 24.0 s of CPU against
@@ -83,15 +90,22 @@ class Redraw:
         # a serving class's row holds its replicas' rates, each counted at most at the peak (counted_rate),
         # and with n+1 its spare row the same rate on the replica's use binary: a draw scales a GPU type's
         # rates by its speed in both, so a spare stays a spare
-        self.serve_rows = [(row[f"serve_{k}"], self.rcol[k, i], k, c,
-                            (row[f"serve_spare_{k}_{i}"], col[f"uses_{k}_{i}"]) if f"serve_spare_{k}_{i}" in row else None)
-                           for k, i, c in m.serve_pairs()]
+        self.serve_rows = [
+            (
+                row[f"serve_{k}"],
+                self.rcol[k, i],
+                k,
+                c,
+                (row[f"serve_spare_{k}_{i}"], col[f"uses_{k}_{i}"]) if f"serve_spare_{k}_{i}" in row else None,
+            )
+            for k, i, c in m.serve_pairs()
+        ]
         self.bounds = {(k, i): (m.y[k, i].lowBound or 0, m.y[k, i].upBound) for k, i, _ in m.pairs()}
         self.obj_n = {g: m.prob.objective.get(v, 0.0) for g, v in m.N.items()}
-        self.idle_cols = {g: col[v.name] for g, v in m.idle.items()}   # serving GPUs billed beyond the replicas
+        self.idle_cols = {g: col[v.name] for g, v in m.idle.items()}  # serving GPUs billed beyond the replicas
         # a capacity row holds one GPU type's owned jobs: GPU-hours x 1/r <= held hours is GPU-hours <= r x
         # held hours, so a draw scales the row's coefficients on the holding columns H[g, p]
-        self.cap_rows = []     # (row, GPU, column of H, coefficient at the fastest speed)
+        self.cap_rows = []  # (row, GPU, column of H, coefficient at the fastest speed)
         self.budget_row = None
         for name, g in m.capacity_gpu.items():
             for lv in range(len(m.problem.holdings[g])):
@@ -129,8 +143,9 @@ class Redraw:
             out.append([c for c, keep in zip(cs, alive.any(axis=1)) if keep])
         return out
 
-    def choice(self, speed: Mapping[str, float], buy: Mapping[str, float],
-               rent: Mapping[str, float]) -> tuple[frozenset, tuple, bool] | None:
+    def choice(
+        self, speed: Mapping[str, float], buy: Mapping[str, float], rent: Mapping[str, float]
+    ) -> tuple[frozenset, tuple, bool] | None:
         """(the (GPU, ownership) pairs used, the purchase's signature, proven?) of the plan at one
         draw's speed, buy and rent factors; None when no plan meets the constraints then."""
         if self.model is None:
@@ -138,12 +153,12 @@ class Redraw:
         self._set_draw(speed, buy, rent)
         return self._run_draw()
 
-    def _solved_choice(self, speed: Mapping[str, float], buy: Mapping[str, float],
-                       rent: Mapping[str, float]) -> tuple[frozenset, tuple, bool] | None:
+    def _solved_choice(
+        self, speed: Mapping[str, float], buy: Mapping[str, float], rent: Mapping[str, float]
+    ) -> tuple[frozenset, tuple, bool] | None:
         """choice() by a full `solve` of the scenario: without highspy there is no model to redraw."""
         try:
-            s = solve(self.problem, self.sc.but(speed_factor=speed, buy_factor=buy, rent_factor=rent),
-                      self.settings)
+            s = solve(self.problem, self.sc.but(speed_factor=speed, buy_factor=buy, rent_factor=rent), self.settings)
         except NoPlanInTime:
             return frozenset(), (TIMED_OUT,), False
         if not s.feasible:
@@ -170,7 +185,7 @@ class Redraw:
         run = a["run_cost"] / r * rate
         highs = np.where(alive, a["hi"], 0.0)
         costs = run + TIE_BREAK_USD_PER_HOUR * a["hours"] / r
-        if self.budget_row is not None:   # the budget's basis: present value, or cash
+        if self.budget_row is not None:  # the budget's basis: present value, or cash
             budget = self.budget_index
             spent = run if self.sc.budget_basis == "present_value" else a["run_cash"] / r * rate
             for col, x in zip(self.col_index.tolist(), spent.tolist()):
@@ -185,13 +200,13 @@ class Redraw:
                 h.changeCoeff(self.budget_index, col, self.budget_row.get(m.N[g], 0.0) + extra)
         for row, g, col, coef in self.cap_rows:
             h.changeCoeff(row, col, coef * rel.get(g, 1.0))
-        for row, col, k, c, spare in self.serve_rows:   # a replica serves speed x its estimated rate, at the drawn rent
-            served = min(c.requests_per_s * speed.get(c.gpu, 1.0), m.peak(k))   # counted_rate at this speed
+        for row, col, k, c, spare in self.serve_rows:  # a replica serves speed x its estimated rate, at the drawn rent
+            served = min(c.requests_per_s * speed.get(c.gpu, 1.0), m.peak(k))  # counted_rate at this speed
             h.changeCoeff(row, col, served)
-            if spare is not None:   # down >= served x uses: the row holds -served on the use binary
+            if spare is not None:  # down >= served x uses: the row holds -served on the use binary
                 h.changeCoeff(spare[0], spare[1], -served)
             h.changeColCost(col, m.run_cost(c) * (rent.get(c.gpu, 1.0) if c.ownership == "rent" else 1.0))
-        for g, col in self.idle_cols.items():   # an idle billed GPU at the drawn rent
+        for g, col in self.idle_cols.items():  # an idle billed GPU at the drawn rent
             h.changeColCost(col, m.idle_cost(g) * rent.get(g, 1.0))
 
     def _first_plan(self) -> list[float] | None:
@@ -222,14 +237,14 @@ class Redraw:
         if h.run() == highspy.HighsStatus.kError:
             raise SolverError("the highs solver failed: HiGHS returned an error")
         if h.getInfo().primal_solution_status == 2 and not self._objective_adds_up():
-            h.clearSolver()   # a start taken for the answer without a search: search afresh
+            h.clearSolver()  # a start taken for the answer without a search: search afresh
             if h.run() == highspy.HighsStatus.kError:
                 raise SolverError("the highs solver failed: HiGHS returned an error")
         status, S = h.getModelStatus(), highspy.HighsModelStatus
         if status in (S.kInfeasible, S.kUnboundedOrInfeasible):
-            return None   # no plan under this draw's factors
+            return None  # no plan under this draw's factors
         proven = status == S.kOptimal
-        if not proven and h.getInfo().primal_solution_status != 2:   # (2: a feasible solution)
+        if not proven and h.getInfo().primal_solution_status != 2:  # (2: a feasible solution)
             if status != S.kTimeLimit:
                 raise SolverError(f"the highs solver stopped without a plan ({h.modelStatusToString(status)})")
             return frozenset(), (TIMED_OUT,), False
@@ -261,9 +276,18 @@ class Redraw:
         self.columns = []
         for k, i, c in m.pairs():
             dom = self.dominator[id(c)]
-            self.columns.append((self.ycol[k, i], c.gpu, self.bounds[k, i][1], c.run_cost_usd, c.hours,
-                                 self.sc.rent_price(c.gpu) if c.ownership == "rent" else None,
-                                 self._deadline_test(k, c), None if dom is None else self._deadline_test(k, dom)))
+            self.columns.append(
+                (
+                    self.ycol[k, i],
+                    c.gpu,
+                    self.bounds[k, i][1],
+                    c.run_cost_usd,
+                    c.hours,
+                    self.sc.rent_price(c.gpu) if c.ownership == "rent" else None,
+                    self._deadline_test(k, c),
+                    None if dom is None else self._deadline_test(k, dom),
+                )
+            )
         self.col_index = np.array([col for col, *_ in self.columns], dtype=np.int32)
         self.lows = np.array([self.bounds[k, i][0] for k, i, _ in m.pairs()], dtype=float)
         self.gpu_names = sorted({col[1] for col in self.columns})
@@ -277,13 +301,17 @@ class Redraw:
             "gpu": np.array([at[col[1]] for col in self.columns], dtype=np.int64),
             "hi": np.array([inf if col[2] is None else col[2] for col in self.columns], dtype=float),
             "run_cost": np.array([col[3] for col in self.columns], dtype=float),
-            "run_cash": np.array([c.run_cost_usd if c.run_cost_nominal is None else c.run_cost_nominal
-                                  for _, _, c in m.pairs()], dtype=float),
+            "run_cash": np.array(
+                [c.run_cost_usd if c.run_cost_nominal is None else c.run_cost_nominal for _, _, c in m.pairs()],
+                dtype=float,
+            ),
             "hours": np.array([col[4] for col in self.columns], dtype=float),
             "rented": np.array([col[5] is not None for col in self.columns], dtype=bool),
             "rent_price": np.array([0.0 if col[5] is None else col[5] for col in self.columns], dtype=float),
-            "mine": tests(6), "dom": tests(7),
-            "has_dom": np.array([col[7] is not None for col in self.columns], dtype=bool)}
+            "mine": tests(6),
+            "dom": tests(7),
+            "has_dom": np.array([col[7] is not None for col in self.columns], dtype=bool),
+        }
 
     def _deadline_test(self, k: int, c: Candidate) -> DeadlineTest:
         """(planned hours, their bound, hours, the makespan cap; inf for none), the bounds less the
@@ -298,8 +326,9 @@ def _test_array(tests: Sequence[DeadlineTest | None]) -> np.ndarray:
     import numpy as np
 
     inf = float("inf")
-    return np.array([(0.0, inf, 0.0, inf) if t is None else tuple(inf if x is None else x for x in t)
-                     for t in tests], dtype=float).reshape(-1, 4)
+    return np.array(
+        [(0.0, inf, 0.0, inf) if t is None else tuple(inf if x is None else x for x in t) for t in tests], dtype=float
+    ).reshape(-1, 4)
 
 
 def _meets_all(tests: np.ndarray, r: np.ndarray) -> np.ndarray:
@@ -315,8 +344,11 @@ def _dominators(cands: list[list[Candidate]]) -> dict[int, Candidate | None]:
     return {id(c): None if o is None else cs[o] for cs in cands for c, o in zip(cs, cost_dominators(cs))}
 
 
-def signature(bought: Mapping[str, int], assignment: Iterable[tuple[Candidate, object]],
-              serving: Iterable[tuple[ServeCandidate, int]] = ()) -> Signature:
+def signature(
+    bought: Mapping[str, int],
+    assignment: Iterable[tuple[Candidate, object]],
+    serving: Iterable[tuple[ServeCandidate, int]] = (),
+) -> Signature:
     """A purchase as a sorted tuple of (GPU, ownership, count): GPUs bought, or rented at once (the
     most one training job rents, plus every rented serving replica's GPUs)."""
     rented: dict[str, int] = {}

@@ -3,12 +3,13 @@ kind and tier compete and the others stay beside them; for a GPU count, the grou
 whose fabric carries it; what a plan renting on an offer must say (a quote needed above its largest
 order, the fabric its nodes are joined by, an unpublished node size); and the fabric's bandwidth
 the estimate uses between nodes."""
+
 from __future__ import annotations
 
 from advisor.economics.rental import RentOption, fabric_fit, order_fit
 from advisor.solve.problem import Finding
 
-Way = tuple[str, tuple[RentOption, ...]]   # buy (no offers), or rent from one kind and tier's offers
+Way = tuple[str, tuple[RentOption, ...]]  # buy (no offers), or rent from one kind and tier's offers
 
 
 def grouped(pairs: list[tuple[str, RentOption | None]]) -> list[Way]:
@@ -24,7 +25,7 @@ def grouped(pairs: list[tuple[str, RentOption | None]]) -> list[Way]:
             key = (opt.kind, opt.tier)
             if key not in groups:
                 groups[key] = []
-                out.append(("rent", ()))   # a placeholder, filled below in this order
+                out.append(("rent", ()))  # a placeholder, filled below in this order
             groups[key].append(opt)
     filled = iter(tuple(sorted(g, key=lambda o: (o.rate, o.offer.provider))) for g in groups.values())
     return [(own, next(filled) if own == "rent" else group) for own, group in out]
@@ -41,10 +42,17 @@ def offer_warnings(opt: RentOption, n: int) -> list[Finding]:
     fit = fabric_fit(opt.offer, n)
     if fit.nodes > 1:
         assumed = "" if fit.gbps_per_gpu else ": the estimate assumes the estimator's usual network between nodes"
-        out.append({"rule": None, "code": "fabric", "message": f"{n} GPUs at {opt.offer.provider}: {fit.reason}{assumed}"})
+        out.append(
+            {"rule": None, "code": "fabric", "message": f"{n} GPUs at {opt.offer.provider}: {fit.reason}{assumed}"}
+        )
     if opt.offer.gpus_per_node is None:
-        out.append({"rule": None, "code": "node-size", "message": f"{opt.offer.provider} publishes no node size: one GPU "
-                                                                  "per node is assumed"})
+        out.append(
+            {
+                "rule": None,
+                "code": "node-size",
+                "message": f"{opt.offer.provider} publishes no node size: one GPU per node is assumed",
+            }
+        )
     return out
 
 

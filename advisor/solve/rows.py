@@ -1,5 +1,6 @@
 """Building PuLP rows fast and by name: an affine expression from (variable, coefficient) pairs in
 one pass, a row `sum(a x) <sense> 0`, and the names docs/model.md gives GPU ids in row names."""
+
 from __future__ import annotations
 
 import math
@@ -18,7 +19,7 @@ def affine(terms: Iterable[tuple[pulp.LpVariable, float]], constant: float = 0.0
     for x, a in terms:
         if not math.isfinite(a):
             raise pulp.PulpError("Cannot multiply variables with NaN/inf values")
-        kept[x] = kept.get(x, 0) + a   # a variable named twice adds up, as lpSum does
+        kept[x] = kept.get(x, 0) + a  # a variable named twice adds up, as lpSum does
     return pulp.LpAffineExpression([(x, a) for x, a in kept.items() if a != 0], constant)
 
 

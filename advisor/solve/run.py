@@ -3,6 +3,7 @@ deterministic results; CBC when highspy is missing), quiet stdout, the MIP gap, 
 hook (`progress`): solves and stages are counted in STATUS, and a caller that wants to (the CLI, on
 a terminal) gets a status line while planning runs long, e.g. "explaining: re-solve 12, best $1.23M,
 gap 0.01%, 14 s"."""
+
 from __future__ import annotations
 
 import contextlib
@@ -21,6 +22,7 @@ from advisor.ticker import ticking
 def solver_for(time_limit: float | None, gap: float | None = None) -> tuple[str, pulp.LpSolver]:
     try:
         import highspy  # noqa: F401
+
         return "highs", pulp.HiGHS(msg=False, timeLimit=time_limit, threads=1, random_seed=0, gapRel=gap)
     except ImportError:
         return "cbc", cbc_solver(time_limit, gap)
@@ -36,6 +38,7 @@ def check_found(status: str, name: str, time_limit: float | None) -> None:
 def cbc_solver(time_limit: float | None, gap: float | None = None) -> pulp.LpSolver:
     """The CBC binary bundled with PuLP 3 (PuLP 4 will want `pulp[cbc]` and COIN_CMD)."""
     import warnings
+
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DeprecationWarning)
         return pulp.PULP_CBC_CMD(msg=False, timeLimit=time_limit, threads=1, gapRel=gap)
@@ -74,13 +77,13 @@ class Status:
     """What a long plan is doing, for the progress line: the stage (solving, explaining, ...), its
     steps so far (and how many, when known), and the best plan cost and MIP gap found so far."""
 
-    solves: int = 0                 # solver runs since progress() began
+    solves: int = 0  # solver runs since progress() began
     stage: str = "planning"
-    done: int = 0                   # steps of the stage: solves, or draws when the stage counts them
+    done: int = 0  # steps of the stage: solves, or draws when the stage counts them
     total: int | None = None
-    best_usd: float | None = None   # the least cost among the stage's own solves (not the explanations')
+    best_usd: float | None = None  # the least cost among the stage's own solves (not the explanations')
     gap: float | None = None
-    counting: bool = False          # the stage counts its own steps (step()), not solves
+    counting: bool = False  # the stage counts its own steps (step()), not solves
 
     def line(self, elapsed: float) -> str:
         what = "draw" if self.counting else ("re-solve" if self.stage == "explaining" else "solve")
@@ -109,7 +112,12 @@ def count_solve(objective_usd: float | None = None, gap: float | None = None, ex
     STATUS.solves += 1
     if not STATUS.counting:
         STATUS.done += 1
-    if objective_usd is not None and not explaining and not STATUS.counting and (STATUS.best_usd is None or objective_usd < STATUS.best_usd):
+    if (
+        objective_usd is not None
+        and not explaining
+        and not STATUS.counting
+        and (STATUS.best_usd is None or objective_usd < STATUS.best_usd)
+    ):
         STATUS.best_usd, STATUS.gap = objective_usd, gap
 
 
@@ -132,7 +140,7 @@ def stage(name: str, total: int | None = None) -> Iterator[None]:
         for f in dataclasses.fields(Status):
             setattr(STATUS, f.name, getattr(saved, f.name))
         STATUS.solves = solves
-        if saved.best_usd is None:   # the plan's cost stays known to the stages after it
+        if saved.best_usd is None:  # the plan's cost stays known to the stages after it
             STATUS.best_usd, STATUS.gap = best, gap
 
 

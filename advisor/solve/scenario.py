@@ -4,6 +4,7 @@ about ("without the budget", "with the deadlines doubled", "only H100s", "rent 6
 A Scenario holds the values to enforce, never "as the workload says" markers: `baseline(problem)`
 reads them from the workload once, and a counterfactual is `baseline(problem).but(budget_usd=None)`.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -18,27 +19,27 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class Scenario:
-    budget_usd: float | None                 # total cost cap (None: no cap)
-    power_limit_kw: float | None             # owned kW cap (None: no cap)
-    gpu_lower: int | None                    # fleet size bounds (gpus.min / gpus.count)
-    gpu_upper: int | None                    # (gpus.max / gpus.count)
-    deadline_scale: float = 1.0              # every deadline x this ...
-    deadline_extra_hours: float = 0.0        # ... + this
-    makespan_hours: float | None = None      # every job done within this (frontier, --objective time)
-    only_gpu: str | None = None              # every job on this GPU type (forced cost of an alternative)
-    ownership: str | None = None             # every GPU bought, or every GPU rented (the other way to own)
+    budget_usd: float | None  # total cost cap (None: no cap)
+    power_limit_kw: float | None  # owned kW cap (None: no cap)
+    gpu_lower: int | None  # fleet size bounds (gpus.min / gpus.count)
+    gpu_upper: int | None  # (gpus.max / gpus.count)
+    deadline_scale: float = 1.0  # every deadline x this ...
+    deadline_extra_hours: float = 0.0  # ... + this
+    makespan_hours: float | None = None  # every job done within this (frontier, --objective time)
+    only_gpu: str | None = None  # every job on this GPU type (forced cost of an alternative)
+    ownership: str | None = None  # every GPU bought, or every GPU rented (the other way to own)
     price_factor: Mapping[str, float] = field(default_factory=lambda: MappingProxyType({}))
     # GPU id -> factor on its purchase price and rental rate (break-even prices)
     rent_factor: Mapping[str, float] = field(default_factory=lambda: MappingProxyType({}))
     # GPU id -> factor on its rental rate only (switching between buying and renting one type)
     buy_factor: Mapping[str, float] = field(default_factory=lambda: MappingProxyType({}))
     # GPU id -> factor on its purchase price only
-    traffic_factor: float = 1.0              # every serving class's peak rate x this (traffic sensitivity)
+    traffic_factor: float = 1.0  # every serving class's peak rate x this (traffic sensitivity)
     speed_factor: Mapping[str, float] = field(default_factory=lambda: MappingProxyType({}))
     # GPU id -> real speed / estimated speed: hours, GPU-hours and run cost scale by 1 / factor
-    horizon_hours: float | None = None       # every job done within this (the deployment's horizon; None: lifted)
-    budget_basis: str = "cash"               # what budget_usd caps: cash | present_value
-    lead_scale: float = 1.0                  # purchases' lead times and rentals' provisioning x this (0: lifted)
+    horizon_hours: float | None = None  # every job done within this (the deployment's horizon; None: lifted)
+    budget_basis: str = "cash"  # what budget_usd caps: cash | present_value
+    lead_scale: float = 1.0  # purchases' lead times and rentals' provisioning x this (0: lifted)
 
     def but(self, **changes: Any) -> Scenario:
         """This scenario with some values changed."""
@@ -69,6 +70,11 @@ def baseline(problem: Problem) -> Scenario:
     """The workload as written: its budget (and what it caps), the power limit in force (its own or a
     rule's), its GPU-count bounds, the horizon every job finishes within."""
     wl = problem.workload
-    return Scenario(budget_usd=wl.budget_usd, power_limit_kw=problem.power_limit_kw,
-                    gpu_lower=wl.gpus.lower, gpu_upper=wl.gpus.upper, horizon_hours=problem.costs.horizon_hours,
-                    budget_basis=wl.budget_basis)
+    return Scenario(
+        budget_usd=wl.budget_usd,
+        power_limit_kw=problem.power_limit_kw,
+        gpu_lower=wl.gpus.lower,
+        gpu_upper=wl.gpus.upper,
+        horizon_hours=problem.costs.horizon_hours,
+        budget_basis=wl.budget_basis,
+    )

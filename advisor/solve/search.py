@@ -1,5 +1,6 @@
 """Searches for the least value of a limit that gives a plan: each probe is a re-solve, and the
 answer is monotone in the value (a looser limit never loses a plan)."""
+
 from __future__ import annotations
 
 import math

@@ -5,6 +5,7 @@ one replica sustains under the SLO (advisor/perf/serving.py) and its cost over t
 The MILP (solve/constraints/serving.py) chooses how many replicas of each to run, as Mélange does; this
 module only builds the options and records why a GPU type was left out.
 """
+
 from __future__ import annotations
 
 from advisor.data.catalog import GPU
@@ -36,7 +37,7 @@ from advisor.solve.problem import (
     ServeClass,
 )
 
-SERVE_TP = (1, 2, 4, 8)           # inside one server; deeper models add pipeline stages of 8
+SERVE_TP = (1, 2, 4, 8)  # inside one server; deeper models add pipeline stages of 8
 SERVE_PP = (2, 4)
 
 
@@ -47,20 +48,41 @@ def serve_classes(problem: Problem) -> list[ServeClass]:
     for i, job in enumerate(wl.jobs):
         if job.kind != "serve":
             continue
-        model = serving_model(job, problem.catalog, f"jobs[{i}]")   # the preset, and the user's measured runs
+        model = serving_model(job, problem.catalog, f"jobs[{i}]")  # the preset, and the user's measured runs
         if job.months is not None and job.months > horizon_months:
-            raise InputError(f"jobs[{i}].months: {job.months:g} months of serving is longer than the "
-                             f"{horizon_months:g}-month horizon (deployment.horizon_months)", field=f"jobs[{i}].months")
+            raise InputError(
+                f"jobs[{i}].months: {job.months:g} months of serving is longer than the "
+                f"{horizon_months:g}-month horizon (deployment.horizon_months)",
+                field=f"jobs[{i}].months",
+            )
         hours = (job.months or horizon_months) * HOURS_PER_MONTH
         name = wl.job_name(i)
         mix = job.traffic.classes()
         for cname, inp, outp, peak in mix:
             if model.max_context and inp + outp > model.max_context:
-                raise InputError(f"jobs[{i}].traffic: {inp} + {outp} tokens exceed {model.name}'s context window "
-                                 f"of {model.max_context} tokens", field=f"jobs[{i}].traffic")
-            out.append(ServeClass(i, name, name if len(mix) == 1 else f"{name}/{cname}", model, job.precision,
-                                  inp, outp, peak, job.slo.ttft_ms, job.slo.tpot_ms, job.slo.percentile,
-                                  hours, job.off_peak_training_hours, job.availability == "n+1"))
+                raise InputError(
+                    f"jobs[{i}].traffic: {inp} + {outp} tokens exceed {model.name}'s context window "
+                    f"of {model.max_context} tokens",
+                    field=f"jobs[{i}].traffic",
+                )
+            out.append(
+                ServeClass(
+                    i,
+                    name,
+                    name if len(mix) == 1 else f"{name}/{cname}",
+                    model,
+                    job.precision,
+                    inp,
+                    outp,
+                    peak,
+                    job.slo.ttft_ms,
+                    job.slo.tpot_ms,
+                    job.slo.percentile,
+                    hours,
+                    job.off_peak_training_hours,
+                    job.availability == "n+1",
+                )
+            )
     return out
 
 
@@ -70,9 +92,21 @@ def _layouts(cls: ServeClass, hw: Hardware, params: ServeParams) -> list[Replica
     same cost, at least the rate: the larger one can never be cheaper)."""
     out: list[ReplicaResult] = []
     for pp in (1,) + SERVE_PP:
-        for tp in (SERVE_TP if pp == 1 else (8,)):
-            r = replica_rate(cls.model, hw, tp, cls.precision, cls.input_len, cls.output_len, cls.ttft_ms,
-                             cls.tpot_ms, cls.percentile, pp, None, params)
+        for tp in SERVE_TP if pp == 1 else (8,):
+            r = replica_rate(
+                cls.model,
+                hw,
+                tp,
+                cls.precision,
+                cls.input_len,
+                cls.output_len,
+                cls.ttft_ms,
+                cls.tpot_ms,
+                cls.percentile,
+                pp,
+                None,
+                params,
+            )
             if r is None or r.requests_per_s <= 0:
                 continue
             if all(r.requests_per_s / r.gpus > o.requests_per_s / o.gpus * 1.0001 for o in out):
@@ -106,8 +140,11 @@ def add_serving(problem: Problem) -> Problem:
         for k, cls in enumerate(classes):
             layouts: list[ReplicaResult] | None = None
             for ownership, rate in ways:
-                ctx = {**base, "offer": {"ownership": ownership, "site": "cloud" if ownership == "rent" else d.context},
-                       "job": {"kind": "serve", "precision": cls.precision, "params": cls.model.params}}
+                ctx = {
+                    **base,
+                    "offer": {"ownership": ownership, "site": "cloud" if ownership == "rent" else d.context},
+                    "job": {"kind": "serve", "precision": cls.precision, "params": cls.model.params},
+                }
                 static = rules.evaluate(ctx, problem.as_of, per_count=False)
                 if forbids(static):
                     add_findings(why, static)
@@ -131,14 +168,20 @@ def _buyable(problem: Problem, gpu: GPU, why: list) -> bool:
     if gid not in problem.servers:
         problem.servers[gid], _ = server_options(catalog, gpu, d.context)
     if problem.servers.get(gid) and gid not in problem.holdings:
-        problem.arrival[gid] = purchase_arrival(catalog, gpu, problem.servers[gid], networked=False,
-                                                quoted_days=d.lead_time_days)
-        problem.holdings[gid] = gpu_holdings(problem.costs, catalog, gpu, problem.servers[gid],
-                                             problem.as_of, problem.arrival[gid].hours)
+        problem.arrival[gid] = purchase_arrival(
+            catalog, gpu, problem.servers[gid], networked=False, quoted_days=d.lead_time_days
+        )
+        problem.holdings[gid] = gpu_holdings(
+            problem.costs, catalog, gpu, problem.servers[gid], problem.as_of, problem.arrival[gid].hours
+        )
         problem.hardware[gid] = gpu_hardware(problem.costs, catalog, gpu, problem.servers[gid], d.region)
     if not problem.servers.get(gid):
-        add_reason(why, None, "no-server", f"{gpu.name} cannot be bought as a working unit: no priced host "
-                                           f"server for {d.context} use in the catalog")
+        add_reason(
+            why,
+            None,
+            "no-server",
+            f"{gpu.name} cannot be bought as a working unit: no priced host server for {d.context} use in the catalog",
+        )
         return False
     return True
 
@@ -147,18 +190,37 @@ def _class_layouts(cls: ServeClass, hw: Hardware, params: ServeParams, gpu: GPU,
     """The replica layouts of `gpu` for one request class; none (and why) when the catalog lacks
     the GPU's memory figures or no layout fits the model and meets the latency limits."""
     if hw.bandwidth_gbps <= 0 or hw.memory_gb <= 0:
-        add_reason(why, None, "unknown-figure", f"{gpu.name} has no sourced memory size or bandwidth in the "
-                                                "catalog, which the serving model needs")
+        add_reason(
+            why,
+            None,
+            "unknown-figure",
+            f"{gpu.name} has no sourced memory size or bandwidth in the catalog, which the serving model needs",
+        )
         return []
     layouts = _layouts(cls, hw, params)
     if not layouts:
-        add_reason(why, None, "memory", f"{cls.name}: {cls.model.name} at {cls.precision} does not fit, "
-                                        f"or cannot meet the latency limits, on up to 32 x {gpu.name}")
+        add_reason(
+            why,
+            None,
+            "memory",
+            f"{cls.name}: {cls.model.name} at {cls.precision} does not fit, "
+            f"or cannot meet the latency limits, on up to 32 x {gpu.name}",
+        )
     return layouts
 
 
-def _candidate(problem: Problem, k: int, cls: ServeClass, gid: str, ownership: str, rate: float | None,
-               r: ReplicaResult, ctx: dict, static: list, why: list) -> ServeCandidate | None:
+def _candidate(
+    problem: Problem,
+    k: int,
+    cls: ServeClass,
+    gid: str,
+    ownership: str,
+    rate: float | None,
+    r: ReplicaResult,
+    ctx: dict,
+    static: list,
+    why: list,
+) -> ServeCandidate | None:
     """One replica layout bought or rented for class `k`, with its cost over the serving months;
     None (and why) when a rule forbids it at its GPU count."""
     costs = problem.costs
@@ -169,21 +231,21 @@ def _candidate(problem: Problem, k: int, cls: ServeClass, gid: str, ownership: s
         return None
     if ownership == "rent":
         cost = r.gpus * cls.hours * (rate or 0.0)
-    else:   # an owned replica's energy, as a training job's (none when a utilization charges it per kW)
+    else:  # an owned replica's energy, as a training job's (none when a utilization charges it per kW)
         cost = costs.job_energy_usd(r.gpus * cls.hours, problem.gpu_kw[gid] + per_slot_kw(problem.servers.get(gid, [])))
     # paid evenly over the serving months from the start: discounted like training's streams
     pv = cost * stream_factor(cls.hours / HOURS_PER_YEAR, costs.discount_rate)
-    warnings: list[Finding] = [{"rule": f.rule, "code": f.rule, "message": f.message}
-                               for f in static + per_count]
-    warnings += [{"rule": None, "code": w["code"], "message": w["message"]}   # precision-not-on-gpu
-                 for w in r.warnings]
+    warnings: list[Finding] = [{"rule": f.rule, "code": f.rule, "message": f.message} for f in static + per_count]
+    warnings += [
+        {"rule": None, "code": w["code"], "message": w["message"]}  # precision-not-on-gpu
+        for w in r.warnings
+    ]
     return ServeCandidate(k, gid, r.tp, r.pp, ownership, r.requests_per_s, cls.hours, pv, r, warnings, cost)
 
 
 def _merge_rejections(problem: Problem, reasons: dict) -> None:
     used = {c.gpu for cs in problem.serve_candidates for c in cs}
-    train_usable = {c.gpu for cls, cs in zip(problem.classes, problem.candidates) for c in cs
-                    if meets(c, cls.deadline)}
+    train_usable = {c.gpu for cls, cs in zip(problem.classes, problem.candidates) for c in cs if meets(c, cls.deadline)}
     for gid in problem.considered:
         if gid in used:
             problem.rejected.pop(gid, None)
@@ -193,8 +255,9 @@ def _merge_rejections(problem: Problem, reasons: dict) -> None:
             for r in reasons.get(gid, []):
                 if r not in merged:
                     merged.append(r)
-            problem.rejected[gid] = Rejection(gid, merged or [{"rule": None, "code": "none",
-                                                               "message": "no usable configuration"}])
+            problem.rejected[gid] = Rejection(
+                gid, merged or [{"rule": None, "code": "none", "message": "no usable configuration"}]
+            )
 
 
 def _serving_offers(gpu: GPU, ownerships: list[str], why: list) -> list[tuple[str, float | None]]:
@@ -206,8 +269,12 @@ def _serving_offers(gpu: GPU, ownerships: list[str], why: list) -> list[tuple[st
             out.append(("buy", None))
     if "rent" in ownerships:
         if gpu.rental is None:
-            add_reason(why, None, "no-rental-price",
-                 f"{gpu.name} has no sourced on-demand rental price in the catalog, so it can only be bought")
+            add_reason(
+                why,
+                None,
+                "no-rental-price",
+                f"{gpu.name} has no sourced on-demand rental price in the catalog, so it can only be bought",
+            )
         else:
             out.append(("rent", gpu.rental.usd_per_gpu_hour))
     return out

@@ -7,6 +7,7 @@ whatever the replicas use. The MILP holds, per such GPU type g (docs/model.md, s
                     rented serving GPUs of g <= their most x w[g], w binary
 
 with I[g], the GPUs billed beyond the replicas', paid like a GPU of the type's rented layout."""
+
 from __future__ import annotations
 
 from collections.abc import Iterable

@@ -2,6 +2,7 @@
 whether the idle-GPU polish runs, and the tally that counts it. Every solve takes one; a plan
 records the settings of its own solve and of its explanations' re-solves in its `solver` block.
 Nothing about a solve is read from the problem or from the environment."""
+
 from __future__ import annotations
 
 import dataclasses
@@ -11,10 +12,10 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from advisor.solve.problem import Problem
 
-DEFAULT_GAP = 1e-4        # HiGHS's own default relative MIP gap: a plan is proven optimal within 0.01%
-FLEET_GAP = 0.01          # fleets (FLEET_JOBS jobs or more) default to 1%: proven in seconds, not minutes
+DEFAULT_GAP = 1e-4  # HiGHS's own default relative MIP gap: a plan is proven optimal within 0.01%
+FLEET_GAP = 0.01  # fleets (FLEET_JOBS jobs or more) default to 1%: proven in seconds, not minutes
 FLEET_JOBS = 50
-EXPLAIN_GAP = 0.01        # explanation re-solves (alternatives, break-evens, marginal values)
+EXPLAIN_GAP = 0.01  # explanation re-solves (alternatives, break-evens, marginal values)
 EXPLAIN_TIME_LIMIT = 10.0
 
 
@@ -51,8 +52,12 @@ class SolveSettings:
         at most EXPLAIN_TIME_LIMIT, a fresh tally, and no idle-GPU polish for fleets (it moves a cost
         by at most 0.1%, inside their 1% gap, and its model differs per plan)."""
         limit = EXPLAIN_TIME_LIMIT if self.time_limit is None else min(self.time_limit, EXPLAIN_TIME_LIMIT)
-        return SolveSettings(gap=max(EXPLAIN_GAP, self.gap or 0.0), time_limit=limit,
-                             polish=problem.job_count < FLEET_JOBS, tally=SolveTally())
+        return SolveSettings(
+            gap=max(EXPLAIN_GAP, self.gap or 0.0),
+            time_limit=limit,
+            polish=problem.job_count < FLEET_JOBS,
+            tally=SolveTally(),
+        )
 
     def but(self, **changes: object) -> SolveSettings:
         return dataclasses.replace(self, **changes)  # type: ignore[arg-type]

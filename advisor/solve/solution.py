@@ -1,4 +1,5 @@
 """A solved plan (Solution) and how one is read off a solved model (solve/model.py, through PuLP or the fast path)."""
+
 from __future__ import annotations
 
 import math
@@ -14,19 +15,19 @@ if TYPE_CHECKING:
 
 @dataclass
 class Solution:
-    status: str                          # optimal | feasible | infeasible
+    status: str  # optimal | feasible | infeasible
     objective_usd: float | None
-    assignment: list = field(default_factory=list)    # (Candidate, jobs) with jobs > 0, class order
-    bought: dict = field(default_factory=dict)        # gpu -> GPUs bought
-    servers: dict = field(default_factory=dict)       # gpu -> {server id: count}
-    networked: dict = field(default_factory=dict)     # gpu -> networked servers
+    assignment: list = field(default_factory=list)  # (Candidate, jobs) with jobs > 0, class order
+    bought: dict = field(default_factory=dict)  # gpu -> GPUs bought
+    servers: dict = field(default_factory=dict)  # gpu -> {server id: count}
+    networked: dict = field(default_factory=dict)  # gpu -> networked servers
     cost_breakdown: dict = field(default_factory=dict)
     solver: dict = field(default_factory=dict)
-    mip_objective_usd: float | None = None            # the least cost, before idle GPUs are put to work
-    serving: list = field(default_factory=list)       # (ServeCandidate, replicas) with replicas > 0
-    cost_breakdown_pv: dict = field(default_factory=dict)   # present value, resale as residual_usd (solve/costing.py)
-    residual_value_usd: float = 0.0                   # nominal resale of the bought GPUs, each at its disposal month
-    held: dict = field(default_factory=dict)          # gpu -> {holding period index: GPUs held until it}
+    mip_objective_usd: float | None = None  # the least cost, before idle GPUs are put to work
+    serving: list = field(default_factory=list)  # (ServeCandidate, replicas) with replicas > 0
+    cost_breakdown_pv: dict = field(default_factory=dict)  # present value, resale as residual_usd (solve/costing.py)
+    residual_value_usd: float = 0.0  # nominal resale of the bought GPUs, each at its disposal month
+    held: dict = field(default_factory=dict)  # gpu -> {holding period index: GPUs held until it}
     serving_idle: dict = field(default_factory=dict)  # gpu -> (GPUs billed beyond the replicas', the layout paid as)
 
     @property
@@ -67,8 +68,9 @@ def paid_serving(serving: list, idle: dict) -> list:
     return list(serving) + [(c, n / c.gpus) for _, (n, c) in sorted(idle.items(), key=lambda kv: kv[0])]
 
 
-def read_solution(model: Model, name: str, status: str, proven: bool, gap: float | None,
-                  mip_objective: float) -> Solution:
+def read_solution(
+    model: Model, name: str, status: str, proven: bool, gap: float | None, mip_objective: float
+) -> Solution:
     """The Solution a solved model holds (its variables' values), with its costs."""
     assignment = []
     for k, i, c in model.pairs():
@@ -76,17 +78,32 @@ def read_solution(model: Model, name: str, status: str, proven: bool, gap: float
         if jobs > 1e-6:
             assignment.append((c, round(jobs) if model.integral else jobs))
     bought = {g: model.value(v) for g, v in model.N.items() if model.value(v) > 0}
-    servers = {g: {sid: model.value(v) for (gg, sid), v in model.S.items() if gg == g and model.value(v) > 0}
-               for g in bought}
+    servers = {
+        g: {sid: model.value(v) for (gg, sid), v in model.S.items() if gg == g and model.value(v) > 0} for g in bought
+    }
     servers = {g: d for g, d in servers.items() if d}
-    networked: dict[str, int] = {}   # servers joined by the network: those the widest bought job of a type spans
+    networked: dict[str, int] = {}  # servers joined by the network: those the widest bought job of a type spans
     for (g, n), v in model.z.items():
         if g in model.F and n > model.per_server(g) and model.value(v) > 0:
             networked[g] = max(networked.get(g, 0), math.ceil(n / model.per_server(g)))
-    held = {g: {lv: model.value(v) for (gg, lv), v in model.H.items() if gg == g and model.value(v) > 0}
-            for g in bought}
+    held = {
+        g: {lv: model.value(v) for (gg, lv), v in model.H.items() if gg == g and model.value(v) > 0} for g in bought
+    }
     serving, idle = model.serving_solution(), model.idle_solution()
     costs = plan_costs(model, assignment, bought, servers, networked, held, paid_serving(serving, idle))
-    return Solution("optimal" if proven else "feasible", sum(costs.pv.values()), assignment, bought, servers,
-                    networked, costs.nominal, {"name": name, "status": status, "proven_optimal": proven, "gap": gap},
-                    mip_objective, serving, costs.pv, costs.resale_usd, held, idle)
+    return Solution(
+        "optimal" if proven else "feasible",
+        sum(costs.pv.values()),
+        assignment,
+        bought,
+        servers,
+        networked,
+        costs.nominal,
+        {"name": name, "status": status, "proven_optimal": proven, "gap": gap},
+        mip_objective,
+        serving,
+        costs.pv,
+        costs.resale_usd,
+        held,
+        idle,
+    )

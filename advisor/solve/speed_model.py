@@ -8,6 +8,7 @@ capacity coefficients x 1 / (speed / ceiling); a column is bounded to 0 when it 
 deadline (or the makespan cap) at that speed, or when the fastest candidate dominating it on cost
 meets it -- so the live columns are exactly those of a fresh build at that speed.
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -40,7 +41,7 @@ class SpeedColumns:
             self.gpu_cols.setdefault(c.gpu, []).append((k, i))
         # a capacity row holds one GPU type's owned jobs: GPU-hours x 1/r <= held hours is GPU-hours <= r x held
         # hours, so a speed change scales the row's coefficients on the holding columns H[g, p]
-        self.cap_coefs: dict[str, list[tuple[int, int, float]]] = {}   # GPU -> (row, column of H, coefficient)
+        self.cap_coefs: dict[str, list[tuple[int, int, float]]] = {}  # GPU -> (row, column of H, coefficient)
         for name, g in m.capacity_gpu.items():
             for lv in range(len(m.problem.holdings[g])):
                 coef = m.prob._constraints[name].get(m.H[g, lv], 0.0)
@@ -48,7 +49,8 @@ class SpeedColumns:
                     self.cap_coefs.setdefault(g, []).append((self.row[name], self.col[m.H[g, lv].name], coef))
         # cost dominance within a GPU type and ownership holds at every speed (they all scale alike)
         self.dominator: dict[tuple[int, int], int | None] = {
-            (k, i): o for k, cs in enumerate(m.cands) for i, o in enumerate(cost_dominators(cs))}
+            (k, i): o for k, cs in enumerate(m.cands) for i, o in enumerate(cost_dominators(cs))
+        }
         self.rel: dict[str, float] | None = None
 
     def _respeed(self, sc: Scenario) -> set[str]:
@@ -60,7 +62,7 @@ class SpeedColumns:
         rel = {g: f for g, f in rel.items() if f != 1.0}
         before = self.rel or {}
         changed = {g for g in set(rel) | set(before) if rel.get(g) != before.get(g)}
-        recount = set(self.gpu_cols) if self.rel is None else changed   # the first time: every column's liveness
+        recount = set(self.gpu_cols) if self.rel is None else changed  # the first time: every column's liveness
         self.rel = rel
         if not recount:
             return changed
@@ -88,5 +90,7 @@ class SpeedColumns:
     def no_column(self, only_gpu: str | None) -> bool:
         """Does some class have no live column (of `only_gpu`, when given) at the current speed?"""
         m = self.model
-        return any(all(self.ycol[k, i] in self.dead or (only_gpu is not None and c.gpu != only_gpu)
-                       for i, c in enumerate(cs)) for k, cs in enumerate(m.cands))
+        return any(
+            all(self.ycol[k, i] in self.dead or (only_gpu is not None and c.gpu != only_gpu) for i, c in enumerate(cs))
+            for k, cs in enumerate(m.cands)
+        )

@@ -1,5 +1,6 @@
 """Solves over a sweep of makespan caps: `--objective time` (the fastest plan within the budget)
 and the cost-versus-time Pareto front (`advisor frontier`)."""
+
 from __future__ import annotations
 
 from advisor.solve.constraints.deadline import meets
@@ -13,12 +14,18 @@ from advisor.solve.solution import Solution
 def candidate_hours(problem: Problem) -> list[float]:
     """Distinct completion times (from today: a candidate's start, then its hours) of all candidates
     that meet their deadlines: the makespans worth trying."""
-    hours = {round(c.start_hours + c.hours, 9) for cls, cs in zip(problem.classes, problem.candidates) for c in cs
-             if meets(c, cls.deadline)}
+    hours = {
+        round(c.start_hours + c.hours, 9)
+        for cls, cs in zip(problem.classes, problem.candidates)
+        for c in cs
+        if meets(c, cls.deadline)
+    }
     return sorted(hours)
 
 
-def solve_fastest(problem: Problem, scenario: Scenario | None = None, settings: SolveSettings | None = None) -> Solution:
+def solve_fastest(
+    problem: Problem, scenario: Scenario | None = None, settings: SolveSettings | None = None
+) -> Solution:
     """--objective time: the shortest makespan any plan within the budget reaches, then the
     cheapest plan at that makespan. Binary search over the candidates' distinct wall times
     (the optimal makespan is one of them), one cost MILP per probe."""

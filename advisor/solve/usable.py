@@ -1,6 +1,7 @@
 """The candidates one solve may use (`usable_candidates`): those meeting a scenario's limits,
 without the dominated ones. Kept apart from the MILP so the filter, the part every re-solve
 shares, can be remembered per problem."""
+
 from __future__ import annotations
 
 import math
@@ -28,15 +29,30 @@ def usable_candidates(problem: Problem, sc: Scenario, faster_too: bool = False) 
     factors = sc.speed_factor
     for k, cands in enumerate(problem.candidates):
         b = bounds(problem, sc, k)
-        key = (k, faster_too, b.planned_hours, b.hours, sc.only_gpu, sc.ownership, b.min_count, b.max_count,
-               b.start_scale, speed)
+        key = (
+            k,
+            faster_too,
+            b.planned_hours,
+            b.hours,
+            sc.only_gpu,
+            sc.ownership,
+            b.min_count,
+            b.max_count,
+            b.start_scale,
+            speed,
+        )
         hit = memo.get(key)
         if hit is None:
             if sc.only_gpu is not None:
                 cands = _of_gpu(problem, k, sc.only_gpu)
-            hit = memo[key] = undominated([at_speed(c, factors.get(c.gpu, 1.0)) for c in cands
-                                            if sc.ownership in (None, c.ownership)
-                                            and within(c, b, factors.get(c.gpu, 1.0))], faster_too)
+            hit = memo[key] = undominated(
+                [
+                    at_speed(c, factors.get(c.gpu, 1.0))
+                    for c in cands
+                    if sc.ownership in (None, c.ownership) and within(c, b, factors.get(c.gpu, 1.0))
+                ],
+                faster_too,
+            )
         out.append(list(hit))
     return out
 
@@ -45,16 +61,28 @@ def within(c: Candidate, b: Bounds, factor: float = 1.0) -> bool:
     """Does candidate c, at `factor` x its estimated speed, meet bounds b (from its start)?"""
     hours = c.hours if factor == 1.0 else c.hours / factor
     start = c.start_hours * b.start_scale
-    return (start + hours * c.time_factor <= b.planned_hours * (1 + 1e-9) and start + hours <= b.hours * (1 + 1e-9)
-            and (b.max_count is None or c.count <= b.max_count) and (b.min_count is None or c.count >= b.min_count)
-            and c.count <= b.max_count_of.get(c.gpu, math.inf))
+    return (
+        start + hours * c.time_factor <= b.planned_hours * (1 + 1e-9)
+        and start + hours <= b.hours * (1 + 1e-9)
+        and (b.max_count is None or c.count <= b.max_count)
+        and (b.min_count is None or c.count >= b.min_count)
+        and c.count <= b.max_count_of.get(c.gpu, math.inf)
+    )
 
 
 def usable_serving(problem: Problem, sc: Scenario) -> list[list[ServeCandidate]]:
     """Per serving class: candidates on the scenario's GPU type (only_gpu) and ownership, within the stock."""
     stock = problem.workload.gpus.stock or {}
-    return [[c for c in cs if sc.only_gpu in (None, c.gpu) and sc.ownership in (None, c.ownership)
-             and c.gpus <= stock.get(c.gpu, math.inf)] for cs in problem.serve_candidates]
+    return [
+        [
+            c
+            for c in cs
+            if sc.only_gpu in (None, c.gpu)
+            and sc.ownership in (None, c.ownership)
+            and c.gpus <= stock.get(c.gpu, math.inf)
+        ]
+        for cs in problem.serve_candidates
+    ]
 
 
 def _of_gpu(problem: Problem, k: int, gpu: str) -> list[Candidate]:
@@ -124,7 +152,7 @@ def cost_dominators(cands: list[Candidate]) -> list[int | None]:
     type's candidates all scale alike), so speed models and robustness draws compute it once."""
     out: list[int | None] = [None] * len(cands)
     for members, f, le in _cost_dominance(cands):
-        fastest = np.where(le, f[:, 3][:, None], np.inf).argmin(axis=0)   # first of the least hours
+        fastest = np.where(le, f[:, 3][:, None], np.inf).argmin(axis=0)  # first of the least hours
         has = np.asarray(le.any(axis=0), dtype=bool)
         for col, o in enumerate(fastest.tolist()):
             if has[col]:

@@ -3,6 +3,7 @@ own numbers (GPUs bought, servers, jobs placed), against every constraint family
 (solve/constraints/) -- whatever step produced it (the least-cost MILP, the idle-GPU polish, the
 makespan sweep). A violation is a bug: `check` raises ConstraintViolation (exit 1), so a broken
 plan is refused, never printed."""
+
 from __future__ import annotations
 
 from advisor.errors import AdvisorError
@@ -33,4 +34,5 @@ def check(problem: Problem, sol: Solution, scenario: Scenario | None = None) -> 
         raise ConstraintViolation(
             "the optimizer produced a plan that breaks a hard constraint of the workload, so it is refused "
             f"rather than printed: {'; '.join(found)}. This is a bug in gpu-advisor: please report it with "
-            "the workload file")
+            "the workload file"
+        )

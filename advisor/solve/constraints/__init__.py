@@ -1,6 +1,7 @@
 """The constraint families of the MILP, one module each, in docs/model.md's order; every loop over
 constraints (the model's rows, the check of a plan, the binding table, the diagnosis, the fast
 path's shared models, the candidates a solve may use) is a loop over FAMILIES."""
+
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
@@ -29,10 +30,22 @@ if TYPE_CHECKING:
 # time, deadline, horizon: their limits filter the candidates) come last, the lead time first, so the
 # limits and delays that make a GPU type miss a deadline -- GPU count, power, budget, lead time -- are
 # named before the deadline itself
-FAMILIES: tuple[Family, ...] = (Assignment(), Capacity(), Serving(), Slots(), Network(), Stock(), GpuCount(),
-                                Power(), Budget(), LeadTime(), Deadline(), Horizon())
-UPPER = ("planned_hours", "hours", "max_count")   # Bounds fields where the tightest is the least
-LOWER = ("min_count",)                              # ... and where it is the greatest
+FAMILIES: tuple[Family, ...] = (
+    Assignment(),
+    Capacity(),
+    Serving(),
+    Slots(),
+    Network(),
+    Stock(),
+    GpuCount(),
+    Power(),
+    Budget(),
+    LeadTime(),
+    Deadline(),
+    Horizon(),
+)
+UPPER = ("planned_hours", "hours", "max_count")  # Bounds fields where the tightest is the least
+LOWER = ("min_count",)  # ... and where it is the greatest
 
 
 def bounds(problem: Problem, sc: Scenario, k: int) -> Bounds:
@@ -66,7 +79,13 @@ def limit_rows(sc: Scenario) -> dict[str, tuple[float, float]]:
 def unbounded(sc: Scenario) -> Scenario:
     """The scenario a shared model is built under: every optional row present with an unbounded
     right-hand side, prices at catalog values, every GPU type."""
-    changes: dict[str, Any] = {"only_gpu": None, "ownership": None, "price_factor": {}, "rent_factor": {}, "buy_factor": {}}
+    changes: dict[str, Any] = {
+        "only_gpu": None,
+        "ownership": None,
+        "price_factor": {},
+        "rent_factor": {},
+        "buy_factor": {},
+    }
     for family in FAMILIES:
         changes.update(family.unbounded(sc))
     return sc.but(**changes)

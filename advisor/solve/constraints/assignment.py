@@ -6,6 +6,7 @@ The options themselves (GPU types in gpus.allow and not in gpus.deny, the owners
 deployment allows, no rule forbidding them) are the candidates' (solve/candidates.py): the check
 of a finished plan re-asks the rules of every placed job.
 """
+
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
@@ -53,15 +54,20 @@ def _not_allowed(problem: Problem, c: Candidate, sc: Scenario) -> list[str]:
     if sc.only_gpu is not None and c.gpu != sc.only_gpu:
         out.append(f"{c.gpu} is used where only {sc.only_gpu} may be")
     if sc.ownership not in (None, c.ownership):
-        out.append(f"{c.gpu} is {'bought' if c.ownership == 'buy' else 'rented'} where every GPU is "
-                   f"{'bought' if sc.ownership == 'buy' else 'rented'}")
+        out.append(
+            f"{c.gpu} is {'bought' if c.ownership == 'buy' else 'rented'} where every GPU is "
+            f"{'bought' if sc.ownership == 'buy' else 'rented'}"
+        )
     if d.ownership not in ("any", c.ownership) or (d.context == "cloud" and c.ownership == "buy"):
-        out.append(f"{c.gpu} is {'bought' if c.ownership == 'buy' else 'rented'} against "
-                   f"deployment.ownership {d.ownership}")
+        out.append(
+            f"{c.gpu} is {'bought' if c.ownership == 'buy' else 'rented'} against deployment.ownership {d.ownership}"
+        )
     ctx = rule_context(problem.catalog.gpus[c.gpu], wl, problem.classes[c.cls], c.ownership)
     found = problem.rules.evaluate(ctx, problem.as_of, per_count=False)
     found += problem.rules.evaluate(count_context(ctx, c.count, c.estimate), problem.as_of, per_count=True)
     if forbids(found):
-        out.append(f"{c.gpu} ({c.ownership}) is forbidden by rule "
-                   f"{', '.join(sorted(f.rule for f in found if f.severity == 'forbid'))}")
+        out.append(
+            f"{c.gpu} ({c.ownership}) is forbidden by rule "
+            f"{', '.join(sorted(f.rule for f in found if f.severity == 'forbid'))}"
+        )
     return out

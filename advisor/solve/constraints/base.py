@@ -7,6 +7,7 @@ fast path's model (the right-hand sides a scenario sets, the structure it decide
 builder, the plan checker, the binding table and the diagnosis are loops over the registry
 (solve/constraints/__init__.py); their results are typed facts (contract/facts.py) that present/ words.
 """
+
 from __future__ import annotations
 
 import math
@@ -22,10 +23,10 @@ if TYPE_CHECKING:
     from advisor.solve.problem import Problem
     from advisor.solve.solution import Solution
 
-NO_DEADLINE = 1e9           # deadline_scale that removes every deadline
-UNBOUNDED = 1e30            # PuLP refuses an infinite right-hand side; HiGHS reads >= 1e20 as infinite
+NO_DEADLINE = 1e9  # deadline_scale that removes every deadline
+UNBOUNDED = 1e30  # PuLP refuses an infinite right-hand side; HiGHS reads >= 1e20 as infinite
 
-Run = Callable[["Problem", Scenario], "Solution"]   # a solve of a problem under a scenario
+Run = Callable[["Problem", Scenario], "Solution"]  # a solve of a problem under a scenario
 
 
 @dataclass(frozen=True)
@@ -33,8 +34,8 @@ class Need:
     """What a plan needs of one limit beyond the workload's: the scenario change that admits it."""
 
     family: str
-    change: Mapping[str, Any]       # Scenario field -> value
-    relaxation: Mapping[str, Any]   # workload field -> value, as the diagnosis prints it
+    change: Mapping[str, Any]  # Scenario field -> value
+    relaxation: Mapping[str, Any]  # workload field -> value, as the diagnosis prints it
     needed: float
 
 
@@ -50,7 +51,7 @@ class Bounds:
     min_count: int | None = None
     max_count: int | None = None
     max_count_of: Mapping[str, float] = field(default_factory=dict)
-    start_scale: float = 1.0         # of a candidate's start (lead time, provisioning); 0 when a diagnosis lifts it
+    start_scale: float = 1.0  # of a candidate's start (lead time, provisioning); 0 when a diagnosis lifts it
 
 
 class Family:

@@ -5,6 +5,7 @@ plan's printed total (to the cent, half up) admits that plan.
 
   budget   cash (or present value) <= budget_usd + half a cent
 """
+
 from __future__ import annotations
 
 import math
@@ -21,9 +22,9 @@ if TYPE_CHECKING:
 
 _INF = float("inf")
 HALF_CENT = 0.005 - 1e-6  # printed totals are rounded to the cent, half up: x prints as at most B iff x < B + 0.005
-USD_TOLERANCE = 0.01      # a cent: HiGHS meets a row to ~1e-6 relative
+USD_TOLERANCE = 0.01  # a cent: HiGHS meets a row to ~1e-6 relative
 REL_TOLERANCE = 1e-7
-MARGIN = 1.1              # the marginal value of budget: 10% more
+MARGIN = 1.1  # the marginal value of budget: 10% more
 
 
 _BASIS = {"cash": "cash", "present_value": "present value"}
@@ -54,8 +55,9 @@ class Budget(Family):
             out.append(f"the cost breakdown sums to {total:.2f}, not the total {objective:.2f}")
         cost = max(total, objective) if sc.budget_basis == "present_value" else sol.cash_usd
         if sc.budget_usd is not None and cost > sc.budget_usd + max(USD_TOLERANCE, REL_TOLERANCE * sc.budget_usd):
-            out.append(f"the plan costs ${cost:,.2f} ({_BASIS[sc.budget_basis]}), above the budget of "
-                       f"${sc.budget_usd:,.2f}")
+            out.append(
+                f"the plan costs ${cost:,.2f} ({_BASIS[sc.budget_basis]}), above the budget of ${sc.budget_usd:,.2f}"
+            )
         return out
 
     def slack(self, problem: Problem, sol: Solution) -> list[Slack]:
@@ -63,8 +65,18 @@ class Budget(Family):
         if wl.budget_usd is None:
             return []
         used = sol.cost(wl.budget_basis)
-        return [Slack(self.name, "budget", used, wl.budget_usd, wl.budget_usd - used, "USD",
-                      binds(wl.budget_usd - used, wl.budget_usd), facts={"basis": wl.budget_basis})]
+        return [
+            Slack(
+                self.name,
+                "budget",
+                used,
+                wl.budget_usd,
+                wl.budget_usd - used,
+                "USD",
+                binds(wl.budget_usd - used, wl.budget_usd),
+                facts={"basis": wl.budget_basis},
+            )
+        ]
 
     def shortfall(self, problem: Problem, free: Solution) -> list[Shortfall]:
         wl = problem.workload

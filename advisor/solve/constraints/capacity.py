@@ -12,6 +12,7 @@ A job is due by its own deadline, or the horizon; its GPU-hours are taken at the
 confidence quantile against its own deadline (planned GPU-hours), at the estimate against a
 makespan cap. Owned serving GPUs are the serving family's (they lend their off-peak hours).
 """
+
 from __future__ import annotations
 
 import math
@@ -30,7 +31,7 @@ if TYPE_CHECKING:
     from advisor.solve.solution import Solution
 
 HOUR_TOLERANCE = 1e-6
-UNBOUNDED_GPUS = 1e7     # a bound on any GPU type's fleet when the workload sets none (MAX_GPUS_PER_JOB x jobs)
+UNBOUNDED_GPUS = 1e7  # a bound on any GPU type's fleet when the workload sets none (MAX_GPUS_PER_JOB x jobs)
 
 
 def held_hours(problem: Problem, sc: Scenario, g: str, limit: float, level: int) -> float:
@@ -46,8 +47,10 @@ def at_planned_hours(problem: Problem, sc: Scenario) -> list[bool]:
     quantile (planned: due by its own deadline) rather than at the estimate (due by a makespan cap,
     or by the horizon sooner than its deadline)?"""
     due = due_levels(problem, sc)
-    return [(sc.job_deadline(cls.deadline) or sc.horizon_hours or math.inf) <= due[k]
-            for k, cls in enumerate(problem.classes)]
+    return [
+        (sc.job_deadline(cls.deadline) or sc.horizon_hours or math.inf) <= due[k]
+        for k, cls in enumerate(problem.classes)
+    ]
 
 
 def counted_hours(c: Candidate, planned: bool) -> float:
@@ -85,12 +88,12 @@ def _dominated(levels: list[Holding], train: list[float], serve: list[float]) ->
     """The periods of `levels` no plan needs, given the hours training is due by and serving runs."""
     train_end, serve_end = (_first_covering(levels, max(hours)) if hours else -1 for hours in (train, serve))
     if train_end is None or serve_end is None or train_end == serve_end == -1:
-        return set()   # some work is due past every period (or never: a diagnosis lifted the limits)
+        return set()  # some work is due past every period (or never: a diagnosis lifted the limits)
     # every period up to training's end (none without training), and serving's
     useful = sorted({*range(train_end + 1), serve_end} - {-1})
     out = set()
     for lv in range(len(levels)):
-        below = max((u for u in useful if u <= lv), default=None)   # (none: a period cheaper than any of use)
+        below = max((u for u in useful if u <= lv), default=None)  # (none: a period cheaper than any of use)
         if below is not None and lv not in useful and _costs_more(levels[lv], levels[below]):
             out.add(lv)
     return out
@@ -105,10 +108,15 @@ def _first_covering(levels: list[Holding], hours: float) -> int | None:
 
 def _costs_more(later: Holding, keep: Holding) -> bool:
     """Does holding until `later` pay at least what holding until `keep` does, term by term?"""
-    return (later.hosting_pv_usd >= keep.hosting_pv_usd and later.energy_pv_usd >= keep.energy_pv_usd
-            and later.months_held_pv >= keep.months_held_pv and later.resale_pv_per_usd <= keep.resale_pv_per_usd
-            and later.hosting_cash_usd >= keep.hosting_cash_usd and later.energy_cash_usd >= keep.energy_cash_usd
-            and later.months_held >= keep.months_held)
+    return (
+        later.hosting_pv_usd >= keep.hosting_pv_usd
+        and later.energy_pv_usd >= keep.energy_pv_usd
+        and later.months_held_pv >= keep.months_held_pv
+        and later.resale_pv_per_usd <= keep.resale_pv_per_usd
+        and later.hosting_cash_usd >= keep.hosting_cash_usd
+        and later.energy_cash_usd >= keep.energy_cash_usd
+        and later.months_held >= keep.months_held
+    )
 
 
 class Capacity(Family):
@@ -120,13 +128,15 @@ class Capacity(Family):
         idle = dominated_by_gpu(p, m.sc)
         for g in m.owned:
             levels = range(len(p.holdings[g]))
-            m.prob += pulp.LpConstraint(affine([(m.H[g, lv], 1) for lv in levels] + [(m.N[g], -1)]),
-                                        pulp.LpConstraintEQ), f"hold_{safe(g)}"
+            m.prob += (
+                pulp.LpConstraint(affine([(m.H[g, lv], 1) for lv in levels] + [(m.N[g], -1)]), pulp.LpConstraintEQ),
+                f"hold_{safe(g)}",
+            )
             m.prob += pulp.lpSum(m.K[g, lv] for lv in levels) <= 1, f"hold_one_{safe(g)}"
             cap = m.cap[g] if m.cap[g] < math.inf else UNBOUNDED_GPUS
             for lv in levels:
                 m.prob += row([(m.H[g, lv], 1), (m.K[g, lv], -cap)], LE), f"hold_{safe(g)}_{lv}"
-            for lv in idle.get(g, ()):   # periods no plan needs: bounded at 0
+            for lv in idle.get(g, ()):  # periods no plan needs: bounded at 0
                 m.H[g, lv].upBound = m.K[g, lv].upBound = 0
         due, planned = due_levels(p, m.sc), at_planned_hours(p, m.sc)
         owned: dict[str, list[tuple[int, int, Candidate]]] = {g: [] for g in m.owned}
@@ -136,12 +146,12 @@ class Capacity(Family):
         for g in m.owned:
             for level, limit in enumerate(sorted(set(due))):
                 if limit == math.inf:
-                    continue   # no horizon (a diagnosis lifted it): no capacity level
+                    continue  # no horizon (a diagnosis lifted it): no capacity level
                 terms = [(m.y[k, i], counted_hours(c, planned[k])) for k, i, c in owned[g] if due[k] <= limit]
                 if terms:
                     name = f"capacity_{safe(g)}_{level}"
                     held = [(m.H[g, lv], -held_hours(p, m.sc, g, limit, lv)) for lv in range(len(p.holdings[g]))]
-                    m.prob += pulp.LpConstraint(affine(terms + held), LE), name   # GPU-hours - held hours <= 0
+                    m.prob += pulp.LpConstraint(affine(terms + held), LE), name  # GPU-hours - held hours <= 0
                     m.capacity_gpu[name] = g
 
     @staticmethod
@@ -163,17 +173,24 @@ class Capacity(Family):
             lent = sum(c.gpus * m * serve_classes[c.cls].off_peak_hours / 24.0 for c, m in mine)
             kept = sum(c.gpus * m for c, m in mine if serve_classes[c.cls].off_peak_hours <= 0)
             if used and max(c.count for c in used) + kept > n:
-                out.append(f"a job uses {max(c.count for c in used)} {g} beside {kept} serving, but only {n} are bought")
+                out.append(
+                    f"a job uses {max(c.count for c in used)} {g} beside {kept} serving, but only {n} are bought"
+                )
             due = due_levels(problem, sc)
             held = sol.held.get(g, {})
             if sum(held.values()) != n:
                 out.append(f"{n} {g} bought but {sum(held.values())} held")
             for limit in sorted({due[c.cls] for c in used} - {math.inf}):
-                hours = sum(c.gpu_hours * m for c, m in sol.assignment if c.gpu == g and c.ownership == "buy"
-                            and due[c.cls] <= limit)
-                room = sum(held_hours(problem, sc, g, limit, lv) * k for lv, k in held.items()) \
-                    - limit * (serve_gpus - lent)
+                hours = sum(
+                    c.gpu_hours * m
+                    for c, m in sol.assignment
+                    if c.gpu == g and c.ownership == "buy" and due[c.cls] <= limit
+                )
+                room = sum(held_hours(problem, sc, g, limit, lv) * k for lv, k in held.items()) - limit * (
+                    serve_gpus - lent
+                )
                 if hours > room + max(HOUR_TOLERANCE * max(1.0, room), 1e-7 * abs(room)):
-                    out.append(f"{g}: {hours:.6g} GPU-hours due within {limit:.6g} h on {n} GPUs ({serve_gpus} serving)")
+                    out.append(
+                        f"{g}: {hours:.6g} GPU-hours due within {limit:.6g} h on {n} GPUs ({serve_gpus} serving)"
+                    )
         return out
-

@@ -4,6 +4,7 @@ time (a candidate's `planned_hours`, the P80 by default); a makespan cap (the fr
 its class's deadline is not a column of the model (its Bounds), and owned GPU-hours are held by
 the capacity family's rows at each deadline level. Its slack is measured on the same planned hours.
 """
+
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
@@ -17,7 +18,7 @@ if TYPE_CHECKING:
     from advisor.solve.problem import Candidate, JobClass, Problem
     from advisor.solve.solution import Solution
 
-TOLERANCE = 1e-9    # relative: a candidate exactly at its deadline meets it
+TOLERANCE = 1e-9  # relative: a candidate exactly at its deadline meets it
 
 
 def meets(c: Candidate, due_hours: float | None) -> bool:
@@ -35,13 +36,17 @@ def too_slow(name: str, fastest: Candidate, cls: JobClass, ownership: str, confi
     """Why a GPU type cannot meet a job's deadline even on its fastest candidate."""
     assert cls.deadline is not None
     verb = "arrive" if ownership == "buy" else "be provisioned"
-    if fastest.start_hours >= cls.deadline:   # the lead time alone: no GPU count helps
-        return (f"{name}: {'bought' if ownership == 'buy' else 'rented'} GPUs take {fastest.start_hours / 24:.1f} days "
-                f"to {verb}, past the {cls.deadline / 24:g}-day deadline before any work starts")
+    if fastest.start_hours >= cls.deadline:  # the lead time alone: no GPU count helps
+        return (
+            f"{name}: {'bought' if ownership == 'buy' else 'rented'} GPUs take {fastest.start_hours / 24:.1f} days "
+            f"to {verb}, past the {cls.deadline / 24:g}-day deadline before any work starts"
+        )
     start = f" after {fastest.start_hours / 24:.1f} days to {verb}" if fastest.start_hours else ""
-    return (f"{name}: even {fastest.count} GPUs ({ownership}) take {fastest.planned_hours / 24:.1f} days{start} "
-            f"at confidence {confidence:g} ({fastest.hours / 24:.1f} estimated), "
-            f"past the {cls.deadline / 24:g}-day deadline")
+    return (
+        f"{name}: even {fastest.count} GPUs ({ownership}) take {fastest.planned_hours / 24:.1f} days{start} "
+        f"at confidence {confidence:g} ({fastest.hours / 24:.1f} estimated), "
+        f"past the {cls.deadline / 24:g}-day deadline"
+    )
 
 
 class Deadline(Family):
@@ -66,12 +71,16 @@ class Deadline(Family):
             due = sc.job_deadline(cls.deadline)
             done = c.done_hours(sc.lead_scale)
             if due is not None and done > due * (1 + 1e-6) + 1e-6:
-                out.append(f"{cls.name(problem.workload)} is done {done:.6g} h from today at its confidence quantile, "
-                           f"past its {due:.6g} h deadline")
+                out.append(
+                    f"{cls.name(problem.workload)} is done {done:.6g} h from today at its confidence quantile, "
+                    f"past its {due:.6g} h deadline"
+                )
             end = c.start_hours * sc.lead_scale + c.hours
             if sc.makespan_hours is not None and end > sc.makespan_hours * (1 + 1e-6) + 1e-6:
-                out.append(f"{cls.name(problem.workload)} is done {end:.6g} h from today, past the "
-                           f"{sc.makespan_hours:.6g} h cap")
+                out.append(
+                    f"{cls.name(problem.workload)} is done {end:.6g} h from today, past the "
+                    f"{sc.makespan_hours:.6g} h cap"
+                )
         return out
 
     def slack(self, problem: Problem, sol: Solution) -> list[Slack]:
@@ -84,10 +93,23 @@ class Deadline(Family):
             estimate = max(c.start_hours + c.hours for c in mine) / 24
             start = max(c.start_hours for c in mine) / 24
             limit = cls.deadline / 24
-            out.append(Slack(self.name, f"deadline:{cls.name(problem.workload)}", planned, limit, limit - planned,
-                             "days", binds(limit - planned, limit),
-                             facts={"job": cls.name(problem.workload), "estimate_days": estimate,
-                                    "start_days": start, "confidence": problem.workload.confidence}))
+            out.append(
+                Slack(
+                    self.name,
+                    f"deadline:{cls.name(problem.workload)}",
+                    planned,
+                    limit,
+                    limit - planned,
+                    "days",
+                    binds(limit - planned, limit),
+                    facts={
+                        "job": cls.name(problem.workload),
+                        "estimate_days": estimate,
+                        "start_days": start,
+                        "confidence": problem.workload.confidence,
+                    },
+                )
+            )
         return out
 
     def shortfall(self, problem: Problem, free: Solution) -> list[Shortfall]:
@@ -103,8 +125,14 @@ class Deadline(Family):
             return None
         scale = smallest(lambda f: run(problem, sc.but(deadline_scale=f)).feasible, 1.0, 2.0)
         shortest = min(deadlines) / 24
-        return Lever(self.name, "deadline", {"deadline_scale": round(scale, 3)}, shortest * scale, shortest,
-                     facts={"scale": scale})
+        return Lever(
+            self.name,
+            "deadline",
+            {"deadline_scale": round(scale, 3)},
+            shortest * scale,
+            shortest,
+            facts={"scale": scale},
+        )
 
     def need(self, problem: Problem, plan: Solution) -> Need | None:
         dl = [c.deadline for c in problem.classes if c.deadline]
@@ -126,5 +154,6 @@ class Deadline(Family):
             return None
         s = run(problem, baseline(problem).but(deadline_extra_hours=24.0))
         saving = max((sol.objective_usd or 0.0) - (s.objective_usd or 0.0) if s.feasible else 0.0, 0.0)
-        return Marginal(self.name, "deadline +1 day", round(saving, 2), any(x.binding for x in mine),
-                        min(x.slack for x in mine))
+        return Marginal(
+            self.name, "deadline +1 day", round(saving, 2), any(x.binding for x in mine), min(x.slack for x in mine)
+        )

@@ -5,6 +5,7 @@
 For a single job the bounds also filter its candidates (Bounds: no candidate of more GPUs than
 the maximum, nor of fewer than the minimum), which decides the model's columns.
 """
+
 from __future__ import annotations
 
 import math
@@ -28,9 +29,12 @@ _INF = float("inf")
 def fleet_size(sol: Solution) -> int:
     """GPUs bought, plus rented at once by the jobs and the serving replicas (the row's left side): a
     job with a share of its tokens on a rented column (allow_mixed) holds all its GPUs."""
-    return (sum(sol.bought.values()) + sum(c.count * math.ceil(n - 1e-6) for c, n in sol.assignment if c.ownership == "rent")
-            + sum(c.gpus * n for c, n in sol.serving if c.ownership == "rent")
-            + sum(n for n, _ in sol.serving_idle.values()))
+    return (
+        sum(sol.bought.values())
+        + sum(c.count * math.ceil(n - 1e-6) for c, n in sol.assignment if c.ownership == "rent")
+        + sum(c.gpus * n for c, n in sol.serving if c.ownership == "rent")
+        + sum(n for n, _ in sol.serving_idle.values())
+    )
 
 
 class GpuCount(Family):
@@ -53,8 +57,10 @@ class GpuCount(Family):
         return (sc.gpu_lower if single else None, sc.gpu_upper if single else None)
 
     def limits(self, sc: Scenario) -> dict[str, tuple[float, float]]:
-        return {"gpu_count_min": (-_INF if sc.gpu_lower is None else sc.gpu_lower, _INF),
-                "gpu_count_max": (-_INF, _INF if sc.gpu_upper is None else sc.gpu_upper)}
+        return {
+            "gpu_count_min": (-_INF if sc.gpu_lower is None else sc.gpu_lower, _INF),
+            "gpu_count_max": (-_INF, _INF if sc.gpu_upper is None else sc.gpu_upper),
+        }
 
     def unbounded(self, sc: Scenario) -> dict[str, Any]:
         return {"gpu_lower": 0 if sc.gpu_lower is None else sc.gpu_lower, "gpu_upper": UNBOUNDED}
@@ -73,11 +79,31 @@ class GpuCount(Family):
             return [Slack(self.name, "gpu_count", fleet, sel.count, 0, "GPUs", True, facts={"exact": True})]
         out = []
         if sel.min is not None:
-            out.append(Slack(self.name, "gpu_count_min", fleet, sel.min, fleet - sel.min, "GPUs",
-                             binds(fleet - sel.min, sel.min, whole=True), facts={"bound": "min"}))
+            out.append(
+                Slack(
+                    self.name,
+                    "gpu_count_min",
+                    fleet,
+                    sel.min,
+                    fleet - sel.min,
+                    "GPUs",
+                    binds(fleet - sel.min, sel.min, whole=True),
+                    facts={"bound": "min"},
+                )
+            )
         if sel.max is not None:
-            out.append(Slack(self.name, "gpu_count_max", fleet, sel.max, sel.max - fleet, "GPUs",
-                             binds(sel.max - fleet, sel.max, whole=True), facts={"bound": "max"}))
+            out.append(
+                Slack(
+                    self.name,
+                    "gpu_count_max",
+                    fleet,
+                    sel.max,
+                    sel.max - fleet,
+                    "GPUs",
+                    binds(sel.max - fleet, sel.max, whole=True),
+                    facts={"bound": "max"},
+                )
+            )
         return out
 
     def shortfall(self, problem: Problem, free: Solution) -> list[Shortfall]:
@@ -92,10 +118,18 @@ class GpuCount(Family):
             return None
         n = smallest_int(lambda u: run(problem, sc.but(gpu_upper=u)).feasible, sc.gpu_upper, fleet_size(free))
         wl = problem.workload
-        return Lever(self.name, "gpu_count", {"gpus.max": n}, n, sc.gpu_upper,
-                     facts={"field": "gpus.count" if wl.gpus.count is not None else "gpus.max",
-                            "exact": wl.gpus.count is not None,
-                            "deadlines": any(c.deadline for c in problem.classes)})
+        return Lever(
+            self.name,
+            "gpu_count",
+            {"gpus.max": n},
+            n,
+            sc.gpu_upper,
+            facts={
+                "field": "gpus.count" if wl.gpus.count is not None else "gpus.max",
+                "exact": wl.gpus.count is not None,
+                "deadlines": any(c.deadline for c in problem.classes),
+            },
+        )
 
     def need(self, problem: Problem, plan: Solution) -> Need | None:
         n, upper = fleet_size(plan), problem.workload.gpus.upper

@@ -5,6 +5,7 @@ is infeasible, and the diagnosis says how long a horizon it would need.
 
 No row of its own: a candidate that misses the horizon is not a column (its Bounds), and owned
 GPU-hours are held by the capacity family's rows at the horizon's level."""
+
 from __future__ import annotations
 
 import math
@@ -39,9 +40,12 @@ class Horizon(Family):
     def violations(self, problem: Problem, sol: Solution, sc: Scenario) -> list[str]:
         if sc.horizon_hours is None:
             return []
-        return [f"{problem.classes[c.cls].name(problem.workload)} is done {c.done_hours(sc.lead_scale):.6g} h from "
-                f"today at its confidence quantile, past the {sc.horizon_hours:.6g} h horizon"
-                for c, _ in sol.assignment if c.done_hours(sc.lead_scale) > sc.horizon_hours * (1 + 1e-6) + 1e-6]
+        return [
+            f"{problem.classes[c.cls].name(problem.workload)} is done {c.done_hours(sc.lead_scale):.6g} h from "
+            f"today at its confidence quantile, past the {sc.horizon_hours:.6g} h horizon"
+            for c, _ in sol.assignment
+            if c.done_hours(sc.lead_scale) > sc.horizon_hours * (1 + 1e-6) + 1e-6
+        ]
 
     def slack(self, problem: Problem, sol: Solution) -> list[Slack]:
         """The longest job without a deadline against the horizon (a job with one: the deadline's row)."""
@@ -50,17 +54,36 @@ class Horizon(Family):
             return []
         longest = max(free, key=lambda c: c.done_hours())
         used, limit = longest.done_hours() / 24, problem.costs.horizon_hours / 24
-        return [Slack(self.name, "horizon", used, limit, limit - used, "days", binds(limit - used, limit),
-                      facts={"job": problem.classes[longest.cls].name(problem.workload),
-                             "months": problem.workload.deployment.horizon_months,
-                             "confidence": problem.workload.confidence})]
+        return [
+            Slack(
+                self.name,
+                "horizon",
+                used,
+                limit,
+                limit - used,
+                "days",
+                binds(limit - used, limit),
+                facts={
+                    "job": problem.classes[longest.cls].name(problem.workload),
+                    "months": problem.workload.deployment.horizon_months,
+                    "confidence": problem.workload.confidence,
+                },
+            )
+        ]
 
     def shortfall(self, problem: Problem, free: Solution) -> list[Shortfall]:
         needed, limit = planned_makespan(free), problem.costs.horizon_hours
         if needed <= limit * (1 + 1e-9):
             return []
-        return [Shortfall(self.name, "shortfall:horizon", needed / 24, limit / 24,
-                          facts={"months": problem.workload.deployment.horizon_months})]
+        return [
+            Shortfall(
+                self.name,
+                "shortfall:horizon",
+                needed / 24,
+                limit / 24,
+                facts={"months": problem.workload.deployment.horizon_months},
+            )
+        ]
 
     def lever(self, problem: Problem, sc: Scenario, run: Run, exact: bool = True) -> Lever | None:
         if sc.horizon_hours is None:
@@ -79,8 +102,9 @@ class Horizon(Family):
         if needed <= problem.costs.horizon_hours * (1 + 1e-9):
             return None
         months = months_for(needed)
-        return Need(self.name, {"horizon_hours": months * HOURS_PER_MONTH}, {"deployment.horizon_months": months},
-                    months)
+        return Need(
+            self.name, {"horizon_hours": months * HOURS_PER_MONTH}, {"deployment.horizon_months": months}, months
+        )
 
     def keep(self, problem: Problem, base: Scenario) -> dict[str, Any] | None:
         return {"horizon_hours": base.horizon_hours}

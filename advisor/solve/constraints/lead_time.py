@@ -4,6 +4,7 @@ its own: a candidate's start counts against its deadline and the horizon (their 
 owned GPU's capacity starts at its arrival (the capacity family's rows). When no plan exists
 because hardware arrives too late, the diagnosis names the lead time, with what would do instead:
 renting (no lead time) or a later deadline."""
+
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
@@ -34,8 +35,14 @@ class LeadTime(Family):
         for k, (cls, cands) in enumerate(zip(problem.classes, problem.candidates)):
             if cls.deadline is None:
                 continue
-            late = [c for c in cands if c.ownership == "buy" and c.start_hours
-                    and c.done_hours() > cls.deadline and c.hours * c.time_factor <= cls.deadline]
+            late = [
+                c
+                for c in cands
+                if c.ownership == "buy"
+                and c.start_hours
+                and c.done_hours() > cls.deadline
+                and c.hours * c.time_factor <= cls.deadline
+            ]
             if late:
                 # the soonest done within the GPU count the job may use (the gpu_count family's bounds: the
                 # workload's count binds one job only when it is the only job): the best it can do
@@ -44,11 +51,20 @@ class LeadTime(Family):
                 fits = [c for c in late if (lo is None or c.count >= lo) and (hi is None or c.count <= hi)] or late
                 first = min(fits, key=lambda c: (c.done_hours(), c.gpu))
                 arrival = problem.arrival.get(first.gpu)
-                out.append(Shortfall(self.name, f"shortfall:lead_time:{cls.name(problem.workload)}",
-                                     first.start_hours / 24, cls.deadline / 24,
-                                     facts={"job": cls.name(problem.workload), "gpu": first.gpu,
-                                            "job_days": first.planned_hours / 24,
-                                            "lead": arrival.lead if arrival is not None else None}))
+                out.append(
+                    Shortfall(
+                        self.name,
+                        f"shortfall:lead_time:{cls.name(problem.workload)}",
+                        first.start_hours / 24,
+                        cls.deadline / 24,
+                        facts={
+                            "job": cls.name(problem.workload),
+                            "gpu": first.gpu,
+                            "job_days": first.planned_hours / 24,
+                            "lead": arrival.lead if arrival is not None else None,
+                        },
+                    )
+                )
         return out[:1]
 
     def lever(self, problem: Problem, sc: Scenario, run: Run, exact: bool = True) -> Lever | None:

@@ -5,6 +5,7 @@ the widest such job spans.
   network_g_n          F[g] >= network_usd(g, n) z[g,n]   (n larger than one server)
   network_unknown_g_n  z[g,n] = 0                        (no sourced network price: the size cannot be costed)
 """
+
 from __future__ import annotations
 
 import math

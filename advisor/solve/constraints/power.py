@@ -4,6 +4,7 @@
 
   power   kW of owned GPUs and their servers <= the limit
 """
+
 from __future__ import annotations
 
 import datetime as dt
@@ -73,8 +74,19 @@ class Power(Family):
         if problem.power_limit is None:
             return []
         kw, limit = owned_kw(problem, sol), problem.power_limit.kw
-        return [Slack(self.name, "power", kw, limit, limit - kw, "kW", binds(limit - kw, limit),
-                      rule=problem.power_limit.rule, facts={"origin": problem.power_limit.message})]
+        return [
+            Slack(
+                self.name,
+                "power",
+                kw,
+                limit,
+                limit - kw,
+                "kW",
+                binds(limit - kw, limit),
+                rule=problem.power_limit.rule,
+                facts={"origin": problem.power_limit.message},
+            )
+        ]
 
     def shortfall(self, problem: Problem, free: Solution) -> list[Shortfall]:
         kw, lim = owned_kw(problem, free), problem.power_limit
@@ -88,12 +100,23 @@ class Power(Family):
         free = run(problem, sc.but(power_limit_kw=None))
         if not free.feasible:
             return None
-        need = (smallest(lambda kw: run(problem, sc.but(power_limit_kw=kw)).feasible, sc.power_limit_kw,
-                         sc.power_limit_kw * 2) if exact else owned_kw(problem, free))
+        need = (
+            smallest(
+                lambda kw: run(problem, sc.but(power_limit_kw=kw)).feasible, sc.power_limit_kw, sc.power_limit_kw * 2
+            )
+            if exact
+            else owned_kw(problem, free)
+        )
         lim = problem.power_limit
-        return Lever(self.name, "power", {"power_limit_kw": round(need, 2)}, need, sc.power_limit_kw,
-                     rule=lim.rule if lim else None,
-                     facts={"free_kw": owned_kw(problem, free), "origin": lim.message if lim else None})
+        return Lever(
+            self.name,
+            "power",
+            {"power_limit_kw": round(need, 2)},
+            need,
+            sc.power_limit_kw,
+            rule=lim.rule if lim else None,
+            facts={"free_kw": owned_kw(problem, free), "origin": lim.message if lim else None},
+        )
 
     def need(self, problem: Problem, plan: Solution) -> Need | None:
         kw = owned_kw(problem, plan)

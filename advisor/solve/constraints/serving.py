@@ -10,6 +10,7 @@ in the MILP"); owned serving GPUs count in N[g] and lend their off-peak hours to
   serve_capacity_g_l  training GPU-hours <= sum_p min(L, T_p) H[g,p] - L (owned serving GPUs) + L h/24 (GPUs lent
                       h hours a day)
 """
+
 from __future__ import annotations
 
 import math
@@ -33,9 +34,11 @@ if TYPE_CHECKING:
 def _owned_serving(m: Model, g: str, lent: bool | None = None) -> pulp.LpAffineExpression:
     """Owned serving GPUs of type g (lent: only those lent to training off-peak, or only those not)."""
     cls = m.problem.serve_classes
-    return pulp.lpSum(c.gpus * m.r[k, i] for k, i, c in m.serve_pairs()
-                      if c.gpu == g and c.ownership == "buy"
-                      and (lent is None or (cls[k].off_peak_hours > 0) == lent))
+    return pulp.lpSum(
+        c.gpus * m.r[k, i]
+        for k, i, c in m.serve_pairs()
+        if c.gpu == g and c.ownership == "buy" and (lent is None or (cls[k].off_peak_hours > 0) == lent)
+    )
 
 
 def counted_rate(m: Model, k: int, c: ServeCandidate) -> float:
@@ -60,7 +63,7 @@ def billed_in_nodes(m: Model, g: str, idle: pulp.LpVariable) -> None:
     """serve_nodes_g (and serve_block_g): the rented serving GPUs of type g and the idle ones billed
     with them fill whole units of the offer, at least its minimum block (solve/serving_nodes.py)."""
     offer = m.problem.catalog.gpus[g].rental
-    assert offer is not None   # (Model.billed_nodes makes I[g] only for an offer)
+    assert offer is not None  # (Model.billed_nodes makes I[g] only for an offer)
     mine = [(k, i, c) for k, i, c in m.serve_pairs() if c.gpu == g and c.ownership == "rent"]
     used = pulp.lpSum(c.gpus * m.r[k, i] for k, i, c in mine)
     block = block_gpus(offer)
@@ -84,8 +87,10 @@ class Serving(Family):
     def rows(self, m: Model) -> None:
         for k, cs in enumerate(m.scands):
             down = spare_rate(m, k) if m.problem.serve_classes[k].spare else 0
-            m.prob += (pulp.lpSum(counted_rate(m, k, c) * m.r[k, i] for i, c in enumerate(cs)) - down >= m.peak(k),
-                       f"serve_{k}")
+            m.prob += (
+                pulp.lpSum(counted_rate(m, k, c) * m.r[k, i] for i, c in enumerate(cs)) - down >= m.peak(k),
+                f"serve_{k}",
+            )
         p = m.problem
         due, planned = due_levels(p, m.sc), at_planned_hours(p, m.sc)
         for g in sorted({c.gpu for _, _, c in m.serve_pairs() if c.ownership == "buy"}):
@@ -97,13 +102,21 @@ class Serving(Family):
             for (gg, n), z in m.z.items():
                 if gg == g:
                     m.prob += m.N[g] >= n * z + kept, f"serve_fleet_{safe(g)}_{n}"
-            lent = pulp.lpSum(c.gpus * m.r[k, i] * p.serve_classes[k].off_peak_hours / 24.0
-                              for k, i, c in m.serve_pairs() if c.gpu == g and c.ownership == "buy")
+            lent = pulp.lpSum(
+                c.gpus * m.r[k, i] * p.serve_classes[k].off_peak_hours / 24.0
+                for k, i, c in m.serve_pairs()
+                if c.gpu == g and c.ownership == "buy"
+            )
             for level, limit in enumerate(sorted(set(due) - {math.inf})):
-                terms = [counted_hours(c, planned[k]) * m.y[k, i] for k, i, c in m.pairs()
-                         if c.gpu == g and c.ownership == "buy" and due[k] <= limit]
+                terms = [
+                    counted_hours(c, planned[k]) * m.y[k, i]
+                    for k, i, c in m.pairs()
+                    if c.gpu == g and c.ownership == "buy" and due[k] <= limit
+                ]
                 if terms:
-                    room = pulp.lpSum(held_hours(p, m.sc, g, limit, lv) * m.H[g, lv] for lv in range(len(p.holdings[g])))
+                    room = pulp.lpSum(
+                        held_hours(p, m.sc, g, limit, lv) * m.H[g, lv] for lv in range(len(p.holdings[g]))
+                    )
                     m.prob += pulp.lpSum(terms) <= room - limit * (sv - lent), f"serve_capacity_{safe(g)}_{level}"
         for g, idle in m.idle.items():
             billed_in_nodes(m, g, idle)
@@ -120,8 +133,10 @@ class Serving(Family):
         for k, cls in enumerate(classes):
             peak, held = cls.peak_rps * sc.traffic_factor, held_with_one_down(sol, k, cls.spare)
             if held < peak * (1 - 1e-9) - 1e-9:
-                out.append(f"{cls.name}: replicas sustain {held:.6g} requests/s of the {peak:.6g} at peak"
-                           + (" with one replica down (availability n+1)" if cls.spare else ""))
+                out.append(
+                    f"{cls.name}: replicas sustain {held:.6g} requests/s of the {peak:.6g} at peak"
+                    + (" with one replica down (availability n+1)" if cls.spare else "")
+                )
         for g, n in sol.bought.items():
             serve_gpus = sum(c.gpus * m for c, m in sol.serving if c.gpu == g and c.ownership == "buy")
             if serve_gpus > n:
@@ -130,14 +145,26 @@ class Serving(Family):
             used = sum(c.gpus * n for c, n in sol.serving if c.gpu == g and c.ownership == "rent")
             paid = used + sol.serving_idle.get(g, (0, None))[0]
             if paid < billed_gpus(offer, used):
-                out.append(f"{used} {g} rented to serve are billed by {offer.provider} as {billed_gpus(offer, used)}, "
-                           f"the plan pays for {paid}")
+                out.append(
+                    f"{used} {g} rented to serve are billed by {offer.provider} as {billed_gpus(offer, used)}, "
+                    f"the plan pays for {paid}"
+                )
         return out
 
     def slack(self, problem: Problem, sol: Solution) -> list[Slack]:
         out = []
         for k, cls in enumerate(problem.serve_classes):
             cap = held_with_one_down(sol, k, cls.spare)
-            out.append(Slack(self.name, f"serve:{cls.name}", cap, cls.peak_rps, cap - cls.peak_rps, "requests/s",
-                             binds(cap - cls.peak_rps, cls.peak_rps), facts={"name": cls.name}))
+            out.append(
+                Slack(
+                    self.name,
+                    f"serve:{cls.name}",
+                    cap,
+                    cls.peak_rps,
+                    cap - cls.peak_rps,
+                    "requests/s",
+                    binds(cap - cls.peak_rps, cls.peak_rps),
+                    facts={"name": cls.name},
+                )
+            )
         return out

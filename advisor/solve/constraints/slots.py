@@ -1,8 +1,9 @@
 """slots: bought GPUs go into servers.
 
-  slots_g   N[g] = sum_s slots_s S[g,s]   (HGX and OAM boards come filled: every slot a GPU)
-            N[g] <= sum_s slots_s S[g,s]  (PCIe servers and workstations: cards in free slots)
+slots_g   N[g] = sum_s slots_s S[g,s]   (HGX and OAM boards come filled: every slot a GPU)
+          N[g] <= sum_s slots_s S[g,s]  (PCIe servers and workstations: cards in free slots)
 """
+
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
