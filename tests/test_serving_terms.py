@@ -48,10 +48,12 @@ def test_a_buy_only_deployment_is_told_to_plan_the_launch(plan_json, write):
 
 def test_a_rental_sold_by_whole_nodes_bills_the_serving_gpus_in_whole_nodes(plan_json, write, catalog):
     """Nebius rents H200 by the 8-GPU VM: two 1-GPU replicas were priced as 2 GPUs ($183,960 over 36
-    months) for an offer that bills 8 ($735,840). The MILP now bills whole nodes (serve_nodes_g)."""
-    code, plan = plan_json(
-        write("name: nodes\ndeployment: {context: datacenter, ownership: rent}\ngpus: {allow: [h200-sxm]}\n" + SERVE)
-    )
+    months) for an offer that bills 8 ($735,840). The MILP now bills whole nodes (serve_nodes_g), and
+    the memo's sentence says what is billed beside the GPU-hours used, so its figures add up."""
+    import advisor
+
+    path = write("name: nodes\ndeployment: {context: datacenter, ownership: rent}\ngpus: {allow: [h200-sxm]}\n" + SERVE)
+    code, plan = plan_json(path)
     offer = catalog.gpus["h200-sxm"].rental
     used = sum(r["gpu_count"] for r in plan["serving"])
     billed = math.ceil(used / offer.gpus_per_node) * offer.gpus_per_node
@@ -62,6 +64,8 @@ def test_a_rental_sold_by_whole_nodes_bills_the_serving_gpus_in_whole_nodes(plan
     assert sum(b["total_usd"] for b in plan["bill_of_materials"] if b["total_usd"]) == pytest.approx(
         plan["nominal_cost_usd"], abs=0.01
     )
+    text = advisor.memo(plan, path, fmt="md", charts=False).text
+    assert f"up to {used} at once, billed as {billed} GPUs (the provider rents whole nodes)" in text
 
 
 def test_the_plan_check_refuses_serving_gpus_billed_short_of_whole_nodes(catalog, rules):

@@ -39,9 +39,11 @@ def recommendation(
                 + (f"s at {usd(item.unit_price_usd)} each" if n != 1 else f" for {usd(item.unit_price_usd)}")
             )
         else:
+            billed = item.billed_gpus or n
             parts.append(
                 f"rent {g.name} GPUs on demand from {item.provider}: {item.gpu_hours or 0:,.0f} "
                 f"GPU-hours at {unit_rate(item.unit_price_usd or 0)} per GPU-hour, up to {n:,} at once"
+                + (f", billed as {billed:,} GPUs (the provider rents whole nodes)" if billed > n else "")
             )
     for srv in plan.servers:
         parts.append(f"{server_phrase(ctx.catalog, srv.server, srv.count)} to hold them")
