@@ -50,7 +50,12 @@ def bill_rows(p: Plan) -> list[list[Any]]:
                     item.count,
                     "rent",
                     f"{unit_rate(item.unit_price_usd or 0)}/GPU-hour",
-                    f"{item.gpu_hours or 0:,.0f} GPU-hours ({item.provider or ''})",
+                    f"{item.gpu_hours or 0:,.0f} GPU-hours ({item.provider or ''})"
+                    + (
+                        f", billed as {item.billed_gpus:,} (whole nodes)"
+                        if item.billed_gpus and item.billed_gpus > item.count
+                        else ""
+                    ),
                 ]
             )
     for srv in p.servers:
