@@ -46,7 +46,7 @@ def test_a_buy_only_deployment_is_told_to_plan_the_launch(plan_json, write):
     assert code == 0 and "No rented layout is allowed here" in _warning(plan, "serving-starts-late")
 
 
-def test_a_rental_sold_by_whole_nodes_bills_the_serving_gpus_in_whole_nodes(plan_json, write, catalog):
+def test_a_rental_sold_by_whole_nodes_bills_the_serving_gpus_in_whole_nodes(plan_json, write, catalog, run):
     """Nebius rents H200 by the 8-GPU VM: two 1-GPU replicas were priced as 2 GPUs ($183,960 over 36
     months) for an offer that bills 8 ($735,840). The MILP now bills whole nodes (serve_nodes_g), and
     the memo's sentence says what is billed beside the GPU-hours used, so its figures add up."""
@@ -66,6 +66,9 @@ def test_a_rental_sold_by_whole_nodes_bills_the_serving_gpus_in_whole_nodes(plan
     )
     text = advisor.memo(plan, path, fmt="md", charts=False).text
     assert f"up to {used} at once, billed as {billed} GPUs (the provider rents whole nodes)" in text
+    code, table, _ = run("plan", path, "--as-of", AS_OF, "--section", "buy")
+    assert code == 0 and f"{plan['purchase'][0]['gpu_hours']:,.0f} GPU-hours" in table
+    assert f"billed as {billed} (whole nodes)" in table
 
 
 def test_the_plan_check_refuses_serving_gpus_billed_short_of_whole_nodes(catalog, rules):
