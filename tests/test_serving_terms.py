@@ -109,3 +109,28 @@ def test_a_rental_by_the_gpu_carries_no_serving_warning(plan_json, write):
     )
     assert code == 0 and not [w for w in plan["warnings"] if w["code"] == "serving-starts-late"]
     assert all(r.get("billed_gpus") == r["count"] for r in plan["purchase"])
+
+
+def test_a_bridge_rented_from_a_whole_node_offer_is_billed_in_whole_nodes(catalog, rules):
+    """The lead-time bridge is priced as the offer sells it: two 1-GPU H200 replicas for 73 days at
+    Nebius are billed as one 8-GPU node, 8 x $3.50 x 1,752 h."""
+    from advisor.explain.serving import bridge_replicas, bridge_usd
+    from advisor.flow import prepare
+    from advisor.inputs.workload import parse_workload
+
+    doc = {
+        "name": "bridge",
+        "deployment": {"context": "datacenter", "ownership": "rent"},
+        "gpus": {"allow": ["h200-sxm"]},
+        "kind": "serve",
+        "model": "llama-3.1-8b",
+        "precision": "fp8",
+        "slo": {"ttft_ms": 2000, "tpot_ms": 100},
+        "traffic": {"requests_per_s": 20, "input_tokens": 1000, "output_tokens": 300},
+    }
+    problem = prepare(parse_workload(doc), catalog, rules, AS_OF)
+    (cls,) = problem.serve_classes
+    one = next(c for c in problem.serve_candidates[0] if c.ownership == "rent" and c.gpus == 1)
+    offer = catalog.gpus["h200-sxm"].rental
+    assert bridge_replicas(cls, one) == 2 and offer.gpus_per_node == 8
+    assert bridge_usd(problem, cls, one, 73 * 24) == pytest.approx(8 * offer.usd_per_gpu_hour * 73 * 24, rel=1e-9)

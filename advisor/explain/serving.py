@@ -20,6 +20,7 @@ from advisor.solve.constraints.serving import held_with_one_down
 from advisor.solve.milp import solve
 from advisor.solve.problem import Problem, ServeCandidate, ServeClass
 from advisor.solve.scenario import baseline
+from advisor.solve.serving_nodes import billed_gpus
 from advisor.solve.settings import SolveSettings
 from advisor.solve.solution import Solution
 
@@ -162,7 +163,7 @@ def late_service(problem: Problem, sol: Solution) -> list[dict]:
             "time, then burn-in), while the plan counts them from today. "
         )
         bridges = sorted(
-            (bridge_usd(cls, c, hours), c.gpu, c.tp * c.pp, bridge_replicas(cls, c))
+            (bridge_usd(problem, cls, c, hours), c.gpu, c.tp * c.pp, bridge_replicas(cls, c))
             for c in problem.serve_candidates[k]
             if c.ownership == "rent"
         )
@@ -184,10 +185,14 @@ def bridge_replicas(cls: ServeClass, c: ServeCandidate) -> int:
     return math.ceil(cls.peak_rps / c.requests_per_s - 1e-9) + (1 if cls.spare else 0)
 
 
-def bridge_usd(cls: ServeClass, c: ServeCandidate, hours: float) -> float:
-    """Cash for bridge_replicas of rented layout c over `hours` at its own hourly rate."""
+def bridge_usd(problem: Problem, cls: ServeClass, c: ServeCandidate, hours: float) -> float:
+    """Cash for bridge_replicas of rented layout c over `hours` at its own hourly rate, their GPUs
+    billed as the offer sells them (whole nodes: solve/serving_nodes.py)."""
     cash = c.run_cost_usd if c.run_cost_nominal is None else c.run_cost_nominal  # one replica, serving hours
-    return bridge_replicas(cls, c) * cash / c.hours * hours
+    gpus = bridge_replicas(cls, c) * c.gpus
+    offer = problem.catalog.gpus[c.gpu].rental
+    billed = billed_gpus(offer, gpus) if offer is not None else gpus
+    return billed * cash / (c.gpus * c.hours) * hours
 
 
 def serving_insights(problem: Problem, sol: Solution, settings: SolveSettings) -> dict:
