@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from advisor.contract import Plan
 from advisor.contract.context import PlanContext
+from advisor.contract.costs import PurchaseItem
 from advisor.data.catalog import Catalog
 from advisor.present.memo_sections import server_name
 from advisor.present.words import deadline_phrase, duration, join, sentence, unit_rate, usd
@@ -15,6 +16,17 @@ def server_phrase(catalog: Catalog, sid: str, n: int) -> str:
     """'one HGX A100 8-GPU server (SXM4, NVSwitch)', '2 x Workstation ...' (display names only)."""
     name = server_name(catalog, sid)
     return f"one {name}" if n == 1 else f"{n:,} x {name}"
+
+
+def _rental_phrase(item: PurchaseItem, name: str) -> str:
+    """'rent X GPUs on demand from P: H GPU-hours at $r per GPU-hour, up to n at once', with what an
+    offer sold by whole nodes bills when that is more than the GPUs used."""
+    n, billed = item.count, item.billed_gpus or item.count
+    return (
+        f"rent {name} GPUs on demand from {item.provider}: {item.gpu_hours or 0:,.0f} "
+        f"GPU-hours at {unit_rate(item.unit_price_usd or 0)} per GPU-hour, up to {n:,} at once"
+        + (f", billed as {billed:,} GPUs (the provider rents whole nodes)" if billed > n else "")
+    )
 
 
 def recommendation(
@@ -39,12 +51,7 @@ def recommendation(
                 + (f"s at {usd(item.unit_price_usd)} each" if n != 1 else f" for {usd(item.unit_price_usd)}")
             )
         else:
-            billed = item.billed_gpus or n
-            parts.append(
-                f"rent {g.name} GPUs on demand from {item.provider}: {item.gpu_hours or 0:,.0f} "
-                f"GPU-hours at {unit_rate(item.unit_price_usd or 0)} per GPU-hour, up to {n:,} at once"
-                + (f", billed as {billed:,} GPUs (the provider rents whole nodes)" if billed > n else "")
-            )
+            parts.append(_rental_phrase(item, g.name))
     for srv in plan.servers:
         parts.append(f"{server_phrase(ctx.catalog, srv.server, srv.count)} to hold them")
     text = join(parts)
