@@ -34,7 +34,7 @@ from advisor.solve.model import (
 )
 from advisor.solve.plan_values import cost_gap, plan_cost, plan_hours, run_columns
 from advisor.solve.problem import Problem
-from advisor.solve.run import check_found
+from advisor.solve.run import check_found, printed_gap
 from advisor.solve.scenario import Scenario, baseline
 from advisor.solve.solution import Solution, read_solution
 from advisor.solve.usable import usable_candidates
@@ -171,7 +171,7 @@ def _polished(
         # within the gap of the first solve's lower bound, and the gap reported is that plan's
         within = cost_gap(pm.model, bound)
         if not proven or within <= gap:
-            return pm.model, (round(within, 6) if proven else mip_gap)
+            return pm.model, (printed_gap(within) if proven else mip_gap)
     return model, mip_gap
 
 

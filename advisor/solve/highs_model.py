@@ -12,7 +12,7 @@ import numpy as np
 from advisor.errors import SolverError
 from advisor.solve.constraints.base import UNBOUNDED
 from advisor.solve.model import Model
-from advisor.solve.run import quiet_stdout
+from advisor.solve.run import printed_gap, quiet_stdout
 from advisor.solve.scenario import Scenario
 from advisor.solve.speed_model import SpeedColumns
 
@@ -254,7 +254,7 @@ class HighsModel(SpeedColumns):
         proven = status == S.kOptimal
         self.dual_bound = float(info.mip_dual_bound)
         gap_now = float(info.mip_gap)
-        mip_gap: float | None = round(gap_now, 6) if math.isfinite(gap_now) and gap_now < 1e9 else None
+        mip_gap: float | None = printed_gap(gap_now) if math.isfinite(gap_now) and gap_now < 1e9 else None
         if proven and mip_gap is None:
             mip_gap = 0.0
         return ("optimal" if proven else "feasible"), proven, mip_gap
