@@ -190,41 +190,19 @@ def spec_from_flags(
     """A JobSpec from command-line style arguments (a preset, or params with an optional shape),
     with every invalid value reported as the field that carries it (`` `params`: ... ``, exit 2; the CLI
     layer shows the flag, advisor/cli/base.py)."""
-    _check_model_flags(
-        catalog,
-        model,
-        params,
-        dict(
-            layers=layers,
-            hidden=hidden,
-            heads=heads,
-            kv_heads=kv_heads,
-            ffn=ffn,
-            vocab=vocab,
-            tied_embeddings=tied_embeddings,
-            active_params=active_params,
-        ),
+    shape_fields = dict(
+        layers=layers,
+        hidden=hidden,
+        heads=heads,
+        kv_heads=kv_heads,
+        ffn=ffn,
+        vocab=vocab,
+        tied_embeddings=tied_embeddings,
+        active_params=active_params,
     )
-    shape: Any = (
-        model
-        if model is not None
-        else {
-            k: v
-            for k, v in dict(
-                params=params,
-                layers=layers,
-                hidden=hidden,
-                seq_len=seq_len,
-                heads=heads,
-                kv_heads=kv_heads,
-                ffn=ffn,
-                vocab=vocab,
-                tied_embeddings=tied_embeddings,
-                active_params=active_params,
-            ).items()
-            if v is not None
-        }
-    )
+    _check_model_flags(catalog, model, params, shape_fields)
+    given = {k: v for k, v in dict(params=params, seq_len=seq_len, **shape_fields).items() if v is not None}
+    shape: Any = model if model is not None else given
     job = _flag_job(shape, seq_len if model is not None else None, job_fields)
     return job_spec(job, resolve_model(job, catalog, "model"))
 
