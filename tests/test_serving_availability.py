@@ -16,6 +16,33 @@ from advisor.inputs.workload import parse_workload
 SERVING = sorted(p.stem for p in EXAMPLES.glob("*.yaml") if "traffic" in p.read_text(encoding="utf-8"))
 
 
+# a replica measured at a million requests/s against a 0.75 requests/s peak (found by the fuzzer)
+FAST_REPLICA = {
+    "deployment": "datacenter",
+    "jobs": [
+        {
+            "name": "chat",
+            "kind": "serve",
+            "model": "llama-3.1-8b",
+            "precision": "int8",
+            "months": 36,
+            "traffic": {"requests_per_s": 0.5, "peak_factor": 1.5, "input_tokens": 200, "output_tokens": 100},
+            "measured": [
+                {
+                    "gpu": "rtx-4090",
+                    "count": 1,
+                    "tensor_parallel": 1,
+                    "input_len": 200,
+                    "output_len": 100,
+                    "output_tokens_per_s": 1e8,
+                    "date": "2026-11-20",
+                }
+            ],
+        }
+    ],
+}
+
+
 def held_with_one_down(rows: list[dict], name: str) -> float:
     """Requests/s the class's replicas sustain with its largest replica down, from the printed rows."""
     mine = [r for r in rows if r["name"] == name]
@@ -56,30 +83,7 @@ def test_a_replica_far_faster_than_the_peak_still_gets_its_spare(catalog, rules)
     outweighed the solver's integrality tolerance (u = 1 - 1e-6 took down all but a request/s of it),
     so one replica passed n+1 and the plan was refused as broken. The rows count a replica at most at
     the peak: two replicas, each holding the peak alone."""
-    doc = {
-        "deployment": "datacenter",
-        "jobs": [
-            {
-                "name": "chat",
-                "kind": "serve",
-                "model": "llama-3.1-8b",
-                "precision": "int8",
-                "months": 36,
-                "traffic": {"requests_per_s": 0.5, "peak_factor": 1.5, "input_tokens": 200, "output_tokens": 100},
-                "measured": [
-                    {
-                        "gpu": "rtx-4090",
-                        "count": 1,
-                        "tensor_parallel": 1,
-                        "input_len": 200,
-                        "output_len": 100,
-                        "output_tokens_per_s": 1e8,
-                        "date": "2026-11-20",
-                    }
-                ],
-            }
-        ],
-    }
+    doc = copy.deepcopy(FAST_REPLICA)
     p = plan(parse_workload(doc), catalog=catalog, rules=rules, as_of=AS_OF, explain=False)
     assert p["status"] == "optimal"
     (row, *more) = p["serving"]
@@ -96,30 +100,7 @@ def test_a_robustness_draw_keeps_the_spare_the_plan_keeps(catalog, rules):
     from advisor.flow import prepare
     from advisor.solve.settings import SolveSettings
 
-    doc = {
-        "deployment": "datacenter",
-        "jobs": [
-            {
-                "name": "chat",
-                "kind": "serve",
-                "model": "llama-3.1-8b",
-                "precision": "int8",
-                "months": 36,
-                "traffic": {"requests_per_s": 0.5, "peak_factor": 1.5, "input_tokens": 200, "output_tokens": 100},
-                "measured": [
-                    {
-                        "gpu": "rtx-4090",
-                        "count": 1,
-                        "tensor_parallel": 1,
-                        "input_len": 200,
-                        "output_len": 100,
-                        "output_tokens_per_s": 1e8,
-                        "date": "2026-11-20",
-                    }
-                ],
-            }
-        ],
-    }
+    doc = copy.deepcopy(FAST_REPLICA)
     problem = prepare(parse_workload(doc), catalog, rules, AS_OF)
     redraw = Verdict(problem, SolveSettings(), draws=1).redraw
     assert redraw.model is not None  # the in-place path (highspy), not a full solve per draw
