@@ -12,7 +12,7 @@ and runs HiGHS again: no PuLP model is rebuilt. Without highspy every draw is a 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from advisor.errors import NoPlanInTime, SolverError
 from advisor.solve.constraints import bounds
@@ -23,7 +23,7 @@ from advisor.solve.model import TIE_BREAK_USD_PER_HOUR, Model
 from advisor.solve.problem import Candidate, Problem, ServeCandidate
 from advisor.solve.run import solver_for
 from advisor.solve.scenario import Scenario
-from advisor.solve.settings import SolveSettings
+from advisor.solve.settings import DEFAULT_GAP, SolveSettings
 from advisor.solve.usable import cost_dominators, usable_candidates
 
 if TYPE_CHECKING:
@@ -74,7 +74,7 @@ class Redraw:
         # draws took 10.2 s of CPU against 21.0 s, every plan the same. At the fleets' 1% the search
         # decides which plan within the gap it returns (4 of the 200-job fleet's first 40 draws changed):
         # there HiGHS keeps its defaults.
-        if gap <= 1e-4:
+        if gap <= DEFAULT_GAP:
             hm.h.setOptionValue("mip_allow_restart", False)
         self.model, self.h, self.hm = model, hm.h, hm
         self._index()
@@ -222,9 +222,9 @@ class Redraw:
     def _run_draw(self) -> tuple[frozenset, tuple, bool] | None:
         """choice() of the model as _set_draw left it: a fresh HiGHS run, its plan read off the columns.
         The search is handed the model's first plan (_first_plan), a start it keeps only where the
-        draw leaves it feasible: the 200 draws of train-and-serve took 18.8 s of CPU against 34.4 s
-        without, and serve-70b-datacenter's 3.9 s against 13.2 s, every draw's plan and cost the same
-        (bench/warm_start.py checks the start against a fresh solve)."""
+        draw leaves it feasible: with it (and no restarts, above) the 200 draws of train-and-serve took
+        10.2 s of CPU against 34.4 s, every draw's plan and cost the same (bench/warm_start.py checks
+        the start against a fresh solve)."""
         import highspy
 
         h, m = self.h, self.model
@@ -234,12 +234,10 @@ class Redraw:
             start = highspy.HighsSolution()
             start.col_value, start.value_valid = self.hint, True
             h.setSolution(start)
-        if h.run() == highspy.HighsStatus.kError:
-            raise SolverError("the highs solver failed: HiGHS returned an error")
+        _run(h)
         if h.getInfo().primal_solution_status == 2 and not self._objective_adds_up():
             h.clearSolver()  # a start taken for the answer without a search: search afresh
-            if h.run() == highspy.HighsStatus.kError:
-                raise SolverError("the highs solver failed: HiGHS returned an error")
+            _run(h)
         status, S = h.getModelStatus(), highspy.HighsModelStatus
         if status in (S.kInfeasible, S.kUnboundedOrInfeasible):
             return None  # no plan under this draw's factors
@@ -319,6 +317,14 @@ class Redraw:
         b = self.limits[k]
         start = c.start_hours * b.start_scale
         return (c.planned_hours, b.planned_hours - start, c.hours, b.hours - start)
+
+
+def _run(h: Any) -> None:
+    """One HiGHS run of the draw's model; an error of HiGHS's own is a SolverError."""
+    import highspy
+
+    if h.run() == highspy.HighsStatus.kError:
+        raise SolverError("the highs solver failed: HiGHS returned an error")
 
 
 def _test_array(tests: Sequence[DeadlineTest | None]) -> np.ndarray:
