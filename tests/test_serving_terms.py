@@ -134,3 +134,17 @@ def test_a_bridge_rented_from_a_whole_node_offer_is_billed_in_whole_nodes(catalo
     offer = catalog.gpus["h200-sxm"].rental
     assert bridge_replicas(cls, one) == 2 and offer.gpus_per_node == 8
     assert bridge_usd(problem, cls, one, 73 * 24) == pytest.approx(8 * offer.usd_per_gpu_hour * 73 * 24, rel=1e-9)
+
+
+def test_a_budget_holds_the_whole_nodes_billed(plan_json, write):
+    """The budget row counts the idle GPUs a whole-node offer bills: a budget at the printed cash plans
+    the same GPUs, a budget $100 below it (still far above the GPUs the replicas use) has no plan."""
+    base = "name: nodes\ndeployment: {context: datacenter, ownership: rent}\ngpus: {allow: [h200-sxm]}\n" + SERVE
+    code, plan = plan_json(write(base))
+    cash = plan["nominal_cost_usd"]
+    used_cash = sum(r["gpu_hours"] * r["unit_price_usd"] for r in plan["purchase"])
+    assert code == 0 and used_cash < cash - 100
+    code, at = plan_json(write(base + f"budget_usd: {cash:.2f}\n", "at.yaml"))
+    assert code == 0 and at["nominal_cost_usd"] <= cash and at["purchase"][0]["billed_gpus"] == 8
+    code, _ = plan_json(write(base + f"budget_usd: {cash - 100:.2f}\n", "below.yaml"))
+    assert code == 3
