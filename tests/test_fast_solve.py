@@ -184,9 +184,9 @@ def test_the_idle_gpu_polish_stops_on_work_so_the_plan_does_not_depend_on_time(m
         problem.solver_cache.clear()
         return problem
 
-    short, long = (
-        solve(fresh(), settings=SolveSettings(time_limit=30)),
-        solve(fresh(), settings=SolveSettings(time_limit=300)),
+    short, long = (  # polish=True: a fleet of 50 jobs or more is not polished unless asked
+        solve(fresh(), settings=SolveSettings(time_limit=30, polish=True)),
+        solve(fresh(), settings=SolveSettings(time_limit=300, polish=True)),
     )
 
     def plan_of(sol):
@@ -206,6 +206,37 @@ def test_the_idle_gpu_polish_stops_on_work_so_the_plan_does_not_depend_on_time(m
     if jobs < 50:  # the polish proved a plan dearer than the least: the gap reported is that plan's
         assert short.objective_usd > short.mip_objective_usd
         assert gap >= (short.objective_usd - short.mip_objective_usd) / short.objective_usd - 5e-7
+
+
+def test_a_fleet_is_not_polished_unless_asked(monkeypatch):
+    """A fleet (FLEET_JOBS jobs or more: here bench/solve.py's fleet of 6, seed 1, whose plan leaves bought GPUs
+    idle, with the threshold lowered to 5 for speed) is proven within
+    1%, inside which the polish's 0.1% allowance lies: its plan is the least-cost solve's, with no
+    polish run, unless the settings ask for one (then it runs, as below FLEET_JOBS)."""
+    import datetime as dt
+
+    from advisor.data.catalog import load_catalog
+    from advisor.data.rules import load_rules
+    from advisor.inputs.workload import parse_workload
+    from advisor.solve import settings as solve_settings
+    from advisor.solve.highs_model import HighsModel
+
+    monkeypatch.setattr(solve_settings, "FLEET_JOBS", 5)
+    problem = prepare(parse_workload(_fleet(6, seed=1), "fleet"), load_catalog(), load_rules(), dt.date(2026, 12, 1))
+    polish_runs: list[int] = []
+    run = HighsModel.run
+
+    def recorded(self, time_limit, gap, nodes=None):
+        polish_runs.extend([nodes] if nodes is not None else [])  # the polish's run has a node cap
+        return run(self, time_limit, gap, nodes)
+
+    monkeypatch.setattr(HighsModel, "run", recorded)
+    plain = solve(problem, settings=SolveSettings(time_limit=120))
+    assert polish_runs == [] and plain.objective_usd == pytest.approx(plain.mip_objective_usd, rel=1e-12)
+    assert plain.solver["gap"] <= 0.01
+    problem.solver_cache.clear()
+    solve(problem, settings=SolveSettings(time_limit=120, polish=True))
+    assert len(polish_runs) == 1  # asked: the idle GPUs of this fleet's plan get the polish
 
 
 def test_a_polish_stopped_by_its_time_limit_is_not_taken(monkeypatch):

@@ -42,7 +42,7 @@ from advisor.solve.model import Model
 from advisor.solve.problem import Problem
 from advisor.solve.redraw import TIMED_OUT, describe, signature
 from advisor.solve.scenario import baseline
-from advisor.solve.settings import FLEET_JOBS, SolveSettings, SolveTally
+from advisor.solve.settings import SolveSettings, SolveTally
 from advisor.solve.solution import Solution
 from advisor.solve.verify import violations
 
@@ -237,9 +237,7 @@ def decide(problem: Problem, point: Solution, settings: SolveSettings, verdict: 
             verdict = Drawn(problem, settings)
         options += draw_options(problem, verdict, settings, seen)
     chosen = pick(options, spec.basis, draws, settings.gap_for(problem))
-    if chosen.label == "expected" and settings.polish and problem.job_count < FLEET_JOBS:
-        # the plan itself: with the idle-GPU polish (not for fleets, as in their explanations: it moves the
-        # cost by at most 0.1%, inside their 1% gap, and costs a second MILP of seconds)
+    if chosen.label == "expected" and settings.polishes(problem):  # the plan itself, with the idle-GPU polish
         polished = expected_plan(problem, draws, settings)
         if polished is not None:
             chosen.sol, chosen.cost = polished, PlanCost.of(problem, polished)

@@ -37,9 +37,9 @@ def solve(problem: Problem, scenario: Scenario | None = None, settings: SolveSet
     gap = s.gap_for(problem)
     if solver_for(s.time_limit, gap)[0] == "highs" and not problem.serve_classes:
         # the fast path changes training coefficients in place; serving sections are rebuilt each time
-        sol = solve_fast(problem, sc, s.time_limit, gap, polish=s.polish)
+        sol = solve_fast(problem, sc, s.time_limit, gap, polish=s.polishes(problem))
     else:  # highspy missing, or serving: a fresh PuLP build
-        sol = solve_pulp(problem, sc, s.time_limit, gap)
+        sol = solve_pulp(problem, sc, s.time_limit, gap, s.polishes(problem))
     count_solve(sol.objective_usd if sol.feasible else None, sol.solver.get("gap"), s.tally is not None)  # progress
     if s.tally is not None:
         s.tally.solves += 1
@@ -48,7 +48,7 @@ def solve(problem: Problem, scenario: Scenario | None = None, settings: SolveSet
     return sol
 
 
-def solve_pulp(problem: Problem, sc: Scenario, time_limit: float | None, gap: float) -> Solution:
+def solve_pulp(problem: Problem, sc: Scenario, time_limit: float | None, gap: float, polish: bool = True) -> Solution:
     """A fresh PuLP build and solve (CBC when highspy is missing; the reference the fast path is tested against)."""
     cands = usable_candidates(problem, sc)
     if any(not cs for cs in cands + usable_serving(problem, sc)):
@@ -59,7 +59,7 @@ def solve_pulp(problem: Problem, sc: Scenario, time_limit: float | None, gap: fl
         return Solution("infeasible", None, solver={"name": name, "status": status})
     mip_objective = pulp.value(model.total)
     mip_gap = read_gap(model.prob, name, proven)
-    if idle_owned_gpus(model):
+    if polish and idle_owned_gpus(model):
         model, name, status, proven = _polished(
             problem, sc, model, mip_objective, time_limit, gap, (name, status, proven)
         )

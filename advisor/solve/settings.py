@@ -36,26 +36,31 @@ class SolveTally:
 @dataclass(frozen=True)
 class SolveSettings:
     """gap: the relative MIP gap (None: default_gap of the problem); time_limit: seconds (None:
-    none); polish: put idle bought GPUs to work when that costs < 0.1% (solve/milp.py); tally:
-    where the solve is counted (None: not counted)."""
+    none); polish: put idle bought GPUs to work when that costs < 0.1% (solve/milp.py; None: for
+    fewer than FLEET_JOBS jobs, see polishes); tally: where the solve is counted (None: not counted)."""
 
     gap: float | None = None
     time_limit: float | None = 30.0
-    polish: bool = True
+    polish: bool | None = None
     tally: SolveTally | None = None
 
     def gap_for(self, problem: Problem) -> float:
         return default_gap(problem) if self.gap is None else self.gap
 
+    def polishes(self, problem: Problem) -> bool:
+        """By default, not for fleets: their plan's cost is proven within 1%, and the polish's 0.1%
+        allowance lies inside that gap. Measured (docs/performance.md): on bench/solve.py's fleets of
+        200 and 1,000 jobs the polish never finished within its nodes, spending 3-6 s a plan for nothing."""
+        return problem.job_count < FLEET_JOBS if self.polish is None else self.polish
+
     def explaining(self, problem: Problem) -> SolveSettings:
         """The settings of an explanation's re-solves: a gap of at least EXPLAIN_GAP, a time limit of
-        at most EXPLAIN_TIME_LIMIT, a fresh tally, and no idle-GPU polish for fleets (it moves a cost
-        by at most 0.1%, inside their 1% gap, and its model differs per plan)."""
+        at most EXPLAIN_TIME_LIMIT, a fresh tally, and no idle-GPU polish for fleets (polishes)."""
         limit = EXPLAIN_TIME_LIMIT if self.time_limit is None else min(self.time_limit, EXPLAIN_TIME_LIMIT)
         return SolveSettings(
             gap=max(EXPLAIN_GAP, self.gap or 0.0),
             time_limit=limit,
-            polish=problem.job_count < FLEET_JOBS,
+            polish=None,
             tally=SolveTally(),
         )
 
