@@ -7,6 +7,7 @@ from typing import Any
 
 from advisor.solve import ledger
 from advisor.solve.problem import Problem
+from advisor.solve.serving_bridge import stands_in_for
 from advisor.solve.solution import Solution
 
 JSONObject = dict[str, Any]
@@ -112,12 +113,12 @@ def purchase_rows(problem: Problem, sol: Solution) -> list[JSONObject]:
 def bridge_rows(problem: Problem, sol: Solution) -> list[JSONObject]:
     """The GPUs rented on demand to serve until bought serving GPUs arrive (solve/serving_bridge.py):
     one row per rented type and bought type it stands in for, with its hours and GPUs."""
-    rows: dict[tuple[str, str], JSONObject] = {}
+    rows: dict[tuple[str, float], JSONObject] = {}
     for b, n in sol.bridges:
         rate = problem.catalog.gpus[b.gpu].rental
         assert rate is not None, f"{b.gpu} rented as a bridge without a rental rate"  # candidates need one
         entry = rows.setdefault(
-            (b.gpu, b.bridges),
+            (b.gpu, b.hours),
             {
                 "gpu": b.gpu,
                 "count": 0,
@@ -130,7 +131,7 @@ def bridge_rows(problem: Problem, sol: Solution) -> list[JSONObject]:
                 "rent_kind": rate.pricing,
                 **ledger.offer_terms(rate),
                 "use": "bridge",
-                "bridges": b.bridges,
+                "bridges": ", ".join(stands_in_for(b, sol.bought)),
                 "hours": b.hours,
                 "billed_gpus": 0,
             },
@@ -138,9 +139,9 @@ def bridge_rows(problem: Problem, sol: Solution) -> list[JSONObject]:
         entry["count"] += b.gpus * n
         entry["gpu_hours"] += b.gpu_hours * n
         entry["billed_gpus"] += b.gpus * n
-    for (_, g, h), (idle, _) in sol.bridge_idle.items():  # whole nodes billed beyond the replicas
-        if (h, g) in rows:
-            rows[h, g]["billed_gpus"] += idle
+    for (_, a, h), (idle, _) in sol.bridge_idle.items():  # whole nodes billed beyond the replicas
+        if (h, a) in rows:
+            rows[h, a]["billed_gpus"] += idle
     return [rows[key] for key in sorted(rows)]
 
 

@@ -20,7 +20,7 @@ from advisor.solve.constraints.serving import held_with_one_down
 from advisor.solve.milp import solve
 from advisor.solve.problem import Problem, ServeCandidate
 from advisor.solve.scenario import baseline
-from advisor.solve.serving_bridge import late_types, waits
+from advisor.solve.serving_bridge import late_types, stands_in_for, waits
 from advisor.solve.settings import SolveSettings
 from advisor.solve.solution import Solution
 
@@ -164,7 +164,8 @@ def late_service(problem: Problem, sol: Solution) -> list[dict]:
             cash = sum((b.run_cost_nominal or b.run_cost_usd) * n for b, n in bridges + idle)
             rented = "; ".join(
                 f"{n} replica{'s' if n != 1 else ''} of {b.gpus} {problem.catalog.gpus[b.gpu].name} for "
-                f"{b.hours:,.0f} h" + (f" (until the {b.bridges} arrive)" if len(late) > 1 else "")
+                f"{b.hours:,.0f} h"
+                + (f" (until the {', '.join(stands_in_for(b, sol.bought))} arrive)" if len(late) > 1 else "")
                 for b, n in bridges
             )
             extra = sum(x for x, _ in sol.bridge_idle.values()) and any(key[0] == k for key in sol.bridge_idle)

@@ -10,7 +10,7 @@ come from the constraint families, solve/constraints/; solve/formulation.py puts
   r[k,i]   integer replicas of serving candidate i for request class k
   I[g]     integer GPUs of type g rented for serving and billed beyond the replicas' own: an offer sold by
            whole nodes (or a minimum block) bills its serving GPUs in nodes B[g] (solve/serving_nodes.py)
-  X[k,g,j] integer replicas of rented layout j bridging class k until bought GPU type g arrives (with their
+  X[k,A,j] integer replicas of rented layout j serving class k until its bought GPUs arriving at A do (with their
            whole-node idle GPUs and nodes; solve/serving_bridge.py)
   u[k,c]   allow_mixed only: integer copies a rented candidate holds at once, ceil(y[k,c]) (a share of
            a job's tokens still holds all its GPUs): y <= u <= y + 1 - epsilon; what the GPU count counts
@@ -44,9 +44,15 @@ class Model:
     (per serving request class)."""
 
     def __init__(
-        self, problem: Problem, sc: Scenario, cands: list[list[Candidate]], scands: list[list[ServeCandidate]]
+        self,
+        problem: Problem,
+        sc: Scenario,
+        cands: list[list[Candidate]],
+        scands: list[list[ServeCandidate]],
+        redrawn: bool = False,
     ):
         self.problem, self.sc, self.cands, self.scands = problem, sc, cands, scands
+        self.redrawn = redrawn  # re-priced in place by robustness draws (solve/redraw.py): columns for every price
         self.prob = pulp.LpProblem("gpu_plan", pulp.LpMinimize)
         self.integral = not problem.workload.allow_mixed
         self.owned = sorted(
@@ -67,10 +73,10 @@ class Model:
         self.nodes: dict[str, pulp.LpVariable] = {}  # B[g]: the nodes (or GPUs, by the GPU) they are billed in
         self.idle_layout: dict[str, ServeCandidate] = {}  # what one idle GPU of g costs: a GPU of this layout
         self.down: dict[int, pulp.LpVariable] = {}  # D_k: the rate of class k's largest replica (n+1)
-        self.bridge: dict[tuple[int, str, int], pulp.LpVariable] = {}  # X[k,g,j] (solve/serving_bridge.py)
-        self.bridge_layouts: dict[tuple[int, str], list[ServeCandidate]] = {}  # (k, g) -> its bridge layouts j
-        self.bridge_idle: dict[tuple[int, str, str], pulp.LpVariable] = {}  # (k, g, rented type) -> idle GPUs
-        self.bridge_nodes: dict[tuple[int, str, str], pulp.LpVariable] = {}  # ... and the nodes they fill
+        self.bridge: dict[tuple[int, float, int], pulp.LpVariable] = {}  # X[k,A,j] (solve/serving_bridge.py)
+        self.bridge_layouts: dict[tuple[int, float], list[ServeCandidate]] = {}  # (k, A) -> its bridge layouts j
+        self.bridge_idle: dict[tuple[int, float, str], pulp.LpVariable] = {}  # (k, A, rented type) -> idle GPUs
+        self.bridge_nodes: dict[tuple[int, float, str], pulp.LpVariable] = {}  # ... and the nodes they fill
         self.bridge_rates: list[tuple[str, str, float, int, ServeCandidate]] = []  # (row, column, sign, k, layout):
         # the row coefficients that are a replica's counted rate (a draw's speed changes them)
         self.sizes: dict[str, list[int]] = {}
@@ -317,9 +323,9 @@ class Model:
         return {g: (self.value(v), self.idle_layout[g]) for g, v in self.idle.items() if self.value(v) > 0}
 
     def bridge_solution(self) -> tuple[list[tuple[ServeCandidate, int]], dict]:
-        """The bridge replicas (layout, replicas), and (class, bought type, rented type) -> (GPUs billed
+        """The bridge replicas (layout, replicas), and (class, hours to arrival, rented type) -> (GPUs billed
         beyond them, the layout one is paid as)."""
-        used = [(self.bridge_layouts[k, g][j], self.value(v)) for (k, g, j), v in self.bridge.items()]
+        used = [(self.bridge_layouts[k, a][j], self.value(v)) for (k, a, j), v in self.bridge.items()]
         idle = {
             key: (self.value(v), next(b for b in self.bridge_layouts[key[:2]] if b.gpu == key[2]))
             for key, v in self.bridge_idle.items()

@@ -30,7 +30,7 @@ class Solution:
     held: dict = field(default_factory=dict)  # gpu -> {holding period index: GPUs held until it}
     serving_idle: dict = field(default_factory=dict)  # gpu -> (GPUs billed beyond the replicas', the layout paid as)
     bridges: list = field(default_factory=list)  # (bridge layout, replicas): rented until bought GPUs arrive
-    bridge_idle: dict = field(default_factory=dict)  # (class, bought type, rented type) -> (idle GPUs billed, layout)
+    bridge_idle: dict = field(default_factory=dict)  # (class, hours to arrival, rented type) -> (idle GPUs, layout)
 
     @property
     def paid_serving(self) -> list:
