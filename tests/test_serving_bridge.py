@@ -129,3 +129,26 @@ def test_the_bridged_plan_is_deterministic(plan_json, write):
     path = write(_doc())
     first = json.dumps(plan_json(path, as_of=BOUGHT)[1], sort_keys=True)
     assert first == json.dumps(plan_json(path, as_of=BOUGHT)[1], sort_keys=True)
+
+
+def test_robustness_draws_reprice_the_bridge_as_a_full_solve_does(catalog, rules):
+    """A robustness draw re-prices the bridge at the drawn rent (solve/redraw.py, BridgeDraw): its
+    choice between buying (with a 450-day bridge) and renting is a full solve's at the same factors."""
+    from advisor.solve.milp import solve
+    from advisor.solve.redraw import Redraw, signature
+    from advisor.solve.scenario import baseline
+    from advisor.solve.settings import SolveSettings
+
+    problem = _problem(_doc(", lead_time_days: 450"), catalog, rules)
+    redraw = Redraw(problem, baseline(problem), {}, SolveSettings())
+    assert redraw.model is not None and redraw.model.bridge
+    answers = set()
+    # at rent x0.9 buying wins only with the bridge re-priced too (at its catalog rent, buying with it
+    # costs $63,958 against renting's $61,713)
+    for buy, rent in ((1.0, 1.0), (1.0, 0.9), (1.0, 0.8), (1.3, 1.0), (0.8, 1.2), (1.2, 0.9)):
+        b, r = {"rtx-6000-ada": buy}, {"mi300x": rent, "mi325x": rent}
+        full = solve(problem, baseline(problem).but(buy_factor=b, rent_factor=r))
+        got = redraw.choice({}, b, r)
+        assert got is not None and got[1] == signature(full.bought, full.assignment, full.serving)
+        answers.add(got[1])
+    assert len(answers) > 1  # the factors move the choice, so agreement says something

@@ -83,7 +83,7 @@ def saa_plan(
     cands = usable_candidates(problem, sc)
     if any(not cs for cs in cands):
         return None
-    m = build_model(problem, sc, cands)
+    m = build_model(problem, sc, cands, redrawn=True)  # costed at every draw's prices: no bridge dropped on one
     costs = draw_costs(m, draws)
     if objective == "cvar":
         t = m.prob.add_variable("saa_t")

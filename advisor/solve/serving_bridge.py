@@ -120,7 +120,7 @@ def bridge_columns(m: Model) -> Iterator[tuple[int, float, tuple[str, ...], list
 
 def tag(k: int, hours: float) -> str:
     """The name part of class k's bridge until `hours`: '0_1752h'."""
-    return f"{k}_{hours:g}h"
+    return f"{k}_{safe(f'{hours:g}')}h"
 
 
 def can_bridge(problem: Problem, sc: Scenario, k: int) -> bool:
