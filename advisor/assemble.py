@@ -264,7 +264,8 @@ def _plan_fields(
         "objective": objective,
         "status": sol.status,
         "total_cost_usd": sol.objective_usd,
-        "cost_breakdown": sol.cost_breakdown or dict.fromkeys(CostBreakdown.model_fields),
+        "cost_breakdown": sol.cost_breakdown
+        or dict.fromkeys(k for k in CostBreakdown.model_fields if k != "bridge_usd"),
         "present_value_usd": sol.objective_usd,
         "nominal_cost_usd": sol.cash_usd if sol.feasible else None,
         "residual_value_usd": sol.residual_value_usd if sol.feasible else None,

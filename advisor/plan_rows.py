@@ -7,6 +7,7 @@ from typing import Any
 
 from advisor.solve import ledger
 from advisor.solve.problem import Problem
+from advisor.solve.serving_bridge import stands_in_for
 from advisor.solve.solution import Solution
 
 JSONObject = dict[str, Any]
@@ -106,7 +107,42 @@ def purchase_rows(problem: Problem, sol: Solution) -> list[JSONObject]:
         entry["gpu_hours"] += c.gpu_hours * n
     for g, entry in rented.items():  # an offer sold by whole nodes bills the idle GPUs of its nodes too
         entry["billed_gpus"] = entry["count"] + sol.serving_idle.get(g, (0, None))[0]
-    return items + [rented[g] for g in sorted(rented)]
+    return items + [rented[g] for g in sorted(rented)] + bridge_rows(problem, sol)
+
+
+def bridge_rows(problem: Problem, sol: Solution) -> list[JSONObject]:
+    """The GPUs rented on demand to serve until bought serving GPUs arrive (solve/serving_bridge.py):
+    one row per rented type and bought type it stands in for, with its hours and GPUs."""
+    rows: dict[tuple[str, float], JSONObject] = {}
+    for b, n in sol.bridges:
+        rate = problem.catalog.gpus[b.gpu].rental
+        assert rate is not None, f"{b.gpu} rented as a bridge without a rental rate"  # candidates need one
+        entry = rows.setdefault(
+            (b.gpu, b.hours),
+            {
+                "gpu": b.gpu,
+                "count": 0,
+                "ownership": "rent",
+                "unit_price_usd": rate.usd_per_gpu_hour,
+                "gpu_hours": 0.0,
+                "provider": rate.provider,
+                "as_of": rate.as_of,
+                "confidence": rate.confidence,
+                "rent_kind": rate.pricing,
+                **ledger.offer_terms(rate),
+                "use": "bridge",
+                "bridges": ", ".join(stands_in_for(b, sol.bought)),
+                "hours": b.hours,
+                "billed_gpus": 0,
+            },
+        )
+        entry["count"] += b.gpus * n
+        entry["gpu_hours"] += b.gpu_hours * n
+        entry["billed_gpus"] += b.gpus * n
+    for (_, a, h), (idle, _) in sol.bridge_idle.items():  # whole nodes billed beyond the replicas
+        if (h, a) in rows:
+            rows[h, a]["billed_gpus"] += idle
+    return [rows[key] for key in sorted(rows)]
 
 
 def plan_servers(problem: Problem, sol: Solution) -> list[JSONObject]:

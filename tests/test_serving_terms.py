@@ -1,14 +1,12 @@
 """What a serving plan's cash rests on beyond its replicas (explain/serving.py): bought GPUs serve
-once they arrive, so the plan says on which day and what renting the cheapest layout until then
-costs; a rental sold by whole nodes bills the serving GPUs in whole nodes, and the plan pays for
+once they arrive, so with no rented layout allowed the plan says on which day (the bridge rented
+until then: tests/test_serving_bridge.py); a rental sold by whole nodes bills the serving GPUs in whole nodes, and the plan pays for
 them (solve/serving_nodes.py). Each figure is re-computed here from the catalog's rate."""
 
 from __future__ import annotations
 
 import dataclasses
-import datetime as dt
 import math
-import re
 
 import pytest
 from conftest import AS_OF
@@ -22,23 +20,6 @@ SERVE = (
 def _warning(plan: dict, code: str) -> str:
     (found,) = [w["message"] for w in plan["warnings"] if w["code"] == code]
     return found
-
-
-def test_bought_serving_gpus_serve_from_their_arrival_and_the_bridge_is_priced(plan_json, write, catalog):
-    # (on 2026-06-01 buying RTX 6000 Ada cards beats renting over the 36 months)
-    code, plan = plan_json(
-        write("name: bridge\ndeployment: {context: datacenter, ownership: any}\n" + SERVE), as_of=dt.date(2026, 6, 1)
-    )
-    (bought,) = [p for p in plan["purchase"] if p["ownership"] == "buy"]
-    assert code == 0 and bought["ready_days"] > 0
-    msg = _warning(plan, "serving-starts-late")
-    assert f"arrive on day {math.ceil(bought['ready_days'])} " in msg and catalog.gpus[bought["gpu"]].name in msg
-    n, per, name, usd = re.search(
-        r"rent (\d+) replicas? of (\d+) (.+?) until then: about \$([\d,]+) more", msg
-    ).groups()
-    (gpu,) = [g for g in catalog.gpus.values() if g.name == name]
-    rate = gpu.rental.usd_per_gpu_hour
-    assert abs(int(n) * int(per) * rate * bought["ready_days"] * 24 - int(usd.replace(",", ""))) <= 1
 
 
 def test_a_buy_only_deployment_is_told_to_plan_the_launch(plan_json, write):
@@ -109,31 +90,6 @@ def test_a_rental_by_the_gpu_carries_no_serving_warning(plan_json, write):
     )
     assert code == 0 and not [w for w in plan["warnings"] if w["code"] == "serving-starts-late"]
     assert all(r.get("billed_gpus") == r["count"] for r in plan["purchase"])
-
-
-def test_a_bridge_rented_from_a_whole_node_offer_is_billed_in_whole_nodes(catalog, rules):
-    """The lead-time bridge is priced as the offer sells it: two 1-GPU H200 replicas for 73 days at
-    Nebius are billed as one 8-GPU node, 8 x $3.50 x 1,752 h."""
-    from advisor.explain.serving import bridge_replicas, bridge_usd
-    from advisor.flow import prepare
-    from advisor.inputs.workload import parse_workload
-
-    doc = {
-        "name": "bridge",
-        "deployment": {"context": "datacenter", "ownership": "rent"},
-        "gpus": {"allow": ["h200-sxm"]},
-        "kind": "serve",
-        "model": "llama-3.1-8b",
-        "precision": "fp8",
-        "slo": {"ttft_ms": 2000, "tpot_ms": 100},
-        "traffic": {"requests_per_s": 20, "input_tokens": 1000, "output_tokens": 300},
-    }
-    problem = prepare(parse_workload(doc), catalog, rules, AS_OF)
-    (cls,) = problem.serve_classes
-    one = next(c for c in problem.serve_candidates[0] if c.ownership == "rent" and c.gpus == 1)
-    offer = catalog.gpus["h200-sxm"].rental
-    assert bridge_replicas(cls, one) == 2 and offer.gpus_per_node == 8
-    assert bridge_usd(problem, cls, one, 73 * 24) == pytest.approx(8 * offer.usd_per_gpu_hour * 73 * 24, rel=1e-9)
 
 
 def test_a_budget_holds_the_whole_nodes_billed(plan_json, write):

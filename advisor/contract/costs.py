@@ -23,6 +23,7 @@ class CostBreakdown(Out):
     energy_usd: Num | None
     hosting_usd: Num | None
     rental_usd: Num | None
+    bridge_usd: Num | None = None  # rent of the replicas serving until bought serving GPUs arrive
 
 
 class CostBreakdownPV(Out):
@@ -40,6 +41,7 @@ class CostBreakdownPV(Out):
     energy_usd: Num
     hosting_usd: Num
     rental_usd: Num
+    bridge_usd: Num = 0.0
 
 
 class PurchaseItem(Out):
@@ -56,7 +58,9 @@ class PurchaseItem(Out):
     confidence: str | None = None
     condition: str | None = None
     billed_gpus: int | None = None
-    use: Literal["serving"] | None = None
+    use: Literal["serving", "bridge"] | None = None  # bridge: serving until bought serving GPUs arrive
+    bridges: str | None = None  # a bridge: the bought GPU type it serves for until that type arrives
+    hours: Num | None = None  # a bridge: the hours it is rented (the bought GPUs' lead time and burn-in)
     # a purchase: the order's lead time (None: unknown) and the day its GPUs can work (delivery and burn-in)
     lead_time_days: Num | None = None
     lead_time_confidence: str | None = None

@@ -27,6 +27,7 @@ from advisor.solve.milp import run_model
 from advisor.solve.model import Model
 from advisor.solve.problem import Problem
 from advisor.solve.scenario import baseline
+from advisor.solve.serving_bridge import bridge_terms
 from advisor.solve.solution import Solution, read_solution
 from advisor.solve.usable import usable_candidates
 
@@ -42,8 +43,11 @@ def draw_costs(m: Model, draws: Draws) -> list[pulp.LpAffineExpression]:
         for g, v in m.N.items()
     }
     purchase = pulp.lpSum(c * v for g in priced for v, c in priced[g])
-    run = pulp.lpSum(c.run_cost_usd * m.y[k, i] for k, i, c in m.pairs()) + pulp.lpSum(
-        c.run_cost_usd * m.r[k, i] for k, i, c in m.serve_pairs()
+    bridges = bridge_terms(m)  # rent until bought serving GPUs arrive
+    run = (
+        pulp.lpSum(c.run_cost_usd * m.y[k, i] for k, i, c in m.pairs())
+        + pulp.lpSum(c.run_cost_usd * m.r[k, i] for k, i, c in m.serve_pairs())
+        + pulp.lpSum(b.run_cost_usd * w * v for v, b, w in bridges)
     )
     fixed = m.total - purchase - run  # servers, fabric, hosting: not drawn
     out = []
@@ -58,6 +62,7 @@ def draw_costs(m: Model, draws: Draws) -> list[pulp.LpAffineExpression]:
         terms = [(v, c * (float(draws.buy[s, col[g]]) if g in col else 1.0)) for g in priced for v, c in priced[g]]
         terms += [(m.y[k, i], c.run_cost_usd * factor(c.gpu, c.ownership)) for k, i, c in m.pairs()]
         terms += [(m.r[k, i], c.run_cost_usd * factor(c.gpu, c.ownership)) for k, i, c in m.serve_pairs()]
+        terms += [(v, b.run_cost_usd * w * factor(b.gpu, "rent")) for v, b, w in bridges]
         out.append(fixed + pulp.LpAffineExpression(terms))
     return out
 
@@ -78,7 +83,7 @@ def saa_plan(
     cands = usable_candidates(problem, sc)
     if any(not cs for cs in cands):
         return None
-    m = build_model(problem, sc, cands)
+    m = build_model(problem, sc, cands, redrawn=True)  # costed at every draw's prices: no bridge dropped on one
     costs = draw_costs(m, draws)
     if objective == "cvar":
         t = m.prob.add_variable("saa_t")

@@ -18,9 +18,9 @@ from advisor.perf.serve_capacity import operating_point
 from advisor.perf.serving import hardware, load_params
 from advisor.solve.constraints.serving import held_with_one_down
 from advisor.solve.milp import solve
-from advisor.solve.problem import Problem, ServeCandidate, ServeClass
+from advisor.solve.problem import Problem, ServeCandidate
 from advisor.solve.scenario import baseline
-from advisor.solve.serving_nodes import billed_gpus
+from advisor.solve.serving_bridge import late_types, stands_in_for, waits
 from advisor.solve.settings import SolveSettings
 from advisor.solve.solution import Solution
 
@@ -147,52 +147,45 @@ def serving_warnings(problem: Problem, sol: Solution) -> list[dict]:
 
 
 def late_service(problem: Problem, sol: Solution) -> list[dict]:
-    """A request class served by bought GPUs is served once they arrive (lead time, then burn-in), while
-    the MILP counts its replicas from today (docs/model.md, serving): say on which day, and what renting
-    the cheapest layout that holds the class's peak alone (n+1 when the class keeps a spare) costs until
-    then, in cash at the layout's own rate, or that no rented layout is allowed here."""
+    """A request class served by bought GPUs that arrive after today (lead time, then burn-in): the
+    bridge the plan rents until then (its cash is in the plan's cost, `bridge_usd`: solve/serving_bridge.py
+    prices it), or, with none (`until_arrival: wait`, or no rented layout allowed), the day it launches."""
     out = []
     for k, cls in enumerate(problem.serve_classes):
-        bought = sorted({c.gpu for c, n in sol.serving if c.cls == k and c.ownership == "buy" and n > 0})
-        hours = max((problem.arrival[g].hours for g in bought if g in problem.arrival), default=0.0)
-        if hours <= 0:
+        late = late_types(problem, [c for c, n in sol.serving if c.cls == k and n > 0])
+        if not late:
             continue
-        names = " and ".join(problem.catalog.gpus[g].name for g in bought)
-        msg = (
-            f"{cls.name}: served by bought {names}, which arrive on day {math.ceil(hours / 24 - 1e-9)} (lead "
-            "time, then burn-in), while the plan counts them from today. "
-        )
-        bridges = sorted(
-            (bridge_usd(problem, cls, c, hours), c.gpu, c.tp * c.pp, bridge_replicas(cls, c))
-            for c in problem.serve_candidates[k]
-            if c.ownership == "rent"
-        )
+        names = " and ".join(problem.catalog.gpus[g].name for g in late)
+        day = math.ceil(max(problem.arrival[g].hours for g in late) / 24 - 1e-9)
+        msg = f"{cls.name}: served by bought {names}, which arrive{' by' if len(late) > 1 else ' on'} day {day} (lead time, then burn-in). "
+        bridges = [(b, n) for b, n in sol.bridges if b.cls == k]
         if bridges:
-            usd, gpu, per, n = bridges[0]
-            msg += (
-                f"To serve from today, rent {n} replica{'s' if n != 1 else ''} of {per} "
-                f"{problem.catalog.gpus[gpu].name} until then: about ${usd:,.0f} more in cash (the cheapest "
-                f"rented layout holding the peak{' with one replica down' if cls.spare else ''})."
+            idle = [(b, x / b.gpus) for key, (x, b) in sorted(sol.bridge_idle.items()) if key[0] == k]
+            cash = sum((b.run_cost_nominal or b.run_cost_usd) * n for b, n in bridges + idle)
+            rented = "; ".join(
+                f"{n} replica{'s' if n != 1 else ''} of {b.gpus} {problem.catalog.gpus[b.gpu].name} for "
+                f"{b.hours:,.0f} h"
+                + (f" (until the {', '.join(stands_in_for(b, sol.bought))} arrive)" if len(late) > 1 else "")
+                for b, n in bridges
             )
+            extra = sum(x for x, _ in sol.bridge_idle.values()) and any(key[0] == k for key in sol.bridge_idle)
+            msg += (
+                f"Until then the plan rents {rented}, holding what they will serve"
+                f"{' with one replica down' if cls.spare else ''}: ${cash:,.0f} in cash"
+                + (" (whole nodes billed)" if extra else "")
+                + ", in the plan's cost as bridge_usd."
+            )
+            out.append({"rule": None, "code": "serving-bridge", "message": msg})
+            continue
+        if waits(problem, k):
+            msg += "The workload waits for them (until_arrival: wait): serving launches that day."
         else:
-            msg += "No rented layout is allowed here (deployment.ownership or the catalog's rates): plan the launch for that day."
+            msg += (
+                "No rented layout is allowed here (deployment.ownership or the catalog's rates) to serve until "
+                "then: plan the launch for that day."
+            )
         out.append({"rule": None, "code": "serving-starts-late", "message": msg})
     return out
-
-
-def bridge_replicas(cls: ServeClass, c: ServeCandidate) -> int:
-    """Replicas of layout c that hold the class's peak alone (one more for n+1)."""
-    return math.ceil(cls.peak_rps / c.requests_per_s - 1e-9) + (1 if cls.spare else 0)
-
-
-def bridge_usd(problem: Problem, cls: ServeClass, c: ServeCandidate, hours: float) -> float:
-    """Cash for bridge_replicas of rented layout c over `hours` at its own hourly rate, their GPUs
-    billed as the offer sells them (whole nodes: solve/serving_nodes.py)."""
-    cash = c.run_cost_usd if c.run_cost_nominal is None else c.run_cost_nominal  # one replica, serving hours
-    gpus = bridge_replicas(cls, c) * c.gpus
-    offer = problem.catalog.gpus[c.gpu].rental
-    billed = billed_gpus(offer, gpus) if offer is not None else gpus
-    return billed * cash / (c.gpus * c.hours) * hours
 
 
 def serving_insights(problem: Problem, sol: Solution, settings: SolveSettings) -> dict:

@@ -29,7 +29,7 @@ TRAINING_SHORTHAND = (
     "goodput",
     "measured",
 )
-SERVING_SHORTHAND = ("traffic", "slo", "months", "off_peak_training_hours", "availability")
+SERVING_SHORTHAND = ("traffic", "slo", "months", "off_peak_training_hours", "availability", "until_arrival")
 JOB_SHORTHAND = TRAINING_SHORTHAND + SERVING_SHORTHAND
 DEFAULT_SPREAD = 0.05  # a measurement's P10-P90 half-width when none is given (docs/model.md §1.8)
 
@@ -242,6 +242,13 @@ class ServeJob(Written):
         description=(
             "spare capacity: n+1 holds the SLO at peak with any one replica down (one GPU failure takes out "
             "its replica), none sizes the replicas to the peak alone [n+1]"
+        ),
+    )
+    until_arrival: Literal["rent", "wait"] = Field(
+        default="rent",
+        description=(
+            "what serves the traffic before bought GPUs arrive (lead time, then burn-in): rent replicas that "
+            "hold it until then, priced in the plan, or wait and launch on the day they arrive [rent]"
         ),
     )
     measured: list[MeasuredServing] | None = Field(

@@ -47,6 +47,10 @@ WORDS = {
         "Off-peak training hours",
         "hours a day training may use a serving job's owned GPUs [0]",
     ),
+    "until_arrival": (
+        "Until bought GPUs arrive",
+        "rent replicas that serve until a serving job's bought GPUs arrive, or wait and launch then [rent]",
+    ),
     "model": ("Model", "a preset id (`advisor models`) or its shape: {params: 7B, layers: 32, hidden: 4096}"),
     "tokens": ("Tokens", "tokens to train on: a number or 124M, 10B, 1T"),
     "precision": ("Precision", "bf16, fp16 or fp8 [bf16]"),

@@ -24,6 +24,7 @@ COST_LINES = (
     ("energy_usd", "Electricity", "while the GPUs work"),
     ("hosting_usd", "Hosting (space and power capacity)", "while held"),
     ("rental_usd", "GPU rental", "while the jobs run"),
+    ("bridge_usd", "GPU rental until bought serving GPUs arrive", "before they arrive"),
 )
 
 
@@ -110,10 +111,23 @@ def _cost_basis(plan: Plan, key: str, months: float, catalog: Catalog | None, bo
         )
     if key == "hosting_usd":
         return f"{unit_rate(a.hosting_usd_per_kw_month)} per kW-month while the GPUs are held"
+    if key == "bridge_usd":
+        return _bridge_basis(plan)
     if key == "rental_usd":
-        rented = [i for i in plan.purchase if i.ownership == "rent"]
+        rented = [i for i in plan.purchase if i.ownership == "rent" and i.use != "bridge"]
         return (
             "; ".join(f"{i.gpu_hours or 0:,.0f} GPU-hours × {unit_rate(i.unit_price_usd or 0)}" for i in rented)
             or "none rented"
         )
     return "see the bill of materials"
+
+
+def _bridge_basis(plan: Plan) -> str:
+    """How the bridge's rent is computed: per bridge row, its GPU-hours at its rate, until when."""
+    return "; ".join(
+        f"{i.gpu_hours or 0:,.0f} GPU-hours × {unit_rate(i.unit_price_usd or 0)}"
+        + (f" (billed as {i.billed_gpus:,} GPUs: whole nodes)" if i.billed_gpus and i.billed_gpus > i.count else "")
+        + f", {i.hours or 0:,.0f} h until the bought {i.bridges} arrive"
+        for i in plan.purchase
+        if i.use == "bridge"
+    )

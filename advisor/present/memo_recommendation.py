@@ -26,7 +26,13 @@ def _rental_phrase(item: PurchaseItem, name: str) -> str:
         f"rent {name} GPUs on demand from {item.provider}: {item.gpu_hours or 0:,.0f} "
         f"GPU-hours at {unit_rate(item.unit_price_usd or 0)} per GPU-hour, up to {n:,} at once"
         + (f", billed as {billed:,} GPUs (the provider rents whole nodes)" if billed > n else "")
+        + (bridge_phrase(item) if item.use == "bridge" else "")
     )
+
+
+def bridge_phrase(item: PurchaseItem) -> str:
+    """', for the 1,752 hours until the bought rtx-6000-ada arrive (serving from today)'."""
+    return f", for the {item.hours or 0:,.0f} hours until the bought {item.bridges} arrive (serving from today)"
 
 
 def recommendation(
@@ -95,6 +101,7 @@ def _cost_sentence(plan: Plan, upfront: float) -> str:
             (cb.energy_usd, "electricity"),
             (cb.hosting_usd, "hosting"),
             (cb.rental_usd, "rental"),
+            (cb.bridge_usd, "rental until the bought serving GPUs arrive"),
         )
         if v
     ]

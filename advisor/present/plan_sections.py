@@ -55,6 +55,11 @@ def bill_rows(p: Plan) -> list[list[Any]]:
                         f", billed as {item.billed_gpus:,} (whole nodes)"
                         if item.billed_gpus and item.billed_gpus > item.count
                         else ""
+                    )
+                    + (
+                        f", {item.hours or 0:,.0f} h until the bought {item.bridges} arrive"
+                        if item.use == "bridge"
+                        else ""
                     ),
                 ]
             )

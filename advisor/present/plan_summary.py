@@ -53,8 +53,9 @@ def decision_text(p: Plan) -> str:
             billed = (
                 f", billed as {i.billed_gpus:,} in whole nodes" if i.billed_gpus and i.billed_gpus > i.count else ""
             )
+            until = f" until the bought {i.bridges} arrive ({i.hours or 0:,.0f} h)" if i.use == "bridge" else ""
             parts.append(
-                f"rent up to {i.count:,}× {i.gpu} at {unit_rate(i.unit_price_usd or 0)}/GPU-hour "
+                f"rent up to {i.count:,}× {i.gpu} at {unit_rate(i.unit_price_usd or 0)}/GPU-hour{until} "
                 f"({i.gpu_hours or 0:,.0f} GPU-hours, {i.provider or 'provider unknown'}{billed})"
             )
     parts += [f"buy {s.count:,}× {s.server} at {usd(s.unit_price_usd)} each to hold the {s.gpu}" for s in p.servers]

@@ -114,7 +114,7 @@ def latest_date(plan: Plan, ctx: PlanContext, item: PurchaseItem) -> tuple[str |
             continue
         run = j.wall_days_planned if j.wall_days_planned is not None else j.wall_days
         starts.append((info.deadline_hours / 24 - run, j.name, run, info.deadline_hours / 24))
-    if item.use == "serving":
+    if item.use in ("serving", "bridge"):
         return day0.isoformat(), "serving starts at once (the plan's date)"
     if not starts:
         return None, "no deadline given"
@@ -139,7 +139,10 @@ def term(plan: Plan, item: PurchaseItem) -> str:
         return resale or f"owned over the {plan.assumptions.horizon_months:g}-month horizon"
     kind = (item.rent_kind or "on_demand").replace("_", "-")
     hours = f"{item.gpu_hours:,.0f} GPU-hours" if item.gpu_hours else "the serving months"
-    return f"{kind}, {hours}, up to {item.count:,} GPUs at once" + (f", {months:g}-month term" if months else "")
+    until = f", until the bought {item.bridges} arrive ({item.hours or 0:,.0f} h)" if item.use == "bridge" else ""
+    return (
+        f"{kind}, {hours}, up to {item.count:,} GPUs at once" + (f", {months:g}-month term" if months else "") + until
+    )
 
 
 def notes(plan: Plan, ctx: PlanContext, gpu: str) -> str:

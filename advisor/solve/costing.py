@@ -2,7 +2,8 @@
 (kept apart from the model so that it stays the document's algebra).
 
 Nominal (`cost_breakdown`, the keys of the JSON contract): the cash paid over the horizon,
-undiscounted; resale is reported apart as `residual_value_usd` (it is not cash in hand when the
+undiscounted (`bridge_usd`, in plans that pay one: the rent of the replicas that serve until bought
+GPUs arrive); resale is reported apart as `residual_value_usd` (it is not cash in hand when the
 decision is made). Present value (`cost_breakdown_pv`): purchases at t = 0, streams (energy,
 hosting, rent) discounted as paid evenly over their duration, and each resale at its disposal
 month as a negative `residual_usd`; its sum is what the MILP minimises."""
@@ -50,7 +51,8 @@ def plan_costs(
     store_tax = (p.storage.usd - storage) if storage and p.storage is not None else 0.0
     taxed = sum(tax[g] * (gpus[g] + boxes[g] + network.get(g, 0.0)) for g in bought) + store_tax
     holds = [(g, p.holdings[g][lv], k) for g, d in held.items() for lv, k in d.items()]
-    jobs = list(assignment) + list(serving)
+    bridges = [(c, n) for c, n in serving if getattr(c, "bridges", None) is not None]  # solve/serving_bridge.py
+    jobs = list(assignment) + [(c, n) for c, n in serving if getattr(c, "bridges", None) is None]
     upfront = {
         "purchase_usd": sum(gpus.values()),
         "servers_usd": sum(boxes.values()),
@@ -70,6 +72,8 @@ def plan_costs(
         "hosting_usd": sum(h.hosting_cash_usd * k for _, h, k in holds),
         "rental_usd": sum(m.run_cost(c, "cash") * n for c, n in jobs if c.ownership == "rent"),
     }
+    if bridges:  # rent until bought serving GPUs arrive: a line of its own, in plans that pay one
+        out.nominal["bridge_usd"] = sum(m.run_cost(c, "cash") * n for c, n in bridges)
     out.pv = {
         **upfront,
         "residual_usd": -sum(m.price(g) * h.resale_pv_per_usd * k for g, h, k in holds),
@@ -81,6 +85,8 @@ def plan_costs(
         "hosting_usd": sum(h.hosting_pv_usd * k for _, h, k in holds),
         "rental_usd": sum(m.run_cost(c) * n for c, n in jobs if c.ownership == "rent"),
     }
+    if bridges:
+        out.pv["bridge_usd"] = sum(m.run_cost(c) * n for c, n in bridges)
     out.nominal = {k: float(v) for k, v in out.nominal.items()}
     out.pv = {k: float(v) for k, v in out.pv.items()}
     out.resale_usd = float(sum(h.resale_usd(m.price(g)) * k for g, h, k in holds))

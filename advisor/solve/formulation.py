@@ -13,10 +13,11 @@ from advisor.solve.scenario import Scenario
 from advisor.solve.usable import usable_serving
 
 
-def build_model(problem: Problem, sc: Scenario, cands: list[list[Candidate]]) -> Model:
+def build_model(problem: Problem, sc: Scenario, cands: list[list[Candidate]], redrawn: bool = False) -> Model:
     """The model of `sc` over the training candidates `cands` and the serving candidates `sc` allows:
-    variables, the objective, then every family's rows."""
-    model = Model(problem, sc, cands, usable_serving(problem, sc))
+    variables, the objective, then every family's rows (`redrawn`: to be re-priced by draws, so no column
+    is dropped on `sc`'s prices alone)."""
+    model = Model(problem, sc, cands, usable_serving(problem, sc), redrawn)
     model.variables()
     model.cost_terms()
     model.prob += model.total + model.tie_break()

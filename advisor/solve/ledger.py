@@ -241,8 +241,8 @@ def _owned_running(problem: Problem, sol: Solution, taxed: dict[str, float], sto
 
 def _rented(problem: Problem, sol: Solution) -> list[dict]:
     """One line per rented GPU type, kind and offer: the rent the plan pays (terms, whole nodes and
-    the serving months included)."""
-    lines: dict[tuple[str, str, str], dict] = {}
+    the serving months included), the bridge until bought serving GPUs arrive on a line of its own."""
+    lines: dict[tuple[str, str, str, bool], dict] = {}
     for c, n in list(sol.assignment) + sol.paid_serving:
         if c.ownership != "rent":
             continue
@@ -250,10 +250,12 @@ def _rented(problem: Problem, sol: Solution) -> list[dict]:
         assert offer is not None  # a rented candidate was priced from an offer
         kind = getattr(c, "kind", None) or offer.pricing
         paid = (c.run_cost_nominal if c.run_cost_nominal is not None else c.run_cost_usd) * n
-        key = (c.gpu, kind, offer.provider)
+        bridge = getattr(c, "bridges", None) is not None
+        key = (c.gpu, kind, offer.provider, bridge)
         if key not in lines:
             lines[key] = bom.line(
-                f"{c.gpu} rented ({kind.replace('_', ' ')}, {offer.provider})",
+                f"{c.gpu} rented ({kind.replace('_', ' ')}, {offer.provider})"
+                + (" until the bought serving GPUs arrive" if bridge else ""),
                 1,
                 0.0,
                 offer.source,

@@ -10,6 +10,8 @@ come from the constraint families, solve/constraints/; solve/formulation.py puts
   r[k,i]   integer replicas of serving candidate i for request class k
   I[g]     integer GPUs of type g rented for serving and billed beyond the replicas' own: an offer sold by
            whole nodes (or a minimum block) bills its serving GPUs in nodes B[g] (solve/serving_nodes.py)
+  X[k,A,j] integer replicas of rented layout j serving class k until its bought GPUs arriving at A do (with their
+           whole-node idle GPUs and nodes; solve/serving_bridge.py)
   u[k,c]   allow_mixed only: integer copies a rented candidate holds at once, ceil(y[k,c]) (a share of
            a job's tokens still holds all its GPUs): y <= u <= y + 1 - epsilon; what the GPU count counts
 
@@ -29,6 +31,7 @@ import pulp
 from advisor.solve.problem import Candidate, Problem, ServeCandidate, ServerOption
 from advisor.solve.rows import affine, safe
 from advisor.solve.scenario import Scenario
+from advisor.solve.serving_bridge import add_bridge_columns, bridge_terms
 from advisor.solve.serving_nodes import block_gpus, serving_node_offers
 
 TIE_BREAK_USD_PER_HOUR = 1e-6
@@ -41,9 +44,15 @@ class Model:
     (per serving request class)."""
 
     def __init__(
-        self, problem: Problem, sc: Scenario, cands: list[list[Candidate]], scands: list[list[ServeCandidate]]
+        self,
+        problem: Problem,
+        sc: Scenario,
+        cands: list[list[Candidate]],
+        scands: list[list[ServeCandidate]],
+        redrawn: bool = False,
     ):
         self.problem, self.sc, self.cands, self.scands = problem, sc, cands, scands
+        self.redrawn = redrawn  # re-priced in place by robustness draws (solve/redraw.py): columns for every price
         self.prob = pulp.LpProblem("gpu_plan", pulp.LpMinimize)
         self.integral = not problem.workload.allow_mixed
         self.owned = sorted(
@@ -63,6 +72,13 @@ class Model:
         self.idle: dict[str, pulp.LpVariable] = {}  # I[g]: serving GPUs billed beyond the replicas' (whole nodes)
         self.nodes: dict[str, pulp.LpVariable] = {}  # B[g]: the nodes (or GPUs, by the GPU) they are billed in
         self.idle_layout: dict[str, ServeCandidate] = {}  # what one idle GPU of g costs: a GPU of this layout
+        self.down: dict[int, pulp.LpVariable] = {}  # D_k: the rate of class k's largest replica (n+1)
+        self.bridge: dict[tuple[int, float, int], pulp.LpVariable] = {}  # X[k,A,j] (solve/serving_bridge.py)
+        self.bridge_layouts: dict[tuple[int, float], list[ServeCandidate]] = {}  # (k, A) -> its bridge layouts j
+        self.bridge_idle: dict[tuple[int, float, str], pulp.LpVariable] = {}  # (k, A, rented type) -> idle GPUs
+        self.bridge_nodes: dict[tuple[int, float, str], pulp.LpVariable] = {}  # ... and the nodes they fill
+        self.bridge_rates: list[tuple[str, str, float, int, ServeCandidate]] = []  # (row, column, sign, k, layout):
+        # the row coefficients that are a replica's counted rate (a draw's speed changes them)
         self.sizes: dict[str, list[int]] = {}
         self.capacity_gpu: dict[
             str, str
@@ -172,6 +188,7 @@ class Model:
                 f"r_{k}_{i}", lowBound=0, upBound=math.ceil(self.peak(k) / sc.requests_per_s) + spare, cat="Integer"
             )
         self.billed_nodes()
+        add_bridge_columns(self)
 
     def billed_nodes(self) -> None:
         """I[g] and B[g] for each GPU type rented for serving from an offer sold in blocks of more than
@@ -265,8 +282,10 @@ class Model:
     def serving_cost(self, basis: str = "present_value") -> pulp.LpAffineExpression:
         """Energy (owned) or rent per replica over the serving hours, and the rent of the GPUs an offer
         sold by whole nodes bills beyond them."""
-        return pulp.lpSum(self.run_cost(c, basis) * self.r[k, i] for k, i, c in self.serve_pairs()) + pulp.lpSum(
-            self.idle_cost(g, basis) * v for g, v in self.idle.items()
+        return (
+            pulp.lpSum(self.run_cost(c, basis) * self.r[k, i] for k, i, c in self.serve_pairs())
+            + pulp.lpSum(self.idle_cost(g, basis) * v for g, v in self.idle.items())
+            + pulp.lpSum(self.run_cost(b, basis) * w * v for v, b, w in bridge_terms(self))
         )
 
     def tie_break(self) -> pulp.LpAffineExpression:
@@ -302,6 +321,16 @@ class Model:
     def idle_solution(self) -> dict[str, tuple[int, ServeCandidate]]:
         """GPU -> (serving GPUs billed beyond the replicas', the layout one of them is paid as)."""
         return {g: (self.value(v), self.idle_layout[g]) for g, v in self.idle.items() if self.value(v) > 0}
+
+    def bridge_solution(self) -> tuple[list[tuple[ServeCandidate, int]], dict]:
+        """The bridge replicas (layout, replicas), and (class, hours to arrival, rented type) -> (GPUs billed
+        beyond them, the layout one is paid as)."""
+        used = [(self.bridge_layouts[k, a][j], self.value(v)) for (k, a, j), v in self.bridge.items()]
+        idle = {
+            key: (self.value(v), next(b for b in self.bridge_layouts[key[:2]] if b.gpu == key[2]))
+            for key, v in self.bridge_idle.items()
+        }
+        return [(b, n) for b, n in used if n > 0], {key: x for key, x in idle.items() if x[0] > 0}
 
 
 def idle_owned_gpus(model: Model) -> bool:

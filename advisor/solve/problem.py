@@ -122,6 +122,8 @@ class ServeCandidate:
     result: ReplicaResult
     warnings: list[Finding] = field(default_factory=list)
     run_cost_nominal: float | None = None  # the same cost undiscounted (None: equal to run_cost_usd)
+    bridges: tuple[str, ...] | None = None  # a bridge (solve/serving_bridge.py): the late bought GPU types it
+    # serves for until they arrive (those arriving together); `hours` and the costs are those until then
 
     @property
     def gpus(self) -> int:

@@ -23,6 +23,7 @@ from advisor.solve.model import TIE_BREAK_USD_PER_HOUR, Model
 from advisor.solve.problem import Candidate, Problem, ServeCandidate
 from advisor.solve.run import solver_for
 from advisor.solve.scenario import Scenario
+from advisor.solve.serving_bridge import BridgeDraw
 from advisor.solve.settings import DEFAULT_GAP, SolveSettings
 from advisor.solve.usable import cost_dominators, usable_candidates
 
@@ -61,7 +62,7 @@ class Redraw:
         gap = settings.gap_for(problem)  # the plan's own gap: 1% for fleets
         if solver_for(time_limit, gap)[0] != "highs":
             return  # fall back to full solves
-        model = build_model(problem, sc, self.cands)
+        model = build_model(problem, sc, self.cands, redrawn=True)
         hm = HighsModel(model, {}, 1.0)  # handed to HiGHS without a solve: each draw is a fresh run
         hm.h.setOptionValue("time_limit", float(time_limit) if time_limit is not None else float("inf"))
         hm.h.setOptionValue("mip_rel_gap", float(gap))
@@ -114,6 +115,7 @@ class Redraw:
                     self.cap_rows.append((row[name], g, col[m.H[g, lv].name], coef))
         if "budget" in m.prob._constraints:
             self.budget_row, self.budget_index = m.prob._constraints["budget"], row["budget"]
+        self.bridge = BridgeDraw(m, col, row, row.get("budget"))  # rented until bought serving GPUs arrive
         self.dominator = _dominators(m.cands)
         self._columns()
 
@@ -208,6 +210,7 @@ class Redraw:
             h.changeColCost(col, m.run_cost(c) * (rent.get(c.gpu, 1.0) if c.ownership == "rent" else 1.0))
         for g, col in self.idle_cols.items():  # an idle billed GPU at the drawn rent
             h.changeColCost(col, m.idle_cost(g) * rent.get(g, 1.0))
+        self.bridge.apply(h, speed, rent)
 
     def _first_plan(self) -> list[float] | None:
         """The plan of the model as built (every candidate open, at the fastest speeds and the

@@ -13,6 +13,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
+import pulp
+
 if TYPE_CHECKING:
     from advisor.data.catalog_prices import RentalOffer
     from advisor.solve.problem import Problem, ServeCandidate
@@ -39,3 +41,23 @@ def billed_gpus(offer: RentalOffer, used: int) -> int:
         return 0
     block = block_gpus(offer)
     return max(offer.min_gpus, -(-used // block) * block)
+
+
+def node_rows(
+    prob: pulp.LpProblem,
+    offer: RentalOffer,
+    used: list[tuple[pulp.LpVariable, int]],
+    idle: pulp.LpVariable,
+    nodes: pulp.LpVariable,
+    tag: str,
+) -> None:
+    """serve_nodes_<tag> (and serve_block_<tag>): the GPUs of the replica columns `used` ((column, GPUs
+    per replica)) and the idle ones billed with them fill whole units of the offer, at least its
+    minimum block."""
+    gpus = pulp.lpSum(n * v for v, n in used)
+    block = block_gpus(offer)
+    prob += block * nodes - gpus - idle == 0, f"serve_nodes_{tag}"
+    if offer.min_gpus > block:
+        on = prob.add_variable(f"w_{tag}", cat="Binary")
+        prob += gpus <= sum(n * (v.upBound or 0) for v, n in used) * on, f"serve_block_{tag}_on"
+        prob += block * nodes >= offer.min_gpus * on, f"serve_block_{tag}"

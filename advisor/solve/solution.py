@@ -29,11 +29,14 @@ class Solution:
     residual_value_usd: float = 0.0  # nominal resale of the bought GPUs, each at its disposal month
     held: dict = field(default_factory=dict)  # gpu -> {holding period index: GPUs held until it}
     serving_idle: dict = field(default_factory=dict)  # gpu -> (GPUs billed beyond the replicas', the layout paid as)
+    bridges: list = field(default_factory=list)  # (bridge layout, replicas): rented until bought GPUs arrive
+    bridge_idle: dict = field(default_factory=dict)  # (class, hours to arrival, rented type) -> (idle GPUs, layout)
 
     @property
     def paid_serving(self) -> list:
-        """What serving pays for: its replicas, and each idle billed GPU as a share of its layout."""
-        return paid_serving(self.serving, self.serving_idle)
+        """What serving pays for: its replicas, each idle billed GPU as a share of its layout, and the
+        bridges rented until bought GPUs arrive (solve/serving_bridge.py) with their idle billed GPUs."""
+        return paid_serving(self.serving, self.serving_idle) + paid_serving(self.bridges, self.bridge_idle)
 
     @property
     def feasible(self) -> bool:
@@ -90,7 +93,9 @@ def read_solution(
         g: {lv: model.value(v) for (gg, lv), v in model.H.items() if gg == g and model.value(v) > 0} for g in bought
     }
     serving, idle = model.serving_solution(), model.idle_solution()
-    costs = plan_costs(model, assignment, bought, servers, networked, held, paid_serving(serving, idle))
+    bridges, bridge_idle = model.bridge_solution()
+    paid = paid_serving(serving, idle) + paid_serving(bridges, bridge_idle)
+    costs = plan_costs(model, assignment, bought, servers, networked, held, paid)
     return Solution(
         "optimal" if proven else "feasible",
         sum(costs.pv.values()),
@@ -106,4 +111,6 @@ def read_solution(
         costs.resale_usd,
         held,
         idle,
+        bridges,
+        bridge_idle,
     )

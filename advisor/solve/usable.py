@@ -13,6 +13,7 @@ from advisor.solve.constraints import bounds
 from advisor.solve.constraints.base import Bounds
 from advisor.solve.problem import Candidate, Problem, ServeCandidate
 from advisor.solve.scenario import Scenario
+from advisor.solve.serving_bridge import serving_allowed
 
 
 def usable_candidates(problem: Problem, sc: Scenario, faster_too: bool = False) -> list[list[Candidate]]:
@@ -72,17 +73,7 @@ def within(c: Candidate, b: Bounds, factor: float = 1.0) -> bool:
 
 def usable_serving(problem: Problem, sc: Scenario) -> list[list[ServeCandidate]]:
     """Per serving class: candidates on the scenario's GPU type (only_gpu) and ownership, within the stock."""
-    stock = problem.workload.gpus.stock or {}
-    return [
-        [
-            c
-            for c in cs
-            if sc.only_gpu in (None, c.gpu)
-            and sc.ownership in (None, c.ownership)
-            and c.gpus <= stock.get(c.gpu, math.inf)
-        ]
-        for cs in problem.serve_candidates
-    ]
+    return [[c for c in cs if serving_allowed(problem, sc, c)] for cs in problem.serve_candidates]
 
 
 def _of_gpu(problem: Problem, k: int, gpu: str) -> list[Candidate]:

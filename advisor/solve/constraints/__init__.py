@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from advisor.solve.constraints.assignment import Assignment
 from advisor.solve.constraints.base import Bounds, Family
+from advisor.solve.constraints.bridge import Bridge
 from advisor.solve.constraints.budget import Budget
 from advisor.solve.constraints.capacity import Capacity
 from advisor.solve.constraints.deadline import Deadline
@@ -34,6 +35,7 @@ FAMILIES: tuple[Family, ...] = (
     Assignment(),
     Capacity(),
     Serving(),
+    Bridge(),
     Slots(),
     Network(),
     Stock(),

@@ -23,7 +23,7 @@ from advisor.solve.constraints.base import Family
 from advisor.solve.constraints.capacity import at_planned_hours, counted_hours, due_levels, held_hours
 from advisor.solve.rows import safe
 from advisor.solve.scenario import Scenario
-from advisor.solve.serving_nodes import billed_gpus, block_gpus, serving_node_offers
+from advisor.solve.serving_nodes import billed_gpus, node_rows, serving_node_offers
 
 if TYPE_CHECKING:
     from advisor.solve.model import Model
@@ -64,14 +64,8 @@ def billed_in_nodes(m: Model, g: str, idle: pulp.LpVariable) -> None:
     with them fill whole units of the offer, at least its minimum block (solve/serving_nodes.py)."""
     offer = m.problem.catalog.gpus[g].rental
     assert offer is not None  # (Model.billed_nodes makes I[g] only for an offer)
-    mine = [(k, i, c) for k, i, c in m.serve_pairs() if c.gpu == g and c.ownership == "rent"]
-    used = pulp.lpSum(c.gpus * m.r[k, i] for k, i, c in mine)
-    block = block_gpus(offer)
-    m.prob += block * m.nodes[g] - used - idle == 0, f"serve_nodes_{safe(g)}"
-    if offer.min_gpus > block:
-        on = m.prob.add_variable(f"w_{safe(g)}", cat="Binary")
-        m.prob += used <= sum(c.gpus * (m.r[k, i].upBound or 0) for k, i, c in mine) * on, f"serve_block_{safe(g)}_on"
-        m.prob += block * m.nodes[g] >= offer.min_gpus * on, f"serve_block_{safe(g)}"
+    used = [(m.r[k, i], c.gpus) for k, i, c in m.serve_pairs() if c.gpu == g and c.ownership == "rent"]
+    node_rows(m.prob, offer, used, idle, m.nodes[g], safe(g))
 
 
 def held_with_one_down(sol: Solution, k: int, spare: bool) -> float:
@@ -87,6 +81,8 @@ class Serving(Family):
     def rows(self, m: Model) -> None:
         for k, cs in enumerate(m.scands):
             down = spare_rate(m, k) if m.problem.serve_classes[k].spare else 0
+            if not isinstance(down, int):
+                m.down[k] = down
             m.prob += (
                 pulp.lpSum(counted_rate(m, k, c) * m.r[k, i] for i, c in enumerate(cs)) - down >= m.peak(k),
                 f"serve_{k}",

@@ -1,0 +1,154 @@
+"""Bought serving GPUs serve once they arrive (lead time, then burn-in): the MILP rents replicas that
+hold what they will serve until then, and that rent is in the plan's cost, its budget, its rows and
+its memo (solve/serving_bridge.py, solve/constraints/bridge.py). Each figure is re-computed here
+from the catalog's rate and the hours to arrival."""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+import json
+import math
+
+import pytest
+
+BOUGHT = dt.date(2026, 6, 1)  # on this date buying RTX 6000 Ada cards beats renting over the 36 months
+SERVE = (
+    "kind: serve\nmodel: llama-3.1-8b\nprecision: fp8\nslo: {ttft_ms: 2000, tpot_ms: 100}\n"
+    "traffic: {requests_per_s: 20, input_tokens: 1000, output_tokens: 300}\n"
+)
+
+
+def _doc(lead: str = "", extra: str = "") -> str:
+    return f"name: bridge\ndeployment: {{context: datacenter, ownership: any{lead}}}\n" + SERVE + extra
+
+
+def _problem(text: str, catalog, rules):
+    import yaml
+
+    from advisor.flow import prepare
+    from advisor.inputs.workload import parse_workload
+
+    return prepare(parse_workload(yaml.safe_load(text)), catalog, rules, BOUGHT)
+
+
+def _stream(years: float, rate: float) -> float:
+    """PV of $1 paid evenly over `years` at an annual discount `rate` (continuous flow)."""
+    d = math.log(1 + rate) * years
+    return (1 - math.exp(-d)) / d
+
+
+def test_the_bridge_cash_is_in_the_total_the_budget_and_the_memo(plan_json, write, catalog):
+    import advisor
+
+    path = write(_doc())
+    code, plan = plan_json(path, as_of=BOUGHT)
+    (bought,) = [p for p in plan["purchase"] if p["ownership"] == "buy"]
+    (bridge,) = [p for p in plan["purchase"] if p.get("use") == "bridge"]
+    hours = bought["ready_days"] * 24
+    rate = catalog.gpus[bridge["gpu"]].rental.usd_per_gpu_hour
+    assert code == 0 and hours > 0 and bridge["bridges"] == bought["gpu"] and bridge["hours"] == pytest.approx(hours)
+    assert bridge["unit_price_usd"] == rate and bridge["gpu_hours"] == pytest.approx(bridge["count"] * hours)
+    usd = bridge["billed_gpus"] * rate * hours  # by the GPU here: billed = used
+    assert plan["cost_breakdown"]["bridge_usd"] == pytest.approx(usd, abs=0.01)
+    assert sum(plan["cost_breakdown"].values()) == pytest.approx(plan["nominal_cost_usd"], abs=0.01)
+    a = plan["assumptions"]
+    pv = usd * _stream(hours / 8760, a["discount_rate"])
+    assert plan["cost_breakdown_pv"]["bridge_usd"] == pytest.approx(pv, abs=0.01)
+    (said,) = [w["message"] for w in plan["warnings"] if w["code"] == "serving-bridge"]
+    assert f"${usd:,.0f} in cash" in said and f"for {hours:,.0f} h" in said
+    text = advisor.memo(plan, path, fmt="md", charts=False).text
+    assert "GPU rental until bought serving GPUs arrive" in text and f"${usd:,.2f}" in text
+    cash = plan["nominal_cost_usd"]
+    code, at = plan_json(write(_doc(extra=f"budget_usd: {cash:.2f}\n"), "at.yaml"), as_of=BOUGHT)
+    assert code == 0 and at["nominal_cost_usd"] == pytest.approx(cash, abs=0.01)
+    code, _ = plan_json(write(_doc(extra=f"budget_usd: {cash - 1:.2f}\n"), "below.yaml"), as_of=BOUGHT)
+    assert code == 3
+
+
+def test_the_bridge_holds_the_peak_with_one_replica_down(catalog, rules):
+    from advisor.solve.milp import solve
+
+    problem = _problem(_doc(), catalog, rules)
+    sol = solve(problem)
+    (cls,) = problem.serve_classes
+    assert sol.bridges and cls.spare
+    rates = [(min(b.requests_per_s, cls.peak_rps), n) for b, n in sol.bridges]
+    up = sum(r * n for r, n in rates)
+    assert up - max(r for r, _ in rates) >= cls.peak_rps - 1e-9  # any one bridge replica down
+    bought = sum(min(c.requests_per_s, cls.peak_rps) * n for c, n in sol.serving if c.ownership == "buy")
+    assert up >= bought - 1e-9  # what the bought replicas will serve, spare included
+
+
+def test_renting_outright_wins_when_buying_needs_a_long_bridge(plan_json, write, catalog):
+    """A 600-day lead time: bought cards that would serve for $31k (waiting for them) need a bridge dearer
+    than renting for the whole horizon, so the plan rents."""
+    code, rent = plan_json(write(_doc(", lead_time_days: 600")), as_of=BOUGHT)
+    code_w, wait = plan_json(write(_doc(", lead_time_days: 600", "until_arrival: wait\n"), "w.yaml"), as_of=BOUGHT)
+    assert code == code_w == 0
+    assert {p["ownership"] for p in rent["purchase"]} == {"rent"} and not rent["cost_breakdown"].get("bridge_usd")
+    (bought,) = [p for p in wait["purchase"] if p["ownership"] == "buy"]
+    assert "bridge_usd" not in wait["cost_breakdown"]
+    assert any(w["code"] == "serving-starts-late" and "until_arrival: wait" in w["message"] for w in wait["warnings"])
+    # the cheapest bridge: the rented plan's own replicas for the hours to arrival, at the catalog's rate
+    (row,) = rent["purchase"]
+    hours = bought["ready_days"] * 24
+    bridge = row["count"] * catalog.gpus[row["gpu"]].rental.usd_per_gpu_hour * hours
+    bridge_pv = bridge * _stream(hours / 8760, rent["assumptions"]["discount_rate"])
+    assert wait["total_cost_usd"] < rent["total_cost_usd"] < wait["total_cost_usd"] + bridge_pv
+
+
+def test_the_plan_check_refuses_a_plan_with_its_bridge_removed(catalog, rules):
+    from advisor.solve.milp import solve
+    from advisor.solve.verify import ConstraintViolation, check, violations
+
+    problem = _problem(_doc(), catalog, rules)
+    sol = solve(problem)
+    assert sol.bridges and not violations(problem, sol)
+    (msg,) = violations(problem, dataclasses.replace(sol, bridges=[], bridge_idle={}))
+    assert "until its bought rtx-6000-ada arrive (day 73)" in msg and "hold 0 of the 20" in msg
+    with pytest.raises(ConstraintViolation):
+        check(problem, dataclasses.replace(sol, bridges=[], bridge_idle={}))
+    waiting = _problem(_doc(extra="until_arrival: wait\n"), catalog, rules)
+    assert not violations(waiting, solve(waiting))  # the workload says it waits: nothing to bridge
+
+
+def test_a_bridge_rented_from_a_whole_node_offer_is_billed_in_whole_nodes(plan_json, write, catalog):
+    """Nebius rents H200 by the 8-GPU VM: a 1-GPU bridge replica or two are billed as a node."""
+    code, plan = plan_json(write(_doc(extra="gpus: {allow: [rtx-6000-ada, h200-sxm]}\n")), as_of=BOUGHT)
+    offer = catalog.gpus["h200-sxm"].rental
+    (bought,) = [p for p in plan["purchase"] if p["ownership"] == "buy"]
+    (bridge,) = [p for p in plan["purchase"] if p.get("use") == "bridge"]
+    billed = math.ceil(bridge["count"] / offer.gpus_per_node) * offer.gpus_per_node
+    assert code == 0 and offer.whole_nodes and bridge["gpu"] == "h200-sxm" and bridge["billed_gpus"] == billed
+    usd = billed * offer.usd_per_gpu_hour * bought["ready_days"] * 24
+    assert plan["cost_breakdown"]["bridge_usd"] == pytest.approx(usd, abs=0.01)
+
+
+def test_the_bridged_plan_is_deterministic(plan_json, write):
+    path = write(_doc())
+    first = json.dumps(plan_json(path, as_of=BOUGHT)[1], sort_keys=True)
+    assert first == json.dumps(plan_json(path, as_of=BOUGHT)[1], sort_keys=True)
+
+
+def test_robustness_draws_reprice_the_bridge_as_a_full_solve_does(catalog, rules):
+    """A robustness draw re-prices the bridge at the drawn rent (solve/redraw.py, BridgeDraw): its
+    choice between buying (with a 450-day bridge) and renting is a full solve's at the same factors."""
+    from advisor.solve.milp import solve
+    from advisor.solve.redraw import Redraw, signature
+    from advisor.solve.scenario import baseline
+    from advisor.solve.settings import SolveSettings
+
+    problem = _problem(_doc(", lead_time_days: 450"), catalog, rules)
+    redraw = Redraw(problem, baseline(problem), {}, SolveSettings())
+    assert redraw.model is not None and redraw.model.bridge
+    answers = set()
+    # at rent x0.9 buying wins only with the bridge re-priced too (at its catalog rent, buying with it
+    # costs $63,958 against renting's $61,713)
+    for buy, rent in ((1.0, 1.0), (1.0, 0.9), (1.0, 0.8), (1.3, 1.0), (0.8, 1.2), (1.2, 0.9)):
+        b, r = {"rtx-6000-ada": buy}, {"mi300x": rent, "mi325x": rent}
+        full = solve(problem, baseline(problem).but(buy_factor=b, rent_factor=r))
+        got = redraw.choice({}, b, r)
+        assert got is not None and got[1] == signature(full.bought, full.assignment, full.serving)
+        answers.add(got[1])
+    assert len(answers) > 1  # the factors move the choice, so agreement says something
