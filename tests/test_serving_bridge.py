@@ -152,3 +152,29 @@ def test_robustness_draws_reprice_the_bridge_as_a_full_solve_does(catalog, rules
         assert got is not None and got[1] == signature(full.bought, full.assignment, full.serving)
         answers.add(got[1])
     assert len(answers) > 1  # the factors move the choice, so agreement says something
+
+
+def test_robustness_draws_hold_the_budget_at_the_drawn_rent(catalog, rules):
+    """A draw's budget row counts the serving rent at the drawn price, as a full solve at the same
+    factors does (solve/redraw.py): with the budget 10% above the catalog plan's cash, a rent 20%
+    dearer leaves no plan within it, where a budget kept at catalog prices would still allow one."""
+    from advisor.solve.milp import solve
+    from advisor.solve.redraw import Redraw, signature
+    from advisor.solve.scenario import baseline
+    from advisor.solve.settings import SolveSettings
+
+    text = "name: rented\ndeployment: {context: cloud, ownership: rent}\n" + SERVE
+    first = solve(_problem(text, catalog, rules), settings=SolveSettings())
+    problem = _problem(text + f"budget_usd: {first.cash_usd * 1.1:.2f}\n", catalog, rules)
+    redraw = Redraw(problem, baseline(problem), {}, SolveSettings())
+    answers = []
+    for rent in (1.0, 0.9, 1.05, 1.2):
+        r = {g: rent for g in problem.considered}
+        full = solve(problem, baseline(problem).but(rent_factor=r))
+        got = redraw.choice({}, {}, r)
+        if full.feasible:
+            assert got is not None and got[1] == signature(full.bought, full.assignment, full.serving)
+        else:
+            assert got is None
+        answers.append(full.feasible)
+    assert answers == [True, True, True, False]  # the dearest rent breaks the budget

@@ -207,9 +207,14 @@ class Redraw:
             h.changeCoeff(row, col, served)
             if spare is not None:  # down >= served x uses: the row holds -served on the use binary
                 h.changeCoeff(spare[0], spare[1], -served)
-            h.changeColCost(col, m.run_cost(c) * (rent.get(c.gpu, 1.0) if c.ownership == "rent" else 1.0))
+            factor = rent.get(c.gpu, 1.0) if c.ownership == "rent" else 1.0
+            h.changeColCost(col, m.run_cost(c) * factor)
+            if self.budget_row is not None:  # the budget counts the drawn rent too, on its basis
+                h.changeCoeff(self.budget_index, col, m.run_cost(c, self.sc.budget_basis) * factor)
         for g, col in self.idle_cols.items():  # an idle billed GPU at the drawn rent
             h.changeColCost(col, m.idle_cost(g) * rent.get(g, 1.0))
+            if self.budget_row is not None:
+                h.changeCoeff(self.budget_index, col, m.idle_cost(g, self.sc.budget_basis) * rent.get(g, 1.0))
         self.bridge.apply(h, speed, rent)
 
     def _first_plan(self) -> list[float] | None:
