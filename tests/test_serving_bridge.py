@@ -178,3 +178,23 @@ def test_robustness_draws_hold_the_budget_at_the_drawn_rent(catalog, rules):
             assert got is None
         answers.append(full.feasible)
     assert answers == [True, True, True, False]  # the dearest rent breaks the budget
+
+
+def test_a_full_solve_counts_a_serving_replica_at_the_scenarios_speed_as_a_draw_does(catalog, rules):
+    """A speed scenario (the speed break-evens) re-solves serving at that speed: a replica of a GPU at
+    half speed holds half its requests/s, so the plan needs more of them or another GPU, and the full
+    solve agrees with a robustness draw at the same speed (solve/redraw.py)."""
+    from advisor.solve.milp import solve
+    from advisor.solve.redraw import Redraw, signature
+    from advisor.solve.scenario import baseline
+    from advisor.solve.settings import SolveSettings
+
+    problem = _problem("name: rented\ndeployment: {context: cloud, ownership: rent}\n" + SERVE, catalog, rules)
+    base = solve(problem, settings=SolveSettings())
+    (chosen,) = {c.gpu for c, _ in base.serving}
+    redraw = Redraw(problem, baseline(problem), {}, SolveSettings())
+    for f in (0.5, 0.8):
+        slow = solve(problem, baseline(problem).but(speed_factor={chosen: f}))
+        assert slow.feasible and slow.cash_usd > base.cash_usd  # slower: more replicas, or a dearer GPU
+        got = redraw.choice({chosen: f}, {}, {})
+        assert got is not None and got[1] == signature(slow.bought, slow.assignment, slow.serving)

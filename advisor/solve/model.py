@@ -143,6 +143,14 @@ class Model:
         """Serving class k's peak requests/s under the scenario's traffic factor."""
         return self.problem.serve_classes[k].peak_rps * self.sc.traffic_factor
 
+    def counted_rate(self, k: int, c: ServeCandidate) -> float:
+        """A replica's rate as the rows count it: at the scenario's speed of its GPU (a speed break-even;
+        a robustness draw sets the same, solve/redraw.py), at most the class's peak. Exact for 'the
+        replicas hold the peak' (a replica faster than the peak holds it alone either way), and it keeps a
+        replica measured at a million requests/s from out-weighing the solver's integrality tolerance
+        (u = 1 - 1e-6 would take down all but a request/s of it, passing n+1 with one replica)."""
+        return min(c.requests_per_s * self.sc.speed_factor.get(c.gpu, 1.0), self.peak(k))
+
     def value(self, var: pulp.LpVariable) -> int:
         return int(round(var.value() or 0))
 

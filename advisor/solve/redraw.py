@@ -88,7 +88,7 @@ class Redraw:
         self.ycol = {(k, i): col[m.y[k, i].name] for k, i, _ in m.pairs()}
         self.ncol = {g: col[v.name] for g, v in m.N.items()}
         self.rcol = {(k, i): col[m.r[k, i].name] for k, i, _ in m.serve_pairs()}
-        # a serving class's row holds its replicas' rates, each counted at most at the peak (counted_rate),
+        # a serving class's row holds its replicas' rates, each counted at most at the peak (Model.counted_rate),
         # and with n+1 its spare row the same rate on the replica's use binary: a draw scales a GPU type's
         # rates by its speed in both, so a spare stays a spare
         self.serve_rows = [
@@ -203,7 +203,7 @@ class Redraw:
         for row, g, col, coef in self.cap_rows:
             h.changeCoeff(row, col, coef * rel.get(g, 1.0))
         for row, col, k, c, spare in self.serve_rows:  # a replica serves speed x its estimated rate, at the drawn rent
-            served = min(c.requests_per_s * speed.get(c.gpu, 1.0), m.peak(k))  # counted_rate at this speed
+            served = min(c.requests_per_s * speed.get(c.gpu, 1.0), m.peak(k))  # Model.counted_rate at this speed
             h.changeCoeff(row, col, served)
             if spare is not None:  # down >= served x uses: the row holds -served on the use binary
                 h.changeCoeff(spare[0], spare[1], -served)

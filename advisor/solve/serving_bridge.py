@@ -114,7 +114,7 @@ def bridge_columns(m: Model) -> Iterator[tuple[int, float, tuple[str, ...], list
             # at the scenario's prices; a model redrawn at other prices keeps each GPU type's best, and each
             # draw bounds the others to 0 (BridgeDraw)
             costs = None if m.redrawn else [m.run_cost(b) for b in layouts]
-            out = beaten(m.problem, layouts, [counted(m, k, b) for b in layouts], costs)
+            out = beaten(m.problem, layouts, [m.counted_rate(k, b) for b in layouts], costs)
             yield k, hours, types, [b for b, no in zip(layouts, out) if not no]
 
 
@@ -130,11 +130,6 @@ def can_bridge(problem: Problem, sc: Scenario, k: int) -> bool:
     )
 
 
-def counted(m: Model, k: int, c: ServeCandidate) -> float:
-    """A replica's rate as the rows count it: at most the class's peak (constraints/serving.counted_rate)."""
-    return min(c.requests_per_s, m.peak(k))
-
-
 def add_bridge_columns(m: Model) -> None:
     """X[k,a,j] for every bridge the model may rent, and for a rented type sold in blocks of more than
     one GPU the bridge's idle billed GPUs and nodes (as Model.billed_nodes does for serving)."""
@@ -142,13 +137,16 @@ def add_bridge_columns(m: Model) -> None:
         m.bridge_layouts[k, hours] = layouts
         spare = int(m.problem.serve_classes[k].spare)
         most = sum(
-            counted(m, k, c) * (m.r[k, i].upBound or 0)
+            m.counted_rate(k, c) * (m.r[k, i].upBound or 0)
             for i, c in enumerate(m.scands[k])
             if c.gpu in types and c.ownership == "buy"
         )
         for j, b in enumerate(layouts):
             m.bridge[k, hours, j] = m.prob.add_variable(
-                f"X_{tag(k, hours)}_{j}", lowBound=0, upBound=math.ceil(most / counted(m, k, b)) + spare, cat="Integer"
+                f"X_{tag(k, hours)}_{j}",
+                lowBound=0,
+                upBound=math.ceil(most / m.counted_rate(k, b)) + spare,
+                cat="Integer",
             )
         for h, offer in serving_node_offers(m.problem, layouts).items():
             block = max(block_gpus(offer), offer.min_gpus)

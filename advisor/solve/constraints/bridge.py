@@ -20,7 +20,7 @@ import pulp
 from advisor.solve.constraints.base import Family
 from advisor.solve.rows import safe
 from advisor.solve.scenario import Scenario
-from advisor.solve.serving_bridge import can_bridge, counted, late_types, tag
+from advisor.solve.serving_bridge import can_bridge, late_types, tag
 from advisor.solve.serving_nodes import billed_gpus, node_rows, serving_node_offers
 
 if TYPE_CHECKING:
@@ -38,10 +38,10 @@ def _rate_row(m: Model, k: int, a: float, name: str) -> pulp.LpAffineExpression:
     types = layouts[0].bridges or ()
     for i, c in enumerate(m.scands[k]):
         if c.gpu in types and c.ownership == "buy":
-            terms.append((m.r[k, i], -counted(m, k, c)))
+            terms.append((m.r[k, i], -m.counted_rate(k, c)))
             m.bridge_rates.append((name, m.r[k, i].name, -1.0, k, c))
     for j, b in enumerate(layouts):
-        terms.append((m.bridge[k, a, j], counted(m, k, b)))
+        terms.append((m.bridge[k, a, j], m.counted_rate(k, b)))
         m.bridge_rates.append((name, m.bridge[k, a, j].name, 1.0, k, b))
     return pulp.LpAffineExpression(terms)
 
@@ -55,7 +55,7 @@ def _largest(m: Model, k: int, a: float) -> pulp.LpVariable:
         on = m.prob.add_variable(f"v_{name}_{j}", cat="Binary")
         m.prob += x <= (x.upBound or 0) * on, f"bridge_uses_{name}_{j}"
         row = f"bridge_largest_{name}_{j}"
-        m.prob += largest - counted(m, k, b) * on >= 0, row
+        m.prob += largest - m.counted_rate(k, b) * on >= 0, row
         m.bridge_rates.append((row, on.name, -1.0, k, b))
     return largest
 

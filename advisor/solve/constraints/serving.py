@@ -4,7 +4,7 @@ in the MILP"); owned serving GPUs count in N[g] and lend their off-peak hours to
   serve_k             sum_i rate_i r[k,i] - D_k >= peak requests/s of class k (x the scenario's traffic factor),
                       D_k the largest replica the class uses (availability n+1: the peak is held with any one
                       replica down): D_k >= rate_i b[k,i] (uses_k_i), r[k,i] <= R_i b[k,i], b binary; D_k = 0
-                      for none. rate_i counts at most the peak (counted_rate)
+                      for none. rate_i counts at most the peak (Model.counted_rate)
   serve_fleet_g       GPUs of type g held as long as serving runs >= owned serving GPUs of type g
   serve_fleet_g_n     N[g] >= n z[g,n] + owned serving GPUs not lent to training (off_peak_training_hours 0)
   serve_capacity_g_l  training GPU-hours <= sum_p min(L, T_p) H[g,p] - L (owned serving GPUs) + L h/24 (GPUs lent
@@ -27,7 +27,7 @@ from advisor.solve.serving_nodes import billed_gpus, node_rows, serving_node_off
 
 if TYPE_CHECKING:
     from advisor.solve.model import Model
-    from advisor.solve.problem import Problem, ServeCandidate
+    from advisor.solve.problem import Problem
     from advisor.solve.solution import Solution
 
 
@@ -41,21 +41,13 @@ def _owned_serving(m: Model, g: str, lent: bool | None = None) -> pulp.LpAffineE
     )
 
 
-def counted_rate(m: Model, k: int, c: ServeCandidate) -> float:
-    """A replica's rate as the rows count it: at most the class's peak. Exact for 'the replicas hold the
-    peak' (a replica faster than the peak holds it alone either way), and it keeps a replica measured
-    at a million requests/s from out-weighing the solver's integrality tolerance (u = 1 - 1e-6 would
-    take down all but a request/s of it, passing n+1 with one replica)."""
-    return min(c.requests_per_s, m.peak(k))
-
-
 def spare_rate(m: Model, k: int) -> pulp.LpVariable:
     """D_k: the requests/s of the largest replica class k uses (what one failed GPU takes down)."""
     down = m.prob.add_variable(f"spare_{k}", lowBound=0)
     for i, c in enumerate(m.scands[k]):
         used = m.prob.add_variable(f"uses_{k}_{i}", cat="Binary")
         m.prob += m.r[k, i] <= (m.r[k, i].upBound or 0) * used, f"serve_uses_{k}_{i}"
-        m.prob += down >= counted_rate(m, k, c) * used, f"serve_spare_{k}_{i}"
+        m.prob += down >= m.counted_rate(k, c) * used, f"serve_spare_{k}_{i}"
     return down
 
 
@@ -84,7 +76,7 @@ class Serving(Family):
             if not isinstance(down, int):
                 m.down[k] = down
             m.prob += (
-                pulp.lpSum(counted_rate(m, k, c) * m.r[k, i] for i, c in enumerate(cs)) - down >= m.peak(k),
+                pulp.lpSum(m.counted_rate(k, c) * m.r[k, i] for i, c in enumerate(cs)) - down >= m.peak(k),
                 f"serve_{k}",
             )
         p = m.problem
