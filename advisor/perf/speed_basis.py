@@ -16,6 +16,9 @@
   `datasheet` speed is multiplied by `datasheet_derating` (factor < 1, with its source) unless that
   derating is a first-software-year gap its generation is past (`mature_after_months`), and every
   estimate not backed by a run on its own GPU says so in `evidence_note`.
+* Software. A derating measured per stack (AMD Instinct: `public`, what a buyer installs, and
+  `vendor_tuned`, the vendor's own tuned code) is picked by the job's `software` and named in the
+  derating and the note, so a vendor-tuned speed is never shown as the public stack's.
 """
 
 from __future__ import annotations
