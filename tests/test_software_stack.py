@@ -173,3 +173,20 @@ def test_a_held_out_source_does_not_set_its_own_vendor_tuned_factor(catalog):
     assert len(values) == 3
     assert fold["vendor_tuned"]["factor"] == pytest.approx(statistics.median(values), abs=1e-3)
     assert fold["factor"] == pytest.approx(statistics.median(x["derating"] for x in pairs), abs=1e-3)
+
+
+def test_the_memo_says_a_speed_rests_on_vendor_tuned_software(write, cdna):
+    """The memo's jobs table and its 'no measured training run' sentence name the stack, so a
+    vendor-tuned AMD speed is not read as the public stack's."""
+    from advisor.contract import Plan
+    from advisor.present.decision_words import unmeasured
+    from advisor.present.plan_sections import jobs_section
+
+    tuned = Plan.build(_plan(write, job=", software: vendor_tuned"))
+    public = Plan.build(_plan(write))
+    assert f"datasheet x {cdna['vendor_tuned']['factor']:.2f}, vendor-tuned software" in "\n".join(
+        jobs_section(tuned, "md")
+    )
+    assert f"datasheet x {cdna['factor']:.2f}, public software" in "\n".join(jobs_section(public, "md"))
+    assert "for the vendor's tuned software" in (unmeasured(tuned) or "")
+    assert "for public software" in (unmeasured(public) or "")
