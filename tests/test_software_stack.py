@@ -44,6 +44,8 @@ def test_vendor_tuned_amd_speed_is_public_times_the_ratio_of_the_two_measured_fa
     assert tuned["speed_evidence"] == public["speed_evidence"] == "datasheet"  # no fitted run either way
     assert tuned["job"]["software"] == "vendor_tuned" and public["job"]["software"] == "public"
     assert tuned["layout"] == public["layout"] and tuned["memory_per_gpu_gb"] == public["memory_per_gpu_gb"]
+    # the scored CDNA runs are AMD's vendor-tuned ones: their error is quoted for that stack only
+    assert tuned["accuracy_band"]["generation"] == "cdna3" and public["accuracy_band"] is None
 
 
 def test_the_evidence_note_names_the_stack_a_speed_assumes(cdna):

@@ -325,7 +325,8 @@ def _estimate_json(e: Estimate, spec: JobSpec, g: GPU, p: Params, precision: str
         "min_gpus": min_gpus(spec, g, p),
         "dense_tflops": g.dense_tflops(precision),
         "generation": generation(g),
-        "accuracy_band": band(g, precision),
+        # a public-stack speed with a per-stack derating (AMD) has no scored run: the CDNA rows are vendor-tuned
+        "accuracy_band": None if (e.derating or {}).get("software") == "public" else band(g, precision),
         "model": {
             "params": spec.model.params,
             "layers": spec.model.layers,
