@@ -307,13 +307,9 @@ def _check_estimator(values: dict[str, Any], name: str) -> None:
         ),
     }
 
-    def derating_entry(e: Any, nested: bool = False) -> bool:  # {factor: 0 < f < 1, upper: f to 2, source: [ids],
-        # note: text, stack: text, optionally mature_after_months: a whole number with as_of: a YYYY[-MM[-DD]] date,
-        # and (not nested) vendor_tuned: the same for the vendor's own tuned software}
-        keys = {"factor", "upper", "source", "note", "stack"} | (
-            set() if nested else {"mature_after_months", "as_of", "vendor_tuned"}
-        )
-        if not (isinstance(e, dict) and set(e) <= keys):
+    def derating_entry(e: Any, nested: bool = False) -> bool:  # `special` below says what it accepts
+        keys = {"factor", "upper", "source", "note", "stack"} | (set() if nested else {"mature_after_months", "as_of"})
+        if not (isinstance(e, dict) and set(e) <= keys | ({"vendor_tuned"} if not nested else set())):
             return False
         if ("mature_after_months" in e) != ("as_of" in e) or not _maturity_ok(e):
             return False
