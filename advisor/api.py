@@ -103,6 +103,7 @@ TRAINING: dict[str, Check] = {
     )(v.lower() if isinstance(v, str) else v, n),
     "tensor_parallel": arg.whole(*arg.TENSOR_PARALLEL, optional=True),
     "pipeline_parallel": arg.whole(*arg.PIPELINE_PARALLEL, optional=True),
+    "software": arg.one_of(("public", "vendor_tuned")),
 }
 SERVING: dict[str, Check] = {
     **_MODEL_SHAPE,

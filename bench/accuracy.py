@@ -25,7 +25,8 @@ from calibration import *  # noqa: E402,F401,F403  (the names tests and bench/un
 from calibration import (  # noqa: E402
     FREE,
     cross_validate,
-    derating_from_pairs,
+    deratings,
+    direct_deratings,
     evidence_table,
     fit,
     fit_eras,
@@ -36,6 +37,7 @@ from calibration import (  # noqa: E402
     predict,
     software_share,
     today_kernel_runs,
+    with_deratings,
 )
 
 from advisor.data.catalog import load_catalog  # noqa: E402
@@ -45,13 +47,15 @@ from advisor.perf import params_from  # noqa: E402
 
 def computed(rows: list[dict], catalog, p) -> dict:
     """The estimator.yaml values computed from the rows, not fitted: MFU medians and the datasheet
-    derating with its pairs."""
+    derating (`datasheet_derating.cdna` and its `vendor_tuned` part) with the pairs and runs behind it."""
     pairs = pair_deratings(rows, catalog, p)
+    rounded = [{k: (round(v, 3) if isinstance(v, float) else v) for k, v in x.items()} for x in pairs]
     return {
         "mfu_median": mfu_medians(rows, catalog, p),
         "today_kernel_runs": today_kernel_runs(rows, catalog),
-        "datasheet_derating": derating_from_pairs(pairs),
-        "pairs": [{k: (round(v, 3) if isinstance(v, float) else v) for k, v in x.items()} for x in pairs],
+        "datasheet_derating": deratings(rows, catalog, p),
+        "pairs": rounded,
+        "vendor_tuned_runs": [dict(x, derating=round(x["derating"], 3)) for x in direct_deratings(rows, catalog, p)],
     }
 
 
@@ -72,6 +76,7 @@ def run(args: argparse.Namespace, rows: list[dict], catalog, p) -> int:
     if args.fit:  # the values computed from the rows first: the fit's predictions use them
         p = replace(p, mfu_median=mfu_medians(rows, catalog, p), today_kernel_runs=today_kernel_runs(rows, catalog))
         p = fit_eras(rows, catalog, fit([r for r in rows if r["fit"] == "yes"], catalog, p))
+        p = with_deratings(rows, catalog, p)
         print(
             "fitted:",
             {k: round(get(p, k), 4) for k in FREE},

@@ -26,13 +26,17 @@ from calibration_rows import CALIBRATION, ROOT, gpu_of, job_of, load_rows, measu
 from calibration_values import (  # noqa: E402,F401  (re-exported: bench/accuracy.py, bench/accuracy_report.py)
     MEDIAN_BASES,
     derating_from_pairs,
+    deratings,
+    direct_deratings,
     evidence_table,
+    fold_rows,
     mfu_medians,
     pair_deratings,
     publisher,
     row_mfu,
     software_share,
     today_kernel_runs,
+    with_deratings,
 )
 
 from advisor.data.catalog import load_catalog  # noqa: E402
@@ -312,14 +316,16 @@ def size_bin(params: float) -> str:
 
 
 def cross_validate(rows, catalog, p) -> tuple[dict, dict]:
-    """Leave-one-source-out: for each group of fit rows, refit without it and predict it. Rows
-    never fitted (fit=no) are out of sample already and keep the full fit's prediction. Returns
-    (predictions by row id, parameters fitted without each group)."""
+    """Leave-one-source-out: for each group of fit rows (and each group a value computed from the rows
+    reads), refit without it and predict it: its MFU caps, medians and evidence dropped, and the CDNA
+    derating recomputed without its rows and the pairs reporting the same source (source_of). Rows
+    never fitted nor read elsewhere keep the full fit's prediction. Returns (predictions by row id,
+    parameters fitted without each group)."""
     fit_rows = [r for r in rows if r["fit"] == "yes"]
     held, params = {}, {}
     medians = {r["group"] for r in rows if r["basis"] in MEDIAN_BASES and not r.get("software_era")}
     for group in sorted({r["group"] for r in fit_rows + era_rows(rows)} | medians):
-        rest = [r for r in rows if r["group"] != group]
+        rest = fold_rows(rows, group)
         with use_table(evidence_table(rest, catalog)["gpus"]):  # the source's GPUs as unmeasured as without it
             q = without_caps_of(p, {r["id"] for r in rows if r["group"] == group})
             q = replace(q, mfu_median=mfu_medians(rest, catalog, p), today_kernel_runs=today_kernel_runs(rest, catalog))
@@ -328,7 +334,7 @@ def cross_validate(rows, catalog, p) -> tuple[dict, dict]:
                     [r for r in fit_rows if r["group"] != group], catalog, q, starts=1
                 )  # warm start at the full fit
                 q = without_unidentified(q, [r for r in fit_rows if r["group"] != group], catalog)
-            q = fit_eras(rest, catalog, q)
+            q = with_deratings(rest, catalog, fit_eras(rest, catalog, q))
             params[group] = {k: get(q, k) for k in FREE}
             params[group].update({f"software_era_factor.{k}": v for k, v in (q.software_era_factor or {}).items()})
             held.update({r["id"]: predict(r, catalog, q) for r in rows if r["group"] == group})

@@ -11,7 +11,9 @@ from dataclasses import replace
 
 from calibration_rows import job_of, measured
 
+from advisor.data.evidence import DATASHEET, evidence
 from advisor.perf import evaluate, mfu_flops_per_token
+from advisor.perf.speed_basis import VENDOR_TUNED, derating_entry
 from advisor.perf.training import generation, server_size
 
 MEDIAN_BASES = ("measured", "derived")  # steady state: end-to-end (goodput) rows include failures and evaluation
@@ -63,13 +65,19 @@ def today_kernel_runs(rows: list[dict], catalog) -> dict:
     return dict(sorted(out.items()))
 
 
+def _underated(p):
+    """Params without the datasheet derating and AMD's software factor: the model a derating multiplies."""
+    return replace(
+        p, datasheet_derating=None, software_factor={k: v for k, v in (p.software_factor or {}).items() if k != "cdna"}
+    )
+
+
 def pair_deratings(rows: list[dict], catalog, p) -> list[dict]:
     """For each basis=pair group: the measured speed ratio of its two rows (the part without a run
     over the calibrated part), the model's ratio for the same jobs (no derating, no vendor software
-    factor), and their quotient, one estimate of the datasheet derating."""
-    q = replace(
-        p, datasheet_derating=None, software_factor={k: v for k, v in (p.software_factor or {}).items() if k != "cdna"}
-    )
+    factor), and their quotient, one estimate of the datasheet derating. `software`: the stack the
+    part without a run ran (calibration.csv `software`)."""
+    q = _underated(p)
     out = []
     for group in sorted({r["group"] for r in rows if r["basis"] == "pair"}):
         a, b = sorted((r for r in rows if r["group"] == group), key=lambda r: r["gpu"] in REFERENCE_GPUS)
@@ -84,17 +92,67 @@ def pair_deratings(rows: list[dict], catalog, p) -> list[dict]:
                 "measured_ratio": measured_ratio,
                 "model_ratio": model_ratio,
                 "derating": measured_ratio / model_ratio,
+                "software": a.get("software") or "public",
             }
         )
     return out
 
 
+def direct_deratings(rows: list[dict], catalog, p) -> list[dict]:
+    """Steady-state runs of the vendor's tuned software on a part with no fitted run (a `datasheet`
+    part in the evidence table in force) whose derating is measured per stack: measured tokens/s over
+    the model's for the same job without the derating, one estimate of the vendor-tuned derating each
+    (a pair whose calibrated side is the model itself). AMD's MLPerf LoRA runs, A001-A004."""
+    q = _underated(p)
+    out = []
+    for r in rows:
+        g = catalog.gpus[r["gpu"]]
+        if r["basis"] != "measured" or r.get("software") != VENDOR_TUNED:
+            continue
+        if evidence(g, r["precision"]).level != DATASHEET or VENDOR_TUNED not in (derating_entry(g, p) or {}):
+            continue
+        model = evaluate(job_of(r), g, int(r["gpu_count"]), q).tokens_per_s_per_gpu
+        out.append({"id": r["id"], "group": r["group"], "gpu": r["gpu"], "derating": measured(r) / model})
+    return out
+
+
+def deratings(rows: list[dict], catalog, p) -> dict:
+    """catalog/estimator.yaml `datasheet_derating.cdna` from the rows: the public factor is the median of
+    every measured pair (the rule the plans were made with: the median, not the best, issue 30), the best
+    pair its upper end; `vendor_tuned` is the median of the vendor-tuned evidence (the pairs run with the
+    vendor's own code and its direct runs, direct_deratings), the best its upper end. docs/model.md §1.7."""
+    pairs = pair_deratings(rows, catalog, p)
+    tuned = [x["derating"] for x in pairs if x["software"] == VENDOR_TUNED]
+    tuned += [x["derating"] for x in direct_deratings(rows, catalog, p)]
+    out = derating_from_pairs([x["derating"] for x in pairs])
+    if tuned:
+        out["vendor_tuned"] = derating_from_pairs(tuned)
+    return out
+
+
+def with_deratings(rows: list[dict], catalog, p):
+    """Params whose CDNA derating (both stacks) is computed from `rows`: a leave-one-source-out fold's,
+    so a held-out source's pairs and runs do not set the derating its own rows are predicted with."""
+    table = {k: dict(v) for k, v in (p.datasheet_derating or {}).items()}
+    if "cdna" not in table:
+        return p
+    d = deratings(rows, catalog, p)
+    table["cdna"].update(factor=d["factor"], upper=d["upper"])
+    if "vendor_tuned" in d and "vendor_tuned" in table["cdna"]:
+        table["cdna"]["vendor_tuned"] = dict(
+            table["cdna"]["vendor_tuned"], factor=d["vendor_tuned"]["factor"], upper=d["vendor_tuned"]["upper"]
+        )
+    elif "vendor_tuned" in table["cdna"]:  # no vendor-tuned evidence left: the stack is priced as the public one
+        table["cdna"]["vendor_tuned"] = dict(table["cdna"]["vendor_tuned"], factor=d["factor"], upper=d["upper"])
+    return replace(p, datasheet_derating=table)
+
+
 REFERENCE_GPUS = ("h100-sxm", "h200-sxm", "a100-80gb-sxm")  # the calibrated side of a pair
 
 
-def derating_from_pairs(pairs: list[dict]) -> dict:
-    """The base case is the median pair's derating, the upper end the best (issue 30: median, not best)."""
-    values = sorted(x["derating"] for x in pairs)
+def derating_from_pairs(values: list[float]) -> dict:
+    """The base case is the median estimate of the derating, the upper end the best (issue 30: median, not best)."""
+    values = sorted(values)
     return {
         "factor": round(statistics.median(values), 3),
         "upper": round(values[-1], 3),
@@ -121,6 +179,25 @@ PUBLISHERS = {
     "mlperf-v5.1-amd": "amd",
     "mlperf-v5.0-nvidia": "nvidia",
 }
+
+
+SAME_SOURCE = {
+    # AMD's blog claim (pair P007/P008: MI325X 'up to 8%' over H200 on Llama 2 70B LoRA) reports its MLPerf Training v5.0
+    # submissions: rows A003/A004 are that source, so holding one out holds out the other
+    "amd-mlperf-v5.0-lora": "mlperf-v5.0-amd-lora",
+}
+
+
+def source_of(group: str) -> str:
+    """The source a `group` of calibration.csv reports (itself unless SAME_SOURCE says): the unit a
+    leave-one-source-out fold removes whole."""
+    return SAME_SOURCE.get(group, group)
+
+
+def fold_rows(rows: list[dict], group: str) -> list[dict]:
+    """The rows a leave-one-source-out fold keeps when `group` is held out: every other source's, without
+    the pairs that report the held-out source (source_of)."""
+    return [r for r in rows if source_of(r["group"]) != group]
 
 
 def publisher(group: str) -> str:

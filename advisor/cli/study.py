@@ -104,6 +104,14 @@ from advisor.inputs.arguments import (
 @click.option(
     "--pipeline-parallel", type=click.IntRange(*PIPELINE_PARALLEL), default=None, help="Pipeline parallelism [chosen]."
 )
+@click.option(
+    "--software",
+    type=click.Choice(["public", "vendor_tuned"]),
+    default="public",
+    show_default=True,
+    help="Training software the speed assumes: public (what a buyer installs) or vendor_tuned (the vendor's own "
+    "tuned code, e.g. AMD's MLPerf containers). Changes an AMD Instinct speed only.",
+)
 @format_option("table", "json")
 @catalog_option
 @handled
@@ -180,6 +188,7 @@ TRAINING_FLAGS = (
     "strategy",
     "tensor_parallel",
     "pipeline_parallel",
+    "software",
     "catalog",
 )
 

@@ -50,6 +50,9 @@ class Derating(Out):
     upper: Num | None = None
     source: list[str]
     note: str | None = None
+    # the training software the factor was measured for (a derating measured per stack: AMD Instinct); absent: one
+    # factor for every stack (docs/model.md §1.7)
+    software: Literal["public", "vendor_tuned"] | None = None
 
 
 class Job(Out):

@@ -307,13 +307,13 @@ def _check_estimator(values: dict[str, Any], name: str) -> None:
         ),
     }
 
-    def derating_entry(e: Any) -> bool:  # {factor: 0 < f < 1, upper: f to 2, source: [ids], note: text,
-        # optionally mature_after_months: a whole number with as_of: a YYYY[-MM[-DD]] date}
-        if not (
-            isinstance(e, dict) and set(e) <= {"factor", "upper", "source", "note", "mature_after_months", "as_of"}
-        ):
+    def derating_entry(e: Any, nested: bool = False) -> bool:  # `special` below says what it accepts
+        keys = {"factor", "upper", "source", "note", "stack"} | (set() if nested else {"mature_after_months", "as_of"})
+        if not (isinstance(e, dict) and set(e) <= keys | ({"vendor_tuned"} if not nested else set())):
             return False
         if ("mature_after_months" in e) != ("as_of" in e) or not _maturity_ok(e):
+            return False
+        if "vendor_tuned" in e and not derating_entry(e["vendor_tuned"], nested=True):
             return False
         factor: Any = e.get("factor")
         upper: Any = e.get("upper", factor)
@@ -327,6 +327,7 @@ def _check_estimator(values: dict[str, Any], name: str) -> None:
             and bool(source)
             and all(isinstance(sid, str) for sid in source)
             and isinstance(e.get("note", ""), str)
+            and isinstance(e.get("stack", ""), str)
         )
 
     def derating(x: Any) -> bool:  # {generation: entry}
@@ -336,8 +337,9 @@ def _check_estimator(values: dict[str, Any], name: str) -> None:
     special = {
         "datasheet_derating": (
             "a mapping of GPU generations to {factor: a number in (0, 1), upper: at least "
-            "factor and at most 2, source: [ids], note: text, and optionally "
-            "mature_after_months: a whole number with as_of: a YYYY, YYYY-MM or YYYY-MM-DD date}",
+            "factor and at most 2, source: [ids], note: text, stack: text, and optionally "
+            "mature_after_months: a whole number with as_of: a YYYY, YYYY-MM or YYYY-MM-DD date, and "
+            "vendor_tuned: {factor, upper, source, note, stack} for the vendor's own tuned software}",
             derating,
         )
     }

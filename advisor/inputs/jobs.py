@@ -31,6 +31,13 @@ TRAINING_SHORTHAND = (
 )
 SERVING_SHORTHAND = ("traffic", "slo", "months", "off_peak_training_hours", "availability", "until_arrival")
 JOB_SHORTHAND = TRAINING_SHORTHAND + SERVING_SHORTHAND
+# the training software a speed assumes (docs/model.md §1.7): what a buyer installs, or the vendor's own tuned code
+Software = Literal["public", "vendor_tuned"]
+SOFTWARE_HELP = (
+    "the training software the speed assumes: public (the frameworks a buyer installs: PyTorch, Megatron, the "
+    "vendor's public ROCm or CUDA builds) or vendor_tuned (the vendor's own tuned code, e.g. AMD's MLPerf "
+    "containers); changes an AMD Instinct speed, no other vendor's"
+)
 DEFAULT_SPREAD = 0.05  # a measurement's P10-P90 half-width when none is given (docs/model.md §1.8)
 
 
@@ -108,6 +115,7 @@ class Job(Written):
     seq_len: int | None = Field(default=None, gt=0, le=10_000_000, description="overrides the preset's sequence length")
     lora_rank: int = Field(default=16, gt=0, le=4096)
     optimizer: Literal["adamw", "adamw-8bit"] = "adamw"
+    software: Software | None = Field(default=None, description=SOFTWARE_HELP + " [the workload's `software`: public]")
     goodput: float | None = Field(
         default=None,
         gt=0,

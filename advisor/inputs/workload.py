@@ -16,7 +16,7 @@ from pydantic import Field, ValidationError, model_validator
 
 from advisor.errors import InputError, show
 from advisor.inputs.deployment import Deployment, Finance, GpuSelection
-from advisor.inputs.jobs import JOB_SHORTHAND, AnyJob
+from advisor.inputs.jobs import JOB_SHORTHAND, SOFTWARE_HELP, AnyJob, Software
 from advisor.inputs.known import Known, gpus_shorthand
 from advisor.inputs.loader import parse_bytes, read_bytes
 from advisor.inputs.phrasing import as_written, distinct_errors, format_error
@@ -91,6 +91,9 @@ class Workload(Written):
             "every deadline must hold at this quantile of the job's time (the estimator's measured error, "
             "catalog/uncertainty.yaml): 0.5 plans on the median, 0.9 on the time 9 runs in 10 beat [0.8]"
         ),
+    )
+    software: Software = Field(
+        default="public", description=SOFTWARE_HELP + "; the default of every training job that does not state its own"
     )
     finance: Finance = Finance.model_construct()
     decision: DecisionBasis = DecisionBasis.model_construct()

@@ -261,12 +261,14 @@ def estimate(
     strategy: str | None = None,
     tensor_parallel: int | None = None,
     pipeline_parallel: int | None = None,
+    software: str = "public",
     catalog: Any = None,
 ) -> dict:
     """advisor.estimate(...): memory and speed of one job on `count` GPUs, as the JSON of
     `advisor estimate --format json` (README.md, `advisor estimate`). `catalog` is a Catalog, a path to an
     override file, or None for the built-in one. `strategy` (ddp, zero1, zero2, zero3 or fsdp),
-    `tensor_parallel` and `pipeline_parallel` fix the layout; by default the fastest is chosen."""
+    `tensor_parallel` and `pipeline_parallel` fix the layout; by default the fastest is chosen. `software`:
+    public or vendor_tuned, the training stack an AMD Instinct speed assumes (docs/model.md §1.7)."""
     from advisor.data.catalog import Catalog, load_catalog
 
     gpu = require_gpu(gpu)
@@ -292,6 +294,7 @@ def estimate(
         global_batch_tokens=global_batch_tokens,
         optimizer=optimizer,
         lora_rank=lora_rank,
+        software=software,
     )
     spec = replace(
         spec,
@@ -322,7 +325,8 @@ def _estimate_json(e: Estimate, spec: JobSpec, g: GPU, p: Params, precision: str
         "min_gpus": min_gpus(spec, g, p),
         "dense_tflops": g.dense_tflops(precision),
         "generation": generation(g),
-        "accuracy_band": band(g, precision),
+        # a public-stack speed with a per-stack derating (AMD) has no scored run: the CDNA rows are vendor-tuned
+        "accuracy_band": None if (e.derating or {}).get("software") == "public" else band(g, precision),
         "model": {
             "params": spec.model.params,
             "layers": spec.model.layers,
@@ -336,6 +340,7 @@ def _estimate_json(e: Estimate, spec: JobSpec, g: GPU, p: Params, precision: str
             "kind": spec.kind,
             "precision": spec.precision,
             "optimizer": spec.optimizer,
+            "software": spec.software,
             "trainable_params": trainable_params(spec),
         },
         "speed_evidence": e.speed_evidence,

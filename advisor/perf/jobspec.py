@@ -89,6 +89,7 @@ class JobSpec:
     tp_overlap: bool = False  # tensor-parallel all-reduces overlapped with GEMMs (Params.tp_comm_overlap)
     fused_elementwise: bool = True  # elementwise work fused (today's software); False: eager code (older rows)
     measured: tuple = ()  # the user's own speeds (perf/measured.py MeasuredSpeed): evaluate uses them
+    software: str = "public"  # public | vendor_tuned: the stack an AMD Instinct speed assumes (perf/speed_basis.py)
 
 
 DEFAULT_VOCAB = 50257  # a shape without `vocab`: GPT-2's tokenizer
@@ -248,9 +249,9 @@ def _flag_job(shape: Any, seq_len: int | None, job_fields: dict[str, Any]) -> Jo
         raise InputError(f"`{field.replace('model.', '')}`: {describe(err)}", field=field) from None
 
 
-def job_spec(job: Job, model: ModelSpec) -> JobSpec:
+def job_spec(job: Job, model: ModelSpec, software: str = "public") -> JobSpec:
     """The estimator's view of a workload job; its measurements (resolved by `resolve_model`) move
-    from the model to the job."""
+    from the model to the job. `software`: the workload's default stack, for a job that states none."""
     return JobSpec(
         model=replace(model, measured=()),
         kind=job.kind,
@@ -261,4 +262,5 @@ def job_spec(job: Job, model: ModelSpec) -> JobSpec:
         lora_rank=job.lora_rank,
         optimizer=job.optimizer,
         measured=model.measured,
+        software=job.software or software,
     )

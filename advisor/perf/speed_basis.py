@@ -16,6 +16,9 @@
   `datasheet` speed is multiplied by `datasheet_derating` (factor < 1, with its source) unless that
   derating is a first-software-year gap its generation is past (`mature_after_months`), and every
   estimate not backed by a run on its own GPU says so in `evidence_note`.
+* Software. A derating measured per stack (AMD Instinct: `public`, what a buyer installs, and
+  `vendor_tuned`, the vendor's own tuned code) is picked by the job's `software` and named in the
+  derating and the note, so a vendor-tuned speed is never shown as the public stack's.
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ from advisor.perf.memory import Layout
 from advisor.perf.training import by_precision, generation, gpu_value, mfu_cap, server_size, step_time
 
 VENDOR_WORDS = {"nvidia": "NVIDIA", "amd": "AMD", "intel": "Intel"}
+PUBLIC, VENDOR_TUNED = "public", "vendor_tuned"  # the training software a speed assumes (JobSpec.software)
 
 
 def mfu_median(gpu: GPU, precision: str, p: Params, count: int = 1) -> float | None:
@@ -55,18 +59,25 @@ def derating_entry(gpu: GPU, p: Params) -> dict[str, Any] | None:
     return entry if isinstance(entry, dict) else None
 
 
-def derating(gpu: GPU, p: Params) -> dict[str, Any] | None:
-    """{factor, upper, source, note} for a part with no measured run (derating_entry), None when it has
-    none or its generation is past the first-software months the entry covers."""
+def derating(gpu: GPU, p: Params, software: str = PUBLIC) -> dict[str, Any] | None:
+    """{factor, upper, source, note[, software]} for a part with no measured run (derating_entry), None
+    when it has none or its generation is past the first-software months the entry covers. An entry
+    with a `vendor_tuned` part (AMD Instinct: catalog/estimator.yaml) measures two stacks: `software`
+    picks one and the result names it; an entry without one is the same for every stack."""
     entry = derating_entry(gpu, p)
     if entry is None or software_matured(gpu, entry):
         return None
-    return {
-        "factor": float(entry["factor"]),
-        "upper": float(entry.get("upper") or entry["factor"]),
-        "source": list(entry["source"]),
-        "note": str(entry.get("note", "")),
+    tuned = entry.get(VENDOR_TUNED)
+    chosen = tuned if isinstance(tuned, dict) and software == VENDOR_TUNED else entry
+    out: dict[str, Any] = {
+        "factor": float(chosen["factor"]),
+        "upper": float(chosen.get("upper") or chosen["factor"]),
+        "source": list(chosen["source"]),
+        "note": str(chosen.get("note", "")),
     }
+    if isinstance(tuned, dict):
+        out["software"] = VENDOR_TUNED if chosen is tuned else PUBLIC
+    return out
 
 
 def software_matured(gpu: GPU, entry: dict[str, Any]) -> bool:
@@ -128,10 +139,11 @@ def ceilings(
 
 
 def evidence_note(
-    gpu: GPU, precision: str, ev: Evidence, d: dict[str, Any] | None, matured: bool = False
+    gpu: GPU, precision: str, ev: Evidence, d: dict[str, Any] | None, matured: bool = False, p: Params | None = None
 ) -> str | None:
     """What the estimate of a GPU with no run of its own rests on, in one sentence (`matured`: no
-    derating because its generation is past the first-software months its entry covers)."""
+    derating because its generation is past the first-software months its entry covers). A derating
+    measured per stack names the software it assumes (`p`: the table, for the other stack's factor)."""
     if ev.level == MEASURED:
         return None
     if ev.level == SAME_GENERATION:
@@ -140,7 +152,7 @@ def evidence_note(
             f"{', '.join(ev.siblings)} ({generation_name(ev.generation)})"
         )
     factor = (
-        f"x {d['factor']:.2f} derating (source: {', '.join(d['source'])})"
+        f"x {d['factor']:.2f} derating{_stack_words(gpu, d, p)} (source: {', '.join(d['source'])})"
         if d
         else "with no derating (no measured shortfall applies: a vendor stack past its first software year)"
         if matured
@@ -152,6 +164,21 @@ def evidence_note(
     )
 
 
+def _stack_words(gpu: GPU, d: dict[str, Any], p: Params | None) -> str:
+    """' for the public <vendor> stack (...)' or ' for vendor-tuned software: <what>, not what the
+    public stack gives (x f)': empty for a derating that is the same for every stack."""
+    if "software" not in d:
+        return ""
+    entry = derating_entry(gpu, p) if p is not None else None
+    if d["software"] == PUBLIC:
+        what = f" ({entry['stack']})" if entry and entry.get("stack") else ""
+        return f" for the public {_vendor(gpu)} software stack{what}"
+    tuned = (entry or {}).get(VENDOR_TUNED) or {}
+    what = f": {tuned['stack']}" if tuned.get("stack") else ""
+    public = f" (x {float(entry['factor']):.2f})" if entry else ""
+    return f" for vendor-tuned software{what}, not what the public stack gives{public}"
+
+
 def _vendor(gpu: GPU) -> str:
     return VENDOR_WORDS.get(gpu.vendor.lower().split()[0], gpu.vendor)
 
@@ -159,14 +186,16 @@ def _vendor(gpu: GPU) -> str:
 def speed_basis(job: JobSpec, gpu: GPU, p: Params) -> tuple[Evidence, dict[str, Any] | None, str | None]:
     """(evidence, derating or None, evidence note) for an estimate of `job` on `gpu`."""
     ev = evidence(gpu, job.precision)
-    d = derating(gpu, p) if ev.level == DATASHEET else None
+    d = derating(gpu, p, job.software) if ev.level == DATASHEET else None
     entry = derating_entry(gpu, p) if ev.level == DATASHEET else None
-    return ev, d, evidence_note(gpu, job.precision, ev, d, entry is not None and software_matured(gpu, entry))
+    return ev, d, evidence_note(gpu, job.precision, ev, d, entry is not None and software_matured(gpu, entry), p)
 
 
 __all__ = [
     "MEASURED",
+    "PUBLIC",
     "SAME_GENERATION",
+    "VENDOR_TUNED",
     "DATASHEET",
     "ceilings",
     "derating",

@@ -41,8 +41,12 @@ def unmeasured(p: Plan) -> str | None:
     for j in p.jobs:
         if j.speed_evidence == "datasheet" and j.gpu not in seen:
             d = j.derating
+            stack = {"public": " for public software", "vendor_tuned": " for the vendor's tuned software"}
             seen[j.gpu] = (
-                f"derated x{d.factor:g}" + (f", {', '.join(d.source)}" if d.source else "") if d is not None else ""
+                f"derated x{d.factor:g}{stack.get(d.software or '', '')}"
+                + (f", {', '.join(d.source)}" if d.source else "")
+                if d is not None
+                else ""
             )
     if not seen:
         return None

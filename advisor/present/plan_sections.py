@@ -155,7 +155,8 @@ def _speed_basis(j: Any) -> str:
     """What a job's speed rests on, in a table cell: a measured run, one on its generation, or the
     datasheet times its derating."""
     if j.speed_evidence == "datasheet" and j.derating is not None:
-        return f"datasheet x {j.derating.factor:.2f}"
+        stack = {"public": ", public software", "vendor_tuned": ", vendor-tuned software"}.get(j.derating.software, "")
+        return f"datasheet x {j.derating.factor:.2f}{stack}"
     return (j.speed_evidence or "").replace("same_generation", "same generation")
 
 

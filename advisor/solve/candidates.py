@@ -73,7 +73,7 @@ def job_classes(workload: Workload, catalog: Catalog) -> list[JobClass]:
     for i, job in enumerate(workload.jobs):
         if job.kind == "serve":
             continue  # serving jobs: advisor/solve/serving_candidates.py
-        spec = job_spec(job, resolve_model(job, catalog, f"jobs[{i}]"))
+        spec = job_spec(job, resolve_model(job, catalog, f"jobs[{i}]"), workload.software)
         key = (spec, job.tokens, job.deadline, job.goodput)
         if key in classes:
             classes[key].jobs.append(i)
