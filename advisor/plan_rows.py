@@ -7,6 +7,7 @@ from typing import Any
 
 from advisor.solve import ledger
 from advisor.solve.problem import Problem
+from advisor.solve.serving_nodes import bill_key
 from advisor.solve.solution import Solution
 
 JSONObject = dict[str, Any]
@@ -78,16 +79,16 @@ def plan_assumptions(problem: Problem, sol: Solution) -> JSONObject:
 
 def purchase_rows(problem: Problem, sol: Solution) -> list[JSONObject]:
     """The plan's `purchase`: what is bought and rented for training (solve/ledger.py), then the
-    GPUs rented on demand to serve, per GPU type."""
+    GPUs rented on demand to serve, per GPU type and offer (each layout's own: solve/serving_offers.py)."""
     items = ledger.purchase_items(problem, sol)
-    rented: dict[str, JSONObject] = {}
+    rented: dict[tuple[str, str], JSONObject] = {}
     for c, n in sol.serving:  # serving replicas rented on demand for the serving months
-        if c.ownership != "rent":
+        key = bill_key(c)
+        if key is None or c.offer is None:
             continue
-        rate = problem.catalog.gpus[c.gpu].rental
-        assert rate is not None, f"{c.gpu} rented for serving without a rental rate"  # candidates need one
+        rate = c.offer.offer
         entry = rented.setdefault(
-            c.gpu,
+            key,
             {
                 "gpu": c.gpu,
                 "count": 0,
@@ -104,9 +105,9 @@ def purchase_rows(problem: Problem, sol: Solution) -> list[JSONObject]:
         )
         entry["count"] += c.gpus * n
         entry["gpu_hours"] += c.gpu_hours * n
-    for g, entry in rented.items():  # an offer sold by whole nodes bills the idle GPUs of its nodes too
-        entry["billed_gpus"] = entry["count"] + sol.serving_idle.get(g, (0, None))[0]
-    return items + [rented[g] for g in sorted(rented)]
+    for key, entry in rented.items():  # an offer sold by whole nodes bills the idle GPUs of its nodes too
+        entry["billed_gpus"] = entry["count"] + sol.serving_idle.get(key, (0, None))[0]
+    return items + [rented[k] for k in sorted(rented)]
 
 
 def plan_servers(problem: Problem, sol: Solution) -> list[JSONObject]:

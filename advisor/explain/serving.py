@@ -186,12 +186,11 @@ def bridge_replicas(cls: ServeClass, c: ServeCandidate) -> int:
 
 
 def bridge_usd(problem: Problem, cls: ServeClass, c: ServeCandidate, hours: float) -> float:
-    """Cash for bridge_replicas of rented layout c over `hours` at its own hourly rate, their GPUs
-    billed as the offer sells them (whole nodes: solve/serving_nodes.py)."""
+    """Cash for bridge_replicas of rented layout c over `hours` at its own offer's hourly rate, their
+    GPUs billed as that offer sells them (whole nodes: solve/serving_nodes.py)."""
     cash = c.run_cost_usd if c.run_cost_nominal is None else c.run_cost_nominal  # one replica, serving hours
     gpus = bridge_replicas(cls, c) * c.gpus
-    offer = problem.catalog.gpus[c.gpu].rental
-    billed = billed_gpus(offer, gpus) if offer is not None else gpus
+    billed = billed_gpus(c.offer.offer, gpus) if c.offer is not None else gpus
     return billed * cash / (c.gpus * c.hours) * hours
 
 

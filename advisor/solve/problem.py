@@ -122,6 +122,7 @@ class ServeCandidate:
     result: ReplicaResult
     warnings: list[Finding] = field(default_factory=list)
     run_cost_nominal: float | None = None  # the same cost undiscounted (None: equal to run_cost_usd)
+    offer: RentOption | None = None  # the on-demand offer priced (rent): one that holds the replica (serving_offers.py)
 
     @property
     def gpus(self) -> int:
