@@ -212,3 +212,18 @@ def test_the_plan_is_deterministic(catalog, rules):
     doc = yaml.safe_load(WORKLOAD.format(allow=f"{A100}, mi300x", model="llama-3.1-70b"))
     first, second = (plan(parse_workload(doc), catalog=catalog, rules=rules, as_of=AS_OF) for _ in range(2))
     assert first.to_json() == second.to_json()
+
+
+def test_the_memo_prices_a_costlier_gpu_at_the_offer_its_best_plan_rents(catalog, rules, write):
+    """The not-chosen A100 is costed on p4de (its 2-GPU replicas): the memo says so, not RunPod's $1.39."""
+    import advisor
+    from advisor.flow import plan
+    from advisor.inputs.workload import load_workload
+
+    path = write(WORKLOAD.format(allow=f"{A100}, mi300x", model="llama-3.1-70b"))
+    p = plan(load_workload(path), catalog=catalog, rules=rules, as_of=AS_OF)
+    offer = _holding(A100, 2)
+    (row,) = [r for r in p["rejected"] if r["gpu"] == A100]
+    assert row["forced_ownership"] == "rent" and row["forced_rental"]["provider"] == offer["provider"]
+    text = advisor.memo(p, path, fmt="md", charts=False).text
+    assert f"priced at ${offer['usd_per_gpu_hour']:.2f} per GPU-hour ({offer['provider']}" in text

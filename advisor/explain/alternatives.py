@@ -143,12 +143,21 @@ def alternatives(problem: Problem, sol: Solution, settings: SolveSettings) -> di
             "message": f"the best plan using only {name} ({what}) costs ${forced.objective_usd:,.0f}, "
             f"${delta:,.0f} ({pct:+.1f}%) more than the chosen plan",
         }
-        owns = sorted({c.ownership for c in forced.chosen})
+        owns = sorted({c.ownership for c in forced.chosen} | {c.ownership for c, _ in forced.serving})
+        offers = forced.rented_offers(gid)
         out[gid] = {
             "forced_cost_usd": forced.objective_usd,
             "forced_ownership": owns[0] if len(owns) == 1 else "mixed",
             "reasons": ordered(problem, gid, [reason]),
         }
+        if offers:  # the rate it was costed at: a serving replica's offer is the one that holds it
+            o = offers[0]
+            out[gid]["forced_rental"] = {
+                "provider": o.provider,
+                "usd_per_gpu_hour": o.usd_per_gpu_hour,
+                "as_of": o.as_of,
+                "source": list(o.source),
+            }
     return out
 
 

@@ -60,7 +60,7 @@ def spare_rate(m: Model, k: int) -> pulp.LpVariable:
 
 
 def billed_in_nodes(m: Model, key: BillKey, idle: pulp.LpVariable, name: str) -> None:
-    """serve_nodes_g (and serve_block_g): the serving GPUs of type g rented from one offer and the idle
+    """serve_nodes_g_o (and serve_block_g_o): the serving GPUs of type g rented from one offer o and the idle
     ones billed with them fill whole units of the offer, at least its minimum block (solve/serving_nodes.py)."""
     mine = m.billed_layouts(key)
     offer = mine[0][2].offer.offer if mine and mine[0][2].offer else None
