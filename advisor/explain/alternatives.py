@@ -180,20 +180,24 @@ def infeasible_reasons(problem: Problem, sc: Scenario, name: str, settings: Solv
     lifted: dict[str, Any] = {}
     for family in FAMILIES:
         lifted.update(family.lifted())
+    limits = f"{'deadline, ' if problem.classes else ''}budget, power and GPU-count limits"
     if run(problem, sc.but(**lifted)).feasible:
         return [
             {
                 "rule": None,
                 "code": "combined",
-                "message": f"no plan using only {name} meets the deadline, budget, power and GPU-count limits "
-                "together, though no single one of them alone rules it out",
+                "message": f"no plan using only {name} meets the {limits} together, though no single one of "
+                "them alone rules it out",
             }
         ]
+    held = [r for r in problem.serve_reasons.get(sc.only_gpu or "", []) if r.get("code") == "no-offer-holds"]
     return [
         {
             "rule": None,
             "code": "slots",
-            "message": f"even without the deadline, budget, power and GPU-count limits no plan uses only {name}: "
-            "no allowed machine (or costed network between machines) holds the GPUs it needs",
-        }
+            "message": f"even without the {limits} no plan uses only {name}: no allowed machine (or costed "
+            "network between machines) holds the GPUs it needs"
+            + ("" if not held else ", and no rental offer holds a replica some request class needs"),
+        },
+        *held,
     ]

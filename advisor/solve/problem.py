@@ -202,6 +202,8 @@ class Problem:
     notes: list[str] = field(default_factory=list)
     serve_classes: list[ServeClass] = field(default_factory=list)  # per serving request class
     serve_candidates: list[list[ServeCandidate]] = field(default_factory=list)  # per serve class
+    # gpu -> why some serving layouts of it have no candidate (kept when others do: a forced plan cites them)
+    serve_reasons: dict[str, list[Finding]] = field(default_factory=dict)
     solver_cache: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
     # built solver models and filtered candidates, reused by every re-solve (solve/fast.py)
     holdings: dict[str, list[Holding]] = field(default_factory=dict)  # gpu id -> its holding periods (buyable GPUs)

@@ -160,6 +160,7 @@ def add_serving(problem: Problem) -> Problem:
                     if candidate is not None:
                         problem.serve_candidates[k].append(candidate)
     _merge_rejections(problem, reasons)
+    problem.serve_reasons = {g: r for g, r in reasons.items() if r}
     return problem
 
 
