@@ -18,7 +18,7 @@ JSONObject = dict[str, Any]
 
 def dated_prices(problem: Problem, sol: Solution, gid: str) -> list[tuple[str, list[str], str | None]]:
     """(what, its sources, as of) of every price the plan pays for GPU `gid`: its purchase price
-    when bought, each rental offer chosen for training, its on-demand rate when rented to serve.
+    when bought, each rental offer chosen for training, each on-demand offer its serving layouts are rented on.
     The warnings date them; the sources cite them."""
     gpu = problem.catalog.gpus[gid]
     out: list[tuple[str, list[str], str | None]] = []
@@ -26,8 +26,8 @@ def dated_prices(problem: Problem, sol: Solution, gid: str) -> list[tuple[str, l
         out.append(("purchase price", gpu.prices.purchase.source, gpu.prices.purchase.as_of))
     for offer in {id(c.offer): c.offer.offer for c in sol.chosen if c.gpu == gid and c.offer}.values():
         out.append((f"{offer.pricing.replace('_', '-')} rental rate", offer.source, offer.as_of))
-    if any(c.gpu == gid and c.ownership == "rent" for c, _ in sol.serving) and gpu.rental:
-        out.append(("rental rate", gpu.rental.source, gpu.rental.as_of))
+    served = {c.offer.offer.provider: c.offer.offer for c, _ in sol.serving if c.gpu == gid and c.offer}
+    out += [("rental rate", offer.source, offer.as_of) for _, offer in sorted(served.items())]
     return out
 
 

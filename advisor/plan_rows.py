@@ -8,6 +8,7 @@ from typing import Any
 from advisor.solve import ledger
 from advisor.solve.problem import Problem
 from advisor.solve.serving_bridge import stands_in_for
+from advisor.solve.serving_nodes import bill_key
 from advisor.solve.solution import Solution
 
 JSONObject = dict[str, Any]
@@ -79,16 +80,16 @@ def plan_assumptions(problem: Problem, sol: Solution) -> JSONObject:
 
 def purchase_rows(problem: Problem, sol: Solution) -> list[JSONObject]:
     """The plan's `purchase`: what is bought and rented for training (solve/ledger.py), then the
-    GPUs rented on demand to serve, per GPU type."""
+    GPUs rented on demand to serve, per GPU type and offer (each layout's own: solve/serving_offers.py)."""
     items = ledger.purchase_items(problem, sol)
-    rented: dict[str, JSONObject] = {}
+    rented: dict[tuple[str, str], JSONObject] = {}
     for c, n in sol.serving:  # serving replicas rented on demand for the serving months
-        if c.ownership != "rent":
+        key = bill_key(c)
+        if key is None or c.offer is None:
             continue
-        rate = problem.catalog.gpus[c.gpu].rental
-        assert rate is not None, f"{c.gpu} rented for serving without a rental rate"  # candidates need one
+        rate = c.offer.offer
         entry = rented.setdefault(
-            c.gpu,
+            key,
             {
                 "gpu": c.gpu,
                 "count": 0,
@@ -105,20 +106,21 @@ def purchase_rows(problem: Problem, sol: Solution) -> list[JSONObject]:
         )
         entry["count"] += c.gpus * n
         entry["gpu_hours"] += c.gpu_hours * n
-    for g, entry in rented.items():  # an offer sold by whole nodes bills the idle GPUs of its nodes too
-        entry["billed_gpus"] = entry["count"] + sol.serving_idle.get(g, (0, None))[0]
-    return items + [rented[g] for g in sorted(rented)] + bridge_rows(problem, sol)
+    for key, entry in rented.items():  # an offer sold by whole nodes bills the idle GPUs of its nodes too
+        entry["billed_gpus"] = entry["count"] + sol.serving_idle.get(key, (0, None))[0]
+    return items + [rented[k] for k in sorted(rented)] + bridge_rows(sol)
 
 
-def bridge_rows(problem: Problem, sol: Solution) -> list[JSONObject]:
+def bridge_rows(sol: Solution) -> list[JSONObject]:
     """The GPUs rented on demand to serve until bought serving GPUs arrive (solve/serving_bridge.py):
-    one row per rented type and bought type it stands in for, with its hours and GPUs."""
-    rows: dict[tuple[str, float], JSONObject] = {}
+    one row per rented type, offer and arrival, with its hours and GPUs."""
+    rows: dict[tuple[tuple[str, str], float], JSONObject] = {}
     for b, n in sol.bridges:
-        rate = problem.catalog.gpus[b.gpu].rental
-        assert rate is not None, f"{b.gpu} rented as a bridge without a rental rate"  # candidates need one
+        key = bill_key(b)
+        assert key is not None and b.offer is not None, f"{b.gpu} rented as a bridge without an offer"
+        rate = b.offer.offer
         entry = rows.setdefault(
-            (b.gpu, b.hours),
+            (key, b.hours),
             {
                 "gpu": b.gpu,
                 "count": 0,
@@ -139,10 +141,10 @@ def bridge_rows(problem: Problem, sol: Solution) -> list[JSONObject]:
         entry["count"] += b.gpus * n
         entry["gpu_hours"] += b.gpu_hours * n
         entry["billed_gpus"] += b.gpus * n
-    for (_, a, h), (idle, _) in sol.bridge_idle.items():  # whole nodes billed beyond the replicas
-        if (h, a) in rows:
-            rows[h, a]["billed_gpus"] += idle
-    return [rows[key] for key in sorted(rows)]
+    for (_, a, key), (idle, _) in sol.bridge_idle.items():  # whole nodes billed beyond the replicas
+        if (key, a) in rows:
+            rows[key, a]["billed_gpus"] += idle
+    return [rows[k] for k in sorted(rows)]
 
 
 def plan_servers(problem: Problem, sol: Solution) -> list[JSONObject]:

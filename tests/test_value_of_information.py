@@ -53,7 +53,11 @@ def test_a_rate_near_its_break_even_is_named_first(catalog, rules):
     assert rise["ownership"] == "rent" and 1.0 < rise["factor"] < 1.05  # within 5% of its break-even
     top = p["decision"]["verify"][0]
     assert top["input"] == f"rental_rate:{G}" and top["evpi_usd"] > 0 and top["count"] == 8
-    assert top["message"].startswith("get a firm quote for 8\u00d7 NVIDIA H100 SXM5 80GB rental: up to $")
+    # the quote is asked of the provider the plan is priced at (its purchase row's)
+    assert top["message"].startswith(
+        f"get a firm quote for 8\u00d7 NVIDIA H100 SXM5 80GB rental from {item['provider']}: up to $"
+    )
+    assert top["current"] == item["unit_price_usd"]
     assert top["confidence"] == "low" and top["range"][0] < top["current"] < top["range"][1]
     evpis = [v["evpi_usd"] for v in p["decision"]["verify"]]
     assert evpis == sorted(evpis, reverse=True)

@@ -21,10 +21,20 @@ class Reason(Out):
     primary: bool | None = None
 
 
+class ForcedRental(Out):
+    """The rental offer the best plan forced onto a GPU rents most of it on: the rate it was costed at."""
+
+    provider: str
+    usd_per_gpu_hour: Num
+    as_of: str | None
+    source: list[str]
+
+
 class Rejected(Out):
     gpu: str
     forced_cost_usd: Num | None
     forced_ownership: str | None = None  # buy, rent or mixed
+    forced_rental: ForcedRental | None = None
     reasons: list[Reason]
     name: str
 

@@ -143,12 +143,21 @@ def alternatives(problem: Problem, sol: Solution, settings: SolveSettings) -> di
             "message": f"the best plan using only {name} ({what}) costs ${forced.objective_usd:,.0f}, "
             f"${delta:,.0f} ({pct:+.1f}%) more than the chosen plan",
         }
-        owns = sorted({c.ownership for c in forced.chosen})
+        owns = sorted({c.ownership for c in forced.chosen} | {c.ownership for c, _ in forced.serving})
+        offers = forced.rented_offers(gid)
         out[gid] = {
             "forced_cost_usd": forced.objective_usd,
             "forced_ownership": owns[0] if len(owns) == 1 else "mixed",
             "reasons": ordered(problem, gid, [reason]),
         }
+        if offers:  # the rate it was costed at: a serving replica's offer is the one that holds it
+            o = offers[0]
+            out[gid]["forced_rental"] = {
+                "provider": o.provider,
+                "usd_per_gpu_hour": o.usd_per_gpu_hour,
+                "as_of": o.as_of,
+                "source": list(o.source),
+            }
     return out
 
 
@@ -171,20 +180,24 @@ def infeasible_reasons(problem: Problem, sc: Scenario, name: str, settings: Solv
     lifted: dict[str, Any] = {}
     for family in FAMILIES:
         lifted.update(family.lifted())
+    limits = f"{'deadline, ' if problem.classes else ''}budget, power and GPU-count limits"
     if run(problem, sc.but(**lifted)).feasible:
         return [
             {
                 "rule": None,
                 "code": "combined",
-                "message": f"no plan using only {name} meets the deadline, budget, power and GPU-count limits "
-                "together, though no single one of them alone rules it out",
+                "message": f"no plan using only {name} meets the {limits} together, though no single one of "
+                "them alone rules it out",
             }
         ]
+    held = [r for r in problem.serve_reasons.get(sc.only_gpu or "", []) if r.get("code") == "no-offer-holds"]
     return [
         {
             "rule": None,
             "code": "slots",
-            "message": f"even without the deadline, budget, power and GPU-count limits no plan uses only {name}: "
-            "no allowed machine (or costed network between machines) holds the GPUs it needs",
-        }
+            "message": f"even without the {limits} no plan uses only {name}: no allowed machine (or costed "
+            "network between machines) holds the GPUs it needs"
+            + ("" if not held else ", and no rental offer holds a replica some request class needs"),
+        },
+        *held,
     ]

@@ -109,12 +109,21 @@ def gpu_speed(problem: Problem, gid: str, lookup: SpeedLookup = by_generation) -
 
 
 def gpu_prices(problem: Problem, gid: str) -> tuple[LogDist, LogDist]:
-    """(purchase, rent) price errors of a GPU type, by each price record's confidence."""
+    """(purchase, rent) price errors of a GPU type, by each price record's confidence (the rent's:
+    rent_confidence)."""
     gpu = problem.catalog.gpus[gid]
     p = gpu.prices.purchase
     buy = price_dist(p.confidence, p.usd, p.usd_range) if p and p.usd else price_dist("low")
-    rent = price_dist(gpu.rental.confidence) if gpu.rental else price_dist("low")
-    return buy, rent
+    return buy, price_dist(rent_confidence(problem, gid))
+
+
+def rent_confidence(problem: Problem, gid: str) -> str:
+    """The weakest confidence of the rates a rented GPU of type `gid` is drawn for: its cheapest
+    on-demand offer's and each offer its rented serving layouts are priced at (one rent factor is
+    drawn per GPU type, so it never rests silently on the weakest); low without a rate."""
+    grades = [gpu.rental.confidence] if (gpu := problem.catalog.gpus[gid]).rental else []
+    grades += [c.offer.offer.confidence for cs in problem.serve_candidates for c in cs if c.gpu == gid and c.offer]
+    return min(grades, key=("low", "medium", "high").index) if grades else "low"
 
 
 def usable_gpus(problem: Problem) -> list[str]:

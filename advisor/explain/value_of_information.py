@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from advisor.data.uncertainty import price_dist
 from advisor.explain.decision import Decided, Option, restricted
 from advisor.explain.draws import Draws, gpu_prices, gpu_speed, speed_evidence
 from advisor.explain.plan_cost import PlanCost
@@ -36,6 +37,7 @@ from advisor.solve.redraw import describe
 from advisor.solve.settings import SolveSettings
 
 if TYPE_CHECKING:
+    from advisor.data.catalog_prices import RentalOffer
     from advisor.solve.problem import Problem
 
 KINDS = ("rental_rate", "purchase_price", "speed")
@@ -171,8 +173,12 @@ def entry(problem: Problem, x: Input, value: float, options: list[Option], switc
     price = problem.rent_rate.get(x.gpu) if rented else problem.unit_price.get(x.gpu)
     conf = (gpu.rental.confidence if gpu.rental else None) if rented else (purchase.confidence if purchase else None)
     d, unit, what = (rent_d, "/GPU-hour", "rental") if rented else (buy_d, " per GPU", "purchase")
+    offer = priced_offer(x, options) if rented else None
+    if offer is not None:  # the offer the plans renting most of it are priced at, not the type's cheapest
+        price, conf, d = offer.usd_per_gpu_hour, offer.confidence, price_dist(offer.confidence)
     fmt = "{:,.2f}" if rented else "{:,.0f}"
-    text = f"get a firm quote for {count:,}\u00d7 {gpu.name} {what}: {stake}"
+    text = f"get a firm quote for {count:,}\u00d7 {gpu.name} {what}" + (f" from {offer.provider}" if offer else "")
+    text += f": {stake}"
     if not price:
         return _item(x, count, price, None, conf, value, text)
     lo, hi = price * d.factor(0.1), price * d.factor(0.9)
@@ -181,6 +187,18 @@ def entry(problem: Problem, x: Input, value: float, options: list[Option], switc
         f"${fmt.format(lo)}-${fmt.format(hi)}"
     )
     return _item(x, count, price, [lo, hi], conf, value, text)
+
+
+def priced_offer(x: Input, options: list[Option]) -> RentalOffer | None:
+    """The offer a quote for renting x.gpu is asked of: the one the option renting most of it rents
+    most GPUs on (options in the decision's order: the chosen plan's offer on a tie)."""
+    best: tuple[int, RentalOffer] | None = None
+    for o in options:
+        offers = o.sol.rented_offers(x.gpu)
+        count = max((n for g, own, n in o.first_stage if g == x.gpu and own == "rent"), default=0)
+        if offers and (best is None or count > best[0]):
+            best = (count, offers[0])
+    return best[1] if best else None
 
 
 def _item(

@@ -192,7 +192,7 @@ def alternative_rows(plan: Plan, ctx: PlanContext, refs: Refs) -> tuple[list, tu
             continue
         if best_alt is None or forced < best_alt[1]:
             best_alt = (g.name, forced)
-        alternatives.append(((1, forced, g.name), _costlier_row(plan, g, forced, refs)))
+        alternatives.append(((1, forced, g.name), _costlier_row(plan, g, r, refs)))
     rows = [row for _, row in sorted(alternatives, key=lambda x: x[0])]
     for w in plan.warnings:
         if w.rule and w.rule not in cited_rules:
@@ -213,16 +213,24 @@ def _excluded_row(name: str, r: Rejected, rule_ids: list[str], refs: Refs) -> di
     }
 
 
-def _costlier_row(plan: Plan, g: GPU, forced: float, refs: Refs) -> dict[str, Any]:
+def _costlier_row(plan: Plan, g: GPU, r: Rejected, refs: Refs) -> dict[str, Any]:
     """A GPU that could do the work at a higher cost: how much more, and the price it was costed at
-    (its purchase price unless the plan only rents, else its rental rate)."""
+    (its purchase price unless the plan, or its best plan, only rents; else the rate of the offer
+    that best plan rents on, or its cheapest rental rate)."""
     total = plan.total_cost_usd or 0.0
+    forced = r.forced_cost_usd or 0.0
     extra = forced - total
-    p = g.prices.purchase
-    if plan.assumptions.ownership != "rent" and p is not None and p.usd:
+    p, rent = g.prices.purchase, r.forced_rental
+    rents = plan.assumptions.ownership == "rent" or r.forced_ownership == "rent"
+    if not rents and p is not None and p.usd:
         price, price_refs = (
             f"{usd(p.usd)} per GPU ({PRICE_KIND.get(p.kind or '', 'price')}, {day(p.as_of)})",
             refs.cite(p.source, p.as_of),
+        )
+    elif rent is not None:
+        price, price_refs = (
+            f"{unit_rate(rent.usd_per_gpu_hour)} per GPU-hour ({rent.provider}, {day(rent.as_of)})",
+            refs.cite(rent.source, rent.as_of),
         )
     elif g.rental is not None:
         price, price_refs = (

@@ -8,8 +8,8 @@ come from the constraint families, solve/constraints/; solve/formulation.py puts
   K[g,p]   binary: type g is held until period p (all its GPUs together: a job needs its GPUs at once)
   F[g]     the network joining type g's servers, USD (sized to its widest job: >= cost(n) z[g,n])
   r[k,i]   integer replicas of serving candidate i for request class k
-  I[g]     integer GPUs of type g rented for serving and billed beyond the replicas' own: an offer sold by
-           whole nodes (or a minimum block) bills its serving GPUs in nodes B[g] (solve/serving_nodes.py)
+  I[g,o]   integer GPUs of type g rented for serving from provider o and billed beyond the replicas' own: an
+           offer sold by whole nodes (or a minimum block) bills its serving GPUs in nodes B[g,o] (solve/serving_nodes.py)
   X[k,A,j] integer replicas of rented layout j serving class k until its bought GPUs arriving at A do (with their
            whole-node idle GPUs and nodes; solve/serving_bridge.py)
   u[k,c]   allow_mixed only: integer copies a rented candidate holds at once, ceil(y[k,c]) (a share of
@@ -32,7 +32,7 @@ from advisor.solve.problem import Candidate, Problem, ServeCandidate, ServerOpti
 from advisor.solve.rows import affine, safe
 from advisor.solve.scenario import Scenario
 from advisor.solve.serving_bridge import add_bridge_columns, bridge_terms
-from advisor.solve.serving_nodes import block_gpus, serving_node_offers
+from advisor.solve.serving_nodes import BillKey, bill_key, bill_name, block_gpus, serving_node_offers
 
 TIE_BREAK_USD_PER_HOUR = 1e-6
 COPY_EPSILON = 1e-4  # allow_mixed: the least share of a job a rented column with copies held runs
@@ -69,14 +69,16 @@ class Model:
         self.cap: dict[str, float] = {}  # the most GPUs of a type the model may buy
         self.r: dict[tuple[int, int], pulp.LpVariable] = {}
         self.u: dict[tuple[int, int], pulp.LpVariable] = {}  # allow_mixed: copies a rented column holds at once
-        self.idle: dict[str, pulp.LpVariable] = {}  # I[g]: serving GPUs billed beyond the replicas' (whole nodes)
-        self.nodes: dict[str, pulp.LpVariable] = {}  # B[g]: the nodes (or GPUs, by the GPU) they are billed in
-        self.idle_layout: dict[str, ServeCandidate] = {}  # what one idle GPU of g costs: a GPU of this layout
+        self.idle: dict[BillKey, pulp.LpVariable] = {}  # I[g,o]: serving GPUs billed beyond the replicas' (whole nodes)
+        self.nodes: dict[BillKey, pulp.LpVariable] = {}  # B[g,o]: the nodes (or GPUs, by the GPU) they are billed in
+        self.idle_layout: dict[BillKey, ServeCandidate] = {}  # what one idle GPU of (g, o) costs: a GPU of this layout
         self.down: dict[int, pulp.LpVariable] = {}  # D_k: the rate of class k's largest replica (n+1)
         self.bridge: dict[tuple[int, float, int], pulp.LpVariable] = {}  # X[k,A,j] (solve/serving_bridge.py)
         self.bridge_layouts: dict[tuple[int, float], list[ServeCandidate]] = {}  # (k, A) -> its bridge layouts j
-        self.bridge_idle: dict[tuple[int, float, str], pulp.LpVariable] = {}  # (k, A, rented type) -> idle GPUs
-        self.bridge_nodes: dict[tuple[int, float, str], pulp.LpVariable] = {}  # ... and the nodes they fill
+        self.bridge_idle: dict[
+            tuple[int, float, BillKey], pulp.LpVariable
+        ] = {}  # (k, A, (type, provider)) -> idle GPUs
+        self.bridge_nodes: dict[tuple[int, float, BillKey], pulp.LpVariable] = {}  # ... and the nodes they fill
         self.bridge_rates: list[tuple[str, str, float, int, ServeCandidate]] = []  # (row, column, sign, k, layout):
         # the row coefficients that are a replica's counted rate (a draw's speed changes them)
         self.sizes: dict[str, list[int]] = {}
@@ -199,30 +201,32 @@ class Model:
         add_bridge_columns(self)
 
     def billed_nodes(self) -> None:
-        """I[g] and B[g] for each GPU type rented for serving from an offer sold in blocks of more than
-        one GPU; an idle GPU is paid as a GPU of the type's rented layout with the longest serving hours."""
-        for g, offer in serving_node_offers(self.problem, (c for _, _, c in self.serve_pairs())).items():
-            layouts = [c for _, _, c in self.serve_pairs() if c.gpu == g and c.ownership == "rent"]
-            self.idle_layout[g] = max(layouts, key=lambda c: (c.hours, -c.gpus))
-            most = sum(
-                c.gpus * (self.r[k, i].upBound or 0)
-                for k, i, c in self.serve_pairs()
-                if c.gpu == g and c.ownership == "rent"
-            )
+        """I[g,o] and B[g,o] for each GPU type g rented for serving from an offer o sold in blocks of more
+        than one GPU; an idle GPU is paid as a GPU of that offer's rented layout with the longest serving hours."""
+        bills = serving_node_offers(c for _, _, c in self.serve_pairs())
+        for key, offer in bills.items():
+            mine = self.billed_layouts(key)
+            self.idle_layout[key] = max((c for _, _, c in mine), key=lambda c: (c.hours, -c.gpus))
+            most = sum(c.gpus * (self.r[k, i].upBound or 0) for k, i, c in mine)
             block = block_gpus(offer)
-            self.idle[g] = self.prob.add_variable(
-                f"I_{safe(g)}", lowBound=0, upBound=max(block, offer.min_gpus), cat="Integer"
+            name = bill_name(key, bills)
+            self.idle[key] = self.prob.add_variable(
+                f"I_{name}", lowBound=0, upBound=max(block, offer.min_gpus), cat="Integer"
             )
-            self.nodes[g] = self.prob.add_variable(
-                f"B_{safe(g)}",
+            self.nodes[key] = self.prob.add_variable(
+                f"B_{name}",
                 lowBound=0,
                 upBound=math.ceil((most + max(block, offer.min_gpus)) / block),
                 cat="Integer",
             )
 
-    def idle_cost(self, g: str, basis: str = "present_value") -> float:
-        """One serving GPU of type g billed beyond the replicas': a GPU of its idle layout's rent."""
-        c = self.idle_layout[g]
+    def billed_layouts(self, key: BillKey) -> list[tuple[int, int, ServeCandidate]]:
+        """The rented serving layouts on one bill (GPU type, provider)."""
+        return [(k, i, c) for k, i, c in self.serve_pairs() if bill_key(c) == key]
+
+    def idle_cost(self, key: BillKey, basis: str = "present_value") -> float:
+        """One serving GPU billed beyond the replicas' on bill `key`: a GPU of its idle layout's rent."""
+        c = self.idle_layout[key]
         return self.run_cost(c, basis) / c.gpus
 
     def serving_gpu_cap(self, g: str) -> int:
@@ -326,16 +330,16 @@ class Model:
             if (self.r[k, i].value() or 0) > 0.5
         ]
 
-    def idle_solution(self) -> dict[str, tuple[int, ServeCandidate]]:
-        """GPU -> (serving GPUs billed beyond the replicas', the layout one of them is paid as)."""
+    def idle_solution(self) -> dict[BillKey, tuple[int, ServeCandidate]]:
+        """(GPU, provider) -> (serving GPUs billed beyond the replicas', the layout one of them is paid as)."""
         return {g: (self.value(v), self.idle_layout[g]) for g, v in self.idle.items() if self.value(v) > 0}
 
     def bridge_solution(self) -> tuple[list[tuple[ServeCandidate, int]], dict]:
-        """The bridge replicas (layout, replicas), and (class, hours to arrival, rented type) -> (GPUs billed
+        """The bridge replicas (layout, replicas), and (class, hours to arrival, (rented type, provider)) -> (GPUs billed
         beyond them, the layout one is paid as)."""
         used = [(self.bridge_layouts[k, a][j], self.value(v)) for (k, a, j), v in self.bridge.items()]
         idle = {
-            key: (self.value(v), next(b for b in self.bridge_layouts[key[:2]] if b.gpu == key[2]))
+            key: (self.value(v), next(b for b in self.bridge_layouts[key[:2]] if bill_key(b) == key[2]))
             for key, v in self.bridge_idle.items()
         }
         return [(b, n) for b, n in used if n > 0], {key: x for key, x in idle.items() if x[0] > 0}

@@ -124,6 +124,7 @@ class ServeCandidate:
     run_cost_nominal: float | None = None  # the same cost undiscounted (None: equal to run_cost_usd)
     bridges: tuple[str, ...] | None = None  # a bridge (solve/serving_bridge.py): the late bought GPU types it
     # serves for until they arrive (those arriving together); `hours` and the costs are those until then
+    offer: RentOption | None = None  # the on-demand offer priced (rent): one that holds the replica (serving_offers.py)
 
     @property
     def gpus(self) -> int:
@@ -203,6 +204,8 @@ class Problem:
     notes: list[str] = field(default_factory=list)
     serve_classes: list[ServeClass] = field(default_factory=list)  # per serving request class
     serve_candidates: list[list[ServeCandidate]] = field(default_factory=list)  # per serve class
+    # gpu -> why some serving layouts of it have no candidate (kept when others do: a forced plan cites them)
+    serve_reasons: dict[str, list[Finding]] = field(default_factory=dict)
     solver_cache: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
     # built solver models and filtered candidates, reused by every re-solve (solve/fast.py)
     holdings: dict[str, list[Holding]] = field(default_factory=dict)  # gpu id -> its holding periods (buyable GPUs)

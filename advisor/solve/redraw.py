@@ -103,7 +103,7 @@ class Redraw:
         ]
         self.bounds = {(k, i): (m.y[k, i].lowBound or 0, m.y[k, i].upBound) for k, i, _ in m.pairs()}
         self.obj_n = {g: m.prob.objective.get(v, 0.0) for g, v in m.N.items()}
-        self.idle_cols = {g: col[v.name] for g, v in m.idle.items()}  # serving GPUs billed beyond the replicas
+        self.idle_cols = {key: col[v.name] for key, v in m.idle.items()}  # serving GPUs billed beyond the replicas
         # a capacity row holds one GPU type's owned jobs: GPU-hours x 1/r <= held hours is GPU-hours <= r x
         # held hours, so a draw scales the row's coefficients on the holding columns H[g, p]
         self.cap_rows = []  # (row, GPU, column of H, coefficient at the fastest speed)
@@ -211,10 +211,10 @@ class Redraw:
             h.changeColCost(col, m.run_cost(c) * factor)
             if self.budget_row is not None:  # the budget counts the drawn rent too, on its basis
                 h.changeCoeff(self.budget_index, col, m.run_cost(c, self.sc.budget_basis) * factor)
-        for g, col in self.idle_cols.items():  # an idle billed GPU at the drawn rent
-            h.changeColCost(col, m.idle_cost(g) * rent.get(g, 1.0))
+        for key, col in self.idle_cols.items():  # an idle billed GPU at the drawn rent of its GPU type
+            h.changeColCost(col, m.idle_cost(key) * rent.get(key[0], 1.0))
             if self.budget_row is not None:
-                h.changeCoeff(self.budget_index, col, m.idle_cost(g, self.sc.budget_basis) * rent.get(g, 1.0))
+                h.changeCoeff(self.budget_index, col, m.idle_cost(key, self.sc.budget_basis) * rent.get(key[0], 1.0))
         self.bridge.apply(h, speed, rent)
 
     def _first_plan(self) -> list[float] | None:

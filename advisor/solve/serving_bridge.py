@@ -27,7 +27,7 @@ from advisor.economics.ownership import HOURS_PER_YEAR, stream_factor
 from advisor.solve.problem import Problem, ServeCandidate
 from advisor.solve.rows import safe
 from advisor.solve.scenario import Scenario
-from advisor.solve.serving_nodes import block_gpus, serving_node_offers
+from advisor.solve.serving_nodes import bill_key, bill_name, block_gpus, serving_node_offers
 
 if TYPE_CHECKING:
     from advisor.solve.model import Model
@@ -75,9 +75,9 @@ def bridge_layout(problem: Problem, c: ServeCandidate, hours: float, types: tupl
     return dataclasses.replace(c, hours=hours, run_cost_usd=pv, run_cost_nominal=cash, warnings=[], bridges=types)
 
 
-def by_the_gpu(problem: Problem, gpu: str) -> bool:
-    """Is `gpu` rented one GPU at a time (no whole nodes, no minimum block)?"""
-    offer = problem.catalog.gpus[gpu].rental
+def by_the_gpu(c: ServeCandidate) -> bool:
+    """Is layout c rented one GPU at a time (its offer sells no whole nodes, no minimum block)?"""
+    offer = c.offer.offer if c.offer is not None else None
     return offer is None or max(block_gpus(offer), offer.min_gpus) == 1
 
 
@@ -88,7 +88,7 @@ def beaten(
     GPU type on no more GPUs, or (given `costs`) costs no more by the hour with both rented by the GPU
     (swapping its replicas for the other's keeps every bridge row, the nodes billed and the spare; ties:
     the first). The first rule holds at any price and speed draw, the second only at the prices given."""
-    single = [costs is not None and by_the_gpu(problem, b.gpu) for b in layouts]
+    single = [costs is not None and by_the_gpu(b) for b in layouts]
 
     def beats(o: int, j: int) -> bool:
         if o == j or rates[o] < rates[j]:
@@ -148,12 +148,15 @@ def add_bridge_columns(m: Model) -> None:
                 upBound=math.ceil(most / m.counted_rate(k, b)) + spare,
                 cat="Integer",
             )
-        for h, offer in serving_node_offers(m.problem, layouts).items():
+        bills = serving_node_offers(layouts)
+        for key, offer in bills.items():
             block = max(block_gpus(offer), offer.min_gpus)
-            gpus = sum(b.gpus * (m.bridge[k, hours, j].upBound or 0) for j, b in enumerate(layouts) if b.gpu == h)
-            name = f"{tag(k, hours)}_{safe(h)}"
-            m.bridge_idle[k, hours, h] = m.prob.add_variable(f"XI_{name}", lowBound=0, upBound=block, cat="Integer")
-            m.bridge_nodes[k, hours, h] = m.prob.add_variable(
+            gpus = sum(
+                b.gpus * (m.bridge[k, hours, j].upBound or 0) for j, b in enumerate(layouts) if bill_key(b) == key
+            )
+            name = f"{tag(k, hours)}_{bill_name(key, bills)}"
+            m.bridge_idle[k, hours, key] = m.prob.add_variable(f"XI_{name}", lowBound=0, upBound=block, cat="Integer")
+            m.bridge_nodes[k, hours, key] = m.prob.add_variable(
                 f"XB_{name}", lowBound=0, upBound=math.ceil((gpus + block) / block_gpus(offer)), cat="Integer"
             )
 
@@ -162,8 +165,8 @@ def bridge_terms(m: Model) -> list[tuple[pulp.LpVariable, ServeCandidate, float]
     """(column, layout, weight): the bridge's cost is the layout's run cost x weight x the column
     (a replica, or an idle billed GPU as 1 / the layout's GPUs of one)."""
     out = [(v, m.bridge_layouts[k, a][j], 1.0) for (k, a, j), v in m.bridge.items()]
-    for (k, a, h), v in m.bridge_idle.items():
-        paid_as = next(b for b in m.bridge_layouts[k, a] if b.gpu == h)
+    for (k, a, key), v in m.bridge_idle.items():
+        paid_as = next(b for b in m.bridge_layouts[k, a] if bill_key(b) == key)
         out.append((v, paid_as, 1.0 / paid_as.gpus))
     return out
 

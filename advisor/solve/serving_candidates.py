@@ -36,6 +36,7 @@ from advisor.solve.problem import (
     ServeCandidate,
     ServeClass,
 )
+from advisor.solve.serving_offers import no_offer_reason, serving_offer, serving_offer_warnings
 
 SERVE_TP = (1, 2, 4, 8)  # inside one server; deeper models add pipeline stages of 8
 SERVE_PP = (2, 4)
@@ -88,8 +89,9 @@ def serve_classes(problem: Problem) -> list[ServeClass]:
 
 def _layouts(cls: ServeClass, hw: Hardware, params: ServeParams) -> list[ReplicaResult]:
     """Replica layouts worth offering: tensor parallel sizes inside a server (pipeline stages of 8
-    only when none fits), without those a smaller layout beats on requests/s per GPU (same GPUs,
-    same cost, at least the rate: the larger one can never be cheaper)."""
+    only when none fits), without those a smaller layout beats on requests/s per GPU (same GPUs, at
+    least the rate, and a rate per GPU no higher: every offer that holds the larger layout holds the
+    smaller, so the larger one can never be cheaper)."""
     out: list[ReplicaResult] = []
     for pp in (1,) + SERVE_PP:
         for tp in SERVE_TP if pp == 1 else (8,):
@@ -134,12 +136,12 @@ def add_serving(problem: Problem) -> Problem:
         problem.gpu_kw.setdefault(gid, (gpu.tdp_w.value or 0.0) / 1000.0)
         problem.unit_price.setdefault(gid, gpu.purchase_usd)
         problem.rent_rate.setdefault(gid, gpu.rental.usd_per_gpu_hour if gpu.rental else None)
-        ways = _serving_offers(gpu, d.ownerships, why)
+        ways = _serving_ownerships(gpu, d.ownerships, why)
         hw = hardware(gpu, catalog)
         base = {"gpu": gpu_context(gpu), "deployment": deployment_context(d)}
         for k, cls in enumerate(classes):
             layouts: list[ReplicaResult] | None = None
-            for ownership, rate in ways:
+            for ownership in ways:
                 ctx = {
                     **base,
                     "offer": {"ownership": ownership, "site": "cloud" if ownership == "rent" else d.context},
@@ -154,10 +156,11 @@ def add_serving(problem: Problem) -> Problem:
                 if layouts is None:
                     layouts = _class_layouts(cls, hw, params, gpu, why)
                 for r in layouts:
-                    candidate = _candidate(problem, k, cls, gid, ownership, rate, r, ctx, static, why)
+                    candidate = _candidate(problem, k, cls, gpu, ownership, r, ctx, static, why)
                     if candidate is not None:
                         problem.serve_candidates[k].append(candidate)
     _merge_rejections(problem, reasons)
+    problem.serve_reasons = {g: r for g, r in reasons.items() if r}
     return problem
 
 
@@ -213,24 +216,27 @@ def _candidate(
     problem: Problem,
     k: int,
     cls: ServeClass,
-    gid: str,
+    gpu: GPU,
     ownership: str,
-    rate: float | None,
     r: ReplicaResult,
     ctx: dict,
     static: list,
     why: list,
 ) -> ServeCandidate | None:
     """One replica layout bought or rented for class `k`, with its cost over the serving months;
-    None (and why) when a rule forbids it at its GPU count."""
-    costs = problem.costs
+    None (and why) when a rule forbids it at its GPU count, or no on-demand offer holds it (rent)."""
+    costs, gid = problem.costs, gpu.id
     job_ctx = {**ctx["job"], "gpu_count": r.gpus, "needs_tensor_parallel": r.tp > 1}
     per_count = problem.rules.evaluate({**ctx, "job": job_ctx}, problem.as_of, per_count=True)
     if forbids(per_count):
         add_findings(why, per_count, once=True)
         return None
-    if ownership == "rent":
-        cost = r.gpus * cls.hours * (rate or 0.0)
+    offer = serving_offer(gpu, r.tp, r.pp) if ownership == "rent" else None
+    if ownership == "rent" and offer is None:
+        add_reason(why, None, "no-offer-holds", no_offer_reason(gpu, r.tp, r.pp))
+        return None
+    if offer is not None:
+        cost = r.gpus * cls.hours * offer.rate
     else:  # an owned replica's energy, as a training job's (none when a utilization charges it per kW)
         cost = costs.job_energy_usd(r.gpus * cls.hours, problem.gpu_kw[gid] + per_slot_kw(problem.servers.get(gid, [])))
     # paid evenly over the serving months from the start: discounted like training's streams
@@ -240,7 +246,8 @@ def _candidate(
         {"rule": None, "code": w["code"], "message": w["message"]}  # precision-not-on-gpu
         for w in r.warnings
     ]
-    return ServeCandidate(k, gid, r.tp, r.pp, ownership, r.requests_per_s, cls.hours, pv, r, warnings, cost)
+    warnings += serving_offer_warnings(offer, r.tp, r.pp) if offer is not None else []
+    return ServeCandidate(k, gid, r.tp, r.pp, ownership, r.requests_per_s, cls.hours, pv, r, warnings, cost, offer=offer)
 
 
 def _merge_rejections(problem: Problem, reasons: dict) -> None:
@@ -260,13 +267,14 @@ def _merge_rejections(problem: Problem, reasons: dict) -> None:
             )
 
 
-def _serving_offers(gpu: GPU, ownerships: list[str], why: list) -> list[tuple[str, float | None]]:
-    """(ownership, on-demand $/GPU-hour) pairs a serving replica can use: bought at the catalog
-    price, or rented on demand for the serving months (reserved and spot serving are not modelled)."""
-    out: list[tuple[str, float | None]] = []
+def _serving_ownerships(gpu: GPU, ownerships: list[str], why: list) -> list[str]:
+    """How a serving replica can be had: bought at the catalog price, or rented on demand for the
+    serving months from an offer that holds it (serving_offers.py; reserved and spot serving are not
+    modelled)."""
+    out: list[str] = []
     for opt, _ in offers(gpu, [o for o in ownerships if o == "buy"], why, [], []):
         if opt == "buy":
-            out.append(("buy", None))
+            out.append("buy")
     if "rent" in ownerships:
         if gpu.rental is None:
             add_reason(
@@ -276,5 +284,5 @@ def _serving_offers(gpu: GPU, ownerships: list[str], why: list) -> list[tuple[st
                 f"{gpu.name} has no sourced on-demand rental price in the catalog, so it can only be bought",
             )
         else:
-            out.append(("rent", gpu.rental.usd_per_gpu_hour))
+            out.append("rent")
     return out

@@ -1,12 +1,15 @@
 """Serving rentals sold by whole nodes: a provider that rents a GPU type only by the node (Nebius's
-8x H200 VM, Lambda's 8x B200) or in a minimum block bills the GPUs serving on it in those units,
-whatever the replicas use. The MILP holds, per such GPU type g (docs/model.md, serving):
+8x H200 VM, Lambda's 8x B200, AWS's 8x A100 p4de) or in a minimum block bills the GPUs serving on it
+in those units, whatever the replicas use. Each rented layout is priced at its own offer (the
+cheapest that holds it: solve/serving_offers.py), so two layouts of one GPU type may take different
+offers; the billing is per offer. The MILP holds, per such (GPU type g, provider o) (docs/model.md,
+serving):
 
-  serve_nodes_g     block x B[g] = sum of the rented serving GPUs of type g + I[g]
-  serve_block_g     (a minimum block larger than one unit) B[g] x block >= min GPUs x w[g],
-                    rented serving GPUs of g <= their most x w[g], w binary
+  serve_nodes_g_o   block x B[g,o] = sum of the serving GPUs of type g rented from o + I[g,o]
+  serve_block_g_o   (a minimum block larger than one unit) B[g,o] x block >= min GPUs x w[g,o],
+                    serving GPUs of g rented from o <= their most x w[g,o], w binary
 
-with I[g], the GPUs billed beyond the replicas', paid like a GPU of the type's rented layout."""
+with I[g,o], the GPUs billed beyond the replicas', paid like a GPU of a layout rented from o."""
 
 from __future__ import annotations
 
@@ -15,9 +18,13 @@ from typing import TYPE_CHECKING
 
 import pulp
 
+from advisor.solve.rows import safe
+
 if TYPE_CHECKING:
     from advisor.data.catalog_prices import RentalOffer
-    from advisor.solve.problem import Problem, ServeCandidate
+    from advisor.solve.problem import ServeCandidate
+
+BillKey = tuple[str, str]  # (GPU type, provider): one offer's serving bill
 
 
 def block_gpus(offer: RentalOffer) -> int:
@@ -25,13 +32,27 @@ def block_gpus(offer: RentalOffer) -> int:
     return offer.node_gpus if offer.whole_nodes else 1
 
 
-def serving_node_offers(problem: Problem, layouts: Iterable[ServeCandidate]) -> dict[str, RentalOffer]:
-    """GPU -> its serving rental offer, for the types rented for serving whose offer bills in more than one GPU."""
+def bill_key(c: ServeCandidate) -> BillKey | None:
+    """The bill a rented serving layout is on: its GPU type and its offer's provider (None: bought)."""
+    return (c.gpu, c.offer.offer.provider) if c.ownership == "rent" and c.offer is not None else None
+
+
+def bill_name(key: BillKey, keys: Iterable[BillKey]) -> str:
+    """A bill's suffix in row and column names: the GPU's, then the provider's place among that
+    GPU's bills when it has more than one (names stay short, unique and deterministic)."""
+    same = sorted(k for k in keys if k[0] == key[0])
+    return safe(key[0]) if same == [key] else f"{safe(key[0])}_{same.index(key)}"
+
+
+def serving_node_offers(layouts: Iterable[ServeCandidate]) -> dict[BillKey, RentalOffer]:
+    """(GPU, provider) -> its offer, for the offers serving rents from that bill in more than one GPU."""
     out = {}
     for c in layouts:
-        offer = problem.catalog.gpus[c.gpu].rental
-        if c.ownership == "rent" and offer is not None and max(block_gpus(offer), offer.min_gpus) > 1:
-            out[c.gpu] = offer
+        key = bill_key(c)
+        if key is not None and c.offer is not None:
+            offer = c.offer.offer
+            if max(block_gpus(offer), offer.min_gpus) > 1:
+                out[key] = offer
     return dict(sorted(out.items()))
 
 

@@ -10,6 +10,7 @@ from advisor.solve.costing import plan_costs
 from advisor.solve.problem import Candidate
 
 if TYPE_CHECKING:
+    from advisor.data.catalog_prices import RentalOffer
     from advisor.solve.model import Model
 
 
@@ -28,9 +29,13 @@ class Solution:
     cost_breakdown_pv: dict = field(default_factory=dict)  # present value, resale as residual_usd (solve/costing.py)
     residual_value_usd: float = 0.0  # nominal resale of the bought GPUs, each at its disposal month
     held: dict = field(default_factory=dict)  # gpu -> {holding period index: GPUs held until it}
-    serving_idle: dict = field(default_factory=dict)  # gpu -> (GPUs billed beyond the replicas', the layout paid as)
+    serving_idle: dict = field(
+        default_factory=dict
+    )  # (gpu, provider) -> (GPUs billed beyond the replicas', the layout)
     bridges: list = field(default_factory=list)  # (bridge layout, replicas): rented until bought GPUs arrive
-    bridge_idle: dict = field(default_factory=dict)  # (class, hours to arrival, rented type) -> (idle GPUs, layout)
+    bridge_idle: dict = field(
+        default_factory=dict
+    )  # (class, hours to arrival, (type, provider)) -> (idle GPUs, layout)
 
     @property
     def paid_serving(self) -> list:
@@ -61,13 +66,24 @@ class Solution:
         """When the last job is done, in hours from today (its start, then its estimated hours)."""
         return max((c.start_hours + c.hours for c in self.chosen), default=0.0)
 
+    def rented_offers(self, gid: str) -> list[RentalOffer]:
+        """The offers the plan rents GPU `gid` on (training's and serving's), by GPUs rented, most first."""
+        rented = [(c.offer, c.count * n) for c, n in self.assignment if c.gpu == gid]
+        rented += [(c.offer, c.gpus * n) for c, n in self.serving if c.gpu == gid and c.ownership == "rent"]
+        gpus: dict[tuple[str, str], tuple[float, RentalOffer]] = {}
+        for opt, used in rented:
+            if opt is not None:
+                key = (opt.offer.pricing, opt.offer.provider)
+                gpus[key] = (gpus.get(key, (0.0, opt.offer))[0] + used, opt.offer)
+        return [o for _, (_, o) in sorted(gpus.items(), key=lambda kv: (-kv[1][0], kv[0]))]
+
     def gpu_types(self) -> set[str]:
         return {c.gpu for c in self.chosen} | {c.gpu for c, _ in self.serving}
 
 
 def paid_serving(serving: list, idle: dict) -> list:
-    """(layout, count) pairs whose run costs add up to serving's: the replicas, then per GPU type an
-    offer bills by the node its idle GPUs as idle / GPUs-per-layout of the layout they are paid as."""
+    """(layout, count) pairs whose run costs add up to serving's: the replicas, then per (GPU type,
+    provider) an offer bills by the node its idle GPUs as idle / GPUs-per-layout of the layout they are paid as."""
     return list(serving) + [(c, n / c.gpus) for _, (n, c) in sorted(idle.items(), key=lambda kv: kv[0])]
 
 

@@ -18,10 +18,9 @@ from typing import TYPE_CHECKING
 import pulp
 
 from advisor.solve.constraints.base import Family
-from advisor.solve.rows import safe
 from advisor.solve.scenario import Scenario
 from advisor.solve.serving_bridge import can_bridge, late_types, tag
-from advisor.solve.serving_nodes import billed_gpus, node_rows, serving_node_offers
+from advisor.solve.serving_nodes import bill_key, bill_name, billed_gpus, node_rows, serving_node_offers
 
 if TYPE_CHECKING:
     from advisor.solve.model import Model
@@ -70,11 +69,11 @@ class Bridge(Family):
             if k in m.down:
                 spare = f"bridge_spare_{tag(k, a)}"
                 m.prob += _rate_row(m, k, a, spare) - _largest(m, k, a) + m.down[k] >= 0, spare
-        for (k, a, h), idle in m.bridge_idle.items():
-            offer = m.problem.catalog.gpus[h].rental
-            assert offer is not None  # (add_bridge_columns makes idle GPUs only for an offer)
-            used = [(m.bridge[k, a, j], b.gpus) for j, b in enumerate(m.bridge_layouts[k, a]) if b.gpu == h]
-            node_rows(m.prob, offer, used, idle, m.bridge_nodes[k, a, h], f"{tag(k, a)}_{safe(h)}")
+        for (k, a, key), idle in m.bridge_idle.items():
+            layouts = m.bridge_layouts[k, a]
+            bills = serving_node_offers(layouts)  # (add_bridge_columns makes idle GPUs only for these)
+            used = [(m.bridge[k, a, j], b.gpus) for j, b in enumerate(layouts) if bill_key(b) == key]
+            node_rows(m.prob, bills[key], used, idle, m.bridge_nodes[k, a, key], f"{tag(k, a)}_{bill_name(key, bills)}")
 
     def violations(self, problem: Problem, sol: Solution, sc: Scenario) -> list[str]:
         out = []
@@ -104,15 +103,15 @@ class Bridge(Family):
 def _short_billed(problem: Problem, sol: Solution) -> list[str]:
     """Bridge GPUs rented from an offer sold in blocks that the plan pays short of the blocks billed."""
     out = []
-    keys = sorted({(b.cls, b.hours, b.gpu) for b, _ in sol.bridges})
-    for k, a, h in keys:
-        mine = [(b, n) for b, n in sol.bridges if (b.cls, b.hours, b.gpu) == (k, a, h)]
-        for _, offer in serving_node_offers(problem, (b for b, _ in mine)).items():
+    keys = sorted({(b.cls, b.hours, key) for b, _ in sol.bridges if (key := bill_key(b)) is not None})
+    for k, a, key in keys:
+        mine = [(b, n) for b, n in sol.bridges if (b.cls, b.hours, bill_key(b)) == (k, a, key)]
+        for _, offer in serving_node_offers(b for b, _ in mine).items():
             used = sum(b.gpus * n for b, n in mine)
-            paid = used + sol.bridge_idle.get((k, a, h), (0, None))[0]
+            paid = used + sol.bridge_idle.get((k, a, key), (0, None))[0]
             if paid < billed_gpus(offer, used):
                 out.append(
-                    f"{used} {h} rented as a bridge are billed by {offer.provider} as "
+                    f"{used} {key[0]} rented as a bridge are billed by {offer.provider} as "
                     f"{billed_gpus(offer, used)}, the plan pays for {paid}"
                 )
     return out

@@ -23,7 +23,7 @@ from advisor.solve.constraints.base import Family
 from advisor.solve.constraints.capacity import at_planned_hours, counted_hours, due_levels, held_hours
 from advisor.solve.rows import safe
 from advisor.solve.scenario import Scenario
-from advisor.solve.serving_nodes import billed_gpus, node_rows, serving_node_offers
+from advisor.solve.serving_nodes import BillKey, bill_key, bill_name, billed_gpus, node_rows, serving_node_offers
 
 if TYPE_CHECKING:
     from advisor.solve.model import Model
@@ -51,13 +51,13 @@ def spare_rate(m: Model, k: int) -> pulp.LpVariable:
     return down
 
 
-def billed_in_nodes(m: Model, g: str, idle: pulp.LpVariable) -> None:
-    """serve_nodes_g (and serve_block_g): the rented serving GPUs of type g and the idle ones billed
-    with them fill whole units of the offer, at least its minimum block (solve/serving_nodes.py)."""
-    offer = m.problem.catalog.gpus[g].rental
-    assert offer is not None  # (Model.billed_nodes makes I[g] only for an offer)
-    used = [(m.r[k, i], c.gpus) for k, i, c in m.serve_pairs() if c.gpu == g and c.ownership == "rent"]
-    node_rows(m.prob, offer, used, idle, m.nodes[g], safe(g))
+def billed_in_nodes(m: Model, key: BillKey, idle: pulp.LpVariable, name: str) -> None:
+    """serve_nodes_g_o (and serve_block_g_o): the serving GPUs of type g rented from one offer o and the idle
+    ones billed with them fill whole units of the offer, at least its minimum block (solve/serving_nodes.py)."""
+    mine = m.billed_layouts(key)
+    offer = mine[0][2].offer.offer if mine and mine[0][2].offer else None
+    assert offer is not None  # (Model.billed_nodes makes I[g,o] only for layouts rented from an offer)
+    node_rows(m.prob, offer, [(m.r[k, i], c.gpus) for k, i, c in mine], idle, m.nodes[key], name)
 
 
 def held_with_one_down(sol: Solution, k: int, spare: bool) -> float:
@@ -106,8 +106,8 @@ class Serving(Family):
                         held_hours(p, m.sc, g, limit, lv) * m.H[g, lv] for lv in range(len(p.holdings[g]))
                     )
                     m.prob += pulp.lpSum(terms) <= room - limit * (sv - lent), f"serve_capacity_{safe(g)}_{level}"
-        for g, idle in m.idle.items():
-            billed_in_nodes(m, g, idle)
+        for key, idle in m.idle.items():
+            billed_in_nodes(m, key, idle, bill_name(key, m.idle))
 
     def violations(self, problem: Problem, sol: Solution, sc: Scenario) -> list[str]:
         out = []
@@ -129,12 +129,12 @@ class Serving(Family):
             serve_gpus = sum(c.gpus * m for c, m in sol.serving if c.gpu == g and c.ownership == "buy")
             if serve_gpus > n:
                 out.append(f"serving uses {serve_gpus} {g} but only {n} are bought")
-        for g, offer in serving_node_offers(problem, (c for c, _ in sol.serving)).items():
-            used = sum(c.gpus * n for c, n in sol.serving if c.gpu == g and c.ownership == "rent")
-            paid = used + sol.serving_idle.get(g, (0, None))[0]
+        for key, offer in serving_node_offers(c for c, _ in sol.serving).items():
+            used = sum(c.gpus * n for c, n in sol.serving if bill_key(c) == key)
+            paid = used + sol.serving_idle.get(key, (0, None))[0]
             if paid < billed_gpus(offer, used):
                 out.append(
-                    f"{used} {g} rented to serve are billed by {offer.provider} as {billed_gpus(offer, used)}, "
+                    f"{used} {key[0]} rented to serve are billed by {offer.provider} as {billed_gpus(offer, used)}, "
                     f"the plan pays for {paid}"
                 )
         return out
