@@ -227,3 +227,18 @@ def test_the_memo_prices_a_costlier_gpu_at_the_offer_its_best_plan_rents(catalog
     assert row["forced_ownership"] == "rent" and row["forced_rental"]["provider"] == offer["provider"]
     text = advisor.memo(p, path, fmt="md", charts=False).text
     assert f"priced at ${offer['usd_per_gpu_hour']:.2f} per GPU-hour ({offer['provider']}" in text
+
+
+@pytest.mark.parametrize(("alt", "direction"), [("b200", "rise"), ("h100-sxm", "fall")])
+def test_a_break_even_prices_the_offer_the_plan_rents_at(plan_json, write, alt, direction):
+    """A price break-even moves every offer of the GPU by one factor, so the dollar it prints is the
+    rate of the offer the plan rents at, here AWS p4de for 2-GPU A100 replicas, not the A100's cheapest
+    1-GPU rate: the rise when the A100 is chosen (against B200), the fall when it is the runner-up
+    (against H100 SXM)."""
+    code, p = plan_json(write(WORKLOAD.format(allow=f"{A100}, {alt}", model="llama-3.1-70b"), "w.yaml"), explain=True)
+    assert code == 0
+    (entry,) = [e for e in p["sensitivity"]["break_even"] if e["gpu"] == A100 and e["direction"] == direction]
+    rate = _holding(A100, 2)["usd_per_gpu_hour"]
+    assert entry["factor"] is not None and rate > _raw_on_demand(A100)[0]["usd_per_gpu_hour"]
+    assert entry["price"] == pytest.approx(rate * entry["factor"], abs=0.006)
+    assert f"(to ${rate * entry['factor']:,.2f})" in entry["message"]

@@ -69,10 +69,20 @@ def priced(problem: Problem, gpu: str, ownership: str, factor: float, prices: Pr
     return prices.on(sc) if prices is not None else sc
 
 
-def base_price(problem: Problem, gpu: str, ownership: str, prices: Prices | None = None) -> float | None:
-    """The catalog's price of the pair (the expected one under `prices`)."""
-    price = problem.rent_rate.get(gpu) if ownership == "rent" else problem.unit_price.get(gpu)
+def base_price(
+    problem: Problem, gpu: str, ownership: str, prices: Prices | None = None, rate: float | None = None
+) -> float | None:
+    """The catalog's price of the pair (the expected one under `prices`); `rate`: the rental rate a plan
+    rents the GPU at, when that is not its cheapest on-demand rate (another offer holds its layout)."""
+    price = (rate or problem.rent_rate.get(gpu)) if ownership == "rent" else problem.unit_price.get(gpu)
     return price * prices.expected(gpu, ownership) if price is not None and prices is not None else price
+
+
+def rented_rate(sol: Solution | None, gpu: str) -> float | None:
+    """The rate of the offer `sol` rents most of `gpu` on (a factor on the GPU's rent moves every offer
+    of it alike, so a break-even's dollar is that offer's), None when it rents none."""
+    offers = sol.rented_offers(gpu) if sol is not None and sol.feasible else []
+    return offers[0].usd_per_gpu_hour if offers else None
 
 
 def _alternatives(problem: Problem, own: str) -> str:
@@ -107,25 +117,29 @@ def break_even(
                 "message": NOT_SEARCHED,
             }
         ]
-    rise, runner = _rise(problem, gpu, own, settings, prices)
+    rise, runner, after = _rise(problem, gpu, own, settings, prices, rented_rate(sol, gpu))
     out: list[dict[str, Any]] = [rise]
     if runner is None:
         runner = _cheapest_forced(alts)
     if runner is not None and base_price(problem, *runner):
-        out.append(_fall(problem, runner, settings, sol, prices))
+        forced = alts.get(runner[0], {}).get("forced_rental") or {}
+        rate = rented_rate(sol, runner[0]) or rented_rate(after, runner[0]) or forced.get("usd_per_gpu_hour")
+        out.append(_fall(problem, runner, settings, sol, prices, rate))
     return out
 
 
 def _rise(
-    problem: Problem, gpu: str, own: str, settings: SolveSettings, prices: Prices | None
-) -> tuple[dict[str, Any], tuple[str, str] | None]:
-    """(the rise entry, the pair that wins after it, if any): the price factor is doubled until the
-    choice changes (up to CAP), then bisected to within RISE_SPAN and checked on both sides."""
+    problem: Problem, gpu: str, own: str, settings: SolveSettings, prices: Prices | None, rate: float | None = None
+) -> tuple[dict[str, Any], tuple[str, str] | None, Solution | None]:
+    """(the rise entry, the pair that wins after it, if any, and the plan then): the price factor is
+    doubled until the choice changes (up to CAP), then bisected to within RISE_SPAN and checked on both
+    sides; `rate`: the rental rate the plan rents at (base_price)."""
 
     def run(f: float) -> Solution:
         return solve(problem, priced(problem, gpu, own, f, prices), settings)
 
-    what, price = PRICE[own] if prices is None else f"expected {PRICE[own]}", base_price(problem, gpu, own, prices)
+    what = PRICE[own] if prices is None else f"expected {PRICE[own]}"
+    price = base_price(problem, gpu, own, prices, rate)
     label = f"{gpu} ({OWN[own]})"
     lo, hi, flipped = 1.0, 2.0, None
     while True:
@@ -137,18 +151,22 @@ def _rise(
             break
         lo, hi = hi, min(hi * 2, CAP)
     if flipped is None:
-        return {
-            "gpu": gpu,
-            "ownership": own,
-            "direction": "rise",
-            "what": what,
-            "factor": None,
-            "price": None,
-            "verified": True,
-            "message": f"{label} stays the choice even at {CAP:g}x its {what} (re-solved at {CAP:g}x): "
-            f"no allowed alternative -- {_alternatives(problem, own)} -- meets the constraints "
-            "for less",
-        }, None
+        return (
+            {
+                "gpu": gpu,
+                "ownership": own,
+                "direction": "rise",
+                "what": what,
+                "factor": None,
+                "price": None,
+                "verified": True,
+                "message": f"{label} stays the choice even at {CAP:g}x its {what} (re-solved at {CAP:g}x): "
+                f"no allowed alternative -- {_alternatives(problem, own)} -- meets the constraints "
+                "for less",
+            },
+            None,
+            None,
+        )
     while hi / lo > RISE_SPAN * (1 + 1e-12):
         mid = (lo * hi) ** 0.5
         s = run(mid)
@@ -183,7 +201,7 @@ def _rise(
             message=f"{label} stops being the choice somewhere between {lo:.3g}x and {top:.3g}x its "
             f"{what}, but not at a single price (re-solves disagree); no break-even is stated",
         )
-    return entry, runner
+    return entry, runner, after
 
 
 def _cheapest_forced(alts: dict) -> tuple[str, str] | None:
@@ -202,12 +220,19 @@ def _pair_words(pair: tuple[str, str] | None) -> str:
 
 
 def _fall(
-    problem: Problem, pair: tuple[str, str], settings: SolveSettings, sol: Solution, prices: Prices | None = None
+    problem: Problem,
+    pair: tuple[str, str],
+    settings: SolveSettings,
+    sol: Solution,
+    prices: Prices | None = None,
+    rate: float | None = None,
 ) -> dict:
     """How far the runner-up pair's own price must fall for it to be chosen (bisection on [0, 1]);
-    at its current price (factor 1) the plan's own solve `sol` answers."""
+    at its current price (factor 1) the plan's own solve `sol` answers; `rate`: the rental rate its
+    plan rents at (base_price)."""
     gpu, own = pair
-    what, price = PRICE[own] if prices is None else f"expected {PRICE[own]}", base_price(problem, gpu, own, prices)
+    what = PRICE[own] if prices is None else f"expected {PRICE[own]}"
+    price = base_price(problem, gpu, own, prices, rate)
 
     def wins(f: float) -> bool:
         if f == 1.0:
