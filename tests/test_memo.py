@@ -406,7 +406,7 @@ def test_chart_labels_legends_and_notes_fit_inside_the_figure(example):
 
 @pytest.mark.parametrize("example", sorted(CHOSEN))
 def test_the_memos_cost_tables_add_up_to_the_cent(memos, example):
-    """The article examples' memos, made through the CLI (every example's, from its shared plan: tests/test_cash_adds_up.py)."""
+    """The article examples' memos, made by the CLI (every example's from its shared plan: test_cash_adds_up.py)."""
     from test_cash_adds_up import memo_adds_up
 
     memo_adds_up(memos[example, "md"].read_text(encoding="utf-8"))
