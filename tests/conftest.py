@@ -9,6 +9,7 @@ import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
@@ -217,6 +218,37 @@ def crossover_json() -> str:
     code, out = _cli_once(*CROSSOVER_ARGS, "--format", "json")
     assert code == 0
     return out
+
+
+@pytest.fixture
+def plan_once(monkeypatch) -> dict[str, Any]:
+    """Within the test, advisor.flow.plan makes each plan once: the same workload with the same catalog,
+    rules and options gets the Plan already made. For a test that prints one plan several ways through
+    the CLI (widths, --full) and asserts only on what is printed. Each reuse checks that printing left the
+    plan's JSON as it was made, so a renderer that changed its plan fails the test rather than passing
+    on a changed plan. Returns the plans made, by key."""
+    import advisor.flow as flow
+
+    real = flow.plan
+    made: dict[str, Any] = {}
+
+    def once(workload: Any, **options: Any) -> Any:
+        catalog, rules = options.get("catalog"), options.get("rules")
+        others = {k: v for k, v in options.items() if k not in ("catalog", "rules")}
+        key = json.dumps(
+            [workload.model_dump_json(), getattr(catalog, "digest", id(catalog)), repr(rules), others],
+            sort_keys=True,
+            default=str,
+        )
+        if key not in made:
+            result = real(workload, **options)
+            made[key] = (result, result.to_json())
+        result, as_made = made[key]
+        assert result.to_json() == as_made, "printing the plan changed it"
+        return result
+
+    monkeypatch.setattr(flow, "plan", once)
+    return made
 
 
 @pytest.fixture

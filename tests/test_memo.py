@@ -335,6 +335,7 @@ def test_memo_paper_size(catalog, rules):
         "deployment": {"context": "office", "ownership": "buy", "lead_time_days": 0},
         "model": "gpt2-124m",
         "tokens": "10B",
+        "decision": {"draws": 40},  # a close call draws all it may (200 by default); the page size is the same
     }
     p, a4 = _memo_text(doc, catalog, rules, fmt="html")  # one plan, three memos of it
     letter = advisor.memo(p, charts=False, fmt="html", paper="letter").content.decode("utf-8")
@@ -385,7 +386,8 @@ def test_value_chart_marks_excluded_gpus():
     assert excluded_labels(rejected) == {"rtx-4090": "rule LIC001", "b200": "no priced server"}
 
 
-@pytest.mark.parametrize("example", ["article-office", "team-fleet"])
+# team-fleet (its charts re-solve a 22-job fleet, ~3 s of CPU) asserts the same on a larger figure: slow
+@pytest.mark.parametrize("example", ["article-office", pytest.param("team-fleet", marks=pytest.mark.slow)])
 def test_chart_labels_legends_and_notes_fit_inside_the_figure(example):
     """The charts are plain SVG laid out from the font's advance widths (present/svg.py): every tick
     label, axis label, legend entry and point note must fall inside the figure, not be cut off, and
@@ -404,7 +406,7 @@ def test_chart_labels_legends_and_notes_fit_inside_the_figure(example):
 
 @pytest.mark.parametrize("example", sorted(CHOSEN))
 def test_the_memos_cost_tables_add_up_to_the_cent(memos, example):
-    """The article examples' memos (every example's in the slow suite: tests/test_cash_adds_up.py)."""
+    """The article examples' memos, made by the CLI (every example's from its shared plan: test_cash_adds_up.py)."""
     from test_cash_adds_up import memo_adds_up
 
     memo_adds_up(memos[example, "md"].read_text(encoding="utf-8"))

@@ -394,10 +394,10 @@ def test_the_collector_pauses_for_start_up_only(monkeypatch):
 def test_a_top_level_serving_workload_validates_and_plans(run, write):
     """Serving written the short way (issue 32): traffic and slo at the top level, as training's
     model/tokens are; the plan serves it."""
-    path = write(
+    path = write(  # (the fewest robustness draws: the shorthand is read the same way whatever their number)
         "name: short serve\ndeployment: {context: datacenter, ownership: any, lead_time_days: 0}\nkind: serve\n"
         "model: llama-3.1-8b\nprecision: fp8\ntraffic: {requests_per_s: 20, input_tokens: 1000, "
-        "output_tokens: 300}\nslo: {ttft_ms: 2000, tpot_ms: 100}\n"
+        "output_tokens: 300}\nslo: {ttft_ms: 2000, tpot_ms: 100}\ndecision: {draws: 40}\n"
     )
     code, out, err = run("validate", path)
     assert code == 0 and "valid (1 job" in out, err
