@@ -247,7 +247,9 @@ def _candidate(
         for w in r.warnings
     ]
     warnings += serving_offer_warnings(offer, r.tp, r.pp) if offer is not None else []
-    return ServeCandidate(k, gid, r.tp, r.pp, ownership, r.requests_per_s, cls.hours, pv, r, warnings, cost, offer=offer)
+    return ServeCandidate(
+        k, gid, r.tp, r.pp, ownership, r.requests_per_s, cls.hours, pv, r, warnings, cost, offer=offer
+    )
 
 
 def _merge_rejections(problem: Problem, reasons: dict) -> None:
