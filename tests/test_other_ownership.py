@@ -78,6 +78,29 @@ def test_a_cloud_workload_is_told_what_buying_and_hosting_in_a_datacenter_would_
     assert other["total_cost_usd"] == pytest.approx(hosted["total_cost_usd"], rel=2e-4)
 
 
+def test_a_cloud_workload_cheaper_bought_is_told_its_context_keeps_buying_out():
+    """Where buying would cost less, the sentence says what keeps it out of the plan: for a cloud
+    workload (`ownership: any` by default) that is its context, not its ownership."""
+    wl = {
+        "name": "cloud serving, five years",
+        "deployment": {"context": "cloud", "horizon_months": 60},
+        "jobs": [
+            {
+                "name": "chat",
+                "kind": "serve",
+                "model": "llama-3.1-70b",
+                "precision": "fp8",
+                "traffic": {"requests_per_s": 200, "input_tokens": 1000, "output_tokens": 300},
+                "slo": {"ttft_ms": 2000, "tpot_ms": 100},
+            }
+        ],
+    }
+    plan = _plan(wl, "alternatives")
+    other = plan["other_ownership"]
+    assert other["ownership"] == "buy" and other["total_cost_usd"] < plan["total_cost_usd"]
+    assert other["message"].endswith("the workload's deployment.context: cloud keeps it out of this plan")
+
+
 def test_when_the_other_way_cannot_meet_the_limits_the_plan_says_which_limit_stops_it():
     """Buying cannot meet a 21-day deadline when the GPUs take weeks to arrive: the other-ownership
     line names the lead time, and the cost without it is the plan bought with the deadline moved

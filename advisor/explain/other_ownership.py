@@ -76,6 +76,8 @@ def other_ownership(
             "; this plan is dearer only within the solver's gap"
             if other in d.ownerships
             else f"; the workload's deployment.ownership: {d.ownership} keeps it out of this plan"
+            if d.ownership not in ("any", other)
+            else f"; the workload's deployment.context: {d.context} keeps it out of this plan"
         )
     out["message"] = (
         f"{verb.capitalize()} instead ({'; '.join(x for x in (what, where) if x)}): the best plan with every GPU {done} costs "
