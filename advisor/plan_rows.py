@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from advisor.solve import ledger
-from advisor.solve.problem import Problem
+from advisor.solve.problem import Problem, ServeCandidate
 from advisor.solve.serving_bridge import stands_in_for
 from advisor.solve.serving_nodes import bill_key
 from advisor.solve.solution import Solution
@@ -87,23 +87,7 @@ def purchase_rows(problem: Problem, sol: Solution) -> list[JSONObject]:
         key = bill_key(c)
         if key is None or c.offer is None:
             continue
-        rate = c.offer.offer
-        entry = rented.setdefault(
-            key,
-            {
-                "gpu": c.gpu,
-                "count": 0,
-                "ownership": "rent",
-                "unit_price_usd": rate.usd_per_gpu_hour,
-                "gpu_hours": 0.0,
-                "provider": rate.provider,
-                "as_of": rate.as_of,
-                "confidence": rate.confidence,
-                "rent_kind": rate.pricing,
-                **ledger.offer_terms(rate),
-                "use": "serving",
-            },
-        )
+        entry = rented.setdefault(key, _rented_row(c, "serving"))
         entry["count"] += c.gpus * n
         entry["gpu_hours"] += c.gpu_hours * n
     for key, entry in rented.items():  # an offer sold by whole nodes bills the idle GPUs of its nodes too
@@ -118,21 +102,10 @@ def bridge_rows(sol: Solution) -> list[JSONObject]:
     for b, n in sol.bridges:
         key = bill_key(b)
         assert key is not None and b.offer is not None, f"{b.gpu} rented as a bridge without an offer"
-        rate = b.offer.offer
         entry = rows.setdefault(
             (key, b.hours),
             {
-                "gpu": b.gpu,
-                "count": 0,
-                "ownership": "rent",
-                "unit_price_usd": rate.usd_per_gpu_hour,
-                "gpu_hours": 0.0,
-                "provider": rate.provider,
-                "as_of": rate.as_of,
-                "confidence": rate.confidence,
-                "rent_kind": rate.pricing,
-                **ledger.offer_terms(rate),
-                "use": "bridge",
+                **_rented_row(b, "bridge"),
                 "bridges": ", ".join(stands_in_for(b, sol.bought)),
                 "hours": b.hours,
                 "billed_gpus": 0,
@@ -145,6 +118,25 @@ def bridge_rows(sol: Solution) -> list[JSONObject]:
         if (key, a) in rows:
             rows[key, a]["billed_gpus"] += idle
     return [rows[k] for k in sorted(rows)]
+
+
+def _rented_row(c: ServeCandidate, use: str) -> JSONObject:
+    """A purchase row of GPUs rented on demand on layout c's offer, before its counts are added."""
+    assert c.offer is not None
+    rate = c.offer.offer
+    return {
+        "gpu": c.gpu,
+        "count": 0,
+        "ownership": "rent",
+        "unit_price_usd": rate.usd_per_gpu_hour,
+        "gpu_hours": 0.0,
+        "provider": rate.provider,
+        "as_of": rate.as_of,
+        "confidence": rate.confidence,
+        "rent_kind": rate.pricing,
+        **ledger.offer_terms(rate),
+        "use": use,
+    }
 
 
 def plan_servers(problem: Problem, sol: Solution) -> list[JSONObject]:
