@@ -27,7 +27,6 @@ from advisor.solve.milp import run_model
 from advisor.solve.model import Model
 from advisor.solve.problem import Problem
 from advisor.solve.scenario import baseline
-from advisor.solve.serving_bridge import bridge_terms
 from advisor.solve.solution import Solution, read_solution
 from advisor.solve.usable import usable_candidates
 
@@ -43,7 +42,7 @@ def draw_costs(m: Model, draws: Draws) -> list[pulp.LpAffineExpression]:
         for g, v in m.N.items()
     }
     purchase = pulp.lpSum(c * v for g in priced for v, c in priced[g])
-    bridges = bridge_terms(m)  # rent until bought serving GPUs arrive
+    bridges = m.bridge_terms()  # rent until bought serving GPUs arrive
     run = (
         pulp.lpSum(c.run_cost_usd * m.y[k, i] for k, i, c in m.pairs())
         + pulp.lpSum(c.run_cost_usd * m.r[k, i] for k, i, c in m.serve_pairs())

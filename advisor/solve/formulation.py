@@ -10,6 +10,7 @@ from advisor.solve.constraints import FAMILIES
 from advisor.solve.model import IDLE_GPU_TOLERANCE, Model
 from advisor.solve.problem import Candidate, Problem
 from advisor.solve.scenario import Scenario
+from advisor.solve.serving_bridge import add_bridge_columns
 from advisor.solve.usable import usable_serving
 
 
@@ -19,6 +20,7 @@ def build_model(problem: Problem, sc: Scenario, cands: list[list[Candidate]], re
     is dropped on `sc`'s prices alone)."""
     model = Model(problem, sc, cands, usable_serving(problem, sc), redrawn)
     model.variables()
+    add_bridge_columns(model)
     model.cost_terms()
     model.prob += model.total + model.tie_break()
     for family in FAMILIES:

@@ -31,7 +31,6 @@ import pulp
 from advisor.solve.problem import Candidate, Problem, ServeCandidate, ServerOption
 from advisor.solve.rows import affine, safe
 from advisor.solve.scenario import Scenario
-from advisor.solve.serving_bridge import add_bridge_columns, bridge_terms
 from advisor.solve.serving_nodes import BillKey, bill_key, bill_name, block_gpus, serving_node_offers
 
 TIE_BREAK_USD_PER_HOUR = 1e-6
@@ -197,8 +196,7 @@ class Model:
             self.r[k, i] = prob.add_variable(
                 f"r_{k}_{i}", lowBound=0, upBound=math.ceil(self.peak(k) / sc.requests_per_s) + spare, cat="Integer"
             )
-        self.billed_nodes()
-        add_bridge_columns(self)
+        self.billed_nodes()  # (the bridge's columns: serving_bridge.add_bridge_columns, by build_model)
 
     def billed_nodes(self) -> None:
         """I[g,o] and B[g,o] for each GPU type g rented for serving from an offer o sold in blocks of more
@@ -297,8 +295,17 @@ class Model:
         return (
             pulp.lpSum(self.run_cost(c, basis) * self.r[k, i] for k, i, c in self.serve_pairs())
             + pulp.lpSum(self.idle_cost(g, basis) * v for g, v in self.idle.items())
-            + pulp.lpSum(self.run_cost(b, basis) * w * v for v, b, w in bridge_terms(self))
+            + pulp.lpSum(self.run_cost(b, basis) * w * v for v, b, w in self.bridge_terms())
         )
+
+    def bridge_terms(self) -> list[tuple[pulp.LpVariable, ServeCandidate, float]]:
+        """(column, layout, weight): the bridge's cost is the layout's run cost x weight x the column
+        (a replica, or an idle billed GPU as 1 / the layout's GPUs of one)."""
+        out = [(v, self.bridge_layouts[k, a][j], 1.0) for (k, a, j), v in self.bridge.items()]
+        for (k, a, key), v in self.bridge_idle.items():
+            paid_as = next(b for b in self.bridge_layouts[k, a] if bill_key(b) == key)
+            out.append((v, paid_as, 1.0 / paid_as.gpus))
+        return out
 
     def tie_break(self) -> pulp.LpAffineExpression:
         """Sooner finishes among equal-cost plans: 1e-6 $ per hour of each job's wall time."""

@@ -21,8 +21,6 @@ import math
 from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
-import pulp
-
 from advisor.economics.ownership import HOURS_PER_YEAR, stream_factor
 from advisor.solve.problem import Problem, ServeCandidate
 from advisor.solve.rows import safe
@@ -161,16 +159,6 @@ def add_bridge_columns(m: Model) -> None:
             )
 
 
-def bridge_terms(m: Model) -> list[tuple[pulp.LpVariable, ServeCandidate, float]]:
-    """(column, layout, weight): the bridge's cost is the layout's run cost x weight x the column
-    (a replica, or an idle billed GPU as 1 / the layout's GPUs of one)."""
-    out = [(v, m.bridge_layouts[k, a][j], 1.0) for (k, a, j), v in m.bridge.items()]
-    for (k, a, key), v in m.bridge_idle.items():
-        paid_as = next(b for b in m.bridge_layouts[k, a] if bill_key(b) == key)
-        out.append((v, paid_as, 1.0 / paid_as.gpus))
-    return out
-
-
 def stands_in_for(b: ServeCandidate, bought: dict[str, int] | set[str]) -> list[str]:
     """The bought GPU types bridge layout b serves for: those of its arrival the plan buys."""
     return [g for g in b.bridges or () if g in bought]
@@ -184,7 +172,7 @@ class BridgeDraw:
     def __init__(self, m: Model, col: dict[str, int], row: dict[str, int], budget: int | None):
         self.m, self.budget = m, budget
         self.rates = [(row[r], col[v], sign, k, c) for r, v, sign, k, c in m.bridge_rates]
-        self.costs = [(col[v.name], b, w) for v, b, w in bridge_terms(m)]
+        self.costs = [(col[v.name], b, w) for v, b, w in m.bridge_terms()]
         self.groups = [  # per (class, arrival): its bridge layouts, their columns and upper bounds
             (k, layouts, [col[m.bridge[k, a, j].name] for j in range(len(layouts))])
             for (k, a), layouts in m.bridge_layouts.items()
