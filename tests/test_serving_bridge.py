@@ -198,3 +198,28 @@ def test_a_full_solve_counts_a_serving_replica_at_the_scenarios_speed_as_a_draw_
         assert slow.feasible and slow.cash_usd > base.cash_usd  # slower: more replicas, or a dearer GPU
         got = redraw.choice({chosen: f}, {}, {})
         assert got is not None and got[1] == signature(slow.bought, slow.assignment, slow.serving)
+
+
+@pytest.mark.parametrize("speed", [0.5, 0.9, 2.0])
+def test_a_serving_plan_at_a_speed_is_sized_and_checked_at_that_speed(catalog, rules, speed):
+    """A speed scenario (a speed break-even) sizes a GPU's replicas at that speed, bounds included: at
+    0.9 of its speed the RTX 6000 Ada needs a fourth replica for n+1, which a bound sized at full speed
+    refused (no plan); the plan check counts the same rates, so it passes the plan the MILP found, and a
+    plan sized at full speed fails it when the GPU is slower."""
+    from advisor.solve.constraints.serving import held_with_one_down
+    from advisor.solve.milp import solve
+    from advisor.solve.scenario import baseline
+    from advisor.solve.verify import violations
+
+    problem = _problem(_doc(", lead_time_days: 0"), catalog, rules)
+    base = baseline(problem).but(only_gpu="rtx-6000-ada", ownership="buy")
+    full = solve(problem, base)
+    sc = base.but(speed_factor={"rtx-6000-ada": speed})
+    sol = solve(problem, sc)
+    assert sol.feasible and violations(problem, sol, sc) == []
+    (rate,) = {c.requests_per_s for c, _ in sol.serving}
+    peak = problem.serve_classes[0].peak_rps
+    replicas = sum(n for _, n in sol.serving)
+    assert replicas == math.ceil(peak / min(rate * speed, peak)) + 1  # n+1 at this speed, by hand
+    if speed < 1:
+        assert held_with_one_down(full, 0, True, sc.speed_factor) < peak and violations(problem, full, sc)

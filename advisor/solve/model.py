@@ -194,7 +194,10 @@ class Model:
         for k, i, sc in self.serve_pairs():  # one replica more when the class keeps a spare (n+1)
             spare = int(p.serve_classes[k].spare)
             self.r[k, i] = prob.add_variable(
-                f"r_{k}_{i}", lowBound=0, upBound=math.ceil(self.peak(k) / sc.requests_per_s) + spare, cat="Integer"
+                f"r_{k}_{i}",
+                lowBound=0,
+                upBound=math.ceil(self.peak(k) / self.counted_rate(k, sc)) + spare,
+                cat="Integer",
             )
         self.billed_nodes()  # (the bridge's columns: serving_bridge.add_bridge_columns, by build_model)
 
@@ -232,7 +235,7 @@ class Model:
         return sum(
             max(
                 (
-                    (math.ceil(self.peak(k) / c.requests_per_s) + self.problem.serve_classes[k].spare) * c.gpus
+                    (math.ceil(self.peak(k) / self.counted_rate(k, c)) + self.problem.serve_classes[k].spare) * c.gpus
                     for c in cs
                     if c.gpu == g and c.ownership == "buy"
                 ),

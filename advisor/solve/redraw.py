@@ -11,6 +11,7 @@ and runs HiGHS again: no PuLP model is rebuilt. Without highspy every draw is a 
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -205,6 +206,8 @@ class Redraw:
         for row, col, k, c, spare in self.serve_rows:  # a replica serves speed x its estimated rate, at the drawn rent
             served = min(c.requests_per_s * speed.get(c.gpu, 1.0), m.peak(k))  # Model.counted_rate at this speed
             h.changeCoeff(row, col, served)
+            up = math.ceil(m.peak(k) / served) + int(p.serve_classes[k].spare)  # the replicas a fresh build allows
+            h.changeColBounds(col, 0.0, float(up))
             if spare is not None:  # down >= served x uses: the row holds -served on the use binary
                 h.changeCoeff(spare[0], spare[1], -served)
             factor = rent.get(c.gpu, 1.0) if c.ownership == "rent" else 1.0

@@ -87,7 +87,7 @@ class Bridge(Family):
             for t in sorted({0.0, *arrives.values()} - {max(arrives.values())}):
                 up = [(c, n) for c, n in mine if c.ownership == "rent" or arrives.get(c.gpu, 0.0) <= t]
                 up += [(b, n) for b, n in sol.bridges if b.cls == k and b.hours > t]
-                rates = [(min(c.requests_per_s, peak), n) for c, n in up]
+                rates = [(min(c.requests_per_s * sc.speed_factor.get(c.gpu, 1.0), peak), n) for c, n in up]
                 held = sum(r * n for r, n in rates) - (max((r for r, _ in rates), default=0.0) if cls.spare else 0.0)
                 if held < peak * (1 - TOLERANCE) - TOLERANCE:
                     waiting = [g for g in late if arrives[g] > t]

@@ -14,6 +14,7 @@ in the MILP"); owned serving GPUs count in N[g] and lend their off-peak hours to
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 import pulp
@@ -60,9 +61,11 @@ def billed_in_nodes(m: Model, key: BillKey, idle: pulp.LpVariable, name: str) ->
     node_rows(m.prob, offer, [(m.r[k, i], c.gpus) for k, i, c in mine], idle, m.nodes[key], name)
 
 
-def held_with_one_down(sol: Solution, k: int, spare: bool) -> float:
-    """The requests/s class k's replicas sustain with its largest replica down (n+1), or all up."""
-    mine = [(c.requests_per_s, n) for c, n in sol.serving if c.cls == k and n > 0]
+def held_with_one_down(sol: Solution, k: int, spare: bool, speed: Mapping[str, float] | None = None) -> float:
+    """The requests/s class k's replicas sustain with its largest replica down (n+1), or all up; at the
+    `speed` of each GPU (a scenario's speed_factor, as the rows count it: Model.counted_rate)."""
+    speed = speed or {}
+    mine = [(c.requests_per_s * speed.get(c.gpu, 1.0), n) for c, n in sol.serving if c.cls == k and n > 0]
     total = sum(rate * n for rate, n in mine)
     return total - max((rate for rate, _ in mine), default=0.0) if spare else total
 
@@ -119,7 +122,7 @@ class Serving(Family):
             if own not in ("any", c.ownership):
                 out.append(f"{c.gpu} serving is {c.ownership} against deployment.ownership {own}")
         for k, cls in enumerate(classes):
-            peak, held = cls.peak_rps * sc.traffic_factor, held_with_one_down(sol, k, cls.spare)
+            peak, held = cls.peak_rps * sc.traffic_factor, held_with_one_down(sol, k, cls.spare, sc.speed_factor)
             if held < peak * (1 - 1e-9) - 1e-9:
                 out.append(
                     f"{cls.name}: replicas sustain {held:.6g} requests/s of the {peak:.6g} at peak"
