@@ -223,3 +223,18 @@ def test_a_serving_plan_at_a_speed_is_sized_and_checked_at_that_speed(catalog, r
     assert replicas == math.ceil(peak / min(rate * speed, peak)) + 1  # n+1 at this speed, by hand
     if speed < 1:
         assert held_with_one_down(full, 0, True, sc.speed_factor) < peak and violations(problem, full, sc)
+
+
+def test_bought_serving_gpus_that_arrive_after_the_serving_months_are_not_a_plan(plan_json, write):
+    """Serving for 2 months (1,460 h) on RTX 6000 Ada bought in a datacenter, which arrive on day 73
+    (1,752 h), with no rented layout allowed to bridge: the GPUs would never serve, so no plan (exit 3)
+    and the GPU's first reason says when they arrive."""
+    text = (
+        "name: short\ndeployment: {context: datacenter, ownership: any, horizon_months: 2}\n"
+        "gpus: {allow: [rtx-6000-ada]}\n" + SERVE
+    )
+    code, p = plan_json(write(text, "short.yaml"), explain="alternatives", as_of=BOUGHT)
+    assert code == 3
+    (gpu,) = [r for r in p["rejected"] if r["gpu"] == "rtx-6000-ada"]
+    first = gpu["reasons"][0]
+    assert first["code"] == "arrives-too-late" and "day 73" in first["message"]

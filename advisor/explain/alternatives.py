@@ -35,7 +35,7 @@ def _rank(reason: dict, unavailable: bool) -> int:
         return PRECEDENCE.index("availability" if unavailable else "other")
     if code in CAPABILITY:
         return PRECEDENCE.index("capability")
-    if code in ("limit", "combined", "slots"):
+    if code in ("limit", "combined", "slots", "arrives-too-late"):
         return PRECEDENCE.index("constraint")
     return PRECEDENCE.index("cost" if code == "cost" else "other")
 

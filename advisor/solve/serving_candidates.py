@@ -8,6 +8,8 @@ module only builds the options and records why a GPU type was left out.
 
 from __future__ import annotations
 
+import math
+
 from advisor.data.catalog import GPU
 from advisor.data.rules import deployment_context, gpu_context
 from advisor.economics.costs import HOURS_PER_MONTH
@@ -230,6 +232,16 @@ def _candidate(
     per_count = problem.rules.evaluate({**ctx, "job": job_ctx}, problem.as_of, per_count=True)
     if forbids(per_count):
         add_findings(why, per_count, once=True)
+        return None
+    arrives = problem.arrival[gid].hours if ownership == "buy" and gid in problem.arrival else 0.0
+    if arrives >= cls.hours:  # bought GPUs that arrive after the serving months never serve
+        add_reason(
+            why,
+            None,
+            "arrives-too-late",
+            f"{gpu.name} bought arrives on day {math.ceil(arrives / 24 - 1e-9)} (lead time, then burn-in), after "
+            f"the {cls.hours / 730.0:g} months {cls.name} is served: it would never serve",
+        )
         return None
     offer = serving_offer(gpu, r.tp, r.pp) if ownership == "rent" else None
     if ownership == "rent" and offer is None:
