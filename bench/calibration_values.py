@@ -118,13 +118,15 @@ def direct_deratings(rows: list[dict], catalog, p) -> list[dict]:
 
 def deratings(rows: list[dict], catalog, p) -> dict:
     """catalog/estimator.yaml `datasheet_derating.cdna` from the rows: the public factor is the median of
-    every measured pair (the rule the plans were made with: the median, not the best, issue 30), the best
-    pair its upper end; `vendor_tuned` is the median of the vendor-tuned evidence (the pairs run with the
-    vendor's own code and its direct runs, direct_deratings), the best its upper end. docs/model.md §1.7."""
+    the pairs measured on the public stack (the median, not the best, issue 30; every pair when a fold
+    has none), the best pair of any stack its upper end (a buyer may move to the vendor's code);
+    `vendor_tuned` is the median of the vendor-tuned evidence (the pairs run with the vendor's own code
+    and its direct runs, direct_deratings), the best its upper end. docs/model.md §1.7."""
     pairs = pair_deratings(rows, catalog, p)
     tuned = [x["derating"] for x in pairs if x["software"] == VENDOR_TUNED]
     tuned += [x["derating"] for x in direct_deratings(rows, catalog, p)]
-    out = derating_from_pairs([x["derating"] for x in pairs])
+    public = [x["derating"] for x in pairs if x["software"] != VENDOR_TUNED] or [x["derating"] for x in pairs]
+    out = {**derating_from_pairs(public), "upper": derating_from_pairs([x["derating"] for x in pairs])["upper"]}
     if tuned:
         out["vendor_tuned"] = derating_from_pairs(tuned)
     return out
