@@ -67,6 +67,8 @@ def test_the_bridge_cash_is_in_the_total_the_budget_and_the_memo(plan_json, writ
 
 
 def test_the_bridge_holds_the_peak_with_one_replica_down(catalog, rules):
+    """Until the bought GPUs arrive the bridge (here alone) holds the peak with any one replica down,
+    and no more: the rows ask for the peak, as the plan check does."""
     from advisor.solve.milp import solve
 
     problem = _problem(_doc(), catalog, rules)
@@ -76,8 +78,13 @@ def test_the_bridge_holds_the_peak_with_one_replica_down(catalog, rules):
     rates = [(min(b.requests_per_s, cls.peak_rps), n) for b, n in sol.bridges]
     up = sum(r * n for r, n in rates)
     assert up - max(r for r, _ in rates) >= cls.peak_rps - 1e-9  # any one bridge replica down
-    bought = sum(min(c.requests_per_s, cls.peak_rps) * n for c, n in sol.serving if c.ownership == "buy")
-    assert up >= bought - 1e-9  # what the bought replicas will serve, spare included
+    # the bridge holds the peak, not what the bought replicas will serve: bought cards 25% faster (more
+    # than the peak once rounded up to whole replicas) need no larger a bridge
+    from advisor.solve.scenario import baseline
+
+    faster = solve(problem, baseline(problem).but(speed_factor={g: 1.25 for g in sol.bought}))
+    assert faster.bought == sol.bought
+    assert sum(b.gpus * n for b, n in faster.bridges) <= sum(b.gpus * n for b, n in sol.bridges)
 
 
 def test_renting_outright_wins_when_buying_needs_a_long_bridge(plan_json, write, catalog):

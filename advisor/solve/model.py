@@ -72,6 +72,7 @@ class Model:
         self.nodes: dict[BillKey, pulp.LpVariable] = {}  # B[g,o]: the nodes (or GPUs, by the GPU) they are billed in
         self.idle_layout: dict[BillKey, ServeCandidate] = {}  # what one idle GPU of (g, o) costs: a GPU of this layout
         self.down: dict[int, pulp.LpVariable] = {}  # D_k: the rate of class k's largest replica (n+1)
+        self.uses: dict[tuple[int, int], pulp.LpVariable] = {}  # n+1: does class k use serving layout i?
         self.bridge: dict[tuple[int, float, int], pulp.LpVariable] = {}  # X[k,A,j] (solve/serving_bridge.py)
         self.bridge_layouts: dict[tuple[int, float], list[ServeCandidate]] = {}  # (k, A) -> its bridge layouts j
         self.bridge_idle: dict[

@@ -1,13 +1,16 @@
-"""bridge: bought serving GPUs serve once they arrive, so rented replicas hold what they hold until
-then (solve/serving_bridge.py has the columns and their price; docs/model.md, serving):
+"""bridge: bought serving GPUs serve once they arrive, so until then the replicas up -- the rented ones,
+the bought ones already arrived, and the rented bridge -- must hold the peak (solve/serving_bridge.py has
+the columns and their price; docs/model.md, serving). Per class k and window before each arrival A
+(from the arrival before it, or 0):
 
-  bridge_k_A        sum_j rho_j X[k,A,j] >= sum_{bought i arriving at A} rho_i r[k,i]
-  bridge_spare_k_A  (n+1) sum_j rho_j X[k,A,j] - E[k,A] >= sum_{bought i arriving at A} rho_i r[k,i] - D_k
+  bridge_k_A        sum_{up i} rho_i r[k,i] + sum_{A' >= A} sum_j rho_j X[k,A',j] - W[k,A] >= peak_k
+  bridge_down_k_A_* (n+1) W[k,A] >= rho_i uses[k,i] (up i), W[k,A] >= E[k,A'] (A' >= A): the largest up
   bridge_uses_k_A_j X[k,A,j] <= U_j v[k,A,j];  bridge_largest_k_A_j  E[k,A] >= rho_j v[k,A,j], v binary
   serve_nodes_k_A_h (a rented type h sold in blocks) its bridge GPUs and their idle ones fill whole nodes
 
-The check of a plan refuses bought serving replicas that arrive late with no bridge holding them,
-unless the class cannot be bridged (its job waits: `until_arrival: wait`, or no rented layout is allowed).
+as the plan check asks (Bridge.violations), which refuses bought serving replicas that arrive late
+with no bridge holding the peak, unless the class cannot be bridged (its job waits:
+`until_arrival: wait`, or no rented layout is allowed).
 """
 
 from __future__ import annotations
@@ -24,24 +27,31 @@ from advisor.solve.serving_nodes import bill_key, bill_name, billed_gpus, node_r
 
 if TYPE_CHECKING:
     from advisor.solve.model import Model
-    from advisor.solve.problem import Problem
+    from advisor.solve.problem import Problem, ServeCandidate
     from advisor.solve.solution import Solution
 
 TOLERANCE = 1e-9
 
 
-def _rate_row(m: Model, k: int, a: float, name: str) -> pulp.LpAffineExpression:
-    """sum_j rho_j X[k,A,j] - sum_{bought i arriving at A} rho_i r[k,i], each coefficient noted for the draws."""
+def _arrives(m: Model, c: ServeCandidate) -> float:
+    """Hours until layout c serves: a bought type's arrival, 0 when rented."""
+    arrival = m.problem.arrival.get(c.gpu) if c.ownership == "buy" else None
+    return arrival.hours if arrival is not None else 0.0
+
+
+def _up_row(m: Model, k: int, start: float, a: float, name: str) -> pulp.LpAffineExpression:
+    """The rate of class k's replicas up from `start` to arrival `a`: the serving ones arrived by `start`
+    and the bridges of arrivals from `a` on, each coefficient noted for the draws."""
     terms = []
-    layouts = m.bridge_layouts[k, a]
-    types = layouts[0].bridges or ()
     for i, c in enumerate(m.scands[k]):
-        if c.gpu in types and c.ownership == "buy":
-            terms.append((m.r[k, i], -m.counted_rate(k, c)))
-            m.bridge_rates.append((name, m.r[k, i].name, -1.0, k, c))
-    for j, b in enumerate(layouts):
-        terms.append((m.bridge[k, a, j], m.counted_rate(k, b)))
-        m.bridge_rates.append((name, m.bridge[k, a, j].name, 1.0, k, b))
+        if _arrives(m, c) <= start:
+            terms.append((m.r[k, i], m.counted_rate(k, c)))
+            m.bridge_rates.append((name, m.r[k, i].name, 1.0, k, c))
+    for (kk, later), layouts in sorted(m.bridge_layouts.items()):
+        if kk == k and later >= a:
+            for j, b in enumerate(layouts):
+                terms.append((m.bridge[k, later, j], m.counted_rate(k, b)))
+                m.bridge_rates.append((name, m.bridge[k, later, j].name, 1.0, k, b))
     return pulp.LpAffineExpression(terms)
 
 
@@ -59,16 +69,34 @@ def _largest(m: Model, k: int, a: float) -> pulp.LpVariable:
     return largest
 
 
+def _down(m: Model, k: int, start: float, a: float, largest: dict[float, pulp.LpVariable]) -> pulp.LpVariable:
+    """W[k,A]: the rate of the largest replica up from `start` to arrival `a` (what one failure takes down)."""
+    name = tag(k, a)
+    down = m.prob.add_variable(f"W_{name}", lowBound=0)
+    for i, c in enumerate(m.scands[k]):
+        if _arrives(m, c) <= start:
+            row = f"bridge_down_{name}_{i}"
+            m.prob += down - m.counted_rate(k, c) * m.uses[k, i] >= 0, row
+            m.bridge_rates.append((row, m.uses[k, i].name, -1.0, k, c))
+    for later, e in largest.items():
+        if later >= a:
+            m.prob += down - e >= 0, f"bridge_down_{name}_{tag(k, later)}"
+    return down
+
+
 class Bridge(Family):
     name = "bridge"
 
     def rows(self, m: Model) -> None:
-        for k, a in m.bridge_layouts:
-            name = f"bridge_{tag(k, a)}"
-            m.prob += _rate_row(m, k, a, name) >= 0, name
-            if k in m.down:
-                spare = f"bridge_spare_{tag(k, a)}"
-                m.prob += _rate_row(m, k, a, spare) - _largest(m, k, a) + m.down[k] >= 0, spare
+        for k in sorted({k for k, _ in m.bridge_layouts}):
+            arrivals = sorted(a for kk, a in m.bridge_layouts if kk == k)
+            largest = {a: _largest(m, k, a) for a in arrivals} if k in m.down else {}
+            start = 0.0
+            for a in arrivals:  # the window before arrival a, from the one before it
+                name = f"bridge_{tag(k, a)}"
+                down = _down(m, k, start, a, largest) if k in m.down else 0
+                m.prob += _up_row(m, k, start, a, name) - down >= m.peak(k), name
+                start = a
         for (k, a, key), idle in m.bridge_idle.items():
             layouts = m.bridge_layouts[k, a]
             bills = serving_node_offers(layouts)  # (add_bridge_columns makes idle GPUs only for these)

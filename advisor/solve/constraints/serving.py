@@ -46,7 +46,7 @@ def spare_rate(m: Model, k: int) -> pulp.LpVariable:
     """D_k: the requests/s of the largest replica class k uses (what one failed GPU takes down)."""
     down = m.prob.add_variable(f"spare_{k}", lowBound=0)
     for i, c in enumerate(m.scands[k]):
-        used = m.prob.add_variable(f"uses_{k}_{i}", cat="Binary")
+        used = m.uses[k, i] = m.prob.add_variable(f"uses_{k}_{i}", cat="Binary")
         m.prob += m.r[k, i] <= (m.r[k, i].upBound or 0) * used, f"serve_uses_{k}_{i}"
         m.prob += down >= m.counted_rate(k, c) * used, f"serve_spare_{k}_{i}"
     return down
