@@ -1,18 +1,14 @@
 """The bridge: bought serving GPUs serve once they arrive (the purchase's lead time, then burn-in:
-Problem.arrival), so until then rented replicas hold what they will hold (docs/model.md, serving).
+Problem.arrival), so until then the replicas up, rented bridges among them, must hold the peak
+(docs/model.md, serving).
 
 Per request class k and arrival time A > 0 of some bought GPU types (their lead time, then burn-in;
 types arriving together share a bridge), for each of the class's rented layouts j (less those another of
 its GPU type beats), a bridge layout: j rented for A hours, at j's own rate (its cash over the serving hours
-x A_g / those hours; present value as a stream over A_g). The rows (solve/constraints/bridge.py):
-
-  bridge_k_A        sum_j rho_j X[k,A,j] >= sum_{bought i arriving at A} rho_i r[k,i]
-  bridge_spare_k_A  (n+1) sum_j rho_j X[k,A,j] - E[k,A] >= sum_{bought i arriving at A} rho_i r[k,i] - D_k,
-                    E[k,A] >= rho_j v[k,A,j], X[k,A,j] <= U_j v[k,A,j], v binary
-
-(rho the counted rate, at most the peak; D_k the class's spare). With both, whatever replicas are
-up while the bought ones are on their way -- the others and the bridge -- hold the peak with any one down.
-This module is the one place a bridge's price is computed (`bridge_layout`)."""
+x A_g / those hours; present value as a stream over A_g). The rows (solve/constraints/bridge.py) ask, in
+each window before an arrival, that the serving replicas up by then and the bridges still running hold
+the peak with any one down, as the plan check does. This module is the one place a bridge's price is
+computed (`bridge_layout`)."""
 
 from __future__ import annotations
 
