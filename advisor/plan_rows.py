@@ -114,6 +114,8 @@ def bridge_rows(sol: Solution) -> list[JSONObject]:
         entry["count"] += b.gpus * n
         entry["gpu_hours"] += b.gpu_hours * n
         entry["billed_gpus"] += b.gpus * n
+        served = sorted({*entry["bridges"].split(", "), *stands_in_for(b, sol.bought)} - {""})
+        entry["bridges"] = ", ".join(served)  # two classes' bridges of one offer and arrival share a row
     for (_, a, key), (idle, _) in sol.bridge_idle.items():  # whole nodes billed beyond the replicas
         if (key, a) in rows:
             rows[key, a]["billed_gpus"] += idle

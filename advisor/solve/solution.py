@@ -67,9 +67,11 @@ class Solution:
         return max((c.start_hours + c.hours for c in self.chosen), default=0.0)
 
     def rented_offers(self, gid: str) -> list[RentalOffer]:
-        """The offers the plan rents GPU `gid` on (training's and serving's), by GPUs rented, most first."""
+        """The offers the plan rents GPU `gid` on (training's, serving's and the bridges'), by GPUs rented, most first."""
         rented = [(c.offer, c.count * n) for c, n in self.assignment if c.gpu == gid]
-        rented += [(c.offer, c.gpus * n) for c, n in self.serving if c.gpu == gid and c.ownership == "rent"]
+        rented += [
+            (c.offer, c.gpus * n) for c, n in self.serving + self.bridges if c.gpu == gid and c.ownership == "rent"
+        ]
         gpus: dict[tuple[str, str], tuple[float, RentalOffer]] = {}
         for opt, used in rented:
             if opt is not None:
