@@ -245,3 +245,24 @@ def test_bought_serving_gpus_that_arrive_after_the_serving_months_are_not_a_plan
     (gpu,) = [r for r in p["rejected"] if r["gpu"] == "rtx-6000-ada"]
     first = gpu["reasons"][0]
     assert first["code"] == "arrives-too-late" and "day 73" in first["message"]
+
+
+def test_a_slow_draw_may_buy_the_serving_gpus_a_full_solve_would(catalog, rules):
+    """A robustness draw at half the bought GPU's speed needs twice its replicas: the draws' model holds
+    the serving GPU count the slowest draw needs (Model.slowest), so the draw's plan is a full solve's
+    at that speed, not no plan (a cap sized at full speed: 4 RTX 6000 Ada, one workstation)."""
+    from advisor.solve.milp import solve
+    from advisor.solve.redraw import Redraw, signature
+    from advisor.solve.scenario import baseline
+    from advisor.solve.settings import SolveSettings
+
+    text = _doc(", ownership: buy, lead_time_days: 0").replace("ownership: any, ", "")
+    problem = _problem(text + "gpus: {allow: [rtx-6000-ada]}\n", catalog, rules)
+    base = solve(problem)
+    (g,) = base.bought
+    draws = [{g: 1.0}, {g: 0.5}]
+    redraw = Redraw(problem, baseline(problem), {g: 1.0}, SolveSettings(), draws)
+    slow = solve(problem, baseline(problem).but(speed_factor={g: 0.5}))
+    assert slow.bought[g] > base.bought[g]  # the full solve buys more of the GPU
+    got = redraw.choice({g: 0.5}, {}, {})
+    assert got is not None and got[1] == signature(slow.bought, slow.assignment, slow.serving)

@@ -4,6 +4,8 @@ the same model with a cost cap and another objective."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import pulp
 
 from advisor.solve.constraints import FAMILIES
@@ -14,11 +16,18 @@ from advisor.solve.serving_bridge import add_bridge_columns
 from advisor.solve.usable import usable_serving
 
 
-def build_model(problem: Problem, sc: Scenario, cands: list[list[Candidate]], redrawn: bool = False) -> Model:
+def build_model(
+    problem: Problem,
+    sc: Scenario,
+    cands: list[list[Candidate]],
+    redrawn: bool = False,
+    slowest: Mapping[str, float] | None = None,
+) -> Model:
     """The model of `sc` over the training candidates `cands` and the serving candidates `sc` allows:
     variables, the objective, then every family's rows (`redrawn`: to be re-priced by draws, so no column
-    is dropped on `sc`'s prices alone)."""
-    model = Model(problem, sc, cands, usable_serving(problem, sc), redrawn)
+    is dropped on `sc`'s prices alone; `slowest`: each GPU type's slowest drawn speed, which the serving GPU
+    caps hold)."""
+    model = Model(problem, sc, cands, usable_serving(problem, sc), redrawn, slowest)
     model.variables()
     add_bridge_columns(model)
     model.cost_terms()

@@ -24,7 +24,7 @@ come from the constraint families, solve/constraints/; solve/formulation.py puts
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 
 import pulp
 
@@ -49,9 +49,11 @@ class Model:
         cands: list[list[Candidate]],
         scands: list[list[ServeCandidate]],
         redrawn: bool = False,
+        slowest: Mapping[str, float] | None = None,
     ):
         self.problem, self.sc, self.cands, self.scands = problem, sc, cands, scands
         self.redrawn = redrawn  # re-priced in place by robustness draws (solve/redraw.py): columns for every price
+        self.slowest = dict(slowest or {})  # the slowest speed a draw gives a GPU type: its serving GPU cap holds it
         self.prob = pulp.LpProblem("gpu_plan", pulp.LpMinimize)
         self.integral = not problem.workload.allow_mixed
         self.owned = sorted(
@@ -197,7 +199,7 @@ class Model:
             self.r[k, i] = prob.add_variable(
                 f"r_{k}_{i}",
                 lowBound=0,
-                upBound=math.ceil(self.peak(k) / self.counted_rate(k, sc)) + spare,
+                upBound=math.ceil(self.peak(k) / self.least_rate(k, sc)) + spare,
                 cat="Integer",
             )
         self.billed_nodes()  # (the bridge's columns: serving_bridge.add_bridge_columns, by build_model)
@@ -231,12 +233,17 @@ class Model:
         c = self.idle_layout[key]
         return self.run_cost(c, basis) / c.gpus
 
+    def least_rate(self, k: int, c: ServeCandidate) -> float:
+        """A replica's counted rate at the scenario's speed or the slowest a draw gives its GPU (`slowest`),
+        whichever is less: what the bounds on replicas and GPUs are sized with, so a slow draw fits them."""
+        return min(self.counted_rate(k, c), c.requests_per_s * self.slowest.get(c.gpu, 1.0))
+
     def serving_gpu_cap(self, g: str) -> int:
         """Most owned GPUs of type g serving could want: each class on its hungriest layout alone."""
         return sum(
             max(
                 (
-                    (math.ceil(self.peak(k) / self.counted_rate(k, c)) + self.problem.serve_classes[k].spare) * c.gpus
+                    (math.ceil(self.peak(k) / self.least_rate(k, c)) + self.problem.serve_classes[k].spare) * c.gpus
                     for c in cs
                     if c.gpu == g and c.ownership == "buy"
                 ),

@@ -63,7 +63,8 @@ class Redraw:
         gap = settings.gap_for(problem)  # the plan's own gap: 1% for fleets
         if solver_for(time_limit, gap)[0] != "highs":
             return  # fall back to full solves
-        model = build_model(problem, sc, self.cands, redrawn=True)
+        slowest = {g: min(1.0, *(d.get(g, 1.0) for d in draws)) for g in self.fastest} if draws else None
+        model = build_model(problem, sc, self.cands, redrawn=True, slowest=slowest)
         hm = HighsModel(model, {}, 1.0)  # handed to HiGHS without a solve: each draw is a fresh run
         hm.h.setOptionValue("time_limit", float(time_limit) if time_limit is not None else float("inf"))
         hm.h.setOptionValue("mip_rel_gap", float(gap))

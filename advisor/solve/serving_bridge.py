@@ -139,7 +139,7 @@ def add_bridge_columns(m: Model) -> None:
             m.bridge[k, hours, j] = m.prob.add_variable(
                 f"X_{tag(k, hours)}_{j}",
                 lowBound=0,
-                upBound=math.ceil(most / m.counted_rate(k, b)) + spare,
+                upBound=math.ceil(most / m.least_rate(k, b)) + spare,
                 cat="Integer",
             )
         bills = serving_node_offers(layouts)
