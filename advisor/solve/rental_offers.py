@@ -35,10 +35,7 @@ def offer_warnings(opt: RentOption, n: int) -> list[Finding]:
     """What a plan renting n GPUs on `opt` must say: a quote is needed above the offer's published
     largest order, the fabric its nodes are joined by (when the job spans nodes), and an offer whose
     node size or fabric bandwidth is not published."""
-    out: list[Finding] = []
-    order = order_fit(opt.offer, n)
-    if order.quote_needed:
-        out.append({"rule": None, "code": "quote-needed", "message": order.message})
+    out = quote_needed(opt, n)
     fit = fabric_fit(opt.offer, n)
     if fit.nodes > 1:
         assumed = "" if fit.gbps_per_gpu else ": the estimate assumes the estimator's usual network between nodes"
@@ -54,6 +51,12 @@ def offer_warnings(opt: RentOption, n: int) -> list[Finding]:
             }
         )
     return out
+
+
+def quote_needed(opt: RentOption, n: int) -> list[Finding]:
+    """'quote-needed' when n GPUs are more than the offer's published largest order (its rate is then an assumption)."""
+    order = order_fit(opt.offer, n)
+    return [{"rule": None, "code": "quote-needed", "message": order.message}] if order.quote_needed else []
 
 
 def network_gbps(opt: RentOption | None, n: int) -> float | None:

@@ -12,8 +12,9 @@ the cheapest per GPU-hour that holds it (ties by provider): docs/model.md, "Serv
 from __future__ import annotations
 
 from advisor.data.catalog import GPU
-from advisor.economics.rental import RentOption, fabric_fit, order_fit
+from advisor.economics.rental import RentOption, fabric_fit
 from advisor.solve.problem import Finding
+from advisor.solve.rental_offers import quote_needed
 
 
 def holds(opt: RentOption, tp: int, pp: int) -> bool:
@@ -48,10 +49,7 @@ def serving_offer_warnings(opt: RentOption, tp: int, pp: int) -> list[Finding]:
     """What a plan renting a tp x pp replica on `opt` must say: a quote is needed above the offer's
     published largest order, and the fabric its stages cross when the replica spans nodes."""
     n = tp * pp
-    out: list[Finding] = []
-    order = order_fit(opt.offer, n)
-    if order.quote_needed:
-        out.append({"rule": None, "code": "quote-needed", "message": order.message})
+    out = quote_needed(opt, n)
     fit = fabric_fit(opt.offer, n)
     if fit.nodes > 1:
         out.append(
