@@ -170,8 +170,8 @@ def late_service(problem: Problem, sol: Solution) -> list[dict]:
             )
             extra = sum(x for x, _ in sol.bridge_idle.values()) and any(key[0] == k for key in sol.bridge_idle)
             msg += (
-                f"Until then the plan rents {rented}, holding what they will serve"
-                f"{' with one replica down' if cls.spare else ''}: ${cash:,.0f} in cash"
+                f"Until then the plan rents {rented}, which with the replicas already up hold the peak"
+                f"{' with any one replica down' if cls.spare else ''}: ${cash:,.0f} in cash"
                 + (" (whole nodes billed)" if extra else "")
                 + ", in the plan's cost as bridge_usd."
             )
