@@ -1,5 +1,5 @@
 """Bought serving GPUs serve once they arrive (lead time, then burn-in): the MILP rents replicas that
-hold what they will serve until then, and that rent is in the plan's cost, its budget, its rows and
+hold the peak until then, and that rent is in the plan's cost, its budget, its rows and
 its memo (solve/serving_bridge.py, solve/constraints/bridge.py). Each figure is re-computed here
 from the catalog's rate and the hours to arrival."""
 
