@@ -266,3 +266,25 @@ def test_a_slow_draw_may_buy_the_serving_gpus_a_full_solve_would(catalog, rules)
     assert slow.bought[g] > base.bought[g]  # the full solve buys more of the GPU
     got = redraw.choice({g: 0.5}, {}, {})
     assert got is not None and got[1] == signature(slow.bought, slow.assignment, slow.serving)
+
+
+def test_a_drawn_purchase_price_moves_tax_support_and_resale_as_a_full_solve_does(catalog, rules):
+    """A robustness draw's purchase-price factor moves what scales with the price (Model.per_price_usd:
+    the tax at purchase, the support while held, the resale): its choice between buying and renting is
+    a full solve's at every factor, including near the break-even (with the price alone moved, a draw
+    at 1.3x the price rented where the full solve still bought)."""
+    from advisor.solve.milp import solve
+    from advisor.solve.redraw import Redraw, signature
+    from advisor.solve.scenario import baseline
+    from advisor.solve.settings import SolveSettings
+
+    problem = _problem(_doc(", lead_time_days: 450"), catalog, rules)
+    redraw = Redraw(problem, baseline(problem), {}, SolveSettings())
+    answers = set()
+    for buy in (0.8, 1.0, 1.2, 1.25, 1.3, 1.35, 1.4, 1.6):
+        b = {"rtx-6000-ada": buy}
+        full = solve(problem, baseline(problem).but(buy_factor=b))
+        got = redraw.choice({}, b, {})
+        assert got is not None and got[1] == signature(full.bought, full.assignment, full.serving), buy
+        answers.add(got[1])
+    assert len(answers) > 1  # the factors cross the break-even

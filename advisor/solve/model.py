@@ -129,13 +129,17 @@ class Model:
             else h.cash_usd + self.support(g) * h.months_held
         )
 
-    def per_price_usd(self, g: str) -> tuple[float, list[float]]:
+    def per_price_usd(self, g: str, basis: str = "present_value") -> tuple[float, list[float]]:
         """Per dollar of g's purchase price, what one bought GPU pays in present value: at purchase
         (1 + the tax), and at each holding level the support on it less its discounted resale (what a
-        purchase-price factor scales: explain/plan_cost.py, explain/saa.py)."""
+        purchase-price factor scales: explain/plan_cost.py, explain/saa.py, solve/redraw.py); in cash,
+        the support paid (resale is not cash in hand at decision time, as in hold_cost)."""
         hw = self.problem.hardware.get(g)
         tax, rate = (hw.tax_rate, hw.support_rate_month) if hw else (0.0, 0.0)
-        return 1.0 + tax, [rate * h.months_held_pv - h.resale_pv_per_usd for h in self.problem.holdings.get(g, [])]
+        held = self.problem.holdings.get(g, [])
+        if basis == "cash":
+            return 1.0 + tax, [rate * h.months_held for h in held]
+        return 1.0 + tax, [rate * h.months_held_pv - h.resale_pv_per_usd for h in held]
 
     def support(self, g: str) -> float:
         """Support per month of one bought GPU of type g: the contract's rate on its price and its

@@ -105,6 +105,7 @@ class Redraw:
         ]
         self.bounds = {(k, i): (m.y[k, i].lowBound or 0, m.y[k, i].upBound) for k, i, _ in m.pairs()}
         self.obj_n = {g: m.prob.objective.get(v, 0.0) for g, v in m.N.items()}
+        self.hcols = [(g, level, col[v.name], m.prob.objective.get(v, 0.0)) for (g, level), v in m.H.items()]
         self.idle_cols = {key: col[v.name] for key, v in m.idle.items()}  # serving GPUs billed beyond the replicas
         # a capacity row holds one GPU type's owned jobs: GPU-hours x 1/r <= held hours is GPU-hours <= r x
         # held hours, so a draw scales the row's coefficients on the holding columns H[g, p]
@@ -197,11 +198,20 @@ class Redraw:
         idx = self.col_index
         h.changeColsBounds(len(idx), idx, self.lows, highs)
         h.changeColsCost(len(idx), idx, costs)
+        # a drawn purchase price moves what scales with it, as Model.per_price_usd says: the tax at purchase,
+        # and per holding level the support less the resale (in cash, the support)
+        more = {g: (p.unit_price[g] or 0.0) * self.sc.buy_price(g) * (buy.get(g, 1.0) - 1.0) for g in self.ncol}
+        pv = {g: m.per_price_usd(g) for g in self.ncol}
+        spent = {g: m.per_price_usd(g, self.sc.budget_basis) for g in self.ncol}
         for g, col in self.ncol.items():
-            extra = (p.unit_price[g] or 0.0) * self.sc.buy_price(g) * (buy.get(g, 1.0) - 1.0)
-            h.changeColCost(col, self.obj_n[g] + extra)
+            h.changeColCost(col, self.obj_n[g] + more[g] * pv[g][0])
             if self.budget_row is not None:
-                h.changeCoeff(self.budget_index, col, self.budget_row.get(m.N[g], 0.0) + extra)
+                h.changeCoeff(self.budget_index, col, self.budget_row.get(m.N[g], 0.0) + more[g] * spent[g][0])
+        for g, level, col, base in self.hcols:
+            h.changeColCost(col, base + more[g] * pv[g][1][level])
+            if self.budget_row is not None:
+                budget = self.budget_row.get(m.H[g, level], 0.0)
+                h.changeCoeff(self.budget_index, col, budget + more[g] * spent[g][1][level])
         for row, g, col, coef in self.cap_rows:
             h.changeCoeff(row, col, coef * rel.get(g, 1.0))
         for row, col, k, c, spare in self.serve_rows:  # a replica serves speed x its estimated rate, at the drawn rent

@@ -13,7 +13,7 @@ import math
 from advisor.data.catalog import GPU
 from advisor.data.rules import deployment_context, gpu_context
 from advisor.economics.costs import HOURS_PER_MONTH
-from advisor.economics.ownership import HOURS_PER_YEAR, stream_factor
+from advisor.economics.ownership import HOURS_PER_YEAR, discount, stream_factor
 from advisor.errors import InputError
 from advisor.perf.serve import Hardware, ServeParams
 from advisor.perf.serve_capacity import ReplicaResult
@@ -249,10 +249,13 @@ def _candidate(
         return None
     if offer is not None:
         cost = r.gpus * cls.hours * offer.rate
-    else:  # an owned replica's energy, as a training job's (none when a utilization charges it per kW)
-        cost = costs.job_energy_usd(r.gpus * cls.hours, problem.gpu_kw[gid] + per_slot_kw(problem.servers.get(gid, [])))
-    # paid evenly over the serving months from the start: discounted like training's streams
-    pv = cost * stream_factor(cls.hours / HOURS_PER_YEAR, costs.discount_rate)
+    else:  # an owned replica's energy from its arrival, as a training job's (none when a utilization charges it per kW)
+        kw = problem.gpu_kw[gid] + per_slot_kw(problem.servers.get(gid, []))
+        cost = costs.job_energy_usd(r.gpus * (cls.hours - arrives), kw)
+    # paid evenly over the serving months from the start (bought: from its arrival, as hosting is), discounted
+    # like training's streams
+    running = (cls.hours - arrives) / HOURS_PER_YEAR
+    pv = cost * stream_factor(running, costs.discount_rate) * discount(arrives / HOURS_PER_YEAR, costs.discount_rate)
     warnings: list[Finding] = [{"rule": f.rule, "code": f.rule, "message": f.message} for f in static + per_count]
     warnings += [
         {"rule": None, "code": w["code"], "message": w["message"]}  # precision-not-on-gpu
