@@ -37,7 +37,7 @@ from advisor.solve.settings import SolveSettings  # noqa: E402
 
 AS_OF = dt.date(2026, 12, 1)
 MARK_BEGIN, MARK_END = "<!-- decision:begin -->", "<!-- decision:end -->"
-# the constructed cases of tests/test_decision.py (KNIFE, BAND), re-found there after issue 29's costs
+# the constructed cases tests/test_decision.py checks (KNIFE, BAND), re-found there after issue 29's costs
 KNIFE = {
     "name": "8x H100 for four years (constructed)",
     "deployment": {
@@ -61,7 +61,7 @@ BAND_JOB = {
     "deadline": "14d",
     "gpus": {"allow": ["rtx-a6000", "rtx-6000-ada"]},
 }
-# the RTX A6000's purchase price quoted at the bottom of a $5,173-15,000 band (tests/test_decision.py BAND)
+# the RTX A6000's purchase price quoted at the bottom of a $5,173-15,000 band
 BAND = {
     "gpus": [
         {

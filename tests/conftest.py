@@ -51,6 +51,19 @@ def ci_examples(ci: int, other: int) -> int:
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"
+
+
+def bench_module(name: str) -> Any:
+    """bench/<name>.py as a module (its fleets, constructed cases and scorers are what some tests check)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(f"bench_{name}", ROOT / "bench" / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
 AS_OF = dt.date(2026, 12, 1)
 
 

@@ -9,7 +9,7 @@ import re
 import numpy as np
 import pytest
 import yaml
-from conftest import AS_OF, ci_examples
+from conftest import AS_OF, bench_module, ci_examples
 from conftest import EXAMPLES as EXAMPLE_DIR
 from hypothesis import HealthCheck, given, settings
 from test_explain_properties import workloads
@@ -36,19 +36,8 @@ from advisor.solve.settings import SolveSettings
 # 10T chose buying on the mean ($39K price of robustness); 7T-9.2T stay rented with the choice holding in
 # 46-62% of draws. 9.2T at 48 months is the knife: renting $533,641 at the point estimates, $595,040
 # expected, buying cheaper on the mean but within the draws' noise.
-KNIFE = {
-    "deployment": {
-        "context": "datacenter",
-        "ownership": "any",
-        "horizon_months": 48,
-        "lead_time_days": 0,
-        "rent_kinds": ["on_demand"],
-    },
-    "model": "mpt-7b",
-    "tokens": "9.2T",
-    "deadline": "1460d",
-    "gpus": {"allow": ["h100-sxm"], "count": 8},
-}
+CASES = bench_module("decision")  # the constructed cases, written once in bench/decision.py, which measures them too
+KNIFE = CASES.KNIFE
 EXAMPLES = [
     "article-datacenter",
     "article-office",
@@ -92,24 +81,13 @@ def test_point_basis_is_the_optimum_at_the_point_estimates(knife):
 # only the first two do) and the band's top ($10,000, $12,000, $15,000) at 1B, 2B and 4B tokens: only
 # the $15,000 top moves the plan, at every token count (2B: the RTX A6000s $18,021 at the point,
 # expected $23,728 against the RTX 6000 Ada's $21,365)
-BAND = (
-    "gpus:\n  - id: rtx-a6000\n    prices:\n      purchase: {usd: 5173, usd_range: [5173, 15000], "
-    "confidence: medium, as_of: '2026-11-20', kind: quote}\n"
-)
-BAND_JOB = {
-    "deployment": {"context": "datacenter", "ownership": "buy", "lead_time_days": 0},
-    "model": "llama-3-8b",
-    "kind": "finetune",
-    "tokens": "2B",
-    "deadline": "14d",
-    "gpus": {"allow": ["rtx-a6000", "rtx-6000-ada"]},
-}
+BAND, BAND_JOB = CASES.BAND, CASES.BAND_JOB
 
 
 @pytest.fixture(scope="module")
 def band(tmp_path_factory, rules):
     path = tmp_path_factory.mktemp("band") / "band.yaml"
-    path.write_text(BAND)
+    path.write_text(yaml.safe_dump(BAND))
     catalog = load_catalog(path)
     return {
         basis: plan(parse_workload({**BAND_JOB, "decision": basis}), catalog=catalog, rules=rules, as_of=AS_OF)

@@ -148,15 +148,9 @@ def test_explanation_solves_are_reported(example_plan, catalog, rules):
 def _fleet(n: int, seed: int = 7) -> dict:
     """bench/solve.py's deterministic fleet (its default seed, 7): enough jobs that the idle-GPU polish
     cannot prove its own optimum in a node or two."""
-    import importlib.util
-    from pathlib import Path
+    from conftest import bench_module
 
-    path = Path(__file__).resolve().parent.parent / "bench" / "solve.py"
-    spec = importlib.util.spec_from_file_location("bench_solve", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module.fleet(n, seed)
+    return bench_module("solve").fleet(n, seed)
 
 
 @pytest.mark.parametrize(("jobs", "seed"), [(30, 5), pytest.param(50, 7, marks=pytest.mark.slow)])

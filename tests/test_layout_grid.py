@@ -13,7 +13,6 @@ how the estimator represents it) and hand-picked pipeline, recompute, QLoRA and 
 
 from __future__ import annotations
 
-import importlib.util
 import math
 from dataclasses import replace
 from pathlib import Path
@@ -21,6 +20,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import yaml
+from conftest import bench_module
 from test_layout_search import _scan
 
 from advisor.perf import params_from
@@ -33,14 +33,6 @@ from advisor.perf.training import step_time
 ROOT = Path(__file__).resolve().parent.parent
 GPUS = ("rtx-4090", "h100-sxm", "mi300x", "l40s")
 COUNTS = (1, 3, 8, 64, 512)
-
-
-def _bench(name: str):
-    spec = importlib.util.spec_from_file_location(f"bench_{name}", ROOT / "bench" / f"{name}.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def _workload_specs(catalog, workload: dict) -> list:
@@ -81,7 +73,7 @@ def p(catalog):
 def cases(catalog):
     """(job, GPU, count) triples: the varied jobs on several GPUs and counts, and each calibration
     row on the GPUs and count it ran."""
-    fleet = _workload_specs(catalog, _bench("solve").fleet(200))
+    fleet = _workload_specs(catalog, bench_module("solve").fleet(200))
     jobs = _example_specs(catalog) + list(dict.fromkeys(fleet))[:12] + _hand_specs(catalog)
     out = [
         (job, catalog.gpu(g), n)
@@ -90,7 +82,7 @@ def cases(catalog):
         for n in COUNTS
         if catalog.gpu(g).dense_tflops(job.precision)
     ]
-    accuracy = _bench("accuracy")
+    accuracy = bench_module("accuracy")
     for row in accuracy.load_rows():
         out.append((accuracy.job_of(row), catalog.gpus[row["gpu"]], int(row["gpu_count"])))
     return out
