@@ -23,7 +23,8 @@ from calibration import (
     summary,
 )
 
-from advisor.perf import ModelSpec, evaluate, mfu_flops_per_token
+from advisor.perf import evaluate, mfu_flops_per_token
+from advisor.perf.jobspec import preset_spec
 from advisor.perf.training import generation, mfu_cap
 
 TARGETS = {"mape": 0.08, "group": 0.15, "row": 0.35}  # issue 31: LOSO over all measured rows; issue 13: group, row
@@ -423,18 +424,7 @@ def llmc_rows(catalog, article_rows: list[dict]) -> list[list]:
 
     by_id = {r["id"]: r for r in load_rows()}
     est = {r["gpu"]: r["tokens_per_s"] for r in article_rows}
-    m = catalog.models["gpt2-124m"]
-    preset = ModelSpec(
-        params=m.params,
-        layers=m.layers,
-        hidden=m.hidden,
-        heads=m.heads,
-        vocab=m.vocab,
-        seq_len=m.seq_len,
-        ffn=m.ffn,
-        kv_heads=m.kv_heads,
-        tied_embeddings=m.tied_embeddings,
-    )
+    preset = preset_spec(catalog, "gpt2-124m")
     out = []
     for gpu, ids in LLMC_CLASS.items():
         for rid in ids:

@@ -23,6 +23,7 @@ from advisor.perf import (
     params_from,
     trainable_params,
 )
+from advisor.perf.jobspec import preset_spec
 
 SETTINGS = settings(max_examples=40, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
 
@@ -46,19 +47,7 @@ def gpt(layers: int, hidden: int, seq_len: int = 2048, vocab: int = 50257) -> Mo
 
 
 def _preset(catalog, name: str) -> ModelSpec:
-    m = catalog.models[name]
-    return ModelSpec(
-        params=m.params,
-        layers=m.layers,
-        hidden=m.hidden,
-        heads=m.heads,
-        vocab=m.vocab,
-        seq_len=m.seq_len,
-        ffn=m.ffn,
-        kv_heads=m.kv_heads,
-        tied_embeddings=m.tied_embeddings,
-        name=name,
-    )
+    return preset_spec(catalog, name)
 
 
 def with_p2p(gpu, value: bool):

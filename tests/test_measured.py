@@ -149,3 +149,15 @@ def test_a_measured_speed_bounds_the_ranges_and_the_draws(catalog, rules):
     assert r["p90"] == pytest.approx(job["wall_days"] / 0.95, rel=1e-4)
     draws = joint_draws(prepare(wl, catalog, rules, AS_OF), 2000, 3, gpus=["h100-sxm"])
     assert draws.speed.max() <= 1.05 + 1e-12 and draws.speed.min() < 0.95 < 1.0 < draws.speed.max()
+
+
+def test_calibrate_reads_a_mixture_of_experts_preset_at_its_active_parameters(catalog, tmp_path):
+    """A RUNS.csv row naming an MoE preset is the preset a plan uses (jobspec.preset_spec): its active
+    parameters set the FLOPs per token, as catalog/models.yaml gives them, not the whole model's."""
+    from advisor.perf.calibrate import read_runs
+
+    path = tmp_path / "runs.csv"
+    path.write_text("gpu,count,tokens_per_s,model,precision\nh100-sxm,8,20000,mixtral-8x7b,bf16\n")
+    (run,) = read_runs(path, catalog)
+    m = catalog.models["mixtral-8x7b"]
+    assert run.job.model.active_params == m.active_params < m.params

@@ -17,7 +17,8 @@ import yaml
 from advisor.data.evidence import LEVELS, correlation_group, evidence, generation
 from advisor.data.resources import data_dir
 from advisor.data.uncertainty import shared_speed_draws, speed_dist
-from advisor.perf import JobSpec, ModelSpec, evaluate, params_from
+from advisor.perf import JobSpec, evaluate, params_from
+from advisor.perf.jobspec import preset_spec
 from advisor.perf.speed_basis import mfu_median, software_matured
 from advisor.perf.training import mfu_cap
 
@@ -31,18 +32,7 @@ def p(catalog):
 
 
 def _llama8b(catalog, **kw) -> JobSpec:
-    m = catalog.models["llama-3-8b"]
-    model = ModelSpec(
-        params=m.params,
-        layers=m.layers,
-        hidden=m.hidden,
-        heads=m.heads,
-        vocab=m.vocab,
-        seq_len=m.seq_len,
-        ffn=m.ffn,
-        kv_heads=m.kv_heads,
-        tied_embeddings=m.tied_embeddings,
-    )
+    model = preset_spec(catalog, "llama-3-8b")
     return JobSpec(model=model, global_batch_tokens=2**21, **kw)
 
 

@@ -26,7 +26,7 @@ from advisor.data.catalog import Catalog
 from advisor.data.estimator import Params
 from advisor.errors import InputError
 from advisor.perf.estimate import evaluate, params_from
-from advisor.perf.jobspec import JobSpec, ModelSpec
+from advisor.perf.jobspec import JobSpec, ModelSpec, preset_spec
 from advisor.perf.training import generation, mfu_flops_per_token
 
 ITERATIONS = 6  # rescaling rounds: the median run is exact to ~1e-4 after 4
@@ -63,19 +63,7 @@ def _model(row: dict[str, str], catalog: Catalog, line: int, name: str) -> Model
     preset = (row.get("model") or "").strip()
     seq = _num(row, "seq_len", line, name, int)
     if preset in catalog.models and not (row.get("params") or "").strip():
-        m = catalog.models[preset]
-        return ModelSpec(
-            params=m.params,
-            layers=m.layers,
-            hidden=m.hidden,
-            heads=m.heads,
-            vocab=m.vocab,
-            seq_len=seq or m.seq_len,
-            ffn=m.ffn,
-            kv_heads=m.kv_heads,
-            tied_embeddings=m.tied_embeddings,
-            name=preset,
-        )
+        return preset_spec(catalog, preset, seq)
     need = {
         k: _num(row, k, line, name, int if k != "params" else float) for k in ("params", "layers", "hidden", "heads")
     }

@@ -107,6 +107,26 @@ def infers_tied(m: ModelSpec) -> bool:
     return m.params - m.block_params < 1.5 * m.embedding_params
 
 
+def preset_spec(catalog: Catalog, preset_id: str, seq_len: int | None = None) -> ModelSpec:
+    """The catalog preset `preset_id` as a ModelSpec (its own sequence length unless `seq_len` is given;
+    a mixture of experts with its active parameters)."""
+    preset = catalog.models[preset_id]
+    active = preset.active_params if preset.active_params not in (None, preset.params) else None
+    return ModelSpec(
+        params=preset.params,
+        layers=preset.layers,
+        hidden=preset.hidden,
+        heads=preset.heads,
+        vocab=preset.vocab,
+        seq_len=seq_len or preset.seq_len,
+        ffn=preset.ffn,
+        kv_heads=preset.kv_heads,
+        tied_embeddings=preset.tied_embeddings,
+        name=preset_id,
+        active_params=active,
+    )
+
+
 def resolve_model(job: Job, catalog: Catalog, where: str) -> ModelSpec:
     """A preset name or an explicit shape -> ModelSpec; a missing shape is inferred and said so. The
     job's `measured:` speeds ride along (checked against the catalog) for `job_spec`."""
@@ -128,21 +148,7 @@ def _resolve_shape(job: Job, catalog: Catalog, where: str) -> ModelSpec:
                 f"presets: {', '.join(sorted(catalog.models))}; or give {{params: 7B, layers: 32, hidden: 4096}}",
                 field=f"{where}.model",
             ) from None
-        preset = catalog.models[preset_id]
-        active = preset.active_params if preset.active_params not in (None, preset.params) else None
-        return ModelSpec(
-            params=preset.params,
-            layers=preset.layers,
-            hidden=preset.hidden,
-            heads=preset.heads,
-            vocab=preset.vocab,
-            seq_len=job.seq_len or preset.seq_len,
-            ffn=preset.ffn,
-            kv_heads=preset.kv_heads,
-            tied_embeddings=preset.tied_embeddings,
-            name=preset_id,
-            active_params=active,
-        )
+        return preset_spec(catalog, preset_id, job.seq_len)
     shape = job.model
     inferred = shape.layers is None or shape.hidden is None
     hidden = shape.hidden
