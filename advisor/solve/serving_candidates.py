@@ -240,7 +240,7 @@ def _candidate(
             None,
             "arrives-too-late",
             f"{gpu.name} bought arrives on day {math.ceil(arrives / 24 - 1e-9)} (lead time, then burn-in), after "
-            f"the {cls.hours / 730.0:g} months {cls.name} is served: it would never serve",
+            f"the {cls.hours / HOURS_PER_MONTH:g} months {cls.name} is served: it would never serve",
         )
         return None
     offer = serving_offer(gpu, r.tp, r.pp) if ownership == "rent" else None

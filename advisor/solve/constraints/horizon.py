@@ -12,6 +12,7 @@ import math
 from typing import TYPE_CHECKING, Any
 
 from advisor.contract.facts import Lever, Shortfall, Slack, binds
+from advisor.economics.costs import HOURS_PER_MONTH
 from advisor.solve.constraints.base import Family, Need, Run
 from advisor.solve.constraints.deadline import planned_makespan
 from advisor.solve.scenario import Scenario
@@ -19,8 +20,6 @@ from advisor.solve.scenario import Scenario
 if TYPE_CHECKING:
     from advisor.solve.problem import Problem
     from advisor.solve.solution import Solution
-
-HOURS_PER_MONTH = 730.0
 
 
 def months_for(hours: float) -> float:
