@@ -288,3 +288,10 @@ def test_a_drawn_purchase_price_moves_tax_support_and_resale_as_a_full_solve_doe
         assert got is not None and got[1] == signature(full.bought, full.assignment, full.serving), buy
         answers.add(got[1])
     assert len(answers) > 1  # the factors cross the break-even
+
+
+def test_a_bad_until_arrival_names_file_line_field_and_the_allowed_values(run, write):
+    path = write(_doc(extra="until_arrival: later\n"), "bad.yaml")
+    code, _, err = run("plan", path)
+    assert code == 2 and "Traceback" not in err
+    assert f"{path.name}:8:" in err and "`until_arrival` must be rent or wait, got 'later'" in err
