@@ -96,8 +96,8 @@ def beaten(
     return [any(beats(o, j) for o in range(len(layouts))) for j in range(len(layouts))]
 
 
-def bridge_columns(m: Model) -> Iterator[tuple[int, float, tuple[str, ...], list[ServeCandidate]]]:
-    """(class, hours to arrival, the late bought types arriving then, the bridge layouts) for every class
+def bridge_columns(m: Model) -> Iterator[tuple[int, float, list[ServeCandidate]]]:
+    """(class, hours to arrival, the bridge layouts: each names the late bought types it stands in for) for every class
     that may be bridged: it has rented layouts too and its job does not wait for the arrival."""
     for k, cs in enumerate(m.scands):
         rented = [c for c in cs if c.ownership == "rent"]
@@ -109,7 +109,7 @@ def bridge_columns(m: Model) -> Iterator[tuple[int, float, tuple[str, ...], list
             # draw bounds the others to 0 (BridgeDraw)
             costs = None if m.redrawn else [m.run_cost(b) for b in layouts]
             out = beaten(m.problem, layouts, [m.counted_rate(k, b) for b in layouts], costs)
-            yield k, hours, types, [b for b, no in zip(layouts, out) if not no]
+            yield k, hours, [b for b, no in zip(layouts, out) if not no]
 
 
 def tag(k: int, hours: float) -> str:
@@ -127,19 +127,14 @@ def can_bridge(problem: Problem, sc: Scenario, k: int) -> bool:
 def add_bridge_columns(m: Model) -> None:
     """X[k,a,j] for every bridge the model may rent, and for a rented type sold in blocks of more than
     one GPU the bridge's idle billed GPUs and nodes (as Model.billed_nodes does for serving)."""
-    for k, hours, types, layouts in bridge_columns(m):
+    for k, hours, layouts in bridge_columns(m):
         m.bridge_layouts[k, hours] = layouts
-        spare = int(m.problem.serve_classes[k].spare)
-        most = sum(
-            m.counted_rate(k, c) * (m.r[k, i].upBound or 0)
-            for i, c in enumerate(m.scands[k])
-            if c.gpu in types and c.ownership == "buy"
-        )
+        spare = int(m.problem.serve_classes[k].spare)  # a bridge holds at most the peak, as a replica class does
         for j, b in enumerate(layouts):
             m.bridge[k, hours, j] = m.prob.add_variable(
                 f"X_{tag(k, hours)}_{j}",
                 lowBound=0,
-                upBound=math.ceil(most / m.least_rate(k, b)) + spare,
+                upBound=math.ceil(m.peak(k) / m.least_rate(k, b)) + spare,
                 cat="Integer",
             )
         bills = serving_node_offers(layouts)
