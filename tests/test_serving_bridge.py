@@ -295,3 +295,20 @@ def test_a_bad_until_arrival_names_file_line_field_and_the_allowed_values(run, w
     code, _, err = run("plan", path)
     assert code == 2 and "Traceback" not in err
     assert f"{path.name}:8:" in err and "`until_arrival` must be rent or wait, got 'later'" in err
+
+
+def test_bought_serving_gpus_draw_energy_from_their_arrival(plan_json, write):
+    """The same 3 bought RTX 6000 Ada serving for 36 months (26,280 h), in hand today or arriving on the
+    plan's `ready_days`: the energy paid is in the ratio of the hours they run, (26,280 - ready_days x 24)
+    / 26,280 (the job waits for them, so no bridge changes the plan)."""
+    job = SERVE + "until_arrival: wait\n"
+    now = "name: e\ndeployment: {context: datacenter, ownership: buy, lead_time_days: 0}\n" + job
+    late = "name: e\ndeployment: {context: datacenter, ownership: buy}\n" + job
+    _, p0 = plan_json(write(now, "now.yaml"), as_of=BOUGHT)
+    _, p1 = plan_json(write(late, "late.yaml"), as_of=BOUGHT)
+    assert [(r["gpu"], r["count"]) for r in p0["purchase"]] == [(r["gpu"], r["count"]) for r in p1["purchase"]]
+    (ready,) = {r["ready_days"] for r in p1["purchase"]}
+    hours = 36 * 730.0
+    assert ready > 0 and p0["purchase"][0]["ready_days"] == 0
+    ratio = p1["cost_breakdown"]["energy_usd"] / p0["cost_breakdown"]["energy_usd"]
+    assert ratio == pytest.approx((hours - ready * 24) / hours, rel=1e-6)
