@@ -78,6 +78,7 @@ def test_a_plan_chosen_over_the_least_cost_reports_its_own_cost(tmp_path, rules)
     cost less at the catalog's figures (tests/test_decision.py's BAND premise), and its re-solves price
     plans at the draws' mean prices: the line's best, once the plan is chosen, is the printed plan's
     cost, never the cheaper point plan's nor a cost at other prices."""
+    import yaml
     from test_decision import BAND, BAND_JOB
 
     from advisor.data.catalog import load_catalog
@@ -86,7 +87,7 @@ def test_a_plan_chosen_over_the_least_cost_reports_its_own_cost(tmp_path, rules)
     from advisor.solve.run import _money
 
     path = tmp_path / "band.yaml"
-    path.write_text(BAND)
+    path.write_text(yaml.safe_dump(BAND))
     tty = Terminal()
     with working("solving", stream=tty, after=0.0, every=0.002):
         p = plan(parse_workload(BAND_JOB), catalog=load_catalog(path), rules=rules, as_of=AS_OF)
