@@ -195,3 +195,19 @@ def test_one_job_split_over_two_offers_is_one_training_run_in_the_memo(example_p
     text = advisor.memo(plan, EXAMPLES / "article-office.yaml", fmt="md", charts=False).text
     assert "The training run finishes after about" in text
     assert "All 1 jobs" not in text
+
+
+def test_a_family_no_offer_can_join_says_why_not_only_its_name(example_plan):
+    """The MI300X of llama-70b-budget is refused because no offer joins 8 of its 1-GPU nodes: the
+    one-screen view says that, not '[fabric] AMD Instinct MI300X' (the message cut at the
+    parenthesis that follows the GPU's name)."""
+    _, plan = example_plan("llama-70b-budget")
+    (mi300x,) = [r for r in plan["rejected"] if r["gpu"] == "mi300x"]
+    why = mi300x["reasons"][0]
+    assert why["code"] == "fabric" and why["message"].startswith(mi300x["name"] + " (")
+    from advisor.present.plan_text import plan_text
+
+    out = " ".join(plan_text(plan, full=False).split())
+    detail = why["message"].split(": ", 1)[1].split(" (")[0]
+    assert f"mi300x: [fabric] {' '.join(detail.split())}" in out
+    assert "[fabric] AMD Instinct MI300X " not in out + " "

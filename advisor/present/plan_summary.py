@@ -167,9 +167,14 @@ def _families(fams: list[tuple[str, str]]) -> str:
 
 def _reason(r: Rejected, ctx: PlanContext | None) -> str:
     """The primary reason in a few words: a rule's title, a short phrase for a missing price or
-    platform, else the plan's message up to its first parenthesis."""
+    platform, else the plan's message up to its first parenthesis; a message that opens with the
+    GPU's name and what it was offered as ('AMD Instinct MI300X (on-demand, neocloud): 8 GPUs need
+    ...') keeps what follows the name, not the name alone."""
     x = r.reasons[0]
-    return f"[{x.rule or x.code}] " + (_rule_title(x.rule, ctx) or SHORT.get(x.code) or x.message.split(" (")[0])
+    text = x.message
+    if r.name and text.startswith(r.name) and ": " in text:
+        text = text.split(": ", 1)[1]
+    return f"[{x.rule or x.code}] " + (_rule_title(x.rule, ctx) or SHORT.get(x.code) or text.split(" (")[0])
 
 
 def family_rows(p: Plan, ctx: PlanContext | None) -> list[list[str]]:
