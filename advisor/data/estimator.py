@@ -18,7 +18,7 @@ class Params:
     memory_bytes_per_layer_element: float  # fitted: bytes moved per activation element (h + f), layer and token
     memory_bytes_per_vocab_element: float  # assumption: bytes moved per logit per token (softmax, loss)
     comm_overlap: float  # assumption: share of data-parallel traffic compute can hide
-    link_efficiency: float  # assumption: achieved / nominal per-direction link bandwidth
+    link_efficiency: float | dict  # achieved / nominal per-direction link bandwidth, by GPU or family
     no_p2p_factor: float  # assumption: PCIe bandwidth multiplier when peer-to-peer is off
     network_gbps_per_gpu: float | dict  # assumption: GB/s per GPU per direction between servers, by family
     pipeline_virtual_stages: int  # assumption: model chunks per GPU (interleaved 1F1B)

@@ -203,12 +203,13 @@ def _group_tier(gpu: GPU, group: int, stride: int, p: Params) -> dict:
     domain = int(ic.link_domain.value or 1)
     per_server = max(1, min(group, server // stride)) if stride <= server else 1
     servers = math.ceil(group / per_server)
-    link = (ic.link_gbps.value or 0) / 2 * p.link_efficiency
+    efficiency = float(gpu_value(p.link_efficiency, gpu, 0.8))  # the collective library's share of the link rate
+    link = (ic.link_gbps.value or 0) / 2 * efficiency
     name: str
     if ic.link != "none" and link > 0 and per_server * stride <= domain:
         intra, name = link, ic.link
     else:
-        intra = (ic.pcie_gbps.value or 0) / 2 * p.link_efficiency
+        intra = (ic.pcie_gbps.value or 0) / 2 * efficiency
         if ic.p2p.value is not True:
             intra *= p.no_p2p_factor
         name = "pcie-p2p" if ic.p2p.value is True else "pcie-via-host"
