@@ -33,13 +33,14 @@ sys.path.insert(0, str(ROOT))
 
 from advisor.data.catalog import load_catalog  # noqa: E402
 from advisor.perf.kv import load_model, weight_bytes  # noqa: E402
-from advisor.perf.serve import Setup, decode_step, prefill  # noqa: E402
+from advisor.perf.serve import ServeParams, Setup, decode_step, prefill  # noqa: E402
 from advisor.perf.serve_capacity import operating_point  # noqa: E402
 from advisor.perf.serving import hardware, load_params  # noqa: E402
 from advisor.perf.serving_estimate import serve_estimate  # noqa: E402
 from bench.serving_report import (  # noqa: E402
     bandwidth_baseline,
     baseline_text,
+    fold_text,
     ratio_pairs,
     ratio_text,
     software_share,
@@ -284,6 +285,11 @@ def fit(train: list[dict], params, catalog, lengths: dict | None = None, max_nfe
     return split(np.array(x))
 
 
+def fitted_values(params: ServeParams) -> dict[str, float]:
+    """The fitted parameters a fold moves, by their serving_estimator.yaml names (docs: the fold table)."""
+    return {k: getattr(params, k) for k in FREE} | {"engine_seq_overhead_us.vllm": params.seq_overhead("vllm")}
+
+
 def ape(pred: float, meas: float) -> float:
     return abs(pred / meas - 1) * 100
 
@@ -319,7 +325,13 @@ def report(params, catalog, loso: bool) -> dict:
     data = rows()
     fitted = [r for r in data if r["fit"] == "yes"]
     lengths = fit_lengths(fitted, params, catalog)
-    out: dict = {"in": {}, "loso": {}, "lengths": {"in": lengths, "loso": {}}, "limits": {"in": {}, "loso": {}}}
+    out: dict = {
+        "in": {},
+        "loso": {},
+        "lengths": {"in": lengths, "loso": {}},
+        "limits": {"in": {}, "loso": {}},
+        "folds": {},
+    }
     for r in data:
         out["in"][r["id"]] = predict(r, params, catalog, lengths)
         if r["kind"] == "server":
@@ -329,6 +341,7 @@ def report(params, catalog, loso: bool) -> dict:
             train = [r for r in fitted if r["source_group"] != g]
             p, ln = fit(train, params, catalog, lengths)
             out["lengths"]["loso"][g] = ln
+            out["folds"][g] = fitted_values(p)
             for r in data:
                 if r["source_group"] == g:
                     out["loso"][r["id"]] = predict(r, p, catalog, ln)
@@ -473,6 +486,7 @@ def main() -> None:
         + "\n\n"
         + ratio_text(pairs, pairs_in)
         + "\n\n"
+        + (fold_text(res["folds"], fitted_values(params)) + "\n\n" if res["folds"] else "")
         + f"Residual spread between sources: {share:.2f} of the spread between "
         "sources and GPU types together (serving_estimator.yaml `measured_software_share`)."
     )

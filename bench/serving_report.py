@@ -127,6 +127,27 @@ def ratio_text(pairs: list[dict], in_sample: list[dict] | None = None) -> str:
     return "\n".join(lines)
 
 
+def fold_text(folds: dict[str, dict[str, float]], shipped: dict[str, float]) -> str:
+    """The fitted parameters each leave-one-source-out fold refits to, beside the shipped fit: a held-out
+    error that comes from a fold's refit (not from the model's structure) shows here as a parameter the
+    remaining sources set differently."""
+    keys = list(shipped)
+
+    def num(v: float) -> str:  # a bound-hugging zero prints as 0, not as 1e-15
+        return "0" if abs(v) < 5e-4 else f"{v:.4g}"
+
+    lines = [
+        "Parameters each leave-one-source-out fold refits to (the fold's held-out source left out; its "
+        "predictions above use them):",
+        "",
+        "| fold | " + " | ".join(keys) + " |",
+        "|---" * (len(keys) + 1) + "|",
+        "| shipped (all sources) | " + " | ".join(num(shipped[k]) for k in keys) + " |",
+    ]
+    lines += [f"| {g} | " + " | ".join(num(folds[g][k]) for k in keys) + " |" for g in sorted(folds)]
+    return "\n".join(lines)
+
+
 def software_share(data: list[dict], res: dict) -> float:
     """The share of the in-sample residual spread (log predicted / measured over the scored rows) that
     lies between sources (publisher, engine, its settings) rather than between GPU types:

@@ -85,3 +85,20 @@ def test_the_targets_table_of_docs_accuracy_quotes_the_data_file():
     assert f"{q['server_mape']} mean, {q['server_median']} median" in table
     assert f"{q['ratio_within_25']} of {q['ratio_pairs']} pairs, mean error {q['ratio_mean_error']}" in table
     assert f"| {q['offline_baseline_mape']} |" in table and f"| {q['server_baseline_mape']} |" in table
+
+
+def test_the_fold_table_starts_from_the_shipped_parameters():
+    """docs/accuracy.md's table of what each held-out fold refits to sets it beside the shipped fit: that
+    row must be catalog/serving_estimator.yaml as it is, or a reader compares folds with a stale fit."""
+    from advisor.perf.serving import load_params
+
+    doc = (ROOT / "docs" / "accuracy.md").read_text(encoding="utf-8")
+    head = doc[doc.index("| fold | ") :].split("\n")[0]
+    row = doc[doc.index("| shipped (all sources) | ") :].split("\n")[0]
+    keys = [c.strip() for c in head.strip("|").split("|")][1:]
+    cells = [c.strip() for c in row.strip("|").split("|")][1:]
+    p = load_params()
+    shipped = {k: getattr(p, k) for k in keys if "." not in k} | {"engine_seq_overhead_us.vllm": p.seq_overhead("vllm")}
+    assert set(keys) == set(shipped) and len(cells) == len(keys)
+    for key, cell in zip(keys, cells):
+        assert abs(float(cell) - shipped[key]) <= 5e-4 * max(1.0, abs(shipped[key])), key
