@@ -2,8 +2,6 @@
 unknown keys are errors, models are immutable, NaN and infinity are refused, and YAML's `yes`/`true`
 is never taken for the number 1. It sits in the lowest layer that all of them may import."""
 
-from __future__ import annotations
-
 import types
 import typing
 from typing import Any
