@@ -14,7 +14,6 @@ from advisor.contract.costs import CostBreakdown
 from advisor.contract.numbers import cents, cents_adding_to, rounded
 from advisor.data.uncertainty import basis as uncertainty_basis
 from advisor.explain.alternatives import alternatives, ordered
-from advisor.explain.diagnosis import diagnose
 from advisor.explain.draws import Prices
 from advisor.explain.other_ownership import other_ownership
 from advisor.explain.ranges import speed_tasks
@@ -120,14 +119,7 @@ class _Explained:
                 self.rejected[gid] = {"gpu": gid, **alt}
             if objective == "cost" and level == "full":
                 self.sensitivity = self._sensitivity(problem, sol, alts, settings, took)
-        self.diagnosis: list[JSONObject] = (
-            []
-            if sol.feasible
-            else [
-                diagnosis_row(d)
-                for d in diagnose(problem, self.settings, _rebuilder(problem) if level == "full" else None)
-            ]
-        )
+        self.diagnosis: list[JSONObject] = [] if sol.feasible else _diagnosed(problem, self.settings, level)
         self.insights: JSONObject = (
             _serving().serving_insights(problem, sol, settings)
             if level != "none" and objective == "cost" and _serves(problem, sol)
@@ -198,6 +190,13 @@ def _worded(reason: JSONObject, name: str) -> JSONObject:
 
 def _serves(problem: Problem, sol: Solution) -> bool:
     return bool(problem.serve_classes or sol.serving)
+
+
+def _diagnosed(problem: Problem, settings: SolveSettings, level: str) -> list[JSONObject]:
+    """Why no plan exists (explain/diagnosis.py, imported only when none does: start-up time of a plan)."""
+    from advisor.explain.diagnosis import diagnose
+
+    return [diagnosis_row(d) for d in diagnose(problem, settings, _rebuilder(problem) if level == "full" else None)]
 
 
 def _serving() -> Any:
