@@ -86,6 +86,7 @@ class _Explained:
         level: str,
         verdict: Verdict | None,
         prices: Prices | None = None,
+        other_way: bool = True,
     ) -> None:
         self.verdict = verdict  # the robustness draws, already begun (plan.plan), or None
         self.prices = prices  # the expected prices the plan was chosen at (explain/decision.py), or None
@@ -132,7 +133,7 @@ class _Explained:
             self.sensitivity["traffic"] = [self.insights["traffic"]]
         self.other_ownership = (
             other_ownership(problem, sol, self.settings, _rebuilder(problem), purchase_rows)
-            if level != "none" and objective == "cost"
+            if level != "none" and objective == "cost" and other_way
             else None
         )
 
@@ -217,14 +218,16 @@ def assemble(
     verdict: Verdict | None = None,
     decision: JSONObject | None = None,
     prices: Prices | None = None,
+    other_ownership: bool = True,
 ) -> Plan:
     """The Plan of `sol`, with the explanations `explain` asks for (plan.plan's levels). `verdict`:
     the robustness verdict of `problem` under `settings`, its draws begun before `sol` was solved
     (Verdict.begin in plan.plan); None: drawn here. `decision`: how `sol` was chosen
     (explain/decision.py), the plan's `decision` key; `prices`: the expected prices it was chosen at,
-    which the sensitivity re-solves use (None: the catalog's)."""
+    which the sensitivity re-solves use (None: the catalog's). `other_ownership`: False leaves out
+    the plan of the other way to own (plan.plan's)."""
     level = explain_level(explain)
-    why = _Explained(problem, sol, objective, settings, level, verdict, prices)
+    why = _Explained(problem, sol, objective, settings, level, verdict, prices, other_ownership)
     jobs = plan_jobs(problem, sol)
     data = _plan_fields(problem, sol, settings, objective, why, jobs)
     # the robustness verdict is an explanation: drawn at the full level only (crossover reads none of it)
