@@ -14,7 +14,6 @@ from advisor.contract.costs import CostBreakdown
 from advisor.contract.numbers import cents, cents_adding_to, rounded
 from advisor.data.uncertainty import basis as uncertainty_basis
 from advisor.explain.alternatives import alternatives, ordered
-from advisor.explain.diagnosis import diagnose
 from advisor.explain.draws import Prices
 from advisor.explain.other_ownership import other_ownership
 from advisor.explain.ranges import speed_tasks
@@ -87,6 +86,7 @@ class _Explained:
         level: str,
         verdict: Verdict | None,
         prices: Prices | None = None,
+        other_way: bool = True,
     ) -> None:
         self.verdict = verdict  # the robustness draws, already begun (plan.plan), or None
         self.prices = prices  # the expected prices the plan was chosen at (explain/decision.py), or None
@@ -120,14 +120,7 @@ class _Explained:
                 self.rejected[gid] = {"gpu": gid, **alt}
             if objective == "cost" and level == "full":
                 self.sensitivity = self._sensitivity(problem, sol, alts, settings, took)
-        self.diagnosis: list[JSONObject] = (
-            []
-            if sol.feasible
-            else [
-                diagnosis_row(d)
-                for d in diagnose(problem, self.settings, _rebuilder(problem) if level == "full" else None)
-            ]
-        )
+        self.diagnosis: list[JSONObject] = [] if sol.feasible else _diagnosed(problem, self.settings, level)
         self.insights: JSONObject = (
             _serving().serving_insights(problem, sol, settings)
             if level != "none" and objective == "cost" and _serves(problem, sol)
@@ -140,7 +133,7 @@ class _Explained:
             self.sensitivity["traffic"] = [self.insights["traffic"]]
         self.other_ownership = (
             other_ownership(problem, sol, self.settings, _rebuilder(problem), purchase_rows)
-            if level != "none" and objective == "cost"
+            if level != "none" and objective == "cost" and other_way
             else None
         )
 
@@ -200,6 +193,13 @@ def _serves(problem: Problem, sol: Solution) -> bool:
     return bool(problem.serve_classes or sol.serving)
 
 
+def _diagnosed(problem: Problem, settings: SolveSettings, level: str) -> list[JSONObject]:
+    """Why no plan exists (explain/diagnosis.py, imported only when none does: start-up time of a plan)."""
+    from advisor.explain.diagnosis import diagnose
+
+    return [diagnosis_row(d) for d in diagnose(problem, settings, _rebuilder(problem) if level == "full" else None)]
+
+
 def _serving() -> Any:
     """explain/serving.py, imported only for a workload that serves (it brings the serving estimator:
     start-up time of a training-only plan); every serving key of a training-only plan is empty."""
@@ -218,14 +218,16 @@ def assemble(
     verdict: Verdict | None = None,
     decision: JSONObject | None = None,
     prices: Prices | None = None,
+    other_ownership: bool = True,
 ) -> Plan:
     """The Plan of `sol`, with the explanations `explain` asks for (plan.plan's levels). `verdict`:
     the robustness verdict of `problem` under `settings`, its draws begun before `sol` was solved
     (Verdict.begin in plan.plan); None: drawn here. `decision`: how `sol` was chosen
     (explain/decision.py), the plan's `decision` key; `prices`: the expected prices it was chosen at,
-    which the sensitivity re-solves use (None: the catalog's)."""
+    which the sensitivity re-solves use (None: the catalog's). `other_ownership`: False leaves out
+    the plan of the other way to own (plan.plan's)."""
     level = explain_level(explain)
-    why = _Explained(problem, sol, objective, settings, level, verdict, prices)
+    why = _Explained(problem, sol, objective, settings, level, verdict, prices, other_ownership)
     jobs = plan_jobs(problem, sol)
     data = _plan_fields(problem, sol, settings, objective, why, jobs)
     # the robustness verdict is an explanation: drawn at the full level only (crossover reads none of it)

@@ -210,9 +210,14 @@ def crossover(
         }
         if deadline:
             doc["deadline"] = deadline
-        result = plan(
-            parse_workload(doc), catalog=catalog, rules=rules, as_of=as_of, explain="alternatives"
-        )  # forced costs only: no break-evens are shown
+        result = plan(  # forced costs only: no break-evens and no plan of the other way to own are shown
+            parse_workload(doc),
+            catalog=catalog,
+            rules=rules,
+            as_of=as_of,
+            explain="alternatives",
+            other_ownership=False,
+        )
         winner = result.purchase[0].gpu if result.purchase else None
         row: dict[str, Any] = {
             "model": name,

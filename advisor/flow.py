@@ -79,6 +79,7 @@ def plan(
     explain: bool | str = True,
     charts: bool = False,
     gap: float | None = None,
+    other_ownership: bool = True,
 ) -> Plan:
     """Choose the cheapest GPU mix for `workload` (or, with objective='time', the fastest one
     within the budget) and say why. charts=True also computes what a memo's charts show (the
@@ -88,7 +89,9 @@ def plan(
     unchosen GPU and, without a plan, the diagnosis from the workload's own limits, but no
     break-evens, marginal values, robustness draws or re-planning under another deployment or
     batch (what `crossover` reads); "none" (or False) none but, without a plan, the diagnosis from the workload's own limits. gap: the relative MIP gap the plan is proven within (None: 0.01% for a few jobs, 1% for
-    fleets of 50 jobs or more; milp.default_gap)."""
+    fleets of 50 jobs or more; milp.default_gap). other_ownership=False: no plan of the other way to own
+    (`other_ownership` null; the problem rebuilt for it and its solves are a sweep's largest explanation,
+    which `crossover` does not read)."""
     level = _checked_level(objective, explain, gap)
     problem = prepare(workload, catalog, rules, as_of)
     settings = SolveSettings(gap=gap, time_limit=time_limit)
@@ -122,6 +125,7 @@ def plan(
                 verdict=verdict,
                 decision=decided.record if decided is not None else None,
                 prices=decided.prices if decided is not None else None,
+                other_ownership=other_ownership,
             )
     finally:
         if verdict is not None:

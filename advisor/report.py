@@ -20,11 +20,11 @@ from advisor.data.rules import RuleSet
 from advisor.errors import InputError
 from advisor.flow import chart_data, min_gpus_by_job, prepare
 from advisor.inputs.workload import Workload, load_workload
-from advisor.present.memo import Memo, format_for, render
 from advisor.solve.problem import Problem
 from advisor.solve.settings import SolveSettings
 
-if TYPE_CHECKING:  # present/rfq.py is imported when an RFQ is made, not by every command
+if TYPE_CHECKING:  # present/memo.py and rfq.py are imported when a memo or an RFQ is made, not by `plan`
+    from advisor.present.memo import Memo
     from advisor.present.rfq import Document as RfqDocument
 
 
@@ -74,6 +74,7 @@ def memo(
     workload file as read, when `workload` is the Workload parsed from it (standard input)."""
     from advisor.data.catalog import load_catalog
     from advisor.data.rules import load_rules
+    from advisor.present.memo import format_for, render
 
     workload = workload if workload is not None else getattr(plan, "workload", None)
     if workload is None:

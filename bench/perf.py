@@ -256,10 +256,10 @@ def write(path: Path, floor: float, bare: float, commands, fleets, args) -> None
         "types within a 1% proven gap in <= 10 s of solve. The naive formulation (one binary per job and "
         "candidate) is compared in `python bench/solve.py`.",
         "",
-        "What makes re-solves cheap: the built-in catalog and rules are compiled once (data/compiled.py: sealed JSON in the cache, rebuilt into models in ~10 ms); "
+        "What makes re-solves cheap: the built-in catalog and rules (and the estimator's uncertainty and evidence tables) are compiled once (data/compiled.py: sealed JSON in the cache, rebuilt into models in ~10 ms); "
         "each problem keeps one HiGHS model per structure and turns a counterfactual into cost, bound and "
         "coefficient changes (solve/fast.py); explanation re-solves stop at a 1% gap; break-even bisections "
-        "stop within 1% of the price; crossover computes no break-evens.",
+        "stop within 1% of the price; crossover computes no break-evens and no plan of the other way to own.",
         "",
     ]
     kept = ""  # what follows the marker (profiles, hand-measured sections, the test suite) is kept

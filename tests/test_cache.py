@@ -18,7 +18,7 @@ import pytest
 from click.testing import CliRunner
 
 from advisor.cli import main
-from advisor.data import cache, compiled
+from advisor.data import cache, compiled, evidence, uncertainty
 from advisor.perf import layout_cache
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -43,6 +43,8 @@ def folder(tmp_path, monkeypatch) -> Path:
 def invoke(*args) -> tuple[int, str, str]:
     """One command as a fresh process would run it: nothing remembered before, its searches written after."""
     layout_cache.forget()
+    uncertainty._doc.cache_clear()  # the shipped documents a process reads once
+    evidence._shipped.cache_clear()
     result = CliRunner().invoke(main, [str(a) for a in args])
     layout_cache.save()  # (what the process does at exit)
     layout_cache.forget()
@@ -68,7 +70,7 @@ def cache_off(monkeypatch, *args) -> str:
 
 def entries(folder: Path) -> list[Path]:
     found = sorted(folder.glob("*.json")) + sorted(folder.glob("layouts-*/*.json"))
-    assert {p.name.split("-")[0] for p in folder.glob("*.json")} == {"catalog", "rules"}
+    assert {p.name.split("-")[0] for p in folder.glob("*.json")} == {"catalog", "rules", "uncertainty", "accuracy"}
     assert any(p.parent != folder for p in found), "no layout search was stored"
     return found
 
@@ -108,6 +110,15 @@ def _cheap(node) -> None:
             _cheap(v)
 
 
+def _scaled(node):
+    """`node` with every number in it x 1,000."""
+    if isinstance(node, dict):
+        return {k: _scaled(v) for k, v in node.items()}
+    if isinstance(node, list):
+        return [_scaled(v) for v in node]
+    return node * 1000 if isinstance(node, (int, float)) and not isinstance(node, bool) else node
+
+
 def _forged(path: Path) -> bytes:
     """The entry's payload with other figures, well formed: the H100 at $1, every layout 1,000 times faster."""
     _, payload = split(path)
@@ -118,6 +129,8 @@ def _forged(path: Path) -> bytes:
         _cheap(catalog["d"]["gpus"]["h100-sxm"])
     elif path.name.startswith("rules-"):
         value = json.loads(payload.replace(b'"forbid"', b'"warn"'))  # every forbidding rule a mere warning
+    elif path.name.startswith(("uncertainty-", "accuracy-")):  # a shipped document: every figure x 1,000
+        value = _scaled(value)
     else:
         for pair in value:
             if isinstance(pair[1], list):

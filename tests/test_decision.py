@@ -15,7 +15,16 @@ from hypothesis import HealthCheck, given, settings
 from test_explain_properties import workloads
 
 from advisor.data.catalog import load_catalog
-from advisor.explain.decision import FRESH_DRAWS, FRESH_SEED, Z_SWITCH, PlanCost, decide, pairs_of, standard_error
+from advisor.explain.decision import (
+    FRESH_DRAWS,
+    FRESH_SEED,
+    Z_SWITCH,
+    PlanCost,
+    decide,
+    pairs_of,
+    quantile,
+    standard_error,
+)
 from advisor.explain.draws import joint_draws, shared_draws
 from advisor.explain.ranges import SEED
 from advisor.explain.saa import saa_plan
@@ -169,6 +178,21 @@ def test_expected_and_p80_costs_are_the_chosen_plans_over_the_draws_recomputed(k
     assert d["expected_cost_usd"] == pytest.approx(np.mean(by_hand), abs=0.01)
     assert d["p80_cost_usd"] == pytest.approx(np.quantile(by_hand, 0.8), abs=0.01)
     assert p["total_cost_usd"] == pytest.approx(sol.objective_usd, abs=0.01)
+
+
+@pytest.mark.parametrize("q", [0.0, 0.1, 0.5, 0.8, 0.9, 0.999, 1.0])
+def test_the_p80_and_p90_a_plan_prints_are_numpys_quantiles_to_the_bit(q):
+    # the decision's quantile is written out (np.quantile imports numpy.ma on first use): the same
+    # float as numpy's, on costs with ties, one or two draws, wide magnitudes, infinities and NaN
+    rng = np.random.default_rng(30)
+    arrays = [rng.lognormal(12, 1.5, n) for n in (1, 2, 3, 7, 40, 200, 1000)]
+    arrays += [np.round(rng.normal(5e5, 1e5, 50), -3), np.array([3.0, 3.0, 3.0]), np.array([1e-9, 1e12, 7.5])]
+    arrays += [np.array([1.0, np.inf, 2.0]), np.array([np.inf, np.inf]), np.array([1.0, np.nan, 2.0])]
+    for a in arrays:
+        with np.errstate(invalid="ignore"):  # inf - inf in numpy's interpolation
+            want = float(np.quantile(a, q))
+        got = quantile(a, q)
+        assert got == want or (got != got and want != want), (a, q, got, want)
 
 
 def test_price_of_robustness_is_measured_on_fresh_draws(band):

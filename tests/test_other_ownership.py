@@ -5,6 +5,7 @@ ownership gives (an independent re-plan from the workload, not the plan's own re
 from __future__ import annotations
 
 import copy
+import datetime as dt
 
 import pytest
 import yaml
@@ -123,3 +124,23 @@ def test_when_the_other_way_cannot_meet_the_limits_the_plan_says_which_limit_sto
     later["jobs"][0]["deadline"] = f"{(21 + ready) * 24:.6f}h"
     moved = _plan(later)
     assert f"without the lead time limit it would cost ${moved['total_cost_usd']:,.0f}" in other["message"]
+
+
+def test_a_plan_without_the_other_way_to_own_is_the_same_plan_less_that_key():
+    # crossover plans with other_ownership=False (no re-planning it would not print): every other key
+    # of the plan, forced costs and warnings included, is what the default plan holds
+    from advisor.data.catalog import load_catalog
+    from advisor.data.rules import load_rules
+    from advisor.flow import plan
+    from advisor.inputs.workload import parse_workload
+
+    with open("examples/rent-vs-buy-3y.yaml", encoding="utf-8") as f:
+        wl = parse_workload(yaml.safe_load(f))
+    catalog, rules = load_catalog(), load_rules()
+    as_of = dt.date(2026, 12, 1)
+    full = plan(wl, catalog=catalog, rules=rules, as_of=as_of, explain="alternatives").to_dict()
+    lean = plan(wl, catalog=catalog, rules=rules, as_of=as_of, explain="alternatives", other_ownership=False).to_dict()
+    assert full["other_ownership"] is not None and lean["other_ownership"] is None
+    assert {k: v for k, v in lean.items() if k not in ("other_ownership", "solver")} == {
+        k: v for k, v in full.items() if k not in ("other_ownership", "solver")
+    }

@@ -1,8 +1,6 @@
 """The money parts of a plan: costs, what to buy or rent, servers, bill of materials, break-even
 months, depreciation; and the P10/P50/P90 triple of every range."""
 
-from __future__ import annotations
-
 from typing import Literal
 
 from advisor.contract.base import Num, Out, Ownership

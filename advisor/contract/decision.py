@@ -3,8 +3,6 @@ the end, and the cost of the other way of acquiring them (the decision: docs/mod
 README.md, A workload file). Every
 key optional: a plan carries them when its flow computed them."""
 
-from __future__ import annotations
-
 from typing import Any, Literal
 
 from pydantic import Field

@@ -1,8 +1,6 @@
 """Why the plan is what it is: GPUs not chosen and their reasons, binding constraints, break-evens
 and marginal values, the diagnosis of an infeasible workload, warnings."""
 
-from __future__ import annotations
-
 from typing import Literal
 
 from advisor.contract.base import Num, Out, Ownership

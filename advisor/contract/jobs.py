@@ -1,7 +1,5 @@
 """A plan's training jobs (GPU, count, speed, layout, goodput) and serving rows."""
 
-from __future__ import annotations
-
 from typing import Literal
 
 from advisor.contract.base import Num, Out, Ownership

@@ -1,8 +1,6 @@
 """The plan (the JSON contract, advisor/contract/): `advisor plan --format json` is `Plan.to_json()`, and `advisor schema
 --output plan` prints `plan_schema()`. Also its assumptions, solver record, sources and ranges."""
 
-from __future__ import annotations
-
 import json
 from typing import Any, Literal
 
@@ -117,10 +115,10 @@ class Robustness(Out):
 def _kept(name: str, doc: str) -> Any:
     """A plan attribute that is not a JSON key (kept in Plan._made_from)."""
 
-    def get(self: Plan) -> Any:
+    def get(self: "Plan") -> Any:
         return self._made_from.get(name)
 
-    def set(self: Plan, value: Any) -> None:
+    def set(self: "Plan", value: Any) -> None:
         self._made_from[name] = value
 
     return property(get, set, doc=doc)

@@ -1,8 +1,6 @@
 """The catalog's entries: GPUs (with their interconnect and prices), the servers that hold them,
 model presets, sources and operating assumptions, each a typed, range-checked model."""
 
-from __future__ import annotations
-
 from typing import Any, Literal
 
 from pydantic import Field, field_validator, model_validator
@@ -153,7 +151,7 @@ class ModelPreset(Strict):
     source: list[str] = Field(min_length=1)
 
     @model_validator(mode="after")
-    def _consistent(self) -> ModelPreset:
+    def _consistent(self) -> "ModelPreset":
         if self.kv_heads is not None and self.heads % self.kv_heads:
             raise ValueError(f"kv_heads ({self.kv_heads}) must divide heads ({self.heads})")
         if self.active_params is not None and self.active_params > self.params:

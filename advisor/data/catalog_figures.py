@@ -1,8 +1,6 @@
 """The catalog's smallest pieces: a figure with where it came from (`_Sourced`: a known value cites
 a source, an unknown one is null with a note), dates written YYYY[-MM[-DD]] and their ages, bounds."""
 
-from __future__ import annotations
-
 import datetime as dt
 import re
 from typing import Literal
@@ -52,7 +50,7 @@ class _Sourced(Strict):
     note: str | None = None
 
     @model_validator(mode="after")
-    def _sourced(self) -> _Sourced:
+    def _sourced(self) -> "_Sourced":
         value = getattr(self, "value", None)  # each subclass declares `value` with its own type
         if value is None and not self.note:
             raise ValueError("value is null, so a note must say why it is unknown")
@@ -75,7 +73,7 @@ class TensorFigure(Figure):
     supported: bool | None = None
 
     @model_validator(mode="after")
-    def _supported(self) -> TensorFigure:
+    def _supported(self) -> "TensorFigure":
         if self.value is not None and self.supported is False:
             raise ValueError("a rate is given, so the format is not unsupported (supported: false needs value: null)")
         if self.supported is False and not self.source:
@@ -141,7 +139,7 @@ class LeadTimeFigure(Strict):
     _v = field_validator("as_of")(check_date)
 
     @model_validator(mode="after")
-    def _sourced(self) -> LeadTimeFigure:
+    def _sourced(self) -> "LeadTimeFigure":
         if self.days is None:
             if not self.note:
                 raise ValueError("days is null (unknown), so a note must say why")

@@ -2,8 +2,6 @@
 it (`Catalog.gpu`, `servers_for`, `source_refs`), and the catalog as it stood on an `--as-of` day
 (later prices and parts dropped, and said so)."""
 
-from __future__ import annotations
-
 import datetime as dt
 from collections.abc import Callable, Iterable
 from typing import Any
@@ -29,7 +27,7 @@ class Catalog(Strict):
     as_of: dt.date | None = None  # set by at(): the day prices were cut off
     ignored_after_as_of: list[dict[str, Any]] = []  # what at() dropped: [{entry, field, as_of, message}]
 
-    def at(self, day: dt.date | None) -> Catalog:
+    def at(self, day: dt.date | None) -> "Catalog":
         """The catalog as it stood on `day`: prices and parts dated later are dropped (a price falls
         back to the newest earlier record), and `ignored_after_as_of` says which."""
         return self if day is None or day == self.as_of else catalog_at(self, day)

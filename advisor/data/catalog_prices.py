@@ -2,8 +2,6 @@
 the products providers sell (node size, fabric, largest order, term, billing step, kind, provider
 tier, provisioning time; spot with its interruption band), each sourced."""
 
-from __future__ import annotations
-
 from typing import Any, Literal
 
 from pydantic import Field, field_validator, model_validator
@@ -46,7 +44,7 @@ class Purchase(Strict):
     _v = field_validator("as_of")(check_date)
 
     @model_validator(mode="after")
-    def _dated(self) -> Purchase:
+    def _dated(self) -> "Purchase":
         if self.usd is not None:
             if self.as_of is None:
                 raise ValueError("a purchase price needs as_of (the date it was valid)")
@@ -91,7 +89,7 @@ class Fabric(Strict):
     note: str | None = None
 
     @model_validator(mode="after")
-    def _sourced(self) -> Fabric:
+    def _sourced(self) -> "Fabric":
         if self.kind is None and not self.note:
             raise ValueError("kind is null (not published), so a note must say where it was looked for")
         if self.kind is not None and not self.source:
@@ -153,7 +151,7 @@ class RentalOffer(Strict):
         return data
 
     @model_validator(mode="after")
-    def _checks(self) -> RentalOffer:
+    def _checks(self) -> "RentalOffer":
         if self.as_of is None and not self.note:
             raise ValueError("as_of is null, so a note must say why the offer is undated")
         if self.gpus_per_node is None and not self.note:

@@ -171,6 +171,27 @@ def compiled(kind: str, files: list[Path], build: Callable[[], T], check: Callab
     return value
 
 
+def compiled_document(kind: str, path: Path) -> Any:
+    """A shipped YAML data file's document (mappings, lists, text, numbers, dates), compiled like the
+    catalog: parsed once, then read back as plain JSON with no model in it. The estimator's
+    uncertainty.yaml and accuracy.yaml are read by every plan (libyaml and PyYAML's constructor took
+    ~6 ms of a cold `advisor plan`). {} when the installation does not ship the file."""
+    if not path.is_file():
+        return {}
+
+    def build() -> Any:
+        from advisor.inputs.loader import load_yaml_file
+
+        return load_yaml_file(path, "catalog file", shipped=True) or {}  # libyaml: a shipped file
+
+    def stored(value: Any) -> Any:
+        if not isinstance(value, dict):
+            raise ValueError(f"not a compiled {kind}")
+        return value
+
+    return compiled(kind, [path], build, stored)
+
+
 def _prune(folder: Path, kind: str) -> None:
     """Keep the newest few entries of `kind`; drop the pickles older versions wrote (never read)."""
     try:

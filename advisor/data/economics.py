@@ -3,8 +3,6 @@ by GPU generation, useful life, cost of capital, colocation, rack power and cool
 storage, failures and interruptions, rental terms. Every figure is sourced, dated and graded; an
 unknown one is null with a note. The economics layer computes with these; this module only reads."""
 
-from __future__ import annotations
-
 from typing import Literal
 
 from pydantic import Field, field_validator, model_validator
@@ -55,7 +53,7 @@ class EconFigure(Strict):
         return v
 
     @model_validator(mode="after")
-    def _checks(self) -> EconFigure:
+    def _checks(self) -> "EconFigure":
         lo, hi = UNIT_RANGES[self.unit]
         for name in ("value", "low", "high"):
             x = getattr(self, name)
@@ -104,7 +102,7 @@ class ResidualCurve(Strict):
     _date = field_validator("as_of")(check_date)
 
     @model_validator(mode="after")
-    def _shape(self) -> ResidualCurve:
+    def _shape(self) -> "ResidualCurve":
         if (self.like is None) == (not self.points):
             raise ValueError("a curve has its own points or borrows another's (`like: GENERATION`), not both")
         if not self.points:

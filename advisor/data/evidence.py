@@ -87,13 +87,10 @@ def runs_key() -> tuple:
 
 @lru_cache(maxsize=1)
 def _shipped() -> dict[str, Any]:
+    from advisor.data.compiled import compiled_document
     from advisor.data.resources import data_dir
-    from advisor.inputs.loader import load_yaml_file
 
-    path = data_dir("catalog") / "accuracy.yaml"
-    doc = (
-        (load_yaml_file(path, "catalog file", shipped=True) or {}) if path.is_file() else {}
-    )  # libyaml: a shipped file
+    doc = compiled_document("accuracy", data_dir("catalog") / "accuracy.yaml")
     return (doc.get("evidence") or {}).get("gpus") or {}
 
 

@@ -2,8 +2,6 @@
 condition, a message, why it exists, a runnable example and its source) and the file (rules and
 named lists). Field names a rule reads are checked here: `gpu.brnad` is refused, naming the rule."""
 
-from __future__ import annotations
-
 import datetime as dt
 from collections.abc import Iterable
 from typing import Any, Literal
@@ -66,7 +64,7 @@ class RuleSource(Strict):
     also: list[str] = []
 
     @model_validator(mode="after")
-    def _cited(self) -> RuleSource:
+    def _cited(self) -> "RuleSource":
         if self.kind == "quote":
             if not self.by or self.date is None:
                 raise ValueError("a quote names who said it and when: {kind: quote, by: NAME, date: YYYY-MM-DD}")
@@ -135,7 +133,7 @@ class RuleExample(Strict):
     expect: ExampleExpect
 
     @model_validator(mode="after")
-    def _one_subject(self) -> RuleExample:
+    def _one_subject(self) -> "RuleExample":
         if (self.workload is None) == (self.context is None):
             raise ValueError("an example gives either `workload` (planned) or `context` (evaluated), not both")
         return self
@@ -169,7 +167,7 @@ class Rule(Strict):
         return v
 
     @model_validator(mode="after")
-    def _consistent(self) -> Rule:
+    def _consistent(self) -> "Rule":
         read = set(condition_fields(self.when))
         if self.severity == "limit":
             if self.effect is None:

@@ -60,6 +60,8 @@ __all__ = ["Finding", "Limit", "RuleSet", "deployment_context", "gpu_context", "
 
 @dataclass(frozen=True)
 class Finding:
+    """A rule that applies to a candidate: its id, severity and message."""
+
     rule: str
     severity: str
     message: str
@@ -67,6 +69,8 @@ class Finding:
 
 @dataclass(frozen=True)
 class Limit:
+    """A number a `limit` rule sets for a context (e.g. PWR001's office power limit)."""
+
     rule: str
     limit: str
     value: float
@@ -75,6 +79,8 @@ class Limit:
 
 @dataclass
 class RuleSet:
+    """The rules in force (built-in and added files) and the lists they refer to."""
+
     rules: list[Rule]
     lists: dict[str, list[Any]]
     origin: dict[str, str] = field(default_factory=dict)  # rule id -> file

@@ -17,9 +17,9 @@ from statistics import NormalDist
 from typing import TYPE_CHECKING
 
 from advisor.data.catalog import GPU
+from advisor.data.compiled import compiled_document
 from advisor.data.evidence import DATASHEET, correlation_group, evidence
 from advisor.data.resources import data_dir
-from advisor.inputs.loader import load_yaml_file
 
 if TYPE_CHECKING:
     import numpy as np
@@ -72,10 +72,7 @@ NONE = LogDist(0.0, 0.0, 0.0, "no spread")
 
 @lru_cache(maxsize=1)
 def _doc() -> dict:
-    path = data_dir("catalog") / "uncertainty.yaml"
-    return (
-        (load_yaml_file(path, "catalog file", shipped=True) or {}) if path.is_file() else {}
-    )  # libyaml: a shipped file
+    return compiled_document("uncertainty", data_dir("catalog") / "uncertainty.yaml")
 
 
 def family(gpu: GPU) -> str:

@@ -49,6 +49,8 @@ WITHOUT_SHARE = 0.05  # a pair carrying at least this share of the chosen plan's
 
 @dataclass(frozen=True)
 class Input:
+    """An uncertain input a quote or a measurement could settle: a GPU's rate, price or speed."""
+
     kind: str  # rental_rate | purchase_price | speed
     gpu: str
 

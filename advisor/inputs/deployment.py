@@ -1,8 +1,6 @@
 """Where and how a workload runs: the deployment (site, region, ownership, power, facility), the
 finance terms, and which GPUs a plan may choose. `Deployment` decides site and ownerships in one place."""
 
-from __future__ import annotations
-
 from typing import Literal
 
 from pydantic import Field, field_validator, model_validator
@@ -76,14 +74,14 @@ class Deployment(Written):
     def renting_only(self) -> bool:
         return self.ownerships == ["rent"]
 
-    def moved_to(self, **changes: object) -> Deployment:
+    def moved_to(self, **changes: object) -> "Deployment":
         """This deployment with another context or ownership (a diagnosis lever); moving to the
         cloud turns `buy` into `any`, since the cloud only rents."""
         d = self.model_copy(update=changes)
         return d.model_copy(update={"ownership": "any"}) if d.context == "cloud" and d.ownership == "buy" else d
 
     @model_validator(mode="after")
-    def _cloud_is_rented(self) -> Deployment:
+    def _cloud_is_rented(self) -> "Deployment":
         if self.context == "cloud" and self.ownership == "buy":
             raise ValueError("context cloud means renting GPUs; to buy GPUs and host them, use context: datacenter")
         return self
@@ -128,7 +126,7 @@ class GpuSelection(Written):
         return v
 
     @model_validator(mode="after")
-    def _consistent(self) -> GpuSelection:
+    def _consistent(self) -> "GpuSelection":
         if self.count is not None and (self.min is not None or self.max is not None):
             raise ValueError("give either count, or min and/or max, not both")
         if self.min is not None and self.max is not None and self.min > self.max:

@@ -1,8 +1,6 @@
 """The jobs of a workload: a training job (`Job`, with its model given by preset or by shape) or a
 serving job (`ServeJob`: traffic, request mix, latency SLO), told apart by `kind`."""
 
-from __future__ import annotations
-
 import datetime as dt
 from typing import Annotated, Any, Literal, Union
 
@@ -175,7 +173,7 @@ class Traffic(Written):
     )
 
     @model_validator(mode="after")
-    def _one_shape(self) -> Traffic:
+    def _one_shape(self) -> "Traffic":
         sizes = self.input_tokens is not None or self.output_tokens is not None
         if self.mix is not None and sizes:
             raise ValueError("give either input_tokens and output_tokens, or a mix of request classes, not both")
@@ -222,7 +220,7 @@ class MeasuredServing(Written):
     note: str | None = Field(default=None, max_length=500, description="engine, version, settings")
 
     @model_validator(mode="after")
-    def _whole_replicas(self) -> MeasuredServing:
+    def _whole_replicas(self) -> "MeasuredServing":
         if self.count % self.tensor_parallel:
             raise ValueError(f"count {self.count} is not a multiple of tensor_parallel {self.tensor_parallel}")
         return self

@@ -6,8 +6,6 @@ words is accepted: `model`/`tokens`/`precision`/`deadline`/`kind` at the top lev
 `gpus: 8` means `gpus: {count: 8}`, `deployment: datacenter` means `{context: datacenter}`.
 """
 
-from __future__ import annotations
-
 from collections import Counter
 from pathlib import Path
 from typing import Any, Literal
@@ -126,7 +124,7 @@ class Workload(Written):
         return data
 
     @model_validator(mode="after")
-    def _job_names(self) -> Workload:
+    def _job_names(self) -> "Workload":
         if sum(j.repeat for j in self.jobs) > MAX_JOBS:
             raise ValueError(f"at most {MAX_JOBS:,} jobs (counting repeat) in one workload")
         names = Counter(j.name for j in self.jobs if j.name)  # (not list.count: 5,000 jobs took 1.3 s)

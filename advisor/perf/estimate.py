@@ -35,6 +35,9 @@ from advisor.perf.training import generation, mfu_flops_per_token
 
 @dataclass
 class Estimate:
+    """The estimator's answer for one job on `gpu_count` GPUs: whether it fits, its speed and MFU,
+    and where the step time and the memory go."""
+
     gpu: str
     gpu_count: int
     fits: bool

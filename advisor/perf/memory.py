@@ -18,6 +18,9 @@ QLORA_WEIGHT_BYTES = 4.127 / 8
 
 @dataclass(frozen=True)
 class Layout:
+    """How a job is split over its GPUs: sharding strategy, data/tensor/pipeline/context parallel
+    degrees, micro-batch and activation checkpointing."""
+
     strategy: str  # ddp | zero1 | zero2 | zero3 (data-parallel sharding)
     dp: int
     tp: int

@@ -15,10 +15,11 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
-from markupsafe import Markup, escape
+if TYPE_CHECKING:  # markupsafe is imported by the sinks that use it: a plan printed on a terminal needs none
+    from markupsafe import Markup
 
 # CommonMark lets a backslash escape any ASCII punctuation; these can make markup anywhere in a
 # line (emphasis, code, links, images, tables, strikethrough; < > & become entities) ...
@@ -54,6 +55,8 @@ def visible(text: str) -> str:
 
 def html(text: str) -> str:
     """HTML text or attribute value: what Jinja2's autoescape does to the HTML memo."""
+    from markupsafe import escape
+
     return str(escape(text))
 
 
@@ -70,6 +73,8 @@ def xml_text(text: str) -> str:
 def md(text: object) -> str:
     """`text` as Markdown that renders as exactly that text: no tag, link, emphasis, heading or
     table cell boundary can come out of it, and it stays on one line."""
+    from markupsafe import Markup
+
     if isinstance(text, Markup):
         return str(text)
     s = " ".join(str(text).split()) if any(c in str(text) for c in "\n\r\t\f\v") else str(text)
@@ -94,12 +99,16 @@ def linkable(url: object) -> bool:
 
 def md_url(url: object) -> Markup:
     """An http(s) URL as a Markdown autolink `<url>`; anything else as escaped text."""
+    from markupsafe import Markup
+
     url = str(url or "")
     return Markup(f"<{url}>") if _AUTOLINK.match(url) else Markup(md(url))
 
 
 def md_path(path: str) -> Markup:
     """A relative file path as a Markdown link destination (spaces and brackets percent-encoded)."""
+    from markupsafe import Markup
+
     return Markup(quote(path, safe="/._-"))
 
 

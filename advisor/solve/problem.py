@@ -168,6 +168,8 @@ class ServerOption:
 
 @dataclass
 class Rejection:
+    """A GPU type offered to no job, and why."""
+
     gpu: str
     reasons: list[Finding]  # [{rule, code, message}], + severity for a rule's finding
 

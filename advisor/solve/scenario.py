@@ -19,6 +19,8 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class Scenario:
+    """The limits and factors one solve runs under: the plan's own, or a counterfactual's."""
+
     budget_usd: float | None  # total cost cap (None: no cap)
     power_limit_kw: float | None  # owned kW cap (None: no cap)
     gpu_lower: int | None  # fleet size bounds (gpus.min / gpus.count)

@@ -16,6 +16,8 @@ if TYPE_CHECKING:
 
 @dataclass
 class Solution:
+    """A solve's answer: its status, cost and what it buys, rents and runs where."""
+
     status: str  # optimal | feasible | infeasible
     objective_usd: float | None
     assignment: list = field(default_factory=list)  # (Candidate, jobs) with jobs > 0, class order
