@@ -35,7 +35,7 @@ from advisor.data.rules import load_rules
 def _builtin_catalog_loaded_once() -> None:
     """Every CLI command the tests run in-process (click's CliRunner) loads the built-in catalog, as a
     fresh process does: ~10 ms of CPU each to read the compiled catalog back from the cache folder,
-    thousands of times. Within the test session it is read once and the same Catalog (a frozen model)
+    some 1,300 times in the fast subset. Within the session it is read once and the same Catalog (a frozen model)
     returned, unless a test points GPU_ADVISOR_CACHE elsewhere (tests/test_cache.py: planted, forged and
     cold caches, read for real) or merges a --catalog file. The loading itself: tests/test_cache.py and
     the tests that run `advisor` as a process."""
