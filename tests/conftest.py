@@ -28,8 +28,32 @@ os.environ.pop("COLUMNS", None)
 # every plan the tests make is validated against its pydantic contract (the tool itself builds it
 # unvalidated, contract/base.Out.build; tests/test_contract.py checks that both give the same plan)
 os.environ["GPU_ADVISOR_CHECK_PLANS"] = "1"
-from advisor.data.catalog import load_catalog
+import advisor.data.catalog as catalog_module
 from advisor.data.rules import load_rules
+
+
+def _builtin_catalog_loaded_once() -> None:
+    """Every CLI command the tests run in-process (click's CliRunner) loads the built-in catalog, as a
+    fresh process does: ~10 ms of CPU each to read the compiled catalog back from the cache folder,
+    some 1,300 times in the fast subset. Within the session it is read once and the same Catalog (a frozen model)
+    returned, unless a test points GPU_ADVISOR_CACHE elsewhere (tests/test_cache.py: planted, forged and
+    cold caches, read for real) or merges a --catalog file. The loading itself: tests/test_cache.py and
+    the tests that run `advisor` as a process."""
+    load = catalog_module.load_catalog
+    cache_folder = os.environ.get("GPU_ADVISOR_CACHE")
+    made: list[Any] = []
+
+    def builtin_once(override: str | Path | None = None) -> Any:
+        if override is not None or os.environ.get("GPU_ADVISOR_CACHE") != cache_folder:
+            return load(override)
+        if not made:
+            made.append(load())
+        return made[0]
+
+    catalog_module.load_catalog = builtin_once  # type: ignore[assignment]  # (read at each call: cli/base.load)
+
+
+_builtin_catalog_loaded_once()
 
 # Property tests run a fixed, derandomized set of examples, so CI takes a bounded time and fails the
 # same way twice; HYPOTHESIS_PROFILE=long runs many more (bench/, or by hand before a release).
@@ -117,7 +141,7 @@ def pytest_configure(config):
 
 @pytest.fixture(scope="session")
 def catalog():
-    return load_catalog()
+    return catalog_module.load_catalog()  # the one the CLI commands read (_builtin_catalog_loaded_once)
 
 
 @pytest.fixture(scope="session")
@@ -201,6 +225,49 @@ def shared_folder(tmp_path_factory) -> Path | None:
     return tmp_path_factory.getbasetemp().parent / "shared"
 
 
+# Plans the example_plan fixture made in this process, by plan_key: a test printing a shipped example another
+# way through the CLI (`example_plans_reused`) reads the Plan the example's JSON came from instead of re-planning
+EXAMPLE_PLANS: dict[str, tuple[Any, str]] = {}
+
+
+def plan_key(workload: Any, options: dict[str, Any]) -> str:
+    """advisor.flow.plan's inputs as text: the workload, the catalog's digest, the rules and the options."""
+    catalog, rules = options.get("catalog"), options.get("rules")
+    others = {k: v for k, v in options.items() if k not in ("catalog", "rules")}
+    return json.dumps(
+        [workload.model_dump_json(), getattr(catalog, "digest", id(catalog)), repr(rules), others],
+        sort_keys=True,
+        default=str,
+    )
+
+
+def memoized_plan(real: Callable[..., Any], made: dict[str, tuple[Any, str]], asked: list[str]) -> Callable[..., Any]:
+    """advisor.flow.plan that makes each plan once into `made` (and records each key asked in `asked`).
+    Each reuse checks that printing left the plan's JSON as it was made, so a renderer that changed its
+    plan fails the test rather than passing on a changed plan."""
+
+    def once(workload: Any, **options: Any) -> Any:
+        key = plan_key(workload, options)
+        asked.append(key)
+        if key not in made:
+            result = real(workload, **options)
+            made[key] = (result, result.to_json())
+        result, as_made = made[key]
+        assert result.to_json() == as_made, "printing the plan changed it"
+        return result
+
+    return once
+
+
+def _example_cli_once(name: str) -> tuple[int, str]:
+    """`advisor plan examples/NAME.yaml --as-of AS_OF --format json`, its Plan kept in EXAMPLE_PLANS."""
+    import advisor.flow as flow
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(flow, "plan", memoized_plan(flow.plan, EXAMPLE_PLANS, []))
+        return _cli_once("plan", EXAMPLES / f"{name}.yaml", "--as-of", AS_OF, "--format", "json")
+
+
 @pytest.fixture(scope="session")
 def example_plan(shared_folder):
     """example_plan("article-office") -> (exit code, plan): `advisor plan examples/NAME.yaml --as-of
@@ -210,11 +277,7 @@ def example_plan(shared_folder):
 
     def get(name: str) -> tuple[int, dict]:
         if name not in cache:
-            cache[name] = _shared(
-                shared_folder,
-                f"plan-{name}",
-                lambda: _cli_once("plan", EXAMPLES / f"{name}.yaml", "--as-of", AS_OF, "--format", "json"),
-            )
+            cache[name] = _shared(shared_folder, f"plan-{name}", lambda: _example_cli_once(name))
         code, out = cache[name]
         return code, json.loads(out)
 
@@ -238,30 +301,25 @@ def plan_once(monkeypatch) -> dict[str, Any]:
     """Within the test, advisor.flow.plan makes each plan once: the same workload with the same catalog,
     rules and options gets the Plan already made. For a test that prints one plan several ways through
     the CLI (widths, --full) and asserts only on what is printed. Each reuse checks that printing left the
-    plan's JSON as it was made, so a renderer that changed its plan fails the test rather than passing
-    on a changed plan. Returns the plans made, by key."""
+    plan's JSON as it was made (memoized_plan). Returns the plans made, by key."""
     import advisor.flow as flow
 
-    real = flow.plan
     made: dict[str, Any] = {}
-
-    def once(workload: Any, **options: Any) -> Any:
-        catalog, rules = options.get("catalog"), options.get("rules")
-        others = {k: v for k, v in options.items() if k not in ("catalog", "rules")}
-        key = json.dumps(
-            [workload.model_dump_json(), getattr(catalog, "digest", id(catalog)), repr(rules), others],
-            sort_keys=True,
-            default=str,
-        )
-        if key not in made:
-            result = real(workload, **options)
-            made[key] = (result, result.to_json())
-        result, as_made = made[key]
-        assert result.to_json() == as_made, "printing the plan changed it"
-        return result
-
-    monkeypatch.setattr(flow, "plan", once)
+    monkeypatch.setattr(flow, "plan", memoized_plan(flow.plan, made, []))
     return made
+
+
+@pytest.fixture
+def example_plans_reused(monkeypatch) -> list[str]:
+    """As plan_once, and a shipped example's plan that example_plan made in this process (EXAMPLE_PLANS) is
+    that Plan, printed again rather than planned again (under pytest-xdist, the other worker may have made
+    it: then the test plans it once itself). For a test that prints an example several ways through the CLI
+    and asserts only on what is printed. Returns the keys the test asked for, in order."""
+    import advisor.flow as flow
+
+    asked: list[str] = []
+    monkeypatch.setattr(flow, "plan", memoized_plan(flow.plan, EXAMPLE_PLANS, asked))
+    return asked
 
 
 @pytest.fixture

@@ -9,6 +9,7 @@ import dataclasses
 import json
 import os
 import pickle
+import shutil
 import stat
 import subprocess
 import sys
@@ -187,11 +188,30 @@ ATTACKS = (
 )
 
 
+@pytest.fixture(scope="module")
+def filled(tmp_path_factory) -> Path:
+    """A cache folder (`cache`) and its key (under `config`) as one `advisor plan` leaves them, starting
+    from none; made once, each attack below plants into a copy of it."""
+    base = tmp_path_factory.mktemp("filled")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("GPU_ADVISOR_CACHE", str(base / "cache"))
+        patch.setenv("XDG_CONFIG_HOME", str(base / "config"))
+        patch.setattr(layout_cache, "_FOLDER", [])
+        patch.setattr(cache, "_SAID", set())
+        layout_cache.forget()
+        expected = cache_off(patch, *PLAN)
+        code, out, _ = invoke(*PLAN)  # fills the cache
+        assert (code, out) == (0, expected)
+    layout_cache.forget()
+    return base
+
+
 @pytest.mark.parametrize("attack", ATTACKS)
-def test_a_planted_entry_changes_nothing_and_is_rebuilt(attack, folder, tmp_path, monkeypatch):
+def test_a_planted_entry_changes_nothing_and_is_rebuilt(attack, filled, folder, tmp_path, monkeypatch):
     expected = cache_off(monkeypatch, *PLAN)
-    code, out, _ = invoke(*PLAN)  # fills the cache
-    assert (code, out) == (0, expected)
+    # the filled cache and its key, copied with their modes (the folder 0700, the files 0600)
+    shutil.copytree(filled / "cache", folder)
+    shutil.copytree(filled / "config", tmp_path / "config")
     planted = entries(folder)
     for path in planted:
         plant(attack, path, tmp_path)
@@ -218,10 +238,11 @@ def test_a_forged_price_is_not_listed(folder, tmp_path, monkeypatch):
     assert (code, out) == (0, expected), err
 
 
-def test_the_pickle_payload_never_runs_in_a_fresh_process(folder, tmp_path, monkeypatch):
+def test_the_pickle_payload_never_runs_in_a_fresh_process(filled, folder, tmp_path, monkeypatch):
     """`advisor plan` as a user runs it, every cache file a pickle that would create a file."""
     expected = cache_off(monkeypatch, *PLAN)
-    invoke(*PLAN)
+    shutil.copytree(filled / "cache", folder)
+    shutil.copytree(filled / "config", tmp_path / "config")
     for path in entries(folder):
         plant("pickle", path, tmp_path)
     done = subprocess.run(

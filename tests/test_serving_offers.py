@@ -205,23 +205,32 @@ def test_the_quote_to_ask_is_the_priced_offers(catalog, rules):
     )
 
 
-def test_the_plan_is_deterministic(catalog, rules):
-    from advisor.flow import plan
-    from advisor.inputs.workload import parse_workload
-
-    doc = yaml.safe_load(WORKLOAD.format(allow=f"{A100}, mi300x", model="llama-3.1-70b"))
-    first, second = (plan(parse_workload(doc), catalog=catalog, rules=rules, as_of=AS_OF) for _ in range(2))
-    assert first.to_json() == second.to_json()
-
-
-def test_the_memo_prices_a_costlier_gpu_at_the_offer_its_best_plan_rents(catalog, rules, write):
-    """The not-chosen A100 is costed on p4de (its 2-GPU replicas): the memo says so, not RunPod's $1.39."""
-    import advisor
+@pytest.fixture(scope="module")
+def a100_or_mi300x(catalog, rules, tmp_path_factory):
+    """(workload file, its plan in full): 70B bf16 served on the A100 80GB SXM or the MI300X, planned once
+    for the tests below (each only reads it)."""
     from advisor.flow import plan
     from advisor.inputs.workload import load_workload
 
-    path = write(WORKLOAD.format(allow=f"{A100}, mi300x", model="llama-3.1-70b"))
-    p = plan(load_workload(path), catalog=catalog, rules=rules, as_of=AS_OF)
+    path = tmp_path_factory.mktemp("a100_or_mi300x") / "workload.yaml"
+    path.write_text(WORKLOAD.format(allow=f"{A100}, mi300x", model="llama-3.1-70b"), encoding="utf-8")
+    return path, plan(load_workload(path), catalog=catalog, rules=rules, as_of=AS_OF)
+
+
+def test_the_plan_is_deterministic(catalog, rules, a100_or_mi300x):
+    from advisor.flow import plan
+    from advisor.inputs.workload import load_workload
+
+    path, first = a100_or_mi300x
+    second = plan(load_workload(path), catalog=catalog, rules=rules, as_of=AS_OF)
+    assert first.to_json() == second.to_json()
+
+
+def test_the_memo_prices_a_costlier_gpu_at_the_offer_its_best_plan_rents(a100_or_mi300x):
+    """The not-chosen A100 is costed on p4de (its 2-GPU replicas): the memo says so, not RunPod's $1.39."""
+    import advisor
+
+    path, p = a100_or_mi300x
     offer = _holding(A100, 2)
     (row,) = [r for r in p["rejected"] if r["gpu"] == A100]
     assert row["forced_ownership"] == "rent" and row["forced_rental"]["provider"] == offer["provider"]

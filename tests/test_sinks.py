@@ -113,7 +113,8 @@ def _check_terminal(text: str) -> None:
 
 
 @pytest.mark.parametrize("text", TEXTS, ids=range(len(TEXTS)))
-def test_hostile_names_through_every_command_and_format(text, tmp_path):
+def test_hostile_names_through_every_command_and_format(text, tmp_path, plan_once):
+    """(plan_once: each workload is planned once and printed every way, as the sinks are what is checked)"""
     pytest.importorskip("markdown_it")
     hostile = hostile_inputs(tmp_path / "h", text) if (tmp_path / "h").mkdir() is None else None
     benign = hostile_inputs(tmp_path / "b", "plain name") if (tmp_path / "b").mkdir() is None else None
