@@ -241,3 +241,111 @@ def write_results(data: list[dict], res: dict, pairs: list[dict], base: dict[str
         '# `python bench/serving_accuracy.py --out docs/accuracy.md` (docs/accuracy.md "Serving"); do not edit.\n'
     )
     ACCURACY_YAML.write_text(head + yaml.safe_dump(out, sort_keys=False, width=120), encoding="utf-8")
+
+
+def ape(pred: float, meas: float) -> float:
+    return abs(pred / meas - 1) * 100
+
+
+def summarise(data: list[dict], res: dict, loso: bool) -> str:
+    """The error table by kind, then every row's measured, in-sample and held-out figure."""
+    lines = [
+        "| kind | rows | in-sample MAPE | leave-one-source-out MAPE | LOSO median | worst LOSO |",
+        "|---|---|---|---|---|---|",
+    ]
+    for kind in (
+        "offline",
+        "server",
+        "batch1_decode_tokens_per_s",
+        "batch1_ttft_ms",
+        "static_batch_latency_s",
+        "at_rate_tpot_mean",
+    ):
+        for label, rs in (
+            (kind, [r for r in data if r["kind"] == kind and r["fit"] == "yes"]),
+            (f"{kind}, never fitted", [r for r in data if r["kind"] == kind and r["fit"] != "yes"]),
+        ):
+            if rs:
+                lines.append(_line(label, rs, res, loso))
+        fitted = [r for r in data if r["kind"] == kind and r["fit"] == "yes"]
+        apart = [r for r in fitted if not r["input_len"]]
+        if apart and kind in ("offline", "server"):
+            lines.append(
+                _line(f"{kind}: prompt length given in the row", [r for r in fitted if r["input_len"]], res, loso)
+            )
+            lines.append(_line(f"{kind}: prompt length fitted (MLPerf llama2 OpenOrca)", apart, res, loso))
+        if kind == "server" and fitted:
+            lines.append(
+                _line("server, at the scenario's limits, same fit (the old metric)", fitted, res["limits"], loso)
+            )
+    ln_in = res["lengths"]["in"]
+    ln_lo = [v for d in res["lengths"]["loso"].values() for v in d.values()]
+    if ln_in:
+        lines += [
+            "",
+            "Mean prompt fitted where no source states it (not a model parameter; the MLPerf llama2-70b "
+            "OpenOrca subset, capped at 1,024 tokens): "
+            + ", ".join(f"{g} {v:.0f} tokens" for g, v in ln_in.items())
+            + " with the shipped parameters"
+            + (f"; {min(ln_lo):.0f}-{max(ln_lo):.0f} across the leave-one-source-out folds" if ln_lo else "")
+            + ".",
+        ]
+    lines += [
+        "",
+        "| row | source | kind | fit | GPU x n | measured | in-sample | LOSO |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for r in data:
+        m, p = float(r["measured"]), res["in"][r["id"]]
+        q = res["loso"].get(r["id"])
+        lines.append(
+            f"| {r['id']} | {r['source_group']} | {r['kind']} | {r['fit']} | {r['gpu']} x {r['gpu_count']} | "
+            f"{m:,.1f} | {p:,.1f} ({(p / m - 1) * 100:+.0f}%) | "
+            + (f"{q:,.1f} ({(q / m - 1) * 100:+.0f}%)" if q is not None else "-")
+            + " |"
+        )
+    return "\n".join(lines)
+
+
+def _line(label: str, rs: list[dict], res: dict, loso: bool) -> str:
+    ins = [ape(res["in"][r["id"]], float(r["measured"])) for r in rs]
+    lo = [ape(res["loso"].get(r["id"], res["in"][r["id"]]), float(r["measured"])) for r in rs] if loso else []
+    worst = max(zip(lo, [r["id"] for r in rs])) if lo else None
+    return (
+        f"| {label} | {len(rs)} | {statistics.mean(ins):.1f}% | "
+        + (
+            f"{statistics.mean(lo):.1f}% | {statistics.median(lo):.1f}% | {worst[0]:.0f}% ({worst[1]})"
+            if lo
+            else "- | - | -"
+        )
+        + " |"
+    )
+
+
+def ranks(data: list[dict], res: dict) -> str:
+    """Rank agreement of GPU types on the same model, kind and SLO where the measured gap exceeds 10%
+    (per-GPU throughput, so systems of different size compare)."""
+    data = [r for r in data if r["kind"] in ("offline", "server")]
+    agree = total = 0
+    bad = []
+    for i, a in enumerate(data):
+        for b in data[i + 1 :]:
+            same = (a["model"], a["kind"], a["slo_ttft_ms"], a["slo_tpot_ms"], a["input_len"], a["output_len"])
+            if same != (b["model"], b["kind"], b["slo_ttft_ms"], b["slo_tpot_ms"], b["input_len"], b["output_len"]):
+                continue
+            if a["gpu"] == b["gpu"]:
+                continue
+            ma, mb = float(a["measured"]) / int(a["gpu_count"]), float(b["measured"]) / int(b["gpu_count"])
+            if max(ma, mb) / min(ma, mb) < 1.10:
+                continue
+            pa = res["loso"].get(a["id"], res["in"][a["id"]]) / int(a["gpu_count"])
+            pb = res["loso"].get(b["id"], res["in"][b["id"]]) / int(b["gpu_count"])
+            total += 1
+            if (ma > mb) == (pa > pb):
+                agree += 1
+            else:
+                bad.append(f"{a['id']} vs {b['id']}")
+    text = f"Rank agreement (per-GPU throughput, pairs of different GPU types on the same model, kind, lengths and SLO, measured gap > 10%, leave-one-source-out predictions): **{agree} of {total}**."
+    if bad:
+        text += " Disagreeing pairs: " + "; ".join(bad) + "."
+    return text
