@@ -321,6 +321,24 @@ def test_a_missing_cap_across_servers_follows_from_the_other_precisions_multiser
     assert mfu_cap(g, "fp8", q, 64) == pytest.approx(0.438) and mfu_cap(g, "fp8", q, 8) == pytest.approx(0.470)
 
 
+def test_a_sibling_gpu_reaches_its_generations_published_mfu_in_the_ratio_of_its_gemm_share(catalog, p):
+    """The Gaudi rows ran on Gaudi 2 (GEMMs at 96.9% / 95.5% of its peak); Gaudi 3's reach 67.7% / 70.3%
+    (stas00's MAMF table). Its caps are Gaudi 2's scaled by that ratio, so a capped 70B job on 64 cards
+    runs at the MAMF ratio of the two (measured: 1,243.0 / 418.7 bf16, 1,289.5 / 826.5 fp8 TFLOPS),
+    not at Gaudi 2's MFU of Gaudi 3's paper peak (4.2x and 2.1x before)."""
+    from advisor.perf.training import mfu_cap
+
+    g2, g3 = catalog.gpus["gaudi2"], catalog.gpus["gaudi3"]
+    assert mfu_cap(g3, "bf16", p) == pytest.approx(0.42 * 0.677 / 0.969, rel=1e-3)
+    assert mfu_cap(g3, "fp8", p, 64) == pytest.approx(0.438 * 0.703 / 0.955, rel=1e-3)
+    assert mfu_cap(g2, "fp8", p, 64) == pytest.approx(0.438)  # the GPU the runs ran on: unscaled
+    job = JobSpec(model=_preset(catalog, "llama-2-70b"))
+    for precision, measured in (("bf16", 1243.0 / 418.7), ("fp8", 1289.5 / 826.5)):
+        spec = replace(job, precision=precision)
+        ratio = evaluate(spec, g3, 64, p).tokens_per_s / evaluate(spec, g2, 64, p).tokens_per_s
+        assert ratio == pytest.approx(measured, rel=0.05), precision
+
+
 # --------------------------------------------------------------------------- monotonicity
 
 

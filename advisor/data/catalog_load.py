@@ -333,6 +333,9 @@ def _check_estimator(values: dict[str, Any], name: str) -> None:
     def derating(x: Any) -> bool:  # {generation: entry}
         return isinstance(x, dict) and bool(x) and all(map(derating_entry, x.values()))
 
+    def share(x: Any) -> bool:  # a share of a nominal rate: above zero, at most all of it
+        return number(x) and 0 < float(x) <= 1
+
     numbers = ("a finite number at or above zero, or a mapping of names to such numbers", tree)
     special = {
         "datasheet_derating": (
@@ -341,7 +344,15 @@ def _check_estimator(values: dict[str, Any], name: str) -> None:
             "mature_after_months: a whole number with as_of: a YYYY, YYYY-MM or YYYY-MM-DD date, and "
             "vendor_tuned: {factor, upper, source, note, stack} for the vendor's own tuned software}",
             derating,
-        )
+        ),
+        "link_efficiency": (
+            "a number above 0 and at most 1, or a mapping of GPU ids or families to such numbers",
+            lambda x: share(x) or (isinstance(x, dict) and bool(x) and all(map(share, x.values()))),
+        ),
+        "mfu_measured_on": (
+            "a mapping of GPU generations to the catalog id of the GPU their published MFUs were measured on",
+            lambda x: isinstance(x, dict) and bool(x) and all(isinstance(v, str) and v for v in x.values()),
+        ),
     }
     kinds = {f.name: str(f.type) for f in dataclasses.fields(Params)}
     for key, value in values.items():

@@ -30,6 +30,7 @@ class Params:
     fp8_framework_ratio: float = 1.0  # fitted: fp8's framework share / bf16's (generations without fp8 rows)
     software_factor: dict | None = None  # vendor software factor on compute (AMD, Intel), by generation
     mfu_cap: dict | None = None  # measured: best published MFU by generation and precision
+    mfu_measured_on: dict | None = None  # the GPU id each generation's published MFUs were measured on
     attention_kernel_speedup: dict | None = None  # measured: today's attention kernels over the FA2 era, by generation
     step_jitter: float = 0.0  # fitted: per-GPU step-time jitter (share of a step) behind the sync loss
     context_parallel_max: int = 8  # largest context-parallel group searched (long sequences)

@@ -40,6 +40,7 @@ class Hardware:
     rate_notes: dict = field(default_factory=dict)  # precision -> the catalog's note on a missing (null) rate
     generation: str = ""  # the catalog architecture's first word (hopper, cdna3, ...)
     evidence: str = "datasheet"  # same_generation when published runs of its generation are fitted
+    link_efficiency: float | None = None  # the collective library's share of the scale-up link (training's table)
 
 
 @dataclass(frozen=True)
@@ -139,7 +140,7 @@ def compute_tflops(hw: Hardware, precision: str) -> tuple[float | None, str]:
 def link_gbps_per_direction(hw: Hardware, tp: int, p: ServeParams) -> float:
     """All-reduce bandwidth per direction: the scale-up link inside its domain, else PCIe."""
     if hw.link_gbps > 0 and tp <= hw.link_domain:
-        return hw.link_gbps / 2 * p.link_efficiency
+        return hw.link_gbps / 2 * (p.link_efficiency if hw.link_efficiency is None else hw.link_efficiency)
     return hw.pcie_gbps / 2 * p.link_efficiency * (1.0 if hw.p2p else p.no_p2p_factor)
 
 

@@ -21,7 +21,7 @@ from advisor.perf.power_limit import power_limited_shares
 from advisor.perf.serve import Hardware, ServeParams, Setup
 from advisor.perf.serve_capacity import ReplicaResult, replica_capacity
 from advisor.perf.serving_measured import calibrated_gpus
-from advisor.perf.training import achievable_fraction, generation
+from advisor.perf.training import achievable_fraction, generation, gpu_value
 
 TP_SIZES = (1, 2, 4, 8, 16, 32, 64)
 # Catalog memory sizes are the vendors' "GB", which for HBM and GDDR parts are binary: an "80 GB" H100
@@ -87,6 +87,7 @@ def hardware(gpu: GPU, catalog: Catalog | None = None) -> Hardware:
         rate_notes=notes,
         generation=generation(gpu),
         evidence="same_generation" if generation(gpu) in fitted else "datasheet",
+        link_efficiency=float(gpu_value(params_from(cat).link_efficiency, gpu, load_params().link_efficiency)),
     )
 
 

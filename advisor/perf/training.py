@@ -157,15 +157,29 @@ def op_sac_recompute_fraction(m: ModelSpec, precision: str = "bf16") -> float:
     return (h * kv + h * h + h * f) / total
 
 
+def run_scale(gpu: GPU, precision: str, p: Params) -> float:
+    """A generation's published MFUs (`mfu_cap`, `mfu_median`) were measured on one of its GPUs
+    (`mfu_measured_on`); a sibling whose best GEMM reaches another share of its peak (MAMF,
+    `architecture_efficiency`) reaches them in that ratio: Gaudi 3's bf16 GEMMs reach 67.7% of its
+    peak where the Gaudi 2 that ran the runs reaches 96.9%."""
+    ref = gpu_value(p.mfu_measured_on or {}, gpu)
+    if not isinstance(ref, str) or ref == gpu.id:
+        return 1.0
+    table = p.architecture_efficiency
+    measured = by_precision(table.get(ref, table.get("default")), precision)
+    return achievable_fraction(gpu, precision, p) / measured if measured else 1.0
+
+
 def mfu_cap(gpu: GPU, precision: str, p: Params, count: int = 1) -> float | None:
     """The best published MFU for the GPU's generation at `precision` (catalog/estimator.yaml
-    `mfu_cap`, each with its source); predictions never exceed it. A job spanning servers takes
-    the best published multi-server run (`<precision>_multiserver`) when there is one."""
+    `mfu_cap`, each with its source), scaled to this GPU's GEMM share (`run_scale`); predictions
+    never exceed it. A job spanning servers takes the best published multi-server run
+    (`<precision>_multiserver`) when there is one."""
     if not p.mfu_cap:
         return None
     entry = gpu_value(p.mfu_cap, gpu)
     if isinstance(entry, dict) and count > server_size(gpu, p) and f"{precision}_multiserver" in entry:
-        return float(entry[f"{precision}_multiserver"])
+        return float(entry[f"{precision}_multiserver"]) * run_scale(gpu, precision, p)
     if isinstance(entry, dict) and precision not in entry:
         # no published run at this precision: another precision's cap scaled by how much of its
         # own peak the GPU's best GEMM reaches at each (fp8 0.709 vs bf16 0.803 on an H100); a job
@@ -175,8 +189,9 @@ def mfu_cap(gpu: GPU, precision: str, p: Params, count: int = 1) -> float | None
             ratio = achievable_fraction(gpu, precision, p) / achievable_fraction(gpu, other, p)
             multi = f"{other}_multiserver"
             key = multi if count > server_size(gpu, p) and multi in entry else other
-            return float(entry[key]) * ratio
-    return by_precision(entry, precision)
+            return float(entry[key]) * ratio * run_scale(gpu, other, p)
+    cap = by_precision(entry, precision)
+    return None if cap is None else cap * run_scale(gpu, precision, p)
 
 
 def matmul_efficiency(m: ModelSpec, gpu: GPU, p: Params, precision: str = "bf16", tp: int = 1) -> float:
