@@ -339,6 +339,22 @@ def test_cli_loads_pydantic_plugins_only_when_turned_back_on():
         assert run.stdout.strip() == want, run.stdout + run.stderr
 
 
+def test_a_command_imports_only_its_own_module_and_help_lists_every_command():
+    """`advisor validate` imports the workload commands' module only; the group still lists, finds and
+    suggests every command."""
+    code = (
+        "import sys\nfrom advisor.cli import main\n"
+        "try:\n    main(['validate', 'examples/article-office.yaml'])\nexcept SystemExit:\n    pass\n"
+        "print(sorted(m for m in sys.modules if m.startswith('advisor.cli.')), file=sys.stderr)\n"
+        "print(sorted(main.commands), 'rfq' in main.commands, file=sys.stderr)"
+    )
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
+    loaded, listed = run.stderr.strip().splitlines()[-2:]
+    assert loaded == "['advisor.cli.base', 'advisor.cli.plans']", run.stderr
+    names = "calibrate catalog compare crossover estimate frontier init memo models plan rfq rules schema validate"
+    assert listed == f"{names.split()} True"
+
+
 def test_python_api_takes_dicts_and_has_short_reprs():
     p = advisor.plan(
         {"deployment": "office", "model": "gpt2-124m", "tokens": "1B", "gpus": {"allow": ["rtx-4090"]}},
