@@ -2,7 +2,8 @@
 
 The console script is `advisor.cli:main`; the commands live in base (the group and what every
 command shares), plans (plan, frontier, validate, init, schema), documents (memo, rfq), study
-(estimate, models), comparisons (compare, crossover) and data (catalog, rules).
+(estimate, models), comparisons (compare, crossover) and data (catalog, rules, calibrate), each module
+imported when one of its commands is asked for (Commands below).
 """
 
 import importlib
