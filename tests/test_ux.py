@@ -4,6 +4,7 @@ tables, streams and formats, fast start-up, the Python API."""
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 import sys
@@ -319,6 +320,39 @@ def test_version_imports_nothing_heavy():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
     assert out.stdout.strip().endswith("[]"), out.stdout + out.stderr
+
+
+def test_cli_loads_pydantic_plugins_only_when_turned_back_on():
+    """The CLI disables pydantic plugins, so it validates a workload without pydantic's plugin loader
+    (importlib.metadata and what it brings); PYDANTIC_DISABLE_PLUGINS set empty scans for them again."""
+    code = (
+        "import sys\nimport advisor.cli\nfrom advisor.inputs.workload import read_workload\n"
+        "read_workload('examples/article-office.yaml')\n"
+        "loader = sys.modules['pydantic.plugin._loader']\n"
+        "print(getattr(loader, '__file__', None) is not None, 'importlib.metadata' in sys.modules)"
+    )
+    for env, want in ((None, "False False"), ("", "True True")):
+        environ = {k: v for k, v in os.environ.items() if k != "PYDANTIC_DISABLE_PLUGINS"}
+        if env is not None:
+            environ["PYDANTIC_DISABLE_PLUGINS"] = env
+        run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, env=environ)
+        assert run.stdout.strip() == want, run.stdout + run.stderr
+
+
+def test_a_command_imports_only_its_own_module_and_help_lists_every_command():
+    """`advisor validate` imports the workload commands' module only; the group still lists, finds and
+    suggests every command."""
+    code = (
+        "import sys\nfrom advisor.cli import main\n"
+        "try:\n    main(['validate', 'examples/article-office.yaml'])\nexcept SystemExit:\n    pass\n"
+        "print(sorted(m for m in sys.modules if m.startswith('advisor.cli.')), file=sys.stderr)\n"
+        "print(sorted(main.commands), 'rfq' in main.commands, file=sys.stderr)"
+    )
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
+    loaded, listed = run.stderr.strip().splitlines()[-2:]
+    assert loaded == "['advisor.cli.base', 'advisor.cli.plans']", run.stderr
+    names = "calibrate catalog compare crossover estimate frontier init memo models plan rfq rules schema validate"
+    assert listed == f"{names.split()} True"
 
 
 def test_python_api_takes_dicts_and_has_short_reprs():

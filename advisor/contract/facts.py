@@ -1,7 +1,8 @@
 """Typed facts the solver hands to present/ to word: a constraint's slack in a finished plan, a
 shortfall or a lever of an infeasible one, a marginal value. The numbers are computed by the
 constraint families (advisor/solve/constraints/); the sentences a plan prints are present/'s
-(present/constraint_words.py), so the two never disagree on what a constraint measures."""
+(present/constraint_words.py), so the two never disagree on what a constraint measures. The facts
+only a diagnosis makes are in diagnosis_facts.py."""
 
 from __future__ import annotations
 
@@ -70,58 +71,3 @@ class Marginal:
     saving_usd: float
     binding: bool
     slack: float
-
-
-@dataclass(frozen=True)
-class NoCandidate:
-    """No allowed GPU can run a job at all (its reasons are in `rejected`)."""
-
-    job: str
-
-
-@dataclass(frozen=True)
-class WorkShortfall:
-    """The GPU-hours the work needs on the allowed GPU type that needs the fewest."""
-
-    gpu: str
-    gpu_name: str
-    gpu_hours: float
-
-
-@dataclass(frozen=True)
-class WorkloadLever:
-    """A change that needs new candidates (another deployment context, renting as well as
-    buying, a larger global batch), re-planned from scratch and found to give a plan."""
-
-    kind: str  # deployment | workload
-    relaxation: Mapping[str, Any]  # e.g. {"deployment.context": "cloud"} or {"jobs[].global_batch_tokens x": 2.0}
-    was: str  # the deployment context as written
-
-
-@dataclass(frozen=True)
-class Combination:
-    """No single lever is enough: the limits a plan needs together (`kept`: the limit kept as
-    written, if any), re-solved."""
-
-    kept: str | None  # deadline | budget | power | gpu_count
-    needs: tuple[tuple[str, float], ...]  # (family, the value it needs), in the registry's order
-    relaxation: Mapping[str, Any]
-
-
-@dataclass(frozen=True)
-class Elsewhere:
-    """Only another deployment with every limit lifted gives a plan."""
-
-    change: Mapping[str, Any]  # deployment field -> value
-    cost_usd: float
-    days: float
-
-
-@dataclass(frozen=True)
-class Nothing:
-    """Nothing within the bounds tried gives a plan."""
-
-    max_gpus: int
-
-
-Diagnosis = NoCandidate | WorkShortfall | Shortfall | Lever | WorkloadLever | Combination | Elsewhere | Nothing

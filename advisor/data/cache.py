@@ -26,7 +26,6 @@ import os
 import secrets
 import stat
 import sys
-import tempfile
 from pathlib import Path
 
 FORMAT = "gpu-advisor cache entry 2"
@@ -143,6 +142,8 @@ def _read_secret(path: Path) -> bytes | None:
 
 def _make_secret(path: Path) -> None:
     """Write a new random key, atomically: linked into place only if no other process made one first."""
+    import tempfile  # (writing only: a run that reads the cache does without it)
+
     path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-key-")  # mode 0600
     try:
@@ -245,6 +246,8 @@ def write_sealed(path: Path, kind: str, key: str, payload: bytes) -> None:
     if key_bytes is None or not usable_folder(path.parent, create=True):
         return
     header = json.dumps({"format": FORMAT, "kind": kind, "key": key, "seal": _seal(key_bytes, kind, key, payload)})
+    import tempfile  # (writing only: a run that reads the cache does without it)
+
     tmp = None
     try:
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".json")

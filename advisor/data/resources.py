@@ -2,23 +2,24 @@
 
 A wheel carries catalog/ and rules/ as advisor/_data/<name> (pyproject force-include); an
 editable install or a source checkout has them at the repository root, next to advisor/.
-Both are found from the package itself through importlib.resources, never from the current
-directory.
+Both are found from the package itself (the folder its modules are in, which is what
+importlib.resources.files("advisor") is for a package on disk; importing importlib.resources, and
+with it zipfile and tempfile, cost ~3 ms of a cold `advisor plan`), never from the current directory.
 """
 
 from __future__ import annotations
 
-from importlib import resources
 from pathlib import Path
+
+PACKAGE = Path(__file__).parent.parent  # advisor/, as importlib.resources.files("advisor") names it
 
 
 def data_dir(name: str) -> Path:
     """The folder holding the built-in `catalog` or `rules` data."""
-    package = resources.files("advisor")
-    shipped = package / "_data" / name
+    shipped = PACKAGE / "_data" / name
     if shipped.is_dir():
-        return Path(str(shipped))
-    checkout = Path(str(package)).parent / name
+        return shipped
+    checkout = PACKAGE.parent / name
     if checkout.is_dir():
         return checkout
     raise FileNotFoundError(f"gpu-advisor's built-in {name}/ data is missing from the installation ({shipped})")

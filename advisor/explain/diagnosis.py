@@ -4,7 +4,8 @@ limit, days against the deadline...), then the levers -- each family's limit rel
 changes of the workload (deployment context, ownership, batch size) -- each verified by
 re-solving. When no single lever is enough, the smallest combined change found (also re-solved);
 when nothing within the bounds tried helps, a plain statement of those bounds. Never an empty list.
-The results are typed facts (contract/facts.py); present/constraint_words.py words them.
+The results are typed facts (contract/diagnosis_facts.py, contract/facts.py); present/constraint_words.py
+words them.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import math
 from collections.abc import Callable
 from typing import Any
 
-from advisor.contract.facts import (
+from advisor.contract.diagnosis_facts import (
     Combination,
     Diagnosis,
     Elsewhere,

@@ -21,7 +21,6 @@ from advisor.perf.layout import (
     layout_batch,
     min_gpus,
 )
-from advisor.perf.measured import transfer
 from advisor.perf.memory import (
     GB,
     Layout,
@@ -67,6 +66,8 @@ def evaluate(job: JobSpec, gpu: GPU, count: int, p: Params) -> Estimate:
     job's own measurements (`job.measured`, perf/measured.py) replace or move the speed."""
     if not job.measured:
         return _evaluate(job, gpu, count, p)
+    from advisor.perf.measured import transfer  # (a job with its own speeds only: two frozen dataclasses' start-up)
+
     bare = replace(job, measured=())
     e = _evaluate(bare, gpu, count, p)
     if not e.fits:

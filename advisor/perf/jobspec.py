@@ -129,10 +129,14 @@ def preset_spec(catalog: Catalog, preset_id: str, seq_len: int | None = None) ->
 
 def resolve_model(job: Job, catalog: Catalog, where: str) -> ModelSpec:
     """A preset name or an explicit shape -> ModelSpec; a missing shape is inferred and said so. The
-    job's `measured:` speeds ride along (checked against the catalog) for `job_spec`."""
+    job's `measured:` speeds ride along (checked against the catalog) for `job_spec`; perf/measured.py
+    is imported for a job that has some."""
+    shape = _resolve_shape(job, catalog, where)
+    if not job.measured:
+        return replace(shape, measured=())
     from advisor.perf.measured import measured_speeds
 
-    return replace(_resolve_shape(job, catalog, where), measured=measured_speeds(job, catalog, where))
+    return replace(shape, measured=measured_speeds(job, catalog, where))
 
 
 def _resolve_shape(job: Job, catalog: Catalog, where: str) -> ModelSpec:

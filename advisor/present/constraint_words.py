@@ -5,22 +5,12 @@ plan contract (advisor/contract/explanations.py), keys in the contract's order."
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from advisor.contract.facts import (
-    BINDING_TOLERANCE,
-    Combination,
-    Diagnosis,
-    Elsewhere,
-    Lever,
-    Marginal,
-    NoCandidate,
-    Nothing,
-    Shortfall,
-    Slack,
-    WorkloadLever,
-    WorkShortfall,
-)
+from advisor.contract.facts import BINDING_TOLERANCE, Lever, Marginal, Shortfall, Slack
+
+if TYPE_CHECKING:
+    from advisor.contract.diagnosis_facts import Combination, Diagnosis, WorkloadLever
 
 ARTICLE = {"office": "an office", "datacenter": "a datacenter", "cloud": "the cloud"}
 BASIS = {"cash": "cash paid over the horizon", "present_value": "present value"}
@@ -201,7 +191,16 @@ def _workload_lever_words(w: WorkloadLever) -> str:
 
 
 def diagnosis_row(d: Diagnosis) -> JSON:
-    """One entry of the plan's `diagnosis`."""
+    """One entry of the plan's `diagnosis` (its facts' classes imported here: only a diagnosis makes them)."""
+    from advisor.contract.diagnosis_facts import (
+        Combination,
+        Elsewhere,
+        NoCandidate,
+        Nothing,
+        WorkloadLever,
+        WorkShortfall,
+    )
+
     if isinstance(d, NoCandidate):
         return {
             "constraint": f"job:{d.job}",

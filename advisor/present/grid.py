@@ -15,7 +15,6 @@ it (overflow "fold" or "ellipsis"), where these tables must keep every figure wh
 
 from __future__ import annotations
 
-import csv
 import io
 import os
 import re
@@ -216,6 +215,8 @@ def markdown(headers: Sequence[Any], rows: Sequence[Sequence[Any]]) -> str:
 def csv_text(headers: Sequence[Any], rows: Sequence[Sequence[Any]]) -> str:
     """RFC 4180 CSV; numbers as numbers (no $ or separators), empty for unknown; text a spreadsheet
     would run as a formula is made inert (escape.csv_cell)."""
+    import csv  # (CSV output only: a table's start-up does without it)
+
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
     w.writerow([csv_cell(h) for h in headers])
