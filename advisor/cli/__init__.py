@@ -8,41 +8,12 @@ imported when one of its commands is asked for (Commands below).
 
 import importlib
 import os
-import sys
-import types
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from typing import Any
 
 # the tool uses no pydantic plugin: not scanning every installed package's entry points for one
 # saves ~0.01 s of a cold `advisor plan` (PYDANTIC_DISABLE_PLUGINS= set empty turns the scan back on)
 os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
-
-PLUGIN_LOADER = "pydantic.plugin._loader"
-PLUGINS_OFF = ("__all__", "1", "true")  # the values with which pydantic's get_plugins returns () at once
-
-
-def get_plugins() -> Iterable[Any]:
-    """pydantic's plugin loader's get_plugins: () while every plugin is disabled (what the loader
-    returns then, without importing it); else the real loader's answer."""
-    if os.environ.get("PYDANTIC_DISABLE_PLUGINS") in PLUGINS_OFF:
-        return ()
-    if getattr(sys.modules.get(PLUGIN_LOADER), "get_plugins", None) is get_plugins:
-        del sys.modules[PLUGIN_LOADER]  # plugins turned back on in this process: the real loader from now on
-    loader: Any = importlib.import_module(PLUGIN_LOADER)
-    return loader.get_plugins()
-
-
-def _defer_plugin_loader() -> None:
-    """pydantic imports its plugin loader, and with it importlib.metadata (email, socket, zipfile:
-    ~0.01 s of a cold `advisor plan`), when it builds its first validator, even with every plugin
-    disabled; until plugins are turned back on, the loader is this module's get_plugins."""
-    if os.environ.get("PYDANTIC_DISABLE_PLUGINS") in PLUGINS_OFF and PLUGIN_LOADER not in sys.modules:
-        stand_in = types.ModuleType(PLUGIN_LOADER, get_plugins.__doc__)
-        stand_in.__dict__["get_plugins"] = get_plugins
-        sys.modules[PLUGIN_LOADER] = stand_in
-
-
-_defer_plugin_loader()
 
 from advisor.cli.base import main  # noqa: E402
 
