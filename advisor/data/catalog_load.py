@@ -16,13 +16,13 @@ from pydantic import ValidationError
 
 from advisor.data.bounds import check_catalog, check_sizes
 from advisor.data.catalog_entries import GPU, Assumption, ModelAlias, ModelPreset, Server, Source
-from advisor.data.catalog_figures import check_date
 from advisor.data.catalog_model import Catalog
 from advisor.data.economics import Economics
+from advisor.data.estimator_check import check_estimator
 from advisor.data.overrides import normalize_override, replace_price_records
 from advisor.data.resources import data_dir
 from advisor.data.source_grades import check_price_sources
-from advisor.errors import InputError, describe, first_error, loc_text, show, suggest
+from advisor.errors import InputError, describe, first_error, loc_text, suggest
 from advisor.inputs.loader import load_yaml_file
 
 _FILES = (
@@ -163,7 +163,7 @@ def _validate(raw: Raw, name: str) -> Catalog:
             _check_cited(entry, f"{key}[{item_id}]", sections, name)
     check_price_sources(sections, name)
     economics = _validated_economics(raw, sections, name)
-    _check_estimator(raw["estimator"], name)
+    check_estimator(raw["estimator"], name)
     check_lead_times(sections, name)
     _check_cited(raw["estimator"].get("datasheet_derating") or {}, "estimator.datasheet_derating", sections, name)
     check_catalog(sections, name)
@@ -282,94 +282,6 @@ def check_lead_times(sections: dict[str, dict[str, Any]], name: str) -> None:
                 )
 
 
-def _check_estimator(values: dict[str, Any], name: str) -> None:
-    """The estimator's parameters have the kinds estimate.Params declares: whole numbers above zero,
-    lists of [number, number] pairs, and otherwise finite numbers at or above zero or (nested)
-    mappings of them."""
-    import dataclasses
-    import math
-
-    from advisor.data.estimator import Params
-
-    def number(x: Any) -> bool:
-        return not isinstance(x, bool) and isinstance(x, (int, float)) and math.isfinite(x) and 0 <= x <= 1e18
-
-    def tree(x: Any) -> bool:  # a number, or a mapping (per GPU family, id or precision) of such trees
-        return number(x) or (isinstance(x, dict) and bool(x) and all(map(tree, x.values())))
-
-    checks = {
-        "int": ("a whole number above zero", lambda x: number(x) and isinstance(x, int) and x >= 1),
-        "list": (
-            "a list of [number, number] pairs",
-            lambda x: (
-                isinstance(x, list) and all(isinstance(p, list) and len(p) == 2 and all(map(number, p)) for p in x)
-            ),
-        ),
-    }
-
-    def derating_entry(e: Any, nested: bool = False) -> bool:  # `special` below says what it accepts
-        keys = {"factor", "upper", "source", "note", "stack"} | (set() if nested else {"mature_after_months", "as_of"})
-        if not (isinstance(e, dict) and set(e) <= keys | ({"vendor_tuned"} if not nested else set())):
-            return False
-        if ("mature_after_months" in e) != ("as_of" in e) or not _maturity_ok(e):
-            return False
-        if "vendor_tuned" in e and not derating_entry(e["vendor_tuned"], nested=True):
-            return False
-        factor: Any = e.get("factor")
-        upper: Any = e.get("upper", factor)
-        source: Any = e.get("source")
-        if not (number(factor) and number(upper)):
-            return False
-        return (
-            0 < float(factor) < 1
-            and float(factor) <= float(upper) <= 2
-            and isinstance(source, list)
-            and bool(source)
-            and all(isinstance(sid, str) for sid in source)
-            and isinstance(e.get("note", ""), str)
-            and isinstance(e.get("stack", ""), str)
-        )
-
-    def derating(x: Any) -> bool:  # {generation: entry}
-        return isinstance(x, dict) and bool(x) and all(map(derating_entry, x.values()))
-
-    def share(x: Any) -> bool:  # a share of a nominal rate: above zero, at most all of it
-        return number(x) and 0 < float(x) <= 1
-
-    numbers = ("a finite number at or above zero, or a mapping of names to such numbers", tree)
-    special = {
-        "datasheet_derating": (
-            "a mapping of GPU generations to {factor: a number in (0, 1), upper: at least "
-            "factor and at most 2, source: [ids], note: text, stack: text, and optionally "
-            "mature_after_months: a whole number with as_of: a YYYY, YYYY-MM or YYYY-MM-DD date, and "
-            "vendor_tuned: {factor, upper, source, note, stack} for the vendor's own tuned software}",
-            derating,
-        ),
-        "link_efficiency": (
-            "a number above 0 and at most 1, or a mapping of GPU ids or families to such numbers",
-            lambda x: share(x) or (isinstance(x, dict) and bool(x) and all(map(share, x.values()))),
-        ),
-        "mfu_measured_on": (
-            "a mapping of GPU generations to the catalog id of the GPU their published MFUs were measured on",
-            lambda x: isinstance(x, dict) and bool(x) and all(isinstance(v, str) and v for v in x.values()),
-        ),
-    }
-    kinds = {f.name: str(f.type) for f in dataclasses.fields(Params)}
-    for key, value in values.items():
-        if key not in kinds:
-            raise InputError(
-                f"{name}: `estimator.{key}` is not a parameter of the estimator{suggest(key, kinds)}; "
-                f"parameters: {', '.join(kinds)}",
-                file=name,
-                field=f"estimator.{key}",
-            )
-        what, ok = special.get(key) or checks.get(kinds[key], numbers)
-        if not ok(value):
-            raise InputError(
-                f"{name}: `estimator.{key}` must be {what} (given {show(value)})", file=name, field=f"estimator.{key}"
-            )
-
-
 def _source_ids(node: Any, path: str) -> Iterator[tuple[str, Any]]:
     """Yield (path, source id) for every `source:` list inside an entry."""
     if isinstance(node, dict):
@@ -393,17 +305,3 @@ def load_catalog(override: str | Path | None = None) -> Catalog:
     name = str(override)
     _merge_document(raw, doc or {}, name)
     return _validate(raw, name)
-
-
-def _maturity_ok(e: dict[str, Any]) -> bool:
-    """A derating's optional scope: `mature_after_months` a whole number >= 1, `as_of` a valid date."""
-    if "mature_after_months" not in e:
-        return True
-    months, as_of = e["mature_after_months"], e["as_of"]
-    if isinstance(months, bool) or not isinstance(months, int) or months < 1 or not isinstance(as_of, str):
-        return False
-    try:
-        check_date(as_of)
-    except ValueError:
-        return False
-    return True

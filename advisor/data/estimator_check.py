@@ -1,0 +1,116 @@
+"""The estimator section of a catalog (built in or a `--catalog` override) checked against the kinds
+`estimator.Params` declares, before any of it reaches the performance model: a wrong kind is a clear
+error (exit 2), never an internal one."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Callable
+from typing import Any
+
+from advisor.data.catalog_figures import check_date
+from advisor.data.estimator import Params
+from advisor.errors import InputError, show, suggest
+
+
+def _number(x: Any) -> bool:
+    return not isinstance(x, bool) and isinstance(x, (int, float)) and math.isfinite(x) and 0 <= x <= 1e18
+
+
+def _tree(x: Any) -> bool:
+    """A number, or a mapping (per GPU family, id or precision) of such trees."""
+    return _number(x) or (isinstance(x, dict) and bool(x) and all(map(_tree, x.values())))
+
+
+def _share(x: Any) -> bool:
+    """A share of a nominal rate: above zero, at most all of it."""
+    return _number(x) and 0 < float(x) <= 1
+
+
+def _maturity_ok(e: dict[str, Any]) -> bool:
+    """A derating's optional scope: `mature_after_months` a whole number >= 1, `as_of` a valid date."""
+    if "mature_after_months" not in e:
+        return True
+    months, as_of = e["mature_after_months"], e["as_of"]
+    if isinstance(months, bool) or not isinstance(months, int) or months < 1 or not isinstance(as_of, str):
+        return False
+    try:
+        check_date(as_of)
+    except ValueError:
+        return False
+    return True
+
+
+def _derating_entry(e: Any, nested: bool = False) -> bool:
+    """One generation's `datasheet_derating` entry (SPECIAL below says what it accepts)."""
+    keys = {"factor", "upper", "source", "note", "stack"} | (set() if nested else {"mature_after_months", "as_of"})
+    if not (isinstance(e, dict) and set(e) <= keys | ({"vendor_tuned"} if not nested else set())):
+        return False
+    if ("mature_after_months" in e) != ("as_of" in e) or not _maturity_ok(e):
+        return False
+    if "vendor_tuned" in e and not _derating_entry(e["vendor_tuned"], nested=True):
+        return False
+    factor: Any = e.get("factor")
+    upper: Any = e.get("upper", factor)
+    source: Any = e.get("source")
+    if not (_number(factor) and _number(upper)):
+        return False
+    return (
+        0 < float(factor) < 1
+        and float(factor) <= float(upper) <= 2
+        and isinstance(source, list)
+        and bool(source)
+        and all(isinstance(sid, str) for sid in source)
+        and isinstance(e.get("note", ""), str)
+        and isinstance(e.get("stack", ""), str)
+    )
+
+
+Check = tuple[str, Callable[[Any], bool]]  # (what is allowed, in words; the test)
+
+BY_KIND: dict[str, Check] = {
+    "int": ("a whole number above zero", lambda x: _number(x) and isinstance(x, int) and x >= 1),
+    "list": (
+        "a list of [number, number] pairs",
+        lambda x: isinstance(x, list) and all(isinstance(p, list) and len(p) == 2 and all(map(_number, p)) for p in x),
+    ),
+}
+NUMBERS: Check = ("a finite number at or above zero, or a mapping of names to such numbers", _tree)
+SPECIAL: dict[str, Check] = {
+    "datasheet_derating": (
+        "a mapping of GPU generations to {factor: a number in (0, 1), upper: at least "
+        "factor and at most 2, source: [ids], note: text, stack: text, and optionally "
+        "mature_after_months: a whole number with as_of: a YYYY, YYYY-MM or YYYY-MM-DD date, and "
+        "vendor_tuned: {factor, upper, source, note, stack} for the vendor's own tuned software}",
+        lambda x: isinstance(x, dict) and bool(x) and all(map(_derating_entry, x.values())),
+    ),
+    "link_efficiency": (
+        "a number above 0 and at most 1, or a mapping of GPU ids or families to such numbers",
+        lambda x: _share(x) or (isinstance(x, dict) and bool(x) and all(map(_share, x.values()))),
+    ),
+    "mfu_measured_on": (
+        "a mapping of GPU generations to the catalog id of the GPU their published MFUs were measured on",
+        lambda x: isinstance(x, dict) and bool(x) and all(isinstance(v, str) and v for v in x.values()),
+    ),
+}
+
+
+def check_estimator(values: dict[str, Any], name: str) -> None:
+    """The estimator's parameters have the kinds estimate.Params declares: whole numbers above zero,
+    lists of [number, number] pairs, the entries SPECIAL describes, and otherwise finite numbers at
+    or above zero or (nested) mappings of them."""
+    kinds = {f.name: str(f.type) for f in dataclasses.fields(Params)}
+    for key, value in values.items():
+        if key not in kinds:
+            raise InputError(
+                f"{name}: `estimator.{key}` is not a parameter of the estimator{suggest(key, kinds)}; "
+                f"parameters: {', '.join(kinds)}",
+                file=name,
+                field=f"estimator.{key}",
+            )
+        what, ok = SPECIAL.get(key) or BY_KIND.get(kinds[key], NUMBERS)
+        if not ok(value):
+            raise InputError(
+                f"{name}: `estimator.{key}` must be {what} (given {show(value)})", file=name, field=f"estimator.{key}"
+            )
