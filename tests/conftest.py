@@ -35,16 +35,21 @@ from advisor.data.rules import load_rules
 def _builtin_catalog_loaded_once() -> None:
     """Every CLI command the tests run in-process (click's CliRunner) loads the built-in catalog, as a
     fresh process does: ~10 ms of CPU each to read the compiled catalog back from the cache folder,
-    some 1,300 times in the fast subset. Within the session it is read once and the same Catalog (a frozen model)
-    returned, unless a test points GPU_ADVISOR_CACHE elsewhere (tests/test_cache.py: planted, forged and
-    cold caches, read for real) or merges a --catalog file. The loading itself: tests/test_cache.py and
-    the tests that run `advisor` as a process."""
+    some 1,300 times in the fast subset. Within the session it is read once and the same Catalog (a
+    frozen model) returned, unless a test points the cache folder elsewhere (GPU_ADVISOR_CACHE, or with
+    it unset XDG_CACHE_HOME or HOME; tests/test_cache.py: planted, forged and cold caches, read for
+    real) or merges a --catalog file. The loading itself: tests/test_cache.py and the tests that run
+    `advisor` as a process."""
     load = catalog_module.load_catalog
-    cache_folder = os.environ.get("GPU_ADVISOR_CACHE")
+
+    def where() -> tuple[str | None, ...]:  # what names the cache folder (advisor.data.cache.cache_dir)
+        return tuple(os.environ.get(k) for k in ("GPU_ADVISOR_CACHE", "XDG_CACHE_HOME", "HOME"))
+
+    cache_folder = where()
     made: list[Any] = []
 
     def builtin_once(override: str | Path | None = None) -> Any:
-        if override is not None or os.environ.get("GPU_ADVISOR_CACHE") != cache_folder:
+        if override is not None or where() != cache_folder:
             return load(override)
         if not made:
             made.append(load())
