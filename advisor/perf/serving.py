@@ -70,6 +70,7 @@ def hardware(gpu: GPU, catalog: Catalog | None = None) -> Hardware:
     tflops = {k: f.value for k, f in gpu.tensor_tflops.items() if f.value}
     notes = {k: f.note for k, f in gpu.tensor_tflops.items() if not f.value and f.note}
     cat = catalog if catalog is not None else load_catalog()
+    est = params_from(cat)
     fitted = {generation(cat.gpus[g]) for g in calibrated_gpus() if g in cat.gpus}
     return Hardware(
         name=gpu.id,
@@ -81,13 +82,11 @@ def hardware(gpu: GPU, catalog: Catalog | None = None) -> Hardware:
         pcie_gbps=ic.pcie_gbps.value or 32.0,
         p2p=bool(ic.p2p.value) if ic.p2p.value is not None else True,
         vendor=gpu.vendor,
-        matmul_fraction=power_limited_shares(
-            gpu, matmul_fraction(gpu, params_from(cat)), cat, params_from(cat), load_params()
-        ),
+        matmul_fraction=power_limited_shares(gpu, matmul_fraction(gpu, est), cat, est, load_params()),
         rate_notes=notes,
         generation=generation(gpu),
         evidence="same_generation" if generation(gpu) in fitted else "datasheet",
-        link_efficiency=float(gpu_value(params_from(cat).link_efficiency, gpu, load_params().link_efficiency)),
+        link_efficiency=float(gpu_value(est.link_efficiency, gpu, load_params().link_efficiency)),
     )
 
 
