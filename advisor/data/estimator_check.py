@@ -28,6 +28,20 @@ def _share(x: Any) -> bool:
     return _number(x) and 0 < float(x) <= 1
 
 
+def _positive(x: Any, most: float = 1e18) -> bool:
+    return _number(x) and 0 < float(x) <= most
+
+
+def _by_gpu(leaf: Callable[[Any], bool]) -> Callable[[Any], bool]:
+    """A value for every GPU, or a mapping of GPU ids, generations or families to such values."""
+    return lambda x: leaf(x) or (isinstance(x, dict) and bool(x) and all(map(leaf, x.values())))
+
+
+def _by_gpu_and_precision(leaf: Callable[[Any], bool]) -> Callable[[Any], bool]:
+    """`_by_gpu` whose values may also be mappings of precisions ({bf16: x, fp8: y, bf16_multiserver: z})."""
+    return _by_gpu(lambda v: leaf(v) or (isinstance(v, dict) and bool(v) and all(map(leaf, v.values()))))
+
+
 def _maturity_ok(e: dict[str, Any]) -> bool:
     """A derating's optional scope: `mature_after_months` a whole number >= 1, `as_of` a valid date."""
     if "mature_after_months" not in e:
@@ -87,7 +101,27 @@ SPECIAL: dict[str, Check] = {
     ),
     "link_efficiency": (
         "a number above 0 and at most 1, or a mapping of GPU ids or families to such numbers",
-        lambda x: _share(x) or (isinstance(x, dict) and bool(x) and all(map(_share, x.values()))),
+        _by_gpu(_share),
+    ),
+    **dict.fromkeys(
+        ("architecture_efficiency", "mfu_cap", "mfu_median"),
+        (
+            "a share above 0 and at most 1, or a mapping of GPU ids or families to such shares or to "
+            "{precision: share} mappings",
+            _by_gpu_and_precision(_share),
+        ),
+    ),
+    "framework_efficiency": (
+        "a number above 0, or a mapping of GPU ids or families to such numbers or to {precision: number} mappings",
+        _by_gpu_and_precision(_positive),
+    ),
+    "today_kernel_runs": (
+        "a mapping of GPU generations to {precision: a count of runs}",
+        _by_gpu_and_precision(_number),
+    ),
+    **dict.fromkeys(
+        ("attention_efficiency", "attention_kernel_speedup", "software_factor", "network_gbps_per_gpu"),
+        ("a number above 0, or a mapping of GPU ids or families to such numbers", _by_gpu(_positive)),
     ),
     "mfu_measured_on": (
         "a mapping of GPU generations to the catalog id of the GPU their published MFUs were measured on",
