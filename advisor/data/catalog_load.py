@@ -163,7 +163,7 @@ def _validate(raw: Raw, name: str) -> Catalog:
             _check_cited(entry, f"{key}[{item_id}]", sections, name)
     check_price_sources(sections, name)
     economics = _validated_economics(raw, sections, name)
-    check_estimator(raw["estimator"], name)
+    check_estimator(raw["estimator"], name, set(sections["gpus"]))
     check_lead_times(sections, name)
     _check_cited(raw["estimator"].get("datasheet_derating") or {}, "estimator.datasheet_derating", sections, name)
     check_catalog(sections, name)

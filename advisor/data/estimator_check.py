@@ -130,10 +130,10 @@ SPECIAL: dict[str, Check] = {
 }
 
 
-def check_estimator(values: dict[str, Any], name: str) -> None:
+def check_estimator(values: dict[str, Any], name: str, gpu_ids: set[str] | None = None) -> None:
     """The estimator's parameters have the kinds estimate.Params declares: whole numbers above zero,
     lists of [number, number] pairs, the entries SPECIAL describes, and otherwise finite numbers at
-    or above zero or (nested) mappings of them."""
+    or above zero or (nested) mappings of them; `mfu_measured_on` names GPUs of the catalog (`gpu_ids`)."""
     kinds = {f.name: str(f.type) for f in dataclasses.fields(Params)}
     for key, value in values.items():
         if key not in kinds:
@@ -148,3 +148,13 @@ def check_estimator(values: dict[str, Any], name: str) -> None:
             raise InputError(
                 f"{name}: `estimator.{key}` must be {what} (given {show(value)})", file=name, field=f"estimator.{key}"
             )
+    unknown = sorted(
+        v for v in (values.get("mfu_measured_on") or {}).values() if gpu_ids is not None and v not in gpu_ids
+    )
+    if unknown:
+        raise InputError(
+            f"{name}: `estimator.mfu_measured_on` names {unknown[0]!r}, which is not a GPU of the catalog"
+            f"{suggest(unknown[0], gpu_ids or set())}",
+            file=name,
+            field="estimator.mfu_measured_on",
+        )
