@@ -23,9 +23,15 @@ H100 = Hardware(
     link_domain=8,
     pcie_gbps=128,
     vendor="NVIDIA",
+    link_efficiency=0.8,
 )
 CARD24 = Hardware(
-    name="test-24gb", memory_gb=25.8, bandwidth_gbps=1008, tflops={"bf16": 165.2, "fp8": 330.3}, vendor="NVIDIA"
+    name="test-24gb",
+    memory_gb=25.8,
+    bandwidth_gbps=1008,
+    tflops={"bf16": 165.2, "fp8": 330.3},
+    vendor="NVIDIA",
+    link_efficiency=0.8,
 )
 
 

@@ -100,8 +100,8 @@ SPECIAL: dict[str, Check] = {
         lambda x: isinstance(x, dict) and bool(x) and all(map(_derating_entry, x.values())),
     ),
     "link_efficiency": (
-        "a number above 0 and at most 1, or a mapping of GPU ids or families to such numbers",
-        _by_gpu(_share),
+        "a number above 0 and at most 1, or a mapping of GPU ids or families to such numbers with a `default`",
+        lambda x: _by_gpu(_share)(x) and (not isinstance(x, dict) or "default" in x),
     ),
     **dict.fromkeys(
         ("architecture_efficiency", "mfu_cap", "mfu_median"),

@@ -40,7 +40,7 @@ class Hardware:
     rate_notes: dict = field(default_factory=dict)  # precision -> the catalog's note on a missing (null) rate
     generation: str = ""  # the catalog architecture's first word (hopper, cdna3, ...)
     evidence: str = "datasheet"  # same_generation when published runs of its generation are fitted
-    link_efficiency: float | None = None  # the collective library's share of the scale-up link (training's table)
+    link_efficiency: float | None = None  # the collective library's share of a link's rate (catalog/estimator.yaml)
 
 
 @dataclass(frozen=True)
@@ -54,7 +54,6 @@ class ServeParams:
     step_overhead_ms: float  # assumption/fitted: fixed time per decode step (launch, scheduler)
     usable_memory_fraction: float  # assumption
     overhead_gb: float  # assumption
-    link_efficiency: float  # assumption
     allreduce_latency_us: float  # assumption
     no_p2p_factor: float  # assumption
     max_batch: dict  # assumption: engine's default sequence cap, by engine
@@ -138,10 +137,13 @@ def compute_tflops(hw: Hardware, precision: str) -> tuple[float | None, str]:
 
 
 def link_gbps_per_direction(hw: Hardware, tp: int, p: ServeParams) -> float:
-    """All-reduce bandwidth per direction: the scale-up link inside its domain, else PCIe."""
+    """All-reduce bandwidth per direction: the scale-up link inside its domain, else PCIe, at the
+    share of the rate the GPU's collective library reaches (the training model's `link_efficiency`)."""
+    if hw.link_efficiency is None:
+        raise ValueError(f"{hw.name}: Hardware.link_efficiency is not set (perf/serving.hardware sets it)")
     if hw.link_gbps > 0 and tp <= hw.link_domain:
-        return hw.link_gbps / 2 * (p.link_efficiency if hw.link_efficiency is None else hw.link_efficiency)
-    return hw.pcie_gbps / 2 * p.link_efficiency * (1.0 if hw.p2p else p.no_p2p_factor)
+        return hw.link_gbps / 2 * hw.link_efficiency
+    return hw.pcie_gbps / 2 * hw.link_efficiency * (1.0 if hw.p2p else p.no_p2p_factor)
 
 
 def _allreduce_s(tokens: float, model: ServeModel, hw: Hardware, tp: int, pp: int, p: ServeParams) -> float:

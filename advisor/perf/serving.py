@@ -86,7 +86,7 @@ def hardware(gpu: GPU, catalog: Catalog | None = None) -> Hardware:
         rate_notes=notes,
         generation=generation(gpu),
         evidence="same_generation" if generation(gpu) in fitted else "datasheet",
-        link_efficiency=float(gpu_value(est.link_efficiency, gpu, load_params().link_efficiency)),
+        link_efficiency=float(gpu_value(est.link_efficiency, gpu)),
     )
 
 

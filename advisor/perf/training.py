@@ -218,7 +218,7 @@ def _group_tier(gpu: GPU, group: int, stride: int, p: Params) -> dict:
     domain = int(ic.link_domain.value or 1)
     per_server = max(1, min(group, server // stride)) if stride <= server else 1
     servers = math.ceil(group / per_server)
-    efficiency = float(gpu_value(p.link_efficiency, gpu, 0.8))  # the collective library's share of the link rate
+    efficiency = float(gpu_value(p.link_efficiency, gpu))  # the collective library's share of the link rate
     link = (ic.link_gbps.value or 0) / 2 * efficiency
     name: str
     if ic.link != "none" and link > 0 and per_server * stride <= domain:
