@@ -32,7 +32,7 @@ from advisor.data.estimator import Params
 from advisor.data.evidence import DATASHEET, MEASURED, SAME_GENERATION, Evidence, evidence, generation_name
 from advisor.perf.jobspec import JobSpec
 from advisor.perf.memory import Layout
-from advisor.perf.training import by_precision, generation, gpu_value, mfu_cap, run_scale, server_size, step_time
+from advisor.perf.training import generation, gpu_value, mfu_cap, published_mfu, step_time
 
 VENDOR_WORDS = {"nvidia": "NVIDIA", "amd": "AMD", "intel": "Intel"}
 PUBLIC, VENDOR_TUNED = "public", "vendor_tuned"  # the training software a speed assumes (JobSpec.software)
@@ -40,15 +40,8 @@ PUBLIC, VENDOR_TUNED = "public", "vendor_tuned"  # the training software a speed
 
 def mfu_median(gpu: GPU, precision: str, p: Params, count: int = 1) -> float | None:
     """The median published MFU of the GPU's generation at `precision` (catalog/estimator.yaml
-    `mfu_median`; `<precision>_multiserver` for a job spanning servers when the table has it), scaled
-    to this GPU's GEMM share (training.run_scale)."""
-    if not p.mfu_median:
-        return None
-    entry = gpu_value(p.mfu_median, gpu)
-    if isinstance(entry, dict) and count > server_size(gpu, p) and f"{precision}_multiserver" in entry:
-        return float(entry[f"{precision}_multiserver"]) * run_scale(gpu, precision, p)
-    median = by_precision(entry, precision)
-    return None if median is None else median * run_scale(gpu, precision, p)
+    `mfu_median`, through training.published_mfu)."""
+    return published_mfu(p.mfu_median, gpu, precision, p, count)
 
 
 def derating_entry(gpu: GPU, p: Params) -> dict[str, Any] | None:
