@@ -45,8 +45,10 @@ _ADVISOR_COMPLETE=fish_source advisor | source     # fish
 
 
 def commands(group: click.Group, prefix: list[str]):
-    for name in sorted(group.commands):
-        cmd = group.commands[name]
+    ctx = click.Context(group)
+    for name in sorted(group.list_commands(ctx)):
+        cmd = group.get_command(ctx, name)
+        assert cmd is not None
         yield prefix + [name], cmd
         if isinstance(cmd, click.Group):
             yield from commands(cmd, prefix + [name])

@@ -30,6 +30,13 @@ WORKLOAD = {
 }
 
 
+def _command(name: str) -> click.Command:
+    """One of `advisor`'s commands (its module imported on demand, as the CLI does)."""
+    cmd = main.get_command(click.Context(main), name)
+    assert cmd is not None
+    return cmd
+
+
 @pytest.fixture(scope="module")
 def made_plan():
     return advisor.plan(WORKLOAD, as_of=AS_OF, explain=False)
@@ -285,7 +292,7 @@ def test_every_estimate_flag_reaches_the_estimator_of_its_kind():
 
     options = {
         "model" if p.name == "preset" else "catalog" if p.name == "catalog_file" else p.name
-        for p in main.commands["estimate"].params
+        for p in _command("estimate").params
     } - {"fmt", "debug"}
     assert options == set(SERVING_FLAGS) | set(TRAINING_FLAGS)
     assert set(SERVING_FLAGS) <= set(api.SERVING) and set(TRAINING_FLAGS) <= set(api.TRAINING)
@@ -312,7 +319,7 @@ def test_the_library_and_the_cli_have_the_same_bounds(command, tables):
     """Each bounded CLI option and the public function's argument of the same name accept the same
     ends and refuse just past them."""
     checked = 0
-    for param in main.commands[command].params:
+    for param in _command(command).params:
         bounds = _range(param)
         for table in tables:
             if bounds is None or param.name not in table:

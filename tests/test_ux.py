@@ -328,13 +328,18 @@ def test_a_command_imports_only_its_own_module_and_help_lists_every_command():
         "import sys\nfrom advisor.cli import main\n"
         "try:\n    main(['validate', 'examples/article-office.yaml'])\nexcept SystemExit:\n    pass\n"
         "print(sorted(m for m in sys.modules if m.startswith('advisor.cli.')), file=sys.stderr)\n"
-        "print(sorted(main.commands), 'rfq' in main.commands, file=sys.stderr)"
+        "import click\nctx = click.Context(main)\n"
+        "print(sorted(main.list_commands(ctx)), main.get_command(ctx, 'rfq') is not None, file=sys.stderr)"
     )
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
     loaded, listed = run.stderr.strip().splitlines()[-2:]
     assert loaded == "['advisor.cli.base', 'advisor.cli.plans']", run.stderr
     names = "calibrate catalog compare crossover estimate frontier init memo models plan rfq rules schema validate"
     assert listed == f"{names.split()} True"
+    # a mistyped name, before any command module is imported: click's suggestion sees every command
+    code = "from advisor.cli import main\nmain(['rfx'])"
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
+    assert run.returncode == 2 and "Did you mean 'rfq'?" in run.stderr, run.stderr
 
 
 def test_python_api_takes_dicts_and_has_short_reprs():
