@@ -299,7 +299,8 @@ def test_an_older_software_era_slows_only_the_rows_that_name_it(catalog, p):
 def test_a_missing_bf16_cap_follows_from_the_fp8_cap_by_the_gemm_ratio(catalog, p):
     """With only an fp8 run published (Gaudi2 when its bf16 source is held out), the bf16 cap is
     the fp8 cap x (best bf16 GEMM share / best fp8 GEMM share), as fp8 follows from bf16."""
-    from advisor.perf.training import achievable_fraction, mfu_cap
+    from advisor.perf.published_mfu import mfu_cap
+    from advisor.perf.training import achievable_fraction
 
     g = catalog.gpus["gaudi2"]
     q = replace(p, mfu_cap={"gaudi": {"fp8": 0.379}})
@@ -311,7 +312,8 @@ def test_a_missing_cap_across_servers_follows_from_the_other_precisions_multiser
     """A job spanning servers with no run at its precision takes the other precision's best
     multi-server run (not its single-server one), scaled by the GEMM ratio; within a server the
     single-server run: Gaudi2 bf16 from the fp8 runs of Intel's table (47.0% on 8, 43.8% on 64)."""
-    from advisor.perf.training import achievable_fraction, mfu_cap
+    from advisor.perf.published_mfu import mfu_cap
+    from advisor.perf.training import achievable_fraction
 
     g = catalog.gpus["gaudi2"]
     q = replace(p, mfu_cap={"gaudi": {"fp8": 0.470, "fp8_multiserver": 0.438}})
@@ -326,7 +328,7 @@ def test_a_sibling_gpu_reaches_its_generations_published_mfu_in_the_ratio_of_its
     (stas00's MAMF table). Its caps are Gaudi 2's scaled by that ratio, so a capped 70B job on 64 cards
     runs at the MAMF ratio of the two (measured: 1,243.0 / 418.7 bf16, 1,289.5 / 826.5 fp8 TFLOPS),
     not at Gaudi 2's MFU of Gaudi 3's paper peak (4.2x and 2.1x before)."""
-    from advisor.perf.training import mfu_cap
+    from advisor.perf.published_mfu import mfu_cap
 
     g2, g3 = catalog.gpus["gaudi2"], catalog.gpus["gaudi3"]
     assert mfu_cap(g3, "bf16", p) == pytest.approx(0.42 * 0.677 / 0.969, rel=1e-3)
@@ -641,7 +643,7 @@ def test_no_measured_run_warning_for_mi250x_not_h100(catalog, p):
 
 
 def test_predicted_mfu_never_above_the_generation_cap(catalog, p):
-    from advisor.perf.training import mfu_cap
+    from advisor.perf.published_mfu import mfu_cap
 
     for gid in ("a100-80gb-sxm", "h100-sxm", "gaudi2"):
         g = catalog.gpus[gid]

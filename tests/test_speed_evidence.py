@@ -19,8 +19,8 @@ from advisor.data.resources import data_dir
 from advisor.data.uncertainty import shared_speed_draws, speed_dist
 from advisor.perf import JobSpec, evaluate, params_from
 from advisor.perf.jobspec import preset_spec
-from advisor.perf.speed_basis import mfu_median, software_matured
-from advisor.perf.training import mfu_cap
+from advisor.perf.published_mfu import mfu_cap, mfu_median
+from advisor.perf.speed_basis import software_matured
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
 import calibration  # noqa: E402  (bench/ is not a package)

@@ -39,7 +39,7 @@ from advisor.data.uncertainty import (
     speed_dist,
 )
 from advisor.perf.estimate import params_from
-from advisor.perf.training import mfu_cap
+from advisor.perf.published_mfu import mfu_cap
 
 if TYPE_CHECKING:
     from advisor.solve.problem import Candidate, Problem
@@ -66,7 +66,7 @@ def estimate_speed(
 ) -> LogDist:
     """The real speed / candidate c's estimate: the user's own measurement's spread when the speed is
     theirs, else the error of its evidence; capped where the job would beat the best MFU ever
-    published on its generation (perf/training.mfu_cap: catalog/estimator.yaml) or the top of the
+    published on its generation (perf/published_mfu.mfu_cap: catalog/estimator.yaml) or the top of the
     user's measurement, so no draw is faster than physics and the record allow."""
     gpu, precision, e = problem.catalog.gpus[c.gpu], problem.classes[c.cls].spec.precision, c.estimate
     spread = getattr(e, "speed_spread", None)

@@ -9,7 +9,8 @@ from advisor.data.estimator import Params
 from advisor.data.evidence import generation_name
 from advisor.perf.jobspec import JobSpec
 from advisor.perf.memory import Layout
-from advisor.perf.training import generation, mfu_cap
+from advisor.perf.published_mfu import mfu_cap
+from advisor.perf.training import generation
 
 
 def shape_notes(job: JobSpec) -> list[str]:

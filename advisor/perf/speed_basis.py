@@ -32,16 +32,11 @@ from advisor.data.estimator import Params
 from advisor.data.evidence import DATASHEET, MEASURED, SAME_GENERATION, Evidence, evidence, generation_name
 from advisor.perf.jobspec import JobSpec
 from advisor.perf.memory import Layout
-from advisor.perf.training import generation, gpu_value, mfu_cap, published_mfu, step_time
+from advisor.perf.published_mfu import mfu_cap, mfu_median
+from advisor.perf.training import generation, gpu_value, step_time
 
 VENDOR_WORDS = {"nvidia": "NVIDIA", "amd": "AMD", "intel": "Intel"}
 PUBLIC, VENDOR_TUNED = "public", "vendor_tuned"  # the training software a speed assumes (JobSpec.software)
-
-
-def mfu_median(gpu: GPU, precision: str, p: Params, count: int = 1) -> float | None:
-    """The median published MFU of the GPU's generation at `precision` (catalog/estimator.yaml
-    `mfu_median`, through training.published_mfu)."""
-    return published_mfu(p.mfu_median, gpu, precision, p, count)
 
 
 def derating_entry(gpu: GPU, p: Params) -> dict[str, Any] | None:
