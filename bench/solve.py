@@ -29,6 +29,7 @@ sys.path.insert(0, str(ROOT))
 from advisor.data.catalog import load_catalog  # noqa: E402
 from advisor.data.rules import load_rules  # noqa: E402
 from advisor.flow import prepare  # noqa: E402
+from advisor.inputs.units import HOURS_PER_MONTH  # noqa: E402
 from advisor.inputs.workload import parse_workload  # noqa: E402
 from advisor.solve.milp import solve  # noqa: E402
 from advisor.solve.rows import safe  # noqa: E402
@@ -70,7 +71,7 @@ def fleet(n: int, seed: int = 7) -> dict:
 def naive(problem, time_limit: float) -> tuple[float, float | None, float | None, str]:
     """Per-job binaries over the same candidates (no classes, no dominance pruning)."""
     prob = pulp.LpProblem("naive", pulp.LpMinimize)
-    months = problem.costs.horizon_hours / 730.0
+    months = problem.costs.horizon_hours / HOURS_PER_MONTH
     jobs = []
     per_server = {g: max(s.slots for s in opts) for g, opts in problem.servers.items() if opts}
     network = {

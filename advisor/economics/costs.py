@@ -10,9 +10,8 @@ from dataclasses import dataclass
 from advisor.data.catalog import Catalog
 from advisor.economics.bom import colocation
 from advisor.economics.ownership import HOURS_PER_YEAR, finance_for
+from advisor.inputs.units import HOURS_PER_MONTH
 from advisor.inputs.workload import Workload
-
-HOURS_PER_MONTH = 730.0  # 8,760 h / 12
 
 
 @dataclass(frozen=True)

@@ -13,6 +13,7 @@ from typing import Any
 
 from advisor.data.resources import data_dir
 from advisor.inputs.loader import load_yaml_file
+from advisor.inputs.units import HOURS_PER_MONTH
 from advisor.perf.serve import Setup
 from advisor.perf.serve_capacity import operating_point
 from advisor.perf.serving import hardware, load_params
@@ -103,7 +104,7 @@ def serving_rows(problem: Problem, sol: Solution) -> list[dict]:
                 "limited_by": r.limited_by,
                 "max_batch": r.max_batch,
                 "kv_cache_gb_per_gpu": r.kv_cache_gb_per_gpu,
-                "months": cls.hours / 730.0,
+                "months": cls.hours / HOURS_PER_MONTH,
                 "measured_gpu": c.gpu in measured_gpus(),
                 "speed_evidence": r.speed_evidence,
                 "speed_source": r.speed_source,

@@ -19,10 +19,11 @@ from advisor.contract import Plan
 from advisor.contract.context import PlanContext
 from advisor.contract.costs import PurchaseItem
 from advisor.inputs.arguments import output_file
+from advisor.inputs.units import HOURS_PER_MONTH
 from advisor.present.escape import md
 from advisor.present.grid import csv_text, markdown
 from advisor.present.memo import output_format, write_atomically
-from advisor.present.words import unit_rate, usd
+from advisor.present.words import duration, unit_rate, usd
 
 SUFFIXES = {".md": "md", ".markdown": "md", ".csv": "csv"}
 TOP_VERIFY = 3  # the verify items an RFQ asks about first
@@ -141,8 +142,17 @@ def term(plan: Plan, item: PurchaseItem) -> str:
     hours = f"{item.gpu_hours:,.0f} GPU-hours" if item.gpu_hours else "the serving months"
     until = f", until the bought {item.bridges} arrive ({item.hours or 0:,.0f} h)" if item.use == "bridge" else ""
     return (
-        f"{kind}, {hours}, up to {item.count:,} GPUs at once" + (f", {months:g}-month term" if months else "") + until
+        f"{kind}, {hours}, up to {item.count:,} GPUs at once" + (f", {term_phrase(months)}" if months else "") + until
     )
+
+
+def term_phrase(months: float) -> str:
+    """The shortest commitment as a buyer writes it: '12-month term', 'shortest term 1 hour' (not
+    '0.00136986-month term'), 'shortest term 14 days'."""
+    if months >= 1:
+        return f"{months:g}-month term"
+    hours = round(months * HOURS_PER_MONTH, 3)  # the plan prints months to 7 digits: 1 h is 0.9999978 h
+    return f"shortest term {duration(hours, short=True)}"
 
 
 def notes(plan: Plan, ctx: PlanContext, gpu: str) -> str:

@@ -63,7 +63,8 @@ def duration(hours: float, short: bool = False) -> str:
         minutes = _num(hours * 60) if hours * 60 < 10 else f"{hours * 60:,.0f}"
         return f"{minutes} minute" + ("" if minutes == "1" else "s")
     if hours < 48:
-        return f"{_num(hours)} hours" + ("" if short else f" ({_num(hours / 24)} days)")
+        text = _num(hours)
+        return f"{text} hour" + ("" if text == "1" else "s") + ("" if short else f" ({_num(hours / 24)} days)")
     return f"{_num(hours / 24)} days"
 
 

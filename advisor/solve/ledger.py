@@ -8,7 +8,7 @@ from __future__ import annotations
 from advisor.contract.numbers import cents_adding_to
 from advisor.data.catalog_prices import RentalOffer
 from advisor.economics import bom, purchase_bill
-from advisor.economics.costs import HOURS_PER_MONTH
+from advisor.inputs.units import HOURS_PER_MONTH
 from advisor.solve.options import per_slot_kw
 from advisor.solve.problem import Problem, Storage
 from advisor.solve.solution import Solution

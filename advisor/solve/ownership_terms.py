@@ -5,13 +5,13 @@ solution; nothing is re-solved."""
 
 from __future__ import annotations
 
-from advisor.economics.costs import HOURS_PER_MONTH
 from advisor.economics.ownership import (
     break_even_months,
     depreciation_schedule,
     purchase_age_years,
     residual,
 )
+from advisor.inputs.units import HOURS_PER_MONTH
 from advisor.solve.model import Model
 from advisor.solve.problem import Problem
 from advisor.solve.scenario import baseline

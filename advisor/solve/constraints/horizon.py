@@ -12,7 +12,7 @@ import math
 from typing import TYPE_CHECKING, Any
 
 from advisor.contract.facts import Lever, Shortfall, Slack, binds
-from advisor.economics.costs import HOURS_PER_MONTH
+from advisor.inputs.units import HOURS_PER_MONTH
 from advisor.solve.constraints.base import Family, Need, Run
 from advisor.solve.constraints.deadline import planned_makespan
 from advisor.solve.scenario import Scenario
