@@ -4,11 +4,12 @@ the nominal cost, the present-value lines to the total; a plan that rents still 
 
 from __future__ import annotations
 
+import math
 import re
 from decimal import Decimal
 
 import pytest
-from conftest import EXAMPLES
+from conftest import AS_OF, EXAMPLES
 
 
 def _sum(values) -> Decimal:
@@ -80,3 +81,49 @@ def test_every_examples_memo_adds_up_to_the_cent(example_plan, name):
     text = advisor.memo(plan, EXAMPLES / f"{name}.yaml", fmt="md", charts=False).text
     memo_adds_up(text)
     assert f"**${plan['total_cost_usd']:,.2f}**" in text and f"${plan['nominal_cost_usd']:,.2f}" in text
+
+
+def rental_basis_adds_up(markdown: str) -> int:
+    """The cost table's GPU rental line, multiplied out as printed (each 'H GPU-hours [billed] × $R'),
+    is its amount to the cent per term; returns the number of terms read."""
+    (row,) = [r for r in _table(markdown, "Cost") if r[0] == "GPU rental"]
+    terms = re.findall(r"([\d,.]+) GPU-hours(?: billed)? \u00d7 \$([\d,.]+)", row[3])
+    product = sum(Decimal(h.replace(",", "")) * Decimal(r.replace(",", "")) for h, r in terms)
+    assert abs(product - _money(row[2])) <= Decimal("0.01") * len(terms), row
+    return len(terms)
+
+
+@pytest.mark.parametrize("name", sorted(p.stem for p in EXAMPLES.glob("*.yaml")))
+def test_the_rental_line_multiplies_out_to_its_amount(example_plan, name):
+    """A finance reader multiplies the GPU rental's 'how it is computed' and gets its amount: the
+    GPU-hours billed (whole nodes, billing steps, minimum terms), not the hours used, at the rate."""
+    import advisor
+
+    _, plan = example_plan(name)
+    text = advisor.memo(plan, EXAMPLES / f"{name}.yaml", fmt="md", charts=False).text
+    if plan["cost_breakdown"]["rental_usd"]:
+        assert rental_basis_adds_up(text) >= 1
+
+
+def test_hourly_billing_is_what_the_memo_multiplies(catalog, rules):
+    """8 H100 rented by the hour for a 46-hour run: the memo said '371 GPU-hours x $2.11' beside
+    $793.36 (371 x 2.11 = $782.81); it now multiplies the 376 GPU-hours billed (8 GPUs x 47 whole
+    hours) and says how many were used."""
+    import advisor
+    from advisor.flow import plan as make_plan
+    from advisor.inputs.workload import parse_workload
+
+    doc = {
+        "name": "8B on rented H100s",
+        "deployment": {"context": "cloud", "ownership": "rent"},
+        "jobs": [{"name": "tr", "kind": "pretrain", "model": "llama-3-8b", "tokens": "10B", "deadline": "30d"}],
+        "decision": "point",
+    }
+    p = make_plan(parse_workload(doc), catalog=catalog, rules=rules, as_of=AS_OF)
+    (item,) = p["purchase"]
+    per_gpu = item["gpu_hours"] / item["count"]
+    assert item["billed_gpu_hours"] == item["billed_gpus"] * math.ceil(per_gpu)  # SF Compute bills whole hours
+    assert p["cost_breakdown"]["rental_usd"] == pytest.approx(item["billed_gpu_hours"] * item["unit_price_usd"])
+    text = advisor.memo(p, None, fmt="md", charts=False).text
+    assert rental_basis_adds_up(text) == 1
+    assert f"{item['billed_gpu_hours']:,.0f} GPU-hours billed" in text and f"({item['gpu_hours']:,.0f} used" in text

@@ -115,11 +115,20 @@ def _cost_basis(plan: Plan, key: str, months: float, catalog: Catalog | None, bo
         return _bridge_basis(plan)
     if key == "rental_usd":
         rented = [i for i in plan.purchase if i.ownership == "rent" and i.use != "bridge"]
-        return (
-            "; ".join(f"{i.gpu_hours or 0:,.0f} GPU-hours × {unit_rate(i.unit_price_usd or 0)}" for i in rented)
-            or "none rented"
-        )
+        return "; ".join(_rent_basis(i) for i in rented) or "none rented"
     return "see the bill of materials"
+
+
+def _rent_basis(i: PurchaseItem) -> str:
+    """A rental's cash as it is billed: the GPU-hours paid at the rate, and the hours used when billing
+    in whole nodes, steps or a minimum term pays for more (so the line multiplies out to its amount)."""
+    used = i.gpu_hours or 0.0
+    paid = i.billed_gpu_hours if i.billed_gpu_hours is not None else used
+    rate = unit_rate(i.unit_price_usd or 0)
+    hours = f"{paid:,.0f}" if abs(paid - round(paid)) < 0.005 else f"{paid:,.2f}"  # to the cent at the rate
+    if f"{paid:,.0f}" == f"{used:,.0f}":
+        return f"{hours} GPU-hours × {rate}"
+    return f"{hours} GPU-hours billed × {rate} ({used:,.0f} used: whole nodes and billing steps)"
 
 
 def _bridge_basis(plan: Plan) -> str:

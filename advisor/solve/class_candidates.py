@@ -230,13 +230,14 @@ class ClassRuns:
         warnings: list[Finding] = [
             {"rule": f.rule, "code": f.rule, "message": f.message} for f in self.findings[k, ownership] + per_count
         ]
-        billed = None
+        billed, billed_hours = None, None
         if ownership == "rent":
             assert opt is not None, "a rent offer comes with its option (options.offers)"
             rc = rental_cost(opt, n, hours, s.costs.discount_rate, s.catalog.economics)
             if rc is None:
                 return None
             run_cost, nominal, hours, billed = rc.pv_usd, rc.nominal_usd, rc.wall_hours, rc.billed_gpus
+            billed_hours = rc.billed_hours
             cap = capacity_warning(opt, n, s.catalog.economics)
             warnings += [{"rule": None, "code": "capacity", "message": cap}] if cap else []
             warnings += [{"rule": None, "code": "rent-terms", "message": m} for m in rc.notes]
@@ -262,6 +263,7 @@ class ClassRuns:
             opt,
             billed,
             start,
+            billed_hours,
         )
 
     def _arrival(self, n: int) -> Arrival:

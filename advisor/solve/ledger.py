@@ -70,6 +70,7 @@ def purchase_items(problem: Problem, sol: Solution) -> list[dict]:
                 "as_of": offer.as_of,
                 "confidence": offer.confidence,
                 "billed_gpus": 0,
+                "billed_gpu_hours": 0.0,
                 **offer_terms(offer),
                 "ready_days": c.start_hours / 24,
             },
@@ -77,6 +78,7 @@ def purchase_items(problem: Problem, sol: Solution) -> list[dict]:
         entry["count"] = max(entry["count"], c.count)
         entry["billed_gpus"] = max(entry["billed_gpus"], c.billed_gpus or c.count)
         entry["gpu_hours"] += c.gpu_hours * n
+        entry["billed_gpu_hours"] += (c.billed_gpus or c.count) * (c.billed_hours or c.hours) * n
     return items + [rented[k] for k in sorted(rented)]
 
 

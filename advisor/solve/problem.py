@@ -49,6 +49,7 @@ class Candidate:
     billed_gpus: int | None = None  # GPUs billed (whole nodes, the minimum block), rent
     start_hours: float = 0.0  # hours from today until its GPUs can work: a purchase's lead
     # time and burn-in (buy), an offer's provisioning (rent)
+    billed_hours: float | None = None  # hours paid per billed GPU (billing steps, minimum term), rent
 
     @property
     def gpu_hours(self) -> float:
