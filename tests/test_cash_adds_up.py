@@ -127,3 +127,13 @@ def test_hourly_billing_is_what_the_memo_multiplies(catalog, rules):
     text = advisor.memo(p, None, fmt="md", charts=False).text
     assert rental_basis_adds_up(text) == 1
     assert f"{item['billed_gpu_hours']:,.0f} GPU-hours billed" in text and f"({item['gpu_hours']:,.0f} used" in text
+    # the recommendation names the offer's kind as the bill of materials does (it said "on demand")
+    assert item["rent_kind"] == "cluster_term" and "rented (cluster term, SF Compute" in text
+    assert "GPUs on a cluster term from SF Compute" in text and " on demand " not in text
+
+
+def test_every_rental_kind_has_words():
+    from advisor.data.catalog_prices import RENT_KINDS
+    from advisor.present.words import RENT_KIND_PHRASES
+
+    assert set(RENT_KIND_PHRASES) == set(RENT_KINDS)

@@ -9,7 +9,7 @@ from advisor.contract.context import PlanContext
 from advisor.contract.costs import PurchaseItem
 from advisor.data.catalog import Catalog
 from advisor.present.memo_sections import server_name
-from advisor.present.words import deadline_phrase, duration, join, sentence, unit_rate, usd
+from advisor.present.words import deadline_phrase, duration, join, rent_phrase, sentence, unit_rate, usd
 
 
 def server_phrase(catalog: Catalog, sid: str, n: int) -> str:
@@ -19,11 +19,12 @@ def server_phrase(catalog: Catalog, sid: str, n: int) -> str:
 
 
 def _rental_phrase(item: PurchaseItem, name: str) -> str:
-    """'rent X GPUs on demand from P: H GPU-hours at $r per GPU-hour, up to n at once', with what an
-    offer sold by whole nodes bills when that is more than the GPUs used."""
+    """'rent X GPUs on demand from P: H GPU-hours at $r per GPU-hour, up to n at once' (or 'on a
+    cluster term', 'as spot capacity': the offer's kind), with what an offer sold by whole nodes bills
+    when that is more than the GPUs used."""
     n, billed = item.count, item.billed_gpus or item.count
     return (
-        f"rent {name} GPUs on demand from {item.provider}: {item.gpu_hours or 0:,.0f} "
+        f"rent {name} GPUs {rent_phrase(item.rent_kind)} from {item.provider}: {item.gpu_hours or 0:,.0f} "
         f"GPU-hours at {unit_rate(item.unit_price_usd or 0)} per GPU-hour, up to {n:,} at once"
         + (f", billed as {billed:,} GPUs (the provider rents whole nodes)" if billed > n else "")
         + (bridge_phrase(item) if item.use == "bridge" else "")

@@ -166,3 +166,20 @@ def tokens(x: float | None) -> str:
     if x is None:
         return "n/a"
     return rate(x) if x < 1e3 else short(x)
+
+
+RENT_KIND_PHRASES = {
+    "on_demand": "on demand",
+    "reserved_1y": "on a 1-year reservation",
+    "reserved_3y": "on a 3-year reservation",
+    "capacity_block": "as a capacity block",
+    "cluster_term": "on a cluster term",
+    "spot": "as spot capacity (interruptible)",
+    "marketplace": "on a marketplace",
+    "serverless": "serverless",
+}
+
+
+def rent_phrase(kind: str | None) -> str:
+    """How an offer is rented, in words: 'on demand', 'on a cluster term' (catalog `pricing`)."""
+    return RENT_KIND_PHRASES[kind or "on_demand"]
