@@ -80,7 +80,22 @@ def test_every_examples_memo_adds_up_to_the_cent(example_plan, name):
     _, plan = example_plan(name)
     text = advisor.memo(plan, EXAMPLES / f"{name}.yaml", fmt="md", charts=False).text
     memo_adds_up(text)
+    cash_sentence_foots(text)
     assert f"**${plan['total_cost_usd']:,.2f}**" in text and f"${plan['nominal_cost_usd']:,.2f}" in text
+
+
+def cash_sentence_foots(markdown: str) -> None:
+    """The recommendation's 'it pays $C in cash ($A upfront, $B for ...)' adds up as printed, and $C
+    is the cost table's cash subtotal at the sentence's precision."""
+    m = re.search(r"it pays \$([\d,.]+) in cash \((.*?)\)(?: and|;)", markdown)
+    assert m, "no cash sentence"
+    cash = Decimal(m.group(1).replace(",", ""))
+    parts = [Decimal(x.replace(",", "")) for x in re.findall(r"\$([\d,.]+)", m.group(2))]
+    assert sum(parts) == cash, m.group(0)
+    costs = _table(markdown, "Cost")
+    (subtotal,) = [_money(r[2]) for r in costs if r[0].startswith("**Cash paid over")]
+    places = Decimal(1) if "." not in m.group(1) else Decimal("0.01")
+    assert subtotal.quantize(places) == cash
 
 
 def rental_basis_adds_up(markdown: str) -> int:
@@ -126,6 +141,7 @@ def test_hourly_billing_is_what_the_memo_multiplies(catalog, rules):
     assert p["cost_breakdown"]["rental_usd"] == pytest.approx(item["billed_gpu_hours"] * item["unit_price_usd"])
     text = advisor.memo(p, None, fmt="md", charts=False).text
     assert rental_basis_adds_up(text) == 1
+    cash_sentence_foots(text)  # $49.48 upfront + $793.36 rental: $49 + $793 would not make $843
     assert f"{item['billed_gpu_hours']:,.0f} GPU-hours billed" in text and f"({item['gpu_hours']:,.0f} used" in text
     # the recommendation names the offer's kind as the bill of materials does (it said "on demand")
     assert item["rent_kind"] == "cluster_term" and "rented (cluster term, SF Compute" in text
@@ -137,3 +153,17 @@ def test_every_rental_kind_has_words():
     from advisor.present.words import RENT_KIND_PHRASES
 
     assert set(RENT_KIND_PHRASES) == set(RENT_KINDS)
+
+
+@pytest.mark.parametrize(
+    ("parts", "total", "printed"),
+    [
+        ([9688.95, 31.05, 1.69], 9721.69, (["$9,689", "$31", "$2"], "$9,722")),
+        ([49.48, 793.36], 842.84, (["$49.48", "$793.36"], "$842.84")),  # $49 + $793 is $842, not $843
+        ([3536.60, 8175861.76], 8179398.36, (["$3,536.60", "$8,175,861.76"], "$8,179,398.36")),
+    ],
+)
+def test_sentence_figures_foot_in_whole_dollars_or_in_cents(parts, total, printed):
+    from advisor.present.words import footed
+
+    assert footed(parts, total) == printed

@@ -9,7 +9,7 @@ from advisor.contract.context import PlanContext
 from advisor.contract.costs import PurchaseItem
 from advisor.data.catalog import Catalog
 from advisor.present.memo_sections import server_name
-from advisor.present.words import deadline_phrase, duration, join, rent_phrase, sentence, unit_rate, usd
+from advisor.present.words import deadline_phrase, duration, footed, join, rent_phrase, sentence, unit_rate, usd
 
 
 def server_phrase(catalog: Catalog, sid: str, n: int) -> str:
@@ -95,20 +95,22 @@ def _cost_sentence(plan: Plan, upfront: float) -> str:
     resale, and the present value the plan minimises; then the cost of owning the other way."""
     a, cb = plan.assumptions, plan.cost_breakdown
     cash, total, resale = plan.nominal_cost_usd or 0.0, plan.total_cost_usd or 0.0, plan.residual_value_usd or 0.0
-    later = [
-        f"{usd(v)} for {what}"
+    parts = [
+        (v, what)
         for v, what in (
-            (cb.support_usd, "support"),
-            (cb.energy_usd, "electricity"),
-            (cb.hosting_usd, "hosting"),
-            (cb.rental_usd, "rental"),
-            (cb.bridge_usd, "rental until the bought serving GPUs arrive"),
+            (upfront, "upfront"),
+            (cb.support_usd, "for support"),
+            (cb.energy_usd, "for electricity"),
+            (cb.hosting_usd, "for hosting"),
+            (cb.rental_usd, "for rental"),
+            (cb.bridge_usd, "for rental until the bought serving GPUs arrive"),
         )
         if v
     ]
-    paid = join(([f"{usd(upfront)} upfront"] if upfront else []) + later)
+    amounts, paid_total = footed([v for v, _ in parts], cash)  # the printed parts add up to the printed cash
+    paid = join([f"{amount} {what}" for amount, (_, what) in zip(amounts, parts)])
     text = (
-        f"Over the {a.horizon_months:g} months the plan is costed for, it pays {usd(cash)} in cash ({paid})"
+        f"Over the {a.horizon_months:g} months the plan is costed for, it pays {paid_total} in cash ({paid})"
         + (f" and gets about {usd(resale)} back by reselling the GPUs" if resale else "")
         + f"; at {a.discount_rate:.1%} a year that is {usd(total)} in present value, the figure the plan "
         "minimises. "

@@ -141,6 +141,16 @@ def usd(x: float | None) -> str:
     return f"${x:,.0f}"
 
 
+def footed(parts: list[float], total: float) -> tuple[list[str], str]:
+    """`parts` that add up to `total`, printed so that the printed parts add up to the printed total,
+    as a finance reader checks a sentence: whole dollars when those foot, else every figure to the
+    cent (as the cost table prints them): never $9,689 + $31 + $1.69 beside $9,722."""
+    whole = [round(x) for x in parts]
+    if sum(whole) == round(total):
+        return [f"${w:,}" for w in whole], f"${round(total):,}"
+    return [usd_cents(x) for x in parts], usd_cents(total)
+
+
 def usd_cents(x: float) -> str:
     """Dollars to the cent, as a finance table prints them so its rows add up: $9,007.06, -$1,210.57."""
     return f"{'-' if x < 0 else ''}${abs(x):,.2f}"
