@@ -74,6 +74,25 @@ def test_a_short_term_is_written_in_hours_or_days_not_a_fraction_of_a_month(cata
     assert item["term"].endswith(", shortest term 1 hour") and "-month term" not in item["term"]
 
 
+def test_a_fabric_the_provider_does_not_publish_is_asked_at_the_bandwidth_the_estimate_assumes(catalog, rules):
+    """4,096 H100s at SF Compute span 512 nodes joined by InfiniBand of unpublished bandwidth: the item
+    asks for the 8 x 50 GB/s = 400 Gb/s per GPU the speed rests on (estimator.yaml), not just
+    'fabric infiniband'."""
+    doc = {
+        "name": "405B",
+        "deployment": {"context": "cloud", "ownership": "rent"},
+        "jobs": [{"name": "pt", "kind": "pretrain", "model": "llama-3.1-405b", "tokens": "2T", "deadline": "120d"}],
+        "decision": "point",
+    }
+    p = plan(parse_workload(doc), catalog=catalog, rules=rules, as_of=AS_OF)
+    (bought,) = p["purchase"]
+    assert bought["fabric_gbps_per_gpu"] is None and bought["count"] > bought["gpus_per_node"]
+    gbps = 8 * catalog.estimator["network_gbps_per_gpu"]["hopper"]
+    (item,) = [r for r in table(advisor.rfq(p, fmt="csv")) if r["section"] == "quote"]
+    assert f"the speed estimate assumes {gbps:g} Gb/s per GPU between nodes; ask the provider" in item["notes"]
+    assert bought["provider"] in item["notes"]
+
+
 @pytest.mark.parametrize(
     ("hours", "words"),
     [

@@ -193,8 +193,14 @@ def _group_tier(gpu: GPU, group: int, stride: int, p: Params) -> dict:
         name = "pcie-p2p" if ic.p2p.value is True else "pcie-via-host"
     if servers > 1:
         name += "+network"
-    net = float(gpu_value(p.network_gbps_per_gpu, gpu, 25.0))
+    net = default_network_gbps(gpu, p)
     return {"tier": name, "intra_gbps": intra, "network_gbps": net, "per_server": per_server, "servers": servers}
+
+
+def default_network_gbps(gpu: GPU, p: Params) -> float:
+    """GB/s per GPU per direction between servers that the estimate assumes (estimator.yaml
+    `network_gbps_per_gpu`) where a rental offer publishes no fabric bandwidth to use instead."""
+    return float(gpu_value(p.network_gbps_per_gpu, gpu, 25.0))
 
 
 def _collective_seconds(volume: float, tier: dict) -> float:

@@ -155,10 +155,17 @@ def term_phrase(months: float) -> str:
     return f"shortest term {duration(hours, short=True)}"
 
 
-def notes(plan: Plan, ctx: PlanContext, gpu: str) -> str:
-    """The plan's rule warnings naming this GPU (id or name): export and licence notes."""
+OFFER_CODES = ("fabric", "quote-needed", "node-size")  # warnings on what a rental offer does not publish
+
+
+def notes(plan: Plan, ctx: PlanContext, gpu: str, provider: str | None = None) -> str:
+    """The plan's rule warnings naming this GPU (id or name): export and licence notes; and for a rental
+    from `provider`, what its offer does not publish (the fabric's bandwidth the estimate assumes, an
+    order above its largest, its node size), which the quote must settle."""
     name = ctx.gpu_name(gpu)
     found = [f"[{w.rule}] {w.message}" for w in plan.warnings if w.rule and (gpu in w.message or name in w.message)]
+    if provider:
+        found += [w.message for w in plan.warnings if w.code in OFFER_CODES and f"at {provider}" in w.message]
     return "; ".join(found)
 
 
@@ -186,7 +193,7 @@ def rows(plan: Plan, ctx: PlanContext) -> list[list[Any]]:
                 term(plan, item),
                 date,
                 basis,
-                "; ".join(x for x in (price, notes(plan, ctx, item.gpu)) if x),
+                "; ".join(x for x in (price, notes(plan, ctx, item.gpu, item.provider)) if x),
             ]
         )
     for s in plan.servers:

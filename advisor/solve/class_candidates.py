@@ -37,6 +37,7 @@ from advisor.perf.estimate import Estimate, evaluate
 from advisor.perf.goodput import wall_hours
 from advisor.perf.jobspec import JobSpec
 from advisor.perf.layout import min_gpus
+from advisor.perf.training import default_network_gbps
 from advisor.solve.constraints.deadline import meets, too_slow
 from advisor.solve.holding import Holding
 from advisor.solve.options import (
@@ -241,7 +242,7 @@ class ClassRuns:
             cap = capacity_warning(opt, n, s.catalog.economics)
             warnings += [{"rule": None, "code": "capacity", "message": cap}] if cap else []
             warnings += [{"rule": None, "code": "rent-terms", "message": m} for m in rc.notes]
-            warnings += offer_warnings(opt, n)
+            warnings += offer_warnings(opt, n, default_network_gbps(self.gpu, s.params))
         else:
             nominal = s.costs.job_energy_usd(n * hours, self.out.kw + self.per_slot_kw)
             run_cost = nominal * stream_factor(hours / HOURS_PER_YEAR, s.costs.discount_rate)

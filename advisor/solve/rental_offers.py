@@ -31,14 +31,19 @@ def grouped(pairs: list[tuple[str, RentOption | None]]) -> list[Way]:
     return [(own, next(filled) if own == "rent" else group) for own, group in out]
 
 
-def offer_warnings(opt: RentOption, n: int) -> list[Finding]:
+def offer_warnings(opt: RentOption, n: int, assumed_gbps: float) -> list[Finding]:
     """What a plan renting n GPUs on `opt` must say: a quote is needed above the offer's published
-    largest order, the fabric its nodes are joined by (when the job spans nodes), and an offer whose
-    node size or fabric bandwidth is not published."""
+    largest order, the fabric its nodes are joined by (when the job spans nodes; with the bandwidth
+    the speed estimate assumes, `assumed_gbps` GB/s per GPU, when the offer publishes none), and an
+    offer whose node size is not published."""
     out = quote_needed(opt, n)
     fit = fabric_fit(opt.offer, n)
     if fit.nodes > 1:
-        assumed = "" if fit.gbps_per_gpu else ": the estimate assumes the estimator's usual network between nodes"
+        assumed = (
+            ""
+            if fit.gbps_per_gpu
+            else f": the speed estimate assumes {assumed_gbps * 8:g} Gb/s per GPU between nodes; ask the provider"
+        )
         out.append(
             {"rule": None, "code": "fabric", "message": f"{n} GPUs at {opt.offer.provider}: {fit.reason}{assumed}"}
         )
