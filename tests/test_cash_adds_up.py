@@ -81,6 +81,7 @@ def test_every_examples_memo_adds_up_to_the_cent(example_plan, name):
     text = advisor.memo(plan, EXAMPLES / f"{name}.yaml", fmt="md", charts=False).text
     memo_adds_up(text)
     cash_sentence_foots(text)
+    assert bom_lines_multiply_out(text) >= 1
     assert f"**${plan['total_cost_usd']:,.2f}**" in text and f"${plan['nominal_cost_usd']:,.2f}" in text
 
 
@@ -96,6 +97,22 @@ def cash_sentence_foots(markdown: str) -> None:
     (subtotal,) = [_money(r[2]) for r in costs if r[0].startswith("**Cash paid over")]
     places = Decimal(1) if "." not in m.group(1) else Decimal("0.01")
     assert subtotal.quantize(places) == cash
+
+
+def bom_lines_multiply_out(markdown: str) -> int:
+    """Each bill-of-materials line, multiplied as printed (quantity x unit price; a tax line's base x
+    its rate), is its extended price to the cent; returns the lines checked."""
+    checked = 0
+    for item, qty, unit, ext, *_ in _table(markdown, "Bill of materials"):
+        if set(item) <= set("-:") or not ext.startswith("$") or item.startswith("**"):
+            continue
+        if unit.endswith("%"):
+            product = _money(qty) * Decimal(unit[:-1]) / 100
+        else:
+            product = Decimal(qty.replace(",", "")) * _money(unit)
+        assert abs(product - _money(ext)) <= Decimal("0.01"), (item, qty, unit, ext)
+        checked += 1
+    return checked
 
 
 def rental_basis_adds_up(markdown: str) -> int:

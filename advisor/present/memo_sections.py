@@ -90,8 +90,14 @@ def _quantity(item: str, quantity: float, unit_usd: float | None, total_usd: flo
         return usd_cents(quantity), f"{(unit_usd or 0.0) * 100:.2f}%"
     if quantity == 1 and total_usd is not None:  # a lump sum: its unit is its total, to the cent
         return "1", usd_cents(total_usd)
-    qty = f"{quantity:,}" if float(quantity).is_integer() else f"{quantity:,.4g}"
-    return qty, (unit_rate(unit_usd) if unit_usd is not None and abs(unit_usd) < 10 else usd(unit_usd))
+    qty = f"{quantity:,.4f}".rstrip("0").rstrip(".")  # the plan's digits: 71.3425 GPU-months, not 71.34
+    if unit_usd is None or float(unit_usd).is_integer():
+        return qty, usd(unit_usd)
+    shown = float(qty.replace(",", ""))
+    places = next(  # the fewest decimals at which quantity x unit is the extended price to the cent
+        (d for d in (2, 3, 4) if total_usd is None or abs(round(unit_usd, d) * shown - total_usd) <= 0.01), 4
+    )
+    return qty, f"${unit_usd:,.{places}f}"
 
 
 def job_rows(plan: Plan, ctx: PlanContext, min_gpus: dict, refs: Refs) -> list[dict]:
