@@ -4,6 +4,7 @@ stated rule (perf/measured.py); `advisor calibrate` fits an override with a leav
 
 from __future__ import annotations
 
+import json
 import math
 from dataclasses import replace
 from pathlib import Path
@@ -157,7 +158,41 @@ def test_calibrate_reads_a_mixture_of_experts_preset_at_its_active_parameters(ca
     from advisor.perf.calibrate import read_runs
 
     path = tmp_path / "runs.csv"
-    path.write_text("gpu,count,tokens_per_s,model,precision\nh100-sxm,8,20000,mixtral-8x7b,bf16\n")
+    path.write_text("gpu,count,tokens_per_s,model,precision\nh100-sxm,16,40000,mixtral-8x7b,bf16\n")
     (run,) = read_runs(path, catalog)
     m = catalog.models["mixtral-8x7b"]
     assert run.job.model.active_params == m.active_params < m.params
+
+
+def test_calibrate_refuses_a_run_the_estimator_cannot_place_and_never_prints_nan(tmp_path):
+    """A user's 70B run on 8 H100 (full training state cannot fit in 640 GB: it was LoRA or offloaded)
+    made the fit print 'leave-one-out nan%'; it is refused naming its line and what to add. One run
+    has no leave-one-out error: 'n/a' and JSON null, never NaN."""
+    from click.testing import CliRunner
+
+    from advisor.cli import main
+
+    runs = tmp_path / "runs.csv"
+    runs.write_text(
+        "gpu,count,tokens_per_s,model\n"
+        "h100-sxm,8,60000,llama-3-8b\n"
+        "h100-sxm,16,118000,llama-3-8b\n"
+        "h100-sxm,8,9000,llama-3-70b\n"
+    )
+    out = tmp_path / "mine.yaml"
+    r = CliRunner().invoke(main, ["calibrate", str(runs), "-o", str(out)])
+    assert r.exit_code == 2 and "line 4, field count" in r.output and "no layout" in r.output
+    assert "nan" not in r.output.lower() and not out.exists()
+    one = tmp_path / "one.csv"
+    one.write_text("gpu,count,tokens_per_s,model\nh100-sxm,8,60000,llama-3-8b\n")
+    r = CliRunner().invoke(main, ["calibrate", str(one), "-o", str(out), "--format", "json"])
+    assert r.exit_code == 0, r.output
+
+    def refuse(name: str) -> None:
+        raise AssertionError(f"{name} in JSON")
+
+    data = json.loads(r.output, parse_constant=refuse)
+    assert data["mape_leave_one_out"] is None and data["errors"][0]["leave_one_out"] is None
+    assert "leave-one-out MAPE n/a" in out.read_text()
+    r = CliRunner().invoke(main, ["calibrate", str(one), "-o", str(out), "--force"])
+    assert "leave-one-out n/a" in r.output and "nan" not in r.output.lower()

@@ -273,7 +273,7 @@ def calibrate(runs_file: str, output: str, force: bool, fmt: str, catalog_file: 
     result = fit_runs(runs_file, catalog)
     head = (
         f"# Estimator override fitted by `advisor calibrate {Path(runs_file).name}` to {result['runs']} runs;\n"
-        f"# leave-one-out MAPE {100 * result['mape_leave_one_out']:.1f}%. Use it with --catalog.\n"
+        f"# leave-one-out MAPE {_percent(result['mape_leave_one_out'])}. Use it with --catalog.\n"
     )
     write_file(output, head + yaml.safe_dump(result["override"], sort_keys=True))
     emit(result, fmt, _calibrate_text)
@@ -285,13 +285,18 @@ def _calibrate_text(data: dict[str, Any], fmt: str) -> str:
     lines = [
         f"{data['runs']} runs; framework efficiency x "
         + ", ".join(f"{k} {v:.3f} ({data['groups'][k]} runs)" for k, v in data["scale"].items()),
-        f"MAPE in-sample {100 * data['mape_in_sample']:.1f}%, leave-one-out {100 * data['mape_leave_one_out']:.1f}%",
+        f"MAPE in-sample {_percent(data['mape_in_sample'])}, leave-one-out {_percent(data['mape_leave_one_out'])}",
         "",
         "line  GPU x count            measured tok/s   in-sample  leave-one-out",
     ]
     for e in data["errors"]:
         lines.append(
             f"{e['line']:>4}  {e['gpu'] + ' x ' + str(e['count']):<22} {e['measured']:>14,.0f}   "
-            f"{100 * e['in_sample']:+8.1f}%  {100 * e['leave_one_out']:+8.1f}%"
+            f"{_percent(e['in_sample'], '+'):>9}  {_percent(e['leave_one_out'], '+'):>9}"
         )
     return "\n".join(lines) + "\n"
+
+
+def _percent(x: float | None, sign: str = "") -> str:
+    """0.093 -> '9.3%' ('+9.3%' with sign '+'); None (leave-one-out of a single run) -> 'n/a'."""
+    return "n/a" if x is None else f"{100 * x:{sign}.1f}%"

@@ -107,11 +107,12 @@ def read_runs(path: str | Path, catalog: Catalog) -> list[Run]:
     name = str(path)
     body = _body(path)
     reader = csv.DictReader(t for _, t in body)
-    runs = []
+    runs, p = [], params_from(catalog)
     for (line, _), row in zip(body[1:], reader):
         if (row.get("basis") or "measured") not in ("measured", "derived"):
             continue  # calibration.csv: end-to-end, pair and excluded rows are not steady-state speeds
         runs.append(_run(row, catalog, line, name))
+        _check_fits(runs[-1], catalog, p, name)
     return runs
 
 
@@ -131,6 +132,20 @@ def _run(row: dict[str, str], catalog: Catalog, line: int, name: str) -> Run:
         )
     job = _job(row, _model(row, catalog, line, name), line, name)
     return Run(line, gpu, count, total if total is not None else per_gpu * count, job)
+
+
+def _check_fits(run: Run, catalog: Catalog, p: Params, name: str) -> None:
+    """A run the estimator cannot lay out on its GPUs cannot be predicted, so neither fitted nor scored:
+    say which and what would place it (a run that ran did fit, in a layout the row does not give)."""
+    e = evaluate(run.job, catalog.gpus[run.gpu], run.count, p)
+    if not e.fits:
+        raise InputError(
+            f"{name}, line {run.line}, field count: the estimator finds no layout of this run on {run.count} {run.gpu} "
+            f"({e.reason or 'it does not fit in memory'}); give the columns that say how it ran (kind, "
+            "strategy, tensor_parallel, pipeline_parallel, micro_batch, checkpointing) or leave the row out",
+            file=name,
+            field="count",
+        )
 
 
 def _job(row: dict[str, str], model: ModelSpec, line: int, name: str) -> JobSpec:
@@ -246,8 +261,9 @@ def calibrate(path: str | Path, catalog: Catalog) -> dict[str, Any]:
     runs = read_runs(path, catalog)
     p = params_from(catalog)
     q, info = fit(runs, catalog, p)
-    loo = leave_one_out(runs, catalog, p) if len(runs) > 1 else [float("nan")]
+    loo: list[float | None] = list(leave_one_out(runs, catalog, p)) if len(runs) > 1 else [None]  # one run: none
     ins = [_predict(r, catalog, q) / r.tokens_per_s - 1.0 for r in runs]
+    scored = [abs(x) for x in loo if x is not None]
     keys = sorted({g for g, _ in (_key(r, catalog) for r in runs)})
     override = {
         "framework_efficiency": {g: (q.framework_efficiency or {})[g] for g in keys},
@@ -265,10 +281,10 @@ def calibrate(path: str | Path, catalog: Catalog) -> dict[str, Any]:
                 "count": r.count,
                 "measured": r.tokens_per_s,
                 "in_sample": round(e, 4),
-                "leave_one_out": round(x, 4),
+                "leave_one_out": round(x, 4) if x is not None else None,
             }
             for r, e, x in zip(runs, ins, loo)
         ],
         "mape_in_sample": round(statistics.mean(abs(e) for e in ins), 4),
-        "mape_leave_one_out": round(statistics.mean(abs(x) for x in loo), 4),
+        "mape_leave_one_out": round(statistics.mean(scored), 4) if scored else None,
     }
