@@ -66,18 +66,24 @@ class InputError(AdvisorError):
         out.errors = list(errors)
         return out
 
-    def in_file(self, file: str | None) -> InputError:
+    def in_file(self, file: str | None, position: Callable[[str], tuple[int, int] | None] | None = None) -> InputError:
         """This error, attributed to `file` if it names none yet (a check that needed the catalog
-        found the problem after the workload was read)."""
+        found the problem after the workload was read), at the line and column `position(field)`
+        finds its field written on."""
         if self.file is not None or file is None:
             return self
         if len(self.errors) > 1:
-            return InputError.many([e.in_file(file) for e in self.errors])
+            return InputError.many([e.in_file(file, position) for e in self.errors])
         message = str(self)
         if self.field and message.startswith(f"{self.field}:"):
             message = f"`{self.field}`" + message[len(self.field) :]
+        line, column = self.line, self.column
+        found = position(self.field) if position is not None and self.field and line is None else None
+        if found is not None:
+            line, column = found
+        where = f"{file}:{line}:{column}" if line is not None else file
         return InputError(
-            f"{file}: {message}", file=file, field=self.field, line=self.line, column=self.column, given=self.given
+            f"{where}: {message}", file=file, field=self.field, line=line, column=column, given=self.given
         )
 
 

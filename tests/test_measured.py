@@ -196,3 +196,30 @@ def test_calibrate_refuses_a_run_the_estimator_cannot_place_and_never_prints_nan
     assert "leave-one-out MAPE n/a" in out.read_text()
     r = CliRunner().invoke(main, ["calibrate", str(one), "-o", str(out), "--force"])
     assert "leave-one-out n/a" in r.output and "nan" not in r.output.lower()
+
+
+def test_a_measured_speed_the_job_cannot_run_at_is_refused_at_its_line(tmp_path):
+    """70B measured on one RTX 4090 (its training state needs over a terabyte) has no model speed to
+    be a ratio of: the plan used to drop it silently; it is refused, naming where it is written."""
+    from click.testing import CliRunner
+
+    from advisor.cli import main
+
+    path = tmp_path / "w.yaml"
+    path.write_text(
+        "name: t\n"
+        "deployment: {context: cloud, ownership: rent}\n"
+        "jobs:\n"
+        "  - name: tr\n"
+        "    kind: pretrain\n"
+        "    model: llama-3-70b\n"
+        "    tokens: 10B\n"
+        "    deadline: 30d\n"
+        "    measured:\n"
+        "      - {gpu: h100-sxm, count: 64, tokens_per_s: 60000, date: 2026-11-01}\n"
+        "      - {gpu: rtx-4090, count: 1, tokens_per_s: 100, date: 2026-11-01}\n"
+    )
+    for command in ("plan", "validate"):
+        r = CliRunner().invoke(main, [command, str(path)])
+        assert r.exit_code == 2, r.output
+        assert f"{path}:11:9: `jobs[0].measured[1]`: the job does not fit on 1 x rtx-4090" in r.output

@@ -212,7 +212,7 @@ def _run(f: Callable[..., T], args: tuple[Any, ...], kwargs: dict[str, Any]) -> 
             workload = kwargs.get("workload_file")
             command = click.get_current_context(silent=True)
             if exc.field not in {p.name for p in (command.command.params if command else [])}:
-                exc = exc.in_file("<stdin>" if workload == "-" else workload)  # not about an option (--output)
+                exc = exc.in_file(*workload_place(workload))  # not about an option (--output)
             lines = [str(e) if e.file else flag_names(str(e), command.command if command else None) for e in exc.errors]
             _fail([f"error: {line}" for line in lines], exc.exit_code)
         if isinstance(exc, AdvisorError):  # e.g. "raise `time_limit`": the flag, as above
@@ -221,6 +221,16 @@ def _run(f: Callable[..., T], args: tuple[Any, ...], kwargs: dict[str, Any]) -> 
         _fail(
             [f"internal error: {type(exc).__name__}: {exc} (please report it; run with --debug for the traceback)"], 1
         )
+
+
+def workload_place(workload: str | None) -> tuple[str | None, Callable[[str], tuple[int, int] | None] | None]:
+    """The workload's name for an error found after reading, and how to find a field's line in it
+    (the file is read again; standard input cannot be)."""
+    if workload is None or workload == "-":
+        return ("<stdin>" if workload == "-" else None), None
+    from advisor.inputs.workload import field_position
+
+    return workload, lambda field: field_position(workload, field)
 
 
 def emit(data: Any, fmt: str, render: Callable[[Any, str], str] | None = None) -> None:

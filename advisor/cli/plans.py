@@ -220,6 +220,7 @@ def validate(
     """
     import json
 
+    from advisor.cli.base import workload_place
     from advisor.errors import InputError
     from advisor.flow import prepare
 
@@ -233,7 +234,8 @@ def validate(
     except InputError as exc:
         if fmt != "json":
             raise
-        errors = [e.in_file(name) if e.field != "catalog_file" else e for e in exc.errors]
+        place = workload_place(workload_file)
+        errors = [e.in_file(*place) if e.field != "catalog_file" else e for e in exc.errors]
         click.echo(
             json.dumps(
                 {"file": name, "valid": False, "errors": [e.to_dict() for e in errors]}, indent=2, ensure_ascii=False

@@ -6,6 +6,7 @@ words is accepted: `model`/`tokens`/`precision`/`deadline`/`kind` at the top lev
 `gpus: 8` means `gpus: {count: 8}`, `deployment: datacenter` means `{context: datacenter}`.
 """
 
+import re
 from collections import Counter
 from pathlib import Path
 from typing import Any, Literal
@@ -17,7 +18,7 @@ from advisor.inputs.deployment import Deployment, Finance, GpuSelection
 from advisor.inputs.jobs import JOB_SHORTHAND, SOFTWARE_HELP, AnyJob, Software
 from advisor.inputs.known import Known, gpus_shorthand
 from advisor.inputs.loader import parse_bytes, read_bytes
-from advisor.inputs.phrasing import as_written, distinct_errors, format_error
+from advisor.inputs.phrasing import as_written, distinct_errors, format_error, located
 from advisor.inputs.quantities import MAX_JOBS, USD
 from advisor.inputs.strict import Written
 from advisor.inputs.yaml_nodes import Marks
@@ -174,6 +175,20 @@ def read_workload(path: str | Path, known: Known | None = None) -> tuple[Workloa
     marks: Marks = {}
     data = parse_bytes(raw, name, "workload file", marks=marks)
     return parse_workload(data, name, known=known, marks=marks), name, raw
+
+
+def field_position(path: str | Path, field: str) -> tuple[int, int] | None:
+    """(line, column) where a field such as `jobs[0].measured[1]` is written in the workload file, for
+    an error found after reading (a check that needed the catalog); None when unreadable or unwritten."""
+    try:
+        name, raw = read_bytes(path, "workload file")
+        marks: Marks = {}
+        parse_bytes(raw, name, "workload file", marks=marks)
+    except InputError:
+        return None
+    loc = tuple(int(p) if p.isdigit() else p for p in re.findall(r"[^.\[\]]+", field))
+    _, line, column = located(name, loc, marks)
+    return (line, column) if line is not None and column is not None else None
 
 
 def workload_json_schema() -> dict[str, Any]:

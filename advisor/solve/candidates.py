@@ -8,6 +8,7 @@ what is built here, and every option left out is recorded with its reason.
 from __future__ import annotations
 
 import datetime as dt
+from dataclasses import replace
 
 from advisor.data.catalog import GPU, Catalog
 from advisor.data.estimator import Params
@@ -22,6 +23,7 @@ from advisor.economics.rental import (
 )
 from advisor.errors import InputError, suggest
 from advisor.inputs.workload import Workload
+from advisor.perf.estimate import evaluate
 from advisor.perf.jobspec import job_spec, resolve_model
 from advisor.perf.layout_cache import absorb, mark, new_answers
 from advisor.solve import parallel
@@ -83,11 +85,29 @@ def job_classes(workload: Workload, catalog: Catalog) -> list[JobClass]:
     return list(classes.values())
 
 
+def _check_measured(s: Setting) -> None:
+    """A job's own speed on GPUs and a count the estimator cannot lay it out on has no model speed to
+    be the ratio of, so it can neither be used nor move the other GPUs: refused, never dropped."""
+    for cls in s.classes:
+        bare = replace(cls.spec, measured=())
+        for j, m in enumerate(cls.spec.measured):
+            e = evaluate(bare, m.figures, m.count, s.params)
+            if not e.fits:
+                where = f"jobs[{cls.jobs[0]}].measured[{j}]"
+                raise InputError(
+                    f"{where}: the job does not fit on {m.count} x {m.gpu} as the estimator lays it out "
+                    f"({e.reason or 'memory'}), so this speed can calibrate nothing; check the GPU and count, "
+                    "or give the job's micro_batch, checkpointing and optimizer as the run had them",
+                    field=where,
+                )
+
+
 def build_problem(workload: Workload, catalog: Catalog, rules: RuleSet, params: Params, as_of: dt.date) -> Problem:
     catalog = catalog.at(as_of)  # prices and parts dated after as_of are left out (catalog.ignored_after_as_of)
     setting = Setting(
         workload, catalog, rules, params, as_of, deployment_costs(workload, catalog), job_classes(workload, catalog)
     )
+    _check_measured(setting)
     gpu_ids = considered_gpus(workload, catalog)
     by_gpu = _offer_all(setting, gpu_ids)
     classes = setting.classes
