@@ -144,3 +144,20 @@ def test_time_limit_must_be_a_real_number_of_seconds(run):
     for bad in ("nan", "inf", "0", "-5"):
         code, _, err = run("plan", EXAMPLES / "article-office.yaml", "--time-limit", bad)
         assert code == 2 and "--time-limit" in err
+
+
+def test_a_fresh_process_prints_the_whole_plan_and_saves_its_searches_at_exit(run, tmp_path):
+    """The CLI freezes the collector for the interpreter's shutdown (advisor/cli/__init__.py); the
+    exit handlers before that still run: a process started from an empty cache prints the same plan
+    as the command run in this process, and leaves its layout searches in the store for the next run."""
+    import os
+    import subprocess
+    import sys
+
+    args = ["plan", str(EXAMPLES / "article-office.yaml"), "--as-of", str(AS_OF), "--format", "json"]
+    cache = tmp_path / "cache"
+    env = {**os.environ, "GPU_ADVISOR_CACHE": str(cache), "XDG_CONFIG_HOME": str(tmp_path / "config")}
+    done = subprocess.run([sys.executable, "-m", "advisor", *args], capture_output=True, text=True, env=env)
+    code, out, _ = run(*args)
+    assert (done.returncode, done.stdout, done.stderr) == (code, out, "") and code == 0
+    assert list(cache.glob("layouts-*/*.json")), "the layout store's exit handler did not write"

@@ -6,11 +6,25 @@ command shares), plans (plan, frontier, validate, init, schema), documents (memo
 imported when one of its commands is asked for (base.LazyGroup).
 """
 
+import atexit
+import gc
 import os
 
 # the tool uses no pydantic plugin: not scanning every installed package's entry points for one
 # saves ~0.01 s of a cold `advisor plan` (PYDANTIC_DISABLE_PLUGINS= set empty turns the scan back on)
 os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
+
+
+def _exit_without_collecting() -> None:
+    """At the interpreter's exit, after the exit handlers registered later (the layout store's save):
+    every object is frozen, so the collections of the interpreter's shutdown no longer walk the whole
+    heap (package, catalog, plan) just before the process frees it. Objects are still released by
+    reference counting, files closed and buffers flushed; only cyclic garbage is left to the exit.
+    ~0.07 s of a cold `advisor plan` (docs/performance.md)."""
+    gc.freeze()
+
+
+atexit.register(_exit_without_collecting)
 
 from advisor.cli.base import main  # noqa: E402
 

@@ -116,6 +116,9 @@ class ClassRuns:
         self.smallest: dict[JobSpec, int | None] = {}
         self.per_slot_kw = per_slot_kw(out.servers or [])
         self.slots = max((o.slots for o in out.servers or []), default=1)
+        # the parameters over each fabric a rented job spans nodes on: one object per network speed,
+        # so the layout store (perf/layout_cache.py) describes each once, not once per count
+        self.params_over: dict[float, Params] = {}
 
     def offer_class(self, k: int, cls: JobClass, ways: list[Way]) -> None:
         s, gpu = self.s, self.gpu
@@ -193,17 +196,22 @@ class ClassRuns:
         spans nodes over, when its offer publishes it (else the estimator's assumed network)."""
         shape = (spec, n, network_gbps)
         if shape not in self.cache:
-            params = self.s.params
-            if network_gbps is not None:
-                table = params.network_gbps_per_gpu
-                table = (
-                    {**table, self.gpu.id: network_gbps}
-                    if isinstance(table, dict)
-                    else {"default": table, self.gpu.id: network_gbps}
-                )
-                params = dataclasses.replace(params, network_gbps_per_gpu=table)
+            params = self.s.params if network_gbps is None else self._params_over(network_gbps)
             self.cache[shape] = evaluate(spec, self.gpu, n, params)
         return self.cache[shape]
+
+    def _params_over(self, network_gbps: float) -> Params:
+        """The estimator's parameters with this GPU's network at `network_gbps` (GB/s per GPU each way)."""
+        params = self.params_over.get(network_gbps)
+        if params is None:
+            table = self.s.params.network_gbps_per_gpu
+            table = (
+                {**table, self.gpu.id: network_gbps}
+                if isinstance(table, dict)
+                else {"default": table, self.gpu.id: network_gbps}
+            )
+            params = self.params_over[network_gbps] = dataclasses.replace(self.s.params, network_gbps_per_gpu=table)
+        return params
 
     def _count_rules(self, k: int, ownership: str, n: int, est: Estimate) -> list[RuleFinding]:
         """The rules that depend on the count: the layout this count needs (INT001)."""
