@@ -191,7 +191,7 @@ def _why_not(m: ServeModel, hw: Hardware, plan: PrecisionPlan, mem: Memory, coun
         return f"{hw.name} has no sourced memory size or bandwidth in the catalog, which the serving model needs"
     return (
         f"{m.name} at {plan.served} needs {mem.weights_gb:.1f} GB of weights per GPU plus "
-        f"{params.overhead_gb:g} GB overhead and KV cache; {count} x {hw.memory_gb:g} GB is not enough"
+        f"{params.overhead_gb:g} GB overhead and KV cache; {count} x {hw.memory_gb:.1f} GB is not enough"
     )
 
 
