@@ -79,30 +79,3 @@ def test_a_gpu_without_any_16_bit_rate_is_refused_with_the_reason():
     assert replica_rate("llama-3.1-8b", bare, 1, "int4", 500, 100) is None
     est = serve_estimate("llama-3.1-8b", bare, 1, "fp8", 500, 100)
     assert est["fits"] is False and "no tensor rate for fp8 or a wider format" in est["reason"]
-
-
-@pytest.mark.parametrize("precision", ["fp8", "fp4"])
-def test_the_lm_head_of_an_fp8_or_fp4_checkpoint_stays_16_bit(precision):
-    """ModelOpt's FP8 and NVFP4 configs leave the LM head unquantized ('*lm_head*': {'enable': False}):
-    it is held at 2 bytes a weight and its GEMM runs at the 16-bit rate. Llama 3.1 8B's head is
-    128,256 x 4,096 = 525M of its 8.03B parameters."""
-    from advisor.perf.serve import Setup, decode_step
-    from advisor.perf.serving import load_params
-
-    catalog = load_catalog()
-    m, hw = load_model("llama-3.1-8b"), hardware(catalog.gpus["b200"], catalog)
-    head = 128256 * 4096
-    est = serve_estimate(m, hw, 1, precision, 500, 100)
-    assert est["weights_gb_per_gpu"] == pytest.approx(
-        ((m.params - head) * WEIGHT_BYTES[precision] + head * 2) / 1e9, abs=1e-3
-    )
-    s = Setup(m, hw, precision, 1, 1, "tensorrt-llm", load_params())
-    batch, ctx = 256, 600
-    body = batch * (2 * (m.matmul_active - head) + 4 * m.layers * ctx * m.heads * m.head_dim)
-    peak = {p: hw.tflops[p] * 1e12 * hw.matmul_fraction.get(p, hw.matmul_fraction["bf16"]) for p in hw.tflops}
-    expected = (body / peak[precision] + batch * 2 * head / peak["bf16"]) / s.params.decode_compute_efficiency
-    assert decode_step(s, batch, ctx)["compute_s"] == pytest.approx(expected, rel=1e-9)
-    # a 16-bit job has no quantized GEMMs to set apart: all of it at the 16-bit rate
-    s16 = Setup(m, hw, "bf16", 1, 1, "tensorrt-llm", load_params())
-    all16 = batch * (2 * m.matmul_active + 4 * m.layers * ctx * m.heads * m.head_dim) / peak["bf16"]
-    assert decode_step(s16, batch, ctx)["compute_s"] == pytest.approx(all16 / s.params.decode_compute_efficiency)

@@ -24,13 +24,6 @@ WEIGHT_BYTES = {"bf16": 2.0, "fp16": 2.0, "fp8": 1.0, "fp4": 0.5625, "int8": 1.0
 # KV-cache element bytes: fp8 and fp4 deployments keep an fp8 cache (TensorRT-LLM's FP8 KV, the
 # MLPerf configs); weight-only int8/int4 keep activations and cache in fp16.
 KV_BYTES = {"bf16": 2.0, "fp16": 2.0, "fp8": 1.0, "fp4": 1.0, "int8": 2.0, "int4": 2.0}
-# Precisions whose checkpoints keep the output head (LM head) in 16 bits: NVIDIA ModelOpt, which makes the
-# FP8 and NVFP4 checkpoints TensorRT-LLM and NVIDIA's MLPerf runs serve, disables its quantizers in every
-# default config ('"*lm_head*": {"enable": False}' in _default_disabled_quantizer_cfg, part of FP8_DEFAULT_CFG
-# and NVFP4_DEFAULT_CFG: github.com/NVIDIA/TensorRT-Model-Optimizer modelopt/torch/quantization/config.py
-# at 103b1bb1), and its Hugging Face export writes '"exclude_modules": ["lm_head"]' for FP8 and NVFP4: the
-# head is held in 16 bits and its GEMM runs at the 16-bit tensor rate.
-HEAD_16BIT = ("fp8", "fp4")
 
 
 @dataclass(frozen=True)
@@ -71,16 +64,9 @@ class ServeModel:
         return self.active_params if self.tied else max(self.active_params - self.vocab * self.hidden, 0.0)
 
 
-def head_params_16bit(model: ServeModel, precision: str) -> float:
-    """Parameters of the output head a checkpoint at `precision` keeps in 16 bits (HEAD_16BIT; 0: none)."""
-    return float(model.vocab * model.hidden) if precision in HEAD_16BIT else 0.0
-
-
 def weight_bytes(model: ServeModel, precision: str) -> float:
-    """All weights at `precision` (MoE: every expert is resident), the output head in 16 bits where the
-    precision's checkpoints keep it so."""
-    wb = WEIGHT_BYTES[precision]
-    return model.params * wb + head_params_16bit(model, precision) * (2.0 - wb)
+    """All weights at `precision` (MoE: every expert is resident)."""
+    return model.params * WEIGHT_BYTES[precision]
 
 
 def kv_bytes_per_token(model: ServeModel, precision: str, tp: int = 1, layers: int | None = None) -> float:

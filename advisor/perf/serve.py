@@ -14,7 +14,6 @@ from dataclasses import dataclass, field
 from advisor.perf.kv import (
     WEIGHT_BYTES,
     ServeModel,
-    head_params_16bit,
     kv_bytes_per_token,
 )
 from advisor.perf.precision import PrecisionPlan, plan_precision
@@ -213,21 +212,13 @@ class Setup:
     def gpus(self) -> int:
         return self.tp * self.pp
 
-    def rate(self, at: str | None = None) -> float:
-        """Achievable GEMM rate at the tensor rate `at` (default: the job's): the dense peak x the GPU's
-        measured matmul fraction (MAMF) x the engine."""
-        at = at or self.plan.compute
+    def rate(self) -> float:
+        """Achievable GEMM rate: the dense peak x the GPU's measured matmul fraction (MAMF) x the engine."""
+        at = self.plan.compute
         if at is None:
             return 0.0
         mamf = float(self.hw.matmul_fraction.get(at, self.hw.matmul_fraction.get("bf16", 1.0)))
         return float(self.hw.tflops[at]) * 1e12 * mamf * self.params.compute_factor(self.engine)
-
-    def head_rate(self) -> float:
-        """GEMM rate of the output head: the 16-bit rate where the served precision's checkpoints keep the
-        head in 16 bits (advisor/perf/kv.py HEAD_16BIT), else the job's."""
-        if not head_params_16bit(self.model, self.served):
-            return self.rate()
-        return self.rate(next((p for p in ("bf16", "fp16") if self.hw.tflops.get(p)), None)) or self.rate()
 
     def bandwidth(self) -> float:
         return self.hw.bandwidth_gbps * 1e9 * self.params.decode_bandwidth_efficiency * self.params.factor(self.engine)
@@ -237,15 +228,13 @@ def decode_step(s: Setup, batch: float, context: float) -> dict:
     """One pipeline stage's decode step for `batch` sequences at mean KV `context` (seconds)."""
     m, pp, tp = s.model, s.pp, s.tp
     wb = WEIGHT_BYTES[s.served]
-    head = head_params_16bit(m, s.served)  # read at 2 bytes and multiplied at the 16-bit rate
-    dense = (m.params - m.expert_params) * wb + head * (2.0 - wb)
+    dense = (m.params - m.expert_params) * wb
     experts = m.expert_params * wb * experts_touched(m, batch)
     stage_layers = math.ceil(m.layers / pp)
     kv = batch * context * kv_bytes_per_token(m, s.served, tp, stage_layers)
     memory_s = ((dense + experts) / (tp * pp) + kv) / s.bandwidth()
-    flops = batch * (2 * (m.matmul_active - head) + 4 * m.layers * context * m.heads * m.head_dim) / (tp * pp)
-    head_s = batch * 2 * head / (tp * pp) / s.head_rate()
-    compute_s = (flops / s.rate() + head_s) / s.params.decode_compute_efficiency
+    flops = batch * (2 * m.matmul_active + 4 * m.layers * context * m.heads * m.head_dim) / (tp * pp)
+    compute_s = flops / (s.rate() * s.params.decode_compute_efficiency)
     comm_s = _allreduce_s(batch, m, s.hw, tp, pp, s.params)
     host_s = (
         s.params.step_overhead_ms
@@ -265,17 +254,13 @@ def prefill(s: Setup, tokens: float) -> dict:
     prefill kernels, `prefill_compute_efficiency`)."""
     m, pp, tp = s.model, s.pp, s.tp
     head = m.vocab * m.hidden  # on the last position only: no prompt logits unless asked (return_context_logits)
-    flops = (2 * max(m.matmul_active - head, 0.0) * tokens + 2 * m.layers * tokens**2 * m.heads * m.head_dim) / (
-        tp * pp
-    )
-    gemm_s = flops / s.rate() + 2 * head / (tp * pp) / s.head_rate()  # at full efficiency
-    compute_s = gemm_s / s.params.prefill_compute_efficiency
-    batched_s = gemm_s / s.params.decode_compute_efficiency
-    wb = WEIGHT_BYTES[s.served]
-    read = (
-        ((m.params - m.expert_params) + m.expert_params * experts_touched(m, tokens)) * wb
-        + head_params_16bit(m, s.served) * (2.0 - wb)
+    flops = (
+        2 * max(m.matmul_active - head, 0.0) * tokens + 2 * head + 2 * m.layers * tokens**2 * m.heads * m.head_dim
     ) / (tp * pp)
+    compute_s = flops / (s.rate() * s.params.prefill_compute_efficiency)
+    batched_s = flops / (s.rate() * s.params.decode_compute_efficiency)
+    wb = WEIGHT_BYTES[s.served]
+    read = ((m.params - m.expert_params) + m.expert_params * experts_touched(m, tokens)) * wb / (tp * pp)
     memory_s = read / s.bandwidth()
     comm_s = _allreduce_s(tokens, m, s.hw, tp, pp, s.params)
     act_s = activation_s(s, tokens)
