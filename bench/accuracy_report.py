@@ -20,6 +20,7 @@ from calibration import (
     measured,
     memory_model_misses,
     predicted_rows,
+    row_estimate,
     size_bin,
     summary,
 )
@@ -269,7 +270,7 @@ def report(rows, catalog, p, preds, held, fitted) -> str:
     lines, above = [], 0
     for r in rows:
         g = gpu_of(r, catalog, p)
-        e = evaluate(job_of(r), g, int(r["gpu_count"]), p)
+        e = row_estimate(r, catalog, p)  # (in its published layout, as predicted)
         lay = e.layout
         cap = mfu_cap(g, r["precision"], p, int(r["gpu_count"]))
         above += bool(cap is not None and e.mfu > cap + 1e-9)

@@ -112,6 +112,16 @@ def memory_model_misses(rows: list[dict], catalog, p) -> list[str]:
     ]
 
 
+def row_estimate(row: dict, catalog, p):
+    """The estimator's answer for the row's job on the GPU it ran, in its published layout: with the memory
+    check lifted where the memory model cannot hold a layout the source states (MEMORY_CHECK_LIFTED)."""
+    job, gpu, n = job_of(row), gpu_of(row, catalog, p), int(row["gpu_count"])
+    e = evaluate(job, gpu, n, p)
+    if not e.fits and stated_layout(row):  # the run held its published layout: time it there
+        e = evaluate(job, gpu, n, replace(p, usable_memory_fraction=MEMORY_CHECK_LIFTED))
+    return e
+
+
 def predict(row: dict, catalog, p) -> float:
     """Steady-state tokens/s per GPU in the row's layout; for basis=goodput rows, times the
     goodput of a run of `run_tokens` on `gpu_count` GPUs (advisor/perf/goodput.py). The GPU is the
@@ -129,10 +139,7 @@ def predict(row: dict, catalog, p) -> float:
     )
     if key not in _CACHE:
         n = int(row["gpu_count"])
-        job, gpu = job_of(row), gpu_of(row, catalog, p)
-        e = evaluate(job, gpu, n, p)
-        if not e.fits and stated_layout(row):  # the run held its published layout: time it there
-            e = evaluate(job, gpu, n, replace(p, usable_memory_fraction=MEMORY_CHECK_LIFTED))
+        e = row_estimate(row, catalog, p)
         v = e.tokens_per_s_per_gpu if e.fits else float("nan")
         if row["basis"] == "goodput" and e.fits:
             v *= goodput(n, float(row["run_tokens"]) / (v * n) / 3600.0, p)
