@@ -23,7 +23,7 @@ from typing import Any
 
 from advisor.data.evidence import generation
 
-SOFTWARE_SHARE = 0.22  # bench/calibration.py software_share() (bench/accuracy.py --fit prints it: 0.223): the share of a run's offset that is its software
+SOFTWARE_SHARE = 0.27  # bench/calibration.py software_share() (bench/accuracy.py --fit prints it: 0.269): the share of a run's offset that is its software
 _STATED = "docs/model.md §1.8"
 
 
