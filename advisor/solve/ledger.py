@@ -27,7 +27,7 @@ def offer_terms(offer: RentalOffer) -> dict:
 
 
 def purchase_items(problem: Problem, sol: Solution) -> list[dict]:
-    """The plan's `purchase` list: bought GPUs, then rentals by (GPU, kind)."""
+    """The plan's `purchase` list: bought GPUs, then rentals by (GPU, kind, provider)."""
     items = []
     for g, n in sorted(sol.bought.items()):
         p = problem.catalog.gpus[g].prices.purchase
@@ -58,7 +58,7 @@ def purchase_items(problem: Problem, sol: Solution) -> list[dict]:
         assert offer is not None  # a rented candidate was priced from an offer
         kind = c.kind or "on_demand"
         entry = rented.setdefault(
-            (c.gpu, kind),
+            (c.gpu, kind, offer.provider),  # two providers' offers of one kind are two quotes
             {
                 "gpu": c.gpu,
                 "count": 0,
