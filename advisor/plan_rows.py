@@ -91,7 +91,9 @@ def purchase_rows(problem: Problem, sol: Solution) -> list[JSONObject]:
         entry["count"] += c.gpus * n
         entry["gpu_hours"] += c.gpu_hours * n
     for key, entry in rented.items():  # an offer sold by whole nodes bills the idle GPUs of its nodes too
-        entry["billed_gpus"] = entry["count"] + sol.serving_idle.get(key, (0, None))[0]
+        idle, layout = sol.serving_idle.get(key, (0, None))
+        entry["billed_gpus"] = entry["count"] + idle
+        entry["billed_gpu_hours"] = entry["gpu_hours"] + (idle * layout.hours if idle else 0.0)
     return items + [rented[k] for k in sorted(rented)] + bridge_rows(sol)
 
 
@@ -109,16 +111,19 @@ def bridge_rows(sol: Solution) -> list[JSONObject]:
                 "bridges": ", ".join(stands_in_for(b, sol.bought)),
                 "hours": b.hours,
                 "billed_gpus": 0,
+                "billed_gpu_hours": 0.0,
             },
         )
         entry["count"] += b.gpus * n
         entry["gpu_hours"] += b.gpu_hours * n
+        entry["billed_gpu_hours"] += b.gpu_hours * n
         entry["billed_gpus"] += b.gpus * n
         served = sorted({*entry["bridges"].split(", "), *stands_in_for(b, sol.bought)} - {""})
         entry["bridges"] = ", ".join(served)  # two classes' bridges of one offer and arrival share a row
-    for (_, a, key), (idle, _) in sol.bridge_idle.items():  # whole nodes billed beyond the replicas
+    for (_, a, key), (idle, layout) in sol.bridge_idle.items():  # whole nodes billed beyond the replicas
         if (key, a) in rows:
             rows[key, a]["billed_gpus"] += idle
+            rows[key, a]["billed_gpu_hours"] += idle * layout.hours
     return [rows[k] for k in sorted(rows)]
 
 

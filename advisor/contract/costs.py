@@ -56,7 +56,7 @@ class PurchaseItem(Out):
     confidence: str | None = None
     condition: str | None = None
     billed_gpus: int | None = None
-    # a training rental: the GPU-hours paid at unit_price_usd (whole nodes, billing steps, minimum term)
+    # a rental: the GPU-hours paid at unit_price_usd (whole nodes, billing steps, minimum term)
     billed_gpu_hours: Num | None = None
     use: Literal["serving", "bridge"] | None = None  # bridge: serving until bought serving GPUs arrive
     bridges: str | None = None  # a bridge: the bought GPU type it serves for until that type arrives
