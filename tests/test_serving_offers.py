@@ -91,7 +91,7 @@ def test_the_rented_a100_plan_is_billed_in_the_offers_whole_nodes_and_says_whose
     assert set(offer["source"]) <= {s["id"] for s in plan["sources"]}  # the priced offer's sources are cited
     code, text, _ = run("plan", path, "--as-of", AS_OF)
     decision = next(line for line in text.splitlines() if line.startswith("Decision"))
-    assert code == 0 and offer["provider"] in decision and f"${offer['usd_per_gpu_hour']:.2f}/GPU-hour" in decision
+    assert code == 0 and offer["provider"] in decision and f"${offer['usd_per_gpu_hour']:g}/GPU-hour" in decision
 
 
 def test_a_one_gpu_replica_still_takes_the_cheapest_offer(plan_json, write):
@@ -235,7 +235,7 @@ def test_the_memo_prices_a_costlier_gpu_at_the_offer_its_best_plan_rents(a100_or
     (row,) = [r for r in p["rejected"] if r["gpu"] == A100]
     assert row["forced_ownership"] == "rent" and row["forced_rental"]["provider"] == offer["provider"]
     text = advisor.memo(p, path, fmt="md", charts=False).text
-    assert f"priced at ${offer['usd_per_gpu_hour']:.2f} per GPU-hour ({offer['provider']}" in text
+    assert f"priced at ${offer['usd_per_gpu_hour']:g} per GPU-hour ({offer['provider']}" in text
 
 
 @pytest.mark.parametrize(("alt", "direction"), [("b200", "rise"), ("h100-sxm", "fall")])

@@ -10,7 +10,7 @@ from advisor.contract import Plan
 from advisor.contract.costs import PurchaseItem
 from advisor.data.catalog import Catalog
 from advisor.present.memo_sections import server_name
-from advisor.present.words import sentence, unit_rate, usd, usd_cents
+from advisor.present.words import quoted_rate, sentence, unit_rate, usd, usd_cents
 
 # the nominal cost lines in the order a reader pays them, with what each is and when it is paid
 COST_LINES = (
@@ -119,24 +119,35 @@ def _cost_basis(plan: Plan, key: str, months: float, catalog: Catalog | None, bo
     return "see the bill of materials"
 
 
+def billed_hours(i: PurchaseItem) -> str:
+    """'3,874,816 GPU-hours billed (3,872,849 used)', or '371 GPU-hours' when billing adds nothing: what
+    a rental pays for, as the recommendation and the RFQ ask for it."""
+    used = i.gpu_hours or 0.0
+    paid = i.billed_gpu_hours if i.billed_gpu_hours is not None else used
+    if f"{paid:,.0f}" == f"{used:,.0f}":
+        return f"{paid:,.0f} GPU-hours"
+    return f"{paid:,.0f} GPU-hours billed ({used:,.0f} used)"
+
+
 def _rent_basis(i: PurchaseItem) -> str:
     """A rental's cash as it is billed: the GPU-hours paid at the rate, and the hours used when billing
     in whole nodes, steps or a minimum term pays for more (so the line multiplies out to its amount)."""
-    used = i.gpu_hours or 0.0
+    used, price = i.gpu_hours or 0.0, i.unit_price_usd or 0.0
     paid = i.billed_gpu_hours if i.billed_gpu_hours is not None else used
-    rate = unit_rate(i.unit_price_usd or 0)
-    hours = f"{paid:,.0f}" if abs(paid - round(paid)) < 0.005 else f"{paid:,.2f}"  # to the cent at the rate
+    places = next((d for d in (0, 2, 3) if abs(round(paid, d) - paid) * price <= 0.005), 4)  # to the cent
+    hours = f"{paid:,.{places}f}"
     if f"{paid:,.0f}" == f"{used:,.0f}":
-        return f"{hours} GPU-hours × {rate}"
-    return f"{hours} GPU-hours billed × {rate} ({used:,.0f} used: whole nodes and billing steps)"
+        return f"{hours} GPU-hours × {quoted_rate(price)}"
+    return (
+        f"{hours} GPU-hours billed × {quoted_rate(price)} ({used:,.0f} used: billed in whole nodes, billing "
+        "steps and minimum terms)"
+    )
 
 
 def _bridge_basis(plan: Plan) -> str:
     """How the bridge's rent is computed: per bridge row, its GPU-hours at its rate, until when."""
     return "; ".join(
-        f"{i.gpu_hours or 0:,.0f} GPU-hours × {unit_rate(i.unit_price_usd or 0)}"
-        + (f" (billed as {i.billed_gpus:,} GPUs: whole nodes)" if i.billed_gpus and i.billed_gpus > i.count else "")
-        + f", {i.hours or 0:,.0f} h until the bought {i.bridges} arrive"
+        _rent_basis(i) + f", {i.hours or 0:,.0f} h until the bought {i.bridges} arrive"
         for i in plan.purchase
         if i.use == "bridge"
     )

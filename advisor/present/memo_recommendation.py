@@ -8,8 +8,18 @@ from advisor.contract import Plan
 from advisor.contract.context import PlanContext
 from advisor.contract.costs import PurchaseItem
 from advisor.data.catalog import Catalog
+from advisor.present.memo_costs import billed_hours
 from advisor.present.memo_sections import server_name
-from advisor.present.words import deadline_phrase, duration, footed, join, rent_phrase, sentence, unit_rate, usd
+from advisor.present.words import (
+    deadline_phrase,
+    duration,
+    footed,
+    join,
+    quoted_rate,
+    rent_phrase,
+    sentence,
+    usd,
+)
 
 
 def server_phrase(catalog: Catalog, sid: str, n: int) -> str:
@@ -24,8 +34,8 @@ def _rental_phrase(item: PurchaseItem, name: str) -> str:
     when that is more than the GPUs used."""
     n, billed = item.count, item.billed_gpus or item.count
     return (
-        f"rent {name} GPUs {rent_phrase(item.rent_kind)} from {item.provider}: {item.gpu_hours or 0:,.0f} "
-        f"GPU-hours at {unit_rate(item.unit_price_usd or 0)} per GPU-hour, up to {n:,} at once"
+        f"rent {name} GPUs {rent_phrase(item.rent_kind)} from {item.provider}: {billed_hours(item)} "
+        f"at {quoted_rate(item.unit_price_usd or 0)} per GPU-hour, up to {n:,} at once"
         + (f", billed as {billed:,} GPUs (the provider rents whole nodes)" if billed > n else "")
         + (bridge_phrase(item) if item.use == "bridge" else "")
     )

@@ -18,9 +18,9 @@ from advisor.present.words import (
     job_label,
     pct,
     plural,
+    quoted_rate,
     rate,
     sentence,
-    unit_rate,
     usd,
     usd_cents,
 )
@@ -235,12 +235,12 @@ def _costlier_row(plan: Plan, g: GPU, r: Rejected, refs: Refs) -> dict[str, Any]
         )
     elif rent is not None:
         price, price_refs = (
-            f"{unit_rate(rent.usd_per_gpu_hour)} per GPU-hour ({rent.provider}, {day(rent.as_of)})",
+            f"{quoted_rate(rent.usd_per_gpu_hour)} per GPU-hour ({rent.provider}, {day(rent.as_of)})",
             refs.cite(rent.source, rent.as_of),
         )
     elif g.rental is not None:
         price, price_refs = (
-            f"{unit_rate(g.rental.usd_per_gpu_hour)} per GPU-hour ({g.rental.provider}, {day(g.rental.as_of)})",
+            f"{quoted_rate(g.rental.usd_per_gpu_hour)} per GPU-hour ({g.rental.provider}, {day(g.rental.as_of)})",
             refs.cite(g.rental.source, g.rental.as_of),
         )
     else:

@@ -14,7 +14,7 @@ from advisor.present.escape import md
 from advisor.present.grid import grid, para
 from advisor.present.memo_costs import cost_rows
 from advisor.present.sections import NAMES
-from advisor.present.words import duration, tokens, unit_rate, unproven, usd, usd_cents
+from advisor.present.words import duration, quoted_rate, tokens, unproven, usd, usd_cents
 
 
 def as_plan(p: Plan | dict[str, Any]) -> Plan:
@@ -49,7 +49,7 @@ def bill_rows(p: Plan) -> list[list[Any]]:
                     item.gpu,
                     item.count,
                     "rent",
-                    f"{unit_rate(item.unit_price_usd or 0)}/GPU-hour",
+                    f"{quoted_rate(item.unit_price_usd or 0)}/GPU-hour",
                     f"{item.gpu_hours or 0:,.0f} GPU-hours ({item.provider or ''})"
                     + (
                         f", billed as {item.billed_gpus:,} (whole nodes)"

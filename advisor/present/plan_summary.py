@@ -20,7 +20,7 @@ from advisor.present.plan_sections import (
     title_lines,
 )
 from advisor.present.sections import NAMES
-from advisor.present.words import duration, pct, plural, unit_rate, usd
+from advisor.present.words import duration, pct, plural, quoted_rate, usd
 
 LABEL = 10  # width of the labels ("Decision", "Cost", ...)
 # reasons whose plan message is long and says little more than its code
@@ -55,7 +55,7 @@ def decision_text(p: Plan) -> str:
             )
             until = f" until the bought {i.bridges} arrive ({i.hours or 0:,.0f} h)" if i.use == "bridge" else ""
             parts.append(
-                f"rent up to {i.count:,}× {i.gpu} at {unit_rate(i.unit_price_usd or 0)}/GPU-hour{until} "
+                f"rent up to {i.count:,}× {i.gpu} at {quoted_rate(i.unit_price_usd or 0)}/GPU-hour{until} "
                 f"({i.gpu_hours or 0:,.0f} GPU-hours, {i.provider or 'provider unknown'}{billed})"
             )
     parts += [f"buy {s.count:,}× {s.server} at {usd(s.unit_price_usd)} each to hold the {s.gpu}" for s in p.servers]

@@ -23,7 +23,8 @@ from advisor.inputs.units import HOURS_PER_MONTH
 from advisor.present.escape import md
 from advisor.present.grid import csv_text, markdown
 from advisor.present.memo import output_format, write_atomically
-from advisor.present.words import duration, unit_rate, usd
+from advisor.present.memo_costs import billed_hours
+from advisor.present.words import duration, quoted_rate, unit_rate, usd
 
 SUFFIXES = {".md": "md", ".markdown": "md", ".csv": "csv"}
 TOP_VERIFY = 3  # the verify items an RFQ asks about first
@@ -139,10 +140,13 @@ def term(plan: Plan, item: PurchaseItem) -> str:
         resale = next((d.message for d in plan.disposal or [] if d.gpu == item.gpu), None)
         return resale or f"owned over the {plan.assumptions.horizon_months:g}-month horizon"
     kind = (item.rent_kind or "on_demand").replace("_", "-")
-    hours = f"{item.gpu_hours:,.0f} GPU-hours" if item.gpu_hours else "the serving months"
+    hours = billed_hours(item) if item.gpu_hours else "the serving months"
     until = f", until the bought {item.bridges} arrive ({item.hours or 0:,.0f} h)" if item.use == "bridge" else ""
     return (
-        f"{kind}, {hours}, up to {item.count:,} GPUs at once" + (f", {term_phrase(months)}" if months else "") + until
+        f"{kind}, {hours}, up to {item.count:,} GPUs at once"
+        + (f", billed as {item.billed_gpus:,} (whole nodes)" if (item.billed_gpus or 0) > item.count else "")
+        + (f", {term_phrase(months)}" if months else "")
+        + until
     )
 
 
@@ -178,7 +182,7 @@ def rows(plan: Plan, ctx: PlanContext) -> list[list[Any]]:
     for item in plan.purchase:
         date, basis = latest_date(plan, ctx, item)
         price = (
-            f"catalog {unit_rate(item.unit_price_usd or 0)}/GPU-hour"
+            f"catalog {quoted_rate(item.unit_price_usd or 0)}/GPU-hour"
             if item.ownership == "rent"
             else f"catalog {usd(item.unit_price_usd)} per GPU"
         )

@@ -81,6 +81,14 @@ def unit_rate(x: float) -> str:
     return "$" + digits + "0" * max(0, 4 - len(digits))  # at least two decimals: $0.50, $0.0806
 
 
+def quoted_rate(x: float) -> str:
+    """An offer's price as it is quoted, with the digits it has (up to four decimals, at least two):
+    $4.916 for AWS's H100 capacity block, which '$4.92' would misstate by $0.004 a GPU-hour."""
+    whole, _, frac = f"{x:,.4f}".partition(".")
+    frac = frac.rstrip("0")
+    return f"${whole}.{frac + '0' * max(0, 2 - len(frac))}"
+
+
 def pct(x: float, signed: bool = False) -> str:
     return f"{x:+,.0f}%" if signed else f"{x:,.0f}%"
 
