@@ -90,7 +90,20 @@ def test_a_fabric_the_provider_does_not_publish_is_asked_at_the_bandwidth_the_es
     gbps = 8 * catalog.estimator["network_gbps_per_gpu"]["hopper"]
     (item,) = [r for r in table(advisor.rfq(p, fmt="csv")) if r["section"] == "quote"]
     assert f"the speed estimate assumes {gbps:g} Gb/s per GPU between nodes; ask the provider" in item["notes"]
-    assert bought["provider"] in item["notes"]
+    assert item["notes"].count(f"h100-sxm at {bought['provider']}:") == 1
+    # what the provider's offer of this GPU leaves unpublished reaches this item, not another GPU's
+    # of the same provider nor another provider whose name begins the same
+    at, other = f"h100-sxm at {bought['provider']}:", f"h200-sxm at {bought['provider']}:"
+    workload = p.workload
+    p = p.to_dict()
+    p["warnings"] += [
+        {"rule": None, "code": "quote-needed", "message": f"{at} quote needed: 9,999 GPUs exceed ..."},
+        {"rule": None, "code": "node-size", "message": f"{other} no node size is published"},
+        {"rule": None, "code": "fabric", "message": f"h100-sxm at {bought['provider'][:-1]}: a twin"},
+    ]
+    (item,) = [r for r in table(advisor.rfq(p, workload, fmt="csv")) if r["section"] == "quote"]
+    assert "quote needed: 9,999 GPUs" in item["notes"]
+    assert "no node size" not in item["notes"] and "a twin" not in item["notes"]
 
 
 @pytest.mark.parametrize(

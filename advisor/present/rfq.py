@@ -168,8 +168,9 @@ def notes(plan: Plan, ctx: PlanContext, gpu: str, provider: str | None = None) -
     order above its largest, its node size), which the quote must settle."""
     name = ctx.gpu_name(gpu)
     found = [f"[{w.rule}] {w.message}" for w in plan.warnings if w.rule and (gpu in w.message or name in w.message)]
-    if provider:
-        found += [w.message for w in plan.warnings if w.code in OFFER_CODES and f"at {provider}" in w.message]
+    if provider:  # the offer's warnings begin 'GPU at PROVIDER:' (solve/rental_offers.at_offer)
+        head = f"{gpu} at {provider}:"
+        found += [w.message for w in plan.warnings if w.code in OFFER_CODES and w.message.startswith(head)]
     return "; ".join(found)
 
 

@@ -250,7 +250,7 @@ class ClassRuns:
             cap = capacity_warning(opt, n, s.catalog.economics)
             warnings += [{"rule": None, "code": "capacity", "message": cap}] if cap else []
             warnings += [{"rule": None, "code": "rent-terms", "message": m} for m in rc.notes]
-            warnings += offer_warnings(opt, n, default_network_gbps(self.gpu, s.params))
+            warnings += offer_warnings(opt, self.gpu.id, n, default_network_gbps(self.gpu, s.params))
         else:
             nominal = s.costs.job_energy_usd(n * hours, self.out.kw + self.per_slot_kw)
             run_cost = nominal * stream_factor(hours / HOURS_PER_YEAR, s.costs.discount_rate)

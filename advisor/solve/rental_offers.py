@@ -31,12 +31,13 @@ def grouped(pairs: list[tuple[str, RentOption | None]]) -> list[Way]:
     return [(own, next(filled) if own == "rent" else group) for own, group in out]
 
 
-def offer_warnings(opt: RentOption, n: int, assumed_gbps: float) -> list[Finding]:
+def offer_warnings(opt: RentOption, gpu: str, n: int, assumed_gbps: float) -> list[Finding]:
     """What a plan renting n GPUs on `opt` must say: a quote is needed above the offer's published
     largest order, the fabric its nodes are joined by (when the job spans nodes; with the bandwidth
     the speed estimate assumes, `assumed_gbps` GB/s per GPU, when the offer publishes none), and an
-    offer whose node size is not published."""
-    out = quote_needed(opt, n)
+    offer whose node size is not published. Each message begins 'GPU at PROVIDER:' (`at_offer`), which
+    is how the RFQ finds what to ask each provider."""
+    out = quote_needed(opt, gpu, n)
     fit = fabric_fit(opt.offer, n)
     if fit.nodes > 1:
         assumed = (
@@ -44,24 +45,23 @@ def offer_warnings(opt: RentOption, n: int, assumed_gbps: float) -> list[Finding
             if fit.gbps_per_gpu
             else f": the speed estimate assumes {assumed_gbps * 8:g} Gb/s per GPU between nodes; ask the provider"
         )
-        out.append(
-            {"rule": None, "code": "fabric", "message": f"{n} GPUs at {opt.offer.provider}: {fit.reason}{assumed}"}
-        )
+        out.append({"rule": None, "code": "fabric", "message": f"{at_offer(gpu, opt)} {n} GPUs, {fit.reason}{assumed}"})
     if opt.offer.gpus_per_node is None:
-        out.append(
-            {
-                "rule": None,
-                "code": "node-size",
-                "message": f"{opt.offer.provider} publishes no node size: one GPU per node is assumed",
-            }
-        )
+        message = f"{at_offer(gpu, opt)} no node size is published: one GPU per node is assumed"
+        out.append({"rule": None, "code": "node-size", "message": message})
     return out
 
 
-def quote_needed(opt: RentOption, n: int) -> list[Finding]:
+def at_offer(gpu: str, opt: RentOption) -> str:
+    """'h100-sxm at SF Compute (H100 clusters, market average):', the head of an offer's warnings."""
+    return f"{gpu} at {opt.offer.provider}:"
+
+
+def quote_needed(opt: RentOption, gpu: str, n: int) -> list[Finding]:
     """'quote-needed' when n GPUs are more than the offer's published largest order (its rate is then an assumption)."""
     order = order_fit(opt.offer, n)
-    return [{"rule": None, "code": "quote-needed", "message": order.message}] if order.quote_needed else []
+    message = f"{at_offer(gpu, opt)} {order.message}"
+    return [{"rule": None, "code": "quote-needed", "message": message}] if order.quote_needed else []
 
 
 def network_gbps(opt: RentOption | None, n: int) -> float | None:

@@ -261,7 +261,7 @@ def _candidate(
         {"rule": None, "code": w["code"], "message": w["message"]}  # precision-not-on-gpu
         for w in r.warnings
     ]
-    warnings += serving_offer_warnings(offer, r.tp, r.pp) if offer is not None else []
+    warnings += serving_offer_warnings(offer, gid, r.tp, r.pp) if offer is not None else []
     return ServeCandidate(
         k, gid, r.tp, r.pp, ownership, r.requests_per_s, cls.hours, pv, r, warnings, cost, offer=offer
     )

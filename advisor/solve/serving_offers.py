@@ -14,7 +14,7 @@ from __future__ import annotations
 from advisor.data.catalog import GPU
 from advisor.economics.rental import RentOption, fabric_fit
 from advisor.solve.problem import Finding
-from advisor.solve.rental_offers import quote_needed
+from advisor.solve.rental_offers import at_offer, quote_needed
 
 
 def holds(opt: RentOption, tp: int, pp: int) -> bool:
@@ -45,18 +45,12 @@ def no_offer_reason(gpu: GPU, tp: int, pp: int) -> str:
     )
 
 
-def serving_offer_warnings(opt: RentOption, tp: int, pp: int) -> list[Finding]:
-    """What a plan renting a tp x pp replica on `opt` must say: a quote is needed above the offer's
-    published largest order, and the fabric its stages cross when the replica spans nodes."""
+def serving_offer_warnings(opt: RentOption, gpu: str, tp: int, pp: int) -> list[Finding]:
+    """What a plan renting a tp x pp replica of `gpu` on `opt` must say: a quote is needed above the
+    offer's published largest order, and the fabric its stages cross when the replica spans nodes."""
     n = tp * pp
-    out = quote_needed(opt, n)
+    out = quote_needed(opt, gpu, n)
     fit = fabric_fit(opt.offer, n)
     if fit.nodes > 1:
-        out.append(
-            {
-                "rule": None,
-                "code": "fabric",
-                "message": f"a {n}-GPU replica at {opt.offer.provider}: {fit.reason}",
-            }
-        )
+        out.append({"rule": None, "code": "fabric", "message": f"{at_offer(gpu, opt)} a {n}-GPU replica, {fit.reason}"})
     return out
