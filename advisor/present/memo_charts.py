@@ -14,6 +14,7 @@ from advisor.present.words import (
     deadline_phrase,
     job_label,
     join,
+    months_phrase,
     usd,
     usd_short,
 )
@@ -91,7 +92,7 @@ def _cost_time_chart(plan: Plan, ctx: PlanContext, colour: dict[str, str], data:
     ch.x.set(scale="log", label=f"Time until all work is done ({'days' if days else 'hours'}, log scale)", grid=True)
     ch.y.set(
         scale="log",
-        label=f"Total cost over {plan.assumptions.horizon_months:g} months (log scale)",
+        label=f"Total cost over {months_phrase(plan.assumptions.horizon_months)} (log scale)",
         fmt=usd_short,
         fine=usd,
         grid=True,

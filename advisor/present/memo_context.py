@@ -27,6 +27,7 @@ from advisor.present.memo_sections import alternative_rows, bill_of_materials, j
 from advisor.present.memo_serving import serving_context
 from advisor.present.words import (
     duration,
+    months_phrase,
     pct,
     sentence,
     unproven,
@@ -89,7 +90,7 @@ def memo_context(
     best_alt = _next_best(plan, ctx, best_alt)
     finish_h = max((j.wall_days * 24 for j in plan.jobs), default=None)
     owned = any(i.ownership == "buy" for i in plan.purchase)
-    cost_title = f"Cost over {months:g} months" if owned else "Cost"
+    cost_title = f"Cost over {months_phrase(months)}" if owned else "Cost"
     name = plan.name or wl.name or "training workload"
     return {
         "title": f"{_title(plan)}: {name}" + (f" ({unproven(plan)})" if unproven(plan) else ""),

@@ -10,7 +10,7 @@ from advisor.contract import Plan
 from advisor.contract.costs import PurchaseItem
 from advisor.data.catalog import Catalog
 from advisor.present.memo_sections import server_name
-from advisor.present.words import quoted_rate, sentence, unit_rate, usd, usd_cents
+from advisor.present.words import months_phrase, quoted_rate, sentence, unit_rate, usd, usd_cents
 
 # the nominal cost lines in the order a reader pays them, with what each is and when it is paid
 COST_LINES = (
@@ -51,7 +51,7 @@ def cost_rows(plan: Plan, months: float, catalog: Catalog | None = None) -> list
     cash = plan.nominal_cost_usd or 0.0
     rows.append(
         {
-            "category": f"Cash paid over {months:g} months",
+            "category": f"Cash paid over {months_phrase(months)}",
             "when": "",
             "amount": usd_cents(cash),
             "usd": cash,

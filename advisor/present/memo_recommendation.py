@@ -15,6 +15,7 @@ from advisor.present.words import (
     duration,
     footed,
     join,
+    months_phrase,
     quoted_rate,
     rent_phrase,
     sentence,
@@ -120,7 +121,7 @@ def _cost_sentence(plan: Plan, upfront: float) -> str:
     amounts, paid_total = footed([v for v, _ in parts], cash)  # the printed parts add up to the printed cash
     paid = join([f"{amount} {what}" for amount, (_, what) in zip(amounts, parts)])
     text = (
-        f"Over the {a.horizon_months:g} months the plan is costed for, it pays {paid_total} in cash ({paid})"
+        f"Over the {months_phrase(a.horizon_months)} the plan is costed for, it pays {paid_total} in cash ({paid})"
         + (f" and gets about {usd(resale)} back by reselling the GPUs" if resale else "")
         + f"; at {a.discount_rate:.1%} a year that is {usd(total)} in present value, the figure the plan "
         "minimises. "

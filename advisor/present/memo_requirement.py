@@ -12,7 +12,7 @@ from advisor.contract.explanations import Binding
 from advisor.data.catalog import Catalog
 from advisor.inputs.workload import Workload
 from advisor.present.memo_refs import Refs
-from advisor.present.words import count_words, duration, job_label, sentence, unit_rate, usd
+from advisor.present.words import count_words, duration, job_label, months_phrase, sentence, unit_rate, usd
 
 _CONSTRAINT = {
     "deadline": "Deadline",
@@ -70,7 +70,7 @@ def _limits(wl: Workload, catalog: Catalog) -> list[tuple[str, str]]:
         rows.append(
             (
                 "Deployment",
-                f"{d.context}, region {d.region}; {owner}; owned hardware costed over {d.horizon_months:g} months",
+                f"{d.context}, region {d.region}; {owner}; owned hardware costed over {months_phrase(d.horizon_months)}",
             )
         )
     sel = wl.gpus
@@ -141,7 +141,7 @@ def assumption_rows(wl: Workload, catalog: Catalog, plan: Plan, refs: Refs) -> l
         )
     out.append(
         {
-            "text": f"Owned hardware is costed over {a.horizon_months:g} months: it is resold when its planned "
+            "text": f"Owned hardware is costed over {months_phrase(a.horizon_months)}: it is resold when its planned "
             "work is done or at the horizon's end, whichever costs less, at its generation's used-market "
             "value (the disposal rows); "
             + (

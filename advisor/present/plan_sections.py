@@ -14,7 +14,7 @@ from advisor.present.escape import md
 from advisor.present.grid import grid, para
 from advisor.present.memo_costs import cost_rows
 from advisor.present.sections import NAMES
-from advisor.present.words import duration, quoted_rate, tokens, unproven, usd, usd_cents
+from advisor.present.words import duration, months_phrase, quoted_rate, tokens, unproven, usd, usd_cents
 
 
 def as_plan(p: Plan | dict[str, Any]) -> Plan:
@@ -124,7 +124,8 @@ def title_lines(p: Plan, fmt: str, summary: bool = False) -> list[str]:
     out.append(
         para(
             f"Status: {p.status} ({solver.name}, {proof})   "
-            f"Total cost over {a.horizon_months:g} months: {usd(p.total_cost_usd)}" + span(p.total_cost_usd_range, usd)
+            f"Total cost over {months_phrase(a.horizon_months)}: {usd(p.total_cost_usd)}"
+            + span(p.total_cost_usd_range, usd)
         )
     )
     if p.jobs:

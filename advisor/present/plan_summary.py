@@ -20,7 +20,7 @@ from advisor.present.plan_sections import (
     title_lines,
 )
 from advisor.present.sections import NAMES
-from advisor.present.words import duration, pct, plural, quoted_rate, usd
+from advisor.present.words import duration, months_phrase, pct, plural, quoted_rate, usd
 
 LABEL = 10  # width of the labels ("Decision", "Cost", ...)
 # reasons whose plan message is long and says little more than its code
@@ -67,7 +67,7 @@ def cost_text(p: Plan) -> str:
     pv = p.present_value_usd if p.present_value_usd is not None else p.total_cost_usd
     r = p.total_cost_usd_range
     text = (
-        f"{usd(pv)} present value at {100 * a.discount_rate:.1f}%/year over {a.horizon_months:g} months, "
+        f"{usd(pv)} present value at {100 * a.discount_rate:.1f}%/year over {months_phrase(a.horizon_months)}, "
         f"what the plan minimises" + (_span(r.p10, r.p90, usd) if r is not None else "")
     )
     if p.nominal_cost_usd is not None:
@@ -75,7 +75,7 @@ def cost_text(p: Plan) -> str:
     if p.disposal:
         text += "; " + "; ".join(d.message for d in p.disposal[:2])
     elif p.residual_value_usd:
-        text += f" (bought GPUs resold for {usd(p.residual_value_usd)} after {a.horizon_months:g} months)"
+        text += f" (bought GPUs resold for {usd(p.residual_value_usd)} after {months_phrase(a.horizon_months)})"
     return text
 
 

@@ -68,6 +68,11 @@ def duration(hours: float, short: bool = False) -> str:
     return f"{_num(hours / 24)} days"
 
 
+def months_phrase(n: float) -> str:
+    """'36 months', '1 month', '1.5 months' (a horizon of one month reads 'over 1 month')."""
+    return f"{n:g} month" + ("" if n == 1 else "s")
+
+
 def deadline_phrase(hours: float) -> str:
     """168 -> '7-day deadline', 36 -> '36-hour deadline'."""
     return f"{_num(hours)}-hour deadline" if hours < 48 else f"{_num(hours / 24)}-day deadline"
