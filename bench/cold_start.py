@@ -31,8 +31,7 @@ AS_OF = ["--as-of", "2026-12-01"]
 Command = tuple[list[str], Path, Path]  # argv, working folder (the checkout: `python -m advisor` imports it), cache
 
 
-def commands(checkouts: dict[str, Path], crossover: bool) -> dict[str, Command]:
-    caches = Path(tempfile.mkdtemp(prefix="advisor-cold-"))
+def commands(checkouts: dict[str, Path], crossover: bool, caches: Path) -> dict[str, Command]:
     out: dict[str, Command] = {"floor": ([sys.executable, "-c", "import pulp, pydantic, click, yaml"], ROOT, caches)}
     runs = [["plan", f"examples/{name}.yaml", *AS_OF] for name in ("article-office", "article-datacenter")]
     runs += [["crossover", *AS_OF]] if crossover else []
@@ -58,19 +57,24 @@ def main() -> None:
     ap.add_argument("--against", type=Path, default=None, help="another checkout, run in the same rounds")
     args = ap.parse_args()
     checkouts = {"this": ROOT} if args.against is None else {"this": ROOT, "other": args.against.resolve()}
-    todo = commands(checkouts, args.crossover)
+    with tempfile.TemporaryDirectory(prefix="advisor-cold-") as caches:
+        measure(commands(checkouts, args.crossover, Path(caches)), args.runs, args.against is not None)
+
+
+def measure(todo: dict[str, Command], runs: int, compare: bool) -> None:
+    """Each command warmed twice, then `runs` rounds in turn; the medians printed against the floor's."""
     for command in todo.values():
         run(command)
         run(command)
-    if args.against is not None:  # the same plans, or the comparison means nothing
+    if compare:  # the same plans, or the comparison means nothing
         for name in todo:
-            if name.endswith("(this)"):
-                other = name.replace("(this)", "(other)")
-                assert run(todo[name]) == run(todo[other]), f"{name} and {other} print different output"
+            other = name.replace("(this)", "(other)")
+            if name.endswith("(this)") and run(todo[name]) != run(todo[other]):
+                sys.exit(f"{name} and {other} print different output: no comparison")
     cpu: dict[str, list[float]] = {name: [] for name in todo}
     wall: dict[str, list[float]] = {name: [] for name in todo}
     loads = []
-    for _ in range(args.runs):
+    for _ in range(runs):
         for name, command in todo.items():
             before, start = resource.getrusage(resource.RUSAGE_CHILDREN), time.perf_counter()
             run(command)
@@ -80,7 +84,7 @@ def main() -> None:
         loads.append(os.getloadavg()[0])
     floor_cpu, floor_wall = statistics.median(cpu["floor"]), statistics.median(wall["floor"])
     print(
-        f"{args.runs} rounds; load average {statistics.median(loads):.1f} "
+        f"{runs} rounds; load average {statistics.median(loads):.1f} "
         f"(from {min(loads):.1f} to {max(loads):.1f}); medians:"
     )
     for name in todo:
