@@ -64,7 +64,8 @@ def _run_from(start: Mapping[str, float], lp: pulp.LpProblem) -> None:
 
 
 def objective_adds_up(h: Any) -> bool:
-    """Is a highspy model's reported objective its costs x its solution's columns?"""
+    """Is a highspy model's reported objective its costs x its solution's columns? (highspy 1.16 once
+    returned a start as "optimal" with objective 0 and no search: bench/warm_start.py.)"""
     import numpy as np
 
     x = np.asarray(h.getSolution().col_value)
