@@ -125,9 +125,9 @@ def test_the_price_rise_bisection_costs_fewer_re_solves(catalog, rules, monkeypa
     factors: list[float] = []
     real = sensitivity.solve
 
-    def counted(pr, sc, settings):
+    def counted(pr, sc, settings, **kw):
         factors.append(dict(sc.buy_factor or sc.rent_factor).get(sensitivity.main_choice(problem, sol)[0], 1.0))
-        return real(pr, sc, settings)
+        return real(pr, sc, settings, **kw)
 
     monkeypatch.setattr(sensitivity, "solve", counted)
     rise = next(b for b in sensitivity.break_even(problem, sol, {}, SolveSettings()) if b["direction"] == "rise")

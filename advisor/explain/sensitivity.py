@@ -117,7 +117,7 @@ def break_even(
                 "message": NOT_SEARCHED,
             }
         ]
-    rise, runner, after = _rise(problem, gpu, own, settings, prices, rented_rate(sol, gpu))
+    rise, runner, after = _rise(problem, gpu, own, settings, prices, sol)
     out: list[dict[str, Any]] = [rise]
     if runner is None:
         runner = _cheapest_forced(alts)
@@ -129,17 +129,17 @@ def break_even(
 
 
 def _rise(
-    problem: Problem, gpu: str, own: str, settings: SolveSettings, prices: Prices | None, rate: float | None = None
+    problem: Problem, gpu: str, own: str, settings: SolveSettings, prices: Prices | None, sol: Solution
 ) -> tuple[dict[str, Any], tuple[str, str] | None, Solution | None]:
     """(the rise entry, the pair that wins after it, if any, and the plan then): the price factor is
     doubled until the choice changes (up to CAP), then bisected to within RISE_SPAN and checked on both
-    sides; `rate`: the rental rate the plan rents at (base_price)."""
+    sides. Each re-solve starts from the plan `sol`, whose rental rate is the price's (base_price)."""
 
     def run(f: float) -> Solution:
-        return solve(problem, priced(problem, gpu, own, f, prices), settings)
+        return solve(problem, priced(problem, gpu, own, f, prices), settings, start=sol)
 
     what = PRICE[own] if prices is None else f"expected {PRICE[own]}"
-    price = base_price(problem, gpu, own, prices, rate)
+    price = base_price(problem, gpu, own, prices, rented_rate(sol, gpu))
     label = f"{gpu} ({OWN[own]})"
     lo, hi, flipped = 1.0, 2.0, None
     while True:
@@ -237,7 +237,7 @@ def _fall(
     def wins(f: float) -> bool:
         if f == 1.0:
             return uses(sol, gpu, own)
-        return uses(solve(problem, priced(problem, gpu, own, f, prices), settings), gpu, own)
+        return uses(solve(problem, priced(problem, gpu, own, f, prices), settings, start=sol), gpu, own)
 
     words = _pair_words(pair)
     base = {"gpu": gpu, "ownership": own, "direction": "fall", "what": what}

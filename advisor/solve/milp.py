@@ -9,6 +9,8 @@ counterfactual an explanation asks about.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import pulp
 
 from advisor.errors import SolverError
@@ -22,6 +24,7 @@ from advisor.solve.run import (
     quiet_stdout,
     read_gap,
     solver_for,
+    start_from,
 )
 from advisor.solve.scenario import Scenario, baseline
 from advisor.solve.settings import SolveSettings
@@ -29,9 +32,16 @@ from advisor.solve.solution import Solution, read_solution
 from advisor.solve.usable import usable_candidates, usable_serving
 
 
-def solve(problem: Problem, scenario: Scenario | None = None, settings: SolveSettings | None = None) -> Solution:
+def solve(
+    problem: Problem,
+    scenario: Scenario | None = None,
+    settings: SolveSettings | None = None,
+    start: Solution | None = None,
+) -> Solution:
     """The least-cost plan under `scenario` (the workload as written by default), proven optimal
-    within the settings' relative gap, counted in the settings' tally when it has one."""
+    within the settings' relative gap, counted in the settings' tally when it has one. `start`: a
+    plan of the same problem (under another scenario) the search starts from, where it is feasible
+    (the PuLP path; the fast path re-runs one model, solve/fast.py): the same gap is proven."""
     sc = scenario or baseline(problem)
     s = settings or SolveSettings()
     gap = s.gap_for(problem)
@@ -39,7 +49,7 @@ def solve(problem: Problem, scenario: Scenario | None = None, settings: SolveSet
         # the fast path changes training coefficients in place; serving sections are rebuilt each time
         sol = solve_fast(problem, sc, s.time_limit, gap, polish=s.polishes(problem))
     else:  # highspy missing, or serving: a fresh PuLP build
-        sol = solve_pulp(problem, sc, s.time_limit, gap, s.polishes(problem))
+        sol = solve_pulp(problem, sc, s.time_limit, gap, s.polishes(problem), start.columns if start else None)
     count_solve(sol.objective_usd if sol.feasible else None, sol.solver.get("gap"), s.tally is not None)  # progress
     if s.tally is not None:
         s.tally.solves += 1
@@ -48,22 +58,33 @@ def solve(problem: Problem, scenario: Scenario | None = None, settings: SolveSet
     return sol
 
 
-def solve_pulp(problem: Problem, sc: Scenario, time_limit: float | None, gap: float, polish: bool = True) -> Solution:
-    """A fresh PuLP build and solve (CBC when highspy is missing; the reference the fast path is tested against)."""
+def solve_pulp(
+    problem: Problem,
+    sc: Scenario,
+    time_limit: float | None,
+    gap: float,
+    polish: bool = True,
+    start: Mapping[str, float] | None = None,
+) -> Solution:
+    """A fresh PuLP build and solve (CBC when highspy is missing; the reference the fast path is tested
+    against), from `start` (column name -> value) where HiGHS finds it feasible."""
     cands = usable_candidates(problem, sc)
     if any(not cs for cs in cands + usable_serving(problem, sc)):
         return Solution("infeasible", None, solver={"name": None, "reason": "a job has no usable candidate"})
     model = build_model(problem, sc, cands)
-    name, status, proven = run_model(model.prob, time_limit, gap)
+    name, status, proven = run_model(model.prob, time_limit, gap, start)
     if status == "Infeasible":
         return Solution("infeasible", None, solver={"name": name, "status": status})
+    columns = {v.name: v.varValue for v in model.prob.variables()}
     mip_objective = pulp.value(model.total)
     mip_gap = read_gap(model.prob, name, proven)
     if polish and idle_owned_gpus(model):
         model, name, status, proven = _polished(
             problem, sc, model, mip_objective, time_limit, gap, (name, status, proven)
         )
-    return read_solution(model, name, status, proven, mip_gap, mip_objective)
+    sol = read_solution(model, name, status, proven, mip_gap, mip_objective)
+    sol.columns = columns
+    return sol
 
 
 def _polished(
@@ -91,10 +112,14 @@ def _polished(
     return polish, name2, status2, ran[2] and proven2
 
 
-def run_model(prob: pulp.LpProblem, time_limit: float | None, gap: float | None = None) -> tuple[str, str, bool]:
-    """Solve; (solver name, PuLP status, proven optimal). Raises SolverError when no plan was found
-    for a reason other than infeasibility."""
+def run_model(
+    prob: pulp.LpProblem, time_limit: float | None, gap: float | None = None, start: Mapping[str, float] | None = None
+) -> tuple[str, str, bool]:
+    """Solve (HiGHS from `start` when given: run.start_from); (solver name, PuLP status, proven
+    optimal). Raises SolverError when no plan was found for a reason other than infeasibility."""
     name, solver = solver_for(time_limit, gap)
+    if start and name == "highs":
+        start_from(solver, start)
     try:
         with quiet_stdout():
             prob.solve(solver)

@@ -22,7 +22,7 @@ from advisor.solve.highs_model import HighsModel
 from advisor.solve.milp import solve
 from advisor.solve.model import TIE_BREAK_USD_PER_HOUR, Model
 from advisor.solve.problem import Candidate, Problem, ServeCandidate
-from advisor.solve.run import solver_for
+from advisor.solve.run import objective_adds_up, solver_for
 from advisor.solve.scenario import Scenario
 from advisor.solve.serving_bridge import BridgeDraw
 from advisor.solve.settings import DEFAULT_GAP, SolveSettings
@@ -257,7 +257,7 @@ class Redraw:
             start.col_value, start.value_valid = self.hint, True
             h.setSolution(start)
         _run(h)
-        if h.getInfo().primal_solution_status == 2 and not self._objective_adds_up():
+        if h.getInfo().primal_solution_status == 2 and not objective_adds_up(h):
             h.clearSolver()  # a start taken for the answer without a search: search afresh
             _run(h)
         status, S = h.getModelStatus(), highspy.HighsModelStatus
@@ -274,17 +274,6 @@ class Redraw:
         bought = {g: round(x[col]) for g, col in self.ncol.items() if round(x[col]) > 0}
         pairs = {(c.gpu, c.ownership) for c, _ in used} | {(c.gpu, c.ownership) for c, _ in served}
         return frozenset(pairs), signature(bought, used, served), proven
-
-    def _objective_adds_up(self) -> bool:
-        """Is the reported objective the plan's costs x its columns? (highspy 1.16 once returned a
-        start as "optimal" with objective 0 and no search: bench/warm_start.py.)"""
-        import numpy as np
-
-        h = self.h
-        x = np.asarray(h.getSolution().col_value)
-        want = float(np.dot(np.asarray(h.getLp().col_cost_), x))
-        got = h.getInfo().objective_function_value
-        return abs(got - want) <= 1e-6 * max(1.0, abs(want))
 
     def _columns(self) -> None:
         """Per y column, what a draw needs, in pairs() order: (column, GPU, upper bound, run cost,

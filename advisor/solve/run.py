@@ -8,15 +8,18 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import functools
 import math
 import os
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 import pulp
 
 from advisor.errors import NoPlanInTime
+from advisor.solve.settings import DEFAULT_GAP
 from advisor.ticker import ticking
 
 
@@ -24,9 +27,51 @@ def solver_for(time_limit: float | None, gap: float | None = None) -> tuple[str,
     try:
         import highspy  # noqa: F401
 
-        return "highs", pulp.HiGHS(msg=False, timeLimit=time_limit, threads=1, random_seed=0, gapRel=gap)
+        # Proven to the few-jobs gap (0.01%) a plan is its optimum however HiGHS searches: there it searches
+        # without restarts after the root, as the robustness draws do (solve/redraw.py); train-and-serve's
+        # price break-evens took ~25% less CPU, every plan the same (docs/performance.md). At a fleet's
+        # or an explanation's 1% the search decides which plan within the gap it returns: defaults there.
+        restart = {} if gap is None or gap > DEFAULT_GAP else {"mip_allow_restart": False}
+        return "highs", pulp.HiGHS(msg=False, timeLimit=time_limit, threads=1, random_seed=0, gapRel=gap, **restart)
     except ImportError:
         return "cbc", cbc_solver(time_limit, gap)
+
+
+def start_from(solver: pulp.LpSolver, start: Mapping[str, float]) -> None:
+    """Hand PuLP's HiGHS `start` (column name -> value: a plan of the same problem under another
+    scenario) before it runs. HiGHS keeps it as its first incumbent only where it is feasible, and the
+    gap it proves is the same; an objective that does not add up to the plan's costs x its columns
+    (highspy 1.16 once took a start for the answer without a search: bench/warm_start.py) is searched
+    again from nothing."""
+    solver.callSolver = functools.partial(_run_from, start)  # (an instance of PuLP's HiGHS: its run, from `start`)
+
+
+def _run_from(start: Mapping[str, float], lp: pulp.LpProblem) -> None:
+    import highspy
+    import numpy as np
+
+    h = lp.solverModel
+    values = np.zeros(h.getNumCol())
+    for v in lp.variables():  # (PuLP's HiGHS numbers the columns v.index as it builds them)
+        values[v.index] = start.get(v.name, 0.0)
+    sol = highspy.HighsSolution()
+    sol.col_value, sol.value_valid = values.tolist(), True
+    h.setSolution(sol)
+    h.run()
+    if h.getInfo().primal_solution_status == 2 and not objective_adds_up(h):
+        h.clearSolver()
+        h.run()
+
+
+def objective_adds_up(h: Any) -> bool:
+    """Is a highspy model's reported objective its costs x its solution's columns? (highspy 1.16 once
+    returned a start as "optimal" with objective 0 and no search: bench/warm_start.py.)"""
+    import numpy as np
+
+    x = np.asarray(h.getSolution().col_value)
+    want = float(np.dot(np.asarray(h.getLp().col_cost_), x)) + float(h.getLp().offset_)
+    got = h.getInfo().objective_function_value
+    return abs(got - want) <= 1e-6 * max(1.0, abs(want))
 
 
 def check_found(status: str, name: str, time_limit: float | None) -> None:

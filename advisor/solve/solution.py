@@ -38,6 +38,9 @@ class Solution:
     bridge_idle: dict = field(
         default_factory=dict
     )  # (class, hours to arrival, (type, provider)) -> (idle GPUs, layout)
+    columns: dict = field(default_factory=dict, repr=False, compare=False)
+    # column name -> value of the solved MILP before the polish (PuLP path only): the start a re-solve of the
+    # same problem at other prices is handed (milp.solve's `start`)
 
     @property
     def paid_serving(self) -> list:
