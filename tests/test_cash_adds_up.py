@@ -4,12 +4,11 @@ the nominal cost, the present-value lines to the total; a plan that rents still 
 
 from __future__ import annotations
 
-import math
 import re
 from decimal import Decimal
 
 import pytest
-from conftest import AS_OF, EXAMPLES
+from conftest import EXAMPLES
 
 
 def _sum(values) -> Decimal:
@@ -135,34 +134,6 @@ def test_the_rental_line_multiplies_out_to_its_amount(example_plan, name):
     text = advisor.memo(plan, EXAMPLES / f"{name}.yaml", fmt="md", charts=False).text
     if plan["cost_breakdown"]["rental_usd"]:
         assert rental_basis_adds_up(text) >= 1
-
-
-def test_hourly_billing_is_what_the_memo_multiplies(catalog, rules):
-    """8 H100 rented by the hour for a 46-hour run: the memo said '371 GPU-hours x $2.11' beside
-    $793.36 (371 x 2.11 = $782.81); it now multiplies the 376 GPU-hours billed (8 GPUs x 47 whole
-    hours) and says how many were used."""
-    import advisor
-    from advisor.flow import plan as make_plan
-    from advisor.inputs.workload import parse_workload
-
-    doc = {
-        "name": "8B on rented H100s",
-        "deployment": {"context": "cloud", "ownership": "rent"},
-        "jobs": [{"name": "tr", "kind": "pretrain", "model": "llama-3-8b", "tokens": "10B", "deadline": "30d"}],
-        "decision": "point",
-    }
-    p = make_plan(parse_workload(doc), catalog=catalog, rules=rules, as_of=AS_OF)
-    (item,) = p["purchase"]
-    per_gpu = item["gpu_hours"] / item["count"]
-    assert item["billed_gpu_hours"] == item["billed_gpus"] * math.ceil(per_gpu)  # SF Compute bills whole hours
-    assert p["cost_breakdown"]["rental_usd"] == pytest.approx(item["billed_gpu_hours"] * item["unit_price_usd"])
-    text = advisor.memo(p, None, fmt="md", charts=False).text
-    assert rental_basis_adds_up(text) == 1
-    cash_sentence_foots(text)  # $49.48 upfront + $793.36 rental: $49 + $793 would not make $843
-    assert f"{item['billed_gpu_hours']:,.0f} GPU-hours billed" in text and f"({item['gpu_hours']:,.0f} used" in text
-    # the recommendation names the offer's kind as the bill of materials does (it said "on demand")
-    assert item["rent_kind"] == "cluster_term" and "rented (cluster term, SF Compute" in text
-    assert "GPUs on a cluster term from SF Compute" in text and " on demand " not in text
 
 
 def test_every_rental_kind_has_words():

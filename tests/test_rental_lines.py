@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import csv
 import io
+import math
 
 import pytest
 from conftest import AS_OF
@@ -19,6 +20,10 @@ from advisor.inputs.workload import parse_workload
 RENT = {"context": "cloud", "ownership": "rent"}
 FINETUNE_8B = {"name": "tr", "kind": "finetune", "model": "llama-3-8b", "tokens": "300M"}
 WORKLOADS = {
+    "hourly": {  # SF Compute's H100 clusters: billed by the whole hour, from one hour
+        "deployment": RENT,
+        "jobs": [{"name": "tr", "kind": "pretrain", "model": "llama-3-8b", "tokens": "10B", "deadline": "30d"}],
+    },
     "two-providers": {
         "deployment": {**RENT, "rent_kinds": ["on_demand", "spot"]},
         "gpus": {"allow": ["h100-sxm"]},
@@ -96,3 +101,29 @@ def test_a_capacity_block_is_asked_for_as_billed_at_its_quoted_rate(plans):
     (row,) = [r for r in csv.DictReader(io.StringIO(advisor.rfq(p, fmt="csv").text)) if r["section"] == "quote"]
     assert "192 GPU-hours billed (10 used)" in row["term"] and "billed as 8 (whole nodes)" in row["term"]
     assert "catalog $4.916/GPU-hour" in row["notes"]
+
+
+def test_hourly_billing_is_what_the_memo_multiplies(plans):
+    """8 H100 rented by the hour for a 46-hour run: the memo said '371 GPU-hours x $2.11' beside
+    $793.36 (371 x 2.11 = $782.81); it multiplies the 376 GPU-hours billed (8 GPUs x 47 whole hours)
+    and says how many were used."""
+    p = plans["hourly"]
+    (item,) = p["purchase"]
+    per_gpu = item["gpu_hours"] / item["count"]
+    assert item["billed_gpu_hours"] == item["billed_gpus"] * math.ceil(per_gpu)  # whole hours
+    assert p["cost_breakdown"]["rental_usd"] == pytest.approx(item["billed_gpu_hours"] * item["unit_price_usd"])
+    text = advisor.memo(p, None, fmt="md", charts=False).text
+    assert f"{item['billed_gpu_hours']:,.0f} GPU-hours billed" in text and f"({item['gpu_hours']:,.0f} used" in text
+    # the recommendation names the offer's kind as the bill of materials does (it said "on demand")
+    assert item["rent_kind"] == "cluster_term" and "rented (cluster term, SF Compute" in text
+    assert "GPUs on a cluster term from SF Compute" in text and " on demand " not in text
+
+
+def test_a_short_term_is_written_in_hours_or_days_not_a_fraction_of_a_month(plans):
+    """SF Compute sells H100 clusters from one hour (min_term_hours 1): the RFQ item says 'shortest term
+    1 hour', not '0.00136986-month term' (a user's RFQ did)."""
+    p = plans["hourly"]
+    (item,) = [r for r in csv.DictReader(io.StringIO(advisor.rfq(p, fmt="csv").text)) if r["section"] == "quote"]
+    (bought,) = p["purchase"]
+    assert bought["term_months"] * 730 == pytest.approx(1.0, rel=1e-5)  # the offer's own minimum term, in hours
+    assert item["term"].endswith(", shortest term 1 hour") and "-month term" not in item["term"]

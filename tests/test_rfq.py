@@ -57,23 +57,6 @@ def test_each_item_has_its_specification_quantity_term_and_latest_date(knife, ca
     assert f"runs {job['wall_days_planned']:.1f} days at the workload's confidence" in item["date_basis"]
 
 
-def test_a_short_term_is_written_in_hours_or_days_not_a_fraction_of_a_month(catalog, rules):
-    """SF Compute sells H100 clusters from one hour (min_term_hours 1): the item says 'shortest term
-    1 hour', not '0.00136986-month term' (a user's RFQ did)."""
-    doc = {
-        "name": "8B on rented H100s",
-        "deployment": {"context": "cloud", "ownership": "rent"},
-        "jobs": [{"name": "tr", "kind": "pretrain", "model": "llama-3-8b", "tokens": "10B", "deadline": "30d"}],
-        "decision": "point",
-    }
-    p = plan(parse_workload(doc), catalog=catalog, rules=rules, as_of=AS_OF)
-    (item,) = [r for r in table(advisor.rfq(p, fmt="csv")) if r["section"] == "quote"]
-    (bought,) = p["purchase"]
-    hours = bought["term_months"] * 730  # the offer's own minimum term, in hours
-    assert hours == pytest.approx(1.0, rel=1e-5)
-    assert item["term"].endswith(", shortest term 1 hour") and "-month term" not in item["term"]
-
-
 def test_a_fabric_the_provider_does_not_publish_is_asked_at_the_bandwidth_the_estimate_assumes(catalog, rules):
     """4,096 H100s at SF Compute span 512 nodes joined by InfiniBand of unpublished bandwidth: the item
     asks for the 8 x 50 GB/s = 400 Gb/s per GPU the speed rests on (estimator.yaml), not just
