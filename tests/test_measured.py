@@ -182,6 +182,9 @@ def test_calibrate_refuses_a_run_the_estimator_cannot_place_and_never_prints_nan
     out = tmp_path / "mine.yaml"
     r = CliRunner().invoke(main, ["calibrate", str(runs), "-o", str(out)])
     assert r.exit_code == 2 and "line 4, field count" in r.output and "no layout" in r.output
+    # what the memory model needs and what the GPU lets a job use, and the columns that would place it
+    assert "needs 145.3 GB per GPU" in r.output and "lets a job use 76.0 GB" in r.output
+    assert "strategy, tensor_parallel, pipeline_parallel, micro_batch, checkpointing missing" in r.output
     assert "nan" not in r.output.lower() and not out.exists()
     one = tmp_path / "one.csv"
     one.write_text("gpu,count,tokens_per_s,model\nh100-sxm,8,60000,llama-3-8b\n")
@@ -223,3 +226,39 @@ def test_a_measured_speed_the_job_cannot_run_at_is_refused_at_its_line(tmp_path)
         r = CliRunner().invoke(main, [command, str(path)])
         assert r.exit_code == 2, r.output
         assert f"{path}:11:9: `jobs[0].measured[1]`: the job does not fit on 1 x rtx-4090" in r.output
+
+
+def test_calibrate_times_a_run_in_the_layout_it_states_with_the_memory_check_lifted(catalog, tmp_path):
+    """A run whose layout the user gives in full ran in it, so it held: it is timed there, as the bench
+    times its own rows (perf/stated_layout.py), even where the memory model cannot hold it (70B on 16 H100,
+    zero3 x tensor parallel 8 without recompute: 96 GB per GPU in the model), and the output says so; it
+    used to be refused with a message asking for the very columns it gave."""
+    from click.testing import CliRunner
+
+    from advisor.cli import main
+    from advisor.perf.calibrate import read_runs
+    from advisor.perf.stated_layout import MEMORY_CHECK_LIFTED
+
+    runs = tmp_path / "runs.csv"
+    runs.write_text(
+        "gpu,count,tokens_per_s,model,global_batch_tokens,strategy,tensor_parallel,pipeline_parallel,micro_batch,"
+        "checkpointing\n"
+        "h100-sxm,8,60000,llama-3-8b,4000000,,,,,\n"
+        "h100-sxm,16,12000,llama-3-70b,4000000,zero3,8,1,1,false\n"
+    )
+    out = tmp_path / "mine.yaml"
+    r = CliRunner().invoke(main, ["calibrate", str(runs), "-o", str(out), "--format", "json"])
+    assert r.exit_code == 0, r.output
+    data = json.loads(r.output)
+    assert [e["memory_check_lifted"] for e in data["errors"]] == [False, True]
+    # the in-sample error re-computed by hand: the fitted override, the stated layout, the check lifted
+    (_, big) = read_runs(runs, catalog)
+    assert big.stated and not evaluate(big.job, catalog.gpus["h100-sxm"], 16, params_from(catalog)).fits
+    from advisor.data.catalog import load_catalog
+
+    q = params_from(load_catalog(str(out)))
+    lifted = evaluate(big.job, catalog.gpus["h100-sxm"], 16, replace(q, usable_memory_fraction=MEMORY_CHECK_LIFTED))
+    assert lifted.layout["tensor_parallel"] == 8 and lifted.layout["checkpointing"] is False
+    assert data["errors"][1]["in_sample"] == pytest.approx(lifted.tokens_per_s / 12000 - 1, abs=1e-4)
+    r = CliRunner().invoke(main, ["calibrate", str(runs), "-o", str(out), "--force"])
+    assert r.exit_code == 0 and "timed in its stated layout, memory check lifted" in r.output

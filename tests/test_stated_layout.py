@@ -41,3 +41,16 @@ def test_a_stated_layout_the_memory_model_cannot_hold_is_timed_there_with_the_ch
     e, lifted = run_estimate(job, gpu, 16, p, stated=False)
     assert not lifted and not e.fits
 
+
+def test_the_reason_a_job_does_not_fit_describes_its_own_layout_and_the_usable_memory(catalog, job):
+    """It used to describe the widest tensor parallelism (8) for a job stating 2, and compare with the
+    GPU's 80 GB without saying the model lets a job use 95% of it."""
+    p = params_from(catalog)
+    e = evaluate(replace(job, tensor_parallel=2, strategy="zero1"), catalog.gpus["h100-sxm"], 8, p)
+    assert not e.fits
+    assert "zero1 over 8 GPUs with tensor parallel 2;" in e.reason and "tensor parallel 8" not in e.reason
+    assert f"use {80 * p.usable_memory_fraction:.1f} GB" in e.reason and "without checkpointing" in e.reason
+    e = evaluate(
+        replace(job, tensor_parallel=8, pipeline_parallel=2, strategy="zero1"), catalog.gpus["h100-sxm"], 16, p
+    )
+    assert "zero1 needs a data-parallel group to shard over" in e.reason
