@@ -72,7 +72,13 @@ def evaluate(job: JobSpec, gpu: GPU, count: int, p: Params) -> Estimate:
     e = _evaluate(bare, gpu, count, p)
     if not e.fits:
         return e
-    t = transfer(job.measured, gpu, count, lambda m: _evaluate(bare, m.figures, m.count, p).tokens_per_s)
+    t = transfer(
+        job.measured,
+        gpu,
+        count,
+        lambda m: _evaluate(bare, m.figures, m.count, p).tokens_per_s,
+        p.measured_software_share,
+    )
     if t is None:
         return e
     note = (
