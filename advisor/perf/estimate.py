@@ -12,10 +12,10 @@ from advisor.data.evidence import Evidence
 from advisor.errors import InputError
 from advisor.perf.band import band
 from advisor.perf.estimate_notes import held_note, layout_notes, shape_notes
+from advisor.perf.fit_reason import does_not_fit
 from advisor.perf.jobspec import JobSpec, spec_from_flags
 from advisor.perf.layout import (
     STRATEGIES,
-    TENSOR_PARALLEL,
     canonical_strategy,
     choose_layout,
     layout_batch,
@@ -99,45 +99,6 @@ def evaluate(job: JobSpec, gpu: GPU, count: int, p: Params) -> Estimate:
         derating=None if t.level == "measured" else e.derating,
         evidence_note=note,
         notes=[n for n in e.notes if n != e.evidence_note] + [note],
-    )
-
-
-def does_not_fit(job: JobSpec, gpu: GPU, count: int, p: Params) -> tuple[float, str]:
-    """(GB per GPU, why) for a job no layout fits: the memory of its least-memory layout, keeping what
-    the job states (sharding, tensor and pipeline parallelism, context parallelism, micro-batch,
-    checkpointing) and otherwise fully sharded, with checkpointing, at the widest tensor parallelism
-    the count and the heads allow; against the memory the model lets a job use."""
-    m = job.model
-    tp = job.tensor_parallel or max([t for t in TENSOR_PARALLEL if count % t == 0 and m.heads % t == 0], default=1)
-    pp, cp = job.pipeline_parallel or 1, job.context_parallel or 1
-    dp = max(1, count // (tp * pp * cp))
-    strategy = canonical_strategy(job.strategy) or ("zero3" if dp * cp > 1 else "ddp")
-    ckpt = True if job.checkpointing is None else job.checkpointing
-    batch = job.global_batch_tokens or default_batch_tokens(m, p)
-    lay = Layout(strategy if dp * cp > 1 else "ddp", dp, tp, pp, job.micro_batch or 1, ckpt, cp)
-    need = sum(layout_memory(job, lay, p, batch).values()) / GB
-    how = " even with checkpointing" if job.checkpointing is None else ("" if ckpt else " without checkpointing")
-    sharded = f"{lay.strategy} " if lay.shard_group > 1 else ""
-    degrees = " x ".join(
-        f"{name} {n}"
-        for name, n in (("tensor parallel", tp), ("pipeline parallel", pp), ("context parallel", cp))
-        if n > 1
-    )
-    split = (f", {sharded}over {lay.count} GPUs" if lay.count > 1 else "") + (f" with {degrees}" if degrees else "")
-    size = float(gpu.memory_gb.value or 0.0)
-    if dp * cp == 1 < count and strategy != "ddp":
-        return need, f"{strategy} needs a data-parallel group to shard over: {degrees} on {count} GPUs leaves none"
-    usable = (
-        f"{gpu.name} has {size:g} GB, of which the memory model lets a job use {size * p.usable_memory_fraction:.1f} GB"
-    )
-    if need <= size * p.usable_memory_fraction:  # not memory: the stated degrees do not divide the GPUs or the heads
-        return (
-            need,
-            f"no layout{split} places it on {count} GPUs; its least memory, {need:.1f} GB per GPU, is within it: {usable}",
-        )
-    return (
-        need,
-        f"needs {need:.1f} GB per GPU{how}{split}; {usable} (usable_memory_fraction {p.usable_memory_fraction:g})",
     )
 
 
