@@ -301,3 +301,13 @@ def test_the_network_fallback_is_the_tables_default(tmp_path):
 
     with pytest.raises(InputError, match="with a `default`"):
         check_estimator({"network_gbps_per_gpu": {"hopper": 50}}, "x.yaml")
+
+
+def test_calibrate_refuses_an_unknown_assumed_layout_column(catalog, tmp_path):
+    from advisor.perf.calibrate import read_runs
+
+    path = tmp_path / "runs.csv"
+    path.write_text("gpu,count,tokens_per_s,model,layout_assumed\nh100-sxm,8,60000,llama-3-8b,microbatch\n")
+    with pytest.raises(InputError) as exc:
+        read_runs(path, catalog)
+    assert exc.value.field == "layout_assumed" and "line 2" in str(exc.value) and "micro_batch" in str(exc.value)

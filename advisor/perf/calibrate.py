@@ -139,7 +139,14 @@ def _run(row: dict[str, str], catalog: Catalog, line: int, name: str) -> Run:
             f"{name}, line {line}, field tokens_per_s: the measured speed is missing", file=name, field="tokens_per_s"
         )
     job = _job(row, _model(row, catalog, line, name), line, name)
-    assumed = tuple(a for a in (row.get("layout_assumed") or "").split() if a in LAYOUT_FIELDS)
+    assumed = (row.get("layout_assumed") or "").split()
+    if unknown := sorted(set(assumed) - set(LAYOUT_FIELDS)):
+        raise InputError(
+            f"{name}, line {line}, field layout_assumed: {unknown[0]!r} is not a layout column; "
+            f"allowed: {', '.join(LAYOUT_FIELDS)} (space-separated)",
+            file=name,
+            field="layout_assumed",
+        )
     return Run(line, gpu, count, total if total is not None else per_gpu * count, job, stated_layout(job, assumed))
 
 
