@@ -92,7 +92,8 @@ def run(args: argparse.Namespace, rows: list[dict], catalog, p) -> int:
     held, fitted = cross_validate(rows, catalog, p)
     if args.fit:  # on the out-of-sample offsets: what a user's run off the model looks like
         print(
-            "software share of a run's offset (perf/measured.py SOFTWARE_SHARE):", software_share(rows, catalog, held)
+            "software share of a run's offset (catalog/estimator.yaml measured_software_share):",
+            software_share(rows, catalog, held),
         )
     text = report(rows, catalog, p, preds, held, fitted)
     if args.out:  # the hand-written part above MARKER and everything after END (the serving section) are kept

@@ -252,12 +252,15 @@ def report(rows, catalog, p, preds, held, fitted) -> str:
             + ".",
         ]
     lifted = memory_model_misses(rows, catalog, p)
-    if lifted:  # bench/calibration.py MEMORY_CHECK_LIFTED
+    if lifted:  # advisor/perf/stated_layout.py MEMORY_CHECK_LIFTED
         out += [
             "",
-            "Published layouts the memory model cannot hold, timed in that layout with the memory check lifted: ",
+            "Layouts their sources state that the memory model cannot hold, timed in that layout with the memory "
+            "check lifted: ",
         ]
-        out[-1] += ", ".join(lifted) + " (the run held it; why the model does not: the row's layout_source)."
+        out[-1] += ", ".join(lifted) + (
+            " (the run held it; why the model does not: the row's layout_source; assumed fields: layout_assumed)."
+        )
     out += ["", article_section(catalog, p).rstrip()]
     out += [
         "",

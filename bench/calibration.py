@@ -43,6 +43,8 @@ from advisor.data.catalog import load_catalog  # noqa: E402
 from advisor.data.evidence import runs_key, use_table  # noqa: E402
 from advisor.perf import evaluate, params_from  # noqa: E402,F401
 from advisor.perf.goodput import goodput  # noqa: E402
+from advisor.perf.stated_layout import LAYOUT_FIELDS, MEMORY_CHECK_LIFTED, run_estimate  # noqa: E402,F401
+from advisor.perf.stated_layout import stated_layout as stated_layout_of  # noqa: E402
 from advisor.perf.training import generation  # noqa: E402
 
 
@@ -89,37 +91,42 @@ PENDING_PRICES = {"a100-80gb-sxm": 15_000}  # being added to the catalog by issu
 _CACHE: dict = {}
 
 
-LAYOUT_FIELDS = ("strategy", "tensor_parallel", "pipeline_parallel", "micro_batch", "checkpointing")
-# a published layout ran, so it held on its GPU: when the memory model cannot hold it (B001: fp8 frozen weights and
-# fp8-stored activations; Llama 3 405B: its deallocation of pipeline-stage tensors, neither represented), its speed is
-# still predicted in that layout, with the memory check lifted (usable memory x this factor); docs/accuracy.md lists them
-MEMORY_CHECK_LIFTED = 100.0
+def assumed_fields(row: dict) -> tuple[str, ...]:
+    """The layout fields the row's source does not state (`layout_assumed`, space-separated)."""
+    return tuple((row.get("layout_assumed") or "").split())
 
 
-def stated_layout(row: dict) -> bool:
-    """Does the row's source state its whole layout (sharding, parallelism, micro-batch, recompute)?"""
+def layout_given(row: dict) -> bool:
+    """Are all the row's layout fields filled (sourced or assumed): nothing left for the search?"""
     return all(row[k] for k in LAYOUT_FIELDS)
 
 
+def stated_layout(row: dict) -> bool:
+    """Does the row's source state its layout (advisor/perf/stated_layout.py: sharding, parallelism and
+    recompute sourced; the micro-batch sourced or assumed at 1)? Then it is timed there even where the
+    memory model cannot hold it (row_estimate)."""
+    return stated_layout_of(job_of(row), assumed_fields(row))
+
+
 def memory_model_misses(rows: list[dict], catalog, p) -> list[str]:
-    """Ids of rows whose published layout the memory model cannot hold (predicted with the check lifted)."""
+    """Ids of rows whose stated layout the memory model cannot hold (predicted with the check lifted)."""
     return [
         r["id"]
         for r in rows
-        if r["basis"] in ("measured", "goodput", "derived")
-        and stated_layout(r)
-        and not evaluate(job_of(r), gpu_of(r, catalog, p), int(r["gpu_count"]), p).fits
+        if r["basis"] in ("measured", "goodput", "derived") and row_estimate_lifted(r, catalog, p)[1]
     ]
 
 
+def row_estimate_lifted(row: dict, catalog, p):
+    """(the estimator's answer for the row's job on the GPU it ran, was the memory check lifted): in its
+    published layout, with the check lifted where the memory model cannot hold a layout the source states
+    (advisor/perf/stated_layout.py run_estimate, the rule `advisor calibrate` applies to a user's runs)."""
+    return run_estimate(job_of(row), gpu_of(row, catalog, p), int(row["gpu_count"]), p, stated_layout(row))
+
+
 def row_estimate(row: dict, catalog, p):
-    """The estimator's answer for the row's job on the GPU it ran, in its published layout: with the memory
-    check lifted where the memory model cannot hold a layout the source states (MEMORY_CHECK_LIFTED)."""
-    job, gpu, n = job_of(row), gpu_of(row, catalog, p), int(row["gpu_count"])
-    e = evaluate(job, gpu, n, p)
-    if not e.fits and stated_layout(row):  # the run held its published layout: time it there
-        e = evaluate(job, gpu, n, replace(p, usable_memory_fraction=MEMORY_CHECK_LIFTED))
-    return e
+    """The estimator's answer for the row's job on the GPU it ran (row_estimate_lifted)."""
+    return row_estimate_lifted(row, catalog, p)[0]
 
 
 def predict(row: dict, catalog, p) -> float:
@@ -215,7 +222,7 @@ def with_values(p, values) -> object:
 def pinned(row: dict, catalog, p) -> dict:
     """The row with the layout the model chooses under `p` written in, so a fit's many
     evaluations skip the layout search (the final predictions search again)."""
-    if stated_layout(row):
+    if layout_given(row):
         return row
     e = evaluate(job_of(row), gpu_of(row, catalog, p), int(row["gpu_count"]), p)
     if not e.fits:

@@ -215,7 +215,7 @@ def software_share(rows: list[dict], catalog, preds: dict) -> dict:
     whose runs span several GPU generations, e = log(measured / predicted) is split into the
     publisher's mean (between publishers: software) and each generation's mean within the publisher
     (hardware); the share is var(publisher means) / (that + mean within-publisher var of generation
-    means). perf/measured.py SOFTWARE_SHARE."""
+    means). catalog/estimator.yaml measured_software_share."""
     cells: dict[tuple[str, str], list[float]] = {}
     for r in rows:
         if r["basis"] not in ("measured", "goodput", "derived") or not preds.get(r["id"]):

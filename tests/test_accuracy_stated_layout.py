@@ -63,3 +63,34 @@ def test_an_unstated_layout_that_does_not_fit_is_not_lifted(setup):
     row = dict(rows["B001"], id="B001-unstated", checkpointing="", gpu="rtx-4090")  # 70B on 8 x 24 GB: nothing fits
     assert not calibration.stated_layout(row)
     assert math.isnan(calibration.predict(row, catalog, p))
+
+
+def test_llama3_405b_rows_state_the_papers_zero2_and_assume_only_the_micro_batch(setup):
+    """The Llama 3 paper (arXiv:2407.21783 §3.3.2) shards 'optimizer states and gradients, but for model
+    shards we do not reshard after forward computation' (ZeRO-2) and gives no micro-batch: the model-card
+    row R132 and the Table 4 rows R124, R125 (one run) carry the same layout, the micro-batch marked assumed."""
+    _, _, rows = setup
+    layouts = {rid: {k: rows[rid][k] for k in calibration.LAYOUT_FIELDS} for rid in ("R124", "R125", "R132")}
+    assert layouts["R132"] == layouts["R124"] == layouts["R125"]
+    assert layouts["R132"]["strategy"] == "zero2" and "reshard after forward" in rows["R132"]["layout_source"]
+    assert all(calibration.assumed_fields(rows[rid]) == ("micro_batch",) for rid in layouts)
+
+
+@pytest.mark.parametrize(
+    ("assumed", "micro_batch", "lifted"),
+    [
+        ("micro_batch", "1", True),  # an assumed micro-batch at its minimum: the least activation memory
+        ("", "1", True),
+        ("micro_batch", "2", False),  # an assumed micro-batch above 1 could be what does not fit
+        ("strategy micro_batch", "1", False),  # an assumed sharding is not the source's layout
+        ("checkpointing", "1", False),  # nor an assumed recompute
+    ],
+)
+def test_only_a_sourced_layout_lifts_the_memory_check(setup, assumed, micro_batch, lifted):
+    """The memory check is lifted for what the source states, not for whatever fields are filled: R132's
+    layout with a field marked assumed (`layout_assumed`) is placed by the memory model like any job."""
+    catalog, p, rows = setup
+    row = dict(rows["R132"], id=f"R132-{assumed}-{micro_batch}", layout_assumed=assumed, micro_batch=micro_batch)
+    assert calibration.stated_layout(row) is lifted
+    assert (row["id"] in calibration.memory_model_misses([row], catalog, p)) is lifted
+    assert math.isfinite(calibration.predict(row, catalog, p)) is lifted

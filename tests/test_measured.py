@@ -16,7 +16,6 @@ from advisor.data.uncertainty import measurement_dist, speed_dist
 from advisor.errors import InputError
 from advisor.inputs.jobs import DEFAULT_SPREAD, Job
 from advisor.perf import evaluate, job_spec, params_from, resolve_model
-from advisor.perf.measured import SOFTWARE_SHARE
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -55,7 +54,11 @@ def test_a_measurement_moves_siblings_the_same_way_and_others_by_the_software_sh
     plain, spec = _spec(catalog), _spec(catalog, [dict(M, tokens_per_s=speed)])
     model_h100 = evaluate(plain, catalog.gpus["h100-sxm"], 8, p).tokens_per_s
     e = math.log(speed / model_h100)
-    for gid, count, share in (("h100-sxm", 16, 1.0), ("h200-sxm", 8, 1.0), ("a100-80gb-sxm", 8, SOFTWARE_SHARE)):
+    for gid, count, share in (
+        ("h100-sxm", 16, 1.0),
+        ("h200-sxm", 8, 1.0),
+        ("a100-80gb-sxm", 8, p.measured_software_share),
+    ):
         before = evaluate(plain, catalog.gpus[gid], count, p)
         after = evaluate(spec, catalog.gpus[gid], count, p)
         assert after.speed_evidence == "transferred" and "8 x h100-sxm" in after.speed_source
@@ -182,6 +185,9 @@ def test_calibrate_refuses_a_run_the_estimator_cannot_place_and_never_prints_nan
     out = tmp_path / "mine.yaml"
     r = CliRunner().invoke(main, ["calibrate", str(runs), "-o", str(out)])
     assert r.exit_code == 2 and "line 4, field count" in r.output and "no layout" in r.output
+    # what the memory model needs and what the GPU lets a job use, and the columns that would place it
+    assert "needs 145.3 GB per GPU" in r.output and "lets a job use 76.0 GB" in r.output
+    assert "strategy, tensor_parallel, pipeline_parallel, micro_batch, checkpointing missing" in r.output
     assert "nan" not in r.output.lower() and not out.exists()
     one = tmp_path / "one.csv"
     one.write_text("gpu,count,tokens_per_s,model\nh100-sxm,8,60000,llama-3-8b\n")
@@ -223,3 +229,85 @@ def test_a_measured_speed_the_job_cannot_run_at_is_refused_at_its_line(tmp_path)
         r = CliRunner().invoke(main, [command, str(path)])
         assert r.exit_code == 2, r.output
         assert f"{path}:11:9: `jobs[0].measured[1]`: the job does not fit on 1 x rtx-4090" in r.output
+
+
+def test_calibrate_times_a_run_in_the_layout_it_states_with_the_memory_check_lifted(catalog, tmp_path):
+    """A run whose layout the user gives in full ran in it, so it held: it is timed there, as the bench
+    times its own rows (perf/stated_layout.py), even where the memory model cannot hold it (70B on 16 H100,
+    zero3 x tensor parallel 8 without recompute: 96 GB per GPU in the model), and the output says so; it
+    used to be refused with a message asking for the very columns it gave."""
+    from click.testing import CliRunner
+
+    from advisor.cli import main
+    from advisor.perf.calibrate import read_runs
+    from advisor.perf.stated_layout import MEMORY_CHECK_LIFTED
+
+    runs = tmp_path / "runs.csv"
+    runs.write_text(
+        "gpu,count,tokens_per_s,model,global_batch_tokens,strategy,tensor_parallel,pipeline_parallel,micro_batch,"
+        "checkpointing\n"
+        "h100-sxm,8,60000,llama-3-8b,4000000,,,,,\n"
+        "h100-sxm,16,12000,llama-3-70b,4000000,zero3,8,1,1,false\n"
+    )
+    out = tmp_path / "mine.yaml"
+    r = CliRunner().invoke(main, ["calibrate", str(runs), "-o", str(out), "--format", "json"])
+    assert r.exit_code == 0, r.output
+    data = json.loads(r.output)
+    assert [e["memory_check_lifted"] for e in data["errors"]] == [False, True]
+    # the in-sample error re-computed by hand: the fitted override, the stated layout, the check lifted
+    (_, big) = read_runs(runs, catalog)
+    assert big.stated and not evaluate(big.job, catalog.gpus["h100-sxm"], 16, params_from(catalog)).fits
+    from advisor.data.catalog import load_catalog
+
+    q = params_from(load_catalog(str(out)))
+    lifted = evaluate(big.job, catalog.gpus["h100-sxm"], 16, replace(q, usable_memory_fraction=MEMORY_CHECK_LIFTED))
+    assert lifted.layout["tensor_parallel"] == 8 and lifted.layout["checkpointing"] is False
+    assert data["errors"][1]["in_sample"] == pytest.approx(lifted.tokens_per_s / 12000 - 1, abs=1e-4)
+    r = CliRunner().invoke(main, ["calibrate", str(runs), "-o", str(out), "--force"])
+    assert r.exit_code == 0 and "timed in its stated layout, memory check lifted" in r.output
+
+
+def test_the_software_share_of_a_measurement_is_the_catalogs(tmp_path, p):
+    """catalog/estimator.yaml `measured_software_share` (with its source there), not a constant in code,
+    moves a GPU of another generation: an override of it moves the A100 by the override's share."""
+    from advisor.data.catalog import load_catalog
+
+    override = tmp_path / "share.yaml"
+    override.write_text("estimator:\n  measured_software_share: 0.6\n")
+    cat = load_catalog(str(override))
+    q = params_from(cat)
+    assert q.measured_software_share == 0.6 != p.measured_software_share
+    plain, spec = _spec(cat), _spec(cat, [dict(M, tokens_per_s=90_000)])
+    e = math.log(90_000 / evaluate(plain, cat.gpus["h100-sxm"], 8, q).tokens_per_s)
+    before, after = (evaluate(s, cat.gpus["a100-80gb-sxm"], 8, q).tokens_per_s for s in (plain, spec))
+    assert after == pytest.approx(before * math.exp(0.6 * e), rel=1e-9)
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("estimator:\n  measured_software_share: 1.5\n")
+    with pytest.raises(InputError, match="measured_software_share"):
+        load_catalog(str(bad))
+
+
+def test_the_network_fallback_is_the_tables_default(tmp_path):
+    """perf/training.default_network_gbps reads estimator.yaml `network_gbps_per_gpu.default` (no literal
+    in code): an override of the default moves a GPU the table does not name; a table without one is refused."""
+    from advisor.data.catalog import load_catalog
+    from advisor.perf.training import default_network_gbps
+
+    override = tmp_path / "net.yaml"
+    override.write_text("estimator:\n  network_gbps_per_gpu:\n    default: 12.5\n")
+    cat = load_catalog(str(override))
+    assert default_network_gbps(cat.gpus["mi300x"], params_from(cat)) == 12.5
+    from advisor.data.estimator_check import check_estimator
+
+    with pytest.raises(InputError, match="with a `default`"):
+        check_estimator({"network_gbps_per_gpu": {"hopper": 50}}, "x.yaml")
+
+
+def test_calibrate_refuses_an_unknown_assumed_layout_column(catalog, tmp_path):
+    from advisor.perf.calibrate import read_runs
+
+    path = tmp_path / "runs.csv"
+    path.write_text("gpu,count,tokens_per_s,model,layout_assumed\nh100-sxm,8,60000,llama-3-8b,microbatch\n")
+    with pytest.raises(InputError) as exc:
+        read_runs(path, catalog)
+    assert exc.value.field == "layout_assumed" and "line 2" in str(exc.value) and "micro_batch" in str(exc.value)

@@ -26,6 +26,7 @@ class Params:
     overhead_gb: float  # CUDA context, allocator fragmentation, buffers
     usable_memory_fraction: float  # share of memory the allocator can actually hand out
     batch_tokens_by_params: list  # [[max_params, global_batch_tokens], ...]
+    measured_software_share: float  # measured: share of a user's measured offset that moves other generations
     framework_efficiency: dict | None = None  # fitted: share of MAMF a step's matmuls reach, by generation, precision
     fp8_framework_ratio: float = 1.0  # fitted: fp8's framework share / bf16's (generations without fp8 rows)
     software_factor: dict | None = None  # vendor software factor on compute (AMD, Intel), by generation

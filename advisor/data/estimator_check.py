@@ -120,8 +120,16 @@ SPECIAL: dict[str, Check] = {
         _by_gpu_and_precision(_number),
     ),
     **dict.fromkeys(
-        ("attention_efficiency", "attention_kernel_speedup", "software_factor", "network_gbps_per_gpu"),
+        ("attention_efficiency", "attention_kernel_speedup", "software_factor"),
         ("a number above 0, or a mapping of GPU ids or families to such numbers", _by_gpu(_positive)),
+    ),
+    "measured_software_share": (
+        "a share of a measured offset from 0 to 1",
+        lambda x: _number(x) and 0 <= float(x) <= 1,
+    ),
+    "network_gbps_per_gpu": (
+        "a number above 0, or a mapping of GPU ids or families to such numbers with a `default`",
+        lambda x: _by_gpu(_positive)(x) and (not isinstance(x, dict) or "default" in x),
     ),
     "mfu_measured_on": (
         "a mapping of GPU generations to the catalog id of the GPU their published MFUs were measured on",

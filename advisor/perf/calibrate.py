@@ -10,7 +10,13 @@ itself can be read): gpu, count, tokens_per_s (over all `count` GPUs) or tokens_
 model as `model` (a preset) or `params` with layers, hidden, heads, kv_heads, ffn, vocab, seq_len,
 tied_embeddings; optional precision (bf16), global_batch_tokens, micro_batch, checkpointing,
 strategy, tensor_parallel, pipeline_parallel, context_parallel, virtual_stages, kind, tp_overlap,
-fused_elementwise (true unless the run's elementwise work is eager PyTorch).
+fused_elementwise (true unless the run's elementwise work is eager PyTorch), layout_assumed (the
+layout columns filled by an assumption, as catalog/calibration.csv marks them).
+
+A run whose layout is stated in full (strategy, tensor_parallel, pipeline_parallel, micro_batch,
+checkpointing; perf/stated_layout.py) is timed in that layout, with the memory check lifted where the
+memory model cannot hold it (the run held it): the bench's rule for its own rows. A run without one
+is placed by the estimator's layout search and refused if nothing fits.
 """
 
 from __future__ import annotations
@@ -25,8 +31,9 @@ from typing import Any
 from advisor.data.catalog import Catalog
 from advisor.data.estimator import Params
 from advisor.errors import InputError
-from advisor.perf.estimate import evaluate, params_from
+from advisor.perf.estimate import params_from
 from advisor.perf.jobspec import JobSpec, ModelSpec, preset_spec
+from advisor.perf.stated_layout import LAYOUT_FIELDS, run_estimate, stated_layout
 from advisor.perf.training import generation, mfu_flops_per_token
 
 ITERATIONS = 6  # rescaling rounds: the median run is exact to ~1e-4 after 4
@@ -39,6 +46,7 @@ class Run:
     count: int
     tokens_per_s: float  # over all GPUs
     job: JobSpec
+    stated: bool = False  # its layout is stated in full (perf/stated_layout.py): timed there
 
 
 def _num(row: dict[str, str], key: str, line: int, name: str, kind: type = float) -> Any:
@@ -131,21 +139,37 @@ def _run(row: dict[str, str], catalog: Catalog, line: int, name: str) -> Run:
             f"{name}, line {line}, field tokens_per_s: the measured speed is missing", file=name, field="tokens_per_s"
         )
     job = _job(row, _model(row, catalog, line, name), line, name)
-    return Run(line, gpu, count, total if total is not None else per_gpu * count, job)
+    assumed = (row.get("layout_assumed") or "").split()
+    if unknown := sorted(set(assumed) - set(LAYOUT_FIELDS)):
+        raise InputError(
+            f"{name}, line {line}, field layout_assumed: {unknown[0]!r} is not a layout column; "
+            f"allowed: {', '.join(LAYOUT_FIELDS)} (space-separated)",
+            file=name,
+            field="layout_assumed",
+        )
+    return Run(line, gpu, count, total if total is not None else per_gpu * count, job, stated_layout(job, assumed))
 
 
 def _check_fits(run: Run, catalog: Catalog, p: Params, name: str) -> None:
-    """A run the estimator cannot lay out on its GPUs cannot be predicted, so neither fitted nor scored:
-    say which and what would place it (a run that ran did fit, in a layout the row does not give)."""
-    e = evaluate(run.job, catalog.gpus[run.gpu], run.count, p)
-    if not e.fits:
-        raise InputError(
-            f"{name}, line {run.line}, field count: the estimator finds no layout of this run on {run.count} {run.gpu} "
-            f"({e.reason or 'it does not fit in memory'}); give the columns that say how it ran (kind, "
-            "strategy, tensor_parallel, pipeline_parallel, micro_batch, checkpointing) or leave the row out",
-            file=name,
-            field="count",
-        )
+    """A run the estimator cannot place cannot be predicted, so neither fitted nor scored: refuse it,
+    saying what the memory model needs against the GPU's usable memory, and which layout columns would
+    have it timed as it ran (a run that ran did fit, in a layout the row does not state in full)."""
+    e, _ = run_estimate(run.job, catalog.gpus[run.gpu], run.count, p, run.stated)
+    if e.fits:
+        return
+    missing = [k for k in LAYOUT_FIELDS if getattr(run.job, k) is None]
+    hint = (
+        f"give the layout it ran in ({', '.join(missing)} missing; a layout given in full is timed as stated, "
+        "with the memory check lifted) or leave the row out"
+        if missing and not run.stated
+        else "leave the row out"
+    )
+    raise InputError(
+        f"{name}, line {run.line}, field count: the estimator finds no layout of this run on {run.count} {run.gpu} "
+        f"({e.reason or 'it does not fit in memory'}); {hint}",
+        file=name,
+        field="count",
+    )
 
 
 def _job(row: dict[str, str], model: ModelSpec, line: int, name: str) -> JobSpec:
@@ -173,8 +197,13 @@ def _key(run: Run, catalog: Catalog) -> tuple[str, str]:
 
 
 def _predict(run: Run, catalog: Catalog, p: Params) -> float:
-    e = evaluate(run.job, catalog.gpus[run.gpu], run.count, p)
+    e, _ = run_estimate(run.job, catalog.gpus[run.gpu], run.count, p, run.stated)
     return e.tokens_per_s if e.fits else float("nan")
+
+
+def memory_check_lifted(run: Run, catalog: Catalog, p: Params) -> bool:
+    """Is the run timed in its stated layout with the memory check lifted (the memory model cannot hold it)?"""
+    return run_estimate(run.job, catalog.gpus[run.gpu], run.count, p, run.stated)[1]
 
 
 def _mfu(run: Run, catalog: Catalog) -> float:
@@ -282,6 +311,7 @@ def calibrate(path: str | Path, catalog: Catalog) -> dict[str, Any]:
                 "measured": r.tokens_per_s,
                 "in_sample": round(e, 4),
                 "leave_one_out": round(x, 4) if x is not None else None,
+                "memory_check_lifted": memory_check_lifted(r, catalog, q),
             }
             for r, e, x in zip(runs, ins, loo)
         ],

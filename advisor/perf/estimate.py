@@ -12,10 +12,10 @@ from advisor.data.evidence import Evidence
 from advisor.errors import InputError
 from advisor.perf.band import band
 from advisor.perf.estimate_notes import held_note, layout_notes, shape_notes
+from advisor.perf.fit_reason import does_not_fit
 from advisor.perf.jobspec import JobSpec, spec_from_flags
 from advisor.perf.layout import (
     STRATEGIES,
-    TENSOR_PARALLEL,
     canonical_strategy,
     choose_layout,
     layout_batch,
@@ -72,7 +72,13 @@ def evaluate(job: JobSpec, gpu: GPU, count: int, p: Params) -> Estimate:
     e = _evaluate(bare, gpu, count, p)
     if not e.fits:
         return e
-    t = transfer(job.measured, gpu, count, lambda m: _evaluate(bare, m.figures, m.count, p).tokens_per_s)
+    t = transfer(
+        job.measured,
+        gpu,
+        count,
+        lambda m: _evaluate(bare, m.figures, m.count, p).tokens_per_s,
+        p.measured_software_share,
+    )
     if t is None:
         return e
     note = (
@@ -93,20 +99,6 @@ def evaluate(job: JobSpec, gpu: GPU, count: int, p: Params) -> Estimate:
         derating=None if t.level == "measured" else e.derating,
         evidence_note=note,
         notes=[n for n in e.notes if n != e.evidence_note] + [note],
-    )
-
-
-def does_not_fit(job: JobSpec, gpu: GPU, count: int, p: Params) -> tuple[float, str]:
-    """(GB per GPU, why) for a job no layout fits: the memory of the most sharded layout, with
-    checkpointing, at the widest tensor parallelism the count and the heads allow."""
-    m = job.model
-    tp = max([t for t in TENSOR_PARALLEL if count % t == 0 and m.heads % t == 0], default=1)
-    batch = job.global_batch_tokens or default_batch_tokens(m, p)
-    lay = Layout("zero3" if count > tp else "ddp", max(1, count // tp), tp, 1, job.micro_batch or 1, True)
-    need = sum(layout_memory(job, lay, p, batch).values()) / GB
-    split = (f", sharded over {count} GPUs" if count > 1 else "") + (f" with tensor parallelism {tp}" if tp > 1 else "")
-    return need, (
-        f"needs {need:.1f} GB per GPU even with checkpointing{split}; {gpu.name} has {gpu.memory_gb.value:g} GB"
     )
 
 

@@ -4,15 +4,16 @@
 * on the measured GPU and count the estimate IS the measurement (`speed_evidence: measured`), with a
   P10-P90 band of measured x (1 -+ spread);
 * elsewhere the measurement moves the estimate by a stated rule. Its log-ratio to the model's own
-  estimate of the measured run, e = ln(measured / model), is split: a share `SOFTWARE_SHARE` is the
-  user's software and moves every GPU, the rest is the GPU and moves the GPUs of its generation. So
-  a GPU of the same generation (the same GPU at another count included) takes all of e, any other GPU
-  takes SOFTWARE_SHARE x e (`speed_evidence: transferred`, naming the measurement). Several
-  measurements that reach a GPU are averaged in e.
+  estimate of the measured run, e = ln(measured / model), is split: a share s is the user's software
+  and moves every GPU, the rest is the GPU and moves the GPUs of its generation. So a GPU of the same
+  generation (the same GPU at another count included) takes all of e, any other GPU takes s x e
+  (`speed_evidence: transferred`, naming the measurement). Several measurements that reach a GPU are
+  averaged in e.
 
-SOFTWARE_SHARE is measured on the calibration set (bench/calibration.py `software_share`): of the
-variance of the estimator's residuals over publishers that ran several GPU generations, the share
-between publishers (their software) against the share between generations within a publisher.
+s is catalog/estimator.yaml `measured_software_share`, measured on the calibration set
+(bench/calibration.py `software_share`, printed by bench/accuracy.py --fit): of the variance of the
+estimator's residuals over publishers that ran several GPU generations, the share between publishers
+(their software) against the share between generations within a publisher.
 """
 
 from __future__ import annotations
@@ -23,7 +24,6 @@ from typing import Any
 
 from advisor.data.evidence import generation
 
-SOFTWARE_SHARE = 0.27  # bench/calibration.py software_share() (bench/accuracy.py --fit prints it: 0.269): the share of a run's offset that is its software
 _STATED = "docs/model.md §1.8"
 
 
@@ -55,9 +55,12 @@ class Transfer:
     spread: float | None = None
 
 
-def transfer(measured: tuple[MeasuredSpeed, ...], gpu: Any, count: int, model_at: Any) -> Transfer | None:
+def transfer(
+    measured: tuple[MeasuredSpeed, ...], gpu: Any, count: int, model_at: Any, software_share: float
+) -> Transfer | None:
     """The measurements' effect on the estimate of `gpu` x `count`; `model_at(m)` is the model's
-    tokens/s for measurement m's own GPU and count (the estimate without measurements)."""
+    tokens/s for measurement m's own GPU and count (the estimate without measurements); `software_share`
+    the share of a measurement's offset that moves a GPU of another generation (Params.measured_software_share)."""
     exact = next((m for m in measured if m.gpu == gpu.id and m.count == count), None)
     if exact is not None:
         base = model_at(exact)
@@ -72,7 +75,7 @@ def transfer(measured: tuple[MeasuredSpeed, ...], gpu: Any, count: int, model_at
         if base <= 0:
             continue
         e = math.log(m.tokens_per_s / base)
-        share = 1.0 if generation(m.figures) == gen else SOFTWARE_SHARE
+        share = 1.0 if generation(m.figures) == gen else software_share
         shares.append(share * e)
         used.append(m.label())
     if not used:

@@ -199,8 +199,9 @@ def _group_tier(gpu: GPU, group: int, stride: int, p: Params) -> dict:
 
 def default_network_gbps(gpu: GPU, p: Params) -> float:
     """GB/s per GPU per direction between servers that the estimate assumes (estimator.yaml
-    `network_gbps_per_gpu`) where a rental offer publishes no fabric bandwidth to use instead."""
-    return float(gpu_value(p.network_gbps_per_gpu, gpu, 25.0))
+    `network_gbps_per_gpu`: the GPU's entry, else the table's `default`, which the catalog check
+    requires) where a rental offer publishes no fabric bandwidth to use instead."""
+    return float(gpu_value(p.network_gbps_per_gpu, gpu))
 
 
 def _collective_seconds(volume: float, tier: dict) -> float:
