@@ -8,6 +8,7 @@ from pydantic import Field, field_validator, model_validator
 
 from advisor.data.catalog_figures import MAX_USD, Confidence, LeadTimeFigure, check_date
 from advisor.inputs.strict import Strict
+from advisor.inputs.units import HOURS_PER_YEAR
 
 _RENT_ALIASES = {"interruptible": "spot", "reserved": "reserved_1y"}  # names used before issue 14
 RENT_KINDS = (
@@ -22,7 +23,6 @@ RENT_KINDS = (
 )
 FABRICS = ("infiniband", "roce", "ethernet", "none")
 TIERS = ("hyperscaler", "neocloud", "marketplace")
-HOURS_PER_YEAR = 8760.0
 TERM_HOURS = {"reserved_1y": HOURS_PER_YEAR, "reserved_3y": 3 * HOURS_PER_YEAR}  # a reservation's term
 
 

@@ -9,8 +9,8 @@ from dataclasses import dataclass
 
 from advisor.data.catalog import Catalog
 from advisor.economics.bom import colocation
-from advisor.economics.ownership import HOURS_PER_YEAR, finance_for
-from advisor.inputs.units import HOURS_PER_MONTH
+from advisor.economics.ownership import finance_for
+from advisor.inputs.units import HOURS_PER_MONTH, HOURS_PER_YEAR
 from advisor.inputs.workload import Workload
 
 

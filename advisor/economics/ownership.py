@@ -20,8 +20,6 @@ from advisor.data.economics import ResidualCurve
 from advisor.errors import InputError
 from advisor.inputs.workload import Workload
 
-HOURS_PER_YEAR = 8760.0
-
 
 @dataclass(frozen=True)
 class Finance:

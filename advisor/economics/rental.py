@@ -22,7 +22,8 @@ from typing import Any
 from advisor.data.catalog import GPU
 from advisor.data.catalog_prices import TERM_HOURS, RentalOffer
 from advisor.data.economics import EconFigure, Economics
-from advisor.economics.ownership import HOURS_PER_YEAR, stream_factor
+from advisor.economics.ownership import stream_factor
+from advisor.inputs.units import HOURS_PER_YEAR
 
 __all__ = [
     "TERM_HOURS",

@@ -15,7 +15,8 @@ _NUMBER = r"([0-9]+(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?)"
 
 COUNT_SUFFIXES = {"": 1.0, "K": 1e3, "M": 1e6, "B": 1e9, "T": 1e12}
 DURATION_HOURS = {"h": 1.0, "d": 24.0, "w": 168.0}
-HOURS_PER_MONTH = 730.0  # 8,760 h / 12: a month of the horizon, a rental term, a hosting bill
+HOURS_PER_YEAR = 8760.0  # 365 days: a reservation's term, discounting's year
+HOURS_PER_MONTH = HOURS_PER_YEAR / 12  # 730 h: a month of the horizon, a rental term, a hosting bill
 POWER_KW = {"W": 1e-3, "kW": 1.0, "MW": 1e3}
 # units as people also write them (any case): "1 trillion", "7 billion", "10k", "30 days", "2 weeks"
 COUNT_WORDS = {

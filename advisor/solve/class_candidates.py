@@ -20,7 +20,6 @@ from advisor.data.uncertainty import speed_dist
 from advisor.economics.costs import Costs
 from advisor.economics.lead_time import provisioning_time
 from advisor.economics.ownership import (
-    HOURS_PER_YEAR,
     Residual,
     stream_factor,
 )
@@ -32,6 +31,7 @@ from advisor.economics.rental import (
     order_fit,
     rental_cost,
 )
+from advisor.inputs.units import HOURS_PER_YEAR
 from advisor.inputs.workload import Workload
 from advisor.perf.estimate import Estimate, evaluate
 from advisor.perf.goodput import wall_hours

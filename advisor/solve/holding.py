@@ -16,8 +16,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from advisor.economics.costs import Costs
-from advisor.economics.ownership import HOURS_PER_YEAR, discount, stream_factor
-from advisor.inputs.units import HOURS_PER_MONTH
+from advisor.economics.ownership import discount, stream_factor
+from advisor.inputs.units import HOURS_PER_MONTH, HOURS_PER_YEAR
 
 # holding periods offered, in months from today (the horizon is always one more)
 HOLD_MONTHS = (1, 2, 3, 4, 6, 9, 12, 18, 24, 30, 36, 48, 60, 72, 84, 96, 108, 120)

@@ -17,7 +17,8 @@ import math
 from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
-from advisor.economics.ownership import HOURS_PER_YEAR, stream_factor
+from advisor.economics.ownership import stream_factor
+from advisor.inputs.units import HOURS_PER_YEAR
 from advisor.solve.problem import Problem, ServeCandidate
 from advisor.solve.rows import safe
 from advisor.solve.scenario import Scenario

@@ -12,9 +12,9 @@ import math
 
 from advisor.data.catalog import GPU
 from advisor.data.rules import deployment_context, gpu_context
-from advisor.economics.ownership import HOURS_PER_YEAR, discount, stream_factor
+from advisor.economics.ownership import discount, stream_factor
 from advisor.errors import InputError
-from advisor.inputs.units import HOURS_PER_MONTH
+from advisor.inputs.units import HOURS_PER_MONTH, HOURS_PER_YEAR
 from advisor.perf.serve import Hardware, ServeParams
 from advisor.perf.serve_capacity import ReplicaResult
 from advisor.perf.serving import hardware, load_params, replica_rate
