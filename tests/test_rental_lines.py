@@ -97,9 +97,9 @@ def test_a_capacity_block_is_asked_for_as_billed_at_its_quoted_rate(plans):
     (item,) = p["purchase"]
     assert item["unit_price_usd"] == 4.916 and item["billed_gpus"] == 8 and item["billed_gpu_hours"] == 8 * 24
     text = advisor.memo(p, None, fmt="md", charts=False).text
-    assert "as a capacity block from AWS" in text and "192 GPU-hours billed (10 used) at $4.916 per GPU-hour" in text
+    assert "as a capacity block from AWS" in text and "192 GPU-hours billed for 10 used at $4.916 per GPU-hour" in text
     (row,) = [r for r in csv.DictReader(io.StringIO(advisor.rfq(p, fmt="csv").text)) if r["section"] == "quote"]
-    assert "192 GPU-hours billed (10 used)" in row["term"] and "billed as 8 (whole nodes)" in row["term"]
+    assert "192 GPU-hours billed for 10 used" in row["term"] and "billed as 8 (whole nodes)" in row["term"]
     assert "catalog $4.916/GPU-hour" in row["notes"]
 
 

@@ -48,7 +48,8 @@ def test_a_rental_sold_by_whole_nodes_bills_the_serving_gpus_in_whole_nodes(plan
     text = advisor.memo(plan, path, fmt="md", charts=False).text
     assert f"up to {used} at once, billed as {billed} GPUs (the provider rents whole nodes)" in text
     code, table, _ = run("plan", path, "--as-of", AS_OF, "--section", "buy")
-    assert code == 0 and f"{plan['purchase'][0]['gpu_hours']:,.0f} GPU-hours" in table
+    assert row["billed_gpu_hours"] == pytest.approx(billed * hours)  # the idle GPUs of the node are paid too
+    assert code == 0 and f"{billed * hours:,.0f} GPU-hours billed for {row['gpu_hours']:,.0f} used" in table
     assert f"billed as {billed} (whole nodes)" in table
 
 

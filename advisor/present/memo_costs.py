@@ -119,24 +119,33 @@ def _cost_basis(plan: Plan, key: str, months: float, catalog: Catalog | None, bo
     return "see the bill of materials"
 
 
-def billed_hours(i: PurchaseItem) -> str:
-    """'3,874,816 GPU-hours billed (3,872,849 used)', or '371 GPU-hours' when billing adds nothing: what
-    a rental pays for, as the recommendation and the RFQ ask for it."""
+def _used_and_paid(i: PurchaseItem) -> tuple[float, float, bool]:
+    """(GPU-hours used, GPU-hours billed, whether billing adds any at whole hours) of a rental."""
     used = i.gpu_hours or 0.0
     paid = i.billed_gpu_hours if i.billed_gpu_hours is not None else used
-    if f"{paid:,.0f}" == f"{used:,.0f}":
-        return f"{paid:,.0f} GPU-hours"
-    return f"{paid:,.0f} GPU-hours billed ({used:,.0f} used)"
+    return used, paid, f"{paid:,.0f}" != f"{used:,.0f}"
+
+
+def billed_hours(i: PurchaseItem) -> str:
+    """'3,874,816 GPU-hours billed for 3,872,849 used', or '371 GPU-hours' when billing adds nothing: what
+    a rental pays for, as the plan, the recommendation and the RFQ ask for it."""
+    used, paid, more = _used_and_paid(i)
+    return f"{paid:,.0f} GPU-hours billed for {used:,.0f} used" if more else f"{paid:,.0f} GPU-hours"
+
+
+def billed_gpus(i: PurchaseItem) -> str:
+    """', billed as 8 (whole nodes)' when an offer sold by whole nodes bills more GPUs than the plan uses."""
+    return f", billed as {i.billed_gpus:,} (whole nodes)" if (i.billed_gpus or 0) > i.count else ""
 
 
 def _rent_basis(i: PurchaseItem) -> str:
     """A rental's cash as it is billed: the GPU-hours paid at the rate, and the hours used when billing
     in whole nodes, steps or a minimum term pays for more (so the line multiplies out to its amount)."""
-    used, price = i.gpu_hours or 0.0, i.unit_price_usd or 0.0
-    paid = i.billed_gpu_hours if i.billed_gpu_hours is not None else used
+    used, paid, more = _used_and_paid(i)
+    price = i.unit_price_usd or 0.0
     places = next((d for d in (0, 2, 3) if abs(round(paid, d) - paid) * price <= 0.005), 4)  # to the cent
     hours = f"{paid:,.{places}f}"
-    if f"{paid:,.0f}" == f"{used:,.0f}":
+    if not more:
         return f"{hours} GPU-hours × {quoted_rate(price)}"
     return (
         f"{hours} GPU-hours billed × {quoted_rate(price)} ({used:,.0f} used: billed in whole nodes, billing "

@@ -12,7 +12,7 @@ from advisor.contract.costs import Triple
 from advisor.contract.explanations import Reason, Rejected
 from advisor.present.escape import md
 from advisor.present.grid import grid, para
-from advisor.present.memo_costs import cost_rows
+from advisor.present.memo_costs import billed_gpus, billed_hours, cost_rows
 from advisor.present.sections import NAMES
 from advisor.present.words import duration, months_phrase, quoted_rate, tokens, unproven, usd, usd_cents
 
@@ -50,12 +50,8 @@ def bill_rows(p: Plan) -> list[list[Any]]:
                     item.count,
                     "rent",
                     f"{quoted_rate(item.unit_price_usd or 0)}/GPU-hour",
-                    f"{item.gpu_hours or 0:,.0f} GPU-hours ({item.provider or ''})"
-                    + (
-                        f", billed as {item.billed_gpus:,} (whole nodes)"
-                        if item.billed_gpus and item.billed_gpus > item.count
-                        else ""
-                    )
+                    f"{billed_hours(item)} ({item.provider or ''})"
+                    + billed_gpus(item)
                     + (
                         f", {item.hours or 0:,.0f} h until the bought {item.bridges} arrive"
                         if item.use == "bridge"

@@ -14,6 +14,7 @@ from advisor.contract.explanations import Rejected
 from advisor.present.decision_words import headline, unmeasured
 from advisor.present.escape import md
 from advisor.present.grid import grid, para
+from advisor.present.memo_costs import billed_gpus, billed_hours
 from advisor.present.plan_sections import (
     diagnosis_section,
     robustness_message,
@@ -50,13 +51,10 @@ def decision_text(p: Plan) -> str:
         if i.ownership == "buy":
             parts.append(f"buy {i.count:,}× {i.gpu} at {usd(i.unit_price_usd)} each")
         else:
-            billed = (
-                f", billed as {i.billed_gpus:,} in whole nodes" if i.billed_gpus and i.billed_gpus > i.count else ""
-            )
             until = f" until the bought {i.bridges} arrive ({i.hours or 0:,.0f} h)" if i.use == "bridge" else ""
             parts.append(
                 f"rent up to {i.count:,}× {i.gpu} at {quoted_rate(i.unit_price_usd or 0)}/GPU-hour{until} "
-                f"({i.gpu_hours or 0:,.0f} GPU-hours, {i.provider or 'provider unknown'}{billed})"
+                f"({billed_hours(i)}, {i.provider or 'provider unknown'}{billed_gpus(i)})"
             )
     parts += [f"buy {s.count:,}× {s.server} at {usd(s.unit_price_usd)} each to hold the {s.gpu}" for s in p.servers]
     return "; ".join(parts) or "nothing to buy or rent"

@@ -23,7 +23,7 @@ from advisor.inputs.units import HOURS_PER_MONTH
 from advisor.present.escape import md
 from advisor.present.grid import csv_text, markdown
 from advisor.present.memo import output_format, write_atomically
-from advisor.present.memo_costs import billed_hours
+from advisor.present.memo_costs import billed_gpus, billed_hours
 from advisor.present.words import duration, quoted_rate, unit_rate, usd
 
 SUFFIXES = {".md": "md", ".markdown": "md", ".csv": "csv"}
@@ -144,7 +144,7 @@ def term(plan: Plan, item: PurchaseItem) -> str:
     until = f", until the bought {item.bridges} arrive ({item.hours or 0:,.0f} h)" if item.use == "bridge" else ""
     return (
         f"{kind}, {hours}, up to {item.count:,} GPUs at once"
-        + (f", billed as {item.billed_gpus:,} (whole nodes)" if (item.billed_gpus or 0) > item.count else "")
+        + billed_gpus(item)
         + (f", {term_phrase(months)}" if months else "")
         + until
     )
