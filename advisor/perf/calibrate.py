@@ -225,7 +225,9 @@ def _raise_ceilings(
     groups: dict[tuple[str, str], list[Run]], caps: dict[str, Any], meds: dict[str, Any], catalog: Catalog, p: Params
 ) -> None:
     """The MFU ceilings (`caps`) and medians (`meds`) of each group, within a server and across
-    servers, raised to the best and the median MFU its runs reached (never lowered)."""
+    servers, raised to the best and the median MFU its runs reached, never lowered: below what the
+    generation had, its own entry or the one it falls back to (its family's, then `default`), and a
+    multi-server value below the one-server value it fell back to."""
     for (gen, prec), rs in sorted(groups.items()):
         for key, subset in (
             (prec, [r for r in rs if r.count <= p.server_gpus]),
@@ -233,9 +235,18 @@ def _raise_ceilings(
         ):
             mfus = [_mfu(r, catalog) for r in subset]
             for table, value in ((caps, max(mfus, default=0.0)), (meds, statistics.median(mfus) if mfus else 0.0)):
-                entry: dict[str, Any] = table[gen] if isinstance(table.get(gen), dict) else {}
-                if value > float(entry.get(key, 0.0)):
+                entry = _in_force(table, gen)
+                if value > float(entry.get(key, entry.get(prec, 0.0))):
                     table[gen] = dict(entry, **{key: value})
+
+
+def _in_force(table: dict[str, Any], gen: str) -> dict[str, Any]:
+    """The {precision: MFU} entry a generation takes from `table`: its own, its family's (cdna3 ->
+    cdna), or `default` (perf/training.gpu_value's order, the GPU id aside); a copy."""
+    for key in (gen, gen.rstrip("0123456789"), "default"):
+        if isinstance(table.get(key), dict):
+            return dict(table[key])
+    return {}
 
 
 def _rescaled(groups: dict[tuple[str, str], list[Run]], fe: dict[str, Any], q: Params, catalog: Catalog) -> Params:
@@ -296,9 +307,10 @@ def calibrate(path: str | Path, catalog: Catalog) -> dict[str, Any]:
     keys = sorted({g for g, _ in (_key(r, catalog) for r in runs)})
     override = {
         "framework_efficiency": {g: (q.framework_efficiency or {})[g] for g in keys},
-        "mfu_cap": {g: (q.mfu_cap or {})[g] for g in keys},
-        "mfu_median": {g: (q.mfu_median or {})[g] for g in keys},
+        "mfu_cap": {g: (q.mfu_cap or {})[g] for g in keys if g in (q.mfu_cap or {})},
+        "mfu_median": {g: (q.mfu_median or {})[g] for g in keys if g in (q.mfu_median or {})},
     }
+    override = {k: v for k, v in override.items() if v}  # a ceiling no run raised is left as it was
     return {
         "runs": len(runs),
         "override": {"estimator": override},
