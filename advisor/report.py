@@ -105,7 +105,7 @@ def memo(
         fmt=fmt,
         date=date,
         chart_data=data,
-        band=estimator_band(),
+        band=dict(estimator_band(), own=own) if (own := catalog.estimator.get("calibrated_from")) else estimator_band(),
         min_gpus=min_gpus_by_job(problem, typed),
         name=name,
         paper=paper,

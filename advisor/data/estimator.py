@@ -48,3 +48,4 @@ class Params:
     datasheet_derating: dict | None = (
         None  # measured ratios: {generation: {factor, source, note}} for parts without a run
     )
+    calibrated_from: dict | None = None  # an `advisor calibrate` override's runs: {runs_file, runs, groups, mape_*}

@@ -81,6 +81,24 @@ def _derating_entry(e: Any, nested: bool = False) -> bool:
     )
 
 
+def _calibrated_from(x: Any) -> bool:
+    """An `advisor calibrate` override's record of its runs (perf/calibrate.py `_provenance`)."""
+    if not (isinstance(x, dict) and set(x) == {"runs_file", "runs", "groups", "mape_in_sample", "mape_leave_one_out"}):
+        return False
+    groups, loo = x["groups"], x["mape_leave_one_out"]
+    counts = [n for v in groups.values() if isinstance(v, dict) for n in v.values()] if isinstance(groups, dict) else []
+    return (
+        isinstance(x["runs_file"], str)
+        and bool(groups)
+        and all(isinstance(k, str) and "/" in k and isinstance(v, dict) and v for k, v in groups.items())
+        and all(isinstance(n, int) and not isinstance(n, bool) and n >= 1 for n in counts)
+        and isinstance(x["runs"], int)
+        and x["runs"] == sum(counts)
+        and _number(x["mape_in_sample"])
+        and (loo is None or _number(loo))
+    )
+
+
 Check = tuple[str, Callable[[Any], bool]]  # (what is allowed, in words; the test)
 
 BY_KIND: dict[str, Check] = {
@@ -130,6 +148,11 @@ SPECIAL: dict[str, Check] = {
     "network_gbps_per_gpu": (
         "a number above 0, or a mapping of GPU ids or families to such numbers with a `default`",
         lambda x: _by_gpu(_positive)(x) and (not isinstance(x, dict) or "default" in x),
+    ),
+    "calibrated_from": (
+        "what `advisor calibrate` writes: {runs_file: text, runs: the number of runs, groups: "
+        "{generation/precision: {GPU id: runs}}, mape_in_sample: a number, mape_leave_one_out: a number or null}",
+        _calibrated_from,
     ),
     "mfu_measured_on": (
         "a mapping of GPU generations to the catalog id of the GPU their published MFUs were measured on",

@@ -272,7 +272,10 @@ def fit(runs: list[Run], catalog: Catalog, p: Params) -> tuple[Params, dict[str,
     for gen, prec in sorted(groups):
         base = fe.get(gen) or {}
         fe[gen] = dict(base, **{prec: float(base.get(prec) or _default(p, prec))})
-    q = _rescaled(groups, fe, replace(p, framework_efficiency=fe, mfu_cap=caps, mfu_median=meds), catalog)
+    # fitted with the runs' own provenance in force, as a plan with the override will be (no datasheet derating)
+    own = {"groups": _run_groups(runs, catalog)}
+    q = replace(p, framework_efficiency=fe, mfu_cap=caps, mfu_median=meds, calibrated_from=own)
+    q = _rescaled(groups, fe, q, catalog)
     scale: dict[str, float] = {}
     for gen, prec in groups:
         base = ((p.framework_efficiency or {}).get(gen) or {}).get(prec) or _default(p, prec)
@@ -305,10 +308,13 @@ def calibrate(path: str | Path, catalog: Catalog) -> dict[str, Any]:
     ins = [_predict(r, catalog, q) / r.tokens_per_s - 1.0 for r in runs]
     scored = [abs(x) for x in loo if x is not None]
     keys = sorted({g for g, _ in (_key(r, catalog) for r in runs)})
+    mape_in_sample = round(statistics.mean(abs(e) for e in ins), 4)
+    mape_loo = round(statistics.mean(scored), 4) if scored else None
     override = {
         "framework_efficiency": {g: (q.framework_efficiency or {})[g] for g in keys},
         "mfu_cap": {g: (q.mfu_cap or {})[g] for g in keys if g in (q.mfu_cap or {})},
         "mfu_median": {g: (q.mfu_median or {})[g] for g in keys if g in (q.mfu_median or {})},
+        "calibrated_from": _provenance(runs, catalog, Path(path).name, mape_in_sample, mape_loo),
     }
     override = {k: v for k, v in override.items() if v}  # a ceiling no run raised is left as it was
     return {
@@ -327,6 +333,31 @@ def calibrate(path: str | Path, catalog: Catalog) -> dict[str, Any]:
             }
             for r, e, x in zip(runs, ins, loo)
         ],
-        "mape_in_sample": round(statistics.mean(abs(e) for e in ins), 4),
-        "mape_leave_one_out": round(statistics.mean(scored), 4) if scored else None,
+        "mape_in_sample": mape_in_sample,
+        "mape_leave_one_out": mape_loo,
+    }
+
+
+def _run_groups(runs: list[Run], catalog: Catalog) -> dict[str, dict[str, int]]:
+    """generation/precision -> GPU id -> number of runs."""
+    groups: dict[str, dict[str, int]] = {}
+    for r in runs:
+        gen, prec = _key(r, catalog)
+        group = groups.setdefault(f"{gen}/{prec}", {})
+        group[r.gpu] = group.get(r.gpu, 0) + 1
+    return {k: dict(sorted(v.items())) for k, v in sorted(groups.items())}
+
+
+def _provenance(
+    runs: list[Run], catalog: Catalog, runs_file: str, mape_in_sample: float, mape_loo: float | None
+) -> dict[str, Any]:
+    """What the override was fitted to (`estimator.calibrated_from`): the runs of each group it refitted
+    (generation/precision -> GPU id -> runs), so a plan made with it says which speeds are the user's
+    own and how well the fit predicts (perf/speed_basis.calibration_basis)."""
+    return {
+        "runs_file": runs_file,
+        "runs": len(runs),
+        "groups": _run_groups(runs, catalog),
+        "mape_in_sample": mape_in_sample,
+        "mape_leave_one_out": mape_loo,
     }

@@ -28,7 +28,7 @@ from advisor.perf.memory import (
     layout_memory,
     trainable_params,
 )
-from advisor.perf.speed_basis import ceilings, speed_basis
+from advisor.perf.speed_basis import calibration_basis, ceilings, speed_basis
 from advisor.perf.training import generation, mfu_flops_per_token
 
 
@@ -65,11 +65,11 @@ def evaluate(job: JobSpec, gpu: GPU, count: int, p: Params) -> Estimate:
     """Memory and speed of `job` on `count` GPUs of type `gpu`, in the fastest layout that fits; the
     job's own measurements (`job.measured`, perf/measured.py) replace or move the speed."""
     if not job.measured:
-        return _evaluate(job, gpu, count, p)
+        return _own_estimator(_evaluate(job, gpu, count, p), gpu, job.precision, p)
     from advisor.perf.measured import transfer  # (a job with its own speeds only: two frozen dataclasses' start-up)
 
     bare = replace(job, measured=())
-    e = _evaluate(bare, gpu, count, p)
+    e = _own_estimator(_evaluate(bare, gpu, count, p), gpu, job.precision, p)
     if not e.fits:
         return e
     t = transfer(
@@ -97,6 +97,25 @@ def evaluate(job: JobSpec, gpu: GPU, count: int, p: Params) -> Estimate:
         speed_source=t.source,
         speed_spread=t.spread,
         derating=None if t.level == "measured" else e.derating,
+        evidence_note=note,
+        notes=[n for n in e.notes if n != e.evidence_note] + [note],
+    )
+
+
+def _own_estimator(e: Estimate, gpu: GPU, precision: str, p: Params) -> Estimate:
+    """`e` labelled as the user's own when their calibrated estimator (`advisor calibrate`) set its
+    speed: the figure is unchanged (the fit was made through this same model, a datasheet derating
+    included), its evidence and source are the user's runs (speed_basis.calibration_basis)."""
+    own = calibration_basis(gpu, precision, p) if p.calibrated_from and e.fits else None
+    if own is None:
+        return e
+    level, source = own
+    note = f"{source}: the speed your own estimator (--catalog) gives"
+    return replace(
+        e,
+        speed_evidence=level,
+        speed_source=source,
+        derating=None if level == "measured" else e.derating,
         evidence_note=note,
         notes=[n for n in e.notes if n != e.evidence_note] + [note],
     )

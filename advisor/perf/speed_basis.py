@@ -29,7 +29,15 @@ from typing import Any
 from advisor.data.catalog import GPU
 from advisor.data.catalog_figures import age_months, parse_as_of
 from advisor.data.estimator import Params
-from advisor.data.evidence import DATASHEET, MEASURED, SAME_GENERATION, Evidence, evidence, generation_name
+from advisor.data.evidence import (
+    DATASHEET,
+    MEASURED,
+    SAME_GENERATION,
+    TRANSFERRED,
+    Evidence,
+    evidence,
+    generation_name,
+)
 from advisor.perf.jobspec import JobSpec
 from advisor.perf.memory import Layout
 from advisor.perf.published_mfu import mfu_cap, mfu_median
@@ -173,10 +181,32 @@ def _vendor(gpu: GPU) -> str:
     return VENDOR_WORDS.get(gpu.vendor.lower().split()[0], gpu.vendor)
 
 
+def calibration_basis(gpu: GPU, precision: str, p: Params) -> tuple[str, str] | None:
+    """(evidence level, source) of a speed the user's own estimator sets (`advisor calibrate`'s
+    override, `estimator.calibrated_from`): `measured` on a GPU and precision of its runs,
+    `transferred` on the other GPUs of a generation it refitted at that precision (the framework
+    efficiency it fitted is the generation's); None where it moved nothing."""
+    own = p.calibrated_from
+    group = (own or {}).get("groups", {}).get(f"{generation(gpu)}/{precision}")
+    if not own or not group:
+        return None
+    loo = own.get("mape_leave_one_out")
+    fit = f"leave-one-out error {100 * loo:.1f}% over its {own.get('runs')} runs" if loo is not None else "a single run"
+    where = own.get("runs_file", "your runs")
+    mine = group.get(gpu.id)
+    if mine:
+        runs = f"{mine} run{'s' if mine != 1 else ''} of {gpu.id} at {precision}"
+        return MEASURED, f"your calibration ({where}: {runs}; {fit})"
+    return TRANSFERRED, f"your calibration ({where}: runs of {', '.join(group)} at {precision}; {fit})"
+
+
 def speed_basis(job: JobSpec, gpu: GPU, p: Params) -> tuple[Evidence, dict[str, Any] | None, str | None]:
-    """(evidence, derating or None, evidence note) for an estimate of `job` on `gpu`."""
+    """(evidence, derating or None, evidence note) for an estimate of `job` on `gpu`. A part the user's
+    own estimator was fitted to (calibration_basis) takes no datasheet derating: their runs measured
+    what the derating stands in for, and the efficiency fitted to them carries it."""
     ev = evidence(gpu, job.precision)
-    d = derating(gpu, p, job.software) if ev.level == DATASHEET else None
+    own = p.calibrated_from and calibration_basis(gpu, job.precision, p)
+    d = derating(gpu, p, job.software) if ev.level == DATASHEET and not own else None
     entry = derating_entry(gpu, p) if ev.level == DATASHEET else None
     return ev, d, evidence_note(gpu, job.precision, ev, d, entry is not None and software_matured(gpu, entry), p)
 
@@ -187,6 +217,7 @@ __all__ = [
     "SAME_GENERATION",
     "VENDOR_TUNED",
     "DATASHEET",
+    "calibration_basis",
     "ceilings",
     "derating",
     "evidence_note",

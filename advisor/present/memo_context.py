@@ -244,9 +244,19 @@ def _accuracy_line(band: dict) -> str:
         parts.append(f"worst {band['worst']}")
     where = f" over {band['n']} measured training runs" if band.get("n") else ""
     basis = f" ({band['basis']})" if band.get("basis") else ""
-    return (
+    shipped = (
         f"Measured accuracy of the time estimates{where}{basis}: {', '.join(parts)} "
         f"(from {band['source']}). Times and costs that depend on them carry that uncertainty."
+    )
+    own = band.get("own")
+    if not own:
+        return shipped
+    loo = own.get("mape_leave_one_out")
+    fit = f"leave-one-out MAPE {100 * loo:.1f}%" if loo is not None else "no leave-one-out error (a single run)"
+    return (
+        f"Speeds on the GPU generations and precisions of your own runs come from your own estimator (advisor "
+        f"calibrate {own['runs_file']}, {own['runs']} runs): {fit}, in-sample {100 * own['mape_in_sample']:.1f}%; each such "
+        f"speed names your calibration as its source. For every other speed: {shipped[:1].lower()}{shipped[1:]}"
     )
 
 

@@ -91,6 +91,8 @@ def time_text(p: Plan, ctx: PlanContext | None) -> str | None:
     evidence = Counter(j.speed_evidence for j in p.jobs if j.speed_evidence)
     if evidence:
         text += "; speeds " + ", ".join(f"{k.replace('_', ' ')} ({n})" for k, n in sorted(evidence.items()))
+    if own := sum(1 for j in p.jobs if j.speed_source):
+        text += f", {own} from your own runs"
     return text[:1].upper() + text[1:]
 
 
