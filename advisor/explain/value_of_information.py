@@ -164,8 +164,16 @@ def entry(problem: Problem, x: Input, value: float, options: list[Option], switc
         lo, hi = d.factor(0.1), d.factor(0.9)
         evidence = speed_evidence(problem, x.gpu)
         current: Any = 1.0
+        yours = sorted(
+            {c.count for cs in problem.candidates for c in cs if c.gpu == x.gpu and c.estimate.speed_spread is not None}
+        )
+        where = (
+            f" at the GPU counts your own run does not cover (yours, used as measured: {', '.join(map(str, yours))})"
+            if yours
+            else " (a short run of it)"
+        )
         text = (
-            f"measure {gpu.name}'s speed on this job (a short run of it): {stake}; real speed P10-P90 "
+            f"measure {gpu.name}'s speed on this job{where}: {stake}; real speed P10-P90 "
             f"{lo:.2f}-{hi:.2f}x the estimate" + (f" ({evidence.replace('_', ' ')} evidence)" if evidence else "")
         )
         return _item(x, count, current, [lo, hi], evidence, value, text)
