@@ -99,9 +99,21 @@ def shape_options(command: FC) -> FC:
     """The model-shape options `estimate` and `compare` share (with --params instead of a preset)."""
     for option in reversed(
         (
-            click.option("--layers", type=click.IntRange(*LAYERS), default=None),
-            click.option("--hidden", type=click.IntRange(*HIDDEN), default=None),
-            click.option("--seq-len", type=click.IntRange(*SEQ_LEN), default=None),
+            click.option(
+                "--layers",
+                type=click.IntRange(*LAYERS),
+                default=None,
+                help="Layers with --params [inferred from params].",
+            ),
+            click.option(
+                "--hidden", type=click.IntRange(*HIDDEN), default=None, help="Hidden size with --params [inferred]."
+            ),
+            click.option(
+                "--seq-len",
+                type=click.IntRange(*SEQ_LEN),
+                default=None,
+                help="Sequence length in tokens [the preset's; 2048 with --params].",
+            ),
             click.option(
                 "--vocab", type=click.IntRange(*VOCAB), default=None, help="Vocabulary size with --params [50257]."
             ),

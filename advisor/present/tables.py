@@ -7,14 +7,14 @@ from advisor.present.grid import csv_text, grid, para, prose, table
 from advisor.present.words import duration, tokens, usd
 
 
+def model_shape(m: dict) -> str:
+    """'0.124B params, 12 layers, hidden 768, sequence 2048': what an estimate was made for."""
+    return f"{m['params'] / 1e9:.3g}B params, {m['layers']} layers, hidden {m['hidden']}, sequence {m['seq_len']}"
+
+
 def estimate_text(e: dict) -> str:
     m = e["model"]
-    out = [
-        para(
-            f"{e['gpu']} x{e['gpu_count']}: model {m['params'] / 1e9:.3g}B params, {m['layers']} layers, "
-            f"hidden {m['hidden']}, sequence {m['seq_len']}"
-        )
-    ]
+    out = [para(f"{e['gpu']} x{e['gpu_count']}: model {model_shape(m)}")]
     if not e["fits"]:
         out.append(para(f"does not run: {e['reason']}"))
         if e.get("min_gpus"):
@@ -194,7 +194,7 @@ def compare_text(r: dict, fmt: str = "table") -> str:
         ]
         return csv_text(keys, [[row.get(k) for k in keys] for row in r["rows"]])
     m = r["model"]
-    title = m["name"] or f"{m['params'] / 1e9:.3g}B parameters"
+    title = m["name"] or f"model {model_shape(m)}"  # a shape's defaults (sequence 2048) said, as estimate says them
     out = [
         _subheading(
             f"{title} ({r['precision']}), estimated on the fewest GPUs that hold it; prices as of {r['as_of']}", fmt
