@@ -3,6 +3,7 @@ servers and its assumptions. assemble.py puts them into the Plan beside the expl
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from advisor.solve import ledger
@@ -151,6 +152,9 @@ def plan_servers(problem: Problem, sol: Solution) -> list[JSONObject]:
     out = []
     for g, servers in sorted(sol.servers.items()):
         opts = {s.id: s for s in problem.servers.get(g, [])}
+        # the GPUs the widest job spans, counted in the type's largest server (solution.networked): held in
+        # servers of fewer slots they join more of them (128 GPUs: 16 eight-slot servers, 32 four-slot towers)
+        joined = sol.networked.get(g, 0) * max((o.slots for o in opts.values()), default=1)
         for sid, n in sorted(servers.items()):
             out.append(
                 {
@@ -158,7 +162,7 @@ def plan_servers(problem: Problem, sol: Solution) -> list[JSONObject]:
                     "gpu": g,
                     "count": n,
                     "unit_price_usd": opts[sid].price_usd,
-                    "networked": min(n, sol.networked.get(g, 0)),
+                    "networked": min(n, math.ceil(joined / opts[sid].slots)),
                 }
             )
     return out

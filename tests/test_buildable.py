@@ -51,3 +51,23 @@ def test_no_example_puts_a_passive_card_in_a_workstation(example_plan, catalog, 
         cooling = catalog.gpus[srv["gpu"]].cooling
         if srv["server"].startswith("workstation"):
             assert cooling is not None and cooling.value == "active", (path.stem, srv)
+
+
+def test_a_job_across_four_slot_towers_networks_every_tower_it_spans(plan_json, write, catalog):
+    """128 RTX 6000 Ada bought in 32 four-slot workstations for one job: every tower joins the network.
+    `servers[].networked` said 16 (the job counted in the type's largest, eight-slot server) while the
+    NICs and fabric were priced for all 128 GPUs."""
+    path = write(
+        "deployment: {context: datacenter, ownership: buy, region: US}\n"
+        "jobs:\n  - {name: pretrain, model: llama-3-8b, tokens: 2T, deadline: 200d}\n"
+        "gpus: {allow: [rtx-6000-ada], max: 256}\n"
+    )
+    code, plan = plan_json(path)
+    assert code == 0
+    (job,) = plan["jobs"]
+    (srv,) = plan["servers"]
+    slots = catalog.servers[srv["server"]].gpu_slots
+    assert job["gpu_count"] > slots and srv["networked"] * slots >= job["gpu_count"]
+    assert srv["networked"] == -(-job["gpu_count"] // slots) <= srv["count"]
+    (nics,) = [b for b in plan["bill_of_materials"] if b["item"].startswith("NICs")]
+    assert nics["quantity"] == srv["networked"] * slots  # one NIC per GPU of the towers joined
