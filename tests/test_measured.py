@@ -330,3 +330,25 @@ def test_the_quote_to_get_first_does_not_ask_for_a_run_the_user_already_made(run
     (speed,) = [v for v in plan["decision"]["verify"] if v["input"] == "speed:h100-sxm"]
     assert "your own run does not cover (yours, used as measured: 8)" in speed["message"]
     assert "a short run of it" not in speed["message"]
+
+
+def test_a_measured_speed_beyond_the_gpus_peak_is_refused_by_plan_validate_and_calibrate(run, write, catalog):
+    """95M tokens/s of Llama 3 8B on 8 H100 (the review's input) is 540x their dense bf16 peak on the
+    matmuls alone: it was accepted, and the plan rented 4 H100 for 3.5 minutes at an MFU of 700."""
+    from advisor.perf.jobspec import preset_spec
+
+    model = preset_spec(catalog, "llama-3-8b")
+    most = 8 * catalog.gpus["h100-sxm"].dense_tflops("bf16") * 1e12 / (6 * model.matmul_params)
+    for speed, code in ((95_000_000, 2), (round(most * 1.01), 2), (round(most * 0.6), 0)):
+        path = write(
+            "deployment: {context: cloud, ownership: rent}\n"
+            "jobs:\n  - model: llama-3-8b\n    tokens: 10B\n"
+            f"    measured: [{{gpu: h100-sxm, count: 8, tokens_per_s: {speed}, date: 2026-11-01}}]\n"
+        )
+        got, out, err = run("validate", path)
+        assert got == code, (speed, err)
+        if code:
+            assert "measured[0].tokens_per_s" in err and f"at most {most:,.0f} tokens/s" in err
+    runs = write(f"gpu,count,tokens_per_s,model\nh100-sxm,8,{round(most * 1.01)},llama-3-8b\n", "runs.csv")
+    got, out, err = run("calibrate", runs, "-o", runs.with_suffix(".yaml"))
+    assert got == 2 and "line 2, field tokens_per_s" in err and f"at most {most:,.0f}" in err

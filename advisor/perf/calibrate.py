@@ -33,6 +33,7 @@ from advisor.data.estimator import Params
 from advisor.errors import InputError
 from advisor.perf.estimate import params_from
 from advisor.perf.jobspec import JobSpec, ModelSpec, preset_spec
+from advisor.perf.measured import beyond_peak
 from advisor.perf.stated_layout import LAYOUT_FIELDS, run_estimate, stated_layout
 from advisor.perf.training import generation, mfu_flops_per_token
 
@@ -154,6 +155,8 @@ def _check_fits(run: Run, catalog: Catalog, p: Params, name: str) -> None:
     """A run the estimator cannot place cannot be predicted, so neither fitted nor scored: refuse it,
     saying what the memory model needs against the GPU's usable memory, and which layout columns would
     have it timed as it ran (a run that ran did fit, in a layout the row does not state in full)."""
+    if impossible := beyond_peak(run.job, catalog.gpus[run.gpu], run.count, run.tokens_per_s):
+        raise InputError(f"{name}, line {run.line}, field tokens_per_s: {impossible}", file=name, field="tokens_per_s")
     e, _ = run_estimate(run.job, catalog.gpus[run.gpu], run.count, p, run.stated)
     if e.fits:
         return

@@ -44,6 +44,24 @@ class MeasuredSpeed:
         return f"your measurement of {self.count} x {self.gpu} on {self.date}: {self.tokens_per_s:,.0f} tokens/s"
 
 
+def beyond_peak(job: Any, gpu: Any, count: int, tokens_per_s: float) -> str | None:
+    """Why a measured speed cannot be, or None: it would run `count` GPUs above their dense peak at the
+    job's precision on the fewest FLOPs a token can take (the matmuls alone, 6 per parameter, 4 for
+    LoRA's frozen weights; attention left out), which no run does."""
+    peak = gpu.dense_tflops(job.precision)
+    if not peak:
+        return None
+    per_token = (4.0 if job.kind in ("lora", "qlora") else 6.0) * job.model.matmul_params
+    most = count * peak * 1e12 / per_token
+    if tokens_per_s <= most:
+        return None
+    return (
+        f"{tokens_per_s:,.0f} tokens/s on {count} x {gpu.id} is {tokens_per_s / most:,.3g}x what they could do at their "
+        f"whole dense {job.precision} peak ({peak:g} TFLOPS each: at most {most:,.0f} tokens/s on the matmuls alone); "
+        "check the figure's unit (tokens/s over all the GPUs), the count and the precision"
+    )
+
+
 @dataclass(frozen=True)
 class Transfer:
     """How the measurements reach one (GPU, count): the factor on the model's estimate, the evidence

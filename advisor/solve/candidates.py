@@ -87,13 +87,18 @@ def job_classes(workload: Workload, catalog: Catalog) -> list[JobClass]:
 
 def _check_measured(s: Setting) -> None:
     """A job's own speed on GPUs and a count the estimator cannot lay it out on has no model speed to
-    be the ratio of, so it can neither be used nor move the other GPUs: refused, never dropped."""
+    be the ratio of, so it can neither be used nor move the other GPUs: refused, never dropped; so is
+    one above what the GPUs' peak allows (perf/measured.beyond_peak)."""
     for cls in s.classes:
         bare = replace(cls.spec, measured=())
         for j, m in enumerate(cls.spec.measured):
+            from advisor.perf.measured import beyond_peak  # (a job with its own speeds only: start-up)
+
+            where = f"jobs[{cls.jobs[0]}].measured[{j}]"
+            if impossible := beyond_peak(bare, m.figures, m.count, m.tokens_per_s):
+                raise InputError(f"{where}.tokens_per_s: {impossible}", field=f"{where}.tokens_per_s")
             e = evaluate(bare, m.figures, m.count, s.params)
             if not e.fits:
-                where = f"jobs[{cls.jobs[0]}].measured[{j}]"
                 raise InputError(
                     f"{where}: the job does not fit on {m.count} x {m.gpu} as the estimator lays it out "
                     f"({e.reason or 'memory'}), so this speed can calibrate nothing; check the GPU and count, "
