@@ -21,7 +21,7 @@ from advisor.present.plan_sections import (
     title_lines,
 )
 from advisor.present.sections import NAMES
-from advisor.present.words import duration, months_phrase, pct, plural, quoted_rate, usd
+from advisor.present.words import duration, months_phrase, pct, plural, quoted_rate, usd, usd_cents
 
 LABEL = 10  # width of the labels ("Decision", "Cost", ...)
 # reasons whose plan message is long and says little more than its code
@@ -64,12 +64,14 @@ def cost_text(p: Plan) -> str:
     a = p.assumptions
     pv = p.present_value_usd if p.present_value_usd is not None else p.total_cost_usd
     r = p.total_cost_usd_range
+    # the figures a budget may cap (budget_basis: cash or present_value) to the cent, as the budget is
+    # checked: a budget copied from a whole-dollar "$31,853 in cash" was refused for the 41 cents not shown
     text = (
-        f"{usd(pv)} present value at {100 * a.discount_rate:.1f}%/year over {months_phrase(a.horizon_months)}, "
+        f"{usd_cents(pv)} present value at {100 * a.discount_rate:.1f}%/year over {months_phrase(a.horizon_months)}, "
         f"what the plan minimises" + (_span(r.p10, r.p90, usd) if r is not None else "")
     )
     if p.nominal_cost_usd is not None:
-        text += f"; {usd(p.nominal_cost_usd)} in cash, undiscounted"
+        text += f"; {usd_cents(p.nominal_cost_usd)} in cash, undiscounted"
     if p.disposal:
         text += "; " + "; ".join(d.message for d in p.disposal[:2])
     elif p.residual_value_usd:
