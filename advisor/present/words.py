@@ -164,8 +164,10 @@ def footed(parts: list[float], total: float) -> tuple[list[str], str]:
     return [usd_cents(x) for x in parts], usd_cents(total)
 
 
-def usd_cents(x: float) -> str:
+def usd_cents(x: float | None) -> str:
     """Dollars to the cent, as a finance table prints them so its rows add up: $9,007.06, -$1,210.57."""
+    if x is None:
+        return "n/a"
     return f"{'-' if x < 0 else ''}${abs(x):,.2f}"
 
 
