@@ -27,6 +27,7 @@ class Costs:
     discount_source: str = ""
     utilization: float | None = None  # share of the horizon owned GPUs run (None: the jobs' own hours)
     useful_life_years: float = 5.0
+    tax_recoverable: bool | None = None  # finance.tax_recoverable: None takes the region's rule
 
     @property
     def horizon_years(self) -> float:
@@ -70,4 +71,5 @@ def deployment_costs(workload: Workload, catalog: Catalog) -> Costs:
         discount_source=fin.discount_source,
         utilization=fin.utilization,
         useful_life_years=fin.useful_life_years,
+        tax_recoverable=workload.finance.tax_recoverable,
     )

@@ -121,8 +121,9 @@ def network_per_gpu(econ: Economics, gpus: int) -> Coefficient:
 
 
 def tax_coefficients(econ: Economics, region: str, recoverable: bool | None = None) -> TaxCoefficients:
-    """The region's tax on hardware; `recoverable` overrides whether the buyer reclaims it (a
-    university or bank often cannot). A region with no sourced rate is unknown, said."""
+    """The region's tax on hardware; `recoverable` False says the buyer cannot reclaim a VAT/GST a
+    registered business would (a university or bank often cannot). A region with no sourced rate is
+    unknown, said."""
     t = econ.sales_tax.get(region.upper())
     if t is None:
         return TaxCoefficients(
@@ -135,7 +136,7 @@ def tax_coefficients(econ: Economics, region: str, recoverable: bool | None = No
             (),
             f"no sourced sales tax or VAT rate for {region}: tax is not counted",
         )
-    back = t.recoverable if recoverable is None else recoverable
+    back = t.recoverable and recoverable is not False  # a buyer may be unable to reclaim; none reclaims a sales tax
     note = (
         f"{t.kind.replace('_', ' ')} {t.rate:.2%}"
         + (", reclaimed as input tax by a registered business: paid, not a cost" if back else ", not recoverable")
@@ -150,7 +151,6 @@ def bought_gpu_coefficients(
     region: str,
     costs: Costs,
     server_overhead_kw_per_gpu: float = 0.0,
-    recoverable_tax: bool | None = None,
 ) -> BoughtGpuCoefficients:
     """The per-unit costs of one bought GPU beyond its price: support (per dollar of hardware per
     month), tax (per dollar of hardware), the burn-in soak's energy (per GPU, at the deployment's
@@ -180,7 +180,7 @@ def bought_gpu_coefficients(
     )
     return BoughtGpuCoefficients(
         support,
-        tax_coefficients(econ, region, recoverable_tax),
+        tax_coefficients(econ, region, costs.tax_recoverable),
         Coefficient(
             energy,
             "bought GPU",

@@ -105,6 +105,14 @@ class Finance(Written):
         ),
     )
     utilization: float | None = Field(default=None, gt=0, le=1, description="as deployment.utilization")
+    tax_recoverable: bool | None = Field(
+        default=None,
+        description=(
+            "whether the buyer can reclaim VAT/GST on hardware as input tax [the region's rule: a registered "
+            "business reclaims it; a US sales tax never]; false (a university, a bank, a buyer not registered) "
+            "counts it as a cost and in the cash a budget caps"
+        ),
+    )
 
 
 class GpuSelection(Written):

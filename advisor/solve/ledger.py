@@ -177,11 +177,17 @@ def _owned_running(problem: Problem, sol: Solution, taxed: dict[str, float], sto
     if econ is None:
         return out
     region = problem.workload.deployment.region
-    tax = purchase_bill.tax_coefficients(econ, region)
+    tax = purchase_bill.tax_coefficients(econ, region, costs.tax_recoverable)
     base = sum(taxed.values()) + (storage.need.usd or 0.0 if storage is not None else 0.0)
     if base:
+        note = tax.note
+        if tax.recoverable and tax.paid_rate:  # paid at purchase, reclaimed: shown, so it is not a surprise
+            note += (
+                f"; ${base * tax.paid_rate:,.2f} paid at purchase and reclaimed, so neither a cost nor cash a budget "
+                "caps; a buyer that cannot reclaim it (a university, a bank) sets finance.tax_recoverable: false"
+            )
         out.append(
-            bom.line(f"tax on hardware ({region})", base, tax.cost_rate or 0.0, tax.source, tax.confidence, tax.note)
+            bom.line(f"tax on hardware ({region})", base, tax.cost_rate or 0.0, tax.source, tax.confidence, note)
         )
     for g, n in sorted(sol.bought.items()):
         k = purchase_bill.bought_gpu_coefficients(cat, g, region, costs, per_slot_kw(problem.servers.get(g, [])))

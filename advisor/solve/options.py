@@ -175,7 +175,7 @@ def training_storage(workload: Workload, catalog: Catalog, classes: Sequence[Job
         need = replace(need, tb=given, usd=usd, note=f"{given:g} TB, deployment.storage_tb in the workload")
     if need.usd is None or need.usd <= 0:
         return None
-    tax = tax_coefficients(econ, workload.deployment.region).cost_rate or 0.0
+    tax = tax_coefficients(econ, workload.deployment.region, workload.finance.tax_recoverable).cost_rate or 0.0
     return Storage(need, need.usd * (1.0 + tax))
 
 
