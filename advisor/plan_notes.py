@@ -38,6 +38,7 @@ def plan_warnings(problem: Problem, sol: Solution, explaining: SolveSettings | N
     for entry in [
         *_candidate_notes(sol),
         *_price_warnings(problem, sol),
+        *_network_warnings(problem, sol),
         *(ledger.price_warnings(problem, sol) if sol.feasible else []),
         *_solver_warnings(sol, explaining),
     ]:
@@ -74,6 +75,28 @@ def _price_warnings(problem: Problem, sol: Solution) -> Iterator[JSONObject]:
         for sid in sorted(servers):
             server = problem.catalog.servers[sid]
             yield from _stale(problem, server.name, "purchase price", server.purchase.as_of)
+
+
+def _network_warnings(problem: Problem, sol: Solution) -> Iterator[JSONObject]:
+    """Bought servers a job spans whose catalog entry sources no network (a workstation, a PCIe server:
+    it depends on the NICs fitted): the speed assumes the estimator's bandwidth per GPU between servers
+    and the bill a NIC per GPU, which the buyer must confirm the servers take."""
+    from advisor.perf.estimate import params_from
+    from advisor.perf.training import default_network_gbps
+
+    for gid in sorted(sol.networked):
+        gbps = default_network_gbps(problem.catalog.gpus[gid], params_from(problem.catalog))
+        for sid in sorted(sol.servers.get(gid, {})):
+            figure = problem.catalog.servers[sid].network_gbps_per_server
+            if figure.value is None:
+                yield {
+                    "rule": None,
+                    "code": "fabric",
+                    "message": f"{gid} in {sid}: a job spans several of these servers, but the catalog sources no "
+                    f"network for them ({figure.note or 'no configuration'}); the speed estimate assumes "
+                    f"{gbps * 8:g} Gb/s per GPU between servers and the bill prices a NIC per GPU: confirm the "
+                    "servers take them, or get a quote",
+                }
 
 
 def _stale(problem: Problem, what: str, price: str, as_of: str | None) -> Iterator[JSONObject]:

@@ -71,3 +71,20 @@ def test_a_job_across_four_slot_towers_networks_every_tower_it_spans(plan_json, 
     assert srv["networked"] == -(-job["gpu_count"] // slots) <= srv["count"]
     (nics,) = [b for b in plan["bill_of_materials"] if b["item"].startswith("NICs")]
     assert nics["quantity"] == srv["networked"] * slots  # one NIC per GPU of the towers joined
+
+
+def test_servers_joined_on_a_network_the_catalog_does_not_source_say_so(plan_json, write, catalog):
+    """The workstation's catalog entry sources no network (`network_gbps_per_server: null`), yet a job
+    spanning 32 of them was planned and priced with a NIC per GPU without a word: the plan now says what
+    the speed and the bill assume there, so the buyer confirms the towers take the NICs."""
+    path = write(
+        "deployment: {context: datacenter, ownership: buy, region: US}\n"
+        "jobs:\n  - {name: pretrain, model: llama-3-8b, tokens: 2T, deadline: 200d}\n"
+        "gpus: {allow: [rtx-6000-ada], max: 256}\n"
+    )
+    code, plan = plan_json(path)
+    (srv,) = plan["servers"]
+    assert code == 0 and srv["networked"] > 1
+    assert catalog.servers[srv["server"]].network_gbps_per_server.value is None
+    fabric = [w["message"] for w in plan["warnings"] if w["code"] == "fabric"]
+    assert any(m.startswith(f"rtx-6000-ada in {srv['server']}:") and "Gb/s per GPU" in m for m in fabric), fabric
