@@ -97,35 +97,21 @@ workload_argument = click.argument("workload_file", type=click.Path(dir_okay=Fal
 
 def shape_options(command: FC) -> FC:
     """The model-shape options `estimate` and `compare` share (with --params instead of a preset)."""
-    for option in reversed(
-        (
-            click.option(
-                "--layers",
-                type=click.IntRange(*LAYERS),
-                default=None,
-                help="Layers with --params [inferred from params].",
-            ),
-            click.option(
-                "--hidden", type=click.IntRange(*HIDDEN), default=None, help="Hidden size with --params [inferred]."
-            ),
-            click.option(
-                "--seq-len",
-                type=click.IntRange(*SEQ_LEN),
-                default=None,
-                help="Sequence length in tokens [the preset's; 2048 with --params].",
-            ),
-            click.option(
-                "--vocab", type=click.IntRange(*VOCAB), default=None, help="Vocabulary size with --params [50257]."
-            ),
-            click.option(
-                "--tied-embeddings/--untied-embeddings",
-                "tied_embeddings",
-                default=None,
-                help="Output head shares the input embedding, with --params [inferred from params, layers, hidden].",
-            ),
-        )
-    ):
-        command = option(command)
+    sized = (
+        ("--layers", LAYERS, "Layers with --params [inferred from params]."),
+        ("--hidden", HIDDEN, "Hidden size with --params [inferred]."),
+        ("--seq-len", SEQ_LEN, "Sequence length in tokens [the preset's; 2048 with --params]."),
+        ("--vocab", VOCAB, "Vocabulary size with --params [50257]."),
+    )
+    tied = click.option(
+        "--tied-embeddings/--untied-embeddings",
+        "tied_embeddings",
+        default=None,
+        help="Output head shares the input embedding, with --params [inferred from params, layers, hidden].",
+    )
+    command = tied(command)
+    for name, bounds, text in reversed(sized):
+        command = click.option(name, type=click.IntRange(*bounds), default=None, help=text)(command)
     return command
 
 
