@@ -124,7 +124,7 @@ def test_the_one_screen_view_shows_the_round_3_keys(example_plan):
     assert "renting the same GPUs instead would cost $152,000" in out
     assert "speeds measured (1)" in out
     assert (
-        f"{plan['nominal_cost_usd']:,.0f} in cash" in out and f"${plan['present_value_usd']:,.0f} present value" in out
+        f"{plan['nominal_cost_usd']:,.2f} in cash" in out and f"${plan['present_value_usd']:,.2f} present value" in out
     )
     decision = plan_text(_with_round3(plan), section="decision")
     assert "the hosting rate does not change the choice" in decision and "$4,000–$18,000" not in decision
