@@ -153,6 +153,27 @@ def verify(problem: Problem, decided: Decided, settings: SolveSettings) -> list[
     return found[:MOST_LISTED]
 
 
+def _speed_item(problem: Problem, x: Input, value: float, count: int, stake: str) -> dict[str, Any]:
+    """The verify item of a GPU's speed on this job: what to measure, at which counts when the user's own
+    run already covers some (the candidates whose speed is their measurement)."""
+    d = gpu_speed(problem, x.gpu)
+    lo, hi = d.factor(0.1), d.factor(0.9)
+    evidence = speed_evidence(problem, x.gpu)
+    yours = sorted(
+        {c.count for cs in problem.candidates for c in cs if c.gpu == x.gpu and c.estimate.speed_spread is not None}
+    )
+    where = (
+        f" at the GPU counts your own run does not cover (yours, used as measured: {', '.join(map(str, yours))})"
+        if yours
+        else " (a short run of it)"
+    )
+    text = (
+        f"measure {problem.catalog.gpus[x.gpu].name}'s speed on this job{where}: {stake}; real speed P10-P90 "
+        f"{lo:.2f}-{hi:.2f}x the estimate" + (f" ({evidence.replace('_', ' ')} evidence)" if evidence else "")
+    )
+    return _item(x, count, 1.0, [lo, hi], evidence, value, text)
+
+
 def entry(problem: Problem, x: Input, value: float, options: list[Option], switch: str | None) -> dict[str, Any]:
     """One verify item: {input, kind, gpu, count, current, range, confidence, evpi_usd, message}."""
     gpu = problem.catalog.gpus[x.gpu]
@@ -160,23 +181,7 @@ def entry(problem: Problem, x: Input, value: float, options: list[Option], switc
     count = max((n for o in options for g, o2, n in o.first_stage if g == x.gpu and o2 in own), default=0)
     stake = f"up to ${value:,.0f} at stake" + (f" (at part of its range {switch} is cheaper)" if switch else "")
     if x.kind == "speed":
-        d = gpu_speed(problem, x.gpu)
-        lo, hi = d.factor(0.1), d.factor(0.9)
-        evidence = speed_evidence(problem, x.gpu)
-        current: Any = 1.0
-        yours = sorted(
-            {c.count for cs in problem.candidates for c in cs if c.gpu == x.gpu and c.estimate.speed_spread is not None}
-        )
-        where = (
-            f" at the GPU counts your own run does not cover (yours, used as measured: {', '.join(map(str, yours))})"
-            if yours
-            else " (a short run of it)"
-        )
-        text = (
-            f"measure {gpu.name}'s speed on this job{where}: {stake}; real speed P10-P90 "
-            f"{lo:.2f}-{hi:.2f}x the estimate" + (f" ({evidence.replace('_', ' ')} evidence)" if evidence else "")
-        )
-        return _item(x, count, current, [lo, hi], evidence, value, text)
+        return _speed_item(problem, x, value, count, stake)
     buy_d, rent_d = gpu_prices(problem, x.gpu)
     rented = x.kind == "rental_rate"
     purchase = gpu.prices.purchase
