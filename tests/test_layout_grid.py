@@ -61,6 +61,8 @@ def _hand_specs(catalog) -> list:
         spec_from_flags(catalog, model="llama-3-70b", kind="qlora"),
         spec_from_flags(catalog, model="mpt-30b", kind="lora", precision="fp8"),
         replace(spec_from_flags(catalog, model="gpt2-124m"), global_batch_tokens=4096.0),  # batch too small to share
+        replace(spec_from_flags(catalog, model="llama-3-8b", precision="fp8"), fp8_param_gather=True),  # fp8 gathers
+        replace(seventy, precision="fp8", strategy="zero3", fp8_param_gather=True),
     ]
 
 
@@ -103,6 +105,8 @@ def test_cases_cover_what_the_search_must_handle(cases):
     assert any(j.attention_kernel == "fa2" for j in jobs) and any(j.software_era for j in jobs)
     assert any(j.tp_overlap for j in jobs) and any(not j.fused_elementwise for j in jobs)  # TP overlap, eager rows
     assert any(j.fused_elementwise and j.precision == "fp8" for j in jobs)  # fused fp8 casts
+    assert any(j.fp8_param_gather and j.strategy in (None, "zero1") for j in jobs)  # ZeRO-1's gathers in fp8
+    assert any(j.fp8_param_gather and j.strategy == "zero3" for j in jobs)
 
 
 def test_every_grid_figure_equals_the_scalar_estimators_to_the_bit(cases, p):

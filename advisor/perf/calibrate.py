@@ -10,8 +10,9 @@ itself can be read): gpu, count, tokens_per_s (over all `count` GPUs) or tokens_
 model as `model` (a preset) or `params` with layers, hidden, heads, kv_heads, ffn, vocab, seq_len,
 tied_embeddings; optional precision (bf16), global_batch_tokens, micro_batch, checkpointing,
 strategy, tensor_parallel, pipeline_parallel, context_parallel, virtual_stages, kind, tp_overlap,
-fused_elementwise (true unless the run's elementwise work is eager PyTorch), layout_assumed (the
-layout columns filled by an assumption, as catalog/calibration.csv marks them).
+fp8_param_gather (ZeRO's parameter all-gather in fp8), fused_elementwise (true unless the run's
+elementwise work is eager PyTorch), layout_assumed (the layout columns filled by an assumption, as
+catalog/calibration.csv marks them).
 
 A run whose layout is stated in full (strategy, tensor_parallel, pipeline_parallel, micro_batch,
 checkpointing; perf/stated_layout.py) is timed in that layout, with the memory check lifted where the
@@ -191,6 +192,7 @@ def _job(row: dict[str, str], model: ModelSpec, line: int, name: str) -> JobSpec
         virtual_stages=_num(row, "virtual_stages", line, name, int),
         attention_kernel=(row.get("attention_kernel") or "").strip() or None,
         tp_overlap=bool(_flag(row, "tp_overlap")),
+        fp8_param_gather=bool(_flag(row, "fp8_param_gather")),
         fused_elementwise=_flag(row, "fused_elementwise") is not False,
     )
 

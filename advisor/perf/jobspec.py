@@ -87,6 +87,7 @@ class JobSpec:
         None  # None: today's software; a calibration row's older stack (Params.software_era_factor)
     )
     tp_overlap: bool = False  # tensor-parallel all-reduces overlapped with GEMMs (Params.tp_comm_overlap)
+    fp8_param_gather: bool = False  # ZeRO's parameter all-gather in fp8, 1 byte a parameter (training.gathered_bytes)
     fused_elementwise: bool = True  # elementwise work fused (today's software); False: eager code (older rows)
     measured: tuple = ()  # the user's own speeds (perf/measured.py MeasuredSpeed): evaluate uses them
     software: str = "public"  # public | vendor_tuned: the stack an AMD Instinct speed assumes (perf/speed_basis.py)

@@ -28,6 +28,7 @@ from advisor.perf.training import (
     comm_tier,
     computed_once,
     elementwise_bytes,
+    gathered_bytes,
     seconds_per_token,
     server_size,
     step_time,
@@ -289,9 +290,10 @@ def grid(
         comm: Any = 0.0  # dp_s + tp_s + cp_s + sync_s in `step_time`'s order; a part that is 0.0 everywhere left out
         if st["any_dp"]:  # gradients (and ZeRO-3's gathers) over the data-parallel group
             grads = job.grad_reduce_bytes * trainable / split
-            wts = 2.0 * m.params / split
+            wts = gathered_bytes(job, 2.0) * m.params / split
+            gather = np.where(st["ddp"], grads, gathered_bytes(job, job.grad_reduce_bytes) * trainable / split)
             volume = np.where(
-                st["ddp1"], 2.0 * grads, np.where(st["zero2"], micro * grads + wts, micro * (2.0 * wts + grads))
+                st["ddp1"], grads + gather, np.where(st["zero2"], micro * grads + wts, micro * (2.0 * wts + grads))
             )
             window = np.where(st["ddp1"], core / micro * 2.0 / 3.0, core)
             raw = np.where(st["dp_in"], st["dp_share"] * volume / st["dp_intra"], 0.0)

@@ -299,6 +299,14 @@ def _core(
     return compute_s, memory_s, _bubble(job, lay, micro, p), micro, attention, tokens_per_gpu
 
 
+def gathered_bytes(job: JobSpec, otherwise: float) -> float:
+    """Bytes a sharded strategy all-gathers per parameter: 1 where the run keeps and gathers its fp8
+    parameters in fp8 (`fp8_param_gather`: Megatron-Core's `--fp8-param-gather`, set by Megatron-Bridge's
+    fp8 recipes and NVIDIA's MLPerf `FP8_PARAM_GATHER=True`), else `otherwise` (the bf16 copy, or for
+    ZeRO-1 the gradient's bytes, the model's assumption before the option existed)."""
+    return 1.0 if job.fp8_param_gather else otherwise
+
+
 def step_time(
     job: JobSpec, gpu: GPU, lay: Layout, batch: float, p: Params, rates: tuple[float, float] | None = None
 ) -> dict:
@@ -317,9 +325,11 @@ def step_time(
     if lay.shard_group > 1:
         tier = comm_tier(gpu, lay.shard_group, lay.tp, p)
         grads = job.grad_reduce_bytes * job_figures(job)[2] / (lay.tp * lay.pp)  # trainable_params(job)
-        weights = 2.0 * m.params / (lay.tp * lay.pp)
-        if lay.strategy in ("ddp", "zero1"):
-            volume, window = 2.0 * grads, core / micro * 2.0 / 3.0  # once per step, behind the last backward
+        weights = gathered_bytes(job, 2.0) * m.params / (lay.tp * lay.pp)
+        if lay.strategy in ("ddp", "zero1"):  # all-reduce, or ZeRO-1's reduce-scatter and parameter all-gather
+            gather = gathered_bytes(job, job.grad_reduce_bytes) * job_figures(job)[2] / (lay.tp * lay.pp)
+            volume = grads + (gather if lay.strategy == "zero1" else grads)
+            window = core / micro * 2.0 / 3.0  # once per step, behind the last backward
         elif lay.strategy == "zero2":
             volume, window = micro * grads + weights, core  # reduce-scatter every micro-batch
         else:
