@@ -61,6 +61,35 @@ def rent_kinds_lacking(gpu: GPU, kinds: Sequence[str]) -> tuple[str, str]:
     )
 
 
+def _price_reasons(gpu: GPU, out: list[dict], codes: set, only_way: set, kinds: Sequence[str]) -> list[dict]:
+    """No price at all is one reason, not two contradictory ones; and when the one ownership the
+    workload allows (`only_way`) has no price, the reason says so, with the rental kinds it lacks and
+    the change to `rent_kinds` that would rent it."""
+    what_rent, widen = rent_kinds_lacking(gpu, kinds)
+    if {"no-purchase-price", "no-rental-price"} <= codes:
+        out = [r for r in out if r.get("code") not in ("no-purchase-price", "no-rental-price")]
+        out.append(
+            {
+                "rule": None,
+                "code": "no-price",
+                "message": f"{gpu.name} has neither a sourced purchase price nor a sourced {what_rent} in "
+                f"the catalog, so it can be neither bought nor rented ({widen or 'give a quote with --catalog'})",
+            }
+        )
+    if len(only_way) == 1:
+        only = next(iter(only_way))
+        missing_code = "no-purchase-price" if only == "buy" else "no-rental-price"
+        for r in out:
+            if r.get("code") == missing_code:
+                what = "purchase price" if only == "buy" else what_rent
+                r["message"] = (
+                    f"{gpu.name} has no sourced {what} in the catalog, and this workload only "
+                    f"{'buys' if only == 'buy' else 'rents'} (deployment.ownership: {only}); "
+                    + ((only == "rent" and widen) or "give a quote with --catalog")
+                )
+    return out
+
+
 def ordered(problem: Problem, gid: str, reasons: list[dict]) -> list[dict]:
     """The reasons of one GPU, merged (no price at all is one reason, not two contradictory ones),
     explained (`none` becomes what the estimate says) and sorted by PRECEDENCE; the first gets
@@ -78,30 +107,7 @@ def ordered(problem: Problem, gid: str, reasons: list[dict]) -> list[dict]:
     )
     unavailable = allowed <= missing
     out = [dict(r) for r in reasons if r.get("code") != "none"]
-    kinds, widen = rent_kinds_lacking(gpu, wl.deployment.rent_kinds)
-    if {"no-purchase-price", "no-rental-price"} <= codes:
-        out = [r for r in out if r.get("code") not in ("no-purchase-price", "no-rental-price")]
-        out.append(
-            {
-                "rule": None,
-                "code": "no-price",
-                "message": f"{gpu.name} has neither a sourced purchase price nor a sourced {kinds} in "
-                "the catalog, so it can be neither bought nor rented ("
-                + (widen or "give a quote with --catalog")
-                + ")",
-            }
-        )
-    if unavailable and len(allowed) == 1:
-        only = next(iter(allowed))
-        missing_code = "no-purchase-price" if only == "buy" else "no-rental-price"
-        for r in out:
-            if r.get("code") == missing_code:
-                what = "purchase price" if only == "buy" else kinds
-                r["message"] = (
-                    f"{gpu.name} has no sourced {what} in the catalog, and this workload only "
-                    f"{'buys' if only == 'buy' else 'rents'} (deployment.ownership: {only}); "
-                    + ((only == "rent" and widen) or "give a quote with --catalog")
-                )
+    out = _price_reasons(gpu, out, codes, set(allowed) if unavailable else set(), wl.deployment.rent_kinds)
     if not out:
         out.append(_unexplained(problem, gid))
     out.sort(key=lambda r: _rank(r, unavailable))
