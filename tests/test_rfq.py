@@ -233,3 +233,20 @@ def test_bought_serving_gpus_are_ordered_on_the_plans_date_and_a_days_delay_is_p
     for server in p["servers"]:
         (srow,) = [r for r in rows if r["item"] == server["server"]]
         assert srow["latest_date"] == item["latest_date"] and "order by" in srow["date_basis"]
+
+
+def test_a_quoted_lead_time_covers_delivery_and_burn_in_and_the_servers(plan_json, write):
+    """deployment.lead_time_days is the vendor's quote for delivery and burn-in (ready_days = the
+    quote): the order-by date is the running-by day less it, and the servers are ordered with the GPUs."""
+    path = write(BUY_64.replace("horizon_months: 36}", "horizon_months: 36, lead_time_days: 30}"))
+    code, p = plan_json(path)
+    assert code == 0
+    (gpu,) = [i for i in p["purchase"] if i["ownership"] == "buy"]
+    (job,) = p["jobs"]
+    assert gpu["ready_days"] == 30
+    rows = table(advisor.rfq(p, path, fmt="csv"))
+    (item,) = [r for r in rows if r["item"] == "a100-80gb-sxm (buy)"]
+    assert _order_day(item["date_basis"]) == math.floor(200 - job["wall_days_planned"] - 30)
+    assert "deployment.lead_time_days" in item["date_basis"]
+    (srow,) = [r for r in rows if r["item"] == p["servers"][0]["server"]]
+    assert srow["latest_date"] == item["latest_date"] and "deployment.lead_time_days" in srow["date_basis"]
