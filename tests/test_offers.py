@@ -246,3 +246,35 @@ def test_whole_nodes_are_billed_unless_the_pod_rents_by_the_gpu(quotes):
     assert pods.billed_gpus(3) == 3
     cost = rental_cost(pods, 3, 10.5, 0.0, quotes.economics)
     assert (cost.billed_gpus, cost.billed_hours, cost.nominal_usd) == (3, 11, 3 * 11 * 3.0)
+
+
+def test_no_plan_for_want_of_a_rental_kind_names_that_kind_and_the_change(catalog, rules):
+    """Review 8, defect 11: with `rent_kinds: [reserved_3y]` an H100 that has on-demand offers but
+    no 3-year reservation was 'no sourced on-demand rental rate ... give a quote'. The reason names the
+    kinds allowed, the kinds it does have, and the change; the diagnosis offers the default kinds as a
+    lever, and re-planned with that change the workload has a plan."""
+    from advisor.data.catalog_prices import RENT_KINDS
+
+    doc = {
+        "name": "3y reservation in a 12-month horizon",
+        "deployment": {"context": "cloud", "ownership": "rent", "rent_kinds": ["reserved_3y"], "horizon_months": 12},
+        "jobs": [{"name": "a", "kind": "pretrain", "model": "llama-3-8b", "tokens": "100B", "deadline": "120d"}],
+        "gpus": {"count": 64, "allow": ["h100-sxm"]},
+        "decision": "point",
+    }
+    h100 = catalog.gpus["h100-sxm"]
+    has = [k for k in RENT_KINDS if h100.rentals(k)]
+    assert not h100.rentals("reserved_3y") and "on_demand" in has
+    p = plan(parse_workload(doc), catalog=catalog, rules=rules, as_of=AS_OF, explain="full")  # levers: full
+    assert not p.feasible
+    (rejected,) = p["rejected"]
+    primary = next(r for r in rejected["reasons"] if r.get("primary"))
+    assert primary["code"] == "no-rental-price"
+    said = primary["message"]
+    assert "no sourced reserved-3y rental rate" in said and "on-demand rental rate" not in said, said
+    assert all(k.replace("_", "-") in said for k in has) and "deployment.rent_kinds" in said, said
+    (lever,) = [d for d in p["diagnosis"] if "deployment.rent_kinds" in (d["relaxation"] or {})]
+    kinds = lever["relaxation"]["deployment.rent_kinds"].strip("[]").split(", ")
+    assert set(kinds) >= {"reserved_3y", "on_demand"} and "deployment.rent_kinds" in lever["message"]
+    widened = {**doc, "deployment": {**doc["deployment"], "rent_kinds": kinds}}
+    assert plan(parse_workload(widened), catalog=catalog, rules=rules, as_of=AS_OF).feasible

@@ -7,7 +7,9 @@ from __future__ import annotations
 import csv
 import datetime as dt
 import io
+import math
 import os
+import re
 
 import pytest
 import yaml
@@ -160,3 +162,91 @@ def test_library_plans_a_workload_and_refuses_bad_options(tmp_path):
         doc.write(tmp_path / "rfq.csv")
     with pytest.raises(advisor.InputError, match="fmt"):
         advisor.rfq(str(EXAMPLES / "article-datacenter.yaml"), fmt="pdf")
+
+
+BUY_64 = """\
+name: buy 64 A100 for a 70B fine-tune
+deployment: {context: datacenter, ownership: buy, region: US, horizon_months: 36}
+jobs:
+  - {name: ft, kind: finetune, model: llama-3-70b, tokens: 30B, deadline: 200d}
+gpus: {count: 64, allow: [a100-80gb-sxm]}
+decision: point
+"""
+
+
+def _days(date: str) -> int:
+    return (dt.date.fromisoformat(date) - AS_OF).days
+
+
+def _order_day(basis: str) -> int:
+    found = re.search(r"order by (\d{4}-\d\d-\d\d)", basis)
+    assert found, basis
+    return _days(found.group(1))
+
+
+def test_the_order_by_date_keeps_the_deadline_after_lead_time_and_burn_in(plan_json, write, catalog):
+    """Review 8, defect 6: the order-by date was the running-by day less the lead time alone, so an
+    order on it (day 112.5) was ready on day 185.5 (70-day lead, 72-hour burn-in) and the 17.5-day run
+    ended on day 203, past its 200-day deadline. Ordered on the printed date, lead time + burn-in
+    (ready_days) + the run at the workload's confidence keep the deadline; the servers arrive with the
+    GPUs and are ordered by their own lead time (catalog servers[].lead_time) before the burn-in."""
+    path = write(BUY_64)
+    code, p = plan_json(path)
+    assert code == 0
+    (gpu,) = [i for i in p["purchase"] if i["ownership"] == "buy"]
+    (job,) = p["jobs"]
+    burn = catalog.economics.burn_in["hours"].value / 24
+    assert gpu["ready_days"] == pytest.approx(gpu["lead_time_days"] + burn) and burn > 0
+    rows = table(advisor.rfq(p, path, fmt="csv"))
+    (item,) = [r for r in rows if r["item"] == "a100-80gb-sxm (buy)"]
+    order = _order_day(item["date_basis"])
+    assert order + gpu["ready_days"] + job["wall_days_planned"] <= 200
+    assert order == math.floor(200 - job["wall_days_planned"] - gpu["ready_days"])  # the latest such day
+    assert _days(item["latest_date"]) == math.floor(200 - job["wall_days_planned"])
+    (server,) = p["servers"]
+    (srow,) = [r for r in rows if r["item"] == server["server"]]
+    assert srow["latest_date"] == item["latest_date"]  # the servers work when the GPUs they hold do
+    lead = catalog.servers[server["server"]].lead_time
+    assert lead is not None and lead.days is not None
+    assert f"{lead.days:g}-day lead time (catalog servers[{server['server']}].lead_time" in srow["date_basis"]
+    assert _order_day(srow["date_basis"]) == math.floor(200 - job["wall_days_planned"] - burn - lead.days)
+
+
+def test_bought_serving_gpus_are_ordered_on_the_plans_date_and_a_days_delay_is_priced(plan_json, write):
+    """Review 8, defect 6: bought serving GPUs had 'no deadline given', yet the bridge the plan rents
+    is sized for an order placed on the plan's date: they are ordered then, serve from day ready_days,
+    and each day later keeps the bridge rented a day longer (its billed GPUs x rate x 24 h)."""
+    from test_serving_bridge import BOUGHT, _doc
+
+    path = write(_doc())
+    code, p = plan_json(path, as_of=BOUGHT)
+    assert code == 0
+    (gpu,) = [i for i in p["purchase"] if i["ownership"] == "buy"]
+    (bridge,) = [i for i in p["purchase"] if i.get("use") == "bridge"]
+    rows = table(advisor.rfq(p, path, fmt="csv"))
+    (item,) = [r for r in rows if r["item"] == f"{gpu['gpu']} (buy)"]
+    ready = BOUGHT + dt.timedelta(days=math.floor(gpu["ready_days"]))
+    assert item["latest_date"] == ready.isoformat()
+    assert f"order by {BOUGHT.isoformat()}" in item["date_basis"]
+    per_day = bridge["billed_gpus"] * bridge["unit_price_usd"] * 24
+    assert f"about ${per_day:,.0f} a day" in item["date_basis"]
+    for server in p["servers"]:
+        (srow,) = [r for r in rows if r["item"] == server["server"]]
+        assert srow["latest_date"] == item["latest_date"] and "order by" in srow["date_basis"]
+
+
+def test_a_quoted_lead_time_covers_delivery_and_burn_in_and_the_servers(plan_json, write):
+    """deployment.lead_time_days is the vendor's quote for delivery and burn-in (ready_days = the
+    quote): the order-by date is the running-by day less it, and the servers are ordered with the GPUs."""
+    path = write(BUY_64.replace("horizon_months: 36}", "horizon_months: 36, lead_time_days: 30}"))
+    code, p = plan_json(path)
+    assert code == 0
+    (gpu,) = [i for i in p["purchase"] if i["ownership"] == "buy"]
+    (job,) = p["jobs"]
+    assert gpu["ready_days"] == 30
+    rows = table(advisor.rfq(p, path, fmt="csv"))
+    (item,) = [r for r in rows if r["item"] == "a100-80gb-sxm (buy)"]
+    assert _order_day(item["date_basis"]) == math.floor(200 - job["wall_days_planned"] - 30)
+    assert "deployment.lead_time_days" in item["date_basis"]
+    (srow,) = [r for r in rows if r["item"] == p["servers"][0]["server"]]
+    assert srow["latest_date"] == item["latest_date"] and "deployment.lead_time_days" in srow["date_basis"]

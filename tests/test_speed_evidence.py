@@ -6,6 +6,7 @@ hold are recomputed here from catalog/calibration.csv."""
 from __future__ import annotations
 
 import math
+import re
 import statistics
 import sys
 from dataclasses import replace
@@ -247,3 +248,37 @@ def test_a_datasheet_speed_with_no_derating_entry_says_so_not_that_its_software_
     assert "has no entry for it" in e.evidence_note and "first software year" not in e.evidence_note
     with_table = evaluate(_llama8b(catalog), catalog.gpus["mi250x"], 8, p)
     assert with_table.derating is not None and 0 < with_table.derating["factor"] < 1
+
+
+def test_a_note_on_a_gpu_measured_only_at_another_precision_says_so(catalog, p):
+    """Review 8 (minor): B200 at bf16 read 'no measured bf16 training run on B200: efficiency from
+    measured runs on b200 (Blackwell)', its 'sibling' being itself at fp8. For every GPU and precision
+    resting on its generation's runs, the note names this GPU's own runs by their precisions (from the
+    calibration rows) and never names the GPU itself as another GPU."""
+    rows = calibration.load_rows()
+    ran: dict[str, set[str]] = {}
+    for r in rows:
+        if r["basis"] in ("measured", "goodput", "derived") and r["fit"] == "yes":
+            ran.setdefault(r["gpu"], set()).add(r["precision"])
+    seen = 0
+    for prec in ("bf16", "fp8"):
+        e = evaluate(_llama8b(catalog, precision=prec), catalog.gpus["b200"], 8, p)
+        if prec not in ran.get("b200", set()) and ran.get("b200"):
+            assert e.speed_evidence == "same_generation"
+            assert f"measured {'/'.join(sorted(ran['b200']))} runs on this GPU" in e.evidence_note, e.evidence_note
+            seen += 1
+    assert seen == 1  # b200: measured at fp8 only, as the calibration set holds it
+    from advisor.perf.speed_basis import evidence_note
+
+    for gid, g in sorted(catalog.gpus.items()):
+        for prec in ("bf16", "fp8"):
+            ev = evidence(g, prec)
+            if ev.level != "same_generation":
+                continue
+            note = evidence_note(g, prec, ev, None) or ""
+            named = re.search(r"measured runs on ([^(]+) \(", note)
+            assert gid not in (named.group(1).split(", ") if named else []), (gid, prec, note)
+            kin = {o for o, ps in ran.items() if o in catalog.gpus and generation(catalog.gpus[o]) == generation(g)}
+            own = sorted(ran.get(gid, set()) - {prec})
+            expect = bool(own) and not any(prec in ran[o] for o in kin - {gid})  # its own runs are the evidence
+            assert ("runs on this GPU" in note) == expect, (gid, prec, note)

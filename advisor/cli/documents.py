@@ -174,8 +174,9 @@ def rfq(
 ) -> None:
     """Write a request for quotation for WORKLOAD_FILE's plan: first the inputs worth confirming
     (the plan's decision.verify, by the value of knowing them), then each GPU type to buy or rent
-    with the specification that matters, quantity, term, the latest delivery or start date, and
-    the export and licence notes the plan cites.
+    with the specification that matters, quantity, term, the latest date it must be working (and
+    for hardware bought, servers too, the order-by date: lead time and burn-in), and the export and
+    licence notes the plan cites.
 
     \b
     Examples:

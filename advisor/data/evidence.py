@@ -69,8 +69,9 @@ class Evidence:
     level: str  # measured | same_generation | datasheet
     runs: int  # runs on this GPU at this precision
     sources: tuple[str, ...]  # their sources (calibration.csv `group`)
-    siblings: tuple[str, ...]  # other GPU ids of the generation with runs (same_generation)
+    siblings: tuple[str, ...]  # GPU ids of the generation with runs (same_generation), this one at other precisions
     generation: str
+    own_precisions: tuple[str, ...] = ()  # same_generation: the precisions this GPU's own runs are at
 
 
 _OVERRIDE: list[dict[str, Any]] = []  # a table in force instead of the shipped one (bench/calibration.py folds)
@@ -108,7 +109,8 @@ def evidence(gpu: GPU, precision: str) -> Evidence:
     same_precision = [gid for gid in kin if precision in (table[gid].get("precisions") or {})]
     if same_precision or kin:
         sibs = tuple(same_precision or kin)
-        return Evidence(SAME_GENERATION, 0, (), sibs, gen)
+        own = tuple(sorted(p for p, r in mine.items() if (r or {}).get("runs"))) if gpu.id in sibs else ()
+        return Evidence(SAME_GENERATION, 0, (), sibs, gen, own)
     return Evidence(DATASHEET, 0, (), (), gen)
 
 

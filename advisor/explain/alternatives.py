@@ -11,8 +11,12 @@ first in `reasons` and carries `primary: true`.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
+from advisor.data.catalog import GPU
+from advisor.data.catalog_prices import RENT_KINDS
+from advisor.inputs.deployment import DEFAULT_RENT_KINDS
 from advisor.perf import evaluate, min_gpus, params_from
 from advisor.solve.constraints import FAMILIES
 from advisor.solve.milp import solve
@@ -40,6 +44,52 @@ def _rank(reason: dict, unavailable: bool) -> int:
     return PRECEDENCE.index("cost" if code == "cost" else "other")
 
 
+def rent_kinds_lacking(gpu: GPU, kinds: Sequence[str]) -> tuple[str, str]:
+    """('reserved-1y rental rate', 'it has on-demand and spot offers: add them to deployment.rent_kinds
+    to rent it'): the rental rate a GPU with no offer of the workload's `kinds` lacks, named by those
+    kinds (any rate under the default kinds), and the change that would rent it where it has offers of
+    other kinds ('' where it has none)."""
+    listed = list(dict.fromkeys(kinds))
+    words = [k.replace("_", "-") for k in listed]
+    what = "rental rate" if set(listed) >= set(DEFAULT_RENT_KINDS) else f"{' or '.join(words)} rental rate"
+    others = [k.replace("_", "-") for k in RENT_KINDS if k not in listed and gpu.rentals(k)]
+    if not others:
+        return what, ""
+    named = " and ".join([", ".join(others[:-1]), others[-1]] if len(others) > 1 else others)
+    return what, (
+        f"it has {named} offers: add {'it' if len(others) == 1 else 'them'} to deployment.rent_kinds to rent it"
+    )
+
+
+def _price_reasons(gpu: GPU, out: list[dict], codes: set, only_way: set, kinds: Sequence[str]) -> list[dict]:
+    """No price at all is one reason, not two contradictory ones; and when the one ownership the
+    workload allows (`only_way`) has no price, the reason says so, with the rental kinds it lacks and
+    the change to `rent_kinds` that would rent it."""
+    what_rent, widen = rent_kinds_lacking(gpu, kinds)
+    if {"no-purchase-price", "no-rental-price"} <= codes:
+        out = [r for r in out if r.get("code") not in ("no-purchase-price", "no-rental-price")]
+        out.append(
+            {
+                "rule": None,
+                "code": "no-price",
+                "message": f"{gpu.name} has neither a sourced purchase price nor a sourced {what_rent} in "
+                f"the catalog, so it can be neither bought nor rented ({widen or 'give a quote with --catalog'})",
+            }
+        )
+    if len(only_way) == 1:
+        only = next(iter(only_way))
+        missing_code = "no-purchase-price" if only == "buy" else "no-rental-price"
+        for r in out:
+            if r.get("code") == missing_code:
+                what = "purchase price" if only == "buy" else what_rent
+                r["message"] = (
+                    f"{gpu.name} has no sourced {what} in the catalog, and this workload only "
+                    f"{'buys' if only == 'buy' else 'rents'} (deployment.ownership: {only}); "
+                    + ((only == "rent" and widen) or "give a quote with --catalog")
+                )
+    return out
+
+
 def ordered(problem: Problem, gid: str, reasons: list[dict]) -> list[dict]:
     """The reasons of one GPU, merged (no price at all is one reason, not two contradictory ones),
     explained (`none` becomes what the estimate says) and sorted by PRECEDENCE; the first gets
@@ -57,27 +107,7 @@ def ordered(problem: Problem, gid: str, reasons: list[dict]) -> list[dict]:
     )
     unavailable = allowed <= missing
     out = [dict(r) for r in reasons if r.get("code") != "none"]
-    if {"no-purchase-price", "no-rental-price"} <= codes:
-        out = [r for r in out if r.get("code") not in ("no-purchase-price", "no-rental-price")]
-        out.append(
-            {
-                "rule": None,
-                "code": "no-price",
-                "message": f"{gpu.name} has neither a sourced purchase price nor a sourced rental rate in "
-                "the catalog, so it can be neither bought nor rented (give a quote with --catalog)",
-            }
-        )
-    if unavailable and len(allowed) == 1:
-        only = next(iter(allowed))
-        missing_code = "no-purchase-price" if only == "buy" else "no-rental-price"
-        for r in out:
-            if r.get("code") == missing_code:
-                what = "purchase price" if only == "buy" else "on-demand rental rate"
-                r["message"] = (
-                    f"{gpu.name} has no sourced {what} in the catalog, and this workload only "
-                    f"{'buys' if only == 'buy' else 'rents'} (deployment.ownership: {only}); give a "
-                    "quote with --catalog"
-                )
+    out = _price_reasons(gpu, out, codes, set(allowed) if unavailable else set(), wl.deployment.rent_kinds)
     if not out:
         out.append(_unexplained(problem, gid))
     out.sort(key=lambda r: _rank(r, unavailable))

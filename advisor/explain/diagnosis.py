@@ -23,6 +23,8 @@ from advisor.contract.diagnosis_facts import (
     WorkloadLever,
     WorkShortfall,
 )
+from advisor.data.catalog_prices import RENT_KINDS
+from advisor.inputs.deployment import DEFAULT_RENT_KINDS
 from advisor.solve.class_candidates import MAX_GPUS_PER_JOB
 from advisor.solve.constraints import FAMILIES
 from advisor.solve.milp import solve
@@ -87,13 +89,17 @@ def shortfall(problem: Problem, free: Solution) -> list[Diagnosis]:
 
 def _workload_levers(problem: Problem, rebuild: Rebuild | None, run: Callable[..., Solution]) -> list[Diagnosis]:
     """Changes that need new candidates: another deployment context, renting as well as buying,
-    a larger global batch (more GPUs can then share one step). Each re-planned from scratch."""
+    the default rental kinds beside those `rent_kinds` lists, a larger global batch (more GPUs can
+    then share one step). Each re-planned from scratch."""
     if rebuild is None:
         return []
     d = problem.workload.deployment
     trials: list[dict[str, Any]] = [{"context": c} for c in ("office", "datacenter", "cloud") if c != d.context]
     if len(d.ownerships) == 1 and d.context != "cloud":
         trials.append({"ownership": "any"})
+    wider = [k for k in RENT_KINDS if k in d.rent_kinds or k in DEFAULT_RENT_KINDS]
+    if "rent" in d.ownerships and len(wider) > len(set(d.rent_kinds)):  # rent_kinds narrowed: the default kinds too
+        trials.append({"rent_kinds": wider})
     if any(c.deadline for c in problem.classes):
         trials += [{"batch_scale": f} for f in BATCH_SCALES]
     out: list[Diagnosis] = []
@@ -102,7 +108,9 @@ def _workload_levers(problem: Problem, rebuild: Rebuild | None, run: Callable[..
         if other is not None and run(other).feasible:
             kind = "workload" if "batch_scale" in change else "deployment"
             relax = {
-                ("jobs[].global_batch_tokens x" if k == "batch_scale" else f"deployment.{k}"): v
+                ("jobs[].global_batch_tokens x" if k == "batch_scale" else f"deployment.{k}"): (
+                    f"[{', '.join(v)}]" if isinstance(v, list) else v  # a YAML list, as the workload writes it
+                )
                 for k, v in change.items()
             }
             out.append(WorkloadLever(kind, relax, d.context))

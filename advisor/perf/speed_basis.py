@@ -145,9 +145,12 @@ def evidence_note(
     if ev.level == MEASURED:
         return None
     if ev.level == SAME_GENERATION:
+        others = [g for g in ev.siblings if g != gpu.id]
+        own = f"measured {'/'.join(ev.own_precisions)} runs on this GPU" if gpu.id in ev.siblings else ""
+        kin = f"measured runs on {', '.join(others)}" if others else ""
         return (
-            f"no measured {precision} training run on {gpu.name}: efficiency from measured runs on "
-            f"{', '.join(ev.siblings)} ({generation_name(ev.generation)})"
+            f"no measured {precision} training run on {gpu.name}: efficiency from "
+            f"{' and '.join(x for x in (own, kin) if x)} ({generation_name(ev.generation)})"
         )
     factor = (
         f"x {d['factor']:.2f} derating{_stack_words(gpu, d, p)} (source: {', '.join(d['source'])})"

@@ -185,6 +185,8 @@ def _workload_lever_words(w: WorkloadLever) -> str:
         return f"deploying in {ARTICLE[value]} instead of {ARTICLE[w.was]} gives a plan"
     if key == "deployment.ownership":
         return "allowing rented as well as bought GPUs (ownership: any) gives a plan"
+    if key == "deployment.rent_kinds":
+        return f"allowing these rental kinds (deployment.rent_kinds: {value}) gives a plan"
     return (
         f"a global batch {value:g}x larger (jobs[].global_batch_tokens) lets more GPUs share each step and gives a plan"
     )

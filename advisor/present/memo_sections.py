@@ -10,6 +10,7 @@ from advisor.contract import Plan
 from advisor.contract.context import PlanContext
 from advisor.contract.explanations import Rejected
 from advisor.data.catalog import GPU, Catalog
+from advisor.present.bom_figures import quantity_and_unit
 from advisor.present.memo_refs import Refs
 from advisor.present.words import (
     count_words,
@@ -58,7 +59,7 @@ def bill_of_materials(plan: Plan, ctx: PlanContext, refs: Refs) -> tuple[list, l
     bom: list[dict[str, Any]] = []
     bom_notes: list[str] = []
     for row in plan.bill_of_materials:
-        qty, unit = _quantity(row.item, row.quantity, row.unit_usd, row.total_usd)
+        qty, unit, derived = quantity_and_unit(row.item, row.quantity, row.unit_usd, row.total_usd)
         bom.append(
             {
                 "item": row.item,
@@ -73,8 +74,8 @@ def bill_of_materials(plan: Plan, ctx: PlanContext, refs: Refs) -> tuple[list, l
                 "refs": refs.cite(row.source),
             }
         )
-        if row.note:
-            bom_notes.append(f"{row.item}: {sentence(row.note)}")
+        if row.note or derived:
+            bom_notes.append(f"{row.item}: " + " ".join(sentence(x) for x in (row.note, derived) if x))
     for g in sorted({i.gpu for i in plan.purchase if i.ownership == "buy"}):
         if not ctx.hosts.get(g):
             bom_notes.append(
@@ -82,22 +83,6 @@ def bill_of_materials(plan: Plan, ctx: PlanContext, refs: Refs) -> tuple[list, l
                 "costed: budget the host machine separately."
             )
     return bom, bom_notes
-
-
-def _quantity(item: str, quantity: float, unit_usd: float | None, total_usd: float | None) -> tuple[str, str]:
-    """(quantity, unit price) as a reader checks them: a tax line is a rate on a dollar base."""
-    if item.startswith("tax on"):
-        return usd_cents(quantity), f"{(unit_usd or 0.0) * 100:.2f}%"
-    if quantity == 1 and total_usd is not None:  # a lump sum: its unit is its total, to the cent
-        return "1", usd_cents(total_usd)
-    qty = f"{quantity:,.4f}".rstrip("0").rstrip(".")  # the plan's digits: 71.3425 GPU-months, not 71.34
-    if unit_usd is None or float(unit_usd).is_integer():
-        return qty, usd(unit_usd)
-    shown = float(qty.replace(",", ""))
-    places = next(  # the fewest decimals at which quantity x unit is the extended price to the cent
-        (d for d in (2, 3, 4) if total_usd is None or abs(round(unit_usd, d) * shown - total_usd) <= 0.01), 4
-    )
-    return qty, f"${unit_usd:,.{places}f}"
 
 
 def job_rows(plan: Plan, ctx: PlanContext, min_gpus: dict, refs: Refs) -> list[dict]:

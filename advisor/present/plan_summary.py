@@ -27,7 +27,7 @@ LABEL = 10  # width of the labels ("Decision", "Cost", ...)
 # reasons whose plan message is long and says little more than its code
 SHORT = {
     "no-price": "no sourced purchase price or rental rate (a quote goes in with --catalog)",
-    "no-rental-price": "no sourced rental rate, and it cannot be bought here",
+    "no-rental-price": "no sourced rental rate of the kinds allowed (deployment.rent_kinds), and it cannot be bought here",
     "no-purchase-price": "no sourced purchase price, and it cannot be rented here",
     "no-server": "no priced server or workstation holds it here",
     "slots": "no allowed machine holds it",

@@ -3,14 +3,13 @@
 First the inputs worth confirming in the quote (the plan's `decision.verify`, most valuable first),
 then one item per GPU type bought or rented with the specification that matters (the exact variant,
 memory, interconnect, node size and fabric where the plan has them), the quantity, the term, the
-latest delivery or start date (from the deadline and the run time at the workload's confidence,
-and the lead time when the plan carries one), and the export and licence notes the plan cites.
+latest date it must be working (from the deadline and the run time at the workload's confidence)
+and for hardware bought the order-by date (present/rfq_dates.py), and the export and licence notes the plan cites.
 Renders a typed Plan and its PlanContext only (Markdown or CSV); nothing is solved here.
 """
 
 from __future__ import annotations
 
-import datetime as dt
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -24,6 +23,7 @@ from advisor.present.escape import md
 from advisor.present.grid import csv_text, markdown
 from advisor.present.memo import output_format, write_atomically
 from advisor.present.memo_costs import billed_gpus, billed_hours
+from advisor.present.rfq_dates import latest_date, server_date
 from advisor.present.words import duration, quoted_rate, unit_rate, usd
 
 SUFFIXES = {".md": "md", ".markdown": "md", ".csv": "csv"}
@@ -104,36 +104,6 @@ def _node_size(item: PurchaseItem, ctx: PlanContext) -> int | None:
     return offers[0].gpus_per_node if offers and offers[0].gpus_per_node else None
 
 
-def latest_date(plan: Plan, ctx: PlanContext, item: PurchaseItem) -> tuple[str | None, str]:
-    """(the latest delivery or start date, how it follows): the earliest over the item's jobs of
-    deadline - run time at the workload's confidence, counted from the plan's date; for a purchase
-    with a lead time, the order-by date too."""
-    day0 = dt.date.fromisoformat(plan.as_of)
-    starts = []
-    for j in plan.jobs:
-        info = ctx.job(j.name)
-        if j.gpu != item.gpu or j.ownership != item.ownership or info is None or not info.deadline_hours:
-            continue
-        run = j.wall_days_planned if j.wall_days_planned is not None else j.wall_days
-        starts.append((info.deadline_hours / 24 - run, j.name, run, info.deadline_hours / 24))
-    if item.use in ("serving", "bridge"):
-        return day0.isoformat(), "serving starts at once (the plan's date)"
-    if not starts:
-        return None, "no deadline given"
-    slack, name, run, due = min(starts)
-    start = day0 + dt.timedelta(days=max(0.0, slack))
-    verb = "delivered and running" if item.ownership == "buy" else "available"
-    basis = (
-        f"{verb} by day {max(0.0, slack):.1f}: {name} is due on day {due:g} and runs {run:.1f} days at the "
-        f"workload's confidence (day 0 = {plan.as_of})"
-    )
-    lead = getattr(item, "lead_time_days", None)
-    if item.ownership == "buy" and lead:
-        order = start - dt.timedelta(days=float(lead))
-        basis += f"; with a {lead:g}-day lead time, order by {order.isoformat()}"
-    return start.isoformat(), basis
-
-
 def term(plan: Plan, item: PurchaseItem) -> str:
     months = getattr(item, "term_months", None)
     if item.ownership == "buy":
@@ -206,8 +176,9 @@ def rows(plan: Plan, ctx: PlanContext) -> list[list[Any]]:
         spec = f"{server.name if server else s.server} holding {ctx.gpu_name(s.gpu)}" + (
             f"; {s.networked} networked" if s.networked else ""
         )
+        when, why = server_date(plan, ctx, s)
         out.append(
-            ["quote", s.server, s.gpu, spec, s.count, "buy", None, None, None, f"catalog {usd(s.unit_price_usd)} each"]
+            ["quote", s.server, s.gpu, spec, s.count, "buy", None, when, why, f"catalog {usd(s.unit_price_usd)} each"]
         )
     return out
 
