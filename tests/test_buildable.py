@@ -88,3 +88,18 @@ def test_servers_joined_on_a_network_the_catalog_does_not_source_say_so(plan_jso
     assert catalog.servers[srv["server"]].network_gbps_per_server.value is None
     fabric = [w["message"] for w in plan["warnings"] if w["code"] == "fabric"]
     assert any(m.startswith(f"rtx-6000-ada in {srv['server']}:") and "Gb/s per GPU" in m for m in fabric), fabric
+
+
+def test_the_rfq_asks_the_vendor_about_the_network_the_catalog_does_not_source(run, write, tmp_path):
+    path = write(
+        "deployment: {context: datacenter, ownership: buy, region: US}\n"
+        "jobs:\n  - {name: pretrain, model: llama-3-8b, tokens: 2T, deadline: 200d}\n"
+        "gpus: {allow: [rtx-6000-ada], max: 256}\n"
+    )
+    out = tmp_path / "rfq.csv"
+    code, _, err = run("rfq", path, "-o", out)
+    assert code == 0, err
+    import csv
+
+    rows = {r["item"]: r for r in csv.DictReader(out.open(encoding="utf-8"))}
+    assert "rtx-6000-ada in workstation-4x-pcie:" in rows["rtx-6000-ada (buy)"]["notes"]

@@ -133,14 +133,15 @@ OFFER_CODES = ("fabric", "quote-needed", "node-size")  # warnings on what a rent
 
 
 def notes(plan: Plan, ctx: PlanContext, gpu: str, provider: str | None = None) -> str:
-    """The plan's rule warnings naming this GPU (id or name): export and licence notes; and for a rental
+    """The plan's rule warnings naming this GPU (id or name): export and licence notes; for a rental
     from `provider`, what its offer does not publish (the fabric's bandwidth the estimate assumes, an
-    order above its largest, its node size), which the quote must settle."""
+    order above its largest, its node size); for a purchase, the network its servers' entries do not
+    source (plan_notes: 'GPU in SERVER:'). The quote must settle them."""
     name = ctx.gpu_name(gpu)
     found = [f"[{w.rule}] {w.message}" for w in plan.warnings if w.rule and (gpu in w.message or name in w.message)]
-    if provider:  # the offer's warnings begin 'GPU at PROVIDER:' (solve/rental_offers.at_offer)
-        head = f"{gpu} at {provider}:"
-        found += [w.message for w in plan.warnings if w.code in OFFER_CODES and w.message.startswith(head)]
+    # the offer's warnings begin 'GPU at PROVIDER:' (solve/rental_offers.at_offer), a bought server's 'GPU in SERVER:'
+    head, codes = (f"{gpu} at {provider}:", OFFER_CODES) if provider else (f"{gpu} in ", ("fabric",))
+    found += [w.message for w in plan.warnings if w.code in codes and w.message.startswith(head)]
     return "; ".join(found)
 
 
