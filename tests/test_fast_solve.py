@@ -244,10 +244,8 @@ def test_a_polish_stopped_by_its_time_limit_is_not_taken(monkeypatch):
     whenever the cost model moves the fleets' plans: issue 29's holding periods, the estimator's refit,
     the whole bill of materials, the dominated holding periods bounded at 0, the estimator's mechanisms of issue 31,
     the uncertainty refit on the fitted runs of 2026-12-06: seeds 14, 22, 26 and 50 of 1-50 qualified; after the
-    Gaudi 2 and B200 MAMF refit of 2026-12-06, 7 and 22 of 1-16, 22, 26, 50; with the servers_ rows of
-    solve/constraints/slots.py no seed of 1-50 qualified at 20 nodes (the polish mostly proves its optimum
-    within them), and at 5 nodes seeds 1 and 8 of 1-11 did): fleet(30, seed 1) at a 1% gap has a polish that, stopped at
-    5 nodes, holds a plan with fewer job hours, unproven."""
+    Gaudi 2 and B200 MAMF refit of 2026-12-06, 7 and 22 of 1-16, 22, 26, 50): fleet(30, seed
+    22) at a 1% gap has a polish that, stopped at 20 nodes, holds a plan with fewer job hours, unproven."""
     import datetime as dt
 
     import advisor.solve.fast as fast
@@ -257,8 +255,8 @@ def test_a_polish_stopped_by_its_time_limit_is_not_taken(monkeypatch):
     from advisor.solve import model
     from advisor.solve.highs_model import HighsModel
 
-    monkeypatch.setattr(fast, "POLISH_NODES", 5)
-    problem = prepare(parse_workload(_fleet(30, seed=1), "fleet"), load_catalog(), load_rules(), dt.date(2026, 12, 1))
+    monkeypatch.setattr(fast, "POLISH_NODES", 20)
+    problem = prepare(parse_workload(_fleet(30, seed=22), "fleet"), load_catalog(), load_rules(), dt.date(2026, 12, 1))
 
     def fresh():  # the same candidates, no HiGHS model kept from an earlier solve
         problem.solver_cache.clear()

@@ -1,4 +1,4 @@
-"""The servers_ rows (solve/constraints/slots.py) are valid inequalities: each holds at every integer
+"""The servers_ rows (solve/constraints/slots.py, in the robustness draws' model) are valid inequalities: each holds at every integer
 point of the formulation without them (checked by minimising the row's left-hand side over that
 formulation: a cut that removed a plan would go below 0), and the job-size rows' bound is exactly
 attained (the fewest servers a plan with that job size buys), so it is as tight as it can be. The
@@ -30,7 +30,7 @@ def _without_cuts(example: str, catalog, rules) -> tuple[Model, dict, HighsModel
     """The example's model at baseline, its servers_ rows taken out (name -> row), and the rest in HiGHS."""
     problem = prepare(load_workload(EXAMPLES / example), catalog, rules, AS_OF)
     sc = baseline(problem)
-    model = build_model(problem, sc, usable_candidates(problem, sc))
+    model = build_model(problem, sc, usable_candidates(problem, sc), redrawn=True)  # (the draws' model)
     rows = model.prob._constraints  # (name -> row, as solve/redraw.py reads them)
     cuts = {name: row for name, row in rows.items() if name.startswith("servers_")}
     for name in cuts:
@@ -101,3 +101,17 @@ def test_draws_with_the_tight_replica_bounds_choose_what_full_solves_choose(cata
         full = solve(problem, baseline(problem).but(speed_factor=speed, buy_factor=buy, rent_factor=rent))
         got = verdict.redraw.choice(speed, buy, rent)
         assert got is not None and got[1] == signature(full.bought, full.assignment, full.serving)
+
+
+def test_only_the_draws_model_carries_the_server_cuts(catalog, rules):
+    """The plan's own solves and its explanations' re-solves keep the formulation without them: at their 1%
+    gap the cuts would move which plan within it HiGHS returns (the printed alternatives)."""
+    problem = prepare(load_workload(EXAMPLES / "train-and-serve.yaml"), catalog, rules, AS_OF)
+    sc = baseline(problem)
+    names = {
+        redrawn: set(build_model(problem, sc, usable_candidates(problem, sc), redrawn).prob._constraints)
+        for redrawn in (False, True)
+    }
+    cuts = names[True] - names[False]
+    assert cuts and all(name.startswith("servers_") for name in cuts)
+    assert not any(name.startswith("servers_") for name in names[False])

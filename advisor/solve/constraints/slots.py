@@ -6,9 +6,10 @@ servers_g_n    sum_s S[g,s] >= ceil(n / P_g) z[g,n]          (a job of n bought 
 servers_k_i    sum_s S[g,s] >= ceil(q_i / P_g) r[k,i] / R_i  (an owned serving layout of q_i GPUs on g, R_i its
                                                               replicas' upper bound; P_g: g's largest server's slots)
 
-The servers_ rows are valid inequalities (implied by the integer points of slots_g, fleet_g_n and
-serve_fleet_g_n, so no plan is lost) that the LP relaxation lacks: it buys a fraction of a server with a
-fraction of a GPU, and they make a job or a replica on g pay its whole servers (docs/performance.md).
+The servers_ rows are valid inequalities (implied by the integer points of slots_g, fleet_g_n,
+serve_fleet_g and hold_g, so no plan is lost) that the LP relaxation lacks: it buys a fraction of a server
+with a fraction of a GPU, and they make a job or a replica on g pay its whole servers. The robustness
+draws' model carries them (server_cuts; docs/performance.md "Heavy examples").
 """
 
 from __future__ import annotations
@@ -40,8 +41,38 @@ def serving_server_rows(m: Model) -> list[tuple[str, int, int, int]]:
     return [
         (f"servers_{k}_{i}", k, i, servers_needed(m, c.gpu, c.gpus))
         for k, i, c in m.serve_pairs()
-        if c.ownership == "buy" and m.problem.servers.get(c.gpu) and (m.r[k, i].upBound or 0) > 0
+        if m.redrawn and c.ownership == "buy" and m.problem.servers.get(c.gpu) and (m.r[k, i].upBound or 0) > 0
     ]
+
+
+def server_cuts(m: Model) -> None:
+    """The servers_ rows (above). Only the robustness draws' model carries them (Model.redrawn): in the plan's
+    own solves and its explanations' re-solves (at EXPLAIN_GAP, 1%) they would move which plan within the gap
+    HiGHS returns, and with it the printed alternatives; a draw proves its plan within the plan's gap, and
+    returned the same purchase in each of 400 draws (bench/draw_gap.py, docs/performance.md)."""
+    # Valid: z[g,n] = 1 means N[g] >= n (fleet_g_n), so the servers hold n GPUs: at least
+    # servers_needed(n) of them; z = 0 asks nothing. Exact at a single job on a filled 8-GPU board.
+    for (g, n), z in m.z.items():
+        if m.problem.servers.get(g):
+            held = [(m.S[g, s.id], 1.0) for s in m.problem.servers[g]]
+            m.prob += row([*held, (z, -servers_needed(m, g, n))], GE), f"servers_{safe(g)}_{n}"
+    # Valid: class k's columns on g add up to at most m_k jobs (assign_k), and a job of n GPUs on g
+    # needs servers_needed(n) servers, so sum_c needed_c y[k,c] / m_k <= the most any used column needs.
+    for k, g in sorted({(k, c.gpu) for k, _, c in m.pairs() if c.ownership == "buy" and m.problem.servers.get(c.gpu)}):
+        mult = m.problem.classes[k].multiplicity
+        jobs = [
+            (m.y[k, i], -servers_needed(m, g, c.count) / mult)
+            for i, c in enumerate(m.cands[k])
+            if c.gpu == g and c.ownership == "buy"
+        ]
+        held = [(m.S[g, s.id], 1.0) for s in m.problem.servers[g]]
+        m.prob += row([*held, *jobs], GE), f"servers_{safe(g)}_class_{k}"
+    # Valid: 0 <= r <= R, so r / R <= 1, and r >= 1 means N[g] >= q_i (serve_fleet_g: the GPUs held
+    # through serving, within N[g] by hold_g): the servers hold q_i GPUs, servers_needed(q_i) >= that x r / R.
+    for name, k, i, need in serving_server_rows(m):
+        c = m.scands[k][i]
+        held = [(m.S[c.gpu, s.id], 1.0) for s in m.problem.servers[c.gpu]]
+        m.prob += row([*held, (m.r[k, i], -need / (m.r[k, i].upBound or 1))], GE), name
 
 
 class Slots(Family):
@@ -57,31 +88,8 @@ class Slots(Family):
                 m.prob += m.N[g] == slots, f"slots_{safe(g)}"
             else:
                 m.prob += m.N[g] <= slots, f"slots_{safe(g)}"
-        # Valid: z[g,n] = 1 means N[g] >= n (fleet_g_n), so the servers hold n GPUs: at least
-        # servers_needed(n) of them; z = 0 asks nothing. Exact at a single job on a filled 8-GPU board.
-        for (g, n), z in m.z.items():
-            if m.problem.servers.get(g):
-                held = [(m.S[g, s.id], 1.0) for s in m.problem.servers[g]]
-                m.prob += row([*held, (z, -servers_needed(m, g, n))], GE), f"servers_{safe(g)}_{n}"
-        # Valid: class k's columns on g add up to at most m_k jobs (assign_k), and a job of n GPUs on g
-        # needs servers_needed(n) servers, so sum_c needed_c y[k,c] / m_k <= the most any used column needs.
-        for k, g in sorted(
-            {(k, c.gpu) for k, _, c in m.pairs() if c.ownership == "buy" and m.problem.servers.get(c.gpu)}
-        ):
-            mult = m.problem.classes[k].multiplicity
-            jobs = [
-                (m.y[k, i], -servers_needed(m, g, c.count) / mult)
-                for i, c in enumerate(m.cands[k])
-                if c.gpu == g and c.ownership == "buy"
-            ]
-            held = [(m.S[g, s.id], 1.0) for s in m.problem.servers[g]]
-            m.prob += row([*held, *jobs], GE), f"servers_{safe(g)}_class_{k}"
-        # Valid: 0 <= r <= R, so r / R <= 1, and r >= 1 means N[g] >= q_i (serve_fleet_g: the GPUs held
-        # through serving, within N[g] by hold_g): the servers hold q_i GPUs, servers_needed(q_i) >= that x r / R.
-        for name, k, i, need in serving_server_rows(m):
-            c = m.scands[k][i]
-            held = [(m.S[c.gpu, s.id], 1.0) for s in m.problem.servers[c.gpu]]
-            m.prob += row([*held, (m.r[k, i], -need / (m.r[k, i].upBound or 1))], GE), name
+        if m.redrawn:
+            server_cuts(m)
 
     def violations(self, problem: Problem, sol: Solution, sc: Scenario) -> list[str]:
         out = []
