@@ -65,7 +65,7 @@ class Redraw:
         if solver_for(time_limit, gap)[0] != "highs":
             return  # fall back to full solves
         slowest = {g: min(1.0, *(d.get(g, 1.0) for d in draws)) for g in self.fastest} if draws else None
-        model = build_model(problem, sc, self.cands, redrawn=True, slowest=slowest)
+        model = build_model(problem, sc, self.cands, redrawn=True, slowest=slowest, cuts=gap <= DEFAULT_GAP)
         hm = HighsModel(model, {}, 1.0)  # handed to HiGHS without a solve: each draw is a fresh run
         hm.h.setOptionValue("time_limit", float(time_limit) if time_limit is not None else float("inf"))
         hm.h.setOptionValue("mip_rel_gap", float(gap))
@@ -93,8 +93,8 @@ class Redraw:
         self.rcol = {(k, i): col[m.r[k, i].name] for k, i, _ in m.serve_pairs()}
         # a serving class's row holds its replicas' rates, each counted at most at the peak (Model.counted_rate),
         # and with n+1 its spare row the same rate on the replica's use binary: a draw scales a GPU type's
-        # rates by its speed in both, so a spare stays a spare; the rows on the replicas' bound R (serve_uses,
-        # servers_k_i: constraints/slots.py) take the draw's bound, the least valid there
+        # rates by its speed in both, so a spare stays a spare; with the server cuts (Model.cuts) the rows on the
+        # replicas' bound R (serve_uses, servers_k_i: constraints/slots.py) take the draw's bound, the least valid
         servers = {(k, i): (row[name], need) for name, k, i, need in serving_server_rows(m)}
         self.serve_rows = [
             (
@@ -102,7 +102,7 @@ class Redraw:
                 self.rcol[k, i],
                 k,
                 c,
-                (row[f"serve_spare_{k}_{i}"], col[f"uses_{k}_{i}"], row[f"serve_uses_{k}_{i}"])
+                (row[f"serve_spare_{k}_{i}"], col[f"uses_{k}_{i}"], row[f"serve_uses_{k}_{i}"] if m.cuts else None)
                 if f"serve_spare_{k}_{i}" in row
                 else None,
                 servers.get((k, i)),
@@ -227,7 +227,8 @@ class Redraw:
             h.changeColBounds(col, 0.0, float(up))
             if spare is not None:  # down >= served x uses: the row holds -served on the use binary; r <= up x uses
                 h.changeCoeff(spare[0], spare[1], -served)
-                h.changeCoeff(spare[2], spare[1], -float(up))
+                if spare[2] is not None:
+                    h.changeCoeff(spare[2], spare[1], -float(up))
             if servers is not None:  # servers >= needed x r / up
                 h.changeCoeff(servers[0], col, -servers[1] / up)
             factor = rent.get(c.gpu, 1.0) if c.ownership == "rent" else 1.0

@@ -8,8 +8,8 @@ servers_k_i    sum_s S[g,s] >= ceil(q_i / P_g) r[k,i] / R_i  (an owned serving l
 
 The servers_ rows are valid inequalities (implied by the integer points of slots_g, fleet_g_n,
 serve_fleet_g and hold_g, so no plan is lost) that the LP relaxation lacks: it buys a fraction of a server
-with a fraction of a GPU, and they make a job or a replica on g pay its whole servers. The robustness
-draws' model carries them (server_cuts; docs/performance.md "Heavy examples").
+with a fraction of a GPU, and they make a job or a replica on g pay its whole servers. The few-jobs
+robustness draws' model carries them (server_cuts; docs/performance.md "Heavy examples").
 """
 
 from __future__ import annotations
@@ -41,15 +41,16 @@ def serving_server_rows(m: Model) -> list[tuple[str, int, int, int]]:
     return [
         (f"servers_{k}_{i}", k, i, servers_needed(m, c.gpu, c.gpus))
         for k, i, c in m.serve_pairs()
-        if m.redrawn and c.ownership == "buy" and m.problem.servers.get(c.gpu) and (m.r[k, i].upBound or 0) > 0
+        if m.cuts and c.ownership == "buy" and m.problem.servers.get(c.gpu) and (m.r[k, i].upBound or 0) > 0
     ]
 
 
 def server_cuts(m: Model) -> None:
-    """The servers_ rows (above). Only the robustness draws' model carries them (Model.redrawn): in the plan's
-    own solves and its explanations' re-solves (at EXPLAIN_GAP, 1%) they would move which plan within the gap
-    HiGHS returns, and with it the printed alternatives; a draw proves its plan within the plan's gap, and
-    returned the same purchase in each of 400 draws (bench/draw_gap.py, docs/performance.md)."""
+    """The servers_ rows (above), in the model of Model.cuts: the robustness draws' of a problem solved to the
+    few-jobs gap (0.01%, solve/redraw.py), where a draw's plan is its optimum however HiGHS searches (the same
+    purchase in each of 400 draws, bench/draw_gap.py). At a 1% gap -- the explanations' re-solves, a fleet's
+    plan and draws -- they would move which plan within the gap HiGHS returns (the printed alternatives, a
+    fleet's verdict), and a fleet's thousands of class rows slowed its draws (docs/performance.md)."""
     # Valid: z[g,n] = 1 means N[g] >= n (fleet_g_n), so the servers hold n GPUs: at least
     # servers_needed(n) of them; z = 0 asks nothing. Exact at a single job on a filled 8-GPU board.
     for (g, n), z in m.z.items():
@@ -88,7 +89,7 @@ class Slots(Family):
                 m.prob += m.N[g] == slots, f"slots_{safe(g)}"
             else:
                 m.prob += m.N[g] <= slots, f"slots_{safe(g)}"
-        if m.redrawn:
+        if m.cuts:
             server_cuts(m)
 
     def violations(self, problem: Problem, sol: Solution, sc: Scenario) -> list[str]:
