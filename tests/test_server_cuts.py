@@ -118,3 +118,37 @@ def test_only_the_few_jobs_draws_model_carries_the_server_cuts(catalog, rules):
     cuts = set(few.model.prob._constraints) - set(loose.model.prob._constraints)
     assert cuts and all(name.startswith("servers_") for name in cuts)
     assert not any(name.startswith("servers_") for name in loose.model.prob._constraints)
+
+
+def test_each_draws_serving_server_cuts_hold_at_every_plan_of_that_draw(catalog, rules):
+    """servers_k_i at the coefficient a draw sets (-needed / the draw's replica bound): the least of its
+    left-hand side over the draw's model without the servers_ rows is never below 0."""
+    import highspy
+    import numpy as np
+
+    problem = prepare(load_workload(EXAMPLES / "train-and-serve.yaml"), catalog, rules, AS_OF)
+    verdict = Verdict(problem, SolveSettings())
+    rd = verdict.redraw
+    assert rd.model is not None
+    cut_rows = sorted(j for name, j in rd.hm.row.items() if name.startswith("servers_"))
+    serving = [servers[0] for *_, servers in rd.serve_rows if servers is not None]
+    assert serving
+    for sample in verdict.samples[:3]:
+        rd.choice(*sample)  # the draw's coefficients stay in rd.h
+        terms = []
+        for j in serving:
+            _, start, index, value = rd.h.getRowsEntries(1, np.array([j], dtype=np.int32))
+            terms.append(dict(zip(index.tolist(), value.tolist())))
+        h = highspy.Highs()
+        h.setOptionValue("output_flag", False)
+        h.passModel(rd.h.getLp())
+        h.deleteRows(len(cut_rows), np.array(cut_rows, dtype=np.int32))
+        h.setOptionValue("mip_rel_gap", 0.0)
+        n = h.getNumCol()
+        for coefs in terms:
+            h.changeColsCost(n, np.arange(n, dtype=np.int32), np.zeros(n))
+            for col, a in coefs.items():
+                h.changeColCost(col, a)
+            h.run()
+            assert h.getModelStatus() == highspy.HighsModelStatus.kOptimal
+            assert h.getInfo().objective_function_value >= -1e-6, coefs
