@@ -22,12 +22,14 @@ def build_model(
     cands: list[list[Candidate]],
     redrawn: bool = False,
     slowest: Mapping[str, float] | None = None,
+    cuts: bool = False,
 ) -> Model:
     """The model of `sc` over the training candidates `cands` and the serving candidates `sc` allows:
     variables, the objective, then every family's rows (`redrawn`: to be re-priced by draws, so no column
     is dropped on `sc`'s prices alone; `slowest`: each GPU type's slowest drawn speed, which the serving GPU
-    caps hold)."""
+    caps hold; `cuts`: with the valid server cuts of constraints/slots.py)."""
     model = Model(problem, sc, cands, usable_serving(problem, sc), redrawn, slowest)
+    model.cuts = cuts
     model.variables()
     add_bridge_columns(model)
     model.cost_terms()

@@ -53,6 +53,7 @@ class Model:
     ):
         self.problem, self.sc, self.cands, self.scands = problem, sc, cands, scands
         self.redrawn = redrawn  # re-priced in place by robustness draws (solve/redraw.py): columns for every price
+        self.cuts = False  # with the valid server cuts (constraints/slots.py server_cuts): the few-jobs draws' model
         self.slowest = dict(slowest or {})  # the slowest speed a draw gives a GPU type: its serving GPU cap holds it
         self.prob = pulp.LpProblem("gpu_plan", pulp.LpMinimize)
         self.integral = not problem.workload.allow_mixed

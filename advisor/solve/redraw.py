@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from advisor.errors import NoPlanInTime, SolverError
 from advisor.solve.constraints import bounds
+from advisor.solve.constraints.slots import serving_server_rows
 from advisor.solve.formulation import build_model
 from advisor.solve.highs_model import HighsModel
 from advisor.solve.milp import solve
@@ -64,7 +65,7 @@ class Redraw:
         if solver_for(time_limit, gap)[0] != "highs":
             return  # fall back to full solves
         slowest = {g: min(1.0, *(d.get(g, 1.0) for d in draws)) for g in self.fastest} if draws else None
-        model = build_model(problem, sc, self.cands, redrawn=True, slowest=slowest)
+        model = build_model(problem, sc, self.cands, redrawn=True, slowest=slowest, cuts=gap <= DEFAULT_GAP)
         hm = HighsModel(model, {}, 1.0)  # handed to HiGHS without a solve: each draw is a fresh run
         hm.h.setOptionValue("time_limit", float(time_limit) if time_limit is not None else float("inf"))
         hm.h.setOptionValue("mip_rel_gap", float(gap))
@@ -92,14 +93,19 @@ class Redraw:
         self.rcol = {(k, i): col[m.r[k, i].name] for k, i, _ in m.serve_pairs()}
         # a serving class's row holds its replicas' rates, each counted at most at the peak (Model.counted_rate),
         # and with n+1 its spare row the same rate on the replica's use binary: a draw scales a GPU type's
-        # rates by its speed in both, so a spare stays a spare
+        # rates by its speed in both, so a spare stays a spare; with the server cuts (Model.cuts) the rows on the
+        # replicas' bound R (serve_uses, servers_k_i: constraints/slots.py) take the draw's bound, the least valid
+        servers = {(k, i): (row[name], need) for name, k, i, need in serving_server_rows(m)}
         self.serve_rows = [
             (
                 row[f"serve_{k}"],
                 self.rcol[k, i],
                 k,
                 c,
-                (row[f"serve_spare_{k}_{i}"], col[f"uses_{k}_{i}"]) if f"serve_spare_{k}_{i}" in row else None,
+                (row[f"serve_spare_{k}_{i}"], col[f"uses_{k}_{i}"], row[f"serve_uses_{k}_{i}"] if m.cuts else None)
+                if f"serve_spare_{k}_{i}" in row
+                else None,
+                servers.get((k, i)),
             )
             for k, i, c in m.serve_pairs()
         ]
@@ -214,13 +220,17 @@ class Redraw:
                 h.changeCoeff(self.budget_index, col, budget + more[g] * spent[g][1][level])
         for row, g, col, coef in self.cap_rows:
             h.changeCoeff(row, col, coef * rel.get(g, 1.0))
-        for row, col, k, c, spare in self.serve_rows:  # a replica serves speed x its estimated rate, at the drawn rent
+        for row, col, k, c, spare, servers in self.serve_rows:  # a replica serves speed x its rate, at the drawn rent
             served = min(c.requests_per_s * speed.get(c.gpu, 1.0), m.peak(k))  # Model.counted_rate at this speed
             h.changeCoeff(row, col, served)
             up = math.ceil(m.peak(k) / served) + int(p.serve_classes[k].spare)  # the replicas a fresh build allows
             h.changeColBounds(col, 0.0, float(up))
-            if spare is not None:  # down >= served x uses: the row holds -served on the use binary
+            if spare is not None:  # down >= served x uses: the row holds -served on the use binary; r <= up x uses
                 h.changeCoeff(spare[0], spare[1], -served)
+                if spare[2] is not None:
+                    h.changeCoeff(spare[2], spare[1], -float(up))
+            if servers is not None:  # servers >= needed x r / up
+                h.changeCoeff(servers[0], col, -servers[1] / up)
             factor = rent.get(c.gpu, 1.0) if c.ownership == "rent" else 1.0
             h.changeColCost(col, m.run_cost(c) * factor)
             if self.budget_row is not None:  # the budget counts the drawn rent too, on its basis
