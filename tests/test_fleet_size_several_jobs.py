@@ -8,7 +8,10 @@ force, and sums over the plan's own `jobs[]`."""
 
 from __future__ import annotations
 
+import csv
+import io
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -138,6 +141,37 @@ def test_no_gpu_is_bought_that_runs_no_work(tmp_path: Path) -> None:
     working = {j["gpu"] for j in plan["jobs"] if j["ownership"] == "buy"}
     assert set(bought) <= working, (bought, [(j["gpu"], j["ownership"], j["gpu_count"]) for j in plan["jobs"]])
     assert _fleet(plan) == 64, plan["jobs"]
+
+
+# DEFECT 4 (solve/ledger.py: purchase_items takes max(count) over a row's candidates, not the GPUs
+# held at once): the plan binds "exactly 16 GPUs, as the workload asks" and both 8-GPU copies finish
+# after 42.1 days, i.e. 16 GPUs at once; purchase[].count, the text ("rent up to 8x") and the RFQ
+# ("quantity 8, up to 8 GPUs at once", available by day 74.2) ask for 8: with 8 GPUs the two 45.8-day
+# runs end on day 74.2 + 91.6 = 165.8, past the 120-day deadline.
+@pytest.mark.parametrize("text", [TWO_JOBS_16, TWO_JOBS_64])
+def test_the_purchase_count_is_the_gpus_rented_at_once(tmp_path: Path, text: str) -> None:
+    """purchase[].count and billed_gpus of each rental are the GPUs its jobs hold at once (from the
+    plan's jobs[]), and the text, the memo and the RFQ ask for that many."""
+    path = _write(tmp_path, "two", text)
+    plan = _plan(path)
+    at_once = _rented_at_once(plan)
+    rows = [p for p in plan["purchase"] if p["ownership"] == "rent"]
+    (row,) = rows
+    assert {row["gpu"]: row["count"]} == at_once
+    n = row["count"]
+    assert n == sum(at_once.values()) == (16 if "count: 16" in text else 64)
+    assert row["billed_gpus"] >= n and row["billed_gpus"] % row["gpus_per_node"] == 0, row
+    out = tmp_path / "rfq.csv"
+    rfq = _run("rfq", str(path), "--as-of", AS_OF_TEXT, "-o", str(out))
+    assert rfq.exit_code == 0, rfq.output
+    (item,) = [r for r in csv.DictReader(io.StringIO(out.read_text())) if r["section"] == "quote"]
+    assert int(item["quantity"].replace(",", "")) == n, item
+    assert f"up to {n:,} GPUs at once" in item["term"], item
+    text_plan = _run("plan", str(path), "--as-of", AS_OF_TEXT).output
+    assert re.search(rf"rent up to {n:,}× a100-80gb-sxm", text_plan), text_plan
+    memo = _run("memo", str(path), "--as-of", AS_OF_TEXT, "-o", str(tmp_path / "memo.md"))
+    assert memo.exit_code == 0, memo.output
+    assert f"up to {n:,} at once" in (tmp_path / "memo.md").read_text()
 
 
 TEAM = (Path(__file__).resolve().parent.parent / "examples" / "team-fleet.yaml").read_text()
