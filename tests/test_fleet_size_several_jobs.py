@@ -208,3 +208,46 @@ def test_the_dropped_candidates_are_never_needed(tmp_path: Path, text: str, flee
     assert kept.feasible
     assert sum(map(len, every)) > sum(map(len, usable_candidates(problem, sc)))  # the filter drops some
     assert kept.objective_usd == pytest.approx(least, rel=1e-5, abs=0.01)
+
+
+def test_speed_scenarios_with_a_fleet_floor_agree_with_a_fresh_build(tmp_path: Path) -> None:
+    """The fast path's speed models bound a column to 0 when a candidate dominating it on cost meets
+    its deadline (solve/speed_model.py): with a fleet floor over several jobs that dominance is the
+    floor's (gpu_count.rented_counts), so each speed scenario costs what a fresh build of it does."""
+    from advisor.solve.milp import solve_pulp
+    from advisor.solve.scenario import baseline
+    from advisor.solve.settings import SolveSettings
+
+    text = TEAM.replace("gpus:\n  deny: [b200]   # not deliverable this quarter", "gpus: {count: 64, deny: [b200]}")
+    problem = prepare(load_workload(_write(tmp_path, "team64", text)), as_of=AS_OF)
+    base = baseline(problem)
+    chosen = sorted(solve(problem).gpu_types())
+    for g in chosen:
+        for factor in (0.6, 1.7, 3.0):
+            sc = base.but(speed_factor={g: factor})
+            fast = solve(problem, sc, SolveSettings(gap=1e-6))
+            fresh = solve_pulp(problem, sc, 60.0, 1e-6)
+            assert fast.feasible == fresh.feasible, (g, factor)
+            if fast.feasible:
+                assert fast.objective_usd == pytest.approx(fresh.objective_usd, rel=1e-4), (g, factor)
+
+
+def test_robustness_draws_with_a_fleet_floor_choose_what_a_full_solve_does(tmp_path: Path) -> None:
+    """A robustness draw re-prices one shared model and bounds to 0 the columns a cheaper one
+    dominates (solve/redraw.py), with the floor's dominance (gpu_count.rented_counts): each draw's
+    plan is the one a full solve of that draw's scenario chooses."""
+    from advisor.solve.redraw import Redraw, signature
+    from advisor.solve.scenario import baseline
+    from advisor.solve.settings import SolveSettings
+
+    text = TEAM.replace("gpus:\n  deny: [b200]   # not deliverable this quarter", "gpus: {count: 64, deny: [b200]}")
+    problem = prepare(load_workload(_write(tmp_path, "team64", text)), as_of=AS_OF)
+    gpus = sorted(solve(problem).gpu_types())
+    draws = [{g: f for g in gpus} for f in (1.0, 0.6, 1.7)] + [{gpus[0]: 0.5}, {gpus[-1]: 1.9}]
+    fastest = {g: max(d.get(g, 1.0) for d in draws) for g in gpus}
+    redraw = Redraw(problem, baseline(problem), fastest, SolveSettings(gap=1e-6))
+    assert redraw.model is not None
+    for speed in draws:
+        full = solve(problem, baseline(problem).but(speed_factor=speed), SolveSettings(gap=1e-6))
+        got = redraw.choice(speed, {}, {})
+        assert got is not None and got[1] == signature(full.bought, full.assignment, full.serving), speed
