@@ -251,3 +251,30 @@ def test_robustness_draws_with_a_fleet_floor_choose_what_a_full_solve_does(tmp_p
         full = solve(problem, baseline(problem).but(speed_factor=speed), SolveSettings(gap=1e-6))
         got = redraw.choice(speed, {}, {})
         assert got is not None and got[1] == signature(full.bought, full.assignment, full.serving), speed
+
+
+TWO_RESERVED = """\
+name: two jobs on one reservation
+deployment: {context: cloud, ownership: rent, rent_kinds: [reserved_1y]}
+jobs:
+  - {name: a, kind: pretrain, model: llama-3-8b, tokens: 100B, deadline: 120d}
+  - {name: b, kind: pretrain, model: llama-3-8b, tokens: 100B, deadline: 120d}
+gpus: {allow: [a100-80gb-sxm]}
+decision: point
+"""
+
+
+def test_the_billed_gpus_at_once_times_the_term_are_the_billed_gpu_hours(tmp_path: Path) -> None:
+    """Two 4-GPU copies on a 1-year reservation sold by 8-GPU nodes, each copy on its own nodes (as
+    the plan bills them): 8 GPUs rented at once, billed as 16, and 16 x 8,760 h is the GPU-hours the
+    rent line bills, which at the rate is the plan's rental cash."""
+    plan = _plan(_write(tmp_path, "two_reserved", TWO_RESERVED))
+    (row,) = [p for p in plan["purchase"] if p["ownership"] == "rent"]
+    (job,) = plan["jobs"]
+    assert row["count"] == job["gpu_count"] * job["copies"] == 8, (row, job)
+    node = row["gpus_per_node"]
+    assert row["billed_gpus"] == job["copies"] * node * -(-job["gpu_count"] // node), row
+    assert row["billed_gpu_hours"] == pytest.approx(row["billed_gpus"] * 8760), row
+    assert row["billed_gpu_hours"] * row["unit_price_usd"] == pytest.approx(
+        plan["cost_breakdown"]["rental_usd"], abs=0.01
+    )
