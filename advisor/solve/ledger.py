@@ -9,6 +9,7 @@ from advisor.contract.numbers import cents_adding_to
 from advisor.data.catalog_prices import RentalOffer
 from advisor.economics import bom, purchase_bill
 from advisor.inputs.units import HOURS_PER_MONTH
+from advisor.solve.constraints.gpu_count import copies_held
 from advisor.solve.options import per_slot_kw
 from advisor.solve.problem import Problem, Storage
 from advisor.solve.solution import Solution
@@ -27,7 +28,9 @@ def offer_terms(offer: RentalOffer) -> dict:
 
 
 def purchase_items(problem: Problem, sol: Solution) -> list[dict]:
-    """The plan's `purchase` list: bought GPUs, then rentals by (GPU, kind, provider)."""
+    """The plan's `purchase` list: bought GPUs, then rentals by (GPU, kind, provider); a rental's
+    `count` (`billed_gpus`) is the GPUs it holds (is billed for) at once, summed over the jobs on it,
+    as the gpu_count row counts them (gpu_count.fleet_size)."""
     items = []
     for g, n in sorted(sol.bought.items()):
         p = problem.catalog.gpus[g].prices.purchase
@@ -75,8 +78,9 @@ def purchase_items(problem: Problem, sol: Solution) -> list[dict]:
                 "ready_days": c.start_hours / 24,
             },
         )
-        entry["count"] = max(entry["count"], c.count)
-        entry["billed_gpus"] = max(entry["billed_gpus"], c.billed_gpus or c.count)
+        held = copies_held(n)  # every rented job runs from its start: its copies hold their GPUs at once
+        entry["count"] += c.count * held
+        entry["billed_gpus"] += (c.billed_gpus or c.count) * held
         entry["gpu_hours"] += c.gpu_hours * n
         entry["billed_gpu_hours"] += (c.billed_gpus or c.count) * (c.billed_hours or c.hours) * n
     return items + [rented[k] for k in sorted(rented)]

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from advisor.errors import NoPlanInTime, SolverError
 from advisor.solve.constraints import bounds
+from advisor.solve.constraints.gpu_count import RentedCounts, rented_counts
 from advisor.solve.constraints.slots import serving_server_rows
 from advisor.solve.formulation import build_model
 from advisor.solve.highs_model import HighsModel
@@ -125,7 +126,7 @@ class Redraw:
         if "budget" in m.prob._constraints:
             self.budget_row, self.budget_index = m.prob._constraints["budget"], row["budget"]
         self.bridge = BridgeDraw(m, col, row, row.get("budget"))  # rented until bought serving GPUs arrive
-        self.dominator = _dominators(m.cands)
+        self.dominator = _dominators(m.cands, rented_counts(self.problem))
         self._columns()
 
     def _needed(self, draws: Sequence[Mapping[str, float]]) -> list[list[Candidate]]:
@@ -134,7 +135,7 @@ class Redraw:
         set of each draw is unchanged: a live candidate's dominators all miss its draw's deadline."""
         import numpy as np
 
-        dominator = _dominators(self.cands)
+        dominator = _dominators(self.cands, rented_counts(self.problem))
         gpus = sorted(self.fastest)
         at = {g: j for j, g in enumerate(gpus)}
         # per GPU type (a row) and draw (a column): the draw's speed relative to the fastest drawn
@@ -365,10 +366,10 @@ def _meets_all(tests: np.ndarray, r: np.ndarray) -> np.ndarray:
     return (planned / r <= due * (1 + 1e-9)) & (hours / r <= cap * (1 + 1e-9))
 
 
-def _dominators(cands: list[list[Candidate]]) -> dict[int, Candidate | None]:
+def _dominators(cands: list[list[Candidate]], rented: RentedCounts) -> dict[int, Candidate | None]:
     """Per candidate (by id), the fastest candidate that dominates it on cost (None: nothing does;
     usable.cost_dominators): the same at every speed, as a GPU type's candidates all scale alike."""
-    return {id(c): None if o is None else cs[o] for cs in cands for c, o in zip(cs, cost_dominators(cs))}
+    return {id(c): None if o is None else cs[o] for cs in cands for c, o in zip(cs, cost_dominators(cs, rented))}
 
 
 def signature(

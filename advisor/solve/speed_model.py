@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from advisor.solve.constraints import bounds
+from advisor.solve.constraints.gpu_count import rented_counts
 from advisor.solve.model import TIE_BREAK_USD_PER_HOUR
 from advisor.solve.scenario import Scenario
 from advisor.solve.usable import at_speed, cost_dominators, within
@@ -49,7 +50,9 @@ class SpeedColumns:
                     self.cap_coefs.setdefault(g, []).append((self.row[name], self.col[m.H[g, lv].name], coef))
         # cost dominance within a GPU type and ownership holds at every speed (they all scale alike)
         self.dominator: dict[tuple[int, int], int | None] = {
-            (k, i): o for k, cs in enumerate(m.cands) for i, o in enumerate(cost_dominators(cs))
+            (k, i): o
+            for k, cs in enumerate(m.cands)
+            for i, o in enumerate(cost_dominators(cs, rented_counts(m.problem)))
         }
         self.rel: dict[str, float] | None = None
 

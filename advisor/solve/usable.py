@@ -11,6 +11,7 @@ import numpy as np
 
 from advisor.solve.constraints import bounds
 from advisor.solve.constraints.base import Bounds
+from advisor.solve.constraints.gpu_count import RentedCounts, rented_counts
 from advisor.solve.problem import Candidate, Problem, ServeCandidate
 from advisor.solve.scenario import Scenario
 from advisor.solve.serving_bridge import serving_allowed
@@ -53,6 +54,7 @@ def usable_candidates(problem: Problem, sc: Scenario, faster_too: bool = False) 
                     if sc.ownership in (None, c.ownership) and within(c, b, factors.get(c.gpu, 1.0))
                 ],
                 faster_too,
+                rented_counts(problem),
             )
         out.append(list(hit))
     return out
@@ -102,10 +104,13 @@ def at_speed(c: Candidate, factor: float) -> Candidate:
     return out
 
 
-def _cost_dominance(cands: list[Candidate]) -> Iterator[tuple[list[int], np.ndarray, np.ndarray]]:
+def _cost_dominance(
+    cands: list[Candidate], rented: RentedCounts = "fewer"
+) -> Iterator[tuple[list[int], np.ndarray, np.ndarray]]:
     """Per (GPU, ownership) group with two or more candidates: (its indices in `cands`, its figures
     (count, GPU-hours, run cost, hours), the matrix whose row o, column c is True when o needs no
-    more GPUs, GPU-hours or run cost than c and differs from it on one of them)."""
+    more GPU-hours or run cost than c, its GPU count is as good (no more GPUs; for rented ones, as
+    `rented` says: gpu_count.rented_counts) and it differs from c on one of the three)."""
     groups: dict[tuple[str, str], list[int]] = {}
     for j, c in enumerate(cands):
         groups.setdefault((c.gpu, c.ownership), []).append(j)
@@ -115,34 +120,42 @@ def _cost_dominance(cands: list[Candidate]) -> Iterator[tuple[list[int], np.ndar
             continue
         f = figures[members]
         n, gh, rc = f[:, 0], f[:, 1], f[:, 2]
-        le = (n[:, None] <= n[None, :]) & (gh[:, None] <= gh[None, :]) & (rc[:, None] <= rc[None, :])
+        order = rented if cands[members[0]].ownership == "rent" else "fewer"
+        if order == "fewer":
+            count_ok = n[:, None] <= n[None, :]
+        elif order == "more":
+            count_ok = n[:, None] >= n[None, :]
+        else:
+            count_ok = n[:, None] == n[None, :]
+        le = count_ok & (gh[:, None] <= gh[None, :]) & (rc[:, None] <= rc[None, :])
         le &= (n[:, None] != n[None, :]) | (gh[:, None] != gh[None, :]) | (rc[:, None] != rc[None, :])
         yield members, f, le
 
 
-def undominated(cands: list[Candidate], faster_too: bool = False) -> list[Candidate]:
-    """Drop c' when a candidate of the same GPU and ownership needs no more GPUs, GPU-hours or
-    run cost (the cost objective can never prefer c'), and with `faster_too` no more wall time.
+def undominated(cands: list[Candidate], faster_too: bool = False, rented: RentedCounts = "fewer") -> list[Candidate]:
+    """Drop c' when a candidate of the same GPU and ownership needs no more GPUs (rented ones: a
+    count as good for the fleet's size, `rented`), GPU-hours or run cost (the cost objective can
+    never prefer c'), and with `faster_too` no more wall time.
     Dominance is transitive (a dominator of a dominator dominates), so what is kept is exactly
     what no candidate dominates: one comparison of every pair within each (GPU, ownership)
     group, as arrays. Candidates keep their order."""
     if len(cands) < 2:
         return list(cands)
     dominated = np.zeros(len(cands), dtype=bool)
-    for members, f, le in _cost_dominance(cands):
+    for members, f, le in _cost_dominance(cands, rented):
         if faster_too:
             le &= f[:, 3][:, None] <= f[:, 3][None, :]
         dominated[members] = le.any(axis=0)
     return [c for c, d in zip(cands, dominated) if not d]
 
 
-def cost_dominators(cands: list[Candidate]) -> list[int | None]:
+def cost_dominators(cands: list[Candidate], rented: RentedCounts = "fewer") -> list[int | None]:
     """Per candidate, the index in `cands` of the fastest candidate of its GPU type and ownership
-    that dominates it on cost (no more GPUs, GPU-hours or run cost, and not equal on all three; the
+    that dominates it on cost (a count as good, no more GPU-hours or run cost, and not equal on all three; the
     first such in order on a tie of hours), or None. Cost dominance holds at every speed (a GPU
     type's candidates all scale alike), so speed models and robustness draws compute it once."""
     out: list[int | None] = [None] * len(cands)
-    for members, f, le in _cost_dominance(cands):
+    for members, f, le in _cost_dominance(cands, rented):
         fastest = np.where(le, f[:, 3][:, None], np.inf).argmin(axis=0)  # first of the least hours
         has = np.asarray(le.any(axis=0), dtype=bool)
         for col, o in enumerate(fastest.tolist()):

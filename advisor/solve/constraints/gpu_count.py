@@ -3,13 +3,16 @@
   gpu_count_min/max   sum_g N[g] + GPUs rented at once (jobs and replicas) within the bounds
 
 For a single job the bounds also filter its candidates (Bounds: no candidate of more GPUs than
-the maximum, nor of fewer than the minimum), which decides the model's columns.
+the maximum, nor of fewer than the minimum), which decides the model's columns. With several jobs
+a floor (gpus.min or gpus.count) can be met by renting more GPUs at once, so a rented candidate on
+more GPUs is not dominated by a cheaper one on fewer (`rented_counts`): the MILP chooses the
+per-job counts that fill the fleet.
 """
 
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 import pulp
 
@@ -25,13 +28,33 @@ if TYPE_CHECKING:
 
 _INF = float("inf")
 
+RentedCounts = Literal["fewer", "more", "same"]
+
+
+def rented_counts(problem: Problem) -> RentedCounts:
+    """Which GPU count of a rented candidate is as good as another's for the fleet's size (the
+    count part of cost dominance, solve/usable.py): "fewer" (no more GPUs) unless several jobs
+    share a fleet floor, which renting more GPUs at once helps to meet: then "more" (no fewer
+    GPUs), or "same" when a ceiling bounds the fleet too. A single job's candidates are already
+    filtered to the bounds (GpuCount.bounds), and owned ones count through N[g], which the MILP
+    may raise on its own, so for them fewer GPUs stays as good."""
+    sel = problem.workload.gpus
+    if problem.job_count == 1 or sel.lower is None:
+        return "fewer"
+    return "more" if sel.upper is None else "same"
+
+
+def copies_held(n: float) -> int:
+    """Copies of a job a rented column holds at once when the solution puts `n` on it (copies, or a
+    job's share of its tokens with allow_mixed): a share holds all the job's GPUs."""
+    return math.ceil(n - 1e-6)
+
 
 def fleet_size(sol: Solution) -> int:
-    """GPUs bought, plus rented at once by the jobs and the serving replicas (the row's left side): a
-    job with a share of its tokens on a rented column (allow_mixed) holds all its GPUs."""
+    """GPUs bought, plus rented at once by the jobs and the serving replicas (the row's left side)."""
     return (
         sum(sol.bought.values())
-        + sum(c.count * math.ceil(n - 1e-6) for c, n in sol.assignment if c.ownership == "rent")
+        + sum(c.count * copies_held(n) for c, n in sol.assignment if c.ownership == "rent")
         + sum(c.gpus * n for c, n in sol.serving if c.ownership == "rent")
         + sum(n for n, _ in sol.serving_idle.values())
     )
