@@ -281,26 +281,21 @@ def test_the_billed_gpus_at_once_times_the_term_are_the_billed_gpu_hours(tmp_pat
 
 
 @pytest.mark.parametrize("name", ["rent-vs-buy-3y", "team-fleet"])
-def test_copies_that_can_run_back_to_back_are_rented_a_slot_at_a_time(example_plan: Any, name: str) -> None:
-    """Without a fleet size (count/min) and without a minimum term longer than a copy, a rented row holds
-    only the copies that must run side by side: each slot runs floor(window / copy time) copies in turn
-    within the job's deadline (or the horizon). rent-vs-buy-3y's 36 monthly 8-GPU fine-tunes said
-    "rent up to 288x" once every copy was counted at once; they rent 8 at a time. Re-computed from the
-    plan's own jobs (planned time, copies, GPUs) and the workload's deadlines."""
+def test_copies_without_a_deadline_are_rented_a_slot_at_a_time(example_plan: Any, name: str) -> None:
+    """Without a deadline (nor a fleet size, nor a minimum term longer than a copy) a rented row runs a
+    job's copies in turn over the horizon: floor(horizon left / copy time) a slot. rent-vs-buy-3y's 36
+    monthly 8-GPU fine-tunes said "rent up to 288x" once every copy was counted at once; they rent 8 at a
+    time. Copies of a job with a deadline all run from their start (team-fleet), as the RFQ's dates
+    assume. Re-computed from the plan's own jobs (planned time, copies, GPUs)."""
     import math
 
-    from advisor.inputs.workload import load_workload as load
-
     code, plan = example_plan(name)
-    wl = load(Path(__file__).resolve().parent.parent / "examples" / f"{name}.yaml")
-    deadlines = {wl.job_name(i): getattr(j, "deadline", None) for i, j in enumerate(wl.jobs)}
     horizon = plan["assumptions"]["horizon_months"] * 730
     for item in (p for p in plan["purchase"] if p["ownership"] == "rent"):
         need = 0
         for j in (j for j in plan["jobs"] if j["gpu"] == item["gpu"] and j["ownership"] == "rent"):
-            window = (deadlines.get(j["name"]) or horizon) - 24 * item["ready_days"]
-            in_turn = math.floor(window / (24 * j["wall_days_planned"]))
-            need += j["gpu_count"] * math.ceil(j["copies"] / in_turn)
+            in_turn = math.floor((horizon - 24 * item["ready_days"]) / (24 * j["wall_days_planned"]))
+            need += j["gpu_count"] * (j["copies"] if name == "team-fleet" else math.ceil(j["copies"] / in_turn))
         assert item["count"] == need, (item, need)
     if name == "rent-vs-buy-3y":
         assert [p["count"] for p in plan["purchase"]] == [8]

@@ -90,20 +90,19 @@ def purchase_items(problem: Problem, sol: Solution) -> list[dict]:
 
 def copies_at_once(problem: Problem, c: Candidate, n: float) -> int:
     """How many of the `n` copies a rented column runs must hold their GPUs at the same time: all of
-    them where the workload sets a fleet size (gpus.count or min: the gpu_count row counts every rented
-    copy at once, and the buyer asked for that many GPUs) or where each copy pays its own minimum term
-    (a reservation billed per copy); otherwise only as many as run side by side when each runs its
-    copies back to back within its deadline (or the horizon): 36 monthly fine-tunes of 8 GPUs with no
-    deadline rent 8 at a time, not 288."""
+    them where the job has a deadline (each copy runs from its start, as the plan's times and the RFQ's
+    dates assume), where the workload sets a fleet size (gpus.count or min: the gpu_count row counts
+    every rented copy at once, and the buyer asked for that many GPUs) or where each copy pays a minimum
+    term longer than its run; a job with no deadline runs its copies back to back over the horizon, as
+    many side by side as that needs: 36 monthly fine-tunes of 8 GPUs rent 8 at a time, not 288."""
     held = copies_held(n)
     sel = problem.workload.gpus
     offer = c.offer.offer if c.offer else problem.catalog.gpus[c.gpu].rental
     term = offer.term_hours if offer is not None else None
-    if sel.count is not None or sel.min is not None or (term is not None and term > c.hours):
-        return held
     deadline = problem.classes[c.cls].deadline
-    window = (deadline if deadline is not None else problem.costs.horizon_hours) - c.start_hours
-    in_turn = math.floor(window / c.planned_hours) if c.planned_hours > 0 else held
+    if deadline is not None or sel.count is not None or sel.min is not None or (term is not None and term > c.hours):
+        return held
+    in_turn = math.floor((problem.costs.horizon_hours - c.start_hours) / c.planned_hours) if c.planned_hours > 0 else 0
     return held if in_turn < 1 else math.ceil(held / in_turn)
 
 
