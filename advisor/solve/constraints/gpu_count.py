@@ -23,7 +23,7 @@ from advisor.solve.search import smallest_int
 
 if TYPE_CHECKING:
     from advisor.solve.model import Model
-    from advisor.solve.problem import Problem
+    from advisor.solve.problem import Candidate, Problem
     from advisor.solve.solution import Solution
 
 _INF = float("inf")
@@ -48,6 +48,24 @@ def copies_held(n: float) -> int:
     """Copies of a job a rented column holds at once when the solution puts `n` on it (copies, or a
     job's share of its tokens with allow_mixed): a share holds all the job's GPUs."""
     return math.ceil(n - 1e-6)
+
+
+def copies_at_once(problem: Problem, c: Candidate, n: float) -> int:
+    """How many of the `n` copies a rented column runs must hold their GPUs at the same time: all of
+    them where the job has a deadline (each copy runs from its start, as the plan's times and the RFQ's
+    dates assume), where the workload sets a fleet size (gpus.count or min: the gpu_count row counts
+    every rented copy at once, and the buyer asked for that many GPUs) or where each copy pays a minimum
+    term longer than its run; a job with no deadline runs its copies back to back over the horizon, as
+    many side by side as that needs: 36 monthly fine-tunes of 8 GPUs rent 8 at a time, not 288."""
+    held = copies_held(n)
+    sel = problem.workload.gpus
+    offer = c.offer.offer if c.offer else problem.catalog.gpus[c.gpu].rental
+    term = offer.term_hours if offer is not None else None
+    deadline = problem.classes[c.cls].deadline
+    if deadline is not None or sel.count is not None or sel.min is not None or (term is not None and term > c.hours):
+        return held
+    in_turn = math.floor((problem.costs.horizon_hours - c.start_hours) / c.planned_hours) if c.planned_hours > 0 else 0
+    return held if in_turn < 1 else math.ceil(held / in_turn)
 
 
 def fleet_size(sol: Solution) -> int:
