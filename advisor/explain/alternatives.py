@@ -17,8 +17,10 @@ from typing import Any
 from advisor.data.catalog import GPU
 from advisor.data.catalog_prices import RENT_KINDS
 from advisor.inputs.deployment import DEFAULT_RENT_KINDS
+from advisor.inputs.quantities import MAX_GPUS
 from advisor.perf import evaluate, min_gpus, params_from
 from advisor.solve.constraints import FAMILIES
+from advisor.solve.constraints.gpu_count import fleet_size
 from advisor.solve.milp import solve
 from advisor.solve.problem import Problem
 from advisor.solve.scenario import Scenario, baseline
@@ -173,6 +175,12 @@ def alternatives(problem: Problem, sol: Solution, settings: SolveSettings) -> di
             "message": f"the best plan using only {name} ({what}) costs ${forced.objective_usd:,.0f}, "
             f"${delta:,.0f} ({pct:+.1f}%) more than the chosen plan",
         }
+        if (size := fleet_size(forced)) > MAX_GPUS:  # no offer exists at that size: not a price to quote
+            out[gid] = {
+                "forced_cost_usd": None,
+                "reasons": ordered(problem, gid, [_beyond_any_cluster(name, size, what)]),
+            }
+            continue
         owns = sorted({c.ownership for c in forced.chosen} | {c.ownership for c, _ in forced.serving})
         offers = forced.rented_offers(gid)
         out[gid] = {
@@ -189,6 +197,16 @@ def alternatives(problem: Problem, sol: Solution, settings: SolveSettings) -> di
                 "source": list(o.source),
             }
     return out
+
+
+def _beyond_any_cluster(name: str, size: int, what: str) -> dict[str, Any]:
+    """The reason a GPU type is not chosen when its only plan needs more GPUs than any cluster holds."""
+    return {
+        "rule": None,
+        "code": "size",
+        "message": f"the only plan using {name} alone needs {size:,} GPUs ({what}), more than the largest clusters "
+        f"reported hold ({MAX_GPUS:,}): no offer exists at that size, so it is not priced",
+    }
 
 
 def infeasible_reasons(problem: Problem, sc: Scenario, name: str, settings: SolveSettings) -> list[dict]:
