@@ -92,23 +92,30 @@ def at_speed(c: Candidate, factor: float) -> Candidate:
     """The candidate if its GPU's real speed is `factor` x the estimate (Scenario.speed_factor)."""
     if factor == 1.0:
         return c
-    nominal = None if c.run_cost_nominal is None else c.run_cost_nominal / factor
+    scale = c.run_cost_scale(factor)  # 1 / factor, or a commitment's billed hours at this speed
+    nominal = None if c.run_cost_nominal is None else c.run_cost_nominal * scale
     # what dataclasses.replace gives (Candidate has no __post_init__ or slots), 3.5x faster: a robustness
     # model makes one per candidate of every GPU type (62,000 in the 200-job fleet)
     out = object.__new__(Candidate)
     out.__dict__.update(c.__dict__)
     out.tokens_per_s, out.hours = c.tokens_per_s * factor, c.hours / factor
-    out.run_cost_usd, out.run_cost_nominal = c.run_cost_usd / factor, nominal
+    out.run_cost_usd, out.run_cost_nominal = c.run_cost_usd * scale, nominal
+    if c.billed_hours and c.offer is not None and c.kind is not None:
+        out.billed_hours = c.billed_hours * scale
     return out
 
 
-def _cost_dominance(cands: list[Candidate]) -> Iterator[tuple[list[int], np.ndarray, np.ndarray]]:
+def _cost_dominance(
+    cands: list[Candidate], any_speed: bool = False
+) -> Iterator[tuple[list[int], np.ndarray, np.ndarray]]:
     """Per (GPU, ownership) group with two or more candidates: (its indices in `cands`, its figures
     (count, GPU-hours, run cost, hours), the matrix whose row o, column c is True when o needs no
-    more GPUs, GPU-hours or run cost than c and differs from it on one of them)."""
-    groups: dict[tuple[str, str], list[int]] = {}
+    more GPUs, GPU-hours or run cost than c and differs from it on one of them). `any_speed`: for a
+    model re-costed at other speeds, a commitment (Candidate.commits: billed its term at any speed
+    that fits) is in no group, as its cost does not scale as the others' do."""
+    groups: dict[tuple[str, str, int], list[int]] = {}
     for j, c in enumerate(cands):
-        groups.setdefault((c.gpu, c.ownership), []).append(j)
+        groups.setdefault((c.gpu, c.ownership, j if any_speed and c.commits else -1), []).append(j)
     figures = np.array([(c.count, c.gpu_hours, c.run_cost_usd, c.hours) for c in cands], dtype=float).reshape(-1, 4)
     for members in groups.values():
         if len(members) < 2:
@@ -129,7 +136,7 @@ def undominated(cands: list[Candidate], faster_too: bool = False) -> list[Candid
     if len(cands) < 2:
         return list(cands)
     dominated = np.zeros(len(cands), dtype=bool)
-    for members, f, le in _cost_dominance(cands):
+    for members, f, le in _cost_dominance(cands, faster_too):
         if faster_too:
             le &= f[:, 3][:, None] <= f[:, 3][None, :]
         dominated[members] = le.any(axis=0)
@@ -140,9 +147,10 @@ def cost_dominators(cands: list[Candidate]) -> list[int | None]:
     """Per candidate, the index in `cands` of the fastest candidate of its GPU type and ownership
     that dominates it on cost (no more GPUs, GPU-hours or run cost, and not equal on all three; the
     first such in order on a tie of hours), or None. Cost dominance holds at every speed (a GPU
-    type's candidates all scale alike), so speed models and robustness draws compute it once."""
+    type's candidates billed by use all scale alike; a commitment is left out, _cost_dominance), so
+    speed models and robustness draws compute it once."""
     out: list[int | None] = [None] * len(cands)
-    for members, f, le in _cost_dominance(cands):
+    for members, f, le in _cost_dominance(cands, any_speed=True):
         fastest = np.where(le, f[:, 3][:, None], np.inf).argmin(axis=0)  # first of the least hours
         has = np.asarray(le.any(axis=0), dtype=bool)
         for col, o in enumerate(fastest.tolist()):
