@@ -31,7 +31,7 @@ class OfferColumns:
                 rate_of.append(-1)
                 continue
             rate_of.append(keys.setdefault((c.gpu, rate_dist(c.offer.offer)), len(keys)))
-            if c.kind is not None and c.billed_hours:
+            if c.commits and c.kind is not None and c.billed_hours:
                 groups.setdefault((id(c.offer.offer), c.kind), (c.offer.offer, []))[1].append(j)
         self.keys, self.rate_of = list(keys), np.array(rate_of, dtype=np.int64)
         self.billing = [
@@ -55,7 +55,7 @@ class OfferColumns:
 
     def scale(self, r: np.ndarray) -> np.ndarray:
         """Per column, its run cost at relative speed `r` (per column) / at the model's: 1 / r, and for a
-        rented column what its offer bills for hours / r over what it bills for its hours."""
+        commitment what its offer bills for hours / r over what it bills for its hours."""
         out = 1.0 / r
         for pos, offer, kind, hours, billed in self.billing:
             out[pos] = billed_hours(offer, kind, hours / r[pos]) / billed

@@ -72,10 +72,10 @@ class Candidate:
 
     def run_cost_scale(self, speed: Any) -> Any:
         """Run cost at `speed` x the estimated speed / run cost as planned (a float, or a numpy array
-        of speeds elementwise): energy and rent by the hour take 1 / speed, a commitment what it bills
-        for the longer or shorter use (economics/rental.billed_hours: a term billed in full costs the
-        same at any speed that still fits in it)."""
-        if self.ownership != "rent" or self.offer is None or self.kind is None or not self.billed_hours:
+        of speeds elementwise): energy and rent by use take 1 / speed, a commitment what it bills for
+        the longer or shorter use (economics/rental.billed_hours: a term billed in full costs the same
+        at any speed that still fits in it)."""
+        if not self.commits or self.offer is None or self.kind is None or not self.billed_hours:
             return 1.0 / speed
         return billed_hours(self.offer.offer, self.kind, self.hours / speed) / self.billed_hours
 

@@ -92,15 +92,18 @@ def at_speed(c: Candidate, factor: float) -> Candidate:
     """The candidate if its GPU's real speed is `factor` x the estimate (Scenario.speed_factor)."""
     if factor == 1.0:
         return c
-    scale = c.run_cost_scale(factor)  # 1 / factor, or a commitment's billed hours at this speed
-    nominal = None if c.run_cost_nominal is None else c.run_cost_nominal * scale
+    if c.commits:  # what its term bills at this speed (Candidate.run_cost_scale), else / factor
+        scale = c.run_cost_scale(factor)
+        run, nominal = c.run_cost_usd * scale, None if c.run_cost_nominal is None else c.run_cost_nominal * scale
+    else:
+        run, nominal = c.run_cost_usd / factor, None if c.run_cost_nominal is None else c.run_cost_nominal / factor
     # what dataclasses.replace gives (Candidate has no __post_init__ or slots), 3.5x faster: a robustness
     # model makes one per candidate of every GPU type (62,000 in the 200-job fleet)
     out = object.__new__(Candidate)
     out.__dict__.update(c.__dict__)
     out.tokens_per_s, out.hours = c.tokens_per_s * factor, c.hours / factor
-    out.run_cost_usd, out.run_cost_nominal = c.run_cost_usd * scale, nominal
-    if c.billed_hours and c.offer is not None and c.kind is not None:
+    out.run_cost_usd, out.run_cost_nominal = run, nominal
+    if c.commits and c.billed_hours:
         out.billed_hours = c.billed_hours * scale
     return out
 
