@@ -23,7 +23,9 @@ GAP = 1e-4
 
 def _pairwise_dominators(cs):
     """The all-pairs reference (the code before): per candidate, the fastest candidate of its GPU
-    type and ownership needing no more GPUs, GPU-hours or run cost, not equal on all three."""
+    type and ownership needing no more GPUs, GPU-hours or run cost, not equal on all three; a
+    commitment (billed its term at any speed that fits: its cost does not scale with speed) neither
+    dominates nor is dominated."""
     out = []
     for c in cs:
         doms = [
@@ -31,6 +33,7 @@ def _pairwise_dominators(cs):
             for j, o in enumerate(cs)
             if o is not c
             and (o.gpu, o.ownership) == (c.gpu, c.ownership)
+            and not (o.commits or c.commits)
             and o.count <= c.count
             and o.gpu_hours <= c.gpu_hours
             and o.run_cost_usd <= c.run_cost_usd
@@ -141,6 +144,30 @@ def test_the_price_rise_bisection_costs_fewer_re_solves(catalog, rules, monkeypa
     assert len(rise_solves) == doubling + now and now <= before - 2
 
 
+def _committed_at(c, f):
+    """A commitment at f x its speed, billed by hand: a reservation in whole terms, else its billing
+    steps (a reservation kind's: its term) and at least the minimum term; its cost by those hours."""
+    import dataclasses
+    import math
+
+    offer, hours = c.offer.offer, c.hours / f
+    term = offer.term_hours
+    if offer.min_term_hours is None:
+        billed = math.ceil(hours / term - 1e-9) * term
+    else:
+        step = offer.billing_hours or (term if c.kind.startswith("reserved") else None)
+        billed = max(math.ceil(hours / step - 1e-9) * step if step else hours, term)
+    scale = billed / c.billed_hours
+    return dataclasses.replace(
+        c,
+        tokens_per_s=c.tokens_per_s * f,
+        hours=hours,
+        run_cost_usd=c.run_cost_usd * scale,
+        run_cost_nominal=None if c.run_cost_nominal is None else c.run_cost_nominal * scale,
+        billed_hours=c.billed_hours * scale,
+    )
+
+
 def _usable_reference(problem, sc, faster_too):
     """The filter before (issue 19): every candidate scaled by dataclasses.replace, then tested
     against every limit and the GPU-type restriction, then the dominated ones dropped."""
@@ -162,6 +189,8 @@ def _usable_reference(problem, sc, faster_too):
                 run_cost_usd=c.run_cost_usd / f[c.gpu],
                 run_cost_nominal=None if c.run_cost_nominal is None else c.run_cost_nominal / f[c.gpu],
             )
+            if not c.commits
+            else _committed_at(c, f[c.gpu])
             for c in cands
         ]
         due = sc.job_deadline(cls.deadline)

@@ -314,19 +314,20 @@ def test_calibrate_refuses_an_unknown_assumed_layout_column(catalog, tmp_path):
 
 
 def test_the_quote_to_get_first_does_not_ask_for_a_run_the_user_already_made(run_json, write):
-    """A plan resting on the user's own run of 8 H100 whose H100 speed is still worth verifying (its other
-    counts are moved by the run, not measured) says which counts the run covers, not 'measure H100's
-    speed on this job (a short run of it)' as if none had been made."""
+    """A plan resting on the user's own run of 8 H100 whose H100 speed is still worth verifying (the 16
+    GPUs a 12-day deadline needs are moved by the run, not measured) says which counts the run covers,
+    not 'measure H100's speed on this job (a short run of it)' as if none had been made. (On the measured
+    count itself the draws keep the run's spread, explain/plan_cost.py, and its speed is worth no run.)"""
     from conftest import AS_OF
 
     path = write(
         "deployment: {context: cloud, ownership: rent, region: US}\n"
-        "jobs:\n  - name: cpt\n    model: llama-3-8b\n    tokens: 100B\n    deadline: 30d\n"
+        "jobs:\n  - name: cpt\n    model: llama-3-8b\n    tokens: 100B\n    deadline: 12d\n"
         "    measured: [{gpu: h100-sxm, count: 8, tokens_per_s: 60000, date: 2026-11-01}]\n"
         "gpus: {max: 64}\n"
     )
     code, plan = run_json("plan", path, "--as-of", AS_OF)
-    assert code == 0 and plan["jobs"][0]["speed_evidence"] == "measured"
+    assert code == 0 and plan["jobs"][0]["speed_evidence"] == "transferred"
     (speed,) = [v for v in plan["decision"]["verify"] if v["input"] == "speed:h100-sxm"]
     assert "your own run does not cover (yours, used as measured: 8)" in speed["message"]
     assert "a short run of it" not in speed["message"]

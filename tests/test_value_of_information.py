@@ -14,12 +14,13 @@ from test_decision import KNIFE, example
 
 from advisor.explain.decision import PlanCost, at_catalog_figures, decide
 from advisor.explain.draws import Prices, gpu_speed
+from advisor.explain.plan_cost import RunTerm
 from advisor.explain.value_of_information import (
     candidates,
     conditional_costs,
     evpi,
     inputs_of,
-    inverse_speed_given,
+    scale_given,
     verify,
 )
 from advisor.flow import plan, prepare
@@ -93,7 +94,12 @@ def brute_force_evpi(problem, decided, kind: str) -> float:
     for i, x in enumerate(column):
         arr = getattr(draws, field).copy()
         arr[:, j] = x
-        known = dataclasses.replace(draws, **{field: arr})
+        changes = {field: arr}
+        if kind == "rental_rate":  # every offer of the type is priced at its rent normal
+            normals = draws.rent_z.copy()
+            normals[:, j] = draws.rent_z[i, j]
+            changes["rent_z"] = normals
+        known = dataclasses.replace(draws, **changes)
         given[i] = [c.at(known).mean() for c in costs]
     means = given.mean(axis=0)  # each plan's expected cost: E over x of its expected cost given x
     return float((given[:, 0] - given.min(axis=1)).mean() - (means[0] - means.min()))
@@ -116,7 +122,7 @@ def test_a_sibling_speed_given_another_is_the_conditional_of_the_joint_draw(cata
     s = SolveSettings()
     d = decide(problem, solve(problem, settings=s), s).draws
     z = np.array([-1.5, 0.0, 0.7, 2.0])
-    exact = inverse_speed_given(problem, d, "h100-pcie", z)
+    exact = scale_given(problem, d, RunTerm("h100-pcie", 1.0, False), z)  # 1 / speed: no commitment
     rng = np.random.default_rng(0)
     t = rng.standard_normal(200_000)
     dist = gpu_speed(problem, "h100-pcie")

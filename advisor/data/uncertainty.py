@@ -24,6 +24,8 @@ from advisor.data.resources import data_dir
 if TYPE_CHECKING:
     import numpy as np
 
+    from advisor.data.catalog_prices import RentalOffer
+
 Z90 = NormalDist().inv_cdf(0.9)
 DEFAULT_CONFIDENCE = 0.8
 
@@ -135,6 +137,12 @@ def price_dist(
         hi = math.log(usd_range[1] / usd) if usd_range[1] > usd else width / 2
         return LogDist(min(lo, 0.0), 0.0, max(hi, 0.0), f"{confidence} confidence, quoted band")
     return LogDist(-width / 2, 0.0, width / 2, f"{confidence} confidence")
+
+
+def rate_dist(offer: RentalOffer) -> LogDist:
+    """log(real / listed rate) of one rental offer, by its own confidence grade (price_dist): what a
+    draw prices a GPU rented on that offer at, the band `decision.verify` prints for it."""
+    return price_dist(offer.confidence)
 
 
 def basis() -> dict:

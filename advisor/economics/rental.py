@@ -38,6 +38,7 @@ __all__ = [
     "fabric_fit",
     "order_fit",
     "covers_min_term",
+    "billed_hours",
     "rental_cost",
     "capacity_warning",
     "spot_interruptions",
@@ -259,27 +260,44 @@ def _rate(low: float, high: float, days: float, confidence: str, source: Sequenc
     return Interruptions(per_hour, confidence, tuple(source), note)
 
 
-def _billed_hours(offer: RentalOffer, kind: str, wall: float) -> tuple[float, list[str]]:
-    """Hours paid for `wall` hours of use: a reservation in whole terms; otherwise billing steps,
-    at least the minimum term."""
-    notes = []
+def billed_hours(offer: RentalOffer, kind: str, wall: Any) -> Any:
+    """Hours paid per billed GPU for `wall` hours of use (a float, or a numpy array elementwise): a
+    reservation in whole terms; otherwise billing steps, at least the minimum term. The one billing
+    rule: a candidate's cost (rental_cost) and its cost at a drawn speed (Candidate.run_cost_scale)."""
     if kind in TERM_HOURS and offer.min_term_hours is None:
         term = TERM_HOURS[kind]
-        billed = math.ceil(wall / term - 1e-9) * term
+        return -(-(wall / term - 1e-9) // 1) * term  # ceil, for a float or an array
+    step: float | None = offer.billing_hours or (offer.term_hours if kind in TERM_HOURS else None)
+    billed = -(-(wall / step - 1e-9) // 1) * step if step else wall
+    min_term = offer.term_hours
+    if min_term is None:
+        return billed
+    if isinstance(billed, float):
+        return max(billed, min_term)
+    import numpy as np  # (an array: only the draws pass one; `advisor estimate` loads no numpy)
+
+    return np.maximum(billed, min_term)
+
+
+def _billed_hours(offer: RentalOffer, kind: str, wall: float) -> tuple[float, list[str]]:
+    """Hours paid for `wall` hours of use (billed_hours), and the notes a commitment longer than the
+    use adds."""
+    notes = []
+    billed = float(billed_hours(offer, kind, float(wall)))
+    if kind in TERM_HOURS and offer.min_term_hours is None:
         if billed > wall * 1.0001:
             notes.append(
                 f"{kind}: committed for {billed / HOURS_PER_YEAR:g} year(s) though the job runs {wall / 24:.1f} days"
             )
         return billed, notes
     step: float | None = offer.billing_hours or (offer.term_hours if kind in TERM_HOURS else None)
-    billed = math.ceil(wall / step - 1e-9) * step if step else wall
+    stepped = math.ceil(wall / step - 1e-9) * step if step else wall
     min_term = offer.term_hours
-    if min_term is not None and billed < min_term:
+    if min_term is not None and stepped < min_term:
         notes.append(
             f"{kind} at {offer.provider}: the minimum term of {min_term / 24:g} days is paid though the job "
             f"runs {wall / 24:.1f} days"
         )
-        billed = min_term
     return billed, notes
 
 

@@ -7,9 +7,10 @@ with deadlines held at the workload's confidence as in every solve:
 
 * expected (the default): the least mean cost over the draws. The first stage (what is bought,
   which GPU types and offers are rented, every job's configuration) is one decision shared by all
-  draws, and a plan's cost is linear in the drawn factors (explain/plan_cost.py), so the
-  sample-average objective is the MILP's objective at the draws' mean factors: purchase prices x
-  mean(b), rents x mean(r / s). That is one re-solve (`Scenario.buy_factor`, `rent_factor`); the
+  draws, and a plan's cost is nearly linear in the drawn factors (explain/plan_cost.py), so the
+  sample-average objective is close to the MILP's objective at the draws' mean factors: purchase
+  prices x mean(b), rents x mean(r / s) at each GPU type's type-wide rate (each offer's own band and a
+  commitment's flat cost are in the draw-by-draw costs the plans are then compared on). That is one re-solve (`Scenario.buy_factor`, `rent_factor`); the
   energy of owned jobs, which scales with mean(1 / s), is left at the estimate there, and the plan
   is kept only if its mean cost over the draws, energy included, beats the point plan's by more
   than the solve's gap (bench/decision.py compares with the exact sample-average MILP).

@@ -10,8 +10,11 @@ range and the decision (explain/decision.py) all read, so they judge a plan on t
 * Speed evidence: the distribution of a GPU type comes from a lookup that is told the evidence
   behind its estimate (`speed_evidence` of the job's estimate, when the estimator states one):
   a datasheet speed reads the wider distribution of a generation with no measured run.
-* Prices: each GPU's purchase price and rental rate are drawn on their own, by each record's
-  confidence grade (data/uncertainty.price_dist: a low-confidence price is wider than a high one).
+* Prices: each GPU's purchase price is drawn on its own, by its record's confidence grade
+  (data/uncertainty.price_dist: a low-confidence price is wider than a high one). Its rental rates
+  share one normal per GPU type (`rent_z`), each offer read through its own grade
+  (data/uncertainty.rate_dist; Draws.factors): one market, each offer its own spread. `rent` is the
+  type-wide factor (rent_confidence) what re-solves at a GPU type's price read.
 
 Draws are seeded and made by Python's own generator and inverse normal, so the same input gives
 the same numbers on every platform.
@@ -22,7 +25,7 @@ from __future__ import annotations
 import math
 import random
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from statistics import NormalDist
 from typing import TYPE_CHECKING
 
@@ -118,9 +121,10 @@ def gpu_prices(problem: Problem, gid: str) -> tuple[LogDist, LogDist]:
 
 
 def rent_confidence(problem: Problem, gid: str) -> str:
-    """The weakest confidence of the rates a rented GPU of type `gid` is drawn for: its cheapest
-    on-demand offer's and each offer its rented serving layouts are priced at (one rent factor is
-    drawn per GPU type, so it never rests silently on the weakest); low without a rate."""
+    """The weakest confidence of its cheapest on-demand offer's and its serving layouts' offers: the
+    grade of the type-wide rent factor (Draws.rent) that re-solves at a GPU type's price read (the
+    expected plan, a robustness draw's idle serving GPUs); a plan's own cost reads each offer's band
+    (explain/plan_cost.py). Low without a rate."""
     grades = [gpu.rental.confidence] if (gpu := problem.catalog.gpus[gid]).rental else []
     grades += [c.offer.offer.confidence for cs in problem.serve_candidates for c in cs if c.gpu == gid and c.offer]
     return min(grades, key=("low", "medium", "high").index) if grades else "low"
@@ -145,6 +149,21 @@ class Draws:
     groups: tuple[str, ...]  # each column's group (group_of)
     shared: float  # SHARED_SPEED used
     seed: int
+    rent_z: np.ndarray | None = None  # each rent's standard-normal value: every offer of a GPU type reads it
+    memo: dict = field(default_factory=dict, init=False, compare=False, repr=False)  # factors() already computed
+
+    def factors(self, dist: LogDist, gid: str, which: str = "speed") -> np.ndarray:
+        """`dist`'s factor in every draw at GPU type `gid`'s speed normal (which='speed': a candidate's
+        own speed distribution) or rent normal ('rent': an offer's rate band): one normal per GPU type,
+        each candidate or offer its own spread, so a type's offers and counts move together."""
+        key = (dist, gid, which)
+        if key not in self.memo:
+            j = self.column(gid)
+            normals = self.z if which == "speed" else self.rent_z
+            assert normals is not None, "draws made without their rent normals carry no offer's rate"
+            z = normals[:, j]
+            self.memo[key] = dist.factors_at(z)
+        return self.memo[key]
 
     @property
     def n(self) -> int:
@@ -152,6 +171,12 @@ class Draws:
 
     def column(self, gid: str) -> int:
         return self.gpus.index(gid)
+
+    def rent_normals(self, i: int) -> dict[str, float]:
+        """Draw i's rent normal per GPU type (GPU id -> z): every offer of the type is priced at it,
+        each by its own band (solve/redraw.Redraw.choice)."""
+        normals = self.rent_z if self.rent_z is not None else np.zeros_like(self.rent)
+        return dict(zip(self.gpus, normals[i].tolist()))
 
     def maps(self, i: int) -> tuple[dict[str, float], dict[str, float], dict[str, float]]:
         """Draw i as (speed, buy, rent) factor maps (GPU id -> factor), as solve/redraw.py reads them."""
@@ -194,7 +219,7 @@ def joint_draws(
         np.column_stack([d[which].factors_at(col) for d, col in zip(dists, z.T)]) if gids else np.zeros((n, 0))
         for which, z in ((0, zs), (1, normals[:, len(order) + 1 :: 3]), (2, normals[:, len(order) + 2 :: 3]))
     )
-    return Draws(gids, speeds, buys, rents, zs, groups, shared, seed)
+    return Draws(gids, speeds, buys, rents, zs, groups, shared, seed, normals[:, len(order) + 2 :: 3])
 
 
 # Wichura's AS241 as CPython's statistics module writes it (_normal_dist_inv_cdf): the numerator and

@@ -4,36 +4,90 @@ information price a plan at.
 The first stage (GPUs bought, servers, fabric, the jobs' GPU types, counts and rental offers) is
 kept as planned; a draw moves what it pays: what scales with the purchase price (the price with
 its tax, the support on it, less the discounted resale: Model.per_price_usd) by the GPU's
-purchase-price factor, the energy of owned jobs by 1 / speed (a slower GPU runs longer), and
-rent by rental-rate factor / speed (training jobs and serving replicas alike: a GPU 10% faster
-needs about 10% fewer GPU-hours). Servers, the network, storage, burn-in and hosting are not varied. At every factor 1
-the cost is the plan's own present value (`total_cost_usd`).
+purchase-price factor, the energy of owned jobs by 1 / speed (a slower GPU runs longer), and each
+rented job or serving replica by its offer's rate factor (data/uncertainty.rate_dist: the offer the
+plan rents, not the GPU type's cheapest listing) times what it bills at the drawn speed
+(Candidate.run_cost_scale: 1 / speed by the hour, a commitment billed in full unchanged while the
+job still fits in it). A job measured by the user on its GPU and count draws its speed within the
+measurement's spread (explain/draws.estimate_speed), at its GPU type's normal. Servers, the network,
+storage, burn-in and hosting are not varied. At every factor 1 the cost is the plan's own present
+value (`total_cost_usd`).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from advisor.explain.draws import Draws
+from advisor.data.uncertainty import LogDist, rate_dist
+from advisor.explain.draws import Draws, estimate_speed
 from advisor.solve.model import Model
 from advisor.solve.scenario import baseline
 
 if TYPE_CHECKING:
-    from advisor.solve.problem import Problem
+    from advisor.solve.problem import Candidate, Problem
     from advisor.solve.solution import Solution
 
 
 @dataclass(frozen=True)
+class RunTerm:
+    """One job class's (or serving layout's) run cost in a plan, present value at the estimate and the
+    catalog rate, and what a draw moves it by."""
+
+    gpu: str
+    usd: float
+    rented: bool
+    rate: LogDist | None = None  # the rented offer's rate band (None: the GPU type's drawn rent)
+    speed: LogDist | None = None  # the user's measurement's spread (None: the GPU type's drawn speed)
+    cand: Candidate | None = None  # a training job: what it bills at a speed (None: 1 / speed)
+
+    def scale(self, speed: np.ndarray) -> np.ndarray:
+        """Its run cost at each drawn speed / as planned."""
+        return self.cand.run_cost_scale(speed) if self.cand is not None else 1.0 / speed
+
+    def speeds(self, draws: Draws) -> np.ndarray:
+        if self.speed is not None:
+            return draws.factors(self.speed, self.gpu, "speed")
+        return draws.speed[:, draws.column(self.gpu)]
+
+    def rates(self, draws: Draws) -> np.ndarray:
+        if not self.rented:
+            return np.ones(draws.n)
+        if self.rate is not None and draws.rent_z is not None:
+            return draws.factors(self.rate, self.gpu, "rent")
+        return draws.rent[:, draws.column(self.gpu)]
+
+    def at(self, draws: Draws) -> np.ndarray:
+        """Its cost in each draw."""
+        return self.usd * self.rates(draws) * self.scale(self.speeds(draws))
+
+
+def run_term(problem: Problem, c: Any, n: float) -> RunTerm:
+    """The run cost of `n` copies of candidate (or serving layout) c as a RunTerm."""
+    rented = c.ownership == "rent"
+    opt = getattr(c, "offer", None)
+    training = hasattr(c, "estimate")
+    measured = training and getattr(c.estimate, "speed_spread", None) is not None
+    return RunTerm(
+        c.gpu,
+        c.run_cost_usd * n,
+        rented,
+        rate_dist(opt.offer) if rented and opt is not None else None,
+        estimate_speed(problem, c) if measured else None,
+        c if training else None,
+    )
+
+
+@dataclass(frozen=True)
 class PlanCost:
-    """cost(draw) = fixed + sum_g buy[g] x b_g + energy[g] / s_g + rent[g] x r_g / s_g (present value)."""
+    """cost(draw) = fixed + sum_g buy[g] x b_g + sum of its run terms, each at its rate and speed
+    (present value)."""
 
     fixed: float
     buy: dict[str, float] = field(default_factory=dict)
-    energy: dict[str, float] = field(default_factory=dict)
-    rent: dict[str, float] = field(default_factory=dict)
+    terms: tuple[RunTerm, ...] = ()
 
     @classmethod
     def of(cls, problem: Problem, sol: Solution) -> PlanCost:
@@ -44,32 +98,41 @@ class PlanCost:
         for g, n in sol.bought.items():
             upfront, held = m.per_price_usd(g)
             buy[g] = m.price(g) * (upfront * n + sum(held[lv] * k for lv, k in sol.held.get(g, {}).items()))
-        energy: dict[str, float] = {}
-        rent: dict[str, float] = {}
-        for c, n in list(sol.assignment) + sol.paid_serving:
-            into = rent if c.ownership == "rent" else energy
-            into[c.gpu] = into.get(c.gpu, 0.0) + c.run_cost_usd * n
+        terms = tuple(run_term(problem, c, n) for c, n in list(sol.assignment) + sol.paid_serving)
         total = float(sol.objective_usd or 0.0)
-        fixed = total - sum(buy.values()) - sum(energy.values()) - sum(rent.values())
-        return cls(fixed, buy, energy, rent)
+        fixed = total - sum(buy.values()) - sum(t.usd for t in terms)
+        return cls(fixed, buy, terms)
+
+    @property
+    def energy(self) -> dict[str, float]:
+        """Per GPU type, the run cost of its owned jobs (energy) at the estimate."""
+        return self._run(rented=False)
+
+    @property
+    def rent(self) -> dict[str, float]:
+        """Per GPU type, the run cost of its rented jobs and replicas at the estimate and catalog rates."""
+        return self._run(rented=True)
+
+    def _run(self, rented: bool) -> dict[str, float]:
+        out: dict[str, float] = {}
+        for t in self.terms:
+            if t.rented == rented:
+                out[t.gpu] = out.get(t.gpu, 0.0) + t.usd
+        return out
 
     def gpus(self) -> set[str]:
-        return set(self.buy) | set(self.energy) | set(self.rent)
+        return set(self.buy) | {t.gpu for t in self.terms}
 
     def at(self, draws: Draws) -> np.ndarray:
         """The cost in each draw (a GPU type the draws do not cover stays at its point figures)."""
         out = np.full(draws.n, self.fixed)
-        for g in sorted(self.gpus()):
-            if g not in draws.gpus:
-                out += self.buy.get(g, 0.0) + self.energy.get(g, 0.0) + self.rent.get(g, 0.0)
-                continue
-            j = draws.column(g)
-            inv = 1.0 / draws.speed[:, j]
-            out += self.buy.get(g, 0.0) * draws.buy[:, j] + self.energy.get(g, 0.0) * inv
-            out += self.rent.get(g, 0.0) * draws.rent[:, j] * inv
+        for g in sorted(self.buy):
+            out += self.buy[g] * (draws.buy[:, draws.column(g)] if g in draws.gpus else 1.0)
+        for t in self.terms:
+            out += t.at(draws) if t.gpu in draws.gpus else t.usd
         return out
 
     @property
     def point(self) -> float:
         """The cost at every factor 1: the plan's own present value."""
-        return self.fixed + sum(self.buy.values()) + sum(self.energy.values()) + sum(self.rent.values())
+        return self.fixed + sum(self.buy.values()) + sum(t.usd for t in self.terms)

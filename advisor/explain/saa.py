@@ -3,7 +3,7 @@ against (bench/decision.py, tests/test_decision.py), not part of a plan's flow.
 
 One first-stage decision (GPUs bought, servers, fabric, every job's candidate and every serving
 replica) shared by all n draws, each draw's cost a linear expression of it at that draw's factors
-(explain/plan_cost.py: purchase x b, owned energy / s, rent x r / s), deadlines held at the
+(explain/plan_cost.py: purchase x b, owned energy / s, rent x its offer's r x what it bills at s), deadlines held at the
 workload's confidence as in every solve:
 
 * mean (the expected basis): minimise (1/n) sum_s cost_s;
@@ -18,10 +18,12 @@ workload's confidence as in every solve:
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import pulp
 
 from advisor.explain.draws import Draws
+from advisor.explain.plan_cost import run_term
 from advisor.solve.formulation import build_model
 from advisor.solve.milp import run_model
 from advisor.solve.model import Model
@@ -49,19 +51,22 @@ def draw_costs(m: Model, draws: Draws) -> list[pulp.LpAffineExpression]:
         + pulp.lpSum(b.run_cost_usd * w * v for v, b, w in bridges)
     )
     fixed = m.total - purchase - run  # servers, fabric, hosting: not drawn
+    moved: dict[int, list[float]] = {}  # per candidate (by id): its run cost's factor in each draw
+
+    def factor(c: Any, s: int) -> float:
+        if c.gpu not in col:
+            return 1.0
+        if id(c) not in moved:  # its offer's rate x what it bills at the drawn speed (plan_cost.RunTerm)
+            t = run_term(m.problem, c, 1.0)
+            moved[id(c)] = (t.rates(draws) * t.scale(t.speeds(draws))).tolist()
+        return moved[id(c)][s]
+
     out = []
     for s in range(draws.n):
-
-        def factor(gpu: str, own: str) -> float:
-            if gpu not in col:
-                return 1.0
-            j = col[gpu]
-            return float((draws.rent[s, j] if own == "rent" else 1.0) / draws.speed[s, j])
-
         terms = [(v, c * (float(draws.buy[s, col[g]]) if g in col else 1.0)) for g in priced for v, c in priced[g]]
-        terms += [(m.y[k, i], c.run_cost_usd * factor(c.gpu, c.ownership)) for k, i, c in m.pairs()]
-        terms += [(m.r[k, i], c.run_cost_usd * factor(c.gpu, c.ownership)) for k, i, c in m.serve_pairs()]
-        terms += [(v, b.run_cost_usd * w * factor(b.gpu, "rent")) for v, b, w in bridges]
+        terms += [(m.y[k, i], c.run_cost_usd * factor(c, s)) for k, i, c in m.pairs()]
+        terms += [(m.r[k, i], c.run_cost_usd * factor(c, s)) for k, i, c in m.serve_pairs()]
+        terms += [(v, b.run_cost_usd * w * factor(b, s)) for v, b, w in bridges]
         out.append(fixed + pulp.LpAffineExpression(terms))
     return out
 

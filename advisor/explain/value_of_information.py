@@ -10,10 +10,12 @@ given X; the EVPI is what that is worth on average against committing now to the
 (the second term, zero when C is the expected-cost choice, removes what C pays for its basis,
 p80 or p90, whatever X turns out to be). `a` ranges over the candidate plans: those the decision
 compared (explain/decision.py) and, for each (GPU, ownership) pair C spends on, the cheapest plan
-without it. A plan's cost is linear in the drawn factors (explain/plan_cost.py), so E[cost(a) | X]
-is exact: for a price, its coefficient times the known value; for a speed, the GPU's own 1 / speed
-and its group's (explain/draws.py: siblings' normals given this one are N(rho z, 1 - rho^2),
-integrated by Gauss-Hermite). E_X averages over the decision's own draws of X. An input that
+without it. A plan's run terms are rate x scale(speed) (explain/plan_cost.RunTerm: its offer's band at
+the GPU type's rent normal; 1 / speed, or what a commitment bills at that speed), rate and speed drawn
+independently, so E[cost(a) | X] is exact: for a price, its coefficient times the known value; for a
+rate, each of the type's offers at the known rent normal; for a speed, the GPU's own scale and its
+group's (explain/draws.py: siblings' normals given this one are N(rho z, 1 - rho^2), integrated by
+Gauss-Hermite). E_X averages over the decision's own draws of X. An input that
 cannot change which plan is best has EVPI 0 and is not listed.
 
 Lead times (the market's lead-time distributions, once they are drawn) enter as a fourth kind:
@@ -32,7 +34,7 @@ import numpy as np
 from advisor.data.uncertainty import price_dist
 from advisor.explain.decision import Decided, Option, restricted
 from advisor.explain.draws import Draws, gpu_prices, gpu_speed, speed_evidence
-from advisor.explain.plan_cost import PlanCost
+from advisor.explain.plan_cost import PlanCost, RunTerm
 from advisor.solve.redraw import describe
 from advisor.solve.settings import SolveSettings
 
@@ -89,42 +91,42 @@ def inputs_of(options: list[Option], draws: Draws) -> list[Input]:
     return sorted(out, key=lambda x: (KINDS.index(x.kind), x.gpu))
 
 
-def inverse_speed_given(problem: Problem, draws: Draws, gid: str, z: np.ndarray) -> np.ndarray:
-    """E[1 / s_gid | the conditioning speed's normal is z]: exact draws for that GPU itself are read
-    by the caller; this is a sibling's, whose normal given z is N(rho z, 1 - rho^2)."""
+def scale_given(problem: Problem, draws: Draws, term: RunTerm, z: np.ndarray) -> np.ndarray:
+    """E[a run term's cost scale | the conditioning speed's normal is z] for a sibling GPU type's
+    term, whose normal given z is N(rho z, 1 - rho^2) (Gauss-Hermite): 1 / speed, or what a
+    commitment bills at that speed."""
     rho = draws.shared
-    dist = gpu_speed(problem, gid)
+    dist = term.speed if term.speed is not None else gpu_speed(problem, term.gpu)
     nodes, weights = np.polynomial.hermite_e.hermegauss(HERMITE_NODES)
     weights = weights / weights.sum()
     at = rho * z[:, None] + np.sqrt(max(1.0 - rho * rho, 0.0)) * nodes[None, :]
-    inv = np.vectorize(lambda v: 1.0 / dist.factor_at(float(v)))(at)
-    return inv @ weights
+    speed = dist.factors_at(at.ravel()).reshape(at.shape)
+    return np.asarray(term.scale(speed)) @ weights
 
 
 def conditional_costs(problem: Problem, x: Input, options: list[Option], draws: Draws) -> np.ndarray:
     """E[cost(a) | X = X's value in draw i], an (n draws x n options) array: each option's mean cost
     over the draws with X's terms replaced by their expectation given X (the other factors are
-    independent of X, or, for a sibling's speed, conditioned through the shared normal)."""
+    independent of X, or, for a sibling's speed, conditioned through the shared normal). A run term
+    is rate x scale(speed) (explain/plan_cost.RunTerm): rate and speed are drawn independently."""
     j = draws.column(x.gpu)
     out = np.repeat(np.array([o.cost.at(draws).mean() for o in options])[None, :], draws.n, axis=0)
     if x.kind == "purchase_price":
         b = draws.buy[:, j]
         coef = np.array([o.cost.buy.get(x.gpu, 0.0) for o in options])
         return out + np.outer(b - b.mean(), coef)
-    if x.kind == "rental_rate":
-        r, inv = draws.rent[:, j], 1.0 / draws.speed[:, j]
-        coef = np.array([o.cost.rent.get(x.gpu, 0.0) for o in options])
-        return out + np.outer(r * inv.mean() - (r * inv).mean(), coef)
     z = draws.z[:, j]
-    for k, g in enumerate(draws.gpus):
-        if draws.groups[k] != draws.groups[j]:
-            continue
-        inv, rate = 1.0 / draws.speed[:, k], draws.rent[:, k]
-        m = inv if g == x.gpu else inverse_speed_given(problem, draws, g, z)
-        energy = np.array([o.cost.energy.get(g, 0.0) for o in options])
-        rent = np.array([o.cost.rent.get(g, 0.0) for o in options])
-        if energy.any() or rent.any():  # the terms in 1 / s_g at their draws' means, then given z
-            out += np.outer(m, energy + rent * rate.mean()) - (energy * inv.mean() + rent * (rate * inv).mean())
+    for a, o in enumerate(options):
+        for t in o.cost.terms:
+            if t.gpu not in draws.gpus:
+                continue
+            rate, scale = t.rates(draws), t.scale(t.speeds(draws))
+            if x.kind == "rental_rate":
+                if t.gpu == x.gpu and t.rented:  # the rate known, the speed still drawn
+                    out[:, a] += t.usd * (rate * scale.mean() - (rate * scale).mean())
+            elif draws.groups[draws.column(t.gpu)] == draws.groups[j]:  # the terms in the speed, given z
+                given = scale if t.gpu == x.gpu else scale_given(problem, draws, t, z)
+                out[:, a] += t.usd * (given * rate.mean() - (rate * scale).mean())
     return out
 
 

@@ -15,7 +15,7 @@ from advisor.economics.costs import Costs
 from advisor.economics.lead_time import LeadTime
 from advisor.economics.ownership import Residual
 from advisor.economics.purchase_bill import HardwareTerms, StorageNeed
-from advisor.economics.rental import RentOption
+from advisor.economics.rental import RentOption, billed_hours
 from advisor.inputs.workload import Workload
 from advisor.perf.estimate import Estimate
 from advisor.perf.jobspec import JobSpec
@@ -63,6 +63,21 @@ class Candidate:
     @property
     def planned_gpu_hours(self) -> float:
         return self.count * self.planned_hours
+
+    @property
+    def commits(self) -> bool:
+        """Rented on a commitment (a reservation's term, a minimum term): its cost does not scale with
+        its hours, so its cost dominance over a candidate billed by use may not hold at another speed."""
+        return self.ownership == "rent" and self.offer is not None and self.offer.offer.term_hours is not None
+
+    def run_cost_scale(self, speed: Any) -> Any:
+        """Run cost at `speed` x the estimated speed / run cost as planned (a float, or a numpy array
+        of speeds elementwise): energy and rent by use take 1 / speed, a commitment what it bills for
+        the longer or shorter use (economics/rental.billed_hours: a term billed in full costs the same
+        at any speed that still fits in it)."""
+        if not self.commits or self.offer is None or self.kind is None or not self.billed_hours:
+            return 1.0 / speed
+        return billed_hours(self.offer.offer, self.kind, self.hours / speed) / self.billed_hours
 
     def done_hours(self, start_scale: float = 1.0) -> float:
         """When it finishes, in hours from today, at the workload's confidence: its start (scaled by

@@ -15,6 +15,7 @@ import math
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
+from advisor.data.uncertainty import rate_dist
 from advisor.errors import NoPlanInTime, SolverError
 from advisor.solve.constraints import bounds
 from advisor.solve.constraints.gpu_count import RentedCounts, rented_counts
@@ -23,6 +24,7 @@ from advisor.solve.formulation import build_model
 from advisor.solve.highs_model import HighsModel
 from advisor.solve.milp import solve
 from advisor.solve.model import TIE_BREAK_USD_PER_HOUR, Model
+from advisor.solve.offer_columns import OfferColumns
 from advisor.solve.problem import Candidate, Problem, ServeCandidate
 from advisor.solve.run import objective_adds_up, solver_for
 from advisor.solve.scenario import Scenario
@@ -35,6 +37,7 @@ if TYPE_CHECKING:
 
 Signature = tuple[tuple[str, str, int], ...]  # a purchase: sorted (GPU, buy | rent, count)
 DeadlineTest = tuple[float, float, float, float]  # Redraw._deadline_test: (planned hours, bound, hours, cap)
+Factors = Mapping[str, float]  # GPU id -> a draw's factor (or normal); 1 (0) when absent
 TIMED_OUT = "no plan found within the time limit"  # a draw's purchase when its time limit came first
 
 
@@ -156,13 +159,15 @@ class Redraw:
         return out
 
     def choice(
-        self, speed: Mapping[str, float], buy: Mapping[str, float], rent: Mapping[str, float]
+        self, speed: Factors, buy: Factors, rent: Factors, rent_z: Factors | None = None
     ) -> tuple[frozenset, tuple, bool] | None:
         """(the (GPU, ownership) pairs used, the purchase's signature, proven?) of the plan at one
-        draw's speed, buy and rent factors; None when no plan meets the constraints then."""
+        draw's speed, buy and rent factors; None when no plan meets the constraints then. `rent_z`:
+        the draw's rent normal per GPU type, each rented column then priced at its own offer's band
+        (solve/offer_columns.py); without it (or without highspy) every offer of a type takes `rent`."""
         if self.model is None:
             return self._solved_choice(speed, buy, rent)
-        self._set_draw(speed, buy, rent)
+        self._set_draw(speed, buy, rent, rent_z)
         return self._run_draw()
 
     def _solved_choice(
@@ -178,10 +183,11 @@ class Redraw:
         pairs = {(c.gpu, c.ownership) for c in s.chosen} | {(c.gpu, c.ownership) for c, _ in s.serving}
         return frozenset(pairs), signature(s.bought, s.assignment, s.serving), bool(s.solver.get("proven_optimal"))
 
-    def _set_draw(self, speed: Mapping[str, float], buy: Mapping[str, float], rent: Mapping[str, float]) -> None:
+    def _set_draw(self, speed: Factors, buy: Factors, rent: Factors, rent_z: Factors | None = None) -> None:
         """The HiGHS model's costs, bounds and coefficients at one draw's factors: run costs and
-        capacities x 1 / relative speed, rents and purchases at their drawn prices, the budget row
-        in its basis, and the columns a fresh build would drop bounded to 0."""
+        capacities x 1 / relative speed (a commitment: what it bills at that speed), rents and
+        purchases at their drawn prices, the budget row in its basis, and the columns a fresh build
+        would drop bounded to 0."""
         import numpy as np
 
         h, m, p = self.h, self.model, self.problem
@@ -192,14 +198,16 @@ class Redraw:
         a = self.arrays
         gpus = self.gpu_names
         r = np.array([rel.get(g, 1.0) for g in gpus])[a["gpu"]]
-        rate = np.where(a["rented"], a["rent_price"] * np.array([rent.get(g, 1.0) for g in gpus])[a["gpu"]], 1.0)
+        by_type = np.array([rent.get(g, 1.0) for g in gpus])[a["gpu"]]
+        rate = np.where(a["rented"], a["rent_price"] * self.offers.rates(by_type, rent_z), 1.0)
         alive = _meets_all(a["mine"], r) & ~(a["has_dom"] & _meets_all(a["dom"], r))
-        run = a["run_cost"] / r * rate
+        scale = self.offers.scale(r)  # 1 / r; a commitment bills its term at any speed that still fits in it
+        run = a["run_cost"] * scale * rate
         highs = np.where(alive, a["hi"], 0.0)
         costs = run + TIE_BREAK_USD_PER_HOUR * a["hours"] / r
         if self.budget_row is not None:  # the budget's basis: present value, or cash
             budget = self.budget_index
-            spent = run if self.sc.budget_basis == "present_value" else a["run_cash"] / r * rate
+            spent = run if self.sc.budget_basis == "present_value" else a["run_cash"] * scale * rate
             for col, x in zip(self.col_index.tolist(), spent.tolist()):
                 h.changeCoeff(budget, col, x)
         idx = self.col_index
@@ -233,6 +241,8 @@ class Redraw:
             if servers is not None:  # servers >= needed x r / up
                 h.changeCoeff(servers[0], col, -servers[1] / up)
             factor = rent.get(c.gpu, 1.0) if c.ownership == "rent" else 1.0
+            if c.ownership == "rent" and rent_z is not None and c.offer is not None:  # its own offer's band
+                factor = rate_dist(c.offer.offer).factor_at(rent_z.get(c.gpu, 0.0))
             h.changeColCost(col, m.run_cost(c) * factor)
             if self.budget_row is not None:  # the budget counts the drawn rent too, on its basis
                 h.changeCoeff(self.budget_index, col, m.run_cost(c, self.sc.budget_basis) * factor)
@@ -332,6 +342,7 @@ class Redraw:
             "dom": tests(7),
             "has_dom": np.array([col[7] is not None for col in self.columns], dtype=bool),
         }
+        self.offers = OfferColumns([c for _, _, c in m.pairs()])
 
     def _deadline_test(self, k: int, c: Candidate) -> DeadlineTest:
         """(planned hours, their bound, hours, the makespan cap; inf for none), the bounds less the

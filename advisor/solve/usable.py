@@ -94,26 +94,34 @@ def at_speed(c: Candidate, factor: float) -> Candidate:
     """The candidate if its GPU's real speed is `factor` x the estimate (Scenario.speed_factor)."""
     if factor == 1.0:
         return c
-    nominal = None if c.run_cost_nominal is None else c.run_cost_nominal / factor
+    if c.commits:  # what its term bills at this speed (Candidate.run_cost_scale), else / factor
+        scale = c.run_cost_scale(factor)
+        run, nominal = c.run_cost_usd * scale, None if c.run_cost_nominal is None else c.run_cost_nominal * scale
+    else:
+        run, nominal = c.run_cost_usd / factor, None if c.run_cost_nominal is None else c.run_cost_nominal / factor
     # what dataclasses.replace gives (Candidate has no __post_init__ or slots), 3.5x faster: a robustness
     # model makes one per candidate of every GPU type (62,000 in the 200-job fleet)
     out = object.__new__(Candidate)
     out.__dict__.update(c.__dict__)
     out.tokens_per_s, out.hours = c.tokens_per_s * factor, c.hours / factor
-    out.run_cost_usd, out.run_cost_nominal = c.run_cost_usd / factor, nominal
+    out.run_cost_usd, out.run_cost_nominal = run, nominal
+    if c.commits and c.billed_hours:
+        out.billed_hours = c.billed_hours * scale
     return out
 
 
 def _cost_dominance(
-    cands: list[Candidate], rented: RentedCounts = "fewer"
+    cands: list[Candidate], rented: RentedCounts = "fewer", any_speed: bool = False
 ) -> Iterator[tuple[list[int], np.ndarray, np.ndarray]]:
     """Per (GPU, ownership) group with two or more candidates: (its indices in `cands`, its figures
     (count, GPU-hours, run cost, hours), the matrix whose row o, column c is True when o needs no
     more GPU-hours or run cost than c, its GPU count is as good (no more GPUs; for rented ones, as
-    `rented` says: gpu_count.rented_counts) and it differs from c on one of the three)."""
-    groups: dict[tuple[str, str], list[int]] = {}
+    `rented` says: gpu_count.rented_counts) and it differs from c on one of the three). `any_speed`:
+    for a model re-costed at other speeds, a commitment (Candidate.commits: billed its term at any
+    speed that fits) is in no group, as its cost does not scale as the others' do."""
+    groups: dict[tuple[str, str, int], list[int]] = {}
     for j, c in enumerate(cands):
-        groups.setdefault((c.gpu, c.ownership), []).append(j)
+        groups.setdefault((c.gpu, c.ownership, j if any_speed and c.commits else -1), []).append(j)
     figures = np.array([(c.count, c.gpu_hours, c.run_cost_usd, c.hours) for c in cands], dtype=float).reshape(-1, 4)
     for members in groups.values():
         if len(members) < 2:
@@ -142,7 +150,7 @@ def undominated(cands: list[Candidate], faster_too: bool = False, rented: Rented
     if len(cands) < 2:
         return list(cands)
     dominated = np.zeros(len(cands), dtype=bool)
-    for members, f, le in _cost_dominance(cands, rented):
+    for members, f, le in _cost_dominance(cands, rented, faster_too):
         if faster_too:
             le &= f[:, 3][:, None] <= f[:, 3][None, :]
         dominated[members] = le.any(axis=0)
@@ -153,9 +161,10 @@ def cost_dominators(cands: list[Candidate], rented: RentedCounts = "fewer") -> l
     """Per candidate, the index in `cands` of the fastest candidate of its GPU type and ownership
     that dominates it on cost (a count as good, no more GPU-hours or run cost, and not equal on all three; the
     first such in order on a tie of hours), or None. Cost dominance holds at every speed (a GPU
-    type's candidates all scale alike), so speed models and robustness draws compute it once."""
+    type's candidates billed by use all scale alike; a commitment is left out, _cost_dominance), so
+    speed models and robustness draws compute it once."""
     out: list[int | None] = [None] * len(cands)
-    for members, f, le in _cost_dominance(cands, rented):
+    for members, f, le in _cost_dominance(cands, rented, any_speed=True):
         fastest = np.where(le, f[:, 3][:, None], np.inf).argmin(axis=0)  # first of the least hours
         has = np.asarray(le.any(axis=0), dtype=bool)
         for col, o in enumerate(fastest.tolist()):
