@@ -11,11 +11,9 @@ and runs HiGHS again: no PuLP model is rebuilt. Without highspy every draw is a 
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
-from advisor.data.uncertainty import rate_dist
 from advisor.errors import NoPlanInTime, SolverError
 from advisor.solve.constraints import bounds
 from advisor.solve.constraints.gpu_count import RentedCounts, rented_counts
@@ -26,6 +24,7 @@ from advisor.solve.milp import solve
 from advisor.solve.model import TIE_BREAK_USD_PER_HOUR, Model
 from advisor.solve.offer_columns import OfferColumns
 from advisor.solve.problem import Candidate, Problem, ServeCandidate
+from advisor.solve.redraw_serving import Draw, set_serving
 from advisor.solve.run import objective_adds_up, solver_for
 from advisor.solve.scenario import Scenario
 from advisor.solve.serving_bridge import BridgeDraw
@@ -229,27 +228,8 @@ class Redraw:
                 h.changeCoeff(self.budget_index, col, budget + more[g] * spent[g][1][level])
         for row, g, col, coef in self.cap_rows:
             h.changeCoeff(row, col, coef * rel.get(g, 1.0))
-        for row, col, k, c, spare, servers in self.serve_rows:  # a replica serves speed x its rate, at the drawn rent
-            served = min(c.requests_per_s * speed.get(c.gpu, 1.0), m.peak(k))  # Model.counted_rate at this speed
-            h.changeCoeff(row, col, served)
-            up = math.ceil(m.peak(k) / served) + int(p.serve_classes[k].spare)  # the replicas a fresh build allows
-            h.changeColBounds(col, 0.0, float(up))
-            if spare is not None:  # down >= served x uses: the row holds -served on the use binary; r <= up x uses
-                h.changeCoeff(spare[0], spare[1], -served)
-                if spare[2] is not None:
-                    h.changeCoeff(spare[2], spare[1], -float(up))
-            if servers is not None:  # servers >= needed x r / up
-                h.changeCoeff(servers[0], col, -servers[1] / up)
-            factor = rent.get(c.gpu, 1.0) if c.ownership == "rent" else 1.0
-            if c.ownership == "rent" and rent_z is not None and c.offer is not None:  # its own offer's band
-                factor = rate_dist(c.offer.offer).factor_at(rent_z.get(c.gpu, 0.0))
-            h.changeColCost(col, m.run_cost(c) * factor)
-            if self.budget_row is not None:  # the budget counts the drawn rent too, on its basis
-                h.changeCoeff(self.budget_index, col, m.run_cost(c, self.sc.budget_basis) * factor)
-        for key, col in self.idle_cols.items():  # an idle billed GPU at the drawn rent of its GPU type
-            h.changeColCost(col, m.idle_cost(key) * rent.get(key[0], 1.0))
-            if self.budget_row is not None:
-                h.changeCoeff(self.budget_index, col, m.idle_cost(key, self.sc.budget_basis) * rent.get(key[0], 1.0))
+        at = self.budget_index if self.budget_row is not None else None
+        set_serving(h, m, p, self.serve_rows, self.idle_cols, Draw(speed, rent, rent_z), at, self.sc.budget_basis)
         self.bridge.apply(h, speed, rent)
 
     def _first_plan(self) -> list[float] | None:
