@@ -124,7 +124,7 @@ def expected_rows(cases: dict[str, dict]) -> list[str]:
         top = min(dec.options, key=lambda o: o.cost.at(dec.draws).mean())
         best = top.cost.at(dec.draws).mean()
         ref = PlanCost.of(problem, exact).at(dec.draws).mean() if exact is not None else float("nan")
-        same = exact is not None and Option("", exact, PlanCost.of(problem, exact)).first_stage == top.first_stage
+        same = exact is not None and Option.of(problem, "", exact).first_stage == top.first_stage
         point = ", ".join(f"{x['count']}x {x['gpu']} ({x['ownership']})" for x in d["point_optimal"]["purchase"])
         chosen = ", ".join(f"{i['count']}x {i['gpu']} ({i['ownership']})" for i in p["purchase"])
         rows.append(

@@ -155,7 +155,7 @@ def test_a_redrawn_reservation_is_billed_its_term_at_its_offers_rate(catalog: An
     assert len({(c.gpu, c.offer.offer.provider) for cs in problem.candidates for c in cs}) == len(offers) == 2
     point = solve(problem)
     slow = solve(problem, baseline(problem).but(speed_factor={"a100-40gb-sxm": 0.8}))
-    assert signature(slow.bought, slow.assignment) == signature(point.bought, point.assignment)
+    assert signature(problem, slow.bought, slow.assignment) == signature(problem, point.bought, point.assignment)
     assert slow.objective_usd == pytest.approx(point.objective_usd, rel=1e-9)  # the same term, the same cost
     redraw = Redraw(problem, baseline(problem), {g: 1.0 for g in offers}, SolveSettings())
     assert redraw.model is not None
@@ -166,6 +166,6 @@ def test_a_redrawn_reservation_is_billed_its_term_at_its_offers_rate(catalog: An
         rent = {g: rate_dist(o).factor_at(normals[g]) for g, o in offers.items()}
         full = solve(problem, baseline(problem).but(speed_factor=speeds, rent_factor=rent))
         got = redraw.choice(speeds, {}, {}, normals)
-        assert got is not None and got[1] == signature(full.bought, full.assignment), (speed, z, got, full.chosen)
+        assert got is not None and got[1] == signature(problem, full.bought, full.assignment), (speed, z, got, full.chosen)
         chosen.add(got[1][0][0])
     assert chosen == set(offers)  # a dearer A100 40GB rate (z = 1.5) moves the plan, a slower speed does not

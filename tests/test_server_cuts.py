@@ -100,7 +100,7 @@ def test_draws_with_the_tight_replica_bounds_choose_what_full_solves_choose(cata
     for speed, buy, rent, _ in verdict.samples[:4]:  # (the rent normal: every offer of a type at `rent`)
         full = solve(problem, baseline(problem).but(speed_factor=speed, buy_factor=buy, rent_factor=rent))
         got = verdict.redraw.choice(speed, buy, rent)
-        assert got is not None and got[1] == signature(full.bought, full.assignment, full.serving)
+        assert got is not None and got[1] == signature(problem, full.bought, full.assignment, full.serving)
 
 
 def test_only_the_few_jobs_draws_model_carries_the_server_cuts(catalog, rules):

@@ -156,7 +156,7 @@ def test_robustness_draws_reprice_the_bridge_as_a_full_solve_does(catalog, rules
         b, r = {"rtx-6000-ada": buy}, {"mi300x": rent, "mi325x": rent}
         full = solve(problem, baseline(problem).but(buy_factor=b, rent_factor=r))
         got = redraw.choice({}, b, r)
-        assert got is not None and got[1] == signature(full.bought, full.assignment, full.serving)
+        assert got is not None and got[1] == signature(problem, full.bought, full.assignment, full.serving)
         answers.add(got[1])
     assert len(answers) > 1  # the factors move the choice, so agreement says something
 
@@ -180,7 +180,7 @@ def test_robustness_draws_hold_the_budget_at_the_drawn_rent(catalog, rules):
         full = solve(problem, baseline(problem).but(rent_factor=r))
         got = redraw.choice({}, {}, r)
         if full.feasible:
-            assert got is not None and got[1] == signature(full.bought, full.assignment, full.serving)
+            assert got is not None and got[1] == signature(problem, full.bought, full.assignment, full.serving)
         else:
             assert got is None
         answers.append(full.feasible)
@@ -204,7 +204,7 @@ def test_a_full_solve_counts_a_serving_replica_at_the_scenarios_speed_as_a_draw_
         slow = solve(problem, baseline(problem).but(speed_factor={chosen: f}))
         assert slow.feasible and slow.cash_usd > base.cash_usd  # slower: more replicas, or a dearer GPU
         got = redraw.choice({chosen: f}, {}, {})
-        assert got is not None and got[1] == signature(slow.bought, slow.assignment, slow.serving)
+        assert got is not None and got[1] == signature(problem, slow.bought, slow.assignment, slow.serving)
 
 
 @pytest.mark.parametrize("speed", [0.5, 0.9, 2.0])
@@ -265,7 +265,7 @@ def test_a_slow_draw_may_buy_the_serving_gpus_a_full_solve_would(catalog, rules)
     slow = solve(problem, baseline(problem).but(speed_factor={g: 0.5}))
     assert slow.bought[g] > base.bought[g]  # the full solve buys more of the GPU
     got = redraw.choice({g: 0.5}, {}, {})
-    assert got is not None and got[1] == signature(slow.bought, slow.assignment, slow.serving)
+    assert got is not None and got[1] == signature(problem, slow.bought, slow.assignment, slow.serving)
 
 
 def test_a_drawn_purchase_price_moves_tax_support_and_resale_as_a_full_solve_does(catalog, rules):
@@ -285,7 +285,7 @@ def test_a_drawn_purchase_price_moves_tax_support_and_resale_as_a_full_solve_doe
         b = {"rtx-6000-ada": buy}
         full = solve(problem, baseline(problem).but(buy_factor=b))
         got = redraw.choice({}, b, {})
-        assert got is not None and got[1] == signature(full.bought, full.assignment, full.serving), buy
+        assert got is not None and got[1] == signature(problem, full.bought, full.assignment, full.serving), buy
         answers.add(got[1])
     assert len(answers) > 1  # the factors cross the break-even
 

@@ -76,7 +76,7 @@ def brute_force_evpi(problem, decided, kind: str) -> float:
     prices = Prices.of(draws)
     column = {"rental_rate": draws.rent, "purchase_price": draws.buy, "speed": draws.speed}[kind][:, j]
     plans = {
-        signature(decided.chosen.bought, decided.chosen.assignment, decided.chosen.serving): PlanCost.of(
+        signature(problem, decided.chosen.bought, decided.chosen.assignment, decided.chosen.serving): PlanCost.of(
             problem, decided.chosen
         )
     }
@@ -87,7 +87,7 @@ def brute_force_evpi(problem, decided, kind: str) -> float:
         sol = at_catalog_figures(
             problem, solve(problem, baseline(problem).but(buy_factor={G: buy}, rent_factor={G: rent}))
         )
-        plans.setdefault(signature(sol.bought, sol.assignment, sol.serving), PlanCost.of(problem, sol))
+        plans.setdefault(signature(problem, sol.bought, sol.assignment, sol.serving), PlanCost.of(problem, sol))
     costs = list(plans.values())
     given = np.empty((draws.n, len(costs)))
     field = {"rental_rate": "rent", "purchase_price": "buy", "speed": "speed"}[kind]

@@ -75,14 +75,15 @@ class Option:
     label: str
     sol: Solution
     cost: PlanCost
+    first_stage: tuple  # its purchase (solve/redraw.signature): what two candidates are compared by
+
+    @classmethod
+    def of(cls, problem: Problem, label: str, sol: Solution) -> Option:
+        return cls(label, sol, PlanCost.of(problem, sol), signature(problem, sol.bought, sol.assignment, sol.serving))
 
     @property
     def pairs(self) -> frozenset[Pair]:
         return pairs_of(self.sol)
-
-    @property
-    def first_stage(self) -> tuple:
-        return signature(self.sol.bought, self.sol.assignment, self.sol.serving)
 
 
 @dataclass
@@ -190,7 +191,7 @@ def draw_options(problem: Problem, verdict: Verdict, settings: SolveSettings, se
         sol = restricted(problem, settings, keep=keep)
         if sol is None:
             continue
-        opt = Option(label, sol, PlanCost.of(problem, sol))
+        opt = Option.of(problem, label, sol)
         if opt.first_stage not in seen:
             seen.add(opt.first_stage)
             out.append(opt)
@@ -234,12 +235,12 @@ def decide(problem: Problem, point: Solution, settings: SolveSettings, verdict: 
     # the candidates' solves price plans at other prices (the draws' mean, EXCLUDED pairs): counted apart
     # from the plan's own, so the progress line never shows their cost as the plan's (solve/run.count_solve)
     settings = settings.but(tally=settings.tally or SolveTally())
-    options = [Option("point", point, PlanCost.of(problem, point))]
+    options = [Option.of(problem, "point", point)]
     seen = {options[0].first_stage}
 
     def add(label: str, sol: Solution | None) -> None:
-        if sol is not None and signature(sol.bought, sol.assignment, sol.serving) not in seen:
-            options.append(Option(label, sol, PlanCost.of(problem, sol)))
+        if sol is not None and signature(problem, sol.bought, sol.assignment, sol.serving) not in seen:
+            options.append(Option.of(problem, label, sol))
             seen.add(options[-1].first_stage)
 
     if spec.basis != "point":

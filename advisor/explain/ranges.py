@@ -72,7 +72,7 @@ def _pairs(s: Solution) -> set:
 def _what(problem: Problem, s: Solution) -> str:
     if not s.feasible:
         return "no plan meets the constraints"
-    return describe(signature(s.bought, s.assignment, s.serving))
+    return describe(signature(problem, s.bought, s.assignment, s.serving))
 
 
 def _first_change(holds: Callable[[int], bool], bad: int, good: int = 0) -> int:

@@ -192,7 +192,7 @@ class Verdict:
         ranked = sorted(other.items(), key=lambda kv: (-kv[1], kv[0]))
         alts: list[dict] = [{"purchase": k, "share": v / draws} for k, v in ranked]
         share = held / draws
-        mine = describe(signature(sol.bought, sol.assignment, sol.serving), self.names)
+        mine = describe(signature(self.problem, sol.bought, sol.assignment, sol.serving), self.names)
         msg = f"the choice ({mine}) holds in {100 * share:.0f}% of {draws} draws of speed and price"
         if alts:
             msg += f"; otherwise {alts[0]['purchase']} ({100 * alts[0]['share']:.0f}%)"

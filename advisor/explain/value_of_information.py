@@ -34,7 +34,7 @@ import numpy as np
 from advisor.data.uncertainty import price_dist
 from advisor.explain.decision import Decided, Option, restricted
 from advisor.explain.draws import Draws, gpu_prices, gpu_speed, speed_evidence
-from advisor.explain.plan_cost import PlanCost, RunTerm
+from advisor.explain.plan_cost import RunTerm
 from advisor.solve.redraw import describe
 from advisor.solve.settings import SolveSettings
 
@@ -70,7 +70,7 @@ def candidates(problem: Problem, decided: Decided, settings: SolveSettings) -> l
         sol = restricted(problem, settings, drop=frozenset({pair}))
         if sol is None:
             continue
-        opt = Option(f"without {pair[0]} ({pair[1]})", sol, PlanCost.of(problem, sol))
+        opt = Option.of(problem, f"without {pair[0]} ({pair[1]})", sol)
         if opt.first_stage not in seen:
             seen.add(opt.first_stage)
             options.append(opt)

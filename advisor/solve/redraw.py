@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from advisor.errors import NoPlanInTime, SolverError
 from advisor.solve.constraints import bounds
-from advisor.solve.constraints.gpu_count import RentedCounts, rented_counts
+from advisor.solve.constraints.gpu_count import RentedCounts, copies_at_once, rented_counts
 from advisor.solve.constraints.slots import serving_server_rows
 from advisor.solve.formulation import build_model
 from advisor.solve.highs_model import HighsModel
@@ -180,7 +180,11 @@ class Redraw:
         if not s.feasible:
             return None
         pairs = {(c.gpu, c.ownership) for c in s.chosen} | {(c.gpu, c.ownership) for c, _ in s.serving}
-        return frozenset(pairs), signature(s.bought, s.assignment, s.serving), bool(s.solver.get("proven_optimal"))
+        return (
+            frozenset(pairs),
+            signature(self.problem, s.bought, s.assignment, s.serving),
+            bool(s.solver.get("proven_optimal")),
+        )
 
     def _set_draw(self, speed: Factors, buy: Factors, rent: Factors, rent_z: Factors | None = None) -> None:
         """The HiGHS model's costs, bounds and coefficients at one draw's factors: run costs and
@@ -274,7 +278,7 @@ class Redraw:
         served = [(c, round(x[self.rcol[k, i]])) for k, i, c in m.serve_pairs() if x[self.rcol[k, i]] > 0.5]
         bought = {g: round(x[col]) for g, col in self.ncol.items() if round(x[col]) > 0}
         pairs = {(c.gpu, c.ownership) for c, _ in used} | {(c.gpu, c.ownership) for c, _ in served}
-        return frozenset(pairs), signature(bought, used, served), proven
+        return frozenset(pairs), signature(self.problem, bought, used, served), proven
 
     def _columns(self) -> None:
         """Per y column, what a draw needs, in pairs() order: (column, GPU, upper bound, run cost,
@@ -364,16 +368,18 @@ def _dominators(cands: list[list[Candidate]], rented: RentedCounts) -> dict[int,
 
 
 def signature(
+    problem: Problem,
     bought: Mapping[str, int],
-    assignment: Iterable[tuple[Candidate, object]],
+    assignment: Iterable[tuple[Candidate, Any]],
     serving: Iterable[tuple[ServeCandidate, int]] = (),
 ) -> Signature:
     """A purchase as a sorted tuple of (GPU, ownership, count): GPUs bought, or rented at once (the
-    most one training job rents, plus every rented serving replica's GPUs)."""
+    training jobs' GPUs held at once, as the plan's purchase counts them: gpu_count.copies_at_once,
+    plus every rented serving replica's GPUs)."""
     rented: dict[str, int] = {}
-    for c, _ in assignment:
+    for c, n in assignment:
         if c.ownership == "rent":
-            rented[c.gpu] = max(rented.get(c.gpu, 0), c.count)
+            rented[c.gpu] = rented.get(c.gpu, 0) + c.count * copies_at_once(problem, c, float(n))
     for s, n in serving:
         if s.ownership == "rent":
             rented[s.gpu] = rented.get(s.gpu, 0) + s.gpus * n
