@@ -250,7 +250,7 @@ def test_robustness_draws_with_a_fleet_floor_choose_what_a_full_solve_does(tmp_p
     for speed in draws:
         full = solve(problem, baseline(problem).but(speed_factor=speed), SolveSettings(gap=1e-6))
         got = redraw.choice(speed, {}, {})
-        assert got is not None and got[1] == signature(full.bought, full.assignment, full.serving), speed
+        assert got is not None and got[1] == signature(problem, full.bought, full.assignment, full.serving), speed
 
 
 TWO_RESERVED = """\
