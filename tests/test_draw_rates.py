@@ -166,6 +166,11 @@ def test_a_redrawn_reservation_is_billed_its_term_at_its_offers_rate(catalog: An
         rent = {g: rate_dist(o).factor_at(normals[g]) for g, o in offers.items()}
         full = solve(problem, baseline(problem).but(speed_factor=speeds, rent_factor=rent))
         got = redraw.choice(speeds, {}, {}, normals)
-        assert got is not None and got[1] == signature(problem, full.bought, full.assignment), (speed, z, got, full.chosen)
+        assert got is not None and got[1] == signature(problem, full.bought, full.assignment), (
+            speed,
+            z,
+            got,
+            full.chosen,
+        )
         chosen.add(got[1][0][0])
     assert chosen == set(offers)  # a dearer A100 40GB rate (z = 1.5) moves the plan, a slower speed does not
