@@ -52,6 +52,8 @@ def beyond_peak(job: Any, gpu: Any, count: int, tokens_per_s: float) -> str | No
     if not peak:
         return None
     per_token = (4.0 if job.kind in ("lora", "qlora") else 6.0) * job.model.matmul_params
+    if per_token <= 0:  # a shape whose blocks hold every parameter the size gives: nothing to bound by
+        return None
     most = count * peak * 1e12 / per_token
     if tokens_per_s <= most:
         return None
