@@ -104,8 +104,9 @@ def evaluate(job: JobSpec, gpu: GPU, count: int, p: Params) -> Estimate:
 
 def _own_estimator(e: Estimate, gpu: GPU, precision: str, p: Params) -> Estimate:
     """`e` labelled as the user's own when their calibrated estimator (`advisor calibrate`) set its
-    speed: the figure is unchanged (the fit was made through this same model, a datasheet derating
-    included), its evidence and source are the user's runs (speed_basis.calibration_basis)."""
+    speed: the figure is the model's with their fitted efficiency (the fit ran through this same model,
+    their runs' provenance in force, so with no datasheet derating on the parts they cover:
+    speed_basis.speed_basis), its evidence and source are the user's runs (calibration_basis)."""
     own = calibration_basis(gpu, precision, p) if p.calibrated_from and e.fits else None
     if own is None:
         return e
