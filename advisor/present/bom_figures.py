@@ -76,7 +76,7 @@ def quantity_and_unit(
     unit, derived = unit_shown(qty, unit_usd, _dec(total_usd))
     note = (
         f"the unit price shown is the amount over the quantity as printed ({usd_cents(total_usd)} / {plain(qty)}); "
-        f"the plan gives the unit as ${unit_usd:,} and both to 6 significant digits"
+        f"the plan gives the unit as ${float(unit_usd):,.10g} and both to 6 significant digits"
         if derived
         else None
     )
