@@ -299,3 +299,16 @@ def test_copies_without_a_deadline_are_rented_a_slot_at_a_time(example_plan: Any
         assert item["count"] == need, (item, need)
     if name == "rent-vs-buy-3y":
         assert [p["count"] for p in plan["purchase"]] == [8]
+
+
+def test_under_a_fleet_maximum_the_count_printed_is_the_count_bounded(plan_json: Any, write: Any) -> None:
+    """rent-vs-buy-3y with `gpus.max: 100`: the gpu_count row counts every rented copy at once, and the
+    plan filled it (22 copies of 2 GPUs + 14 of 4) while its purchase said "rent up to 6×" (copies in
+    turn), beside "Binds gpu_count_max: 100 GPUs". Under a fleet bound every copy counts at once, so the
+    count printed is the one the row bounds; re-computed from the plan's jobs (GPUs x copies)."""
+    text = (Path(__file__).resolve().parent.parent / "examples" / "rent-vs-buy-3y.yaml").read_text(encoding="utf-8")
+    code, plan = plan_json(write(text.replace("gpus:\n", "gpus:\n  max: 100\n", 1)))
+    assert code == 0
+    rented = sum(p["count"] for p in plan["purchase"] if p["ownership"] == "rent")
+    at_once = sum(j["gpu_count"] * j["copies"] for j in plan["jobs"] if j["ownership"] == "rent")
+    assert rented == at_once <= 100

@@ -29,8 +29,8 @@ def offer_terms(offer: RentalOffer) -> dict:
 
 def purchase_items(problem: Problem, sol: Solution) -> list[dict]:
     """The plan's `purchase` list: bought GPUs, then rentals by (GPU, kind, provider); a rental's
-    `count` (`billed_gpus`) is the GPUs it holds (is billed for) at once, summed over the jobs on it,
-    as the gpu_count row counts them (gpu_count.fleet_size)."""
+    `count` (`billed_gpus`) is the GPUs it holds (is billed for) at once, summed over the jobs on it
+    (gpu_count.copies_at_once: copies of a job with no deadline and no fleet bound run in turn)."""
     items = []
     for g, n in sorted(sol.bought.items()):
         p = problem.catalog.gpus[g].prices.purchase

@@ -53,16 +53,17 @@ def copies_held(n: float) -> int:
 def copies_at_once(problem: Problem, c: Candidate, n: float) -> int:
     """How many of the `n` copies a rented column runs must hold their GPUs at the same time: all of
     them where the job has a deadline (each copy runs from its start, as the plan's times and the RFQ's
-    dates assume), where the workload sets a fleet size (gpus.count or min: the gpu_count row counts
-    every rented copy at once, and the buyer asked for that many GPUs) or where each copy pays a minimum
-    term longer than its run; a job with no deadline runs its copies back to back over the horizon, as
-    many side by side as that needs: 36 monthly fine-tunes of 8 GPUs rent 8 at a time, not 288."""
+    dates assume), where the workload bounds the fleet (gpus.count, min or max: the gpu_count row counts
+    every rented copy at once, so the count printed is the count bounded) or where each copy pays a
+    minimum term longer than its run; a job with no deadline runs its copies back to back over the
+    horizon, as many side by side as that needs: 36 monthly fine-tunes of 8 GPUs rent 8 at a time, not 288."""
     held = copies_held(n)
     sel = problem.workload.gpus
     offer = c.offer.offer if c.offer else problem.catalog.gpus[c.gpu].rental
     term = offer.term_hours if offer is not None else None
     deadline = problem.classes[c.cls].deadline
-    if deadline is not None or sel.count is not None or sel.min is not None or (term is not None and term > c.hours):
+    bounded = sel.count is not None or sel.min is not None or sel.max is not None
+    if deadline is not None or bounded or (term is not None and term > c.hours):
         return held
     in_turn = math.floor((problem.costs.horizon_hours - c.start_hours) / c.planned_hours) if c.planned_hours > 0 else 0
     return held if in_turn < 1 else math.ceil(held / in_turn)
