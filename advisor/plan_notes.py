@@ -39,6 +39,7 @@ def plan_warnings(problem: Problem, sol: Solution, explaining: SolveSettings | N
         *_candidate_notes(sol),
         *_price_warnings(problem, sol),
         *_network_warnings(problem, sol),
+        *(_provider_limits(problem, sol) if sol.feasible else []),
         *(ledger.price_warnings(problem, sol) if sol.feasible else []),
         *_solver_warnings(sol, explaining),
     ]:
@@ -97,6 +98,29 @@ def _network_warnings(problem: Problem, sol: Solution) -> Iterator[JSONObject]:
                     f"{gbps * 8:g} Gb/s per GPU between servers and the bill prices a NIC per GPU: confirm the "
                     "servers take them, or get a quote",
                 }
+
+
+def _provider_limits(problem: Problem, sol: Solution) -> Iterator[JSONObject]:
+    """A provider's published most GPUs per customer, against all the GPUs the plan rents from it at once
+    (purchase[].billed_gpus): each job's order was checked alone (solve/rental_offers.quote_needed), and
+    five 512-GPU copies at once are 2,560 GPUs from one provider. Begins 'GPU at PROVIDER:' so the RFQ
+    attaches it to that item."""
+    for item in ledger.purchase_items(problem, sol):
+        if item["ownership"] != "rent":
+            continue
+        offer = next(
+            (o for o in problem.catalog.gpus[item["gpu"]].rentals(item["rent_kind"]) if o.provider == item["provider"]),
+            None,
+        )
+        limit = offer.max_gpus_per_provider if offer is not None else None
+        if limit is not None and item["billed_gpus"] > limit:
+            yield {
+                "rule": None,
+                "code": "quote-needed",
+                "message": f"{item['gpu']} at {item['provider']}: quote needed: {item['billed_gpus']:,} GPUs at once "
+                f"exceed the {limit:,} per provider it publishes; costed at its listed "
+                f"${item['unit_price_usd']:g}/GPU-h, which is an assumption above that size",
+            }
 
 
 def _stale(problem: Problem, what: str, price: str, as_of: str | None) -> Iterator[JSONObject]:

@@ -250,3 +250,31 @@ def test_a_quoted_lead_time_covers_delivery_and_burn_in_and_the_servers(plan_jso
     assert "deployment.lead_time_days" in item["date_basis"]
     (srow,) = [r for r in rows if r["item"] == p["servers"][0]["server"]]
     assert srow["latest_date"] == item["latest_date"] and "deployment.lead_time_days" in srow["date_basis"]
+
+
+def test_a_providers_limit_per_customer_is_checked_on_all_the_gpus_rented_from_it_at_once(run, write, tmp_path):
+    """Five 512-GPU copies at once on AWS capacity blocks: each order passed the 512 per order, and the RFQ
+    asked AWS for 2,560 GPUs at the list rate with no word of its 2,048 per provider (review 9)."""
+    import csv
+    import json
+
+    from advisor.data.catalog import load_catalog
+
+    path = write(
+        "deployment: {context: datacenter, ownership: rent, rent_kinds: [capacity_block], horizon_months: 12}\n"
+        "jobs:\n  - {name: pre, model: llama-3-8b, tokens: 3.5T, deadline: 14d, repeat: 5}\n"
+        "gpus: {allow: [h100-sxm]}\n"
+    )
+    code, out, err = run("plan", path, "--format", "json", "--as-of", "2026-12-06")
+    assert code == 0, err
+    plan = json.loads(out)
+    (item,) = plan["purchase"]
+    offer = next(o for o in load_catalog().gpus["h100-sxm"].rentals("capacity_block") if o.provider == item["provider"])
+    assert item["billed_gpus"] > offer.max_gpus_per_provider
+    head = f"h100-sxm at {item['provider']}: quote needed: {item['billed_gpus']:,} GPUs at once"
+    assert any(w["code"] == "quote-needed" and w["message"].startswith(head) for w in plan["warnings"])
+    rfq = tmp_path / "rfq.csv"
+    code, _, err = run("rfq", path, "-o", rfq, "--as-of", "2026-12-06")
+    assert code == 0, err
+    (row,) = [r for r in csv.DictReader(rfq.open(encoding="utf-8")) if r["item"] == "h100-sxm (rent)"]
+    assert head in row["notes"]
