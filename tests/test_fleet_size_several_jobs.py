@@ -312,3 +312,24 @@ def test_under_a_fleet_maximum_the_count_printed_is_the_count_bounded(plan_json:
     rented = sum(p["count"] for p in plan["purchase"] if p["ownership"] == "rent")
     at_once = sum(j["gpu_count"] * j["copies"] for j in plan["jobs"] if j["ownership"] == "rent")
     assert rented == at_once <= 100
+
+
+STOCKED = """\
+deployment: {{context: datacenter, ownership: rent, rent_kinds: [capacity_block], horizon_months: 12}}
+jobs:
+  - {{name: pre, model: llama-3-8b, tokens: 1T, deadline: 14d, repeat: 5}}
+gpus: {{allow: [h100-sxm], stock: {{h100-sxm: {stock}}}}}
+"""
+
+
+def test_a_stock_bounds_the_gpus_rented_at_once_too(run_json: Any, write: Any) -> None:
+    """`gpus.stock` is the most GPUs of a type that can be bought or rented: its row held only the GPUs
+    bought, so five concurrent 128-GPU runs printed "rent up to 640x" beside "stock 200 (200 of slack)"
+    (review 9). Now 200 is refused (exit 3) and a stock that holds them is met: the GPUs rented at once,
+    re-computed from the plan's jobs, are within it."""
+    code, _ = run_json("plan", write(STOCKED.format(stock=200)), "--as-of", AS_OF)
+    assert code == 3
+    code, plan = run_json("plan", write(STOCKED.format(stock=700), "ok.yaml"), "--as-of", AS_OF)
+    assert code == 0
+    at_once = sum(j["gpu_count"] * j["copies"] for j in plan["jobs"])
+    assert sum(p["count"] for p in plan["purchase"]) == at_once <= 700

@@ -61,7 +61,7 @@ def _slack_words(s: Slack) -> str:
         bound = "at least {:.0f} asked" if f["bound"] == "min" else "at most {:.0f} allowed"
         return f"{s.used:.0f} GPUs, " + bound.format(s.limit)
     if s.family == "stock":
-        return f"{s.used:.0f} of the {s.limit:.0f} {f['gpu']} in stock bought"
+        return f"{s.used:.0f} of the {s.limit:.0f} {f['gpu']} in stock bought or rented at once"
     if s.family == "serving":
         return f"{f['name']}: replicas sustain {s.used:,.2f} requests/s under the SLO at a peak of {s.limit:,.2f}"
     if s.family == "horizon":

@@ -337,13 +337,19 @@ class Model:
                 self.prob += y <= u, f"copies_{k}_{i}_lo"
                 self.prob += u <= y + 1 - COPY_EPSILON, f"copies_{k}_{i}_hi"
 
-    def rented_gpus(self) -> pulp.LpAffineExpression:
-        """GPUs rented at once by the training jobs and the serving replicas."""
+    def rented_gpus(self, gpu: str | None = None) -> pulp.LpAffineExpression:
+        """GPUs rented at once by the training jobs and the serving replicas (of type `gpu` only, if given)."""
         held = self.u if not self.integral else self.y
         return (
-            pulp.lpSum(c.count * held[k, i] for k, i, c in self.pairs() if c.ownership == "rent")
-            + pulp.lpSum(c.gpus * self.r[k, i] for k, i, c in self.serve_pairs() if c.ownership == "rent")
-            + pulp.lpSum(self.idle.values())
+            pulp.lpSum(
+                c.count * held[k, i] for k, i, c in self.pairs() if c.ownership == "rent" and gpu in (None, c.gpu)
+            )
+            + pulp.lpSum(
+                c.gpus * self.r[k, i]
+                for k, i, c in self.serve_pairs()
+                if c.ownership == "rent" and gpu in (None, c.gpu)
+            )
+            + pulp.lpSum(v for key, v in self.idle.items() if gpu in (None, key[0]))
         )
 
     def serving_solution(self) -> list[tuple[ServeCandidate, int]]:

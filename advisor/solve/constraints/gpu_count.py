@@ -69,13 +69,15 @@ def copies_at_once(problem: Problem, c: Candidate, n: float) -> int:
     return held if in_turn < 1 else math.ceil(held / in_turn)
 
 
-def fleet_size(sol: Solution) -> int:
-    """GPUs bought, plus rented at once by the jobs and the serving replicas (the row's left side)."""
+def fleet_size(sol: Solution, gpu: str | None = None) -> int:
+    """GPUs bought, plus rented at once by the jobs and the serving replicas (the row's left side; of
+    type `gpu` only, if given: the stock row's)."""
+    mine = lambda g: gpu in (None, g)  # noqa: E731
     return (
-        sum(sol.bought.values())
-        + sum(c.count * copies_held(n) for c, n in sol.assignment if c.ownership == "rent")
-        + sum(c.gpus * n for c, n in sol.serving if c.ownership == "rent")
-        + sum(n for n, _ in sol.serving_idle.values())
+        sum(n for g, n in sol.bought.items() if mine(g))
+        + sum(c.count * copies_held(n) for c, n in sol.assignment if c.ownership == "rent" and mine(c.gpu))
+        + sum(c.gpus * n for c, n in sol.serving if c.ownership == "rent" and mine(c.gpu))
+        + sum(n for key, (n, _) in sol.serving_idle.items() if mine(key[0]))
     )
 
 

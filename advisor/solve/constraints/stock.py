@@ -1,6 +1,7 @@
-"""stock: at most the GPUs a workload says are available of a type (gpus.stock).
+"""stock: at most the GPUs a workload says are available of a type (gpus.stock: bought or rented).
 
-stock_g   N[g] <= stock[g]       and no candidate rents more than stock[g] at once (its Bounds)
+stock_g   N[g] + GPUs of g rented at once (jobs and replicas) <= stock[g]   and no candidate rents
+          more than stock[g] at once (its Bounds)
 """
 
 from __future__ import annotations
@@ -9,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from advisor.contract.facts import Slack, binds
 from advisor.solve.constraints.base import Family
+from advisor.solve.constraints.gpu_count import fleet_size
 from advisor.solve.rows import safe
 from advisor.solve.scenario import Scenario
 
@@ -23,8 +25,9 @@ class Stock(Family):
 
     def rows(self, m: Model) -> None:
         for g, limit in sorted((m.problem.workload.gpus.stock or {}).items()):
-            if g in m.N:
-                m.prob += m.N[g] <= limit, f"stock_{safe(g)}"
+            held = m.rented_gpus(g) + (m.N[g] if g in m.N else 0)
+            if len(held):  # (a type with no column holds nothing)
+                m.prob += held <= limit, f"stock_{safe(g)}"
 
     def bounds(self, problem: Problem, sc: Scenario, k: int) -> dict[str, Any]:
         stock = problem.workload.gpus.stock
@@ -32,23 +35,17 @@ class Stock(Family):
 
     def violations(self, problem: Problem, sol: Solution, sc: Scenario) -> list[str]:
         stock = problem.workload.gpus.stock or {}
-        out = [
-            f"{n} {g} bought, above the stock of {stock[g]}"
-            for g, n in sol.bought.items()
-            if g in stock and n > stock[g]
+        return [
+            f"{fleet_size(sol, g)} {g} bought or rented at once, above the stock of {limit}"
+            for g, limit in sorted(stock.items())
+            if fleet_size(sol, g) > limit
         ]
-        out += [
-            f"{c.count} {c.gpu} rented at once, above the stock of {stock[c.gpu]}"
-            for c, _ in sol.assignment
-            if c.ownership == "rent" and c.gpu in stock and c.count > stock[c.gpu]
-        ]
-        return out
 
     def slack(self, problem: Problem, sol: Solution) -> list[Slack]:
         out = []
         for gid, limit in sorted((problem.workload.gpus.stock or {}).items()):
             if gid in sol.gpu_types():
-                used = sol.bought.get(gid, 0)
+                used = fleet_size(sol, gid)
                 out.append(
                     Slack(
                         self.name,
