@@ -29,3 +29,21 @@ def test_a_plan_beyond_any_cluster_is_named_by_its_size_not_priced(run_json, wri
     assert a100["forced_cost_usd"] is None and reason["code"] == "size"
     size = int(reason["message"].split(" needs ")[1].split(" GPUs")[0].replace(",", ""))
     assert size > MAX_GPUS and f"({MAX_GPUS:,})" in reason["message"] and "$" not in reason["message"]
+
+
+def test_the_size_a_plan_is_named_by_counts_copies_in_turn_as_its_purchase_does(catalog, rules):
+    """An alternative is named by its size when the GPUs it holds at once pass MAX_GPUS: copies of a job
+    with no deadline run in turn (rent-vs-buy-3y's 36 monthly 8-GPU fine-tunes hold 8, though the
+    gpu_count row's fleet_size counts all 288), as the plan's purchase count says (review 9)."""
+    from conftest import EXAMPLES
+
+    from advisor.flow import prepare
+    from advisor.inputs.workload import load_workload
+    from advisor.solve.constraints.gpu_count import fleet_size, held_at_once
+    from advisor.solve.ledger import purchase_items
+    from advisor.solve.milp import solve
+
+    problem = prepare(load_workload(EXAMPLES / "rent-vs-buy-3y.yaml"), catalog, rules, AS_OF)
+    sol = solve(problem)
+    assert fleet_size(sol) == 288
+    assert held_at_once(problem, sol) == sum(p["count"] for p in purchase_items(problem, sol)) == 8

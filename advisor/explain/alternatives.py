@@ -20,7 +20,7 @@ from advisor.inputs.deployment import DEFAULT_RENT_KINDS
 from advisor.inputs.quantities import MAX_GPUS
 from advisor.perf import evaluate, min_gpus, params_from
 from advisor.solve.constraints import FAMILIES
-from advisor.solve.constraints.gpu_count import fleet_size
+from advisor.solve.constraints.gpu_count import held_at_once
 from advisor.solve.milp import solve
 from advisor.solve.problem import Problem
 from advisor.solve.scenario import Scenario, baseline
@@ -175,7 +175,7 @@ def alternatives(problem: Problem, sol: Solution, settings: SolveSettings) -> di
             "message": f"the best plan using only {name} ({what}) costs ${forced.objective_usd:,.0f}, "
             f"${delta:,.0f} ({pct:+.1f}%) more than the chosen plan",
         }
-        if (size := fleet_size(forced)) > MAX_GPUS:  # no offer exists at that size: not a price to quote
+        if (size := held_at_once(problem, forced)) > MAX_GPUS:  # no offer exists at that size: not a price to quote
             out[gid] = {
                 "forced_cost_usd": None,
                 "reasons": ordered(problem, gid, [_beyond_any_cluster(name, size, what)]),

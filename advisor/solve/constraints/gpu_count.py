@@ -81,6 +81,13 @@ def fleet_size(sol: Solution, gpu: str | None = None) -> int:
     )
 
 
+def held_at_once(problem: Problem, sol: Solution) -> int:
+    """GPUs a plan holds at once as its purchase counts them: fleet_size with each rented job's copies
+    held as copies_at_once says (copies of a job with no deadline run in turn)."""
+    rented = sum(c.count * copies_at_once(problem, c, n) for c, n in sol.assignment if c.ownership == "rent")
+    return fleet_size(sol) - sum(c.count * copies_held(n) for c, n in sol.assignment if c.ownership == "rent") + rented
+
+
 class GpuCount(Family):
     name = "gpu_count"
 
