@@ -14,6 +14,7 @@ import re
 import pytest
 import yaml
 from conftest import AS_OF, EXAMPLES
+from test_cash_adds_up import CLUSTERS
 from test_decision import KNIFE
 
 import advisor
@@ -164,14 +165,7 @@ def test_library_plans_a_workload_and_refuses_bad_options(tmp_path):
         advisor.rfq(str(EXAMPLES / "article-datacenter.yaml"), fmt="pdf")
 
 
-BUY_64 = """\
-name: buy 64 A100 for a 70B fine-tune
-deployment: {context: datacenter, ownership: buy, region: US, horizon_months: 36}
-jobs:
-  - {name: ft, kind: finetune, model: llama-3-70b, tokens: 30B, deadline: 200d}
-gpus: {count: 64, allow: [a100-80gb-sxm]}
-decision: point
-"""
+BUY_64 = CLUSTERS["buy-64-a100"]  # review 8's bought cluster, small
 
 
 def _days(date: str) -> int:
