@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from advisor.data.evidence import generation
+from advisor.perf.training import matmul_flops_per_token
 
 _STATED = "docs/model.md §1.8"
 
@@ -51,7 +52,7 @@ def beyond_peak(job: Any, gpu: Any, count: int, tokens_per_s: float) -> str | No
     peak = gpu.dense_tflops(job.precision)
     if not peak:
         return None
-    per_token = (4.0 if job.kind in ("lora", "qlora") else 6.0) * job.model.matmul_params
+    per_token = matmul_flops_per_token(job.model, job.kind)
     if per_token <= 0:  # a shape whose blocks hold every parameter the size gives: nothing to bound by
         return None
     most = count * peak * 1e12 / per_token
