@@ -20,7 +20,7 @@ from advisor.inputs.deployment import DEFAULT_RENT_KINDS
 from advisor.inputs.quantities import MAX_GPUS
 from advisor.perf import evaluate, min_gpus, params_from
 from advisor.solve.constraints import FAMILIES
-from advisor.solve.constraints.gpu_count import held_at_once
+from advisor.solve.constraints.gpu_count import fleet_size
 from advisor.solve.milp import solve
 from advisor.solve.problem import Problem
 from advisor.solve.scenario import Scenario, baseline
@@ -175,10 +175,12 @@ def alternatives(problem: Problem, sol: Solution, settings: SolveSettings) -> di
             "message": f"the best plan using only {name} ({what}) costs ${forced.objective_usd:,.0f}, "
             f"${delta:,.0f} ({pct:+.1f}%) more than the chosen plan",
         }
-        if (size := held_at_once(problem, forced)) > MAX_GPUS:  # no offer exists at that size: not a price to quote
+        if (
+            size := fleet_size(forced, problem=problem)
+        ) > MAX_GPUS:  # no offer exists at that size: not a price to quote
             out[gid] = {
                 "forced_cost_usd": None,
-                "reasons": ordered(problem, gid, [_beyond_any_cluster(name, size, what)]),
+                "reasons": ordered(problem, gid, [_beyond_any_plan(name, size, what)]),
             }
             continue
         owns = sorted({c.ownership for c in forced.chosen} | {c.ownership for c, _ in forced.serving})
@@ -199,13 +201,14 @@ def alternatives(problem: Problem, sol: Solution, settings: SolveSettings) -> di
     return out
 
 
-def _beyond_any_cluster(name: str, size: int, what: str) -> dict[str, Any]:
-    """The reason a GPU type is not chosen when its only plan needs more GPUs than any cluster holds."""
+def _beyond_any_plan(name: str, size: int, what: str) -> dict[str, Any]:
+    """The reason a GPU type is not chosen when its only plan needs more GPUs at once than the tool lets any
+    plan hold (inputs.quantities.MAX_GPUS, the most a workload's gpus.max may be)."""
     return {
         "rule": None,
         "code": "size",
-        "message": f"the only plan using {name} alone needs {size:,} GPUs ({what}), more than the largest clusters "
-        f"reported hold ({MAX_GPUS:,}): no offer exists at that size, so it is not priced",
+        "message": f"the only plan using {name} alone needs {size:,} GPUs at once ({what}), more than any plan may "
+        f"hold (gpus.max at most {MAX_GPUS:,}): it is not priced",
     }
 
 

@@ -69,23 +69,21 @@ def copies_at_once(problem: Problem, c: Candidate, n: float) -> int:
     return held if in_turn < 1 else math.ceil(held / in_turn)
 
 
-def fleet_size(sol: Solution, gpu: str | None = None) -> int:
-    """GPUs bought, plus rented at once by the jobs and the serving replicas (the row's left side; of
-    type `gpu` only, if given: the stock row's)."""
+def fleet_size(sol: Solution, gpu: str | None = None, problem: Problem | None = None) -> int:
+    """GPUs bought, plus rented at once by the jobs and the serving replicas: every rented copy, as the
+    row counts them (of type `gpu` only, if given: the stock row's); with `problem`, each job's copies
+    as its purchase counts them (copies_at_once: a job with no deadline runs them in turn)."""
+
+    def copies(c: Candidate, n: float) -> int:
+        return copies_at_once(problem, c, n) if problem is not None else copies_held(n)
+
     mine = lambda g: gpu in (None, g)  # noqa: E731
     return (
         sum(n for g, n in sol.bought.items() if mine(g))
-        + sum(c.count * copies_held(n) for c, n in sol.assignment if c.ownership == "rent" and mine(c.gpu))
+        + sum(c.count * copies(c, n) for c, n in sol.assignment if c.ownership == "rent" and mine(c.gpu))
         + sum(c.gpus * n for c, n in sol.serving if c.ownership == "rent" and mine(c.gpu))
         + sum(n for key, (n, _) in sol.serving_idle.items() if mine(key[0]))
     )
-
-
-def held_at_once(problem: Problem, sol: Solution) -> int:
-    """GPUs a plan holds at once as its purchase counts them: fleet_size with each rented job's copies
-    held as copies_at_once says (copies of a job with no deadline run in turn)."""
-    rented = sum(c.count * copies_at_once(problem, c, n) for c, n in sol.assignment if c.ownership == "rent")
-    return fleet_size(sol) - sum(c.count * copies_held(n) for c, n in sol.assignment if c.ownership == "rent") + rented
 
 
 class GpuCount(Family):
