@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from advisor.data.catalog_figures import STALE_MONTHS, age_months
+from advisor.economics.rental import order_fit
 from advisor.solve import ledger
 from advisor.solve.problem import Problem
 from advisor.solve.settings import SolveSettings
@@ -108,19 +109,12 @@ def _provider_limits(problem: Problem, sol: Solution) -> Iterator[JSONObject]:
     for item in ledger.purchase_items(problem, sol):
         if item["ownership"] != "rent":
             continue
-        offer = next(
-            (o for o in problem.catalog.gpus[item["gpu"]].rentals(item["rent_kind"]) if o.provider == item["provider"]),
-            None,
-        )
-        limit = offer.max_gpus_per_provider if offer is not None else None
-        if limit is not None and item["billed_gpus"] > limit:
-            yield {
-                "rule": None,
-                "code": "quote-needed",
-                "message": f"{item['gpu']} at {item['provider']}: quote needed: {item['billed_gpus']:,} GPUs at once "
-                f"exceed the {limit:,} per provider it publishes; costed at its listed "
-                f"${item['unit_price_usd']:g}/GPU-h, which is an assumption above that size",
-            }
+        offers = problem.catalog.gpus[item["gpu"]].rentals(item["rent_kind"])
+        offer = next((o for o in offers if o.provider == item["provider"]), None)
+        fit = order_fit(offer, item["billed_gpus"], one_order=False) if offer is not None else None
+        if fit is not None and not fit.within:
+            message = f"{item['gpu']} at {item['provider']}: {fit.message}"
+            yield {"rule": None, "code": "quote-needed", "message": message}
 
 
 def _stale(problem: Problem, what: str, price: str, as_of: str | None) -> Iterator[JSONObject]:

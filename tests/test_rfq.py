@@ -265,7 +265,10 @@ def test_a_providers_limit_per_customer_is_checked_on_all_the_gpus_rented_from_i
     (item,) = plan["purchase"]
     offer = next(o for o in load_catalog().gpus["h100-sxm"].rentals("capacity_block") if o.provider == item["provider"])
     assert item["billed_gpus"] > offer.max_gpus_per_provider
-    head = f"h100-sxm at {item['provider']}: quote needed: {item['billed_gpus']:,} GPUs at once"
+    head = (
+        f"h100-sxm at {item['provider']}: quote needed: {item['billed_gpus']} GPUs exceed the "
+        f"{offer.max_gpus_per_provider:,} per provider"
+    )
     assert any(w["code"] == "quote-needed" and w["message"].startswith(head) for w in plan["warnings"])
     rfq = tmp_path / "rfq.csv"
     code, _, err = run("rfq", path, "-o", rfq, "--as-of", "2026-12-06")

@@ -182,10 +182,12 @@ def fabric_fit(offer: RentalOffer, count: int) -> FabricFit:
     )
 
 
-def order_fit(offer: RentalOffer, count: int) -> OrderFit:
-    """`count` GPUs against the published largest order (per order, then per provider). Above
-    it the offer's rate is only an assumption: the plan says 'quote needed' with that rate."""
-    for limit, scope in ((offer.max_gpus_per_order, "order"), (offer.max_gpus_per_provider, "provider")):
+def order_fit(offer: RentalOffer, count: int, one_order: bool = True) -> OrderFit:
+    """`count` GPUs against the published largest order (per order, then per provider; with
+    `one_order` False, GPUs of several orders held at once: per provider only). Above it the offer's
+    rate is only an assumption: the plan says 'quote needed' with that rate."""
+    scopes = (("order", offer.max_gpus_per_order),) if one_order else ()
+    for scope, limit in scopes + (("provider", offer.max_gpus_per_provider),):
         if limit is not None and count > limit:
             return OrderFit(
                 False,
