@@ -42,6 +42,11 @@ class ModelSpec:
         used = self.active_params if self.active_params is not None else self.params
         return max(0.0, used - (0 if self.tied_embeddings else self.embedding_params))
 
+    def matmul_flops_per_token(self, kind: str = "pretrain") -> float:
+        """The weight matmuls' FLOPs per token trained: 6 a parameter (forward, and backward to
+        activations and weights), 4 for LoRA's frozen weights (no weight gradient)."""
+        return (4.0 if kind in ("lora", "qlora") else 6.0) * self.matmul_params
+
     @property
     def block_params(self) -> float:
         """Weights of the L transformer blocks' matrices (attention q, k, v, o and the MLP)."""

@@ -23,7 +23,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from advisor.data.evidence import generation
-from advisor.perf.training import matmul_flops_per_token
 
 _STATED = "docs/model.md §1.8"
 
@@ -52,7 +51,7 @@ def beyond_peak(job: Any, gpu: Any, count: int, tokens_per_s: float) -> str | No
     peak = gpu.dense_tflops(job.precision)
     if not peak:
         return None
-    per_token = matmul_flops_per_token(job.model, job.kind)
+    per_token = job.model.matmul_flops_per_token(job.kind)
     if per_token <= 0:  # a shape whose blocks hold every parameter the size gives: nothing to bound by
         return None
     most = count * peak * 1e12 / per_token

@@ -34,15 +34,9 @@ DEQUANT_BYTES = 4.127 / 8 + 2.0 + 2.0  # read NF4 weights, write and re-read the
 OPTIMIZER_STEP_BYTES = 32.0  # bytes one AdamW update reads and writes per parameter (master, m, v, grad)
 
 
-def matmul_flops_per_token(m: ModelSpec, kind: str = "pretrain") -> float:
-    """The weight matmuls' FLOPs per token trained: 6 a parameter (forward, and backward to activations
-    and weights), 4 for LoRA's frozen weights (no weight gradient)."""
-    return (4.0 if kind in ("lora", "qlora") else 6.0) * m.matmul_params
-
-
 def mfu_flops_per_token(m: ModelSpec, kind: str = "pretrain") -> float:
     """Model FLOPs per token in the PaLM/MosaicML MFU convention (attention counted non-causally)."""
-    return matmul_flops_per_token(m, kind) + 12.0 * m.layers * m.seq_len * m.hidden
+    return m.matmul_flops_per_token(kind) + 12.0 * m.layers * m.seq_len * m.hidden
 
 
 _LOOKUPS: dict[tuple, tuple] = {}  # (table id, GPU id, architecture) -> (table, value or _NONE)
