@@ -82,7 +82,8 @@ def _price_warnings(problem: Problem, sol: Solution) -> Iterator[JSONObject]:
 def _network_warnings(problem: Problem, sol: Solution) -> Iterator[JSONObject]:
     """Bought servers a job spans whose catalog entry sources no network (a workstation, a PCIe server:
     it depends on the NICs fitted): the speed assumes the estimator's bandwidth per GPU between servers
-    and the bill a NIC per GPU, which the buyer must confirm the servers take."""
+    and the bill that network's share of the priced NIC and fabric per GPU, which the buyer must
+    confirm the servers take."""
     from advisor.perf.estimate import params_from
     from advisor.perf.training import default_network_gbps
 
@@ -96,8 +97,8 @@ def _network_warnings(problem: Problem, sol: Solution) -> Iterator[JSONObject]:
                     "code": "fabric",
                     "message": f"{gid} in {sid}: a job spans several of these servers, but the catalog sources no "
                     f"network for them ({figure.note or 'no configuration'}); the speed estimate assumes "
-                    f"{gbps * 8:g} Gb/s per GPU between servers and the bill prices a NIC per GPU: confirm the "
-                    "servers take them, or get a quote",
+                    f"{gbps * 8:g} Gb/s per GPU between servers and the bill prices that network: confirm the "
+                    "servers take the NICs, or get a quote",
                 }
 
 

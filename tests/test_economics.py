@@ -290,6 +290,40 @@ def test_a_256_gpu_network_is_its_band_and_a_nic_per_gpu(catalog):
     assert all(lines[k]["confidence"] == "low" and lines[k]["source"] for k in ("NICs", "scale-out fabric"))
 
 
+@pytest.mark.parametrize(
+    ("gpu", "per_gpu_gbps"),
+    [
+        # the workstation sources no network: the estimator's Ada assumption, one 200 Gb/s NIC per 8 cards
+        ("rtx-6000-ada", 200 / 8),
+        # the HGX A100 server's sourced 8 x 200 Gb/s HDR (catalog/servers.yaml), which the estimate assumes too
+        ("a100-80gb-sxm", 200),
+    ],
+)
+def test_a_network_is_billed_at_the_bandwidth_the_speed_assumes(catalog, gpu, per_gpu_gbps):
+    """128 GPUs that the speed estimate joins at 25 Gb/s (RTX 6000 Ada in workstations) or 200 Gb/s
+    (A100 in HGX servers) each were billed a 400 Gb/s NIC and a 400 Gb/s fabric per GPU: $521,088 of
+    networking for 128 Ada cards whose speed credits 1/16 of it. The NIC and fabric are billed at the
+    share of the priced 400 Gb/s per GPU the speed assumes, and the plan's network cost is the bill's."""
+    doc = {
+        "deployment": {"context": "datacenter", "ownership": "buy", "region": "US"},
+        "model": "llama-3-8b",
+        "tokens": "1T",
+        "gpus": {"count": 128, "allow": [gpu]},
+    }
+    p = plan(parse_workload(doc), catalog=catalog, as_of=AS_OF, explain=False)
+    econ = catalog.economics
+    share = per_gpu_gbps / econ.network["nic_gbps"].value
+    (band,) = [b for b in econ.network_bands if b.up_to_gpus == 512]
+    nic = econ.network["nic_usd"].value
+    lines = {b["item"].split(" (")[0].split(" for ")[0]: b for b in p["bill_of_materials"]}
+    assert lines["NICs"]["quantity"] == 128 and lines["NICs"]["unit_usd"] == pytest.approx(nic * share, rel=5e-6)
+    assert lines["scale-out fabric"]["unit_usd"] == pytest.approx(band.usd_per_gpu * share, rel=5e-6)
+    assert p["cost_breakdown"]["network_usd"] == pytest.approx(128 * (band.usd_per_gpu + nic) * share, abs=0.01)
+    assert f"{share:g} of one per GPU" in next(
+        b["item"] for b in p["bill_of_materials"] if b["item"].startswith("NICs")
+    )
+
+
 PASSIVE = sorted(g.id for g in load_catalog().gpus.values() if g.cooling and g.cooling.value == "passive")
 
 

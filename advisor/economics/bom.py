@@ -1,6 +1,6 @@
 """Bill-of-materials lines, racks under the air-cooling limit per rack, and colocation per kW-month:
 what solve/ledger.py lists beside the lines it prices with economics/purchase_bill.py (tax, burn-in,
-support, the network by cluster-size band and a NIC per GPU, storage). Every line cites its source or
+support, the network by cluster-size band and the NICs, storage). Every line cites its source or
 says it is unknown."""
 
 from __future__ import annotations

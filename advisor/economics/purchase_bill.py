@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 from advisor.data.catalog import Catalog
 from advisor.data.economics import EconFigure, Economics, NetworkBand
+from advisor.economics import bom
 from advisor.economics.costs import Costs
 
 TB = 1e12
@@ -86,10 +87,21 @@ def network_band(econ: Economics, gpus: int) -> NetworkBand:
     return next(b for b in econ.network_bands if b.up_to_gpus is None or gpus <= b.up_to_gpus)
 
 
-def nic_per_gpu(econ: Economics) -> Coefficient:
-    """One 400 Gb/s NIC per networked GPU (the DGX reference ratio), bought up front."""
+def network_share(econ: Economics, gbps_each_way: float) -> float:
+    """The share of the priced network (`nic_gbps` per port, `nics_per_8gpu_node` ports per 8 GPUs)
+    that `gbps_each_way` GB/s per GPU between servers is: a PCIe server's 200 Gb/s NIC for eight
+    cards is 1/16 of a 400 Gb/s NIC per GPU, and is billed so. 1 when the port speed is unsourced."""
+    port, per_node = _figure(econ.network, "nic_gbps"), _figure(econ.network, "nics_per_8gpu_node")
+    if port is None:
+        return 1.0
+    priced = float(port.value or 0.0) * ((per_node.value or 8.0) / 8.0 if per_node else 1.0)
+    return gbps_each_way * 8.0 / priced if priced else 1.0
+
+
+def nic_per_gpu(econ: Economics, share: float = 1.0) -> Coefficient:
+    """`share` of one 400 Gb/s NIC per networked GPU (the DGX reference ratio), bought up front."""
     nic, per_node = _figure(econ.network, "nic_usd"), _figure(econ.network, "nics_per_8gpu_node")
-    ratio = (per_node.value or 8.0) / 8.0 if per_node else 1.0
+    ratio = ((per_node.value or 8.0) / 8.0 if per_node else 1.0) * share
     if nic is None:
         return Coefficient(None, "networked GPU", "upfront", "low", (), "no sourced NIC price")
     src = tuple(dict.fromkeys(nic.source + (per_node.source if per_node else [])))
@@ -103,21 +115,43 @@ def nic_per_gpu(econ: Economics) -> Coefficient:
     )
 
 
-def network_per_gpu(econ: Economics, gpus: int) -> Coefficient:
+def network_per_gpu(econ: Economics, gpus: int, share: float = 1.0) -> Coefficient:
     """The scale-out network per networked GPU in a cluster of `gpus`: its band's fabric (switches,
-    cables, optics) plus the NIC; a linear coefficient within the band."""
-    band, nic = network_band(econ, gpus), nic_per_gpu(econ)
+    cables, optics) plus the NIC, at `share` of the priced bandwidth; a linear coefficient within the band."""
+    band, nic = network_band(econ, gpus), nic_per_gpu(econ, share)
     top = f"up to {band.up_to_gpus:,} GPUs" if band.up_to_gpus else "above the largest band"
-    usd = band.usd_per_gpu + (nic.usd or 0.0)
+    fabric = band.usd_per_gpu * share
     return Coefficient(
-        usd,
+        fabric + (nic.usd or 0.0),
         "networked GPU",
         "upfront",
         _worst(band.confidence, nic.confidence),
         tuple(dict.fromkeys(band.source + list(nic.source))),
-        f"fabric ${band.usd_per_gpu:,.0f} per GPU for clusters {top} ({band.note}) + NIC "
+        f"fabric ${fabric:,.0f} per GPU for clusters {top} ({band.note}) + NIC "
         f"${nic.usd or 0:,.0f}" + ("" if nic.usd is not None else " (unknown, not counted)"),
     )
+
+
+def network_lines(econ: Economics, gpus: int, share: float) -> list[dict]:
+    """The NICs and the scale-out fabric of `gpus` networked GPUs, at `share` of the priced
+    bandwidth (HardwareTerms.network_share: what the speed assumes)."""
+    nic, band = nic_per_gpu(econ, share), network_band(econ, gpus)
+    top = f"up to {band.up_to_gpus:,}" if band.up_to_gpus else "above the largest band's"
+    port = (econ.network or {}).get("nic_gbps")
+    what = "one per GPU" if share == 1.0 else f"{share:g} of one per GPU: the network the speed assumes"
+    fabric_note = band.note if share == 1.0 else f"{share:g} x ${band.usd_per_gpu:,.0f} per GPU: {band.note}"
+    label = f"NICs ({port.value:g} Gb/s, {what})" if port and port.value else f"NICs ({what})"
+    return [
+        bom.line(label, gpus, nic.usd, nic.source, nic.confidence, nic.note),
+        bom.line(
+            f"scale-out fabric for {gpus:,} GPUs (switches, cables, optics; band {top} GPUs)",
+            gpus,
+            band.usd_per_gpu * share,
+            band.source,
+            band.confidence,
+            fabric_note,
+        ),
+    ]
 
 
 def tax_coefficients(econ: Economics, region: str, recoverable: bool | None = None) -> TaxCoefficients:
@@ -208,12 +242,13 @@ class HardwareTerms:
     nic_usd: float | None
     bands: tuple[NetworkBand, ...]
     fallback_per_gpu: float | None = None  # a server's own network price per slot, when no band is sourced
+    network_share: float = 1.0  # of the priced NIC and fabric per GPU: the bandwidth the speed assumes
 
     def network_usd(self, gpus: int) -> float | None:
         """The network joining `gpus` GPUs (whole servers), tax included; None: it cannot be costed."""
         if self.bands:
             band = next(b for b in self.bands if b.up_to_gpus is None or gpus <= b.up_to_gpus)
-            per_gpu = band.usd_per_gpu + (self.nic_usd or 0.0)
+            per_gpu = band.usd_per_gpu * self.network_share + (self.nic_usd or 0.0)
         elif self.fallback_per_gpu is not None:
             per_gpu = self.fallback_per_gpu
         else:
@@ -229,21 +264,25 @@ def hardware_terms(
     server_overhead_kw_per_gpu: float,
     server_share_usd: float,
     fallback_per_gpu: float | None,
+    network_gbps: float | None = None,
 ) -> HardwareTerms:
     """HardwareTerms of one GPU type from the catalog's sourced economics (unknown figures count 0,
-    and their bill lines say so)."""
+    and their bill lines say so); its NIC and fabric at the share of the priced network that
+    `network_gbps` (GB/s per GPU each way, the bandwidth its speed assumes) is."""
     econ = catalog.economics
     if econ is None:
         return HardwareTerms(0.0, 0.0, 0.0, server_share_usd, None, (), fallback_per_gpu)
     k = bought_gpu_coefficients(catalog, gpu_id, region, costs, server_overhead_kw_per_gpu)
+    share = network_share(econ, network_gbps) if network_gbps is not None else 1.0
     return HardwareTerms(
         k.tax.cost_rate or 0.0,
         k.burn_in_energy.usd or 0.0,
         k.support.usd or 0.0,
         server_share_usd,
-        nic_per_gpu(econ).usd,
+        nic_per_gpu(econ, share).usd,
         tuple(econ.network_bands),
         fallback_per_gpu,
+        share,
     )
 
 
@@ -289,7 +328,9 @@ __all__ = [
     "hardware_terms",
     "network_band",
     "nic_per_gpu",
+    "network_share",
     "network_per_gpu",
+    "network_lines",
     "tax_coefficients",
     "bought_gpu_coefficients",
     "storage_need",

@@ -154,20 +154,8 @@ def _servers_and_network(problem: Problem, sol: Solution, taxed: dict[str, float
         hw = problem.hardware.get(g)
         if sol.networked.get(g) and hw is not None and econ is not None:
             gpus = sol.networked[g] * max(o.slots for o in opts.values())
-            nic, band = purchase_bill.nic_per_gpu(econ), purchase_bill.network_band(econ, gpus)
-            top = f"up to {band.up_to_gpus:,}" if band.up_to_gpus else "above the largest band's"
-            out.append(bom.line("NICs (400 Gb/s, one per GPU)", gpus, nic.usd, nic.source, nic.confidence, nic.note))
-            out.append(
-                bom.line(
-                    f"scale-out fabric for {gpus:,} GPUs (switches, cables, optics; band {top} GPUs)",
-                    gpus,
-                    band.usd_per_gpu,
-                    band.source,
-                    band.confidence,
-                    band.note,
-                )
-            )
-            taxed[g] += gpus * (band.usd_per_gpu + (nic.usd or 0.0))
+            out += purchase_bill.network_lines(econ, gpus, hw.network_share)
+            taxed[g] += gpus * (purchase_bill.network_per_gpu(econ, gpus, hw.network_share).usd or 0.0)
     rack, _ = (
         bom.racks(node_kw, nodes_total, econ) if problem.workload.deployment.site == "datacenter" else (None, None)
     )

@@ -150,10 +150,24 @@ def gpu_holdings(
 
 def gpu_hardware(costs: Costs, catalog: Catalog, gpu: GPU, servers: list[ServerOption], region: str) -> HardwareTerms:
     """What one bought GPU of this type costs beyond its price (tax, burn-in, support, the network by
-    cluster size; economics/purchase_bill.py), on the least server share per slot (price and power)."""
+    cluster size; economics/purchase_bill.py), on the least server share per slot (price, power and
+    network bandwidth)."""
     share = min((o.price_usd / o.slots for o in servers), default=0.0)
     fallback = min((o.network_usd / o.slots for o in servers if o.network_usd is not None), default=None)
-    return hardware_terms(catalog, gpu.id, region, costs, per_slot_kw(servers), share, fallback)
+    gbps = bought_network_gbps(catalog, gpu, servers)
+    return hardware_terms(catalog, gpu.id, region, costs, per_slot_kw(servers), share, fallback, gbps)
+
+
+def bought_network_gbps(catalog: Catalog, gpu: GPU, servers: Sequence[ServerOption]) -> float:
+    """GB/s per GPU each way between bought servers, as the bill prices it: the least its servers'
+    sourced networks give a slot (bidirectional per server / 2 / slots), else, where a server sources
+    none (a PCIe server: it depends on the NICs fitted), the network the speed estimate assumes."""
+    from advisor.perf.estimate import params_from
+    from advisor.perf.training import default_network_gbps
+
+    assumed = default_network_gbps(gpu, params_from(catalog))
+    each = [catalog.servers[o.id].network_gbps_per_server.value for o in servers]
+    return min((v / 2.0 / o.slots if v is not None else assumed for v, o in zip(each, servers)), default=assumed)
 
 
 def training_storage(workload: Workload, catalog: Catalog, classes: Sequence[JobClass]) -> Storage | None:
