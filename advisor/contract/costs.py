@@ -71,6 +71,9 @@ class PurchaseItem(Out):
     fabric_gbps_per_gpu: Num | None = None
     tier: Literal["hyperscaler", "neocloud", "marketplace"] | None = None
     term_months: Num | None = None  # the shortest commitment, paid in full
+    # when the rent is paid: the term in full on day 0 (cluster terms, capacity blocks), monthly over
+    # the term (reservations), or as the GPU-hours are used
+    payment: Literal["upfront", "monthly", "as_used"] | None = None
 
 
 class ServerItem(Out):

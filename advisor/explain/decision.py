@@ -342,7 +342,13 @@ def message(basis: str, rec: dict[str, Any], what: str, point_what: str, same: b
     }[basis]
     figures = (
         f"over {rec['draws']:,} joint draws of speed and price (expected ${cents(rec['expected_cost_usd']):,.0f}, "
-        f"P80 ${cents(rec['p80_cost_usd']):,.0f})"
+        f"P80 ${cents(rec['p80_cost_usd']):,.0f}"
+        # the quantile a p90 choice was made on is named with it
+        + (
+            f", P90 ${cents(rec['p90_cost_usd']):,.0f})"
+            if basis == "p90" and rec.get("p90_cost_usd") is not None
+            else ")"
+        )
     )
     if close is not None:
         return (

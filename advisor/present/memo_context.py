@@ -18,7 +18,7 @@ from advisor.present.decision_words import (
     verify_first,
 )
 from advisor.present.memo_charts import charts as draw_charts
-from advisor.present.memo_costs import COST_LINES, cost_rows
+from advisor.present.memo_costs import COST_LINES, cost_rows, rent_by_payment
 from advisor.present.memo_ranges import assumption_row, range_sentence, ranges_chart
 from advisor.present.memo_recommendation import recommendation
 from advisor.present.memo_refs import Refs, rules_digest
@@ -84,7 +84,9 @@ def memo_context(
     feasible = plan.feasible
     months = plan.assumptions.horizon_months
     cb = plan.cost_breakdown
-    upfront = sum(getattr(cb, key) or 0.0 for key, _, when in COST_LINES if when in ("upfront", "before the work"))
+    rent = rent_by_payment(plan)
+    hardware = sum(getattr(cb, key) or 0.0 for key, _, when in COST_LINES if when in ("upfront", "before the work"))
+    upfront = hardware + rent.get("upfront", 0.0)  # a cluster term or capacity block is paid on day 0 too
     bom, bom_notes = bill_of_materials(plan, ctx, refs)
     alternatives, best_alt, cited_rules = alternative_rows(plan, ctx, refs)
     best_alt = _next_best(plan, ctx, best_alt)

@@ -28,6 +28,37 @@ COST_LINES = (
 )
 
 
+# when a rental's cash leaves (purchase[].payment, its offer's `paid`)
+PAID_WHEN = {
+    "upfront": "up front, the term in full",
+    "monthly": "monthly over the term",
+    "as_used": "while the jobs run",
+}
+
+
+def rent_by_payment(plan: Plan) -> dict[str, float]:
+    """The rent (`rental_usd`: bridges apart) by when it is paid, in PAID_WHEN's order: a cluster term or
+    capacity block is paid on day 0, a reservation monthly, the rest as used. The as-used part takes
+    what is left, so the parts add up to the line."""
+    paid: dict[str, float] = {}
+    for i in plan.purchase:
+        if i.ownership == "rent" and i.use != "bridge":
+            when = i.payment or "as_used"
+            hours = i.billed_gpu_hours if i.billed_gpu_hours is not None else i.gpu_hours or 0.0
+            paid[when] = paid.get(when, 0.0) + hours * (i.unit_price_usd or 0.0)
+    total = plan.cost_breakdown.rental_usd or 0.0
+    fixed = {k: round(paid.get(k, 0.0), 2) for k in ("upfront", "monthly")}
+    out = {**fixed, "as_used": round(total - sum(fixed.values()), 2)}
+    return {k: v for k, v in out.items() if abs(v) >= 0.005}
+
+
+def cash_months(plan: Plan) -> float:
+    """The months the plan's cash is paid over: its horizon, or a reservation's term paid monthly that
+    outlasts it (a 3-year reservation in a 12-month plan is 36 monthly payments, all counted)."""
+    terms = [i.term_months or 0.0 for i in plan.purchase if i.payment == "monthly"]
+    return max([plan.assumptions.horizon_months, *terms])
+
+
 def cost_rows(plan: Plan, months: float, catalog: Catalog | None = None) -> list[dict]:
     """The cost section, every row a number to the cent: the cash paid by line (they add up to the
     cash subtotal), the resale at disposal, the discounting to present value, which with the cash add
@@ -37,6 +68,8 @@ def cost_rows(plan: Plan, months: float, catalog: Catalog | None = None) -> list
     rows: list[dict[str, Any]] = []
     for key, what, when in COST_LINES:
         amount = cb.get(key) or 0.0
+        if key == "rental_usd" and amount:
+            when = "; ".join(PAID_WHEN[k] for k in rent_by_payment(plan))
         if amount or key in ("purchase_usd", "rental_usd"):
             rows.append(
                 {
@@ -51,12 +84,17 @@ def cost_rows(plan: Plan, months: float, catalog: Catalog | None = None) -> list
     cash = plan.nominal_cost_usd or 0.0
     rows.append(
         {
-            "category": f"Cash paid over {months_phrase(months)}",
+            "category": f"Cash paid over {months_phrase(cash_months(plan))}",
             "when": "",
             "amount": usd_cents(cash),
             "usd": cash,
             "kind": "subtotal",
-            "basis": "the sum of the lines above (what a cash budget caps)",
+            "basis": "the sum of the lines above (what a cash budget caps)"
+            + (
+                f"; a reservation's monthly payments run past the horizon ({months_phrase(months)})"
+                if cash_months(plan) > months
+                else ""
+            ),
         }
     )
     resale = plan.residual_value_usd or 0.0

@@ -8,7 +8,7 @@ from advisor.contract import Plan
 from advisor.contract.context import PlanContext
 from advisor.contract.costs import PurchaseItem
 from advisor.data.catalog import Catalog
-from advisor.present.memo_costs import billed_hours
+from advisor.present.memo_costs import billed_hours, cash_months, rent_by_payment
 from advisor.present.memo_sections import server_name
 from advisor.present.words import (
     deadline_phrase,
@@ -106,6 +106,7 @@ def _cost_sentence(plan: Plan, upfront: float) -> str:
     resale, and the present value the plan minimises; then the cost of owning the other way."""
     a, cb = plan.assumptions, plan.cost_breakdown
     cash, total, resale = plan.nominal_cost_usd or 0.0, plan.total_cost_usd or 0.0, plan.residual_value_usd or 0.0
+    rent = rent_by_payment(plan)  # a term paid in full on day 0 is in `upfront`
     parts = [
         (v, what)
         for v, what in (
@@ -113,7 +114,8 @@ def _cost_sentence(plan: Plan, upfront: float) -> str:
             (cb.support_usd, "for support"),
             (cb.energy_usd, "for electricity"),
             (cb.hosting_usd, "for hosting"),
-            (cb.rental_usd, "for rental"),
+            (rent.get("monthly"), "for rental paid monthly over its term"),
+            (rent.get("as_used"), "for rental"),
             (cb.bridge_usd, "for rental until the bought serving GPUs arrive"),
         )
         if v
@@ -121,7 +123,7 @@ def _cost_sentence(plan: Plan, upfront: float) -> str:
     amounts, paid_total = footed([v for v, _ in parts], cash)  # the printed parts add up to the printed cash
     paid = join([f"{amount} {what}" for amount, (_, what) in zip(amounts, parts)])
     text = (
-        f"Over the {months_phrase(a.horizon_months)} the plan is costed for, it pays {paid_total} in cash ({paid})"
+        f"Over the {months_phrase(cash_months(plan))} the plan is costed for, it pays {paid_total} in cash ({paid})"
         + (f" and gets about {usd(resale)} back by reselling the GPUs" if resale else "")
         + f"; at {a.discount_rate:.1%} a year that is {usd(total)} in present value, the figure the plan "
         "minimises. "
@@ -140,7 +142,18 @@ def _finish_sentence(plan: Plan, ctx: PlanContext, finish_h: float | None) -> st
     count = plan.training_jobs
     if count == 1:
         deadline = ctx.jobs[0].deadline_hours if ctx.jobs else None
-        spare = f", {duration(deadline - finish_h)} before its {deadline_phrase(deadline)}" if deadline else ""
+        # the deadline counts from today: the run starts when its GPUs can work (a purchase's lead time and
+        # burn-in, a rental's provisioning), so the margin is what is left after both
+        start_h = 24 * max(
+            (i.ready_days or 0.0 for i in plan.purchase if i.gpu == jobs[0].gpu and i.ownership == jobs[0].ownership),
+            default=0.0,
+        )
+        after = f" once its GPUs are ready after {duration(start_h)}" if start_h else ""
+        spare = (
+            f"{after}, {duration(deadline - start_h - finish_h)} before its {deadline_phrase(deadline)}"
+            if deadline
+            else after
+        )
         return f"The training run finishes after about {duration(finish_h)} of running time{spare}. "
     return (
         f"{'Both jobs' if count == 2 else f'All {count:,} jobs'} finish within {duration(finish_h)} "

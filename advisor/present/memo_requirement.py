@@ -12,7 +12,17 @@ from advisor.contract.explanations import Binding
 from advisor.data.catalog import Catalog
 from advisor.inputs.workload import Workload
 from advisor.present.memo_refs import Refs
-from advisor.present.words import count_words, duration, job_label, months_phrase, sentence, unit_rate, usd
+from advisor.present.words import (
+    count_words,
+    duration,
+    job_label,
+    join,
+    months_phrase,
+    sentence,
+    unit_rate,
+    usd,
+    usd_cents,
+)
 
 _CONSTRAINT = {
     "deadline": "Deadline",
@@ -109,6 +119,21 @@ def _margin(b: Binding, wl: Workload) -> dict[str, str]:
     }
 
 
+def _not_resold(plan: Plan) -> str:
+    """The bought hardware the plan counts at no resale value (no sourced used-market curve for servers,
+    NICs, switches or drives): written off when the GPUs are sold, said with its cash."""
+    cb = plan.cost_breakdown
+    parts = [(cb.servers_usd, "servers"), (cb.network_usd, "network"), (cb.storage_usd, "storage")]
+    held = [(v, what) for v, what in parts if v]
+    if not held:
+        return ""
+    return (
+        f"the {join([what for _, what in held])} ({usd_cents(sum(v for v, _ in held))} before tax) "
+        f"{'is' if len(held) == 1 else 'are'} not resold: "
+        "the catalog has no used-market value for them, so the plan counts them at none; "
+    )
+
+
 def assumption_rows(wl: Workload, catalog: Catalog, plan: Plan, refs: Refs) -> list[dict]:
     d, a = wl.deployment, plan.assumptions
     site = d.site
@@ -141,9 +166,10 @@ def assumption_rows(wl: Workload, catalog: Catalog, plan: Plan, refs: Refs) -> l
         )
     out.append(
         {
-            "text": f"Owned hardware is costed over {months_phrase(a.horizon_months)}: it is resold when its planned "
-            "work is done or at the horizon's end, whichever costs less, at its generation's used-market "
+            "text": f"Owned GPUs are costed over {months_phrase(a.horizon_months)}: they are resold when their planned "
+            "work is done or at the horizon's end, whichever costs less, at their generation's used-market "
             "value (the disposal rows); "
+            + _not_resold(plan)
             + (
                 "energy is costed only for the hours the jobs run, not for idle time."
                 if a.utilization is None

@@ -315,6 +315,7 @@ def decision_section(p: Plan, fmt: str) -> list[str]:
         figures = [
             ("expected cost", d.expected_cost_usd),
             ("P80 cost", d.p80_cost_usd),
+            ("P90 cost", d.p90_cost_usd if d.basis == "p90" else None),
             ("price of robustness", d.price_of_robustness_usd),
         ]
         out.append(

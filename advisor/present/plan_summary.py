@@ -288,6 +288,7 @@ def _why(p: Plan, fmt: str) -> list[str]:
         figures = [
             f"expected {usd(d.expected_cost_usd)}" if d.expected_cost_usd is not None else "",
             f"P80 {usd(d.p80_cost_usd)}" if d.p80_cost_usd is not None else "",
+            f"P90 {usd(d.p90_cost_usd)}" if d.basis == "p90" and d.p90_cost_usd is not None else "",
             f"the plan at the point estimates is expected to cost {usd(abs(loss))} "
             f"{'more' if loss > 0 else 'less'} (fresh draws)"
             if loss

@@ -2,7 +2,8 @@
 
 First the inputs worth confirming in the quote (the plan's `decision.verify`, most valuable first),
 then one item per GPU type bought or rented with the specification that matters (the exact variant,
-memory, interconnect, node size and fabric where the plan has them), the quantity, the term, the
+memory, interconnect, node size and fabric where the plan has them), the servers, NICs, fabric and
+storage the bill of materials buys, the quantity, the term, the
 latest date it must be working (from the deadline and the run time at the workload's confidence)
 and for hardware bought the order-by date (present/rfq_dates.py), and the export and licence notes the plan cites.
 Renders a typed Plan and its PlanContext only (Markdown or CSV); nothing is solved here.
@@ -181,7 +182,36 @@ def rows(plan: Plan, ctx: PlanContext) -> list[list[Any]]:
         out.append(
             ["quote", s.server, s.gpu, spec, s.count, "buy", None, when, why, f"catalog {usd(s.unit_price_usd)} each"]
         )
-    return out
+    return out + _other_hardware(plan, ctx)
+
+
+# the bill's hardware beyond GPUs and servers (solve/ledger.py and economics/purchase_bill.py name them so)
+OTHER_HARDWARE = ("NICs", "scale-out fabric", "flash storage")
+
+
+def _other_hardware(plan: Plan, ctx: PlanContext) -> list[list[Any]]:
+    """The NICs, the scale-out fabric and the storage the bill of materials buys: quoted with the
+    GPUs, in place by the first day any of them must work."""
+    dates = sorted((d, b) for d, b in (latest_date(plan, ctx, i) for i in plan.purchase) if d is not None)
+    when, why = (dates[0][0], f"in place when the first GPUs start: {dates[0][1]}") if dates else (None, None)
+    return [
+        [
+            "quote",
+            b.item.split(" (")[0],
+            None,
+            b.item,
+            b.quantity,
+            "buy",
+            None,
+            when,
+            why,
+            f"catalog {usd(b.unit_usd)} per unit, {b.confidence} confidence"
+            if b.unit_usd is not None
+            else b.note or "",
+        ]
+        for b in plan.bill_of_materials
+        if b.item.startswith(OTHER_HARDWARE) and b.total_usd
+    ]
 
 
 def _shown(kind: str | None, x: float) -> str:
@@ -244,7 +274,7 @@ def markdown_text(plan: Plan, ctx: PlanContext, table: list[list[Any]]) -> str:
         "",
         markdown(
             ["item", "specification", "quantity", "term", "latest date", "notes"],
-            [[r[1], r[3], f"{r[4]:,}", r[6] or "", r[7] or "", r[9] or ""] for r in items],
+            [[r[1], r[3], f"{r[4]:,.6g}", r[6] or "", r[7] or "", r[9] or ""] for r in items],
         ),
         "",
     ]

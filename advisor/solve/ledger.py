@@ -16,7 +16,8 @@ from advisor.solve.solution import Solution
 
 
 def offer_terms(offer: RentalOffer) -> dict:
-    """A rental offer as the product it is sold as: node size, fabric, tier and shortest term."""
+    """A rental offer as the product it is sold as: node size, fabric, tier, shortest term and when it
+    is paid."""
     term = offer.term_hours
     return {
         "gpus_per_node": offer.gpus_per_node,
@@ -24,6 +25,7 @@ def offer_terms(offer: RentalOffer) -> dict:
         "fabric_gbps_per_gpu": offer.fabric.gbps_per_gpu,
         "tier": offer.tier,
         "term_months": term / HOURS_PER_MONTH if term is not None else None,
+        "payment": offer.payment,
     }
 
 
