@@ -133,3 +133,25 @@ def test_the_memo_says_the_servers_and_network_are_not_resold(buy_70b, catalog, 
     text = memo_md(path, p, catalog, rules)
     assert f"the servers, network and storage (${written_off:,.2f} before tax) are not resold" in text
     assert "Owned hardware is costed" not in text
+
+
+def test_the_time_line_says_when_a_run_can_start_and_claims_no_finish_for_copies_in_turn(
+    buy_70b, example_plan, catalog, rules
+):
+    """The plan's Time line said 'The training run finishes after 30.8 days' of a run that starts on
+    day 155 when its GPUs are ready, and 'the last, monthly-finetune, finishes after 8.4 hours' of 36
+    copies run in turn over three years; the memo added 'each within its deadline' to jobs with none."""
+    path, p, d = buy_70b
+    (job,) = d["jobs"]
+    (row,) = [r for r in d["purchase"] if r["ownership"] == "buy"]
+    line = next(x for x in plan_text(p, full=False).splitlines() if x.startswith("Time"))
+    assert f"takes {job['wall_days']:.1f} days" in line and f"ready on day {row['ready_days']:.1f}" in line
+    code, fleet = example_plan("rent-vs-buy-3y")
+    (copies,) = fleet["jobs"]
+    assert code == 0 and copies["copies"] == 36 and fleet["purchase"][0]["count"] == copies["gpu_count"]  # in turn
+    path = Path(__file__).parents[1] / "examples" / "rent-vs-buy-3y.yaml"
+    again = advisor.plan(advisor.load_workload(path), catalog=catalog, rules=rules, as_of=AS_OF)
+    line = next(x for x in plan_text(again, full=False).splitlines() if x.startswith("Time"))
+    assert "finishes" not in line and "the longest, monthly-finetune, takes 8.4 hours" in line
+    text = memo_md(path, again, catalog, rules)
+    assert "Each of the 36 jobs runs for at most 8.4 hours" in text and "each within its deadline" not in text

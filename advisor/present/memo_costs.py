@@ -8,6 +8,7 @@ from typing import Any
 
 from advisor.contract import Plan
 from advisor.contract.costs import PurchaseItem
+from advisor.contract.jobs import Job
 from advisor.data.catalog import Catalog
 from advisor.present.memo_sections import server_name
 from advisor.present.words import months_phrase, quoted_rate, sentence, unit_rate, usd, usd_cents
@@ -50,6 +51,14 @@ def rent_by_payment(plan: Plan) -> dict[str, float]:
     fixed = {k: round(paid.get(k, 0.0), 2) for k in ("upfront", "monthly")}
     out = {**fixed, "as_used": round(total - sum(fixed.values()), 2)}
     return {k: v for k, v in out.items() if abs(v) >= 0.005}
+
+
+def start_days(plan: Plan, job: Job) -> float:
+    """The day a training job's GPUs can work: its purchase's lead time and burn-in, a rental's
+    provisioning (purchase[].ready_days); 0 when ready at once. Deadlines count from today, so a
+    job's finish is this plus its run time."""
+    items = (i for i in plan.purchase if i.gpu == job.gpu and i.ownership == job.ownership and i.use is None)
+    return max((i.ready_days or 0.0 for i in items), default=0.0)
 
 
 def cash_months(plan: Plan) -> float:

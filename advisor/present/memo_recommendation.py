@@ -8,7 +8,7 @@ from advisor.contract import Plan
 from advisor.contract.context import PlanContext
 from advisor.contract.costs import PurchaseItem
 from advisor.data.catalog import Catalog
-from advisor.present.memo_costs import billed_hours, cash_months, rent_by_payment
+from advisor.present.memo_costs import billed_hours, cash_months, rent_by_payment, start_days
 from advisor.present.memo_sections import server_name
 from advisor.present.words import (
     deadline_phrase,
@@ -144,10 +144,7 @@ def _finish_sentence(plan: Plan, ctx: PlanContext, finish_h: float | None) -> st
         deadline = ctx.jobs[0].deadline_hours if ctx.jobs else None
         # the deadline counts from today: the run starts when its GPUs can work (a purchase's lead time and
         # burn-in, a rental's provisioning), so the margin is what is left after both
-        start_h = 24 * max(
-            (i.ready_days or 0.0 for i in plan.purchase if i.gpu == jobs[0].gpu and i.ownership == jobs[0].ownership),
-            default=0.0,
-        )
+        start_h = 24 * start_days(plan, jobs[0])
         after = f" once its GPUs are ready after {duration(start_h)}" if start_h else ""
         spare = (
             f"{after}, {duration(deadline - start_h - finish_h)} before its {deadline_phrase(deadline)}"
@@ -155,9 +152,17 @@ def _finish_sentence(plan: Plan, ctx: PlanContext, finish_h: float | None) -> st
             else after
         )
         return f"The training run finishes after about {duration(finish_h)} of running time{spare}. "
+    dated = [j for j in ctx.jobs if j.deadline_hours]
     return (
-        f"{'Both jobs' if count == 2 else f'All {count:,} jobs'} finish within {duration(finish_h)} "
-        "of running time, each within its deadline. "
+        f"{'Both jobs run' if count == 2 else f'Each of the {count:,} jobs runs'} for at most {duration(finish_h)}"
+        + (
+            ", each within its deadline"
+            if len(dated) == len(ctx.jobs)
+            else ", each with a deadline within it"
+            if dated
+            else ""
+        )
+        + ". "
     )
 
 

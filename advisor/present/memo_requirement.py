@@ -130,7 +130,7 @@ def _not_resold(plan: Plan) -> str:
     return (
         f"the {join([what for _, what in held])} ({usd_cents(sum(v for v, _ in held))} before tax) "
         f"{'is' if len(held) == 1 else 'are'} not resold: "
-        "the catalog has no used-market value for them, so the plan counts them at none; "
+        "no used-market value is sourced, so the plan counts nothing back; "
     )
 
 

@@ -14,7 +14,7 @@ from advisor.contract.explanations import Rejected
 from advisor.present.decision_words import headline, unmeasured
 from advisor.present.escape import md
 from advisor.present.grid import grid, para
-from advisor.present.memo_costs import billed_gpus, billed_hours
+from advisor.present.memo_costs import billed_gpus, billed_hours, start_days
 from advisor.present.plan_sections import (
     diagnosis_section,
     robustness_message,
@@ -88,8 +88,12 @@ def time_text(p: Plan, ctx: PlanContext | None) -> str | None:
     info = ctx.job(last.name) if ctx is not None else None
     deadline = f", deadline {duration(info.deadline_hours, short=True)}" if info and info.deadline_hours else ""
     count = p.training_jobs
-    who = "the training run" if count == 1 else f"{plural(count, 'job')}; the last, {last.name},"
-    text = f"{who} finishes after {duration(24 * last.wall_days, short=True)}{span}{deadline}"
+    start = start_days(p, last)
+    # a run starts when its GPUs are ready (lead time, burn-in); copies of a job without a deadline run in
+    # turn over the horizon, so a run's time is not when the last of them finishes
+    who = "the training run takes" if count == 1 else f"{plural(count, 'job')}; the longest, {last.name}, takes"
+    ready = f" once its GPUs are ready on day {start:.1f}" if start else ""
+    text = f"{who} {duration(24 * last.wall_days, short=True)}{span}{ready}{deadline}"
     evidence = Counter(j.speed_evidence for j in p.jobs if j.speed_evidence)
     if evidence:
         text += "; speeds " + ", ".join(f"{k.replace('_', ' ')} ({n})" for k, n in sorted(evidence.items()))
