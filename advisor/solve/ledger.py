@@ -127,7 +127,8 @@ def bill_of_materials(problem: Problem, sol: Solution) -> list[dict]:
     out += _rented(problem, sol)
     # to the cent, adding up to the nominal cost printed beside them
     priced = {f"{i:06d}": row["total_usd"] for i, row in enumerate(out) if row["total_usd"] is not None}
-    for i, usd in cents_adding_to(priced, sol.cash_usd).items():
+    lump = frozenset(k for k in priced if out[int(k)]["quantity"] == 1)
+    for i, usd in cents_adding_to(priced, sol.cash_usd, lump).items():
         out[int(i)]["total_usd"] = usd
     return out
 
