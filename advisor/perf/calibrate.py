@@ -11,8 +11,10 @@ model as `model` (a preset) or `params` with layers, hidden, heads, kv_heads, ff
 tied_embeddings; optional precision (bf16), global_batch_tokens, micro_batch, checkpointing,
 strategy, tensor_parallel, pipeline_parallel, context_parallel, virtual_stages, kind, tp_overlap,
 fp8_param_gather (ZeRO's parameter all-gather in fp8), fused_elementwise (true unless the run's
-elementwise work is eager PyTorch), layout_assumed (the layout columns filled by an assumption, as
-catalog/calibration.csv marks them).
+elementwise work is eager PyTorch), selective_ac (op: torchtitan's per-op selective checkpointing) or
+recompute_fraction (the share of forward matmuls recomputed without full checkpointing),
+grad_reduce_bytes (4 where gradients are reduced in fp32, FSDP2's default in torchtitan; 2),
+layout_assumed (the layout columns filled by an assumption, as catalog/calibration.csv marks them).
 
 A run whose layout is stated in full (strategy, tensor_parallel, pipeline_parallel, micro_batch,
 checkpointing; perf/stated_layout.py) is timed in that layout, with the memory check lifted where the
@@ -35,8 +37,9 @@ from advisor.errors import InputError
 from advisor.perf.estimate import params_from
 from advisor.perf.jobspec import JobSpec, ModelSpec, preset_spec
 from advisor.perf.measured import beyond_peak
+from advisor.perf.published_mfu import mfu_cap, run_scale
 from advisor.perf.stated_layout import LAYOUT_FIELDS, run_estimate, stated_layout
-from advisor.perf.training import generation, mfu_flops_per_token
+from advisor.perf.training import generation, mfu_flops_per_token, op_sac_recompute_fraction
 
 ITERATIONS = 6  # rescaling rounds: the median run is exact to ~1e-4 after 4
 
@@ -176,12 +179,32 @@ def _check_fits(run: Run, catalog: Catalog, p: Params, name: str) -> None:
     )
 
 
+def _recompute(row: dict[str, str], model: ModelSpec, precision: str, line: int, name: str) -> float:
+    """The share of the forward matmuls the run recomputes without full checkpointing: torchtitan's
+    per-op selective checkpointing (`selective_ac` op, training.op_sac_recompute_fraction), or the
+    `recompute_fraction` the run states; 0 when it states neither."""
+    sac, share = (row.get("selective_ac") or "").strip(), _num(row, "recompute_fraction", line, name) or 0.0
+    if sac == "op":
+        return op_sac_recompute_fraction(model, precision)
+    field, why = (
+        ("selective_ac", f"{sac!r}; allowed: op or empty")
+        if sac
+        else ("recompute_fraction", f"{share} is not a share (0 to 1)")
+    )
+    if sac or share > 1.0:
+        raise InputError(f"{name}, line {line}, field {field}: {why}", file=name, field=field)
+    return share
+
+
 def _job(row: dict[str, str], model: ModelSpec, line: int, name: str) -> JobSpec:
     """The run's job as the estimator takes it: kind, precision, batch, and the layout when given."""
+    precision = (row.get("precision") or "bf16").strip()
     return JobSpec(
         model=model,
         kind=(row.get("kind") or "pretrain").strip() or "pretrain",
-        precision=(row.get("precision") or "bf16").strip(),
+        precision=precision,
+        grad_reduce_bytes=_num(row, "grad_reduce_bytes", line, name) or 2.0,
+        recompute_fraction=_recompute(row, model, precision, line, name),
         micro_batch=_num(row, "micro_batch", line, name, int),
         checkpointing=_flag(row, "checkpointing"),
         global_batch_tokens=_num(row, "global_batch_tokens", line, name),
@@ -232,16 +255,23 @@ def _raise_ceilings(
     """The MFU ceilings (`caps`) and medians (`meds`) of each group, within a server and across
     servers, raised to the best and the median MFU its runs reached, never lowered: below what the
     generation had, its own entry or the one it falls back to (its family's, then `default`), and a
-    multi-server value below the one-server value it fell back to."""
+    multi-server value below the one-server value it fell back to. A cap the table holds only at
+    another precision is in force too (published_mfu.mfu_cap: Hopper's fp8 cap is its bf16 cap x the
+    MAMF fp8/bf16 ratio), so fp8 runs below it leave it as it was instead of lowering it to their best."""
     for (gen, prec), rs in sorted(groups.items()):
-        for key, subset in (
-            (prec, [r for r in rs if r.count <= p.server_gpus]),
-            (f"{prec}_multiserver", [r for r in rs if r.count > p.server_gpus]),
+        gpu = catalog.gpus[rs[0].gpu]
+        for key, count, subset in (
+            (prec, 1, [r for r in rs if r.count <= p.server_gpus]),
+            (f"{prec}_multiserver", p.server_gpus + 1, [r for r in rs if r.count > p.server_gpus]),
         ):
             mfus = [_mfu(r, catalog) for r in subset]
-            for table, value in ((caps, max(mfus, default=0.0)), (meds, statistics.median(mfus) if mfus else 0.0)):
+            derived = (mfu_cap(gpu, prec, p, count) or 0.0) / run_scale(gpu, prec, p)  # in the table's units
+            for table, value, held in (
+                (caps, max(mfus, default=0.0), derived),
+                (meds, statistics.median(mfus) if mfus else 0.0, 0.0),
+            ):
                 entry = _in_force(table, gen)
-                if value > float(entry.get(key, entry.get(prec, 0.0))):
+                if value > max(held, float(entry.get(key, entry.get(prec, 0.0)))):
                     table[gen] = dict(entry, **{key: value})
 
 
