@@ -98,7 +98,9 @@ def test_a_capacity_block_is_asked_for_as_billed_at_its_quoted_rate(plans):
     assert item["unit_price_usd"] == 4.916 and item["billed_gpus"] == 8 and item["billed_gpu_hours"] == 8 * 24
     text = advisor.memo(p, None, fmt="md", charts=False).text
     assert "as a capacity block from AWS" in text and "192 GPU-hours billed for 10 used at $4.916 per GPU-hour" in text
-    (row,) = [r for r in csv.DictReader(io.StringIO(advisor.rfq(p, fmt="csv").text)) if r["section"] == "quote"]
+    (row,) = [
+        r for r in csv.DictReader(io.StringIO(advisor.rfq(p, fmt="csv").text)) if r["section"] == "quote" and r["gpu"]
+    ]
     assert "192 GPU-hours billed for 10 used" in row["term"] and "billed as 8 (whole nodes)" in row["term"]
     assert "catalog $4.916/GPU-hour" in row["notes"]
 
@@ -123,7 +125,9 @@ def test_a_short_term_is_written_in_hours_or_days_not_a_fraction_of_a_month(plan
     """SF Compute sells H100 clusters from one hour (min_term_hours 1): the RFQ item says 'shortest term
     1 hour', not '0.00136986-month term' (a user's RFQ did)."""
     p = plans["hourly"]
-    (item,) = [r for r in csv.DictReader(io.StringIO(advisor.rfq(p, fmt="csv").text)) if r["section"] == "quote"]
+    (item,) = [
+        r for r in csv.DictReader(io.StringIO(advisor.rfq(p, fmt="csv").text)) if r["section"] == "quote" and r["gpu"]
+    ]
     (bought,) = p["purchase"]
     assert bought["term_months"] * 730 == pytest.approx(1.0, rel=1e-5)  # the offer's own minimum term, in hours
     assert item["term"].endswith(", shortest term 1 hour") and "-month term" not in item["term"]
