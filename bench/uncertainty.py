@@ -260,8 +260,9 @@ def main(argv=None) -> int:
             ],
             "rule": "a record with its own usd_range uses it as P10-P90 (a side where the point sits at the band's "
             "end takes half the grade's width); others take the grade's width centred on the point. "
-            "Rental rates (every rental kind) use the grade of the GPU's cheapest on-demand offer; server "
-            "prices are not varied",
+            "A plan's own cost draws each rented offer at its own band (its confidence, centred on its rate); "
+            "a re-solve at a GPU type's price reads the weakest grade of its cheapest on-demand and serving "
+            "offers; server prices are not varied",
             "by_confidence": price_spreads(catalog),
         },
     }

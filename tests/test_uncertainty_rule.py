@@ -49,3 +49,25 @@ def test_shipped_distributions_are_ordered_wider_by_default_and_cover_the_target
     assert all(u["q10"] <= d["q10"] and d["q90"] <= u["q90"] for d in entries)
     i, n = (int(v) for v in doc["coverage_p10_p90"]["strict_leave_one_source_out"].split(" ")[0].split("/"))
     assert 0.70 <= i / n <= 0.90, "rerun bench/uncertainty.py; if coverage left 70-90%, the rule needs review"
+
+
+def test_the_docs_name_the_generations_the_shipped_speed_table_treats_as_unmeasured():
+    """docs/model.md said Blackwell and CDNA have no measured run and take the wide distribution, while
+    catalog/uncertainty.yaml ships measured groups for both (a B200 takes x0.85-x1.56, not the wide
+    x0.80-x1.89) and names davinci, rdna, turing and volta as unmeasured (review 11)."""
+    import re
+
+    root = Path(__file__).parents[1]
+    table = yaml.safe_load((root / "catalog" / "uncertainty.yaml").read_text())
+    shipped = {
+        g.strip() for g in table["speed"]["unmeasured"]["basis"].split("generation:", 1)[1].rstrip(")").split(",")
+    }
+    said = re.search(r"A generation with no measured run\s+\(([^:)]*)", (root / "docs" / "model.md").read_text())
+    assert said is not None and {g.strip().lower() for g in said.group(1).split(",")} == shipped
+
+
+def test_the_shipped_price_rule_says_a_rent_takes_its_own_offers_band():
+    """The generated table's price rule said rates take 'the grade of the GPU's cheapest on-demand
+    offer'; a plan's cost draws each rented offer at its own band (explain/plan_cost.py)."""
+    table = yaml.safe_load((Path(__file__).parents[1] / "catalog" / "uncertainty.yaml").read_text())
+    assert "each rented offer at its own band" in table["price"]["rule"]

@@ -10,6 +10,10 @@ from pydantic import Field
 from advisor.contract.base import Num, Out
 from advisor.contract.costs import PurchaseItem
 
+# a plan moves off the point optimum only on a saving of 2 standard errors (one-sided ~98%), and a
+# difference over the draws is worded with the same noise
+Z_SWITCH = 2.0
+
 
 class Verify(Out):
     """An input worth checking before committing: its current value, the range it may take (P10,
@@ -41,6 +45,7 @@ class Decision(Out):
         None  # {purchase: [{gpu, ownership, count}], expected_cost_usd, p80_cost_usd}
     )
     price_of_robustness_usd: Num | None = None  # the point plan's expected loss against this one, on fresh draws
+    price_of_robustness_se_usd: Num | None = None  # its Monte-Carlo standard error (paired, over the fresh draws)
     fresh_draws: int | None = None  # the draws that price was measured on (0: the plans are one)
     candidates: int | None = None  # the plans compared
     # the prices the break-evens and marginal values re-solve at: the catalog's, or the expected prices

@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from advisor.contract.decision import Z_SWITCH
 from advisor.contract.numbers import cents
 from advisor.explain.draws import Draws, Prices, joint_draws, shared_draws, usable_gpus
 from advisor.explain.plan_cost import PlanCost
@@ -56,7 +57,6 @@ FRESH_DRAWS = 2000
 EXCLUDED = 1e3  # a price factor that keeps a (GPU, ownership) pair out of a restricted re-solve
 QUANTILES = {"p80": 0.8, "p90": 0.9}
 MOST_DRAW_PLANS = 8  # p80/p90: the most frequent draw optima re-solved as candidates
-Z_SWITCH = 2.0  # a plan moves off the point optimum only on a saving of 2 standard errors (one-sided ~98%)
 BOOTSTRAP, BOOTSTRAP_SEED = 200, 7  # resamples (and their seed) for a quantile's standard error
 CVAR_TERMS = 1_000_000  # p80/p90: the CVaR plan is a candidate when candidate columns x draws is at most this
 
@@ -280,10 +280,11 @@ def record(problem: Problem, d: Decided, point: Option) -> dict[str, Any]:
     the draws, the point plan's, and the price of robustness on fresh draws."""
     chosen = d.chosen_option
     mine, theirs = chosen.cost.at(d.draws), point.cost.at(d.draws)
-    loss = 0.0
+    loss, se = 0.0, 0.0
     if chosen is not point:
         fresh = joint_draws(problem, FRESH_DRAWS, FRESH_SEED, gpus=sorted(chosen.cost.gpus() | point.cost.gpus()))
-        loss = float((point.cost.at(fresh) - chosen.cost.at(fresh)).mean())
+        diff = point.cost.at(fresh) - chosen.cost.at(fresh)
+        loss, se = float(diff.mean()), float(diff.std(ddof=1) / len(diff) ** 0.5)
     names = {g: problem.catalog.gpus[g].name for g in problem.catalog.gpus}
     what = describe(chosen.first_stage, names)
     rec: dict[str, Any] = {
@@ -298,6 +299,7 @@ def record(problem: Problem, d: Decided, point: Option) -> dict[str, Any]:
             "p80_cost_usd": quantile(theirs, 0.8),
         },
         "price_of_robustness_usd": loss,
+        "price_of_robustness_se_usd": se,
         "fresh_draws": FRESH_DRAWS if chosen is not point else 0,
         "candidates": len(d.options),
         "explained_at": "catalog" if d.prices is None else "expected",
@@ -357,8 +359,10 @@ def message(basis: str, rec: dict[str, Any], what: str, point_what: str, same: b
     text = f"{what}: chosen for {how} {figures}"
     if same:
         return text + "; it is also the optimum at the point estimates"
-    loss = rec["price_of_robustness_usd"]
+    loss, noise = rec["price_of_robustness_usd"], Z_SWITCH * rec["price_of_robustness_se_usd"]
+    within = f", within its noise ({Z_SWITCH:g} standard errors: ${noise:,.0f})" if abs(loss) < noise else ""
     return (
         text + f"; the optimum at the point estimates ({point_what}) is expected to cost "
         f"${abs(cents(loss)):,.0f} {'more' if loss >= 0 else 'less'} on {rec['fresh_draws']:,} fresh draws"
+        + (within or f" (±${noise:,.0f} at {Z_SWITCH:g} standard errors)")
     )

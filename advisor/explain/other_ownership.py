@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from advisor.explain.serving import unserved_until
 from advisor.solve.constraints import FAMILIES
 from advisor.solve.milp import solve
 from advisor.solve.problem import Problem
@@ -79,10 +80,14 @@ def other_ownership(
             if d.ownership not in ("any", other)
             else f"; the workload's deployment.context: {d.context} keeps it out of this plan"
         )
+    late = unserved_until(there, found)  # owned serving GPUs with no rented bridge: nothing served until then
+    unlike = (
+        f"; it serves nothing until its GPUs arrive on day {late}, where this plan serves from today" if late else ""
+    )
     out["message"] = (
         f"{verb.capitalize()} instead ({'; '.join(x for x in (what, where) if x)}): the best plan with every GPU {done} costs "
         f"${found.objective_usd:,.0f} present value (${found.cash_usd:,.0f} in cash), {than} than "
-        f"this plan{why}"
+        f"this plan{why}{unlike}"
     )
     return out
 

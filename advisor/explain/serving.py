@@ -147,17 +147,34 @@ def serving_warnings(problem: Problem, sol: Solution) -> list[dict]:
     return out + late_service(problem, sol)
 
 
+def _late(problem: Problem, sol: Solution, k: int) -> tuple[list[str], int]:
+    """Request class k's bought GPU types that arrive after today, and the day the last can serve."""
+    late = late_types(problem, [c for c, n in sol.serving if c.cls == k and n > 0])
+    return late, math.ceil(max((problem.arrival[g].hours for g in late), default=0.0) / 24 - 1e-9)
+
+
+def unserved_until(problem: Problem, sol: Solution) -> int | None:
+    """The day the last request class served by late bought GPUs with no rented bridge launches (None:
+    every class serves from today): what a plan that may not rent leaves unserved."""
+    days = [
+        day
+        for k in range(len(problem.serve_classes))
+        for late, day in [_late(problem, sol, k)]
+        if late and not any(b.cls == k for b, _ in sol.bridges)
+    ]
+    return max(days, default=None)
+
+
 def late_service(problem: Problem, sol: Solution) -> list[dict]:
     """A request class served by bought GPUs that arrive after today (lead time, then burn-in): the
     bridge the plan rents until then (its cash is in the plan's cost, `bridge_usd`: solve/serving_bridge.py
     prices it), or, with none (`until_arrival: wait`, or no rented layout allowed), the day it launches."""
     out = []
     for k, cls in enumerate(problem.serve_classes):
-        late = late_types(problem, [c for c, n in sol.serving if c.cls == k and n > 0])
+        late, day = _late(problem, sol, k)
         if not late:
             continue
         names = " and ".join(problem.catalog.gpus[g].name for g in late)
-        day = math.ceil(max(problem.arrival[g].hours for g in late) / 24 - 1e-9)
         msg = f"{cls.name}: served by bought {names}, which arrive{' by' if len(late) > 1 else ' on'} day {day} (lead time, then burn-in). "
         bridges = [(b, n) for b, n in sol.bridges if b.cls == k]
         if bridges:

@@ -6,6 +6,7 @@ worth confirming first is named. Reads the typed Plan only."""
 from __future__ import annotations
 
 from advisor.contract import Plan
+from advisor.contract.decision import Z_SWITCH, Decision
 from advisor.present.words import join, usd
 
 HONEST_SHARE = 0.8  # below this share of draws, the plan leads with how often it holds
@@ -76,5 +77,18 @@ def robustness_cost(p: Plan) -> str | None:
     return (
         f"The plan at the point estimates ({what}) is expected to cost {usd(abs(loss))} "
         f"{'more' if loss > 0 else 'less'} than this one (the price of robustness, on "
-        f"{d.fresh_draws or 0:,} fresh draws)."
+        f"{d.fresh_draws or 0:,} fresh draws{noise(d)})."
     )
+
+
+def noise(d: Decision) -> str:
+    """', within its noise (2 standard errors: $4,300)' or ', ±$4,300 at 2 standard errors': the
+    Monte-Carlo error of the price of robustness, so a difference smaller than its noise is not read
+    as a saving."""
+    se = d.price_of_robustness_se_usd
+    if not se:
+        return ""
+    band = Z_SWITCH * se
+    if abs(d.price_of_robustness_usd or 0.0) < band:
+        return f", within its noise ({Z_SWITCH:g} standard errors: {usd(band)})"
+    return f", ±{usd(band)} at {Z_SWITCH:g} standard errors"

@@ -28,6 +28,7 @@ from advisor.present.memo_serving import serving_context
 from advisor.present.words import (
     duration,
     months_phrase,
+    more_or_less,
     pct,
     sentence,
     unproven,
@@ -155,8 +156,10 @@ def _key_figures(
         ("Work finishes after", duration(finish_h, short=True) if finish_h is not None else ""),
     ]
     key_figures = [kf for kf in key_figures if kf[1]]
-    if best_alt:
+    if best_alt and best_alt[1] >= total:
         key_figures.append(("Saving against the next-best GPU", usd(best_alt[1] - total)))
+    elif best_alt:  # a plan chosen on its cost over the draws: the next-best is cheaper at the point estimates
+        key_figures.append(("Next-best GPU at the catalog's figures", more_or_less(best_alt[1] - total)))
     return key_figures
 
 

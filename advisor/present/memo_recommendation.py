@@ -16,6 +16,7 @@ from advisor.present.words import (
     footed,
     join,
     months_phrase,
+    more_or_less,
     quoted_rate,
     rent_phrase,
     sentence,
@@ -83,7 +84,13 @@ def recommendation(
     if best_alt:
         text += (
             f"The next-best option, the {best_alt[0]} alone, would cost {usd(best_alt[1])} "
-            f"({usd(best_alt[1] - (plan.total_cost_usd or 0))} more). "
+            f"({more_or_less(best_alt[1] - (plan.total_cost_usd or 0))}"
+            + (
+                f" at the catalog's figures; this plan was chosen on its {plan.decision.basis} cost over the draws"
+                if plan.decision is not None and best_alt[1] < (plan.total_cost_usd or 0)
+                else ""
+            )
+            + "). "
         )
     for rid in cited_rules:
         if rules.get(rid).severity != "forbid":

@@ -17,6 +17,7 @@ from advisor.present.words import (
     day,
     duration,
     job_label,
+    more_or_less,
     pct,
     plural,
     quoted_rate,
@@ -230,12 +231,19 @@ def _costlier_row(plan: Plan, g: GPU, r: Rejected, refs: Refs) -> dict[str, Any]
         )
     else:
         price, price_refs = "", []
+    # a plan chosen on its cost over the draws may cost more at the point estimates than this GPU does
+    basis = plan.decision.basis if plan.decision is not None and extra < 0 else None
     return {
         "gpu": g.name,
-        "status": "Costs more",
+        "status": "Costs more" if extra >= 0 else "Cheaper at the catalog's figures",
         "cost": usd(forced),
-        "detail": f"The cheapest plan using only this GPU costs {usd(extra)} "
-        f"({pct(100 * extra / total, True)}) more than the recommendation"
+        "detail": f"The cheapest plan using only this GPU costs {more_or_less(extra, 100 * extra / total)} than "
+        "the recommendation"
+        + (
+            f" at the catalog's figures (the recommendation was chosen on its {basis} cost over the draws)"
+            if basis
+            else ""
+        )
         + (f"; priced at {price}." if price else "."),
         "refs": price_refs,
     }

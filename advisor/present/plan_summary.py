@@ -11,7 +11,7 @@ from typing import Any
 from advisor.contract import Plan
 from advisor.contract.context import PlanContext
 from advisor.contract.explanations import Rejected
-from advisor.present.decision_words import headline, unmeasured
+from advisor.present.decision_words import headline, noise, unmeasured
 from advisor.present.escape import md
 from advisor.present.grid import grid, para
 from advisor.present.memo_costs import billed_gpus, billed_hours, start_days
@@ -294,7 +294,7 @@ def _why(p: Plan, fmt: str) -> list[str]:
             f"P80 {usd(d.p80_cost_usd)}" if d.p80_cost_usd is not None else "",
             f"P90 {usd(d.p90_cost_usd)}" if d.basis == "p90" and d.p90_cost_usd is not None else "",
             f"the plan at the point estimates is expected to cost {usd(abs(loss))} "
-            f"{'more' if loss > 0 else 'less'} (fresh draws)"
+            f"{'more' if loss > 0 else 'less'} (fresh draws{noise(d)})"
             if loss
             else "",
         ]

@@ -145,6 +145,13 @@ def join(items: list[str]) -> str:
     return ", ".join(items[:-1]) + " and " + items[-1]
 
 
+def more_or_less(x: float, share: float | None = None) -> str:
+    """A difference as a reader says it: '$3,213 more' or '$3,213 less' (never '$-3,213 more'), with its
+    share of the whole when given ('$3,213 (15%) less')."""
+    pct_text = f" ({pct(share, True) if x >= 0 else pct(abs(share))})" if share is not None else ""
+    return f"{usd(abs(x))}{pct_text} {'less' if x < 0 else 'more'}"
+
+
 def usd(x: float | None) -> str:
     """Whole dollars, with cents only for small amounts that have them: $1,601, $2.13."""
     if x is None:
