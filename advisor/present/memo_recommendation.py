@@ -115,6 +115,7 @@ def _cost_sentence(plan: Plan, upfront: float) -> str:
             (cb.hosting_usd, "for hosting"),
             (cb.rental_usd, "for rental"),
             (cb.bridge_usd, "for rental until the bought serving GPUs arrive"),
+            (cb.services_tax_usd, "for VAT on rent and services"),
         )
         if v
     ]
