@@ -18,7 +18,6 @@ from advisor.economics import bom
 if TYPE_CHECKING:
     from advisor.solve.model import Model
     from advisor.solve.problem import Problem
-    from advisor.solve.solution import Solution
 
 
 @dataclass
@@ -111,10 +110,10 @@ def _services_taxed_apart(lines: dict[str, float], taxed: float) -> dict[str, fl
     return out
 
 
-def services_tax_lines(problem: Problem, sol: Solution) -> list[dict]:
+def services_tax_lines(problem: Problem, cost_breakdown: dict[str, float]) -> list[dict]:
     """The VAT on rent, support, hosting and electricity a buyer that cannot reclaim it pays (economics/
     costs.services_tax), on a line of its own: the lines above are at their prices."""
-    costs, tax = problem.costs, sol.cost_breakdown.get("services_tax_usd") or 0.0
+    costs, tax = problem.costs, cost_breakdown.get("services_tax_usd") or 0.0
     if not tax:
         return []
     region = problem.workload.deployment.region
@@ -124,7 +123,7 @@ def services_tax_lines(problem: Problem, sol: Solution) -> list[dict]:
             tax / costs.services_tax_rate,
             costs.services_tax_rate,
             costs.services_tax_source,
-            "medium",
+            costs.services_tax_confidence,
             f"{costs.services_tax_rate:.2%} on the rent, support, hosting and electricity above: charged by the "
             "provider, or self-assessed under the reverse charge, and not reclaimed (finance.tax_recoverable: false)",
         )

@@ -124,7 +124,7 @@ def bill_of_materials(problem: Problem, sol: Solution) -> list[dict]:
         )
     out += _owned_running(problem, sol, taxed, storage)
     out += _rented(problem, sol)
-    out += services_tax_lines(problem, sol)
+    out += services_tax_lines(problem, sol.cost_breakdown)
     # to the cent, adding up to the nominal cost printed beside them
     priced = {f"{i:06d}": row["total_usd"] for i, row in enumerate(out) if row["total_usd"] is not None}
     for i, usd in cents_adding_to(priced, sol.cash_usd).items():
