@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from conftest import AS_OF
+from conftest import AS_OF, EXAMPLES
 
 import advisor
 
@@ -38,7 +38,9 @@ def quoted_at(path: Path, gpu: str, provider: str, rate: float, rules, tmp_path:
             o["usd_per_gpu_hour"] = round(rate, 4)
     override = tmp_path / f"quote_{rate:.4f}.yaml"
     override.write_text(yaml.safe_dump({"gpus": [{"id": gpu, "prices": {"rent": offers}}]}), encoding="utf-8")
-    again = advisor.plan(advisor.load_workload(path), catalog=advisor.load_catalog(override), rules=rules, as_of=AS_OF)
+    again = advisor.plan(
+        advisor.load_workload(path), catalog=advisor.load_catalog(override), rules=rules, as_of=AS_OF, explain="none"
+    )
     return [(r["gpu"], r["ownership"], r.get("provider")) for r in json.loads(again.to_json())["purchase"]]
 
 
@@ -75,3 +77,29 @@ def test_runner_up_offer_fall_holds_for_that_offer(rent_512, rules, tmp_path):
     assert under == [(fall["gpu"], "rent", fall["provider"])], f"1% under ${fall['price']}: {under}"
     over = quoted_at(path, fall["gpu"], fall["provider"], fall["price"] * 1.01, rules, tmp_path)
     assert over == [(row["gpu"], "rent", row["provider"])], f"1% over ${fall['price']}: {over}"
+
+
+def test_an_offer_hidden_behind_the_quoted_one_is_seen_by_its_break_even(example_plan, rules, tmp_path):
+    """serve-70b rents MI300X at TensorWave ($1.50); Vultr's $1.85 offer of the same kind and tier has no
+    candidate while TensorWave is cheaper (one kind and tier's cheapest offer runs each layout). The rise
+    said '(to $1.95); then renting mi325x' -- TensorWave alone at $1.93 already lost part of the work to
+    Vultr. Now the break-even is re-searched on problems rebuilt with TensorWave re-priced: 1% under it
+    the plan still rents from TensorWave, 1% over it the offer named takes over; and the runner-up's fall
+    (Vultr's own rate) holds the same way."""
+    _, d = example_plan("serve-70b-datacenter")
+    path = EXAMPLES / "serve-70b-datacenter.yaml"
+    rise, fall = d["sensitivity"]["break_even"]
+    assert rise["provider"] == "TensorWave" and rise["verified"] and rise["price"] is not None
+    then = rise["then"]
+
+    def offers(rate: float, provider: str) -> set[tuple]:
+        return set(quoted_at(path, rise["gpu"], provider, rate, rules, tmp_path))
+
+    mine = (rise["gpu"], "rent", rise["provider"])
+    assert mine in offers(rise["price"] * 0.99, rise["provider"])
+    over = offers(rise["price"] * 1.01, rise["provider"])
+    assert mine not in over and (then["gpu"], then["ownership"], then["provider"]) in over, over
+    assert fall["provider"] == then["provider"] and fall["verified"] and fall["price"] is not None
+    runner = (fall["gpu"], "rent", fall["provider"])
+    assert runner in offers(fall["price"] * 0.99, fall["provider"])
+    assert runner not in offers(fall["price"] * 1.01, fall["provider"])

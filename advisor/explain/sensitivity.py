@@ -18,6 +18,7 @@ from typing import Any
 from advisor.contract.facts import Marginal
 from advisor.data.catalog_prices import RentalOffer
 from advisor.explain.draws import Prices
+from advisor.explain.offer_quote import hidden_behind, offered, repriced
 from advisor.solve.constraints import FAMILIES, slacks
 from advisor.solve.milp import solve
 from advisor.solve.problem import Problem
@@ -190,7 +191,14 @@ def _bracket(
         if hi >= CAP:
             return lo, hi, None
         lo, hi = hi, min(hi * 2, CAP)
-    flipped = s
+    return _narrow(run, chosen, lo, hi, s)
+
+
+def _narrow(
+    run: Callable[[float], Solution], chosen: Callable[[Solution], bool], lo: float, hi: float, flipped: Solution
+) -> tuple[float, float, Solution]:
+    """(lo, hi, the plan at hi): [lo, hi] (chosen at lo, not at hi, whose plan is `flipped`) bisected to
+    within RISE_SPAN."""
     while hi / lo > RISE_SPAN * (1 + 1e-12):
         mid = (lo * hi) ** 0.5
         s = run(mid)
@@ -225,6 +233,14 @@ def _rise(
     if provider is not None:
         base["provider"] = provider
     lo, top, flipped = _bracket(run, chosen)
+    if quote and flipped is not None and prices is None and hidden_behind(problem, gpu, quote[0], quote[1] * top):
+        # an offer its candidates hide could win first: the same search on rebuilt problems, within [1, top]
+
+        def run(f: float) -> Solution:
+            again = repriced(problem, gpu, quote[0], f)
+            return solve(again, baseline(again), settings)
+
+        lo, top, flipped = _narrow(run, chosen, 1.0, top, run(top))
     if flipped is None:
         message = (
             f"{label} stays the choice even at {CAP:g}x its {what} (re-solved at {CAP:g}x): no allowed alternative "
@@ -237,6 +253,8 @@ def _rise(
     after, hi = flipped, math.ceil(top / (1 + STEP) * 1000) / 1000
     ok = chosen(run(hi * (1 - STEP))) and not chosen(after)
     runner = main_choice(problem, after) if after.feasible else None
+    if quote and (moved := rented_offer(after, gpu)) is not None and moved.provider != quote[0]:
+        runner = (gpu, "rent")  # another offer of the same GPU took over: it is what the rise hands the work to
     then = _then_words(runner, after)
     entry: dict[str, Any] = {**base, "verified": ok, "then": _then(runner, after)}
     if not ok:
@@ -307,9 +325,16 @@ def _fall(
     provider = quote[0] if quote else None
     price = base_price(problem, gpu, own, prices, quote[1] if quote else None)
 
+    hidden = provider is not None and prices is None and not offered(problem, gpu, provider)
+
     def wins(f: float) -> bool:
         if f == 1.0:
             return uses(sol, gpu, own, provider)
+        if (
+            hidden and provider is not None
+        ):  # an offer the problem's candidates hide behind a cheaper one of its group: rebuilt re-priced
+            again = repriced(problem, gpu, provider, f)
+            return uses(solve(again, baseline(again), settings), gpu, own, provider)
         s = solve(problem, priced(problem, gpu, own, f, prices, provider), settings, start=sol)
         return uses(s, gpu, own, provider)
 
