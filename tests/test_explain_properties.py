@@ -11,6 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from advisor.explain.draws import Prices, shared_draws
+from advisor.explain.offer_quote import repriced
 from advisor.explain.ranges import SEED
 from advisor.explain.sensitivity import priced
 from advisor.flow import plan, prepare
@@ -33,8 +34,11 @@ def uses(sol, gpu, ownership, provider=None):
 def at_prices(problem, entry, factor, prices=None):
     """The re-solve a break-even claim is about: at the catalog's prices, or at the expected prices a
     plan chosen on expected cost over the point optimum is explained at (decision.explained_at)."""
-    sc = priced(problem, entry["gpu"], entry["ownership"], factor, prices, entry.get("provider"))
-    return solve(problem, sc)
+    offer = entry.get("provider")
+    if offer is not None and prices is None:  # a rented offer's rate: the problem rebuilt with it re-priced, as
+        again = repriced(problem, entry["gpu"], offer, factor)  # a --catalog quote would (every offer of its group)
+        return solve(again, baseline(again))
+    return solve(problem, priced(problem, entry["gpu"], entry["ownership"], factor, prices, offer))
 
 
 def at(problem, entry, factor):
