@@ -77,3 +77,17 @@ def test_owned_gpus_pay_vat_on_support_hosting_and_electricity(catalog, rules):
     assert cb["support_usd"] > 0 and cb["hosting_usd"] > 0 and cb["energy_usd"] > 0
     assert cb["services_tax_usd"] == pytest.approx(DE_VAT * base, abs=0.02)
     assert round(sum(cb.values()), 2) == d["nominal_cost_usd"]
+
+
+@pytest.mark.parametrize("name", ["rent", "buy"])
+def test_the_memo_with_vat_on_services_adds_up_to_the_cent(catalog, rules, tmp_path, name):
+    """The memo's bill, cost table and cash sentence, summed as printed, with the VAT on its own rows."""
+    from test_cash_adds_up import bom_lines_multiply_out, cash_sentence_foots, memo_adds_up
+
+    path = with_budget(tmp_path, "250K", tax_recoverable=False) if name == "rent" else DATA / "buy_70b_de.yaml"
+    p = advisor.plan(advisor.load_workload(path), catalog=catalog, rules=rules, as_of=AS_OF)
+    text = advisor.memo(p, path, fmt="md", catalog=catalog, rules=rules, charts=False).text
+    memo_adds_up(text)
+    cash_sentence_foots(text)
+    assert bom_lines_multiply_out(text) >= 1
+    assert "| VAT on rent and services (not reclaimable) |" in text and "for VAT on rent and services" in text
