@@ -267,7 +267,7 @@ def _plan_fields(
         "status": sol.status,
         "total_cost_usd": sol.objective_usd,
         "cost_breakdown": sol.cost_breakdown
-        or dict.fromkeys(k for k in CostBreakdown.model_fields if k != "bridge_usd"),
+        or dict.fromkeys(k for k in CostBreakdown.model_fields if k not in ("bridge_usd", "services_tax_usd")),
         "present_value_usd": sol.objective_usd,
         "nominal_cost_usd": sol.cash_usd if sol.feasible else None,
         "residual_value_usd": sol.residual_value_usd if sol.feasible else None,

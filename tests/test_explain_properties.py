@@ -11,7 +11,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from advisor.explain.draws import Prices, shared_draws
+from advisor.explain.offer_quote import repriced
 from advisor.explain.ranges import SEED
+from advisor.explain.sensitivity import priced
 from advisor.flow import plan, prepare
 from advisor.inputs.workload import parse_workload
 from advisor.solve.milp import solve
@@ -21,16 +23,22 @@ GPUS = ["rtx-4090", "a100-80gb-sxm", "h100-sxm", "l40s", "a10"]
 CONTRADICTORY = {"no-purchase-price", "no-rental-price"}
 
 
-def uses(sol, gpu, ownership):
-    return sol.feasible and any(c.gpu == gpu and c.ownership == ownership for c in sol.chosen)
+def uses(sol, gpu, ownership, provider=None):
+    """Does the plan run a job on `gpu` owned so (rented from `provider`'s offer, when given)?"""
+    return sol.feasible and any(
+        c.gpu == gpu and c.ownership == ownership and (provider is None or c.offer.offer.provider == provider)
+        for c in sol.chosen
+    )
 
 
 def at_prices(problem, entry, factor, prices=None):
     """The re-solve a break-even claim is about: at the catalog's prices, or at the expected prices a
     plan chosen on expected cost over the point optimum is explained at (decision.explained_at)."""
-    key = "rent_factor" if entry["ownership"] == "rent" else "buy_factor"
-    sc = baseline(problem).but(**{key: {entry["gpu"]: factor}})
-    return solve(problem, prices.on(sc) if prices is not None else sc)
+    offer = entry.get("provider")
+    if offer is not None and prices is None:  # a rented offer's rate: the problem rebuilt with it re-priced, as
+        again = repriced(problem, entry["gpu"], offer, factor)  # a --catalog quote would (every offer of its group)
+        return solve(again, baseline(again))
+    return solve(problem, priced(problem, entry["gpu"], entry["ownership"], factor, prices, offer))
 
 
 def at(problem, entry, factor):
@@ -76,7 +84,7 @@ def check_break_evens(problem, p):
         if not b.get("verified", True):
             assert b["factor"] is None and "no break-even is stated" in b["message"]
             continue
-        pair = (b["gpu"], b["ownership"])
+        pair = (b["gpu"], b["ownership"], b.get("provider"))  # a rented pair: the offer its price is
         if b["direction"] == "rise":
             if b["factor"] is None:  # "stays the choice even at 64x"
                 assert uses(at(problem, b, 64.0), *pair), b["message"]
@@ -145,8 +153,9 @@ def test_every_explanation_is_confirmed_by_a_re_solve(doc, catalog, rules):
 
 
 def test_the_other_ownership_of_the_same_gpu_wins_when_only_its_price_rises(catalog, rules):
-    """8 H100s for nearly two years: one ownership wins (buying, with resale and discounting); the
-    rise of its own price names the other ownership of the same GPU, and a re-solve confirms it."""
+    """8 H100s for nearly two years: the rise of the chosen pair's own price names what wins then --
+    the other ownership of the same GPU (bought), or that or another offer of it (rented: only the
+    rented offer's rate rises) -- and a re-solve confirms it."""
     doc = {
         "deployment": {"context": "datacenter", "ownership": "any", "lead_time_days": 0, "horizon_months": 24},
         "model": "mpt-7b",
@@ -156,13 +165,13 @@ def test_the_other_ownership_of_the_same_gpu_wins_when_only_its_price_rises(cata
     }
     p = plan(parse_workload(doc), catalog=catalog, rules=rules, as_of=AS_OF)
     rise = p["sensitivity"]["break_even"][0]
-    own, other = rise["ownership"], "rent" if rise["ownership"] == "buy" else "buy"
-    assert rise["gpu"] == "h100-sxm" and rise["factor"] is not None
-    assert rise["then"] == {"gpu": "h100-sxm", "ownership": other}
-    problem = p.problem
-    key = "rent_factor" if own == "rent" else "buy_factor"
-    flipped = solve(problem, baseline(problem).but(**{key: {"h100-sxm": rise["factor"] * 1.02}}))
-    assert uses(flipped, "h100-sxm", other) and not uses(flipped, "h100-sxm", own)
+    own, offer, then = rise["ownership"], rise.get("provider"), rise["then"]
+    assert rise["gpu"] == "h100-sxm" and rise["factor"] is not None and then["gpu"] == "h100-sxm"
+    # bought: renting the same GPU wins; rented (its one offer's rate risen): buying it or another offer of it
+    assert then["ownership"] != own or (own == "rent" and then.get("provider") not in (None, offer)), then
+    flipped = at_prices(p.problem, rise, rise["factor"] * 1.02)
+    assert uses(flipped, "h100-sxm", then["ownership"], then.get("provider"))
+    assert not uses(flipped, "h100-sxm", own, offer)
 
 
 def test_diagnosis_levers_for_a_rebuilt_problem_give_a_plan(catalog, rules):

@@ -102,10 +102,10 @@ def test_each_price_rise_holds_and_flips_at_the_points_it_names(example, example
     for b in p["sensitivity"]["break_even"]:
         if b["direction"] != "rise":
             continue
-        gpu, own, x = b["gpu"], b["ownership"], b["factor"]
+        gpu, own, x, offer = b["gpu"], b["ownership"], b["factor"], b.get("provider")
 
-        def pair_used(f):
-            return uses(solve_pulp(problem, priced(problem, gpu, own, f), 30.0, GAP), gpu, own)
+        def pair_used(f):  # a rented pair: its offer's rate alone moved, the plan still renting on it
+            return uses(solve_pulp(problem, priced(problem, gpu, own, f, provider=offer), 30.0, GAP), gpu, own, offer)
 
         if x is None:  # "stays the choice even at 64x": the re-solve at 64x still uses it
             assert "even at 64x" in b["message"] and pair_used(64.0), b

@@ -11,6 +11,7 @@ import json
 import pytest
 from conftest import AS_OF, EXAMPLES
 
+from advisor.explain.sensitivity import uses
 from advisor.flow import plan, prepare
 from advisor.inputs.workload import load_workload
 from advisor.solve.milp import solve, solve_pulp
@@ -45,6 +46,9 @@ def _scenarios(problem):
     out += [base.but(only_gpu=g) for g in others]
     out += [base.but(speed_factor={g: f}) for g in others for f in (3.0, 1.3, 0.5)]  # the runner-up's bisection
     out += [base.but(only_gpu=chosen, price_factor={chosen: 3.0})]
+    offers = first.rented_offers(chosen)  # a rented plan's offer priced alone (the break-even's), then the base again
+    if offers:
+        out += [base.but(offer_factor={(chosen, offers[0].provider): f}) for f in (1.3, 2.0, 0.6)] + [base]
     if problem.workload.budget_usd is not None:
         out.append(base.but(budget_usd=problem.workload.budget_usd * 0.5))
     return out
@@ -72,12 +76,16 @@ def test_each_break_even_flips_the_choice_when_re_solved_from_scratch(example, e
     for b in p["sensitivity"]["break_even"]:
         if b["factor"] is None:
             continue
-        gpu, f = b["gpu"], b["factor"]
+        gpu, f, offer = b["gpu"], b["factor"], b.get("provider")
+
+        def at(x):  # a rented pair's break-even moves its offer's rate alone, a bought one the GPU's price
+            sc = base.but(offer_factor={(gpu, offer): x}) if offer else base.but(price_factor={gpu: x})
+            s = solve_pulp(problem, sc, 30.0, GAP)
+            return uses(s, gpu, "rent", offer) if offer else gpu in s.gpu_types()
+
         # the bisection's precision is 1% of the price (0.01 in the factor): step beyond it
-        below = solve_pulp(problem, base.but(price_factor={gpu: f * 0.97 - 0.01}), 30.0, GAP)
-        above = solve_pulp(problem, base.but(price_factor={gpu: f * 1.03 + 0.01}), 30.0, GAP)
         # rise: chosen below the factor, not above; fall: the runner-up chosen at or below it
-        assert gpu in below.gpu_types() and gpu not in above.gpu_types(), b
+        assert at(f * 0.97 - 0.01) and not at(f * 1.03 + 0.01), b
 
 
 @pytest.mark.parametrize("example", ["rent-vs-buy-3y", "team-fleet", "lora-7b-workstation", "llama-70b-budget"])

@@ -22,6 +22,7 @@ class CostBreakdown(Out):
     hosting_usd: Num | None
     rental_usd: Num | None
     bridge_usd: Num | None = None  # rent of the replicas serving until bought serving GPUs arrive
+    services_tax_usd: Num | None = None  # a VAT the buyer cannot reclaim on rent, support, hosting, electricity
 
 
 class CostBreakdownPV(Out):
@@ -40,6 +41,7 @@ class CostBreakdownPV(Out):
     hosting_usd: Num
     rental_usd: Num
     bridge_usd: Num = 0.0
+    services_tax_usd: Num = 0.0
 
 
 class PurchaseItem(Out):

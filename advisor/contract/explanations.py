@@ -49,8 +49,12 @@ class Binding(Out):
 
 
 class Runner(Out):
+    """What wins after a rise: the pair, and the offer it rents on (rented)."""
+
     gpu: str
     ownership: Ownership
+    provider: str | None = None
+    usd_per_gpu_hour: Num | None = None
 
 
 class BreakEven(Out):
@@ -60,6 +64,7 @@ class BreakEven(Out):
     ownership: Ownership
     direction: Literal["rise", "fall"]
     what: str
+    provider: str | None = None  # a rented pair's: the one offer whose rate moves (the others stay)
     verified: bool | None = None
     then: Runner | None = None
     factor: Num | None = None

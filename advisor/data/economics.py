@@ -150,6 +150,10 @@ class TaxRate(Strict):
     confidence: Literal["high", "medium", "low"]
     source: list[str] = Field(min_length=1)
     note: str | None = None
+    # a VAT/GST's rate on the services a plan pays (rent, support, hosting, electricity), with its
+    # sources: a cost only for a buyer that cannot reclaim it; null when not sourced (none counted, said)
+    services_rate: float | None = Field(default=None, ge=0, le=0.5)
+    services_source: list[str] = Field(default_factory=list)
 
     _date = field_validator("as_of")(check_date)
 

@@ -28,6 +28,14 @@ class Costs:
     utilization: float | None = None  # share of the horizon owned GPUs run (None: the jobs' own hours)
     useful_life_years: float = 5.0
     tax_recoverable: bool | None = None  # finance.tax_recoverable: None takes the region's rule
+    services_tax_rate: float = 0.0  # a VAT/GST on rent, support, hosting and electricity the buyer cannot reclaim
+    services_tax_source: tuple = ()
+    services_tax_confidence: str = "low"
+
+    @property
+    def services_taxed(self) -> float:
+        """Per dollar of rent, support, hosting or electricity, what the buyer pays with its tax."""
+        return 1.0 + self.services_tax_rate
 
     @property
     def horizon_years(self) -> float:
@@ -61,6 +69,9 @@ def deployment_costs(workload: Workload, catalog: Catalog) -> Costs:
     else:
         hosting = pick(None, "hosting_usd_per_kw_month")
     fin = finance_for(workload, catalog)
+    services_rate, services_source, services_confidence = services_tax(
+        catalog, d.region, workload.finance.tax_recoverable
+    )
     return Costs(
         electricity_usd_per_kwh=pick(d.electricity_usd_per_kwh, "electricity_usd_per_kwh"),
         pue=pick(d.pue, "pue"),
@@ -72,4 +83,20 @@ def deployment_costs(workload: Workload, catalog: Catalog) -> Costs:
         utilization=fin.utilization,
         useful_life_years=fin.useful_life_years,
         tax_recoverable=workload.finance.tax_recoverable,
+        services_tax_rate=services_rate,
+        services_tax_source=services_source,
+        services_tax_confidence=services_confidence,
     )
+
+
+def services_tax(catalog: Catalog, region: str, recoverable: bool | None) -> tuple[float, tuple, str]:
+    """(rate, sources, confidence) of the tax on the services a plan pays (rent, support, hosting, electricity) as a
+    cost: a VAT/GST's sourced services rate where the buyer cannot reclaim it (`recoverable` False, or a
+    region whose VAT no one reclaims), else 0 -- a reclaimed VAT costs nothing, and a US sales tax is on
+    goods (docs/model.md 2.4)."""
+    t = catalog.economics.sales_tax.get(region.upper()) if catalog.economics is not None else None
+    if t is None or t.kind == "sales_tax" or t.services_rate is None:
+        return 0.0, (), "low"
+    if t.recoverable and recoverable is not False:
+        return 0.0, (), "low"
+    return t.services_rate, tuple(t.services_source), t.confidence

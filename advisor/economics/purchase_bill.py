@@ -274,10 +274,10 @@ def hardware_terms(
         return HardwareTerms(0.0, 0.0, 0.0, server_share_usd, None, (), fallback_per_gpu)
     k = bought_gpu_coefficients(catalog, gpu_id, region, costs, server_overhead_kw_per_gpu)
     share = network_share(econ, network_gbps) if network_gbps is not None else 1.0
-    return HardwareTerms(
+    return HardwareTerms(  # burn-in's electricity and support are services: with their unreclaimed tax
         k.tax.cost_rate or 0.0,
-        k.burn_in_energy.usd or 0.0,
-        k.support.usd or 0.0,
+        (k.burn_in_energy.usd or 0.0) * costs.services_taxed,
+        (k.support.usd or 0.0) * costs.services_taxed,
         server_share_usd,
         nic_per_gpu(econ, share).usd,
         tuple(econ.network_bands),

@@ -12,10 +12,13 @@ the re-solve at 64x confirms it.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Any
 
 from advisor.contract.facts import Marginal
+from advisor.data.catalog_prices import RentalOffer
 from advisor.explain.draws import Prices
+from advisor.explain.offer_quote import hidden_behind, offered, repriced
 from advisor.solve.constraints import FAMILIES, slacks
 from advisor.solve.milp import solve
 from advisor.solve.problem import Problem
@@ -55,17 +58,31 @@ def searched(problem: Problem, prices: Prices | None) -> bool:
     return prices is None or problem.job_count < FLEET_JOBS
 
 
-def uses(sol: Solution, gpu: str, ownership: str) -> bool:
+def uses(sol: Solution, gpu: str, ownership: str, provider: str | None = None) -> bool:
+    """Does `sol` use `gpu` owned so (rented from `provider`'s offer, when given)?"""
+    if provider is not None:
+        return sol.feasible and any(o.provider == provider for o in sol.rented_offers(gpu))
     return sol.feasible and any(
         c.gpu == gpu and c.ownership == ownership for c in sol.chosen + [s for s, _ in sol.serving]
     )
 
 
-def priced(problem: Problem, gpu: str, ownership: str, factor: float, prices: Prices | None = None) -> Scenario:
-    """The workload with only `ownership`'s price of `gpu` multiplied by `factor` (over `prices`,
-    the expected prices of a plan chosen on expected cost, when given)."""
-    key = "rent_factor" if ownership == "rent" else "buy_factor"
-    sc = baseline(problem).but(**{key: {gpu: factor}})
+def priced(
+    problem: Problem,
+    gpu: str,
+    ownership: str,
+    factor: float,
+    prices: Prices | None = None,
+    provider: str | None = None,
+) -> Scenario:
+    """The workload with only `ownership`'s price of `gpu` multiplied by `factor` -- only `provider`'s
+    offer's rate when given (the offer a plan rents on and an RFQ quotes; the GPU's other offers stay
+    at theirs) -- over `prices`, the expected prices of a plan chosen on expected cost, when given."""
+    if provider is not None:
+        sc = baseline(problem).but(offer_factor={(gpu, provider): factor})
+    else:
+        key = "rent_factor" if ownership == "rent" else "buy_factor"
+        sc = baseline(problem).but(**{key: {gpu: factor}})
     return prices.on(sc) if prices is not None else sc
 
 
@@ -78,11 +95,16 @@ def base_price(
     return price * prices.expected(gpu, ownership) if price is not None and prices is not None else price
 
 
-def rented_rate(sol: Solution | None, gpu: str) -> float | None:
-    """The rate of the offer `sol` rents most of `gpu` on (a factor on the GPU's rent moves every offer
-    of it alike, so a break-even's dollar is that offer's), None when it rents none."""
+def rented_offer(sol: Solution | None, gpu: str) -> RentalOffer | None:
+    """The offer `sol` rents most of `gpu` on: the one a break-even prices alone, None when it rents none."""
     offers = sol.rented_offers(gpu) if sol is not None and sol.feasible else []
-    return offers[0].usd_per_gpu_hour if offers else None
+    return offers[0] if offers else None
+
+
+def rented_rate(sol: Solution | None, gpu: str) -> float | None:
+    """The rate of the offer `sol` rents most of `gpu` on, None when it rents none."""
+    offer = rented_offer(sol, gpu)
+    return offer.usd_per_gpu_hour if offer is not None else None
 
 
 def _alternatives(problem: Problem, own: str) -> str:
@@ -94,13 +116,22 @@ def _alternatives(problem: Problem, own: str) -> str:
     return f"another GPU ({'buying' if own == 'buy' else 'renting'} only, as the deployment says)"
 
 
+Quote = tuple[str, float]  # (provider, USD per GPU-hour): the one rental offer a break-even prices alone
+
+
+def _quote(offer: RentalOffer | None) -> Quote | None:
+    return (offer.provider, offer.usd_per_gpu_hour) if offer is not None else None
+
+
 def break_even(
     problem: Problem, sol: Solution, alts: dict, settings: SolveSettings, prices: Prices | None = None
 ) -> list[dict]:
     """The chosen pair's price rise that changes the choice (and what wins then), and the price
     fall that makes the runner-up win, each re-solved at the plan's own gap; at `prices` (the
     expected prices a plan chosen on expected cost is optimal at; its words then say 'expected'),
-    else at the catalog's."""
+    else at the catalog's. A rented pair's price is the rate of the one offer it rents on (the offer
+    an RFQ quotes), moved alone: the dollar printed is the rate at which that offer loses, to another
+    offer of the same GPU or to another GPU, whichever comes first."""
     if not sol.feasible:
         return []
     gpu, own = main_choice(problem, sol)
@@ -117,91 +148,150 @@ def break_even(
                 "message": NOT_SEARCHED,
             }
         ]
-    rise, runner, after = _rise(problem, gpu, own, settings, prices, sol)
+    mine = _quote(rented_offer(sol, gpu)) if own == "rent" else None
+    rise, runner, after = _rise(problem, (gpu, own), settings, prices, sol, mine)
     out: list[dict[str, Any]] = [rise]
     if runner is None:
         runner = _cheapest_forced(alts)
     if runner is not None and base_price(problem, *runner):
-        forced = alts.get(runner[0], {}).get("forced_rental") or {}
-        rate = rented_rate(sol, runner[0]) or rented_rate(after, runner[0]) or forced.get("usd_per_gpu_hour")
-        out.append(_fall(problem, runner, settings, sol, prices, rate))
+        out.append(_fall(problem, runner, settings, sol, prices, _runner_quote(runner, (gpu, own), sol, after, alts)))
     return out
 
 
-def _rise(
-    problem: Problem, gpu: str, own: str, settings: SolveSettings, prices: Prices | None, sol: Solution
-) -> tuple[dict[str, Any], tuple[str, str] | None, Solution | None]:
-    """(the rise entry, the pair that wins after it, if any, and the plan then): the price factor is
-    doubled until the choice changes (up to CAP), then bisected to within RISE_SPAN and checked on both
-    sides. Each re-solve starts from the plan `sol`, whose rental rate is the price's (base_price)."""
+def _runner_quote(
+    runner: tuple[str, str], chosen: tuple[str, str], sol: Solution, after: Solution | None, alts: dict
+) -> Quote | None:
+    """The offer a rented runner-up rents on: the plan's own (another GPU it rents beside its choice),
+    else the plan's after the rise (for another offer of the chosen GPU, the one that took over), else
+    its forced plan's."""
+    if runner[1] != "rent":
+        return None
+    if runner != chosen and (got := _quote(rented_offer(sol, runner[0]))):
+        return got
+    forced = alts.get(runner[0], {}).get("forced_rental") or {}
+    return _quote(rented_offer(after, runner[0])) or (
+        (forced["provider"], forced["usd_per_gpu_hour"]) if forced.get("provider") else None
+    )
 
-    def run(f: float) -> Solution:
-        return solve(problem, priced(problem, gpu, own, f, prices), settings, start=sol)
 
-    what = PRICE[own] if prices is None else f"expected {PRICE[own]}"
-    price = base_price(problem, gpu, own, prices, rented_rate(sol, gpu))
-    label = f"{gpu} ({OWN[own]})"
-    lo, hi, flipped = 1.0, 2.0, None
+def _label(gpu: str, own: str, quote: Quote | None) -> str:
+    return f"{gpu} ({OWN[own]}" + (f" from {quote[0]})" if quote else ")")
+
+
+def _bracket(
+    run: Callable[[float], Solution], chosen: Callable[[Solution], bool]
+) -> tuple[float, float, Solution | None]:
+    """(lo, hi, the plan at hi): the price factor doubled until the choice changes (up to CAP), then
+    bisected to within RISE_SPAN; no plan when it holds at CAP."""
+    lo, hi = 1.0, 2.0
     while True:
         s = run(hi)
-        if not uses(s, gpu, own):
-            flipped = s
+        if not chosen(s):
             break
         if hi >= CAP:
-            break
+            return lo, hi, None
         lo, hi = hi, min(hi * 2, CAP)
-    if flipped is None:
-        return (
-            {
-                "gpu": gpu,
-                "ownership": own,
-                "direction": "rise",
-                "what": what,
-                "factor": None,
-                "price": None,
-                "verified": True,
-                "message": f"{label} stays the choice even at {CAP:g}x its {what} (re-solved at {CAP:g}x): "
-                f"no allowed alternative -- {_alternatives(problem, own)} -- meets the constraints "
-                "for less",
-            },
-            None,
-            None,
-        )
+    return _narrow(run, chosen, lo, hi, s)
+
+
+def _narrow(
+    run: Callable[[float], Solution], chosen: Callable[[Solution], bool], lo: float, hi: float, flipped: Solution
+) -> tuple[float, float, Solution]:
+    """(lo, hi, the plan at hi): [lo, hi] (chosen at lo, not at hi, whose plan is `flipped`) bisected to
+    within RISE_SPAN."""
     while hi / lo > RISE_SPAN * (1 + 1e-12):
         mid = (lo * hi) ** 0.5
         s = run(mid)
-        lo, hi, flipped = (mid, hi, flipped) if uses(s, gpu, own) else (lo, mid, s)
+        lo, hi, flipped = (mid, hi, flipped) if chosen(s) else (lo, mid, s)
+    return lo, hi, flipped
+
+
+def _rise(
+    problem: Problem,
+    pair: tuple[str, str],
+    settings: SolveSettings,
+    prices: Prices | None,
+    sol: Solution,
+    quote: Quote | None = None,
+) -> tuple[dict[str, Any], tuple[str, str] | None, Solution | None]:
+    """(the rise entry, the pair that wins after it, if any, and the plan then), bisected by _bracket and
+    checked on both sides. Each re-solve starts from the plan `sol`; `quote`: the offer a rented pair
+    rents on, whose rate alone rises (the price's, base_price)."""
+    gpu, own = pair
+    provider = quote[0] if quote else None
+
+    def run(f: float) -> Solution:
+        return solve(problem, priced(problem, gpu, own, f, prices, provider), settings, start=sol)
+
+    def chosen(s: Solution) -> bool:
+        return uses(s, gpu, own, provider)
+
+    what = PRICE[own] if prices is None else f"expected {PRICE[own]}"
+    price = base_price(problem, gpu, own, prices, quote[1] if quote else None)
+    label = _label(gpu, own, quote)
+    base = {"gpu": gpu, "ownership": own, "direction": "rise", "what": what}
+    if provider is not None:
+        base["provider"] = provider
+    lo, top, flipped = _bracket(run, chosen)
+    if quote and flipped is not None and prices is None and hidden_behind(problem, gpu, quote[0], quote[1] * top):
+        # an offer its candidates hide could win first: the same search on rebuilt problems, within [1, top]
+
+        def run(f: float) -> Solution:
+            again = repriced(problem, gpu, quote[0], f)
+            return solve(again, baseline(again), settings)
+
+        lo, top, flipped = _narrow(run, chosen, 1.0, top, run(top))
+    if flipped is None:
+        message = (
+            f"{label} stays the choice even at {CAP:g}x its {what} (re-solved at {CAP:g}x): no allowed alternative "
+            f"-- {_alternatives(problem, own)} -- meets the constraints for less"
+        )
+        return {**base, "factor": None, "price": None, "verified": True, "message": message}, None, None
     # the claim is the factor x = hi / (1 + STEP) rounded up to the printed 3 decimals: its check
     # at x(1 + STEP) lies at or above the solve at hi (not chosen; a higher price of the chosen
-    # pair cannot bring it back), the one at x(1 - STEP) is re-solved at exactly that point
-    after, top, hi = flipped, hi, math.ceil(hi / (1 + STEP) * 1000) / 1000
-    ok = uses(run(hi * (1 - STEP)), gpu, own) and not uses(after, gpu, own)
+    # offer cannot bring it back), the one at x(1 - STEP) is re-solved at exactly that point
+    after, hi = flipped, math.ceil(top / (1 + STEP) * 1000) / 1000
+    ok = chosen(run(hi * (1 - STEP))) and not chosen(after)
     runner = main_choice(problem, after) if after.feasible else None
-    then = _pair_words(runner) if runner else "no plan meets every constraint (the budget)"
-    entry: dict[str, Any] = {
-        "gpu": gpu,
-        "ownership": own,
-        "direction": "rise",
-        "what": what,
-        "verified": ok,
-        "then": {"gpu": runner[0], "ownership": runner[1]} if runner else None,
-    }
-    if ok:
-        entry.update(
-            factor=hi,
-            price=round(price * hi, 2) if price else None,
-            message=f"{label} stays the choice until its {what} rises about {100 * (hi - 1):.1f}%"
-            + (f" (to ${price * hi:,.2f})" if price else "")
-            + (f"; then {then} is cheaper" if runner else f"; then {then}"),
-        )
-    else:
+    if quote and (moved := rented_offer(after, gpu)) is not None and moved.provider != quote[0]:
+        runner = (gpu, "rent")  # another offer of the same GPU took over: it is what the rise hands the work to
+    then = _then_words(runner, after)
+    entry: dict[str, Any] = {**base, "verified": ok, "then": _then(runner, after)}
+    if not ok:
         entry.update(
             factor=None,
             price=None,
             message=f"{label} stops being the choice somewhere between {lo:.3g}x and {top:.3g}x its "
             f"{what}, but not at a single price (re-solves disagree); no break-even is stated",
         )
+        return entry, runner, after
+    entry.update(
+        factor=hi,
+        price=round(price * hi, 2) if price else None,
+        message=f"{label} stays the choice until its {what} rises about {100 * (hi - 1):.1f}%"
+        + (f" (to ${price * hi:,.2f})" if price else "")
+        + (f"; then {then} is cheaper" if runner else f"; then {then}"),
+    )
     return entry, runner, after
+
+
+def _then(runner: tuple[str, str] | None, after: Solution) -> dict[str, Any] | None:
+    """What wins after a rise: the pair, and the offer it rents on (its provider and rate) when rented."""
+    if runner is None:
+        return None
+    out: dict[str, Any] = {"gpu": runner[0], "ownership": runner[1]}
+    quote = _quote(rented_offer(after, runner[0])) if runner[1] == "rent" else None
+    if quote:
+        out.update(provider=quote[0], usd_per_gpu_hour=quote[1])
+    return out
+
+
+def _then_words(runner: tuple[str, str] | None, after: Solution) -> str:
+    then = _then(runner, after)
+    if then is None:
+        return "no plan meets every constraint (the budget)"
+    words = _pair_words(runner)
+    return words + (f" from {then['provider']} at ${then['usd_per_gpu_hour']:,.2f}" if "provider" in then else "")
 
 
 def _cheapest_forced(alts: dict) -> tuple[str, str] | None:
@@ -225,22 +315,33 @@ def _fall(
     settings: SolveSettings,
     sol: Solution,
     prices: Prices | None = None,
-    rate: float | None = None,
+    quote: Quote | None = None,
 ) -> dict:
     """How far the runner-up pair's own price must fall for it to be chosen (bisection on [0, 1]);
-    at its current price (factor 1) the plan's own solve `sol` answers; `rate`: the rental rate its
-    plan rents at (base_price)."""
+    at its current price (factor 1) the plan's own solve `sol` answers; `quote`: the offer a rented
+    runner-up rents on, whose rate alone falls (base_price)."""
     gpu, own = pair
     what = PRICE[own] if prices is None else f"expected {PRICE[own]}"
-    price = base_price(problem, gpu, own, prices, rate)
+    provider = quote[0] if quote else None
+    price = base_price(problem, gpu, own, prices, quote[1] if quote else None)
+
+    hidden = provider is not None and prices is None and not offered(problem, gpu, provider)
 
     def wins(f: float) -> bool:
         if f == 1.0:
-            return uses(sol, gpu, own)
-        return uses(solve(problem, priced(problem, gpu, own, f, prices), settings, start=sol), gpu, own)
+            return uses(sol, gpu, own, provider)
+        if (
+            hidden and provider is not None
+        ):  # an offer the problem's candidates hide behind a cheaper one of its group: rebuilt re-priced
+            again = repriced(problem, gpu, provider, f)
+            return uses(solve(again, baseline(again), settings), gpu, own, provider)
+        s = solve(problem, priced(problem, gpu, own, f, prices, provider), settings, start=sol)
+        return uses(s, gpu, own, provider)
 
-    words = _pair_words(pair)
+    words = _pair_words(pair) + (f" from {provider}" if provider else "")
     base = {"gpu": gpu, "ownership": own, "direction": "fall", "what": what}
+    if provider is not None:
+        base["provider"] = provider
     if not wins(0.0):
         return {
             **base,

@@ -275,7 +275,7 @@ def _sensitivity_line(s: BreakEven, ctx: PlanContext) -> str:
         name = ctx.gpu_name(gid)
         return f"{_VERB[own]} the {name}" if own in _VERB else f"the {name}"
 
-    who = called(s.gpu, s.ownership)
+    who = called(s.gpu, s.ownership) + (f" from {s.provider}" if s.provider else "")
     verified = s.verified is not False
     if s.direction == "rise":
         if s.factor is None:
@@ -291,8 +291,9 @@ def _sensitivity_line(s: BreakEven, ctx: PlanContext) -> str:
         else:
             rise = f"by about {pct(100 * (s.factor - 1))}" + (f" (to about {usd(s.price)})" if s.price else "")
         then = s.then
+        rented = f" from {then.provider} at {usd(then.usd_per_gpu_hour)}" if then and then.provider else ""
         after = (
-            f"; beyond that, {called(then.gpu, then.ownership)} is cheaper"
+            f"; beyond that, {called(then.gpu, then.ownership)}{rented} is cheaper"
             if then
             else "; beyond that, no plan fits the budget"
         )

@@ -26,7 +26,9 @@ COST_LINES = (
     ("hosting_usd", "Hosting (space and power capacity)", "while held"),
     ("rental_usd", "GPU rental", "while the jobs run"),
     ("bridge_usd", "GPU rental until bought serving GPUs arrive", "before they arrive"),
+    ("services_tax_usd", "VAT on rent and services (not reclaimable)", "as they are paid"),
 )
+SERVICES = ("burn_in_usd", "support_usd", "energy_usd", "hosting_usd", "rental_usd", "bridge_usd")
 
 
 # when a rental's cash leaves (purchase[].payment, its offer's `paid`)
@@ -160,6 +162,13 @@ def _cost_basis(plan: Plan, key: str, months: float, catalog: Catalog | None, bo
         return f"{unit_rate(a.hosting_usd_per_kw_month)} per kW-month while the GPUs are held"
     if key == "bridge_usd":
         return _bridge_basis(plan)
+    if key == "services_tax_usd":
+        cb = plan.cost_breakdown.to_dict()
+        base = sum(cb.get(k) or 0.0 for k in SERVICES)
+        return (
+            f"{(cb.get(key) or 0.0) / base:.0%} of the {usd_cents(base)} of burn-in, support, electricity, hosting "
+            "and rent above, which a buyer that cannot reclaim VAT pays (finance.tax_recoverable: false)"
+        )
     if key == "rental_usd":
         rented = [i for i in plan.purchase if i.ownership == "rent" and i.use != "bridge"]
         return "; ".join(_rent_basis(i) for i in rented) or "none rented"

@@ -124,6 +124,7 @@ def _cost_sentence(plan: Plan, upfront: float) -> str:
             (rent.get("monthly"), "for rental paid monthly over its term"),
             (rent.get("as_used"), "for rental"),
             (cb.bridge_usd, "for rental until the bought serving GPUs arrive"),
+            (cb.services_tax_usd, "for VAT on rent and services"),
         )
         if v
     ]

@@ -254,6 +254,8 @@ class ClassRuns:
         else:
             nominal = s.costs.job_energy_usd(n * hours, self.out.kw + self.per_slot_kw)
             run_cost = nominal * stream_factor(hours / HOURS_PER_YEAR, s.costs.discount_rate)
+        taxed = s.costs.services_taxed  # rent and electricity with a VAT the buyer cannot reclaim
+        run_cost, nominal = run_cost * taxed, nominal * taxed
         start = (provisioning_time(opt.offer).days or 0.0) * 24.0 if opt is not None else self._arrival(n).hours
         return Candidate(
             k,

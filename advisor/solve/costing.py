@@ -13,8 +13,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from advisor.economics import bom
+
 if TYPE_CHECKING:
     from advisor.solve.model import Model
+    from advisor.solve.problem import Problem
 
 
 @dataclass
@@ -87,7 +90,41 @@ def plan_costs(
     }
     if bridges:
         out.pv["bridge_usd"] = sum(m.run_cost(c) * n for c, n in bridges)
-    out.nominal = {k: float(v) for k, v in out.nominal.items()}
-    out.pv = {k: float(v) for k, v in out.pv.items()}
+    out.nominal = _services_taxed_apart({k: float(v) for k, v in out.nominal.items()}, p.costs.services_taxed)
+    out.pv = _services_taxed_apart({k: float(v) for k, v in out.pv.items()}, p.costs.services_taxed)
     out.resale_usd = float(sum(h.resale_usd(m.price(g)) * k for g, h, k in holds))
     return out
+
+
+SERVICES = ("burn_in_usd", "support_usd", "energy_usd", "hosting_usd", "rental_usd", "bridge_usd")
+
+
+def _services_taxed_apart(lines: dict[str, float], taxed: float) -> dict[str, float]:
+    """The service lines (electricity, support, hosting, rent; the MILP charges them with a VAT the buyer
+    cannot reclaim, `taxed` per dollar) at their price, and that tax on a line of its own
+    (`services_tax_usd`): the lines still add up to what the MILP charged. Unchanged when none is counted."""
+    if taxed == 1.0:
+        return lines
+    out = {k: (v / taxed if k in SERVICES else v) for k, v in lines.items()}
+    out["services_tax_usd"] = sum(lines[k] - out[k] for k in SERVICES if k in lines)
+    return out
+
+
+def services_tax_lines(problem: Problem, cost_breakdown: dict[str, float]) -> list[dict]:
+    """The VAT on rent, support, hosting and electricity a buyer that cannot reclaim it pays (economics/
+    costs.services_tax), on a line of its own: the lines above are at their prices."""
+    costs, tax = problem.costs, cost_breakdown.get("services_tax_usd") or 0.0
+    if not tax:
+        return []
+    region = problem.workload.deployment.region
+    return [
+        bom.line(
+            f"VAT on rent and services ({region}), not reclaimable",
+            tax / costs.services_tax_rate,
+            costs.services_tax_rate,
+            costs.services_tax_source,
+            costs.services_tax_confidence,
+            f"{costs.services_tax_rate:.2%} on the rent, support, hosting and electricity above: charged by the "
+            "provider, or self-assessed under the reverse charge, and not reclaimed (finance.tax_recoverable: false)",
+        )
+    ]

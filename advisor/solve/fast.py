@@ -47,8 +47,9 @@ POLISH_NODES = 100  # branch-and-bound nodes the polish may use: its result must
 
 def structure_key(problem: Problem, sc: Scenario) -> tuple:
     """What decides the model's rows and columns (everything else is a coefficient or a bound):
-    the constraint families' parts, then the speed ceilings."""
-    return (*constraints.structure_key(problem, sc), speed_key(sc))
+    the constraint families' parts, the rental offers priced alone (their columns kept beside the others'
+    of their GPU: usable.undominated), then the speed ceilings."""
+    return (*constraints.structure_key(problem, sc), tuple(sorted(sc.offer_factor)), speed_key(sc))
 
 
 def speed_key(sc: Scenario) -> tuple | None:

@@ -87,7 +87,7 @@ class HighsModel(SpeedColumns):
         if len(ints):
             h.changeColsIntegrality(len(ints), ints, np.full(len(ints), highspy.HighsVarType.kInteger))
         self.cost = cost
-        self.factors: tuple = ((), (), ())
+        self.factors: tuple = ((), (), (), ())
         self.bounds = upper.copy()
         self.row_bounds = {name: (rlo[r], rhi[r]) for name, r in self.row.items()}
         # a limit is on the whole cost, the storage every plan pays included (Model.storage_usd); the
@@ -106,12 +106,13 @@ class HighsModel(SpeedColumns):
             tuple(sorted(sc.price_factor.items())),
             tuple(sorted(sc.rent_factor.items())),
             tuple(sorted(sc.buy_factor.items())),
+            tuple(sorted(sc.offer_factor.items())),  # ((GPU, provider), factor): reprices that GPU's columns
         )
         m.sc = sc
         self.recounted = False
         respeed = self._respeed(sc) if self.ceiling is not None else set()
         if factors != self.factors or respeed:
-            changed = {g for f in factors + self.factors for g, _ in f} | respeed
+            changed = {g if isinstance(g, str) else g[0] for f in factors + self.factors for g, _ in f} | respeed
             self._reprice(changed)
             self.factors = factors
         if (

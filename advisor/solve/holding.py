@@ -69,8 +69,9 @@ def holdings(
     after it arrives (`start_hours` from today): hosted from then, resold at its age since it was bought
     (the used market prices a part by the calendar, not by its hours of use; waiting for delivery ages
     it too), `resale` giving the fraction of its price it fetches after that many years."""
-    hosting = costs.hosting_usd_per_kw_month / HOURS_PER_MONTH
+    hosting = costs.hosting_usd_per_kw_month / HOURS_PER_MONTH * costs.services_taxed  # with an unreclaimed VAT
     energy = 0.0 if costs.utilization is None else costs.utilization * costs.pue * costs.electricity_usd_per_kwh
+    energy *= costs.services_taxed
     out = []
     for hours in hold_hours(costs):  # energy at a given utilization is charged on the owned kW, not per job
         used = hours - start_hours

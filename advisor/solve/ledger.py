@@ -10,6 +10,7 @@ from advisor.data.catalog_prices import RentalOffer
 from advisor.economics import bom, purchase_bill
 from advisor.inputs.units import HOURS_PER_MONTH
 from advisor.solve.constraints.gpu_count import copies_at_once
+from advisor.solve.costing import services_tax_lines
 from advisor.solve.options import per_slot_kw
 from advisor.solve.problem import Problem, Storage
 from advisor.solve.solution import Solution
@@ -125,6 +126,7 @@ def bill_of_materials(problem: Problem, sol: Solution) -> list[dict]:
         )
     out += _owned_running(problem, sol, taxed, storage)
     out += _rented(problem, sol)
+    out += services_tax_lines(problem, sol.cost_breakdown)
     # to the cent, adding up to the nominal cost printed beside them
     priced = {f"{i:06d}": row["total_usd"] for i, row in enumerate(out) if row["total_usd"] is not None}
     lump = frozenset(k for k in priced if out[int(k)]["quantity"] == 1)
@@ -193,7 +195,7 @@ def _owned_running(problem: Problem, sol: Solution, taxed: dict[str, float], sto
             bom.line(
                 f"burn-in of {cat.gpus[g].name}, {k.burn_in_days * 24:g} h at full load",
                 n,
-                hw.burn_in_usd,
+                hw.burn_in_usd / costs.services_taxed,  # at its price: an unreclaimed VAT has its own line
                 k.burn_in_energy.source,
                 k.burn_in_energy.confidence,
                 k.burn_in_energy.note,
@@ -202,15 +204,15 @@ def _owned_running(problem: Problem, sol: Solution, taxed: dict[str, float], sto
         months = sum(problem.holdings[g][lv].months_held * c for lv, c in sol.held.get(g, {}).items())
         base_usd = (problem.unit_price[g] or 0.0) + hw.server_share_usd
         held = f"{months / max(n, 1):.3g} months in service (arrival to sale)"
+        rate = hw.support_rate_month / costs.services_taxed  # at its price: an unreclaimed VAT has its own line
         out.append(
             bom.line(
                 f"support contract for {cat.gpus[g].name}, {held}",
                 months,
-                hw.support_rate_month * base_usd,
+                rate * base_usd,
                 k.support.source,
                 k.support.confidence,
-                f"GPU-months x {hw.support_rate_month:.4f} x ${base_usd:,.0f} (the GPU and its server "
-                f"share); {k.support.note}",
+                f"GPU-months x {rate:.4f} x ${base_usd:,.0f} (the GPU and its server share); {k.support.note}",
             )
         )
     hosting = sol.cost_breakdown.get("hosting_usd") or 0.0
@@ -253,6 +255,7 @@ def _rented(problem: Problem, sol: Solution) -> list[dict]:
         assert offer is not None  # a rented candidate was priced from an offer
         kind = getattr(c, "kind", None) or offer.pricing
         paid = (c.run_cost_nominal if c.run_cost_nominal is not None else c.run_cost_usd) * n
+        paid /= problem.costs.services_taxed  # at the offer's rate: an unreclaimed VAT has its own line
         bridge = getattr(c, "bridges", None) is not None
         key = (c.gpu, kind, offer.provider, bridge)
         if key not in lines:

@@ -101,7 +101,7 @@ class Model:
     def run_cost(self, c: Candidate | ServeCandidate, basis: str = "present_value") -> float:
         """One job's (or replica's) energy or rent at the scenario's prices: present value, or cash."""
         base = c.run_cost_usd if basis == "present_value" or c.run_cost_nominal is None else c.run_cost_nominal
-        return base * (self.sc.rent_price(c.gpu) if c.ownership == "rent" else 1.0)
+        return base * self.sc.run_price(c)
 
     def price(self, g: str) -> float:
         """One bought GPU of type g at the scenario's price (paid today: cash and present value alike)."""

@@ -38,11 +38,13 @@ def break_even(problem: Problem, sol: Solution) -> list[dict]:
         if sol.networked.get(g):
             upfront += m.network_usd(g, sol.networked[g] * m.per_server(g)) or 0.0
         kw = problem.gpu_kw[g] * n + sum(opts[sid].overhead_kw * k for sid, k in servers.items())
-        monthly_own = (
-            kw * (costs.hosting_usd_per_kw_month + HOURS_PER_MONTH * costs.pue * costs.electricity_usd_per_kwh)
+        monthly_own = (  # hosting, energy and rent with a VAT the buyer cannot reclaim (support: in m.support)
+            kw
+            * (costs.hosting_usd_per_kw_month + HOURS_PER_MONTH * costs.pue * costs.electricity_usd_per_kwh)
+            * costs.services_taxed
             + m.support(g) * n
         )
-        monthly_rent = n * HOURS_PER_MONTH * offer.usd_per_gpu_hour
+        monthly_rent = n * HOURS_PER_MONTH * offer.usd_per_gpu_hour * costs.services_taxed
         price = problem.unit_price[g] * n
         age = purchase_age_years(gpu, problem.as_of)
         resale = residual(problem.catalog, g, 1.0, age)

@@ -297,7 +297,7 @@ class Redraw:
                     self.bounds[k, i][1],
                     c.run_cost_usd,
                     c.hours,
-                    self.sc.rent_price(c.gpu) if c.ownership == "rent" else None,
+                    self.sc.run_price(c) if c.ownership == "rent" else None,
                     self._deadline_test(k, c),
                     None if dom is None else self._deadline_test(k, dom),
                 )

@@ -14,7 +14,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from advisor.solve.problem import Problem
+    from advisor.solve.problem import Candidate, Problem, ServeCandidate
 
 
 @dataclass(frozen=True)
@@ -36,6 +36,8 @@ class Scenario:
     # GPU id -> factor on its rental rate only (switching between buying and renting one type)
     buy_factor: Mapping[str, float] = field(default_factory=lambda: MappingProxyType({}))
     # GPU id -> factor on its purchase price only
+    offer_factor: Mapping[tuple[str, str], float] = field(default_factory=lambda: MappingProxyType({}))
+    # (GPU id, provider) -> factor on that one rental offer's rate (the price a quoted offer loses at)
     traffic_factor: float = 1.0  # every serving class's peak rate x this (traffic sensitivity)
     speed_factor: Mapping[str, float] = field(default_factory=lambda: MappingProxyType({}))
     # GPU id -> real speed / estimated speed: hours, GPU-hours and run cost scale by 1 / factor
@@ -45,7 +47,7 @@ class Scenario:
 
     def but(self, **changes: Any) -> Scenario:
         """This scenario with some values changed."""
-        for key in ("price_factor", "rent_factor", "buy_factor", "speed_factor"):
+        for key in ("price_factor", "rent_factor", "buy_factor", "offer_factor", "speed_factor"):
             if key in changes:
                 changes[key] = MappingProxyType(dict(changes[key]))
         return dataclasses.replace(self, **changes)
@@ -61,8 +63,16 @@ class Scenario:
         """A job's own deadline under this scenario (hours), without the makespan cap."""
         return None if hours is None else hours * self.deadline_scale + self.deadline_extra_hours
 
-    def rent_price(self, gpu: str) -> float:
-        return self.price_factor.get(gpu, 1.0) * self.rent_factor.get(gpu, 1.0)
+    def rent_price(self, gpu: str, provider: str | None = None) -> float:
+        """The factor on a rental rate of `gpu` (on `provider`'s offer's, when given)."""
+        one = self.offer_factor.get((gpu, provider), 1.0) if provider is not None else 1.0
+        return self.price_factor.get(gpu, 1.0) * self.rent_factor.get(gpu, 1.0) * one
+
+    def run_price(self, c: Candidate | ServeCandidate) -> float:
+        """The factor on candidate c's run cost: its offer's rental rate's (rented), 1 (bought: energy)."""
+        if c.ownership != "rent":
+            return 1.0
+        return self.rent_price(c.gpu, c.offer.offer.provider if c.offer is not None else None)
 
     def buy_price(self, gpu: str) -> float:
         return self.price_factor.get(gpu, 1.0) * self.buy_factor.get(gpu, 1.0)

@@ -252,6 +252,7 @@ def _candidate(
     else:  # an owned replica's energy from its arrival, as a training job's (none when a utilization charges it per kW)
         kw = problem.gpu_kw[gid] + per_slot_kw(problem.servers.get(gid, []))
         cost = costs.job_energy_usd(r.gpus * (cls.hours - arrives), kw)
+    cost *= costs.services_taxed  # rent or electricity, with a VAT the buyer cannot reclaim
     # paid evenly over the serving months from the start (bought: from its arrival, as hosting is), discounted
     # like training's streams
     running = (cls.hours - arrives) / HOURS_PER_YEAR

@@ -42,6 +42,7 @@ def usable_candidates(problem: Problem, sc: Scenario, faster_too: bool = False) 
             b.max_count,
             b.start_scale,
             speed,
+            apart := tuple(sorted(sc.offer_factor)),
         )
         hit = memo.get(key)
         if hit is None:
@@ -55,6 +56,7 @@ def usable_candidates(problem: Problem, sc: Scenario, faster_too: bool = False) 
                 ],
                 faster_too,
                 rented_counts(problem),
+                frozenset(apart),
             )
         out.append(list(hit))
     return out
@@ -111,17 +113,23 @@ def at_speed(c: Candidate, factor: float) -> Candidate:
 
 
 def _cost_dominance(
-    cands: list[Candidate], rented: RentedCounts = "fewer", any_speed: bool = False
+    cands: list[Candidate],
+    rented: RentedCounts = "fewer",
+    any_speed: bool = False,
+    apart: frozenset[tuple[str, str]] = frozenset(),
 ) -> Iterator[tuple[list[int], np.ndarray, np.ndarray]]:
     """Per (GPU, ownership) group with two or more candidates: (its indices in `cands`, its figures
     (count, GPU-hours, run cost, hours), the matrix whose row o, column c is True when o needs no
     more GPU-hours or run cost than c, its GPU count is as good (no more GPUs; for rented ones, as
     `rented` says: gpu_count.rented_counts) and it differs from c on one of the three). `any_speed`:
     for a model re-costed at other speeds, a commitment (Candidate.commits: billed its term at any
-    speed that fits) is in no group, as its cost does not scale as the others' do."""
-    groups: dict[tuple[str, str, int], list[int]] = {}
+    speed that fits) is in no group, as its cost does not scale as the others' do; nor, for a (GPU,
+    provider) in `apart` (an offer whose rate a scenario moves alone), is that offer's with the others."""
+    groups: dict[tuple[str, str, int, str], list[int]] = {}
     for j, c in enumerate(cands):
-        groups.setdefault((c.gpu, c.ownership, j if any_speed and c.commits else -1), []).append(j)
+        provider = c.offer.offer.provider if c.offer is not None else ""
+        own = provider if (c.gpu, provider) in apart else ""
+        groups.setdefault((c.gpu, c.ownership, j if any_speed and c.commits else -1, own), []).append(j)
     figures = np.array([(c.count, c.gpu_hours, c.run_cost_usd, c.hours) for c in cands], dtype=float).reshape(-1, 4)
     for members in groups.values():
         if len(members) < 2:
@@ -140,17 +148,22 @@ def _cost_dominance(
         yield members, f, le
 
 
-def undominated(cands: list[Candidate], faster_too: bool = False, rented: RentedCounts = "fewer") -> list[Candidate]:
+def undominated(
+    cands: list[Candidate],
+    faster_too: bool = False,
+    rented: RentedCounts = "fewer",
+    apart: frozenset[tuple[str, str]] = frozenset(),
+) -> list[Candidate]:
     """Drop c' when a candidate of the same GPU and ownership needs no more GPUs (rented ones: a
     count as good for the fleet's size, `rented`), GPU-hours or run cost (the cost objective can
     never prefer c'), and with `faster_too` no more wall time.
     Dominance is transitive (a dominator of a dominator dominates), so what is kept is exactly
     what no candidate dominates: one comparison of every pair within each (GPU, ownership)
-    group, as arrays. Candidates keep their order."""
+    group, as arrays (an offer in `apart`, priced alone, in a group of its own). Candidates keep their order."""
     if len(cands) < 2:
         return list(cands)
     dominated = np.zeros(len(cands), dtype=bool)
-    for members, f, le in _cost_dominance(cands, rented, faster_too):
+    for members, f, le in _cost_dominance(cands, rented, faster_too, apart):
         if faster_too:
             le &= f[:, 3][:, None] <= f[:, 3][None, :]
         dominated[members] = le.any(axis=0)
