@@ -12,6 +12,7 @@ import numpy as np
 from advisor.errors import SolverError
 from advisor.solve.constraints.base import UNBOUNDED
 from advisor.solve.model import Model
+from advisor.solve.reserved import training_terms
 from advisor.solve.run import printed_gap, quiet_stdout
 from advisor.solve.scenario import Scenario
 from advisor.solve.speed_model import SpeedColumns
@@ -136,9 +137,9 @@ class HighsModel(SpeedColumns):
             out[self.col[m.N[g].name]] = m.buy_cost(g)
             for level in range(len(m.problem.holdings[g])):
                 out[self.col[m.H[g, level].name]] = m.hold_cost(g, level, basis)
-        for k, i, c in m.pairs():
+        for v, c, w in training_terms(m):
             if c.gpu == g:
-                out[self.col[m.y[k, i].name]] = m.run_cost(c, basis)
+                out[self.col[v.name]] = m.run_cost(c, basis) * w
         return out
 
     def _reprice(self, gpus: set[str]) -> None:

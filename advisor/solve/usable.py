@@ -13,6 +13,7 @@ from advisor.solve.constraints import bounds
 from advisor.solve.constraints.base import Bounds
 from advisor.solve.constraints.gpu_count import RentedCounts, rented_counts
 from advisor.solve.problem import Candidate, Problem, ServeCandidate
+from advisor.solve.reserved import poolable, pooling
 from advisor.solve.scenario import Scenario
 from advisor.solve.serving_bridge import serving_allowed
 
@@ -55,6 +56,7 @@ def usable_candidates(problem: Problem, sc: Scenario, faster_too: bool = False) 
                 ],
                 faster_too,
                 rented_counts(problem),
+                pooling(problem),
             )
         out.append(list(hit))
     return out
@@ -111,17 +113,19 @@ def at_speed(c: Candidate, factor: float) -> Candidate:
 
 
 def _cost_dominance(
-    cands: list[Candidate], rented: RentedCounts = "fewer", any_speed: bool = False
+    cands: list[Candidate], rented: RentedCounts = "fewer", any_speed: bool = False, pooled: bool = False
 ) -> Iterator[tuple[list[int], np.ndarray, np.ndarray]]:
     """Per (GPU, ownership) group with two or more candidates: (its indices in `cands`, its figures
     (count, GPU-hours, run cost, hours), the matrix whose row o, column c is True when o needs no
     more GPU-hours or run cost than c, its GPU count is as good (no more GPUs; for rented ones, as
     `rented` says: gpu_count.rented_counts) and it differs from c on one of the three). `any_speed`:
     for a model re-costed at other speeds, a commitment (Candidate.commits: billed its term at any
-    speed that fits) is in no group, as its cost does not scale as the others' do."""
+    speed that fits) is in no group, as its cost does not scale as the others' do; nor, with `pooled`, is a
+    job that may share reserved nodes (solve/reserved.py: its cost is its share of a pool, not its own)."""
     groups: dict[tuple[str, str, int], list[int]] = {}
     for j, c in enumerate(cands):
-        groups.setdefault((c.gpu, c.ownership, j if any_speed and c.commits else -1), []).append(j)
+        alone = c.commits and (any_speed or (pooled and poolable(c)))
+        groups.setdefault((c.gpu, c.ownership, j if alone else -1), []).append(j)
     figures = np.array([(c.count, c.gpu_hours, c.run_cost_usd, c.hours) for c in cands], dtype=float).reshape(-1, 4)
     for members in groups.values():
         if len(members) < 2:
@@ -140,7 +144,9 @@ def _cost_dominance(
         yield members, f, le
 
 
-def undominated(cands: list[Candidate], faster_too: bool = False, rented: RentedCounts = "fewer") -> list[Candidate]:
+def undominated(
+    cands: list[Candidate], faster_too: bool = False, rented: RentedCounts = "fewer", pooled: bool = False
+) -> list[Candidate]:
     """Drop c' when a candidate of the same GPU and ownership needs no more GPUs (rented ones: a
     count as good for the fleet's size, `rented`), GPU-hours or run cost (the cost objective can
     never prefer c'), and with `faster_too` no more wall time.
@@ -150,7 +156,7 @@ def undominated(cands: list[Candidate], faster_too: bool = False, rented: Rented
     if len(cands) < 2:
         return list(cands)
     dominated = np.zeros(len(cands), dtype=bool)
-    for members, f, le in _cost_dominance(cands, rented, faster_too):
+    for members, f, le in _cost_dominance(cands, rented, faster_too, pooled):
         if faster_too:
             le &= f[:, 3][:, None] <= f[:, 3][None, :]
         dominated[members] = le.any(axis=0)
