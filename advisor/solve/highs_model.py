@@ -128,16 +128,16 @@ class HighsModel(SpeedColumns):
                 self.h.changeRowBounds(self.row[name], lo, hi)
                 self.row_bounds[name] = (lo, hi)
 
-    def _coefs(self, g: str, basis: str) -> dict[int, float]:
+    def _coefs(self, g: str, basis: str, terms: list) -> dict[int, float]:
         """Column -> coefficient in the cost (present value or cash), for the columns whose price
-        depends on GPU g."""
+        depends on GPU g (`terms`: the model's reserved.training_terms)."""
         m = self.model
         out = {}
         if g in m.N:
             out[self.col[m.N[g].name]] = m.buy_cost(g)
             for level in range(len(m.problem.holdings[g])):
                 out[self.col[m.H[g, level].name]] = m.hold_cost(g, level, basis)
-        for v, c, w in training_terms(m):
+        for v, c, w in terms:
             if c.gpu == g:
                 out[self.col[v.name]] = m.run_cost(c, basis) * w
         return out
@@ -148,8 +148,9 @@ class HighsModel(SpeedColumns):
             for r, basis in (("budget", self.model.sc.budget_basis), ("idle_gpus_cost", "present_value"))
             if r in self.row
         }
+        terms = training_terms(self.model)
         for g in sorted(gpus):
-            coefs = self._coefs(g, "present_value")
+            coefs = self._coefs(g, "present_value", terms)
             if not coefs:
                 continue
             idx = np.array(sorted(coefs), dtype=np.int32)
@@ -157,7 +158,7 @@ class HighsModel(SpeedColumns):
             obj = self.cost_weight * total + np.array([self.extra.get(int(j), 0.0) for j in idx])
             self.h.changeColsCost(len(idx), idx, obj)
             for r, basis in cost_rows.items():
-                row = coefs if basis == "present_value" else self._coefs(g, basis)
+                row = coefs if basis == "present_value" else self._coefs(g, basis, terms)
                 for j in idx:
                     self.h.changeCoeff(r, int(j), float(row[int(j)]))
 

@@ -76,6 +76,7 @@ class Model:
         self.R: dict[PoolKey, pulp.LpVariable] = {}  # reserved nodes per pool (solve/reserved.py)
         self.pool_rep: dict[PoolKey, Candidate] = {}  # ... and the member a node is costed as
         self.pool_of: dict[tuple[int, int], PoolKey] = {}  # the columns whose jobs rent in a pool, and its key
+        self.pool_live: dict[tuple[int, int], tuple[Candidate, bool]] = {}  # reserved.in_pool's memo
         self.idle: dict[BillKey, pulp.LpVariable] = {}  # I[g,o]: serving GPUs billed beyond the replicas' (whole nodes)
         self.nodes: dict[BillKey, pulp.LpVariable] = {}  # B[g,o]: the nodes (or GPUs, by the GPU) they are billed in
         self.idle_layout: dict[BillKey, ServeCandidate] = {}  # what one idle GPU of (g, o) costs: a GPU of this layout

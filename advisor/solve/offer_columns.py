@@ -95,6 +95,7 @@ class PoolColumns:
         self.span = np.array([min(lf, t) for lf, t in zip(left, self.term.tolist())], dtype=float)
         self.once = np.array([alone_at_once(p, c) for c in cands], dtype=bool)
         self.foot = np.array([footprint(c) for c in cands], dtype=float)
+        self.billed = np.array([c.billed_gpus for c in cands], dtype=float)
 
     def live(self, h: Any, r: np.ndarray) -> np.ndarray:
         """Set each pooled column's share of its pool at relative speeds `r` (per column); per column,
@@ -103,8 +104,8 @@ class PoolColumns:
         if not len(self.pos):
             return out
         rr = r[self.pos]
-        inside = self.hours / rr < self.term
         turns = np.where(self.once, 1.0, np.maximum(1.0, np.floor(self.span / (self.planned / rr))))
+        inside = (self.hours / rr < self.term) & ((self.foot < self.billed) | (turns > 1))  # reserved.pool_key
         for (row, y), x in zip(self.rows, np.where(inside, self.foot / turns, 0.0).tolist()):
             h.changeCoeff(row, y, x)
         out[self.pos] = inside

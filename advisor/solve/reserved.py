@@ -49,6 +49,7 @@ class PoolModel(Protocol):
     R: dict[PoolKey, pulp.LpVariable]
     pool_rep: dict[PoolKey, Candidate]
     pool_of: dict[tuple[int, int], PoolKey]
+    pool_live: dict[tuple[int, int], tuple[Candidate, bool]]
 
     def pairs(self) -> Iterator[tuple[int, int, Candidate]]: ...
 
@@ -101,10 +102,13 @@ def poolable(c: Candidate) -> bool:
 
 
 def pool_key(problem: Problem, c: Candidate) -> PoolKey | None:
-    """The pool of reserved nodes candidate c rents in (None: billed on its own)."""
+    """The pool of reserved nodes candidate c rents in (None: billed on its own): a poolable job that
+    leaves part of its billed nodes or term to others (smaller than its nodes, or copies in turn)."""
     if not pooling(problem) or not poolable(c):
         return None
-    assert c.offer is not None and c.billed_hours is not None
+    assert c.offer is not None and c.billed_hours is not None and c.billed_gpus is not None
+    if footprint(c) >= c.billed_gpus and turns(problem, c) == 1:
+        return None  # it fills the whole nodes it is billed for, all its term: a pool would bill the same
     offer = c.offer.offer
     return (c.gpu, c.kind or offer.pricing, offer.provider, offer.usd_per_gpu_hour, c.billed_hours)
 
@@ -163,9 +167,16 @@ def add_pools(m: PoolModel) -> None:
 
 def in_pool(m: PoolModel, k: int, i: int) -> bool:
     """Is column (k, i) in its pool at the model's current speeds (a speed model re-costs its candidates
-    in place: a job slowed past its term leaves the pool and pays its own use)?"""
+    in place: a job slowed past its term leaves the pool and pays its own use)? Remembered per candidate
+    object (the fast path re-prices every column many times)."""
     key = m.pool_of.get((k, i))
-    return key is not None and pool_key(m.problem, m.cands[k][i]) == key
+    if key is None:
+        return False
+    c = m.cands[k][i]
+    seen = m.pool_live.get((k, i))
+    if seen is None or seen[0] is not c:
+        seen = m.pool_live[k, i] = (c, pool_key(m.problem, c) == key)
+    return seen[1]
 
 
 def pool_coefs(m: PoolModel) -> list[tuple[str, int, int, float]]:

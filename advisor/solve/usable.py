@@ -5,7 +5,7 @@ shares, can be remembered per problem."""
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import numpy as np
 
@@ -13,9 +13,11 @@ from advisor.solve.constraints import bounds
 from advisor.solve.constraints.base import Bounds
 from advisor.solve.constraints.gpu_count import RentedCounts, rented_counts
 from advisor.solve.problem import Candidate, Problem, ServeCandidate
-from advisor.solve.reserved import poolable, pooling
+from advisor.solve.reserved import pool_key, pooling
 from advisor.solve.scenario import Scenario
 from advisor.solve.serving_bridge import serving_allowed
+
+Pooled = Callable[[Candidate], bool] | None  # does a candidate share reserved nodes (solve/reserved.py)
 
 
 def usable_candidates(problem: Problem, sc: Scenario, faster_too: bool = False) -> list[list[Candidate]]:
@@ -56,7 +58,7 @@ def usable_candidates(problem: Problem, sc: Scenario, faster_too: bool = False) 
                 ],
                 faster_too,
                 rented_counts(problem),
-                pooling(problem),
+                (lambda c: pool_key(problem, c) is not None) if pooling(problem) else None,
             )
         out.append(list(hit))
     return out
@@ -113,18 +115,18 @@ def at_speed(c: Candidate, factor: float) -> Candidate:
 
 
 def _cost_dominance(
-    cands: list[Candidate], rented: RentedCounts = "fewer", any_speed: bool = False, pooled: bool = False
+    cands: list[Candidate], rented: RentedCounts = "fewer", any_speed: bool = False, pooled: Pooled = None
 ) -> Iterator[tuple[list[int], np.ndarray, np.ndarray]]:
     """Per (GPU, ownership) group with two or more candidates: (its indices in `cands`, its figures
     (count, GPU-hours, run cost, hours), the matrix whose row o, column c is True when o needs no
     more GPU-hours or run cost than c, its GPU count is as good (no more GPUs; for rented ones, as
     `rented` says: gpu_count.rented_counts) and it differs from c on one of the three). `any_speed`:
     for a model re-costed at other speeds, a commitment (Candidate.commits: billed its term at any
-    speed that fits) is in no group, as its cost does not scale as the others' do; nor, with `pooled`, is a
-    job that may share reserved nodes (solve/reserved.py: its cost is its share of a pool, not its own)."""
+    speed that fits) is in no group, as its cost does not scale as the others' do; nor is a job that shares
+    reserved nodes (`pooled`, solve/reserved.pool_key: its cost is its share of a pool, not its own)."""
     groups: dict[tuple[str, str, int], list[int]] = {}
     for j, c in enumerate(cands):
-        alone = c.commits and (any_speed or (pooled and poolable(c)))
+        alone = c.commits and (any_speed or (pooled is not None and pooled(c)))
         groups.setdefault((c.gpu, c.ownership, j if alone else -1), []).append(j)
     figures = np.array([(c.count, c.gpu_hours, c.run_cost_usd, c.hours) for c in cands], dtype=float).reshape(-1, 4)
     for members in groups.values():
@@ -145,7 +147,7 @@ def _cost_dominance(
 
 
 def undominated(
-    cands: list[Candidate], faster_too: bool = False, rented: RentedCounts = "fewer", pooled: bool = False
+    cands: list[Candidate], faster_too: bool = False, rented: RentedCounts = "fewer", pooled: Pooled = None
 ) -> list[Candidate]:
     """Drop c' when a candidate of the same GPU and ownership needs no more GPUs (rented ones: a
     count as good for the fleet's size, `rented`), GPU-hours or run cost (the cost objective can
