@@ -265,15 +265,15 @@ decision: point
 
 
 def test_the_billed_gpus_at_once_times_the_term_are_the_billed_gpu_hours(tmp_path: Path) -> None:
-    """Two 4-GPU copies on a 1-year reservation sold by 8-GPU nodes, each copy on its own nodes (as
-    the plan bills them): 8 GPUs rented at once, billed as 16, and 16 x 8,760 h is the GPU-hours the
-    rent line bills, which at the rate is the plan's rental cash."""
+    """Two 4-GPU copies on a 1-year reservation sold by 8-GPU nodes share one node (solve/reserved.py):
+    8 GPUs rented at once, billed as 8, and 8 x 8,760 h is the GPU-hours the rent line bills, which at
+    the rate is the plan's rental cash."""
     plan = _plan(_write(tmp_path, "two_reserved", TWO_RESERVED))
     (row,) = [p for p in plan["purchase"] if p["ownership"] == "rent"]
     (job,) = plan["jobs"]
     assert row["count"] == job["gpu_count"] * job["copies"] == 8, (row, job)
     node = row["gpus_per_node"]
-    assert row["billed_gpus"] == job["copies"] * node * -(-job["gpu_count"] // node), row
+    assert row["billed_gpus"] == node * -(-job["gpu_count"] * job["copies"] // node), row
     assert row["billed_gpu_hours"] == pytest.approx(row["billed_gpus"] * 8760), row
     assert row["billed_gpu_hours"] * row["unit_price_usd"] == pytest.approx(
         plan["cost_breakdown"]["rental_usd"], abs=0.01

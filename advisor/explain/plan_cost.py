@@ -24,6 +24,7 @@ import numpy as np
 from advisor.data.uncertainty import LogDist, rate_dist
 from advisor.explain.draws import Draws, estimate_speed
 from advisor.solve.model import Model
+from advisor.solve.reserved import paid_training
 from advisor.solve.scenario import baseline
 
 if TYPE_CHECKING:
@@ -98,7 +99,7 @@ class PlanCost:
         for g, n in sol.bought.items():
             upfront, held = m.per_price_usd(g)
             buy[g] = m.price(g) * (upfront * n + sum(held[lv] * k for lv, k in sol.held.get(g, {}).items()))
-        terms = tuple(run_term(problem, c, n) for c, n in list(sol.assignment) + sol.paid_serving)
+        terms = tuple(run_term(problem, c, n) for c, n in paid_training(problem, sol.assignment) + sol.paid_serving)
         total = float(sol.objective_usd or 0.0)
         fixed = total - sum(buy.values()) - sum(t.usd for t in terms)
         return cls(fixed, buy, terms)

@@ -16,6 +16,7 @@ from advisor.explain.plan_cost import PlanCost
 from advisor.solve.milp import solve
 from advisor.solve.problem import Problem
 from advisor.solve.redraw import describe, signature
+from advisor.solve.reserved import paid_training
 from advisor.solve.scenario import Scenario, baseline
 from advisor.solve.settings import FLEET_JOBS, SolveSettings
 from advisor.solve.solution import Solution
@@ -169,7 +170,7 @@ def _most_spent(problem: Problem, sol: Solution) -> tuple[str, str]:
     """The (GPU, ownership) the plan spends most on, running and buying: the choice whose real speed
     the slower search moves (ties: the first in sorted order)."""
     spend: dict[tuple[str, str], float] = {}
-    for c, n in sol.assignment:
+    for c, n in paid_training(problem, sol.assignment):
         spend[c.gpu, c.ownership] = spend.get((c.gpu, c.ownership), 0.0) + c.run_cost_usd * n
     for g, n in sol.bought.items():
         spend[g, "buy"] = spend.get((g, "buy"), 0.0) + (problem.unit_price[g] or 0.0) * n

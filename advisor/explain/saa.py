@@ -28,6 +28,7 @@ from advisor.solve.formulation import build_model
 from advisor.solve.milp import run_model
 from advisor.solve.model import Model
 from advisor.solve.problem import Problem
+from advisor.solve.reserved import training_terms
 from advisor.solve.scenario import baseline
 from advisor.solve.solution import Solution, read_solution
 from advisor.solve.usable import usable_candidates
@@ -46,7 +47,7 @@ def draw_costs(m: Model, draws: Draws) -> list[pulp.LpAffineExpression]:
     purchase = pulp.lpSum(c * v for g in priced for v, c in priced[g])
     bridges = m.bridge_terms()  # rent until bought serving GPUs arrive
     run = (
-        pulp.lpSum(c.run_cost_usd * m.y[k, i] for k, i, c in m.pairs())
+        pulp.lpSum(c.run_cost_usd * w * v for v, c, w in training_terms(m))
         + pulp.lpSum(c.run_cost_usd * m.r[k, i] for k, i, c in m.serve_pairs())
         + pulp.lpSum(b.run_cost_usd * w * v for v, b, w in bridges)
     )
@@ -64,7 +65,7 @@ def draw_costs(m: Model, draws: Draws) -> list[pulp.LpAffineExpression]:
     out = []
     for s in range(draws.n):
         terms = [(v, c * (float(draws.buy[s, col[g]]) if g in col else 1.0)) for g in priced for v, c in priced[g]]
-        terms += [(m.y[k, i], c.run_cost_usd * factor(c, s)) for k, i, c in m.pairs()]
+        terms += [(v, c.run_cost_usd * w * factor(c, s)) for v, c, w in training_terms(m)]
         terms += [(m.r[k, i], c.run_cost_usd * factor(c, s)) for k, i, c in m.serve_pairs()]
         terms += [(v, b.run_cost_usd * w * factor(b, s)) for v, b, w in bridges]
         out.append(fixed + pulp.LpAffineExpression(terms))

@@ -22,6 +22,7 @@ from advisor.explain.offer_quote import hidden_behind, offered, repriced
 from advisor.solve.constraints import FAMILIES, slacks
 from advisor.solve.milp import solve
 from advisor.solve.problem import Problem
+from advisor.solve.reserved import paid_training
 from advisor.solve.scenario import Scenario, baseline
 from advisor.solve.settings import FLEET_JOBS, SolveSettings
 from advisor.solve.solution import Solution
@@ -38,7 +39,7 @@ VERB = {"buy": "buying", "rent": "renting"}
 def main_choice(problem: Problem, sol: Solution) -> tuple[str, str]:
     """The (GPU, ownership) the plan spends most on."""
     spend: dict[tuple[str, str], float] = {}
-    for c, n in list(sol.assignment) + sol.paid_serving:
+    for c, n in paid_training(problem, sol.assignment) + sol.paid_serving:
         spend[c.gpu, c.ownership] = spend.get((c.gpu, c.ownership), 0.0) + c.run_cost_usd * n
     for g, n in sol.bought.items():
         spend[g, "buy"] = spend.get((g, "buy"), 0.0) + (problem.unit_price[g] or 0.0) * n

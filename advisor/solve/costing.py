@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from advisor.economics import bom
+from advisor.solve.reserved import paid_training
 
 if TYPE_CHECKING:
     from advisor.solve.model import Model
@@ -55,7 +56,7 @@ def plan_costs(
     taxed = sum(tax[g] * (gpus[g] + boxes[g] + network.get(g, 0.0)) for g in bought) + store_tax
     holds = [(g, p.holdings[g][lv], k) for g, d in held.items() for lv, k in d.items()]
     bridges = [(c, n) for c, n in serving if getattr(c, "bridges", None) is not None]  # solve/serving_bridge.py
-    jobs = list(assignment) + [(c, n) for c, n in serving if getattr(c, "bridges", None) is None]
+    jobs = paid_training(p, assignment) + [(c, n) for c, n in serving if getattr(c, "bridges", None) is None]
     upfront = {
         "purchase_usd": sum(gpus.values()),
         "servers_usd": sum(boxes.values()),

@@ -12,6 +12,7 @@ import numpy as np
 from advisor.errors import SolverError
 from advisor.solve.constraints.base import UNBOUNDED
 from advisor.solve.model import Model
+from advisor.solve.reserved import training_terms
 from advisor.solve.run import printed_gap, quiet_stdout
 from advisor.solve.scenario import Scenario
 from advisor.solve.speed_model import SpeedColumns
@@ -128,18 +129,18 @@ class HighsModel(SpeedColumns):
                 self.h.changeRowBounds(self.row[name], lo, hi)
                 self.row_bounds[name] = (lo, hi)
 
-    def _coefs(self, g: str, basis: str) -> dict[int, float]:
+    def _coefs(self, g: str, basis: str, terms: list) -> dict[int, float]:
         """Column -> coefficient in the cost (present value or cash), for the columns whose price
-        depends on GPU g."""
+        depends on GPU g (`terms`: the model's reserved.training_terms)."""
         m = self.model
         out = {}
         if g in m.N:
             out[self.col[m.N[g].name]] = m.buy_cost(g)
             for level in range(len(m.problem.holdings[g])):
                 out[self.col[m.H[g, level].name]] = m.hold_cost(g, level, basis)
-        for k, i, c in m.pairs():
+        for v, c, w in terms:
             if c.gpu == g:
-                out[self.col[m.y[k, i].name]] = m.run_cost(c, basis)
+                out[self.col[v.name]] = m.run_cost(c, basis) * w
         return out
 
     def _reprice(self, gpus: set[str]) -> None:
@@ -148,8 +149,9 @@ class HighsModel(SpeedColumns):
             for r, basis in (("budget", self.model.sc.budget_basis), ("idle_gpus_cost", "present_value"))
             if r in self.row
         }
+        terms = training_terms(self.model)
         for g in sorted(gpus):
-            coefs = self._coefs(g, "present_value")
+            coefs = self._coefs(g, "present_value", terms)
             if not coefs:
                 continue
             idx = np.array(sorted(coefs), dtype=np.int32)
@@ -157,7 +159,7 @@ class HighsModel(SpeedColumns):
             obj = self.cost_weight * total + np.array([self.extra.get(int(j), 0.0) for j in idx])
             self.h.changeColsCost(len(idx), idx, obj)
             for r, basis in cost_rows.items():
-                row = coefs if basis == "present_value" else self._coefs(g, basis)
+                row = coefs if basis == "present_value" else self._coefs(g, basis, terms)
                 for j in idx:
                     self.h.changeCoeff(r, int(j), float(row[int(j)]))
 

@@ -13,6 +13,7 @@ from advisor.solve.constraints.gpu_count import copies_at_once
 from advisor.solve.costing import services_tax_lines
 from advisor.solve.options import per_slot_kw
 from advisor.solve.problem import Problem, Storage
+from advisor.solve.reserved import paid_training, pool_bills, pool_key
 from advisor.solve.solution import Solution
 
 
@@ -31,15 +32,14 @@ def offer_terms(offer: RentalOffer) -> dict:
 
 
 def purchase_items(problem: Problem, sol: Solution) -> list[dict]:
-    """The plan's `purchase` list: bought GPUs, then rentals by (GPU, kind, provider); a rental's
-    `count` (`billed_gpus`) is the GPUs it holds (is billed for) at once, summed over the jobs on it
-    (gpu_count.copies_at_once: copies of a job with no deadline and no fleet bound run in turn)."""
+    """The plan's `purchase` list: bought GPUs, then rentals by (GPU, kind, provider); a rental's `count` is the GPUs
+    it holds at once, summed over its jobs (gpu_count.copies_at_once: copies with no deadline run in turn), and
+    `billed_gpus` what it is billed for: each job's own whole nodes, or the reserved nodes they share (reserved.py)."""
     items = []
     for g, n in sorted(sol.bought.items()):
         p = problem.catalog.gpus[g].prices.purchase
         assert p is not None  # a bought GPU has a purchase price
-        arrival = problem.arrival.get(g)
-        lead = arrival.lead if arrival is not None else None
+        lead = arrival.lead if (arrival := problem.arrival.get(g)) is not None else None
         items.append(
             {
                 "gpu": g,
@@ -83,9 +83,13 @@ def purchase_items(problem: Problem, sol: Solution) -> list[dict]:
         )
         held = copies_at_once(problem, c, n)
         entry["count"] += c.count * held
-        entry["billed_gpus"] += (c.billed_gpus or c.count) * held
         entry["gpu_hours"] += c.gpu_hours * n
-        entry["billed_gpu_hours"] += (c.billed_gpus or c.count) * (c.billed_hours or c.hours) * n
+        if pool_key(problem, c) is None:
+            entry["billed_gpus"] += (c.billed_gpus or c.count) * held
+            entry["billed_gpu_hours"] += (c.billed_gpus or c.count) * (c.billed_hours or c.hours) * n
+    for key, gpus, hours in pool_bills(problem, sol.assignment):  # the reserved nodes its jobs share
+        rented[key]["billed_gpus"] += gpus
+        rented[key]["billed_gpu_hours"] += hours
     return items + [rented[k] for k in sorted(rented)]
 
 
@@ -248,7 +252,7 @@ def _rented(problem: Problem, sol: Solution) -> list[dict]:
     """One line per rented GPU type, kind and offer: the rent the plan pays (terms, whole nodes and
     the serving months included), the bridge until bought serving GPUs arrive on a line of its own."""
     lines: dict[tuple[str, str, str, bool], dict] = {}
-    for c, n in list(sol.assignment) + sol.paid_serving:
+    for c, n in paid_training(problem, sol.assignment) + sol.paid_serving:
         if c.ownership != "rent":
             continue
         offer = c.offer.offer if getattr(c, "offer", None) else problem.catalog.gpus[c.gpu].rental

@@ -12,6 +12,7 @@ come from the constraint families, solve/constraints/; solve/formulation.py puts
            offer sold by whole nodes (or a minimum block) bills its serving GPUs in nodes B[g,o] (solve/serving_nodes.py)
   X[k,A,j] integer replicas of rented layout j serving class k until its bought GPUs arriving at A do (with their
            whole-node idle GPUs and nodes; solve/serving_bridge.py)
+  R[o]     integer nodes rented for the term of reservation pool o, shared by the jobs on it (solve/reserved.py)
   u[k,c]   allow_mixed only: integer copies a rented candidate holds at once, ceil(y[k,c]) (a share of
            a job's tokens still holds all its GPUs): y <= u <= y + 1 - epsilon; what the GPU count counts
 
@@ -29,6 +30,7 @@ from collections.abc import Iterator, Mapping
 import pulp
 
 from advisor.solve.problem import Candidate, Problem, ServeCandidate, ServerOption
+from advisor.solve.reserved import PoolKey, add_pools, training_terms
 from advisor.solve.rows import affine, safe
 from advisor.solve.scenario import Scenario
 from advisor.solve.serving_nodes import BillKey, bill_key, bill_name, block_gpus, serving_node_offers
@@ -71,6 +73,10 @@ class Model:
         self.cap: dict[str, float] = {}  # the most GPUs of a type the model may buy
         self.r: dict[tuple[int, int], pulp.LpVariable] = {}
         self.u: dict[tuple[int, int], pulp.LpVariable] = {}  # allow_mixed: copies a rented column holds at once
+        self.R: dict[PoolKey, pulp.LpVariable] = {}  # reserved nodes per pool (solve/reserved.py)
+        self.pool_rep: dict[PoolKey, Candidate] = {}  # ... and the member a node is costed as
+        self.pool_of: dict[tuple[int, int], PoolKey] = {}  # the columns whose jobs rent in a pool, and its key
+        self.pool_live: dict[tuple[int, int], tuple[Candidate, bool]] = {}  # reserved.in_pool's memo
         self.idle: dict[BillKey, pulp.LpVariable] = {}  # I[g,o]: serving GPUs billed beyond the replicas' (whole nodes)
         self.nodes: dict[BillKey, pulp.LpVariable] = {}  # B[g,o]: the nodes (or GPUs, by the GPU) they are billed in
         self.idle_layout: dict[BillKey, ServeCandidate] = {}  # what one idle GPU of (g, o) costs: a GPU of this layout
@@ -207,6 +213,7 @@ class Model:
                 upBound=math.ceil(self.peak(k) / self.least_rate(k, sc)) + spare,
                 cat="Integer",
             )
+        add_pools(self)
         self.billed_nodes()  # (the bridge's columns: serving_bridge.add_bridge_columns, by build_model)
 
     def billed_nodes(self) -> None:
@@ -297,7 +304,7 @@ class Model:
                 owned.append((self.F[g], 1.0))
             owned += [(self.H[g, level], self.hold_cost(g, level, basis)) for level in range(len(p.holdings[g]))]
         self.kw = affine(kw)
-        run = affine((self.y[k, i], self.run_cost(c, basis)) for k, i, c in self.pairs()) + self.serving_cost(basis)
+        run = affine((v, self.run_cost(c, basis) * w) for v, c, w in training_terms(self)) + self.serving_cost(basis)
         return affine(owned) + run + self.storage_usd
 
     @property

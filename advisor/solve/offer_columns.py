@@ -12,8 +12,10 @@ import numpy as np
 
 from advisor.data.uncertainty import LogDist, rate_dist
 from advisor.economics.rental import billed_hours
+from advisor.solve.reserved import alone_at_once, footprint, node_weight, pool_coefs
 
 if TYPE_CHECKING:
+    from advisor.solve.model import Model
     from advisor.solve.problem import Candidate
 
 
@@ -60,3 +62,65 @@ class OfferColumns:
         for pos, offer, kind, hours, billed in self.billing:
             out[pos] = billed_hours(offer, kind, hours / r[pos]) / billed
         return out
+
+
+class PoolColumns:
+    """The pools of a redrawn model (solve/reserved.py) as a draw prices them. A pooled column whose job,
+    at the drawn speed, still fits in the term takes its share of the pool's nodes (its copies run in
+    turn as fit at that speed) and pays nothing of its own; one slowed past the term leaves the pool and
+    pays its own use (reserved.pool_key, as a fresh build at that speed has it). A node R[o] costs its
+    term at the draw's rate for its offer, at any speed."""
+
+    def __init__(self, m: Model, col: Mapping[str, int], row: Mapping[str, int]):
+        p, reps = m.problem, [m.pool_rep[key] for key in m.R]
+        self.cols = np.array([col[v.name] for v in m.R.values()], dtype=np.int32)
+        self.gpus = [c.gpu for c in reps]
+        self.price = np.array([m.sc.rent_price(c.gpu) for c in reps], dtype=float)
+        self.pv = np.array([c.run_cost_usd * node_weight(c) for c in reps], dtype=float)
+        self.cash = np.array(
+            [(c.run_cost_nominal if c.run_cost_nominal is not None else c.run_cost_usd) * node_weight(c) for c in reps],
+            dtype=float,
+        )
+        self.offers = OfferColumns(reps)
+        where = {(k, i): j for j, (k, i, _) in enumerate(m.pairs())}
+        members = [(row[name], where[k, i], col[m.y[k, i].name], m.cands[k][i]) for name, k, i, _ in pool_coefs(m)]
+        self.n = len(where)
+        self.rows = [(r, y) for r, _, y, _ in members]
+        self.pos = np.array([j for _, j, _, _ in members], dtype=np.int64)
+        cands = [c for *_, c in members]
+        left = [p.costs.horizon_hours - c.start_hours for c in cands]
+        self.hours = np.array([c.hours for c in cands], dtype=float)
+        self.planned = np.array([c.planned_hours for c in cands], dtype=float)
+        self.term = np.array([c.billed_hours for c in cands], dtype=float)  # a pooled job is billed its term
+        self.span = np.array([min(lf, t) for lf, t in zip(left, self.term.tolist())], dtype=float)
+        self.once = np.array([alone_at_once(p, c) for c in cands], dtype=bool)
+        self.foot = np.array([footprint(c) for c in cands], dtype=float)
+        self.billed = np.array([c.billed_gpus for c in cands], dtype=float)
+
+    def live(self, h: Any, r: np.ndarray) -> np.ndarray:
+        """Set each pooled column's share of its pool at relative speeds `r` (per column); per column,
+        whether it is in its pool (its own cost then 0)."""
+        out = np.zeros(self.n, dtype=bool)
+        if not len(self.pos):
+            return out
+        rr = r[self.pos]
+        turns = np.where(self.once, 1.0, np.maximum(1.0, np.floor(self.span / (self.planned / rr))))
+        inside = (self.hours / rr < self.term) & ((self.foot < self.billed) | (turns > 1))  # reserved.pool_key
+        for (row, y), x in zip(self.rows, np.where(inside, self.foot / turns, 0.0).tolist()):
+            h.changeCoeff(row, y, x)
+        out[self.pos] = inside
+        return out
+
+    def apply(self, h: Any, draw: tuple[Mapping[str, float], Any], budget: Any) -> None:
+        """Set the nodes' costs (and, with `budget` = (row, basis), their budget coefficients) at a draw:
+        `draw` is (rent factor, rent normals) per GPU id."""
+        if not len(self.cols):
+            return
+        rent, rent_z = draw
+        factor = self.price * self.offers.rates(np.array([rent.get(g, 1.0) for g in self.gpus]), rent_z)
+        h.changeColsCost(len(self.cols), self.cols, self.pv * factor)
+        if budget is not None:
+            row, basis = budget
+            spent = (self.pv if basis == "present_value" else self.cash) * factor
+            for j, x in zip(self.cols.tolist(), spent.tolist()):
+                h.changeCoeff(row, j, x)

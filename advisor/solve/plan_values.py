@@ -8,12 +8,13 @@ import math
 
 from advisor.solve.model import Model
 from advisor.solve.problem import Candidate
+from advisor.solve.reserved import training_terms
 
 
 def plan_cost(model: Model) -> float:
     """The cost of a solved model's plan (run costs and what is owned), without the tie-break."""
     return float(
-        sum(model.run_cost(c) * (model.y[k, i].value() or 0.0) for k, i, c in model.pairs()) + owned_value(model)
+        sum(model.run_cost(c) * w * (v.value() or 0.0) for v, c, w in training_terms(model)) + owned_value(model)
     )
 
 

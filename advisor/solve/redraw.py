@@ -22,14 +22,14 @@ from advisor.solve.formulation import build_model
 from advisor.solve.highs_model import HighsModel
 from advisor.solve.milp import solve
 from advisor.solve.model import TIE_BREAK_USD_PER_HOUR, Model
-from advisor.solve.offer_columns import OfferColumns
+from advisor.solve.offer_columns import OfferColumns, PoolColumns
 from advisor.solve.problem import Candidate, Problem, ServeCandidate
 from advisor.solve.redraw_serving import Draw, set_serving
 from advisor.solve.run import objective_adds_up, solver_for
 from advisor.solve.scenario import Scenario
 from advisor.solve.serving_bridge import BridgeDraw
 from advisor.solve.settings import DEFAULT_GAP, SolveSettings
-from advisor.solve.usable import cost_dominators, usable_candidates
+from advisor.solve.usable import at_speed, cost_dominators, usable_candidates
 
 if TYPE_CHECKING:
     import numpy as np
@@ -195,7 +195,7 @@ class Redraw:
 
         h, m, p = self.h, self.model, self.problem
         assert m is not None
-        rel = {g: speed.get(g, 1.0) / self.fastest.get(g, 1.0) for g in self.fastest}
+        rel = self.rel = {g: speed.get(g, 1.0) / self.fastest.get(g, 1.0) for g in self.fastest}
         # at this draw's speeds: candidates that meet their deadlines, less those another dominates on
         # cost (speed scales a GPU type's candidates alike, so dominance among them is unchanged)
         a = self.arrays
@@ -205,13 +205,16 @@ class Redraw:
         rate = np.where(a["rented"], a["rent_price"] * self.offers.rates(by_type, rent_z), 1.0)
         alive = _meets_all(a["mine"], r) & ~(a["has_dom"] & _meets_all(a["dom"], r))
         scale = self.offers.scale(r)  # 1 / r; a commitment bills its term at any speed that still fits in it
-        run = a["run_cost"] * scale * rate
+        inside = self.pools.live(h, r)  # the jobs in a pool at this speed: its nodes pay (PoolColumns)
+        run = np.where(inside, 0.0, a["run_cost"] * scale * rate)
         highs = np.where(alive, a["hi"], 0.0)
         costs = run + TIE_BREAK_USD_PER_HOUR * a["hours"] / r
         if self.budget_row is not None:  # the budget's basis: present value, or cash
             budget = self.budget_index
-            spent = run if self.sc.budget_basis == "present_value" else a["run_cash"] * scale * rate
-            for col, x in zip(self.col_index.tolist(), spent.tolist()):
+            cash = np.where(inside, 0.0, a["run_cash"] * scale * rate)
+            for col, x in zip(
+                self.col_index.tolist(), (run if self.sc.budget_basis == "present_value" else cash).tolist()
+            ):
                 h.changeCoeff(budget, col, x)
         idx = self.col_index
         h.changeColsBounds(len(idx), idx, self.lows, highs)
@@ -235,6 +238,7 @@ class Redraw:
         at = self.budget_index if self.budget_row is not None else None
         set_serving(h, m, p, self.serve_rows, self.idle_cols, Draw(speed, rent, rent_z), at, self.sc.budget_basis)
         self.bridge.apply(h, speed, rent)
+        self.pools.apply(h, (rent, rent_z), (at, self.sc.budget_basis) if at is not None else None)
 
     def _first_plan(self) -> list[float] | None:
         """The plan of the model as built (every candidate open, at the fastest speeds and the
@@ -274,7 +278,8 @@ class Redraw:
                 raise SolverError(f"the highs solver stopped without a plan ({h.modelStatusToString(status)})")
             return frozenset(), (TIMED_OUT,), False
         x = list(h.getSolution().col_value)
-        used = [(c, x[self.ycol[k, i]]) for k, i, c in m.pairs() if x[self.ycol[k, i]] > 1e-6]
+        at = lambda c: at_speed(c, self.rel.get(c.gpu, 1.0))  # noqa: E731 (copies in turn are counted at its speed)
+        used = [(at(c), x[self.ycol[k, i]]) for k, i, c in m.pairs() if x[self.ycol[k, i]] > 1e-6]
         served = [(c, round(x[self.rcol[k, i]])) for k, i, c in m.serve_pairs() if x[self.rcol[k, i]] > 0.5]
         bought = {g: round(x[col]) for g, col in self.ncol.items() if round(x[col]) > 0}
         pairs = {(c.gpu, c.ownership) for c, _ in used} | {(c.gpu, c.ownership) for c, _ in served}
@@ -327,6 +332,7 @@ class Redraw:
             "has_dom": np.array([col[7] is not None for col in self.columns], dtype=bool),
         }
         self.offers = OfferColumns([c for _, _, c in m.pairs()])
+        self.pools = PoolColumns(m, self.hm.col, self.hm.row)
 
     def _deadline_test(self, k: int, c: Candidate) -> DeadlineTest:
         """(planned hours, their bound, hours, the makespan cap; inf for none), the bounds less the

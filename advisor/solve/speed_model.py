@@ -16,6 +16,7 @@ from typing import Any
 from advisor.solve.constraints import bounds
 from advisor.solve.constraints.gpu_count import rented_counts
 from advisor.solve.model import TIE_BREAK_USD_PER_HOUR
+from advisor.solve.reserved import pool_coefs
 from advisor.solve.scenario import Scenario
 from advisor.solve.usable import at_speed, cost_dominators, within
 
@@ -87,6 +88,9 @@ class SpeedColumns:
             r = rel.get(g, 1.0)
             for row, j, a in self.cap_coefs.get(g, []) if g in changed else []:
                 self.h.changeCoeff(row, j, a * r)
+        for name, k, i, coef in pool_coefs(m):  # a pooled job's share of its pool at this speed (reserved.py)
+            if m.cands[k][i].gpu in changed:
+                self.h.changeCoeff(self.row[name], self.ycol[k, i], coef)
         self.recounted = True
         return changed
 

@@ -5,7 +5,7 @@ shares, can be remembered per problem."""
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import numpy as np
 
@@ -13,8 +13,11 @@ from advisor.solve.constraints import bounds
 from advisor.solve.constraints.base import Bounds
 from advisor.solve.constraints.gpu_count import RentedCounts, rented_counts
 from advisor.solve.problem import Candidate, Problem, ServeCandidate
+from advisor.solve.reserved import pool_key, pooling
 from advisor.solve.scenario import Scenario
 from advisor.solve.serving_bridge import serving_allowed
+
+Pooled = Callable[[Candidate], bool] | None  # does a candidate share reserved nodes (solve/reserved.py)
 
 
 def usable_candidates(problem: Problem, sc: Scenario, faster_too: bool = False) -> list[list[Candidate]]:
@@ -57,6 +60,7 @@ def usable_candidates(problem: Problem, sc: Scenario, faster_too: bool = False) 
                 faster_too,
                 rented_counts(problem),
                 frozenset(apart),
+                (lambda c: pool_key(problem, c) is not None) if pooling(problem) else None,
             )
         out.append(list(hit))
     return out
@@ -117,19 +121,23 @@ def _cost_dominance(
     rented: RentedCounts = "fewer",
     any_speed: bool = False,
     apart: frozenset[tuple[str, str]] = frozenset(),
+    pooled: Pooled = None,
 ) -> Iterator[tuple[list[int], np.ndarray, np.ndarray]]:
     """Per (GPU, ownership) group with two or more candidates: (its indices in `cands`, its figures
     (count, GPU-hours, run cost, hours), the matrix whose row o, column c is True when o needs no
     more GPU-hours or run cost than c, its GPU count is as good (no more GPUs; for rented ones, as
     `rented` says: gpu_count.rented_counts) and it differs from c on one of the three). `any_speed`:
     for a model re-costed at other speeds, a commitment (Candidate.commits: billed its term at any
-    speed that fits) is in no group, as its cost does not scale as the others' do; nor, for a (GPU,
-    provider) in `apart` (an offer whose rate a scenario moves alone), is that offer's with the others."""
+    speed that fits) is in no group, as its cost does not scale as the others' do; nor is a job that shares
+    reserved nodes (`pooled`, solve/reserved.pool_key: its cost is its share of a pool, not its own); nor,
+    for a (GPU, provider) in `apart` (an offer whose rate a scenario moves alone), is that offer's with the
+    others."""
     groups: dict[tuple[str, str, int, str], list[int]] = {}
     for j, c in enumerate(cands):
+        alone = c.commits and (any_speed or (pooled is not None and pooled(c)))
         provider = c.offer.offer.provider if c.offer is not None else ""
         own = provider if (c.gpu, provider) in apart else ""
-        groups.setdefault((c.gpu, c.ownership, j if any_speed and c.commits else -1, own), []).append(j)
+        groups.setdefault((c.gpu, c.ownership, j if alone else -1, own), []).append(j)
     figures = np.array([(c.count, c.gpu_hours, c.run_cost_usd, c.hours) for c in cands], dtype=float).reshape(-1, 4)
     for members in groups.values():
         if len(members) < 2:
@@ -153,6 +161,7 @@ def undominated(
     faster_too: bool = False,
     rented: RentedCounts = "fewer",
     apart: frozenset[tuple[str, str]] = frozenset(),
+    pooled: Pooled = None,
 ) -> list[Candidate]:
     """Drop c' when a candidate of the same GPU and ownership needs no more GPUs (rented ones: a
     count as good for the fleet's size, `rented`), GPU-hours or run cost (the cost objective can
@@ -163,7 +172,7 @@ def undominated(
     if len(cands) < 2:
         return list(cands)
     dominated = np.zeros(len(cands), dtype=bool)
-    for members, f, le in _cost_dominance(cands, rented, faster_too, apart):
+    for members, f, le in _cost_dominance(cands, rented, faster_too, apart, pooled):
         if faster_too:
             le &= f[:, 3][:, None] <= f[:, 3][None, :]
         dominated[members] = le.any(axis=0)

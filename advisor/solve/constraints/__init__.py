@@ -17,6 +17,7 @@ from advisor.solve.constraints.horizon import Horizon
 from advisor.solve.constraints.lead_time import LeadTime
 from advisor.solve.constraints.network import Network
 from advisor.solve.constraints.power import Power
+from advisor.solve.constraints.reservation import Reservation
 from advisor.solve.constraints.serving import Serving
 from advisor.solve.constraints.slots import Slots
 from advisor.solve.constraints.stock import Stock
@@ -42,6 +43,7 @@ FAMILIES: tuple[Family, ...] = (
     GpuCount(),
     Power(),
     Budget(),
+    Reservation(),
     LeadTime(),
     Deadline(),
     Horizon(),

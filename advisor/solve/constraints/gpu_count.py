@@ -18,6 +18,7 @@ import pulp
 
 from advisor.contract.facts import Lever, Shortfall, Slack, binds
 from advisor.solve.constraints.base import UNBOUNDED, Family, Need, Run
+from advisor.solve.reserved import copies_held, in_turn, pool_key, turns
 from advisor.solve.scenario import Scenario
 from advisor.solve.search import smallest_int
 
@@ -44,29 +45,20 @@ def rented_counts(problem: Problem) -> RentedCounts:
     return "more" if sel.upper is None else "same"
 
 
-def copies_held(n: float) -> int:
-    """Copies of a job a rented column holds at once when the solution puts `n` on it (copies, or a
-    job's share of its tokens with allow_mixed): a share holds all the job's GPUs."""
-    return math.ceil(n - 1e-6)
-
-
 def copies_at_once(problem: Problem, c: Candidate, n: float) -> int:
     """How many of the `n` copies a rented column runs must hold their GPUs at the same time: all of
     them where the job has a deadline (each copy runs from its start, as the plan's times and the RFQ's
     dates assume), where the workload bounds the fleet (gpus.count, min or max: the gpu_count row counts
     every rented copy at once, so the count printed is the count bounded) or where each copy pays a
-    minimum term longer than its run; a job with no deadline runs its copies back to back over the
+    minimum term longer than its run (unless the jobs share reserved nodes, solve/reserved.py: then the
+    copies run in turn within the term); a job with no deadline runs its copies back to back over the
     horizon, as many side by side as that needs: 36 monthly fine-tunes of 8 GPUs rent 8 at a time, not 288."""
     held = copies_held(n)
-    sel = problem.workload.gpus
     offer = c.offer.offer if c.offer else problem.catalog.gpus[c.gpu].rental
     term = offer.term_hours if offer is not None else None
-    deadline = problem.classes[c.cls].deadline
-    bounded = sel.count is not None or sel.min is not None or sel.max is not None
-    if deadline is not None or bounded or (term is not None and term > c.hours):
-        return held
-    in_turn = math.floor((problem.costs.horizon_hours - c.start_hours) / c.planned_hours) if c.planned_hours > 0 else 0
-    return held if in_turn < 1 else math.ceil(held / in_turn)
+    if term is not None and term > c.hours:
+        return held if pool_key(problem, c) is None else math.ceil(held / turns(problem, c))
+    return math.ceil(held / in_turn(problem, c))
 
 
 def fleet_size(sol: Solution, gpu: str | None = None, problem: Problem | None = None) -> int:
