@@ -155,19 +155,3 @@ def test_the_time_line_says_when_a_run_can_start_and_claims_no_finish_for_copies
     assert "finishes" not in line and "the longest, monthly-finetune, takes 8.4 hours" in line
     text = memo_md(path, again, catalog, rules)
     assert "Each of the 36 jobs runs for at most 8.4 hours" in text and "each within its deadline" not in text
-
-
-def test_a_tax_line_prints_its_rate_and_the_cent_rounding_moves_goes_to_a_lump_sum(catalog, rules):
-    """A bought serving fleet's bill printed 'tax on hardware (US) | $2,637,208.72 | 7.5199998% |
-    $198,318.09': the cent the footing moved went to the tax line, whose rate was then derived to make
-    it multiply out. A lump sum (quantity 1: hosting, electricity) takes the cent, and the rate is the
-    catalog's 7.52%: 7.52% x $2,637,208.72 = $198,318.0957 -> $198,318.10."""
-    path, p, d = planned("w7_serve_fleet_buy.yaml", catalog, rules)
-    (tax,) = [b for b in d["bill_of_materials"] if b["item"].startswith("tax on hardware")]
-    rate = catalog.economics.sales_tax["US"].rate
-    assert tax["total_usd"] == round(tax["quantity"] * rate, 2)
-    text = memo_md(path, p, catalog, rules)
-    assert f"| {rate * 100:.2f}% | ${tax['total_usd']:,.2f} |" in text
-    assert sum(b["total_usd"] for b in d["bill_of_materials"] if b["total_usd"] is not None) == pytest.approx(
-        d["nominal_cost_usd"], abs=0.001
-    )

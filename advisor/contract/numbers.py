@@ -40,19 +40,18 @@ def rounded(obj: Any) -> Any:
     return obj
 
 
-def cents_adding_to(lines: dict[str, float], total: float, lump: frozenset[str] = frozenset()) -> dict[str, float]:
+def cents_adding_to(lines: dict[str, float], total: float) -> dict[str, float]:
     """Cost lines to the cent that add up to the total printed beside them (largest remainder): each
     line to the cent, then the cents rounding lost or gained go, one each, to the lines whose rounding
     moved them furthest the other way, so a reader who adds the printed lines gets the printed total
-    and an exact line (8 x $5,000) stays exact. `lump` lines (a lump sum, no quantity x unit for a
-    reader to multiply out) take them first, so a rate x base line keeps its rate (7.52%, not 7.5199998%)."""
+    and an exact line (8 x $5,000) stays exact."""
     out = {k: cents(v) for k, v in lines.items()}
     drift = round((Decimal(repr(cents(total))) - sum((Decimal(repr(v)) for v in out.values()), Decimal(0))) * 100)
     if not out or not drift or abs(drift) > len(out):  # nothing to put right, or a missing line, not rounding
         return out
     step = 1 if drift > 0 else -1
     # the lines rounded furthest against the drift first (ties by name: deterministic)
-    order = sorted(out, key=lambda k: (k not in lump, -step * (lines[k] - out[k]), k))
+    order = sorted(out, key=lambda k: (-step * (lines[k] - out[k]), k))
     for k in order[: abs(drift)]:
         out[k] = float(Decimal(repr(out[k])) + Decimal(step) / 100)
     return out

@@ -133,8 +133,7 @@ def bill_of_materials(problem: Problem, sol: Solution) -> list[dict]:
     out += services_tax_lines(problem, sol.cost_breakdown)
     # to the cent, adding up to the nominal cost printed beside them
     priced = {f"{i:06d}": row["total_usd"] for i, row in enumerate(out) if row["total_usd"] is not None}
-    lump = frozenset(k for k in priced if out[int(k)]["quantity"] == 1)
-    for i, usd in cents_adding_to(priced, sol.cash_usd, lump).items():
+    for i, usd in cents_adding_to(priced, sol.cash_usd).items():
         out[int(i)]["total_usd"] = usd
     return out
 
