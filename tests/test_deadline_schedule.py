@@ -57,3 +57,54 @@ def test_bought_cluster_fits_the_jobs_it_says_it_runs(catalog, rules):
         name = next(k for k, v in deadlines.items() if v == dl)
         assert printed[name] >= end - 0.01, f"{name} printed done on day {printed[name]:.2f}, schedule {end:.2f}"
         assert f"finishes in {end:.2f} of {dl:g} days" in str(d["binding"]), (name, end)
+
+
+def horizon_named(d: dict, months: float) -> tuple[dict, float]:
+    """The plan's one job and one purchase: (the deadline's binding row, the horizon's true slack)."""
+    (job,) = d["jobs"]
+    (row,) = d["purchase"]
+    finish = row["ready_days"] + job["wall_days_planned"]
+    return next(b for b in d["binding"] if b["constraint"].startswith("deadline")), months * 365 / 12 - finish
+
+
+def test_horizon_shorter_than_the_deadline_is_reported_as_the_limit(catalog, rules):
+    """70B on bought H100, deadline 200 days, `horizon_months: 6` (182.5 days): on main the plan
+    bought 256 H100 (PV $9,996,413) where a 7-month horizon plans 128, and printed 'Binds: nothing'
+    and 28.36 days of deadline slack; the work must be done within the horizon (10.9 days of slack).
+    The horizon's row must say so, and the sensitivity must price a month more of horizon against a
+    re-solve with `horizon_months: 7`."""
+    path = DATA / "horizon_6_months.yaml"
+    d = planned("horizon_6_months.yaml", catalog, rules)
+    deadline, true_slack = horizon_named(d, 6)
+    horizon = [b for b in d["binding"] if b["constraint"] == "horizon"]
+    named = any("horizon" in b["constraint"] for b in d["binding"]) or any(
+        "horizon" in m.get("message", "") for m in d["sensitivity"].get("marginal", [])
+    )
+    assert named or deadline["slack"] <= true_slack + 0.1, (
+        f"deadline slack printed {deadline['slack']:.2f} days, horizon slack {true_slack:.2f}"
+    )
+    assert horizon and abs(horizon[0]["slack"] - true_slack) < 0.01, (horizon, true_slack)
+    # one more month of horizon, re-solved by hand (the workload with horizon_months: 7)
+    text = path.read_text().replace("horizon_months: 6", "horizon_months: 7")
+    seven = path.parent / "_horizon_7.yaml"
+    seven.write_text(text)
+    try:
+        p7 = advisor.plan(advisor.load_workload(seven), catalog=catalog, rules=rules, as_of=AS_OF)
+    finally:
+        seven.unlink()
+    saving = d["present_value_usd"] - json.loads(p7.to_json())["present_value_usd"]
+    assert saving > 1e6  # 256 H100 -> 128
+    (marginal,) = [m for m in d["sensitivity"]["marginal"] if m["change"].startswith("horizon")]
+    assert abs(marginal["saving_usd"] - saving) < 1.0, (marginal, saving)
+    assert f"one more month of horizon saves ${saving:,.0f}" in marginal["message"], marginal
+
+
+def test_horizon_within_the_tolerance_binds(catalog, rules):
+    """8B on bought GPUs, deadline 300 days, `horizon_months: 3` (91.25 days): the job is done 0.87
+    days inside the horizon, under the 1% binding tolerance, so the horizon binds; on main the plan
+    said nothing binds (the deadline's 209.6 days of slack were the closest)."""
+    d = planned("horizon_3_months.yaml", catalog, rules)
+    _, true_slack = horizon_named(d, 3)
+    assert true_slack < 0.01 * 3 * 365 / 12
+    (horizon,) = [b for b in d["binding"] if b["constraint"] == "horizon"]
+    assert abs(horizon["slack"] - true_slack) < 0.01 and horizon["binding"], horizon

@@ -17,6 +17,7 @@ from typing import Any
 from advisor.contract.facts import Marginal
 from advisor.explain.draws import Prices
 from advisor.solve.constraints import FAMILIES, slacks
+from advisor.solve.constraints.base import Rebuild
 from advisor.solve.milp import solve
 from advisor.solve.problem import Problem
 from advisor.solve.scenario import Scenario, baseline
@@ -283,9 +284,14 @@ def _fall(
 
 
 def marginal_values(
-    problem: Problem, sol: Solution, settings: SolveSettings, prices: Prices | None = None
+    problem: Problem,
+    sol: Solution,
+    settings: SolveSettings,
+    prices: Prices | None = None,
+    rebuild: Rebuild | None = None,
 ) -> list[Marginal]:
-    """What each family's small relaxation saves (one more day on every deadline, 10% more budget),
+    """What each family's small relaxation saves (one more day on every deadline, 10% more budget, a
+    month more of a horizon that comes before a deadline: on the problem `rebuild` makes over it),
     re-solved (at `prices` when given), with the same binding flag as the constraint table (present/
     words them)."""
     if not sol.feasible:
@@ -295,4 +301,4 @@ def marginal_values(
     def run(p: Problem, sc: Scenario) -> Solution:
         return solve(p, prices.on(sc) if prices is not None else sc, settings)
 
-    return [m for family in FAMILIES if (m := family.marginal(problem, sol, run, table)) is not None]
+    return [m for family in FAMILIES if (m := family.marginal(problem, sol, run, table, rebuild)) is not None]

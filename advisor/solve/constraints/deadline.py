@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from advisor.contract.facts import Lever, Marginal, Shortfall, Slack, binds
-from advisor.solve.constraints.base import NO_DEADLINE, Family, Need, Run
+from advisor.solve.constraints.base import NO_DEADLINE, Family, Need, Rebuild, Run
 from advisor.solve.scenario import Scenario, baseline
 from advisor.solve.search import smallest
 
@@ -148,7 +148,9 @@ class Deadline(Family):
     def lifted(self) -> dict[str, Any]:
         return {"deadline_scale": NO_DEADLINE}
 
-    def marginal(self, problem: Problem, sol: Solution, run: Run, slacks: list[Slack]) -> Marginal | None:
+    def marginal(
+        self, problem: Problem, sol: Solution, run: Run, slacks: list[Slack], rebuild: Rebuild | None = None
+    ) -> Marginal | None:
         mine = [s for s in slacks if s.family == self.name]
         if not mine:
             return None
