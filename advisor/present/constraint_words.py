@@ -47,6 +47,8 @@ def _slack_words(s: Slack) -> str:
     f = s.facts
     if s.family == "deadline":
         start = f", after {f['start_days']:.1f} days for the hardware to arrive" if f.get("start_days") else ""
+        if f.get("wait_days"):
+            start += f" and {f['wait_days']:.1f} for the jobs due before it to free its GPUs"
         return (
             f"{f['job']} finishes in {s.used:.2f} of {s.limit:g} days at the P{round(100 * f['confidence'])} "
             f"job time ({f['estimate_days']:.2f} estimated{start})"

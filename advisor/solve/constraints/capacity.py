@@ -7,28 +7,23 @@
   capacity_g_l  owned GPU-hours of jobs due by L_l <= sum_p (min(L_l, T_p) - A_g)+ H[g,p]
                                                       (a GPU arriving at A_g, held until T_p, works that many
                                                        hours by L_l: solve/constraints/lead_time.py)
-  at_once_g     N[g] >= sum_(k has a deadline) n_c u[k,c]   (jobs with deadlines run at once from arrival)
 
 A job is due by its own deadline, or the horizon; its GPU-hours are taken at the workload's
 confidence quantile against its own deadline (planned GPU-hours), at the estimate against a
 makespan cap. Owned serving GPUs are the serving family's (they lend their off-peak hours).
 
-GPU-hours alone do not hold jobs of fixed sizes: two 24-GPU jobs fit 32 GPUs' hours but not at once.
-The plan's times start every job with a deadline when its GPUs arrive (as a rented job's copies do,
-gpu_count.copies_at_once), so on a bought type those jobs hold their GPUs at once (u: the copies of
-a column started, y itself unless allow_mixed splits a job); it over-buys where two could run in turn.
+Jobs with deadlines on bought GPUs hold them at once, or in turn where they fit: at_once.py.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 import pulp
 
-from advisor.solve.constraints.base import NO_DEADLINE, Family
-from advisor.solve.constraints.gpu_count import copies_held
+from advisor.solve.constraints.at_once import at_once_rows, clashes
+from advisor.solve.constraints.base import Family
 from advisor.solve.rows import GE, LE, affine, row, safe
 from advisor.solve.scenario import Scenario
 
@@ -127,39 +122,6 @@ def _costs_more(later: Holding, keep: Holding) -> bool:
     )
 
 
-def runs_at_once(problem: Problem, sc: Scenario, k: int) -> bool:
-    """Does class k hold its owned GPUs from their arrival to its end (it has a deadline the scenario
-    keeps: the plan's times start it then)?"""
-    return problem.classes[k].deadline is not None and sc.deadline_scale < NO_DEADLINE
-
-
-def at_once_gpus(problem: Problem, sc: Scenario, pairs: Iterable[tuple[int, int, Candidate]]) -> dict[str, list]:
-    """Per bought GPU type, the (k, i, c) of jobs with deadlines that may run on it, where they could
-    be more than one job (one job's own size is already fleet_g_n's)."""
-    out: dict[str, list] = {}
-    for k, i, c in pairs:
-        if c.ownership == "buy" and runs_at_once(problem, sc, k):
-            out.setdefault(c.gpu, []).append((k, i, c))
-    return {
-        g: terms
-        for g, terms in out.items()
-        if sum(problem.classes[k].multiplicity for k in {k for k, _, _ in terms}) > 1
-    }
-
-
-def _at_once(m: Model) -> None:
-    """at_once_g: the bought GPUs of type g hold every job with a deadline on it at once."""
-    for g, terms in at_once_gpus(m.problem, m.sc, m.pairs()).items():
-        held = []
-        for k, i, c in terms:
-            u = m.y[k, i]
-            if not m.integral:  # a share of a job's tokens holds all its GPUs: u = ceil(y)
-                u = m.prob.add_variable(f"once_{k}_{i}", lowBound=0, upBound=m.y[k, i].upBound, cat="Integer")
-                m.prob += m.y[k, i] <= u, f"once_{k}_{i}"
-            held.append((u, c.count))
-        m.prob += row([(m.N[g], 1)] + [(u, -n) for u, n in held], GE), f"at_once_{safe(g)}"
-
-
 class Capacity(Family):
     name = "capacity"
 
@@ -179,7 +141,7 @@ class Capacity(Family):
                 m.prob += row([(m.H[g, lv], 1), (m.K[g, lv], -cap)], LE), f"hold_{safe(g)}_{lv}"
             for lv in idle.get(g, ()):  # periods no plan needs: bounded at 0
                 m.H[g, lv].upBound = m.K[g, lv].upBound = 0
-        _at_once(m)
+        at_once_rows(m)
         due, planned = due_levels(p, m.sc), at_planned_hours(p, m.sc)
         owned: dict[str, list[tuple[int, int, Candidate]]] = {g: [] for g in m.owned}
         for k, i, c in m.pairs():
@@ -218,13 +180,7 @@ class Capacity(Family):
                 out.append(
                     f"a job uses {max(c.count for c in used)} {g} beside {kept} serving, but only {n} are bought"
                 )
-            once = sum(
-                c.count * copies_held(share)
-                for c, share in sol.assignment
-                if c.gpu == g and runs_at_once(problem, sc, c.cls) and c.ownership == "buy"
-            )
-            if once > n:
-                out.append(f"jobs with deadlines run on {once} {g} at once, but only {n} are bought")
+            out += clashes(problem, sol, sc, g, n)
             due = due_levels(problem, sc)
             held = sol.held.get(g, {})
             if sum(held.values()) != n:

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from advisor.contract.facts import Lever, Marginal, Shortfall, Slack, binds
 from advisor.inputs.units import HOURS_PER_MONTH
+from advisor.solve.constraints.at_once import class_done_hours
 from advisor.solve.constraints.base import Family, Need, Rebuild, Run
 from advisor.solve.constraints.deadline import planned_makespan
 from advisor.solve.scenario import Scenario, baseline
@@ -62,11 +63,12 @@ class Horizon(Family):
     def slack(self, problem: Problem, sol: Solution) -> list[Slack]:
         """The job done last of those the horizon limits (no deadline, or one past the horizon) against
         the horizon (a job due sooner by its deadline: the deadline's row)."""
-        held = [c for c, _ in sol.assignment if _within_horizon(problem, c.cls)]
+        done = class_done_hours(problem, sol)
+        held = [k for k in done if _within_horizon(problem, k)]
         if not held:
             return []
-        longest = max(held, key=lambda c: c.done_hours())
-        used, limit = longest.done_hours() / 24, problem.costs.horizon_hours / 24
+        longest = max(held, key=lambda k: done[k])
+        used, limit = done[longest] / 24, problem.costs.horizon_hours / 24
         return [
             Slack(
                 self.name,
@@ -77,7 +79,7 @@ class Horizon(Family):
                 "days",
                 binds(limit - used, limit),
                 facts={
-                    "job": problem.classes[longest.cls].name(problem.workload),
+                    "job": problem.classes[longest].name(problem.workload),
                     "months": problem.workload.deployment.horizon_months,
                     "confidence": problem.workload.confidence,
                 },
