@@ -56,12 +56,15 @@ def in_turn(problem: Problem, sc: Scenario, c: Candidate) -> int:
 
 
 def in_turn_fits(problem: Problem, sc: Scenario, a: Candidate, b: Candidate) -> bool:
-    """Can the jobs of two columns on the same bought GPUs run one after the other from their arrival,
-    the earlier deadline first, each done by its own (else they must run at once)?"""
-    first, then = sorted((a, b), key=lambda c: sc.job_deadline(problem.classes[c.cls].deadline) or math.inf)
-    due = sc.job_deadline(problem.classes[then.cls].deadline)
-    assert due is not None
-    return then.start_hours * sc.lead_scale + first.planned_hours + then.planned_hours <= due * (1 + 1e-9)
+    """Can the jobs of two columns on the same bought GPUs (one arrival) run one after the other from
+    it, the earlier deadline first, each done by its own (else they must run at once)? The first is
+    done by its own deadline (its Bounds), so: both within the later deadline's window."""
+    return fits(a.planned_hours, window(problem, sc, a), b.planned_hours, window(problem, sc, b))
+
+
+def fits(hours_a: float, window_a: float, hours_b: float, window_b: float) -> bool:
+    """in_turn_fits on the columns' planned hours and windows."""
+    return hours_a + hours_b <= max(window_a, window_b)
 
 
 def deadline_columns(problem: Problem, sc: Scenario, pairs: Iterable[tuple[int, int, Candidate]]) -> dict[str, list]:
@@ -97,13 +100,13 @@ def at_once_rows(m: Model) -> None:
             m.prob += row([(m.N[g], 1), *mine], GE), f"at_once_{safe(g)}_{k}"
         by_class: dict[int, list] = {}
         for k, i, c in cols:
-            by_class.setdefault(k, []).append((i, c))
+            by_class.setdefault(k, []).append((i, c.count, c.planned_hours, window(p, sc, c)))
         for k, other in itertools.combinations(sorted(by_class), 2):
             rows: dict[tuple, list] = {}  # the columns of `other` a column of k clashes with -> those columns of k
-            for i, c in by_class[k]:
-                clash = tuple((j, d.count) for j, d in by_class[other] if not in_turn_fits(p, sc, c, d))
+            for i, n, hours, win in by_class[k]:
+                clash = tuple((j, nj) for j, nj, hj, wj in by_class[other] if not fits(hours, win, hj, wj))
                 if clash:
-                    rows.setdefault(clash, []).append((i, c.count))
+                    rows.setdefault(clash, []).append((i, n))
             for n, (clash, mine) in enumerate(rows.items()):
                 terms = [(u(k, i), -count) for i, count in mine] + [(u(other, j), -count) for j, count in clash]
                 m.prob += row([(m.N[g], 1), *terms], GE), f"at_once_{safe(g)}_{k}_{other}_{n}"
