@@ -16,8 +16,11 @@ DATA = Path(__file__).parent / "data" / "deadline_schedule"
 
 
 def planned(name: str, catalog, rules) -> dict:
-    p = advisor.plan(advisor.load_workload(DATA / name), catalog=catalog, rules=rules, as_of=AS_OF)
-    return json.loads(p.to_json())
+    return json.loads(plan_of(name, catalog, rules).to_json())
+
+
+def plan_of(name: str, catalog, rules):
+    return advisor.plan(advisor.load_workload(DATA / name), catalog=catalog, rules=rules, as_of=AS_OF)
 
 
 def schedule(ready: float, gpus: int, jobs: list[tuple[float, int, float]]) -> list[float]:
@@ -41,7 +44,8 @@ def test_bought_cluster_fits_the_jobs_it_says_it_runs(catalog, rules):
     ends and is done on day 219.6 at P80, 14.6 days past its deadline. An earliest-deadline-first
     schedule of the plan's own GPU counts and planned days must meet every deadline, and every
     finish day the plan prints (its deadline rows) must be no earlier than that schedule's."""
-    d = planned("two_jobs_one_cluster.yaml", catalog, rules)
+    p = plan_of("two_jobs_one_cluster.yaml", catalog, rules)
+    d = json.loads(p.to_json())
     (row,) = d["purchase"]
     deadlines = {"a": 200.0, "b": 205.0}
     jobs = [(deadlines[j["name"]], j["gpu_count"] * j["copies"], j["wall_days_planned"]) for j in d["jobs"]]
@@ -57,6 +61,10 @@ def test_bought_cluster_fits_the_jobs_it_says_it_runs(catalog, rules):
         name = next(k for k, v in deadlines.items() if v == dl)
         assert printed[name] >= end - 0.01, f"{name} printed done on day {printed[name]:.2f}, schedule {end:.2f}"
         assert f"finishes in {end:.2f} of {dl:g} days" in str(d["binding"]), (name, end)
+    # the RFQ's running-by day: the latest ready day that keeps every deadline on that schedule
+    latest = min(dl - (end - row["ready_days"]) for (dl, _, _), end in zip(sorted(jobs), ends))
+    text = advisor.rfq(p, fmt="md").text
+    assert f"delivered and running by day {latest:.1f}:" in text, (latest, text[:2000])
 
 
 def horizon_named(d: dict, months: float) -> tuple[dict, float]:
