@@ -154,7 +154,7 @@ class _Explained:
         tasks: list[Callable[[], Any]] = [
             lambda: break_even(problem, sol, alts, at_plan_gap, prices),
             *speed_tasks(problem, sol, alts, explaining, prices),
-            lambda: marginal_values(problem, sol, explaining, prices),
+            lambda: marginal_values(problem, sol, explaining, prices, _rebuilder(problem)),
         ]
         tally = explaining.tally
         assert tally is not None

@@ -20,6 +20,7 @@ from advisor.data.catalog_prices import RentalOffer
 from advisor.explain.draws import Prices
 from advisor.explain.offer_quote import hidden_behind, offered, repriced
 from advisor.solve.constraints import FAMILIES, slacks
+from advisor.solve.constraints.base import Rebuild
 from advisor.solve.milp import solve
 from advisor.solve.problem import Problem
 from advisor.solve.reserved import paid_training
@@ -385,9 +386,14 @@ def _fall(
 
 
 def marginal_values(
-    problem: Problem, sol: Solution, settings: SolveSettings, prices: Prices | None = None
+    problem: Problem,
+    sol: Solution,
+    settings: SolveSettings,
+    prices: Prices | None = None,
+    rebuild: Rebuild | None = None,
 ) -> list[Marginal]:
-    """What each family's small relaxation saves (one more day on every deadline, 10% more budget),
+    """What each family's small relaxation saves (one more day on every deadline, 10% more budget, a
+    month more of a horizon that comes before a deadline: on the problem `rebuild` makes over it),
     re-solved (at `prices` when given), with the same binding flag as the constraint table (present/
     words them)."""
     if not sol.feasible:
@@ -397,4 +403,4 @@ def marginal_values(
     def run(p: Problem, sc: Scenario) -> Solution:
         return solve(p, prices.on(sc) if prices is not None else sc, settings)
 
-    return [m for family in FAMILIES if (m := family.marginal(problem, sol, run, table)) is not None]
+    return [m for family in FAMILIES if (m := family.marginal(problem, sol, run, table, rebuild)) is not None]

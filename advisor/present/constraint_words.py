@@ -47,6 +47,8 @@ def _slack_words(s: Slack) -> str:
     f = s.facts
     if s.family == "deadline":
         start = f", after {f['start_days']:.1f} days for the hardware to arrive" if f.get("start_days") else ""
+        if f.get("wait_days"):
+            start += f" and {f['wait_days']:.1f} for the jobs due before it to free its GPUs"
         return (
             f"{f['job']} finishes in {s.used:.2f} of {s.limit:g} days at the P{round(100 * f['confidence'])} "
             f"job time ({f['estimate_days']:.2f} estimated{start})"
@@ -332,6 +334,21 @@ def limit_reason(lv: Lever, name: str) -> JSON:
 
 
 # ---------------------------------------------------------------------- marginal values
+def _horizon_marginal(m: Marginal, tol: str) -> str:
+    """A month more of a horizon that comes before a deadline (bought GPUs are held at most to it)."""
+    if m.saving_usd > 0.5:
+        return (
+            f"one more month of horizon saves ${m.saving_usd:,.0f}: bought GPUs are held at most to the horizon, "
+            + ("which binds" if m.binding else f"and a cheaper plan needs more than its {m.slack:.2f} days of slack")
+        )
+    state = (
+        f"binds ({m.slack:.2f} days of slack, under {tol})"
+        if m.binding
+        else f"does not bind ({m.slack:.2f} days of slack)"
+    )
+    return f"one more month of horizon saves nothing: the horizon {state}"
+
+
 def marginal_row(m: Marginal) -> JSON:
     """What one more day of deadline or 10% more budget saves, worded with the binding flag."""
     tol = f"{100 * BINDING_TOLERANCE:g}%"
@@ -351,6 +368,8 @@ def marginal_row(m: Marginal) -> JSON:
             msg = (
                 f"one more day on the deadline saves nothing: the deadline does not bind ({m.slack:.2f} days of slack)"
             )
+    elif m.family == "horizon":
+        msg = _horizon_marginal(m, tol)
     elif m.saving_usd > 0.5:
         msg = f"10% more budget saves ${m.saving_usd:,.0f}"
     elif m.binding:

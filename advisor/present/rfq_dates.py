@@ -3,7 +3,8 @@
 A bought GPU works only after its order's lead time (the last of its parts: GPU, server, network) and
 then the burn-in (`purchase[].ready_days` = lead time + burn-in, as the plan counted it against every
 deadline), so its order-by date is the day it must be running less `ready_days`, not less the lead
-time alone. Bought serving GPUs are ordered on the plan's date: the stand-in (bridge) rental the plan
+time alone; a job that waits its turn on the item's GPUs behind jobs due first (its deadline row's
+finish) counts that wait too. Bought serving GPUs are ordered on the plan's date: the stand-in (bridge) rental the plan
 pays is sized for that order. A server arrives with the GPUs it holds: the same running-by day, and
 its own order-by day from the server's lead time in the catalog. Renders a typed Plan only.
 """
@@ -37,15 +38,26 @@ def _training_start(plan: Plan, ctx: PlanContext, item: PurchaseItem) -> tuple[f
         if j.gpu != item.gpu or j.ownership != item.ownership or info is None or not info.deadline_hours:
             continue
         run = j.wall_days_planned if j.wall_days_planned is not None else j.wall_days
-        starts.append((info.deadline_hours / 24 - run, j.name, run, info.deadline_hours / 24))
+        after = max(run, _after_ready(plan, item, j.name, info.deadline_hours / 24) or 0.0)  # its turn, if any
+        starts.append((info.deadline_hours / 24 - after, j.name, run, info.deadline_hours / 24, after))
     if not starts:
         return None
-    slack, name, run, due = min(starts)
+    slack, name, run, due, after = min(starts)
     verb = "delivered and running" if item.ownership == "buy" else "available"
+    turn = f", after {after - run:.1f} days for the jobs due before it" if after > run + 0.05 else ""
     return max(0.0, slack), (
         f"{verb} by day {max(0.0, slack):.1f}: {name} is due on day {due:g} and runs {run:.1f} days at the "
-        f"workload's confidence (day 0 = {plan.as_of})"
+        f"workload's confidence{turn} (day 0 = {plan.as_of})"
     )
+
+
+def _after_ready(plan: Plan, item: PurchaseItem, job: str, due: float) -> float | None:
+    """Days from a bought item's ready day to the job's end, as its deadline row counts it (waiting
+    its turn on the item's GPUs behind jobs due first: solve/constraints/at_once.py), None if unknown."""
+    row = next((b for b in plan.binding if b.constraint == f"deadline:{job}"), None)
+    if item.ownership != "buy" or item.ready_days is None or row is None or row.slack is None:
+        return None
+    return due - row.slack - item.ready_days
 
 
 def _serves(plan: Plan, item: PurchaseItem) -> bool:

@@ -27,6 +27,7 @@ NO_DEADLINE = 1e9  # deadline_scale that removes every deadline
 UNBOUNDED = 1e30  # PuLP refuses an infinite right-hand side; HiGHS reads >= 1e20 as infinite
 
 Run = Callable[["Problem", Scenario], "Solution"]  # a solve of a problem under a scenario
+Rebuild = Callable[..., "Problem"]  # the problem again with other deployment fields (assemble._rebuilder)
 
 
 @dataclass(frozen=True)
@@ -90,7 +91,10 @@ class Family:
         """The scenario values that remove this limit."""
         return {}
 
-    def marginal(self, problem: Problem, sol: Solution, run: Run, slacks: list[Slack]) -> Marginal | None:
+    def marginal(
+        self, problem: Problem, sol: Solution, run: Run, slacks: list[Slack], rebuild: Rebuild | None = None
+    ) -> Marginal | None:
+        """What relaxing this limit a little saves, re-solved (`rebuild`: the problem over another deployment)."""
         return None
 
     def bounds(self, problem: Problem, sc: Scenario, k: int) -> dict[str, Any]:

@@ -12,7 +12,7 @@ import math
 from typing import TYPE_CHECKING, Any
 
 from advisor.contract.facts import Lever, Marginal, Shortfall, Slack, binds
-from advisor.solve.constraints.base import UNBOUNDED, Family, Need, Run
+from advisor.solve.constraints.base import UNBOUNDED, Family, Need, Rebuild, Run
 from advisor.solve.scenario import Scenario, baseline
 
 if TYPE_CHECKING:
@@ -109,7 +109,9 @@ class Budget(Family):
     def lifted(self) -> dict[str, Any]:
         return {"budget_usd": None}
 
-    def marginal(self, problem: Problem, sol: Solution, run: Run, slacks: list[Slack]) -> Marginal | None:
+    def marginal(
+        self, problem: Problem, sol: Solution, run: Run, slacks: list[Slack], rebuild: Rebuild | None = None
+    ) -> Marginal | None:
         budget = problem.workload.budget_usd
         mine = [s for s in slacks if s.family == self.name]
         if budget is None or not mine:

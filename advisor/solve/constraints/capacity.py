@@ -11,6 +11,8 @@
 A job is due by its own deadline, or the horizon; its GPU-hours are taken at the workload's
 confidence quantile against its own deadline (planned GPU-hours), at the estimate against a
 makespan cap. Owned serving GPUs are the serving family's (they lend their off-peak hours).
+
+Jobs with deadlines on bought GPUs hold them at once, or in turn where they fit: at_once.py.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from typing import TYPE_CHECKING
 
 import pulp
 
+from advisor.solve.constraints.at_once import at_once_rows, clashes
 from advisor.solve.constraints.base import Family
 from advisor.solve.rows import GE, LE, affine, row, safe
 from advisor.solve.scenario import Scenario
@@ -138,6 +141,7 @@ class Capacity(Family):
                 m.prob += row([(m.H[g, lv], 1), (m.K[g, lv], -cap)], LE), f"hold_{safe(g)}_{lv}"
             for lv in idle.get(g, ()):  # periods no plan needs: bounded at 0
                 m.H[g, lv].upBound = m.K[g, lv].upBound = 0
+        at_once_rows(m)
         due, planned = due_levels(p, m.sc), at_planned_hours(p, m.sc)
         owned: dict[str, list[tuple[int, int, Candidate]]] = {g: [] for g in m.owned}
         for k, i, c in m.pairs():
@@ -176,6 +180,7 @@ class Capacity(Family):
                 out.append(
                     f"a job uses {max(c.count for c in used)} {g} beside {kept} serving, but only {n} are bought"
                 )
+            out += clashes(problem, sol, sc, g, n)
             due = due_levels(problem, sc)
             held = sol.held.get(g, {})
             if sum(held.values()) != n:

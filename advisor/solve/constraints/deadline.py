@@ -10,7 +10,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from advisor.contract.facts import Lever, Marginal, Shortfall, Slack, binds
-from advisor.solve.constraints.base import NO_DEADLINE, Family, Need, Run
+from advisor.solve.constraints.at_once import class_done_hours
+from advisor.solve.constraints.base import NO_DEADLINE, Family, Need, Rebuild, Run
 from advisor.solve.scenario import Scenario, baseline
 from advisor.solve.search import smallest
 
@@ -84,13 +85,14 @@ class Deadline(Family):
         return out
 
     def slack(self, problem: Problem, sol: Solution) -> list[Slack]:
-        out = []
+        out, done = [], class_done_hours(problem, sol)
         for k, cls in enumerate(problem.classes):
             if cls.deadline is None:
                 continue
             mine = [c for c, _ in sol.assignment if c.cls == k]
-            planned = max(c.done_hours() for c in mine) / 24
-            estimate = max(c.start_hours + c.hours for c in mine) / 24
+            wait = done[k] - max(c.done_hours() for c in mine)  # its turn on bought GPUs (at_once.py)
+            planned = done[k] / 24
+            estimate = (max(c.start_hours + c.hours for c in mine) + wait) / 24
             start = max(c.start_hours for c in mine) / 24
             limit = cls.deadline / 24
             out.append(
@@ -106,6 +108,7 @@ class Deadline(Family):
                         "job": cls.name(problem.workload),
                         "estimate_days": estimate,
                         "start_days": start,
+                        **({"wait_days": wait / 24} if wait > 0 else {}),
                         "confidence": problem.workload.confidence,
                     },
                 )
@@ -148,7 +151,9 @@ class Deadline(Family):
     def lifted(self) -> dict[str, Any]:
         return {"deadline_scale": NO_DEADLINE}
 
-    def marginal(self, problem: Problem, sol: Solution, run: Run, slacks: list[Slack]) -> Marginal | None:
+    def marginal(
+        self, problem: Problem, sol: Solution, run: Run, slacks: list[Slack], rebuild: Rebuild | None = None
+    ) -> Marginal | None:
         mine = [s for s in slacks if s.family == self.name]
         if not mine:
             return None

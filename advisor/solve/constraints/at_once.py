@@ -1,0 +1,162 @@
+"""at_once: jobs with deadlines on bought GPUs run at once, or in turn where their deadlines allow.
+
+  lanes_k_c        t_c u[k,c] >= y[k,c]          (u: lanes of n_c GPUs, t_c = in_turn copies one after
+                                                  another in each, from arrival, each by the deadline)
+  at_once_g_k      N[g] >= sum_c n_c u[k,c]      (a job's lanes at once)
+  at_once_g_k_k'_s N[g] >= sum_(c of k in s) n_c u[k,c] + sum_(c' of k' that cannot run in turn with s's
+                   columns) n_c' u[k',c']   (one row per job pair and set of clashing columns: a job runs on
+                   one column, so the columns of k that clash with the same ones of k' share it)
+
+GPU-hours alone (capacity_g_l) do not hold jobs of fixed sizes: two 24-GPU jobs fit 32 GPUs' hours,
+not 32 GPUs at once, and a 24-GPU job uses no free GPU beyond its 24. Two jobs whose planned times
+do not fit one after the other (the earlier deadline first) between the GPUs' arrival and the later
+deadline must run at once; those that fit may share GPUs in turn. Exact for two jobs; for three or
+more pairwise fits do not prove a schedule (docs/model.md §2.2): the deadline rows report each
+job's finish on finish_hours' earliest-deadline-first schedule of the plan's own sizes, so a miss
+shows as negative slack, never as a false finish day.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
+import pulp
+
+from advisor.solve.constraints.base import NO_DEADLINE
+from advisor.solve.constraints.gpu_count import copies_held
+from advisor.solve.rows import GE, row, safe
+from advisor.solve.scenario import Scenario, baseline
+
+if TYPE_CHECKING:
+    from advisor.solve.model import Model
+    from advisor.solve.problem import Candidate, Problem
+    from advisor.solve.solution import Solution
+
+
+def runs_at_once(problem: Problem, sc: Scenario, k: int) -> bool:
+    """Does class k hold its owned GPUs from their arrival (it has a deadline the scenario keeps: the
+    plan's times start it then)?"""
+    return problem.classes[k].deadline is not None and sc.deadline_scale < NO_DEADLINE
+
+
+def window(problem: Problem, sc: Scenario, c: Candidate) -> float:
+    """The hours from c's GPUs' arrival to its job's deadline."""
+    due = sc.job_deadline(problem.classes[c.cls].deadline)
+    assert due is not None
+    return due * (1 + 1e-9) - c.start_hours * sc.lead_scale
+
+
+def in_turn(problem: Problem, sc: Scenario, c: Candidate) -> int:
+    """How many copies of c's job run one after another on the same c.count GPUs, from their arrival,
+    each done by the job's deadline (at least 1: c meets it, its Bounds)."""
+    return max(1, math.floor(window(problem, sc, c) / c.planned_hours)) if c.planned_hours > 0 else 1
+
+
+def in_turn_fits(problem: Problem, sc: Scenario, a: Candidate, b: Candidate) -> bool:
+    """Can the jobs of two columns on the same bought GPUs (one arrival) run one after the other from
+    it, the earlier deadline first, each done by its own (else they must run at once)? The first is
+    done by its own deadline (its Bounds), so: both within the later deadline's window."""
+    return fits(a.planned_hours, window(problem, sc, a), b.planned_hours, window(problem, sc, b))
+
+
+def fits(hours_a: float, window_a: float, hours_b: float, window_b: float) -> bool:
+    """in_turn_fits on the columns' planned hours and windows."""
+    return hours_a + hours_b <= max(window_a, window_b)
+
+
+def deadline_columns(problem: Problem, sc: Scenario, pairs: Iterable[tuple[int, int, Candidate]]) -> dict[str, list]:
+    """Per bought GPU type, the (k, i, c) of jobs with deadlines that may run on it."""
+    out: dict[str, list] = {}
+    for k, i, c in pairs:
+        if c.ownership == "buy" and runs_at_once(problem, sc, k):
+            out.setdefault(c.gpu, []).append((k, i, c))
+    return out
+
+
+def _lanes(m: Model, k: int, i: int, c: Candidate) -> pulp.LpVariable:
+    """u[k,c]: the lanes of c.count GPUs column c holds at once, its copies in_turn in each: y itself
+    for one job run alone, else ceil(y / in_turn) (a share of a job's tokens holds all its GPUs)."""
+    turns = in_turn(m.problem, m.sc, c)
+    if turns == 1 and m.integral:
+        return m.y[k, i]
+    u = m.prob.add_variable(f"lanes_{k}_{i}", lowBound=0, upBound=m.y[k, i].upBound, cat="Integer")
+    m.prob += row([(u, turns), (m.y[k, i], -1)], GE), f"lanes_{k}_{i}"
+    return u
+
+
+def at_once_rows(m: Model) -> None:
+    """at_once_g_k: a job's lanes on bought GPUs of type g are held at once; at_once_g_k_k'_s: so are
+    a column's of job k and those of job k' it cannot run in turn with (in_turn_fits), one row per
+    set of such columns of k'."""
+    p, sc = m.problem, m.sc
+    for g, cols in deadline_columns(p, sc, m.pairs()).items():
+        lanes = {(k, i): _lanes(m, k, i, c) for k, i, c in cols if p.classes[k].multiplicity > 1 or not m.integral}
+        u = lambda k, i: lanes.get((k, i), m.y[k, i])  # noqa: E731
+        for k in sorted({k for k, _, _ in cols if p.classes[k].multiplicity > 1 or not m.integral}):
+            mine = [(u(kk, i), -c.count) for kk, i, c in cols if kk == k]
+            m.prob += row([(m.N[g], 1), *mine], GE), f"at_once_{safe(g)}_{k}"
+        by_class: dict[int, list] = {}
+        for k, i, c in cols:
+            by_class.setdefault(k, []).append((i, c.count, c.planned_hours, window(p, sc, c)))
+        for k, other in itertools.combinations(sorted(by_class), 2):
+            rows: dict[tuple, list] = {}  # the columns of `other` a column of k clashes with -> those columns of k
+            for i, n, hours, win in by_class[k]:
+                clash = tuple((j, nj) for j, nj, hj, wj in by_class[other] if not fits(hours, win, hj, wj))
+                if clash:
+                    rows.setdefault(clash, []).append((i, n))
+            for n, (clash, mine) in enumerate(rows.items()):
+                terms = [(u(k, i), -count) for i, count in mine] + [(u(other, j), -count) for j, count in clash]
+                m.prob += row([(m.N[g], 1), *terms], GE), f"at_once_{safe(g)}_{k}_{other}_{n}"
+
+
+def clashes(problem: Problem, sol: Solution, sc: Scenario, g: str, n: int) -> list[str]:
+    """Two jobs with deadlines on bought g that cannot run in turn but do not fit at once."""
+    mine = [
+        (c, c.count * math.ceil(copies_held(share) / in_turn(problem, sc, c)))
+        for c, share in sol.assignment
+        if c.gpu == g and c.ownership == "buy" and runs_at_once(problem, sc, c.cls)
+    ]
+    return [
+        f"{problem.classes[a.cls].name(problem.workload)} ({held_a} {g}) and "
+        f"{problem.classes[b.cls].name(problem.workload)} ({held_b}) cannot run in turn, but only {n} are bought"
+        for x, (a, held_a) in enumerate(mine)
+        for b, held_b in mine[x + 1 :]
+        if (a.cls == b.cls or not in_turn_fits(problem, sc, a, b)) and held_a + held_b > n
+    ]
+
+
+def finish_hours(problem: Problem, sol: Solution, sc: Scenario) -> dict[int, float]:
+    """Per class with a deadline on bought GPUs, when its last copy is done (hours from today) on an
+    earliest-deadline-first list schedule of the plan's own sizes: each column's lanes start together
+    when that many of its type's bought GPUs are free, and run their copies in turn."""
+    out: dict[int, float] = {}
+    for g, n in sol.bought.items():
+        blocks = []
+        for c, share in sol.assignment:
+            if c.gpu == g and c.ownership == "buy" and runs_at_once(problem, sc, c.cls):
+                copies, turns = copies_held(share), in_turn(problem, sc, c)
+                lanes = math.ceil(copies / turns)
+                due = sc.job_deadline(problem.classes[c.cls].deadline) or math.inf
+                blocks.append((due, c.cls, c.count * lanes, math.ceil(copies / lanes) * c.planned_hours, c))
+        free = [0.0] * n  # the hour each GPU is next free, after its arrival
+        for _, k, width, hours, c in sorted(blocks, key=lambda b: b[:2]):
+            free.sort()
+            start = max(c.start_hours * sc.lead_scale, free[min(width, n) - 1])
+            free[: min(width, n)] = [start + hours] * min(width, n)
+            out[k] = max(out.get(k, 0.0), start + hours)
+    return out
+
+
+def class_done_hours(problem: Problem, sol: Solution) -> dict[int, float]:
+    """Per placed class, when its last job is done at the workload's confidence (hours from today):
+    its columns' start and planned time, or later where jobs with deadlines wait their turn on
+    bought GPUs (finish_hours)."""
+    out: dict[int, float] = {}
+    for c, _ in sol.assignment:
+        out[c.cls] = max(out.get(c.cls, 0.0), c.done_hours())
+    for k, hours in finish_hours(problem, sol, baseline(problem)).items():
+        out[k] = max(out[k], hours)
+    return out

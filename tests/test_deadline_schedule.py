@@ -1,0 +1,118 @@
+"""A bought cluster runs the jobs it says it runs, by their deadlines, and the limit that sized it is
+named: review 10's defects 6 (two 24-GPU jobs "both finish on day 187.3" on 32 H100) and 2 (a horizon
+shorter than the deadline doubles the cluster while the plan says nothing binds). Each test re-does
+the arithmetic from the plan's own JSON figures, not the advisor's functions."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from conftest import AS_OF
+
+import advisor
+
+DATA = Path(__file__).parent / "data" / "deadline_schedule"
+
+
+def planned(name: str, catalog, rules) -> dict:
+    return json.loads(plan_of(name, catalog, rules).to_json())
+
+
+def plan_of(name: str, catalog, rules):
+    return advisor.plan(advisor.load_workload(DATA / name), catalog=catalog, rules=rules, as_of=AS_OF)
+
+
+def schedule(ready: float, gpus: int, jobs: list[tuple[float, int, float]]) -> list[float]:
+    """Earliest-deadline-first list schedule of fixed-size jobs (deadline, GPUs, days) on `gpus` GPUs
+    that start working on day `ready`: each job starts when its GPUs are free; returns finish days."""
+    free = [ready] * gpus  # the day each GPU is next free
+    finish = []
+    for _deadline, n, days in sorted(jobs):
+        free.sort()
+        start = free[n - 1]  # the n-th GPU to come free
+        end = start + days
+        free[:n] = [end] * n
+        finish.append(end)
+    return finish
+
+
+def test_bought_cluster_fits_the_jobs_it_says_it_runs(catalog, rules):
+    """Two 8B pretrains (deadlines 200 and 205 days) on bought H100. On main the plan bought 32 H100
+    (ready on day 155) and ran each job on 24 GPUs, printing 'a finishes in 187.30 of 200 days' and
+    'b finishes in 187.30 of 205 days': 24 + 24 GPUs do not run at once on 32, so b starts when a
+    ends and is done on day 219.6 at P80, 14.6 days past its deadline. An earliest-deadline-first
+    schedule of the plan's own GPU counts and planned days must meet every deadline, and every
+    finish day the plan prints (its deadline rows) must be no earlier than that schedule's."""
+    p = plan_of("two_jobs_one_cluster.yaml", catalog, rules)
+    d = json.loads(p.to_json())
+    (row,) = d["purchase"]
+    deadlines = {"a": 200.0, "b": 205.0}
+    jobs = [(deadlines[j["name"]], j["gpu_count"] * j["copies"], j["wall_days_planned"]) for j in d["jobs"]]
+    ends = schedule(row["ready_days"], row["count"], jobs)
+    late = [(dl, round(end, 2)) for (dl, _, _), end in zip(sorted(jobs), ends) if end > dl + 1e-6]
+    assert not late, f"{row['count']} GPUs, jobs (deadline, GPUs, days) {jobs}: finish past deadline {late}"
+    printed = {  # the finish day each deadline row prints: its deadline less its slack
+        b["constraint"].split(":", 1)[1]: deadlines[b["constraint"].split(":", 1)[1]] - b["slack"]
+        for b in d["binding"]
+        if b["constraint"].startswith("deadline:")
+    }
+    for (dl, _, _), end in zip(sorted(jobs), ends):
+        name = next(k for k, v in deadlines.items() if v == dl)
+        assert printed[name] >= end - 0.01, f"{name} printed done on day {printed[name]:.2f}, schedule {end:.2f}"
+        assert f"finishes in {end:.2f} of {dl:g} days" in str(d["binding"]), (name, end)
+    # the RFQ's running-by day: the latest ready day that keeps every deadline on that schedule
+    latest = min(dl - (end - row["ready_days"]) for (dl, _, _), end in zip(sorted(jobs), ends))
+    text = advisor.rfq(p, fmt="md").text
+    assert f"delivered and running by day {latest:.1f}:" in text, (latest, text[:2000])
+
+
+def horizon_named(d: dict, months: float) -> tuple[dict, float]:
+    """The plan's one job and one purchase: (the deadline's binding row, the horizon's true slack)."""
+    (job,) = d["jobs"]
+    (row,) = d["purchase"]
+    finish = row["ready_days"] + job["wall_days_planned"]
+    return next(b for b in d["binding"] if b["constraint"].startswith("deadline")), months * 365 / 12 - finish
+
+
+def test_horizon_shorter_than_the_deadline_is_reported_as_the_limit(catalog, rules):
+    """70B on bought H100, deadline 200 days, `horizon_months: 6` (182.5 days): on main the plan
+    bought 256 H100 (PV $9,996,413) where a 7-month horizon plans 128, and printed 'Binds: nothing'
+    and 28.36 days of deadline slack; the work must be done within the horizon (10.9 days of slack).
+    The horizon's row must say so, and the sensitivity must price a month more of horizon against a
+    re-solve with `horizon_months: 7`."""
+    path = DATA / "horizon_6_months.yaml"
+    d = planned("horizon_6_months.yaml", catalog, rules)
+    deadline, true_slack = horizon_named(d, 6)
+    horizon = [b for b in d["binding"] if b["constraint"] == "horizon"]
+    named = any("horizon" in b["constraint"] for b in d["binding"]) or any(
+        "horizon" in m.get("message", "") for m in d["sensitivity"].get("marginal", [])
+    )
+    assert named or deadline["slack"] <= true_slack + 0.1, (
+        f"deadline slack printed {deadline['slack']:.2f} days, horizon slack {true_slack:.2f}"
+    )
+    assert horizon and abs(horizon[0]["slack"] - true_slack) < 0.01, (horizon, true_slack)
+    # one more month of horizon, re-solved by hand (the workload with horizon_months: 7)
+    text = path.read_text().replace("horizon_months: 6", "horizon_months: 7")
+    seven = path.parent / "_horizon_7.yaml"
+    seven.write_text(text)
+    try:
+        p7 = advisor.plan(advisor.load_workload(seven), catalog=catalog, rules=rules, as_of=AS_OF)
+    finally:
+        seven.unlink()
+    saving = d["present_value_usd"] - json.loads(p7.to_json())["present_value_usd"]
+    assert saving > 1e6  # 256 H100 -> 128
+    (marginal,) = [m for m in d["sensitivity"]["marginal"] if m["change"].startswith("horizon")]
+    assert abs(marginal["saving_usd"] - saving) < 1.0, (marginal, saving)
+    assert f"one more month of horizon saves ${saving:,.0f}" in marginal["message"], marginal
+
+
+def test_horizon_within_the_tolerance_binds(catalog, rules):
+    """8B on bought GPUs, deadline 300 days, `horizon_months: 3` (91.25 days): the job is done 0.87
+    days inside the horizon, under the 1% binding tolerance, so the horizon binds; on main the plan
+    said nothing binds (the deadline's 209.6 days of slack were the closest)."""
+    d = planned("horizon_3_months.yaml", catalog, rules)
+    _, true_slack = horizon_named(d, 3)
+    assert true_slack < 0.01 * 3 * 365 / 12
+    (horizon,) = [b for b in d["binding"] if b["constraint"] == "horizon"]
+    assert abs(horizon["slack"] - true_slack) < 0.01 and horizon["binding"], horizon
