@@ -92,7 +92,7 @@ class Verdict:
         joint = shared_draws(problem, problem.workload.decision.draws if draws is None else draws, seed)
         draws = joint.n
         gids = list(joint.gpus)
-        samples = [(*joint.maps(i), joint.rent_normals(i)) for i in range(draws)]
+        samples = [(*joint.maps(i), joint.rent_normals(i), joint.serve_map(i)) for i in range(draws)]
         fastest = {g: max(s[0][g] for s in samples) for g in gids}
         columns = sum(len(cs) for cs in problem.candidates)
         self.samples = samples[: draws_for(columns, draws)]

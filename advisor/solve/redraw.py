@@ -158,15 +158,16 @@ class Redraw:
         return out
 
     def choice(
-        self, speed: Factors, buy: Factors, rent: Factors, rent_z: Factors | None = None
+        self, speed: Factors, buy: Factors, rent: Factors, rent_z: Factors | None = None, serve: Factors | None = None
     ) -> tuple[frozenset, tuple, bool] | None:
         """(the (GPU, ownership) pairs used, the purchase's signature, proven?) of the plan at one
         draw's speed, buy and rent factors; None when no plan meets the constraints then. `rent_z`:
         the draw's rent normal per GPU type, each rented column then priced at its own offer's band
-        (solve/offer_columns.py); without it (or without highspy) every offer of a type takes `rent`."""
+        (solve/offer_columns.py); without it (or without highspy) every offer of a type takes `rent`.
+        `serve`: a replica's throughput factor per GPU type (None, or without highspy: `speed`)."""
         if self.model is None:
             return self._solved_choice(speed, buy, rent)
-        self._set_draw(speed, buy, rent, rent_z)
+        self._set_draw(speed, buy, rent, rent_z, serve)
         return self._run_draw()
 
     def _solved_choice(
@@ -186,7 +187,9 @@ class Redraw:
             bool(s.solver.get("proven_optimal")),
         )
 
-    def _set_draw(self, speed: Factors, buy: Factors, rent: Factors, rent_z: Factors | None = None) -> None:
+    def _set_draw(
+        self, speed: Factors, buy: Factors, rent: Factors, rent_z: Factors | None = None, serve: Factors | None = None
+    ) -> None:
         """The HiGHS model's costs, bounds and coefficients at one draw's factors: run costs and
         capacities x 1 / relative speed (a commitment: what it bills at that speed), rents and
         purchases at their drawn prices, the budget row in its basis, and the columns a fresh build
@@ -233,8 +236,9 @@ class Redraw:
         for row, g, col, coef in self.cap_rows:
             h.changeCoeff(row, col, coef * rel.get(g, 1.0))
         at = self.budget_index if self.budget_row is not None else None
-        set_serving(h, m, p, self.serve_rows, self.idle_cols, Draw(speed, rent, rent_z), at, self.sc.budget_basis)
-        self.bridge.apply(h, speed, rent)
+        d = Draw(speed, rent, rent_z, serve)
+        set_serving(h, m, p, self.serve_rows, self.idle_cols, d, at, self.sc.budget_basis)
+        self.bridge.apply(h, d.served, rent)
 
     def _first_plan(self) -> list[float] | None:
         """The plan of the model as built (every candidate open, at the fastest speeds and the
