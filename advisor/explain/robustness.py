@@ -99,7 +99,8 @@ class Verdict:
         self.block = min(CHECK_EVERY, len(self.samples))  # the first block: always drawn
         if columns >= EARLY_COLUMNS and (settings.time_limit is None or settings.time_limit > DRAW_TIME_LIMIT):
             settings = settings.but(time_limit=DRAW_TIME_LIMIT)
-        self.redraw = Redraw(problem, baseline(problem), fastest, settings, [s[0] for s in self.samples])
+        speeds, serves = [s[0] for s in self.samples], [s[4] for s in self.samples]
+        self.redraw = Redraw(problem, baseline(problem), fastest, settings, speeds, serves)
         self.names = {g: problem.catalog.gpus[g].name for g in gids}
         self.cpu, self.drawn = 0.0, 0  # CPU s and count of the draws made in this process
         self.known: dict[int, tuple[frozenset, tuple, bool] | None] = {}  # draws answered (answers())

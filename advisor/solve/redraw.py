@@ -53,6 +53,7 @@ class Redraw:
         fastest: Mapping[str, float],
         settings: SolveSettings,
         draws: Sequence[Mapping[str, float]] | None = None,
+        serves: Sequence[Mapping[str, float] | None] = (),
     ):
         self.problem, self.sc, self.settings = problem, sc, settings
         self.time_limit = time_limit = settings.time_limit
@@ -67,7 +68,9 @@ class Redraw:
         gap = settings.gap_for(problem)  # the plan's own gap: 1% for fleets
         if solver_for(time_limit, gap)[0] != "highs":
             return  # fall back to full solves
-        slowest = {g: min(1.0, *(d.get(g, 1.0) for d in draws)) for g in self.fastest} if draws else None
+        # the slowest replica rate any draw gives (its serving throughput, else its speed) sizes the serving bounds
+        every = [*(draws or ()), *(d for d in serves if d is not None)]
+        slowest = {g: min(1.0, *(d.get(g, 1.0) for d in every)) for g in self.fastest} if draws else None
         model = build_model(problem, sc, self.cands, redrawn=True, slowest=slowest, cuts=gap <= DEFAULT_GAP)
         hm = HighsModel(model, {}, 1.0)  # handed to HiGHS without a solve: each draw is a fresh run
         hm.h.setOptionValue("time_limit", float(time_limit) if time_limit is not None else float("inf"))
