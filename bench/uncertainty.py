@@ -51,6 +51,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 import accuracy  # noqa: E402  (bench/accuracy.py: calibration rows, predictions, leave-one-source-out)
 import yaml  # noqa: E402
 from uncertainty_residuals import family, strict_residuals  # noqa: E402
+from uncertainty_serving import serving_section  # noqa: E402
 
 from advisor.data.catalog import load_catalog  # noqa: E402
 from advisor.perf import params_from  # noqa: E402
@@ -265,6 +266,7 @@ def main(argv=None) -> int:
             "offers; server prices are not varied",
             "by_confidence": price_spreads(catalog),
         },
+        "serving": serving_section(catalog, distributions),
     }
     header = (
         "# Error distributions behind plan ranges, deadlines at a confidence and the robustness verdict.\n"

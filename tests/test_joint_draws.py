@@ -116,7 +116,7 @@ def test_draws_are_seeded_and_shared_by_the_verdict(four):
     verdict = Verdict(four, SolveSettings(), draws=200)
     shared = shared_draws(four, 200, verdict.seed)
     for i in range(len(verdict.samples)):
-        assert verdict.samples[i] == (*shared.maps(i), shared.rent_normals(i))
+        assert verdict.samples[i] == (*shared.maps(i), shared.rent_normals(i), shared.serve_map(i))
 
 
 def test_a_plans_cost_in_a_draw_is_what_a_re_solve_at_those_factors_charges(catalog, rules):

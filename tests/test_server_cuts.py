@@ -97,7 +97,7 @@ def test_draws_with_the_tight_replica_bounds_choose_what_full_solves_choose(cata
     problem = prepare(load_workload(EXAMPLES / "train-and-serve.yaml"), catalog, rules, AS_OF)
     verdict = Verdict(problem, SolveSettings())
     assert verdict.redraw.model is not None and any(row[5] for row in verdict.redraw.serve_rows)
-    for speed, buy, rent, _ in verdict.samples[:4]:  # (the rent normal: every offer of a type at `rent`)
+    for speed, buy, rent, _, _ in verdict.samples[:4]:  # (the rent normal, the serving throughput: at `speed`)
         full = solve(problem, baseline(problem).but(speed_factor=speed, buy_factor=buy, rent_factor=rent))
         got = verdict.redraw.choice(speed, buy, rent)
         assert got is not None and got[1] == signature(problem, full.bought, full.assignment, full.serving)

@@ -103,6 +103,17 @@ def speed_dist(gpu: GPU, precision: str, evidence_level: str | None = None) -> L
     return _dist(entry) if entry else _dist(speed["unmeasured"])
 
 
+def serving_dist(gpu: GPU) -> LogDist:
+    """log(real / estimated requests/s of a serving replica) for this GPU's generation: the serving
+    model's held-out error on published runs (catalog/uncertainty.yaml `serving`, bench/uncertainty_serving.py);
+    a generation with no serving run takes the wide default; no spread if the file has none."""
+    serving = _doc().get("serving")
+    if not serving:
+        return NONE
+    entry = serving["families"].get(family(gpu))
+    return _dist(entry) if entry else _dist(serving["unmeasured"])
+
+
 def measurement_dist(spread: float) -> LogDist:
     """A user's own measurement (a job's `measured:`) read as a speed distribution: P10-P90 at
     measured x (1 -+ spread), median at the measurement."""

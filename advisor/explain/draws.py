@@ -10,6 +10,9 @@ range and the decision (explain/decision.py) all read, so they judge a plan on t
 * Speed evidence: the distribution of a GPU type comes from a lookup that is told the evidence
   behind its estimate (`speed_evidence` of the job's estimate, when the estimator states one):
   a datasheet speed reads the wider distribution of a generation with no measured run.
+* Serving: a replica's requests/s is drawn from the serving model's held-out error by generation
+  (data/uncertainty.serving_dist) at its GPU type's speed normal `z`: one hardware's shortfall slows
+  its training and its serving alike, and a generation's GPUs move together in both (`serve`).
 * Prices: each GPU's purchase price is drawn on its own, by its record's confidence grade
   (data/uncertainty.price_dist: a low-confidence price is wider than a high one). Its rental rates
   share one normal per GPU type (`rent_z`), each offer read through its own grade
@@ -39,6 +42,7 @@ from advisor.data.uncertainty import (
     family,
     measurement_dist,
     price_dist,
+    serving_dist,
     speed_dist,
 )
 from advisor.perf.estimate import params_from
@@ -96,11 +100,11 @@ def speed_evidence(problem: Problem, gid: str) -> str | None:
 def gpu_speed(problem: Problem, gid: str, lookup: SpeedLookup = by_generation) -> LogDist:
     """The speed error of a GPU type for this workload (its first training job's precision, by the
     weakest evidence behind its estimates: the user's measurement only when every estimate is one),
-    capped at the tightest of its estimates' physics. A serving-only workload has no training speed
-    to vary."""
-    if not problem.classes:
-        return NONE
+    capped at the tightest of its estimates' physics. A serving-only workload's is its replicas'
+    throughput error (serve_speed)."""
     gpu = problem.catalog.gpus[gid]
+    if not problem.classes:
+        return serve_speed(problem, gid)
     mine = [c for cs in problem.candidates for c in cs if c.gpu == gid]
     spreads = [getattr(c.estimate, "speed_spread", None) for c in mine]
     if mine and all(s is not None for s in spreads):
@@ -109,6 +113,12 @@ def gpu_speed(problem: Problem, gid: str, lookup: SpeedLookup = by_generation) -
         dist = lookup(gpu, problem.classes[0].spec.precision, speed_evidence(problem, gid))
     params = params_from(problem.catalog)
     return replace(dist, cap=min((estimate_speed(problem, c, lookup, params).cap for c in mine), default=math.inf))
+
+
+def serve_speed(problem: Problem, gid: str) -> LogDist:
+    """The real / estimated requests/s of a serving replica on GPU type `gid` (data/uncertainty.serving_dist;
+    NONE for a workload that serves nothing)."""
+    return serving_dist(problem.catalog.gpus[gid]) if problem.serve_classes else NONE
 
 
 def gpu_prices(problem: Problem, gid: str) -> tuple[LogDist, LogDist]:
@@ -150,6 +160,7 @@ class Draws:
     shared: float  # SHARED_SPEED used
     seed: int
     rent_z: np.ndarray | None = None  # each rent's standard-normal value: every offer of a GPU type reads it
+    serve: np.ndarray | None = None  # real / estimated requests/s of a serving replica, at `z` (serve_speed)
     memo: dict = field(default_factory=dict, init=False, compare=False, repr=False)  # factors() already computed
 
     def factors(self, dist: LogDist, gid: str, which: str = "speed") -> np.ndarray:
@@ -177,6 +188,10 @@ class Draws:
         each by its own band (solve/redraw.Redraw.choice)."""
         normals = self.rent_z if self.rent_z is not None else np.zeros_like(self.rent)
         return dict(zip(self.gpus, normals[i].tolist()))
+
+    def serve_map(self, i: int) -> dict[str, float] | None:
+        """Draw i's serving throughput factor per GPU type (None: draws made without them)."""
+        return None if self.serve is None else dict(zip(self.gpus, self.serve[i].tolist()))
 
     def maps(self, i: int) -> tuple[dict[str, float], dict[str, float], dict[str, float]]:
         """Draw i as (speed, buy, rent) factor maps (GPU id -> factor), as solve/redraw.py reads them."""
@@ -219,7 +234,8 @@ def joint_draws(
         np.column_stack([d[which].factors_at(col) for d, col in zip(dists, z.T)]) if gids else np.zeros((n, 0))
         for which, z in ((0, zs), (1, normals[:, len(order) + 1 :: 3]), (2, normals[:, len(order) + 2 :: 3]))
     )
-    return Draws(gids, speeds, buys, rents, zs, groups, shared, seed, normals[:, len(order) + 2 :: 3])
+    serve = np.column_stack([serve_speed(problem, g).factors_at(z) for g, z in zip(gids, zs.T)]) if gids else None
+    return Draws(gids, speeds, buys, rents, zs, groups, shared, seed, normals[:, len(order) + 2 :: 3], serve)
 
 
 # Wichura's AS241 as CPython's statistics module writes it (_normal_dist_inv_cdf): the numerator and

@@ -9,7 +9,8 @@ rented job or serving replica by its offer's rate factor (data/uncertainty.rate_
 plan rents, not the GPU type's cheapest listing) times what it bills at the drawn speed
 (Candidate.run_cost_scale: 1 / speed by the hour, a commitment billed in full unchanged while the
 job still fits in it). A job measured by the user on its GPU and count draws its speed within the
-measurement's spread (explain/draws.estimate_speed), at its GPU type's normal. Servers, the network,
+measurement's spread (explain/draws.estimate_speed), and a serving replica its throughput within the
+serving model's error (explain/draws.serve_speed), both at its GPU type's speed normal. Servers, the network,
 storage, burn-in and hosting are not varied. At every factor 1 the cost is the plan's own present
 value (`total_cost_usd`).
 """
@@ -22,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from advisor.data.uncertainty import LogDist, rate_dist
-from advisor.explain.draws import Draws, estimate_speed
+from advisor.explain.draws import Draws, estimate_speed, serve_speed
 from advisor.solve.model import Model
 from advisor.solve.reserved import paid_training
 from advisor.solve.scenario import baseline
@@ -41,7 +42,7 @@ class RunTerm:
     usd: float
     rented: bool
     rate: LogDist | None = None  # the rented offer's rate band (None: the GPU type's drawn rent)
-    speed: LogDist | None = None  # the user's measurement's spread (None: the GPU type's drawn speed)
+    speed: LogDist | None = None  # a measurement's spread, or a replica's throughput error (None: the type's speed)
     cand: Candidate | None = None  # a training job: what it bills at a speed (None: 1 / speed)
 
     def scale(self, speed: np.ndarray) -> np.ndarray:
@@ -76,7 +77,7 @@ def run_term(problem: Problem, c: Any, n: float) -> RunTerm:
         c.run_cost_usd * n,
         rented,
         rate_dist(opt.offer) if rented and opt is not None else None,
-        estimate_speed(problem, c) if measured else None,
+        estimate_speed(problem, c) if measured else (None if training else serve_speed(problem, c.gpu)),
         c if training else None,
     )
 

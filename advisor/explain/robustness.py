@@ -92,14 +92,15 @@ class Verdict:
         joint = shared_draws(problem, problem.workload.decision.draws if draws is None else draws, seed)
         draws = joint.n
         gids = list(joint.gpus)
-        samples = [(*joint.maps(i), joint.rent_normals(i)) for i in range(draws)]
+        samples = [(*joint.maps(i), joint.rent_normals(i), joint.serve_map(i)) for i in range(draws)]
         fastest = {g: max(s[0][g] for s in samples) for g in gids}
         columns = sum(len(cs) for cs in problem.candidates)
         self.samples = samples[: draws_for(columns, draws)]
         self.block = min(CHECK_EVERY, len(self.samples))  # the first block: always drawn
         if columns >= EARLY_COLUMNS and (settings.time_limit is None or settings.time_limit > DRAW_TIME_LIMIT):
             settings = settings.but(time_limit=DRAW_TIME_LIMIT)
-        self.redraw = Redraw(problem, baseline(problem), fastest, settings, [s[0] for s in self.samples])
+        speeds, serves = [s[0] for s in self.samples], [s[4] for s in self.samples]
+        self.redraw = Redraw(problem, baseline(problem), fastest, settings, speeds, serves)
         self.names = {g: problem.catalog.gpus[g].name for g in gids}
         self.cpu, self.drawn = 0.0, 0  # CPU s and count of the draws made in this process
         self.known: dict[int, tuple[frozenset, tuple, bool] | None] = {}  # draws answered (answers())

@@ -115,7 +115,10 @@ def saa_plan(
 def _big_m(m: Model, draws: Draws) -> float:
     """An upper bound on any draw's cost: every variable at its upper bound, at the dearest factors."""
     p = m.problem
-    worst = float(max(draws.buy.max(), (draws.rent / draws.speed).max(), (1.0 / draws.speed).max(), 1.0))
+    speeds = [draws.speed] + ([draws.serve] if draws.serve is not None else [])  # a replica's throughput too
+    worst = float(
+        max(draws.buy.max(), *((draws.rent / s).max() for s in speeds), *((1.0 / s).max() for s in speeds), 1.0)
+    )
     bound = 0.0
     for v, coef in m.total.items():
         hi = v.upBound if v.upBound is not None else 10 * max(p.job_count, 1) * 1000

@@ -33,7 +33,7 @@ import numpy as np
 
 from advisor.data.uncertainty import price_dist
 from advisor.explain.decision import Decided, Option, restricted
-from advisor.explain.draws import Draws, gpu_prices, gpu_speed, speed_evidence
+from advisor.explain.draws import Draws, gpu_prices, gpu_speed, serve_speed, speed_evidence
 from advisor.explain.plan_cost import RunTerm
 from advisor.solve.redraw import describe
 from advisor.solve.settings import SolveSettings
@@ -157,7 +157,10 @@ def verify(problem: Problem, decided: Decided, settings: SolveSettings) -> list[
 
 def _speed_item(problem: Problem, x: Input, value: float, count: int, stake: str) -> dict[str, Any]:
     """The verify item of a GPU's speed on this job: what to measure, at which counts when the user's own
-    run already covers some (the candidates whose speed is their measurement)."""
+    run already covers some (the candidates whose speed is their measurement); a GPU type that only
+    serves, its replica's throughput under the SLO."""
+    if not any(c.gpu == x.gpu for cs in problem.candidates for c in cs):
+        return _serving_item(problem, x, value, count, stake)
     d = gpu_speed(problem, x.gpu)
     lo, hi = d.factor(0.1), d.factor(0.9)
     evidence = speed_evidence(problem, x.gpu)
@@ -174,6 +177,19 @@ def _speed_item(problem: Problem, x: Input, value: float, count: int, stake: str
         f"{lo:.2f}-{hi:.2f}x the estimate" + (f" ({evidence.replace('_', ' ')} evidence)" if evidence else "")
     )
     return _item(x, count, 1.0, [lo, hi], evidence, value, text)
+
+
+def _serving_item(problem: Problem, x: Input, value: float, count: int, stake: str) -> dict[str, Any]:
+    """The verify item of a serving-only GPU type's speed: its replica's requests/s, within the serving
+    model's held-out error (explain/draws.serve_speed)."""
+    d = serve_speed(problem, x.gpu)
+    lo, hi = d.factor(0.1), d.factor(0.9)
+    gpu = problem.catalog.gpus[x.gpu]
+    text = (
+        f"measure the replica's throughput under the SLO on 1 node of {gpu.name}: {stake}; real requests/s "
+        f"P10-P90 {lo:.2f}-{hi:.2f}x the estimate (serving model's error on published runs)"
+    )
+    return _item(x, count, 1.0, [lo, hi], "serving_model", value, text)
 
 
 def entry(problem: Problem, x: Input, value: float, options: list[Option], switch: str | None) -> dict[str, Any]:

@@ -53,6 +53,7 @@ class Redraw:
         fastest: Mapping[str, float],
         settings: SolveSettings,
         draws: Sequence[Mapping[str, float]] | None = None,
+        serves: Sequence[Mapping[str, float] | None] = (),
     ):
         self.problem, self.sc, self.settings = problem, sc, settings
         self.time_limit = time_limit = settings.time_limit
@@ -67,7 +68,9 @@ class Redraw:
         gap = settings.gap_for(problem)  # the plan's own gap: 1% for fleets
         if solver_for(time_limit, gap)[0] != "highs":
             return  # fall back to full solves
-        slowest = {g: min(1.0, *(d.get(g, 1.0) for d in draws)) for g in self.fastest} if draws else None
+        # the slowest replica rate any draw gives (its serving throughput, else its speed) sizes the serving bounds
+        every = [*(draws or ()), *(d for d in serves if d is not None)]
+        slowest = {g: min(1.0, *(d.get(g, 1.0) for d in every)) for g in self.fastest} if draws else None
         model = build_model(problem, sc, self.cands, redrawn=True, slowest=slowest, cuts=gap <= DEFAULT_GAP)
         hm = HighsModel(model, {}, 1.0)  # handed to HiGHS without a solve: each draw is a fresh run
         hm.h.setOptionValue("time_limit", float(time_limit) if time_limit is not None else float("inf"))
@@ -158,15 +161,16 @@ class Redraw:
         return out
 
     def choice(
-        self, speed: Factors, buy: Factors, rent: Factors, rent_z: Factors | None = None
+        self, speed: Factors, buy: Factors, rent: Factors, rent_z: Factors | None = None, serve: Factors | None = None
     ) -> tuple[frozenset, tuple, bool] | None:
         """(the (GPU, ownership) pairs used, the purchase's signature, proven?) of the plan at one
         draw's speed, buy and rent factors; None when no plan meets the constraints then. `rent_z`:
         the draw's rent normal per GPU type, each rented column then priced at its own offer's band
-        (solve/offer_columns.py); without it (or without highspy) every offer of a type takes `rent`."""
+        (solve/offer_columns.py); without it (or without highspy) every offer of a type takes `rent`.
+        `serve`: a replica's throughput factor per GPU type (None, or without highspy: `speed`)."""
         if self.model is None:
             return self._solved_choice(speed, buy, rent)
-        self._set_draw(speed, buy, rent, rent_z)
+        self._set_draw(speed, buy, rent, rent_z, serve)
         return self._run_draw()
 
     def _solved_choice(
@@ -186,7 +190,9 @@ class Redraw:
             bool(s.solver.get("proven_optimal")),
         )
 
-    def _set_draw(self, speed: Factors, buy: Factors, rent: Factors, rent_z: Factors | None = None) -> None:
+    def _set_draw(
+        self, speed: Factors, buy: Factors, rent: Factors, rent_z: Factors | None = None, serve: Factors | None = None
+    ) -> None:
         """The HiGHS model's costs, bounds and coefficients at one draw's factors: run costs and
         capacities x 1 / relative speed (a commitment: what it bills at that speed), rents and
         purchases at their drawn prices, the budget row in its basis, and the columns a fresh build
@@ -236,8 +242,9 @@ class Redraw:
         for row, g, col, coef in self.cap_rows:
             h.changeCoeff(row, col, coef * rel.get(g, 1.0))
         at = self.budget_index if self.budget_row is not None else None
-        set_serving(h, m, p, self.serve_rows, self.idle_cols, Draw(speed, rent, rent_z), at, self.sc.budget_basis)
-        self.bridge.apply(h, speed, rent)
+        d = Draw(speed, rent, rent_z, serve)
+        set_serving(h, m, p, self.serve_rows, self.idle_cols, d, at, self.sc.budget_basis)
+        self.bridge.apply(h, d.served, rent)
         self.pools.apply(h, (rent, rent_z), (at, self.sc.budget_basis) if at is not None else None)
 
     def _first_plan(self) -> list[float] | None:

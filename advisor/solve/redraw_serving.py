@@ -19,11 +19,18 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class Draw:
-    """One draw's factors by GPU type: relative speed, rent, and the rent's standard normal."""
+    """One draw's factors by GPU type: relative speed, rent, the rent's standard normal, and a serving
+    replica's throughput (None: the speed's)."""
 
     speed: Mapping[str, float]
     rent: Mapping[str, float]
     rent_z: Mapping[str, float] | None = None
+    serve: Mapping[str, float] | None = None
+
+    @property
+    def served(self) -> Mapping[str, float]:
+        """Real / estimated requests/s of a replica per GPU type (explain/draws.serve_speed)."""
+        return self.speed if self.serve is None else self.serve
 
 
 def set_serving(
@@ -38,7 +45,7 @@ def set_serving(
 ) -> None:
     """Set the serving rows' coefficients, bounds and costs of HiGHS model `h` at draw `d`."""
     for row, col, k, c, spare, servers in rows:  # a replica serves speed x its rate, at the drawn rent
-        served = min(c.requests_per_s * d.speed.get(c.gpu, 1.0), m.peak(k))  # Model.counted_rate at this speed
+        served = min(c.requests_per_s * d.served.get(c.gpu, 1.0), m.peak(k))  # Model.counted_rate at this speed
         h.changeCoeff(row, col, served)
         up = math.ceil(m.peak(k) / served) + int(p.serve_classes[k].spare)  # the replicas a fresh build allows
         h.changeColBounds(col, 0.0, float(up))
