@@ -11,6 +11,19 @@ from advisor.data.catalog_prices import RentalOffer
 from advisor.perf import params_from
 from advisor.solve.candidates import build_problem
 from advisor.solve.problem import Problem
+from advisor.solve.solution import Solution
+
+Quote = tuple[str, float]  # (provider, USD per GPU-hour): the one rental offer a break-even prices alone
+
+
+def quote_of(offer: RentalOffer | None) -> Quote | None:
+    return (offer.provider, offer.usd_per_gpu_hour) if offer is not None else None
+
+
+def rented_offer(sol: Solution | None, gpu: str) -> RentalOffer | None:
+    """The offer `sol` rents most of `gpu` on: the one a break-even prices alone, None when it rents none."""
+    offers = sol.rented_offers(gpu) if sol is not None and sol.feasible else []
+    return offers[0] if offers else None
 
 
 def hidden_behind(problem: Problem, gpu: str, provider: str, below: float) -> list[RentalOffer]:

@@ -80,16 +80,20 @@ def other_ownership(
             if d.ownership not in ("any", other)
             else f"; the workload's deployment.context: {d.context} keeps it out of this plan"
         )
-    late = unserved_until(there, found)  # owned serving GPUs with no rented bridge: nothing served until then
-    unlike = (
-        f"; it serves nothing until its GPUs arrive on day {late}, where this plan serves from today" if late else ""
-    )
+    unlike = _serves_late(there, found)
     out["message"] = (
         f"{verb.capitalize()} instead ({'; '.join(x for x in (what, where) if x)}): the best plan with every GPU {done} costs "
         f"${found.objective_usd:,.0f} present value (${found.cash_usd:,.0f} in cash), {than} than "
         f"this plan{why}{unlike}"
     )
     return out
+
+
+def _serves_late(problem: Problem, found: Solution) -> str:
+    """'; it serves nothing until its GPUs arrive on day 216, ...': owned serving GPUs with no rented
+    bridge (a plan that may not rent) leave the traffic unserved until they arrive."""
+    late = unserved_until(problem, found)
+    return f"; it serves nothing until its GPUs arrive on day {late}, where this plan serves from today" if late else ""
 
 
 def _item(row: dict[str, Any]) -> str:

@@ -16,9 +16,8 @@ from collections.abc import Callable
 from typing import Any
 
 from advisor.contract.facts import Marginal
-from advisor.data.catalog_prices import RentalOffer
 from advisor.explain.draws import Prices
-from advisor.explain.offer_quote import hidden_behind, offered, repriced
+from advisor.explain.offer_quote import Quote, hidden_behind, offered, quote_of, rented_offer, repriced
 from advisor.solve.constraints import FAMILIES, slacks
 from advisor.solve.constraints.base import Rebuild
 from advisor.solve.milp import solve
@@ -97,18 +96,6 @@ def base_price(
     return price * prices.expected(gpu, ownership) if price is not None and prices is not None else price
 
 
-def rented_offer(sol: Solution | None, gpu: str) -> RentalOffer | None:
-    """The offer `sol` rents most of `gpu` on: the one a break-even prices alone, None when it rents none."""
-    offers = sol.rented_offers(gpu) if sol is not None and sol.feasible else []
-    return offers[0] if offers else None
-
-
-def rented_rate(sol: Solution | None, gpu: str) -> float | None:
-    """The rate of the offer `sol` rents most of `gpu` on, None when it rents none."""
-    offer = rented_offer(sol, gpu)
-    return offer.usd_per_gpu_hour if offer is not None else None
-
-
 def _alternatives(problem: Problem, own: str) -> str:
     """What else a plan could have used, as the workload allows it: another GPU, and the same one
     owned the other way when the deployment allows both."""
@@ -116,13 +103,6 @@ def _alternatives(problem: Problem, own: str) -> str:
     if other in problem.workload.deployment.ownerships:
         return f"another GPU, or {VERB[other]} the same one"
     return f"another GPU ({'buying' if own == 'buy' else 'renting'} only, as the deployment says)"
-
-
-Quote = tuple[str, float]  # (provider, USD per GPU-hour): the one rental offer a break-even prices alone
-
-
-def _quote(offer: RentalOffer | None) -> Quote | None:
-    return (offer.provider, offer.usd_per_gpu_hour) if offer is not None else None
 
 
 def break_even(
@@ -150,17 +130,17 @@ def break_even(
                 "message": NOT_SEARCHED,
             }
         ]
-    mine = _quote(rented_offer(sol, gpu)) if own == "rent" else None
+    mine = quote_of(rented_offer(sol, gpu)) if own == "rent" else None
     rise, runner, after = _rise(problem, (gpu, own), settings, prices, sol, mine)
     out: list[dict[str, Any]] = [rise]
     if runner is None:
         runner = _cheapest_forced(alts)
     if runner is not None and base_price(problem, *runner):
-        out.append(_fall(problem, runner, settings, sol, prices, _runner_quote(runner, (gpu, own), sol, after, alts)))
+        out.append(_fall(problem, runner, settings, sol, prices, _runnerquote_of(runner, (gpu, own), sol, after, alts)))
     return out
 
 
-def _runner_quote(
+def _runnerquote_of(
     runner: tuple[str, str], chosen: tuple[str, str], sol: Solution, after: Solution | None, alts: dict
 ) -> Quote | None:
     """The offer a rented runner-up rents on: the plan's own (another GPU it rents beside its choice),
@@ -168,10 +148,10 @@ def _runner_quote(
     its forced plan's."""
     if runner[1] != "rent":
         return None
-    if runner != chosen and (got := _quote(rented_offer(sol, runner[0]))):
+    if runner != chosen and (got := quote_of(rented_offer(sol, runner[0]))):
         return got
     forced = alts.get(runner[0], {}).get("forced_rental") or {}
-    return _quote(rented_offer(after, runner[0])) or (
+    return quote_of(rented_offer(after, runner[0])) or (
         (forced["provider"], forced["usd_per_gpu_hour"]) if forced.get("provider") else None
     )
 
@@ -282,7 +262,7 @@ def _then(runner: tuple[str, str] | None, after: Solution) -> dict[str, Any] | N
     if runner is None:
         return None
     out: dict[str, Any] = {"gpu": runner[0], "ownership": runner[1]}
-    quote = _quote(rented_offer(after, runner[0])) if runner[1] == "rent" else None
+    quote = quote_of(rented_offer(after, runner[0])) if runner[1] == "rent" else None
     if quote:
         out.update(provider=quote[0], usd_per_gpu_hour=quote[1])
     return out

@@ -82,16 +82,7 @@ def recommendation(
         text += f"This excludes the machine that hosts the {join(hostless)}, which the catalog does not price. "
     text += _finish_sentence(plan, ctx, finish_h)
     if best_alt:
-        text += (
-            f"The next-best option, the {best_alt[0]} alone, would cost {usd(best_alt[1])} "
-            f"({more_or_less(best_alt[1] - (plan.total_cost_usd or 0))}"
-            + (
-                f" at the catalog's figures; this plan was chosen on its {plan.decision.basis} cost over the draws"
-                if plan.decision is not None and best_alt[1] < (plan.total_cost_usd or 0)
-                else ""
-            )
-            + "). "
-        )
+        text += _next_best(plan, best_alt)
     for rid in cited_rules:
         if rules.get(rid).severity != "forbid":
             continue  # a warning does not exclude anything
@@ -106,6 +97,15 @@ def recommendation(
                 f"({rules.get(rid).title}). "
             )
     return text.strip()
+
+
+def _next_best(plan: Plan, best_alt: tuple[str, float]) -> str:
+    """The next-best option and what it costs against this plan; cheaper at the catalog's figures only
+    where this plan was chosen on its cost over the draws, which is said."""
+    diff = best_alt[1] - (plan.total_cost_usd or 0)
+    basis = plan.decision.basis if plan.decision is not None and diff < 0 else None
+    why = f" at the catalog's figures; this plan was chosen on its {basis} cost over the draws" if basis else ""
+    return f"The next-best option, the {best_alt[0]} alone, would cost {usd(best_alt[1])} ({more_or_less(diff)}{why}). "
 
 
 def _cost_sentence(plan: Plan, upfront: float) -> str:

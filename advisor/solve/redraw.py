@@ -18,6 +18,7 @@ from advisor.errors import NoPlanInTime, SolverError
 from advisor.solve.constraints import bounds
 from advisor.solve.constraints.gpu_count import RentedCounts, copies_at_once, rented_counts
 from advisor.solve.constraints.slots import serving_server_rows
+from advisor.solve.draw_deadlines import DeadlineTest, deadline_array, meets_all
 from advisor.solve.formulation import build_model
 from advisor.solve.highs_model import HighsModel
 from advisor.solve.milp import solve
@@ -35,7 +36,6 @@ if TYPE_CHECKING:
     import numpy as np
 
 Signature = tuple[tuple[str, str, int], ...]  # a purchase: sorted (GPU, buy | rent, count)
-DeadlineTest = tuple[float, float, float, float]  # Redraw._deadline_test: (planned hours, bound, hours, cap)
 Factors = Mapping[str, float]  # GPU id -> a draw's factor (or normal); 1 (0) when absent
 TIMED_OUT = "no plan found within the time limit"  # a draw's purchase when its time limit came first
 
@@ -152,11 +152,11 @@ class Redraw:
                 continue
             which = np.array([at.get(c.gpu, -1) for c in cs])
             r = np.where(which[:, None] >= 0, rel[which] if len(gpus) else 1.0, 1.0)
-            mine = _test_array([self._deadline_test(k, c) for c in cs])
+            mine = deadline_array([self._deadline_test(k, c) for c in cs])
             doms = [dominator[id(c)] for c in cs]
-            dom = _test_array([None if o is None else self._deadline_test(k, o) for o in doms])
+            dom = deadline_array([None if o is None else self._deadline_test(k, o) for o in doms])
             has_dom = np.array([o is not None for o in doms], dtype=bool)[:, None]
-            alive = _meets_all(mine, r) & ~(has_dom & _meets_all(dom, r))
+            alive = meets_all(mine, r) & ~(has_dom & meets_all(dom, r))
             out.append([c for c, keep in zip(cs, alive.any(axis=1)) if keep])
         return out
 
@@ -209,7 +209,7 @@ class Redraw:
         r = np.array([rel.get(g, 1.0) for g in gpus])[a["gpu"]]
         by_type = np.array([rent.get(g, 1.0) for g in gpus])[a["gpu"]]
         rate = np.where(a["rented"], a["rent_price"] * self.offers.rates(by_type, rent_z), 1.0)
-        alive = _meets_all(a["mine"], r) & ~(a["has_dom"] & _meets_all(a["dom"], r))
+        alive = meets_all(a["mine"], r) & ~(a["has_dom"] & meets_all(a["dom"], r))
         scale = self.offers.scale(r)  # 1 / r; a commitment bills its term at any speed that still fits in it
         inside = self.pools.live(h, r)  # the jobs in a pool at this speed: its nodes pay (PoolColumns)
         run = np.where(inside, 0.0, a["run_cost"] * scale * rate)
@@ -321,7 +321,7 @@ class Redraw:
         inf = float("inf")
 
         def tests(which: Literal[6, 7]) -> np.ndarray:
-            return _test_array([col[which] for col in self.columns])
+            return deadline_array([col[which] for col in self.columns])
 
         self.arrays = {
             "gpu": np.array([at[col[1]] for col in self.columns], dtype=np.int64),
@@ -343,7 +343,7 @@ class Redraw:
 
     def _deadline_test(self, k: int, c: Candidate) -> DeadlineTest:
         """(planned hours, their bound, hours, the makespan cap; inf for none), the bounds less the
-        candidate's start: what `_meets_all` tests of class k's Bounds (the deadline family's)."""
+        candidate's start: what `meets_all` tests of class k's Bounds (the deadline family's)."""
         b = self.limits[k]
         start = c.start_hours * b.start_scale
         return (c.planned_hours, b.planned_hours - start, c.hours, b.hours - start)
@@ -355,23 +355,6 @@ def _run(h: Any) -> None:
 
     if h.run() == highspy.HighsStatus.kError:
         raise SolverError("the highs solver failed: HiGHS returned an error")
-
-
-def _test_array(tests: Sequence[DeadlineTest | None]) -> np.ndarray:
-    """`_deadline_test`s as an (n, 4) array, inf for no deadline or cap (and for no test at all)."""
-    import numpy as np
-
-    inf = float("inf")
-    return np.array(
-        [(0.0, inf, 0.0, inf) if t is None else tuple(inf if x is None else x for x in t) for t in tests], dtype=float
-    ).reshape(-1, 4)
-
-
-def _meets_all(tests: np.ndarray, r: np.ndarray) -> np.ndarray:
-    """Does each column meet its deadline and the makespan cap at relative speed `r` (a vector, or a
-    matrix with a column per draw)? `tests` from _test_array."""
-    planned, due, hours, cap = (x[:, None] if r.ndim == 2 else x for x in tests.T)
-    return (planned / r <= due * (1 + 1e-9)) & (hours / r <= cap * (1 + 1e-9))
 
 
 def _dominators(cands: list[list[Candidate]], rented: RentedCounts) -> dict[int, Candidate | None]:
