@@ -4,6 +4,7 @@ slow outputs many tests only read (a shipped example's plan, the article's cross
 from __future__ import annotations
 
 import datetime as dt
+import inspect
 import json
 import os
 import pickle
@@ -267,8 +268,10 @@ def memoized_plan(real: Callable[..., Any], made: dict[str, tuple[Any, str]], as
     Each reuse checks that printing left the plan's JSON as it was made, so a renderer that changed its
     plan fails the test rather than passing on a changed plan."""
 
+    defaults = {name: p.default for name, p in inspect.signature(real).parameters.items() if p.default is not p.empty}
+
     def once(workload: Any, **options: Any) -> Any:
-        key = plan_key(workload, options)
+        key = plan_key(workload, {**defaults, **options})  # `rfq` and `plan` ask the same plan in other words
         asked.append(key)
         if key not in made:
             result = real(workload, **options)
