@@ -149,9 +149,10 @@ def test_no_gpu_is_bought_that_runs_no_work(tmp_path: Path) -> None:
 # ("quantity 8, up to 8 GPUs at once", available by day 74.2) ask for 8: with 8 GPUs the two 45.8-day
 # runs end on day 74.2 + 91.6 = 165.8, past the 120-day deadline.
 @pytest.mark.parametrize("text", [TWO_JOBS_16, TWO_JOBS_64])
-def test_the_purchase_count_is_the_gpus_rented_at_once(tmp_path: Path, text: str) -> None:
+def test_the_purchase_count_is_the_gpus_rented_at_once(tmp_path: Path, text: str, plan_once: dict) -> None:
     """purchase[].count and billed_gpus of each rental are the GPUs its jobs hold at once (from the
-    plan's jobs[]), and the text, the memo and the RFQ ask for that many."""
+    plan's jobs[]), and the text, the memo and the RFQ ask for that many. (plan_once: the JSON, the text
+    and the RFQ print one plan, made once; the memo's, with its charts, is another.)"""
     path = _write(tmp_path, "two", text)
     plan = _plan(path)
     at_once = _rented_at_once(plan)

@@ -123,7 +123,8 @@ def test_same_input_same_bytes(knife):
     assert advisor.rfq(knife, fmt="csv").content == advisor.rfq(knife, fmt="csv").content
 
 
-def test_cli_writes_refuses_and_replaces_like_memo(run, write, tmp_path):
+def test_cli_writes_refuses_and_replaces_like_memo(run, write, tmp_path, plan_once):
+    """(plan_once: the three RFQs written are of one plan, planned once; what is checked is the writing)"""
     f = write(yaml.safe_dump({**KNIFE, "decision": "point"}))
     out = tmp_path / "rfq.md"
     code, stdout, _ = run("rfq", f, "-o", out, "--as-of", AS_OF.isoformat())
