@@ -174,6 +174,8 @@ def _usable_reference(problem, sc, faster_too):
     import dataclasses
     import math
 
+    from advisor.solve.constraints.gpu_count import rented_counts
+    from advisor.solve.reserved import pool_key, pooling
     from advisor.solve.usable import undominated
 
     out = []
@@ -207,7 +209,9 @@ def _usable_reference(problem, sc, faster_too):
             and not (single and sc.gpu_lower is not None and c.count < sc.gpu_lower)
             and c.count <= (problem.workload.gpus.stock or {}).get(c.gpu, math.inf)
         ]
-        out.append(undominated(keep, faster_too))
+        # a job sharing reserved nodes is kept out of dominance (its cost is its share of the pool)
+        pooled = (lambda c: pool_key(problem, c) is not None) if pooling(problem) else None
+        out.append(undominated(keep, faster_too, rented_counts(problem), pooled=pooled))
     return out
 
 

@@ -307,12 +307,17 @@ def test_the_70b_examples_break_even_claims_hold_when_re_solved_here(example_pla
         return any(c.gpu == rise["gpu"] and c.ownership == rise["ownership"] for c, n in sol.serving if n)
 
     assert rise["verified"] and rise["factor"] > 1
-    assert chosen_at(rise["factor"] * 0.99) and not chosen_at(rise["factor"] * 1.01)
-    held = {(p["gpu"], p["ownership"]) for p in plan["purchase"]}
+    # a rented pair's break-even prices the offer it rents on alone, which offers hidden behind it may take
+    # over: re-solved through a --catalog override of that offer in tests/test_offer_break_even.py
+    if rise.get("provider") is None:
+        assert chosen_at(rise["factor"] * 0.99) and not chosen_at(rise["factor"] * 1.01)
+    # a rented runner-up is an offer (its provider): another offer of a GPU the plan rents is not held
+    held = {(p["gpu"], p["ownership"], p.get("provider") if fall.get("provider") else None) for p in plan["purchase"]}
+    runner = (fall["gpu"], fall["ownership"], fall.get("provider"))
     if fall["factor"] == 1.0:
-        assert (fall["gpu"], fall["ownership"]) in held and "already part of the chosen plan" in fall["message"]
+        assert runner in held and "already part of the chosen plan" in fall["message"]
     else:
-        assert (fall["gpu"], fall["ownership"]) not in held
+        assert runner not in held
 
 
 def test_training_on_lent_serving_gpus_is_counted_at_its_planned_hours(catalog, rules):

@@ -84,7 +84,7 @@ def other_ownership(
     out["message"] = (
         f"{verb.capitalize()} instead ({'; '.join(x for x in (what, where) if x)}): the best plan with every GPU {done} costs "
         f"${found.objective_usd:,.0f} present value (${found.cash_usd:,.0f} in cash), {than} than "
-        f"this plan{why}{unlike}"
+        f"this plan{unlike}{why}"
     )
     return out
 
