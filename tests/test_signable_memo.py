@@ -71,7 +71,7 @@ def test_paid_upfront_includes_rent_paid_up_front(rent_512, catalog, rules):
     m = re.search(r"\| Paid upfront \| \*\*\$([\d,]+)\*\* \|", text)
     assert m and float(m.group(1).replace(",", "")) == pytest.approx(upfront, abs=0.5), m and m.group(1)
     assert upfront == pytest.approx(d["nominal_cost_usd"], abs=0.01)
-    assert f"${d['nominal_cost_usd']:,.0f} in cash (all of it upfront)" in text
+    assert f"${d['nominal_cost_usd']:,.0f} in cash (${upfront:,.0f} upfront)" in text
     assert re.search(r"\| GPU rental \| up front, the term in full \|", text)
 
 

@@ -130,8 +130,6 @@ def _cost_sentence(plan: Plan, upfront: float) -> str:
     ]
     amounts, paid_total = footed([v for v, _ in parts], cash)  # the printed parts add up to the printed cash
     paid = join([f"{amount} {what}" for amount, (_, what) in zip(amounts, parts)])
-    if [what for _, what in parts] == ["upfront"]:  # a term paid in full on day 0 and nothing after it
-        paid = "all of it upfront"
     text = (
         f"Over the {months_phrase(cash_months(plan))} the plan is costed for, it pays {paid_total} in cash ({paid})"
         + (f" and gets about {usd(resale)} back by reselling the GPUs" if resale else "")
