@@ -11,7 +11,7 @@ from statistics import NormalDist
 import numpy as np
 import pytest
 import yaml
-from conftest import AS_OF, EXAMPLES
+from conftest import AS_OF
 
 from advisor.flow import plan
 from advisor.inputs.workload import parse_workload
@@ -21,10 +21,12 @@ SMALL = Path(__file__).parent / "data" / "serdraw10" / "serve_small.yaml"
 Z90 = NormalDist().inv_cdf(0.9)
 
 
-@pytest.fixture(scope="module")
-def serve70(catalog, rules):
-    workload = yaml.safe_load((EXAMPLES / "serve-70b-datacenter.yaml").read_text())
-    return plan(parse_workload(workload), catalog=catalog, rules=rules, as_of=AS_OF)
+@pytest.fixture
+def serve70(example_plan):
+    """The shipped example's plan (made once per test run and shared: it is among the costliest)."""
+    code, p = example_plan("serve-70b-datacenter")
+    assert code == 0
+    return p
 
 
 def test_a_serving_only_cost_range_carries_the_serving_speed_error(serve70):
