@@ -41,7 +41,7 @@ def test_an_option_cheaper_at_the_point_estimates_is_said_to_cost_less_not_a_neg
     assert less > 0  # the case: the point optimum is cheaper at the catalog's figures
     text = advisor.memo(p, workload, charts=False).text
     assert re.findall(r"\$-[\d,]+", text) == []
-    assert f"(${less:,.0f} less at the catalog's figures; this plan was chosen on its expected cost" in text
+    assert f"(${less:,.0f} less at the catalog's figures; the recommendation was chosen on its expected cost" in text
     assert f"costs ${less:,.0f} ({100 * less / p['total_cost_usd']:,.0f}%) less than the recommendation" in text
     assert f"| Next-best GPU at the catalog's figures | **${less:,.0f} less** |" in text
 

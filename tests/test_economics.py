@@ -410,3 +410,23 @@ def test_an_economics_date_is_checked_as_the_catalogs_are():
     assert ok.as_of == "2024-12"
     with pytest.raises(ValidationError, match="as_of"):
         EconFigure(value=1.0, unit="USD", as_of="2024-13", confidence="low", source=["derived"])
+
+
+def test_no_bought_gpu_is_timed_over_a_faster_network_than_it_is_billed(catalog):
+    """The bill prices the network bought GPUs' servers source (else the estimator's assumption); the
+    speed is estimated at the estimator's network_gbps_per_gpu. A job must never be timed over more
+    bandwidth than the plan pays for (review 12: a B200 is billed 400 Gb/s and timed at 200, the
+    conservative way round; the reverse would promise a speed the bill does not buy)."""
+    from advisor.perf.estimate import params_from
+    from advisor.perf.training import default_network_gbps
+    from advisor.solve.options import bought_network_gbps, server_options
+
+    params = params_from(catalog)
+    checked = 0
+    for gpu in catalog.gpus.values():
+        servers, _ = server_options(catalog, gpu, "datacenter")
+        if not servers:
+            continue
+        assert default_network_gbps(gpu, params) <= bought_network_gbps(catalog, gpu, servers) + 1e-9, gpu.id
+        checked += 1
+    assert checked >= 5

@@ -92,3 +92,12 @@ def noise(d: Decision) -> str:
     if abs(d.price_of_robustness_usd or 0.0) < band:
         return f", within its noise ({Z_SWITCH:g} standard errors: {usd(band)})"
     return f", ±{usd(band)} at {Z_SWITCH:g} standard errors"
+
+
+def why_dearer(plan: Plan) -> str:
+    """Why the recommendation can cost more at the catalog's figures than another option: chosen on its
+    cost over the draws (expected, P80, P90), or, at the point estimates, only within the solver's gap."""
+    d = plan.decision
+    if d is not None and d.basis != "point":
+        return f"the recommendation was chosen on its {d.basis} cost over the draws"
+    return "within the solver's gap, the recommendation stands"

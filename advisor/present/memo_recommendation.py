@@ -8,6 +8,7 @@ from advisor.contract import Plan
 from advisor.contract.context import PlanContext
 from advisor.contract.costs import PurchaseItem
 from advisor.data.catalog import Catalog
+from advisor.present.decision_words import why_dearer
 from advisor.present.memo_costs import billed_hours, cash_months, rent_by_payment, start_days
 from advisor.present.memo_sections import server_name
 from advisor.present.words import (
@@ -103,8 +104,7 @@ def _next_best(plan: Plan, best_alt: tuple[str, float]) -> str:
     """The next-best option and what it costs against this plan; cheaper at the catalog's figures only
     where this plan was chosen on its cost over the draws, which is said."""
     diff = best_alt[1] - (plan.total_cost_usd or 0)
-    basis = plan.decision.basis if plan.decision is not None and diff < 0 else None
-    why = f" at the catalog's figures; this plan was chosen on its {basis} cost over the draws" if basis else ""
+    why = f" at the catalog's figures; {why_dearer(plan)}" if diff < 0 else ""
     return f"The next-best option, the {best_alt[0]} alone, would cost {usd(best_alt[1])} ({more_or_less(diff)}{why}). "
 
 

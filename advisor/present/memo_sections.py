@@ -11,6 +11,7 @@ from advisor.contract.context import PlanContext
 from advisor.contract.explanations import Rejected
 from advisor.data.catalog import GPU, Catalog
 from advisor.present.bom_figures import quantity_and_unit
+from advisor.present.decision_words import why_dearer
 from advisor.present.memo_refs import Refs
 from advisor.present.words import (
     count_words,
@@ -231,19 +232,13 @@ def _costlier_row(plan: Plan, g: GPU, r: Rejected, refs: Refs) -> dict[str, Any]
         )
     else:
         price, price_refs = "", []
-    # a plan chosen on its cost over the draws may cost more at the point estimates than this GPU does
-    basis = plan.decision.basis if plan.decision is not None and extra < 0 else None
     return {
         "gpu": g.name,
         "status": "Costs more" if extra >= 0 else "Cheaper at the catalog's figures",
         "cost": usd(forced),
         "detail": f"The cheapest plan using only this GPU costs {more_or_less(extra, 100 * extra / total)} than "
         "the recommendation"
-        + (
-            f" at the catalog's figures (the recommendation was chosen on its {basis} cost over the draws)"
-            if basis
-            else ""
-        )
+        + (f" at the catalog's figures ({why_dearer(plan)})" if extra < 0 else "")
         + (f"; priced at {price}." if price else "."),
         "refs": price_refs,
     }

@@ -365,7 +365,8 @@ def price_warnings(problem: Problem, sol: Solution) -> list[dict]:
                 "rule": None,
                 "code": "low-confidence-price",
                 "message": "the network is costed from a sourced cluster sheet's per-GPU band for its size "
-                "(switches, cables, optics) and a 400 Gb/s NIC per GPU at a reseller's list price, "
+                "(switches, cables, optics) and 400 Gb/s NICs (one per GPU, or the share the GPU's network "
+                "is) at a reseller's list price, "
                 "both low confidence; get a quote before committing",
             }
         )
