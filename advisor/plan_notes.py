@@ -10,6 +10,7 @@ from typing import Any
 from advisor.data.catalog_figures import STALE_MONTHS, age_months
 from advisor.economics.rental import order_fit
 from advisor.solve import ledger
+from advisor.solve.constraints.deadline import Deadline
 from advisor.solve.problem import Problem
 from advisor.solve.settings import SolveSettings
 from advisor.solve.solution import Solution
@@ -41,6 +42,7 @@ def plan_warnings(problem: Problem, sol: Solution, explaining: SolveSettings | N
         *_price_warnings(problem, sol),
         *_network_warnings(problem, sol),
         *(_provider_limits(problem, sol) if sol.feasible else []),
+        *(_late_jobs(problem, sol) if sol.feasible else []),
         *(ledger.price_warnings(problem, sol) if sol.feasible else []),
         *_solver_warnings(sol, explaining),
     ]:
@@ -116,6 +118,21 @@ def _provider_limits(problem: Problem, sol: Solution) -> Iterator[JSONObject]:
         if fit is not None and not fit.within:
             message = f"{item['gpu']} at {item['provider']}: {fit.message}"
             yield {"rule": None, "code": "quote-needed", "message": message}
+
+
+def _late_jobs(problem: Problem, sol: Solution) -> Iterator[JSONObject]:
+    """A job that misses its deadline on an earliest-deadline-first schedule of the plan's own GPU
+    counts: the MILP holds jobs on a bought GPU type at once or in turn in pairs (constraints/at_once.py),
+    so three or more can pass every row and still not fit; the plan says so rather than print it as met."""
+    for s in Deadline().slack(problem, sol):
+        if s.slack < -1e-6 * s.limit:
+            yield {
+                "rule": None,
+                "code": "deadline-schedule",
+                "message": f"{s.facts['job']}: on an earliest-deadline-first schedule of the plan's GPU counts it "
+                f"finishes on day {s.used:.1f}, {-s.slack:.1f} days past its {s.limit:g}-day deadline (the plan checks "
+                "jobs sharing bought GPUs in pairs); give them more GPUs (gpus.min) or stagger the deadlines",
+            }
 
 
 def _stale(problem: Problem, what: str, price: str, as_of: str | None) -> Iterator[JSONObject]:
