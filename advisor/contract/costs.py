@@ -5,6 +5,10 @@ from typing import Literal
 
 from advisor.contract.base import Num, Out, Ownership
 
+# the cost breakdown's lines that are services, not goods: a VAT the buyer cannot reclaim is charged
+# on them apart (`services_tax_usd`; economics/purchase_bill.py services_rate)
+SERVICES = ("burn_in_usd", "support_usd", "energy_usd", "hosting_usd", "rental_usd", "bridge_usd")
+
 
 class CostBreakdown(Out):
     """Nominal cash by part, what a budget caps: the hardware and its tax, burn-in and storage paid

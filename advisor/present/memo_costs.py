@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from advisor.contract import Plan
-from advisor.contract.costs import PurchaseItem
+from advisor.contract.costs import SERVICES, PurchaseItem
 from advisor.contract.jobs import Job
 from advisor.data.catalog import Catalog
 from advisor.present.memo_sections import server_name
@@ -28,7 +28,6 @@ COST_LINES = (
     ("bridge_usd", "GPU rental until bought serving GPUs arrive", "before they arrive"),
     ("services_tax_usd", "VAT on rent and services (not reclaimable)", "as they are paid"),
 )
-SERVICES = ("burn_in_usd", "support_usd", "energy_usd", "hosting_usd", "rental_usd", "bridge_usd")
 
 
 # when a rental's cash leaves (purchase[].payment, its offer's `paid`)

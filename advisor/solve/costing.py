@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from advisor.contract.costs import SERVICES
 from advisor.economics import bom
 from advisor.solve.reserved import paid_training
 
@@ -95,9 +96,6 @@ def plan_costs(
     out.pv = _services_taxed_apart({k: float(v) for k, v in out.pv.items()}, p.costs.services_taxed)
     out.resale_usd = float(sum(h.resale_usd(m.price(g)) * k for g, h, k in holds))
     return out
-
-
-SERVICES = ("burn_in_usd", "support_usd", "energy_usd", "hosting_usd", "rental_usd", "bridge_usd")
 
 
 def _services_taxed_apart(lines: dict[str, float], taxed: float) -> dict[str, float]:
