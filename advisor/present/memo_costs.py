@@ -165,7 +165,7 @@ def _cost_basis(plan: Plan, key: str, months: float, catalog: Catalog | None, bo
         cb = plan.cost_breakdown.to_dict()
         base = sum(cb.get(k) or 0.0 for k in SERVICES)
         return (
-            f"{(cb.get(key) or 0.0) / base:.0%} of the {usd_cents(base)} of burn-in, support, electricity, hosting "
+            f"{(cb.get(key) or 0.0) / base:.2%} of the {usd_cents(base)} of burn-in, support, electricity, hosting "
             "and rent above, which a buyer that cannot reclaim VAT pays (finance.tax_recoverable: false)"
         )
     if key == "rental_usd":
