@@ -88,6 +88,24 @@ def test_calibrate_reads_selective_checkpointing_and_the_gradients_reduce_bytes(
     assert r.exit_code == 2 and "line 2, field selective_ac" in r.stderr and "op" in r.stderr
 
 
+@pytest.mark.parametrize(("given", "share"), [("0", 0.0), ("0.25", 0.25), ("1", 1.0)])
+def test_a_stated_recompute_fraction_is_a_share_from_0_to_1(tmp_path, catalog, given, share):
+    """`recompute_fraction` is documented as a share from 0 to 1; an explicit 0 (nothing recomputed) was
+    refused as "must be above zero" (review 12). Outside 0 to 1, or not a number, is refused naming it."""
+    path = tmp_path / "runs.csv"
+    path.write_text(
+        HEAD + ",recompute_fraction\n" + RUN.format(tps=50000, prec="bf16", extra=f",{given}"), encoding="utf-8"
+    )
+    (run,) = read_runs(path, catalog)
+    assert run.job.recompute_fraction == share
+    for bad in ("1.5", "-0.1", "some"):
+        path.write_text(
+            HEAD + ",recompute_fraction\n" + RUN.format(tps=50000, prec="bf16", extra=f",{bad}"), encoding="utf-8"
+        )
+        r = CliRunner().invoke(main, ["calibrate", str(path), "-o", str(tmp_path / "x.yaml")])
+        assert r.exit_code == 2 and "line 2, field recompute_fraction" in r.stderr and "0 to 1" in r.stderr
+
+
 def test_an_fp8_ceiling_derived_from_the_bf16_one_is_not_lowered_by_slower_fp8_runs(tmp_path, catalog):
     """Hopper publishes a bf16 ceiling only; its fp8 ceiling is that x the MAMF fp8/bf16 ratio (43%).
     fp8 runs at 25-30% MFU wrote their own best as Hopper's fp8 ceiling before, so each run held out

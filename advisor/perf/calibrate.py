@@ -183,15 +183,16 @@ def _recompute(row: dict[str, str], model: ModelSpec, precision: str, line: int,
     """The share of the forward matmuls the run recomputes without full checkpointing: torchtitan's
     per-op selective checkpointing (`selective_ac` op, training.op_sac_recompute_fraction), or the
     `recompute_fraction` the run states; 0 when it states neither."""
-    sac, share = (row.get("selective_ac") or "").strip(), _num(row, "recompute_fraction", line, name) or 0.0
+    sac, raw = (row.get("selective_ac") or "").strip(), (row.get("recompute_fraction") or "").strip()
     if sac == "op":
         return op_sac_recompute_fraction(model, precision)
-    field, why = (
-        ("selective_ac", f"{sac!r}; allowed: op or empty")
-        if sac
-        else ("recompute_fraction", f"{share} is not a share (0 to 1)")
-    )
-    if sac or share > 1.0:
+    try:
+        share = float(raw) if raw else 0.0  # 0 is a share: nothing recomputed, said
+    except ValueError:
+        share = math.nan
+    if sac or not 0.0 <= share <= 1.0:
+        field = "selective_ac" if sac else "recompute_fraction"
+        why = f"{sac!r}; allowed: op or empty" if sac else f"{raw!r} is not a share (0 to 1)"
         raise InputError(f"{name}, line {line}, field {field}: {why}", file=name, field=field)
     return share
 
