@@ -60,7 +60,7 @@ def purchase_items(problem: Problem, sol: Solution) -> list[dict]:
     for c, n in sol.assignment:
         if c.ownership != "rent":
             continue
-        offer = c.offer.offer if c.offer else problem.catalog.gpus[c.gpu].rental
+        offer = problem.offer_of(c)
         assert offer is not None  # a rented candidate was priced from an offer
         kind = c.kind or "on_demand"
         entry = rented.setdefault(
@@ -254,7 +254,7 @@ def _rented(problem: Problem, sol: Solution) -> list[dict]:
     for c, n in paid_training(problem, sol.assignment) + sol.paid_serving:
         if c.ownership != "rent":
             continue
-        offer = c.offer.offer if getattr(c, "offer", None) else problem.catalog.gpus[c.gpu].rental
+        offer = problem.offer_of(c)
         assert offer is not None  # a rented candidate was priced from an offer
         kind = getattr(c, "kind", None) or offer.pricing
         paid = (c.run_cost_nominal if c.run_cost_nominal is not None else c.run_cost_usd) * n

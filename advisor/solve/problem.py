@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from advisor.data.catalog import Catalog
+from advisor.data.catalog_prices import RentalOffer
 from advisor.data.rules import RuleSet
 from advisor.economics.costs import Costs
 from advisor.economics.lead_time import LeadTime
@@ -242,3 +243,9 @@ class Problem:
     def power_rule(self) -> str | None:
         """The rule that set the power limit (PWR001 for an office default), None if the workload did."""
         return self.power_limit.rule if self.power_limit else None
+
+    def offer_of(self, c: Candidate | ServeCandidate) -> RentalOffer | None:
+        """The offer a rented candidate (training or serving) is priced on: its own, else its GPU's
+        cheapest on-demand one."""
+        opt = getattr(c, "offer", None)
+        return opt.offer if opt else self.catalog.gpus[c.gpu].rental

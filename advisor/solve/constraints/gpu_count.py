@@ -54,7 +54,7 @@ def copies_at_once(problem: Problem, c: Candidate, n: float) -> int:
     copies run in turn within the term); a job with no deadline runs its copies back to back over the
     horizon, as many side by side as that needs: 36 monthly fine-tunes of 8 GPUs rent 8 at a time, not 288."""
     held = copies_held(n)
-    offer = c.offer.offer if c.offer else problem.catalog.gpus[c.gpu].rental
+    offer = problem.offer_of(c)
     term = offer.term_hours if offer is not None else None
     if term is not None and term > c.hours:
         return held if pool_key(problem, c) is None else math.ceil(held / turns(problem, c))
