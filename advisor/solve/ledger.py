@@ -162,8 +162,9 @@ def _servers_and_network(problem: Problem, sol: Solution, taxed: dict[str, float
         hw = problem.hardware.get(g)
         if sol.networked.get(g) and hw is not None and econ is not None:
             gpus = sol.networked[g] * max(o.slots for o in opts.values())
-            out += purchase_bill.network_lines(econ, gpus, hw.network_share)
-            taxed[g] += gpus * (purchase_bill.network_per_gpu(econ, gpus, hw.network_share).usd or 0.0)
+            lines = purchase_bill.network_lines(econ, gpus, hw.network_share)
+            out += lines
+            taxed[g] += sum(line["total_usd"] or 0.0 for line in lines)
     rack, _ = (
         bom.racks(node_kw, nodes_total, econ) if problem.workload.deployment.site == "datacenter" else (None, None)
     )
