@@ -91,10 +91,10 @@ def cost_rows(plan: Plan, months: float, catalog: Catalog | None = None) -> list
                     "basis": _cost_basis(plan, key, months, catalog, bought),
                 }
             )
-    cash = plan.nominal_cost_usd or 0.0
+    cash, paid_over = plan.nominal_cost_usd or 0.0, cash_months(plan)
     rows.append(
         {
-            "category": f"Cash paid over {months_phrase(cash_months(plan))}",
+            "category": f"Cash paid over {months_phrase(paid_over)}",
             "when": "",
             "amount": usd_cents(cash),
             "usd": cash,
@@ -102,7 +102,7 @@ def cost_rows(plan: Plan, months: float, catalog: Catalog | None = None) -> list
             "basis": "the sum of the lines above (what a cash budget caps)"
             + (
                 f"; a reservation's monthly payments run past the horizon ({months_phrase(months)})"
-                if cash_months(plan) > months
+                if paid_over > months
                 else ""
             ),
         }
