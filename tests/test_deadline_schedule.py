@@ -134,3 +134,15 @@ def test_a_third_job_the_pairwise_rows_do_not_see_is_said_to_miss_its_deadline()
     assert late.startswith(
         f"c: on an earliest-deadline-first schedule of the plan's GPU counts it finishes on day {finish_c:.1f}"
     )
+
+
+def test_the_memo_does_not_claim_a_deadline_its_plan_warns_is_missed():
+    """The same three pretrains: the memo said "every deadline is met at P80 of the job time" and "each
+    within its deadline" beside the plan's own deadline-schedule warning."""
+    path = Path(__file__).parent / "data" / "deadline_schedule" / "three_jobs_one_cluster.yaml"
+    p = advisor.plan(advisor.load_workload(path), as_of=AS_OF)
+    assert [w.code for w in p.warnings].count("deadline-schedule") == 1
+    text = advisor.memo(p, path, fmt="md", charts=False).text
+    assert "each within its deadline" not in text and "every deadline is met at" not in text
+    assert "1 job(s) miss their deadline on the plan's schedule" in text
+    assert "not every deadline is met on the plan's schedule" in text

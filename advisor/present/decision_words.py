@@ -101,3 +101,9 @@ def why_dearer(plan: Plan) -> str:
     if d is not None and d.basis != "point":
         return f"the recommendation was chosen on its {d.basis} cost over the draws"
     return "within the solver's gap, the recommendation stands"
+
+
+def schedule_misses(plan: Plan) -> int:
+    """The jobs the plan warns miss their deadline on its own earliest-deadline-first schedule
+    (`deadline-schedule`): a sentence claiming every deadline is met says otherwise."""
+    return sum(1 for w in plan.warnings if w.code == "deadline-schedule")

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from advisor.contract import Plan
 from advisor.contract.context import PlanContext
-from advisor.present.decision_words import HONEST_SHARE
+from advisor.present.decision_words import HONEST_SHARE, schedule_misses
 from advisor.present.memo_charts import gpu_colours
 from advisor.present.svg import Chart
 from advisor.present.words import duration, usd, usd_short
@@ -25,8 +25,12 @@ def range_sentence(plan: Plan) -> str:
     if days:
         lo, hi = max(d.p10 or 0 for d in days), max(d.p90 or 0 for d in days)
         parts.append(
-            f"the work takes {duration(24 * lo)} to {duration(24 * hi)} of running time; every deadline "
-            f"is met at {plan.confidence.quantile} of the job time"
+            f"the work takes {duration(24 * lo)} to {duration(24 * hi)} of running time; "
+            + (
+                f"{schedule_misses(plan)} job(s) miss their deadline on the plan's schedule (see the warnings)"
+                if schedule_misses(plan)
+                else f"every deadline is met at {plan.confidence.quantile} of the job time"
+            )
         )
     text = (
         "Allowing for the estimator's measured error and each price's confidence, " + " and ".join(parts) + "."

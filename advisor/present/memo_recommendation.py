@@ -8,7 +8,7 @@ from advisor.contract import Plan
 from advisor.contract.context import PlanContext
 from advisor.contract.costs import PurchaseItem
 from advisor.data.catalog import Catalog
-from advisor.present.decision_words import why_dearer
+from advisor.present.decision_words import schedule_misses, why_dearer
 from advisor.present.memo_costs import billed_hours, cash_months, rent_by_payment, start_days
 from advisor.present.memo_sections import server_name
 from advisor.present.words import (
@@ -164,8 +164,10 @@ def _finish_sentence(plan: Plan, ctx: PlanContext, finish_h: float | None) -> st
     return (
         f"{'Both jobs run' if count == 2 else f'Each of the {count:,} jobs runs'} for at most {duration(finish_h)}"
         + (
-            ", each within its deadline"
-            if len(dated) == len(ctx.jobs)
+            ", but not every deadline is met on the plan's schedule (see the warnings)"
+            if schedule_misses(plan)
+            else ", each within its deadline"
+            if dated and len(dated) == len(ctx.jobs)
             else ", each with a deadline within it"
             if dated
             else ""
