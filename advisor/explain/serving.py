@@ -156,12 +156,12 @@ def _late(problem: Problem, sol: Solution, k: int) -> tuple[list[str], int]:
 def unserved_until(problem: Problem, sol: Solution) -> int | None:
     """The day the last request class served by late bought GPUs with no rented bridge launches (None:
     every class serves from today): what a plan that may not rent leaves unserved."""
-    days = [
-        day
-        for k in range(len(problem.serve_classes))
-        for late, day in [_late(problem, sol, k)]
-        if late and not any(b.cls == k for b, _ in sol.bridges)
-    ]
+    bridged = {b.cls for b, _ in sol.bridges}
+    days = []
+    for k in range(len(problem.serve_classes)):
+        late, day = _late(problem, sol, k)
+        if late and k not in bridged:
+            days.append(day)
     return max(days, default=None)
 
 
