@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 from decimal import Decimal
+from pathlib import Path
 
 import pytest
 from conftest import EXAMPLES
@@ -241,3 +242,53 @@ def test_a_bom_line_prints_figures_that_multiply_to_its_amount(item, quantity, u
     assert float(_money(shown.rstrip("%"))) == pytest.approx(unit * (100 if shown.endswith("%") else 1), rel=1e-5)
     digits_fit = abs(Decimal(repr(quantity)) * Decimal(repr(unit)) - Decimal(repr(total))) <= Decimal("0.005")
     assert (note is None) == digits_fit, note  # the plan's own unit where its digits multiply out
+
+
+def test_a_tax_line_prints_its_catalog_rate_on_a_base_to_the_cent(example_plan):
+    """The article's datacenter memo printed 'tax on hardware (US) | $100,397.00 | 7.52001% | $7,549.86':
+    the base lost its 6 cents of storage to 6 significant digits, and the rate was derived from the
+    amount. The base is the taxed lines to the cent (GPUs, servers, network, storage), the rate the
+    catalog's 7.52%, and their product the amount."""
+    import advisor
+
+    _, plan = example_plan("article-datacenter")
+    rows = plan["bill_of_materials"]
+    (tax,) = [r for r in rows if r["item"].startswith("tax on hardware")]
+    taxed = [r for r in rows if r["item"].endswith(("GPU", "server (SXM4, NVSwitch)")) or r["item"].startswith("flash")]
+    assert Decimal(repr(tax["quantity"])) == _sum(r["total_usd"] for r in taxed) == Decimal("100397.06")
+    assert tax["unit_usd"] == 0.0752
+    assert abs(Decimal("100397.06") * Decimal("0.0752") - Decimal(repr(tax["total_usd"]))) <= Decimal("0.005")
+    text = advisor.memo(plan, EXAMPLES / "article-datacenter.yaml", fmt="md", charts=False).text
+    assert "| tax on hardware (US) | $100,397.06 | 7.52% | $7,549.86 |" in text
+    assert "rate shown is the amount over the base" not in text
+
+
+def test_the_vat_on_services_is_a_rate_on_the_services_above_it(plan_json):
+    """Review 10's German purchase printed its VAT line as 418,147 (6 digits) x $0.19 'derived from the
+    amount'. It is now a tax line: 19.00% of the services' lines to the cent (burn-in, support,
+    hosting, electricity), and the cents of the footing go to the plan-wide amounts, not to a rate."""
+    import advisor
+
+    path = Path(__file__).parent / "data" / "review10" / "buy_70b_de.yaml"
+    _, plan = plan_json(path)
+    rows = {r["item"].split(" of ")[0].split(",")[0]: r for r in plan["bill_of_materials"]}
+    vat = rows["tax on rent and services (DE): VAT"]
+    services = ("burn-in", "support contract for NVIDIA H100 SXM5 80GB", "hosting while held", "electricity")
+    assert Decimal(repr(vat["quantity"])) == _sum(rows[k]["total_usd"] for k in services)
+    assert abs(Decimal(repr(vat["quantity"])) * Decimal("0.19") - Decimal(repr(vat["total_usd"]))) <= Decimal("0.005")
+    text = advisor.memo(plan, path, fmt="md", charts=False).text
+    assert "| tax on rent and services (DE): VAT, not reclaimable | $418,147.50 | 19.00% | $79,448.03 |" in text
+    memo_adds_up(text)
+
+
+def test_the_footing_cent_goes_to_a_plan_wide_amount_before_a_rate_line():
+    """Largest remainder alone gives the cent to the tax line (7,549.8589 rounds furthest); a line that
+    absorbs it (hosting, a lump sum) takes it first, and only when none does does a rate line move."""
+    from advisor.contract.numbers import cents_adding_to
+
+    lines = {"tax": 7549.8544, "hosting": 717.8261, "gpus": 72000.0}
+    total = 7549.8544 + 717.8261 + 72000.0 + 0.009  # one cent more than the lines round to
+    assert cents_adding_to(lines, total) == {"tax": 7549.86, "hosting": 717.83, "gpus": 72000.0}
+    footed = cents_adding_to(lines, total, lambda k, usd: k == "hosting")
+    assert footed == {"tax": 7549.85, "hosting": 717.84, "gpus": 72000.0}
+    assert cents_adding_to(lines, total, lambda k, usd: False) == cents_adding_to(lines, total)

@@ -54,7 +54,7 @@ def test_the_rent_plan_pays_vat_on_its_rent_on_a_line_of_its_own(catalog, rules,
     assert d["nominal_cost_usd"] == pytest.approx((1 + DE_VAT) * (cb["storage_usd"] + cb["rental_usd"]), abs=0.02)
     assert round(sum(cb.values()), 2) == d["nominal_cost_usd"]
     assert round(sum(r["total_usd"] or 0.0 for r in d["bill_of_materials"]), 2) == d["nominal_cost_usd"]
-    (vat,) = [r for r in d["bill_of_materials"] if r["item"].startswith("VAT on rent and services (DE)")]
+    (vat,) = [r for r in d["bill_of_materials"] if r["item"].startswith("tax on rent and services (DE)")]
     assert vat["total_usd"] == cb["services_tax_usd"] and vat["unit_usd"] == DE_VAT
     assert {"ecovis_eu_eservices", "danish_vat_reverse_charge"} <= set(vat["source"])
 

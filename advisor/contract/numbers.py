@@ -4,8 +4,12 @@ to 6 significant digits."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
+
+HALF_CENT = Decimal("0.005")  # a figure printed to the cent is right within this
+TAX_LINE = "tax on"  # a bill line named so is a rate (unit_usd) on a dollar base (quantity, to the cent)
 
 
 def cents(usd: float) -> float:
@@ -18,6 +22,8 @@ def is_money(key: str, entry: dict[str, Any]) -> bool:
     price or rate (unit_price_usd, unit_usd, usd_per_gpu_hour), which keeps its digits."""
     if key == "slack":
         return entry.get("unit") == "USD"
+    if key == "quantity":
+        return str(entry.get("item", "")).startswith(TAX_LINE)
     return key.endswith("_usd") and not key.startswith("unit") and "_per_" not in key
 
 
@@ -40,18 +46,28 @@ def rounded(obj: Any) -> Any:
     return obj
 
 
-def cents_adding_to(lines: dict[str, float], total: float) -> dict[str, float]:
+def cents_adding_to(
+    lines: dict[str, float], total: float, absorbs: Callable[[str, float], bool] | None = None
+) -> dict[str, float]:
     """Cost lines to the cent that add up to the total printed beside them (largest remainder): each
     line to the cent, then the cents rounding lost or gained go, one each, to the lines whose rounding
     moved them furthest the other way, so a reader who adds the printed lines gets the printed total
-    and an exact line (8 x $5,000) stays exact."""
+    and an exact line (8 x $5,000) stays exact. `absorbs(line, amount)` says a line still reads right
+    at the moved amount (a lump sum, whose unit is its total): such lines take the cents first, so a
+    rate x base line keeps its rate."""
     out = {k: cents(v) for k, v in lines.items()}
     drift = round((Decimal(repr(cents(total))) - sum((Decimal(repr(v)) for v in out.values()), Decimal(0))) * 100)
     if not out or not drift or abs(drift) > len(out):  # nothing to put right, or a missing line, not rounding
         return out
     step = 1 if drift > 0 else -1
-    # the lines rounded furthest against the drift first (ties by name: deterministic)
-    order = sorted(out, key=lambda k: (-step * (lines[k] - out[k]), k))
+
+    def moved(k: str) -> float:
+        return float(Decimal(repr(out[k])) + Decimal(step) / 100)
+
+    # lines that absorb a cent first, then those rounded furthest against the drift (ties by name)
+    order = sorted(
+        out, key=lambda k: (absorbs is not None and not absorbs(k, moved(k)), -step * (lines[k] - out[k]), k)
+    )
     for k in order[: abs(drift)]:
-        out[k] = float(Decimal(repr(out[k])) + Decimal(step) / 100)
+        out[k] = moved(k)
     return out

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from advisor.contract.costs import SERVICES
+from advisor.contract.numbers import TAX_LINE, cents
 from advisor.economics import bom
 from advisor.solve.reserved import paid_training
 
@@ -118,8 +119,8 @@ def services_tax_lines(problem: Problem, cost_breakdown: dict[str, float]) -> li
     region = problem.workload.deployment.region
     return [
         bom.line(
-            f"VAT on rent and services ({region}), not reclaimable",
-            tax / costs.services_tax_rate,
+            f"{TAX_LINE} rent and services ({region}): VAT, not reclaimable",
+            cents(tax / costs.services_tax_rate),  # the base, printed to the cent
             costs.services_tax_rate,
             costs.services_tax_source,
             costs.services_tax_confidence,

@@ -5,7 +5,9 @@ what --as-of left out). Computed from the catalog and the solution; nothing is r
 
 from __future__ import annotations
 
-from advisor.contract.numbers import cents_adding_to
+from decimal import Decimal
+
+from advisor.contract.numbers import HALF_CENT, TAX_LINE, cents, cents_adding_to, rounded
 from advisor.data.catalog_prices import RentalOffer
 from advisor.economics import bom, purchase_bill
 from advisor.inputs.units import HOURS_PER_MONTH
@@ -129,12 +131,29 @@ def bill_of_materials(problem: Problem, sol: Solution) -> list[dict]:
             )
         )
     out += _owned_running(problem, sol, taxed, storage)
-    out += _rented(problem, sol)
-    out += services_tax_lines(problem, sol.cost_breakdown)
-    # to the cent, adding up to the nominal cost printed beside them
+    amounts = _running_amounts(problem, sol) if econ is not None else []
+    out += amounts + _rented(problem, sol) + services_tax_lines(problem, sol.cost_breakdown)
+    return _footed(out, amounts, sol.cash_usd)
+
+
+def _footed(out: list[dict], amounts: list[dict], cash_usd: float) -> list[dict]:
+    """The lines to the cent, adding up to the cash printed beside them. The cents the rounding moves
+    go first to the plan-wide amounts (hosting, electricity: no rate x quantity a reader re-multiplies)
+    or to a line whose quantity x unit, as the plan prints them, still comes to its moved amount; only
+    then to a priced line (7.52% of $100,397.00 printed as 7.52001%)."""
+
+    def absorbs(i: str, usd: float) -> bool:
+        row = out[int(i)]
+        if any(row is a for a in amounts):
+            return True
+        shown = Decimal(repr(rounded(row["quantity"]))) * Decimal(repr(rounded(row["unit_usd"])))
+        return abs(shown - Decimal(repr(usd))) <= HALF_CENT
+
     priced = {f"{i:06d}": row["total_usd"] for i, row in enumerate(out) if row["total_usd"] is not None}
-    for i, usd in cents_adding_to(priced, sol.cash_usd).items():
+    for i, usd in cents_adding_to(priced, cash_usd, absorbs).items():
         out[int(i)]["total_usd"] = usd
+    for row in amounts:  # a lump sum's unit is its total
+        row["unit_usd"] = row["total_usd"]
     return out
 
 
@@ -179,7 +198,7 @@ def _owned_running(problem: Problem, sol: Solution, taxed: dict[str, float], sto
         return out
     region = problem.workload.deployment.region
     tax = purchase_bill.tax_coefficients(econ, region, costs.tax_recoverable)
-    base = sum(taxed.values()) + (storage.need.usd or 0.0 if storage is not None else 0.0)
+    base = cents(sum(taxed.values()) + (storage.need.usd or 0.0 if storage is not None else 0.0))  # printed to the cent
     if base:
         note = tax.note
         if tax.recoverable and tax.paid_rate:  # paid at purchase, reclaimed: shown, so it is not a surprise
@@ -188,7 +207,7 @@ def _owned_running(problem: Problem, sol: Solution, taxed: dict[str, float], sto
                 "caps; a buyer that cannot reclaim it (a university, a bank) sets finance.tax_recoverable: false"
             )
         out.append(
-            bom.line(f"tax on hardware ({region})", base, tax.cost_rate or 0.0, tax.source, tax.confidence, note)
+            bom.line(f"{TAX_LINE} hardware ({region})", base, tax.cost_rate or 0.0, tax.source, tax.confidence, note)
         )
     for g, n in sorted(sol.bought.items()):
         k = purchase_bill.bought_gpu_coefficients(cat, g, region, costs, per_slot_kw(problem.servers.get(g, [])))
@@ -219,6 +238,14 @@ def _owned_running(problem: Problem, sol: Solution, taxed: dict[str, float], sto
                 f"GPU-months x {rate:.4f} x ${base_usd:,.0f} (the GPU and its server share); {k.support.note}",
             )
         )
+    return out
+
+
+def _running_amounts(problem: Problem, sol: Solution) -> list[dict]:
+    """Hosting while held and the owned jobs' electricity: amounts of the whole plan (kW-months and
+    kWh summed over every GPU's time), each a lump sum whose unit is its total."""
+    econ, costs, out = problem.catalog.economics, problem.costs, []
+    region = problem.workload.deployment.region
     hosting = sol.cost_breakdown.get("hosting_usd") or 0.0
     if hosting:
         fig = bom.colocation(econ, region)
