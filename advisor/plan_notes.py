@@ -9,7 +9,7 @@ from typing import Any
 
 from advisor.data.catalog_figures import STALE_MONTHS, age_months
 from advisor.economics.rental import order_fit
-from advisor.solve import ledger
+from advisor.solve import ledger, price_warnings
 from advisor.solve.constraints.deadline import Deadline
 from advisor.solve.problem import Problem
 from advisor.solve.settings import SolveSettings
@@ -35,7 +35,7 @@ def dated_prices(problem: Problem, sol: Solution, gid: str) -> list[tuple[str, l
 
 def plan_warnings(problem: Problem, sol: Solution, explaining: SolveSettings | None = None) -> list[JSONObject]:
     """What a reader must check beside the figures: the chosen candidates' warnings and estimate notes,
-    rent- or buy-only GPUs, stale prices, the ledger's price warnings, and an unproven solve."""
+    rent- or buy-only GPUs, stale prices, the price warnings (solve/price_warnings.py), and an unproven solve."""
     out: list[JSONObject] = []
     for entry in [
         *_candidate_notes(sol),
@@ -43,7 +43,7 @@ def plan_warnings(problem: Problem, sol: Solution, explaining: SolveSettings | N
         *_network_warnings(problem, sol),
         *(_provider_limits(problem, sol) if sol.feasible else []),
         *(_late_jobs(problem, sol) if sol.feasible else []),
-        *(ledger.price_warnings(problem, sol) if sol.feasible else []),
+        *(price_warnings.price_warnings(problem, sol) if sol.feasible else []),
         *_solver_warnings(sol, explaining),
     ]:
         if entry not in out:
