@@ -219,21 +219,21 @@ def test_a_cluster_memos_bom_lines_multiply_out_as_printed(plan_json, write, nam
 
 
 @pytest.mark.parametrize(
-    ("item", "quantity", "unit", "total"),
+    ("kind", "quantity", "unit", "total"),
     [  # review 8's lines (the plan's 6 digits), and a tax rate of three decimals in percent
-        ("support contract", 38.4, 156.859, 6023.40),
-        ("support contract", 1216.7, 804.687, 979064.38),
-        ("support contract", 1689.6, 156.859, 265029.60),
-        ("burn-in", 256, 7.44986, 1907.16),
-        ("flash storage", 12345.6, 220.0, 2716032.13),
-        ("tax on hardware (US)", 1000000.0, 0.08875, 88750.00),
-        ("NICs", 64, 2188.0, 140032.0),
+        ("support", 38.4, 156.859, 6023.40),
+        ("support", 1216.7, 804.687, 979064.38),
+        ("support", 1689.6, 156.859, 265029.60),
+        ("burn_in", 256, 7.44986, 1907.16),
+        ("storage", 12345.6, 220.0, 2716032.13),
+        ("tax", 1000000.0, 0.08875, 88750.00),
+        ("nic", 64, 2188.0, 140032.0),
     ],
 )
-def test_a_bom_line_prints_figures_that_multiply_to_its_amount(item, quantity, unit, total):
+def test_a_bom_line_prints_figures_that_multiply_to_its_amount(kind, quantity, unit, total):
     from advisor.present.bom_figures import quantity_and_unit
 
-    qty, shown, note = quantity_and_unit(item, quantity, unit, total)
+    qty, shown, note = quantity_and_unit(kind, quantity, unit, total)
     if shown.endswith("%"):
         product = _money(qty) * Decimal(shown[:-1]) / 100
     else:
@@ -253,8 +253,8 @@ def test_a_tax_line_prints_its_catalog_rate_on_a_base_to_the_cent(example_plan):
 
     _, plan = example_plan("article-datacenter")
     rows = plan["bill_of_materials"]
-    (tax,) = [r for r in rows if r["item"].startswith("tax on hardware")]
-    taxed = [r for r in rows if r["item"].endswith(("GPU", "server (SXM4, NVSwitch)")) or r["item"].startswith("flash")]
+    (tax,) = [r for r in rows if r["kind"] == "tax"]
+    taxed = [r for r in rows if r["kind"] in ("gpu", "server", "nic", "fabric", "storage")]
     assert Decimal(repr(tax["quantity"])) == _sum(r["total_usd"] for r in taxed) == Decimal("100397.06")
     assert tax["unit_usd"] == 0.0752
     assert abs(Decimal("100397.06") * Decimal("0.0752") - Decimal(repr(tax["total_usd"]))) <= Decimal("0.005")
@@ -292,3 +292,37 @@ def test_the_footing_cent_goes_to_a_plan_wide_amount_before_a_rate_line():
     footed = cents_adding_to(lines, total, lambda k, usd: k == "hosting")
     assert footed == {"tax": 7549.85, "hosting": 717.84, "gpus": 72000.0}
     assert cents_adding_to(lines, total, lambda k, usd: False) == cents_adding_to(lines, total)
+
+
+# each kind of bill line and the cost_breakdown line it adds up to
+BREAKDOWN_OF_KIND = {
+    "gpu": ("purchase_usd",),
+    "server": ("servers_usd",),
+    "nic": ("network_usd",),
+    "fabric": ("network_usd",),
+    "storage": ("storage_usd",),
+    "tax": ("tax_usd", "services_tax_usd"),
+    "burn_in": ("burn_in_usd",),
+    "support": ("support_usd",),
+    "hosting": ("hosting_usd",),
+    "electricity": ("energy_usd",),
+    "rent": ("rental_usd", "bridge_usd"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(p.stem for p in EXAMPLES.glob("*.yaml")))
+def test_a_script_sums_the_bill_by_kind_into_the_cost_breakdown(example_plan, name):
+    """A procurement script groups the bill by `kind`, not by its words: every line has one, and the
+    lines of each kind add up to the cost_breakdown lines it stands for (each footed to the cent on
+    its own: within a cent a line)."""
+    _, plan = example_plan(name)
+    rows, breakdown = plan["bill_of_materials"], plan["cost_breakdown"]
+    assert rows and all(r["kind"] in BREAKDOWN_OF_KIND or r["kind"] == "racks" for r in rows)
+    groups: dict[tuple[str, ...], list[dict]] = {}
+    for r in rows:
+        if r["total_usd"] is not None:
+            groups.setdefault(BREAKDOWN_OF_KIND[r["kind"]], []).append(r)
+    for keys in set(BREAKDOWN_OF_KIND.values()):
+        lines = groups.get(keys, [])
+        expected = _sum(breakdown.get(k) or 0.0 for k in keys)
+        assert abs(_sum(r["total_usd"] for r in lines) - expected) <= Decimal("0.01") * (len(lines) + len(keys)), keys

@@ -90,8 +90,15 @@ class ServerItem(Out):
     networked: int
 
 
+# what a bill line buys, for a script that sums or quotes lines by kind rather than by their words
+BomKind = Literal[
+    "gpu", "server", "nic", "fabric", "racks", "storage", "tax", "burn_in", "support", "hosting", "electricity", "rent"
+]
+
+
 class BomItem(Out):
     item: str
+    kind: BomKind
     quantity: Num
     unit_usd: Num | None
     total_usd: Num | None

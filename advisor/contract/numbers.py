@@ -9,7 +9,6 @@ from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
 HALF_CENT = Decimal("0.005")  # a figure printed to the cent is right within this
-TAX_LINE = "tax on"  # a bill line named so is a rate (unit_usd) on a dollar base (quantity, to the cent)
 
 
 def cents(usd: float) -> float:
@@ -22,8 +21,8 @@ def is_money(key: str, entry: dict[str, Any]) -> bool:
     price or rate (unit_price_usd, unit_usd, usd_per_gpu_hour), which keeps its digits."""
     if key == "slack":
         return entry.get("unit") == "USD"
-    if key == "quantity":
-        return str(entry.get("item", "")).startswith(TAX_LINE)
+    if key == "quantity":  # a tax line's quantity is its dollar base (economics/bom.line)
+        return entry.get("kind") == "tax"
     return key.endswith("_usd") and not key.startswith("unit") and "_per_" not in key
 
 

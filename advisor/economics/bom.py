@@ -9,17 +9,27 @@ import math
 from collections.abc import Iterable
 from typing import Any
 
+from advisor.contract.costs import BomKind
 from advisor.data.economics import EconFigure, Economics
 
 NORTH_AMERICA = frozenset({"US", "CA", "MX"})
 
 
 def line(
-    item: str, quantity: float, unit_usd: float | None, source: Iterable[str], confidence: str, note: str = ""
+    item: str,
+    quantity: float,
+    unit_usd: float | None,
+    source: Iterable[str],
+    confidence: str,
+    note: str = "",
+    *,
+    kind: BomKind,
 ) -> dict[str, Any]:
+    """One bill line; a `tax` line's quantity is its dollar base and its unit the rate."""
     total = None if unit_usd is None else quantity * unit_usd
     return {
         "item": item,
+        "kind": kind,
         "quantity": quantity,
         "unit_usd": unit_usd,
         "total_usd": total,
@@ -48,6 +58,7 @@ def racks(node_kw: float, nodes: int, econ: Economics | None) -> tuple[dict | No
         fig.source,
         fig.confidence,
         "space is priced in the colocation rate per kW, not per rack",
+        kind="racks",
     ), None
 
 

@@ -142,7 +142,7 @@ def network_lines(econ: Economics, gpus: int, share: float) -> list[dict]:
     fabric_note = band.note if share == 1.0 else f"{share:g} x ${band.usd_per_gpu:,.0f} per GPU: {band.note}"
     label = f"NICs ({port.value:g} Gb/s, {what})" if port and port.value else f"NICs ({what})"
     return [
-        bom.line(label, gpus, nic.usd, nic.source, nic.confidence, nic.note),
+        bom.line(label, gpus, nic.usd, nic.source, nic.confidence, nic.note, kind="nic"),
         bom.line(
             f"scale-out fabric for {gpus:,} GPUs (switches, cables, optics; band {top} GPUs)",
             gpus,
@@ -150,6 +150,7 @@ def network_lines(econ: Economics, gpus: int, share: float) -> list[dict]:
             band.source,
             band.confidence,
             fabric_note,
+            kind="fabric",
         ),
     ]
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from decimal import ROUND_HALF_UP, Decimal
 
-from advisor.contract.numbers import HALF_CENT, TAX_LINE
+from advisor.contract.numbers import HALF_CENT
 from advisor.present.words import usd, usd_cents
 
 MAX_PLACES = 12  # decimals of a unit price derived from its amount: the cent of a $1e10 line
@@ -53,11 +53,11 @@ def unit_shown(quantity: Decimal, unit_usd: float, total: Decimal, scale: Decima
 
 
 def quantity_and_unit(
-    item: str, quantity: float, unit_usd: float | None, total_usd: float | None
+    kind: str, quantity: float, unit_usd: float | None, total_usd: float | None
 ) -> tuple[str, str, str | None]:
     """(quantity, unit price, a note when the unit is derived from the amount) as a reader checks
     them: a tax line is a rate (in %) on a dollar base; a lump sum's unit is its total."""
-    if item.startswith(TAX_LINE):
+    if kind == "tax":
         base = usd_cents(quantity)
         if total_usd is None or unit_usd is None or not quantity:
             return base, f"{(unit_usd or 0.0) * 100:.2f}%", None

@@ -61,7 +61,7 @@ def bill_of_materials(plan: Plan, ctx: PlanContext, refs: Refs) -> tuple[list, l
     bom: list[dict[str, Any]] = []
     bom_notes: list[str] = []
     for row in plan.bill_of_materials:
-        qty, unit, derived = quantity_and_unit(row.item, row.quantity, row.unit_usd, row.total_usd)
+        qty, unit, derived = quantity_and_unit(row.kind, row.quantity, row.unit_usd, row.total_usd)
         bom.append(
             {
                 "item": row.item,
@@ -70,7 +70,7 @@ def bill_of_materials(plan: Plan, ctx: PlanContext, refs: Refs) -> tuple[list, l
                 "extended": usd_cents(row.total_usd)
                 if row.total_usd is not None
                 else "in hosting"
-                if row.item.startswith("racks")
+                if row.kind == "racks"
                 else "unpriced",
                 "basis": row.confidence or "unrated",
                 "refs": refs.cite(row.source),

@@ -185,8 +185,7 @@ def rows(plan: Plan, ctx: PlanContext) -> list[list[Any]]:
     return out + _other_hardware(plan, ctx)
 
 
-# the bill's hardware beyond GPUs and servers (solve/ledger.py and economics/purchase_bill.py name them so)
-OTHER_HARDWARE = ("NICs", "scale-out fabric", "flash storage")
+OTHER_HARDWARE = ("nic", "fabric", "storage")  # the bill's hardware beyond GPUs and servers (BomItem.kind)
 
 
 def _other_hardware(plan: Plan, ctx: PlanContext) -> list[list[Any]]:
@@ -210,7 +209,7 @@ def _other_hardware(plan: Plan, ctx: PlanContext) -> list[list[Any]]:
             else b.note or "",
         ]
         for b in plan.bill_of_materials
-        if b.item.startswith(OTHER_HARDWARE) and b.total_usd
+        if b.kind in OTHER_HARDWARE and b.total_usd
     ]
 
 

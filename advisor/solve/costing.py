@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from advisor.contract.costs import SERVICES
-from advisor.contract.numbers import TAX_LINE, cents
+from advisor.contract.numbers import cents
 from advisor.economics import bom
 from advisor.solve.reserved import paid_training
 
@@ -119,12 +119,13 @@ def services_tax_lines(problem: Problem, cost_breakdown: dict[str, float]) -> li
     region = problem.workload.deployment.region
     return [
         bom.line(
-            f"{TAX_LINE} rent and services ({region}): VAT, not reclaimable",
+            f"tax on rent and services ({region}): VAT, not reclaimable",
             cents(tax / costs.services_tax_rate),  # the base, printed to the cent
             costs.services_tax_rate,
             costs.services_tax_source,
             costs.services_tax_confidence,
             f"{costs.services_tax_rate:.2%} on the rent, support, hosting and electricity above: charged by the "
             "provider, or self-assessed under the reverse charge, and not reclaimed (finance.tax_recoverable: false)",
+            kind="tax",
         )
     ]

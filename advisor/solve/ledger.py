@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from decimal import Decimal
 
-from advisor.contract.numbers import HALF_CENT, TAX_LINE, cents, cents_adding_to, rounded
+from advisor.contract.numbers import HALF_CENT, cents, cents_adding_to, rounded
 from advisor.data.catalog_prices import RentalOffer
 from advisor.economics import bom, purchase_bill
 from advisor.inputs.units import HOURS_PER_MONTH
@@ -109,7 +109,11 @@ def bill_of_materials(problem: Problem, sol: Solution) -> list[dict]:
         note = f"{p.kind or 'price'} as of {p.as_of}" + (
             f"; {p.condition}: {p.warranty}" if p.condition != "new" else ""
         )
-        out.append(bom.line(f"{cat.gpus[g].name} GPU", n, problem.unit_price[g], p.source, p.confidence or "low", note))
+        out.append(
+            bom.line(
+                f"{cat.gpus[g].name} GPU", n, problem.unit_price[g], p.source, p.confidence or "low", note, kind="gpu"
+            )
+        )
         taxed[g] = (problem.unit_price[g] or 0.0) * n
     out += _servers_and_network(problem, sol, taxed)
     storage = problem.storage
@@ -128,15 +132,19 @@ def bill_of_materials(problem: Problem, sol: Solution) -> list[dict]:
                     if sol.bought
                     else "; priced as bought flash for a rented plan too: no sourced cloud storage rate"
                 ),
+                kind="storage",
             )
         )
     out += _owned_running(problem, sol, taxed, storage)
-    amounts = _running_amounts(problem, sol) if econ is not None else []
-    out += amounts + _rented(problem, sol) + services_tax_lines(problem, sol.cost_breakdown)
-    return _footed(out, amounts, sol.cash_usd)
+    out += _running_amounts(problem, sol) if econ is not None else []
+    out += _rented(problem, sol) + services_tax_lines(problem, sol.cost_breakdown)
+    return _footed(out, sol.cash_usd)
 
 
-def _footed(out: list[dict], amounts: list[dict], cash_usd: float) -> list[dict]:
+PLAN_WIDE = ("hosting", "electricity")  # amounts summed over every GPU's time: a lump sum, no rate to re-multiply
+
+
+def _footed(out: list[dict], cash_usd: float) -> list[dict]:
     """The lines to the cent, adding up to the cash printed beside them. The cents the rounding moves
     go first to the plan-wide amounts (hosting, electricity: no rate x quantity a reader re-multiplies)
     or to a line whose quantity x unit, as the plan prints them, still comes to its moved amount; only
@@ -144,7 +152,7 @@ def _footed(out: list[dict], amounts: list[dict], cash_usd: float) -> list[dict]
 
     def absorbs(i: str, usd: float) -> bool:
         row = out[int(i)]
-        if any(row is a for a in amounts):
+        if row["kind"] in PLAN_WIDE:
             return True
         shown = Decimal(repr(rounded(row["quantity"]))) * Decimal(repr(rounded(row["unit_usd"])))
         return abs(shown - Decimal(repr(usd))) <= HALF_CENT
@@ -152,8 +160,8 @@ def _footed(out: list[dict], amounts: list[dict], cash_usd: float) -> list[dict]
     priced = {f"{i:06d}": row["total_usd"] for i, row in enumerate(out) if row["total_usd"] is not None}
     for i, usd in cents_adding_to(priced, cash_usd, absorbs).items():
         out[int(i)]["total_usd"] = usd
-    for row in amounts:  # a lump sum's unit is its total
-        row["unit_usd"] = row["total_usd"]
+        if out[int(i)]["kind"] in PLAN_WIDE:  # a lump sum's unit is its total
+            out[int(i)]["unit_usd"] = usd
     return out
 
 
@@ -173,6 +181,7 @@ def _servers_and_network(problem: Problem, sol: Solution, taxed: dict[str, float
                     s.purchase.source,
                     s.purchase.confidence or "low",
                     f"without GPUs, as of {s.purchase.as_of}",
+                    kind="server",
                 )
             )
             taxed[g] = taxed.get(g, 0.0) + (s.purchase.usd or 0.0) * n
@@ -207,7 +216,9 @@ def _owned_running(problem: Problem, sol: Solution, taxed: dict[str, float], sto
                 "caps; a buyer that cannot reclaim it (a university, a bank) sets finance.tax_recoverable: false"
             )
         out.append(
-            bom.line(f"{TAX_LINE} hardware ({region})", base, tax.cost_rate or 0.0, tax.source, tax.confidence, note)
+            bom.line(
+                f"tax on hardware ({region})", base, tax.cost_rate or 0.0, tax.source, tax.confidence, note, kind="tax"
+            )
         )
     for g, n in sorted(sol.bought.items()):
         k = purchase_bill.bought_gpu_coefficients(cat, g, region, costs, per_slot_kw(problem.servers.get(g, [])))
@@ -222,6 +233,7 @@ def _owned_running(problem: Problem, sol: Solution, taxed: dict[str, float], sto
                 k.burn_in_energy.source,
                 k.burn_in_energy.confidence,
                 k.burn_in_energy.note,
+                kind="burn_in",
             )
         )
         months = sum(problem.holdings[g][lv].months_held * c for lv, c in sol.held.get(g, {}).items())
@@ -236,6 +248,7 @@ def _owned_running(problem: Problem, sol: Solution, taxed: dict[str, float], sto
                 k.support.source,
                 k.support.confidence,
                 f"GPU-months x {rate:.4f} x ${base_usd:,.0f} (the GPU and its server share); {k.support.note}",
+                kind="support",
             )
         )
     return out
@@ -258,6 +271,7 @@ def _running_amounts(problem: Problem, sol: Solution) -> list[dict]:
                 ["workload"] if overridden or fig is None else fig.source,
                 "high" if overridden or fig is None else fig.confidence,
                 "each bought GPU's power and its server share, from its arrival to its sale",
+                kind="hosting",
             )
         )
     energy = sol.cost_breakdown.get("energy_usd") or 0.0
@@ -270,6 +284,7 @@ def _running_amounts(problem: Problem, sol: Solution) -> list[dict]:
                 costs.sources,
                 "medium",
                 f"at ${costs.electricity_usd_per_kwh:g}/kWh x PUE {costs.pue:g}",
+                kind="electricity",
             )
         )
     return out
@@ -298,6 +313,7 @@ def _rented(problem: Problem, sol: Solution) -> list[dict]:
                 offer.source,
                 offer.confidence,
                 f"at ${offer.usd_per_gpu_hour:g}/GPU-hour, as of {offer.as_of}; terms and whole nodes as billed",
+                kind="rent",
             )
         lines[key]["unit_usd"] += paid
         lines[key]["total_usd"] += paid
