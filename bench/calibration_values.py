@@ -132,12 +132,21 @@ def deratings(rows: list[dict], catalog, p) -> dict:
     return out
 
 
+# the calibration source each `mature` derating of catalog/estimator.yaml was measured on (its held-out error)
+MATURE_FROM = {"nvidia": "speedrun-4090"}
+
+
 def with_deratings(rows: list[dict], catalog, p):
     """Params whose CDNA derating (both stacks) is computed from `rows`: a leave-one-source-out fold's,
-    so a held-out source's pairs and runs do not set the derating its own rows are predicted with."""
+    so a held-out source's pairs and runs do not set the derating its own rows are predicted with; a
+    `mature` derating measured on a held-out source is dropped the same way."""
     table = {k: dict(v) for k, v in (p.datasheet_derating or {}).items()}
+    kept = {source_of(r["group"]) for r in rows}
+    for vendor, source in MATURE_FROM.items():
+        if vendor in table and source not in kept:
+            table[vendor].pop("mature", None)
     if "cdna" not in table:
-        return p
+        return replace(p, datasheet_derating=table)
     d = deratings(rows, catalog, p)
     table["cdna"].update(factor=d["factor"], upper=d["upper"])
     if "vendor_tuned" in d and "vendor_tuned" in table["cdna"]:

@@ -59,11 +59,11 @@ def _maturity_ok(e: dict[str, Any]) -> bool:
 def _derating_entry(e: Any, nested: bool = False) -> bool:
     """One generation's `datasheet_derating` entry (SPECIAL below says what it accepts)."""
     keys = {"factor", "upper", "source", "note", "stack"} | (set() if nested else {"mature_after_months", "as_of"})
-    if not (isinstance(e, dict) and set(e) <= keys | ({"vendor_tuned"} if not nested else set())):
+    if not (isinstance(e, dict) and set(e) <= keys | ({"vendor_tuned", "mature"} if not nested else set())):
         return False
     if ("mature_after_months" in e) != ("as_of" in e) or not _maturity_ok(e):
         return False
-    if "vendor_tuned" in e and not _derating_entry(e["vendor_tuned"], nested=True):
+    if any(k in e and not _derating_entry(e[k], nested=True) for k in ("vendor_tuned", "mature")):
         return False
     factor: Any = e.get("factor")
     upper: Any = e.get("upper", factor)
@@ -114,7 +114,8 @@ SPECIAL: dict[str, Check] = {
         "a mapping of GPU generations to {factor: a number in (0, 1), upper: at least "
         "factor and at most 2, source: [ids], note: text, stack: text, and optionally "
         "mature_after_months: a whole number with as_of: a YYYY, YYYY-MM or YYYY-MM-DD date, and "
-        "vendor_tuned: {factor, upper, source, note, stack} for the vendor's own tuned software}",
+        "vendor_tuned: {factor, upper, source, note, stack} for the vendor's own tuned software, and "
+        "mature: {factor, upper, source, note} for a generation past mature_after_months}",
         lambda x: isinstance(x, dict) and bool(x) and all(map(_derating_entry, x.values())),
     ),
     "link_efficiency": (

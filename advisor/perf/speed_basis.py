@@ -59,11 +59,14 @@ def derating_entry(gpu: GPU, p: Params) -> dict[str, Any] | None:
 
 def derating(gpu: GPU, p: Params, software: str = PUBLIC) -> dict[str, Any] | None:
     """{factor, upper, source, note[, software]} for a part with no measured run (derating_entry), None
-    when it has none or its generation is past the first-software months the entry covers. An entry
-    with a `vendor_tuned` part (AMD Instinct: catalog/estimator.yaml) measures two stacks: `software`
-    picks one and the result names it; an entry without one is the same for every stack."""
+    when it has none. A generation past the first-software months the entry covers takes the entry's
+    `mature` part (None without one). An entry with a `vendor_tuned` part (AMD Instinct:
+    catalog/estimator.yaml) measures two stacks: `software` picks one and the result names it; an
+    entry without one is the same for every stack."""
     entry = derating_entry(gpu, p)
-    if entry is None or software_matured(gpu, entry):
+    if entry is not None and software_matured(gpu, entry):
+        entry = entry.get("mature") if isinstance(entry.get("mature"), dict) else None
+    if entry is None:
         return None
     tuned = entry.get(VENDOR_TUNED)
     chosen = tuned if isinstance(tuned, dict) and software == VENDOR_TUNED else entry
