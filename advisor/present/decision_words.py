@@ -70,10 +70,12 @@ def verify_first(p: Plan) -> str | None:
 def robustness_cost(p: Plan) -> str | None:
     """'Choosing on the point estimates instead would be expected to cost $X more (fresh draws).'"""
     d = p.decision
-    if d is None or not d.price_of_robustness_usd or d.point_optimal is None:
+    if d is None or d.price_of_robustness_usd is None or d.point_optimal is None:
         return None
-    what = ", ".join(f"{x['count']}x {x['gpu']} ({x['ownership']})" for x in d.point_optimal.get("purchase", []))
     loss = d.price_of_robustness_usd
+    if not loss and not d.fresh_draws:  # the point plan is the chosen one: nothing to lose, and said so
+        return "The plan at the point estimates is this one, so the price of robustness is $0."
+    what = ", ".join(f"{x['count']}x {x['gpu']} ({x['ownership']})" for x in d.point_optimal.get("purchase", []))
     return (
         f"The plan at the point estimates ({what}) is expected to cost {usd(abs(loss))} "
         f"{'more' if loss > 0 else 'less'} than this one (the price of robustness, on "

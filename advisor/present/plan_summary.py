@@ -21,7 +21,7 @@ from advisor.present.plan_sections import (
     title_lines,
 )
 from advisor.present.sections import NAMES
-from advisor.present.words import duration, months_phrase, pct, plural, quoted_rate, usd, usd_cents
+from advisor.present.words import duration, months_phrase, more_or_less, plural, quoted_rate, usd, usd_cents
 
 LABEL = 10  # width of the labels ("Decision", "Cost", ...)
 # reasons whose plan message is long and says little more than its code
@@ -201,11 +201,11 @@ def family_rows(p: Plan, ctx: PlanContext | None) -> list[list[str]]:
         if costed and p.feasible:
             best = costed[0]
             extra = (best.forced_cost_usd or 0.0) - total
-            share = f" ({pct(100 * extra / total, True)})" if total else ""
+            diff = more_or_less(extra, 100 * extra / total if total else None)
+            if extra < 0:  # a decision basis other than the point chose the dearer plan at the catalog's figures
+                diff += " at the catalog's figures"
             more = f" (+{len(members) - 1} more)" if len(members) > 1 else ""
-            costed_rows.append(
-                (extra, [_families([fam]), f"{best.gpu}{more}: {usd(best.forced_cost_usd)}, {usd(extra)}{share} more"])
-            )
+            costed_rows.append((extra, [_families([fam]), f"{best.gpu}{more}: {usd(best.forced_cost_usd)}, {diff}"]))
             continue
         reasons = Counter(_reason(r, ctx) for r in members)
         top = max(reasons, key=lambda k: (reasons[k], k.startswith("[") and k[1:2].isupper()))
