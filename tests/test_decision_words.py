@@ -80,3 +80,60 @@ def test_the_buy_only_alternative_says_it_serves_nothing_until_its_gpus_arrive(e
     (row,) = other["purchase"]
     day = -(-row["ready_days"] // 1)  # the day its GPUs can serve: lead time and burn-in, by hand
     assert f"it serves nothing until its GPUs arrive on day {day:.0f}" in other["message"]
+
+
+def test_the_one_screen_plan_says_a_cheaper_alternative_costs_less(band):
+    """Review 13: the one-screen plan's not-chosen table read 'rtx-a6000: $18,020, $-3,213 (-15%) more'
+    of the point optimum the expected basis moved off. It is that much less at the catalog's figures."""
+    from advisor.present.plan_text import plan_text
+    from advisor.report import plan_context
+
+    p, _ = band
+    (rejected,) = [r for r in p["rejected"] if r["gpu"] == "rtx-a6000"]
+    less = p["total_cost_usd"] - rejected["forced_cost_usd"]
+    text = " ".join(plan_text(p, full=False, context=plan_context(p.problem)).split())
+    assert "$-" not in text and "(-" not in text
+    share = 100 * less / p["total_cost_usd"]
+    assert (
+        f"rtx-a6000: ${rejected['forced_cost_usd']:,.0f}, ${less:,.0f} ({share:.0f}%) less at the catalog's figures"
+        in text
+    )
+
+
+def test_a_memo_states_a_zero_price_of_robustness(example_plan):
+    """Review 13: when the point plan is the expected-cost plan the memo said nothing of the price of
+    robustness, so a reader could not tell 'nothing lost' from 'not computed' (issue 30: 'the price of
+    robustness is shown')."""
+    _, p = example_plan("article-datacenter")
+    d = p["decision"]
+    assert d["price_of_robustness_usd"] == 0 and d["point_optimal"]["purchase"] == [
+        {"gpu": i["gpu"], "ownership": i["ownership"], "count": i["count"]} for i in p["purchase"]
+    ]
+    text = advisor.memo(p, Path(__file__).parent.parent / "examples" / "article-datacenter.yaml", charts=False).text
+    rec = text.split("## 1. Recommendation", 1)[1].split("\n## ", 1)[0]
+    assert "The plan at the point estimates is this one, so the price of robustness is $0." in rec
+
+
+def test_alternatives_are_counted_on_the_pairs_a_hold_is_counted_on():
+    """Review 13: a hold is judged on the (GPU, ownership) pairs, but alternatives were listed by exact
+    count: '47x MI300X (2%)', '48x MI300X (2%)', ... each apart. One alternative is one set of pairs,
+    with the range of counts its draws bought."""
+    from advisor.explain.robustness import describe_group
+
+    sigs = [(("mi300x", "rent", 47),), (("mi300x", "rent", 52),), (("mi300x", "rent", 48),)]
+    assert describe_group(sigs, {"mi300x": "AMD Instinct MI300X"}) == "47–52× AMD Instinct MI300X (rent)"
+    mixed = [(("h100-sxm", "rent", 8), ("mi300x", "rent", 40)), (("h100-sxm", "rent", 8), ("mi300x", "rent", 44))]
+    assert describe_group(mixed) == "8× h100-sxm (rent) + 40–44× mi300x (rent)"
+
+
+@pytest.mark.slow
+def test_a_verdict_groups_its_alternatives_by_pairs():
+    """The review's serve-and-fine-tune plan (54 MI300X replicas and a fine-tune on 8 H100) holds in
+    29% of draws; its alternatives were 47x, 48x, 50x and 52x MI300X at 2% each. Each alternative is
+    now a distinct set of (GPU, ownership) pairs, and the first one the message names is the largest."""
+    p = advisor.plan(str(Path(__file__).parent / "data" / "review13" / "serve_and_finetune.yaml"), as_of=AS_OF)
+    r = p["robustness"]
+    pairs = [frozenset(part.split("× ", 1)[1] for part in a["purchase"].split(" + ")) for a in r["alternatives"]]
+    assert len(pairs) == len(set(pairs)) and r["holds_share"] < 0.8
+    assert r["alternatives"][0]["share"] == max(a["share"] for a in r["alternatives"])
+    assert f"otherwise {r['alternatives'][0]['purchase']}" in r["message"]

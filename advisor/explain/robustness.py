@@ -19,14 +19,14 @@ import functools
 import math
 import time
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Mapping
 
 from advisor.explain.draws import shared_draws
 from advisor.explain.ranges import SEED, cost_range, job_ranges
 from advisor.solve import parallel
 from advisor.solve.milp import solve
 from advisor.solve.problem import Problem
-from advisor.solve.redraw import TIMED_OUT, Redraw, describe, signature
+from advisor.solve.redraw import TIMED_OUT, Redraw, Signature, describe, signature
 from advisor.solve.run import stage, step
 from advisor.solve.scenario import baseline
 from advisor.solve.settings import SolveSettings
@@ -178,17 +178,17 @@ class Verdict:
         timed_out = sum(1 for one in got_all if _timed_out(one))
         unproven = sum(1 for one in got_all if one is not None and not one[2]) - timed_out  # plans found, not proven
         other = Counter[str]()
+        counts: dict[str, list[tuple]] = {}  # an alternative's (GPU, ownership) pairs -> its draws' purchases
         for one in got_all:
-            if not _held(one, chosen):
-                other[
-                    (
-                        "no feasible plan"
-                        if one is None
-                        else TIMED_OUT
-                        if _timed_out(one)
-                        else describe(one[1], self.names)
-                    )
-                ] += 1
+            if _held(one, chosen):
+                continue
+            if one is None or _timed_out(one):
+                other["no feasible plan" if one is None else TIMED_OUT] += 1
+                continue
+            pairs = describe(tuple((g, own, 0) for g, own, _ in one[1]), self.names)
+            other[pairs] += 1
+            counts.setdefault(pairs, []).append(one[1])
+        other = Counter({describe_group(counts[k], self.names) if k in counts else k: v for k, v in other.items()})
         planned, draws = draws, len(got_all)
         ranked = sorted(other.items(), key=lambda kv: (-kv[1], kv[0]))
         alts: list[dict] = [{"purchase": k, "share": v / draws} for k, v in ranked]
@@ -309,3 +309,18 @@ def range_points(problem: Problem, settings: SolveSettings) -> list[dict]:
         days = {k: max(r["wall_days_range"][k] for r in spans) for k in ("p10", "p50", "p90")}
         out.append({"gpu": gid, "days": days, "cost_usd": s.objective_usd, "cost_usd_range": cost_range(problem, s)})
     return out
+
+
+def describe_group(sigs: Iterable[Signature], names: Mapping[str, str] | None = None) -> str:
+    """'47-52x MI300X (rent)': purchases of the same (GPU, ownership) pairs, as a verdict counts a hold,
+    with each pair's range of counts."""
+    ranges: dict[tuple[str, str], list[int]] = {}
+    for sig in sigs:
+        for g, own, n in sig:
+            ranges.setdefault((g, own), []).append(n)
+    names = names or {}
+    parts = []
+    for (g, own), ns in sorted(ranges.items()):
+        counts = str(min(ns)) if min(ns) == max(ns) else f"{min(ns)}\u2013{max(ns)}"
+        parts.append(f"{counts}\u00d7 {names.get(g, g)} ({own})")
+    return " + ".join(parts) or "nothing"
