@@ -14,7 +14,7 @@ from conftest import AS_OF, ROOT
 PROBE = (
     "import os, sys\nfrom advisor.cli import main\n"
     "try:\n    main(['plan', 'examples/article-office.yaml', '--as-of', sys.argv[1]])\nexcept SystemExit:\n    pass\n"
-    "print(sorted(m for m in ('importlib.metadata', 'email')"
+    "print(sorted(m for m in ('importlib.metadata', 'email', 'advisor.explain.serving', 'advisor.perf.serve')"
     " if m in sys.modules), file=sys.stderr)\n"
     "threads = len(os.listdir('/proc/self/task')) if os.path.isdir('/proc/self/task') else None\n"
     "print(threads, os.environ.get('OPENBLAS_NUM_THREADS'), file=sys.stderr)\n"
@@ -34,7 +34,7 @@ def _probe(**env: str) -> tuple[str, ...]:
     return tuple(run.stderr.strip().splitlines()[-3:])
 
 
-def test_a_plan_imports_no_plugin_scan():
+def test_a_training_plan_imports_neither_the_plugin_scan_nor_the_serving_explanations():
     imported, _, validated = _probe()
     assert imported == "[]" and validated == "3"
 
