@@ -9,6 +9,7 @@ import os
 import subprocess
 import sys
 
+import pytest
 from conftest import AS_OF, ROOT
 
 PROBE = (
@@ -43,3 +44,10 @@ def test_the_plugin_loader_is_pydantics_own_when_plugins_are_not_all_off():
     """PYDANTIC_DISABLE_PLUGINS set otherwise by the user: pydantic scans for plugins, as it would."""
     imported, _, validated = _probe(PYDANTIC_DISABLE_PLUGINS="some-plugin")
     assert "'importlib.metadata'" in imported and validated == "3"
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self/task"), reason="counts threads in /proc (Linux)")
+def test_numpy_starts_no_blas_thread_unless_asked():
+    """OpenBLAS's worker thread spins for work the plan never gives it; a user's own setting stands."""
+    assert _probe()[1] == "1 1"
+    assert _probe(OPENBLAS_NUM_THREADS="2")[1].split()[1] == "2"

@@ -15,6 +15,10 @@ import types
 # the tool uses no pydantic plugin: not scanning every installed package's entry points for one
 # saves ~0.01 s of a cold `advisor plan` (PYDANTIC_DISABLE_PLUGINS= set empty turns the scan back on)
 os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
+# numpy's OpenBLAS starts a worker thread per core at import, which spins on a core for up to ~0.1 s
+# waiting for work: the tool's arrays (highspy's columns, 200 draws) are far too small for BLAS to
+# split, so the thread only takes CPU from the plan on a busy machine (OPENBLAS_NUM_THREADS=N sets it)
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 
 def _no_plugin_loader() -> None:
