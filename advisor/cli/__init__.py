@@ -9,10 +9,29 @@ imported when one of its commands is asked for (base.LazyGroup).
 import atexit
 import gc
 import os
+import sys
+import types
 
 # the tool uses no pydantic plugin: not scanning every installed package's entry points for one
 # saves ~0.01 s of a cold `advisor plan` (PYDANTIC_DISABLE_PLUGINS= set empty turns the scan back on)
 os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
+# numpy's OpenBLAS starts a worker thread per core at import, which spins on a core for up to ~0.1 s
+# waiting for work: the tool's arrays (highspy's columns, 200 draws) are far too small for BLAS to
+# split, so the thread only takes CPU from the plan on a busy machine (OPENBLAS_NUM_THREADS=N sets it)
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+
+def _no_plugin_loader() -> None:
+    """With every pydantic plugin off (above), pydantic's plugin loader only returns none, yet
+    importing it imports importlib.metadata (and email, zipfile, socket): ~0.013 s of a cold
+    `advisor plan`. Its one function, the same answer, stands in for it."""
+    if os.environ["PYDANTIC_DISABLE_PLUGINS"] == "__all__" and "pydantic.plugin._loader" not in sys.modules:
+        loader = types.ModuleType("pydantic.plugin._loader", _no_plugin_loader.__doc__)
+        loader.get_plugins = tuple  # type: ignore[attr-defined]  # get_plugins() -> () (no plugin)
+        sys.modules["pydantic.plugin._loader"] = loader
+
+
+_no_plugin_loader()
 
 
 def _exit_without_collecting() -> None:
