@@ -22,6 +22,7 @@ from advisor.perf.training import op_sac_recompute_fraction
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
 import calibrate_stacks  # noqa: E402  (bench/ is not a package)
+import calibration  # noqa: E402
 
 RUN = "h100-sxm,8,{tps},llama-3-8b,{prec},zero3,1,1,1,false{extra}\n"
 HEAD = "gpu,count,tokens_per_s,model,precision,strategy,tensor_parallel,pipeline_parallel,micro_batch,checkpointing"
@@ -64,9 +65,33 @@ def test_the_megatron_core_table_is_fitted_with_the_tensor_parallel_overlap_its_
 
 def test_torchtitans_runs_are_fitted_with_their_selective_checkpointing_and_fp8_ceiling(measured):
     """torchtitan's table (11 runs, bf16 and Float8): 8.9% leave-one-out before, its best fp8 run
-    (R047) -25% held out, capped at the other fp8 runs' best MFU."""
+    (R047) -25% held out, capped at the other fp8 runs' best MFU; 6.5% with the 405B rows as 32
+    micro-batches of 1 and per-micro-batch FSDP gathers (R054 +8%, R055 -11%), 5.1% with the pipeline
+    as torchtitan ran it (issue 31's 5% not yet met: R052's async-TP gap and R045's eager run remain)."""
     line = measured["torchtitan-2024-12"]
-    assert line["leave_one_out"] <= 0.07 and abs(line["errors"]["R047"][1]) <= 0.10
+    assert line["leave_one_out"] <= 0.055 and abs(line["errors"]["R047"][1]) <= 0.10
+    assert max(abs(line["errors"][i][1]) for i in ("R054", "R055")) <= 0.03
+
+
+def test_torchtitans_405b_pipeline_rows_are_timed_as_its_code_splits_the_batch(catalog):
+    """Table 5 (405B, FSDP 8 x TP 8 x PP 8, local batch 32): torchtitan at the page's commit splits the
+    local batch into PP-degree micro-batches (8 of 4) and, under PP, gathers the FSDP parameters once a
+    step (the model's zero1). With 32 micro-batches of 1 and per-micro-batch gathers the model gave
+    interleaved 1F1B (2 stages a rank) 1.06x the speed of 1F1B where the table shows 1.28x."""
+    rows = {r["id"]: r for r in calibrate_stacks.load_rows()}
+    r54, r55 = rows["R054"], rows["R055"]
+    for r in (r54, r55):
+        local = (
+            float(r["global_batch_tokens"])
+            / int(r["seq_len"])
+            / (int(r["gpu_count"]) // (int(r["tensor_parallel"]) * int(r["pipeline_parallel"])))
+        )
+        assert local == 32 and int(r["micro_batch"]) == local / int(r["pipeline_parallel"])  # 4
+        assert r["strategy"] == "zero1" and "pp_enabled" in r["layout_source"]
+    p = params_from(catalog)
+    measured_ratio = float(r55["tokens_per_s_per_gpu"]) / float(r54["tokens_per_s_per_gpu"])  # 128 / 100
+    model_ratio = calibration.predict(r55, catalog, p) / calibration.predict(r54, catalog, p)
+    assert measured_ratio == 1.28 and abs(model_ratio / measured_ratio - 1) <= 0.03
 
 
 def test_calibrate_reads_selective_checkpointing_and_the_gradients_reduce_bytes(tmp_path, catalog):
