@@ -122,8 +122,9 @@ def _provider_limits(problem: Problem, sol: Solution) -> Iterator[JSONObject]:
 
 def _late_jobs(problem: Problem, sol: Solution) -> Iterator[JSONObject]:
     """A job that misses its deadline on an earliest-deadline-first schedule of the plan's own GPU
-    counts: the MILP holds jobs on a bought GPU type at once or in turn in pairs (constraints/at_once.py),
-    so three or more can pass every row and still not fit; the plan says so rather than print it as met."""
+    counts: the MILP holds jobs on a bought GPU type at once or in turn in pairs (constraints/at_once.py)
+    and, for three or more jobs of one copy each, by the lazy rows of solve/late_cuts.py; a job with
+    copies beside others can pass every row and still not fit: the plan says so rather than print it met."""
     for s in Deadline().slack(problem, sol):
         if s.slack < -1e-6 * s.limit:
             yield {
@@ -131,7 +132,7 @@ def _late_jobs(problem: Problem, sol: Solution) -> Iterator[JSONObject]:
                 "code": "deadline-schedule",
                 "message": f"{s.facts['job']}: on an earliest-deadline-first schedule of the plan's GPU counts it "
                 f"finishes on day {s.used:.1f}, {-s.slack:.1f} days past its {s.limit:g}-day deadline (the plan checks "
-                "jobs sharing bought GPUs in pairs); give them more GPUs (gpus.min) or stagger the deadlines",
+                "the turns of jobs with copies in pairs); give them more GPUs (gpus.min) or stagger the deadlines",
             }
 
 

@@ -118,16 +118,22 @@ def test_horizon_within_the_tolerance_binds(catalog, rules):
     assert abs(horizon["slack"] - true_slack) < 0.01 and horizon["binding"], horizon
 
 
-def test_a_third_job_the_pairwise_rows_do_not_see_is_said_to_miss_its_deadline():
-    """Three 24-GPU pretrains on 48 bought H100 (review 12): every pair fits the at_once rows, yet on an
-    earliest-deadline-first schedule the third starts only when the first ends and finishes 9.6 days
-    late. The MILP checks pairs; the plan says the miss (code deadline-schedule) rather than print it met."""
-    path = Path(__file__).parent / "data" / "deadline_schedule" / "three_jobs_one_cluster.yaml"
+def test_a_job_the_rows_do_not_hold_is_said_to_miss_its_deadline():
+    """Two copies of a 300B pretrain due on day 200 beside two 500B pretrains due on days 205 and 210,
+    on 48 bought H100 ready on day 155, each on 16 GPUs: a's copies and b hold all 48 at once and c
+    waits for a, finishing 21.9 days late. The lazy rows (solve/late_cuts.py) hold jobs of one copy
+    each; beside a job with copies the plan says the miss (code deadline-schedule) rather than print
+    it met."""
+    path = Path(__file__).parent / "data" / "deadline_schedule" / "copies_one_cluster.yaml"
     p = json.loads(advisor.plan(advisor.load_workload(path), as_of=AS_OF, explain="none").to_json())
     (row,) = p["purchase"]
     jobs = {j["name"]: j for j in p["jobs"]}
-    assert row["count"] == 48 and [jobs[n]["gpu_count"] for n in "abc"] == [24, 24, 24]
-    # by hand: a and b hold 48 at once from the day the GPUs are ready; c waits for a
+    assert row["count"] == 48 and [(jobs[n]["gpu_count"], jobs[n]["copies"]) for n in "abc"] == [
+        (16, 2),
+        (16, 1),
+        (16, 1),
+    ]
+    # by hand: a's two copies and b hold the 48 GPUs from the day they are ready; c waits for a
     finish_c = row["ready_days"] + jobs["a"]["wall_days_planned"] + jobs["c"]["wall_days_planned"]
     assert finish_c > 210
     (late,) = [w["message"] for w in p["warnings"] if w["code"] == "deadline-schedule"]
@@ -137,9 +143,9 @@ def test_a_third_job_the_pairwise_rows_do_not_see_is_said_to_miss_its_deadline()
 
 
 def test_the_memo_does_not_claim_a_deadline_its_plan_warns_is_missed():
-    """The same three pretrains: the memo said "every deadline is met at P80 of the job time" and "each
-    within its deadline" beside the plan's own deadline-schedule warning."""
-    path = Path(__file__).parent / "data" / "deadline_schedule" / "three_jobs_one_cluster.yaml"
+    """The same jobs: the memo said "every deadline is met at P80 of the job time" and "each within its
+    deadline" beside the plan's own deadline-schedule warning."""
+    path = Path(__file__).parent / "data" / "deadline_schedule" / "copies_one_cluster.yaml"
     p = advisor.plan(advisor.load_workload(path), as_of=AS_OF)
     assert [w.code for w in p.warnings].count("deadline-schedule") == 1
     text = advisor.memo(p, path, fmt="md", charts=False).text

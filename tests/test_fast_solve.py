@@ -288,10 +288,12 @@ def test_a_polish_stopped_by_its_time_limit_is_not_taken(monkeypatch):
 
     monkeypatch.setattr(HighsModel, "run", recorded)
     on_nodes = solve(fresh(), settings=SolveSettings(time_limit=120, gap=0.01))
-    # the premise: the polish ran, stopped at its node limit with a plan, unproven, not on time
-    assert polish_runs == [("feasible", False, False)]
+    # the premise: the polish ran, stopped at its node limit with a plan, unproven, not on time (run again
+    # with the late rows while its plan had a job late on its own schedule: solve/late_cuts.py)
+    assert polish_runs and all(run == ("feasible", False, False) for run in polish_runs)
+    polished = len(polish_runs)
     least = solve(fresh(), settings=SolveSettings(time_limit=120, gap=0.01, polish=False))  # the least-cost plan
-    assert len(polish_runs) == 1
+    assert len(polish_runs) == polished
     assert job_hours(on_nodes) < job_hours(least)  # taken: it finishes sooner ...
     assert on_nodes.objective_usd <= least.objective_usd * (1 + model.IDLE_GPU_TOLERANCE)  # ... at <= 0.1% more
     assert on_nodes.status == "optimal" and on_nodes.solver["gap"] <= 0.01
@@ -303,7 +305,7 @@ def test_a_polish_stopped_by_its_time_limit_is_not_taken(monkeypatch):
 
     monkeypatch.setattr(HighsModel, "run", as_if_timed_out)
     on_time = solve(fresh(), settings=SolveSettings(time_limit=120, gap=0.01))
-    assert polish_runs[1][:2] == ("feasible", False)  # the same unproven polish ran ...
+    assert polish_runs[polished][:2] == ("feasible", False)  # the same unproven polish ran ...
     assert job_hours(on_nodes) < job_hours(on_time)  # ... its plan finishing sooner was not taken:
     assert plan_of(on_time) == plan_of(least)  # the least-cost plan stands
     assert on_time.status == "optimal" and on_time.solver["proven_optimal"]

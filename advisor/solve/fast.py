@@ -26,6 +26,7 @@ from advisor.solve import constraints
 from advisor.solve.constraints.base import UNBOUNDED
 from advisor.solve.formulation import build_model, polish_model
 from advisor.solve.highs_model import HighsModel
+from advisor.solve.late_cuts import with_late_rows
 from advisor.solve.model import (
     IDLE_GPU_TOLERANCE,
     TIE_BREAK_USD_PER_HOUR,
@@ -86,15 +87,33 @@ def solve_fast(problem: Problem, sc: Scenario, time_limit: float | None, gap: fl
     hm.apply(sc, constraints.limit_rows(sc))
     if hm.ceiling is not None and hm.no_column(sc.only_gpu):
         return no_plan
-    status, proven, mip_gap = hm.run(time_limit, gap)
-    check_found(status, "highs", time_limit)
-    if status == "infeasible":
-        return Solution("infeasible", None, solver={"name": "highs", "status": "Infeasible"})
-    mip_objective = plan_cost(model)
-    if polish and idle_owned_gpus(model):
-        pm = _polish_model(problem, sc, key, alone, model)
-        model, mip_gap = _polished(pm, hm, sc, time_limit, gap, proven, mip_gap, mip_objective)
-    return read_solution(model, "highs", "Optimal", proven, mip_gap, mip_objective)
+    try:
+        status, proven, mip_gap = run_with_late_rows(hm, time_limit, gap)
+        check_found(status, "highs", time_limit)
+        if status == "infeasible":
+            return Solution("infeasible", None, solver={"name": "highs", "status": "Infeasible"})
+        mip_objective = plan_cost(model)
+        if polish and idle_owned_gpus(model):
+            pm = _polish_model(problem, sc, key, alone, model)
+            model, mip_gap = _polished(pm, hm, sc, time_limit, gap, proven, mip_gap, mip_objective)
+        return read_solution(model, "highs", "Optimal", proven, mip_gap, mip_objective)
+    finally:
+        hm.drop_rows()
+
+
+def run_with_late_rows(
+    hm: HighsModel, time_limit: float | None, gap: float, nodes: int | None = None
+) -> tuple[str, bool, float | None]:
+    """hm.run, again with late_cuts' rows while its plan has a job late that they catch (the rows
+    stay in hm until its drop_rows)."""
+    ran: list[tuple[str, bool, float | None]] = []
+
+    def run() -> bool:
+        ran[:] = [hm.run(time_limit, gap, nodes)]
+        return ran[0][0] in ("optimal", "feasible")
+
+    with_late_rows(hm.model, run, hm.add_rows)
+    return ran[0]
 
 
 def _shared_model(problem: Problem, sc: Scenario) -> tuple[tuple, bool, HighsModel]:
@@ -164,7 +183,12 @@ def _polished(
     ceiling = mip_objective + max(1.0, IDLE_GPU_TOLERANCE * mip_objective)  # on the whole cost (row_shift)
     pm.apply(sc, {**constraints.limit_rows(sc), "idle_gpus_cost": (-_INF, ceiling)})
     bound = hm.dual_bound + model.storage_usd  # HiGHS's bound counts the variable costs only
-    p_status, p_proven, _ = pm.run(None if time_limit is None else time_limit * POLISH_SHARE, gap, POLISH_NODES)
+    try:
+        p_status, p_proven, _ = run_with_late_rows(
+            pm, None if time_limit is None else time_limit * POLISH_SHARE, gap, POLISH_NODES
+        )
+    finally:
+        pm.drop_rows()
     if p_proven or (p_status == "feasible" and not pm.stopped_on_time and plan_hours(pm.model) < plan_hours(model)):
         # proven, or stopped at its node limit (not at its time limit: that plan would depend on
         # the load) with a plan that finishes sooner at a cost within IDLE_GPU_TOLERANCE of the

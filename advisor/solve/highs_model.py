@@ -6,6 +6,7 @@ and structure; solve/redraw.py draws on one. Each run is a fresh MIP search (see
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 
@@ -99,6 +100,8 @@ class HighsModel(SpeedColumns):
         self.gpu_upper: float = _INF
         self.ceiling: dict[str, float] | None = None  # a speed model's speed ceilings (enable_speed)
         self.dead: set[int] = set()  # y columns off at the current speed
+        self.added = 0  # lazy rows in the model now (add_rows)
+        self.added_cols: list[str] = []  # ... and the columns they brought
 
     # ------------------------------------------------------------------ scenario -> changes
     def apply(self, sc: Scenario, rows: dict[str, tuple[float, float]]) -> None:
@@ -219,6 +222,39 @@ class HighsModel(SpeedColumns):
             for s in m.problem.servers.get(g, []):
                 js = self.col[m.S[g, s.id].name]
                 ub[js] = min(ub[js], math.ceil(ub[j] / s.slots) if ub[j] < _INF else _INF)
+
+    # ------------------------------------------------------------------ lazy rows (solve/late_cuts.py)
+    def add_rows(self, cuts: list[tuple[str, list[tuple[Any, float]], float]]) -> None:
+        """Rows sum(a x) >= b for this solve only (drop_rows takes them out, and any column they
+        brought): they are valid for the scenario they were found under, and the model is shared."""
+        import highspy
+
+        for _, terms, rhs in cuts:
+            coefs: dict[int, float] = {}
+            for v, a in terms:
+                if v.name not in self.col:  # a column of the rows' own (late_cuts' lane count)
+                    self.col[v.name] = self.h.getNumCol()
+                    self.h.addCol(0.0, v.lowBound or 0.0, _INF if v.upBound is None else v.upBound, 0, [], [])
+                    self.h.changeColIntegrality(self.col[v.name], highspy.HighsVarType.kInteger)
+                    self.added_cols.append(v.name)
+                coefs[self.col[v.name]] = coefs.get(self.col[v.name], 0.0) + a
+            idx = np.array(sorted(coefs), dtype=np.int32)
+            self.h.addRow(rhs, _INF, len(idx), idx, np.array([coefs[int(j)] for j in idx]))
+            self.added += 1
+
+    def drop_rows(self) -> None:
+        """Take out the rows add_rows put in (the last rows of the model) and their columns."""
+        if self.added:
+            last = self.h.getNumRow()
+            self.h.deleteRows(self.added, np.arange(last - self.added, last, dtype=np.int32))
+            self.added = 0
+        if self.added_cols:
+            last = self.h.getNumCol()
+            n = len(self.added_cols)
+            self.h.deleteCols(n, np.arange(last - n, last, dtype=np.int32))
+            for name in self.added_cols:
+                del self.col[name]
+            self.added_cols = []
 
     # ------------------------------------------------------------------ run
     def run(self, time_limit: float | None, gap: float, nodes: int | None = None) -> tuple[str, bool, float | None]:

@@ -16,6 +16,7 @@ import pulp
 from advisor.errors import SolverError
 from advisor.solve.fast import solve_fast
 from advisor.solve.formulation import build_model, polish_model
+from advisor.solve.late_cuts import add_to_pulp, with_late_rows
 from advisor.solve.model import Model, idle_owned_gpus
 from advisor.solve.problem import Candidate, Problem
 from advisor.solve.run import (
@@ -72,7 +73,7 @@ def solve_pulp(
     if any(not cs for cs in cands + usable_serving(problem, sc)):
         return Solution("infeasible", None, solver={"name": None, "reason": "a job has no usable candidate"})
     model = build_model(problem, sc, cands)
-    name, status, proven = run_model(model.prob, time_limit, gap, start)
+    name, status, proven = run_late(model, time_limit, gap, start)
     if status == "Infeasible":
         return Solution("infeasible", None, solver={"name": name, "status": status})
     columns = {v.name: v.varValue for v in model.prob.variables()}
@@ -104,12 +105,27 @@ def _polished(
     ]
     polish = polish_model(problem, sc, cands, least)
     try:
-        name2, status2, proven2 = run_model(polish.prob, time_limit, gap)
+        name2, status2, proven2 = run_late(polish, time_limit, gap)
     except SolverError:
         return (model, *ran)
     if status2 == "Infeasible":
         return (model, *ran)
     return polish, name2, status2, ran[2] and proven2
+
+
+def run_late(
+    model: Model, time_limit: float | None, gap: float | None, start: Mapping[str, float] | None = None
+) -> tuple[str, str, bool]:
+    """run_model, again with late_cuts' rows (kept in the model) while its plan has a job late that
+    they catch."""
+    ran: list[tuple[str, str, bool]] = []
+
+    def run() -> bool:
+        ran[:] = [run_model(model.prob, time_limit, gap, start)]
+        return ran[0][1] != "Infeasible"
+
+    with_late_rows(model, run, lambda cuts: add_to_pulp(model, cuts))
+    return ran[0]
 
 
 def run_model(

@@ -30,7 +30,7 @@ from advisor.solve.run import objective_adds_up, solver_for
 from advisor.solve.scenario import Scenario
 from advisor.solve.serving_bridge import BridgeDraw
 from advisor.solve.settings import DEFAULT_GAP, SolveSettings
-from advisor.solve.usable import at_speed, cost_dominators, usable_candidates
+from advisor.solve.usable import at_speed, cost_dominators, timed, usable_candidates
 
 if TYPE_CHECKING:
     import numpy as np
@@ -131,7 +131,7 @@ class Redraw:
         if "budget" in m.prob._constraints:
             self.budget_row, self.budget_index = m.prob._constraints["budget"], row["budget"]
         self.bridge = BridgeDraw(m, col, row, row.get("budget"))  # rented until bought serving GPUs arrive
-        self.dominator = _dominators(m.cands, rented_counts(self.problem))
+        self.dominator = _dominators(self.problem, m.cands, rented_counts(self.problem))
         self._columns()
 
     def _needed(self, draws: Sequence[Mapping[str, float]]) -> list[list[Candidate]]:
@@ -140,7 +140,7 @@ class Redraw:
         set of each draw is unchanged: a live candidate's dominators all miss its draw's deadline."""
         import numpy as np
 
-        dominator = _dominators(self.cands, rented_counts(self.problem))
+        dominator = _dominators(self.problem, self.cands, rented_counts(self.problem))
         gpus = sorted(self.fastest)
         at = {g: j for j, g in enumerate(gpus)}
         # per GPU type (a row) and draw (a column): the draw's speed relative to the fastest drawn
@@ -357,10 +357,14 @@ def _run(h: Any) -> None:
         raise SolverError("the highs solver failed: HiGHS returned an error")
 
 
-def _dominators(cands: list[list[Candidate]], rented: RentedCounts) -> dict[int, Candidate | None]:
+def _dominators(problem: Problem, cands: list[list[Candidate]], rented: RentedCounts) -> dict[int, Candidate | None]:
     """Per candidate (by id), the fastest candidate that dominates it on cost (None: nothing does;
     usable.cost_dominators): the same at every speed, as a GPU type's candidates all scale alike."""
-    return {id(c): None if o is None else cs[o] for cs in cands for c, o in zip(cs, cost_dominators(cs, rented))}
+    return {
+        id(c): None if o is None else cs[o]
+        for k, cs in enumerate(cands)
+        for c, o in zip(cs, cost_dominators(cs, rented, timed(problem, k)))
+    }
 
 
 def signature(

@@ -18,7 +18,7 @@ from advisor.solve.constraints.gpu_count import rented_counts
 from advisor.solve.model import TIE_BREAK_USD_PER_HOUR
 from advisor.solve.reserved import pool_coefs
 from advisor.solve.scenario import Scenario
-from advisor.solve.usable import at_speed, cost_dominators, within
+from advisor.solve.usable import at_speed, cost_dominators, timed, within
 
 
 class SpeedColumns:
@@ -53,7 +53,7 @@ class SpeedColumns:
         self.dominator: dict[tuple[int, int], int | None] = {
             (k, i): o
             for k, cs in enumerate(m.cands)
-            for i, o in enumerate(cost_dominators(cs, rented_counts(m.problem)))
+            for i, o in enumerate(cost_dominators(cs, rented_counts(m.problem), timed(m.problem, k)))
         }
         self.rel: dict[str, float] | None = None
 

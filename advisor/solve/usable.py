@@ -16,6 +16,7 @@ from advisor.solve.problem import Candidate, Problem, ServeCandidate
 from advisor.solve.reserved import pool_key, pooling
 from advisor.solve.scenario import Scenario
 from advisor.solve.serving_bridge import serving_allowed
+from advisor.solve.settings import FLEET_JOBS
 
 Pooled = Callable[[Candidate], bool] | None  # does a candidate share reserved nodes (solve/reserved.py)
 
@@ -61,6 +62,7 @@ def usable_candidates(problem: Problem, sc: Scenario, faster_too: bool = False) 
                 rented_counts(problem),
                 frozenset(apart),
                 (lambda c: pool_key(problem, c) is not None) if pooling(problem) else None,
+                timed(problem, k),
             )
         out.append(list(hit))
     return out
@@ -116,12 +118,32 @@ def at_speed(c: Candidate, factor: float) -> Candidate:
     return out
 
 
+def timed(problem: Problem, k: int) -> bool:
+    """Does the time of class k's bought columns count in their dominance: it is one job with a
+    deadline, beside two or more such (they run at once or in turn on a bought GPU type: late_cuts.py),
+    in a workload of fewer than FLEET_JOBS jobs? Then a column on more GPUs that is faster may let the
+    jobs run in turn on fewer GPUs than a cheaper, slower one at once: three pretrains due in 45-55
+    days run on 48 H100 at 32, 16 and 32 GPUs ($1,695,532), where their cheapest columns (24, 16 and
+    16 GPUs) need 56 at once. Elsewhere cost dominance stands: a fleet's plan is proven within 1% (no
+    polish) and its columns would multiply; jobs with copies are not held by the late rows."""
+    single = sum(c.deadline is not None and c.multiplicity == 1 for c in problem.classes)
+    cls = problem.classes[k]
+    return (
+        cls.deadline is not None
+        and cls.multiplicity == 1
+        and single >= 3
+        and problem.job_count < FLEET_JOBS
+        and not problem.workload.allow_mixed
+    )
+
+
 def _cost_dominance(
     cands: list[Candidate],
     rented: RentedCounts = "fewer",
     any_speed: bool = False,
     apart: frozenset[tuple[str, str]] = frozenset(),
     pooled: Pooled = None,
+    timed: bool = False,
 ) -> Iterator[tuple[list[int], np.ndarray, np.ndarray]]:
     """Per (GPU, ownership) group with two or more candidates: (its indices in `cands`, its figures
     (count, GPU-hours, run cost, hours), the matrix whose row o, column c is True when o needs no
@@ -131,14 +153,16 @@ def _cost_dominance(
     speed that fits) is in no group, as its cost does not scale as the others' do; nor is a job that shares
     reserved nodes (`pooled`, solve/reserved.pool_key: its cost is its share of a pool, not its own); nor,
     for a (GPU, provider) in `apart` (an offer whose rate a scenario moves alone), is that offer's with the
-    others."""
+    others. `timed` (usable.timed): a bought candidate's planned time counts too."""
     groups: dict[tuple[str, str, int, str], list[int]] = {}
     for j, c in enumerate(cands):
         alone = c.commits and (any_speed or (pooled is not None and pooled(c)))
         provider = c.offer.offer.provider if c.offer is not None else ""
         own = provider if (c.gpu, provider) in apart else ""
         groups.setdefault((c.gpu, c.ownership, j if alone else -1, own), []).append(j)
-    figures = np.array([(c.count, c.gpu_hours, c.run_cost_usd, c.hours) for c in cands], dtype=float).reshape(-1, 4)
+    figures = np.array(
+        [(c.count, c.gpu_hours, c.run_cost_usd, c.hours, c.planned_hours) for c in cands], dtype=float
+    ).reshape(-1, 5)
     for members in groups.values():
         if len(members) < 2:
             continue
@@ -153,6 +177,8 @@ def _cost_dominance(
             count_ok = n[:, None] == n[None, :]
         le = count_ok & (gh[:, None] <= gh[None, :]) & (rc[:, None] <= rc[None, :])
         le &= (n[:, None] != n[None, :]) | (gh[:, None] != gh[None, :]) | (rc[:, None] != rc[None, :])
+        if timed and cands[members[0]].ownership == "buy":
+            le &= f[:, 4][:, None] <= f[:, 4][None, :]
         yield members, f, le
 
 
@@ -162,6 +188,7 @@ def undominated(
     rented: RentedCounts = "fewer",
     apart: frozenset[tuple[str, str]] = frozenset(),
     pooled: Pooled = None,
+    timed: bool = False,
 ) -> list[Candidate]:
     """Drop c' when a candidate of the same GPU and ownership needs no more GPUs (rented ones: a
     count as good for the fleet's size, `rented`), GPU-hours or run cost (the cost objective can
@@ -172,21 +199,21 @@ def undominated(
     if len(cands) < 2:
         return list(cands)
     dominated = np.zeros(len(cands), dtype=bool)
-    for members, f, le in _cost_dominance(cands, rented, faster_too, apart, pooled):
+    for members, f, le in _cost_dominance(cands, rented, faster_too, apart, pooled, timed):
         if faster_too:
             le &= f[:, 3][:, None] <= f[:, 3][None, :]
         dominated[members] = le.any(axis=0)
     return [c for c, d in zip(cands, dominated) if not d]
 
 
-def cost_dominators(cands: list[Candidate], rented: RentedCounts = "fewer") -> list[int | None]:
+def cost_dominators(cands: list[Candidate], rented: RentedCounts = "fewer", timed: bool = False) -> list[int | None]:
     """Per candidate, the index in `cands` of the fastest candidate of its GPU type and ownership
     that dominates it on cost (a count as good, no more GPU-hours or run cost, and not equal on all three; the
     first such in order on a tie of hours), or None. Cost dominance holds at every speed (a GPU
     type's candidates billed by use all scale alike; a commitment is left out, _cost_dominance), so
     speed models and robustness draws compute it once."""
     out: list[int | None] = [None] * len(cands)
-    for members, f, le in _cost_dominance(cands, rented, any_speed=True):
+    for members, f, le in _cost_dominance(cands, rented, any_speed=True, timed=timed):
         fastest = np.where(le, f[:, 3][:, None], np.inf).argmin(axis=0)  # first of the least hours
         has = np.asarray(le.any(axis=0), dtype=bool)
         for col, o in enumerate(fastest.tolist()):

@@ -11,16 +11,17 @@ GPU-hours alone (capacity_g_l) do not hold jobs of fixed sizes: two 24-GPU jobs 
 not 32 GPUs at once, and a 24-GPU job uses no free GPU beyond its 24. Two jobs whose planned times
 do not fit one after the other (the earlier deadline first) between the GPUs' arrival and the later
 deadline must run at once; those that fit may share GPUs in turn. Exact for two jobs; for three or
-more pairwise fits do not prove a schedule (docs/model.md §2.2): the deadline rows report each
-job's finish on finish_hours' earliest-deadline-first schedule of the plan's own sizes, so a miss
-shows as negative slack, never as a false finish day.
+more pairwise fits do not prove a schedule (docs/model.md §2.2): solve/late_cuts.py adds rows while
+finish_hours' earliest-deadline-first schedule of the plan's own sizes has a job late, and the
+deadline rows report each job's finish on that schedule, so a miss that escapes them (a job with
+copies beside others) shows as negative slack, never as a false finish day.
 """
 
 from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING
 
 import pulp
@@ -130,12 +131,21 @@ def clashes(problem: Problem, sol: Solution, sc: Scenario, g: str, n: int) -> li
 
 def finish_hours(problem: Problem, sol: Solution, sc: Scenario) -> dict[int, float]:
     """Per class with a deadline on bought GPUs, when its last copy is done (hours from today) on an
-    earliest-deadline-first list schedule of the plan's own sizes: each column's lanes start together
-    when that many of its type's bought GPUs are free, and run their copies in turn."""
+    earliest-deadline-first list schedule of the plan's own sizes (edf_finish)."""
+    return edf_finish(problem, sc, sol.bought, sol.assignment)
+
+
+def edf_finish(
+    problem: Problem, sc: Scenario, bought: Mapping[str, int], assignment: Iterable[tuple[Candidate, float]]
+) -> dict[int, float]:
+    """finish_hours of `bought` GPUs per type and an `assignment` of (column, copies): each column's
+    lanes start together when that many of its type's bought GPUs are free, and run their copies in
+    turn (the lazy rows of late_cuts.py read a solved model's values through it)."""
     out: dict[int, float] = {}
-    for g, n in sol.bought.items():
+    assignment = list(assignment)
+    for g, n in bought.items():
         blocks = []
-        for c, share in sol.assignment:
+        for c, share in assignment:
             if c.gpu == g and c.ownership == "buy" and runs_at_once(problem, sc, c.cls):
                 copies, turns = copies_held(share), in_turn(problem, sc, c)
                 lanes = math.ceil(copies / turns)
