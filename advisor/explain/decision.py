@@ -176,17 +176,27 @@ def expected_plan(problem: Problem, draws: Draws, settings: SolveSettings) -> So
     return None if violations(problem, sol) else sol
 
 
-def draw_options(problem: Problem, verdict: Verdict, settings: SolveSettings, seen: set) -> list[Option]:
-    """p80/p90 candidates: for the MOST_DRAW_PLANS most frequent (GPU, ownership) sets among the
-    robustness draws' optima, and for each GPU type alone, the cheapest plan at the catalog's figures."""
+def frequent_optima(answers: list, most: int = MOST_DRAW_PLANS) -> list[frozenset]:
+    """The `most` most frequent (GPU, ownership) sets among robustness draws' optima (`answers`:
+    Verdict.answers() or .answered()), most frequent first (ties by their sorted pairs)."""
     counts: dict[frozenset, int] = {}
-    for one in verdict.answers():
+    for one in answers:
         if one is not None and one[1] != (TIMED_OUT,):
             counts[one[0]] = counts.get(one[0], 0) + 1
-    ranked = sorted(counts, key=lambda k: (-counts[k], sorted(k)))[:MOST_DRAW_PLANS]
+    return sorted(counts, key=lambda k: (-counts[k], sorted(k)))[:most]
+
+
+def optimum_options(problem: Problem, keys: list[frozenset], settings: SolveSettings, seen: set) -> list[Option]:
+    """For each (GPU, ownership) set in `keys`, the cheapest plan at the catalog's figures on those pairs
+    alone, labelled as a draw optimum; plans already `seen` (first stages) are left out."""
+    wanted = [("draw optimum (" + " + ".join(f"{g} ({o})" for g, o in sorted(k)) + ")", k) for k in keys]
+    return _restricted_options(problem, wanted, settings, seen)
+
+
+def _restricted_options(
+    problem: Problem, wanted: list[tuple[str, frozenset]], settings: SolveSettings, seen: set
+) -> list[Option]:
     out = []
-    wanted = [("draw optimum (" + " + ".join(f"{g} ({o})" for g, o in sorted(k)) + ")", k) for k in ranked]
-    wanted += [(f"{g} alone", frozenset({(g, "buy"), (g, "rent")})) for g in usable_gpus(problem)]
     for label, keep in wanted:
         sol = restricted(problem, settings, keep=keep)
         if sol is None:
@@ -196,6 +206,14 @@ def draw_options(problem: Problem, verdict: Verdict, settings: SolveSettings, se
             seen.add(opt.first_stage)
             out.append(opt)
     return out
+
+
+def draw_options(problem: Problem, verdict: Verdict, settings: SolveSettings, seen: set) -> list[Option]:
+    """p80/p90 candidates: for the MOST_DRAW_PLANS most frequent (GPU, ownership) sets among the
+    robustness draws' optima, and for each GPU type alone, the cheapest plan at the catalog's figures."""
+    out = optimum_options(problem, frequent_optima(verdict.answers()), settings, seen)
+    alone = [(f"{g} alone", frozenset({(g, "buy"), (g, "rent")})) for g in usable_gpus(problem)]
+    return out + _restricted_options(problem, alone, settings, seen)
 
 
 def pick(options: list[Option], basis: str, draws: Draws, gap: float) -> Option:

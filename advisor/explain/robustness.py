@@ -151,6 +151,11 @@ class Verdict:
             self.known.update(zip(missing, got))
         return [self.known[i] for i in range(len(self.samples))]
 
+    def answered(self) -> list[tuple[frozenset, tuple, bool] | None]:
+        """The answers of the draws made so far (verdict() stops once settled), in order: what the
+        value of information reads without drawing more (explain/value_of_information.py)."""
+        return [self.known[i] for i in sorted(self.known)]
+
     def first_block(self) -> list[Callable[[], tuple[frozenset, tuple, bool] | None]]:
         """The first block's draws that no process has begun, as calls (all of them without begin())."""
         self.begun = self.early.rest() if self.early is not None else list(range(self.block))
@@ -228,6 +233,7 @@ class Verdict:
                 per_draw = self.cpu / max(self.drawn, 1)
                 got += parallel.run(lambda i: self.draw(idx[i]), len(idx), work_s=per_draw * len(idx))
                 for one in got:
+                    self.known.setdefault(len(got_all), one)
                     got_all.append(one)
                     held += _held(one, chosen)
                     step()
