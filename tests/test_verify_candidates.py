@@ -33,7 +33,6 @@ def llama405b():
 def test_verify_prices_the_alternative_the_headline_names(llama405b):
     _, d = llama405b
     assert "MI300X" in d["robustness"]["alternatives"][0]["purchase"]
-    assert d["decision"]["candidates"] == 1  # the decision itself compared one plan: the MI300X came from the draws
     listed = {v["input"]: v for v in d["decision"]["verify"]}
     assert listed["speed:mi300x"]["evpi_usd"] > 0
     assert "AMD Instinct MI300X (rent) is cheaper" in listed["speed:mi300x"]["message"]

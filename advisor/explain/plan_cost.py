@@ -138,3 +138,14 @@ class PlanCost:
     def point(self) -> float:
         """The cost at every factor 1: the plan's own present value."""
         return self.fixed + sum(self.buy.values()) + sum(t.usd for t in self.terms)
+
+
+def offer_bands(problem: Problem) -> dict[tuple[str, str], LogDist]:
+    """The rate band of every rental offer the problem's candidates (jobs' and replicas') rent on, by
+    (GPU, provider): what the expected basis re-solves each offer at (explain/draws.Prices)."""
+    out: dict[tuple[str, str], LogDist] = {}
+    for c in [c for cs in problem.candidates for c in cs] + [c for cs in problem.serve_candidates for c in cs]:
+        opt = getattr(c, "offer", None)
+        if c.ownership == "rent" and opt is not None:
+            out[(c.gpu, opt.offer.provider)] = rate_dist(opt.offer)
+    return out
