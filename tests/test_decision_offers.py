@@ -39,6 +39,12 @@ def community():
     return _planned("community_rate_near_break_even.yaml", "community_rate_catalog.yaml")
 
 
+@pytest.fixture(scope="module")
+def commitment():
+    """8 A100 40GB for ~330 days: a 1-year reservation ($2.83) or on demand ($3.27)."""
+    return _planned("commitment.yaml", "commitment_catalog.yaml")
+
+
 def _held_and_evpi(p, d, decided, gpu: str, which: str) -> tuple[float, float]:
     """(the share of the verdict's draws in which the chosen plan costs least among the decision's
     plans, the EVPI of `gpu`'s rate ('rent') or speed ('speed') over those plans by substitution)."""
@@ -96,3 +102,20 @@ def test_a_draw_renting_the_other_offer_does_not_hold_and_the_rate_is_priced(com
     assert "on RunPod (Community, H100 SXM)" in d["robustness"]["alternatives"][0]["purchase"]
     (item,) = [v for v in d["decision"]["verify"] if v["input"] == "rental_rate:h100-sxm"]
     assert item["evpi_usd"] == pytest.approx(evpi, rel=1e-6)
+
+
+def test_a_commitment_is_weighed_with_its_second_term(commitment):
+    """The expected basis compares the plan with the commitments left out (on demand) against the
+    reservation, whose job spills into a second year in some draws: on demand has the lower mean."""
+    p, d, decided = commitment
+    assert [o.label for o in decided.options] == ["point", "a100-40gb-sxm without commitments"]
+    assert "on demand" in d["purchase"][0]["provider"]
+    draws = shared_draws(p.problem, 200, SEED)
+    res, od = (o.cost.at(draws) for o in decided.options)
+    assert od.mean() < res.mean()
+    assert (res > res.min() * 1.5).mean() > 0.05  # the reservation's second term: a step in some draws
+    held, evpi = _held_and_evpi(p, d, decided, "a100-40gb-sxm", "speed")
+    assert d["robustness"]["holds_share"] == pytest.approx(held, abs=1e-9)
+    assert held < 0.5  # the reservation is cheaper whenever the job fits its year
+    (item,) = [v for v in d["decision"]["verify"] if v["input"] == "speed:a100-40gb-sxm"]
+    assert item["evpi_usd"] == pytest.approx(evpi, rel=1e-6) and evpi > 1000

@@ -10,7 +10,9 @@ with deadlines held at the workload's confidence as in every solve:
   draws, and a plan's cost is nearly linear in the drawn factors (explain/plan_cost.py), so the
   sample-average objective is close to the MILP's objective at the draws' mean factors: purchase
   prices x mean(b), rents x mean(r / s), each rented offer at its own band's mean. That is one
-  re-solve (`Scenario.buy_factor`, `rent_factor`, `offer_factor`). The energy of owned
+  re-solve (`Scenario.buy_factor`, `rent_factor`, `offer_factor`); a commitment's flat cost (a second
+  term when the job runs past the first) is a step no mean shows, so the plans with the point plan's
+  commitments left out and forced are candidates too (explain/offer_options.py). The energy of owned
   jobs, which scales with mean(1 / s), is left at the estimate there, and a candidate is kept only
   if its mean cost over the draws, energy included, beats the point plan's by more than the solve's
   gap (bench/decision.py compares with the exact sample-average MILP).
@@ -34,7 +36,7 @@ from typing import TYPE_CHECKING, Any
 from advisor.contract.decision import Z_SWITCH
 from advisor.contract.numbers import cents
 from advisor.explain.draws import Draws, Prices, joint_draws, shared_draws, usable_gpus
-from advisor.explain.offer_options import Offer, offers_of, on_offers, profiles
+from advisor.explain.offer_options import Offer, commitment_splits, offers_of, on_offers, profiles
 from advisor.explain.plan_cost import PlanCost, offer_bands
 from advisor.explain.ranges import SEED
 from advisor.explain.scores import QUANTILES, quantile, score, standard_error
@@ -246,6 +248,8 @@ def decide(problem: Problem, point: Solution, settings: SolveSettings, verdict: 
 
     if spec.basis != "point":
         add("expected", expected_plan(problem, draws, settings.but(polish=False)))
+        for label, left_out in commitment_splits(problem, point):  # a commitment's term: a step no mean sees
+            add(label, restricted(problem, settings.but(polish=False), offers=left_out))
     if spec.basis in QUANTILES:
         if sum(map(len, problem.candidates)) * draws.n <= CVAR_TERMS:
             from advisor.explain.saa import saa_plan  # (p80/p90 only: not imported by every plan)

@@ -6,7 +6,9 @@ way of billing keep their order in every draw, and a plan on the dearer never wi
 differ in a draw only when their bands differ (a low-confidence rate against a firmer one: the
 expected basis weighs each at its own band's mean, explain/draws.Prices) or when one is a commitment
 (billed by the term: a job that runs past it pays a second, a step the mean-factor re-solve cannot
-see). So: without each offer a plan rents whose GPU type has an offer of another profile (verify).
+see). So: per rented GPU type of a plan, the cheapest plan with its commitments left out and with
+them forced (decision), and without each offer it rents whose GPU type has an offer of another
+profile (verify).
 """
 
 from __future__ import annotations
@@ -34,6 +36,19 @@ def profiles(problem: Problem) -> dict[Offer, tuple[str, bool]]:
         opt = getattr(c, "offer", None)
         if c.ownership == "rent" and opt is not None:
             out[(c.gpu, opt.offer.provider)] = (str(opt.offer.confidence), opt.offer.term_hours is not None)
+    return out
+
+
+def commitment_splits(problem: Problem, sol: Solution) -> list[tuple[str, frozenset[Offer]]]:
+    """(label, offers to leave out) per GPU type `sol` rents that has both commitments and offers
+    billed by use: the cheapest plan with its commitments left out, and with them forced."""
+    every = profiles(problem)
+    out = []
+    for g in sorted({g for g, _ in offers_of(sol)}):
+        mine = {o: commits for o, (_, commits) in every.items() if o[0] == g}
+        if len(set(mine.values())) == 2:
+            out.append((f"{g} without commitments", frozenset(o for o, c in mine.items() if c)))
+            out.append((f"{g} on commitments only", frozenset(o for o, c in mine.items() if not c)))
     return out
 
 
