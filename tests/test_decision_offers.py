@@ -76,7 +76,7 @@ def test_the_expected_basis_prices_each_offer_at_its_own_band(community):
     p, d, decided = community
     draws = shared_draws(p.problem, 200, SEED)
     j = draws.column("h100-sxm")
-    prices = Prices.of(draws, offer_bands(p.problem))
+    prices = Prices.of(draws, offer_bands(p.problem, {"h100-sxm"}))
     usd = {}
     for name in ("RunPod (Community", "Nebius (8x"):
         offer = next(

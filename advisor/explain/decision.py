@@ -152,10 +152,12 @@ def restricted(
     return None if offers_of(sol) & offers else sol
 
 
-def expected_plan(problem: Problem, draws: Draws, settings: SolveSettings) -> Solution | None:
+def expected_plan(problem: Problem, draws: Draws, settings: SolveSettings, rented: set[str]) -> Solution | None:
     """The sample-average plan: the MILP at the draws' mean price factors (deadlines at the
-    workload's confidence), costed back at the catalog's figures; None if it breaks a limit there."""
-    sol = solve(problem, Prices.of(draws, offer_bands(problem)).on(baseline(problem)), settings)
+    workload's confidence; each offer of the GPU types in `rented`, the point plan's, at its own band's
+    mean: a re-solve with offers priced apart builds its own model), costed back at the catalog's
+    figures; None if it breaks a limit there."""
+    sol = solve(problem, Prices.of(draws, offer_bands(problem, rented)).on(baseline(problem)), settings)
     if not sol.feasible:
         return None
     sol = at_catalog_figures(problem, sol)
@@ -240,6 +242,7 @@ def decide(problem: Problem, point: Solution, settings: SolveSettings, verdict: 
     settings = settings.but(tally=settings.tally or SolveTally())
     options = [Option.of(problem, "point", point)]
     seen = {options[0].key}
+    rented = {g for g, own in options[0].pairs if own == "rent"}
 
     def add(label: str, sol: Solution | None) -> None:
         if sol is not None and (opt := Option.of(problem, label, sol)).key not in seen:
@@ -247,7 +250,7 @@ def decide(problem: Problem, point: Solution, settings: SolveSettings, verdict: 
             seen.add(opt.key)
 
     if spec.basis != "point":
-        add("expected", expected_plan(problem, draws, settings.but(polish=False)))
+        add("expected", expected_plan(problem, draws, settings.but(polish=False), rented))
         for label, left_out in commitment_splits(problem, point):  # a commitment's term: a step no mean sees
             add(label, restricted(problem, settings.but(polish=False), offers=left_out))
     if spec.basis in QUANTILES:
@@ -265,7 +268,7 @@ def decide(problem: Problem, point: Solution, settings: SolveSettings, verdict: 
         options += draw_options(problem, verdict, settings, seen)
     chosen = pick(options, spec.basis, draws, settings.gap_for(problem))
     if chosen.label == "expected" and settings.polishes(problem):  # the plan itself, with the idle-GPU polish
-        polished = expected_plan(problem, draws, settings)
+        polished = expected_plan(problem, draws, settings, rented)
         if polished is not None:
             chosen.sol, chosen.cost = polished, PlanCost.of(problem, polished)
     out = Decided(
@@ -274,7 +277,7 @@ def decide(problem: Problem, point: Solution, settings: SolveSettings, verdict: 
         draws,
         spec.basis,
         verdict=verdict,
-        prices=None if chosen is options[0] else Prices.of(draws, offer_bands(problem)),
+        prices=None if chosen is options[0] else Prices.of(draws, offer_bands(problem, rented)),
     )
     out.record = record(problem, out, options[0])
     return out
