@@ -119,3 +119,22 @@ def test_a_commitment_is_weighed_with_its_second_term(commitment):
     assert held < 0.5  # the reservation is cheaper whenever the job fits its year
     (item,) = [v for v in d["decision"]["verify"] if v["input"] == "speed:a100-40gb-sxm"]
     assert item["evpi_usd"] == pytest.approx(evpi, rel=1e-6) and evpi > 1000
+
+
+def test_a_break_even_quotes_the_offer_at_its_own_expected_rate(community):
+    """The plan chosen on expected cost is explained at the expected prices: the Nebius rate's rise is
+    quoted at Nebius's own band's mean (medium confidence), not at the H100's type-wide one (RunPod's
+    low band, ~9% above its point), and that expected rate, risen, meets RunPod's expected rate."""
+    p, d, _ = community
+    draws = shared_draws(p.problem, 200, SEED)
+    j = draws.column("h100-sxm")
+    (rise,) = [b for b in d["sensitivity"]["break_even"] if b["direction"] == "rise" and b["ownership"] == "rent"]
+    assert rise["provider"].startswith("Nebius")
+    means = {}
+    for name in ("RunPod (Community", "Nebius (8x"):
+        offer = next(
+            c.offer.offer for cs in p.problem.candidates for c in cs if c.offer and name in c.offer.offer.provider
+        )
+        means[name] = offer.usd_per_gpu_hour * rate_dist(offer).factors_at(draws.rent_z[:, j]).mean()
+    assert rise["price"] == pytest.approx(means["Nebius (8x"] * rise["factor"], abs=0.01)
+    assert rise["price"] == pytest.approx(means["RunPod (Community"], rel=0.01)

@@ -354,26 +354,24 @@ class Prices:
     buy: dict[str, float]
     rent: dict[str, float]
     rate: dict[str, float]
-    # (GPU, provider) -> the offer's mean(r / s) over its type's `rent`: each offer at its own band's
-    # mean (a low-confidence rate's wider band lifts its mean), where it differs from the type's
+    # (GPU, provider) -> the offer's mean(r / s) over its type's `rent`, and its own mean(r): each offer
+    # at its own band's mean (a low-confidence band's is higher), where it differs from the type's
     offer: dict[tuple[str, str], float] = field(default_factory=dict)
+    offer_rate: dict[tuple[str, str], float] = field(default_factory=dict)
 
     @classmethod
     def of(cls, draws: Draws, bands: Mapping[tuple[str, str], LogDist] | None = None) -> Prices:
         """The draws' mean factors; `bands`: the rate band of each rented offer (GPU, provider)."""
         rent = {g: float((draws.rent[:, j] / draws.speed[:, j]).mean()) for j, g in enumerate(draws.gpus)}
-        offer = {}
+        offer, offer_rate = {}, {}
         for (g, provider), band in sorted((bands or {}).items()):
             if g in rent and draws.rent_z is not None:
-                mean = float((draws.factors(band, g, "rent") / draws.speed[:, draws.column(g)]).mean())
+                r = draws.factors(band, g, "rent")
+                mean = float((r / draws.speed[:, draws.column(g)]).mean())
                 if abs(mean / rent[g] - 1.0) > SAME_FACTOR:
-                    offer[(g, provider)] = mean / rent[g]
-        return cls(
-            {g: float(draws.buy[:, j].mean()) for j, g in enumerate(draws.gpus)},
-            rent,
-            {g: float(draws.rent[:, j].mean()) for j, g in enumerate(draws.gpus)},
-            offer,
-        )
+                    offer[(g, provider)], offer_rate[(g, provider)] = mean / rent[g], float(r.mean())
+        buy = {g: float(draws.buy[:, j].mean()) for j, g in enumerate(draws.gpus)}
+        return cls(buy, rent, {g: float(draws.rent[:, j].mean()) for j, g in enumerate(draws.gpus)}, offer, offer_rate)
 
     def on(self, sc: Scenario) -> Scenario:
         """`sc` with these prices under its own price factors (factors multiply)."""
@@ -386,6 +384,9 @@ class Prices:
             offer_factor={**sc.offer_factor, **offer},
         )
 
-    def expected(self, gpu: str, ownership: str) -> float:
-        """The expected price / catalog price of `gpu` bought or rented (the words' 'expected $X')."""
+    def expected(self, gpu: str, ownership: str, provider: str | None = None) -> float:
+        """The expected price / catalog price of `gpu` bought or rented (on `provider`'s offer, when
+        given): the words' 'expected $X'."""
+        if ownership == "rent" and provider is not None and (gpu, provider) in self.offer_rate:
+            return self.offer_rate[gpu, provider]
         return (self.rate if ownership == "rent" else self.buy).get(gpu, 1.0)
