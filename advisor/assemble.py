@@ -169,7 +169,7 @@ class _Explained:
 
         # the robustness verdict's first block of draws (always drawn) joins them: the queue deals the
         # longest first (price break-evens, the speed bisections), then marginal values and the draws
-        verdict = self.verdict or Verdict(problem, settings)
+        self.verdict = verdict = self.verdict or Verdict(problem, settings)
         draws = verdict.first_block()  # those an early start (plan.plan) has not begun
         got = parallel.gather(tasks + draws, work_s=WORK_PER_ALTERNATIVES * alternatives_s, state=state, merge=merge)
         price, *speed, marginal = got[: len(tasks)]
@@ -219,13 +219,15 @@ def assemble(
     decision: JSONObject | None = None,
     prices: Prices | None = None,
     other_ownership: bool = True,
+    verify: Callable[[Verdict | None], list[JSONObject]] | None = None,
 ) -> Plan:
     """The Plan of `sol`, with the explanations `explain` asks for (plan.plan's levels). `verdict`:
     the robustness verdict of `problem` under `settings`, its draws begun before `sol` was solved
     (Verdict.begin in plan.plan); None: drawn here. `decision`: how `sol` was chosen
     (explain/decision.py), the plan's `decision` key; `prices`: the expected prices it was chosen at,
     which the sensitivity re-solves use (None: the catalog's). `other_ownership`: False leaves out
-    the plan of the other way to own (plan.plan's)."""
+    the plan of the other way to own (plan.plan's). `verify`: the decision's inputs worth verifying
+    (explain/value_of_information.verify), given the robustness draws once they are made."""
     level = explain_level(explain)
     why = _Explained(problem, sol, objective, settings, level, verdict, prices, other_ownership)
     jobs = plan_jobs(problem, sol)
@@ -243,6 +245,8 @@ def assemble(
     )
     data["assumptions"]["uncertainty"] = uncertainty_basis()
     if decision is not None:
+        if verify is not None:  # after the draws: their optima are among the plans it prices
+            decision["verify"] = verify(why.verdict)
         data["decision"] = decision
     data = _in_cents(rounded(data), sol)
     result = Plan.build(data)  # validated only under GPU_ADVISOR_CHECK_PLANS (the tests): contract/base.py

@@ -9,6 +9,7 @@ like a dict, so a script reads plan["total_cost_usd"] the same way it reads `adv
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Callable
 from typing import Any
 
 from advisor.assemble import (
@@ -23,7 +24,7 @@ from advisor.data.bounds import check_workload_size
 from advisor.data.catalog import Catalog, load_catalog
 from advisor.data.rules import RuleSet, load_rules
 from advisor.errors import InputError
-from advisor.explain.decision import decide
+from advisor.explain.decision import Decided, decide
 from advisor.explain.robustness import Verdict, range_points
 from advisor.explain.tradeoffs import cost_time_points, value_points
 from advisor.explain.value_of_information import verify
@@ -113,8 +114,6 @@ def plan(
             sol = decided.chosen
             check(problem, sol)
             plan_chosen(sol.objective_usd, sol.solver.get("gap"))  # the progress line's best: the plan printed
-            if level == "full":  # which inputs to verify first, by the value of knowing them
-                decided.record["verify"] = verify(problem, decided, settings.explaining(problem))
         with stage("explaining"):  # named on the CLI's progress line (solve/run.py)
             result = assemble(
                 problem,
@@ -126,6 +125,8 @@ def plan(
                 decision=decided.record if decided is not None else None,
                 prices=decided.prices if decided is not None else None,
                 other_ownership=other_ownership,
+                # which inputs to verify first, by the value of knowing them (after the robustness draws)
+                verify=_verifier(problem, decided, settings) if decided is not None and level == "full" else None,
             )
     finally:
         if verdict is not None:
@@ -133,6 +134,11 @@ def plan(
     if charts:
         result.chart_data = chart_data(problem, settings)
     return result
+
+
+def _verifier(problem: Problem, decided: Decided, settings: SolveSettings) -> Callable[[Verdict | None], list]:
+    """decision.verify as assemble calls it, once the robustness draws are made."""
+    return lambda drawn: verify(problem, decided, settings.explaining(problem), drawn)
 
 
 def chart_data(problem: Problem, settings: SolveSettings) -> dict[str, Any]:

@@ -124,16 +124,3 @@ def test_alternatives_are_counted_on_the_pairs_a_hold_is_counted_on():
     assert describe_group(sigs, {"mi300x": "AMD Instinct MI300X"}) == "47–52× AMD Instinct MI300X (rent)"
     mixed = [(("h100-sxm", "rent", 8), ("mi300x", "rent", 40)), (("h100-sxm", "rent", 8), ("mi300x", "rent", 44))]
     assert describe_group(mixed) == "8× h100-sxm (rent) + 40–44× mi300x (rent)"
-
-
-@pytest.mark.slow
-def test_a_verdict_groups_its_alternatives_by_pairs():
-    """The review's serve-and-fine-tune plan (54 MI300X replicas and a fine-tune on 8 H100) holds in
-    29% of draws; its alternatives were 47x, 48x, 50x and 52x MI300X at 2% each. Each alternative is
-    now a distinct set of (GPU, ownership) pairs, and the first one the message names is the largest."""
-    p = advisor.plan(str(Path(__file__).parent / "data" / "review13" / "serve_and_finetune.yaml"), as_of=AS_OF)
-    r = p["robustness"]
-    pairs = [frozenset(part.split("× ", 1)[1] for part in a["purchase"].split(" + ")) for a in r["alternatives"]]
-    assert len(pairs) == len(set(pairs)) and r["holds_share"] < 0.8
-    assert r["alternatives"][0]["share"] == max(a["share"] for a in r["alternatives"])
-    assert f"otherwise {r['alternatives'][0]['purchase']}" in r["message"]

@@ -9,15 +9,17 @@ with deadlines held at the workload's confidence as in every solve:
   which GPU types and offers are rented, every job's configuration) is one decision shared by all
   draws, and a plan's cost is nearly linear in the drawn factors (explain/plan_cost.py), so the
   sample-average objective is close to the MILP's objective at the draws' mean factors: purchase
-  prices x mean(b), rents x mean(r / s) at each GPU type's type-wide rate (each offer's own band and a
-  commitment's flat cost are in the draw-by-draw costs the plans are then compared on). That is one re-solve (`Scenario.buy_factor`, `rent_factor`); the
-  energy of owned jobs, which scales with mean(1 / s), is left at the estimate there, and the plan
-  is kept only if its mean cost over the draws, energy included, beats the point plan's by more
-  than the solve's gap (bench/decision.py compares with the exact sample-average MILP).
+  prices x mean(b), rents x mean(r / s), each rented offer at its own band's mean. That is one
+  re-solve (`Scenario.buy_factor`, `rent_factor`, `offer_factor`); a commitment's flat cost (a second
+  term when the job runs past the first) is a step no mean shows, so the plans with the point plan's
+  commitments left out and forced are candidates too (explain/offer_options.py). The energy of owned
+  jobs, which scales with mean(1 / s), is left at the estimate there, and a candidate is kept only
+  if its mean cost over the draws, energy included, beats the point plan's by more than the solve's
+  gap (bench/decision.py compares with the exact sample-average MILP).
 * p80 / p90: the least 80th / 90th percentile of cost among candidate plans: the point plan, the
   expected plan, the plan of least mean cost over the worst 20% / 10% of draws (CVaR, a linear
   program: explain/saa.py; it finds the hedged mixes of GPU types a single re-solve cannot), the
-  cheapest plan on the (GPU, ownership) pairs of each robustness draw's optimum, and each GPU type
+  cheapest plan on the pairs and rental offers of each robustness draw's optimum, and each GPU type
   alone; each at the catalog's figures, then costed in every draw. The exact quantile MILP (one
   binary per draw) is the benchmark's reference (bench/decision.py), not run here.
 * point: the optimum at the catalog's figures and the estimates (the plan as solved).
@@ -28,17 +30,16 @@ measured on FRESH_DRAWS fresh draws (another seed) that played no part in the ch
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
-
-import numpy as np
 
 from advisor.contract.decision import Z_SWITCH
 from advisor.contract.numbers import cents
 from advisor.explain.draws import Draws, Prices, joint_draws, shared_draws, usable_gpus
-from advisor.explain.plan_cost import PlanCost
+from advisor.explain.offer_options import Offer, commitment_splits, offers_of, on_offers, profiles
+from advisor.explain.plan_cost import PlanCost, offer_bands
 from advisor.explain.ranges import SEED
+from advisor.explain.scores import QUANTILES, quantile, score, standard_error
 from advisor.solve.costing import plan_costs
 from advisor.solve.milp import solve
 from advisor.solve.model import Model
@@ -55,9 +56,7 @@ if TYPE_CHECKING:
 FRESH_SEED = 61  # the fresh draws the price of robustness is measured on (never used to choose)
 FRESH_DRAWS = 2000
 EXCLUDED = 1e3  # a price factor that keeps a (GPU, ownership) pair out of a restricted re-solve
-QUANTILES = {"p80": 0.8, "p90": 0.9}
 MOST_DRAW_PLANS = 8  # p80/p90: the most frequent draw optima re-solved as candidates
-BOOTSTRAP, BOOTSTRAP_SEED = 200, 7  # resamples (and their seed) for a quantile's standard error
 CVAR_TERMS = 1_000_000  # p80/p90: the CVaR plan is a candidate when candidate columns x draws is at most this
 
 Pair = tuple[str, str]  # (GPU id, "buy" | "rent")
@@ -85,6 +84,11 @@ class Option:
     def pairs(self) -> frozenset[Pair]:
         return pairs_of(self.sol)
 
+    @property
+    def key(self) -> tuple:
+        """What tells two candidates apart: the purchase and the offers rented on."""
+        return self.first_stage, offers_of(self.sol)
+
 
 @dataclass
 class Decided:
@@ -102,30 +106,6 @@ class Decided:
     @property
     def chosen_option(self) -> Option:
         return next(o for o in self.options if o.sol is self.chosen)
-
-
-def score(costs: np.ndarray, basis: str) -> float:
-    """A plan's figure of merit over the draws: its mean cost, or its cost quantile (p80, p90)."""
-    return quantile(costs, QUANTILES[basis]) if basis in QUANTILES else float(costs.mean())
-
-
-def quantile(values: np.ndarray, q: float) -> float:
-    """`float(np.quantile(values, q))` for a 1-D array, to the bit (numpy's default 'linear' method,
-    its interpolation written the same way), without what np.quantile imports on first use
-    (numpy.ma: ~5 ms of a cold `advisor plan`)."""
-    ordered = np.sort(np.asarray(values, dtype=float))
-    n = len(ordered)
-    if n == 0:
-        raise ValueError("quantile of no values")
-    if ordered[-1] != ordered[-1]:  # a NaN sorts last: numpy's quantile is NaN then
-        return float("nan")
-    at = (n - 1) * q
-    below, above = math.floor(at), math.floor(at) + 1
-    if at >= n - 1:  # numpy interpolates the last value with itself (index -1): inf then gives NaN too
-        below = above = -1
-    a, b, t = float(ordered[below]), float(ordered[above]), at - below
-    diff = b - a
-    return b - diff * (1 - t) if t >= 0.5 else a + diff * t
 
 
 def at_catalog_figures(problem: Problem, sol: Solution) -> Solution:
@@ -150,52 +130,90 @@ def at_catalog_figures(problem: Problem, sol: Solution) -> Solution:
 
 
 def restricted(
-    problem: Problem, settings: SolveSettings, keep: frozenset[Pair] | None = None, drop: frozenset[Pair] = frozenset()
+    problem: Problem,
+    settings: SolveSettings,
+    keep: frozenset[Pair] | None = None,
+    drop: frozenset[Pair] = frozenset(),
+    offers: frozenset[Offer] = frozenset(),
 ) -> Solution | None:
-    """The cheapest plan at the catalog's figures using only the pairs in `keep` (None: any) and none in
-    `drop`; None when there is none. Pairs are kept out by pricing them EXCLUDED times dearer."""
+    """The cheapest plan at the catalog's figures using only the pairs in `keep` (None: any), none in
+    `drop`, and none of the rental `offers` (GPU, provider); None when there is none. Pairs and offers
+    are kept out by pricing them EXCLUDED times dearer."""
     buy: dict[str, float] = {}
     rent: dict[str, float] = {}
     for g in usable_gpus(problem):
         for own, factors in (("buy", buy), ("rent", rent)):
             if (keep is not None and (g, own) not in keep) or (g, own) in drop:
                 factors[g] = EXCLUDED
-    sol = solve(problem, baseline(problem).but(buy_factor=buy, rent_factor=rent), settings)
+    sc = baseline(problem).but(buy_factor=buy, rent_factor=rent, offer_factor=dict.fromkeys(offers, EXCLUDED))
+    sol = solve(problem, sc, settings)
     if not sol.feasible or (keep is not None and not pairs_of(sol) <= keep) or pairs_of(sol) & drop:
         return None
-    return sol
+    return None if offers_of(sol) & offers else sol
 
 
-def expected_plan(problem: Problem, draws: Draws, settings: SolveSettings) -> Solution | None:
+def expected_plan(problem: Problem, draws: Draws, settings: SolveSettings, rented: set[str]) -> Solution | None:
     """The sample-average plan: the MILP at the draws' mean price factors (deadlines at the
-    workload's confidence), costed back at the catalog's figures; None if it breaks a limit there."""
-    sol = solve(problem, Prices.of(draws).on(baseline(problem)), settings)
+    workload's confidence; each offer of the GPU types in `rented`, the point plan's, at its own band's
+    mean: a re-solve with offers priced apart builds its own model), costed back at the catalog's
+    figures; None if it breaks a limit there."""
+    sol = solve(problem, Prices.of(draws, offer_bands(problem, rented)).on(baseline(problem)), settings)
     if not sol.feasible:
         return None
     sol = at_catalog_figures(problem, sol)
     return None if violations(problem, sol) else sol
 
 
-def draw_options(problem: Problem, verdict: Verdict, settings: SolveSettings, seen: set) -> list[Option]:
-    """p80/p90 candidates: for the MOST_DRAW_PLANS most frequent (GPU, ownership) sets among the
-    robustness draws' optima, and for each GPU type alone, the cheapest plan at the catalog's figures."""
-    counts: dict[frozenset, int] = {}
-    for one in verdict.answers():
+def frequent_optima(answers: list, most: int = MOST_DRAW_PLANS) -> list[tuple[frozenset, frozenset]]:
+    """The `most` most frequent (pairs, rental offers) among robustness draws' optima (`answers`:
+    Verdict.answers() or .answered()), most frequent first (ties by their sorted pairs and offers)."""
+    counts: dict[tuple[frozenset, frozenset], int] = {}
+    for one in answers:
         if one is not None and one[1] != (TIMED_OUT,):
-            counts[one[0]] = counts.get(one[0], 0) + 1
-    ranked = sorted(counts, key=lambda k: (-counts[k], sorted(k)))[:MOST_DRAW_PLANS]
+            counts[one[0], one[3]] = counts.get((one[0], one[3]), 0) + 1
+    return sorted(counts, key=lambda k: (-counts[k], sorted(k[0]), sorted(k[1])))[:most]
+
+
+def optimum_options(
+    problem: Problem, keys: list[tuple[frozenset, frozenset]], settings: SolveSettings, seen: set
+) -> list[Option]:
+    """For each (pairs, offers) in `keys`, the cheapest plan at the catalog's figures on those pairs
+    alone, renting on those offers alone; plans already `seen` (Option.key) are left out."""
+    every = profiles(problem)
+    wanted = [
+        (
+            "draw optimum (" + " + ".join(f"{g} ({o})" for g, o in sorted(k)) + ")",
+            k,
+            frozenset(o for o in every if (o[0], "rent") in k and o not in on),
+        )
+        for k, on in keys
+    ]
+    return _restricted_options(problem, wanted, settings, seen)
+
+
+def _restricted_options(
+    problem: Problem, wanted: list[tuple[str, frozenset, frozenset]], settings: SolveSettings, seen: set
+) -> list[Option]:
     out = []
-    wanted = [("draw optimum (" + " + ".join(f"{g} ({o})" for g, o in sorted(k)) + ")", k) for k in ranked]
-    wanted += [(f"{g} alone", frozenset({(g, "buy"), (g, "rent")})) for g in usable_gpus(problem)]
-    for label, keep in wanted:
-        sol = restricted(problem, settings, keep=keep)
+    for label, keep, offers in wanted:
+        sol = restricted(problem, settings, keep=keep, offers=offers)
         if sol is None:
             continue
         opt = Option.of(problem, label, sol)
-        if opt.first_stage not in seen:
-            seen.add(opt.first_stage)
+        if opt.key not in seen:
+            seen.add(opt.key)
             out.append(opt)
     return out
+
+
+def draw_options(problem: Problem, verdict: Verdict, settings: SolveSettings, seen: set) -> list[Option]:
+    """p80/p90 candidates: for the MOST_DRAW_PLANS most frequent (GPU, ownership) sets among the
+    robustness draws' optima, and for each GPU type alone, the cheapest plan at the catalog's figures."""
+    out = optimum_options(problem, frequent_optima(verdict.answers()), settings, seen)
+    alone: list[tuple[str, frozenset, frozenset]] = [
+        (f"{g} alone", frozenset({(g, "buy"), (g, "rent")}), frozenset()) for g in usable_gpus(problem)
+    ]
+    return out + _restricted_options(problem, alone, settings, seen)
 
 
 def pick(options: list[Option], basis: str, draws: Draws, gap: float) -> Option:
@@ -214,19 +232,6 @@ def pick(options: list[Option], basis: str, draws: Draws, gap: float) -> Option:
     return options[best]
 
 
-def standard_error(a: np.ndarray, b: np.ndarray, basis: str) -> float:
-    """The standard error of score(a) - score(b) over the same draws: of the paired mean difference,
-    or for a quantile by BOOTSTRAP seeded resamples of the draws."""
-    n = len(a)
-    if basis not in QUANTILES:
-        return float(np.std(a - b, ddof=1) / np.sqrt(n)) if n > 1 else 0.0
-    rng = np.random.default_rng(BOOTSTRAP_SEED)
-    picks = rng.integers(0, n, size=(BOOTSTRAP, n))
-    q = QUANTILES[basis]
-    diffs = np.quantile(a[picks], q, axis=1) - np.quantile(b[picks], q, axis=1)
-    return float(np.std(diffs, ddof=1))
-
-
 def decide(problem: Problem, point: Solution, settings: SolveSettings, verdict: Verdict | None = None) -> Decided:
     """The plan chosen on the workload's decision basis from the point plan `point` (feasible), with its
     record. `verdict`: the robustness draws (p80/p90 read their optima; made here when None)."""
@@ -236,15 +241,18 @@ def decide(problem: Problem, point: Solution, settings: SolveSettings, verdict: 
     # from the plan's own, so the progress line never shows their cost as the plan's (solve/run.count_solve)
     settings = settings.but(tally=settings.tally or SolveTally())
     options = [Option.of(problem, "point", point)]
-    seen = {options[0].first_stage}
+    seen = {options[0].key}
+    rented = {g for g, own in options[0].pairs if own == "rent"}
 
     def add(label: str, sol: Solution | None) -> None:
-        if sol is not None and signature(problem, sol.bought, sol.assignment, sol.serving) not in seen:
-            options.append(Option.of(problem, label, sol))
-            seen.add(options[-1].first_stage)
+        if sol is not None and (opt := Option.of(problem, label, sol)).key not in seen:
+            options.append(opt)
+            seen.add(opt.key)
 
     if spec.basis != "point":
-        add("expected", expected_plan(problem, draws, settings.but(polish=False)))
+        add("expected", expected_plan(problem, draws, settings.but(polish=False), rented))
+        for label, left_out in commitment_splits(problem, point):  # a commitment's term: a step no mean sees
+            add(label, restricted(problem, settings.but(polish=False), offers=left_out))
     if spec.basis in QUANTILES:
         if sum(map(len, problem.candidates)) * draws.n <= CVAR_TERMS:
             from advisor.explain.saa import saa_plan  # (p80/p90 only: not imported by every plan)
@@ -260,7 +268,7 @@ def decide(problem: Problem, point: Solution, settings: SolveSettings, verdict: 
         options += draw_options(problem, verdict, settings, seen)
     chosen = pick(options, spec.basis, draws, settings.gap_for(problem))
     if chosen.label == "expected" and settings.polishes(problem):  # the plan itself, with the idle-GPU polish
-        polished = expected_plan(problem, draws, settings)
+        polished = expected_plan(problem, draws, settings, rented)
         if polished is not None:
             chosen.sol, chosen.cost = polished, PlanCost.of(problem, polished)
     out = Decided(
@@ -269,7 +277,7 @@ def decide(problem: Problem, point: Solution, settings: SolveSettings, verdict: 
         draws,
         spec.basis,
         verdict=verdict,
-        prices=None if chosen is options[0] else Prices.of(draws),
+        prices=None if chosen is options[0] else Prices.of(draws, offer_bands(problem, rented)),
     )
     out.record = record(problem, out, options[0])
     return out
@@ -286,7 +294,9 @@ def record(problem: Problem, d: Decided, point: Option) -> dict[str, Any]:
         diff = point.cost.at(fresh) - chosen.cost.at(fresh)
         loss, se = float(diff.mean()), float(diff.std(ddof=1) / len(diff) ** 0.5)
     names = {g: problem.catalog.gpus[g].name for g in problem.catalog.gpus}
-    what = describe(chosen.first_stage, names)
+    what, point_what = describe(chosen.first_stage, names), describe(point.first_stage, names)
+    if what == point_what:  # one purchase on other offers: named by them
+        what, point_what = on_offers(what, chosen.sol, point.sol), on_offers(point_what, point.sol, chosen.sol)
     rec: dict[str, Any] = {
         "basis": d.basis,
         "draws": d.draws.n,
@@ -308,7 +318,7 @@ def record(problem: Problem, d: Decided, point: Option) -> dict[str, Any]:
         d.basis,
         rec,
         what,
-        describe(point.first_stage, names),
+        point_what,
         chosen is point,
         _within_noise(d, point, names) if chosen is point else None,
     )

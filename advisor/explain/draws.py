@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from statistics import NormalDist
 from typing import TYPE_CHECKING
@@ -56,6 +56,7 @@ if TYPE_CHECKING:
 # the out-of-sample residuals of one job measured on two GPU types of one generation (bench/joint_draws.py:
 # 7 pairs, A100 40 GB / 80 GB on one job each; 95% interval -0.29 to 0.93; docs/model.md "Joint draws")
 SHARED_SPEED = 0.59
+SAME_FACTOR = 1e-9  # an offer's mean factor this close to its type's is its type's (Prices.offer)
 SpeedLookup = Callable[[GPU, str, "str | None"], LogDist]  # (GPU, precision, speed evidence) -> log error
 # weakest first: a GPU type's draws take the weakest evidence behind any of its estimates
 EVIDENCE_ORDER = ("datasheet", "same_generation", "transferred", "measured")
@@ -353,21 +354,39 @@ class Prices:
     buy: dict[str, float]
     rent: dict[str, float]
     rate: dict[str, float]
+    # (GPU, provider) -> the offer's mean(r / s) over its type's `rent`, and its own mean(r): each offer
+    # at its own band's mean (a low-confidence band's is higher), where it differs from the type's
+    offer: dict[tuple[str, str], float] = field(default_factory=dict)
+    offer_rate: dict[tuple[str, str], float] = field(default_factory=dict)
 
     @classmethod
-    def of(cls, draws: Draws) -> Prices:
-        return cls(
-            {g: float(draws.buy[:, j].mean()) for j, g in enumerate(draws.gpus)},
-            {g: float((draws.rent[:, j] / draws.speed[:, j]).mean()) for j, g in enumerate(draws.gpus)},
-            {g: float(draws.rent[:, j].mean()) for j, g in enumerate(draws.gpus)},
-        )
+    def of(cls, draws: Draws, bands: Mapping[tuple[str, str], LogDist] | None = None) -> Prices:
+        """The draws' mean factors; `bands`: the rate band of each rented offer (GPU, provider)."""
+        rent = {g: float((draws.rent[:, j] / draws.speed[:, j]).mean()) for j, g in enumerate(draws.gpus)}
+        offer, offer_rate = {}, {}
+        for (g, provider), band in sorted((bands or {}).items()):
+            if g in rent and draws.rent_z is not None:
+                r = draws.factors(band, g, "rent")
+                mean = float((r / draws.speed[:, draws.column(g)]).mean())
+                if abs(mean / rent[g] - 1.0) > SAME_FACTOR:
+                    offer[(g, provider)], offer_rate[(g, provider)] = mean / rent[g], float(r.mean())
+        buy = {g: float(draws.buy[:, j].mean()) for j, g in enumerate(draws.gpus)}
+        return cls(buy, rent, {g: float(draws.rent[:, j].mean()) for j, g in enumerate(draws.gpus)}, offer, offer_rate)
 
     def on(self, sc: Scenario) -> Scenario:
         """`sc` with these prices under its own price factors (factors multiply)."""
         buy = {g: f * sc.buy_factor.get(g, 1.0) for g, f in self.buy.items()}
         rent = {g: f * sc.rent_factor.get(g, 1.0) for g, f in self.rent.items()}
-        return sc.but(buy_factor={**sc.buy_factor, **buy}, rent_factor={**sc.rent_factor, **rent})
+        offer = {k: f * sc.offer_factor.get(k, 1.0) for k, f in self.offer.items()}
+        return sc.but(
+            buy_factor={**sc.buy_factor, **buy},
+            rent_factor={**sc.rent_factor, **rent},
+            offer_factor={**sc.offer_factor, **offer},
+        )
 
-    def expected(self, gpu: str, ownership: str) -> float:
-        """The expected price / catalog price of `gpu` bought or rented (the words' 'expected $X')."""
+    def expected(self, gpu: str, ownership: str, provider: str | None = None) -> float:
+        """The expected price / catalog price of `gpu` bought or rented (on `provider`'s offer, when
+        given): the words' 'expected $X'."""
+        if ownership == "rent" and provider is not None and (gpu, provider) in self.offer_rate:
+            return self.offer_rate[gpu, provider]
         return (self.rate if ownership == "rent" else self.buy).get(gpu, 1.0)

@@ -17,6 +17,7 @@ value (`total_cost_usd`).
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -138,3 +139,15 @@ class PlanCost:
     def point(self) -> float:
         """The cost at every factor 1: the plan's own present value."""
         return self.fixed + sum(self.buy.values()) + sum(t.usd for t in self.terms)
+
+
+def offer_bands(problem: Problem, gpus: Collection[str]) -> dict[tuple[str, str], LogDist]:
+    """The rate band of every rental offer of the GPU types `gpus` the problem's candidates (jobs' and
+    replicas') rent on, by (GPU, provider): what the expected basis re-solves each offer at
+    (explain/draws.Prices; other types at their type-wide factor)."""
+    out: dict[tuple[str, str], LogDist] = {}
+    for c in [c for cs in problem.candidates for c in cs] + [c for cs in problem.serve_candidates for c in cs]:
+        opt = getattr(c, "offer", None)
+        if c.ownership == "rent" and opt is not None and c.gpu in gpus:
+            out[(c.gpu, opt.offer.provider)] = rate_dist(opt.offer)
+    return out

@@ -26,7 +26,8 @@ from advisor.explain.ranges import SEED, cost_range, job_ranges
 from advisor.solve import parallel
 from advisor.solve.milp import solve
 from advisor.solve.problem import Problem
-from advisor.solve.redraw import TIMED_OUT, Redraw, Signature, describe, signature
+from advisor.solve.redraw import TIMED_OUT, Answer, Redraw, Signature, describe, signature
+from advisor.solve.rental_offers import rented_on
 from advisor.solve.run import stage, step
 from advisor.solve.scenario import baseline
 from advisor.solve.settings import SolveSettings
@@ -103,7 +104,7 @@ class Verdict:
         self.redraw = Redraw(problem, baseline(problem), fastest, settings, speeds, serves)
         self.names = {g: problem.catalog.gpus[g].name for g in gids}
         self.cpu, self.drawn = 0.0, 0  # CPU s and count of the draws made in this process
-        self.known: dict[int, tuple[frozenset, tuple, bool] | None] = {}  # draws answered (answers())
+        self.known: dict[int, Answer | None] = {}  # draws answered (answers())
         self.early: parallel.Early | None = None
         self.begun: list[int] = []  # the first block's draws first_block() handed out
 
@@ -127,7 +128,7 @@ class Verdict:
             self.early.cancel()
             self.early = None
 
-    def draw(self, i: int) -> tuple[frozenset, tuple, bool] | None:
+    def draw(self, i: int) -> Answer | None:
         """Draw i's plan, solved at the plan's own settings (without highspy a draw is a full solve)."""
         if i in self.known:
             return self.known[i]
@@ -138,7 +139,7 @@ class Verdict:
             self.cpu += time.process_time() - t
             self.drawn += 1
 
-    def answers(self) -> list[tuple[frozenset, tuple, bool] | None]:
+    def answers(self) -> list[Answer | None]:
         """Every planned draw's answer, in order (the p80/p90 decision reads their optima); each is
         drawn once, and verdict() reuses them."""
         if self.early is not None:
@@ -151,7 +152,12 @@ class Verdict:
             self.known.update(zip(missing, got))
         return [self.known[i] for i in range(len(self.samples))]
 
-    def first_block(self) -> list[Callable[[], tuple[frozenset, tuple, bool] | None]]:
+    def answered(self) -> list[Answer | None]:
+        """The answers of the draws made so far (verdict() stops once settled), in order: what the
+        value of information reads without drawing more (explain/value_of_information.py)."""
+        return [self.known[i] for i in sorted(self.known)]
+
+    def first_block(self) -> list[Callable[[], Answer | None]]:
         """The first block's draws that no process has begun, as calls (all of them without begin())."""
         self.begun = self.early.rest() if self.early is not None else list(range(self.block))
         return [functools.partial(self.draw, i) for i in self.begun]
@@ -171,24 +177,26 @@ class Verdict:
     def verdict(self, sol: Solution, first: list | None = None) -> dict:
         """The verdict on `sol` from draws 0, 1, ... (`first`: the answers to first_block())."""
         draws = len(self.samples)
-        chosen = frozenset({(c.gpu, c.ownership) for c in sol.chosen} | {(c.gpu, c.ownership) for c, _ in sol.serving})
+        pairs = frozenset({(c.gpu, c.ownership) for c in sol.chosen} | {(c.gpu, c.ownership) for c, _ in sol.serving})
+        chosen = (pairs, rented_on([(c, 1) for c in sol.chosen] + list(sol.serving)))
         if first is not None or self.early is not None:
             first = self._first(first or [])
         got_all, held = self._draw_until_settled(draws, chosen, first)
         timed_out = sum(1 for one in got_all if _timed_out(one))
         unproven = sum(1 for one in got_all if one is not None and not one[2]) - timed_out  # plans found, not proven
         other = Counter[str]()
-        counts: dict[str, list[tuple]] = {}  # an alternative's (GPU, ownership) pairs -> its draws' purchases
+        groups: dict[str, list[tuple]] = {}  # an alternative's pairs (and offers) -> its draws' purchases
         for one in got_all:
             if _held(one, chosen):
                 continue
             if one is None or _timed_out(one):
                 other["no feasible plan" if one is None else TIMED_OUT] += 1
                 continue
-            pairs = describe(tuple((g, own, 0) for g, own, _ in one[1]), self.names)
-            other[pairs] += 1
-            counts.setdefault(pairs, []).append(one[1])
-        other = Counter({describe_group(counts[k], self.names) if k in counts else k: v for k, v in other.items()})
+            groups.setdefault(describe(tuple((g, own, 0) for g, own, _ in one[1])) + _offers(one, chosen), []).append(
+                one
+            )
+        for answers in groups.values():
+            other[describe_group([a[1] for a in answers], self.names) + _offers(answers[0], chosen)] += len(answers)
         planned, draws = draws, len(got_all)
         ranked = sorted(other.items(), key=lambda kv: (-kv[1], kv[0]))
         alts: list[dict] = [{"purchase": k, "share": v / draws} for k, v in ranked]
@@ -209,7 +217,9 @@ class Verdict:
             "message": msg,
         }
 
-    def _draw_until_settled(self, draws: int, chosen: frozenset, first: list | None) -> tuple[list, int]:
+    def _draw_until_settled(
+        self, draws: int, chosen: tuple[frozenset, frozenset], first: list | None
+    ) -> tuple[list, int]:
         """(the draws' answers in index order, how many held `chosen`): blocks of CHECK_EVERY draws
         until all `draws` are drawn or the share that held is settled (so a clear verdict stops early)."""
         held = 0
@@ -228,6 +238,7 @@ class Verdict:
                 per_draw = self.cpu / max(self.drawn, 1)
                 got += parallel.run(lambda i: self.draw(idx[i]), len(idx), work_s=per_draw * len(idx))
                 for one in got:
+                    self.known.setdefault(len(got_all), one)
                     got_all.append(one)
                     held += _held(one, chosen)
                     step()
@@ -253,12 +264,20 @@ class Verdict:
         return msg
 
 
-def _held(one: tuple[frozenset, tuple, bool] | None, chosen: frozenset) -> bool:
-    """Does a draw's plan use the recommended (GPU, ownership) pairs? (A draw with no plan does not.)"""
-    return one is not None and not _timed_out(one) and one[0] == chosen
+def _held(one: Answer | None, chosen: tuple[frozenset, frozenset]) -> bool:
+    """Does a draw's plan use the recommended (GPU, ownership) pairs on the recommended rental offers
+    (`chosen`: both)? A draw with no plan does not."""
+    return one is not None and not _timed_out(one) and (one[0], one[3]) == chosen
 
 
-def _timed_out(one: tuple[frozenset, tuple, bool] | None) -> bool:
+def _offers(one: Answer, chosen: tuple[frozenset, frozenset]) -> str:
+    """' on PROVIDER' for a draw's plan on the recommended pairs: the offers that make it another plan."""
+    if one[0] != chosen[0]:
+        return ""
+    return " on " + " + ".join(sorted(provider for _, provider in one[3] - chosen[1]))
+
+
+def _timed_out(one: Answer | None) -> bool:
     """Did a draw's time limit come before any plan (solve/redraw.py TIMED_OUT)?"""
     return one is not None and one[1] == (TIMED_OUT,)
 

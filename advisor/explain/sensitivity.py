@@ -88,12 +88,16 @@ def priced(
 
 
 def base_price(
-    problem: Problem, gpu: str, ownership: str, prices: Prices | None = None, rate: float | None = None
+    problem: Problem, gpu: str, ownership: str, prices: Prices | None = None, quote: Quote | None = None
 ) -> float | None:
-    """The catalog's price of the pair (the expected one under `prices`); `rate`: the rental rate a plan
-    rents the GPU at, when that is not its cheapest on-demand rate (another offer holds its layout)."""
+    """The catalog's price of the pair (the expected one under `prices`, an offer's at its own band);
+    `quote`: the offer (provider, rate) a plan rents the GPU on, when that is not its cheapest on-demand
+    rate (another offer holds its layout)."""
+    rate = quote[1] if quote else None
     price = (rate or problem.rent_rate.get(gpu)) if ownership == "rent" else problem.unit_price.get(gpu)
-    return price * prices.expected(gpu, ownership) if price is not None and prices is not None else price
+    if price is None or prices is None:
+        return price
+    return price * prices.expected(gpu, ownership, quote[0] if quote else None)
 
 
 def _alternatives(problem: Problem, own: str) -> str:
@@ -209,7 +213,7 @@ def _rise(
         return uses(s, gpu, own, provider)
 
     what = PRICE[own] if prices is None else f"expected {PRICE[own]}"
-    price = base_price(problem, gpu, own, prices, quote[1] if quote else None)
+    price = base_price(problem, gpu, own, prices, quote)
     label = _label(gpu, own, quote)
     base = {"gpu": gpu, "ownership": own, "direction": "rise", "what": what}
     if provider is not None:
@@ -305,7 +309,7 @@ def _fall(
     gpu, own = pair
     what = PRICE[own] if prices is None else f"expected {PRICE[own]}"
     provider = quote[0] if quote else None
-    price = base_price(problem, gpu, own, prices, quote[1] if quote else None)
+    price = base_price(problem, gpu, own, prices, quote)
 
     hidden = provider is not None and prices is None and not offered(problem, gpu, provider)
 

@@ -9,8 +9,9 @@ given X; the EVPI is what that is worth on average against committing now to the
 
 (the second term, zero when C is the expected-cost choice, removes what C pays for its basis,
 p80 or p90, whatever X turns out to be). `a` ranges over the candidate plans: those the decision
-compared (explain/decision.py) and, for each (GPU, ownership) pair C spends on, the cheapest plan
-without it. A plan's run terms are rate x scale(speed) (explain/plan_cost.RunTerm: its offer's band at
+compared (explain/decision.py), the cheapest plan on each of the pair sets the robustness draws most
+often found optimal (what its headline names as the alternative), and, for each (GPU, ownership) pair C
+spends on, the cheapest plan without it. A plan's run terms are rate x scale(speed) (explain/plan_cost.RunTerm: its offer's band at
 the GPU type's rent normal; 1 / speed, or what a commitment bills at that speed), rate and speed drawn
 independently, so E[cost(a) | X] is exact: for a price, its coefficient times the known value; for a
 rate, each of the type's offers at the known rent normal; for a speed, the GPU's own scale and its
@@ -32,14 +33,16 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from advisor.data.uncertainty import price_dist
-from advisor.explain.decision import Decided, Option, restricted
+from advisor.explain.decision import QUANTILES, Decided, Option, frequent_optima, optimum_options, restricted
 from advisor.explain.draws import Draws, gpu_prices, gpu_speed, serve_speed, speed_evidence
+from advisor.explain.offer_options import offer_drops, offers_of, on_offers
 from advisor.explain.plan_cost import RunTerm
 from advisor.solve.redraw import describe
 from advisor.solve.settings import SolveSettings
 
 if TYPE_CHECKING:
     from advisor.data.catalog_prices import RentalOffer
+    from advisor.explain.robustness import Verdict
     from advisor.solve.problem import Problem
 
 KINDS = ("rental_rate", "purchase_price", "speed")
@@ -57,22 +60,38 @@ class Input:
     gpu: str
 
 
-def candidates(problem: Problem, decided: Decided, settings: SolveSettings) -> list[Option]:
-    """The decision's options and, for each (GPU, ownership) pair carrying WITHOUT_SHARE or more of the
-    chosen plan's cost, the cheapest plan without that pair (the runner-up if its price rises)."""
+def candidates(
+    problem: Problem, decided: Decided, settings: SolveSettings, verdict: Verdict | None = None
+) -> list[Option]:
+    """The decision's options; the cheapest plan on each of the robustness draws' most frequent optima
+    (`verdict`'s draws made so far; a p80/p90 decision has them among its options already), so the
+    alternative its headline names is priced; and, for each (GPU, ownership) pair carrying
+    WITHOUT_SHARE or more of the chosen plan's cost, the cheapest plan without that pair (the
+    runner-up if its price rises), and without each offer it rents that another offer of its GPU type
+    could beat in a draw (explain/offer_options.py)."""
     options = list(decided.options)
-    seen = {o.first_stage for o in options}
+    seen = {o.key for o in options}
+    if verdict is not None and decided.basis not in QUANTILES:
+        mine = (decided.chosen_option.pairs, offers_of(decided.chosen))
+        keys = [k for k in frequent_optima(verdict.answered()) if k != mine]
+        options += optimum_options(problem, keys, settings, seen)
     cost = decided.chosen_option.cost
     spend = {(g, "buy"): cost.buy.get(g, 0.0) + cost.energy.get(g, 0.0) for g in cost.gpus()}
     spend.update({(g, "rent"): v for g, v in cost.rent.items()})
     total = sum(spend.values()) or 1.0
-    for pair in sorted(p for p, v in spend.items() if v >= WITHOUT_SHARE * total):
-        sol = restricted(problem, settings, drop=frozenset({pair}))
+    wanted: list[tuple[str, frozenset, frozenset]] = [
+        (f"without {pair[0]} ({pair[1]})", frozenset({pair}), frozenset())
+        for pair in sorted(p for p, v in spend.items() if v >= WITHOUT_SHARE * total)
+    ]
+    # and without each offer it rents whose GPU type has an offer of another grade or billing (one pair)
+    wanted += [(label, frozenset(), out) for label, out in offer_drops(problem, decided.chosen)]
+    for label, drop, out in wanted:
+        sol = restricted(problem, settings, drop=drop, offers=out)
         if sol is None:
             continue
-        opt = Option.of(problem, f"without {pair[0]} ({pair[1]})", sol)
-        if opt.first_stage not in seen:
-            seen.add(opt.first_stage)
+        opt = Option.of(problem, label, sol)
+        if opt.key not in seen:
+            seen.add(opt.key)
             options.append(opt)
     return options
 
@@ -138,9 +157,12 @@ def evpi(cond: np.ndarray, chosen: int) -> tuple[float, np.ndarray]:
     return max(value, 0.0), cond.argmin(axis=1)
 
 
-def verify(problem: Problem, decided: Decided, settings: SolveSettings) -> list[dict[str, Any]]:
-    """`decision.verify`: the inputs whose exact value could change the decision, by EVPI, most first."""
-    options = candidates(problem, decided, settings)
+def verify(
+    problem: Problem, decided: Decided, settings: SolveSettings, verdict: Verdict | None = None
+) -> list[dict[str, Any]]:
+    """`decision.verify`: the inputs whose exact value could change the decision, by EVPI, most first.
+    `verdict`: the robustness draws made (None: the decision's own, if any)."""
+    options = candidates(problem, decided, settings, verdict or decided.verdict)
     chosen = next(i for i, o in enumerate(options) if o.sol is decided.chosen)
     names = {g: problem.catalog.gpus[g].name for g in problem.catalog.gpus}
     found = []
@@ -149,10 +171,17 @@ def verify(problem: Problem, decided: Decided, settings: SolveSettings) -> list[
         if value < MIN_EVPI_USD:
             continue
         others = Counter(int(i) for i in best if i != chosen)
-        switch = describe(options[others.most_common(1)[0][0]].first_stage, names) if others else None
+        switch = _switch(options[others.most_common(1)[0][0]], options[chosen], names) if others else None
         found.append(entry(problem, x, value, options, switch))
     found.sort(key=lambda e: (-e["evpi_usd"], e["input"]))
     return found[:MOST_LISTED]
+
+
+def _switch(best: Option, chosen: Option, names: dict[str, str]) -> str:
+    """The plan best at part of an input's range, in words (with its offers when its purchase reads as
+    the chosen plan's)."""
+    text = describe(best.first_stage, names)
+    return on_offers(text, best.sol, chosen.sol) if text == describe(chosen.first_stage, names) else text
 
 
 def _speed_item(problem: Problem, x: Input, value: float, count: int, stake: str) -> dict[str, Any]:

@@ -26,6 +26,7 @@ from advisor.solve.model import TIE_BREAK_USD_PER_HOUR, Model
 from advisor.solve.offer_columns import OfferColumns, PoolColumns
 from advisor.solve.problem import Candidate, Problem, ServeCandidate
 from advisor.solve.redraw_serving import Draw, set_serving
+from advisor.solve.rental_offers import rented_on
 from advisor.solve.run import objective_adds_up, solver_for
 from advisor.solve.scenario import Scenario
 from advisor.solve.serving_bridge import BridgeDraw
@@ -37,6 +38,8 @@ if TYPE_CHECKING:
 
 Signature = tuple[tuple[str, str, int], ...]  # a purchase: sorted (GPU, buy | rent, count)
 Factors = Mapping[str, float]  # GPU id -> a draw's factor (or normal); 1 (0) when absent
+# a draw's answer: (its (GPU, ownership) pairs, purchase signature, proven?, rental offers (GPU, provider))
+Answer = tuple[frozenset, tuple, bool, frozenset]
 TIMED_OUT = "no plan found within the time limit"  # a draw's purchase when its time limit came first
 
 
@@ -59,7 +62,8 @@ class Redraw:
         self.time_limit = time_limit = settings.time_limit
         self.limits = [bounds(problem, sc, k) for k in range(len(problem.classes))]
         self.fastest = dict(fastest)
-        self.cands = usable_candidates(problem, sc.but(speed_factor=self.fastest), faster_too=True)
+        # an offer of another confidence grade keeps its own columns: a draw can make it the cheaper
+        self.cands = usable_candidates(problem, sc.but(speed_factor=self.fastest), faster_too=True, by_band=True)
         if draws is not None:  # the speeds of every draw to come are known: only their live columns
             self.cands = self._needed(draws)
         self.model: Model | None = None
@@ -162,8 +166,8 @@ class Redraw:
 
     def choice(
         self, speed: Factors, buy: Factors, rent: Factors, rent_z: Factors | None = None, serve: Factors | None = None
-    ) -> tuple[frozenset, tuple, bool] | None:
-        """(the (GPU, ownership) pairs used, the purchase's signature, proven?) of the plan at one
+    ) -> Answer | None:
+        """(the (GPU, ownership) pairs used, the purchase's signature, proven?, its rental offers) of the plan at one
         draw's speed, buy and rent factors; None when no plan meets the constraints then. `rent_z`:
         the draw's rent normal per GPU type, each rented column then priced at its own offer's band
         (solve/offer_columns.py); without it (or without highspy) every offer of a type takes `rent`.
@@ -175,12 +179,12 @@ class Redraw:
 
     def _solved_choice(
         self, speed: Mapping[str, float], buy: Mapping[str, float], rent: Mapping[str, float]
-    ) -> tuple[frozenset, tuple, bool] | None:
+    ) -> Answer | None:
         """choice() by a full `solve` of the scenario: without highspy there is no model to redraw."""
         try:
             s = solve(self.problem, self.sc.but(speed_factor=speed, buy_factor=buy, rent_factor=rent), self.settings)
         except NoPlanInTime:
-            return frozenset(), (TIMED_OUT,), False
+            return frozenset(), (TIMED_OUT,), False, frozenset()
         if not s.feasible:
             return None
         pairs = {(c.gpu, c.ownership) for c in s.chosen} | {(c.gpu, c.ownership) for c, _ in s.serving}
@@ -188,6 +192,7 @@ class Redraw:
             frozenset(pairs),
             signature(self.problem, s.bought, s.assignment, s.serving),
             bool(s.solver.get("proven_optimal")),
+            rented_on([(c, 1) for c in s.chosen] + list(s.serving)),
         )
 
     def _set_draw(
@@ -257,7 +262,7 @@ class Redraw:
             return None
         return list(h.getSolution().col_value)
 
-    def _run_draw(self) -> tuple[frozenset, tuple, bool] | None:
+    def _run_draw(self) -> Answer | None:
         """choice() of the model as _set_draw left it: a fresh HiGHS run, its plan read off the columns.
         The search is handed the model's first plan (_first_plan), a start it keeps only where the
         draw leaves it feasible: with it (and no restarts, above) the 200 draws of train-and-serve took
@@ -283,14 +288,14 @@ class Redraw:
         if not proven and h.getInfo().primal_solution_status != 2:  # (2: a feasible solution)
             if status != S.kTimeLimit:
                 raise SolverError(f"the highs solver stopped without a plan ({h.modelStatusToString(status)})")
-            return frozenset(), (TIMED_OUT,), False
+            return frozenset(), (TIMED_OUT,), False, frozenset()
         x = list(h.getSolution().col_value)
         at = lambda c: at_speed(c, self.rel.get(c.gpu, 1.0))  # noqa: E731 (copies in turn are counted at its speed)
         used = [(at(c), x[self.ycol[k, i]]) for k, i, c in m.pairs() if x[self.ycol[k, i]] > 1e-6]
         served = [(c, round(x[self.rcol[k, i]])) for k, i, c in m.serve_pairs() if x[self.rcol[k, i]] > 0.5]
         bought = {g: round(x[col]) for g, col in self.ncol.items() if round(x[col]) > 0}
         pairs = {(c.gpu, c.ownership) for c, _ in used} | {(c.gpu, c.ownership) for c, _ in served}
-        return frozenset(pairs), signature(self.problem, bought, used, served), proven
+        return frozenset(pairs), signature(self.problem, bought, used, served), proven, rented_on(used + served)
 
     def _columns(self) -> None:
         """Per y column, what a draw needs, in pairs() order: (column, GPU, upper bound, run cost,
@@ -363,7 +368,7 @@ def _dominators(problem: Problem, cands: list[list[Candidate]], rented: RentedCo
     return {
         id(c): None if o is None else cs[o]
         for k, cs in enumerate(cands)
-        for c, o in zip(cs, cost_dominators(cs, rented, timed(problem, k)))
+        for c, o in zip(cs, cost_dominators(cs, rented, timed(problem, k), by_band=True))
     }
 
 

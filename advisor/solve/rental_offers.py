@@ -6,6 +6,9 @@ the estimate uses between nodes."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from typing import Any
+
 from advisor.economics.rental import RentOption, fabric_fit, order_fit
 from advisor.solve.problem import Finding
 
@@ -71,3 +74,10 @@ def network_gbps(opt: RentOption | None, n: int) -> float | None:
         return None
     gbps = opt.offer.fabric.gbps_per_gpu
     return gbps / 8.0 if gbps else None
+
+
+def rented_on(used: Iterable[tuple[Any, Any]]) -> frozenset[tuple[str, str]]:
+    """The (GPU, provider) of the rental offers of `used` (candidates or serving layouts, with counts):
+    a draw's plan on another offer of a GPU type (a firmer rate, or billed by use rather than a
+    term) is another plan (explain/robustness.py)."""
+    return frozenset((c.gpu, c.offer.offer.provider) for c, _ in used if c.ownership == "rent" and c.offer is not None)

@@ -21,7 +21,9 @@ from advisor.solve.settings import FLEET_JOBS
 Pooled = Callable[[Candidate], bool] | None  # does a candidate share reserved nodes (solve/reserved.py)
 
 
-def usable_candidates(problem: Problem, sc: Scenario, faster_too: bool = False) -> list[list[Candidate]]:
+def usable_candidates(
+    problem: Problem, sc: Scenario, faster_too: bool = False, by_band: bool = False
+) -> list[list[Candidate]]:
     """Per class: candidates within the Bounds the constraint families set under the scenario (its
     deadlines at the confidence quantile, a makespan cap on the estimate, a single job's GPU-count
     bounds, the stock) and its GPU-type restriction, without those another candidate of the same
@@ -47,6 +49,7 @@ def usable_candidates(problem: Problem, sc: Scenario, faster_too: bool = False) 
             b.start_scale,
             speed,
             apart := tuple(sorted(sc.offer_factor)),
+            by_band,
         )
         hit = memo.get(key)
         if hit is None:
@@ -63,6 +66,7 @@ def usable_candidates(problem: Problem, sc: Scenario, faster_too: bool = False) 
                 frozenset(apart),
                 (lambda c: pool_key(problem, c) is not None) if pooling(problem) else None,
                 timed(problem, k),
+                by_band,
             )
         out.append(list(hit))
     return out
@@ -144,6 +148,7 @@ def _cost_dominance(
     apart: frozenset[tuple[str, str]] = frozenset(),
     pooled: Pooled = None,
     timed: bool = False,
+    by_band: bool = False,
 ) -> Iterator[tuple[list[int], np.ndarray, np.ndarray]]:
     """Per (GPU, ownership) group with two or more candidates: (its indices in `cands`, its figures
     (count, GPU-hours, run cost, hours), the matrix whose row o, column c is True when o needs no
@@ -153,12 +158,15 @@ def _cost_dominance(
     speed that fits) is in no group, as its cost does not scale as the others' do; nor is a job that shares
     reserved nodes (`pooled`, solve/reserved.pool_key: its cost is its share of a pool, not its own); nor,
     for a (GPU, provider) in `apart` (an offer whose rate a scenario moves alone), is that offer's with the
-    others. `timed` (usable.timed): a bought candidate's planned time counts too."""
+    others; `by_band`: nor are offers of one confidence grade with another's (a draw moves each grade's
+    rates by its own band, explain/draws.py: the redrawn model's). `timed` (usable.timed): a bought
+    candidate's planned time counts too."""
     groups: dict[tuple[str, str, int, str], list[int]] = {}
     for j, c in enumerate(cands):
         alone = c.commits and (any_speed or (pooled is not None and pooled(c)))
         provider = c.offer.offer.provider if c.offer is not None else ""
-        own = provider if (c.gpu, provider) in apart else ""
+        band = f"band:{c.offer.offer.confidence}" if by_band and c.offer is not None else ""
+        own = provider if (c.gpu, provider) in apart else band
         groups.setdefault((c.gpu, c.ownership, j if alone else -1, own), []).append(j)
     figures = np.array(
         [(c.count, c.gpu_hours, c.run_cost_usd, c.hours, c.planned_hours) for c in cands], dtype=float
@@ -189,6 +197,7 @@ def undominated(
     apart: frozenset[tuple[str, str]] = frozenset(),
     pooled: Pooled = None,
     timed: bool = False,
+    by_band: bool = False,
 ) -> list[Candidate]:
     """Drop c' when a candidate of the same GPU and ownership needs no more GPUs (rented ones: a
     count as good for the fleet's size, `rented`), GPU-hours or run cost (the cost objective can
@@ -199,21 +208,23 @@ def undominated(
     if len(cands) < 2:
         return list(cands)
     dominated = np.zeros(len(cands), dtype=bool)
-    for members, f, le in _cost_dominance(cands, rented, faster_too, apart, pooled, timed):
+    for members, f, le in _cost_dominance(cands, rented, faster_too, apart, pooled, timed, by_band):
         if faster_too:
             le &= f[:, 3][:, None] <= f[:, 3][None, :]
         dominated[members] = le.any(axis=0)
     return [c for c, d in zip(cands, dominated) if not d]
 
 
-def cost_dominators(cands: list[Candidate], rented: RentedCounts = "fewer", timed: bool = False) -> list[int | None]:
+def cost_dominators(
+    cands: list[Candidate], rented: RentedCounts = "fewer", timed: bool = False, by_band: bool = False
+) -> list[int | None]:
     """Per candidate, the index in `cands` of the fastest candidate of its GPU type and ownership
     that dominates it on cost (a count as good, no more GPU-hours or run cost, and not equal on all three; the
     first such in order on a tie of hours), or None. Cost dominance holds at every speed (a GPU
     type's candidates billed by use all scale alike; a commitment is left out, _cost_dominance), so
     speed models and robustness draws compute it once."""
     out: list[int | None] = [None] * len(cands)
-    for members, f, le in _cost_dominance(cands, rented, any_speed=True, timed=timed):
+    for members, f, le in _cost_dominance(cands, rented, any_speed=True, timed=timed, by_band=by_band):
         fastest = np.where(le, f[:, 3][:, None], np.inf).argmin(axis=0)  # first of the least hours
         has = np.asarray(le.any(axis=0), dtype=bool)
         for col, o in enumerate(fastest.tolist()):
