@@ -104,8 +104,8 @@ def test_a_robustness_draw_keeps_the_spare_the_plan_keeps(catalog, rules):
     problem = prepare(parse_workload(doc), catalog, rules, AS_OF)
     redraw = Verdict(problem, SolveSettings(), draws=1).redraw
     assert redraw.model is not None  # the in-place path (highspy), not a full solve per draw
-    _, purchase, proven = redraw.choice({}, {}, {})
+    _, purchase, proven, _ = redraw.choice({}, {}, {})
     assert proven and sum(n for _, _, n in purchase) >= 2, purchase
     for speed in (0.5, 2.0):  # slower or faster, a replica is still counted at most at the peak
-        _, purchase, _ = redraw.choice({"rtx-4090": speed}, {}, {})
+        _, purchase, _, _ = redraw.choice({"rtx-4090": speed}, {}, {})
         assert sum(n for _, _, n in purchase) >= 2, (speed, purchase)

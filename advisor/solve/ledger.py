@@ -137,8 +137,14 @@ def bill_of_materials(problem: Problem, sol: Solution) -> list[dict]:
         )
     out += _owned_running(problem, sol, taxed, storage)
     out += _running_amounts(problem, sol) if econ is not None else []
-    out += _rented(problem, sol) + services_tax_lines(problem, sol.cost_breakdown)
-    return _footed(out, sol.cash_usd)
+    vat = services_tax_lines(problem, sol.cost_breakdown)
+    out = _footed(out + _rented(problem, sol) + vat, sol.cash_usd)
+    for row in vat:  # its base: the service lines as printed, which a reader adds up
+        row["quantity"] = float(sum(Decimal(repr(r["total_usd"])) for r in out if r["kind"] in SERVICE_KINDS))
+    return out
+
+
+SERVICE_KINDS = ("burn_in", "support", "hosting", "electricity", "rent")  # contract.costs.SERVICES as bill lines
 
 
 PLAN_WIDE = ("hosting", "electricity")  # amounts summed over every GPU's time: a lump sum, no rate to re-multiply
