@@ -119,11 +119,25 @@ AS_OF = dt.date(2026, 12, 1)
 GROUPED = ("crossover_json", "memos")
 
 
+def _module_fixture_reader(item: Any) -> bool:
+    """Whether the test reads a module-scoped fixture of its own file (a plan, a filled cache, a fitted
+    table): made once per worker that runs one of its readers, so its readers share one worker."""
+    info = getattr(item, "_fixtureinfo", None)
+    module = item.nodeid.split("::")[0]
+    for defs in getattr(info, "name2fixturedefs", {}).values():
+        if any(d.scope == "module" and d.baseid == module for d in defs):
+            return True
+    return False
+
+
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(items):
-    """Mark the tests reading a GROUPED fixture with its `xdist_group`, and run the groups first."""
+    """Mark the tests reading a GROUPED fixture with its `xdist_group`, the readers of a module-scoped
+    fixture of their file with the file's, and run the groups first."""
     for item in items:
         group = next((name for name in GROUPED if name in getattr(item, "fixturenames", ())), None)
+        if group is None and item.get_closest_marker("xdist_group") is None and _module_fixture_reader(item):
+            group = item.nodeid.split("::")[0].rsplit("/", 1)[-1].removesuffix(".py")
         if group:
             item.add_marker(pytest.mark.xdist_group(group))
     items.sort(key=lambda item: item.get_closest_marker("xdist_group") is None)  # stable: files stay in order

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
@@ -44,10 +45,24 @@ def test_vat_not_reclaimable_is_counted_on_rent_too(catalog, rules):
     assert "$196,989.52" in json.dumps(d["diagnosis"]), d["diagnosis"]  # the cheapest plan's cash, by hand
 
 
-def test_the_rent_plan_pays_vat_on_its_rent_on_a_line_of_its_own(catalog, rules, tmp_path):
+@pytest.fixture(scope="module")
+def made(catalog, rules, tmp_path_factory) -> dict[str, tuple[Path, Any, str]]:
+    """The rented plan (a 250K budget, no VAT reclaim) and the bought 70B one (~2 s of CPU), each made
+    once for the tests below that read them: name -> (workload file, Plan, its JSON as made)."""
+    paths = {
+        "rent": with_budget(tmp_path_factory.mktemp("vat"), "250K", tax_recoverable=False),
+        "buy": DATA / "buy_70b_de.yaml",
+    }
+    plans = {
+        k: advisor.plan(advisor.load_workload(v), catalog=catalog, rules=rules, as_of=AS_OF) for k, v in paths.items()
+    }
+    return {k: (paths[k], p, p.to_json()) for k, p in plans.items()}
+
+
+def test_the_rent_plan_pays_vat_on_its_rent_on_a_line_of_its_own(made):
     """Given the budget, the cash is 1.19 x (storage + rent), the VAT on the rent on its own bill line
     (rent at the offer's rate), and every line adds up to the cash to the cent."""
-    d = planned(with_budget(tmp_path, "250K", tax_recoverable=False), catalog, rules)
+    d = json.loads(made["rent"][2])
     cb = d["cost_breakdown"]
     assert cb["rental_usd"] == pytest.approx(77824 * 2.11, abs=0.01)  # billed GPU-hours x SF Compute's rate
     assert cb["services_tax_usd"] == pytest.approx(DE_VAT * cb["rental_usd"], abs=0.01)
@@ -68,10 +83,10 @@ def test_a_buyer_that_reclaims_vat_pays_none_on_rent(catalog, rules, tmp_path):
     )
 
 
-def test_owned_gpus_pay_vat_on_support_hosting_and_electricity(catalog, rules):
+def test_owned_gpus_pay_vat_on_support_hosting_and_electricity(made):
     """Bought in DE without a VAT reclaim: the support, hosting, electricity and burn-in lines at their
     prices, and 19% of their sum on its own line (w1 in review 10: $79,163.71 left out beside burn-in's)."""
-    d = planned(DATA / "buy_70b_de.yaml", catalog, rules)
+    d = json.loads(made["buy"][2])
     cb = d["cost_breakdown"]
     base = sum(cb.get(k) or 0.0 for k in SERVICES)
     assert cb["support_usd"] > 0 and cb["hosting_usd"] > 0 and cb["energy_usd"] > 0
@@ -80,13 +95,13 @@ def test_owned_gpus_pay_vat_on_support_hosting_and_electricity(catalog, rules):
 
 
 @pytest.mark.parametrize("name", ["rent", "buy"])
-def test_the_memo_with_vat_on_services_adds_up_to_the_cent(catalog, rules, tmp_path, name):
+def test_the_memo_with_vat_on_services_adds_up_to_the_cent(catalog, rules, made, name):
     """The memo's bill, cost table and cash sentence, summed as printed, with the VAT on its own rows."""
     from test_cash_adds_up import bom_lines_multiply_out, cash_sentence_foots, memo_adds_up
 
-    path = with_budget(tmp_path, "250K", tax_recoverable=False) if name == "rent" else DATA / "buy_70b_de.yaml"
-    p = advisor.plan(advisor.load_workload(path), catalog=catalog, rules=rules, as_of=AS_OF)
+    path, p, as_made = made[name]
     text = advisor.memo(p, path, fmt="md", catalog=catalog, rules=rules, charts=False).text
+    assert p.to_json() == as_made, "printing the plan changed it"
     memo_adds_up(text)
     cash_sentence_foots(text)
     assert bom_lines_multiply_out(text) >= 1
