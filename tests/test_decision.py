@@ -355,3 +355,22 @@ def test_the_plan_and_the_memo_give_the_price_of_robustness(band):
     assert f"the plan at the point estimates is expected to cost {loss} more" in " ".join(
         plan_text(p, full=False).split()
     )
+
+
+def test_the_expected_cost_states_its_monte_carlo_error(band):
+    """Review 13: the printed expected cost carried a 2-4% Monte-Carlo error on 200 draws that was never
+    shown. `expected_cost_se_usd` is the chosen plan's standard deviation over its draws / sqrt(n), and
+    the mean on 20,000 fresh draws (another seed) falls within Z_SWITCH of it: the band the plan prints."""
+    from advisor.present.decision_words import expected
+
+    p = band["expected"]
+    problem, d = p.problem, p["decision"]
+    chosen = solve(problem, baseline(problem).but(buy_factor={"rtx-a6000": 1e3}))
+    mine = PlanCost.of(problem, chosen).at(shared_draws(problem, d["draws"], SEED))
+    assert d["expected_cost_usd"] == pytest.approx(float(mine.mean()), abs=0.01)
+    se = float(np.std(mine, ddof=1)) / len(mine) ** 0.5
+    assert d["expected_cost_se_usd"] == pytest.approx(se, abs=0.01) and se > 0
+    far = PlanCost.of(problem, chosen).at(joint_draws(problem, 20_000, FRESH_SEED + 1, gpus=["rtx-6000-ada"]))
+    assert abs(float(far.mean()) - d["expected_cost_usd"]) <= Z_SWITCH * se
+    assert f"expected ${d['expected_cost_usd']:,.0f} ±${Z_SWITCH * se:,.0f}," in d["message"]
+    assert expected(p.decision) == f"${d['expected_cost_usd']:,.0f} (±${Z_SWITCH * se:,.0f} at 2 standard errors)"

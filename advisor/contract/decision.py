@@ -39,6 +39,7 @@ class Decision(Out):
     basis: Literal["expected", "point", "p80", "p90"]
     draws: int | None = None
     expected_cost_usd: Num | None = None
+    expected_cost_se_usd: Num | None = None  # its Monte-Carlo standard error over the draws
     p80_cost_usd: Num | None = None
     p90_cost_usd: Num | None = None
     point_optimal: dict[str, Any] | None = (

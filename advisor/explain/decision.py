@@ -301,6 +301,7 @@ def record(problem: Problem, d: Decided, point: Option) -> dict[str, Any]:
         "basis": d.basis,
         "draws": d.draws.n,
         "expected_cost_usd": float(mine.mean()),
+        "expected_cost_se_usd": float(mine.std(ddof=1) / len(mine) ** 0.5) if len(mine) > 1 else 0.0,
         "p80_cost_usd": quantile(mine, 0.8),
         "p90_cost_usd": quantile(mine, 0.9),
         "point_optimal": {
@@ -353,8 +354,9 @@ def message(basis: str, rec: dict[str, Any], what: str, point_what: str, same: b
         "point": "the least cost at the point estimates",
     }[basis]
     figures = (
-        f"over {rec['draws']:,} joint draws of speed and price (expected ${cents(rec['expected_cost_usd']):,.0f}, "
-        f"P80 ${cents(rec['p80_cost_usd']):,.0f}"
+        f"over {rec['draws']:,} joint draws of speed and price (expected ${cents(rec['expected_cost_usd']):,.0f}"
+        + (f" ±${Z_SWITCH * rec['expected_cost_se_usd']:,.0f}" if rec.get("expected_cost_se_usd") else "")
+        + f", P80 ${cents(rec['p80_cost_usd']):,.0f}"
         # the quantile a p90 choice was made on is named with it
         + (
             f", P90 ${cents(rec['p90_cost_usd']):,.0f})"

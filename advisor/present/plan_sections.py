@@ -10,6 +10,7 @@ from typing import Any
 from advisor.contract import Plan
 from advisor.contract.costs import Triple
 from advisor.contract.explanations import Reason, Rejected
+from advisor.present.decision_words import expected
 from advisor.present.escape import md
 from advisor.present.grid import grid, para
 from advisor.present.memo_costs import billed_gpus, billed_hours, cost_rows
@@ -313,7 +314,7 @@ def decision_section(p: Plan, fmt: str) -> list[str]:
     d = p.decision
     if d is not None:
         figures = [
-            ("expected cost", d.expected_cost_usd),
+            ("expected cost", None if d.expected_cost_usd is None else expected(d)),
             ("P80 cost", d.p80_cost_usd),
             ("P90 cost", d.p90_cost_usd if d.basis == "p90" else None),
             ("price of robustness", d.price_of_robustness_usd),
@@ -322,7 +323,7 @@ def decision_section(p: Plan, fmt: str) -> list[str]:
             line(
                 f"chosen on the {d.basis} cost"
                 + (f" over {d.draws:,} draws" if d.draws else "")
-                + "".join(f"; {name} {usd(v)}" for name, v in figures if v is not None),
+                + "".join(f"; {name} {v if isinstance(v, str) else usd(v)}" for name, v in figures if v is not None),
                 fmt,
             )
         )

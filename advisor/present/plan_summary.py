@@ -11,7 +11,7 @@ from typing import Any
 from advisor.contract import Plan
 from advisor.contract.context import PlanContext
 from advisor.contract.explanations import Rejected
-from advisor.present.decision_words import headline, noise, unmeasured
+from advisor.present.decision_words import expected, headline, noise, unmeasured
 from advisor.present.escape import md
 from advisor.present.grid import grid, para
 from advisor.present.memo_costs import billed_gpus, billed_hours, start_days
@@ -290,7 +290,7 @@ def _why(p: Plan, fmt: str) -> list[str]:
         basis = f"chosen on the {d.basis} cost" + (f" over {d.draws:,} draws" if d.draws else "")
         loss = d.price_of_robustness_usd
         figures = [
-            f"expected {usd(d.expected_cost_usd)}" if d.expected_cost_usd is not None else "",
+            f"expected {expected(d)}" if d.expected_cost_usd is not None else "",
             f"P80 {usd(d.p80_cost_usd)}" if d.p80_cost_usd is not None else "",
             f"P90 {usd(d.p90_cost_usd)}" if d.basis == "p90" and d.p90_cost_usd is not None else "",
             f"the plan at the point estimates is expected to cost {usd(abs(loss))} "
