@@ -185,18 +185,16 @@ class Verdict:
         timed_out = sum(1 for one in got_all if _timed_out(one))
         unproven = sum(1 for one in got_all if one is not None and not one[2]) - timed_out  # plans found, not proven
         other = Counter[str]()
-        groups: dict[str, list[tuple]] = {}  # an alternative's pairs (and offers) -> its draws' purchases
+        groups: dict[tuple[frozenset, str], list[Signature]] = {}  # an alternative's pairs and offers: its purchases
         for one in got_all:
             if _held(one, chosen):
                 continue
             if one is None or _timed_out(one):
                 other["no feasible plan" if one is None else TIMED_OUT] += 1
                 continue
-            groups.setdefault(describe(tuple((g, own, 0) for g, own, _ in one[1])) + _offers(one, chosen), []).append(
-                one
-            )
-        for answers in groups.values():
-            other[describe_group([a[1] for a in answers], self.names) + _offers(answers[0], chosen)] += len(answers)
+            groups.setdefault((one[0], _offers(one, chosen)), []).append(one[1])
+        for (_, offers), sigs in groups.items():
+            other[describe_group(sigs, self.names) + offers] += len(sigs)
         planned, draws = draws, len(got_all)
         ranked = sorted(other.items(), key=lambda kv: (-kv[1], kv[0]))
         alts: list[dict] = [{"purchase": k, "share": v / draws} for k, v in ranked]

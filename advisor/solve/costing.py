@@ -14,7 +14,6 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from advisor.contract.costs import SERVICES
-from advisor.contract.numbers import cents
 from advisor.economics import bom
 from advisor.solve.reserved import paid_training
 
@@ -120,7 +119,7 @@ def services_tax_lines(problem: Problem, cost_breakdown: dict[str, float]) -> li
     return [
         bom.line(
             f"tax on rent and services ({region}): VAT, not reclaimable",
-            cents(tax / costs.services_tax_rate),  # the base, printed to the cent
+            tax / costs.services_tax_rate,  # the base (solve/ledger.py prints it as its service lines add up)
             costs.services_tax_rate,
             costs.services_tax_source,
             costs.services_tax_confidence,
