@@ -66,5 +66,10 @@ def offer_drops(problem: Problem, sol: Solution) -> list[tuple[str, frozenset[Of
 def on_offers(text: str, mine: Solution, other: Solution) -> str:
     """`text` (a purchase in words) with the offers `mine` rents on that `other` does not, when the two
     purchases read alike: 'the optimum (8x H100 (rent) on RunPod ...)' against the plan on Nebius."""
-    extra = sorted(provider for _, provider in offers_of(mine) - offers_of(other))
-    return text + (" on " + " + ".join(extra) if extra else "")
+    return text + offers_apart(offers_of(mine), offers_of(other))
+
+
+def offers_apart(mine: frozenset[Offer], other: frozenset[Offer]) -> str:
+    """' on PROVIDER + ...': the providers of the offers in `mine` that are not in `other` ('' if none)."""
+    extra = sorted(provider for _, provider in mine - other)
+    return " on " + " + ".join(extra) if extra else ""

@@ -22,6 +22,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 
 from advisor.explain.draws import shared_draws
+from advisor.explain.offer_options import offers_apart
 from advisor.explain.ranges import SEED, cost_range, job_ranges
 from advisor.solve import parallel
 from advisor.solve.milp import solve
@@ -270,9 +271,7 @@ def _held(one: Answer | None, chosen: tuple[frozenset, frozenset]) -> bool:
 
 def _offers(one: Answer, chosen: tuple[frozenset, frozenset]) -> str:
     """' on PROVIDER' for a draw's plan on the recommended pairs: the offers that make it another plan."""
-    if one[0] != chosen[0]:
-        return ""
-    return " on " + " + ".join(sorted(provider for _, provider in one[3] - chosen[1]))
+    return offers_apart(one[3], chosen[1]) if one[0] == chosen[0] else ""
 
 
 def _timed_out(one: Answer | None) -> bool:
