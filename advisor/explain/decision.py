@@ -39,7 +39,7 @@ from advisor.explain.draws import Draws, Prices, joint_draws, shared_draws, usab
 from advisor.explain.offer_options import Offer, commitment_splits, offers_of, on_offers, profiles
 from advisor.explain.plan_cost import PlanCost, offer_bands
 from advisor.explain.ranges import SEED
-from advisor.explain.scores import QUANTILES, quantile, score, standard_error
+from advisor.explain.scores import QUANTILES, mean_se, quantile, score, standard_error
 from advisor.solve.costing import plan_costs
 from advisor.solve.milp import solve
 from advisor.solve.model import Model
@@ -164,14 +164,14 @@ def expected_plan(problem: Problem, draws: Draws, settings: SolveSettings, rente
     return None if violations(problem, sol) else sol
 
 
-def frequent_optima(answers: list, most: int = MOST_DRAW_PLANS) -> list[tuple[frozenset, frozenset]]:
-    """The `most` most frequent (pairs, rental offers) among robustness draws' optima (`answers`:
+def frequent_optima(answers: list) -> list[tuple[frozenset, frozenset]]:
+    """The MOST_DRAW_PLANS most frequent (pairs, rental offers) among robustness draws' optima (`answers`:
     Verdict.answers() or .answered()), most frequent first (ties by their sorted pairs and offers)."""
     counts: dict[tuple[frozenset, frozenset], int] = {}
     for one in answers:
         if one is not None and one[1] != (TIMED_OUT,):
             counts[one[0], one[3]] = counts.get((one[0], one[3]), 0) + 1
-    return sorted(counts, key=lambda k: (-counts[k], sorted(k[0]), sorted(k[1])))[:most]
+    return sorted(counts, key=lambda k: (-counts[k], sorted(k[0]), sorted(k[1])))[:MOST_DRAW_PLANS]
 
 
 def optimum_options(
@@ -207,8 +207,9 @@ def _restricted_options(
 
 
 def draw_options(problem: Problem, verdict: Verdict, settings: SolveSettings, seen: set) -> list[Option]:
-    """p80/p90 candidates: for the MOST_DRAW_PLANS most frequent (GPU, ownership) sets among the
-    robustness draws' optima, and for each GPU type alone, the cheapest plan at the catalog's figures."""
+    """p80/p90 candidates: for the MOST_DRAW_PLANS most frequent (GPU, ownership) sets and rental offers
+    among the robustness draws' optima, and for each GPU type alone, the cheapest plan at the catalog's
+    figures."""
     out = optimum_options(problem, frequent_optima(verdict.answers()), settings, seen)
     alone: list[tuple[str, frozenset, frozenset]] = [
         (f"{g} alone", frozenset({(g, "buy"), (g, "rent")}), frozenset()) for g in usable_gpus(problem)
@@ -291,8 +292,9 @@ def record(problem: Problem, d: Decided, point: Option) -> dict[str, Any]:
     loss, se = 0.0, 0.0
     if chosen is not point:
         fresh = joint_draws(problem, FRESH_DRAWS, FRESH_SEED, gpus=sorted(chosen.cost.gpus() | point.cost.gpus()))
-        diff = point.cost.at(fresh) - chosen.cost.at(fresh)
-        loss, se = float(diff.mean()), float(diff.std(ddof=1) / len(diff) ** 0.5)
+        theirs_fresh, mine_fresh = point.cost.at(fresh), chosen.cost.at(fresh)
+        loss = float((theirs_fresh - mine_fresh).mean())
+        se = standard_error(theirs_fresh, mine_fresh, "expected")
     names = {g: problem.catalog.gpus[g].name for g in problem.catalog.gpus}
     what, point_what = describe(chosen.first_stage, names), describe(point.first_stage, names)
     if what == point_what:  # one purchase on other offers: named by them
@@ -301,7 +303,7 @@ def record(problem: Problem, d: Decided, point: Option) -> dict[str, Any]:
         "basis": d.basis,
         "draws": d.draws.n,
         "expected_cost_usd": float(mine.mean()),
-        "expected_cost_se_usd": float(mine.std(ddof=1) / len(mine) ** 0.5) if len(mine) > 1 else 0.0,
+        "expected_cost_se_usd": mean_se(mine),
         "p80_cost_usd": quantile(mine, 0.8),
         "p90_cost_usd": quantile(mine, 0.9),
         "point_optimal": {

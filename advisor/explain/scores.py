@@ -35,12 +35,17 @@ def quantile(values: np.ndarray, q: float) -> float:
     return b - diff * (1 - t) if t >= 0.5 else a + diff * t
 
 
+def mean_se(x: np.ndarray) -> float:
+    """The Monte-Carlo standard error of the mean of `x` over its draws (0 for one draw)."""
+    return float(np.std(x, ddof=1) / np.sqrt(len(x))) if len(x) > 1 else 0.0
+
+
 def standard_error(a: np.ndarray, b: np.ndarray, basis: str) -> float:
     """The standard error of score(a) - score(b) over the same draws: of the paired mean difference,
     or for a quantile by BOOTSTRAP seeded resamples of the draws."""
     n = len(a)
     if basis not in QUANTILES:
-        return float(np.std(a - b, ddof=1) / np.sqrt(n)) if n > 1 else 0.0
+        return mean_se(a - b)
     rng = np.random.default_rng(BOOTSTRAP_SEED)
     picks = rng.integers(0, n, size=(BOOTSTRAP, n))
     q = QUANTILES[basis]

@@ -204,7 +204,7 @@ def _job(row: dict[str, str], model: ModelSpec, line: int, name: str) -> JobSpec
         model=model,
         kind=(row.get("kind") or "pretrain").strip() or "pretrain",
         precision=precision,
-        grad_reduce_bytes=_num(row, "grad_reduce_bytes", line, name) or 2.0,
+        grad_reduce_bytes=_num(row, "grad_reduce_bytes", line, name) or JobSpec.grad_reduce_bytes,
         recompute_fraction=_recompute(row, model, precision, line, name),
         micro_batch=_num(row, "micro_batch", line, name, int),
         checkpointing=_flag(row, "checkpointing"),

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from advisor.contract import Plan
 from advisor.contract.decision import Z_SWITCH, Decision
-from advisor.present.words import join, usd
+from advisor.present.words import join, more_or_less, usd
 
 HONEST_SHARE = 0.8  # below this share of draws, the plan leads with how often it holds
 
@@ -77,8 +77,8 @@ def robustness_cost(p: Plan) -> str | None:
         return "The plan at the point estimates is this one, so the price of robustness is $0."
     what = ", ".join(f"{x['count']}x {x['gpu']} ({x['ownership']})" for x in d.point_optimal.get("purchase", []))
     return (
-        f"The plan at the point estimates ({what}) is expected to cost {usd(abs(loss))} "
-        f"{'more' if loss > 0 else 'less'} than this one (the price of robustness, on "
+        f"The plan at the point estimates ({what}) is expected to cost {more_or_less(loss)} "
+        "than this one (the price of robustness, on "
         f"{d.fresh_draws or 0:,} fresh draws{noise(d)})."
     )
 

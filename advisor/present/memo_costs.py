@@ -46,7 +46,7 @@ def rent_by_payment(plan: Plan) -> dict[str, float]:
     for i in plan.purchase:
         if i.ownership == "rent" and i.use != "bridge":
             when = i.payment or "as_used"
-            hours = i.billed_gpu_hours if i.billed_gpu_hours is not None else i.gpu_hours or 0.0
+            _, hours, _ = _used_and_paid(i)
             paid[when] = paid.get(when, 0.0) + hours * (i.unit_price_usd or 0.0)
     total = plan.cost_breakdown.rental_usd or 0.0
     fixed = {k: round(paid.get(k, 0.0), 2) for k in ("upfront", "monthly")}

@@ -293,8 +293,7 @@ def _why(p: Plan, fmt: str) -> list[str]:
             f"expected {expected(d)}" if d.expected_cost_usd is not None else "",
             f"P80 {usd(d.p80_cost_usd)}" if d.p80_cost_usd is not None else "",
             f"P90 {usd(d.p90_cost_usd)}" if d.basis == "p90" and d.p90_cost_usd is not None else "",
-            f"the plan at the point estimates is expected to cost {usd(abs(loss))} "
-            f"{'more' if loss > 0 else 'less'} (fresh draws{noise(d)})"
+            f"the plan at the point estimates is expected to cost {more_or_less(loss)} (fresh draws{noise(d)})"
             if loss
             else "",
         ]
