@@ -139,9 +139,16 @@ def bill_of_materials(problem: Problem, sol: Solution) -> list[dict]:
     out += _running_amounts(problem, sol) if econ is not None else []
     vat = services_tax_lines(problem, sol.cost_breakdown)
     out = _footed(out + _rented(problem, sol) + vat, sol.cash_usd)
-    for row in vat:  # its base: the service lines as printed, which a reader adds up
-        row["quantity"] = float(sum(Decimal(repr(r["total_usd"])) for r in out if r["kind"] in SERVICE_KINDS))
+    for row in vat:
+        _vat_on_printed(out, row)
     return out
+
+
+def _vat_on_printed(out: list[dict], vat: dict) -> None:
+    """The VAT line's base as a reader adds it up: the service lines as printed. Its amount is the
+    footed one, so where the cents cannot give all three (lines to the cent, adding up to the cash, the
+    base the lines above) its rate is printed as derived from the amount, the note saying so."""
+    vat["quantity"] = float(sum((Decimal(repr(r["total_usd"])) for r in out if r["kind"] in SERVICE_KINDS), Decimal(0)))
 
 
 SERVICE_KINDS = ("burn_in", "support", "hosting", "electricity", "rent")  # contract.costs.SERVICES as bill lines
