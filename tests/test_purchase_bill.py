@@ -10,7 +10,7 @@ from advisor.economics.costs import Costs
 from advisor.economics.purchase_bill import (
     bought_gpu_coefficients,
     network_band,
-    network_per_gpu,
+    network_lines,
     nic_per_gpu,
     storage_need,
     tax_coefficients,
@@ -38,14 +38,15 @@ def test_a_nic_per_networked_gpu_is_costed_from_its_sourced_price(catalog):
 def test_the_fabric_is_costed_by_a_band_that_matches_scale(catalog, gpus, band_usd):
     e = catalog.economics
     assert network_band(e, gpus).usd_per_gpu == band_usd
-    k = network_per_gpu(e, gpus)
-    assert k.usd == band_usd + 2188 and k.per == "networked GPU" and k.source
+    nic, fabric = network_lines(e, gpus, 1.0)  # the bill's lines per networked GPU
+    assert (nic["kind"], fabric["kind"]) == ("nic", "fabric") and nic["quantity"] == fabric["quantity"] == gpus
+    assert nic["unit_usd"] + fabric["unit_usd"] == band_usd + 2188 and nic["source"] and fabric["source"]
 
 
 def test_a_cluster_network_is_within_the_sourced_3_to_10k_per_gpu(catalog):
     """ipcarrier: 'per GPU, interconnect can add roughly USD 3,000-10,000 over server cost'."""
     for gpus in (64, 256, 1024, 4096, 32768):
-        assert 3000 <= network_per_gpu(catalog.economics, gpus).usd <= 10000, gpus
+        assert 3000 <= sum(r["unit_usd"] for r in network_lines(catalog.economics, gpus, 1.0)) <= 10000, gpus
 
 
 def test_tax_by_region_and_whether_it_is_a_cost(catalog):

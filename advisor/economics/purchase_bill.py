@@ -115,23 +115,6 @@ def nic_per_gpu(econ: Economics, share: float = 1.0) -> Coefficient:
     )
 
 
-def network_per_gpu(econ: Economics, gpus: int, share: float = 1.0) -> Coefficient:
-    """The scale-out network per networked GPU in a cluster of `gpus`: its band's fabric (switches,
-    cables, optics) plus the NIC, at `share` of the priced bandwidth; a linear coefficient within the band."""
-    band, nic = network_band(econ, gpus), nic_per_gpu(econ, share)
-    top = f"up to {band.up_to_gpus:,} GPUs" if band.up_to_gpus else "above the largest band"
-    fabric = band.usd_per_gpu * share
-    return Coefficient(
-        fabric + (nic.usd or 0.0),
-        "networked GPU",
-        "upfront",
-        _worst(band.confidence, nic.confidence),
-        tuple(dict.fromkeys(band.source + list(nic.source))),
-        f"fabric ${fabric:,.0f} per GPU for clusters {top} ({band.note}) + NIC "
-        f"${nic.usd or 0:,.0f}" + ("" if nic.usd is not None else " (unknown, not counted)"),
-    )
-
-
 def network_lines(econ: Economics, gpus: int, share: float) -> list[dict]:
     """The NICs and the scale-out fabric of `gpus` networked GPUs, at `share` of the priced
     bandwidth (HardwareTerms.network_share: what the speed assumes)."""
@@ -330,7 +313,6 @@ __all__ = [
     "network_band",
     "nic_per_gpu",
     "network_share",
-    "network_per_gpu",
     "network_lines",
     "tax_coefficients",
     "bought_gpu_coefficients",

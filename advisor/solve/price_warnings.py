@@ -94,12 +94,14 @@ def price_warnings(problem: Problem, sol: Solution) -> list[dict]:
                     }
                 )
     if sol.networked:
+        port = (problem.catalog.economics.network or {}).get("nic_gbps") if problem.catalog.economics else None
+        nics = f"{port.value:g} Gb/s NICs" if port is not None and port.value else "NICs"
         out.append(
             {
                 "rule": None,
                 "code": "low-confidence-price",
                 "message": "the network is costed from a sourced cluster sheet's per-GPU band for its size "
-                "(switches, cables, optics) and 400 Gb/s NICs (one per GPU, or the share the GPU's network "
+                f"(switches, cables, optics) and {nics} (one per GPU, or the share the GPU's network "
                 "is) at a reseller's list price, "
                 "both low confidence; get a quote before committing",
             }

@@ -11,6 +11,7 @@ from typing import Any
 
 from advisor.economics.rental import RentOption, fabric_fit, order_fit
 from advisor.solve.problem import Finding
+from advisor.solve.serving_nodes import bill_key
 
 Way = tuple[str, tuple[RentOption, ...]]  # buy (no offers), or rent from one kind and tier's offers
 
@@ -80,4 +81,4 @@ def rented_on(used: Iterable[tuple[Any, Any]]) -> frozenset[tuple[str, str]]:
     """The (GPU, provider) of the rental offers of `used` (candidates or serving layouts, with counts):
     a draw's plan on another offer of a GPU type (a firmer rate, or billed by use rather than a
     term) is another plan (explain/robustness.py)."""
-    return frozenset((c.gpu, c.offer.offer.provider) for c, _ in used if c.ownership == "rent" and c.offer is not None)
+    return frozenset(k for c, _ in used if (k := bill_key(c)) is not None)

@@ -13,6 +13,8 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
+from advisor.solve.serving_nodes import bill_key
+
 if TYPE_CHECKING:
     from advisor.solve.problem import Candidate, Problem, ServeCandidate
 
@@ -72,7 +74,8 @@ class Scenario:
         """The factor on candidate c's run cost: its offer's rental rate's (rented), 1 (bought: energy)."""
         if c.ownership != "rent":
             return 1.0
-        return self.rent_price(c.gpu, c.offer.offer.provider if c.offer is not None else None)
+        key = bill_key(c)
+        return self.rent_price(c.gpu, key[1] if key is not None else None)
 
     def buy_price(self, gpu: str) -> float:
         return self.price_factor.get(gpu, 1.0) * self.buy_factor.get(gpu, 1.0)

@@ -22,7 +22,7 @@ from advisor.solve.rows import safe
 
 if TYPE_CHECKING:
     from advisor.data.catalog_prices import RentalOffer
-    from advisor.solve.problem import ServeCandidate
+    from advisor.solve.problem import Candidate, ServeCandidate
 
 BillKey = tuple[str, str]  # (GPU type, provider): one offer's serving bill
 
@@ -32,8 +32,9 @@ def block_gpus(offer: RentalOffer) -> int:
     return offer.node_gpus if offer.whole_nodes else 1
 
 
-def bill_key(c: ServeCandidate) -> BillKey | None:
-    """The bill a rented serving layout is on: its GPU type and its offer's provider (None: bought)."""
+def bill_key(c: ServeCandidate | Candidate) -> BillKey | None:
+    """The bill a rented serving layout (or job column) is on: its GPU type and its offer's provider
+    (None: bought, or rented without an offer)."""
     return (c.gpu, c.offer.offer.provider) if c.ownership == "rent" and c.offer is not None else None
 
 

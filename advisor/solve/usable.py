@@ -127,7 +127,7 @@ def timed(problem: Problem, k: int) -> bool:
     deadline, beside two or more such (they run at once or in turn on a bought GPU type: late_cuts.py),
     in a workload of fewer than FLEET_JOBS jobs? Then a column on more GPUs that is faster may let the
     jobs run in turn on fewer GPUs than a cheaper, slower one at once: three pretrains due in 45-55
-    days run on 48 H100 at 32, 16 and 32 GPUs ($1,695,532), where their cheapest columns (24, 16 and
+    days run on 48 H100 at 32, 16 and 32 GPUs (tests/test_late_rows.py), where their cheapest columns (24, 16 and
     16 GPUs) need 56 at once. Elsewhere cost dominance stands: a fleet's plan is proven within 1% (no
     polish) and its columns would multiply; jobs with copies are not held by the late rows."""
     single = sum(c.deadline is not None and c.multiplicity == 1 for c in problem.classes)
