@@ -191,7 +191,9 @@ OTHER_HARDWARE = ("nic", "fabric", "storage")  # the bill's hardware beyond GPUs
 def _other_hardware(plan: Plan, ctx: PlanContext) -> list[list[Any]]:
     """The NICs, the scale-out fabric and the storage the bill of materials buys: quoted with the
     GPUs, in place by the first day any of them must work."""
-    dates = sorted((d, b) for d, b in (latest_date(plan, ctx, i) for i in plan.purchase) if d is not None)
+    # the network and storage serve the GPUs bought (a rented plan keeps its data on bought flash too)
+    items = [i for i in plan.purchase if i.ownership == "buy"] or plan.purchase
+    dates = sorted((d, b) for d, b in (latest_date(plan, ctx, i) for i in items) if d is not None)
     when, why = (dates[0][0], f"in place when the first GPUs start: {dates[0][1]}") if dates else (None, None)
     return [
         [
