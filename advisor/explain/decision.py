@@ -180,23 +180,27 @@ def optimum_options(
     """For each (pairs, offers) in `keys`, the cheapest plan at the catalog's figures on those pairs
     alone, renting on those offers alone; plans already `seen` (Option.key) are left out."""
     every = profiles(problem)
-    wanted = [
+    wanted: list[Wanted] = [
         (
             "draw optimum (" + " + ".join(f"{g} ({o})" for g, o in sorted(k)) + ")",
             k,
+            frozenset(),
             frozenset(o for o in every if (o[0], "rent") in k and o not in on),
         )
         for k, on in keys
     ]
-    return _restricted_options(problem, wanted, settings, seen)
+    return restricted_options(problem, wanted, settings, seen)
 
 
-def _restricted_options(
-    problem: Problem, wanted: list[tuple[str, frozenset, frozenset]], settings: SolveSettings, seen: set
-) -> list[Option]:
+Wanted = tuple[str, "frozenset[Pair] | None", "frozenset[Pair]", "frozenset[Offer]"]  # label, keep, drop, offers
+
+
+def restricted_options(problem: Problem, wanted: list[Wanted], settings: SolveSettings, seen: set) -> list[Option]:
+    """For each (label, keep, drop, offers) the restricted() plan as an option, those already `seen`
+    (Option.key) left out and the new ones added to it."""
     out = []
-    for label, keep, offers in wanted:
-        sol = restricted(problem, settings, keep=keep, offers=offers)
+    for label, keep, drop, offers in wanted:
+        sol = restricted(problem, settings, keep=keep, drop=drop, offers=offers)
         if sol is None:
             continue
         opt = Option.of(problem, label, sol)
@@ -211,10 +215,10 @@ def draw_options(problem: Problem, verdict: Verdict, settings: SolveSettings, se
     among the robustness draws' optima, and for each GPU type alone, the cheapest plan at the catalog's
     figures."""
     out = optimum_options(problem, frequent_optima(verdict.answers()), settings, seen)
-    alone: list[tuple[str, frozenset, frozenset]] = [
-        (f"{g} alone", frozenset({(g, "buy"), (g, "rent")}), frozenset()) for g in usable_gpus(problem)
+    alone: list[Wanted] = [
+        (f"{g} alone", frozenset({(g, "buy"), (g, "rent")}), frozenset(), frozenset()) for g in usable_gpus(problem)
     ]
-    return out + _restricted_options(problem, alone, settings, seen)
+    return out + restricted_options(problem, alone, settings, seen)
 
 
 def pick(options: list[Option], basis: str, draws: Draws, gap: float) -> Option:
@@ -252,8 +256,9 @@ def decide(problem: Problem, point: Solution, settings: SolveSettings, verdict: 
 
     if spec.basis != "point":
         add("expected", expected_plan(problem, draws, settings.but(polish=False), rented))
-        for label, left_out in commitment_splits(problem, point):  # a commitment's term: a step no mean sees
-            add(label, restricted(problem, settings.but(polish=False), offers=left_out))
+        # a commitment's term: a step no mean sees
+        splits: list[Wanted] = [(label, None, frozenset(), out) for label, out in commitment_splits(problem, point)]
+        options += restricted_options(problem, splits, settings.but(polish=False), seen)
     if spec.basis in QUANTILES:
         if sum(map(len, problem.candidates)) * draws.n <= CVAR_TERMS:
             from advisor.explain.saa import saa_plan  # (p80/p90 only: not imported by every plan)

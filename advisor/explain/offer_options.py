@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from advisor.solve.rental_offers import rented_on
+from advisor.solve.rental_offers import rent_offers, rented_on
 
 if TYPE_CHECKING:
     from advisor.solve.problem import Problem
@@ -31,12 +31,7 @@ def offers_of(sol: Solution) -> frozenset[Offer]:
 
 def profiles(problem: Problem) -> dict[Offer, tuple[str, bool]]:
     """Every offer some candidate (a job's or a replica's) rents on, with its (confidence, commits?)."""
-    out: dict[Offer, tuple[str, bool]] = {}
-    for c in [c for cs in problem.candidates for c in cs] + [c for cs in problem.serve_candidates for c in cs]:
-        opt = getattr(c, "offer", None)
-        if c.ownership == "rent" and opt is not None:
-            out[(c.gpu, opt.offer.provider)] = (str(opt.offer.confidence), opt.offer.term_hours is not None)
-    return out
+    return {k: (str(o.confidence), o.term_hours is not None) for k, o in rent_offers(problem).items()}
 
 
 def commitment_splits(problem: Problem, sol: Solution) -> list[tuple[str, frozenset[Offer]]]:

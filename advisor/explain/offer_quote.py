@@ -11,6 +11,7 @@ from advisor.data.catalog_prices import RentalOffer
 from advisor.perf import params_from
 from advisor.solve.candidates import build_problem
 from advisor.solve.problem import Problem
+from advisor.solve.rental_offers import rent_offers
 from advisor.solve.solution import Solution
 
 Quote = tuple[str, float]  # (provider, USD per GPU-hour): the one rental offer a break-even prices alone
@@ -44,8 +45,7 @@ def hidden_behind(problem: Problem, gpu: str, provider: str, below: float) -> li
 
 def offered(problem: Problem, gpu: str, provider: str) -> bool:
     """Does some candidate (a job's or a replica's) of the problem rent `gpu` on `provider`'s offer?"""
-    cands = [c for cs in problem.candidates for c in cs] + [c for cs in problem.serve_candidates for c in cs]
-    return any(c.gpu == gpu and c.offer is not None and c.offer.offer.provider == provider for c in cands)
+    return (gpu, provider) in rent_offers(problem)
 
 
 def repriced(problem: Problem, gpu: str, provider: str, factor: float) -> Problem:

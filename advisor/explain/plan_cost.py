@@ -26,6 +26,7 @@ import numpy as np
 from advisor.data.uncertainty import LogDist, rate_dist
 from advisor.explain.draws import Draws, estimate_speed, serve_speed
 from advisor.solve.model import Model
+from advisor.solve.rental_offers import rent_offers
 from advisor.solve.reserved import paid_training
 from advisor.solve.scenario import baseline
 
@@ -145,9 +146,4 @@ def offer_bands(problem: Problem, gpus: Collection[str]) -> dict[tuple[str, str]
     """The rate band of every rental offer of the GPU types `gpus` the problem's candidates (jobs' and
     replicas') rent on, by (GPU, provider): what the expected basis re-solves each offer at
     (explain/draws.Prices; other types at their type-wide factor)."""
-    out: dict[tuple[str, str], LogDist] = {}
-    for c in [c for cs in problem.candidates for c in cs] + [c for cs in problem.serve_candidates for c in cs]:
-        opt = getattr(c, "offer", None)
-        if c.ownership == "rent" and opt is not None and c.gpu in gpus:
-            out[(c.gpu, opt.offer.provider)] = rate_dist(opt.offer)
-    return out
+    return {k: rate_dist(o) for k, o in rent_offers(problem).items() if k[0] in gpus}

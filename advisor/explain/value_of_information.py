@@ -33,7 +33,15 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from advisor.data.uncertainty import price_dist
-from advisor.explain.decision import QUANTILES, Decided, Option, frequent_optima, optimum_options, restricted
+from advisor.explain.decision import (
+    QUANTILES,
+    Decided,
+    Option,
+    Wanted,
+    frequent_optima,
+    optimum_options,
+    restricted_options,
+)
 from advisor.explain.draws import Draws, gpu_prices, gpu_speed, serve_speed, speed_evidence
 from advisor.explain.offer_options import offer_drops, offers_of, on_offers
 from advisor.explain.plan_cost import RunTerm
@@ -79,21 +87,13 @@ def candidates(
     spend = {(g, "buy"): cost.buy.get(g, 0.0) + cost.energy.get(g, 0.0) for g in cost.gpus()}
     spend.update({(g, "rent"): v for g, v in cost.rent.items()})
     total = sum(spend.values()) or 1.0
-    wanted: list[tuple[str, frozenset, frozenset]] = [
-        (f"without {pair[0]} ({pair[1]})", frozenset({pair}), frozenset())
+    wanted: list[Wanted] = [
+        (f"without {pair[0]} ({pair[1]})", None, frozenset({pair}), frozenset())
         for pair in sorted(p for p, v in spend.items() if v >= WITHOUT_SHARE * total)
     ]
     # and without each offer it rents whose GPU type has an offer of another grade or billing (one pair)
-    wanted += [(label, frozenset(), out) for label, out in offer_drops(problem, decided.chosen)]
-    for label, drop, out in wanted:
-        sol = restricted(problem, settings, drop=drop, offers=out)
-        if sol is None:
-            continue
-        opt = Option.of(problem, label, sol)
-        if opt.key not in seen:
-            seen.add(opt.key)
-            options.append(opt)
-    return options
+    wanted += [(label, None, frozenset(), out) for label, out in offer_drops(problem, decided.chosen)]
+    return options + restricted_options(problem, wanted, settings, seen)
 
 
 def inputs_of(options: list[Option], draws: Draws) -> list[Input]:

@@ -94,18 +94,7 @@ def price_warnings(problem: Problem, sol: Solution) -> list[dict]:
                     }
                 )
     if sol.networked:
-        port = (problem.catalog.economics.network or {}).get("nic_gbps") if problem.catalog.economics else None
-        nics = f"{port.value:g} Gb/s NICs" if port is not None and port.value else "NICs"
-        out.append(
-            {
-                "rule": None,
-                "code": "low-confidence-price",
-                "message": "the network is costed from a sourced cluster sheet's per-GPU band for its size "
-                f"(switches, cables, optics) and {nics} (one per GPU, or the share the GPU's network "
-                "is) at a reseller's list price, "
-                "both low confidence; get a quote before committing",
-            }
-        )
+        out.append(_network_warning(problem))
     out += tier_warnings(problem, sol)
     nodes = sum(n for d in sol.servers.values() for n in d.values())
     if nodes and problem.workload.deployment.site == "datacenter":
@@ -128,3 +117,16 @@ def price_warnings(problem: Problem, sol: Solution) -> list[dict]:
         if item["entry"] in considered:
             out.append({"rule": None, "code": "as-of", "message": f"{item['entry']}: {item['message']}"})
     return out
+
+
+def _network_warning(problem: Problem) -> dict:
+    """The bought network's price rests on a cluster sheet's band and a reseller's NIC at the catalog's port speed."""
+    port = (problem.catalog.economics.network or {}).get("nic_gbps") if problem.catalog.economics else None
+    nics = f"{port.value:g} Gb/s NICs" if port is not None and port.value else "NICs"
+    return {
+        "rule": None,
+        "code": "low-confidence-price",
+        "message": "the network is costed from a sourced cluster sheet's per-GPU band for its size "
+        f"(switches, cables, optics) and {nics} (one per GPU, or the share the GPU's network "
+        "is) at a reseller's list price, both low confidence; get a quote before committing",
+    }

@@ -9,8 +9,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from advisor.data.catalog_prices import RentalOffer
 from advisor.economics.rental import RentOption, fabric_fit, order_fit
-from advisor.solve.problem import Finding
+from advisor.solve.problem import Finding, Problem
 from advisor.solve.serving_nodes import bill_key
 
 Way = tuple[str, tuple[RentOption, ...]]  # buy (no offers), or rent from one kind and tier's offers
@@ -75,6 +76,16 @@ def network_gbps(opt: RentOption | None, n: int) -> float | None:
         return None
     gbps = opt.offer.fabric.gbps_per_gpu
     return gbps / 8.0 if gbps else None
+
+
+def rent_offers(problem: Problem) -> dict[tuple[str, str], RentalOffer]:
+    """Every rental offer some candidate (a job's column or a serving layout) rents on, by (GPU, provider)."""
+    out: dict[tuple[str, str], RentalOffer] = {}
+    for c in [c for cs in problem.candidates for c in cs] + [c for cs in problem.serve_candidates for c in cs]:
+        key = bill_key(c)
+        if key is not None and c.offer is not None:  # (bill_key: a rented candidate with an offer)
+            out[key] = c.offer.offer
+    return out
 
 
 def rented_on(used: Iterable[tuple[Any, Any]]) -> frozenset[tuple[str, str]]:
