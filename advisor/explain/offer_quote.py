@@ -10,8 +10,11 @@ from __future__ import annotations
 from advisor.data.catalog_prices import RentalOffer
 from advisor.perf import params_from
 from advisor.solve.candidates import build_problem
+from advisor.solve.milp import solve
 from advisor.solve.problem import Problem
 from advisor.solve.rental_offers import rent_offers
+from advisor.solve.scenario import baseline
+from advisor.solve.settings import SolveSettings
 from advisor.solve.solution import Solution
 
 Quote = tuple[str, float]  # (provider, USD per GPU-hour): the one rental offer a break-even prices alone
@@ -60,3 +63,10 @@ def repriced(problem: Problem, gpu: str, provider: str, factor: float) -> Proble
     moved = g.model_copy(update={"prices": g.prices.model_copy(update={"rent": rent})})
     catalog = cat.model_copy(update={"gpus": {**cat.gpus, gpu: moved}})
     return build_problem(problem.workload, catalog, problem.rules, params_from(catalog), problem.as_of)
+
+
+def solve_repriced(problem: Problem, gpu: str, provider: str, factor: float, settings: SolveSettings) -> Solution:
+    """The plan of the problem rebuilt with that one offer's rate at `factor` (repriced): a break-even
+    on an offer the problem's candidates hide behind a cheaper one of its group."""
+    again = repriced(problem, gpu, provider, factor)
+    return solve(again, baseline(again), settings)

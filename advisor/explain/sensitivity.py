@@ -17,7 +17,7 @@ from typing import Any
 
 from advisor.contract.facts import Marginal
 from advisor.explain.draws import Prices
-from advisor.explain.offer_quote import Quote, hidden_behind, offered, quote_of, rented_offer, repriced
+from advisor.explain.offer_quote import Quote, hidden_behind, offered, quote_of, rented_offer, solve_repriced
 from advisor.solve.constraints import FAMILIES, slacks
 from advisor.solve.constraints.base import Rebuild
 from advisor.solve.milp import solve
@@ -223,8 +223,7 @@ def _rise(
         # an offer its candidates hide could win first: the same search on rebuilt problems, within [1, top]
 
         def run(f: float) -> Solution:
-            again = repriced(problem, gpu, quote[0], f)
-            return solve(again, baseline(again), settings)
+            return solve_repriced(problem, gpu, quote[0], f, settings)
 
         lo, top, flipped = _narrow(run, chosen, 1.0, top, run(top))
     if flipped is None:
@@ -316,11 +315,8 @@ def _fall(
     def wins(f: float) -> bool:
         if f == 1.0:
             return uses(sol, gpu, own, provider)
-        if (
-            hidden and provider is not None
-        ):  # an offer the problem's candidates hide behind a cheaper one of its group: rebuilt re-priced
-            again = repriced(problem, gpu, provider, f)
-            return uses(solve(again, baseline(again), settings), gpu, own, provider)
+        if hidden and provider is not None:  # an offer the candidates hide behind a cheaper one: rebuilt
+            return uses(solve_repriced(problem, gpu, provider, f, settings), gpu, own, provider)
         s = solve(problem, priced(problem, gpu, own, f, prices, provider), settings, start=sol)
         return uses(s, gpu, own, provider)
 
