@@ -139,3 +139,22 @@ def test_rfq_states_the_used_condition_the_plan_priced(a100):
     cells = [c.strip() for c in row.strip("|").split("|")]
     spec, notes = cells[1], cells[-1]  # the term cell names the resale ("used-market value"), not the condition
     assert re.search(r"\bused\b|refurbished|second-hand", spec + " " + notes, re.I), row
+
+
+# 6. A serving-only GPU in a workload that also trains is drawn with the training datasheet band
+
+
+def test_a_gpu_that_only_serves_is_drawn_with_the_serving_band():
+    """serve_amd_with_training: 65 MI300X serve (their replicas estimated 'same_generation' from the
+    serving calibration), 8 H100 fine-tune. decision.verify prints 'speed:mi300x ... real speed P10-P90
+    0.80-1.89x the estimate (datasheet evidence)': explain/draws.gpu_speed reads the first training job's
+    precision and the MI300X's weakest training evidence (datasheet) whenever the workload trains at all.
+    Without the training job (serve_amd_alone) the same replicas are drawn from the serving band,
+    catalog/uncertainty.yaml serving cdna: q10 -0.2055, q90 0.199, i.e. 0.81-1.22x."""
+    d = json.loads(_plan("serve_amd_with_training.yaml").to_json())
+    assert {s["gpu"] for s in d["serving"]} == {"mi300x"}
+    assert all(j["gpu"] != "mi300x" for j in d["jobs"])
+    (v,) = [v for v in d["decision"]["verify"] if v["input"] == "speed:mi300x"] or [None]
+    if v is not None:
+        assert v["range"][1] < 1.3, v["message"]
+        assert "datasheet" not in v["message"], v["message"]
