@@ -158,3 +158,21 @@ def test_a_gpu_that_only_serves_is_drawn_with_the_serving_band():
     if v is not None:
         assert v["range"][1] < 1.3, v["message"]
         assert "datasheet" not in v["message"], v["message"]
+
+
+# 7. The holding-period grid bills months of hosting and support after the work is done
+
+
+def test_bought_gpus_are_resold_when_their_work_is_done_not_at_the_next_grid_month():
+    """hold_grid_a100_64: the GPUs arrive on day 73 and the run takes 300.7 days (327.3 at P80), so
+    the work is done on day 400.3 at P80, month 13.2. The plan says '64 NVIDIA A100 80GB SXM4 resold
+    after 18 months, when their planned work is done' and bills 15.6 months of support and hosting:
+    4.8 months after the work at $9,571 hosting + $10,039 support a month = $94,900 of cash for
+    nothing, less about $28,000 of resale the months cost: about $67,000 net on a $1.36M plan (at 2,048
+    GPUs, w1_buy_1024: $627,500 a month, 2.3 months past the point end, about $1.4M)."""
+    d = json.loads(_plan("hold_grid_a100_64.yaml").to_json())
+    (job,) = d["jobs"]
+    (sale,) = d["disposal"]
+    assert sale["when"] == "after_work"
+    done_month = (d["purchase"][0]["ready_days"] + job["wall_days_planned"]) / (365 / 12)
+    assert sale["month"] - done_month <= 1.0, (sale["message"], round(done_month, 2))
