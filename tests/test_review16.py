@@ -176,3 +176,25 @@ def test_bought_gpus_are_resold_when_their_work_is_done_not_at_the_next_grid_mon
     assert sale["when"] == "after_work"
     done_month = (d["purchase"][0]["ready_days"] + job["wall_days_planned"]) / (365 / 12)
     assert sale["month"] - done_month <= 1.0, (sale["message"], round(done_month, 2))
+
+
+# 8. One plan, two horizons: the header's and the cost table's
+
+
+def test_the_header_and_the_cost_table_name_the_same_months():
+    """reserved3y_short_horizon (horizon 12 months, a 3-year reservation): the header prints 'Total
+    cost over 12 months: $3,116,085' and the cost table 'Cash paid over 36 months $3,582,740.07'; the
+    $3,116,084.62 is the present value of 36 months of payments (64 x 730 h x $2.13 = $99,513.60 a month,
+    36 of them, discounted continuously at 10%/year: $3,115,834 + the storage and tax), not a cost over
+    12 months."""
+    from click.testing import CliRunner
+
+    from advisor.cli import main
+
+    res = CliRunner().invoke(main, ["plan", str(DATA / "reserved3y_short_horizon.yaml"), "--as-of", AS_OF, "--full"])
+    assert res.exit_code == 0, res.output
+    text = res.output
+    header = re.search(r"Total cost over ([\d.,]+) months", text)
+    cash = re.search(r"Cash paid over ([\d.,]+) months", text)
+    assert header and cash, text[:1500]
+    assert header.group(1) == cash.group(1), (header.group(0), cash.group(0))
