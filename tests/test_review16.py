@@ -198,3 +198,16 @@ def test_the_header_and_the_cost_table_name_the_same_months():
     cash = re.search(r"Cash paid over ([\d.,]+) months", text)
     assert header and cash, text[:1500]
     assert header.group(1) == cash.group(1), (header.group(0), cash.group(0))
+
+
+def test_the_hardware_tax_base_is_the_hardware_lines_as_printed():
+    """cb_de_vat (DE, VAT not reclaimed; the only hardware is storage): the memo's bill prints 'flash
+    storage, 10.6 TB | 10.5561 | $220 | $2,322.34' and then 'tax on hardware (DE) | $2,322.35 | 19.00% |
+    $441.25': the base is a cent above the line it taxes, and 19% of the $2,322.34 printed is $441.24.
+    (The same storage in the US plan, cb_4096, prints $2,322.35 at a unit of '$220.001'.)"""
+    d = json.loads(_plan("cb_de_vat.yaml").to_json())
+    bom = d["bill_of_materials"]
+    hardware = ("gpu", "server", "nic", "fabric", "storage")
+    printed = round(sum(b["total_usd"] for b in bom if b["kind"] in hardware and b["total_usd"] is not None), 2)
+    (tax,) = [b for b in bom if b["kind"] == "tax" and b["item"].startswith("tax on hardware")]
+    assert tax["quantity"] == printed, (tax["quantity"], printed)
