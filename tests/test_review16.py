@@ -37,6 +37,7 @@ def cn():
 # 1. The break-even against renting prices a one-GPU community pod for a 64- or 2,048-GPU fleet
 
 
+@pytest.mark.xfail(strict=True, reason="review16 #2 break-even against a one-GPU pod: open")
 def test_break_even_rents_at_an_offer_that_can_carry_the_fleet(a100):
     """The plan prints 'pays for itself after 18.0 months ... 27.6 months if never resold, against
     renting at $1.39/GPU-hour on demand (RunPod (A100 SXM 80GB), low confidence)': a one-GPU pod whose
@@ -52,6 +53,7 @@ def test_break_even_rents_at_an_offer_that_can_carry_the_fleet(a100):
     assert be["months_without_resale"] == pytest.approx(7.6, abs=0.5)
 
 
+@pytest.mark.xfail(strict=True, reason="review16 #2 break-even with no rental plan: open")
 def test_break_even_does_not_say_renting_stays_cheaper_when_no_rental_can_run_the_job(cn):
     """CN: 'renting 1024 NVIDIA RTX A6000 at $0.33/GPU-hour on demand (RunPod (Community cloud), low
     confidence) stays cheaper than buying for 10 years', while the same plan says 'Renting instead: no
@@ -65,6 +67,7 @@ def test_break_even_does_not_say_renting_stays_cheaper_when_no_rental_can_run_th
 # 2. A 1,024-GPU cluster of desktop workstations, networked with a network the catalog has no source for
 
 
+@pytest.mark.xfail(strict=True, reason="review16 #1 networked workstations: open")
 def test_a_networked_datacenter_fleet_is_not_built_of_workstations_without_a_sourced_network(cn):
     """The CN plan buys 256 'Multi-GPU workstation (1-4 actively cooled PCIe cards)' ($7,000, a
     tinybox chassis) and networks all 256 for one 70B pretraining run: it bills $3,295,232 of 400 Gb/s
@@ -85,6 +88,7 @@ def test_a_networked_datacenter_fleet_is_not_built_of_workstations_without_a_sou
 # 3. The memo's bill of materials and its cost table print different cents for the same line
 
 
+@pytest.mark.xfail(strict=True, reason="review16 #7 bill vs cost table cents: open")
 def test_bill_lines_equal_the_cost_table_lines(a100):
     """buy_a100_64: the bill prints storage $168.49 and hosting $5,742.68; the cost table (JSON
     cost_breakdown, memo section 4, plan --section costs) prints $168.50 and $5,742.67. Both sum to the
@@ -97,6 +101,7 @@ def test_bill_lines_equal_the_cost_table_lines(a100):
     assert not wrong, wrong
 
 
+@pytest.mark.xfail(strict=True, reason="review16 #7 bill vs cost table cents: open")
 def test_memo_bill_and_cost_table_agree(a100):
     p, _ = a100
     text = advisor.memo(p, str(DATA / "buy_a100_64.yaml"), fmt="md").text
@@ -109,6 +114,7 @@ def test_memo_bill_and_cost_table_agree(a100):
 # 4. The memo's key figure "Work finishes after" leaves out the 73 days the bought cluster takes to arrive
 
 
+@pytest.mark.xfail(strict=True, reason="review16 #6 memo finish without lead time: open")
 def test_memo_key_figure_finish_counts_the_lead_time(a100):
     """The memo's box says 'Work finishes after | 12.5 days'; its own requirement table says 'Job
     finishes in 86.64 days at the P80 job time' and the text 'once its GPUs are ready after 73 days'.
@@ -127,6 +133,7 @@ def test_memo_key_figure_finish_counts_the_lead_time(a100):
 # 5. The RFQ asks to quote new-looking GPUs at a used price
 
 
+@pytest.mark.xfail(strict=True, reason="review16 #3 RFQ used condition: open")
 def test_rfq_states_the_used_condition_the_plan_priced(a100):
     """The plan buys the A100s used at $9,000 ('condition: used', 'none from NVIDIA for a used board').
     The RFQ row reads 'NVIDIA A100 80GB SXM4 (a100-80gb-sxm): 80 GB memory, SXM, ...' and 'catalog
@@ -144,6 +151,7 @@ def test_rfq_states_the_used_condition_the_plan_priced(a100):
 # 6. A serving-only GPU in a workload that also trains is drawn with the training datasheet band
 
 
+@pytest.mark.xfail(strict=True, reason="review16 #5 serving band: open")
 def test_a_gpu_that_only_serves_is_drawn_with_the_serving_band():
     """serve_amd_with_training: 65 MI300X serve (their replicas estimated 'same_generation' from the
     serving calibration), 8 H100 fine-tune. decision.verify prints 'speed:mi300x ... real speed P10-P90
@@ -163,6 +171,7 @@ def test_a_gpu_that_only_serves_is_drawn_with_the_serving_band():
 # 7. The holding-period grid bills months of hosting and support after the work is done
 
 
+@pytest.mark.xfail(strict=True, reason="review16 #4 hold grid: open")
 def test_bought_gpus_are_resold_when_their_work_is_done_not_at_the_next_grid_month():
     """hold_grid_a100_64: the GPUs arrive on day 73 and the run takes 300.7 days (327.3 at P80), so
     the work is done on day 400.3 at P80, month 13.2. The plan says '64 NVIDIA A100 80GB SXM4 resold
@@ -181,6 +190,7 @@ def test_bought_gpus_are_resold_when_their_work_is_done_not_at_the_next_grid_mon
 # 8. One plan, two horizons: the header's and the cost table's
 
 
+@pytest.mark.xfail(strict=True, reason="review16 #8 header months: open")
 def test_the_header_and_the_cost_table_name_the_same_months():
     """reserved3y_short_horizon (horizon 12 months, a 3-year reservation): the header prints 'Total
     cost over 12 months: $3,116,085' and the cost table 'Cash paid over 36 months $3,582,740.07'; the
@@ -200,6 +210,7 @@ def test_the_header_and_the_cost_table_name_the_same_months():
     assert header.group(1) == cash.group(1), (header.group(0), cash.group(0))
 
 
+@pytest.mark.xfail(strict=True, reason="review16 #7 tax base: open")
 def test_the_hardware_tax_base_is_the_hardware_lines_as_printed():
     """cb_de_vat (DE, VAT not reclaimed; the only hardware is storage): the memo's bill prints 'flash
     storage, 10.6 TB | 10.5561 | $220 | $2,322.34' and then 'tax on hardware (DE) | $2,322.35 | 19.00% |
