@@ -133,7 +133,6 @@ def test_memo_key_figure_finish_counts_the_lead_time(a100):
 # 5. The RFQ asks to quote new-looking GPUs at a used price
 
 
-@pytest.mark.xfail(strict=True, reason="review16 #3 RFQ used condition: open")
 def test_rfq_states_the_used_condition_the_plan_priced(a100):
     """The plan buys the A100s used at $9,000 ('condition: used', 'none from NVIDIA for a used board').
     The RFQ row reads 'NVIDIA A100 80GB SXM4 (a100-80gb-sxm): 80 GB memory, SXM, ...' and 'catalog

@@ -93,7 +93,19 @@ def specification(item: PurchaseItem, ctx: PlanContext) -> str:
     fabric = getattr(item, "fabric", None)
     if fabric:
         parts.append(f"fabric {fabric}")
+    if item.ownership == "buy" and item.condition not in (None, "new"):  # the price is a used board's: ask for one
+        parts.append(f"{item.condition}, as priced")
     return f"{g.name} ({item.gpu}): " + ", ".join(p for p in parts if p)
+
+
+def _warranty(ctx: PlanContext, item: PurchaseItem) -> str | None:
+    """Who warrants a used or refurbished board the plan priced (the catalog's caveat): a quote must say
+    what it covers."""
+    g = ctx.catalog.gpus.get(item.gpu)
+    if item.ownership != "buy" or item.condition in (None, "new") or g is None:
+        return None
+    priced = g.prices.purchase
+    return f"warranty: {priced.warranty}" if priced is not None and priced.warranty else None
 
 
 def _node_size(item: PurchaseItem, ctx: PlanContext) -> int | None:
@@ -170,7 +182,7 @@ def rows(plan: Plan, ctx: PlanContext) -> list[list[Any]]:
                 term(plan, item),
                 date,
                 basis,
-                "; ".join(x for x in (price, notes(plan, ctx, item.gpu, item.provider)) if x),
+                "; ".join(x for x in (price, _warranty(ctx, item), notes(plan, ctx, item.gpu, item.provider)) if x),
             ]
         )
     for s in plan.servers:
