@@ -114,7 +114,6 @@ def test_memo_bill_and_cost_table_agree(a100):
 # 4. The memo's key figure "Work finishes after" leaves out the 73 days the bought cluster takes to arrive
 
 
-@pytest.mark.xfail(strict=True, reason="review16 #6 memo finish without lead time: open")
 def test_memo_key_figure_finish_counts_the_lead_time(a100):
     """The memo's box says 'Work finishes after | 12.5 days'; its own requirement table says 'Job
     finishes in 86.64 days at the P80 job time' and the text 'once its GPUs are ready after 73 days'.
@@ -189,7 +188,6 @@ def test_bought_gpus_are_resold_when_their_work_is_done_not_at_the_next_grid_mon
 # 8. One plan, two horizons: the header's and the cost table's
 
 
-@pytest.mark.xfail(strict=True, reason="review16 #8 header months: open")
 def test_the_header_and_the_cost_table_name_the_same_months():
     """reserved3y_short_horizon (horizon 12 months, a 3-year reservation): the header prints 'Total
     cost over 12 months: $3,116,085' and the cost table 'Cash paid over 36 months $3,582,740.07'; the

@@ -8,6 +8,7 @@ from typing import Any
 from advisor.contract import Plan
 from advisor.contract.context import PlanContext
 from advisor.contract.explanations import Rejected
+from advisor.present.memo_costs import cash_months
 from advisor.present.svg import Chart
 from advisor.present.words import (
     EXCLUDED,
@@ -92,7 +93,7 @@ def _cost_time_chart(plan: Plan, ctx: PlanContext, colour: dict[str, str], data:
     ch.x.set(scale="log", label=f"Time until all work is done ({'days' if days else 'hours'}, log scale)", grid=True)
     ch.y.set(
         scale="log",
-        label=f"Total cost over {months_phrase(plan.assumptions.horizon_months)} (log scale)",
+        label=f"Total cost over {months_phrase(cash_months(plan))} (log scale)",
         fmt=usd_short,
         fine=usd,
         grid=True,

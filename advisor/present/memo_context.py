@@ -18,7 +18,7 @@ from advisor.present.decision_words import (
     verify_first,
 )
 from advisor.present.memo_charts import charts as draw_charts
-from advisor.present.memo_costs import COST_LINES, cost_rows, rent_by_payment
+from advisor.present.memo_costs import COST_LINES, cash_months, cost_rows, rent_by_payment, start_days
 from advisor.present.memo_ranges import assumption_row, range_sentence, ranges_chart
 from advisor.present.memo_recommendation import recommendation
 from advisor.present.memo_refs import Refs, rules_digest
@@ -93,7 +93,7 @@ def memo_context(
     best_alt = _next_best(plan, ctx, best_alt)
     finish_h = max((j.wall_days * 24 for j in plan.jobs), default=None)
     owned = any(i.ownership == "buy" for i in plan.purchase)
-    cost_title = f"Cost over {months_phrase(months)}" if owned else "Cost"
+    cost_title = f"Cost over {months_phrase(cash_months(plan))}" if owned else "Cost"
     name = plan.name or wl.name or "training workload"
     return {
         "title": f"{_title(plan)}: {name}" + (f" ({unproven(plan)})" if unproven(plan) else ""),
@@ -153,7 +153,7 @@ def _key_figures(
     key_figures = [
         (f"Total {cost_title.lower()}", usd(plan.total_cost_usd)),
         ("Paid upfront", usd(upfront)) if upfront else ("Paid as used (rental)", usd(plan.cost_breakdown.rental_usd)),
-        ("Work finishes after", duration(finish_h, short=True) if finish_h is not None else ""),
+        _finish_figure(plan, finish_h),
     ]
     key_figures = [kf for kf in key_figures if kf[1]]
     if best_alt and best_alt[1] >= total:
@@ -161,6 +161,18 @@ def _key_figures(
     elif best_alt:  # a plan chosen on its cost over the draws: the next-best is cheaper at the point estimates
         key_figures.append(("Next-best GPU at the catalog's figures", more_or_less(best_alt[1] - total)))
     return key_figures
+
+
+def _finish_figure(plan: Plan, finish_h: float | None) -> tuple[str, str]:
+    """When the work is done, counted from today as its deadline is: one job's wait for its GPUs (a
+    purchase's lead time and burn-in) plus its run; with several jobs, the longest run, said as such."""
+    if finish_h is None:
+        return ("Work finishes after", "")
+    if plan.training_jobs != 1:
+        return ("Longest job runs for", duration(finish_h, short=True))
+    start_h = 24 * start_days(plan, plan.jobs[0])
+    running = f" ({duration(finish_h, short=True)} of running)" if start_h else ""
+    return ("Work finishes after", duration(start_h + finish_h, short=True) + running)
 
 
 def _requirement(ctx: PlanContext, plan: Plan, label: str, raw: bytes | None) -> dict:

@@ -13,7 +13,7 @@ from advisor.contract.explanations import Reason, Rejected
 from advisor.present.decision_words import expected
 from advisor.present.escape import md
 from advisor.present.grid import grid, para
-from advisor.present.memo_costs import billed_gpus, billed_hours, cost_rows
+from advisor.present.memo_costs import billed_gpus, billed_hours, cash_months, cost_rows
 from advisor.present.sections import NAMES
 from advisor.present.words import duration, months_phrase, quoted_rate, tokens, unproven, usd, usd_cents
 
@@ -121,7 +121,7 @@ def title_lines(p: Plan, fmt: str, summary: bool = False) -> list[str]:
     out.append(
         para(
             f"Status: {p.status} ({solver.name}, {proof})   "
-            f"Total cost over {months_phrase(a.horizon_months)}: {usd(p.total_cost_usd)}"
+            f"Total cost over {months_phrase(cash_months(p))}: {usd(p.total_cost_usd)}"
             + span(p.total_cost_usd_range, usd)
         )
     )
