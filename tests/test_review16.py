@@ -149,7 +149,6 @@ def test_rfq_states_the_used_condition_the_plan_priced(a100):
 # 6. A serving-only GPU in a workload that also trains is drawn with the training datasheet band
 
 
-@pytest.mark.xfail(strict=True, reason="review16 #5 serving band: open")
 def test_a_gpu_that_only_serves_is_drawn_with_the_serving_band():
     """serve_amd_with_training: 65 MI300X serve (their replicas estimated 'same_generation' from the
     serving calibration), 8 H100 fine-tune. decision.verify prints 'speed:mi300x ... real speed P10-P90

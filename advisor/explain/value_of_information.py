@@ -172,7 +172,7 @@ def verify(
             continue
         others = Counter(int(i) for i in best if i != chosen)
         switch = _switch(options[others.most_common(1)[0][0]], options[chosen], names) if others else None
-        found.append(entry(problem, x, value, options, switch))
+        found.append(entry(problem, x, value, options, switch, options[chosen]))
     found.sort(key=lambda e: (-e["evpi_usd"], e["input"]))
     return found[:MOST_LISTED]
 
@@ -186,10 +186,7 @@ def _switch(best: Option, chosen: Option, names: dict[str, str]) -> str:
 
 def _speed_item(problem: Problem, x: Input, value: float, count: int, stake: str) -> dict[str, Any]:
     """The verify item of a GPU's speed on this job: what to measure, at which counts when the user's own
-    run already covers some (the candidates whose speed is their measurement); a GPU type that only
-    serves, its replica's throughput under the SLO."""
-    if not any(c.gpu == x.gpu for cs in problem.candidates for c in cs):
-        return _serving_item(problem, x, value, count, stake)
+    run already covers some (the candidates whose speed is their measurement)."""
     d = gpu_speed(problem, x.gpu)
     lo, hi = d.factor(0.1), d.factor(0.9)
     evidence = speed_evidence(problem, x.gpu)
@@ -208,6 +205,17 @@ def _speed_item(problem: Problem, x: Input, value: float, count: int, stake: str
     return _item(x, count, 1.0, [lo, hi], evidence, value, text)
 
 
+def _trains_on(x: Input, options: list[Option], chosen: Option) -> bool:
+    """Whether the chosen plan trains on the GPU (when it holds none, the option holding most of it): a
+    GPU it only serves on is worded, and banded, as a replica's throughput even when the workload also
+    trains elsewhere (review16 #5)."""
+    held = [t for t in chosen.cost.terms if t.gpu == x.gpu]
+    if not held:
+        most = max(options, key=lambda o: max((n for g, _, n in o.first_stage if g == x.gpu), default=0))
+        held = [t for t in most.cost.terms if t.gpu == x.gpu]
+    return any(t.cand is not None for t in held)
+
+
 def _serving_item(problem: Problem, x: Input, value: float, count: int, stake: str) -> dict[str, Any]:
     """The verify item of a serving-only GPU type's speed: its replica's requests/s, within the serving
     model's held-out error (explain/draws.serve_speed)."""
@@ -221,13 +229,17 @@ def _serving_item(problem: Problem, x: Input, value: float, count: int, stake: s
     return _item(x, count, 1.0, [lo, hi], "serving_model", value, text)
 
 
-def entry(problem: Problem, x: Input, value: float, options: list[Option], switch: str | None) -> dict[str, Any]:
+def entry(
+    problem: Problem, x: Input, value: float, options: list[Option], switch: str | None, chosen: Option
+) -> dict[str, Any]:
     """One verify item: {input, kind, gpu, count, current, range, confidence, evpi_usd, message}."""
     gpu = problem.catalog.gpus[x.gpu]
     own = {"rental_rate": ("rent",), "purchase_price": ("buy",), "speed": ("buy", "rent")}[x.kind]
     count = max((n for o in options for g, o2, n in o.first_stage if g == x.gpu and o2 in own), default=0)
     stake = f"up to ${value:,.0f} at stake" + (f" (at part of its range {switch} is cheaper)" if switch else "")
     if x.kind == "speed":
+        if not _trains_on(x, options, chosen):
+            return _serving_item(problem, x, value, count, stake)
         return _speed_item(problem, x, value, count, stake)
     buy_d, rent_d = gpu_prices(problem, x.gpu)
     rented = x.kind == "rental_rate"
