@@ -321,7 +321,7 @@ def _in_cents(data: JSONObject, sol: Solution) -> JSONObject:
             ("nominal_cost_usd", sol.cash_usd),
         ):
             data[key] = cents(value)
-        data["cost_breakdown"] = cents_adding_to(sol.cost_breakdown, sol.cash_usd)
+        data["cost_breakdown"] = ledger.printed_breakdown(sol)  # the bill's lines foot to these parts
         if sol.cost_breakdown_pv:
             data["cost_breakdown_pv"] = cents_adding_to(sol.cost_breakdown_pv, sol.objective_usd)
     return data

@@ -88,7 +88,6 @@ def test_a_networked_datacenter_fleet_is_not_built_of_workstations_without_a_sou
 # 3. The memo's bill of materials and its cost table print different cents for the same line
 
 
-@pytest.mark.xfail(strict=True, reason="review16 #7 bill vs cost table cents: open")
 def test_bill_lines_equal_the_cost_table_lines(a100):
     """buy_a100_64: the bill prints storage $168.49 and hosting $5,742.68; the cost table (JSON
     cost_breakdown, memo section 4, plan --section costs) prints $168.50 and $5,742.67. Both sum to the
@@ -101,7 +100,6 @@ def test_bill_lines_equal_the_cost_table_lines(a100):
     assert not wrong, wrong
 
 
-@pytest.mark.xfail(strict=True, reason="review16 #7 bill vs cost table cents: open")
 def test_memo_bill_and_cost_table_agree(a100):
     p, _ = a100
     text = advisor.memo(p, str(DATA / "buy_a100_64.yaml"), fmt="md").text
@@ -206,7 +204,6 @@ def test_the_header_and_the_cost_table_name_the_same_months():
     assert header.group(1) == cash.group(1), (header.group(0), cash.group(0))
 
 
-@pytest.mark.xfail(strict=True, reason="review16 #7 tax base: open")
 def test_the_hardware_tax_base_is_the_hardware_lines_as_printed():
     """cb_de_vat (DE, VAT not reclaimed; the only hardware is storage): the memo's bill prints 'flash
     storage, 10.6 TB | 10.5561 | $220 | $2,322.34' and then 'tax on hardware (DE) | $2,322.35 | 19.00% |

@@ -137,31 +137,79 @@ def bill_of_materials(problem: Problem, sol: Solution) -> list[dict]:
         )
     out += _owned_running(problem, sol, taxed, storage)
     out += _running_amounts(problem, sol) if econ is not None else []
+    rented, bridges = _rented(problem, sol)
     vat = services_tax_lines(problem, sol.cost_breakdown)
-    out = _footed(out + _rented(problem, sol) + vat, sol.cash_usd)
+    out += rented + vat
+    keys = [_breakdown_key(row, bridges, vat) for row in out]
+    out = _footed(out, keys, printed_breakdown(sol))
+    for row, key in zip(out, keys):
+        if key == "tax_usd":
+            _base_as_printed(out, row, HARDWARE_KINDS)
     for row in vat:
-        _vat_on_printed(out, row)
+        _base_as_printed(out, row, SERVICE_KINDS)
     return out
 
 
-def _vat_on_printed(out: list[dict], vat: dict) -> None:
-    """The VAT line's base as a reader adds it up: the service lines as printed. Its amount is the
-    footed one, so where the cents cannot give all three (lines to the cent, adding up to the cash, the
-    base the lines above) its rate is printed as derived from the amount, the note saying so."""
-    vat["quantity"] = float(sum((Decimal(repr(r["total_usd"])) for r in out if r["kind"] in SERVICE_KINDS), Decimal(0)))
+def printed_breakdown(sol: Solution) -> dict[str, float]:
+    """`cost_breakdown` as printed: each part to the cent, adding up to the cash, the cents rounding moves
+    on the plan-wide sums first (hosting, electricity: no rate x quantity a reader re-multiplies). The
+    bill's lines of each part are footed to it, so the bill and the cost table print the same cents."""
+    lumps = [k for k in LUMP_PARTS if sol.cost_breakdown.get(k)]  # (a part the plan does not pay has no line)
+    return cents_adding_to(sol.cost_breakdown, sol.cash_usd, lambda k, usd: k in lumps)
+
+
+# the bill's kinds and the cost_breakdown part each adds up to (a tax line: the hardware's, or the VAT on
+# services; a rent line: the rent, or the bridge until bought serving GPUs arrive)
+PART_OF_KIND = {
+    "gpu": "purchase_usd",
+    "server": "servers_usd",
+    "nic": "network_usd",
+    "fabric": "network_usd",
+    "storage": "storage_usd",
+    "tax": "tax_usd",
+    "burn_in": "burn_in_usd",
+    "support": "support_usd",
+    "hosting": "hosting_usd",
+    "electricity": "energy_usd",
+    "rent": "rental_usd",
+}
+LUMP_PARTS = ("hosting_usd", "energy_usd")
+HARDWARE_KINDS = ("gpu", "server", "nic", "fabric", "storage")  # what the tax on hardware is charged on
+
+
+def _breakdown_key(row: dict, bridges: list[dict], vat: list[dict]) -> str | None:
+    """The cost_breakdown part a bill line adds up to (None: a count with no amount, the racks)."""
+    if any(row is r for r in vat):
+        return "services_tax_usd"
+    if any(row is r for r in bridges):
+        return "bridge_usd"
+    return PART_OF_KIND.get(row["kind"])
+
+
+def _base_as_printed(out: list[dict], tax: dict, kinds: tuple[str, ...]) -> None:
+    """A tax line's base as a reader adds it up: the lines it taxes as printed. Its amount is the footed
+    one, so where the cents cannot give all three (lines to the cent, adding up to the cash, the base the
+    lines above) its rate is printed as derived from the amount, the note saying so."""
+    tax["quantity"] = float(
+        sum(
+            (Decimal(repr(r["total_usd"])) for r in out if r["kind"] in kinds and r["total_usd"] is not None),
+            Decimal(0),
+        )
+    )
 
 
 SERVICE_KINDS = ("burn_in", "support", "hosting", "electricity", "rent")  # contract.costs.SERVICES as bill lines
 
 
-PLAN_WIDE = ("hosting", "electricity")  # amounts summed over every GPU's time: a lump sum, no rate to re-multiply
+PLAN_WIDE = ("hosting", "electricity")  # amounts summed over every GPU's time: no rate to re-multiply
+ONE_SUM = (*PLAN_WIDE, "rent")  # lines billed as one sum (quantity 1): the unit is the total
 
 
-def _footed(out: list[dict], cash_usd: float) -> list[dict]:
-    """The lines to the cent, adding up to the cash printed beside them. The cents the rounding moves
-    go first to the plan-wide amounts (hosting, electricity: no rate x quantity a reader re-multiplies)
-    or to a line whose quantity x unit, as the plan prints them, still comes to its moved amount; only
-    then to a priced line (7.52% of $100,397.00 printed as 7.52001%)."""
+def _footed(out: list[dict], keys: list[str | None], parts: dict[str, float]) -> list[dict]:
+    """The lines to the cent, each part's lines adding up to that part as the cost table prints it
+    (printed_breakdown), so the bill adds up to the cash too. Within a part, the cents the rounding moves
+    go first to a plan-wide amount (hosting, electricity) or to a line whose quantity x unit, as the plan
+    prints them, still comes to its moved amount; only then to a priced line."""
 
     def absorbs(i: str, usd: float) -> bool:
         row = out[int(i)]
@@ -170,11 +218,16 @@ def _footed(out: list[dict], cash_usd: float) -> list[dict]:
         shown = Decimal(repr(rounded(row["quantity"]))) * Decimal(repr(rounded(row["unit_usd"])))
         return abs(shown - Decimal(repr(usd))) <= HALF_CENT
 
-    priced = {f"{i:06d}": row["total_usd"] for i, row in enumerate(out) if row["total_usd"] is not None}
-    for i, usd in cents_adding_to(priced, cash_usd, absorbs).items():
-        out[int(i)]["total_usd"] = usd
-        if out[int(i)]["kind"] in PLAN_WIDE:  # a lump sum's unit is its total
-            out[int(i)]["unit_usd"] = usd
+    for part in dict.fromkeys(k for k in keys if k is not None):
+        priced = {
+            f"{i:06d}": row["total_usd"]
+            for i, row in enumerate(out)
+            if keys[i] == part and row["total_usd"] is not None
+        }
+        for i, usd in cents_adding_to(priced, parts.get(part, 0.0), absorbs).items():
+            out[int(i)]["total_usd"] = usd
+            if out[int(i)]["kind"] in ONE_SUM:
+                out[int(i)]["unit_usd"] = usd
     return out
 
 
@@ -303,9 +356,10 @@ def _running_amounts(problem: Problem, sol: Solution) -> list[dict]:
     return out
 
 
-def _rented(problem: Problem, sol: Solution) -> list[dict]:
+def _rented(problem: Problem, sol: Solution) -> tuple[list[dict], list[dict]]:
     """One line per rented GPU type, kind and offer: the rent the plan pays (terms, whole nodes and
-    the serving months included), the bridge until bought serving GPUs arrive on a line of its own."""
+    the serving months included), the bridge until bought serving GPUs arrive on a line of its own
+    (the second list: those lines)."""
     lines: dict[tuple[str, str, str, bool], dict] = {}
     for c, n in paid_training(problem, sol.assignment) + sol.paid_serving:
         if c.ownership != "rent":
@@ -330,4 +384,4 @@ def _rented(problem: Problem, sol: Solution) -> list[dict]:
             )
         lines[key]["unit_usd"] += paid
         lines[key]["total_usd"] += paid
-    return [lines[k] for k in sorted(lines)]
+    return [lines[k] for k in sorted(lines)], [lines[k] for k in sorted(lines) if k[3]]
