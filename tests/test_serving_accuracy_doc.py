@@ -106,12 +106,16 @@ def test_the_fold_table_starts_from_the_shipped_parameters():
 
 def test_no_fold_refits_a_share_past_its_measured_ceiling():
     """A share with a measured ceiling (catalog/serving_estimator.yaml `fit_bounds`: a decode step reads
-    memory no faster than a streaming read of the same part) stays within it in the shipped fit and in
-    every leave-one-source-out fold docs/accuracy.md reports, and the benchmark fits within that bound."""
+    memory no faster than a streaming read of the same part, whose share of the datasheet
+    `memory_read_share` measures per part, so the decode share of it is at most 1) stays within it in the
+    shipped fit and in every leave-one-source-out fold docs/accuracy.md reports, and the benchmark fits
+    within that bound."""
     from bench.serving_accuracy import MEASURED_BOUNDS
 
-    bounds = yaml.safe_load((ROOT / "catalog" / "serving_estimator.yaml").read_text(encoding="utf-8"))["fit_bounds"]
-    assert bounds["decode_bandwidth_efficiency"][1] < 1.0
+    doc_yaml = yaml.safe_load((ROOT / "catalog" / "serving_estimator.yaml").read_text(encoding="utf-8"))
+    bounds = doc_yaml["fit_bounds"]
+    assert bounds["decode_bandwidth_efficiency"][1] <= 1.0
+    assert all(share < 1.0 for share in doc_yaml["serving_estimator"]["memory_read_share"].values())
     doc = (ROOT / "docs" / "accuracy.md").read_text(encoding="utf-8")
     lines = doc[doc.index("| fold | ") :].split("\n\n")[0].split("\n")
     keys = [c.strip() for c in lines[0].strip("|").split("|")]

@@ -41,13 +41,16 @@ class Hardware:
     generation: str = ""  # the catalog architecture's first word (hopper, cdna3, ...)
     evidence: str = "datasheet"  # same_generation when published runs of its generation are fitted
     link_efficiency: float | None = None  # the collective library's share of a link's rate (catalog/estimator.yaml)
+    memory_read_share: float = (
+        1.0  # a pure streaming read's measured share of the datasheet bandwidth (1: the datasheet)
+    )
 
 
 @dataclass(frozen=True)
 class ServeParams:
     """Efficiency parameters; values and fit in catalog/serving_estimator.yaml."""
 
-    decode_bandwidth_efficiency: float  # fitted: achieved / peak memory bandwidth in decode
+    decode_bandwidth_efficiency: float  # fitted: achieved / the GPU's measured streaming-read bandwidth in decode
     decode_compute_efficiency: float  # fitted: achieved / dense peak for decode GEMMs
     prefill_compute_efficiency: float  # fitted: achieved / dense peak in prefill
     engine_factor: dict  # fitted: software speed relative to TensorRT-LLM, by engine
@@ -83,6 +86,9 @@ class ServeParams:
     power_reference: dict = field(
         default_factory=dict
     )  # sourced: GPU id -> the same die's part whose matmul rate was measured
+    memory_read_share: dict = field(
+        default_factory=dict
+    )  # measured: GPU id -> a streaming read's share of its datasheet bandwidth ("default": a part without one)
     notes: dict = field(default_factory=dict)
 
     def factor(self, engine: str) -> float:
@@ -221,7 +227,16 @@ class Setup:
         return float(self.hw.tflops[at]) * 1e12 * mamf * self.params.compute_factor(self.engine)
 
     def bandwidth(self) -> float:
-        return self.hw.bandwidth_gbps * 1e9 * self.params.decode_bandwidth_efficiency * self.params.factor(self.engine)
+        """Achievable read rate: the datasheet bandwidth x the share a pure streaming read of the part was
+        measured to reach (memory type and controller differ by part, as the GEMM rate does) x the engine."""
+        hw = self.hw
+        return (
+            hw.bandwidth_gbps
+            * 1e9
+            * hw.memory_read_share
+            * self.params.decode_bandwidth_efficiency
+            * self.params.factor(self.engine)
+        )
 
 
 def decode_step(s: Setup, batch: float, context: float) -> dict:

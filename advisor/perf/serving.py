@@ -87,7 +87,15 @@ def hardware(gpu: GPU, catalog: Catalog | None = None) -> Hardware:
         generation=generation(gpu),
         evidence="same_generation" if generation(gpu) in fitted else "datasheet",
         link_efficiency=float(gpu_value(est.link_efficiency, gpu)),
+        memory_read_share=memory_read_share(gpu.id, load_params()),
     )
+
+
+def memory_read_share(gpu_id: str, params: ServeParams) -> float:
+    """A pure streaming read's measured share of the part's datasheet bandwidth (catalog/serving_estimator.yaml
+    `memory_read_share`, each with its source there); a part without one takes the `default`."""
+    shares = params.memory_read_share
+    return float(shares.get(gpu_id, shares.get("default", 1.0)))
 
 
 def default_engine(hw: Hardware, params: ServeParams) -> str:
