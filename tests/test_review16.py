@@ -4,14 +4,20 @@ in the report (/work/wt/review16_REPORT.md), not with the tool's helpers."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import re
 from pathlib import Path
 
 import pytest
+import yaml
 
 import advisor
+from advisor.economics.rental import RentOption
+from advisor.inputs.workload import parse_workload
+from advisor.solve.rent_basis import RentedInstead, rent_basis
+from advisor.solve.solution import Solution
 
 DATA = Path(__file__).parent / "data" / "review16"
 AS_OF = "2026-12-01"
@@ -101,6 +107,27 @@ def test_break_even_without_explanations_rents_at_the_same_offer(a100):
         be["months"],
         be["months_without_resale"],
     )
+
+
+def test_break_even_skips_a_rented_offer_that_cannot_carry_the_fleets_largest_job(a100):
+    """A 'Renting instead' plan may rent the type only for a small job, on a one-GPU pod; the 64-GPU
+    job's break-even must then not take that pod (RunPod's $1.39, no fabric) but an offer that can run
+    64 (p4de). The re-solve is made by hand: one two-GPU column of the job, rented on RunPod's pod."""
+    p, _ = a100
+    g = "a100-80gb-sxm"
+    bought = [c for c in p.problem.candidates[0] if c.gpu == g and c.ownership == "buy" and c.count == 64]
+    fleet = Solution("optimal", 1.0, assignment=[(bought[0], 1)], bought={g: 64})
+    doc = yaml.safe_load((DATA / "buy_a100_64.yaml").read_text())
+    doc["deployment"]["ownership"] = "rent"
+    renting = advisor.plan(parse_workload(doc), as_of=AS_OF, explain=False).problem
+    runpod = next(o for o in p.catalog.gpus[g].prices.rent if o.provider == "RunPod (A100 SXM 80GB)")
+    column = next(c for c in renting.candidates[0] if c.gpu == g and c.ownership == "rent")
+    on_pod = dataclasses.replace(column, count=2, offer=RentOption("on_demand", runpod))
+    resolved = RentedInstead(renting, Solution("optimal", 1.0, assignment=[(on_pod, 1)]))
+    assert resolved.found.rented_offers(g) == [runpod]
+    basis = rent_basis(p.problem, fleet, g, resolved, lambda: renting)
+    assert basis.offer is not None and basis.offer.provider.startswith("AWS p4de"), basis
+    assert "64 GPUs" in basis.why
 
 
 def test_break_even_does_not_say_renting_stays_cheaper_when_no_rental_can_run_the_job(cn):
