@@ -16,6 +16,7 @@ from advisor.data.uncertainty import basis as uncertainty_basis
 from advisor.explain.alternatives import alternatives, ordered
 from advisor.explain.draws import Prices
 from advisor.explain.other_ownership import other_ownership
+from advisor.explain.other_ownership import other_way as find_other_way
 from advisor.explain.ranges import speed_tasks
 from advisor.explain.robustness import Verdict, plan_ranges
 from advisor.explain.sensitivity import break_even, marginal_values
@@ -131,11 +132,12 @@ class _Explained:
             entry["reasons"] = [_worded(r, name) for r in entry["reasons"]]
         if self.insights:
             self.sensitivity["traffic"] = [self.insights["traffic"]]
-        self.other_ownership = (
-            other_ownership(problem, sol, self.settings, _rebuilder(problem), purchase_rows)
+        self.other_way = (
+            find_other_way(problem, sol, self.settings, _rebuilder(problem))
             if level != "none" and objective == "cost" and other_way
             else None
         )
+        self.other_ownership = other_ownership(problem, sol, self.other_way, self.settings, purchase_rows)
 
     def _sensitivity(
         self, problem: Problem, sol: Solution, alts: dict, settings: SolveSettings, alternatives_s: float
@@ -279,7 +281,7 @@ def _plan_fields(
         "purchase": purchase_rows(problem, sol),
         "servers": plan_servers(problem, sol),
         "bill_of_materials": ledger.bill_of_materials(problem, sol) if sol.feasible else [],
-        "break_even_months": ownership_terms.break_even(problem, sol) if sol.feasible else [],
+        "break_even_months": _break_even(problem, sol, why),
         "depreciation": ownership_terms.depreciation(problem, sol) if sol.feasible else [],
         "disposal": ownership_terms.disposal(problem, sol) if sol.feasible else [],
         "other_ownership": why.other_ownership,
@@ -309,6 +311,17 @@ def _plan_fields(
         "tool_version": __version__,
         "catalog_digest": catalog.digest,
     }
+
+
+def _break_even(problem: Problem, sol: Solution, why: _Explained) -> list[JSONObject]:
+    """The break-even of each bought type against renting on an offer that can carry its jobs: the
+    'Renting instead' re-solve's where it was made, else a problem that may rent (rebuilt only when
+    the workload may not, and only when asked)."""
+    if not sol.feasible:
+        return []
+    way = why.other_way.rented() if why.other_way is not None else None
+    context = problem.workload.deployment.context
+    return ownership_terms.break_even(problem, sol, way, lambda: _rebuilder(problem)(context=context, ownership="rent"))
 
 
 def _in_cents(data: JSONObject, sol: Solution) -> JSONObject:

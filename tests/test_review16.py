@@ -4,13 +4,20 @@ in the report (/work/wt/review16_REPORT.md), not with the tool's helpers."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import math
 import re
 from pathlib import Path
 
 import pytest
+import yaml
 
 import advisor
+from advisor.economics.rental import RentOption
+from advisor.inputs.workload import parse_workload
+from advisor.solve.rent_basis import RentedInstead, rent_basis
+from advisor.solve.solution import Solution
 
 DATA = Path(__file__).parent / "data" / "review16"
 AS_OF = "2026-12-01"
@@ -37,7 +44,6 @@ def cn():
 # 1. The break-even against renting prices a one-GPU community pod for a 64- or 2,048-GPU fleet
 
 
-@pytest.mark.xfail(strict=True, reason="review16 #2 break-even against a one-GPU pod: open")
 def test_break_even_rents_at_an_offer_that_can_carry_the_fleet(a100):
     """The plan prints 'pays for itself after 18.0 months ... 27.6 months if never resold, against
     renting at $1.39/GPU-hour on demand (RunPod (A100 SXM 80GB), low confidence)': a one-GPU pod whose
@@ -53,7 +59,77 @@ def test_break_even_rents_at_an_offer_that_can_carry_the_fleet(a100):
     assert be["months_without_resale"] == pytest.approx(7.6, abs=0.5)
 
 
-@pytest.mark.xfail(strict=True, reason="review16 #2 break-even with no rental plan: open")
+def test_break_even_months_at_the_p4de_rate_are_the_hand_worked_ones(a100):
+    """The report's method, worked apart from the tool: owning costs, up front, the GPUs, servers and
+    network with 7.52% sales tax, plus the burn-in; then each month 52 kW (64 x 0.4 kW GPUs + 8 x 3.3 kW
+    server overhead) hosted at $184.06/kW-month and powered 730 h x PUE 1.58 x $0.0806/kWh, and the
+    support contract (64 x $156.859375). Renting costs 64 x 730 h x the rate a month. Both are level
+    streams discounted continuously at 10%/year, so without resale the months m solve
+    U = 12 (R - O) (1 - 1.1^(-m/12)) / ln 1.1 in closed form: 7.617 at $3.4309 (27.61 at RunPod's $1.39)."""
+    _, d = a100
+    (be,) = d["break_even_months"]
+    (rent,) = d["other_ownership"]["purchase"]
+    assert (
+        (be["rent_provider"], be["rent_usd_per_gpu_hour"])
+        == (rent["provider"], rent["unit_price_usd"])
+        == (
+            "AWS p4de.24xlarge (8x A100 80GB), us-east-1",
+            3.4309,
+        )
+    )
+    cb = d["cost_breakdown"]
+    assert (cb["purchase_usd"], cb["servers_usd"], cb["network_usd"], cb["burn_in_usd"]) == (
+        576_000,
+        227_120,
+        130_272,
+        476.79,
+    )
+    upfront = (576_000 + 227_120 + 130_272) * 1.0752 + 476.79
+    owned = 52 * (184.06 + 730 * 1.58 * 0.0806) + 64 * 156.859375
+    rented = 64 * 730 * 3.4309
+    months = -12 * math.log(1 - upfront * math.log(1.1) / (12 * (rented - owned))) / math.log(1.1)
+    assert months == pytest.approx(7.617, abs=0.001)
+    assert be["months_without_resale"] == pytest.approx(months, abs=0.01)
+    assert f"{months:.1f} months if never resold" in be["message"]
+    assert be["months"] < be["months_without_resale"]  # resale only shortens the payback
+
+
+def test_break_even_without_explanations_rents_at_the_same_offer(a100):
+    """Without the 'Renting instead' re-solve (explain off), the break-even takes the cheapest offer
+    among the job's rented columns in a problem that may rent: the same offer and months as with it."""
+    _, d = a100
+    (be,) = d["break_even_months"]
+    (bare,) = json.loads(advisor.plan(str(DATA / "buy_a100_64.yaml"), as_of=AS_OF, explain=False).to_json())[
+        "break_even_months"
+    ]
+    assert (bare["rent_provider"], bare["months"], bare["months_without_resale"]) == (
+        be["rent_provider"],
+        be["months"],
+        be["months_without_resale"],
+    )
+
+
+def test_break_even_skips_a_rented_offer_that_cannot_carry_the_fleets_largest_job(a100):
+    """A 'Renting instead' plan may rent the type only for a small job, on a one-GPU pod; the 64-GPU
+    job's break-even must then not take that pod (RunPod's $1.39, no fabric) but an offer that can run
+    64 (p4de). The re-solve is made by hand: one two-GPU column of the job, rented on RunPod's pod."""
+    p, _ = a100
+    g = "a100-80gb-sxm"
+    bought = [c for c in p.problem.candidates[0] if c.gpu == g and c.ownership == "buy" and c.count == 64]
+    fleet = Solution("optimal", 1.0, assignment=[(bought[0], 1)], bought={g: 64})
+    doc = yaml.safe_load((DATA / "buy_a100_64.yaml").read_text())
+    doc["deployment"]["ownership"] = "rent"
+    renting = advisor.plan(parse_workload(doc), as_of=AS_OF, explain=False).problem
+    runpod = next(o for o in p.catalog.gpus[g].prices.rent if o.provider == "RunPod (A100 SXM 80GB)")
+    column = next(c for c in renting.candidates[0] if c.gpu == g and c.ownership == "rent")
+    on_pod = dataclasses.replace(column, count=2, offer=RentOption("on_demand", runpod))
+    resolved = RentedInstead(renting, Solution("optimal", 1.0, assignment=[(on_pod, 1)]))
+    assert resolved.found.rented_offers(g) == [runpod]
+    basis = rent_basis(p.problem, fleet, g, resolved, lambda: renting)
+    assert basis.offer is not None and basis.offer.provider.startswith("AWS p4de"), basis
+    assert "64 GPUs" in basis.why
+
+
 def test_break_even_does_not_say_renting_stays_cheaper_when_no_rental_can_run_the_job(cn):
     """CN: 'renting 1024 NVIDIA RTX A6000 at $0.33/GPU-hour on demand (RunPod (Community cloud), low
     confidence) stays cheaper than buying for 10 years', while the same plan says 'Renting instead: no
@@ -62,6 +138,8 @@ def test_break_even_does_not_say_renting_stays_cheaper_when_no_rental_can_run_th
     assert d["other_ownership"]["status"] == "infeasible"
     for be in d["break_even_months"]:
         assert "stays cheaper than buying" not in be["message"], be["message"]
+        assert (be["months"], be["rent_usd_per_gpu_hour"]) == (None, None)
+        assert be["message"].startswith("no break-even against renting"), be["message"]
 
 
 # 2. A 1,024-GPU cluster of desktop workstations, networked with a network the catalog has no source for

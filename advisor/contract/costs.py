@@ -112,7 +112,9 @@ class BreakEvenMonths(Out):
     count: int
     months: Num | None
     months_without_resale: Num | None
-    rent_usd_per_gpu_hour: Num
+    rent_usd_per_gpu_hour: Num | None  # None: no rental can run the fleet's jobs (the message says why)
+    rent_provider: str | None
+    rent_kind: str | None
     message: str
 
 

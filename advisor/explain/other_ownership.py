@@ -7,11 +7,13 @@ in a datacenter)."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from advisor.solve.constraints import FAMILIES
 from advisor.solve.milp import solve
 from advisor.solve.problem import Problem
+from advisor.solve.rent_basis import RentedInstead
 from advisor.solve.scenario import baseline
 from advisor.solve.settings import SolveSettings
 from advisor.solve.solution import Solution
@@ -19,31 +21,53 @@ from advisor.solve.solution import Solution
 WORDS = {"buy": ("buying", "bought"), "rent": ("renting", "rented")}
 
 
+@dataclass(frozen=True)
+class OtherWay:
+    """The re-solve owning the other way: its ownership, the site, the problem solved and what it found."""
+
+    ownership: str
+    site: str
+    problem: Problem
+    found: Solution
+
+    def rented(self) -> RentedInstead | None:
+        """The re-solve as the break-even against renting reads it (solve/rent_basis.py); None when it buys."""
+        return RentedInstead(self.problem, self.found) if self.ownership == "rent" else None
+
+
+def other_way(
+    problem: Problem, sol: Solution, settings: SolveSettings, rebuild: Callable[..., Problem] | None
+) -> OtherWay | None:
+    """The best plan owning the other way, under the same limits: None for a plan that is not feasible
+    (its diagnosis tries the other ownership) or when the other way cannot be planned (a buy-only
+    workload explained without re-planning)."""
+    if not sol.feasible or sol.objective_usd is None:
+        return None
+    other = "buy" if not sol.bought else "rent"
+    d = problem.workload.deployment
+    if other in d.ownerships:
+        return OtherWay(other, d.context, problem, solve(problem, baseline(problem).but(ownership=other), settings))
+    if rebuild is None:
+        return None
+    site = "datacenter" if d.context == "cloud" else d.context
+    there = rebuild(context=site, ownership=other)
+    return OtherWay(other, site, there, solve(there, baseline(there).but(ownership=other), settings))
+
+
 def other_ownership(
     problem: Problem,
     sol: Solution,
+    way: OtherWay | None,
     settings: SolveSettings,
-    rebuild: Callable[..., Problem] | None,
     rows: Callable[[Problem, Solution], list[dict[str, Any]]],
 ) -> dict[str, Any] | None:
     """{ownership, status, total_cost_usd (present value), nominal_cost_usd (cash), difference_usd,
-    purchase, site, message} of the best plan owning the other way; None for a plan that is not
-    feasible (its diagnosis tries the other ownership) or when the other way cannot be planned
-    (a buy-only workload explained without re-planning). `rows` turns a solution into purchase rows."""
-    if not sol.feasible or sol.objective_usd is None:
+    purchase, site, message} of `way` (other_way), the best plan owning the other way; None without
+    one. `rows` turns a solution into purchase rows."""
+    if way is None or sol.objective_usd is None:
         return None
-    mine = "buy" if sol.bought else "rent"
-    other = "rent" if mine == "buy" else "buy"
+    other, site, there, found = way.ownership, way.site, way.problem, way.found
     d = problem.workload.deployment
-    site = d.context
-    if other in d.ownerships:
-        there, found = problem, solve(problem, baseline(problem).but(ownership=other), settings)
-    elif rebuild is not None:
-        site = "datacenter" if d.context == "cloud" else d.context
-        there = rebuild(context=site, ownership=other)
-        found = solve(there, baseline(there).but(ownership=other), settings)
-    else:
-        return None
     verb, done = WORDS[other]
     where = f"hosted in a {site}: a cloud workload cannot own GPUs" if site != d.context else ""
     out: dict[str, Any] = {

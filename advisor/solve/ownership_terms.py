@@ -1,35 +1,47 @@
 """What owning a solved plan's GPUs means over time, as a finance reader checks it: the break-even
 months of owning against renting (from the MILP's own coefficients), the depreciation schedule, the
 share of the horizon the owned GPUs run, and when each is resold. Computed from the catalog and the
-solution; nothing is re-solved."""
+solution (the break-even's rental: solve/rent_basis.py); nothing is re-solved here."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
+from advisor.data.catalog_prices import RentalOffer
 from advisor.economics.ownership import (
+    Residual,
     break_even_months,
     depreciation_schedule,
     purchase_age_years,
     residual,
 )
+from advisor.economics.rental import order_fit
 from advisor.inputs.units import HOURS_PER_MONTH
 from advisor.solve.model import Model
 from advisor.solve.problem import Problem
+from advisor.solve.rent_basis import RentedInstead, rent_basis
 from advisor.solve.scenario import baseline
 from advisor.solve.solution import Solution
 
 
-def break_even(problem: Problem, sol: Solution) -> list[dict]:
+def break_even(
+    problem: Problem, sol: Solution, instead: RentedInstead | None, renting: Callable[[], Problem]
+) -> list[dict]:
     """For each GPU type the plan buys: the months of continuous use after which owning its fleet
     (GPUs, servers and network with their tax and burn-in; less the resale value; plus hosting,
     support and energy at full power) costs no more, in present value, than renting as many GPUs on
-    demand at the cheapest sourced rate; and the same without resale, since resale at the curve's
-    value after a few months is what a buyer can least count on."""
+    an offer that can carry the fleet's jobs (solve/rent_basis.py: the 'Renting instead' re-solve's
+    `instead`, else the cheapest such offer in `renting`'s problem); and the same without resale,
+    since resale at the curve's value after a few months is what a buyer can least count on. With no
+    such offer, no months and a message saying why."""
     out, costs = [], problem.costs
     m = Model(problem, baseline(problem), [], [])  # coefficients only, no rows
     for g, n in sorted(sol.bought.items()):
         gpu = problem.catalog.gpus[g]
-        offer = gpu.rental
+        basis = rent_basis(problem, sol, g, instead, renting)
+        offer = basis.offer
         if offer is None:
+            out.append(_no_rental(g, n, gpu.name, basis.why))
             continue
         opts = {s.id: s for s in problem.servers.get(g, [])}
         servers = sol.servers.get(g, {})
@@ -56,21 +68,7 @@ def break_even(problem: Problem, sol: Solution) -> list[dict]:
             costs.discount_rate,
         )
         kept = break_even_months(upfront, lambda y: 0.0, monthly_own, monthly_rent, costs.discount_rate)
-        rate = f"${offer.usd_per_gpu_hour:g}/GPU-hour on demand ({offer.provider}, {offer.confidence} confidence)"
-        if months is None:
-            msg = f"renting {n} {gpu.name} at {rate} stays cheaper than buying for 10 years"
-        elif resale.curve is None:
-            msg = (
-                f"buying {n} {gpu.name} pays for itself after {months:.1f} months of continuous use "
-                f"(no resale value assumed) against renting at {rate}"
-            )
-        else:
-            kept_text = f"{kept:.1f} months" if kept is not None else "not within 10 years"
-            msg = (
-                f"buying {n} {gpu.name} pays for itself after {months:.1f} months of continuous use if resold "
-                f"at the {resale.curve} residual-value curve ({resale.confidence} confidence), {kept_text} "
-                f"if never resold, against renting at {rate}"
-            )
+        msg = _message(n, gpu.name, months, kept, resale, offer, basis.why)
         out.append(
             {
                 "gpu": g,
@@ -78,10 +76,51 @@ def break_even(problem: Problem, sol: Solution) -> list[dict]:
                 "months": months,
                 "months_without_resale": kept,
                 "rent_usd_per_gpu_hour": offer.usd_per_gpu_hour,
+                "rent_provider": offer.provider,
+                "rent_kind": offer.pricing,
                 "message": msg,
             }
         )
     return out
+
+
+def _message(
+    n: int, name: str, months: float | None, kept: float | None, resale: Residual, offer: RentalOffer, why: str
+) -> str:
+    """The break-even in words, ending with the offer rented against and why that one (and a quote
+    needed when the fleet is more than the provider publishes it rents)."""
+    order = order_fit(offer, n, one_order=False)  # the fleet, held at once from one provider
+    rate = (
+        f"${offer.usd_per_gpu_hour:g}/GPU-hour {offer.pricing.replace('_', ' ')} ({offer.provider}, "
+        f"{offer.confidence} confidence): {why}{f'; {order.message}' if order.quote_needed else ''}"
+    )
+    if months is None:
+        return f"renting {n} {name} stays cheaper than buying for 10 years, at {rate}"
+    if resale.curve is None:
+        return (
+            f"buying {n} {name} pays for itself after {months:.1f} months of continuous use "
+            f"(no resale value assumed) against renting at {rate}"
+        )
+    kept_text = f"{kept:.1f} months" if kept is not None else "not within 10 years"
+    return (
+        f"buying {n} {name} pays for itself after {months:.1f} months of continuous use if resold "
+        f"at the {resale.curve} residual-value curve ({resale.confidence} confidence), {kept_text} "
+        f"if never resold, against renting at {rate}"
+    )
+
+
+def _no_rental(g: str, n: int, name: str, why: str) -> dict:
+    """A bought type with no rental that can run its jobs: no break-even, and why."""
+    return {
+        "gpu": g,
+        "count": n,
+        "months": None,
+        "months_without_resale": None,
+        "rent_usd_per_gpu_hour": None,
+        "rent_provider": None,
+        "rent_kind": None,
+        "message": f"no break-even against renting {n} {name}: {why}",
+    }
 
 
 def depreciation(problem: Problem, sol: Solution) -> list[dict]:
