@@ -132,7 +132,7 @@ class _Explained:
         if self.insights:
             self.sensitivity["traffic"] = [self.insights["traffic"]]
         self.other_ownership = (
-            other_ownership(problem, sol, self.settings, _rebuilder(problem), purchase_rows)
+            other_ownership(problem, sol, self.settings, _rebuilder(problem), purchase_rows, self.prices is not None)
             if level != "none" and objective == "cost" and other_way
             else None
         )

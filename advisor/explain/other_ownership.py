@@ -25,11 +25,14 @@ def other_ownership(
     settings: SolveSettings,
     rebuild: Callable[..., Problem] | None,
     rows: Callable[[Problem, Solution], list[dict[str, Any]]],
+    off_point: bool = False,
 ) -> dict[str, Any] | None:
     """{ownership, status, total_cost_usd (present value), nominal_cost_usd (cash), difference_usd,
     purchase, site, message} of the best plan owning the other way; None for a plan that is not
     feasible (its diagnosis tries the other ownership) or when the other way cannot be planned
-    (a buy-only workload explained without re-planning). `rows` turns a solution into purchase rows."""
+    (a buy-only workload explained without re-planning). `rows` turns a solution into purchase rows.
+    `off_point`: the plan was chosen on its cost over the draws over the optimum at the catalog's
+    figures (explain/decision.py), so a cheaper other way at those figures is not the solver's gap."""
     if not sol.feasible or sol.objective_usd is None:
         return None
     mine = "buy" if sol.bought else "rent"
@@ -73,7 +76,9 @@ def other_ownership(
     why = ""
     if diff < -0.5:
         why = (
-            "; this plan is dearer only within the solver's gap"
+            "; this plan was chosen on its cost over joint draws of speed and price, not at the catalog's figures"
+            if off_point and other in d.ownerships
+            else "; this plan is dearer only within the solver's gap"
             if other in d.ownerships
             else f"; the workload's deployment.ownership: {d.ownership} keeps it out of this plan"
             if d.ownership not in ("any", other)
