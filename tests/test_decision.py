@@ -377,6 +377,14 @@ def test_draws_setting_is_read_and_bounded(catalog, rules):
         parse_workload({**example("article-datacenter"), "decision": {"draws": 5}})
 
 
+def test_the_draws_setting_says_what_it_finds_and_what_the_choice_is_made_on():
+    from advisor.inputs.schema import WORDS
+    from advisor.inputs.workload import DecisionBasis
+
+    for text in (DecisionBasis.model_fields["draws"].description, WORDS["draws"][1]):
+        assert "found on [200]" in text and f"{SCORING_DRAWS:,}" in text
+
+
 def test_objective_time_has_no_decision(catalog, rules):
     p = plan(
         parse_workload(example("article-datacenter")),
