@@ -137,7 +137,9 @@ class _Explained:
             if level != "none" and objective == "cost" and other_way
             else None
         )
-        self.other_ownership = other_ownership(problem, sol, self.other_way, self.settings, purchase_rows)
+        self.other_ownership = other_ownership(
+            problem, sol, self.other_way, self.settings, purchase_rows, self.prices is not None
+        )
 
     def _sensitivity(
         self, problem: Problem, sol: Solution, alts: dict, settings: SolveSettings, alternatives_s: float

@@ -44,7 +44,7 @@ def test_a_choice_that_rarely_holds_leads_with_it(knife):
     assert f"{alt['purchase']} ({100 * alt['share']:.0f}%)" in " ".join(summary.split())
     rec = recommendation(knife, knife.workload)
     assert rec.startswith(headline(knife)[:40])
-    assert rec.index("the alternative that holds") < rec.index("Rent NVIDIA H100")
+    assert rec.index("the alternative that holds") < rec.index("Buy 8 NVIDIA H100")
 
 
 def test_the_memo_names_the_input_to_verify_first(knife):
@@ -76,6 +76,6 @@ def test_no_measured_training_run_is_said_in_the_plan_and_the_memo(knife):
     assert note.startswith("No measured training run on h100-sxm (derated x0.8, vendor-gap)")
     assert note in " ".join(plan_text(p, full=False).split())
     rec = recommendation(data, knife.workload)
-    assert rec.index("No measured training run on h100-sxm") < rec.index("Rent NVIDIA H100")
+    assert rec.index("No measured training run on h100-sxm") < rec.index("Buy 8 NVIDIA H100")
     data["jobs"][0]["speed_evidence"] = "measured"
     assert unmeasured(Plan.build(data)) is None

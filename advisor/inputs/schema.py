@@ -78,7 +78,7 @@ WORDS = {
         "expected: least mean cost over the draws; p80/p90: least 80th/90th percentile; point: "
         "least cost at the point estimates [expected]",
     ),
-    "draws": ("Draws", "joint draws of speed and price the decision is made on [200]"),
+    "draws": ("Draws", "joint draws of speed and price the candidate plans are found on [200]; chosen among on 20,000"),
     "params": ("Parameters", "parameter count: a number or 124M, 7B"),
     "layers": ("Layers", "transformer layers"),
     "hidden": ("Hidden size", "model width"),

@@ -54,8 +54,9 @@ class DecisionBasis(Written):
         ge=MIN_DRAWS,
         le=MAX_DRAWS,
         description=(
-            "joint draws of every GPU's speed and prices the decision is made on [200]; the robustness verdict uses "
-            "the first of them"
+            "joint draws of every GPU's speed and prices the candidate plans are found on [200]; the robustness "
+            "verdict uses the first of them; the plan is chosen among the candidates on 20,000 draws (docs/model.md "
+            "§2.7)"
         ),
     )
 

@@ -322,7 +322,7 @@ def decision_section(p: Plan, fmt: str) -> list[str]:
         out.append(
             line(
                 f"chosen on the {d.basis} cost"
-                + (f" over {d.draws:,} draws" if d.draws else "")
+                + (f" over {d.scored_draws or d.draws:,} draws" if d.scored_draws or d.draws else "")
                 + "".join(f"; {name} {v if isinstance(v, str) else usd(v)}" for name, v in figures if v is not None),
                 fmt,
             )

@@ -287,7 +287,9 @@ def _why(p: Plan, fmt: str) -> list[str]:
         out.append(_labelled("Robust", robust, fmt))
     d = p.decision
     if d is not None:
-        basis = f"chosen on the {d.basis} cost" + (f" over {d.draws:,} draws" if d.draws else "")
+        basis = f"chosen on the {d.basis} cost" + (
+            f" over {d.scored_draws or d.draws:,} draws" if d.scored_draws or d.draws else ""
+        )
         loss = d.price_of_robustness_usd
         figures = [
             f"expected {expected(d)}" if d.expected_cost_usd is not None else "",
