@@ -25,9 +25,10 @@ from advisor.errors import InputError, suggest
 from advisor.inputs.workload import Workload
 from advisor.perf.estimate import evaluate
 from advisor.perf.jobspec import job_spec, resolve_model
+from advisor.perf.layout import min_gpus
 from advisor.perf.layout_cache import absorb, mark, new_answers
 from advisor.solve import parallel
-from advisor.solve.class_candidates import ClassRuns, GpuOffer, Setting
+from advisor.solve.class_candidates import MAX_GPUS_PER_JOB, ClassRuns, GpuOffer, Setting
 from advisor.solve.constraints.deadline import meets
 from advisor.solve.constraints.power import power_limit
 from advisor.solve.options import (
@@ -222,11 +223,15 @@ def offer_gpu(setting: Setting, gid: str) -> GpuOffer:
 def _hosted(s: Setting, gpu: GPU, out: GpuOffer, allowed: set[tuple[int, str]]) -> set[tuple[int, str]]:
     """The allowed options, less buying when no priced server can host the GPU (said why)."""
     out.servers, unpriced = server_options(s.catalog, gpu, s.workload.deployment.context)
+    alone = _unjoined(s, gpu, out, allowed)
     if out.servers:
         return allowed
     context = s.workload.deployment.context
     why = (
-        f"its platforms ({', '.join(unpriced)}) have no sourced price or power draw; give a quote with --catalog"
+        f"every job here needs more GPUs than its platforms ({', '.join(alone)}) hold, and the catalog sources no "
+        "network joining them (a job that spans servers is not built on an invented network)"
+        if alone
+        else f"its platforms ({', '.join(unpriced)}) have no sourced price or power draw; give a quote with --catalog"
         if unpriced
         else f"the catalog has no platform for it in {context} use"
     )
@@ -237,3 +242,20 @@ def _hosted(s: Setting, gpu: GPU, out: GpuOffer, allowed: set[tuple[int, str]]) 
         f"{gpu.name} cannot be bought as a working unit: it needs a host server and {why}",
     )
     return {key for key in allowed if key[1] != "buy"}
+
+
+def _unjoined(s: Setting, gpu: GPU, out: GpuOffer, allowed: set[tuple[int, str]]) -> list[str]:
+    """Drops from out.servers, and names, the servers with no sourced network that no job could use:
+    every job allowed to buy this GPU needs more of it than one holds (min_gpus), so spans servers,
+    and such a server is not joined to others (constraints/network.py's alone_ rows would keep it
+    empty; left in, its smaller share of price and power per slot would be charged to GPUs held in
+    the servers bought instead). Kept when the workload serves: a replica may fit in one."""
+    if not out.servers or any(j.kind == "serve" for j in s.workload.jobs):
+        return []
+    least = [min_gpus(s.classes[k].spec, gpu, s.params, limit=MAX_GPUS_PER_JOB) for k, own in allowed if own == "buy"]
+    fits = [n for n in least if n is not None]
+    if not fits:
+        return []
+    dropped = [o.id for o in out.servers if not o.networked and min(fits) > o.slots]
+    out.servers = [o for o in out.servers if o.id not in dropped]
+    return dropped
