@@ -98,7 +98,7 @@ def _network_warnings(problem: Problem, sol: Solution) -> Iterator[JSONObject]:
                     "code": "no-network",
                     "message": f"{gid} not in {server.id}: a job spans servers, and the catalog sources no network "
                     f"joining these ({server.network_gbps_per_server.note or 'no configuration'}), so none is "
-                    "invented for them; a job within one is still offered on it (give a network quote with --catalog)",
+                    "invented for them; a job within one would still be offered on it (give a network quote with --catalog)",
                 }
         gbps = default_network_gbps(problem.catalog.gpus[gid], params_from(problem.catalog))
         for sid in sorted(sol.servers.get(gid, {})):
