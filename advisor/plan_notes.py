@@ -82,14 +82,24 @@ def _price_warnings(problem: Problem, sol: Solution) -> Iterator[JSONObject]:
 
 
 def _network_warnings(problem: Problem, sol: Solution) -> Iterator[JSONObject]:
-    """Bought servers a job spans whose catalog entry sources no network (a workstation, a PCIe server:
-    it depends on the NICs fitted): the speed assumes the estimator's bandwidth per GPU between servers
-    and the bill that network's share of the priced NIC and fabric per GPU, which the buyer must
-    confirm the servers take."""
+    """Networked GPU types: the servers left out for want of any sourced network (the workstation:
+    constraints/network.py), and the bought servers a job spans whose bandwidth no source gives (a PCIe
+    server: it depends on the NICs fitted): the speed assumes the estimator's bandwidth per GPU
+    between servers and the bill that network's share of the priced NIC and fabric per GPU, which the
+    buyer must confirm the servers take."""
     from advisor.perf.estimate import params_from
     from advisor.perf.training import default_network_gbps
 
     for gid in sorted(sol.networked):
+        for server in problem.catalog.servers_for(gid, problem.workload.deployment.context):
+            if not server.sources_network:
+                yield {
+                    "rule": None,
+                    "code": "no-network",
+                    "message": f"{gid} not in {server.id}: a job spans servers, and the catalog sources no network "
+                    f"joining these ({server.network_gbps_per_server.note or 'no configuration'}), so none is "
+                    "invented for them; a job within one would still be offered on it (give a network quote with --catalog)",
+                }
         gbps = default_network_gbps(problem.catalog.gpus[gid], params_from(problem.catalog))
         for sid in sorted(sol.servers.get(gid, {})):
             figure = problem.catalog.servers[sid].network_gbps_per_server

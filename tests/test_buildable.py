@@ -74,9 +74,9 @@ def test_a_job_across_four_slot_towers_networks_every_tower_it_spans(plan_json, 
 
 
 def test_servers_joined_on_a_network_the_catalog_does_not_source_say_so(plan_json, write, catalog):
-    """The workstation's catalog entry sources no network (`network_gbps_per_server: null`), yet a job
-    spanning 32 of them was planned and priced with a NIC per GPU without a word: the plan now says what
-    the speed and the bill assume there, so the buyer confirms the towers take the NICs."""
+    """The PCIe server's catalog entry sources no bandwidth (`network_gbps_per_server: null`), yet a job
+    spanning several was planned and priced with a NIC share per GPU without a word: the plan says what
+    the speed and the bill assume there, so the buyer confirms the servers take the NICs."""
     path = write(
         "deployment: {context: datacenter, ownership: buy, region: US}\n"
         "jobs:\n  - {name: pretrain, model: llama-3-8b, tokens: 2T, deadline: 200d}\n"
@@ -102,4 +102,6 @@ def test_the_rfq_asks_the_vendor_about_the_network_the_catalog_does_not_source(r
     import csv
 
     rows = {r["item"]: r for r in csv.DictReader(out.open(encoding="utf-8"))}
-    assert "rtx-6000-ada in workstation-4x-pcie:" in rows["rtx-6000-ada (buy)"]["notes"]
+    # the 8-GPU PCIe server (bandwidth unsourced, network priced); not the workstation, which sources
+    # no network at all and holds no job that spans servers (tests/test_server_network.py)
+    assert "rtx-6000-ada in pcie-server-8gpu:" in rows["rtx-6000-ada (buy)"]["notes"]

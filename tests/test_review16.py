@@ -145,7 +145,6 @@ def test_break_even_does_not_say_renting_stays_cheaper_when_no_rental_can_run_th
 # 2. A 1,024-GPU cluster of desktop workstations, networked with a network the catalog has no source for
 
 
-@pytest.mark.xfail(strict=True, reason="review16 #1 networked workstations: open")
 def test_a_networked_datacenter_fleet_is_not_built_of_workstations_without_a_sourced_network(cn):
     """The CN plan buys 256 'Multi-GPU workstation (1-4 actively cooled PCIe cards)' ($7,000, a
     tinybox chassis) and networks all 256 for one 70B pretraining run: it bills $3,295,232 of 400 Gb/s

@@ -239,6 +239,13 @@ class Server(Strict):
             raise ValueError(f"must not be negative, got {fig.value:g}")
         return fig
 
+    @property
+    def sources_network(self) -> bool:
+        """Whether the catalog sources any scale-out network for it (its price or its bandwidth): one
+        with neither (the workstation) is not joined to others for a job that spans servers, since
+        pricing and timing it with another server's network would invent the figure."""
+        return self.network_usd_per_server.value is not None or self.network_gbps_per_server.value is not None
+
     def takes(self, gpu: GPU) -> bool:
         """Whether this server holds `gpu`: its form factor, the compatibility list when given, and
         the cooling the server is built for when given (a workstation: active cards only; a card

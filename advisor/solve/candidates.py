@@ -25,9 +25,10 @@ from advisor.errors import InputError, suggest
 from advisor.inputs.workload import Workload
 from advisor.perf.estimate import evaluate
 from advisor.perf.jobspec import job_spec, resolve_model
+from advisor.perf.layout import min_gpus
 from advisor.perf.layout_cache import absorb, mark, new_answers
 from advisor.solve import parallel
-from advisor.solve.class_candidates import ClassRuns, GpuOffer, Setting
+from advisor.solve.class_candidates import MAX_GPUS_PER_JOB, ClassRuns, GpuOffer, Setting
 from advisor.solve.constraints.deadline import meets
 from advisor.solve.constraints.power import power_limit
 from advisor.solve.options import (
@@ -203,8 +204,10 @@ def offer_gpu(setting: Setting, gid: str) -> GpuOffer:
     allowed = {key for key, found in findings.items() if not forbids(found)}
     for key in sorted(set(findings) - allowed):
         add_findings(out.reasons, findings[key])
+    unjoined: list[str] = []  # every platform, none joinable and each too small: buying is left out after the rules
     if any(own == "buy" for _, own in allowed):
         allowed = _hosted(s, gpu, out, allowed)
+        unjoined = _unjoined(s, gpu, out, allowed)
         if out.servers:  # held with its share of its server's power, resold at its generation's value
             quoted = d.lead_time_days
             out.arrival = purchase_arrival(s.catalog, gpu, out.servers, networked=False, quoted_days=quoted)
@@ -216,6 +219,8 @@ def offer_gpu(setting: Setting, gid: str) -> GpuOffer:
         mine = [(o, opt) for o, opt in ways if (k, o) in allowed]
         if mine:
             runs.offer_class(k, cls, mine)
+    if unjoined:
+        _not_bought(gpu, out, unjoined)
     return out
 
 
@@ -237,3 +242,39 @@ def _hosted(s: Setting, gpu: GPU, out: GpuOffer, allowed: set[tuple[int, str]]) 
         f"{gpu.name} cannot be bought as a working unit: it needs a host server and {why}",
     )
     return {key for key in allowed if key[1] != "buy"}
+
+
+def _unjoined(s: Setting, gpu: GPU, out: GpuOffer, allowed: set[tuple[int, str]]) -> list[str]:
+    """Drops from out.servers the servers with no sourced network that no job could use: every job
+    allowed to buy this GPU needs more of it than one holds (min_gpus), so spans servers, and such a
+    server is not joined to others (constraints/network.py's alone_ rows would keep it empty; left
+    in, its smaller share of price and power per slot would be charged to GPUs held in the servers
+    bought instead). Kept when the workload serves: a replica may fit in one. When no platform would
+    be left, none is dropped and their ids are returned: buying is left out after the candidates
+    are built (_not_bought), so the per-count rules still say what else stands in the way."""
+    if not out.servers or any(j.kind == "serve" for j in s.workload.jobs):
+        return []
+    least = [min_gpus(s.classes[k].spec, gpu, s.params, limit=MAX_GPUS_PER_JOB) for k, own in allowed if own == "buy"]
+    fits = [n for n in least if n is not None]
+    if not fits:
+        return []
+    dropped = [o.id for o in out.servers if not o.networked and min(fits) > o.slots]
+    if len(dropped) == len(out.servers):
+        return dropped
+    out.servers = [o for o in out.servers if o.id not in dropped]
+    return []
+
+
+def _not_bought(gpu: GPU, out: GpuOffer, platforms: list[str]) -> None:
+    """No job fits one of the GPU's platforms and none can be joined: its bought candidates are
+    removed, and why is said."""
+    out.by_class = [[c for c in cs if c.ownership != "buy"] for cs in out.by_class]
+    out.servers = out.holdings = out.arrival = out.networked_arrival = out.hardware = None
+    add_reason(
+        out.reasons,
+        None,
+        "no-server",
+        f"{gpu.name} cannot be bought as a working unit: every job here needs more GPUs than its platforms "
+        f"({', '.join(platforms)}) hold, and the catalog sources no network joining them (a job that spans "
+        "servers is not built on an invented network)",
+    )

@@ -106,7 +106,8 @@ def server_options(catalog: Catalog, gpu: GPU, context: str) -> tuple[list[Serve
     """Owned GPUs need a host: the catalog's compatible platforms for this deployment context that
     have a known price and power draw (a platform with either unknown cannot be costed, so it is
     left out and named in the second list). A server's own network price (catalog) is carried as a
-    fallback: the MILP prices the network by cluster-size band and NIC (economics/purchase_bill.py)."""
+    fallback: the MILP prices the network by cluster-size band and NIC (economics/purchase_bill.py);
+    one with no sourced network holds only jobs within one of it (constraints/network.py)."""
     out, unknown = [], []
     for s in catalog.servers_for(gpu.id, context):
         price = s.purchase.usd if s.purchase else None
@@ -122,6 +123,7 @@ def server_options(catalog: Catalog, gpu: GPU, context: str) -> tuple[list[Serve
                 price_usd=price,
                 overhead_kw=s.power_overhead_w.value / 1000.0,
                 network_usd=network,
+                networked=s.sources_network,
             )
         )
     return out, unknown
@@ -161,13 +163,15 @@ def gpu_hardware(costs: Costs, catalog: Catalog, gpu: GPU, servers: list[ServerO
 def bought_network_gbps(catalog: Catalog, gpu: GPU, servers: Sequence[ServerOption]) -> float:
     """GB/s per GPU each way between bought servers, as the bill prices it: the least its servers'
     sourced networks give a slot (bidirectional per server / 2 / slots), else, where a server sources
-    none (a PCIe server: it depends on the NICs fitted), the network the speed estimate assumes."""
+    none (a PCIe server: it depends on the NICs fitted), the network the speed estimate assumes. A
+    server with no sourced network at all is never networked (constraints/network.py), so it is left out."""
     from advisor.perf.estimate import params_from
     from advisor.perf.training import default_network_gbps
 
     assumed = default_network_gbps(gpu, params_from(catalog))
-    each = [catalog.servers[o.id].network_gbps_per_server.value for o in servers]
-    return min((v / 2.0 / o.slots if v is not None else assumed for v, o in zip(each, servers)), default=assumed)
+    joined = [o for o in servers if o.networked]
+    each = [catalog.servers[o.id].network_gbps_per_server.value for o in joined]
+    return min((v / 2.0 / o.slots if v is not None else assumed for v, o in zip(each, joined)), default=assumed)
 
 
 def training_storage(workload: Workload, catalog: Catalog, classes: Sequence[JobClass]) -> Storage | None:

@@ -181,6 +181,7 @@ class ServerOption:
     price_usd: float
     overhead_kw: float
     network_usd: float | None  # the catalog's network price per server: a fallback when no band is sourced
+    networked: bool = True  # the catalog sources a network for it; False: it holds no job that spans servers
 
 
 @dataclass

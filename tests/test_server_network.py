@@ -1,0 +1,97 @@
+"""A server the catalog sources no network for (the workstation: network_usd_per_server and
+network_gbps_per_server null) holds no job that spans servers: such a job is not priced and timed
+on another server's network. A job within one workstation still uses it. Each plan is checked
+against the same workload re-solved with the workstation taken out of datacenters by a catalog
+override (an independent solve that never sees the new rows)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+import advisor
+
+DATA = Path(__file__).parent / "data" / "server_network"
+NO_DC_WORKSTATION = Path(__file__).parent / "data" / "review16" / "no_datacenter_workstations.yaml"
+AS_OF = "2026-12-01"
+
+
+def _plan(name: str, **options):
+    return json.loads(advisor.plan(str(DATA / name), as_of=AS_OF, **options).to_json())
+
+
+@pytest.fixture(scope="module")
+def ada16():
+    return _plan("ada_16_datacenter.yaml")
+
+
+def test_a_16_gpu_datacenter_job_is_not_built_of_networked_workstations(ada16):
+    """main bought 4 workstation-4x-pcie, '4 networked', for 16 RTX 6000 Ada ($88,630 PV), priced
+    and timed on a network the catalog says it has no source for."""
+    catalog = advisor.load_catalog().servers
+    assert ada16["status"] == "optimal"
+    held = {s["server"]: s for s in ada16["servers"]}
+    assert "workstation-4x-pcie" not in held, held
+    assert sum(s["count"] * catalog[s["server"]].gpu_slots for s in held.values()) >= 16
+    assert all(catalog[sid].sources_network for sid in held)
+
+
+def _without_workstations(path: Path) -> dict:
+    return json.loads(advisor.plan(str(path), as_of=AS_OF, catalog=str(NO_DC_WORKSTATION)).to_json())
+
+
+HARDWARE = ("purchase_usd", "servers_usd", "network_usd", "storage_usd")
+
+
+def test_the_16_gpu_plan_buys_what_it_buys_without_workstations(ada16):
+    """The same job re-solved with no workstation in a datacenter at all (catalog override) buys the
+    same GPUs, servers and network to the cent. Support, hosting and energy stay charged at the
+    least share per slot of the type's platforms (docs/model.md, the workstation's while it may
+    still hold a job within one): at most 0.5% under, never over."""
+    other = _without_workstations(DATA / "ada_16_datacenter.yaml")
+    assert ada16["servers"] == other["servers"]
+    for key in HARDWARE:
+        assert ada16["cost_breakdown"][key] == pytest.approx(other["cost_breakdown"][key], abs=0.01), key
+    assert other["present_value_usd"] * 0.995 <= ada16["present_value_usd"] <= other["present_value_usd"] + 0.01
+    assert ada16["present_value_usd"] > 150_000  # two $45,000 8-GPU servers, not four $7,000 workstations
+
+
+def test_a_1024_gpu_plan_with_no_job_fitting_a_workstation_costs_what_it_costs_without_one():
+    """CN, 70B: no job fits one 4-card workstation, so it is not offered at all (candidates._unjoined)
+    and every term is charged at the 8-GPU server's share: the plan is the override's to the cent
+    ($11,726,478.66 PV; main: $7,675,099 in 256 networked workstations)."""
+    path = Path(__file__).parent / "data" / "review16" / "cn_workstations.yaml"
+    mine = json.loads(advisor.plan(str(path), as_of=AS_OF).to_json())
+    other = _without_workstations(path)
+    assert mine["servers"] == other["servers"]
+    assert mine["servers"][0]["server"] == "pcie-server-8gpu"
+    assert mine["present_value_usd"] == pytest.approx(other["present_value_usd"], abs=0.01)
+
+
+def test_the_plan_says_why_the_workstation_was_left_out(ada16):
+    notes = [w["message"] for w in ada16["warnings"] if w["code"] == "no-network"]
+    assert notes and "workstation-4x-pcie" in notes[0] and "no sourced network" in notes[0], notes
+
+
+def test_a_job_within_one_workstation_still_uses_it():
+    """4 RTX 6000 Ada fit one 4-card workstation: no network, so it stays the cheapest host."""
+    d = _plan("ada_4_datacenter.yaml")
+    assert d["status"] == "optimal"
+    assert d["servers"] == [
+        {"server": "workstation-4x-pcie", "gpu": "rtx-6000-ada", "count": 1, "unit_price_usd": 7000.0, "networked": 0}
+    ]
+    assert not [w for w in d["warnings"] if w["code"] in ("no-network", "fabric")]
+
+
+def test_an_office_job_wider_than_a_workstation_says_the_network_is_unsourced():
+    """In an office the workstation is the only platform: a 70B job needs more than its 4 A6000, so
+    the A6000 cannot be bought, and the reason names the missing network (main: 'no plan meets every
+    limit', with 2 networked workstations priced on an unsourced network as the only way)."""
+    d = _plan("a6000_70b_office.yaml")
+    assert d["status"] == "infeasible"
+    (rejected,) = [r for r in d["rejected"] if r["gpu"] == "rtx-a6000"]
+    primary = next(r for r in rejected["reasons"] if r["primary"])
+    assert primary["code"] == "no-server"
+    assert "workstation-4x-pcie" in primary["message"] and "no network" in primary["message"]
