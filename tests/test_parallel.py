@@ -41,6 +41,7 @@ def planned_json(monkeypatch, how: str) -> tuple[str, int]:
 
 
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="no os.fork on this platform: always serial")
+@pytest.mark.slow
 def test_forced_workers_give_the_serial_plan(monkeypatch):
     serial, none = planned_json(monkeypatch, "off")
     forked, forks = planned_json(monkeypatch, "on")
@@ -81,6 +82,7 @@ def test_early_tasks_each_once_whoever_takes_them(monkeypatch):
 
 
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="no os.fork on this platform")
+@pytest.mark.slow
 def test_draws_begun_before_an_infeasible_plan_are_stopped(monkeypatch):
     """No plan, no verdict: the draws begun are stopped before the diagnosis re-plans."""
     from advisor.explain import diagnosis  # imported by assemble.py when no plan exists
