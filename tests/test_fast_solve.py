@@ -120,7 +120,7 @@ def test_each_speed_break_even_flips_the_choice_when_re_solved_from_scratch(exam
     assert checked, p["sensitivity"]["speed"]
 
 
-@pytest.mark.parametrize("example", ["lora-7b-workstation", "team-fleet"])
+@pytest.mark.parametrize("example", ["lora-7b-workstation", pytest.param("team-fleet", marks=pytest.mark.slow)])
 def test_speed_break_evens_are_those_of_a_fresh_build_at_every_step(example, catalog, rules, monkeypatch):
     """The speed sensitivity found on the shared speed model equals the one found by building the
     model afresh at every bisection step (what the code did before): same factors, same words."""
