@@ -8,7 +8,6 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import pytest
 from conftest import AS_OF
 
 import advisor
@@ -76,7 +75,6 @@ def horizon_named(d: dict, months: float) -> tuple[dict, float]:
     return next(b for b in d["binding"] if b["constraint"].startswith("deadline")), months * 365 / 12 - finish
 
 
-@pytest.mark.slow
 def test_horizon_shorter_than_the_deadline_is_reported_as_the_limit(catalog, rules):
     """70B on bought H100, deadline 200 days, `horizon_months: 6` (182.5 days): on main the plan
     bought 256 H100 (PV $9,996,413) where a 7-month horizon plans 128, and printed 'Binds: nothing'

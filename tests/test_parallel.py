@@ -82,7 +82,6 @@ def test_early_tasks_each_once_whoever_takes_them(monkeypatch):
 
 
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="no os.fork on this platform")
-@pytest.mark.slow
 def test_draws_begun_before_an_infeasible_plan_are_stopped(monkeypatch):
     """No plan, no verdict: the draws begun are stopped before the diagnosis re-plans."""
     from advisor.explain import diagnosis  # imported by assemble.py when no plan exists
