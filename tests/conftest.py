@@ -112,6 +112,20 @@ def bench_module(name: str) -> Any:
 
 AS_OF = dt.date(2026, 12, 1)
 
+# The shipped examples whose plan with every explanation costs most (serve-70b-datacenter and
+# train-and-serve: some 15-20 s of CPU each, robustness draws and break-evens, against under 4 s for
+# any other): the tests reading their whole plan are `slow` (README "Tests"). The other serving and
+# training examples take the same paths in the fast subset.
+HEAVY_EXAMPLES = ("serve-70b-datacenter", "train-and-serve")
+
+
+def example_params(names: Any) -> list[Any]:
+    """Shipped examples' names (or paths) as pytest parameters, the HEAVY_EXAMPLES marked `slow`."""
+    return [
+        pytest.param(n, marks=pytest.mark.slow) if Path(str(n)).stem in HEAVY_EXAMPLES else pytest.param(n)
+        for n in names
+    ]
+
 
 # Tests reading one of these run on one pytest-xdist worker (`-n 2 --dist loadgroup`), and first, so
 # that a group never starts late and leaves the other worker idle at the end. A shipped example's plan

@@ -4,7 +4,7 @@ servers; the workstation holds only actively cooled cards, in any context."""
 from __future__ import annotations
 
 import pytest
-from conftest import EXAMPLES
+from conftest import EXAMPLES, example_params
 
 PASSIVE = ("a100-80gb-pcie", "h100-pcie", "l40s", "l4", "a10", "t4")
 
@@ -44,7 +44,7 @@ def test_the_workstation_is_priced_today(catalog):
     assert any(p.usd == 2630 and p.as_of == "2019-01-31" for p in ws.other_purchases)  # the old estimate, kept
 
 
-@pytest.mark.parametrize("path", sorted(EXAMPLES.glob("*.yaml")), ids=lambda p: p.stem)
+@pytest.mark.parametrize("path", example_params(sorted(EXAMPLES.glob("*.yaml"))), ids=lambda p: p.stem)
 def test_no_example_puts_a_passive_card_in_a_workstation(example_plan, catalog, path):
     code, plan = example_plan(path.stem)
     for srv in plan.get("servers") or []:

@@ -238,6 +238,7 @@ def test_a_forged_price_is_not_listed(folder, tmp_path, monkeypatch):
     assert (code, out) == (0, expected), err
 
 
+@pytest.mark.slow
 def test_the_pickle_payload_never_runs_in_a_fresh_process(filled, folder, tmp_path, monkeypatch):
     """`advisor plan` as a user runs it, every cache file a pickle that would create a file."""
     expected = cache_off(monkeypatch, *PLAN)

@@ -55,6 +55,7 @@ def test_the_bench_scores_a_stack_as_the_command_does_and_its_baseline_by_hand(t
     assert calibrate_stacks.constant_mfu(three, catalog)[:2] == by_hand
 
 
+@pytest.mark.slow
 def test_the_megatron_core_table_is_fitted_with_the_tensor_parallel_overlap_its_readme_states(measured):
     """Megatron-LM's README ran the weak-scaling table with `--tp-comm-overlap`; without it the model
     exposed the TP all-reduces, the error grew with TP (TP 1 +14%, TP 8 -23%) and the fit hit its
@@ -63,6 +64,7 @@ def test_the_megatron_core_table_is_fitted_with_the_tensor_parallel_overlap_its_
     assert line["leave_one_out"] <= 0.07 and abs(line["worst"][1]) <= 0.15
 
 
+@pytest.mark.slow
 def test_torchtitans_runs_are_fitted_with_their_selective_checkpointing_and_fp8_ceiling(measured):
     """torchtitan's table (11 runs, bf16 and Float8): 8.9% leave-one-out before, its best fp8 run
     (R047) -25% held out, capped at the other fp8 runs' best MFU; 6.5% with the 405B rows as 32

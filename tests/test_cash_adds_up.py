@@ -10,14 +10,14 @@ from decimal import Decimal
 from pathlib import Path
 
 import pytest
-from conftest import AS_OF, EXAMPLES
+from conftest import AS_OF, EXAMPLES, example_params
 
 
 def _sum(values) -> Decimal:
     return sum((Decimal(repr(v)) for v in values if v is not None), Decimal(0))
 
 
-@pytest.mark.parametrize("name", sorted(p.stem for p in EXAMPLES.glob("*.yaml")))
+@pytest.mark.parametrize("name", example_params(sorted(p.stem for p in EXAMPLES.glob("*.yaml"))))
 def test_every_cost_line_adds_up_to_its_printed_total(example_plan, name):
     code, plan = example_plan(name)
     assert code == 0
@@ -71,7 +71,7 @@ def memo_adds_up(markdown: str) -> None:
     assert cash + sum(_money(r[2]) for r in costs[cut + 1 : -1]) == _money(costs[-1][2])
 
 
-@pytest.mark.parametrize("name", sorted(p.stem for p in EXAMPLES.glob("*.yaml")))
+@pytest.mark.parametrize("name", example_params(sorted(p.stem for p in EXAMPLES.glob("*.yaml"))))
 def test_every_examples_memo_adds_up_to_the_cent(example_plan, name):
     """Issue 32's target: every example's Markdown memo (made from the example's plan, as `advisor memo`
     does after planning: tests/test_memo.py runs the CLI), its tables summed as printed, its totals the
@@ -126,7 +126,7 @@ def rental_basis_adds_up(markdown: str) -> int:
     return len(terms)
 
 
-@pytest.mark.parametrize("name", sorted(p.stem for p in EXAMPLES.glob("*.yaml")))
+@pytest.mark.parametrize("name", example_params(sorted(p.stem for p in EXAMPLES.glob("*.yaml"))))
 def test_the_rental_line_multiplies_out_to_its_amount(example_plan, name):
     """A finance reader multiplies the GPU rental's 'how it is computed' and gets its amount: the
     GPU-hours billed (whole nodes, billing steps, minimum terms), not the hours used, at the rate."""
@@ -315,7 +315,7 @@ BREAKDOWN_OF_KIND = {
 }
 
 
-@pytest.mark.parametrize("name", sorted(p.stem for p in EXAMPLES.glob("*.yaml")))
+@pytest.mark.parametrize("name", example_params(sorted(p.stem for p in EXAMPLES.glob("*.yaml"))))
 def test_a_script_sums_the_bill_by_kind_into_the_cost_breakdown(example_plan, name):
     """A procurement script groups the bill by `kind`, not by its words: every line has one, and the
     lines of each kind add up to the cost_breakdown lines it stands for to the cent (review16 #7 printed storage $168.49 in the bill and $168.50 in the cost table)."""

@@ -45,7 +45,9 @@ def _same(a: Any, b: Any, path: str = "plan") -> None:
         assert a == b, (path, a, b)
 
 
-@pytest.mark.parametrize("name", ["article-office", "serve-8b-office", "llama-70b-budget"])
+@pytest.mark.parametrize(
+    "name", ["article-office", pytest.param("serve-8b-office", marks=pytest.mark.slow), "llama-70b-budget"]
+)
 def test_a_built_plan_is_the_validated_plan(name, monkeypatch, catalog, rules):
     from advisor.flow import plan
     from advisor.inputs.workload import load_workload

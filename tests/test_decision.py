@@ -308,6 +308,7 @@ def test_the_expected_plan_never_loses_to_the_point_plan_on_fresh_draws(name, ca
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
 )
 @given(doc=workloads())
+@pytest.mark.slow
 def test_generated_workloads_never_lose_to_the_point_plan_and_p80_is_never_below_expected(doc, catalog, rules):
     wl = parse_workload(doc)
     p = plan(wl, catalog=catalog, rules=rules, as_of=AS_OF, explain="none")
@@ -317,7 +318,9 @@ def test_generated_workloads_never_lose_to_the_point_plan_and_p80_is_never_below
         assert q["decision"]["p80_cost_usd"] >= p["decision"]["expected_cost_usd"] - 0.01
 
 
-@pytest.mark.parametrize("name", ["article-datacenter", "rent-vs-buy-3y", "continued-pretraining-8x"])
+@pytest.mark.parametrize(
+    "name", ["article-datacenter", pytest.param("rent-vs-buy-3y", marks=pytest.mark.slow), "continued-pretraining-8x"]
+)
 def test_p80_never_reports_a_lower_cost_than_expected(name, catalog, rules):
     doc = example(name)
     e = plan(parse_workload(doc), catalog=catalog, rules=rules, as_of=AS_OF, explain="none")["decision"]
@@ -334,6 +337,7 @@ def test_p80_never_reports_a_lower_cost_than_expected(name, catalog, rules):
     )  # never worse than the point plan on its basis
 
 
+@pytest.mark.slow
 def test_p80_chooses_the_least_p80_among_its_candidates(catalog, rules):
     """36 monthly fine-tunes on P80, the H200 SXM allowed too: the candidates include the CVaR plan (a
     mix of GPU types) and each robustness draw's optimum; the plan chosen has the least P80 of them over

@@ -67,6 +67,7 @@ def test_a_price_of_robustness_is_stated_with_its_monte_carlo_noise(rules, catal
     assert noise in plan_text(p, full=False)
 
 
+@pytest.mark.slow
 def test_the_buy_only_alternative_says_it_serves_nothing_until_its_gpus_arrive(example_plan, catalog):
     """serve-70b-datacenter: "Buying instead (8x b200 bought): ... $690,962 present value" beside a
     B200-only plan at $960,730: the buy-only plan may not rent a bridge, so it serves nothing until its

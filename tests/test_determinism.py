@@ -84,6 +84,7 @@ sys.stdout.write(f"{bad.exit_code}\\0{bad.stderr}")
 pytestmark = pytest.mark.xdist_group("determinism")
 
 
+@pytest.mark.slow
 def test_hash_seed_does_not_leak_into_output(write, capsys, monkeypatch):
     """This process (its hash seed random, unless PYTHONHASHSEED is set) and a fresh one under another
     seed print the same bytes: any leak of set or dict order shows between them. (One new process, not

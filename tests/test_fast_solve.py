@@ -120,7 +120,7 @@ def test_each_speed_break_even_flips_the_choice_when_re_solved_from_scratch(exam
     assert checked, p["sensitivity"]["speed"]
 
 
-@pytest.mark.parametrize("example", ["lora-7b-workstation", "team-fleet"])
+@pytest.mark.parametrize("example", ["lora-7b-workstation", pytest.param("team-fleet", marks=pytest.mark.slow)])
 def test_speed_break_evens_are_those_of_a_fresh_build_at_every_step(example, catalog, rules, monkeypatch):
     """The speed sensitivity found on the shared speed model equals the one found by building the
     model afresh at every bisection step (what the code did before): same factors, same words."""
@@ -162,6 +162,7 @@ def _fleet(n: int, seed: int = 7) -> dict:
 
 
 @pytest.mark.parametrize(("jobs", "seed"), [(30, 1), pytest.param(50, 7, marks=pytest.mark.slow)])
+@pytest.mark.slow
 def test_the_idle_gpu_polish_stops_on_work_so_the_plan_does_not_depend_on_time(monkeypatch, jobs, seed):
     """The polish (finish soonest within 0.1% of the least cost) is capped by nodes, not by wall
     time: the same plan under a 120 s and a 600 s limit (each solve takes seconds; the polish has 20%
@@ -245,6 +246,7 @@ def test_a_fleet_is_not_polished_unless_asked(monkeypatch):
     assert len(polish_runs) == 1  # asked: the idle GPUs of this fleet's plan get the polish
 
 
+@pytest.mark.slow
 def test_a_polish_stopped_by_its_time_limit_is_not_taken(monkeypatch):
     """Where the time limit, not the node limit, stops the polish (a large fleet on a loaded machine;
     since the estimator's refit, bench/solve.py's 1,000-job fleet stops at its 100-node limit, whole

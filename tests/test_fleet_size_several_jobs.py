@@ -133,6 +133,7 @@ decision: point
 # them "after 6 months, when their planned work is done" for $279K: about $470K of present value for
 # idle hardware on a $1.32M plan, because the rented 16-GPU candidates that would fill 64 were
 # dropped as dominated.
+@pytest.mark.slow
 def test_no_gpu_is_bought_that_runs_no_work(tmp_path: Path) -> None:
     """Six runs on an exact 64-GPU fleet: every bought GPU type runs a job, and the GPUs bought plus
     those rented at once (from jobs[]) are the 64 asked for."""
@@ -211,6 +212,7 @@ def test_the_dropped_candidates_are_never_needed(tmp_path: Path, text: str, flee
     assert kept.objective_usd == pytest.approx(least, rel=1e-5, abs=0.01)
 
 
+@pytest.mark.slow
 def test_speed_scenarios_with_a_fleet_floor_agree_with_a_fresh_build(tmp_path: Path) -> None:
     """The fast path's speed models bound a column to 0 when a candidate dominating it on cost meets
     its deadline (solve/speed_model.py): with a fleet floor over several jobs that dominance is the

@@ -146,6 +146,7 @@ def _reference(job, gpu, n, p):
     return out
 
 
+@pytest.mark.slow
 def test_search_chooses_what_the_exhaustive_scalar_scan_does(cases, p):
     differ = [
         (job, gpu.id, n)

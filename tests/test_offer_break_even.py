@@ -79,6 +79,7 @@ def test_runner_up_offer_fall_holds_for_that_offer(rent_512, rules, tmp_path):
     assert over == [(row["gpu"], "rent", row["provider"])], f"1% over ${fall['price']}: {over}"
 
 
+@pytest.mark.slow
 def test_an_offer_hidden_behind_the_quoted_one_is_seen_by_its_break_even(example_plan, rules, tmp_path):
     """serve-70b rents MI300X at TensorWave ($1.50); Vultr's $1.85 offer of the same kind and tier has no
     candidate while TensorWave is cheaper (one kind and tier's cheapest offer runs each layout). The rise

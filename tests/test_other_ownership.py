@@ -69,6 +69,7 @@ def test_with_both_ownerships_allowed_the_other_way_is_the_plan_of_that_ownershi
     ]
 
 
+@pytest.mark.slow
 def test_a_cloud_workload_is_told_what_buying_and_hosting_in_a_datacenter_would_cost():
     with open("examples/serve-mixed-requests.yaml", encoding="utf-8") as f:
         wl = yaml.safe_load(f)

@@ -41,6 +41,7 @@ def planned_json(monkeypatch, how: str) -> tuple[str, int]:
 
 
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="no os.fork on this platform: always serial")
+@pytest.mark.slow
 def test_forced_workers_give_the_serial_plan(monkeypatch):
     serial, none = planned_json(monkeypatch, "off")
     forked, forks = planned_json(monkeypatch, "on")

@@ -6,6 +6,7 @@ import hashlib
 import json
 import re
 
+import pytest
 from click.testing import CliRunner
 from conftest import AS_OF, EXAMPLES
 
@@ -40,6 +41,7 @@ def test_a_memo_from_standard_input_quotes_it(tmp_path):
     assert data.decode().strip().splitlines()[-1] in text and hashlib.sha256(data).hexdigest() in text
 
 
+@pytest.mark.slow
 def test_the_markdown_plan_names_every_column(example_plan):
     _, plan = example_plan("serve-70b-datacenter")
     text = plan_text(plan, "markdown")

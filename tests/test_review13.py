@@ -105,6 +105,7 @@ def test_amd_chosen_shows_no_measured_run_and_the_price_of_robustness():
     assert "price of robustness" in rec
 
 
+@pytest.mark.slow
 def test_the_alternative_named_first_is_counted_as_the_verdict_counts_a_hold():
     """Target 6: 'the alternative that holds most often'. A hold is counted on (GPU, ownership) pairs,
     but alternatives on exact counts: this plan (8 H100 for a $50 fine-tune + 54 MI300X replicas) reads

@@ -8,7 +8,7 @@ import copy
 
 import pytest
 import yaml
-from conftest import AS_OF, EXAMPLES
+from conftest import AS_OF, EXAMPLES, example_params
 
 from advisor.flow import plan
 from advisor.inputs.workload import parse_workload
@@ -51,7 +51,7 @@ def held_with_one_down(rows: list[dict], name: str) -> float:
     )
 
 
-@pytest.mark.parametrize("name", SERVING)
+@pytest.mark.parametrize("name", example_params(SERVING))
 def test_every_serving_example_holds_its_peak_with_one_replica_down(example_plan, name):
     code, p = example_plan(name)
     assert code == 0 and p["serving"]

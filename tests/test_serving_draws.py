@@ -29,6 +29,7 @@ def serve70(example_plan):
     return p
 
 
+@pytest.mark.slow
 def test_a_serving_only_cost_range_carries_the_serving_speed_error(serve70):
     """Review 11 (copied): the 14 rented MI300X moved by the rate alone gave P10-P90 exactly the
     low-confidence rate band x0.667-x1.500 (P90/P10 2.25); the replicas' throughput error widens it."""
@@ -40,6 +41,7 @@ def test_a_serving_only_cost_range_carries_the_serving_speed_error(serve70):
     assert r["p90"] / r["p10"] > 1.1 * rate_only, r
 
 
+@pytest.mark.slow
 def test_verify_asks_to_measure_the_replicas_throughput(serve70):
     """A serving-only plan's verify list names the replica's throughput under the SLO, with its EVPI and
     the serving model's P10-P90 for the MI300X's generation (catalog/uncertainty.yaml, serving: cdna)."""

@@ -55,6 +55,7 @@ def _problem(catalog, rules, allow: str, model: str = "llama-3.1-70b"):
     return prepare(parse_workload(doc), catalog, rules, AS_OF)
 
 
+@pytest.mark.slow
 def test_a_two_gpu_a100_replica_is_priced_at_the_cheapest_offer_selling_two_in_one_node(catalog, rules):
     """70B bf16 needs 2+ A100 80GB per replica. RunPod's $1.39 (node size unpublished) is not such an
     offer; the cheapest that holds 2 A100 in one node is AWS p4de (8 per node, $3.4309)."""
@@ -237,7 +238,9 @@ def test_the_memo_prices_a_costlier_gpu_at_the_offer_its_best_plan_rents(a100_or
     assert f"priced at ${offer['usd_per_gpu_hour']:g} per GPU-hour ({offer['provider']}" in text
 
 
-@pytest.mark.parametrize(("alt", "direction"), [("b200", "rise"), ("h100-sxm", "fall")])
+@pytest.mark.parametrize(
+    ("alt", "direction"), [pytest.param("b200", "rise", marks=pytest.mark.slow), ("h100-sxm", "fall")]
+)
 def test_a_break_even_prices_the_offer_the_plan_rents_at(plan_json, write, alt, direction):
     """A price break-even moves every offer of the GPU by one factor, so the dollar it prints is the
     rate of the offer the plan rents at, here AWS p4de for 2-GPU A100 replicas, not the A100's cheapest

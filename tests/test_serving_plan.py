@@ -86,6 +86,7 @@ jobs:
     assert code == 0 and office["serving"][0]["gpu"] == "rtx-4090"
 
 
+@pytest.mark.slow
 def test_training_and_serving_share_owned_gpus_only_when_allowed(example_plan, write, catalog, rules):
     import json
 
@@ -114,6 +115,7 @@ def test_training_and_serving_share_owned_gpus_only_when_allowed(example_plan, w
         assert "8 h a day" in next(r["shared_with_training"] for r in shared["serving"] if r["shared_with_training"])
 
 
+@pytest.mark.slow
 def test_more_traffic_is_re_solved(example_plan):
     _, plan = example_plan("serve-70b-datacenter")
     step = plan["sensitivity"]["traffic"][0]
@@ -292,6 +294,7 @@ def test_estimate_serve_uses_the_estimator_of_the_catalog_given(run_json, write)
     assert slow["output_tokens_per_s"] < shipped["output_tokens_per_s"]
 
 
+@pytest.mark.slow
 def test_the_70b_examples_break_even_claims_hold_when_re_solved_here(example_plan, catalog, rules):
     """The printed price rise of the chosen pair, re-solved 1% either side of it, and the runner-up's
     "already part of the chosen plan" against the plan's own purchase list."""

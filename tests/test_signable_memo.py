@@ -136,6 +136,7 @@ def test_the_memo_says_the_servers_and_network_are_not_resold(buy_70b, catalog, 
     assert "Owned hardware is costed" not in text
 
 
+@pytest.mark.slow
 def test_the_time_line_says_when_a_run_can_start_and_claims_no_finish_for_copies_in_turn(
     buy_70b, example_plan, catalog, rules
 ):

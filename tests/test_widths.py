@@ -10,7 +10,7 @@ import re
 
 import pytest
 from click.testing import CliRunner
-from conftest import AS_OF, EXAMPLES
+from conftest import AS_OF, EXAMPLES, example_params
 
 from advisor.cli import main
 from advisor.present import grid
@@ -50,7 +50,9 @@ def check(render, widths=(80, 60)) -> str:
     return wide
 
 
-@pytest.mark.parametrize("example", ["team-fleet", "serve-70b-datacenter", "article-datacenter", "train-and-serve"])
+@pytest.mark.parametrize(
+    "example", example_params(["team-fleet", "serve-70b-datacenter", "article-datacenter", "train-and-serve"])
+)
 def test_plan_views(example_plan, example):
     from advisor.present.plan_text import plan_text
 
