@@ -83,6 +83,9 @@ def test_a_sale_after_the_work_says_how_long_after_and_why(example_plan):
     done = (item["ready_days"] + job["wall_days_planned"]) / DAYS_PER_MONTH
     late = (sale["month"] - done) * HOURS_PER_MONTH
     assert 0 < late <= WORK_END_STEP_MONTHS * HOURS_PER_MONTH and round(late) == 13
-    assert f"{round(late)} hours after their planned work is done (month {done:.2f})" in sale["message"]
-    assert "no holding period ends in between" in sale["message"]
+    assert (
+        f"{round(late)} hours after their planned work is done at month {done:.2f} (no holding period"
+        in sale["message"]
+    )
+    assert "(no holding period ends sooner after it: docs/model.md §2.2)" in sale["message"]
     assert "when their planned work is done" not in sale["message"]

@@ -13,7 +13,7 @@ from advisor.economics.ownership import (
 )
 from advisor.inputs.units import HOURS_PER_MONTH
 from advisor.solve.constraints.at_once import class_done_hours
-from advisor.solve.holding import WORK_END_STEP_MONTHS, Holding
+from advisor.solve.holding import Holding
 from advisor.solve.model import Model
 from advisor.solve.problem import Problem
 from advisor.solve.scenario import baseline
@@ -163,14 +163,11 @@ def _after_work(levels: list[Holding], sold: float, done: float | None) -> str:
             "when their planned work is done (holding them longer would cost more in hosting than it keeps in "
             "resale value)"
         )
-    past = f"{_span(sold - done)} after their planned work is done (month {done / HOURS_PER_MONTH:.2f})"
+    past = f"{_span(sold - done)} after their planned work is done at month {done / HOURS_PER_MONTH:.2f}"
     between = [h.months for h in levels if done * (1 + 1e-6) + 1e-6 < h.hours < sold * (1 - 1e-9)]
     if between:
-        return f"{past}: the solver kept them past the period at month {between[0]:.1f}, within its optimality gap"
-    return (
-        f"{past}: no holding period ends in between (each of its jobs' own finishes is held by one within "
-        f"{WORK_END_STEP_MONTHS:g} months; beyond them, a grid of months: docs/model.md)"
-    )
+        return f"{past} (a period at month {between[0]:.2f} was offered; the solver stopped within its gap)"
+    return f"{past} (no holding period ends sooner after it: docs/model.md §2.2)"
 
 
 def _span(hours: float) -> str:
