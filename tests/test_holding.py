@@ -61,7 +61,7 @@ def test_selling_at_the_work_end_saves_the_months_the_grid_held(held):
 
 def test_a_work_end_is_its_own_period_unless_a_period_ends_within_the_step_after_it():
     """Periods: the grid, the horizon, and the work ends, each end held by a period at most
-    WORK_END_STEP_MONTHS later (the fewest such periods: the 200-job fleet's 447 ends on one type keep 2)."""
+    WORK_END_STEP_MONTHS later, the fewest such periods (the 200-job fleet's 447 ends on one type keep 2)."""
     costs = Costs(0.1, 1.2, 150.0, 36 * HOURS_PER_MONTH, ())
     grid = [m * HOURS_PER_MONTH for m in HOLD_MONTHS if m < 36] + [36 * HOURS_PER_MONTH]
     assert hold_hours(costs) == grid
@@ -70,22 +70,22 @@ def test_a_work_end_is_its_own_period_unless_a_period_ends_within_the_step_after
     got = hold_hours(costs, ends + [40 * HOURS_PER_MONTH])  # an end past the horizon: the horizon holds it
     # 11.9 is held by month 12; 13.16 and 13.3 by 13.3 (within the step after 13.16); 13.9 by itself
     assert sorted(set(got) - set(grid)) == [13.3 * HOURS_PER_MONTH, 13.9 * HOURS_PER_MONTH]
-    for end in ends:
-        assert any(end <= p <= end + step for p in got)
+    assert all(any(end <= p <= end + step for p in got) for end in ends)
 
 
-def test_a_sale_after_the_work_says_how_long_after_and_why(example_plan):
-    """article-datacenter's job runs 2 hours on 8 A100 arriving on day 73; the period holding its end is
-    another GPU count's end, 13 hours later (within WORK_END_STEP_MONTHS): the sentence says so, not
-    'when their planned work is done'."""
-    _, plan = example_plan("article-datacenter")
-    (item,), (job,), (sale,) = plan["purchase"], plan["jobs"], plan["disposal"]
-    done = (item["ready_days"] + job["wall_days_planned"]) / DAYS_PER_MONTH
-    late = (sale["month"] - done) * HOURS_PER_MONTH
-    assert 0 < late <= WORK_END_STEP_MONTHS * HOURS_PER_MONTH and round(late) == 13
+def test_a_sale_after_the_work_says_how_long_after_and_why():
+    """A type sold at a period after its work's end (copies in turn, jobs sharing it: no finish of its
+    own is a period) says how long after, at which month, and why; a sale at the end says it is done."""
+    from advisor.solve.holding import Holding
+    from advisor.solve.ownership_terms import _after_work
+
+    levels = [Holding(m * HOURS_PER_MONTH, 0.5, 0.5, 0.0, 0.0) for m in (12, 18, 24)]
+    done = 13.16 * HOURS_PER_MONTH
+    text = _after_work(levels, 18 * HOURS_PER_MONTH, done)
     assert (
-        f"{round(late)} hours after their planned work is done at month {done:.2f} (no holding period"
-        in sale["message"]
+        text
+        == "4.8 months after their planned work is done at month 13.16 (no holding period ends sooner after it: docs/model.md §2.2)"
     )
-    assert "(no holding period ends sooner after it: docs/model.md §2.2)" in sale["message"]
-    assert "when their planned work is done" not in sale["message"]
+    assert "within its gap" in _after_work(levels, 24 * HOURS_PER_MONTH, done)  # 18 was offered
+    assert "13 hours after" in _after_work(levels, done + 13, done)
+    assert _after_work(levels, done, done).startswith("when their planned work is done")
