@@ -11,7 +11,7 @@ import pytest
 import advisor
 from advisor.economics.costs import Costs
 from advisor.inputs.units import HOURS_PER_MONTH
-from advisor.solve.holding import HOLD_MONTHS, WORK_END_STEP_MONTHS, hold_hours
+from advisor.solve.holding import HOLD_MONTHS, MAX_WORK_ENDS, WORK_END_STEP_MONTHS, hold_hours
 
 DATA = Path(__file__).parent / "data" / "review16"
 DAYS_PER_MONTH = 365 / 12
@@ -61,7 +61,7 @@ def test_selling_at_the_work_end_saves_the_months_the_grid_held(held):
 
 def test_a_work_end_is_its_own_period_unless_a_period_ends_within_the_step_after_it():
     """Periods: the grid, the horizon, and the work ends, each end held by a period at most
-    WORK_END_STEP_MONTHS later, the fewest such periods (the 200-job fleet's 447 ends on one type keep 2)."""
+    WORK_END_STEP_MONTHS later, the fewest such periods; past MAX_WORK_ENDS ends (a fleet), none."""
     costs = Costs(0.1, 1.2, 150.0, 36 * HOURS_PER_MONTH, ())
     grid = [m * HOURS_PER_MONTH for m in HOLD_MONTHS if m < 36] + [36 * HOURS_PER_MONTH]
     assert hold_hours(costs) == grid
@@ -71,6 +71,8 @@ def test_a_work_end_is_its_own_period_unless_a_period_ends_within_the_step_after
     # 11.9 is held by month 12; 13.16 and 13.3 by 13.3 (within the step after 13.16); 13.9 by itself
     assert sorted(set(got) - set(grid)) == [13.3 * HOURS_PER_MONTH, 13.9 * HOURS_PER_MONTH]
     assert all(any(end <= p <= end + step for p in got) for end in ends)
+    many = [(1 + i / 100) * HOURS_PER_MONTH for i in range(MAX_WORK_ENDS + 1)]  # a fleet's: the grid alone
+    assert hold_hours(costs, many) == grid
 
 
 def test_a_sale_after_the_work_says_how_long_after_and_why():
