@@ -23,6 +23,7 @@ from advisor.economics.rental import RentOption, rental_cost
 from advisor.flow import plan
 from advisor.inputs.workload import parse_workload
 from advisor.present.plan_text import plan_text
+from advisor.solve.holding import WORK_END_STEP_MONTHS
 
 OVERRIDE = """
 gpus:
@@ -116,31 +117,34 @@ def hopper_resale(years: float) -> float:
 
 
 def test_buy_use_40_days_resell_at_month_2_against_renting(quotes, tps):
-    """Issue 29's hand-worked case: 8 H100 bought for a 40-day job are resold at month 2 (held longer,
-    hosting costs more than the resale keeps; month 1 is too short for the job's P80 time), against
-    renting the same work on demand and on a 3-year reservation paid in full."""
+    """Issue 29's hand-worked case: 8 H100 bought for a 40-day job are resold when its P80 time is done
+    (held longer, hosting costs more than the resale keeps: review16 #4; the grid alone sold them at
+    month 2), against renting the same work on demand and on a 3-year reservation paid in full."""
     hours = 40 * 24.0
     bought = plan(
         parse_workload(workload("buy", ["on_demand"], hours, tps)), catalog=quotes, as_of=AS_OF, explain=False
     )
+    ready = bought["purchase"][0]["ready_days"] * 24
     planned = bought["jobs"][0]["wall_days_planned"] * 24
-    assert 730 < planned <= 2 * 730  # the P80 time needs the second month, not the third
-    years, kw = 2 / 12, 8 * GPU_KW + SERVER_KW  # the GPUs, and the board's power by slot
+    assert ready == 0 and 730 < planned <= 2 * 730  # in hand at once; the P80 time is past the first month
+    (sold,) = bought["disposal"]  # at the period holding the job's P80 end: at most WORK_END_STEP_MONTHS later
+    months = sold["month"]  # held from today
+    assert planned / 730 <= months <= planned / 730 + WORK_END_STEP_MONTHS
+    years, kw = months / 12, 8 * GPU_KW + SERVER_KW  # the GPUs, and the board's power by slot
     upfront = (
         (8 * GPU_USD + SERVER_USD) * (1 + TAX)
         + STORE  # the hardware and the storage, taxed
         + 8 * BURN_H * (GPU_KW + SERVER_KW / 8) * PUE * KWH
     )  # 72 h of burn-in at full power
-    support = 8 * SUPPORT / 12 * (GPU_USD + SERVER_USD / 8) * 2  # a month's support per GPU and server share
+    support = 8 * SUPPORT / 12 * (GPU_USD + SERVER_USD / 8) * months  # support per GPU and server share
     buy = (
         upfront
         - 8 * GPU_USD * hopper_resale(years) * (1 + R) ** -years
-        + (kw * HOST * 2 + support) * sf(years)  # hosting and support for the two months held
+        + (kw * HOST * months + support) * sf(years)  # hosting and support for the months held
         + 8 * hours * (GPU_KW + SERVER_KW / 8) * PUE * KWH * sf(hours / 8760)
     )  # energy of the job
     assert bought["total_cost_usd"] == pytest.approx(buy, abs=1.0)
-    (sold,) = bought["disposal"]
-    assert (sold["when"], sold["month"], sold["count"]) == ("after_work", 2, 8)
+    assert (sold["when"], sold["count"]) == ("after_work", 8)
     assert sold["resale_usd"] == pytest.approx(8 * GPU_USD * hopper_resale(years), abs=1.0)
     assert bought["residual_value_usd"] == pytest.approx(8 * GPU_USD * hopper_resale(years), abs=1.0)
     assert bought["cost_breakdown"]["purchase_usd"] == 8 * GPU_USD  # nominal keys stay nominal
@@ -148,7 +152,7 @@ def test_buy_use_40_days_resell_at_month_2_against_renting(quotes, tps):
         TAX * (8 * GPU_USD + SERVER_USD + STORAGE_TB * FLASH), abs=0.01
     )
     assert bought["nominal_cost_usd"] == pytest.approx(
-        upfront + kw * HOST * 2 + support + 8 * hours * (GPU_KW + SERVER_KW / 8) * PUE * KWH, abs=1.0
+        upfront + kw * HOST * months + support + 8 * hours * (GPU_KW + SERVER_KW / 8) * PUE * KWH, abs=1.0
     )
     assert sum(bought["cost_breakdown_pv"].values()) == pytest.approx(bought["present_value_usd"], abs=1.0)
     on_demand = 8 * hours * 4.0 * sf(hours / 8760) + STORE
@@ -259,7 +263,9 @@ def test_break_even_without_resale_is_the_hand_worked_payback(catalog):
     hardware = cb["purchase_usd"] + cb["servers_usd"]
     upfront = hardware * (1 + TAX) + cb["burn_in_usd"]
     energy_per_gpu_hour = cb["energy_usd"] / (8 * job["wall_days"] * 24)
-    monthly_own = cb["hosting_usd"] / 24 + 8 * 730 * energy_per_gpu_hour + SUPPORT / 12 * hardware
+    (sold,) = p["disposal"]  # held from its arrival to its work's end (review16 #4), not the 24-month horizon
+    held = sold["month"] - p["purchase"][0]["ready_days"] / (365 / 12)
+    monthly_own = cb["hosting_usd"] / held + 8 * 730 * energy_per_gpu_hour + SUPPORT / 12 * hardware
     monthly_rent = 8 * 730 * be["rent_usd_per_gpu_hour"]
     assert be["months_without_resale"] == pytest.approx(upfront / (monthly_rent - monthly_own), rel=0.005)
     assert be["months"] < be["months_without_resale"]  # resale only shortens the payback
@@ -383,9 +389,11 @@ def test_utilization_charges_energy_while_the_gpus_are_held(quotes, tps):
     doc["finance"]["utilization"] = 0.5
     p = plan(parse_workload(doc), catalog=quotes, as_of=AS_OF, explain=False)
     kw = 8 * GPU_KW + SERVER_KW
-    (sold,) = p["disposal"]  # a day's work: resold after the first month
-    assert sold["month"] == 1
-    assert p["cost_breakdown"]["energy_usd"] == pytest.approx(kw * 730 * 0.5 * PUE * KWH, abs=1.0)
+    (sold,) = p["disposal"]  # a day's work: resold when it is done, energy paid at 50% while held
+    held = sold["month"] * 730  # from today: at the period holding the P80 end, at most the step after it
+    done = p["jobs"][0]["wall_days_planned"] * 24
+    assert p["purchase"][0]["ready_days"] == 0 and done <= held <= done + WORK_END_STEP_MONTHS * 730
+    assert p["cost_breakdown"]["energy_usd"] == pytest.approx(kw * held * 0.5 * PUE * KWH, abs=0.01)
     assert p["utilization"] == 0.5
 
 

@@ -243,7 +243,6 @@ def test_a_gpu_that_only_serves_is_drawn_with_the_serving_band():
 # 7. The holding-period grid bills months of hosting and support after the work is done
 
 
-@pytest.mark.xfail(strict=True, reason="review16 #4 hold grid: open")
 def test_bought_gpus_are_resold_when_their_work_is_done_not_at_the_next_grid_month():
     """hold_grid_a100_64: the GPUs arrive on day 73 and the run takes 300.7 days (327.3 at P80), so
     the work is done on day 400.3 at P80, month 13.2. The plan says '64 NVIDIA A100 80GB SXM4 resold

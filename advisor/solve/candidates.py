@@ -212,7 +212,6 @@ def offer_gpu(setting: Setting, gid: str) -> GpuOffer:
             quoted = d.lead_time_days
             out.arrival = purchase_arrival(s.catalog, gpu, out.servers, networked=False, quoted_days=quoted)
             out.networked_arrival = purchase_arrival(s.catalog, gpu, out.servers, networked=True, quoted_days=quoted)
-            out.holdings = gpu_holdings(s.costs, s.catalog, gpu, out.servers, s.as_of, out.arrival.hours)
             out.hardware = gpu_hardware(s.costs, s.catalog, gpu, out.servers, d.region)
     runs = ClassRuns(s, gpu, out, contexts, findings)
     for k, cls in enumerate(s.classes):
@@ -221,6 +220,9 @@ def offer_gpu(setting: Setting, gid: str) -> GpuOffer:
             runs.offer_class(k, cls, mine)
     if unjoined:
         _not_bought(gpu, out, unjoined)
+    if out.servers and out.arrival is not None:  # each bought job's work end is a holding period
+        ends = [c.done_hours() for cands in out.by_class for c in cands if c.ownership == "buy"]
+        out.holdings = gpu_holdings(s.costs, s.catalog, gpu, out.servers, s.as_of, out.arrival.hours, ends)
     return out
 
 

@@ -1,6 +1,10 @@
 """How long bought GPUs are held: each owned GPU type is sold when its planned work ends or held to
-the horizon, whichever costs less (issue 29, "ownership over time"). The MILP chooses among a grid
-of holding periods (the months of HOLD_MONTHS within the horizon, and the horizon itself); a GPU
+the horizon, whichever costs less (issue 29, "ownership over time"). The MILP chooses among
+holding periods: the work ends of the type's own jobs (each bought candidate's P80 finish from its
+arrival, the end the deadline and horizon checks use; ends within WORK_END_STEP_MONTHS after
+another period share it), a grid (the months of HOLD_MONTHS within the horizon) for the rest, and
+the horizon itself. Without the work ends a job done at month 13.2 was held to month 18 (review16
+#4: 4.8 months of hosting and support for nothing, $67,000 net on 64 A100). A GPU
 held until T pays hosting and support (and energy, when a utilization is given) from its arrival
 to T and is resold at its generation's used-market value at T (its age since the purchase),
 discounted from T. So a 40-day job bought on 128
@@ -12,7 +16,7 @@ and held as long."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from advisor.economics.costs import Costs
@@ -21,6 +25,12 @@ from advisor.inputs.units import HOURS_PER_MONTH, HOURS_PER_YEAR
 
 # holding periods offered, in months from today (the horizon is always one more)
 HOLD_MONTHS = (1, 2, 3, 4, 6, 9, 12, 18, 24, 30, 36, 48, 60, 72, 84, 96, 108, 120)
+# a work end is its own period unless another period ends within this many months after it: bounds
+# the periods a type gets
+WORK_END_STEP_MONTHS = 0.5
+# a type with more distinct work ends than this (a fleet of jobs, whose end no one job's finish gives)
+# keeps the grid alone: the 200-job fleet (447 ends on one type) took 2.6x the CPU with them
+MAX_WORK_ENDS = 64
 
 
 @dataclass(frozen=True)
@@ -54,26 +64,47 @@ class Holding:
         return price * self.resale_fraction
 
 
-def hold_hours(costs: Costs) -> list[float]:
+def hold_hours(costs: Costs, ends: Iterable[float] = ()) -> list[float]:
     """The holding periods a plan may choose, in hours from today: HOLD_MONTHS within the horizon,
-    and the horizon."""
+    the work `ends` (hours from today) a period ending at most WORK_END_STEP_MONTHS after does not
+    already hold, and the horizon."""
     horizon = costs.horizon_hours
     levels = {m * HOURS_PER_MONTH for m in HOLD_MONTHS if m * HOURS_PER_MONTH < horizon * (1 - 1e-9)}
-    return sorted(levels | {horizon})
+    return sorted(levels | _work_ends(levels, ends, horizon) | {horizon})
+
+
+def _work_ends(grid: set[float], ends: Iterable[float], horizon: float) -> set[float]:
+    """The work ends kept as periods: from the earliest, each end no kept period or grid month holds
+    within the step after it keeps the latest end within that step (so every end is held by a
+    period at most the step later, with the fewest periods)."""
+    step = WORK_END_STEP_MONTHS * HOURS_PER_MONTH
+    todo = sorted({e for e in ends if 0 < e < horizon * (1 - 1e-9)})
+    if len(todo) > MAX_WORK_ENDS:
+        return set()
+    kept: set[float] = set()
+    for i, end in enumerate(todo):
+        if any(end <= p <= end + step for p in grid | kept):
+            continue
+        kept.add(max(e for e in todo[i:] if e <= end + step))
+    return kept
 
 
 def holdings(
-    costs: Costs, kw_per_gpu: float, resale: Callable[[float], float], start_hours: float = 0.0
+    costs: Costs,
+    kw_per_gpu: float,
+    resale: Callable[[float], float],
+    start_hours: float = 0.0,
+    ends: Iterable[float] = (),
 ) -> list[Holding]:
     """Holding one GPU drawing `kw_per_gpu` (with its share of its server) until each period ending
-    after it arrives (`start_hours` from today): hosted from then, resold at its age since it was bought
+    after it arrives (`start_hours` from today; `ends`: its jobs' work ends, hold_hours): hosted from then, resold at its age since it was bought
     (the used market prices a part by the calendar, not by its hours of use; waiting for delivery ages
     it too), `resale` giving the fraction of its price it fetches after that many years."""
     hosting = costs.hosting_usd_per_kw_month / HOURS_PER_MONTH * costs.services_taxed  # with an unreclaimed VAT
     energy = 0.0 if costs.utilization is None else costs.utilization * costs.pue * costs.electricity_usd_per_kwh
     energy *= costs.services_taxed
     out = []
-    for hours in hold_hours(costs):  # energy at a given utilization is charged on the owned kW, not per job
+    for hours in hold_hours(costs, ends):  # energy at a given utilization is charged on the owned kW, not per job
         used = hours - start_hours
         if used <= 0 and hours < costs.horizon_hours:
             continue  # over before the GPUs arrive

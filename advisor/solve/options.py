@@ -6,7 +6,7 @@ recorded."""
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
@@ -136,17 +136,24 @@ def per_slot_kw(servers: Sequence[ServerOption]) -> float:
 
 
 def gpu_holdings(
-    costs: Costs, catalog: Catalog, gpu: GPU, servers: list[ServerOption], as_of: dt.date, start_hours: float = 0.0
+    costs: Costs,
+    catalog: Catalog,
+    gpu: GPU,
+    servers: list[ServerOption],
+    as_of: dt.date,
+    start_hours: float = 0.0,
+    ends: Iterable[float] = (),
 ) -> list[Holding]:
-    """The holding periods of one bought GPU type arriving `start_hours` from today: its own power
-    and the least share of a server's (the platform's overhead over its slots), hosted from its
-    arrival, resold on its generation's curve at its age then."""
+    """The holding periods of one bought GPU type arriving `start_hours` from today (and its jobs'
+    work `ends`, solve/holding.py): its own power and the least share of a server's (the platform's
+    overhead over its slots), hosted from its arrival, resold on its generation's curve at its age then."""
     age = purchase_age_years(gpu, as_of)
     return holdings(
         costs,
         (gpu.tdp_w.value or 0.0) / 1000.0 + per_slot_kw(servers),
         lambda years: residual(catalog, gpu.id, years, age).fraction,
         start_hours,
+        ends,
     )
 
 

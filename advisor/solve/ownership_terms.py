@@ -17,6 +17,8 @@ from advisor.economics.ownership import (
 )
 from advisor.economics.rental import order_fit
 from advisor.inputs.units import HOURS_PER_MONTH
+from advisor.solve.constraints.at_once import class_done_hours
+from advisor.solve.holding import Holding
 from advisor.solve.model import Model
 from advisor.solve.problem import Problem
 from advisor.solve.rent_basis import RentedInstead, rent_basis
@@ -151,6 +153,7 @@ def disposal(problem: Problem, sol: Solution) -> list[dict]:
     horizon (the MILP chose the cheaper, solve/holding.py), the month, and the resale then."""
     out = []
     horizon = problem.costs.horizon_hours
+    done = work_done_hours(problem, sol)
     for g, held in sorted(sol.held.items()):
         price = problem.unit_price[g] or 0.0
         for level, count in sorted(held.items()):
@@ -158,12 +161,10 @@ def disposal(problem: Problem, sol: Solution) -> list[dict]:
             at_horizon = h.hours >= horizon * (1 - 1e-9)
             resale = h.resale_usd(price) * count
             name = problem.catalog.gpus[g].name
-            months = f"{h.months:g} month{'s' if h.months != 1 else ''}"
             when = (
                 f"held to the end of the {h.months:g}-month horizon, then resold"
                 if at_horizon
-                else f"resold after {months}, when their planned work is done (holding them longer would cost "
-                "more in hosting than it keeps in resale value)"
+                else f"resold after {_months(h.months)}, {_after_work(problem.holdings[g], h.hours, done.get(g))}"
             )
             out.append(
                 {
@@ -177,3 +178,44 @@ def disposal(problem: Problem, sol: Solution) -> list[dict]:
                 }
             )
     return out
+
+
+def work_done_hours(problem: Problem, sol: Solution) -> dict[str, float]:
+    """Per bought GPU type, when its planned work is done (hours from today, at the workload's
+    confidence): its training jobs' finish, as the deadline and horizon checks count it, and the
+    end of the serving it does."""
+    done = class_done_hours(problem, sol)
+    out: dict[str, float] = {}
+    for c, _ in sol.assignment:
+        if c.ownership == "buy":
+            out[c.gpu] = max(out.get(c.gpu, 0.0), done[c.cls])
+    for c, _ in sol.serving:
+        if c.ownership == "buy":
+            out[c.gpu] = max(out.get(c.gpu, 0.0), problem.serve_classes[c.cls].hours)
+    return out
+
+
+def _after_work(levels: list[Holding], sold: float, done: float | None) -> str:
+    """Why GPUs sold `sold` hours from today were held that long, their work done at `done`."""
+    if done is None or sold <= done * (1 + 1e-6) + 1e-6:
+        return (
+            "when their planned work is done (holding them longer would cost more in hosting than it keeps in "
+            "resale value)"
+        )
+    past = f"{_span(sold - done)} after their planned work is done at month {done / HOURS_PER_MONTH:.2f}"
+    between = [h.months for h in levels if done * (1 + 1e-6) + 1e-6 < h.hours < sold * (1 - 1e-9)]
+    if between:
+        return f"{past} (a period at month {between[0]:.2f} was offered; the solver stopped within its gap)"
+    return f"{past} (no holding period ends sooner after it: docs/model.md §2.2)"
+
+
+def _span(hours: float) -> str:
+    """A time past the work, in the unit a reader takes in: hours, days or months."""
+    if hours < 48:
+        return f"{hours:.0f} hours"
+    return f"{hours / 24:.0f} days" if hours < HOURS_PER_MONTH else _months(hours / HOURS_PER_MONTH)
+
+
+def _months(months: float) -> str:
+    text = f"{months:g}" if months == round(months) else f"{months:.1f}"
+    return f"{text} month{'' if text == '1' else 's'}"

@@ -1,0 +1,93 @@
+"""Bought GPUs are held until their own work is done, not to the next month of a grid (review16 #4):
+each bought GPU type's holding periods include its jobs' work ends (solve/holding.py)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+import advisor
+from advisor.economics.costs import Costs
+from advisor.inputs.units import HOURS_PER_MONTH
+from advisor.solve.holding import HOLD_MONTHS, MAX_WORK_ENDS, WORK_END_STEP_MONTHS, hold_hours
+
+DATA = Path(__file__).parent / "data" / "review16"
+DAYS_PER_MONTH = 365 / 12
+
+
+@pytest.fixture(scope="module")
+def held():
+    """64 used A100 80GB SXM for one 8B pretrain: they arrive on day 73 and the run takes 327.3 days
+    at P80, so the work is done at month 13.16 (the grid's next month is 18)."""
+    return json.loads(advisor.plan(str(DATA / "hold_grid_a100_64.yaml"), as_of="2026-12-01").to_json())
+
+
+def _line(d: dict, kind: str) -> dict:
+    (line,) = [b for b in d["bill_of_materials"] if b["kind"] == kind]
+    return line
+
+
+def test_the_gpus_are_sold_the_month_their_work_is_done_and_billed_to_then(held):
+    """Hand-worked from the plan's own arrival and P80 run and the catalog: support 15%/year / 12 of the
+    GPU's $9,000 and its share of the HGX A100's $28,390 (8 slots): $156.859375 a GPU-month; hosting
+    $184.06/kW-month on 0.4 kW of GPU + 3.3 kW / 8 slots of server overhead = 0.8125 kW a GPU; resale
+    at the ampere curve's 0.6990 of the price at month 13.16 (review16's own figure; 0.6505 at 18)."""
+    (job,), (sale,) = held["jobs"], held["disposal"]
+    ready, run = held["purchase"][0]["ready_days"], job["wall_days_planned"]
+    assert (ready, round(run, 1)) == (73.0, 327.3)
+    months = run / DAYS_PER_MONTH  # in service: arrival to sale
+    assert sale["when"] == "after_work" and sale["month"] == pytest.approx((ready + run) / DAYS_PER_MONTH, abs=1e-3)
+    assert "13.2 months, when their planned work is done" in sale["message"]
+    support = _line(held, "support")
+    assert support["quantity"] == pytest.approx(64 * months, abs=1e-3)
+    assert support["total_usd"] == pytest.approx(64 * months * 0.15 / 12 * (9000 + 28390 / 8), abs=0.05)
+    assert _line(held, "hosting")["total_usd"] == pytest.approx(64 * months * 184.06 * (0.4 + 3.3 / 8), abs=0.05)
+    assert sale["resale_usd"] == pytest.approx(576_000 * 0.6990, abs=576_000 * 0.0001)
+
+
+def test_selling_at_the_work_end_saves_the_months_the_grid_held(held):
+    """Against holding to month 18 (the grid before): 4.84 months of $9,571 hosting and $10,039 support
+    for 64 GPUs is $94,900 of cash less; the resale gains 576,000 x (0.6990 - 0.6505) = $27,900."""
+    extra = 18 - held["disposal"][0]["month"]
+    per_month = 64 * (184.06 * (0.4 + 3.3 / 8) + 0.15 / 12 * (9000 + 28390 / 8))
+    assert per_month == pytest.approx(9_571 + 10_039, abs=1)
+    cash = _line(held, "support")["total_usd"] + _line(held, "hosting")["total_usd"]
+    held_to_18 = per_month * (18 - 73 / DAYS_PER_MONTH)  # the plan before: 15.6 months in service
+    assert held_to_18 - cash == pytest.approx(per_month * extra, abs=1) == pytest.approx(94_900, abs=100)
+    assert held["residual_value_usd"] - 576_000 * 0.6505 == pytest.approx(27_900, abs=100)
+
+
+def test_a_work_end_is_its_own_period_unless_a_period_ends_within_the_step_after_it():
+    """Periods: the grid, the horizon, and the work ends, each end held by a period at most
+    WORK_END_STEP_MONTHS later, the fewest such periods; past MAX_WORK_ENDS ends (a fleet), none."""
+    costs = Costs(0.1, 1.2, 150.0, 36 * HOURS_PER_MONTH, ())
+    grid = [m * HOURS_PER_MONTH for m in HOLD_MONTHS if m < 36] + [36 * HOURS_PER_MONTH]
+    assert hold_hours(costs) == grid
+    step = WORK_END_STEP_MONTHS * HOURS_PER_MONTH
+    ends = [13.16 * HOURS_PER_MONTH, 13.3 * HOURS_PER_MONTH, 13.9 * HOURS_PER_MONTH, 11.9 * HOURS_PER_MONTH]
+    got = hold_hours(costs, ends + [40 * HOURS_PER_MONTH])  # an end past the horizon: the horizon holds it
+    # 11.9 is held by month 12; 13.16 and 13.3 by 13.3 (within the step after 13.16); 13.9 by itself
+    assert sorted(set(got) - set(grid)) == [13.3 * HOURS_PER_MONTH, 13.9 * HOURS_PER_MONTH]
+    assert all(any(end <= p <= end + step for p in got) for end in ends)
+    many = [(1 + i / 100) * HOURS_PER_MONTH for i in range(MAX_WORK_ENDS + 1)]  # a fleet's: the grid alone
+    assert hold_hours(costs, many) == grid
+
+
+def test_a_sale_after_the_work_says_how_long_after_and_why():
+    """A type sold at a period after its work's end (copies in turn, jobs sharing it: no finish of its
+    own is a period) says how long after, at which month, and why; a sale at the end says it is done."""
+    from advisor.solve.holding import Holding
+    from advisor.solve.ownership_terms import _after_work
+
+    levels = [Holding(m * HOURS_PER_MONTH, 0.5, 0.5, 0.0, 0.0) for m in (12, 18, 24)]
+    done = 13.16 * HOURS_PER_MONTH
+    text = _after_work(levels, 18 * HOURS_PER_MONTH, done)
+    assert (
+        text
+        == "4.8 months after their planned work is done at month 13.16 (no holding period ends sooner after it: docs/model.md §2.2)"
+    )
+    assert "within its gap" in _after_work(levels, 24 * HOURS_PER_MONTH, done)  # 18 was offered
+    assert "13 hours after" in _after_work(levels, done + 13, done)
+    assert _after_work(levels, done, done).startswith("when their planned work is done")
