@@ -93,5 +93,5 @@ def test_an_office_job_wider_than_a_workstation_says_the_network_is_unsourced():
     assert d["status"] == "infeasible"
     (rejected,) = [r for r in d["rejected"] if r["gpu"] == "rtx-a6000"]
     primary = next(r for r in rejected["reasons"] if r["primary"])
-    assert primary["code"] == "no-server"
+    assert primary["code"] == "slots"
     assert "workstation-4x-pcie" in primary["message"] and "no network" in primary["message"]

@@ -240,7 +240,7 @@ def _hosted(s: Setting, gpu: GPU, out: GpuOffer, allowed: set[tuple[int, str]]) 
     add_reason(
         out.reasons,
         None,
-        "no-server",
+        "slots",  # no machine holds the job and none may be joined: what `slots` says (crossover factor)
         f"{gpu.name} cannot be bought as a working unit: it needs a host server and {why}",
     )
     return {key for key in allowed if key[1] != "buy"}
@@ -275,7 +275,7 @@ def _not_bought(gpu: GPU, out: GpuOffer, platforms: list[str]) -> None:
     add_reason(
         out.reasons,
         None,
-        "no-server",
+        "slots",  # no machine holds the job and none may be joined: what `slots` says (crossover factor)
         f"{gpu.name} cannot be bought as a working unit: every job here needs more GPUs than its platforms "
         f"({', '.join(platforms)}) hold, and the catalog sources no network joining them (a job that spans "
         "servers is not built on an invented network)",
