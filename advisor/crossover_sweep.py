@@ -64,6 +64,17 @@ def _losing_factor(spec: JobSpec, focus: GPU, winner: GPU, p: Params, n: int) ->
     return max(sorted(excess), key=lambda f: excess[f])
 
 
+def _factor_text(factor: str | None, rules: RuleSet) -> str | None:
+    """The factor in words: a rule by its id and title ('rule INT001: Tensor parallelism across GPUs
+    needs ...'), the others from FACTORS."""
+    if factor is None:
+        return None
+    rule = next((r for r in rules.rules if f"rule:{r.id}" == factor), None)
+    if rule is not None:
+        return f"rule {rule.id}: {rule.title}"
+    return FACTORS.get(factor, factor)
+
+
 def factor_of(primary: dict[str, Any], n_min: int | None, max_gpus: int) -> str:
     """The article's deciding factor from the plan's own primary reason for not choosing the
     focus GPU (explain/alternatives.py): a rule, the GPU count memory needs, power, slots, the
@@ -234,7 +245,7 @@ def crossover(
             _focus_loses(row, result, catalog, spec, p, focus, deployment, max_gpus, n)
             if crossed is None:
                 crossed = name
-        row["factor_text"] = FACTORS.get(row["factor"], row["factor"]) if row["factor"] else None
+        row["factor_text"] = _factor_text(row["factor"], rules)
         points.append(row)
     return {
         "tokens": tokens,

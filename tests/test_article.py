@@ -65,3 +65,15 @@ def test_the_prose_ratios_are_the_compare_tables():
     for gpu, name in (("a100-80gb-sxm", "A100"), ("h100-sxm", "H100")):
         assert f"{rows[gpu][9]}/{rows[gpu][10]} for the {name}" in prose
         assert f"{k(rows['rtx-4090'][8]) / k(rows[gpu][8]):.1f} times" in prose
+
+
+def test_every_crossover_factor_is_worded(crossover_json):
+    """A rule that decides is named by its id and title: the table printed 'rule:INT001', a code, for
+    llama-3-8b once workstations could no longer be joined (net16)."""
+    points = [p for p in json.loads(crossover_json)["points"] if p["factor"]]
+    ruled = [p for p in points if p["factor"].startswith("rule:")]
+    assert ruled, "the sweep no longer has a rule as its factor: pick a case that does"
+    for p in points:
+        assert p["factor_text"] and not p["factor_text"].startswith("rule:"), p
+    for p in ruled:
+        assert p["factor_text"].startswith(f"rule {p['factor'].removeprefix('rule:')}: "), p["factor_text"]
