@@ -63,6 +63,7 @@ def job_of(row: dict) -> JobSpec:
         software_era=row.get("software_era") or None,
         tp_overlap=_bool(row.get("tp_overlap")) or False,
         fp8_param_gather=_bool(row.get("fp8_param_gather")) or False,
+        fp8_tp_gather=_bool(row.get("fp8_tp_gather")) or False,
         fused_elementwise=_bool(row.get("fused_elementwise")) or False,
         software="vendor_tuned" if row.get("software") == "vendor_tuned" else "public",  # in_house: not the vendor's
     )

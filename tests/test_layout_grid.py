@@ -63,6 +63,7 @@ def _hand_specs(catalog) -> list:
         replace(spec_from_flags(catalog, model="gpt2-124m"), global_batch_tokens=4096.0),  # batch too small to share
         replace(spec_from_flags(catalog, model="llama-3-8b", precision="fp8"), fp8_param_gather=True),  # fp8 gathers
         replace(seventy, precision="fp8", strategy="zero3", fp8_param_gather=True),
+        replace(seventy, precision="fp8", tensor_parallel=8, fp8_tp_gather=True),  # TP gathers in fp8
     ]
 
 
@@ -107,6 +108,7 @@ def test_cases_cover_what_the_search_must_handle(cases):
     assert any(j.fused_elementwise and j.precision == "fp8" for j in jobs)  # fused fp8 casts
     assert any(j.fp8_param_gather and j.strategy in (None, "zero1") for j in jobs)  # ZeRO-1's gathers in fp8
     assert any(j.fp8_param_gather and j.strategy == "zero3" for j in jobs)
+    assert any(j.fp8_tp_gather and j.precision == "fp8" and (j.tensor_parallel or 1) > 1 for j in jobs)
 
 
 def test_every_grid_figure_equals_the_scalar_estimators_to_the_bit(cases, p):

@@ -259,7 +259,8 @@ def calibrate(runs_file: str, output: str, force: bool, fmt: str, catalog_file: 
     RUNS_FILE columns: gpu, count, tokens_per_s (over all GPUs) or tokens_per_s_per_gpu; model (a
     preset) or params, layers, hidden, heads (kv_heads, ffn, vocab, seq_len, tied_embeddings);
     optional precision, global_batch_tokens, micro_batch, checkpointing, strategy, tensor_parallel,
-    pipeline_parallel, tp_overlap, selective_ac (op: torchtitan's per-op checkpointing) or
+    pipeline_parallel, tp_overlap, fp8_param_gather and fp8_tp_gather (ZeRO's and TP's all-gathers in
+    fp8), selective_ac (op: torchtitan's per-op checkpointing) or
     recompute_fraction, grad_reduce_bytes (4: gradients reduced in fp32). A run that gives strategy, tensor_parallel, pipeline_parallel, micro_batch and
     checkpointing is timed in that layout, with the memory check lifted if the memory model cannot hold
     it (the output says so per run); a run without them that no layout fits is refused.

@@ -10,10 +10,10 @@ itself can be read): gpu, count, tokens_per_s (over all `count` GPUs) or tokens_
 model as `model` (a preset) or `params` with layers, hidden, heads, kv_heads, ffn, vocab, seq_len,
 tied_embeddings; optional precision (bf16), global_batch_tokens, micro_batch, checkpointing,
 strategy, tensor_parallel, pipeline_parallel, context_parallel, virtual_stages, kind, tp_overlap,
-fp8_param_gather (ZeRO's parameter all-gather in fp8), fused_elementwise (true unless the run's
-elementwise work is eager PyTorch), selective_ac (op: torchtitan's per-op selective checkpointing) or
-recompute_fraction (the share of forward matmuls recomputed without full checkpointing),
-grad_reduce_bytes (4 where gradients are reduced in fp32, FSDP2's default in torchtitan; 2),
+fp8_param_gather and fp8_tp_gather (ZeRO's parameter and TP's activation all-gathers in fp8),
+fused_elementwise (true unless eager PyTorch), selective_ac (op: torchtitan's per-op selective
+checkpointing) or recompute_fraction (the share of forward matmuls recomputed without full
+checkpointing), grad_reduce_bytes (4 where gradients are reduced in fp32, FSDP2's default; 2),
 layout_assumed (the layout columns filled by an assumption, as catalog/calibration.csv marks them).
 
 A run whose layout is stated in full (strategy, tensor_parallel, pipeline_parallel, micro_batch,
@@ -217,6 +217,7 @@ def _job(row: dict[str, str], model: ModelSpec, line: int, name: str) -> JobSpec
         attention_kernel=(row.get("attention_kernel") or "").strip() or None,
         tp_overlap=bool(_flag(row, "tp_overlap")),
         fp8_param_gather=bool(_flag(row, "fp8_param_gather")),
+        fp8_tp_gather=bool(_flag(row, "fp8_tp_gather")),
         fused_elementwise=_flag(row, "fused_elementwise") is not False,
     )
 

@@ -93,6 +93,7 @@ class JobSpec:
     )
     tp_overlap: bool = False  # tensor-parallel all-reduces overlapped with GEMMs (Params.tp_comm_overlap)
     fp8_param_gather: bool = False  # ZeRO's parameter all-gather in fp8, 1 byte a parameter (training.gathered_bytes)
+    fp8_tp_gather: bool = False  # tensor parallelism's activation all-gathers in fp8 (training.tp_gather_share)
     fused_elementwise: bool = True  # elementwise work fused (today's software); False: eager code (older rows)
     measured: tuple = ()  # the user's own speeds (perf/measured.py MeasuredSpeed): evaluate uses them
     software: str = "public"  # public | vendor_tuned: the stack an AMD Instinct speed assumes (perf/speed_basis.py)

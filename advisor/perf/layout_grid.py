@@ -33,6 +33,7 @@ from advisor.perf.training import (
     server_size,
     step_time,
     tp_exposed,
+    tp_gather_share,
 )
 
 Combo = tuple[str, int, int, int, int]  # (strategy, tp, pp, dp, cp)
@@ -301,7 +302,8 @@ def grid(
             # (a combination without data parallelism gets max(-window, 0.0) = 0.0, as `step_time`'s 0.0)
             comm = np.maximum(raw - window, (1.0 - p.comm_overlap) * raw)
         if st["any_tp"]:  # four all-reduces of the activations per layer (six when recomputing)
-            per_tok = (4.0 + 2.0 * ck) * 2.0 * (t - 1) / t * 2.0 * hidden * tp_exposed(job, p)
+            moved = tp_exposed(job, p) * tp_gather_share(job)
+            per_tok = (4.0 + 2.0 * ck) * 2.0 * (t - 1) / t * 2.0 * hidden * moved
             comm = comm + np.where(t > 1, (batch / z) * layers_here * per_tok / st["tp_intra"], 0.0)
         if st["any_cp"]:  # the ring's keys and values beyond what attention hides
             kv = (batch / z) * layers_here * 2.0 * m.kv_width * 2.0 / t

@@ -143,6 +143,17 @@ def tp_exposed(job: JobSpec, p: Params) -> float:
     return 1.0 - p.tp_comm_overlap if job.tp_overlap else 1.0
 
 
+def tp_gather_share(job: JobSpec) -> float:
+    """Share of the bf16 tensor-parallel traffic a run moves. Each all-reduce of the activations is,
+    under sequence parallelism, an all-gather and a reduce-scatter of 2 bytes an element; a run that
+    casts to fp8 before gathering (`fp8_tp_gather`: torchao's Float8ColwiseParallel,
+    Float8RowwiseParallel and PrepareFloat8ModuleInput, which torchtitan applies with Float8 and TP;
+    Transformer Engine's LayerNormLinear, LayerNormMLP and row-parallel gradient gathers) gathers the
+    activations forward and their gradients backward at 1 byte, while the reduce-scatters of the
+    outputs and of the input gradients stay in bf16: (1 + 2) / (2 + 2)."""
+    return (1.0 + 2.0) / (2.0 + 2.0) if job.fp8_tp_gather and job.precision == "fp8" else 1.0
+
+
 def op_sac_recompute_fraction(m: ModelSpec, precision: str = "bf16") -> float:
     """Share of a layer's forward matmul FLOPs torchtitan's per-op selective activation
     checkpointing recomputes. Its policy saves every compute op's output "except every second mm"
@@ -341,7 +352,8 @@ def step_time(
     tp_s = 0.0
     if lay.tp > 1:
         tp_tier = comm_tier(gpu, lay.tp, 1, p)
-        per_token = (4.0 + 2.0 * ckpt) * 2.0 * (lay.tp - 1) / lay.tp * 2.0 * m.hidden * tp_exposed(job, p)
+        moved = tp_exposed(job, p) * tp_gather_share(job)
+        per_token = (4.0 + 2.0 * ckpt) * 2.0 * (lay.tp - 1) / lay.tp * 2.0 * m.hidden * moved
         # an intra-server bandwidth no source gives (intra_gbps 0) cannot carry tensor parallelism
         tp_s = (
             (batch / lay.shard_group) * math.ceil(m.layers / lay.pp) * per_token / (tp_tier["intra_gbps"] * GB)
