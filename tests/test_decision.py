@@ -43,11 +43,12 @@ from advisor.solve.settings import SolveSettings
 # cost 51% more than renting) and again when speed draws were capped at the best MFU published on the
 # generation (an H100 estimate at that MFU can only be slower: the mean rent of the work rose ~11%). A
 # search at 36 and 48 months (mpt-7b on 8 H100, on-demand offers only, hardware in hand; expected basis):
-# 10T chose buying on the mean ($39K price of robustness); 7T-9.2T stay rented with the choice holding in
-# 46-62% of draws. 9.2T at 48 months is the knife: renting $533,641 at the point estimates; on 20,000
-# draws buying is cheaper in expectation by ~$3.9K (2 standard errors ~$2.7K), so it is bought (on 200
-# draws the same saving read $19.9K within $29K of noise, and the plan kept renting: review 13 #4). At
-# 9.15T (KNIFE_EDGE) buying's saving is ~$1.4K, within the noise: the point plan stands.
+# 10T chose buying on the mean ($39K price of robustness); 7T-9.2T stayed rented with the choice holding in
+# 46-62% of draws. Re-found when bought GPUs came to be sold at their work's end (review16 #4), which made
+# buying cheaper: 7.9T at 48 months is the knife, renting at the point estimates; on 20,000 draws buying
+# is cheaper in expectation by ~$4.0K (2 standard errors ~$2.4K), so it is bought (on 200 draws a saving
+# like it read $19.9K within $29K of noise, and the plan kept renting: review 13 #4). At 7.8T
+# (KNIFE_EDGE) buying's saving is ~$1.7K, within the noise: the point plan stands.
 CASES = bench_module("decision")  # the constructed cases, written once in bench/decision.py, which measures them too
 KNIFE, KNIFE_EDGE = CASES.KNIFE, CASES.KNIFE_EDGE
 G = "h100-sxm"  # the knife's one GPU type
@@ -134,9 +135,9 @@ def test_expected_basis_moves_off_a_price_quoted_at_the_bottom_of_its_band(band)
 
 
 def test_a_saving_within_the_draws_noise_does_not_move_the_plan(knife_edge):
-    """At 9.15T renting is cheaper at the catalog's rate; the low-confidence rate's mean lies above it and
-    the speed cannot beat the best published MFU, so buying scores less over the scoring draws (by ~$1.4K),
-    but renting's cost varies so much (2 standard errors ~$2.7K on 20,000 draws) that the draws cannot
+    """At 7.8T renting is cheaper at the catalog's rate; the low-confidence rate's mean lies above it and
+    the speed cannot beat the best published MFU, so buying scores less over the scoring draws (by ~$1.7K),
+    but renting's cost varies so much (2 standard errors ~$2.4K on 20,000 draws) that the draws cannot
     tell the two apart: the plan stays, and says so rather than claim the least expected cost."""
     p = knife_edge
     assert owned(p) == [(G, "rent")]
