@@ -173,7 +173,6 @@ PART_OF_KIND = {
     "electricity": "energy_usd",
     "rent": "rental_usd",
 }
-LUMP_PARTS = ("hosting_usd", "energy_usd")
 HARDWARE_KINDS = ("gpu", "server", "nic", "fabric", "storage")  # what the tax on hardware is charged on
 
 
@@ -203,6 +202,7 @@ SERVICE_KINDS = ("burn_in", "support", "hosting", "electricity", "rent")  # cont
 
 PLAN_WIDE = ("hosting", "electricity")  # amounts summed over every GPU's time: no rate to re-multiply
 ONE_SUM = (*PLAN_WIDE, "rent")  # lines billed as one sum (quantity 1): the unit is the total
+LUMP_PARTS = tuple(PART_OF_KIND[k] for k in PLAN_WIDE)  # their cost_breakdown parts
 
 
 def _footed(out: list[dict], keys: list[str | None], parts: dict[str, float]) -> list[dict]:
