@@ -94,3 +94,16 @@ def test_a_sale_after_the_work_says_how_long_after_and_why():
     assert "within its gap" in _after_work(levels, 24 * HOURS_PER_MONTH, done)  # 18 was offered
     assert "13 hours after" in _after_work(levels, done + 13, done)
     assert _after_work(levels, done, done).startswith("when their planned work is done")
+
+
+def test_gpus_that_serve_for_some_months_are_sold_when_the_serving_ends():
+    """review17 #2: serve-8b-office served for 7 months sold its two 4090s at month 9, "2 months after
+    their planned work is done at month 7.00": a serving job's end is a holding period too."""
+    import yaml
+
+    doc = yaml.safe_load((Path(__file__).resolve().parent.parent / "examples" / "serve-8b-office.yaml").read_text())
+    (job,) = [j for j in doc["jobs"] if j["kind"] == "serve"]
+    job["months"] = 7
+    p = json.loads(advisor.plan(doc, as_of="2026-12-01").to_json())
+    (sale,) = p["disposal"]
+    assert sale["month"] == pytest.approx(7.0, abs=1e-3) and "when their planned work is done" in sale["message"]

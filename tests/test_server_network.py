@@ -95,3 +95,19 @@ def test_an_office_job_wider_than_a_workstation_says_the_network_is_unsourced():
     primary = next(r for r in rejected["reasons"] if r["primary"])
     assert primary["code"] == "slots"
     assert "workstation-4x-pcie" in primary["message"] and "no network" in primary["message"]
+
+
+def test_a_gpu_with_no_priced_platform_is_told_apart_from_one_no_machine_holds():
+    """review17 #3: the "slots" code meant for a job no unnetworked machine holds was also given to a GPU
+    with no priced platform at all (Gaudi 3 in a datacenter), whose crossover factor then read "it needs
+    several cards to hold the model" for a one-card job. It is `no-server` again."""
+    doc = {
+        "deployment": {"context": "datacenter", "ownership": "buy", "lead_time_days": 0},
+        "model": "gpt2-124m",
+        "tokens": "1B",
+        "gpus": {"allow": ["gaudi3", "h100-sxm"]},
+    }
+    d = json.loads(advisor.plan(doc, as_of="2026-12-01", explain="alternatives").to_json())
+    (gaudi,) = [r for r in d["rejected"] if r["gpu"] == "gaudi3"]
+    codes = {r["code"] for r in gaudi["reasons"]}
+    assert "no-server" in codes and "slots" not in codes, gaudi["reasons"]

@@ -21,6 +21,7 @@ from advisor.inputs.loader import parse_bytes, read_bytes
 from advisor.inputs.phrasing import as_written, distinct_errors, format_error, located
 from advisor.inputs.quantities import MAX_JOBS, USD
 from advisor.inputs.strict import Written
+from advisor.inputs.units import HOURS_PER_MONTH
 from advisor.inputs.yaml_nodes import Marks
 
 __all__ = [
@@ -138,6 +139,14 @@ class Workload(Written):
     def job_name(self, index: int) -> str:
         job = self.jobs[index]
         return job.name or ("job" if len(self.jobs) == 1 else f"job-{index + 1}")
+
+    def serving_hours(self, index: int) -> float:
+        """Hours a serving job runs from today: its `months`, else the whole horizon."""
+        return (getattr(self.jobs[index], "months", None) or self.deployment.horizon_months) * HOURS_PER_MONTH
+
+    def serving_ends(self) -> list[float]:
+        """When each serving job ends, hours from today: a bought GPU that serves may be sold then."""
+        return [self.serving_hours(i) for i, job in enumerate(self.jobs) if job.kind == "serve"]
 
 
 def parse_workload(

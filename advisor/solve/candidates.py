@@ -220,8 +220,9 @@ def offer_gpu(setting: Setting, gid: str) -> GpuOffer:
             runs.offer_class(k, cls, mine)
     if unjoined:
         _not_bought(gpu, out, unjoined)
-    if out.servers and out.arrival is not None:  # each bought job's work end is a holding period
+    if out.servers and out.arrival is not None:  # each bought job's work end is a holding period, and each serving's
         ends = [c.done_hours() for cands in out.by_class for c in cands if c.ownership == "buy"]
+        ends += s.workload.serving_ends()
         out.holdings = gpu_holdings(s.costs, s.catalog, gpu, out.servers, s.as_of, out.arrival.hours, ends)
     return out
 
@@ -240,7 +241,7 @@ def _hosted(s: Setting, gpu: GPU, out: GpuOffer, allowed: set[tuple[int, str]]) 
     add_reason(
         out.reasons,
         None,
-        "slots",  # no machine holds the job and none may be joined: what `slots` says (crossover factor)
+        "no-server",
         f"{gpu.name} cannot be bought as a working unit: it needs a host server and {why}",
     )
     return {key for key in allowed if key[1] != "buy"}

@@ -58,7 +58,7 @@ def serve_classes(problem: Problem) -> list[ServeClass]:
                 f"{horizon_months:g}-month horizon (deployment.horizon_months)",
                 field=f"jobs[{i}].months",
             )
-        hours = (job.months or horizon_months) * HOURS_PER_MONTH
+        hours = wl.serving_hours(i)
         name = wl.job_name(i)
         mix = job.traffic.classes()
         for cname, inp, outp, peak in mix:
@@ -176,8 +176,14 @@ def _buyable(problem: Problem, gpu: GPU, why: list) -> bool:
         problem.arrival[gid] = purchase_arrival(
             catalog, gpu, problem.servers[gid], networked=False, quoted_days=d.lead_time_days
         )
-        problem.holdings[gid] = gpu_holdings(
-            problem.costs, catalog, gpu, problem.servers[gid], problem.as_of, problem.arrival[gid].hours
+        problem.holdings[gid] = gpu_holdings(  # sold when its serving is done, or at a period of the grid
+            problem.costs,
+            catalog,
+            gpu,
+            problem.servers[gid],
+            problem.as_of,
+            problem.arrival[gid].hours,
+            problem.workload.serving_ends(),
         )
         problem.hardware[gid] = gpu_hardware(problem.costs, catalog, gpu, problem.servers[gid], d.region)
     if not problem.servers.get(gid):
