@@ -111,3 +111,29 @@ def test_a_gpu_with_no_priced_platform_is_told_apart_from_one_no_machine_holds()
     (gaudi,) = [r for r in d["rejected"] if r["gpu"] == "gaudi3"]
     codes = {r["code"] for r in gaudi["reasons"]}
     assert "no-server" in codes and "slots" not in codes, gaudi["reasons"]
+
+
+def test_a_bought_serving_replica_does_not_span_workstations_joined_by_no_network():
+    """review17 #1: 405B served in an office on RTX 6000 Ada bought 32 GPUs in 8 four-card workstations as
+    replicas of tensor-parallel 8 x pipeline 2, each replica across four workstations on no network (no
+    NIC line, no warning). The office's only platform is the workstation: no plan, and the reason says
+    why."""
+    doc = {
+        "name": "probe",
+        "deployment": {"context": "office", "ownership": "buy", "horizon_months": 12, "power_limit_kw": 20},
+        "gpus": {"allow": ["rtx-6000-ada"]},
+        "jobs": [
+            {
+                "name": "assistant",
+                "kind": "serve",
+                "model": "llama-3.1-405b",
+                "precision": "fp8",
+                "traffic": {"requests_per_s": 0.5, "input_tokens": 800, "output_tokens": 250, "peak_factor": 1},
+                "slo": {"ttft_ms": 5000, "tpot_ms": 200, "percentile": 99},
+            }
+        ],
+    }
+    d = json.loads(advisor.plan(doc, as_of="2026-12-01", explain="alternatives").to_json())
+    assert d["status"] == "infeasible" and not d["servers"]
+    (ada,) = [r for r in d["rejected"] if r["gpu"] == "rtx-6000-ada"]
+    assert any(r["code"] == "slots" and "no network" in r["message"] for r in ada["reasons"]), ada["reasons"]

@@ -249,6 +249,9 @@ def _candidate(
             f"the {cls.hours / HOURS_PER_MONTH:g} months {cls.name} is served: it would never serve",
         )
         return None
+    if ownership == "buy" and (wide := _spans_unjoined(problem.servers.get(gid, []), r.gpus)):
+        add_reason(why, None, "slots", f"{gpu.name}: a replica of {r.gpus} GPUs {wide}")
+        return None
     offer = serving_offer(gpu, r.tp, r.pp) if ownership == "rent" else None
     if ownership == "rent" and offer is None:
         add_reason(why, None, "no-offer-holds", no_offer_reason(gpu, r.tp, r.pp))
@@ -272,6 +275,16 @@ def _candidate(
     return ServeCandidate(
         k, gid, r.tp, r.pp, ownership, r.requests_per_s, cls.hours, pv, r, warnings, cost, offer=offer
     )
+
+
+def _spans_unjoined(servers: list, gpus: int) -> str:
+    """Why a bought replica of `gpus` GPUs cannot be built ('' when it can): wider than every platform of
+    its GPU, none of which the catalog sources a network for (the workstation), it would span machines
+    on a network no source describes (review17 #1; training's alone_ rows, constraints/network.py)."""
+    if not servers or gpus <= max(o.slots for o in servers) or any(o.networked for o in servers):
+        return ""
+    names = ", ".join(sorted({o.id for o in servers}))
+    return f"spans more than one of its platforms ({names}), and the catalog sources no network joining them"
 
 
 def _merge_rejections(problem: Problem, reasons: dict) -> None:
