@@ -332,6 +332,17 @@ def test_a_script_sums_the_bill_by_kind_into_the_cost_breakdown(example_plan, na
         assert _sum(r["total_usd"] for r in lines) == expected, keys
 
 
+@pytest.mark.parametrize("name", example_params(sorted(p.stem for p in EXAMPLES.glob("*.yaml"))))
+def test_a_line_billed_as_one_sum_has_its_total_as_its_unit(example_plan, name):
+    """review17 #4: llama-70b-budget's rent line read unit_usd 132339.0 beside total_usd 132339.2 in the
+    JSON (the unit kept 6 significant digits): a line of quantity 1 (hosting, electricity, rent) is
+    money to the cent in both."""
+    _, plan = example_plan(name)
+    for r in plan["bill_of_materials"]:
+        if r["kind"] in ("hosting", "electricity", "rent"):
+            assert r["quantity"] == 1 and r["unit_usd"] == r["total_usd"], r
+
+
 @pytest.mark.parametrize(("gpus", "expect_exact"), [(16, False)])
 def test_a_vat_line_multiplies_out_and_its_base_is_the_lines_above(gpus, expect_exact, catalog, rules):
     """Review 14: 5,912.87 x 19% was printed 1,123.44 (1,123.4453) for 2B tokens; since bought GPUs are sold

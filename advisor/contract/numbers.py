@@ -16,6 +16,9 @@ def cents(usd: float) -> float:
     return float(Decimal(repr(usd)).quantize(Decimal("0.01"), rounding=ROUND_HALF_UP))
 
 
+ONE_SUM_KINDS = ("hosting", "electricity", "rent")  # bill lines billed as one sum (quantity 1, unit = total)
+
+
 def is_money(key: str, entry: dict[str, Any]) -> bool:
     """An amount of dollars (a total, a cost, a saving, a USD slack), printed to the cent; not a unit
     price or rate (unit_price_usd, unit_usd, usd_per_gpu_hour), which keeps its digits."""
@@ -23,6 +26,8 @@ def is_money(key: str, entry: dict[str, Any]) -> bool:
         return entry.get("unit") == "USD"
     if key == "quantity":  # a tax line's quantity is its dollar base (economics/bom.line)
         return entry.get("kind") == "tax"
+    if key == "unit_usd" and entry.get("kind") in ONE_SUM_KINDS:  # billed as one sum: its unit is its total
+        return True
     return key.endswith("_usd") and not key.startswith("unit") and "_per_" not in key
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from decimal import Decimal
 
-from advisor.contract.numbers import HALF_CENT, cents, cents_adding_to, rounded
+from advisor.contract.numbers import HALF_CENT, ONE_SUM_KINDS, cents, cents_adding_to, rounded
 from advisor.data.catalog_prices import RentalOffer
 from advisor.economics import bom, purchase_bill
 from advisor.inputs.units import HOURS_PER_MONTH
@@ -201,7 +201,6 @@ SERVICE_KINDS = ("burn_in", "support", "hosting", "electricity", "rent")  # cont
 
 
 PLAN_WIDE = ("hosting", "electricity")  # amounts summed over every GPU's time: no rate to re-multiply
-ONE_SUM = (*PLAN_WIDE, "rent")  # lines billed as one sum (quantity 1): the unit is the total
 LUMP_PARTS = tuple(PART_OF_KIND[k] for k in PLAN_WIDE)  # their cost_breakdown parts
 
 
@@ -226,7 +225,7 @@ def _footed(out: list[dict], keys: list[str | None], parts: dict[str, float]) ->
         }
         for i, usd in cents_adding_to(priced, parts.get(part, 0.0), absorbs).items():
             out[int(i)]["total_usd"] = usd
-            if out[int(i)]["kind"] in ONE_SUM:
+            if out[int(i)]["kind"] in ONE_SUM_KINDS:
                 out[int(i)]["unit_usd"] = usd
     return out
 
