@@ -149,3 +149,19 @@ def test_a_choice_nothing_can_flip_has_nothing_to_verify(catalog, rules):
     input's value within its range changes the choice."""
     p = plan(parse_workload(example("article-datacenter")), catalog=catalog, rules=rules, as_of=AS_OF)
     assert p["decision"]["verify"] == []
+
+
+def test_a_quote_is_asked_for_the_quantity_the_plan_holds(example_plan):
+    """review16: `verify` asked for "634x MI300X" beside a plan renting 630; team-fleet asked for a quote
+    for 114 H100 (the most some candidate at stake rents) where the plan rents 36. Where the chosen plan
+    holds the GPU in the input's ownership, the quote is for its quantity."""
+    _, plan = example_plan("team-fleet")
+    held = {(p["gpu"], p["ownership"]): p["count"] for p in plan["purchase"]}
+    own = {"rental_rate": ("rent",), "purchase_price": ("buy",), "speed": ("buy", "rent")}
+    items = plan["decision"]["verify"]
+    assert items
+    for v in items:
+        mine = [held[(v["gpu"], o)] for o in own[v["kind"]] if (v["gpu"], o) in held]
+        if mine:
+            assert v["count"] == max(mine), v["message"]
+            assert f"for {v['count']:,}\u00d7 " in v["message"] or not v["message"].startswith("get a firm quote")

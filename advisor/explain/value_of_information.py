@@ -235,7 +235,10 @@ def entry(
     """One verify item: {input, kind, gpu, count, current, range, confidence, evpi_usd, message}."""
     gpu = problem.catalog.gpus[x.gpu]
     own = {"rental_rate": ("rent",), "purchase_price": ("buy",), "speed": ("buy", "rent")}[x.kind]
-    count = max((n for o in options for g, o2, n in o.first_stage if g == x.gpu and o2 in own), default=0)
+    # the quantity to quote: the chosen plan's where it holds the GPU so (review16: "634x" beside a plan of
+    # 630), else the most any candidate at stake holds
+    held = [n for g, o2, n in chosen.first_stage if g == x.gpu and o2 in own]
+    count = max(held or [n for o in options for g, o2, n in o.first_stage if g == x.gpu and o2 in own] or [0])
     stake = f"up to ${value:,.0f} at stake" + (f" (at part of its range {switch} is cheaper)" if switch else "")
     if x.kind == "speed":
         if not _trains_on(x, options, chosen):
