@@ -229,16 +229,23 @@ def _serving_item(problem: Problem, x: Input, value: float, count: int, stake: s
     return _item(x, count, 1.0, [lo, hi], "serving_model", value, text)
 
 
+def _quote_count(x: Input, options: list[Option], chosen: Option) -> int:
+    """The quantity to quote: the chosen plan's where it holds the GPU in the input's ownership
+    (review16: "634x" beside a plan of 630), else the most any candidate at stake holds."""
+    own = {"rental_rate": ("rent",), "purchase_price": ("buy",), "speed": ("buy", "rent")}[x.kind]
+
+    def held(o: Option) -> list[int]:
+        return [n for g, o2, n in o.first_stage if g == x.gpu and o2 in own]
+
+    return max(held(chosen) or [n for o in options for n in held(o)] or [0])
+
+
 def entry(
     problem: Problem, x: Input, value: float, options: list[Option], switch: str | None, chosen: Option
 ) -> dict[str, Any]:
     """One verify item: {input, kind, gpu, count, current, range, confidence, evpi_usd, message}."""
     gpu = problem.catalog.gpus[x.gpu]
-    own = {"rental_rate": ("rent",), "purchase_price": ("buy",), "speed": ("buy", "rent")}[x.kind]
-    # the quantity to quote: the chosen plan's where it holds the GPU so (review16: "634x" beside a plan of
-    # 630), else the most any candidate at stake holds
-    held = [n for g, o2, n in chosen.first_stage if g == x.gpu and o2 in own]
-    count = max(held or [n for o in options for g, o2, n in o.first_stage if g == x.gpu and o2 in own] or [0])
+    count = _quote_count(x, options, chosen)
     stake = f"up to ${value:,.0f} at stake" + (f" (at part of its range {switch} is cheaper)" if switch else "")
     if x.kind == "speed":
         if not _trains_on(x, options, chosen):
