@@ -231,7 +231,7 @@ def test_expected_and_p80_costs_are_the_chosen_plans_over_the_scoring_draws_reco
     assert d["point_optimal"]["expected_cost_usd"] == pytest.approx(theirs.mean(), abs=0.01)
     assert d["point_optimal"]["p80_cost_usd"] == pytest.approx(np.quantile(theirs, 0.8), abs=0.01)
     figures = (
-        f"over {SCORING_DRAWS:,} joint draws of speed and price (expected ${mine.mean():,.0f} ±${2 * se:,.0f}, P80"
+        f"over {SCORING_DRAWS:,} joint draws of speed and price (expected ${mine.mean():,.0f} ±${2 * se:,.0f} at 2 standard errors, P80"
     )
     assert figures in d["message"]
     assert p["total_cost_usd"] == pytest.approx(buy.objective_usd, abs=0.01)
@@ -444,5 +444,5 @@ def test_the_expected_cost_states_its_monte_carlo_error(band):
     far = PlanCost.of(problem, chosen).at(joint_draws(problem, 20_000, FRESH_SEED + 1, gpus=["rtx-6000-ada"]))
     far_se = float(np.std(far, ddof=1)) / len(far) ** 0.5
     assert abs(float(far.mean()) - d["expected_cost_usd"]) <= Z_SWITCH * (se**2 + far_se**2) ** 0.5
-    assert f"expected ${d['expected_cost_usd']:,.0f} ±${Z_SWITCH * se:,.0f}," in d["message"]
+    assert f"expected ${d['expected_cost_usd']:,.0f} ±${Z_SWITCH * se:,.0f} at 2 standard errors," in d["message"]
     assert expected(p.decision) == f"${d['expected_cost_usd']:,.0f} (±${Z_SWITCH * se:,.0f} at 2 standard errors)"

@@ -19,7 +19,12 @@ def message(basis: str, rec: dict[str, Any], what: str, point_what: str, same: b
     }[basis]
     figures = (
         f"over {rec['scored_draws']:,} joint draws of speed and price (expected ${cents(rec['expected_cost_usd']):,.0f}"
-        + (f" ±${Z_SWITCH * rec['expected_cost_se_usd']:,.0f}" if rec.get("expected_cost_se_usd") else "")
+        # its Monte-Carlo error, worded as such (a bare "±" reads as the cost's spread, ~33% on the knife)
+        + (
+            f" ±${Z_SWITCH * rec['expected_cost_se_usd']:,.0f} at {Z_SWITCH:g} standard errors"
+            if rec.get("expected_cost_se_usd")
+            else ""
+        )
         + f", P80 ${cents(rec['p80_cost_usd']):,.0f}"
         # the quantile a p90 choice was made on is named with it
         + (
