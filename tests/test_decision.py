@@ -230,9 +230,7 @@ def test_expected_and_p80_costs_are_the_chosen_plans_over_the_scoring_draws_reco
     assert d["p90_cost_usd"] == pytest.approx(np.quantile(mine, 0.9), abs=0.01)
     assert d["point_optimal"]["expected_cost_usd"] == pytest.approx(theirs.mean(), abs=0.01)
     assert d["point_optimal"]["p80_cost_usd"] == pytest.approx(np.quantile(theirs, 0.8), abs=0.01)
-    figures = (
-        f"over {SCORING_DRAWS:,} joint draws of speed and price (expected ${mine.mean():,.0f} ±${2 * se:,.0f} at 2 standard errors, P80"
-    )
+    figures = f"over {SCORING_DRAWS:,} joint draws of speed and price (expected ${mine.mean():,.0f} ±${2 * se:,.0f} at 2 standard errors, P80"
     assert figures in d["message"]
     assert p["total_cost_usd"] == pytest.approx(buy.objective_usd, abs=0.01)
 
