@@ -4,6 +4,7 @@ the same bytes. plan.py runs the flow; this module only assembles its result."""
 
 from __future__ import annotations
 
+import functools
 import time
 from collections.abc import Callable
 from typing import Any
@@ -323,7 +324,8 @@ def _break_even(problem: Problem, sol: Solution, why: _Explained) -> list[JSONOb
         return []
     way = why.other_way.rented() if why.other_way is not None else None
     context = problem.workload.deployment.context
-    return ownership_terms.break_even(problem, sol, way, lambda: _rebuilder(problem)(context=context, ownership="rent"))
+    renting = functools.cache(lambda: _rebuilder(problem)(context=context, ownership="rent"))  # once for every type
+    return ownership_terms.break_even(problem, sol, way, renting)
 
 
 def _in_cents(data: JSONObject, sol: Solution) -> JSONObject:
