@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from decimal import Decimal
 
+from advisor.contract.costs import SERVICES
 from advisor.contract.numbers import HALF_CENT, ONE_SUM_KINDS, cents, cents_adding_to, rounded
 from advisor.data.catalog_prices import RentalOffer
 from advisor.economics import bom, purchase_bill
@@ -197,7 +198,9 @@ def _base_as_printed(out: list[dict], tax: dict, kinds: tuple[str, ...]) -> None
     )
 
 
-SERVICE_KINDS = ("burn_in", "support", "hosting", "electricity", "rent")  # contract.costs.SERVICES as bill lines
+SERVICE_KINDS = tuple(
+    k for k, part in PART_OF_KIND.items() if part in SERVICES
+)  # contract.costs.SERVICES as bill lines
 
 
 PLAN_WIDE = ("hosting", "electricity")  # amounts summed over every GPU's time: no rate to re-multiply
