@@ -34,7 +34,6 @@ import numpy as np
 
 from advisor.data.uncertainty import price_dist
 from advisor.explain.decision import (
-    QUANTILES,
     Decided,
     Option,
     Wanted,
@@ -45,6 +44,7 @@ from advisor.explain.decision import (
 from advisor.explain.draws import Draws, gpu_prices, gpu_speed, serve_speed, speed_evidence
 from advisor.explain.offer_options import offer_drops, offers_of, on_offers
 from advisor.explain.plan_cost import RunTerm
+from advisor.explain.scores import QUANTILES
 from advisor.solve.redraw import describe
 from advisor.solve.settings import SolveSettings
 

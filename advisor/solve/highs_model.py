@@ -6,7 +6,7 @@ and structure; solve/redraw.py draws on one. Each run is a fresh MIP search (see
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -17,6 +17,9 @@ from advisor.solve.reserved import training_terms
 from advisor.solve.run import printed_gap, quiet_stdout
 from advisor.solve.scenario import Scenario
 from advisor.solve.speed_model import SpeedColumns
+
+if TYPE_CHECKING:
+    from advisor.solve.late_cuts import Cut
 
 _INF = math.inf
 
@@ -224,7 +227,7 @@ class HighsModel(SpeedColumns):
                 ub[js] = min(ub[js], math.ceil(ub[j] / s.slots) if ub[j] < _INF else _INF)
 
     # ------------------------------------------------------------------ lazy rows (solve/late_cuts.py)
-    def add_rows(self, cuts: list[tuple[str, list[tuple[Any, float]], float]]) -> None:
+    def add_rows(self, cuts: list[Cut]) -> None:
         """Rows sum(a x) >= b for this solve only (drop_rows takes them out, and any column they
         brought): they are valid for the scenario they were found under, and the model is shared."""
         import highspy
