@@ -83,6 +83,13 @@ def robustness_cost(p: Plan) -> str | None:
     )
 
 
+def over_draws(d: Decision) -> str:
+    """' over 20,000 draws': the draws the decision's figures are over (the scoring draws, else the
+    workload's), '' without any."""
+    n = d.scored_draws or d.draws
+    return f" over {n:,} draws" if n else ""
+
+
 def expected(d: Decision) -> str:
     """'$50,825 (±$1,234 at 2 standard errors)': the mean cost over the draws with its Monte-Carlo
     error, so a reader does not take the dollar for exact (review 13: 2-4% on 200 draws)."""

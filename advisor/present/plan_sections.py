@@ -10,7 +10,7 @@ from typing import Any
 from advisor.contract import Plan
 from advisor.contract.costs import Triple
 from advisor.contract.explanations import Reason, Rejected
-from advisor.present.decision_words import expected
+from advisor.present.decision_words import expected, over_draws
 from advisor.present.escape import md
 from advisor.present.grid import grid, para
 from advisor.present.memo_costs import billed_gpus, billed_hours, cash_months, cost_rows
@@ -322,7 +322,7 @@ def decision_section(p: Plan, fmt: str) -> list[str]:
         out.append(
             line(
                 f"chosen on the {d.basis} cost"
-                + (f" over {d.scored_draws or d.draws:,} draws" if d.scored_draws or d.draws else "")
+                + over_draws(d)
                 + "".join(f"; {name} {v if isinstance(v, str) else usd(v)}" for name, v in figures if v is not None),
                 fmt,
             )

@@ -11,7 +11,7 @@ from typing import Any
 from advisor.contract import Plan
 from advisor.contract.context import PlanContext
 from advisor.contract.explanations import Rejected
-from advisor.present.decision_words import expected, headline, noise, unmeasured
+from advisor.present.decision_words import expected, headline, noise, over_draws, unmeasured
 from advisor.present.escape import md
 from advisor.present.grid import grid, para
 from advisor.present.memo_costs import billed_gpus, billed_hours, start_days
@@ -287,9 +287,7 @@ def _why(p: Plan, fmt: str) -> list[str]:
         out.append(_labelled("Robust", robust, fmt))
     d = p.decision
     if d is not None:
-        basis = f"chosen on the {d.basis} cost" + (
-            f" over {d.scored_draws or d.draws:,} draws" if d.scored_draws or d.draws else ""
-        )
+        basis = f"chosen on the {d.basis} cost" + (over_draws(d))
         loss = d.price_of_robustness_usd
         figures = [
             f"expected {expected(d)}" if d.expected_cost_usd is not None else "",
