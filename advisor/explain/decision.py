@@ -315,6 +315,13 @@ def decide(problem: Problem, point: Solution, settings: SolveSettings, verdict: 
     return out
 
 
+def named(a: Option, b: Option, names: dict[str, str]) -> str:
+    """Plan `a` in words beside plan `b`: its purchase, with its rental offers when the purchase reads
+    as b's (one purchase on other offers is named by them)."""
+    text = describe(a.first_stage, names)
+    return on_offers(text, a.sol, b.sol) if text == describe(b.first_stage, names) else text
+
+
 def record(problem: Problem, d: Decided, point: Option) -> dict[str, Any]:
     """The plan's `decision` (without `verify`): basis, draws, the chosen plan's mean and P80 cost over
     the scoring draws, the point plan's, and the price of robustness on fresh draws."""
@@ -327,9 +334,7 @@ def record(problem: Problem, d: Decided, point: Option) -> dict[str, Any]:
         loss = float((theirs_fresh - mine_fresh).mean())
         se = standard_error(theirs_fresh, mine_fresh, "expected")
     names = {g: problem.catalog.gpus[g].name for g in problem.catalog.gpus}
-    what, point_what = describe(chosen.first_stage, names), describe(point.first_stage, names)
-    if what == point_what:  # one purchase on other offers: named by them
-        what, point_what = on_offers(what, chosen.sol, point.sol), on_offers(point_what, point.sol, chosen.sol)
+    what, point_what = named(chosen, point, names), named(point, chosen, names)
     rec: dict[str, Any] = {
         "basis": d.basis,
         "draws": d.draws.n,

@@ -38,14 +38,14 @@ from advisor.explain.decision import (
     Option,
     Wanted,
     frequent_optima,
+    named,
     optimum_options,
     restricted_options,
 )
 from advisor.explain.draws import Draws, gpu_prices, gpu_speed, serve_speed, speed_evidence
-from advisor.explain.offer_options import offer_drops, offers_of, on_offers
+from advisor.explain.offer_options import offer_drops, offers_of
 from advisor.explain.plan_cost import RunTerm
 from advisor.explain.scores import QUANTILES
-from advisor.solve.redraw import describe
 from advisor.solve.settings import SolveSettings
 
 if TYPE_CHECKING:
@@ -171,17 +171,10 @@ def verify(
         if value < MIN_EVPI_USD:
             continue
         others = Counter(int(i) for i in best if i != chosen)
-        switch = _switch(options[others.most_common(1)[0][0]], options[chosen], names) if others else None
+        switch = named(options[others.most_common(1)[0][0]], options[chosen], names) if others else None
         found.append(entry(problem, x, value, options, switch, options[chosen]))
     found.sort(key=lambda e: (-e["evpi_usd"], e["input"]))
     return found[:MOST_LISTED]
-
-
-def _switch(best: Option, chosen: Option, names: dict[str, str]) -> str:
-    """The plan best at part of an input's range, in words (with its offers when its purchase reads as
-    the chosen plan's)."""
-    text = describe(best.first_stage, names)
-    return on_offers(text, best.sol, chosen.sol) if text == describe(chosen.first_stage, names) else text
 
 
 def _speed_item(problem: Problem, x: Input, value: float, count: int, stake: str) -> dict[str, Any]:
