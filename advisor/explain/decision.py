@@ -40,7 +40,7 @@ from typing import TYPE_CHECKING, Any
 from advisor.contract.decision import Z_SWITCH
 from advisor.explain.decision_message import message
 from advisor.explain.draws import Draws, Prices, joint_draws, shared_draws, usable_gpus
-from advisor.explain.offer_options import Offer, commitment_splits, offers_of, on_offers, profiles
+from advisor.explain.offer_options import Offer, commitment_splits, on_offers, profiles
 from advisor.explain.plan_cost import PlanCost, offer_bands
 from advisor.explain.ranges import SEED
 from advisor.explain.scores import QUANTILES, mean_se, quantile, score, standard_error
@@ -49,6 +49,7 @@ from advisor.solve.milp import solve
 from advisor.solve.model import Model
 from advisor.solve.problem import Problem
 from advisor.solve.redraw import TIMED_OUT, describe, signature
+from advisor.solve.rental_offers import offers_of, pairs_of
 from advisor.solve.scenario import baseline
 from advisor.solve.settings import SolveSettings, SolveTally
 from advisor.solve.solution import Solution
@@ -70,11 +71,6 @@ MOST_DRAW_PLANS = 8  # p80/p90: the most frequent draw optima re-solved as candi
 CVAR_TERMS = 1_000_000  # p80/p90: the CVaR plan is a candidate when candidate columns x draws is at most this
 
 Pair = tuple[str, str]  # (GPU id, "buy" | "rent")
-
-
-def pairs_of(sol: Solution) -> frozenset[Pair]:
-    """The (GPU, ownership) pairs a plan uses: what the robustness verdict compares."""
-    return frozenset({(c.gpu, c.ownership) for c in sol.chosen} | {(c.gpu, c.ownership) for c, _ in sol.serving})
 
 
 @dataclass

@@ -15,18 +15,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from advisor.solve.rental_offers import rent_offers, rented_on
+from advisor.solve.rental_offers import offers_of, rent_offers
 
 if TYPE_CHECKING:
     from advisor.solve.problem import Problem
     from advisor.solve.solution import Solution
 
 Offer = tuple[str, str]  # (GPU id, provider): what Scenario.offer_factor prices
-
-
-def offers_of(sol: Solution) -> frozenset[Offer]:
-    """The (GPU, provider) of every rental offer a plan rents on."""
-    return rented_on([(c, 1) for c in sol.chosen] + list(sol.serving))
 
 
 def profiles(problem: Problem) -> dict[Offer, tuple[str, bool]]:

@@ -28,7 +28,7 @@ from advisor.solve import parallel
 from advisor.solve.milp import solve
 from advisor.solve.problem import Problem
 from advisor.solve.redraw import TIMED_OUT, Answer, Redraw, Signature, describe, signature
-from advisor.solve.rental_offers import rented_on
+from advisor.solve.rental_offers import offers_of, pairs_of
 from advisor.solve.run import stage, step
 from advisor.solve.scenario import baseline
 from advisor.solve.settings import SolveSettings
@@ -178,8 +178,7 @@ class Verdict:
     def verdict(self, sol: Solution, first: list | None = None) -> dict:
         """The verdict on `sol` from draws 0, 1, ... (`first`: the answers to first_block())."""
         draws = len(self.samples)
-        pairs = frozenset({(c.gpu, c.ownership) for c in sol.chosen} | {(c.gpu, c.ownership) for c, _ in sol.serving})
-        chosen = (pairs, rented_on([(c, 1) for c in sol.chosen] + list(sol.serving)))
+        chosen = (pairs_of(sol), offers_of(sol))
         if first is not None or self.early is not None:
             first = self._first(first or [])
         got_all, held = self._draw_until_settled(draws, chosen, first)

@@ -43,9 +43,10 @@ from advisor.explain.decision import (
     restricted_options,
 )
 from advisor.explain.draws import Draws, gpu_prices, gpu_speed, serve_speed, speed_evidence
-from advisor.explain.offer_options import offer_drops, offers_of
+from advisor.explain.offer_options import offer_drops
 from advisor.explain.plan_cost import RunTerm
 from advisor.explain.scores import QUANTILES
+from advisor.solve.rental_offers import offers_of
 from advisor.solve.settings import SolveSettings
 
 if TYPE_CHECKING:

@@ -26,7 +26,7 @@ from advisor.solve.model import TIE_BREAK_USD_PER_HOUR, Model
 from advisor.solve.offer_columns import OfferColumns, PoolColumns
 from advisor.solve.problem import Candidate, Problem, ServeCandidate
 from advisor.solve.redraw_serving import Draw, set_serving
-from advisor.solve.rental_offers import rented_on
+from advisor.solve.rental_offers import offers_of, pairs_of, rented_on
 from advisor.solve.run import objective_adds_up, solver_for
 from advisor.solve.scenario import Scenario
 from advisor.solve.serving_bridge import BridgeDraw
@@ -187,12 +187,11 @@ class Redraw:
             return frozenset(), (TIMED_OUT,), False, frozenset()
         if not s.feasible:
             return None
-        pairs = {(c.gpu, c.ownership) for c in s.chosen} | {(c.gpu, c.ownership) for c, _ in s.serving}
         return (
-            frozenset(pairs),
+            pairs_of(s),
             signature(self.problem, s.bought, s.assignment, s.serving),
             bool(s.solver.get("proven_optimal")),
-            rented_on([(c, 1) for c in s.chosen] + list(s.serving)),
+            offers_of(s),
         )
 
     def _set_draw(

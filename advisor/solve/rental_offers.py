@@ -7,12 +7,15 @@ the estimate uses between nodes."""
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from advisor.data.catalog_prices import RentalOffer
 from advisor.economics.rental import RentOption, fabric_fit, order_fit
 from advisor.solve.problem import Finding, Problem
 from advisor.solve.serving_nodes import bill_key
+
+if TYPE_CHECKING:
+    from advisor.solve.solution import Solution
 
 Way = tuple[str, tuple[RentOption, ...]]  # buy (no offers), or rent from one kind and tier's offers
 
@@ -93,3 +96,13 @@ def rented_on(used: Iterable[tuple[Any, Any]]) -> frozenset[tuple[str, str]]:
     a draw's plan on another offer of a GPU type (a firmer rate, or billed by use rather than a
     term) is another plan (explain/robustness.py)."""
     return frozenset(k for c, _ in used if (k := bill_key(c)) is not None)
+
+
+def pairs_of(sol: Solution) -> frozenset[tuple[str, str]]:
+    """The (GPU, ownership) pairs a plan uses, jobs and replicas: what the robustness verdict compares."""
+    return frozenset({(c.gpu, c.ownership) for c in sol.chosen} | {(c.gpu, c.ownership) for c, _ in sol.serving})
+
+
+def offers_of(sol: Solution) -> frozenset[tuple[str, str]]:
+    """The (GPU, provider) of every rental offer a plan rents on, jobs and replicas."""
+    return rented_on([(c, 1) for c in sol.chosen] + list(sol.serving))
