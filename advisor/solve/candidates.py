@@ -261,7 +261,7 @@ def _unjoined(s: Setting, gpu: GPU, out: GpuOffer, allowed: set[tuple[int, str]]
     fits = [n for n in least if n is not None]
     if not fits:
         return []
-    dropped = [o.id for o in out.servers if not o.networked and min(fits) > o.slots]
+    dropped = [o.id for o in out.servers if not o.holds(min(fits))]
     if len(dropped) == len(out.servers):
         return dropped
     out.servers = [o for o in out.servers if o.id not in dropped]

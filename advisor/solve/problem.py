@@ -183,6 +183,11 @@ class ServerOption:
     network_usd: float | None  # the catalog's network price per server: a fallback when no band is sourced
     networked: bool = True  # the catalog sources a network for it; False: it holds no job that spans servers
 
+    def holds(self, gpus: int) -> bool:
+        """Whether it may hold (part of) a job or replica of `gpus` GPUs: within one server, or joined to
+        others by a network the catalog sources (constraints/network.py)."""
+        return self.networked or gpus <= self.slots
+
 
 @dataclass
 class Rejection:

@@ -37,6 +37,7 @@ from advisor.solve.problem import (
     Rejection,
     ServeCandidate,
     ServeClass,
+    ServerOption,
 )
 from advisor.solve.serving_offers import no_offer_reason, serving_offer, serving_offer_warnings
 
@@ -277,11 +278,11 @@ def _candidate(
     )
 
 
-def _spans_unjoined(servers: list, gpus: int) -> str:
+def _spans_unjoined(servers: list[ServerOption], gpus: int) -> str:
     """Why a bought replica of `gpus` GPUs cannot be built ('' when it can): wider than every platform of
     its GPU, none of which the catalog sources a network for (the workstation), it would span machines
     on a network no source describes (review17 #1; training's alone_ rows, constraints/network.py)."""
-    if not servers or gpus <= max(o.slots for o in servers) or any(o.networked for o in servers):
+    if not servers or any(o.holds(gpus) for o in servers):
         return ""
     names = ", ".join(sorted({o.id for o in servers}))
     return f"spans more than one of its platforms ({names}), and the catalog sources no network joining them"

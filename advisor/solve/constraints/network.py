@@ -51,7 +51,7 @@ class Network(Family):
             out += [
                 f"a job of {widest} {g} spans servers, and {s.id} (no sourced network) holds some of them"
                 for s in options
-                if not s.networked and widest > s.slots and sol.servers.get(g, {}).get(s.id, 0)
+                if not s.holds(widest) and sol.servers.get(g, {}).get(s.id, 0)
             ]
             need = math.ceil(widest / per_server) if widest > per_server else 0
             if need and sol.networked.get(g, 0) < need:
@@ -70,5 +70,5 @@ def alone_rows(m: Model) -> None:
             bound = m.S[g, s.id].upBound
             cap = bound if bound is not None else math.ceil(m.cap[g] / s.slots)
             for n in m.sizes[g]:
-                if n > s.slots:
+                if not s.holds(n):
                     m.prob += m.S[g, s.id] + cap * m.z[g, n] <= cap, f"alone_{safe(g)}_{safe(s.id)}_{n}"
