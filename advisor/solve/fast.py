@@ -106,14 +106,9 @@ def run_with_late_rows(
 ) -> tuple[str, bool, float | None]:
     """hm.run, again with late_cuts' rows while its plan has a job late that they catch (the rows
     stay in hm until its drop_rows)."""
-    ran: list[tuple[str, bool, float | None]] = []
-
-    def run() -> bool:
-        ran[:] = [hm.run(time_limit, gap, nodes)]
-        return ran[0][0] in ("optimal", "feasible")
-
-    with_late_rows(hm.model, run, hm.add_rows)
-    return ran[0]
+    return with_late_rows(
+        hm.model, lambda: hm.run(time_limit, gap, nodes), lambda r: r[0] in ("optimal", "feasible"), hm.add_rows
+    )
 
 
 def _shared_model(problem: Problem, sc: Scenario) -> tuple[tuple, bool, HighsModel]:

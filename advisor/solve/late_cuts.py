@@ -38,7 +38,7 @@ import math
 import warnings
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 import pulp
 
@@ -52,6 +52,7 @@ if TYPE_CHECKING:
 MAX_ROUNDS = 8  # re-solves with late rows before the plan stands with its warning
 MAX_JOBS = 10  # jobs one at-once row reasons about (its chains are searched over their subsets)
 Cut = tuple[str, list[tuple[pulp.LpVariable, float]], float]  # (name, terms, b): sum(a x) >= b
+T = TypeVar("T")  # what a run of the model returns (with_late_rows)
 Row = tuple[list[tuple[pulp.LpVariable, float]], float]  # (terms, b): sum(a x) >= b
 Column = tuple[int, int, "Candidate"]  # (class k, column i, candidate)
 
@@ -188,17 +189,16 @@ def _binary(m: Model, k: int) -> bool:
     return m.integral and m.problem.classes[k].multiplicity == 1
 
 
-def with_late_rows(m: Model, run: Callable[[], bool], add: Callable[[list[Cut]], None]) -> int:
-    """Run the model (`run`: did it find a plan?) and, while its plan has a job late that a row
-    catches, `add` the rows and run again, at most MAX_ROUNDS times; the rounds taken."""
-    rounds = 0
-    while run() and rounds < MAX_ROUNDS:
-        cuts = late_cuts(m, rounds)
-        if not cuts:
+def with_late_rows(m: Model, run: Callable[[], T], found: Callable[[T], bool], add: Callable[[list[Cut]], None]) -> T:
+    """`run` the model and, while its result is a plan (`found`) with a job late that a row catches,
+    `add` the rows and run again, at most MAX_ROUNDS times; the last result."""
+    got = run()
+    for rounds in range(MAX_ROUNDS):
+        if not found(got) or not (cuts := late_cuts(m, rounds)):
             break
         add(cuts)
-        rounds += 1
-    return rounds
+        got = run()
+    return got
 
 
 def add_to_pulp(m: Model, cuts: list[Cut]) -> None:

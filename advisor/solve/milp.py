@@ -118,14 +118,12 @@ def run_late(
 ) -> tuple[str, str, bool]:
     """run_model, again with late_cuts' rows (kept in the model) while its plan has a job late that
     they catch."""
-    ran: list[tuple[str, str, bool]] = []
-
-    def run() -> bool:
-        ran[:] = [run_model(model.prob, time_limit, gap, start)]
-        return ran[0][1] != "Infeasible"
-
-    with_late_rows(model, run, lambda cuts: add_to_pulp(model, cuts))
-    return ran[0]
+    return with_late_rows(
+        model,
+        lambda: run_model(model.prob, time_limit, gap, start),
+        lambda r: r[1] != "Infeasible",
+        lambda cuts: add_to_pulp(model, cuts),
+    )
 
 
 def run_model(
