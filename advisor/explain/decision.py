@@ -159,12 +159,12 @@ def restricted(
     return None if offers_of(sol) & offers else sol
 
 
-def expected_plan(problem: Problem, draws: Draws, settings: SolveSettings, rented: set[str]) -> Solution | None:
-    """The sample-average plan: the MILP at the draws' mean price factors (deadlines at the
-    workload's confidence; each offer of the GPU types in `rented`, the point plan's, at its own band's
-    mean: a re-solve with offers priced apart builds its own model), costed back at the catalog's
-    figures; None if it breaks a limit there."""
-    sol = solve(problem, Prices.of(draws, offer_bands(problem, rented)).on(baseline(problem)), settings)
+def expected_plan(problem: Problem, mean: Prices, settings: SolveSettings) -> Solution | None:
+    """The sample-average plan: the MILP at the draws' `mean` price factors (Prices.of: deadlines at the
+    workload's confidence; each offer of the point plan's rented GPU types at its own band's mean, a
+    re-solve with offers priced apart building its own model), costed back at the catalog's figures;
+    None if it breaks a limit there."""
+    sol = solve(problem, mean.on(baseline(problem)), settings)
     if not sol.feasible:
         return None
     sol = at_catalog_figures(problem, sol)
@@ -266,6 +266,7 @@ def decide(problem: Problem, point: Solution, settings: SolveSettings, verdict: 
     options = [Option.of(problem, "point", point)]
     seen = {options[0].key}
     rented = {g for g, own in options[0].pairs if own == "rent"}
+    mean = Prices.of(draws, offer_bands(problem, rented))
 
     def add(label: str, sol: Solution | None) -> None:
         if sol is not None and (opt := Option.of(problem, label, sol)).key not in seen:
@@ -273,7 +274,7 @@ def decide(problem: Problem, point: Solution, settings: SolveSettings, verdict: 
             seen.add(opt.key)
 
     if spec.basis != "point":
-        add("expected", expected_plan(problem, draws, settings.but(polish=False), rented))
+        add("expected", expected_plan(problem, mean, settings.but(polish=False)))
         # a commitment's term: a step no mean sees
         splits: list[Wanted] = [(label, None, frozenset(), out) for label, out in commitment_splits(problem, point)]
         options += restricted_options(problem, splits, settings.but(polish=False), seen)
@@ -293,7 +294,7 @@ def decide(problem: Problem, point: Solution, settings: SolveSettings, verdict: 
     scored = scoring_draws(problem, options)
     chosen = pick(options, spec.basis, scored, settings.gap_for(problem))
     if chosen.label == "expected" and settings.polishes(problem):  # the plan itself, with the idle-GPU polish
-        polished = expected_plan(problem, draws, settings, rented)
+        polished = expected_plan(problem, mean, settings)
         if polished is not None:
             chosen.sol, chosen.cost = polished, PlanCost.of(problem, polished)
             if not chosen.cost.gpus() <= set(scored.gpus):  # a GPU type the choice's draws do not cover
@@ -305,7 +306,7 @@ def decide(problem: Problem, point: Solution, settings: SolveSettings, verdict: 
         scored,
         spec.basis,
         verdict=verdict,
-        prices=None if chosen is options[0] else Prices.of(draws, offer_bands(problem, rented)),
+        prices=None if chosen is options[0] else mean,
     )
     out.record = record(problem, out, options[0])
     return out
