@@ -25,17 +25,16 @@ WORDS = {"buy": ("buying", "bought"), "rent": ("renting", "rented")}
 
 
 @dataclass(frozen=True)
-class OtherWay:
-    """The re-solve owning the other way: its ownership, the site, the problem solved and what it found."""
+class OtherWay(RentedInstead):
+    """The re-solve owning the other way: the problem solved and what it found (RentedInstead), its
+    ownership and the site."""
 
-    ownership: str
-    site: str
-    problem: Problem
-    found: Solution
+    ownership: str = "rent"
+    site: str = ""
 
     def rented(self) -> RentedInstead | None:
         """The re-solve as the break-even against renting reads it (solve/rent_basis.py); None when it buys."""
-        return RentedInstead(self.problem, self.found) if self.ownership == "rent" else None
+        return self if self.ownership == "rent" else None
 
 
 def other_way(
@@ -49,12 +48,13 @@ def other_way(
     other = "buy" if not sol.bought else "rent"
     d = problem.workload.deployment
     if other in d.ownerships:
-        return OtherWay(other, d.context, problem, solve(problem, baseline(problem).but(ownership=other), settings))
+        found = solve(problem, baseline(problem).but(ownership=other), settings)
+        return OtherWay(problem, found, ownership=other, site=d.context)
     if rebuild is None:
         return None
     site = "datacenter" if d.context == "cloud" else d.context
     there = rebuild(context=site, ownership=other)
-    return OtherWay(other, site, there, solve(there, baseline(there).but(ownership=other), settings))
+    return OtherWay(there, solve(there, baseline(there).but(ownership=other), settings), ownership=other, site=site)
 
 
 def other_ownership(
