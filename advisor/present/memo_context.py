@@ -27,6 +27,7 @@ from advisor.present.memo_sections import alternative_rows, bill_of_materials, j
 from advisor.present.memo_serving import serving_context
 from advisor.present.words import (
     duration,
+    minimised,
     months_phrase,
     more_or_less,
     pct,
@@ -119,6 +120,7 @@ def memo_context(
         "bom_total": usd_cents(plan.nominal_cost_usd or 0.0) if feasible else None,
         "costs": cost_rows(plan, months, catalog) if feasible else [],
         "total": usd_cents(plan.total_cost_usd or 0.0),
+        "minimised": minimised(plan),
         "cost_title": cost_title,
         "jobs": job_rows(plan, ctx, min_gpus or {}, refs),
         "serving": serving_context(plan),

@@ -15,7 +15,7 @@ from advisor.present.escape import md
 from advisor.present.grid import grid, para
 from advisor.present.memo_costs import billed_gpus, billed_hours, cash_months, cost_rows
 from advisor.present.sections import NAMES
-from advisor.present.words import duration, months_phrase, quoted_rate, tokens, unproven, usd, usd_cents
+from advisor.present.words import duration, minimised, months_phrase, quoted_rate, tokens, unproven, usd, usd_cents
 
 
 def as_plan(p: Plan | dict[str, Any]) -> Plan:
@@ -145,7 +145,7 @@ def cost_section(p: Plan, fmt: str) -> list[str]:
     if not p.purchase:
         return []
     rows = [[r["category"], r["when"], r["amount"]] for r in cost_rows(p, p.assumptions.horizon_months)]
-    rows.append(["Total, present value (what the plan minimises)", "", usd_cents(p.total_cost_usd or 0.0)])
+    rows.append([f"Total, present value ({minimised(p)})", "", usd_cents(p.total_cost_usd or 0.0)])
     return [heading("Cost breakdown", fmt), grid(["cost", "when", "amount"], rows, fmt)]
 
 

@@ -21,7 +21,7 @@ from advisor.present.plan_sections import (
     title_lines,
 )
 from advisor.present.sections import NAMES
-from advisor.present.words import duration, months_phrase, more_or_less, plural, quoted_rate, usd, usd_cents
+from advisor.present.words import duration, minimised, months_phrase, more_or_less, plural, quoted_rate, usd, usd_cents
 
 LABEL = 10  # width of the labels ("Decision", "Cost", ...)
 # reasons whose plan message is long and says little more than its code
@@ -68,7 +68,7 @@ def cost_text(p: Plan) -> str:
     # checked: a budget copied from a whole-dollar "$31,853 in cash" was refused for the 41 cents not shown
     text = (
         f"{usd_cents(pv)} present value at {100 * a.discount_rate:.1f}%/year over {months_phrase(a.horizon_months)}, "
-        f"what the plan minimises" + (_span(r.p10, r.p90, usd) if r is not None else "")
+        f"{minimised(p)}" + (_span(r.p10, r.p90, usd) if r is not None else "")
     )
     if p.nominal_cost_usd is not None:
         text += f"; {usd_cents(p.nominal_cost_usd)} in cash, undiscounted"

@@ -98,6 +98,14 @@ def pct(x: float, signed: bool = False) -> str:
     return f"{x:+,.0f}%" if signed else f"{x:,.0f}%"
 
 
+def minimised(plan: Plan) -> str:
+    """What the plan's present value is to the solve: least (--objective cost), or least among the
+    plans that finish soonest (--objective time: the makespan first, then the cost at it)."""
+    if plan.objective == "time":
+        return "the least of the plans that finish soonest"
+    return "what the plan minimises"
+
+
 def unproven(plan: Plan) -> str | None:
     """'best found, within 0.14% of optimal' for a feasible plan the solver did not prove optimal
     (its time limit ran out), None otherwise: every format's first line says it."""
