@@ -48,8 +48,9 @@ def test_an_option_cheaper_at_the_point_estimates_is_said_to_cost_less_not_a_neg
 
 def test_a_price_of_robustness_is_stated_with_its_monte_carlo_noise(rules, catalog):
     """8x H100 for four years on `decision: {basis: p80}` chooses buying and said the point plan (renting)
-    "is expected to cost $326 more on 2,000 fresh draws" (9.2T tokens; the knife is 7.9T since bought
-    GPUs are sold at their work's end, review16 #4: $870). An independent re-draw (review 11: the rate's
+    "is expected to cost $326 more on 2,000 fresh draws" (9.2T tokens; the file is at 7.9T since bought
+    GPUs are sold at their work's end, review16 #4, just below the knife's 8.0T, where a p80 choice is
+    still within the fresh draws' noise). An independent re-draw (review 11: the rate's
     low band x0.67-x1.50, Hopper bf16 speed, the purchase's medium band) puts the paired difference's
     standard deviation at about $191,000 a draw: a standard error of about $4,300 on 2,000 draws, so a
     few hundred dollars is noise. The JSON carries the standard error and the words say the difference is within it."""

@@ -146,22 +146,37 @@ def test_a_plans_cost_in_a_draw_is_what_a_re_solve_at_those_factors_charges(cata
 
 def test_the_array_draws_are_the_one_at_a_time_draws_to_the_bit(four):
     """joint_draws turns the generator's uniforms into normals and factors a whole array at a time;
-    drawn one at a time with the standard library's inverse normal and math.exp, in the order its
-    docstring states (per draw: each shared group's normal, then per GPU its own speed, purchase and
-    rent normals), every figure is the same to the bit, tails included."""
+    drawn one at a time with the standard library's inverse normal and math.exp, from the streams its
+    docstring states (per group a stream of its shared normals; per GPU a stream of, draw after draw,
+    its own speed, purchase and rent normals), every figure is the same to the bit, tails included."""
     got = joint_draws(four, 3000, 11)
-    rng, inv = random.Random(11), NormalDist().inv_cdf
+    inv = NormalDist().inv_cdf
 
-    def normal() -> float:
+    def normal(rng: random.Random) -> float:
         return inv(min(max(rng.random(), 1e-12), 1 - 1e-12))
 
-    order = sorted({g for g in got.groups if got.groups.count(g) > 1})
     a, b = math.sqrt(SHARED_SPEED), math.sqrt(1 - SHARED_SPEED)
     dists = [(gpu_speed(four, g), *gpu_prices(four, g)) for g in got.gpus]
+    group_rng = {grp: random.Random(f"11/group/{grp}") for grp in sorted(set(got.groups))}
+    gpu_rng = [random.Random(f"11/gpu/{g}") for g in got.gpus]
     for i in range(got.n):
-        common = {grp: normal() for grp in order}
+        common = {grp: normal(r) for grp, r in group_rng.items()}
         for j, (grp, (s, buy, rent)) in enumerate(zip(got.groups, dists)):
-            z = a * common[grp] + b * normal() if grp in common else normal()
+            z = a * common[grp] + b * normal(gpu_rng[j])
             assert (got.z[i, j], got.speed[i, j]) == (z, s.factor_at(z))
-            assert (got.buy[i, j], got.rent[i, j]) == (buy.factor_at(normal()), rent.factor_at(normal()))
+            assert (got.buy[i, j], got.rent[i, j]) == (
+                buy.factor_at(normal(gpu_rng[j])),
+                rent.factor_at(normal(gpu_rng[j])),
+            )
     assert got.z.min() < -3 and got.z.max() > 3  # the tails' branch of the inverse is reached
+
+
+def test_a_gpu_types_draws_are_the_same_whichever_types_are_drawn_beside_it(four):
+    """Common random numbers (review17 #7): one plan was priced at two P80s in two contexts because a
+    type's column depended on which other types were drawn. A column (speed, z, purchase, rent, serve)
+    is now the same in the draws of every set of types that holds it."""
+    every = joint_draws(four, 2000, 16)
+    for g in every.gpus:
+        alone, j = joint_draws(four, 2000, 16, gpus=[g]), every.column(g)
+        for field in ("speed", "z", "buy", "rent"):
+            assert np.array_equal(getattr(alone, field)[:, 0], getattr(every, field)[:, j]), (g, field)

@@ -62,7 +62,7 @@ def test_a_rate_near_its_break_even_is_named_first(catalog, rules):
     assert top["confidence"] == "low" and top["range"][0] < top["current"] < top["range"][1]
     evpis = [v["evpi_usd"] for v in p["decision"]["verify"]]
     assert evpis == sorted(evpis, reverse=True)
-    # the knife on the expected basis (7.9T: buying cheaper over the draws, beyond their noise, and bought):
+    # the knife on the expected basis (8.0T: buying cheaper over the draws, beyond their noise, and bought):
     # the rate it did not take is still the first thing to check
     q = plan(parse_workload(KNIFE), catalog=catalog, rules=rules, as_of=AS_OF)
     assert q["decision"]["verify"][0]["input"] == f"rental_rate:{G}" and q["decision"]["verify"][0]["evpi_usd"] > 0

@@ -212,33 +212,38 @@ def joint_draws(
     lookup: SpeedLookup = by_generation,
     shared: float = SHARED_SPEED,
 ) -> Draws:
-    """n seeded joint draws of `gpus` (default: every usable GPU type). Per draw: one standard
-    normal per group of two or more of the GPUs (sorted), then per GPU (sorted) its own speed,
-    purchase and rent normals (a GPU alone in its group: its own speed normal is its z). The
-    uniforms come from the seeded generator in that order and are turned into normals and factors
-    a whole array at a time, to the bit what NormalDist().inv_cdf (its input kept within 1e-12 of 0
-    and 1) and LogDist.factor_at give one at a time."""
+    """n seeded joint draws of `gpus` (default: every usable GPU type). Each group of GPUs (group_of)
+    and each GPU type has its own seeded stream: a group's n shared normals, a GPU's n rows of its own
+    speed, purchase and rent normals. A type's column is so the same whichever other types are drawn
+    beside it (common random numbers): one plan costs the same on the draws of every context it is
+    priced in, and two plans differ by their own terms, not by a reshuffled sample. Every GPU's speed
+    normal is z = sqrt(shared) x its group's + sqrt(1 - shared) x its own (standard normal either way).
+    The uniforms are turned into normals and factors a whole array at a time, to the bit what
+    NormalDist().inv_cdf (its input kept within 1e-12 of 0 and 1) and LogDist.factor_at give one at a
+    time."""
     gids = tuple(sorted(gpus if gpus is not None else usable_gpus(problem)))
     dists = [(gpu_speed(problem, g, lookup), *gpu_prices(problem, g)) for g in gids]
     groups = tuple(group_of(problem.catalog.gpus[g]) for g in gids)
-    order = sorted(grp for grp in set(groups) if groups.count(grp) > 1)
     a, b = math.sqrt(shared), math.sqrt(1.0 - shared)
-    rng = random.Random(seed)
-    width = len(order) + 3 * len(gids)
-    # the generator's own calls, read by numpy in C (2.5x a list of them: the decision scores on 20,000 draws)
-    uniform = np.fromiter(starmap(rng.random, repeat((), n * width)), dtype=float, count=n * width).reshape(n, width)
-    normals = inverse_normal(np.clip(uniform, 1e-12, 1 - 1e-12))
-    own = normals[:, len(order) :: 3]
-    zs = own.copy()
-    for j, grp in enumerate(groups):
-        if grp in order:
-            zs[:, j] = a * normals[:, order.index(grp)] + b * own[:, j]
+    shared_z = {grp: _normals(f"{seed}/group/{grp}", n, 1)[:, 0] for grp in sorted(set(groups))}
+    own = [_normals(f"{seed}/gpu/{g}", n, 3) for g in gids]
+    zs = np.column_stack([a * shared_z[grp] + b * o[:, 0] for grp, o in zip(groups, own)]) if gids else np.zeros((n, 0))
+    buy_z, rent_z = (np.column_stack([o[:, k] for o in own]) if gids else np.zeros((n, 0)) for k in (1, 2))
     speeds, buys, rents = (
         np.column_stack([d[which].factors_at(col) for d, col in zip(dists, z.T)]) if gids else np.zeros((n, 0))
-        for which, z in ((0, zs), (1, normals[:, len(order) + 1 :: 3]), (2, normals[:, len(order) + 2 :: 3]))
+        for which, z in ((0, zs), (1, buy_z), (2, rent_z))
     )
     serve = np.column_stack([serve_speed(problem, g).factors_at(z) for g, z in zip(gids, zs.T)]) if gids else None
-    return Draws(gids, speeds, buys, rents, zs, groups, shared, seed, normals[:, len(order) + 2 :: 3], serve)
+    return Draws(gids, speeds, buys, rents, zs, groups, shared, seed, rent_z, serve)
+
+
+def _normals(key: str, n: int, width: int) -> np.ndarray:
+    """n rows of `width` standard normals from the stream seeded by `key` (a string seed: hashed by
+    SHA-512, the same on every platform and run)."""
+    rng = random.Random(key)
+    # the generator's own calls, read by numpy in C (2.5x a list of them: the decision scores on 20,000 draws)
+    uniform = np.fromiter(starmap(rng.random, repeat((), n * width)), dtype=float, count=n * width)
+    return inverse_normal(np.clip(uniform, 1e-12, 1 - 1e-12)).reshape(n, width)
 
 
 # Wichura's AS241 as CPython's statistics module writes it (_normal_dist_inv_cdf): the numerator and
