@@ -1,0 +1,251 @@
+"""review19: the user's own measurements (issue 31: a job's `measured:`) and cluster plans, read by a
+hostile procurement lead. Each test is a defect found on main (1f6831d) and fails there for the stated
+reason (strict xfail); the workloads are in tests/data/review19/. Figures re-computed by hand in the
+report (/work/wt/review19_REPORT.md), not with the tool's helpers."""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+import advisor
+from advisor.cli import main
+
+DATA = Path(__file__).parent / "data" / "review19"
+AS_OF = "2026-12-01"
+
+
+def _plan(name: str):
+    return advisor.plan(str(DATA / name), as_of=AS_OF)
+
+
+def _json(name: str) -> dict:
+    return json.loads(_plan(name).to_json())
+
+
+def _cli(*args: str):
+    return CliRunner().invoke(main, list(args), catch_exceptions=False)
+
+
+# 1. A deadline is held at the generation's error band, not at the user's own measurement's
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="review19 #1: class_candidates holds the deadline at speed_dist(gpu) (Hopper's band), "
+    "ignoring the measurement's +-5%: the printed P80 time (20.75 d) is past the printed P90 (20.4 d)",
+)
+def test_the_deadline_quantile_of_a_measured_job_lies_within_its_printed_range():
+    """rent64_measured.yaml: the user measured this job on these 64 H100 at 600K tokens/s. The plan
+    prints 'time 19.3 days (P10-P90 18.4 days-20.4 days)' (1T / 600K tokens/s = 19.29 days; / 0.95 and
+    / 1.05 for the measurement's spread) and, in the same table, 'pretrain finishes in 20.75 of 30 days at
+    the P80 job time (19.35 estimated)': a P80 above the P90 it prints."""
+    d = _json("rent64_measured.yaml")
+    (job,) = d["jobs"]
+    assert job["speed_evidence"] == "measured"
+    p90 = job["wall_days_range"]["p90"]
+    (row,) = [b for b in d["binding"] if b["constraint"].startswith("deadline")]
+    p80 = float(re.search(r"finishes in ([\d.]+) of", row["message"]).group(1))
+    assert job["wall_days_planned"] <= p90 and p80 <= p90 + 0.01, (p80, p90, row["message"])
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="review19 #1: 64 H100 the user measured at 19.35 days (P90 20.4) are refused for a 20.5-day "
+    "deadline: NO FEASIBLE PLAN, 'allow 128 GPUs instead of exactly 64'",
+)
+def test_a_measured_job_meets_a_deadline_its_measurement_meets():
+    p = _plan("rent64_measured_tight.yaml")
+    d = json.loads(p.to_json())
+    assert d["status"] == "optimal", [x.get("message") for x in d.get("diagnosis") or []]
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="review19 #1: bought, the same job gets 128 H100 ($4,240,967 PV) instead of the 64 its "
+    "measurement says suffice ($2,159,200 PV without the deadline): $2.08M PV, $3.17M cash",
+)
+def test_a_measured_bought_cluster_is_not_doubled_for_a_deadline_its_measurement_meets():
+    d = _json("buy64_measured_tight.yaml")
+    assert d["status"] == "optimal"
+    assert sum(x["count"] for x in d["purchase"] if x["gpu"] == "h100-sxm") == 64, d["purchase"]
+    assert d["total_cost_usd"] < 2_200_000
+
+
+# 2. A second measurement that agrees with the first lowers the first one's transfer
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="review19 #2: perf/measured.transfer averages the same generation's e (share 1) with other "
+    "generations' s*e, so an agreeing A100 run pulls the H100 estimate from 1.15x to 1.085x the model",
+)
+def test_an_agreeing_measurement_on_another_generation_does_not_weaken_a_siblings_transfer(catalog):
+    """The user measured 64 H100 and 64 A100, each at 1.15x the model's estimate of that run. The
+    512-H100 estimate is 1.15x the model with the H100 run alone, and 1.085x once the A100 run is added:
+    mean(ln 1.15, 0.17 ln 1.15) = 0.0818. The serving rule (serving_measured.transfer) takes the
+    same generation's factor alone. Plan: 512 rented H100, $594,163 -> $628,733 cash (+$34,570, +5.8%)."""
+    from advisor.inputs.jobs import Job
+    from advisor.perf import evaluate, job_spec, params_from, resolve_model
+
+    p = params_from(catalog)
+
+    def spec(measured):
+        job = Job(model="llama-3-70b", tokens="1T", measured=measured)
+        return job_spec(job, resolve_model(job, catalog, "jobs[0]"))
+
+    bare = spec(None)
+    h, a = catalog.gpus["h100-sxm"], catalog.gpus["a100-80gb-sxm"]
+    mh, ma = evaluate(bare, h, 64, p).tokens_per_s, evaluate(bare, a, 64, p).tokens_per_s
+    H = {"gpu": "h100-sxm", "count": 64, "tokens_per_s": 1.15 * mh, "date": "2026-11-20"}
+    A = {"gpu": "a100-80gb-sxm", "count": 64, "tokens_per_s": 1.15 * ma, "date": "2026-11-20"}
+    model512 = evaluate(bare, h, 512, p).tokens_per_s
+    alone = evaluate(spec([H]), h, 512, p).tokens_per_s / model512
+    both = evaluate(spec([H, A]), h, 512, p).tokens_per_s / model512
+    assert alone == pytest.approx(1.15, rel=1e-6)
+    assert both >= alone - 1e-9, (alone, both)
+    a512 = evaluate(spec([H, A]), a, 512, p).tokens_per_s / evaluate(bare, a, 512, p).tokens_per_s
+    assert a512 == pytest.approx(1.15, rel=1e-3), a512  # its own generation's run says 1.15
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="review19 #2: adding an agreeing A100 measurement raises the 512-H100 rental from "
+    "$594,162.59 to $628,732.83 of cash",
+)
+def test_an_agreeing_measurement_does_not_raise_the_plans_cost():
+    one = _json("rent512_h100_measured.yaml")["nominal_cost_usd"]
+    two = _json("rent512_h100_a100_measured.yaml")["nominal_cost_usd"]
+    assert two <= one * 1.001, (one, two)
+
+
+# 3. The memo and warnings say the job's speed is the model's when it is the user's own measurement
+
+
+@pytest.fixture(scope="module")
+def measured64():
+    p = _plan("rent64_measured.yaml")
+    return p, json.loads(p.to_json()), advisor.memo(p, str(DATA / "rent64_measured.yaml"), fmt="md").text
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="review19 #3: memo_requirement always says 'Training times are estimates from the tool's "
+    "performance model ..., not measurements of this job', also when the job's speed is the user's measurement",
+)
+def test_the_memo_does_not_deny_the_users_own_measurement(measured64):
+    _, d, text = measured64
+    assert d["jobs"][0]["speed_evidence"] == "measured"
+    assert "not measurements of this job" not in text
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="review19 #3: the plan warns the speed is 'held to the best published bf16 MFU ... now 46.1%' "
+    "while the job row runs at the user's 55% MFU",
+)
+def test_no_warning_describes_a_capped_model_speed_the_plan_does_not_use(measured64):
+    _, d, _ = measured64
+    mfu = d["jobs"][0]["mfu"]
+    for w in d["warnings"]:
+        m = re.search(r"held to the best published .* now ([\d.]+)%", w["message"])
+        if m:
+            assert float(m.group(1)) == pytest.approx(100 * mfu, abs=0.5), (w["message"], mfu)
+
+
+# 4. A serving job the user benchmarked keeps the serving model's band, and verify asks to measure it
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="review19 #4: decision.verify asks to 'measure the replica's throughput under the SLO on 1 node "
+    "of H100' at the serving model's P10-P90 0.86-1.28x, though the user measured it at the job's shape",
+)
+def test_verify_does_not_ask_to_measure_a_speed_the_user_measured():
+    d = _json("serve_h100_measured.yaml")
+    (h100,) = [s for s in d["serving"] if s["gpu"] == "h100-sxm"]
+    assert h100["speed_evidence"] == "measured"
+    for v in d["decision"]["verify"]:
+        if v["kind"] == "speed" and v["gpu"] == "h100-sxm":
+            lo, hi = v["range"]
+            assert "serving model's error" not in v["message"], v["message"]
+            assert math.log(hi / lo) < math.log(1.284 / 0.8648) / 2, v["range"]
+
+
+# 5. The text plan and memo never say a serving speed is (or was moved by) the user's own run
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="review19 #5: the user's H100 run moves the MI300X serving speed (x0.86: 15 -> 19 GPUs, "
+    "+$157,680 cash), but only the JSON says so; plan text and memo are silent",
+)
+def test_plan_text_and_memo_say_which_serving_speeds_the_users_run_set():
+    path = str(DATA / "serve_transferred.yaml")
+    p = advisor.plan(path, as_of=AS_OF)
+    d = json.loads(p.to_json())
+    assert d["serving"][0]["speed_evidence"] == "transferred"
+    memo = advisor.memo(p, path, fmt="md").text
+    body = memo.split("```")[0] + memo.split("```")[-1]  # leave out the workload file quoted verbatim
+    text = _cli("plan", path, "--as-of", AS_OF, "--full").output
+    for out in (text, body):
+        assert "your run of 8 x h100-sxm" in out or "your own" in out.lower()
+
+
+# 6. A serving measurement beyond physics is accepted
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="review19 #6: 100M output tokens/s on one H100 (7,135x its dense fp8 peak) is planned "
+    "(exit 0, p99 TTFT 0 ms); training's `measured:` refuses such a figure (perf/measured.beyond_peak)",
+)
+def test_a_serving_measurement_beyond_the_gpus_peak_is_refused():
+    r = _cli("plan", str(DATA / "serve_beyond_peak.yaml"), "--as-of", AS_OF)
+    assert r.exit_code == 2, r.output[:300]
+    assert "measured[0]" in r.output
+
+
+# 7. A measurement at a GPU count off the candidate grid is never used, and that count is never planned
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="review19 #7: candidate_counts offers 256 and 512 but not 384, so the user's 384-GPU "
+    "measurement is never used and exactly 384 GPUs is NO FEASIBLE PLAN ('allow 512 GPUs instead')",
+)
+def test_a_measured_cluster_size_is_a_count_the_plan_can_use():
+    d = _json("rent384_measured_exact.yaml")
+    assert d["status"] == "optimal", [x.get("message") for x in d.get("diagnosis") or []]
+    (job,) = d["jobs"]
+    assert job["gpu_count"] == 384 and job["speed_evidence"] == "measured"
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="review19 #7: at least 384 bought H100 for a job measured on 384 buys 512 "
+    "($25,811,888 cash; 128 GPUs, 16 HGX servers and their network more than asked)",
+)
+def test_at_least_the_measured_count_does_not_buy_the_next_power_of_two():
+    d = _json("buy384_measured_min.yaml")
+    assert sum(x["count"] for x in d["purchase"] if x["gpu"] == "h100-sxm") == 384, d["purchase"]
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="review19 #6: a training measurement entered per GPU (9,375 tokens/s over 64 H100: 0.9% MFU) "
+    "is planned without a word; the plan moves to 64 B200 and costs $435,506 instead of $63,529",
+)
+def test_a_per_gpu_figure_entered_as_the_whole_runs_speed_is_questioned():
+    """beyond_peak's own message names this unit mistake ('check the figure's unit (tokens/s over all
+    the GPUs)') but checks only the direction a per-GPU figure never goes: entered per GPU, a speed is
+    1/count of the truth."""
+    r = _cli("plan", str(DATA / "rent64_per_gpu_figure.yaml"), "--as-of", AS_OF, "--section", "warnings")
+    assert r.exit_code == 2 or re.search(r"(your measurement|measured\[0\]).*(unit|implausib)", r.output), r.output[
+        :600
+    ]
