@@ -66,6 +66,32 @@ def test_a_measurement_moves_siblings_the_same_way_and_others_by_the_software_sh
         assert (after.tokens_per_s > before.tokens_per_s) == (speed > model_h100)  # the same direction
 
 
+def test_each_gpu_takes_its_own_runs_else_its_generations_else_the_software_share_of_all(catalog, p):
+    """docs/model.md §1.8's rule (review19 #3): a run of another generation never dilutes a GPU's own
+    or its generation's runs. H100 +10% and H200 -20% (Hopper), A100 -50% (Ampere): each measured type
+    takes its own offset at another count, another Hopper the mean of the two Hopper runs, a B200 (no
+    Blackwell run) 0.17 x the mean of all three. Factors re-computed from the offsets by hand."""
+    plain = _spec(catalog)
+    runs = {"h100-sxm": 1.10, "h200-sxm": 0.80, "a100-80gb-sxm": 0.50}
+    spec = _spec(
+        catalog,
+        [dict(M, gpu=g, tokens_per_s=f * evaluate(plain, catalog.gpus[g], 8, p).tokens_per_s) for g, f in runs.items()],
+    )
+    s = p.measured_software_share
+    for gid, want in (
+        ("h100-sxm", 1.10),
+        ("h200-sxm", 0.80),
+        ("a100-80gb-sxm", 0.50),
+        ("h800-sxm", math.sqrt(1.10 * 0.80)),
+        ("b200", math.exp(s * (math.log(1.10) + math.log(0.80) + math.log(0.50)) / 3)),
+    ):
+        got = (
+            evaluate(spec, catalog.gpus[gid], 16, p).tokens_per_s
+            / evaluate(plain, catalog.gpus[gid], 16, p).tokens_per_s
+        )
+        assert got == pytest.approx(want, rel=1e-9), gid
+
+
 def test_measurements_are_part_of_the_jobspec_and_the_layout_search_ignores_them(catalog, p):
     a, b = _spec(catalog, [M]), _spec(catalog, [dict(M, tokens_per_s=61_000)])
     assert a != b and hash(a) != hash(b) and a == _spec(catalog, [M])

@@ -80,11 +80,6 @@ def test_a_measured_bought_cluster_is_not_doubled_for_a_deadline_its_measurement
 # 2. A second measurement that agrees with the first lowers the first one's transfer
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="review19 #2: perf/measured.transfer averages the same generation's e (share 1) with other "
-    "generations' s*e, so an agreeing A100 run pulls the H100 estimate from 1.15x to 1.085x the model",
-)
 def test_an_agreeing_measurement_on_another_generation_does_not_weaken_a_siblings_transfer(catalog):
     """The user measured 64 H100 and 64 A100, each at 1.15x the model's estimate of that run. The
     512-H100 estimate is 1.15x the model with the H100 run alone, and 1.085x once the A100 run is added:
@@ -113,11 +108,6 @@ def test_an_agreeing_measurement_on_another_generation_does_not_weaken_a_sibling
     assert a512 == pytest.approx(1.15, rel=1e-3), a512  # its own generation's run says 1.15
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="review19 #2: adding an agreeing A100 measurement raises the 512-H100 rental from "
-    "$594,162.59 to $628,732.83 of cash",
-)
 def test_an_agreeing_measurement_does_not_raise_the_plans_cost():
     one = _json("rent512_h100_measured.yaml")["nominal_cost_usd"]
     two = _json("rent512_h100_a100_measured.yaml")["nominal_cost_usd"]

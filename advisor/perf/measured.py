@@ -3,12 +3,10 @@
 
 * on the measured GPU and count the estimate IS the measurement (`speed_evidence: measured`), with a
   P10-P90 band of measured x (1 -+ spread);
-* elsewhere the measurement moves the estimate by a stated rule. Its log-ratio to the model's own
-  estimate of the measured run, e = ln(measured / model), is split: a share s is the user's software
-  and moves every GPU, the rest is the GPU and moves the GPUs of its generation. So a GPU of the same
-  generation (the same GPU at another count included) takes all of e, any other GPU takes s x e
-  (`speed_evidence: transferred`, naming the measurement). Several measurements that reach a GPU are
-  averaged in e.
+* elsewhere the measurements move the estimate by the rule of perf/measured_rule.py, the one serving
+  uses: with e = ln(measured / model's estimate of the measured run), a GPU takes the mean e of its
+  own type's runs (at other counts), else of its generation's runs, else s x the mean e of every run
+  (`speed_evidence: transferred`, naming the runs used).
 
 s is catalog/estimator.yaml `measured_software_share`, measured on the calibration set
 (bench/calibration.py `software_share`, printed by bench/accuracy.py --fit): of the variance of the
@@ -23,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from advisor.data.evidence import generation
+from advisor.perf.measured_rule import Run, reach
 
 _STATED = "docs/model.md §1.8"
 
@@ -86,21 +85,15 @@ def transfer(
         base = model_at(exact)
         factor = exact.tokens_per_s / base if base > 0 else 1.0
         return Transfer(factor, "measured", exact.label(), exact.spread)
-    shares, used = [], []
-    gen = generation(gpu)
+    runs = []
     for m in measured:
-        if m.figures is None:
-            continue
-        base = model_at(m)
-        if base <= 0:
-            continue
-        e = math.log(m.tokens_per_s / base)
-        share = 1.0 if generation(m.figures) == gen else software_share
-        shares.append(share * e)
-        used.append(m.label())
-    if not used:
+        base = model_at(m) if m.figures is not None else 0.0
+        if base > 0:
+            runs.append(Run(m.gpu, generation(m.figures), math.log(m.tokens_per_s / base), m))
+    got = reach(runs, gpu.id, generation(gpu), software_share)
+    if got is None:
         return None
-    return Transfer(math.exp(sum(shares) / len(shares)), "transferred", "; ".join(used))
+    return Transfer(math.exp(got.offset), "transferred", "; ".join(m.label() for m in got.runs))
 
 
 def measured_speeds(job: Any, catalog: Any, where: str) -> tuple[MeasuredSpeed, ...]:

@@ -28,6 +28,7 @@ from functools import lru_cache
 from typing import Any
 
 from advisor.data.resources import data_dir
+from advisor.perf.measured_rule import GENERATION, OWN, Run, reach
 
 
 @dataclass(frozen=True)
@@ -50,38 +51,27 @@ def label(m: Any) -> str:
     )
 
 
-def geometric_mean(values: list[float]) -> float:
-    return math.exp(sum(math.log(v) for v in values) / len(values))
-
-
 def transfer(
     factors: list[tuple[str, str, float, Any]], gpus: dict[str, str], software_share: float
 ) -> dict[str, Speed]:
     """{GPU id: Speed} for every GPU of `gpus` ({id: generation}) from the measured factors
-    [(GPU id, generation, f, measurement)], by the rule of this module's docstring."""
+    [(GPU id, generation, f, measurement)], by the rule of perf/measured_rule.py (in this module's
+    docstring's words)."""
+    runs = [Run(g, gen, math.log(f), m) for g, gen, f, m in factors]
     out: dict[str, Speed] = {}
-    every = [f for _, _, f, _ in factors]
     for gid, gen in gpus.items():
-        own = [(f, m) for g, _, f, m in factors if g == gid]
-        if own:
-            shapes = tuple(sorted({(m.tensor_parallel, m.input_len, m.output_len) for _, m in own}))
-            out[gid] = Speed(
-                geometric_mean([f for f, _ in own]), "measured", "; ".join(label(m) for _, m in own), shapes
-            )
+        got = reach(runs, gid, gen, software_share)
+        if got is None:
             continue
-        kin = [(f, m) for _, g, f, m in factors if g == gen]
-        if kin:
-            out[gid] = Speed(
-                geometric_mean([f for f, _ in kin]),
-                "transferred",
-                "moved with its generation by " + "; ".join(label(m) for _, m in kin),
-            )
+        used = "; ".join(label(m) for m in got.runs)
+        factor = math.exp(got.offset)
+        if got.tier == OWN:
+            shapes = tuple(sorted({(m.tensor_parallel, m.input_len, m.output_len) for m in got.runs}))
+            out[gid] = Speed(factor, "measured", used, shapes)
+        elif got.tier == GENERATION:
+            out[gid] = Speed(factor, "transferred", "moved with its generation by " + used)
         else:
-            out[gid] = Speed(
-                geometric_mean(every) ** software_share,
-                "transferred",
-                f"moved by the software share ({software_share:g}) of " + "; ".join(label(m) for _, _, _, m in factors),
-            )
+            out[gid] = Speed(factor, "transferred", f"moved by the software share ({software_share:g}) of " + used)
     return out
 
 
