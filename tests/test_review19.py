@@ -190,11 +190,6 @@ def test_plan_text_and_memo_say_which_serving_speeds_the_users_run_set():
 # 6. A serving measurement beyond physics is accepted
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="review19 #6: 100M output tokens/s on one H100 (7,135x its dense fp8 peak) is planned "
-    "(exit 0, p99 TTFT 0 ms); training's `measured:` refuses such a figure (perf/measured.beyond_peak)",
-)
 def test_a_serving_measurement_beyond_the_gpus_peak_is_refused():
     r = _cli("plan", str(DATA / "serve_beyond_peak.yaml"), "--as-of", AS_OF)
     assert r.exit_code == 2, r.output[:300]

@@ -95,3 +95,15 @@ def test_bad_measurements_are_refused_by_name():
         serving_model(_job(output_tokens_per_s=100.0, gpu="h100-sxn"), CATALOG)
     with pytest.raises(InputError, match=r"jobs\[0\]\.measured\[0\]: .*not a layout"):
         serving_model(_job(output_tokens_per_s=100.0, gpu="rtx-4090", count=1, tensor_parallel=1), CATALOG)
+
+
+def test_a_run_beyond_what_the_gpus_peak_allows_is_refused_naming_the_bound():
+    """review19 #4: a generated token multiplies through every active weight but the input embedding
+    (a lookup) once, 2 FLOPs each, so 8 H100 at their dense fp8 peak make at most 8 x 1978.9e12 /
+    (2 x (70,553,706,496 - 128,256 x 8,192)) = 113,889 output tokens/s of Llama 3.1 70B (catalog
+    figures, by hand); a run beyond it is refused at its field, one within it is used."""
+    most = 8 * 1978.9e12 / (2 * (70_553_706_496 - 128_256 * 8_192))
+    with pytest.raises(InputError, match=r"jobs\[0\]\.measured\[0\]\.output_tokens_per_s: .*at most 113,889 output"):
+        serving_model(_job(output_tokens_per_s=1.01 * most), CATALOG)
+    within = serving_model(_job(output_tokens_per_s=0.99 * most), CATALOG).speed("h100-sxm")
+    assert within is not None and within.evidence == "measured"

@@ -44,22 +44,26 @@ class MeasuredSpeed:
 
 
 def beyond_peak(job: Any, gpu: Any, count: int, tokens_per_s: float) -> str | None:
-    """Why a measured speed cannot be, or None: it would run `count` GPUs above their dense peak at the
-    job's precision on the fewest FLOPs a token can take (the matmuls alone, 6 per parameter, 4 for
-    LoRA's frozen weights; attention left out), which no run does."""
-    peak = gpu.dense_tflops(job.precision)
-    if not peak:
-        return None
-    per_token = job.model.matmul_flops_per_token(job.kind)
-    if per_token <= 0:  # a shape whose blocks hold every parameter the size gives: nothing to bound by
+    """Why a measured training speed cannot be, or None: it would run `count` GPUs above their dense
+    peak at the job's precision on the fewest FLOPs a token can take (the matmuls alone, 6 per
+    parameter, 4 for LoRA's frozen weights; attention left out), which no run does."""
+    return above_peak(gpu, count, job.precision, job.model.matmul_flops_per_token(job.kind), tokens_per_s, "tokens/s")
+
+
+def above_peak(gpu: Any, count: int, precision: str, per_token: float, tokens_per_s: float, unit: str) -> str | None:
+    """Why `tokens_per_s` (`unit`, over all `count` GPUs) cannot be, or None: at `per_token` FLOPs a
+    token (the matmuls alone: a lower bound) it would need more than the GPUs' whole dense peak at
+    `precision`. Training's and serving's measurements are both held to it."""
+    peak = gpu.dense_tflops(precision)
+    if not peak or per_token <= 0:  # no peak, or a shape with no matmul parameters left: nothing to bound by
         return None
     most = count * peak * 1e12 / per_token
     if tokens_per_s <= most:
         return None
     return (
-        f"{tokens_per_s:,.0f} tokens/s on {count} x {gpu.id} is {tokens_per_s / most:,.3g}x what they could do at their "
-        f"whole dense {job.precision} peak ({peak:g} TFLOPS each: at most {most:,.0f} tokens/s on the matmuls alone); "
-        "check the figure's unit (tokens/s over all the GPUs), the count and the precision"
+        f"{tokens_per_s:,.0f} {unit} on {count} x {gpu.id} is {tokens_per_s / most:,.3g}x what they could do at their "
+        f"whole dense {precision} peak ({peak:g} TFLOPS each: at most {most:,.0f} {unit} on the matmuls alone); "
+        f"check the figure's unit ({unit} over all the GPUs), the count and the precision"
     )
 
 

@@ -252,6 +252,8 @@ def serving_model(
     model = load_model(job.model, catalog)
     if not job.measured:
         return model
+    from advisor.perf.measured import above_peak  # (a job with its own runs only: start-up)
+
     params = params or load_params()
     factors = []
     for k, run in enumerate(job.measured):
@@ -261,6 +263,11 @@ def serving_model(
 
             raise InputError(f"{at}.gpu: unknown GPU id {run.gpu!r}{suggest(run.gpu, catalog.gpus)}", field=f"{at}.gpu")
         gpu = catalog.gpus[run.gpu]
+        per_token = 2.0 * model.matmul_active  # a generated token multiplies through every active weight once
+        if impossible := above_peak(
+            gpu, run.count, job.precision, per_token, run.output_tokens_per_s, "output tokens/s"
+        ):
+            raise InputError(f"{at}.output_tokens_per_s: {impossible}", field=f"{at}.output_tokens_per_s")
         try:
             est = serve_estimate(
                 model,
