@@ -32,6 +32,7 @@ from calibration import (  # noqa: E402
     fit_eras,
     get,
     load_rows,
+    mfu_floor,
     mfu_medians,
     pair_deratings,
     predict,
@@ -52,6 +53,7 @@ def computed(rows: list[dict], catalog, p) -> dict:
     rounded = [{k: (round(v, 3) if isinstance(v, float) else v) for k, v in x.items()} for x in pairs]
     return {
         "mfu_median": mfu_medians(rows, catalog, p),
+        "measured_mfu_floor": mfu_floor(rows, catalog),
         "today_kernel_runs": today_kernel_runs(rows, catalog),
         "datasheet_derating": deratings(rows, catalog, p),
         "pairs": rounded,

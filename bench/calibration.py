@@ -30,6 +30,7 @@ from calibration_values import (  # noqa: E402,F401  (re-exported: bench/accurac
     direct_deratings,
     evidence_table,
     fold_rows,
+    mfu_floor,
     mfu_medians,
     pair_deratings,
     publisher,

@@ -53,6 +53,14 @@ def mfu_medians(rows: list[dict], catalog, p) -> dict:
     return out
 
 
+def mfu_floor(rows: list[dict], catalog) -> dict:
+    """The lowest MFU of the steady-state runs (basis measured or derived, any software era) and its
+    row: catalog/estimator.yaml `measured_mfu_floor`, below which a user's own measurement is
+    questioned (advisor/perf/measured.py `implausibly_slow`)."""
+    low = min((r for r in rows if r["basis"] in MEDIAN_BASES), key=lambda r: row_mfu(r, catalog))
+    return {"value": round(row_mfu(low, catalog), 4), "run": low["id"]}
+
+
 def today_kernel_runs(rows: list[dict], catalog) -> dict:
     """Runs that used today's attention kernels (no attention_kernel=fa2), by generation and precision:
     catalog/estimator.yaml `today_kernel_runs` (advisor/perf/speed_basis.py credits today's kernels in

@@ -48,6 +48,7 @@ QUOTED = [
     ("docs/model.md", r"\(`matmul_efficiency_half_hidden`, fitted ([0-9.]+)\)", "matmul_efficiency_half_hidden"),
     ("docs/model.md", r"moves `fused_memory_share` of that\s+traffic \(fitted ([0-9.]+);", "fused_memory_share"),
     ("docs/model.md", r"estimator.yaml `measured_software_share` \(([0-9.]+)\)", "measured_software_share"),
+    ("docs/model.md", r"below `measured_mfu_floor` \(([0-9.]+)\)", "measured_mfu_floor"),
     ("docs/model.md", r"vendor-tuned measurements, ([0-9.]+), the best", "datasheet_derating.cdna.vendor_tuned.factor"),
     ("docs/model.md", r"the best \(([0-9.]+)\) its upper end", "datasheet_derating.cdna.vendor_tuned.upper"),
     ("docs/model.md", r"stack, ([0-9.]+) \(0\.\d+ and 0\.\d+,", "datasheet_derating.cdna.factor"),

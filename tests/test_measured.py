@@ -391,3 +391,41 @@ def test_a_measured_speed_of_a_shape_with_no_matmul_parameters_left_is_not_bound
     )
     code, plan = plan_json(path, as_of=None)
     assert code in (0, 3) and plan["status"]
+
+
+def test_the_mfu_floor_is_the_lowest_published_runs(catalog, p):
+    """catalog/estimator.yaml `measured_mfu_floor` by hand: the lowest MFU (tokens/s per GPU x
+    (6N + 12Lsh) / dense peak) of the calibration set's steady-state runs."""
+    import sys
+
+    sys.path.insert(0, str(ROOT / "bench"))
+    import calibration  # noqa: PLC0415  (bench/ is not a package)
+
+    lowest = 1.0
+    for r in calibration.load_rows():
+        if r["basis"] not in ("measured", "derived"):
+            continue
+        m, g = calibration.job_of(r).model, catalog.gpus[r["gpu"]]
+        n_mm = m.params - (0 if m.tied_embeddings else m.vocab * m.hidden)
+        per_token = (4 if r["kind"] == "lora" else 6) * n_mm + 12 * m.layers * m.seq_len * m.hidden
+        lowest = min(lowest, float(r["tokens_per_s_per_gpu"]) * per_token / (g.dense_tflops(r["precision"]) * 1e12))
+    assert p.measured_mfu_floor == pytest.approx(lowest, abs=1e-4)
+
+
+@pytest.mark.parametrize("below", [True, False])
+def test_a_measurement_below_every_published_runs_mfu_is_questioned_with_its_unit(catalog, p, below):
+    """review19 #4: a per-GPU figure entered as the whole run's is 1/count of it. Llama 3 8B at 8,192
+    tokens on 8 H100 in bf16: 6N + 12Lsh = 6 x 7,504,924,672 + 12 x 32 x 8,192 x 4,096 FLOPs a token
+    (N without the untied input embedding, catalog/models.yaml), so the floor's speed is
+    floor x 8 x 989.4e12 / that; a run 1% below it is questioned on every GPU it reaches, 1% above not."""
+    n_mm = 8_030_261_248 - 128_256 * 4_096
+    at_floor = p.measured_mfu_floor * 8 * 989.4e12 / (6 * n_mm + 12 * 32 * 8_192 * 4_096)
+    speed = at_floor * (0.99 if below else 1.01)
+    spec = _spec(catalog, [dict(M, tokens_per_s=speed)])
+    for gid, count in (("h100-sxm", 8), ("b200", 16)):
+        notes = evaluate(spec, catalog.gpus[gid], count, p).notes
+        doubt = [n for n in notes if "implausibly slow" in n]
+        assert bool(doubt) == below, (gid, notes)
+        if below:
+            assert "your measurement of 8 x h100-sxm" in doubt[0] and "tokens/s over all 8 GPUs" in doubt[0]
+            assert f"the run's is {8 * speed:,.0f}" in doubt[0]

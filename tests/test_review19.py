@@ -221,11 +221,6 @@ def test_at_least_the_measured_count_does_not_buy_the_next_power_of_two():
     assert sum(x["count"] for x in d["purchase"] if x["gpu"] == "h100-sxm") == 384, d["purchase"]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="review19 #6: a training measurement entered per GPU (9,375 tokens/s over 64 H100: 0.9% MFU) "
-    "is planned without a word; the plan moves to 64 B200 and costs $435,506 instead of $63,529",
-)
 def test_a_per_gpu_figure_entered_as_the_whole_runs_speed_is_questioned():
     """beyond_peak's own message names this unit mistake ('check the figure's unit (tokens/s over all
     the GPUs)') but checks only the direction a per-GPU figure never goes: entered per GPU, a speed is

@@ -48,4 +48,7 @@ class Params:
     datasheet_derating: dict | None = (
         None  # measured ratios: {generation: {factor, source, note}} for parts without a run
     )
+    measured_mfu_floor: float = (
+        0.0  # measured: lowest published run's MFU; a user's run below it is questioned (0: never)
+    )
     calibrated_from: dict | None = None  # an `advisor calibrate` override's runs: {runs_file, runs, groups, mape_*}

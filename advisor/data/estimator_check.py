@@ -146,6 +146,10 @@ SPECIAL: dict[str, Check] = {
         "a share of a measured offset from 0 to 1",
         lambda x: _number(x) and 0 <= float(x) <= 1,
     ),
+    "measured_mfu_floor": (
+        "an MFU from 0 to 1 (0: no user's run is questioned)",
+        lambda x: _number(x) and 0 <= float(x) <= 1,
+    ),
     "network_gbps_per_gpu": (
         "a number above 0, or a mapping of GPU ids or families to such numbers with a `default`",
         lambda x: _by_gpu(_positive)(x) and (not isinstance(x, dict) or "default" in x),

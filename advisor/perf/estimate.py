@@ -66,7 +66,8 @@ def evaluate(job: JobSpec, gpu: GPU, count: int, p: Params) -> Estimate:
     job's own measurements (`job.measured`, perf/measured.py) replace or move the speed."""
     if not job.measured:
         return _own_estimator(_evaluate(job, gpu, count, p), gpu, job.precision, p)
-    from advisor.perf.measured import transfer  # (a job with its own speeds only: two frozen dataclasses' start-up)
+    # (a job with its own speeds only: two frozen dataclasses' start-up)
+    from advisor.perf.measured import implausibly_slow, transfer
 
     bare = replace(job, measured=())
     e = _own_estimator(_evaluate(bare, gpu, count, p), gpu, job.precision, p)
@@ -86,6 +87,7 @@ def evaluate(job: JobSpec, gpu: GPU, count: int, p: Params) -> Estimate:
         if t.level == "measured"
         else f"moved x {t.factor:.3f} by {t.source} (docs/model.md §1.8)"
     )
+    doubts = [d for m in t.runs if (d := implausibly_slow(bare, m, p.measured_mfu_floor))]
     upper = e.tokens_per_s * t.factor * (1.0 + t.spread) if t.spread is not None else e.tokens_per_s_upper * t.factor
     return replace(
         e,
@@ -98,7 +100,7 @@ def evaluate(job: JobSpec, gpu: GPU, count: int, p: Params) -> Estimate:
         speed_spread=t.spread,
         derating=None if t.level == "measured" else e.derating,
         evidence_note=note,
-        notes=[n for n in e.notes if n != e.evidence_note] + [note],
+        notes=[n for n in e.notes if n != e.evidence_note] + [note] + doubts,
     )
 
 

@@ -22,6 +22,7 @@ from typing import Any
 
 from advisor.data.evidence import generation
 from advisor.perf.measured_rule import Run, reach
+from advisor.perf.training import mfu_flops_per_token
 
 _STATED = "docs/model.md §1.8"
 
@@ -67,6 +68,23 @@ def above_peak(gpu: Any, count: int, precision: str, per_token: float, tokens_pe
     )
 
 
+def implausibly_slow(job: Any, m: MeasuredSpeed, floor: float) -> str | None:
+    """Why measurement `m` of `job` is doubted, or None: its MFU (PaLM convention, as the calibration
+    set's runs are counted) is below `floor`, the lowest of any published run the estimator is calibrated
+    on (Params.measured_mfu_floor), as a per-GPU figure entered as the whole run's is (1/count of it)."""
+    peak = m.figures.dense_tflops(job.precision) if m.figures is not None else None
+    if not peak or floor <= 0:
+        return None
+    mfu = m.tokens_per_s / m.count * mfu_flops_per_token(job.model, job.kind) / (peak * 1e12)
+    if mfu >= floor:
+        return None
+    return (
+        f"{m.label()} is implausibly slow: {100 * mfu:.2g}% MFU on {job.precision}, below the lowest of the published "
+        f"runs the estimator is calibrated on ({100 * floor:.1f}%); check its unit: tokens/s over all {m.count} GPUs "
+        f"(if {m.tokens_per_s:,.0f} is per GPU, the run's is {m.tokens_per_s * m.count:,.0f})"
+    )
+
+
 @dataclass(frozen=True)
 class Transfer:
     """How the measurements reach one (GPU, count): the factor on the model's estimate, the evidence
@@ -76,6 +94,7 @@ class Transfer:
     level: str
     source: str
     spread: float | None = None
+    runs: tuple[MeasuredSpeed, ...] = ()  # the measurements it comes from
 
 
 def transfer(
@@ -88,7 +107,7 @@ def transfer(
     if exact is not None:
         base = model_at(exact)
         factor = exact.tokens_per_s / base if base > 0 else 1.0
-        return Transfer(factor, "measured", exact.label(), exact.spread)
+        return Transfer(factor, "measured", exact.label(), exact.spread, (exact,))
     runs = []
     for m in measured:
         base = model_at(m) if m.figures is not None else 0.0
@@ -97,7 +116,7 @@ def transfer(
     got = reach(runs, gpu.id, generation(gpu), software_share)
     if got is None:
         return None
-    return Transfer(math.exp(got.offset), "transferred", "; ".join(m.label() for m in got.runs))
+    return Transfer(math.exp(got.offset), "transferred", "; ".join(m.label() for m in got.runs), runs=got.runs)
 
 
 def measured_speeds(job: Any, catalog: Any, where: str) -> tuple[MeasuredSpeed, ...]:
