@@ -339,6 +339,21 @@ def test_calibrate_refuses_an_unknown_assumed_layout_column(catalog, tmp_path):
     assert exc.value.field == "layout_assumed" and "line 2" in str(exc.value) and "micro_batch" in str(exc.value)
 
 
+@pytest.mark.parametrize("field, value", [("count", "8.5"), ("tensor_parallel", "2.5"), ("count", "0.5")])
+def test_calibrate_refuses_a_count_that_is_not_a_whole_number(catalog, tmp_path, field, value):
+    """review19 (minor): a GPU count of 8.5 was read as 8 without a word (0.5 as 0, 'above zero')."""
+    from advisor.perf.calibrate import read_runs
+
+    row = {"gpu": "h100-sxm", "count": "8", "tokens_per_s": "60000", "model": "llama-3-8b", "tensor_parallel": "1"}
+    row[field] = value
+    path = tmp_path / "runs.csv"
+    path.write_text(",".join(row) + "\n" + ",".join(row.values()) + "\n")
+    with pytest.raises(InputError) as exc:
+        read_runs(path, catalog)
+    assert exc.value.field == field and "line 2" in str(exc.value)
+    assert f"must be a whole number (given {value})" in str(exc.value)
+
+
 def test_the_quote_to_get_first_does_not_ask_for_a_run_the_user_already_made(run_json, write):
     """A plan resting on the user's own run of 8 H100 whose H100 speed is still worth verifying (the 16
     GPUs a 12-day deadline needs are moved by the run, not measured) says which counts the run covers,

@@ -59,12 +59,14 @@ def _num(row: dict[str, str], key: str, line: int, name: str, kind: type = float
     if not v:
         return None
     try:
-        x = kind(float(v)) if kind is int else float(v)
+        x = float(v)
     except ValueError:
         raise InputError(f"{name}, line {line}, field {key}: {v!r} is not a number", file=name, field=key) from None
     if not math.isfinite(x) or x <= 0:
         raise InputError(f"{name}, line {line}, field {key}: must be above zero (given {v})", file=name, field=key)
-    return x
+    if kind is int and not x.is_integer():  # a count of GPUs, layers, a parallel size: never rounded
+        raise InputError(f"{name}, line {line}, field {key}: must be a whole number (given {v})", file=name, field=key)
+    return int(x) if kind is int else x
 
 
 def _flag(row: dict[str, str], key: str) -> bool | None:
