@@ -16,7 +16,8 @@ from advisor.inputs.workload import parse_workload
 SERVING = sorted(p.stem for p in EXAMPLES.glob("*.yaml") if "traffic" in p.read_text(encoding="utf-8"))
 
 
-# a replica measured at a million requests/s against a 0.75 requests/s peak (found by the fuzzer)
+# a replica 1.3 million times the peak (found by the fuzzer: a million requests/s against 0.75; here 400
+# against 0.0003, within the RTX 4090's int8 peak, which a measurement may not exceed: review19 #4)
 FAST_REPLICA = {
     "deployment": "datacenter",
     "jobs": [
@@ -26,7 +27,7 @@ FAST_REPLICA = {
             "model": "llama-3.1-8b",
             "precision": "int8",
             "months": 36,
-            "traffic": {"requests_per_s": 0.5, "peak_factor": 1.5, "input_tokens": 200, "output_tokens": 100},
+            "traffic": {"requests_per_s": 2e-6, "peak_factor": 1.5, "input_tokens": 200, "output_tokens": 100},
             "measured": [
                 {
                     "gpu": "rtx-4090",
@@ -34,7 +35,7 @@ FAST_REPLICA = {
                     "tensor_parallel": 1,
                     "input_len": 200,
                     "output_len": 100,
-                    "output_tokens_per_s": 1e8,
+                    "output_tokens_per_s": 4e4,
                     "date": "2026-11-20",
                 }
             ],
@@ -88,7 +89,7 @@ def test_a_replica_far_faster_than_the_peak_still_gets_its_spare(catalog, rules)
     assert p["status"] == "optimal"
     (row, *more) = p["serving"]
     assert sum(r["replicas"] for r in p["serving"]) >= 2
-    assert held_with_one_down(p["serving"], "chat") >= 0.75
+    assert held_with_one_down(p["serving"], "chat") >= 3e-4
 
 
 def test_a_robustness_draw_keeps_the_spare_the_plan_keeps(catalog, rules):
