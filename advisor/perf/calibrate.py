@@ -62,10 +62,9 @@ def _num(row: dict[str, str], key: str, line: int, name: str, kind: type = float
         x = float(v)
     except ValueError:
         raise InputError(f"{name}, line {line}, field {key}: {v!r} is not a number", file=name, field=key) from None
-    if not math.isfinite(x) or x <= 0:
-        raise InputError(f"{name}, line {line}, field {key}: must be above zero (given {v})", file=name, field=key)
-    if kind is int and not x.is_integer():  # a count of GPUs, layers, a parallel size: never rounded
-        raise InputError(f"{name}, line {line}, field {key}: must be a whole number (given {v})", file=name, field=key)
+    wrong = "above zero" if not math.isfinite(x) or x <= 0 else "a whole number" if kind is int and x % 1 else None
+    if wrong:  # (a count of GPUs, layers, a parallel size is never rounded)
+        raise InputError(f"{name}, line {line}, field {key}: must be {wrong} (given {v})", file=name, field=key)
     return int(x) if kind is int else x
 
 
@@ -139,8 +138,7 @@ def _run(row: dict[str, str], catalog: Catalog, line: int, name: str) -> Run:
     count = _num(row, "count", line, name, int) or _num(row, "gpu_count", line, name, int)
     if count is None:
         raise InputError(f"{name}, line {line}, field count: the run's GPU count is missing", file=name, field="count")
-    total = _num(row, "tokens_per_s", line, name)
-    per_gpu = _num(row, "tokens_per_s_per_gpu", line, name)
+    total, per_gpu = _num(row, "tokens_per_s", line, name), _num(row, "tokens_per_s_per_gpu", line, name)
     if total is None and per_gpu is None:
         raise InputError(
             f"{name}, line {line}, field tokens_per_s: the measured speed is missing", file=name, field="tokens_per_s"
