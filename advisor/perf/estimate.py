@@ -87,7 +87,8 @@ def evaluate(job: JobSpec, gpu: GPU, count: int, p: Params) -> Estimate:
         if t.level == "measured"
         else f"moved x {t.factor:.3f} by {t.source} (docs/model.md §1.8)"
     )
-    doubts = [d for m in t.runs if (d := implausibly_slow(bare, m, p.measured_mfu_floor))]
+    per_token = mfu_flops_per_token(bare.model, bare.kind)
+    doubts = [d for m in t.runs if (d := implausibly_slow(bare, m, per_token, p.measured_mfu_floor))]
     upper = e.tokens_per_s * t.factor * (1.0 + t.spread) if t.spread is not None else e.tokens_per_s_upper * t.factor
     return replace(
         e,

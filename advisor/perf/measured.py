@@ -22,7 +22,6 @@ from typing import Any
 
 from advisor.data.evidence import generation
 from advisor.perf.measured_rule import Run, reach
-from advisor.perf.training import mfu_flops_per_token
 
 _STATED = "docs/model.md §1.8"
 
@@ -68,14 +67,15 @@ def above_peak(gpu: Any, count: int, precision: str, per_token: float, tokens_pe
     )
 
 
-def implausibly_slow(job: Any, m: MeasuredSpeed, floor: float) -> str | None:
-    """Why measurement `m` of `job` is doubted, or None: its MFU (PaLM convention, as the calibration
-    set's runs are counted) is below `floor`, the lowest of any published run the estimator is calibrated
-    on (Params.measured_mfu_floor), as a per-GPU figure entered as the whole run's is (1/count of it)."""
+def implausibly_slow(job: Any, m: MeasuredSpeed, per_token: float, floor: float) -> str | None:
+    """Why measurement `m` of `job` is doubted, or None: its MFU at `per_token` FLOPs a token (the PaLM
+    convention the calibration set's runs are counted in, training.mfu_flops_per_token) is below
+    `floor`, the lowest of any published run the estimator is calibrated on (Params.measured_mfu_floor),
+    as a per-GPU figure entered as the whole run's is (1/count of it)."""
     peak = m.figures.dense_tflops(job.precision) if m.figures is not None else None
     if not peak or floor <= 0:
         return None
-    mfu = m.tokens_per_s / m.count * mfu_flops_per_token(job.model, job.kind) / (peak * 1e12)
+    mfu = m.tokens_per_s / m.count * per_token / (peak * 1e12)
     if mfu >= floor:
         return None
     return (
