@@ -5,15 +5,17 @@ A measurement is `count` GPUs of one type, `tensor_parallel` a replica, at full 
 `input_len`/`output_len` tokens. Its factor f = measured / modelled output tokens/s at that shape (the
 job's precision, the GPU's default engine). Every step time of a replica is divided by the factor it
 gets, so the modelled offline peak at the measured shape is the measurement, and the SLO-limited rate
-follows the same scaled rate-latency curve. Which factor a GPU gets:
+follows the same scaled rate-latency curve. Which factor a GPU gets (perf/measured_rule.py, the rule
+training's measurements follow too):
 
 * the measured GPU type: f (the geometric mean of its measurements' factors); `speed_evidence:
   measured` on the measured shape (tensor parallel, input and output lengths), `transferred` elsewhere;
-* a GPU of a measured GPU's generation (the catalog's architecture, e.g. Hopper): the same f,
-  `transferred` (the share of f that belongs to the GPU moves its generation, the share that belongs
-  to the user's software moves every GPU: together all of f);
-* any other GPU: f ** s, `transferred`, where s = `measured_software_share` in
-  catalog/serving_estimator.yaml is the share of the deviation attributed to the user's software.
+* another GPU of a measured generation (the catalog's architecture, e.g. Hopper): the geometric mean
+  of that generation's factors, `transferred` (the share of f that belongs to the GPU moves its
+  generation, the share that belongs to the user's software moves every GPU: together all of f);
+* any other GPU: f ** s with f the geometric mean of every run's factor, `transferred`, where s =
+  `measured_software_share` in catalog/serving_estimator.yaml is the share of the deviation
+  attributed to the user's software.
 
 Without a measurement a GPU's evidence is `same_generation` when published runs of its generation are
 in catalog/serving_calibration.csv (the model is fitted on them), else `datasheet`.
