@@ -437,7 +437,7 @@ def test_the_plan_and_the_memo_give_the_price_of_robustness(band):
     memo = advisor.memo(p, charts=False).text
     recommendation = memo.split("## 1. Recommendation", 1)[1].split("\n\n", 2)[1]
     assert (
-        f"is expected to cost {loss} more than this one (the price of robustness, on 2,000 fresh draws, "
+        f"is expected to cost {loss} more than this one (the price of robustness, on {FRESH_DRAWS:,} fresh draws, "
         f"±{noise} at 2 standard errors)" in recommendation
     )
     assert f"the plan at the point estimates is expected to cost {loss} more" in " ".join(

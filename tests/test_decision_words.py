@@ -48,12 +48,13 @@ def test_an_option_cheaper_at_the_point_estimates_is_said_to_cost_less_not_a_neg
 
 def test_a_price_of_robustness_is_stated_with_its_monte_carlo_noise(rules, catalog):
     """8x H100 for four years on `decision: {basis: p80}` chooses buying and said the point plan (renting)
-    "is expected to cost $326 more on 2,000 fresh draws" (9.2T tokens; the file is at 7.9T since bought
-    GPUs are sold at their work's end, review16 #4, just below the knife's 8.0T, where a p80 choice is
-    still within the fresh draws' noise). An independent re-draw (review 11: the rate's
-    low band x0.67-x1.50, Hopper bf16 speed, the purchase's medium band) puts the paired difference's
-    standard deviation at about $191,000 a draw: a standard error of about $4,300 on 2,000 draws, so a
-    few hundred dollars is noise. The JSON carries the standard error and the words say the difference is within it."""
+    "is expected to cost $326 more on 2,000 fresh draws" (9.2T tokens; the file is at 7.7T since bought
+    GPUs are sold at their work's end, review16 #4, and the fresh draws are 20,000: there the p80 choice's
+    price of robustness, -$1,720, is still within its noise). An independent re-draw (review 11: the
+    rate's low band x0.67-x1.50, Hopper bf16 speed, the purchase's medium band) puts the paired
+    difference's standard deviation at about $191,000 a draw: a standard error of about $1,350 on 20,000
+    draws. The band the words print is 2 x the standard error the JSON prints (to the cent): computed
+    from the unrounded one it read $2,349, where 2 x the JSON's $1,174.25 = $2,348.50 prints $2,348. The JSON carries the standard error and the words say the difference is within it."""
     from advisor.explain.decision import FRESH_DRAWS, Z_SWITCH
     from advisor.present.plan_text import plan_text
 

@@ -59,13 +59,13 @@ if TYPE_CHECKING:
     from advisor.explain.robustness import Verdict
 
 FRESH_SEED = 61  # the fresh draws the price of robustness is measured on (never used to choose)
-FRESH_DRAWS = 2000
 # The draws every candidate is scored on (pick) and the chosen and point plans' printed figures are over
 # (record). Enough to resolve a saving of 0.5% of the cost at Z_SWITCH standard errors where the paired
 # difference spreads widest among the cases measured (the 8x H100 knife: sd 33% of its cost, bench/decision.py):
 # (2 x 0.335 / 0.005)^2 = 17,956. Drawing them for one GPU type takes ~9 ms of CPU; costing a found plan on
 # them is numpy over its run terms (article-office 0.03 ms, bench/perf.py's 200-job fleet ~3 ms a plan).
 SCORING_DRAWS = 20_000
+FRESH_DRAWS = SCORING_DRAWS  # the price of robustness resolved as finely as the choice it prices
 EXCLUDED = 1e3  # a price factor that keeps a (GPU, ownership) pair out of a restricted re-solve
 MOST_DRAW_PLANS = 8  # p80/p90: the most frequent draw optima re-solved as candidates
 CVAR_TERMS = 1_000_000  # p80/p90: the CVaR plan is a candidate when candidate columns x draws is at most this

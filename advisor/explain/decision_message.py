@@ -40,7 +40,8 @@ def message(basis: str, rec: dict[str, Any], what: str, point_what: str, same: b
     text = f"{what}: chosen for {how} {figures}"
     if same:
         return text + "; it is also the optimum at the point estimates"
-    loss, noise = rec["price_of_robustness_usd"], Z_SWITCH * rec["price_of_robustness_se_usd"]
+    # at the cents the JSON prints them to, so the band re-computed from the JSON is the one in the words
+    loss, noise = cents(rec["price_of_robustness_usd"]), Z_SWITCH * cents(rec["price_of_robustness_se_usd"])
     within = f", within its noise ({Z_SWITCH:g} standard errors: ${noise:,.0f})" if abs(loss) < noise else ""
     return (
         text + f"; the optimum at the point estimates ({point_what}) is expected to cost "

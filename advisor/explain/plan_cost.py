@@ -10,7 +10,8 @@ plan rents, not the GPU type's cheapest listing) times what it bills at the draw
 (Candidate.run_cost_scale: 1 / speed by the hour, a commitment billed in full unchanged while the
 job still fits in it). A job measured by the user on its GPU and count draws its speed within the
 measurement's spread (explain/draws.estimate_speed), and a serving replica its throughput within the
-serving model's error (explain/draws.serve_speed), both at its GPU type's speed normal. Servers, the network,
+serving model's error, or its measurement's spread where the user measured it (explain/draws.replica_speed),
+both at its GPU type's speed normal. Servers, the network,
 storage, burn-in and hosting are not varied. At every factor 1 the cost is the plan's own present
 value (`total_cost_usd`).
 """
@@ -24,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from advisor.data.uncertainty import LogDist, rate_dist
-from advisor.explain.draws import Draws, estimate_speed, serve_speed
+from advisor.explain.draws import Draws, estimate_speed, replica_speed
 from advisor.solve.model import Model
 from advisor.solve.rental_offers import rent_offers
 from advisor.solve.reserved import paid_training
@@ -79,7 +80,7 @@ def run_term(problem: Problem, c: Any, n: float) -> RunTerm:
         c.run_cost_usd * n,
         rented,
         rate_dist(opt.offer) if rented and opt is not None else None,
-        estimate_speed(problem, c) if measured else (None if training else serve_speed(problem, c.gpu)),
+        estimate_speed(problem, c) if measured else (None if training else replica_speed(problem, c)),
         c if training else None,
     )
 

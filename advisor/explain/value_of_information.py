@@ -42,7 +42,7 @@ from advisor.explain.decision import (
     optimum_options,
     restricted_options,
 )
-from advisor.explain.draws import Draws, gpu_prices, gpu_speed, serve_speed, speed_evidence
+from advisor.explain.draws import MEASURED_REPLICA, Draws, gpu_prices, gpu_speed, serve_speed, speed_evidence
 from advisor.explain.offer_options import offer_drops
 from advisor.explain.plan_cost import RunTerm
 from advisor.explain.scores import QUANTILES
@@ -210,12 +210,20 @@ def _trains_on(x: Input, options: list[Option], chosen: Option) -> bool:
     return any(t.cand is not None for t in held)
 
 
-def _serving_item(problem: Problem, x: Input, value: float, count: int, stake: str) -> dict[str, Any]:
+def _serving_item(problem: Problem, x: Input, value: float, count: int, stake: str, chosen: Option) -> dict[str, Any]:
     """The verify item of a serving-only GPU type's speed: its replica's requests/s, within the serving
     model's held-out error (explain/draws.serve_speed)."""
+    gpu = problem.catalog.gpus[x.gpu]
+    if all(t.speed is MEASURED_REPLICA for t in chosen.cost.terms if t.gpu == x.gpu and t.cand is None):
+        d = MEASURED_REPLICA  # the chosen plan serves on it at the shape the user's own run measured
+        lo, hi = d.factor(0.1), d.factor(0.9)
+        text = (
+            f"confirm your own run's throughput on {gpu.name} (used as measured): {stake}; real requests/s "
+            f"P10-P90 {lo:.2f}-{hi:.2f}x your run (a measurement's default spread)"
+        )
+        return _item(x, count, 1.0, [lo, hi], "measured", value, text)
     d = serve_speed(problem, x.gpu)
     lo, hi = d.factor(0.1), d.factor(0.9)
-    gpu = problem.catalog.gpus[x.gpu]
     text = (
         f"measure the replica's throughput under the SLO on 1 node of {gpu.name}: {stake}; real requests/s "
         f"P10-P90 {lo:.2f}-{hi:.2f}x the estimate (serving model's error on published runs)"
@@ -243,7 +251,7 @@ def entry(
     stake = f"up to ${value:,.0f} at stake" + (f" (at part of its range {switch} is cheaper)" if switch else "")
     if x.kind == "speed":
         if not _trains_on(x, options, chosen):
-            return _serving_item(problem, x, value, count, stake)
+            return _serving_item(problem, x, value, count, stake, chosen)
         return _speed_item(problem, x, value, count, stake)
     buy_d, rent_d = gpu_prices(problem, x.gpu)
     rented = x.kind == "rental_rate"

@@ -56,6 +56,9 @@ class Estimate:
     tokens_per_s_upper: float = 0.0  # the upper end: the model up to the best published MFU, not derated
     speed_source: str | None = None  # the user's measurement a measured or transferred speed comes from
     speed_spread: float | None = None  # P10-P90 half-width of a speed that is the user's measurement
+    model_notes: list = field(
+        default_factory=list
+    )  # the notes on how the model's speed was held: not said of a measured one
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -101,7 +104,8 @@ def evaluate(job: JobSpec, gpu: GPU, count: int, p: Params) -> Estimate:
         speed_spread=t.spread,
         derating=None if t.level == "measured" else e.derating,
         evidence_note=note,
-        notes=[n for n in e.notes if n != e.evidence_note] + [note] + doubts,
+        notes=[n for n in e.notes if n != e.evidence_note and (t.level != "measured" or n not in e.model_notes)]
+        + [note, *doubts],
     )
 
 
@@ -165,7 +169,8 @@ def _evaluate(job: JobSpec, gpu: GPU, count: int, p: Params) -> Estimate:
     binding = max(parts, key=lambda k: parts[k])
     flops = mfu_flops_per_token(m, job.kind)
     mfu = tps / count * flops / (peak * 1e12)
-    tps, mfu, upper = _held_speed(job, gpu, lay, batch, tps, mfu, t, ev, derate, p, notes)
+    tps, mfu, upper, held = _held_speed(job, gpu, lay, batch, tps, mfu, t, ev, derate, p)
+    notes += held
     asked = job.global_batch_tokens or default_batch_tokens(m, p)
     notes += layout_notes(gpu, count, lay, t, batch, asked, needs_tp)
     return Estimate(
@@ -185,6 +190,7 @@ def _evaluate(job: JobSpec, gpu: GPU, count: int, p: Params) -> Estimate:
         derating=derate,
         evidence_note=ev_note,
         tokens_per_s_upper=upper,
+        model_notes=held,
     )
 
 
@@ -199,19 +205,17 @@ def _held_speed(
     ev: Evidence,
     derate: dict[str, Any] | None,
     p: Params,
-    notes: list[str],
-) -> tuple[float, float, float]:
-    """(tokens/s, MFU, upper tokens/s) from the layout's modelled `tps` at `mfu`: never above the
-    best published run of the generation (perf/speed_basis.ceilings), then derated when the speed
-    rests on a datasheet; why it was held is added to `notes`."""
+) -> tuple[float, float, float, list[str]]:
+    """(tokens/s, MFU, upper tokens/s, why it was held) from the layout's modelled `tps` at `mfu`:
+    never above the best published run of the generation (perf/speed_basis.ceilings), then derated
+    when the speed rests on a datasheet."""
     base, upper, held = ceilings(job, gpu, lay, batch, tps, mfu, t, ev, p)
-    if upper < tps * 0.9999:
-        notes.append(held_note(job, gpu, lay, p, mfu, tps, upper))
+    notes = [held_note(job, gpu, lay, p, mfu, tps, upper)] if upper < tps * 0.9999 else []
     if held:
         notes.append(held)
     if derate:
         base, upper = base * derate["factor"], upper * derate["upper"]
-    return base, mfu * base / tps, upper
+    return base, mfu * base / tps, upper, notes
 
 
 def _layout_row(

@@ -63,11 +63,19 @@ def assumption_row(plan: Plan) -> dict | None:
         f"{u.speed_rows} published training runs, each predicted with its own source left out of the "
         "fit, by GPU generation and precision (rank quantiles, small groups shrunk towards all runs "
         f"pooled; with each source also left out of the derivation, P10\u2013P90 held "
-        f"{u.speed_coverage_p10_p90} of the runs), wider for generations with no measured run; price "
+        f"{u.speed_coverage_p10_p90} of the runs), wider for generations with no measured run"
+        + ("; a speed your own run measured on its GPU and count: that measurement's spread" if _measured(plan) else "")
+        + "; price "
         "errors from the spread of the catalog's quote bands by each price's confidence. Draws are "
         "seeded, so the same input gives the same ranges.",
         "refs": [],
     }
+
+
+def _measured(plan: Plan) -> bool:
+    return any(j.speed_evidence == "measured" for j in plan.jobs) or any(
+        r.speed_evidence == "measured" for r in plan.serving
+    )
 
 
 def ranges_chart(plan: Plan, ctx: PlanContext, points: list[dict] | None) -> dict | None:

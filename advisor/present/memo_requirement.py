@@ -18,6 +18,7 @@ from advisor.present.words import (
     job_label,
     join,
     months_phrase,
+    own_speeds,
     sentence,
     unit_rate,
     usd,
@@ -184,11 +185,17 @@ def assumption_rows(wl: Workload, catalog: Catalog, plan: Plan, refs: Refs) -> l
             "refs": [],
         }
     )
-    out.append(
-        {
-            "text": "Training times are estimates from the tool's performance model (docs/model.md), not "
-            "measurements of this job.",
-            "refs": [],
-        }
-    )
+    out.append({"text": _speeds_basis(plan), "refs": []})
     return out
+
+
+def _speeds_basis(plan: Plan) -> str:
+    """Where the times and serving speeds come from: the tool's model, except those the user's own runs
+    set or moved, named (a memo that called a measured speed an estimate denied the buyer's own figure)."""
+    own = own_speeds(plan)
+    if not own:
+        return "Training times are estimates from the tool's performance model (docs/model.md), not measurements of this job."
+    return (
+        "Speeds are estimates from the tool's performance model (docs/model.md) except those your own runs "
+        f"set or moved: {'; '.join(own)}."
+    )

@@ -10,12 +10,13 @@ from typing import Any
 from advisor.contract import Plan
 from advisor.contract.costs import Triple
 from advisor.contract.explanations import Reason, Rejected
+from advisor.present import words
 from advisor.present.decision_words import expected, over_draws
 from advisor.present.escape import md
 from advisor.present.grid import grid, para
 from advisor.present.memo_costs import billed_gpus, billed_hours, cash_months, cost_rows
 from advisor.present.sections import NAMES
-from advisor.present.words import duration, minimised, months_phrase, quoted_rate, tokens, unproven, usd, usd_cents
+from advisor.present.words import duration, months_phrase, quoted_rate, tokens, unproven, usd, usd_cents
 
 
 def as_plan(p: Plan | dict[str, Any]) -> Plan:
@@ -145,7 +146,7 @@ def cost_section(p: Plan, fmt: str) -> list[str]:
     if not p.purchase:
         return []
     rows = [[r["category"], r["when"], r["amount"]] for r in cost_rows(p, p.assumptions.horizon_months)]
-    rows.append([f"Total, present value ({minimised(p)})", "", usd_cents(p.total_cost_usd or 0.0)])
+    rows.append([f"Total, present value ({words.minimised(p)})", "", usd_cents(p.total_cost_usd or 0.0)])
     return [heading("Cost breakdown", fmt), grid(["cost", "when", "amount"], rows, fmt)]
 
 
@@ -201,7 +202,7 @@ def jobs_section(p: Plan, fmt: str) -> list[str]:
                 f"{24 * j.wall_days:,.1f} h lost to failures, restarts and checkpoints"
             )
         out.append(line(text, fmt))
-    return out
+    return out + [line(text, fmt) for text in words.own_speeds(p, serving=False)]
 
 
 def serving_section(p: Plan, fmt: str) -> list[str]:
@@ -232,6 +233,7 @@ def serving_section(p: Plan, fmt: str) -> list[str]:
         ),
     ]
     out += [line(f"{r.name} on {r.gpu}: {r.shared_with_training}", fmt) for r in p.serving if r.shared_with_training]
+    out += [line(text, fmt) for text in words.own_speeds(p, jobs=False)]
     if p.serving_mix is not None and p.serving_mix.message:
         out.append(line(p.serving_mix.message, fmt))
     return out

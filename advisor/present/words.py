@@ -106,6 +106,14 @@ def minimised(plan: Plan) -> str:
     return "what the plan minimises"
 
 
+def own_speeds(plan: Plan, jobs: bool = True, serving: bool = True) -> list[str]:
+    """'pretrain on 64× h100-sxm: speed from your measurement of ...' for each training job and serving
+    class whose speed the user's own runs (a job's `measured:`, their calibrated estimator) set or moved."""
+    rows = [(f"{j.name} on {j.gpu_count:,}× {j.gpu}", j.speed_source) for j in plan.jobs if jobs]
+    rows += [(f"{r.name} on {r.gpu}", r.speed_source) for r in plan.serving if serving]
+    return [f"{who}: speed {'' if src.startswith('moved') else 'from '}{src}" for who, src in rows if src]
+
+
 def unproven(plan: Plan) -> str | None:
     """'best found, within 0.14% of optimal' for a feasible plan the solver did not prove optimal
     (its time limit ran out), None otherwise: every format's first line says it."""
