@@ -16,7 +16,6 @@ from advisor.data.catalog import GPU, Catalog
 from advisor.data.estimator import Params
 from advisor.data.rules import Finding as RuleFinding
 from advisor.data.rules import RuleSet
-from advisor.data.uncertainty import speed_dist
 from advisor.economics.costs import Costs
 from advisor.economics.lead_time import provisioning_time
 from advisor.economics.ownership import (
@@ -37,6 +36,7 @@ from advisor.perf.estimate import Estimate, evaluate
 from advisor.perf.goodput import wall_hours
 from advisor.perf.jobspec import JobSpec
 from advisor.perf.layout import min_gpus
+from advisor.perf.speed_error import speed_error
 from advisor.perf.training import default_network_gbps
 from advisor.solve.constraints.deadline import meets, too_slow
 from advisor.solve.holding import Holding
@@ -129,10 +129,8 @@ class ClassRuns:
         if n_min is None:
             add_reason(self.out.reasons, None, "memory", _memory_reason(cls.spec, gpu, s.params, name))
             return
-        # real speed at the (1 - confidence) quantile of the estimator's error: time at `confidence`
-        time_factor = 1.0 / speed_dist(gpu, cls.spec.precision).factor(1.0 - s.workload.confidence)
         for ownership, group in ways:
-            mine = list(self._counts(k, cls, ownership, group, n_min, time_factor))
+            mine = list(self._counts(k, cls, ownership, group, n_min))
             self.out.by_class[k] += mine
             if cls.deadline is not None and mine and not any(meets(c, cls.deadline) for c in mine):
                 fastest = min(mine, key=lambda c: c.hours)
@@ -141,7 +139,7 @@ class ClassRuns:
                 )
 
     def _counts(
-        self, k: int, cls: JobClass, ownership: str, group: tuple[RentOption, ...], n_min: int, time_factor: float
+        self, k: int, cls: JobClass, ownership: str, group: tuple[RentOption, ...], n_min: int
     ) -> Iterator[Candidate]:
         """The candidates of one (class, way of paying), smallest count first: a count is offered only
         if it is faster than the smaller ones, within the same global batch, and allowed; a rented one
@@ -167,7 +165,7 @@ class ClassRuns:
                 add_findings(self.out.reasons, per_count, once=True)
                 continue
             best, last = est.tokens_per_s, n
-            c = self._candidate(k, cls, ownership, opt, n, est, time_factor, per_count)
+            c = self._candidate(k, cls, ownership, opt, n, est, per_count)
             if c is None:
                 continue
             yield c
@@ -229,12 +227,16 @@ class ClassRuns:
         opt: RentOption | None,
         n: int,
         est: Estimate,
-        time_factor: float,
         per_count: list[RuleFinding],
     ) -> Candidate | None:
         """One candidate with its wall time (failure-free training time over goodput) and cost; None
-        when spot interruptions would destroy more than half the work."""
+        when spot interruptions would destroy more than half the work. Its time at the workload's
+        confidence: its real speed at the (1 - confidence) quantile of its own estimate's error
+        (perf/speed_error.py: the user's measurement's spread when the speed is theirs), the band its
+        printed P10-P90 time reads."""
         s = self.s
+        error = speed_error(self.gpu, cls.spec.precision, est, s.params, n)
+        time_factor = 1.0 / error.factor(1.0 - s.workload.confidence)
         hours, good = wall_hours(n, cls.tokens / est.tokens_per_s / 3600.0, s.params, cls.goodput)
         warnings: list[Finding] = [
             {"rule": f.rule, "code": f.rule, "message": f.message} for f in self.findings[k, ownership] + per_count
