@@ -182,11 +182,6 @@ def test_a_serving_measurement_beyond_the_gpus_peak_is_refused():
 # 7. A measurement at a GPU count off the candidate grid is never used, and that count is never planned
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="review19 #7: candidate_counts offers 256 and 512 but not 384, so the user's 384-GPU "
-    "measurement is never used and exactly 384 GPUs is NO FEASIBLE PLAN ('allow 512 GPUs instead')",
-)
 def test_a_measured_cluster_size_is_a_count_the_plan_can_use():
     d = _json("rent384_measured_exact.yaml")
     assert d["status"] == "optimal", [x.get("message") for x in d.get("diagnosis") or []]
@@ -194,11 +189,6 @@ def test_a_measured_cluster_size_is_a_count_the_plan_can_use():
     assert job["gpu_count"] == 384 and job["speed_evidence"] == "measured"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="review19 #7: at least 384 bought H100 for a job measured on 384 buys 512 "
-    "($25,811,888 cash; 128 GPUs, 16 HGX servers and their network more than asked)",
-)
 def test_at_least_the_measured_count_does_not_buy_the_next_power_of_two():
     d = _json("buy384_measured_min.yaml")
     assert sum(x["count"] for x in d["purchase"] if x["gpu"] == "h100-sxm") == 384, d["purchase"]

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -60,10 +60,20 @@ MAX_GPUS_PER_JOB = 65_536
 MINUTE_HOURS = 1 / 60
 
 
-def candidate_counts(n_min: int, upper: int) -> list[int]:
-    """GPU counts worth offering: every count to 8, then multiples of 8 to 64, then powers of two."""
+def candidate_counts(n_min: int, upper: int, asked: Iterable[int] = ()) -> list[int]:
+    """GPU counts worth offering: every count to 8, then multiples of 8 to 64, then powers of two, and
+    the counts the user `asked` for (a cluster size they measured or want), which the grid may miss
+    (384 GPUs: 48 HGX servers)."""
     counts = {c for c in range(n_min, 9)} | set(range(16, 65, 8)) | {2**k for k in range(7, 18)} | {n_min, upper}
-    return sorted(c for c in counts if n_min <= c <= upper)
+    return sorted(c for c in counts | set(asked) if n_min <= c <= upper)
+
+
+def asked_counts(workload: Workload, spec: JobSpec, gpu_id: str) -> set[int]:
+    """The job counts a user named for this job on GPU type `gpu_id`: each of the job's measurements on
+    it (its count is where the measurement is used as measured), and the fleet's `gpus.count` or
+    `gpus.min` (one job on all of it is how a single job meets it)."""
+    lower = workload.gpus.lower
+    return {m.count for m in spec.measured if m.gpu == gpu_id} | ({lower} if lower is not None else set())
 
 
 @dataclass(frozen=True)
@@ -145,7 +155,7 @@ class ClassRuns:
         if it is faster than the smaller ones, within the same global batch, and allowed; a rented one
         on its group's cheapest offer whose fabric carries it."""
         best, batch, last = 0.0, None, n_min
-        for n in candidate_counts(n_min, MAX_GPUS_PER_JOB):
+        for n in candidate_counts(n_min, MAX_GPUS_PER_JOB, asked_counts(self.s.workload, cls.spec, self.gpu.id)):
             if n > 2 * last:
                 break  # no speed-up since half this count: larger counts will not help either
             opt = None
