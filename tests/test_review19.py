@@ -35,11 +35,6 @@ def _cli(*args: str):
 # 1. A deadline is held at the generation's error band, not at the user's own measurement's
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="review19 #1: class_candidates holds the deadline at speed_dist(gpu) (Hopper's band), "
-    "ignoring the measurement's +-5%: the printed P80 time (20.75 d) is past the printed P90 (20.4 d)",
-)
 def test_the_deadline_quantile_of_a_measured_job_lies_within_its_printed_range():
     """rent64_measured.yaml: the user measured this job on these 64 H100 at 600K tokens/s. The plan
     prints 'time 19.3 days (P10-P90 18.4 days-20.4 days)' (1T / 600K tokens/s = 19.29 days; / 0.95 and
@@ -54,22 +49,12 @@ def test_the_deadline_quantile_of_a_measured_job_lies_within_its_printed_range()
     assert job["wall_days_planned"] <= p90 and p80 <= p90 + 0.01, (p80, p90, row["message"])
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="review19 #1: 64 H100 the user measured at 19.35 days (P90 20.4) are refused for a 20.5-day "
-    "deadline: NO FEASIBLE PLAN, 'allow 128 GPUs instead of exactly 64'",
-)
 def test_a_measured_job_meets_a_deadline_its_measurement_meets():
     p = _plan("rent64_measured_tight.yaml")
     d = json.loads(p.to_json())
     assert d["status"] == "optimal", [x.get("message") for x in d.get("diagnosis") or []]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="review19 #1: bought, the same job gets 128 H100 ($4,240,967 PV) instead of the 64 its "
-    "measurement says suffice ($2,159,200 PV without the deadline): $2.08M PV, $3.17M cash",
-)
 def test_a_measured_bought_cluster_is_not_doubled_for_a_deadline_its_measurement_meets():
     d = _json("buy64_measured_tight.yaml")
     assert d["status"] == "optimal"
@@ -182,11 +167,6 @@ def test_a_serving_measurement_beyond_the_gpus_peak_is_refused():
 # 7. A measurement at a GPU count off the candidate grid is never used, and that count is never planned
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="review19 #7: candidate_counts offers 256 and 512 but not 384, so the user's 384-GPU "
-    "measurement is never used and exactly 384 GPUs is NO FEASIBLE PLAN ('allow 512 GPUs instead')",
-)
 def test_a_measured_cluster_size_is_a_count_the_plan_can_use():
     d = _json("rent384_measured_exact.yaml")
     assert d["status"] == "optimal", [x.get("message") for x in d.get("diagnosis") or []]
@@ -194,11 +174,6 @@ def test_a_measured_cluster_size_is_a_count_the_plan_can_use():
     assert job["gpu_count"] == 384 and job["speed_evidence"] == "measured"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="review19 #7: at least 384 bought H100 for a job measured on 384 buys 512 "
-    "($25,811,888 cash; 128 GPUs, 16 HGX servers and their network more than asked)",
-)
 def test_at_least_the_measured_count_does_not_buy_the_next_power_of_two():
     d = _json("buy384_measured_min.yaml")
     assert sum(x["count"] for x in d["purchase"] if x["gpu"] == "h100-sxm") == 384, d["purchase"]

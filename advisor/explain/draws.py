@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from itertools import repeat, starmap
 from statistics import NormalDist
@@ -49,7 +49,7 @@ from advisor.data.uncertainty import (
 from advisor.explain.normal import inverse_normal
 from advisor.inputs.jobs import DEFAULT_SPREAD
 from advisor.perf.estimate import params_from
-from advisor.perf.published_mfu import mfu_cap
+from advisor.perf.speed_error import SpeedLookup, speed_error
 
 if TYPE_CHECKING:
     from advisor.solve.problem import Candidate, Problem, ServeCandidate
@@ -60,7 +60,6 @@ if TYPE_CHECKING:
 # 7 pairs, A100 40 GB / 80 GB on one job each; 95% interval -0.29 to 0.93; docs/model.md "Joint draws")
 SHARED_SPEED = 0.59
 SAME_FACTOR = 1e-9  # an offer's mean factor this close to its type's is its type's (Prices.offer)
-SpeedLookup = Callable[[GPU, str, "str | None"], LogDist]  # (GPU, precision, speed evidence) -> log error
 # weakest first: a GPU type's draws take the weakest evidence behind any of its estimates
 EVIDENCE_ORDER = ("datasheet", "same_generation", "transferred", "measured")
 _STANDARD = NormalDist()
@@ -75,17 +74,11 @@ def by_generation(gpu: GPU, precision: str, evidence: str | None = None) -> LogD
 def estimate_speed(
     problem: Problem, c: Candidate, lookup: SpeedLookup = by_generation, params: Params | None = None
 ) -> LogDist:
-    """The real speed / candidate c's estimate: the user's own measurement's spread when the speed is
-    theirs, else the error of its evidence; capped where the job would beat the best MFU ever
-    published on its generation (perf/published_mfu.mfu_cap: catalog/estimator.yaml) or the top of the
-    user's measurement, so no draw is faster than physics and the record allow."""
-    gpu, precision, e = problem.catalog.gpus[c.gpu], problem.classes[c.cls].spec.precision, c.estimate
-    spread = getattr(e, "speed_spread", None)
-    if spread is not None:
-        return replace(measurement_dist(spread), cap=1.0 + spread)
-    dist = lookup(gpu, precision, getattr(e, "speed_evidence", None))
-    best = mfu_cap(gpu, precision, params or params_from(problem.catalog), c.count)
-    return replace(dist, cap=max(1.0, best / e.mfu)) if best and e.mfu > 0 else dist
+    """The real speed / candidate c's estimate (perf/speed_error.speed_error: the user's measurement's
+    spread, else its evidence's error; capped at physics and the record): the same distribution its
+    deadline and horizon rows hold it to (Candidate.time_factor)."""
+    gpu, precision = problem.catalog.gpus[c.gpu], problem.classes[c.cls].spec.precision
+    return speed_error(gpu, precision, c.estimate, params or params_from(problem.catalog), c.count, lookup)
 
 
 def group_of(gpu: GPU) -> str:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -16,7 +16,6 @@ from advisor.data.catalog import GPU, Catalog
 from advisor.data.estimator import Params
 from advisor.data.rules import Finding as RuleFinding
 from advisor.data.rules import RuleSet
-from advisor.data.uncertainty import speed_dist
 from advisor.economics.costs import Costs
 from advisor.economics.lead_time import provisioning_time
 from advisor.economics.ownership import (
@@ -37,6 +36,7 @@ from advisor.perf.estimate import Estimate, evaluate
 from advisor.perf.goodput import wall_hours
 from advisor.perf.jobspec import JobSpec
 from advisor.perf.layout import min_gpus
+from advisor.perf.speed_error import speed_error
 from advisor.perf.training import default_network_gbps
 from advisor.solve.constraints.deadline import meets, too_slow
 from advisor.solve.holding import Holding
@@ -60,10 +60,20 @@ MAX_GPUS_PER_JOB = 65_536
 MINUTE_HOURS = 1 / 60
 
 
-def candidate_counts(n_min: int, upper: int) -> list[int]:
-    """GPU counts worth offering: every count to 8, then multiples of 8 to 64, then powers of two."""
+def candidate_counts(n_min: int, upper: int, asked: Iterable[int] = ()) -> list[int]:
+    """GPU counts worth offering: every count to 8, then multiples of 8 to 64, then powers of two, and
+    the counts the user `asked` for (a cluster size they measured or want), which the grid may miss
+    (384 GPUs: 48 HGX servers)."""
     counts = {c for c in range(n_min, 9)} | set(range(16, 65, 8)) | {2**k for k in range(7, 18)} | {n_min, upper}
-    return sorted(c for c in counts if n_min <= c <= upper)
+    return sorted(c for c in counts | set(asked) if n_min <= c <= upper)
+
+
+def asked_counts(workload: Workload, spec: JobSpec, gpu_id: str) -> set[int]:
+    """The job counts a user named for this job on GPU type `gpu_id`: each of the job's measurements on
+    it (its count is where the measurement is used as measured), and the fleet's `gpus.count` or
+    `gpus.min` (one job on all of it is how a single job meets it)."""
+    lower = workload.gpus.lower
+    return {m.count for m in spec.measured if m.gpu == gpu_id} | ({lower} if lower is not None else set())
 
 
 @dataclass(frozen=True)
@@ -129,10 +139,8 @@ class ClassRuns:
         if n_min is None:
             add_reason(self.out.reasons, None, "memory", _memory_reason(cls.spec, gpu, s.params, name))
             return
-        # real speed at the (1 - confidence) quantile of the estimator's error: time at `confidence`
-        time_factor = 1.0 / speed_dist(gpu, cls.spec.precision).factor(1.0 - s.workload.confidence)
         for ownership, group in ways:
-            mine = list(self._counts(k, cls, ownership, group, n_min, time_factor))
+            mine = list(self._counts(k, cls, ownership, group, n_min))
             self.out.by_class[k] += mine
             if cls.deadline is not None and mine and not any(meets(c, cls.deadline) for c in mine):
                 fastest = min(mine, key=lambda c: c.hours)
@@ -141,13 +149,13 @@ class ClassRuns:
                 )
 
     def _counts(
-        self, k: int, cls: JobClass, ownership: str, group: tuple[RentOption, ...], n_min: int, time_factor: float
+        self, k: int, cls: JobClass, ownership: str, group: tuple[RentOption, ...], n_min: int
     ) -> Iterator[Candidate]:
         """The candidates of one (class, way of paying), smallest count first: a count is offered only
         if it is faster than the smaller ones, within the same global batch, and allowed; a rented one
         on its group's cheapest offer whose fabric carries it."""
         best, batch, last = 0.0, None, n_min
-        for n in candidate_counts(n_min, MAX_GPUS_PER_JOB):
+        for n in candidate_counts(n_min, MAX_GPUS_PER_JOB, asked_counts(self.s.workload, cls.spec, self.gpu.id)):
             if n > 2 * last:
                 break  # no speed-up since half this count: larger counts will not help either
             opt = None
@@ -167,7 +175,7 @@ class ClassRuns:
                 add_findings(self.out.reasons, per_count, once=True)
                 continue
             best, last = est.tokens_per_s, n
-            c = self._candidate(k, cls, ownership, opt, n, est, time_factor, per_count)
+            c = self._candidate(k, cls, ownership, opt, n, est, per_count)
             if c is None:
                 continue
             yield c
@@ -229,12 +237,16 @@ class ClassRuns:
         opt: RentOption | None,
         n: int,
         est: Estimate,
-        time_factor: float,
         per_count: list[RuleFinding],
     ) -> Candidate | None:
         """One candidate with its wall time (failure-free training time over goodput) and cost; None
-        when spot interruptions would destroy more than half the work."""
+        when spot interruptions would destroy more than half the work. Its time at the workload's
+        confidence: its real speed at the (1 - confidence) quantile of its own estimate's error
+        (perf/speed_error.py: the user's measurement's spread when the speed is theirs), the band its
+        printed P10-P90 time reads."""
         s = self.s
+        error = speed_error(self.gpu, cls.spec.precision, est, s.params, n)
+        time_factor = 1.0 / error.factor(1.0 - s.workload.confidence)
         hours, good = wall_hours(n, cls.tokens / est.tokens_per_s / 3600.0, s.params, cls.goodput)
         warnings: list[Finding] = [
             {"rule": f.rule, "code": f.rule, "message": f.message} for f in self.findings[k, ownership] + per_count
