@@ -236,4 +236,6 @@ def is_control(c: str) -> bool:
 def printable(text: str) -> str:
     """`text` with control characters but newlines escaped (\\x1b, \\u202e), so that a value echoed
     from a hostile file cannot drive the terminal."""
+    if text.isprintable():  # no Other or Separator character but a space: nothing to escape (fast)
+        return text
     return "".join(ascii(c)[1:-1] if is_control(c) and c != "\n" else c for c in text)

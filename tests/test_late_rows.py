@@ -63,13 +63,13 @@ def cheapest_by_hand(path: Path, catalog, rules) -> tuple[float, int, list[int]]
         ready = cs[0].start_hours / 24
         fewest = next(n for n in range(max(c.count for c in cs), 10**6) if some_order_fits(ready, n, jobs))
         choices.append((fewest, pick))
+    m = build_model(problem, sc, cands)
+    (g,) = m.N
+    # a bought GPU costs at least its price, tax and burn-in less its best resale: no choice of more
+    # GPUs than the cheapest so far can cost less (the model's costs per GPU, whatever the choice pins)
+    least_per_gpu = m.buy_cost(g) + min(m.hold_cost(g, lv) for lv in range(len(problem.holdings[g])))
     best: tuple[float, int, list[int]] | None = None
     for fewest, pick in sorted(choices):
-        m = build_model(problem, sc, cands)
-        (g,) = m.N
-        # a bought GPU costs at least its price, tax and burn-in less its best resale: no choice of more
-        # GPUs than the cheapest so far can cost less
-        least_per_gpu = m.buy_cost(g) + min(m.hold_cost(g, lv) for lv in range(len(problem.holdings[g])))
         if best is not None and fewest * least_per_gpu > best[0]:
             break
         for pinned in (True, False):

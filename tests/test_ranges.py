@@ -183,7 +183,7 @@ def test_same_input_same_bytes(run, write):
     assert data["robustness"]["draws"] == 200 and "speed" in data["sensitivity"]
 
 
-def test_table_shows_ranges_compactly(run, write):
+def test_table_shows_ranges_compactly(run, write, plan_once):
     f = write(yaml.safe_dump(ARTICLE_DC))
     _, out, _ = run("plan", f, "--as-of", AS_OF.isoformat(), "--full")
     data = json.loads(run("plan", f, "--as-of", AS_OF.isoformat(), "--format", "json")[1])

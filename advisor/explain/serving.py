@@ -15,7 +15,7 @@ from advisor.data.resources import data_dir
 from advisor.inputs.loader import load_yaml_file
 from advisor.inputs.units import HOURS_PER_MONTH
 from advisor.perf.serve import Setup
-from advisor.perf.serve_capacity import operating_point
+from advisor.perf.serve_capacity import operating_points
 from advisor.perf.serving import hardware, load_params
 from advisor.solve.constraints.serving import held_with_one_down
 from advisor.solve.milp import solve
@@ -58,14 +58,15 @@ def _latency_at(problem: Problem, c: ServeCandidate, load: float) -> tuple[float
         load_params(),
     )
     slots = r.slots if cls.ttft_ms is not None else None  # as replica_capacity
+    point = operating_points(s, cls.input_len, cls.output_len, cls.percentile)
     lo, hi = 1e-6, r.batch
     for _ in range(40):
         mid = (lo + hi) / 2
-        if operating_point(s, cls.input_len, cls.output_len, mid, cls.percentile)["requests_per_s"] < load:
+        if point(mid)["requests_per_s"] < load:
             lo = mid
         else:
             hi = mid
-    pt = operating_point(s, cls.input_len, cls.output_len, hi, cls.percentile, slots)
+    pt = point(hi, slots)
     return pt["ttft_s"] * 1e3, pt["tpot_s"] * 1e3
 
 

@@ -56,6 +56,8 @@ def _bad_key(node: yaml.ScalarNode | yaml.SequenceNode | yaml.MappingNode) -> st
 def _check_text(node: yaml.ScalarNode, path: tuple[int | str, ...], name: str) -> None:
     """Text with terminal controls (an escape sequence, a right-to-left override) is refused: names
     and messages from input files end up on the user's terminal."""
+    if node.value.isprintable():  # no Other or Separator character but a space: no control (the common case, fast)
+        return
     bad = next((c for c in node.value if is_control(c) and c not in "\t\n\r"), None)
     if bad is not None:
         raise InputError(

@@ -9,6 +9,7 @@ catalog adapter lives in advisor/perf/serving.py, the public `serve_estimate` in
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from advisor.perf.kv import (
@@ -193,6 +194,8 @@ class Setup:
     params: ServeParams
     plan: PrecisionPlan = field(init=False, repr=False, compare=False)
     speed: float = field(init=False, repr=False, compare=False)  # the user's measured speed factor (1: none)
+    # rate() and bandwidth() once computed: a replica's capacity bisects on ~100 step times, each reading both
+    _rates: dict = field(init=False, repr=False, compare=False, default_factory=dict)
 
     def __post_init__(self) -> None:
         object.__setattr__(
@@ -220,45 +223,60 @@ class Setup:
 
     def rate(self) -> float:
         """Achievable GEMM rate: the dense peak x the GPU's measured matmul fraction (MAMF) x the engine."""
-        at = self.plan.compute
-        if at is None:
-            return 0.0
-        mamf = float(self.hw.matmul_fraction.get(at, self.hw.matmul_fraction.get("bf16", 1.0)))
-        return float(self.hw.tflops[at]) * 1e12 * mamf * self.params.compute_factor(self.engine)
+        if "rate" not in self._rates:
+            at = self.plan.compute
+            if at is None:
+                return 0.0
+            mamf = float(self.hw.matmul_fraction.get(at, self.hw.matmul_fraction.get("bf16", 1.0)))
+            self._rates["rate"] = float(self.hw.tflops[at]) * 1e12 * mamf * self.params.compute_factor(self.engine)
+        return self._rates["rate"]
 
     def bandwidth(self) -> float:
         """Achievable read rate: the datasheet bandwidth x the share a pure streaming read of the part was
         measured to reach (memory type and controller differ by part, as the GEMM rate does) x the engine."""
-        hw = self.hw
-        return (
-            hw.bandwidth_gbps
-            * 1e9
-            * hw.memory_read_share
-            * self.params.decode_bandwidth_efficiency
-            * self.params.factor(self.engine)
-        )
+        if "bandwidth" not in self._rates:
+            hw = self.hw
+            self._rates["bandwidth"] = (
+                hw.bandwidth_gbps
+                * 1e9
+                * hw.memory_read_share
+                * self.params.decode_bandwidth_efficiency
+                * self.params.factor(self.engine)
+            )
+        return self._rates["bandwidth"]
 
 
 def decode_step(s: Setup, batch: float, context: float) -> dict:
     """One pipeline stage's decode step for `batch` sequences at mean KV `context` (seconds)."""
+    return decode_steps(s, context)(batch)
+
+
+def decode_steps(s: Setup, context: float) -> Callable[[float], dict]:
+    """decode_step at any batch of one replica and context: what does not depend on the batch (the
+    weights' bytes, the KV bytes per token, a sequence's FLOPs, the fixed host time) computed once."""
     m, pp, tp = s.model, s.pp, s.tp
     wb = WEIGHT_BYTES[s.served]
     dense = (m.params - m.expert_params) * wb
-    experts = m.expert_params * wb * experts_touched(m, batch)
+    expert_bytes = m.expert_params * wb
     stage_layers = math.ceil(m.layers / pp)
-    kv = batch * context * kv_bytes_per_token(m, s.served, tp, stage_layers)
-    memory_s = ((dense + experts) / (tp * pp) + kv) / s.bandwidth()
-    flops = batch * (2 * m.matmul_active + 4 * m.layers * context * m.heads * m.head_dim) / (tp * pp)
-    compute_s = flops / (s.rate() * s.params.decode_compute_efficiency)
-    comm_s = _allreduce_s(batch, m, s.hw, tp, pp, s.params)
-    host_s = (
-        s.params.step_overhead_ms
-        + s.params.layer_overhead_us * 1e-3 * stage_layers
-        + s.params.seq_overhead(s.engine) * 1e-3 * batch
-    ) * 1e-3
-    step = max(compute_s, memory_s) + comm_s + host_s + activation_s(s, batch)
+    kv_per_token = kv_bytes_per_token(m, s.served, tp, stage_layers)
+    sequence_flops = 2 * m.matmul_active + 4 * m.layers * context * m.heads * m.head_dim
+    rate = s.rate() * s.params.decode_compute_efficiency
+    host_fixed_ms = s.params.step_overhead_ms + s.params.layer_overhead_us * 1e-3 * stage_layers
+    sequence_ms = s.params.seq_overhead(s.engine) * 1e-3
     k = 1.0 / s.speed  # a user's measurement scales every part of the step alike
-    return {"compute_s": compute_s * k, "memory_s": memory_s * k, "comm_s": comm_s * k, "step_s": step * k}
+
+    def step(batch: float) -> dict:
+        experts = expert_bytes * experts_touched(m, batch)
+        kv = batch * context * kv_per_token
+        memory_s = ((dense + experts) / (tp * pp) + kv) / s.bandwidth()
+        compute_s = batch * sequence_flops / (tp * pp) / rate
+        comm_s = _allreduce_s(batch, m, s.hw, tp, pp, s.params)
+        host_s = (host_fixed_ms + sequence_ms * batch) * 1e-3
+        step = max(compute_s, memory_s) + comm_s + host_s + activation_s(s, batch)
+        return {"compute_s": compute_s * k, "memory_s": memory_s * k, "comm_s": comm_s * k, "step_s": step * k}
+
+    return step
 
 
 def prefill(s: Setup, tokens: float) -> dict:

@@ -18,11 +18,12 @@ latencies meet the SLO: higher rates never lower latency, tighter SLOs never rai
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from statistics import NormalDist
 
 from advisor.perf.kv import memory
-from advisor.perf.serve import Setup, decode_step, prefill
+from advisor.perf.serve import Setup, decode_steps, prefill
 
 
 def z_score(percentile: float) -> float:
@@ -65,40 +66,51 @@ def operating_point(
 ) -> dict:
     """Rate, latencies and step breakdown of one replica at mean concurrency `batch` (formulas above);
     `slots`: the sequences it can hold, whose queue adds to the TTFT (None: unbounded)."""
+    return operating_points(s, input_len, output_len, percentile)(batch, slots)
+
+
+def operating_points(s: Setup, input_len: float, output_len: float, percentile: float = 99) -> Callable[..., dict]:
+    """operating_point at any batch (and slots) of one replica and request shape: what does not depend on
+    the batch (the context, the prompt's prefill, z) computed once for the bisection's ~50 points."""
     context = s.params.kv_tokens(s.engine, input_len, output_len)[1]
-    dec = decode_step(s, batch / s.pp, context)
     pre = prefill(s, input_len)
-    d = s.pp * dec["step_s"]
     c = pre["busy_s"]
-    lam = batch / (output_len * d + batch * c)
-    rho = lam * c
     z = z_score(percentile)
-    tpot_mean = d + batch * c / output_len
-    # the sequences in flight are Poisson with mean B (M/G/infinity occupancy); averaged over a
-    # request's life (autocorrelation 1 - |t|/T) their variance is 2B/3: the tail request decodes at
-    # that batch, and also meets B + z sqrt(B) prefills (both rise with the same arrivals: added)
-    hi = batch + z * math.sqrt(2 * batch / 3)
-    d_hi = s.pp * decode_step(s, hi / s.pp, context)["step_s"]
-    tpot_p = d_hi + (batch + z * math.sqrt(batch)) * c / output_len
-    slot_p = slot_wait_quantile(batch, slots, output_len * tpot_mean, percentile) if slots else 0.0
-    # in-flight batching admits a new request at the next iteration, where its prompt runs together with
-    # the B sequences' decode (TensorRT-LLM docs, "Paged Attention, IFB, and Request Scheduling"): its
-    # first token comes at the end of that step (d + its prompt), after the residual of the step under
-    # way (uniform: mean d/2, p-th percentile ~d); alone (B -> 0) the prompt runs at the prefill rate
-    own = max(s.pp * pre["latency_s"], d + s.pp * c)
-    ttft_mean = d / 2 + rho * c / (2 * (1 - rho)) + own
-    ttft_p = d + mdl_wait_quantile(rho, c, percentile) + slot_p + own
-    return {
-        "requests_per_s": lam,
-        "batch": batch,
-        "rho_prefill": rho,
-        "tpot_s": tpot_p,
-        "ttft_s": ttft_p,
-        "tpot_mean_s": tpot_mean,
-        "ttft_mean_s": ttft_mean,
-        "decode": dec,
-        "prefill": pre,
-    }
+    decode = decode_steps(s, context)
+
+    def at(batch: float, slots: float | None = None) -> dict:
+        dec = decode(batch / s.pp)
+        d = s.pp * dec["step_s"]
+        lam = batch / (output_len * d + batch * c)
+        rho = lam * c
+        tpot_mean = d + batch * c / output_len
+        # the sequences in flight are Poisson with mean B (M/G/infinity occupancy); averaged over a
+        # request's life (autocorrelation 1 - |t|/T) their variance is 2B/3: the tail request decodes at
+        # that batch, and also meets B + z sqrt(B) prefills (both rise with the same arrivals: added)
+        hi = batch + z * math.sqrt(2 * batch / 3)
+        d_hi = s.pp * decode(hi / s.pp)["step_s"]
+        tpot_p = d_hi + (batch + z * math.sqrt(batch)) * c / output_len
+        slot_p = slot_wait_quantile(batch, slots, output_len * tpot_mean, percentile) if slots else 0.0
+        # in-flight batching admits a new request at the next iteration, where its prompt runs together with
+        # the B sequences' decode (TensorRT-LLM docs, "Paged Attention, IFB, and Request Scheduling"): its
+        # first token comes at the end of that step (d + its prompt), after the residual of the step under
+        # way (uniform: mean d/2, p-th percentile ~d); alone (B -> 0) the prompt runs at the prefill rate
+        own = max(s.pp * pre["latency_s"], d + s.pp * c)
+        ttft_mean = d / 2 + rho * c / (2 * (1 - rho)) + own
+        ttft_p = d + mdl_wait_quantile(rho, c, percentile) + slot_p + own
+        return {
+            "requests_per_s": lam,
+            "batch": batch,
+            "rho_prefill": rho,
+            "tpot_s": tpot_p,
+            "ttft_s": ttft_p,
+            "tpot_mean_s": tpot_mean,
+            "ttft_mean_s": ttft_mean,
+            "decode": dec,
+            "prefill": pre,
+        }
+
+    return at
 
 
 @dataclass
@@ -209,8 +221,10 @@ def _largest_batch(
     (None: the step itself, read from the operating point by the caller). Batch 0 when the limits
     fail even when idle."""
 
+    point = operating_points(s, input_len, output_len, percentile)
+
     def ok(b: float) -> tuple[bool, bool]:  # (TPOT within its limit, TTFT within its limit) at batch b
-        pt = operating_point(s, input_len, output_len, b, percentile, cap if ttft_ms is not None else None)
+        pt = point(b, cap if ttft_ms is not None else None)
         t_ok = tpot_ms is None or pt["tpot_s"] * 1e3 <= tpot_ms
         f_ok = ttft_ms is None or pt["ttft_s"] * 1e3 <= ttft_ms
         return t_ok, f_ok
