@@ -187,3 +187,18 @@ def test_a_per_gpu_figure_entered_as_the_whole_runs_speed_is_questioned():
     assert r.exit_code == 2 or re.search(r"(your measurement|measured\[0\]).*(unit|implausib)", r.output), r.output[
         :600
     ]
+
+
+@pytest.mark.slow
+def test_verify_does_not_call_a_gpu_the_user_never_ran_their_own():
+    """review20 #1: on serve_transferred.yaml (the user ran H100 only; the plan serves on MI300X) verify
+    said "confirm your own run's throughput on AMD Instinct MI325X (used as measured) ... 0.95-1.05x
+    your run": the chosen plan holds no MI325X replica, and an empty all() read as "every replica
+    measured". A GPU the user did not run keeps the serving model's band."""
+    d = json.loads(advisor.plan(str(DATA / "serve_transferred.yaml"), as_of=AS_OF).to_json())
+    ran = {"h100-sxm"}
+    speeds = [v for v in d["decision"]["verify"] if v["kind"] == "speed"]
+    assert speeds, d["decision"]["verify"]
+    for v in speeds:
+        if v["gpu"] not in ran:
+            assert "your own run" not in v["message"] and v["confidence"] == "serving_model", v

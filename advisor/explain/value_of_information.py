@@ -214,8 +214,9 @@ def _serving_item(problem: Problem, x: Input, value: float, count: int, stake: s
     """The verify item of a serving-only GPU type's speed: its replica's requests/s, within the serving
     model's held-out error (explain/draws.serve_speed)."""
     gpu = problem.catalog.gpus[x.gpu]
-    if all(t.speed is MEASURED_REPLICA for t in chosen.cost.terms if t.gpu == x.gpu and t.cand is None):
-        d = MEASURED_REPLICA  # the chosen plan serves on it at the shape the user's own run measured
+    replicas = [t for t in chosen.cost.terms if t.gpu == x.gpu and t.cand is None]
+    if replicas and all(t.speed is MEASURED_REPLICA for t in replicas):
+        d = MEASURED_REPLICA  # the chosen plan serves on it only at the shapes the user's own run measured
         lo, hi = d.factor(0.1), d.factor(0.9)
         text = (
             f"confirm your own run's throughput on {gpu.name} (used as measured): {stake}; real requests/s "
