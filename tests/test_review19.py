@@ -202,3 +202,22 @@ def test_verify_does_not_call_a_gpu_the_user_never_ran_their_own():
     for v in speeds:
         if v["gpu"] not in ran:
             assert "your own run" not in v["message"] and v["confidence"] == "serving_model", v
+
+
+def test_a_moved_training_speed_is_said_with_its_factor_not_as_the_runs_own():
+    """review20 #4: the plan text said "pretrain on 512× h100-sxm: speed from your measurement of 64 x
+    h100-sxm ...: 65,433 tokens/s" beside a 512K tokens/s row: the job runs at the model's 512-GPU speed
+    moved by the run's factor (65,433 / the model's 64-GPU estimate), which is what it now says."""
+    from advisor.inputs.jobs import Job
+    from advisor.perf import evaluate, job_spec, params_from, resolve_model
+    from advisor.present.plan_text import plan_text
+
+    p = advisor.plan(str(DATA / "rent512_h100_measured.yaml"), as_of=AS_OF, explain="none")
+    (job,) = json.loads(p.to_json())["jobs"]
+    assert job["speed_evidence"] == "transferred"
+    cat = p.catalog
+    bare = Job(model="llama-3-70b", tokens="1T")
+    spec = job_spec(bare, resolve_model(bare, cat, "jobs[0]"))
+    factor = 65_433 / evaluate(spec, cat.gpus["h100-sxm"], 64, params_from(cat)).tokens_per_s
+    line = next(x for x in plan_text(p, full=True).splitlines() if "pretrain on 512× h100-sxm: speed" in x)
+    assert f"speed moved x {factor:.3f} by your measurement of 64 x h100-sxm" in line, (factor, line)

@@ -109,7 +109,15 @@ def minimised(plan: Plan) -> str:
 def own_speeds(plan: Plan, jobs: bool = True, serving: bool = True) -> list[str]:
     """'pretrain on 64× h100-sxm: speed from your measurement of ...' for each training job and serving
     class whose speed the user's own runs (a job's `measured:`, their calibrated estimator) set or moved."""
-    rows = [(f"{j.name} on {j.gpu_count:,}× {j.gpu}", j.speed_source) for j in plan.jobs if jobs]
+    # a training speed moved from a run elsewhere is said with its factor ("moved x 1.150 by your ...")
+    rows = [
+        (
+            f"{j.name} on {j.gpu_count:,}× {j.gpu}",
+            j.evidence_note if j.speed_evidence == "transferred" else j.speed_source,
+        )
+        for j in plan.jobs
+        if jobs and j.speed_source
+    ]
     rows += [(f"{r.name} on {r.gpu}", r.speed_source) for r in plan.serving if serving]
     return [f"{who}: speed {'' if src.startswith('moved') else 'from '}{src}" for who, src in rows if src]
 
