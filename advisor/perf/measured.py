@@ -61,10 +61,15 @@ def above_peak(gpu: Any, count: int, precision: str, per_token: float, tokens_pe
     if tokens_per_s <= most:
         return None
     return (
-        f"{tokens_per_s:,.0f} {unit} on {count} x {gpu.id} is {tokens_per_s / most:,.3g}x what they could do at their "
+        f"{tokens_per_s:,.0f} {unit} on {count} x {gpu.id} is {_times(tokens_per_s / most)} what they could do at their "
         f"whole dense {precision} peak ({peak:g} TFLOPS each: at most {most:,.0f} {unit} on the matmuls alone); "
         f"check the figure's unit ({unit} over all the GPUs), the count and the precision"
     )
+
+
+def _times(ratio: float) -> str:
+    """'1.2x', '7,024x': a ratio in plain digits (',.3g' printed 7.02e+03x)."""
+    return f"{ratio:,.2g}x" if ratio < 10 else f"{ratio:,.0f}x"
 
 
 def implausibly_slow(job: Any, m: MeasuredSpeed, per_token: float, floor: float) -> str | None:
