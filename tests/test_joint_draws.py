@@ -173,7 +173,7 @@ def test_the_array_draws_are_the_one_at_a_time_draws_to_the_bit(four):
 
 def test_a_gpu_types_draws_are_the_same_whichever_types_are_drawn_beside_it(four):
     """Common random numbers (review17 #7): one plan was priced at two P80s in two contexts because a
-    type's column depended on which other types were drawn. A column (speed, z, purchase, rent, serve)
+    type's column depended on which other types were drawn. A column (speed, z, purchase, rent)
     is now the same in the draws of every set of types that holds it."""
     every = joint_draws(four, 2000, 16)
     for g in every.gpus:

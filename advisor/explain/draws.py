@@ -65,14 +65,8 @@ EVIDENCE_ORDER = ("datasheet", "same_generation", "transferred", "measured")
 _STANDARD = NormalDist()
 
 
-def by_generation(gpu: GPU, precision: str, evidence: str | None = None) -> LogDist:
-    """The speed error by GPU generation and precision and the evidence behind the estimate
-    (data/uncertainty.speed_dist): a datasheet speed takes the wide 'unmeasured' distribution."""
-    return speed_dist(gpu, precision, evidence)
-
-
 def estimate_speed(
-    problem: Problem, c: Candidate, lookup: SpeedLookup = by_generation, params: Params | None = None
+    problem: Problem, c: Candidate, lookup: SpeedLookup = speed_dist, params: Params | None = None
 ) -> LogDist:
     """The real speed / candidate c's estimate (perf/speed_error.speed_error: the user's measurement's
     spread, else its evidence's error; capped at physics and the record): the same distribution its
@@ -94,7 +88,7 @@ def speed_evidence(problem: Problem, gid: str) -> str | None:
     return ranked[0] if ranked else None
 
 
-def gpu_speed(problem: Problem, gid: str, lookup: SpeedLookup = by_generation) -> LogDist:
+def gpu_speed(problem: Problem, gid: str, lookup: SpeedLookup = speed_dist) -> LogDist:
     """The speed error of a GPU type for this workload (its first training job's precision, by the
     weakest evidence behind its estimates: the user's measurement only when every estimate is one),
     capped at the tightest of its estimates' physics. A serving-only workload's is its replicas'
@@ -216,7 +210,7 @@ def joint_draws(
     n: int,
     seed: int,
     gpus: Sequence[str] | None = None,
-    lookup: SpeedLookup = by_generation,
+    lookup: SpeedLookup = speed_dist,
     shared: float = SHARED_SPEED,
 ) -> Draws:
     """n seeded joint draws of `gpus` (default: every usable GPU type). Each group of GPUs (group_of)
