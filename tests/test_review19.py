@@ -224,3 +224,23 @@ def test_a_moved_training_speed_is_said_with_its_factor_not_as_the_runs_own():
     factor = 65_433 / evaluate(spec, cat.gpus["h100-sxm"], 64, params_from(cat)).tokens_per_s
     line = next(x for x in plan_text(p, full=True).splitlines() if "pretrain on 512× h100-sxm: speed" in x)
     assert f"speed moved x {factor:.3f} by your measurement of 64 x h100-sxm" in line, (factor, line)
+
+
+def test_a_measured_serving_shape_takes_its_own_runs_factor():
+    """review20 #2: a GPU type measured at two shapes gave every shape the two runs' mean, labelled
+    "measured": adding a TP2 run 4x as fast a GPU lifted the TP1 replica from 2.88 to 4.79 requests/s,
+    beyond what the user's own TP1 run allows. A replica at a measured shape takes that shape's runs;
+    its speed and words are what the TP1 run alone gives."""
+    import yaml
+
+    two = yaml.safe_load((DATA / "serve_two_shapes.yaml").read_text())
+    two["jobs"][0]["measured"] = [{**m, "date": str(m["date"])} for m in two["jobs"][0]["measured"]]
+    one = {**two, "jobs": [{**two["jobs"][0], "measured": two["jobs"][0]["measured"][:1]}]}
+
+    def tp1(doc):
+        d = json.loads(advisor.plan(doc, as_of=AS_OF, explain="none").to_json())
+        return next(s for s in d["serving"] if s["gpu"] == "h100-sxm" and s["tensor_parallel"] == 1)
+
+    a, b = tp1(one), tp1(two)
+    assert b["speed_evidence"] == "measured" and b["requests_per_s_per_replica"] == a["requests_per_s_per_replica"]
+    assert b["speed_source"] == a["speed_source"] and "TP2" not in b["speed_source"]

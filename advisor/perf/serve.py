@@ -192,6 +192,7 @@ class Setup:
     pp: int
     engine: str
     params: ServeParams
+    shape: tuple[float, float] | None = None  # (input, output) tokens a request: picks a measured shape's own factor
     plan: PrecisionPlan = field(init=False, repr=False, compare=False)
     speed: float = field(init=False, repr=False, compare=False)  # the user's measured speed factor (1: none)
     # rate() and bandwidth() once computed: a replica's capacity bisects on ~100 step times, each reading both
@@ -202,7 +203,8 @@ class Setup:
             self, "plan", plan_precision(self.hw.name, self.hw.tflops, self.hw.rate_notes, self.precision)
         )
         measured = self.model.speed(self.hw.name)
-        object.__setattr__(self, "speed", measured.factor if measured else 1.0)
+        speed = (measured.at(self.tp, self.pp, *self.shape)[0] if self.shape else measured.factor) if measured else 1.0
+        object.__setattr__(self, "speed", speed)
 
     def evidence(self, input_len: float, output_len: float) -> tuple[str, str | None]:
         """(speed_evidence, the measurement it rests on): `measured` on a shape the user measured on
@@ -211,7 +213,7 @@ class Setup:
         if measured is None:
             return self.hw.evidence, None
         exact = self.pp == 1 and (self.tp, int(input_len), int(output_len)) in measured.shapes
-        return ("measured" if exact else "transferred"), measured.source
+        return ("measured" if exact else "transferred"), measured.at(self.tp, self.pp, input_len, output_len)[1]
 
     @property
     def served(self) -> str:

@@ -144,7 +144,7 @@ def replica_rate(
     params = params or load_params()
     m = as_serve_model(model)
     check_precision(precision)
-    setup = Setup(m, hw, precision, tp, pp, engine or default_engine(hw, params), params)
+    setup = Setup(m, hw, precision, tp, pp, engine or default_engine(hw, params), params, (input_len, output_len))
     return replica_capacity(setup, input_len, output_len, ttft_ms, tpot_ms, percentile, max_batch)
 
 

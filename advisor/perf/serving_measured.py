@@ -8,8 +8,9 @@ gets, so the modelled offline peak at the measured shape is the measurement, and
 follows the same scaled rate-latency curve. Which factor a GPU gets (perf/measured_rule.py, the rule
 training's measurements follow too):
 
-* the measured GPU type: f (the geometric mean of its measurements' factors); `speed_evidence:
-  measured` on the measured shape (tensor parallel, input and output lengths), `transferred` elsewhere;
+* the measured GPU type: on a measured shape (tensor parallel, input and output lengths) the
+  geometric mean of that shape's runs' factors, `speed_evidence: measured`; elsewhere the geometric
+  mean of all its runs', `transferred`;
 * another GPU of a measured generation (the catalog's architecture, e.g. Hopper): the geometric mean
   of that generation's factors, `transferred` (the share of f that belongs to the GPU moves its
   generation, the share that belongs to the user's software moves every GPU: together all of f);
@@ -40,7 +41,18 @@ class Speed:
     factor: float
     evidence: str  # measured | transferred
     source: str  # the measurement(s) it comes from, in words
-    shapes: tuple[tuple[int, int, int], ...] = ()  # (tensor parallel, input, output) measured on this GPU
+    # (tensor parallel, input, output) measured on this GPU, each with its own runs' factor and words
+    by_shape: tuple[tuple[tuple[int, int, int], float, str], ...] = ()
+
+    @property
+    def shapes(self) -> tuple[tuple[int, int, int], ...]:
+        return tuple(shape for shape, _, _ in self.by_shape)
+
+    def at(self, tp: int, pp: int, input_len: float, output_len: float) -> tuple[float, str]:
+        """(factor, source) of a replica of this shape: its own runs' where the user measured it (a run
+        at one shape says nothing more certain about another than the type's mean does), else the type's."""
+        shape = (tp, int(input_len), int(output_len))
+        return next(((f, src) for s, f, src in self.by_shape if s == shape and pp == 1), (self.factor, self.source))
 
 
 def label(m: Any) -> str:
@@ -68,13 +80,24 @@ def transfer(
         used = "; ".join(label(m) for m in got.runs)
         factor = math.exp(got.offset)
         if got.tier == OWN:
-            shapes = tuple(sorted({(m.tensor_parallel, m.input_len, m.output_len) for m in got.runs}))
-            out[gid] = Speed(factor, "measured", used, shapes)
+            out[gid] = Speed(factor, "measured", used, _by_shape([(f, m) for g, _, f, m in factors if g == gid]))
         elif got.tier == GENERATION:
             out[gid] = Speed(factor, "transferred", "moved with its generation by " + used)
         else:
             out[gid] = Speed(factor, "transferred", f"moved by the software share ({software_share:g}) of " + used)
     return out
+
+
+def _by_shape(runs: list[tuple[float, Any]]) -> tuple[tuple[tuple[int, int, int], float, str], ...]:
+    """Each measured shape (tensor parallel, input, output) with the geometric mean of its own runs'
+    factors and their words."""
+    shapes: dict[tuple[int, int, int], list[tuple[float, Any]]] = {}
+    for f, m in runs:
+        shapes.setdefault((m.tensor_parallel, m.input_len, m.output_len), []).append((f, m))
+    return tuple(
+        (shape, math.exp(sum(math.log(f) for f, _ in fm) / len(fm)), "; ".join(label(m) for _, m in fm))
+        for shape, fm in sorted(shapes.items())
+    )
 
 
 @lru_cache(maxsize=1)
