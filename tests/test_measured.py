@@ -16,6 +16,7 @@ from advisor.data.uncertainty import measurement_dist, speed_dist
 from advisor.errors import InputError
 from advisor.inputs.jobs import DEFAULT_SPREAD, Job
 from advisor.perf import evaluate, job_spec, params_from, resolve_model
+from advisor.perf.training import mfu_flops_per_token
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -54,6 +55,8 @@ def test_a_measurement_moves_siblings_the_same_way_and_others_by_the_software_sh
     plain, spec = _spec(catalog), _spec(catalog, [dict(M, tokens_per_s=speed)])
     model_h100 = evaluate(plain, catalog.gpus["h100-sxm"], 8, p).tokens_per_s
     e = math.log(speed / model_h100)
+    per_token = mfu_flops_per_token(plain.model, plain.kind)
+    run_mfu = speed / 8 * per_token / (catalog.gpus["h100-sxm"].dense_tflops("bf16") * 1e12)  # 90K: 65.9%
     for gid, count, share in (
         ("h100-sxm", 16, 1.0),
         ("h200-sxm", 8, 1.0),
@@ -62,7 +65,11 @@ def test_a_measurement_moves_siblings_the_same_way_and_others_by_the_software_sh
         before = evaluate(plain, catalog.gpus[gid], count, p)
         after = evaluate(spec, catalog.gpus[gid], count, p)
         assert after.speed_evidence == "transferred" and "8 x h100-sxm" in after.speed_source
-        assert after.tokens_per_s == pytest.approx(before.tokens_per_s * math.exp(share * e), rel=1e-9), gid
+        moved = before.tokens_per_s * math.exp(share * e)
+        if share * e > 0:  # no faster than the record (the model's upper end) or the run's own MFU went (review20 #3)
+            peak = catalog.gpus[gid].dense_tflops("bf16") * 1e12
+            moved = min(moved, max(before.tokens_per_s_upper, run_mfu * count * peak / per_token))
+        assert after.tokens_per_s == pytest.approx(moved, rel=1e-9), gid
         assert (after.tokens_per_s > before.tokens_per_s) == (speed > model_h100)  # the same direction
 
 
@@ -303,8 +310,8 @@ def test_the_software_share_of_a_measurement_is_the_catalogs(tmp_path, p):
     cat = load_catalog(str(override))
     q = params_from(cat)
     assert q.measured_software_share == 0.6 != p.measured_software_share
-    plain, spec = _spec(cat), _spec(cat, [dict(M, tokens_per_s=90_000)])
-    e = math.log(90_000 / evaluate(plain, cat.gpus["h100-sxm"], 8, q).tokens_per_s)
+    plain, spec = _spec(cat), _spec(cat, [dict(M, tokens_per_s=45_000)])  # slower: no MFU ceiling reached
+    e = math.log(45_000 / evaluate(plain, cat.gpus["h100-sxm"], 8, q).tokens_per_s)
     before, after = (evaluate(s, cat.gpus["a100-80gb-sxm"], 8, q).tokens_per_s for s in (plain, spec))
     assert after == pytest.approx(before * math.exp(0.6 * e), rel=1e-9)
     bad = tmp_path / "bad.yaml"

@@ -244,3 +244,24 @@ def test_a_measured_serving_shape_takes_its_own_runs_factor():
     a, b = tp1(one), tp1(two)
     assert b["speed_evidence"] == "measured" and b["requests_per_s_per_replica"] == a["requests_per_s_per_replica"]
     assert b["speed_source"] == a["speed_source"] and "TP2" not in b["speed_source"]
+
+
+def test_a_speed_moved_by_the_users_run_goes_no_faster_than_the_record_or_that_run():
+    """review20 #3: the user's 16,384-H100 run at ~40% MFU is x1.95 the model there, and the factor
+    moved the 64-GPU estimate to 84.5% MFU beside a warning "held to ... 49.0%". A moved speed now
+    stops at the better of the best published MFU before communication (catalog/estimator.yaml, 49%
+    on Hopper bf16) and the run's own MFU (recomputed here from its tokens/s)."""
+    from advisor.perf.training import mfu_flops_per_token
+
+    p = advisor.plan(str(DATA / "moved_from_16k.yaml"), as_of=AS_OF, explain="none")
+    (job,) = json.loads(p.to_json())["jobs"]
+    spec = p.problem.classes[0].spec
+    run_mfu = (
+        15.4e6
+        / 16_384
+        * mfu_flops_per_token(spec.model, spec.kind)
+        / (p.catalog.gpus["h100-sxm"].dense_tflops("bf16") * 1e12)
+    )
+    assert job["speed_evidence"] == "transferred" and 0.3 < run_mfu < 0.49
+    assert job["mfu"] <= 0.49 + 1e-9, job["mfu"]
+    assert "held to" in job["evidence_note"]

@@ -70,7 +70,7 @@ def evaluate(job: JobSpec, gpu: GPU, count: int, p: Params) -> Estimate:
     if not job.measured:
         return _own_estimator(_evaluate(job, gpu, count, p), gpu, job.precision, p)
     # (a job with its own speeds only: two frozen dataclasses' start-up)
-    from advisor.perf.measured import implausibly_slow, transfer
+    from advisor.perf.measured import applied, implausibly_slow, runs_ceiling, transfer
 
     bare = replace(job, measured=())
     e = _own_estimator(_evaluate(bare, gpu, count, p), gpu, job.precision, p)
@@ -85,19 +85,15 @@ def evaluate(job: JobSpec, gpu: GPU, count: int, p: Params) -> Estimate:
     )
     if t is None:
         return e
-    note = (
-        f"{t.source}: used as measured"
-        if t.level == "measured"
-        else f"moved x {t.factor:.3f} by {t.source} (docs/model.md §1.8)"
-    )
     per_token = mfu_flops_per_token(bare.model, bare.kind)
+    ceiling = runs_ceiling(bare, t.runs, gpu, count, per_token)
+    factor, upper, note = applied(t, e.tokens_per_s, e.tokens_per_s_upper, e.mfu, ceiling)
     doubts = [d for m in t.runs if (d := implausibly_slow(bare, m, per_token, p.measured_mfu_floor))]
-    upper = e.tokens_per_s * t.factor * (1.0 + t.spread) if t.spread is not None else e.tokens_per_s_upper * t.factor
     return replace(
         e,
-        tokens_per_s=e.tokens_per_s * t.factor,
-        tokens_per_s_per_gpu=e.tokens_per_s_per_gpu * t.factor,
-        mfu=e.mfu * t.factor,
+        tokens_per_s=e.tokens_per_s * factor,
+        tokens_per_s_per_gpu=e.tokens_per_s_per_gpu * factor,
+        mfu=e.mfu * factor,
         tokens_per_s_upper=upper,
         speed_evidence=t.level,
         speed_source=t.source,

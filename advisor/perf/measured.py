@@ -90,6 +90,37 @@ def implausibly_slow(job: Any, m: MeasuredSpeed, per_token: float, floor: float)
     )
 
 
+def runs_ceiling(job: Any, runs: tuple[MeasuredSpeed, ...], gpu: Any, count: int, per_token: float) -> float:
+    """The tokens/s `count` GPUs `gpu` reach at the best MFU among `runs` (at `per_token` FLOPs a token),
+    never above their dense peak: how far a speed moved by the user's runs may go where the model's
+    own record cap is lower (a run that beat the model at 16,384 GPUs does not make 64 run faster than
+    that run or the record did). 0 without a peak."""
+    peak = gpu.dense_tflops(job.precision)
+    if not peak or per_token <= 0:
+        return 0.0
+    mfus = [
+        m.tokens_per_s / m.count * per_token / (m.figures.dense_tflops(job.precision) * 1e12)
+        for m in runs
+        if m.figures is not None and m.figures.dense_tflops(job.precision)
+    ]
+    return min(1.0, max(mfus, default=0.0)) * count * peak * 1e12 / per_token
+
+
+def applied(t: Transfer, tokens_per_s: float, upper: float, mfu: float, ceiling: float) -> tuple[float, float, str]:
+    """(factor, upper tokens/s, note) of `t` on an estimate of `tokens_per_s` (its upper end `upper`, at
+    `mfu`): a measured speed as measured, within its spread; a moved one no faster than the record (the
+    estimate's upper end) or `ceiling` (runs_ceiling: the user's own runs' best MFU) allow."""
+    if t.level == "measured":
+        return t.factor, tokens_per_s * t.factor * (1.0 + (t.spread or 0.0)), f"{t.source}: used as measured"
+    most = max(upper, ceiling)
+    factor = min(t.factor, most / tokens_per_s) if t.factor > 1 else t.factor
+    held = (
+        f", held to {100 * mfu * factor:.1f}% MFU (the best published or your runs' own)" if factor < t.factor else ""
+    )
+    note = f"moved x {t.factor:.3f} by {t.source} (docs/model.md §1.8){held}"
+    return factor, max(tokens_per_s * factor, min(upper * t.factor, most)), note
+
+
 @dataclass(frozen=True)
 class Transfer:
     """How the measurements reach one (GPU, count): the factor on the model's estimate, the evidence
