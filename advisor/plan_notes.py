@@ -57,6 +57,8 @@ def _candidate_notes(sol: Solution) -> Iterator[JSONObject]:
         yield from c.warnings
         for note in c.estimate.notes:
             yield {"rule": None, "code": "estimate", "message": note}
+        for doubt in c.estimate.doubts:  # the plan's first lines say it too (present/decision_words.doubted)
+            yield {"rule": None, "code": "measurement-doubt", "message": doubt}
 
 
 def _price_warnings(problem: Problem, sol: Solution) -> Iterator[JSONObject]:

@@ -445,9 +445,9 @@ def test_a_measurement_below_every_published_runs_mfu_is_questioned_with_its_uni
     speed = at_floor * (0.99 if below else 1.01)
     spec = _spec(catalog, [dict(M, tokens_per_s=speed)])
     for gid, count in (("h100-sxm", 8), ("b200", 16)):
-        notes = evaluate(spec, catalog.gpus[gid], count, p).notes
+        notes = evaluate(spec, catalog.gpus[gid], count, p).doubts
         doubt = [n for n in notes if "implausibly slow" in n]
-        assert bool(doubt) == below, (gid, notes)
+        assert bool(doubt) == below and len(doubt) == len(notes), (gid, notes)
         if below:
             assert "your measurement of 8 x h100-sxm" in doubt[0] and "tokens/s over all 8 GPUs" in doubt[0]
             assert f"the run's is {8 * speed:,.0f}" in doubt[0]

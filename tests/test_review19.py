@@ -265,3 +265,20 @@ def test_a_speed_moved_by_the_users_run_goes_no_faster_than_the_record_or_that_r
     assert job["speed_evidence"] == "transferred" and 0.3 < run_mfu < 0.49
     assert job["mfu"] <= 0.49 + 1e-9, job["mfu"]
     assert "held to" in job["evidence_note"]
+
+
+def test_a_doubted_measurement_is_on_the_plans_first_lines_and_the_memos_recommendation():
+    """review20 #5: a run the tool itself calls implausibly slow (600K tokens/s over 64 H100 entered per
+    GPU: 0.86% MFU) drives a $435,506 B200 plan, and the doubt was only among the warnings. The plan's
+    Caution lines and the memo's recommendation now lead with it."""
+    from advisor.present.plan_text import plan_text
+
+    path = str(DATA / "rent64_per_gpu_figure.yaml")
+    p = advisor.plan(path, as_of=AS_OF, explain="none")
+    warned = [w for w in json.loads(p.to_json())["warnings"] if w["code"] == "measurement-doubt"]
+    assert len(warned) == 1 and "0.86% MFU" in warned[0]["message"]
+    first = plan_text(p, full=False).split("\nDecision")[0]
+    assert "Caution   Check your measurement before committing: your measurement of 64 x h100-sxm" in first
+    memo = advisor.memo(p, path, fmt="md").text
+    recommendation = memo.split("## 1. Recommendation", 1)[1].split("\n\n", 2)[1]
+    assert "Check your measurement before committing" in recommendation

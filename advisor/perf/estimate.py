@@ -56,9 +56,8 @@ class Estimate:
     tokens_per_s_upper: float = 0.0  # the upper end: the model up to the best published MFU, not derated
     speed_source: str | None = None  # the user's measurement a measured or transferred speed comes from
     speed_spread: float | None = None  # P10-P90 half-width of a speed that is the user's measurement
-    model_notes: list = field(
-        default_factory=list
-    )  # the notes on how the model's speed was held: not said of a measured one
+    model_notes: list = field(default_factory=list)  # how the model's speed was held: not said of a measured one
+    doubts: list = field(default_factory=list)  # why a run behind the speed looks wrong (implausibly_slow)
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -101,7 +100,8 @@ def evaluate(job: JobSpec, gpu: GPU, count: int, p: Params) -> Estimate:
         derating=None if t.level == "measured" else e.derating,
         evidence_note=note,
         notes=[n for n in e.notes if n != e.evidence_note and (t.level != "measured" or n not in e.model_notes)]
-        + [note, *doubts],
+        + [note],
+        doubts=doubts,
     )
 
 
@@ -367,7 +367,7 @@ def _estimate_json(e: Estimate, spec: JobSpec, g: GPU, p: Params, precision: str
         "evidence_note": e.evidence_note,
         "tokens_per_s_upper": round(e.tokens_per_s_upper, 1),
         "reason": e.reason,
-        "notes": e.notes,
+        "notes": [*e.notes, *e.doubts],
     }
 
 

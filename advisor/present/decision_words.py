@@ -58,6 +58,14 @@ def unmeasured(p: Plan) -> str | None:
     )
 
 
+def doubted(p: Plan) -> str | None:
+    """'Check your measurement before committing: ... is implausibly slow ...' when a run the plan's
+    speeds rest on looks wrong (a per-GPU figure entered as the whole run's): the plan follows it,
+    so its first lines say so, not only its warnings."""
+    doubts = list(dict.fromkeys(w.message for w in p.warnings if w.code == "measurement-doubt"))
+    return f"Check your measurement before committing: {'; '.join(doubts)}" if doubts else None
+
+
 def verify_first(p: Plan) -> str | None:
     """'Before committing, get a firm quote for ...: up to $X at stake.' from the top verify item."""
     d = p.decision

@@ -12,6 +12,7 @@ from advisor.contract import Plan
 from advisor.contract.context import PlanContext
 from advisor.contract.explanations import BreakEven, Marginal
 from advisor.present.decision_words import (
+    doubted,
     headline,
     robustness_cost,
     unmeasured,
@@ -105,7 +106,7 @@ def memo_context(
         "recommendation": " ".join(
             x
             for x in (
-                *[sentence(c) for c in (headline(plan), unmeasured(plan)) if c],
+                *[sentence(c) for c in (headline(plan), unmeasured(plan), doubted(plan)) if c],
                 recommendation(plan, ctx, best_alt, finish_h, cited_rules, upfront),
                 range_sentence(plan),
                 robustness_cost(plan),
