@@ -282,3 +282,23 @@ def test_a_doubted_measurement_is_on_the_plans_first_lines_and_the_memos_recomme
     memo = advisor.memo(p, path, fmt="md").text
     recommendation = memo.split("## 1. Recommendation", 1)[1].split("\n\n", 2)[1]
     assert "Check your measurement before committing" in recommendation
+
+
+def test_a_serving_measurement_states_its_own_spread():
+    """Issue 31 item 4: "a band from the measurement's stated or default spread", for serving as for
+    training. The user's 1-H100 run at the job's own shape with `spread: 0.02`: verify's band for the
+    H100 is 0.98-1.02x the run (the default gives 0.95-1.05x), as measurement_dist(0.02) gives it."""
+    import yaml
+
+    from advisor.data.uncertainty import measurement_dist
+
+    doc = yaml.safe_load((DATA / "serve_h100_measured.yaml").read_text())
+    run = {**doc["jobs"][0]["measured"][0], "date": "2026-11-20", "spread": 0.02}
+    doc["jobs"][0]["measured"] = [run]
+    d = json.loads(advisor.plan(doc, as_of=AS_OF).to_json())
+    (h100,) = [v for v in d["decision"]["verify"] if v["input"] == "speed:h100-sxm"]
+    want = measurement_dist(0.02)
+    assert (
+        h100["range"] == [round(want.factor(0.1), 6), round(want.factor(0.9), 6)]
+        and "0.98-1.02x your run" in h100["message"]
+    )

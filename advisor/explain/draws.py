@@ -112,16 +112,20 @@ def serve_speed(problem: Problem, gid: str) -> LogDist:
     return serving_dist(problem.catalog.gpus[gid]) if problem.serve_classes else NONE
 
 
-# a replica the user's own run measured at its shape: that run's spread (a serving measurement states
-# none, so the default a training measurement takes), capped at its top as a measured job's is
-MEASURED_REPLICA = replace(measurement_dist(DEFAULT_SPREAD), cap=1.0 + DEFAULT_SPREAD)
-
-
 def replica_speed(problem: Problem, c: ServeCandidate) -> LogDist:
     """The real / estimated requests/s of serving layout `c`: within its measurement's spread where the
     user's own run measured it (its `speed_evidence` measured: that GPU, tensor parallelism and request
-    shape), else the serving model's error (serve_speed)."""
-    return MEASURED_REPLICA if c.result.speed_evidence == "measured" else serve_speed(problem, c.gpu)
+    shape; the run's stated `spread`, else the default a training measurement takes), capped at its
+    top as a measured job's is; else the serving model's error (serve_speed)."""
+    if c.result.speed_evidence != "measured":
+        return serve_speed(problem, c.gpu)
+    spread = c.result.speed_spread or DEFAULT_SPREAD
+    return replace(measurement_dist(spread), cap=1.0 + spread)
+
+
+def is_measured(d: LogDist | None) -> bool:
+    """Whether `d` is a measurement's band (measurement_dist), not a model's error."""
+    return d is not None and d.basis.startswith("measured")
 
 
 def gpu_prices(problem: Problem, gid: str) -> tuple[LogDist, LogDist]:

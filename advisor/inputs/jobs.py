@@ -218,6 +218,9 @@ class MeasuredServing(Written):
     output_len: int = Field(gt=0, le=10_000_000, description="output tokens per request")
     date: str | None = Field(default=None, max_length=40, description="when it was measured")
     note: str | None = Field(default=None, max_length=500, description="engine, version, settings")
+    spread: float | None = Field(
+        default=None, gt=0, lt=1, description=f"P10-P90 half-width as a share, e.g. 0.05 for +-5% [{DEFAULT_SPREAD:g}]"
+    )
 
     @model_validator(mode="after")
     def _whole_replicas(self) -> "MeasuredServing":

@@ -206,14 +206,15 @@ class Setup:
         speed = (measured.at(self.tp, self.pp, *self.shape)[0] if self.shape else measured.factor) if measured else 1.0
         object.__setattr__(self, "speed", speed)
 
-    def evidence(self, input_len: float, output_len: float) -> tuple[str, str | None]:
-        """(speed_evidence, the measurement it rests on): `measured` on a shape the user measured on
-        this GPU, `transferred` where a measurement moved the estimate, else the GPU's own."""
+    def evidence(self, input_len: float, output_len: float) -> tuple[str, str | None, float | None]:
+        """(speed_evidence, the measurement it rests on, its stated spread): `measured` on a shape the
+        user measured on this GPU, `transferred` where a measurement moved the estimate, else the GPU's own."""
         measured = self.model.speed(self.hw.name)
         if measured is None:
-            return self.hw.evidence, None
+            return self.hw.evidence, None, None
         exact = self.pp == 1 and (self.tp, int(input_len), int(output_len)) in measured.shapes
-        return ("measured" if exact else "transferred"), measured.at(self.tp, self.pp, input_len, output_len)[1]
+        _, source, spread = measured.at(self.tp, self.pp, input_len, output_len)
+        return ("measured" if exact else "transferred"), source, spread
 
     @property
     def served(self) -> str:

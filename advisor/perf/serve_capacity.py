@@ -135,6 +135,7 @@ class ReplicaResult:
     warnings: list = field(default_factory=list)  # [{code, message}] the plan shows beside this replica
     speed_evidence: str = "datasheet"  # measured | transferred | same_generation | datasheet
     speed_source: str | None = None  # the user's measurement the speed rests on (measured, transferred)
+    speed_spread: float | None = None  # the P10-P90 half-width the measurement states (measured; None: default)
 
 
 def _limit_of_step(dec: dict) -> str:
@@ -183,7 +184,7 @@ def replica_capacity(
     limit = limit or _limit_of_step(pt["decode"])
     kv_gb = best * mem.kv_per_seq_gb  # each stage caches its own layers for every sequence
     warnings = [{"rule": None, "code": "precision-not-on-gpu", "message": s.plan.warning}] if s.plan.warning else []
-    evidence, source = s.evidence(input_len, output_len)
+    evidence, source, spread = s.evidence(input_len, output_len)
     return ReplicaResult(
         lam,
         s.gpus,
@@ -203,6 +204,7 @@ def replica_capacity(
         warnings,
         evidence,
         source,
+        spread,
     )
 
 

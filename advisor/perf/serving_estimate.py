@@ -90,7 +90,7 @@ def serve_estimate(
     )
     plan = plan_precision(hw.name, hw.tflops, hw.rate_notes, precision)
     served_by = engine or default_engine(hw, params)
-    evidence, source = Setup(m, hw, precision, tensor_parallel or 1, 1, served_by, params).evidence(
+    evidence, source, _ = Setup(m, hw, precision, tensor_parallel or 1, 1, served_by, params).evidence(
         input_len, output_len
     )
     out = {

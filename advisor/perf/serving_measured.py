@@ -41,18 +41,21 @@ class Speed:
     factor: float
     evidence: str  # measured | transferred
     source: str  # the measurement(s) it comes from, in words
-    # (tensor parallel, input, output) measured on this GPU, each with its own runs' factor and words
-    by_shape: tuple[tuple[tuple[int, int, int], float, str], ...] = ()
+    # (tensor parallel, input, output) measured on this GPU, each with its own runs' factor, words and
+    # stated spread (the widest of them; None: none stated)
+    by_shape: tuple[tuple[tuple[int, int, int], float, str, float | None], ...] = ()
 
     @property
     def shapes(self) -> tuple[tuple[int, int, int], ...]:
-        return tuple(shape for shape, _, _ in self.by_shape)
+        return tuple(shape for shape, _, _, _ in self.by_shape)
 
-    def at(self, tp: int, pp: int, input_len: float, output_len: float) -> tuple[float, str]:
-        """(factor, source) of a replica of this shape: its own runs' where the user measured it (a run
-        at one shape says nothing more certain about another than the type's mean does), else the type's."""
+    def at(self, tp: int, pp: int, input_len: float, output_len: float) -> tuple[float, str, float | None]:
+        """(factor, source, spread) of a replica of this shape: its own runs' where the user measured it
+        (a run at one shape says nothing more certain about another than the type's mean does), else
+        the type's, with no spread of its own."""
         shape = (tp, int(input_len), int(output_len))
-        return next(((f, src) for s, f, src in self.by_shape if s == shape and pp == 1), (self.factor, self.source))
+        own = (row[1:] for row in self.by_shape if row[0] == shape and pp == 1)
+        return next(own, (self.factor, self.source, None))
 
 
 def label(m: Any) -> str:
@@ -88,14 +91,19 @@ def transfer(
     return out
 
 
-def _by_shape(runs: list[tuple[float, Any]]) -> tuple[tuple[tuple[int, int, int], float, str], ...]:
+def _by_shape(runs: list[tuple[float, Any]]) -> tuple[tuple[tuple[int, int, int], float, str, float | None], ...]:
     """Each measured shape (tensor parallel, input, output) with the geometric mean of its own runs'
-    factors and their words."""
+    factors, their words and the widest spread they state."""
     shapes: dict[tuple[int, int, int], list[tuple[float, Any]]] = {}
     for f, m in runs:
         shapes.setdefault((m.tensor_parallel, m.input_len, m.output_len), []).append((f, m))
     return tuple(
-        (shape, math.exp(sum(math.log(f) for f, _ in fm) / len(fm)), "; ".join(label(m) for _, m in fm))
+        (
+            shape,
+            math.exp(sum(math.log(f) for f, _ in fm) / len(fm)),
+            "; ".join(label(m) for _, m in fm),
+            max((m.spread for _, m in fm if m.spread is not None), default=None),
+        )
         for shape, fm in sorted(shapes.items())
     )
 
