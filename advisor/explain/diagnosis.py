@@ -77,7 +77,7 @@ def shortfall(problem: Problem, free: Solution) -> list[Diagnosis]:
             min((c.gpu_hours for c in cs if c.gpu == gid), default=math.inf) * cls.multiplicity
             for cls, cs in zip(problem.classes, problem.candidates)
         ]
-        if all(h < math.inf for h in per_class):
+        if per_class and all(h < math.inf for h in per_class):  # (a serving-only workload has no training work)
             need[gid] = sum(per_class)
     if need:
         best = min(sorted(need), key=lambda g: need[g])
