@@ -113,7 +113,7 @@ def applied(t: Transfer, tokens_per_s: float, upper: float, mfu: float, ceiling:
     if t.level == "measured":
         return t.factor, tokens_per_s * t.factor * (1.0 + (t.spread or 0.0)), f"{t.source}: used as measured"
     most = max(upper, ceiling)
-    factor = min(t.factor, most / tokens_per_s) if t.factor > 1 else t.factor
+    factor = max(1.0, min(t.factor, most / tokens_per_s)) if t.factor > 1 else t.factor  # never below the model
     held = (
         f", held to {100 * mfu * factor:.1f}% MFU (the best published or your runs' own)" if factor < t.factor else ""
     )
