@@ -39,6 +39,7 @@ def plan_warnings(problem: Problem, sol: Solution, explaining: SolveSettings | N
     out: list[JSONObject] = []
     for entry in [
         *_candidate_notes(sol),
+        *_serving_doubts(problem),
         *_price_warnings(problem, sol),
         *_network_warnings(problem, sol),
         *(_provider_limits(problem, sol) if sol.feasible else []),
@@ -59,6 +60,12 @@ def _candidate_notes(sol: Solution) -> Iterator[JSONObject]:
             yield {"rule": None, "code": "estimate", "message": note}
         for doubt in c.estimate.doubts:  # the plan's first lines say it too (present/decision_words.doubted)
             yield {"rule": None, "code": "measurement-doubt", "message": doubt}
+
+
+def _serving_doubts(problem: Problem) -> Iterator[JSONObject]:
+    """Each serving run of the user's that looks wrong, plan or no plan: its speed moves every replica."""
+    for doubt in dict.fromkeys(d for cls in problem.serve_classes for d in cls.model.doubts):
+        yield {"rule": None, "code": "measurement-doubt", "message": doubt}
 
 
 def _price_warnings(problem: Problem, sol: Solution) -> Iterator[JSONObject]:

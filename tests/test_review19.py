@@ -315,3 +315,28 @@ def test_a_serving_only_workload_with_no_plan_does_not_say_its_work_needs_0_gpu_
     d = json.loads(advisor.plan(doc, as_of=AS_OF).to_json())
     assert d["status"] == "infeasible"
     assert not [x for x in d["diagnosis"] if x["constraint"] == "shortfall:work"], d["diagnosis"]
+
+
+def test_a_serving_run_slower_than_any_published_run_against_the_model_is_questioned():
+    """review20 #8b: a serving run far below what the model gives at its own shape (here its per-GPU
+    figure entered for all 8 GPUs) made every layout too slow, and the plan said only "[memory] does not
+    fit ..." without naming the run. Below `measured_factor_floor` (the slowest published run against
+    the model, recomputed here from catalog/serving_accuracy.yaml) it is questioned, plan or no plan,
+    on the first lines; a run above it (serve_h100_measured.yaml) is not."""
+    import yaml
+
+    from advisor.data.resources import data_dir
+    from advisor.perf.serving import load_params
+    from advisor.present.plan_text import plan_text
+
+    rows = yaml.safe_load((data_dir("catalog") / "serving_accuracy.yaml").read_text())["rows"]
+    floor = min(r["measured"] / r["held_out"] for r in rows.values() if r.get("held_out"))
+    assert load_params().measured_factor_floor == round(floor, 3)
+    p = advisor.plan(str(DATA / "serve_per_gpu_figure.yaml"), as_of=AS_OF, explain="none")
+    d = json.loads(p.to_json())
+    (doubt,) = [w["message"] for w in d["warnings"] if w["code"] == "measurement-doubt"]
+    assert "your run of 8 x h100-sxm" in doubt and "output tokens/s over all 8 GPUs" in doubt
+    assert f"({round(floor, 3):g}x)" in doubt
+    assert "Caution   Check your measurement before committing" in plan_text(p, full=False).split("Why no plan")[0]
+    fine = json.loads(advisor.plan(str(DATA / "serve_h100_measured.yaml"), as_of=AS_OF, explain="none").to_json())
+    assert not [w for w in fine["warnings"] if w["code"] == "measurement-doubt"]

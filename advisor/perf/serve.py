@@ -81,6 +81,7 @@ class ServeParams:
     )  # sourced: engines with static shapes, whose KV is padded to a fixed total (tokens; 0: the request's I + O)
     max_batch_large_memory: dict = field(default_factory=dict)  # sourced: engine -> {min_gib, max_batch, not_on}
     measured_software_share: float = 0.5  # derived: share of a user's measured deviation moved to every GPU
+    measured_factor_floor: float = 0.0  # derived: the slowest published run against the model (measured / held out)
     power_limit_exponent: float = (
         0.0  # derived: sustained GEMM rate of one die ~ (board power limit)^x (advisor/perf/power_limit.py)
     )

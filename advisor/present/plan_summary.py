@@ -246,6 +246,8 @@ def summary_text(plan: Plan, ctx: PlanContext | None = None, fmt: str = "table")
         out.append(_labelled("Binds", binds_text(p), fmt))
         out += _why(p, fmt)
     else:
+        # a doubted run of the user's may be why nothing fits: said before the diagnosis
+        out += ["", _labelled("Caution", doubt, fmt)] if (doubt := doubted(p)) else []
         out += diagnosis_section(p, fmt)
     rows = family_rows(p, ctx)
     if rows:
