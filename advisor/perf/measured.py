@@ -72,16 +72,19 @@ def _times(ratio: float) -> str:
     return f"{ratio:,.2g}x" if ratio < 10 else f"{ratio:,.0f}x"
 
 
+def run_mfu(m: MeasuredSpeed, precision: str, per_token: float) -> float | None:
+    """Measurement `m`'s MFU at `per_token` FLOPs a token (the PaLM convention the calibration set's runs
+    are counted in, training.mfu_flops_per_token) on its GPUs' dense peak; None without a peak."""
+    peak = m.figures.dense_tflops(precision) if m.figures is not None else None
+    return m.tokens_per_s / m.count * per_token / (peak * 1e12) if peak else None
+
+
 def implausibly_slow(job: Any, m: MeasuredSpeed, per_token: float, floor: float) -> str | None:
-    """Why measurement `m` of `job` is doubted, or None: its MFU at `per_token` FLOPs a token (the PaLM
-    convention the calibration set's runs are counted in, training.mfu_flops_per_token) is below
-    `floor`, the lowest of any published run the estimator is calibrated on (Params.measured_mfu_floor),
-    as a per-GPU figure entered as the whole run's is (1/count of it)."""
-    peak = m.figures.dense_tflops(job.precision) if m.figures is not None else None
-    if not peak or floor <= 0:
-        return None
-    mfu = m.tokens_per_s / m.count * per_token / (peak * 1e12)
-    if mfu >= floor:
+    """Why measurement `m` of `job` is doubted, or None: its MFU (run_mfu) is below `floor`, the lowest
+    of any published run the estimator is calibrated on (Params.measured_mfu_floor), as a per-GPU
+    figure entered as the whole run's is (1/count of it)."""
+    mfu = run_mfu(m, job.precision, per_token)
+    if mfu is None or floor <= 0 or mfu >= floor:
         return None
     return (
         f"{m.label()} is implausibly slow: {100 * mfu:.2g}% MFU on {job.precision}, below the lowest of the published "
@@ -98,11 +101,7 @@ def runs_ceiling(job: Any, runs: tuple[MeasuredSpeed, ...], gpu: Any, count: int
     peak = gpu.dense_tflops(job.precision)
     if not peak or per_token <= 0:
         return 0.0
-    mfus = [
-        m.tokens_per_s / m.count * per_token / (m.figures.dense_tflops(job.precision) * 1e12)
-        for m in runs
-        if m.figures is not None and m.figures.dense_tflops(job.precision)
-    ]
+    mfus = [mfu for m in runs if (mfu := run_mfu(m, job.precision, per_token)) is not None]
     return min(1.0, max(mfus, default=0.0)) * count * peak * 1e12 / per_token
 
 
