@@ -41,6 +41,7 @@ class LogDist:
     q90: float
     basis: str = ""
     cap: float = math.inf
+    measured: bool = False  # a user's own measurement's band (measurement_dist), not a model's error
 
     def at_z(self, z: float) -> float:
         return min(
@@ -117,7 +118,9 @@ def serving_dist(gpu: GPU) -> LogDist:
 def measurement_dist(spread: float) -> LogDist:
     """A user's own measurement (a job's `measured:`) read as a speed distribution: P10-P90 at
     measured x (1 -+ spread), median at the measurement."""
-    return LogDist(math.log(max(1e-6, 1.0 - spread)), 0.0, math.log(1.0 + spread), f"measured, +-{100 * spread:g}%")
+    return LogDist(
+        math.log(max(1e-6, 1.0 - spread)), 0.0, math.log(1.0 + spread), f"measured, +-{100 * spread:g}%", measured=True
+    )
 
 
 def shared_speed_draws(gpus: Iterable[GPU], draw: Callable[[], float]) -> dict[str, float]:

@@ -123,11 +123,6 @@ def replica_speed(problem: Problem, c: ServeCandidate) -> LogDist:
     return replace(measurement_dist(spread), cap=1.0 + spread)
 
 
-def is_measured(d: LogDist | None) -> bool:
-    """Whether `d` is a measurement's band (measurement_dist), not a model's error."""
-    return d is not None and d.basis.startswith("measured")
-
-
 def gpu_prices(problem: Problem, gid: str) -> tuple[LogDist, LogDist]:
     """(purchase, rent) price errors of a GPU type, by each price record's confidence (the rent's:
     rent_confidence)."""

@@ -42,7 +42,7 @@ from advisor.explain.decision import (
     optimum_options,
     restricted_options,
 )
-from advisor.explain.draws import Draws, gpu_prices, gpu_speed, is_measured, serve_speed, speed_evidence
+from advisor.explain.draws import Draws, gpu_prices, gpu_speed, serve_speed, speed_evidence
 from advisor.explain.offer_options import offer_drops
 from advisor.explain.plan_cost import RunTerm
 from advisor.explain.scores import QUANTILES
@@ -214,9 +214,9 @@ def _serving_item(problem: Problem, x: Input, value: float, count: int, stake: s
     """The verify item of a serving-only GPU type's speed: its replica's requests/s, within the serving
     model's held-out error (explain/draws.serve_speed)."""
     gpu = problem.catalog.gpus[x.gpu]
-    replicas = [t.speed for t in chosen.cost.terms if t.gpu == x.gpu and t.cand is None]
-    if replicas and all(is_measured(d) for d in replicas):  # it serves on it only at shapes the user measured
-        d = max((d for d in replicas if d is not None), key=lambda d: d.q90 - d.q10)
+    replicas = [t.speed for t in chosen.cost.terms if t.gpu == x.gpu and t.cand is None and t.speed is not None]
+    if replicas and all(d.measured for d in replicas):  # it serves on it only at shapes the user measured
+        d = max(replicas, key=lambda d: d.q90 - d.q10)
         lo, hi = d.factor(0.1), d.factor(0.9)
         text = (
             f"confirm your own run's throughput on {gpu.name} (used as measured): {stake}; real requests/s "
