@@ -343,3 +343,19 @@ def test_a_serving_run_slower_than_any_published_run_against_the_model_is_questi
     assert "Caution   Check your measurement before committing" in plan_text(p, full=False).split("Why no plan")[0]
     fine = json.loads(advisor.plan(str(DATA / "serve_h100_measured.yaml"), as_of=AS_OF, explain="none").to_json())
     assert not [w for w in fine["warnings"] if w["code"] == "measurement-doubt"]
+
+
+def test_the_latency_printed_at_load_uses_the_measured_shapes_own_speed():
+    """review21b #1: the replicas were sized at the measured shape's own factor, but the latency at the
+    plan's load was recomputed with the GPU type's mean factor (no shape given): "TPOT 42.1 ms" under a
+    30 ms limit, where the same replicas with only the shape's own run print 27.3 ms. The second run, at
+    another shape, changes neither the replicas nor their latency."""
+    import yaml
+
+    two = yaml.safe_load((DATA / "serve_two_shapes_slo.yaml").read_text())
+    one = {**two, "jobs": [{**two["jobs"][0], "measured": two["jobs"][0]["measured"][:1]}]}
+    rows = [json.loads(advisor.plan(doc, as_of=AS_OF, explain="none").to_json())["serving"] for doc in (one, two)]
+    assert [(r["replicas"], r["ttft_ms"], r["tpot_ms"]) for r in rows[0]] == [
+        (r["replicas"], r["ttft_ms"], r["tpot_ms"]) for r in rows[1]
+    ]
+    assert all(r["tpot_ms"] <= 30 for r in rows[1])

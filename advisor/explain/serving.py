@@ -56,6 +56,7 @@ def _latency_at(problem: Problem, c: ServeCandidate, load: float) -> tuple[float
         c.pp,
         r.engine,
         load_params(),
+        (cls.input_len, cls.output_len),  # the shape the replica was sized at: a measured one's own factor
     )
     slots = r.slots if cls.ttft_ms is not None else None  # as replica_capacity
     point = operating_points(s, cls.input_len, cls.output_len, cls.percentile)

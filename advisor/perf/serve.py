@@ -193,7 +193,9 @@ class Setup:
     pp: int
     engine: str
     params: ServeParams
-    shape: tuple[float, float] | None = None  # (input, output) tokens a request: picks a measured shape's own factor
+    # (input, output) tokens a request: a measured shape takes its own runs' factor; required of a model
+    # with the user's measured speeds (without it the type's mean factor would stand in, unsaid)
+    shape: tuple[float, float] | None = None
     plan: PrecisionPlan = field(init=False, repr=False, compare=False)
     speed: float = field(init=False, repr=False, compare=False)  # the user's measured speed factor (1: none)
     # rate() and bandwidth() once computed: a replica's capacity bisects on ~100 step times, each reading both
@@ -204,17 +206,20 @@ class Setup:
             self, "plan", plan_precision(self.hw.name, self.hw.tflops, self.hw.rate_notes, self.precision)
         )
         measured = self.model.speed(self.hw.name)
-        speed = (measured.at(self.tp, self.pp, *self.shape)[0] if self.shape else measured.factor) if measured else 1.0
-        object.__setattr__(self, "speed", speed)
+        if measured is not None and self.shape is None:
+            raise ValueError(f"a replica of {self.model.name} with measured speeds needs its request shape")
+        object.__setattr__(
+            self, "speed", measured.at(self.tp, self.pp, *self.shape)[0] if measured and self.shape else 1.0
+        )
 
-    def evidence(self, input_len: float, output_len: float) -> tuple[str, str | None, float | None]:
+    def evidence(self) -> tuple[str, str | None, float | None]:
         """(speed_evidence, the measurement it rests on, its stated spread): `measured` on a shape the
         user measured on this GPU, `transferred` where a measurement moved the estimate, else the GPU's own."""
         measured = self.model.speed(self.hw.name)
-        if measured is None:
+        if measured is None or self.shape is None:
             return self.hw.evidence, None, None
-        exact = self.pp == 1 and (self.tp, int(input_len), int(output_len)) in measured.shapes
-        _, source, spread = measured.at(self.tp, self.pp, input_len, output_len)
+        exact = self.pp == 1 and (self.tp, int(self.shape[0]), int(self.shape[1])) in measured.shapes
+        _, source, spread = measured.at(self.tp, self.pp, *self.shape)
         return ("measured" if exact else "transferred"), source, spread
 
     @property

@@ -184,7 +184,7 @@ def replica_capacity(
     limit = limit or _limit_of_step(pt["decode"])
     kv_gb = best * mem.kv_per_seq_gb  # each stage caches its own layers for every sequence
     warnings = [{"rule": None, "code": "precision-not-on-gpu", "message": s.plan.warning}] if s.plan.warning else []
-    evidence, source, spread = s.evidence(input_len, output_len)
+    evidence, source, spread = s.evidence()
     return ReplicaResult(
         lam,
         s.gpus,

@@ -90,9 +90,9 @@ def serve_estimate(
     )
     plan = plan_precision(hw.name, hw.tflops, hw.rate_notes, precision)
     served_by = engine or default_engine(hw, params)
-    evidence, source, _ = Setup(m, hw, precision, tensor_parallel or 1, 1, served_by, params).evidence(
-        input_len, output_len
-    )
+    evidence, source, _ = Setup(
+        m, hw, precision, tensor_parallel or 1, 1, served_by, params, (input_len, output_len)
+    ).evidence()
     out = {
         "kind": "serve",
         "model": m.name,
