@@ -28,8 +28,8 @@ HOLD_MONTHS = (1, 2, 3, 4, 6, 9, 12, 18, 24, 30, 36, 48, 60, 72, 84, 96, 108, 12
 # a work end is its own period unless another period ends within this many months after it: bounds
 # the periods a type gets
 WORK_END_STEP_MONTHS = 0.5
-# a type with more distinct work ends than this (a fleet of jobs, whose end no one job's finish gives)
-# keeps the grid alone: the 200-job fleet (447 ends on one type) took 2.6x the CPU with them
+# a type whose bought candidates (each job at each count) end at more distinct times than this keeps
+# the grid alone: the 200-job fleet (395-447 a type) took 2.2x the CPU with them merged (docs/limits.md)
 MAX_WORK_ENDS = 64
 
 
