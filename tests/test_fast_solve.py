@@ -162,7 +162,6 @@ def _fleet(n: int, seed: int = 7) -> dict:
 
 
 @pytest.mark.parametrize(("jobs", "seed"), [(20, 4), pytest.param(50, 7, marks=pytest.mark.slow)])
-@pytest.mark.slow
 def test_the_idle_gpu_polish_stops_on_work_so_the_plan_does_not_depend_on_time(monkeypatch, jobs, seed):
     """The polish (finish soonest within 0.1% of the least cost) is capped by nodes, not by wall
     time: the same plan under a 120 s and a 600 s limit (each solve takes seconds; the polish has 20%

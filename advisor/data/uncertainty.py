@@ -117,9 +117,14 @@ def serving_dist(gpu: GPU) -> LogDist:
 
 def measurement_dist(spread: float) -> LogDist:
     """A user's own measurement (a job's `measured:`) read as a speed distribution: P10-P90 at
-    measured x (1 -+ spread), median at the measurement."""
+    measured x (1 -+ spread), median at the measurement, and never faster than its top."""
     return LogDist(
-        math.log(max(1e-6, 1.0 - spread)), 0.0, math.log(1.0 + spread), f"measured, +-{100 * spread:g}%", measured=True
+        math.log(max(1e-6, 1.0 - spread)),
+        0.0,
+        math.log(1.0 + spread),
+        f"measured, +-{100 * spread:g}%",
+        cap=1.0 + spread,
+        measured=True,
     )
 
 

@@ -120,7 +120,7 @@ def replica_speed(problem: Problem, c: ServeCandidate) -> LogDist:
     if c.result.speed_evidence != "measured":
         return serve_speed(problem, c.gpu)
     spread = c.result.speed_spread or DEFAULT_SPREAD
-    return replace(measurement_dist(spread), cap=1.0 + spread)
+    return measurement_dist(spread)
 
 
 def gpu_prices(problem: Problem, gid: str) -> tuple[LogDist, LogDist]:

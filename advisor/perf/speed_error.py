@@ -27,7 +27,7 @@ def speed_error(
     physics and the record allow."""
     spread = getattr(e, "speed_spread", None)  # (a serving estimate, or a stand-in, has none)
     if spread is not None:
-        return replace(measurement_dist(spread), cap=1.0 + spread)
+        return measurement_dist(spread)
     dist = lookup(gpu, precision, getattr(e, "speed_evidence", None))
     best = mfu_cap(gpu, precision, params, count)
     return replace(dist, cap=max(1.0, best / e.mfu)) if best and e.mfu > 0 else dist
