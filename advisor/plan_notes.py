@@ -39,7 +39,7 @@ def plan_warnings(problem: Problem, sol: Solution, explaining: SolveSettings | N
     out: list[JSONObject] = []
     for entry in [
         *_candidate_notes(sol),
-        *_serving_doubts(problem),
+        *_measurement_doubts(problem),
         *_price_warnings(problem, sol),
         *_network_warnings(problem, sol),
         *(_provider_limits(problem, sol) if sol.feasible else []),
@@ -58,14 +58,23 @@ def _candidate_notes(sol: Solution) -> Iterator[JSONObject]:
         yield from c.warnings
         for note in c.estimate.notes:
             yield {"rule": None, "code": "estimate", "message": note}
-        for doubt in c.estimate.doubts:  # the plan's first lines say it too (present/decision_words.doubted)
+
+
+def _measurement_doubts(problem: Problem) -> Iterator[JSONObject]:
+    """Each run of the user's that looks wrong (perf/measured.doubts, serving_estimate._too_slow), plan
+    or no plan: its speed moves every estimate it reaches, and may be why none fits. The plan's first
+    lines say it too (present/decision_words.doubted)."""
+    from advisor.perf.estimate import params_from
+    from advisor.perf.measured import doubts
+    from advisor.perf.training import mfu_flops_per_token
+
+    floor = params_from(problem.catalog).measured_mfu_floor
+    for cls in problem.classes:
+        for doubt in doubts(cls.spec, mfu_flops_per_token(cls.spec.model, cls.spec.kind), floor):
             yield {"rule": None, "code": "measurement-doubt", "message": doubt}
-
-
-def _serving_doubts(problem: Problem) -> Iterator[JSONObject]:
-    """Each serving run of the user's that looks wrong, plan or no plan: its speed moves every replica."""
-    for doubt in dict.fromkeys(d for cls in problem.serve_classes for d in cls.model.doubts):
-        yield {"rule": None, "code": "measurement-doubt", "message": doubt}
+    for serve in problem.serve_classes:
+        for doubt in serve.model.doubts:
+            yield {"rule": None, "code": "measurement-doubt", "message": doubt}
 
 
 def _price_warnings(problem: Problem, sol: Solution) -> Iterator[JSONObject]:

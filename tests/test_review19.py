@@ -359,3 +359,17 @@ def test_the_latency_printed_at_load_uses_the_measured_shapes_own_speed():
         (r["replicas"], r["ttft_ms"], r["tpot_ms"]) for r in rows[1]
     ]
     assert all(r["tpot_ms"] <= 30 for r in rows[1])
+
+
+def test_a_doubted_training_run_is_said_when_there_is_no_plan():
+    """review21b #2: the doubt was found per estimate and reported for the chosen candidates only, so
+    a run at 2.2% MFU that leaves no plan (exit 3) was never questioned; serving's was, plan or no
+    plan. Both are now said once a job, before the diagnosis."""
+    from advisor.present.plan_text import plan_text
+
+    p = advisor.plan(str(DATA / "doubted_no_plan.yaml"), as_of=AS_OF, explain="none")
+    d = json.loads(p.to_json())
+    assert d["status"] == "infeasible"
+    (doubt,) = [w["message"] for w in d["warnings"] if w["code"] == "measurement-doubt"]
+    assert "your measurement of 8 x h100-sxm on 2026-11-01: 3,000 tokens/s is implausibly slow" in doubt
+    assert "Caution   Check your measurement" in plan_text(p, full=False).split("Why no plan")[0]

@@ -57,7 +57,6 @@ class Estimate:
     speed_source: str | None = None  # the user's measurement a measured or transferred speed comes from
     speed_spread: float | None = None  # P10-P90 half-width of a speed that is the user's measurement
     model_notes: list = field(default_factory=list)  # how the model's speed was held: not said of a measured one
-    doubts: list = field(default_factory=list)  # why a run behind the speed looks wrong (implausibly_slow)
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -69,7 +68,7 @@ def evaluate(job: JobSpec, gpu: GPU, count: int, p: Params) -> Estimate:
     if not job.measured:
         return _own_estimator(_evaluate(job, gpu, count, p), gpu, job.precision, p)
     # (a job with its own speeds only: two frozen dataclasses' start-up)
-    from advisor.perf.measured import applied, implausibly_slow, runs_ceiling, transfer
+    from advisor.perf.measured import applied, runs_ceiling, transfer
 
     bare = replace(job, measured=())
     e = _own_estimator(_evaluate(bare, gpu, count, p), gpu, job.precision, p)
@@ -87,7 +86,6 @@ def evaluate(job: JobSpec, gpu: GPU, count: int, p: Params) -> Estimate:
     per_token = mfu_flops_per_token(bare.model, bare.kind)
     ceiling = runs_ceiling(bare, t.runs, gpu, count, per_token)
     factor, upper, note = applied(t, e.tokens_per_s, e.tokens_per_s_upper, e.mfu, ceiling)
-    doubts = [d for m in t.runs if (d := implausibly_slow(bare, m, per_token, p.measured_mfu_floor))]
     return replace(
         e,
         tokens_per_s=e.tokens_per_s * factor,
@@ -101,7 +99,6 @@ def evaluate(job: JobSpec, gpu: GPU, count: int, p: Params) -> Estimate:
         evidence_note=note,
         notes=[n for n in e.notes if n != e.evidence_note and (t.level != "measured" or n not in e.model_notes)]
         + [note],
-        doubts=doubts,
     )
 
 
@@ -329,6 +326,8 @@ def estimate(
 def _estimate_json(e: Estimate, spec: JobSpec, g: GPU, p: Params, precision: str) -> dict:
     """The JSON of `advisor estimate --format json`: the estimate `e` of `spec` on GPUs `g`, rounded
     as it prints, with the fewest GPUs that fit, the accuracy band and the job as resolved."""
+    from advisor.perf.measured import doubts
+
     return {
         "gpu": e.gpu,
         "gpu_count": e.gpu_count,
@@ -367,7 +366,7 @@ def _estimate_json(e: Estimate, spec: JobSpec, g: GPU, p: Params, precision: str
         "evidence_note": e.evidence_note,
         "tokens_per_s_upper": round(e.tokens_per_s_upper, 1),
         "reason": e.reason,
-        "notes": [*e.notes, *e.doubts],
+        "notes": [*e.notes, *doubts(spec, mfu_flops_per_token(spec.model, spec.kind), p.measured_mfu_floor)],
     }
 
 

@@ -93,6 +93,12 @@ def implausibly_slow(job: Any, m: MeasuredSpeed, per_token: float, floor: float)
     )
 
 
+def doubts(job: Any, per_token: float, floor: float) -> list[str]:
+    """Why each of `job`'s measurements is doubted (implausibly_slow), at `per_token` FLOPs a token
+    (training.mfu_flops_per_token): said once a job, plan or no plan (a doubted run may be why none fits)."""
+    return [d for m in job.measured if (d := implausibly_slow(job, m, per_token, floor))]
+
+
 def runs_ceiling(job: Any, runs: tuple[MeasuredSpeed, ...], gpu: Any, count: int, per_token: float) -> float:
     """The tokens/s `count` GPUs `gpu` reach at the best MFU among `runs` (at `per_token` FLOPs a token),
     never above their dense peak: how far a speed moved by the user's runs may go where the model's
