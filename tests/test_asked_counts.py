@@ -45,3 +45,12 @@ def test_a_count_no_job_can_use_is_still_no_feasible_plan(tmp_path):
     r = CliRunner().invoke(main, ["plan", _plan(tmp_path, "count: 100000"), "--as-of", AS_OF])
     assert r.exit_code == 3, r.output
     assert "NO FEASIBLE PLAN" in r.output
+
+
+def test_at_least_a_count_off_the_grid_is_a_count_the_job_is_offered(tmp_path):
+    """At least 96 rented H100 (12 nodes of 8) and no measurement: without `gpus.min` among the offered
+    counts the job's least count is the grid's 128, paying for 32 GPUs more than asked."""
+    d = json.loads(advisor.plan(_plan(tmp_path, "min: 96"), as_of=AS_OF, explain="none").to_json())
+    assert d["status"] == "optimal", [x.get("message") for x in d.get("diagnosis") or []]
+    (job,) = d["jobs"]
+    assert job["gpu_count"] == 96

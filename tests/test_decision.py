@@ -138,7 +138,7 @@ def test_expected_basis_moves_off_a_price_quoted_at_the_bottom_of_its_band(band)
 
 def test_a_saving_within_the_draws_noise_does_not_move_the_plan(knife_edge):
     """At 7.8T renting is cheaper at the catalog's rate; the low-confidence rate's mean lies above it and
-    the speed cannot beat the best published MFU, so buying scores less over the scoring draws (by ~$1.7K),
+    the speed cannot beat the best published MFU, so buying scores less over the scoring draws (by ~$0.2K),
     but renting's cost varies so much (2 standard errors ~$2.4K on 20,000 draws) that the draws cannot
     tell the two apart: the plan stays, and says so rather than claim the least expected cost."""
     p = knife_edge
