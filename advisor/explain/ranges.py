@@ -16,6 +16,7 @@ from advisor.explain.plan_cost import PlanCost
 from advisor.solve.milp import solve
 from advisor.solve.problem import Problem
 from advisor.solve.redraw import describe, signature
+from advisor.solve.rental_offers import pairs_of
 from advisor.solve.reserved import paid_training
 from advisor.solve.scenario import Scenario, baseline
 from advisor.solve.settings import FLEET_JOBS, SolveSettings
@@ -64,10 +65,6 @@ def cost_range(problem: Problem, sol: Solution, draws: int = COST_DRAWS, seed: i
     cost = PlanCost.of(problem, sol)
     totals = cost.at(joint_draws(problem, draws, seed, gpus=sorted(cost.gpus()))).tolist()
     return triple(quantile(totals, 0.1), quantile(totals, 0.5), quantile(totals, 0.9))
-
-
-def _pairs(s: Solution) -> set:
-    return {(c.gpu, c.ownership) for c in s.chosen} | {(c.gpu, c.ownership) for c, _ in s.serving}
 
 
 def _what(problem: Problem, s: Solution) -> str:
@@ -131,7 +128,7 @@ def speed_tasks(
             settings,
             gid,
             -1,
-            lambda s: s.feasible and chosen in _pairs(s),
+            lambda s: s.feasible and chosen in pairs_of(s),
             -slowest,
             {"gpu": gid, "ownership": own, "direction": "slower", "what": "speed"},
             f"{gid} ({own}) stays the choice even if its real speed is {100 * (1 - SLOWEST):.0f}% below the estimate",
