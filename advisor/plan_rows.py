@@ -140,7 +140,7 @@ def _rented_row(c: ServeCandidate, use: str) -> JSONObject:
         "gpu_hours": 0.0,
         "provider": rate.provider,
         "as_of": rate.as_of,
-        "confidence": rate.confidence,
+        "confidence": rate.confidence_at(c.order_gpus),
         "rent_kind": rate.pricing,
         **ledger.offer_terms(rate),
         "use": use,

@@ -125,8 +125,12 @@ def test_a_full_term_reservation_stays_the_choice_until_the_job_misses_its_deadl
     misses = next(x for x in range(1, 100) if job["wall_days_planned"] / (1 - x / 100) > 60 * (1 + 1e-9))
     (slower,) = [s for s in plan["sensitivity"]["speed"] if s["direction"] == "slower"]
     assert slower["gpu"] == row["gpu"] and slower["percent"] == misses, (slower, misses)
-    # the robustness draws price it at its own offer's band and term: it holds in most of them (67% before)
-    assert plan["robustness"]["holds_share"] >= 0.9, plan["robustness"]["message"]
+    # the robustness draws price it at its own offer's band and term (checked by hand in the next test);
+    # 64 GPUs are eight of the one-node VMs Azure lists, a size its rate is not evidenced at: said, and
+    # drawn at the low grade (the choice then holds in about 68% of the draws, 67% before the term fix
+    # at the medium grade)
+    assert row["confidence"] == "low"
+    assert any(w["code"] == "quote-needed" and "in one node" in w["message"] for w in plan["warnings"])
 
 
 def test_a_redrawn_reservation_is_billed_its_term_at_its_offers_rate(catalog: Any, rules: Any) -> None:

@@ -11,6 +11,7 @@ import pytest
 from conftest import AS_OF
 
 from advisor.data.catalog import load_catalog
+from advisor.data.uncertainty import price_dist, rate_dist
 from advisor.economics.rental import (
     RentOption,
     covers_min_term,
@@ -142,9 +143,28 @@ def test_above_the_largest_order_a_quote_is_needed_at_the_rate_assumed(catalog, 
     assert "quote needed" in fit.message and f"${block.usd_per_gpu_hour:g}/GPU-h" in fit.message
     assert order_fit(block, 4096).limit == 512
     cost = rental_cost(RentOption("capacity_block", block), 520, 48.0, R, catalog.economics)
-    assert cost.quote_needed and any("quote needed" in n for n in cost.notes)
+    assert cost.quote_needed  # said once, by the plan's quote-needed warning, not again among the terms
+    assert not any("quote needed" in n for n in cost.notes)
     assert cost.nominal_usd == pytest.approx(520 * 48 * block.usd_per_gpu_hour)  # costed at the rate assumed
-    assert order_fit(offer(catalog, "h100-sxm", "Lambda (8x"), 10_000).within  # no published limit
+
+
+def test_an_offer_with_no_published_largest_order_is_evidenced_at_what_its_sources_show(catalog):
+    """A 405B plan rented 32,768 H100 at SF Compute's market-average rate as if any size were on sale:
+    a provider that publishes no largest order is evidenced at the largest order its sources show
+    (SF Compute's docs: 'clusters with 1000+ H100s'), else at one node, the product it lists. Above
+    that the rate is an assumption: a quote is needed and the rate is drawn at the low grade."""
+    sfc = offer(catalog, "h100-sxm", "SF Compute")
+    assert sfc.max_gpus_per_order is None and sfc.order_evidenced[0] == 1000
+    assert order_fit(sfc, 1000).within and sfc.confidence_at(1000) == sfc.confidence == "medium"
+    fit = order_fit(sfc, 32768)
+    assert fit.quote_needed and (fit.limit, fit.scope) == (1000, "order") and "1000+" not in fit.message
+    assert "sources of SF Compute" in fit.message and sfc.confidence_at(32768) == "low"
+    assert rate_dist(sfc, 32768) == price_dist("low") and rate_dist(sfc, 64) == price_dist("medium")
+    lam = offer(catalog, "h100-sxm", "Lambda (8x")
+    assert lam.max_gpus_per_order is None and lam.largest_order_seen is None
+    assert order_fit(lam, 8).within and not order_fit(lam, 16).within  # one node of 8 is what it lists
+    assert "in one node" in order_fit(lam, 16).message
+    assert order_fit(lam, 10_000, one_order=False).within  # held across orders: only a published per-provider limit
 
 
 def test_every_usable_offer_is_enumerated_not_only_the_cheapest(catalog):
@@ -278,3 +298,30 @@ def test_no_plan_for_want_of_a_rental_kind_names_that_kind_and_the_change(catalo
     assert set(kinds) >= {"reserved_3y", "on_demand"} and "deployment.rent_kinds" in lever["message"]
     widened = {**doc, "deployment": {**doc["deployment"], "rent_kinds": kinds}}
     assert plan(parse_workload(widened), catalog=catalog, rules=rules, as_of=AS_OF).feasible
+
+
+def test_a_plan_renting_above_the_evidenced_size_says_so_first_and_asks_the_quote(catalog, rules):
+    """4,096 H100 for a 405B run at SF Compute's market average, four times the 1,000 its docs show on
+    sale in one order: the plan's first lines say the rate is an assumption at that size, the purchase
+    row grades it low, and `verify` asks for the quote at the low grade's band (catalog/uncertainty.yaml
+    log_width, re-read here), with money at stake."""
+    import yaml
+
+    from advisor.present.plan_summary import summary_text
+
+    doc = {
+        "name": "405B",
+        "deployment": {"context": "cloud", "ownership": "rent"},
+        "jobs": [{"name": "pt", "kind": "pretrain", "model": "llama-3.1-405b", "tokens": "2T", "deadline": "120d"}],
+    }
+    p = plan(parse_workload(doc), catalog=catalog, rules=rules, as_of=AS_OF)
+    (row,) = p["purchase"]
+    assert row["provider"].startswith("SF Compute") and row["count"] > 1000 and row["confidence"] == "low"
+    caution = next(line for line in summary_text(p).splitlines() if line.startswith("Caution"))
+    assert "No published offer takes the size bought" in caution and "exceed the 1,000" in caution
+    (item,) = [v for v in p["decision"]["verify"] if v["input"] == "rental_rate:h100-sxm"]
+    width = yaml.safe_load(open("catalog/uncertainty.yaml"))["price"]["by_confidence"]["low"]["log_width"]
+    rate = row["unit_price_usd"]
+    assert item["confidence"] == "low" and item["evpi_usd"] > 0 and item["count"] == row["count"]
+    assert item["range"] == pytest.approx([rate * math.exp(-width / 2), rate * math.exp(width / 2)], rel=1e-4)
+    assert "low confidence at this size (medium as listed)" in item["message"]

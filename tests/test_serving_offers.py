@@ -190,19 +190,23 @@ def test_two_layouts_on_two_whole_node_offers_are_billed_per_offer(two_offers, r
 
 def test_the_quote_to_ask_is_the_priced_offers(catalog, rules):
     """decision.verify asks for a quote from the provider the plan rents on, at its rate and confidence."""
+    from advisor.data.uncertainty import price_dist
     from advisor.explain.decision import Option
     from advisor.explain.value_of_information import Input, priced_offer
     from advisor.solve.milp import solve
 
     problem = _problem(catalog, rules, A100)
     sol = solve(problem)
-    offer = priced_offer(Input("rental_rate", A100), [Option.of(problem, "chosen", sol)])
+    priced = priced_offer(Input("rental_rate", A100), [Option.of(problem, "chosen", sol)])
     expected = _holding(A100, 2)
-    assert offer is not None and (offer.provider, offer.usd_per_gpu_hour, offer.confidence) == (
+    assert priced is not None
+    offer, band = priced
+    assert (offer.provider, offer.usd_per_gpu_hour, offer.confidence) == (
         expected["provider"],
         expected["usd_per_gpu_hour"],
         expected["confidence"],
     )
+    assert band == price_dist(expected["confidence"])  # a replica within one node: the offer's own grade
 
 
 @pytest.fixture(scope="module")

@@ -104,6 +104,15 @@ class Fabric(Strict):
         return self.kind in ("infiniband", "roce", "ethernet") and self.gbps_per_gpu is not None
 
 
+class SizeSeen(Strict):
+    """The largest single order an offer's sources show on sale, where it publishes no largest
+    order: above it the listed rate is an assumption (a quote is needed), as above a published one."""
+
+    gpus: int = Field(ge=1, le=10_000_000)
+    source: list[str] = Field(min_length=1)
+    note: str
+
+
 class RentalOffer(Strict):
     """One provider's price for a GPU-hour, as the product it is sold as (`pricing` is its kind).
     An undated listing (`as_of: null`, with a note) is documentation, never planned on.
@@ -111,7 +120,8 @@ class RentalOffer(Strict):
     A node holds `gpus_per_node` GPUs (null: not published, one assumed, with a note); the smallest
     block is `min_gpus` (whole nodes x `min_nodes` unless `whole_nodes: false`, a pod rentable by
     the GPU). `fabric` says how nodes are joined; `max_gpus_per_order` / `max_gpus_per_provider` the
-    largest published order (null: not published). `min_term_hours` is the shortest commitment
+    largest published order (null: not published; then `largest_order_seen`, the largest order its
+    sources show on sale, else one node, is the size its rate is evidenced at). `min_term_hours` is the shortest commitment
     (a reservation's term by default), paid in full; `billing_hours` the billing step; `paid`
     upfront, monthly or as_used (default by kind). `tier`: hyperscaler, neocloud or marketplace
     (community hosts, bid markets), so plans compare GPUs on comparable offers."""
@@ -132,6 +142,7 @@ class RentalOffer(Strict):
     max_term_hours: float | None = Field(default=None, gt=0, le=5 * 8784)
     max_gpus_per_order: int | None = Field(default=None, ge=1, le=10_000_000)
     max_gpus_per_provider: int | None = Field(default=None, ge=1, le=10_000_000)
+    largest_order_seen: SizeSeen | None = None
     paid: Literal["upfront", "monthly", "as_used"] | None = None
     provisioning: LeadTimeFigure | None = None
     interruption: Interruption | None = None
@@ -177,6 +188,21 @@ class RentalOffer(Strict):
     def min_gpus(self) -> int:
         """The smallest number of GPUs one can rent at this price."""
         return self.min_nodes if not self.whole_nodes else self.node_gpus * self.min_nodes
+
+    @property
+    def order_evidenced(self) -> tuple[int, str]:
+        """(GPUs, where): the largest single order its rate is evidenced at: the published largest
+        order, else the largest its sources show on sale, else one node, the product it lists."""
+        if self.max_gpus_per_order is not None:
+            return self.max_gpus_per_order, f"per order {self.provider} publishes"
+        if self.largest_order_seen is not None:
+            return self.largest_order_seen.gpus, f"in one order the sources of {self.provider} show on sale"
+        return max(self.min_gpus, self.node_gpus), f"in one node, the product {self.provider} lists"
+
+    def confidence_at(self, gpus: int) -> Confidence:
+        """Its rate's confidence for one order of `gpus`: low above the size it is evidenced at (the
+        listed rate is then an assumption: a quote is needed), else its own grade."""
+        return "low" if gpus > self.order_evidenced[0] else self.confidence
 
     @property
     def term_hours(self) -> float | None:

@@ -158,10 +158,12 @@ def price_dist(
     return LogDist(-width / 2, 0.0, width / 2, f"{confidence} confidence")
 
 
-def rate_dist(offer: RentalOffer) -> LogDist:
+def rate_dist(offer: RentalOffer, gpus: int | None = None) -> LogDist:
     """log(real / listed rate) of one rental offer, by its own confidence grade (price_dist): what a
-    draw prices a GPU rented on that offer at, the band `decision.verify` prints for it."""
-    return price_dist(offer.confidence)
+    draw prices a GPU rented on that offer at, the band `decision.verify` prints for it. An order of
+    `gpus` above the largest its rate is evidenced at (RentalOffer.order_evidenced) is drawn at the
+    low grade: the listed rate is an assumption at that size (the plan's quote-needed warning)."""
+    return price_dist(offer.confidence if gpus is None else offer.confidence_at(gpus))
 
 
 def basis() -> dict:

@@ -183,31 +183,25 @@ def fabric_fit(offer: RentalOffer, count: int) -> FabricFit:
 
 
 def order_fit(offer: RentalOffer, count: int, one_order: bool = True) -> OrderFit:
-    """`count` GPUs against the published largest order (per order, then per provider; with
-    `one_order` False, GPUs of several orders held at once: per provider only). Above it the offer's
-    rate is only an assumption: the plan says 'quote needed' with that rate."""
-    scopes = (("order", offer.max_gpus_per_order),) if one_order else ()
-    for scope, limit in scopes + (("provider", offer.max_gpus_per_provider),):
-        if limit is not None and count > limit:
+    """`count` GPUs in one order against the largest its rate is evidenced at (its published largest
+    order, else the largest its sources show on sale, else one node: RentalOffer.order_evidenced),
+    then against the most it publishes per provider; with `one_order` False (GPUs of several orders
+    held at once) per provider only. Above either the rate is an assumption: 'quote needed'."""
+    limits = [(*offer.order_evidenced, "order")] if one_order else []
+    if offer.max_gpus_per_provider is not None:
+        limits.append((offer.max_gpus_per_provider, f"per provider {offer.provider} publishes", "provider"))
+    for limit, where, scope in limits:
+        if count > limit:
             return OrderFit(
                 False,
                 limit,
                 scope,
-                f"quote needed: {count} GPUs exceed the {limit:,} per {scope} {offer.provider} publishes; "
-                f"costed at its listed ${offer.usd_per_gpu_hour:g}/GPU-h, which is an assumption above that size",
+                f"quote needed: {count} GPUs exceed the {limit:,} {where}; costed at its listed "
+                f"${offer.usd_per_gpu_hour:g}/GPU-h, which is an assumption above that size",
             )
-    limits = [
-        f"{v:,} per {s}"
-        for v, s in ((offer.max_gpus_per_order, "order"), (offer.max_gpus_per_provider, "provider"))
-        if v is not None
-    ]
+    held = ", ".join(f"{limit:,} {where}" for limit, where, _ in limits)
     return OrderFit(
-        True,
-        None,
-        None,
-        f"{count} GPUs within the published largest order ({', '.join(limits)})"
-        if limits
-        else f"{offer.provider} publishes no largest order",
+        True, None, None, f"{count} GPUs within the {held}" if held else f"{offer.provider} publishes no limit"
     )
 
 
@@ -307,8 +301,8 @@ def rental_cost(
     opt: RentOption, count: int, hours: float, discount_rate: float, econ: Economics | None, price_factor: float = 1.0
 ) -> RentCost | None:
     """The cost of one job of `hours` on `count` GPUs rented as `opt`; None when spot interruptions
-    would destroy more than half the work. Above the offer's published largest order the cost is
-    at its rate with `quote_needed` set and said."""
+    would destroy more than half the work. Above the largest order its rate is evidenced at
+    (order_fit) the cost is at its rate with `quote_needed` set (the plan's quote-needed warning says so)."""
     billed_gpus = opt.billed_gpus(count)
     wall, overhead, notes = hours, 0.0, []
     if opt.kind == "spot" and opt.interruptions is not None:
@@ -327,8 +321,6 @@ def rental_cost(
     billed, term_notes = _billed_hours(opt.offer, opt.kind, wall)
     notes += term_notes
     fit = order_fit(opt.offer, billed_gpus)
-    if not fit.within:
-        notes.append(fit.message)
     nominal = billed_gpus * billed * opt.rate * price_factor
     payment = opt.offer.payment
     pv = nominal if payment == "upfront" else nominal * stream_factor(billed / HOURS_PER_YEAR, discount_rate)

@@ -79,7 +79,7 @@ def run_term(problem: Problem, c: Any, n: float) -> RunTerm:
         c.gpu,
         c.run_cost_usd * n,
         rented,
-        rate_dist(opt.offer) if rented and opt is not None else None,
+        rate_dist(opt.offer, c.order_gpus) if rented and opt is not None else None,
         estimate_speed(problem, c) if measured else (None if training else replica_speed(problem, c)),
         c if training else None,
     )

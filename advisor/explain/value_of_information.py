@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from advisor.data.uncertainty import price_dist
+from advisor.data.uncertainty import LogDist, rate_dist
 from advisor.explain.decision import (
     Decided,
     Option,
@@ -260,32 +260,39 @@ def entry(
     price = problem.rent_rate.get(x.gpu) if rented else problem.unit_price.get(x.gpu)
     conf = (gpu.rental.confidence if gpu.rental else None) if rented else (purchase.confidence if purchase else None)
     d, unit, what = (rent_d, "/GPU-hour", "rental") if rented else (buy_d, " per GPU", "purchase")
-    offer = priced_offer(x, options) if rented else None
-    if offer is not None:  # the offer the plans renting most of it are priced at, not the type's cheapest
-        price, conf, d = offer.usd_per_gpu_hour, offer.confidence, price_dist(offer.confidence)
+    priced = priced_offer(x, options) if rented else None
+    offer = priced[0] if priced is not None else None
+    graded = f"{conf or 'unknown'} confidence"
+    if priced is not None:  # the offer the plans renting most of it are priced at, not the type's cheapest
+        price, d, conf = priced[0].usd_per_gpu_hour, priced[1], priced[0].confidence
+        graded = f"{conf} confidence"
+        if d != rate_dist(priced[0]):  # above the size its rate is evidenced at: drawn at the low grade
+            graded, conf = f"low confidence at this size ({conf} as listed)", "low"
     fmt = "{:,.2f}" if rented else "{:,.0f}"
     text = f"get a firm quote for {count:,}\u00d7 {gpu.name} {what}" + (f" from {offer.provider}" if offer else "")
     text += f": {stake}"
     if not price:
         return _item(x, count, price, None, conf, value, text)
     lo, hi = price * d.factor(0.1), price * d.factor(0.9)
-    text += (
-        f"; catalog ${fmt.format(price)}{unit}, {conf or 'unknown'} confidence, P10-P90 "
-        f"${fmt.format(lo)}-${fmt.format(hi)}"
-    )
+    text += f"; catalog ${fmt.format(price)}{unit}, {graded}, P10-P90 ${fmt.format(lo)}-${fmt.format(hi)}"
     return _item(x, count, price, [lo, hi], conf, value, text)
 
 
-def priced_offer(x: Input, options: list[Option]) -> RentalOffer | None:
+def priced_offer(x: Input, options: list[Option]) -> tuple[RentalOffer, LogDist] | None:
     """The offer a quote for renting x.gpu is asked of: the one the option renting most of it rents
-    most GPUs on (options in the decision's order: the chosen plan's offer on a tie)."""
-    best: tuple[int, RentalOffer] | None = None
+    most GPUs on (options in the decision's order: the chosen plan's offer on a tie), and the widest
+    band that option draws x.gpu's rent in (an order above what the offer's rate is evidenced at is
+    drawn at the low grade: data/uncertainty.rate_dist)."""
+    best: tuple[int, RentalOffer, Option] | None = None
     for o in options:
         offers = o.sol.rented_offers(x.gpu)
         count = max((n for g, own, n in o.first_stage if g == x.gpu and own == "rent"), default=0)
         if offers and (best is None or count > best[0]):
-            best = (count, offers[0])
-    return best[1] if best else None
+            best = (count, offers[0], o)
+    if best is None:
+        return None
+    bands = [t.rate for t in best[2].cost.terms if t.gpu == x.gpu and t.rented and t.rate is not None]
+    return best[1], max(bands, key=lambda d: d.q90 - d.q10, default=rate_dist(best[1]))
 
 
 def _item(

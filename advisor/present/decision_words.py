@@ -66,6 +66,20 @@ def doubted(p: Plan) -> str | None:
     return f"Check your measurement before committing: {'; '.join(doubts)}" if doubts else None
 
 
+def unquoted(p: Plan) -> str | None:
+    """'No published offer takes the size bought: ...' when a rented order is above the largest its
+    offer publishes or its sources show on sale (code quote-needed): its rate is then an assumption,
+    said on the first lines, not only among the warnings."""
+    found = list(dict.fromkeys(w.message for w in p.warnings if w.code == "quote-needed"))
+    return f"No published offer takes the size bought: {'; '.join(found)}" if found else None
+
+
+def cautions(p: Plan) -> list[str]:
+    """What a plan says before its choice: a choice that rarely holds, a speed no run measured, a
+    run of the user's that looks wrong, a rate not evidenced at the size bought."""
+    return [text for text in (headline(p), unmeasured(p), doubted(p), unquoted(p)) if text]
+
+
 def verify_first(p: Plan) -> str | None:
     """'Before committing, get a firm quote for ...: up to $X at stake.' from the top verify item."""
     d = p.decision

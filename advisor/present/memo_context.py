@@ -11,13 +11,7 @@ from advisor._version import __version__
 from advisor.contract import Plan
 from advisor.contract.context import PlanContext
 from advisor.contract.explanations import BreakEven, Marginal
-from advisor.present.decision_words import (
-    doubted,
-    headline,
-    robustness_cost,
-    unmeasured,
-    verify_first,
-)
+from advisor.present.decision_words import cautions, robustness_cost, verify_first
 from advisor.present.memo_charts import charts as draw_charts
 from advisor.present.memo_costs import COST_LINES, cash_months, cost_rows, rent_by_payment, start_days
 from advisor.present.memo_ranges import assumption_row, range_sentence, ranges_chart
@@ -106,7 +100,7 @@ def memo_context(
         "recommendation": " ".join(
             x
             for x in (
-                *[sentence(c) for c in (headline(plan), unmeasured(plan), doubted(plan)) if c],
+                *[sentence(c) for c in cautions(plan)],
                 recommendation(plan, ctx, best_alt, finish_h, cited_rules, upfront),
                 range_sentence(plan),
                 robustness_cost(plan),

@@ -11,7 +11,7 @@ from typing import Any
 from advisor.contract import Plan
 from advisor.contract.context import PlanContext
 from advisor.contract.explanations import Rejected
-from advisor.present.decision_words import doubted, expected, headline, noise, over_draws, unmeasured
+from advisor.present.decision_words import cautions, doubted, expected, noise, over_draws
 from advisor.present.escape import md
 from advisor.present.grid import grid, para
 from advisor.present.memo_costs import billed_gpus, billed_hours, start_days
@@ -236,7 +236,7 @@ def summary_text(plan: Plan, ctx: PlanContext | None = None, fmt: str = "table")
     if p.feasible:
         out.append("")
         # a choice that rarely holds, or a speed no run measured, is said before the choice itself
-        out += [_labelled("Caution", text, fmt) for text in (headline(p), unmeasured(p), doubted(p)) if text]
+        out += [_labelled("Caution", text, fmt) for text in cautions(p)]
         out.append(_labelled("Decision", decision_text(p), fmt))
         out.append(_labelled("Cost", cost_text(p), fmt))
         time = time_text(p, ctx)

@@ -84,6 +84,8 @@ def purchase_items(problem: Problem, sol: Solution) -> list[dict]:
                 "ready_days": c.start_hours / 24,
             },
         )
+        if offer.confidence_at(c.order_gpus) != offer.confidence:  # an order above the size it is evidenced at
+            entry["confidence"] = "low"
         held = copies_at_once(problem, c, n)
         entry["count"] += c.count * held
         entry["gpu_hours"] += c.gpu_hours * n

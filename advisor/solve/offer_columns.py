@@ -32,7 +32,7 @@ class OfferColumns:
             if c.ownership != "rent" or c.offer is None:
                 rate_of.append(-1)
                 continue
-            rate_of.append(keys.setdefault((c.gpu, rate_dist(c.offer.offer)), len(keys)))
+            rate_of.append(keys.setdefault((c.gpu, rate_dist(c.offer.offer, c.order_gpus)), len(keys)))
             if c.commits and c.kind is not None and c.billed_hours:
                 groups.setdefault((id(c.offer.offer), c.kind), (c.offer.offer, []))[1].append(j)
         self.keys, self.rate_of = list(keys), np.array(rate_of, dtype=np.int64)

@@ -57,6 +57,11 @@ class Candidate:
         return self.count * self.hours
 
     @property
+    def order_gpus(self) -> int:
+        """The GPUs of one order of it (rent: those billed), what an offer's rate is evidenced at."""
+        return self.billed_gpus or self.count
+
+    @property
     def planned_hours(self) -> float:
         """Wall time at the workload's confidence: what deadlines and owned capacity must hold."""
         return self.hours * self.time_factor
@@ -146,6 +151,11 @@ class ServeCandidate:
     @property
     def gpus(self) -> int:
         return self.tp * self.pp
+
+    @property
+    def order_gpus(self) -> int:
+        """One replica is one order: what an offer's rate is evidenced at."""
+        return self.gpus
 
     @property
     def gpu_hours(self) -> float:

@@ -57,7 +57,7 @@ def set_serving(
             h.changeCoeff(servers[0], col, -servers[1] / up)
         factor = d.rent.get(c.gpu, 1.0) if c.ownership == "rent" else 1.0
         if c.ownership == "rent" and d.rent_z is not None and c.offer is not None:  # its own offer's band
-            factor = rate_dist(c.offer.offer).factor_at(d.rent_z.get(c.gpu, 0.0))
+            factor = rate_dist(c.offer.offer, c.order_gpus).factor_at(d.rent_z.get(c.gpu, 0.0))
         h.changeColCost(col, m.run_cost(c) * factor)
         if budget is not None:  # the budget counts the drawn rent too, on its basis
             h.changeCoeff(budget, col, m.run_cost(c, basis) * factor)
