@@ -3,6 +3,7 @@
     python bench/serving_accuracy.py                 # in-sample and leave-one-source-out errors
     python bench/serving_accuracy.py --fit           # refit; print the values for catalog/serving_estimator.yaml
     python bench/serving_accuracy.py --out docs/accuracy.md   # replace the generated "Serving" tables
+    python bench/serving_accuracy.py --pairs         # only the GPU pairs outside 25%, with their rows' errors
 
 A source (for leave-one-source-out) is one publisher and round: an MLPerf submitter in one round
 (mlperf41-nvidia, mlperf41-amd, ...), one TensorRT-LLM perf-overview version, AMD's ROCm page,
@@ -40,6 +41,7 @@ from bench.serving_report import (  # noqa: E402
     bandwidth_baseline,
     baseline_text,
     fold_text,
+    pair_detail,
     ranks,
     ratio_pairs,
     ratio_text,
@@ -376,6 +378,7 @@ def main() -> None:
     ap.add_argument("--fit", action="store_true")
     ap.add_argument("--no-loso", action="store_true")
     ap.add_argument("--out")
+    ap.add_argument("--pairs", action="store_true", help="list the GPU-to-GPU pairs outside 25%% and their rows")
     a = ap.parse_args()
     catalog, params = load_catalog(), load_params()
     if a.fit:
@@ -393,6 +396,9 @@ def main() -> None:
     pairs_in = ratio_pairs(data, {"in": res["in"], "loso": {}}, catalog) if not a.no_loso else None
     base = bandwidth_baseline(data, catalog, lambda name: load_model(name, catalog))
     share = software_share(data, res)
+    if a.pairs:
+        print(pair_detail(pairs, data, res, pairs_in))
+        return
     text = (
         summarise(data, res, not a.no_loso)
         + "\n\n"

@@ -127,6 +127,29 @@ def ratio_text(pairs: list[dict], in_sample: list[dict] | None = None) -> str:
     return "\n".join(lines)
 
 
+def pair_detail(pairs: list[dict], data: list[dict], res: dict, in_sample: list[dict] | None = None) -> str:
+    """The ratio pairs outside 25% (`--pairs`), worst first, each with its two rows' precision, GPU count
+    and held-out error (in-sample beside it when given): a pair's miss read as one row's error, or as
+    both rows' errors in opposite directions, points at the row or GPU to look into."""
+    rows = {r["id"]: r for r in data}
+    inside = {(p["a"], p["b"]): p["error"] for p in in_sample or []}
+
+    def row(rid: str) -> str:
+        r, m = rows[rid], float(rows[rid]["measured"])
+        own = f"{best(res, rid) / m - 1:+.0%}" + (
+            f", in-sample {res['in'][rid] / m - 1:+.0%}" if rid in res["loso"] else ""
+        )
+        return f"{rid} ({r['precision']}, x{r['gpu_count']}: {own})"
+
+    out = []
+    for p in sorted((p for p in pairs if abs(p["error"]) > WITHIN), key=lambda p: -abs(p["error"])):
+        alone = f"; in-sample {inside[(p['a'], p['b'])]:+.0%}" if (p["a"], p["b"]) in inside else ""
+        out.append(
+            f"{p['gpus']}: measured {p['measured']:.2f}, error {p['error']:+.0%}{alone}\n  {row(p['a'])}\n  {row(p['b'])}"
+        )
+    return "\n".join(out) or "every pair within 25%"
+
+
 def fold_text(folds: dict[str, dict[str, float]], shipped: dict[str, float]) -> str:
     """The fitted parameters each leave-one-source-out fold refits to, beside the shipped fit: a held-out
     error that comes from a fold's refit (not from the model's structure) shows here as a parameter the

@@ -125,3 +125,30 @@ def test_no_fold_refits_a_share_past_its_measured_ceiling():
         assert MEASURED_BOUNDS[key] == (lo, hi), key
         for r in rows:
             assert lo - 1e-4 <= float(r[key]) <= hi + 1e-4, (r["fold"], key, r[key])
+
+
+def test_pair_detail_lists_only_pairs_outside_25_percent_with_their_rows():
+    """`--pairs` names each pair outside 25% (worst first) with both rows' held-out errors, so a miss
+    reads as one row's error or as two rows wrong in opposite directions; pairs within 25% stay out."""
+    from bench.serving_report import pair_detail
+
+    data = [
+        {"id": "a1", "precision": "fp16", "gpu_count": "1", "measured": "100"},
+        {"id": "b1", "precision": "fp8", "gpu_count": "2", "measured": "400"},
+        {"id": "c1", "precision": "fp8", "gpu_count": "1", "measured": "50"},
+    ]
+    res = {"in": {"a1": 110.0, "b1": 300.0, "c1": 50.0}, "loso": {"a1": 120.0, "b1": 300.0}}
+    pairs = [
+        {"a": "a1", "b": "b1", "gpus": "x / y", "measured": 0.5, "error": 0.6},
+        {"a": "a1", "b": "c1", "gpus": "x / z", "measured": 2.0, "error": 0.2},
+        {"a": "b1", "b": "c1", "gpus": "y / z", "measured": 4.0, "error": -0.3},
+    ]
+    text = pair_detail(pairs, data, res, [{"a": "a1", "b": "b1", "error": 0.47}])
+    lines = text.splitlines()
+    assert lines[0] == "x / y: measured 0.50, error +60%; in-sample +47%"
+    assert lines[1] == "  a1 (fp16, x1: +20%, in-sample +10%)"
+    assert lines[2] == "  b1 (fp8, x2: -25%, in-sample -25%)"
+    assert lines[3] == "y / z: measured 4.00, error -30%"
+    assert lines[5] == "  c1 (fp8, x1: +0%)"  # no held-out prediction: its in-sample one, said once
+    assert "x / z" not in text
+    assert pair_detail(pairs[1:2], data, res) == "every pair within 25%"
