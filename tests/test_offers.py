@@ -317,6 +317,8 @@ def test_a_plan_renting_above_the_evidenced_size_says_so_first_and_asks_the_quot
     p = plan(parse_workload(doc), catalog=catalog, rules=rules, as_of=AS_OF)
     (row,) = p["purchase"]
     assert row["provider"].startswith("SF Compute") and row["count"] > 1000 and row["confidence"] == "low"
+    (line,) = [b for b in p["bill_of_materials"] if b["item"].startswith("h100-sxm rented")]
+    assert line["confidence"] == "low"  # the memo's bill of materials grades it as the purchase row does
     caution = next(line for line in summary_text(p).splitlines() if line.startswith("Caution"))
     assert "No published offer takes the size bought" in caution and "exceed the 1,000" in caution
     (item,) = [v for v in p["decision"]["verify"] if v["input"] == "rental_rate:h100-sxm"]

@@ -84,7 +84,7 @@ def purchase_items(problem: Problem, sol: Solution) -> list[dict]:
                 "ready_days": c.start_hours / 24,
             },
         )
-        if offer.confidence_at(c.order_gpus) != offer.confidence:  # an order above the size it is evidenced at
+        if offer.confidence_at(c.order_gpus) == "low":  # an order above the size its rate is evidenced at
             entry["confidence"] = "low"
         held = copies_at_once(problem, c, n)
         entry["count"] += c.count * held
@@ -386,6 +386,8 @@ def _rented(problem: Problem, sol: Solution) -> tuple[list[dict], list[dict]]:
                 f"at ${offer.usd_per_gpu_hour:g}/GPU-hour, as of {offer.as_of}; terms and whole nodes as billed",
                 kind="rent",
             )
+        if offer.confidence_at(c.order_gpus) == "low":  # as the purchase row (purchase_items)
+            lines[key]["confidence"] = "low"
         lines[key]["unit_usd"] += paid
         lines[key]["total_usd"] += paid
     return [lines[k] for k in sorted(lines)], [lines[k] for k in sorted(lines) if k[3]]
