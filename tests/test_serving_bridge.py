@@ -338,3 +338,24 @@ def test_verify_quotes_the_bridge_rental_the_plan_rents(catalog, rules):
     name = catalog.gpus["h200-sxm"].name
     assert item["message"].startswith(f"get a firm quote for {row['count']}\u00d7 {name} rental from {row['provider']}:")
 
+
+def test_the_bill_tells_the_bridge_and_the_vat_apart_by_a_stated_part(plan_json, write):
+    """The ledger matched the bridge's rent line and the VAT line to their cost_breakdown parts by object
+    identity (their kinds, "rent" and "tax", are the rent's and the hardware tax's too). Each line now
+    states its part when built (ledger.PART, taken off before printing): the bridge's line foots to
+    bridge_usd and the VAT's to services_tax_usd, to the cent, and the one-sum kinds are the plan-wide
+    kinds and the rent, one definition (contract/numbers.py)."""
+    from advisor.contract.numbers import ONE_SUM_KINDS, PLAN_WIDE_KINDS
+    from advisor.solve.ledger import PART, line_part
+
+    assert ONE_SUM_KINDS == (*PLAN_WIDE_KINDS, "rent")
+    path = write(_doc(lead=", region: DE", extra="finance: {tax_recoverable: false}\n"))
+    code, plan = plan_json(path, as_of=BOUGHT)
+    cb, bill = plan["cost_breakdown"], plan["bill_of_materials"]
+    assert code == 0 and cb["bridge_usd"] > 0 and cb["services_tax_usd"] > 0
+    assert not [r for r in bill if PART in r]
+    (bridge,) = [r for r in bill if r["item"].endswith("until the bought serving GPUs arrive")]
+    (vat,) = [r for r in bill if r["item"].startswith("tax on rent and services (DE)")]
+    assert (bridge["kind"], vat["kind"]) == ("rent", "tax")
+    assert bridge["total_usd"] == cb["bridge_usd"] and vat["total_usd"] == cb["services_tax_usd"]
+    assert line_part({**bridge, PART: "bridge_usd"}) == "bridge_usd" and line_part(dict(bridge)) == "rental_usd"
