@@ -331,12 +331,18 @@ def test_verify_quotes_the_bridge_rental_the_plan_rents(catalog, rules):
     problem = _problem(_doc(extra=extra).replace("requests_per_s: 20", "requests_per_s: 100"), catalog, rules)
     chosen = Option.of(problem, "chosen", solve(problem))
     (row,) = [r for r in bridge_rows(chosen.sol) if r["gpu"] == "h200-sxm"]
-    assert row["count"] > 0 and row["billed_gpus"] >= row["count"] and "h200-sxm" not in {g for g, *_ in chosen.first_stage}
+    assert (
+        row["count"] > 0
+        and row["billed_gpus"] >= row["count"]
+        and "h200-sxm" not in {g for g, *_ in chosen.first_stage}
+    )
     other = dataclasses.replace(chosen, label="renting", first_stage=(("h200-sxm", "rent", 17),))
     item = entry(problem, Input("rental_rate", "h200-sxm"), 404.0, [other, chosen], None, chosen)
     assert item["count"] == row["count"], item
     name = catalog.gpus["h200-sxm"].name
-    assert item["message"].startswith(f"get a firm quote for {row['count']}\u00d7 {name} rental from {row['provider']}:")
+    assert item["message"].startswith(
+        f"get a firm quote for {row['count']}\u00d7 {name} rental from {row['provider']}:"
+    )
 
 
 def test_the_bill_tells_the_bridge_and_the_vat_apart_by_a_stated_part(plan_json, write):
