@@ -7,6 +7,7 @@ override (an independent solve that never sees the new rows)."""
 from __future__ import annotations
 
 import json
+from datetime import date
 from pathlib import Path
 
 import pytest
@@ -155,3 +156,23 @@ def test_a_bought_serving_replica_is_not_held_in_two_workstations():
     assert mine["servers"] == other["servers"]
     for key in HARDWARE:
         assert mine["cost_breakdown"][key] == pytest.approx(other["cost_breakdown"][key], abs=0.01), key
+
+
+def test_the_invariant_check_refuses_a_replica_held_in_two_workstations(catalog, rules):
+    """Every plan is checked against the constraints before it is printed (solve/verify.py): the plan
+    main made for this workload (its 32 GPUs in 8 workstation-4x-pcie) now names the replica that spans
+    them; the plan the MILP makes passes."""
+    import dataclasses
+
+    from advisor.flow import prepare
+    from advisor.inputs.workload import load_workload
+    from advisor.solve.milp import solve
+    from advisor.solve.verify import violations
+
+    problem = prepare(
+        load_workload(DATA / "ada_70b_serving_datacenter.yaml"), catalog, rules, date.fromisoformat(AS_OF)
+    )
+    sol = solve(problem)
+    assert violations(problem, sol) == []
+    boxes = dataclasses.replace(sol, servers={"rtx-6000-ada": {"workstation-4x-pcie": 8}})
+    assert any("a serving replica of 8 rtx-6000-ada spans servers" in v for v in violations(problem, boxes))
