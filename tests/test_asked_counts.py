@@ -54,3 +54,18 @@ def test_at_least_a_count_off_the_grid_is_a_count_the_job_is_offered(tmp_path):
     assert d["status"] == "optimal", [x.get("message") for x in d.get("diagnosis") or []]
     (job,) = d["jobs"]
     assert job["gpu_count"] == 96
+
+
+def test_at_most_a_count_off_the_grid_is_a_count_the_job_is_offered(tmp_path):
+    """At most 100 rented H100 and an 18-day deadline: the grid's 64 plan 24.7 days and its 128 break the
+    limit, so without `gpus.max` among the offered counts there was no plan (exit 3); the job runs on
+    all 100 (15.8 days planned), the plan `gpus.count: 100` makes, to the cent."""
+    path = tmp_path / "w.yaml"
+    path.write_text(EXACTLY.format(limit="max: 100") + "    deadline: 18d\n", encoding="utf-8")
+    d = json.loads(advisor.plan(str(path), as_of=AS_OF, explain="none").to_json())
+    assert d["status"] == "optimal", [x.get("message") for x in d.get("diagnosis") or []]
+    (job,) = d["jobs"]
+    assert job["gpu_count"] == 100 and job["wall_days_planned"] <= 18
+    exactly = json.loads(advisor.plan(_plan(tmp_path, "count: 100"), as_of=AS_OF, explain="none").to_json())
+    assert exactly["jobs"][0]["gpu_count"] == 100
+    assert d["nominal_cost_usd"] == exactly["nominal_cost_usd"]

@@ -188,3 +188,22 @@ def test_estimate_loads_no_numpy(tmp_path):
         env={**os.environ, "GPU_ADVISOR_CACHE": str(tmp_path)},
     )
     assert out.stdout.strip().splitlines()[-1] == "False"
+
+
+def test_the_tensor_parallel_bytes_are_one_formula_for_a_layout_and_the_grid(catalog, p):
+    """Duplicated code: the tensor-parallel bytes per token were written out in both training.step_time
+    and the grid; one function now gives both, equal to the bit, and to the hand-worked figure: Llama 3
+    8B (hidden 4,096) at TP 8 in bf16, no overlap, no recompute, moves 4 all-reduces x 2 bytes x 2 x 7/8
+    x 4,096 = 57,344 bytes a token per layer (six all-reduces, 86,016, recomputing)."""
+    from advisor.perf.training import tp_bytes_per_token
+
+    job = spec_from_flags(catalog, model="llama-3-8b")
+    assert not job.tp_overlap and job.precision == "bf16"
+    assert tp_bytes_per_token(job, p, 8, 0.0) == 4 * 2 * 2 * 7 / 8 * 4096 == 57_344
+    assert tp_bytes_per_token(job, p, 8, 1.0) == 86_016
+    assert tp_bytes_per_token(job, p, 1, 0.0) == 0.0
+    tps, cks = np.asarray([1.0, 2.0, 4.0, 8.0])[:, None], np.asarray([0.0, 1.0])[None, :]
+    grid_bytes = tp_bytes_per_token(job, p, tps, cks)
+    for i, t in enumerate((1, 2, 4, 8)):
+        for j, ck in enumerate((0.0, 1.0)):
+            assert grid_bytes[i, j] == tp_bytes_per_token(job, p, t, ck)

@@ -33,7 +33,7 @@ def test_each_part_reads_at_its_measured_share(gpu):
     assert hw.memory_read_share == pytest.approx(MEASURED[gpu], abs=1e-4)
     s = Setup(load_model("llama-3.1-8b"), hw, "fp8", 1, 1, "tensorrt-llm", p)
     by_hand = hw.bandwidth_gbps * 1e9 * MEASURED[gpu] * p.decode_bandwidth_efficiency
-    assert s.bandwidth() == pytest.approx(by_hand, rel=1e-4)
+    assert s.bandwidth == pytest.approx(by_hand, rel=1e-4)
 
 
 def test_a_lower_read_share_slows_a_memory_bound_step_in_proportion():

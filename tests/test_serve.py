@@ -263,7 +263,19 @@ def test_prefill_flops_by_hand_with_the_lm_head_on_the_last_position():
     s = Setup(m, H100, "fp8", 1, 1, "tensorrt-llm", p)
     head = 128256 * 4096
     flops = 2 * (m.active_params - 2 * head) * 1000 + 2 * head + 2 * 32 * 1000**2 * 32 * 128
-    assert prefill(s, 1000)["compute_s"] == pytest.approx(flops / (s.rate() * p.prefill_compute_efficiency), rel=1e-9)
+    assert prefill(s, 1000)["compute_s"] == pytest.approx(flops / (s.rate * p.prefill_compute_efficiency), rel=1e-9)
+
+
+def test_a_replica_computes_its_rates_once_outside_its_fields():
+    """Setup.rate and Setup.bandwidth are functools.cached_property, not a hand-made dict field: each is
+    computed on first read and kept in the instance (the capacity search reads both ~100 times), and
+    two replicas of the same fields stay equal whichever has been read."""
+    m, p = load_model("llama-3.1-8b"), load_params()
+    s, t = Setup(m, H100, "fp8", 1, 1, "tensorrt-llm", p), Setup(m, H100, "fp8", 1, 1, "tensorrt-llm", p)
+    assert "rate" not in vars(s)
+    first = s.rate
+    assert vars(s)["rate"] is first and s.rate is first and s.bandwidth is vars(s)["bandwidth"]
+    assert s == t
 
 
 def test_a_tied_model_multiplies_its_one_table_as_the_head():
@@ -276,7 +288,7 @@ def test_a_tied_model_multiplies_its_one_table_as_the_head():
     head = 50257 * 768
     body = 124439808 - head
     flops = 2 * body * 500 + 2 * head + 2 * 12 * 500**2 * 12 * 64
-    assert prefill(s, 500)["compute_s"] == pytest.approx(flops / (s.rate() * p.prefill_compute_efficiency), rel=1e-9)
+    assert prefill(s, 500)["compute_s"] == pytest.approx(flops / (s.rate * p.prefill_compute_efficiency), rel=1e-9)
     assert m.matmul_active == 124439808  # body + head: the table is read as the head once per token
 
 

@@ -7,6 +7,7 @@ override (an independent solve that never sees the new rows)."""
 from __future__ import annotations
 
 import json
+from datetime import date
 from pathlib import Path
 
 import pytest
@@ -137,3 +138,41 @@ def test_a_bought_serving_replica_does_not_span_workstations_joined_by_no_networ
     assert d["status"] == "infeasible" and not d["servers"]
     (ada,) = [r for r in d["rejected"] if r["gpu"] == "rtx-6000-ada"]
     assert any(r["code"] == "slots" and "no network" in r["message"] for r in ada["reasons"]), ada["reasons"]
+
+
+def test_a_bought_serving_replica_is_not_held_in_two_workstations():
+    """review21a #2: 70B served at a 60 ms TPOT needs tensor-parallel 8 replicas of RTX 6000 Ada. The
+    candidate check passes them (the 8-GPU PCIe server holds one), but the MILP counted slots only: main
+    bought 8 workstation-4x-pcie for the 4 replicas, each across two boxes joined by no network
+    ($396,345.11 PV). Now each replica is in an 8-GPU server, the servers, GPUs and network the same to
+    the cent as the workload re-solved with no workstation in a datacenter at all (catalog override)."""
+    path = DATA / "ada_70b_serving_datacenter.yaml"
+    mine = json.loads(advisor.plan(str(path), as_of=AS_OF).to_json())
+    other = _without_workstations(path)
+    catalog = advisor.load_catalog().servers
+    (served,) = mine["serving"]
+    assert served["ownership"] == "buy" and served["tensor_parallel"] * served["pipeline_parallel"] == 8
+    assert all(catalog[s["server"]].gpu_slots >= 8 for s in mine["servers"]), mine["servers"]
+    assert mine["servers"] == other["servers"]
+    for key in HARDWARE:
+        assert mine["cost_breakdown"][key] == pytest.approx(other["cost_breakdown"][key], abs=0.01), key
+
+
+def test_the_invariant_check_refuses_a_replica_held_in_two_workstations(catalog, rules):
+    """Every plan is checked against the constraints before it is printed (solve/verify.py): the plan
+    main made for this workload (its 32 GPUs in 8 workstation-4x-pcie) now names the replica that spans
+    them; the plan the MILP makes passes."""
+    import dataclasses
+
+    from advisor.flow import prepare
+    from advisor.inputs.workload import load_workload
+    from advisor.solve.milp import solve
+    from advisor.solve.verify import violations
+
+    problem = prepare(
+        load_workload(DATA / "ada_70b_serving_datacenter.yaml"), catalog, rules, date.fromisoformat(AS_OF)
+    )
+    sol = solve(problem)
+    assert violations(problem, sol) == []
+    boxes = dataclasses.replace(sol, servers={"rtx-6000-ada": {"workstation-4x-pcie": 8}})
+    assert any("a serving replica of 8 rtx-6000-ada spans servers" in v for v in violations(problem, boxes))

@@ -315,3 +315,53 @@ def test_bought_serving_gpus_draw_energy_from_their_arrival(plan_json, write):
     assert ready > 0 and p0["purchase"][0]["ready_days"] == 0
     ratio = p1["cost_breakdown"]["energy_usd"] / p0["cost_breakdown"]["energy_usd"]
     assert ratio == pytest.approx((hours - ready * 24) / hours, rel=1e-6)
+
+
+def test_verify_quotes_the_bridge_rental_the_plan_rents(catalog, rules):
+    """review19: a bridge rental is not in the purchase signature, so `verify` quoted another option's
+    count for its GPU ("17x" H200 beside a bridge of 16). The chosen plan here buys RTX 6000 Ada and
+    bridges on H200 until they arrive; beside an option renting 17 H200 for the whole term, the quote
+    is for the bridge's GPUs as its purchase row counts them, from the bridge's own provider."""
+    from advisor.explain.decision import Option
+    from advisor.explain.value_of_information import Input, entry
+    from advisor.plan_rows import bridge_rows
+    from advisor.solve.milp import solve
+
+    extra = "gpus: {allow: [rtx-6000-ada, h200-sxm]}\n"
+    problem = _problem(_doc(extra=extra).replace("requests_per_s: 20", "requests_per_s: 100"), catalog, rules)
+    chosen = Option.of(problem, "chosen", solve(problem))
+    (row,) = [r for r in bridge_rows(chosen.sol) if r["gpu"] == "h200-sxm"]
+    assert (
+        row["count"] > 0
+        and row["billed_gpus"] >= row["count"]
+        and "h200-sxm" not in {g for g, *_ in chosen.first_stage}
+    )
+    other = dataclasses.replace(chosen, label="renting", first_stage=(("h200-sxm", "rent", 17),))
+    item = entry(problem, Input("rental_rate", "h200-sxm"), 404.0, [other, chosen], None, chosen)
+    assert item["count"] == row["count"], item
+    name = catalog.gpus["h200-sxm"].name
+    assert item["message"].startswith(
+        f"get a firm quote for {row['count']}\u00d7 {name} rental from {row['provider']}:"
+    )
+
+
+def test_the_bill_tells_the_bridge_and_the_vat_apart_by_a_stated_part(plan_json, write):
+    """The ledger matched the bridge's rent line and the VAT line to their cost_breakdown parts by object
+    identity (their kinds, "rent" and "tax", are the rent's and the hardware tax's too). Each line now
+    states its part when built (ledger.PART, taken off before printing): the bridge's line foots to
+    bridge_usd and the VAT's to services_tax_usd, to the cent, and the one-sum kinds are the plan-wide
+    kinds and the rent, one definition (contract/numbers.py)."""
+    from advisor.contract.numbers import ONE_SUM_KINDS, PLAN_WIDE_KINDS
+    from advisor.solve.ledger import PART, line_part
+
+    assert ONE_SUM_KINDS == (*PLAN_WIDE_KINDS, "rent")
+    path = write(_doc(lead=", region: DE", extra="finance: {tax_recoverable: false}\n"))
+    code, plan = plan_json(path, as_of=BOUGHT)
+    cb, bill = plan["cost_breakdown"], plan["bill_of_materials"]
+    assert code == 0 and cb["bridge_usd"] > 0 and cb["services_tax_usd"] > 0
+    assert not [r for r in bill if PART in r]
+    (bridge,) = [r for r in bill if r["item"].endswith("until the bought serving GPUs arrive")]
+    (vat,) = [r for r in bill if r["item"].startswith("tax on rent and services (DE)")]
+    assert (bridge["kind"], vat["kind"]) == ("rent", "tax")
+    assert bridge["total_usd"] == cb["bridge_usd"] and vat["total_usd"] == cb["services_tax_usd"]
+    assert line_part({**bridge, PART: "bridge_usd"}) == "bridge_usd" and line_part(dict(bridge)) == "rental_usd"

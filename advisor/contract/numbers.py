@@ -16,7 +16,8 @@ def cents(usd: float) -> float:
     return float(Decimal(repr(usd)).quantize(Decimal("0.01"), rounding=ROUND_HALF_UP))
 
 
-ONE_SUM_KINDS = ("hosting", "electricity", "rent")  # bill lines billed as one sum (quantity 1, unit = total)
+PLAN_WIDE_KINDS = ("hosting", "electricity")  # bill amounts summed over every GPU's time: no rate to re-multiply
+ONE_SUM_KINDS = (*PLAN_WIDE_KINDS, "rent")  # bill lines billed as one sum (quantity 1, unit = total)
 
 
 def is_money(key: str, entry: dict[str, Any]) -> bool:

@@ -232,13 +232,24 @@ def _serving_item(problem: Problem, x: Input, value: float, count: int, stake: s
     return _item(x, count, 1.0, [lo, hi], "serving_model", value, text)
 
 
+def rented_at_once(gpu: str, o: Option) -> int:
+    """GPUs of `gpu` option `o` rents at once: its purchase signature's (training jobs and serving
+    replicas) and the bridge replicas that serve until its bought GPUs arrive, which the signature
+    leaves out (review19: a quote for 17 beside a bridge of 16)."""
+    rented = sum(n for g, own, n in o.first_stage if g == gpu and own == "rent")
+    return rented + sum(b.gpus * n for b, n in o.sol.bridges if b.gpu == gpu)
+
+
 def _quote_count(x: Input, options: list[Option], chosen: Option) -> int:
     """The quantity to quote: the chosen plan's where it holds the GPU in the input's ownership
-    (review16: "634x" beside a plan of 630), else the most any candidate at stake holds."""
+    (review16: "634x" beside a plan of 630; its bridge rental counted), else the most any candidate
+    at stake holds."""
     own = {"rental_rate": ("rent",), "purchase_price": ("buy",), "speed": ("buy", "rent")}[x.kind]
 
     def held(o: Option) -> list[int]:
-        return [n for g, o2, n in o.first_stage if g == x.gpu and o2 in own]
+        bought = [n for g, o2, n in o.first_stage if g == x.gpu and o2 == "buy" and "buy" in own]
+        rented = rented_at_once(x.gpu, o) if "rent" in own else 0
+        return bought + ([rented] if rented else [])
 
     return max(held(chosen) or [n for o in options for n in held(o)] or [0])
 
@@ -260,10 +271,10 @@ def entry(
     price = problem.rent_rate.get(x.gpu) if rented else problem.unit_price.get(x.gpu)
     conf = (gpu.rental.confidence if gpu.rental else None) if rented else (purchase.confidence if purchase else None)
     d, unit, what = (rent_d, "/GPU-hour", "rental") if rented else (buy_d, " per GPU", "purchase")
-    priced = priced_offer(x, options) if rented else None
+    priced = priced_offer(x, options, chosen) if rented else None
     offer = priced[0] if priced is not None else None
     graded = f"{conf or 'unknown'} confidence"
-    if priced is not None:  # the offer the plans renting most of it are priced at, not the type's cheapest
+    if priced is not None:  # the offer the plan renting it is priced at, not the type's cheapest
         price, d, conf = priced[0].usd_per_gpu_hour, priced[1], priced[0].confidence
         graded = f"{conf} confidence"
         if d != rate_dist(priced[0]):  # above the size its rate is evidenced at: drawn at the low grade
@@ -278,15 +289,16 @@ def entry(
     return _item(x, count, price, [lo, hi], conf, value, text)
 
 
-def priced_offer(x: Input, options: list[Option]) -> tuple[RentalOffer, LogDist] | None:
-    """The offer a quote for renting x.gpu is asked of: the one the option renting most of it rents
-    most GPUs on (options in the decision's order: the chosen plan's offer on a tie), and the widest
-    band that option draws x.gpu's rent in (an order above what the offer's rate is evidenced at is
-    drawn at the low grade: data/uncertainty.rate_dist)."""
+def priced_offer(x: Input, options: list[Option], chosen: Option | None = None) -> tuple[RentalOffer, LogDist] | None:
+    """The offer a quote for renting x.gpu is asked of: the chosen plan's own when it rents the type (the
+    count quoted is its: _quote_count), else the one the option renting most of it rents most GPUs on
+    (options in the decision's order: the earlier option's offer on a tie); and the widest band that
+    option draws x.gpu's rent in (an order above what the offer's rate is evidenced at is drawn at the
+    low grade: data/uncertainty.rate_dist)."""
     best: tuple[int, RentalOffer, Option] | None = None
-    for o in options:
+    for o in [chosen] if chosen is not None and chosen.sol.rented_offers(x.gpu) else options:
         offers = o.sol.rented_offers(x.gpu)
-        count = max((n for g, own, n in o.first_stage if g == x.gpu and own == "rent"), default=0)
+        count = rented_at_once(x.gpu, o)
         if offers and (best is None or count > best[0]):
             best = (count, offers[0], o)
     if best is None:

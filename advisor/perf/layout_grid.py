@@ -32,8 +32,7 @@ from advisor.perf.training import (
     seconds_per_token,
     server_size,
     step_time,
-    tp_exposed,
-    tp_gather_share,
+    tp_bytes_per_token,
 )
 
 Combo = tuple[str, int, int, int, int]  # (strategy, tp, pp, dp, cp)
@@ -257,7 +256,7 @@ def grid(
 
     st = st or _static(gpu, p, tuple(combos))
     m = job.model
-    layers, hidden, split = m.layers, m.hidden, st["split"]
+    layers, split = m.layers, st["split"]
     t, q, c, z = st["t"], st["q"], st["c"], st["z"]
     ckb = np.asarray(ckpts)[:, None]
     ck = np.where(ckb, 1.0, 0.0)
@@ -302,8 +301,7 @@ def grid(
             # (a combination without data parallelism gets max(-window, 0.0) = 0.0, as `step_time`'s 0.0)
             comm = np.maximum(raw - window, (1.0 - p.comm_overlap) * raw)
         if st["any_tp"]:  # four all-reduces of the activations per layer (six when recomputing)
-            moved = tp_exposed(job, p) * tp_gather_share(job)
-            per_tok = (4.0 + 2.0 * ck) * 2.0 * (t - 1) / t * 2.0 * hidden * moved
+            per_tok = tp_bytes_per_token(job, p, t, ck)
             comm = comm + np.where(t > 1, (batch / z) * layers_here * per_tok / st["tp_intra"], 0.0)
         if st["any_cp"]:  # the ring's keys and values beyond what attention hides
             kv = (batch / z) * layers_here * 2.0 * m.kv_width * 2.0 / t

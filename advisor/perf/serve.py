@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from advisor.perf.kv import (
     WEIGHT_BYTES,
@@ -170,7 +171,7 @@ def activation_s(s: "Setup", tokens: float) -> float:
     m = s.model
     width = m.hidden + (m.ffn or 4 * m.hidden) * max(m.experts_per_token, 1) / s.tp
     stage_layers = math.ceil(m.layers / s.pp)
-    return s.params.activation_bytes_per_layer_element * tokens * width * stage_layers / s.bandwidth()
+    return s.params.activation_bytes_per_layer_element * tokens * width * stage_layers / s.bandwidth
 
 
 def experts_touched(model: ServeModel, tokens: float) -> float:
@@ -198,8 +199,6 @@ class Setup:
     shape: tuple[float, float] | None = None
     plan: PrecisionPlan = field(init=False, repr=False, compare=False)
     speed: float = field(init=False, repr=False, compare=False)  # the user's measured speed factor (1: none)
-    # rate() and bandwidth() once computed: a replica's capacity bisects on ~100 step times, each reading both
-    _rates: dict = field(init=False, repr=False, compare=False, default_factory=dict)
 
     def __post_init__(self) -> None:
         object.__setattr__(
@@ -230,29 +229,29 @@ class Setup:
     def gpus(self) -> int:
         return self.tp * self.pp
 
+    # rate and bandwidth are computed once (cached_property: a frozen dataclass without slots keeps them in
+    # its __dict__, outside its fields): a replica's capacity bisects on ~100 step times, each reading both
+    @cached_property
     def rate(self) -> float:
         """Achievable GEMM rate: the dense peak x the GPU's measured matmul fraction (MAMF) x the engine."""
-        if "rate" not in self._rates:
-            at = self.plan.compute
-            if at is None:
-                return 0.0
-            mamf = float(self.hw.matmul_fraction.get(at, self.hw.matmul_fraction.get("bf16", 1.0)))
-            self._rates["rate"] = float(self.hw.tflops[at]) * 1e12 * mamf * self.params.compute_factor(self.engine)
-        return self._rates["rate"]
+        at = self.plan.compute
+        if at is None:
+            return 0.0
+        mamf = float(self.hw.matmul_fraction.get(at, self.hw.matmul_fraction.get("bf16", 1.0)))
+        return float(self.hw.tflops[at]) * 1e12 * mamf * self.params.compute_factor(self.engine)
 
+    @cached_property
     def bandwidth(self) -> float:
         """Achievable read rate: the datasheet bandwidth x the share a pure streaming read of the part was
         measured to reach (memory type and controller differ by part, as the GEMM rate does) x the engine."""
-        if "bandwidth" not in self._rates:
-            hw = self.hw
-            self._rates["bandwidth"] = (
-                hw.bandwidth_gbps
-                * 1e9
-                * hw.memory_read_share
-                * self.params.decode_bandwidth_efficiency
-                * self.params.factor(self.engine)
-            )
-        return self._rates["bandwidth"]
+        hw = self.hw
+        return (
+            hw.bandwidth_gbps
+            * 1e9
+            * hw.memory_read_share
+            * self.params.decode_bandwidth_efficiency
+            * self.params.factor(self.engine)
+        )
 
 
 def decode_step(s: Setup, batch: float, context: float) -> dict:
@@ -270,7 +269,7 @@ def decode_steps(s: Setup, context: float) -> Callable[[float], dict]:
     stage_layers = math.ceil(m.layers / pp)
     kv_per_token = kv_bytes_per_token(m, s.served, tp, stage_layers)
     sequence_flops = 2 * m.matmul_active + 4 * m.layers * context * m.heads * m.head_dim
-    rate = s.rate() * s.params.decode_compute_efficiency
+    rate = s.rate * s.params.decode_compute_efficiency
     host_fixed_ms = s.params.step_overhead_ms + s.params.layer_overhead_us * 1e-3 * stage_layers
     sequence_ms = s.params.seq_overhead(s.engine) * 1e-3
     k = 1.0 / s.speed  # a user's measurement scales every part of the step alike
@@ -278,7 +277,7 @@ def decode_steps(s: Setup, context: float) -> Callable[[float], dict]:
     def step(batch: float) -> dict:
         experts = expert_bytes * experts_touched(m, batch)
         kv = batch * context * kv_per_token
-        memory_s = ((dense + experts) / (tp * pp) + kv) / s.bandwidth()
+        memory_s = ((dense + experts) / (tp * pp) + kv) / s.bandwidth
         compute_s = batch * sequence_flops / (tp * pp) / rate
         comm_s = _allreduce_s(batch, m, s.hw, tp, pp, s.params)
         host_s = (host_fixed_ms + sequence_ms * batch) * 1e-3
@@ -299,11 +298,11 @@ def prefill(s: Setup, tokens: float) -> dict:
     flops = (
         2 * max(m.matmul_active - head, 0.0) * tokens + 2 * head + 2 * m.layers * tokens**2 * m.heads * m.head_dim
     ) / (tp * pp)
-    compute_s = flops / (s.rate() * s.params.prefill_compute_efficiency)
-    batched_s = flops / (s.rate() * s.params.decode_compute_efficiency)
+    compute_s = flops / (s.rate * s.params.prefill_compute_efficiency)
+    batched_s = flops / (s.rate * s.params.decode_compute_efficiency)
     wb = WEIGHT_BYTES[s.served]
     read = ((m.params - m.expert_params) + m.expert_params * experts_touched(m, tokens)) * wb / (tp * pp)
-    memory_s = read / s.bandwidth()
+    memory_s = read / s.bandwidth
     comm_s = _allreduce_s(tokens, m, s.hw, tp, pp, s.params)
     act_s = activation_s(s, tokens)
     k = 1.0 / s.speed

@@ -155,7 +155,7 @@ def replica_capacity(
     tpot_ms (None: no limit; both None: offline peak). None when the model does not fit, the GPU
     lacks a rate for the precision or the catalog lacks its memory size or bandwidth. A zero rate
     means the SLO cannot be met even when idle."""
-    if s.rate() <= 0 or s.bandwidth() <= 0 or s.hw.memory_gb <= 0:
+    if s.rate <= 0 or s.bandwidth <= 0 or s.hw.memory_gb <= 0:
         return None
     p = s.params
     mem = memory(

@@ -154,6 +154,16 @@ def tp_gather_share(job: JobSpec) -> float:
     return (1.0 + 2.0) / (2.0 + 2.0) if job.fp8_tp_gather and job.precision == "fp8" else 1.0
 
 
+def tp_bytes_per_token(job: JobSpec, p: Params, tp: Any, ckpt: Any) -> Any:
+    """Bytes one token moves per layer through the tensor-parallel group's collectives on the critical
+    path: four all-reduces of the activations (two forward, two backward; six when recomputing), a ring
+    all-reduce moving 2 (tp - 1) / tp of its 2-byte elements (`tp_gather_share` of them with fp8 gathers,
+    `tp_exposed` not hidden behind GEMMs). `tp`, `ckpt` (1.0 recomputing, else 0.0): numbers, or numpy
+    arrays that broadcast (perf/layout_grid.py's whole grid): one order of operations, equal to the bit."""
+    moved = tp_exposed(job, p) * tp_gather_share(job)
+    return (4.0 + 2.0 * ckpt) * 2.0 * (tp - 1) / tp * 2.0 * job.model.hidden * moved
+
+
 def op_sac_recompute_fraction(m: ModelSpec, precision: str = "bf16") -> float:
     """Share of a layer's forward matmul FLOPs torchtitan's per-op selective activation
     checkpointing recomputes. Its policy saves every compute op's output "except every second mm"
@@ -352,8 +362,7 @@ def step_time(
     tp_s = 0.0
     if lay.tp > 1:
         tp_tier = comm_tier(gpu, lay.tp, 1, p)
-        moved = tp_exposed(job, p) * tp_gather_share(job)
-        per_token = (4.0 + 2.0 * ckpt) * 2.0 * (lay.tp - 1) / lay.tp * 2.0 * m.hidden * moved
+        per_token = tp_bytes_per_token(job, p, lay.tp, ckpt)
         # an intra-server bandwidth no source gives (intra_gbps 0) cannot carry tensor parallelism
         tp_s = (
             (batch / lay.shard_group) * math.ceil(m.layers / lay.pp) * per_token / (tp_tier["intra_gbps"] * GB)

@@ -70,10 +70,11 @@ def candidate_counts(n_min: int, upper: int, asked: Iterable[int] = ()) -> list[
 
 def asked_counts(workload: Workload, spec: JobSpec, gpu_id: str) -> set[int]:
     """The job counts a user named for this job on GPU type `gpu_id`: each of the job's measurements on
-    it (its count is where the measurement is used as measured), and the fleet's `gpus.count` or
-    `gpus.min` (one job on all of it is how a single job meets it)."""
-    lower = workload.gpus.lower
-    return {m.count for m in spec.measured if m.gpu == gpu_id} | ({lower} if lower is not None else set())
+    it (its count is where the measurement is used as measured), and the fleet's `gpus.count`, `gpus.min`
+    or `gpus.max` (one job on all of it is how a single job meets the first two, and the most it may use
+    under the last: at most 100 GPUs is 100, not the grid's 64)."""
+    sel = workload.gpus
+    return {m.count for m in spec.measured if m.gpu == gpu_id} | {n for n in (sel.lower, sel.upper) if n is not None}
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,7 @@ from __future__ import annotations
 from decimal import Decimal
 
 from advisor.contract.costs import SERVICES
-from advisor.contract.numbers import HALF_CENT, ONE_SUM_KINDS, cents, cents_adding_to, rounded
+from advisor.contract.numbers import HALF_CENT, ONE_SUM_KINDS, PLAN_WIDE_KINDS, cents, cents_adding_to, rounded
 from advisor.data.catalog_prices import RentalOffer
 from advisor.economics import bom, purchase_bill
 from advisor.inputs.units import HOURS_PER_MONTH
@@ -140,16 +140,13 @@ def bill_of_materials(problem: Problem, sol: Solution) -> list[dict]:
         )
     out += _owned_running(problem, sol, taxed, storage)
     out += _running_amounts(problem, sol) if econ is not None else []
-    rented, bridges = _rented(problem, sol)
-    vat = services_tax_lines(problem, sol.cost_breakdown)
-    out += rented + vat
-    keys = [_breakdown_key(row, bridges, vat) for row in out]
+    out += _rented(problem, sol)
+    out += [{**row, PART: "services_tax_usd"} for row in services_tax_lines(problem, sol.cost_breakdown)]
+    keys = [line_part(row) for row in out]
     out = _footed(out, keys, printed_breakdown(sol))
     for row, key in zip(out, keys):
-        if key == "tax_usd":
-            _base_as_printed(out, row, HARDWARE_KINDS)
-    for row in vat:
-        _base_as_printed(out, row, SERVICE_KINDS)
+        if key in TAXED_KINDS:
+            _base_as_printed(out, row, TAXED_KINDS[key])
     return out
 
 
@@ -179,13 +176,13 @@ PART_OF_KIND = {
 HARDWARE_KINDS = ("gpu", "server", "nic", "fabric", "storage")  # what the tax on hardware is charged on
 
 
-def _breakdown_key(row: dict, bridges: list[dict], vat: list[dict]) -> str | None:
-    """The cost_breakdown part a bill line adds up to (None: a count with no amount, the racks)."""
-    if any(row is r for r in vat):
-        return "services_tax_usd"
-    if any(row is r for r in bridges):
-        return "bridge_usd"
-    return PART_OF_KIND.get(row["kind"])
+PART = "_part"  # a bill line's stated cost_breakdown part where its kind does not tell it (taken off the line)
+
+
+def line_part(row: dict) -> str | None:
+    """The cost_breakdown part a bill line adds up to (None: a count with no amount, the racks): the part
+    the line was built with (PART: a VAT line is a "tax", a bridge a "rent", by kind), else its kind's."""
+    return row.pop(PART, None) or PART_OF_KIND.get(row["kind"])
 
 
 def _base_as_printed(out: list[dict], tax: dict, kinds: tuple[str, ...]) -> None:
@@ -205,8 +202,8 @@ SERVICE_KINDS = tuple(
 )  # contract.costs.SERVICES as bill lines
 
 
-PLAN_WIDE = ("hosting", "electricity")  # amounts summed over every GPU's time: no rate to re-multiply
-LUMP_PARTS = tuple(PART_OF_KIND[k] for k in PLAN_WIDE)  # their cost_breakdown parts
+TAXED_KINDS = {"tax_usd": HARDWARE_KINDS, "services_tax_usd": SERVICE_KINDS}  # a tax part: the lines it taxes
+LUMP_PARTS = tuple(PART_OF_KIND[k] for k in PLAN_WIDE_KINDS)  # the plan-wide amounts' cost_breakdown parts
 
 
 def _footed(out: list[dict], keys: list[str | None], parts: dict[str, float]) -> list[dict]:
@@ -217,7 +214,7 @@ def _footed(out: list[dict], keys: list[str | None], parts: dict[str, float]) ->
 
     def absorbs(i: str, usd: float) -> bool:
         row = out[int(i)]
-        if row["kind"] in PLAN_WIDE:
+        if row["kind"] in PLAN_WIDE_KINDS:
             return True
         shown = Decimal(repr(rounded(row["quantity"]))) * Decimal(repr(rounded(row["unit_usd"])))
         return abs(shown - Decimal(repr(usd))) <= HALF_CENT
@@ -360,10 +357,10 @@ def _running_amounts(problem: Problem, sol: Solution) -> list[dict]:
     return out
 
 
-def _rented(problem: Problem, sol: Solution) -> tuple[list[dict], list[dict]]:
+def _rented(problem: Problem, sol: Solution) -> list[dict]:
     """One line per rented GPU type, kind and offer: the rent the plan pays (terms, whole nodes and
     the serving months included), the bridge until bought serving GPUs arrive on a line of its own
-    (the second list: those lines)."""
+    (its PART: bridge_usd)."""
     lines: dict[tuple[str, str, str, bool], dict] = {}
     for c, n in paid_training(problem, sol.assignment) + sol.paid_serving:
         if c.ownership != "rent":
@@ -385,9 +382,9 @@ def _rented(problem: Problem, sol: Solution) -> tuple[list[dict], list[dict]]:
                 offer.confidence,
                 f"at ${offer.usd_per_gpu_hour:g}/GPU-hour, as of {offer.as_of}; terms and whole nodes as billed",
                 kind="rent",
-            )
+            ) | ({PART: "bridge_usd"} if bridge else {})
         if offer.confidence_at(c.order_gpus) == "low":  # as the purchase row (purchase_items)
             lines[key]["confidence"] = "low"
         lines[key]["unit_usd"] += paid
         lines[key]["total_usd"] += paid
-    return [lines[k] for k in sorted(lines)], [lines[k] for k in sorted(lines) if k[3]]
+    return [lines[k] for k in sorted(lines)]
