@@ -38,13 +38,8 @@ def quoted_at(path: Path, gpu: str, provider: str, rate: float, rules, tmp_path:
             o["usd_per_gpu_hour"] = round(rate, 4)
     override = tmp_path / f"quote_{rate:.4f}.yaml"
     override.write_text(yaml.safe_dump({"gpus": [{"id": gpu, "prices": {"rent": offers}}]}), encoding="utf-8")
-    # at the point figures, where the break-evens of a plan that is its point optimum are worked: on the
-    # expected basis an offer's rate at a size it is not evidenced at (Nebius's, above one node) carries
-    # the low grade's higher mean as well (docs/model.md, "The bases")
-    point = tmp_path / f"point_{path.name}"
-    point.write_text(yaml.safe_dump({**yaml.safe_load(path.read_text(encoding="utf-8")), "decision": "point"}))
     again = advisor.plan(
-        advisor.load_workload(point), catalog=advisor.load_catalog(override), rules=rules, as_of=AS_OF, explain="none"
+        advisor.load_workload(path), catalog=advisor.load_catalog(override), rules=rules, as_of=AS_OF, explain="none"
     )
     return [(r["gpu"], r["ownership"], r.get("provider")) for r in json.loads(again.to_json())["purchase"]]
 

@@ -161,9 +161,22 @@ def price_dist(
 def rate_dist(offer: RentalOffer, gpus: int | None = None) -> LogDist:
     """log(real / listed rate) of one rental offer, by its own confidence grade (price_dist): what a
     draw prices a GPU rented on that offer at, the band `decision.verify` prints for it. An order of
-    `gpus` above the largest its rate is evidenced at (RentalOffer.order_evidenced) is drawn at the
-    low grade: the listed rate is an assumption at that size (the plan's quote-needed warning)."""
-    return price_dist(offer.confidence if gpus is None else offer.confidence_at(gpus))
+    `gpus` above the size its rate is evidenced at (RentalOffer.confidence_at: the plan says a quote
+    is needed) takes the low grade's spread about the same mean as its own grade's: a quote at that
+    size may come in under the listing as well as over it (SF Compute's docs: 'a cheaper price per
+    gpu-hour if you buy 128 H100s for a month'), so only the spread is wider, not the expected rate."""
+    own = price_dist(offer.confidence)
+    if gpus is None or offer.confidence_at(gpus) == offer.confidence:
+        return own
+    low = price_dist("low")
+    shift = _log_mean(own) - _log_mean(low)
+    return LogDist(low.q10 + shift, low.q50 + shift, low.q90 + shift, "low confidence about its grade's mean")
+
+
+def _log_mean(d: LogDist) -> float:
+    """log E[exp(X)] of a grade's band, a normal about q50 (the grades' bands are symmetric)."""
+    sigma = (d.q90 - d.q10) / (2 * Z90)
+    return d.q50 + sigma * sigma / 2
 
 
 def basis() -> dict:
