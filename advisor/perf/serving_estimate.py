@@ -26,7 +26,7 @@ from advisor.perf.serving import (
     hardware,
     load_params,
 )
-from advisor.perf.serving_measured import label, transfer
+from advisor.perf.serving_measured import label, not_a_run, too_slow, transfer
 from advisor.perf.training import generation
 
 
@@ -288,23 +288,13 @@ def serving_model(
                 f"({est.get('reason') or 'it needs pipeline stages'}); check gpu, count and tensor_parallel",
                 field=at,
             )
+        if run.output_tokens_per_s * run.count < params.measured_factor_floor * est["output_tokens_per_s"]:
+            raise not_a_run(at, run, est["output_tokens_per_s"], params.measured_factor_floor)
         factors.append((run.gpu, generation(gpu), run.output_tokens_per_s / est["output_tokens_per_s"], run))
     gens = {gid: generation(g) for gid, g in catalog.gpus.items()}
     speeds = transfer(factors, gens, params.measured_software_share)
-    doubts = tuple(_too_slow(label(run), f, run.count, params.measured_factor_floor) for _, _, f, run in factors)
+    doubts = tuple(too_slow(label(run), f, run.count, params.measured_factor_floor) for _, _, f, run in factors)
     return dataclasses.replace(model, speeds=tuple(sorted(speeds.items())), doubts=tuple(d for d in doubts if d))
-
-
-def _too_slow(run: str, factor: float, count: int, floor: float) -> str | None:
-    """Why a serving run is doubted, or None: it is `factor` x the model at its own shape, below `floor`,
-    the slowest of the published runs against the model (ServeParams.measured_factor_floor), as a
-    per-GPU figure entered as the whole run's is (1/count of it)."""
-    if factor >= floor:
-        return None
-    return (
-        f"{run} is implausibly slow: {factor:.2g}x the serving model at its own shape, below the slowest "
-        f"of the published runs against it ({floor:g}x); check its unit: output tokens/s over all {count} GPUs"
-    )
 
 
 def estimate_serving(

@@ -31,6 +31,7 @@ from functools import lru_cache
 from typing import Any
 
 from advisor.data.resources import data_dir
+from advisor.errors import InputError
 from advisor.perf.measured_rule import GENERATION, OWN, Run, reach
 
 
@@ -65,6 +66,33 @@ def label(m: Any) -> str:
     return (
         f"your run of {m.count} x {m.gpu}, TP{m.tensor_parallel}, {m.input_len} in / {m.output_len} out: "
         f"{m.output_tokens_per_s:,.0f} output tokens/s{when}{note}"
+    )
+
+
+def not_a_run(at: str, run: Any, model_rate: float, floor: float) -> InputError:
+    """A run too slow to be read even as one GPU's figure entered for all `count` (the mistake `too_slow`
+    questions): below `floor` (the slowest published run against the model) / count. Left in, it sized
+    replicas by the billion (1e-12 tokens/s crashed HiGHS); a unit slip (tokens/ms) is the likely cause."""
+    least, n = floor * model_rate / run.count, run.count
+    per_gpu = f", even were the figure one GPU's of {n}" if n > 1 else ""
+    return InputError(
+        f"{at}.output_tokens_per_s: {run.output_tokens_per_s:.4g} output tokens/s on {n} x {run.gpu} is "
+        f"{run.output_tokens_per_s / model_rate:.2g}x the serving model's {model_rate:,.4g} at its own shape; a "
+        f"throughput run gives at least {least:,.4g} (the slowest published run against the model, {floor:g}x"
+        f"{per_gpu}); check its unit: output tokens/s over all {n} GPU{'s' if n > 1 else ''}",
+        field=f"{at}.output_tokens_per_s",
+    )
+
+
+def too_slow(run: str, factor: float, count: int, floor: float) -> str | None:
+    """Why a serving run is doubted, or None: it is `factor` x the model at its own shape, below `floor`,
+    the slowest of the published runs against the model (ServeParams.measured_factor_floor), as a
+    per-GPU figure entered as the whole run's is (1/count of it)."""
+    if factor >= floor:
+        return None
+    return (
+        f"{run} is implausibly slow: {factor:.2g}x the serving model at its own shape, below the slowest "
+        f"of the published runs against it ({floor:g}x); check its unit: output tokens/s over all {count} GPUs"
     )
 
 
