@@ -76,3 +76,20 @@ gpus: {allow: [h100-sxm]}
     replicas = float(why["message"].split(" takes ")[1].split(" replicas")[0])
     rate = float(why["message"].split(" at ")[1].split(" a replica")[0])
     assert replicas > MAX_GPUS and abs(replicas * rate / 1e9 - 1) < 0.01  # 1e9 requests/s at the peak
+
+
+def test_a_global_batch_below_one_sequence_is_refused_with_the_models_seq_len(run, write):
+    """`global_batch_tokens: 1` was planned silently at a batch of whole sequences (16,384 tokens):
+    a step takes whole sequences, so anything below the model's seq_len (gpt2-124m's 1,024, or the
+    job's own seq_len) is exit 2 at the field as written (line 3 of a one-job workload), and so is
+    `advisor estimate --global-batch-tokens 1`; one sequence is accepted."""
+    seq = load_catalog().models["gpt2-124m"].seq_len
+    base = "deployment: cloud\nmodel: gpt2-124m\nglobal_batch_tokens: {}\ntokens: 1B\n"
+    code, out, err = run("validate", write(base.format(1)))
+    assert code == 2 and not out
+    assert ":3:22: `jobs[0].global_batch_tokens`" in err and f"at least {seq:,}" in err, err
+    code, _, err = run("validate", write(base.format(1024) + "seq_len: 2048\n"))
+    assert code == 2 and "at least 2,048" in err, err
+    assert run("validate", write(base.format(seq)))[0] == 0
+    code, out, err = run("estimate", "--model", "gpt2-124m", "--gpu", "h100-sxm", "--global-batch-tokens", "1")
+    assert code == 2 and f"at least {seq:,}" in err and "Traceback" not in err, err

@@ -139,6 +139,14 @@ def resolve_model(job: Job, catalog: Catalog, where: str) -> ModelSpec:
     job's `measured:` speeds ride along (checked against the catalog) for `job_spec`; perf/measured.py
     is imported for a job that has some."""
     shape = _resolve_shape(job, catalog, where)
+    if job.global_batch_tokens is not None and job.global_batch_tokens < shape.seq_len:
+        at = f"{where}.global_batch_tokens" if where.startswith("jobs[") else "global_batch_tokens"
+        raise InputError(
+            f"{at}: a global batch of {job.global_batch_tokens:,.4g} tokens is less than one sequence: a step "
+            f"takes whole sequences of {shape.seq_len:,} tokens (the model's seq_len), so give at least "
+            f"{shape.seq_len:,}, or leave it out for the estimator's default",
+            field=at,
+        )
     if not job.measured:
         return replace(shape, measured=())
     from advisor.perf.measured import measured_speeds
