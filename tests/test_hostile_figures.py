@@ -93,3 +93,25 @@ def test_a_global_batch_below_one_sequence_is_refused_with_the_models_seq_len(ru
     assert run("validate", write(base.format(seq)))[0] == 0
     code, out, err = run("estimate", "--model", "gpt2-124m", "--gpu", "h100-sxm", "--global-batch-tokens", "1")
     assert code == 2 and f"at least {seq:,}" in err and "Traceback" not in err, err
+
+
+def test_a_training_run_too_slow_even_per_gpu_is_refused_with_the_mfu_floor(run, write):
+    """A training run at 1e-12 tokens/s was planned on, with a doubt printing "0 tokens/s": below the
+    lowest MFU of the published runs (measured_mfu_floor) even as one GPU's figure for all `count`, it is
+    exit 2 at its field; a run at that MFU on one GPU of 8 (per-GPU figure) is still only questioned."""
+    from advisor.perf.estimate import params_from
+    from advisor.perf.jobspec import spec_from_flags
+    from advisor.perf.training import mfu_flops_per_token
+
+    catalog = load_catalog()
+    floor = params_from(catalog).measured_mfu_floor
+    spec = spec_from_flags(catalog, model="gpt2-124m")
+    peak = catalog.gpus["h100-sxm"].dense_tflops("bf16") * 1e12
+    least = floor * peak / mfu_flops_per_token(spec.model, spec.kind)  # tokens/s of one H100 at the floor's MFU
+    doc = "deployment: cloud\nmodel: gpt2-124m\ntokens: 1B\nmeasured:\n  - {{gpu: h100-sxm, count: {}, tokens_per_s: {}, date: 2026-11-01}}\n"
+    for count, rate in ((1, "1e-12"), (1, f"{least * 0.99:.6g}"), (8, f"{least * 0.99:.6g}")):
+        code, out, err = run("validate", write(doc.format(count, rate)))
+        assert code == 2 and not out, err
+        assert ":5:" in err and "`jobs[0].measured[0].tokens_per_s`" in err and f"{100 * floor:.1f}% MFU" in err, err
+        assert f"at least {least:,.4g}" in err, err
+    assert run("validate", write(doc.format(8, f"{least * 1.01:.6g}")))[0] == 0

@@ -93,6 +93,22 @@ def implausibly_slow(job: Any, m: MeasuredSpeed, per_token: float, floor: float)
     )
 
 
+def below_any_run(job: Any, m: MeasuredSpeed, per_token: float, floor: float) -> str | None:
+    """Why measurement `m` cannot be read, or None: slower than `floor` (the lowest MFU of the published
+    runs) even were it one GPU's figure entered for all `count` (the mistake `implausibly_slow` questions).
+    Left in, 1e-12 tokens/s planned on a printed "0 tokens/s"; a unit slip (tokens/ms) is the likely cause."""
+    mfu = run_mfu(m, job.precision, per_token)
+    if mfu is None or floor <= 0 or mfu * m.count >= floor:
+        return None
+    least = m.tokens_per_s * floor / (mfu * m.count)
+    return (
+        f"{m.tokens_per_s:.4g} tokens/s on {m.count} x {m.gpu} is {100 * mfu:.2g}% MFU on {job.precision}; a training "
+        f"run gives at least {least:,.4g} ({100 * floor:.1f}% MFU, the lowest of the published runs the estimator is "
+        f"calibrated on{f', even were the figure one GPU of {m.count}' if m.count > 1 else ''}); check its unit: "
+        f"tokens/s over all {m.count} GPU{'s' if m.count > 1 else ''}"
+    )
+
+
 def doubts(job: Any, per_token: float, floor: float) -> list[str]:
     """Why each of `job`'s measurements is doubted (implausibly_slow), at `per_token` FLOPs a token
     (training.mfu_flops_per_token): said once a job, plan or no plan (a doubted run may be why none fits)."""
