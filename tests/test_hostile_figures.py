@@ -115,3 +115,22 @@ def test_a_training_run_too_slow_even_per_gpu_is_refused_with_the_mfu_floor(run,
         assert ":5:" in err and "`jobs[0].measured[0].tokens_per_s`" in err and f"{100 * floor:.1f}% MFU" in err, err
         assert f"at least {least:,.4g}" in err, err
     assert run("validate", write(doc.format(8, f"{least * 1.01:.6g}")))[0] == 0
+
+
+def test_a_horizon_or_serving_period_under_a_day_is_refused(run, write):
+    """A 0.001-month horizon (44 minutes) planned "0 GPU-hours" finishing "within the 0.001-month horizon
+    (0 days)": a horizon or a serving job's `months` shorter than a day is exit 2, naming the field and
+    the least allowed; a day is accepted."""
+    from advisor.inputs.quantities import MIN_MONTHS
+
+    doc = "deployment: {{context: cloud, horizon_months: {}}}\nmodel: gpt2-124m\ntokens: 1M\n"
+    code, out, err = run("validate", write(doc.format(0.001)))
+    assert code == 2 and not out and "`deployment.horizon_months`" in err, err
+    assert f"at least {MIN_MONTHS:.3f} months (one day)" in err, err
+    assert run("validate", write(doc.format(0.033)))[0] == 0
+    serve = (
+        "deployment: {context: cloud}\nkind: serve\nmodel: llama-3.1-8b\nmonths: 0.01\n"
+        "traffic: {requests_per_s: 1, input_tokens: 100, output_tokens: 100}\n"
+    )
+    code, _, err = run("validate", write(serve))
+    assert code == 2 and ":4:9: `months`" in err and "(one day)" in err, err

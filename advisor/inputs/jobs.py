@@ -7,7 +7,7 @@ from typing import Annotated, Any, Literal, Union
 from pydantic import Discriminator, Field, Tag, ValidationInfo, field_validator, model_validator
 
 from advisor.inputs.known import GpuId, check_preset, check_serving_model
-from advisor.inputs.quantities import MAX_GPUS, MAX_JOBS, Count, Hours, Params
+from advisor.inputs.quantities import MAX_GPUS, MAX_JOBS, MONTHS_SCHEMA, Count, Hours, Params, at_least_a_day
 from advisor.inputs.strict import Written, spoken
 
 # a job's fields that may be written at the top level of a workload (one job, in the user's words):
@@ -239,7 +239,9 @@ class ServeJob(Written):
     precision: Literal["bf16", "fp16", "fp8", "fp4", "int8", "int4"] = "bf16"
     traffic: Traffic
     slo: Slo = Slo.model_construct()  # (the defaults: no validator built at import)
-    months: float | None = Field(default=None, gt=0, le=240, description="months of serving [the horizon]")
+    months: float | None = Field(
+        default=None, gt=0, le=240, json_schema_extra=MONTHS_SCHEMA, description="months of serving [the horizon]"
+    )
     off_peak_training_hours: float = Field(
         default=0,
         ge=0,
@@ -268,6 +270,11 @@ class ServeJob(Written):
             "your own throughput runs: used exactly on their GPU and shape, and moving the other GPUs' estimates"
         ),
     )
+
+    @field_validator("months")
+    @classmethod
+    def _a_day(cls, v: float | None) -> float | None:
+        return v if v is None else at_least_a_day(v)
 
     @field_validator("model")
     @classmethod

@@ -15,6 +15,9 @@ MAX_GPUS = 100_000  # the largest clusters reported hold about this many GPUs
 MAX_PARAMS = 1e14  # 100T parameters
 MAX_JOBS = 5_000
 MAX_BUDGET_USD = 1e12  # a trillion dollars
+# a day, in months: every date a plan gives is a day (a GPU's ready day, a job's finish, a lead time), so a
+# horizon or a serving period shorter than one prints "0 GPU-hours" and "(0 days)"
+MIN_MONTHS = 24 / units.HOURS_PER_MONTH
 
 
 def _bounded(parse: Callable[[object, str], float], upper: float, what: str) -> Callable[[object], float]:
@@ -65,6 +68,19 @@ PowerKW = Annotated[
         }
     ),
 ]
+
+
+def at_least_a_day(months: float) -> float:
+    """A horizon or a serving period of at least a day (MIN_MONTHS)."""
+    if months < MIN_MONTHS:
+        raise ValueError(
+            f"{months:g} months is {months * units.HOURS_PER_MONTH:.2g} hours, less than a day: the plan's dates are "
+            f"days; give at least {MIN_MONTHS:.3f} months (one day)"
+        )
+    return months
+
+
+MONTHS_SCHEMA = {"minimum": round(MIN_MONTHS, 4)}  # the schema of a field checked by at_least_a_day
 
 
 def usd_amount(value: object, what: str) -> float:
