@@ -134,3 +134,16 @@ def test_a_horizon_or_serving_period_under_a_day_is_refused(run, write):
     )
     code, _, err = run("validate", write(serve))
     assert code == 2 and ":4:9: `months`" in err and "(one day)" in err, err
+
+
+def test_a_global_batch_above_the_jobs_tokens_is_refused(run, write):
+    """`global_batch_tokens: 1e15` on a 5B-token job was planned as if the job finished (less than one
+    optimizer step): more than the job's tokens is exit 2 at the field. `advisor estimate`, which has
+    no token budget, still takes any batch up to the tool's 1e15."""
+    code, out, err = run(
+        "validate", write("deployment: cloud\nmodel: gpt2-124m\nglobal_batch_tokens: 2B\ntokens: 1B\n")
+    )
+    assert code == 2 and not out and ":3:22: `global_batch_tokens`" in err and "at most its tokens" in err, err
+    assert run("validate", write("deployment: cloud\nmodel: gpt2-124m\nglobal_batch_tokens: 1B\ntokens: 1B\n"))[0] == 0
+    code, _, err = run("estimate", "--model", "gpt2-124m", "--gpu", "h100-sxm", "--global-batch-tokens", "2B")
+    assert code == 0, err

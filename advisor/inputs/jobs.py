@@ -144,6 +144,17 @@ class Job(Written):
     def _known_preset(cls, v: str | ModelShape, info: ValidationInfo) -> str | ModelShape:
         return check_preset(v, info) if isinstance(v, str) else v
 
+    @field_validator("global_batch_tokens")
+    @classmethod
+    def _batch_within_tokens(cls, v: float | None, info: ValidationInfo) -> float | None:
+        tokens = info.data.get("tokens")
+        if v is not None and tokens is not None and v > tokens:
+            raise ValueError(
+                f"a global batch of {v:,.4g} tokens is more than the job's {tokens:,.4g} tokens: the job would not "
+                "finish one optimizer step; give at most its tokens"
+            )
+        return v
+
     @field_validator("tokens")
     @classmethod
     def _tokens_bound(cls, v: float) -> float:

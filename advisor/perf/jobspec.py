@@ -10,6 +10,7 @@ from typing import Any
 from advisor.data.catalog import Catalog
 from advisor.errors import InputError
 from advisor.inputs.jobs import Job
+from advisor.inputs.quantities import MAX_TOKENS
 
 
 @dataclass(frozen=True)
@@ -267,7 +268,8 @@ def _flag_job(shape: Any, seq_len: int | None, job_fields: dict[str, Any]) -> Jo
     from advisor.inputs.phrasing import clean_loc
 
     try:
-        return Job(model=shape, tokens=1e9, seq_len=seq_len, **job_fields)
+        # (a speed does not depend on the token budget: the most allowed, so that no global batch is refused for it)
+        return Job(model=shape, tokens=MAX_TOKENS, seq_len=seq_len, **job_fields)
     except ValidationError as exc:
         err = first_error(exc.errors(), clean_loc)
         field = ".".join(str(p) for p in clean_loc(err["loc"]))
