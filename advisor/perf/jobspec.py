@@ -135,6 +135,12 @@ def preset_spec(catalog: Catalog, preset_id: str, seq_len: int | None = None) ->
     )
 
 
+def _named(field: str) -> str:
+    """A field as an error names it: a workload's `jobs[0].x` as is (the CLI adds the file and line), a
+    flag's `x` in backticks (the CLI shows it as --x)."""
+    return field if field.startswith("jobs[") else f"`{field}`"
+
+
 def resolve_model(job: Job, catalog: Catalog, where: str) -> ModelSpec:
     """A preset name or an explicit shape -> ModelSpec; a missing shape is inferred and said so. The
     job's `measured:` speeds ride along (checked against the catalog) for `job_spec`; perf/measured.py
@@ -143,7 +149,7 @@ def resolve_model(job: Job, catalog: Catalog, where: str) -> ModelSpec:
     if job.global_batch_tokens is not None and job.global_batch_tokens < shape.seq_len:
         at = f"{where}.global_batch_tokens" if where.startswith("jobs[") else "global_batch_tokens"
         raise InputError(
-            f"{at}: a global batch of {job.global_batch_tokens:,.4g} tokens is less than one sequence: a step "
+            f"{_named(at)}: a global batch of {job.global_batch_tokens:,.4g} tokens is less than one sequence: a step "
             f"takes whole sequences of {shape.seq_len:,} tokens (the model's seq_len), so give at least "
             f"{shape.seq_len:,}, or leave it out for the estimator's default",
             field=at,
@@ -194,6 +200,14 @@ def _resolve_shape(job: Job, catalog: Catalog, where: str) -> ModelSpec:
         name=None,
         active_params=shape.active_params if shape.active_params not in (None, shape.params) else None,
     )
+    if not inferred and m.block_params > shape.params:
+        at = f"{where}.model" if where.startswith("jobs[") else "params"
+        raise InputError(
+            f"{_named(at)}: {layers} layers of hidden {hidden:,} (MLP {m.ffn_width:,}) hold {m.block_params / 1e9:,.4g}B "
+            f"parameters in their matrices alone, more than the {shape.params / 1e9:,.4g}B given: check params, "
+            "layers, hidden and ffn",
+            field=at,
+        )
     tied = shape.tied_embeddings if shape.tied_embeddings is not None else infers_tied(m)
     return replace(m, tied_embeddings=tied)
 
