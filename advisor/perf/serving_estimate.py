@@ -288,13 +288,24 @@ def serving_model(
                 f"({est.get('reason') or 'it needs pipeline stages'}); check gpu, count and tensor_parallel",
                 field=at,
             )
-        if run.output_tokens_per_s * run.count < params.measured_factor_floor * est["output_tokens_per_s"]:
-            raise not_a_run(at, run, est["output_tokens_per_s"], params.measured_factor_floor)
+        one = _one_at_a_time(model, hardware(gpu, catalog), run, job.precision, params)
+        if run.output_tokens_per_s < params.measured_factor_floor * one:
+            raise not_a_run(at, run, one, params.measured_factor_floor)
         factors.append((run.gpu, generation(gpu), run.output_tokens_per_s / est["output_tokens_per_s"], run))
     gens = {gid: generation(g) for gid, g in catalog.gpus.items()}
     speeds = transfer(factors, gens, params.measured_software_share)
     doubts = tuple(too_slow(label(run), f, run.count, params.measured_factor_floor) for _, _, f, run in factors)
     return dataclasses.replace(model, speeds=tuple(sorted(speeds.items())), doubts=tuple(d for d in doubts if d))
+
+
+def _one_at_a_time(model: ServeModel, hw: Hardware, run: Any, precision: str, params: ServeParams) -> float:
+    """Output tokens/s of `run`'s GPUs serving one request at a time on each replica (max_batch 1), at
+    its shape: what a throughput run at full load beats, batching only adding to it."""
+    one = serve_estimate(
+        model, hw, run.count, precision, run.input_len, run.output_len,
+        tensor_parallel=run.tensor_parallel, params=params, max_batch=1,
+    )  # fmt: skip
+    return float(one.get("output_tokens_per_s") or 0.0)
 
 
 def estimate_serving(

@@ -32,7 +32,7 @@ from typing import Any
 
 from advisor.data.resources import data_dir
 from advisor.errors import InputError
-from advisor.perf.measured_rule import GENERATION, OWN, Run, reach
+from advisor.perf.measured_rule import GENERATION, OWN, Run, reach, speed_text
 
 
 @dataclass(frozen=True)
@@ -65,21 +65,20 @@ def label(m: Any) -> str:
     note = f" ({m.note})" if m.note else ""
     return (
         f"your run of {m.count} x {m.gpu}, TP{m.tensor_parallel}, {m.input_len} in / {m.output_len} out: "
-        f"{m.output_tokens_per_s:,.0f} output tokens/s{when}{note}"
+        f"{speed_text(m.output_tokens_per_s)} output tokens/s{when}{note}"
     )
 
 
-def not_a_run(at: str, run: Any, model_rate: float, floor: float) -> InputError:
-    """A run too slow to be read even as one GPU's figure entered for all `count` (the mistake `too_slow`
-    questions): below `floor` (the slowest published run against the model) / count. Left in, it sized
-    replicas by the billion (1e-12 tokens/s crashed HiGHS); a unit slip (tokens/ms) is the likely cause."""
-    least, n = floor * model_rate / run.count, run.count
-    per_gpu = f", even were the figure one GPU's of {n}" if n > 1 else ""
+def not_a_run(at: str, run: Any, one: float, floor: float) -> InputError:
+    """A run too slow to be a throughput run at full load: below `floor` (the slowest published run
+    against the model) x `one`, what its GPUs give serving one request at a time. Left in, 1e-12
+    tokens/s sized replicas by the 1e15 and crashed HiGHS; a unit slip (tokens/ms) is the likely cause."""
+    n = run.count
     return InputError(
-        f"{at}.output_tokens_per_s: {run.output_tokens_per_s:.4g} output tokens/s on {n} x {run.gpu} is "
-        f"{run.output_tokens_per_s / model_rate:.2g}x the serving model's {model_rate:,.4g} at its own shape; a "
-        f"throughput run gives at least {least:,.4g} (the slowest published run against the model, {floor:g}x"
-        f"{per_gpu}); check its unit: output tokens/s over all {n} GPU{'s' if n > 1 else ''}",
+        f"{at}.output_tokens_per_s: {run.output_tokens_per_s:.4g} output tokens/s on {n} x {run.gpu} is slower "
+        f"than the serving model gives one request at a time on each replica ({one:,.4g} at this shape); a "
+        f"throughput run at full load gives at least {floor * one:,.4g} ({floor:g}x of it, as the slowest "
+        f"published run against the model); check its unit: output tokens/s over all {n} GPU{'s' if n > 1 else ''}",
         field=f"{at}.output_tokens_per_s",
     )
 

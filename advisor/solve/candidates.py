@@ -27,7 +27,6 @@ from advisor.perf.estimate import evaluate
 from advisor.perf.jobspec import job_spec, resolve_model
 from advisor.perf.layout import min_gpus
 from advisor.perf.layout_cache import absorb, mark, new_answers
-from advisor.perf.training import mfu_flops_per_token
 from advisor.solve import parallel
 from advisor.solve.class_candidates import MAX_GPUS_PER_JOB, ClassRuns, GpuOffer, Setting
 from advisor.solve.constraints.deadline import meets
@@ -94,12 +93,10 @@ def _check_measured(s: Setting) -> None:
     for cls in s.classes:
         bare = replace(cls.spec, measured=())
         for j, m in enumerate(cls.spec.measured):
-            from advisor.perf.measured import below_any_run, beyond_peak  # (a job with its own speeds only)
+            from advisor.perf.measured import beyond_peak  # (a job with its own speeds only: start-up)
 
             where = f"jobs[{cls.jobs[0]}].measured[{j}]"
-            if impossible := beyond_peak(bare, m.figures, m.count, m.tokens_per_s) or below_any_run(
-                bare, m, mfu_flops_per_token(bare.model, bare.kind), s.params.measured_mfu_floor
-            ):
+            if impossible := beyond_peak(bare, m.figures, m.count, m.tokens_per_s):
                 raise InputError(f"{where}.tokens_per_s: {impossible}", field=f"{where}.tokens_per_s")
             e = evaluate(bare, m.figures, m.count, s.params)
             if not e.fits:
