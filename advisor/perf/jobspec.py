@@ -135,6 +135,18 @@ def preset_spec(catalog: Catalog, preset_id: str, seq_len: int | None = None) ->
     )
 
 
+def below_one_sequence(batch: float | None, seq_len: int) -> str:
+    """Why a global batch of `batch` tokens cannot be ('' when it can): less than one sequence. It was
+    raised silently to whole sequences (`global_batch_tokens: 1` planned at 16,384)."""
+    if batch is None or batch >= seq_len:
+        return ""
+    return (
+        f"a global batch of {batch:,.4g} tokens is less than one sequence: a step takes whole sequences of "
+        f"{seq_len:,} tokens (the model's seq_len), so give at least {seq_len:,}, or leave it out for the "
+        "estimator's default"
+    )
+
+
 def _named(field: str) -> str:
     """A field as an error names it: a workload's `jobs[0].x` as is (the CLI adds the file and line), a
     flag's `x` in backticks (the CLI shows it as --x)."""
@@ -146,14 +158,9 @@ def resolve_model(job: Job, catalog: Catalog, where: str) -> ModelSpec:
     job's `measured:` speeds ride along (checked against the catalog) for `job_spec`; perf/measured.py
     is imported for a job that has some."""
     shape = _resolve_shape(job, catalog, where)
-    if job.global_batch_tokens is not None and job.global_batch_tokens < shape.seq_len:
+    if short := below_one_sequence(job.global_batch_tokens, shape.seq_len):
         at = f"{where}.global_batch_tokens" if where.startswith("jobs[") else "global_batch_tokens"
-        raise InputError(
-            f"{_named(at)}: a global batch of {job.global_batch_tokens:,.4g} tokens is less than one sequence: a step "
-            f"takes whole sequences of {shape.seq_len:,} tokens (the model's seq_len), so give at least "
-            f"{shape.seq_len:,}, or leave it out for the estimator's default",
-            field=at,
-        )
+        raise InputError(f"{_named(at)}: {short}", field=at)
     if not job.measured:
         return replace(shape, measured=())
     from advisor.perf.measured import measured_speeds
