@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Annotated
 
-from pydantic import BeforeValidator, WithJsonSchema
+from pydantic import BeforeValidator, JsonValue, WithJsonSchema
 
 from advisor.inputs import units
 
@@ -80,7 +80,8 @@ def at_least_a_day(months: float) -> float:
     return months
 
 
-MONTHS_SCHEMA = {"minimum": round(MIN_MONTHS, 4)}  # the schema of a field checked by at_least_a_day
+# the schema of a field checked by at_least_a_day
+MONTHS_SCHEMA: dict[str, JsonValue] = {"minimum": round(MIN_MONTHS, 4)}
 
 
 def usd_amount(value: object, what: str) -> float:
