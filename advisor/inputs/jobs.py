@@ -2,6 +2,7 @@
 serving job (`ServeJob`: traffic, request mix, latency SLO), told apart by `kind`."""
 
 import datetime as dt
+from collections.abc import Callable
 from typing import Annotated, Any, Literal, Union
 
 from pydantic import Discriminator, Field, Tag, ValidationInfo, field_validator, model_validator
@@ -39,6 +40,18 @@ SOFTWARE_HELP = (
 DEFAULT_SPREAD = 0.05  # a measurement's P10-P90 half-width when none is given (docs/model.md §1.8)
 
 
+def not_above(other: str, why: Callable[[float, float], str]) -> Callable[[Any, ValidationInfo], Any]:
+    """A field validator: the value unless it exceeds field `other` of the same record (either missing: kept)."""
+
+    def check(v: Any, info: ValidationInfo) -> Any:
+        bound = info.data.get(other)
+        if v is not None and bound is not None and v > bound:
+            raise ValueError(why(v, bound))
+        return v
+
+    return check
+
+
 class ModelShape(Written):
     """A model given by its size (and, better, its shape) instead of a preset name. Defaults
     (advisor/perf/jobspec.py `resolve_model`): vocab 50,257 (GPT-2's tokenizer); tied_embeddings
@@ -61,16 +74,15 @@ class ModelShape(Written):
         default=None, description="parameters one token passes through, for a mixture of experts, e.g. 37B [params]"
     )
 
-    @field_validator("active_params")
-    @classmethod
-    def _active_within(cls, v: float | None, info: ValidationInfo) -> float | None:
-        params = info.data.get("params")
-        if v is not None and params is not None and v > params:
-            raise ValueError(
-                f"{v / 1e9:.4g}B active parameters exceed the model's {params / 1e9:.4g}B: a token passes through "
-                "at most every parameter"
-            )
-        return v
+    _active_within = field_validator("active_params")(
+        not_above(
+            "params",
+            lambda v, params: (
+                f"{v / 1e9:.4g}B active parameters exceed the model's {params / 1e9:.4g}B: a token "
+                "passes through at most every parameter"
+            ),
+        )
+    )
 
 
 class Measurement(Written):
@@ -144,16 +156,15 @@ class Job(Written):
     def _known_preset(cls, v: str | ModelShape, info: ValidationInfo) -> str | ModelShape:
         return check_preset(v, info) if isinstance(v, str) else v
 
-    @field_validator("global_batch_tokens")
-    @classmethod
-    def _batch_within_tokens(cls, v: float | None, info: ValidationInfo) -> float | None:
-        tokens = info.data.get("tokens")
-        if v is not None and tokens is not None and v > tokens:
-            raise ValueError(
-                f"a global batch of {v:,.4g} tokens is more than the job's {tokens:,.4g} tokens: the job would not "
-                "finish one optimizer step; give at most its tokens"
-            )
-        return v
+    _batch_within_tokens = field_validator("global_batch_tokens")(
+        not_above(
+            "tokens",
+            lambda v, tokens: (
+                f"a global batch of {v:,.4g} tokens is more than the job's {tokens:,.4g} tokens: the "
+                "job would not finish one optimizer step; give at most its tokens"
+            ),
+        )
+    )
 
     @field_validator("tokens")
     @classmethod
