@@ -157,3 +157,12 @@ def test_a_shape_whose_layers_hold_more_than_its_params_is_refused(run, write):
     assert run("validate", write(doc.format(768)))[0] == 0
     code, _, err = run("estimate", "--params", "124M", "--layers", "12", "--hidden", "100000", "--gpu", "h100-sxm")
     assert code == 2 and "--params: 12 layers of hidden 100,000" in err, err
+
+
+def test_a_parameter_count_below_one_is_refused(run, write):
+    """`estimate --params 1e-300` printed an estimate of a model with no parameter; the catalog already
+    holds presets to at least 1 (data/bounds.MODEL_RANGES), and so now does a workload or a flag."""
+    code, out, err = run("validate", write("deployment: cloud\nmodel: {params: 1e-300}\ntokens: 1B\n"))
+    assert code == 2 and not out and "`model.params`: a parameter count of 1e-300 is below 1" in err, err
+    code, _, err = run("estimate", "--gpu", "h100-sxm", "--params", "124M", "--active-params", "0.5")
+    assert code == 2 and "--active-params: a parameter count of 0.5 is below 1" in err, err

@@ -20,11 +20,15 @@ MAX_BUDGET_USD = 1e12  # a trillion dollars
 MIN_MONTHS = 24 / units.HOURS_PER_MONTH
 
 
-def _bounded(parse: Callable[[object, str], float], upper: float, what: str) -> Callable[[object], float]:
+def _bounded(
+    parse: Callable[[object, str], float], upper: float, what: str, lower: float = 0.0
+) -> Callable[[object], float]:
     def check(value: object) -> float:
         x = parse(value, what)
         if x > upper:
             raise ValueError(f"{what} of {x:.3g} is beyond the {upper:.3g} this tool accepts")
+        if x < lower:
+            raise ValueError(f"{what} of {x:.3g} is below {lower:g}, the least this tool accepts")
         return x
 
     return check
@@ -42,7 +46,7 @@ Count = Annotated[
 ]
 Params = Annotated[
     float,
-    BeforeValidator(_bounded(units.parse_count, MAX_PARAMS, "a parameter count")),
+    BeforeValidator(_bounded(units.parse_count, MAX_PARAMS, "a parameter count", lower=1)),  # (1e-300 was a model)
     WithJsonSchema(
         {
             "anyOf": [{"type": "number", "exclusiveMinimum": 0}, {"type": "string", "pattern": r"^[0-9.]+\s*[KMBT]?$"}],
