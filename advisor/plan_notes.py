@@ -61,7 +61,7 @@ def _candidate_notes(sol: Solution) -> Iterator[JSONObject]:
 
 
 def _measurement_doubts(problem: Problem) -> Iterator[JSONObject]:
-    """Each run of the user's that looks wrong (perf/measured.doubts, serving_estimate._too_slow), plan
+    """Each run of the user's that looks wrong (perf/measured.doubts, serving_measured.too_slow), plan
     or no plan: its speed moves every estimate it reaches, and may be why none fits. The plan's first
     lines say it too (present/decision_words.doubted)."""
     from advisor.perf.estimate import params_from

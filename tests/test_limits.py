@@ -29,6 +29,7 @@ def test_every_limit_in_the_code_is_on_the_page():
         candidates.MAX_CANDIDATES,
         cache.MAX_ENTRY_BYTES,
         bounds.MAX_JOB_GPU_PAIRS,
+        bounds.MAX_RUNS,
     ):
         assert f"{value:,}" in DOC, value
     assert f"{bounds.MAX_SERVERS:,} / {bounds.MAX_MODELS:,} / {bounds.MAX_SOURCES:,}" in DOC

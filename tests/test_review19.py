@@ -318,11 +318,13 @@ def test_a_serving_measurement_states_its_own_spread():
 def test_a_serving_only_workload_with_no_plan_does_not_say_its_work_needs_0_gpu_hours():
     """review20 #8: the user's serving run on 100,000 H100 at 1,000 tokens/s makes every layout too slow;
     the diagnosis said "the work needs about 0 GPU-hours on NVIDIA H100 SXM5 80GB": a serving-only
-    workload has no training work, and an empty sum was printed as the fewest GPU-hours of any GPU."""
+    workload has no training work, and an empty sum was printed as the fewest GPU-hours of any GPU.
+    (That run, 0.01 tokens/s a GPU, is refused since hostile22; traffic no cluster holds leaves no plan.)"""
     import yaml
 
     doc = yaml.safe_load((DATA / "serve_h100_measured.yaml").read_text())
-    doc["jobs"][0]["measured"] = [{**doc["jobs"][0]["measured"][0], "date": "2026-11-20", "count": 100_000}]
+    doc["jobs"][0]["traffic"] = {**doc["jobs"][0]["traffic"], "requests_per_s": 1e7, "peak_factor": 100}
+    doc["jobs"][0]["measured"] = [{**doc["jobs"][0]["measured"][0], "date": "2026-11-20"}]
     d = json.loads(advisor.plan(doc, as_of=AS_OF).to_json())
     assert d["status"] == "infeasible"
     assert not [x for x in d["diagnosis"] if x["constraint"] == "shortfall:work"], d["diagnosis"]

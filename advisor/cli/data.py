@@ -287,6 +287,8 @@ def calibrate(runs_file: str, output: str, force: bool, fmt: str, catalog_file: 
 
 
 def _calibrate_text(data: dict[str, Any], fmt: str) -> str:
+    from advisor.perf.measured_rule import speed_text
+
     lines = [
         f"{data['runs']} runs; framework efficiency x "
         + ", ".join(f"{k} {v:.3f} ({data['groups'][k]} runs)" for k, v in data["scale"].items()),
@@ -297,7 +299,7 @@ def _calibrate_text(data: dict[str, Any], fmt: str) -> str:
     for e in data["errors"]:
         lifted = "  timed in its stated layout, memory check lifted" if e.get("memory_check_lifted") else ""
         lines.append(
-            f"{e['line']:>4}  {e['gpu'] + ' x ' + str(e['count']):<22} {e['measured']:>14,.0f}   "
+            f"{e['line']:>4}  {e['gpu'] + ' x ' + str(e['count']):<22} {speed_text(e['measured']):>14}   "
             f"{_percent(e['in_sample'], '+'):>9}  {_percent(e['leave_one_out'], '+'):>9}{lifted}"
         )
     if any(e.get("memory_check_lifted") for e in data["errors"]):

@@ -71,6 +71,9 @@ MAX_RULES = 500  # the built-in rules number a few dozen
 # exists; the built-in catalog gives ~7 candidate configurations a pair, so past this many pairs a plan
 # would reach solve/candidates.py's MAX_CANDIDATES only after a minute of estimating
 MAX_JOB_GPU_PAIRS = 25_000
+# runs in one `advisor calibrate` file: its leave-one-out error refits once per run, so its time grows as the
+# square of the runs (400 runs: 34 s of CPU); five times the 110 steady-state runs of catalog/calibration.csv
+MAX_RUNS = 500
 
 
 def num(x: float) -> str:

@@ -6,7 +6,7 @@ from typing import Literal
 from pydantic import Field, field_validator, model_validator
 
 from advisor.inputs.known import GpuId
-from advisor.inputs.quantities import MAX_GPUS, PowerKW
+from advisor.inputs.quantities import MAX_GPUS, MONTHS_SCHEMA, PowerKW, at_least_a_day
 from advisor.inputs.regions import check_region
 from advisor.inputs.strict import Written
 
@@ -23,7 +23,7 @@ class Deployment(Written):
     electricity_usd_per_kwh: float | None = Field(default=None, gt=0, le=5)
     pue: float | None = Field(default=None, ge=1.0, le=3.0)
     hosting_usd_per_kw_month: float | None = Field(default=None, ge=0, le=10_000)
-    horizon_months: float = Field(default=36, gt=0, le=240)
+    horizon_months: float = Field(default=36, gt=0, le=240, json_schema_extra=MONTHS_SCHEMA)
     # issue 14 (economics): rental kinds allowed, owned-GPU utilization, facility, storage. Issue 29:
     # commitments are considered by default (a term is paid in full, so one is chosen only where the
     # need makes it cheapest); spot only when listed
@@ -85,6 +85,11 @@ class Deployment(Written):
         if self.context == "cloud" and self.ownership == "buy":
             raise ValueError("context cloud means renting GPUs; to buy GPUs and host them, use context: datacenter")
         return self
+
+    @field_validator("horizon_months")
+    @classmethod
+    def _a_day(cls, v: float) -> float:
+        return at_least_a_day(v)
 
     @field_validator("region", mode="before")
     @classmethod

@@ -2,12 +2,13 @@
 serving job (`ServeJob`: traffic, request mix, latency SLO), told apart by `kind`."""
 
 import datetime as dt
+from collections.abc import Callable
 from typing import Annotated, Any, Literal, Union
 
 from pydantic import Discriminator, Field, Tag, ValidationInfo, field_validator, model_validator
 
 from advisor.inputs.known import GpuId, check_preset, check_serving_model
-from advisor.inputs.quantities import MAX_GPUS, MAX_JOBS, Count, Hours, Params
+from advisor.inputs.quantities import MAX_GPUS, MAX_JOBS, MONTHS_SCHEMA, Count, Hours, Params, at_least_a_day
 from advisor.inputs.strict import Written, spoken
 
 # a job's fields that may be written at the top level of a workload (one job, in the user's words):
@@ -39,6 +40,18 @@ SOFTWARE_HELP = (
 DEFAULT_SPREAD = 0.05  # a measurement's P10-P90 half-width when none is given (docs/model.md §1.8)
 
 
+def not_above(other: str, why: Callable[[float, float], str]) -> Callable[[Any, ValidationInfo], Any]:
+    """A field validator: the value unless it exceeds field `other` of the same record (either missing: kept)."""
+
+    def check(v: Any, info: ValidationInfo) -> Any:
+        bound = info.data.get(other)
+        if v is not None and bound is not None and v > bound:
+            raise ValueError(why(v, bound))
+        return v
+
+    return check
+
+
 class ModelShape(Written):
     """A model given by its size (and, better, its shape) instead of a preset name. Defaults
     (advisor/perf/jobspec.py `resolve_model`): vocab 50,257 (GPT-2's tokenizer); tied_embeddings
@@ -61,16 +74,15 @@ class ModelShape(Written):
         default=None, description="parameters one token passes through, for a mixture of experts, e.g. 37B [params]"
     )
 
-    @field_validator("active_params")
-    @classmethod
-    def _active_within(cls, v: float | None, info: ValidationInfo) -> float | None:
-        params = info.data.get("params")
-        if v is not None and params is not None and v > params:
-            raise ValueError(
-                f"{v / 1e9:.4g}B active parameters exceed the model's {params / 1e9:.4g}B: a token passes through "
-                "at most every parameter"
-            )
-        return v
+    _active_within = field_validator("active_params")(
+        not_above(
+            "params",
+            lambda v, params: (
+                f"{v / 1e9:.4g}B active parameters exceed the model's {params / 1e9:.4g}B: a token "
+                "passes through at most every parameter"
+            ),
+        )
+    )
 
 
 class Measurement(Written):
@@ -143,6 +155,16 @@ class Job(Written):
     @classmethod
     def _known_preset(cls, v: str | ModelShape, info: ValidationInfo) -> str | ModelShape:
         return check_preset(v, info) if isinstance(v, str) else v
+
+    _batch_within_tokens = field_validator("global_batch_tokens")(
+        not_above(
+            "tokens",
+            lambda v, tokens: (
+                f"a global batch of {v:,.4g} tokens is more than the job's {tokens:,.4g} tokens: the "
+                "job would not finish one optimizer step; give at most its tokens"
+            ),
+        )
+    )
 
     @field_validator("tokens")
     @classmethod
@@ -239,7 +261,9 @@ class ServeJob(Written):
     precision: Literal["bf16", "fp16", "fp8", "fp4", "int8", "int4"] = "bf16"
     traffic: Traffic
     slo: Slo = Slo.model_construct()  # (the defaults: no validator built at import)
-    months: float | None = Field(default=None, gt=0, le=240, description="months of serving [the horizon]")
+    months: float | None = Field(
+        default=None, gt=0, le=240, json_schema_extra=MONTHS_SCHEMA, description="months of serving [the horizon]"
+    )
     off_peak_training_hours: float = Field(
         default=0,
         ge=0,
@@ -268,6 +292,11 @@ class ServeJob(Written):
             "your own throughput runs: used exactly on their GPU and shape, and moving the other GPUs' estimates"
         ),
     )
+
+    @field_validator("months")
+    @classmethod
+    def _a_day(cls, v: float | None) -> float | None:
+        return v if v is None else at_least_a_day(v)
 
     @field_validator("model")
     @classmethod

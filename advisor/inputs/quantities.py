@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Annotated
 
-from pydantic import BeforeValidator, WithJsonSchema
+from pydantic import BeforeValidator, JsonValue, WithJsonSchema
 
 from advisor.inputs import units
 
@@ -15,13 +15,20 @@ MAX_GPUS = 100_000  # the largest clusters reported hold about this many GPUs
 MAX_PARAMS = 1e14  # 100T parameters
 MAX_JOBS = 5_000
 MAX_BUDGET_USD = 1e12  # a trillion dollars
+# a day, in months: every date a plan gives is a day (a GPU's ready day, a job's finish, a lead time), so a
+# horizon or a serving period shorter than one prints "0 GPU-hours" and "(0 days)"
+MIN_MONTHS = 24 / units.HOURS_PER_MONTH
 
 
-def _bounded(parse: Callable[[object, str], float], upper: float, what: str) -> Callable[[object], float]:
+def _bounded(
+    parse: Callable[[object, str], float], upper: float, what: str, lower: float = 0.0
+) -> Callable[[object], float]:
     def check(value: object) -> float:
         x = parse(value, what)
         if x > upper:
             raise ValueError(f"{what} of {x:.3g} is beyond the {upper:.3g} this tool accepts")
+        if x < lower:
+            raise ValueError(f"{what} of {x:.3g} is below {lower:g}, the least this tool accepts")
         return x
 
     return check
@@ -39,7 +46,7 @@ Count = Annotated[
 ]
 Params = Annotated[
     float,
-    BeforeValidator(_bounded(units.parse_count, MAX_PARAMS, "a parameter count")),
+    BeforeValidator(_bounded(units.parse_count, MAX_PARAMS, "a parameter count", lower=1)),  # (1e-300 was a model)
     WithJsonSchema(
         {
             "anyOf": [{"type": "number", "exclusiveMinimum": 0}, {"type": "string", "pattern": r"^[0-9.]+\s*[KMBT]?$"}],
@@ -65,6 +72,20 @@ PowerKW = Annotated[
         }
     ),
 ]
+
+
+def at_least_a_day(months: float) -> float:
+    """A horizon or a serving period of at least a day (MIN_MONTHS)."""
+    if months < MIN_MONTHS:
+        raise ValueError(
+            f"{months:g} months is {months * units.HOURS_PER_MONTH:.2g} hours, less than a day: the plan's dates are "
+            f"days; give at least {MIN_MONTHS:.3f} months (one day)"
+        )
+    return months
+
+
+# the schema of a field checked by at_least_a_day
+MONTHS_SCHEMA: dict[str, JsonValue] = {"minimum": round(MIN_MONTHS, 4)}
 
 
 def usd_amount(value: object, what: str) -> float:

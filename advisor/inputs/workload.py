@@ -193,10 +193,12 @@ def field_position(path: str | Path, field: str) -> tuple[int, int] | None:
     try:
         name, raw = read_bytes(path, "workload file")
         marks: Marks = {}
-        parse_bytes(raw, name, "workload file", marks=marks)
+        data = parse_bytes(raw, name, "workload file", marks=marks)
     except InputError:
         return None
     loc = tuple(int(p) if p.isdigit() else p for p in re.findall(r"[^.\[\]]+", field))
+    if isinstance(data, dict):  # `jobs[0].tokens` is `tokens` in a job written at the top level
+        loc = as_written(data)(loc)
     _, line, column = located(name, loc, marks)
     return (line, column) if line is not None and column is not None else None
 

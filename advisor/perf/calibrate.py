@@ -35,9 +35,11 @@ from advisor.data.catalog import Catalog
 from advisor.data.estimator import Params
 from advisor.errors import InputError
 from advisor.perf.estimate import params_from
-from advisor.perf.jobspec import JobSpec, ModelSpec, preset_spec
+from advisor.perf.jobspec import JobSpec, ModelSpec, below_one_sequence, preset_spec
+from advisor.perf.layout import STRATEGIES, STRATEGY_ALIASES
 from advisor.perf.measured import beyond_peak
 from advisor.perf.published_mfu import mfu_cap, run_scale
+from advisor.perf.run_columns import ATTENTION_KERNELS, TRAINING_KINDS, flag, number, run_lines, word
 from advisor.perf.stated_layout import LAYOUT_FIELDS, run_estimate, stated_layout
 from advisor.perf.training import generation, mfu_flops_per_token, op_sac_recompute_fraction
 
@@ -54,32 +56,13 @@ class Run:
     stated: bool = False  # its layout is stated in full (perf/stated_layout.py): timed there
 
 
-def _num(row: dict[str, str], key: str, line: int, name: str, kind: type = float) -> Any:
-    v = (row.get(key) or "").strip()
-    if not v:
-        return None
-    try:
-        x = float(v)
-    except ValueError:
-        raise InputError(f"{name}, line {line}, field {key}: {v!r} is not a number", file=name, field=key) from None
-    wrong = "above zero" if not math.isfinite(x) or x <= 0 else "a whole number" if kind is int and x % 1 else None
-    if wrong:  # (a count of GPUs, layers, a parallel size is never rounded)
-        raise InputError(f"{name}, line {line}, field {key}: must be {wrong} (given {v})", file=name, field=key)
-    return int(x) if kind is int else x
-
-
-def _flag(row: dict[str, str], key: str) -> bool | None:
-    v = (row.get(key) or "").strip().lower()
-    return None if not v else v in ("true", "1", "yes")
-
-
 def _model(row: dict[str, str], catalog: Catalog, line: int, name: str) -> ModelSpec:
     preset = (row.get("model") or "").strip()
-    seq = _num(row, "seq_len", line, name, int)
+    seq = number(row, "seq_len", line, name, int)
     if preset in catalog.models and not (row.get("params") or "").strip():
         return preset_spec(catalog, preset, seq)
     need = {
-        k: _num(row, k, line, name, int if k != "params" else float) for k in ("params", "layers", "hidden", "heads")
+        k: number(row, k, line, name, int if k != "params" else float) for k in ("params", "layers", "hidden", "heads")
     }
     missing = [k for k, v in need.items() if v is None]
     if missing:
@@ -94,32 +77,19 @@ def _model(row: dict[str, str], catalog: Catalog, line: int, name: str) -> Model
         layers=need["layers"],
         hidden=need["hidden"],
         heads=need["heads"],
-        kv_heads=_num(row, "kv_heads", line, name, int),
-        ffn=_num(row, "ffn", line, name, int),
-        vocab=_num(row, "vocab", line, name, int) or 50257,
+        kv_heads=number(row, "kv_heads", line, name, int),
+        ffn=number(row, "ffn", line, name, int),
+        vocab=number(row, "vocab", line, name, int) or 50257,
         seq_len=seq or 2048,
-        tied_embeddings=bool(_flag(row, "tied_embeddings")),
+        tied_embeddings=bool(flag(row, "tied_embeddings", line, name)),
         name=preset or None,
     )
-
-
-def _body(path: str | Path) -> list[tuple[int, str]]:
-    """(line number, text) of the file's header and runs: blank and `#` lines left out."""
-    name = str(path)
-    try:
-        lines = Path(path).read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(f"{name}: cannot read it ({exc})", file=name) from None
-    body = [(i + 1, t) for i, t in enumerate(lines) if t.strip() and not t.startswith("#")]
-    if len(body) < 2:
-        raise InputError(f"{name}: no runs (a header line and one run per line)", file=name)
-    return body
 
 
 def read_runs(path: str | Path, catalog: Catalog) -> list[Run]:
     """The runs of a RUNS.csv (module docstring), each checked: an error names file, line and field."""
     name = str(path)
-    body = _body(path)
+    body = run_lines(path)
     reader = csv.DictReader(t for _, t in body)
     runs, p = [], params_from(catalog)
     for (line, _), row in zip(body[1:], reader):
@@ -135,10 +105,10 @@ def _run(row: dict[str, str], catalog: Catalog, line: int, name: str) -> Run:
     gpu = (row.get("gpu") or "").strip()
     if gpu not in catalog.gpus:
         raise InputError(f"{name}, line {line}, field gpu: unknown GPU id {gpu!r}", file=name, field="gpu")
-    count = _num(row, "count", line, name, int) or _num(row, "gpu_count", line, name, int)
+    count = number(row, "count", line, name, int) or number(row, "gpu_count", line, name, int)
     if count is None:
         raise InputError(f"{name}, line {line}, field count: the run's GPU count is missing", file=name, field="count")
-    total, per_gpu = _num(row, "tokens_per_s", line, name), _num(row, "tokens_per_s_per_gpu", line, name)
+    total, per_gpu = number(row, "tokens_per_s", line, name), number(row, "tokens_per_s_per_gpu", line, name)
     if total is None and per_gpu is None:
         raise InputError(
             f"{name}, line {line}, field tokens_per_s: the measured speed is missing", file=name, field="tokens_per_s"
@@ -200,25 +170,30 @@ def _recompute(row: dict[str, str], model: ModelSpec, precision: str, line: int,
 def _job(row: dict[str, str], model: ModelSpec, line: int, name: str) -> JobSpec:
     """The run's job as the estimator takes it: kind, precision, batch, and the layout when given."""
     precision = (row.get("precision") or "bf16").strip()
+    batch = number(row, "global_batch_tokens", line, name)
+    if short := below_one_sequence(batch, model.seq_len):
+        raise InputError(
+            f"{name}, line {line}, field global_batch_tokens: {short}", file=name, field="global_batch_tokens"
+        )
     return JobSpec(
         model=model,
-        kind=(row.get("kind") or "pretrain").strip() or "pretrain",
+        kind=word(row, "kind", line, name, TRAINING_KINDS) or "pretrain",
         precision=precision,
-        grad_reduce_bytes=_num(row, "grad_reduce_bytes", line, name) or JobSpec.grad_reduce_bytes,
+        grad_reduce_bytes=number(row, "grad_reduce_bytes", line, name) or JobSpec.grad_reduce_bytes,
         recompute_fraction=_recompute(row, model, precision, line, name),
-        micro_batch=_num(row, "micro_batch", line, name, int),
-        checkpointing=_flag(row, "checkpointing"),
-        global_batch_tokens=_num(row, "global_batch_tokens", line, name),
-        strategy=(row.get("strategy") or "").strip() or None,
-        tensor_parallel=_num(row, "tensor_parallel", line, name, int),
-        pipeline_parallel=_num(row, "pipeline_parallel", line, name, int),
-        context_parallel=_num(row, "context_parallel", line, name, int),
-        virtual_stages=_num(row, "virtual_stages", line, name, int),
-        attention_kernel=(row.get("attention_kernel") or "").strip() or None,
-        tp_overlap=bool(_flag(row, "tp_overlap")),
-        fp8_param_gather=bool(_flag(row, "fp8_param_gather")),
-        fp8_tp_gather=bool(_flag(row, "fp8_tp_gather")),
-        fused_elementwise=_flag(row, "fused_elementwise") is not False,
+        micro_batch=number(row, "micro_batch", line, name, int),
+        checkpointing=flag(row, "checkpointing", line, name),
+        global_batch_tokens=batch,
+        strategy=word(row, "strategy", line, name, STRATEGIES + tuple(STRATEGY_ALIASES)),
+        tensor_parallel=number(row, "tensor_parallel", line, name, int),
+        pipeline_parallel=number(row, "pipeline_parallel", line, name, int),
+        context_parallel=number(row, "context_parallel", line, name, int),
+        virtual_stages=number(row, "virtual_stages", line, name, int),
+        attention_kernel=word(row, "attention_kernel", line, name, ATTENTION_KERNELS),
+        tp_overlap=bool(flag(row, "tp_overlap", line, name)),
+        fp8_param_gather=bool(flag(row, "fp8_param_gather", line, name)),
+        fp8_tp_gather=bool(flag(row, "fp8_tp_gather", line, name)),
+        fused_elementwise=flag(row, "fused_elementwise", line, name) is not False,
     )
 
 

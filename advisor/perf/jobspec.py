@@ -10,6 +10,7 @@ from typing import Any
 from advisor.data.catalog import Catalog
 from advisor.errors import InputError
 from advisor.inputs.jobs import Job
+from advisor.inputs.quantities import MAX_TOKENS
 
 
 @dataclass(frozen=True)
@@ -134,11 +135,32 @@ def preset_spec(catalog: Catalog, preset_id: str, seq_len: int | None = None) ->
     )
 
 
+def below_one_sequence(batch: float | None, seq_len: int) -> str:
+    """Why a global batch of `batch` tokens cannot be ('' when it can): less than one sequence. It was
+    raised silently to whole sequences (`global_batch_tokens: 1` planned at 16,384)."""
+    if batch is None or batch >= seq_len:
+        return ""
+    return (
+        f"a global batch of {batch:,.4g} tokens is less than one sequence: a step takes whole sequences of "
+        f"{seq_len:,} tokens (the model's seq_len), so give at least {seq_len:,}, or leave it out for the "
+        "estimator's default"
+    )
+
+
+def _named(field: str) -> str:
+    """A field as an error names it: a workload's `jobs[0].x` as is (the CLI adds the file and line), a
+    flag's `x` in backticks (the CLI shows it as --x)."""
+    return field if field.startswith("jobs[") else f"`{field}`"
+
+
 def resolve_model(job: Job, catalog: Catalog, where: str) -> ModelSpec:
     """A preset name or an explicit shape -> ModelSpec; a missing shape is inferred and said so. The
     job's `measured:` speeds ride along (checked against the catalog) for `job_spec`; perf/measured.py
     is imported for a job that has some."""
     shape = _resolve_shape(job, catalog, where)
+    if short := below_one_sequence(job.global_batch_tokens, shape.seq_len):
+        at = f"{where}.global_batch_tokens" if where.startswith("jobs[") else "global_batch_tokens"
+        raise InputError(f"{_named(at)}: {short}", field=at)
     if not job.measured:
         return replace(shape, measured=())
     from advisor.perf.measured import measured_speeds
@@ -185,6 +207,14 @@ def _resolve_shape(job: Job, catalog: Catalog, where: str) -> ModelSpec:
         name=None,
         active_params=shape.active_params if shape.active_params not in (None, shape.params) else None,
     )
+    if not inferred and m.block_params > shape.params:
+        at = f"{where}.model" if where.startswith("jobs[") else "params"
+        raise InputError(
+            f"{_named(at)}: {layers} layers of hidden {hidden:,} (MLP {m.ffn_width:,}) hold {m.block_params / 1e9:,.4g}B "
+            f"parameters in their matrices alone, more than the {shape.params / 1e9:,.4g}B given: check params, "
+            "layers, hidden and ffn",
+            field=at,
+        )
     tied = shape.tied_embeddings if shape.tied_embeddings is not None else infers_tied(m)
     return replace(m, tied_embeddings=tied)
 
@@ -259,7 +289,8 @@ def _flag_job(shape: Any, seq_len: int | None, job_fields: dict[str, Any]) -> Jo
     from advisor.inputs.phrasing import clean_loc
 
     try:
-        return Job(model=shape, tokens=1e9, seq_len=seq_len, **job_fields)
+        # (a speed does not depend on the token budget: the most allowed, so that no global batch is refused for it)
+        return Job(model=shape, tokens=MAX_TOKENS, seq_len=seq_len, **job_fields)
     except ValidationError as exc:
         err = first_error(exc.errors(), clean_loc)
         field = ".".join(str(p) for p in clean_loc(err["loc"]))

@@ -48,7 +48,7 @@ class ServeModel:
     max_context: int | None = None
     tied: bool = False  # the output head is the input embedding (one table, read twice)
     speeds: tuple[tuple[str, Speed], ...] = ()  # GPU id -> the user's measured speed (advisor/perf/serving_measured.py)
-    doubts: tuple[str, ...] = ()  # why a measured run looks wrong (serving_estimate._too_slow): plan_notes says it
+    doubts: tuple[str, ...] = ()  # why a measured run looks wrong (serving_measured.too_slow): plan_notes says it
 
     def speed(self, gpu_id: str) -> Speed | None:
         """The measured (or transferred) speed factor for a GPU type, None without a measurement."""

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from advisor.data.evidence import generation
-from advisor.perf.measured_rule import Run, reach
+from advisor.perf.measured_rule import Run, reach, speed_text
 
 _STATED = "docs/model.md §1.8"
 
@@ -40,7 +40,7 @@ class MeasuredSpeed:
     figures: Any = field(default=None, compare=False, hash=False, repr=False)
 
     def label(self) -> str:
-        return f"your measurement of {self.count} x {self.gpu} on {self.date}: {self.tokens_per_s:,.0f} tokens/s"
+        return f"your measurement of {self.count} x {self.gpu} on {self.date}: {speed_text(self.tokens_per_s)} tokens/s"
 
 
 def beyond_peak(job: Any, gpu: Any, count: int, tokens_per_s: float) -> str | None:
@@ -89,7 +89,7 @@ def implausibly_slow(job: Any, m: MeasuredSpeed, per_token: float, floor: float)
     return (
         f"{m.label()} is implausibly slow: {100 * mfu:.2g}% MFU on {job.precision}, below the lowest of the published "
         f"runs the estimator is calibrated on ({100 * floor:.1f}%); check its unit: tokens/s over all {m.count} GPUs "
-        f"(if {m.tokens_per_s:,.0f} is per GPU, the run's is {m.tokens_per_s * m.count:,.0f})"
+        f"(if {speed_text(m.tokens_per_s)} is per GPU, the run's is {speed_text(m.tokens_per_s * m.count)})"
     )
 
 

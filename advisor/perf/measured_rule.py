@@ -48,3 +48,9 @@ def reach(runs: Sequence[Run[T]], gpu: str, generation: str, software_share: flo
             return Reach(sum(r.offset for r in chosen) / len(chosen), tier, tuple(r.run for r in chosen))
     mean = sum(r.offset for r in runs) / len(runs)
     return Reach(software_share * mean, SOFTWARE, tuple(r.run for r in runs))
+
+
+def speed_text(x: float) -> str:
+    """A measured speed as a plan quotes it: '120,000', or three significant digits below 1 ('0.001',
+    '1e-12': a run entered as 1e-12 tokens/s was printed as "0 tokens/s")."""
+    return f"{x:,.0f}" if x >= 1 else f"{x:.3g}"

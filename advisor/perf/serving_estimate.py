@@ -26,7 +26,7 @@ from advisor.perf.serving import (
     hardware,
     load_params,
 )
-from advisor.perf.serving_measured import label, transfer
+from advisor.perf.serving_measured import label, not_a_run, too_slow, transfer
 from advisor.perf.training import generation
 
 
@@ -288,23 +288,24 @@ def serving_model(
                 f"({est.get('reason') or 'it needs pipeline stages'}); check gpu, count and tensor_parallel",
                 field=at,
             )
+        one = _one_at_a_time(model, hardware(gpu, catalog), run, job.precision, params)
+        if run.output_tokens_per_s < params.measured_factor_floor * one:
+            raise not_a_run(at, run, one, params.measured_factor_floor)
         factors.append((run.gpu, generation(gpu), run.output_tokens_per_s / est["output_tokens_per_s"], run))
     gens = {gid: generation(g) for gid, g in catalog.gpus.items()}
     speeds = transfer(factors, gens, params.measured_software_share)
-    doubts = tuple(_too_slow(label(run), f, run.count, params.measured_factor_floor) for _, _, f, run in factors)
+    doubts = tuple(too_slow(label(run), f, run.count, params.measured_factor_floor) for _, _, f, run in factors)
     return dataclasses.replace(model, speeds=tuple(sorted(speeds.items())), doubts=tuple(d for d in doubts if d))
 
 
-def _too_slow(run: str, factor: float, count: int, floor: float) -> str | None:
-    """Why a serving run is doubted, or None: it is `factor` x the model at its own shape, below `floor`,
-    the slowest of the published runs against the model (ServeParams.measured_factor_floor), as a
-    per-GPU figure entered as the whole run's is (1/count of it)."""
-    if factor >= floor:
-        return None
-    return (
-        f"{run} is implausibly slow: {factor:.2g}x the serving model at its own shape, below the slowest "
-        f"of the published runs against it ({floor:g}x); check its unit: output tokens/s over all {count} GPUs"
-    )
+def _one_at_a_time(model: ServeModel, hw: Hardware, run: Any, precision: str, params: ServeParams) -> float:
+    """Output tokens/s of `run`'s GPUs serving one request at a time on each replica (max_batch 1), at
+    its shape: what a throughput run at full load beats, batching only adding to it."""
+    one = serve_estimate(
+        model, hw, run.count, precision, run.input_len, run.output_len,
+        tensor_parallel=run.tensor_parallel, params=params, max_batch=1,
+    )  # fmt: skip
+    return float(one.get("output_tokens_per_s") or 0.0)
 
 
 def estimate_serving(

@@ -31,7 +31,8 @@ from functools import lru_cache
 from typing import Any
 
 from advisor.data.resources import data_dir
-from advisor.perf.measured_rule import GENERATION, OWN, Run, reach
+from advisor.errors import InputError
+from advisor.perf.measured_rule import GENERATION, OWN, Run, reach, speed_text
 
 
 @dataclass(frozen=True)
@@ -64,7 +65,33 @@ def label(m: Any) -> str:
     note = f" ({m.note})" if m.note else ""
     return (
         f"your run of {m.count} x {m.gpu}, TP{m.tensor_parallel}, {m.input_len} in / {m.output_len} out: "
-        f"{m.output_tokens_per_s:,.0f} output tokens/s{when}{note}"
+        f"{speed_text(m.output_tokens_per_s)} output tokens/s{when}{note}"
+    )
+
+
+def not_a_run(at: str, run: Any, one: float, floor: float) -> InputError:
+    """A run too slow to be a throughput run at full load: below `floor` (the slowest published run
+    against the model) x `one`, what its GPUs give serving one request at a time. Left in, 1e-12
+    tokens/s sized replicas by the 1e15 and crashed HiGHS; a unit slip (tokens/ms) is the likely cause."""
+    n = run.count
+    return InputError(
+        f"{at}.output_tokens_per_s: {run.output_tokens_per_s:.4g} output tokens/s on {n} x {run.gpu} is slower "
+        f"than the serving model gives one request at a time on each replica ({one:,.4g} at this shape); a "
+        f"throughput run at full load gives at least {floor * one:,.4g} ({floor:g}x of it, as the slowest "
+        f"published run against the model); check its unit: output tokens/s over all {n} GPU{'s' if n > 1 else ''}",
+        field=f"{at}.output_tokens_per_s",
+    )
+
+
+def too_slow(run: str, factor: float, count: int, floor: float) -> str | None:
+    """Why a serving run is doubted, or None: it is `factor` x the model at its own shape, below `floor`,
+    the slowest of the published runs against the model (ServeParams.measured_factor_floor), as a
+    per-GPU figure entered as the whole run's is (1/count of it)."""
+    if factor >= floor:
+        return None
+    return (
+        f"{run} is implausibly slow: {factor:.2g}x the serving model at its own shape, below the slowest "
+        f"of the published runs against it ({floor:g}x); check its unit: output tokens/s over all {count} GPUs"
     )
 
 

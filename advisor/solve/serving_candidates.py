@@ -14,6 +14,7 @@ from advisor.data.catalog import GPU
 from advisor.data.rules import deployment_context, gpu_context
 from advisor.economics.ownership import discount, stream_factor
 from advisor.errors import InputError
+from advisor.inputs.quantities import MAX_GPUS
 from advisor.inputs.units import HOURS_PER_MONTH, HOURS_PER_YEAR
 from advisor.perf.serve import Hardware, ServeParams
 from advisor.perf.serve_capacity import ReplicaResult
@@ -240,6 +241,9 @@ def _candidate(
     if forbids(per_count):
         add_findings(why, per_count, once=True)
         return None
+    if wide := _beyond_clusters(cls, r):
+        add_reason(why, None, "too-many-gpus", f"{cls.name} on {gpu.name}: {wide}")
+        return None
     arrives = problem.arrival[gid].hours if ownership == "buy" and gid in problem.arrival else 0.0
     if arrives >= cls.hours:  # bought GPUs that arrive after the serving months never serve
         add_reason(
@@ -275,6 +279,21 @@ def _candidate(
     warnings += serving_offer_warnings(offer, gid, r.tp, r.pp) if offer is not None else []
     return ServeCandidate(
         k, gid, r.tp, r.pp, ownership, r.requests_per_s, cls.hours, pv, r, warnings, cost, offer=offer
+    )
+
+
+def _beyond_clusters(cls: ServeClass, r: ReplicaResult) -> str:
+    """Why a replica layout cannot hold its class's peak ('' when it can): the replicas it takes (one
+    more for n+1) hold more GPUs than the largest clusters reported (inputs.quantities.MAX_GPUS).
+    Such a count is no plan, and a replica count near 1e15 (a run measured at 1e-12 tokens/s) broke
+    the solver (its coefficients far below HiGHS's tolerance)."""
+    replicas = math.ceil(cls.peak_rps / r.requests_per_s) + int(cls.spare)
+    if replicas * r.gpus <= MAX_GPUS:
+        return ""
+    return (
+        f"holding its peak of {cls.peak_rps:,.4g} requests/s at {r.requests_per_s:.3g} a replica takes "
+        f"{replicas:,.4g} replicas of {r.gpus} GPU{'s' if r.gpus > 1 else ''}, more than the {MAX_GPUS:,} GPUs the largest clusters "
+        "reported hold"
     )
 
 

@@ -1,0 +1,89 @@
+"""The lines and columns of a RUNS.csv row (`advisor calibrate`, perf/calibrate.py) read and checked: a number
+within the range a workload or the catalog allows for the same figure, a flag written true or false, a
+word from its list. Each error names the file, the line, the column and what is allowed: a count of
+1e300 GPUs, `kind: bogus` or `checkpointing: maybe` was read (or ignored) without a word."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, get_args
+
+from advisor.data.bounds import MAX_RUNS, MODEL_RANGES
+from advisor.errors import InputError
+from advisor.inputs.jobs import Job
+from advisor.inputs.loader import read_bytes
+from advisor.inputs.quantities import MAX_GPUS, MAX_TOKENS
+
+# (least, most) of each numeric column a workload or a catalog preset bounds; any other is above zero
+RANGES: dict[str, tuple[float, float]] = {
+    **{k: (float(lo), float(hi)) for k, (lo, hi) in MODEL_RANGES.items()},
+    **dict.fromkeys(("count", "gpu_count", "tensor_parallel", "pipeline_parallel", "context_parallel"), (1, MAX_GPUS)),
+    **dict.fromkeys(("tokens_per_s", "tokens_per_s_per_gpu", "global_batch_tokens"), (0, MAX_TOKENS)),
+}
+TRUE, FALSE = ("true", "1", "yes"), ("false", "0", "no")
+TRAINING_KINDS: tuple[str, ...] = get_args(Job.model_fields["kind"].annotation)  # a workload's training kinds
+ATTENTION_KERNELS = ("fa2",)  # JobSpec.attention_kernel: FlashAttention-2-era kernels (empty: today's)
+
+
+def run_lines(path: str | Path) -> list[tuple[int, str]]:
+    """(line number, text) of a RUNS.csv's header and runs, blank and `#` lines left out: read as a
+    workload is (inputs/loader.read_bytes: `-` for standard input, at most its MAX_BYTES, so /dev/zero
+    is refused rather than read without end), UTF-8 with or without a BOM."""
+    name, raw = read_bytes(path, "runs file")
+    try:
+        lines = raw.decode("utf-8-sig").splitlines()
+    except UnicodeDecodeError as exc:
+        raise InputError(
+            f"{name}: is not UTF-8 text (byte {exc.start}); save the runs file as UTF-8 CSV", file=name
+        ) from None
+    body = [(i + 1, t) for i, t in enumerate(lines) if t.strip() and not t.startswith("#")]
+    if len(body) < 2:
+        raise InputError(f"{name}: no runs (a header line and one run per line)", file=name)
+    if len(body) - 1 > MAX_RUNS:
+        raise InputError(
+            f"{name}: {len(body) - 1:,} runs; the limit is {MAX_RUNS:,} (the leave-one-out error refits once per "
+            "run, so the time grows as the square of the runs): fit a sample of them",
+            file=name,
+        )
+    return body
+
+
+def _wrong(name: str, line: int, key: str, why: str) -> InputError:
+    return InputError(f"{name}, line {line}, field {key}: {why}", file=name, field=key)
+
+
+def number(row: dict[str, str], key: str, line: int, name: str, kind: type = float) -> Any:
+    """Column `key` as a number (None when empty): finite, above zero, within RANGES, whole for `int`."""
+    v = (row.get(key) or "").strip()
+    if not v:
+        return None
+    try:
+        x = float(v)
+    except ValueError:
+        raise _wrong(name, line, key, f"{v!r} is not a number") from None
+    lo, hi = RANGES.get(key, (0.0, math.inf))
+    if not math.isfinite(x) or x <= 0:
+        raise _wrong(name, line, key, f"must be above zero (given {v})")
+    if kind is int and x % 1:  # (a count of GPUs, layers, a parallel size is never rounded)
+        raise _wrong(name, line, key, f"must be a whole number (given {v})")
+    if not lo <= x <= hi:
+        raise _wrong(name, line, key, f"must be from {lo:,.6g} to {hi:,.6g} (given {v})")
+    return int(x) if kind is int else x
+
+
+def flag(row: dict[str, str], key: str, line: int, name: str) -> bool | None:
+    """Column `key` as true or false (None when empty)."""
+    v = (row.get(key) or "").strip().lower()
+    if v and v not in TRUE + FALSE:
+        raise _wrong(name, line, key, f"{v!r} is not true or false (allowed: {', '.join(TRUE + FALSE)}, or empty)")
+    return None if not v else v in TRUE
+
+
+def word(row: dict[str, str], key: str, line: int, name: str, allowed: Sequence[str]) -> str | None:
+    """Column `key` as one of `allowed` (None when empty)."""
+    v = (row.get(key) or "").strip()
+    if v and v not in allowed:
+        raise _wrong(name, line, key, f"{v!r} is not one of {', '.join(allowed)} (or empty)")
+    return v or None
