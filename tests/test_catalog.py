@@ -420,6 +420,13 @@ def test_catalog_show_json_resolves_sources_and_ages(run):
     older = {p["as_of"]: p for p in rec["prices"]["other_purchases"]}
     assert older["2023-08"]["age_months"] == 40 and older["2023-08"]["stale"]  # 3 * 12 + 4 months
     assert sum(o["used_for_plans"] for o in rec["prices"]["rent"]) == 1
+    # the size each rate is evidenced at: the published largest order, what its sources show, else one node
+    rent = {o["provider"]: o for o in rec["prices"]["rent"]}
+    assert rent["SF Compute (H100 clusters, market average)"]["evidenced_gpus"] == 1000
+    assert rent["AWS EC2 Capacity Blocks p5.48xlarge (8x H100), US East (N. Virginia)"]["evidenced_gpus"] == 512
+    assert rent["Nebius (8x H100 SXM VM), eu-north1"]["evidenced_gpus"] == 8
+    code, out, _ = run("catalog", "show", "h100-sxm", "--as-of", AS_OF)
+    assert "order: up to 1,000 GPUs in one order the sources of SF Compute" in out.replace("\n", " ")
 
 
 @pytest.mark.parametrize(

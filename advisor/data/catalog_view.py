@@ -106,6 +106,8 @@ def _offer(catalog: Catalog, o: RentalOffer, chosen: RentalOffer | None, today: 
         "confidence": o.confidence,
         "min_gpus": o.min_gpus,
         "billing_hours": o.billing_hours,
+        "evidenced_gpus": o.order_evidenced[0],  # one order's most at this rate; above it a quote is needed
+        "evidenced_where": o.order_evidenced[1],
         "interruption": o.interruption.model_dump() if o.interruption else None,
         **_dated(o.as_of, today),
         "used_for_plans": o is chosen,

@@ -198,6 +198,8 @@ def _price_rows(rec: dict, cited: dict[str, dict]) -> list[list[str]]:
             )
             if o["note"]:
                 rows.append(["", "", "", f"note: {o['note']}"])
+            order = f"order: up to {o['evidenced_gpus']:,} GPUs {o['evidenced_where']} at this rate; more needs a quote"
+            rows.append(["", "", "", order])
     return rows
 
 
