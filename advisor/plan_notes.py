@@ -133,7 +133,8 @@ def _network_warnings(problem: Problem, sol: Solution) -> Iterator[JSONObject]:
 
 
 def _provider_limits(problem: Problem, sol: Solution) -> Iterator[JSONObject]:
-    """A provider's published most GPUs per customer, against all the GPUs the plan rents from it at once
+    """A provider's most GPUs held at once its rate is evidenced at (published per provider, else what
+    one order is evidenced at), against all the GPUs the plan rents from it at once
     (purchase[].billed_gpus): each job's order was checked alone (solve/rental_offers.quote_needed), and
     five 512-GPU copies at once are 2,560 GPUs from one provider. Begins 'GPU at PROVIDER:' so the RFQ
     attaches it to that item."""
@@ -143,9 +144,21 @@ def _provider_limits(problem: Problem, sol: Solution) -> Iterator[JSONObject]:
         offers = problem.catalog.gpus[item["gpu"]].rentals(item["rent_kind"])
         offer = next((o for o in offers if o.provider == item["provider"]), None)
         fit = order_fit(offer, item["billed_gpus"], one_order=False) if offer is not None else None
-        if fit is not None and not fit.within:
+        if fit is not None and not fit.within and not _order_flagged(sol, item["gpu"], item["provider"]):
             message = f"{item['gpu']} at {item['provider']}: {fit.message}"
             yield {"rule": None, "code": "quote-needed", "message": message}
+
+
+def _order_flagged(sol: Solution, gpu: str, provider: str) -> bool:
+    """Whether one of the plan's orders on `provider`'s offer of `gpu` is above what its rate is
+    evidenced at already: its own quote-needed warning says so (solve/rental_offers.quote_needed)."""
+    cands = [c for c in sol.chosen if c.gpu == gpu] + [c for c, _ in sol.serving + sol.bridges if c.gpu == gpu]
+    return any(
+        c.offer is not None
+        and c.offer.offer.provider == provider
+        and order_fit(c.offer.offer, c.order_gpus).quote_needed
+        for c in cands
+    )
 
 
 def _late_jobs(problem: Problem, sol: Solution) -> Iterator[JSONObject]:

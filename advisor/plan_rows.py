@@ -7,6 +7,7 @@ import math
 from typing import Any
 
 from advisor.solve import ledger
+from advisor.solve.constraints.gpu_count import held_on
 from advisor.solve.problem import Problem, ServeCandidate
 from advisor.solve.serving_bridge import stands_in_for
 from advisor.solve.serving_nodes import bill_key
@@ -90,6 +91,8 @@ def purchase_rows(problem: Problem, sol: Solution) -> list[JSONObject]:
             continue
         entry = rented.setdefault(key, _rented_row(c, "serving"))
         entry["count"] += c.gpus * n
+        if c.offer.offer.confidence_at(c.gpus, held_on(problem, sol, c.gpu, c.offer.offer.provider)) == "low":
+            entry["confidence"] = "low"  # replicas held at once above what its rate is evidenced at
         entry["gpu_hours"] += c.gpu_hours * n
     for key, entry in rented.items():  # an offer sold by whole nodes bills the idle GPUs of its nodes too
         idle, layout = sol.serving_idle.get(key, (0, None))

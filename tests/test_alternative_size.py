@@ -26,9 +26,12 @@ def test_a_plan_beyond_what_any_plan_may_hold_is_named_by_its_size_not_priced(pl
     assert code == 0 and {r["gpu"] for r in plan["serving"]} == {"h200-sxm"}
     (a100,) = [r for r in plan["rejected"] if r["gpu"] == "a100-80gb-sxm"]
     (reason,) = a100["reasons"]
-    assert a100["forced_cost_usd"] is None and reason["code"] == "size"
-    size = int(reason["message"].split(" needs ")[1].split(" GPUs")[0].replace(",", ""))
-    assert size > MAX_GPUS and f"at most {MAX_GPUS:,}" in reason["message"] and "$" not in reason["message"]
+    # named where its layouts are built (solve/serving_candidates: no layout past the largest clusters is
+    # offered), so no alternative is priced for it
+    assert a100["forced_cost_usd"] is None and reason["code"] == "too-many-gpus", reason
+    replicas, gpus = reason["message"].split(" takes ")[1].split(" GPU")[0].split(" replicas of ")
+    assert int(replicas.replace(",", "")) * int(gpus) > MAX_GPUS, reason["message"]
+    assert f"more than the {MAX_GPUS:,} GPUs" in reason["message"] and "$" not in reason["message"]
 
 
 def test_the_size_a_plan_is_named_by_counts_copies_in_turn_as_its_purchase_does(catalog, rules):

@@ -199,10 +199,20 @@ class RentalOffer(Strict):
             return self.largest_order_seen.gpus, f"in one order the sources of {self.provider} show on sale"
         return max(self.min_gpus, self.node_gpus), f"in one node, the product {self.provider} lists"
 
-    def confidence_at(self, gpus: int) -> Confidence:
-        """Its rate's confidence for one order of `gpus`: low above the size it is evidenced at (the
-        listed rate is then an assumption: a quote is needed), else its own grade."""
-        return "low" if gpus > self.order_evidenced[0] else self.confidence
+    @property
+    def provider_evidenced(self) -> tuple[int, str]:
+        """(GPUs, where): the most held at once over several orders its rate is evidenced at: the
+        published most per provider, else what one order is evidenced at."""
+        if self.max_gpus_per_provider is not None:
+            return self.max_gpus_per_provider, f"per provider {self.provider} publishes"
+        return self.order_evidenced
+
+    def confidence_at(self, gpus: int, at_once: int = 0) -> Confidence:
+        """Its rate's confidence for one order of `gpus`, `at_once` GPUs held on it in all: low above
+        the size it is evidenced at (the listed rate is then an assumption: a quote is needed), else
+        its own grade."""
+        over = gpus > self.order_evidenced[0] or at_once > self.provider_evidenced[0]
+        return "low" if over else self.confidence
 
     @property
     def term_hours(self) -> float | None:

@@ -158,15 +158,15 @@ def price_dist(
     return LogDist(-width / 2, 0.0, width / 2, f"{confidence} confidence")
 
 
-def rate_dist(offer: RentalOffer, gpus: int | None = None) -> LogDist:
+def rate_dist(offer: RentalOffer, gpus: int | None = None, at_once: int = 0) -> LogDist:
     """log(real / listed rate) of one rental offer, by its own confidence grade (price_dist): what a
     draw prices a GPU rented on that offer at, the band `decision.verify` prints for it. An order of
-    `gpus` above the size its rate is evidenced at (RentalOffer.confidence_at: the plan says a quote
-    is needed) takes the low grade's spread about the same mean as its own grade's: a quote at that
+    `gpus` (`at_once` held on the offer in all) above the size its rate is evidenced at
+    (RentalOffer.confidence_at: the plan says a quote is needed) takes the low grade's spread about the same mean as its own grade's: a quote at that
     size may come in under the listing as well as over it (SF Compute's docs: 'a cheaper price per
     gpu-hour if you buy 128 H100s for a month'), so only the spread is wider, not the expected rate."""
     own = price_dist(offer.confidence)
-    if gpus is None or offer.confidence_at(gpus) == offer.confidence:
+    if gpus is None or offer.confidence_at(gpus, at_once) == offer.confidence:
         return own
     low = price_dist("low")
     shift = _log_mean(own) - _log_mean(low)

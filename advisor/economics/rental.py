@@ -186,10 +186,11 @@ def order_fit(offer: RentalOffer, count: int, one_order: bool = True) -> OrderFi
     """`count` GPUs in one order against the largest its rate is evidenced at (its published largest
     order, else the largest its sources show on sale, else one node: RentalOffer.order_evidenced),
     then against the most it publishes per provider; with `one_order` False (GPUs of several orders
-    held at once) per provider only. Above either the rate is an assumption: 'quote needed'."""
+    held at once) against the most held at once it is evidenced at (RentalOffer.provider_evidenced).
+    Above either the rate is an assumption: 'quote needed'."""
     limits = [(*offer.order_evidenced, "order")] if one_order else []
-    if offer.max_gpus_per_provider is not None:
-        limits.append((offer.max_gpus_per_provider, f"per provider {offer.provider} publishes", "provider"))
+    if offer.max_gpus_per_provider is not None or not one_order:
+        limits.append((*offer.provider_evidenced, "provider"))
     for limit, where, scope in limits:
         if count > limit:
             return OrderFit(

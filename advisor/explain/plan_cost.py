@@ -26,6 +26,7 @@ import numpy as np
 
 from advisor.data.uncertainty import LogDist, rate_dist
 from advisor.explain.draws import Draws, estimate_speed, replica_speed
+from advisor.solve.constraints.gpu_count import held_on
 from advisor.solve.model import Model
 from advisor.solve.rental_offers import rent_offers
 from advisor.solve.reserved import paid_training
@@ -47,6 +48,7 @@ class RunTerm:
     rate: LogDist | None = None  # the rented offer's rate band (None: the GPU type's drawn rent)
     speed: LogDist | None = None  # a measurement's spread, or a replica's throughput error (None: the type's speed)
     cand: Candidate | None = None  # a training job: what it bills at a speed (None: 1 / speed)
+    provider: str | None = None  # the rented offer's provider (None: bought)
 
     def scale(self, speed: np.ndarray) -> np.ndarray:
         """Its run cost at each drawn speed / as planned."""
@@ -69,8 +71,9 @@ class RunTerm:
         return self.usd * self.rates(draws) * self.scale(self.speeds(draws))
 
 
-def run_term(problem: Problem, c: Any, n: float) -> RunTerm:
-    """The run cost of `n` copies of candidate (or serving layout) c as a RunTerm."""
+def run_term(problem: Problem, c: Any, n: float, at_once: int = 0) -> RunTerm:
+    """The run cost of `n` copies of candidate (or serving layout) c as a RunTerm (`at_once`: the GPUs
+    the plan holds on its offer in all, which its rate must be evidenced at too)."""
     rented = c.ownership == "rent"
     opt = getattr(c, "offer", None)
     training = hasattr(c, "estimate")
@@ -79,10 +82,17 @@ def run_term(problem: Problem, c: Any, n: float) -> RunTerm:
         c.gpu,
         c.run_cost_usd * n,
         rented,
-        rate_dist(opt.offer, c.order_gpus) if rented and opt is not None else None,
+        rate_dist(opt.offer, c.order_gpus, at_once) if rented and opt is not None else None,
         estimate_speed(problem, c) if measured else (None if training else replica_speed(problem, c)),
         c if training else None,
+        opt.offer.provider if rented and opt is not None else None,
     )
+
+
+def _held(problem: Problem, sol: Solution, c: Any) -> int:
+    """The GPUs `sol` holds at once on c's rental offer (0: bought)."""
+    opt = getattr(c, "offer", None)
+    return held_on(problem, sol, c.gpu, opt.offer.provider) if c.ownership == "rent" and opt is not None else 0
 
 
 @dataclass(frozen=True)
@@ -103,7 +113,8 @@ class PlanCost:
         for g, n in sol.bought.items():
             upfront, held = m.per_price_usd(g)
             buy[g] = m.price(g) * (upfront * n + sum(held[lv] * k for lv, k in sol.held.get(g, {}).items()))
-        terms = tuple(run_term(problem, c, n) for c, n in paid_training(problem, sol.assignment) + sol.paid_serving)
+        paid = paid_training(problem, sol.assignment) + sol.paid_serving
+        terms = tuple(run_term(problem, c, n, _held(problem, sol, c)) for c, n in paid)
         total = float(sol.objective_usd or 0.0)
         fixed = total - sum(buy.values()) - sum(t.usd for t in terms)
         return cls(fixed, buy, terms)

@@ -46,6 +46,7 @@ from advisor.explain.draws import Draws, gpu_prices, gpu_speed, serve_speed, spe
 from advisor.explain.offer_options import offer_drops
 from advisor.explain.plan_cost import RunTerm
 from advisor.explain.scores import QUANTILES
+from advisor.solve.constraints.gpu_count import held_on
 from advisor.solve.rental_offers import offers_of
 from advisor.solve.settings import SolveSettings
 
@@ -273,6 +274,8 @@ def entry(
     d, unit, what = (rent_d, "/GPU-hour", "rental") if rented else (buy_d, " per GPU", "purchase")
     priced = priced_offer(x, options, chosen) if rented else None
     offer = priced[0] if priced is not None else None
+    if priced is not None:  # what that provider is asked for: 256 on SF Compute, not 258 with RunPod's 2
+        count = held_on(problem, priced[2].sol, x.gpu, priced[0].provider) or count
     graded = f"{conf or 'unknown'} confidence"
     if priced is not None:  # the offer the plan renting it is priced at, not the type's cheapest
         price, d, conf = priced[0].usd_per_gpu_hour, priced[1], priced[0].confidence
@@ -289,12 +292,14 @@ def entry(
     return _item(x, count, price, [lo, hi], conf, value, text)
 
 
-def priced_offer(x: Input, options: list[Option], chosen: Option | None = None) -> tuple[RentalOffer, LogDist] | None:
-    """The offer a quote for renting x.gpu is asked of: the chosen plan's own when it rents the type (the
-    count quoted is its: _quote_count), else the one the option renting most of it rents most GPUs on
-    (options in the decision's order: the earlier option's offer on a tie); and the widest band that
-    option draws x.gpu's rent in (an order above what the offer's rate is evidenced at is drawn at the
-    low grade: data/uncertainty.rate_dist)."""
+def priced_offer(
+    x: Input, options: list[Option], chosen: Option | None = None
+) -> tuple[RentalOffer, LogDist, Option] | None:
+    """The offer a quote for renting x.gpu is asked of: the chosen plan's own when it rents the type,
+    else the one the option renting most of it rents most GPUs on (options in the decision's order:
+    the earlier option's offer on a tie); the band that option draws that offer's rate in (the widest
+    of its orders there: one above the size the offer's rate is evidenced at takes the low grade's
+    spread, data/uncertainty.rate_dist, not another offer's: review22a #2); and that option."""
     best: tuple[int, RentalOffer, Option] | None = None
     for o in [chosen] if chosen is not None and chosen.sol.rented_offers(x.gpu) else options:
         offers = o.sol.rented_offers(x.gpu)
@@ -303,8 +308,10 @@ def priced_offer(x: Input, options: list[Option], chosen: Option | None = None) 
             best = (count, offers[0], o)
     if best is None:
         return None
-    bands = [t.rate for t in best[2].cost.terms if t.gpu == x.gpu and t.rented and t.rate is not None]
-    return best[1], max(bands, key=lambda d: d.q90 - d.q10, default=rate_dist(best[1]))
+    _, offer, option = best
+    terms = [t for t in option.cost.terms if t.gpu == x.gpu and t.rented and t.provider == offer.provider]
+    band = max((t.rate for t in terms if t.rate is not None), key=lambda d: d.q90 - d.q10, default=rate_dist(offer))
+    return offer, band, option
 
 
 def _item(

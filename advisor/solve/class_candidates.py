@@ -27,7 +27,6 @@ from advisor.economics.rental import (
     RentOption,
     capacity_warning,
     fabric_fit,
-    order_fit,
     rental_cost,
 )
 from advisor.inputs.units import HOURS_PER_YEAR
@@ -184,9 +183,10 @@ class ClassRuns:
                 break  # under a minute already: faster options only add cost
 
     def _offer(self, group: tuple[RentOption, ...], n: int) -> RentOption | None:
-        """The group's cheapest offer whose fabric carries n GPUs and whose published largest order
-        takes them; else its cheapest that carries them (the plan then says a quote is needed); None
-        when none carries them (the reason is recorded)."""
+        """The group's cheapest offer whose fabric carries n GPUs, by cost alone: one whose rate is not
+        evidenced at n (the plan then says a quote is needed) is not passed over for a dearer one that
+        is (review22a #4: $3.30 taken over $2.95 by rule); None when none carries them (the reason is
+        recorded)."""
         carrying = [o for o in group if fabric_fit(o.offer, n).carries]
         if not carrying:
             cheapest = group[0]
@@ -198,7 +198,7 @@ class ClassRuns:
                 f"{cheapest.tier}): {fabric_fit(cheapest.offer, n).reason}",
             )
             return None
-        return next((o for o in carrying if order_fit(o.offer, n).within), carrying[0])
+        return carrying[0]
 
     def _estimate(self, spec: JobSpec, n: int, network_gbps: float | None = None) -> Estimate:
         """The estimate of n GPUs; `network_gbps` (GB/s per GPU each way): the fabric a rented job

@@ -91,10 +91,10 @@ def _message(
 ) -> str:
     """The break-even in words, ending with the offer rented against and why that one (and a quote
     needed when the fleet is more than the provider publishes it rents)."""
-    order = order_fit(offer, n, one_order=False)  # the fleet, held at once from one provider
+    order = order_fit(offer, n)  # the fleet, rented at once from one provider as one order would be
     rate = (
         f"${offer.usd_per_gpu_hour:g}/GPU-hour {offer.pricing.replace('_', ' ')} ({offer.provider}, "
-        f"{offer.confidence} confidence): {why}{f'; {order.message}' if order.quote_needed else ''}"
+        f"{offer.confidence_at(n)} confidence): {why}{f'; {order.message}' if order.quote_needed else ''}"
     )
     if months is None:
         return f"renting {n} {name} stays cheaper than buying for 10 years, at {rate}"

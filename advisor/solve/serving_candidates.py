@@ -292,7 +292,7 @@ def _beyond_clusters(cls: ServeClass, r: ReplicaResult) -> str:
         return ""
     return (
         f"holding its peak of {cls.peak_rps:,.4g} requests/s at {r.requests_per_s:.3g} a replica takes "
-        f"{replicas:,.4g} replicas of {r.gpus} GPU{'s' if r.gpus > 1 else ''}, more than the {MAX_GPUS:,} GPUs the largest clusters "
+        f"{replicas:,} replicas of {r.gpus} GPU{'s' if r.gpus > 1 else ''}, more than the {MAX_GPUS:,} GPUs the largest clusters "
         "reported hold"
     )
 

@@ -61,6 +61,21 @@ def copies_at_once(problem: Problem, c: Candidate, n: float) -> int:
     return math.ceil(held / in_turn(problem, c))
 
 
+def held_on(problem: Problem, sol: Solution, gpu: str, provider: str) -> int:
+    """GPUs of `gpu` the plan rents at once on `provider`'s offers, as its purchase rows count them
+    (solve/redraw.signature for one provider): jobs' copies held at once, serving and bridge replicas."""
+    jobs = sum(
+        c.count * copies_at_once(problem, c, float(n))
+        for c, n in sol.assignment
+        if c.gpu == gpu and c.ownership == "rent" and c.offer is not None and c.offer.offer.provider == provider
+    )
+    return jobs + sum(
+        s.gpus * n
+        for s, n in sol.serving + sol.bridges
+        if s.gpu == gpu and s.ownership == "rent" and s.offer is not None and s.offer.offer.provider == provider
+    )
+
+
 def fleet_size(sol: Solution, gpu: str | None = None, problem: Problem | None = None) -> int:
     """GPUs bought, plus rented at once by the jobs and the serving replicas: every rented copy, as the
     row counts them (of type `gpu` only, if given: the stock row's); with `problem`, each job's copies

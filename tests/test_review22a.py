@@ -1,0 +1,134 @@
+"""Review 22a: defects found in the evidenced-order-size change; each test failed before its mend. The
+serving-support one is still open (docs/model.md: support and hosting per slot at the least share)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import yaml
+from conftest import AS_OF
+
+import advisor
+
+DATA = Path(__file__).parent / "data" / "sens10"  # rent_512_cluster_term.yaml
+GPUS = Path(advisor.__file__).parent.parent / "catalog" / "gpus.yaml"
+
+
+BUY_2048 = """
+name: buy 2048 H100 for pretrain
+deployment: {context: datacenter, ownership: buy, horizon_months: 36}
+model: llama-3-8b
+tokens: 2T
+deadline: 300d
+gpus: {count: 2048, allow: [h100-sxm]}
+"""
+
+
+def test_buy_break_even_against_an_unevidenced_order_says_so(catalog, rules, tmp_path):
+    """#2: the buy-vs-rent break-even graded the rent at the offer's listed grade and checked the provider
+    scope only: 2,048 GPUs on SF Compute (evidenced to 1,000) read 'medium confidence', no quote needed."""
+    path = tmp_path / "buy2048.yaml"
+    path.write_text(BUY_2048, encoding="utf-8")
+    d = json.loads(advisor.plan(advisor.load_workload(path), catalog=catalog, rules=rules, as_of=AS_OF).to_json())
+    (be,) = d["break_even_months"]
+    assert be["rent_provider"].startswith("SF Compute") and be["count"] == 2048
+    assert "quote needed" in be["message"] and "medium confidence" not in be["message"], be["message"]
+
+
+COPIES = """
+name: 8 sweeps of an 8B pretrain at once
+deployment: {context: cloud, ownership: rent}
+jobs:
+  - name: sweep
+    model: llama-3-8b
+    tokens: 2T
+    repeat: 8
+    deadline: 10d
+gpus: {allow: [h100-sxm]}
+"""
+
+
+def test_gpus_held_at_once_above_the_size_seen_are_graded_as_one_order_is(catalog, rules, tmp_path):
+    """#3: 8 copies of 512 held at once (4,096 on SF Compute, evidenced to 1,000) read medium with no
+    quote-needed, while one 4,096-GPU order at the same rate was low with a Caution."""
+    path = tmp_path / "copies.yaml"
+    path.write_text(COPIES, encoding="utf-8")
+    d = json.loads(advisor.plan(advisor.load_workload(path), catalog=catalog, rules=rules, as_of=AS_OF).to_json())
+    (row,) = d["purchase"]
+    assert row["provider"].startswith("SF Compute") and row["billed_gpus"] == 4096
+    codes = {w["code"] for w in d["warnings"]}
+    assert row["confidence"] == "low" and "quote-needed" in codes, (row["confidence"], codes)
+
+
+def test_an_evidenced_offer_is_not_preferred_over_a_cheaper_one_by_rule(rules, tmp_path):
+    """#4: a kind-and-tier group kept its cheapest offer evidenced at the size over a cheaper one that
+    is not, by rule: CoreWeave at $3.30 (evidenced to 4,096) over Nebius at $2.95 for 512 GPUs, ~$27k PV."""
+    doc = yaml.safe_load(GPUS.read_text(encoding="utf-8"))
+    (entry,) = [g for g in (doc["gpus"] if isinstance(doc, dict) else doc) if g["id"] == "h100-sxm"]
+    offers = [dict(o) for o in entry["prices"]["rent"]]
+    (nebius,) = [o for o in offers if o["provider"].startswith("Nebius (8x")]
+    for o in offers:
+        if o["provider"].startswith("CoreWeave (HGX"):
+            o.update(usd_per_gpu_hour=3.30, max_gpus_per_order=4096, fabric=dict(nebius["fabric"]))
+    override = tmp_path / "cw.yaml"
+    override.write_text(yaml.safe_dump({"gpus": [{"id": "h100-sxm", "prices": {"rent": offers}}]}), encoding="utf-8")
+    w = yaml.safe_load((DATA / "rent_512_cluster_term.yaml").read_text(encoding="utf-8"))
+    w["deployment"]["rent_kinds"], w["gpus"]["allow"], w["decision"] = ["on_demand"], ["h100-sxm"], "point"
+    path = tmp_path / "w.yaml"
+    path.write_text(yaml.safe_dump(w), encoding="utf-8")
+    d = json.loads(
+        advisor.plan(
+            advisor.load_workload(path), catalog=advisor.load_catalog(override), rules=rules, as_of=AS_OF
+        ).to_json()
+    )
+    (row,) = d["purchase"]
+    assert row["provider"] == nebius["provider"], (row["provider"], d["total_cost_usd"])
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="review22a #5: the plan buys four pcie-server-8gpu and no workstation, but support, energy, hosting "
+    "and burn-in are charged at the workstation's share per slot: $529,669.91 PV printed, $578,047.36 for the "
+    "same four servers (support $99,958.53 vs $144,805.25), 8.4% under",
+)
+def test_a_serving_plan_in_8_gpu_servers_is_charged_what_those_servers_cost():
+    import test_server_network as sn
+
+    path = sn.DATA / "ada_70b_serving_datacenter.yaml"
+    mine = json.loads(advisor.plan(str(path), as_of=AS_OF).to_json())
+    other = sn._without_workstations(path)
+    assert mine["servers"] == other["servers"]
+    assert mine["present_value_usd"] == pytest.approx(other["present_value_usd"], rel=0.005)
+
+
+MIX = """
+name: pretrain and serve on rented H100
+deployment: {context: cloud, ownership: rent}
+gpus: {allow: [h100-sxm]}
+jobs:
+  - name: pretrain
+    model: llama-3-8b
+    tokens: 2T
+    deadline: 21d
+  - name: chat
+    kind: serve
+    model: llama-3-8b
+    traffic: {requests_per_s: 2, input_tokens: 1000, output_tokens: 300}
+    slo: {ttft_ms: 2000, tpot_ms: 60, percentile: 99}
+"""
+
+
+def test_verify_grades_the_quoted_offer_by_its_own_order(catalog, rules, tmp_path):
+    """#6: the quote to SF Compute (256 H100, medium) took the band of RunPod's 2 serving GPUs (low) and
+    asked for 258, RunPod's included."""
+    path = tmp_path / "mix.yaml"
+    path.write_text(MIX, encoding="utf-8")
+    d = json.loads(advisor.plan(advisor.load_workload(path), catalog=catalog, rules=rules, as_of=AS_OF).to_json())
+    sf = [r for r in d["purchase"] if r["provider"].startswith("SF Compute")]
+    assert sf and sf[0]["confidence"] == "medium" and len(d["purchase"]) == 2, d["purchase"]
+    (v,) = [v for v in d["decision"]["verify"] if v["kind"] == "rental_rate" and "SF Compute" in v["message"]]
+    assert "at this size" not in v["message"] and v["confidence"] == "medium", v["message"]
+    assert v["range"][0] == pytest.approx(1.87, abs=0.01), v["range"]
+    assert v["count"] == sf[0]["count"], (v["count"], sf[0]["count"])
