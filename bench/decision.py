@@ -81,9 +81,9 @@ BAND = {
         }
     ]
 }
-# the knife at 7.8T: buying saves ~$0.2K of $501K on the scoring draws, within their noise (2 standard
+# the knife at 7.85T: buying saves ~$0.9K of $507K on the scoring draws, within their noise (2 standard
 # errors ~$2.4K), so the point plan stands and the plan names the cheaper candidate
-KNIFE_EDGE = {**KNIFE, "name": "8x H100 for four years, the knife's edge (constructed)", "tokens": "7.8T"}
+KNIFE_EDGE = {**KNIFE, "name": "8x H100 for four years, the knife's edge (constructed)", "tokens": "7.85T"}
 SMALL = ["article-datacenter", "rent-vs-buy-3y", "continued-pretraining-8x", "team-fleet", "knife", "band"]
 
 
