@@ -33,33 +33,34 @@ def test_the_gpus_are_sold_the_month_their_work_is_done_and_billed_to_then(held)
     """Hand-worked from the plan's own arrival and P80 run and the catalog: support 15%/year / 12 of the
     GPU's $9,000 and its share of the HGX A100's $28,390 (8 slots): $156.859375 a GPU-month; hosting
     $184.06/kW-month on 0.4 kW of GPU + 3.3 kW / 8 slots of server overhead = 0.8125 kW a GPU; resale
-    at the ampere curve's 0.6990 of the price at month 13.16 (review16's own figure; 0.6505 at 18)."""
+    at the ampere curve's 0.6990 of the price at month 13.16 (review16's own figure; 0.6505 at 18), and
+    log-linear between them (one segment of the curve): 0.6975 at month 13.30, the run since refit22."""
     (job,), (sale,) = held["jobs"], held["disposal"]
     ready, run = held["purchase"][0]["ready_days"], job["wall_days_planned"]
-    assert (ready, round(run, 1)) == (73.0, 327.6)  # 327.3 in review16, before est12's refit
+    assert (ready, round(run, 1)) == (73.0, 331.8)  # 327.3 in review16; 327.6 before refit22
     months = run / DAYS_PER_MONTH  # in service: arrival to sale
     assert sale["when"] == "after_work" and sale["month"] == pytest.approx((ready + run) / DAYS_PER_MONTH, abs=1e-3)
-    assert "13.2 months, when their planned work is done" in sale["message"]
+    assert "13.3 months, when their planned work is done" in sale["message"]
     support = _line(held, "support")
     assert support["quantity"] == pytest.approx(64 * months, abs=1e-3)
     # the run is printed to 6 significant digits (327.6xx days, +-0.0005): +-$0.17 on either line
     assert support["total_usd"] == pytest.approx(64 * months * 0.15 / 12 * (9000 + 28390 / 8), abs=0.2)
     assert _line(held, "hosting")["total_usd"] == pytest.approx(64 * months * 184.06 * (0.4 + 3.3 / 8), abs=0.2)
-    # 0.6990 at month 13.16 in review16; the run 0.3 days longer since est12's refit lowers it by ~0.0001
-    assert sale["resale_usd"] == pytest.approx(576_000 * 0.6990, abs=576_000 * 0.00015)
+    share = 0.6990 * (0.6505 / 0.6990) ** ((sale["month"] - 13.16) / (18 - 13.16))  # log-linear in time
+    assert sale["resale_usd"] == pytest.approx(576_000 * share, abs=576_000 * 0.00015)
 
 
 def test_selling_at_the_work_end_saves_the_months_the_grid_held(held):
-    """Against holding to month 18 (the grid before): 4.84 months of $9,571 hosting and $10,039 support
-    for 64 GPUs is $94,900 of cash less; the resale gains 576,000 x (0.6990 - 0.6505) = $27,900."""
+    """Against holding to month 18 (the grid before): 4.70 months of $9,571 hosting and $10,039 support
+    for 64 GPUs is $91,980 of cash less; the resale gains 576,000 x (0.6975 - 0.6505) = $27,050 (review16,
+    at a run 4.2 days shorter before refit22: 4.84 months, $94,900 and $27,900)."""
     extra = 18 - held["disposal"][0]["month"]
     per_month = 64 * (184.06 * (0.4 + 3.3 / 8) + 0.15 / 12 * (9000 + 28390 / 8))
     assert per_month == pytest.approx(9_571 + 10_039, abs=1)
     cash = _line(held, "support")["total_usd"] + _line(held, "hosting")["total_usd"]
     held_to_18 = per_month * (18 - 73 / DAYS_PER_MONTH)  # the plan before: 15.6 months in service
-    # review16's $94,900 was worked at a run 0.3 days shorter (before est12's refit): $94,693 now
-    assert held_to_18 - cash == pytest.approx(per_month * extra, abs=1) == pytest.approx(94_900, abs=300)
-    assert held["residual_value_usd"] - 576_000 * 0.6505 == pytest.approx(27_900, abs=100)
+    assert held_to_18 - cash == pytest.approx(per_month * extra, abs=1) == pytest.approx(91_980, abs=300)
+    assert held["residual_value_usd"] - 576_000 * 0.6505 == pytest.approx(27_050, abs=100)
 
 
 def test_a_work_end_is_its_own_period_unless_a_period_ends_within_the_step_after_it():
