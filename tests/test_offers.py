@@ -172,7 +172,12 @@ def test_an_offer_with_no_published_largest_order_is_evidenced_at_what_its_sourc
     assert lam.max_gpus_per_order is None and lam.largest_order_seen is None
     assert order_fit(lam, 8).within and not order_fit(lam, 16).within  # one node of 8 is what it lists
     assert "in one node" in order_fit(lam, 16).message
-    assert order_fit(lam, 10_000, one_order=False).within  # held across orders: only a published per-provider limit
+    # held at once over several orders: its published most per provider, else the largest order its sources
+    # show on sale; separate nodes of a per-node listing are not questioned
+    assert order_fit(lam, 10_000, one_order=False).within and lam.provider_evidenced is None
+    assert order_fit(sfc, 1000, one_order=False).within and not order_fit(sfc, 4096, one_order=False).within
+    block = offer(catalog, "h100-sxm", "AWS EC2 Capacity Blocks")
+    assert order_fit(block, 2048, one_order=False).within and order_fit(block, 2049, one_order=False).limit == 2048
 
 
 def test_every_usable_offer_is_enumerated_not_only_the_cheapest(catalog):
