@@ -333,7 +333,7 @@ def test_a_plan_renting_above_the_evidenced_size_says_so_first_and_asks_the_quot
     (line,) = [b for b in p["bill_of_materials"] if b["item"].startswith("h100-sxm rented")]
     assert line["confidence"] == "low"  # the memo's bill of materials grades it as the purchase row does
     caution = next(line for line in summary_text(p).splitlines() if line.startswith("Caution"))
-    assert "No published offer takes the size bought" in caution and "exceed the 1,000" in caution
+    assert "No offer is evidenced at the size rented" in caution and "exceed the 1,000" in caution
     (item,) = [v for v in p["decision"]["verify"] if v["input"] == "rental_rate:h100-sxm"]
     grades = yaml.safe_load(open("catalog/uncertainty.yaml"))["price"]["by_confidence"]
     low, medium = grades["low"]["log_width"], grades["medium"]["log_width"]
