@@ -41,9 +41,7 @@ def test_a_16_gpu_datacenter_job_is_not_built_of_networked_workstations(ada16):
 def _without_workstations(path: Path) -> dict:
     """The plan re-solved without workstations in datacenters; without explanations (its readers
     compare what is bought and what it costs)."""
-    return json.loads(
-        advisor.plan(str(path), as_of=AS_OF, catalog=str(NO_DC_WORKSTATION), explain="none").to_json()
-    )
+    return json.loads(advisor.plan(str(path), as_of=AS_OF, catalog=str(NO_DC_WORKSTATION), explain="none").to_json())
 
 
 HARDWARE = ("purchase_usd", "servers_usd", "network_usd", "storage_usd")
