@@ -69,17 +69,24 @@ def example(name: str) -> dict:
     return yaml.safe_load((EXAMPLE_DIR / f"{name}.yaml").read_text())
 
 
+# the point-basis plans are read for their purchase and decision only (the decision is made at every
+# explanation level; only its `verify`, which they do not read, is an explanation): made without any
+EXPLAINED = {"expected": "full", "point": "none"}
+
+
 @pytest.fixture(scope="module")
 def knife(catalog, rules):
     return {
-        basis: plan(parse_workload({**KNIFE, "decision": basis}), catalog=catalog, rules=rules, as_of=AS_OF)
-        for basis in ("expected", "point")
+        basis: plan(
+            parse_workload({**KNIFE, "decision": basis}), catalog=catalog, rules=rules, as_of=AS_OF, explain=level
+        )
+        for basis, level in EXPLAINED.items()
     }
 
 
 @pytest.fixture(scope="module")
 def knife_edge(catalog, rules):
-    return plan(parse_workload(KNIFE_EDGE), catalog=catalog, rules=rules, as_of=AS_OF)
+    return plan(parse_workload(KNIFE_EDGE), catalog=catalog, rules=rules, as_of=AS_OF, explain="none")
 
 
 def owned(p) -> list[tuple[str, str]]:
@@ -111,8 +118,10 @@ def band(tmp_path_factory, rules):
     path.write_text(yaml.safe_dump(BAND))
     catalog = load_catalog(path)
     return {
-        basis: plan(parse_workload({**BAND_JOB, "decision": basis}), catalog=catalog, rules=rules, as_of=AS_OF)
-        for basis in ("expected", "point")
+        basis: plan(
+            parse_workload({**BAND_JOB, "decision": basis}), catalog=catalog, rules=rules, as_of=AS_OF, explain=level
+        )
+        for basis, level in EXPLAINED.items()
     }
 
 

@@ -105,6 +105,6 @@ def test_gpus_that_serve_for_some_months_are_sold_when_the_serving_ends():
     doc = yaml.safe_load((Path(__file__).resolve().parent.parent / "examples" / "serve-8b-office.yaml").read_text())
     (job,) = [j for j in doc["jobs"] if j["kind"] == "serve"]
     job["months"] = 7
-    p = json.loads(advisor.plan(doc, as_of="2026-12-01").to_json())
+    p = json.loads(advisor.plan(doc, as_of="2026-12-01", explain="none").to_json())  # (disposal: every level)
     (sale,) = p["disposal"]
     assert sale["month"] == pytest.approx(7.0, abs=1e-3) and "when their planned work is done" in sale["message"]

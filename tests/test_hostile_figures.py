@@ -71,7 +71,7 @@ gpus: {allow: [h100-sxm]}
     assert d["status"] == "infeasible" and not d["serving"]
     (why,) = [r for g in d["rejected"] if g["gpu"] == "h100-sxm" for r in g["reasons"]]
     assert why["code"] == "too-many-gpus" and f"{MAX_GPUS:,} GPUs" in why["message"]
-    replicas = float(why["message"].split(" takes ")[1].split(" replicas")[0])
+    replicas = int(why["message"].split(" takes ")[1].split(" replicas")[0].replace(",", ""))  # whole replicas
     rate = float(why["message"].split(" at ")[1].split(" a replica")[0])
     assert replicas > MAX_GPUS and abs(replicas * rate / 1e9 - 1) < 0.01  # 1e9 requests/s at the peak
 

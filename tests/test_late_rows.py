@@ -63,26 +63,29 @@ def cheapest_by_hand(path: Path, catalog, rules) -> tuple[float, int, list[int]]
         ready = cs[0].start_hours / 24
         fewest = next(n for n in range(max(c.count for c in cs), 10**6) if some_order_fits(ready, n, jobs))
         choices.append((fewest, pick))
-    m = build_model(problem, sc, cands)
-    (g,) = m.N
+    m = build_model(problem, sc, cands)  # one model, its bounds set for each choice (the rows run_late
+    (g,) = m.N  # adds are the model's own: a row it adds for one choice must hold for every plan)
     # a bought GPU costs at least its price, tax and burn-in less its best resale: no choice of more
     # GPUs than the cheapest so far can cost less (the model's costs per GPU, whatever the choice pins)
     least_per_gpu = m.buy_cost(g) + min(m.hold_cost(g, lv) for lv in range(len(problem.holdings[g])))
+    most = m.N[g].upBound
     best: tuple[float, int, list[int]] | None = None
     for fewest, pick in sorted(choices):
         if best is not None and fewest * least_per_gpu > best[0]:
             break
-        for pinned in (True, False):
-            m = build_model(problem, sc, cands)
-            for (k, i), y in m.y.items():
-                y.lowBound = y.upBound = int(pick[k] == i)
-            m.N[g].lowBound = fewest
-            m.N[g].upBound = fewest if pinned else m.N[g].upBound
+        for (k, i), y in m.y.items():
+            y.lowBound = y.upBound = int(pick[k] == i)
+        m.N[g].lowBound, m.N[g].upBound = fewest, most
+        _, status, _ = run_late(m, None, 1e-7)
+        assert status != "Infeasible", (pick, fewest)
+        cost, gpus = pulp.value(m.total), m.value(m.N[g])
+        # a plan buying exactly its fewest GPUs is one with them pinned there: else solve for one
+        if gpus > fewest:
+            m.N[g].upBound = fewest
             _, status, _ = run_late(m, None, 1e-7)
-            assert status != "Infeasible", (pick, fewest, pinned)
-        cost = pulp.value(m.total)
+            assert status != "Infeasible", (pick, fewest, "pinned")
         if best is None or cost < best[0]:
-            best = (cost, m.value(m.N[g]), [cands[k][i].count for k, i in enumerate(pick)])
+            best = (cost, gpus, [cands[k][i].count for k, i in enumerate(pick)])
     assert best is not None
     return best
 

@@ -172,7 +172,12 @@ def test_an_offer_with_no_published_largest_order_is_evidenced_at_what_its_sourc
     assert lam.max_gpus_per_order is None and lam.largest_order_seen is None
     assert order_fit(lam, 8).within and not order_fit(lam, 16).within  # one node of 8 is what it lists
     assert "in one node" in order_fit(lam, 16).message
-    assert order_fit(lam, 10_000, one_order=False).within  # held across orders: only a published per-provider limit
+    # held at once over several orders: its published most per provider, else the largest order its sources
+    # show on sale; separate nodes of a per-node listing are not questioned
+    assert order_fit(lam, 10_000, one_order=False).within and lam.provider_evidenced is None
+    assert order_fit(sfc, 1000, one_order=False).within and not order_fit(sfc, 4096, one_order=False).within
+    block = offer(catalog, "h100-sxm", "AWS EC2 Capacity Blocks")
+    assert order_fit(block, 2048, one_order=False).within and order_fit(block, 2049, one_order=False).limit == 2048
 
 
 def test_every_usable_offer_is_enumerated_not_only_the_cheapest(catalog):
@@ -328,7 +333,7 @@ def test_a_plan_renting_above_the_evidenced_size_says_so_first_and_asks_the_quot
     (line,) = [b for b in p["bill_of_materials"] if b["item"].startswith("h100-sxm rented")]
     assert line["confidence"] == "low"  # the memo's bill of materials grades it as the purchase row does
     caution = next(line for line in summary_text(p).splitlines() if line.startswith("Caution"))
-    assert "No published offer takes the size bought" in caution and "exceed the 1,000" in caution
+    assert "No offer is evidenced at the size rented" in caution and "exceed the 1,000" in caution
     (item,) = [v for v in p["decision"]["verify"] if v["input"] == "rental_rate:h100-sxm"]
     grades = yaml.safe_load(open("catalog/uncertainty.yaml"))["price"]["by_confidence"]
     low, medium = grades["low"]["log_width"], grades["medium"]["log_width"]

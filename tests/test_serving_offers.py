@@ -200,7 +200,7 @@ def test_the_quote_to_ask_is_the_priced_offers(catalog, rules):
     priced = priced_offer(Input("rental_rate", A100), [Option.of(problem, "chosen", sol)])
     expected = _holding(A100, 2)
     assert priced is not None
-    offer, band = priced
+    offer, band, _ = priced
     assert (offer.provider, offer.usd_per_gpu_hour, offer.confidence) == (
         expected["provider"],
         expected["usd_per_gpu_hour"],

@@ -70,6 +70,41 @@ def test_the_mixed_request_example_mix_beats_every_single_type(example_plan, cat
     assert plan["serving_mix"]["saving_usd"] == pytest.approx(best - plan["total_cost_usd"], rel=1e-4, abs=1)
 
 
+def test_replica_layouts_are_remembered_by_the_figures_they_read(catalog, rules):
+    """A plan's break-evens rebuild its problem at other prices and reuse the replica layouts already
+    searched (serving_candidates._layouts, remembered for the process). A GPU with other figures under
+    the same id (a --catalog override) gets its own: every candidate's rate is a fresh search's."""
+    from advisor.solve import serving_candidates
+
+    wl = load_workload(EXAMPLES / "serve-8b-office.yaml")
+
+    def rates(cat, fresh: bool) -> dict:
+        if fresh:
+            serving_candidates._LAYOUTS.clear()
+        problem = prepare(wl, cat, rules, AS_OF)
+        return {
+            (c.cls, c.gpu, c.tp, c.pp, c.ownership): c.requests_per_s for cs in problem.serve_candidates for c in cs
+        }
+
+    remembered = rates(catalog, fresh=False)
+    assert remembered == rates(catalog, fresh=True)
+    gid = sorted({key[1] for key in remembered})[0]
+    g = catalog.gpus[gid]
+    slower = g.model_copy(
+        update={
+            "memory_bandwidth_gbps": g.memory_bandwidth_gbps.model_copy(
+                update={"value": g.memory_bandwidth_gbps.value / 2}
+            )
+        }
+    )
+    other = catalog.model_copy(update={"gpus": {**catalog.gpus, gid: slower}})
+    after = rates(other, fresh=False)
+    assert after == rates(other, fresh=True)
+    mine = [key for key in remembered if key[1] == gid]
+    kept = [key for key in mine if key in after]
+    assert kept and all(after[key] < remembered[key] for key in kept), (gid, mine, after)
+
+
 def test_geforce_serving_in_a_datacenter_is_rejected_with_lic001(plan_json, write):
     text = """
 deployment: {context: datacenter, ownership: buy}

@@ -200,18 +200,22 @@ class RentalOffer(Strict):
         return max(self.min_gpus, self.node_gpus), f"in one node, the product {self.provider} lists"
 
     @property
-    def provider_evidenced(self) -> tuple[int, str]:
+    def provider_evidenced(self) -> tuple[int, str] | None:
         """(GPUs, where): the most held at once over several orders its rate is evidenced at: the
-        published most per provider, else what one order is evidenced at."""
+        published most per provider, else the largest order its sources show on sale; None when
+        neither is known (separate nodes of a per-node listing are not questioned)."""
         if self.max_gpus_per_provider is not None:
             return self.max_gpus_per_provider, f"per provider {self.provider} publishes"
-        return self.order_evidenced
+        if self.largest_order_seen is not None:
+            return self.order_evidenced
+        return None
 
     def confidence_at(self, gpus: int, at_once: int = 0) -> Confidence:
         """Its rate's confidence for one order of `gpus`, `at_once` GPUs held on it in all: low above
         the size it is evidenced at (the listed rate is then an assumption: a quote is needed), else
         its own grade."""
-        over = gpus > self.order_evidenced[0] or at_once > self.provider_evidenced[0]
+        most = self.provider_evidenced
+        over = gpus > self.order_evidenced[0] or (most is not None and at_once > most[0])
         return "low" if over else self.confidence
 
     @property

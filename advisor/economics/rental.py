@@ -189,7 +189,7 @@ def order_fit(offer: RentalOffer, count: int, one_order: bool = True) -> OrderFi
     held at once) against the most held at once it is evidenced at (RentalOffer.provider_evidenced).
     Above either the rate is an assumption: 'quote needed'."""
     limits = [(*offer.order_evidenced, "order")] if one_order else []
-    if offer.max_gpus_per_provider is not None or not one_order:
+    if offer.provider_evidenced is not None:
         limits.append((*offer.provider_evidenced, "provider"))
     for limit, where, scope in limits:
         if count > limit:

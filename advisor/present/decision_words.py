@@ -67,11 +67,11 @@ def doubted(p: Plan) -> str | None:
 
 
 def unquoted(p: Plan) -> str | None:
-    """'No published offer takes the size bought: ...' when a rented order is above the largest its
+    """'No offer is evidenced at the size rented: ...' when a rented order is above the largest its
     offer publishes or its sources show on sale (code quote-needed): its rate is then an assumption,
     said on the first lines, not only among the warnings."""
     found = list(dict.fromkeys(w.message for w in p.warnings if w.code == "quote-needed"))
-    return f"No published offer takes the size bought: {'; '.join(found)}" if found else None
+    return f"No offer is evidenced at the size rented: {'; '.join(found)}" if found else None
 
 
 def cautions(p: Plan) -> list[str]:

@@ -90,11 +90,13 @@ def _message(
     n: int, name: str, months: float | None, kept: float | None, resale: Residual, offer: RentalOffer, why: str
 ) -> str:
     """The break-even in words, ending with the offer rented against and why that one (and a quote
-    needed when the fleet is more than the provider publishes it rents)."""
-    order = order_fit(offer, n)  # the fleet, rented at once from one provider as one order would be
+    needed when the fleet is more than the offer's rate is evidenced at held at once: its published
+    most per provider, else the largest order its sources show on sale)."""
+    order = order_fit(offer, n, one_order=False)  # the fleet, held at once from one provider
+    grade = "low" if order.quote_needed else offer.confidence  # above what its rate is evidenced at
     rate = (
         f"${offer.usd_per_gpu_hour:g}/GPU-hour {offer.pricing.replace('_', ' ')} ({offer.provider}, "
-        f"{offer.confidence_at(n)} confidence): {why}{f'; {order.message}' if order.quote_needed else ''}"
+        f"{grade} confidence): {why}{f'; {order.message}' if order.quote_needed else ''}"
     )
     if months is None:
         return f"renting {n} {name} stays cheaper than buying for 10 years, at {rate}"

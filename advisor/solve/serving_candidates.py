@@ -44,6 +44,10 @@ from advisor.solve.serving_offers import no_offer_reason, serving_offer, serving
 
 SERVE_TP = (1, 2, 4, 8)  # inside one server; deeper models add pipeline stages of 8
 SERVE_PP = (2, 4)
+# a request class's replica layouts on a GPU, by the value of what they are computed from (_layouts);
+# beyond MAX_LAYOUTS entries (a 56-type catalog and some 100 request classes), start again
+_LAYOUTS: dict[tuple, list[ReplicaResult]] = {}
+MAX_LAYOUTS = 10_000
 
 
 def serve_classes(problem: Problem) -> list[ServeClass]:
@@ -95,7 +99,21 @@ def _layouts(cls: ServeClass, hw: Hardware, params: ServeParams) -> list[Replica
     """Replica layouts worth offering: tensor parallel sizes inside a server (pipeline stages of 8
     only when none fits), without those a smaller layout beats on requests/s per GPU (same GPUs, at
     least the rate, and a rate per GPU no higher: every offer that holds the larger layout holds the
-    smaller, so the larger one can never be cheaper)."""
+    smaller, so the larger one can never be cheaper). Remembered by value for the process: a plan's
+    break-evens rebuild its problem at other prices (explain/offer_quote.py), and the layouts, which
+    read no price, were most of a serving plan's CPU."""
+    key: tuple = (repr(cls.model), repr(hw), repr(params), cls.precision, cls.input_len, cls.output_len)
+    key += (cls.ttft_ms, cls.tpot_ms, cls.percentile)
+    if (known := _LAYOUTS.get(key)) is not None:
+        return known
+    if len(_LAYOUTS) >= MAX_LAYOUTS:
+        _LAYOUTS.clear()
+    out = _LAYOUTS[key] = _searched_layouts(cls, hw, params)
+    return out
+
+
+def _searched_layouts(cls: ServeClass, hw: Hardware, params: ServeParams) -> list[ReplicaResult]:
+    """_layouts, searched."""
     out: list[ReplicaResult] = []
     for pp in (1,) + SERVE_PP:
         for tp in SERVE_TP if pp == 1 else (8,):
