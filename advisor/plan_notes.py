@@ -144,7 +144,8 @@ def _provider_limits(problem: Problem, sol: Solution) -> Iterator[JSONObject]:
         offers = problem.catalog.gpus[item["gpu"]].rentals(item["rent_kind"])
         offer = next((o for o in offers if o.provider == item["provider"]), None)
         fit = order_fit(offer, item["billed_gpus"], one_order=False) if offer is not None else None
-        if fit is not None and not fit.within and not _order_flagged(sol, item["gpu"], item["provider"]):
+        said = offer is not None and offer.provider_evidenced == offer.order_evidenced  # one limit for both
+        if fit is not None and not fit.within and not (said and _order_flagged(sol, item["gpu"], item["provider"])):
             message = f"{item['gpu']} at {item['provider']}: {fit.message}"
             yield {"rule": None, "code": "quote-needed", "message": message}
 

@@ -132,3 +132,33 @@ def test_verify_grades_the_quoted_offer_by_its_own_order(catalog, rules, tmp_pat
     assert "at this size" not in v["message"] and v["confidence"] == "medium", v["message"]
     assert v["range"][0] == pytest.approx(1.87, abs=0.01), v["range"]
     assert v["count"] == sf[0]["count"], (v["count"], sf[0]["count"])
+
+
+def test_the_break_even_grades_the_rent_by_its_largest_order_too(catalog, rules, tmp_path):
+    """review22b #1: buying 2,048 H100 for one job against Nebius's on-demand rate read 'medium
+    confidence' with no quote needed (only the fleet held at once was checked, and a per-node listing
+    sets no such limit), while renting them grades that order low: one order of 2,048 is 256 of the
+    8-GPU VMs Nebius lists."""
+    path = tmp_path / "buy_od.yaml"
+    path.write_text(BUY_2048.replace("horizon_months: 36}", "horizon_months: 36, rent_kinds: [on_demand]}"))
+    d = json.loads(advisor.plan(advisor.load_workload(path), catalog=catalog, rules=rules, as_of=AS_OF).to_json())
+    (be,) = d["break_even_months"]
+    assert be["rent_provider"].startswith("Nebius") and "medium confidence" not in be["message"], be["message"]
+    assert "quote needed: 2048 GPUs exceed the 8 in one node" in be["message"], be["message"]
+
+
+def test_a_providers_published_limit_is_said_beside_an_order_above_its_own(catalog, rules, tmp_path):
+    """review22b #2: three 1,024-GPU copies on AWS Capacity Blocks (512 per block, 2,048 per provider)
+    said only that 1,024 exceed the 512 per order; the 3,072 held at once past the 2,048 per provider
+    was dropped as 'already said'."""
+    path = tmp_path / "aws.yaml"
+    path.write_text(
+        COPIES.replace("repeat: 8", "repeat: 3")
+        .replace("deadline: 10d", "deadline: 6d")
+        .replace("ownership: rent}", "ownership: rent, rent_kinds: [capacity_block]}")
+    )
+    d = json.loads(advisor.plan(advisor.load_workload(path), catalog=catalog, rules=rules, as_of=AS_OF).to_json())
+    (row,) = d["purchase"]
+    assert row["provider"].startswith("AWS EC2 Capacity Blocks") and row["billed_gpus"] > 2048, row
+    said = [w["message"] for w in d["warnings"] if w["code"] == "quote-needed"]
+    assert any("per order" in m for m in said) and any("2,048 per provider" in m for m in said), said

@@ -207,7 +207,7 @@ class RentalOffer(Strict):
         if self.max_gpus_per_provider is not None:
             return self.max_gpus_per_provider, f"per provider {self.provider} publishes"
         if self.largest_order_seen is not None:
-            return self.order_evidenced
+            return self.largest_order_seen.gpus, f"in one order the sources of {self.provider} show on sale"
         return None
 
     def confidence_at(self, gpus: int, at_once: int = 0) -> Confidence:

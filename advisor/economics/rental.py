@@ -1,6 +1,6 @@
 """Renting as providers sell it: every usable offer of a GPU by kind (on demand, 1- and 3-year
 reservations, capacity blocks, cluster contracts, spot), whether an offer's fabric carries a job
-of n GPUs, whether n is within its published largest order, and what a job costs on it.
+of n GPUs, whether n is within the size its rate is evidenced at, and what a job costs on it.
 
 * a job is billed in whole nodes (a pod rentable by the GPU is billed by the GPU), at least the
   offer's minimum block;
@@ -100,7 +100,7 @@ class RentCost:
     overhead: float  # spot: share of the wall time lost to interruptions
     notes: tuple[str, ...] = ()
     payment: str = "as_used"  # upfront | monthly | as_used
-    quote_needed: bool = False  # the order is above the offer's published largest order
+    quote_needed: bool = False  # the order is above the size the offer's rate is evidenced at (order_fit)
 
 
 @dataclass(frozen=True)
@@ -116,7 +116,7 @@ class FabricFit:
 
 @dataclass(frozen=True)
 class OrderFit:
-    """Whether `count` GPUs are within the offer's published largest order."""
+    """Whether `count` GPUs are within the size the offer's rate is evidenced at (order_fit)."""
 
     within: bool
     limit: int | None  # the binding published limit, if any
@@ -131,7 +131,7 @@ class OrderFit:
 def usable_offers(gpu: GPU, kinds: Sequence[str], econ: Economics | None) -> list[RentOption]:
     """Every dated offer of the allowed kinds (an undated listing is reference only), in the order
     of `kinds`, cheapest first within a kind (ties by provider): all of them, not only the
-    cheapest, so a plan can take another where the cheapest's fabric, order limit or tier does not
+    cheapest, so a plan can take another where the cheapest's fabric or tier does not
     fit. Spot offers carry their interruption rate."""
     out = []
     for kind in dict.fromkeys(kinds):

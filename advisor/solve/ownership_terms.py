@@ -70,7 +70,8 @@ def break_even(
             costs.discount_rate,
         )
         kept = break_even_months(upfront, lambda y: 0.0, monthly_own, monthly_rent, costs.discount_rate)
-        msg = _message(n, gpu.name, months, kept, resale, offer, basis.why)
+        largest = max([c.count for c in sol.chosen if c.gpu == g] + [s.gpus for s, _ in sol.serving if s.gpu == g])
+        msg = _message(n, gpu.name, months, kept, resale, offer, basis.why, largest)
         out.append(
             {
                 "gpu": g,
@@ -87,12 +88,21 @@ def break_even(
 
 
 def _message(
-    n: int, name: str, months: float | None, kept: float | None, resale: Residual, offer: RentalOffer, why: str
+    n: int,
+    name: str,
+    months: float | None,
+    kept: float | None,
+    resale: Residual,
+    offer: RentalOffer,
+    why: str,
+    largest: int,
 ) -> str:
     """The break-even in words, ending with the offer rented against and why that one (and a quote
-    needed when the fleet is more than the offer's rate is evidenced at held at once: its published
-    most per provider, else the largest order its sources show on sale)."""
-    order = order_fit(offer, n, one_order=False)  # the fleet, held at once from one provider
+    needed when its largest job or replica (`largest` GPUs, one order) or the fleet held at once is
+    more than the offer's rate is evidenced at)."""
+    # its largest job or replica as one order, then the fleet held at once from one provider
+    order = next((f for f in (order_fit(offer, largest), order_fit(offer, n, one_order=False)) if f.quote_needed), None)
+    order = order or order_fit(offer, n, one_order=False)
     grade = "low" if order.quote_needed else offer.confidence  # above what its rate is evidenced at
     rate = (
         f"${offer.usd_per_gpu_hour:g}/GPU-hour {offer.pricing.replace('_', ' ')} ({offer.provider}, "

@@ -66,7 +66,7 @@ def at_offer(gpu: str, opt: RentOption) -> str:
 
 
 def quote_needed(opt: RentOption, gpu: str, n: int) -> list[Finding]:
-    """'quote-needed' when n GPUs are more than the offer's published largest order (its rate is then an assumption)."""
+    """'quote-needed' when n GPUs are more than the size the offer's rate is evidenced at (its rate is then an assumption)."""
     order = order_fit(opt.offer, n)
     message = f"{at_offer(gpu, opt)} {order.message}"
     return [{"rule": None, "code": "quote-needed", "message": message}] if order.quote_needed else []

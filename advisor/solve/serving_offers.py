@@ -47,7 +47,7 @@ def no_offer_reason(gpu: GPU, tp: int, pp: int) -> str:
 
 def serving_offer_warnings(opt: RentOption, gpu: str, tp: int, pp: int) -> list[Finding]:
     """What a plan renting a tp x pp replica of `gpu` on `opt` must say: a quote is needed above the
-    offer's published largest order, and the fabric its stages cross when the replica spans nodes."""
+    size the offer's rate is evidenced at, and the fabric its stages cross when the replica spans nodes."""
     n = tp * pp
     out = quote_needed(opt, gpu, n)
     fit = fabric_fit(opt.offer, n)
