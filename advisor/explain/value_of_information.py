@@ -112,12 +112,18 @@ def inputs_of(options: list[Option], draws: Draws) -> list[Input]:
     return sorted(out, key=lambda x: (KINDS.index(x.kind), x.gpu))
 
 
-def scale_given(problem: Problem, draws: Draws, term: RunTerm, z: np.ndarray) -> np.ndarray:
+def scale_given(
+    problem: Problem, draws: Draws, term: RunTerm, z: np.ndarray, types: dict[str, LogDist] | None = None
+) -> np.ndarray:
     """E[a run term's cost scale | the conditioning speed's normal is z] for a sibling GPU type's
     term, whose normal given z is N(rho z, 1 - rho^2) (Gauss-Hermite): 1 / speed, or what a
-    commitment bills at that speed."""
+    commitment bills at that speed. `types`: the GPU types' speed errors already worked out (gpu_speed
+    reads every candidate of the type: a 200-job fleet's verify spent 55 s re-reading them per term)."""
     rho = draws.shared
-    dist = term.speed if term.speed is not None else gpu_speed(problem, term.gpu)
+    types = {} if types is None else types
+    if term.speed is None and term.gpu not in types:
+        types[term.gpu] = gpu_speed(problem, term.gpu)
+    dist = term.speed if term.speed is not None else types[term.gpu]
     nodes, weights = np.polynomial.hermite_e.hermegauss(HERMITE_NODES)
     weights = weights / weights.sum()
     at = rho * z[:, None] + np.sqrt(max(1.0 - rho * rho, 0.0)) * nodes[None, :]
@@ -137,6 +143,7 @@ def conditional_costs(problem: Problem, x: Input, options: list[Option], draws: 
         coef = np.array([o.cost.buy.get(x.gpu, 0.0) for o in options])
         return out + np.outer(b - b.mean(), coef)
     z = draws.z[:, j]
+    types: dict[str, LogDist] = {}
     for a, o in enumerate(options):
         for t in o.cost.terms:
             if t.gpu not in draws.gpus:
@@ -146,7 +153,7 @@ def conditional_costs(problem: Problem, x: Input, options: list[Option], draws: 
                 if t.gpu == x.gpu and t.rented:  # the rate known, the speed still drawn
                     out[:, a] += t.usd * (rate * scale.mean() - (rate * scale).mean())
             elif draws.groups[draws.column(t.gpu)] == draws.groups[j]:  # the terms in the speed, given z
-                given = scale if t.gpu == x.gpu else scale_given(problem, draws, t, z)
+                given = scale if t.gpu == x.gpu else scale_given(problem, draws, t, z, types)
                 out[:, a] += t.usd * (given * rate.mean() - (rate * scale).mean())
     return out
 
