@@ -113,7 +113,7 @@ def operating_points(s: Setup, input_len: float, output_len: float, percentile: 
     return at
 
 
-@dataclass
+@dataclass(frozen=True)
 class ReplicaResult:
     """What one replica sustains: the optimizer's unit (requests/s per replica of `gpus` GPUs)."""
 

@@ -46,7 +46,7 @@ SERVE_TP = (1, 2, 4, 8)  # inside one server; deeper models add pipeline stages 
 SERVE_PP = (2, 4)
 # a request class's replica layouts on a GPU, by the value of what they are computed from (_layouts);
 # beyond MAX_LAYOUTS entries (a 56-type catalog and some 100 request classes), start again
-_LAYOUTS: dict[tuple, list[ReplicaResult]] = {}
+_LAYOUTS: dict[tuple, tuple[ReplicaResult, ...]] = {}  # (frozen results: one problem cannot change another's)
 MAX_LAYOUTS = 10_000
 
 
@@ -104,12 +104,11 @@ def _layouts(cls: ServeClass, hw: Hardware, params: ServeParams) -> list[Replica
     read no price, were most of a serving plan's CPU."""
     key: tuple = (repr(cls.model), repr(hw), repr(params), cls.precision, cls.input_len, cls.output_len)
     key += (cls.ttft_ms, cls.tpot_ms, cls.percentile)
-    if (known := _LAYOUTS.get(key)) is not None:
-        return known
-    if len(_LAYOUTS) >= MAX_LAYOUTS:
-        _LAYOUTS.clear()
-    out = _LAYOUTS[key] = _searched_layouts(cls, hw, params)
-    return out
+    if (known := _LAYOUTS.get(key)) is None:
+        if len(_LAYOUTS) >= MAX_LAYOUTS:
+            _LAYOUTS.clear()
+        known = _LAYOUTS[key] = tuple(_searched_layouts(cls, hw, params))
+    return list(known)
 
 
 def _searched_layouts(cls: ServeClass, hw: Hardware, params: ServeParams) -> list[ReplicaResult]:
