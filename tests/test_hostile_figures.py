@@ -124,6 +124,10 @@ def test_a_horizon_or_serving_period_under_a_day_is_refused(run, write):
     assert code == 2 and not out and "`deployment.horizon_months`" in err, err
     assert f"at least {MIN_MONTHS:.3f} months (one day)" in err, err
     assert run("validate", write(doc.format(0.033)))[0] == 0
+    # the schema states the least the validator takes, not a rounding of it (0.0329 refused 0.03286)
+    schema = json.loads(run("schema")[1])
+    least = schema["$defs"]["Deployment"]["properties"]["horizon_months"]["minimum"]
+    assert least == 24 / (8760 / 12) and run("validate", write(doc.format(repr(least))))[0] == 0
     serve = (
         "deployment: {context: cloud}\nkind: serve\nmodel: llama-3.1-8b\nmonths: 0.01\n"
         "traffic: {requests_per_s: 1, input_tokens: 100, output_tokens: 100}\n"

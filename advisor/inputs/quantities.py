@@ -85,7 +85,7 @@ def at_least_a_day(months: float) -> float:
 
 
 # the schema of a field checked by at_least_a_day
-MONTHS_SCHEMA: dict[str, JsonValue] = {"minimum": round(MIN_MONTHS, 4)}
+MONTHS_SCHEMA: dict[str, JsonValue] = {"minimum": MIN_MONTHS}  # exactly what the validator takes
 
 
 def usd_amount(value: object, what: str) -> float:
