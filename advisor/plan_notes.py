@@ -133,8 +133,8 @@ def _network_warnings(problem: Problem, sol: Solution) -> Iterator[JSONObject]:
 
 
 def _provider_limits(problem: Problem, sol: Solution) -> Iterator[JSONObject]:
-    """A provider's most GPUs held at once its rate is evidenced at (published per provider, else what
-    one order is evidenced at), against all the GPUs the plan rents from it at once
+    """A provider's most GPUs held at once its rate is evidenced at (published per provider, else the
+    largest order its sources show on sale: RentalOffer.provider_evidenced), against all the GPUs the plan rents from it at once
     (purchase[].billed_gpus): each job's order was checked alone (solve/rental_offers.quote_needed), and
     five 512-GPU copies at once are 2,560 GPUs from one provider. Begins 'GPU at PROVIDER:' so the RFQ
     attaches it to that item."""

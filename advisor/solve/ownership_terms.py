@@ -70,7 +70,9 @@ def break_even(
             costs.discount_rate,
         )
         kept = break_even_months(upfront, lambda y: 0.0, monthly_own, monthly_rent, costs.discount_rate)
-        largest = max([c.count for c in sol.chosen if c.gpu == g] + [s.gpus for s, _ in sol.serving if s.gpu == g])
+        largest = max(
+            [c.count for c in sol.chosen if c.gpu == g] + [s.gpus for s, _ in sol.serving if s.gpu == g] or [n]
+        )
         msg = _message(n, gpu.name, months, kept, resale, offer, basis.why, largest)
         out.append(
             {
@@ -100,9 +102,9 @@ def _message(
     """The break-even in words, ending with the offer rented against and why that one (and a quote
     needed when its largest job or replica (`largest` GPUs, one order) or the fleet held at once is
     more than the offer's rate is evidenced at)."""
-    # its largest job or replica as one order, then the fleet held at once from one provider
-    order = next((f for f in (order_fit(offer, largest), order_fit(offer, n, one_order=False)) if f.quote_needed), None)
-    order = order or order_fit(offer, n, one_order=False)
+    order = order_fit(offer, largest)  # its largest job or replica as one order,
+    if order.within:  # then the fleet held at once from one provider
+        order = order_fit(offer, n, one_order=False)
     grade = "low" if order.quote_needed else offer.confidence  # above what its rate is evidenced at
     rate = (
         f"${offer.usd_per_gpu_hour:g}/GPU-hour {offer.pricing.replace('_', ' ')} ({offer.provider}, "
