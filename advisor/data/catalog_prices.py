@@ -195,9 +195,7 @@ class RentalOffer(Strict):
         order, else the largest its sources show on sale, else one node, the product it lists."""
         if self.max_gpus_per_order is not None:
             return self.max_gpus_per_order, f"per order {self.provider} publishes"
-        if self.largest_order_seen is not None:
-            return self.largest_order_seen.gpus, f"in one order the sources of {self.provider} show on sale"
-        return max(self.min_gpus, self.node_gpus), f"in one node, the product {self.provider} lists"
+        return self._seen or (max(self.min_gpus, self.node_gpus), f"in one node, the product {self.provider} lists")
 
     @property
     def provider_evidenced(self) -> tuple[int, str] | None:
@@ -206,9 +204,13 @@ class RentalOffer(Strict):
         neither is known (separate nodes of a per-node listing are not questioned)."""
         if self.max_gpus_per_provider is not None:
             return self.max_gpus_per_provider, f"per provider {self.provider} publishes"
-        if self.largest_order_seen is not None:
-            return self.largest_order_seen.gpus, f"in one order the sources of {self.provider} show on sale"
-        return None
+        return self._seen
+
+    @property
+    def _seen(self) -> tuple[int, str] | None:
+        """(GPUs, where) of `largest_order_seen`, if any."""
+        seen = self.largest_order_seen
+        return None if seen is None else (seen.gpus, f"in one order the sources of {self.provider} show on sale")
 
     def confidence_at(self, gpus: int, at_once: int = 0) -> Confidence:
         """Its rate's confidence for one order of `gpus`, `at_once` GPUs held on it in all: low above

@@ -281,10 +281,10 @@ def entry(
     d, unit, what = (rent_d, "/GPU-hour", "rental") if rented else (buy_d, " per GPU", "purchase")
     priced = priced_offer(x, options, chosen) if rented else None
     offer = priced[0] if priced is not None else None
-    if priced is not None:  # what that provider is asked for: 256 on SF Compute, not 258 with RunPod's 2
-        count = held_on(problem, priced[2].sol, x.gpu, priced[0].provider) or count
     graded = f"{conf or 'unknown'} confidence"
     if priced is not None:  # the offer the plan renting it is priced at, not the type's cheapest
+        # what that provider is asked for: 256 on SF Compute, not 258 with RunPod's 2
+        count = held_on(problem, priced[2].sol, x.gpu, priced[0].provider) or count
         price, d, conf = priced[0].usd_per_gpu_hour, priced[1], priced[0].confidence
         graded = f"{conf} confidence"
         if d != rate_dist(priced[0]):  # above the size its rate is evidenced at: drawn at the low grade
