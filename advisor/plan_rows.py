@@ -7,7 +7,7 @@ import math
 from typing import Any
 
 from advisor.solve import ledger
-from advisor.solve.constraints.gpu_count import held_on
+from advisor.solve.constraints.gpu_count import held_counts
 from advisor.solve.problem import Problem, ServeCandidate
 from advisor.solve.serving_bridge import stands_in_for
 from advisor.solve.serving_nodes import bill_key
@@ -85,13 +85,14 @@ def purchase_rows(problem: Problem, sol: Solution) -> list[JSONObject]:
     GPUs rented on demand to serve, per GPU type and offer (each layout's own: solve/serving_offers.py)."""
     items = ledger.purchase_items(problem, sol)
     rented: dict[tuple[str, str], JSONObject] = {}
+    at_once = held_counts(problem, sol)
     for c, n in sol.serving:  # serving replicas rented on demand for the serving months
         key = bill_key(c)
         if key is None or c.offer is None:
             continue
         entry = rented.setdefault(key, _rented_row(c, "serving"))
         entry["count"] += c.gpus * n
-        if c.offer.offer.confidence_at(c.gpus, held_on(problem, sol, c.gpu, c.offer.offer.provider)) == "low":
+        if c.offer.offer.confidence_at(c.gpus, at_once.get((c.gpu, c.offer.offer.provider), 0)) == "low":
             entry["confidence"] = "low"  # replicas held at once above what its rate is evidenced at
         entry["gpu_hours"] += c.gpu_hours * n
     for key, entry in rented.items():  # an offer sold by whole nodes bills the idle GPUs of its nodes too

@@ -18,7 +18,7 @@ value (`total_cost_usd`).
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -26,7 +26,7 @@ import numpy as np
 
 from advisor.data.uncertainty import LogDist, rate_dist
 from advisor.explain.draws import Draws, estimate_speed, replica_speed
-from advisor.solve.constraints.gpu_count import held_on
+from advisor.solve.constraints.gpu_count import held_counts
 from advisor.solve.model import Model
 from advisor.solve.rental_offers import rent_offers
 from advisor.solve.reserved import paid_training
@@ -71,9 +71,10 @@ class RunTerm:
         return self.usd * self.rates(draws) * self.scale(self.speeds(draws))
 
 
-def run_term(problem: Problem, c: Any, n: float, at_once: int = 0) -> RunTerm:
-    """The run cost of `n` copies of candidate (or serving layout) c as a RunTerm (`at_once`: the GPUs
-    the plan holds on its offer in all, which its rate must be evidenced at too)."""
+def run_term(problem: Problem, c: Any, n: float, held: Mapping[tuple[str, str], int] | None = None) -> RunTerm:
+    """The run cost of `n` copies of candidate (or serving layout) c as a RunTerm (`held`: the GPUs the
+    plan holds at once per (GPU, provider), solve/constraints/gpu_count.held_counts, which its offer's
+    rate must be evidenced at too)."""
     rented = c.ownership == "rent"
     opt = getattr(c, "offer", None)
     training = hasattr(c, "estimate")
@@ -82,17 +83,13 @@ def run_term(problem: Problem, c: Any, n: float, at_once: int = 0) -> RunTerm:
         c.gpu,
         c.run_cost_usd * n,
         rented,
-        rate_dist(opt.offer, c.order_gpus, at_once) if rented and opt is not None else None,
+        rate_dist(opt.offer, c.order_gpus, (held or {}).get((c.gpu, opt.offer.provider), 0))
+        if rented and opt is not None
+        else None,
         estimate_speed(problem, c) if measured else (None if training else replica_speed(problem, c)),
         c if training else None,
         opt.offer.provider if rented and opt is not None else None,
     )
-
-
-def _held(problem: Problem, sol: Solution, c: Any) -> int:
-    """The GPUs `sol` holds at once on c's rental offer (0: bought)."""
-    opt = getattr(c, "offer", None)
-    return held_on(problem, sol, c.gpu, opt.offer.provider) if c.ownership == "rent" and opt is not None else 0
 
 
 @dataclass(frozen=True)
@@ -114,7 +111,8 @@ class PlanCost:
             upfront, held = m.per_price_usd(g)
             buy[g] = m.price(g) * (upfront * n + sum(held[lv] * k for lv, k in sol.held.get(g, {}).items()))
         paid = paid_training(problem, sol.assignment) + sol.paid_serving
-        terms = tuple(run_term(problem, c, n, _held(problem, sol, c)) for c, n in paid)
+        at_once = held_counts(problem, sol)
+        terms = tuple(run_term(problem, c, n, at_once) for c, n in paid)
         total = float(sol.objective_usd or 0.0)
         fixed = total - sum(buy.values()) - sum(t.usd for t in terms)
         return cls(fixed, buy, terms)
