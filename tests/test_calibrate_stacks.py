@@ -173,3 +173,33 @@ def test_an_fp8_ceiling_derived_from_the_bf16_one_is_not_lowered_by_slower_fp8_r
     assert r.exit_code == 0, r.output
     caps = yaml.safe_load(out.read_text())["estimator"].get("mfu_cap", {}).get("hopper", {})
     assert caps.get("fp8", derived) >= derived > 0.4
+
+
+def _line(stack: str, loo: float | None, constant: float, pooled: bool = False) -> dict:
+    line = {"stack": stack, "rows": 3, "pooled": pooled, "constant_mfu": constant}
+    return line if loo is None else dict(line, leave_one_out=loo)
+
+
+def test_the_verdict_counts_the_single_stacks_within_the_target_from_the_lines():
+    """docs/accuracy.md's count of stacks within 5% was written by hand and went stale (it said 5 of 12
+    with NeMo out when 6 were in, NeMo among them): the bench now writes it from its own lines. A
+    refused stack is out; a pooled publisher is named apart, not counted; 5.0% exactly is within."""
+    lines = [
+        _line("a", 0.05, 0.04),
+        _line("b", 0.0501, 0.09),
+        _line("c", None, 0.10),  # refused by advisor calibrate
+        _line("d", 0.02, 0.03),
+        _line("p (all 2 sources)", 0.03, 0.20, pooled=True),
+    ]
+    v = calibrate_stacks.verdict(lines)
+    assert v.startswith("Within 5.0% leave-one-out: 2 of the 4 single stacks (a, d).")
+    assert "Out: b 5.0%, c refused." in v and "Pooled: p (all 2 sources) 3.0%." in v
+    assert v.endswith("The constant-MFU rule does better on: a 4.0%.")
+
+
+@pytest.mark.slow
+def test_the_docs_verdict_is_the_measured_one(measured):
+    """The line under the table in docs/accuracy.md is the bench's verdict on today's rows."""
+    doc = (Path(__file__).resolve().parent.parent / "docs" / "accuracy.md").read_text(encoding="utf-8")
+    block = doc.split(calibrate_stacks.BEGIN, 1)[1].split(calibrate_stacks.END, 1)[0]
+    assert calibrate_stacks.verdict(list(measured.values())) in block.splitlines()
