@@ -672,3 +672,21 @@ def test_estimate_json_shows_sequence_and_parallel_sizes(catalog):
     assert out["layout"]["seq_len"] == out["model"]["seq_len"]
     for key in ("data_parallel", "tensor_parallel", "pipeline_parallel", "context_parallel"):
         assert key in out["layout"]
+
+
+def test_blackwell_attention_runs_at_todays_kernels_rate_from_the_flashattention_4_paper(catalog, p):
+    """Every B200 calibration row ran Transformer Engine's cuDNN attention (today's kernels), but Blackwell
+    had no `attention_kernel_speedup`: its attention ran at the FA2-era share it takes from Hopper, about
+    half of cuDNN's, so the attention-heavy 8B rows were slow against the 405B ones (Megatron-Bridge's
+    stack: B200 8B -7% and 405B +9% in-sample, 6.9% leave-one-out). FlashAttention-4 (arXiv:2603.05451):
+    "up to 1.3x speedup over cuDNN 9.13", "1613 TFLOPs/s" on B200: cuDNN at least 1613 / 1.3 TFLOPs,
+    over FA2's 35% of the H100 (FlashAttention-3)."""
+    from advisor.perf.training import seconds_per_token
+
+    b200 = catalog.gpus["b200"]
+    by_hand = 1613.0 / 1.3 / b200.dense_tflops("bf16") / 0.35
+    assert p.attention_kernel_speedup["blackwell"] == pytest.approx(by_hand, abs=0.005)
+    job = JobSpec(model=_preset(catalog, "llama-3-8b"), precision="fp8")
+    _, today = seconds_per_token(job, b200, p, 1, False)
+    _, fa2 = seconds_per_token(replace(job, attention_kernel="fa2"), b200, p, 1, False)
+    assert fa2 / today == pytest.approx(by_hand, abs=0.005)
