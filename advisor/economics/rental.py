@@ -197,12 +197,12 @@ def order_fit(offer: RentalOffer, count: int, one_order: bool = True) -> OrderFi
                 False,
                 limit,
                 scope,
-                f"quote needed: {count} GPUs exceed the {limit:,} {where}; costed at its listed "
+                f"quote needed: {count:,} GPUs exceed the {limit:,} {where}; costed at its listed "
                 f"${offer.usd_per_gpu_hour:g}/GPU-h, which is an assumption above that size",
             )
     held = ", ".join(f"{limit:,} {where}" for limit, where, _ in limits)
     return OrderFit(
-        True, None, None, f"{count} GPUs within the {held}" if held else f"{offer.provider} publishes no limit"
+        True, None, None, f"{count:,} GPUs within the {held}" if held else f"{offer.provider} publishes no limit"
     )
 
 
