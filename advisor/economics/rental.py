@@ -173,12 +173,13 @@ def fabric_fit(offer: RentalOffer, count: int) -> FabricFit:
         if fab.kind == "none"
         else "the provider publishes no fabric between its nodes"
     )
+    unsized = " (its node size is not published: one GPU per node is assumed)" if offer.gpus_per_node is None else ""
     return FabricFit(
         False,
         nodes,
         fab.kind,
         None,
-        f"{count} GPUs need {nodes} nodes of {offer.node_gpus} at {offer.provider}, but {why}",
+        f"{count} GPUs need {nodes} nodes of {offer.node_gpus}{unsized} at {offer.provider}, but {why}",
     )
 
 
