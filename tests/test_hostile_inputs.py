@@ -1,0 +1,62 @@
+"""Hostile inputs (hostile23): figures of the right type and sign that no workload has -- a training run
+measured at 1e-12 tokens/s, a power limit, utilization, storage, goodput or spread of 1e-300 -- are
+refused at the input (exit 2: the file, the line, the field, what is allowed and why), never planned
+(exit 0 with the figure printed) or left to the solver (exit 3)."""
+
+from __future__ import annotations
+
+import json
+
+from advisor.data.catalog import load_catalog
+
+TRAIN_RUN = """\
+deployment: {context: cloud, ownership: rent, horizon_months: 12}
+model: gpt2-124m
+tokens: 10B
+measured:
+  - {gpu: rtx-4090, count: 1, tokens_per_s: RATE, date: 2026-10-01}
+"""
+
+
+def _least_training_rate() -> tuple[float, float]:
+    """(tokens/s, floor): the slowest figure that can be a run of gpt2-124m on one RTX 4090 in bf16 --
+    the calibration set's lowest MFU (measured_mfu_floor) on one GPU, read as sequences/s of the
+    preset's 1,024 tokens -- worked from the catalog's figures."""
+    from advisor.perf.estimate import params_from
+    from advisor.perf.jobspec import preset_spec
+    from advisor.perf.training import mfu_flops_per_token
+
+    catalog = load_catalog()
+    model = preset_spec(catalog, "gpt2-124m")
+    assert model.seq_len == 1024
+    peak = catalog.gpus["rtx-4090"].dense_tflops("bf16") * 1e12
+    floor = params_from(catalog).measured_mfu_floor
+    return floor * peak / mfu_flops_per_token(model, "pretrain") / 1024, floor
+
+
+def test_a_training_run_no_reading_makes_a_run_is_refused(run, write):
+    """`measured: tokens_per_s: 1e-12` was only doubted, and the plan rented an RTX A6000 for 136 days
+    on it (exit 0). Below the lowest published MFU even read as one GPU's sequences/s (Hugging Face's
+    train_samples_per_second) it is exit 2 at its field, with the least it takes; a slow run above
+    that (a single GPU at 1% MFU: below the published runs, but a run) is planned and doubted."""
+    least, floor = _least_training_rate()
+    assert 20 < least < 30  # 24 tokens/s: 0.012% MFU on one card
+    for rate in ("1e-12", "1e-300", f"{least * 0.99:.6g}"):
+        code, out, err = run("plan", write(TRAIN_RUN.replace("RATE", rate)), "--format", "json")
+        assert code == 2 and not out, err
+        assert "workload.yaml:5:45: `jobs[0].measured[0].tokens_per_s`: " in err and "Traceback" not in err, err
+        assert f"give at least {least:,.0f}, in tokens/s over all 1 GPU" in err and f"({100 * floor:.1f}%)" in err
+    code, out, err = run("plan", write(TRAIN_RUN.replace("RATE", f"{least * 1.01:.6g}")), "--format", "json")
+    assert code == 0, err
+    codes = [w["code"] for w in json.loads(out)["warnings"]]
+    assert "measurement-doubt" in codes
+
+
+def test_calibrate_refuses_a_run_no_reading_makes_a_run(run, write, tmp_path):
+    """`advisor calibrate` fitted a 1e-12 tokens/s run (framework_efficiency 1.8e-18 in the estimator it
+    wrote): the same rule refuses it, naming the file, line and column."""
+    rows = "gpu,count,tokens_per_s,model\nh100-sxm,8,400000,gpt2-1558m\nh100-sxm,8,1e-12,gpt2-1558m\n"
+    out = tmp_path / "est.yaml"
+    code, text, err = run("calibrate", write(rows, "runs.csv"), "-o", out)
+    assert code == 2 and not text and not out.exists(), err
+    assert "runs.csv, line 3, field tokens_per_s: 1e-12 tokens/s on 8 x h100-sxm is no run of this job" in err, err
