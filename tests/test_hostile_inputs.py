@@ -6,8 +6,12 @@ refused at the input (exit 2: the file, the line, the field, what is allowed and
 from __future__ import annotations
 
 import json
+import re
+
+import pytest
 
 from advisor.data.catalog import load_catalog
+from advisor.inputs.quantities import MIN_POWER_KW, MIN_SHARE, MIN_STORAGE_TB
 
 TRAIN_RUN = """\
 deployment: {context: cloud, ownership: rent, horizon_months: 12}
@@ -60,3 +64,57 @@ def test_calibrate_refuses_a_run_no_reading_makes_a_run(run, write, tmp_path):
     code, text, err = run("calibrate", write(rows, "runs.csv"), "-o", out)
     assert code == 2 and not text and not out.exists(), err
     assert "runs.csv, line 3, field tokens_per_s: 1e-12 tokens/s on 8 x h100-sxm is no run of this job" in err, err
+
+
+DEPLOY = "deployment: {{context: datacenter, ownership: any, {field}: {value}}}\nmodel: gpt2-124m\ntokens: 1B\ndeadline: 7d\n"
+JOB = "deployment: {{context: datacenter}}\nmodel: gpt2-124m\ntokens: 1B\ndeadline: 7d\n{field}: {value}\n"
+SPREAD = (
+    "deployment: {{context: datacenter}}\nmodel: gpt2-124m\ntokens: 1B\ndeadline: 7d\n"
+    "measured:\n  - {{gpu: h100-sxm, count: 1, tokens_per_s: 300K, date: 2026-10-01, spread: {value}}}\n"
+)
+SERVE_SPREAD = (
+    "deployment: {{context: cloud}}\nkind: serve\nmodel: llama-3.1-8b\n"
+    "traffic: {{requests_per_s: 1, input_tokens: 100, output_tokens: 100}}\nmeasured:\n"
+    "  - {{gpu: h100-sxm, count: 1, input_len: 100, output_len: 100, output_tokens_per_s: 5000, spread: {value}}}\n"
+)
+FINANCE = "deployment: {{context: datacenter}}\nfinance: {{utilization: {value}}}\nmodel: gpt2-124m\ntokens: 1B\n"
+
+
+@pytest.mark.parametrize(
+    "doc, field, least, allowed, schema_at",
+    [
+        (DEPLOY, "power_limit_kw", MIN_POWER_KW, "1 W: the least a GPU may draw", ("Deployment", "power_limit_kw")),
+        (DEPLOY, "utilization", MIN_SHARE, "give at least 0.01", ("Deployment", "utilization")),
+        (DEPLOY, "storage_tb", MIN_STORAGE_TB, "give 0 or at least 0.001", ("Deployment", "storage_tb")),
+        (FINANCE, "utilization", MIN_SHARE, "give at least 0.01", ("Finance", "utilization")),
+        (JOB, "goodput", MIN_SHARE, "give at least 0.01", ("Job", "goodput")),
+        (SPREAD, "spread", MIN_SHARE, "give at least 0.01", ("Measurement", "spread")),
+        (SERVE_SPREAD, "spread", MIN_SHARE, "give at least 0.01", ("MeasuredServing", "spread")),
+    ],
+)
+def test_a_share_or_size_below_its_physical_floor_is_refused_as_the_schema_says(
+    run, write, doc, field, least, allowed, schema_at
+):
+    """1e-300 was taken for each (a goodput of 1e-300 left no plan, exit 3, naming no field): each has a
+    floor with its reason, and the schema states exactly that floor (the least it takes is valid)."""
+    for value in ("1e-300", f"{least * 0.9:g}", "-1"):
+        code, out, err = run("validate", write(doc.format(field=field, value=value)))
+        assert code == 2 and not out, err
+        assert re.match(r"error: \S*workload\.yaml:\d+:\d+: `\S*" + field + "`: ", err), err
+        assert allowed in err or value == "-1", err  # (a negative power is refused by the unit parser's words)
+    assert run("validate", write(doc.format(field=field, value=repr(least))))[0] == 0
+    schema = json.loads(run("schema")[1])
+    prop = schema["$defs"][schema_at[0]]["properties"][schema_at[1]]
+    lower = [(k, v) for k, v in _walk(prop) if k in ("minimum", "exclusiveMinimum")]
+    assert lower == [("minimum", least)], prop  # the validator's floor, and no looser bound beside it
+
+
+def _walk(schema: object):
+    """Every (key, value) of a JSON schema, nested anyOf branches included."""
+    if isinstance(schema, dict):
+        for k, v in schema.items():
+            yield k, v
+            yield from _walk(v)
+    elif isinstance(schema, list):
+        for v in schema:
+            yield from _walk(v)
