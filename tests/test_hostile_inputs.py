@@ -118,3 +118,16 @@ def _walk(schema: object):
     elif isinstance(schema, list):
         for v in schema:
             yield from _walk(v)
+
+
+def test_an_id_argument_of_any_length_is_refused_in_a_line(run):
+    """`catalog show` and `rules show` echoed a 100,000-character id whole (100 KB on stderr): they check
+    their id as every other id argument is (inputs/arguments.text: 1 to 200 characters)."""
+    from advisor.inputs.arguments import MAX_TEXT
+
+    for command in (("catalog", "show"), ("rules", "show")):
+        code, out, err = run(*command, "a" * 100_000)
+        assert code == 2 and not out and len(err) < 400, err[:400]
+        assert f"`ID`: must be text of 1 to {MAX_TEXT} characters" in err and "(100,000 characters)" in err, err
+        code, _, err = run(*command, "a" * MAX_TEXT)
+        assert code == 2 and "unknown" in err  # within the limit: looked up, and not found
