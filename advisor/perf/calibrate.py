@@ -39,7 +39,16 @@ from advisor.perf.jobspec import JobSpec, ModelSpec, below_one_sequence, preset_
 from advisor.perf.layout import STRATEGIES, STRATEGY_ALIASES
 from advisor.perf.measured import beyond_peak, no_reading
 from advisor.perf.published_mfu import mfu_cap, run_scale
-from advisor.perf.run_columns import ATTENTION_KERNELS, TRAINING_KINDS, flag, number, run_lines, word
+from advisor.perf.run_columns import (
+    ATTENTION_KERNELS,
+    TRAINING_KINDS,
+    check_cells,
+    check_header,
+    flag,
+    number,
+    run_lines,
+    word,
+)
 from advisor.perf.stated_layout import LAYOUT_FIELDS, run_estimate, stated_layout
 from advisor.perf.training import generation, mfu_flops_per_token, op_sac_recompute_fraction
 
@@ -91,8 +100,10 @@ def read_runs(path: str | Path, catalog: Catalog) -> list[Run]:
     name = str(path)
     body = run_lines(path)
     reader = csv.DictReader(t for _, t in body)
+    check_header(reader.fieldnames, body[0][0], name)
     runs, p = [], params_from(catalog)
     for (line, _), row in zip(body[1:], reader):
+        check_cells(row, line, name, len(reader.fieldnames or ()))
         if (row.get("basis") or "measured") not in ("measured", "derived"):
             continue  # calibration.csv: end-to-end, pair and excluded rows are not steady-state speeds
         runs.append(_run(row, catalog, line, name))
