@@ -131,3 +131,26 @@ def test_an_id_argument_of_any_length_is_refused_in_a_line(run):
         assert f"`ID`: must be text of 1 to {MAX_TEXT} characters" in err and "(100,000 characters)" in err, err
         code, _, err = run(*command, "a" * MAX_TEXT)
         assert code == 2 and "unknown" in err  # within the limit: looked up, and not found
+
+
+@pytest.mark.parametrize(
+    "entry, allowed",
+    [
+        ("batch_tokens_by_params: []", "a list of at least one [parameters, global batch tokens] pair"),  # IndexError
+        ("batch_tokens_by_params: [[1, 0]]", "each at least 1"),  # blamed the workload's global_batch_tokens
+        ("framework_efficiency: 0.9", "with a `default`"),  # AttributeError: a number has no .get
+        ("no_p2p_factor: 0", "a share above 0 and at most 1"),  # ZeroDivisionError
+        ("usable_memory_fraction: 0", "a share above 0 and at most 1"),  # no job fit: exit 3
+        ("usable_memory_fraction: 5", "a share above 0 and at most 1"),  # five times the memory: planned
+        ("comm_overlap: 5", "a share of the traffic hidden, from 0 to 1"),  # five times the traffic hidden: planned
+    ],
+)
+def test_an_estimator_override_out_of_its_kind_is_refused_naming_the_override(run, write, entry, allowed):
+    """`--catalog` estimator figures the checker took as 'any number at or above zero' crashed the plan
+    (exit 1), left it without a GPU (exit 3), planned on them (exit 0) or blamed the workload: each is
+    refused at the override's key, with what it takes."""
+    override = write(f"estimator:\n  {entry}\n", "mine.yaml")
+    workload = write("deployment: {context: datacenter}\nmodel: gpt2-124m\ntokens: 1B\ndeadline: 7d\ngpus: 8\n")
+    code, out, err = run("plan", workload, "--catalog", override)
+    key = entry.split(":")[0]
+    assert code == 2 and not out and f"mine.yaml: `estimator.{key}` must be " in err and allowed in err, err
