@@ -154,3 +154,21 @@ def test_an_estimator_override_out_of_its_kind_is_refused_naming_the_override(ru
     code, out, err = run("plan", workload, "--catalog", override)
     key = entry.split(":")[0]
     assert code == 2 and not out and f"mine.yaml: `estimator.{key}` must be " in err and allowed in err, err
+
+
+def test_a_memo_or_rfq_output_name_too_long_or_taken_is_refused_naming_it(run, write, tmp_path, monkeypatch):
+    """`-o` with a 300-character name solved, then failed to write (OSError, exit 1): it is refused
+    before any work, as a name of at most MAX_TEXT bytes. A chart of another memo with the same stem
+    (a.md's a_files/ beside a.MD) was refused naming the workload's line 3 and the library's `force`:
+    it names the chart and --force."""
+    from advisor.inputs.arguments import MAX_TEXT
+
+    monkeypatch.chdir(tmp_path)
+    workload = write("deployment: {context: office, ownership: buy}\nmodel: gpt2-124m\ntokens: 1B\ndeadline: 7d\n")
+    for command in ("memo", "rfq"):
+        code, out, err = run(command, workload, "-o", "m" * 300 + ".md")
+        assert code == 2 and not out and f"a file name of 303 bytes; give one of at most {MAX_TEXT}" in err, err
+    assert run("memo", workload, "-o", "a.md")[0] in (0, 3)
+    code, _, err = run("memo", workload, "-o", "a.MD")
+    assert code == 2 and err.startswith("error: a_files/") and "already exists; pass --force" in err, err
+    assert "workload.yaml" not in err

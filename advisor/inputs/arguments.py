@@ -168,6 +168,13 @@ def output_file(value: Any, name: str = "output", force: bool = False, force_as:
     `force_as`, as the caller writes it: `--force` on the command line)."""
     target = Path(path()(value, name))
     where = str(target)
+    if len(os.fsencode(target.name)) > MAX_TEXT:  # (300 characters: OSError, exit 1, after the solve)
+        raise InputError(
+            f"{show(where)}: a file name of {len(os.fsencode(target.name)):,} bytes; give one of at most {MAX_TEXT} "
+            "(file systems take 255, and the file is written first under a longer temporary name beside it)",
+            file=where,
+            field=name,
+        )
     if not target.parent.is_dir():
         raise InputError(
             f"{where}: the folder {target.parent} does not exist; create it first or write elsewhere",
