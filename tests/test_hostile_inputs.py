@@ -172,3 +172,20 @@ def test_a_memo_or_rfq_output_name_too_long_or_taken_is_refused_naming_it(run, w
     code, _, err = run("memo", workload, "-o", "a.MD")
     assert code == 2 and err.startswith("error: a_files/") and "already exists; pass --force" in err, err
     assert "workload.yaml" not in err
+
+
+def test_a_preset_whose_layers_hold_more_than_its_params_is_refused(run, write):
+    """A `--catalog` preset of 1,000 parameters in GPT-2's 12 layers of 768 planned its training in
+    "0 GPU-hours" (a workload's own shape was refused so, hostile22; a preset was not): the catalog
+    refuses it with the matrices' count, by the workload's formula (84,934,656 = 12 x 12 x 768^2)."""
+    preset = (
+        "{params: 1000, layers: 12, hidden: 768, heads: 12, kv_heads: 12, ffn: 3072, vocab: 50257, "
+        "seq_len: 1024, tied_embeddings: true, source: [hf_gpt2_config]}"
+    )
+    override = write(f"models:\n  mine: {preset}\n", "mine.yaml")
+    workload = write("deployment: {context: datacenter}\nmodel: mine\ntokens: 1B\ndeadline: 7d\n")
+    code, out, err = run("plan", workload, "--catalog", override)
+    assert code == 2 and not out and "mine.yaml: models entry 'mine'" in err, err
+    assert f"hold {12 * 12 * 768**2:,} parameters in their matrices alone, more than params (1,000)" in err, err
+    fine = write(f"models:\n  mine: {preset.replace('1000', '124439808', 1)}\n", "fine.yaml")  # GPT-2 124M's own
+    assert run("plan", workload, "--catalog", fine)[0] == 0
