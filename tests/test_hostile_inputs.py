@@ -189,3 +189,16 @@ def test_a_preset_whose_layers_hold_more_than_its_params_is_refused(run, write):
     assert f"hold {12 * 12 * 768**2:,} parameters in their matrices alone, more than params (1,000)" in err, err
     fine = write(f"models:\n  mine: {preset.replace('1000', '124439808', 1)}\n", "fine.yaml")  # GPT-2 124M's own
     assert run("plan", workload, "--catalog", fine)[0] == 0
+
+
+def test_a_compare_price_outside_a_catalog_purchase_range_is_refused(run):
+    """`compare --price h100-sxm=1e-300` printed "$0.00", "infT" tokens/s per $1k and a 300-digit "price x"
+    (exit 0): a price is held to the range a catalog's purchase price is (data/bounds.PURCHASE_USD)."""
+    from advisor.data.bounds import PURCHASE_USD
+
+    lo, hi, _ = PURCHASE_USD
+    for price in ("1e-300", f"{lo / 2:g}", f"{hi * 2:g}"):
+        code, out, err = run("compare", "h100-sxm", "--price", f"h100-sxm={price}")
+        assert code == 2 and not out, err
+        assert f"--price: h100-sxm's price must be from ${lo:,.0f} to ${hi:,.0f}, as a catalog's" in err, err
+    assert run("compare", "h100-sxm", "--price", f"h100-sxm={lo:g}")[0] == 0

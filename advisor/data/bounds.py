@@ -9,7 +9,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from advisor.errors import InputError
-from advisor.inputs.quantities import MIN_POWER_W
+from advisor.inputs.quantities import MIN_POWER_W, PURCHASE_USD_RANGE
 
 if TYPE_CHECKING:
     from advisor.inputs.workload import Workload
@@ -35,7 +35,7 @@ SERVER_RANGES = {
     "network_usd_per_server": (0.0, 10_000_000.0, "USD"),
     "network_gbps_per_server": (0.0, 100_000.0, "GB/s"),
 }
-PURCHASE_USD = (1.0, 10_000_000.0, "USD")  # one GPU, or one server without its GPUs
+PURCHASE_USD = (*PURCHASE_USD_RANGE, "USD")  # one GPU, or one server without its GPUs
 RENT_USD_PER_HOUR = (0.001, 10_000.0, "USD per GPU-hour")
 SERVER_SLOTS = (1, 1024, "GPUs")
 # operating assumptions, by their unit; every assumption is used by the cost model, so none is null

@@ -24,6 +24,9 @@ MIN_MONTHS = 24 / units.HOURS_PER_MONTH
 # a limit below it powers no GPU (1e-300 kW was accepted, and printed, for a rented plan)
 MIN_POWER_W = 1.0
 MIN_POWER_KW = MIN_POWER_W / 1000
+# a purchase price of one GPU, or one server without its GPUs: a catalog's (data/bounds.py) or `compare
+# --price`'s (1e-300 printed "$0.00" and a 300-digit "price x" there)
+PURCHASE_USD_RANGE = (1.0, 10_000_000.0)
 # the least share of time or speed a workload states (utilization, goodput, a measurement's spread): the
 # plan states each to the percent -- utilization as '0%' below it, a run's band as '1.00-1.00x' -- and
 # 1e-300 was taken (a goodput of 1e-300 left no plan, exit 3, instead of naming the field)
