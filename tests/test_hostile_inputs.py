@@ -11,7 +11,7 @@ import re
 import pytest
 
 from advisor.data.catalog import load_catalog
-from advisor.inputs.quantities import MIN_POWER_KW, MIN_SHARE, MIN_STORAGE_TB
+from advisor.inputs.quantities import MIN_POWER_KW, MIN_REQUESTS_PER_S, MIN_SHARE, MIN_STORAGE_TB
 
 TRAIN_RUN = """\
 deployment: {context: cloud, ownership: rent, horizon_months: 12}
@@ -77,6 +77,10 @@ SERVE_SPREAD = (
     "traffic: {{requests_per_s: 1, input_tokens: 100, output_tokens: 100}}\nmeasured:\n"
     "  - {{gpu: h100-sxm, count: 1, input_len: 100, output_len: 100, output_tokens_per_s: 5000, spread: {value}}}\n"
 )
+TRAFFIC = (
+    "deployment: {{context: cloud}}\nkind: serve\nmodel: llama-3.1-8b\n"
+    "traffic: {{{field}: {value}, input_tokens: 100, output_tokens: 100}}\n"
+)
 FINANCE = "deployment: {{context: datacenter}}\nfinance: {{utilization: {value}}}\nmodel: gpt2-124m\ntokens: 1B\n"
 
 
@@ -90,6 +94,7 @@ FINANCE = "deployment: {{context: datacenter}}\nfinance: {{utilization: {value}}
         (JOB, "goodput", MIN_SHARE, "give at least 0.01", ("Job", "goodput")),
         (SPREAD, "spread", MIN_SHARE, "give at least 0.01", ("Measurement", "spread")),
         (SERVE_SPREAD, "spread", MIN_SHARE, "give at least 0.01", ("MeasuredServing", "spread")),
+        (TRAFFIC, "requests_per_s", MIN_REQUESTS_PER_S, "less than a request a day", ("Traffic", "requests_per_s")),
     ],
 )
 def test_a_share_or_size_below_its_physical_floor_is_refused_as_the_schema_says(
@@ -202,3 +207,23 @@ def test_a_compare_price_outside_a_catalog_purchase_range_is_refused(run):
         assert code == 2 and not out, err
         assert f"--price: h100-sxm's price must be from ${lo:,.0f} to ${hi:,.0f}, as a catalog's" in err, err
     assert run("compare", "h100-sxm", "--price", f"h100-sxm={lo:g}")[0] == 0
+
+
+def test_serving_traffic_under_a_request_a_day_is_refused_before_the_solver(run, write):
+    """1e-10 requests/s sat under HiGHS's tolerance: no replica "held" it and the plan failed (exit 1,
+    ValueError in the sensitivity; 1e-6: "a plan that breaks a hard constraint"); a mix class of share
+    1e-300 was planned with no replica at all (exit 0). Both are refused at the traffic (exit 2), and a
+    request a day is planned with replicas."""
+    doc = "deployment: {{context: cloud}}\nkind: serve\nmodel: llama-3.1-8b\ntraffic: {{{traffic}}}\n"
+    for traffic in (
+        "requests_per_s: 1e-10, input_tokens: 100, output_tokens: 100",
+        "requests_per_s: 1e-6, input_tokens: 100, output_tokens: 100",
+    ):
+        code, out, err = run("plan", write(doc.format(traffic=traffic)), "--format", "json")
+        assert code == 2 and not out and "`traffic.requests_per_s`: " in err, err
+    mix = "requests_per_s: 1, mix: [{input_tokens: 100, output_tokens: 100, share: 1e-300}, {input_tokens: 10, output_tokens: 10, share: 1}]"
+    code, out, err = run("plan", write(doc.format(traffic=mix)), "--format", "json")
+    assert code == 2 and "`traffic`: mix[0] (share 1e-300 of 1 requests/s)" in err, err
+    day = f"requests_per_s: {MIN_REQUESTS_PER_S!r}, input_tokens: 100, output_tokens: 100"
+    code, out, err = run("plan", write(doc.format(traffic=day)), "--format", "json")
+    assert code == 0 and json.loads(out)["serving"], err

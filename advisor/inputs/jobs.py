@@ -12,8 +12,10 @@ from advisor.inputs.quantities import (
     GOODPUT_WHY,
     MAX_GPUS,
     MAX_JOBS,
+    MIN_REQUESTS_PER_S,
     MIN_SHARE,
     MONTHS_SCHEMA,
+    REQUESTS_WHY,
     SPREAD_WHY,
     Count,
     Hours,
@@ -205,7 +207,11 @@ class RequestClass(Written):
 class Traffic(Written):
     """Requests a serving job must sustain: one request size, or a `mix` of request classes."""
 
-    requests_per_s: float = Field(gt=0, le=1e7, description="average requests per second over the day")
+    requests_per_s: float = Field(
+        le=1e7,
+        json_schema_extra=floor_schema(MIN_REQUESTS_PER_S),
+        description="average requests per second over the day",
+    )
     input_tokens: int | None = Field(default=None, gt=0, le=10_000_000, description="mean prompt length (without mix)")
     output_tokens: int | None = Field(default=None, gt=0, le=10_000_000, description="mean output length (without mix)")
     mix: list[RequestClass] | None = Field(default=None, min_length=1, max_length=50)
@@ -225,7 +231,16 @@ class Traffic(Written):
             )
         if self.mix is not None and abs(sum(c.share for c in self.mix) - 1.0) > 1e-3:
             raise ValueError(f"the shares of the mix sum to {sum(c.share for c in self.mix):.4g}; they must sum to 1")
+        for i, c in enumerate(self.mix or []):
+            if self.requests_per_s * c.share < MIN_REQUESTS_PER_S:
+                raise ValueError(
+                    f"mix[{i}] (share {c.share:.3g} of {self.requests_per_s:.3g} requests/s) has "
+                    f"{self.requests_per_s * c.share:.3g} requests/s: {REQUESTS_WHY}; give it a share of at least "
+                    f"{MIN_REQUESTS_PER_S / self.requests_per_s:.3g}, or leave it out"
+                )
         return self
+
+    _requests = field_validator("requests_per_s")(at_least(MIN_REQUESTS_PER_S, REQUESTS_WHY))
 
     def classes(self) -> list[tuple[str, int, int, float]]:
         """(name, input tokens, output tokens, peak requests/s) per request class."""

@@ -31,6 +31,11 @@ PURCHASE_USD_RANGE = (1.0, 10_000_000.0)
 # plan states each to the percent -- utilization as '0%' below it, a run's band as '1.00-1.00x' -- and
 # 1e-300 was taken (a goodput of 1e-300 left no plan, exit 3, instead of naming the field)
 MIN_SHARE = 0.01
+# the least traffic a serving job, and each class of its mix, has: a request a day (the plan's dates are
+# days). 1e-10 requests/s sat under the solver's tolerance, "held" by no replica (exit 1), and a class of
+# share 1e-300 was planned with none
+MIN_REQUESTS_PER_S = 1 / (24 * 3600)
+REQUESTS_WHY = "less than a request a day is no serving job (the plan's dates are days)"
 # the least storage a workload costs but none (0): a gigabyte, the unit storage is sold and billed in
 MIN_STORAGE_TB = 0.001
 UTILIZATION_WHY = "a share of the horizon under 1% is stated as 0% utilization (whole percent), energy costed for it"
