@@ -23,6 +23,7 @@ def row(**change: str) -> str:
     "change, field, allowed",
     [
         ({"count": "1e300"}, "count", f"from 1 to {MAX_GPUS:,}"),
+        ({"tokens_per_s": "inf"}, "tokens_per_s", "must be a finite number above zero (given inf)"),  # "above zero"
         ({"kind": "bogus"}, "kind", "pretrain, finetune, lora, qlora"),
         ({"strategy": "bogus"}, "strategy", "ddp, zero1, zero2, zero3, fsdp"),
         ({"attention_kernel": "fa9"}, "attention_kernel", "one of fa2"),

@@ -65,7 +65,7 @@ def number(row: dict[str, str], key: str, line: int, name: str, kind: type = flo
         raise _wrong(name, line, key, f"{v!r} is not a number") from None
     lo, hi = RANGES.get(key, (0.0, math.inf))
     if not math.isfinite(x) or x <= 0:
-        raise _wrong(name, line, key, f"must be above zero (given {v})")
+        raise _wrong(name, line, key, f"must be a finite number above zero (given {v})")
     if kind is int and x % 1:  # (a count of GPUs, layers, a parallel size is never rounded)
         raise _wrong(name, line, key, f"must be a whole number (given {v})")
     if not lo <= x <= hi:
