@@ -227,3 +227,25 @@ def test_serving_traffic_under_a_request_a_day_is_refused_before_the_solver(run,
     day = f"requests_per_s: {MIN_REQUESTS_PER_S!r}, input_tokens: 100, output_tokens: 100"
     code, out, err = run("plan", write(doc.format(traffic=day)), "--format", "json")
     assert code == 0 and json.loads(out)["serving"], err
+
+
+def test_a_largest_order_seen_states_its_evidence(run, write):
+    """`largest_order_seen` with an empty note passed (the order size an offer's rate is evidenced at,
+    with no words of the sources behind it); gpus of 0, -5 or 1e300, a missing or empty source were
+    already refused. Each names the offer's field."""
+    offer = (
+        '{provider: X, usd_per_gpu_hour: 2.0, as_of: "2026-09-20", pricing: on_demand, tier: neocloud, '
+        "confidence: medium, gpus_per_node: 8, fabric: {kind: null, note: n}, source: [sfc_docs], "
+        "largest_order_seen: SEEN}"
+    )
+    field = "prices.rent[0].largest_order_seen"
+    for seen, says in (
+        ("{gpus: 100, source: [sfc_docs], note: ''}", f"{field}.note: String should have at least 1 character"),
+        ("{gpus: 0, source: [sfc_docs], note: n}", f"{field}.gpus: Input should be greater than or equal to 1"),
+        ("{gpus: 100, note: n}", f"{field}.source: Field required"),
+    ):
+        override = write(
+            f"gpus:\n  - id: h100-sxm\n    prices:\n      rent:\n        - {offer.replace('SEEN', seen)}\n"
+        )
+        code, out, err = run("catalog", "validate", override)
+        assert code == 2 and says in err, err
