@@ -192,7 +192,11 @@ def server_record(catalog: Catalog, server_id: str, today: dt.date) -> dict:
 
 
 def record(catalog: Catalog, item_id: str, today: dt.date) -> dict:
-    """`catalog show ID`: a GPU or a server, every figure with its sources, as of `today`."""
+    """`catalog show ID`: a GPU or a server, every figure with its sources, as of `today`. The id is
+    checked as every other id argument is (a 100,000-character one was echoed whole in the error)."""
+    from advisor.inputs.arguments import text
+
+    item_id = text()(item_id, "ID")
     catalog = catalog.at(today)
     if item_id in catalog.gpus:
         return gpu_record(catalog, item_id, today)
