@@ -10,7 +10,7 @@ from collections.abc import Callable
 from typing import Any
 
 from advisor.data.catalog_figures import check_date
-from advisor.data.estimator import Params
+from advisor.data.estimator import GOODPUT_FIGURES, Params
 from advisor.errors import InputError, show, suggest
 
 
@@ -159,6 +159,16 @@ SPECIAL: dict[str, Check] = {
     **dict.fromkeys(
         ("attention_efficiency", "attention_kernel_speedup", "software_factor"),
         ("a number above 0, or a mapping of GPU ids or families to such numbers", _by_gpu(_positive)),
+    ),
+    "goodput": (  # perf/goodput.py reads every one; evaluation is a share of the training time (5 was taken)
+        "{interruptions_per_gpu_hour: a number at or above 0, restart_hours: a number at or above 0, "
+        "checkpoint_hours: a number at or above 0, evaluation_fraction: a share from 0 to below 1}",
+        lambda x: (
+            isinstance(x, dict)
+            and set(x) == set(GOODPUT_FIGURES)
+            and all(map(_number, x.values()))
+            and float(x["evaluation_fraction"]) < 1
+        ),
     ),
     "measured_software_share": (
         "a share of a measured offset from 0 to 1",
