@@ -5,19 +5,119 @@ the grades' widths in catalog/uncertainty.yaml (data/uncertainty.price_dist), no
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
+from statistics import NormalDist
 from typing import Any
 
+import numpy as np
 import pytest
 import yaml
+from conftest import AS_OF
 
 import advisor
+from advisor.data.uncertainty import price_dist
 from advisor.flow import prepare
 from advisor.inputs.workload import parse_workload
 from advisor.solve.constraints.gpu_count import held_counts
 from advisor.solve.milp import solve
+from advisor.solve.settings import SolveSettings
 
+Z90 = NormalDist().inv_cdf(0.9)
 GPUS = Path(advisor.__file__).parent.parent / "catalog" / "gpus.yaml"
+SFC = "SF Compute (H100 clusters, market average)"
+
+# 8 copies of one 512-GPU pretrain at once: 4,096 H100 held on SF Compute, whose rate is evidenced to the
+# 1,000 GPUs its sources show in one order (tests/test_review22a.py: the ledger grades the row low)
+COPIES = """
+name: 8 sweeps of an 8B pretrain at once
+deployment: {context: cloud, ownership: rent}
+jobs:
+  - name: sweep
+    model: llama-3-8b
+    tokens: 2T
+    repeat: 8
+    deadline: 10d
+gpus: {allow: [h100-sxm]}
+"""
+
+
+def _sigma(grade: str) -> float:
+    d = price_dist(grade)
+    return (d.q90 - d.q10) / (2 * Z90)
+
+
+def _low_about(grade: str, z: float) -> float:
+    """The rate factor at rent normal z of a `grade` offer drawn at the low grade's spread about its own
+    grade's mean: exp(shift + z sigma_low), shift = (sigma_grade^2 - sigma_low^2) / 2 (lognormal means)."""
+    own, low = _sigma(grade), _sigma("low")
+    return math.exp((own * own - low * low) / 2 + z * low)
+
+
+@pytest.fixture(scope="module")
+def copies(catalog: Any, rules: Any) -> tuple[Any, Any]:
+    problem = prepare(parse_workload(yaml.safe_load(COPIES)), catalog, rules, AS_OF)
+    sol = solve(problem)
+    assert held_counts(problem, sol) == {("h100-sxm", SFC): 4096}  # 8 x 512 on one provider at once
+    return problem, sol
+
+
+def test_robustness_draws_price_the_copies_held_at_once_at_the_low_band(copies: tuple[Any, Any]) -> None:
+    """The robustness re-solves drew each SF Compute column at its order's band (512 GPUs, within the 1,000
+    seen: medium, P10-P90 x0.89-x1.13) while the plan's row graded the 4,096 held at once low: the verdict
+    judged the plan on a rate four times narrower than the one its purchase row and cost range read."""
+    from advisor.explain.robustness import Verdict
+    from advisor.plan_rows import purchase_rows
+
+    problem, sol = copies
+    (row,) = purchase_rows(problem, sol)
+    assert row["provider"] == SFC and row["confidence"] == "low"
+    verdict = Verdict(problem, SolveSettings(), draws=40)
+    verdict.verdict(sol)
+    offers, cands = verdict.redraw.offers, [c for *_, c in verdict.redraw.model.pairs()]  # in the columns' order
+    sfc = [j for j, c in enumerate(cands) if c.ownership == "rent" and c.offer.offer.provider == SFC]
+    assert 512 in {cands[j].order_gpus for j in sfc}  # the plan's order, within the 1,000 seen
+    z = 1.5
+    drawn = offers.rates(np.ones(len(cands)), {"h100-sxm": z})
+    grade = cands[sfc[0]].offer.offer.confidence
+    assert grade == "medium"
+    for j in sfc:
+        assert drawn[j] == pytest.approx(_low_about(grade, z), rel=1e-12), (j, drawn[j])
+        band = offers.keys[offers.rate_of[j]][1]
+        assert band.q90 - band.q10 == pytest.approx(2 * Z90 * _sigma("low"), rel=1e-12)  # the low band's spread
+
+
+def test_the_cvar_plan_draws_the_copies_held_at_once_at_the_low_band(copies: tuple[Any, Any]) -> None:
+    """The p80/p90 decision's CVaR plan (explain/saa.py) priced each draw's SF Compute rent at the order's
+    band: with every speed at its estimate, a column's drawn cost over its catalog cost is its rate factor,
+    the low grade's spread about the medium grade's mean at each draw's rent normal."""
+    import dataclasses
+
+    from advisor.explain.decision import shared_draws
+    from advisor.explain.saa import draw_costs
+    from advisor.solve.formulation import build_model
+    from advisor.solve.reserved import training_terms
+    from advisor.solve.scenario import baseline
+    from advisor.solve.usable import usable_candidates
+
+    problem, sol = copies
+    draws = shared_draws(problem, 40, 7)
+    draws = dataclasses.replace(draws, speed=np.ones_like(draws.speed))  # rates alone move the costs
+    assert draws.rent_z is not None
+    sc = baseline(problem)
+    m = build_model(problem, sc, usable_candidates(problem, sc), redrawn=True)
+    costs = draw_costs(m, draws, held_counts(problem, sol))
+    z = draws.rent_z[:, draws.column("h100-sxm")]
+    checked = 0
+    for v, c, w in training_terms(m):
+        if c.ownership != "rent" or c.offer.offer.provider != SFC:
+            continue
+        got = np.array([cost.get(v, 0.0) for cost in costs]) / (c.run_cost_usd * w)
+        want = np.array([_low_about(c.offer.offer.confidence, float(x)) for x in z])
+        np.testing.assert_allclose(got, want, rtol=1e-9)
+        checked += 1
+    assert checked
+
 
 BRIDGE = (
     "name: bridge\ndeployment: {context: datacenter, ownership: any}\n"
@@ -60,3 +160,45 @@ def test_the_bridge_row_is_graded_by_the_gpus_held_at_once(bridged: tuple[Any, A
     (line,) = [x for x in bill_of_materials(problem, sol) if "until the bought serving GPUs arrive" in x["item"]]
     assert row["provider"] == "TensorWave" and row["count"] == 2
     assert row["confidence"] == line["confidence"] == "low", (row["confidence"], line["confidence"])
+
+
+def test_serving_and_bridge_redraws_price_the_gpus_held_at_once_at_the_low_band(
+    bridged: tuple[Any, Any, Any],
+) -> None:
+    """A robustness draw priced a rented serving replica at its order's band (one GPU: medium) and the
+    bridge at its GPU type's rent factor, not its own offer's: with the plan's 2 TensorWave GPUs held at
+    once, each column's drawn cost is its catalog cost x the low grade's spread about medium's mean."""
+    from advisor.solve.redraw import Redraw
+    from advisor.solve.scenario import baseline
+
+    _, problem, sol = bridged
+    redraw = Redraw(problem, baseline(problem), {}, SolveSettings())
+    m = redraw.model
+    assert m is not None and redraw.hold(held_counts(problem, sol))
+    z = -1.2
+    redraw.choice({}, {}, {}, {"mi300x": z})
+    cost = redraw.h.getLp().col_cost_
+    factor = _low_about("medium", z)
+    served = [(col, c) for (k, i), col in redraw.rcol.items() for c in [m.scands[k][i]] if c.gpu == "mi300x"]
+    assert served and all(c.offer.offer.provider == "TensorWave" for _, c in served)
+    for col, c in served:
+        assert cost[col] == pytest.approx(m.run_cost(c) * factor, rel=1e-9), c
+    bridges = [(col, b, w) for col, b, w in redraw.bridge.costs if b.gpu == "mi300x"]
+    assert bridges
+    for col, b, w in bridges:
+        assert cost[col] == pytest.approx(m.run_cost(b) * w * factor, rel=1e-9), b
+
+
+def test_draws_made_before_the_plan_is_known_are_drawn_again_at_its_bands(copies: tuple[Any, Any]) -> None:
+    """A verdict begun before the plan is solved (Verdict.begin, a large model) draws at the orders'
+    bands; once the plan holds more at once than a rate is evidenced at, those answers are dropped
+    and drawn again, so an early start gives the verdict a serial run gives."""
+    from advisor.explain.robustness import Verdict
+
+    problem, sol = copies
+    early = Verdict(problem, SolveSettings(), draws=40)
+    early.answers()  # drawn before hold(): at each order's band
+    assert early.known and early.hold(sol) and not early.known
+    assert not early.hold(sol)  # the same plan again: nothing moved
+    late = Verdict(problem, SolveSettings(), draws=40)
+    assert early.verdict(sol) == late.verdict(sol)
