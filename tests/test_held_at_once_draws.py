@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 import yaml
 from conftest import AS_OF
+from test_review22a import COPIES  # 8 x 512-GPU copies at once: 4,096 H100 on SF Compute, evidenced to 1,000
 
 import advisor
 from advisor.data.uncertainty import price_dist
@@ -26,20 +27,6 @@ from advisor.solve.settings import SolveSettings
 Z90 = NormalDist().inv_cdf(0.9)
 GPUS = Path(advisor.__file__).parent.parent / "catalog" / "gpus.yaml"
 SFC = "SF Compute (H100 clusters, market average)"
-
-# 8 copies of one 512-GPU pretrain at once: 4,096 H100 held on SF Compute, whose rate is evidenced to the
-# 1,000 GPUs its sources show in one order (tests/test_review22a.py: the ledger grades the row low)
-COPIES = """
-name: 8 sweeps of an 8B pretrain at once
-deployment: {context: cloud, ownership: rent}
-jobs:
-  - name: sweep
-    model: llama-3-8b
-    tokens: 2T
-    repeat: 8
-    deadline: 10d
-gpus: {allow: [h100-sxm]}
-"""
 
 
 def _sigma(grade: str) -> float:
