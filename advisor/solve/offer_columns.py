@@ -13,7 +13,7 @@ import numpy as np
 
 from advisor.data.uncertainty import LogDist
 from advisor.economics.rental import billed_hours
-from advisor.solve.constraints.gpu_count import Held, held_rate
+from advisor.solve.constraints.gpu_count import Held, held_grade, held_rate
 from advisor.solve.reserved import alone_at_once, footprint, node_weight, pool_coefs
 
 if TYPE_CHECKING:
@@ -131,9 +131,9 @@ class PoolColumns:
 
 def regraded(cands: Iterable[Any], old: Held | None, new: Held | None) -> bool:
     """Does a rented one of `cands` (candidates or layouts) draw its rate in another band with the GPUs
-    held at once `new` than with `old` (gpu_count.held_rate)?"""
+    held at once `new` than with `old`? Its band is its offer's and its grade's (gpu_count.held_rate)."""
     return any(
-        held_rate(c.offer.offer, c, old) != held_rate(c.offer.offer, c, new)
+        held_grade(c.offer.offer, c, old) != held_grade(c.offer.offer, c, new)
         for c in cands
         if c.ownership == "rent" and c.offer is not None
     )

@@ -182,11 +182,12 @@ class Redraw:
         """Draw each rented rate at the GPUs `held` at once per (GPU, provider) (gpu_count.held_counts of
         the plan judged), as the plan's rows grade it; True when a band moved: answers drawn before are stale."""
         old, self.held, m = self.held, dict(held), self.model
-        every = [] if m is None else [c for *_, c in m.pairs()] + [c for *_, c in m.serve_pairs()]
-        if m is None or not regraded(every + [b for _, b, _ in m.bridge_terms()], old, self.held):
+        if m is None or self.held == old:
             return False
-        self._columns()
-        return True
+        every = [c for *_, c in m.pairs()] + [c for *_, c in m.serve_pairs()] + [b for _, b, _ in m.bridge_terms()]
+        if moved := regraded(every, old, self.held):
+            self._columns()
+        return moved
 
     def _solved_choice(
         self, speed: Mapping[str, float], buy: Mapping[str, float], rent: Mapping[str, float]
