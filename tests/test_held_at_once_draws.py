@@ -6,6 +6,7 @@ the grades' widths in catalog/uncertainty.yaml (data/uncertainty.price_dist), no
 from __future__ import annotations
 
 import math
+import os
 from pathlib import Path
 from statistics import NormalDist
 from typing import Any
@@ -189,3 +190,24 @@ def test_draws_made_before_the_plan_is_known_are_drawn_again_at_its_bands(copies
     assert not early.hold(sol)  # the same plan again: nothing moved
     late = Verdict(problem, SolveSettings(), draws=40)
     assert early.verdict(sol) == late.verdict(sol)
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="no os.fork on this platform: always serial")
+def test_a_verdict_begun_before_the_plan_is_the_serial_one(monkeypatch: Any) -> None:
+    """With workers forced, the verdict's first block begins in a child before the plan is solved, at
+    each order's band (Verdict.begin); the plan's 4,096 H100 held at once on SF Compute move that band,
+    so the child's answers are dropped and the block drawn again: the verdict is the serial one, which
+    draws every rate as the plan's rows grade it (H200 the alternative in 11% of 160 draws; at the
+    order's band, 4% of 80)."""
+    from advisor.api import plan
+    from advisor.solve import parallel
+
+    doc = yaml.safe_load(COPIES)
+    doc["gpus"]["allow"] = ["h100-sxm", "h200-sxm"]
+    verdicts = []
+    for how in ("off", "on"):
+        monkeypatch.setenv(parallel.ENV, how)
+        verdicts.append(plan(doc, as_of=AS_OF).to_dict()["robustness"])
+    serial, forced = verdicts
+    assert forced == serial, (forced["message"], serial["message"])
+    assert serial["draws"] == 160 and serial["alternatives"][0]["share"] == pytest.approx(18 / 160), serial
