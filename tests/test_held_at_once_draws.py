@@ -211,3 +211,36 @@ def test_a_verdict_begun_before_the_plan_is_the_serial_one(monkeypatch: Any) -> 
     serial, forced = verdicts
     assert forced == serial, (forced["message"], serial["message"])
     assert serial["draws"] == 160 and serial["alternatives"][0]["share"] == pytest.approx(18 / 160), serial
+
+
+def test_a_draws_idle_billed_gpus_are_priced_at_their_offers_band_at_the_gpus_held(rules: Any, tmp_path: Path) -> None:
+    """Two 1-GPU replicas on Nebius's 8x H200 VMs bill 6 idle GPUs of the node (solve/serving_nodes.py).
+    A robustness draw priced those at the H200's type-wide rent while the cost range prices them at
+    the replicas' offer's band: with that offer evidenced here to one GPU held at once, both the
+    replicas and the idle GPUs draw the low grade's spread about the high grade's mean."""
+    from advisor.solve.redraw import Redraw
+    from advisor.solve.scenario import baseline
+
+    doc = yaml.safe_load(GPUS.read_text(encoding="utf-8"))
+    (entry,) = [g for g in (doc["gpus"] if isinstance(doc, dict) else doc) if g["id"] == "h200-sxm"]
+    offers = [dict(o) for o in entry["prices"]["rent"]]
+    for o in offers:
+        if o["provider"] == "Nebius (8x H200 SXM VM)":
+            o.update(max_gpus_per_provider=1)
+    path = tmp_path / "nebius.yaml"
+    path.write_text(yaml.safe_dump({"gpus": [{"id": "h200-sxm", "prices": {"rent": offers}}]}), encoding="utf-8")
+    text = BRIDGE.replace("ownership: any}", "ownership: rent}") + "gpus: {allow: [h200-sxm]}\n"
+    problem = prepare(parse_workload(yaml.safe_load(text)), advisor.load_catalog(path), rules, AS_OF)
+    sol = solve(problem)
+    assert held_counts(problem, sol) == {("h200-sxm", "Nebius (8x H200 SXM VM)"): 2}
+    assert [n for n, _ in sol.serving_idle.values()] == [6]
+    redraw = Redraw(problem, baseline(problem), {}, SolveSettings())
+    m = redraw.model
+    assert m is not None and m.idle and redraw.hold(held_counts(problem, sol))
+    z = 0.8
+    redraw.choice({}, {}, {}, {"h200-sxm": z})
+    cost = redraw.h.getLp().col_cost_
+    factor = _low_about("high", z)
+    for key, col in redraw.idle_cols.items():
+        assert m.idle_layout[key].offer.offer.confidence == "high"
+        assert cost[col] == pytest.approx(m.idle_cost(key) * factor, rel=1e-9), key

@@ -1,7 +1,7 @@
 """The serving columns of a redrawn model (solve/redraw.py) at one draw: each replica's rate at the
 drawn speed and the replicas a fresh build would allow (with the rows that hold that bound), its cost
-at its own offer's drawn rate (Draw.rent_of: graded as the plan's rows grade it), and each idle billed GPU at its type's
-drawn rent; in the budget row too, on the budget's basis."""
+at its own offer's drawn rate (Draw.rent_of: graded as the plan's rows grade it), and each idle billed GPU
+at its layout's; in the budget row too, on the budget's basis."""
 
 from __future__ import annotations
 
@@ -70,7 +70,8 @@ def set_serving(
         h.changeColCost(col, m.run_cost(c) * factor)
         if budget is not None:  # the budget counts the drawn rent too, on its basis
             h.changeCoeff(budget, col, m.run_cost(c, basis) * factor)
-    for key, col in idle_cols.items():  # an idle billed GPU at the drawn rent of its GPU type
-        h.changeColCost(col, m.idle_cost(key) * d.rent.get(key[0], 1.0))
+    for key, col in idle_cols.items():  # an idle billed GPU at its layout's drawn rate, as a replica's
+        factor = d.rent_of(m.idle_layout[key])
+        h.changeColCost(col, m.idle_cost(key) * factor)
         if budget is not None:
-            h.changeCoeff(budget, col, m.idle_cost(key, basis) * d.rent.get(key[0], 1.0))
+            h.changeCoeff(budget, col, m.idle_cost(key, basis) * factor)
