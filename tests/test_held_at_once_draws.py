@@ -1,6 +1,6 @@
 """Every path that grades or draws a plan's rental rate does so as the plan's purchase rows do: at the
 order and at the GPUs the plan holds at once on the provider (solve/constraints/gpu_count.held_counts,
-RentalOffer.confidence_at; docs/model.md "Joint draws"). Each expected factor is re-computed here from
+RentalOffer.confidence_at; docs/model.md, a candidate's rental `kind`). Each expected factor is re-computed here from
 the grades' widths in catalog/uncertainty.yaml (data/uncertainty.price_dist), not through rate_dist."""
 
 from __future__ import annotations
@@ -53,7 +53,7 @@ def copies(catalog: Any, rules: Any) -> tuple[Any, Any]:
 def test_robustness_draws_price_the_copies_held_at_once_at_the_low_band(copies: tuple[Any, Any]) -> None:
     """The robustness re-solves drew each SF Compute column at its order's band (512 GPUs, within the 1,000
     seen: medium, P10-P90 x0.89-x1.13) while the plan's row graded the 4,096 held at once low: the verdict
-    judged the plan on a rate four times narrower than the one its purchase row and cost range read."""
+    judged the plan on a band 3.4 times narrower (in log) than the one its purchase row and cost range read."""
     from advisor.explain.robustness import Verdict
     from advisor.plan_rows import purchase_rows
 
