@@ -108,6 +108,9 @@ def _offer(catalog: Catalog, o: RentalOffer, chosen: RentalOffer | None, today: 
         "billing_hours": o.billing_hours,
         "evidenced_gpus": o.order_evidenced[0],  # one order's most at this rate; above it a quote is needed
         "evidenced_where": o.order_evidenced[1],
+        # all its orders held at once: the most at this rate (None: no limit published or seen), as plans grade it
+        "evidenced_at_once_gpus": o.provider_evidenced[0] if o.provider_evidenced else None,
+        "evidenced_at_once_where": o.provider_evidenced[1] if o.provider_evidenced else None,
         "interruption": o.interruption.model_dump() if o.interruption else None,
         **_dated(o.as_of, today),
         "used_for_plans": o is chosen,
