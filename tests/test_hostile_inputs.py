@@ -143,6 +143,7 @@ def test_an_id_argument_of_any_length_is_refused_in_a_line(run):
     [
         ("batch_tokens_by_params: []", "a list of at least one [parameters, global batch tokens] pair"),  # IndexError
         ("batch_tokens_by_params: [[1, 0]]", "each at least 1"),  # blamed the workload's global_batch_tokens
+        ("batch_tokens_by_params: [[1000000000000000, 4194304], [1, 1]]", "in ascending parameters"),  # first won
         ("framework_efficiency: 0.9", "with a `default`"),  # AttributeError: a number has no .get
         ("no_p2p_factor: 0", "a share above 0 and at most 1"),  # ZeroDivisionError
         ("usable_memory_fraction: 0", "a share above 0 and at most 1"),  # no job fit: exit 3
@@ -161,6 +162,23 @@ def test_an_estimator_override_out_of_its_kind_is_refused_naming_the_override(ru
     code, out, err = run("plan", workload, "--catalog", override)
     key = entry.split(":")[0]
     assert code == 2 and not out and f"mine.yaml: `estimator.{key}` must be " in err and allowed in err, err
+
+
+def test_a_default_batch_below_one_sequence_is_one_sequence_not_the_workloads_error(run, write):
+    """review23a #1: `batch_tokens_by_params: [[1e15, 1]]` planned on a 1-token batch, then failed after
+    the solve naming the workload's line 1 and a `global_batch_tokens` it never gave; a 1M-token context
+    on gpt2-124m took the catalog's 524,288 tokens, half a sequence a step. A default batch is at least
+    one sequence: the plan's layout says so."""
+    override = write("estimator:\n  batch_tokens_by_params: [[1000000000000000, 1]]\n", "mine.yaml")
+    workload = write("deployment: {context: datacenter}\nmodel: gpt2-124m\ntokens: 1B\ndeadline: 7d\ngpus: 8\n")
+    code, out, err = run("plan", workload, "--catalog", override, "--format", "json")
+    assert code == 0, err
+    assert {j["layout"]["global_batch_tokens"] for j in json.loads(out)["jobs"]} == {1024}  # gpt2's sequence
+    long = write(
+        "deployment: {context: datacenter}\nmodel: gpt2-124m\nseq_len: 1048576\ntokens: 1B\ndeadline: 7d\ngpus: 8\n"
+    )
+    code, out, err = run("plan", long, "--format", "json")
+    assert code == 0 and {j["layout"]["global_batch_tokens"] for j in json.loads(out)["jobs"]} == {1048576}, err
 
 
 def test_a_memo_or_rfq_output_name_too_long_or_taken_is_refused_naming_it(run, write, tmp_path, monkeypatch):

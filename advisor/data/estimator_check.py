@@ -149,8 +149,13 @@ SPECIAL: dict[str, Check] = {
         ("a share of the traffic hidden, from 0 to 1", lambda x: _number(x) and 0 <= float(x) <= 1),
     ),
     "batch_tokens_by_params": (  # read in order, the last pair for any larger model ([] was an IndexError)
-        "a list of at least one [parameters, global batch tokens] pair, each at least 1",
-        lambda x: isinstance(x, list) and bool(x) and all(_pair_at_least_one(p) for p in x),
+        "a list of at least one [parameters, global batch tokens] pair, each at least 1, in ascending parameters",
+        lambda x: (
+            isinstance(x, list)
+            and bool(x)
+            and all(_pair_at_least_one(p) for p in x)
+            and all(a[0] < b[0] for a, b in zip(x, x[1:]))
+        ),
     ),
     "today_kernel_runs": (
         "a mapping of GPU generations to {precision: a count of runs}",
