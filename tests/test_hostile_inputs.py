@@ -269,3 +269,26 @@ def test_a_largest_order_seen_states_its_evidence(run, write):
         )
         code, out, err = run("catalog", "validate", override)
         assert code == 2 and says in err, err
+
+
+@pytest.mark.parametrize(
+    "field, given",
+    [("deployment.utilization", "0.009996"), ("traffic.requests_per_s", "1.1574e-05")],
+)
+def test_a_figure_under_its_floor_is_shown_as_given_and_the_least_printed_passes(run, write, field, given):
+    """review23a #2: the refusal rounded the given figure to three digits ("0.01 is below 0.01",
+    "1.16e-05 is below 1.15741e-05"). It shows the figure as given, and the least it prints is one the
+    check takes (checked by `advisor validate` with it)."""
+
+    def doc(figure: str) -> str:
+        util, rate = (f", utilization: {figure}", "1") if field == "deployment.utilization" else ("", figure)
+        return (
+            f"deployment: {{context: cloud{util}}}\nkind: serve\nmodel: llama-3.1-8b\n"
+            f"traffic: {{requests_per_s: {rate}, input_tokens: 100, output_tokens: 100}}\n"
+        )
+
+    code, _, err = run("validate", write(doc(given)))
+    assert code == 2 and f"`{field}`: {given} is below " in err, err
+    least = re.search(r"give at least ([0-9.e+-]+)", err).group(1)
+    code, _, err = run("validate", write(doc(least)))
+    assert code == 0, err

@@ -38,7 +38,10 @@ MIN_REQUESTS_PER_S = 1 / (24 * 3600)
 REQUESTS_WHY = "less than a request a day is no serving job (the plan's dates are days)"
 # the least storage a workload costs but none (0): a gigabyte, the unit storage is sold and billed in
 MIN_STORAGE_TB = 0.001
-UTILIZATION_WHY = "a share of the horizon under 1% is stated as 0% utilization (whole percent), energy costed for it"
+UTILIZATION_WHY = (
+    "the plan states utilization in whole percent, and under 1% the percentage printed (0% or 1%) is not "
+    "the share the energy is costed at"
+)
 GOODPUT_WHY = (
     "under 1% of its wall time training, a job would lose 99 hours in 100, which no failure record comes near "
     "(Llama 3 405B on 16,384 H100 kept over 90%, catalog/estimator.yaml goodput)"
@@ -68,10 +71,21 @@ def at_least(least: float, why: str, none: float | None = None) -> Callable[[flo
     def check(v: float | None) -> float | None:
         if v is None or v >= least or v == none:
             return v
-        allowed = f"{none:g} or at least {least:g}" if none is not None else f"at least {least:g}"
-        raise ValueError(f"{v:.3g} is below {least:g}: {why}; give {allowed}")
+        bound = _shown_up(least)
+        allowed = f"{none:g} or at least {bound}" if none is not None else f"at least {bound}"
+        raise ValueError(f"{v:.6g} is below {bound}: {why}; give {allowed}")
 
     return check
+
+
+def _shown_up(x: float) -> str:
+    """x in the fewest digits (six or more) that are not below it: 'give at least' a figure that passes
+    (1/86,400 requests/s printed as 1.15741e-05, the given 1.1574e-05 as 1.16e-05, 'below' it)."""
+    for digits in range(6, 18):
+        text = f"{x:.{digits}g}"
+        if float(text) >= x:
+            return text
+    return repr(x)
 
 
 def floor_schema(least: float, none: float | None = None) -> Callable[[dict[str, JsonValue]], None]:
