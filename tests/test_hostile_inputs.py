@@ -49,7 +49,9 @@ def test_a_training_run_no_reading_makes_a_run_is_refused(run, write):
         code, out, err = run("plan", write(TRAIN_RUN.replace("RATE", rate)), "--format", "json")
         assert code == 2 and not out, err
         assert "workload.yaml:5:45: `jobs[0].measured[0].tokens_per_s`: " in err and "Traceback" not in err, err
-        assert f"give at least {least:,.0f}, in tokens/s over all 1 GPU" in err and f"({100 * floor:.1f}%)" in err
+        assert (
+            f"under {least:,.0f} tokens/s on 1 GPU no reading of it is a run" in err and f"({100 * floor:.1f}%)" in err
+        )
     code, out, err = run("plan", write(TRAIN_RUN.replace("RATE", f"{least * 1.01:.6g}")), "--format", "json")
     assert code == 0, err
     codes = [w["code"] for w in json.loads(out)["warnings"]]
@@ -292,3 +294,12 @@ def test_a_figure_under_its_floor_is_shown_as_given_and_the_least_printed_passes
     least = re.search(r"give at least ([0-9.e+-]+)", err).group(1)
     code, _, err = run("validate", write(doc(least)))
     assert code == 0, err
+
+
+def test_a_per_gpu_run_below_any_reading_names_its_own_column(run, write):
+    """review23a #5: a RUNS.csv speed given per GPU and below any reading was refused under
+    `field tokens_per_s`, a column the file does not have, with the figure times the count: it names
+    the column as written and the figure the row gives."""
+    runs = write("gpu,gpu_count,tokens_per_s_per_gpu,model\nh100-sxm,8,1e-13,gpt2-1558m\n", "runs.csv")
+    code, out, err = run("calibrate", runs, "-o", str(runs.with_suffix(".yaml")))
+    assert code == 2 and "runs.csv, line 2, field tokens_per_s_per_gpu (1e-13 per GPU x 8): " in err, err

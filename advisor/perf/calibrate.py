@@ -63,6 +63,7 @@ class Run:
     tokens_per_s: float  # over all GPUs
     job: JobSpec
     stated: bool = False  # its layout is stated in full (perf/stated_layout.py): timed there
+    column: str = "tokens_per_s"  # the column its speed was read from (tokens_per_s_per_gpu: times the count)
 
 
 def _model(row: dict[str, str], catalog: Catalog, line: int, name: str) -> ModelSpec:
@@ -133,7 +134,8 @@ def _run(row: dict[str, str], catalog: Catalog, line: int, name: str) -> Run:
             file=name,
             field="layout_assumed",
         )
-    return Run(line, gpu, count, total if total is not None else per_gpu * count, job, stated_layout(job, assumed))
+    speed, column = (total, "tokens_per_s") if total is not None else (per_gpu * count, "tokens_per_s_per_gpu")
+    return Run(line, gpu, count, speed, job, stated_layout(job, assumed), column)
 
 
 def _check_fits(run: Run, catalog: Catalog, p: Params, name: str) -> None:
@@ -144,7 +146,12 @@ def _check_fits(run: Run, catalog: Catalog, p: Params, name: str) -> None:
     if impossible := beyond_peak(run.job, gpu, run.count, run.tokens_per_s) or no_reading(
         run.job, gpu, run.count, run.tokens_per_s, per_token, p.measured_mfu_floor
     ):
-        raise InputError(f"{name}, line {run.line}, field tokens_per_s: {impossible}", file=name, field="tokens_per_s")
+        as_written = (
+            f" ({run.tokens_per_s / run.count:g} per GPU x {run.count})" if run.column != "tokens_per_s" else ""
+        )
+        raise InputError(
+            f"{name}, line {run.line}, field {run.column}{as_written}: {impossible}", file=name, field=run.column
+        )
     e, _ = run_estimate(run.job, catalog.gpus[run.gpu], run.count, p, run.stated)
     if e.fits:
         return

@@ -110,8 +110,9 @@ def no_reading(job: Any, gpu: Any, count: int, tokens_per_s: float, per_token: f
     return (
         f"{speed_text(tokens_per_s)} tokens/s on {count} x {gpu.id} is no run of this job: even read as one GPU's "
         f"sequences/s ({seq:,} tokens each) it is {100 * tokens_per_s / least * floor:.2g}% MFU on {job.precision}, "
-        f"below the lowest of the published runs the estimator is calibrated on ({100 * floor:.1f}%); give at "
-        f"least {speed_text(least)}, in tokens/s over all {count} GPU{'s' if count > 1 else ''}"
+        f"below the lowest of the published runs the estimator is calibrated on ({100 * floor:.1f}%); check its "
+        f"unit (tokens per second over all the run's GPUs): under {speed_text(least)} tokens/s on {count} "
+        f"GPU{'s' if count > 1 else ''} no reading of it is a run"
     )
 
 
