@@ -70,6 +70,15 @@ def test_a_runs_file_is_read_as_a_workload_is(run, write, tmp_path):
         ("GPU,COUNT,TOKENS_PER_S,MODEL\nh100-sxm,8,400000,gpt2-1558m\n", "line 1: the header has no gpu column"),
         ("gpu,model,count\nh100-sxm,gpt2-1558m,8\n", "line 1: the header has no tokens_per_s or tokens_per_s_per_gpu"),
         (HEADER + row().splitlines()[1] + ",extra,cells\n", "line 2: 15 cells, but the header names 13 columns"),
+        # review23a #4: a repeated column or a column beside its alias read one and dropped the other (x 9, not 8)
+        (
+            "gpu,count,tokens_per_s,model,count\nh100-sxm,8,400000,gpt2-1558m,9\n",
+            "line 1: the header names count twice",
+        ),
+        (
+            "gpu,count,gpu_count,tokens_per_s,model\nh100-sxm,8,16,400000,gpt2-1558m\n",
+            "line 1: the header names both count and gpu_count, one column under two names",
+        ),
     ],
 )
 def test_a_runs_header_without_its_columns_or_a_row_beyond_it_is_refused(run, write, tmp_path, text, said):
@@ -78,3 +87,14 @@ def test_a_runs_header_without_its_columns_or_a_row_beyond_it_is_refused(run, wr
     dropped silently (exit 0)."""
     code, out, err = run("calibrate", write(text, "runs.csv"), "-o", tmp_path / "est.yaml")
     assert code == 2 and not out and f"runs.csv, {said}" in err, err
+
+
+def test_a_runs_header_with_spaces_after_its_commas_is_read(run, write, tmp_path):
+    """review23a #4: 'gpu, count, tokens_per_s, model' passed the header check, then the first run's
+    count was 'missing' (its column was ' count'): the names are read without the spaces, as the
+    same file without them."""
+    rows = "h100-sxm,8,400000,gpt2-1558m\n"
+    spaced = run("calibrate", write("gpu, count, tokens_per_s, model\n" + rows, "a.csv"), "-o", tmp_path / "a.yaml")
+    plain = run("calibrate", write("gpu,count,tokens_per_s,model\n" + rows, "b.csv"), "-o", tmp_path / "b.yaml")
+    assert spaced[0] == plain[0] == 0, spaced
+    assert (tmp_path / "a.yaml").read_text().replace("a.csv", "b.csv") == (tmp_path / "b.yaml").read_text()

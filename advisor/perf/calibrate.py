@@ -101,7 +101,7 @@ def read_runs(path: str | Path, catalog: Catalog) -> list[Run]:
     name = str(path)
     body = run_lines(path)
     reader = csv.DictReader(t for _, t in body)
-    check_header(reader.fieldnames, body[0][0], name)
+    reader.fieldnames = check_header(reader.fieldnames, body[0][0], name)
     runs, p = [], params_from(catalog)
     for (line, _), row in zip(body[1:], reader):
         check_cells(row, line, name, len(reader.fieldnames or ()))

@@ -93,10 +93,25 @@ def word(row: dict[str, str], key: str, line: int, name: str, allowed: Sequence[
 REQUIRED_COLUMNS = (("gpu",), ("count", "gpu_count"), ("tokens_per_s", "tokens_per_s_per_gpu"))
 
 
-def check_header(fields: Sequence[str] | None, line: int, name: str) -> None:
-    """A header (at `line`) without a required column is refused, naming it: a header in capitals or
-    separated by semicolons was read as unknown columns, and the first run refused as an unknown GPU ''."""
-    have = {f.strip() for f in fields or ()}
+def check_header(fields: Sequence[str] | None, line: int, name: str) -> list[str]:
+    """The header's column names (at `line`), spaces around them taken off ('gpu, count' read a column
+    ' count', and the first run's count as missing). A header without a required column is refused,
+    naming it: one in capitals or separated by semicolons was read as unknown columns, and the first run
+    refused as an unknown GPU ''. So is a column named twice, or beside its alias (count and gpu_count):
+    one of them was read and the other dropped without a word."""
+    names = [f.strip() for f in fields or ()]
+    have = set(names)
+    twice = [f"{f} twice" for f in sorted({f for f in names if names.count(f) > 1})] + [
+        f"both {' and '.join(both)}, one column under two names"
+        for both in (tuple(o for o in opts if o in have) for opts in REQUIRED_COLUMNS)
+        if len(both) > 1
+    ]
+    if twice:
+        raise InputError(
+            f"{name}, line {line}: the header names {twice[0]} (one would be read, the other dropped); keep one",
+            file=name,
+            field=twice[0].removeprefix("both ").split()[0],
+        )
     for options in REQUIRED_COLUMNS:
         if not have & set(options):
             raise InputError(
@@ -106,6 +121,7 @@ def check_header(fields: Sequence[str] | None, line: int, name: str) -> None:
                 file=name,
                 field=options[0],
             )
+    return names
 
 
 def check_cells(row: dict[Any, Any], line: int, name: str, columns: int) -> None:
