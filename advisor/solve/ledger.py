@@ -320,7 +320,9 @@ def _owned_running(problem: Problem, sol: Solution, taxed: dict[str, float], sto
                 kind="support",
             )
         )
-        out += server_bill_lines(problem, sol, g)  # a server dearer per slot than the least: the rest
+        out += server_bill_lines(
+            problem, g, sol.servers.get(g, {}), sol.held.get(g, {})
+        )  # a server dearer per slot than the least: the rest
     return out
 
 

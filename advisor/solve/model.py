@@ -34,7 +34,7 @@ from advisor.solve.problem import Candidate, Problem, ServeCandidate, ServerOpti
 from advisor.solve.reserved import PoolKey, add_pools, training_terms
 from advisor.solve.rows import affine, safe
 from advisor.solve.scenario import Scenario
-from advisor.solve.server_terms import add_server_holding, server_hold_terms
+from advisor.solve.server_terms import server_hold_terms, server_holding
 from advisor.solve.serving_nodes import BillKey, bill_key, bill_name, block_gpus, serving_node_offers
 
 TIE_BREAK_USD_PER_HOUR = 1e-6
@@ -208,7 +208,7 @@ class Model:
             for level in range(len(p.holdings[g])):
                 self.H[g, level] = prob.add_variable(f"H_{safe(g)}_{level}", lowBound=0, upBound=cap, cat="Integer")
                 self.K[g, level] = prob.add_variable(f"K_{safe(g)}_{level}", cat="Binary")
-        add_server_holding(self)
+        self.SH = server_holding(prob, p, self.S, self.K, self.cap)
         for k, i, sc in self.serve_pairs():  # one replica more when the class keeps a spare (n+1)
             spare = int(p.serve_classes[k].spare)
             self.r[k, i] = prob.add_variable(
@@ -307,7 +307,7 @@ class Model:
             if g in self.F:
                 owned.append((self.F[g], 1.0))
             owned += [(self.H[g, level], self.hold_cost(g, level, basis)) for level in range(len(p.holdings[g]))]
-        owned += server_hold_terms(self, basis)  # a server dearer per slot than the least pays the rest
+        owned += server_hold_terms(p, self.SH, self.S, basis)  # a server dearer per slot than the least: the rest
         self.kw = affine(kw)
         run = affine((v, self.run_cost(c, basis) * w) for v, c, w in training_terms(self)) + self.serving_cost(basis)
         return affine(owned) + run + self.storage_usd

@@ -27,9 +27,10 @@ from advisor.solve.options import per_slot_kw
 from advisor.solve.rows import safe
 
 if TYPE_CHECKING:
-    from advisor.solve.model import Model
     from advisor.solve.problem import Problem, ServerOption
-    from advisor.solve.solution import Solution
+
+Columns = dict[tuple[str, str], pulp.LpVariable]  # S[g,s] (solve/model.py)
+Periods = dict[tuple[str, int], pulp.LpVariable]  # K[g,p]
 
 SHARE_TOLERANCE = 1e-9  # a platform whose share per slot is the least (to rounding) pays nothing here
 
@@ -76,34 +77,40 @@ def server_hold_cost(problem: Problem, g: str, s: ServerOption, level: int, basi
     return (extra.support_usd_month + extra.kw * sum(kw_month_usd(problem))) * months
 
 
-def add_server_holding(m: Model) -> None:
-    """SH[g,s,p] for each platform dearer per slot than its type's least, and its rows."""
-    p = m.problem
-    for g in m.owned:
-        for s in p.servers.get(g, []):
-            if server_extra(p, g, s) is None:
-                continue
-            bound = m.S[g, s.id].upBound
-            cap = bound if bound is not None else m.cap[g]
-            held = []
-            for lv in range(len(p.holdings[g])):
-                v = m.SH[g, s.id, lv] = m.prob.add_variable(f"SH_{safe(g)}_{safe(s.id)}_{lv}", lowBound=0)
-                m.prob += v - cap * m.K[g, lv] <= 0, f"hold_server_{safe(g)}_{safe(s.id)}_{lv}"
-                held.append(v)
-            m.prob += pulp.lpSum(held) - m.S[g, s.id] == 0, f"hold_server_{safe(g)}_{safe(s.id)}"
+def server_holding(
+    prob: pulp.LpProblem, problem: Problem, servers: Columns, held: Periods, cap: dict[str, float]
+) -> dict[tuple[str, str, int], pulp.LpVariable]:
+    """SH[g,s,p] for each platform dearer per slot than its type's least, and its rows, on the model's
+    S[g,s] (`servers`), K[g,p] (`held`) and the bounds on N[g] (`cap`)."""
+    out = {}
+    for g, sid in servers:
+        s = next(o for o in problem.servers[g] if o.id == sid)
+        if server_extra(problem, g, s) is None:
+            continue
+        bound = servers[g, sid].upBound
+        most = bound if bound is not None else cap[g]
+        for lv in range(len(problem.holdings[g])):
+            v = out[g, sid, lv] = prob.add_variable(f"SH_{safe(g)}_{safe(sid)}_{lv}", lowBound=0)
+            prob += v - most * held[g, lv] <= 0, f"hold_server_{safe(g)}_{safe(sid)}_{lv}"
+        prob += (
+            pulp.lpSum(out[g, sid, lv] for lv in range(len(problem.holdings[g]))) - servers[g, sid] == 0,
+            f"hold_server_{safe(g)}_{safe(sid)}",
+        )
+    return out
 
 
-def server_hold_terms(m: Model, basis: str) -> list[tuple[pulp.LpVariable, float]]:
+def server_hold_terms(
+    problem: Problem, sh: dict[tuple[str, str, int], pulp.LpVariable], servers: Columns, basis: str
+) -> list[tuple[pulp.LpVariable, float]]:
     """(SH[g,s,p], its holding cost) and (S[g,s], its burn-in beyond the least share): the model's terms."""
-    p, out = m.problem, []
-    for (g, sid, lv), v in m.SH.items():
-        s = next(o for o in p.servers[g] if o.id == sid)
-        out.append((v, server_hold_cost(p, g, s, lv, basis)))
-    for g in m.owned:
-        for s in p.servers.get(g, []):
-            extra = server_extra(p, g, s)
-            if extra is not None and extra.burn_in_usd:
-                out.append((m.S[g, s.id], extra.burn_in_usd))
+    out = []
+    for (g, sid, lv), v in sh.items():
+        s = next(o for o in problem.servers[g] if o.id == sid)
+        out.append((v, server_hold_cost(problem, g, s, lv, basis)))
+    for (g, sid), v in servers.items():
+        extra = server_extra(problem, g, next(o for o in problem.servers[g] if o.id == sid))
+        if extra is not None and extra.burn_in_usd:
+            out.append((v, extra.burn_in_usd))
     return out
 
 
@@ -130,19 +137,19 @@ def server_lines(
     return out
 
 
-def server_bill_lines(problem: Problem, sol: Solution, g: str) -> list[dict]:
-    """The bill's burn-in and support lines of type g's servers dearer per slot than the least, for
-    what they cost beyond the share their slots pay on the GPUs' own lines (at their price: an
-    unreclaimed VAT has its own line)."""
+def server_bill_lines(problem: Problem, g: str, servers: dict[str, int], held: dict[int, int]) -> list[dict]:
+    """The bill's burn-in and support lines of type g's `servers` (id -> count; `held`: its holding
+    period -> GPUs) dearer per slot than the least, for what they cost beyond the share their slots
+    pay on the GPUs' own lines (at their price: an unreclaimed VAT has its own line)."""
     cat, taxed, hw = problem.catalog, problem.costs.services_taxed, problem.hardware.get(g)
     out: list[dict] = []
     econ = cat.economics
     if econ is None or hw is None:
         return out
     k = purchase_bill.bought_gpu_coefficients(cat, g, problem.workload.deployment.region, problem.costs)
-    held = [problem.holdings[g][lv] for lv, n in sol.held.get(g, {}).items() if n > 0][:1]
+    until = [problem.holdings[g][lv] for lv, n in held.items() if n > 0][:1]
     for s in problem.servers.get(g, []):
-        extra, n = server_extra(problem, g, s), sol.servers.get(g, {}).get(s.id, 0)
+        extra, n = server_extra(problem, g, s), servers.get(s.id, 0)
         if extra is None or not n:
             continue
         name = cat.servers[s.id].name
@@ -159,13 +166,13 @@ def server_bill_lines(problem: Problem, sol: Solution, g: str) -> list[dict]:
                     kind="burn_in",
                 )
             )
-        if held and extra.support_usd_month:
+        if until and extra.support_usd_month:
             base = extra.support_usd_month / hw.support_rate_month
             rate = hw.support_rate_month / taxed
             out.append(
                 bom.line(
-                    f"support contract for {name}, {held[0].months_held:.3g} months in service",
-                    n * held[0].months_held,
+                    f"support contract for {name}, {until[0].months_held:.3g} months in service",
+                    n * until[0].months_held,
                     rate * base,
                     k.support.source,
                     k.support.confidence,
