@@ -204,7 +204,7 @@ def test_the_break_even_grades_the_rent_by_its_largest_order_too(catalog, rules,
     d = json.loads(advisor.plan(advisor.load_workload(path), catalog=catalog, rules=rules, as_of=AS_OF).to_json())
     (be,) = d["break_even_months"]
     assert be["rent_provider"].startswith("Nebius") and "medium confidence" not in be["message"], be["message"]
-    assert "quote needed: 2048 GPUs exceed the 8 in one node" in be["message"], be["message"]
+    assert "quote needed: 2,048 GPUs exceed the 8 in one node" in be["message"], be["message"]
 
 
 def test_a_providers_published_limit_is_said_beside_an_order_above_its_own(catalog, rules, tmp_path):
@@ -222,3 +222,32 @@ def test_a_providers_published_limit_is_said_beside_an_order_above_its_own(catal
     assert row["provider"].startswith("AWS EC2 Capacity Blocks") and row["billed_gpus"] > 2048, row
     said = [w["message"] for w in d["warnings"] if w["code"] == "quote-needed"]
     assert any("per order" in m for m in said) and any("2,048 per provider" in m for m in said), said
+
+
+def test_a_fleet_on_one_offer_says_once_which_orders_need_a_quote(catalog, rules):
+    """team-fleet at --objective time rents 16, 32, 128 and 512 H100 on Nebius's 8-GPU VM (one node
+    evidenced) and said 'quote needed' four times, each on the plan's first line. Now once per offer, at
+    the largest order, naming every order size above one node, which the plan's own jobs give."""
+    from advisor.flow import plan
+    from advisor.inputs.workload import load_workload
+
+    root = Path(advisor.__file__).parent.parent
+    made = json.loads(
+        plan(
+            load_workload(root / "examples" / "team-fleet.yaml"),
+            catalog=catalog,
+            rules=rules,
+            as_of=AS_OF,
+            objective="time",
+            explain="none",
+        ).to_json()
+    )
+    said = [w["message"] for w in made["warnings"] if w["code"] == "quote-needed"]
+    for row in (p for p in made["purchase"] if p["ownership"] == "rent"):
+        sizes = sorted({j["gpu_count"] for j in made["jobs"] if j["gpu"] == row["gpu"] and j["gpu_count"] > 8})
+        mine = [m for m in said if m.startswith(f"{row['gpu']} at {row['provider']}:")]
+        assert len(mine) == 1, (row["gpu"], said)
+        assert f"quote needed: {sizes[-1]:,} GPUs exceed the 8 in one node" in mine[0], mine[0]
+        listed = f" (orders of {', '.join(f'{n:,}' for n in sizes[:-1])} and {sizes[-1]:,} GPUs)"
+        assert mine[0].endswith(listed) if len(sizes) > 1 else "(orders of" not in mine[0], mine[0]
+    assert len(said) == 2

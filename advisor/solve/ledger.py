@@ -12,7 +12,7 @@ from advisor.contract.numbers import HALF_CENT, ONE_SUM_KINDS, PLAN_WIDE_KINDS, 
 from advisor.data.catalog_prices import RentalOffer
 from advisor.economics import bom, purchase_bill
 from advisor.inputs.units import HOURS_PER_MONTH
-from advisor.solve.constraints.gpu_count import copies_at_once, held_counts
+from advisor.solve.constraints.gpu_count import copies_at_once, held_counts, held_grade
 from advisor.solve.costing import services_tax_lines
 from advisor.solve.options import per_slot_kw
 from advisor.solve.problem import Problem, Storage
@@ -86,7 +86,7 @@ def purchase_items(problem: Problem, sol: Solution) -> list[dict]:
                 "ready_days": c.start_hours / 24,
             },
         )
-        if offer.confidence_at(c.order_gpus, at_once.get((c.gpu, offer.provider), 0)) == "low":
+        if held_grade(offer, c, at_once) == "low":
             entry["confidence"] = "low"  # an order, or all it holds there at once, above what its rate is evidenced at
         held = copies_at_once(problem, c, n)
         entry["count"] += c.count * held
@@ -389,7 +389,7 @@ def _rented(problem: Problem, sol: Solution) -> list[dict]:
                 f"at ${offer.usd_per_gpu_hour:g}/GPU-hour, as of {offer.as_of}; terms and whole nodes as billed",
                 kind="rent",
             ) | ({PART: "bridge_usd"} if bridge else {})
-        if offer.confidence_at(c.order_gpus, at_once.get((c.gpu, offer.provider), 0)) == "low":
+        if held_grade(offer, c, at_once) == "low":
             lines[key]["confidence"] = "low"  # as the purchase row (purchase_items)
         lines[key]["unit_usd"] += paid
         lines[key]["total_usd"] += paid
