@@ -17,6 +17,7 @@ from advisor.solve.costing import services_tax_lines
 from advisor.solve.options import per_slot_kw
 from advisor.solve.problem import Problem, Storage
 from advisor.solve.reserved import paid_training, pool_bills, pool_key
+from advisor.solve.server_terms import server_bill_lines
 from advisor.solve.solution import Solution
 
 
@@ -319,6 +320,9 @@ def _owned_running(problem: Problem, sol: Solution, taxed: dict[str, float], sto
                 kind="support",
             )
         )
+        out += server_bill_lines(
+            problem, g, sol.servers.get(g, {}), sol.held.get(g, {})
+        )  # a server dearer per slot than the least: the rest
     return out
 
 
@@ -338,7 +342,7 @@ def _running_amounts(problem: Problem, sol: Solution) -> list[dict]:
                 hosting,
                 ["workload"] if overridden or fig is None else fig.source,
                 "high" if overridden or fig is None else fig.confidence,
-                "each bought GPU's power and its server share, from its arrival to its sale",
+                "each bought GPU's power and its server's, from its arrival to its sale",
                 kind="hosting",
             )
         )
