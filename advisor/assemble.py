@@ -175,6 +175,7 @@ class _Explained:
         # the robustness verdict's first block of draws (always drawn) joins them: the queue deals the
         # longest first (price break-evens, the speed bisections), then marginal values and the draws
         self.verdict = verdict = self.verdict or Verdict(problem, settings)
+        verdict.hold(sol)  # each rate drawn as the plan's rows grade it (an early start's draws may be stale)
         draws = verdict.first_block()  # those an early start (plan.plan) has not begun
         got = parallel.gather(tasks + draws, work_s=WORK_PER_ALTERNATIVES * alternatives_s, state=state, merge=merge)
         price, *speed, marginal = got[: len(tasks)]

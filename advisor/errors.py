@@ -158,8 +158,9 @@ def show(value: object, limit: int = 60) -> str:
         text = str(value) if len(str(value)) <= limit else f"a {len(str(value)):,}-digit number"
     else:
         text = repr(value)
-    if len(text) > limit:
-        text = f"{text[: limit - 20]}... ({len(text):,} characters)"
+    if len(text) > limit:  # the value's own length: a string's, not its quoted repr's (100,002 for 100,000)
+        size = len(value) if isinstance(value, str) else len(text)
+        text = f"{text[: limit - 20]}... ({size:,} characters)"
     return text
 
 

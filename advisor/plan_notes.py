@@ -12,6 +12,7 @@ from advisor.economics.rental import order_fit
 from advisor.solve import ledger, price_warnings
 from advisor.solve.constraints.deadline import Deadline
 from advisor.solve.problem import Problem
+from advisor.solve.rental_offers import at_offer
 from advisor.solve.settings import SolveSettings
 from advisor.solve.solution import Solution
 
@@ -53,11 +54,32 @@ def plan_warnings(problem: Problem, sol: Solution, explaining: SolveSettings | N
 
 
 def _candidate_notes(sol: Solution) -> Iterator[JSONObject]:
-    """The chosen training candidates' own warnings (rules) and their estimate's notes."""
+    """The chosen training candidates' own warnings (rules) and their estimate's notes; their
+    quote-needed warnings once per offer (_order_quotes)."""
     for c in sol.chosen:
-        yield from c.warnings
+        yield from (w for w in c.warnings if w["code"] != "quote-needed")
         for note in c.estimate.notes:
             yield {"rule": None, "code": "estimate", "message": note}
+    yield from _order_quotes(sol)
+
+
+def _order_quotes(sol: Solution) -> Iterator[JSONObject]:
+    """One 'quote-needed' per offer whose rate the plan's training orders exceed the evidenced size
+    of, at the largest such order, with every size above it: a fleet's candidates each say it of their
+    own order, and 22 jobs on one offer said it four times over on the plan's first line."""
+    sizes: dict[tuple[str, str, str], set[int]] = {}
+    opts = {}
+    for c in sol.chosen:
+        if c.offer is not None and order_fit(c.offer.offer, c.order_gpus).quote_needed:
+            key = (c.gpu, c.offer.kind, c.offer.offer.provider)
+            sizes.setdefault(key, set()).add(c.order_gpus)
+            opts[key] = c.offer
+    for key, seen in sizes.items():
+        opt, ordered = opts[key], sorted(seen)
+        message = f"{at_offer(key[0], opt)} {order_fit(opt.offer, ordered[-1]).message}"
+        if len(ordered) > 1:
+            message += f" (orders of {', '.join(f'{n:,}' for n in ordered[:-1])} and {ordered[-1]:,} GPUs)"
+        yield {"rule": None, "code": "quote-needed", "message": message}
 
 
 def _measurement_doubts(problem: Problem) -> Iterator[JSONObject]:

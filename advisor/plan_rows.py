@@ -7,7 +7,7 @@ import math
 from typing import Any
 
 from advisor.solve import ledger
-from advisor.solve.constraints.gpu_count import held_counts
+from advisor.solve.constraints.gpu_count import Held, held_counts, held_grade
 from advisor.solve.problem import Problem, ServeCandidate
 from advisor.solve.serving_bridge import stands_in_for
 from advisor.solve.serving_nodes import bill_key
@@ -92,19 +92,20 @@ def purchase_rows(problem: Problem, sol: Solution) -> list[JSONObject]:
             continue
         entry = rented.setdefault(key, _rented_row(c, "serving"))
         entry["count"] += c.gpus * n
-        if c.offer.offer.confidence_at(c.gpus, at_once.get((c.gpu, c.offer.offer.provider), 0)) == "low":
+        if held_grade(c.offer.offer, c, at_once) == "low":
             entry["confidence"] = "low"  # replicas held at once above what its rate is evidenced at
         entry["gpu_hours"] += c.gpu_hours * n
     for key, entry in rented.items():  # an offer sold by whole nodes bills the idle GPUs of its nodes too
         idle, layout = sol.serving_idle.get(key, (0, None))
         entry["billed_gpus"] = entry["count"] + idle
         entry["billed_gpu_hours"] = entry["gpu_hours"] + (idle * layout.hours if idle else 0.0)
-    return items + [rented[k] for k in sorted(rented)] + bridge_rows(sol)
+    return items + [rented[k] for k in sorted(rented)] + bridge_rows(sol, at_once)
 
 
-def bridge_rows(sol: Solution) -> list[JSONObject]:
+def bridge_rows(sol: Solution, at_once: Held) -> list[JSONObject]:
     """The GPUs rented on demand to serve until bought serving GPUs arrive (solve/serving_bridge.py):
-    one row per rented type, offer and arrival, with its hours and GPUs."""
+    one row per rented type, offer and arrival, with its hours and GPUs, graded as the serving rows
+    (`at_once`: gpu_count.held_counts, the bridges among them)."""
     rows: dict[tuple[tuple[str, str], float], JSONObject] = {}
     for b, n in sol.bridges:
         key = bill_key(b)
@@ -119,6 +120,8 @@ def bridge_rows(sol: Solution) -> list[JSONObject]:
                 "billed_gpu_hours": 0.0,
             },
         )
+        if held_grade(b.offer.offer, b, at_once) == "low":
+            entry["confidence"] = "low"  # bridges held at once above what its rate is evidenced at
         entry["count"] += b.gpus * n
         entry["gpu_hours"] += b.gpu_hours * n
         entry["billed_gpu_hours"] += b.gpu_hours * n

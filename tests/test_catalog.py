@@ -429,6 +429,26 @@ def test_catalog_show_json_resolves_sources_and_ages(run):
     assert "order: up to 1,000 GPUs in one order the sources of SF Compute" in out.replace("\n", " ")
 
 
+def test_catalog_show_says_the_most_gpus_held_at_once_each_rate_is_evidenced_at(run):
+    """`catalog show` printed each offer's largest evidenced order but not the limit over all the orders
+    held at once on its provider, which plans grade by too (RentalOffer.provider_evidenced)."""
+    code, out, _ = run("catalog", "show", "h100-sxm", "--format", "json", "--as-of", AS_OF)
+    assert code == 0
+    rent = {o["provider"]: o for o in json.loads(out)["prices"]["rent"]}
+    aws = "AWS EC2 Capacity Blocks p5.48xlarge (8x H100), US East (N. Virginia)"
+    assert (
+        rent["SF Compute (H100 clusters, market average)"]["evidenced_at_once_gpus"] == 1000
+    )  # the largest order its sources show
+    assert rent[aws]["evidenced_gpus"] == 512 and rent[aws]["evidenced_at_once_gpus"] == 2048  # published
+    assert rent[aws]["evidenced_at_once_where"] == f"per provider {aws} publishes"
+    nebius = rent["Nebius (8x H100 SXM VM), eu-north1"]
+    assert nebius["evidenced_at_once_gpus"] is None and nebius["evidenced_at_once_where"] is None
+    code, out, _ = run("catalog", "show", "h100-sxm", "--as-of", AS_OF)
+    text = " ".join(out.split())
+    assert f"at once: up to 2,048 GPUs over all orders held at once (per provider {aws} publishes)" in text
+    assert "at once: no limit over several orders published or seen" in text
+
+
 @pytest.mark.parametrize(
     "gid, words",
     [

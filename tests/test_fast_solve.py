@@ -256,8 +256,10 @@ def test_a_polish_stopped_by_its_time_limit_is_not_taken(monkeypatch):
     whenever the model moves the fleets' plans or its search, last when jobs with deadlines on bought
     GPUs came to hold them at once or in turn (constraints/at_once.py): at 1 node, seeds 1 and 26 of
     1-9, 14, 22 and 26 qualified, 7, the seed before, no longer; since a workstation holds no job that
-    spans servers, 12 of 1-30, 26 no longer): fleet(30, seed 12) at a 1% gap has a polish that, stopped
-    at 1 node, holds a plan with fewer job hours, unproven."""
+    spans servers, 12 of 1-30, 26 no longer; since a server dearer per slot than the least pays the rest
+    of its own cost (solve/server_terms.py), 41 of 1-42, 12 no longer: its polish proves its optimum at 1
+    node): fleet(30, seed 41) at a 1% gap has a polish that, stopped at 1 node, holds a plan with fewer
+    job hours, unproven."""
     import datetime as dt
 
     import advisor.solve.fast as fast
@@ -268,7 +270,7 @@ def test_a_polish_stopped_by_its_time_limit_is_not_taken(monkeypatch):
     from advisor.solve.highs_model import HighsModel
 
     monkeypatch.setattr(fast, "POLISH_NODES", 1)
-    problem = prepare(parse_workload(_fleet(30, seed=12), "fleet"), load_catalog(), load_rules(), dt.date(2026, 12, 1))
+    problem = prepare(parse_workload(_fleet(30, seed=41), "fleet"), load_catalog(), load_rules(), dt.date(2026, 12, 1))
 
     def fresh():  # the same candidates, no HiGHS model kept from an earlier solve
         problem.solver_cache.clear()

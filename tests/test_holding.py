@@ -94,6 +94,10 @@ def test_a_sale_after_the_work_says_how_long_after_and_why():
     )
     assert "within its gap" in _after_work(levels, 24 * HOURS_PER_MONTH, done)  # 18 was offered
     assert "13 hours after" in _after_work(levels, done + 13, done)
+    # two days to a month past the work read in days, the unit between hours and months
+    assert _after_work(levels, done + 48, done).startswith("2 days after")
+    assert _after_work(levels, done + 29.6 * 24, done).startswith("30 days after")
+    assert _after_work(levels, done + HOURS_PER_MONTH, done).startswith("1 month after")
     assert _after_work(levels, done, done).startswith("when their planned work is done")
 
 

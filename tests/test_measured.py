@@ -409,7 +409,7 @@ def test_a_measured_speed_of_a_shape_with_no_matmul_parameters_left_is_not_bound
     candidates are built: planned without the explanations, ~0.3 s of CPU, not ~4 s; an exception fails.)"""
     path = write(
         "deployment: office\nmodel: {params: 124M, layers: 1, active_params: 100M, tied_embeddings: false}\n"
-        "tokens: 100M\nmeasured: [{gpu: h100-sxm, count: 1, tokens_per_s: 3, date: 2026-11-20}]\n"
+        "tokens: 100M\nmeasured: [{gpu: h100-sxm, count: 1, tokens_per_s: 3000, date: 2026-11-20}]\n"
     )
     code, plan = plan_json(path, as_of=None)
     assert code in (0, 3) and plan["status"]

@@ -132,6 +132,14 @@ def test_published_fabrics_carry_multi_node_jobs_and_single_gpu_vms_do_not(catal
     assert fit.carries and (fit.kind, fit.gbps_per_gpu) == ("ethernet", 50)
     g6e = offer(catalog, "l40s", "AWS g6e.xlarge (1x")
     assert fabric_fit(g6e, 1).carries and not fabric_fit(g6e, 2).carries
+    assert "node size" not in fabric_fit(g6e, 2).reason  # AWS publishes one GPU per g6e.xlarge
+    # TensorWave publishes no node size: "8 GPUs need 8 nodes of 1" read as a fact about its MI300X
+    # nodes (sold in eights) unless the reason says the one GPU per node is the plan's assumption
+    tensorwave = offer(catalog, "mi300x", "TensorWave")
+    assert tensorwave.gpus_per_node is None
+    assert (
+        "8 nodes of 1 (its node size is not published: one GPU per node is assumed)" in fabric_fit(tensorwave, 8).reason
+    )
     nebius = fabric_fit(offer(catalog, "h100-sxm", "Nebius (8x"), 32)
     assert nebius.carries and nebius.kind == "infiniband" and nebius.gbps_per_gpu is None
 

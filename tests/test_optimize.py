@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from advisor.data.catalog import load_catalog
 from advisor.data.rules import load_rules
 from advisor.flow import plan, prepare
+from advisor.inputs.units import HOURS_PER_MONTH
 from advisor.inputs.workload import parse_workload
 from advisor.solve.milp import solve
 from advisor.solve.scenario import baseline
@@ -44,9 +45,17 @@ def _owned_options(problem, g, mine):
     period and server platform, (present value, cash, kW, GPUs). Capacity by deadline level: a GPU held
     until T works min(L, T) hours by L (docs/model.md). A bought GPU and its server pay the region's tax
     and the GPU its burn-in; a held GPU pays support on its price and its server share each month; a job
-    wider than a server pays the network of its band (economics/purchase_bill.py HardwareTerms)."""
-    price, hw = problem.unit_price[g], problem.hardware[g]
+    wider than a server pays the network of its band (economics/purchase_bill.py HardwareTerms). A server
+    dearer per slot than the least pays the rest of its price's support, and of its power's hosting and
+    burn-in, for its whole slots (solve/server_terms.py)."""
+    price, hw, costs = problem.unit_price[g], problem.hardware[g], problem.costs
     support = hw.support_rate_month * (price + hw.server_share_usd)
+    least_kw = min(s.overhead_kw / s.slots for s in problem.servers[g])
+    burn_in_kwh = problem.catalog.economics.burn_in["hours"].value * costs.pue * costs.electricity_usd_per_kwh
+    kw_month = (
+        costs.hosting_usd_per_kw_month
+        + (costs.utilization or 0.0) * costs.pue * costs.electricity_usd_per_kwh * HOURS_PER_MONTH
+    )
     per_server = max(s.slots for s in problem.servers[g])
     out = []
     for hold in problem.holdings[g]:
@@ -64,12 +73,20 @@ def _owned_options(problem, g, mine):
             network = max((hw.network_usd(math.ceil(m / per_server) * per_server) for m in multi), default=0.0)
             if network is None:
                 continue  # a network that cannot be costed is not offered
-            fixed = count * s.price_usd * (1 + hw.tax_rate) + network
+            extra_kw = max(0.0, s.overhead_kw - s.slots * least_kw)
+            rest = count * (  # a month of the server's support and hosting beyond its slots' least share
+                hw.support_rate_month * max(0.0, s.price_usd - s.slots * hw.server_share_usd)
+                + extra_kw * kw_month * costs.services_taxed
+            )
+            fixed = count * (s.price_usd * (1 + hw.tax_rate) + extra_kw * burn_in_kwh * costs.services_taxed) + network
             bought = gpus * (price * (1 + hw.tax_rate) + hw.burn_in_usd)
             out.append(
                 (
-                    fixed + bought + gpus * (hold.pv_usd(price) + support * hold.months_held_pv),
-                    fixed + bought + gpus * (hold.cash_usd + support * hold.months_held),
+                    fixed
+                    + bought
+                    + gpus * (hold.pv_usd(price) + support * hold.months_held_pv)
+                    + rest * hold.months_held_pv,
+                    fixed + bought + gpus * (hold.cash_usd + support * hold.months_held) + rest * hold.months_held,
                     gpus * problem.gpu_kw[g] + count * s.overhead_kw,
                     gpus,
                 )

@@ -78,7 +78,7 @@ def test_a_fabric_the_provider_does_not_publish_is_asked_at_the_bandwidth_the_es
     assert f"the speed estimate assumes {gbps:g} Gb/s per GPU between nodes; ask the provider" in item["notes"]
     assert item["notes"].count("the speed estimate assumes") == 1  # said once
     # and 4,096 GPUs are more than the 1,000 SF Compute's docs show on sale in one order: a quote is needed
-    assert item["notes"].count(f"h100-sxm at {bought['provider']}: quote needed: {bought['count']} GPUs") == 1
+    assert item["notes"].count(f"h100-sxm at {bought['provider']}: quote needed: {bought['count']:,} GPUs") == 1
     # what the provider's offer of this GPU leaves unpublished reaches this item, not another GPU's
     # of the same provider nor another provider whose name begins the same
     at, other = f"h100-sxm at {bought['provider']}:", f"h200-sxm at {bought['provider']}:"
@@ -269,7 +269,7 @@ def test_a_providers_limit_per_customer_is_checked_on_all_the_gpus_rented_from_i
     offer = next(o for o in load_catalog().gpus["h100-sxm"].rentals("capacity_block") if o.provider == item["provider"])
     assert item["billed_gpus"] > offer.max_gpus_per_provider
     head = (
-        f"h100-sxm at {item['provider']}: quote needed: {item['billed_gpus']} GPUs exceed the "
+        f"h100-sxm at {item['provider']}: quote needed: {item['billed_gpus']:,} GPUs exceed the "
         f"{offer.max_gpus_per_provider:,} per provider"
     )
     assert any(w["code"] == "quote-needed" and w["message"].startswith(head) for w in plan["warnings"])

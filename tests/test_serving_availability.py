@@ -27,7 +27,7 @@ FAST_REPLICA = {
             "model": "llama-3.1-8b",
             "precision": "int8",
             "months": 36,
-            "traffic": {"requests_per_s": 2e-6, "peak_factor": 1.5, "input_tokens": 200, "output_tokens": 100},
+            "traffic": {"requests_per_s": 2e-4, "peak_factor": 1.5, "input_tokens": 200, "output_tokens": 100},
             "measured": [
                 {
                     "gpu": "rtx-4090",

@@ -509,3 +509,19 @@ def test_a_command_that_solves_nothing_shows_its_stage_without_the_solver():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True).stdout
     assert "| estimating, 0 s" in out and out.strip().endswith("False")
+
+
+@pytest.mark.parametrize("section", ["decision", "robustness"])
+def test_a_fastest_plan_says_why_it_has_no_draws_or_decision_basis(section):
+    """`--objective time` made no robustness draws, decision basis or verify list, and `--section
+    robustness` read only 'this plan has no robustness': a reader could not tell it from a plan whose
+    draws failed. The section now says why, and the cheapest plan of the same file has the draws."""
+    from advisor.cli import main
+
+    args = ["plan", str(EXAMPLES / "article-office.yaml"), "--as-of", str(AS_OF), "--section", section]
+    fastest = CliRunner().invoke(main, [*args, "--objective", "time"])
+    cheapest = CliRunner().invoke(main, args)
+    assert fastest.exit_code == 0 and cheapest.exit_code == 0, (fastest.output, cheapest.output)
+    why = "not made: --objective time chooses the shortest makespan"
+    assert why in fastest.output and why not in cheapest.output
+    assert ("draws of speed and price" if section == "robustness" else "chosen on the expected cost") in cheapest.output

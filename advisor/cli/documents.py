@@ -135,7 +135,7 @@ def memo(
         sys.stdout.buffer.write(doc.content)
         sys.stdout.flush()
     else:
-        files = doc.write(output, force=force)
+        files = doc.write(output, force=force, force_as="--force")
         click.echo(f"wrote {', '.join(str(f) for f in files)}")
     if not result.feasible:
         click.echo("no plan meets every requirement; the memo explains why", err=True)

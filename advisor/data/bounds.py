@@ -9,6 +9,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from advisor.errors import InputError
+from advisor.inputs.quantities import MIN_POWER_W, PURCHASE_USD_RANGE
 
 if TYPE_CHECKING:
     from advisor.inputs.workload import Workload
@@ -18,7 +19,7 @@ GPU_RANGES = {
     "memory_gb": (1.0, 10_000.0, "GB"),
     "memory_bandwidth_gbps": (1.0, 100_000.0, "GB/s (1 GB/s to 100 TB/s)"),
     "fp32_tflops": (0.01, 100_000.0, "TFLOPs"),
-    "tdp_w": (1.0, 20_000.0, "W"),
+    "tdp_w": (MIN_POWER_W, 20_000.0, "W"),  # a workload's power limit has the same floor
     "die_area_mm2": (1.0, 100_000.0, "mm²"),
     "tpp": (0.001, 10_000_000.0, "TPP"),
     "performance_density": (0.0001, 100_000.0, "TPP/mm²"),
@@ -34,7 +35,7 @@ SERVER_RANGES = {
     "network_usd_per_server": (0.0, 10_000_000.0, "USD"),
     "network_gbps_per_server": (0.0, 100_000.0, "GB/s"),
 }
-PURCHASE_USD = (1.0, 10_000_000.0, "USD")  # one GPU, or one server without its GPUs
+PURCHASE_USD = (*PURCHASE_USD_RANGE, "USD")  # one GPU, or one server without its GPUs
 RENT_USD_PER_HOUR = (0.001, 10_000.0, "USD per GPU-hour")
 SERVER_SLOTS = (1, 1024, "GPUs")
 # operating assumptions, by their unit; every assumption is used by the cost model, so none is null

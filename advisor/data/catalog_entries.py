@@ -127,6 +127,16 @@ class GPU(Strict):
         }[(buy, rent)]
 
 
+def block_matrices(layers: int, hidden: int, ffn: int | None, heads: int, kv_heads: int | None) -> float:
+    """Weights of `layers` transformer blocks' matrices (attention q, k, v, o and the MLP: a SwiGLU
+    one's three when `ffn` is given and is not 4 x hidden), for a preset as for a workload's shape
+    (perf/jobspec.ModelSpec.block_params): what a model's `params` must hold at least."""
+    h, f = float(hidden), float(ffn or 4 * hidden)
+    kv_width = h * (kv_heads or heads) / heads
+    gated = ffn is not None and ffn != 4 * hidden
+    return layers * (2.0 * h * h + 2.0 * h * kv_width + (3.0 if gated else 2.0) * h * f)
+
+
 class ModelPreset(Strict):
     """One model preset, for training and serving (catalog/models.yaml says what each field means).
     The serving fields default to a dense model served up to its pre-training context."""
@@ -156,6 +166,12 @@ class ModelPreset(Strict):
             raise ValueError(f"kv_heads ({self.kv_heads}) must divide heads ({self.heads})")
         if self.active_params is not None and self.active_params > self.params:
             raise ValueError(f"active_params ({self.active_params:,}) cannot exceed params ({self.params:,})")
+        blocks = block_matrices(self.layers, self.hidden, self.ffn, self.heads, self.kv_heads)
+        if blocks > self.params:  # (params 1,000 with GPT-2's shape planned "0 GPU-hours")
+            raise ValueError(
+                f"{self.layers} layers of hidden {self.hidden:,} hold {blocks:,.0f} parameters in their matrices "
+                f"alone, more than params ({self.params:,}): check params, layers, hidden and ffn"
+            )
         if self.expert_params > self.params:
             raise ValueError(f"expert_params ({self.expert_params:,}) cannot exceed params ({self.params:,})")
         if (self.experts > 0) != (self.experts_per_token > 0) or self.experts_per_token > self.experts:

@@ -110,7 +110,7 @@ class SizeSeen(Strict):
 
     gpus: int = Field(ge=1, le=10_000_000)
     source: list[str] = Field(min_length=1)
-    note: str
+    note: str = Field(min_length=1)  # what the sources say, in their words ("" passed as one)
 
 
 class RentalOffer(Strict):

@@ -108,6 +108,9 @@ def _offer(catalog: Catalog, o: RentalOffer, chosen: RentalOffer | None, today: 
         "billing_hours": o.billing_hours,
         "evidenced_gpus": o.order_evidenced[0],  # one order's most at this rate; above it a quote is needed
         "evidenced_where": o.order_evidenced[1],
+        # all its orders held at once: the most at this rate (None: no limit published or seen), as plans grade it
+        "evidenced_at_once_gpus": o.provider_evidenced[0] if o.provider_evidenced else None,
+        "evidenced_at_once_where": o.provider_evidenced[1] if o.provider_evidenced else None,
         "interruption": o.interruption.model_dump() if o.interruption else None,
         **_dated(o.as_of, today),
         "used_for_plans": o is chosen,
@@ -192,7 +195,11 @@ def server_record(catalog: Catalog, server_id: str, today: dt.date) -> dict:
 
 
 def record(catalog: Catalog, item_id: str, today: dt.date) -> dict:
-    """`catalog show ID`: a GPU or a server, every figure with its sources, as of `today`."""
+    """`catalog show ID`: a GPU or a server, every figure with its sources, as of `today`. The id is
+    checked as every other id argument is (a 100,000-character one was echoed whole in the error)."""
+    from advisor.inputs.arguments import text
+
+    item_id = text()(item_id, "ID")
     catalog = catalog.at(today)
     if item_id in catalog.gpus:
         return gpu_record(catalog, item_id, today)

@@ -5,6 +5,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+# what catalog/estimator.yaml `goodput` holds, each figure with its source there (perf/goodput.py reads
+# every one; data/estimator_check.py requires them, so the code keeps no copy of the figures)
+GOODPUT_FIGURES = ("interruptions_per_gpu_hour", "restart_hours", "checkpoint_hours", "evaluation_fraction")
+
 
 @dataclass(frozen=True)
 class Params:

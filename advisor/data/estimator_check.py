@@ -10,7 +10,7 @@ from collections.abc import Callable
 from typing import Any
 
 from advisor.data.catalog_figures import check_date
-from advisor.data.estimator import Params
+from advisor.data.estimator import GOODPUT_FIGURES, Params
 from advisor.errors import InputError, show, suggest
 
 
@@ -99,6 +99,10 @@ def _calibrated_from(x: Any) -> bool:
     )
 
 
+def _pair_at_least_one(p: Any) -> bool:
+    return isinstance(p, list) and len(p) == 2 and all(_number(v) and float(v) >= 1 for v in p)
+
+
 Check = tuple[str, Callable[[Any], bool]]  # (what is allowed, in words; the test)
 
 BY_KIND: dict[str, Check] = {
@@ -130,9 +134,28 @@ SPECIAL: dict[str, Check] = {
             _by_gpu_and_precision(_share),
         ),
     ),
-    "framework_efficiency": (
-        "a number above 0, or a mapping of GPU ids or families to such numbers or to {precision: number} mappings",
-        _by_gpu_and_precision(_positive),
+    "framework_efficiency": (  # read as a table with its `default` (perf/training.py; a number crashed: AttributeError)
+        "a mapping of GPU ids or families to numbers above 0 or to {precision: number} mappings, with a `default`",
+        lambda x: isinstance(x, dict) and "default" in x and _by_gpu_and_precision(_positive)(x),
+    ),
+    # shares the models multiply or divide by: 0 divided (no_p2p_factor, ZeroDivisionError) or fitted no
+    # job (usable_memory_fraction, exit 3), and 5 hid five times the traffic there is (comm_overlap)
+    **dict.fromkeys(
+        ("usable_memory_fraction", "no_p2p_factor", "fused_memory_share", "matmul_efficiency_max"),
+        ("a share above 0 and at most 1", _share),
+    ),
+    **dict.fromkeys(
+        ("comm_overlap", "tp_comm_overlap"),
+        ("a share of the traffic hidden, from 0 to 1", lambda x: _number(x) and 0 <= float(x) <= 1),
+    ),
+    "batch_tokens_by_params": (  # read in order, the last pair for any larger model ([] was an IndexError)
+        "a list of at least one [parameters, global batch tokens] pair, each at least 1, in ascending parameters",
+        lambda x: (
+            isinstance(x, list)
+            and bool(x)
+            and all(_pair_at_least_one(p) for p in x)
+            and all(a[0] < b[0] for a, b in zip(x, x[1:]))
+        ),
     ),
     "today_kernel_runs": (
         "a mapping of GPU generations to {precision: a count of runs}",
@@ -141,6 +164,16 @@ SPECIAL: dict[str, Check] = {
     **dict.fromkeys(
         ("attention_efficiency", "attention_kernel_speedup", "software_factor"),
         ("a number above 0, or a mapping of GPU ids or families to such numbers", _by_gpu(_positive)),
+    ),
+    "goodput": (  # perf/goodput.py reads every one; evaluation is a share of the training time (5 was taken)
+        "{interruptions_per_gpu_hour: a number at or above 0, restart_hours: a number at or above 0, "
+        "checkpoint_hours: a number at or above 0, evaluation_fraction: a share from 0 to below 1}",
+        lambda x: (
+            isinstance(x, dict)
+            and set(x) == set(GOODPUT_FIGURES)
+            and all(map(_number, x.values()))
+            and float(x["evaluation_fraction"]) < 1
+        ),
     ),
     "measured_software_share": (
         "a share of a measured offset from 0 to 1",

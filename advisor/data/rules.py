@@ -87,6 +87,11 @@ class RuleSet:
     _memo: dict[Any, Any] = field(default_factory=dict, repr=False)
 
     def get(self, rule_id: str) -> Rule:
+        """The rule `rule_id` (any case); its id is checked as every other id argument is (a 100,000-character
+        one was echoed whole in the error)."""
+        from advisor.inputs.arguments import text
+
+        rule_id = text()(rule_id, "ID")
         for r in self.rules:
             if r.id == rule_id.upper():
                 return r

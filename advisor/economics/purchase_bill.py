@@ -227,6 +227,7 @@ class HardwareTerms:
     bands: tuple[NetworkBand, ...]
     fallback_per_gpu: float | None = None  # a server's own network price per slot, when no band is sourced
     network_share: float = 1.0  # of the priced NIC and fabric per GPU: the bandwidth the speed assumes
+    burn_in_usd_per_kw: float = 0.0  # the burn-in's energy per kW soaked (a server's own power: solve/server_terms.py)
 
     def network_usd(self, gpus: int) -> float | None:
         """The network joining `gpus` GPUs (whole servers), tax included; None: it cannot be costed."""
@@ -267,6 +268,7 @@ def hardware_terms(
         tuple(econ.network_bands),
         fallback_per_gpu,
         share,
+        k.burn_in_days * 24.0 * costs.pue * costs.electricity_usd_per_kwh * costs.services_taxed,
     )
 
 

@@ -173,12 +173,13 @@ def fabric_fit(offer: RentalOffer, count: int) -> FabricFit:
         if fab.kind == "none"
         else "the provider publishes no fabric between its nodes"
     )
+    unsized = " (its node size is not published: one GPU per node is assumed)" if offer.gpus_per_node is None else ""
     return FabricFit(
         False,
         nodes,
         fab.kind,
         None,
-        f"{count} GPUs need {nodes} nodes of {offer.node_gpus} at {offer.provider}, but {why}",
+        f"{count} GPUs need {nodes} nodes of {offer.node_gpus}{unsized} at {offer.provider}, but {why}",
     )
 
 
@@ -197,12 +198,12 @@ def order_fit(offer: RentalOffer, count: int, one_order: bool = True) -> OrderFi
                 False,
                 limit,
                 scope,
-                f"quote needed: {count} GPUs exceed the {limit:,} {where}; costed at its listed "
+                f"quote needed: {count:,} GPUs exceed the {limit:,} {where}; costed at its listed "
                 f"${offer.usd_per_gpu_hour:g}/GPU-h, which is an assumption above that size",
             )
     held = ", ".join(f"{limit:,} {where}" for limit, where, _ in limits)
     return OrderFit(
-        True, None, None, f"{count} GPUs within the {held}" if held else f"{offer.provider} publishes no limit"
+        True, None, None, f"{count:,} GPUs within the {held}" if held else f"{offer.provider} publishes no limit"
     )
 
 

@@ -44,6 +44,7 @@ from advisor.explain.offer_options import Offer, commitment_splits, on_offers, p
 from advisor.explain.plan_cost import PlanCost, offer_bands
 from advisor.explain.ranges import SEED
 from advisor.explain.scores import QUANTILES, mean_se, quantile, score, standard_error
+from advisor.solve.constraints.gpu_count import held_counts
 from advisor.solve.costing import plan_costs
 from advisor.solve.milp import solve
 from advisor.solve.model import Model
@@ -283,13 +284,20 @@ def decide(problem: Problem, point: Solution, settings: SolveSettings, verdict: 
             from advisor.explain.saa import saa_plan  # (p80/p90 only: not imported by every plan)
 
             tail = saa_plan(
-                problem, draws, "cvar", QUANTILES[spec.basis], settings.time_limit, settings.gap_for(problem)
+                problem,
+                draws,
+                "cvar",
+                QUANTILES[spec.basis],
+                settings.time_limit,
+                settings.gap_for(problem),
+                held_counts(problem, point),
             )
             add("least tail mean (CVaR)", tail and (None if violations(problem, tail) else tail))
         if verdict is None:
             from advisor.explain.robustness import Verdict as Drawn
 
             verdict = Drawn(problem, settings)
+        verdict.hold(point)  # each rate drawn as the point plan's rows grade it
         options += draw_options(problem, verdict, settings, seen)
     scored = scoring_draws(problem, options)
     chosen = pick(options, spec.basis, scored, settings.gap_for(problem))

@@ -18,7 +18,7 @@ value (`total_cost_usd`).
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -26,7 +26,7 @@ import numpy as np
 
 from advisor.data.uncertainty import LogDist, rate_dist
 from advisor.explain.draws import Draws, estimate_speed, replica_speed
-from advisor.solve.constraints.gpu_count import held_counts
+from advisor.solve.constraints.gpu_count import Held, held_counts, held_rate
 from advisor.solve.model import Model
 from advisor.solve.rental_offers import rent_offers
 from advisor.solve.reserved import paid_training
@@ -71,7 +71,7 @@ class RunTerm:
         return self.usd * self.rates(draws) * self.scale(self.speeds(draws))
 
 
-def run_term(problem: Problem, c: Any, n: float, held: Mapping[tuple[str, str], int] | None = None) -> RunTerm:
+def run_term(problem: Problem, c: Any, n: float, held: Held | None = None) -> RunTerm:
     """The run cost of `n` copies of candidate (or serving layout) c as a RunTerm (`held`: the GPUs the
     plan holds at once per (GPU, provider), solve/constraints/gpu_count.held_counts, which its offer's
     rate must be evidenced at too)."""
@@ -83,9 +83,7 @@ def run_term(problem: Problem, c: Any, n: float, held: Mapping[tuple[str, str], 
         c.gpu,
         c.run_cost_usd * n,
         rented,
-        rate_dist(opt.offer, c.order_gpus, (held or {}).get((c.gpu, opt.offer.provider), 0))
-        if rented and opt is not None
-        else None,
+        held_rate(opt.offer, c, held) if rented and opt is not None else None,
         estimate_speed(problem, c) if measured else (None if training else replica_speed(problem, c)),
         c if training else None,
         opt.offer.provider if rented and opt is not None else None,

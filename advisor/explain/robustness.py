@@ -25,6 +25,7 @@ from advisor.explain.draws import shared_draws
 from advisor.explain.offer_options import offers_apart
 from advisor.explain.ranges import SEED, cost_range, job_ranges
 from advisor.solve import parallel
+from advisor.solve.constraints.gpu_count import held_counts
 from advisor.solve.milp import solve
 from advisor.solve.problem import Problem
 from advisor.solve.redraw import TIMED_OUT, Answer, Redraw, Signature, describe, signature
@@ -124,6 +125,16 @@ class Verdict:
             self.early = parallel.Early(self.draw, self.block, state=lambda: (self.cpu, self.drawn))
         return self
 
+    def hold(self, sol: Solution) -> bool:
+        """Draw each rented rate at the GPUs `sol` holds at once on its provider (gpu_count.held_counts), as
+        its purchase rows grade it (Redraw.hold); True when that moved a band: the draws made at the old
+        bands (an early start's, another plan's) are forgotten and drawn again."""
+        if not self.redraw.hold(held_counts(self.problem, sol)):
+            return False
+        self.close()
+        self.known.clear()
+        return True
+
     def close(self) -> None:
         if self.early is not None:
             self.early.cancel()
@@ -179,6 +190,8 @@ class Verdict:
         """The verdict on `sol` from draws 0, 1, ... (`first`: the answers to first_block())."""
         draws = len(self.samples)
         chosen = (pairs_of(sol), offers_of(sol))
+        if self.hold(sol) and first is not None:
+            first = []  # drawn at other bands
         if first is not None or self.early is not None:
             first = self._first(first or [])
         got_all, held = self._draw_until_settled(draws, chosen, first)

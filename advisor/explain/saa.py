@@ -24,6 +24,7 @@ import pulp
 
 from advisor.explain.draws import Draws
 from advisor.explain.plan_cost import run_term
+from advisor.solve.constraints.gpu_count import Held
 from advisor.solve.formulation import build_model
 from advisor.solve.milp import run_model
 from advisor.solve.model import Model
@@ -34,9 +35,10 @@ from advisor.solve.solution import Solution, read_solution
 from advisor.solve.usable import usable_candidates
 
 
-def draw_costs(m: Model, draws: Draws) -> list[pulp.LpAffineExpression]:
+def draw_costs(m: Model, draws: Draws, held: Held | None = None) -> list[pulp.LpAffineExpression]:
     """Per draw, the model's present-value cost at that draw's factors (a GPU the draws do not cover
-    stays at its catalog figures)."""
+    stays at its catalog figures), each rent drawn at its order and the GPUs `held` at once on its
+    provider (gpu_count.held_counts of the plan the search starts from), as that plan's rows grade it."""
     col = {g: draws.column(g) for g in draws.gpus}
     per_price = {g: m.per_price_usd(g) for g in m.N}
     priced = {
@@ -58,7 +60,7 @@ def draw_costs(m: Model, draws: Draws) -> list[pulp.LpAffineExpression]:
         if c.gpu not in col:
             return 1.0
         if id(c) not in moved:  # its offer's rate x what it bills at the drawn speed (plan_cost.RunTerm)
-            t = run_term(m.problem, c, 1.0)
+            t = run_term(m.problem, c, 1.0, held)
             moved[id(c)] = (t.rates(draws) * t.scale(t.speeds(draws))).tolist()
         return moved[id(c)][s]
 
@@ -79,17 +81,19 @@ def saa_plan(
     q: float = 0.8,
     time_limit: float | None = 60.0,
     gap: float = 1e-4,
+    held: Held | None = None,
 ) -> Solution | None:
     """The exact sample-average optimum over `draws`, costed at the catalog's figures (None when no
     plan meets the constraints): objective "mean" (the expected basis), "quantile" (the q-quantile of
     cost: p80, p90) or "cvar" (the mean of the worst 1 - q share of draws, an upper bound on the
-    q-quantile that needs no binaries: what the p80/p90 decision adds to its candidates)."""
+    q-quantile that needs no binaries: what the p80/p90 decision adds to its candidates). `held`: the GPUs
+    held at once per (GPU, provider) each rent is graded at (draw_costs)."""
     sc = baseline(problem)
     cands = usable_candidates(problem, sc)
     if any(not cs for cs in cands):
         return None
     m = build_model(problem, sc, cands, redrawn=True)  # costed at every draw's prices: no bridge dropped on one
-    costs = draw_costs(m, draws)
+    costs = draw_costs(m, draws, held)
     if objective == "cvar":
         t = m.prob.add_variable("saa_t")
         excess = [m.prob.add_variable(f"saa_e_{s}", lowBound=0) for s in range(draws.n)]

@@ -168,6 +168,13 @@ def output_file(value: Any, name: str = "output", force: bool = False, force_as:
     `force_as`, as the caller writes it: `--force` on the command line)."""
     target = Path(path()(value, name))
     where = str(target)
+    if len(os.fsencode(target.name)) > MAX_TEXT:  # (300 characters: OSError, exit 1, after the solve)
+        raise InputError(
+            f"{show(where)}: a file name of {len(os.fsencode(target.name)):,} bytes; give one of at most {MAX_TEXT} "
+            "(file systems take 255, and the file is written first under a longer temporary name beside it)",
+            file=where,
+            field=name,
+        )
     if not target.parent.is_dir():
         raise InputError(
             f"{where}: the folder {target.parent} does not exist; create it first or write elsewhere",
@@ -220,12 +227,21 @@ def amount(optional: bool = False) -> Check:
 
 
 def prices(value: Any, name: str) -> dict[str, float]:
-    """{GPU id: purchase price in USD above zero} (`--price ID=USD`)."""
+    """{GPU id: purchase price in USD} (`--price ID=USD`), within the range a catalog's purchase price
+    is held to (quantities.PURCHASE_USD_RANGE)."""
+    from advisor.inputs.quantities import PURCHASE_USD_RANGE
+
     if value is None:
         return {}
     if not isinstance(value, Mapping) or len(value) > MAX_NAMES:
         raise _refuse(name, "a mapping of GPU id to price in USD, such as {'rtx-4090': 1749}", value)
-    return {text()(k, f"{name} key"): number(lo=0, hi=1e9, above=True)(v, f"{name}[{k!r}]") for k, v in value.items()}
+    lo, hi = PURCHASE_USD_RANGE
+    return {
+        text()(k, f"{name} key"): number(
+            lo, hi, says=f"{k}'s price must be from ${lo:,.0f} to ${hi:,.0f}, as a catalog's"
+        )(v, name)
+        for k, v in value.items()
+    }
 
 
 def region(value: Any, name: str) -> str:

@@ -6,7 +6,18 @@ from typing import Literal
 from pydantic import Field, field_validator, model_validator
 
 from advisor.inputs.known import GpuId
-from advisor.inputs.quantities import MAX_GPUS, MONTHS_SCHEMA, PowerKW, at_least_a_day
+from advisor.inputs.quantities import (
+    MAX_GPUS,
+    MIN_SHARE,
+    MIN_STORAGE_TB,
+    MONTHS_SCHEMA,
+    STORAGE_WHY,
+    UTILIZATION_WHY,
+    PowerKW,
+    at_least,
+    at_least_a_day,
+    floor_schema,
+)
 from advisor.inputs.regions import check_region
 from advisor.inputs.strict import Written
 
@@ -37,8 +48,8 @@ class Deployment(Written):
     )
     utilization: float | None = Field(
         default=None,
-        gt=0,
         le=1,
+        json_schema_extra=floor_schema(MIN_SHARE),
         description=(
             "share of the horizon owned GPUs run (energy is costed for it); default: the planned jobs' own hours"
         ),
@@ -46,7 +57,12 @@ class Deployment(Written):
     liquid_cooling: bool = Field(
         default=False, description="the facility offers liquid cooling (needed by liquid-only systems)"
     )
-    storage_tb: float | None = Field(default=None, ge=0, le=1e7, description="training storage to cost, TB [none]")
+    storage_tb: float | None = Field(
+        default=None,
+        le=1e7,
+        json_schema_extra=floor_schema(MIN_STORAGE_TB, none=0),
+        description="training storage to cost, TB [none]",
+    )
     lead_time_days: float | None = Field(
         default=None,
         ge=0,
@@ -91,6 +107,9 @@ class Deployment(Written):
     def _a_day(cls, v: float) -> float:
         return at_least_a_day(v)
 
+    _utilization = field_validator("utilization")(at_least(MIN_SHARE, UTILIZATION_WHY))
+    _storage = field_validator("storage_tb")(at_least(MIN_STORAGE_TB, STORAGE_WHY, none=0))
+
     @field_validator("region", mode="before")
     @classmethod
     def _region(cls, v: object) -> str:
@@ -109,7 +128,10 @@ class Finance(Written):
             "cost of capital per year as a fraction (0.10 = 10%); default: the catalog's sourced economics.cost_of_capital"
         ),
     )
-    utilization: float | None = Field(default=None, gt=0, le=1, description="as deployment.utilization")
+    utilization: float | None = Field(
+        default=None, le=1, json_schema_extra=floor_schema(MIN_SHARE), description="as deployment.utilization"
+    )
+    _utilization = field_validator("utilization")(at_least(MIN_SHARE, UTILIZATION_WHY))
     tax_recoverable: bool | None = Field(
         default=None,
         description=(

@@ -8,7 +8,22 @@ from typing import Annotated, Any, Literal, Union
 from pydantic import Discriminator, Field, Tag, ValidationInfo, field_validator, model_validator
 
 from advisor.inputs.known import GpuId, check_preset, check_serving_model
-from advisor.inputs.quantities import MAX_GPUS, MAX_JOBS, MONTHS_SCHEMA, Count, Hours, Params, at_least_a_day
+from advisor.inputs.quantities import (
+    GOODPUT_WHY,
+    MAX_GPUS,
+    MAX_JOBS,
+    MIN_REQUESTS_PER_S,
+    MIN_SHARE,
+    MONTHS_SCHEMA,
+    REQUESTS_WHY,
+    SPREAD_WHY,
+    Count,
+    Hours,
+    Params,
+    at_least,
+    at_least_a_day,
+    floor_schema,
+)
 from advisor.inputs.strict import Written, spoken
 
 # a job's fields that may be written at the top level of a workload (one job, in the user's words):
@@ -96,8 +111,12 @@ class Measurement(Written):
     date: dt.date = Field(description="when it was measured, YYYY-MM-DD")
     note: str | None = Field(default=None, max_length=500, description="software, settings, who measured it")
     spread: float | None = Field(
-        default=None, gt=0, lt=1, description=f"P10-P90 half-width as a share, e.g. 0.05 for +-5% [{DEFAULT_SPREAD:g}]"
+        default=None,
+        lt=1,
+        json_schema_extra=floor_schema(MIN_SHARE),
+        description=f"P10-P90 half-width as a share, e.g. 0.05 for +-5% [{DEFAULT_SPREAD:g}]",
     )
+    _spread = field_validator("spread")(at_least(MIN_SHARE, SPREAD_WHY))
 
     @field_validator("date", mode="before")
     @classmethod
@@ -128,8 +147,8 @@ class Job(Written):
     software: Software | None = Field(default=None, description=SOFTWARE_HELP + " [the workload's `software`: public]")
     goodput: float | None = Field(
         default=None,
-        gt=0,
         le=1,
+        json_schema_extra=floor_schema(MIN_SHARE),
         description="share of wall time spent training (failures, "
         "restarts, checkpoints, evaluation); by default from GPU count and job length",
     )
@@ -137,6 +156,8 @@ class Job(Written):
     measured: list[Measurement] | None = Field(
         default=None, min_length=1, max_length=100, description="your own measured speeds of this job on some GPUs"
     )
+
+    _goodput = field_validator("goodput")(at_least(MIN_SHARE, GOODPUT_WHY))
 
     @field_validator("measured")
     @classmethod
@@ -186,7 +207,11 @@ class RequestClass(Written):
 class Traffic(Written):
     """Requests a serving job must sustain: one request size, or a `mix` of request classes."""
 
-    requests_per_s: float = Field(gt=0, le=1e7, description="average requests per second over the day")
+    requests_per_s: float = Field(
+        le=1e7,
+        json_schema_extra=floor_schema(MIN_REQUESTS_PER_S),
+        description="average requests per second over the day",
+    )
     input_tokens: int | None = Field(default=None, gt=0, le=10_000_000, description="mean prompt length (without mix)")
     output_tokens: int | None = Field(default=None, gt=0, le=10_000_000, description="mean output length (without mix)")
     mix: list[RequestClass] | None = Field(default=None, min_length=1, max_length=50)
@@ -206,7 +231,16 @@ class Traffic(Written):
             )
         if self.mix is not None and abs(sum(c.share for c in self.mix) - 1.0) > 1e-3:
             raise ValueError(f"the shares of the mix sum to {sum(c.share for c in self.mix):.4g}; they must sum to 1")
+        for i, c in enumerate(self.mix or []):
+            if self.requests_per_s * c.share < MIN_REQUESTS_PER_S:
+                raise ValueError(
+                    f"mix[{i}] (share {c.share:.3g} of {self.requests_per_s:.3g} requests/s) has "
+                    f"{self.requests_per_s * c.share:.3g} requests/s: {REQUESTS_WHY}; give it a share of at least "
+                    f"{MIN_REQUESTS_PER_S / self.requests_per_s:.3g}, or leave it out"
+                )
         return self
+
+    _requests = field_validator("requests_per_s")(at_least(MIN_REQUESTS_PER_S, REQUESTS_WHY))
 
     def classes(self) -> list[tuple[str, int, int, float]]:
         """(name, input tokens, output tokens, peak requests/s) per request class."""
@@ -241,8 +275,12 @@ class MeasuredServing(Written):
     date: str | None = Field(default=None, max_length=40, description="when it was measured")
     note: str | None = Field(default=None, max_length=500, description="engine, version, settings")
     spread: float | None = Field(
-        default=None, gt=0, lt=1, description=f"P10-P90 half-width as a share, e.g. 0.05 for +-5% [{DEFAULT_SPREAD:g}]"
+        default=None,
+        lt=1,
+        json_schema_extra=floor_schema(MIN_SHARE),
+        description=f"P10-P90 half-width as a share, e.g. 0.05 for +-5% [{DEFAULT_SPREAD:g}]",
     )
+    _spread = field_validator("spread")(at_least(MIN_SHARE, SPREAD_WHY))
 
     @model_validator(mode="after")
     def _whole_replicas(self) -> "MeasuredServing":

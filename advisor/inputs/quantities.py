@@ -20,18 +20,88 @@ MAX_BUDGET_USD = 1e12  # a trillion dollars
 MIN_MONTHS = 24 / units.HOURS_PER_MONTH
 
 
+# the least power a GPU may draw, a workload's power limit or a catalog GPU's tdp_w (data/bounds.py):
+# a limit below it powers no GPU (1e-300 kW was accepted, and printed, for a rented plan)
+MIN_POWER_W = 1.0
+MIN_POWER_KW = MIN_POWER_W / 1000
+# a purchase price of one GPU, or one server without its GPUs: a catalog's (data/bounds.py) or `compare
+# --price`'s (1e-300 printed "$0.00" and a 300-digit "price x" there)
+PURCHASE_USD_RANGE = (1.0, 10_000_000.0)
+# the least share of time or speed a workload states (utilization, goodput, a measurement's spread): the
+# plan states each to the percent -- utilization as '0%' below it, a run's band as '1.00-1.00x' -- and
+# 1e-300 was taken (a goodput of 1e-300 left no plan, exit 3, instead of naming the field)
+MIN_SHARE = 0.01
+# the least traffic a serving job, and each class of its mix, has: a request a day (the plan's dates are
+# days). 1e-10 requests/s sat under the solver's tolerance, "held" by no replica (exit 1), and a class of
+# share 1e-300 was planned with none
+MIN_REQUESTS_PER_S = 1 / (24 * 3600)
+REQUESTS_WHY = "less than a request a day is no serving job (the plan's dates are days)"
+# the least storage a workload costs but none (0): a gigabyte, the unit storage is sold and billed in
+MIN_STORAGE_TB = 0.001
+UTILIZATION_WHY = (
+    "the plan states utilization in whole percent, and under 1% the percentage printed (0% or 1%) is not "
+    "the share the energy is costed at"
+)
+GOODPUT_WHY = (
+    "under 1% of its wall time training, a job would lose 99 hours in 100, which no failure record comes near "
+    "(Llama 3 405B on 16,384 H100 kept over 90%, catalog/estimator.yaml goodput)"
+)
+SPREAD_WHY = "a run's P10-P90 band is stated to 0.01x of it (0.99-1.01x at 0.01): a narrower one prints as 1.00-1.00x"
+STORAGE_WHY = "storage is sold and billed by the gigabyte (0.001 TB); 0 costs none"
+
+
 def _bounded(
-    parse: Callable[[object, str], float], upper: float, what: str, lower: float = 0.0
+    parse: Callable[[object, str], float], upper: float, what: str, lower: float = 0.0, why: str = ""
 ) -> Callable[[object], float]:
     def check(value: object) -> float:
         x = parse(value, what)
         if x > upper:
             raise ValueError(f"{what} of {x:.3g} is beyond the {upper:.3g} this tool accepts")
         if x < lower:
-            raise ValueError(f"{what} of {x:.3g} is below {lower:g}, the least this tool accepts")
+            raise ValueError(f"{what} of {x:.3g} is below {lower:g}, the least this tool accepts{why}")
         return x
 
     return check
+
+
+def at_least(least: float, why: str, none: float | None = None) -> Callable[[float | None], float | None]:
+    """A field validator: the figure unless it is below `least` (`none`, if given, stays allowed: "no
+    such cost"), saying `why` and the bound; the field's schema is floor_schema(least, none)."""
+
+    def check(v: float | None) -> float | None:
+        if v is None or v >= least or v == none:
+            return v
+        bound = _shown_up(least)
+        allowed = f"{none:g} or at least {bound}" if none is not None else f"at least {bound}"
+        raise ValueError(f"{v:.6g} is below {bound}: {why}; give {allowed}")
+
+    return check
+
+
+def _shown_up(x: float) -> str:
+    """x in the fewest digits (six or more) that are not below it: 'give at least' a figure that passes
+    (1/86,400 requests/s printed as 1.15741e-05, the given 1.1574e-05 as 1.16e-05, 'below' it)."""
+    for digits in range(6, 18):
+        text = f"{x:.{digits}g}"
+        if float(text) >= x:
+            return text
+    return repr(x)
+
+
+def floor_schema(least: float, none: float | None = None) -> Callable[[dict[str, JsonValue]], None]:
+    """The JSON schema of a field checked by at_least: its number (the field's own, or the number branch
+    of an optional field's anyOf) takes exactly the bound the validator takes."""
+    bound: dict[str, JsonValue] = {"minimum": least}
+    if none is not None:
+        bound = {"anyOf": [{"const": none}, {"minimum": least}]}
+
+    def extra(schema: dict[str, JsonValue]) -> None:
+        branches = schema.get("anyOf")
+        for branch in branches if isinstance(branches, list) else [schema]:
+            if isinstance(branch, dict) and branch.get("type") == "number":
+                branch.update(bound)
+
+    return extra
 
 
 Count = Annotated[
@@ -61,11 +131,19 @@ Hours = Annotated[
 ]
 PowerKW = Annotated[
     float,
-    BeforeValidator(_bounded(units.parse_power_kw, 1e6, "a power")),
+    BeforeValidator(
+        _bounded(
+            units.parse_power_kw,
+            1e6,
+            "a power",
+            MIN_POWER_KW,
+            " (1 W: the least a GPU may draw, so any limit below powers none)",
+        )
+    ),
     WithJsonSchema(
         {
             "anyOf": [
-                {"type": "number", "exclusiveMinimum": 0},
+                {"type": "number", "minimum": MIN_POWER_KW},
                 {"type": "string", "pattern": r"^[0-9.]+\s*(W|kW|MW)$"},
             ],
             "description": "power in kW: 3.6, 3.6kW or 1500W",

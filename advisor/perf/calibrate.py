@@ -37,9 +37,18 @@ from advisor.errors import InputError
 from advisor.perf.estimate import params_from
 from advisor.perf.jobspec import JobSpec, ModelSpec, below_one_sequence, preset_spec
 from advisor.perf.layout import STRATEGIES, STRATEGY_ALIASES
-from advisor.perf.measured import beyond_peak
+from advisor.perf.measured import beyond_peak, no_reading
 from advisor.perf.published_mfu import mfu_cap, run_scale
-from advisor.perf.run_columns import ATTENTION_KERNELS, TRAINING_KINDS, flag, number, run_lines, word
+from advisor.perf.run_columns import (
+    ATTENTION_KERNELS,
+    TRAINING_KINDS,
+    check_cells,
+    check_header,
+    flag,
+    number,
+    run_lines,
+    word,
+)
 from advisor.perf.stated_layout import LAYOUT_FIELDS, run_estimate, stated_layout
 from advisor.perf.training import generation, mfu_flops_per_token, op_sac_recompute_fraction
 
@@ -54,6 +63,7 @@ class Run:
     tokens_per_s: float  # over all GPUs
     job: JobSpec
     stated: bool = False  # its layout is stated in full (perf/stated_layout.py): timed there
+    column: str = "tokens_per_s"  # the column its speed was read from (tokens_per_s_per_gpu: times the count)
 
 
 def _model(row: dict[str, str], catalog: Catalog, line: int, name: str) -> ModelSpec:
@@ -91,8 +101,10 @@ def read_runs(path: str | Path, catalog: Catalog) -> list[Run]:
     name = str(path)
     body = run_lines(path)
     reader = csv.DictReader(t for _, t in body)
+    reader.fieldnames = check_header(reader.fieldnames, body[0][0], name)
     runs, p = [], params_from(catalog)
     for (line, _), row in zip(body[1:], reader):
+        check_cells(row, line, name, len(reader.fieldnames or ()))
         if (row.get("basis") or "measured") not in ("measured", "derived"):
             continue  # calibration.csv: end-to-end, pair and excluded rows are not steady-state speeds
         runs.append(_run(row, catalog, line, name))
@@ -122,15 +134,24 @@ def _run(row: dict[str, str], catalog: Catalog, line: int, name: str) -> Run:
             file=name,
             field="layout_assumed",
         )
-    return Run(line, gpu, count, total if total is not None else per_gpu * count, job, stated_layout(job, assumed))
+    speed, column = (total, "tokens_per_s") if total is not None else (per_gpu * count, "tokens_per_s_per_gpu")
+    return Run(line, gpu, count, speed, job, stated_layout(job, assumed), column)
 
 
 def _check_fits(run: Run, catalog: Catalog, p: Params, name: str) -> None:
     """A run the estimator cannot place cannot be predicted, so neither fitted nor scored: refuse it,
     saying what the memory model needs against the GPU's usable memory, and which layout columns would
     have it timed as it ran (a run that ran did fit, in a layout the row does not state in full)."""
-    if impossible := beyond_peak(run.job, catalog.gpus[run.gpu], run.count, run.tokens_per_s):
-        raise InputError(f"{name}, line {run.line}, field tokens_per_s: {impossible}", file=name, field="tokens_per_s")
+    gpu, per_token = catalog.gpus[run.gpu], mfu_flops_per_token(run.job.model, run.job.kind)
+    if impossible := beyond_peak(run.job, gpu, run.count, run.tokens_per_s) or no_reading(
+        run.job, gpu, run.count, run.tokens_per_s, per_token, p.measured_mfu_floor
+    ):
+        as_written = (
+            f" ({run.tokens_per_s / run.count:g} per GPU x {run.count})" if run.column != "tokens_per_s" else ""
+        )
+        raise InputError(
+            f"{name}, line {run.line}, field {run.column}{as_written}: {impossible}", file=name, field=run.column
+        )
     e, _ = run_estimate(run.job, catalog.gpus[run.gpu], run.count, p, run.stated)
     if e.fits:
         return

@@ -20,16 +20,9 @@ import math
 
 from advisor.data.estimator import Params
 
-DEFAULTS = {
-    "interruptions_per_gpu_hour": 466 / (54 * 24 * 16384),
-    "restart_hours": 11 / 60,
-    "checkpoint_hours": 10 / 3600,
-    "evaluation_fraction": 0.0,
-}
-
 
 def _figures(p: Params) -> dict:
-    return {**DEFAULTS, **(p.goodput or {})}
+    return p.goodput or {}
 
 
 def goodput(gpus: int, train_hours: float, p: Params, override: float | None = None) -> float:

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from advisor.data.catalog import Catalog
+from advisor.data.catalog_entries import block_matrices
 from advisor.errors import InputError
 from advisor.inputs.jobs import Job
 from advisor.inputs.quantities import MAX_TOKENS
@@ -51,8 +52,7 @@ class ModelSpec:
     @property
     def block_params(self) -> float:
         """Weights of the L transformer blocks' matrices (attention q, k, v, o and the MLP)."""
-        h, f = float(self.hidden), float(self.ffn_width)
-        return self.layers * (2.0 * h * h + 2.0 * h * self.kv_width + (3.0 if self.gated_mlp else 2.0) * h * f)
+        return block_matrices(self.layers, self.hidden, self.ffn, self.heads, self.kv_heads)
 
     @property
     def ffn_width(self) -> int:

@@ -93,6 +93,29 @@ def implausibly_slow(job: Any, m: MeasuredSpeed, per_token: float, floor: float)
     )
 
 
+def no_reading(job: Any, gpu: Any, count: int, tokens_per_s: float, per_token: float, floor: float) -> str | None:
+    """Why a measured training speed is no run of `job` at all, or None: its MFU (at `per_token` FLOPs a
+    token) stays below `floor`, the lowest of the published runs (Params.measured_mfu_floor), however the
+    figure is read -- over all `count` GPUs, for one GPU, or as one GPU's sequences/s of the job's seq_len
+    tokens (Hugging Face's train_samples_per_second) -- as serving's runs are held to the slowest published
+    one (serving_measured.not_a_run). Above it a slow run is only doubted (implausibly_slow); left in,
+    1e-12 tokens/s had a plan rent a 4090 for 120 days. None without a peak."""
+    peak = gpu.dense_tflops(job.precision)
+    if not peak or per_token <= 0 or floor <= 0:
+        return None
+    seq = job.model.seq_len
+    least = floor * peak * 1e12 / per_token / seq  # one GPU's sequences/s at the floor's MFU, in tokens/s
+    if tokens_per_s >= least:
+        return None
+    return (
+        f"{speed_text(tokens_per_s)} tokens/s on {count} x {gpu.id} is no run of this job: even read as one GPU's "
+        f"sequences/s ({seq:,} tokens each) it is {100 * tokens_per_s / least * floor:.2g}% MFU on {job.precision}, "
+        f"below the lowest of the published runs the estimator is calibrated on ({100 * floor:.1f}%); check its "
+        f"unit (tokens per second over all the run's GPUs): under {speed_text(least)} tokens/s on {count} "
+        f"GPU{'s' if count > 1 else ''} no reading of it is a run"
+    )
+
+
 def doubts(job: Any, per_token: float, floor: float) -> list[str]:
     """Why each of `job`'s measurements is doubted (implausibly_slow), at `per_token` FLOPs a token
     (training.mfu_flops_per_token): said once a job, plan or no plan (a doubted run may be why none fits)."""

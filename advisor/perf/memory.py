@@ -180,7 +180,9 @@ def usable_bytes(gpu: GPU, p: Params) -> float | None:
 
 
 def default_batch_tokens(m: ModelSpec, p: Params) -> float:
-    for max_params, tokens in p.batch_tokens_by_params:
-        if m.params <= float(max_params):
-            return float(tokens)
-    return float(p.batch_tokens_by_params[-1][1])
+    """The catalog's global batch for a model of m's size (estimator `batch_tokens_by_params`, pairs in
+    ascending size, the last for any larger model), at least one sequence: a step takes whole
+    sequences (a 350M model at a 1M-token context took half a sequence a step, and an override's
+    [[1e15, 1]] a 1-token batch that the batch re-plan then reported as the workload's own field)."""
+    tokens = next((t for most, t in p.batch_tokens_by_params if m.params <= float(most)), None)
+    return max(float(p.batch_tokens_by_params[-1][1] if tokens is None else tokens), float(m.seq_len))

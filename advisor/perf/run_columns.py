@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any, get_args
 
 from advisor.data.bounds import MAX_RUNS, MODEL_RANGES
-from advisor.errors import InputError
+from advisor.errors import InputError, show
 from advisor.inputs.jobs import Job
 from advisor.inputs.loader import read_bytes
 from advisor.inputs.quantities import MAX_GPUS, MAX_TOKENS
@@ -65,7 +65,7 @@ def number(row: dict[str, str], key: str, line: int, name: str, kind: type = flo
         raise _wrong(name, line, key, f"{v!r} is not a number") from None
     lo, hi = RANGES.get(key, (0.0, math.inf))
     if not math.isfinite(x) or x <= 0:
-        raise _wrong(name, line, key, f"must be above zero (given {v})")
+        raise _wrong(name, line, key, f"must be a finite number above zero (given {v})")
     if kind is int and x % 1:  # (a count of GPUs, layers, a parallel size is never rounded)
         raise _wrong(name, line, key, f"must be a whole number (given {v})")
     if not lo <= x <= hi:
@@ -87,3 +87,49 @@ def word(row: dict[str, str], key: str, line: int, name: str, allowed: Sequence[
     if v and v not in allowed:
         raise _wrong(name, line, key, f"{v!r} is not one of {', '.join(allowed)} (or empty)")
     return v or None
+
+
+# the columns a run cannot do without, each with the alternatives that stand for it
+REQUIRED_COLUMNS = (("gpu",), ("count", "gpu_count"), ("tokens_per_s", "tokens_per_s_per_gpu"))
+
+
+def check_header(fields: Sequence[str] | None, line: int, name: str) -> list[str]:
+    """The header's column names (at `line`), spaces around them taken off ('gpu, count' read a column
+    ' count', and the first run's count as missing). A header without a required column is refused,
+    naming it: one in capitals or separated by semicolons was read as unknown columns, and the first run
+    refused as an unknown GPU ''. So is a column named twice, or beside its alias (count and gpu_count):
+    one of them was read and the other dropped without a word."""
+    names = [f.strip() for f in fields or ()]
+    have = set(names)
+    twice = [f"{f} twice" for f in sorted({f for f in names if names.count(f) > 1})] + [
+        f"both {' and '.join(both)}, one column under two names"
+        for both in (tuple(o for o in opts if o in have) for opts in REQUIRED_COLUMNS)
+        if len(both) > 1
+    ]
+    if twice:
+        raise InputError(
+            f"{name}, line {line}: the header names {twice[0]} (one would be read, the other dropped); keep one",
+            file=name,
+            field=twice[0].removeprefix("both ").split()[0],
+        )
+    for options in REQUIRED_COLUMNS:
+        if not have & set(options):
+            raise InputError(
+                f"{name}, line {line}: the header has no {' or '.join(options)} column (it reads "
+                f"{show(','.join(fields or ()))}); a runs file is comma-separated with a lower-case header "
+                "line, e.g. gpu,count,tokens_per_s,model",
+                file=name,
+                field=options[0],
+            )
+    return names
+
+
+def check_cells(row: dict[Any, Any], line: int, name: str, columns: int) -> None:
+    """A run with more cells than the header has columns is refused: its extra cells were dropped
+    silently, the others perhaps read under the wrong columns."""
+    if extra := row.get(None):
+        raise InputError(
+            f"{name}, line {line}: {columns + len(extra)} cells, but the header names {columns} columns; "
+            "quote a cell that holds a comma, or name the extra columns in the header",
+            file=name,
+        )

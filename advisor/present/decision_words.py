@@ -80,6 +80,17 @@ def cautions(p: Plan) -> list[str]:
     return [text for text in (headline(p), unmeasured(p), doubted(p), unquoted(p)) if text]
 
 
+def cost_only(p: Plan) -> str | None:
+    """Why a plan under `--objective time` has no robustness verdict, decision basis or inputs to
+    verify: they draw and score the plans' costs, and the plan is the shortest makespan's."""
+    if p.objective != "time" or p.robustness is not None:
+        return None
+    return (
+        "not made: --objective time chooses the shortest makespan; the draws of speed and price, the "
+        "decision basis and the inputs worth verifying score the cheapest plan (--objective cost)"
+    )
+
+
 def verify_first(p: Plan) -> str | None:
     """'Before committing, get a firm quote for ...: up to $X at stake.' from the top verify item."""
     d = p.decision

@@ -200,7 +200,16 @@ def _price_rows(rec: dict, cited: dict[str, dict]) -> list[list[str]]:
                 rows.append(["", "", "", f"note: {o['note']}"])
             order = f"order: up to {o['evidenced_gpus']:,} GPUs {o['evidenced_where']} at this rate; more needs a quote"
             rows.append(["", "", "", order])
+            rows.append(["", "", "", _at_once(o)])
     return rows
+
+
+def _at_once(o: dict) -> str:
+    """The most GPUs its rate is evidenced at over all the orders held at once (RentalOffer.provider_evidenced)."""
+    if o["evidenced_at_once_gpus"] is None:
+        return "at once: no limit over several orders published or seen"
+    most, where = o["evidenced_at_once_gpus"], o["evidenced_at_once_where"]
+    return f"at once: up to {most:,} GPUs over all orders held at once ({where}) at this rate; more needs a quote"
 
 
 def catalog_show_text(rec: dict) -> str:

@@ -65,7 +65,7 @@ class Memo:
             raise ValueError("a PDF memo is bytes; use .content")
         return self.content.decode("utf-8")
 
-    def write(self, path: str | Path, *, force: bool = False) -> list[Path]:
+    def write(self, path: str | Path, *, force: bool = False, force_as: str = "`force`") -> list[Path]:
         """Write the memo to `path` and its attachments beside it (in `<stem>_files/`, so two memos
         in one folder never share one); returns the files written. Nothing is half-written: each
         file goes to a temporary file in its folder first and is renamed into place, charts before
@@ -79,20 +79,22 @@ class Memo:
                 "name such as memo.md, not '-'",
                 field="path",
             )
-        path = output_file(args["path"], "path", args["force"], force_as="`force`")
+        path = output_file(args["path"], "path", args["force"], force_as=force_as)
         targets = [path] + [path.parent / rel for rel in sorted(self.attachments)]
         folders = {rel.split("/", 1)[0] for rel in self.attachments}
         if folders - {f"{path.stem}_files"}:
             raise InputError(
                 f"{path}: this memo links its charts in {', '.join(sorted(folders))}/, which is not named "
                 f"after the file; render it with name={path.stem!r} (the CLI does)",
+                file=str(path),
                 field="path",
             )
         existing = [t for t in targets if t.exists() or t.is_symlink()]  # a dangling link too
         if existing and not args["force"]:
             raise InputError(
-                f"{existing[0]}: already exists; pass `force` to replace "
+                f"{existing[0]}: already exists; pass {force_as} to replace "
                 f"{'it' if len(existing) == 1 else f'it and {len(existing) - 1} more'}",
+                file=str(existing[0]),  # the file, never the workload (the CLI named its line 3)
                 field="path",
             )
         for rel, data in sorted(self.attachments.items()):

@@ -11,7 +11,7 @@ from advisor.contract import Plan
 from advisor.contract.costs import Triple
 from advisor.contract.explanations import Reason, Rejected
 from advisor.present import words
-from advisor.present.decision_words import expected, over_draws
+from advisor.present.decision_words import cost_only, expected, over_draws
 from advisor.present.escape import md
 from advisor.present.grid import grid, para
 from advisor.present.memo_costs import billed_gpus, billed_hours, cash_months, cost_rows
@@ -266,7 +266,7 @@ def sensitivity_section(p: Plan, fmt: str) -> list[str]:
 def robustness_message(p: Plan) -> str | None:
     """The robustness verdict: how often the choice (GPUs bought, and rented for training and
     serving) stays the cheapest plan over draws of speed and price (explain/robustness.py)."""
-    return p.robustness.message if p.robustness is not None else None
+    return p.robustness.message if p.robustness is not None else cost_only(p)
 
 
 def robustness_section(p: Plan, fmt: str) -> list[str]:
@@ -341,7 +341,7 @@ def decision_section(p: Plan, fmt: str) -> list[str]:
                 for v in d.verify
             ]
             out.append(grid(["verify", "now", "range", "worth knowing", "why"], rows, fmt, wrap=(4,)))
-    out += [line(x.message, fmt) for x in p.disposal or []]
+    out += [line(x, fmt) for x in [cost_only(p)] if x and d is None] + [line(x.message, fmt) for x in p.disposal or []]
     if p.other_ownership is not None:
         out.append(line(p.other_ownership.message, fmt))
     return [heading("Decision", fmt), *out] if out else []

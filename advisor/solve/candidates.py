@@ -89,14 +89,19 @@ def job_classes(workload: Workload, catalog: Catalog) -> list[JobClass]:
 def _check_measured(s: Setting) -> None:
     """A job's own speed on GPUs and a count the estimator cannot lay it out on has no model speed to
     be the ratio of, so it can neither be used nor move the other GPUs: refused, never dropped; so is
-    one above what the GPUs' peak allows (perf/measured.beyond_peak)."""
+    one above what the GPUs' peak allows (perf/measured.beyond_peak) or below any reading of it that
+    would be a run (perf/measured.no_reading)."""
     for cls in s.classes:
         bare = replace(cls.spec, measured=())
         for j, m in enumerate(cls.spec.measured):
-            from advisor.perf.measured import beyond_peak  # (a job with its own speeds only: start-up)
+            from advisor.perf.measured import beyond_peak, no_reading  # (a job with its own speeds only: start-up)
+            from advisor.perf.training import mfu_flops_per_token
 
             where = f"jobs[{cls.jobs[0]}].measured[{j}]"
-            if impossible := beyond_peak(bare, m.figures, m.count, m.tokens_per_s):
+            per_token = mfu_flops_per_token(bare.model, bare.kind)
+            if impossible := beyond_peak(bare, m.figures, m.count, m.tokens_per_s) or no_reading(
+                bare, m.figures, m.count, m.tokens_per_s, per_token, s.params.measured_mfu_floor
+            ):
                 raise InputError(f"{where}.tokens_per_s: {impossible}", field=f"{where}.tokens_per_s")
             e = evaluate(bare, m.figures, m.count, s.params)
             if not e.fits:

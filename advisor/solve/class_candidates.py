@@ -44,7 +44,7 @@ from advisor.solve.options import (
     add_reason,
     count_context,
     forbids,
-    per_slot_kw,
+    held_slot_kw,
 )
 from advisor.solve.problem import (
     Arrival,
@@ -124,7 +124,6 @@ class ClassRuns:
         self.cache: dict[tuple[JobSpec, int, float | None], Estimate] = {}  # identical shapes share an estimate
         self.count_rules: dict[tuple, list[RuleFinding]] = {}  # per-count findings by their context
         self.smallest: dict[JobSpec, int | None] = {}
-        self.per_slot_kw = per_slot_kw(out.servers or [])
         self.slots = max((o.slots for o in out.servers or []), default=1)
         # the parameters over each fabric a rented job spans nodes on: one object per network speed,
         # so the layout store (perf/layout_cache.py) describes each once, not once per count
@@ -265,7 +264,7 @@ class ClassRuns:
             warnings += [{"rule": None, "code": "rent-terms", "message": m} for m in rc.notes]
             warnings += offer_warnings(opt, self.gpu.id, n, default_network_gbps(self.gpu, s.params))
         else:
-            nominal = s.costs.job_energy_usd(n * hours, self.out.kw + self.per_slot_kw)
+            nominal = s.costs.job_energy_usd(n * hours, self.out.kw + held_slot_kw(self.out.servers or [], n))
             run_cost = nominal * stream_factor(hours / HOURS_PER_YEAR, s.costs.discount_rate)
         taxed = s.costs.services_taxed  # rent and electricity with a VAT the buyer cannot reclaim
         run_cost, nominal = run_cost * taxed, nominal * taxed

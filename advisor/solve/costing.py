@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 from advisor.contract.costs import SERVICES
 from advisor.economics import bom
 from advisor.solve.reserved import paid_training
+from advisor.solve.server_terms import server_lines
 
 if TYPE_CHECKING:
     from advisor.solve.model import Model
@@ -92,6 +93,9 @@ def plan_costs(
     }
     if bridges:
         out.pv["bridge_usd"] = sum(m.run_cost(c) * n for c, n in bridges)
+    for lines, basis in ((out.nominal, "cash"), (out.pv, "present_value")):  # a server dearer per slot than the least
+        for key, usd in server_lines(p, servers, held, basis).items():
+            lines[key] += usd
     out.nominal = _services_taxed_apart({k: float(v) for k, v in out.nominal.items()}, p.costs.services_taxed)
     out.pv = _services_taxed_apart({k: float(v) for k, v in out.pv.items()}, p.costs.services_taxed)
     out.resale_usd = float(sum(h.resale_usd(m.price(g)) * k for g, h, k in holds))

@@ -12,11 +12,12 @@ from advisor.contract.numbers import HALF_CENT, ONE_SUM_KINDS, PLAN_WIDE_KINDS, 
 from advisor.data.catalog_prices import RentalOffer
 from advisor.economics import bom, purchase_bill
 from advisor.inputs.units import HOURS_PER_MONTH
-from advisor.solve.constraints.gpu_count import copies_at_once, held_counts
+from advisor.solve.constraints.gpu_count import copies_at_once, held_counts, held_grade
 from advisor.solve.costing import services_tax_lines
 from advisor.solve.options import per_slot_kw
 from advisor.solve.problem import Problem, Storage
 from advisor.solve.reserved import paid_training, pool_bills, pool_key
+from advisor.solve.server_terms import server_bill_lines
 from advisor.solve.solution import Solution
 
 
@@ -85,7 +86,7 @@ def purchase_items(problem: Problem, sol: Solution) -> list[dict]:
                 "ready_days": c.start_hours / 24,
             },
         )
-        if offer.confidence_at(c.order_gpus, at_once.get((c.gpu, offer.provider), 0)) == "low":
+        if held_grade(offer, c, at_once) == "low":
             entry["confidence"] = "low"  # an order, or all it holds there at once, above what its rate is evidenced at
         held = copies_at_once(problem, c, n)
         entry["count"] += c.count * held
@@ -319,6 +320,9 @@ def _owned_running(problem: Problem, sol: Solution, taxed: dict[str, float], sto
                 kind="support",
             )
         )
+        out += server_bill_lines(
+            problem, g, sol.servers.get(g, {}), sol.held.get(g, {})
+        )  # a server dearer per slot than the least: the rest
     return out
 
 
@@ -338,7 +342,7 @@ def _running_amounts(problem: Problem, sol: Solution) -> list[dict]:
                 hosting,
                 ["workload"] if overridden or fig is None else fig.source,
                 "high" if overridden or fig is None else fig.confidence,
-                "each bought GPU's power and its server share, from its arrival to its sale",
+                "each bought GPU's power and its server's, from its arrival to its sale",
                 kind="hosting",
             )
         )
@@ -385,7 +389,7 @@ def _rented(problem: Problem, sol: Solution) -> list[dict]:
                 f"at ${offer.usd_per_gpu_hour:g}/GPU-hour, as of {offer.as_of}; terms and whole nodes as billed",
                 kind="rent",
             ) | ({PART: "bridge_usd"} if bridge else {})
-        if offer.confidence_at(c.order_gpus, at_once.get((c.gpu, offer.provider), 0)) == "low":
+        if held_grade(offer, c, at_once) == "low":
             lines[key]["confidence"] = "low"  # as the purchase row (purchase_items)
         lines[key]["unit_usd"] += paid
         lines[key]["total_usd"] += paid

@@ -6,6 +6,7 @@ come from the constraint families, solve/constraints/; solve/formulation.py puts
   N[g]     integer GPUs of type g bought;  S[g,s] servers of platform s holding them
   H[g,p]   integer GPUs of type g held until period p, then resold (solve/holding.py);
   K[g,p]   binary: type g is held until period p (all its GPUs together: a job needs its GPUs at once)
+  SH[g,s,p] servers of platform s held until p, when dearer per slot than the least (solve/server_terms.py)
   F[g]     the network joining type g's servers, USD (sized to its widest job: >= cost(n) z[g,n])
   r[k,i]   integer replicas of serving candidate i for request class k
   I[g,o]   integer GPUs of type g rented for serving from provider o and billed beyond the replicas' own: an
@@ -33,6 +34,7 @@ from advisor.solve.problem import Candidate, Problem, ServeCandidate, ServerOpti
 from advisor.solve.reserved import PoolKey, add_pools, training_terms
 from advisor.solve.rows import affine, safe
 from advisor.solve.scenario import Scenario
+from advisor.solve.server_terms import server_hold_terms, server_holding
 from advisor.solve.serving_nodes import BillKey, bill_key, bill_name, block_gpus, serving_node_offers
 
 TIE_BREAK_USD_PER_HOUR = 1e-6
@@ -70,6 +72,7 @@ class Model:
         self.F: dict[str, pulp.LpVariable] = {}
         self.H: dict[tuple[str, int], pulp.LpVariable] = {}
         self.K: dict[tuple[str, int], pulp.LpVariable] = {}
+        self.SH: dict[tuple[str, str, int], pulp.LpVariable] = {}  # SH[g,s,p] (solve/server_terms.py)
         self.cap: dict[str, float] = {}  # the most GPUs of a type the model may buy
         self.r: dict[tuple[int, int], pulp.LpVariable] = {}
         self.u: dict[tuple[int, int], pulp.LpVariable] = {}  # allow_mixed: copies a rented column holds at once
@@ -205,6 +208,7 @@ class Model:
             for level in range(len(p.holdings[g])):
                 self.H[g, level] = prob.add_variable(f"H_{safe(g)}_{level}", lowBound=0, upBound=cap, cat="Integer")
                 self.K[g, level] = prob.add_variable(f"K_{safe(g)}_{level}", cat="Binary")
+        self.SH = server_holding(prob, p, self.S, self.K, self.cap)
         for k, i, sc in self.serve_pairs():  # one replica more when the class keeps a spare (n+1)
             spare = int(p.serve_classes[k].spare)
             self.r[k, i] = prob.add_variable(
@@ -303,6 +307,7 @@ class Model:
             if g in self.F:
                 owned.append((self.F[g], 1.0))
             owned += [(self.H[g, level], self.hold_cost(g, level, basis)) for level in range(len(p.holdings[g]))]
+        owned += server_hold_terms(p, self.SH, self.S, basis)  # a server dearer per slot than the least: the rest
         self.kw = affine(kw)
         run = affine((v, self.run_cost(c, basis) * w) for v, c, w in training_terms(self)) + self.serving_cost(basis)
         return affine(owned) + run + self.storage_usd

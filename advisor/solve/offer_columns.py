@@ -1,17 +1,19 @@
 """The rented columns of a redrawn model (solve/redraw.py) as a draw prices them: each at its own
-offer's rate band (data/uncertainty.rate_dist), every offer of a GPU type at that type's one rent
+offer's rate band, graded at its order and the GPUs the plan judged holds at once on its provider as
+the plan's rows grade it (solve/constraints/gpu_count.held_rate), every offer of a GPU type at that type's one rent
 normal, and each commitment at what it bills at the drawn speed (economics/rental.billed_hours: a
 term billed in full costs the same at any speed that still fits in it)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from advisor.data.uncertainty import LogDist, rate_dist
+from advisor.data.uncertainty import LogDist
 from advisor.economics.rental import billed_hours
+from advisor.solve.constraints.gpu_count import Held, held_grade, held_rate
 from advisor.solve.reserved import alone_at_once, footprint, node_weight, pool_coefs
 
 if TYPE_CHECKING:
@@ -22,9 +24,10 @@ if TYPE_CHECKING:
 class OfferColumns:
     """Per column (in the model's pairs() order): its offer's rate band (an index into `keys`, -1 when
     bought), and per (offer, kind) the columns it bills (`billing`: positions, hours at the model's
-    speeds, hours billed there)."""
+    speeds, hours billed there). `held`: the GPUs held at once per (GPU, provider), gpu_count.held_counts."""
 
-    def __init__(self, cands: Sequence[Candidate]):
+    def __init__(self, cands: Sequence[Candidate], held: Held | None = None):
+        self.cands = cands
         keys: dict[tuple[str, LogDist], int] = {}
         groups: dict[tuple[int, str], tuple[Any, list[int]]] = {}
         rate_of = []
@@ -32,7 +35,7 @@ class OfferColumns:
             if c.ownership != "rent" or c.offer is None:
                 rate_of.append(-1)
                 continue
-            rate_of.append(keys.setdefault((c.gpu, rate_dist(c.offer.offer, c.order_gpus)), len(keys)))
+            rate_of.append(keys.setdefault((c.gpu, held_rate(c.offer.offer, c, held)), len(keys)))
             if c.commits and c.kind is not None and c.billed_hours:
                 groups.setdefault((id(c.offer.offer), c.kind), (c.offer.offer, []))[1].append(j)
         self.keys, self.rate_of = list(keys), np.array(rate_of, dtype=np.int64)
@@ -71,7 +74,7 @@ class PoolColumns:
     pays its own use (reserved.pool_key, as a fresh build at that speed has it). A node R[o] costs its
     term at the draw's rate for its offer, at any speed."""
 
-    def __init__(self, m: Model, col: Mapping[str, int], row: Mapping[str, int]):
+    def __init__(self, m: Model, col: Mapping[str, int], row: Mapping[str, int], held: Held | None = None):
         p, reps = m.problem, [m.pool_rep[key] for key in m.R]
         self.cols = np.array([col[v.name] for v in m.R.values()], dtype=np.int32)
         self.gpus = [c.gpu for c in reps]
@@ -81,7 +84,7 @@ class PoolColumns:
             [(c.run_cost_nominal if c.run_cost_nominal is not None else c.run_cost_usd) * node_weight(c) for c in reps],
             dtype=float,
         )
-        self.offers = OfferColumns(reps)
+        self.offers = OfferColumns(reps, held)
         where = {(k, i): j for j, (k, i, _) in enumerate(m.pairs())}
         members = [(row[name], where[k, i], col[m.y[k, i].name], m.cands[k][i]) for name, k, i, _ in pool_coefs(m)]
         self.n = len(where)
@@ -124,3 +127,13 @@ class PoolColumns:
             spent = (self.pv if basis == "present_value" else self.cash) * factor
             for j, x in zip(self.cols.tolist(), spent.tolist()):
                 h.changeCoeff(row, j, x)
+
+
+def regraded(cands: Iterable[Any], old: Held | None, new: Held | None) -> bool:
+    """Does a rented one of `cands` (candidates or layouts) draw its rate in another band with the GPUs
+    held at once `new` than with `old`? Its band is its offer's and its grade's (gpu_count.held_rate)."""
+    return any(
+        held_grade(c.offer.offer, c, old) != held_grade(c.offer.offer, c, new)
+        for c in cands
+        if c.ownership == "rent" and c.offer is not None
+    )

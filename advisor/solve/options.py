@@ -135,6 +135,12 @@ def per_slot_kw(servers: Sequence[ServerOption]) -> float:
     return min((o.overhead_kw / o.slots for o in servers), default=0.0)
 
 
+def held_slot_kw(servers: Sequence[ServerOption], gpus: int) -> float:
+    """per_slot_kw among the platforms that may hold a job or replica of `gpus` GPUs (ServerOption.holds):
+    what its run is charged in energy, so a replica wider than a workstation runs on a server's power."""
+    return per_slot_kw([o for o in servers if o.holds(gpus)] or servers)
+
+
 def gpu_holdings(
     costs: Costs,
     catalog: Catalog,

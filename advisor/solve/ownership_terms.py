@@ -23,6 +23,7 @@ from advisor.solve.model import Model
 from advisor.solve.problem import Problem
 from advisor.solve.rent_basis import RentedInstead, rent_basis
 from advisor.solve.scenario import baseline
+from advisor.solve.server_terms import server_extra
 from advisor.solve.solution import Solution
 
 
@@ -58,6 +59,9 @@ def break_even(
             * costs.services_taxed
             + m.support(g) * n
         )
+        extra = [(e, k) for sid, k in servers.items() if (e := server_extra(problem, g, opts[sid])) is not None]
+        upfront += sum(e.burn_in_usd * k for e, k in extra)  # a server dearer per slot than the least: the rest
+        monthly_own += sum(e.support_usd_month * k for e, k in extra)
         monthly_rent = n * HOURS_PER_MONTH * offer.usd_per_gpu_hour * costs.services_taxed
         price = problem.unit_price[g] * n
         age = purchase_age_years(gpu, problem.as_of)

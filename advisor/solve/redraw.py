@@ -16,14 +16,14 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from advisor.errors import NoPlanInTime, SolverError
 from advisor.solve.constraints import bounds
-from advisor.solve.constraints.gpu_count import RentedCounts, copies_at_once, rented_counts
+from advisor.solve.constraints.gpu_count import Held, copies_at_once, rented_counts
 from advisor.solve.constraints.slots import serving_server_rows
 from advisor.solve.draw_deadlines import DeadlineTest, deadline_array, meets_all
 from advisor.solve.formulation import build_model
 from advisor.solve.highs_model import HighsModel
 from advisor.solve.milp import solve
 from advisor.solve.model import TIE_BREAK_USD_PER_HOUR, Model
-from advisor.solve.offer_columns import OfferColumns, PoolColumns
+from advisor.solve.offer_columns import OfferColumns, PoolColumns, regraded
 from advisor.solve.problem import Candidate, Problem, ServeCandidate
 from advisor.solve.redraw_serving import Draw, set_serving
 from advisor.solve.rental_offers import offers_of, pairs_of, rented_on
@@ -31,7 +31,7 @@ from advisor.solve.run import objective_adds_up, solver_for
 from advisor.solve.scenario import Scenario
 from advisor.solve.serving_bridge import BridgeDraw
 from advisor.solve.settings import DEFAULT_GAP, SolveSettings
-from advisor.solve.usable import at_speed, cost_dominators, timed, usable_candidates
+from advisor.solve.usable import at_speed, dominators, usable_candidates
 
 if TYPE_CHECKING:
     import numpy as np
@@ -59,6 +59,7 @@ class Redraw:
         serves: Sequence[Mapping[str, float] | None] = (),
     ):
         self.problem, self.sc, self.settings = problem, sc, settings
+        self.held: Held = {}  # the GPUs the plan judged holds at once per (GPU, provider): hold()
         self.time_limit = time_limit = settings.time_limit
         self.limits = [bounds(problem, sc, k) for k in range(len(problem.classes))]
         self.fastest = dict(fastest)
@@ -135,7 +136,7 @@ class Redraw:
         if "budget" in m.prob._constraints:
             self.budget_row, self.budget_index = m.prob._constraints["budget"], row["budget"]
         self.bridge = BridgeDraw(m, col, row, row.get("budget"))  # rented until bought serving GPUs arrive
-        self.dominator = _dominators(self.problem, m.cands, rented_counts(self.problem))
+        self.dominator = dominators(self.problem, m.cands, rented_counts(self.problem))
         self._columns()
 
     def _needed(self, draws: Sequence[Mapping[str, float]]) -> list[list[Candidate]]:
@@ -144,7 +145,7 @@ class Redraw:
         set of each draw is unchanged: a live candidate's dominators all miss its draw's deadline."""
         import numpy as np
 
-        dominator = _dominators(self.problem, self.cands, rented_counts(self.problem))
+        dominator = dominators(self.problem, self.cands, rented_counts(self.problem))
         gpus = sorted(self.fastest)
         at = {g: j for j, g in enumerate(gpus)}
         # per GPU type (a row) and draw (a column): the draw's speed relative to the fastest drawn
@@ -176,6 +177,17 @@ class Redraw:
             return self._solved_choice(speed, buy, rent)
         self._set_draw(speed, buy, rent, rent_z, serve)
         return self._run_draw()
+
+    def hold(self, held: Held) -> bool:
+        """Draw each rented rate at the GPUs `held` at once per (GPU, provider) (gpu_count.held_counts of
+        the plan judged), as the plan's rows grade it; True when a band moved: answers drawn before are stale."""
+        old, self.held, m = self.held, dict(held), self.model
+        if m is None or self.held == old:
+            return False
+        every = [c for *_, c in m.pairs()] + [c for *_, c in m.serve_pairs()] + [b for _, b, _ in m.bridge_terms()]
+        if moved := regraded(every, old, self.held):
+            self._columns()
+        return moved
 
     def _solved_choice(
         self, speed: Mapping[str, float], buy: Mapping[str, float], rent: Mapping[str, float]
@@ -246,9 +258,9 @@ class Redraw:
         for row, g, col, coef in self.cap_rows:
             h.changeCoeff(row, col, coef * rel.get(g, 1.0))
         at = self.budget_index if self.budget_row is not None else None
-        d = Draw(speed, rent, rent_z, serve)
+        d = Draw(speed, rent, rent_z, serve, self.held)
         set_serving(h, m, p, self.serve_rows, self.idle_cols, d, at, self.sc.budget_basis)
-        self.bridge.apply(h, d.served, rent)
+        self.bridge.apply(h, d)
         self.pools.apply(h, (rent, rent_z), (at, self.sc.budget_basis) if at is not None else None)
 
     def _first_plan(self) -> list[float] | None:
@@ -342,8 +354,8 @@ class Redraw:
             "dom": tests(7),
             "has_dom": np.array([col[7] is not None for col in self.columns], dtype=bool),
         }
-        self.offers = OfferColumns([c for _, _, c in m.pairs()])
-        self.pools = PoolColumns(m, self.hm.col, self.hm.row)
+        self.offers = OfferColumns([c for _, _, c in m.pairs()], self.held)
+        self.pools = PoolColumns(m, self.hm.col, self.hm.row, self.held)
 
     def _deadline_test(self, k: int, c: Candidate) -> DeadlineTest:
         """(planned hours, their bound, hours, the makespan cap; inf for none), the bounds less the
@@ -359,16 +371,6 @@ def _run(h: Any) -> None:
 
     if h.run() == highspy.HighsStatus.kError:
         raise SolverError("the highs solver failed: HiGHS returned an error")
-
-
-def _dominators(problem: Problem, cands: list[list[Candidate]], rented: RentedCounts) -> dict[int, Candidate | None]:
-    """Per candidate (by id), the fastest candidate that dominates it on cost (None: nothing does;
-    usable.cost_dominators): the same at every speed, as a GPU type's candidates all scale alike."""
-    return {
-        id(c): None if o is None else cs[o]
-        for k, cs in enumerate(cands)
-        for c, o in zip(cs, cost_dominators(cs, rented, timed(problem, k), by_band=True))
-    }
 
 
 def signature(

@@ -1,7 +1,7 @@
 """The serving columns of a redrawn model (solve/redraw.py) at one draw: each replica's rate at the
 drawn speed and the replicas a fresh build would allow (with the rows that hold that bound), its cost
-at its own offer's drawn rate (data/uncertainty.rate_dist), and each idle billed GPU at its type's
-drawn rent; in the budget row too, on the budget's basis."""
+at its own offer's drawn rate (Draw.rent_of: graded as the plan's rows grade it), and each idle billed GPU
+at its layout's; in the budget row too, on the budget's basis."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from advisor.data.uncertainty import rate_dist
+from advisor.solve.constraints.gpu_count import Held, held_rate
 
 if TYPE_CHECKING:
     from advisor.solve.model import Model
@@ -20,12 +20,23 @@ if TYPE_CHECKING:
 @dataclass(frozen=True)
 class Draw:
     """One draw's factors by GPU type: relative speed, rent, the rent's standard normal, and a serving
-    replica's throughput (None: the speed's)."""
+    replica's throughput (None: the speed's); `held`: the GPUs the plan judged holds at once per (GPU,
+    provider), gpu_count.held_counts, which each rate is graded at."""
 
     speed: Mapping[str, float]
     rent: Mapping[str, float]
     rent_z: Mapping[str, float] | None = None
     serve: Mapping[str, float] | None = None
+    held: Held | None = None
+
+    def rent_of(self, c: Any) -> float:
+        """Layout c's rate factor: 1 bought; rented, its own offer's band at its type's rent normal, at c's
+        order and the GPUs held at once on its provider (gpu_count.held_rate), else its type's drawn rent."""
+        if c.ownership != "rent":
+            return 1.0
+        if self.rent_z is not None and c.offer is not None:
+            return held_rate(c.offer.offer, c, self.held).factor_at(self.rent_z.get(c.gpu, 0.0))
+        return self.rent.get(c.gpu, 1.0)
 
     @property
     def served(self) -> Mapping[str, float]:
@@ -55,13 +66,12 @@ def set_serving(
                 h.changeCoeff(spare[2], spare[1], -float(up))
         if servers is not None:  # servers >= needed x r / up
             h.changeCoeff(servers[0], col, -servers[1] / up)
-        factor = d.rent.get(c.gpu, 1.0) if c.ownership == "rent" else 1.0
-        if c.ownership == "rent" and d.rent_z is not None and c.offer is not None:  # its own offer's band
-            factor = rate_dist(c.offer.offer, c.order_gpus).factor_at(d.rent_z.get(c.gpu, 0.0))
+        factor = d.rent_of(c)
         h.changeColCost(col, m.run_cost(c) * factor)
         if budget is not None:  # the budget counts the drawn rent too, on its basis
             h.changeCoeff(budget, col, m.run_cost(c, basis) * factor)
-    for key, col in idle_cols.items():  # an idle billed GPU at the drawn rent of its GPU type
-        h.changeColCost(col, m.idle_cost(key) * d.rent.get(key[0], 1.0))
+    for key, col in idle_cols.items():  # an idle billed GPU at its layout's drawn rate, as a replica's
+        factor = d.rent_of(m.idle_layout[key])
+        h.changeColCost(col, m.idle_cost(key) * factor)
         if budget is not None:
-            h.changeCoeff(budget, col, m.idle_cost(key, basis) * d.rent.get(key[0], 1.0))
+            h.changeCoeff(budget, col, m.idle_cost(key, basis) * factor)

@@ -26,6 +26,7 @@ from advisor.solve.serving_nodes import bill_key, bill_name, block_gpus, serving
 
 if TYPE_CHECKING:
     from advisor.solve.model import Model
+    from advisor.solve.redraw_serving import Draw
 
 
 def waits(problem: Problem, k: int) -> bool:
@@ -159,7 +160,7 @@ def stands_in_for(b: ServeCandidate, bought: dict[str, int] | set[str]) -> list[
 class BridgeDraw:
     """What a robustness draw changes of the bridge in a HiGHS copy of a model (solve/redraw.py): each
     replica's counted rate in the bridge rows at the draw's speed, and each bridge column's cost (and
-    budget coefficient) at the drawn rent."""
+    budget coefficient) at its own offer's drawn rate, as a serving replica's (Draw.rent_of)."""
 
     def __init__(self, m: Model, col: dict[str, int], row: dict[str, int], budget: int | None):
         self.m, self.budget = m, budget
@@ -171,20 +172,20 @@ class BridgeDraw:
         ]
         self.upper = {j: float(v.upBound or 0) for v in m.bridge.values() for j in [col[v.name]]}
 
-    def apply(self, h: Any, speed: Mapping[str, float], rent: Mapping[str, float]) -> None:
-        """Set the draw's rates and rents in highspy model `h`."""
-        m = self.m
+    def apply(self, h: Any, d: Draw) -> None:
+        """Set draw `d`'s rates and rents in highspy model `h`."""
+        m, speed = self.m, d.served
         for r, j, sign, k, c in self.rates:
             h.changeCoeff(r, j, sign * min(c.requests_per_s * speed.get(c.gpu, 1.0), m.peak(k)))
         basis = m.sc.budget_basis
         for j, b, w in self.costs:
-            factor = rent.get(b.gpu, 1.0)
+            factor = d.rent_of(b)
             h.changeColCost(j, m.run_cost(b) * w * factor)
             if self.budget is not None:
                 h.changeCoeff(self.budget, j, m.run_cost(b, basis) * w * factor)
-        self._bound_beaten(h, speed, rent)
+        self._bound_beaten(h, speed, d)
 
-    def _bound_beaten(self, h: Any, speed: Mapping[str, float], rent: Mapping[str, float]) -> None:
+    def _bound_beaten(self, h: Any, speed: Mapping[str, float], d: Draw) -> None:
         """Bound to 0 the bridge layouts another beats at this draw's speeds and rents (`beaten`): the
         columns a model built at these prices would not have."""
         import numpy as np
@@ -192,7 +193,7 @@ class BridgeDraw:
         m, cols, ubs = self.m, [], []
         for k, layouts, js in self.groups:
             rates = [min(b.requests_per_s * speed.get(b.gpu, 1.0), m.peak(k)) for b in layouts]
-            costs = [m.run_cost(b) * rent.get(b.gpu, 1.0) for b in layouts]
+            costs = [m.run_cost(b) * d.rent_of(b) for b in layouts]
             for j, no in zip(js, beaten(m.problem, layouts, rates, costs)):
                 cols.append(j)
                 ubs.append(0.0 if no else self.upper[j])

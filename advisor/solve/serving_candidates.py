@@ -27,8 +27,8 @@ from advisor.solve.options import (
     forbids,
     gpu_hardware,
     gpu_holdings,
+    held_slot_kw,
     offers,
-    per_slot_kw,
     purchase_arrival,
     server_options,
 )
@@ -281,7 +281,7 @@ def _candidate(
     if offer is not None:
         cost = r.gpus * cls.hours * offer.rate
     else:  # an owned replica's energy from its arrival, as a training job's (none when a utilization charges it per kW)
-        kw = problem.gpu_kw[gid] + per_slot_kw(problem.servers.get(gid, []))
+        kw = problem.gpu_kw[gid] + held_slot_kw(problem.servers.get(gid, []), r.gpus)
         cost = costs.job_energy_usd(r.gpus * (cls.hours - arrives), kw)
     cost *= costs.services_taxed  # rent or electricity, with a VAT the buyer cannot reclaim
     # paid evenly over the serving months from the start (bought: from its arrival, as hosting is), discounted

@@ -231,3 +231,14 @@ def cost_dominators(
             if has[col]:
                 out[members[col]] = members[o]
     return out
+
+
+def dominators(problem: Problem, cands: list[list[Candidate]], rented: RentedCounts) -> dict[int, Candidate | None]:
+    """Per candidate (by id), the fastest candidate that dominates it on cost (None: nothing does;
+    cost_dominators, offers of one grade together): the same at every speed, as a GPU type's candidates
+    all scale alike (what a robustness draw bounds to 0, solve/redraw.py)."""
+    return {
+        id(c): None if o is None else cs[o]
+        for k, cs in enumerate(cands)
+        for c, o in zip(cs, cost_dominators(cs, rented, timed(problem, k), by_band=True))
+    }

@@ -12,17 +12,21 @@ per-job counts that fill the fleet.
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Literal
 
 import pulp
 
 from advisor.contract.facts import Lever, Shortfall, Slack, binds
+from advisor.data.uncertainty import LogDist, rate_dist
 from advisor.solve.constraints.base import UNBOUNDED, Family, Need, Run
 from advisor.solve.reserved import copies_held, in_turn, pool_key, turns
 from advisor.solve.scenario import Scenario
 from advisor.solve.search import smallest_int
 
 if TYPE_CHECKING:
+    from advisor.data.catalog_figures import Confidence
+    from advisor.data.catalog_prices import RentalOffer
     from advisor.solve.model import Model
     from advisor.solve.problem import Candidate, Problem
     from advisor.solve.solution import Solution
@@ -80,6 +84,26 @@ def held_counts(problem: Problem, sol: Solution) -> dict[tuple[str, str], int]:
             key = (s.gpu, s.offer.offer.provider)
             out[key] = out.get(key, 0) + s.gpus * n
     return out
+
+
+Held = Mapping[tuple[str, str], int]  # held_counts: (GPU, provider) -> GPUs held there at once
+
+
+def held_at(offer: RentalOffer, c: Any, held: Held | None) -> int:
+    """GPUs `held` at once on `offer`'s provider of candidate or layout c's GPU type (0: none given)."""
+    return (held or {}).get((c.gpu, offer.provider), 0)
+
+
+def held_grade(offer: RentalOffer, c: Any, held: Held | None) -> Confidence:
+    """The grade of `offer`'s rate for rented candidate or layout c as the plan's rows print it: at c's
+    order and the GPUs `held` at once on its provider (RentalOffer.confidence_at)."""
+    return offer.confidence_at(c.order_gpus, held_at(offer, c, held))
+
+
+def held_rate(offer: RentalOffer, c: Any, held: Held | None) -> LogDist:
+    """The band a draw prices `offer`'s rate for c in, graded as held_grade: what every path that draws
+    a plan's rents reads (the cost range, the robustness re-solves, the CVaR plan)."""
+    return rate_dist(offer, c.order_gpus, held_at(offer, c, held))
 
 
 def fleet_size(sol: Solution, gpu: str | None = None, problem: Problem | None = None) -> int:
