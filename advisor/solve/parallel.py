@@ -31,6 +31,7 @@ import os
 import pickle
 import struct
 import sys
+import time
 import warnings
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any, TypeVar
@@ -90,7 +91,8 @@ def run(
     caller's estimate of the serial time; None: always worth it when workers are allowed).
 
     The tasks are dealt from a queue (a pipe holding their indices; each process takes the next
-    as it finishes one), so give the longest first. `state()` (optional) is read in a child after
+    as it finishes one), so give the longest first. Task 0 is always computed in the calling process
+    (taken before any fork), so its result may be what does not pickle. `state()` (optional) is read in a child after
     its tasks, and `merge(state)` called in the parent with it: for counters the tasks change
     (the explanation solve count), which a child's copy would otherwise lose."""
     parts = workers()
@@ -263,3 +265,19 @@ def gather(
 ) -> list[T]:
     """[t() for t in tasks] through run(): independent calls, e.g. one bisection per GPU type."""
     return run(lambda i: tasks[i](), len(tasks), work_s=work_s, merge=merge, state=state)
+
+
+def paced(
+    tasks: Sequence[Callable[[], T]],
+    *,
+    merge: Callable[[Any], None] | None = None,
+    state: Callable[[], Any] | None = None,
+) -> list[T]:
+    """gather(tasks) for alike tasks whose work has no estimate at hand (re-solves of one model at other
+    prices): the first runs here, and its CPU time x the tasks left is the estimate the rest are forked on."""
+    if not tasks:
+        return []
+    took = time.process_time()
+    first = tasks[0]()
+    took = time.process_time() - took
+    return [first, *gather(tasks[1:], work_s=took * (len(tasks) - 1), merge=merge, state=state)]
