@@ -283,3 +283,14 @@ def test_the_other_way_beside_the_sensitivity_is_the_serial_one(monkeypatch):
     p = json.loads(out["off"])
     assert p["other_ownership"]["ownership"] == "rent" and p["other_ownership"]["total_cost_usd"] > 0
     assert out["on"] == out["off"]
+
+
+@pytest.mark.skipif(parallel.cores() < 2 or not hasattr(os, "fork"), reason="one core or no os.fork: always serial")
+def test_a_run_inside_a_task_stays_serial(monkeypatch):
+    """While a run's tasks are done beside another process, a run inside a task does not fork (both cores
+    are busy; the rent problem rebuilt inside the sensitivity stage lost a child's CPU re-offering)."""
+    monkeypatch.setenv(parallel.ENV, "on")
+    me = os.getpid()
+    inside = parallel.run(lambda i: (time.sleep(0.05), os.getpid(), parallel.workers())[1:], 6)
+    assert {w for _, w in inside} == {1} and {p for p, _ in inside} - {me}  # a child did some, none forked
+    assert parallel.workers() == 2  # and after the run, forks again

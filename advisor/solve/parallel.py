@@ -65,9 +65,17 @@ def cores() -> int:
         return os.cpu_count() or 1
 
 
+# Set while this process does a run()'s tasks beside another process (the parent with children, or a
+# child): a run inside a task stays serial. Both cores are busy already, and a nested fork costs more than
+# it gives: the rent problem the other way to own rebuilds (a task of the sensitivity stage) took 2.35 s
+# serially and 2.23 s of the parent's CPU forked, its child's 1.35 s lost (the parent re-offers the child's
+# GPU types from its layout searches, and for renting the offers, not the searches, are the work).
+_BUSY = [False]
+
+
 def workers() -> int:
     """Processes to use, the parent included: 1 means serial."""
-    if mode() == "off" or not hasattr(os, "fork") or sys.platform == "darwin":
+    if _BUSY[0] or mode() == "off" or not hasattr(os, "fork") or sys.platform == "darwin":
         return 1
     return max(1, min(MAX_WORKERS, cores()))
 
@@ -106,6 +114,7 @@ def run(
         if child is not None:  # (no fork possible: the parent does the rest)
             children.append(child)
     out: list[Any] = [_NONE] * n
+    busy, _BUSY[0] = _BUSY[0], bool(children)
     try:
         for i in itertools.chain([first], _indices(rfd)):
             out[i] = task(i)
@@ -114,6 +123,7 @@ def run(
             _reap(pid, fd, kill=True)
         raise
     finally:
+        _BUSY[0] = busy
         os.close(rfd)
     for pid, fd in children:
         got = _reap(pid, fd)
@@ -167,6 +177,7 @@ def _fork(task: Callable[[int], Any], queue: int, state: Callable[[], Any] | Non
         return None
     if pid == 0:  # the child: compute, send, leave without running the parent's exit hooks
         code = 1
+        _BUSY[0] = True
         try:
             os.close(rfd)
             results = [(i, task(i)) for i in _indices(queue)]
