@@ -16,7 +16,7 @@ from advisor.contract.numbers import cents, cents_adding_to, rounded
 from advisor.data.uncertainty import basis as uncertainty_basis
 from advisor.explain.alternatives import alternatives, ordered
 from advisor.explain.draws import Prices
-from advisor.explain.other_ownership import other_ownership
+from advisor.explain.other_ownership import OtherWay, other_ownership
 from advisor.explain.other_ownership import other_way as find_other_way
 from advisor.explain.ranges import speed_tasks
 from advisor.explain.robustness import Verdict, plan_ranges
@@ -114,6 +114,12 @@ class _Explained:
                     }
         self.sensitivity: dict[str, list[JSONObject]] = {"break_even": [], "marginal": []}
         self.robustness: JSONObject | None = None  # drawn beside the sensitivity re-solves (full level)
+        self.other_way: OtherWay | None = None  # the other way to own: beside them too at the full level
+        self._find_other: Callable[[], OtherWay | None] | None = (
+            (lambda: find_other_way(problem, sol, self.settings, _rebuilder(problem)))
+            if level != "none" and objective == "cost" and other_way
+            else None
+        )
         if sol.feasible and level != "none":
             took = time.process_time()
             alts = alternatives(problem, sol, self.settings)
@@ -133,11 +139,8 @@ class _Explained:
             entry["reasons"] = [_worded(r, name) for r in entry["reasons"]]
         if self.insights:
             self.sensitivity["traffic"] = [self.insights["traffic"]]
-        self.other_way = (
-            find_other_way(problem, sol, self.settings, _rebuilder(problem))
-            if level != "none" and objective == "cost" and other_way
-            else None
-        )
+        if self._find_other is not None:  # not found beside the sensitivity re-solves
+            self.other_way = self._find_other()
         self.other_ownership = other_ownership(
             problem, sol, self.other_way, self.settings, purchase_rows, self.prices is not None
         )
@@ -145,9 +148,10 @@ class _Explained:
     def _sensitivity(
         self, problem: Problem, sol: Solution, alts: dict, settings: SolveSettings, alternatives_s: float
     ) -> dict[str, list[JSONObject]]:
-        """Price break-evens, speed break-evens (one bisection per GPU type) and marginal values:
-        independent of each other and of the robustness draws, so on two cores (solve/parallel.py)
-        they run beside each other with the verdict's first block of draws. They cost more than
+        """Price break-evens, speed break-evens (one bisection per GPU type), marginal values and the
+        other way to own (self.other_way, when wanted): independent of each other and of the robustness
+        draws, so on two cores (solve/parallel.py) they run beside each other with the verdict's first
+        block of draws. They cost more than
         WORK_PER_ALTERNATIVES x the alternatives stage (200-job fleet: ~50 s of CPU against
         1.1-1.8 s; article examples: ~0.05 against ~0.01 s), which decides whether to fork."""
         explaining = self.settings
@@ -156,28 +160,26 @@ class _Explained:
         # within the explanations' time limit, counted with them
         at_plan_gap = explaining.but(gap=settings.gap_for(problem))
         prices = self.prices
+        # the other way to own first: task 0 is run by the calling process (solve/parallel.run), so the
+        # problem it rebuilds, and that problem's models, stay here for the break-evens that read it
+        find, self._find_other = self._find_other, None
         tasks: list[Callable[[], Any]] = [
+            *([find] if find is not None else []),
             lambda: break_even(problem, sol, alts, at_plan_gap, prices),
             *speed_tasks(problem, sol, alts, explaining, prices),
             lambda: marginal_values(problem, sol, explaining, prices, _rebuilder(problem)),
         ]
         tally = explaining.tally
         assert tally is not None
-        at_fork = (tally.solves, tally.unproven)
-
-        def state() -> tuple[int, int]:  # a child's explanation solves, added to the parent's count
-            return tally.solves - at_fork[0], tally.unproven - at_fork[1]
-
-        def merge(extra: tuple[int, int]) -> None:
-            tally.solves += extra[0]
-            tally.unproven += extra[1]
-
         # the robustness verdict's first block of draws (always drawn) joins them: the queue deals the
         # longest first (price break-evens, the speed bisections), then marginal values and the draws
         self.verdict = verdict = self.verdict or Verdict(problem, settings)
         verdict.hold(sol)  # each rate drawn as the plan's rows grade it (an early start's draws may be stale)
         draws = verdict.first_block()  # those an early start (plan.plan) has not begun
-        got = parallel.gather(tasks + draws, work_s=WORK_PER_ALTERNATIVES * alternatives_s, state=state, merge=merge)
+        got = parallel.gather(tasks + draws, work_s=WORK_PER_ALTERNATIVES * alternatives_s, **tally.forked())
+        if find is not None:
+            self.other_way, got = got[0], got[1:]
+            tasks = tasks[1:]
         price, *speed, marginal = got[: len(tasks)]
         self.robustness = verdict.verdict(sol, got[len(tasks) :])
         return {

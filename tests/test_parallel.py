@@ -48,10 +48,11 @@ def test_forced_workers_give_the_serial_plan(monkeypatch):
     assert none == 0
     # the candidates fork once (GPU types offered on both cores), the robustness verdict's first block
     # begins in a child before the plan is solved (forced: whatever the size), the sensitivity stage forks
-    # once (with the draws that child had not begun), then once per later block
+    # once (with the draws that child had not begun), then once per later block, and the value of
+    # information's restricted re-solves once (decision.restricted_options: the first here, then the rest)
     draws = json.loads(serial)["robustness"]["draws"]
     block = rob.CHECK_EVERY
-    assert forks == 3 + -(-max(0, draws - block) // block)
+    assert forks == 4 + -(-max(0, draws - block) // block)
     assert forked == serial
 
 
@@ -235,3 +236,61 @@ def test_candidates_offered_on_two_cores_are_the_serial_ones(monkeypatch, tmp_pa
     monkeypatch.setenv(parallel.ENV, "off")
     assert all(task(i) == parent for i in range(1, 6)) and searched == []
     layout_cache.forget()
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="no os.fork on this platform")
+def test_task_zero_is_the_callers_and_paced_forks_only_when_worth_it(monkeypatch):
+    """run() computes task 0 in the calling process (the other way to own is task 0 of the sensitivity
+    stage: its rebuilt problem does not pickle); paced() runs its first task here and forks for the rest
+    only when the first's time says they are worth it."""
+    monkeypatch.setenv(parallel.ENV, "on")
+    me = os.getpid()
+    pids = parallel.run(lambda i: (time.sleep(0.05), os.getpid())[1], 6)
+    assert pids[0] == me and any(p != me for p in pids)
+    assert parallel.paced([lambda: os.getpid()] + [lambda: (time.sleep(0.05), os.getpid())[1]] * 4)[0] == me
+    forks = []
+    real = os.fork
+    monkeypatch.setattr(os, "fork", lambda: (pid := real()) and forks.append(pid) or pid)
+    monkeypatch.setenv(parallel.ENV, "")  # auto: a first task of no work forks nothing for the rest
+    assert parallel.paced([lambda: 1, lambda: 2, lambda: 3]) == [1, 2, 3] and forks == []
+    assert parallel.paced([]) == []
+
+
+def test_a_tally_counts_what_children_solved():
+    """SolveTally.forked(): a child's solves since the fork, added in the parent."""
+    from advisor.solve.settings import SolveTally
+
+    tally = SolveTally(solves=5, unproven=1)
+    sync = tally.forked()
+    tally.solves += 3  # as in a child, after the fork
+    extra = sync["state"]()
+    tally.solves, tally.unproven = 5, 1  # the parent's copy did not see them
+    sync["merge"](extra)
+    assert (tally.solves, tally.unproven) == (8, 1)
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="no os.fork on this platform: always serial")
+@pytest.mark.slow
+def test_the_other_way_beside_the_sensitivity_is_the_serial_one(monkeypatch):
+    """A buy-only workload's other way to own rebuilds the problem for renting: made beside the
+    sensitivity re-solves and the draws (task 0, in this process), the plan is the serial one."""
+    doc = small_fleet()
+    doc["deployment"] = {**doc["deployment"], "ownership": "buy", "lead_time_days": 0}  # (hardware in hand)
+    out = {}
+    for how in ("off", "on"):
+        monkeypatch.setenv(parallel.ENV, how)
+        out[how] = json.dumps(plan(doc, as_of=AS_OF).to_dict(), indent=2, ensure_ascii=False)
+    p = json.loads(out["off"])
+    assert p["other_ownership"]["ownership"] == "rent" and p["other_ownership"]["total_cost_usd"] > 0
+    assert out["on"] == out["off"]
+
+
+@pytest.mark.skipif(parallel.cores() < 2 or not hasattr(os, "fork"), reason="one core or no os.fork: always serial")
+def test_a_run_inside_a_task_stays_serial(monkeypatch):
+    """While a run's tasks are done beside another process, a run inside a task does not fork (both cores
+    are busy; the rent problem rebuilt inside the sensitivity stage lost a child's CPU re-offering)."""
+    monkeypatch.setenv(parallel.ENV, "on")
+    me = os.getpid()
+    inside = parallel.run(lambda i: (time.sleep(0.05), os.getpid(), parallel.workers())[1:], 6)
+    assert {w for _, w in inside} == {1} and {p for p, _ in inside} - {me}  # a child did some, none forked
+    assert parallel.workers() == 2  # and after the run, forks again

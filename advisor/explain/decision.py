@@ -34,6 +34,7 @@ in the choice.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
@@ -44,6 +45,7 @@ from advisor.explain.offer_options import Offer, commitment_splits, on_offers, p
 from advisor.explain.plan_cost import PlanCost, offer_bands
 from advisor.explain.ranges import SEED
 from advisor.explain.scores import QUANTILES, mean_se, quantile, score, standard_error
+from advisor.solve import parallel
 from advisor.solve.constraints.gpu_count import held_counts
 from advisor.solve.costing import plan_costs
 from advisor.solve.milp import solve
@@ -182,13 +184,11 @@ def frequent_optima(answers: list) -> list[tuple[frozenset, frozenset]]:
     return sorted(counts, key=lambda k: (-counts[k], sorted(k[0]), sorted(k[1])))[:MOST_DRAW_PLANS]
 
 
-def optimum_options(
-    problem: Problem, keys: list[tuple[frozenset, frozenset]], settings: SolveSettings, seen: set
-) -> list[Option]:
-    """For each (pairs, offers) in `keys`, the cheapest plan at the catalog's figures on those pairs
-    alone, renting on those offers alone; plans already `seen` (Option.key) are left out."""
+def optimum_wanted(problem: Problem, keys: list[tuple[frozenset, frozenset]]) -> list[Wanted]:
+    """For each (pairs, offers) in `keys`, the restricted_options() entry of the cheapest plan at the
+    catalog's figures on those pairs alone, renting on those offers alone."""
     every = profiles(problem)
-    wanted: list[Wanted] = [
+    return [
         (
             "draw optimum (" + " + ".join(f"{g} ({o})" for g, o in sorted(k)) + ")",
             k,
@@ -197,7 +197,6 @@ def optimum_options(
         )
         for k, on in keys
     ]
-    return restricted_options(problem, wanted, settings, seen)
 
 
 Wanted = tuple[str, "frozenset[Pair] | None", "frozenset[Pair]", "frozenset[Offer]"]  # label, keep, drop, offers
@@ -205,10 +204,12 @@ Wanted = tuple[str, "frozenset[Pair] | None", "frozenset[Pair]", "frozenset[Offe
 
 def restricted_options(problem: Problem, wanted: list[Wanted], settings: SolveSettings, seen: set) -> list[Option]:
     """For each (label, keep, drop, offers) the restricted() plan as an option, those already `seen`
-    (Option.key) left out and the new ones added to it."""
+    (Option.key) left out and the new ones added to it. The re-solves are independent fresh runs of
+    the problem's model, so on a large problem they share both cores (solve/parallel.py)."""
+    calls = [functools.partial(restricted, problem, settings, keep=k, drop=d, offers=o) for _, k, d, o in wanted]
+    sols = parallel.paced(calls, **(settings.tally.forked() if settings.tally is not None else {}))
     out = []
-    for label, keep, drop, offers in wanted:
-        sol = restricted(problem, settings, keep=keep, drop=drop, offers=offers)
+    for (label, *_), sol in zip(wanted, sols):
         if sol is None:
             continue
         opt = Option.of(problem, label, sol)
@@ -222,11 +223,12 @@ def draw_options(problem: Problem, verdict: Verdict, settings: SolveSettings, se
     """p80/p90 candidates: for the MOST_DRAW_PLANS most frequent (GPU, ownership) sets and rental offers
     among the robustness draws' optima, and for each GPU type alone, the cheapest plan at the catalog's
     figures."""
-    out = optimum_options(problem, frequent_optima(verdict.answers()), settings, seen)
     alone: list[Wanted] = [
         (f"{g} alone", frozenset({(g, "buy"), (g, "rent")}), frozenset(), frozenset()) for g in usable_gpus(problem)
     ]
-    return out + restricted_options(problem, alone, settings, seen)
+    return restricted_options(
+        problem, optimum_wanted(problem, frequent_optima(verdict.answers())) + alone, settings, seen
+    )
 
 
 def scoring_draws(problem: Problem, options: list[Option]) -> Draws:

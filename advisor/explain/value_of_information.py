@@ -39,7 +39,7 @@ from advisor.explain.decision import (
     Wanted,
     frequent_optima,
     named,
-    optimum_options,
+    optimum_wanted,
     restricted_options,
 )
 from advisor.explain.draws import Draws, gpu_prices, gpu_speed, serve_speed, speed_evidence
@@ -81,10 +81,10 @@ def candidates(
     could beat in a draw (explain/offer_options.py)."""
     options = list(decided.options)
     seen = {o.key for o in options}
+    optima: list[Wanted] = []
     if verdict is not None and decided.basis not in QUANTILES:
         mine = (decided.chosen_option.pairs, offers_of(decided.chosen))
-        keys = [k for k in frequent_optima(verdict.answered()) if k != mine]
-        options += optimum_options(problem, keys, settings, seen)
+        optima = optimum_wanted(problem, [k for k in frequent_optima(verdict.answered()) if k != mine])
     cost = decided.chosen_option.cost
     spend = {(g, "buy"): cost.buy.get(g, 0.0) + cost.energy.get(g, 0.0) for g in cost.gpus()}
     spend.update({(g, "rent"): v for g, v in cost.rent.items()})
@@ -95,7 +95,7 @@ def candidates(
     ]
     # and without each offer it rents whose GPU type has an offer of another grade or billing (one pair)
     wanted += [(label, None, frozenset(), out) for label, out in offer_drops(problem, decided.chosen)]
-    return options + restricted_options(problem, wanted, settings, seen)
+    return options + restricted_options(problem, optima + wanted, settings, seen)  # (one batch: both cores)
 
 
 def inputs_of(options: list[Option], draws: Draws) -> list[Input]:

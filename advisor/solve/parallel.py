@@ -31,6 +31,7 @@ import os
 import pickle
 import struct
 import sys
+import time
 import warnings
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any, TypeVar
@@ -64,9 +65,17 @@ def cores() -> int:
         return os.cpu_count() or 1
 
 
+# Set while this process does a run()'s tasks beside another process (the parent with children, or a
+# child): a run inside a task stays serial. Both cores are busy already, and a nested fork costs more than
+# it gives: the rent problem the other way to own rebuilds (a task of the sensitivity stage) took 2.35 s
+# serially and 2.23 s of the parent's CPU forked, its child's 1.35 s lost (the parent re-offers the child's
+# GPU types from its layout searches, and for renting the offers, not the searches, are the work).
+_BUSY = [False]
+
+
 def workers() -> int:
     """Processes to use, the parent included: 1 means serial."""
-    if mode() == "off" or not hasattr(os, "fork") or sys.platform == "darwin":
+    if _BUSY[0] or mode() == "off" or not hasattr(os, "fork") or sys.platform == "darwin":
         return 1
     return max(1, min(MAX_WORKERS, cores()))
 
@@ -90,7 +99,8 @@ def run(
     caller's estimate of the serial time; None: always worth it when workers are allowed).
 
     The tasks are dealt from a queue (a pipe holding their indices; each process takes the next
-    as it finishes one), so give the longest first. `state()` (optional) is read in a child after
+    as it finishes one), so give the longest first. Task 0 is always computed in the calling process
+    (taken before any fork), so its result may be what does not pickle. `state()` (optional) is read in a child after
     its tasks, and `merge(state)` called in the parent with it: for counters the tasks change
     (the explanation solve count), which a child's copy would otherwise lose."""
     parts = workers()
@@ -104,6 +114,7 @@ def run(
         if child is not None:  # (no fork possible: the parent does the rest)
             children.append(child)
     out: list[Any] = [_NONE] * n
+    busy, _BUSY[0] = _BUSY[0], bool(children)
     try:
         for i in itertools.chain([first], _indices(rfd)):
             out[i] = task(i)
@@ -112,6 +123,7 @@ def run(
             _reap(pid, fd, kill=True)
         raise
     finally:
+        _BUSY[0] = busy
         os.close(rfd)
     for pid, fd in children:
         got = _reap(pid, fd)
@@ -165,6 +177,7 @@ def _fork(task: Callable[[int], Any], queue: int, state: Callable[[], Any] | Non
         return None
     if pid == 0:  # the child: compute, send, leave without running the parent's exit hooks
         code = 1
+        _BUSY[0] = True
         try:
             os.close(rfd)
             results = [(i, task(i)) for i in _indices(queue)]
@@ -263,3 +276,19 @@ def gather(
 ) -> list[T]:
     """[t() for t in tasks] through run(): independent calls, e.g. one bisection per GPU type."""
     return run(lambda i: tasks[i](), len(tasks), work_s=work_s, merge=merge, state=state)
+
+
+def paced(
+    tasks: Sequence[Callable[[], T]],
+    *,
+    merge: Callable[[Any], None] | None = None,
+    state: Callable[[], Any] | None = None,
+) -> list[T]:
+    """gather(tasks) for alike tasks whose work has no estimate at hand (re-solves of one model at other
+    prices): the first runs here, and its CPU time x the tasks left is the estimate the rest are forked on."""
+    if not tasks:
+        return []
+    took = time.process_time()
+    first = tasks[0]()
+    took = time.process_time() - took
+    return [first, *gather(tasks[1:], work_s=took * (len(tasks) - 1), merge=merge, state=state)]

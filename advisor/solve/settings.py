@@ -6,8 +6,9 @@ Nothing about a solve is read from the problem or from the environment."""
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from advisor.solve.problem import Problem
@@ -31,6 +32,20 @@ class SolveTally:
 
     solves: int = 0
     unproven: int = 0
+
+    def forked(self) -> dict[str, Callable[..., Any]]:
+        """parallel.run's `state` and `merge` for tasks counted here: a child's solves since now, added to
+        this tally in the parent (a child's copy of it is otherwise lost)."""
+        at_fork = (self.solves, self.unproven)
+
+        def state() -> tuple[int, int]:
+            return self.solves - at_fork[0], self.unproven - at_fork[1]
+
+        def merge(extra: tuple[int, int]) -> None:
+            self.solves += extra[0]
+            self.unproven += extra[1]
+
+        return {"state": state, "merge": merge}
 
 
 @dataclass(frozen=True)
