@@ -251,3 +251,25 @@ def test_a_fleet_on_one_offer_says_once_which_orders_need_a_quote(catalog, rules
         listed = f" (orders of {', '.join(f'{n:,}' for n in sizes[:-1])} and {sizes[-1]:,} GPUs)"
         assert mine[0].endswith(listed) if len(sizes) > 1 else "(orders of" not in mine[0], mine[0]
     assert len(said) == 2
+
+
+def test_the_servers_held_are_bounded_so_the_exact_quantile_milp_keeps_a_tight_big_m():
+    """The servers held SH[g,s,p] (solve/server_terms.py) had no upper bound: the exact P80 MILP
+    (explain/saa.py), whose big-M is every cost variable at its bound, took 10,000 a job for them, and
+    at HiGHS's integrality tolerance its tail rows gave way: on rent-vs-buy-3y it returned a plan of
+    P80 $8,770 over the scoring draws against the candidates' $6,186 (bench/decision.py). Each is at
+    most its platform's servers."""
+    import test_server_network as sn
+
+    from advisor.flow import prepare
+    from advisor.inputs.workload import load_workload
+    from advisor.solve.formulation import build_model
+    from advisor.solve.scenario import baseline
+    from advisor.solve.usable import usable_candidates
+
+    problem = prepare(load_workload(sn.DATA / "ada_70b_serving_datacenter.yaml"), None, None, AS_OF)
+    sc = baseline(problem)
+    m = build_model(problem, sc, usable_candidates(problem, sc), redrawn=True)
+    assert m.SH  # the case has servers dearer per slot than the workstation
+    for (g, sid, _), v in m.SH.items():
+        assert v.upBound is not None and v.upBound <= (m.S[g, sid].upBound or m.cap[g]), v.name

@@ -90,7 +90,7 @@ def server_holding(
         bound = servers[g, sid].upBound
         most = bound if bound is not None else cap[g]
         for lv in range(len(problem.holdings[g])):
-            v = out[g, sid, lv] = prob.add_variable(f"SH_{safe(g)}_{safe(sid)}_{lv}", lowBound=0)
+            v = out[g, sid, lv] = prob.add_variable(f"SH_{safe(g)}_{safe(sid)}_{lv}", lowBound=0, upBound=most)
             prob += v - most * held[g, lv] <= 0, f"hold_server_{safe(g)}_{safe(sid)}_{lv}"
         prob += (
             pulp.lpSum(out[g, sid, lv] for lv in range(len(problem.holdings[g]))) - servers[g, sid] == 0,
