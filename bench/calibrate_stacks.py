@@ -21,6 +21,7 @@ import csv
 import statistics
 import sys
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -140,12 +141,15 @@ def verdict(lines: list[dict]) -> str:
     out = [s for s in single if s not in met]
     better = [s for s in lines if s.get("leave_one_out") is not None and s["constant_mfu"] < s["leave_one_out"]]
 
-    def named(group: list[dict], key: str) -> str:
-        return ", ".join(f"{s['stack']} {pct(s.get(key)) if key in s else 'refused'}" for s in group) or "none"
+    def named(group: list[dict], key: str, shown: Callable[[float | None], str] = pct) -> str:
+        return ", ".join(f"{s['stack']} {shown(s.get(key)) if key in s else 'refused'}" for s in group) or "none"
+
+    def over(x: float | None) -> str:  # to 0.01%: a stack out at 5.01% does not read "5.0%" beside "within 5.0%"
+        return "n/a" if x is None else f"{100 * x:.2f}%"
 
     return (
         f"Within {pct(TARGET)} leave-one-out: {len(met)} of the {len(single)} single stacks "
-        f"({', '.join(s['stack'] for s in met) or 'none'}). Out: {named(out, 'leave_one_out')}. "
+        f"({', '.join(s['stack'] for s in met) or 'none'}). Out: {named(out, 'leave_one_out', over)}. "
         f"Pooled: {named([s for s in lines if s['pooled']], 'leave_one_out')}. "
         f"The constant-MFU rule does better on: {named(better, 'constant_mfu')}."
     )

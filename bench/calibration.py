@@ -61,7 +61,7 @@ FREE = {
     "framework_efficiency.hopper.bf16": (0.2, 1.0),
     "framework_efficiency.hopper.fp8": (0.2, 1.0),
     # bounded by the datasheet peak: 1 / the B200's MAMF share (fp8 3432.5 of 4500 TFLOPS, stas00 MAMF table)
-    "framework_efficiency.b200.fp8": (0.2, 1.0 / 0.763),
+    "framework_efficiency.blackwell.fp8": (0.2, 1.0 / 0.763),
     "tp_comm_overlap": (0.0, 1.0),  # a share of the exposed TP all-reduce time
     "fused_memory_share": (0.05, 1.0),  # fused kernels move at most the eager traffic
     "fp8_cast_bytes_per_layer_element": (0.0, 200.0),  # fp8 quantization traffic (bytes per element and layer)

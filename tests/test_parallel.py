@@ -256,6 +256,26 @@ def test_task_zero_is_the_callers_and_paced_forks_only_when_worth_it(monkeypatch
     assert parallel.paced([]) == []
 
 
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="no os.fork on this platform")
+def test_paced_counts_each_solve_once_with_workers_forced(monkeypatch):
+    """review23b #4: paced() took the tally's snapshot before its first task ran here, so a child forked
+    after it counted that task's solve again: 4 tasks, 5 solves."""
+    from advisor.solve.settings import SolveTally
+
+    monkeypatch.setenv(parallel.ENV, "on")
+    t = SolveTally()
+
+    def solve(i: int):
+        def f() -> int:
+            t.solves += 1
+            return i
+
+        return f
+
+    assert parallel.paced([solve(i) for i in range(4)], counted=t.forked) == [0, 1, 2, 3]
+    assert t.solves == 4
+
+
 def test_a_tally_counts_what_children_solved():
     """SolveTally.forked(): a child's solves since the fork, added in the parent."""
     from advisor.solve.settings import SolveTally

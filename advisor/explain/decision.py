@@ -207,7 +207,7 @@ def restricted_options(problem: Problem, wanted: list[Wanted], settings: SolveSe
     (Option.key) left out and the new ones added to it. The re-solves are independent fresh runs of
     the problem's model, so on a large problem they share both cores (solve/parallel.py)."""
     calls = [functools.partial(restricted, problem, settings, keep=k, drop=d, offers=o) for _, k, d, o in wanted]
-    sols = parallel.paced(calls, **(settings.tally.forked() if settings.tally is not None else {}))
+    sols = parallel.paced(calls, counted=settings.tally.forked if settings.tally is not None else None)
     out = []
     for (label, *_), sol in zip(wanted, sols):
         if sol is None:

@@ -278,17 +278,14 @@ def gather(
     return run(lambda i: tasks[i](), len(tasks), work_s=work_s, merge=merge, state=state)
 
 
-def paced(
-    tasks: Sequence[Callable[[], T]],
-    *,
-    merge: Callable[[Any], None] | None = None,
-    state: Callable[[], Any] | None = None,
-) -> list[T]:
+def paced(tasks: Sequence[Callable[[], T]], *, counted: Callable[[], dict[str, Any]] | None = None) -> list[T]:
     """gather(tasks) for alike tasks whose work has no estimate at hand (re-solves of one model at other
-    prices): the first runs here, and its CPU time x the tasks left is the estimate the rest are forked on."""
+    prices): the first runs here, and its CPU time x the tasks left is the estimate the rest are forked on.
+    `counted` (SolveTally.forked) gives gather's state and merge, taken after the first task: a child
+    forked after it would otherwise count its solves again (review23b #4: 4 tasks counted 5 solves)."""
     if not tasks:
         return []
     took = time.process_time()
     first = tasks[0]()
     took = time.process_time() - took
-    return [first, *gather(tasks[1:], work_s=took * (len(tasks) - 1), merge=merge, state=state)]
+    return [first, *gather(tasks[1:], work_s=took * (len(tasks) - 1), **(counted() if counted else {}))]
