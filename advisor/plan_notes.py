@@ -12,7 +12,7 @@ from advisor.economics.rental import order_fit
 from advisor.solve import ledger, price_warnings
 from advisor.solve.constraints.deadline import Deadline
 from advisor.solve.problem import Problem
-from advisor.solve.rental_offers import at_offer
+from advisor.solve.rental_offers import quote_needed
 from advisor.solve.settings import SolveSettings
 from advisor.solve.solution import Solution
 
@@ -75,11 +75,12 @@ def _order_quotes(sol: Solution) -> Iterator[JSONObject]:
             sizes.setdefault(key, set()).add(c.order_gpus)
             opts[key] = c.offer
     for key, seen in sizes.items():
-        opt, ordered = opts[key], sorted(seen)
-        message = f"{at_offer(key[0], opt)} {order_fit(opt.offer, ordered[-1]).message}"
-        if len(ordered) > 1:
-            message += f" (orders of {', '.join(f'{n:,}' for n in ordered[:-1])} and {ordered[-1]:,} GPUs)"
-        yield {"rule": None, "code": "quote-needed", "message": message}
+        ordered = sorted(seen)
+        for finding in quote_needed(opts[key], key[0], ordered[-1]):  # the largest order's own warning
+            if len(ordered) > 1:
+                sizes_said = f" (orders of {', '.join(f'{n:,}' for n in ordered[:-1])} and {ordered[-1]:,} GPUs)"
+                finding = {**finding, "message": finding["message"] + sizes_said}
+            yield finding
 
 
 def _measurement_doubts(problem: Problem) -> Iterator[JSONObject]:

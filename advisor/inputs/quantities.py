@@ -28,7 +28,7 @@ MIN_POWER_KW = MIN_POWER_W / 1000
 # --price`'s (1e-300 printed "$0.00" and a 300-digit "price x" there)
 PURCHASE_USD_RANGE = (1.0, 10_000_000.0)
 # the least share of time or speed a workload states (utilization, goodput, a measurement's spread): the
-# plan states each to the percent -- utilization as '0%' below it, a run's band as '1.00-1.00x' -- and
+# plan states each to the percent -- utilization under it as 0% or 1%, a run's band as '1.00-1.00x' -- and
 # 1e-300 was taken (a goodput of 1e-300 left no plan, exit 3, instead of naming the field)
 MIN_SHARE = 0.01
 # the least traffic a serving job, and each class of its mix, has: a request a day (the plan's dates are
@@ -58,7 +58,7 @@ def _bounded(
         if x > upper:
             raise ValueError(f"{what} of {x:.3g} is beyond the {upper:.3g} this tool accepts")
         if x < lower:
-            raise ValueError(f"{what} of {x:.3g} is below {lower:g}, the least this tool accepts{why}")
+            raise ValueError(f"{what} of {x:.6g} is below {_shown_up(lower)}, the least this tool accepts{why}")
         return x
 
     return check
