@@ -151,8 +151,6 @@ def test_an_id_argument_of_any_length_is_refused_in_a_line(run):
         ("usable_memory_fraction: 0", "a share above 0 and at most 1"),  # no job fit: exit 3
         ("usable_memory_fraction: 5", "a share above 0 and at most 1"),  # five times the memory: planned
         ("comm_overlap: 5", "a share of the traffic hidden, from 0 to 1"),  # five times the traffic hidden: planned
-        ("goodput: {evaluation_fraction: 5}", "evaluation_fraction: a share from 0 to below 1"),  # goodput 1/6: planned
-        ("goodput: {evaluation: 0.05}", "{interruptions_per_gpu_hour: a number"),  # a misspelt figure: ignored
     ],
 )
 def test_an_estimator_override_out_of_its_kind_is_refused_naming_the_override(run, write, entry, allowed):

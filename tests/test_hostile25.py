@@ -1,0 +1,40 @@
+"""hostile25: review23a #6-#8, hostile23's leftovers and review23b #3. Each input here was taken
+(exit 0), planned to "no plan" (exit 3) or refused without naming what to fix; each is now refused
+at its file, line and field with what is allowed (exit 2), or planned as documented."""
+
+from __future__ import annotations
+
+import pytest
+
+WORKLOAD = "deployment: {context: datacenter}\nmodel: gpt2-124m\ntokens: 1B\ndeadline: 7d\ngpus: 8\n"
+
+
+@pytest.mark.parametrize(
+    "goodput, field, allowed",
+    [
+        # exit 3, "the work needs about 5.61e+03B GPU-hours": a restart of 1e18 hours planned on
+        ("{restart_hours: 1.0e+18}", "restart_hours", "is 1e+18: it must be a number from 0 to 168 hours (a week"),
+        ("{checkpoint_hours: 1000.0}", "checkpoint_hours", "is 1000: it must be a number from 0 to 168 hours"),
+        ("{interruptions_per_gpu_hour: 2.0}", "interruptions_per_gpu_hour", "from 0 to 1 interruptions per GPU-hour"),
+        # YAML reads 1e18 as text: the error named no figure, only "`estimator.goodput` must be {...}"
+        ("{interruptions_per_gpu_hour: 1e18}", "interruptions_per_gpu_hour", "(given '1e18'); YAML reads 1e18 as text"),
+        ("{evaluation: 0.05}", "evaluation", "is not a goodput figure (did you mean evaluation_fraction?)"),
+        ("{evaluation_fraction: 5}", "evaluation_fraction", "is 5: it must be a number from 0 to below 1"),
+        ("{evaluation_fraction: 1.0}", "evaluation_fraction", "from 0 to below 1"),
+        ("5", "", "must be a mapping of interruptions_per_gpu_hour, restart_hours"),
+    ],
+)
+def test_an_estimator_goodput_figure_out_of_range_is_refused_naming_the_figure(run, write, goodput, field, allowed):
+    """review23a #8: each goodput figure is bounded, and the figure at fault is named with its bound."""
+    override = write(f"estimator:\n  goodput: {goodput}\n", "mine.yaml")
+    code, out, err = run("plan", write(WORKLOAD), "--catalog", override)
+    key = "estimator.goodput" + (f".{field}" if field else "")
+    assert code == 2 and not out and "mine.yaml" in err and f"`{key}` " in err and allowed in err, err
+    assert "Traceback" not in err
+
+
+def test_goodput_figures_at_their_bounds_still_plan(run, write):
+    """The bounds are physical, not tight: a week's restart and an interruption a GPU-hour are taken."""
+    override = write("estimator:\n  goodput: {restart_hours: 168.0, checkpoint_hours: 0.0}\n", "mine.yaml")
+    code, _, err = run("plan", write(WORKLOAD), "--catalog", override)
+    assert code == 0, err
