@@ -38,3 +38,37 @@ def test_goodput_figures_at_their_bounds_still_plan(run, write):
     override = write("estimator:\n  goodput: {restart_hours: 168.0, checkpoint_hours: 0.0}\n", "mine.yaml")
     code, _, err = run("plan", write(WORKLOAD), "--catalog", override)
     assert code == 0, err
+
+
+@pytest.mark.parametrize(
+    "override, where, message",
+    [
+        (
+            "# my part\ngpus:\n  - id: rtx-3090\n  - id: h100-sxm\n    tdp_w: {value: 0.5}\n",
+            "5:20",
+            "gpus[h100-sxm].tdp_w",
+        ),
+        ("# a preset\nmodels:\n  gpt2-124m:\n    seq_len: 1024\n    layers: 0\n", "5:13", "field layers"),
+        ("sources:\n  mine: 5\n", "2:9", "sources entry 'mine'"),
+        ("gpus:\n  - id: h100-sxm\n    prices:\n      rent: 5\n", "4:13", "gpus[0].prices.rent must be a list"),
+        ("estimator:\n  goodput:\n    restart_hours: 1.0e+18\n", "3:20", "`estimator.goodput.restart_hours`"),
+    ],
+)
+def test_a_catalog_override_error_gives_the_line_the_field_is_written_on(run, write, override, where, message):
+    """hostile23 left: a `--catalog` error named the file and the field but no line, where a workload's
+    gives file:line:column. The override's field is found in the file (a list entry by its id)."""
+    code, out, err = run("plan", write(WORKLOAD), "--catalog", write(override, "mine.yaml"))
+    assert code == 2 and not out and f"mine.yaml:{where}: " in err and message in err, err
+
+
+def test_a_field_not_written_in_the_override_gets_no_line():
+    """A figure the override never wrote (the built-in catalog's) gets no line: line 1 would mislead."""
+    from advisor.data.overrides import written_at
+    from advisor.inputs.loader import parse_yaml_text
+
+    marks: dict = {}
+    doc = parse_yaml_text("gpus:\n  - id: rtx-3090\nmodels:\n  llama-3.1-8b:\n    params: 1\n", "o.yaml", marks=marks)
+    assert written_at(doc, marks, "gpus[h100-sxm].tdp_w.value") is None
+    assert written_at(doc, marks, "models[llama-3.1-8b].params") == (5, 13)  # an id with a dot stays whole
+    assert written_at(doc, marks, "models[llama-3.1-8b].layers") == (4, 3)  # unwritten: its entry's key
+    assert written_at(doc, marks, "gpus[rtx-3090].tdp_w") == (2, 5)
