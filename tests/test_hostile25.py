@@ -72,3 +72,41 @@ def test_a_field_not_written_in_the_override_gets_no_line():
     assert written_at(doc, marks, "models[llama-3.1-8b].params") == (5, 13)  # an id with a dot stays whole
     assert written_at(doc, marks, "models[llama-3.1-8b].layers") == (4, 3)  # unwritten: its entry's key
     assert written_at(doc, marks, "gpus[rtx-3090].tdp_w") == (2, 5)
+
+
+RUNS = "gpu,count,tokens_per_s,model,{extra}\nh100-sxm,8,400000,gpt2-1558m,true\n"
+
+
+@pytest.mark.parametrize(
+    "extra, said",
+    [
+        ("checkpointng", "a column 'checkpointng' that calibrate does not read (did you mean checkpointing?)"),
+        ("tensor_paralel", "(did you mean tensor_parallel?)"),
+        ("mystery", "the columns it reads: gpu, count, gpu_count"),
+    ],
+)
+def test_a_runs_column_calibrate_does_not_read_is_refused(run, write, tmp_path, extra, said):
+    """hostile23 left: a misspelt `checkpointng` was ignored without a word (exit 0, the run fitted as if
+    it had no checkpointing column). It is refused at the header's line, with the column it may mean."""
+    code, out, err = run("calibrate", write(RUNS.format(extra=extra), "runs.csv"), "-o", tmp_path / "est.yaml")
+    assert code == 2 and "runs.csv, line 1: the header names" in err and said in err, err
+    assert not (tmp_path / "est.yaml").exists()
+
+
+def test_every_column_calibrate_reads_and_calibration_csvs_own_are_accepted():
+    """The accepted list is the columns calibrate.py reads (found in its source) and the record columns of
+    catalog/calibration.csv, so that file itself still calibrates."""
+    import re
+    from pathlib import Path
+
+    from advisor.perf import calibrate
+    from advisor.perf.run_columns import READ_COLUMNS, RECORD_COLUMNS, check_header
+
+    source = Path(calibrate.__file__).read_text(encoding="utf-8")
+    read = set(re.findall(r'(?:number|flag|word)\(row, "(\w+)"|row\.get\("(\w+)"', source))
+    read_names = {a or b for a, b in read} | {"layers", "hidden", "heads"}  # read in a loop over a tuple
+    assert read_names <= set(READ_COLUMNS), read_names - set(READ_COLUMNS)
+    csv_file = Path(calibrate.__file__).parents[2] / "catalog" / "calibration.csv"
+    header = next(t for t in csv_file.read_text(encoding="utf-8").splitlines() if not t.startswith("#"))
+    assert check_header(header.split(","), 1, "calibration.csv") == header.split(",")
+    assert set(header.split(",")) == set(READ_COLUMNS + RECORD_COLUMNS) - {"count", "tokens_per_s"}
