@@ -110,3 +110,28 @@ def test_every_column_calibrate_reads_and_calibration_csvs_own_are_accepted():
     header = next(t for t in csv_file.read_text(encoding="utf-8").splitlines() if not t.startswith("#"))
     assert check_header(header.split(","), 1, "calibration.csv") == header.split(",")
     assert set(header.split(",")) == set(READ_COLUMNS + RECORD_COLUMNS) - {"count", "tokens_per_s"}
+
+
+@pytest.mark.parametrize("deadline", ["1e-300d", "0.00001h", "0.01h"])
+def test_a_deadline_under_a_minute_is_refused_at_its_line(run, write, deadline):
+    """hostile23 left: `deadline: 1e-300d` was planned to "no feasible plan" (exit 3). A deadline under a
+    minute is refused with its floor (docs/limits.md "Least figures of a workload"); a minute is taken."""
+    doc = "deployment: {{context: datacenter}}\nmodel: gpt2-124m\ntokens: 1B\ndeadline: {}\n"
+    code, out, err = run("validate", write(doc.format(deadline)))
+    assert code == 2 and not out and "workload.yaml:4:11: `deadline`: " in err, err
+    assert "is below 0.0166667 hours, the least this tool accepts (a minute: the plan states" in err, err
+    code, _, err = run("validate", write(doc.format("0.0166667h")))
+    assert code == 0, err
+
+
+def test_the_command_line_latency_and_deadline_flags_take_the_workloads_floors(run):
+    """`estimate --ttft-ms 1e-300` printed a table of zeros (exit 0) and `crossover --deadline 1e-300d`
+    swept every model to "misses the deadline": each flag is refused at the workload field's floor."""
+    serve = ("estimate", "--kind", "serve", "--model", "llama-3-8b", "--gpu", "h100-sxm", "--input-len", "100")
+    code, out, err = run(*serve, "--output-len", "100", "--ttft-ms", "1e-300")
+    assert code == 2 and not out and "--ttft-ms: a latency limit is a number of milliseconds from 1 (" in err, err
+    code, out, err = run(*serve, "--output-len", "100", "--tpot-ms", "0.05")
+    assert code == 2 and not out and "--tpot-ms: a latency limit is a number of milliseconds from 0.1 (" in err, err
+    assert run(*serve, "--output-len", "100", "--ttft-ms", "1", "--tpot-ms", "0.1")[0] == 0
+    code, out, err = run("crossover", "--tokens", "1B", "--deadline", "1e-300d", "--max-gpus", "8")
+    assert code == 2 and not out and "--deadline: a duration of 2.4e-299 hours is below 0.0166667 hours" in err, err

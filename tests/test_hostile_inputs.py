@@ -11,7 +11,14 @@ import re
 import pytest
 
 from advisor.data.catalog import load_catalog
-from advisor.inputs.quantities import MIN_POWER_KW, MIN_REQUESTS_PER_S, MIN_SHARE, MIN_STORAGE_TB
+from advisor.inputs.quantities import (
+    MIN_POWER_KW,
+    MIN_REQUESTS_PER_S,
+    MIN_SHARE,
+    MIN_STORAGE_TB,
+    MIN_TPOT_MS,
+    MIN_TTFT_MS,
+)
 
 TRAIN_RUN = """\
 deployment: {context: cloud, ownership: rent, horizon_months: 12}
@@ -83,6 +90,10 @@ TRAFFIC = (
     "deployment: {{context: cloud}}\nkind: serve\nmodel: llama-3.1-8b\n"
     "traffic: {{{field}: {value}, input_tokens: 100, output_tokens: 100}}\n"
 )
+SLO = (
+    "deployment: {{context: cloud}}\nkind: serve\nmodel: llama-3.1-8b\n"
+    "traffic: {{requests_per_s: 1, input_tokens: 100, output_tokens: 100}}\nslo: {{{field}: {value}}}\n"
+)
 FINANCE = "deployment: {{context: datacenter}}\nfinance: {{utilization: {value}}}\nmodel: gpt2-124m\ntokens: 1B\n"
 
 
@@ -97,6 +108,9 @@ FINANCE = "deployment: {{context: datacenter}}\nfinance: {{utilization: {value}}
         (SPREAD, "spread", MIN_SHARE, "give at least 0.01", ("Measurement", "spread")),
         (SERVE_SPREAD, "spread", MIN_SHARE, "give at least 0.01", ("MeasuredServing", "spread")),
         (TRAFFIC, "requests_per_s", MIN_REQUESTS_PER_S, "less than a request a day", ("Traffic", "requests_per_s")),
+        # hostile25: 1e-300 ms was planned to "no GPU meets the latency limits" (exit 3), naming no field
+        (SLO, "ttft_ms", MIN_TTFT_MS, "in whole milliseconds: a limit under 1 ms reads 0 ms", ("Slo", "ttft_ms")),
+        (SLO, "tpot_ms", MIN_TPOT_MS, "to 0.1 ms: a limit under it reads 0.0 ms", ("Slo", "tpot_ms")),
     ],
 )
 def test_a_share_or_size_below_its_physical_floor_is_refused_as_the_schema_says(
