@@ -165,3 +165,32 @@ def test_the_b200_attention_speedup_is_stated_as_fa4s_best_forward_case_with_its
     assert (f"{with_it / 1000:.1f}", f"{without / 1000:.1f}") == found.group(1, 2)
     assert round(100 * (with_it / without - 1)) == int(found.group(3))
     assert round(100 * (rate(8192) / rate(8192, "--catalog", off) - 1)) == int(found.group(4))
+
+
+def test_a_shape_whose_matrices_hold_more_than_its_params_is_refused_in_the_same_words_everywhere(run, write):
+    """review23a #7: the refusal was written twice, a preset's in whole parameters and a workload's as
+    "0.08493B ... more than the 1e-06B given". Both now say the counts with thousands separators, in
+    one function's words (84,934,656 = 12 x (4 x 768^2 + 2 x 768 x 3,072))."""
+    words = (
+        "12 layers of hidden 768 (MLP 3,072) hold 84,934,656 parameters in their matrices alone, "
+        "more than params (1,000): check params, layers, hidden and ffn"
+    )
+    shape = "{params: 1000, layers: 12, hidden: 768, heads: 12}"
+    code, out, err = run("validate", write(WORKLOAD.replace("gpt2-124m", shape)))
+    assert code == 2 and f"workload.yaml:2:8: `jobs[0].model`: {words}" in err, err
+    preset = "{params: 1000, layers: 12, hidden: 768, heads: 12, vocab: 50257, seq_len: 1024, source: [hf_gpt2_config]}"
+    code, out, err = run("plan", write(WORKLOAD), "--catalog", write(f"models:\n  mine: {preset}\n", "mine.yaml"))
+    assert code == 2 and "mine.yaml:2:9: models entry 'mine'" in err and words in err, err
+
+
+def test_a_models_mlp_and_kv_widths_are_the_ones_its_params_are_checked_with():
+    """One rule for SwiGLU and the k/v width: the estimator's ModelSpec and the check on params agree
+    (Llama 3 8B: 32 x (2 x 4096^2 + 2 x 4096 x 1024 + 3 x 4096 x 14336) = 6,979,321,856)."""
+    from advisor.data import catalog_entries as shapes
+    from advisor.perf.jobspec import ModelSpec
+
+    m = ModelSpec(8.03e9, 32, 4096, 32, 128256, 8192, ffn=14336, kv_heads=8)
+    assert (m.gated_mlp, m.kv_width, m.ffn_width) == (True, 1024.0, 14336)
+    assert m.block_params == shapes.block_matrices(32, 4096, 14336, 32, 8) == 6_979_321_856
+    gpt = ModelSpec(124e6, 12, 768, 12, 50257, 1024)
+    assert (gpt.gated_mlp, gpt.kv_width, gpt.ffn_width, gpt.block_params) == (False, 768.0, 3072, 84_934_656)
