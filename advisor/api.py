@@ -56,16 +56,6 @@ def _stem(value: Any, name: str) -> str:
 _SECONDS = arg.number(*arg.TIME_LIMIT_S, optional=True)
 
 
-def _latency(least: float, why: str) -> Check:
-    """A latency limit in ms, from the floor a workload's `slo` has (inputs/quantities.py) to LATENCY_MS."""
-    return arg.number(
-        least,
-        arg.LATENCY_MS,
-        optional=True,
-        says=f"a latency limit is a number of milliseconds from {least:g} ({why}) to {arg.LATENCY_MS:,.0f}",
-    )
-
-
 PLAN: dict[str, Check] = {
     "catalog": _catalog,
     "rules": _rules,
@@ -121,8 +111,8 @@ SERVING: dict[str, Check] = {
     "precision": arg.one_of(("bf16", "fp16", "fp8", "fp4", "int8", "int4")),
     "input_len": arg.whole(*arg.REQUEST_TOKENS, optional=True),
     "output_len": arg.whole(*arg.REQUEST_TOKENS, optional=True),
-    "ttft_ms": _latency(MIN_TTFT_MS, TTFT_WHY),
-    "tpot_ms": _latency(MIN_TPOT_MS, TPOT_WHY),
+    "ttft_ms": arg.latency(MIN_TTFT_MS, TTFT_WHY),
+    "tpot_ms": arg.latency(MIN_TPOT_MS, TPOT_WHY),
     "percentile": arg.number(50, 100, below=True, says="must be at least 50 and below 100"),
     "tensor_parallel": arg.whole(*arg.TENSOR_PARALLEL, optional=True),
     "list_models": arg.flag(),

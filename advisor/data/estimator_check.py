@@ -138,11 +138,11 @@ def check_goodput(x: Any, name: str) -> None:
             raise refuse(str(key), f"is not a goodput figure{suggest(str(key), GOODPUT_FIGURES)}; figures: {figures}")
     for key in GOODPUT_FIGURES:
         most, unit, why = GOODPUT_MOST[key]
-        value = x.get(key)
         below = key == "evaluation_fraction"  # a share below 1: all the time evaluating leaves none to train
         allowed = f"a number from 0 to {'below ' if below else ''}{most:g} {unit}".rstrip() + f" ({why})"
         if key not in x:
             raise refuse(key, f"is missing: goodput takes all of {', '.join(GOODPUT_FIGURES)}")
+        value: Any = x[key]
         if not _number(value):
             hint = f"; YAML reads {value} as text: write {float(value):.1e}" if _numeric_text(value) else ""
             raise refuse(key, f"must be {allowed} (given {show(value)}){hint}")
