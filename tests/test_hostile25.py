@@ -194,3 +194,66 @@ def test_a_models_mlp_and_kv_widths_are_the_ones_its_params_are_checked_with():
     assert m.block_params == shapes.block_matrices(32, 4096, 14336, 32, 8) == 6_979_321_856
     gpt = ModelSpec(124e6, 12, 768, 12, 50257, 1024)
     assert (gpt.gated_mlp, gpt.kv_width, gpt.ffn_width, gpt.block_params) == (False, 768.0, 3072, 84_934_656)
+
+
+TWO_OFFERS = """\
+gpus:
+  - id: h100-sxm
+    prices:
+      rent:
+        - {provider: Alpha, usd_per_gpu_hour: 2.00, as_of: "2026-11", pricing: on_demand, tier: neocloud,
+           confidence: medium, gpus_per_node: 8, whole_nodes: false, max_gpus_per_order: 2,
+           fabric: {kind: null, note: not published}}
+        - {provider: Beta, usd_per_gpu_hour: 2.10, as_of: "2026-11", pricing: on_demand, tier: hyperscaler,
+           confidence: medium, gpus_per_node: 8, whole_nodes: false, max_gpus_per_order: 64,
+           fabric: {kind: null, note: not published}}
+"""
+
+
+def test_a_draw_prices_offers_of_one_listed_grade_in_their_own_bands_and_picks_the_cheaper(write):
+    """review23a #6: the draws' dominance grouped offers by their listed grade, while a draw prices each at
+    its band (by order): Alpha's 3-8 GPU orders, above the 2 its rate is evidenced at, are drawn in the low
+    band, Beta's in its medium one. Alpha, cheaper at catalog prices, bounded Beta's columns to 0, and a
+    draw where Alpha's wider band made it the dearer still rented Alpha. Each draw now rents the offer its
+    own rates make cheaper (worked here from the bands: the low one's spread about medium's mean)."""
+    import datetime as dt
+    import math
+    from statistics import NormalDist
+
+    import yaml
+
+    from advisor.data.catalog import load_catalog
+    from advisor.data.uncertainty import price_dist
+    from advisor.flow import prepare
+    from advisor.inputs.workload import parse_workload
+    from advisor.solve.constraints.gpu_count import rented_counts
+    from advisor.solve.redraw import Redraw
+    from advisor.solve.scenario import baseline
+    from advisor.solve.settings import SolveSettings
+    from advisor.solve.usable import dominators
+
+    catalog = load_catalog(write(TWO_OFFERS, "two.yaml"))
+    doc = "deployment: {context: cloud}\ngpus: {allow: [h100-sxm]}\nmodel: llama-3-8b\ntokens: 20B\ndeadline: 10d\n"
+    problem = prepare(parse_workload(yaml.safe_load(doc)), catalog, None, dt.date(2026, 12, 1))
+    rented = [c for cs in problem.candidates for c in cs if c.offer is not None]
+    assert {c.offer.offer.provider for c in rented} == {"Alpha", "Beta"}
+    for c in rented:  # no column is bounded to 0 by one drawn in another band
+        o = dominators(problem, problem.candidates, rented_counts(problem))[id(c)]
+        assert o is None or o.offer.offer.confidence_at(o.order_gpus) == c.offer.offer.confidence_at(c.order_gpus)
+
+    def sigma(grade: str) -> float:
+        d = price_dist(grade)
+        return (d.q90 - d.q10) / (2 * NormalDist().inv_cdf(0.9))
+
+    med, low = sigma("medium"), sigma("low")
+    redraw = Redraw(problem, baseline(problem), {"h100-sxm": 1.0}, SolveSettings())
+    picked = set()
+    for z in (-2.0, 0.0, 1.0, 2.0, 3.0):
+        alpha = 2.00 * math.exp((med * med - low * low) / 2 + z * low)  # x medium's own q50, as Beta's
+        beta = 2.10 * math.exp(z * med)
+        answer = redraw.choice({"h100-sxm": 1.0}, {}, {"h100-sxm": 1.0}, {"h100-sxm": z})
+        assert answer is not None
+        expected = "Alpha" if alpha < beta else "Beta"
+        assert answer[3] == {("h100-sxm", expected)}, (z, alpha, beta, answer[3])
+        picked.add(expected)
+    assert picked == {"Alpha", "Beta"}  # the draws cross over: the test can tell the two groupings apart
