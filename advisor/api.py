@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from advisor.errors import InputError, show
 from advisor.inputs import arguments as arg
 from advisor.inputs.arguments import Check, checked
+from advisor.inputs.quantities import MIN_TPOT_MS, MIN_TTFT_MS, TPOT_WHY, TTFT_WHY
 
 if TYPE_CHECKING:
     from advisor.inputs.known import Known
@@ -53,13 +54,8 @@ def _stem(value: Any, name: str) -> str:
 
 
 _SECONDS = arg.number(*arg.TIME_LIMIT_S, optional=True)
-_LATENCY = arg.number(
-    0,
-    arg.LATENCY_MS,
-    above=True,
-    optional=True,
-    says=f"a latency limit is a positive number of milliseconds, at most {arg.LATENCY_MS:,.0f}",
-)
+
+
 PLAN: dict[str, Check] = {
     "catalog": _catalog,
     "rules": _rules,
@@ -115,8 +111,8 @@ SERVING: dict[str, Check] = {
     "precision": arg.one_of(("bf16", "fp16", "fp8", "fp4", "int8", "int4")),
     "input_len": arg.whole(*arg.REQUEST_TOKENS, optional=True),
     "output_len": arg.whole(*arg.REQUEST_TOKENS, optional=True),
-    "ttft_ms": _LATENCY,
-    "tpot_ms": _LATENCY,
+    "ttft_ms": arg.latency(MIN_TTFT_MS, TTFT_WHY),
+    "tpot_ms": arg.latency(MIN_TPOT_MS, TPOT_WHY),
     "percentile": arg.number(50, 100, below=True, says="must be at least 50 and below 100"),
     "tensor_parallel": arg.whole(*arg.TENSOR_PARALLEL, optional=True),
     "list_models": arg.flag(),

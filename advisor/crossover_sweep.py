@@ -14,6 +14,7 @@ from advisor.data.estimator import Params
 from advisor.data.rules import RuleSet, load_rules
 from advisor.errors import InputError
 from advisor.inputs import units
+from advisor.inputs.quantities import deadline_hours
 from advisor.inputs.workload import parse_workload
 from advisor.perf import evaluate, min_gpus, params_from, spec_from_flags
 from advisor.perf.jobspec import JobSpec
@@ -118,7 +119,7 @@ def _crossover_models(
     else the article's presets the catalog holds, smallest first."""
     _parsed(units.parse_count, tokens, "tokens")
     if deadline is not None:
-        _parsed(units.parse_duration_hours, deadline, "deadline")
+        _parsed(deadline_hours, deadline, "deadline")
     for gid in gpus:
         catalog.gpu(gid)
     if focus not in gpus:

@@ -66,6 +66,23 @@ class InputError(AdvisorError):
         out.errors = list(errors)
         return out
 
+    def at(self, position: tuple[int, int] | None) -> InputError:
+        """This error at `position` (line, column) of its file, found after the check that raised it (a
+        catalog override's field, located in the file once the merged catalog failed a check)."""
+        prefix = f"{self.file}: "
+        message = str(self)
+        if position is None or self.line is not None or len(self.errors) > 1 or not message.startswith(prefix):
+            return self
+        line, column = position
+        return InputError(
+            f"{self.file}:{line}:{column}: {message[len(prefix) :]}",
+            file=self.file,
+            field=self.field,
+            line=line,
+            column=column,
+            given=self.given,
+        )
+
     def in_file(self, file: str | None, position: Callable[[str], tuple[int, int] | None] | None = None) -> InputError:
         """This error, attributed to `file` if it names none yet (a check that needed the catalog
         found the problem after the workload was read), at the line and column `position(field)`

@@ -536,7 +536,7 @@ def test_estimate_cli_bad_flags_exit_2_naming_the_flag(run, args, words):
                 "--ttft-ms",
                 "-1",
             ],
-            "error: --ttft-ms: a latency limit is a positive number of milliseconds",
+            "error: --ttft-ms: a latency limit is a number of milliseconds from 1 (",
         ),
     ],
 )

@@ -127,14 +127,41 @@ class GPU(Strict):
         }[(buy, rent)]
 
 
+def ffn_width(hidden: int, ffn: int | None) -> int:
+    """The MLP's width: `ffn` as given, else GPT's 4 x hidden."""
+    return ffn or 4 * hidden
+
+
+def gated_mlp(hidden: int, ffn: int | None) -> bool:
+    """A SwiGLU-style MLP (Llama), three matrices: assumed when the MLP width is given and is not 4 x hidden."""
+    return ffn is not None and ffn != 4 * hidden
+
+
+def kv_width(hidden: int, heads: int, kv_heads: int | None) -> float:
+    """The width of the k and v projections: hidden x kv_heads / heads (grouped-query attention)."""
+    return hidden * (kv_heads or heads) / heads
+
+
 def block_matrices(layers: int, hidden: int, ffn: int | None, heads: int, kv_heads: int | None) -> float:
     """Weights of `layers` transformer blocks' matrices (attention q, k, v, o and the MLP: a SwiGLU
-    one's three when `ffn` is given and is not 4 x hidden), for a preset as for a workload's shape
-    (perf/jobspec.ModelSpec.block_params): what a model's `params` must hold at least."""
-    h, f = float(hidden), float(ffn or 4 * hidden)
-    kv_width = h * (kv_heads or heads) / heads
-    gated = ffn is not None and ffn != 4 * hidden
-    return layers * (2.0 * h * h + 2.0 * h * kv_width + (3.0 if gated else 2.0) * h * f)
+    one's three), for a preset as for a workload's shape (perf/jobspec.ModelSpec.block_params): what a
+    model's `params` must hold at least."""
+    h, f, kv = float(hidden), float(ffn_width(hidden, ffn)), kv_width(hidden, heads, kv_heads)
+    return layers * (2.0 * h * h + 2.0 * h * kv + (3.0 if gated_mlp(hidden, ffn) else 2.0) * h * f)
+
+
+def matrices_beyond_params(
+    params: float, layers: int, hidden: int, ffn: int | None, heads: int, kv_heads: int | None
+) -> str | None:
+    """Why a shape cannot hold `params` (its blocks' matrices alone hold more), or None: the words a
+    preset's and a workload's refusals share (params 1,000 with GPT-2's shape planned "0 GPU-hours")."""
+    blocks = block_matrices(layers, hidden, ffn, heads, kv_heads)
+    if blocks <= params:
+        return None
+    return (
+        f"{layers:,} layers of hidden {hidden:,} (MLP {ffn_width(hidden, ffn):,}) hold {blocks:,.0f} parameters in "
+        f"their matrices alone, more than params ({params:,.0f}): check params, layers, hidden and ffn"
+    )
 
 
 class ModelPreset(Strict):
@@ -166,12 +193,8 @@ class ModelPreset(Strict):
             raise ValueError(f"kv_heads ({self.kv_heads}) must divide heads ({self.heads})")
         if self.active_params is not None and self.active_params > self.params:
             raise ValueError(f"active_params ({self.active_params:,}) cannot exceed params ({self.params:,})")
-        blocks = block_matrices(self.layers, self.hidden, self.ffn, self.heads, self.kv_heads)
-        if blocks > self.params:  # (params 1,000 with GPT-2's shape planned "0 GPU-hours")
-            raise ValueError(
-                f"{self.layers} layers of hidden {self.hidden:,} hold {blocks:,.0f} parameters in their matrices "
-                f"alone, more than params ({self.params:,}): check params, layers, hidden and ffn"
-            )
+        if beyond := matrices_beyond_params(self.params, self.layers, self.hidden, self.ffn, self.heads, self.kv_heads):
+            raise ValueError(beyond)
         if self.expert_params > self.params:
             raise ValueError(f"expert_params ({self.expert_params:,}) cannot exceed params ({self.params:,})")
         if (self.experts > 0) != (self.experts_per_token > 0) or self.experts_per_token > self.experts:

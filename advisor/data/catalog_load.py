@@ -19,11 +19,12 @@ from advisor.data.catalog_entries import GPU, Assumption, ModelAlias, ModelPrese
 from advisor.data.catalog_model import Catalog
 from advisor.data.economics import Economics
 from advisor.data.estimator_check import check_estimator
-from advisor.data.overrides import normalize_override, replace_price_records
+from advisor.data.overrides import normalize_override, replace_price_records, written_at
 from advisor.data.resources import data_dir
 from advisor.data.source_grades import check_price_sources
 from advisor.errors import InputError, describe, first_error, loc_text, suggest
 from advisor.inputs.loader import load_yaml_file
+from advisor.inputs.yaml_nodes import Marks
 
 _FILES = (
     "gpus.yaml",
@@ -301,7 +302,11 @@ def load_catalog(override: str | Path | None = None) -> Catalog:
     raw, builtin = _builtin()
     if override is None:
         return builtin
-    doc = load_yaml_file(override, "catalog file")
+    marks: Marks = {}
+    doc = load_yaml_file(override, "catalog file", marks=marks)
     name = str(override)
-    _merge_document(raw, doc or {}, name)
-    return _validate(raw, name)
+    try:
+        _merge_document(raw, doc or {}, name)
+        return _validate(raw, name)
+    except InputError as exc:  # at the line the field is written on, as a workload's errors are
+        raise exc.at(written_at(doc, marks, exc.field) if exc.field else None) from None

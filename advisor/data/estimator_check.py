@@ -103,6 +103,61 @@ def _pair_at_least_one(p: Any) -> bool:
     return isinstance(p, list) and len(p) == 2 and all(_number(v) and float(v) >= 1 for v in p)
 
 
+# the goodput figures (perf/goodput.py): each from 0 to its most (in its unit), with the reason the most is
+# physical; beyond it is a slip of unit or digits (`restart_hours: 1.0e+18` planned to exit 3, "5.61e+03B GPU-hours")
+GOODPUT_MOST: dict[str, tuple[float, str, str]] = {
+    "interruptions_per_gpu_hour": (
+        1.0,
+        "interruptions per GPU-hour",
+        "one an hour on every GPU: a GPU interrupted more often never runs an hour between them; "
+        "Llama 3 405B saw 0.00002",
+    ),
+    "restart_hours": (
+        168.0,
+        "hours",
+        "a week: a run down longer is rebuilt, not restarted; the catalog's is 11 minutes",
+    ),
+    "checkpoint_hours": (168.0, "hours", "a week: a longer stall is no checkpoint; the catalog's is 10 seconds"),
+    "evaluation_fraction": (1.0, "", "a share of the training time, less than all of it"),
+}
+
+
+def check_goodput(x: Any, name: str) -> None:
+    """`estimator.goodput`: each of GOODPUT_FIGURES given, a number from 0 to its GOODPUT_MOST; a misspelt,
+    missing, non-numeric or out-of-range figure is named (the error named only `estimator.goodput`)."""
+
+    def refuse(key: str, text: str) -> InputError:
+        field = "estimator.goodput" + (f".{key}" if key else "")
+        return InputError(f"{name}: `{field}` {text}", file=name, field=field)
+
+    if not isinstance(x, dict):
+        raise refuse("", f"must be a mapping of {', '.join(GOODPUT_FIGURES)} (given {show(x)})")
+    for key in x:
+        if key not in GOODPUT_FIGURES:
+            figures = ", ".join(GOODPUT_FIGURES)
+            raise refuse(str(key), f"is not a goodput figure{suggest(str(key), GOODPUT_FIGURES)}; figures: {figures}")
+    for key in GOODPUT_FIGURES:
+        most, unit, why = GOODPUT_MOST[key]
+        below = key == "evaluation_fraction"  # a share below 1: all the time evaluating leaves none to train
+        allowed = f"a number from 0 to {'below ' if below else ''}{most:g} {unit}".rstrip() + f" ({why})"
+        if key not in x:
+            raise refuse(key, f"is missing: goodput takes all of {', '.join(GOODPUT_FIGURES)}")
+        value: Any = x[key]
+        if not _number(value):
+            hint = f"; YAML reads {value} as text: write {float(value):.1e}" if _numeric_text(value) else ""
+            raise refuse(key, f"must be {allowed} (given {show(value)}){hint}")
+        if value > most or (below and value == most):
+            raise refuse(key, f"is {value:g}: it must be {allowed}")
+
+
+def _numeric_text(x: Any) -> bool:
+    """Text a number's digits (YAML 1.1 reads `1e18`, without a point, as a string)."""
+    try:
+        return isinstance(x, str) and math.isfinite(float(x))
+    except ValueError:
+        return False
+
+
 Check = tuple[str, Callable[[Any], bool]]  # (what is allowed, in words; the test)
 
 BY_KIND: dict[str, Check] = {
@@ -165,16 +220,6 @@ SPECIAL: dict[str, Check] = {
         ("attention_efficiency", "attention_kernel_speedup", "software_factor"),
         ("a number above 0, or a mapping of GPU ids or families to such numbers", _by_gpu(_positive)),
     ),
-    "goodput": (  # perf/goodput.py reads every one; evaluation is a share of the training time (5 was taken)
-        "{interruptions_per_gpu_hour: a number at or above 0, restart_hours: a number at or above 0, "
-        "checkpoint_hours: a number at or above 0, evaluation_fraction: a share from 0 to below 1}",
-        lambda x: (
-            isinstance(x, dict)
-            and set(x) == set(GOODPUT_FIGURES)
-            and all(map(_number, x.values()))
-            and float(x["evaluation_fraction"]) < 1
-        ),
-    ),
     "measured_software_share": (
         "a share of a measured offset from 0 to 1",
         lambda x: _number(x) and 0 <= float(x) <= 1,
@@ -212,6 +257,9 @@ def check_estimator(values: dict[str, Any], name: str, gpu_ids: set[str] | None 
                 file=name,
                 field=f"estimator.{key}",
             )
+        if key == "goodput":
+            check_goodput(value, name)
+            continue
         what, ok = SPECIAL.get(key) or BY_KIND.get(kinds[key], NUMBERS)
         if not ok(value):
             raise InputError(

@@ -4,10 +4,12 @@ in an override replaces the built-in record whole and cites the file itself."""
 from __future__ import annotations
 
 import copy
+import re
 from pathlib import Path
 from typing import Any
 
 from advisor.errors import InputError, show
+from advisor.inputs.yaml_nodes import Marks
 
 
 def override_source_id(name: str) -> str:
@@ -103,3 +105,31 @@ def replace_price_records(merged: dict[str, Any], entry: dict[str, Any]) -> dict
         merged["purchase"] = copy.deepcopy(entry["purchase"])
         merged["other_purchases"] = copy.deepcopy(entry.get("other_purchases") or [])
     return merged
+
+
+def written_at(doc: Any, marks: Marks, field: str) -> tuple[int, int] | None:
+    """(line, column) where an error's `field` -- `gpus[h100-sxm].prices.rent[0].usd_per_gpu_hour`,
+    `models[mine].params`, `estimator.goodput.restart_hours`, `gpus[0].prices` -- is written in the override
+    `doc` (a list entry found by its id, else by its index), or its nearest enclosing key that is; None when
+    its entry is not in the file (the figure at fault is the built-in catalog's)."""
+    parts = [bracket or name for bracket, name in re.findall(r"\[([^\]]*)\]|([^.\[\]]+)", field)]
+    loc: list[int | str] = []
+    node = doc
+    for part in parts:
+        if isinstance(node, list):
+            index = next((i for i, e in enumerate(node) if isinstance(e, dict) and e.get("id") == part), None)
+            if index is None and part.isdigit() and int(part) < len(node):
+                index = int(part)
+            if index is None:
+                break
+            loc.append(index)
+            node = node[index]
+        elif isinstance(node, dict) and part in node:
+            loc.append(part)
+            node = node[part]
+        else:
+            break
+    mark = marks.get(tuple(loc))
+    if mark is None or len(loc) < min(2, len(parts)):
+        return None
+    return (mark[2], mark[3]) if len(loc) == len(parts) else (mark[0], mark[1])

@@ -101,6 +101,12 @@ def number(
     return _optional(check, optional)
 
 
+def latency(least: float, why: str) -> Check:
+    """A latency limit in ms, from a workload's `slo` floor (inputs/quantities.py, `why` it is) to LATENCY_MS."""
+    says = f"a latency limit is a number of milliseconds from {least:g} ({why}) to {LATENCY_MS:,.0f}"
+    return number(least, LATENCY_MS, optional=True, says=says)
+
+
 def one_of(choices: Sequence[str], optional: bool = False) -> Check:
     def check(value: Any, name: str) -> str:
         if not isinstance(value, str) or value not in choices:

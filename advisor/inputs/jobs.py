@@ -14,9 +14,13 @@ from advisor.inputs.quantities import (
     MAX_JOBS,
     MIN_REQUESTS_PER_S,
     MIN_SHARE,
+    MIN_TPOT_MS,
+    MIN_TTFT_MS,
     MONTHS_SCHEMA,
     REQUESTS_WHY,
     SPREAD_WHY,
+    TPOT_WHY,
+    TTFT_WHY,
     Count,
     Hours,
     Params,
@@ -256,9 +260,16 @@ class Traffic(Written):
 class Slo(Written):
     """Latency limits at a percentile of requests (none: the offline peak rate)."""
 
-    ttft_ms: float | None = Field(default=None, gt=0, le=1e7, description="time to first token limit, ms")
-    tpot_ms: float | None = Field(default=None, gt=0, le=1e7, description="time per output token limit, ms")
+    ttft_ms: float | None = Field(
+        default=None, le=1e7, json_schema_extra=floor_schema(MIN_TTFT_MS), description="time to first token limit, ms"
+    )
+    tpot_ms: float | None = Field(
+        default=None, le=1e7, json_schema_extra=floor_schema(MIN_TPOT_MS), description="time per output token limit, ms"
+    )
     percentile: float = Field(default=99, ge=50, lt=100)
+
+    _ttft = field_validator("ttft_ms")(at_least(MIN_TTFT_MS, TTFT_WHY))
+    _tpot = field_validator("tpot_ms")(at_least(MIN_TPOT_MS, TPOT_WHY))
 
 
 class MeasuredServing(Written):

@@ -38,6 +38,15 @@ MIN_REQUESTS_PER_S = 1 / (24 * 3600)
 REQUESTS_WHY = "less than a request a day is no serving job (the plan's dates are days)"
 # the least storage a workload costs but none (0): a gigabyte, the unit storage is sold and billed in
 MIN_STORAGE_TB = 0.001
+# the least latency limit a serving job states, as the plan prints them: TTFT in whole milliseconds, TPOT to
+# 0.1 ms; a limit of 1e-300 ms was taken, and planned to "no GPU meets it" (exit 3) naming no field
+MIN_TTFT_MS = 1.0
+MIN_TPOT_MS = 0.1
+TTFT_WHY = "the plan states time to first token in whole milliseconds: a limit under 1 ms reads 0 ms"
+TPOT_WHY = "the plan states time per output token to 0.1 ms: a limit under it reads 0.0 ms"
+# the least deadline: the plan states a run's time to the minute (a deadline of 1e-300 days was taken, exit 3)
+MIN_DEADLINE_HOURS = 1 / 60
+DEADLINE_WHY = " (a minute: the plan states a run's time to the minute, so a shorter deadline reads 0 minutes)"
 UTILIZATION_WHY = (
     "the plan states utilization in whole percent, and under 1% the percentage printed (0% or 1%) is not "
     "the share the energy is costed at"
@@ -51,14 +60,18 @@ STORAGE_WHY = "storage is sold and billed by the gigabyte (0.001 TB); 0 costs no
 
 
 def _bounded(
-    parse: Callable[[object, str], float], upper: float, what: str, lower: float = 0.0, why: str = ""
+    parse: Callable[[object, str], float], upper: float, what: str, lower: float = 0.0, why: str = "", unit: str = ""
 ) -> Callable[[object], float]:
+    """A field's parser, refusing a figure above `upper` or below `lower` (saying `why`), both in `unit`."""
+
     def check(value: object) -> float:
         x = parse(value, what)
         if x > upper:
-            raise ValueError(f"{what} of {x:.3g} is beyond the {upper:.3g} this tool accepts")
+            raise ValueError(f"{what} of {x:.3g}{unit} is beyond the {upper:.3g}{unit} this tool accepts")
         if x < lower:
-            raise ValueError(f"{what} of {x:.6g} is below {_shown_up(lower)}, the least this tool accepts{why}")
+            raise ValueError(
+                f"{what} of {x:.6g}{unit} is below {_shown_up(lower)}{unit}, the least this tool accepts{why}"
+            )
         return x
 
     return check
@@ -124,9 +137,13 @@ Params = Annotated[
         }
     ),
 ]
+# a deadline's hours: a workload's `deadline`, `crossover --deadline`
+deadline_hours = _bounded(
+    units.parse_duration_hours, 24 * 365 * 20, "a duration", MIN_DEADLINE_HOURS, DEADLINE_WHY, " hours"
+)
 Hours = Annotated[
     float,
-    BeforeValidator(_bounded(units.parse_duration_hours, 24 * 365 * 20, "a duration")),
+    BeforeValidator(deadline_hours),
     WithJsonSchema({"type": "string", "pattern": r"^[0-9.]+\s*[hdw]$", "description": "a duration: 36h, 7d or 2w"}),
 ]
 PowerKW = Annotated[

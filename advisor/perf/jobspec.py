@@ -7,8 +7,8 @@ import math
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from advisor.data import catalog_entries as shapes
 from advisor.data.catalog import Catalog
-from advisor.data.catalog_entries import block_matrices
 from advisor.errors import InputError
 from advisor.inputs.jobs import Job
 from advisor.inputs.quantities import MAX_TOKENS
@@ -52,20 +52,20 @@ class ModelSpec:
     @property
     def block_params(self) -> float:
         """Weights of the L transformer blocks' matrices (attention q, k, v, o and the MLP)."""
-        return block_matrices(self.layers, self.hidden, self.ffn, self.heads, self.kv_heads)
+        return shapes.block_matrices(self.layers, self.hidden, self.ffn, self.heads, self.kv_heads)
 
     @property
     def ffn_width(self) -> int:
-        return self.ffn or 4 * self.hidden
+        return shapes.ffn_width(self.hidden, self.ffn)
 
     @property
     def gated_mlp(self) -> bool:
         """A SwiGLU-style MLP (Llama): assumed when the MLP width is given and is not 4 x hidden."""
-        return self.ffn is not None and self.ffn != 4 * self.hidden
+        return shapes.gated_mlp(self.hidden, self.ffn)
 
     @property
     def kv_width(self) -> float:
-        return self.hidden * (self.kv_heads or self.heads) / self.heads
+        return shapes.kv_width(self.hidden, self.heads, self.kv_heads)
 
 
 @dataclass(frozen=True)
@@ -207,14 +207,10 @@ def _resolve_shape(job: Job, catalog: Catalog, where: str) -> ModelSpec:
         name=None,
         active_params=shape.active_params if shape.active_params not in (None, shape.params) else None,
     )
-    if not inferred and m.block_params > shape.params:
+    beyond = shapes.matrices_beyond_params(shape.params, layers, hidden, m.ffn, heads, m.kv_heads)
+    if beyond and not inferred:
         at = f"{where}.model" if where.startswith("jobs[") else "params"
-        raise InputError(
-            f"{_named(at)}: {layers} layers of hidden {hidden:,} (MLP {m.ffn_width:,}) hold {m.block_params / 1e9:,.4g}B "
-            f"parameters in their matrices alone, more than the {shape.params / 1e9:,.4g}B given: check params, "
-            "layers, hidden and ffn",
-            field=at,
-        )
+        raise InputError(f"{_named(at)}: {beyond}", field=at)
     tied = shape.tied_embeddings if shape.tied_embeddings is not None else infers_tied(m)
     return replace(m, tied_embeddings=tied)
 

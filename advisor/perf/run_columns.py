@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any, get_args
 
 from advisor.data.bounds import MAX_RUNS, MODEL_RANGES
-from advisor.errors import InputError, show
+from advisor.errors import InputError, show, suggest
 from advisor.inputs.jobs import Job
 from advisor.inputs.loader import read_bytes
 from advisor.inputs.quantities import MAX_GPUS, MAX_TOKENS
@@ -91,6 +91,20 @@ def word(row: dict[str, str], key: str, line: int, name: str, allowed: Sequence[
 
 # the columns a run cannot do without, each with the alternatives that stand for it
 REQUIRED_COLUMNS = (("gpu",), ("count", "gpu_count"), ("tokens_per_s", "tokens_per_s_per_gpu"))
+# every column perf/calibrate.py reads (the calibrate module's docstring says what each holds)
+READ_COLUMNS = (
+    *(name for options in REQUIRED_COLUMNS for name in options),
+    *("model", "params", "layers", "hidden", "heads", "kv_heads", "ffn", "vocab", "seq_len", "tied_embeddings"),
+    *("precision", "kind", "global_batch_tokens", "micro_batch", "checkpointing", "strategy", "tensor_parallel"),
+    *("pipeline_parallel", "context_parallel", "virtual_stages", "tp_overlap", "fp8_param_gather", "fp8_tp_gather"),
+    *("fused_elementwise", "selective_ac", "recompute_fraction", "grad_reduce_bytes", "attention_kernel"),
+    *("layout_assumed", "basis"),
+)
+# catalog/calibration.csv's record of each run, read by no fit, so that the file itself can be calibrated on
+RECORD_COLUMNS = (
+    *("id", "group", "fit", "reported_mfu", "conversion", "shape_source", "layout_source", "source", "quote"),
+    *("run_tokens", "gpu_variant", "software_era", "software"),
+)
 
 
 def check_header(fields: Sequence[str] | None, line: int, name: str) -> list[str]:
@@ -101,6 +115,7 @@ def check_header(fields: Sequence[str] | None, line: int, name: str) -> list[str
     one of them was read and the other dropped without a word."""
     names = [f.strip() for f in fields or ()]
     have = set(names)
+    _check_known(names, line, name)
     twice = [f"{f} twice" for f in sorted({f for f in names if names.count(f) > 1})] + [
         f"both {' and '.join(both)}, one column under two names"
         for both in (tuple(o for o in opts if o in have) for opts in REQUIRED_COLUMNS)
@@ -122,6 +137,22 @@ def check_header(fields: Sequence[str] | None, line: int, name: str) -> list[str
                 field=options[0],
             )
     return names
+
+
+def _check_known(names: Sequence[str], line: int, name: str) -> None:
+    """A column calibrate does not read is refused, naming it: a misspelt `checkpointng` was ignored
+    without a word, and the run fitted as if the column were empty. Once every required column is there."""
+    if not all(set(names) & set(options) for options in REQUIRED_COLUMNS):
+        return  # the missing column is the error to show (a header in capitals or split by semicolons)
+    for column in names:
+        if column not in READ_COLUMNS + RECORD_COLUMNS:
+            raise InputError(
+                f"{name}, line {line}: the header names a column {show(column)} that calibrate does not read"
+                f"{suggest(column, READ_COLUMNS + RECORD_COLUMNS)}; the columns it reads: {', '.join(READ_COLUMNS)} "
+                f"(and catalog/calibration.csv's record of each run: {', '.join(RECORD_COLUMNS)})",
+                file=name,
+                field=column,
+            )
 
 
 def check_cells(row: dict[Any, Any], line: int, name: str, columns: int) -> None:

@@ -63,7 +63,7 @@ class Redraw:
         self.time_limit = time_limit = settings.time_limit
         self.limits = [bounds(problem, sc, k) for k in range(len(problem.classes))]
         self.fastest = dict(fastest)
-        # an offer of another confidence grade keeps its own columns: a draw can make it the cheaper
+        # an offer drawn in another band keeps its own columns (gpu_count.draw_band): a draw can make it the cheaper
         self.cands = usable_candidates(problem, sc.but(speed_factor=self.fastest), faster_too=True, by_band=True)
         if draws is not None:  # the speeds of every draw to come are known: only their live columns
             self.cands = self._needed(draws)

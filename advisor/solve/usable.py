@@ -11,7 +11,7 @@ import numpy as np
 
 from advisor.solve.constraints import bounds
 from advisor.solve.constraints.base import Bounds
-from advisor.solve.constraints.gpu_count import RentedCounts, rented_counts
+from advisor.solve.constraints.gpu_count import RentedCounts, draw_band, rented_counts
 from advisor.solve.problem import Candidate, Problem, ServeCandidate
 from advisor.solve.reserved import pool_key, pooling
 from advisor.solve.scenario import Scenario
@@ -158,16 +158,17 @@ def _cost_dominance(
     speed that fits) is in no group, as its cost does not scale as the others' do; nor is a job that shares
     reserved nodes (`pooled`, solve/reserved.pool_key: its cost is its share of a pool, not its own); nor,
     for a (GPU, provider) in `apart` (an offer whose rate a scenario moves alone), is that offer's with the
-    others; `by_band`: nor are offers of one confidence grade with another's (a draw moves each grade's
-    rates by its own band, explain/draws.py: the redrawn model's). `timed` (usable.timed): a bought
+    others; `by_band`: nor are offers drawn in one band with another's (a draw moves each band's rates by
+    its own, explain/draws.py: the redrawn model's; gpu_count.draw_band, by order and GPUs held, not the
+    listed grade). `timed` (usable.timed): a bought
     candidate's planned time counts too."""
-    groups: dict[tuple[str, str, int, str], list[int]] = {}
+    groups: dict[tuple[str, str, int, str, str], list[int]] = {}
     for j, c in enumerate(cands):
         alone = c.commits and (any_speed or (pooled is not None and pooled(c)))
         provider = c.offer.offer.provider if c.offer is not None else ""
-        band = f"band:{c.offer.offer.confidence}" if by_band and c.offer is not None else ""
-        own = provider if (c.gpu, provider) in apart else band
-        groups.setdefault((c.gpu, c.ownership, j if alone else -1, own), []).append(j)
+        band = draw_band(c.offer.offer, c) if by_band and c.offer is not None else ("", "")
+        own = (provider, "") if (c.gpu, provider) in apart else band
+        groups.setdefault((c.gpu, c.ownership, j if alone else -1, *own), []).append(j)
     figures = np.array(
         [(c.count, c.gpu_hours, c.run_cost_usd, c.hours, c.planned_hours) for c in cands], dtype=float
     ).reshape(-1, 5)
@@ -235,8 +236,8 @@ def cost_dominators(
 
 def dominators(problem: Problem, cands: list[list[Candidate]], rented: RentedCounts) -> dict[int, Candidate | None]:
     """Per candidate (by id), the fastest candidate that dominates it on cost (None: nothing does;
-    cost_dominators, offers of one grade together): the same at every speed, as a GPU type's candidates
-    all scale alike (what a robustness draw bounds to 0, solve/redraw.py)."""
+    cost_dominators, offers drawn in one band together: gpu_count.draw_band): the same at every speed,
+    as a GPU type's candidates all scale alike (what a robustness draw bounds to 0, solve/redraw.py)."""
     return {
         id(c): None if o is None else cs[o]
         for k, cs in enumerate(cands)

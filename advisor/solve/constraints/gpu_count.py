@@ -100,6 +100,15 @@ def held_grade(offer: RentalOffer, c: Any, held: Held | None) -> Confidence:
     return offer.confidence_at(c.order_gpus, held_at(offer, c, held))
 
 
+def draw_band(offer: RentalOffer, c: Any) -> tuple[str, str]:
+    """The band a draw prices `offer`'s rate for candidate c in, whatever the GPUs held at once (held_rate):
+    its grade at c's order, and for an offer evidenced to a count held at once (a holding can move it alone
+    to the low band) the offer itself. Offers of one listed grade drawn in different bands are not
+    comparable on cost at catalog prices (review23a #6)."""
+    most = offer.provider_evidenced
+    return offer.confidence_at(c.order_gpus), "" if most is None else f"{offer.provider}/{offer.pricing}/{most[0]}"
+
+
 def held_rate(offer: RentalOffer, c: Any, held: Held | None) -> LogDist:
     """The band a draw prices `offer`'s rate for c in, graded as held_grade: what every path that draws
     a plan's rents reads (the cost range, the robustness re-solves, the CVaR plan)."""
