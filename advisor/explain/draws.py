@@ -103,7 +103,13 @@ def gpu_speed(problem: Problem, gid: str, lookup: SpeedLookup = speed_dist) -> L
     else:
         dist = lookup(gpu, problem.classes[0].spec.precision, speed_evidence(problem, gid))
     params = params_from(problem.catalog)
-    return replace(dist, cap=min((estimate_speed(problem, c, lookup, params).cap for c in mine), default=math.inf))
+    # per estimate (alive in `mine`), count and precision: the candidates renting and buying one share it
+    caps: dict[tuple[int, int, str], float] = {}
+    for c in mine:
+        key = (id(c.estimate), c.count, problem.classes[c.cls].spec.precision)
+        if key not in caps:
+            caps[key] = estimate_speed(problem, c, lookup, params).cap
+    return replace(dist, cap=min(caps.values(), default=math.inf))
 
 
 def serve_speed(problem: Problem, gid: str) -> LogDist:

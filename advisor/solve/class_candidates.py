@@ -16,6 +16,7 @@ from advisor.data.catalog import GPU, Catalog
 from advisor.data.estimator import Params
 from advisor.data.rules import Finding as RuleFinding
 from advisor.data.rules import RuleSet
+from advisor.data.uncertainty import LogDist
 from advisor.economics.costs import Costs
 from advisor.economics.lead_time import provisioning_time
 from advisor.economics.ownership import (
@@ -128,6 +129,12 @@ class ClassRuns:
         # the parameters over each fabric a rented job spans nodes on: one object per network speed,
         # so the layout store (perf/layout_cache.py) describes each once, not once per count
         self.params_over: dict[float, Params] = {}
+        # worked out once where many candidates share them (a 200-job fleet's 62,000 candidates): per estimate
+        # (by id: each lives in self.cache as long as this), its speed error and time factor; per offer
+        # (by id: `ways` holds them) and count, the offer carrying it and what renting it must say
+        self.errors: dict[tuple[str, int, int], tuple[LogDist, float]] = {}
+        self.carrying: dict[tuple[int, int], RentOption | None] = {}
+        self.said: dict[tuple[int, int], list[Finding]] = {}
 
     def offer_class(self, k: int, cls: JobClass, ways: list[Way]) -> None:
         s, gpu = self.s, self.gpu
@@ -186,8 +193,10 @@ class ClassRuns:
         evidenced at n (the plan then says a quote is needed) is not passed over for a dearer one that
         is (review22a #4: $3.30 taken over $2.95 by rule); None when none carries them (the reason is
         recorded)."""
-        carrying = [o for o in group if fabric_fit(o.offer, n).carries]
-        if not carrying:
+        key = (id(group), n)  # (`ways` holds the group)
+        if key not in self.carrying:
+            self.carrying[key] = next((o for o in group if fabric_fit(o.offer, n).carries), None)
+        if self.carrying[key] is None:
             cheapest = group[0]
             add_reason(
                 self.out.reasons,
@@ -197,7 +206,7 @@ class ClassRuns:
                 f"{cheapest.tier}): {fabric_fit(cheapest.offer, n).reason}",
             )
             return None
-        return carrying[0]
+        return self.carrying[key]
 
     def _estimate(self, spec: JobSpec, n: int, network_gbps: float | None = None) -> Estimate:
         """The estimate of n GPUs; `network_gbps` (GB/s per GPU each way): the fabric a rented job
@@ -245,8 +254,11 @@ class ClassRuns:
         (perf/speed_error.py: the user's measurement's spread when the speed is theirs), the band its
         printed P10-P90 time reads."""
         s = self.s
-        error = speed_error(self.gpu, cls.spec.precision, est, s.params, n)
-        time_factor = 1.0 / error.factor(1.0 - s.workload.confidence)
+        known = self.errors.get(key := (cls.spec.precision, id(est), n))
+        if known is None:
+            error = speed_error(self.gpu, cls.spec.precision, est, s.params, n)
+            known = self.errors[key] = (error, 1.0 / error.factor(1.0 - s.workload.confidence))
+        time_factor = known[1]
         hours, good = wall_hours(n, cls.tokens / est.tokens_per_s / 3600.0, s.params, cls.goodput)
         warnings: list[Finding] = [
             {"rule": f.rule, "code": f.rule, "message": f.message} for f in self.findings[k, ownership] + per_count
@@ -259,10 +271,10 @@ class ClassRuns:
                 return None
             run_cost, nominal, hours, billed = rc.pv_usd, rc.nominal_usd, rc.wall_hours, rc.billed_gpus
             billed_hours = rc.billed_hours
-            cap = capacity_warning(opt, n, s.catalog.economics)
-            warnings += [{"rule": None, "code": "capacity", "message": cap}] if cap else []
+            said = self._offer_said(opt, n)
+            warnings += [dict(w) for w in said if w["code"] == "capacity"]
             warnings += [{"rule": None, "code": "rent-terms", "message": m} for m in rc.notes]
-            warnings += offer_warnings(opt, self.gpu.id, n, default_network_gbps(self.gpu, s.params))
+            warnings += [dict(w) for w in said if w["code"] != "capacity"]
         else:
             nominal = s.costs.job_energy_usd(n * hours, self.out.kw + held_slot_kw(self.out.servers or [], n))
             run_cost = nominal * stream_factor(hours / HOURS_PER_YEAR, s.costs.discount_rate)
@@ -288,6 +300,18 @@ class ClassRuns:
             start,
             billed_hours,
         )
+
+    def _offer_said(self, opt: RentOption, n: int) -> list[Finding]:
+        """What renting n GPUs on `opt` must say (its capacity warning first, then offer_warnings'), once
+        per offer and count; each candidate takes copies."""
+        said = self.said.get(key := (id(opt), n))
+        if said is None:
+            s = self.s
+            cap = capacity_warning(opt, n, s.catalog.economics)
+            said = [{"rule": None, "code": "capacity", "message": cap}] if cap else []
+            said += offer_warnings(opt, self.gpu.id, n, default_network_gbps(self.gpu, s.params))
+            self.said[key] = said
+        return said
 
     def _arrival(self, n: int) -> Arrival:
         """When `n` bought GPUs can start: on one server, or networked across servers."""
