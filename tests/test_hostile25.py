@@ -204,18 +204,28 @@ gpus:
         - {provider: Alpha, usd_per_gpu_hour: 2.00, as_of: "2026-11", pricing: on_demand, tier: neocloud,
            confidence: medium, gpus_per_node: 8, whole_nodes: false, max_gpus_per_order: 2,
            fabric: {kind: null, note: not published}}
-        - {provider: Beta, usd_per_gpu_hour: 2.10, as_of: "2026-11", pricing: on_demand, tier: hyperscaler,
-           confidence: medium, gpus_per_node: 8, whole_nodes: false, max_gpus_per_order: 64,
+        - {provider: Beta, usd_per_gpu_hour: BETA_RATE, as_of: "2026-11", pricing: on_demand, tier: hyperscaler,
+           confidence: BETA_GRADE, gpus_per_node: 8, whole_nodes: false, max_gpus_per_order: 64,
            fabric: {kind: null, note: not published}}
 """
 
 
-def test_a_draw_prices_offers_of_one_listed_grade_in_their_own_bands_and_picks_the_cheaper(write):
+@pytest.mark.parametrize(
+    ("beta_grade", "beta_rate", "zs"),
+    [
+        ("medium", 2.10, (-2.0, 0.0, 1.0, 2.0, 3.0)),  # review23a #6: the draws cross over between the two
+        # review25a: Beta listed low at $1.96 shared the low band's key with Alpha's orders drawn low above
+        # 2 GPUs, but those are drawn about medium's mean (4.5% lower): Beta bounded Alpha's columns to 0,
+        # and every draw rented Beta, the dearer in each
+        ("low", 1.96, (-2.0, 0.0, 1.0, 2.0)),
+    ],
+)
+def test_a_draw_prices_offers_in_their_own_bands_and_picks_the_cheaper(write, beta_grade, beta_rate, zs):
     """review23a #6: the draws' dominance grouped offers by their listed grade, while a draw prices each at
-    its band (by order): Alpha's 3-8 GPU orders, above the 2 its rate is evidenced at, are drawn in the low
-    band, Beta's in its medium one. Alpha, cheaper at catalog prices, bounded Beta's columns to 0, and a
-    draw where Alpha's wider band made it the dearer still rented Alpha. Each draw now rents the offer its
-    own rates make cheaper (worked here from the bands: the low one's spread about medium's mean)."""
+    its band (by order): Alpha's 3-8 GPU orders, above the 2 its rate is evidenced at, are drawn with the low
+    band's spread about medium's mean. An offer cheaper at catalog prices bounded the other's columns to 0,
+    and a draw where it was the dearer still rented it. Each draw now rents the offer its own rates make
+    cheaper (worked here from the bands)."""
     import datetime as dt
     import math
     from statistics import NormalDist
@@ -223,7 +233,7 @@ def test_a_draw_prices_offers_of_one_listed_grade_in_their_own_bands_and_picks_t
     import yaml
 
     from advisor.data.catalog import load_catalog
-    from advisor.data.uncertainty import price_dist
+    from advisor.data.uncertainty import price_dist, rate_dist
     from advisor.flow import prepare
     from advisor.inputs.workload import parse_workload
     from advisor.solve.constraints.gpu_count import rented_counts
@@ -232,28 +242,31 @@ def test_a_draw_prices_offers_of_one_listed_grade_in_their_own_bands_and_picks_t
     from advisor.solve.settings import SolveSettings
     from advisor.solve.usable import dominators
 
-    catalog = load_catalog(write(TWO_OFFERS, "two.yaml"))
+    text = TWO_OFFERS.replace("BETA_RATE", str(beta_rate)).replace("BETA_GRADE", beta_grade)
+    catalog = load_catalog(write(text, "two.yaml"))
     doc = "deployment: {context: cloud}\ngpus: {allow: [h100-sxm]}\nmodel: llama-3-8b\ntokens: 20B\ndeadline: 10d\n"
     problem = prepare(parse_workload(yaml.safe_load(doc)), catalog, None, dt.date(2026, 12, 1))
     rented = [c for cs in problem.candidates for c in cs if c.offer is not None]
     assert {c.offer.offer.provider for c in rented} == {"Alpha", "Beta"}
-    for c in rented:  # no column is bounded to 0 by one drawn in another band
+    for c in rented:  # no column is bounded to 0 by one a draw prices about another band
         o = dominators(problem, problem.candidates, rented_counts(problem))[id(c)]
-        assert o is None or o.offer.offer.confidence_at(o.order_gpus) == c.offer.offer.confidence_at(c.order_gpus)
+        assert o is None or rate_dist(o.offer.offer, o.order_gpus) == rate_dist(c.offer.offer, c.order_gpus)
 
     def sigma(grade: str) -> float:
         d = price_dist(grade)
         return (d.q90 - d.q10) / (2 * NormalDist().inv_cdf(0.9))
 
-    med, low = sigma("medium"), sigma("low")
+    med, low, own = sigma("medium"), sigma("low"), sigma(beta_grade)
     redraw = Redraw(problem, baseline(problem), {"h100-sxm": 1.0}, SolveSettings())
     picked = set()
-    for z in (-2.0, 0.0, 1.0, 2.0, 3.0):
-        alpha = 2.00 * math.exp((med * med - low * low) / 2 + z * low)  # x medium's own q50, as Beta's
-        beta = 2.10 * math.exp(z * med)
+    for z in zs:
+        alpha = 2.00 * math.exp((med * med - low * low) / 2 + z * low)  # x medium's own q50
+        beta = beta_rate * math.exp(z * own)  # within its evidence: about its listing
         answer = redraw.choice({"h100-sxm": 1.0}, {}, {"h100-sxm": 1.0}, {"h100-sxm": z})
         assert answer is not None
         expected = "Alpha" if alpha < beta else "Beta"
         assert answer[3] == {("h100-sxm", expected)}, (z, alpha, beta, answer[3])
         picked.add(expected)
-    assert picked == {"Alpha", "Beta"}  # the draws cross over: the test can tell the two groupings apart
+    # the medium pair crosses over, so the test tells the two groupings apart; Alpha is the cheaper in every
+    # draw of the low pair
+    assert picked == ({"Alpha", "Beta"} if beta_grade == "medium" else {"Alpha"})

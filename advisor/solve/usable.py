@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterator
+from typing import Any
 
 import numpy as np
 
@@ -162,12 +163,12 @@ def _cost_dominance(
     its own, explain/draws.py: the redrawn model's; gpu_count.draw_band, by order and GPUs held, not the
     listed grade). `timed` (usable.timed): a bought
     candidate's planned time counts too."""
-    groups: dict[tuple[str, str, int, str, str], list[int]] = {}
+    groups: dict[tuple[Any, ...], list[int]] = {}
     for j, c in enumerate(cands):
         alone = c.commits and (any_speed or (pooled is not None and pooled(c)))
         provider = c.offer.offer.provider if c.offer is not None else ""
-        band = draw_band(c.offer.offer, c) if by_band and c.offer is not None else ("", "")
-        own = (provider, "") if (c.gpu, provider) in apart else band
+        band = draw_band(c.offer.offer, c) if by_band and c.offer is not None else (None, "")
+        own = ("apart", provider) if (c.gpu, provider) in apart else band
         groups.setdefault((c.gpu, c.ownership, j if alone else -1, *own), []).append(j)
     figures = np.array(
         [(c.count, c.gpu_hours, c.run_cost_usd, c.hours, c.planned_hours) for c in cands], dtype=float

@@ -100,13 +100,14 @@ def held_grade(offer: RentalOffer, c: Any, held: Held | None) -> Confidence:
     return offer.confidence_at(c.order_gpus, held_at(offer, c, held))
 
 
-def draw_band(offer: RentalOffer, c: Any) -> tuple[str, str]:
+def draw_band(offer: RentalOffer, c: Any) -> tuple[LogDist, str]:
     """The band a draw prices `offer`'s rate for candidate c in, whatever the GPUs held at once (held_rate):
-    its grade at c's order, and for an offer evidenced to a count held at once (a holding can move it alone
-    to the low band) the offer itself. Offers of one listed grade drawn in different bands are not
-    comparable on cost at catalog prices (review23a #6)."""
+    rate_dist at c's order (an order above the offer's evidence takes the low band's spread about its own
+    grade's mean, not the low grade's band), and for an offer evidenced to a count held at once (a holding can
+    move it alone to the low band) the offer itself. Offers drawn in different bands are not comparable on
+    cost at catalog prices (review23a #6, review25a)."""
     most = offer.provider_evidenced
-    return offer.confidence_at(c.order_gpus), "" if most is None else f"{offer.provider}/{offer.pricing}/{most[0]}"
+    return rate_dist(offer, c.order_gpus), "" if most is None else f"{offer.provider}/{offer.pricing}/{most[0]}"
 
 
 def held_rate(offer: RentalOffer, c: Any, held: Held | None) -> LogDist:
