@@ -164,7 +164,7 @@ def example_params(names: Any) -> list[Any]:
 # Tests reading one of these run on one pytest-xdist worker (`-n 2 --dist loadgroup`), and first, so
 # that a group never starts late and leaves the other worker idle at the end. A shipped example's plan
 # (`example_plan`) is instead shared between the workers through a file (`_shared`): its readers spread.
-GROUPED = ("crossover_json", "memos")
+GROUPED = ("crossover_json", "memos", "data_plan")
 
 
 def _module_fixture_reader(item: Any) -> bool:
@@ -366,6 +366,28 @@ def example_plan(shared_folder):
             cache[name] = _shared(shared_folder, f"plan-{name}", lambda: _example_cli_once(name))
         code, out = cache[name]
         return code, json.loads(out)
+
+    return get
+
+
+@pytest.fixture(scope="session")
+def data_plan(catalog, rules):
+    """data_plan(path) -> (Plan, its JSON as made): `advisor.plan` of a test workload file at AS_OF with every
+    explanation, made once per process for the test files that read it whole (by the file's bytes: the 70B
+    pretrain bought in DE is tests/data/review10/buy_70b_de.yaml and sens10/buy_70b_de.yaml, ~2 s of CPU
+    each; its readers share a worker, GROUPED). Each read checks that printing left the plan as it was made."""
+    import advisor
+
+    made: dict[bytes, tuple[Any, str]] = {}
+
+    def get(path: Path) -> tuple[Any, str]:
+        key = path.read_bytes()
+        if key not in made:
+            result = advisor.plan(advisor.load_workload(path), catalog=catalog, rules=rules, as_of=AS_OF)
+            made[key] = (result, result.to_json())
+        result, as_made = made[key]
+        assert result.to_json() == as_made, "printing the plan changed it"
+        return result, as_made
 
     return get
 
