@@ -56,13 +56,17 @@ def _builtin_catalog_loaded_once() -> None:
     made: list[Any] = []  # [(the built-in raw documents, pickled; the built-in Catalog)]
     compiled = catalog_load._builtin
 
-    def builtin_from_memory() -> tuple[Any, Any]:
-        """catalog_load._builtin() as read once: a fresh copy of the raw documents (a --catalog file is
-        merged into them), unpickled in ~3 ms rather than read back and rebuilt in ~20 ms."""
+    def read_once() -> tuple[bytes, Any]:
         if not made:
             raw, catalog = compiled()
             made.append((pickle.dumps(raw), catalog))
-        return pickle.loads(made[0][0]), made[0][1]
+        return made[0]
+
+    def builtin_from_memory() -> tuple[Any, Any]:
+        """catalog_load._builtin() as read once: a fresh copy of the raw documents (a --catalog file is
+        merged into them), unpickled in ~3 ms rather than read back and rebuilt in ~20 ms."""
+        raw, catalog = read_once()
+        return pickle.loads(raw), catalog
 
     merged: dict[tuple[str, str, bytes], Any] = {}  # a --catalog file's Catalog, by its name, folder and bytes
 
@@ -77,7 +81,7 @@ def _builtin_catalog_loaded_once() -> None:
         if _where() != cache_folder:
             return load(override)
         if override is None:
-            return builtin_from_memory()[1]
+            return read_once()[1]  # (no copy of the raw documents: nothing is merged into them)
         try:
             key = (str(override), os.getcwd(), Path(override).read_bytes())
         except (OSError, TypeError):  # no such file, a folder, not a path: loaded for its error
