@@ -32,7 +32,12 @@ os.environ.pop("COLUMNS", None)
 os.environ["GPU_ADVISOR_CHECK_PLANS"] = "1"
 import advisor.data.catalog as catalog_module
 import advisor.data.catalog_load as catalog_load
-from advisor.data.rules import load_rules
+import advisor.data.rules as rules_module
+
+
+def _where() -> tuple[str | None, ...]:
+    """What names the cache folder the built-in catalog and rules are read from (advisor.data.cache.cache_dir)."""
+    return tuple(os.environ.get(k) for k in ("GPU_ADVISOR_CACHE", "XDG_CACHE_HOME", "HOME"))
 
 
 def _builtin_catalog_loaded_once() -> None:
@@ -41,41 +46,74 @@ def _builtin_catalog_loaded_once() -> None:
     some 1,300 times in the fast subset. Within the session it is read once and the same Catalog (a
     frozen model) returned, unless a test points the cache folder elsewhere (GPU_ADVISOR_CACHE, or with
     it unset XDG_CACHE_HOME or HOME; tests/test_cache.py: planted, forged and cold caches, read for
-    real). A --catalog file (some 500 loads) is merged over a fresh copy of the built-in documents as read
-    once, and validated as the CLI does. The loading itself: tests/test_cache.py and the tests that run
-    `advisor` as a process."""
+    real). A --catalog file (some 400 loads, 80 ms of CPU each, of a few dozen distinct files) is merged
+    over a fresh copy of the built-in documents as read once and validated as the CLI does, once per
+    name, working folder and content: the same bytes under the same name give the same frozen Catalog
+    (the merge reads nothing else); a refused file is not kept, so each load of it raises afresh. The
+    loading itself: tests/test_cache.py and the tests that run `advisor` as a process."""
     load = catalog_module.load_catalog
-
-    def where() -> tuple[str | None, ...]:  # what names the cache folder (advisor.data.cache.cache_dir)
-        return tuple(os.environ.get(k) for k in ("GPU_ADVISOR_CACHE", "XDG_CACHE_HOME", "HOME"))
-
-    cache_folder = where()
+    cache_folder = _where()
     made: list[Any] = []  # [(the built-in raw documents, pickled; the built-in Catalog)]
     compiled = catalog_load._builtin
+
+    def read_once() -> tuple[bytes, Any]:
+        if not made:
+            raw, catalog = compiled()
+            made.append((pickle.dumps(raw), catalog))
+        return made[0]
 
     def builtin_from_memory() -> tuple[Any, Any]:
         """catalog_load._builtin() as read once: a fresh copy of the raw documents (a --catalog file is
         merged into them), unpickled in ~3 ms rather than read back and rebuilt in ~20 ms."""
-        if not made:
-            raw, catalog = compiled()
-            made.append((pickle.dumps(raw), catalog))
-        return pickle.loads(made[0][0]), made[0][1]
+        raw, catalog = read_once()
+        return pickle.loads(raw), catalog
 
-    def builtin_once(override: str | Path | None = None) -> Any:
-        if where() != cache_folder:
-            return load(override)
-        if override is None:
-            return builtin_from_memory()[1]
+    merged: dict[tuple[str, str, bytes], Any] = {}  # a --catalog file's Catalog, by its name, folder and bytes
+
+    def merged_over_builtin(override: str | Path) -> Any:
         catalog_load._builtin = builtin_from_memory  # the --catalog file merged over the built-in as read once
         try:
             return load(override)
         finally:
             catalog_load._builtin = compiled
 
+    def builtin_once(override: str | Path | None = None) -> Any:
+        if _where() != cache_folder:
+            return load(override)
+        if override is None:
+            return read_once()[1]  # (no copy of the raw documents: nothing is merged into them)
+        try:
+            key = (str(override), os.getcwd(), Path(override).read_bytes())
+        except (OSError, TypeError):  # no such file, a folder, not a path: loaded for its error
+            return merged_over_builtin(override)
+        if key not in merged:
+            merged[key] = merged_over_builtin(override)  # a refused file raises here, and is read again next time
+        return merged[key]
+
     catalog_module.load_catalog = builtin_once  # type: ignore[assignment]  # (read at each call: cli/base.load)
 
 
 _builtin_catalog_loaded_once()
+
+
+def _builtin_rules_loaded_once() -> None:
+    """As the catalog: every CLI command loads the built-in rules (~4 ms of CPU to read them back from the
+    cache folder, some 900 times in the fast subset); within the session, without a --rules file and
+    with the cache folder unchanged, they are read once and the same RuleSet returned, as the session's
+    `rules` fixture is. A --rules file is read and checked for real each time."""
+    load, cache_folder, made = rules_module.load_rules, _where(), []
+
+    def rules_once(extra: list[str | Path] | None = None) -> Any:
+        if extra or _where() != cache_folder:
+            return load(extra)
+        if not made:
+            made.append(load())
+        return made[0]
+
+    rules_module.load_rules = rules_once  # type: ignore[assignment]  # (read at each call: cli/base.load)
+
+
+_builtin_rules_loaded_once()
 
 # Property tests run a fixed, derandomized set of examples, so CI takes a bounded time and fails the
 # same way twice; HYPOTHESIS_PROFILE=long runs many more (bench/, or by hand before a release).
@@ -130,7 +168,7 @@ def example_params(names: Any) -> list[Any]:
 # Tests reading one of these run on one pytest-xdist worker (`-n 2 --dist loadgroup`), and first, so
 # that a group never starts late and leaves the other worker idle at the end. A shipped example's plan
 # (`example_plan`) is instead shared between the workers through a file (`_shared`): its readers spread.
-GROUPED = ("crossover_json", "memos")
+GROUPED = ("crossover_json", "memos", "data_plan")
 
 
 def _module_fixture_reader(item: Any) -> bool:
@@ -196,7 +234,7 @@ def catalog():
 
 @pytest.fixture(scope="session")
 def rules():
-    return load_rules()
+    return rules_module.load_rules()  # the one the CLI commands read (_builtin_rules_loaded_once)
 
 
 @pytest.fixture(scope="session")
@@ -332,6 +370,28 @@ def example_plan(shared_folder):
             cache[name] = _shared(shared_folder, f"plan-{name}", lambda: _example_cli_once(name))
         code, out = cache[name]
         return code, json.loads(out)
+
+    return get
+
+
+@pytest.fixture(scope="session")
+def data_plan(catalog, rules):
+    """data_plan(path) -> (Plan, its JSON as made): `advisor.plan` of a test workload file at AS_OF with every
+    explanation, made once per process for the test files that read it whole (by the file's bytes: the 70B
+    pretrain bought in DE is tests/data/review10/buy_70b_de.yaml and sens10/buy_70b_de.yaml, ~2 s of CPU
+    each; its readers share a worker, GROUPED). Each read checks that printing left the plan as it was made."""
+    import advisor
+
+    made: dict[bytes, tuple[Any, str]] = {}
+
+    def get(path: Path) -> tuple[Any, str]:
+        key = path.read_bytes()
+        if key not in made:
+            result = advisor.plan(advisor.load_workload(path), catalog=catalog, rules=rules, as_of=AS_OF)
+            made[key] = (result, result.to_json())
+        result, as_made = made[key]
+        assert result.to_json() == as_made, "printing the plan changed it"
+        return result, as_made
 
     return get
 

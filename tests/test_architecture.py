@@ -7,6 +7,7 @@ And the house rules of issue 28: no module uses another module's private `_name`
 from __future__ import annotations
 
 import ast
+import functools
 import sys
 from pathlib import Path
 
@@ -68,9 +69,15 @@ def layer_of(module: str) -> int:
     return best[0]
 
 
+@functools.cache
+def parsed(source: str) -> ast.Module:
+    """A module's syntax tree, parsed once per process for the checks below that read it (none changes it)."""
+    return ast.parse(source)
+
+
 def imports(path: Path) -> list[tuple[int, str]]:
     """(line, module) for every `advisor...` import, skipping `if TYPE_CHECKING:` blocks."""
-    tree = ast.parse(path.read_text(encoding="utf-8"))
+    tree = parsed(path.read_text(encoding="utf-8"))
     skip = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
@@ -127,7 +134,7 @@ def test_the_layer_checker_catches_an_upward_import(tmp_path):
 def all_imports(path: Path) -> set[str]:
     """Every `advisor...` module a file imports, inside functions and `if TYPE_CHECKING:` too."""
     out = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    for node in ast.walk(parsed(path.read_text(encoding="utf-8"))):
         if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("advisor."):
             out.add(node.module)
         elif isinstance(node, ast.Import):
@@ -185,7 +192,7 @@ MODULE_NAMES = {module_name(p) for p in MODULES}
 def private_uses(source: str, me: str, modules: set[str] = MODULE_NAMES) -> list[str]:
     """Where the module `me` (its source) uses another advisor module's private name: `from
     advisor.x import _name`, or `x._name` / `advisor.x._name` on a name bound to another module."""
-    tree = ast.parse(source)
+    tree = parsed(source)
     bound: dict[str, str] = {}  # local name -> the advisor module it is bound to
     out = []
     for node in ast.walk(tree):
@@ -264,7 +271,7 @@ def function_sizes(source: str, prefix: str = "") -> dict[str, tuple[int, int]]:
             else:
                 walk(child, where + child.name + "." if isinstance(child, ast.ClassDef) else where)
 
-    walk(ast.parse(source), prefix)
+    walk(parsed(source), prefix)
     return out
 
 

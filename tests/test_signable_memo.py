@@ -29,9 +29,11 @@ def memo_md(path, p, catalog, rules) -> str:
 
 
 @pytest.fixture(scope="module")
-def buy_70b(catalog, rules):
-    """70B pretrain, 128 H100 bought in DE (152-day lead time + 3-day burn-in), deadline 200 days."""
-    return planned("buy_70b_de.yaml", catalog, rules)
+def buy_70b(data_plan):
+    """70B pretrain, 128 H100 bought in DE (152-day lead time + 3-day burn-in), deadline 200 days (the
+    plan test_vat_on_rent reads too: conftest.data_plan)."""
+    p, as_made = data_plan(DATA / "buy_70b_de.yaml")
+    return DATA / "buy_70b_de.yaml", p, json.loads(as_made)
 
 
 @pytest.fixture(scope="module")

@@ -46,17 +46,13 @@ def test_vat_not_reclaimable_is_counted_on_rent_too(catalog, rules):
 
 
 @pytest.fixture(scope="module")
-def made(catalog, rules, tmp_path_factory) -> dict[str, tuple[Path, Any, str]]:
-    """The rented plan (a 250K budget, no VAT reclaim) and the bought 70B one (~2 s of CPU), each made
-    once for the tests below that read them: name -> (workload file, Plan, its JSON as made)."""
-    paths = {
-        "rent": with_budget(tmp_path_factory.mktemp("vat"), "250K", tax_recoverable=False),
-        "buy": DATA / "buy_70b_de.yaml",
-    }
-    plans = {
-        k: advisor.plan(advisor.load_workload(v), catalog=catalog, rules=rules, as_of=AS_OF) for k, v in paths.items()
-    }
-    return {k: (paths[k], p, p.to_json()) for k, p in plans.items()}
+def made(catalog, rules, tmp_path_factory, data_plan) -> dict[str, tuple[Path, Any, str]]:
+    """The rented plan (a 250K budget, no VAT reclaim) and the bought 70B one (~2 s of CPU, the plan
+    test_signable_memo reads too: conftest.data_plan), each made once for the tests below that read them:
+    name -> (workload file, Plan, its JSON as made)."""
+    rent = with_budget(tmp_path_factory.mktemp("vat"), "250K", tax_recoverable=False)
+    p = advisor.plan(advisor.load_workload(rent), catalog=catalog, rules=rules, as_of=AS_OF)
+    return {"rent": (rent, p, p.to_json()), "buy": (DATA / "buy_70b_de.yaml", *data_plan(DATA / "buy_70b_de.yaml"))}
 
 
 def test_the_rent_plan_pays_vat_on_its_rent_on_a_line_of_its_own(made):
