@@ -112,16 +112,31 @@ def test_every_column_calibrate_reads_and_calibration_csvs_own_are_accepted():
     assert set(header.split(",")) == set(READ_COLUMNS + RECORD_COLUMNS) - {"count", "tokens_per_s"}
 
 
-@pytest.mark.parametrize("deadline", ["1e-300d", "0.00001h", "0.01h"])
-def test_a_deadline_under_a_minute_is_refused_at_its_line(run, write, deadline):
+@pytest.mark.parametrize("deadline", ["1e-300d", "0.00001h", "0.0002h"])
+def test_a_deadline_under_a_second_is_refused_at_its_line(run, write, deadline):
     """hostile23 left: `deadline: 1e-300d` was planned to "no feasible plan" (exit 3). A deadline under a
-    minute is refused with its floor (docs/limits.md "Least figures of a workload"); a minute is taken."""
+    second, which the plan would print as "1 second", is refused with its floor (docs/limits.md "Least
+    figures of a workload"); a second is taken (review25a: the floor was a minute, said to be the plan's
+    precision, but the plan prints seconds)."""
     doc = "deployment: {{context: datacenter}}\nmodel: gpt2-124m\ntokens: 1B\ndeadline: {}\n"
     code, out, err = run("validate", write(doc.format(deadline)))
     assert code == 2 and not out and "workload.yaml:4:11: `deadline`: " in err, err
-    assert "is below 0.0166667 hours, the least this tool accepts (a minute: the plan states" in err, err
-    code, _, err = run("validate", write(doc.format("0.0166667h")))
+    assert "the least this tool accepts (a second: the plan states a time under a minute in whole seconds" in err
+    code, _, err = run("validate", write(doc.format("0.000278h")))
     assert code == 0, err
+
+
+def test_a_deadline_under_an_hour_is_named_in_minutes_or_seconds():
+    """review25a: the memo named any deadline under three minutes a "0-hour deadline"."""
+    from advisor.present.words import deadline_phrase
+
+    assert [deadline_phrase(h) for h in (2 / 60, 0.75, 30 / 3600, 36, 168)] == [
+        "2-minute deadline",
+        "45-minute deadline",
+        "30-second deadline",
+        "36-hour deadline",
+        "7-day deadline",
+    ]
 
 
 def test_the_command_line_latency_and_deadline_flags_take_the_workloads_floors(run):
@@ -134,7 +149,7 @@ def test_the_command_line_latency_and_deadline_flags_take_the_workloads_floors(r
     assert code == 2 and not out and "--tpot-ms: a latency limit is a number of milliseconds from 0.1 (" in err, err
     assert run(*serve, "--output-len", "100", "--ttft-ms", "1", "--tpot-ms", "0.1")[0] == 0
     code, out, err = run("crossover", "--tokens", "1B", "--deadline", "1e-300d", "--max-gpus", "8")
-    assert code == 2 and not out and "--deadline: a duration of 2.4e-299 hours is below 0.0166667 hours" in err, err
+    assert code == 2 and not out and "--deadline: a duration of 2.4e-299 hours is below 0.000277778 hours" in err, err
 
 
 def test_the_b200_attention_speedup_is_stated_as_fa4s_best_forward_case_with_its_reach(run, write):

@@ -44,9 +44,12 @@ MIN_TTFT_MS = 1.0
 MIN_TPOT_MS = 0.1
 TTFT_WHY = "the plan states time to first token in whole milliseconds: a limit under 1 ms reads 0 ms"
 TPOT_WHY = "the plan states time per output token to 0.1 ms: a limit under it reads 0.0 ms"
-# the least deadline: the plan states a run's time to the minute (a deadline of 1e-300 days was taken, exit 3)
-MIN_DEADLINE_HOURS = 1 / 60
-DEADLINE_WHY = " (a minute: the plan states a run's time to the minute, so a shorter deadline reads 0 minutes)"
+# the least deadline: the plan states a time under a minute in whole seconds (present/words.duration; a
+# deadline of 1e-300 days was taken, exit 3)
+MIN_DEADLINE_HOURS = 1 / 3600
+DEADLINE_WHY = (
+    " (a second: the plan states a time under a minute in whole seconds, so a shorter deadline reads 1 second)"
+)
 UTILIZATION_WHY = (
     "the plan states utilization in whole percent, and under 1% the percentage printed (0% or 1%) is not "
     "the share the energy is costed at"

@@ -74,8 +74,10 @@ def months_phrase(n: float) -> str:
 
 
 def deadline_phrase(hours: float) -> str:
-    """168 -> '7-day deadline', 36 -> '36-hour deadline'."""
-    return f"{_num(hours)}-hour deadline" if hours < 48 else f"{_num(hours / 24)}-day deadline"
+    """168 -> '7-day deadline', 36 -> '36-hour deadline', 0.75 -> '45-minute deadline': in duration's units
+    (under three minutes a deadline read '0-hour')."""
+    number, unit = duration(hours, short=True).split(" ")
+    return f"{number}-{unit.removesuffix('s')} deadline"
 
 
 def unit_rate(x: float) -> str:
