@@ -7,7 +7,7 @@ stack's own runs reproduce its speeds within 5% leave-one-out).
 
 Each stack's rows of catalog/calibration.csv (a source with at least MIN_ROWS rows `advisor calibrate`
 reads, basis measured or derived; and POOLED publishers, all their sources together) are written as
-the RUNS.csv a user gives (calibration.csv's own columns: the reader ignores those it does not know)
+the RUNS.csv a user gives (calibration.csv's own columns: the reader takes its record columns and reads none of them)
 and fitted by advisor/perf/calibrate.py exactly as the command does: in-sample and leave-one-out
 MAPE, the worst row held out, and beside them the constant-MFU rule on the same rows, each row at the
 median MFU of the stack's other rows (what a user would guess from their own MFU). Deterministic;

@@ -93,6 +93,24 @@ def test_a_runs_column_calibrate_does_not_read_is_refused(run, write, tmp_path, 
     assert not (tmp_path / "est.yaml").exists()
 
 
+@pytest.mark.parametrize(
+    "header, cells, code_said",
+    [
+        # review25a: a spreadsheet's export writes a trailing comma; hostile25 refused it as "a column ''"
+        ("model,", "gpt2-1558m,", (0, "")),
+        ("model,,", "gpt2-1558m,,", (0, "")),
+        ("model,", "gpt2-1558m,7", (2, "runs.csv, line 2: a cell '7' under a column the header does not name")),
+        # a run's date and note, as a workload's `measured:` entry takes them (review25a: "did you mean quote?")
+        ("model,date,note", "gpt2-1558m,2026-11-02,our cluster", (0, "")),
+    ],
+)
+def test_a_runs_unnamed_empty_column_and_its_notes_are_taken(run, write, tmp_path, header, cells, code_said):
+    text = f"gpu,count,tokens_per_s,{header}\nh100-sxm,8,400000,{cells}\n"
+    code, _, err = run("calibrate", write(text, "runs.csv"), "-o", tmp_path / "est.yaml")
+    assert code == code_said[0] and code_said[1] in err, err
+    assert (tmp_path / "est.yaml").exists() == (code == 0)
+
+
 def test_every_column_calibrate_reads_and_calibration_csvs_own_are_accepted():
     """The accepted list is the columns calibrate.py reads (found in its source) and the record columns of
     catalog/calibration.csv, so that file itself still calibrates."""

@@ -5,8 +5,8 @@ predicted exactly, and the MFU ceilings raised to what the runs reached. The res
 override (`--catalog my-estimator.yaml`); its leave-one-out error says how well it predicts a run
 it was not fitted to.
 
-RUNS.csv (one run a line; `#` lines are ignored, and catalog/calibration.csv's record columns, so that it
-can be read; any other column is refused, run_columns.READ_COLUMNS): gpu, count, tokens_per_s (over all `count` GPUs) or tokens_per_s_per_gpu; the
+RUNS.csv (one run a line; `#` lines are ignored, and so are a run's `date` and `note` and catalog/calibration.csv's
+record columns, so that it can be read; any other column is refused, run_columns.READ_COLUMNS): gpu, count, tokens_per_s (over all `count` GPUs) or tokens_per_s_per_gpu; the
 model as `model` (a preset) or `params` with layers, hidden, heads, kv_heads, ffn, vocab, seq_len,
 tied_embeddings; optional precision (bf16), global_batch_tokens, micro_batch, checkpointing,
 strategy, tensor_parallel, pipeline_parallel, context_parallel, virtual_stages, kind, tp_overlap,

@@ -105,6 +105,8 @@ RECORD_COLUMNS = (
     *("id", "group", "fit", "reported_mfu", "conversion", "shape_source", "layout_source", "source", "quote"),
     *("run_tokens", "gpu_variant", "software_era", "software"),
 )
+# a user's record of a run, as a workload's `measured:` entry takes it (`date`, `note`): read by no fit
+NOTE_COLUMNS = ("date", "note")
 
 
 def check_header(fields: Sequence[str] | None, line: int, name: str) -> list[str]:
@@ -114,9 +116,10 @@ def check_header(fields: Sequence[str] | None, line: int, name: str) -> list[str
     refused as an unknown GPU ''. So is a column named twice, or beside its alias (count and gpu_count):
     one of them was read and the other dropped without a word."""
     names = [f.strip() for f in fields or ()]
-    have = set(names)
-    _check_known(names, line, name)
-    twice = [f"{f} twice" for f in sorted({f for f in names if names.count(f) > 1})] + [
+    named = [f for f in names if f]  # an unnamed column (a spreadsheet's trailing comma) must hold no cell
+    have = set(named)
+    _check_known(named, line, name)
+    twice = [f"{f} twice" for f in sorted({f for f in named if named.count(f) > 1})] + [
         f"both {' and '.join(both)}, one column under two names"
         for both in (tuple(o for o in opts if o in have) for opts in REQUIRED_COLUMNS)
         if len(both) > 1
@@ -144,12 +147,14 @@ def _check_known(names: Sequence[str], line: int, name: str) -> None:
     without a word, and the run fitted as if the column were empty. Once every required column is there."""
     if not all(set(names) & set(options) for options in REQUIRED_COLUMNS):
         return  # the missing column is the error to show (a header in capitals or split by semicolons)
+    known = READ_COLUMNS + RECORD_COLUMNS + NOTE_COLUMNS
     for column in names:
-        if column not in READ_COLUMNS + RECORD_COLUMNS:
+        if column not in known:
             raise InputError(
                 f"{name}, line {line}: the header names a column {show(column)} that calibrate does not read"
-                f"{suggest(column, READ_COLUMNS + RECORD_COLUMNS)}; the columns it reads: {', '.join(READ_COLUMNS)} "
-                f"(and catalog/calibration.csv's record of each run: {', '.join(RECORD_COLUMNS)})",
+                f"{suggest(column, known)}; the columns it reads: {', '.join(READ_COLUMNS)} (and a run's "
+                f"{' and '.join(NOTE_COLUMNS)}, and catalog/calibration.csv's record of each run: "
+                f"{', '.join(RECORD_COLUMNS)})",
                 file=name,
                 field=column,
             )
@@ -157,7 +162,14 @@ def _check_known(names: Sequence[str], line: int, name: str) -> None:
 
 def check_cells(row: dict[Any, Any], line: int, name: str, columns: int) -> None:
     """A run with more cells than the header has columns is refused: its extra cells were dropped
-    silently, the others perhaps read under the wrong columns."""
+    silently, the others perhaps read under the wrong columns. So is a cell under an unnamed column (a
+    header's trailing comma, which a spreadsheet's export writes, is taken when its cells are empty)."""
+    if (cell := (row.get("") or "").strip()) and row.get(None) is None:
+        raise InputError(
+            f"{name}, line {line}: a cell {show(cell)} under a column the header does not name; name the column "
+            "or remove the cell",
+            file=name,
+        )
     if extra := row.get(None):
         raise InputError(
             f"{name}, line {line}: {columns + len(extra)} cells, but the header names {columns} columns; "
