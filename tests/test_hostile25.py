@@ -72,6 +72,15 @@ def test_a_field_not_written_in_the_override_gets_no_line():
     assert written_at(doc, marks, "models[llama-3.1-8b].params") == (5, 13)  # an id with a dot stays whole
     assert written_at(doc, marks, "models[llama-3.1-8b].layers") == (4, 3)  # unwritten: its entry's key
     assert written_at(doc, marks, "gpus[rtx-3090].tdp_w") == (2, 5)
+    # review25a: a built-in rent offer's fault got the line of the entry where the user wrote only a note,
+    # and a block-style mapping's key the line of its first child
+    marks = {}
+    doc = parse_yaml_text(
+        "gpu:\n  - id: h100-sxm\n    note: mine\nestimator:\n  ratio:\n    hopper: 1.5\n", "o", marks=marks
+    )
+    assert written_at(doc, marks, "gpu[h100-sxm].prices.rent[11]") is None
+    assert written_at(doc, marks, "gpu") == (1, 1)
+    assert written_at(doc, marks, "estimator.ratio") == (5, 3)
 
 
 RUNS = "gpu,count,tokens_per_s,model,{extra}\nh100-sxm,8,400000,gpt2-1558m,true\n"
