@@ -109,15 +109,10 @@ GOODPUT_MOST: dict[str, tuple[float, str, str]] = {
     "interruptions_per_gpu_hour": (
         1.0,
         "interruptions per GPU-hour",
-        "one an hour on every GPU: a GPU interrupted more often never runs an hour between them; "
-        "Llama 3 405B saw 0.00002",
+        "one an hour on every GPU: a GPU interrupted more often never runs an hour between them",
     ),
-    "restart_hours": (
-        168.0,
-        "hours",
-        "a week: a run down longer is rebuilt, not restarted; the catalog's is 11 minutes",
-    ),
-    "checkpoint_hours": (168.0, "hours", "a week: a longer stall is no checkpoint; the catalog's is 10 seconds"),
+    "restart_hours": (168.0, "hours", "a week: a run down longer is rebuilt, not restarted"),
+    "checkpoint_hours": (168.0, "hours", "a week: a longer stall is no checkpoint"),
     "evaluation_fraction": (1.0, "", "a share of the training time, less than all of it"),
 }
 
