@@ -33,9 +33,13 @@ def test_an_estimator_goodput_figure_out_of_range_is_refused_naming_the_figure(r
     assert "Traceback" not in err
 
 
-def test_goodput_figures_at_their_bounds_still_plan(run, write):
+@pytest.mark.parametrize(
+    "figures",
+    ["{restart_hours: 168.0, checkpoint_hours: 0.0}", "{interruptions_per_gpu_hour: 1.0, restart_hours: 0.0}"],
+)
+def test_goodput_figures_at_their_bounds_still_plan(run, write, figures):
     """The bounds are physical, not tight: a week's restart and an interruption a GPU-hour are taken."""
-    override = write("estimator:\n  goodput: {restart_hours: 168.0, checkpoint_hours: 0.0}\n", "mine.yaml")
+    override = write(f"estimator:\n  goodput: {figures}\n", "mine.yaml")
     code, _, err = run("plan", write(WORKLOAD), "--catalog", override)
     assert code == 0, err
 
