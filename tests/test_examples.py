@@ -28,6 +28,11 @@ def test_exactly_eight_gpus(example_plan):
     _, plan = example_plan("continued-pretraining-8x")
     assert sum(i["count"] for i in plan["purchase"]) == 8
     assert all(j["gpu_count"] == 8 for j in plan["jobs"])
+    # a GPU whose offers join no two nodes is out at the eight asked ("2 GPUs need 2 nodes of 1" read as if
+    # the plan had tried two)
+    mi300x = next(r for r in plan["rejected"] if r["gpu"] == "mi300x")
+    fabric = next(f["message"] for f in mi300x["reasons"] if f["code"] == "fabric")
+    assert ": 8 GPUs need 8 nodes of 1 (its node size is not published" in fabric, fabric
 
 
 def test_budget_cap_is_reported_and_a_lower_cap_is_diagnosed(example_plan, run_json, write, plan_validator):

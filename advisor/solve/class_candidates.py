@@ -198,12 +198,15 @@ class ClassRuns:
             self.carrying[key] = next((o for o in group if fabric_fit(o.offer, n).carries), None)
         if self.carrying[key] is None:
             cheapest = group[0]
+            # said at the count a one-job workload asks, where it asks more ('2 GPUs need 2 nodes' read oddly
+            # for 8: the first count no offer joins, and every larger one)
+            shown = max(n, self.s.workload.gpus.lower or 0) if len(self.s.classes) == 1 else n
             add_reason(
                 self.out.reasons,
                 None,
                 "fabric",
                 f"{self.gpu.name} ({cheapest.kind.replace('_', '-')}, "
-                f"{cheapest.tier}): {fabric_fit(cheapest.offer, n).reason}",
+                f"{cheapest.tier}): {fabric_fit(cheapest.offer, shown).reason}",
             )
             return None
         return self.carrying[key]
