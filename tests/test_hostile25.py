@@ -316,3 +316,19 @@ def test_a_draw_prices_offers_in_their_own_bands_and_picks_the_cheaper(write, be
     # the medium pair crosses over, so the test tells the two groupings apart; Alpha is the cheaper in every
     # draw of the low pair
     assert picked == ({"Alpha", "Beta"} if beta_grade == "medium" else {"Alpha"})
+
+
+@pytest.mark.parametrize(
+    "table, key, hint",
+    [
+        ("framework_efficiency", "h100-sxmm", "(did you mean h100-sxm?)"),
+        ("attention_kernel_speedup", "blackwel", "(did you mean blackwell?)"),
+        ("mfu_cap", "Hopper", ""),
+    ],
+)
+def test_a_per_gpu_table_key_naming_no_gpu_is_refused(run, write, table, key, hint):
+    """review25a: a misspelt GPU id in an estimator table was read by no GPU, without a word (exit 0)."""
+    override = write(f"estimator:\n  {table}:\n    {key}: 0.5\n", "mine.yaml")
+    code, out, err = run("plan", write(WORKLOAD), "--catalog", override)
+    assert code == 2 and not out and f"mine.yaml:3:{7 + len(key)}: `estimator.{table}.{key}` names no GPU" in err, err
+    assert hint in err

@@ -18,7 +18,7 @@ from advisor.data.bounds import check_catalog, check_sizes
 from advisor.data.catalog_entries import GPU, Assumption, ModelAlias, ModelPreset, Server, Source
 from advisor.data.catalog_model import Catalog
 from advisor.data.economics import Economics
-from advisor.data.estimator_check import check_estimator
+from advisor.data.estimator_check import check_estimator, gpu_keys
 from advisor.data.overrides import normalize_override, replace_price_records, written_at
 from advisor.data.resources import data_dir
 from advisor.data.source_grades import check_price_sources
@@ -164,7 +164,8 @@ def _validate(raw: Raw, name: str) -> Catalog:
             _check_cited(entry, f"{key}[{item_id}]", sections, name)
     check_price_sources(sections, name)
     economics = _validated_economics(raw, sections, name)
-    check_estimator(raw["estimator"], name, set(sections["gpus"]))
+    keys = gpu_keys({i: g.architecture for i, g in sections["gpus"].items()})
+    check_estimator(raw["estimator"], name, set(sections["gpus"]), keys)
     check_lead_times(sections, name)
     _check_cited(raw["estimator"].get("datasheet_derating") or {}, "estimator.datasheet_derating", sections, name)
     check_catalog(sections, name)

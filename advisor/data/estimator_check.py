@@ -11,6 +11,7 @@ from typing import Any
 
 from advisor.data.catalog_figures import check_date
 from advisor.data.estimator import GOODPUT_FIGURES, Params
+from advisor.data.evidence import generation_of
 from advisor.errors import InputError, show, suggest
 
 
@@ -239,10 +240,43 @@ SPECIAL: dict[str, Check] = {
 }
 
 
-def check_estimator(values: dict[str, Any], name: str, gpu_ids: set[str] | None = None) -> None:
+# the tables read per GPU (perf/training.gpu_value: its id, its generation, its family word, then `default`)
+GPU_TABLES = (
+    *("architecture_efficiency", "framework_efficiency", "software_factor", "link_efficiency", "mfu_cap"),
+    *("network_gbps_per_gpu", "attention_efficiency", "attention_kernel_speedup", "today_kernel_runs"),
+    *("mfu_measured_on", "mfu_median"),
+)
+
+
+def gpu_keys(architectures: dict[str, str | None]) -> set[str]:
+    """What a per-GPU table may be keyed by, for GPUs of these ids and architectures."""
+    gens = {generation_of(a) for a in architectures.values()}
+    return {*architectures, *gens, *(g.rstrip("0123456789") for g in gens), "default"}
+
+
+def _check_gpu_keys(values: dict[str, Any], name: str, keys: set[str]) -> None:
+    """A per-GPU table's key that names no GPU, generation or family is refused: a misspelt `h100-sxmm`
+    was read by no GPU, without a word (review25a)."""
+    for table in GPU_TABLES:
+        entries = values.get(table)
+        for key in entries if isinstance(entries, dict) else ():
+            if key not in keys:
+                raise InputError(
+                    f"{name}: `estimator.{table}.{key}` names no GPU, GPU generation or family of the catalog"
+                    f"{suggest(str(key), keys)}; a table is keyed by GPU ids (h100-sxm), generations (hopper), "
+                    "families (cdna) and `default`",
+                    file=name,
+                    field=f"estimator.{table}.{key}",
+                )
+
+
+def check_estimator(
+    values: dict[str, Any], name: str, gpu_ids: set[str] | None = None, keys: set[str] | None = None
+) -> None:
     """The estimator's parameters have the kinds estimate.Params declares: whole numbers above zero,
     lists of [number, number] pairs, the entries SPECIAL describes, and otherwise finite numbers at
-    or above zero or (nested) mappings of them; `mfu_measured_on` names GPUs of the catalog (`gpu_ids`)."""
+    or above zero or (nested) mappings of them; `mfu_measured_on` names GPUs of the catalog (`gpu_ids`),
+    and a per-GPU table's keys its GPUs, generations or families (`keys`: gpu_keys)."""
     kinds = {f.name: str(f.type) for f in dataclasses.fields(Params)}
     for key, value in values.items():
         if key not in kinds:
@@ -260,6 +294,8 @@ def check_estimator(values: dict[str, Any], name: str, gpu_ids: set[str] | None 
             raise InputError(
                 f"{name}: `estimator.{key}` must be {what} (given {show(value)})", file=name, field=f"estimator.{key}"
             )
+    if keys is not None:
+        _check_gpu_keys(values, name, keys)
     unknown = sorted(
         v for v in (values.get("mfu_measured_on") or {}).values() if gpu_ids is not None and v not in gpu_ids
     )
