@@ -332,3 +332,17 @@ def test_a_per_gpu_table_key_naming_no_gpu_is_refused(run, write, table, key, hi
     code, out, err = run("plan", write(WORKLOAD), "--catalog", override)
     assert code == 2 and not out and f"mine.yaml:3:{7 + len(key)}: `estimator.{table}.{key}` names no GPU" in err, err
     assert hint in err
+
+
+@pytest.mark.parametrize(
+    "figure, said",
+    [
+        ("comm_overlap: 5e-1", "(given '5e-1'); YAML reads 5e-1 as text: write 5.0e-01"),
+        ("comm_overlap: 5e+1", "(given '5e+1'); YAML reads 5e+1 as text, and as a number (50) it is out of range too"),
+    ],
+)
+def test_a_figure_yaml_reads_as_text_is_named_so(run, write, figure, said):
+    """review25a: only goodput's figures said YAML had read the digits as text; and the hint offered a number
+    the range then refused."""
+    code, out, err = run("plan", write(WORKLOAD), "--catalog", write(f"estimator:\n  {figure}\n", "mine.yaml"))
+    assert code == 2 and not out and said in err, err

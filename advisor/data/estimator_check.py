@@ -140,10 +140,20 @@ def check_goodput(x: Any, name: str) -> None:
             raise refuse(key, f"is missing: goodput takes all of {', '.join(GOODPUT_FIGURES)}")
         value: Any = x[key]
         if not _number(value):
-            hint = f"; YAML reads {value} as text: write {float(value):.1e}" if _numeric_text(value) else ""
+            hint = _text_hint(value, lambda v: 0 <= v <= most)
             raise refuse(key, f"must be {allowed} (given {show(value)}){hint}")
         if value > most or (below and value == most):
             raise refuse(key, f"is {value:g}: it must be {allowed}")
+
+
+def _text_hint(x: Any, ok: Callable[[Any], bool]) -> str:
+    """'; YAML reads 5e-1 as text: write 5.0e-01' where a figure is a number's digits as text (YAML 1.1
+    reads `5e-1`, without a point, as a string), or that the number is out of range too; else nothing."""
+    if not _numeric_text(x):
+        return ""
+    if not ok(float(x)):
+        return f"; YAML reads {x} as text, and as a number ({float(x):g}) it is out of range too"
+    return f"; YAML reads {x} as text: write {float(x):.1e}"
 
 
 def _numeric_text(x: Any) -> bool:
@@ -292,7 +302,9 @@ def check_estimator(
         what, ok = SPECIAL.get(key) or BY_KIND.get(kinds[key], NUMBERS)
         if not ok(value):
             raise InputError(
-                f"{name}: `estimator.{key}` must be {what} (given {show(value)})", file=name, field=f"estimator.{key}"
+                f"{name}: `estimator.{key}` must be {what} (given {show(value)}){_text_hint(value, ok)}",
+                file=name,
+                field=f"estimator.{key}",
             )
     if keys is not None:
         _check_gpu_keys(values, name, keys)
