@@ -8,6 +8,7 @@ import datetime as dt
 import pytest
 from conftest import AS_OF, EXAMPLES
 
+import advisor
 from advisor.data.conditions import describe
 from advisor.data.rules import gpu_context, load_rules
 from advisor.errors import InputError
@@ -609,3 +610,31 @@ def test_rule_example_shows_the_rule(rule_id, example, catalog, rules):
         assert rule_id in warned, f"{gid} should carry {rule_id}'s warning"
     if expect.limits:
         assert p["assumptions"]["power_limit_rule"] == rule_id
+
+
+WL_70B_PCIE = (
+    "name: 70B on H100 PCIe\ndeployment: {context: datacenter, ownership: buy, horizon_months: 24}\n"
+    "jobs:\n  - {name: ft, model: llama-3-70b, kind: finetune, tokens: 2B, deadline: 200d}\n"
+    "gpus: {allow: [h100-pcie]}\n"
+)
+
+
+def test_planning_leaves_the_rules_as_it_found_them(write, catalog, rules):
+    """review25b: a plan's check extended the rules' memoised findings in place (`found += ...`), so every
+    later plan on the same RuleSet (a library caller's, the test session's shared one) read a per-count
+    warning on every count."""
+    from advisor.data.rules import RuleSet
+    from advisor.perf.estimate import params_from
+    from advisor.solve.candidates import build_problem
+
+    fresh = RuleSet(list(rules.rules), dict(rules.lists), dict(rules.origin))  # no memo another test filled
+    wl = advisor.load_workload(write(WL_70B_PCIE))
+
+    def int002() -> list[tuple[int, list[str]]]:
+        p = build_problem(wl, catalog, fresh, params_from(catalog), AS_OF)
+        return [(c.count, [w["message"][:20] for w in c.warnings if w["code"] == "INT002"]) for c in p.candidates[0]]
+
+    before = int002()
+    assert before[:2] == [(16, ["this job on 16 x NVI"]), (24, [])]  # 16 needs tensor parallelism, 24 does not
+    advisor.plan(wl, catalog=catalog, rules=fresh, as_of=AS_OF, explain=False)
+    assert int002() == before

@@ -117,24 +117,24 @@ class RuleSet:
     def evaluate(self, context: dict[str, Any], as_of: dt.date, per_count: bool | None = None) -> list[Finding]:
         """Every forbid/warn rule in force on `as_of` whose condition holds for `context`, in id
         order. per_count=False evaluates only the rules that do not depend on the GPU count,
-        True only those that do, None all. Results are memoised on the values the rules read."""
+        True only those that do, None all. Results are memoised on the values the rules read, and each
+        caller gets its own list (a caller's `+=` on the memo's list warned later plans of its findings)."""
         chosen, names = self._scope(per_count)
         key: tuple[Any, ...] | None = (as_of, per_count, tuple(lookup(context, n) for n in names))
         try:
-            found: list[Finding] = self._memo[key]
-            return found
+            return list(self._memo[key])
         except KeyError:
             pass
         except TypeError:  # an unhashable value in the context: evaluate without the memo
             key = None
-        found = [
+        found = tuple(
             Finding(r.id, r.severity, render(r.message, context))
             for r in chosen
             if r.effective.covers(as_of) and holds(r.when, context, self.lists)
-        ]
+        )
         if key is not None:
             self._memo[key] = found
-        return found
+        return list(found)
 
     def limits(self, context: dict[str, Any], as_of: dt.date) -> list[Limit]:
         """The `limit` rules in force whose condition holds for the deployment `context`."""
