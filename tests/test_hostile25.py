@@ -112,7 +112,10 @@ def test_a_runs_column_calibrate_does_not_read_is_refused(run, write, tmp_path, 
         # review25a: a spreadsheet's export writes a trailing comma; hostile25 refused it as "a column ''"
         ("model,", "gpt2-1558m,", (0, "")),
         ("model,,", "gpt2-1558m,,", (0, "")),
-        ("model,", "gpt2-1558m,7", (2, "runs.csv, line 2: a cell '7' under a column the header does not name")),
+        ("model,", "gpt2-1558m,7", (2, "runs.csv, line 2: a cell '7' under column 5, which the header does not name")),
+        # review25b: two unnamed columns shared the key '', and the first's cell was dropped (exit 0)
+        ("model,,", "gpt2-1558m,7,", (2, "runs.csv, line 2: a cell '7' under column 5, which the header")),
+        ("model, ,", "gpt2-1558m,7,", (2, "runs.csv, line 2: a cell '7' under column 5, which the header")),
         # a run's date and note, as a workload's `measured:` entry takes them (review25a: "did you mean quote?")
         ("model,date,note", "gpt2-1558m,2026-11-02,our cluster", (0, "")),
     ],

@@ -107,6 +107,7 @@ RECORD_COLUMNS = (
 )
 # a user's record of a run, as a workload's `measured:` entry takes it (`date`, `note`): read by no fit
 NOTE_COLUMNS = ("date", "note")
+UNNAMED = "(column "  # the key of a column the header leaves unnamed: no column calibrate takes starts so
 
 
 def check_header(fields: Sequence[str] | None, line: int, name: str) -> list[str]:
@@ -118,6 +119,8 @@ def check_header(fields: Sequence[str] | None, line: int, name: str) -> list[str
     names = [f.strip() for f in fields or ()]
     named = [f for f in names if f]  # an unnamed column (a spreadsheet's trailing comma) must hold no cell
     have = set(named)
+    # each unnamed column its own key: csv.DictReader keeps one cell a key, and two under '' lost the first's
+    keys = [f or f"{UNNAMED}{i + 1}" for i, f in enumerate(names)]
     _check_known(named, line, name)
     twice = [f"{f} twice" for f in sorted({f for f in named if named.count(f) > 1})] + [
         f"both {' and '.join(both)}, one column under two names"
@@ -139,7 +142,7 @@ def check_header(fields: Sequence[str] | None, line: int, name: str) -> list[str
                 file=name,
                 field=options[0],
             )
-    return names
+    return keys
 
 
 def _check_known(names: Sequence[str], line: int, name: str) -> None:
@@ -164,10 +167,12 @@ def check_cells(row: dict[Any, Any], line: int, name: str, columns: int) -> None
     """A run with more cells than the header has columns is refused: its extra cells were dropped
     silently, the others perhaps read under the wrong columns. So is a cell under an unnamed column (a
     header's trailing comma, which a spreadsheet's export writes, is taken when its cells are empty)."""
-    if (cell := (row.get("") or "").strip()) and row.get(None) is None:
+    unnamed = [(k, v.strip()) for k, v in row.items() if str(k).startswith(UNNAMED) and (v or "").strip()]
+    if unnamed and row.get(None) is None:
+        column, cell = unnamed[0]
         raise InputError(
-            f"{name}, line {line}: a cell {show(cell)} under a column the header does not name; name the column "
-            "or remove the cell",
+            f"{name}, line {line}: a cell {show(cell)} under {column.removeprefix('(')}, which the header does not "
+            "name; name the column or remove the cell",
             file=name,
         )
     if extra := row.get(None):
