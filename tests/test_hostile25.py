@@ -160,6 +160,23 @@ def test_a_deadline_under_a_second_is_refused_at_its_line(run, write, deadline):
     assert code == 0, err
 
 
+@pytest.mark.parametrize(
+    "hours, said",
+    [
+        (59.6 / 3600, "1 minute"),  # review25b: read "60 seconds"
+        (59.4 / 3600, "59 seconds"),
+        (59.9 / 60, "1 hour"),  # read "60 minutes"
+        (1.0, "1 hour"),  # read "1 hour (0 days)"
+        (24.0, "24 hours (1 day)"),
+        (38.1, "38.1 hours (1.6 days)"),
+    ],
+)
+def test_a_duration_is_said_in_the_unit_its_rounding_reaches(hours, said):
+    from advisor.present.words import duration
+
+    assert duration(hours) == said
+
+
 def test_a_deadline_under_an_hour_is_named_in_minutes_or_seconds():
     """review25a: the memo named any deadline under three minutes a "0-hour deadline"."""
     from advisor.present.words import deadline_phrase

@@ -54,17 +54,19 @@ def _num(x: float) -> str:
 
 
 def duration(hours: float, short: bool = False) -> str:
-    """'40 seconds', '1.5 minutes', '45 minutes', '38.1 hours (1.6 days)' ('38.1 hours' when short),
-    '7 days'."""
-    if hours * 60 < 1:
+    """'40 seconds', '1.5 minutes', '45 minutes', '5 hours', '38.1 hours (1.6 days)' ('38.1 hours' when
+    short), '7 days'."""
+    if round(hours * 3600) < 60:  # (59.6 seconds read "60 seconds", 59.9 minutes "60 minutes": review25b)
         seconds = max(1, round(hours * 3600))
         return f"{seconds} second" + ("" if seconds == 1 else "s")
-    if hours < 1:
-        minutes = _num(hours * 60) if hours * 60 < 10 else f"{hours * 60:,.0f}"
+    minutes = _num(hours * 60) if hours * 60 < 10 else f"{hours * 60:,.0f}"
+    if hours < 1 and minutes != "60":
         return f"{minutes} minute" + ("" if minutes == "1" else "s")
     if hours < 48:
         text = _num(hours)
-        return f"{text} hour" + ("" if text == "1" else "s") + ("" if short else f" ({_num(hours / 24)} days)")
+        day = _num(hours / 24)
+        days = "" if short or hours < 24 else f" ({day} day{'' if day == '1' else 's'})"  # not '1 hour (0 days)'
+        return f"{text} hour" + ("" if text == "1" else "s") + days
     return f"{_num(hours / 24)} days"
 
 
