@@ -6,7 +6,7 @@ come from the constraint families, solve/constraints/; solve/formulation.py puts
   N[g]     integer GPUs of type g bought;  S[g,s] servers of platform s holding them
   H[g,p]   integer GPUs of type g held until period p, then resold (solve/holding.py);
   K[g,p]   binary: type g is held until period p (all its GPUs together: a job needs its GPUs at once)
-  SH[g,s,p] servers of platform s held until p, when dearer per slot than the least (solve/server_terms.py)
+  SH[g,s,p] servers of platform s held until p, each charged whole (solve/server_terms.py)
   F[g]     the network joining type g's servers, USD (sized to its widest job: >= cost(n) z[g,n])
   r[k,i]   integer replicas of serving candidate i for request class k
   I[g,o]   integer GPUs of type g rented for serving from provider o and billed beyond the replicas' own: an
@@ -152,10 +152,10 @@ class Model:
         return 1.0 + tax, [rate * h.months_held_pv - h.resale_pv_per_usd for h in held]
 
     def support(self, g: str) -> float:
-        """Support per month of one bought GPU of type g: the contract's rate on its price and its
-        share of a server."""
+        """Support per month of one bought GPU of type g: the contract's rate on its price (its server's
+        whole price is supported on SH, solve/server_terms.py)."""
         hw = self.problem.hardware.get(g)
-        return hw.support_rate_month * (self.price(g) + hw.server_share_usd) if hw else 0.0
+        return hw.support_rate_month * self.price(g) if hw else 0.0
 
     def peak(self, k: int) -> float:
         """Serving class k's peak requests/s under the scenario's traffic factor."""
@@ -307,7 +307,7 @@ class Model:
             if g in self.F:
                 owned.append((self.F[g], 1.0))
             owned += [(self.H[g, level], self.hold_cost(g, level, basis)) for level in range(len(p.holdings[g]))]
-        owned += server_hold_terms(p, self.SH, self.S, basis)  # a server dearer per slot than the least: the rest
+        owned += server_hold_terms(p, self.SH, self.S, basis)  # each server bought, whole
         self.kw = affine(kw)
         run = affine((v, self.run_cost(c, basis) * w) for v, c, w in training_terms(self)) + self.serving_cost(basis)
         return affine(owned) + run + self.storage_usd

@@ -1,18 +1,18 @@
-"""What a bought server costs beyond the least share per slot its GPUs are charged (review22a #5).
+"""What a bought server costs while held: support on its price, hosting (and held energy) on its
+own power, and its burn-in (review22a #5, review23b #1).
 
-Every bought GPU pays support, hosting and burn-in on the least server share per slot among its
-type's platforms (options.gpu_hardware, gpu_holdings): the holding period is chosen per type, so
-that much is linear in the GPUs held. A platform dearer per slot (an 8-GPU PCIe server at $5,625
-and 45 W a slot beside a workstation at $1,750 and 31 W) pays the rest for its whole slots here, on
-the servers bought, held as long as the type's GPUs (they are sold together):
+A bought GPU pays support, hosting and burn-in on itself alone (options.gpu_hardware, gpu_holdings).
+Every server bought pays them whole here, on the servers bought, held as long as the type's GPUs
+(a server is sold off with them; no resale is credited for it):
 
   SH[g,s,p]          servers of platform s for type g held until period p (continuous: S is integral)
   hold_server_g_s    sum_p SH[g,s,p] = S[g,s]
   hold_server_g_s_p  SH[g,s,p] <= U_s K[g,p]        (K[g,p]: the type is held until p, solve/model.py)
 
-so a full server is charged its own price and power over the months held, whichever platform is
-the least. Without it, 32 RTX 6000 Ada serving 70B in four 8-GPU servers were charged the
-workstation's share: $529,669.91 PV against $578,047.36 with no workstation offered."""
+so a server is charged its own price and power over the months held, however many of its slots are
+filled and whichever platform is the least per slot. Charging a server's share per slot on each GPU
+left its empty slots unpaid: 4 L40S in a $45,000 8-GPU server were billed $104,810.59 PV against
+$114,392.49 in the $45,000 4-GPU server of the same power, and a 4-GPU server quoted $40,000 lost to it."""
 
 from __future__ import annotations
 
@@ -23,7 +23,6 @@ import pulp
 
 from advisor.economics import bom, purchase_bill
 from advisor.inputs.units import HOURS_PER_MONTH
-from advisor.solve.options import per_slot_kw
 from advisor.solve.rows import safe
 
 if TYPE_CHECKING:
@@ -32,12 +31,10 @@ if TYPE_CHECKING:
 Columns = dict[tuple[str, str], pulp.LpVariable]  # S[g,s] (solve/model.py)
 Periods = dict[tuple[str, int], pulp.LpVariable]  # K[g,p]
 
-SHARE_TOLERANCE = 1e-9  # a platform whose share per slot is the least (to rounding) pays nothing here
-
 
 @dataclass(frozen=True)
 class ServerExtra:
-    """One server's cost beyond its slots' least share: support per month held and overhead kW
+    """One server's cost, whole: support per month held and overhead kW
     (hosted while held, and run at a given utilization), both with an unreclaimed services tax on
     use, and that kW through the burn-in soak."""
 
@@ -47,16 +44,13 @@ class ServerExtra:
 
 
 def server_extra(problem: Problem, g: str, s: ServerOption) -> ServerExtra | None:
-    """What one server s of type g costs beyond the least share per slot its GPUs pay; None when
-    it is the least (or the type has no sourced economics)."""
+    """What one server s of type g costs while held, whole (its price's support, its own power),
+    whatever its slots hold; None when the type has no sourced economics or the server costs nothing."""
     hw = problem.hardware.get(g)
-    if hw is None:
+    if hw is None or (s.price_usd <= 0.0 and s.overhead_kw <= 0.0):
         return None
-    usd = s.price_usd - s.slots * hw.server_share_usd
-    kw = s.overhead_kw - s.slots * per_slot_kw(problem.servers.get(g, []))
-    if usd <= SHARE_TOLERANCE and kw <= SHARE_TOLERANCE:
-        return None
-    return ServerExtra(hw.support_rate_month * max(usd, 0.0), max(kw, 0.0), hw.burn_in_usd_per_kw * max(kw, 0.0))
+    usd, kw = max(s.price_usd, 0.0), max(s.overhead_kw, 0.0)
+    return ServerExtra(hw.support_rate_month * usd, kw, hw.burn_in_usd_per_kw * kw)
 
 
 def kw_month_usd(problem: Problem) -> tuple[float, float]:
@@ -68,7 +62,7 @@ def kw_month_usd(problem: Problem) -> tuple[float, float]:
 
 
 def server_hold_cost(problem: Problem, g: str, s: ServerOption, level: int, basis: str = "present_value") -> float:
-    """Holding one server s of type g until period `level`, beyond its slots' least share."""
+    """Holding one server s of type g until period `level`, whole."""
     extra = server_extra(problem, g, s)
     if extra is None:
         return 0.0
@@ -80,7 +74,7 @@ def server_hold_cost(problem: Problem, g: str, s: ServerOption, level: int, basi
 def server_holding(
     prob: pulp.LpProblem, problem: Problem, servers: Columns, held: Periods, cap: dict[str, float]
 ) -> dict[tuple[str, str, int], pulp.LpVariable]:
-    """SH[g,s,p] for each platform dearer per slot than its type's least, and its rows, on the model's
+    """SH[g,s,p] for each platform that costs anything to hold, and its rows, on the model's
     S[g,s] (`servers`), K[g,p] (`held`) and the bounds on N[g] (`cap`)."""
     out = {}
     for g, sid in servers:
@@ -102,7 +96,7 @@ def server_holding(
 def server_hold_terms(
     problem: Problem, sh: dict[tuple[str, str, int], pulp.LpVariable], servers: Columns, basis: str
 ) -> list[tuple[pulp.LpVariable, float]]:
-    """(SH[g,s,p], its holding cost) and (S[g,s], its burn-in beyond the least share): the model's terms."""
+    """(SH[g,s,p], its holding cost) and (S[g,s], its burn-in): the model's terms."""
     out = []
     for (g, sid, lv), v in sh.items():
         s = next(o for o in problem.servers[g] if o.id == sid)
@@ -117,7 +111,7 @@ def server_hold_terms(
 def server_lines(
     problem: Problem, servers: dict[str, dict[str, int]], held: dict[str, dict[int, int]], basis: str
 ) -> dict[str, float]:
-    """A solved plan's servers' cost beyond their slots' least share, by cost line (support,
+    """A solved plan's servers' cost, whole, by cost line (support,
     hosting, energy, burn-in): each server held as long as its type's GPUs."""
     out = dict.fromkeys(("support_usd", "hosting_usd", "energy_usd", "burn_in_usd"), 0.0)
     host, energy = kw_month_usd(problem)
@@ -139,8 +133,8 @@ def server_lines(
 
 def server_bill_lines(problem: Problem, g: str, servers: dict[str, int], held: dict[int, int]) -> list[dict]:
     """The bill's burn-in and support lines of type g's `servers` (id -> count; `held`: its holding
-    period -> GPUs) dearer per slot than the least, for what they cost beyond the share their slots
-    pay on the GPUs' own lines (at their price: an unreclaimed VAT has its own line)."""
+    period -> GPUs), each server whole, its slots filled or not (at their price: an unreclaimed VAT
+    has its own line)."""
     cat, taxed, hw = problem.catalog, problem.costs.services_taxed, problem.hardware.get(g)
     out: list[dict] = []
     econ = cat.economics
@@ -154,7 +148,7 @@ def server_bill_lines(problem: Problem, g: str, servers: dict[str, int], held: d
             continue
         name = cat.servers[s.id].name
         if extra.burn_in_usd:
-            note = f"its {extra.kw * 1000:.0f} W over {s.slots} x the least share a slot, {k.burn_in_days * 24:g} h"
+            note = f"its own {extra.kw * 1000:.0f} W beside its GPUs', {k.burn_in_days * 24:g} h"
             out.append(
                 bom.line(
                     f"burn-in of {name}",
@@ -176,8 +170,8 @@ def server_bill_lines(problem: Problem, g: str, servers: dict[str, int], held: d
                     rate * base,
                     k.support.source,
                     k.support.confidence,
-                    f"server-months x {rate:.4f} x ${base:,.0f} (its price over {s.slots} x the least share a slot, "
-                    f"${hw.server_share_usd:,.0f}, on its GPUs' line); {k.support.note}",
+                    f"server-months x {rate:.4f} x ${base:,.0f} (its price, {s.slots} slots filled or not); "
+                    f"{k.support.note}",
                     kind="support",
                 )
             )
