@@ -72,7 +72,12 @@ def server_hold_cost(problem: Problem, g: str, s: ServerOption, level: int, basi
 
 
 def server_holding(
-    prob: pulp.LpProblem, problem: Problem, servers: Columns, held: Periods, cap: dict[str, float]
+    prob: pulp.LpProblem,
+    problem: Problem,
+    servers: Columns,
+    held: Periods,
+    cap: dict[str, float],
+    gpus_held: Periods | None = None,
 ) -> dict[tuple[str, str, int], pulp.LpVariable]:
     """SH[g,s,p] for each platform that costs anything to hold, and its rows, on the model's
     S[g,s] (`servers`), K[g,p] (`held`) and the bounds on N[g] (`cap`)."""
@@ -90,7 +95,23 @@ def server_holding(
             pulp.lpSum(out[g, sid, lv] for lv in range(len(problem.holdings[g]))) - servers[g, sid] == 0,
             f"hold_server_{safe(g)}_{safe(sid)}",
         )
+    if gpus_held is not None:
+        _slot_rows(prob, problem, out, gpus_held)
     return out
+
+
+def _slot_rows(prob: pulp.LpProblem, problem: Problem, sh: dict, gpus_held: Periods) -> None:
+    """hold_slots_g_p: sum_s slots_s SH[g,s,p] >= H[g,p] (the GPUs held until p sit in servers held
+    until p), where every platform of g has SH: valid for every plan, it keeps the LP relaxation from
+    holding the servers for a shorter period than their GPUs."""
+    for g, opts in problem.servers.items():
+        levels = range(len(problem.holdings.get(g, [])))
+        if not opts or any((g, o.id, lv) not in sh for o in opts for lv in levels):
+            continue
+        for lv in levels:
+            if (g, lv) in gpus_held:
+                row = pulp.lpSum(o.slots * sh[g, o.id, lv] for o in opts) - gpus_held[g, lv] >= 0
+                prob += row, f"hold_slots_{safe(g)}_{lv}"
 
 
 def server_hold_terms(
