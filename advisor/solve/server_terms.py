@@ -117,6 +117,12 @@ def server_holding(
     return out
 
 
+def slot_share_cost(problem: Problem, g: str, level: int, basis: str) -> float:
+    """The servers' least share per slot r_g of one GPU of type g held until `level`: part of H[g,p]'s
+    coefficient beside the GPU's own holding (Model.hold_cost; the fast path reprices H with both)."""
+    return slot_rates(problem, g)[0] * _months(problem, g, level, basis)
+
+
 def server_hold_terms(
     problem: Problem, x: dict[tuple[str, int], pulp.LpVariable], servers: Columns, gpus_held: Periods, basis: str
 ) -> list[tuple[pulp.LpVariable, float]]:
@@ -127,7 +133,7 @@ def server_hold_terms(
         least, _ = slot_rates(problem, g)
         for lv in range(len(problem.holdings[g])):
             if least:
-                out.append((gpus_held[g, lv], least * _months(problem, g, lv, basis)))
+                out.append((gpus_held[g, lv], slot_share_cost(problem, g, lv, basis)))
             if (g, lv) in x:
                 out.append((x[g, lv], _months(problem, g, lv, basis)))
     for (g, sid), v in servers.items():
