@@ -336,3 +336,19 @@ def test_a_stock_bounds_the_gpus_rented_at_once_too(run_json: Any, write: Any) -
     assert code == 0
     at_once = sum(j["gpu_count"] * j["copies"] for j in plan["jobs"])
     assert sum(p["count"] for p in plan["purchase"]) == at_once <= 700
+
+
+def test_draws_under_a_fleet_ceiling_run_without_probing(tmp_path: Path) -> None:
+    """Under a fleet ceiling (gpus.count or gpus.max) a draw's HiGHS run skips presolve's probing, which
+    on fuzz case sane-0-681 (gpus: 10) took 97% of each draw for a one-node search (solve/redraw.py); a
+    workload without one keeps it. That the draws still choose what a full solve does is
+    test_robustness_draws_with_a_fleet_floor_choose_what_a_full_solve_does, on such a ceiling."""
+    from advisor.solve.redraw import PROBING, Redraw
+    from advisor.solve.scenario import baseline
+    from advisor.solve.settings import SolveSettings
+
+    for text, off in ((TWO_JOBS_16, True), (TWO_JOBS_16.replace("count: 16, ", ""), False)):
+        problem = prepare(load_workload(_write(tmp_path, "fleet", text)), as_of=AS_OF)
+        redraw = Redraw(problem, baseline(problem), {}, SolveSettings())
+        assert redraw.model is not None
+        assert bool(redraw.h.getOptionValue("presolve_rule_off")[1] & PROBING) == off, text

@@ -40,6 +40,7 @@ Signature = tuple[tuple[str, str, int], ...]  # a purchase: sorted (GPU, buy | r
 Factors = Mapping[str, float]  # GPU id -> a draw's factor (or normal); 1 (0) when absent
 # a draw's answer: (its (GPU, ownership) pairs, purchase signature, proven?, rental offers (GPU, provider))
 Answer = tuple[frozenset, tuple, bool, frozenset]
+PROBING = 1 << 15  # HiGHS probing, off under a fleet ceiling: 97% of a draw there (docs/performance.md)
 TIMED_OUT = "no plan found within the time limit"  # a draw's purchase when its time limit came first
 
 
@@ -91,6 +92,7 @@ class Redraw:
         # there HiGHS keeps its defaults.
         if gap <= DEFAULT_GAP:
             hm.h.setOptionValue("mip_allow_restart", False)
+        hm.h.setOptionValue("presolve_rule_off", PROBING if "gpu_count_max" in model.prob._constraints else 0)
         self.model, self.h, self.hm = model, hm.h, hm
         self._index()
         self.hint = self._first_plan()
