@@ -339,30 +339,18 @@ def test_a_draw_prices_offers_in_their_own_bands_and_picks_the_cheaper(write, be
 
 
 @pytest.mark.parametrize(
-    "table, key, hint",
+    "estimator, said",
     [
-        ("framework_efficiency", "h100-sxmm", "(did you mean h100-sxm?)"),
-        ("attention_kernel_speedup", "blackwel", "(did you mean blackwell?)"),
-        ("mfu_cap", "Hopper", ""),
-    ],
-)
-def test_a_per_gpu_table_key_naming_no_gpu_is_refused(run, write, table, key, hint):
-    """review25a: a misspelt GPU id in an estimator table was read by no GPU, without a word (exit 0)."""
-    override = write(f"estimator:\n  {table}:\n    {key}: 0.5\n", "mine.yaml")
-    code, out, err = run("plan", write(WORKLOAD), "--catalog", override)
-    assert code == 2 and not out and f"mine.yaml:3:{7 + len(key)}: `estimator.{table}.{key}` names no GPU" in err, err
-    assert hint in err
-
-
-@pytest.mark.parametrize(
-    "figure, said",
-    [
+        # review25a: a misspelt GPU id in a per-GPU table was read by no GPU, without a word (exit 0)
+        ("framework_efficiency:\n    h100-sxmm: 0.5", "3:16: `estimator.framework_efficiency.h100-sxmm` names no GPU"),
+        ("attention_kernel_speedup:\n    blackwel: 0.5", "(did you mean blackwell?)"),
+        ("mfu_cap:\n    Hopper: 0.5", "3:13: `estimator.mfu_cap.Hopper` names no GPU, GPU generation or family"),
+        # review25a: only goodput's figures said YAML had read the digits as text, and the hint offered a
+        # number the range then refused
         ("comm_overlap: 5e-1", "(given '5e-1'); YAML reads 5e-1 as text: write 5.0e-01"),
         ("comm_overlap: 5e+1", "(given '5e+1'); YAML reads 5e+1 as text, and as a number (50) it is out of range too"),
     ],
 )
-def test_a_figure_yaml_reads_as_text_is_named_so(run, write, figure, said):
-    """review25a: only goodput's figures said YAML had read the digits as text; and the hint offered a number
-    the range then refused."""
-    code, out, err = run("plan", write(WORKLOAD), "--catalog", write(f"estimator:\n  {figure}\n", "mine.yaml"))
+def test_an_estimator_figure_the_catalog_cannot_read_is_refused_saying_why(run, write, estimator, said):
+    code, out, err = run("plan", write(WORKLOAD), "--catalog", write(f"estimator:\n  {estimator}\n", "mine.yaml"))
     assert code == 2 and not out and said in err, err
