@@ -2,8 +2,9 @@
 
 at_once.py's rows hold jobs with deadlines on bought GPUs at once or in turn, a pair at a time: three
 24-GPU pretrains on 48 H100 pass every pair and the third finishes 9.6 days late. After each solve,
-every bought type's jobs with deadlines are laid out on the plan's own earliest-deadline-first
-schedule (at_once.edf_finish, the one the deadline rows and warnings read); when a job finishes past
+every bought type's jobs with deadlines are laid out on the plan's own list schedule (at_once.list_finish,
+the one the deadline rows and warnings read: earliest deadline first, or the first other order of up to
+at_once.ORDERS columns with none late); when a job finishes past
 its deadline, rows the solution breaks are added and the model solved again, at most MAX_ROUNDS
 times. A plan with no job late costs that schedule and no row. A job still late after the rounds,
 or one no row catches, keeps plan_notes' deadline-schedule warning.
@@ -26,8 +27,8 @@ a column of its A_k, no s + 1 of them run one after another (a chain of slower o
 no better), so at least r overlap at some moment, holding at least w GPUs; otherwise the right-hand
 side is at most 0 (y binary: a job is on one column). Both hold for jobs of Q on other columns
 (they drop out), and ignore the other jobs on g, which only take GPUs. Exact in that each row cuts a
-plan only if no order of its jobs meets their deadlines; a plan the earliest-deadline-first schedule
-misses but another order meets breaks none, and keeps the warning. Jobs with copies (lanes,
+plan only if no order of its jobs meets their deadlines; a plan that only an order of more than
+at_once.ORDERS columns other than earliest deadline first meets breaks none, and keeps the warning. Jobs with copies (lanes,
 at_once.py) or a share of their tokens (allow_mixed) are not in Q: a job late beside them keeps it too.
 """
 
@@ -42,7 +43,7 @@ from typing import TYPE_CHECKING, TypeVar
 
 import pulp
 
-from advisor.solve.constraints.at_once import deadline_columns, edf_finish
+from advisor.solve.constraints.at_once import deadline_columns, list_finish
 from advisor.solve.rows import GE, affine, safe
 
 if TYPE_CHECKING:
@@ -92,14 +93,14 @@ class _Type:
 
 def late_cuts(m: Model, rounds: int = 0) -> list[Cut]:
     """The rows a solved model's values break, per bought GPU type with a job late on the
-    earliest-deadline-first schedule of the model's own sizes (empty: no job is late)."""
+    list schedule of the model's own sizes (at_once.list_finish; empty: no job is late)."""
     p, sc = m.problem, m.sc
     out: list[Cut] = []
     for g, cols in deadline_columns(p, sc, m.pairs()).items():
         chosen = [(k, i, c) for k, i, c in cols if (m.y[k, i].value() or 0.0) > 1e-6]
         due = {k: sc.job_deadline(p.classes[k].deadline) or math.inf for k, _, _ in cols}
         bought = m.value(m.N[g])
-        done = edf_finish(p, sc, {g: bought}, [(c, m.y[k, i].value() or 0.0) for k, i, c in chosen])
+        done = list_finish(p, sc, {g: bought}, [(c, m.y[k, i].value() or 0.0) for k, i, c in chosen])
         late = {k for k, hours in done.items() if hours > due[k] * (1 + 1e-6) + 1e-6}
         alone = [(k, i, c) for k, i, c in chosen if _binary(m, k) and sum(kk == k for kk, _, _ in chosen) == 1]
         if not late & {k for k, _, _ in alone}:

@@ -12,7 +12,8 @@ not 32 GPUs at once, and a 24-GPU job uses no free GPU beyond its 24. Two jobs w
 do not fit one after the other (the earlier deadline first) between the GPUs' arrival and the later
 deadline must run at once; those that fit may share GPUs in turn. Exact for two jobs; for three or
 more pairwise fits do not prove a schedule (docs/model.md §2.2): solve/late_cuts.py adds rows while
-finish_hours' earliest-deadline-first schedule of the plan's own sizes has a job late, and the
+finish_hours' list schedule of the plan's own sizes (earliest deadline first, or another order on
+time) has a job late, and the
 deadline rows report each job's finish on that schedule, so a miss that escapes them (a job with
 copies beside others) shows as negative slack, never as a false finish day.
 """
@@ -130,17 +131,24 @@ def clashes(problem: Problem, sol: Solution, sc: Scenario, g: str, n: int) -> li
 
 
 def finish_hours(problem: Problem, sol: Solution, sc: Scenario) -> dict[int, float]:
-    """Per class with a deadline on bought GPUs, when its last copy is done (hours from today) on an
-    earliest-deadline-first list schedule of the plan's own sizes (edf_finish)."""
-    return edf_finish(problem, sc, sol.bought, sol.assignment)
+    """Per class with a deadline on bought GPUs, when its last copy is done (hours from today) on a
+    list schedule of the plan's own sizes (list_finish: earliest deadline first, or the first other
+    order that meets every deadline)."""
+    return list_finish(problem, sc, sol.bought, sol.assignment)
 
 
-def edf_finish(
+ORDERS = 6  # a type's blocks (columns) whose other orders are tried when deadline-first leaves one late: 720
+
+
+def list_finish(
     problem: Problem, sc: Scenario, bought: Mapping[str, int], assignment: Iterable[tuple[Candidate, float]]
 ) -> dict[int, float]:
     """finish_hours of `bought` GPUs per type and an `assignment` of (column, copies): each column's
     lanes start together when that many of its type's bought GPUs are free, and run their copies in
-    turn (the lazy rows of late_cuts.py read a solved model's values through it)."""
+    turn, columns due first first; where that leaves one late, the first other order (of up to ORDERS
+    columns) with none late: earliest deadline first is not always on time where an order is (32 + 16
+    GPUs at once, then the third on the first's 32). The lazy rows of late_cuts.py read a solved
+    model's values through it, so a plan some order runs on time is neither cut nor warned."""
     out: dict[int, float] = {}
     assignment = list(assignment)
     for g, n in bought.items():
@@ -151,13 +159,31 @@ def edf_finish(
                 lanes = math.ceil(copies / turns)
                 due = sc.job_deadline(problem.classes[c.cls].deadline) or math.inf
                 blocks.append((due, c.cls, c.count * lanes, math.ceil(copies / lanes) * c.planned_hours, c))
-        free = [0.0] * n  # the hour each GPU is next free, after its arrival
-        for _, k, width, hours, c in sorted(blocks, key=lambda b: b[:2]):
-            free.sort()
-            start = max(c.start_hours * sc.lead_scale, free[min(width, n) - 1])
-            free[: min(width, n)] = [start + hours] * min(width, n)
-            out[k] = max(out.get(k, 0.0), start + hours)
+        blocks.sort(key=lambda b: b[:2])
+        ends = _ends(blocks, n, sc)
+        if len(blocks) <= ORDERS and not _on_time(blocks, ends):
+            tried = ((list(o), _ends(list(o), n, sc)) for o in itertools.permutations(blocks))
+            blocks, ends = next(((o, e) for o, e in tried if _on_time(o, e)), (blocks, ends))
+        for (_, k, *_), end in zip(blocks, ends):
+            out[k] = max(out.get(k, 0.0), end)
     return out
+
+
+def _ends(blocks: list[tuple], n: int, sc: Scenario) -> list[float]:
+    """The finish hour of each block (due, class, width, hours, column) listed in turn on n GPUs: each
+    starts at its GPUs' arrival or when `width` of them are free."""
+    free, out = [0.0] * n, []  # the hour each GPU is next free, after its arrival
+    for _, _, width, hours, c in blocks:
+        free.sort()
+        start = max(c.start_hours * sc.lead_scale, free[min(width, n) - 1])
+        free[: min(width, n)] = [start + hours] * min(width, n)
+        out.append(start + hours)
+    return out
+
+
+def _on_time(blocks: list[tuple], ends: list[float]) -> bool:
+    """Is every block done by its deadline (late_cuts' and the warning's tolerance)?"""
+    return all(end <= b[0] * (1 + 1e-6) + 1e-6 for b, end in zip(blocks, ends))
 
 
 def class_done_hours(problem: Problem, sol: Solution) -> dict[int, float]:
