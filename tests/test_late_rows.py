@@ -126,7 +126,6 @@ def path_jobs(path: Path) -> list[dict]:
     return yaml.safe_load(path.read_text())["jobs"]
 
 
-
 def test_a_plan_on_time_in_another_order_is_neither_cut_nor_warned():
     """Due on days 200, 205 and 210 (three_jobs_one_cluster.yaml) on 48 H100 ready on day 155, 32, 32 and
     16 GPUs cost what 32, 16 and 32 do (b and c swap widths: a tie the solver may break either way).
