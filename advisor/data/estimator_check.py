@@ -11,7 +11,7 @@ from typing import Any
 
 from advisor.data.catalog_figures import check_date
 from advisor.data.estimator import GOODPUT_FIGURES, Params
-from advisor.data.evidence import generation_of
+from advisor.data.evidence import family_of, generation_of
 from advisor.errors import InputError, show, suggest
 
 
@@ -261,7 +261,7 @@ GPU_TABLES = (
 def gpu_keys(architectures: dict[str, str | None]) -> set[str]:
     """What a per-GPU table may be keyed by, for GPUs of these ids and architectures."""
     gens = {generation_of(a) for a in architectures.values()}
-    return {*architectures, *gens, *(g.rstrip("0123456789") for g in gens), "default"}
+    return {*architectures, *gens, *map(family_of, gens), "default"}
 
 
 def _check_gpu_keys(values: dict[str, Any], name: str, keys: set[str]) -> None:

@@ -46,6 +46,11 @@ def generation(gpu: GPU) -> str:
     return generation_of(gpu.architecture)
 
 
+def family_of(gen: str) -> str:
+    """A generation's family word, the key a table gives all its numbered generations: 'cdna3' -> 'cdna'."""
+    return gen.rstrip("0123456789")
+
+
 def generation_name(gen: str) -> str:
     """A generation key as people write it: 'cdna3' -> 'CDNA 3', 'hopper' -> 'Hopper'."""
     for family in ("cdna", "rdna"):

@@ -33,6 +33,7 @@ from typing import Any
 
 from advisor.data.catalog import Catalog
 from advisor.data.estimator import Params
+from advisor.data.evidence import family_of
 from advisor.errors import InputError
 from advisor.perf.estimate import params_from
 from advisor.perf.jobspec import JobSpec, ModelSpec, below_one_sequence, preset_spec
@@ -276,7 +277,7 @@ def _raise_ceilings(
 def _in_force(table: dict[str, Any], gen: str) -> dict[str, Any]:
     """The {precision: MFU} entry a generation takes from `table`: its own, its family's (cdna3 ->
     cdna), or `default` (perf/training.gpu_value's order, the GPU id aside); a copy."""
-    for key in (gen, gen.rstrip("0123456789"), "default"):
+    for key in (gen, family_of(gen), "default"):
         if isinstance(table.get(key), dict):
             return dict(table[key])
     return {}

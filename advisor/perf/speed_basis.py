@@ -36,6 +36,7 @@ from advisor.data.evidence import (
     TRANSFERRED,
     Evidence,
     evidence,
+    family_of,
     generation_name,
 )
 from advisor.perf.jobspec import JobSpec
@@ -53,7 +54,7 @@ def derating_entry(gpu: GPU, p: Params) -> dict[str, Any] | None:
     table = p.datasheet_derating or {}
     gen = generation(gpu)
     vendor = gpu.vendor.lower().split()[0] if gpu.vendor else ""
-    entry = next((table[k] for k in (gpu.id, gen, gen.rstrip("0123456789"), vendor, "default") if k in table), None)
+    entry = next((table[k] for k in (gpu.id, gen, family_of(gen), vendor, "default") if k in table), None)
     return entry if isinstance(entry, dict) else None
 
 

@@ -24,7 +24,7 @@ from typing import Any, TypeVar
 
 from advisor.data.catalog import GPU
 from advisor.data.estimator import Params
-from advisor.data.evidence import generation_of
+from advisor.data.evidence import family_of, generation_of
 from advisor.perf.jobspec import JobSpec, ModelSpec
 from advisor.perf.memory import GB, Layout, job_figures, micro_batches_per_step
 
@@ -64,7 +64,7 @@ def gpu_value(table: Any, gpu: GPU, default: Any = None) -> Any:
 
 def _find(table: dict[str, Any], gpu: GPU) -> Any:
     gen = generation(gpu)
-    for key in (gpu.id, gen, gen.rstrip("0123456789"), "default"):
+    for key in (gpu.id, gen, family_of(gen), "default"):
         if key in table:
             return table[key]
     return _NONE
