@@ -44,6 +44,7 @@ from typing import TYPE_CHECKING, TypeVar
 import pulp
 
 from advisor.solve.constraints.at_once import deadline_columns, list_finish
+from advisor.solve.constraints.base import past
 from advisor.solve.rows import GE, affine, safe
 
 if TYPE_CHECKING:
@@ -101,7 +102,7 @@ def late_cuts(m: Model, rounds: int = 0) -> list[Cut]:
         due = {k: sc.job_deadline(p.classes[k].deadline) or math.inf for k, _, _ in cols}
         bought = m.value(m.N[g])
         done = list_finish(p, sc, {g: bought}, [(c, m.y[k, i].value() or 0.0) for k, i, c in chosen])
-        late = {k for k, hours in done.items() if hours > due[k] * (1 + 1e-6) + 1e-6}
+        late = {k for k, hours in done.items() if past(hours, due[k])}
         alone = [(k, i, c) for k, i, c in chosen if _binary(m, k) and sum(kk == k for kk, _, _ in chosen) == 1]
         if not late & {k for k, _, _ in alone}:
             continue  # (no job is late, or only beside jobs with copies: no row holds those)

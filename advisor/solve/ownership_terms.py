@@ -18,6 +18,7 @@ from advisor.economics.ownership import (
 from advisor.economics.rental import order_fit
 from advisor.inputs.units import HOURS_PER_MONTH
 from advisor.solve.constraints.at_once import class_done_hours
+from advisor.solve.constraints.base import past
 from advisor.solve.holding import Holding
 from advisor.solve.model import Model
 from advisor.solve.problem import Problem
@@ -215,16 +216,16 @@ def work_done_hours(problem: Problem, sol: Solution) -> dict[str, float]:
 
 def _after_work(levels: list[Holding], sold: float, done: float | None) -> str:
     """Why GPUs sold `sold` hours from today were held that long, their work done at `done`."""
-    if done is None or sold <= done * (1 + 1e-6) + 1e-6:
+    if done is None or not past(sold, done):
         return (
             "when their planned work is done (holding them longer would cost more in hosting than it keeps in "
             "resale value)"
         )
-    past = f"{_span(sold - done)} after their planned work is done at month {done / HOURS_PER_MONTH:.2f}"
-    between = [h.months for h in levels if done * (1 + 1e-6) + 1e-6 < h.hours < sold * (1 - 1e-9)]
+    when = f"{_span(sold - done)} after their planned work is done at month {done / HOURS_PER_MONTH:.2f}"
+    between = [h.months for h in levels if past(h.hours, done) and h.hours < sold * (1 - 1e-9)]
     if between:
-        return f"{past} (a period at month {between[0]:.2f} was offered; the solver stopped within its gap)"
-    return f"{past} (no holding period ends sooner after it: docs/model.md §2.2)"
+        return f"{when} (a period at month {between[0]:.2f} was offered; the solver stopped within its gap)"
+    return f"{when} (no holding period ends sooner after it: docs/model.md §2.2)"
 
 
 def _span(hours: float) -> str:

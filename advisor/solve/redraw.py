@@ -92,7 +92,7 @@ class Redraw:
         # there HiGHS keeps its defaults.
         if gap <= DEFAULT_GAP:
             hm.h.setOptionValue("mip_allow_restart", False)
-        hm.h.setOptionValue("presolve_rule_off", PROBING if "gpu_count_max" in model.prob._constraints else 0)
+        hm.h.setOptionValue("presolve_rule_off", PROBING if sc.gpu_upper is not None else 0)  # (gpu_count_max)
         self.model, self.h, self.hm = model, hm.h, hm
         self._index()
         self.hint = self._first_plan()

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING
 
 import pulp
 
-from advisor.solve.constraints.base import NO_DEADLINE
+from advisor.solve.constraints.base import NO_DEADLINE, past
 from advisor.solve.constraints.gpu_count import copies_held
 from advisor.solve.rows import GE, row, safe
 from advisor.solve.scenario import Scenario, baseline
@@ -183,7 +183,7 @@ def _ends(blocks: list[tuple], n: int, sc: Scenario) -> list[float]:
 
 def _on_time(blocks: list[tuple], ends: list[float]) -> bool:
     """Is every block done by its deadline (late_cuts' and the warning's tolerance)?"""
-    return all(end <= b[0] * (1 + 1e-6) + 1e-6 for b, end in zip(blocks, ends))
+    return not any(past(end, b[0]) for b, end in zip(blocks, ends))
 
 
 def class_done_hours(problem: Problem, sol: Solution) -> dict[int, float]:

@@ -26,6 +26,13 @@ if TYPE_CHECKING:
 NO_DEADLINE = 1e9  # deadline_scale that removes every deadline
 UNBOUNDED = 1e30  # PuLP refuses an infinite right-hand side; HiGHS reads >= 1e20 as infinite
 
+
+def past(hours: float, limit: float) -> bool:
+    """Is `hours` later than `limit` beyond the solver's tolerance (1e-6, relative and absolute): the one
+    test of a deadline, horizon or holding period the rows, the lazy cuts, the schedule and the warnings share."""
+    return hours > limit * (1 + 1e-6) + 1e-6
+
+
 Run = Callable[["Problem", Scenario], "Solution"]  # a solve of a problem under a scenario
 Rebuild = Callable[..., "Problem"]  # the problem again with other deployment fields (assemble._rebuilder)
 

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from advisor.contract.facts import Lever, Marginal, Shortfall, Slack, binds
 from advisor.solve.constraints.at_once import class_done_hours
-from advisor.solve.constraints.base import NO_DEADLINE, Family, Need, Rebuild, Run
+from advisor.solve.constraints.base import NO_DEADLINE, Family, Need, Rebuild, Run, past
 from advisor.solve.scenario import Scenario, baseline
 from advisor.solve.search import smallest
 
@@ -71,13 +71,13 @@ class Deadline(Family):
             cls = problem.classes[c.cls]
             due = sc.job_deadline(cls.deadline)
             done = c.done_hours(sc.lead_scale)
-            if due is not None and done > due * (1 + 1e-6) + 1e-6:
+            if due is not None and past(done, due):
                 out.append(
                     f"{cls.name(problem.workload)} is done {done:.6g} h from today at its confidence quantile, "
                     f"past its {due:.6g} h deadline"
                 )
             end = c.start_hours * sc.lead_scale + c.hours
-            if sc.makespan_hours is not None and end > sc.makespan_hours * (1 + 1e-6) + 1e-6:
+            if sc.makespan_hours is not None and past(end, sc.makespan_hours):
                 out.append(
                     f"{cls.name(problem.workload)} is done {end:.6g} h from today, past the "
                     f"{sc.makespan_hours:.6g} h cap"

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from advisor.contract.facts import Lever, Marginal, Shortfall, Slack, binds
 from advisor.inputs.units import HOURS_PER_MONTH
 from advisor.solve.constraints.at_once import class_done_hours
-from advisor.solve.constraints.base import Family, Need, Rebuild, Run
+from advisor.solve.constraints.base import Family, Need, Rebuild, Run, past
 from advisor.solve.constraints.deadline import planned_makespan
 from advisor.solve.scenario import Scenario, baseline
 
@@ -57,7 +57,7 @@ class Horizon(Family):
             f"{problem.classes[c.cls].name(problem.workload)} is done {c.done_hours(sc.lead_scale):.6g} h from "
             f"today at its confidence quantile, past the {sc.horizon_hours:.6g} h horizon"
             for c, _ in sol.assignment
-            if c.done_hours(sc.lead_scale) > sc.horizon_hours * (1 + 1e-6) + 1e-6
+            if past(c.done_hours(sc.lead_scale), sc.horizon_hours)
         ]
 
     def slack(self, problem: Problem, sol: Solution) -> list[Slack]:
