@@ -348,7 +348,10 @@ def test_a_draw_prices_offers_in_their_own_bands_and_picks_the_cheaper(write, be
         # review25a: only goodput's figures said YAML had read the digits as text, and the hint offered a
         # number the range then refused
         ("comm_overlap: 5e-1", "(given '5e-1'); YAML reads 5e-1 as text: write 5.0e-01"),
-        ("comm_overlap: 5e+1", "(given '5e+1'); YAML reads 5e+1 as text, and as a number (50) it is out of range too"),
+        (
+            "comm_overlap: 5e+1",
+            "(given '5e+1'); YAML reads 5e+1 as text, and as a number (50) it is not allowed either",
+        ),
     ],
 )
 def test_an_estimator_figure_the_catalog_cannot_read_is_refused_saying_why(run, write, estimator, said):

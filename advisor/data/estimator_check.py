@@ -148,11 +148,11 @@ def check_goodput(x: Any, name: str) -> None:
 
 def _text_hint(x: Any, ok: Callable[[Any], bool]) -> str:
     """'; YAML reads 5e-1 as text: write 5.0e-01' where a figure is a number's digits as text (YAML 1.1
-    reads `5e-1`, without a point, as a string), or that the number is out of range too; else nothing."""
+    reads `5e-1`, without a point, as a string), or that the number is not allowed either (out of range, or where a table is wanted); else nothing."""
     if not _numeric_text(x):
         return ""
     if not ok(float(x)):
-        return f"; YAML reads {x} as text, and as a number ({float(x):g}) it is out of range too"
+        return f"; YAML reads {x} as text, and as a number ({float(x):g}) it is not allowed either"
     return f"; YAML reads {x} as text: write {float(x):.1e}"
 
 
