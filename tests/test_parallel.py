@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 import time
 
 import pytest
@@ -14,6 +15,11 @@ from conftest import AS_OF, EXAMPLES
 from advisor.api import plan
 from advisor.explain import robustness as rob
 from advisor.solve import parallel
+
+# a run forks a second worker only with two cores and os.fork, and not on macOS (parallel.workers)
+TWO_PROCESSES = pytest.mark.skipif(
+    parallel.cores() < 2 or sys.platform == "darwin" or not hasattr(os, "fork"), reason="always serial here"
+)
 
 
 def small_fleet() -> dict:
@@ -238,14 +244,15 @@ def test_candidates_offered_on_two_cores_are_the_serial_ones(monkeypatch, tmp_pa
     layout_cache.forget()
 
 
-@pytest.mark.skipif(not hasattr(os, "fork"), reason="no os.fork on this platform")
+@TWO_PROCESSES
 def test_task_zero_is_the_callers_and_paced_forks_only_when_worth_it(monkeypatch):
     """run() computes task 0 in the calling process (the other way to own is task 0 of the sensitivity
     stage: its rebuilt problem does not pickle); paced() runs its first task here and forks for the rest
     only when the first's time says they are worth it."""
     monkeypatch.setenv(parallel.ENV, "on")
     me = os.getpid()
-    pids = parallel.run(lambda i: (time.sleep(0.05), os.getpid())[1], 6)
+    # task 0 the long one: the parent is busy while the child takes the rest, however late it is scheduled
+    pids = parallel.run(lambda i: (time.sleep(0.5 if i == 0 else 0.01), os.getpid())[1], 6)
     assert pids[0] == me and any(p != me for p in pids)
     assert parallel.paced([lambda: os.getpid()] + [lambda: (time.sleep(0.05), os.getpid())[1]] * 4)[0] == me
     forks = []
@@ -305,12 +312,12 @@ def test_the_other_way_beside_the_sensitivity_is_the_serial_one(monkeypatch):
     assert out["on"] == out["off"]
 
 
-@pytest.mark.skipif(parallel.cores() < 2 or not hasattr(os, "fork"), reason="one core or no os.fork: always serial")
+@TWO_PROCESSES
 def test_a_run_inside_a_task_stays_serial(monkeypatch):
     """While a run's tasks are done beside another process, a run inside a task does not fork (both cores
     are busy; the rent problem rebuilt inside the sensitivity stage lost a child's CPU re-offering)."""
     monkeypatch.setenv(parallel.ENV, "on")
     me = os.getpid()
-    inside = parallel.run(lambda i: (time.sleep(0.05), os.getpid(), parallel.workers())[1:], 6)
+    inside = parallel.run(lambda i: (time.sleep(0.5 if i == 0 else 0.01), os.getpid(), parallel.workers())[1:], 6)
     assert {w for _, w in inside} == {1} and {p for p, _ in inside} - {me}  # a child did some, none forked
     assert parallel.workers() == 2  # and after the run, forks again
