@@ -51,8 +51,7 @@ def made(catalog, rules, tmp_path_factory, data_plan) -> dict[str, tuple[Path, A
     test_signable_memo reads too: conftest.data_plan), each made once for the tests below that read them:
     name -> (workload file, Plan, its JSON as made)."""
     rent = with_budget(tmp_path_factory.mktemp("vat"), "250K", tax_recoverable=False)
-    p = advisor.plan(advisor.load_workload(rent), catalog=catalog, rules=rules, as_of=AS_OF)
-    return {"rent": (rent, p, p.to_json()), "buy": (DATA / "buy_70b_de.yaml", *data_plan(DATA / "buy_70b_de.yaml"))}
+    return {"rent": (rent, *data_plan(rent)), "buy": (DATA / "buy_70b_de.yaml", *data_plan(DATA / "buy_70b_de.yaml"))}
 
 
 def test_the_rent_plan_pays_vat_on_its_rent_on_a_line_of_its_own(made):
