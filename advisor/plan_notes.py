@@ -9,6 +9,7 @@ from typing import Any
 
 from advisor.data.catalog_figures import STALE_MONTHS, age_months
 from advisor.economics.rental import order_fit
+from advisor.present.words import deadline_phrase, in_days
 from advisor.solve import ledger, price_warnings
 from advisor.solve.constraints.deadline import Deadline
 from advisor.solve.problem import Problem
@@ -196,7 +197,7 @@ def _late_jobs(problem: Problem, sol: Solution) -> Iterator[JSONObject]:
                 "rule": None,
                 "code": "deadline-schedule",
                 "message": f"{s.facts['job']}: on an earliest-deadline-first schedule of the plan's GPU counts it "
-                f"finishes on day {s.used:.1f}, {-s.slack:.1f} days past its {s.limit:g}-day deadline (the plan checks "
+                f"finishes on day {s.used:.1f}, {in_days(-s.slack)} past its {deadline_phrase(24 * s.limit)} (the plan checks "
                 "the turns of jobs with copies in pairs); give them more GPUs (gpus.min) or stagger the deadlines",
             }
 

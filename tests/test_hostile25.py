@@ -4,6 +4,9 @@ at its file, line and field with what is allowed (exit 2), or planned as documen
 
 from __future__ import annotations
 
+import json
+import re
+
 import pytest
 
 WORKLOAD = "deployment: {context: datacenter}\nmodel: gpt2-124m\ntokens: 1B\ndeadline: 7d\ngpus: 8\n"
@@ -188,6 +191,24 @@ def test_a_deadline_under_an_hour_is_named_in_minutes_or_seconds():
         "36-hour deadline",
         "7-day deadline",
     ]
+
+
+def test_a_deadline_within_the_day_is_stated_in_its_own_units(run_json, write):
+    """A 0.7-hour deadline read "finishes in 0.03 of 0.0291667 days", "take 0.0 days ... past the
+    0.0291667-day deadline" and "0.00 days of slack": each figure now in the units its size needs,
+    at the precision the plan's own times give (minutes from the P80 and estimated job hours)."""
+    doc = "deployment: office\njobs:\n  - {name: tiny, model: gpt2-124m, tokens: 2.0e+08, deadline: 0.7h}\n"
+    _, p = run_json("plan", write(doc), "--as-of", "2026-12-01")
+    (job,) = p["jobs"]
+    (row,) = [b for b in p["binding"] if b["constraint"] == "deadline:tiny"]
+    p80, estimated = 24 * 60 * job["wall_days_planned"], 24 * 60 * job["wall_days"]
+    assert row["message"] == (
+        f"tiny finishes in {p80:.0f} minutes of its 42-minute deadline at the P80 job time "
+        f"({estimated:.0f} minutes estimated)"
+    ), row["message"]
+    said = json.dumps(p)
+    assert not re.search(r"(?<![\d.])0\.0+ days|-day deadline", said), said
+    assert "(rent) takes " in said and "past the 42-minute deadline" in said  # one GPU takes, not 'take'
 
 
 def test_the_command_line_latency_and_deadline_flags_take_the_workloads_floors(run):

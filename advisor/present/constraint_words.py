@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from advisor.contract.facts import BINDING_TOLERANCE, Lever, Marginal, Shortfall, Slack
+from advisor.present.words import deadline_phrase, in_days
 
 if TYPE_CHECKING:
     from advisor.contract.diagnosis_facts import Combination, Diagnosis, WorkloadLever
@@ -46,9 +47,14 @@ def _si(x: float) -> str:
 def _slack_words(s: Slack) -> str:
     f = s.facts
     if s.family == "deadline":
-        start = f", after {f['start_days']:.1f} days for the hardware to arrive" if f.get("start_days") else ""
+        start = f", after {in_days(f['start_days'])} for the hardware to arrive" if f.get("start_days") else ""
         if f.get("wait_days"):
-            start += f" and {f['wait_days']:.1f} for the jobs due before it to free its GPUs"
+            start += f" and {in_days(f['wait_days'])} for the jobs due before it to free its GPUs"
+        if s.limit < 1:  # a deadline within the day: in its own units, not '0.03 of 0.0291667 days'
+            return (
+                f"{f['job']} finishes in {in_days(s.used, 2)} of its {deadline_phrase(24 * s.limit)} at the "
+                f"P{round(100 * f['confidence'])} job time ({in_days(f['estimate_days'], 2)} estimated{start})"
+            )
         return (
             f"{f['job']} finishes in {s.used:.2f} of {s.limit:g} days at the P{round(100 * f['confidence'])} "
             f"job time ({f['estimate_days']:.2f} estimated{start})"
@@ -119,7 +125,7 @@ def _shortfall_words(s: Shortfall) -> str:
         why = f" ({lead.confidence} confidence: {lead.note})" if lead is not None and lead.note else ""
         return (
             f"bought {s.facts['gpu']} take {s.needed:,.1f} days to arrive and burn in{why}; with "
-            f"{s.facts['job_days']:,.1f} days of work, {s.facts['job']} cannot finish by its {s.limit:g}-day deadline"
+            f"{s.facts['job_days']:,.1f} days of work, {s.facts['job']} cannot finish by its {deadline_phrase(24 * s.limit)}"
         )
     return f"the cheapest plan with no limits needs {s.needed:g}; the limit is {s.limit:g}"
 
@@ -131,8 +137,8 @@ def _lever_words(lv: Lever) -> str:
     f = lv.facts
     if lv.family == "deadline":
         return (
-            f"extend the deadlines by {100 * (f['scale'] - 1):.0f}% (the {lv.limit:g}-day deadline to "
-            f"{lv.needed:.1f} days)"
+            f"extend the deadlines by {100 * (f['scale'] - 1):.0f}% (the {deadline_phrase(24 * lv.limit)} to "
+            f"{in_days(lv.needed)})"
         )
     if lv.family == "budget":
         return (
@@ -339,12 +345,12 @@ def _horizon_marginal(m: Marginal, tol: str) -> str:
     if m.saving_usd > 0.5:
         return (
             f"one more month of horizon saves ${m.saving_usd:,.0f}: bought GPUs are held at most to the horizon, "
-            + ("which binds" if m.binding else f"and a cheaper plan needs more than its {m.slack:.2f} days of slack")
+            + ("which binds" if m.binding else f"and a cheaper plan needs more than its {in_days(m.slack, 2)} of slack")
         )
     state = (
-        f"binds ({m.slack:.2f} days of slack, under {tol})"
+        f"binds ({in_days(m.slack, 2)} of slack, under {tol})"
         if m.binding
-        else f"does not bind ({m.slack:.2f} days of slack)"
+        else f"does not bind ({in_days(m.slack, 2)} of slack)"
     )
     return f"one more month of horizon saves nothing: the horizon {state}"
 
@@ -357,17 +363,15 @@ def marginal_row(m: Marginal) -> JSON:
             msg = f"one more day on every deadline saves ${m.saving_usd:,.0f}" + (
                 ""
                 if m.binding
-                else f" (the plan has {m.slack:.2f} days of slack, but a cheaper plan needs up to a day more)"
+                else f" (the plan has {in_days(m.slack, 2)} of slack, but a cheaper plan needs up to a day more)"
             )
         elif m.binding:
             msg = (
-                f"one more day on the deadline saves nothing: the deadline binds ({m.slack:.2f} days of slack, "
+                f"one more day on the deadline saves nothing: the deadline binds ({in_days(m.slack, 2)} of slack, "
                 f"under {tol}), but no cheaper plan finishes within a day more"
             )
         else:
-            msg = (
-                f"one more day on the deadline saves nothing: the deadline does not bind ({m.slack:.2f} days of slack)"
-            )
+            msg = f"one more day on the deadline saves nothing: the deadline does not bind ({in_days(m.slack, 2)} of slack)"
     elif m.family == "horizon":
         msg = _horizon_marginal(m, tol)
     elif m.saving_usd > 0.5:

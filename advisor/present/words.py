@@ -70,6 +70,14 @@ def duration(hours: float, short: bool = False) -> str:
     return f"{_num(hours / 24)} days"
 
 
+def in_days(days: float, digits: int = 1) -> str:
+    """'12.4 days' at `digits` decimals from a day up; under a day, duration's words ('38 minutes'),
+    where '0.0 days' said nothing of a job due within the hour."""
+    if round(days, digits) >= 1 or days <= 0:
+        return f"{days:,.{digits}f} days"
+    return duration(days * 24)
+
+
 def months_phrase(n: float) -> str:
     """'36 months', '1 month', '1.5 months' (a horizon of one month reads 'over 1 month')."""
     return f"{n:g} month" + ("" if n == 1 else "s")

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from advisor.contract.facts import Lever, Marginal, Shortfall, Slack, binds
+from advisor.present.words import deadline_phrase, in_days, plural
 from advisor.solve.constraints.at_once import class_done_hours
 from advisor.solve.constraints.base import NO_DEADLINE, Family, Need, Rebuild, Run, past
 from advisor.solve.scenario import Scenario, baseline
@@ -39,14 +40,15 @@ def too_slow(name: str, fastest: Candidate, cls: JobClass, ownership: str, confi
     verb = "arrive" if ownership == "buy" else "be provisioned"
     if fastest.start_hours >= cls.deadline:  # the lead time alone: no GPU count helps
         return (
-            f"{name}: {'bought' if ownership == 'buy' else 'rented'} GPUs take {fastest.start_hours / 24:.1f} days "
-            f"to {verb}, past the {cls.deadline / 24:g}-day deadline before any work starts"
+            f"{name}: {'bought' if ownership == 'buy' else 'rented'} GPUs take {in_days(fastest.start_hours / 24)} "
+            f"to {verb}, past the {deadline_phrase(cls.deadline)} before any work starts"
         )
-    start = f" after {fastest.start_hours / 24:.1f} days to {verb}" if fastest.start_hours else ""
+    start = f" after {in_days(fastest.start_hours / 24)} to {verb}" if fastest.start_hours else ""
     return (
-        f"{name}: even {fastest.count} GPUs ({ownership}) take {fastest.planned_hours / 24:.1f} days{start} "
-        f"at confidence {confidence:g} ({fastest.hours / 24:.1f} estimated), "
-        f"past the {cls.deadline / 24:g}-day deadline"
+        f"{name}: even {plural(fastest.count, 'GPU')} ({ownership}) take{'s' if fastest.count == 1 else ''} "
+        f"{in_days(fastest.planned_hours / 24)}{start} "
+        f"at confidence {confidence:g} ({in_days(fastest.hours / 24)} estimated), "
+        f"past the {deadline_phrase(cls.deadline)}"
     )
 
 
