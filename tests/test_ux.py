@@ -84,6 +84,66 @@ def test_every_readme_workload_validates_against_the_schema(validator):
         assert [e.message for e in validator.iter_errors(yaml.safe_load(text))] == []
 
 
+SPELLINGS = {  # field: strings people write, some the parsers take and some they refuse
+    "deadline": [
+        "90min",
+        "90 minutes",
+        "1 Minute",
+        "36h",
+        "36 Hours",
+        "7d",
+        "30 days",
+        "2w",
+        "1,000h",
+        "1.5e2 h",
+        " 7d ",
+        "7",
+        "7 m",
+        "7 months",
+        "7dd",
+        "d7",
+        ".5d",
+        "7 d ays",
+        "-7d",
+        "7 sec",
+    ],
+    "tokens": [
+        "10B",
+        "10 billion",
+        "10k",
+        "10K",
+        "1.5e9",
+        "1,000,000",
+        "1_000",
+        "100",
+        "10 Bn",
+        "10 KB",
+        "B10",
+        "10 bytes",
+        "ten",
+        "-5",
+        "1e",
+    ],
+}
+
+
+@pytest.mark.parametrize("field", sorted(SPELLINGS))
+def test_the_schema_takes_the_spellings_the_tool_takes(validator, field):
+    """The schema's patterns said `^[0-9.]+\\s*[hdw]$` and `[KMBT]?`: an editor checking a workload
+    against `advisor schema` flagged '30 days', '10 billion', '10k' and '1.5e9', which the tool plans.
+    Each spelling now matches the schema exactly when the tool's parser reads it."""
+    from advisor.inputs import units
+
+    parse = units.parse_duration_hours if field == "deadline" else units.parse_count
+    for text in SPELLINGS[field]:
+        try:
+            taken = parse(text) > 0
+        except ValueError:
+            taken = False
+        doc = {"deployment": "office", "model": "gpt2-124m", "tokens": "1B", "deadline": "7d", field: text}
+        assert (not list(validator.iter_errors(doc))) == taken, (field, text, taken)
+
+
 @pytest.mark.parametrize("path", MALFORMED, ids=lambda p: p.name)
 def test_malformed_workloads_fail_the_schema_or_a_documented_loader_check(validator, path):
     from advisor.inputs.loader import load_yaml_file

@@ -120,12 +120,13 @@ def floor_schema(least: float, none: float | None = None) -> Callable[[dict[str,
     return extra
 
 
+COUNT_PATTERN = units.schema_pattern(units.COUNT_SUFFIXES, units.COUNT_WORDS)
 Count = Annotated[
     float,
     BeforeValidator(_bounded(units.parse_count, MAX_TOKENS, "a count")),
     WithJsonSchema(
         {
-            "anyOf": [{"type": "number", "exclusiveMinimum": 0}, {"type": "string", "pattern": r"^[0-9.]+\s*[KMBT]?$"}],
+            "anyOf": [{"type": "number", "exclusiveMinimum": 0}, {"type": "string", "pattern": COUNT_PATTERN}],
             "description": "a count: a number or 124M, 10B, 1T",
         }
     ),
@@ -135,7 +136,7 @@ Params = Annotated[
     BeforeValidator(_bounded(units.parse_count, MAX_PARAMS, "a parameter count", lower=1)),  # (1e-300 was a model)
     WithJsonSchema(
         {
-            "anyOf": [{"type": "number", "exclusiveMinimum": 0}, {"type": "string", "pattern": r"^[0-9.]+\s*[KMBT]?$"}],
+            "anyOf": [{"type": "number", "exclusiveMinimum": 0}, {"type": "string", "pattern": COUNT_PATTERN}],
             "description": "parameters: a number or 124M, 7B",
         }
     ),
@@ -147,7 +148,13 @@ deadline_hours = _bounded(
 Hours = Annotated[
     float,
     BeforeValidator(deadline_hours),
-    WithJsonSchema({"type": "string", "pattern": r"^[0-9.]+\s*[hdw]$", "description": "a duration: 36h, 7d or 2w"}),
+    WithJsonSchema(
+        {
+            "type": "string",
+            "pattern": units.schema_pattern(units.DURATION_HOURS, units.DURATION_WORDS),
+            "description": "a duration of at least a second: 90min, 36h, 7d or 2w",
+        }
+    ),
 ]
 PowerKW = Annotated[
     float,
@@ -164,7 +171,7 @@ PowerKW = Annotated[
         {
             "anyOf": [
                 {"type": "number", "minimum": MIN_POWER_KW},
-                {"type": "string", "pattern": r"^[0-9.]+\s*(W|kW|MW)$"},
+                {"type": "string", "pattern": units.schema_pattern(units.POWER_KW, units.POWER_WORDS)},
             ],
             "description": "power in kW: 3.6, 3.6kW or 1500W",
         }

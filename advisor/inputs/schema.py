@@ -54,7 +54,7 @@ WORDS = {
     "model": ("Model", "a preset id (`advisor models`) or its shape: {params: 7B, layers: 32, hidden: 4096}"),
     "tokens": ("Tokens", "tokens to train on: a number or 124M, 10B, 1T"),
     "precision": ("Precision", "bf16, fp16 or fp8 [bf16]"),
-    "deadline": ("Deadline", "wall-clock limit: 36h, 7d or 2w [none]"),
+    "deadline": ("Deadline", "wall-clock limit: 90min, 36h, 7d or 2w [none]"),
     "micro_batch": ("Micro-batch", "sequences per GPU per step [chosen]"),
     "checkpointing": ("Activation checkpointing", "true or false [chosen]"),
     "global_batch_tokens": ("Global batch", "tokens per optimizer step, e.g. 512K or 4M [from the model]"),

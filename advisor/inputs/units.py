@@ -14,7 +14,7 @@ from advisor.errors import show
 _NUMBER = r"([0-9]+(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?)"
 
 COUNT_SUFFIXES = {"": 1.0, "K": 1e3, "M": 1e6, "B": 1e9, "T": 1e12}
-DURATION_HOURS = {"h": 1.0, "d": 24.0, "w": 168.0}
+DURATION_HOURS = {"min": 1 / 60, "h": 1.0, "d": 24.0, "w": 168.0}
 HOURS_PER_YEAR = 8760.0  # 365 days: a reservation's term, discounting's year
 HOURS_PER_MONTH = HOURS_PER_YEAR / 12  # 730 h: a month of the horizon, a rental term, a hosting bill
 POWER_KW = {"W": 1e-3, "kW": 1.0, "MW": 1e3}
@@ -33,6 +33,9 @@ COUNT_WORDS = {
     "trillion": "T",
 }
 DURATION_WORDS = {
+    "mins": "min",
+    "minute": "min",
+    "minutes": "min",
     "hr": "h",
     "hrs": "h",
     "hour": "h",
@@ -99,14 +102,27 @@ def _parse(
     return _finite_positive(float(number) * table.get(unit, 1.0), what)
 
 
+def schema_pattern(table: dict[str, float], words: dict[str, str] | None = None) -> str:
+    """The JSON-schema pattern of the strings `_parse` reads with `table` and `words`, so an editor
+    checking a workload against `advisor schema` takes what the tool takes ('30 days', '10k', '1.5e9'):
+    a number (',' and '_' between digits), a unit as the table writes it or a word in any case."""
+
+    def any_case(word: str) -> str:
+        return "".join(f"[{c.lower()}{c.upper()}]" for c in word)
+
+    units = [re.escape(u) for u in sorted((u for u in table if u), key=len, reverse=True)]
+    unit = "(" + "|".join(units + [any_case(w) for w in sorted(words or {}, key=len, reverse=True)]) + ")"
+    return r"^\s*[0-9][0-9,_]*(\.[0-9][0-9,_]*)?([eE][+-]?[0-9]+)?\s*" + unit + ("?" if "" in table else "") + r"\s*$"
+
+
 def parse_count(value: object, what: str = "a count") -> float:
     """'124M' -> 124e6, '10B' -> 1e10, '1T' -> 1e12, '7 billion', '10k'; plain numbers pass through."""
     return _parse(value, COUNT_SUFFIXES, what, "124M, 10B or 1T", bare_ok=True, words=COUNT_WORDS)
 
 
 def parse_duration_hours(value: object, what: str = "a duration") -> float:
-    """'36h' -> 36, '7d' -> 168, '2w' -> 336, '30 days' -> 720 (hours). A bare number is refused:
-    hours or days?"""
+    """'36h' -> 36, '7d' -> 168, '2w' -> 336, '30 days' -> 720, '90min' -> 1.5 (hours). A bare number is
+    refused: hours or days?"""
     return _parse(value, DURATION_HOURS, what, "36h, 7d or 2w", bare_ok=False, words=DURATION_WORDS)
 
 
