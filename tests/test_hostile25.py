@@ -193,12 +193,16 @@ def test_a_deadline_under_an_hour_is_named_in_minutes_or_seconds():
     ]
 
 
-def test_a_deadline_within_the_day_is_stated_in_its_own_units(run_json, write):
+def test_a_deadline_within_the_day_is_stated_in_its_own_units(run, run_json, write):
     """A 0.7-hour deadline read "finishes in 0.03 of 0.0291667 days", "take 0.0 days ... past the
-    0.0291667-day deadline" and "0.00 days of slack": each figure now in the units its size needs,
-    at the precision the plan's own times give (minutes from the P80 and estimated job hours)."""
+    0.0291667-day deadline" and "0.00 days of slack", and its rental "(0 GPU-hours, ...)": each figure
+    now in the units its size needs, at the precision the plan's own times give (minutes from the P80
+    and estimated job hours, the rental's GPU-hours to two digits)."""
     doc = "deployment: office\njobs:\n  - {name: tiny, model: gpt2-124m, tokens: 2.0e+08, deadline: 0.7h}\n"
     _, p = run_json("plan", write(doc), "--as-of", "2026-12-01")
+    (rented,) = p["purchase"]
+    assert 0 < rented["gpu_hours"] < 1
+    assert f"({rented['gpu_hours']:.2g} GPU-hours, " in run("plan", write(doc), "--as-of", "2026-12-01")[1]
     (job,) = p["jobs"]
     (row,) = [b for b in p["binding"] if b["constraint"] == "deadline:tiny"]
     p80, estimated = 24 * 60 * job["wall_days_planned"], 24 * 60 * job["wall_days"]

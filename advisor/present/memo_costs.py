@@ -174,18 +174,23 @@ def _cost_basis(plan: Plan, key: str, months: float, catalog: Catalog | None, bo
     return "see the bill of materials"
 
 
+def _hours(x: float) -> str:
+    """GPU-hours in whole hours, two significant digits under ten: a 7-minute run rents 0.12 GPU-hours, not 0."""
+    return f"{x:,.0f}" if round(x) >= 10 or x == 0 else f"{x:.2g}"
+
+
 def _used_and_paid(i: PurchaseItem) -> tuple[float, float, bool]:
-    """(GPU-hours used, GPU-hours billed, whether billing adds any at whole hours) of a rental."""
+    """(GPU-hours used, GPU-hours billed, whether billing adds any at the hours printed) of a rental."""
     used = i.gpu_hours or 0.0
     paid = i.billed_gpu_hours if i.billed_gpu_hours is not None else used
-    return used, paid, f"{paid:,.0f}" != f"{used:,.0f}"
+    return used, paid, _hours(paid) != _hours(used)
 
 
 def billed_hours(i: PurchaseItem) -> str:
     """'3,874,816 GPU-hours billed for 3,872,849 used', or '371 GPU-hours' when billing adds nothing: what
     a rental pays for, as the plan, the recommendation and the RFQ ask for it."""
     used, paid, more = _used_and_paid(i)
-    return f"{paid:,.0f} GPU-hours billed for {used:,.0f} used" if more else f"{paid:,.0f} GPU-hours"
+    return f"{_hours(paid)} GPU-hours billed for {_hours(used)} used" if more else f"{_hours(paid)} GPU-hours"
 
 
 def billed_gpus(i: PurchaseItem) -> str:
@@ -203,7 +208,7 @@ def _rent_basis(i: PurchaseItem) -> str:
     if not more:
         return f"{hours} GPU-hours × {quoted_rate(price)}"
     return (
-        f"{hours} GPU-hours billed × {quoted_rate(price)} ({used:,.0f} used: billed in whole nodes, billing "
+        f"{hours} GPU-hours billed × {quoted_rate(price)} ({_hours(used)} used: billed in whole nodes, billing "
         "steps and minimum terms)"
     )
 

@@ -13,6 +13,7 @@ from advisor.data.catalog import Catalog
 from advisor.inputs.workload import Workload
 from advisor.present.memo_refs import Refs
 from advisor.present.words import (
+    amount,
     count_words,
     duration,
     job_label,
@@ -109,7 +110,7 @@ def _limits(wl: Workload, catalog: Catalog) -> list[tuple[str, str]]:
 
 def _margin(b: Binding, wl: Workload) -> dict[str, str]:
     """One constraint, what the plan does against it, and its margin (binding, or what is spare)."""
-    spare = f"{b.slack or 0:,.2f} {b.unit} to spare"
+    spare = f"{amount(b.slack, b.unit)} to spare"
     margin = (f"binding ({spare}, under 1% of the limit)" if b.slack else "none: binding") if b.binding else spare
     kind, _, what = b.constraint.partition(":")
     label = _CONSTRAINT.get(kind, kind.replace("_", " ").capitalize())

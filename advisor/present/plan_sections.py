@@ -16,7 +16,7 @@ from advisor.present.escape import md
 from advisor.present.grid import grid, para
 from advisor.present.memo_costs import billed_gpus, billed_hours, cash_months, cost_rows
 from advisor.present.sections import NAMES
-from advisor.present.words import duration, months_phrase, quoted_rate, tokens, unproven, usd, usd_cents
+from advisor.present.words import amount, duration, months_phrase, quoted_rate, tokens, unproven, usd, usd_cents
 
 
 def as_plan(p: Plan | dict[str, Any]) -> Plan:
@@ -247,7 +247,7 @@ def constraints_section(p: Plan, fmt: str) -> list[str]:
     if not p.binding:
         return []
     rows = [
-        [b.constraint, "BINDING" if b.binding else f"slack {b.slack or 0:,.2f} {b.unit}", b.message] for b in p.binding
+        [b.constraint, "BINDING" if b.binding else f"slack {amount(b.slack, b.unit)}", b.message] for b in p.binding
     ]
     return [heading("Constraints", fmt), grid(["constraint", "status", "detail"], rows, fmt, wrap=(1, 2))]
 

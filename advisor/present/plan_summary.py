@@ -21,7 +21,17 @@ from advisor.present.plan_sections import (
     title_lines,
 )
 from advisor.present.sections import NAMES
-from advisor.present.words import duration, minimised, months_phrase, more_or_less, plural, quoted_rate, usd, usd_cents
+from advisor.present.words import (
+    amount,
+    duration,
+    minimised,
+    months_phrase,
+    more_or_less,
+    plural,
+    quoted_rate,
+    usd,
+    usd_cents,
+)
 
 LABEL = 10  # width of the labels ("Decision", "Cost", ...)
 # reasons whose plan message is long and says little more than its code
@@ -133,7 +143,7 @@ def binds_text(p: Plan) -> str:
         return "nothing"
     unit = Counter(b.unit for b in slack).most_common(1)[0][0]
     closest = min((b for b in slack if b.unit == unit), key=lambda b: b.slack or 0.0)
-    return f"nothing; the closest is {closest.constraint} ({closest.slack or 0:,.2f} {closest.unit} of slack)"
+    return f"nothing; the closest is {closest.constraint} ({amount(closest.slack, closest.unit)} of slack)"
 
 
 def top_sensitivities(p: Plan, n: int = 3) -> list[str]:

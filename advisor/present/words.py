@@ -78,6 +78,12 @@ def in_days(days: float, digits: int = 1) -> str:
     return duration(days * 24)
 
 
+def amount(x: float | None, unit: str) -> str:
+    """A binding row's slack in its unit at two decimals ('1.44 kW'); days under a day in duration's
+    words (in_days), where a deadline within the hour read '0.00 days'."""
+    return in_days(x or 0.0, 2) if unit == "days" else f"{x or 0:,.2f} {unit}"
+
+
 def months_phrase(n: float) -> str:
     """'36 months', '1 month', '1.5 months' (a horizon of one month reads 'over 1 month')."""
     return f"{n:g} month" + ("" if n == 1 else "s")
