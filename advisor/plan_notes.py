@@ -8,8 +8,8 @@ from collections.abc import Iterator
 from typing import Any
 
 from advisor.data.catalog_figures import STALE_MONTHS, age_months
+from advisor.durations import deadline_phrase, in_days
 from advisor.economics.rental import order_fit
-from advisor.present.words import deadline_phrase, in_days
 from advisor.solve import ledger, price_warnings
 from advisor.solve.constraints.deadline import Deadline
 from advisor.solve.problem import Problem

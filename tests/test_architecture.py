@@ -17,7 +17,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "advisor"
 
 # low -> high; a module may import from any layer at or below its own
 LAYERS = [
-    {"advisor._version", "advisor.errors", "advisor.ticker"},
+    {"advisor._version", "advisor.durations", "advisor.errors", "advisor.ticker"},
     {"advisor.inputs"},
     {"advisor.data"},
     {"advisor.contract"},

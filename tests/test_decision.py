@@ -353,11 +353,12 @@ def test_p80_never_reports_a_lower_cost_than_expected(name, catalog, rules):
 
 @pytest.mark.slow
 def test_the_exact_p80_milp_costs_no_more_than_any_candidate_on_its_draws(catalog, rules):
-    """review22a: the exact quantile MILP (explain/saa.py), its servers held unbounded, gave way at
-    HiGHS's integrality tolerance and returned on rent-vs-buy-3y a plan of P80 $8,770 against the
-    candidates' $6,186 (bench/decision.py). Solved on the decision's own draws it is the least P80
-    there: no candidate's P80, recomputed by the order-statistic rule the MILP states, is below it
-    beyond its 1% gap."""
+    """review22a: the exact quantile MILP (explain/saa.py), its servers held (SH, solve/server_terms.py)
+    without an upper bound, gave way at HiGHS's integrality tolerance and returned on rent-vs-buy-3y a
+    plan of P80 $8,770 against the candidates' $6,186 on the scoring draws (bench/decision.py); on the
+    decision's own draws, here, $8,623 against $6,163. Solved on those draws it is the least P80 there:
+    no candidate's P80, recomputed by the order-statistic rule the MILP states, is below it beyond its
+    1% gap."""
     from advisor.solve.constraints.gpu_count import held_counts
 
     problem = prepare(parse_workload({**example("rent-vs-buy-3y"), "decision": "p80"}), catalog, rules, AS_OF)

@@ -175,14 +175,14 @@ def test_a_deadline_under_a_second_is_refused_at_its_line(run, write, deadline):
     ],
 )
 def test_a_duration_is_said_in_the_unit_its_rounding_reaches(hours, said):
-    from advisor.present.words import duration
+    from advisor.durations import duration
 
     assert duration(hours) == said
 
 
 def test_a_deadline_under_an_hour_is_named_in_minutes_or_seconds():
     """review25a: the memo named any deadline under three minutes a "0-hour deadline"."""
-    from advisor.present.words import deadline_phrase
+    from advisor.durations import deadline_phrase
 
     assert [deadline_phrase(h) for h in (2 / 60, 0.75, 30 / 3600, 36, 168)] == [
         "2-minute deadline",

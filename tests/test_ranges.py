@@ -11,12 +11,12 @@ import yaml
 from conftest import AS_OF
 
 from advisor.data.resources import data_dir
+from advisor.durations import duration
 from advisor.explain.alternatives import alternatives
 from advisor.explain.ranges import cost_range, speed_sensitivity
 from advisor.explain.robustness import robustness
 from advisor.flow import plan, prepare
 from advisor.inputs.workload import parse_workload
-from advisor.present.words import duration
 from advisor.solve.milp import solve
 from advisor.solve.redraw import Redraw
 from advisor.solve.scenario import baseline

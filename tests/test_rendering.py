@@ -12,9 +12,9 @@ from conftest import AS_OF, EXAMPLES
 
 import advisor
 from advisor.cli import main
+from advisor.durations import duration
 from advisor.present.plan_text import plan_text
 from advisor.present.tables import crossover_headline, frontier_text, serve_estimate_text
-from advisor.present.words import duration
 
 
 def _memo(example_plan, name: str, fmt: str = "md") -> str:

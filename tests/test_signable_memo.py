@@ -149,7 +149,7 @@ def test_the_time_line_says_when_a_run_can_start_and_claims_no_finish_for_copies
     (job,) = d["jobs"]
     (row,) = [r for r in d["purchase"] if r["ownership"] == "buy"]
     line = next(x for x in plan_text(p, full=False).splitlines() if x.startswith("Time"))
-    from advisor.present.words import duration  # '31 days', not '31.0 days': the plan's way of printing days
+    from advisor.durations import duration  # '31 days', not '31.0 days': the plan's way of printing days
 
     assert f"takes {duration(job['wall_days'] * 24)}" in line and f"ready on day {row['ready_days']:.1f}" in line
     code, fleet = example_plan("rent-vs-buy-3y")

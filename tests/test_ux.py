@@ -106,6 +106,12 @@ SPELLINGS = {  # field: strings people write, some the parsers take and some the
         "7 d ays",
         "-7d",
         "7 sec",
+        "7 MIN",
+        "7 Min",
+        "7d,",
+        "_7d",
+        "1.,5h",
+        "1__000h",
     ],
     "tokens": [
         "10B",
@@ -123,6 +129,10 @@ SPELLINGS = {  # field: strings people write, some the parsers take and some the
         "ten",
         "-5",
         "1e",
+        "1,000",
+        "10B,",
+        ",10B",
+        "1,,000",
     ],
 }
 

@@ -22,6 +22,7 @@ from typing import Any
 from advisor.data.catalog import GPU
 from advisor.data.catalog_prices import TERM_HOURS, RentalOffer
 from advisor.data.economics import EconFigure, Economics
+from advisor.durations import in_days
 from advisor.economics.ownership import stream_factor
 from advisor.inputs.units import HOURS_PER_YEAR
 
@@ -285,7 +286,7 @@ def _billed_hours(offer: RentalOffer, kind: str, wall: float) -> tuple[float, li
     if kind in TERM_HOURS and offer.min_term_hours is None:
         if billed > wall * 1.0001:
             notes.append(
-                f"{kind}: committed for {billed / HOURS_PER_YEAR:g} year(s) though the job runs {wall / 24:.1f} days"
+                f"{kind}: committed for {billed / HOURS_PER_YEAR:g} year(s) though the job runs {in_days(wall / 24)}"
             )
         return billed, notes
     step: float | None = offer.billing_hours or (offer.term_hours if kind in TERM_HOURS else None)
@@ -294,7 +295,7 @@ def _billed_hours(offer: RentalOffer, kind: str, wall: float) -> tuple[float, li
     if min_term is not None and stepped < min_term:
         notes.append(
             f"{kind} at {offer.provider}: the minimum term of {min_term / 24:g} days is paid though the job "
-            f"runs {wall / 24:.1f} days"
+            f"runs {in_days(wall / 24)}"
         )
     return billed, notes
 

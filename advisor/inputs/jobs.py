@@ -139,7 +139,7 @@ class Job(Written):
     model: str | ModelShape = Field(description="a preset id (advisor models) or {params: 124M, layers: 12, ...}")
     tokens: Count = Field(description="token budget: 10B")
     precision: Literal["bf16", "fp16", "fp8"] = "bf16"
-    deadline: Hours | None = Field(default=None, description="wall-clock limit: 36h, 7d, 2w")
+    deadline: Hours | None = Field(default=None, description="wall-clock limit: 90min, 36h, 7d, 2w")
     micro_batch: int | None = Field(default=None, gt=0, le=4096)
     checkpointing: bool | None = Field(
         default=None, description="activation checkpointing; chosen automatically when absent"

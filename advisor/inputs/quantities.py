@@ -44,7 +44,7 @@ MIN_TTFT_MS = 1.0
 MIN_TPOT_MS = 0.1
 TTFT_WHY = "the plan states time to first token in whole milliseconds: a limit under 1 ms reads 0 ms"
 TPOT_WHY = "the plan states time per output token to 0.1 ms: a limit under it reads 0.0 ms"
-# the least deadline: the plan states a time under a minute in whole seconds (present/words.duration; a
+# the least deadline: the plan states a time under a minute in whole seconds (durations.duration; a
 # deadline of 1e-300 days was taken, exit 3)
 MIN_DEADLINE_HOURS = 1 / 3600
 DEADLINE_WHY = (
@@ -120,7 +120,7 @@ def floor_schema(least: float, none: float | None = None) -> Callable[[dict[str,
     return extra
 
 
-COUNT_PATTERN = units.schema_pattern(units.COUNT_SUFFIXES, units.COUNT_WORDS)
+COUNT_PATTERN = units.schema_pattern(units.COUNT_SUFFIXES, units.COUNT_WORDS, bare_ok=True)
 Count = Annotated[
     float,
     BeforeValidator(_bounded(units.parse_count, MAX_TOKENS, "a count")),
@@ -171,7 +171,7 @@ PowerKW = Annotated[
         {
             "anyOf": [
                 {"type": "number", "minimum": MIN_POWER_KW},
-                {"type": "string", "pattern": units.schema_pattern(units.POWER_KW, units.POWER_WORDS)},
+                {"type": "string", "pattern": units.schema_pattern(units.POWER_KW, units.POWER_WORDS, bare_ok=True)},
             ],
             "description": "power in kW: 3.6, 3.6kW or 1500W",
         }

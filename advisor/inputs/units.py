@@ -33,6 +33,7 @@ COUNT_WORDS = {
     "trillion": "T",
 }
 DURATION_WORDS = {
+    "min": "min",  # (any case: 7 MIN)
     "mins": "min",
     "minute": "min",
     "minutes": "min",
@@ -85,7 +86,7 @@ def _parse(
         return _finite_positive(x, what)
     if not isinstance(value, str):
         raise ValueError(f"{what} must be a number or a string like {example}, got {show(value)}")
-    text = value.strip().replace(",", "").replace("_", "")
+    text = re.sub(r"(?<=[0-9])[,_](?=[0-9])", "", value.strip())  # 1,000 or 1_000: separators between digits only
     m = re.fullmatch(_NUMBER + r"\s*([A-Za-z]*)", text)
     if not m:
         raise ValueError(f"cannot read {show(value)} as {what}; write it like {example}")
@@ -102,17 +103,19 @@ def _parse(
     return _finite_positive(float(number) * table.get(unit, 1.0), what)
 
 
-def schema_pattern(table: dict[str, float], words: dict[str, str] | None = None) -> str:
+def schema_pattern(table: dict[str, float], words: dict[str, str] | None = None, bare_ok: bool = False) -> str:
     """The JSON-schema pattern of the strings `_parse` reads with `table` and `words`, so an editor
     checking a workload against `advisor schema` takes what the tool takes ('30 days', '10k', '1.5e9'):
-    a number (',' and '_' between digits), a unit as the table writes it or a word in any case."""
+    a number (',' or '_' between digits), a unit as the table writes it or a word in any case, none where
+    `bare_ok` (the parser's own argument). Ranges and floors are the validator's (minimum, not a pattern)."""
 
     def any_case(word: str) -> str:
         return "".join(f"[{c.lower()}{c.upper()}]" for c in word)
 
     units = [re.escape(u) for u in sorted((u for u in table if u), key=len, reverse=True)]
     unit = "(" + "|".join(units + [any_case(w) for w in sorted(words or {}, key=len, reverse=True)]) + ")"
-    return r"^\s*[0-9][0-9,_]*(\.[0-9][0-9,_]*)?([eE][+-]?[0-9]+)?\s*" + unit + ("?" if "" in table else "") + r"\s*$"
+    digits = r"[0-9]([,_]?[0-9])*"
+    return rf"^\s*{digits}(\.{digits})?([eE][+-]?[0-9]+)?\s*" + unit + ("?" if bare_ok else "") + r"\s*$"
 
 
 def parse_count(value: object, what: str = "a count") -> float:

@@ -8,7 +8,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from advisor.contract.facts import BINDING_TOLERANCE, Lever, Marginal, Shortfall, Slack
-from advisor.present.words import deadline_phrase, in_days
+from advisor.durations import DAYS_FROM_HOURS, deadline_phrase, duration, in_days
+from advisor.present.words import whole_or_two_digits
 
 if TYPE_CHECKING:
     from advisor.contract.diagnosis_facts import Combination, Diagnosis, WorkloadLever
@@ -40,7 +41,7 @@ def _si(x: float) -> str:
     for div, unit in ((1e9, "B"), (1e6, "M"), (1e3, "K")):
         if x >= div:
             return f"{x / div:,.3g}{unit}"
-    return f"{x:,.0f}"
+    return whole_or_two_digits(x)  # (a minute's work read '0 GPU-hours')
 
 
 # ---------------------------------------------------------------------- the binding table
@@ -50,7 +51,7 @@ def _slack_words(s: Slack) -> str:
         start = f", after {in_days(f['start_days'])} for the hardware to arrive" if f.get("start_days") else ""
         if f.get("wait_days"):
             start += f" and {in_days(f['wait_days'])} for the jobs due before it to free its GPUs"
-        if s.limit < 1:  # a deadline within the day: in its own units, not '0.03 of 0.0291667 days'
+        if 24 * s.limit < DAYS_FROM_HOURS:  # a deadline said in hours or minutes: not '0.03 of 0.0291667 days'
             return (
                 f"{f['job']} finishes in {in_days(s.used, 2)} of its {deadline_phrase(24 * s.limit)} at the "
                 f"P{round(100 * f['confidence'])} job time ({in_days(f['estimate_days'], 2)} estimated{start})"
@@ -112,7 +113,7 @@ def _shortfall_words(s: Shortfall) -> str:
             f"{origin(s.facts.get('rule'), s.facts.get('origin'))}"
         )
     if s.family == "deadline":
-        return f"the cheapest plan with no limits takes {s.needed:.1f} days; the deadline is {s.limit:g} days"
+        return f"the cheapest plan with no limits takes {in_days(s.needed)}; the deadline is {duration(24 * s.limit)}"
     if s.family == "gpu_count":
         return f"the cheapest plan with no limits uses {s.needed:,.0f} GPUs; at most {s.limit:,.0f} are allowed"
     if s.family == "horizon":
@@ -125,7 +126,7 @@ def _shortfall_words(s: Shortfall) -> str:
         why = f" ({lead.confidence} confidence: {lead.note})" if lead is not None and lead.note else ""
         return (
             f"bought {s.facts['gpu']} take {s.needed:,.1f} days to arrive and burn in{why}; with "
-            f"{s.facts['job_days']:,.1f} days of work, {s.facts['job']} cannot finish by its {deadline_phrase(24 * s.limit)}"
+            f"{in_days(s.facts['job_days'])} of work, {s.facts['job']} cannot finish by its {deadline_phrase(24 * s.limit)}"
         )
     return f"the cheapest plan with no limits needs {s.needed:g}; the limit is {s.limit:g}"
 
@@ -334,8 +335,8 @@ def limit_reason(lv: Lever, name: str) -> JSON:
         "code": CODES.get(lv.family, lv.family),
         "needed": round(lv.needed, 3),
         "limit": lv.limit,
-        "message": f"{name} needs >= {lv.needed:.1f} days even at its fastest allowed plan; the deadline is "
-        f"{lv.limit:g} days",
+        "message": f"{name} needs >= {in_days(lv.needed)} even at its fastest allowed plan; the deadline is "
+        f"{duration(24 * lv.limit)}",
     }
 
 

@@ -8,17 +8,10 @@ from typing import Any
 from advisor.contract import Plan
 from advisor.contract.context import PlanContext
 from advisor.contract.explanations import Rejected
+from advisor.durations import deadline_phrase
 from advisor.present.memo_costs import cash_months
 from advisor.present.svg import Chart
-from advisor.present.words import (
-    EXCLUDED,
-    deadline_phrase,
-    job_label,
-    join,
-    months_phrase,
-    usd,
-    usd_short,
-)
+from advisor.present.words import EXCLUDED, job_label, join, months_phrase, usd, usd_short
 
 COLOURS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#9467bd", "#8c564b", "#e377c2", "#17becf", "#bcbd22")
 

@@ -11,6 +11,7 @@ from advisor._version import __version__
 from advisor.contract import Plan
 from advisor.contract.context import PlanContext
 from advisor.contract.explanations import BreakEven, Marginal
+from advisor.durations import duration
 from advisor.present.decision_words import cautions, robustness_cost, verify_first
 from advisor.present.memo_charts import charts as draw_charts
 from advisor.present.memo_costs import COST_LINES, cash_months, cost_rows, rent_by_payment, start_days
@@ -20,17 +21,7 @@ from advisor.present.memo_refs import Refs, rules_digest
 from advisor.present.memo_requirement import assumption_rows, requirement
 from advisor.present.memo_sections import alternative_rows, bill_of_materials, job_rows, rule_card
 from advisor.present.memo_serving import serving_context
-from advisor.present.words import (
-    duration,
-    minimised,
-    months_phrase,
-    more_or_less,
-    pct,
-    sentence,
-    unproven,
-    usd,
-    usd_cents,
-)
+from advisor.present.words import minimised, months_phrase, more_or_less, pct, sentence, unproven, usd, usd_cents
 
 GLOSSARY = [
     ("Token", "a word piece of training text; the amount of training is counted in tokens"),

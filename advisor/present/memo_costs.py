@@ -11,7 +11,7 @@ from advisor.contract.costs import SERVICES, PurchaseItem
 from advisor.contract.jobs import Job
 from advisor.data.catalog import Catalog
 from advisor.present.memo_sections import server_name
-from advisor.present.words import months_phrase, quoted_rate, sentence, unit_rate, usd, usd_cents
+from advisor.present.words import months_phrase, quoted_rate, sentence, unit_rate, usd, usd_cents, whole_or_two_digits
 
 # the nominal cost lines in the order a reader pays them, with what each is and when it is paid
 COST_LINES = (
@@ -174,23 +174,24 @@ def _cost_basis(plan: Plan, key: str, months: float, catalog: Catalog | None, bo
     return "see the bill of materials"
 
 
-def _hours(x: float) -> str:
-    """GPU-hours in whole hours, two significant digits under ten: a 7-minute run rents 0.12 GPU-hours, not 0."""
-    return f"{x:,.0f}" if round(x) >= 10 or x == 0 else f"{x:.2g}"
+def gpu_hours(x: float) -> str:
+    """'371 GPU-hours', '1 GPU-hour'."""
+    text = whole_or_two_digits(x)
+    return f"{text} GPU-hour" + ("" if text == "1" else "s")
 
 
 def _used_and_paid(i: PurchaseItem) -> tuple[float, float, bool]:
     """(GPU-hours used, GPU-hours billed, whether billing adds any at the hours printed) of a rental."""
     used = i.gpu_hours or 0.0
     paid = i.billed_gpu_hours if i.billed_gpu_hours is not None else used
-    return used, paid, _hours(paid) != _hours(used)
+    return used, paid, whole_or_two_digits(paid) != whole_or_two_digits(used)
 
 
 def billed_hours(i: PurchaseItem) -> str:
     """'3,874,816 GPU-hours billed for 3,872,849 used', or '371 GPU-hours' when billing adds nothing: what
     a rental pays for, as the plan, the recommendation and the RFQ ask for it."""
     used, paid, more = _used_and_paid(i)
-    return f"{_hours(paid)} GPU-hours billed for {_hours(used)} used" if more else f"{_hours(paid)} GPU-hours"
+    return f"{gpu_hours(paid)} billed for {whole_or_two_digits(used)} used" if more else gpu_hours(paid)
 
 
 def billed_gpus(i: PurchaseItem) -> str:
@@ -208,7 +209,7 @@ def _rent_basis(i: PurchaseItem) -> str:
     if not more:
         return f"{hours} GPU-hours × {quoted_rate(price)}"
     return (
-        f"{hours} GPU-hours billed × {quoted_rate(price)} ({_hours(used)} used: billed in whole nodes, billing "
+        f"{hours} GPU-hours billed × {quoted_rate(price)} ({whole_or_two_digits(used)} used: billed in whole nodes, billing "
         "steps and minimum terms)"
     )
 

@@ -7,10 +7,11 @@ from __future__ import annotations
 
 from advisor.contract import Plan
 from advisor.contract.context import PlanContext
+from advisor.durations import duration
 from advisor.present.decision_words import HONEST_SHARE, schedule_misses
 from advisor.present.memo_charts import gpu_colours
 from advisor.present.svg import Chart
-from advisor.present.words import duration, usd, usd_short
+from advisor.present.words import usd, usd_short
 
 
 def range_sentence(plan: Plan) -> str:

@@ -8,21 +8,11 @@ from advisor.contract import Plan
 from advisor.contract.context import PlanContext
 from advisor.contract.costs import PurchaseItem
 from advisor.data.catalog import Catalog
+from advisor.durations import deadline_phrase, duration
 from advisor.present.decision_words import schedule_misses, why_dearer
 from advisor.present.memo_costs import billed_hours, cash_months, rent_by_payment, start_days
 from advisor.present.memo_sections import server_name
-from advisor.present.words import (
-    deadline_phrase,
-    duration,
-    footed,
-    join,
-    months_phrase,
-    more_or_less,
-    quoted_rate,
-    rent_phrase,
-    sentence,
-    usd,
-)
+from advisor.present.words import footed, join, months_phrase, more_or_less, quoted_rate, rent_phrase, sentence, usd
 
 
 def server_phrase(catalog: Catalog, sid: str, n: int) -> str:

@@ -10,12 +10,12 @@ from advisor.contract import Plan
 from advisor.contract.context import PlanContext
 from advisor.contract.explanations import Binding
 from advisor.data.catalog import Catalog
+from advisor.durations import duration
 from advisor.inputs.workload import Workload
 from advisor.present.memo_refs import Refs
 from advisor.present.words import (
     amount,
     count_words,
-    duration,
     job_label,
     join,
     months_phrase,

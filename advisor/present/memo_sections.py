@@ -10,13 +10,13 @@ from advisor.contract import Plan
 from advisor.contract.context import PlanContext
 from advisor.contract.explanations import Rejected
 from advisor.data.catalog import GPU, Catalog
+from advisor.durations import duration
 from advisor.present.bom_figures import quantity_and_unit
 from advisor.present.decision_words import why_dearer
 from advisor.present.memo_refs import Refs
 from advisor.present.words import (
     count_words,
     day,
-    duration,
     job_label,
     more_or_less,
     pct,

@@ -10,13 +10,14 @@ from typing import Any
 from advisor.contract import Plan
 from advisor.contract.costs import Triple
 from advisor.contract.explanations import Reason, Rejected
+from advisor.durations import duration
 from advisor.present import words
 from advisor.present.decision_words import cost_only, expected, over_draws
 from advisor.present.escape import md
 from advisor.present.grid import grid, para
 from advisor.present.memo_costs import billed_gpus, billed_hours, cash_months, cost_rows
 from advisor.present.sections import NAMES
-from advisor.present.words import amount, duration, months_phrase, quoted_rate, tokens, unproven, usd, usd_cents
+from advisor.present.words import amount, months_phrase, quoted_rate, tokens, unproven, usd, usd_cents
 
 
 def as_plan(p: Plan | dict[str, Any]) -> Plan:

@@ -11,6 +11,7 @@ from typing import Any
 from advisor.contract import Plan
 from advisor.contract.context import PlanContext
 from advisor.contract.explanations import Rejected
+from advisor.durations import duration
 from advisor.present.decision_words import cautions, doubted, expected, noise, over_draws
 from advisor.present.escape import md
 from advisor.present.grid import grid, para
@@ -21,17 +22,7 @@ from advisor.present.plan_sections import (
     title_lines,
 )
 from advisor.present.sections import NAMES
-from advisor.present.words import (
-    amount,
-    duration,
-    minimised,
-    months_phrase,
-    more_or_less,
-    plural,
-    quoted_rate,
-    usd,
-    usd_cents,
-)
+from advisor.present.words import amount, minimised, months_phrase, more_or_less, plural, quoted_rate, usd, usd_cents
 
 LABEL = 10  # width of the labels ("Decision", "Cost", ...)
 # reasons whose plan message is long and says little more than its code

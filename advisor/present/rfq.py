@@ -18,6 +18,7 @@ from typing import Any
 from advisor.contract import Plan
 from advisor.contract.context import PlanContext
 from advisor.contract.costs import PurchaseItem
+from advisor.durations import duration
 from advisor.inputs.arguments import output_file
 from advisor.inputs.units import HOURS_PER_MONTH
 from advisor.present.escape import md
@@ -25,7 +26,7 @@ from advisor.present.grid import csv_text, markdown
 from advisor.present.memo import output_format, write_atomically
 from advisor.present.memo_costs import billed_gpus, billed_hours
 from advisor.present.rfq_dates import latest_date, server_date
-from advisor.present.words import duration, quoted_rate, unit_rate, usd
+from advisor.present.words import plural, quoted_rate, unit_rate, usd
 
 SUFFIXES = {".md": "md", ".markdown": "md", ".csv": "csv"}
 TOP_VERIFY = 3  # the verify items an RFQ asks about first
@@ -126,7 +127,7 @@ def term(plan: Plan, item: PurchaseItem) -> str:
     hours = billed_hours(item) if item.gpu_hours else "the serving months"
     until = f", until the bought {item.bridges} arrive ({item.hours or 0:,.0f} h)" if item.use == "bridge" else ""
     return (
-        f"{kind}, {hours}, up to {item.count:,} GPUs at once"
+        f"{kind}, {hours}, up to {plural(item.count, 'GPU')} at once"
         + billed_gpus(item)
         + (f", {term_phrase(months)}" if months else "")
         + until

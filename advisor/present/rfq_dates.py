@@ -16,6 +16,7 @@ import datetime as dt
 from advisor.contract import Plan
 from advisor.contract.context import PlanContext
 from advisor.contract.costs import PurchaseItem, ServerItem
+from advisor.durations import DAYS_FROM_HOURS, in_days
 from advisor.present.words import usd
 
 
@@ -44,7 +45,12 @@ def _training_start(plan: Plan, ctx: PlanContext, item: PurchaseItem) -> tuple[f
         return None
     slack, name, run, due, after = min(starts)
     verb = "delivered and running" if item.ownership == "buy" else "available"
-    turn = f", after {after - run:.1f} days for the jobs due before it" if after > run + 0.05 else ""
+    turn = f", after {in_days(after - run)} for the jobs due before it" if after > run + 0.05 else ""
+    if 24 * due < DAYS_FROM_HOURS:  # due within two days: its times in hours or minutes, not 'day 0.0291667'
+        return max(0.0, slack), (
+            f"{verb} at most {in_days(max(0.0, slack))} after day 0 begins: {name} is due {in_days(due)} after it, runs "
+            f"{in_days(run)} at the workload's confidence{turn} (day 0 = {plan.as_of})"
+        )
     return max(0.0, slack), (
         f"{verb} by day {max(0.0, slack):.1f}: {name} is due on day {due:g} and runs {run:.1f} days at the "
         f"workload's confidence{turn} (day 0 = {plan.as_of})"

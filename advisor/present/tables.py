@@ -3,8 +3,9 @@ is data (dicts); this only lays it out (present/grid.py draws the tables; presen
 
 from __future__ import annotations
 
+from advisor.durations import duration
 from advisor.present.grid import csv_text, grid, para, prose, table
-from advisor.present.words import duration, tokens, usd
+from advisor.present.words import tokens, usd
 
 
 def model_shape(m: dict) -> str:

@@ -6,6 +6,8 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING
 
+from advisor.durations import in_days
+
 if TYPE_CHECKING:
     from advisor.contract import Plan
     from advisor.inputs.workload import Workload
@@ -47,35 +49,12 @@ def rate(x: float) -> str:
     return f"{round(x, -int(math.floor(math.log10(x))) + 2):,.{digits}f}"
 
 
-def _num(x: float) -> str:
-    """One decimal, none when it is zero: 7.0 -> '7', 1.58 -> '1.6'."""
-    text = f"{x:,.1f}"
-    return text[:-2] if text.endswith(".0") else text
-
-
-def duration(hours: float, short: bool = False) -> str:
-    """'40 seconds', '1.5 minutes', '45 minutes', '5 hours', '38.1 hours (1.6 days)' ('38.1 hours' when
-    short), '7 days'."""
-    if round(hours * 3600) < 60:  # (59.6 seconds read "60 seconds", 59.9 minutes "60 minutes": review25b)
-        seconds = max(1, round(hours * 3600))
-        return f"{seconds} second" + ("" if seconds == 1 else "s")
-    minutes = _num(hours * 60) if hours * 60 < 10 else f"{hours * 60:,.0f}"
-    if hours < 1 and minutes != "60":
-        return f"{minutes} minute" + ("" if minutes == "1" else "s")
-    if hours < 48:
-        text = _num(hours)
-        day = _num(hours / 24)
-        days = "" if short or hours < 24 else f" ({day} day{'' if day == '1' else 's'})"  # not '1 hour (0 days)'
-        return f"{text} hour" + ("" if text == "1" else "s") + days
-    return f"{_num(hours / 24)} days"
-
-
-def in_days(days: float, digits: int = 1) -> str:
-    """'12.4 days' at `digits` decimals from a day up; under a day, duration's words ('38 minutes'),
-    where '0.0 days' said nothing of a job due within the hour."""
-    if round(days, digits) >= 1 or days <= 0:
-        return f"{days:,.{digits}f} days"
-    return duration(days * 24)
+def whole_or_two_digits(x: float) -> str:
+    """A count of hours in whole units from ten up, two significant digits below ('0.12' for a 7-minute
+    run's GPU-hours, where '0' said nothing), without an exponent ('0.0000014', not '1.4e-06')."""
+    if round(x) >= 10 or x <= 0:
+        return f"{x:,.0f}"
+    return f"{float(f'{x:.2g}'):.{max(0, 1 - math.floor(math.log10(x)))}f}".rstrip("0").rstrip(".")
 
 
 def amount(x: float | None, unit: str) -> str:
@@ -87,13 +66,6 @@ def amount(x: float | None, unit: str) -> str:
 def months_phrase(n: float) -> str:
     """'36 months', '1 month', '1.5 months' (a horizon of one month reads 'over 1 month')."""
     return f"{n:g} month" + ("" if n == 1 else "s")
-
-
-def deadline_phrase(hours: float) -> str:
-    """168 -> '7-day deadline', 36 -> '36-hour deadline', 0.75 -> '45-minute deadline': in duration's units
-    (under three minutes a deadline read '0-hour')."""
-    number, unit = duration(hours, short=True).split(" ")
-    return f"{number}-{unit.removesuffix('s')} deadline"
 
 
 def unit_rate(x: float) -> str:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from advisor.contract.facts import Lever, Marginal, Shortfall, Slack, binds
-from advisor.present.words import deadline_phrase, in_days, plural
+from advisor.durations import deadline_phrase, in_days
 from advisor.solve.constraints.at_once import class_done_hours
 from advisor.solve.constraints.base import NO_DEADLINE, Family, Need, Rebuild, Run, past
 from advisor.solve.scenario import Scenario, baseline
@@ -45,7 +45,7 @@ def too_slow(name: str, fastest: Candidate, cls: JobClass, ownership: str, confi
         )
     start = f" after {in_days(fastest.start_hours / 24)} to {verb}" if fastest.start_hours else ""
     return (
-        f"{name}: even {plural(fastest.count, 'GPU')} ({ownership}) take{'s' if fastest.count == 1 else ''} "
+        f"{name}: even {fastest.count:,} GPU{'' if fastest.count == 1 else 's'} ({ownership}) take{'s' if fastest.count == 1 else ''} "
         f"{in_days(fastest.planned_hours / 24)}{start} "
         f"at confidence {confidence:g} ({in_days(fastest.hours / 24)} estimated), "
         f"past the {deadline_phrase(cls.deadline)}"
