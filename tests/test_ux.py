@@ -134,23 +134,26 @@ SPELLINGS = {  # field: strings people write, some the parsers take and some the
         ",10B",
         "1,,000",
     ],
+    "power_limit_kw": ["3.6", "3.6kW", "1500 W", "2 megawatts", "3.6 KW", "3.6 kWh", "kW3", "1,500W"],
 }
 
 
 @pytest.mark.parametrize("field", sorted(SPELLINGS))
 def test_the_schema_takes_the_spellings_the_tool_takes(validator, field):
     """The schema's patterns said `^[0-9.]+\\s*[hdw]$` and `[KMBT]?`: an editor checking a workload
-    against `advisor schema` flagged '30 days', '10 billion', '10k' and '1.5e9', which the tool plans.
-    Each spelling now matches the schema exactly when the tool's parser reads it."""
+    against `advisor schema` flagged '30 days', '10 billion', '10k', '1.5e9' and a bare power number, which
+    the tool plans. Each spelling now matches the schema exactly when the tool's parser reads it."""
     from advisor.inputs import units
 
-    parse = units.parse_duration_hours if field == "deadline" else units.parse_count
+    parse = {"deadline": units.parse_duration_hours, "tokens": units.parse_count}.get(field, units.parse_power_kw)
     for text in SPELLINGS[field]:
         try:
             taken = parse(text) > 0
         except ValueError:
             taken = False
         doc = {"deployment": "office", "model": "gpt2-124m", "tokens": "1B", "deadline": "7d", field: text}
+        if field == "power_limit_kw":  # a deployment's field
+            doc = {**{k: v for k, v in doc.items() if k != field}, "deployment": {"context": "office", field: text}}
         assert (not list(validator.iter_errors(doc))) == taken, (field, text, taken)
 
 
