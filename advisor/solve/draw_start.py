@@ -1,20 +1,25 @@
 """How HiGHS searches each robustness draw (solve/redraw.py) and where that search starts.
 
 A draw is proven within the plan's gap whatever the start and the heuristics, so at the few-jobs gap
-(0.01%) they change its time, not its plan. The start is the plan at the slowest speeds any draw
-gives (each GPU type at its slowest drawn speed and serving rate, prices at their centres): it holds
-the most capacity, so a draw's search starts with a plan that fits it far more often than from the
-plan at the fastest speeds, where every draw slower than that left HiGHS without one and the time
-went to root cuts (docs/performance.md). It is solved once, before any draw, from the draws' own
-factors: every draw, in whatever process and order, starts from the same columns.
+(0.01%) they change its time, not its plan. HiGHS keeps a start only where its integer values fit the
+draw; a draw left without one spends its time in root cuts (docs/performance.md). So a draw may start
+from two plans, both solved once before any draw: the plan at the slowest speeds any draw gives (each
+GPU type at its slowest drawn speed and serving rate, prices at their centres), which holds the most
+capacity, and the model's as built (the fastest speeds). A draw takes the first whose integer columns
+lie within its own bounds (a faster draw drops the candidates a now-feasible one dominates, and the
+slow plan may use them): a choice made from the draw's own columns alone, so every draw starts from
+the same plan in whatever process and order it is drawn.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from advisor.solve.settings import DEFAULT_GAP
+
+if TYPE_CHECKING:
+    import numpy as np
 
 PROBING = 1 << 15  # HiGHS probing, off under a fleet ceiling: 97% of a draw there (docs/performance.md)
 
@@ -60,3 +65,31 @@ def plan_of(h: Any) -> list[float] | None:
     if h.run() == highspy.HighsStatus.kError or h.getInfo().primal_solution_status != 2:
         return None
     return list(h.getSolution().col_value)
+
+
+class Starts:
+    """The plans a draw may start from, in order of preference: `pick` gives the first whose integer
+    columns lie within the bounds the draw set (else the last, the model's as built), or None."""
+
+    def __init__(self, h: Any, plans: Sequence[list[float]]):
+        import numpy as np
+
+        kinds = np.array([int(t) for t in h.getLp().integrality_], dtype=int)  # (HighsVarType: 0 continuous)
+        self.integer = np.flatnonzero(kinds != 0) if len(kinds) else np.arange(h.getNumCol())
+        self.plans: list[np.ndarray] = [np.asarray(x, dtype=float) for x in plans]
+
+    def pick(self, h: Any) -> list[float] | None:
+        import numpy as np
+
+        if not self.plans:
+            return None
+        lp = h.getLp()
+        low, high = np.asarray(lp.col_lower_)[self.integer], np.asarray(lp.col_upper_)[self.integer]
+        for x in self.plans[:-1]:
+            v = x[self.integer]
+            if bool(np.all((v >= low - BOUND_TOLERANCE) & (v <= high + BOUND_TOLERANCE))):
+                return x.tolist()
+        return self.plans[-1].tolist()
+
+
+BOUND_TOLERANCE = 1e-6  # HiGHS's own default primal feasibility tolerance

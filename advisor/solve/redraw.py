@@ -19,7 +19,7 @@ from advisor.solve.constraints import bounds
 from advisor.solve.constraints.gpu_count import Held, copies_at_once, rented_counts
 from advisor.solve.constraints.slots import serving_server_rows
 from advisor.solve.draw_deadlines import DeadlineTest, deadline_array, meets_all
-from advisor.solve.draw_start import plan_of, slowest, tune
+from advisor.solve.draw_start import Starts, plan_of, slowest, tune
 from advisor.solve.formulation import build_model
 from advisor.solve.highs_model import HighsModel
 from advisor.solve.milp import solve
@@ -82,7 +82,7 @@ class Redraw:
         tune(hm.h, time_limit, gap, sc.gpu_upper is not None)
         self.model, self.h, self.hm = model, hm.h, hm
         self._index()
-        self.hint = self._first_plan(draws, serves, gap)
+        self.starts = self._starts(draws, serves, gap)
 
     def _index(self) -> None:
         m = self.model
@@ -252,24 +252,23 @@ class Redraw:
         self.bridge.apply(h, d)
         self.pools.apply(h, (rent, rent_z), (at, self.sc.budget_basis) if at is not None else None)
 
-    def _first_plan(
+    def _starts(
         self, draws: Sequence[Mapping[str, float]] | None, serves: Sequence[Mapping[str, float] | None], gap: float
-    ) -> list[float] | None:
-        """The plan each draw's search starts from (_run_draw), or None without one: at the few-jobs
-        gap with the draws known, the plan at their slowest speeds (solve/draw_start.py); else, or
-        when none meets the constraints there, the model's as built (every candidate open, at the
-        fastest speeds and the prices' centres)."""
+    ) -> Starts:
+        """The plans each draw's search may start from (_run_draw, solve/draw_start.py): the model's as
+        built (every candidate open, at the fastest speeds and the prices' centres), and before it, at the
+        few-jobs gap with the draws known, the plan at their slowest speeds."""
+        plans = [x] if (x := plan_of(self.h)) is not None else []
         if draws and gap <= DEFAULT_GAP:
             speed, serve = slowest(sorted(self.fastest), draws, serves)
             self._set_draw(speed, {}, {}, None, serve)
-            if (x := plan_of(self.h)) is not None:
-                return x
-            self._set_draw(self.fastest, {}, {})
-        return plan_of(self.h)
+            if (slow := plan_of(self.h)) is not None:
+                plans.insert(0, slow)
+        return Starts(self.h, plans)
 
     def _run_draw(self) -> Answer | None:
         """choice() of the model as _set_draw left it: a fresh HiGHS run, its plan read off the columns.
-        The search is handed the start _first_plan chose, which HiGHS keeps only where the draw leaves
+        The search is handed the start `Starts.pick` chose for the draw, which HiGHS keeps only where the draw leaves
         it feasible (it fixes the start's integers and solves for the rest): a draw proven within the
         gap is its optimum from any start (tests/test_draw_start.py, bench/warm_start.py)."""
         import highspy
@@ -277,9 +276,9 @@ class Redraw:
         h, m = self.h, self.model
         assert m is not None
         h.clearSolver()
-        if self.hint is not None:
+        if (x := self.starts.pick(h)) is not None:
             start = highspy.HighsSolution()
-            start.col_value, start.value_valid = self.hint, True
+            start.col_value, start.value_valid = x, True
             h.setSolution(start)
         _run(h)
         if h.getInfo().primal_solution_status == 2 and not objective_adds_up(h):
