@@ -35,9 +35,9 @@ def tune(h: Any, time_limit: float | None, gap: float, ceiling: bool) -> None:
     h.setOptionValue("mip_heuristic_run_rins", False)
     # Proven to the few-jobs gap (0.01%) each draw's plan is its optimum however HiGHS searches, and
     # without restarts after the root (started from a plan, below) train-and-serve's 200 draws took
-    # 10.2 s of CPU against 21.0 s, every plan the same; without the feasibility-jump heuristic
+    # 10.2 s of CPU against 21.0 s, every plan the same; without the feasibility-jump heuristic too
     # (a start is at hand) serve-70b-datacenter's took 18.0 s against 23.7 s and train-and-serve's
-    # 18.9 s against 20.9 s (each draw both ways in turn), every answer the same. At the fleets' 1%
+    # 18.9 s against 20.9 s (each draw both ways in turn, one start), every answer the same. At the fleets' 1%
     # the search decides which plan within the gap it returns (4 of the 200-job fleet's first 40
     # draws changed): there HiGHS keeps its defaults.
     if gap <= DEFAULT_GAP:
