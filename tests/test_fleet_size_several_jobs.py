@@ -343,7 +343,8 @@ def test_draws_under_a_fleet_ceiling_run_without_probing(tmp_path: Path) -> None
     on fuzz case sane-0-681 (gpus: 10) took 97% of each draw for a one-node search (solve/redraw.py); a
     workload without one keeps it. That the draws still choose what a full solve does is
     test_robustness_draws_with_a_fleet_floor_choose_what_a_full_solve_does, on such a ceiling."""
-    from advisor.solve.redraw import PROBING, Redraw
+    from advisor.solve.draw_start import PROBING
+    from advisor.solve.redraw import Redraw
     from advisor.solve.scenario import baseline
     from advisor.solve.settings import SolveSettings
 

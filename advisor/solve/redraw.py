@@ -19,6 +19,7 @@ from advisor.solve.constraints import bounds
 from advisor.solve.constraints.gpu_count import Held, copies_at_once, rented_counts
 from advisor.solve.constraints.slots import serving_server_rows
 from advisor.solve.draw_deadlines import DeadlineTest, deadline_array, meets_all
+from advisor.solve.draw_start import Starts, plan_of, slowest, tune
 from advisor.solve.formulation import build_model
 from advisor.solve.highs_model import HighsModel
 from advisor.solve.milp import solve
@@ -40,7 +41,6 @@ Signature = tuple[tuple[str, str, int], ...]  # a purchase: sorted (GPU, buy | r
 Factors = Mapping[str, float]  # GPU id -> a draw's factor (or normal); 1 (0) when absent
 # a draw's answer: (its (GPU, ownership) pairs, purchase signature, proven?, rental offers (GPU, provider))
 Answer = tuple[frozenset, tuple, bool, frozenset]
-PROBING = 1 << 15  # HiGHS probing, off under a fleet ceiling: 97% of a draw there (docs/performance.md)
 TIMED_OUT = "no plan found within the time limit"  # a draw's purchase when its time limit came first
 
 
@@ -79,23 +79,10 @@ class Redraw:
         slowest = {g: min(1.0, *(d.get(g, 1.0) for d in every)) for g in self.fastest} if draws else None
         model = build_model(problem, sc, self.cands, redrawn=True, slowest=slowest, cuts=gap <= DEFAULT_GAP)
         hm = HighsModel(model, {}, 1.0)  # handed to HiGHS without a solve: each draw is a fresh run
-        hm.h.setOptionValue("time_limit", float(time_limit) if time_limit is not None else float("inf"))
-        hm.h.setOptionValue("mip_rel_gap", float(gap))
-        # Without the RINS sub-MIP heuristic: the 200-job fleet's 40 draws took 24.0 s of CPU against
-        # 30.2 s with it (3 interleaved runs each, 22.9-25.0 against 29.2-31.9 s), every draw still proven
-        # within the gap; 5 of the 40 then settle on another purchase within that gap.
-        hm.h.setOptionValue("mip_heuristic_run_rins", False)
-        # Proven to the few-jobs gap (0.01%) each draw's plan is its optimum however HiGHS searches, and
-        # without restarts after the root (started from the first plan, _run_draw) train-and-serve's 200
-        # draws took 10.2 s of CPU against 21.0 s, every plan the same. At the fleets' 1% the search
-        # decides which plan within the gap it returns (4 of the 200-job fleet's first 40 draws changed):
-        # there HiGHS keeps its defaults.
-        if gap <= DEFAULT_GAP:
-            hm.h.setOptionValue("mip_allow_restart", False)
-        hm.h.setOptionValue("presolve_rule_off", PROBING if sc.gpu_upper is not None else 0)  # (gpu_count_max)
+        tune(hm.h, time_limit, gap, sc.gpu_upper is not None)
         self.model, self.h, self.hm = model, hm.h, hm
         self._index()
-        self.hint = self._first_plan()
+        self.starts = self._starts(draws, serves, gap)
 
     def _index(self) -> None:
         m = self.model
@@ -265,30 +252,33 @@ class Redraw:
         self.bridge.apply(h, d)
         self.pools.apply(h, (rent, rent_z), (at, self.sc.budget_basis) if at is not None else None)
 
-    def _first_plan(self) -> list[float] | None:
-        """The plan of the model as built (every candidate open, at the fastest speeds and the
-        prices' centres): each draw's search starts from it (_run_draw), or None without one."""
-        import highspy
-
-        h = self.h
-        if h.run() == highspy.HighsStatus.kError or h.getInfo().primal_solution_status != 2:
-            return None
-        return list(h.getSolution().col_value)
+    def _starts(
+        self, draws: Sequence[Mapping[str, float]] | None, serves: Sequence[Mapping[str, float] | None], gap: float
+    ) -> Starts:
+        """The plans each draw's search may start from (_run_draw, solve/draw_start.py): the model's as
+        built (every candidate open, at the fastest speeds and the prices' centres), and before it, at the
+        few-jobs gap with the draws known, the plan at their slowest speeds."""
+        plans = [x] if (x := plan_of(self.h)) is not None else []
+        if draws and gap <= DEFAULT_GAP:
+            speed, serve = slowest(sorted(self.fastest), draws, serves)
+            self._set_draw(speed, {}, {}, None, serve)
+            if (slow := plan_of(self.h)) is not None:
+                plans.insert(0, slow)
+        return Starts(self.h, plans)
 
     def _run_draw(self) -> Answer | None:
         """choice() of the model as _set_draw left it: a fresh HiGHS run, its plan read off the columns.
-        The search is handed the model's first plan (_first_plan), a start it keeps only where the
-        draw leaves it feasible: with it (and no restarts, above) the 200 draws of train-and-serve took
-        10.2 s of CPU against 34.4 s, every draw's plan and cost the same (bench/warm_start.py checks
-        the start against a fresh solve)."""
+        The search is handed the start `Starts.pick` chose for the draw, which HiGHS keeps only where the draw leaves
+        it feasible (it fixes the start's integers and solves for the rest): a draw proven within the
+        gap is its optimum from any start (tests/test_draw_start.py, bench/warm_start.py)."""
         import highspy
 
         h, m = self.h, self.model
         assert m is not None
         h.clearSolver()
-        if self.hint is not None:
+        if (x := self.starts.pick(h)) is not None:
             start = highspy.HighsSolution()
-            start.col_value, start.value_valid = self.hint, True
+            start.col_value, start.value_valid = x, True
             h.setSolution(start)
         _run(h)
         if h.getInfo().primal_solution_status == 2 and not objective_adds_up(h):
