@@ -47,5 +47,5 @@ def owned_value(model: Model) -> float:
         if g in model.F:
             total += model.F[g].value() or 0.0
         total += sum(model.hold_cost(g, lv) * (model.H[g, lv].value() or 0.0) for lv in range(len(p.holdings[g])))
-    total += sum(c * (v.value() or 0.0) for v, c in server_hold_terms(p, model.SH, model.S, "present_value"))
+    total += sum(c * (v.value() or 0.0) for v, c in server_hold_terms(p, model.SX, model.S, model.H, "present_value"))
     return total + model.storage_usd
