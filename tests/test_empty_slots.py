@@ -85,3 +85,65 @@ def test_a_cheaper_4_gpu_server_is_chosen_over_a_half_empty_8_gpu_one():
         if part != "energy_usd":
             assert usd == pytest.approx(only["cost_breakdown_pv"][part], abs=0.01), part
     assert quote["present_value_usd"] < 114_392.49 - 7_000  # the 8-GPU plan, whole: $7,184 dearer
+
+
+def _l40s_model(name: str = "l40s_small.yaml"):
+    from advisor.flow import prepare
+    from advisor.inputs.workload import load_workload
+    from advisor.solve.formulation import build_model
+    from advisor.solve.scenario import baseline
+    from advisor.solve.usable import usable_candidates
+
+    problem = prepare(load_workload(DATA / name), None, None, AS_OF)
+    sc = baseline(problem)
+    return problem, build_model(problem, sc, usable_candidates(problem, sc), redrawn=True)
+
+
+def test_the_servers_are_charged_whole_at_whichever_period_their_gpus_are_held():
+    """The MILP's server terms (r_g a GPU on H, or a_s x the least months on S[g,s] and SX[g,p] for the
+    months beyond, solve/server_terms.py) come to months_p x sum_s a_s S[g,s] plus the burn-in at the
+    optimum of every holding period p, each forced in turn with the platform's count: a big-M too
+    small, an SX row on the wrong period or its months counted twice moves one of them."""
+    import pulp
+
+    from advisor.solve.server_terms import server_extra, server_hold_terms, server_rate
+
+    problem, m = _l40s_model("l40s_finetune.yaml")  # a fine-tune: any period after its deadline holds it
+    (g,) = m.N
+    assert {key[0] for key in m.SX} == {"l40s"}  # PCIe servers: SX charges them whole
+    checked = 0
+    for lv, holding in enumerate(problem.holdings[g]):
+        for s in problem.servers[g]:
+            for v in (*m.K.values(), *m.H.values()):
+                v.upBound = None if v.name.startswith("H_") else 1  # (every period open: none bounded by its use)
+            for other in problem.servers[g]:
+                m.S[g, other.id].lowBound = m.S[g, other.id].upBound = 1 if other.id == s.id else 0
+            m.K[g, lv].lowBound = 1
+            if m.prob.solve(pulp.HiGHS(msg=False)) != 1:
+                m.K[g, lv].lowBound = 0
+                continue
+            m.K[g, lv].lowBound = 0
+            charged = sum(
+                c * (v.value() or 0.0) for v, c in server_hold_terms(problem, m.SX, m.S, m.H, "present_value")
+            )
+            extra = server_extra(problem, g, s)
+            whole = holding.months_held_pv * server_rate(problem, g, s) + (extra.burn_in_usd if extra else 0.0)
+            assert charged == pytest.approx(whole, abs=0.01), (lv, s.id)
+            checked += 1
+    assert checked >= 2 * 3, checked  # both platforms at three periods at least
+
+
+def test_the_server_rows_leave_the_gpus_columns_to_presolve():
+    """The SX rows hold S[g,s], K[g,p] and SX[g,p] only, as inequalities (SX[g,p] >= sum_s a_s S[g,s] -
+    M (1 - K[g,p])): fix25's equality sum_p SX = sum_s a_s S - r_g sum_p H[g,p] tied N and H of every
+    PCIe type into an equality, so HiGHS's presolve could no longer fix a draw's unused types' holding
+    columns, and serve-70b-datacenter's 200 draws took 7x the CPU (docs/model.md §2.2)."""
+    import pulp
+
+    _, m = _l40s_model()
+    gpu_cols = {v.name for v in (*m.N.values(), *m.H.values())}
+    rows = {name: c for name, c in m.prob.constraints.items() if any(v.name.startswith("SX_") for v in c)}
+    assert len(rows) == len(m.SX) > 1 and all(name.startswith("held_servers_") for name in rows)
+    for name, c in rows.items():
+        assert c.sense == pulp.LpConstraintGE, name
+        assert not {v.name for v in c} & gpu_cols, name

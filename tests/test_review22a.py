@@ -257,8 +257,8 @@ def test_the_servers_held_are_bounded_so_the_exact_quantile_milp_keeps_a_tight_b
     """The servers held SH[g,s,p] (solve/server_terms.py) had no upper bound: the exact P80 MILP
     (explain/saa.py), whose big-M is every cost variable at its bound, took 10,000 a job for them, and
     at HiGHS's integrality tolerance its tail rows gave way: on rent-vs-buy-3y it returned a plan of
-    P80 $8,770 over the scoring draws against the candidates' $6,186 (bench/decision.py). Their cost a
-    month beyond the least share per GPU, SX[g,p], is at most what all the type's servers cost a month."""
+    P80 $8,770 over the scoring draws against the candidates' $6,186 (bench/decision.py). SX[g,p], what
+    the type's servers cost a month held until p, is at most what all of them cost at their bounds."""
     import test_server_network as sn
 
     from advisor.flow import prepare

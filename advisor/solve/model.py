@@ -208,7 +208,7 @@ class Model:
             for level in range(len(p.holdings[g])):
                 self.H[g, level] = prob.add_variable(f"H_{safe(g)}_{level}", lowBound=0, upBound=cap, cat="Integer")
                 self.K[g, level] = prob.add_variable(f"K_{safe(g)}_{level}", cat="Binary")
-        self.SX = server_holding(prob, p, self.S, self.H, self.cap)
+        self.SX = server_holding(prob, p, self.S, self.K, self.cap)
         for k, i, sc in self.serve_pairs():  # one replica more when the class keeps a spare (n+1)
             spare = int(p.serve_classes[k].spare)
             self.r[k, i] = prob.add_variable(

@@ -7,20 +7,23 @@ Every server bought pays them whole here, on the servers bought, held as long as
 
   a_s  what one server s costs a month held (support on its price, its kW hosted: server_rate)
   r_g  min_s a_s / slots_s, the least share per slot;  u_g  max_s a_s / f_s (f_s: slots_s where
-       every platform of g comes filled, else 1: a plan buys no server empty, nothing asks for one and each costs)
-  SX[g,p] >= 0        what type g's servers cost a month beyond r_g a GPU, held until p
-  hold_server_g      sum_p SX[g,p] = sum_s a_s S[g,s] - r_g sum_p H[g,p]
-  held_servers_g_p   SX[g,p] <= (u_g - r_g) H[g,p]   (H[g,p]: the GPUs held until p, 0 unless K[g,p])
-  cost               sum_p months_p (r_g H[g,p] + SX[g,p])  +  burn-in on S[g,s]
+       every platform of g comes filled, else 1: no optimal plan buys a server empty, each costs)
+  m_p  the months held until period p (present value or cash);  m_g = min_p m_p
+  A_g  sum_s a_s S[g,s], what type g's servers cost a month;  M_g = min(u_g cap_g, sum_s a_s ub(S[g,s])) >= A_g
+  SX[g,p] in [0, M_g]   type g's servers' cost a month, held until p
+  held_servers_g_p   SX[g,p] >= A_g - M_g (1 - K[g,p])
+  cost               m_g A_g (on S[g,s])  +  sum_p (m_p - m_g) SX[g,p]  +  burn-in on S[g,s]
 
-At a plan (K one-hot) the servers' cost is months_p* sum_s a_s S[g,s], however many slots are empty
-and whichever platform is bought: r_g a GPU on H and the rest on X at the one period held. One column
-and one row a period, none for a type of filled boards of one rate (u_g = r_g: the share per GPU is
-the whole cost), and the LP relaxation holds the servers' cost where it holds the GPUs.
-so a server is charged its own price and power over the months held, however many of its slots are
-filled and whichever platform is the least per slot. Charging a server's share per slot on each GPU
-left its empty slots unpaid: 4 L40S in a $45,000 8-GPU server were billed $104,810.59 PV against
-$114,392.49 in the $45,000 4-GPU server of the same power, and a 4-GPU server quoted $40,000 lost to it."""
+At a plan (K one-hot at p*) SX[g,p*] >= A_g and the others >= 0 (A_g <= M_g), and the costs are
+>= 0, so the optimum has SX[g,p*] = A_g and the servers' cost is m_p* A_g, however many slots are
+empty and whichever platform is bought. The rows are inequalities on S, K and SX, so HiGHS's
+presolve still fixes the holding columns of a type no draw's column uses, as without servers charged
+whole (fix25's equality sum_p SX = A_g - r_g sum_p H held N and H of every PCIe type:
+serve-70b-datacenter's draws took 7x the CPU, in HiGHS's root reduced-cost fixing over those
+columns' wide domains). None for a type of filled boards of one rate (u_g = r_g): r_g m_p a GPU on
+H[g,p] is then the whole cost. Charging a server's share per slot on each GPU left its empty slots
+unpaid: 4 L40S in a $45,000 8-GPU server were billed $104,810.59 PV against $114,392.49 in the
+$45,000 4-GPU server of the same power, and a 4-GPU server quoted $40,000 lost to it."""
 
 from __future__ import annotations
 
@@ -92,55 +95,89 @@ def slot_rates(problem: Problem, g: str) -> tuple[float, float]:
     return least, most
 
 
+def _whole(problem: Problem, g: str) -> bool:
+    """Does type g need SX (its servers charged whole beyond r_g a GPU held)? Not for filled boards
+    of one rate (u_g = r_g): there r_g a GPU held is every server's whole cost."""
+    least, most = slot_rates(problem, g)
+    return most > least * (1 + 1e-9)
+
+
+def _least_months(problem: Problem, g: str, basis: str) -> float:
+    return min((_months(problem, g, lv, basis) for lv in range(len(problem.holdings[g]))), default=0.0)
+
+
 def server_holding(
-    prob: pulp.LpProblem, problem: Problem, servers: Columns, gpus_held: Periods, cap: dict[str, float]
+    prob: pulp.LpProblem, problem: Problem, servers: Columns, periods: Periods, cap: dict[str, float]
 ) -> dict[tuple[str, int], pulp.LpVariable]:
     """SX[g,p] and its rows (above) for each type whose servers can cost more a month than their GPUs'
-    least share per slot, on the model's S[g,s] (`servers`), H[g,p] (`gpus_held`) and N[g]'s bounds (`cap`)."""
+    least share per slot, on the model's S[g,s] (`servers`), K[g,p] (`periods`) and N[g]'s bounds (`cap`)."""
     out = {}
     for g in sorted({g for g, _ in servers}):
-        least, most = slot_rates(problem, g)
-        if most <= least * (1 + 1e-9):
-            continue  # (filled boards of one rate: the least share per GPU is the whole cost)
-        levels = range(len(problem.holdings[g]))
-        # (bounded, as the exact P80 MILP's big-M reads every cost column at its bound: explain/saa.py)
-        top = min(
-            (most - least) * cap[g],
-            sum(server_rate(problem, g, s) * (servers[g, s.id].upBound or math.inf) for s in problem.servers[g]),
-        )
-        for lv in levels:
-            x = out[g, lv] = prob.add_variable(f"SX_{safe(g)}_{lv}", lowBound=0, upBound=top)
-            prob += x - (most - least) * gpus_held[g, lv] <= 0, f"held_servers_{safe(g)}_{lv}"
+        if not _whole(problem, g):
+            continue
+        most = slot_rates(problem, g)[1]
         rates = [(servers[g, s.id], -server_rate(problem, g, s)) for s in problem.servers[g]]
-        shares = [(gpus_held[g, lv], least) for lv in levels]
-        prob += affine([*((out[g, lv], 1.0) for lv in levels), *rates, *shares]) == 0, f"hold_server_{safe(g)}"
+        # M >= A_g = sum_s a_s S[g,s] at every plan that can be optimal: at its servers' bounds, and at
+        # u_g N[g] <= u_g cap (no optimal plan buys an empty server). Bounded, as the exact P80 MILP's
+        # big-M reads every cost column at its bound (explain/saa.py).
+        top = min(most * cap[g], sum(-a * (v.upBound if v.upBound is not None else math.inf) for v, a in rates))
+        for lv in range(len(problem.holdings[g])):
+            x = out[g, lv] = prob.add_variable(f"SX_{safe(g)}_{lv}", lowBound=0, upBound=top)
+            k = periods[g, lv]
+            prob += affine([(x, 1.0), *rates, (k, -top)]) >= -top, f"held_servers_{safe(g)}_{lv}"
     return out
 
 
 def slot_share_cost(problem: Problem, g: str, level: int, basis: str) -> float:
-    """The servers' least share per slot r_g of one GPU of type g held until `level`: part of H[g,p]'s
-    coefficient beside the GPU's own holding (Model.hold_cost; the fast path reprices H with both)."""
+    """The servers' least share per slot r_g of one GPU of type g held until `level`, part of H[g,p]'s
+    coefficient beside the GPU's own holding for a type without SX (Model.hold_cost; the fast path
+    reprices H with both); 0 for a type whose servers SX charges whole."""
+    if _whole(problem, g):
+        return 0.0
     return slot_rates(problem, g)[0] * _months(problem, g, level, basis)
 
 
 def server_hold_terms(
     problem: Problem, x: dict[tuple[str, int], pulp.LpVariable], servers: Columns, gpus_held: Periods, basis: str
 ) -> list[tuple[pulp.LpVariable, float]]:
-    """The model's terms: (H[g,p], the least share per slot x months), (SX[g,p], months) and (S[g,s], its
-    burn-in)."""
+    """The model's terms: (H[g,p], the least share per slot x months) where no SX, else (S[g,s], a_s x
+    the least months held) and (SX[g,p], the months beyond those); and (S[g,s], its burn-in)."""
     out = []
     for g in sorted({g for g, _ in servers}):
-        least, _ = slot_rates(problem, g)
+        least = _least_months(problem, g, basis)
         for lv in range(len(problem.holdings[g])):
-            if least:
-                out.append((gpus_held[g, lv], slot_share_cost(problem, g, lv, basis)))
             if (g, lv) in x:
-                out.append((x[g, lv], _months(problem, g, lv, basis)))
+                out.append((x[g, lv], _months(problem, g, lv, basis) - least))
+            elif share := slot_share_cost(problem, g, lv, basis):
+                out.append((gpus_held[g, lv], share))
+        if any((g, lv) in x for lv in range(len(problem.holdings[g]))):
+            out += [(servers[g, s.id], server_rate(problem, g, s) * least) for s in problem.servers[g]]
     for (g, sid), v in servers.items():
         extra = server_extra(problem, g, next(o for o in problem.servers[g] if o.id == sid))
         if extra is not None and extra.burn_in_usd:
             out.append((v, extra.burn_in_usd))
     return out
+
+
+def servers_held_value(
+    problem: Problem,
+    x: dict[tuple[str, int], pulp.LpVariable],
+    servers: Columns,
+    held: tuple[Periods, Periods],
+    basis: str,
+) -> float:
+    """What server_hold_terms charge at a solved model's values, with each SX[g,p] at what it stands
+    for (A_g at the period held, 0 at the others), not at its value: SX is only bounded below."""
+    gpus_held, periods = held
+    total = 0.0
+    for v, c in server_hold_terms(problem, x, servers, gpus_held, basis):
+        key = next((k for k, col in x.items() if col is v), None)
+        if key is None:
+            total += c * (v.value() or 0.0)
+        elif (periods[key].value() or 0.0) > 0.5:
+            g = key[0]
+            total += c * sum(server_rate(problem, g, s) * (servers[g, s.id].value() or 0.0) for s in problem.servers[g])
+    return total
 
 
 def server_lines(
