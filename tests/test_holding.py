@@ -29,6 +29,12 @@ def _line(d: dict, kind: str) -> dict:
     return line
 
 
+def _support(d: dict) -> tuple[dict, dict]:
+    """The GPUs' support line and their servers' (each server supported whole on its own line)."""
+    gpus, servers = [b for b in d["bill_of_materials"] if b["kind"] == "support"]
+    return gpus, servers
+
+
 def test_the_gpus_are_sold_the_month_their_work_is_done_and_billed_to_then(held):
     """Hand-worked from the plan's own arrival and P80 run and the catalog: support 15%/year / 12 of the
     GPU's $9,000 and its share of the HGX A100's $28,390 (8 slots): $156.859375 a GPU-month; hosting
@@ -41,10 +47,12 @@ def test_the_gpus_are_sold_the_month_their_work_is_done_and_billed_to_then(held)
     months = run / DAYS_PER_MONTH  # in service: arrival to sale
     assert sale["when"] == "after_work" and sale["month"] == pytest.approx((ready + run) / DAYS_PER_MONTH, abs=1e-3)
     assert "13.3 months, when their planned work is done" in sale["message"]
-    support = _line(held, "support")
-    assert support["quantity"] == pytest.approx(64 * months, abs=1e-3)
+    gpus, servers = _support(held)
+    assert gpus["quantity"] == pytest.approx(64 * months, abs=1e-3)
+    assert servers["quantity"] == pytest.approx(8 * months, abs=1e-3)  # 8 HGX A100, full: the same as 8 shares
     # the run is printed to 6 significant digits (327.6xx days, +-0.0005): +-$0.17 on either line
-    assert support["total_usd"] == pytest.approx(64 * months * 0.15 / 12 * (9000 + 28390 / 8), abs=0.2)
+    support = gpus["total_usd"] + servers["total_usd"]
+    assert support == pytest.approx(64 * months * 0.15 / 12 * (9000 + 28390 / 8), abs=0.2)
     assert _line(held, "hosting")["total_usd"] == pytest.approx(64 * months * 184.06 * (0.4 + 3.3 / 8), abs=0.2)
     share = 0.6990 * (0.6505 / 0.6990) ** ((sale["month"] - 13.16) / (18 - 13.16))  # log-linear in time
     assert sale["resale_usd"] == pytest.approx(576_000 * share, abs=576_000 * 0.00015)
@@ -57,7 +65,7 @@ def test_selling_at_the_work_end_saves_the_months_the_grid_held(held):
     extra = 18 - held["disposal"][0]["month"]
     per_month = 64 * (184.06 * (0.4 + 3.3 / 8) + 0.15 / 12 * (9000 + 28390 / 8))
     assert per_month == pytest.approx(9_571 + 10_039, abs=1)
-    cash = _line(held, "support")["total_usd"] + _line(held, "hosting")["total_usd"]
+    cash = sum(b["total_usd"] for b in _support(held)) + _line(held, "hosting")["total_usd"]
     held_to_18 = per_month * (18 - 73 / DAYS_PER_MONTH)  # the plan before: 15.6 months in service
     assert held_to_18 - cash == pytest.approx(per_month * extra, abs=1) == pytest.approx(91_980, abs=300)
     assert held["residual_value_usd"] - 576_000 * 0.6505 == pytest.approx(27_050, abs=100)

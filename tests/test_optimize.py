@@ -44,13 +44,12 @@ def _owned_options(problem, g, mine):
     """Every way to own the GPUs of type g that `mine` [(candidate, due hour)] run on: for each holding
     period and server platform, (present value, cash, kW, GPUs). Capacity by deadline level: a GPU held
     until T works min(L, T) hours by L (docs/model.md). A bought GPU and its server pay the region's tax
-    and the GPU its burn-in; a held GPU pays support on its price and its server share each month; a job
-    wider than a server pays the network of its band (economics/purchase_bill.py HardwareTerms). A server
-    dearer per slot than the least pays the rest of its price's support, and of its power's hosting and
-    burn-in, for its whole slots (solve/server_terms.py)."""
+    and the GPU its burn-in; a held GPU pays support on its price each month; a job wider than a server
+    pays the network of its band (economics/purchase_bill.py HardwareTerms). Every server bought pays
+    its whole price's support, and its whole power's hosting and burn-in, however many slots are filled
+    (review23b #1): servers x price, not slots x a share."""
     price, hw, costs = problem.unit_price[g], problem.hardware[g], problem.costs
-    support = hw.support_rate_month * (price + hw.server_share_usd)
-    least_kw = min(s.overhead_kw / s.slots for s in problem.servers[g])
+    support = hw.support_rate_month * price
     burn_in_kwh = problem.catalog.economics.burn_in["hours"].value * costs.pue * costs.electricity_usd_per_kwh
     kw_month = (
         costs.hosting_usd_per_kw_month
@@ -73,12 +72,12 @@ def _owned_options(problem, g, mine):
             network = max((hw.network_usd(math.ceil(m / per_server) * per_server) for m in multi), default=0.0)
             if network is None:
                 continue  # a network that cannot be costed is not offered
-            extra_kw = max(0.0, s.overhead_kw - s.slots * least_kw)
-            rest = count * (  # a month of the server's support and hosting beyond its slots' least share
-                hw.support_rate_month * max(0.0, s.price_usd - s.slots * hw.server_share_usd)
-                + extra_kw * kw_month * costs.services_taxed
+            rest = count * (  # a month of each whole server's support and hosting
+                hw.support_rate_month * s.price_usd + s.overhead_kw * kw_month * costs.services_taxed
             )
-            fixed = count * (s.price_usd * (1 + hw.tax_rate) + extra_kw * burn_in_kwh * costs.services_taxed) + network
+            fixed = (
+                count * (s.price_usd * (1 + hw.tax_rate) + s.overhead_kw * burn_in_kwh * costs.services_taxed) + network
+            )
             bought = gpus * (price * (1 + hw.tax_rate) + hw.burn_in_usd)
             out.append(
                 (

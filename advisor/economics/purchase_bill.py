@@ -216,13 +216,12 @@ class HardwareTerms:
     """The linear terms of one bought GPU type beyond its price, as the MILP charges them:
     `tax_rate` on every hardware dollar (GPU, server, network, storage; 0 where reclaimed or
     unsourced), the burn-in's energy per GPU, support per hardware dollar per month held (on the
-    GPU's price and `server_share_usd`, the least server price per slot), and the scale-out network
+    GPU's price; a server's, whole, solve/server_terms.py), and the scale-out network
     per networked GPU by cluster size (its band's fabric plus the NIC)."""
 
     tax_rate: float
     burn_in_usd: float
     support_rate_month: float
-    server_share_usd: float
     nic_usd: float | None
     bands: tuple[NetworkBand, ...]
     fallback_per_gpu: float | None = None  # a server's own network price per slot, when no band is sourced
@@ -246,8 +245,6 @@ def hardware_terms(
     gpu_id: str,
     region: str,
     costs: Costs,
-    server_overhead_kw_per_gpu: float,
-    server_share_usd: float,
     fallback_per_gpu: float | None,
     network_gbps: float | None = None,
 ) -> HardwareTerms:
@@ -256,14 +253,13 @@ def hardware_terms(
     `network_gbps` (GB/s per GPU each way, the bandwidth its speed assumes) is."""
     econ = catalog.economics
     if econ is None:
-        return HardwareTerms(0.0, 0.0, 0.0, server_share_usd, None, (), fallback_per_gpu)
-    k = bought_gpu_coefficients(catalog, gpu_id, region, costs, server_overhead_kw_per_gpu)
+        return HardwareTerms(0.0, 0.0, 0.0, None, (), fallback_per_gpu)
+    k = bought_gpu_coefficients(catalog, gpu_id, region, costs)
     share = network_share(econ, network_gbps) if network_gbps is not None else 1.0
     return HardwareTerms(  # burn-in's electricity and support are services: with their unreclaimed tax
         k.tax.cost_rate or 0.0,
         (k.burn_in_energy.usd or 0.0) * costs.services_taxed,
         (k.support.usd or 0.0) * costs.services_taxed,
-        server_share_usd,
         nic_per_gpu(econ, share).usd,
         tuple(econ.network_bands),
         fallback_per_gpu,

@@ -93,7 +93,7 @@ def plan_costs(
     }
     if bridges:
         out.pv["bridge_usd"] = sum(m.run_cost(c) * n for c, n in bridges)
-    for lines, basis in ((out.nominal, "cash"), (out.pv, "present_value")):  # a server dearer per slot than the least
+    for lines, basis in ((out.nominal, "cash"), (out.pv, "present_value")):  # each server bought, whole
         for key, usd in server_lines(p, servers, held, basis).items():
             lines[key] += usd
     out.nominal = _services_taxed_apart({k: float(v) for k, v in out.nominal.items()}, p.costs.services_taxed)

@@ -16,6 +16,7 @@ from advisor.solve.model import Model
 from advisor.solve.reserved import training_terms
 from advisor.solve.run import printed_gap, quiet_stdout
 from advisor.solve.scenario import Scenario
+from advisor.solve.server_terms import slot_share_cost
 from advisor.solve.speed_model import SpeedColumns
 
 if TYPE_CHECKING:
@@ -143,7 +144,8 @@ class HighsModel(SpeedColumns):
         if g in m.N:
             out[self.col[m.N[g].name]] = m.buy_cost(g)
             for level in range(len(m.problem.holdings[g])):
-                out[self.col[m.H[g, level].name]] = m.hold_cost(g, level, basis)
+                share = slot_share_cost(m.problem, g, level, basis)  # (its servers' least share a slot)
+                out[self.col[m.H[g, level].name]] = m.hold_cost(g, level, basis) + share
         for v, c, w in terms:
             if c.gpu == g:
                 out[self.col[v.name]] = m.run_cost(c, basis) * w

@@ -14,7 +14,6 @@ from advisor.economics import bom, purchase_bill
 from advisor.inputs.units import HOURS_PER_MONTH
 from advisor.solve.constraints.gpu_count import copies_at_once, held_counts, held_grade
 from advisor.solve.costing import services_tax_lines
-from advisor.solve.options import per_slot_kw
 from advisor.solve.problem import Problem, Storage
 from advisor.solve.reserved import paid_training, pool_bills, pool_key
 from advisor.solve.server_terms import server_bill_lines
@@ -290,7 +289,7 @@ def _owned_running(problem: Problem, sol: Solution, taxed: dict[str, float], sto
             )
         )
     for g, n in sorted(sol.bought.items()):
-        k = purchase_bill.bought_gpu_coefficients(cat, g, region, costs, per_slot_kw(problem.servers.get(g, [])))
+        k = purchase_bill.bought_gpu_coefficients(cat, g, region, costs)
         hw = problem.hardware.get(g)
         if hw is None:
             continue
@@ -306,7 +305,7 @@ def _owned_running(problem: Problem, sol: Solution, taxed: dict[str, float], sto
             )
         )
         months = sum(problem.holdings[g][lv].months_held * c for lv, c in sol.held.get(g, {}).items())
-        base_usd = (problem.unit_price[g] or 0.0) + hw.server_share_usd
+        base_usd = problem.unit_price[g] or 0.0
         held = f"{months / max(n, 1):.3g} months in service (arrival to sale)"
         rate = hw.support_rate_month / costs.services_taxed  # at its price: an unreclaimed VAT has its own line
         out.append(
@@ -316,13 +315,11 @@ def _owned_running(problem: Problem, sol: Solution, taxed: dict[str, float], sto
                 rate * base_usd,
                 k.support.source,
                 k.support.confidence,
-                f"GPU-months x {rate:.4f} x ${base_usd:,.0f} (the GPU and its server share); {k.support.note}",
+                f"GPU-months x {rate:.4f} x ${base_usd:,.0f} (the GPU; its server on its own line); {k.support.note}",
                 kind="support",
             )
         )
-        out += server_bill_lines(
-            problem, g, sol.servers.get(g, {}), sol.held.get(g, {})
-        )  # a server dearer per slot than the least: the rest
+        out += server_bill_lines(problem, g, sol.servers.get(g, {}), sol.held.get(g, {}))  # each server bought, whole
     return out
 
 

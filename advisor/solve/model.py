@@ -6,7 +6,7 @@ come from the constraint families, solve/constraints/; solve/formulation.py puts
   N[g]     integer GPUs of type g bought;  S[g,s] servers of platform s holding them
   H[g,p]   integer GPUs of type g held until period p, then resold (solve/holding.py);
   K[g,p]   binary: type g is held until period p (all its GPUs together: a job needs its GPUs at once)
-  SH[g,s,p] servers of platform s held until p, when dearer per slot than the least (solve/server_terms.py)
+  SX[g,p]   what g's servers cost a month beyond their least share per GPU, held until p (server_terms.py)
   F[g]     the network joining type g's servers, USD (sized to its widest job: >= cost(n) z[g,n])
   r[k,i]   integer replicas of serving candidate i for request class k
   I[g,o]   integer GPUs of type g rented for serving from provider o and billed beyond the replicas' own: an
@@ -72,7 +72,7 @@ class Model:
         self.F: dict[str, pulp.LpVariable] = {}
         self.H: dict[tuple[str, int], pulp.LpVariable] = {}
         self.K: dict[tuple[str, int], pulp.LpVariable] = {}
-        self.SH: dict[tuple[str, str, int], pulp.LpVariable] = {}  # SH[g,s,p] (solve/server_terms.py)
+        self.SX: dict[tuple[str, int], pulp.LpVariable] = {}  # SX[g,p] (solve/server_terms.py)
         self.cap: dict[str, float] = {}  # the most GPUs of a type the model may buy
         self.r: dict[tuple[int, int], pulp.LpVariable] = {}
         self.u: dict[tuple[int, int], pulp.LpVariable] = {}  # allow_mixed: copies a rented column holds at once
@@ -152,10 +152,10 @@ class Model:
         return 1.0 + tax, [rate * h.months_held_pv - h.resale_pv_per_usd for h in held]
 
     def support(self, g: str) -> float:
-        """Support per month of one bought GPU of type g: the contract's rate on its price and its
-        share of a server."""
+        """Support per month of one bought GPU of type g: the contract's rate on its price (its server's
+        whole price is supported with its servers, solve/server_terms.py)."""
         hw = self.problem.hardware.get(g)
-        return hw.support_rate_month * (self.price(g) + hw.server_share_usd) if hw else 0.0
+        return hw.support_rate_month * self.price(g) if hw else 0.0
 
     def peak(self, k: int) -> float:
         """Serving class k's peak requests/s under the scenario's traffic factor."""
@@ -208,7 +208,7 @@ class Model:
             for level in range(len(p.holdings[g])):
                 self.H[g, level] = prob.add_variable(f"H_{safe(g)}_{level}", lowBound=0, upBound=cap, cat="Integer")
                 self.K[g, level] = prob.add_variable(f"K_{safe(g)}_{level}", cat="Binary")
-        self.SH = server_holding(prob, p, self.S, self.K, self.cap)
+        self.SX = server_holding(prob, p, self.S, self.K, self.cap)
         for k, i, sc in self.serve_pairs():  # one replica more when the class keeps a spare (n+1)
             spare = int(p.serve_classes[k].spare)
             self.r[k, i] = prob.add_variable(
@@ -307,7 +307,7 @@ class Model:
             if g in self.F:
                 owned.append((self.F[g], 1.0))
             owned += [(self.H[g, level], self.hold_cost(g, level, basis)) for level in range(len(p.holdings[g]))]
-        owned += server_hold_terms(p, self.SH, self.S, basis)  # a server dearer per slot than the least: the rest
+        owned += server_hold_terms(p, self.SX, self.S, self.H, basis)  # each server bought, whole
         self.kw = affine(kw)
         run = affine((v, self.run_cost(c, basis) * w) for v, c, w in training_terms(self)) + self.serving_cost(basis)
         return affine(owned) + run + self.storage_usd

@@ -131,7 +131,8 @@ def server_options(catalog: Catalog, gpu: GPU, context: str) -> tuple[list[Serve
 
 def per_slot_kw(servers: Sequence[ServerOption]) -> float:
     """The least share of a server's own power one GPU slot carries (overhead kW / slots): what a
-    bought GPU is hosted and burnt in with, as the MILP charges it."""
+    job's run is charged in energy per GPU beside the GPU's own (hosting and held energy charge each
+    server whole, solve/server_terms.py)."""
     return min((o.overhead_kw / o.slots for o in servers), default=0.0)
 
 
@@ -151,12 +152,12 @@ def gpu_holdings(
     ends: Iterable[float] = (),
 ) -> list[Holding]:
     """The holding periods of one bought GPU type arriving `start_hours` from today (and its jobs'
-    work `ends`, solve/holding.py): its own power and the least share of a server's (the platform's
-    overhead over its slots), hosted from its arrival, resold on its generation's curve at its age then."""
+    work `ends`, solve/holding.py): its own power (its server's is held whole, solve/server_terms.py),
+    hosted from its arrival, resold on its generation's curve at its age then."""
     age = purchase_age_years(gpu, as_of)
     return holdings(
         costs,
-        (gpu.tdp_w.value or 0.0) / 1000.0 + per_slot_kw(servers),
+        (gpu.tdp_w.value or 0.0) / 1000.0,
         lambda years: residual(catalog, gpu.id, years, age).fraction,
         start_hours,
         ends,
@@ -165,12 +166,11 @@ def gpu_holdings(
 
 def gpu_hardware(costs: Costs, catalog: Catalog, gpu: GPU, servers: list[ServerOption], region: str) -> HardwareTerms:
     """What one bought GPU of this type costs beyond its price (tax, burn-in, support, the network by
-    cluster size; economics/purchase_bill.py), on the least server share per slot (price, power and
-    network bandwidth)."""
-    share = min((o.price_usd / o.slots for o in servers), default=0.0)
+    cluster size; economics/purchase_bill.py), on itself alone (its server is charged whole,
+    solve/server_terms.py) and the least network bandwidth per slot."""
     fallback = min((o.network_usd / o.slots for o in servers if o.network_usd is not None), default=None)
     gbps = bought_network_gbps(catalog, gpu, servers)
-    return hardware_terms(catalog, gpu.id, region, costs, per_slot_kw(servers), share, fallback, gbps)
+    return hardware_terms(catalog, gpu.id, region, costs, fallback, gbps)
 
 
 def bought_network_gbps(catalog: Catalog, gpu: GPU, servers: Sequence[ServerOption]) -> float:

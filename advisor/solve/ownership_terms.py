@@ -61,7 +61,7 @@ def break_even(
             + m.support(g) * n
         )
         extra = [(e, k) for sid, k in servers.items() if (e := server_extra(problem, g, opts[sid])) is not None]
-        upfront += sum(e.burn_in_usd * k for e, k in extra)  # a server dearer per slot than the least: the rest
+        upfront += sum(e.burn_in_usd * k for e, k in extra)  # each server, whole: its burn-in and support
         monthly_own += sum(e.support_usd_month * k for e, k in extra)
         monthly_rent = n * HOURS_PER_MONTH * offer.usd_per_gpu_hour * costs.services_taxed
         price = problem.unit_price[g] * n

@@ -9,7 +9,7 @@ import math
 from advisor.solve.model import Model
 from advisor.solve.problem import Candidate
 from advisor.solve.reserved import training_terms
-from advisor.solve.server_terms import server_hold_terms
+from advisor.solve.server_terms import servers_held_value
 
 
 def plan_cost(model: Model) -> float:
@@ -47,5 +47,5 @@ def owned_value(model: Model) -> float:
         if g in model.F:
             total += model.F[g].value() or 0.0
         total += sum(model.hold_cost(g, lv) * (model.H[g, lv].value() or 0.0) for lv in range(len(p.holdings[g])))
-    total += sum(c * (v.value() or 0.0) for v, c in server_hold_terms(p, model.SH, model.S, "present_value"))
+    total += servers_held_value(p, model.SX, model.S, (model.H, model.K), "present_value")
     return total + model.storage_usd
