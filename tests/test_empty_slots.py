@@ -142,7 +142,7 @@ def test_the_server_rows_leave_the_gpus_columns_to_presolve():
 
     _, m = _l40s_model()
     gpu_cols = {v.name for v in (*m.N.values(), *m.H.values())}
-    rows = {name: c for name, c in m.prob.constraints.items() if any(v.name.startswith("SX_") for v in c)}
+    rows = {name: c for name, c in m.prob._constraints.items() if any(v.name.startswith("SX_") for v in c)}
     assert len(rows) == len(m.SX) > 1 and all(name.startswith("held_servers_") for name in rows)
     for name, c in rows.items():
         assert c.sense == pulp.LpConstraintGE, name
