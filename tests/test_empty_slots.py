@@ -147,3 +147,56 @@ def test_the_server_rows_leave_the_gpus_columns_to_presolve():
     for name, c in rows.items():
         assert c.sense == pulp.LpConstraintGE, name
         assert not {v.name for v in c} & gpu_cols, name
+
+
+def test_the_servers_at_their_bounds_are_charged_whole_at_every_period():
+    """review27b: the period test above holds one server, so any big-M above one server's month passed
+    (three too-small M_g did). Here every platform sits at its bound, so A_g = M_g: each holding period
+    forced in turn must stay feasible and charge the months held x every server's month, plus burn-in."""
+    import pulp
+
+    from advisor.solve.server_terms import server_extra, server_hold_terms, server_rate
+
+    problem, m = _l40s_model("l40s_finetune.yaml")
+    (g,) = m.N
+    for v in (*m.K.values(), *m.H.values()):
+        v.upBound = None if v.name.startswith("H_") else 1
+    m.N[g].lowBound = m.N[g].upBound  # every GPU the model may buy, in every server it may buy
+    most = burn = 0.0
+    for s in problem.servers[g]:
+        n = m.S[g, s.id].lowBound = m.S[g, s.id].upBound
+        most += server_rate(problem, g, s) * n
+        burn += (e.burn_in_usd if (e := server_extra(problem, g, s)) else 0.0) * n
+    for lv, holding in enumerate(problem.holdings[g]):
+        m.K[g, lv].lowBound = 1
+        status = m.prob.solve(pulp.HiGHS(msg=False))
+        m.K[g, lv].lowBound = 0
+        assert status == 1, lv  # a big-M below A_g leaves this plan no feasible SX
+        charged = sum(c * (v.value() or 0.0) for v, c in server_hold_terms(problem, m.SX, m.S, m.H, "present_value"))
+        assert charged == pytest.approx(holding.months_held_pv * most + burn, abs=0.01), lv
+
+
+@pytest.mark.parametrize("path", [DATA / "l40s_finetune.yaml", DATA.parent / "review16" / "hold_grid_a100_64.yaml"])
+def test_a_repriced_fast_solve_costs_what_the_plan_costs(path):
+    """review27b: fix26 took the least server share out of H's holding cost and the fast path's repricing
+    (highs_model._coefs) adds it back for filled boards; without it the re-solved model of 64 A100 in HGX
+    servers at 4x their price was $78,929 (4.2%) short of the plan's cost, and no test saw it. After a
+    repriced solve HiGHS's objective, less the tie-break, plus storage, is plan_cost's, to the cent."""
+    import numpy as np
+
+    from advisor.flow import prepare
+    from advisor.inputs.workload import load_workload
+    from advisor.solve.fast import cache_of, solve_fast
+    from advisor.solve.plan_values import plan_cost
+    from advisor.solve.scenario import baseline
+
+    problem = prepare(load_workload(path), None, None, AS_OF)
+    base = baseline(problem)
+    g = next(iter(problem.servers))
+    for factor in (0.5, 4.0):
+        solve_fast(problem, base.but(price_factor={g: factor}), None, 1e-6, polish=False)
+        for hm in cache_of(problem).values():
+            x = np.array(hm.h.getSolution().col_value)
+            tie = sum(hm.extra.get(j, 0.0) * x[j] for j in range(len(x)))
+            got = float(np.array(hm.h.getLp().col_cost_) @ x) - tie + (problem.storage.usd if problem.storage else 0.0)
+            assert got == pytest.approx(plan_cost(hm.model), abs=0.01), (path.name, factor)
