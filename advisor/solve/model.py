@@ -6,7 +6,7 @@ come from the constraint families, solve/constraints/; solve/formulation.py puts
   N[g]     integer GPUs of type g bought;  S[g,s] servers of platform s holding them
   H[g,p]   integer GPUs of type g held until period p, then resold (solve/holding.py);
   K[g,p]   binary: type g is held until period p (all its GPUs together: a job needs its GPUs at once)
-  SX[g,p]   what g's servers cost, whole, for the months held until p beyond the least (server_terms.py; none for filled boards of one rate)
+  SX[g,p]   g's servers' cost, whole, for the months held until p beyond the least (server_terms.py)
   F[g]     the network joining type g's servers, USD (sized to its widest job: >= cost(n) z[g,n])
   r[k,i]   integer replicas of serving candidate i for request class k
   I[g,o]   integer GPUs of type g rented for serving from provider o and billed beyond the replicas' own: an
