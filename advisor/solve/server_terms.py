@@ -169,9 +169,10 @@ def servers_held_value(
     """What server_hold_terms charge at a solved model's values, with each SX[g,p] at what it stands
     for (A_g at the period held, 0 at the others), not at its value: SX is only bounded below."""
     gpus_held, periods = held
+    key_of = {id(col): k for k, col in x.items()}  # (a scan of every SX per term was terms x SX: review27b)
     total = 0.0
     for v, c in server_hold_terms(problem, x, servers, gpus_held, basis):
-        key = next((k for k, col in x.items() if col is v), None)
+        key = key_of.get(id(v))
         if key is None:
             total += c * (v.value() or 0.0)
         elif (periods[key].value() or 0.0) > 0.5:
