@@ -213,6 +213,14 @@ def test_a_deadline_within_the_day_is_stated_in_its_own_units(run, run_json, wri
     said = json.dumps(p)
     assert not re.search(r"(?<![\d.])0\.0+ days|-day deadline", said), said
     assert "(rent) takes " in said and "past the 42-minute deadline" in said  # one GPU takes, not 'take'
+    # the RFQ's start date read "available by day 0.0: tiny is due on day 0.0291667 and runs 0.0 days"
+    out = write(doc).parent / "rfq.md"
+    assert run("rfq", write(doc), "--as-of", "2026-12-01", "-o", out)[0] == 0
+    slack = 24 * 60 * (0.7 / 24 - job["wall_days_planned"])
+    text = (
+        f"available at most {slack:.1f} minutes after day 0 begins: tiny is due 42 minutes after it and runs {p80:.0f}"
+    )
+    assert text in out.read_text(encoding="utf-8")
 
 
 def test_the_command_line_latency_and_deadline_flags_take_the_workloads_floors(run):

@@ -125,8 +125,9 @@ def _shortfall_words(s: Shortfall) -> str:
         lead = s.facts.get("lead")
         why = f" ({lead.confidence} confidence: {lead.note})" if lead is not None and lead.note else ""
         return (
-            f"bought {s.facts['gpu']} take {s.needed:,.1f} days to arrive and burn in{why}; with "
-            f"{in_days(s.facts['job_days'])} of work, {s.facts['job']} cannot finish by its {deadline_phrase(24 * s.limit)}"
+            f"bought {s.facts['gpu']} take {in_days(s.needed)} to arrive and burn in{why}; with "
+            f"{in_days(s.facts['job_days'])} of work, {s.facts['job']} cannot finish by its "
+            f"{deadline_phrase(24 * s.limit)}"
         )
     return f"the cheapest plan with no limits needs {s.needed:g}; the limit is {s.limit:g}"
 
@@ -372,7 +373,10 @@ def marginal_row(m: Marginal) -> JSON:
                 f"under {tol}), but no cheaper plan finishes within a day more"
             )
         else:
-            msg = f"one more day on the deadline saves nothing: the deadline does not bind ({in_days(m.slack, 2)} of slack)"
+            msg = (
+                "one more day on the deadline saves nothing: the deadline does not bind "
+                f"({in_days(m.slack, 2)} of slack)"
+            )
     elif m.family == "horizon":
         msg = _horizon_marginal(m, tol)
     elif m.saving_usd > 0.5:

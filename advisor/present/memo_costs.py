@@ -206,11 +206,12 @@ def _rent_basis(i: PurchaseItem) -> str:
     price = i.unit_price_usd or 0.0
     places = next((d for d in (0, 2, 3) if abs(round(paid, d) - paid) * price <= 0.005), 4)  # to the cent
     hours = f"{paid:,.{places}f}"
+    unit = "GPU-hour" if hours == "1" else "GPU-hours"
     if not more:
-        return f"{hours} GPU-hours × {quoted_rate(price)}"
+        return f"{hours} {unit} × {quoted_rate(price)}"
     return (
-        f"{hours} GPU-hours billed × {quoted_rate(price)} ({whole_or_two_digits(used)} used: billed in whole nodes, billing "
-        "steps and minimum terms)"
+        f"{hours} {unit} billed × {quoted_rate(price)} ({whole_or_two_digits(used)} used: billed in whole nodes, "
+        "billing steps and minimum terms)"
     )
 
 

@@ -47,13 +47,13 @@ def _training_start(plan: Plan, ctx: PlanContext, item: PurchaseItem) -> tuple[f
     verb = "delivered and running" if item.ownership == "buy" else "available"
     turn = f", after {in_days(after - run)} for the jobs due before it" if after > run + 0.05 else ""
     if 24 * due < DAYS_FROM_HOURS:  # due within two days: its times in hours or minutes, not 'day 0.0291667'
-        return max(0.0, slack), (
-            f"{verb} at most {in_days(max(0.0, slack))} after day 0 begins: {name} is due {in_days(due)} after it, runs "
-            f"{in_days(run)} at the workload's confidence{turn} (day 0 = {plan.as_of})"
-        )
+        when = f"at most {in_days(max(0.0, slack))} after day 0 begins"
+        due_on, runs = f"{in_days(due)} after it", in_days(run)
+    else:
+        when, due_on, runs = f"by day {max(0.0, slack):.1f}", f"on day {due:g}", f"{run:.1f} days"
     return max(0.0, slack), (
-        f"{verb} by day {max(0.0, slack):.1f}: {name} is due on day {due:g} and runs {run:.1f} days at the "
-        f"workload's confidence{turn} (day 0 = {plan.as_of})"
+        f"{verb} {when}: {name} is due {due_on} and runs {runs} at the workload's confidence{turn} "
+        f"(day 0 = {plan.as_of})"
     )
 
 

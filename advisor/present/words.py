@@ -58,8 +58,8 @@ def whole_or_two_digits(x: float) -> str:
 
 
 def amount(x: float | None, unit: str) -> str:
-    """A binding row's slack in its unit at two decimals ('1.44 kW'); days under a day in duration's
-    words (in_days), where a deadline within the hour read '0.00 days'."""
+    """A binding row's slack in its unit at two decimals ('1.44 kW'); days as in_days says them (under
+    two days in duration's words, where a deadline within the hour read '0.00 days')."""
     return in_days(x or 0.0, 2) if unit == "days" else f"{x or 0:,.2f} {unit}"
 
 

@@ -45,8 +45,8 @@ def too_slow(name: str, fastest: Candidate, cls: JobClass, ownership: str, confi
         )
     start = f" after {in_days(fastest.start_hours / 24)} to {verb}" if fastest.start_hours else ""
     return (
-        f"{name}: even {fastest.count:,} GPU{'' if fastest.count == 1 else 's'} ({ownership}) take{'s' if fastest.count == 1 else ''} "
-        f"{in_days(fastest.planned_hours / 24)}{start} "
+        f"{name}: even {fastest.count:,} GPU{'' if fastest.count == 1 else 's'} ({ownership}) "
+        f"take{'s' if fastest.count == 1 else ''} {in_days(fastest.planned_hours / 24)}{start} "
         f"at confidence {confidence:g} ({in_days(fastest.hours / 24)} estimated), "
         f"past the {deadline_phrase(cls.deadline)}"
     )
