@@ -46,3 +46,12 @@ def deadline_phrase(hours: float) -> str:
     (under three minutes a deadline read '0-hour')."""
     number, unit = duration(hours, short=True).split(" ")
     return f"{number}-{unit.removesuffix('s')} deadline"
+
+
+def deadline_step(hours: float) -> tuple[float, str]:
+    """The little more of a deadline its marginal value is re-solved at, in the unit the deadline is
+    said in (duration): a day from two days up, an hour from an hour, a minute below (a day more on
+    a 6-hour deadline is five times the deadline, not a little more)."""
+    if hours >= DAYS_FROM_HOURS:
+        return 24.0, "day"
+    return (1.0, "hour") if hours >= 1 else (1 / 60, "minute")

@@ -43,6 +43,27 @@ def test_one_binding_test_for_table_sensitivity_and_memo(catalog, rules):
     assert ("binding" in row) == dl["binding"]
 
 
+def test_a_deadline_within_two_days_is_relaxed_by_an_hour_not_a_day(catalog, rules):
+    """A 1-hour deadline's marginal value was "one more day on the deadline": a deadline 25 times as
+    long. It is re-solved an hour longer, the unit the deadline is said in, and the saving is the cost
+    of the plan planned afresh at 2 hours (point basis: both plans at the catalog's prices)."""
+
+    def planned(deadline: str) -> dict:
+        doc = {
+            "deployment": {"context": "cloud", "ownership": "rent"},
+            "decision": {"basis": "point"},
+            "jobs": [{"name": "short", "model": "gpt2-350m", "tokens": "20B", "deadline": deadline}],
+        }
+        return plan(parse_workload(doc), catalog=catalog, rules=rules, as_of=AS_OF)
+
+    p, later = planned("60min"), planned("2h")
+    (m,) = p["sensitivity"]["marginal"]
+    assert m["change"] == "deadline +1 hour" and m["message"].startswith("one more hour on every deadline saves $")
+    assert p["total_cost_usd"] > later["total_cost_usd"]  # the hour is worth something here
+    assert m["saving_usd"] == pytest.approx(p["total_cost_usd"] - later["total_cost_usd"], abs=0.01)
+    assert "up to an hour more" in m["message"]
+
+
 def test_a_gpu_that_cannot_meet_the_deadline_within_gpus_max_says_how_many_it_needs(catalog, rules):
     doc = {
         "deployment": {"context": "cloud", "ownership": "rent"},

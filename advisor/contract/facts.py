@@ -64,7 +64,8 @@ class Lever:
 
 @dataclass(frozen=True)
 class Marginal:
-    """What relaxing a limit a little saves, re-solved (one more day of deadline, 10% more budget)."""
+    """What relaxing a limit a little saves, re-solved (one more day of deadline, an hour under two days;
+    10% more budget)."""
 
     family: str
     change: str

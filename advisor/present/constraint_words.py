@@ -358,23 +358,26 @@ def _horizon_marginal(m: Marginal, tol: str) -> str:
 
 
 def marginal_row(m: Marginal) -> JSON:
-    """What one more day of deadline or 10% more budget saves, worded with the binding flag."""
+    """What one more day (hour, minute: the deadline's unit) of deadline or 10% more budget saves, worded with the
+    binding flag."""
     tol = f"{100 * BINDING_TOLERANCE:g}%"
     if m.family == "deadline":
+        unit = m.change.rsplit(" ", 1)[1]  # 'deadline +1 day' / 'hour' / 'minute' (solve/constraints/deadline.py)
+        one = "an hour" if unit == "hour" else f"a {unit}"
         if m.saving_usd > 0.5:
-            msg = f"one more day on every deadline saves ${m.saving_usd:,.0f}" + (
+            msg = f"one more {unit} on every deadline saves ${m.saving_usd:,.0f}" + (
                 ""
                 if m.binding
-                else f" (the plan has {in_days(m.slack, 2)} of slack, but a cheaper plan needs up to a day more)"
+                else f" (the plan has {in_days(m.slack, 2)} of slack, but a cheaper plan needs up to {one} more)"
             )
         elif m.binding:
             msg = (
-                f"one more day on the deadline saves nothing: the deadline binds ({in_days(m.slack, 2)} of slack, "
-                f"under {tol}), but no cheaper plan finishes within a day more"
+                f"one more {unit} on the deadline saves nothing: the deadline binds ({in_days(m.slack, 2)} of "
+                f"slack, under {tol}), but no cheaper plan finishes within {one} more"
             )
         else:
             msg = (
-                "one more day on the deadline saves nothing: the deadline does not bind "
+                f"one more {unit} on the deadline saves nothing: the deadline does not bind "
                 f"({in_days(m.slack, 2)} of slack)"
             )
     elif m.family == "horizon":

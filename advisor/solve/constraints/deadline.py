@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from advisor.contract.facts import Lever, Marginal, Shortfall, Slack, binds
-from advisor.durations import deadline_phrase, in_days
+from advisor.durations import deadline_phrase, deadline_step, in_days
 from advisor.solve.constraints.at_once import class_done_hours
 from advisor.solve.constraints.base import NO_DEADLINE, Family, Need, Rebuild, Run, past
 from advisor.solve.scenario import Scenario, baseline
@@ -159,8 +159,9 @@ class Deadline(Family):
         mine = [s for s in slacks if s.family == self.name]
         if not mine:
             return None
-        s = run(problem, baseline(problem).but(deadline_extra_hours=24.0))
+        step, unit = deadline_step(min(c.deadline for c in problem.classes if c.deadline))
+        s = run(problem, baseline(problem).but(deadline_extra_hours=step))
         saving = max((sol.objective_usd or 0.0) - (s.objective_usd or 0.0) if s.feasible else 0.0, 0.0)
         return Marginal(
-            self.name, "deadline +1 day", round(saving, 2), any(x.binding for x in mine), min(x.slack for x in mine)
+            self.name, f"deadline +1 {unit}", round(saving, 2), any(x.binding for x in mine), min(x.slack for x in mine)
         )
