@@ -25,6 +25,11 @@ def article_claims() -> dict[str, Any]:
     return load_yaml_file(data_dir("catalog") / "article.yaml", "catalog file")
 
 
+def article_gpus() -> list[str]:
+    """The article's three GPUs, in its order: what `advisor compare` sets side by side when no GPU is named."""
+    return list(article_claims()["claims"])
+
+
 def _check_prices(catalog: Catalog, gpus: list[str], prices: dict[str, Any]) -> None:
     """A --price names a GPU of the catalog that is among those compared: a price for a GPU not
     shown is a typo the user should hear about."""

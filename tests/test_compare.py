@@ -27,6 +27,16 @@ def test_compare_json_rows_carry_the_contract_and_the_articles_claims(run_json):
     assert rows["rtx-4090"]["tokens_per_s_per_1k_usd"] > rows["h100-sxm"]["tokens_per_s_per_1k_usd"]
 
 
+def test_compare_with_no_gpu_named_sets_the_articles_three_side_by_side(run):
+    """Issue 31 quotes `advisor compare --model gpt2-124m`: it stopped at "Missing argument 'GPUS...'".
+    With no GPU named it compares the article's three, in its order: the same table, byte for byte, as
+    naming them."""
+    code, out, err = run("compare", "--model", "gpt2-124m", "--as-of", AS_OF)
+    assert code == 0 and not err, err
+    assert out == run("compare", *ARTICLE, "--model", "gpt2-124m", "--as-of", AS_OF)[1]
+    assert [line.split()[0] for line in out.splitlines()[3:6]] == ARTICLE
+
+
 def test_price_override_changes_the_ratio(run_json, catalog):
     _, base = run_json("compare", "rtx-4090", "h100-sxm", "--as-of", AS_OF)
     _, quoted = run_json("compare", "rtx-4090", "h100-sxm", "--price", "rtx-4090=1749", "--as-of", AS_OF)

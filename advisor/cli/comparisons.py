@@ -45,7 +45,7 @@ def _prices(ctx: click.Context, param: click.Parameter, values: tuple[str, ...])
 
 
 @main.command()
-@click.argument("gpus", nargs=-1, required=True, shell_complete=complete_gpus)
+@click.argument("gpus", nargs=-1, shell_complete=complete_gpus)
 @click.option("--model", "preset", default=None, help="Model preset, e.g. gpt2-124m (default when no --params).")
 @click.option("--params", default=None, help="Parameter count instead of a preset, e.g. 7B.")
 @shape_options
@@ -91,22 +91,24 @@ def compare(
 ) -> None:
     """Compare GPUs for one model: price, TFLOPs, memory, links, tokens/s and tokens/s per $1,000.
 
-    The first GPU is the reference for the price and speed ratios. For GPT-2 124M on the
-    article's three GPUs the article's own claims are shown beside the estimates.
+    The first GPU is the reference for the price and speed ratios. With no GPU named, the article's
+    three: rtx-4090 a100-80gb-sxm h100-sxm. For GPT-2 124M on those GPUs the article's own claims are
+    shown beside the estimates.
 
     \b
     Examples:
-      advisor compare rtx-4090 a100-80gb-sxm h100-sxm --model gpt2-124m
+      advisor compare --model gpt2-124m
       advisor compare rtx-4090 h100-sxm --params 7B --layers 32 --hidden 4096 --format json
       advisor compare rtx-4090 a100-80gb-sxm --price a100-80gb-sxm=20000 --deployment datacenter
     """
     from advisor.api import compare as run_compare
+    from advisor.comparisons import article_gpus
     from advisor.present.tables import compare_text
 
     catalog, rules = load(catalog_file, rules_files)
     with working("estimating", collect=False):
         result = run_compare(
-            list(gpus),
+            list(gpus) or article_gpus(),
             model=preset,
             params=params,
             layers=layers,
