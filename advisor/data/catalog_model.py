@@ -91,14 +91,15 @@ def _after(as_of: str | None, day: dt.date) -> bool:
 
 def _pick(current: Any, others: list[Any], day: dt.date, eol_new_unavailable: bool) -> Any:
     """The record plans use on `day`: the current one if dated on or before it, else the newest
-    earlier record of the same condition, else the newest earlier record of any condition."""
+    earlier record of the same condition, else the newest earlier record of any condition. Past an end
+    of life no new part is sold, except on a quote: a part quoted new (an override's price) is on offer."""
 
     def ok(p: Any) -> bool:
         return (
             p is not None
             and p.usd is not None
             and not _after(p.as_of, day)
-            and not (eol_new_unavailable and p.condition == "new")
+            and not (eol_new_unavailable and p.condition == "new" and p.kind != "quote")
         )
 
     if current is not None and (current.usd is None or ok(current)):
@@ -155,8 +156,18 @@ def _gpu_at(gid: str, g: GPU, day: dt.date, drop: Drop) -> GPU:
     chosen = _pick(p, g.prices.other_purchases, day, eol_gone)
     if p is not None and p.usd is not None and chosen is not p and _after(p.as_of, day):
         drop(gid, "prices.purchase", p.as_of, f"{g.name}'s purchase price (${p.usd:,.0f})")
-    if chosen is None:
-        chosen = _no_price(day, "the catalog's prices are all later") if p is not None else None
+    if chosen is None and p is not None:
+        gone = eol_gone and p.usd is not None and not _after(p.as_of, day)  # dropped for its end of life, not its date
+        chosen = (
+            Purchase(
+                usd=None,
+                as_of=None,
+                note=f"no purchase price as of {day.isoformat()}: new parts are not sold after its end of life "
+                f"({eol.value if eol else ''}); give a used price, or a quote, with --catalog",
+            )
+            if gone
+            else _no_price(day, "the catalog's prices are all later")
+        )
     rent = [o for o in g.prices.rent if not _after(o.as_of, day)]
     for o in g.prices.rent:
         if o not in rent:
