@@ -98,6 +98,10 @@ def cash_sentence_foots(markdown: str) -> None:
     (subtotal,) = [_money(r[2]) for r in costs if r[0].startswith("**Cash paid over")]
     places = Decimal(1) if "." not in m.group(1) else Decimal("0.01")
     assert subtotal.quantize(places) == cash
+    if "." in m.group(1):  # the present value beside a cash to the cent is to the cent too, as the table's
+        pv = re.search(r"that is \$([\d,.]+) in present value", markdown)
+        (total,) = [_money(r[2]) for r in costs if r[0].startswith("**Total, present value")]
+        assert pv and Decimal(pv.group(1).replace(",", "")) == total, (pv and pv.group(0), total)
 
 
 def bom_lines_multiply_out(markdown: str) -> int:
@@ -151,6 +155,7 @@ def test_every_rental_kind_has_words():
         ([9688.95, 31.05, 1.69], 9721.69, (["$9,689", "$31", "$2"], "$9,722")),
         ([49.48, 793.36], 842.84, (["$49.48", "$793.36"], "$842.84")),  # $49 + $793 is $842, not $843
         ([3536.60, 8175861.76], 8179398.36, (["$3,536.60", "$8,175,861.76"], "$8,179,398.36")),
+        ([2.04, 2.11], 4.15, (["$2.04", "$2.11"], "$4.15")),  # $2 + $2 foot to $4, but the total is $4.15
     ],
 )
 def test_sentence_figures_foot_in_whole_dollars_or_in_cents(parts, total, printed):
