@@ -113,6 +113,19 @@ def _no_price(day: dt.date, why: str) -> Purchase:
     return Purchase(usd=None, as_of=None, note=f"no purchase price dated on or before {day.isoformat()}: {why}")
 
 
+def _none_on(day: dt.date, p: Purchase, eol_gone: str | None) -> Purchase:
+    """The unknown price of a part none of whose records is used on `day`, saying why: its prices are
+    later, or (`eol_gone`: the end of life past) a new part is no longer sold."""
+    if eol_gone is not None and p.usd is not None and not _after(p.as_of, day):  # left out for the end of life
+        return Purchase(
+            usd=None,
+            as_of=None,
+            note=f"no purchase price as of {day.isoformat()}: new parts are not sold after its end of life "
+            f"({eol_gone}); give a used price, or a quote, with --catalog",
+        )
+    return _no_price(day, "the catalog's prices are all later")
+
+
 Drop = Callable[[str, str, str | None, str], None]  # (entry, field, as_of, what): records what at() left out
 
 
@@ -157,17 +170,7 @@ def _gpu_at(gid: str, g: GPU, day: dt.date, drop: Drop) -> GPU:
     if p is not None and p.usd is not None and chosen is not p and _after(p.as_of, day):
         drop(gid, "prices.purchase", p.as_of, f"{g.name}'s purchase price (${p.usd:,.0f})")
     if chosen is None and p is not None:
-        gone = eol_gone and p.usd is not None and not _after(p.as_of, day)  # dropped for its end of life, not its date
-        chosen = (
-            Purchase(
-                usd=None,
-                as_of=None,
-                note=f"no purchase price as of {day.isoformat()}: new parts are not sold after its end of life "
-                f"({eol.value if eol else ''}); give a used price, or a quote, with --catalog",
-            )
-            if gone
-            else _no_price(day, "the catalog's prices are all later")
-        )
+        chosen = _none_on(day, p, eol.value if eol is not None and eol_gone else None)
     rent = [o for o in g.prices.rent if not _after(o.as_of, day)]
     for o in g.prices.rent:
         if o not in rent:
