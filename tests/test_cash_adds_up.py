@@ -389,3 +389,20 @@ def test_a_vat_line_multiplies_out_and_its_base_is_the_lines_above(tokens, expec
     exact = abs(base * Decimal("0.19") - Decimal(repr(vat["total_usd"]))) <= Decimal("0.005")
     assert (rate, derived) == ("19.00%", None) if exact else derived and "amount over the base" in derived
     assert exact == expect_exact
+
+
+def test_the_step_the_memo_states_is_the_speed_the_plan_uses(example_plan):
+    """A reader divides the step's tokens by the job's tokens/s and gets the step the memo says: the
+    article's RTX 4090 is held to the best published Ada MFU, so its 524,288-token step takes 5.34 s at
+    98,200 tokens/s (the model's parts add up to 5.28 s, which the memo printed as the step's time)."""
+    import advisor
+
+    _, plan = example_plan("article-office")
+    text = advisor.memo(plan, EXAMPLES / "article-office.yaml", fmt="md", charts=False).text
+    (job,) = plan["jobs"]
+    m = re.search(r"Each training step processes ([\d,]+) tokens and takes ([\d.]+) s", text)
+    assert m, "no step sentence"
+    used = float(m.group(1).replace(",", "")) / job["tokens_per_s"]
+    assert float(m.group(2)) == float(f"{used:.3g}"), (m.group(0), used)
+    parts = sum(job["step_breakdown"].values())
+    assert abs(used - parts) > 0.005 * parts  # the case this checks: a held speed
