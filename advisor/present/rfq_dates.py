@@ -91,8 +91,8 @@ def _order_basis(plan: Plan, ctx: PlanContext, item: PurchaseItem, running: floa
     order = running - ready
     when = on_day(plan, max(0.0, order)).isoformat()
     burn = burn_in_days(item) if ctx.workload.deployment.lead_time_days is None else 0.0
-    delivered = f", delivered by {on_day(plan, max(0.0, running - burn)).isoformat()}" if burn else ""
-    return f"; {how}{delivered}, order by {when}" + (" (at once: the plan counts on it)" if order <= 0 else "")
+    deliver = f", delivered by {on_day(plan, max(0.0, running - burn)).isoformat()}" if burn else ""
+    return f"; {how}{deliver}, order by {when}" + (" (at once: the plan counts on it)" if order <= 0 else "")
 
 
 def _delay_cost(plan: Plan, gpu: str) -> str:
