@@ -3,11 +3,10 @@ inputs/units.py and bounded: a figure beyond any real training run is a typo, no
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from typing import Annotated
 
-from pydantic import AfterValidator, BeforeValidator, JsonValue, WithJsonSchema
+from pydantic import BeforeValidator, JsonValue, WithJsonSchema
 
 from advisor.inputs import units
 
@@ -199,20 +198,9 @@ def usd_amount(value: object, what: str) -> float:
     return units.parse_count(value.replace("$", "").replace(",", "") if isinstance(value, str) else value, what)
 
 
-def whole_cents(usd: float) -> float:
-    """A cap in USD to the whole cent below it: cash is paid in cents, so a budget of $9,696.079 admits
-    what $9,696.07 does, and is printed so (to the cent, it would read as $9,696.08 and admit a plan of
-    $9,696.077 above it). Below a cent, no plan fits: refused."""
-    cents = math.floor(round(usd * 100, 6))
-    if cents < 1:
-        raise ValueError(f"an amount in USD must be at least a cent, got {usd:g}")
-    return cents / 100
-
-
 USD = Annotated[
     float,
     BeforeValidator(_bounded(usd_amount, MAX_BUDGET_USD, "an amount in USD")),
-    AfterValidator(whole_cents),
     WithJsonSchema(
         {
             "anyOf": [{"type": "number", "exclusiveMinimum": 0}, {"type": "string"}],
