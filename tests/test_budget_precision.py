@@ -65,3 +65,10 @@ def test_a_budget_between_cents_is_printed_as_written_and_what_it_caps_beside_it
     assert budget_usd(37930.209) == "$37,930.209"
     assert budget_usd(37930.2065, 37930.209) == "$37,930.2065"
     assert budget_usd(133256.77, 2.5e6) == "$133,256.77" and budget_usd(2.5e6) == "$2,500,000.00"
+
+
+def test_a_budgets_slack_is_in_dollars_as_the_budget_is():
+    """The memo's margin read '2,366,743.23 USD to spare' beside 'of the $2,500,000.00 budget'."""
+    from advisor.present.words import amount
+
+    assert amount(2366743.23, "USD") == "$2,366,743.23" and amount(0.86, "kW") == "0.86 kW"

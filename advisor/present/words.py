@@ -59,7 +59,10 @@ def whole_or_two_digits(x: float) -> str:
 
 def amount(x: float | None, unit: str) -> str:
     """A binding row's slack in its unit at two decimals ('1.44 kW'); days as in_days says them (under
-    two days in duration's words, where a deadline within the hour read '0.00 days')."""
+    two days in duration's words, where a deadline within the hour read '0.00 days'); dollars as every other
+    amount of money is printed ('$2,366,743.23', not '2,366,743.23 USD' beside '$2,500,000.00')."""
+    if unit == "USD":
+        return usd_cents(x or 0.0)
     return in_days(x or 0.0, 2) if unit == "days" else f"{x or 0:,.2f} {unit}"
 
 
