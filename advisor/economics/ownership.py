@@ -133,8 +133,9 @@ def residual(catalog: Catalog, gpu_id: str, years: float, age_years: float = 0.0
     spread = econ.used_market_discount
     d = float(spread.value or 0.0)
     m = market_fraction(points, age_years + years)
-    if age_years > 0:
-        m = m / market_fraction(points, age_years)
+    if age_years > 0:  # the price paid, used: the market's at its age (at thousands of years, 0.0: nothing back)
+        paid = market_fraction(points, age_years)
+        m = m / paid if paid > 0 else 0.0
     banded = any(p.fraction is None for p in points.points)
     note = (
         f"{name} residual-value curve at {years * 12:.1f} months"
