@@ -296,3 +296,14 @@ def test_a_bought_item_says_when_it_must_be_delivered_before_its_burn_in(example
     (job,) = p["jobs"]
     assert _days(found.group(1)) + burn + job["wall_days_planned"] <= 14
     assert _days(found.group(1)) == math.floor(14 - job["wall_days_planned"] - burn)
+
+
+def test_a_date_past_the_calendars_end_is_an_input_error_not_an_internal_one():
+    """`advisor rfq ... --as-of 9999-12-31` was exit 1 (OverflowError: date value out of range)."""
+    from types import SimpleNamespace
+
+    from advisor.present.rfq_dates import on_day
+
+    assert on_day(SimpleNamespace(as_of="2026-12-01"), 12.7) == dt.date(2026, 12, 13)  # type: ignore[arg-type]
+    with pytest.raises(advisor.InputError, match="--as-of 9999-12-31"):
+        on_day(SimpleNamespace(as_of="9999-12-31"), 46.9)  # type: ignore[arg-type]

@@ -17,12 +17,21 @@ from advisor.contract import Plan
 from advisor.contract.context import PlanContext
 from advisor.contract.costs import PurchaseItem, ServerItem
 from advisor.durations import DAYS_FROM_HOURS, in_days
+from advisor.errors import InputError
 from advisor.present.words import usd
 
 
 def on_day(plan: Plan, days: float) -> dt.date:
-    """The date `days` after the plan's date, rounded down to a whole day (the latest safe date)."""
-    return dt.date.fromisoformat(plan.as_of) + dt.timedelta(days=days)
+    """The date `days` after the plan's date, rounded down to a whole day (the latest safe date); past the
+    calendar's last day (a plan as of 9999-12-31) an InputError naming --as-of."""
+    try:
+        return dt.date.fromisoformat(plan.as_of) + dt.timedelta(days=days)
+    except OverflowError:
+        raise InputError(
+            f"--as-of {plan.as_of}: the RFQ's dates ({days:,.1f} days after it) are past the calendar's last day "
+            f"({dt.date.max.isoformat()}); give an earlier date",
+            field="as_of",
+        ) from None
 
 
 def burn_in_days(item: PurchaseItem) -> float:
