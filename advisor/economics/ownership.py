@@ -158,10 +158,10 @@ def purchase_age_years(gpu: GPU, day: dt.date) -> float:
     """How old a part bought used (or refurbished) is on `day`, from its launch (or its earliest new
     price record); 0 when bought new."""
     p, launch = gpu.prices.purchase, parse_as_of(gpu.launch.value)
-    if launch is None:  # launch not verified: the earliest new price record stands in for it
+    if launch is None:  # launch not verified: the earliest new price record stands in for it (an override's too)
         launch = min(
             (d for q in gpu.prices.other_purchases if q.condition == "new" and (d := parse_as_of(q.as_of)) is not None),
-            default=None,
+            default=parse_as_of(gpu.prices.first_new_as_of),
         )
     if p is None or p.condition == "new" or launch is None:
         return 0.0
