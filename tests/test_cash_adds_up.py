@@ -406,3 +406,18 @@ def test_the_step_the_memo_states_is_the_speed_the_plan_uses(example_plan):
     assert float(m.group(2)) == float(f"{used:.3g}"), (m.group(0), used)
     parts = sum(job["step_breakdown"].values())
     assert abs(used - parts) > 0.005 * parts  # the case this checks: a held speed
+
+
+def test_the_electricity_line_multiplies_out_to_its_amount(example_plan):
+    """'14 kWh at $0.1241 per kWh' beside $1.69 multiplied out to $1.74 (the article's office): the kWh are
+    printed at the decimals that give the amount at the rate printed (13.6 kWh)."""
+    import advisor
+    from advisor.present.memo_costs import kwh_shown
+
+    assert (kwh_shown(1.69, 0.1241), kwh_shown(44.37, 0.0806)) == ("13.6", "550.5")
+    _, plan = example_plan("article-office")
+    text = advisor.memo(plan, EXAMPLES / "article-office.yaml", fmt="md", charts=False).text
+    (row,) = [r for r in _table(text, "Cost") if r[0] == "Electricity"]
+    kwh, rate = re.search(r"([\d,.]+) kWh at \$([\d.]+) per kWh", row[3]).groups()
+    product = (Decimal(kwh.replace(",", "")) * Decimal(rate)).quantize(Decimal("0.01"))
+    assert product == _money(row[2]), row
