@@ -33,3 +33,42 @@ def test_a_budget_copied_from_the_printed_cash_admits_the_plan(run, write):
             "plan", write(WORKLOAD + f"budget_usd: {less}\nbudget_basis: {basis}\n", "x.yaml"), "--as-of", AS_OF
         )
         assert code == 3, (basis, less)
+
+
+def test_a_budget_between_cents_admits_no_plan_above_it(catalog, rules):
+    """A budget a tenth of a cent under the plan's cash prints as the same cents ("uses $37,930.21 of the
+    $37,930.21 budget") but is below it: no plan (it was admitted, the budget plus half a cent). At the
+    cash itself, unrounded, the plan is within it."""
+    import yaml
+
+    from advisor.contract.numbers import cents
+    from advisor.flow import plan, prepare
+    from advisor.inputs.workload import parse_workload
+    from advisor.solve.milp import solve
+
+    doc = yaml.safe_load(WORKLOAD)
+    sol = solve(prepare(parse_workload(doc), catalog, rules, AS_OF))
+    cash = sol.cost("cash")
+    under = cash - 0.0001
+    assert cents(under) == cents(cash)  # printed alike
+    p = plan(parse_workload({**doc, "budget_usd": under}), catalog=catalog, rules=rules, as_of=AS_OF, explain=False)
+    assert p["status"] == "infeasible", p["nominal_cost_usd"]
+    p = plan(parse_workload({**doc, "budget_usd": cash}), catalog=catalog, rules=rules, as_of=AS_OF, explain=False)
+    assert p["status"] != "infeasible" and p["nominal_cost_usd"] == cents(cash)
+
+
+def test_a_budget_between_cents_is_printed_as_written_and_what_it_caps_beside_it():
+    """Printed to the cent, $37,930.2065 of a $37,930.209 budget read "$37,930.21 of the $37,930.21 budget"
+    (within it) and a refused $37,930.2099 read the same."""
+    from advisor.present.constraint_words import budget_usd
+
+    assert budget_usd(37930.209) == "$37,930.209"
+    assert budget_usd(37930.2065, 37930.209) == "$37,930.2065"
+    assert budget_usd(133256.77, 2.5e6) == "$133,256.77" and budget_usd(2.5e6) == "$2,500,000.00"
+
+
+def test_a_budgets_slack_is_in_dollars_as_the_budget_is():
+    """The memo's margin read '2,366,743.23 USD to spare' beside 'of the $2,500,000.00 budget'."""
+    from advisor.present.words import amount
+
+    assert amount(2366743.23, "USD") == "$2,366,743.23" and amount(0.86, "kW") == "0.86 kW"

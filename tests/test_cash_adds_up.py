@@ -98,6 +98,10 @@ def cash_sentence_foots(markdown: str) -> None:
     (subtotal,) = [_money(r[2]) for r in costs if r[0].startswith("**Cash paid over")]
     places = Decimal(1) if "." not in m.group(1) else Decimal("0.01")
     assert subtotal.quantize(places) == cash
+    if "." in m.group(1):  # the present value beside a cash to the cent is to the cent too, as the table's
+        pv = re.search(r"that is \$([\d,.]+) in present value", markdown)
+        (total,) = [_money(r[2]) for r in costs if r[0].startswith("**Total, present value")]
+        assert pv and Decimal(pv.group(1).replace(",", "")) == total, (pv and pv.group(0), total)
 
 
 def bom_lines_multiply_out(markdown: str) -> int:
@@ -151,6 +155,7 @@ def test_every_rental_kind_has_words():
         ([9688.95, 31.05, 1.69], 9721.69, (["$9,689", "$31", "$2"], "$9,722")),
         ([49.48, 793.36], 842.84, (["$49.48", "$793.36"], "$842.84")),  # $49 + $793 is $842, not $843
         ([3536.60, 8175861.76], 8179398.36, (["$3,536.60", "$8,175,861.76"], "$8,179,398.36")),
+        ([2.04, 2.11], 4.15, (["$2.04", "$2.11"], "$4.15")),  # $2 + $2 foot to $4, but the total is $4.15
     ],
 )
 def test_sentence_figures_foot_in_whole_dollars_or_in_cents(parts, total, printed):
@@ -384,3 +389,35 @@ def test_a_vat_line_multiplies_out_and_its_base_is_the_lines_above(tokens, expec
     exact = abs(base * Decimal("0.19") - Decimal(repr(vat["total_usd"]))) <= Decimal("0.005")
     assert (rate, derived) == ("19.00%", None) if exact else derived and "amount over the base" in derived
     assert exact == expect_exact
+
+
+def test_the_step_the_memo_states_is_the_speed_the_plan_uses(example_plan):
+    """A reader divides the step's tokens by the job's tokens/s and gets the step the memo says: the
+    article's RTX 4090 is held to the best published Ada MFU, so its 524,288-token step takes 5.34 s at
+    98,200 tokens/s (the model's parts add up to 5.28 s, which the memo printed as the step's time)."""
+    import advisor
+
+    _, plan = example_plan("article-office")
+    text = advisor.memo(plan, EXAMPLES / "article-office.yaml", fmt="md", charts=False).text
+    (job,) = plan["jobs"]
+    m = re.search(r"Each training step processes ([\d,]+) tokens and takes ([\d.]+) s", text)
+    assert m, "no step sentence"
+    used = float(m.group(1).replace(",", "")) / job["tokens_per_s"]
+    assert float(m.group(2)) == float(f"{used:.3g}"), (m.group(0), used)
+    parts = sum(job["step_breakdown"].values())
+    assert abs(used - parts) > 0.005 * parts  # the case this checks: a held speed
+
+
+def test_the_electricity_line_multiplies_out_to_its_amount(example_plan):
+    """'14 kWh at $0.1241 per kWh' beside $1.69 multiplied out to $1.74 (the article's office): the kWh are
+    printed at the decimals that give the amount at the rate printed (13.6 kWh)."""
+    import advisor
+    from advisor.present.memo_costs import kwh_shown
+
+    assert (kwh_shown(1.69, 0.1241), kwh_shown(44.37, 0.0806)) == ("13.6", "550.5")
+    _, plan = example_plan("article-office")
+    text = advisor.memo(plan, EXAMPLES / "article-office.yaml", fmt="md", charts=False).text
+    (row,) = [r for r in _table(text, "Cost") if r[0] == "Electricity"]
+    kwh, rate = re.search(r"([\d,.]+) kWh at \$([\d.]+) per kWh", row[3]).groups()
+    product = (Decimal(kwh.replace(",", "")) * Decimal(rate)).quantize(Decimal("0.01"))
+    assert product == _money(row[2]), row

@@ -65,7 +65,7 @@ def test_bought_cluster_fits_the_jobs_it_says_it_runs(catalog, rules):
     # the RFQ's running-by day: the latest ready day that keeps every deadline on that schedule
     latest = min(dl - (end - row["ready_days"]) for (dl, _, _), end in zip(sorted(jobs), ends))
     text = advisor.rfq(p, fmt="md").text
-    assert f"delivered and running by day {latest:.1f}:" in text, (latest, text[:2000])
+    assert f"running by day {latest:.1f}:" in text, (latest, text[:2000])
 
 
 def horizon_named(d: dict, months: float) -> tuple[dict, float]:

@@ -317,3 +317,15 @@ def test_a_per_gpu_run_below_any_reading_names_its_own_column(run, write):
     runs = write("gpu,gpu_count,tokens_per_s_per_gpu,model\nh100-sxm,8,1e-13,gpt2-1558m\n", "runs.csv")
     code, out, err = run("calibrate", runs, "-o", str(runs.with_suffix(".yaml")))
     assert code == 2 and "runs.csv, line 2, field tokens_per_s_per_gpu (1e-13 per GPU x 8): " in err, err
+
+
+def test_a_mix_whose_classes_share_a_name_is_refused(run, write):
+    """Two classes named `a` (100 and 4,000 prompt tokens) were planned as two serving rows both named
+    chat/a: a script reading the plan's serving rows by class could not tell them apart."""
+    doc = (
+        "deployment: {context: cloud}\njobs:\n  - {name: chat, kind: serve, model: llama-3.1-8b, traffic: "
+        "{requests_per_s: 5, mix: [{name: a, input_tokens: 100, output_tokens: 50, share: 0.5}, "
+        "{name: a, input_tokens: 4000, output_tokens: 500, share: 0.5}]}}\n"
+    )
+    code, out, err = run("validate", write(doc))
+    assert code == 2 and "`jobs[0].traffic`: the names of the mix's classes must be unique; repeated: a" in err, err

@@ -42,6 +42,15 @@ def test_a_run_column_out_of_its_range_or_list_is_refused(run, write, tmp_path, 
     assert f"runs.csv, line 2, field {field}: " in err and allowed in err and "Traceback" not in err, err
 
 
+def test_a_runs_precision_not_in_the_workloads_list_is_refused_as_precision(run, write, tmp_path):
+    """`precision: fp3` was refused as "field count: ... no fp3 tensor rate", naming the wrong column and
+    no allowed value; a workload's job takes bf16, fp16 or fp8."""
+    runs = "gpu,count,tokens_per_s,model,precision\nh100-sxm,8,400000,gpt2-1558m,fp3\n"
+    code, out, err = run("calibrate", write(runs, "runs.csv"), "-o", tmp_path / "est.yaml")
+    assert code == 2 and not out, err
+    assert "runs.csv, line 2, field precision: 'fp3' is not one of bf16, fp16, fp8" in err, err
+
+
 def test_a_runs_file_is_read_as_a_workload_is(run, write, tmp_path):
     """/dev/zero was read without end (killed at 15 s) and 5.8 MB of runs fitted for hours: a runs file
     is read through the workload's loader (at most MAX_BYTES, `-` for standard input, a BOM allowed),

@@ -175,3 +175,42 @@ def test_no_catalog_text_names_internal_paths():
     ):
         text = f.read_text()
         assert "shared/reference" not in text and "research: " not in text, f
+
+
+def test_a_quote_for_a_new_part_past_its_end_of_life_is_planned_on(write):
+    """A user's quote is an offer in hand: the A100 SXM quoted new is bought at the quote, not dropped
+    for the catalog's end of life (which left the plan without it, saying its prices were 'all later')."""
+    path = write(
+        "gpus:\n  - id: a100-80gb-sxm\n    prices:\n      purchase: {usd: 7000, as_of: '2026-11-20'}\n", "acme.yaml"
+    )
+    at = load_catalog(path).at(dt.date(2026, 12, 1))
+    assert at.gpus["a100-80gb-sxm"].purchase_usd == 7000
+
+
+def test_a_new_price_past_end_of_life_says_so(catalog):
+    """The built-in new price of an end-of-life part dated before the day is left out for the end of life,
+    and the note says that, not that the prices are later."""
+    g = catalog.gpus["a100-80gb-sxm"]
+    new = g.model_copy(update={"prices": g.prices.model_copy(update={"purchase": g.prices.other_purchases[0]})})
+    assert new.prices.purchase.condition == "new" and new.prices.purchase.kind != "quote"
+    c = catalog.model_copy(update={"gpus": {**catalog.gpus, "a100-80gb-sxm": new}})
+    p = c.at(dt.date(2026, 12, 1)).gpus["a100-80gb-sxm"].prices.purchase
+    assert p.usd is None and "end of life" in p.note and "later" not in p.note
+
+
+def test_a_used_quote_for_a_part_of_unverified_launch_is_aged_as_the_catalogs_used_price(write, catalog):
+    """The A100 SXM's launch is unverified, so a used one is aged from its earliest new price (2020). An
+    override's used quote replaced that record too, so the same $9,000 used board was aged 0, resold as if
+    bought new (59% of its price after 2.4 months, not 82%): $16,216 more present value for the same quote."""
+    from advisor.economics.ownership import purchase_age_years
+
+    path = write(
+        "gpus:\n  - id: a100-80gb-sxm\n    prices:\n      purchase: {usd: 9000, as_of: '2026-11-20', "
+        "condition: used, warranty: 'seller, 90 days'}\n",
+        "used.yaml",
+    )
+    day = dt.date(2026, 12, 1)
+    quoted = load_catalog(path).at(day).gpus["a100-80gb-sxm"]
+    assert quoted.prices.purchase.condition == "used" and quoted.prices.other_purchases == []
+    built_in = purchase_age_years(catalog.at(day).gpus["a100-80gb-sxm"], day)
+    assert built_in > 5 and purchase_age_years(quoted, day) == pytest.approx(built_in)

@@ -112,3 +112,12 @@ def test_a_gpu_waiting_for_delivery_is_resold_at_its_age_since_purchase(example_
     in_hand = residual(catalog, gpu.id, (sold["month"] * 730 - 70 * 24 - 72) / 8760, age).fraction
     assert sold["resale_usd"] == pytest.approx(8 * item["unit_price_usd"] * by_purchase, abs=0.01)
     assert by_purchase < in_hand  # the older part fetches less
+
+
+def test_a_used_part_thousands_of_years_old_resells_for_nothing_not_a_division_by_zero(catalog):
+    """`--as-of 9999-12-31` was exit 1 (ZeroDivisionError): the used A100's market fraction at its age
+    (~8,000 years, the curve's decline continued) underflowed to 0.0 and the resale divided by it."""
+    from advisor.economics.ownership import residual
+
+    r = residual(catalog, "a100-80gb-sxm", 1.0, age_years=7975.0)
+    assert r.fraction == 0.0

@@ -278,3 +278,32 @@ def test_a_providers_limit_per_customer_is_checked_on_all_the_gpus_rented_from_i
     assert code == 0, err
     (row,) = [r for r in csv.DictReader(rfq.open(encoding="utf-8")) if r["item"] == "h100-sxm (rent)"]
     assert head in row["notes"]
+
+
+def test_a_bought_item_says_when_it_must_be_delivered_before_its_burn_in(example_plan):
+    """The article's RTX 4090 must be running by day 12.7 (due day 14, 1.3 days of work at P80); it
+    burns in for 3 days after delivery, so a vendor must deliver by day 9.7 (2026-12-10), not by the
+    'latest date' (2026-12-13), which the RFQ called 'delivered and running by': delivered then, the job
+    would end on day 17, past its deadline."""
+    _, p = example_plan("article-office")
+    rows = table(advisor.rfq(p, EXAMPLES / "article-office.yaml", fmt="csv"))
+    (item,) = [r for r in rows if r["item"] == "rtx-4090 (buy)"]
+    (gpu,) = p["purchase"]
+    burn = gpu["ready_days"] - gpu["lead_time_days"]
+    found = re.search(r"delivered by (\d{4}-\d\d-\d\d)", item["date_basis"])
+    assert found and "delivered and running" not in item["date_basis"], item["date_basis"]
+    assert _days(found.group(1)) + burn <= _days(item["latest_date"]) + 1 and burn == 3
+    (job,) = p["jobs"]
+    assert _days(found.group(1)) + burn + job["wall_days_planned"] <= 14
+    assert _days(found.group(1)) == math.floor(14 - job["wall_days_planned"] - burn)
+
+
+def test_a_date_past_the_calendars_end_is_an_input_error_not_an_internal_one():
+    """`advisor rfq ... --as-of 9999-12-31` was exit 1 (OverflowError: date value out of range)."""
+    from types import SimpleNamespace
+
+    from advisor.present.rfq_dates import on_day
+
+    assert on_day(SimpleNamespace(as_of="2026-12-01"), 12.7) == dt.date(2026, 12, 13)  # type: ignore[arg-type]
+    with pytest.raises(advisor.InputError, match="--as-of 9999-12-31"):
+        on_day(SimpleNamespace(as_of="9999-12-31"), 46.9)  # type: ignore[arg-type]

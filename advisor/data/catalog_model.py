@@ -91,14 +91,15 @@ def _after(as_of: str | None, day: dt.date) -> bool:
 
 def _pick(current: Any, others: list[Any], day: dt.date, eol_new_unavailable: bool) -> Any:
     """The record plans use on `day`: the current one if dated on or before it, else the newest
-    earlier record of the same condition, else the newest earlier record of any condition."""
+    earlier record of the same condition, else the newest earlier record of any condition. Past an end
+    of life no new part is sold, except on a quote: a part quoted new (an override's price) is on offer."""
 
     def ok(p: Any) -> bool:
         return (
             p is not None
             and p.usd is not None
             and not _after(p.as_of, day)
-            and not (eol_new_unavailable and p.condition == "new")
+            and not (eol_new_unavailable and p.condition == "new" and p.kind != "quote")
         )
 
     if current is not None and (current.usd is None or ok(current)):
@@ -110,6 +111,19 @@ def _pick(current: Any, others: list[Any], day: dt.date, eol_new_unavailable: bo
 
 def _no_price(day: dt.date, why: str) -> Purchase:
     return Purchase(usd=None, as_of=None, note=f"no purchase price dated on or before {day.isoformat()}: {why}")
+
+
+def _none_on(day: dt.date, p: Purchase, eol_gone: str | None) -> Purchase:
+    """The unknown price of a part none of whose records is used on `day`, saying why: its prices are
+    later, or (`eol_gone`: the end of life past) a new part is no longer sold."""
+    if eol_gone is not None and p.usd is not None and not _after(p.as_of, day):  # left out for the end of life
+        return Purchase(
+            usd=None,
+            as_of=None,
+            note=f"no purchase price as of {day.isoformat()}: new parts are not sold after its end of life "
+            f"({eol_gone}); give a used price, or a quote, with --catalog",
+        )
+    return _no_price(day, "the catalog's prices are all later")
 
 
 Drop = Callable[[str, str, str | None, str], None]  # (entry, field, as_of, what): records what at() left out
@@ -155,8 +169,8 @@ def _gpu_at(gid: str, g: GPU, day: dt.date, drop: Drop) -> GPU:
     chosen = _pick(p, g.prices.other_purchases, day, eol_gone)
     if p is not None and p.usd is not None and chosen is not p and _after(p.as_of, day):
         drop(gid, "prices.purchase", p.as_of, f"{g.name}'s purchase price (${p.usd:,.0f})")
-    if chosen is None:
-        chosen = _no_price(day, "the catalog's prices are all later") if p is not None else None
+    if chosen is None and p is not None:
+        chosen = _none_on(day, p, eol.value if eol is not None and eol_gone else None)
     rent = [o for o in g.prices.rent if not _after(o.as_of, day)]
     for o in g.prices.rent:
         if o not in rent:

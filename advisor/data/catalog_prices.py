@@ -258,3 +258,6 @@ class Prices(Strict):
     purchase: Purchase | None = None
     other_purchases: list[Purchase] = []
     rent: list[RentalOffer] = []
+    # the earliest new price record's date, kept when an override's quote replaces the records: what a part
+    # of unverified launch is aged from when bought used (economics/ownership.purchase_age_years)
+    first_new_as_of: str | None = None

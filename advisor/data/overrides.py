@@ -99,8 +99,12 @@ def replace_price_records(merged: dict[str, Any], entry: dict[str, Any]) -> dict
         merged["lead_time"] = copy.deepcopy(entry["lead_time"])
     prices = entry.get("prices")
     if isinstance(prices, dict) and prices.get("purchase") is not None:
+        dropped = [merged["prices"].get("purchase") or {}, *(merged["prices"].get("other_purchases") or [])]
+        new = sorted(str(r["as_of"]) for r in dropped if r.get("as_of") and r.get("condition", "new") == "new")
         merged["prices"]["purchase"] = copy.deepcopy(prices["purchase"])
         merged["prices"]["other_purchases"] = copy.deepcopy(prices.get("other_purchases") or [])
+        if new and not merged["prices"].get("first_new_as_of"):  # a used quote is aged as the built-in was
+            merged["prices"]["first_new_as_of"] = new[0]
     if entry.get("purchase") is not None and "gpu_slots" in merged:
         merged["purchase"] = copy.deepcopy(entry["purchase"])
         merged["other_purchases"] = copy.deepcopy(entry.get("other_purchases") or [])

@@ -133,8 +133,9 @@ def residual(catalog: Catalog, gpu_id: str, years: float, age_years: float = 0.0
     spread = econ.used_market_discount
     d = float(spread.value or 0.0)
     m = market_fraction(points, age_years + years)
-    if age_years > 0:
-        m = m / market_fraction(points, age_years)
+    if age_years > 0:  # the price paid, used: the market's at its age (at thousands of years, 0.0: nothing back)
+        paid = market_fraction(points, age_years)
+        m = m / paid if paid > 0 else 0.0
     banded = any(p.fraction is None for p in points.points)
     note = (
         f"{name} residual-value curve at {years * 12:.1f} months"
@@ -157,10 +158,10 @@ def purchase_age_years(gpu: GPU, day: dt.date) -> float:
     """How old a part bought used (or refurbished) is on `day`, from its launch (or its earliest new
     price record); 0 when bought new."""
     p, launch = gpu.prices.purchase, parse_as_of(gpu.launch.value)
-    if launch is None:  # launch not verified: the earliest new price record stands in for it
+    if launch is None:  # launch not verified: the earliest new price record stands in for it (an override's too)
         launch = min(
             (d for q in gpu.prices.other_purchases if q.condition == "new" and (d := parse_as_of(q.as_of)) is not None),
-            default=None,
+            default=parse_as_of(gpu.prices.first_new_as_of),
         )
     if p is None or p.condition == "new" or launch is None:
         return 0.0

@@ -233,6 +233,10 @@ class Traffic(Written):
                 "give input_tokens and output_tokens (mean request size), or a mix: "
                 "[{input_tokens, output_tokens, share}, ...]"
             )
+        named = [c.name for c in self.mix or [] if c.name]
+        if len(set(named)) < len(named):  # the plan's serving rows (chat/NAME) would read as one class
+            dup = sorted({n for n in named if named.count(n) > 1})
+            raise ValueError(f"the names of the mix's classes must be unique; repeated: {', '.join(dup)}")
         if self.mix is not None and abs(sum(c.share for c in self.mix) - 1.0) > 1e-3:
             raise ValueError(f"the shares of the mix sum to {sum(c.share for c in self.mix):.4g}; they must sum to 1")
         for i, c in enumerate(self.mix or []):

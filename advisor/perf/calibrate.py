@@ -43,6 +43,7 @@ from advisor.perf.published_mfu import mfu_cap, run_scale
 from advisor.perf.run_columns import (
     ATTENTION_KERNELS,
     TRAINING_KINDS,
+    TRAINING_PRECISIONS,
     check_cells,
     check_header,
     flag,
@@ -191,7 +192,7 @@ def _recompute(row: dict[str, str], model: ModelSpec, precision: str, line: int,
 
 def _job(row: dict[str, str], model: ModelSpec, line: int, name: str) -> JobSpec:
     """The run's job as the estimator takes it: kind, precision, batch, and the layout when given."""
-    precision = (row.get("precision") or "bf16").strip()
+    precision = word(row, "precision", line, name, TRAINING_PRECISIONS) or "bf16"
     batch = number(row, "global_batch_tokens", line, name)
     if short := below_one_sequence(batch, model.seq_len):
         raise InputError(

@@ -24,6 +24,7 @@ RANGES: dict[str, tuple[float, float]] = {
 }
 TRUE, FALSE = ("true", "1", "yes"), ("false", "0", "no")
 TRAINING_KINDS: tuple[str, ...] = get_args(Job.model_fields["kind"].annotation)  # a workload's training kinds
+TRAINING_PRECISIONS: tuple[str, ...] = get_args(Job.model_fields["precision"].annotation)  # and precisions
 ATTENTION_KERNELS = ("fa2",)  # JobSpec.attention_kernel: FlashAttention-2-era kernels (empty: today's)
 
 

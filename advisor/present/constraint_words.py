@@ -61,7 +61,7 @@ def _slack_words(s: Slack) -> str:
             f"job time ({f['estimate_days']:.2f} estimated{start})"
         )
     if s.family == "budget":
-        return f"uses ${s.used:,.2f} of the ${s.limit:,.2f} budget ({BASIS[f['basis']]})"
+        return f"uses {budget_usd(s.used, s.limit)} of the {budget_usd(s.limit)} budget ({BASIS[f['basis']]})"
     if s.family == "power":
         return f"owned GPUs and servers draw {s.used:.2f} of {s.limit:g} kW{origin(s.rule, f.get('origin'))}"
     if s.family == "gpu_count":
@@ -100,12 +100,23 @@ def binding_row(s: Slack) -> JSON:
     return row
 
 
+def budget_usd(usd: float, budget: float | None = None) -> str:
+    """A budget as written (`budget` None), or an amount beside it, at the budget's precision: to the cent,
+    or to the fraction of a cent the budget has ($37,930.2065 of the $37,930.209 budget, not $37,930.21:
+    printed to the cent, a plan within it would read as above it; solve/constraints/budget.cap)."""
+    limit = usd if budget is None else budget
+    if abs(limit * 100 - round(limit * 100)) < 1e-6:
+        return f"${usd:,.2f}"
+    places = next(p for p in range(3, 7) if abs(limit * 10**p - round(limit * 10**p)) < 1e-6 or p == 6)
+    return f"${usd:,.{max(places, 4)}f}" if budget is not None else f"${usd:,.{places}f}"
+
+
 # ---------------------------------------------------------------------- the diagnosis
 def _shortfall_words(s: Shortfall) -> str:
     if s.family == "budget":
         return (
-            f"the cheapest plan with no limits costs ${s.needed:,.2f} ({BASIS[s.facts['basis']]}); the "
-            f"${s.limit:,.2f} budget is {_share(s.limit, s.needed)} of it"
+            f"the cheapest plan with no limits costs {budget_usd(s.needed, s.limit)} ({BASIS[s.facts['basis']]}); the "
+            f"{budget_usd(s.limit)} budget is {_share(s.limit, s.needed)} of it"
         )
     if s.family == "power":
         return (
@@ -311,7 +322,7 @@ def limit_reason(lv: Lever, name: str) -> JSON:
             "needed": round(lv.needed, 2),
             "limit": lv.limit,
             "message": f"the cheapest plan using only {name} costs ${lv.needed:,.2f} ({BASIS[f['basis']]}); "
-            f"the budget is ${lv.limit:,.2f}",
+            f"the budget is {budget_usd(lv.limit)}",
         }
     if lv.family == "lead_time":
         return {

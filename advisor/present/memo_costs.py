@@ -4,6 +4,7 @@ add up, to the cent, to the total the plan minimises)."""
 
 from __future__ import annotations
 
+from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
 from advisor.contract import Plan
@@ -28,6 +29,8 @@ COST_LINES = (
     ("bridge_usd", "GPU rental until bought serving GPUs arrive", "before they arrive"),
     ("services_tax_usd", "VAT on rent and services (not reclaimable)", "as they are paid"),
 )
+
+CENT = Decimal("0.01")
 
 
 # when a rental's cash leaves (purchase[].payment, its offer's `paid`)
@@ -138,6 +141,18 @@ def cost_rows(plan: Plan, months: float, catalog: Catalog | None = None) -> list
     return rows
 
 
+def kwh_shown(energy_usd: float, rate: float) -> str:
+    """The kWh the electricity line bills, at the fewest decimals that multiply out to its amount at the rate
+    as printed: 13.6 kWh x $0.1241 is $1.69 (14 kWh read $1.74), 550.5 kWh x $0.0806 is $44.37."""
+    kwh = Decimal(repr(energy_usd / rate))
+    amount, unit = Decimal(repr(energy_usd)).quantize(CENT), Decimal(unit_rate(rate).lstrip("$"))
+    for places in range(4):
+        shown = kwh.quantize(Decimal(1).scaleb(-places), rounding=ROUND_HALF_UP)
+        if (shown * unit).quantize(CENT, rounding=ROUND_HALF_UP) == amount:
+            return f"{shown:,}"
+    return f"{kwh.quantize(Decimal('0.001'), rounding=ROUND_HALF_UP):,}"
+
+
 def _cost_basis(plan: Plan, key: str, months: float, catalog: Catalog | None, bought: list[PurchaseItem]) -> str:
     """How one cost line is computed, in the plan's own figures."""
     a = plan.assumptions
@@ -152,7 +167,7 @@ def _cost_basis(plan: Plan, key: str, months: float, catalog: Catalog | None, bo
         )
     if key == "energy_usd":
         return (
-            f"{(plan.cost_breakdown.energy_usd or 0.0) / a.electricity_usd_per_kwh:,.0f} kWh at "
+            f"{kwh_shown(plan.cost_breakdown.energy_usd or 0.0, a.electricity_usd_per_kwh)} kWh at "
             f"{unit_rate(a.electricity_usd_per_kwh)} per kWh, including the building overhead (PUE {a.pue:.2f})"
             if a.electricity_usd_per_kwh
             else "at the deployment's electricity rate"

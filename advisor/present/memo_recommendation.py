@@ -12,7 +12,17 @@ from advisor.durations import deadline_phrase, duration
 from advisor.present.decision_words import schedule_misses, why_dearer
 from advisor.present.memo_costs import billed_hours, cash_months, rent_by_payment, start_days
 from advisor.present.memo_sections import server_name
-from advisor.present.words import footed, join, months_phrase, more_or_less, quoted_rate, rent_phrase, sentence, usd
+from advisor.present.words import (
+    footed,
+    join,
+    months_phrase,
+    more_or_less,
+    quoted_rate,
+    rent_phrase,
+    sentence,
+    usd,
+    usd_cents,
+)
 
 
 def server_phrase(catalog: Catalog, sid: str, n: int) -> str:
@@ -120,10 +130,11 @@ def _cost_sentence(plan: Plan, upfront: float) -> str:
     ]
     amounts, paid_total = footed([v for v, _ in parts], cash)  # the printed parts add up to the printed cash
     paid = join([f"{amount} {what}" for amount, (_, what) in zip(amounts, parts)])
+    pv = usd_cents(total) if "." in paid_total else usd(total)  # the cash's precision: $4.15 in cash is $4.15 PV
     text = (
         f"Over the {months_phrase(cash_months(plan))} the plan is costed for, it pays {paid_total} in cash ({paid})"
         + (f" and gets about {usd(resale)} back by reselling the GPUs" if resale else "")
-        + f"; at {a.discount_rate:.1%} a year that is {usd(total)} in present value, the figure the plan "
+        + f"; at {a.discount_rate:.1%} a year that is {pv} in present value, the figure the plan "
         "minimises. "
     )
     other = plan.other_ownership

@@ -17,12 +17,21 @@ from advisor.contract import Plan
 from advisor.contract.context import PlanContext
 from advisor.contract.costs import PurchaseItem, ServerItem
 from advisor.durations import DAYS_FROM_HOURS, in_days
+from advisor.errors import InputError
 from advisor.present.words import usd
 
 
 def on_day(plan: Plan, days: float) -> dt.date:
-    """The date `days` after the plan's date, rounded down to a whole day (the latest safe date)."""
-    return dt.date.fromisoformat(plan.as_of) + dt.timedelta(days=days)
+    """The date `days` after the plan's date, rounded down to a whole day (the latest safe date); past the
+    calendar's last day (a plan as of 9999-12-31) an InputError naming --as-of."""
+    try:
+        return dt.date.fromisoformat(plan.as_of) + dt.timedelta(days=days)
+    except OverflowError:
+        raise InputError(
+            f"--as-of {plan.as_of}: the RFQ's dates ({days:,.1f} days after it) are past the calendar's last day "
+            f"({dt.date.max.isoformat()}); give an earlier date",
+            field="as_of",
+        ) from None
 
 
 def burn_in_days(item: PurchaseItem) -> float:
@@ -44,7 +53,7 @@ def _training_start(plan: Plan, ctx: PlanContext, item: PurchaseItem) -> tuple[f
     if not starts:
         return None
     slack, name, run, due, after = min(starts)
-    verb = "delivered and running" if item.ownership == "buy" else "available"
+    verb = "running" if item.ownership == "buy" else "available"  # bought: delivered burn-in days before
     turn = f", after {in_days(after - run)} for the jobs due before it" if after > run + 0.05 else ""
     if 24 * due < DAYS_FROM_HOURS:  # due within two days: its times in hours or minutes, not 'day 0.0291667'
         when = f"at most {in_days(max(0.0, slack))} after day 0 begins"
@@ -90,7 +99,9 @@ def _order_basis(plan: Plan, ctx: PlanContext, item: PurchaseItem, running: floa
         )
     order = running - ready
     when = on_day(plan, max(0.0, order)).isoformat()
-    return f"; {how}, order by {when}" + (" (at once: the plan counts on it)" if order <= 0 else "")
+    burn = burn_in_days(item) if ctx.workload.deployment.lead_time_days is None else 0.0
+    deliver = f", delivered by {on_day(plan, max(0.0, running - burn)).isoformat()}" if burn else ""
+    return f"; {how}{deliver}, order by {when}" + (" (at once: the plan counts on it)" if order <= 0 else "")
 
 
 def _delay_cost(plan: Plan, gpu: str) -> str:

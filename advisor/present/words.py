@@ -59,7 +59,10 @@ def whole_or_two_digits(x: float) -> str:
 
 def amount(x: float | None, unit: str) -> str:
     """A binding row's slack in its unit at two decimals ('1.44 kW'); days as in_days says them (under
-    two days in duration's words, where a deadline within the hour read '0.00 days')."""
+    two days in duration's words, where a deadline within the hour read '0.00 days'); dollars as every other
+    amount of money is printed ('$2,366,743.23', not '2,366,743.23 USD' beside '$2,500,000.00')."""
+    if unit == "USD":
+        return usd_cents(x or 0.0)
     return in_days(x or 0.0, 2) if unit == "days" else f"{x or 0:,.2f} {unit}"
 
 
@@ -178,9 +181,10 @@ def usd(x: float | None) -> str:
 def footed(parts: list[float], total: float) -> tuple[list[str], str]:
     """`parts` that add up to `total`, printed so that the printed parts add up to the printed total,
     as a finance reader checks a sentence: whole dollars when those foot, else every figure to the
-    cent (as the cost table prints them): never $9,689 + $31 + $1.69 beside $9,722."""
+    cent (as the cost table prints them): never $9,689 + $31 + $1.69 beside $9,722. A total `usd` prints
+    with its cents (under $10) is to the cent too: never "$4 in cash ($2 upfront and $2 for rental)" for $4.15."""
     whole = [round(x) for x in parts]
-    if sum(whole) == round(total):
+    if sum(whole) == round(total) and "." not in usd(total):
         return [f"${w:,}" for w in whole], f"${round(total):,}"
     return [usd_cents(x) for x in parts], usd_cents(total)
 

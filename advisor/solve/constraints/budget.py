@@ -1,9 +1,10 @@
 """budget: the plan's cost within `budget_usd`: the nominal cash paid over the horizon (purchases,
 servers, network, energy, hosting, rental; resale is not cash in hand), or its present value with
 `budget_basis: present_value`. Compared at the precision money is printed with: a budget equal to a
-plan's printed total (to the cent, half up) admits that plan.
+plan's printed total (to the cent, half up) admits that plan; a budget written between cents (9696.079)
+admits no plan above it, though the plan's $9,696.08 and the budget print alike.
 
-  budget   cash (or present value) <= budget_usd + half a cent
+  budget   cash (or present value) <= cap(budget_usd): the budget, or its whole cents + half a cent
 """
 
 from __future__ import annotations
@@ -23,11 +24,20 @@ if TYPE_CHECKING:
 _INF = float("inf")
 HALF_CENT = 0.005 - 1e-6  # printed totals are rounded to the cent, half up: x prints as at most B iff x < B + 0.005
 USD_TOLERANCE = 0.01  # a cent: HiGHS meets a row to ~1e-6 relative
+USD_EPSILON = 1e-6  # a budget between cents admits a plan at it, exactly (the solver's own figure)
 REL_TOLERANCE = 1e-7
 MARGIN = 1.1  # the marginal value of budget: 10% more
 
 
 _BASIS = {"cash": "cash", "present_value": "present value"}
+
+
+def cap(budget: float) -> float:
+    """The most a plan may spend against `budget`: the budget itself (a plan exactly at it is within it),
+    and for a budget in whole cents every figure that prints as it (up to half a cent more). A budget
+    between cents is no higher than written: $37,930.209 admits no plan of $37,930.2099."""
+    whole = math.floor(round(budget * 100, 6)) / 100
+    return max(budget + USD_EPSILON, whole + HALF_CENT)
 
 
 class Budget(Family):
@@ -36,13 +46,13 @@ class Budget(Family):
     def rows(self, m: Model) -> None:
         if m.sc.budget_usd is not None:
             cost = m.cash if m.sc.budget_basis == "cash" else m.total
-            m.prob += cost <= m.sc.budget_usd + HALF_CENT, "budget"
+            m.prob += cost <= cap(m.sc.budget_usd), "budget"
 
     def structure(self, problem: Problem, sc: Scenario) -> tuple:
         return (sc.budget_basis,)
 
     def limits(self, sc: Scenario) -> dict[str, tuple[float, float]]:
-        return {"budget": (-_INF, _INF if sc.budget_usd is None else sc.budget_usd + HALF_CENT)}
+        return {"budget": (-_INF, _INF if sc.budget_usd is None else cap(sc.budget_usd))}
 
     def unbounded(self, sc: Scenario) -> dict[str, Any]:
         return {"budget_usd": UNBOUNDED}
