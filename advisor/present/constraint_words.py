@@ -368,29 +368,27 @@ def _horizon_marginal(m: Marginal, tol: str) -> str:
     return f"one more month of horizon saves nothing: the horizon {state}"
 
 
+def _deadline_marginal(m: Marginal, tol: str) -> str:
+    """One more day on every deadline (an hour under two days, a minute under one: the deadline's unit)."""
+    unit = m.change.rsplit(" ", 1)[1]  # 'deadline +1 day' / 'hour' / 'minute' (solve/constraints/deadline.py)
+    one, slack = ("an hour" if unit == "hour" else f"a {unit}"), in_days(m.slack, 2)
+    if m.saving_usd > 0.5:
+        later = "" if m.binding else f" (the plan has {slack} of slack, but a cheaper plan needs up to {one} more)"
+        return f"one more {unit} on every deadline saves ${m.saving_usd:,.0f}{later}"
+    if m.binding:
+        return (
+            f"one more {unit} on the deadline saves nothing: the deadline binds ({slack} of slack, under {tol}), "
+            f"but no cheaper plan finishes within {one} more"
+        )
+    return f"one more {unit} on the deadline saves nothing: the deadline does not bind ({slack} of slack)"
+
+
 def marginal_row(m: Marginal) -> JSON:
-    """What one more day (hour, minute: the deadline's unit) of deadline or 10% more budget saves, worded with the
-    binding flag."""
+    """What one more day of deadline (its unit), a month of horizon or 10% more budget saves, worded with
+    the binding flag."""
     tol = f"{100 * BINDING_TOLERANCE:g}%"
     if m.family == "deadline":
-        unit = m.change.rsplit(" ", 1)[1]  # 'deadline +1 day' / 'hour' / 'minute' (solve/constraints/deadline.py)
-        one = "an hour" if unit == "hour" else f"a {unit}"
-        if m.saving_usd > 0.5:
-            msg = f"one more {unit} on every deadline saves ${m.saving_usd:,.0f}" + (
-                ""
-                if m.binding
-                else f" (the plan has {in_days(m.slack, 2)} of slack, but a cheaper plan needs up to {one} more)"
-            )
-        elif m.binding:
-            msg = (
-                f"one more {unit} on the deadline saves nothing: the deadline binds ({in_days(m.slack, 2)} of "
-                f"slack, under {tol}), but no cheaper plan finishes within {one} more"
-            )
-        else:
-            msg = (
-                f"one more {unit} on the deadline saves nothing: the deadline does not bind "
-                f"({in_days(m.slack, 2)} of slack)"
-            )
+        msg = _deadline_marginal(m, tol)
     elif m.family == "horizon":
         msg = _horizon_marginal(m, tol)
     elif m.saving_usd > 0.5:
