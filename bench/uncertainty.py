@@ -3,6 +3,7 @@
     pip install -e '.[bench]'                      # scipy and numpy (the leave-one-source-out refits)
     python bench/uncertainty.py --out catalog/uncertainty.yaml --report docs/accuracy.md
     python bench/uncertainty.py --timing           # the robustness check's cost on the article examples
+    python bench/uncertainty.py --serving-only     # only the serving block, after bench/serving_accuracy.py --out
 
 Deterministic: the same estimator and calibration rows give the same bytes. About 30 minutes on one
 core (one refit per source and per pair of sources, bench/uncertainty_residuals.py: the pair refits
@@ -58,6 +59,10 @@ from advisor.perf import params_from  # noqa: E402
 
 PRIOR_ROWS = 9.0  # weight of the pooled residuals in a group's distribution (the rank rule's minimum n)
 UNMEASURED_WIDEN = 2.0  # assumption: a generation with no measured run gets the pooled spread x 2
+HEADER = (
+    "# Error distributions behind plan ranges, deadlines at a confidence and the robustness verdict.\n"
+    "# GENERATED: do not edit by hand; derivation in bench/uncertainty.py and docs/model.md (uncertainty).\n"
+)
 LEVELS = (0.1, 0.5, 0.9)
 MARK_BEGIN, MARK_END = "<!-- uncertainty:begin -->", "<!-- uncertainty:end -->"
 RULE = [
@@ -215,11 +220,17 @@ def main(argv=None) -> int:
     ap.add_argument("--report", help="also rewrite the uncertainty block of this Markdown file")
     ap.add_argument("--timing", action="store_true", help="time the robustness check on the article examples")
     ap.add_argument("--residuals", help="JSON file: reuse the nested residuals if it exists, else write them there")
+    ap.add_argument("--serving-only", action="store_true", help="rewrite only the serving block (seconds)")
     args = ap.parse_args(argv)
     if args.timing:
         print(timing())
         return 0
     catalog = load_catalog()
+    if args.serving_only:  # the serving block reads only catalog/serving_accuracy.yaml; the rest kept as it is
+        doc = yaml.safe_load(Path(args.out).read_text(encoding="utf-8"))
+        doc["serving"] = serving_section(catalog, distributions)
+        Path(args.out).write_text(HEADER + yaml.safe_dump(doc, sort_keys=False, width=110), encoding="utf-8")
+        return 0
     cache = Path(args.residuals) if args.residuals else None
     if cache and cache.exists():
         res = json.loads(cache.read_text(encoding="utf-8"))
@@ -268,11 +279,7 @@ def main(argv=None) -> int:
         },
         "serving": serving_section(catalog, distributions),
     }
-    header = (
-        "# Error distributions behind plan ranges, deadlines at a confidence and the robustness verdict.\n"
-        "# GENERATED: do not edit by hand; derivation in bench/uncertainty.py and docs/model.md (uncertainty).\n"
-    )
-    Path(args.out).write_text(header + yaml.safe_dump(doc, sort_keys=False, width=110), encoding="utf-8")
+    Path(args.out).write_text(HEADER + yaml.safe_dump(doc, sort_keys=False, width=110), encoding="utf-8")
     print(
         f"wrote {args.out}: P10-P90 coverage strict leave-one-source-out {cov['strict']['all']}, "
         f"in-sample {cov['in_sample']['all']}"

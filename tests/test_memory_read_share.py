@@ -15,13 +15,19 @@ from advisor.perf.serve import Setup, decode_step
 from advisor.perf.serving import hardware, load_params
 
 # OpenCL-Benchmark 'Memory Bandwidth ( coalesced read )' / the datasheet the catalog holds
+H100 = 3025.53 / 3350
+# BabelStream CUDA 'Dot' (TB/s) on ND H100 v5, ND H200 v5 and ND A100 v4 (Azure AI-benchmarking-guide): one
+# program on the H100 and the part, so the part reads at the H100's share x (its Dot / datasheet) / the H100's
+DOT_H100 = 3.18 / 3.350
 MEASURED = {
-    "h100-sxm": 3025.53 / 3350,
-    "a100-80gb-sxm": 1350.39 / 1555,  # measured on an A100-PCIE-40GB: the GA100 die's
+    "h100-sxm": H100,
+    "h200-sxm": H100 * (4.48 / 4.800) / DOT_H100,  # HBM3e on the GH100 die
+    "a100-80gb-sxm": H100 * (1.75 / 2.039) / DOT_H100,  # HBM2e on an A100-SXM4-80GB
+    "a100-40gb-sxm": 1350.39 / 1555,  # HBM2: measured on an A100-PCIE-40GB
     "b200": 6668.71 / 7700,
     "mi300x": 3756.64 / 5300,
     "mi325x": 3756.64 / 5300,  # the MI300X's die
-    "l40s": 3025.53 / 3350,  # no measurement of its die: the H100's
+    "l40s": H100,  # no measurement of its die: the H100's
 }
 
 
@@ -70,3 +76,22 @@ def test_shares_are_below_the_datasheet_and_name_catalog_parts():
     doc = yaml.safe_load((data_dir("catalog") / "serving_estimator.yaml").read_text(encoding="utf-8"))
     assert doc["fit_bounds"]["decode_bandwidth_efficiency"][1] == 1.0
     assert load_params().decode_bandwidth_efficiency <= 1.0
+
+
+def test_the_same_program_on_both_parts_sets_the_a100_and_h200_against_the_h100():
+    """One program (BabelStream on Azure's ND A100 v4, H100 v5 and H200 v5) reads an A100-SXM4-80GB at
+    1.75 / 3.18 = 0.550 of an H100 and an H200 at 4.48 / 3.18 = 1.409, where the datasheets say 2,039 /
+    3,350 = 0.609 and 4,800 / 3,350 = 1.433: a memory-bound decode step (the same bytes on each part)
+    takes 1 / 0.550 and 1 / 1.409 of the H100's time (bf16, which all three run), not the datasheets' ratios nor the 0.868 / 0.903 an
+    A100-PCIE-40GB's HBM2 gave the A100's HBM2e."""
+    catalog = load_catalog()
+    p = load_params()
+    m = load_model("llama-3.1-8b")
+
+    def memory_s(gpu: str) -> float:
+        hw = hardware(catalog.gpu(gpu), catalog)
+        return decode_step(Setup(m, hw, "bf16", 1, 1, "tensorrt-llm", p), 64, 2000)["memory_s"]
+
+    h100 = memory_s("h100-sxm")
+    assert h100 / memory_s("a100-80gb-sxm") == pytest.approx(1.75 / 3.18, rel=1e-3)
+    assert h100 / memory_s("h200-sxm") == pytest.approx(4.48 / 3.18, rel=1e-3)
