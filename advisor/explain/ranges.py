@@ -29,7 +29,8 @@ COST_DRAWS = 2000
 SEED = 16
 SLOWEST = 0.2  # speed sensitivity searches down to 80% below the estimate ...
 FASTEST = 3.0  # ... and up to 200% above it
-# the break-even is searched on whole percents: the choice holds at P - 1 and changes at P, both re-solved
+# the break-even is searched on whole percents: the choice holds at P - 1 and changes at P, both
+# decided by solves proven within EXACT_GAP (_decided; a fleet's: approximate when its 1% solves are not)
 FIRST_PROBE = 16  # after the limit, the first percent tried (then 32, 64, ... below the limit)
 EXACT_GAP = 1e-6  # the two sides of a break-even are decided by solves proven within this of the optimum
 
@@ -104,9 +105,10 @@ def speed_sensitivity(problem: Problem, sol: Solution, alts: dict, settings: Sol
     """How much slower than estimated the chosen GPU may really be, and how much faster the
     runner-up would have to be, before the choice changes: the limit first, then doubling from
     FIRST_PROBE to bracket the change and bisection inside it, on Scenario.speed_factor, re-solving
-    each step. The choice is (GPU, buy or rent), so renting instead of buying the same
-    GPU counts as a change. `percent` P is a whole percent: the choice holds at P - 1 and has changed
-    at P (both re-solved; `switches_to` is the plan at P)."""
+    each step at `settings` (assemble: the plan's own gap). The choice is (GPU, buy or rent), so
+    renting instead of buying the same GPU counts as a change. `percent` P is a whole percent: the
+    choice holds at P - 1 and has changed at P, both decided by solves proven within EXACT_GAP
+    (_decided; `switches_to` is the plan at P), else the message says it is approximate."""
     return [e for task in speed_tasks(problem, sol, alts, settings) for e in task()]
 
 
