@@ -35,7 +35,7 @@ from advisor.solve import ledger, ownership_terms, parallel
 from advisor.solve.candidates import build_problem
 from advisor.solve.constraints import slacks
 from advisor.solve.problem import Problem
-from advisor.solve.settings import SolveSettings, SolveTally
+from advisor.solve.settings import FLEET_JOBS, SolveSettings, SolveTally
 from advisor.solve.solution import Solution
 
 SCHEMA_VERSION = 1
@@ -159,6 +159,8 @@ class _Explained:
         # near a tie: the serve-70b example's MI300X rental claimed +24.3% where re-solves at 0.01% put +20.4%),
         # within the explanations' time limit, counted with them
         at_plan_gap = explaining.but(gap=settings.gap_for(problem))
+        # speed break-evens too, but for a fleet's (at 1% by default; a tighter --gap does not slow its searches)
+        speed_at = at_plan_gap if problem.job_count < FLEET_JOBS else explaining
         prices = self.prices
         # the other way to own first: task 0 is run by the calling process (solve/parallel.run), so the
         # problem it rebuilds, and that problem's models, stay here for the break-evens that read it
@@ -166,7 +168,7 @@ class _Explained:
         tasks: list[Callable[[], Any]] = [
             *([find] if find is not None else []),
             lambda: break_even(problem, sol, alts, at_plan_gap, prices),
-            *speed_tasks(problem, sol, alts, explaining, prices),
+            *speed_tasks(problem, sol, alts, speed_at, prices),
             lambda: marginal_values(problem, sol, explaining, prices, _rebuilder(problem)),
         ]
         tally = explaining.tally

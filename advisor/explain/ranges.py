@@ -9,6 +9,7 @@ jointly (explain/draws.py): same input, same numbers.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 
 from advisor.explain.draws import Prices, estimate_speed, joint_draws
@@ -28,8 +29,10 @@ COST_DRAWS = 2000
 SEED = 16
 SLOWEST = 0.2  # speed sensitivity searches down to 80% below the estimate ...
 FASTEST = 3.0  # ... and up to 200% above it
-# the break-even is searched on whole percents: the choice holds at P - 1 and changes at P, both re-solved
+# the break-even is searched on whole percents: the choice holds at P - 1 and changes at P, both
+# decided by solves proven within EXACT_GAP (_decided; a fleet's: approximate when its 1% solves are not)
 FIRST_PROBE = 16  # after the limit, the first percent tried (then 32, 64, ... below the limit)
+EXACT_GAP = 1e-6  # the two sides of a break-even are decided by solves proven within this of the optimum
 
 
 def quantile(xs: list[float], q: float) -> float:
@@ -102,9 +105,10 @@ def speed_sensitivity(problem: Problem, sol: Solution, alts: dict, settings: Sol
     """How much slower than estimated the chosen GPU may really be, and how much faster the
     runner-up would have to be, before the choice changes: the limit first, then doubling from
     FIRST_PROBE to bracket the change and bisection inside it, on Scenario.speed_factor, re-solving
-    each step. The choice is (GPU, buy or rent), so renting instead of buying the same
-    GPU counts as a change. `percent` P is a whole percent: the choice holds at P - 1 and has changed
-    at P (both re-solved; `switches_to` is the plan at P)."""
+    each step at `settings` (assemble: the plan's own gap). The choice is (GPU, buy or rent), so
+    renting instead of buying the same GPU counts as a change. `percent` P is a whole percent: the
+    choice holds at P - 1 and has changed at P, both decided by solves proven within EXACT_GAP
+    (_decided; `switches_to` is the plan at P), else the message says it is approximate."""
     return [e for task in speed_tasks(problem, sol, alts, settings) for e in task()]
 
 
@@ -133,7 +137,7 @@ def speed_tasks(
             {"gpu": gid, "ownership": own, "direction": "slower", "what": "speed"},
             f"{gid} ({own}) stays the choice even if its real speed is {100 * (1 - SLOWEST):.0f}% below the estimate",
             lambda pct, to: (
-                f"{gid} ({own}) stays the choice unless its real speed is \u2265 {pct}% below the estimate (then: {to})"
+                f"{gid} ({own}) stays the choice unless its real speed is {pct} below the estimate (then: {to})"
             ),
         )
 
@@ -155,7 +159,7 @@ def speed_tasks(
                 f"{runner} (runner-up) would not become the choice even at "
                 f"{100 * (FASTEST - 1):.0f}% above its estimated speed",
                 lambda pct, to: (
-                    f"{runner} becomes the choice if its real speed is \u2265 {pct}% above the estimate (then: {to})"
+                    f"{runner} becomes the choice if its real speed is {pct} above the estimate (then: {to})"
                 ),
             )
 
@@ -184,32 +188,94 @@ def _speed_break_even(
     limit: int,
     entry: dict,
     never: str,
-    changes: Callable[[int, str], str],
+    changes: Callable[[str, str], str],
 ) -> list[dict]:
     """One task of speed_tasks: the first whole percent (slower: sign -1, faster: +1) at which
-    holds_at stops being true, each point re-solved once at `base` with g's speed moved; `entry` the
-    fields that do not depend on it, `never` the message when it holds up to `limit`."""
-    solved: dict[int, Solution] = {}
+    holds_at stops being true, searched on re-solves at `settings` with g's speed moved, then decided
+    (_decided); `entry` the fields that do not depend on it, `never` the message when it holds up to
+    `limit`."""
+    solved: dict[tuple[int, float | None], Solution] = {}
 
-    def at(pct: int) -> Solution:  # the plan when g's real speed is pct% off its estimate
-        if sign * pct not in solved:
-            solved[sign * pct] = solve(problem, base.but(speed_factor={g: (100 + sign * pct) / 100}), settings)
-        return solved[sign * pct]
+    def at(pct: int, gap: float | None = None) -> Solution:  # the plan when g's real speed is pct% off its estimate
+        if (pct, gap) not in solved:
+            sc = base.but(speed_factor={g: (100 + sign * pct) / 100})
+            solved[pct, gap] = solve(problem, sc, settings if gap is None else settings.but(gap=gap))
+        return solved[pct, gap]
 
-    def holds(pct: int) -> bool:
-        return holds_at(at(pct))
-
-    bracket = _search(holds, limit)
-    if bracket is None:
-        return [{**entry, "factor": None, "percent": None, "switches_to": None, "message": never}]
-    pct = _first_change(holds, bracket[1], bracket[0])
-    to = _what(problem, at(pct))
+    found, gap = _decided(problem, at, holds_at, limit)
+    caveat = "" if gap is None else f" ({_approximate(gap)})"
+    if found is None:
+        return [{**entry, "factor": None, "percent": None, "switches_to": None, "message": never + caveat}]
+    to = _what(problem, _sure(problem, at, found))
+    at_least = f"\u2265 {found}%" if gap is None else f"about {found}% or more"
     return [
         {
             **entry,
-            "factor": round(1 + sign * pct / 100, 2),
-            "percent": pct,
+            "factor": round(1 + sign * found / 100, 2),
+            "percent": found,
             "switches_to": to,
-            "message": changes(pct, to),
+            "message": changes(at_least, to) + caveat,
         }
     ]
+
+
+def _approximate(gap: float) -> str:
+    """Why a break-even decided by solves proven only within `gap` (a fleet's 1%) is approximate."""
+    within = "within the time limit" if math.isinf(gap) else f"within {gap:.2%}"
+    return (
+        f"approximate: its re-solves are proven only {within} of the least cost, "
+        "and a few percent of speed can move the cost by less"
+    )
+
+
+def _exact(sol: Solution) -> bool:
+    """Is `sol` proven within EXACT_GAP of the optimum (no plan of the other side is cheaper by more)?"""
+    gap = sol.solver.get("gap")
+    return not sol.feasible or (bool(sol.solver.get("proven_optimal")) and gap is not None and gap <= EXACT_GAP)
+
+
+def _sure(problem: Problem, at: Callable[..., Solution], pct: int) -> Solution:
+    """The plan at pct decided at EXACT_GAP: the search's own when it is proven that close, else
+    re-solved at EXACT_GAP (a problem of fewer than FLEET_JOBS jobs; a fleet's stays the search's)."""
+    s = at(pct)
+    return s if _exact(s) or problem.job_count >= FLEET_JOBS else at(pct, EXACT_GAP)
+
+
+def _decided(
+    problem: Problem, at: Callable[..., Solution], holds_at: Callable[[Solution], bool], limit: int
+) -> tuple[int | None, float | None]:
+    """(the first whole percent P at which the choice has changed, None when it holds at `limit`;
+    None when that is exact, else the widest gap its deciding solves are proven within). The search runs on the re-solves' gap; its answer is then checked at
+    EXACT_GAP (P - 1 holds, P changed; or the limit holds), and searched again on such solves if the
+    check fails: a few percent of speed moves a plan's cost by well under the explanations' 1%, so a
+    gap-tolerant re-solve may keep the choice several percent past its break-even (train-and-serve:
+    48% printed where exact re-solves change it at 41%). Exact when every solve deciding the answer is
+    proven within EXACT_GAP; a fleet's (FLEET_JOBS jobs or more) is not re-solved tighter: approximate
+    unless its own solves are proven that close."""
+
+    def loose(pct: int) -> bool:
+        return holds_at(at(pct))
+
+    def sure(pct: int) -> bool:
+        return pct == 0 or holds_at(_sure(problem, at, pct))
+
+    def answer(holds: Callable[[int], bool]) -> int | None:
+        bracket = _search(holds, limit)
+        return None if bracket is None else _first_change(holds, bracket[1], bracket[0])
+
+    found = answer(loose)
+    ok = sure(limit) if found is None else sure(found - 1) and not sure(found)
+    if not ok:
+        found = answer(sure)
+    deciding = [_sure(problem, at, p) for p in ([limit] if found is None else [found - 1, found]) if p > 0]
+    if all(_exact(s) for s in deciding):
+        return found, None
+    return found, max(_gap(s) for s in deciding)
+
+
+def _gap(sol: Solution) -> float:
+    """The relative gap `sol` is proven within (infinite when its time limit stopped it unproven)."""
+    gap = sol.solver.get("gap")
+    if not sol.feasible:
+        return 0.0  # (infeasibility is proven, not within a gap)
+    return math.inf if gap is None or not sol.solver.get("proven_optimal") else float(gap)
