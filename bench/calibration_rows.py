@@ -59,7 +59,6 @@ def job_of(row: dict) -> JobSpec:
         recompute_fraction=op_sac_recompute_fraction(m, row["precision"])
         if row.get("selective_ac") == "op"
         else float(row.get("recompute_fraction") or 0.0),
-        op_sac=row.get("selective_ac") == "op",
         virtual_stages=_int(row.get("virtual_stages")),
         software_era=row.get("software_era") or None,
         tp_overlap=_bool(row.get("tp_overlap")) or False,

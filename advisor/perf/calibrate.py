@@ -203,7 +203,6 @@ def _job(row: dict[str, str], model: ModelSpec, line: int, name: str) -> JobSpec
         precision=precision,
         grad_reduce_bytes=number(row, "grad_reduce_bytes", line, name) or JobSpec.grad_reduce_bytes,
         recompute_fraction=_recompute(row, model, precision, line, name),
-        op_sac=(row.get("selective_ac") or "").strip() == "op",
         micro_batch=number(row, "micro_batch", line, name, int),
         checkpointing=flag(row, "checkpointing", line, name),
         global_batch_tokens=batch,

@@ -88,7 +88,6 @@ class JobSpec:
     attention_kernel: str | None = None  # None: today's kernels; "fa2": FlashAttention-2-era (calibration rows)
     grad_reduce_bytes: float = 2.0  # bytes per gradient reduced: 2 (bf16), 4 (fp32, FSDP's default)
     recompute_fraction: float = 0.0  # share of the forward matmuls recomputed without full checkpointing (selective AC)
-    op_sac: bool = False  # torchtitan's per-op selective AC: its TP all-gathers rerun (training.tp_bytes_per_token)
     virtual_stages: int | None = None  # pipeline model chunks per GPU; None: the estimator's default (interleaved 1F1B)
     software_era: str | None = (
         None  # None: today's software; a calibration row's older stack (Params.software_era_factor)

@@ -106,7 +106,9 @@ def software_factor(gpu: GPU, p: Params) -> float:
 def era_factor(job: JobSpec, p: Params) -> float:
     """Compute-rate factor of an older software stack a calibration row ran (catalog/estimator.yaml
     `software_era_factor`); 1 for today's software, which every user estimate assumes."""
-    return float((p.software_era_factor or {}).get(job.software_era, 1.0)) if job.software_era else 1.0
+    if not job.software_era:
+        return 1.0
+    return float((p.software_era_factor or {}).get(job.software_era, 1.0))
 
 
 def elementwise_share(job: JobSpec, p: Params) -> float:
@@ -153,16 +155,13 @@ def tp_gather_share(job: JobSpec) -> float:
 
 
 def tp_bytes_per_token(job: JobSpec, p: Params, tp: Any, ckpt: Any) -> Any:
-    """Bytes a token moves per layer through the tensor-parallel collectives on the critical path: four
-    all-reduces of the activations (two forward, two backward; six recomputing), each moving 2 (tp - 1) / tp
-    of its 2-byte elements (`tp_gather_share` of them with fp8 gathers, `tp_exposed` not hidden), plus under
-    torchtitan's per-op selective checkpointing (`op_sac`) the forward's two all-gathers rerun: its policy
-    saves reduce-scatters, not all-gathers (parallelize_llama.py `_save_list`), and torch recomputes what it
-    does not save (partitioners.py `must_recompute`). `tp`, `ckpt` (1.0 recomputing, else 0.0): numbers, or
-    numpy arrays that broadcast (perf/layout_grid.py's whole grid): one order of operations, equal to the bit."""
+    """Bytes one token moves per layer through the tensor-parallel group's collectives on the critical
+    path: four all-reduces of the activations (two forward, two backward; six when recomputing), a ring
+    all-reduce moving 2 (tp - 1) / tp of its 2-byte elements (`tp_gather_share` of them with fp8 gathers,
+    `tp_exposed` not hidden behind GEMMs). `tp`, `ckpt` (1.0 recomputing, else 0.0): numbers, or numpy
+    arrays that broadcast (perf/layout_grid.py's whole grid): one order of operations, equal to the bit."""
     moved = tp_exposed(job, p) * tp_gather_share(job)
-    regathers = (1.0 - ckpt) * (2.0 - 1.0 / tp_gather_share(job)) if job.op_sac else 0.0
-    return (4.0 + 2.0 * ckpt + regathers) * 2.0 * (tp - 1) / tp * 2.0 * job.model.hidden * moved
+    return (4.0 + 2.0 * ckpt) * 2.0 * (tp - 1) / tp * 2.0 * job.model.hidden * moved
 
 
 def op_sac_recompute_fraction(m: ModelSpec, precision: str = "bf16") -> float:
