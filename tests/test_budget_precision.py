@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from conftest import AS_OF
+from conftest import AS_OF, EXAMPLES
 
 WORKLOAD = """\
 deployment: {context: cloud, ownership: rent}
@@ -71,4 +71,20 @@ def test_a_budgets_slack_is_in_dollars_as_the_budget_is():
     """The memo's margin read '2,366,743.23 USD to spare' beside 'of the $2,500,000.00 budget'."""
     from advisor.present.words import amount
 
-    assert amount(2366743.23, "USD") == "$2,366,743.23" and amount(0.86, "kW") == "0.86 kW"
+    assert amount(2366743.23, "USD") == "$2,366,743.23"
+
+
+def test_a_power_rows_draw_and_slack_foot_to_its_limit_and_gpus_are_whole(run):
+    """article-office's power row read "draw 0.57 of 1.44 kW" beside "slack 0.86 kW" (0.575 and 0.865
+    kW, each rounded down at two decimals: 0.57 + 0.86 = 1.43); both are now to the watt and add up to
+    the limit as printed. A GPU count's slack read "768.00 GPUs"."""
+    from decimal import Decimal
+
+    from advisor.present.words import amount
+
+    code, out, _ = run("plan", EXAMPLES / "article-office.yaml", "--as-of", AS_OF, "--section", "constraints")
+    found = re.search(r"slack ([\d.]+) kW +owned GPUs and servers draw ([\d.]+) of ([\d.]+) kW", out)
+    assert code == 0 and found, out
+    slack, draw, limit = map(Decimal, found.groups())
+    assert draw + slack == limit and draw > 0
+    assert (amount(768.0, "GPUs"), amount(1.0, "GPUs"), amount(0.86, "kW")) == ("768 GPUs", "1 GPU", "0.860 kW")

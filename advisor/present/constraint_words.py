@@ -63,7 +63,7 @@ def _slack_words(s: Slack) -> str:
     if s.family == "budget":
         return f"uses {budget_usd(s.used, s.limit)} of the {budget_usd(s.limit)} budget ({BASIS[f['basis']]})"
     if s.family == "power":
-        return f"owned GPUs and servers draw {s.used:.2f} of {s.limit:g} kW{origin(s.rule, f.get('origin'))}"
+        return f"owned GPUs and servers draw {s.used:.3f} of {s.limit:g} kW{origin(s.rule, f.get('origin'))}"  # (watts)
     if s.family == "gpu_count":
         if f.get("exact"):
             return f"exactly {s.limit:.0f} GPUs, as the workload asks"

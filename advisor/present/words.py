@@ -58,12 +58,19 @@ def whole_or_two_digits(x: float) -> str:
 
 
 def amount(x: float | None, unit: str) -> str:
-    """A binding row's slack in its unit at two decimals ('1.44 kW'); days as in_days says them (under
-    two days in duration's words, where a deadline within the hour read '0.00 days'); dollars as every other
-    amount of money is printed ('$2,366,743.23', not '2,366,743.23 USD' beside '$2,500,000.00')."""
+    """A binding row's slack in its unit: GPUs whole ('768 GPUs', not '768.00'); power to the watt
+    ('0.865 kW', which the row's draw '0.575 of 1.44 kW' foots: at two decimals each rounded down, 0.57 +
+    0.86); days as in_days says them (under two days in duration's words, where a deadline within the
+    hour read '0.00 days'); dollars as every other amount of money is printed ('$2,366,743.23', not
+    '2,366,743.23 USD' beside '$2,500,000.00'); anything else at two decimals."""
+    x = x or 0.0
     if unit == "USD":
-        return usd_cents(x or 0.0)
-    return in_days(x or 0.0, 2) if unit == "days" else f"{x or 0:,.2f} {unit}"
+        return usd_cents(x)
+    if unit == "days":
+        return in_days(x, 2)
+    if unit == "GPUs" and x == round(x):
+        return f"{x:,.0f} GPU" + ("" if x == 1 else "s")
+    return f"{x:,.3f} {unit}" if unit == "kW" else f"{x:,.2f} {unit}"
 
 
 def months_phrase(n: float) -> str:
