@@ -524,3 +524,20 @@ def test_every_command_takes_catalog(run, write):
     ):
         code, _, err = run(*args, "--catalog", bad)
         assert code == 2 and "memory_gb" in err, args
+
+
+def test_a_price_band_must_contain_its_price(run, write, catalog):
+    """A --catalog purchase of $20,000 with usd_range [1, 2] passed validation, and the draws took the band
+    as the price's P10-P90: the plan's P10 fell to half its point estimate. A band beside its price is
+    refused (exit 2, naming the file, the GPU and the field); every built-in band contains its price."""
+    bad = write(
+        'gpus:\n  - id: h100-sxm\n    prices:\n      purchase: {usd: 20000, as_of: "2026-11-20", usd_range: [1, 2]}\n',
+        "override.yaml",
+    )
+    code, out, err = run("catalog", "validate", bad)
+    assert code == 2 and not out
+    assert (
+        f"{bad}:4:" in err and "GPU 'h100-sxm', field prices.purchase: usd_range [1, 2] must contain usd 20000" in err
+    )
+    priced = [p for g in catalog.gpus.values() if (p := g.prices.purchase) is not None and p.usd and p.usd_range]
+    assert priced and all(p.usd_range[0] <= p.usd <= p.usd_range[1] for p in priced)

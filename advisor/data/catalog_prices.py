@@ -58,6 +58,16 @@ class Purchase(Strict):
             raise ValueError("usd is null, so a note must say why it is unknown")
         if self.usd_range is not None and not 0 < self.usd_range[0] <= self.usd_range[1] <= MAX_USD:
             raise ValueError("usd_range is [low, high] with 0 < low <= high")
+        if (
+            self.usd is not None
+            and self.usd_range is not None
+            and not self.usd_range[0] <= self.usd <= self.usd_range[1]
+        ):
+            # (the band the draws take as the price's P10-P90: one beside the price drew $1 for a $20,000 GPU)
+            low, high = self.usd_range
+            raise ValueError(
+                f"usd_range [{low:g}, {high:g}] must contain usd {self.usd:g}: it is the price's P10-P90 band"
+            )
         return self
 
 
