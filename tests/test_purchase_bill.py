@@ -60,6 +60,23 @@ def test_tax_by_region_and_whether_it_is_a_cost(catalog):
     assert unknown.paid_rate is None and "no sourced" in unknown.note
 
 
+def test_a_tax_and_an_id_are_written_as_they_are_spelt(catalog):
+    """A DE bill read "Vat 19.00%, not recoverable" (the kind's id, capitalised as a sentence), the memo's
+    cost table "Sales tax on the hardware" for that VAT, and a warning "Rtx-a6000 at RunPod ..." (an id
+    capitalised)."""
+    from advisor.present.memo_costs import COST_LINES
+    from advisor.present.words import sentence
+
+    e = catalog.economics
+    notes = {r: tax_coefficients(e, r, recoverable=False).note for r in ("US", "DE", "SG", "JP")}
+    starts = ("sales tax 7.52%", "VAT 19.00%", "GST 9.00%", "consumption tax 10.00%")
+    assert all(n.startswith(w) for n, w in zip(notes.values(), starts, strict=True)), notes
+    assert sentence(notes["DE"]).startswith("VAT 19.00%, not recoverable")
+    assert next(what for key, what, _ in COST_LINES if key == "tax_usd").startswith("Tax on the hardware (")
+    assert sentence("rtx-a6000 at RunPod: no node size") == "rtx-a6000 at RunPod: no node size."
+    assert sentence("no node size") == "No node size."
+
+
 def test_per_bought_gpu_coefficients_by_hand(catalog):
     """H100 SXM with an HGX slot's 0.575 kW: burn-in 72 h x (0.700 + 0.575) kW x PUE 1.5 x
     $0.10/kWh = $13.77; support 15%/year = 1.25% of the hardware a month; delay 3 days."""

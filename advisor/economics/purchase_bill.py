@@ -138,6 +138,9 @@ def network_lines(econ: Economics, gpus: int, share: float) -> list[dict]:
     ]
 
 
+TAX_NAMES = {"sales_tax": "sales tax", "vat": "VAT", "gst": "GST", "consumption_tax": "consumption tax"}  # as written
+
+
 def tax_coefficients(econ: Economics, region: str, recoverable: bool | None = None) -> TaxCoefficients:
     """The region's tax on hardware; `recoverable` False says the buyer cannot reclaim a VAT/GST a
     registered business would (a university or bank often cannot). A region with no sourced rate is
@@ -156,7 +159,7 @@ def tax_coefficients(econ: Economics, region: str, recoverable: bool | None = No
         )
     back = t.recoverable and recoverable is not False  # a buyer may be unable to reclaim; none reclaims a sales tax
     note = (
-        f"{t.kind.replace('_', ' ')} {t.rate:.2%}"
+        f"{TAX_NAMES[t.kind]} {t.rate:.2%}"
         + (", reclaimed as input tax by a registered business: paid, not a cost" if back else ", not recoverable")
         + (f" ({t.note})" if t.note else "")
     )

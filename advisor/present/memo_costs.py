@@ -20,7 +20,7 @@ COST_LINES = (
     ("servers_usd", "Servers", "upfront"),
     ("network_usd", "Network (NICs, switches, cables)", "upfront"),
     ("storage_usd", "Storage (the training data and checkpoints)", "upfront"),
-    ("tax_usd", "Sales tax on the hardware", "upfront"),
+    ("tax_usd", "Tax on the hardware (sales tax, VAT or GST: the bill of materials)", "upfront"),
     ("burn_in_usd", "Burn-in", "before the work"),
     ("support_usd", "Support contract", "while held"),
     ("energy_usd", "Electricity", "while the GPUs work"),

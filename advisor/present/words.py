@@ -157,8 +157,12 @@ def job_label(name: str, wl: Workload) -> str:
 
 
 def sentence(text: str) -> str:
+    """Text as a sentence: a capital first letter, unless the first word is an id ('rtx-a6000 at RunPod',
+    not 'Rtx-a6000'), and a full stop."""
     text = text.strip()
-    text = text[:1].upper() + text[1:]
+    first = text.split(" ", 1)[0]
+    if not any(ch.isdigit() for ch in first):  # (every GPU and server id has a digit)
+        text = text[:1].upper() + text[1:]
     return text if text.endswith((".", "!", "?")) else text + "."
 
 
