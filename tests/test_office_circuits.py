@@ -1,0 +1,102 @@
+"""An office's default power limit is its own region's socket circuit (rules/deployment.yaml
+PWR001-PWR006), not the US one everywhere: a German office is told its Schuko socket's 2.3 kW with
+its source, a Chinese one its 10 A / 220 V socket, a US one the NEC's 1.44 kW as before, and a
+region with no sourced circuit the US figure, named as the US figure."""
+
+from __future__ import annotations
+
+import pytest
+from conftest import AS_OF
+
+from advisor.flow import plan
+from advisor.inputs.regions import codes
+from advisor.inputs.workload import parse_workload
+from advisor.solve.constraints.power import power_limit
+
+
+def office(region: str, **extra):
+    return {"deployment": {"context": "office", "region": region, **extra}, "model": "gpt2-124m", "tokens": "1B"}
+
+
+@pytest.mark.parametrize(
+    "region, kw, rule, words",
+    [
+        ("US", 1.44, "PWR001", ["NEC 210.20(A)", "15 A / 120 V"]),
+        ("DE", 2.3, "PWR002", ["for DE", "Schuko", "230 V", "10 A"]),
+        ("FR", 2.3, "PWR002", ["for FR", "CEE 7"]),
+        ("GB", 2.3, "PWR003", ["for GB", "BS 1363", "13 A fuse"]),
+        ("CN", 2.2, "PWR004", ["for CN", "10 A / 220 V", "GB/T 1002"]),
+        ("JP", 1.5, "PWR005", ["for JP", "15 A / 100 V"]),
+        ("BR", 1.44, "PWR006", ["for BR", "the US one", "NEC 210.20(A)"]),
+    ],
+)
+def test_an_office_gets_its_regions_circuit_and_says_whose(rules, region, kw, rule, words):
+    lim = power_limit(parse_workload(office(region)), rules, AS_OF)
+    assert (lim.kw, lim.rule) == (kw, rule)
+    for word in words + ["set deployment.power_limit_kw"]:
+        assert word in lim.message, (region, word)
+    if rule not in ("PWR001", "PWR006"):
+        assert "NEC" not in lim.message and "120 V" not in lim.message  # no US code cited outside the US
+    own = parse_workload(office(region, power_limit_kw="3kW"))
+    assert (power_limit(own, rules, AS_OF).kw, power_limit(own, rules, AS_OF).rule) == (3.0, None)
+
+
+def test_every_region_has_exactly_one_office_circuit_rule(rules):
+    """The region lists do not overlap and PWR006 takes every other code, so the smallest-limit rule of
+    power_limit never has two candidates to choose between; a datacenter gets no default anywhere."""
+    for code in codes():
+        found = [lim for lim in rules.limits({"deployment": {"context": "office", "region": code}}, AS_OF)]
+        assert len([lim for lim in found if lim.limit == "power_kw"]) == 1, code
+        assert not rules.limits({"deployment": {"context": "datacenter", "region": code}}, AS_OF), code
+    assert power_limit(parse_workload(office("UK")), rules, AS_OF).rule == "PWR003"  # UK is read as GB
+
+
+def test_the_defaults_are_their_sockets_arithmetic(rules):
+    """amps x volts (x 0.8 for the NEC's continuous load) recomputed from the rules' own words."""
+    by_hand = {
+        "PWR001": 15 * 0.8 * 120,  # NEC 210.20(A): continuous load at 125% of the breaker -> 80%
+        "PWR002": 10 * 230,  # a Schuko socket's continuous 10 A
+        "PWR003": 10 * 230,  # a BS 1363 socket's continuous 10 A (EV guidance), not its 13 A fuse
+        "PWR004": 10 * 220,  # the ordinary 10 A socket's rating
+        "PWR005": 15 * 100,  # 15 A per outlet at 100 V
+        "PWR006": 15 * 0.8 * 120,  # the US figure, said to be the US figure
+    }
+    for rid, watts in by_hand.items():
+        effect = rules.get(rid).effect
+        assert effect is not None and effect.limit == "power_kw"
+        assert effect.value == pytest.approx(watts / 1000, abs=1e-9), rid
+
+
+def test_a_german_office_plan_is_bounded_and_cited_by_pwr002(catalog, rules):
+    """Four RTX 4090s and a workstation (4 x 450 W + 125 W = 1.925 kW) fit a 2.3 kW Schuko socket;
+    the US circuit's 1.44 kW would refuse them. Four RTX 5090s (4 x 575 W + 125 W = 2.425 kW) do not fit,
+    and the diagnosis cites PWR002 and asks for 2.43 kW."""
+    doc = {
+        "deployment": {"context": "office", "region": "DE", "ownership": "buy", "lead_time_days": 0},
+        "model": "gpt2-124m",
+        "tokens": "10B",
+        "deadline": "7d",
+        "gpus": {"allow": ["rtx-4090"], "count": 4},
+    }
+    ok = plan(parse_workload(doc), catalog=catalog, rules=rules, as_of=AS_OF)
+    assert ok["status"] == "optimal"
+    assert (ok["assumptions"]["power_limit_kw"], ok["assumptions"]["power_limit_rule"]) == (2.3, "PWR002")
+    row = next(b for b in ok["binding"] if b["constraint"] == "power")
+    assert row["rule"] == "PWR002" and "of 2.3 kW (PWR002" in row["message"] and "NEC" not in row["message"]
+    assert row["slack"] == pytest.approx(2.3 - (4 * 0.450 + 0.125), abs=0.006)
+    cited = {s["id"]: s["url"] for s in ok["sources"]}
+    assert "elektrofachkraft.de" in cited["PWR002"] and "PWR001" not in cited
+    big = {**doc, "gpus": {"allow": ["rtx-5090"], "count": 4}}
+    over = plan(parse_workload(big), catalog=catalog, rules=rules, as_of=AS_OF, explain=False)
+    assert over["status"] == "infeasible"
+    power = next(d for d in over["diagnosis"] if d["constraint"] == "power")
+    assert power["rule"] == "PWR002" and "from 2.3 kW to 2.43 kW" in power["message"]
+
+
+def test_the_china_office_example_cites_chinas_socket_not_the_nec(example_plan):
+    code, p = example_plan("china-office")
+    assert code == 0 and [(i["gpu"], i["count"]) for i in p["purchase"]] == [("rtx-4090d", 1)]
+    assert (p["assumptions"]["power_limit_kw"], p["assumptions"]["power_limit_rule"]) == (2.2, "PWR004")
+    row = next(b for b in p["binding"] if b["constraint"] == "power")
+    assert row["rule"] == "PWR004" and "of 2.2 kW (PWR004" in row["message"] and "NEC" not in row["message"]
+    assert {s["id"] for s in p["sources"]} & {"PWR001", "PWR004"} == {"PWR004"}
