@@ -89,12 +89,13 @@ def _measurement_doubts(problem: Problem) -> Iterator[JSONObject]:
     or no plan: its speed moves every estimate it reaches, and may be why none fits. The plan's first
     lines say it too (present/decision_words.doubted)."""
     from advisor.perf.estimate import params_from
-    from advisor.perf.measured import doubts
+    from advisor.perf.measured import doubts, misdated
     from advisor.perf.training import mfu_flops_per_token
 
     floor = params_from(problem.catalog).measured_mfu_floor
     for cls in problem.classes:
-        for doubt in doubts(cls.spec, mfu_flops_per_token(cls.spec.model, cls.spec.kind), floor):
+        said = doubts(cls.spec, mfu_flops_per_token(cls.spec.model, cls.spec.kind), floor)
+        for doubt in said + misdated(cls.spec, problem.as_of):
             yield {"rule": None, "code": "measurement-doubt", "message": doubt}
     for serve in problem.serve_classes:
         for doubt in serve.model.doubts:

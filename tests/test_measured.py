@@ -453,3 +453,24 @@ def test_a_measurement_below_every_published_runs_mfu_is_questioned_with_its_uni
     if below:
         assert "your measurement of 8 x h100-sxm" in doubt[0] and "tokens/s over all 8 GPUs" in doubt[0]
         assert f"the run's is {8 * speed:,.0f}" in doubt[0]
+
+
+@pytest.mark.parametrize(
+    ("date", "said"),
+    [
+        ("2099-11-01", "is dated after the plan's day (2026-12-01): check its date"),
+        ("0001-01-01", "is dated before the NVIDIA H100 SXM5 80GB launched (2022"),
+        ("2026-11-20", None),
+    ],
+)
+def test_a_measurement_dated_after_the_plan_or_before_its_gpu_is_doubted(plan_json, write, date, said):
+    """A `measured:` run dated 2099-11-01 or 0001-01-01 was taken without a word (audit28): its speed is
+    used all the same, and the plan says to check the date, beside the run's other doubts."""
+    doc = (
+        "deployment: {context: datacenter, ownership: rent}\njobs:\n  - model: gpt2-124m\n    tokens: 1B\n"
+        f"    measured:\n      - {{gpu: h100-sxm, count: 1, tokens_per_s: 500000, date: {date}}}\n"
+    )
+    code, p = plan_json(write(doc))
+    doubts = [w["message"] for w in p["warnings"] if w["code"] == "measurement-doubt"]
+    assert code == 0
+    assert (not doubts) if said is None else any(said in d for d in doubts), doubts

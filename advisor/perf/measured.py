@@ -16,10 +16,12 @@ estimator's residuals over publishers that ran several GPU generations, the shar
 
 from __future__ import annotations
 
+import datetime as dt
 import math
 from dataclasses import dataclass, field
 from typing import Any
 
+from advisor.data.catalog_figures import parse_as_of
 from advisor.data.evidence import generation
 from advisor.perf.measured_rule import Run, reach, speed_text
 
@@ -120,6 +122,21 @@ def doubts(job: Any, per_token: float, floor: float) -> list[str]:
     """Why each of `job`'s measurements is doubted (implausibly_slow), at `per_token` FLOPs a token
     (training.mfu_flops_per_token): said once a job, plan or no plan (a doubted run may be why none fits)."""
     return [d for m in job.measured if (d := implausibly_slow(job, m, per_token, floor))]
+
+
+def misdated(job: Any, day: dt.date) -> list[str]:
+    """Each of `job`'s measurements dated after the plan's day, or before its GPU's launch: a typo the
+    user should hear about (the speed is used all the same; the date is read by no fit)."""
+    out = []
+    for m in job.measured:
+        when, launch = dt.date.fromisoformat(m.date), parse_as_of(m.figures.launch.value if m.figures else None)
+        if when > day:
+            out.append(f"{m.label()} is dated after the plan's day ({day.isoformat()}): check its date")
+        elif launch is not None and when < launch:
+            out.append(
+                f"{m.label()} is dated before the {m.figures.name} launched ({m.figures.launch.value}): check its date"
+            )
+    return out
 
 
 def runs_ceiling(job: Any, runs: tuple[MeasuredSpeed, ...], gpu: Any, count: int, per_token: float) -> float:
