@@ -161,3 +161,31 @@ def test_the_time_line_says_when_a_run_can_start_and_claims_no_finish_for_copies
     assert "finishes" not in line and "the longest, monthly-finetune, takes 8.4 hours" in line
     text = memo_md(path, again, catalog, rules)
     assert "Each of the 36 jobs runs for at most 8.4 hours" in text and "each within its deadline" not in text
+
+
+def test_a_plan_renting_to_train_and_to_serve_says_which_rental_is_which(catalog, rules):
+    """A LoRA run and a chat service both rented on RunPod's RTX A6000 read "rent NVIDIA RTX A6000 GPUs on
+    demand from RunPod ...: 28 GPU-hours ... and rent NVIDIA RTX A6000 GPUs on demand from RunPod ...:
+    4,380 GPU-hours ...": two rentals of one offer, alike. Each now says what it is for."""
+    from advisor.report import memo
+
+    doc = {
+        "deployment": {"context": "datacenter", "ownership": "rent", "horizon_months": 12},
+        "jobs": [
+            {
+                "name": "chat",
+                "kind": "serve",
+                "model": "llama-3.1-8b",
+                "precision": "fp8",
+                "months": 3,
+                "traffic": {"requests_per_s": 5, "input_tokens": 500, "output_tokens": 200},
+                "slo": {"ttft_ms": 2000, "tpot_ms": 80, "percentile": 99},
+            },
+            {"name": "ft", "kind": "lora", "model": "llama-3-8b", "tokens": "200M", "deadline": "5d"},
+        ],
+    }
+    p = advisor.plan(doc, catalog=catalog, rules=rules, as_of=AS_OF, explain=False)
+    text = memo(p, charts=False).text
+    serving = {i.use == "serving" for i in p.purchase}
+    assert serving == {True, False}, p.purchase  # a rental of each kind
+    assert re.search(r"\) to train: [\d,.]+ GPU-hours", text) and re.search(r"\) to serve: [\d,.]+ GPU-hours", text)

@@ -31,13 +31,15 @@ def server_phrase(catalog: Catalog, sid: str, n: int) -> str:
     return f"one {name}" if n == 1 else f"{n:,} x {name}"
 
 
-def _rental_phrase(item: PurchaseItem, name: str) -> str:
+def _rental_phrase(item: PurchaseItem, name: str, both: bool = False) -> str:
     """'rent X GPUs on demand from P: H GPU-hours at $r per GPU-hour, up to n at once' (or 'on a
     cluster term', 'as spot capacity': the offer's kind), with what an offer sold by whole nodes bills
-    when that is more than the GPUs used."""
+    when that is more than the GPUs used; `both`: the plan rents for training and for serving, so each
+    rental says which (two rentals of one offer read alike)."""
     n, billed = item.count, item.billed_gpus or item.count
+    use = (" to serve" if item.use in ("serving", "bridge") else " to train") if both else ""
     return (
-        f"rent {name} GPUs {rent_phrase(item.rent_kind)} from {item.provider}: {billed_hours(item)} "
+        f"rent {name} GPUs {rent_phrase(item.rent_kind)} from {item.provider}{use}: {billed_hours(item)} "
         f"at {quoted_rate(item.unit_price_usd or 0)} per GPU-hour, up to {n:,} at once"
         + (f", billed as {billed:,} GPUs (the provider rents whole nodes)" if billed > n else "")
         + (bridge_phrase(item) if item.use == "bridge" else "")
@@ -63,6 +65,8 @@ def recommendation(
         return _no_plan(plan, ctx)
     gpus, rules = ctx.catalog.gpus, ctx.rules
     parts = []
+    rented = [i.use in ("serving", "bridge") for i in plan.purchase if i.ownership == "rent"]
+    both = any(rented) and not all(rented)
     for item in plan.purchase:
         g, n = gpus[item.gpu], item.count
         if item.ownership == "buy":
@@ -71,7 +75,7 @@ def recommendation(
                 + (f"s at {usd(item.unit_price_usd)} each" if n != 1 else f" for {usd(item.unit_price_usd)}")
             )
         else:
-            parts.append(_rental_phrase(item, g.name))
+            parts.append(_rental_phrase(item, g.name, both))
     for srv in plan.servers:
         parts.append(f"{server_phrase(ctx.catalog, srv.server, srv.count)} to hold them")
     text = join(parts)
