@@ -109,3 +109,21 @@ def test_a_held_step_keeps_the_models_parts():
     sb = e["step_breakdown"]
     assert [sb[k] for k in MODEL] == pytest.approx([t[k] for k in MODEL], abs=1e-6)
     assert sb["held_to_mfu_ceiling_s"] > 0.2 * sum(sb[k] for k in MODEL)  # the 8x H100 hold: 6.5 s of 25.0 s
+
+
+def test_the_estimate_table_prints_the_hold_beside_the_models_parts(run):
+    """`advisor estimate` (text): the step's columns add up to the global batch over the printed tokens/s
+    too: the hold is a column of its own where there is one, none where the speed is the model's."""
+    import re
+
+    code, out, _ = run("estimate", "--model", "llama-3-8b", "--gpu", "h100-sxm", "--count", "8")
+    assert code == 0
+    lines = out.splitlines()
+    head = next(i for i, line in enumerate(lines) if "step: compute s" in line)
+    assert "held to MFU s" in lines[head]
+    compute, memory, comm, held = (float(x) for x in lines[head + 2].split()[:4])
+    batch = float(re.search(r"global batch: ([\d,]+) tokens", out).group(1).replace(",", ""))
+    e = json.loads(run("estimate", "--model", "llama-3-8b", "--gpu", "h100-sxm", "--count", "8", "--format", "json")[1])
+    assert compute + memory + comm + held == pytest.approx(batch / e["tokens_per_s"], abs=5e-4)
+    _, plain, _ = run("estimate", "--model", "gpt2-124m", "--gpu", "a100-80gb-sxm")
+    assert "step: compute s  memory s  comm s  layout" in plain
