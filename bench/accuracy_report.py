@@ -367,7 +367,9 @@ def article_section(catalog, p) -> str:
         "### The article: GPT-2 124M on one GPU",
         "",
         "Default layout (global batch 524,288 tokens, sequence 1,024, bf16, AdamW); purchase prices from the "
-        'catalog. "MFU the claim implies": the article\'s tokens/s x (6N + 12Lsh) / dense bf16 peak.',
+        'catalog. "MFU the claim implies": the article\'s tokens/s x (6N + 12Lsh) / dense bf16 peak. "held s": what '
+        "the speed held to the best published MFU (and a datasheet derating) adds to the model's step: compute, "
+        "memory and held seconds add up to 524,288 tokens / the estimate (docs/model.md §1.3).",
         "",
     ]
     out.append(
@@ -380,6 +382,7 @@ def article_section(catalog, p) -> str:
                 "estimate MFU",
                 "compute s",
                 "memory s",
+                "held s",
                 "limited by",
                 "price",
                 "tok/s per $1k",
@@ -393,6 +396,7 @@ def article_section(catalog, p) -> str:
                     pct(r["mfu"]),
                     f"{r['step']['compute_s']:.2f}",
                     f"{r['step']['memory_s']:.2f}",
+                    f"{r['step']['held_to_mfu_ceiling_s'] + r['step']['datasheet_derating_s']:.2f}",
                     r["binding"],
                     (f"${r['price']:,.0f}" + (" (pending)" if r["pending"] else "")) if r["price"] else "none",
                     f"{1000 * r['per_dollar']:,.1f}" if r["per_dollar"] else "n/a",

@@ -13,11 +13,17 @@ class Goodput(Out):
 
 
 class StepBreakdown(Out):
-    """Seconds per optimizer step by what bounds them."""
+    """Seconds per optimizer step by what bounds them: the performance model's three parts, then what the
+    speed the job states adds to (or, measured faster, takes from) their sum, by cause; all add up to
+    global_batch_tokens / tokens_per_s (advisor/perf/step_parts.py, docs/model.md §1.3). A plan written
+    before the causes were printed has none: read 0."""
 
     compute_s: Num
     memory_s: Num
     comm_s: Num
+    held_to_mfu_ceiling_s: Num = 0.0  # held to the best published MFU (or the measured runs' median)
+    datasheet_derating_s: Num = 0.0  # the sourced derating of a speed that rests on a datasheet
+    measured_adjustment_s: Num = 0.0  # the job's own measurement (`measured:`), on this GPU or moved to it
 
 
 class Layout(Out):

@@ -29,6 +29,7 @@ from advisor.perf.memory import (
     trainable_params,
 )
 from advisor.perf.speed_basis import calibration_basis, ceilings, speed_basis
+from advisor.perf.step_parts import empty_parts, held_parts, measured_parts
 from advisor.perf.training import generation, mfu_flops_per_token
 
 
@@ -89,6 +90,9 @@ def evaluate(job: JobSpec, gpu: GPU, count: int, p: Params) -> Estimate:
     return replace(
         e,
         tokens_per_s=e.tokens_per_s * factor,
+        step_breakdown=measured_parts(
+            e.step_breakdown, e.layout["global_batch_tokens"], e.tokens_per_s, factor, t.level
+        ),
         tokens_per_s_per_gpu=e.tokens_per_s_per_gpu * factor,
         mfu=e.mfu * factor,
         tokens_per_s_upper=upper,
@@ -137,7 +141,7 @@ def _evaluate(job: JobSpec, gpu: GPU, count: int, p: Params) -> Estimate:
         tokens_per_s=0.0,
         tokens_per_s_per_gpu=0.0,
         mfu=0.0,
-        step_breakdown={"compute_s": 0.0, "memory_s": 0.0, "comm_s": 0.0},
+        step_breakdown=empty_parts(),
         memory_breakdown={},
         layout={},
         binding="none",
@@ -162,7 +166,7 @@ def _evaluate(job: JobSpec, gpu: GPU, count: int, p: Params) -> Estimate:
     binding = max(parts, key=lambda k: parts[k])
     flops = mfu_flops_per_token(m, job.kind)
     mfu = tps / count * flops / (peak * 1e12)
-    tps, mfu, upper, held = _held_speed(job, gpu, lay, batch, tps, mfu, t, ev, derate, p)
+    tps, mfu, upper, held, step_parts = _held_speed(job, gpu, lay, batch, tps, mfu, t, ev, derate, p)
     notes += held
     asked = job.global_batch_tokens or default_batch_tokens(m, p)
     notes += layout_notes(gpu, count, lay, t, batch, asked, needs_tp)
@@ -174,7 +178,7 @@ def _evaluate(job: JobSpec, gpu: GPU, count: int, p: Params) -> Estimate:
         tokens_per_s=tps,
         tokens_per_s_per_gpu=tps / count,
         mfu=mfu,
-        step_breakdown={k: t[k] for k in ("compute_s", "memory_s", "comm_s")},
+        step_breakdown=step_parts,
         memory_breakdown={k: round(v / GB, 3) for k, v in mem.items()},
         layout=_layout_row(m.seq_len, count, lay, t, batch, asked, needs_tp),
         binding=binding,
@@ -198,17 +202,18 @@ def _held_speed(
     ev: Evidence,
     derate: dict[str, Any] | None,
     p: Params,
-) -> tuple[float, float, float, list[str]]:
-    """(tokens/s, MFU, upper tokens/s, why it was held) from the layout's modelled `tps` at `mfu`:
-    never above the best published run of the generation (perf/speed_basis.ceilings), then derated
-    when the speed rests on a datasheet."""
+) -> tuple[float, float, float, list[str], dict]:
+    """(tokens/s, MFU, upper tokens/s, why it was held, the step's parts: perf/step_parts.py) from the
+    layout's modelled `tps` at `mfu`: never above the best published run of the generation
+    (perf/speed_basis.ceilings), then derated when the speed rests on a datasheet."""
     base, upper, held = ceilings(job, gpu, lay, batch, tps, mfu, t, ev, p)
     notes = [held_note(job, gpu, lay, p, mfu, tps, upper)] if upper < tps * 0.9999 else []
     if held:
         notes.append(held)
+    parts = held_parts(t, batch, tps, base, base * derate["factor"] if derate else base)
     if derate:
         base, upper = base * derate["factor"], upper * derate["upper"]
-    return base, mfu * base / tps, upper, notes
+    return base, mfu * base / tps, upper, notes, parts
 
 
 def _layout_row(

@@ -13,6 +13,14 @@ def model_shape(m: dict) -> str:
     return f"{m['params'] / 1e9:.3g}B params, {m['layers']} layers, hidden {m['hidden']}, sequence {m['seq_len']}"
 
 
+# a step's parts beyond the model's own, by cause: a column where the estimate has one
+STEP_CAUSES = {
+    "held_to_mfu_ceiling_s": "held to MFU s",
+    "datasheet_derating_s": "derating s",
+    "measured_adjustment_s": "measured s",
+}
+
+
 def estimate_text(e: dict) -> str:
     m = e["model"]
     out = [para(f"{e['gpu']} x{e['gpu_count']}: model {model_shape(m)}")]
@@ -42,14 +50,17 @@ def estimate_text(e: dict) -> str:
         for k in ("data", "tensor", "pipeline", "context")
         if lay.get(k + "_parallel", 1) > 1
     )
+    causes = [k for k in STEP_CAUSES if sb.get(k)]  # what the speed adds to the model's parts (perf/step_parts.py)
     out.append(
         table(
-            ["step: compute s", "memory s", "comm s", "layout", "micro-batch", "checkpointing", "link"],
+            ["step: compute s", "memory s", "comm s", *(STEP_CAUSES[k] for k in causes)]
+            + ["layout", "micro-batch", "checkpointing", "link"],
             [
                 [
                     f"{sb['compute_s']:.4f}",
                     f"{sb['memory_s']:.4f}",
                     f"{sb['comm_s']:.4f}",
+                    *(f"{sb[k]:+.4f}" for k in causes),
                     lay["strategy"] + split,
                     lay["micro_batch"],
                     lay["checkpointing"],
