@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 
+import pytest
 from conftest import AS_OF, EXAMPLES
 
 WORKLOAD = """\
@@ -55,6 +56,24 @@ def test_a_budget_between_cents_admits_no_plan_above_it(catalog, rules):
     assert p["status"] == "infeasible", p["nominal_cost_usd"]
     p = plan(parse_workload({**doc, "budget_usd": cash}), catalog=catalog, rules=rules, as_of=AS_OF, explain=False)
     assert p["status"] != "infeasible" and p["nominal_cost_usd"] == cents(cash)
+
+
+@pytest.mark.parametrize(
+    ("budget", "admits", "refuses"),
+    [
+        (9696.08, 9696.0849, 9696.085),  # whole cents: every figure that prints as it
+        (5.1511, 5.1511, 5.1512),  # between cents, under half a cent: no higher than written
+        (9696.071, 9696.071, 9696.0711),  # (the cap took the looser of the two: $9,696.075, review28)
+        (37930.209, 37930.209, 37930.2091),  # between cents, over half a cent
+        (0.01, 0.0149, 0.015),
+    ],
+)
+def test_a_budget_caps_at_itself_between_cents_and_at_its_printed_figure_in_whole_cents(budget, admits, refuses):
+    """review28: a budget of $5.1511 admitted a plan printed as "uses $5.1517 of the $5.1511 budget": the cap
+    was the larger of the budget and its whole cents plus half a cent, the looser bound below half a cent."""
+    from advisor.solve.constraints.budget import cap
+
+    assert admits <= cap(budget) < refuses
 
 
 def test_a_budget_between_cents_is_printed_as_written_and_what_it_caps_beside_it():

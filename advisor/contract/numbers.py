@@ -20,6 +20,13 @@ PLAN_WIDE_KINDS = ("hosting", "electricity")  # bill amounts summed over every G
 ONE_SUM_KINDS = (*PLAN_WIDE_KINDS, "rent")  # bill lines billed as one sum (quantity 1, unit = total)
 
 
+def whole_cents(usd: float) -> bool:
+    """Is an amount written in whole cents (to 1e-6 of a cent)? A budget that is caps every figure that
+    prints as it; one between cents ($37,930.209) caps at itself and prints to its own digits
+    (solve/constraints/budget.cap, present/constraint_words.budget_usd)."""
+    return abs(usd * 100 - round(usd * 100)) < 1e-6
+
+
 def is_money(key: str, entry: dict[str, Any]) -> bool:
     """An amount of dollars (a total, a cost, a saving, a USD slack), printed to the cent; not a unit
     price or rate (unit_price_usd, unit_usd, usd_per_gpu_hour), which keeps its digits."""

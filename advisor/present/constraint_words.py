@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from advisor.contract.facts import BINDING_TOLERANCE, Lever, Marginal, Shortfall, Slack
+from advisor.contract.numbers import whole_cents
 from advisor.durations import DAYS_FROM_HOURS, deadline_phrase, duration, in_days
 from advisor.present.words import whole_or_two_digits
 
@@ -105,7 +106,7 @@ def budget_usd(usd: float, budget: float | None = None) -> str:
     or to the fraction of a cent the budget has ($37,930.2065 of the $37,930.209 budget, not $37,930.21:
     printed to the cent, a plan within it would read as above it; solve/constraints/budget.cap)."""
     limit = usd if budget is None else budget
-    if abs(limit * 100 - round(limit * 100)) < 1e-6:
+    if whole_cents(limit):
         return f"${usd:,.2f}"
     places = next(p for p in range(3, 7) if abs(limit * 10**p - round(limit * 10**p)) < 1e-6 or p == 6)
     return f"${usd:,.{max(places, 4)}f}" if budget is not None else f"${usd:,.{places}f}"
@@ -384,8 +385,7 @@ def _deadline_marginal(m: Marginal, tol: str) -> str:
 
 
 def marginal_row(m: Marginal) -> JSON:
-    """What one more day of deadline (its unit), a month of horizon or 10% more budget saves, worded with
-    the binding flag."""
+    """What one more day of deadline (its unit), month of horizon or 10% of budget saves, with binding."""
     tol = f"{100 * BINDING_TOLERANCE:g}%"
     if m.family == "deadline":
         msg = _deadline_marginal(m, tol)

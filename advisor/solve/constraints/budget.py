@@ -13,6 +13,7 @@ import math
 from typing import TYPE_CHECKING, Any
 
 from advisor.contract.facts import Lever, Marginal, Shortfall, Slack, binds
+from advisor.contract.numbers import whole_cents
 from advisor.solve.constraints.base import UNBOUNDED, Family, Need, Rebuild, Run
 from advisor.solve.scenario import Scenario, baseline
 
@@ -33,11 +34,10 @@ _BASIS = {"cash": "cash", "present_value": "present value"}
 
 
 def cap(budget: float) -> float:
-    """The most a plan may spend against `budget`: the budget itself (a plan exactly at it is within it),
-    and for a budget in whole cents every figure that prints as it (up to half a cent more). A budget
-    between cents is no higher than written: $37,930.209 admits no plan of $37,930.2099."""
-    whole = math.floor(round(budget * 100, 6)) / 100
-    return max(budget + USD_EPSILON, whole + HALF_CENT)
+    """The most a plan may spend against `budget`: for a budget in whole cents every figure that prints
+    as it (up to half a cent more); a budget between cents is no higher than written, exactly ($37,930.209
+    admits no plan of $37,930.2099, $5.1511 none of $5.1517)."""
+    return round(budget, 2) + HALF_CENT if whole_cents(budget) else budget + USD_EPSILON
 
 
 class Budget(Family):
