@@ -541,3 +541,13 @@ def test_a_price_band_must_contain_its_price(run, write, catalog):
     )
     priced = [p for g in catalog.gpus.values() if (p := g.prices.purchase) is not None and p.usd and p.usd_range]
     assert priced and all(p.usd_range[0] <= p.usd <= p.usd_range[1] for p in priced)
+
+
+@pytest.mark.parametrize("when", ["banana", "2019-13"])
+def test_a_first_new_date_in_an_override_is_a_date(run, write, when):
+    """review28: `prices.first_new_as_of` (what a used part of unverified launch is aged from) was read
+    unchecked from a --catalog file: "banana" or "2019-13" ended in "internal error: ValueError" (exit 1)."""
+    bad = write(f'gpus:\n  - id: a100-80gb-sxm\n    prices:\n      first_new_as_of: "{when}"\n', "override.yaml")
+    code, out, err = run("plan", EXAMPLES / "article-datacenter.yaml", "--catalog", bad, "--as-of", AS_OF)
+    assert code == 2 and not out
+    assert f"{bad}:4:" in err and "GPU 'a100-80gb-sxm', field prices.first_new_as_of:" in err, err

@@ -271,3 +271,5 @@ class Prices(Strict):
     # the earliest new price record's date, kept when an override's quote replaces the records: what a part
     # of unverified launch is aged from when bought used (economics/ownership.purchase_age_years)
     first_new_as_of: str | None = None
+
+    _v = field_validator("first_new_as_of")(check_date)
