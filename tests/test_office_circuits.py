@@ -24,6 +24,7 @@ def office(region: str, **extra):
         ("US", 1.44, "PWR001", ["NEC 210.20(A)", "15 A / 120 V"]),
         ("DE", 2.3, "PWR002", ["for DE", "Schuko", "230 V", "10 A"]),
         ("FR", 2.3, "PWR002", ["for FR", "CEE 7"]),
+        ("NO", 2.3, "PWR002", ["for NO", "Schuko"]),  # (a bare NO in the rules' list was YAML's false: review)
         ("GB", 2.3, "PWR003", ["for GB", "BS 1363", "13 A fuse"]),
         ("CN", 2.2, "PWR004", ["for CN", "10 A / 220 V", "GB/T 1002"]),
         ("JP", 1.5, "PWR005", ["for JP", "15 A / 100 V"]),
@@ -100,3 +101,12 @@ def test_the_china_office_example_cites_chinas_socket_not_the_nec(example_plan):
     row = next(b for b in p["binding"] if b["constraint"] == "power")
     assert row["rule"] == "PWR004" and "of 2.2 kW (PWR004" in row["message"] and "NEC" not in row["message"]
     assert {s["id"] for s in p["sources"]} & {"PWR001", "PWR004"} == {"PWR004"}
+
+
+def test_a_rules_list_holding_a_yaml_boolean_is_refused(run, write):
+    """The built-in 230 V list read [..., NL, False, PT, SE]: YAML takes a bare NO (Norway) as false, so a
+    Norwegian office got the US default. A list entry read as true or false is refused, saying to quote it."""
+    bad = write("lists:\n  nordic: [SE, NO, DK]\nrules: []\n", "rules.yaml")
+    code, out, err = run("plan", "--rules", bad, write("deployment: office\nmodel: gpt2-124m\ntokens: 1B\n"))
+    assert code == 2 and not out
+    assert str(bad) in err and "list 'nordic' holds [False]" in err and 'quote the code ("NO")' in err, err
