@@ -110,3 +110,10 @@ def test_a_rules_list_holding_a_yaml_boolean_is_refused(run, write):
     code, out, err = run("plan", "--rules", bad, write("deployment: office\nmodel: gpt2-124m\ntokens: 1B\n"))
     assert code == 2 and not out
     assert str(bad) in err and "list 'nordic' holds [False]" in err and 'quote the code ("NO")' in err, err
+
+
+def test_a_bare_no_region_says_to_quote_it(run, write):
+    """`region: NO` in a workload is YAML's false: it read "a region is a two-letter ISO 3166-1 country
+    code ... (given false)", which a Norwegian user cannot act on."""
+    code, out, err = run("plan", write("deployment: {context: office, region: NO}\nmodel: gpt2-124m\ntokens: 1B\n"))
+    assert code == 2 and not out and 'for Norway write region: "NO" (quoted)' in err, err
