@@ -52,6 +52,5 @@ def deadline_step(hours: float) -> tuple[float, str]:
     """The little more of a deadline its marginal value is re-solved at, in the unit the deadline is
     said in (duration): a day from two days up, an hour from an hour, a minute below (a day more on
     a 6-hour deadline is five times the deadline, not a little more)."""
-    if hours >= DAYS_FROM_HOURS:
-        return 24.0, "day"
-    return (1.0, "hour") if hours >= 1 else (1 / 60, "minute")
+    unit = duration(hours, short=True).split(" ")[1].removesuffix("s")  # (59.9 minutes is said '1 hour')
+    return {"day": (24.0, "day"), "hour": (1.0, "hour")}.get(unit, (1 / 60, "minute"))

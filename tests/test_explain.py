@@ -62,6 +62,9 @@ def test_a_deadline_within_two_days_is_relaxed_by_an_hour_not_a_day(catalog, rul
     assert p["total_cost_usd"] > later["total_cost_usd"]  # the hour is worth something here
     assert m["saving_usd"] == pytest.approx(p["total_cost_usd"] - later["total_cost_usd"], abs=0.01)
     assert "up to an hour more" in m["message"]
+    from advisor.durations import deadline_step  # the unit the deadline is said in: 59.9 minutes reads '1 hour'
+
+    assert [deadline_step(h)[1] for h in (0.5, 59.9 / 60, 47.9, 48)] == ["minute", "hour", "hour", "day"]
 
 
 def test_a_gpu_that_cannot_meet_the_deadline_within_gpus_max_says_how_many_it_needs(catalog, rules):

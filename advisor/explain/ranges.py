@@ -221,11 +221,12 @@ def _speed_break_even(
 
 def _approximate(gap: float) -> str:
     """Why a break-even decided by solves proven only within `gap` (a fleet's 1%) is approximate."""
-    within = "within the time limit" if math.isinf(gap) else f"within {gap:.2%}"
-    return (
-        f"approximate: its re-solves are proven only {within} of the least cost, "
-        "and a few percent of speed can move the cost by less"
+    proven = (
+        "were not proven optimal within the time limit"
+        if math.isinf(gap)
+        else f"are proven only within {gap:.2%} of the least cost"
     )
+    return f"approximate: its re-solves {proven}, and a few percent of speed can move the cost by less"
 
 
 def _exact(sol: Solution) -> bool:
