@@ -9,6 +9,7 @@ import dataclasses
 
 import pytest
 from conftest import AS_OF, EXAMPLES
+from test_ranges import CLOSE
 
 from advisor.explain import ranges
 from advisor.flow import prepare
@@ -18,14 +19,7 @@ from advisor.solve.rental_offers import pairs_of
 from advisor.solve.scenario import baseline
 from advisor.solve.settings import SolveSettings
 
-# one job, renting an H100 or an A100 (tests/test_ranges.py's CLOSE): the plans the stand-in solver returns
-CLOSE = {
-    "deployment": {"context": "datacenter", "ownership": "rent", "rent_kinds": ["on_demand"]},
-    "model": "gpt2-350m",
-    "tokens": "40B",
-    "deadline": "14d",
-    "gpus": {"allow": ["a100-80gb-sxm", "h100-sxm"]},
-}
+# one job, renting an H100 or an A100 (test_ranges.CLOSE): the plans the stand-in solver returns
 FIXED, SCALED, OTHER = 90.0, 10.0, 101.5  # the chosen plan: 90 + 10 / speed; the other plan: 101.5
 
 
