@@ -107,3 +107,22 @@ def test_a_power_rows_draw_and_slack_foot_to_its_limit_and_gpus_are_whole(run):
     slack, draw, limit = map(Decimal, found.groups())
     assert draw + slack == limit and draw > 0
     assert (amount(768.0, "GPUs"), amount(1.0, "GPUs"), amount(0.86, "kW")) == ("768 GPUs", "1 GPU", "0.860 kW")
+
+
+def test_the_budget_lever_says_the_budget_as_written_and_its_share_of_the_plan_it_needs():
+    """review28: a $0.01 budget read "raise the budget from $0 to $6 (...; the budget is 0.17% of the cheapest
+    plan)" and $5.155 "from $5 to $6 (... 86% ...)" where the plan within the other limits costs $5.16: the
+    share was taken against the budget the lever asks for (the cost rounded up to a dollar), and the budget
+    printed to the dollar."""
+    from advisor.contract.facts import Lever
+    from advisor.present.constraint_words import diagnosis_row
+
+    def words(budget: float, cost: float) -> str:
+        lever = Lever("budget", "budget", {"budget_usd": 6}, 6, budget, facts={"basis": "cash", "cost": cost})
+        return diagnosis_row(lever)["message"]
+
+    assert words(5.155, 5.16).startswith(
+        "raise the budget from $5.155 to $6 (cash paid over the horizon; the budget is"
+    )
+    assert "the budget is 100% of the cheapest plan within the other limits" in words(5.155, 5.16)
+    assert "from $0.01 to $6" in words(0.01, 5.16) and "the budget is 0.19% of" in words(0.01, 5.16)

@@ -156,8 +156,8 @@ def _lever_words(lv: Lever) -> str:
         )
     if lv.family == "budget":
         return (
-            f"raise the budget from ${lv.limit:,.0f} to ${lv.needed:,.0f} ({BASIS[f['basis']]}; the budget is "
-            f"{_share(lv.limit, lv.needed)} of the cheapest plan)"
+            f"raise the budget from {budget_usd(lv.limit)} to ${lv.needed:,.0f} ({BASIS[f['basis']]}; the budget is "
+            f"{_share(lv.limit, f.get('cost', lv.needed))} of the cheapest plan within the other limits)"
         )
     if lv.family == "power":
         return (

@@ -103,7 +103,8 @@ class Budget(Family):
             return None
         cost = free.cost(sc.budget_basis)
         need = math.ceil(cost) if exact else cost
-        return Lever(self.name, "budget", {"budget_usd": need}, need, sc.budget_usd, facts={"basis": sc.budget_basis})
+        facts = {"basis": sc.budget_basis, "cost": cost}  # (the cheapest plan's own cost: the budget's share of it)
+        return Lever(self.name, "budget", {"budget_usd": need}, need, sc.budget_usd, facts=facts)
 
     def need(self, problem: Problem, plan: Solution) -> Need | None:
         wl = problem.workload
