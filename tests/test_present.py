@@ -135,6 +135,17 @@ def test_the_one_screen_view_shows_the_round_3_keys(example_plan):
     assert "Verify" not in bare and "Basis" not in bare and "Otherwise" not in bare
 
 
+def test_one_part_bought_is_not_priced_each(example_plan):
+    """article-office's decision read "buy 1× rtx-4090 at $2,000 each; buy 1× workstation-4x-pcie at $7,000
+    each": 'each' belongs to more than one (article-datacenter's eight A100s keep it)."""
+    from advisor.present.plan_text import plan_text
+
+    one = plan_text(example_plan("article-office")[1], full=False)
+    assert "buy 1× rtx-4090 at $2,000; buy 1× workstation-4x-pcie at $7,000 to hold the rtx-4090" in one, one
+    eight = plan_text(example_plan("article-datacenter")[1], full=False)
+    assert "buy 8× a100-80gb-sxm at $9,000 each; buy 1× hgx-a100-8gpu at $28,390 to hold" in eight, eight
+
+
 def test_one_screen_view_of_the_fleet_is_short_and_says_what_was_decided(run, example_plan, example_plans_reused):
     import os
 

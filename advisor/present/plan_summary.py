@@ -46,18 +46,22 @@ def _span(lo: float | None, hi: float | None, fmt: Any) -> str:
 
 
 def decision_text(p: Plan) -> str:
-    """'buy 8× a100-80gb-sxm at $9,000 each, 1× hgx-a100-8gpu server at $28,390; rent ...'."""
+    """'buy 8× a100-80gb-sxm at $9,000 each; buy 1× hgx-a100-8gpu at $28,390 to hold the a100-80gb-sxm; rent
+    ...' ('each' only for more than one)."""
     parts = []
     for i in p.purchase:
         if i.ownership == "buy":
-            parts.append(f"buy {i.count:,}× {i.gpu} at {usd(i.unit_price_usd)} each")
+            parts.append(f"buy {i.count:,}× {i.gpu} at {usd(i.unit_price_usd)}{' each' if i.count > 1 else ''}")
         else:
             until = f" until the bought {i.bridges} arrive ({i.hours or 0:,.0f} h)" if i.use == "bridge" else ""
             parts.append(
                 f"rent up to {i.count:,}× {i.gpu} at {quoted_rate(i.unit_price_usd or 0)}/GPU-hour{until} "
                 f"({billed_hours(i)}, {i.provider or 'provider unknown'}{billed_gpus(i)})"
             )
-    parts += [f"buy {s.count:,}× {s.server} at {usd(s.unit_price_usd)} each to hold the {s.gpu}" for s in p.servers]
+    parts += [
+        f"buy {s.count:,}× {s.server} at {usd(s.unit_price_usd)}{' each' if s.count > 1 else ''} to hold the {s.gpu}"
+        for s in p.servers
+    ]
     return "; ".join(parts) or "nothing to buy or rent"
 
 
