@@ -198,18 +198,6 @@ class RuleFile(Strict):
     lists: dict[str, list[Any]] = {}
     rules: list[Rule] = []
 
-    @field_validator("lists")
-    @classmethod
-    def _no_yaml_booleans(cls, lists: dict[str, list[Any]]) -> dict[str, list[Any]]:
-        """A list entry YAML read as true or false is a code written bare: Norway's NO (or ON, YES) is false."""
-        for name, items in lists.items():
-            if any(isinstance(x, bool) for x in items):
-                raise ValueError(
-                    f"list {name!r} holds {[x for x in items if isinstance(x, bool)]}: YAML reads a bare NO, YES, ON "
-                    'or OFF as false or true; quote the code ("NO")'
-                )
-        return lists
-
 
 def _check_name(name: str, allowed: Iterable[str]) -> None:
     """Refuse a field name a rule may not read, suggesting the nearest one."""

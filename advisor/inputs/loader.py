@@ -4,7 +4,8 @@ Safe loading only (no object tags, no merge keys); duplicate keys refused; mappi
 text; no control characters in text; nesting and alias expansion bounded (a "billion laughs" file
 or a self-referencing alias fails fast, and deep nesting cannot exhaust Python's stack); a size
 limit, also on devices and pipes; text that is not UTF-8 refused. Dates stay the text the user
-wrote. Every failure is an InputError naming the file and, where it has one, the location.
+wrote, and so do YAML 1.1's other booleans (yes, no, on, off, y, n): only true and false are booleans,
+as in YAML 1.2, so Norway's NO is the code NO, not false (a bool field still takes 'yes'). Every failure is an InputError naming the file and, where it has one, the location.
 When PyYAML has libyaml, a file is scanned and parsed by it (a 5,000-job workload in 0.6 s rather
 than 3 s) and its nodes composed in Python, where the depth limit holds as they are built.
 """
@@ -57,9 +58,16 @@ class _SafeLoader(yaml.SafeLoader):
         return super().construct_yaml_int(node)
 
 
+def _construct_bool(loader: Any, node: yaml.ScalarNode) -> bool | str:
+    """true and false (any case) as booleans; YAML 1.1's yes, no, on, off, y and n as the text written."""
+    text = str(node.value)
+    return text.lower() == "true" if text.lower() in ("true", "false") else text
+
+
 # the stubs type a constructor's first argument as the loader's own class, which a SafeLoader method is not
 _SafeLoader.add_constructor("tag:yaml.org,2002:timestamp", yaml.SafeLoader.construct_yaml_str)  # type: ignore[type-var]
 _SafeLoader.add_constructor("tag:yaml.org,2002:int", _SafeLoader.construct_yaml_int)
+_SafeLoader.add_constructor("tag:yaml.org,2002:bool", _construct_bool)
 
 _CLoader = getattr(yaml, "CSafeLoader", None)
 
@@ -78,6 +86,7 @@ if _CLoader is not None:
 
     _ShippedLoader.add_constructor("tag:yaml.org,2002:timestamp", yaml.SafeLoader.construct_yaml_str)
     _ShippedLoader.add_constructor("tag:yaml.org,2002:int", _ShippedLoader.construct_yaml_int)
+    _ShippedLoader.add_constructor("tag:yaml.org,2002:bool", _construct_bool)
 
     from yaml._yaml import CParser
 
@@ -123,6 +132,7 @@ if _CLoader is not None:
         yaml.SafeLoader.construct_yaml_str,
     )
     _UserLoader.add_constructor("tag:yaml.org,2002:int", _UserLoader.construct_yaml_int)  # type: ignore[type-var]
+    _UserLoader.add_constructor("tag:yaml.org,2002:bool", _construct_bool)  # type: ignore[type-var]
 
 
 def parse_yaml_text(text: str, name: str, shipped: bool = False, marks: Marks | None = None) -> Any:

@@ -48,8 +48,6 @@ def check_region(value: object) -> str:
         f"; the export rules match it against code lists ({groups}: rules/export.yaml), which are "
         "not regions themselves"
     )
-    if value is False:  # YAML 1.1 reads Norway's bare NO as false
-        raise ValueError('YAML reads a bare NO as false: for Norway write region: "NO" (quoted)')
     if not isinstance(value, str):
         raise ValueError(f"a region is a two-letter ISO 3166-1 country code such as US, DE or CN{tail}")
     text = value.strip()
