@@ -245,14 +245,14 @@ def _sure(problem: Problem, at: Callable[..., Solution], pct: int) -> Solution:
 def _decided(
     problem: Problem, at: Callable[..., Solution], holds_at: Callable[[Solution], bool], limit: int
 ) -> tuple[int | None, float | None]:
-    """(the first whole percent P at which the choice has changed, None when it holds at `limit`;
-    None when that is exact, else the widest gap its deciding solves are proven within). The search runs on the re-solves' gap; its answer is then checked at
-    EXACT_GAP (P - 1 holds, P changed; or the limit holds), and searched again on such solves if the
-    check fails: a few percent of speed moves a plan's cost by well under the explanations' 1%, so a
-    gap-tolerant re-solve may keep the choice several percent past its break-even (train-and-serve:
-    48% printed where exact re-solves change it at 41%). Exact when every solve deciding the answer is
-    proven within EXACT_GAP; a fleet's (FLEET_JOBS jobs or more) is not re-solved tighter: approximate
-    unless its own solves are proven that close."""
+    """(the first whole percent P at which the choice has changed, None when it holds at `limit`; None when that
+    is exact, else the widest gap its deciding solves are proven within). The search runs on the re-solves' gap;
+    its answer is then checked at EXACT_GAP (P - 1 holds, P changed; or the limit holds), and searched again on
+    such solves if the check fails: a few percent of speed moves a plan's cost by well under the explanations'
+    1%, so a gap-tolerant re-solve may keep the choice several percent past its break-even (train-and-serve: 48%
+    printed where exact re-solves change it at 41%). Exact when every solve deciding the answer is proven within
+    EXACT_GAP; a fleet's (FLEET_JOBS jobs or more) is not re-solved tighter: approximate unless its own solves
+    are proven that close."""
 
     def loose(pct: int) -> bool:
         return holds_at(at(pct))

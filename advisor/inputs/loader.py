@@ -1,13 +1,13 @@
-"""Reads the YAML files a user hands us (workloads, catalog and rules overrides) defensively.
-
-Safe loading only (no object tags, no merge keys); duplicate keys refused; mapping keys must be
-text; no control characters in text; nesting and alias expansion bounded (a "billion laughs" file
-or a self-referencing alias fails fast, and deep nesting cannot exhaust Python's stack); a size
-limit, also on devices and pipes; text that is not UTF-8 refused. Dates stay the text the user
-wrote, and so do YAML 1.1's other booleans (yes, no, on, off, y, n): only true and false are booleans,
-as in YAML 1.2, so Norway's NO is the code NO, not false (a bool field still takes 'yes'). Every failure is an InputError naming the file and, where it has one, the location.
-When PyYAML has libyaml, a file is scanned and parsed by it (a 5,000-job workload in 0.6 s rather
-than 3 s) and its nodes composed in Python, where the depth limit holds as they are built.
+"""Reads the YAML files a user hands us (workloads, catalog and rules overrides) defensively. Safe loading
+only (no object tags, no merge keys); duplicate keys refused; mapping keys must be text; no control
+characters in text; nesting and alias expansion bounded (a "billion laughs" file or a self-referencing
+alias fails fast, and deep nesting cannot exhaust Python's stack); a size limit, also on devices and
+pipes; text that is not UTF-8 refused. Dates stay the text the user wrote, and so do YAML 1.1's other
+booleans (yes, no, on, off): only true and false are booleans, as in YAML 1.2, so Norway's NO is
+the code NO, not false (a bool field still takes 'yes'). Every failure is an InputError naming the file
+and, where it has one, the location. When PyYAML has libyaml, a file is scanned and parsed by it (a
+5,000-job workload in 0.6 s rather than 3 s) and its nodes composed in Python, where the depth limit
+holds as they are built.
 """
 
 from __future__ import annotations
@@ -59,7 +59,7 @@ class _SafeLoader(yaml.SafeLoader):
 
 
 def _construct_bool(loader: Any, node: yaml.ScalarNode) -> bool | str:
-    """true and false (any case) as booleans; YAML 1.1's yes, no, on, off, y and n as the text written."""
+    """true and false (any case) as booleans; YAML 1.1's yes, no, on and off as the text written."""
     text = str(node.value)
     return text.lower() == "true" if text.lower() in ("true", "false") else text
 
