@@ -72,3 +72,4 @@ class Marginal:
     saving_usd: float
     binding: bool
     slack: float
+    unit: str = ""  # what one step of the change is: "day", "hour", "minute" for a deadline

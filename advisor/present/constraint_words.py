@@ -371,7 +371,7 @@ def _horizon_marginal(m: Marginal, tol: str) -> str:
 
 def _deadline_marginal(m: Marginal, tol: str) -> str:
     """One more day on every deadline (an hour under two days, a minute under one: the deadline's unit)."""
-    unit = m.change.rsplit(" ", 1)[1]  # 'deadline +1 day' / 'hour' / 'minute' (solve/constraints/deadline.py)
+    unit = m.unit
     one, slack = ("an hour" if unit == "hour" else f"a {unit}"), in_days(m.slack, 2)
     if m.saving_usd > 0.5:
         later = "" if m.binding else f" (the plan has {slack} of slack, but a cheaper plan needs up to {one} more)"

@@ -163,5 +163,10 @@ class Deadline(Family):
         s = run(problem, baseline(problem).but(deadline_extra_hours=step))
         saving = max((sol.objective_usd or 0.0) - (s.objective_usd or 0.0) if s.feasible else 0.0, 0.0)
         return Marginal(
-            self.name, f"deadline +1 {unit}", round(saving, 2), any(x.binding for x in mine), min(x.slack for x in mine)
+            self.name,
+            f"deadline +1 {unit}",
+            round(saving, 2),
+            any(x.binding for x in mine),
+            min(x.slack for x in mine),
+            unit,
         )
