@@ -84,6 +84,22 @@ def test_a_budget_between_cents_is_printed_as_written_and_what_it_caps_beside_it
     assert budget_usd(37930.209) == "$37,930.209"
     assert budget_usd(37930.2065, 37930.209) == "$37,930.2065"
     assert budget_usd(133256.77, 2.5e6) == "$133,256.77" and budget_usd(2.5e6) == "$2,500,000.00"
+    # review28 L5: a budget under a millionth of a dollar read "the $0.000000 budget"
+    assert budget_usd(1e-7) == "$0.0000001" and budget_usd(2.4e-7, 1e-7) == "$0.0000002"
+
+
+def test_the_memos_budget_row_is_the_budget_as_written(catalog):
+    """The memo's requirement table printed a $5.1511 budget as "$5.15" and a $37,930.209 one as "$37,930",
+    beside "uses $37,930.2065 of the $37,930.209 budget" in its margins."""
+    from advisor.inputs.workload import parse_workload
+    from advisor.present.memo_requirement import _limits
+
+    def row(budget: float) -> str:
+        doc = {"deployment": {"context": "cloud"}, "model": "gpt2-124m", "tokens": "1B", "budget_usd": budget}
+        wl = parse_workload(doc)
+        return dict(_limits(wl, catalog))["Budget"]
+
+    assert [row(b) for b in (37930.209, 5.1511, 30000, 5.5)] == ["$37,930.209", "$5.1511", "$30,000", "$5.50"]
 
 
 def test_a_budgets_slack_is_in_dollars_as_the_budget_is():

@@ -108,7 +108,7 @@ def budget_usd(usd: float, budget: float | None = None) -> str:
     limit = usd if budget is None else budget
     if whole_cents(limit):
         return f"${usd:,.2f}"
-    places = next(p for p in range(3, 7) if abs(limit * 10**p - round(limit * 10**p)) < 1e-6 or p == 6)
+    places = next(p for p in range(3, 13) if abs(limit * 10**p - round(limit * 10**p)) < 1e-6 or p == 12)
     return f"${usd:,.{max(places, 4)}f}" if budget is not None else f"${usd:,.{places}f}"
 
 

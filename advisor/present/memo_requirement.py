@@ -12,6 +12,7 @@ from advisor.contract.explanations import Binding
 from advisor.data.catalog import Catalog
 from advisor.durations import duration
 from advisor.inputs.workload import Workload
+from advisor.present.constraint_words import budget_usd
 from advisor.present.memo_refs import Refs
 from advisor.present.words import (
     amount,
@@ -102,7 +103,8 @@ def _limits(wl: Workload, catalog: Catalog) -> list[tuple[str, str]]:
             )
         )
     if wl.budget_usd is not None:
-        rows.append(("Budget", usd(wl.budget_usd)))
+        b = wl.budget_usd  # as written: $30,000, or $5.1511 when it has cents (as the constraint rows print it)
+        rows.append(("Budget", usd(b) if b == round(b) else budget_usd(b)))
     if d.power_limit_kw is not None:
         rows.append(("Power limit", f"{d.power_limit_kw:g} kW"))
     return rows
