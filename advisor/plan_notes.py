@@ -89,7 +89,8 @@ def _measurement_doubts(problem: Problem) -> Iterator[JSONObject]:
     or no plan: its speed moves every estimate it reaches, and may be why none fits. The plan's first
     lines say it too (present/decision_words.doubted)."""
     from advisor.perf.estimate import params_from
-    from advisor.perf.measured import doubts, misdated
+    from advisor.perf.measured import dated_wrong, doubts, misdated
+    from advisor.perf.serving_measured import label
     from advisor.perf.training import mfu_flops_per_token
 
     floor = params_from(problem.catalog).measured_mfu_floor
@@ -97,6 +98,12 @@ def _measurement_doubts(problem: Problem) -> Iterator[JSONObject]:
         said = doubts(cls.spec, mfu_flops_per_token(cls.spec.model, cls.spec.kind), floor)
         for doubt in said + misdated(cls.spec, problem.as_of):
             yield {"rule": None, "code": "measurement-doubt", "message": doubt}
+    jobs = problem.workload.jobs
+    for i in sorted({serve.job for serve in problem.serve_classes}):
+        for run in getattr(jobs[i], "measured", None) or []:
+            gpu = problem.catalog.gpus.get(run.gpu)
+            if run.date is not None and (wrong := dated_wrong(label(run), run.date, gpu, problem.as_of)):
+                yield {"rule": None, "code": "measurement-doubt", "message": wrong}
     for serve in problem.serve_classes:
         for doubt in serve.model.doubts:
             yield {"rule": None, "code": "measurement-doubt", "message": doubt}

@@ -107,3 +107,29 @@ def test_a_run_beyond_what_the_gpus_peak_allows_is_refused_naming_the_bound():
         serving_model(_job(output_tokens_per_s=1.01 * most), CATALOG)
     within = serving_model(_job(output_tokens_per_s=0.99 * most), CATALOG).speed("h100-sxm")
     assert within is not None and within.evidence == "measured"
+
+
+def test_a_serving_runs_date_is_a_date_and_doubted_after_the_plan_or_before_its_gpu(catalog, rules):
+    """A serving `measured:` run's date was free text (review28 L3): `date: banana` passed and a run dated
+    2099-11-01 was taken without a word, where a training run's is doubted. It is now YYYY-MM-DD, and
+    the plan says to check a date after its day or before the GPU launched."""
+    from conftest import AS_OF
+
+    from advisor.flow import plan
+    from advisor.inputs.workload import parse_workload
+
+    with pytest.raises(ValidationError, match="'banana' is not a date: write YYYY-MM-DD"):
+        _job(output_tokens_per_s=2000.0, date="banana")
+
+    def doubts(date: str) -> list[str]:
+        job = {**_job(output_tokens_per_s=2000.0).model_dump(exclude_none=True), "measured": [{**RUN, "date": date}]}
+        job["measured"][0]["output_tokens_per_s"] = 2000.0
+        doc = {"deployment": {"context": "datacenter", "ownership": "rent"}, "jobs": [job]}
+        p = plan(parse_workload(doc), catalog=catalog, rules=rules, as_of=AS_OF, explain="none")
+        return [w["message"] for w in p["warnings"] if w["code"] == "measurement-doubt"]
+
+    assert any(
+        "TP2, 1000 in / 300 out" in d and "dated after the plan's day (2026-12-01)" in d for d in doubts("2099-11-01")
+    )
+    assert any("dated before the NVIDIA H100 SXM5 80GB launched" in d for d in doubts("2001-01-01"))
+    assert not [d for d in doubts("2026-11-02") if "dated" in d]

@@ -104,6 +104,16 @@ class ModelShape(Written):
     )
 
 
+def iso_date(v: Any) -> Any:
+    """A run's date, YYYY-MM-DD (a plan says when one is after its day or before the GPU launched)."""
+    if isinstance(v, str):
+        try:
+            return dt.date.fromisoformat(v.strip())
+        except ValueError:
+            raise ValueError(f"{v!r} is not a date: write YYYY-MM-DD, e.g. 2026-11-20") from None
+    return v
+
+
 class Measurement(Written):
     """The user's own measured training speed of this job: `tokens_per_s` over all `count` GPUs of
     type `gpu`, in steady state (docs/model.md §1.8). It replaces the estimate on that GPU and count
@@ -122,15 +132,7 @@ class Measurement(Written):
     )
     _spread = field_validator("spread")(at_least(MIN_SHARE, SPREAD_WHY))
 
-    @field_validator("date", mode="before")
-    @classmethod
-    def _iso_date(cls, v: Any) -> Any:
-        if isinstance(v, str):
-            try:
-                return dt.date.fromisoformat(v.strip())
-            except ValueError:
-                raise ValueError(f"{v!r} is not a date: write YYYY-MM-DD, e.g. 2026-11-20") from None
-        return v
+    _date = field_validator("date", mode="before")(iso_date)
 
 
 class Job(Written):
@@ -287,7 +289,7 @@ class MeasuredServing(Written):
     output_tokens_per_s: float = Field(gt=0, le=1e9, description="output tokens/s of all `count` GPUs together")
     input_len: int = Field(gt=0, le=10_000_000, description="prompt tokens per request")
     output_len: int = Field(gt=0, le=10_000_000, description="output tokens per request")
-    date: str | None = Field(default=None, max_length=40, description="when it was measured")
+    date: dt.date | None = Field(default=None, description="when it was measured, YYYY-MM-DD")
     note: str | None = Field(default=None, max_length=500, description="engine, version, settings")
     spread: float | None = Field(
         default=None,
@@ -296,6 +298,8 @@ class MeasuredServing(Written):
         description=f"P10-P90 half-width as a share, e.g. 0.05 for +-5% [{DEFAULT_SPREAD:g}]",
     )
     _spread = field_validator("spread")(at_least(MIN_SHARE, SPREAD_WHY))
+
+    _date = field_validator("date", mode="before")(iso_date)
 
     @model_validator(mode="after")
     def _whole_replicas(self) -> "MeasuredServing":

@@ -127,16 +127,19 @@ def doubts(job: Any, per_token: float, floor: float) -> list[str]:
 def misdated(job: Any, day: dt.date) -> list[str]:
     """Each of `job`'s measurements dated after the plan's day, or before its GPU's launch: a typo the
     user should hear about (the speed is used all the same; the date is read by no fit)."""
-    out = []
-    for m in job.measured:
-        when, launch = dt.date.fromisoformat(m.date), parse_as_of(m.figures.launch.value if m.figures else None)
-        if when > day:
-            out.append(f"{m.label()} is dated after the plan's day ({day.isoformat()}): check its date")
-        elif launch is not None and when < launch:
-            out.append(
-                f"{m.label()} is dated before the {m.figures.name} launched ({m.figures.launch.value}): check its date"
-            )
-    return out
+    said = (dated_wrong(m.label(), dt.date.fromisoformat(m.date), m.figures, day) for m in job.measured)
+    return [s for s in said if s]
+
+
+def dated_wrong(label: str, when: dt.date, gpu: Any, day: dt.date) -> str | None:
+    """Why a run `label`, of GPU `gpu` (catalog figures, or None), dated `when`, has a doubtful date, or None:
+    after the plan's `day` or before the GPU launched (training's and serving's runs alike)."""
+    launch = parse_as_of(gpu.launch.value if gpu else None)
+    if when > day:
+        return f"{label} is dated after the plan's day ({day.isoformat()}): check its date"
+    if launch is not None and when < launch:
+        return f"{label} is dated before the {gpu.name} launched ({gpu.launch.value}): check its date"
+    return None
 
 
 def runs_ceiling(job: Any, runs: tuple[MeasuredSpeed, ...], gpu: Any, count: int, per_token: float) -> float:
