@@ -190,3 +190,21 @@ def test_an_existing_memo_is_replaced_only_with_force_said_as_the_caller_writes_
         assert "pass `force` to replace it" in str(exc) and "--force" not in str(exc)
     else:
         raise AssertionError("an existing file was replaced without force")
+
+
+def test_a_tie_is_said_as_a_tie():
+    """audit28: an exact tie (2 x 2,190 h x $0.33 = 3 x 2,190 h x $0.22) read "the NVIDIA RTX A6000 alone,
+    would cost $1,480 ($0 more)" and "one GPU type (rtx-3090, rtx-a6000) is the cheapest": two types."""
+    from advisor.explain.serving import _mix_words
+    from advisor.present.words import more_or_less
+
+    assert more_or_less(0.0) == more_or_less(0.004) == "no more" and more_or_less(-0.01) == "$0.01 less"
+    assert more_or_less(3213, 15) == "$3,213 (+15%) more"
+    tie = _mix_words(["rtx-3090", "rtx-a6000"], 0.0, 1480.24, "rtx-a6000")
+    assert tie == (
+        "the mix of rtx-3090, rtx-a6000 costs the same as the best plan on one GPU type (rtx-a6000, $1,480): "
+        "no mix saves money, and either can be bought"
+    )
+    assert _mix_words(["rtx-a6000"], 0.0, 1480.24, "rtx-a6000").startswith("one GPU type (rtx-a6000) is the cheapest")
+    assert "costs $120 (7.5%) less than" in _mix_words(["a", "b"], 120.0, 1600.0, "b")
+    assert "costs $3 more than" in _mix_words(["a", "b"], -3.0, 1600.0, "b")

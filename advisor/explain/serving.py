@@ -253,12 +253,20 @@ def serving_insights(problem: Problem, sol: Solution, settings: SolveSettings) -
                 "best_single_cost_usd": cost,
                 "saving_usd": round(saving, 2),
                 "saving_pct": round(100 * saving / cost, 2) if cost else 0.0,
-                "message": (
-                    f"the mix of {', '.join(types)} costs ${saving:,.0f} ({100 * saving / cost:.1f}%) "
-                    f"less than the best plan on one GPU type ({gid}, ${cost:,.0f})"
-                    if len(types) > 1 and saving > 0.5
-                    else f"one GPU type ({', '.join(types)}) is the cheapest; no mix saves money"
-                ),
+                "message": _mix_words(types, saving, cost, gid),
             }
         )
     return {"traffic": traffic, "mix": mix}
+
+
+def _mix_words(types: list[str], saving: float, cost: float, gid: str) -> str:
+    """What the plan's GPU types save against the best plan on one type (`gid`, `cost`): a mix that ties
+    with one type is said to tie, not called "one GPU type" (audit28: "one GPU type (rtx-3090, rtx-a6000)")."""
+    if len(types) == 1:
+        return f"one GPU type ({types[0]}) is the cheapest; no mix saves money"
+    mix, single = f"the mix of {', '.join(types)}", f"the best plan on one GPU type ({gid}, ${cost:,.0f})"
+    if saving > 0.5:
+        return f"{mix} costs ${saving:,.0f} ({100 * saving / cost:.1f}%) less than {single}"
+    if saving >= -0.5:
+        return f"{mix} costs the same as {single}: no mix saves money, and either can be bought"
+    return f"{mix} costs ${-saving:,.0f} more than {single}, within the solver's gap: no mix saves money"

@@ -175,7 +175,9 @@ def join(items: list[str]) -> str:
 
 def more_or_less(x: float, share: float | None = None) -> str:
     """A difference as a reader says it: '$3,213 more' or '$3,213 less' (never '$-3,213 more'), with its
-    share of the whole when given ('$3,213 (15%) less')."""
+    share of the whole when given ('$3,213 (15%) less'); a tie to the cent is 'no more' (not '$0 more')."""
+    if round(x, 2) == 0:
+        return "no more"
     pct_text = f" ({pct(share, True) if x >= 0 else pct(abs(share))})" if share is not None else ""
     return f"{usd(abs(x))}{pct_text} {'less' if x < 0 else 'more'}"
 
