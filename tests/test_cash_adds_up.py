@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 import re
-from decimal import Decimal
+from decimal import ROUND_HALF_UP, Decimal
 from pathlib import Path
 
 import pytest
@@ -127,7 +127,29 @@ def rental_basis_adds_up(markdown: str) -> int:
     terms = re.findall(r"([\d,.]+) GPU-hours(?: billed)? \u00d7 \$([\d,.]+)", row[3])
     product = sum(Decimal(h.replace(",", "")) * Decimal(r.replace(",", "")) for h, r in terms)
     assert abs(product - _money(row[2])) <= Decimal("0.01") * len(terms), row
+    # the cent the cost lines' rounding puts here is said, and the line is then exact (audit28)
+    said = re.search(r"\(\$([\d,.]+)(?: together)?, ([+-])\$([\d.]+) of the cost lines' rounding", row[3])
+    rounded_product = product.quantize(Decimal("0.01"), rounding=ROUND_HALF_UP)
+    if said is None:
+        assert rounded_product == _money(row[2]), row
+    else:
+        assert _money("$" + said.group(1)) == rounded_product, row
+        assert rounded_product + Decimal(said.group(2) + said.group(3)) == _money(row[2]), row
     return len(terms)
+
+
+def test_the_rental_lines_rounding_cent_is_said(plan_json, write):
+    """audit28: "2.84 GPU-hours × $0.74" (= $2.10) beside $2.11: the cent that makes the cost lines add up
+    to the cash went to the rental line, unsaid. The line now says it beside the product."""
+    import advisor
+
+    path = write(
+        "deployment: {context: cloud, ownership: rent}\njobs:\n  - {model: gpt2-124m, tokens: 2B, deadline: 6h}\n"
+    )
+    code, plan = plan_json(path)
+    text = advisor.memo(plan, path, fmt="md", charts=False).text
+    assert code == 0 and rental_basis_adds_up(text) == 1
+    assert "($2.10, +$0.01 of the cost lines' rounding, so they add up to the cash)" in text
 
 
 @pytest.mark.parametrize("name", example_params(sorted(p.stem for p in EXAMPLES.glob("*.yaml"))))

@@ -185,7 +185,9 @@ def _cost_basis(plan: Plan, key: str, months: float, catalog: Catalog | None, bo
         )
     if key == "rental_usd":
         rented = [i for i in plan.purchase if i.ownership == "rent" and i.use != "bridge"]
-        return "; ".join(_rent_basis(i) for i in rented) or "none rented"
+        if not rented:
+            return "none rented"
+        return "; ".join(_rent_basis(i) for i in rented) + _footing(plan.cost_breakdown.rental_usd or 0.0, rented)
     return "see the bill of materials"
 
 
@@ -217,10 +219,9 @@ def billed_gpus(i: PurchaseItem) -> str:
 def _rent_basis(i: PurchaseItem) -> str:
     """A rental's cash as it is billed: the GPU-hours paid at the rate, and the hours used when billing
     in whole nodes, steps or a minimum term pays for more (so the line multiplies out to its amount)."""
-    used, paid, more = _used_and_paid(i)
+    used, _, more = _used_and_paid(i)
     price = i.unit_price_usd or 0.0
-    places = next((d for d in (0, 2, 3) if abs(round(paid, d) - paid) * price <= 0.005), 4)  # to the cent
-    hours = f"{paid:,.{places}f}"
+    hours = _paid_shown(i)
     unit = "GPU-hour" if hours == "1" else "GPU-hours"
     if not more:
         return f"{hours} {unit} × {quoted_rate(price)}"
@@ -228,6 +229,29 @@ def _rent_basis(i: PurchaseItem) -> str:
         f"{hours} {unit} billed × {quoted_rate(price)} ({whole_or_two_digits(used)} used: billed in whole nodes, "
         "billing steps and minimum terms)"
     )
+
+
+def _paid_shown(i: PurchaseItem) -> str:
+    """A rental's GPU-hours paid, at the fewest decimals that keep it within a cent at its rate."""
+    paid, price = _used_and_paid(i)[1], i.unit_price_usd or 0.0
+    places = next((d for d in (0, 2, 3) if abs(round(paid, d) - paid) * price <= 0.005), 4)
+    return f"{paid:,.{places}f}"
+
+
+def _footing(amount: float, rented: list[PurchaseItem]) -> str:
+    """The cent the cost lines' rounding put on the rental line (contract/numbers.cents_adding_to), said:
+    2.84 GPU-hours x $0.74 is $2.10, printed $2.11 so the lines add up to the cash (audit28)."""
+    paid = (
+        Decimal(_paid_shown(i).replace(",", "")) * Decimal(quoted_rate(i.unit_price_usd or 0.0)[1:].replace(",", ""))
+        for i in rented
+    )  # as printed
+    products = sum(paid, Decimal(0)).quantize(CENT, rounding=ROUND_HALF_UP)
+    drift = Decimal(repr(amount)).quantize(CENT) - products
+    if not drift:
+        return ""
+    together = " together" if len(rented) > 1 else ""
+    sign = "+" if drift > 0 else "-"
+    return f" ({usd_cents(float(products))}{together}, {sign}${abs(drift)} of the cost lines' rounding, so they add up to the cash)"
 
 
 def _bridge_basis(plan: Plan) -> str:
