@@ -28,6 +28,9 @@ FACTORS = {
     "deadline": "time: even its fastest allowed plan misses the deadline",
     "budget": "budget: its cheapest plan costs more than the budget",
     "availability": "availability: the catalog has no price for it under the allowed ownership",
+    "fabric": "fabric: its rental offers join the nodes a job needs by no fabric for collective traffic",
+    "lead_time": "lead time: it cannot be delivered and burned in before the deadline",
+    "unknown_figure": "an unknown figure: the catalog has no sourced figure its speed needs",
     "no_plan": "no plan with any allowed GPU meets the limits",
     "memory_bandwidth": "memory bandwidth: memory-bound work dominates its step time",
     "interconnect": "GPU-to-GPU bandwidth: gradient and parameter traffic between cards dominates",
@@ -101,6 +104,11 @@ def factor_of(primary: dict[str, Any], n_min: int | None, max_gpus: int) -> str:
         "no-rental-price": "availability",
         "no-server": "availability",
         "no-plan": "no_plan",
+        "fabric": "fabric",
+        "arrives-too-late": "lead_time",
+        "too-many-gpus": "memory_size",
+        "no-offer-holds": "availability",
+        "unknown-figure": "unknown_figure",
     }.get(code or "cost", code or "cost")
 
 

@@ -77,3 +77,26 @@ def test_every_crossover_factor_is_worded(crossover_json):
         assert p["factor_text"] and not p["factor_text"].startswith("rule:"), p
     for p in ruled:
         assert p["factor_text"].startswith(f"rule {p['factor'].removeprefix('rule:')}: "), p["factor_text"]
+
+
+def test_every_reason_a_gpu_is_left_out_for_has_a_worded_factor():
+    """`advisor crossover --deployment cloud --ownership rent` printed the factor "fabric" as its own
+    text: a reason code the factor table did not know. Every code a candidate is left out for (each
+    add_reason in the package) maps to a worded factor."""
+    import ast
+
+    from advisor.crossover_sweep import FACTORS, factor_of
+
+    package = Path(__file__).resolve().parents[1] / "advisor"
+    codes = {
+        call.args[2].value
+        for path in package.rglob("*.py")
+        for call in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(call, ast.Call)
+        and getattr(call.func, "id", None) == "add_reason"
+        and isinstance(call.args[2], ast.Constant)
+    }
+    assert {"fabric", "memory", "slots", "arrives-too-late"} <= codes, codes  # the scan finds them
+    for code in sorted(codes):
+        factor = factor_of({"code": code}, 1, 8)
+        assert factor in FACTORS and ":" in FACTORS[factor], (code, factor)
