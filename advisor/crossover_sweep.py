@@ -35,6 +35,19 @@ FACTORS = {
     "memory_bandwidth": "memory bandwidth: memory-bound work dominates its step time",
     "interconnect": "GPU-to-GPU bandwidth: gradient and parameter traffic between cards dominates",
     "compute": "tensor throughput per dollar",
+    "price": "price: it is as fast or faster on every part of the step, but dearer by more than it is faster",
+    "datasheet_derating": "no measured training run: its datasheet speed is derated (docs/model.md)",
+    "mfu_ceiling": "published runs: its speed is held to the best MFU published runs on it reached",
+    "measured_speed": "your runs: the speed your own measurements give it",
+}
+# the step's parts (perf/step_parts.py) and the factor each names when the focus GPU is slowest on it
+STEP_FACTORS = {
+    "compute_s": "compute",
+    "memory_s": "memory_bandwidth",
+    "comm_s": "interconnect",
+    "held_to_mfu_ceiling_s": "mfu_ceiling",
+    "datasheet_derating_s": "datasheet_derating",
+    "measured_adjustment_s": "measured_speed",
 }
 
 
@@ -58,14 +71,17 @@ CROSSOVER_MODELS = (
 
 
 def _losing_factor(spec: JobSpec, focus: GPU, winner: GPU, p: Params, n: int) -> str:
-    """Which part of the focus GPU's step time is most out of proportion to the winner's, per
-    GPU-second of work: that is the factor of the article that decides."""
+    """The part of the step (its hardware parts and the parts its speed evidence adds: a derating, a hold
+    to published MFU, the user's runs) on which the focus GPU is furthest behind the winner on `n` GPUs:
+    the factor that decides. Behind on none, it is faster and loses on price (a 1-GPU A100 against an
+    RTX 4090 read "interconnect"; an MI300X derated for no measured run, 50 s of its 78 s step, read
+    "compute")."""
     mine, theirs = evaluate(spec, focus, n, p), evaluate(spec, winner, n, p)
     if not (mine.fits and theirs.fits):
         return mine.binding
-    parts = {"compute": "compute_s", "memory_bandwidth": "memory_s", "interconnect": "comm_s"}
-    excess = {f: mine.step_breakdown[k] - theirs.step_breakdown[k] for f, k in parts.items()}
-    return max(sorted(excess), key=lambda f: excess[f])
+    excess = {f: mine.step_breakdown.get(k, 0.0) - theirs.step_breakdown.get(k, 0.0) for k, f in STEP_FACTORS.items()}
+    worst = max(sorted(excess), key=lambda f: excess[f])
+    return worst if excess[worst] > 0 else "price"
 
 
 def _factor_text(factor: str | None, rules: RuleSet) -> str | None:

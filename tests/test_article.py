@@ -100,3 +100,35 @@ def test_every_reason_a_gpu_is_left_out_for_has_a_worded_factor():
     for code in sorted(codes):
         factor = factor_of({"code": code}, 1, 8)
         assert factor in FACTORS and ":" in FACTORS[factor], (code, factor)
+
+
+def test_a_gpu_that_loses_is_said_to_lose_on_the_part_of_its_step_where_it_is_behind(catalog):
+    """`advisor crossover --focus a100-80gb-sxm` (cloud, rent) said a 1-GPU A100 run of GPT-2 124M lost to
+    the RTX 4090 on "GPU-to-GPU bandwidth" (no GPU-to-GPU traffic: the A100 is faster on every part and
+    loses on price), and an MI300X, whose derating for no measured training run is 50 s of its 78 s
+    step, on "compute". Hand-read from the step parts: the largest excess names the factor."""
+    from advisor.crossover_sweep import FACTORS, _losing_factor
+    from advisor.perf import evaluate, params_from, spec_from_flags
+
+    p = params_from(catalog)
+
+    def parts(model: str, gpu: str, n: int) -> dict[str, float]:
+        return evaluate(spec_from_flags(catalog, model=model), catalog.gpu(gpu), n, p).step_breakdown
+
+    a100, rtx = parts("gpt2-124m", "a100-80gb-sxm", 1), parts("gpt2-124m", "rtx-4090", 1)
+    assert all(a100[k] <= rtx[k] for k in a100) and a100["comm_s"] == 0  # faster on every part
+    mi, h100 = parts("llama-3-8b", "mi300x", 8), parts("llama-3-8b", "h100-sxm", 8)
+    behind = {k: mi[k] - h100[k] for k in mi}
+    assert max(behind, key=lambda k: behind[k]) == "datasheet_derating_s" and behind["compute_s"] > 0
+    cases = [("gpt2-124m", "a100-80gb-sxm", "rtx-4090", 1), ("llama-3-8b", "mi300x", "h100-sxm", 8)]
+    got = [
+        _losing_factor(spec_from_flags(catalog, model=m), catalog.gpu(f), catalog.gpu(w), p, n) for m, f, w, n in cases
+    ]
+    assert got == ["price", "datasheet_derating"]
+    assert (
+        _losing_factor(
+            spec_from_flags(catalog, model="mpt-1b"), catalog.gpu("a100-80gb-sxm"), catalog.gpu("h100-sxm"), p, 1
+        )
+        == "compute"
+    )
+    assert all(f in FACTORS for f in got)
