@@ -95,18 +95,21 @@ def test_a_sale_after_the_work_says_how_long_after_and_why():
 
     levels = [Holding(m * HOURS_PER_MONTH, 0.5, 0.5, 0.0, 0.0) for m in (12, 18, 24)]
     done = 13.16 * HOURS_PER_MONTH
-    text = _after_work(levels, 18 * HOURS_PER_MONTH, done)
+    text = _after_work(levels, 18 * HOURS_PER_MONTH, done, 8)
     assert (
         text
         == "4.8 months after their planned work is done at month 13.16 (no holding period ends sooner after it: docs/model.md §2.2)"
     )
-    assert "within its gap" in _after_work(levels, 24 * HOURS_PER_MONTH, done)  # 18 was offered
-    assert "13 hours after" in _after_work(levels, done + 13, done)
+    assert "within its gap" in _after_work(levels, 24 * HOURS_PER_MONTH, done, 8)  # 18 was offered
+    assert "13 hours after" in _after_work(levels, done + 13, done, 8)
     # two days to a month past the work read in days, the unit between hours and months
-    assert _after_work(levels, done + 48, done).startswith("2 days after")
-    assert _after_work(levels, done + 29.6 * 24, done).startswith("30 days after")
-    assert _after_work(levels, done + HOURS_PER_MONTH, done).startswith("1 month after")
-    assert _after_work(levels, done, done).startswith("when their planned work is done")
+    assert _after_work(levels, done + 48, done, 8).startswith("2 days after")
+    assert _after_work(levels, done + 29.6 * 24, done, 8).startswith("30 days after")
+    assert _after_work(levels, done + HOURS_PER_MONTH, done, 8).startswith("1 month after")
+    assert _after_work(levels, done, done, 8).startswith("when their planned work is done")
+    # one GPU sold: "its" work, "holding it longer" (article-office read "1 ... RTX 4090 resold ... when their")
+    assert _after_work(levels, done, done, 1).startswith("when its planned work is done (holding it longer")
+    assert _after_work(levels, done + 13, done, 1).startswith("13 hours after its planned work is done")
 
 
 def test_gpus_that_serve_for_some_months_are_sold_when_the_serving_ends():

@@ -183,7 +183,7 @@ def disposal(problem: Problem, sol: Solution) -> list[dict]:
             when = (
                 f"held to the end of the {h.months:g}-month horizon, then resold"
                 if at_horizon
-                else f"resold after {_months(h.months)}, {_after_work(problem.holdings[g], h.hours, done.get(g))}"
+                else f"resold after {_months(h.months)}, {_after_work(problem.holdings[g], h.hours, done.get(g), count)}"
             )
             out.append(
                 {
@@ -214,14 +214,15 @@ def work_done_hours(problem: Problem, sol: Solution) -> dict[str, float]:
     return out
 
 
-def _after_work(levels: list[Holding], sold: float, done: float | None) -> str:
-    """Why GPUs sold `sold` hours from today were held that long, their work done at `done`."""
+def _after_work(levels: list[Holding], sold: float, done: float | None, count: int) -> str:
+    """Why `count` GPUs sold `sold` hours from today were held that long, their work done at `done`."""
+    their, them = ("its", "it") if count == 1 else ("their", "them")
     if done is None or not past(sold, done):
         return (
-            "when their planned work is done (holding them longer would cost more in hosting than it keeps in "
+            f"when {their} planned work is done (holding {them} longer would cost more in hosting than it keeps in "
             "resale value)"
         )
-    when = f"{_span(sold - done)} after their planned work is done at month {done / HOURS_PER_MONTH:.2f}"
+    when = f"{_span(sold - done)} after {their} planned work is done at month {done / HOURS_PER_MONTH:.2f}"
     between = [h.months for h in levels if past(h.hours, done) and h.hours < sold * (1 - 1e-9)]
     if between:
         return f"{when} (a period at month {between[0]:.2f} was offered; the solver stopped within its gap)"
