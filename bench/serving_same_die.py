@@ -11,7 +11,8 @@ the H200 as the bench does (bench/serving_accuracy.py `predict`, the rows' own e
 GH200 is not in the catalog; it is predicted as the catalog's H100 SXM with the GH200's memory in place,
 for both GH200 memory variants, because the table's header ("GH200 480GB", its LPDDR5X) does not say
 which HBM it carried: 96 GB HBM3 at 4.0 TB/s, or 144 GB HBM3e at 4.9 TB/s (NVIDIA's GH200 announcement of
-August 2023 and its GH200 page; not a catalog figure, used only here). Everything else is the H100's:
+August 2023 and its GH200 page; not a catalog figure, used only here). The same page for release 0.15.0
+heads its GH200 column "GH200 96GB HBM3 CG1", so the HBM3 part is the likelier. Everything else is the H100's:
 its matmul rate, its measured streaming-read share, its 700 W (the GH200 module's power budget is shared
 with the Grace CPU, and no GH200 clock is published). The GH200 column was measured with
 gptManagerBenchmark instead of trtllm-bench ("For release v0.17, on GH200 systems, we recommend using the
