@@ -208,3 +208,14 @@ def test_a_tie_is_said_as_a_tie():
     assert _mix_words(["rtx-a6000"], 0.0, 1480.24, "rtx-a6000").startswith("one GPU type (rtx-a6000) is the cheapest")
     assert "costs $120 (7.5%) less than" in _mix_words(["a", "b"], 120.0, 1600.0, "b")
     assert "costs $3 more than" in _mix_words(["a", "b"], -3.0, 1600.0, "b")
+
+
+def test_a_bought_gpu_that_arrives_too_late_is_said_in_the_plural():
+    """team-fleet's not-chosen table read "l4: [lead_time] bought NVIDIA L4 arrive too late"."""
+    from advisor.contract.facts import Lever
+    from advisor.present.constraint_words import limit_reason
+
+    lv = Lever("lead_time", "lead_time", {}, 73.0, 45.0)
+    assert limit_reason(lv, "NVIDIA L4")["message"].startswith(
+        "bought NVIDIA L4 GPUs arrive too late (45 days or more to arrive and burn in) to finish the work"
+    )

@@ -331,7 +331,7 @@ def limit_reason(lv: Lever, name: str) -> JSON:
             "code": "lead_time",
             "needed": lv.needed,
             "limit": lv.limit,
-            "message": f"bought {name} arrive too late ({lv.limit:,.0f} days or more to arrive and burn in) to "
+            "message": f"bought {name} GPUs arrive too late ({lv.limit:,.0f} days or more to arrive and burn in) to "
             "finish the work by its deadline",
         }
     if lv.family == "horizon":
