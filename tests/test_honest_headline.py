@@ -79,3 +79,16 @@ def test_no_measured_training_run_is_said_in_the_plan_and_the_memo(knife):
     assert rec.index("No measured training run on h100-sxm") < rec.index("Buy 8 NVIDIA H100")
     data["jobs"][0]["speed_evidence"] = "measured"
     assert unmeasured(Plan.build(data)) is None
+
+
+def test_a_choice_that_holds_in_no_draw_is_said_to_hold_in_none():
+    """team-fleet led with "This choice is the cheapest in only 0% of 40 draws"; 1 of 200 read "0%" too."""
+    from advisor.contract.numbers import share_of_draws
+
+    assert [share_of_draws(h, n) for h, n in ((0, 40), (1, 200), (2, 200), (64, 200), (40, 40))] == [
+        "none",
+        "under 1%",
+        "1%",
+        "32%",
+        "100%",
+    ]

@@ -83,3 +83,11 @@ def cents_adding_to(
     for k in order[: abs(drift)]:
         out[k] = moved(k)
     return out
+
+
+def share_of_draws(held: int, draws: int) -> str:
+    """A count of draws as a share, never "0%" for some or all-but-none: "none", "under 1%", "32%"."""
+    if not held:
+        return "none"
+    pct = 100 * held / draws
+    return "under 1%" if pct < 1 else f"{pct:.0f}%"

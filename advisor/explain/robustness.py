@@ -21,6 +21,7 @@ import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 
+from advisor.contract.numbers import share_of_draws
 from advisor.explain.draws import shared_draws
 from advisor.explain.offer_options import offers_apart
 from advisor.explain.ranges import SEED, cost_range, job_ranges
@@ -213,7 +214,7 @@ class Verdict:
         alts: list[dict] = [{"purchase": k, "share": v / draws} for k, v in ranked]
         share = held / draws
         mine = describe(signature(self.problem, sol.bought, sol.assignment, sol.serving), self.names)
-        msg = f"the choice ({mine}) holds in {100 * share:.0f}% of {draws} draws of speed and price"
+        msg = f"the choice ({mine}) holds in {share_of_draws(held, draws)} of {draws} draws of speed and price"
         if alts:
             msg += f"; otherwise {alts[0]['purchase']} ({100 * alts[0]['share']:.0f}%)"
         msg += self._caveats(held, draws, planned, unproven, timed_out)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from advisor.contract import Plan
 from advisor.contract.decision import Z_SWITCH, Decision
+from advisor.contract.numbers import share_of_draws
 from advisor.present.words import join, more_or_less, usd
 
 HONEST_SHARE = 0.8  # below this share of draws, the plan leads with how often it holds
@@ -18,7 +19,8 @@ def headline(p: Plan) -> str | None:
     r = p.robustness
     if r is None or not r.draws or r.holds_share >= HONEST_SHARE:
         return None
-    text = f"this choice is the cheapest in only {100 * r.holds_share:.0f}% of {r.draws:,} draws of speed and price"
+    share = share_of_draws(r.holds, r.draws)
+    text = f"this choice is the cheapest in {'' if share == 'none' else 'only '}{share} of {r.draws:,} draws of speed and price"
     if r.alternatives:
         best = r.alternatives[0]
         verb = "more" if best.share > r.holds_share else "most"
