@@ -10,6 +10,7 @@ from typing import Any
 from advisor.data.catalog_figures import STALE_MONTHS, age_months
 from advisor.durations import deadline_phrase, in_days
 from advisor.economics.rental import order_fit
+from advisor.inputs.units import HOURS_PER_MONTH
 from advisor.solve import ledger, price_warnings
 from advisor.solve.constraints.deadline import Deadline
 from advisor.solve.problem import Problem
@@ -46,6 +47,7 @@ def plan_warnings(problem: Problem, sol: Solution, explaining: SolveSettings | N
         *_network_warnings(problem, sol),
         *(_provider_limits(problem, sol) if sol.feasible else []),
         *(_late_jobs(problem, sol) if sol.feasible else []),
+        *(_copies_not_spread(problem, sol) if sol.feasible else []),
         *(price_warnings.price_warnings(problem, sol) if sol.feasible else []),
         *_solver_warnings(sol, explaining),
     ]:
@@ -208,6 +210,29 @@ def _late_jobs(problem: Problem, sol: Solution) -> Iterator[JSONObject]:
                 f"finishes on day {s.used:.1f}, {in_days(-s.slack)} past its {deadline_phrase(24 * s.limit)} "
                 "(the plan checks the turns of jobs with copies in pairs); give them more GPUs (gpus.min) or stagger "
                 "the deadlines",
+            }
+
+
+def _copies_not_spread(problem: Problem, sol: Solution) -> Iterator[JSONObject]:
+    """A job with `repeat: n` and no deadline is n copies planned as soon as their GPUs allow, not one
+    per period (docs/model.md §2.4): "monthly fine-tunes for 3 years" bought are all done by month 2.5,
+    so a later run's rent is not discounted to when it is paid and bought GPUs are not held to the last
+    run. Said with the day the last copy is done and which way each figure would move."""
+    from advisor.solve.constraints.at_once import class_done_hours
+
+    done = class_done_hours(problem, sol)
+    jobs, months = problem.workload.jobs, problem.costs.horizon_hours / HOURS_PER_MONTH
+    for k, cls in enumerate(problem.classes):
+        copies = max((jobs[j].repeat for j in cls.jobs), default=1)
+        if copies > 1 and k in done and not cls.deadline:  # (with a deadline, as soon as possible is what is asked)
+            yield {
+                "rule": None,
+                "code": "copies-not-spread",
+                "message": f"{cls.name(problem.workload)}: its {copies} copies (repeat: {copies}) are planned as soon "
+                f"as their GPUs allow (the last done on day {done[k] / 24:.1f} of the {months:g}-month horizon), not "
+                "one per period: a plan does not date a repeated job's runs. If they are spread over it, renting costs "
+                "less in present value than shown (each run's rent paid when it runs) and owning more (the GPUs "
+                "held, hosted and resold after the last run)",
             }
 
 

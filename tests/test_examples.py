@@ -78,3 +78,18 @@ def test_the_plan_schema_is_closed_and_typed(plan_validator):
     assert {"schema_version", "status", "total_cost_usd", "purchase", "jobs", "rejected", "sources"} <= set(
         s["required"]
     )
+
+
+def test_a_repeated_job_with_no_deadline_says_its_copies_are_not_spread(example_plan):
+    """rent-vs-buy-3y ("a team fine-tunes an 8B model every month for three years") plans its 36 copies as
+    soon as its GPUs allow; bought, all were done by month 2.5 and the GPUs resold at month 6, without a
+    word in the plan. It now says so; team-fleet's repeats have deadlines (as soon as possible is asked)."""
+    _, p = example_plan("rent-vs-buy-3y")
+    (w,) = [w for w in p["warnings"] if w["code"] == "copies-not-spread"]
+    (job,), (item,) = p["jobs"], p["purchase"]  # 36 copies at once on rented GPUs, ready today
+    last = item["ready_days"] + job["wall_days_planned"]
+    assert w["message"].startswith("monthly-finetune: its 36 copies (repeat: 36) are planned as soon as")
+    assert f"the last done on day {last:.1f} of the 36-month horizon" in w["message"], (last, w["message"])
+    assert "renting costs less in present value than shown" in w["message"]
+    _, fleet = example_plan("team-fleet")
+    assert not [w for w in fleet["warnings"] if w["code"] == "copies-not-spread"]
