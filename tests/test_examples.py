@@ -93,3 +93,28 @@ def test_a_repeated_job_with_no_deadline_says_its_copies_are_not_spread(example_
     assert "renting costs less in present value than shown" in w["message"]
     _, fleet = example_plan("team-fleet")
     assert not [w for w in fleet["warnings"] if w["code"] == "copies-not-spread"]
+
+
+@pytest.mark.parametrize("name", ["rent-vs-buy-3y", "serve-8b-office", "team-fleet"])
+def test_a_count_of_gpus_is_written_with_one_sign(example_plan, name):
+    """serve-8b-office read "buy 2× rtx-4090" beside "Renting instead (2x rtx-4090 at RunPod ...)", and the
+    not-chosen rows "(1x rent)": a count of GPUs is "N×" wherever the plan prints one."""
+    import re
+
+    _, p = example_plan(name)
+    texts: list[str] = []
+
+    def strings(x: object) -> None:
+        if isinstance(x, str):
+            texts.append(x)
+        elif isinstance(x, dict):
+            for v in x.values():
+                strings(v)
+        elif isinstance(x, list):
+            for v in x:
+                strings(v)
+
+    strings(p)
+    ascii_counts = [t for t in texts if re.search(r"\b\d+x (?:rent|buy|[a-z0-9]+-[a-z0-9-]+)\b", t)]
+    assert not ascii_counts, ascii_counts[:3]
+    assert any(re.search(r"\b\d+× [a-z0-9]+-", t) for t in texts)

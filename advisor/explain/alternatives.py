@@ -162,9 +162,9 @@ def alternatives(problem: Problem, sol: Solution, settings: SolveSettings) -> di
         pct = 100 * delta / chosen if chosen else 0.0
         what = ", ".join(
             sorted(
-                {f"{c.count}x {c.ownership}" for c in forced.chosen}
+                {f"{c.count}× {c.ownership}" for c in forced.chosen}
                 | {
-                    f"{sum(c.gpus * n for c, n in forced.serving if c.ownership == o)}x {o} serving"
+                    f"{sum(c.gpus * n for c, n in forced.serving if c.ownership == o)}× {o} serving"
                     for o in {c.ownership for c, _ in forced.serving}
                 }
             )

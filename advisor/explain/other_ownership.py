@@ -139,9 +139,9 @@ def _serves_late(problem: Problem, found: Solution) -> str:
 def _item(row: dict[str, Any]) -> str:
     """One purchase row in a few words: 8x h100-sxm (SF Compute, cluster term)."""
     if row["ownership"] == "buy":
-        return f"{row['count']}x {row['gpu']} bought"
+        return f"{row['count']}× {row['gpu']} bought"
     kind = str(row.get("rent_kind") or "on_demand").replace("_", " ")
-    return f"{row['count']}x {row['gpu']} at {row.get('provider') or 'a provider'}, {kind}"
+    return f"{row['count']}× {row['gpu']} at {row.get('provider') or 'a provider'}, {kind}"
 
 
 def _blocking(problem: Problem, ownership: str, settings: SolveSettings) -> str:

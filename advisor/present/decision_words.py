@@ -110,7 +110,7 @@ def robustness_cost(p: Plan) -> str | None:
     loss = d.price_of_robustness_usd
     if not loss and not d.fresh_draws:  # the point plan is the chosen one: nothing to lose, and said so
         return "The plan at the point estimates is this one, so the price of robustness is $0."
-    what = ", ".join(f"{x['count']}x {x['gpu']} ({x['ownership']})" for x in d.point_optimal.get("purchase", []))
+    what = ", ".join(f"{x['count']}× {x['gpu']} ({x['ownership']})" for x in d.point_optimal.get("purchase", []))
     return (
         f"The plan at the point estimates ({what}) is expected to cost {more_or_less(loss)} "
         "than this one (the price of robustness, on "

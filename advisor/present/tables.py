@@ -97,7 +97,7 @@ def _frontier_rows(f: dict) -> list[list]:
         [
             duration(pt["makespan_days"] * 24, short=True),
             usd(pt["total_cost_usd"]),
-            ", ".join(f"{i['count']}x {i['gpu']} ({i['ownership']})" for i in pt["purchase"]),
+            ", ".join(f"{i['count']}× {i['gpu']} ({i['ownership']})" for i in pt["purchase"]),
         ]
         for pt in f["points"]
     ]
