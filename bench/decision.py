@@ -144,8 +144,8 @@ def expected_rows(cases: dict[str, dict]) -> list[str]:
         top, best = dec.options[i], costs[i].mean()
         ref = costs[-1].mean() if exact is not None else float("nan")
         same = exact is not None and Option.of(problem, "", exact).first_stage == top.first_stage
-        point = ", ".join(f"{x['count']}x {x['gpu']} ({x['ownership']})" for x in d["point_optimal"]["purchase"])
-        chosen = ", ".join(f"{i['count']}x {i['gpu']} ({i['ownership']})" for i in p["purchase"])
+        point = ", ".join(f"{x['count']}× {x['gpu']} ({x['ownership']})" for x in d["point_optimal"]["purchase"])
+        chosen = ", ".join(f"{i['count']}× {i['gpu']} ({i['ownership']})" for i in p["purchase"])
         rows.append(
             f"| {name} | {point} | {'same' if chosen == point else chosen} | {usd(d['expected_cost_usd'])} | "
             f"{usd(d['point_optimal']['expected_cost_usd'])} | {usd(d['price_of_robustness_usd'])} | "
