@@ -1,9 +1,9 @@
 """An office's default power limit is its own region's socket circuit (rules/deployment.yaml
-PWR001-PWR012), not the US one everywhere: a German office is told its Schuko socket's 2.3 kW with
+PWR001-PWR013), not the US one everywhere: a German office is told its Schuko socket's 2.3 kW with
 its source, a Chinese one its 10 A / 220 V socket, a Canadian one the 1.44 kW of its own code (CSA
 C22.1, not the NEC), a Swiss one its SN 441011 socket's 8 A, a Taiwanese one 80% of a 15 A / 110 V
 branch, an Australian one its 10 A power point, a Danish one the 6 A its safety regulator advises
-for a lasting load, a US one the NEC's 1.44 kW as before, and a region
+for a lasting load, a Mexican one 80% of a 15 A / 127 V circuit, a US one the NEC's 1.44 kW as before, and a region
 with no sourced circuit the US figure, named as the US figure."""
 
 from __future__ import annotations
@@ -43,6 +43,7 @@ def office(region: str, **extra):
         ("NZ", 2.3, "PWR010", ["for NZ", "AS/NZS 3112"]),
         ("DK", 1.38, "PWR011", ["for DK", "6 A", "Sikkerhedsstyrelsen", "more than 2 hours"]),
         ("IT", 2.3, "PWR012", ["for IT", "CEI 23-50", "10 A for a lasting load"]),
+        ("MX", 1.524, "PWR013", ["for MX", "15 A / 127 V", "80%", "NOM-001-SEDE"]),
     ],
 )
 def test_an_office_gets_its_regions_circuit_and_says_whose(rules, region, kw, rule, words):
@@ -83,6 +84,7 @@ def test_the_defaults_are_their_sockets_arithmetic(rules):
         "PWR010": 10 * 230,  # the ordinary AS/NZS 3112 power point's rating
         "PWR011": 6 * 230,  # Sikkerhedsstyrelsen: a Danish household socket's 6 A over a long time
         "PWR012": 10 * 230,  # an ordinary Italian socket's lasting 10 A
+        "PWR013": 15 * 127 * 0.8,  # NOM-001-SEDE 210-19: a continuous load at 125% -> 80% of 15 A at 127 V
     }
     for rid, watts in by_hand.items():
         effect = rules.get(rid).effect
@@ -117,12 +119,14 @@ def test_a_german_office_plan_is_bounded_and_cited_by_pwr002(catalog, rules):
 
 
 @pytest.mark.parametrize(
-    "region, rule, kw, fits", [("CH", "PWR008", 1.84, 3), ("TW", "PWR009", 1.32, 2), ("DK", "PWR011", 1.38, 2)]
+    "region, rule, kw, fits",
+    [("CH", "PWR008", 1.84, 3), ("TW", "PWR009", 1.32, 2), ("DK", "PWR011", 1.38, 2), ("MX", "PWR013", 1.524, 3)],
 )
 def test_an_office_plan_is_bounded_by_its_regions_own_figure(catalog, rules, region, rule, kw, fits):
     """The new figures no other region shares, through the optimizer: RTX 4090s (450 W) plus a 125 W
-    workstation fit up to `fits` cards (CH 3: 1.475 kW <= 1.84; TW 2: 1.025 kW <= 1.32; DK 2: <= 1.38); one
-    card more (CH 1.925 kW, TW and DK 1.475 kW) is infeasible and the diagnosis cites the region's rule and
+    workstation fit up to `fits` cards (CH 3: 1.475 kW <= 1.84; TW 2: 1.025 kW <= 1.32; DK 2: <= 1.38; MX 3:
+    1.475 kW <= 1.524, where the US 1.44 kW allows 2); one card more (CH and MX 1.925 kW, TW and DK 1.475 kW)
+    is infeasible and the diagnosis cites the region's rule and
     figure."""
     doc = {
         "deployment": {"context": "office", "region": region, "ownership": "buy", "lead_time_days": 0},
