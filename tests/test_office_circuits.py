@@ -1,7 +1,10 @@
 """An office's default power limit is its own region's socket circuit (rules/deployment.yaml
-PWR001-PWR006), not the US one everywhere: a German office is told its Schuko socket's 2.3 kW with
-its source, a Chinese one its 10 A / 220 V socket, a US one the NEC's 1.44 kW as before, and a
-region with no sourced circuit the US figure, named as the US figure."""
+PWR001-PWR013), not the US one everywhere: a German office is told its Schuko socket's 2.3 kW with
+its source, a Chinese one its 10 A / 220 V socket, a Canadian one the 1.44 kW of its own code (CSA
+C22.1, not the NEC), a Swiss one its SN 441011 socket's 8 A, a Taiwanese one 80% of a 15 A / 110 V
+branch, an Australian one its 10 A power point, a Danish one the 6 A its safety regulator advises
+for a lasting load, a Mexican one 80% of a 15 A / 127 V circuit, a US one the NEC's 1.44 kW as before, and a region
+with no sourced circuit the US figure, named as the US figure."""
 
 from __future__ import annotations
 
@@ -29,6 +32,18 @@ def office(region: str, **extra):
         ("CN", 2.2, "PWR004", ["for CN", "10 A / 220 V", "GB/T 1002"]),
         ("JP", 1.5, "PWR005", ["for JP", "15 A / 100 V"]),
         ("BR", 1.44, "PWR006", ["for BR", "the US one", "NEC 210.20(A)"]),
+        ("CA", 1.44, "PWR007", ["for CA", "15 A / 120 V", "CSA C22.1 Rule 8-104", "80%"]),
+        ("PL", 2.3, "PWR002", ["for PL", "CEE 7"]),
+        ("CZ", 2.3, "PWR002", ["for CZ", "CEE 7"]),
+        ("SK", 2.3, "PWR002", ["for SK", "CEE 7"]),
+        ("CH", 1.84, "PWR008", ["for CH", "SN 441011", "8 A for a lasting load"]),
+        ("LI", 1.84, "PWR008", ["for LI", "SN 441011"]),
+        ("TW", 1.32, "PWR009", ["for TW", "15 A / 110 V", "80%", "Art. 29-17"]),
+        ("AU", 2.3, "PWR010", ["for AU", "10 A / 230 V", "AS/NZS 3112", "no lower continuous figure"]),
+        ("NZ", 2.3, "PWR010", ["for NZ", "AS/NZS 3112"]),
+        ("DK", 1.38, "PWR011", ["for DK", "6 A", "Sikkerhedsstyrelsen", "more than 2 hours"]),
+        ("IT", 2.3, "PWR012", ["for IT", "CEI 23-50", "10 A for a lasting load"]),
+        ("MX", 1.524, "PWR013", ["for MX", "15 A / 127 V", "80%", "NOM-001-SEDE"]),
     ],
 )
 def test_an_office_gets_its_regions_circuit_and_says_whose(rules, region, kw, rule, words):
@@ -37,7 +52,9 @@ def test_an_office_gets_its_regions_circuit_and_says_whose(rules, region, kw, ru
     for word in words + ["set deployment.power_limit_kw"]:
         assert word in lim.message, (region, word)
     if rule not in ("PWR001", "PWR006"):
-        assert "NEC" not in lim.message and "120 V" not in lim.message  # no US code cited outside the US
+        assert "NEC" not in lim.message  # no US code cited outside the US (Canada cites its own)
+    if rule not in ("PWR001", "PWR006", "PWR007"):
+        assert "120 V" not in lim.message
     own = parse_workload(office(region, power_limit_kw="3kW"))
     assert (power_limit(own, rules, AS_OF).kw, power_limit(own, rules, AS_OF).rule) == (3.0, None)
 
@@ -61,6 +78,13 @@ def test_the_defaults_are_their_sockets_arithmetic(rules):
         "PWR004": 10 * 220,  # the ordinary 10 A socket's rating
         "PWR005": 15 * 100,  # 15 A per outlet at 100 V
         "PWR006": 15 * 0.8 * 120,  # the US figure, said to be the US figure
+        "PWR007": 15 * 0.8 * 120,  # CSA C22.1 Rule 8-104: a breaker carries a continuous load at 80%
+        "PWR008": 8 * 230,  # an SN 441011 T13 socket's lasting 8 A, not its 10 A rating
+        "PWR009": 15 * 110 * 0.8,  # Taiwan Art. 29-17: 80% of a 15 A branch at 110 V
+        "PWR010": 10 * 230,  # the ordinary AS/NZS 3112 power point's rating
+        "PWR011": 6 * 230,  # Sikkerhedsstyrelsen: a Danish household socket's 6 A over a long time
+        "PWR012": 10 * 230,  # an ordinary Italian socket's lasting 10 A
+        "PWR013": 15 * 127 * 0.8,  # NOM-001-SEDE 210-19: a continuous load at 125% -> 80% of 15 A at 127 V
     }
     for rid, watts in by_hand.items():
         effect = rules.get(rid).effect
@@ -92,6 +116,38 @@ def test_a_german_office_plan_is_bounded_and_cited_by_pwr002(catalog, rules):
     assert over["status"] == "infeasible"
     power = next(d for d in over["diagnosis"] if d["constraint"] == "power")
     assert power["rule"] == "PWR002" and "from 2.3 kW to 2.43 kW" in power["message"]
+
+
+@pytest.mark.parametrize(
+    "region, rule, kw, fits",
+    [("CH", "PWR008", 1.84, 3), ("TW", "PWR009", 1.32, 2), ("DK", "PWR011", 1.38, 2), ("MX", "PWR013", 1.524, 3)],
+)
+def test_an_office_plan_is_bounded_by_its_regions_own_figure(catalog, rules, region, rule, kw, fits):
+    """The new figures no other region shares, through the optimizer: RTX 4090s (450 W) plus a 125 W
+    workstation fit up to `fits` cards (CH 3: 1.475 kW <= 1.84; TW 2: 1.025 kW <= 1.32; DK 2: <= 1.38; MX 3:
+    1.475 kW <= 1.524, where the US 1.44 kW allows 2); one card more (CH and MX 1.925 kW, TW and DK 1.475 kW)
+    is infeasible and the diagnosis cites the region's rule and
+    figure."""
+    doc = {
+        "deployment": {"context": "office", "region": region, "ownership": "buy", "lead_time_days": 0},
+        "model": "gpt2-124m",
+        "tokens": "1B",
+        "gpus": {"allow": ["rtx-4090"], "count": fits},
+    }
+    ok = plan(parse_workload(doc), catalog=catalog, rules=rules, as_of=AS_OF, explain=False)
+    assert ok["status"] == "optimal" and [(i["gpu"], i["count"]) for i in ok["purchase"]] == [("rtx-4090", fits)]
+    assert (ok["assumptions"]["power_limit_kw"], ok["assumptions"]["power_limit_rule"]) == (kw, rule)
+    over = plan(
+        parse_workload({**doc, "gpus": {"allow": ["rtx-4090"], "count": fits + 1}}),
+        catalog=catalog,
+        rules=rules,
+        as_of=AS_OF,
+        explain=False,
+    )
+    assert over["status"] == "infeasible"
+    power = next(d for d in over["diagnosis"] if d["constraint"] == "power")
+    need = (fits + 1) * 0.450 + 0.125
+    assert power["rule"] == rule and f"from {kw:g} kW to {need:.2f} kW" in power["message"], power["message"]
 
 
 def test_the_china_office_example_cites_chinas_socket_not_the_nec(example_plan):
