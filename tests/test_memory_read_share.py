@@ -36,7 +36,9 @@ def test_each_part_reads_at_its_measured_share(gpu):
     catalog = load_catalog()
     p = load_params()
     hw = hardware(catalog.gpu(gpu), catalog)
-    assert hw.memory_read_share == pytest.approx(MEASURED[gpu], abs=1e-4)
+    # the catalog's four decimals are the measured share rounded (review28 L6 read 0.8166 against 0.8165: that
+    # took the H100's share rounded to 0.9031 first; unrounded, 0.903143 x 0.858264 / 0.949254 = 0.81658)
+    assert hw.memory_read_share == round(MEASURED[gpu], 4)
     s = Setup(load_model("llama-3.1-8b"), hw, "fp8", 1, 1, "tensorrt-llm", p)
     by_hand = hw.bandwidth_gbps * 1e9 * MEASURED[gpu] * p.decode_bandwidth_efficiency
     assert s.bandwidth == pytest.approx(by_hand, rel=1e-4)
@@ -44,7 +46,7 @@ def test_each_part_reads_at_its_measured_share(gpu):
 
 def test_a_lower_read_share_slows_a_memory_bound_step_in_proportion():
     """The same H100 with the A100's measured share: the memory part of a decode step (Llama 3.1 8B,
-    fp8, 64 sequences at 2,000 tokens: bandwidth-bound) takes 0.9031 / 0.8684 as long; the GEMM part
+    fp8, 64 sequences at 2,000 tokens: bandwidth-bound) takes 0.9031 / 0.8166 as long; the GEMM part
     does not move."""
     catalog = load_catalog()
     p = load_params()
