@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import pytest
 from conftest import AS_OF, EXAMPLES, example_params
 
@@ -86,8 +88,12 @@ def test_a_repeated_job_with_no_deadline_says_its_copies_are_not_spread(example_
     word in the plan. It now says so; team-fleet's repeats have deadlines (as soon as possible is asked)."""
     _, p = example_plan("rent-vs-buy-3y")
     (w,) = [w for w in p["warnings"] if w["code"] == "copies-not-spread"]
-    (job,), (item,) = p["jobs"], p["purchase"]  # 36 copies at once on rented GPUs, ready today
-    last = item["ready_days"] + job["wall_days_planned"]
+    # back to back, as the plan rents them (review29: this read one copy's finish, day 0.4): the rented
+    # count holds count / gpu_count copies side by side, each lane runs its share in turn
+    (job,), (item,) = p["jobs"], p["purchase"]
+    lanes = item["count"] // job["gpu_count"]
+    last = item["ready_days"] + math.ceil(job["copies"] / lanes) * job["wall_days_planned"]
+    assert lanes == 1 and last > 13
     assert w["message"].startswith("monthly-finetune: its 36 copies (repeat: 36) are planned as soon as")
     assert f"the last done on day {last:.1f} of the 36-month horizon" in w["message"], (last, w["message"])
     assert "renting costs less in present value than shown" in w["message"]

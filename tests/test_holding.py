@@ -123,3 +123,22 @@ def test_gpus_that_serve_for_some_months_are_sold_when_the_serving_ends():
     p = json.loads(advisor.plan(doc, as_of="2026-12-01", explain="none").to_json())  # (disposal: every level)
     (sale,) = p["disposal"]
     assert sale["month"] == pytest.approx(7.0, abs=1e-3) and "when their planned work is done" in sale["message"]
+
+
+def test_a_jobs_copies_run_in_turn_and_its_gpus_are_sold_after_the_last(plan_json, write):
+    """review29: 12 copies of a job with no deadline on 1 bought GPU were said done at one copy's finish
+    (month 2.41: "resold ... after their planned work is done at month 0.45" in the review's case), where
+    they run one after another: done at arrival + 12 x one copy's planned time, by hand from the JSON. The
+    plan's GPU count row says "1 GPU" too (it read "1 GPUs, at most 1 allowed")."""
+    doc = (
+        "deployment: {context: datacenter, ownership: buy}\njobs:\n"
+        "  - {name: sweep, model: gpt2-124m, tokens: 5B, repeat: 12}\ngpus: {allow: [a100-80gb-pcie], max: 1}\n"
+    )
+    code, p = plan_json(write(doc))
+    (job,), (item,), (sale,) = p["jobs"], p["purchase"], p["disposal"]
+    assert code == 0 and (job["copies"], job["gpu_count"], item["count"]) == (12, 1, 1)
+    done_month = (item["ready_days"] + 12 * job["wall_days_planned"]) / DAYS_PER_MONTH
+    assert f"after its planned work is done at month {done_month:.2f}" in sale["message"], (done_month, sale)
+    assert sale["month"] >= done_month
+    (row,) = [b for b in p["binding"] if b["constraint"].startswith("gpu_count")]
+    assert row["message"].startswith("1 GPU, at most 1 allowed"), row

@@ -67,9 +67,9 @@ def _slack_words(s: Slack) -> str:
         return f"owned GPUs and servers draw {s.used:.3f} of {s.limit:g} kW{origin(s.rule, f.get('origin'))}"  # (watts)
     if s.family == "gpu_count":
         if f.get("exact"):
-            return f"exactly {s.limit:.0f} GPUs, as the workload asks"
+            return f"exactly {s.limit:.0f} GPU{'' if round(s.limit) == 1 else 's'}, as the workload asks"
         bound = "at least {:.0f} asked" if f["bound"] == "min" else "at most {:.0f} allowed"
-        return f"{s.used:.0f} GPUs, " + bound.format(s.limit)
+        return f"{s.used:.0f} GPU{'' if round(s.used) == 1 else 's'}, " + bound.format(s.limit)
     if s.family == "stock":
         return f"{s.used:.0f} of the {s.limit:.0f} {f['gpu']} in stock bought or rented at once"
     if s.family == "serving":

@@ -152,14 +152,7 @@ def list_finish(
     out: dict[int, float] = {}
     assignment = list(assignment)
     for g, n in bought.items():
-        blocks = []
-        for c, share in assignment:
-            if c.gpu == g and c.ownership == "buy" and runs_at_once(problem, sc, c.cls):
-                copies, turns = copies_held(share), in_turn(problem, sc, c)
-                lanes = math.ceil(copies / turns)
-                due = sc.job_deadline(problem.classes[c.cls].deadline) or math.inf
-                blocks.append((due, c.cls, c.count * lanes, math.ceil(copies / lanes) * c.planned_hours, c))
-        blocks.sort(key=lambda b: b[:2])
+        blocks = _deadline_blocks(problem, sc, g, assignment)
         ends = _ends(blocks, n, sc)
         if len(blocks) <= ORDERS and not _on_time(blocks, ends):
             tried = ((list(o), _ends(list(o), n, sc)) for o in itertools.permutations(blocks))
@@ -167,6 +160,21 @@ def list_finish(
         for (_, k, *_), end in zip(blocks, ends):
             out[k] = max(out.get(k, 0.0), end)
     return out
+
+
+def _deadline_blocks(
+    problem: Problem, sc: Scenario, g: str, assignment: Iterable[tuple[Candidate, float]]
+) -> list[tuple]:
+    """The blocks (due, class, width, hours, column) of the jobs with deadlines on bought GPUs of type
+    g, due first first: each column's copies in as few lanes as their deadline allows (in_turn)."""
+    blocks = []
+    for c, share in assignment:
+        if c.gpu == g and c.ownership == "buy" and runs_at_once(problem, sc, c.cls):
+            copies, turns = copies_held(share), in_turn(problem, sc, c)
+            lanes = math.ceil(copies / turns)
+            due = sc.job_deadline(problem.classes[c.cls].deadline) or math.inf
+            blocks.append((due, c.cls, c.count * lanes, math.ceil(copies / lanes) * c.planned_hours, c))
+    return sorted(blocks, key=lambda b: b[:2])
 
 
 def _ends(blocks: list[tuple], n: int, sc: Scenario) -> list[float]:
@@ -189,10 +197,38 @@ def _on_time(blocks: list[tuple], ends: list[float]) -> bool:
 def class_done_hours(problem: Problem, sol: Solution) -> dict[int, float]:
     """Per placed class, when its last job is done at the workload's confidence (hours from today):
     its columns' start and planned time, or later where jobs with deadlines wait their turn on
-    bought GPUs (finish_hours)."""
+    bought GPUs (finish_hours), or where the copies of a job with none run in turn (_in_turn_done)."""
     out: dict[int, float] = {}
     for c, _ in sol.assignment:
         out[c.cls] = max(out.get(c.cls, 0.0), c.done_hours())
-    for k, hours in finish_hours(problem, sol, baseline(problem)).items():
+    for k, hours in [*finish_hours(problem, sol, baseline(problem)).items(), *_in_turn_done(problem, sol)]:
         out[k] = max(out[k], hours)
+    return out
+
+
+def _in_turn_done(problem: Problem, sol: Solution) -> list[tuple[int, float]]:
+    """(class, when its last copy is done) for the copies of jobs with no deadline, which the plan runs
+    back to back (review29: 36 monthly fine-tunes on 8 rented H100 read "the last done on day 0.4", one
+    copy's finish; back to back they end on day 13.6): a rented column's lanes as its rental counts
+    them (gpu_count.copies_at_once), a bought column's as many as its type's bought GPUs hold at once,
+    after the type's jobs with deadlines (list_finish's order)."""
+    from advisor.solve.constraints.gpu_count import copies_at_once
+
+    out, sc = [], baseline(problem)
+    waiting: dict[str, list[tuple]] = {}
+    for c, share in sol.assignment:
+        if runs_at_once(problem, sc, c.cls) or c.planned_hours <= 0:
+            continue
+        copies = copies_held(share)
+        if c.ownership != "buy":
+            lanes = max(1, copies_at_once(problem, c, share))
+            out.append((c.cls, c.start_hours + math.ceil(copies / lanes) * c.planned_hours))
+            continue
+        lanes = max(1, min(copies, sol.bought.get(c.gpu, 0) // c.count))
+        block = (math.inf, c.cls, c.count * lanes, math.ceil(copies / lanes) * c.planned_hours, c)
+        waiting.setdefault(c.gpu, []).append(block)
+    for g, tail in waiting.items():  # after the type's jobs with deadlines, in the order list_finish runs them
+        blocks = _deadline_blocks(problem, sc, g, sol.assignment) + sorted(tail, key=lambda b: b[1])
+        ends = _ends(blocks, sol.bought[g], sc)
+        out += [(b[1], end) for b, end in zip(blocks, ends) if b[0] == math.inf]
     return out
