@@ -26,6 +26,7 @@ FACTORS = {
     "power": "power: the cards it needs draw more than the power limit",
     "licence": "licence: a rule forbids it for this deployment",
     "deadline": "time: even its fastest allowed plan misses the deadline",
+    "time": "time: on the GPUs allowed it does not finish by the deadline or within the horizon",
     "budget": "budget: its cheapest plan costs more than the budget",
     "availability": "availability: the catalog has no price for it under the allowed ownership",
     "fabric": "fabric: its rental offers join the nodes a job needs by no fabric for collective traffic",
@@ -72,16 +73,27 @@ CROSSOVER_MODELS = (
 
 def _losing_factor(spec: JobSpec, focus: GPU, winner: GPU, p: Params, n: int) -> str:
     """The part of the step (its hardware parts and the parts its speed evidence adds: a derating, a hold
-    to published MFU, the user's runs) on which the focus GPU is furthest behind the winner on `n` GPUs:
-    the factor that decides. Behind on none, it is faster and loses on price (a 1-GPU A100 against an
-    RTX 4090 read "interconnect"; an MI300X derated for no measured run, 50 s of its 78 s step, read
-    "compute")."""
-    mine, theirs = evaluate(spec, focus, n, p), evaluate(spec, winner, n, p)
+    to published MFU, the user's runs) on which the focus GPU spends the most more GPU-seconds a token than
+    the winner, each on `n` GPUs or, where the winner does not fit on them, on the fewest that hold it: the
+    factor that decides. No slower a token in all, it loses on price (review29: an H100 PCIe 3.6x as fast
+    as an RTX 4090 "lost on its MFU hold", 0.012 s; an MI300X derated for no measured run, 286 s of its
+    step, read "compute" where the H100 needed more GPUs)."""
+    mine = evaluate(spec, focus, n, p)
+    theirs = evaluate(spec, winner, n, p)
+    if not theirs.fits and (m := min_gpus(spec, winner, p)) is not None:
+        theirs = evaluate(spec, winner, m, p)
     if not (mine.fits and theirs.fits):
         return mine.binding
-    excess = {f: mine.step_breakdown.get(k, 0.0) - theirs.step_breakdown.get(k, 0.0) for k, f in STEP_FACTORS.items()}
-    worst = max(sorted(excess), key=lambda f: excess[f])
-    return worst if excess[worst] > 0 else "price"
+
+    def per_token(e: Any) -> dict[str, float]:  # GPU-seconds a token of each part
+        scale = e.gpu_count / e.layout["global_batch_tokens"]
+        return {f: e.step_breakdown.get(k, 0.0) * scale for k, f in STEP_FACTORS.items()}
+
+    a, b = per_token(mine), per_token(theirs)
+    if sum(a.values()) <= sum(b.values()):
+        return "price"
+    excess = {f: a[f] - b[f] for f in a}
+    return max(sorted(excess), key=lambda f: excess[f])
 
 
 def _factor_text(factor: str | None, rules: RuleSet) -> str | None:
@@ -113,7 +125,10 @@ def factor_of(primary: dict[str, Any], n_min: int | None, max_gpus: int) -> str:
         "deadline_limit": "deadline",
         "deadline": "deadline",
         "budget": "budget",
-        "gpu_count": "memory_size",
+        "gpu_count": "time",  # (more cards than allowed to hold the model: memory_size above)
+        "horizon": "time",
+        "estimate": "unknown_figure",
+        "size": "memory_size",
         "cost": "cost",
         "no-price": "availability",
         "no-purchase-price": "availability",

@@ -88,15 +88,28 @@ def test_every_reason_a_gpu_is_left_out_for_has_a_worded_factor():
     from advisor.crossover_sweep import FACTORS, factor_of
 
     package = Path(__file__).resolve().parents[1] / "advisor"
+    trees = [ast.parse(path.read_text(encoding="utf-8")) for path in package.rglob("*.py")]
     codes = {
         call.args[2].value
-        for path in package.rglob("*.py")
-        for call in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        for tree in trees
+        for call in ast.walk(tree)
         if isinstance(call, ast.Call)
         and getattr(call.func, "id", None) == "add_reason"
         and isinstance(call.args[2], ast.Constant)
     }
-    assert {"fabric", "memory", "slots", "arrives-too-late"} <= codes, codes  # the scan finds them
+    # and the reasons the alternatives and their limits give ({"code": ...} in those modules; review29 L3:
+    # "horizon", "estimate", "size" printed raw)
+    for name in ("explain/alternatives.py", "present/constraint_words.py"):
+        tree = ast.parse((package / name).read_text(encoding="utf-8"))
+        codes |= {
+            v.value
+            for d in ast.walk(tree)
+            if isinstance(d, ast.Dict)
+            for k, v in zip(d.keys, d.values)
+            if isinstance(k, ast.Constant) and k.value == "code" and isinstance(v, ast.Constant)
+        }
+    codes -= {"limit", "cost"}  # a lever, worded by its family (limit_reason); cost: the step's part (_losing_factor)
+    assert {"fabric", "memory", "slots", "arrives-too-late", "horizon", "size", "estimate"} <= codes, codes
     for code in sorted(codes):
         factor = factor_of({"code": code}, 1, 8)
         assert factor in FACTORS and ":" in FACTORS[factor], (code, factor)
@@ -107,7 +120,7 @@ def test_a_gpu_that_loses_is_said_to_lose_on_the_part_of_its_step_where_it_is_be
     the RTX 4090 on "GPU-to-GPU bandwidth" (no GPU-to-GPU traffic: the A100 is faster on every part and
     loses on price), and an MI300X, whose derating for no measured training run is 50 s of its 78 s
     step, on "compute". Hand-read from the step parts: the largest excess names the factor."""
-    from advisor.crossover_sweep import FACTORS, _losing_factor
+    from advisor.crossover_sweep import FACTORS, _losing_factor, factor_of
     from advisor.perf import evaluate, params_from, spec_from_flags
 
     p = params_from(catalog)
@@ -132,3 +145,15 @@ def test_a_gpu_that_loses_is_said_to_lose_on_the_part_of_its_step_where_it_is_be
         == "compute"
     )
     assert all(f in FACTORS for f in got)
+    # review29: faster a token in all, it loses on price, not on a small part (H100 PCIe against the 4090:
+    # 0.012 s more of MFU hold); a winner that needs more GPUs is compared a token per GPU-second (an MI300X
+    # holds MPT-7B on one GPU, an H100 does not: its derating, not "compute")
+    pairs = [("gpt2-124m", "h100-pcie", "rtx-4090", 1), ("gpt2-124m", "l40s", "rtx-4090", 1)]
+    pairs += [("mpt-7b", "mi300x", "h100-sxm", 1)]
+    got = [
+        _losing_factor(spec_from_flags(catalog, model=m), catalog.gpu(f), catalog.gpu(w), p, n) for m, f, w, n in pairs
+    ]
+    assert got == ["price", "price", "datasheet_derating"]
+    assert not evaluate(spec_from_flags(catalog, model="mpt-7b"), catalog.gpu("h100-sxm"), 1, p).fits
+    # a count needed for time, not memory, is time (it read "memory size" for GPT-2 on a 24 GB card)
+    assert factor_of({"code": "gpu_count"}, 1, 8) == "time" and factor_of({"code": "gpu_count"}, 12, 8) == "memory_size"

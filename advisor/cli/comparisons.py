@@ -177,7 +177,9 @@ def crossover(
     """Where the RTX 4090 stops being the cheapest way to train as models grow, and why.
 
     For each model size: the cheapest plan among the GPUs, and for the focus GPU its cost or
-    the factor that rules it out (memory size, memory bandwidth or GPU-to-GPU bandwidth).
+    the factor that rules it out: the article's memory size, memory bandwidth or GPU-to-GPU
+    bandwidth, or a licence, power, slots, time, price, or its speed evidence (a datasheet
+    derating, a hold to published MFU).
 
     \b
     Examples:
