@@ -82,13 +82,15 @@ def test_no_measured_training_run_is_said_in_the_plan_and_the_memo(knife):
 
 
 def test_a_choice_that_holds_in_no_draw_is_said_to_hold_in_none():
-    """team-fleet led with "This choice is the cheapest in only 0% of 40 draws"; 1 of 200 read "0%" too."""
+    """team-fleet led with "This choice is the cheapest in only 0% of 40 draws"; 1 of 200 read "0%" too, and
+    199 of 200 "100%" (review29 L2; the alternatives' shares are said the same way)."""
     from advisor.contract.numbers import share_of_draws
 
-    assert [share_of_draws(h, n) for h, n in ((0, 40), (1, 200), (2, 200), (64, 200), (40, 40))] == [
+    assert [share_of_draws(h, n) for h, n in ((0, 40), (1, 200), (2, 200), (64, 200), (199, 200), (40, 40))] == [
         "none",
         "under 1%",
         "1%",
         "32%",
+        "over 99%",
         "100%",
     ]

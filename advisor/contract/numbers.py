@@ -86,8 +86,9 @@ def cents_adding_to(
 
 
 def share_of_draws(held: int, draws: int) -> str:
-    """A count of draws as a share, never "0%" for some or all-but-none: "none", "under 1%", "32%"."""
-    if not held:
-        return "none"
+    """A count of draws as a share, never "0%" for some nor "100%" for all but some: "none", "under 1%",
+    "32%", "over 99%", "100%"."""
+    if not held or held >= draws:
+        return "none" if not held else "100%"
     pct = 100 * held / draws
-    return "under 1%" if pct < 1 else f"{pct:.0f}%"
+    return "under 1%" if pct < 1 else "over 99%" if pct > 99 else f"{pct:.0f}%"

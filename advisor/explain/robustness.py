@@ -216,7 +216,7 @@ class Verdict:
         mine = describe(signature(self.problem, sol.bought, sol.assignment, sol.serving), self.names)
         msg = f"the choice ({mine}) holds in {share_of_draws(held, draws)} of {draws} draws of speed and price"
         if alts:
-            msg += f"; otherwise {alts[0]['purchase']} ({100 * alts[0]['share']:.0f}%)"
+            msg += f"; otherwise {alts[0]['purchase']} ({share_of_draws(ranked[0][1], draws)})"
         msg += self._caveats(held, draws, planned, unproven, timed_out)
         return {
             "draws": draws,

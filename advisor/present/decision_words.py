@@ -24,7 +24,7 @@ def headline(p: Plan) -> str | None:
     if r.alternatives:
         best = r.alternatives[0]
         verb = "more" if best.share > r.holds_share else "most"
-        text += f"; the alternative that holds {verb} often is {best.purchase} ({100 * best.share:.0f}%)"
+        text += f"; the alternative that holds {verb} often is {best.purchase} ({share_of_draws(round(best.share * r.draws), r.draws)})"
     d = p.decision
     if (
         d is not None

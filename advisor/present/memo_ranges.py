@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from advisor.contract import Plan
 from advisor.contract.context import PlanContext
+from advisor.contract.numbers import share_of_draws
 from advisor.durations import duration
 from advisor.present.decision_words import HONEST_SHARE, schedule_misses
 from advisor.present.memo_charts import gpu_colours
@@ -42,14 +43,14 @@ def range_sentence(plan: Plan) -> str:
     rented = [f"{i.count}× {i.gpu}" for i in plan.purchase if i.use == "serving" and i.ownership == "rent"]
     led = robust is not None and robust.holds_share < HONEST_SHARE  # the recommendation opens with it already
     if robust is not None and not led and not (rented and len(rented) == len(plan.purchase)):
-        share = f"{100 * robust.holds_share:.0f}%"
+        share = share_of_draws(robust.holds, robust.draws)
         text += (
             f" The choice{' of the GPUs bought' if rented else ''} stays the cheapest in {share} of "
             f"{robust.draws} draws of speeds and prices"
         )
         if robust.alternatives:
             alt = robust.alternatives[0]
-            text += f"; otherwise {alt.purchase} ({100 * alt.share:.0f}%)"
+            text += f"; otherwise {alt.purchase} ({share_of_draws(round(alt.share * robust.draws), robust.draws)})"
         text += "."
     return text.strip()
 
