@@ -444,3 +444,23 @@ def test_the_electricity_line_multiplies_out_to_its_amount(example_plan):
     kwh, rate = re.search(r"([\d,.]+) kWh at \$([\d.]+) per kWh", row[3]).groups()
     product = (Decimal(kwh.replace(",", "")) * Decimal(rate)).quantize(Decimal("0.01"))
     assert product == _money(row[2]), row
+
+
+@pytest.mark.parametrize(
+    ("hours", "rate", "shown"),
+    [(10.0024, 2.11, "10.0024"), (2.8423, 0.74, "2.84"), (2592.0, 2.11, "2,592"), (1808.37, 4.916, "1,808.37")],
+)
+def test_a_rentals_hours_are_printed_so_their_product_is_theirs_to_the_cent(hours, rate, shown):
+    """review29 L1: 10.0024 GPU-hours at $2.11 ($21.105, so $21.11) printed as "10", whose product is $21.10:
+    the footing sentence then blamed the cost lines' rounding for the hours' own cent."""
+    from advisor.contract.costs import PurchaseItem
+    from advisor.present.memo_costs import _footing, _paid_shown
+
+    item = PurchaseItem.model_validate(
+        {"gpu": "h100-sxm", "count": 1, "ownership": "rent", "unit_price_usd": rate, "gpu_hours": hours}
+    )
+    assert _paid_shown(item) == shown
+    product = Decimal(shown.replace(",", "")) * Decimal(repr(rate))
+    exact = (Decimal(repr(hours)) * Decimal(repr(rate))).quantize(Decimal("0.01"), rounding=ROUND_HALF_UP)
+    assert product.quantize(Decimal("0.01"), rounding=ROUND_HALF_UP) == exact
+    assert _footing(float(exact), [item]) == ""  # no cent to explain when the line is its own product

@@ -232,10 +232,17 @@ def _rent_basis(i: PurchaseItem) -> str:
 
 
 def _paid_shown(i: PurchaseItem) -> str:
-    """A rental's GPU-hours paid, at the fewest decimals that keep it within a cent at its rate."""
-    paid, price = _used_and_paid(i)[1], i.unit_price_usd or 0.0
-    places = next((d for d in (0, 2, 3) if abs(round(paid, d) - paid) * price <= 0.005), 4)
-    return f"{paid:,.{places}f}"
+    """A rental's GPU-hours paid, at the fewest decimals whose product with the rate as printed is the
+    hours' own product to the cent (10.0024 h x $2.11 is $21.11: "10" read $21.10, review29 L1), so a cent
+    _footing adds is the cost lines' rounding alone."""
+    paid = Decimal(repr(_used_and_paid(i)[1]))
+    rate = Decimal(quoted_rate(i.unit_price_usd or 0.0)[1:].replace(",", ""))
+    exact = (paid * rate).quantize(CENT, rounding=ROUND_HALF_UP)
+    for places in (0, 2, 3, 4):
+        shown = paid.quantize(Decimal(1).scaleb(-places), rounding=ROUND_HALF_UP)
+        if (shown * rate).quantize(CENT, rounding=ROUND_HALF_UP) == exact:
+            return f"{shown:,}"
+    return f"{paid.quantize(Decimal('0.0001'), rounding=ROUND_HALF_UP):,}"
 
 
 def _footing(amount: float, rented: list[PurchaseItem]) -> str:
