@@ -118,8 +118,9 @@ def test_a_serving_runs_date_is_a_date_and_doubted_after_the_plan_or_before_its_
     from advisor.flow import plan
     from advisor.inputs.workload import parse_workload
 
-    with pytest.raises(ValidationError, match="'banana' is not a date: write YYYY-MM-DD"):
-        _job(output_tokens_per_s=2000.0, date="banana")
+    for bad in ("banana", 0, 1785456000, 20261102, 1.5, True):  # a number is not a Unix time (review29 L8)
+        with pytest.raises(ValidationError, match=f"{bad!r} is not a date: write YYYY-MM-DD"):
+            _job(output_tokens_per_s=2000.0, date=bad)
 
     def doubts(date: str) -> list[str]:
         job = {**_job(output_tokens_per_s=2000.0).model_dump(exclude_none=True), "measured": [{**RUN, "date": date}]}

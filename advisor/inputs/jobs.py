@@ -105,7 +105,10 @@ class ModelShape(Written):
 
 
 def iso_date(v: Any) -> Any:
-    """A run's date, YYYY-MM-DD (a plan says when one is after its day or before the GPU launched)."""
+    """A run's date, YYYY-MM-DD (a plan says when one is after its day or before the GPU launched); a number
+    is refused, not read as a Unix time (`date: 0` was 1970-01-01, review29 L8)."""
+    if isinstance(v, (int, float)):
+        raise ValueError(f"{v!r} is not a date: write YYYY-MM-DD, e.g. 2026-11-20")
     if isinstance(v, str):
         try:
             return dt.date.fromisoformat(v.strip())
