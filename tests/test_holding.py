@@ -4,6 +4,7 @@ each bought GPU type's holding periods include its jobs' work ends (solve/holdin
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -142,3 +143,15 @@ def test_a_jobs_copies_run_in_turn_and_its_gpus_are_sold_after_the_last(plan_jso
     assert sale["month"] >= done_month
     (row,) = [b for b in p["binding"] if b["constraint"].startswith("gpu_count")]
     assert row["message"].startswith("1 GPU, at most 1 allowed"), row
+
+
+def test_one_gpu_bought_and_resold_is_it_in_the_memo(example_plan):
+    """review29 L4: article-office's memo read "... workstation ... to hold them" and "reselling the GPUs" for
+    its one RTX 4090."""
+    from conftest import EXAMPLES
+
+    _, plan = example_plan("article-office")
+    assert sum(i["count"] for i in plan["purchase"] if i["ownership"] == "buy") == 1
+    text = advisor.memo(plan, EXAMPLES / "article-office.yaml", fmt="md", charts=False).text
+    assert "to hold it" in text and "to hold them" not in text
+    assert re.search(r"back by reselling the GPU\b(?!s)", text), text[:2000]

@@ -104,7 +104,7 @@ def test_ten_weeks_of_lead_time_and_three_weeks_of_work_miss_an_eight_week_deadl
     code, out, _ = run("plan", write(yaml.safe_dump(doc), "ten-weeks.yaml"), "--as-of", AS_OF.isoformat())
     assert code == 3
     lines = " ".join(out.split())
-    assert "bought h100-sxm take 70.0 days to arrive and burn in" in lines
+    assert "bought h100-sxm GPUs take 70.0 days to arrive and burn in" in lines
     p = plan(parse_workload(doc), catalog=catalog, rules=rules, as_of=AS_OF, explain=False)
     (lever,) = [d for d in p["diagnosis"] if d["constraint"] == "lead_time"]
     assert lever["kind"] == "lever" and lever["relaxation"] == {"lead_time_days": 0}

@@ -166,7 +166,7 @@ def test_a_serving_measurement_beyond_the_gpus_peak_is_refused():
     assert "measured[0]" in r.output
     # the ratio in plain digits (review20 #8: it printed "7.02e+03x"): 1e8 over the printed bound
     most = float(re.search(r"at most ([\d,]+) output tokens/s", r.output).group(1).replace(",", ""))
-    assert f"is {1e8 / most:,.0f}x what they could do" in r.output, r.output
+    assert f"is {1e8 / most:,.0f}x what it could do at its whole dense" in r.output, r.output  # one GPU: it, its
 
 
 # 7. A measurement at a GPU count off the candidate grid is never used, and that count is never planned

@@ -307,3 +307,13 @@ def test_a_date_past_the_calendars_end_is_an_input_error_not_an_internal_one():
     assert on_day(SimpleNamespace(as_of="2026-12-01"), 12.7) == dt.date(2026, 12, 13)  # type: ignore[arg-type]
     with pytest.raises(advisor.InputError, match="--as-of 9999-12-31"):
         on_day(SimpleNamespace(as_of="9999-12-31"), 46.9)  # type: ignore[arg-type]
+
+
+def test_one_server_arrives_with_the_gpu_it_holds(example_plan):
+    """review29 L4: article-office's one workstation read "arrive with the rtx-4090 they hold"."""
+    from conftest import EXAMPLES
+
+    _, p = example_plan("article-office")
+    rows = table(advisor.rfq(p, EXAMPLES / "article-office.yaml", fmt="csv"))
+    (srow,) = [r for r in rows if r["item"] == p["servers"][0]["server"]]
+    assert p["servers"][0]["count"] == 1 and "arrive with the rtx-4090 it holds" in srow["date_basis"], srow

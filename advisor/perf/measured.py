@@ -63,8 +63,9 @@ def above_peak(gpu: Any, count: int, precision: str, per_token: float, tokens_pe
     if tokens_per_s <= most:
         return None
     return (
-        f"{tokens_per_s:,.0f} {unit} on {count} x {gpu.id} is {_times(tokens_per_s / most)} what they could do at their "
-        f"whole dense {precision} peak ({peak:g} TFLOPS each: at most {most:,.0f} {unit} on the matmuls alone); "
+        f"{tokens_per_s:,.0f} {unit} on {count} x {gpu.id} is {_times(tokens_per_s / most)} what "
+        + ("it could do at its " if count == 1 else "they could do at their ")
+        + f"whole dense {precision} peak ({peak:g} TFLOPS each: at most {most:,.0f} {unit} on the matmuls alone); "
         f"check the figure's unit ({unit} over all the GPUs), the count and the precision"
     )
 

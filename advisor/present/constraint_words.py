@@ -137,7 +137,7 @@ def _shortfall_words(s: Shortfall) -> str:
         lead = s.facts.get("lead")
         why = f" ({lead.confidence} confidence: {lead.note})" if lead is not None and lead.note else ""
         return (
-            f"bought {s.facts['gpu']} take {in_days(s.needed)} to arrive and burn in{why}; with "
+            f"bought {s.facts['gpu']} GPUs take {in_days(s.needed)} to arrive and burn in{why}; with "
             f"{in_days(s.facts['job_days'])} of work, {s.facts['job']} cannot finish by its "
             f"{deadline_phrase(24 * s.limit)}"
         )

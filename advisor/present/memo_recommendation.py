@@ -76,8 +76,9 @@ def recommendation(
             )
         else:
             parts.append(_rental_phrase(item, g.name, both))
+    one = sum(i.count for i in plan.purchase if i.ownership == "buy") == 1  # "to hold it", one GPU bought
     for srv in plan.servers:
-        parts.append(f"{server_phrase(ctx.catalog, srv.server, srv.count)} to hold them")
+        parts.append(f"{server_phrase(ctx.catalog, srv.server, srv.count)} to hold {'it' if one else 'them'}")
     text = join(parts)
     text = f"{text[:1].upper()}{text[1:]}. " + _cost_sentence(plan, upfront)
     hostless = [
@@ -137,7 +138,7 @@ def _cost_sentence(plan: Plan, upfront: float) -> str:
     pv = usd_cents(total) if "." in paid_total else usd(total)  # the cash's precision: $4.15 in cash is $4.15 PV
     text = (
         f"Over the {months_phrase(cash_months(plan))} the plan is costed for, it pays {paid_total} in cash ({paid})"
-        + (f" and gets about {usd(resale)} back by reselling the GPUs" if resale else "")
+        + (f" and gets about {usd(resale)} back by reselling the GPU{_resold_s(plan)}" if resale else "")
         + f"; at {a.discount_rate:.1%} a year that is {pv} in present value, the figure the plan "
         "minimises. "
     )
@@ -204,3 +205,8 @@ def _no_plan(plan: Plan, ctx: PlanContext) -> str:
         nothing = [d.message for d in plan.diagnosis if d.kind == "nothing"]
         text += f" {sentence(nothing[0])}" if nothing else ""
     return text
+
+
+def _resold_s(plan: Plan) -> str:
+    """'s' unless one GPU is resold (article-office read "reselling the GPUs" for its one RTX 4090)."""
+    return "" if sum(d.count or 0 for d in plan.disposal or []) == 1 else "s"

@@ -159,7 +159,8 @@ def server_date(plan: Plan, ctx: PlanContext, s: ServerItem) -> tuple[str | None
     if gpu is None or found is None:
         return None, None
     running, date = found[0], on_day(plan, found[0]).isoformat()
-    basis = f"arrive with the {s.gpu} they hold: working by day {running:.1f}, as those are"
+    holds = "it holds" if s.count == 1 else "they hold"
+    basis = f"arrive with the {s.gpu} {holds}: working by day {running:.1f}, as those are"
     if ctx.workload.deployment.lead_time_days is not None:
         return date, basis + " (the workload's deployment.lead_time_days covers the servers)"
     server = ctx.catalog.servers.get(s.server)
