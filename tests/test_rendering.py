@@ -219,3 +219,18 @@ def test_a_bought_gpu_that_arrives_too_late_is_said_in_the_plural():
     assert limit_reason(lv, "NVIDIA L4")["message"].startswith(
         "bought NVIDIA L4 GPUs arrive too late (45 days or more to arrive and burn in) to finish the work"
     )
+
+
+def test_an_option_that_ties_is_said_to_cost_the_same_in_the_memos_alternatives(example_plan):
+    """review29 L6: an option costing the plan's own total read "Costs more" beside "costs no more than the
+    recommendation"."""
+    from conftest import EXAMPLES
+
+    import advisor
+
+    _, p = example_plan("serve-8b-office")
+    (rtx5090,) = [r for r in p["rejected"] if r["gpu"] == "rtx-5090"]
+    rtx5090["forced_cost_usd"] = p["total_cost_usd"]  # an exact tie
+    text = advisor.memo(p, EXAMPLES / "serve-8b-office.yaml", fmt="md", charts=False).text
+    (row,) = [line for line in text.splitlines() if line.startswith("| NVIDIA GeForce RTX 5090 |")]
+    assert "| Costs the same |" in row and "costs no more than the recommendation" in row, row

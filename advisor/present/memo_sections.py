@@ -259,7 +259,11 @@ def _costlier_row(plan: Plan, g: GPU, r: Rejected, refs: Refs) -> dict[str, Any]
         price, price_refs = "", []
     return {
         "gpu": g.name,
-        "status": "Costs more" if extra >= 0 else "Cheaper at the catalog's figures",
+        "status": "Costs the same"
+        if round(extra, 2) == 0
+        else "Costs more"
+        if extra > 0
+        else "Cheaper at the catalog's figures",
         "cost": usd(forced),
         "detail": f"The cheapest plan using only this GPU costs {more_or_less(extra, 100 * extra / total)} than "
         "the recommendation"
