@@ -86,6 +86,14 @@ def test_a_budget_between_cents_is_printed_as_written_and_what_it_caps_beside_it
     assert budget_usd(133256.77, 2.5e6) == "$133,256.77" and budget_usd(2.5e6) == "$2,500,000.00"
     # review28 L5: a budget under a millionth of a dollar read "the $0.000000 budget"
     assert budget_usd(1e-7) == "$0.0000001" and budget_usd(2.4e-7, 1e-7) == "$0.0000002"
+    # review29 L7: under a cent is not whole cents ($1e-9 read "$0.00", its share "2.5e-12%")
+    from advisor.contract.numbers import whole_cents
+    from advisor.present.constraint_words import _share
+    from advisor.solve.constraints.budget import cap
+
+    assert budget_usd(1e-9) == "$0.000000001" and cap(1e-9) < 0.001
+    assert [whole_cents(x) for x in (0.0, 0.01, 1e-9, 0.001, 2.5e6)] == [True, True, False, False, True]
+    assert _share(1e-9, 3.97) == "under 0.01%" and _share(0.5, 100) == "0.5%" and _share(38, 100) == "38%"
 
 
 def test_the_memos_budget_row_is_the_budget_as_written(catalog):

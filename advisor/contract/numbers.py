@@ -23,8 +23,9 @@ ONE_SUM_KINDS = (*PLAN_WIDE_KINDS, "rent")  # bill lines billed as one sum (quan
 def whole_cents(usd: float) -> bool:
     """Is an amount written in whole cents (to 1e-6 of a cent)? A budget that is caps every figure that
     prints as it; one between cents ($37,930.209) caps at itself and prints to its own digits
-    (solve/constraints/budget.cap, present/constraint_words.budget_usd)."""
-    return abs(usd * 100 - round(usd * 100)) < 1e-6
+    (solve/constraints/budget.cap, present/constraint_words.budget_usd). A non-zero amount under a cent
+    is not ($1e-9 read "$0.00", review29 L7)."""
+    return abs(usd * 100 - round(usd * 100)) < 1e-6 and (usd == 0 or abs(usd) >= 0.01 - 1e-8)
 
 
 def is_money(key: str, entry: dict[str, Any]) -> bool:

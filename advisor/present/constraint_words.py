@@ -35,7 +35,7 @@ def origin(rule: str | None, message: str | None) -> str:
 
 def _share(part: float, whole: float) -> str:
     pct = 100 * part / whole if whole else 0.0
-    return f"{pct:.2g}%" if pct < 1 else f"{pct:.0f}%"
+    return "under 0.01%" if 0 < pct < 0.01 else f"{pct:.2g}%" if pct < 1 else f"{pct:.0f}%"  # never 2.5e-12%
 
 
 def _si(x: float) -> str:
