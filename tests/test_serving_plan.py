@@ -150,6 +150,20 @@ def test_training_and_serving_share_owned_gpus_only_when_allowed(example_plan, w
         assert "8 h a day" in next(r["shared_with_training"] for r in shared["serving"] if r["shared_with_training"])
 
 
+def test_bought_serving_gpus_lend_training_their_off_peak_hours_from_their_arrival(plan_json, write):
+    """Owned serving GPUs serve only once they arrive (day 73 here): the capacity row took serving's
+    hours from day 0 and forced 3 GPUs more than the 4 that serve, 16 h a day, and train 8 h a day."""
+    text = (EXAMPLES / "train-and-serve.yaml").read_text(encoding="utf-8") + "gpus: {allow: [rtx-6000-ada], max: 4}\n"
+    code, plan = plan_json(write(text))
+    assert code == 0, plan["diagnosis"]
+    ready = plan["purchase"][0]["ready_days"]
+    job, serving = plan["jobs"][0], plan["serving"][0]
+    assert plan["purchase"][0]["count"] == serving["gpu_count"] == job["gpu_count"] == 4
+    # by hand: the 4 GPUs' off-peak hours from their arrival to the deadline hold the job's GPU-hours
+    off_peak = 4 * (120 - ready) * 8
+    assert ready > 0 and job["gpu_count"] * job["wall_days_planned"] * 24 <= off_peak
+
+
 @pytest.mark.slow
 def test_more_traffic_is_re_solved(example_plan):
     _, plan = example_plan("serve-70b-datacenter")
