@@ -123,8 +123,9 @@ def title_lines(p: Plan, fmt: str, summary: bool = False) -> list[str]:
     out.append(
         para(
             f"Status: {p.status} ({solver.name}, {proof})   "
-            f"Total cost over {months_phrase(cash_months(p))}: {usd(p.total_cost_usd)}"
+            f"Total cost over {months_phrase(cash_months(p))}, present value: {usd(p.total_cost_usd)}"
             + span(p.total_cost_usd_range, usd)
+            + f"; cash {usd(p.nominal_cost_usd)}"
         )
     )
     if p.jobs:
