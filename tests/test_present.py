@@ -7,6 +7,7 @@ import ast
 import re
 from pathlib import Path
 
+import pytest
 from conftest import AS_OF, EXAMPLES
 
 PRESENT = Path(__file__).resolve().parent.parent / "advisor" / "present"
@@ -109,6 +110,27 @@ def _with_round3(plan: dict) -> dict:
     plan = dict(plan, **ROUND3)
     plan["jobs"] = [dict(j, speed_evidence="measured") for j in plan["jobs"]]
     return plan
+
+
+@pytest.mark.parametrize(
+    "basis, said",
+    [
+        ("point", "chosen at the point estimates; over 200 draws: expected $140,000"),
+        ("p80", "chosen on the P80 cost over 200 draws: expected $140,000"),
+    ],
+)
+def test_the_basis_line_says_how_the_plan_was_chosen(example_plan, basis, said):
+    """`decision: point` read "Basis  chosen on the point cost over 20,000 draws": a plan chosen at the
+    point estimates was said to be chosen over the draws, on a "point cost" no table states."""
+    from advisor.present.plan_text import plan_text
+
+    _, plan = example_plan("article-datacenter")
+    plan = _with_round3(plan)
+    plan["decision"] = dict(plan["decision"], basis=basis)
+    out = plan_text(plan, full=False)
+    assert said in " ".join(out.split()), out
+    section = " ".join(plan_text(plan, section="decision").split())
+    assert said.replace(": expected", "; expected cost") in section, section
 
 
 def test_the_one_screen_view_shows_the_round_3_keys(example_plan):

@@ -12,7 +12,7 @@ from advisor.contract.costs import Triple
 from advisor.contract.explanations import Reason, Rejected
 from advisor.durations import duration
 from advisor.present import words
-from advisor.present.decision_words import cost_only, expected, over_draws
+from advisor.present.decision_words import chosen_on, cost_only, expected
 from advisor.present.escape import md
 from advisor.present.grid import grid, para
 from advisor.present.memo_costs import billed_gpus, billed_hours, cash_months, cost_rows
@@ -325,8 +325,7 @@ def decision_section(p: Plan, fmt: str) -> list[str]:
         ]
         out.append(
             line(
-                f"chosen on the {d.basis} cost"
-                + over_draws(d)
+                chosen_on(d)
                 + "".join(f"; {name} {v if isinstance(v, str) else usd(v)}" for name, v in figures if v is not None),
                 fmt,
             )

@@ -12,7 +12,7 @@ from advisor.contract import Plan
 from advisor.contract.context import PlanContext
 from advisor.contract.explanations import Rejected
 from advisor.durations import duration
-from advisor.present.decision_words import cautions, doubted, expected, noise, over_draws
+from advisor.present.decision_words import cautions, chosen_on, doubted, expected, noise
 from advisor.present.escape import md
 from advisor.present.grid import grid, para
 from advisor.present.memo_costs import billed_gpus, billed_hours, start_days
@@ -294,7 +294,7 @@ def _why(p: Plan, fmt: str) -> list[str]:
         out.append(_labelled("Robust", robust, fmt))
     d = p.decision
     if d is not None:
-        basis = f"chosen on the {d.basis} cost" + (over_draws(d))
+        basis = chosen_on(d)
         loss = d.price_of_robustness_usd
         figures = [
             f"expected {expected(d)}" if d.expected_cost_usd is not None else "",
