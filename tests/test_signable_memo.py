@@ -119,6 +119,9 @@ def test_the_rfq_asks_for_the_network_and_storage_the_bill_buys(buy_70b, catalog
         (row,) = [r for r in quoted.values() if r["specification"] == line["item"]]
         assert float(row["quantity"]) == pytest.approx(line["quantity"]) and row["ownership"] == "buy"
         assert row["latest_date"] == quoted["h100-sxm (buy)"]["latest_date"]  # in place when the GPUs start
+        # each unit price in its unit: 1.06 TB of flash read "catalog $220 per unit", quantity 1.05888
+        per = "per TB" if prefix == "flash storage" else "per GPU"
+        assert row["notes"].startswith(f"catalog ${line['unit_usd']:,.0f} {per},"), row["notes"]
     assert sum(b["total_usd"] for name, b in bom.items() if name.startswith(("NICs", "scale-out"))) == pytest.approx(
         d["cost_breakdown"]["network_usd"], abs=0.01
     )
