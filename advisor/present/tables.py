@@ -319,8 +319,9 @@ def serve_estimate_text(e: dict) -> str:
         f"{e['gpu']} x{e['gpu_count']}: {e['model']} at {e['precision']}, {e['input_len']} in / "
         f"{e['output_len']} out tokens, engine {e['engine']}"
     )
+    notes = [para(f"note: {w['message']}", "  ", "        ") for w in e.get("warnings", [])]  # a precision not run
     if not e["fits"]:
-        return f"{para(head)}\n{para('does not run: ' + e['reason'])}\n"
+        return "\n".join([para(head), para("does not run: " + e["reason"]), *notes]) + "\n"
     slo = e["slo"]
     held = [
         f"{what} <= {slo[key]:g} ms"
@@ -359,5 +360,6 @@ def serve_estimate_text(e: dict) -> str:
                 ]
             ],
         ),
+        *notes,
     ]
     return "\n".join(out) + "\n"
