@@ -391,3 +391,22 @@ def test_training_on_lent_serving_gpus_is_counted_at_its_planned_hours(catalog, 
                 assert c.planned_gpu_hours > c.gpu_hours and coef == pytest.approx(c.planned_gpu_hours), name
                 checked += 1
     assert checked
+
+
+def test_serving_rents_on_demand_only_where_rent_kinds_allow_it(plan_json, write):
+    """`rent_kinds: [reserved_1y, reserved_3y]` planned a serving job on 4 MI300X rented on demand at
+    TensorWave, the kind the workload left out (serving rents on demand only: reserved serving is not
+    modelled). A serving job with no on-demand rental allowed has no rented replica."""
+    text = """
+deployment: {context: cloud, ownership: rent, horizon_months: 12, rent_kinds: [reserved_1y, reserved_3y]}
+gpus: {allow: [l40s]}
+jobs:
+  - {name: bot, kind: serve, model: llama-3.1-8b, precision: fp8,
+     traffic: {requests_per_s: 2, input_tokens: 500, output_tokens: 200}}
+"""
+    code, plan = plan_json(write(text))
+    assert code == 3 and not plan["purchase"], plan["purchase"]
+    reasons = next(r for r in plan["rejected"] if r["gpu"] == "l40s")["reasons"]
+    assert any("deployment.rent_kinds" in r["message"] for r in reasons), reasons
+    code, plan = plan_json(write(text.replace("rent_kinds: [reserved_1y, reserved_3y]", "rent_kinds: [on_demand]")))
+    assert code == 0 and {p["rent_kind"] for p in plan["purchase"]} == {"on_demand"}

@@ -122,6 +122,8 @@ class Serving(Family):
                 out.append(f"{c.gpu} serves {classes[c.cls].name} against gpus.allow/deny")
             if own not in ("any", c.ownership):
                 out.append(f"{c.gpu} serving is {c.ownership} against deployment.ownership {own}")
+            if c.ownership == "rent" and "on_demand" not in problem.workload.deployment.rent_kinds:
+                out.append(f"{c.gpu} is rented on demand to serve {classes[c.cls].name} against deployment.rent_kinds")
         for k, cls in enumerate(classes):
             peak, held = cls.peak_rps * sc.traffic_factor, held_with_one_down(sol, k, cls.spare, sc.speed_factor)
             if held < peak * (1 - 1e-9) - 1e-9:
