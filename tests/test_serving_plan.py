@@ -162,6 +162,10 @@ def test_bought_serving_gpus_lend_training_their_off_peak_hours_from_their_arriv
     # by hand: the 4 GPUs' off-peak hours from their arrival to the deadline hold the job's GPU-hours
     off_peak = 4 * (120 - ready) * 8
     assert ready > 0 and job["gpu_count"] * job["wall_days_planned"] * 24 <= off_peak
+    # and it says that the job runs only off-peak, by the day: 21.6 h of running take 2.7 days at 8 h a day
+    (w,) = [w for w in plan["warnings"] if w["code"] == "off-peak-only"]
+    hours = job["wall_days"] * 24
+    assert f"its {hours:,.1f} hours of running take about {hours / 8:,.1f} days" in w["message"], w["message"]
 
 
 @pytest.mark.slow
