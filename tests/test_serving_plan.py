@@ -414,3 +414,21 @@ jobs:
     assert any("deployment.rent_kinds" in r["message"] for r in reasons), reasons
     code, plan = plan_json(write(text.replace("rent_kinds: [reserved_1y, reserved_3y]", "rent_kinds: [on_demand]")))
     assert code == 0 and {p["rent_kind"] for p in plan["purchase"]} == {"on_demand"}
+
+
+def test_a_class_served_by_a_mix_is_one_line_on_the_one_screen_view(plan_json, write):
+    """Two layouts of one class were two lines, each "for 20 requests/s at peak": as if each held the peak."""
+    from advisor.present.plan_text import plan_text
+
+    text = """
+deployment: {context: datacenter, ownership: rent}
+gpus: {allow: [l40s, h100-sxm], stock: {l40s: 1, h100-sxm: 1}}
+jobs:
+  - {name: bot, kind: serve, model: llama-3.1-8b, precision: fp8,
+     traffic: {requests_per_s: 20, input_tokens: 500, output_tokens: 200}}
+"""
+    code, plan = plan_json(write(text))
+    assert code == 0 and sorted(r["gpu"] for r in plan["serving"]) == ["h100-sxm", "l40s"]
+    out = " ".join(plan_text(plan, full=False).split())
+    assert out.count("for 20 requests/s at peak") == 1, out
+    assert "1 replica of 1× l40s (rent) and 1 replica of 1× h100-sxm (rent) for 20 requests/s at peak" in out, out
