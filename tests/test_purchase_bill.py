@@ -102,7 +102,7 @@ def test_the_racks_line_names_the_servers_it_holds_not_a_rack_s_room(catalog):
 
     row, warning = racks(1.325, 2, catalog.economics)
     assert warning is None and row["quantity"] == 1
-    assert row["item"] == "racks for 2 servers of 1.3 kW (a 30 kW air-cooled rack holds 22)", row["item"]
+    assert row["item"] == "a rack for 2 servers of 1.3 kW (a 30 kW air-cooled rack holds 22)", row["item"]
     row, _ = racks(10.2, 7, catalog.economics)  # 2 a rack: 4 racks
     assert row["quantity"] == 4 and row["item"].startswith(
         "racks for 7 servers of 10.2 kW (a 30 kW air-cooled rack holds 2)"

@@ -52,8 +52,8 @@ def racks(node_kw: float, nodes: int, econ: Economics | None) -> tuple[dict | No
         )
     count = math.ceil(nodes / per_rack)
     return line(
-        f"racks for {nodes} server{'s' if nodes != 1 else ''} of {node_kw:.1f} kW (a {fig.value:g} kW air-cooled "
-        f"rack holds {per_rack})",
+        f"{'a rack' if count == 1 else 'racks'} for {nodes} server{'s' if nodes != 1 else ''} of {node_kw:.1f} kW "
+        f"(a {fig.value:g} kW air-cooled rack holds {per_rack})",
         count,
         None,
         fig.source,
