@@ -45,6 +45,7 @@ from advisor.perf.run_columns import (
     TRAINING_KINDS,
     TRAINING_PRECISIONS,
     check_cells,
+    check_copied,
     check_header,
     flag,
     number,
@@ -104,21 +105,13 @@ def read_runs(path: str | Path, catalog: Catalog) -> list[Run]:
     body = run_lines(path)
     reader = csv.DictReader(t for _, t in body)
     reader.fieldnames = check_header(reader.fieldnames, body[0][0], name)
-    runs, p = [], params_from(catalog)
-    seen: dict[str, int] = {}
+    runs, p, seen = [], params_from(catalog), dict[str, int]()  # seen: each run's first line (check_copied)
     for (line, _), row in zip(body[1:], reader):
         check_cells(row, line, name, len(reader.fieldnames or ()))
         if (row.get("basis") or "measured") not in ("measured", "derived"):
             continue  # calibration.csv: end-to-end, pair and excluded rows are not steady-state speeds
         runs.append(_run(row, catalog, line, name))
-        # a copied run: leave-one-out would predict each copy from the other (the memo quotes that error)
-        first = seen.setdefault(repr(replace(runs[-1], line=0)), line)
-        if first != line:
-            raise InputError(
-                f"{name}, line {line}: the same run as line {first} (GPU, count, speed and every setting): the "
-                "leave-one-out error would predict each copy from the other and read low; keep one",
-                file=name,
-            )
+        check_copied(seen, repr(replace(runs[-1], line=0)), line, name)
         _check_fits(runs[-1], catalog, p, name)
     return runs
 
