@@ -166,6 +166,10 @@ def test_bought_serving_gpus_lend_training_their_off_peak_hours_from_their_arriv
     (w,) = [w for w in plan["warnings"] if w["code"] == "off-peak-only"]
     hours = job["wall_days"] * 24
     assert f"its {hours:,.1f} hours of running take about {hours / 8:,.1f} days" in w["message"], w["message"]
+    # `utilization` counts the hours the GPUs serve (from day 73, 16 h a day): it read 0.12%, the job's alone
+    horizon = 24 * 730
+    serving = 4 * (horizon - 24 * ready) * 16 / 24
+    assert plan["utilization"] == pytest.approx((serving + 4 * hours) / (4 * horizon), rel=1e-4)
 
 
 @pytest.mark.slow
