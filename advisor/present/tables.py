@@ -116,7 +116,7 @@ def frontier_text(f: dict, fmt: str = "table") -> str:
     if not f["points"]:
         out.append("no feasible plan at any makespan")
         return "\n".join(out) + "\n"
-    out.append(grid(["time", "total cost", "plan"], _frontier_rows(f), fmt, wrap=(2,)))
+    out.append(grid(["time", "present value", "plan"], _frontier_rows(f), fmt, wrap=(2,)))
     return "\n".join(out) + "\n"
 
 
