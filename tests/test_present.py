@@ -245,3 +245,15 @@ def test_a_family_no_offer_can_join_says_why_not_only_its_name(example_plan):
     detail = why["message"].split(": ", 1)[1].split(" (")[0]
     assert f"mi300x: [fabric] {' '.join(detail.split())}" in out
     assert "[fabric] AMD Instinct MI300X " not in out + " "
+
+
+def test_the_gpu_count_shortfall_agrees_in_number():
+    """`gpus: {count: 1}` for a job that needs 2 read "at most 1 are allowed"."""
+    from advisor.contract.facts import Shortfall
+    from advisor.present.constraint_words import diagnosis_row
+
+    def said(needed: int, limit: int) -> str:
+        return diagnosis_row(Shortfall("gpu_count", "shortfall:gpu_count", needed, limit))["message"]
+
+    assert said(2, 1).endswith("uses 2 GPUs; the GPU limit is 1"), said(2, 1)  # as "the power limit is 1.44 kW"
+    assert said(8, 4).endswith("uses 8 GPUs; the GPU limit is 4"), said(8, 4)
