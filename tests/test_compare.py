@@ -65,6 +65,13 @@ def test_deployment_shows_the_licence_rule(run_json):
     assert [f["rule"] for f in r["rows"][0]["rules"]] == ["LIC001"]
 
 
+def test_a_price_given_twice_for_one_gpu_is_refused(run):
+    """`--price rtx-4090=5 --price rtx-4090=6` compared at $6 without a word: a duplicate key, as in a
+    workload file, is refused naming both."""
+    code, _, err = run("compare", "rtx-4090", "--price", "rtx-4090=5", "--price", "rtx-4090=6")
+    assert code == 2 and "rtx-4090 is priced twice" in err and "'rtx-4090=5'" in err, err
+
+
 def test_bad_price_flag_exits_2(run):
     code, _, err = run("compare", "rtx-4090", "--price", "rtx-4090=cheap")
     assert code == 2 and "GPU=USD" in err
