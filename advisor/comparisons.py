@@ -43,17 +43,19 @@ def _check_prices(catalog: Catalog, gpus: list[str], prices: dict[str, Any]) -> 
             )
 
 
-def _price_of(
-    catalog: Catalog, g: GPU, prices: dict[str, Any], as_of: dt.date
-) -> tuple[float | None, str | None, str | None]:
-    """(price, its source, its date): the user's --price, else the catalog's purchase price with
-    the URLs of its sources."""
+Price = tuple[float | None, str | None, str | None, str | None]
+
+
+def _price_of(catalog: Catalog, g: GPU, prices: dict[str, Any], as_of: dt.date) -> Price:
+    """(price, its source, its date, its condition): the user's --price (condition as quoted: None),
+    else the catalog's purchase price with the URLs of its sources and its condition (new, used,
+    refurbished: a used board's price is not a new one's)."""
     if g.id in prices:
-        return float(prices[g.id]), "--price", as_of.isoformat()
+        return float(prices[g.id]), "--price", as_of.isoformat(), None
     purchase = g.prices.purchase
     price = purchase.usd if purchase else None
     price_src = ", ".join(catalog.sources[s].url for s in purchase.source) if purchase and price else None
-    return price, price_src, purchase.as_of if purchase else None
+    return price, price_src, purchase.as_of if purchase else None, purchase.condition if purchase and price else None
 
 
 def _rules_row(
@@ -75,12 +77,12 @@ def _compare_row(
     spec: JobSpec,
     p: Params,
     precision: str,
-    price: tuple[float | None, str | None, str | None],
+    price: Price,
 ) -> dict[str, Any]:
     """One GPU's figures and its estimate on the fewest cards that hold the model."""
     n = min_gpus(spec, g, p, limit=65_536)
     est = evaluate(spec, g, n, p) if n else None
-    usd, price_src, price_date = price
+    usd, price_src, price_date, condition = price
     tps = est.tokens_per_s if est and est.fits else None
     run = est if tps and est else None
     fp16acc = g.tensor_tflops.get("fp16_fp16acc")
@@ -90,6 +92,7 @@ def _compare_row(
         "price_usd": usd,
         "price_source": price_src,
         "price_as_of": price_date,
+        "price_condition": condition,
         "rent_usd_per_hour": g.rental.usd_per_gpu_hour if g.rental else None,
         "dense_tflops": g.dense_tflops(precision),
         "fp16_fp16acc_tflops": fp16acc.value if fp16acc else None,

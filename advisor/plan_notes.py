@@ -41,7 +41,7 @@ def plan_warnings(problem: Problem, sol: Solution, explaining: SolveSettings | N
     rent- or buy-only GPUs, stale prices, the price warnings (solve/price_warnings.py), and an unproven solve."""
     out: list[JSONObject] = []
     for entry in [
-        *_candidate_notes(sol),
+        *_candidate_notes(problem, sol),
         *_measurement_doubts(problem),
         *_price_warnings(problem, sol),
         *_network_warnings(problem, sol),
@@ -56,13 +56,15 @@ def plan_warnings(problem: Problem, sol: Solution, explaining: SolveSettings | N
     return out
 
 
-def _candidate_notes(sol: Solution) -> Iterator[JSONObject]:
-    """The chosen training candidates' own warnings (rules) and their estimate's notes; their
-    quote-needed warnings once per offer (_order_quotes)."""
+def _candidate_notes(problem: Problem, sol: Solution) -> Iterator[JSONObject]:
+    """The chosen training candidates' own warnings (rules) and their estimate's notes, each named by
+    its job when the plan has several; their quote-needed warnings once per offer (_order_quotes)."""
+    several = len(sol.chosen) > 1
     for c in sol.chosen:
         yield from (w for w in c.warnings if w["code"] != "quote-needed")
+        job = f"{problem.classes[c.cls].name(problem.workload)}: " if several else ""
         for note in c.estimate.notes:
-            yield {"rule": None, "code": "estimate", "message": note}
+            yield {"rule": None, "code": "estimate", "message": job + note}
     yield from _order_quotes(sol)
 
 

@@ -37,6 +37,20 @@ def test_compare_with_no_gpu_named_sets_the_articles_three_side_by_side(run):
     assert [line.split()[0] for line in out.splitlines()[3:6]] == ARTICLE
 
 
+def test_a_used_price_is_said_to_be_used_beside_new_ones(run, run_json, catalog):
+    """The A100 80GB SXM4's catalog price is a used board's ($9,000, no NVIDIA warranty): `compare` set
+    it beside a new RTX 4090 and H100 as "$9,000", "22.9K tokens/s per $1k", "price x 4.50x", and the
+    article's $20,000 (new), with no word that it is used."""
+    as_of = dt.date.fromisoformat(str(AS_OF))
+    condition = {g: catalog.at(as_of).gpus[g].prices.purchase.condition for g in ARTICLE}
+    assert condition == {"rtx-4090": "new", "a100-80gb-sxm": "used", "h100-sxm": "new"}
+    _, r = run_json("compare", *ARTICLE, "--as-of", AS_OF, "--price", "h100-sxm=25000")
+    assert [row["price_condition"] for row in r["rows"]] == ["new", "used", None]  # a --price: as quoted
+    code, out, _ = run("compare", *ARTICLE, "--as-of", AS_OF)
+    rows = {line.split()[0]: line for line in out.splitlines()[3:6]}
+    assert "$9,000 used " in rows["a100-80gb-sxm"] and "used" not in rows["rtx-4090"] + rows["h100-sxm"], out
+
+
 def test_price_override_changes_the_ratio(run_json, catalog):
     _, base = run_json("compare", "rtx-4090", "h100-sxm", "--as-of", AS_OF)
     _, quoted = run_json("compare", "rtx-4090", "h100-sxm", "--price", "rtx-4090=1749", "--as-of", AS_OF)
@@ -49,6 +63,13 @@ def test_price_override_changes_the_ratio(run_json, catalog):
 def test_deployment_shows_the_licence_rule(run_json):
     _, r = run_json("compare", *ARTICLE, "--deployment", "datacenter", "--as-of", AS_OF)
     assert [f["rule"] for f in r["rows"][0]["rules"]] == ["LIC001"]
+
+
+def test_a_price_given_twice_for_one_gpu_is_refused(run):
+    """`--price rtx-4090=5 --price rtx-4090=6` compared at $6 without a word: a duplicate key, as in a
+    workload file, is refused naming both."""
+    code, _, err = run("compare", "rtx-4090", "--price", "rtx-4090=5", "--price", "rtx-4090=6")
+    assert code == 2 and "rtx-4090 is priced twice" in err and "'rtx-4090=5'" in err, err
 
 
 def test_bad_price_flag_exits_2(run):

@@ -99,6 +99,10 @@ def test_point_basis_is_the_optimum_at_the_point_estimates(knife):
     d = p["decision"]
     assert d["basis"] == "point" and d["price_of_robustness_usd"] == 0 and d["explained_at"] == "catalog"
     assert d["point_optimal"]["purchase"] == [{"gpu": "h100-sxm", "ownership": "rent", "count": 8}]
+    # chosen at the point estimates, then costed over the draws (it read "chosen for the least cost at
+    # the point estimates over 20,000 joint draws ...; it is also the optimum at the point estimates")
+    assert "chosen for the least cost at the point estimates; over 20,000 joint draws" in d["message"], d["message"]
+    assert "also the optimum" not in d["message"]
 
 
 # a purchase price quoted at the bottom of its band (the RTX A6000's catalog street price, $5,173, as

@@ -107,3 +107,11 @@ def test_a_runs_header_with_spaces_after_its_commas_is_read(run, write, tmp_path
     plain = run("calibrate", write("gpu,count,tokens_per_s,model\n" + rows, "b.csv"), "-o", tmp_path / "b.yaml")
     assert spaced[0] == plain[0] == 0, spaced
     assert (tmp_path / "a.yaml").read_text().replace("a.csv", "b.csv") == (tmp_path / "b.yaml").read_text()
+
+
+def test_a_run_copied_twice_is_refused_naming_both_lines(run, write, tmp_path):
+    """Two identical lines were fitted as two runs: "MAPE in-sample 1.1%, leave-one-out 1.1%", each copy
+    predicted by the other, the error a memo then quotes for the user's estimator."""
+    text = row() + row().split("\n", 1)[1]
+    code, _, err = run("calibrate", write(text, "runs.csv"), "-o", tmp_path / "est.yaml")
+    assert code == 2 and "line 3: the same run as line 2" in err and "keep one" in err, err

@@ -116,3 +116,21 @@ def test_ten_weeks_of_lead_time_and_three_weeks_of_work_miss_an_eight_week_deadl
     rented = plan(parse_workload(doc), catalog=catalog, rules=rules, as_of=AS_OF, explain=False)
     assert rented["status"] == "optimal" and {i["ownership"] for i in rented["purchase"]} == {"rent"}
     assert rented["jobs"][0]["wall_days_planned"] <= 56
+
+
+def test_an_alternative_ruled_out_by_its_lead_time_is_given_its_own(plan_json, write):
+    """train-and-serve said "bought NVIDIA H100 SXM5 80GB arrive too late (73 days or more to arrive and burn
+    in)": 73 days is the chosen RTX 6000 Ada's (70-day lead time, 3-day burn-in); the H100's is 155."""
+    text = """
+deployment: {context: datacenter, ownership: buy, horizon_months: 24}
+gpus: {allow: [rtx-6000-ada, h100-sxm]}
+jobs:
+  - {name: chat, kind: serve, model: llama-3.1-8b, precision: fp8,
+     traffic: {requests_per_s: 5, input_tokens: 500, output_tokens: 200}}
+  - {name: ft, model: llama-3-8b, kind: finetune, tokens: 1B, deadline: 120d}
+"""
+    code, plan = plan_json(write(text), explain="alternatives")
+    assert code == 0 and [p["ready_days"] for p in plan["purchase"] if p["gpu"] == "rtx-6000-ada"] == [73.0]
+    (h100,) = [r for r in plan["rejected"] if r["gpu"] == "h100-sxm"]
+    lead = next(r for r in h100["reasons"] if r["code"] == "lead_time")
+    assert lead["limit"] == 155.0 and "(155 days or more to arrive and burn in)" in lead["message"], lead

@@ -410,3 +410,23 @@ def test_the_memos_cost_tables_add_up_to_the_cent(memos, example):
     from test_cash_adds_up import memo_adds_up
 
     memo_adds_up(memos[example, "md"].read_text(encoding="utf-8"))
+
+
+def test_the_cost_time_chart_does_not_send_a_reader_to_alternatives_for_a_gpu_the_plan_uses(example_plan):
+    """team-fleet's chart read "Not shown (see Alternatives considered for why): ... NVIDIA GeForce RTX
+    4090 ... NVIDIA RTX 6000 Ada Generation", two of the three GPUs it rents (Alternatives: "Recommended"):
+    each dot is a plan on one type alone, and neither does all the work alone."""
+    from types import SimpleNamespace
+
+    from advisor.contract import Plan
+    from advisor.present.memo_charts import _cost_time_chart
+
+    _, plan = example_plan("article-office")
+    p = Plan.model_validate(plan)
+    used = p.purchase[0].gpu
+    names = {used: "The Used One", "h100-sxm": "The Other One", "a100-80gb-sxm": "The Shown One"}
+    ctx = SimpleNamespace(considered=list(names), gpu_name=names.get, deadlines=[])
+    data = {"series": {"a100-80gb-sxm": [(30.0, 9000.0, 1)]}, "front": []}
+    caption = _cost_time_chart(p, ctx, {"a100-80gb-sxm": "#000000"}, data)["caption"]
+    assert "(see Alternatives considered for why): The Other One." in caption, caption
+    assert "Not shown: The Used One, which the recommendation uses beside other types" in caption, caption

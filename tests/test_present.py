@@ -7,6 +7,7 @@ import ast
 import re
 from pathlib import Path
 
+import pytest
 from conftest import AS_OF, EXAMPLES
 
 PRESENT = Path(__file__).resolve().parent.parent / "advisor" / "present"
@@ -109,6 +110,27 @@ def _with_round3(plan: dict) -> dict:
     plan = dict(plan, **ROUND3)
     plan["jobs"] = [dict(j, speed_evidence="measured") for j in plan["jobs"]]
     return plan
+
+
+@pytest.mark.parametrize(
+    "basis, said",
+    [
+        ("point", "chosen at the point estimates; over 200 draws: expected $140,000"),
+        ("p80", "chosen on the P80 cost over 200 draws: expected $140,000"),
+    ],
+)
+def test_the_basis_line_says_how_the_plan_was_chosen(example_plan, basis, said):
+    """`decision: point` read "Basis  chosen on the point cost over 20,000 draws": a plan chosen at the
+    point estimates was said to be chosen over the draws, on a "point cost" no table states."""
+    from advisor.present.plan_text import plan_text
+
+    _, plan = example_plan("article-datacenter")
+    plan = _with_round3(plan)
+    plan["decision"] = dict(plan["decision"], basis=basis)
+    out = plan_text(plan, full=False)
+    assert said in " ".join(out.split()), out
+    section = " ".join(plan_text(plan, section="decision").split())
+    assert said.replace(": expected", "; expected cost") in section, section
 
 
 def test_the_one_screen_view_shows_the_round_3_keys(example_plan):
@@ -223,3 +245,15 @@ def test_a_family_no_offer_can_join_says_why_not_only_its_name(example_plan):
     detail = why["message"].split(": ", 1)[1].split(" (")[0]
     assert f"mi300x: [fabric] {' '.join(detail.split())}" in out
     assert "[fabric] AMD Instinct MI300X " not in out + " "
+
+
+def test_the_gpu_count_shortfall_agrees_in_number():
+    """`gpus: {count: 1}` for a job that needs 2 read "at most 1 are allowed"."""
+    from advisor.contract.facts import Shortfall
+    from advisor.present.constraint_words import diagnosis_row
+
+    def said(needed: int, limit: int) -> str:
+        return diagnosis_row(Shortfall("gpu_count", "shortfall:gpu_count", needed, limit))["message"]
+
+    assert said(2, 1).endswith("uses 2 GPUs; the GPU limit is 1"), said(2, 1)  # as "the power limit is 1.44 kW"
+    assert said(8, 4).endswith("uses 8 GPUs; the GPU limit is 4"), said(8, 4)

@@ -93,3 +93,17 @@ def test_storage_by_model_size_and_tokens_by_hand(catalog):
     need = storage_need(catalog.economics, 70e9, 15e12)
     assert need.dataset_tb == pytest.approx(43.95) and need.checkpoint_tb == pytest.approx(1.568)
     assert need.usd == pytest.approx(10_013.96, abs=1.0) and need.source and need.confidence == "low"
+
+
+def test_the_racks_line_names_the_servers_it_holds_not_a_rack_s_room(catalog):
+    """train-and-serve's bill read 'racks (22 server(s) of 1.3 kW per 30 kW air-cooled rack) | 1' for
+    its 2 workstations: 22 was what one rack has room for, read as servers bought."""
+    from advisor.economics.bom import racks
+
+    row, warning = racks(1.325, 2, catalog.economics)
+    assert warning is None and row["quantity"] == 1
+    assert row["item"] == "a rack for 2 servers of 1.3 kW (a 30 kW air-cooled rack holds 22)", row["item"]
+    row, _ = racks(10.2, 7, catalog.economics)  # 2 a rack: 4 racks
+    assert row["quantity"] == 4 and row["item"].startswith(
+        "racks for 7 servers of 10.2 kW (a 30 kW air-cooled rack holds 2)"
+    )

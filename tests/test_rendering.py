@@ -123,6 +123,9 @@ def test_frontier_rows_that_differ_read_differently():
     }
     times = [row.strip().split("  ")[0] for row in frontier_text(f).splitlines()[3:]]
     assert len(set(times)) == 3, times
+    # the cost is the plan's total_cost_usd, the present value it minimises: it read "total cost", where
+    # `plan` now says "present value" and gives the cash beside it
+    assert frontier_text(f).splitlines()[1].split() == ["time", "present", "value", "plan"]
 
 
 def test_a_serving_only_plan_speaks_of_no_deadline_and_no_range_of_one_value(example_plan):

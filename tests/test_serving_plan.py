@@ -150,6 +150,28 @@ def test_training_and_serving_share_owned_gpus_only_when_allowed(example_plan, w
         assert "8 h a day" in next(r["shared_with_training"] for r in shared["serving"] if r["shared_with_training"])
 
 
+def test_bought_serving_gpus_lend_training_their_off_peak_hours_from_their_arrival(plan_json, write):
+    """Owned serving GPUs serve only once they arrive (day 73 here): the capacity row took serving's
+    hours from day 0 and forced 3 GPUs more than the 4 that serve, 16 h a day, and train 8 h a day."""
+    text = (EXAMPLES / "train-and-serve.yaml").read_text(encoding="utf-8") + "gpus: {allow: [rtx-6000-ada], max: 4}\n"
+    code, plan = plan_json(write(text))
+    assert code == 0, plan["diagnosis"]
+    ready = plan["purchase"][0]["ready_days"]
+    job, serving = plan["jobs"][0], plan["serving"][0]
+    assert plan["purchase"][0]["count"] == serving["gpu_count"] == job["gpu_count"] == 4
+    # by hand: the 4 GPUs' off-peak hours from their arrival to the deadline hold the job's GPU-hours
+    off_peak = 4 * (120 - ready) * 8
+    assert ready > 0 and job["gpu_count"] * job["wall_days_planned"] * 24 <= off_peak
+    # and it says that the job runs only off-peak, by the day: 21.6 h of running take 2.7 days at 8 h a day
+    (w,) = [w for w in plan["warnings"] if w["code"] == "off-peak-only"]
+    hours = job["wall_days"] * 24
+    assert f"its {hours:,.1f} hours of running take about {hours / 8:,.1f} days" in w["message"], w["message"]
+    # `utilization` counts the hours the GPUs serve (from day 73, 16 h a day): it read 0.12%, the job's alone
+    horizon = 24 * 730
+    serving = 4 * (horizon - 24 * ready) * 16 / 24
+    assert plan["utilization"] == pytest.approx((serving + 4 * hours) / (4 * horizon), rel=1e-4)
+
+
 @pytest.mark.slow
 def test_more_traffic_is_re_solved(example_plan):
     _, plan = example_plan("serve-70b-datacenter")
@@ -377,3 +399,40 @@ def test_training_on_lent_serving_gpus_is_counted_at_its_planned_hours(catalog, 
                 assert c.planned_gpu_hours > c.gpu_hours and coef == pytest.approx(c.planned_gpu_hours), name
                 checked += 1
     assert checked
+
+
+def test_serving_rents_on_demand_only_where_rent_kinds_allow_it(plan_json, write):
+    """`rent_kinds: [reserved_1y, reserved_3y]` planned a serving job on 4 MI300X rented on demand at
+    TensorWave, the kind the workload left out (serving rents on demand only: reserved serving is not
+    modelled). A serving job with no on-demand rental allowed has no rented replica."""
+    text = """
+deployment: {context: cloud, ownership: rent, horizon_months: 12, rent_kinds: [reserved_1y, reserved_3y]}
+gpus: {allow: [l40s]}
+jobs:
+  - {name: bot, kind: serve, model: llama-3.1-8b, precision: fp8,
+     traffic: {requests_per_s: 2, input_tokens: 500, output_tokens: 200}}
+"""
+    code, plan = plan_json(write(text))
+    assert code == 3 and not plan["purchase"], plan["purchase"]
+    reasons = next(r for r in plan["rejected"] if r["gpu"] == "l40s")["reasons"]
+    assert any("deployment.rent_kinds" in r["message"] for r in reasons), reasons
+    code, plan = plan_json(write(text.replace("rent_kinds: [reserved_1y, reserved_3y]", "rent_kinds: [on_demand]")))
+    assert code == 0 and {p["rent_kind"] for p in plan["purchase"]} == {"on_demand"}
+
+
+def test_a_class_served_by_a_mix_is_one_line_on_the_one_screen_view(plan_json, write):
+    """Two layouts of one class were two lines, each "for 20 requests/s at peak": as if each held the peak."""
+    from advisor.present.plan_text import plan_text
+
+    text = """
+deployment: {context: datacenter, ownership: rent}
+gpus: {allow: [l40s, h100-sxm], stock: {l40s: 1, h100-sxm: 1}}
+jobs:
+  - {name: bot, kind: serve, model: llama-3.1-8b, precision: fp8,
+     traffic: {requests_per_s: 20, input_tokens: 500, output_tokens: 200}}
+"""
+    code, plan = plan_json(write(text))
+    assert code == 0 and sorted(r["gpu"] for r in plan["serving"]) == ["h100-sxm", "l40s"]
+    out = " ".join(plan_text(plan, full=False).split())
+    assert out.count("for 20 requests/s at peak") == 1, out
+    assert "1 replica of 1× l40s (rent) and 1 replica of 1× h100-sxm (rent) for 20 requests/s at peak" in out, out

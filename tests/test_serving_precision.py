@@ -79,3 +79,17 @@ def test_a_gpu_without_any_16_bit_rate_is_refused_with_the_reason():
     assert replica_rate("llama-3.1-8b", bare, 1, "int4", 500, 100) is None
     est = serve_estimate("llama-3.1-8b", bare, 1, "fp8", 500, 100)
     assert est["fits"] is False and "no tensor rate for fp8 or a wider format" in est["reason"]
+
+
+@pytest.mark.parametrize("gid, precision", [("a100-80gb-sxm", "fp8"), ("t4", "fp4")])
+def test_the_estimate_text_says_the_precision_it_was_planned_at(gid, precision):
+    """`advisor estimate --kind serve --gpu a100-80gb-sxm --precision fp8` printed "llama-3.1-8b at fp8"
+    and the rate at bf16 (the A100 has no fp8); the warning that says so was in the JSON only. On a T4
+    at fp4 it read "does not run: llama-3.1-8b at fp16 needs ..." with no word of why fp16."""
+    from advisor.present.tables import serve_estimate_text
+
+    est = serve_estimate("llama-3.1-8b", hardware(load_catalog().gpus[gid]), 1, precision, 1000, 300)
+    (w,) = est["warnings"]
+    assert est["served_precision"] != precision and w["code"] == "precision-not-on-gpu"
+    text = " ".join(serve_estimate_text(est).split())
+    assert f"note: {w['message']}" in text, text

@@ -119,6 +119,9 @@ def test_the_rfq_asks_for_the_network_and_storage_the_bill_buys(buy_70b, catalog
         (row,) = [r for r in quoted.values() if r["specification"] == line["item"]]
         assert float(row["quantity"]) == pytest.approx(line["quantity"]) and row["ownership"] == "buy"
         assert row["latest_date"] == quoted["h100-sxm (buy)"]["latest_date"]  # in place when the GPUs start
+        # each unit price in its unit: 1.06 TB of flash read "catalog $220 per unit", quantity 1.05888
+        per = "per TB" if prefix == "flash storage" else "per GPU"
+        assert row["notes"].startswith(f"catalog ${line['unit_usd']:,.0f} {per},"), row["notes"]
     assert sum(b["total_usd"] for name, b in bom.items() if name.startswith(("NICs", "scale-out"))) == pytest.approx(
         d["cost_breakdown"]["network_usd"], abs=0.01
     )
@@ -189,3 +192,18 @@ def test_a_plan_renting_to_train_and_to_serve_says_which_rental_is_which(catalog
     serving = {i.use == "serving" for i in p.purchase}
     assert serving == {True, False}, p.purchase  # a rental of each kind
     assert re.search(r"\) to train: [\d,.]+ GPU-hours", text) and re.search(r"\) to serve: [\d,.]+ GPU-hours", text)
+
+
+def test_the_memos_key_figures_say_which_total_is_present_value_and_which_is_cash(buy_70b, catalog, rules):
+    """train-and-serve's key figures read 'Total cost over 24 months $71,091' and 'Paid upfront $66,952'
+    while $95,755 is paid over those 24 months (serve-70b-datacenter: 'Total cost $514,277' above
+    'Paid as used (rental) $591,300'): the total was the present value, unnamed, and the cash absent."""
+    path, p, d = buy_70b
+    assert d["nominal_cost_usd"] - d["total_cost_usd"] > 1  # a plan whose two totals differ
+    text = memo_md(path, p, catalog, rules)
+    figures = dict(re.findall(r"^\| ([^|*]+?) \| \*\*([^*]+)\*\* \|$", text, re.M))
+    months = d["assumptions"]["horizon_months"]
+    assert figures[f"Total cost over {months:g} months, present value"] == f"${d['total_cost_usd']:,.0f}", figures
+    assert figures[f"Cash paid over {months:g} months"] == f"${d['nominal_cost_usd']:,.0f}", figures
+    header = plan_text(p, full=True).splitlines()[1]
+    assert f"Total cost over {months:g} months, present value: ${d['total_cost_usd']:,.0f}" in header, header

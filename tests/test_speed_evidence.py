@@ -297,3 +297,19 @@ def test_a_generation_past_its_first_software_year_takes_the_mature_derating(cat
         assert e.derating["source"] == ["speedrun_4090_reddit"]
         bare = evaluate(_llama8b(catalog), g, 8, replace(p, datasheet_derating={"nvidia": {**entry, "mature": None}}))
         assert e.tokens_per_s == pytest.approx(bare.tokens_per_s * 0.961, rel=1e-6)
+
+
+def test_an_estimate_note_names_its_job_when_the_plan_has_several(plan_json, write):
+    """team-fleet's warnings read "Held to the best published bf16 MFU on Ada GPUs, 51.1% before communication
+    (model: 51.7%, now 51.1%)" three times over, each with another "model:" figure and no job named."""
+    text = """
+deployment: {context: cloud, ownership: rent}
+gpus: {allow: [rtx-4090]}
+jobs:
+  - {name: small, model: gpt2-124m, tokens: 1B}
+  - {name: large, model: gpt2-350m, tokens: 1B}
+"""
+    code, plan = plan_json(write(text))
+    held = [w["message"] for w in plan["warnings"] if w["code"] == "estimate" and "held to the best" in w["message"]]
+    assert code == 0 and len(held) == 2, plan["warnings"]
+    assert sorted(m.split(": ", 1)[0] for m in held) == ["large", "small"], held

@@ -31,9 +31,13 @@ def _prices(ctx: click.Context, param: click.Parameter, values: tuple[str, ...])
     """--price GPU=USD, repeatable, as {gpu: usd}; anything else is refused naming the flag."""
     from advisor.inputs.quantities import usd_amount  # pydantic: not imported by `advisor -V`
 
-    out = {}
+    out: dict[str, float] = {}
+    given: dict[str, str] = {}
     for item in values:
         gid, sep, usd = item.partition("=")
+        if gid.strip() in given:  # one price per GPU, as a workload file's keys: never the last silently
+            raise click.BadParameter(f"{gid.strip()} is priced twice ({given[gid.strip()]!r} and {item!r}); give one")
+        given[gid.strip()] = item
         try:
             value = usd_amount(usd, "--price") if sep else None
         except ValueError:  # units' message; the flag's own words follow

@@ -52,7 +52,8 @@ def racks(node_kw: float, nodes: int, econ: Economics | None) -> tuple[dict | No
         )
     count = math.ceil(nodes / per_rack)
     return line(
-        f"racks ({per_rack} server(s) of {node_kw:.1f} kW per {fig.value:g} kW air-cooled rack)",
+        f"{'a rack' if count == 1 else 'racks'} for {nodes} server{'s' if nodes != 1 else ''} of {node_kw:.1f} kW "
+        f"(a {fig.value:g} kW air-cooled rack holds {per_rack})",
         count,
         None,
         fig.source,

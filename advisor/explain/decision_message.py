@@ -37,6 +37,8 @@ def message(basis: str, rec: dict[str, Any], what: str, point_what: str, same: b
         return (
             f"{what}: the optimum at the point estimates, kept on {how.removeprefix('the least ')} {figures}; {close}"
         )
+    if basis == "point":  # chosen at the point estimates, then costed over the draws
+        return f"{what}: chosen for {how}; {figures.replace(' (', ': ', 1).removesuffix(')')}"
     text = f"{what}: chosen for {how} {figures}"
     if same:
         return text + "; it is also the optimum at the point estimates"

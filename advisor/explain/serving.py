@@ -146,7 +146,39 @@ def serving_warnings(problem: Problem, sol: Solution) -> list[dict]:
             f"offline, {band.get('server_mape', 'unknown')} under an SLO, on the GPUs that were measured)",
         }
         out.append(w)
-    return out + late_service(problem, sol)
+    return out + late_service(problem, sol) + off_peak_only(problem, sol)
+
+
+def off_peak_only(problem: Problem, sol: Solution) -> list[dict]:
+    """A training job on bought GPUs that needs some of the serving GPUs (more GPUs at once than the
+    type's bought ones beside all its serving ones) runs only in their off-peak hours: its time is
+    given as if it ran alone (docs/model.md, Serving: left out), so say how long it takes by the day."""
+    out = []
+    for c, _ in sol.assignment:
+        if c.ownership != "buy":
+            continue
+        serving = [
+            (problem.serve_classes[s.cls], s.gpus * n)
+            for s, n in sol.serving
+            if s.gpu == c.gpu and s.ownership == "buy"
+        ]
+        lent = [cls.off_peak_hours for cls, gpus in serving if gpus and cls.off_peak_hours > 0]
+        free = sol.bought.get(c.gpu, 0) - sum(gpus for _, gpus in serving)
+        if not lent or c.count <= free:
+            continue
+        hours_a_day = min(lent)
+        name = problem.classes[c.cls].name(problem.workload)
+        out.append(
+            {
+                "rule": None,
+                "code": "off-peak-only",
+                "message": f"{name} needs {c.count} {c.gpu} at once and {free if free > 0 else 'none'} of the "
+                f"{sol.bought.get(c.gpu, 0)} bought {'is' if free == 1 else 'are'} free of serving, so it runs only "
+                f"in the serving GPUs' {hours_a_day:g} off-peak hours a day: its {c.hours:,.1f} hours of running "
+                f"take about {c.hours * 24 / hours_a_day / 24:,.1f} days (its time is stated as if it ran alone)",
+            }
+        )
+    return out
 
 
 def _late(problem: Problem, sol: Solution, k: int) -> tuple[list[str], int]:

@@ -33,6 +33,7 @@ _SHAPES = {
     "model": "a preset name such as gpt2-124m or a mapping such as {params: 7B, layers: 32, hidden: 4096}",
     "allow": "a list of GPU ids such as [h100-sxm, a100-80gb-sxm]",
     "deny": "a list of GPU ids such as [rtx-4090]",
+    "decision": "expected, point, p80 or p90, or a mapping such as {basis: p80, draws: 200}",
 }
 # Why an upper bound is where it is.
 _LARGEST_CLUSTERS = f"the largest clusters reported hold about {MAX_GPUS:,} GPUs"

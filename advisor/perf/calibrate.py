@@ -45,6 +45,7 @@ from advisor.perf.run_columns import (
     TRAINING_KINDS,
     TRAINING_PRECISIONS,
     check_cells,
+    check_copied,
     check_header,
     flag,
     number,
@@ -104,12 +105,13 @@ def read_runs(path: str | Path, catalog: Catalog) -> list[Run]:
     body = run_lines(path)
     reader = csv.DictReader(t for _, t in body)
     reader.fieldnames = check_header(reader.fieldnames, body[0][0], name)
-    runs, p = [], params_from(catalog)
+    runs, p, seen = [], params_from(catalog), dict[str, int]()  # seen: each run's first line (check_copied)
     for (line, _), row in zip(body[1:], reader):
         check_cells(row, line, name, len(reader.fieldnames or ()))
         if (row.get("basis") or "measured") not in ("measured", "derived"):
             continue  # calibration.csv: end-to-end, pair and excluded rows are not steady-state speeds
         runs.append(_run(row, catalog, line, name))
+        check_copied(seen, repr(replace(runs[-1], line=0)), line, name)
         _check_fits(runs[-1], catalog, p, name)
     return runs
 

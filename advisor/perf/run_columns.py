@@ -182,3 +182,15 @@ def check_cells(row: dict[Any, Any], line: int, name: str, columns: int) -> None
             "quote a cell that holds a comma, or name the extra columns in the header",
             file=name,
         )
+
+
+def check_copied(seen: dict[str, int], run: str, line: int, name: str) -> None:
+    """A run on two lines (the same GPU, count, speed and every setting, `run` its key): refused, since
+    leave-one-out would predict each copy from the other and read low (a memo quotes that error)."""
+    first = seen.setdefault(run, line)
+    if first != line:
+        raise InputError(
+            f"{name}, line {line}: the same run as line {first} (GPU, count, speed and every setting): the "
+            "leave-one-out error would predict each copy from the other and read low; keep one",
+            file=name,
+        )

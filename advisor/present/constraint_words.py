@@ -127,7 +127,7 @@ def _shortfall_words(s: Shortfall) -> str:
     if s.family == "deadline":
         return f"the cheapest plan with no limits takes {in_days(s.needed)}; the deadline is {duration(24 * s.limit)}"
     if s.family == "gpu_count":
-        return f"the cheapest plan with no limits uses {s.needed:,.0f} GPUs; at most {s.limit:,.0f} are allowed"
+        return f"the cheapest plan with no limits uses {s.needed:,.0f} GPUs; the GPU limit is {s.limit:,.0f}"
     if s.family == "horizon":
         return (
             f"the cheapest plan with no limits takes {s.needed:,.1f} days; every job must finish within the "

@@ -118,6 +118,14 @@ def robustness_cost(p: Plan) -> str | None:
     )
 
 
+def chosen_on(d: Decision) -> str:
+    """'chosen on the P80 cost over 20,000 draws', or for `decision: point` 'chosen at the point
+    estimates; over 20,000 draws' (its figures over the draws follow: it was not chosen on them)."""
+    if d.basis == "point":
+        return "chosen at the point estimates" + (f";{over_draws(d)}" if over_draws(d) else "")
+    return f"chosen on the {d.basis.upper() if d.basis.startswith('p') else d.basis} cost" + over_draws(d)
+
+
 def over_draws(d: Decision) -> str:
     """' over 20,000 draws': the draws the decision's figures are over (the scoring draws, else the
     workload's), '' without any."""

@@ -92,14 +92,22 @@ def _cost_time_chart(plan: Plan, ctx: PlanContext, colour: dict[str, str], data:
         grid=True,
     )
     shown = set(data["series"])
-    left_out = [names[g] for g in ctx.considered if g not in shown]
+    in_plan = {i.gpu for i in plan.purchase} | {r.gpu for r in plan.serving}
+    left_out = [g for g in ctx.considered if g not in shown]
+    used = [names[g] for g in left_out if g in in_plan]  # no plan on it alone does all the work
+    other = [names[g] for g in left_out if g not in in_plan]
     caption = (
         "Each dot is the cheapest plan that uses only one GPU type and finishes within a given time; "
         "the small number beside it is how many GPUs that plan uses. The black line joins the "
         "plans for which no other plan is both cheaper and faster; the star is the recommendation."
     )
-    if left_out:
-        caption += f" Not shown (see Alternatives considered for why): {join(left_out)}."
+    if used:
+        caption += (
+            f" Not shown: {join(used)}, which the recommendation uses beside other types: no plan on "
+            f"{'it' if len(used) == 1 else 'any of them'} alone does all the work."
+        )
+    if other:
+        caption += f" Not shown (see Alternatives considered for why): {join(other)}."
     file_svg, inline = ch.svg()
     return {
         "slug": "cost-vs-time",

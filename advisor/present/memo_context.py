@@ -135,12 +135,16 @@ def memo_context(
 def _key_figures(
     plan: Plan, cost_title: str, upfront: float, finish_h: float | None, best_alt: tuple[str, float] | None
 ) -> list[tuple[str, str]]:
-    """The figures a reader looks for first: the total, what is paid upfront (or as used), when the
-    work finishes and the saving against the next-best GPU; those with no value left out."""
+    """The figures a reader looks for first: the total (present value, what the plan minimises), what
+    is paid upfront (or as used) and the cash over the months it is paid in, when it differs from that,
+    when the work finishes and the saving against the next-best GPU; those with no value left out."""
     total = plan.total_cost_usd or 0.0
+    paid = ("Paid upfront", usd(upfront)) if upfront else ("Paid as used (rental)", usd(plan.cost_breakdown.rental_usd))
+    cash = usd(plan.nominal_cost_usd)
     key_figures = [
-        (f"Total {cost_title.lower()}", usd(plan.total_cost_usd)),
-        ("Paid upfront", usd(upfront)) if upfront else ("Paid as used (rental)", usd(plan.cost_breakdown.rental_usd)),
+        (f"Total {cost_title.lower()}, present value", usd(plan.total_cost_usd)),
+        paid,
+        (f"Cash paid over {months_phrase(cash_months(plan))}", cash if cash != paid[1] else ""),
         _finish_figure(plan, finish_h),
     ]
     key_figures = [kf for kf in key_figures if kf[1]]

@@ -12,7 +12,7 @@ from advisor.contract.costs import Triple
 from advisor.contract.explanations import Reason, Rejected
 from advisor.durations import duration
 from advisor.present import words
-from advisor.present.decision_words import cost_only, expected, over_draws
+from advisor.present.decision_words import chosen_on, cost_only, expected
 from advisor.present.escape import md
 from advisor.present.grid import grid, para
 from advisor.present.memo_costs import billed_gpus, billed_hours, cash_months, cost_rows
@@ -123,8 +123,9 @@ def title_lines(p: Plan, fmt: str, summary: bool = False) -> list[str]:
     out.append(
         para(
             f"Status: {p.status} ({solver.name}, {proof})   "
-            f"Total cost over {months_phrase(cash_months(p))}: {usd(p.total_cost_usd)}"
+            f"Total cost over {months_phrase(cash_months(p))}, present value: {usd(p.total_cost_usd)}"
             + span(p.total_cost_usd_range, usd)
+            + f"; cash {usd(p.nominal_cost_usd)}"
         )
     )
     if p.jobs:
@@ -324,8 +325,7 @@ def decision_section(p: Plan, fmt: str) -> list[str]:
         ]
         out.append(
             line(
-                f"chosen on the {d.basis} cost"
-                + over_draws(d)
+                chosen_on(d)
                 + "".join(f"; {name} {v if isinstance(v, str) else usd(v)}" for name, v in figures if v is not None),
                 fmt,
             )

@@ -12,7 +12,7 @@ from advisor.contract import Plan
 from advisor.contract.context import PlanContext
 from advisor.contract.explanations import Rejected
 from advisor.durations import duration
-from advisor.present.decision_words import cautions, doubted, expected, noise, over_draws
+from advisor.present.decision_words import cautions, chosen_on, doubted, expected, noise
 from advisor.present.escape import md
 from advisor.present.grid import grid, para
 from advisor.present.memo_costs import billed_gpus, billed_hours, start_days
@@ -108,23 +108,32 @@ def time_text(p: Plan, ctx: PlanContext | None) -> str | None:
 
 
 def serving_texts(p: Plan) -> list[str]:
+    """One line per request class: its replicas (of every layout it uses, a mix on one line: each row
+    holds its share, not the class's peak), the peak they hold and the latency at it."""
+    classes: dict[str, list] = {}
+    for r in p.serving:
+        classes.setdefault(r.name, []).append(r)
     out = []
-    for r in p.serving[:3]:
-        ttft = "n/a" if r.ttft_ms is None else f"{r.ttft_ms:.0f} ms"
-        tpot = "n/a" if r.tpot_ms is None else f"{r.tpot_ms:.1f} ms"
+    for name, rows in list(classes.items())[:3]:
+        first = rows[0]
+        layouts = " and ".join(
+            f"{r.replicas:,} replica{'s' if r.replicas != 1 else ''} of {r.gpu_count // max(1, r.replicas)}× "
+            f"{r.gpu} ({r.ownership})"
+            for r in rows
+        )
+        ttft = " / ".join("n/a" if r.ttft_ms is None else f"{r.ttft_ms:.0f} ms" for r in rows)
+        tpot = " / ".join("n/a" if r.tpot_ms is None else f"{r.tpot_ms:.1f} ms" for r in rows)
         out.append(
-            f"{r.name}: {r.replicas:,} replica{'s' if r.replicas != 1 else ''} of {r.gpu_count // max(1, r.replicas)}× "
-            f"{r.gpu} ({r.ownership}) "
-            f"for {r.peak_requests_per_s:.3g} requests/s at peak"
+            f"{name}: {layouts} for {first.peak_requests_per_s:.3g} requests/s at peak"
             + (
-                f" (n+1: {r.requests_per_s_one_down:.3g} with any one replica down)"
-                if r.availability == "n+1" and r.requests_per_s_one_down is not None
+                f" (n+1: {first.requests_per_s_one_down:.3g} with any one replica down)"
+                if first.availability == "n+1" and first.requests_per_s_one_down is not None
                 else ""
             )
-            + f"; p{r.slo.percentile:g} TTFT {ttft}, TPOT {tpot}"
+            + f"; p{first.slo.percentile:g} TTFT {ttft}, TPOT {tpot}"
         )
-    if len(p.serving) > 3:
-        out.append(f"and {len(p.serving) - 3} more rows (--section serving)")
+    if len(classes) > 3:
+        out.append(f"and {len(classes) - 3} more classes (--section serving)")
     return out
 
 
@@ -294,7 +303,7 @@ def _why(p: Plan, fmt: str) -> list[str]:
         out.append(_labelled("Robust", robust, fmt))
     d = p.decision
     if d is not None:
-        basis = f"chosen on the {d.basis} cost" + (over_draws(d))
+        basis = chosen_on(d)
         loss = d.price_of_robustness_usd
         figures = [
             f"expected {expected(d)}" if d.expected_cost_usd is not None else "",

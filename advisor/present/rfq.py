@@ -198,7 +198,8 @@ def rows(plan: Plan, ctx: PlanContext) -> list[list[Any]]:
     return out + _other_hardware(plan, ctx)
 
 
-OTHER_HARDWARE = ("nic", "fabric", "storage")  # the bill's hardware beyond GPUs and servers (BomItem.kind)
+OTHER_HARDWARE = {"nic": "per GPU", "fabric": "per GPU", "storage": "per TB"}  # the bill's hardware beyond GPUs
+# and servers (BomItem.kind), by the unit of its quantity (economics/purchase_bill.py, solve/ledger.py)
 
 
 def _other_hardware(plan: Plan, ctx: PlanContext) -> list[list[Any]]:
@@ -219,7 +220,7 @@ def _other_hardware(plan: Plan, ctx: PlanContext) -> list[list[Any]]:
             None,
             when,
             why,
-            f"catalog {usd(b.unit_usd)} per unit, {b.confidence} confidence"
+            f"catalog {usd(b.unit_usd)} {OTHER_HARDWARE[b.kind]}, {b.confidence} confidence"
             if b.unit_usd is not None
             else b.note or "",
         ]

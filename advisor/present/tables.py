@@ -116,7 +116,7 @@ def frontier_text(f: dict, fmt: str = "table") -> str:
     if not f["points"]:
         out.append("no feasible plan at any makespan")
         return "\n".join(out) + "\n"
-    out.append(grid(["time", "total cost", "plan"], _frontier_rows(f), fmt, wrap=(2,)))
+    out.append(grid(["time", "present value", "plan"], _frontier_rows(f), fmt, wrap=(2,)))
     return "\n".join(out) + "\n"
 
 
@@ -129,6 +129,12 @@ def _subheading(text: str, fmt: str) -> str:
     return prose(text, fmt) + ("\n" if fmt == "markdown" else "")
 
 
+def _price_cell(row: dict) -> str:
+    """'$9,000 used': a price not for a new part says so beside new ones (a --price: as quoted)."""
+    condition = row.get("price_condition")
+    return usd(row["price_usd"]) + (f" {condition}" if condition not in (None, "new") else "")
+
+
 def _compare_cells(row: dict) -> list:
     """One GPU of `advisor compare` as table cells: price, TFLOPs, memory, links, speed, ratios."""
     tflops = f"{row['dense_tflops']:g}" if row["dense_tflops"] else "n/a"
@@ -138,7 +144,7 @@ def _compare_cells(row: dict) -> list:
     link += "" if row["p2p"] else (", no P2P" if row["p2p"] is False else ", P2P unknown")
     return [
         row["gpu"],
-        usd(row["price_usd"]),
+        _price_cell(row),
         tflops,
         f"{row['memory_gb']:g} GB",
         f"{row['memory_bandwidth_gbps']:g} GB/s",
@@ -165,7 +171,7 @@ def _compare_notes(r: dict, fmt: str) -> list[str]:
                     [
                         row["gpu"],
                         usd(row["article"]["price_usd"]),
-                        usd(row["price_usd"]),
+                        _price_cell(row),
                         row["article"]["fp16_tflops"],
                         tokens(row["article"]["tokens_per_s"]),
                         tokens(row["tokens_per_s"]),
@@ -192,6 +198,7 @@ def compare_text(r: dict, fmt: str = "table") -> str:
         keys = [
             "gpu",
             "price_usd",
+            "price_condition",
             "dense_tflops",
             "memory_gb",
             "memory_bandwidth_gbps",
@@ -312,8 +319,9 @@ def serve_estimate_text(e: dict) -> str:
         f"{e['gpu']} x{e['gpu_count']}: {e['model']} at {e['precision']}, {e['input_len']} in / "
         f"{e['output_len']} out tokens, engine {e['engine']}"
     )
+    notes = [para(f"note: {w['message']}", "  ", "        ") for w in e.get("warnings", [])]  # a precision not run
     if not e["fits"]:
-        return f"{para(head)}\n{para('does not run: ' + e['reason'])}\n"
+        return "\n".join([para(head), para("does not run: " + e["reason"]), *notes]) + "\n"
     slo = e["slo"]
     held = [
         f"{what} <= {slo[key]:g} ms"
@@ -352,5 +360,6 @@ def serve_estimate_text(e: dict) -> str:
                 ]
             ],
         ),
+        *notes,
     ]
     return "\n".join(out) + "\n"

@@ -19,6 +19,7 @@ from advisor.economics.rental import order_fit
 from advisor.inputs.units import HOURS_PER_MONTH
 from advisor.solve.constraints.at_once import class_done_hours
 from advisor.solve.constraints.base import past
+from advisor.solve.constraints.capacity import serving_hours
 from advisor.solve.holding import Holding
 from advisor.solve.model import Model
 from advisor.solve.problem import Problem
@@ -157,14 +158,19 @@ def depreciation(problem: Problem, sol: Solution) -> list[dict]:
 
 def utilization(problem: Problem, sol: Solution) -> float | None:
     """The share of the horizon owned GPUs run: the workload's figure, else the planned jobs' GPU-hours
-    over the bought GPUs' hours in the horizon."""
+    and the owned serving GPUs' hours serving (from their arrival, their lent off-peak hours left to the
+    jobs) over the bought GPUs' hours in the horizon."""
     if problem.costs.utilization is not None:
         return problem.costs.utilization
     owned = sum(sol.bought.values())
     if not owned:
         return None
+    horizon, sc = problem.costs.horizon_hours, baseline(problem)
     used = sum(c.gpu_hours * n for c, n in sol.assignment if c.ownership == "buy")
-    return min(1.0, used / (owned * problem.costs.horizon_hours))
+    used += sum(
+        c.gpus * n * serving_hours(problem, sc, c.gpu, horizon, c.cls) for c, n in sol.serving if c.ownership == "buy"
+    )
+    return min(1.0, used / (owned * horizon))
 
 
 def disposal(problem: Problem, sol: Solution) -> list[dict]:

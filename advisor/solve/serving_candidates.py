@@ -9,6 +9,7 @@ module only builds the options and records why a GPU type was left out.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 
 from advisor.data.catalog import GPU
 from advisor.data.rules import deployment_context, gpu_context
@@ -157,7 +158,7 @@ def add_serving(problem: Problem) -> Problem:
         problem.gpu_kw.setdefault(gid, (gpu.tdp_w.value or 0.0) / 1000.0)
         problem.unit_price.setdefault(gid, gpu.purchase_usd)
         problem.rent_rate.setdefault(gid, gpu.rental.usd_per_gpu_hour if gpu.rental else None)
-        ways = _serving_ownerships(gpu, d.ownerships, why)
+        ways = _serving_ownerships(gpu, d.ownerships, why, d.rent_kinds)
         hw = hardware(gpu, catalog)
         base = {"gpu": gpu_context(gpu), "deployment": deployment_context(d)}
         for k, cls in enumerate(classes):
@@ -341,16 +342,24 @@ def _merge_rejections(problem: Problem, reasons: dict) -> None:
             )
 
 
-def _serving_ownerships(gpu: GPU, ownerships: list[str], why: list) -> list[str]:
+def _serving_ownerships(gpu: GPU, ownerships: list[str], why: list, kinds: Sequence[str]) -> list[str]:
     """How a serving replica can be had: bought at the catalog price, or rented on demand for the
     serving months from an offer that holds it (serving_offers.py; reserved and spot serving are not
-    modelled)."""
+    modelled), when `deployment.rent_kinds` (kinds) allows on-demand rental."""
     out: list[str] = []
     for opt, _ in offers(gpu, [o for o in ownerships if o == "buy"], why, [], []):
         if opt == "buy":
             out.append("buy")
     if "rent" in ownerships:
-        if gpu.rental is None:
+        if "on_demand" not in kinds:
+            add_reason(
+                why,
+                None,
+                "no-rental-price",
+                f"{gpu.name} is rented to serve only on demand (reserved and spot serving are not modelled), "
+                "and deployment.rent_kinds does not list on_demand",
+            )
+        elif gpu.rental is None:
             add_reason(
                 why,
                 None,

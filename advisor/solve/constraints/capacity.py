@@ -10,7 +10,8 @@
 
 A job is due by its own deadline, or the horizon; its GPU-hours are taken at the workload's
 confidence quantile against its own deadline (planned GPU-hours), at the estimate against a
-makespan cap. Owned serving GPUs are the serving family's (they lend their off-peak hours).
+makespan cap. Owned serving GPUs are the serving family's (they lend their off-peak hours, and
+serve only from their arrival: serve_capacity_g_l).
 
 Jobs with deadlines on bought GPUs hold them at once, or in turn where they fit: at_once.py.
 """
@@ -40,9 +41,20 @@ UNBOUNDED_GPUS = 1e7  # a bound on any GPU type's fleet when the workload sets n
 def held_hours(problem: Problem, sc: Scenario, g: str, limit: float, level: int) -> float:
     """The hours one GPU of type g, arriving at its lead time and held until period `level`, works
     by hour `limit`."""
+    return max(0.0, min(limit, problem.holdings[g][level].hours) - _start(problem, sc, g))
+
+
+def serving_hours(problem: Problem, sc: Scenario, g: str, limit: float, cls: int) -> float:
+    """The hours one owned GPU of type g serves class `cls` by hour `limit`, off-peak hours lent to
+    training left out: from its arrival (it serves nothing before it exists) to the serving's end."""
+    sv = problem.serve_classes[cls]
+    busy = max(0.0, min(limit, sv.hours) - _start(problem, sc, g))
+    return busy * (1.0 - sv.off_peak_hours / 24.0)
+
+
+def _start(problem: Problem, sc: Scenario, g: str) -> float:
     arrival = problem.arrival.get(g)
-    start = arrival.hours * sc.lead_scale if arrival is not None else 0.0
-    return max(0.0, min(limit, problem.holdings[g][level].hours) - start)
+    return arrival.hours * sc.lead_scale if arrival is not None else 0.0
 
 
 def at_planned_hours(problem: Problem, sc: Scenario) -> list[bool]:
@@ -174,7 +186,6 @@ class Capacity(Family):
             used = [c for c, _ in sol.assignment if c.gpu == g and c.ownership == "buy"]
             mine = [(c, m) for c, m in sol.serving if c.gpu == g and c.ownership == "buy"]
             serve_gpus = sum(c.gpus * m for c, m in mine)
-            lent = sum(c.gpus * m * serve_classes[c.cls].off_peak_hours / 24.0 for c, m in mine)
             kept = sum(c.gpus * m for c, m in mine if serve_classes[c.cls].off_peak_hours <= 0)
             if used and max(c.count for c in used) + kept > n:
                 out.append(
@@ -191,8 +202,8 @@ class Capacity(Family):
                     for c, m in sol.assignment
                     if c.gpu == g and c.ownership == "buy" and due[c.cls] <= limit
                 )
-                room = sum(held_hours(problem, sc, g, limit, lv) * k for lv, k in held.items()) - limit * (
-                    serve_gpus - lent
+                room = sum(held_hours(problem, sc, g, limit, lv) * k for lv, k in held.items()) - sum(
+                    c.gpus * m * serving_hours(problem, sc, g, limit, c.cls) for c, m in mine
                 )
                 if hours > room + max(HOUR_TOLERANCE * max(1.0, room), 1e-7 * abs(room)):
                     out.append(

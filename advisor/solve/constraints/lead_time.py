@@ -74,7 +74,8 @@ class LeadTime(Family):
             return None
         if not run(problem, sc.but(lead_scale=0.0)).feasible:
             return None
-        leads = [a.hours / 24 for a in problem.arrival.values() if a.hours]
+        # the arrivals of the types the scenario may use (an alternative forced onto one type: that type's)
+        leads = [a.hours / 24 for g, a in problem.arrival.items() if a.hours and sc.only_gpu in (None, g)]
         return Lever(self.name, "lead_time", {"lead_time_days": 0}, 0.0, min(leads, default=0.0))
 
     def keep(self, problem: Problem, base: Scenario) -> dict[str, Any] | None:

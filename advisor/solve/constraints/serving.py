@@ -7,8 +7,9 @@ in the MILP"); owned serving GPUs count in N[g] and lend their off-peak hours to
                       for none. rate_i counts at most the peak (Model.counted_rate)
   serve_fleet_g       GPUs of type g held as long as serving runs >= owned serving GPUs of type g
   serve_fleet_g_n     N[g] >= n z[g,n] + owned serving GPUs not lent to training (off_peak_training_hours 0)
-  serve_capacity_g_l  training GPU-hours <= sum_p min(L, T_p) H[g,p] - L (owned serving GPUs) + L h/24 (GPUs lent
-                      h hours a day)
+  serve_capacity_g_l  training GPU-hours <= sum_p (min(L, T_p) - A_g)+ H[g,p] - sum over owned serving GPUs of
+                      (min(L, S_k) - A_g)+ (1 - h_k/24): each serves from its arrival A_g to its class's end
+                      S_k, lending h_k hours a day to training
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ import pulp
 
 from advisor.contract.facts import Slack, binds
 from advisor.solve.constraints.base import Family
-from advisor.solve.constraints.capacity import at_planned_hours, counted_hours, due_levels, held_hours
+from advisor.solve.constraints.capacity import at_planned_hours, counted_hours, due_levels, held_hours, serving_hours
 from advisor.solve.rows import safe
 from advisor.solve.scenario import Scenario
 from advisor.solve.serving_nodes import BillKey, bill_key, bill_name, billed_gpus, node_rows, serving_node_offers
@@ -93,11 +94,6 @@ class Serving(Family):
             for (gg, n), z in m.z.items():
                 if gg == g:
                     m.prob += m.N[g] >= n * z + kept, f"serve_fleet_{safe(g)}_{n}"
-            lent = pulp.lpSum(
-                c.gpus * m.r[k, i] * p.serve_classes[k].off_peak_hours / 24.0
-                for k, i, c in m.serve_pairs()
-                if c.gpu == g and c.ownership == "buy"
-            )
             for level, limit in enumerate(sorted(set(due) - {math.inf})):
                 terms = [
                     counted_hours(c, planned[k]) * m.y[k, i]
@@ -108,7 +104,12 @@ class Serving(Family):
                     room = pulp.lpSum(
                         held_hours(p, m.sc, g, limit, lv) * m.H[g, lv] for lv in range(len(p.holdings[g]))
                     )
-                    m.prob += pulp.lpSum(terms) <= room - limit * (sv - lent), f"serve_capacity_{safe(g)}_{level}"
+                    busy = pulp.lpSum(
+                        c.gpus * m.r[k, i] * serving_hours(p, m.sc, g, limit, k)
+                        for k, i, c in m.serve_pairs()
+                        if c.gpu == g and c.ownership == "buy"
+                    )
+                    m.prob += pulp.lpSum(terms) <= room - busy, f"serve_capacity_{safe(g)}_{level}"
         for key, idle in m.idle.items():
             billed_in_nodes(m, key, idle, bill_name(key, m.idle))
 
@@ -121,6 +122,8 @@ class Serving(Family):
                 out.append(f"{c.gpu} serves {classes[c.cls].name} against gpus.allow/deny")
             if own not in ("any", c.ownership):
                 out.append(f"{c.gpu} serving is {c.ownership} against deployment.ownership {own}")
+            if c.ownership == "rent" and "on_demand" not in problem.workload.deployment.rent_kinds:
+                out.append(f"{c.gpu} is rented on demand to serve {classes[c.cls].name} against deployment.rent_kinds")
         for k, cls in enumerate(classes):
             peak, held = cls.peak_rps * sc.traffic_factor, held_with_one_down(sol, k, cls.spare, sc.speed_factor)
             if held < peak * (1 - 1e-9) - 1e-9:
