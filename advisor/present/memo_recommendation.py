@@ -76,9 +76,9 @@ def recommendation(
             )
         else:
             parts.append(_rental_phrase(item, g.name, both))
-    one = sum(i.count for i in plan.purchase if i.ownership == "buy") == 1  # "to hold it", one GPU bought
+    held = _it_or_them(sum(i.count for i in plan.purchase if i.ownership == "buy"))
     for srv in plan.servers:
-        parts.append(f"{server_phrase(ctx.catalog, srv.server, srv.count)} to hold {'it' if one else 'them'}")
+        parts.append(f"{server_phrase(ctx.catalog, srv.server, srv.count)} to hold {held}")
     text = join(parts)
     text = f"{text[:1].upper()}{text[1:]}. " + _cost_sentence(plan, upfront)
     hostless = [
@@ -205,6 +205,11 @@ def _no_plan(plan: Plan, ctx: PlanContext) -> str:
         nothing = [d.message for d in plan.diagnosis if d.kind == "nothing"]
         text += f" {sentence(nothing[0])}" if nothing else ""
     return text
+
+
+def _it_or_them(count: int) -> str:
+    """The GPUs bought, as a pronoun: "to hold it" for one (article-office read "to hold them")."""
+    return "it" if count == 1 else "them"
 
 
 def _resold_s(plan: Plan) -> str:
