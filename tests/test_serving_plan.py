@@ -172,6 +172,32 @@ def test_bought_serving_gpus_lend_training_their_off_peak_hours_from_their_arriv
     assert plan["utilization"] == pytest.approx((serving + 4 * hours) / (4 * horizon), rel=1e-4)
 
 
+@pytest.mark.parametrize(
+    ("tokens", "limit", "fits"), [("15B", "max: 4", True), ("16B", "max: 4", False), ("20B", "", True)]
+)
+def test_a_job_runs_on_lent_gpus_only_where_their_off_peak_hours_finish_it_by_its_deadline(
+    plan_json, write, tokens, limit, fits
+):
+    """review29b: on 4 serving RTX 6000 Ada arriving on day 73, 8 h a day lent, by day 120: 4 x 47 days x
+    8 h = 1,504 GPU-hours. 15B tokens (1,447 planned GPU-hours, 362 h on 4 GPUs: 45.2 days in 8-hour
+    windows, day 118) fits on them; 16B (1,543) does not. 20B bought 5 GPUs and ran the job on 4 of them,
+    3 serving: "26.90 days of slack" for a job done on day 127 of 120. A job the lent hours cannot finish
+    runs on GPUs that serve no one."""
+    text = (EXAMPLES / "train-and-serve.yaml").read_text(encoding="utf-8").replace("tokens: 1B", f"tokens: {tokens}")
+    code, plan = plan_json(write(text + (f"gpus: {{{limit}}}\n" if limit else "")))
+    assert (code == 0) == fits, plan["status"]
+    if not fits:
+        return
+    (job,), serving = plan["jobs"], plan["serving"][0]
+    bought = {i["gpu"]: i["count"] for i in plan["purchase"] if i["ownership"] == "buy"}
+    shared = serving["gpu"] == job["gpu"]
+    free = bought[job["gpu"]] - (serving["gpu_count"] if shared else 0)
+    ready = plan["purchase"][0]["ready_days"]
+    if free < job["gpu_count"]:  # on lent GPUs: done by the deadline at 8 h a day, by hand
+        assert ready + job["wall_days_planned"] * 24 / 8 <= 120, (job, bought)
+    assert tokens != "20B" or free >= job["gpu_count"]
+
+
 @pytest.mark.slow
 def test_more_traffic_is_re_solved(example_plan):
     _, plan = example_plan("serve-70b-datacenter")

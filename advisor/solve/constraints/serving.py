@@ -15,12 +15,13 @@ in the MILP"); owned serving GPUs count in N[g] and lend their off-peak hours to
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING
 
 import pulp
 
 from advisor.contract.facts import Slack, binds
+from advisor.solve.constraints.at_once import deadline_columns, in_turn, window
 from advisor.solve.constraints.base import Family
 from advisor.solve.constraints.capacity import at_planned_hours, counted_hours, due_levels, held_hours, serving_hours
 from advisor.solve.rows import safe
@@ -29,7 +30,7 @@ from advisor.solve.serving_nodes import BillKey, bill_key, bill_name, billed_gpu
 
 if TYPE_CHECKING:
     from advisor.solve.model import Model
-    from advisor.solve.problem import Problem
+    from advisor.solve.problem import Candidate, Problem
     from advisor.solve.solution import Solution
 
 
@@ -41,6 +42,43 @@ def _owned_serving(m: Model, g: str, lent: bool | None = None) -> pulp.LpAffineE
         for k, i, c in m.serve_pairs()
         if c.gpu == g and c.ownership == "buy" and (lent is None or (cls[k].off_peak_hours > 0) == lent)
     )
+
+
+def off_peak_too_slow(
+    p: Problem, sc: Scenario, g: str, pairs: Iterable[tuple[int, int, Candidate]]
+) -> Iterator[tuple[int, int, Candidate, int]]:
+    """(k, i, column, share) of the jobs with deadlines on bought g that cannot finish by them in the fewest
+    off-peak hours a day a serving class on g lends (review29b: 20B tokens on 5 serving RTX 6000 Ada, 8 h a
+    day, "26.90 days of slack" for a job done on day 127 of 120): such a job's GPUs serve no one, N[g] >=
+    its lanes' GPUs + the owned serving GPUs (a job of n GPUs runs on n at once, at the pace of the
+    slowest; share: copies a lane runs in turn, so y / share lanes at the least)."""
+    lend = [
+        p.serve_classes[k].off_peak_hours
+        for k, cs in enumerate(p.serve_candidates)
+        if p.serve_classes[k].off_peak_hours > 0 and any(c.gpu == g and c.ownership == "buy" for c in cs)
+    ]
+    if not lend:
+        return
+    for k, i, c in deadline_columns(p, sc, pairs).get(g, []):
+        if c.planned_hours * 24.0 / min(lend) > window(p, sc, c):
+            yield k, i, c, min(in_turn(p, sc, c), p.classes[k].multiplicity)
+
+
+def _full_time_rows(m: Model, g: str, sv: pulp.LpAffineExpression) -> None:
+    """serve_full_g_k_i: a job that cannot finish in the lent hours runs on GPUs that serve no one."""
+    for k, i, c, share in off_peak_too_slow(m.problem, m.sc, g, m.pairs()):
+        m.prob += m.N[g] >= c.count / share * m.y[k, i] + sv, f"serve_full_{safe(g)}_{k}_{i}"
+
+
+def _too_slow_shared(problem: Problem, sol: Solution, sc: Scenario, g: str, n: int, serving: int) -> list[str]:
+    """The plan check of _full_time_rows on a solved plan's `n` bought g, `serving` of them serving."""
+    pairs = [(c.cls, j, c) for j, (c, _) in enumerate(sol.assignment)]
+    return [
+        f"{problem.classes[k].name(problem.workload)} cannot finish by its deadline in the off-peak hours the "
+        f"serving {g} lend, and only {n - serving} of its {c.count} GPUs serve no one"
+        for k, j, c, share in off_peak_too_slow(problem, sc, g, pairs)
+        if serving and c.count * sol.assignment[j][1] / share + serving > n * (1 + 1e-9)
+    ]
 
 
 def spare_rate(m: Model, k: int) -> pulp.LpVariable:
@@ -94,6 +132,7 @@ class Serving(Family):
             for (gg, n), z in m.z.items():
                 if gg == g:
                     m.prob += m.N[g] >= n * z + kept, f"serve_fleet_{safe(g)}_{n}"
+            _full_time_rows(m, g, sv)
             for level, limit in enumerate(sorted(set(due) - {math.inf})):
                 terms = [
                     counted_hours(c, planned[k]) * m.y[k, i]
@@ -135,6 +174,7 @@ class Serving(Family):
             serve_gpus = sum(c.gpus * m for c, m in sol.serving if c.gpu == g and c.ownership == "buy")
             if serve_gpus > n:
                 out.append(f"serving uses {serve_gpus} {g} but only {n} are bought")
+            out += _too_slow_shared(problem, sol, sc, g, n, serve_gpus)
         for key, offer in serving_node_offers(c for c, _ in sol.serving).items():
             used = sum(c.gpus * n for c, n in sol.serving if bill_key(c) == key)
             paid = used + sol.serving_idle.get(key, (0, None))[0]
