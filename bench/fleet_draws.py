@@ -3,6 +3,7 @@ options or another start (docs/performance.md, "Fleets: what was tried for the 3
 
     python bench/fleet_draws.py 200 --draws 0-19 --option mip_heuristic_run_rens=false
     python bench/fleet_draws.py 200 --start point   # each draw from the plan at the estimates, where it fits
+    python bench/fleet_draws.py 200 --full-rows     # with at_once's pair rows in every draw (as before draw_rows)
 
 The fleet is bench/solve.py's (seed 7); the verdict is built as plan.plan builds it, but without the
 draws' DRAW_TIME_LIMIT (a draw stopped by the clock gives a plan that depends on the load, so two
@@ -68,6 +69,7 @@ def main() -> None:
     ap.add_argument("--draws", default="0-39", help="draw indices, e.g. 0-19 or 1,7,9")
     ap.add_argument("--option", action="append", default=[], help="a HiGHS option NAME=VALUE (repeatable)")
     ap.add_argument("--start", choices=["built", "point", "slow", "none", "inbounds"], default="built")
+    ap.add_argument("--full-rows", action="store_true", help="the other way runs with every pair row in the model")
     args = ap.parse_args()
     with tempfile.NamedTemporaryFile("w", suffix=".yaml", delete=False) as f:
         yaml.safe_dump(fleet(args.jobs), f)
@@ -78,7 +80,7 @@ def main() -> None:
     robustness.DRAW_TIME_LIMIT = float("inf")
     verdict = robustness.Verdict(problem, settings)
     r, h = verdict.redraw, verdict.redraw.h
-    shipped = r.starts
+    shipped, lazy = r.starts, r.lazy
     plans = list(shipped.plans)
     if args.start in ("point", "slow"):
         gpus = sorted(r.fastest)
@@ -112,6 +114,10 @@ def main() -> None:
         got = {}
         for way in ("shipped", "other") if n % 2 == 0 else ("other", "shipped"):
             r.starts = shipped if way == "shipped" else other
+            full = args.full_rows and way == "other" and lazy is not None
+            if full:  # every pair row in for this run, as a draw ran before solve/draw_rows.py
+                lazy._add(h, list(range(lazy.count)))
+                r.lazy = None
             for name, x in (defaults if way == "shipped" else changed).items():
                 h.setOptionValue(name, x)
             verdict.known.pop(i, None)
@@ -120,6 +126,9 @@ def main() -> None:
             took = time.process_time() - t
             cpu[way] += took
             got[way + "_s"] = took
+            if full:
+                lazy.restore(h)
+                r.lazy = lazy
         same += got["shipped"] == got["other"]
         held += robustness._held(got["shipped"], chosen)
         print(
