@@ -19,6 +19,7 @@ from advisor.solve.constraints import bounds
 from advisor.solve.constraints.gpu_count import Held, copies_at_once, rented_counts
 from advisor.solve.constraints.slots import serving_server_rows
 from advisor.solve.draw_deadlines import DeadlineTest, deadline_array, meets_all
+from advisor.solve.draw_rows import LazyRows, run_highs
 from advisor.solve.draw_start import Starts, plan_of, slowest, tune
 from advisor.solve.formulation import build_model
 from advisor.solve.highs_model import HighsModel
@@ -69,6 +70,7 @@ class Redraw:
         if draws is not None:  # the speeds of every draw to come are known: only their live columns
             self.cands = self._needed(draws)
         self.model: Model | None = None
+        self.lazy: LazyRows | None = None
         if any(not cs for cs in self.cands):
             return
         gap = settings.gap_for(problem)  # the plan's own gap: 1% for fleets
@@ -81,6 +83,7 @@ class Redraw:
         hm = HighsModel(model, {}, 1.0)  # handed to HiGHS without a solve: each draw is a fresh run
         tune(hm.h, time_limit, gap, sc.gpu_upper is not None)
         self.model, self.h, self.hm = model, hm.h, hm
+        self.lazy = LazyRows(hm.h, model, hm.row) if gap > DEFAULT_GAP else None  # (before _index reads rows)
         self._index()
         self.starts = self._starts(draws, serves, gap)
 
@@ -273,17 +276,32 @@ class Redraw:
         gap is its optimum from any start (tests/test_draw_start.py, bench/warm_start.py)."""
         import highspy
 
-        h, m = self.h, self.model
+        h, lazy = self.h, self.lazy
+
+        def once() -> None:
+            h.clearSolver()
+            if (x := self.starts.pick(h)) is not None:
+                start = highspy.HighsSolution()
+                start.col_value, start.value_valid = x, True
+                h.setSolution(start)
+            run_highs(h)
+            if h.getInfo().primal_solution_status == 2 and not objective_adds_up(h):
+                h.clearSolver()  # a start taken for the answer without a search: search afresh
+                run_highs(h)
+
+        try:  # a fleet's draw: the pair rows its plan breaks added (solve/draw_rows.py), then taken out
+            lazy.search(h, once) if lazy is not None else once()
+            return self._answer(h)
+        finally:
+            if lazy is not None:
+                lazy.restore(h)
+
+    def _answer(self, h: Any) -> Answer | None:
+        """The answer of the draw HiGHS has just run (_run_draw)."""
+        import highspy
+
+        m = self.model
         assert m is not None
-        h.clearSolver()
-        if (x := self.starts.pick(h)) is not None:
-            start = highspy.HighsSolution()
-            start.col_value, start.value_valid = x, True
-            h.setSolution(start)
-        _run(h)
-        if h.getInfo().primal_solution_status == 2 and not objective_adds_up(h):
-            h.clearSolver()  # a start taken for the answer without a search: search afresh
-            _run(h)
         status, S = h.getModelStatus(), highspy.HighsModelStatus
         if status in (S.kInfeasible, S.kUnboundedOrInfeasible):
             return None  # no plan under this draw's factors
@@ -355,14 +373,6 @@ class Redraw:
         b = self.limits[k]
         start = c.start_hours * b.start_scale
         return (c.planned_hours, b.planned_hours - start, c.hours, b.hours - start)
-
-
-def _run(h: Any) -> None:
-    """One HiGHS run of the draw's model; an error of HiGHS's own is a SolverError."""
-    import highspy
-
-    if h.run() == highspy.HighsStatus.kError:
-        raise SolverError("the highs solver failed: HiGHS returned an error")
 
 
 def signature(
