@@ -462,3 +462,27 @@ jobs:
     out = " ".join(plan_text(plan, full=False).split())
     assert out.count("for 20 requests/s at peak") == 1, out
     assert "1 replica of 1× l40s (rent) and 1 replica of 1× h100-sxm (rent) for 20 requests/s at peak" in out, out
+
+
+def test_a_robustness_draw_holds_the_lent_hours_at_its_own_speed(catalog, rules):
+    """review29b: a draw rescaled the capacity rows to its speed but not the rows of the serving GPUs' lent
+    hours: ten 1.5B-token fine-tunes (1,450 planned GPU-hours of the 1,504 four serving RTX 6000 Ada lend
+    by day 120) at 0.9x speed need a fifth GPU, which a fresh solve buys and the draw did not (4); at 0.6x 7
+    against 6. The draw's answer is now the fresh solve's."""
+    import yaml
+
+    from advisor.inputs.workload import parse_workload
+    from advisor.solve.redraw import Redraw, signature
+    from advisor.solve.settings import SolveSettings
+
+    doc = yaml.safe_load((EXAMPLES / "train-and-serve.yaml").read_text(encoding="utf-8"))
+    doc["jobs"][1].update(tokens="1.5B", repeat=10)
+    doc.update(gpus={"allow": ["rtx-6000-ada"]}, decision="point")
+    problem = prepare(parse_workload(doc), catalog, rules, AS_OF)
+    g = "rtx-6000-ada"
+    redraw = Redraw(problem, baseline(problem), {g: 1.0}, SolveSettings())
+    assert redraw.model is not None
+    for f in (0.9, 0.6):
+        fresh = solve(problem, baseline(problem).but(speed_factor={g: f}))
+        drawn = redraw.choice({g: f}, {}, {}, None, {g: f})
+        assert drawn is not None and drawn[1] == signature(problem, fresh.bought, fresh.assignment), f

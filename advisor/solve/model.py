@@ -97,6 +97,7 @@ class Model:
         self.capacity_gpu: dict[
             str, str
         ] = {}  # capacity row name -> its GPU type (speed changes scale one coefficient)
+        self.serve_capacity_gpu: dict[str, str] = {}  # serve_capacity rows: a draw scales held and serving hours
         self.total = pulp.LpAffineExpression()  # present value over the horizon: what the objective minimises
         self.cash = pulp.LpAffineExpression()  # nominal cash paid over the horizon: what a budget caps
         self.kw = pulp.LpAffineExpression()

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from advisor.errors import NoPlanInTime, SolverError
 from advisor.solve.constraints import bounds
+from advisor.solve.constraints.capacity import speed_scaled
 from advisor.solve.constraints.gpu_count import Held, copies_at_once, rented_counts
 from advisor.solve.constraints.slots import serving_server_rows
 from advisor.solve.draw_deadlines import DeadlineTest, deadline_array, meets_all
@@ -116,15 +117,8 @@ class Redraw:
         self.obj_n = {g: m.prob.objective.get(v, 0.0) for g, v in m.N.items()}
         self.hcols = [(g, level, col[v.name], m.prob.objective.get(v, 0.0)) for (g, level), v in m.H.items()]
         self.idle_cols = {key: col[v.name] for key, v in m.idle.items()}  # serving GPUs billed beyond the replicas
-        # a capacity row holds one GPU type's owned jobs: GPU-hours x 1/r <= held hours is GPU-hours <= r x
-        # held hours, so a draw scales the row's coefficients on the holding columns H[g, p]
-        self.cap_rows = []  # (row, GPU, column of H, coefficient at the fastest speed)
+        self.cap_rows = speed_scaled(m, row, col)  # (row, GPU, column, coefficient at the fastest speed)
         self.budget_row = None
-        for name, g in m.capacity_gpu.items():
-            for lv in range(len(m.problem.holdings[g])):
-                coef = m.prob._constraints[name].get(m.H[g, lv], 0.0)
-                if coef:
-                    self.cap_rows.append((row[name], g, col[m.H[g, lv].name], coef))
         if "budget" in m.prob._constraints:
             self.budget_row, self.budget_index = m.prob._constraints["budget"], row["budget"]
         self.bridge = BridgeDraw(m, col, row, row.get("budget"))  # rented until bought serving GPUs arrive

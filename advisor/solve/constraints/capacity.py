@@ -210,3 +210,22 @@ class Capacity(Family):
                         f"{g}: {hours:.6g} GPU-hours due within {limit:.6g} h on {n} GPUs ({serve_gpus} serving)"
                     )
         return out
+
+
+def speed_scaled(m: Model, row: dict[str, int], col: dict[str, int]) -> list[tuple[int, str, int, float]]:
+    """(row, GPU, column, coefficient at the fastest speed) a draw multiplies by its speed against the
+    fastest (solve/redraw.py): a capacity row holds one GPU type's owned jobs, GPU-hours x 1/r <= held hours
+    is GPU-hours <= r x held hours, so its holding columns H[g, p]; a serve_capacity row is one too, less
+    the hours its owned serving GPUs serve, which scale with the held hours (review29b: left at the fastest
+    speed, a draw at 0.6 kept 6 GPUs where a fresh solve needs 7)."""
+    out = []
+    rows = [(name, g, False) for name, g in m.capacity_gpu.items()]
+    rows += [(name, g, True) for name, g in m.serve_capacity_gpu.items()]
+    for name, g, serves in rows:
+        terms = [m.H[g, lv] for lv in range(len(m.problem.holdings[g]))]
+        if serves:
+            terms += [m.r[k, i] for k, i, c in m.serve_pairs() if c.gpu == g and c.ownership == "buy"]
+        for v in terms:
+            if coef := m.prob._constraints[name].get(v, 0.0):
+                out.append((row[name], g, col[v.name], coef))
+    return out

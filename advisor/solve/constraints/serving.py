@@ -149,6 +149,7 @@ class Serving(Family):
                         if c.gpu == g and c.ownership == "buy"
                     )
                     m.prob += pulp.lpSum(terms) <= room - busy, f"serve_capacity_{safe(g)}_{level}"
+                    m.serve_capacity_gpu[f"serve_capacity_{safe(g)}_{level}"] = g
         for key, idle in m.idle.items():
             billed_in_nodes(m, key, idle, bill_name(key, m.idle))
 
