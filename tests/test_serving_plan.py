@@ -486,3 +486,15 @@ def test_a_robustness_draw_holds_the_lent_hours_at_its_own_speed(catalog, rules)
         fresh = solve(problem, baseline(problem).but(speed_factor={g: f}))
         drawn = redraw.choice({g: f}, {}, {}, None, {g: f})
         assert drawn is not None and drawn[1] == signature(problem, fresh.bought, fresh.assignment), f
+
+
+@pytest.mark.parametrize(("tokens", "gpus"), [("1.5B", 4), ("1.6B", 5)])
+def test_the_lent_hours_are_what_the_serving_gpus_do_not_serve(plan_json, write, tokens, gpus):
+    """review29b M3: ten fine-tunes beside 4 serving RTX 6000 Ada (day 73 to 120, 8 h a day lent: 1,504
+    GPU-hours). 10 x 1.5B tokens (about 1,450 planned GPU-hours) fit on the 4; 10 x 1.6B (about 1,547) need a
+    fifth GPU, though each copy alone (about 39 h on 4 GPUs, 116 h in 8-hour windows) is far inside its
+    window: without the serving hours in the row, 4 would hold both."""
+    text = (EXAMPLES / "train-and-serve.yaml").read_text(encoding="utf-8")
+    text = text.replace("tokens: 1B", f"tokens: {tokens}\n    repeat: 10") + "gpus: {allow: [rtx-6000-ada]}\n"
+    code, plan = plan_json(write(text))
+    assert code == 0 and [(i["gpu"], i["count"]) for i in plan["purchase"]] == [("rtx-6000-ada", gpus)]
