@@ -164,6 +164,7 @@ def test_crossover_chart_axes_read_in_dollars_and_parameters_never_powers_of_ten
     labels = _labels(crossover_svg(x))
     assert {"$5K", "$6K", "1B"} <= set(labels) and any(re.fullmatch(r"[0-9]+M", t) for t in labels)
     assert not [t for t in labels if "×10" in t or "\\times" in t or "mathdefault" in t or "e+0" in t]
+    assert "total cost, present value" in labels  # review29b: the axis read "total cost" for a present value
 
 
 @pytest.mark.parametrize(

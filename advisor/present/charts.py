@@ -55,5 +55,5 @@ def crossover_svg(x: dict) -> str:
             colour="#c0392b",
         )
     ch.x.set(scale="log", label="model parameters", fmt=short)
-    ch.y.set(scale="log", label="total cost", fmt=usd_short, fine=usd)
+    ch.y.set(scale="log", label="total cost, present value", fmt=usd_short, fine=usd)
     return ch.svg()[0]

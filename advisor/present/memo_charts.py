@@ -86,7 +86,7 @@ def _cost_time_chart(plan: Plan, ctx: PlanContext, colour: dict[str, str], data:
     ch.x.set(scale="log", label=f"Time until all work is done ({'days' if days else 'hours'}, log scale)", grid=True)
     ch.y.set(
         scale="log",
-        label=f"Total cost over {months_phrase(cash_months(plan))} (log scale)",
+        label=f"Total cost over {months_phrase(cash_months(plan))}, present value (log scale)",
         fmt=usd_short,
         fine=usd,
         grid=True,
