@@ -88,7 +88,8 @@ def test_every_reason_a_gpu_is_left_out_for_has_a_worded_factor():
     from advisor.crossover_sweep import FACTORS, factor_of
 
     package = Path(__file__).resolve().parents[1] / "advisor"
-    trees = [ast.parse(path.read_text(encoding="utf-8")) for path in package.rglob("*.py")]
+    texts = (path.read_text(encoding="utf-8") for path in sorted(package.rglob("*.py")))
+    trees = [ast.parse(text) for text in texts if "add_reason(" in text]  # (parsing every module took 1.6 s)
     codes = {
         call.args[2].value
         for tree in trees
