@@ -18,6 +18,7 @@ from advisor.inputs.quantities import deadline_hours
 from advisor.inputs.workload import parse_workload
 from advisor.perf import evaluate, min_gpus, params_from, spec_from_flags
 from advisor.perf.jobspec import JobSpec
+from advisor.perf.step_parts import DERATED, HELD, MEASURED
 
 FACTORS = {
     "memory_size": "memory size: the model does not fit in the allowed number of cards",
@@ -46,9 +47,9 @@ STEP_FACTORS = {
     "compute_s": "compute",
     "memory_s": "memory_bandwidth",
     "comm_s": "interconnect",
-    "held_to_mfu_ceiling_s": "mfu_ceiling",
-    "datasheet_derating_s": "datasheet_derating",
-    "measured_adjustment_s": "measured_speed",
+    HELD: "mfu_ceiling",
+    DERATED: "datasheet_derating",
+    MEASURED: "measured_speed",
 }
 
 

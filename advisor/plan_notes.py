@@ -217,9 +217,10 @@ def _late_jobs(problem: Problem, sol: Solution) -> Iterator[JSONObject]:
 
 def _copies_not_spread(problem: Problem, sol: Solution) -> Iterator[JSONObject]:
     """A job with `repeat: n` and no deadline is n copies planned as soon as their GPUs allow, not one
-    per period (docs/model.md §2.4): "monthly fine-tunes for 3 years" bought are all done by month 2.5,
+    per period (docs/model.md §2.4): "monthly fine-tunes for 3 years" bought are all done by month 4.8,
     so a later run's rent is not discounted to when it is paid and bought GPUs are not held to the last
-    run. Said with the day the last copy is done and which way each figure would move."""
+    run. Said with the day the last copy is done (at_once.class_done_hours: in turn) and which way each
+    figure would move."""
     from advisor.solve.constraints.at_once import class_done_hours
 
     done = class_done_hours(problem, sol)

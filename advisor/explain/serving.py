@@ -175,7 +175,7 @@ def off_peak_only(problem: Problem, sol: Solution) -> list[dict]:
                 "message": f"{name} needs {c.count} {c.gpu} at once and {free if free > 0 else 'none'} of the "
                 f"{sol.bought.get(c.gpu, 0)} bought {'is' if free == 1 else 'are'} free of serving, so it runs only "
                 f"in the serving GPUs' {hours_a_day:g} off-peak hours a day: its {c.hours:,.1f} hours of running "
-                f"take about {c.hours * 24 / hours_a_day / 24:,.1f} days (its time is stated as if it ran alone)",
+                f"take about {c.hours / hours_a_day:,.1f} days (its time is stated as if it ran alone)",
             }
         )
     return out

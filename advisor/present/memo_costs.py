@@ -235,8 +235,7 @@ def _paid_shown(i: PurchaseItem) -> str:
     """A rental's GPU-hours paid, at the fewest decimals whose product with the rate as printed is the
     hours' own product to the cent (10.0024 h x $2.11 is $21.11: "10" read $21.10, review29 L1), so a cent
     _footing adds is the cost lines' rounding alone."""
-    paid = Decimal(repr(_used_and_paid(i)[1]))
-    rate = Decimal(quoted_rate(i.unit_price_usd or 0.0)[1:].replace(",", ""))
+    paid, rate = Decimal(repr(_used_and_paid(i)[1])), _rate_shown(i)
     exact = (paid * rate).quantize(CENT, rounding=ROUND_HALF_UP)
     for places in (0, 2, 3, 4):
         shown = paid.quantize(Decimal(1).scaleb(-places), rounding=ROUND_HALF_UP)
@@ -245,13 +244,15 @@ def _paid_shown(i: PurchaseItem) -> str:
     return f"{paid.quantize(Decimal('0.0001'), rounding=ROUND_HALF_UP):,}"
 
 
+def _rate_shown(i: PurchaseItem) -> Decimal:
+    """A rental's rate as the line prints it (quoted_rate), to multiply as a reader does."""
+    return Decimal(quoted_rate(i.unit_price_usd or 0.0)[1:].replace(",", ""))
+
+
 def _footing(amount: float, rented: list[PurchaseItem]) -> str:
     """The cent the cost lines' rounding put on the rental line (contract/numbers.cents_adding_to), said:
     2.84 GPU-hours x $0.74 is $2.10, printed $2.11 so the lines add up to the cash (audit28)."""
-    paid = (
-        Decimal(_paid_shown(i).replace(",", "")) * Decimal(quoted_rate(i.unit_price_usd or 0.0)[1:].replace(",", ""))
-        for i in rented
-    )  # as printed
+    paid = (Decimal(_paid_shown(i).replace(",", "")) * _rate_shown(i) for i in rented)  # as printed
     products = sum(paid, Decimal(0)).quantize(CENT, rounding=ROUND_HALF_UP)
     drift = Decimal(repr(amount)).quantize(CENT) - products
     if not drift:
