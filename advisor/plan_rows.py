@@ -7,6 +7,7 @@ import math
 from typing import Any
 
 from advisor.solve import ledger
+from advisor.solve.constraints.at_once import off_peak_hours
 from advisor.solve.constraints.gpu_count import Held, held_counts, held_grade
 from advisor.solve.problem import Problem, ServeCandidate
 from advisor.solve.serving_bridge import stands_in_for
@@ -19,8 +20,8 @@ JSONObject = dict[str, Any]
 def plan_jobs(problem: Problem, sol: Solution) -> list[JSONObject]:
     """The plan's `jobs`: each training job's assignment with its estimate (speed, goodput, memory,
     MFU, step time, layout) and where the speed comes from."""
-    jobs = []
-    for c, n in sol.assignment:
+    jobs, nights = [], off_peak_hours(problem, sol)
+    for j, (c, n) in enumerate(sol.assignment):
         e = c.estimate
         cls = problem.classes[c.cls]
         jobs.append(
@@ -46,6 +47,7 @@ def plan_jobs(problem: Problem, sol: Solution) -> list[JSONObject]:
                 "derating": e.derating,
                 "speed_source": e.speed_source,
                 "evidence_note": e.evidence_note,
+                **({"hours_a_day": nights[j]} if j in nights else {}),
             }
         )
     return jobs

@@ -75,6 +75,9 @@ class Job(Out):
     layout: Layout
     wall_days_range: Triple | None = None
     wall_days_planned: Num | None = None
+    # the hours a day it runs where it borrows serving GPUs' off-peak hours (at_once.off_peak_hours): its
+    # running time (wall_days) is spread over days of that many hours; absent: around the clock
+    hours_a_day: Num | None = None
     # what the speed rests on (advisor/data/evidence.py): a run on this GPU, the user's measurement moved
     # to it, a run on its generation, or its datasheet with a sourced derating
     speed_evidence: Literal["measured", "transferred", "same_generation", "datasheet"] | None = None

@@ -17,6 +17,7 @@ from advisor.inputs.units import HOURS_PER_MONTH
 from advisor.perf.serve import Setup
 from advisor.perf.serve_capacity import operating_points
 from advisor.perf.serving import hardware, load_params
+from advisor.solve.constraints.at_once import off_peak_hours
 from advisor.solve.constraints.serving import held_with_one_down
 from advisor.solve.milp import solve
 from advisor.solve.problem import Problem, ServeCandidate
@@ -150,32 +151,22 @@ def serving_warnings(problem: Problem, sol: Solution) -> list[dict]:
 
 
 def off_peak_only(problem: Problem, sol: Solution) -> list[dict]:
-    """A training job on bought GPUs that needs some of the serving GPUs (more GPUs at once than the
-    type's bought ones beside all its serving ones) runs only in their off-peak hours: its time is
-    given as if it ran alone (docs/model.md, Serving: left out), so say how long it takes by the day."""
+    """Each training job that runs only in the serving GPUs' off-peak hours (at_once.off_peak_hours):
+    why, and how long its running takes by the day."""
     out = []
-    for c, _ in sol.assignment:
-        if c.ownership != "buy":
-            continue
-        serving = [
-            (problem.serve_classes[s.cls], s.gpus * n)
-            for s, n in sol.serving
-            if s.gpu == c.gpu and s.ownership == "buy"
-        ]
-        lent = [cls.off_peak_hours for cls, gpus in serving if gpus and cls.off_peak_hours > 0]
-        free = sol.bought.get(c.gpu, 0) - sum(gpus for _, gpus in serving)
-        if not lent or c.count <= free:
-            continue
-        hours_a_day = min(lent)
+    for j, hours_a_day in off_peak_hours(problem, sol).items():
+        c = sol.assignment[j][0]
+        serving = sum(s.gpus * n for s, n in sol.serving if s.gpu == c.gpu and s.ownership == "buy")
+        free, bought = sol.bought.get(c.gpu, 0) - serving, sol.bought.get(c.gpu, 0)
         name = problem.classes[c.cls].name(problem.workload)
         out.append(
             {
                 "rule": None,
                 "code": "off-peak-only",
                 "message": f"{name} needs {c.count} {c.gpu} at once and {free if free > 0 else 'none'} of the "
-                f"{sol.bought.get(c.gpu, 0)} bought {'is' if free == 1 else 'are'} free of serving, so it runs only "
-                f"in the serving GPUs' {hours_a_day:g} off-peak hours a day: its {c.hours:,.1f} hours of running "
-                f"take about {c.hours / hours_a_day:,.1f} days (its time is stated as if it ran alone)",
+                f"{bought} bought {'is' if free == 1 else 'are'} free of serving, so it runs only in the serving "
+                f"GPUs' {hours_a_day:g} off-peak hours a day: its {c.hours:,.1f} hours of running take about "
+                f"{c.hours / hours_a_day:,.1f} days, as its finish and its deadline's slack count them",
             }
         )
     return out

@@ -14,7 +14,15 @@ from advisor.contract.explanations import BreakEven, Marginal
 from advisor.durations import duration
 from advisor.present.decision_words import cautions, robustness_cost, verify_first
 from advisor.present.memo_charts import charts as draw_charts
-from advisor.present.memo_costs import COST_LINES, cash_months, cost_rows, rent_by_payment, start_days
+from advisor.present.memo_costs import (
+    COST_LINES,
+    cash_months,
+    cost_rows,
+    elapsed_days,
+    off_peak_words,
+    rent_by_payment,
+    start_days,
+)
 from advisor.present.memo_ranges import assumption_row, range_sentence, ranges_chart
 from advisor.present.memo_recommendation import recommendation
 from advisor.present.memo_refs import Refs, rules_digest
@@ -162,9 +170,12 @@ def _finish_figure(plan: Plan, finish_h: float | None) -> tuple[str, str]:
         return ("Work finishes after", "")
     if plan.training_jobs != 1:
         return ("Longest job runs for", duration(finish_h, short=True))
-    start_h = 24 * start_days(plan, plan.jobs[0])
-    running = f" ({duration(finish_h, short=True)} of running)" if start_h else ""
-    return ("Work finishes after", duration(start_h + finish_h, short=True) + running)
+    job = plan.jobs[0]
+    start_h, elapsed_h = 24 * start_days(plan, job), 24 * elapsed_days(job)
+    running = (
+        f" ({duration(finish_h, short=True)} of running{off_peak_words(job)})" if start_h or job.hours_a_day else ""
+    )
+    return ("Work finishes after", duration(start_h + elapsed_h, short=True) + running)
 
 
 def _requirement(ctx: PlanContext, plan: Plan, label: str, raw: bytes | None) -> dict:

@@ -11,6 +11,7 @@ from advisor.contract import Plan
 from advisor.contract.costs import SERVICES, PurchaseItem
 from advisor.contract.jobs import Job
 from advisor.data.catalog import Catalog
+from advisor.durations import in_days
 from advisor.present.memo_sections import server_name
 from advisor.present.words import months_phrase, quoted_rate, sentence, unit_rate, usd, usd_cents, whole_or_two_digits
 
@@ -63,6 +64,21 @@ def start_days(plan: Plan, job: Job) -> float:
     job's finish is this plus its run time."""
     items = (i for i in plan.purchase if i.gpu == job.gpu and i.ownership == job.ownership and i.use is None)
     return max((i.ready_days or 0.0 for i in items), default=0.0)
+
+
+def elapsed_days(job: Job, days: float | None = None) -> float:
+    """The calendar days `days` of a job's running (its wall_days) take: spread over its hours_a_day where
+    it runs only in serving GPUs' off-peak hours (solve/constraints/at_once.off_peak_hours)."""
+    run = job.wall_days if days is None else days
+    return run * 24 / job.hours_a_day if job.hours_a_day else run
+
+
+def off_peak_words(job: Job) -> str:
+    """', about 2.7 days in the serving GPUs' 8 off-peak hours a day' for a job that runs only in them,
+    '' for one that runs around the clock."""
+    if not job.hours_a_day:
+        return ""
+    return f", about {in_days(elapsed_days(job))} in the serving GPUs' {job.hours_a_day:g} off-peak hours a day"
 
 
 def cash_months(plan: Plan) -> float:

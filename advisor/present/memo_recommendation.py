@@ -10,7 +10,14 @@ from advisor.contract.costs import PurchaseItem
 from advisor.data.catalog import Catalog
 from advisor.durations import deadline_phrase, duration
 from advisor.present.decision_words import schedule_misses, why_dearer
-from advisor.present.memo_costs import billed_hours, cash_months, rent_by_payment, start_days
+from advisor.present.memo_costs import (
+    billed_hours,
+    cash_months,
+    elapsed_days,
+    off_peak_words,
+    rent_by_payment,
+    start_days,
+)
 from advisor.present.memo_sections import server_name
 from advisor.present.words import (
     footed,
@@ -158,14 +165,14 @@ def _finish_sentence(plan: Plan, ctx: PlanContext, finish_h: float | None) -> st
         deadline = ctx.jobs[0].deadline_hours if ctx.jobs else None
         # the deadline counts from today: the run starts when its GPUs can work (a purchase's lead time and
         # burn-in, a rental's provisioning), so the margin is what is left after both
-        start_h = 24 * start_days(plan, jobs[0])
+        start_h, elapsed_h = 24 * start_days(plan, jobs[0]), 24 * elapsed_days(jobs[0])
         after = f" once its GPUs are ready after {duration(start_h)}" if start_h else ""
         spare = (
-            f"{after}, {duration(deadline - start_h - finish_h)} before its {deadline_phrase(deadline)}"
+            f"{after}, {duration(deadline - start_h - elapsed_h)} before its {deadline_phrase(deadline)}"
             if deadline
             else after
         )
-        return f"The training run finishes after about {duration(finish_h)} of running time{spare}. "
+        return f"The training run finishes after about {duration(finish_h)} of running time{off_peak_words(jobs[0])}{spare}. "
     dated = [j for j in ctx.jobs if j.deadline_hours]
     return (
         f"{'Both jobs run' if count == 2 else f'Each of the {count:,} jobs runs'} for at most {duration(finish_h)}"

@@ -15,7 +15,7 @@ from advisor.durations import duration
 from advisor.present.decision_words import cautions, chosen_on, doubted, expected, noise
 from advisor.present.escape import md
 from advisor.present.grid import grid, para
-from advisor.present.memo_costs import billed_gpus, billed_hours, start_days
+from advisor.present.memo_costs import billed_gpus, billed_hours, elapsed_days, off_peak_words, start_days
 from advisor.present.plan_sections import (
     diagnosis_section,
     robustness_message,
@@ -87,7 +87,7 @@ def cost_text(p: Plan) -> str:
 def time_text(p: Plan, ctx: PlanContext | None) -> str | None:
     if not p.jobs:
         return None
-    last = max(p.jobs, key=lambda j: j.wall_days)
+    last = max(p.jobs, key=elapsed_days)
     r = last.wall_days_range
     span = _span(r.p10, r.p90, lambda d: duration(24 * d, short=True)) if r is not None else ""
     info = ctx.job(last.name) if ctx is not None else None
@@ -98,7 +98,8 @@ def time_text(p: Plan, ctx: PlanContext | None) -> str | None:
     # turn over the horizon, so a run's time is not when the last of them finishes
     who = "the training run takes" if count == 1 else f"{plural(count, 'job')}; the longest, {last.name}, takes"
     ready = f" once its GPUs are ready on day {start:.1f}" if start else ""
-    text = f"{who} {duration(24 * last.wall_days, short=True)}{span}{ready}{deadline}"
+    running = " of running" if last.hours_a_day else ""
+    text = f"{who} {duration(24 * last.wall_days, short=True)}{running}{span}{off_peak_words(last)}{ready}{deadline}"
     evidence = Counter(j.speed_evidence for j in p.jobs if j.speed_evidence)
     if evidence:
         text += "; speeds " + ", ".join(f"{k.replace('_', ' ')} ({n})" for k, n in sorted(evidence.items()))

@@ -196,11 +196,14 @@ def _on_time(blocks: list[tuple], ends: list[float]) -> bool:
 
 def class_done_hours(problem: Problem, sol: Solution) -> dict[int, float]:
     """Per placed class, when its last job is done at the workload's confidence (hours from today):
-    its columns' start and planned time, or later where jobs with deadlines wait their turn on
-    bought GPUs (finish_hours), or where the copies of a job with none run in turn (_in_turn_done)."""
+    its columns' start and planned time (spread over the off-peak hours it runs in: off_peak_hours), or
+    later where jobs with deadlines wait their turn on bought GPUs (finish_hours), or where the copies of
+    a job with none run in turn (_in_turn_done)."""
     out: dict[int, float] = {}
-    for c, _ in sol.assignment:
-        out[c.cls] = max(out.get(c.cls, 0.0), c.done_hours())
+    nights = off_peak_hours(problem, sol)
+    for j, (c, _) in enumerate(sol.assignment):
+        stretch = 24.0 / nights[j] if j in nights else 1.0
+        out[c.cls] = max(out.get(c.cls, 0.0), c.start_hours + c.planned_hours * stretch)
     for k, hours in [*finish_hours(problem, sol, baseline(problem)).items(), *_in_turn_done(problem, sol)]:
         out[k] = max(out[k], hours)
     return out
@@ -231,4 +234,25 @@ def _in_turn_done(problem: Problem, sol: Solution) -> list[tuple[int, float]]:
         blocks = _deadline_blocks(problem, sc, g, sol.assignment) + sorted(tail, key=lambda b: b[1])
         ends = _ends(blocks, sol.bought[g], sc)
         out += [(b[1], end) for b, end in zip(blocks, ends) if b[0] == math.inf]
+    return out
+
+
+def off_peak_hours(problem: Problem, sol: Solution) -> dict[int, float]:
+    """{assignment index: hours a day it runs} for each training job on bought GPUs that needs some of
+    the serving GPUs (more GPUs at once than its type's bought ones beside the owned serving ones): it
+    runs only in the fewest off-peak hours a day a serving class on its type lends, so its running time
+    is spread over days of that many hours (train-and-serve's fine-tune: 21.6 hours of running, 2.7
+    days in 8-hour nights, read "takes 21.6 hours" and its deadline's slack counted the 21.6 hours)."""
+    out = {}
+    for j, (c, _) in enumerate(sol.assignment):
+        if c.ownership != "buy":
+            continue
+        serving = [
+            (problem.serve_classes[s.cls], s.gpus * n)
+            for s, n in sol.serving
+            if s.gpu == c.gpu and s.ownership == "buy"
+        ]
+        lent = [cls.off_peak_hours for cls, gpus in serving if gpus and cls.off_peak_hours > 0]
+        if lent and c.count > sol.bought.get(c.gpu, 0) - sum(gpus for _, gpus in serving):
+            out[j] = min(lent)
     return out

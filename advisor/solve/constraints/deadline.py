@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from advisor.contract.facts import Lever, Marginal, Shortfall, Slack, binds
 from advisor.durations import deadline_phrase, deadline_step, in_days
-from advisor.solve.constraints.at_once import class_done_hours
+from advisor.solve.constraints.at_once import class_done_hours, off_peak_hours
 from advisor.solve.constraints.base import NO_DEADLINE, Family, Need, Rebuild, Run, past
 from advisor.solve.scenario import Scenario, baseline
 from advisor.solve.search import smallest
@@ -87,15 +87,18 @@ class Deadline(Family):
         return out
 
     def slack(self, problem: Problem, sol: Solution) -> list[Slack]:
-        out, done = [], class_done_hours(problem, sol)
+        out, done, nights = [], class_done_hours(problem, sol), off_peak_hours(problem, sol)
         for k, cls in enumerate(problem.classes):
             if cls.deadline is None:
                 continue
-            mine = [c for c, _ in sol.assignment if c.cls == k]
-            wait = done[k] - max(c.done_hours() for c in mine)  # its turn on bought GPUs (at_once.py)
+            # each column's running spread over the off-peak hours it borrows (at_once.off_peak_hours)
+            mine = [
+                (c, 24 / nights[j] if j in nights else 1.0) for j, (c, _) in enumerate(sol.assignment) if c.cls == k
+            ]
+            wait = done[k] - max(c.start_hours + c.planned_hours * f for c, f in mine)  # its turn on bought GPUs
             planned = done[k] / 24
-            estimate = (max(c.start_hours + c.hours for c in mine) + wait) / 24
-            start = max(c.start_hours for c in mine) / 24
+            estimate = (max(c.start_hours + c.hours * f for c, f in mine) + wait) / 24
+            start = max(c.start_hours for c, _ in mine) / 24
             limit = cls.deadline / 24
             out.append(
                 Slack(
