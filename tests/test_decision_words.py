@@ -128,3 +128,17 @@ def test_alternatives_are_counted_on_the_pairs_a_hold_is_counted_on():
     assert describe_group(sigs, {"mi300x": "AMD Instinct MI300X"}) == "47–52× AMD Instinct MI300X (rent)"
     mixed = [(("h100-sxm", "rent", 8), ("mi300x", "rent", 40)), (("h100-sxm", "rent", 8), ("mi300x", "rent", 44))]
     assert describe_group(mixed) == "8× h100-sxm (rent) + 40–44× mi300x (rent)"
+
+
+def test_the_json_message_and_the_words_print_a_small_noise_alike():
+    """A point-basis plan's JSON message read "expected $1,234 ±$1 at 2 standard errors" where the plan's
+    words read "±$1.44" of the same standard error ($0.72): both print dollars as present/words.usd does."""
+    from advisor.contract.decision import Decision
+    from advisor.explain.decision_message import message
+    from advisor.present.decision_words import expected
+
+    rec = {"scored_draws": 200, "expected_cost_usd": 1234.5, "expected_cost_se_usd": 0.72, "p80_cost_usd": 1240.25}
+    text = message("point", rec, "4x rtx-4090 (buy)", "", True)
+    assert "expected $1,234 ±$1.44 at 2 standard errors, P80 $1,240" in text, text
+    words = expected(Decision.model_construct(expected_cost_usd=1234.5, expected_cost_se_usd=0.72))
+    assert words == "$1,234 (±$1.44 at 2 standard errors)"

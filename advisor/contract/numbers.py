@@ -16,6 +16,16 @@ def cents(usd: float) -> float:
     return float(Decimal(repr(usd)).quantize(Decimal("0.01"), rounding=ROUND_HALF_UP))
 
 
+def usd(x: float | None) -> str:
+    """Whole dollars, with cents only for small amounts that have them: $1,601, $2.13 (the words of the
+    plan, the memo and the JSON's messages alike: a noise of $1.44 is never "$1" in one and "$1.44" in another)."""
+    if x is None:
+        return "n/a"
+    if 0 < abs(x) < 10 and round(x) != x:
+        return f"${x:,.2f}"
+    return f"${x:,.0f}"
+
+
 PLAN_WIDE_KINDS = ("hosting", "electricity")  # bill amounts summed over every GPU's time: no rate to re-multiply
 ONE_SUM_KINDS = (*PLAN_WIDE_KINDS, "rent")  # bill lines billed as one sum (quantity 1, unit = total)
 

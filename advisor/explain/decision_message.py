@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from advisor.contract.decision import Z_SWITCH
-from advisor.contract.numbers import cents
+from advisor.contract.numbers import cents, usd
 
 
 def message(basis: str, rec: dict[str, Any], what: str, point_what: str, same: bool, close: str | None = None) -> str:
@@ -18,17 +18,17 @@ def message(basis: str, rec: dict[str, Any], what: str, point_what: str, same: b
         "point": "the least cost at the point estimates",
     }[basis]
     figures = (
-        f"over {rec['scored_draws']:,} joint draws of speed and price (expected ${cents(rec['expected_cost_usd']):,.0f}"
+        f"over {rec['scored_draws']:,} joint draws of speed and price (expected {usd(cents(rec['expected_cost_usd']))}"
         # its Monte-Carlo error, worded as such (a bare "±" reads as the cost's spread, ~33% on the knife)
         + (
-            f" ±${Z_SWITCH * rec['expected_cost_se_usd']:,.0f} at {Z_SWITCH:g} standard errors"
+            f" ±{usd(Z_SWITCH * rec['expected_cost_se_usd'])} at {Z_SWITCH:g} standard errors"
             if rec.get("expected_cost_se_usd")
             else ""
         )
-        + f", P80 ${cents(rec['p80_cost_usd']):,.0f}"
+        + f", P80 {usd(cents(rec['p80_cost_usd']))}"
         # the quantile a p90 choice was made on is named with it
         + (
-            f", P90 ${cents(rec['p90_cost_usd']):,.0f})"
+            f", P90 {usd(cents(rec['p90_cost_usd']))})"
             if basis == "p90" and rec.get("p90_cost_usd") is not None
             else ")"
         )
@@ -44,9 +44,9 @@ def message(basis: str, rec: dict[str, Any], what: str, point_what: str, same: b
         return text + "; it is also the optimum at the point estimates"
     # at the cents the JSON prints them to, so the band re-computed from the JSON is the one in the words
     loss, noise = cents(rec["price_of_robustness_usd"]), Z_SWITCH * cents(rec["price_of_robustness_se_usd"])
-    within = f", within its noise ({Z_SWITCH:g} standard errors: ${noise:,.0f})" if abs(loss) < noise else ""
+    within = f", within its noise ({Z_SWITCH:g} standard errors: {usd(noise)})" if abs(loss) < noise else ""
     return (
         text + f"; the optimum at the point estimates ({point_what}) is expected to cost "
-        f"${abs(cents(loss)):,.0f} {'more' if loss >= 0 else 'less'} on {rec['fresh_draws']:,} fresh draws"
-        + (within or f" (±${noise:,.0f} at {Z_SWITCH:g} standard errors)")
+        f"{usd(abs(cents(loss)))} {'more' if loss >= 0 else 'less'} on {rec['fresh_draws']:,} fresh draws"
+        + (within or f" (±{usd(noise)} at {Z_SWITCH:g} standard errors)")
     )

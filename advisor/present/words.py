@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING
 
+from advisor.contract.numbers import usd
 from advisor.durations import in_days
 
 if TYPE_CHECKING:
@@ -180,15 +181,6 @@ def more_or_less(x: float, share: float | None = None) -> str:
         return "no more"
     pct_text = f" ({pct(share, True) if x >= 0 else pct(abs(share))})" if share is not None else ""
     return f"{usd(abs(x))}{pct_text} {'less' if x < 0 else 'more'}"
-
-
-def usd(x: float | None) -> str:
-    """Whole dollars, with cents only for small amounts that have them: $1,601, $2.13."""
-    if x is None:
-        return "n/a"
-    if 0 < abs(x) < 10 and round(x) != x:
-        return f"${x:,.2f}"
-    return f"${x:,.0f}"
 
 
 def footed(parts: list[float], total: float) -> tuple[list[str], str]:
