@@ -8,6 +8,8 @@ with no sourced circuit the US figure, named as the US figure."""
 
 from __future__ import annotations
 
+import math
+
 import pytest
 from conftest import AS_OF
 
@@ -44,6 +46,8 @@ def office(region: str, **extra):
         ("DK", 1.38, "PWR011", ["for DK", "6 A", "Sikkerhedsstyrelsen", "more than 2 hours"]),
         ("IT", 2.3, "PWR012", ["for IT", "CEI 23-50", "10 A for a lasting load"]),
         ("MX", 1.524, "PWR013", ["for MX", "15 A / 127 V", "80%", "NOM-001-SEDE"]),
+        ("SG", 2.3, "PWR003", ["for SG", "230 V BS 1363", "10 A", "13 A fuse"]),
+        ("MY", 2.3, "PWR003", ["for MY", "230 V BS 1363", "10 A"]),
     ],
 )
 def test_an_office_gets_its_regions_circuit_and_says_whose(rules, region, kw, rule, words):
@@ -119,26 +123,32 @@ def test_a_german_office_plan_is_bounded_and_cited_by_pwr002(catalog, rules):
 
 
 @pytest.mark.parametrize(
-    "region, rule, kw, fits",
-    [("CH", "PWR008", 1.84, 3), ("TW", "PWR009", 1.32, 2), ("DK", "PWR011", 1.38, 2), ("MX", "PWR013", 1.524, 3)],
+    "region, rule, kw, gpu, card_kw, fits",
+    [
+        ("CH", "PWR008", 1.84, "rtx-4090", 0.450, 3),
+        ("TW", "PWR009", 1.32, "rtx-4090", 0.450, 2),
+        ("DK", "PWR011", 1.38, "rtx-4090", 0.450, 2),
+        ("MX", "PWR013", 1.524, "rtx-4090", 0.450, 3),
+        ("SG", "PWR003", 2.3, "rtx-5090", 0.575, 3),
+    ],
 )
-def test_an_office_plan_is_bounded_by_its_regions_own_figure(catalog, rules, region, rule, kw, fits):
-    """The new figures no other region shares, through the optimizer: RTX 4090s (450 W) plus a 125 W
-    workstation fit up to `fits` cards (CH 3: 1.475 kW <= 1.84; TW 2: 1.025 kW <= 1.32; DK 2: <= 1.38; MX 3:
-    1.475 kW <= 1.524, where the US 1.44 kW allows 2); one card more (CH and MX 1.925 kW, TW and DK 1.475 kW)
-    is infeasible and the diagnosis cites the region's rule and
-    figure."""
+def test_an_office_plan_is_bounded_by_its_regions_own_figure(catalog, rules, region, rule, kw, gpu, card_kw, fits):
+    """Figures new to a region, through the optimizer: the cards plus a 125 W workstation fit up to `fits`
+    cards (RTX 4090s, 450 W: CH 3, 1.475 kW <= 1.84; TW 2, 1.025 kW <= 1.32; DK 2, <= 1.38; MX 3, 1.475 kW <=
+    1.524, where the US 1.44 kW allows 2. RTX 5090s, 575 W: SG 3, 1.85 kW <= 2.3, its BS 1363 socket, where
+    the US 1.44 kW it had before allowed 2); one card more (CH and MX 1.925 kW, TW and DK 1.475 kW, SG 2.425
+    kW) is infeasible and the diagnosis cites the region's rule and figure."""
     doc = {
         "deployment": {"context": "office", "region": region, "ownership": "buy", "lead_time_days": 0},
         "model": "gpt2-124m",
         "tokens": "1B",
-        "gpus": {"allow": ["rtx-4090"], "count": fits},
+        "gpus": {"allow": [gpu], "count": fits},
     }
     ok = plan(parse_workload(doc), catalog=catalog, rules=rules, as_of=AS_OF, explain=False)
-    assert ok["status"] == "optimal" and [(i["gpu"], i["count"]) for i in ok["purchase"]] == [("rtx-4090", fits)]
+    assert ok["status"] == "optimal" and [(i["gpu"], i["count"]) for i in ok["purchase"]] == [(gpu, fits)]
     assert (ok["assumptions"]["power_limit_kw"], ok["assumptions"]["power_limit_rule"]) == (kw, rule)
     over = plan(
-        parse_workload({**doc, "gpus": {"allow": ["rtx-4090"], "count": fits + 1}}),
+        parse_workload({**doc, "gpus": {"allow": [gpu], "count": fits + 1}}),
         catalog=catalog,
         rules=rules,
         as_of=AS_OF,
@@ -146,7 +156,7 @@ def test_an_office_plan_is_bounded_by_its_regions_own_figure(catalog, rules, reg
     )
     assert over["status"] == "infeasible"
     power = next(d for d in over["diagnosis"] if d["constraint"] == "power")
-    need = (fits + 1) * 0.450 + 0.125
+    need = math.ceil(round(((fits + 1) * card_kw + 0.125) * 100, 6)) / 100  # the limit to ask for, up to 0.01 kW
     assert power["rule"] == rule and f"from {kw:g} kW to {need:.2f} kW" in power["message"], power["message"]
 
 
