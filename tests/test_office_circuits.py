@@ -1,12 +1,15 @@
 """An office's default power limit is its own region's socket circuit (rules/deployment.yaml
-PWR001-PWR013), not the US one everywhere: a German office is told its Schuko socket's 2.3 kW with
+PWR001-PWR014), not the US one everywhere: a German office is told its Schuko socket's 2.3 kW with
 its source, a Chinese one its 10 A / 220 V socket, a Canadian one the 1.44 kW of its own code (CSA
 C22.1, not the NEC), a Swiss one its SN 441011 socket's 8 A, a Taiwanese one 80% of a 15 A / 110 V
 branch, an Australian one its 10 A power point, a Danish one the 6 A its safety regulator advises
-for a lasting load, a Mexican one 80% of a 15 A / 127 V circuit, a US one the NEC's 1.44 kW as before, and a region
+for a lasting load, a Mexican one 80% of a 15 A / 127 V circuit, a Singaporean or Malaysian one the BS 1363
+socket's 10 A at 230 V, a Hong Kong one the same socket's 10 A at 220 V, a US one the NEC's 1.44 kW as before, and a region
 with no sourced circuit the US figure, named as the US figure."""
 
 from __future__ import annotations
+
+import math
 
 import pytest
 from conftest import AS_OF
@@ -44,6 +47,14 @@ def office(region: str, **extra):
         ("DK", 1.38, "PWR011", ["for DK", "6 A", "Sikkerhedsstyrelsen", "more than 2 hours"]),
         ("IT", 2.3, "PWR012", ["for IT", "CEI 23-50", "10 A for a lasting load"]),
         ("MX", 1.524, "PWR013", ["for MX", "15 A / 127 V", "80%", "NOM-001-SEDE"]),
+        ("SG", 2.3, "PWR003", ["for SG", "230 V BS 1363", "10 A", "13 A fuse"]),
+        ("MY", 2.3, "PWR003", ["for MY", "230 V BS 1363", "10 A"]),
+        ("HK", 2.2, "PWR014", ["for HK", "220 V BS 1363", "10 A", "13 A fuse, 2.86 kW"]),
+        # no continuous office socket load was found in a citable source for these: the US figure, said so
+        *[
+            (r, 1.44, "PWR006", [f"no office circuit is sourced for {r}", "the US one"])
+            for r in ["KR", "IN", "IL", "ZA"]
+        ],
     ],
 )
 def test_an_office_gets_its_regions_circuit_and_says_whose(rules, region, kw, rule, words):
@@ -85,6 +96,7 @@ def test_the_defaults_are_their_sockets_arithmetic(rules):
         "PWR011": 6 * 230,  # Sikkerhedsstyrelsen: a Danish household socket's 6 A over a long time
         "PWR012": 10 * 230,  # an ordinary Italian socket's lasting 10 A
         "PWR013": 15 * 127 * 0.8,  # NOM-001-SEDE 210-19: a continuous load at 125% -> 80% of 15 A at 127 V
+        "PWR014": 10 * 220,  # Hong Kong: a BS 1363 socket's continuous 10 A at its 220 V supply
     }
     for rid, watts in by_hand.items():
         effect = rules.get(rid).effect
@@ -119,26 +131,32 @@ def test_a_german_office_plan_is_bounded_and_cited_by_pwr002(catalog, rules):
 
 
 @pytest.mark.parametrize(
-    "region, rule, kw, fits",
-    [("CH", "PWR008", 1.84, 3), ("TW", "PWR009", 1.32, 2), ("DK", "PWR011", 1.38, 2), ("MX", "PWR013", 1.524, 3)],
+    "region, rule, kw, gpu, card_kw, fits",
+    [
+        ("CH", "PWR008", 1.84, "rtx-4090", 0.450, 3),
+        ("TW", "PWR009", 1.32, "rtx-4090", 0.450, 2),
+        ("DK", "PWR011", 1.38, "rtx-4090", 0.450, 2),
+        ("MX", "PWR013", 1.524, "rtx-4090", 0.450, 3),
+        ("SG", "PWR003", 2.3, "rtx-5090", 0.575, 3),
+    ],
 )
-def test_an_office_plan_is_bounded_by_its_regions_own_figure(catalog, rules, region, rule, kw, fits):
-    """The new figures no other region shares, through the optimizer: RTX 4090s (450 W) plus a 125 W
-    workstation fit up to `fits` cards (CH 3: 1.475 kW <= 1.84; TW 2: 1.025 kW <= 1.32; DK 2: <= 1.38; MX 3:
-    1.475 kW <= 1.524, where the US 1.44 kW allows 2); one card more (CH and MX 1.925 kW, TW and DK 1.475 kW)
-    is infeasible and the diagnosis cites the region's rule and
-    figure."""
+def test_an_office_plan_is_bounded_by_its_regions_own_figure(catalog, rules, region, rule, kw, gpu, card_kw, fits):
+    """Figures new to a region, through the optimizer: the cards plus a 125 W workstation fit up to `fits`
+    cards (RTX 4090s, 450 W: CH 3, 1.475 kW <= 1.84; TW 2, 1.025 kW <= 1.32; DK 2, <= 1.38; MX 3, 1.475 kW <=
+    1.524, where the US 1.44 kW allows 2. RTX 5090s, 575 W: SG 3, 1.85 kW <= 2.3, its BS 1363 socket, where
+    the US 1.44 kW it had before allowed 2); one card more (CH and MX 1.925 kW, TW and DK 1.475 kW, SG 2.425
+    kW) is infeasible and the diagnosis cites the region's rule and figure."""
     doc = {
         "deployment": {"context": "office", "region": region, "ownership": "buy", "lead_time_days": 0},
         "model": "gpt2-124m",
         "tokens": "1B",
-        "gpus": {"allow": ["rtx-4090"], "count": fits},
+        "gpus": {"allow": [gpu], "count": fits},
     }
     ok = plan(parse_workload(doc), catalog=catalog, rules=rules, as_of=AS_OF, explain=False)
-    assert ok["status"] == "optimal" and [(i["gpu"], i["count"]) for i in ok["purchase"]] == [("rtx-4090", fits)]
+    assert ok["status"] == "optimal" and [(i["gpu"], i["count"]) for i in ok["purchase"]] == [(gpu, fits)]
     assert (ok["assumptions"]["power_limit_kw"], ok["assumptions"]["power_limit_rule"]) == (kw, rule)
     over = plan(
-        parse_workload({**doc, "gpus": {"allow": ["rtx-4090"], "count": fits + 1}}),
+        parse_workload({**doc, "gpus": {"allow": [gpu], "count": fits + 1}}),
         catalog=catalog,
         rules=rules,
         as_of=AS_OF,
@@ -146,8 +164,28 @@ def test_an_office_plan_is_bounded_by_its_regions_own_figure(catalog, rules, reg
     )
     assert over["status"] == "infeasible"
     power = next(d for d in over["diagnosis"] if d["constraint"] == "power")
-    need = (fits + 1) * 0.450 + 0.125
+    need = math.ceil(round(((fits + 1) * card_kw + 0.125) * 100, 6)) / 100  # the limit to ask for, up to 0.01 kW
     assert power["rule"] == rule and f"from {kw:g} kW to {need:.2f} kW" in power["message"], power["message"]
+
+
+def test_a_hong_kong_office_plan_gets_its_220_v_socket(catalog, rules):
+    """Four RTX 4090D and a workstation (4 x 425 W + 125 W = 1.825 kW) fit Hong Kong's 2.2 kW (a BS 1363
+    socket's 10 A at 220 V, PWR014), where the US 1.44 kW it had before refused them; the binding row cites
+    PWR014 with its slack. (The RTX 4090 and 5090 are refused in HK by EXP001, so the 4090D, which fits
+    four to a workstation, is the card: no five-card over-limit case exists in an office here.)"""
+    doc = {
+        "deployment": {"context": "office", "region": "HK", "ownership": "buy", "lead_time_days": 0},
+        "model": "gpt2-124m",
+        "tokens": "1B",
+        "gpus": {"allow": ["rtx-4090d"], "count": 4},
+    }
+    ok = plan(parse_workload(doc), catalog=catalog, rules=rules, as_of=AS_OF, explain=False)
+    assert ok["status"] == "optimal" and [(i["gpu"], i["count"]) for i in ok["purchase"]] == [("rtx-4090d", 4)]
+    assert (ok["assumptions"]["power_limit_kw"], ok["assumptions"]["power_limit_rule"]) == (2.2, "PWR014")
+    row = next(b for b in ok["binding"] if b["constraint"] == "power")
+    assert row["rule"] == "PWR014" and "of 2.2 kW (PWR014" in row["message"] and "NEC" not in row["message"]
+    assert row["slack"] == pytest.approx(2.2 - (4 * 0.425 + 0.125), abs=0.006)
+    assert {s["id"] for s in ok["sources"]} & {"PWR003", "PWR006", "PWR014"} == {"PWR014"}
 
 
 def test_the_china_office_example_cites_chinas_socket_not_the_nec(example_plan):

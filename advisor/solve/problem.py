@@ -210,7 +210,7 @@ class Rejection:
 @dataclass(frozen=True)
 class PowerLimit:
     """The power limit a plan's `power` constraint enforces, and where it comes from: the workload
-    (rule None) or a `limit` rule's default for the deployment (PWR001-PWR013 for an office, by region)."""
+    (rule None) or a `limit` rule's default for the deployment (PWR001-PWR014 for an office, by region)."""
 
     kw: float
     rule: str | None
@@ -257,7 +257,7 @@ class Problem:
 
     @property
     def power_rule(self) -> str | None:
-        """The rule that set the power limit (PWR001-PWR013 for an office default), None if the workload did."""
+        """The rule that set the power limit (PWR001-PWR014 for an office default), None if the workload did."""
         return self.power_limit.rule if self.power_limit else None
 
     def offer_of(self, c: Candidate | ServeCandidate) -> RentalOffer | None:

@@ -1,6 +1,6 @@
 """power: the owned hardware's draw within the power limit in force (the workload's
 `deployment.power_limit_kw`, else a `limit` rule's default for the deployment: the office circuit
-of its region, PWR001-PWR013, e.g. PWR001's 1.44 kW US circuit, PWR002's 2.3 kW Schuko socket).
+of its region, PWR001-PWR014, e.g. PWR001's 1.44 kW US circuit, PWR002's 2.3 kW Schuko socket).
 
   power   kW of owned GPUs and their servers <= the limit
 """
