@@ -66,11 +66,10 @@ def start_days(plan: Plan, job: Job) -> float:
     return max((i.ready_days or 0.0 for i in items), default=0.0)
 
 
-def elapsed_days(job: Job, days: float | None = None) -> float:
-    """The calendar days `days` of a job's running (its wall_days) take: spread over its hours_a_day where
-    it runs only in serving GPUs' off-peak hours (solve/constraints/at_once.off_peak_hours)."""
-    run = job.wall_days if days is None else days
-    return run * 24 / job.hours_a_day if job.hours_a_day else run
+def elapsed_days(job: Job) -> float:
+    """The calendar days a job's running (its wall_days) takes: spread over its hours_a_day where it runs
+    only in serving GPUs' off-peak hours (solve/constraints/at_once.off_peak_hours)."""
+    return job.wall_days * 24 / job.hours_a_day if job.hours_a_day else job.wall_days
 
 
 def off_peak_words(job: Job) -> str:
