@@ -100,3 +100,45 @@ def test_few_jobs_draws_keep_every_row(problem):
     r = Redraw(problem, baseline(problem), {}, SolveSettings())  # three jobs' own gap: 0.01%, every row in
     assert r.lazy is None
     assert r.h.getNumRow() == len(r.model.prob._constraints)
+
+
+class _Clock:
+    """time.perf_counter that moves on by `step` seconds at every reading."""
+
+    def __init__(self, step: float):
+        self.now, self.step = 0.0, step
+
+    def perf_counter(self) -> float:
+        self.now += self.step
+        return self.now
+
+
+def test_a_draws_rounds_share_its_time_limit(verdict, monkeypatch):
+    from advisor.solve import draw_rows
+    from advisor.solve.redraw import TIMED_OUT
+
+    r = verdict.redraw
+    first = []
+
+    def once():
+        r.h.clearSolver()
+        r.h.run()
+        first.append(bool(len(r.lazy.broken(np.asarray(r.h.getSolution().col_value)))))
+
+    breaks = None
+    for sample in verdict.samples:  # a draw whose first plan (without the pair rows) breaks one
+        r._set_draw(*sample)
+        once()
+        if first.pop():
+            breaks = sample
+            break
+    assert breaks is not None
+    r.h.setOptionValue("time_limit", 2.0)
+    monkeypatch.setattr(draw_rows, "time", _Clock(3.0))  # 3 s gone by the first run's end: none left
+    r._set_draw(*breaks)
+    try:
+        assert r.lazy.search(r.h, once) is False  # the limit spent, its plan breaking a row: no plan in time
+        assert r.h.getOptionValue("time_limit")[1] == 2.0  # the draw's own limit, set back
+    finally:
+        r.lazy.restore(r.h)
+    assert r._run_draw() == (frozenset(), (TIMED_OUT,), False, frozenset())  # what the verdict counts

@@ -45,8 +45,9 @@ COLUMNS_AT_FULL = 400  # models with more candidate columns get proportionally f
 # Draws begun before the plan is solved from this many candidate columns (the 200-job fleet: 29,675,
 # ~0.6 s a draw beside a ~4 s solve; team-fleet: 2,833, 0.01 s a draw beside a 0.02 s solve)
 EARLY_COLUMNS = 10000
-# On models that large, each draw gets at most this many seconds: a draw stopped there counts its best
-# plan (`unproven_draws`, said in the message). The 200-job fleet's 40 joint draws took 38 s of CPU, two
+# On models that large, each draw gets at most this many seconds (a fleet draw's row-generation runs
+# share them: solve/draw_rows.py): a draw stopped there counts its best plan (`unproven_draws`, said in
+# the message), or none when it has no plan of the full model then. The 200-job fleet's 40 joint draws took 38 s of CPU, two
 # of them 7.5 and 8.3 s (median 0.5 s); capped, see docs/performance.md
 DRAW_TIME_LIMIT = 2.0
 

@@ -4,7 +4,10 @@ at_once_g_k_k'_s (constraints/at_once.py) holds two jobs' GPUs at once where the
 one row per job pair and set of clashing columns, 6,857 of the 200-job fleet's 10,356 draw rows. A
 draw at a fleet's 1% gap runs with them left out; when its plan breaks some, those are added and the
 draw runs again, until none is broken (then every row of the full model holds), and the added rows
-are taken out before the next draw, so each draw's model is the same whatever ran before it.
+are taken out before the next draw, so each draw's model is the same whatever ran before it. The runs
+share the draw's time limit (DRAW_TIME_LIMIT, 2 s, on the fleets' models): when it is spent and the
+last plan still breaks a row, the draw found no plan within it (redraw.TIMED_OUT), as a draw whose
+single run finds none; each run with its own 2 s took up to 6 s of the 200-job fleet's draws.
 
 Why the answer keeps its claim. Without rows the model is a relaxation: its lower bound is at most
 the full model's optimum. The plan returned holds every row (it is a plan of the full model), and it
@@ -17,6 +20,7 @@ only fleets' draws (the plan's gap above the few-jobs gap) run this way. docs/pe
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -89,22 +93,36 @@ class LazyRows:
         slack = TOLERANCE * np.maximum(1.0, np.abs(activity))
         return np.flatnonzero((activity < self.lower - slack) | (activity > self.upper + slack))
 
-    def search(self, h: Any, run: Callable[[], None]) -> None:
+    def search(self, h: Any, run: Callable[[], None]) -> bool:
         """`run` (a draw's HiGHS run) again with the rows its plan breaks added, until it breaks
-        none or has no plan; after MAX_ROUNDS such runs, once more with every pair row. restore()
-        takes the added rows out again once the answer is read."""
+        none or has no plan; after MAX_ROUNDS such runs, once more with every pair row. The runs share
+        the draw's time limit (HiGHS's time_limit, set back after): False when it is spent with a plan
+        that breaks a row (the draw found no plan in time). restore() takes the added rows out again
+        once the answer is read."""
+        import highspy
+
+        limit = h.getOptionValue("time_limit")[1]  # (status, value)
+        start = time.perf_counter()
         added: set[int] = set()
-        for _ in range(MAX_ROUNDS):
+        try:
+            for _ in range(MAX_ROUNDS):
+                run()
+                if h.getInfo().primal_solution_status != 2:  # no plan (infeasible, or none in time)
+                    return True
+                broken = [i for i in self.broken(np.asarray(h.getSolution().col_value)).tolist() if i not in added]
+                if not broken:
+                    return True
+                left = limit - (time.perf_counter() - start)
+                if h.getModelStatus() == highspy.HighsModelStatus.kTimeLimit or left <= 0:
+                    return False
+                h.setOptionValue("time_limit", left)
+                self._add(h, broken)
+                added.update(broken)
+            self._add(h, [i for i in range(self.count) if i not in added])
             run()
-            if h.getInfo().primal_solution_status != 2:  # no plan (infeasible, or none in time)
-                return
-            broken = [i for i in self.broken(np.asarray(h.getSolution().col_value)).tolist() if i not in added]
-            if not broken:
-                return
-            self._add(h, broken)
-            added.update(broken)
-        self._add(h, [i for i in range(self.count) if i not in added])
-        run()
+            return True
+        finally:
+            h.setOptionValue("time_limit", limit)
 
     def _add(self, h: Any, rows: list[int]) -> None:
         if not rows:

@@ -27,6 +27,7 @@ from advisor.solve.constraints.base import UNBOUNDED
 from advisor.solve.formulation import build_model, polish_model
 from advisor.solve.highs_model import HighsModel
 from advisor.solve.late_cuts import with_late_rows
+from advisor.solve.lazy_pairs import FreeRows, free_rows
 from advisor.solve.model import (
     IDLE_GPU_TOLERANCE,
     TIE_BREAK_USD_PER_HOUR,
@@ -76,9 +77,12 @@ def speed_candidates(problem: Problem, sc: Scenario, ceiling: dict[str, float]) 
     return [[c for c in f if c.gpu in ceiling] + [c for c in b if c.gpu not in ceiling] for f, b in zip(fast, base)]
 
 
-def solve_fast(problem: Problem, sc: Scenario, time_limit: float | None, gap: float, polish: bool = True) -> Solution:
+def solve_fast(
+    problem: Problem, sc: Scenario, time_limit: float | None, gap: float, polish: bool = True, lazy: bool = False
+) -> Solution:
     """milp.solve through the problem's cached HiGHS model of this structure; `polish`: put idle
-    bought GPUs to work (model.polish_model) when a plan leaves some."""
+    bought GPUs to work (model.polish_model) when a plan leaves some; `lazy`: at_once's pair rows
+    only where a plan breaks them (solve/lazy_pairs.py)."""
     key, alone, hm = _shared_model(problem, sc)
     model = hm.model
     no_plan = Solution("infeasible", None, solver={"name": None, "reason": "a job has no usable candidate"})
@@ -87,8 +91,9 @@ def solve_fast(problem: Problem, sc: Scenario, time_limit: float | None, gap: fl
     hm.apply(sc, constraints.limit_rows(sc))
     if hm.ceiling is not None and hm.no_column(sc.only_gpu):
         return no_plan
+    pairs = free_rows(hm) if lazy else None
     try:
-        status, proven, mip_gap = run_with_late_rows(hm, time_limit, gap)
+        status, proven, mip_gap = run_with_late_rows(hm, time_limit, gap, pairs=pairs)
         check_found(status, "highs", time_limit)
         if status == "infeasible":
             return Solution("infeasible", None, solver={"name": "highs", "status": "Infeasible"})
@@ -99,16 +104,17 @@ def solve_fast(problem: Problem, sc: Scenario, time_limit: float | None, gap: fl
         return read_solution(model, "highs", "Optimal", proven, mip_gap, mip_objective)
     finally:
         hm.drop_rows()
+        if pairs is not None:
+            pairs.restore(hm)
 
 
 def run_with_late_rows(
-    hm: HighsModel, time_limit: float | None, gap: float, nodes: int | None = None
+    hm: HighsModel, time_limit: float | None, gap: float, nodes: int | None = None, pairs: FreeRows | None = None
 ) -> tuple[str, bool, float | None]:
-    """hm.run, again with late_cuts' rows while its plan has a job late that they catch (the rows
-    stay in hm until its drop_rows)."""
-    return with_late_rows(
-        hm.model, lambda: hm.run(time_limit, gap, nodes), lambda r: r[0] in ("optimal", "feasible"), hm.add_rows
-    )
+    """hm.run (without the pair rows its plans hold, given `pairs`), again with late_cuts' rows while
+    its plan has a job late that they catch (the rows stay in hm until its drop_rows)."""
+    run = (lambda: hm.run(time_limit, gap, nodes)) if pairs is None else (lambda: pairs.run(hm, time_limit, gap, nodes))
+    return with_late_rows(hm.model, run, lambda r: r[0] in ("optimal", "feasible"), hm.add_rows)
 
 
 def _shared_model(problem: Problem, sc: Scenario) -> tuple[tuple, bool, HighsModel]:

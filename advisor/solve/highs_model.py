@@ -21,6 +21,7 @@ from advisor.solve.speed_model import SpeedColumns
 
 if TYPE_CHECKING:
     from advisor.solve.late_cuts import Cut
+    from advisor.solve.lazy_pairs import FreeRows
 
 _INF = math.inf
 
@@ -106,6 +107,7 @@ class HighsModel(SpeedColumns):
         self.dead: set[int] = set()  # y columns off at the current speed
         self.added = 0  # lazy rows in the model now (add_rows)
         self.added_cols: list[str] = []  # ... and the columns they brought
+        self.free_rows: FreeRows | None = None  # at_once's pair rows, for re-solves without them (lazy_pairs.py)
 
     # ------------------------------------------------------------------ scenario -> changes
     def apply(self, sc: Scenario, rows: dict[str, tuple[float, float]]) -> None:

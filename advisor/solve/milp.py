@@ -48,7 +48,7 @@ def solve(
     gap = s.gap_for(problem)
     if solver_for(s.time_limit, gap)[0] == "highs" and not problem.serve_classes:
         # the fast path changes training coefficients in place; serving sections are rebuilt each time
-        sol = solve_fast(problem, sc, s.time_limit, gap, polish=s.polishes(problem))
+        sol = solve_fast(problem, sc, s.time_limit, gap, polish=s.polishes(problem), lazy=s.lazy_for(problem))
     else:  # highspy missing, or serving: a fresh PuLP build
         sol = solve_pulp(problem, sc, s.time_limit, gap, s.polishes(problem), start.columns if start else None)
     count_solve(sol.objective_usd if sol.feasible else None, sol.solver.get("gap"), s.tally is not None)  # progress

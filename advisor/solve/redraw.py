@@ -284,7 +284,10 @@ class Redraw:
                 run_highs(h)
 
         try:  # a fleet's draw: the pair rows its plan breaks added (solve/draw_rows.py), then taken out
-            lazy.search(h, once) if lazy is not None else once()
+            if lazy is None:
+                once()
+            elif not lazy.search(h, once):
+                return frozenset(), (TIMED_OUT,), False, frozenset()  # its time spent, the last plan breaking a row
             return self._answer(h)
         finally:
             if lazy is not None:

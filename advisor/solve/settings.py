@@ -52,12 +52,15 @@ class SolveTally:
 class SolveSettings:
     """gap: the relative MIP gap (None: default_gap of the problem); time_limit: seconds (None:
     none); polish: put idle bought GPUs to work when that costs < 0.1% (solve/milp.py; None: for
-    fewer than FLEET_JOBS jobs, see polishes); tally: where the solve is counted (None: not counted)."""
+    fewer than FLEET_JOBS jobs, see polishes); tally: where the solve is counted (None: not counted);
+    lazy_pairs: for a fleet, at_once's pair rows only where a plan breaks them (lazy_for: the
+    explanations' re-solves; never the plan's own solve nor the decision's)."""
 
     gap: float | None = None
     time_limit: float | None = 30.0
     polish: bool | None = None
     tally: SolveTally | None = None
+    lazy_pairs: bool = False
 
     def gap_for(self, problem: Problem) -> float:
         return default_gap(problem) if self.gap is None else self.gap
@@ -68,15 +71,23 @@ class SolveSettings:
         200 and 1,000 jobs the polish never finished within its nodes, spending 3-6 s a plan for nothing."""
         return problem.job_count < FLEET_JOBS if self.polish is None else self.polish
 
+    def lazy_for(self, problem: Problem) -> bool:
+        """Does a solve leave at_once's pair rows out until its plan breaks one (solve/lazy_pairs.py)?
+        Only a re-solve that asks (lazy_pairs) of a fleet (FLEET_JOBS jobs or more): a few jobs' plans
+        and explanations keep the search they have."""
+        return self.lazy_pairs and problem.job_count >= FLEET_JOBS
+
     def explaining(self, problem: Problem) -> SolveSettings:
         """The settings of an explanation's re-solves: a gap of at least EXPLAIN_GAP, a time limit of
-        at most EXPLAIN_TIME_LIMIT, a fresh tally, and no idle-GPU polish for fleets (polishes)."""
+        at most EXPLAIN_TIME_LIMIT, a fresh tally, no idle-GPU polish for fleets (polishes), and a
+        fleet's pair rows left out until a plan breaks one (lazy_for)."""
         limit = EXPLAIN_TIME_LIMIT if self.time_limit is None else min(self.time_limit, EXPLAIN_TIME_LIMIT)
         return SolveSettings(
             gap=max(EXPLAIN_GAP, self.gap or 0.0),
             time_limit=limit,
             polish=None,
             tally=SolveTally(),
+            lazy_pairs=True,
         )
 
     def but(self, **changes: object) -> SolveSettings:
