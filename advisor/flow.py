@@ -32,6 +32,7 @@ from advisor.inputs.workload import Workload
 from advisor.perf import min_gpus, params_from
 from advisor.plan_rows import purchase_rows
 from advisor.solve.candidates import build_problem
+from advisor.solve.constraints.at_once import makespan_hours
 from advisor.solve.milp import solve
 from advisor.solve.problem import Problem
 from advisor.solve.run import plan_chosen, stage
@@ -179,7 +180,7 @@ def pareto(
         check(problem, sol)
         front.append(
             {
-                "makespan_days": sol.makespan_hours / 24,
+                "makespan_days": makespan_hours(problem, sol) / 24,
                 "total_cost_usd": sol.objective_usd,
                 "purchase": purchase_rows(problem, sol),
                 "status": sol.status,

@@ -27,6 +27,7 @@ from advisor.data.catalog_prices import RENT_KINDS
 from advisor.inputs.deployment import DEFAULT_RENT_KINDS
 from advisor.solve.class_candidates import MAX_GPUS_PER_JOB
 from advisor.solve.constraints import FAMILIES
+from advisor.solve.constraints.at_once import makespan_hours
 from advisor.solve.milp import solve
 from advisor.solve.problem import Problem
 from advisor.solve.scenario import Scenario, baseline
@@ -164,5 +165,5 @@ def _combined_elsewhere(rebuild: Rebuild, run: Callable[..., Solution]) -> list[
             continue
         s = run(other, _relaxed(baseline(other)))
         if s.feasible:
-            return [Elsewhere(change, s.objective_usd or 0.0, s.makespan_hours / 24)]
+            return [Elsewhere(change, s.objective_usd or 0.0, makespan_hours(other, s) / 24)]
     return []

@@ -166,7 +166,8 @@ def off_peak_only(problem: Problem, sol: Solution) -> list[dict]:
                 "message": f"{name} needs {c.count} {c.gpu} at once and {free if free > 0 else 'none'} of the "
                 f"{bought} bought {'is' if free == 1 else 'are'} free of serving, so it runs only in the serving "
                 f"GPUs' {hours_a_day:g} off-peak hours a day: its {c.hours:,.1f} hours of running take about "
-                f"{c.hours / hours_a_day:,.1f} days, as its finish and its deadline's slack count them",
+                f"{c.hours / hours_a_day:,.1f} days, as its finish"
+                + (" and its deadline's slack count them" if problem.classes[c.cls].deadline else " counts them"),
             }
         )
     return out

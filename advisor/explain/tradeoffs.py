@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from advisor.data.estimator import Params
 from advisor.perf import evaluate, min_gpus
+from advisor.solve.constraints.at_once import makespan_hours
 from advisor.solve.milp import solve
 from advisor.solve.problem import Problem
 from advisor.solve.scenario import baseline
@@ -34,12 +35,12 @@ def cost_time_points(problem: Problem, settings: SolveSettings, per_gpu: int = 1
             s = solve(problem, baseline(problem).but(only_gpu=gid, makespan_hours=h), settings)
             if s.objective_usd is not None:  # feasible
                 n = sum(s.bought.values()) or max((c.count for c in s.chosen), default=0)
-                point = (s.makespan_hours, s.objective_usd, n)
+                point = (makespan_hours(problem, s), s.objective_usd, n)
                 if all(abs(point[0] - p[0]) > 1e-9 or abs(point[1] - p[1]) > 1e-6 for p in points):
                     points.append(point)
         if points:
             series[gid] = sorted(points)
-    front = [(s.makespan_hours, s.objective_usd) for s in frontier(problem, settings, points=16)]
+    front = [(makespan_hours(problem, s), s.objective_usd) for s in frontier(problem, settings, points=16)]
     return {"series": series, "front": front}
 
 

@@ -9,7 +9,7 @@ from advisor.contract import Plan
 from advisor.contract.context import PlanContext
 from advisor.contract.explanations import Rejected
 from advisor.durations import deadline_phrase
-from advisor.present.memo_costs import cash_months
+from advisor.present.memo_costs import cash_months, elapsed_days, start_days
 from advisor.present.svg import Chart
 from advisor.present.words import EXCLUDED, job_label, join, months_phrase, usd, usd_short
 
@@ -67,7 +67,9 @@ def _cost_time_chart(plan: Plan, ctx: PlanContext, colour: dict[str, str], data:
         ch.line(sx, sy, "#000000", width=1.6, opacity=0.6, label="Pareto front: cheapest plan for each finishing time")
         ch.line(fx, fy, "#000000", width=0, marker="o", ms=9, hollow=True)
     if plan.feasible and plan.jobs:
-        finish = max(j.wall_days for j in plan.jobs) * 24 / scale
+        # when its work is done, from today as the dots are: its GPUs' ready day, then its running (spread over
+        # lent off-peak hours), where the star sat at the running time alone (review30)
+        finish = max(start_days(plan, j) + elapsed_days(j) for j in plan.jobs) * 24 / scale
         ch.line([finish], [plan.total_cost_usd or 0.0], "#d62728", width=0, marker="*", ms=16, label="Recommended plan")
     for dl in sorted(set(deadlines)):
         ch.vline(dl / scale, "#d62728", dash="4 2")

@@ -48,6 +48,7 @@ def _training_start(plan: Plan, ctx: PlanContext, item: PurchaseItem) -> tuple[f
         if j.gpu != item.gpu or j.ownership != item.ownership or info is None or not info.deadline_hours:
             continue
         run = j.wall_days_planned if j.wall_days_planned is not None else j.wall_days
+        run *= 24 / j.hours_a_day if j.hours_a_day else 1.0  # in lent off-peak hours: its nights
         after = max(run, _after_ready(plan, item, j.name, info.deadline_hours / 24) or 0.0)  # its turn, if any
         starts.append((info.deadline_hours / 24 - after, j.name, run, info.deadline_hours / 24, after))
     if not starts:

@@ -60,8 +60,28 @@ def in_turn(problem: Problem, sc: Scenario, c: Candidate) -> int:
 def in_turn_fits(problem: Problem, sc: Scenario, a: Candidate, b: Candidate) -> bool:
     """Can the jobs of two columns on the same bought GPUs (one arrival) run one after the other from
     it, the earlier deadline first, each done by its own (else they must run at once)? The first is
-    done by its own deadline (its Bounds), so: both within the later deadline's window."""
-    return fits(a.planned_hours, window(problem, sc, a), b.planned_hours, window(problem, sc, b))
+    done by its own deadline (its Bounds), so: both within the later deadline's window, at turn_hours."""
+    return fits(turn_hours(problem, a), window(problem, sc, a), turn_hours(problem, b), window(problem, sc, b))
+
+
+def lent_hours(problem: Problem, g: str) -> float | None:
+    """The fewest off-peak hours a day a serving class on bought g lends training (None: none lends)."""
+    lend = [
+        problem.serve_classes[k].off_peak_hours
+        for k, cs in enumerate(problem.serve_candidates)
+        if problem.serve_classes[k].off_peak_hours > 0 and any(c.gpu == g and c.ownership == "buy" for c in cs)
+    ]
+    return min(lend) if lend else None
+
+
+def turn_hours(problem: Problem, c: Candidate) -> float:
+    """A column's planned hours as two jobs' turns count them: spread over the lent off-peak hours on a type
+    serving lends (review30: two fine-tunes on 5 RTX 6000 Ada, 4 serving, both in 8-hour nights one after
+    the other, were held to fit in turn by their hours around the clock and the second finished on day 79.0
+    of 78). So jobs that fit in turn only around the clock run at once: on GPUs of their own, not one
+    night after another."""
+    lend = lent_hours(problem, c.gpu) if c.ownership == "buy" else None
+    return c.planned_hours * (24 / lend if lend else 1.0)
 
 
 def fits(hours_a: float, window_a: float, hours_b: float, window_b: float) -> bool:
@@ -102,7 +122,7 @@ def at_once_rows(m: Model) -> None:
             m.prob += row([(m.N[g], 1), *mine], GE), f"at_once_{safe(g)}_{k}"
         by_class: dict[int, list] = {}
         for k, i, c in cols:
-            by_class.setdefault(k, []).append((i, c.count, c.planned_hours, window(p, sc, c)))
+            by_class.setdefault(k, []).append((i, c.count, turn_hours(p, c), window(p, sc, c)))
         for k, other in itertools.combinations(sorted(by_class), 2):
             rows: dict[tuple, list] = {}  # the columns of `other` a column of k clashes with -> those columns of k
             for i, n, hours, win in by_class[k]:
@@ -133,26 +153,39 @@ def clashes(problem: Problem, sol: Solution, sc: Scenario, g: str, n: int) -> li
 def finish_hours(problem: Problem, sol: Solution, sc: Scenario) -> dict[int, float]:
     """Per class with a deadline on bought GPUs, when its last copy is done (hours from today) on a
     list schedule of the plan's own sizes (list_finish: earliest deadline first, or the first other
-    order that meets every deadline)."""
-    return list_finish(problem, sc, sol.bought, sol.assignment)
+    order that meets every deadline), each job's hours spread over the off-peak hours it runs in
+    (off_peak_hours: two such jobs on the same GPUs run one night after another, review30)."""
+    return list_finish(problem, sc, sol.bought, sol.assignment, _spread(problem, sol))
+
+
+def _spread(problem: Problem, sol: Solution) -> list[float]:
+    """Per assignment entry, the factor its running time is spread by: 24 / the off-peak hours a day it
+    runs in (off_peak_hours), 1 around the clock."""
+    nights = off_peak_hours(problem, sol)
+    return [24 / nights[j] if j in nights else 1.0 for j in range(len(sol.assignment))]
 
 
 ORDERS = 6  # a type's blocks (columns) whose other orders are tried when deadline-first leaves one late: 720
 
 
 def list_finish(
-    problem: Problem, sc: Scenario, bought: Mapping[str, int], assignment: Iterable[tuple[Candidate, float]]
+    problem: Problem,
+    sc: Scenario,
+    bought: Mapping[str, int],
+    assignment: Iterable[tuple[Candidate, float]],
+    spread: list[float] | None = None,
 ) -> dict[int, float]:
     """finish_hours of `bought` GPUs per type and an `assignment` of (column, copies): each column's
     lanes start together when that many of its type's bought GPUs are free, and run their copies in
     turn, columns due first first; where that leaves one late, the first other order (of up to ORDERS
     columns) with none late: earliest deadline first is not always on time where an order is (32 + 16
     GPUs at once, then the third on the first's 32). The lazy rows of late_cuts.py read a solved
-    model's values through it, so a plan some order runs on time is neither cut nor warned."""
+    model's values through it, so a plan some order runs on time is neither cut nor warned. `spread`:
+    each entry's running time factor (finish_hours)."""
     out: dict[int, float] = {}
     assignment = list(assignment)
     for g, n in bought.items():
-        blocks = _deadline_blocks(problem, sc, g, assignment)
+        blocks = _deadline_blocks(problem, sc, g, assignment, spread)
         ends = _ends(blocks, n, sc)
         if len(blocks) <= ORDERS and not _on_time(blocks, ends):
             tried = ((list(o), _ends(list(o), n, sc)) for o in itertools.permutations(blocks))
@@ -163,17 +196,23 @@ def list_finish(
 
 
 def _deadline_blocks(
-    problem: Problem, sc: Scenario, g: str, assignment: Iterable[tuple[Candidate, float]]
+    problem: Problem,
+    sc: Scenario,
+    g: str,
+    assignment: Iterable[tuple[Candidate, float]],
+    spread: list[float] | None = None,
 ) -> list[tuple]:
     """The blocks (due, class, width, hours, column) of the jobs with deadlines on bought GPUs of type
-    g, due first first: each column's copies in as few lanes as their deadline allows (in_turn)."""
+    g, due first first: each column's copies in as few lanes as their deadline allows (in_turn), its
+    hours times its `spread` factor."""
     blocks = []
-    for c, share in assignment:
+    for j, (c, share) in enumerate(assignment):
         if c.gpu == g and c.ownership == "buy" and runs_at_once(problem, sc, c.cls):
             copies, turns = copies_held(share), in_turn(problem, sc, c)
             lanes = math.ceil(copies / turns)
             due = sc.job_deadline(problem.classes[c.cls].deadline) or math.inf
-            blocks.append((due, c.cls, c.count * lanes, math.ceil(copies / lanes) * c.planned_hours, c))
+            hours = math.ceil(copies / lanes) * c.planned_hours * (spread[j] if spread else 1.0)
+            blocks.append((due, c.cls, c.count * lanes, hours, c))
     return sorted(blocks, key=lambda b: b[:2])
 
 
@@ -231,7 +270,9 @@ def _in_turn_done(problem: Problem, sol: Solution) -> list[tuple[int, float]]:
         block = (math.inf, c.cls, c.count * lanes, math.ceil(copies / lanes) * c.planned_hours, c)
         waiting.setdefault(c.gpu, []).append(block)
     for g, tail in waiting.items():  # after the type's jobs with deadlines, in the order list_finish runs them
-        blocks = _deadline_blocks(problem, sc, g, sol.assignment) + sorted(tail, key=lambda b: b[1])
+        blocks = _deadline_blocks(problem, sc, g, sol.assignment, _spread(problem, sol)) + sorted(
+            tail, key=lambda b: b[1]
+        )
         ends = _ends(blocks, sol.bought[g], sc)
         out += [(b[1], end) for b, end in zip(blocks, ends) if b[0] == math.inf]
     return out
@@ -256,3 +297,15 @@ def off_peak_hours(problem: Problem, sol: Solution) -> dict[int, float]:
         if lent and c.count > sol.bought.get(c.gpu, 0) - sum(gpus for _, gpus in serving):
             out[j] = min(lent)
     return out
+
+
+def makespan_hours(problem: Problem, sol: Solution) -> float:
+    """When the plan's last training job is done at its estimated hours, from today (Solution.makespan_hours),
+    each spread over the off-peak hours it runs in (off_peak_hours): what --objective time, `frontier` and the
+    memo's cost-time chart put on their time axis (review30: a 7-GPU plan "finishing sooner" than the 4-GPU one
+    on the same day 76.0)."""
+    nights = off_peak_hours(problem, sol)
+    return max(
+        (c.start_hours + c.hours * (24 / nights[j] if j in nights else 1.0) for j, (c, _) in enumerate(sol.assignment)),
+        default=0.0,
+    )

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from advisor.contract.facts import Lever, Marginal, Shortfall, Slack, binds
 from advisor.inputs.units import HOURS_PER_MONTH
-from advisor.solve.constraints.at_once import class_done_hours
+from advisor.solve.constraints.at_once import class_done_hours, off_peak_hours
 from advisor.solve.constraints.base import Family, Need, Rebuild, Run, past
 from advisor.solve.constraints.deadline import planned_makespan
 from advisor.solve.scenario import Scenario, baseline
@@ -53,12 +53,16 @@ class Horizon(Family):
     def violations(self, problem: Problem, sol: Solution, sc: Scenario) -> list[str]:
         if sc.horizon_hours is None:
             return []
-        return [
-            f"{problem.classes[c.cls].name(problem.workload)} is done {c.done_hours(sc.lead_scale):.6g} h from "
-            f"today at its confidence quantile, past the {sc.horizon_hours:.6g} h horizon"
-            for c, _ in sol.assignment
-            if past(c.done_hours(sc.lead_scale), sc.horizon_hours)
-        ]
+        nights = off_peak_hours(problem, sol)  # a job in lent off-peak hours is done when they have run it
+        out = []
+        for j, (c, _) in enumerate(sol.assignment):
+            done = c.start_hours * sc.lead_scale + c.planned_hours * (24 / nights[j] if j in nights else 1.0)
+            if past(done, sc.horizon_hours):
+                out.append(
+                    f"{problem.classes[c.cls].name(problem.workload)} is done {done:.6g} h from today at its "
+                    f"confidence quantile, past the {sc.horizon_hours:.6g} h horizon"
+                )
+        return out
 
     def slack(self, problem: Problem, sol: Solution) -> list[Slack]:
         """The job done last of those the horizon limits (no deadline, or one past the horizon) against

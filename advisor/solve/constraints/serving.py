@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 import pulp
 
 from advisor.contract.facts import Slack, binds
-from advisor.solve.constraints.at_once import deadline_columns, in_turn, window
+from advisor.solve.constraints.at_once import deadline_columns, in_turn, lent_hours
 from advisor.solve.constraints.base import Family
 from advisor.solve.constraints.capacity import at_planned_hours, counted_hours, due_levels, held_hours, serving_hours
 from advisor.solve.rows import safe
@@ -47,21 +47,26 @@ def _owned_serving(m: Model, g: str, lent: bool | None = None) -> pulp.LpAffineE
 def off_peak_too_slow(
     p: Problem, sc: Scenario, g: str, pairs: Iterable[tuple[int, int, Candidate]]
 ) -> Iterator[tuple[int, int, Candidate, int]]:
-    """(k, i, column, share) of the jobs with deadlines on bought g that cannot finish by them in the fewest
-    off-peak hours a day a serving class on g lends (review29b: 20B tokens on 5 serving RTX 6000 Ada, 8 h a
+    """(k, i, column, share) of the jobs on bought g that cannot finish by their deadlines (a job with none:
+    by the makespan cap, else the horizon) in the fewest off-peak hours a day a serving class on g lends (review29b: 20B tokens on 5 serving RTX 6000 Ada, 8 h a
     day, "26.90 days of slack" for a job done on day 127 of 120): such a job's GPUs serve no one, N[g] >=
     its lanes' GPUs + the owned serving GPUs (a job of n GPUs runs on n at once, at the pace of the
     slowest; share: copies a lane runs in turn, so y / share lanes at the least)."""
-    lend = [
-        p.serve_classes[k].off_peak_hours
-        for k, cs in enumerate(p.serve_candidates)
-        if p.serve_classes[k].off_peak_hours > 0 and any(c.gpu == g and c.ownership == "buy" for c in cs)
-    ]
-    if not lend:
+    lend = lent_hours(p, g)
+    if lend is None:
         return
-    for k, i, c in deadline_columns(p, sc, pairs).get(g, []):
-        if c.planned_hours * 24.0 / min(lend) > window(p, sc, c):
-            yield k, i, c, min(in_turn(p, sc, c), p.classes[k].multiplicity)
+    pairs = list(pairs)
+    due_columns = {(k, i) for k, i, _ in deadline_columns(p, sc, pairs).get(g, [])}
+    for k, i, c in pairs:
+        if c.gpu != g or c.ownership != "buy":
+            continue
+        # by its deadline or the makespan cap (--objective time, frontier), else the horizon (review30: an
+        # 8B-token fine-tune in 8-hour nights "finishes in 97.12 days ... within the 3-month horizon (91 days)")
+        dated = (k, i) in due_columns
+        due = sc.deadline(p.classes[k].deadline if dated else None)
+        due = sc.horizon_hours if due is None else due
+        if due is not None and c.planned_hours * 24.0 / lend > due * (1 + 1e-9) - c.start_hours * sc.lead_scale:
+            yield k, i, c, min(in_turn(p, sc, c), p.classes[k].multiplicity) if dated else 1
 
 
 def _full_time_rows(m: Model, g: str, sv: pulp.LpAffineExpression) -> None:
