@@ -142,3 +142,11 @@ def test_the_json_message_and_the_words_print_a_small_noise_alike():
     assert "expected $1,234 ±$1.44 at 2 standard errors, P80 $1,240" in text, text
     words = expected(Decision.model_construct(expected_cost_usd=1234.5, expected_cost_se_usd=0.72))
     assert words == "$1,234 (±$1.44 at 2 standard errors)"
+    # at the half cent and just under $10, both print the cent the JSON holds (review30 LOW 8)
+    edge = {**rec, "expected_cost_se_usd": 1.3375}  # 2 x = 2.675: "$2.68" half up, not float's "$2.67"
+    assert "±$2.68 at 2" in message("point", edge, "x", "", True)
+    assert (
+        expected(Decision.model_construct(expected_cost_usd=5.0, expected_cost_se_usd=1.3375))
+        == "$5 (±$2.68 at 2 standard errors)"
+    )
+    assert expected(Decision.model_construct(expected_cost_usd=9.9992, expected_cost_se_usd=None)) == "$10"

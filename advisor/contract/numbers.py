@@ -21,8 +21,9 @@ def usd(x: float | None) -> str:
     plan, the memo and the JSON's messages alike: a noise of $1.44 is never "$1" in one and "$1.44" in another)."""
     if x is None:
         return "n/a"
-    if 0 < abs(x) < 10 and round(x) != x:
-        return f"${x:,.2f}"
+    c = cents(x)  # to the cent as the JSON holds it, half up: $2.675 is "$2.68" here as there, $9.9992 "$10"
+    if 0 < abs(c) < 10 and round(c) != c:
+        return f"${c:,.2f}"
     return f"${x:,.0f}"
 
 
