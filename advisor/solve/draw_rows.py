@@ -21,7 +21,7 @@ only fleets' draws (the plan's gap above the few-jobs gap) run this way. docs/pe
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -58,15 +58,14 @@ def pair_rows(m: Model) -> list[str]:
     return out
 
 
-class LazyRows:
-    """The pair rows of a draw model, taken out of its HiGHS model `h` (row indices in `row`, a
-    name -> index map, renumbered in place), and put back while a draw's plan breaks them."""
+class PairTerms:
+    """The pair rows of a model, read once from its PuLP constraints: their names, terms (by row, over
+    the columns numbered by `col`, name -> index) and bounds, and which of them a plan breaks."""
 
-    def __init__(self, h: Any, m: Model, row: dict[str, int]):
-        names = pair_rows(m)
-        col = {v.name: j for j, v in enumerate(m.prob.variables())}
+    def __init__(self, m: Model, col: Mapping[str, int]):
+        self.names = pair_rows(m)
         starts, index, value, lower, upper = [0], [], [], [], []
-        for name in names:
+        for name in self.names:
             con = m.prob._constraints[name]
             terms = [(col[v.name], a) for v, a in con.items() if a != 0]
             index += [j for j, _ in terms]
@@ -77,21 +76,29 @@ class LazyRows:
             upper.append(rhs if con.sense <= 0 and rhs < UNBOUNDED else np.inf)
         self.starts, self.index = np.array(starts, dtype=np.int64), np.array(index, dtype=np.int32)
         self.value, self.lower, self.upper = np.array(value), np.array(lower), np.array(upper)
-        gone = sorted(row.pop(name) for name in names)
+        self.count = len(self.names)
+
+    def broken(self, x: np.ndarray) -> np.ndarray:
+        """A mask of the pair rows plan `x` (HiGHS's column values) breaks."""
+        if not self.count:
+            return np.zeros(0, dtype=bool)
+        activity = np.add.reduceat(self.value * x[self.index], self.starts[:-1])  # (every row has terms)
+        slack = TOLERANCE * np.maximum(1.0, np.abs(activity))
+        return (activity < self.lower - slack) | (activity > self.upper + slack)
+
+
+class LazyRows(PairTerms):
+    """The pair rows of a draw model, taken out of its HiGHS model `h` (row indices in `row`, a
+    name -> index map, renumbered in place), and put back while a draw's plan breaks them."""
+
+    def __init__(self, h: Any, m: Model, row: dict[str, int]):
+        super().__init__(m, {v.name: j for j, v in enumerate(m.prob.variables())})
+        gone = sorted(row.pop(name) for name in self.names)
         if gone:
             h.deleteRows(len(gone), np.array(gone, dtype=np.int32))
         for name, r in row.items():  # the rows after each one taken out move up by one
             row[name] = r - int(np.searchsorted(gone, r))
         self.base = h.getNumRow()
-        self.count = len(names)
-
-    def broken(self, x: np.ndarray) -> np.ndarray:
-        """The indices of the pair rows plan `x` breaks."""
-        if not self.count:
-            return np.array([], dtype=np.int64)
-        activity = np.add.reduceat(self.value * x[self.index], self.starts[:-1])  # (every row has terms)
-        slack = TOLERANCE * np.maximum(1.0, np.abs(activity))
-        return np.flatnonzero((activity < self.lower - slack) | (activity > self.upper + slack))
 
     def search(self, h: Any, run: Callable[[], None]) -> bool:
         """`run` (a draw's HiGHS run) again with the rows its plan breaks added, until it breaks
@@ -109,7 +116,8 @@ class LazyRows:
                 run()
                 if h.getInfo().primal_solution_status != 2:  # no plan (infeasible, or none in time)
                     return True
-                broken = [i for i in self.broken(np.asarray(h.getSolution().col_value)).tolist() if i not in added]
+                x = np.asarray(h.getSolution().col_value)
+                broken = [i for i in np.flatnonzero(self.broken(x)).tolist() if i not in added]
                 if not broken:
                     return True
                 left = limit - (time.perf_counter() - start)

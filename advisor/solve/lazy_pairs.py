@@ -26,8 +26,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from advisor.solve.constraints.base import UNBOUNDED
-from advisor.solve.draw_rows import MAX_ROUNDS, TOLERANCE, pair_rows
+from advisor.solve.draw_rows import MAX_ROUNDS, PairTerms
 
 if TYPE_CHECKING:
     from advisor.solve.highs_model import HighsModel
@@ -35,37 +34,13 @@ if TYPE_CHECKING:
 Ran = tuple[str, bool, "float | None"]  # HighsModel.run's answer
 
 
-class FreeRows:
-    """The pair rows of a HighsModel `hm`: their places, bounds and terms (read once from the PuLP model)."""
+class FreeRows(PairTerms):
+    """The pair rows of a HighsModel `hm`: their places in it, and their terms and bounds (PairTerms)."""
 
     def __init__(self, hm: HighsModel):
-        con = hm.model.prob._constraints
-        names = pair_rows(hm.model)
-        self.rows = np.array([hm.row[n] for n in names], dtype=np.int32)
-        starts, index, value = [0], [], []
-        for name in names:
-            terms = [(hm.col[v.name], a) for v, a in con[name].items() if a != 0]
-            index += [j for j, _ in terms]
-            value += [a for _, a in terms]
-            starts.append(len(index))
-        self.starts, self.index, self.value = np.array(starts), np.array(index, dtype=np.int64), np.array(value)
-        rhs = np.array([-con[n].constant for n in names])
-        sense = np.array([con[n].sense for n in names])
-        self.lower = np.where((sense >= 0) & (rhs > -UNBOUNDED), rhs, -np.inf)
-        self.upper = np.where((sense <= 0) & (rhs < UNBOUNDED), rhs, np.inf)
+        super().__init__(hm.model, hm.col)
+        self.rows = np.array([hm.row[n] for n in self.names], dtype=np.int32)
         self.back: np.ndarray | None = None  # during a solve: the rows put back (the others are free)
-
-    @property
-    def count(self) -> int:
-        return len(self.rows)
-
-    def broken(self, x: np.ndarray) -> np.ndarray:
-        """A mask of the pair rows plan `x` (HiGHS's column values) breaks."""
-        if not self.count:
-            return np.zeros(0, dtype=bool)
-        activity = np.add.reduceat(self.value * x[self.index], self.starts[:-1])  # (every row has terms)
-        slack = TOLERANCE * np.maximum(1.0, np.abs(activity))
-        return (activity < self.lower - slack) | (activity > self.upper + slack)
 
     def run(self, hm: HighsModel, time_limit: float | None, gap: float, nodes: int | None = None) -> Ran:
         """hm.run with the pair rows freed (the first run of a solve), then with those its plans break
