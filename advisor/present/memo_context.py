@@ -19,7 +19,6 @@ from advisor.present.memo_costs import (
     cash_months,
     cost_rows,
     elapsed_days,
-    off_peak_words,
     rent_by_payment,
     start_days,
 )
@@ -172,9 +171,9 @@ def _finish_figure(plan: Plan, finish_h: float | None) -> tuple[str, str]:
         return ("Longest job runs for", duration(finish_h, short=True))
     job = plan.jobs[0]
     start_h, elapsed_h = 24 * start_days(plan, job), 24 * elapsed_days(job)
-    running = (
-        f" ({duration(finish_h, short=True)} of running{off_peak_words(job)})" if start_h or job.hours_a_day else ""
-    )
+    # a key figure is short (the recommendation's sentence says whose nights)
+    nights = f" in {job.hours_a_day:g}-hour nights" if job.hours_a_day else ""
+    running = f" ({duration(finish_h, short=True)} of running{nights})" if start_h or nights else ""
     return ("Work finishes after", duration(start_h + elapsed_h, short=True) + running)
 
 
