@@ -9,6 +9,7 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 from conftest import AS_OF
+from test_draw_rows import FLEET as DRAW_FLEET
 
 from advisor.flow import prepare
 from advisor.inputs.workload import load_workload
@@ -23,17 +24,9 @@ from advisor.solve.verify import violations
 
 pytest.importorskip("highspy")
 
-# three jobs with deadlines, bought with the hardware in hand: two cannot run in turn on 6 GPUs
-FLEET = """
-name: three jobs
-deployment: {context: datacenter, ownership: buy, lead_time_days: 0}
-jobs:
-  - {name: a, model: llama-3-8b, kind: finetune, tokens: 2B, deadline: 5d}
-  - {name: b, model: gpt2-1558m, tokens: 20B, deadline: 7d}
-  - {name: d, model: gpt2-1558m, tokens: 10B, deadline: 4d}
-gpus:
-  allow: [rtx-6000-ada, a100-80gb-pcie]  # (a small model: 9 pair rows)
-"""
+# test_draw_rows' three jobs with deadlines, bought with the hardware in hand: two cannot run in turn on 6
+# GPUs; on two GPU types (a small model: 9 pair rows)
+FLEET = DRAW_FLEET + "gpus:\n  allow: [rtx-6000-ada, a100-80gb-pcie]\n"
 
 
 @pytest.fixture(scope="module")

@@ -6,7 +6,7 @@ and structure; solve/redraw.py draws on one. Each run is a fresh MIP search (see
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -21,7 +21,6 @@ from advisor.solve.speed_model import SpeedColumns
 
 if TYPE_CHECKING:
     from advisor.solve.late_cuts import Cut
-    from advisor.solve.lazy_pairs import FreeRows
 
 _INF = math.inf
 
@@ -107,7 +106,7 @@ class HighsModel(SpeedColumns):
         self.dead: set[int] = set()  # y columns off at the current speed
         self.added = 0  # lazy rows in the model now (add_rows)
         self.added_cols: list[str] = []  # ... and the columns they brought
-        self.free_rows: FreeRows | None = None  # at_once's pair rows, for re-solves without them (lazy_pairs.py)
+        self.free_rows: Any = None  # lazy_pairs.FreeRows: at_once's pair rows, for re-solves without them
 
     # ------------------------------------------------------------------ scenario -> changes
     def apply(self, sc: Scenario, rows: dict[str, tuple[float, float]]) -> None:
