@@ -159,3 +159,14 @@ def test_the_front_ends_at_the_cheapest_plan_at_its_real_finish(nights, catalog,
     days = [p["makespan_days"] for p in front]
     costs = [p["total_cost_usd"] for p in front]
     assert days == sorted(days) and costs == sorted(costs, reverse=True)
+
+
+def test_the_fastest_plan_within_a_budget_may_train_in_the_nights(tmp_path, nights):
+    """review30b HIGH 2: with a $60,000 budget `--objective time` said "no feasible plan" and advised raising
+    it to $54,462, beside the $54,461 cost plan: its caps were the jobs' own times, which a job in lent nights
+    finishes after. Past every cap, the cheapest plan is the only one and so the fastest."""
+    path = tmp_path / "budget.yaml"
+    path.write_text(WORKLOAD.replace("HOURS", "8") + "budget_usd: 60000\n")
+    plan = api.plan(path, explain="none", as_of="2026-12-01", objective="time")
+    assert plan.feasible and plan["total_cost_usd"] == pytest.approx(nights["total_cost_usd"], abs=0.01)
+    assert plan["jobs"][0].get("hours_a_day") == 8
