@@ -170,3 +170,22 @@ def test_the_fastest_plan_within_a_budget_may_train_in_the_nights(tmp_path, nigh
     plan = api.plan(path, explain="none", as_of="2026-12-01", objective="time")
     assert plan.feasible and plan["total_cost_usd"] == pytest.approx(nights["total_cost_usd"], abs=0.01)
     assert plan["jobs"][0].get("hours_a_day") == 8
+
+
+def test_jobs_run_in_turn_beside_the_gpus_that_serve_not_on_them(tmp_path):
+    """review30b HIGH 1: 8 RTX 6000 Ada bought, 4 serving all day (none lent), two 4-GPU fine-tunes read
+    "finishes in 74.00" days each, scheduled on all 8; on the 4 free of serving they run one after the
+    other. The deadlines here hold either way (120 and 121 days): the second's slack counts its turn."""
+    text = WORKLOAD.replace("HOURS", "0").replace(
+        "gpus:", "  - {name: finetune2, kind: finetune, model: llama-3-8b, tokens: 1B, deadline: 121d}\ngpus:"
+    )
+    path = tmp_path / "turns.yaml"
+    path.write_text(text.replace("gpus: {allow: [rtx-6000-ada]}", "gpus: {allow: [rtx-6000-ada], min: 8}"))
+    plan = api.plan(path, explain="none", as_of="2026-12-01")
+    (serving,) = plan["serving"]
+    (bought,) = plan["purchase"]
+    jobs = {j["name"]: j for j in plan["jobs"]}
+    assert bought["count"] - serving["gpu_count"] == 4 and all(j["gpu_count"] == 4 for j in jobs.values())
+    ready, runs = bought["ready_days"], [jobs[n]["wall_days_planned"] for n in ("finetune", "finetune2")]
+    assert _slack(plan, "finetune") == pytest.approx(120 - ready - runs[0], abs=1e-4)
+    assert _slack(plan, "finetune2") == pytest.approx(121 - ready - runs[0] - runs[1], abs=1e-4)
