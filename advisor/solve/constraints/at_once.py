@@ -159,10 +159,10 @@ def finish_hours(problem: Problem, sol: Solution, sc: Scenario) -> dict[int, flo
     serving = Counter[str]()
     for s, n in sol.serving:
         serving[s.gpu] += s.gpus * n if s.ownership == "buy" else 0
-    return list_finish(problem, sc, sol.bought, sol.assignment, _spread(problem, sol), serving)
+    return list_finish(problem, sc, sol.bought, sol.assignment, spread_factors(problem, sol), serving)
 
 
-def _spread(problem: Problem, sol: Solution) -> list[float]:
+def spread_factors(problem: Problem, sol: Solution) -> list[float]:
     """Per assignment entry, the factor its running time is spread by: 24 / the off-peak hours a day it
     runs in (off_peak_hours), 1 around the clock."""
     nights = off_peak_hours(problem, sol)
@@ -252,10 +252,8 @@ def class_done_hours(problem: Problem, sol: Solution) -> dict[int, float]:
     later where jobs with deadlines wait their turn on bought GPUs (finish_hours), or where the copies of
     a job with none run in turn (_in_turn_done)."""
     out: dict[int, float] = {}
-    nights = off_peak_hours(problem, sol)
-    for j, (c, _) in enumerate(sol.assignment):
-        stretch = 24.0 / nights[j] if j in nights else 1.0
-        out[c.cls] = max(out.get(c.cls, 0.0), c.start_hours + c.planned_hours * stretch)
+    for (c, _), f in zip(sol.assignment, spread_factors(problem, sol)):
+        out[c.cls] = max(out.get(c.cls, 0.0), c.start_hours + c.planned_hours * f)
     for k, hours in [*finish_hours(problem, sol, baseline(problem)).items(), *_in_turn_done(problem, sol)]:
         out[k] = max(out[k], hours)
     return out
@@ -283,7 +281,7 @@ def _in_turn_done(problem: Problem, sol: Solution) -> list[tuple[int, float]]:
         block = (math.inf, c.cls, c.count * lanes, math.ceil(copies / lanes) * c.planned_hours, c)
         waiting.setdefault(c.gpu, []).append(block)
     for g, tail in waiting.items():  # after the type's jobs with deadlines, in the order list_finish runs them
-        blocks = _deadline_blocks(problem, sc, g, sol.assignment, _spread(problem, sol)) + sorted(
+        blocks = _deadline_blocks(problem, sc, g, sol.assignment, spread_factors(problem, sol)) + sorted(
             tail, key=lambda b: b[1]
         )
         ends = _ends(blocks, sol.bought[g], sc)
@@ -317,8 +315,6 @@ def makespan_hours(problem: Problem, sol: Solution) -> float:
     each spread over the off-peak hours it runs in (off_peak_hours): what --objective time, `frontier` and the
     memo's cost-time chart put on their time axis (review30: a 7-GPU plan "finishing sooner" than the 4-GPU one
     on the same day 76.0)."""
-    nights = off_peak_hours(problem, sol)
     return max(
-        (c.start_hours + c.hours * (24 / nights[j] if j in nights else 1.0) for j, (c, _) in enumerate(sol.assignment)),
-        default=0.0,
+        (c.start_hours + c.hours * f for (c, _), f in zip(sol.assignment, spread_factors(problem, sol))), default=0.0
     )

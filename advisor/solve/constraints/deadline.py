@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from advisor.contract.facts import Lever, Marginal, Shortfall, Slack, binds
 from advisor.durations import deadline_phrase, deadline_step, in_days
-from advisor.solve.constraints.at_once import class_done_hours, off_peak_hours
+from advisor.solve.constraints.at_once import class_done_hours, spread_factors
 from advisor.solve.constraints.base import NO_DEADLINE, Family, Need, Rebuild, Run, past
 from advisor.solve.scenario import Scenario, baseline
 from advisor.solve.search import smallest
@@ -87,14 +87,12 @@ class Deadline(Family):
         return out
 
     def slack(self, problem: Problem, sol: Solution) -> list[Slack]:
-        out, done, nights = [], class_done_hours(problem, sol), off_peak_hours(problem, sol)
+        out, done, spread = [], class_done_hours(problem, sol), spread_factors(problem, sol)
         for k, cls in enumerate(problem.classes):
             if cls.deadline is None:
                 continue
-            # each column's running spread over the off-peak hours it borrows (at_once.off_peak_hours)
-            mine = [
-                (c, 24 / nights[j] if j in nights else 1.0) for j, (c, _) in enumerate(sol.assignment) if c.cls == k
-            ]
+            # each column's running spread over the off-peak hours it borrows (at_once.spread_factors)
+            mine = [(c, f) for (c, _), f in zip(sol.assignment, spread) if c.cls == k]
             wait = done[k] - max(c.start_hours + c.planned_hours * f for c, f in mine)  # its turn on bought GPUs
             planned = done[k] / 24
             estimate = (max(c.start_hours + c.hours * f for c, f in mine) + wait) / 24

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from advisor.contract.facts import Lever, Marginal, Shortfall, Slack, binds
 from advisor.inputs.units import HOURS_PER_MONTH
-from advisor.solve.constraints.at_once import class_done_hours, off_peak_hours
+from advisor.solve.constraints.at_once import class_done_hours, spread_factors
 from advisor.solve.constraints.base import Family, Need, Rebuild, Run, past
 from advisor.solve.constraints.deadline import planned_makespan
 from advisor.solve.scenario import Scenario, baseline
@@ -53,10 +53,9 @@ class Horizon(Family):
     def violations(self, problem: Problem, sol: Solution, sc: Scenario) -> list[str]:
         if sc.horizon_hours is None:
             return []
-        nights = off_peak_hours(problem, sol)  # a job in lent off-peak hours is done when they have run it
-        out = []
-        for j, (c, _) in enumerate(sol.assignment):
-            done = c.start_hours * sc.lead_scale + c.planned_hours * (24 / nights[j] if j in nights else 1.0)
+        out = []  # a job in lent off-peak hours is done when they have run it
+        for (c, _), f in zip(sol.assignment, spread_factors(problem, sol)):
+            done = c.start_hours * sc.lead_scale + c.planned_hours * f
             if past(done, sc.horizon_hours):
                 out.append(
                     f"{problem.classes[c.cls].name(problem.workload)} is done {done:.6g} h from today at its "

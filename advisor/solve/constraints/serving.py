@@ -48,8 +48,9 @@ def off_peak_too_slow(
     p: Problem, sc: Scenario, g: str, pairs: Iterable[tuple[int, int, Candidate]]
 ) -> Iterator[tuple[int, int, Candidate, int]]:
     """(k, i, column, share) of the jobs on bought g that cannot finish by their deadlines (a job with none:
-    by the makespan cap, else the horizon) in the fewest off-peak hours a day a serving class on g lends (review29b: 20B tokens on 5 serving RTX 6000 Ada, 8 h a
-    day, "26.90 days of slack" for a job done on day 127 of 120): such a job's GPUs serve no one, N[g] >=
+    by the makespan cap, else the horizon) in the fewest off-peak hours a day a serving class on g lends
+    (review29b: 20B tokens on 5 serving RTX 6000 Ada, 8 h a day, "26.90 days of slack" for a job done on
+    day 127 of 120): such a job's GPUs serve no one, N[g] >=
     its lanes' GPUs + the owned serving GPUs (a job of n GPUs runs on n at once, at the pace of the
     slowest; share: copies a lane runs in turn, so y / share lanes at the least)."""
     lend = lent_hours(p, g)
