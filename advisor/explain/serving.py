@@ -156,8 +156,8 @@ def off_peak_only(problem: Problem, sol: Solution) -> list[dict]:
     out = []
     for j, hours_a_day in off_peak_hours(problem, sol).items():
         c = sol.assignment[j][0]
-        serving = sum(s.gpus * n for s, n in sol.serving if s.gpu == c.gpu and s.ownership == "buy")
-        free, bought = sol.bought.get(c.gpu, 0) - serving, sol.bought.get(c.gpu, 0)
+        bought = sol.bought.get(c.gpu, 0)
+        free = bought - sol.serving_owned(c.gpu)
         name = problem.classes[c.cls].name(problem.workload)
         out.append(
             {

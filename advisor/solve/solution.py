@@ -66,10 +66,9 @@ class Solution:
     def chosen(self) -> list[Candidate]:
         return [c for c, _ in self.assignment]
 
-    @property
-    def makespan_hours(self) -> float:
-        """When the last job is done, in hours from today (its start, then its estimated hours)."""
-        return max((c.start_hours + c.hours for c in self.chosen), default=0.0)
+    def serving_owned(self, gid: str) -> int:
+        """The bought GPUs of type `gid` that serve (training may borrow their lent off-peak hours)."""
+        return sum(c.gpus * n for c, n in self.serving if c.gpu == gid and c.ownership == "buy")
 
     def rented_offers(self, gid: str) -> list[RentalOffer]:
         """The offers the plan rents GPU `gid` on (training's, serving's and the bridges'), by GPUs rented, most first."""

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections import Counter
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING
 
@@ -156,9 +155,7 @@ def finish_hours(problem: Problem, sol: Solution, sc: Scenario) -> dict[int, flo
     list schedule of the plan's own sizes (list_finish: earliest deadline first, or the first other
     order that meets every deadline), each job's hours spread over the off-peak hours it runs in
     (off_peak_hours: two such jobs on the same GPUs run one night after another, review30)."""
-    serving = Counter[str]()
-    for s, n in sol.serving:
-        serving[s.gpu] += s.gpus * n if s.ownership == "buy" else 0
+    serving = {g: sol.serving_owned(g) for g in sol.bought}
     return list_finish(problem, sc, sol.bought, sol.assignment, spread_factors(problem, sol), serving)
 
 
@@ -189,7 +186,7 @@ def list_finish(
     each entry's running time factor, `serving`: the bought GPUs of each type that serve (finish_hours)."""
     out: dict[int, float] = {}
     assignment = list(assignment)
-    night = {id(c) for j, (c, _) in enumerate(assignment) if spread and spread[j] > 1}
+    night = _in_nights(assignment, spread)
     for g, n in bought.items():
         blocks = _deadline_blocks(problem, sc, g, assignment, spread)
         held = ((serving or {}).get(g, 0), night)
@@ -200,6 +197,12 @@ def list_finish(
         for (_, k, *_), end in zip(blocks, ends):
             out[k] = max(out.get(k, 0.0), end)
     return out
+
+
+def _in_nights(assignment: list[tuple[Candidate, float]], spread: list[float] | None) -> set[int]:
+    """The ids of the columns whose running is spread over lent off-peak hours (they may use the serving
+    GPUs' nights; the others run around the clock on the GPUs that serve no one: _ends)."""
+    return {id(c) for (c, _), f in zip(assignment, spread or []) if f > 1}
 
 
 def _deadline_blocks(
@@ -280,11 +283,11 @@ def _in_turn_done(problem: Problem, sol: Solution) -> list[tuple[int, float]]:
         lanes = max(1, min(copies, sol.bought.get(c.gpu, 0) // c.count))
         block = (math.inf, c.cls, c.count * lanes, math.ceil(copies / lanes) * c.planned_hours, c)
         waiting.setdefault(c.gpu, []).append(block)
+    spread = spread_factors(problem, sol)
+    night = _in_nights(sol.assignment, spread)
     for g, tail in waiting.items():  # after the type's jobs with deadlines, in the order list_finish runs them
-        blocks = _deadline_blocks(problem, sc, g, sol.assignment, spread_factors(problem, sol)) + sorted(
-            tail, key=lambda b: b[1]
-        )
-        ends = _ends(blocks, sol.bought[g], sc)
+        blocks = _deadline_blocks(problem, sc, g, sol.assignment, spread) + sorted(tail, key=lambda b: b[1])
+        ends = _ends(blocks, sol.bought[g], sc, (sol.serving_owned(g), night))
         out += [(b[1], end) for b, end in zip(blocks, ends) if b[0] == math.inf]
     return out
 
@@ -299,13 +302,12 @@ def off_peak_hours(problem: Problem, sol: Solution) -> dict[int, float]:
     for j, (c, _) in enumerate(sol.assignment):
         if c.ownership != "buy":
             continue
-        serving = [
-            (problem.serve_classes[s.cls], s.gpus * n)
+        lent = [
+            problem.serve_classes[s.cls].off_peak_hours
             for s, n in sol.serving
-            if s.gpu == c.gpu and s.ownership == "buy"
+            if s.gpu == c.gpu and s.ownership == "buy" and n and problem.serve_classes[s.cls].off_peak_hours > 0
         ]
-        lent = [cls.off_peak_hours for cls, gpus in serving if gpus and cls.off_peak_hours > 0]
-        if lent and c.count > sol.bought.get(c.gpu, 0) - sum(gpus for _, gpus in serving):
+        if lent and c.count > sol.bought.get(c.gpu, 0) - sol.serving_owned(c.gpu):
             out[j] = min(lent)
     return out
 

@@ -178,7 +178,7 @@ class Serving(Family):
                     + (" with one replica down (availability n+1)" if cls.spare else "")
                 )
         for g, n in sol.bought.items():
-            serve_gpus = sum(c.gpus * m for c, m in sol.serving if c.gpu == g and c.ownership == "buy")
+            serve_gpus = sol.serving_owned(g)
             if serve_gpus > n:
                 out.append(f"serving uses {serve_gpus} {g} but only {n} are bought")
             out += _too_slow_shared(problem, sol, sc, g, n, serve_gpus)
