@@ -210,9 +210,8 @@ def _late_jobs(problem: Problem, sol: Solution) -> Iterator[JSONObject]:
                 "code": "deadline-schedule",
                 "message": f"{s.facts['job']}: on an earliest-deadline-first schedule of the plan's GPU counts it "
                 f"finishes on day {s.used:.1f}, {in_days(-s.slack)} past its {deadline_phrase(24 * s.limit)} "
-                "(the plan checks jobs' turns in pairs, not beside their copies or the GPUs that serve); give them more "
-                "GPUs (gpus.min) or stagger "
-                "the deadlines",
+                "(the plan checks jobs' turns in pairs, not beside their copies or the GPUs that serve); give them "
+                "more GPUs (gpus.min) or stagger the deadlines",
             }
 
 

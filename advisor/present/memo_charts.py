@@ -9,9 +9,9 @@ from advisor.contract import Plan
 from advisor.contract.context import PlanContext
 from advisor.contract.explanations import Rejected
 from advisor.durations import deadline_phrase
-from advisor.present.memo_costs import cash_months, elapsed_days, start_days
+from advisor.present.memo_costs import cash_months, start_days
 from advisor.present.svg import Chart
-from advisor.present.words import EXCLUDED, job_label, join, months_phrase, usd, usd_short
+from advisor.present.words import EXCLUDED, elapsed_days, job_label, join, months_phrase, usd, usd_short
 
 COLOURS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#9467bd", "#8c564b", "#e377c2", "#17becf", "#bcbd22")
 

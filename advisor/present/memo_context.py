@@ -18,7 +18,6 @@ from advisor.present.memo_costs import (
     COST_LINES,
     cash_months,
     cost_rows,
-    elapsed_days,
     rent_by_payment,
     start_days,
 )
@@ -28,7 +27,17 @@ from advisor.present.memo_refs import Refs, rules_digest
 from advisor.present.memo_requirement import assumption_rows, requirement
 from advisor.present.memo_sections import alternative_rows, bill_of_materials, job_rows, rule_card
 from advisor.present.memo_serving import serving_context
-from advisor.present.words import minimised, months_phrase, more_or_less, pct, sentence, unproven, usd, usd_cents
+from advisor.present.words import (
+    elapsed_days,
+    minimised,
+    months_phrase,
+    more_or_less,
+    pct,
+    sentence,
+    unproven,
+    usd,
+    usd_cents,
+)
 
 GLOSSARY = [
     ("Token", "a word piece of training text; the amount of training is counted in tokens"),

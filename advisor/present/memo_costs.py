@@ -11,7 +11,6 @@ from advisor.contract import Plan
 from advisor.contract.costs import SERVICES, PurchaseItem
 from advisor.contract.jobs import Job
 from advisor.data.catalog import Catalog
-from advisor.durations import in_days
 from advisor.present.memo_sections import server_name
 from advisor.present.words import months_phrase, quoted_rate, sentence, unit_rate, usd, usd_cents, whole_or_two_digits
 
@@ -64,20 +63,6 @@ def start_days(plan: Plan, job: Job) -> float:
     job's finish is this plus its run time."""
     items = (i for i in plan.purchase if i.gpu == job.gpu and i.ownership == job.ownership and i.use is None)
     return max((i.ready_days or 0.0 for i in items), default=0.0)
-
-
-def elapsed_days(job: Job) -> float:
-    """The calendar days a job's running (its wall_days) takes: spread over its hours_a_day where it runs
-    only in serving GPUs' off-peak hours (solve/constraints/at_once.off_peak_hours)."""
-    return job.wall_days * 24 / job.hours_a_day if job.hours_a_day else job.wall_days
-
-
-def off_peak_words(job: Job) -> str:
-    """', about 2.7 days in the serving GPUs' 8 off-peak hours a day' for a job that runs only in them,
-    '' for one that runs around the clock."""
-    if not job.hours_a_day:
-        return ""
-    return f", about {in_days(elapsed_days(job))} in the serving GPUs' {job.hours_a_day:g} off-peak hours a day"
 
 
 def cash_months(plan: Plan) -> float:
@@ -236,7 +221,7 @@ def _rent_basis(i: PurchaseItem) -> str:
     in whole nodes, steps or a minimum term pays for more (so the line multiplies out to its amount)."""
     used, _, more = _used_and_paid(i)
     price = i.unit_price_usd or 0.0
-    hours = _paid_shown(i)
+    hours = f"{_paid_shown(i):,}"
     unit = "GPU-hour" if hours == "1" else "GPU-hours"
     if not more:
         return f"{hours} {unit} × {quoted_rate(price)}"
@@ -246,7 +231,7 @@ def _rent_basis(i: PurchaseItem) -> str:
     )
 
 
-def _paid_shown(i: PurchaseItem) -> str:
+def _paid_shown(i: PurchaseItem) -> Decimal:
     """A rental's GPU-hours paid, at the fewest decimals whose product with the rate as printed is the
     hours' own product to the cent (10.0024 h x $2.11 is $21.11: "10" read $21.10, review29 L1), so a cent
     _footing adds is the cost lines' rounding alone."""
@@ -255,8 +240,8 @@ def _paid_shown(i: PurchaseItem) -> str:
     for places in (0, 2, 3, 4):
         shown = paid.quantize(Decimal(1).scaleb(-places), rounding=ROUND_HALF_UP)
         if (shown * rate).quantize(CENT, rounding=ROUND_HALF_UP) == exact:
-            return f"{shown:,}"
-    return f"{paid.quantize(Decimal('0.0001'), rounding=ROUND_HALF_UP):,}"
+            return shown
+    return paid.quantize(Decimal("0.0001"), rounding=ROUND_HALF_UP)
 
 
 def _rate_shown(i: PurchaseItem) -> Decimal:
@@ -267,7 +252,7 @@ def _rate_shown(i: PurchaseItem) -> Decimal:
 def _footing(amount: float, rented: list[PurchaseItem]) -> str:
     """The cent the cost lines' rounding put on the rental line (contract/numbers.cents_adding_to), said:
     2.84 GPU-hours x $0.74 is $2.10, printed $2.11 so the lines add up to the cash (audit28)."""
-    paid = (Decimal(_paid_shown(i).replace(",", "")) * _rate_shown(i) for i in rented)  # as printed
+    paid = (_paid_shown(i) * _rate_shown(i) for i in rented)  # as printed
     products = sum(paid, Decimal(0)).quantize(CENT, rounding=ROUND_HALF_UP)
     drift = Decimal(repr(amount)).quantize(CENT) - products
     if not drift:

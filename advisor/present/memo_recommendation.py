@@ -13,17 +13,17 @@ from advisor.present.decision_words import schedule_misses, why_dearer
 from advisor.present.memo_costs import (
     billed_hours,
     cash_months,
-    elapsed_days,
-    off_peak_words,
     rent_by_payment,
     start_days,
 )
 from advisor.present.memo_sections import server_name
 from advisor.present.words import (
+    elapsed_days,
     footed,
     join,
     months_phrase,
     more_or_less,
+    off_peak_words,
     quoted_rate,
     rent_phrase,
     sentence,

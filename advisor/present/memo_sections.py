@@ -10,7 +10,7 @@ from advisor.contract import Plan
 from advisor.contract.context import PlanContext
 from advisor.contract.explanations import Rejected
 from advisor.data.catalog import GPU, Catalog
-from advisor.durations import duration, in_days
+from advisor.durations import duration
 from advisor.present.bom_figures import quantity_and_unit
 from advisor.present.decision_words import why_dearer
 from advisor.present.memo_refs import Refs
@@ -19,6 +19,7 @@ from advisor.present.words import (
     day,
     job_label,
     more_or_less,
+    nights_words,
     pct,
     plural,
     quoted_rate,
@@ -116,12 +117,7 @@ def job_rows(plan: Plan, ctx: PlanContext, min_gpus: dict, refs: Refs) -> list[d
                 "gpus": f"{j.gpu_count:,} × {g.name} ({'bought' if j.ownership == 'buy' else 'rented'})",
                 "tokens": f"{count_words(info.tokens)} tokens",
                 "speed": f"{rate(j.tokens_per_s)} tokens/s",
-                "time": duration(j.wall_days * 24)
-                + (
-                    f" of running, {in_days(j.wall_days * 24 / j.hours_a_day)} in {j.hours_a_day:g}-hour nights"
-                    if j.hours_a_day
-                    else ""
-                ),
+                "time": duration(j.wall_days * 24) + (f" of running, {nights_words(j)}" if j.hours_a_day else ""),
                 "deadline": duration(info.deadline_hours) if info.deadline_hours else "none",
                 "mfu": pct(100 * j.mfu),
                 "memory": memory,

@@ -10,14 +10,14 @@ from typing import Any
 from advisor.contract import Plan
 from advisor.contract.costs import Triple
 from advisor.contract.explanations import Reason, Rejected
-from advisor.durations import duration, in_days
+from advisor.durations import duration
 from advisor.present import words
 from advisor.present.decision_words import chosen_on, cost_only, expected
 from advisor.present.escape import md
 from advisor.present.grid import grid, para
-from advisor.present.memo_costs import billed_gpus, billed_hours, cash_months, cost_rows, elapsed_days
+from advisor.present.memo_costs import billed_gpus, billed_hours, cash_months, cost_rows
 from advisor.present.sections import NAMES
-from advisor.present.words import amount, months_phrase, quoted_rate, tokens, unproven, usd, usd_cents
+from advisor.present.words import amount, months_phrase, nights_words, quoted_rate, tokens, unproven, usd, usd_cents
 
 
 def as_plan(p: Plan | dict[str, Any]) -> Plan:
@@ -172,7 +172,7 @@ def jobs_section(p: Plan, fmt: str) -> list[str]:
             tokens(j.tokens_per_s),
             duration(j.wall_days * 24, short=True)
             + span(j.wall_days_range, lambda v: duration(v * 24, short=True))
-            + (f", {in_days(elapsed_days(j))} in {j.hours_a_day:g}-hour nights" if j.hours_a_day else ""),
+            + (f", {nights_words(j)}" if j.hours_a_day else ""),
             f"{j.memory_per_gpu_gb:.1f}",
             f"{100 * j.mfu:.0f}%",
             j.binding_factor,

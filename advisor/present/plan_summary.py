@@ -15,14 +15,25 @@ from advisor.durations import duration
 from advisor.present.decision_words import cautions, chosen_on, doubted, expected, noise
 from advisor.present.escape import md
 from advisor.present.grid import grid, para
-from advisor.present.memo_costs import billed_gpus, billed_hours, elapsed_days, off_peak_words, start_days
+from advisor.present.memo_costs import billed_gpus, billed_hours, start_days
 from advisor.present.plan_sections import (
     diagnosis_section,
     robustness_message,
     title_lines,
 )
 from advisor.present.sections import NAMES
-from advisor.present.words import amount, minimised, months_phrase, more_or_less, plural, quoted_rate, usd, usd_cents
+from advisor.present.words import (
+    amount,
+    elapsed_days,
+    minimised,
+    months_phrase,
+    more_or_less,
+    off_peak_words,
+    plural,
+    quoted_rate,
+    usd,
+    usd_cents,
+)
 
 LABEL = 10  # width of the labels ("Decision", "Cost", ...)
 # reasons whose plan message is long and says little more than its code

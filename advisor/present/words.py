@@ -11,6 +11,7 @@ from advisor.durations import in_days
 
 if TYPE_CHECKING:
     from advisor.contract import Plan
+    from advisor.contract.jobs import Job
     from advisor.inputs.workload import Workload
 
 # why a GPU cannot be used at all, in a few words, by the code of its primary reason (chart notes,
@@ -238,3 +239,23 @@ RENT_KIND_PHRASES = {
 def rent_phrase(kind: str | None) -> str:
     """How an offer is rented, in words: 'on demand', 'on a cluster term' (catalog `pricing`)."""
     return RENT_KIND_PHRASES[kind or "on_demand"]
+
+
+def elapsed_days(job: Job) -> float:
+    """The calendar days a job's running (its wall_days) takes: spread over its hours_a_day where it runs
+    only in serving GPUs' off-peak hours (solve/constraints/at_once.off_peak_hours)."""
+    return job.wall_days * 24 / job.hours_a_day if job.hours_a_day else job.wall_days
+
+
+def nights_words(job: Job) -> str:
+    """'2.7 days in 8-hour nights' for a job that runs only in lent off-peak hours, '' for one that runs
+    around the clock (the jobs tables)."""
+    return f"{in_days(elapsed_days(job))} in {job.hours_a_day:g}-hour nights" if job.hours_a_day else ""
+
+
+def off_peak_words(job: Job) -> str:
+    """', about 2.7 days in the serving GPUs' 8 off-peak hours a day' for a job that runs only in them,
+    '' for one that runs around the clock (the plan's and the memo's sentences)."""
+    if not job.hours_a_day:
+        return ""
+    return f", about {in_days(elapsed_days(job))} in the serving GPUs' {job.hours_a_day:g} off-peak hours a day"

@@ -13,8 +13,7 @@ Why the answer keeps its claim. With rows freed the model is a relaxation: its l
 the full model's optimum. The plan returned holds every row (checked here, then by solve/verify.py for
 a plan that is printed), so it is a plan of the full model, proven within the gap of the relaxation's
 bound, so within the gap of the full optimum: what an explanation re-solve claims (its time limit
-aside, as before). Which plan within
-the gap it is can differ from the full model's search. Under a time limit the rounds share it; a round
+aside, as before). Which plan within the gap it is can differ from the full model's search. Under a time limit the rounds share it; a round
 stopped on time with a plan that breaks a row is not kept: the solve runs again with every row and the
 whole limit, as it would have without this.
 """

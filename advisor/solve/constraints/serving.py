@@ -50,9 +50,9 @@ def off_peak_too_slow(
     """(k, i, column, share) of the jobs on bought g that cannot finish by their deadlines (a job with none:
     by the makespan cap, else the horizon) in the fewest off-peak hours a day a serving class on g lends
     (review29b: 20B tokens on 5 serving RTX 6000 Ada, 8 h a day, "26.90 days of slack" for a job done on
-    day 127 of 120): such a job's GPUs serve no one, N[g] >=
-    its lanes' GPUs + the owned serving GPUs (a job of n GPUs runs on n at once, at the pace of the
-    slowest; share: copies a lane runs in turn, so y / share lanes at the least)."""
+    day 127 of 120): such a job's GPUs serve no one, N[g] >= its lanes' GPUs + the owned serving GPUs (a
+    job of n GPUs runs on n at once, at the pace of the slowest; share: copies a lane runs in turn, so
+    y / share lanes at the least)."""
     lend = lent_hours(p, g)
     if lend is None:
         return
@@ -80,7 +80,8 @@ def _too_slow_shared(problem: Problem, sol: Solution, sc: Scenario, g: str, n: i
     """The plan check of _full_time_rows on a solved plan's `n` bought g, `serving` of them serving."""
     pairs = [(c.cls, j, c) for j, (c, _) in enumerate(sol.assignment)]
     return [
-        f"{problem.classes[k].name(problem.workload)} cannot finish by its deadline in the off-peak hours the "
+        f"{problem.classes[k].name(problem.workload)} cannot finish in time (its deadline, the makespan cap or the "
+        f"horizon) in the off-peak hours the "
         f"serving {g} lend, and only {n - serving} of its {c.count} GPUs serve no one"
         for k, j, c, share in off_peak_too_slow(problem, sc, g, pairs)
         if serving and c.count * sol.assignment[j][1] / share + serving > n * (1 + 1e-9)
